@@ -2087,14 +2087,6 @@ function parseTarget(value) {
   if (value === "AGENTS.md" || value === "CLAUDE.md") return value;
   throw new Refused(`--target must be AGENTS.md or CLAUDE.md, got ${quotedValue(value ?? "")}`);
 }
-function lstatOrNull(p) {
-  try {
-    return lstatSync2(p);
-  } catch (err) {
-    if (err.code === "ENOENT") return null;
-    throw new Refused(`cannot inspect ${p}: ${err.message}`);
-  }
-}
 function memoryDir(root) {
   return path2.join(root, ".ai", "memory");
 }
@@ -2105,11 +2097,11 @@ function ensureDir(dir) {
   try {
     mkdirSync(dir, { mode: 448 });
   } catch (err) {
-    const exists4 = err.code === "EEXIST";
-    if (!exists4) throw new Refused(`cannot create ${dir}: ${err.message}`);
+    const why = err.message;
+    if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${why}`);
   }
-  const st = lstatOrNull(dir);
-  if (st === null || st.isSymbolicLink() || !st.isDirectory()) {
+  const st = lstatSync2(dir, { throwIfNoEntry: false });
+  if (st === void 0 || st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
   }
 }
@@ -2224,44 +2216,34 @@ function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
   } catch (err) {
     const code = err.code;
     if (code === "ENOENT") return null;
-    if (code === "ELOOP" || code === "EMLINK") throw new UnsafeFile("link", filePath, null, describeLink(filePath));
+    if (code === "ELOOP" || code === "EMLINK") throw new UnsafeFile("link", filePath, describeLink(filePath));
     const special = code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP";
-    if (special) throw new UnsafeFile("not-regular", filePath, null);
+    if (special) throw new UnsafeFile("not-regular", filePath);
     throw new Refused(`cannot open ${filePath}: ${err.message}`);
   }
   const stat = fstatSync2(fd, { bigint: true });
   if (!stat.isFile()) {
     closeSync2(fd);
-    throw new UnsafeFile("not-regular", filePath, stat);
+    throw new UnsafeFile("not-regular", filePath);
   }
   if (stat.size > BigInt(maxBytes)) {
     closeSync2(fd);
-    throw new UnsafeFile("too-large", filePath, stat);
+    throw new UnsafeFile("too-large", filePath);
   }
   return { fd, stat };
 }
-function readAll(fd, limit = MAX_DOCUMENT_BYTES) {
+function readAll(fd, limit = MAX_DOCUMENT_BYTES, from = null) {
   const chunks = [];
   let total = 0;
   for (; ; ) {
     const buf = Buffer.allocUnsafe(65536);
-    const n2 = readSync2(fd, buf, 0, buf.length, null);
+    const n2 = readSync2(fd, buf, 0, buf.length, from === null ? null : from + total);
     if (n2 === 0) break;
     chunks.push(buf.subarray(0, n2));
     total += n2;
     if (total > limit) break;
   }
   return Buffer.concat(chunks, total);
-}
-function readAt(fd, limit) {
-  const buf = Buffer.allocUnsafe(limit);
-  let off = 0;
-  while (off < limit) {
-    const n2 = readSync2(fd, buf, off, limit - off, off);
-    if (n2 === 0) break;
-    off += n2;
-  }
-  return buf.subarray(0, off);
 }
 function sameVersion(a, b) {
   return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
@@ -2280,7 +2262,7 @@ async function readStable(filePath, opts = {}) {
     await failpoint(opts.failpoint, "read-before-recheck");
     const age = Date.now() - Number(after.mtimeNs / 1000000n);
     if (age >= 0 && age < QUIET_MS) await new Promise((resolve) => setTimeout(resolve, QUIET_MS - age));
-    const again = readAt(fd, bytes.length + 1);
+    const again = readAll(fd, bytes.length, 0);
     if (!again.equals(bytes) || !sameVersion(after, fstatSync2(fd, { bigint: true }))) {
       throw new Refused(`${filePath} changed while it was read; read it again`);
     }
@@ -2296,7 +2278,7 @@ async function readStable(filePath, opts = {}) {
     closeSync2(fd);
   }
 }
-var TOKEN_PATTERN, ONE_LINK, UnsafeFile, OPEN_FLAGS, QUIET_MS;
+var TOKEN_PATTERN, ONE_LINK, UNSAFE, UnsafeFile, OPEN_FLAGS, QUIET_MS;
 var init_files = __esm({
   "src/store/files.ts"() {
     "use strict";
@@ -2307,20 +2289,17 @@ var init_files = __esm({
     init_paths();
     TOKEN_PATTERN = /^(absent|[0-9a-f]{64})$/;
     ONE_LINK = "the helper only uses regular files with one link";
+    UNSAFE = {
+      link: "is a link",
+      "not-regular": "is not a regular file",
+      "hard-linked": "has more than one hard link",
+      "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`
+    };
     UnsafeFile = class extends Refused {
       state;
-      stat;
-      constructor(state, filePath, stat, message) {
-        const what = {
-          missing: "does not exist",
-          link: "is a link",
-          "not-regular": "is not a regular file",
-          "hard-linked": "has more than one hard link",
-          "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`
-        };
-        super(message ?? `${filePath} ${what[state]}; ${ONE_LINK} (move it away and retry)`);
+      constructor(state, filePath, message) {
+        super(message ?? `${filePath} ${UNSAFE[state]}; ${ONE_LINK} (move it away and retry)`);
         this.state = state;
-        this.stat = stat;
       }
     };
     OPEN_FLAGS = constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK;
@@ -2397,7 +2376,7 @@ function lockVerdict(owner, st, host, unchangedMs) {
   if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
   if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
   if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
-  if (!local && unchangedMs >= LOCK_STALE_MS) return "dead";
+  if (unchangedMs >= LOCK_STALE_MS) return "dead";
   return "held";
 }
 function lockState(memDir) {
@@ -2458,13 +2437,12 @@ async function readManagedFile(dir, file, memDir, opts = {}) {
     if (partner()) throw inProgressOrInterrupted(dir, memDir, file, partner);
     const now = lstatBig(filePath);
     if (now === null || now.ino !== got.stat.ino || now.nlink !== got.stat.nlink) throw changedWhileRead(filePath);
-    throw new UnsafeFile("hard-linked", filePath, got.stat);
+    throw new UnsafeFile("hard-linked", filePath);
   }
   return got;
 }
 async function readMemoryFile(root, kind, opts = {}) {
   if (!checkTree(root)) return null;
-  checkTree(root);
   const memDir = memoryDir(root);
   return readManagedFile(memDir, FILE_OF[kind], memDir, opts);
 }
@@ -2489,6 +2467,9 @@ function samePath(a, b, platform = process.platform) {
   if (platform !== "win32") return a === b;
   const norm3 = (p) => path6.win32.resolve(p).toLowerCase();
   return norm3(a) === norm3(b);
+}
+function userDir(env, home = homeFolder(env)) {
+  return path6.join(env.XDG_CONFIG_HOME || path6.join(home, ".config"), "session-handoff");
 }
 var init_home = __esm({
   "src/store/home.ts"() {
@@ -2527,8 +2508,7 @@ function pauseSwitch(memDir, env) {
     const p = expandHome(named, env);
     if (exists(p)) return p;
   }
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path7.join(homeFolder(env), ".config");
-  const global = path7.join(config, "session-handoff", "PAUSE");
+  const global = path7.join(userDir(env), "PAUSE");
   if (exists(global)) return global;
   return null;
 }
@@ -2559,7 +2539,8 @@ function parseDraftName(kind, arg) {
   if (m === null || !(dir === "." || dir === ".ai/memory/drafts" || dir.endsWith("/.ai/memory/drafts"))) {
     const want = `.ai/memory/drafts/${kind}-<8 hex>.md`;
     const shown = JSON.stringify(arg.slice(0, 80));
-    throw new UsageError(`--from-draft takes the path \`read ${kind}\` printed on its DRAFT: line (${want}), not ${shown}`);
+    const said = `the path \`read ${kind}\` printed on its DRAFT: line`;
+    throw new UsageError(`--from-draft takes ${said} (${want}), not ${shown}`);
   }
   if (m[1] !== kind) {
     const other = draftShown({ kind: m[1], id: m[2] });
@@ -2579,7 +2560,7 @@ function newDraft(root, kind, env) {
   }
   return d;
 }
-function lstatOrNull2(p) {
+function lstatOrNull(p) {
   return lstatSync5(p, { throwIfNoEntry: false }) ?? null;
 }
 function removeName(p, shown) {
@@ -2596,11 +2577,11 @@ function takeDraft(root, d) {
   const dir = draftsDir(root);
   const file = path8.join(dir, fileName(d));
   const again = "write the whole document there with your file tool, then run this again";
-  const dirStat = checkTree(root) ? lstatOrNull2(dir) : null;
+  const dirStat = checkTree(root) ? lstatOrNull(dir) : null;
   if (dirStat === null) throw new Refused(`no draft at ${rel}: ${again}`);
   if ((dirStat.mode & 63) !== 0) chmodSync(dir, 448);
   ensureIgnored(dir);
-  const st = lstatOrNull2(file);
+  const st = lstatOrNull(file);
   if (st === null) throw new Refused(`no draft at ${rel}: ${again}`);
   if (st.isDirectory()) throw new Refused(`${rel} is a directory, not a draft; move it away, then ${again}`);
   const removed = (what) => {
@@ -2635,13 +2616,13 @@ function draftId(st) {
 }
 function removeDraft(root, d, taken) {
   const file = path8.join(draftsDir(root), fileName(d));
-  const st = lstatOrNull2(file);
+  const st = lstatOrNull(file);
   if (st !== null && st.isFile() && draftId(st) === taken.id) removeName(file, draftShown(d));
   for (const m of taken.marks) removeName(path8.join(draftsDir(root), m), m);
 }
 function sharedReads(root, kind, writtenMs) {
   const marks = readdirSync2(draftsDir(root)).filter((name2) => {
-    const st = READ_MARK.exec(name2)?.[1] === kind ? lstatOrNull2(path8.join(draftsDir(root), name2)) : null;
+    const st = READ_MARK.exec(name2)?.[1] === kind ? lstatOrNull(path8.join(draftsDir(root), name2)) : null;
     return st !== null && st.mtimeMs <= writtenMs && st.mtimeMs > writtenMs - LEFT_BEHIND_MS;
   });
   if (marks.length < 2) return marks;
@@ -2654,7 +2635,7 @@ function ensureIgnored(dir, text2 = DRAFTS_IGNORED) {
   createExclusive(path8.join(dir, ".gitignore"), text2);
 }
 function removeLeftoverDrafts(root) {
-  if (treeVerdict(root) !== "ok" || lstatOrNull2(draftsDir(root)) === null) return [];
+  if (treeVerdict(root) !== "ok" || lstatOrNull(draftsDir(root)) === null) return [];
   ensureIgnored(draftsDir(root));
   return removeLeftBehind(root, true);
 }
@@ -2666,7 +2647,7 @@ function removeLeftBehind(root, shared) {
   for (const name2 of readdirSync2(dir)) {
     const isMark = READ_MARK.test(name2);
     const isShared = SHARED.test(name2);
-    const st = isMark || isShared || PER_READ.test(name2) ? lstatOrNull2(path8.join(dir, name2)) : null;
+    const st = isMark || isShared || PER_READ.test(name2) ? lstatOrNull(path8.join(dir, name2)) : null;
     if (st === null || st.isDirectory()) continue;
     if (isMark && st.mtimeMs > old) marks.push({ name: name2, ms: st.mtimeMs });
     else if (isMark) removeName(path8.join(dir, name2), name2);
@@ -4850,9 +4831,7 @@ function writeTemp(tempPath, bytes, mode, owner) {
 async function publish(spec) {
   const filePath = path19.join(spec.dir, spec.file);
   const prior = await readStable(filePath, { failpoint: spec.failpoint });
-  if (prior !== null && prior.stat.nlink !== 1n) {
-    throw new UnsafeFile("hard-linked", filePath, prior.stat);
-  }
+  if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", filePath);
   const current = prior ? prior.token : "absent";
   if (current !== spec.expectedToken) {
     const tokens = `expected ${spec.expectedToken}, current ${current}`;
@@ -4937,8 +4916,7 @@ async function publish(spec) {
   unlinkQuiet(tempPath);
   if (archived !== null) {
     await failpoint(spec.failpoint, "before-prune");
-    const pruned = pruneArchive(spec.archiveDir, archived);
-    warnings.push(...pruned.warnings);
+    warnings.push(...pruneArchive(spec.archiveDir, archived).warnings);
   }
   return { bytes, token: tokenOf(bytes), archived, warnings };
 }
@@ -5267,7 +5245,6 @@ async function underLock(opts, body) {
   const log = opts.env.MEMORY_IO_LOCK_LOG || void 0;
   assertNotPaused(memDir, opts.env);
   const existed = checkTree(opts.root);
-  if (existed) checkTree(opts.root);
   let lock = null;
   let repairs = [];
   try {
@@ -5275,7 +5252,6 @@ async function underLock(opts, body) {
     opts.validate?.();
     if (!existed) await opts.precheck?.();
     checkTree(opts.root, { create: true });
-    checkTree(opts.root);
     if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log });
     assertNotPaused(memDir, opts.env);
     const repaired = needsRepair(opts.root) ? await repair(opts.root, opts.failpoint) : [];
@@ -6924,7 +6900,7 @@ async function buildDocument(checked, root, anchors) {
   const { env, skillDir } = anchors;
   const file = FILE_OF[checked.kind];
   const prior = await readStable(path26.join(memoryDir(root), file));
-  if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path26.join(memoryDir(root), file), prior.stat);
+  if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path26.join(memoryDir(root), file));
   const priorText2 = prior ? prior.bytes.toString("utf8") : null;
   const notes = [...checked.notes];
   if (checked.kind !== "handoff") {
@@ -8067,23 +8043,11 @@ CURRENT-SHA256: ${result.token}
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync10, fstatSync as fstatSync6, readSync as readSync5 } from "node:fs";
+import { closeSync as closeSync10, fstatSync as fstatSync6 } from "node:fs";
 import path31 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
-}
-function holdsNul(fd, head, n2) {
-  if (firstNul(head.subarray(0, n2)) >= 0) return true;
-  if (n2 < head.length) return false;
-  const buf = Buffer.allocUnsafe(65536);
-  for (let pos = n2; pos <= MAX_DOCUMENT_BYTES; ) {
-    const got = readSync5(fd, buf, 0, buf.length, pos);
-    if (got === 0) return false;
-    if (firstNul(buf.subarray(0, got)) >= 0) return true;
-    pos += got;
-  }
-  return false;
 }
 function inspectFile(root, kind, retry = true, opts = {}) {
   const unsafe = treeUnsafe(root);
@@ -8091,13 +8055,14 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe", mtimeMs: null };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
+  const filePath = path31.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe", mtimeMs: null };
   const writerLive = () => liveWriter(memDir);
   let opened;
   try {
-    opened = openRegular(path31.join(memDir, file));
+    opened = openRegular(filePath);
   } catch {
     return { kind, status: "unsafe", mtimeMs: null };
   }
@@ -8105,7 +8070,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     if (mine.some((e) => e.role === "claim")) {
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
     }
-    const again = mine.length > 0 || lstatBig(path31.join(memDir, file)) !== null;
+    const again = mine.length > 0 || lstatBig(filePath) !== null;
     if (retry && again) return inspectFile(root, kind, false, opts);
     return { kind, status: "missing", mtimeMs: null };
   }
@@ -8114,42 +8079,25 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     const mtimeMs = Number(stat.mtimeMs);
     if (stat.nlink !== 1n) {
       if (!hasPrivatePartner(memDir, file, stat.ino)) {
-        const now = lstatBig(path31.join(memDir, file));
+        const now = lstatBig(filePath);
         if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
         return { kind, status: "unsafe", mtimeMs };
       }
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs };
     }
-    const buf = Buffer.alloc(HEAD_BYTES);
-    const n2 = readSync5(fd, buf, 0, HEAD_BYTES, 0);
-    const lines3 = buf.subarray(0, n2).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
+    const bytes = readAll(fd, void 0, 0);
+    const lines3 = bytes.subarray(0, 4096).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
     const ok2 = lines3[0] === MARKER && lines3.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok2) return { kind, status: "foreign", mtimeMs };
-    if (opts.text && stat.size <= BigInt(MAX_DOCUMENT_BYTES)) {
-      const whole = wholeBytes(fd, path31.join(memDir, file), stat);
-      if (whole !== null && firstNul(whole) >= 0) return { kind, status: "unsafe", mtimeMs };
-      if (whole !== null) return { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
-    }
-    if (holdsNul(fd, buf, n2)) return { kind, status: "unsafe", mtimeMs };
-    return opts.text ? { kind, status: "present", mtimeMs, text: null } : { kind, status: "present", mtimeMs };
+    if (firstNul(bytes) >= 0) return { kind, status: "unsafe", mtimeMs };
+    if (!opts.text) return { kind, status: "present", mtimeMs };
+    const after = fstatSync6(fd, { bigint: true });
+    const same = BigInt(bytes.length) === stat.size && after.size === stat.size && after.mtimeNs === stat.mtimeNs;
+    const text2 = same && lstatBig(filePath)?.ino === stat.ino ? bytes.toString("utf8") : null;
+    return { kind, status: "present", mtimeMs, text: text2 };
   } finally {
     closeSync10(fd);
   }
-}
-function wholeBytes(fd, filePath, before) {
-  const size = Number(before.size);
-  const buf = Buffer.alloc(size);
-  let off = 0;
-  while (off < size) {
-    const n2 = readSync5(fd, buf, off, size - off, off);
-    if (n2 === 0) return null;
-    off += n2;
-  }
-  const after = fstatSync6(fd, { bigint: true });
-  const named = lstatBig(filePath);
-  const same = after.size === before.size && after.mtimeNs === before.mtimeNs;
-  if (!same || named === null || named.ino !== before.ino) return null;
-  return buf;
 }
 function liveWriter(memDir) {
   const lock = lockState(memDir);
@@ -8167,7 +8115,6 @@ function interruptedSave(root) {
 function unsafePrivate(root) {
   return treeUnsafe(root) !== true && pendingRepairs(root).length > 0 && plantedPrivate(root).length > 0;
 }
-var HEAD_BYTES;
 var init_inspect = __esm({
   "src/store/inspect.ts"() {
     "use strict";
@@ -8176,7 +8123,6 @@ var init_inspect = __esm({
     init_paths();
     init_private();
     init_recover();
-    HEAD_BYTES = 4096;
   }
 });
 
@@ -8214,7 +8160,7 @@ var init_merge_driver_state = __esm({
 });
 
 // src/git/fates.ts
-import { closeSync as closeSync11, openSync as openSync9, readFileSync as readFileSync10, readSync as readSync6 } from "node:fs";
+import { closeSync as closeSync11, openSync as openSync9, readFileSync as readFileSync10, readSync as readSync5 } from "node:fs";
 import path33 from "node:path";
 function parseRawLog(out) {
   const text2 = typeof out === "string" ? out : out.toString("utf8");
@@ -8257,7 +8203,7 @@ function clonedAfter(gitDir, savedMs2) {
   try {
     const fd = openSync9(path33.join(gitDir, "logs", "HEAD"), "r");
     const buf = Buffer.alloc(4096);
-    const n2 = readSync6(fd, buf, 0, buf.length, 0);
+    const n2 = readSync5(fd, buf, 0, buf.length, 0);
     closeSync11(fd);
     const m = / (\d+) [+-]\d{4}\tclone: /.exec(buf.subarray(0, n2).toString("utf8").split("\n")[0] ?? "");
     return m !== null && Number(m[1]) * 1e3 >= savedMs2;
@@ -8465,7 +8411,7 @@ draft left in drafts/ changes no code (\`recover\` removes it).
 });
 
 // src/store/checkpoint-cleanup.ts
-import { linkSync as linkSync6, lstatSync as lstatSync18, readdirSync as readdirSync11, unlinkSync as unlinkSync9 } from "node:fs";
+import { linkSync as linkSync6, lstatSync as lstatSync17, readdirSync as readdirSync11, unlinkSync as unlinkSync9 } from "node:fs";
 import path34 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
@@ -8491,7 +8437,7 @@ function cleanCheckpointLeftovers(root) {
   for (const e of [...entries.filter((x) => x.role === "tmp"), ...entries.filter((x) => x.role === "claim")]) {
     let st;
     try {
-      st = lstatSync18(e.path);
+      st = lstatSync17(e.path);
     } catch {
       continue;
     }
@@ -8525,7 +8471,7 @@ function cleanCheckpointLeftovers(root) {
       if (readHead(path34.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path34.join(dir, name2));
       else {
         try {
-          kept.push({ name: name2, mtimeMs: lstatSync18(path34.join(dir, name2)).mtimeMs });
+          kept.push({ name: name2, mtimeMs: lstatSync17(path34.join(dir, name2)).mtimeMs });
         } catch {
         }
       }
@@ -8714,7 +8660,7 @@ import {
   existsSync as existsSync3,
   fsyncSync as fsyncSync3,
   lchownSync,
-  lstatSync as lstatSync19,
+  lstatSync as lstatSync18,
   mkdirSync as mkdirSync4,
   openSync as openSync10,
   readFileSync as readFileSync11,
@@ -8752,7 +8698,7 @@ function attributesLine(memRel) {
 function readRegular(p) {
   let st;
   try {
-    st = lstatSync19(p);
+    st = lstatSync18(p);
   } catch {
     return null;
   }
@@ -8785,7 +8731,7 @@ function replaceFile(p, bytes, mode) {
 }
 function ownerOf(p) {
   try {
-    const st = lstatSync19(p);
+    const st = lstatSync18(p);
     return { uid: st.uid, gid: st.gid };
   } catch {
     return null;
@@ -8880,7 +8826,7 @@ async function registerMergeDriver(root, helperPath, env) {
       replaceFile(
         file,
         Buffer.from(blockFor(rest, want), "utf8"),
-        before === null ? 420 : lstatSync19(file).mode & 511
+        before === null ? 420 : lstatSync18(file).mode & 511
       );
       giveTo(file, owner);
       out.attributes = true;
@@ -8919,7 +8865,7 @@ async function unregisterMergeDriver(root, env) {
         if (rest === "") unlinkSync10(file);
         else {
           const owner = ownerOf(file);
-          replaceFile(file, Buffer.from(rest, "utf8"), lstatSync19(file).mode & 511);
+          replaceFile(file, Buffer.from(rest, "utf8"), lstatSync18(file).mode & 511);
           giveTo(file, owner);
         }
         out.attributes = true;
@@ -10555,7 +10501,7 @@ __export(hook_exports, {
   hookVerb: () => hookVerb
 });
 import path38 from "node:path";
-import { lstatSync as lstatSync20 } from "node:fs";
+import { lstatSync as lstatSync19 } from "node:fs";
 function ageText(text2, now) {
   if (typeof text2 !== "string") return { age: "age unknown", strays: null };
   const glance = glanceAtHandoff(text2, now);
@@ -10712,7 +10658,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            const stat = lstatSync20(path38.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
+            const stat = lstatSync19(path38.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
             if (savedHereByStat(root, statKey(stat))) return true;
           } catch {
           }
@@ -10729,14 +10675,14 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync21, readdirSync as readdirSync13 } from "node:fs";
+import { lstatSync as lstatSync20, readdirSync as readdirSync13 } from "node:fs";
 import path39 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
   let st;
   try {
-    st = lstatSync21(dir);
+    st = lstatSync20(dir);
   } catch {
     return [];
   }
@@ -10745,7 +10691,7 @@ function listArchives(root) {
   for (const name2 of readdirSync13(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync21(path39.join(dir, name2));
+      const s = lstatSync20(path39.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -10759,7 +10705,7 @@ async function readArchive(root, name2) {
   }
   const got = checkTree(root) ? await readStable(path39.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path39.join(archiveDir(root), name2), got.stat);
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path39.join(archiveDir(root), name2));
   return got;
 }
 var init_archive_entries = __esm({
@@ -10925,7 +10871,7 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import { lstatSync as lstatSync22 } from "node:fs";
+import { lstatSync as lstatSync21 } from "node:fs";
 import path40 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
@@ -11009,7 +10955,7 @@ async function restore(ctx, name2) {
           throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
         }
         try {
-          lstatSync22(path40.join(archiveDir(root), name2));
+          lstatSync21(path40.join(archiveDir(root), name2));
         } catch {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
@@ -11442,7 +11388,7 @@ import {
   accessSync,
   closeSync as closeSync13,
   constants as constants10,
-  lstatSync as lstatSync23,
+  lstatSync as lstatSync22,
   mkdirSync as mkdirSync5,
   openSync as openSync11,
   readdirSync as readdirSync14,
@@ -11459,7 +11405,7 @@ import { createHash as createHash3 } from "node:crypto";
 import path41 from "node:path";
 function present(p) {
   try {
-    lstatSync23(p);
+    lstatSync22(p);
     return true;
   } catch {
     return false;
@@ -11480,7 +11426,7 @@ function skillFiles(dir) {
     const abs = path41.join(dir, rel);
     let st;
     try {
-      st = lstatSync23(abs);
+      st = lstatSync22(abs);
     } catch {
       return;
     }
@@ -11498,7 +11444,7 @@ function copySteps(from, to) {
     const dest = path41.join(to, rel);
     let have = null;
     try {
-      have = lstatSync23(dest).isFile() ? readFileSync13(dest) : null;
+      have = lstatSync22(dest).isFile() ? readFileSync13(dest) : null;
     } catch {
       have = null;
     }
@@ -11517,7 +11463,7 @@ function linkOnTheWay(base, p) {
     at4 = path41.join(at4, part);
     let st;
     try {
-      st = lstatSync23(at4, { throwIfNoEntry: false });
+      st = lstatSync22(at4, { throwIfNoEntry: false });
     } catch {
       return null;
     }
@@ -11529,7 +11475,7 @@ function readCopyRecord(dir) {
   const file = path41.join(dir, RECORD);
   let st;
   try {
-    st = lstatSync23(file, { throwIfNoEntry: false });
+    st = lstatSync22(file, { throwIfNoEntry: false });
   } catch {
     return null;
   }
@@ -11565,14 +11511,14 @@ function dropCopyRecord(dir) {
 function editedFiles(dir, steps, record2) {
   const changed = (rel) => {
     const file = path41.join(dir, rel);
-    return !lstatSync23(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
+    return !lstatSync22(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
   };
   return steps.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
 }
 function linkState(place, target) {
   let st;
   try {
-    st = lstatSync23(place);
+    st = lstatSync22(place);
   } catch {
     return "absent";
   }
@@ -11586,14 +11532,14 @@ function linkState(place, target) {
 function unwritable(file) {
   let dir = path41.dirname(file);
   for (let i = 0; i < 64 && !present(dir); i++) dir = path41.dirname(dir);
-  if (!lstatSync23(dir).isDirectory()) return `${dir} is not a folder`;
+  if (!lstatSync22(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync(dir, constants10.W_OK);
   } catch {
     return `${dir} is not writable`;
   }
   try {
-    if (present(file) && lstatSync23(file).isFile()) accessSync(file, constants10.W_OK);
+    if (present(file) && lstatSync22(file).isFile()) accessSync(file, constants10.W_OK);
   } catch {
     return `${file} is not writable`;
   }
@@ -14165,18 +14111,8 @@ var require_lib = __commonJS({
 });
 
 // src/store/agent-file.ts
-import {
-  accessSync as accessSync2,
-  closeSync as closeSync14,
-  constants as constants11,
-  lstatSync as lstatSync24,
-  mkdirSync as mkdirSync6,
-  openSync as openSync12,
-  readFileSync as readFileSync14,
-  readlinkSync as readlinkSync4,
-  rmdirSync as rmdirSync3,
-  unlinkSync as unlinkSync11
-} from "node:fs";
+import { accessSync as accessSync2, closeSync as closeSync14, constants as constants11, existsSync as existsSync5, lstatSync as lstatSync23, mkdirSync as mkdirSync6, openSync as openSync12, readFileSync as readFileSync14 } from "node:fs";
+import { readlinkSync as readlinkSync4, rmdirSync as rmdirSync3, unlinkSync as unlinkSync11 } from "node:fs";
 import path44 from "node:path";
 async function readAgentFile(file, snippet) {
   let read;
@@ -14229,27 +14165,12 @@ ${snippet}`);
   }
 }
 function firstInvalidUtf8(bytes) {
-  try {
-    STRICT_UTF8.decode(bytes);
-    return -1;
-  } catch {
-  }
-  for (let i = 0; i < bytes.length; ) {
-    const b = bytes[i];
-    const n2 = b < 128 ? 1 : b >= 194 && b <= 223 ? 2 : b >= 224 && b <= 239 ? 3 : b >= 240 && b <= 244 ? 4 : 0;
-    if (n2 === 0 || !wholeSequence(bytes.subarray(i, i + n2), n2)) return i;
-    i += n2;
-  }
-  return -1;
-}
-function wholeSequence(seq, n2) {
-  if (seq.length < n2) return false;
-  try {
-    STRICT_UTF8.decode(seq);
-    return true;
-  } catch {
-    return false;
-  }
+  const again = Buffer.from(bytes.toString("utf8"), "utf8");
+  let i = 0;
+  while (i < bytes.length && again[i] === bytes[i]) i++;
+  if (i === bytes.length && again.length === bytes.length) return -1;
+  while (i > 0 && (again[i] & 192) === 128) i--;
+  return i;
 }
 async function writeAgentFile(file, expected, bytes, mode, fp) {
   const now = await readStable(file, { failpoint: fp });
@@ -14266,21 +14187,13 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
   await failpoint(fp, "after-publication");
 }
 function missingDirs(base, dir) {
-  const rel = path44.relative(base, dir);
-  if (rel === "") return [];
   const missing = [];
   let cur = base;
-  for (const part of rel.split(path44.sep)) {
+  for (const part of path44.relative(base, dir).split(path44.sep).filter(Boolean)) {
     cur = path44.join(cur, part);
-    let st;
-    try {
-      st = lstatSync24(cur);
-    } catch {
-      missing.push(cur);
-      continue;
-    }
-    if (missing.length > 0) continue;
-    if (st.isSymbolicLink() || !st.isDirectory()) {
+    const st = missing.length > 0 ? void 0 : lstatSync23(cur, { throwIfNoEntry: false });
+    if (st === void 0) missing.push(cur);
+    else if (st.isSymbolicLink() || !st.isDirectory()) {
       const what = st.isSymbolicLink() ? "a link" : "not a directory";
       throw new Refused(`${cur} is ${what}; install writes only through real directories, so nothing was changed`);
     }
@@ -14301,36 +14214,18 @@ function removeEmptyDirs(dirs) {
   }
   return removed;
 }
-function userDir(env, home) {
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path44.join(home, ".config");
-  return path44.join(config, "session-handoff");
-}
 function recordsDir(env, home) {
   return path44.join(userDir(env, home), "installs");
 }
 function prepareDir(dir) {
   const missing = [];
-  for (let d = dir; ; d = path44.dirname(d)) {
-    try {
-      const st = lstatSync24(d);
-      if (!st.isDirectory()) {
-        throw new Refused(`${d} is not a folder; install keeps its records under it, so nothing was changed`);
-      }
-      break;
-    } catch (err) {
-      if (err instanceof Refused) throw err;
-      missing.unshift(d);
-      if (path44.dirname(d) === d) break;
-    }
-  }
-  for (const d of missing) {
-    try {
-      mkdirSync6(d, { mode: 448 });
-    } catch (err) {
-      removeEmptyDirs(missing);
-      const why = err.code ?? err.message;
-      throw new Refused(`${d} could not be made (${why}); nothing was changed`);
-    }
+  for (let d = dir; !existsSync5(d) && path44.dirname(d) !== d; d = path44.dirname(d)) missing.unshift(d);
+  try {
+    mkdirSync6(dir, { recursive: true, mode: 448 });
+  } catch (err) {
+    removeEmptyDirs(missing);
+    const why = err.code ?? err.message;
+    throw new Refused(`${dir} could not be made (${why}); install keeps its records there, so nothing was changed`);
   }
   return missing;
 }
@@ -14379,25 +14274,24 @@ function dropRecord(dir, file) {
   }
   removeEmptyDirs([path44.dirname(dir)]);
 }
-var import_write_file_atomic, STRICT_UTF8;
+var import_write_file_atomic;
 var init_agent_file = __esm({
   "src/store/agent-file.ts"() {
     "use strict";
     import_write_file_atomic = __toESM(require_lib(), 1);
     init_errors();
     init_failpoint();
+    init_home();
     init_files();
-    STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   }
 });
 
 // src/store/install-lock.ts
-import { lstatSync as lstatSync25, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
+import { lstatSync as lstatSync24, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
 import path45 from "node:path";
 function installLockPath(root, env) {
   if (root !== null) return path45.join(root, ".ai", ".install.lock");
-  const config = env.XDG_CONFIG_HOME || path45.join(homeFolder(env), ".config");
-  return path45.join(config, "session-handoff", ".install.lock");
+  return path45.join(userDir(env), ".install.lock");
 }
 function underInstallLock(verb) {
   return {
@@ -14441,7 +14335,7 @@ function underInstallLock(verb) {
   };
 }
 function makeParent(dir) {
-  const st = lstatSync25(dir, { throwIfNoEntry: false });
+  const st = lstatSync24(dir, { throwIfNoEntry: false });
   if (st === void 0) return mkdirSync7(dir, { recursive: true, mode: 448 }) ?? null;
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
@@ -14467,7 +14361,7 @@ __export(install_exports, {
   installVerb: () => installVerb
 });
 import path46 from "node:path";
-import { existsSync as existsSync5 } from "node:fs";
+import { existsSync as existsSync6 } from "node:fs";
 var installHelpCommon, installVerb;
 var init_install = __esm({
   "src/verbs/install.ts"() {
@@ -14532,7 +14426,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         const why = "the per-user records and the recorded Node live under it";
         if (!home) throw new Refused(`install needs ${homeVar} set (${why}); nothing was changed`);
         const where = "install keeps its records under it, so nothing was changed";
-        if (!existsSync5(home)) throw new Refused(`${homeVar} (${quotedValue(home)}) does not exist; ${where}`);
+        if (!existsSync6(home)) throw new Refused(`${homeVar} (${quotedValue(home)}) does not exist; ${where}`);
         const t = agentTarget(ctx, "install");
         assertNotPaused(t.memDir, ctx.env);
         const targets = editTargets(t);
@@ -14694,7 +14588,7 @@ var init_exports = {};
 __export(init_exports, {
   initVerb: () => initVerb
 });
-import { existsSync as existsSync6, lstatSync as lstatSync26, realpathSync as realpathSync6, rmdirSync as rmdirSync5, rmSync as rmSync5 } from "node:fs";
+import { existsSync as existsSync7, lstatSync as lstatSync25, realpathSync as realpathSync6, rmdirSync as rmdirSync5, rmSync as rmSync5 } from "node:fs";
 import path48 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
@@ -14705,7 +14599,7 @@ function planOf(ctx) {
   for (const n2 of named) {
     if (!isAgentName(n2)) throw new UsageError(`init: unknown agent ${quotedValue(n2)}; name one of ${NAMES}`);
   }
-  if (!ctx.env.HOME || !existsSync6(ctx.env.HOME)) {
+  if (!ctx.env.HOME || !existsSync7(ctx.env.HOME)) {
     throw new Refused("init needs HOME set to an existing folder (install keeps records there); nothing was changed");
   }
   let base;
@@ -14739,7 +14633,7 @@ function planOf(ctx) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
   const source = realpathSync6(path48.dirname(path48.dirname(path48.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync6(path48.join(source, "SKILL.md"))) {
+  if (!existsSync7(path48.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
   const shown = (p) => `${global ? "~/" : ""}${path48.relative(base, p).split(path48.sep).join("/")}`;
@@ -14771,8 +14665,8 @@ function refuseLinkOnTheWay(plan) {
 async function init(ctx, plan) {
   const { dest, source, shown } = plan;
   refuseLinkOnTheWay(plan);
-  const running = dest === source || existsSync6(dest) && realpathSync6(dest) === source;
-  if (!running && existsSync6(dest) && lstatSync26(dest).isSymbolicLink()) {
+  const running = dest === source || existsSync7(dest) && realpathSync6(dest) === source;
+  if (!running && existsSync7(dest) && lstatSync25(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps = running ? [] : copySteps(source, dest);
@@ -14850,7 +14744,7 @@ async function init(ctx, plan) {
 }
 function missingUnder(base, dir) {
   const out = [];
-  for (let d = dir; d.startsWith(`${base}${path48.sep}`) && !existsSync6(d); d = path48.dirname(d)) {
+  for (let d = dir; d.startsWith(`${base}${path48.sep}`) && !existsSync7(d); d = path48.dirname(d)) {
     out.push(path48.relative(base, d).split(path48.sep).join("/"));
   }
   return out;
@@ -14885,7 +14779,7 @@ async function undo(ctx, plan) {
   const all = skillFiles(dest);
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const files = all.filter((rel) => !kept.includes(rel));
-  if (files.length > 0 && !(existsSync6(dest) && lstatSync26(dest).isSymbolicLink())) {
+  if (files.length > 0 && !(existsSync7(dest) && lstatSync25(dest).isSymbolicLink())) {
     if (!plan.dryRun) {
       for (const rel of files) rmSync5(path48.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
@@ -14976,7 +14870,7 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes4 } from "node:crypto";
-import { existsSync as existsSync7, lstatSync as lstatSync27, readFileSync as readFileSync15 } from "node:fs";
+import { existsSync as existsSync8, lstatSync as lstatSync26, readFileSync as readFileSync15 } from "node:fs";
 import path49 from "node:path";
 function outdatedReasons(text2, edit2) {
   const out = [];
@@ -15001,7 +14895,7 @@ function codexTrust(env, home, hooksFile) {
   let toml = "";
   try {
     const p = path49.join(codexHome, "config.toml");
-    if (lstatSync27(p).isFile()) toml = readFileSync15(p, "utf8");
+    if (lstatSync26(p).isFile()) toml = readFileSync15(p, "utf8");
   } catch {
   }
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
@@ -15030,7 +14924,7 @@ function posixShell(env, platform = process.platform) {
   const dirs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d).map((d) => path49.win32.join(d, "Git", "bin"));
   for (const dir of [...dirs, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
     const sh = path49.win32.join(dir, "sh.exe");
-    if (existsSync7(sh)) return sh;
+    if (existsSync8(sh)) return sh;
   }
   return null;
 }
@@ -15110,7 +15004,7 @@ var init_doctor_checks = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync8, readFileSync as readFileSync16 } from "node:fs";
+import { existsSync as existsSync9, readFileSync as readFileSync16 } from "node:fs";
 import path50 from "node:path";
 function json(file) {
   try {
@@ -15130,7 +15024,7 @@ function claudePluginInstalls(home) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = raw !== null && typeof raw === "object" ? raw : {};
-      const rootSkill = typeof e.installPath === "string" && path50.isAbsolute(e.installPath) && existsSync8(path50.join(e.installPath, "SKILL.md"));
+      const rootSkill = typeof e.installPath === "string" && path50.isAbsolute(e.installPath) && existsSync9(path50.join(e.installPath, "SKILL.md"));
       out.push({ key, scope: typeof e.scope === "string" ? e.scope : "unknown", version: typeof e.version === "string" ? e.version : null, enabled: enabledMap[key] !== false, rootSkill });
     }
   }
@@ -15147,11 +15041,11 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import { lstatSync as lstatSync28, readdirSync as readdirSync15, readFileSync as readFileSync17 } from "node:fs";
+import { lstatSync as lstatSync27, readdirSync as readdirSync15, readFileSync as readFileSync17 } from "node:fs";
 import path51 from "node:path";
 function readText(p) {
   try {
-    const st = lstatSync28(p);
+    const st = lstatSync27(p);
     if (!st.isFile()) return null;
     return readFileSync17(p, "utf8");
   } catch {
@@ -15482,7 +15376,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync3, constants as constants12, existsSync as existsSync9, statSync as statSync3 } from "node:fs";
+import { accessSync as accessSync3, constants as constants12, existsSync as existsSync10, statSync as statSync3 } from "node:fs";
 import path52 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
@@ -15561,7 +15455,7 @@ async function publishMemory(root, memDir, message, push, env, attributes = "no"
     ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`],
     "git ls-files"
   );
-  const journal = !existsSync9(path52.join(memDir, "journal", "OFF"));
+  const journal = !existsSync10(path52.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -16641,12 +16535,12 @@ var init_transcripts = __esm({
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync15, constants as constants13, fstatSync as fstatSync7, openSync as openSync13, readSync as readSync7 } from "node:fs";
-function readAt2(fd, length, position) {
+import { closeSync as closeSync15, constants as constants13, fstatSync as fstatSync7, openSync as openSync13, readSync as readSync6 } from "node:fs";
+function readAt(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
   while (got < length) {
-    const n2 = readSync7(fd, buf, got, length - got, position + got);
+    const n2 = readSync6(fd, buf, got, length - got, position + got);
     if (n2 === 0) break;
     got += n2;
   }
@@ -16659,7 +16553,7 @@ function completeLines(buf, fromStart) {
   return buf.subarray(first, last).toString("utf8").split("\n");
 }
 function linesFromStart(fd, size, bytes) {
-  const buf = readAt2(fd, Math.min(size, bytes), 0);
+  const buf = readAt(fd, Math.min(size, bytes), 0);
   return completeLines(buf.length < size ? buf : Buffer.concat([buf, Buffer.from("\n")]), true);
 }
 function readFailure(err) {
@@ -16680,7 +16574,7 @@ function openTranscript(transcriptPath) {
   let reason;
   try {
     const st = fstatSync7(fd);
-    if (st.isFile()) return { ok: true, file: { fd, size: st.size, head: linesFromStart(fd, st.size, HEAD_BYTES2) } };
+    if (st.isFile()) return { ok: true, file: { fd, size: st.size, head: linesFromStart(fd, st.size, HEAD_BYTES) } };
     reason = "the transcript is not a regular file";
   } catch (err) {
     reason = readFailure(err);
@@ -16699,7 +16593,7 @@ function tailPart(file, bytes) {
   const start = file.size - length;
   if (start === 0) return { lines: linesFromStart(file.fd, file.size, length), from: 0 };
   const peek = length < TAIL_BYTES ? 1 : 0;
-  const buf = readAt2(file.fd, length + peek, start - peek);
+  const buf = readAt(file.fd, length + peek, start - peek);
   const first = buf.indexOf(10) + 1;
   const lines3 = completeLines(buf, false);
   return { lines: lines3, from: lines3.length > 0 ? start - peek + first : file.size };
@@ -16713,7 +16607,7 @@ function tailLines(file, bytes) {
 function earlierHolds(file, before, markers) {
   const start = file.size - Math.min(file.size, TAIL_BYTES);
   if (before <= start || markers.length === 0) return false;
-  return holdsAny(readAt2(file.fd, before - start, start), markers);
+  return holdsAny(readAt(file.fd, before - start, start), markers);
 }
 function holdsAny(buf, markers) {
   return markers.some((marker) => {
@@ -16729,14 +16623,14 @@ function holdsAny(buf, markers) {
     return false;
   });
 }
-var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES2;
+var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES;
 var init_tail = __esm({
   "src/agents/transcripts/tail.ts"() {
     "use strict";
     init_harness_path();
     TAIL_BYTES = 4 * 1024 * 1024;
     FIRST_TAIL_BYTES = 1024 * 1024;
-    HEAD_BYTES2 = 64 * 1024;
+    HEAD_BYTES = 64 * 1024;
   }
 });
 
@@ -17015,10 +16909,10 @@ var init_checkpoint = __esm({
 });
 
 // src/verbs/checkpoint.ts
-import { existsSync as existsSync10 } from "node:fs";
+import { existsSync as existsSync11 } from "node:fs";
 import path53 from "node:path";
 function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync10(path53.join(root, ".ai", "memory"))) return false;
+  if (!skillDir || home === "" || existsSync11(path53.join(root, ".ai", "memory"))) return false;
   const under = (dir, base) => {
     const rel = path53.relative(base, dir);
     return !rel.startsWith("..") && !path53.isAbsolute(rel);
@@ -17055,7 +16949,7 @@ var init_checkpoint2 = __esm({
 });
 
 // src/verbs/checkpoint-run.ts
-import { lstatSync as lstatSync29, readdirSync as readdirSync16 } from "node:fs";
+import { lstatSync as lstatSync28, readdirSync as readdirSync16 } from "node:fs";
 import path54 from "node:path";
 function checkpointHelp() {
   return `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
@@ -17123,7 +17017,7 @@ function pruneOfferMarkers(dir, nowMs) {
   for (const name2 of names3) {
     const p = path54.join(dir, name2);
     try {
-      if (nowMs - lstatSync29(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
+      if (nowMs - lstatSync28(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     } catch {
     }
   }
@@ -17503,7 +17397,7 @@ __export(context_exports, {
   contextVerb: () => contextVerb,
   offerText: () => offerText
 });
-import { lstatSync as lstatSync30, mkdirSync as mkdirSync8 } from "node:fs";
+import { lstatSync as lstatSync29, mkdirSync as mkdirSync8 } from "node:fs";
 function offerText(pct2, used, window, threshold) {
   return `session-handoff: this session's context is ${pct2}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
 }
@@ -17542,7 +17436,7 @@ function readUsage(transcriptPath) {
 }
 function exists3(p) {
   try {
-    lstatSync30(p);
+    lstatSync29(p);
     return true;
   } catch {
     return false;
@@ -18092,7 +17986,7 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import { lstatSync as lstatSync31, unlinkSync as unlinkSync12 } from "node:fs";
+import { lstatSync as lstatSync30, unlinkSync as unlinkSync12 } from "node:fs";
 import path58 from "node:path";
 var journalVerb;
 var init_journal = __esm({
@@ -18148,7 +18042,7 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync31(path58.join(journalDir(root), f.name));
+            const st = lstatSync30(path58.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
@@ -18170,7 +18064,7 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync16, constants as constants14, fstatSync as fstatSync8, lstatSync as lstatSync32, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync19, writeSync as writeSync7 } from "node:fs";
+import { closeSync as closeSync16, constants as constants14, fstatSync as fstatSync8, lstatSync as lstatSync31, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync19, writeSync as writeSync7 } from "node:fs";
 import path59 from "node:path";
 function readRegularBytes(p) {
   const fd = openSync14(p, constants14.O_RDONLY | NOFOLLOW);
@@ -18202,10 +18096,10 @@ function archiveDirOf(top, memRel) {
     at4 = path59.join(at4, part);
     let st;
     try {
-      st = lstatSync32(at4);
+      st = lstatSync31(at4);
     } catch {
       mkdirSync9(at4, { mode: 448 });
-      st = lstatSync32(at4);
+      st = lstatSync31(at4);
     }
     if (!st.isDirectory()) throw new Error(`${at4} is not a real folder`);
   }

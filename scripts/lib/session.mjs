@@ -291,6 +291,9 @@ function samePath(a, b, platform = process.platform) {
   const norm = (p) => path2.win32.resolve(p).toLowerCase();
   return norm(a) === norm(b);
 }
+function userDir(env, home = homeFolder(env)) {
+  return path2.join(env.XDG_CONFIG_HOME || path2.join(home, ".config"), "session-handoff");
+}
 var init_home = __esm({
   "src/store/home.ts"() {
     "use strict";
@@ -812,14 +815,6 @@ var init_anchor_lines = __esm({
 // src/store/paths.ts
 import { lstatSync as lstatSync5, mkdirSync as mkdirSync2 } from "node:fs";
 import path6 from "node:path";
-function lstatOrNull(p) {
-  try {
-    return lstatSync5(p);
-  } catch (err) {
-    if (err.code === "ENOENT") return null;
-    throw new Refused(`cannot inspect ${p}: ${err.message}`);
-  }
-}
 function memoryDir(root) {
   return path6.join(root, ".ai", "memory");
 }
@@ -830,11 +825,11 @@ function ensureDir(dir) {
   try {
     mkdirSync2(dir, { mode: 448 });
   } catch (err) {
-    const exists4 = err.code === "EEXIST";
-    if (!exists4) throw new Refused(`cannot create ${dir}: ${err.message}`);
+    const why = err.message;
+    if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${why}`);
   }
-  const st = lstatOrNull(dir);
-  if (st === null || st.isSymbolicLink() || !st.isDirectory()) {
+  const st = lstatSync5(dir, { throwIfNoEntry: false });
+  if (st === void 0 || st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
   }
 }
@@ -946,44 +941,34 @@ function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
   } catch (err) {
     const code = err.code;
     if (code === "ENOENT") return null;
-    if (code === "ELOOP" || code === "EMLINK") throw new UnsafeFile("link", filePath, null, describeLink(filePath));
+    if (code === "ELOOP" || code === "EMLINK") throw new UnsafeFile("link", filePath, describeLink(filePath));
     const special = code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP";
-    if (special) throw new UnsafeFile("not-regular", filePath, null);
+    if (special) throw new UnsafeFile("not-regular", filePath);
     throw new Refused(`cannot open ${filePath}: ${err.message}`);
   }
   const stat = fstatSync2(fd, { bigint: true });
   if (!stat.isFile()) {
     closeSync3(fd);
-    throw new UnsafeFile("not-regular", filePath, stat);
+    throw new UnsafeFile("not-regular", filePath);
   }
   if (stat.size > BigInt(maxBytes)) {
     closeSync3(fd);
-    throw new UnsafeFile("too-large", filePath, stat);
+    throw new UnsafeFile("too-large", filePath);
   }
   return { fd, stat };
 }
-function readAll(fd, limit = MAX_DOCUMENT_BYTES) {
+function readAll(fd, limit = MAX_DOCUMENT_BYTES, from = null) {
   const chunks = [];
   let total = 0;
   for (; ; ) {
     const buf = Buffer.allocUnsafe(65536);
-    const n = readSync2(fd, buf, 0, buf.length, null);
+    const n = readSync2(fd, buf, 0, buf.length, from === null ? null : from + total);
     if (n === 0) break;
     chunks.push(buf.subarray(0, n));
     total += n;
     if (total > limit) break;
   }
   return Buffer.concat(chunks, total);
-}
-function readAt(fd, limit) {
-  const buf = Buffer.allocUnsafe(limit);
-  let off = 0;
-  while (off < limit) {
-    const n = readSync2(fd, buf, off, limit - off, off);
-    if (n === 0) break;
-    off += n;
-  }
-  return buf.subarray(0, off);
 }
 function sameVersion(a, b) {
   return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
@@ -1002,7 +987,7 @@ async function readStable(filePath, opts = {}) {
     await failpoint(opts.failpoint, "read-before-recheck");
     const age = Date.now() - Number(after.mtimeNs / 1000000n);
     if (age >= 0 && age < QUIET_MS) await new Promise((resolve) => setTimeout(resolve, QUIET_MS - age));
-    const again = readAt(fd, bytes.length + 1);
+    const again = readAll(fd, bytes.length, 0);
     if (!again.equals(bytes) || !sameVersion(after, fstatSync2(fd, { bigint: true }))) {
       throw new Refused(`${filePath} changed while it was read; read it again`);
     }
@@ -1018,7 +1003,7 @@ async function readStable(filePath, opts = {}) {
     closeSync3(fd);
   }
 }
-var ONE_LINK, UnsafeFile, OPEN_FLAGS, QUIET_MS;
+var ONE_LINK, UNSAFE, UnsafeFile, OPEN_FLAGS, QUIET_MS;
 var init_files = __esm({
   "src/store/files.ts"() {
     "use strict";
@@ -1028,20 +1013,17 @@ var init_files = __esm({
     init_anchor_lines();
     init_paths();
     ONE_LINK = "the helper only uses regular files with one link";
+    UNSAFE = {
+      link: "is a link",
+      "not-regular": "is not a regular file",
+      "hard-linked": "has more than one hard link",
+      "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`
+    };
     UnsafeFile = class extends Refused {
       state;
-      stat;
-      constructor(state, filePath, stat, message) {
-        const what = {
-          missing: "does not exist",
-          link: "is a link",
-          "not-regular": "is not a regular file",
-          "hard-linked": "has more than one hard link",
-          "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`
-        };
-        super(message ?? `${filePath} ${what[state]}; ${ONE_LINK} (move it away and retry)`);
+      constructor(state, filePath, message) {
+        super(message ?? `${filePath} ${UNSAFE[state]}; ${ONE_LINK} (move it away and retry)`);
         this.state = state;
-        this.stat = stat;
       }
     };
     OPEN_FLAGS = constants3.O_RDONLY | constants3.O_NOFOLLOW | constants3.O_NONBLOCK;
@@ -1115,7 +1097,7 @@ function lockVerdict(owner, st, host, unchangedMs) {
   if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
   if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
   if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
-  if (!local && unchangedMs >= LOCK_STALE_MS) return "dead";
+  if (unchangedMs >= LOCK_STALE_MS) return "dead";
   return "held";
 }
 function lockState(memDir) {
@@ -1348,23 +1330,11 @@ var init_recover = __esm({
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync6, fstatSync as fstatSync4, readSync as readSync4 } from "node:fs";
+import { closeSync as closeSync6, fstatSync as fstatSync4 } from "node:fs";
 import path12 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
-}
-function holdsNul(fd, head, n) {
-  if (firstNul(head.subarray(0, n)) >= 0) return true;
-  if (n < head.length) return false;
-  const buf = Buffer.allocUnsafe(65536);
-  for (let pos = n; pos <= MAX_DOCUMENT_BYTES; ) {
-    const got = readSync4(fd, buf, 0, buf.length, pos);
-    if (got === 0) return false;
-    if (firstNul(buf.subarray(0, got)) >= 0) return true;
-    pos += got;
-  }
-  return false;
 }
 function inspectFile(root, kind, retry = true, opts = {}) {
   const unsafe = treeUnsafe(root);
@@ -1372,13 +1342,14 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe", mtimeMs: null };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
+  const filePath = path12.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe", mtimeMs: null };
   const writerLive = () => liveWriter(memDir);
   let opened;
   try {
-    opened = openRegular(path12.join(memDir, file));
+    opened = openRegular(filePath);
   } catch {
     return { kind, status: "unsafe", mtimeMs: null };
   }
@@ -1386,7 +1357,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     if (mine.some((e) => e.role === "claim")) {
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
     }
-    const again = mine.length > 0 || lstatBig(path12.join(memDir, file)) !== null;
+    const again = mine.length > 0 || lstatBig(filePath) !== null;
     if (retry && again) return inspectFile(root, kind, false, opts);
     return { kind, status: "missing", mtimeMs: null };
   }
@@ -1395,42 +1366,25 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     const mtimeMs = Number(stat.mtimeMs);
     if (stat.nlink !== 1n) {
       if (!hasPrivatePartner(memDir, file, stat.ino)) {
-        const now = lstatBig(path12.join(memDir, file));
+        const now = lstatBig(filePath);
         if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
         return { kind, status: "unsafe", mtimeMs };
       }
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs };
     }
-    const buf = Buffer.alloc(HEAD_BYTES);
-    const n = readSync4(fd, buf, 0, HEAD_BYTES, 0);
-    const lines = buf.subarray(0, n).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
+    const bytes = readAll(fd, void 0, 0);
+    const lines = bytes.subarray(0, 4096).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
     const ok2 = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok2) return { kind, status: "foreign", mtimeMs };
-    if (opts.text && stat.size <= BigInt(MAX_DOCUMENT_BYTES)) {
-      const whole = wholeBytes(fd, path12.join(memDir, file), stat);
-      if (whole !== null && firstNul(whole) >= 0) return { kind, status: "unsafe", mtimeMs };
-      if (whole !== null) return { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
-    }
-    if (holdsNul(fd, buf, n)) return { kind, status: "unsafe", mtimeMs };
-    return opts.text ? { kind, status: "present", mtimeMs, text: null } : { kind, status: "present", mtimeMs };
+    if (firstNul(bytes) >= 0) return { kind, status: "unsafe", mtimeMs };
+    if (!opts.text) return { kind, status: "present", mtimeMs };
+    const after = fstatSync4(fd, { bigint: true });
+    const same = BigInt(bytes.length) === stat.size && after.size === stat.size && after.mtimeNs === stat.mtimeNs;
+    const text = same && lstatBig(filePath)?.ino === stat.ino ? bytes.toString("utf8") : null;
+    return { kind, status: "present", mtimeMs, text };
   } finally {
     closeSync6(fd);
   }
-}
-function wholeBytes(fd, filePath, before) {
-  const size = Number(before.size);
-  const buf = Buffer.alloc(size);
-  let off = 0;
-  while (off < size) {
-    const n = readSync4(fd, buf, off, size - off, off);
-    if (n === 0) return null;
-    off += n;
-  }
-  const after = fstatSync4(fd, { bigint: true });
-  const named = lstatBig(filePath);
-  const same = after.size === before.size && after.mtimeNs === before.mtimeNs;
-  if (!same || named === null || named.ino !== before.ino) return null;
-  return buf;
 }
 function liveWriter(memDir) {
   const lock = lockState(memDir);
@@ -1445,7 +1399,6 @@ function interruptedSave(root) {
   if (liveWriter(memoryDir(root))) return false;
   return pending.length > 0 || archiveExcess(root) > 0;
 }
-var HEAD_BYTES;
 var init_inspect = __esm({
   "src/store/inspect.ts"() {
     "use strict";
@@ -1454,16 +1407,15 @@ var init_inspect = __esm({
     init_paths();
     init_private();
     init_recover();
-    HEAD_BYTES = 4096;
   }
 });
 
 // src/store/pause.ts
-import { lstatSync as lstatSync10 } from "node:fs";
+import { lstatSync as lstatSync9 } from "node:fs";
 import path13 from "node:path";
 function exists2(p) {
   try {
-    lstatSync10(p);
+    lstatSync9(p);
     return true;
   } catch {
     return false;
@@ -1489,8 +1441,7 @@ function pauseSwitch(memDir, env) {
     const p = expandHome(named, env);
     if (exists2(p)) return p;
   }
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path13.join(homeFolder(env), ".config");
-  const global = path13.join(config, "session-handoff", "PAUSE");
+  const global = path13.join(userDir(env), "PAUSE");
   if (exists2(global)) return global;
   return null;
 }
@@ -2183,7 +2134,7 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync7, constants as constants6, fstatSync as fstatSync5, lstatSync as lstatSync11, openSync as openSync6, readdirSync as readdirSync3, readSync as readSync5, unlinkSync as unlinkSync2 } from "node:fs";
+import { closeSync as closeSync7, constants as constants6, fstatSync as fstatSync5, lstatSync as lstatSync10, openSync as openSync6, readdirSync as readdirSync3, readSync as readSync4, unlinkSync as unlinkSync2 } from "node:fs";
 import path17 from "node:path";
 function checkpointsDir(root) {
   return path17.join(memoryDir(root), "checkpoints");
@@ -2200,7 +2151,7 @@ function sessionFileId(id) {
 }
 function checkpointsDirState(root) {
   try {
-    const st = lstatSync11(checkpointsDir(root));
+    const st = lstatSync10(checkpointsDir(root));
     return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
   } catch {
     return "missing";
@@ -2226,7 +2177,7 @@ function readHeadAndTime(filePath, bytes) {
     if (st.nlink !== 1n && !partnered) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
-    const n = readSync5(fd, buf, 0, want, 0);
+    const n = readSync4(fd, buf, 0, want, 0);
     return { bytes: buf.subarray(0, n), mtimeNs: st.mtimeNs };
   } catch {
     return null;
@@ -2275,7 +2226,7 @@ function listCheckpoints(root, now = Date.now()) {
 }
 function rmQuietRegular(p) {
   try {
-    const st = lstatSync11(p);
+    const st = lstatSync10(p);
     if (st.isFile() || st.isSymbolicLink()) unlinkSync2(p);
   } catch {
   }
@@ -2458,7 +2409,7 @@ __export(hook_exports, {
   hookVerb: () => hookVerb
 });
 import path19 from "node:path";
-import { lstatSync as lstatSync12 } from "node:fs";
+import { lstatSync as lstatSync11 } from "node:fs";
 function ageText(text, now) {
   if (typeof text !== "string") return { age: "age unknown", strays: null };
   const glance = glanceAtHandoff(text, now);
@@ -2615,7 +2566,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            const stat = lstatSync12(path19.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
+            const stat = lstatSync11(path19.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
             if (savedHereByStat(root, statKey(stat))) return true;
           } catch {
           }
@@ -2632,12 +2583,12 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync8, constants as constants7, fstatSync as fstatSync6, openSync as openSync7, readSync as readSync6 } from "node:fs";
-function readAt2(fd, length, position) {
+import { closeSync as closeSync8, constants as constants7, fstatSync as fstatSync6, openSync as openSync7, readSync as readSync5 } from "node:fs";
+function readAt(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
   while (got < length) {
-    const n = readSync6(fd, buf, got, length - got, position + got);
+    const n = readSync5(fd, buf, got, length - got, position + got);
     if (n === 0) break;
     got += n;
   }
@@ -2650,7 +2601,7 @@ function completeLines(buf, fromStart) {
   return buf.subarray(first, last).toString("utf8").split("\n");
 }
 function linesFromStart(fd, size, bytes) {
-  const buf = readAt2(fd, Math.min(size, bytes), 0);
+  const buf = readAt(fd, Math.min(size, bytes), 0);
   return completeLines(buf.length < size ? buf : Buffer.concat([buf, Buffer.from("\n")]), true);
 }
 function readFailure(err) {
@@ -2671,7 +2622,7 @@ function openTranscript(transcriptPath) {
   let reason;
   try {
     const st = fstatSync6(fd);
-    if (st.isFile()) return { ok: true, file: { fd, size: st.size, head: linesFromStart(fd, st.size, HEAD_BYTES2) } };
+    if (st.isFile()) return { ok: true, file: { fd, size: st.size, head: linesFromStart(fd, st.size, HEAD_BYTES) } };
     reason = "the transcript is not a regular file";
   } catch (err) {
     reason = readFailure(err);
@@ -2690,19 +2641,19 @@ function tailPart(file, bytes) {
   const start = file.size - length;
   if (start === 0) return { lines: linesFromStart(file.fd, file.size, length), from: 0 };
   const peek = length < TAIL_BYTES ? 1 : 0;
-  const buf = readAt2(file.fd, length + peek, start - peek);
+  const buf = readAt(file.fd, length + peek, start - peek);
   const first = buf.indexOf(10) + 1;
   const lines = completeLines(buf, false);
   return { lines, from: lines.length > 0 ? start - peek + first : file.size };
 }
-var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES2;
+var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES;
 var init_tail = __esm({
   "src/agents/transcripts/tail.ts"() {
     "use strict";
     init_harness_path();
     TAIL_BYTES = 4 * 1024 * 1024;
     FIRST_TAIL_BYTES = 1024 * 1024;
-    HEAD_BYTES2 = 64 * 1024;
+    HEAD_BYTES = 64 * 1024;
   }
 });
 
@@ -3097,7 +3048,7 @@ __export(context_exports, {
   contextVerb: () => contextVerb,
   offerText: () => offerText
 });
-import { lstatSync as lstatSync13, mkdirSync as mkdirSync3 } from "node:fs";
+import { lstatSync as lstatSync12, mkdirSync as mkdirSync3 } from "node:fs";
 function offerText(pct, used, window, threshold) {
   return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
 }
@@ -3136,7 +3087,7 @@ function readUsage(transcriptPath) {
 }
 function exists3(p) {
   try {
-    lstatSync13(p);
+    lstatSync12(p);
     return true;
   } catch {
     return false;

@@ -1,35 +1,20 @@
 // The agent files install and uninstall edit (settings, AGENTS.md, rules) live outside the memory
 // dir, often in HOME: each is replaced whole with write-file-atomic (temp, fsync, rename), so a
 // kill leaves the old bytes or the new (docs/decisions/agent-files-atomic.md).
-import {
-  accessSync,
-  closeSync,
-  constants,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readFileSync,
-  readlinkSync,
-  rmdirSync,
-  unlinkSync,
-} from "node:fs";
+import { accessSync, closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { readlinkSync, rmdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { Refused } from "../errors.ts";
 import { failpoint } from "./failpoint.ts";
+import { userDir } from "./home.ts";
 import { readStable, tokenOf, UnsafeFile, type ReadFile } from "./files.ts";
-
-/** A file as read before an edit: its bytes (null when absent) and its token. */
-export interface Snapshot {
-  bytes: Buffer | null;
-  token: string;
-}
 
 /**
  * Reads an agent file for an edit: a regular file with one link that this user may replace, or
  * absent. @throws Refused (exit 2) for anything else, with `snippet` to paste by hand.
  */
-export async function readAgentFile(file: string, snippet: string): Promise<Snapshot> {
+export async function readAgentFile(file: string, snippet: string): Promise<{ bytes: Buffer | null; token: string }> {
   let read: ReadFile | null;
   try {
     read = await readStable(file);
@@ -84,40 +69,20 @@ function assertReplaceable(file: string, snippet: string): void {
   }
 }
 
-const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
-/** The offset of the first byte that is not part of a valid UTF-8 sequence, or -1. */
-export function firstInvalidUtf8(bytes: Uint8Array): number {
-  try {
-    STRICT_UTF8.decode(bytes);
-    return -1;
-  } catch {
-    // Slow path, only for a bad file: walk the sequences to name the offset.
-  }
-  for (let i = 0; i < bytes.length; ) {
-    const b = bytes[i]!;
-    const n = b < 0x80 ? 1 : b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
-    if (n === 0 || !wholeSequence(bytes.subarray(i, i + n), n)) return i;
-    i += n;
-  }
-  return -1;
-}
-
-function wholeSequence(seq: Uint8Array, n: number): boolean {
-  if (seq.length < n) return false;
-  try {
-    STRICT_UTF8.decode(seq);
-    return true;
-  } catch {
-    return false;
-  }
+// The offset of the first byte that is not valid UTF-8, or -1: decoding puts U+FFFD there, so the re-encoded bytes
+// first differ inside that replacement, whose first byte is the offset.
+function firstInvalidUtf8(bytes: Buffer): number {
+  const again = Buffer.from(bytes.toString("utf8"), "utf8");
+  let i = 0;
+  while (i < bytes.length && again[i] === bytes[i]) i++;
+  if (i === bytes.length && again.length === bytes.length) return -1;
+  while (i > 0 && (again[i]! & 0xc0) === 0x80) i--;
+  return i;
 }
 
 /**
- * Replaces `file` with `bytes` (or removes it, for null) only while it is still the version whose
- * token was read; a new file gets `mode` under the umask, a replaced one keeps its owner and mode.
- * Failpoints: `read-opened` (the re-read), `before-publication` (the temp exists), `after-publication`.
- * @throws Refused (exit 2) when the file changed since it was read.
+ * Replaces `file` with `bytes` (or removes it, for null) only while it is still the version whose token was read;
+ * a new file gets `mode` under the umask, a replaced one keeps its owner and mode (write-file-atomic copies them).
  */
 export async function writeAgentFile(file: string, expected: string, bytes: Buffer | null, mode: number, fp?: string) {
   const now = await readStable(file, { failpoint: fp });
@@ -127,7 +92,6 @@ export async function writeAgentFile(file: string, expected: string, bytes: Buff
   }
   if (bytes === null) unlinkSync(file);
   else {
-    // A replaced file keeps its owner and mode (write-file-atomic copies them); a new one gets `mode`.
     const tmpfileCreated = () => failpoint(fp, "before-publication");
     const opts = now === null ? { mode: mode & ~process.umask(), tmpfileCreated } : { tmpfileCreated };
     await writeFileAtomic(file, bytes, opts);
@@ -135,27 +99,15 @@ export async function writeAgentFile(file: string, expected: string, bytes: Buff
   await failpoint(fp, "after-publication");
 }
 
-/**
- * The folders from `base` (exclusive) down to `dir` that do not exist yet. Every one that
- * exists must be a real directory (never a link: what is under it is outside our control).
- * @throws Refused (exit 2) naming the link or file in the way.
- */
+/** The folders from `base` (exclusive) down to `dir` that do not exist yet; those that exist must be real ones. */
 export function missingDirs(base: string, dir: string): string[] {
-  const rel = path.relative(base, dir);
-  if (rel === "") return [];
   const missing: string[] = [];
   let cur = base;
-  for (const part of rel.split(path.sep)) {
+  for (const part of path.relative(base, dir).split(path.sep).filter(Boolean)) {
     cur = path.join(cur, part);
-    let st;
-    try {
-      st = lstatSync(cur);
-    } catch {
-      missing.push(cur);
-      continue;
-    }
-    if (missing.length > 0) continue;
-    if (st.isSymbolicLink() || !st.isDirectory()) {
+    const st = missing.length > 0 ? undefined : lstatSync(cur, { throwIfNoEntry: false });
+    if (st === undefined) missing.push(cur);
+    else if (st.isSymbolicLink() || !st.isDirectory()) {
       const what = st.isSymbolicLink() ? "a link" : "not a directory";
       throw new Refused(`${cur} is ${what}; install writes only through real directories, so nothing was changed`);
     }
@@ -176,64 +128,39 @@ export function removeEmptyDirs(dirs: string[]): string[] {
       rmdirSync(d);
       removed.push(d);
     } catch {
-      // Not empty (the user's files), or already gone.
+      // Not empty: the user's files stay.
     }
   }
   return removed;
 }
 
-/** What install remembers about one file it changed, so that uninstall can undo it exactly. */
-export interface InstallRecord {
+/** What install remembers about a file it changed: `before` is base64 or null, `after` the token it wrote. */
+interface InstallRecord {
   path: string;
-  /** The file's bytes before install first changed it, base64; null when it did not exist. */
   before: string | null;
-  /** Token of what install last wrote. */
   after: string;
-  /** False once someone else changed the file between two installs: uninstall then removes only ours. */
+  // False once someone else changed the file between two installs: uninstall then removes only ours.
   restorable?: boolean;
-  /** Folders install created for it. */
   createdDirs: string[];
 }
 
-/** `${XDG_CONFIG_HOME:-$HOME/.config}/session-handoff`: the per-user folder of ours. */
-export function userDir(env: Record<string, string | undefined>, home: string): string {
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path.join(home, ".config");
-  return path.join(config, "session-handoff");
-}
+export { userDir };
 
 /** Where install records live: beside the global kill switch, never in the project (a record is one machine's). */
 export function recordsDir(env: Record<string, string | undefined>, home: string): string {
   return path.join(userDir(env, home), "installs");
 }
 
-/**
- * Makes `dir` and every missing folder above it (0700: the user's private config) before
- * anything is written, so that a record can always be written after it.
- * @returns the folders it made, top first. @throws Refused (exit 2) when one cannot be made.
- */
+/** Makes `dir` (0700, the user's private config) before anything is written. @returns the folders made, top first. */
 export function prepareDir(dir: string): string[] {
   const missing: string[] = [];
-  for (let d = dir; ; d = path.dirname(d)) {
-    try {
-      const st = lstatSync(d);
-      if (!st.isDirectory()) {
-        throw new Refused(`${d} is not a folder; install keeps its records under it, so nothing was changed`);
-      }
-      break;
-    } catch (err) {
-      if (err instanceof Refused) throw err;
-      missing.unshift(d);
-      if (path.dirname(d) === d) break;
-    }
-  }
-  for (const d of missing) {
-    try {
-      mkdirSync(d, { mode: 0o700 });
-    } catch (err) {
-      removeEmptyDirs(missing);
-      const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-      throw new Refused(`${d} could not be made (${why}); nothing was changed`);
-    }
+  for (let d = dir; !existsSync(d) && path.dirname(d) !== d; d = path.dirname(d)) missing.unshift(d);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    removeEmptyDirs(missing);
+    const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new Refused(`${dir} could not be made (${why}); install keeps its records there, so nothing was changed`);
   }
   return missing;
 }

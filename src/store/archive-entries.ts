@@ -58,6 +58,6 @@ export async function readArchive(root: string, name: string): Promise<ReadFile>
   }
   const got = checkTree(root) ? await readStable(path.join(archiveDir(root), name)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path.join(archiveDir(root), name), got.stat);
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path.join(archiveDir(root), name));
   return got;
 }

@@ -43,7 +43,8 @@ export function parseDraftName(kind: Kind, arg: string): Draft {
   if (m === null || !(dir === "." || dir === ".ai/memory/drafts" || dir.endsWith("/.ai/memory/drafts"))) {
     const want = `.ai/memory/drafts/${kind}-<8 hex>.md`;
     const shown = JSON.stringify(arg.slice(0, 80));
-    throw new UsageError(`--from-draft takes the path \`read ${kind}\` printed on its DRAFT: line (${want}), not ${shown}`);
+    const said = `the path \`read ${kind}\` printed on its DRAFT: line`;
+    throw new UsageError(`--from-draft takes ${said} (${want}), not ${shown}`);
   }
   if (m[1] !== kind) {
     const other = draftShown({ kind: m[1] as Kind, id: m[2]! });

@@ -12,7 +12,7 @@ export function tokenOf(bytes: Uint8Array): string {
   return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
 }
 
-/** `absent` or 64 lowercase hex (docs/design.md#tokens-and-the-publication-protocol). */
+/** `absent` or 64 lowercase hex. */
 export const TOKEN_PATTERN = /^(absent|[0-9a-f]{64})$/;
 
 /** 8 random lowercase hex characters, for private and archive names. */
@@ -20,10 +20,7 @@ export function randomHex8(): string {
   return nodeCrypto().randomBytes(4).toString("hex");
 }
 
-/**
- * Creates `p` (0600) holding `body` only if nothing is at that name, never through a link: of two
- * processes racing, one wins. @returns false when it exists or could not be written.
- */
+/** Creates `p` (0600) holding `body` only if nothing is at that name, never through a link; false if it could not. */
 export function createExclusive(p: string, body: string): boolean {
   let fd: number;
   try {
@@ -50,11 +47,10 @@ export interface ReadFile {
 
 const ONE_LINK = "the helper only uses regular files with one link";
 
-/** Why an open was refused, for callers that turn states into messages (hook, check). */
-export type FileState = "missing" | "link" | "not-regular" | "hard-linked" | "too-large";
+type FileState = "link" | "not-regular" | "hard-linked" | "too-large";
 
-/** What to say about a link where a file must be: where it points and what to do. */
-export function describeLink(filePath: string): string {
+// What to say about a link where a file must be: where it points and what to do.
+function describeLink(filePath: string): string {
   let to: string;
   try {
     to = readlinkSync(filePath);
@@ -73,21 +69,19 @@ export function describeLink(filePath: string): string {
   return `${filePath} is a link to ${quotedPath(to)}; ${ONE_LINK} (${fix})`;
 }
 
-/** Thrown by `openRegular` for a file that is there but unsafe to use. */
+const UNSAFE: Record<FileState, string> = {
+  link: "is a link",
+  "not-regular": "is not a regular file",
+  "hard-linked": "has more than one hard link",
+  "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`,
+};
+
+/** A file that is there but unsafe to use. */
 export class UnsafeFile extends Refused {
   readonly state: FileState;
-  readonly stat: BigIntStats | null;
-  constructor(state: FileState, filePath: string, stat: BigIntStats | null, message?: string) {
-    const what: Record<FileState, string> = {
-      missing: "does not exist",
-      link: "is a link",
-      "not-regular": "is not a regular file",
-      "hard-linked": "has more than one hard link",
-      "too-large": `is larger than ${MAX_DOCUMENT_BYTES} bytes`,
-    };
-    super(message ?? `${filePath} ${what[state]}; ${ONE_LINK} (move it away and retry)`);
+  constructor(state: FileState, filePath: string, message?: string) {
+    super(message ?? `${filePath} ${UNSAFE[state]}; ${ONE_LINK} (move it away and retry)`);
     this.state = state;
-    this.stat = stat;
   }
 }
 
@@ -104,31 +98,31 @@ export function openRegular(filePath: string, maxBytes = MAX_DOCUMENT_BYTES): { 
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT") return null;
-    if (code === "ELOOP" || code === "EMLINK") throw new UnsafeFile("link", filePath, null, describeLink(filePath));
+    if (code === "ELOOP" || code === "EMLINK") throw new UnsafeFile("link", filePath, describeLink(filePath));
     // ENXIO: a socket; EISDIR on some systems; anything else is equally unusable.
     const special = code === "ENXIO" || code === "EISDIR" || code === "EOPNOTSUPP";
-    if (special) throw new UnsafeFile("not-regular", filePath, null);
+    if (special) throw new UnsafeFile("not-regular", filePath);
     throw new Refused(`cannot open ${filePath}: ${(err as Error).message}`);
   }
   const stat = fstatSync(fd, { bigint: true });
   if (!stat.isFile()) {
     closeSync(fd);
-    throw new UnsafeFile("not-regular", filePath, stat);
+    throw new UnsafeFile("not-regular", filePath);
   }
   if (stat.size > BigInt(maxBytes)) {
     closeSync(fd);
-    throw new UnsafeFile("too-large", filePath, stat);
+    throw new UnsafeFile("too-large", filePath);
   }
   return { fd, stat };
 }
 
-/** Reads an open descriptor to its end (at most `limit + 1` bytes). */
-export function readAll(fd: number, limit = MAX_DOCUMENT_BYTES): Buffer {
+/** Reads an open descriptor to its end, from its offset or `from`, stopping once past `limit` bytes. */
+export function readAll(fd: number, limit = MAX_DOCUMENT_BYTES, from: number | null = null): Buffer {
   const chunks: Buffer[] = [];
   let total = 0;
   for (;;) {
     const buf = Buffer.allocUnsafe(65536);
-    const n = readSync(fd, buf, 0, buf.length, null);
+    const n = readSync(fd, buf, 0, buf.length, from === null ? null : from + total);
     if (n === 0) break;
     chunks.push(buf.subarray(0, n));
     total += n;
@@ -137,29 +131,16 @@ export function readAll(fd: number, limit = MAX_DOCUMENT_BYTES): Buffer {
   return Buffer.concat(chunks, total);
 }
 
-/** How old a file's mtime must be before its second read, in ms (a torn-read guard). */
+// How old a file's mtime must be before its second read: a torn-read guard.
 const QUIET_MS = 50;
 
-// Up to `limit` bytes from offset 0, by position (the descriptor's offset is not used).
-function readAt(fd: number, limit: number): Buffer {
-  const buf = Buffer.allocUnsafe(limit);
-  let off = 0;
-  while (off < limit) {
-    const n = readSync(fd, buf, off, limit - off, off);
-    if (n === 0) break;
-    off += n;
-  }
-  return buf.subarray(0, off);
-}
-
-/** True when two stats describe the same file in the same state (a torn-read guard). */
-export function sameVersion(a: BigIntStats, b: BigIntStats): boolean {
+function sameVersion(a: BigIntStats, b: BigIntStats): boolean {
   return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 }
 
 /**
  * Reads a whole regular file, refusing a torn read: the same inode, size and times after the last byte, and the
- * same bytes on a second read through the descriptor. @returns null when it does not exist.
+ * same bytes on a second read through the descriptor (docs/decisions/torn-reads.md). Null when it does not exist.
  */
 export async function readStable(filePath: string, opts: { failpoint?: string; maxBytes?: number } = {}) {
   const opened = openRegular(filePath, opts.maxBytes);
@@ -173,20 +154,15 @@ export async function readStable(filePath: string, opts: { failpoint?: string; m
       throw new Refused(`${filePath} changed while it was read; read it again`);
     }
     await failpoint(opts.failpoint, "read-before-recheck");
-    // An in-place rewrite at the same size within one tick of the file system's clock keeps
-    // size, mtime and ctime: only a second read through the same descriptor, compared byte
-    // for byte (so hash for hash) and stat for stat, shows a torn first one
-    // (docs/decisions/torn-reads.md). A writer descheduled in the middle
-    // of its write leaves the file torn and still; it resumes within milliseconds, so a file
-    // changed less than QUIET_MS ago is read again only once it is that old.
+    // A rewrite at the same size within one clock tick keeps size and times; a writer descheduled mid-write
+    // resumes within milliseconds, so a file changed less than QUIET_MS ago is read again once it is that old.
     const age = Date.now() - Number(after.mtimeNs / 1_000_000n);
     if (age >= 0 && age < QUIET_MS) await new Promise((resolve) => setTimeout(resolve, QUIET_MS - age));
-    const again = readAt(fd, bytes.length + 1);
+    const again = readAll(fd, bytes.length, 0);
     if (!again.equals(bytes) || !sameVersion(after, fstatSync(fd, { bigint: true }))) {
       throw new Refused(`${filePath} changed while it was read; read it again`);
     }
-    // The token is computed when first asked for: drift and brief never need it, and
-    // hashing loads node:crypto (~3 ms of their start-up, measured).
+    // Hashing loads node:crypto (~3 ms of start-up, measured) and drift and brief never need the token.
     let token: string | null = null;
     return {
       bytes,

@@ -3,7 +3,7 @@
 import { lstatSync, mkdirSync, rmdirSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
-import { homeFolder } from "./home.ts";
+import { homeFolder, userDir } from "./home.ts";
 import { acquireLockDir } from "./lock.ts";
 import { findRoot } from "./root.ts";
 
@@ -13,8 +13,7 @@ const INSTALL_LOCK_SECONDS = 10;
 /** `<root>/.ai/.install.lock`, or `${XDG_CONFIG_HOME:-~/.config}/session-handoff/.install.lock` with `--global`. */
 export function installLockPath(root: string | null, env: Record<string, string | undefined>): string {
   if (root !== null) return path.join(root, ".ai", ".install.lock");
-  const config = env.XDG_CONFIG_HOME || path.join(homeFolder(env), ".config");
-  return path.join(config, "session-handoff", ".install.lock");
+  return path.join(userDir(env), ".install.lock");
 }
 
 interface LockableContext {

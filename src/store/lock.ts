@@ -4,32 +4,23 @@ import { hostname } from "node:os";
 import path from "node:path";
 import { Busy, Refused } from "../errors.ts";
 import { randomHex8 } from "./files.ts";
-import { LOCK_NAME, LOCK_STALE_MS, OWNER_NAME, lockVerdict, readOwner, type LockOwner } from "./private.ts";
+import { LOCK_NAME, OWNER_NAME, lockVerdict, readOwner, type LockOwner } from "./private.ts";
 
-/** A held lock. */
+/** A held lock; `assertHeld` refuses (exit 2) once it is no longer ours, before publication. */
 export interface LockHandle {
-  /** Throws `Refused` (exit 2) when the lock is no longer ours; called before publication. */
   assertHeld(): void;
   release(): Promise<void>;
 }
 
 const RETRY_MS = 25;
-/** How often a holder refreshes its lock's mtime, in ms (a fifth of the staleness). */
+// How often a holder refreshes its lock's mtime: a fifth of the staleness.
 const REFRESH_MS = 2_000;
 
-/**
- * Takes the memory dir's lock `<memDir>/.lock` (docs/decisions/lock.md), waiting at most `timeoutSeconds`.
- * @throws Busy (exit 5) naming the holder; Refused (exit 2) when its name holds something else.
- */
+/** Takes the memory dir's lock `<memDir>/.lock` (docs/decisions/lock.md), waiting at most `timeoutSeconds`. */
 export async function acquireLock(memDir: string, timeoutSeconds: number, opts: { log?: string } = {}) {
   return acquireLockDir(path.join(memDir, LOCK_NAME), timeoutSeconds, { ...opts, what: "memory is busy" });
 }
 
-/**
- * Takes `lockDir` with the memory lock's protocol: a dead holder here is taken over at once, a lock not refreshed
- * for 10 s is stale, a foreign or unreadable one once seen unchanged for 10 s of this process's clock.
- * @throws Busy (exit 5) naming the holder and the lock; Refused (exit 2).
- */
 interface LockDirOptions {
   log?: string;
   what: string;
@@ -37,6 +28,7 @@ interface LockDirOptions {
   makeParent?: boolean;
 }
 
+/** Takes `lockDir` with the memory lock's protocol. @throws Busy (exit 5) naming the holder; Refused (exit 2). */
 export async function acquireLockDir(lockDir: string, timeoutSeconds: number, opts: LockDirOptions) {
   const start = performance.now();
   const deadline = start + timeoutSeconds * 1000;
@@ -188,5 +180,3 @@ function takeOver(lockDir: string, dead: LockOwner | null): boolean {
   fs.rmSync(aside, { recursive: true, force: true });
   return true;
 }
-
-export { LOCK_STALE_MS };

@@ -1,5 +1,5 @@
 import { quotedValue } from "../guard/quote.ts";
-import { lstatSync, mkdirSync, type Stats } from "node:fs";
+import { lstatSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 
@@ -11,47 +11,31 @@ export const FILE_OF: Record<Kind, string> = {
   solutions: "SOLUTIONS.md",
 };
 
-/** The heading each kind must carry in its first four lines. */
+// The heading each kind must carry in its first four lines.
 export const HEADING_OF: Record<Kind, string> = {
   handoff: "# Session Handoff",
   lessons: "# Lessons",
   solutions: "# Solutions",
 };
 
-/** The exact first line of every memory document. */
 export const MARKER = "<!-- memory-schema: v1 -->";
-
-/** Largest memory document, in bytes. */
 export const MAX_DOCUMENT_BYTES = 1_000_000;
 
-/** Root-level files `read-target` and `promote` may touch. */
+// The root files `read --target` and `promote` may touch.
 export const TARGETS = ["AGENTS.md", "CLAUDE.md"] as const;
-export type Target = (typeof TARGETS)[number];
 
-/** Prefix of a file's archive names: `HANDOFF.md` -> `HANDOFF`. */
 export function archivePrefixOf(file: string): string {
   return file.replace(/\.md$/, "");
 }
 
-/** Parses a kind argument, or refuses (exit 2) naming the allowed ones. */
 export function parseKind(value: string | undefined): Kind {
   if (value === "handoff" || value === "lessons" || value === "solutions") return value;
   throw new Refused(`unknown kind ${quotedValue(value ?? "")}: use handoff, lessons or solutions`);
 }
 
-/** Parses `--target`, or refuses (exit 2). */
-export function parseTarget(value: string | undefined): Target {
+export function parseTarget(value: string | undefined): (typeof TARGETS)[number] {
   if (value === "AGENTS.md" || value === "CLAUDE.md") return value;
   throw new Refused(`--target must be AGENTS.md or CLAUDE.md, got ${quotedValue(value ?? "")}`);
-}
-
-function lstatOrNull(p: string): Stats | null {
-  try {
-    return lstatSync(p);
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
-    throw new Refused(`cannot inspect ${p}: ${(err as Error).message}`);
-  }
 }
 
 export function memoryDir(root: string): string {
@@ -69,17 +53,16 @@ export function ensureDir(dir: string): void {
   try {
     mkdirSync(dir, { mode: 0o700 });
   } catch (err) {
-    const exists = (err as NodeJS.ErrnoException).code === "EEXIST";
-    if (!exists) throw new Refused(`cannot create ${dir}: ${(err as Error).message}`);
+    const why = (err as Error).message;
+    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${why}`);
   }
-  const st = lstatOrNull(dir);
-  if (st === null || st.isSymbolicLink() || !st.isDirectory()) {
+  const st = lstatSync(dir, { throwIfNoEntry: false });
+  if (st === undefined || st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
   }
 }
 
-/** The folders the helper keeps under the memory dir. */
-export const MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"] as const;
+const MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
 
 /**
  * The one verdict on the memory tree's folders, every verb's: `missing`, `ok`, or why `.ai`, the memory dir or
@@ -88,7 +71,7 @@ export const MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"] as
 export function treeVerdict(root: string, uid = process.getuid?.()): "missing" | "ok" | { dir: string; why: string } {
   const mem = memoryDir(root);
   for (const dir of [path.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path.join(mem, d))]) {
-    let st: Stats;
+    let st;
     try {
       st = lstatSync(dir);
     } catch (err) {
@@ -106,7 +89,7 @@ export function treeVerdict(root: string, uid = process.getuid?.()): "missing" |
   return "ok";
 }
 
-/** Checks the memory tree (with `create`, makes it, 0700); true when the memory dir exists. @throws Refused. */
+/** Checks the memory tree (with `create`, makes it); true when the memory dir exists. @throws Refused. */
 export function checkTree(root: string, opts: { create?: boolean } = {}): boolean {
   let verdict = treeVerdict(root);
   if (verdict === "missing") {

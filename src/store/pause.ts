@@ -2,7 +2,7 @@ import { quotedValue } from "../guard/quote.ts";
 import { lstatSync } from "node:fs";
 import path from "node:path";
 import { Paused } from "../errors.ts";
-import { homeFolder } from "./home.ts";
+import { homeFolder, userDir } from "./home.ts";
 
 /** True when anything (a link too) is at `p`. */
 export function exists(p: string): boolean {
@@ -48,8 +48,7 @@ export function pauseSwitch(memDir: string | null, env: Record<string, string | 
     const p = expandHome(named, env);
     if (exists(p)) return p;
   }
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path.join(homeFolder(env), ".config");
-  const global = path.join(config, "session-handoff", "PAUSE");
+  const global = path.join(userDir(env), "PAUSE");
   if (exists(global)) return global;
   return null;
 }

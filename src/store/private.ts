@@ -2,14 +2,11 @@ import { lstatSync, readdirSync, readFileSync, type BigIntStats } from "node:fs"
 import { hostname } from "node:os";
 import path from "node:path";
 
-/** `.<FILE>.tmp-<pid>-<hex>` (a new version being written) or `.<FILE>.claim-<pid>-<hex>` (the prior, set aside). */
-export type PrivateRole = "tmp" | "claim";
-
+/** `.<file>.tmp-<pid>-<hex>` (a new version being written) or `.<file>.claim-<pid>-<hex>` (the prior, set aside). */
 export interface PrivateEntry {
   name: string;
-  /** The user-facing file it belongs to, e.g. `HANDOFF.md`. */
   file: string;
-  role: PrivateRole;
+  role: "tmp" | "claim";
   pid: number;
   path: string;
 }
@@ -19,8 +16,7 @@ const TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
 const CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
 const PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
 
-/** The private name for `file` in `role`, unique to this process. */
-export function privateName(file: string, role: PrivateRole, pid: number, rand: string): string {
+export function privateName(file: string, role: PrivateEntry["role"], pid: number, rand: string): string {
   return `.${file}.${role}-${pid}-${rand}`;
 }
 
@@ -36,13 +32,13 @@ export function listPrivate(dir: string): PrivateEntry[] {
   for (const name of names) {
     const m = PRIVATE_PATTERN.exec(name);
     if (!m) continue;
-    const role: PrivateRole = m[2] === "tmp" ? "tmp" : "claim";
+    const role = m[2] === "tmp" ? "tmp" : "claim";
     out.push({ name, file: m[1]!, role, pid: Number(m[3] ?? m[5]), path: path.join(dir, name) });
   }
   return out;
 }
 
-/** lstat with bigint fields (exact inodes and times), or null when nothing is there. */
+/** lstat with bigint fields (exact inodes and times), or null. */
 export function lstatBig(p: string): BigIntStats | null {
   try {
     return lstatSync(p, { bigint: true });
@@ -51,21 +47,14 @@ export function lstatBig(p: string): BigIntStats | null {
   }
 }
 
-/**
- * True when one of `file`'s private files in `dir` is the very file with inode `ino`: a save
- * between its publication `link` and the drop of its temp (or claim) — the one case where a
- * memory file legitimately has two links (docs/design.md#tokens-and-the-publication-protocol).
- */
+/** True when a private file of `file` in `dir` has inode `ino`: the one case where a memory file has two links. */
 export function hasPrivatePartner(dir: string, file: string, ino: bigint): boolean {
   return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
 }
 
-/** The lock directory inside the memory dir. */
 export const LOCK_NAME = ".lock";
-/** The file inside the lock directory naming its holder. */
 export const OWNER_NAME = "owner";
 
-/** Who holds the lock, as its owner file says. */
 export interface LockOwner {
   pid: number;
   host: string;
@@ -95,7 +84,7 @@ export function processAlive(pid: number): boolean {
   }
 }
 
-/** True when process `pid` started after `ms`, by Linux's /proc (USER_HZ 100); false elsewhere or when unreadable. */
+// True when process `pid` started after `ms`, by Linux's /proc (USER_HZ 100); false elsewhere.
 function startedAfter(pid: number, ms: number): boolean {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
@@ -109,18 +98,14 @@ function startedAfter(pid: number, ms: number): boolean {
   }
 }
 
-/** How old a lock may look (its mtime, refreshed by the holder) before it counts as abandoned, in ms. */
+/** How old a lock's mtime (refreshed by its holder) may be before it counts as abandoned. */
 export const LOCK_STALE_MS = 10_000;
-/** How long a lock directory may exist without an owner file before it counts as abandoned, in ms. */
-export const OWNERLESS_GRACE_MS = 3_000;
+// How long a lock directory may have no owner file before it counts as abandoned.
+const OWNERLESS_GRACE_MS = 3_000;
 
 type Times = { mtimeMs: number; ctimeMs: number };
 
-/**
- * Whether a lock on disk is `held` or `dead` (docs/decisions/lock.md): dead when its holder here is gone, its
- * mtime is over 10 s old, it has had no owner for 3 s, or a foreign or unreadable owner stayed unchanged for
- * `unchangedMs` ≥ 10 s (0 for a single look).
- */
+/** Whether a lock on disk is `held` or `dead` (docs/decisions/lock.md); `unchangedMs` is 0 for a single look. */
 export function lockVerdict(owner: LockOwner | null, st: Times, host: string, unchangedMs: number): "held" | "dead" {
   const local = owner !== null && owner.host === host;
   if (local && !processAlive(owner.pid)) return "dead";
@@ -129,19 +114,16 @@ export function lockVerdict(owner: LockOwner | null, st: Times, host: string, un
   if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
   if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
   if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
-  if (!local && unchangedMs >= LOCK_STALE_MS) return "dead";
+  if (unchangedMs >= LOCK_STALE_MS) return "dead";
   return "held";
 }
 
 type LockState = { state: "free" | "held" | "dead"; pid: number | null; host: string | null; unproven: boolean };
 
-/**
- * The lock's state as a reader sees it, without taking it, to tell a save in progress from an interrupted one;
- * `unproven`: a held lock one look cannot judge (a writer takes it over after watching it 10 s).
- */
+/** The lock's state as a reader sees it; `unproven`: held, but one look cannot judge it (a writer watches 10 s). */
 export function lockState(memDir: string): LockState {
   const lockDir = path.join(memDir, LOCK_NAME);
-  let st: { mtimeMs: number; ctimeMs: number };
+  let st: Times;
   try {
     st = lstatSync(lockDir);
   } catch {

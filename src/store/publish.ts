@@ -9,31 +9,20 @@ import type { LockHandle } from "./lock.ts";
 import { ensureDir } from "./paths.ts";
 import { privateName } from "./private.ts";
 
-/** What to publish, where, and against which token. */
-export interface PublishSpec {
-  /** The memory dir, or the root for AGENTS.md / CLAUDE.md. */
+/** What to publish: `file` in `dir` (the memory dir, or the root), against `expectedToken`. */
+interface PublishSpec {
   dir: string;
   file: string;
   archiveDir: string;
-  /** `HANDOFF`, `LESSONS`, `SOLUTIONS`, `AGENTS`, `CLAUDE`. */
   archivePrefix: string;
-  /** Archive every prior version before replacing it (the handoff) and prune to five. */
+  // Archive the prior version before replacing it (the handoff), then prune.
   archivePrior: boolean;
-  /** `absent` or the 64-hex token the caller read. */
   expectedToken: string;
-  /** Mode of a new file (a replaced one keeps its own, minus setuid, setgid, sticky and others-write). */
+  // A replaced file keeps its own mode, minus setuid, setgid, sticky and others-write.
   newMode: number;
   build(prior: Buffer | null): Buffer;
   failpoint?: string;
   lock: LockHandle;
-}
-
-export interface PublishResult {
-  bytes: Buffer;
-  token: string;
-  /** The archive entry the prior version went to, if any. */
-  archived: string | null;
-  warnings: string[];
 }
 
 /** fsyncs a directory so a link or rename in it is durable; best effort. */
@@ -107,12 +96,10 @@ function writeTemp(tempPath: string, bytes: Buffer, mode: number, owner: { uid: 
  * A failure between 2 and 5 rolls back (`rollback-*`); a crash leaves private files `recover` completes.
  * @throws Refused (exit 2): token mismatch, a change during the read or the claim, a file that appeared.
  */
-export async function publish(spec: PublishSpec): Promise<PublishResult> {
+export async function publish(spec: PublishSpec) {
   const filePath = path.join(spec.dir, spec.file);
   const prior: ReadFile | null = await readStable(filePath, { failpoint: spec.failpoint });
-  if (prior !== null && prior.stat.nlink !== 1n) {
-    throw new UnsafeFile("hard-linked", filePath, prior.stat);
-  }
+  if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", filePath);
   const current = prior ? prior.token : "absent";
   if (current !== spec.expectedToken) {
     const tokens = `expected ${spec.expectedToken}, current ${current}`;
@@ -206,8 +193,7 @@ export async function publish(spec: PublishSpec): Promise<PublishResult> {
   unlinkQuiet(tempPath);
   if (archived !== null) {
     await failpoint(spec.failpoint, "before-prune");
-    const pruned = pruneArchive(spec.archiveDir, archived);
-    warnings.push(...pruned.warnings);
+    warnings.push(...pruneArchive(spec.archiveDir, archived).warnings);
   }
   return { bytes, token: tokenOf(bytes), archived, warnings };
 }

@@ -22,12 +22,8 @@ function changedWhileRead(filePath: string): Refused {
 }
 
 /**
- * Reads a file the helper manages (a memory file, or AGENTS.md / CLAUDE.md at the root) whole and safely: no link
- * followed, no FIFO waited on, one hard link, no torn read (docs/design.md#tokens-and-the-publication-protocol).
- * Never reports a false absence: when an interrupted save left the file in a claim, or a publication is half done, it
- * refuses and says to run `recover` (or to read again while a live writer is at work).
- * @returns null when the file is absent.
- * @throws Refused / UnsafeFile (exit 2).
+ * Reads a file the helper manages (a memory file, or AGENTS.md / CLAUDE.md) whole and safely, never with a false
+ * absence: a file in a claim or half published is refused, saying to run `recover` or to read again. Null: absent.
  */
 export async function readManagedFile(dir: string, file: string, memDir: string, opts: { failpoint?: string } = {}) {
   const filePath = path.join(dir, file);
@@ -48,21 +44,14 @@ export async function readManagedFile(dir: string, file: string, memDir: string,
     // finishing, not a hard-linked file.
     const now = lstatBig(filePath);
     if (now === null || now.ino !== got.stat.ino || now.nlink !== got.stat.nlink) throw changedWhileRead(filePath);
-    throw new UnsafeFile("hard-linked", filePath, got.stat);
+    throw new UnsafeFile("hard-linked", filePath);
   }
   return got;
 }
 
-/**
- * Reads a memory file of `kind` under `<root>/.ai/memory` (docs/design.md#tokens-and-the-publication-protocol).
- * @returns null when it (or the memory dir) is absent.
- * @throws Refused (exit 2) for an unsafe tree or file, a torn read, or an interrupted save.
- */
+/** Reads the memory file of `kind`; null when it (or the memory dir) is absent. */
 export async function readMemoryFile(root: string, kind: Kind, opts: { failpoint?: string } = {}) {
   if (!checkTree(root)) return null;
-  // archive/ must be a real folder when present (docs/design.md#tokens-and-the-publication-protocol):
-  // every verb refuses such a tree, as the hook and `check` call it unsafe (docs/design.md#one-reading-of-the-handoff).
-  checkTree(root);
   const memDir = memoryDir(root);
   return readManagedFile(memDir, FILE_OF[kind], memDir, opts);
 }

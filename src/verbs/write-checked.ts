@@ -168,7 +168,7 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
   // Checked before the `unchanged` comparison, so write gives read's verdict on a hard-linked file (publish would
   // refuse it too, but an unchanged save never reaches publish); under the lock, after repair, a second link is no
   // publication in progress (docs/design.md#tokens-and-the-publication-protocol).
-  if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path.join(memoryDir(root), file), prior.stat);
+  if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path.join(memoryDir(root), file));
   const priorText = prior ? prior.bytes.toString("utf8") : null;
   const notes = [...checked.notes];
   if (checked.kind !== "handoff") {
