@@ -2682,14 +2682,6 @@ var init_drafts = __esm({
 // src/store/root.ts
 import { lstatSync as lstatSync6, readFileSync as readFileSync2, realpathSync as realpathSync2 } from "node:fs";
 import path9 from "node:path";
-function exists2(p) {
-  try {
-    lstatSync6(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
 function realOrNull(p) {
   try {
     return realpathSync2(p);
@@ -2771,7 +2763,7 @@ function dubious(root, uid, env, safe) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
-    if (exists2(path9.join(dir, ".git"))) {
+    if (exists(path9.join(dir, ".git"))) {
       let owner;
       try {
         owner = lstatSync6(dir).uid;
@@ -2806,16 +2798,9 @@ function distrustedAbove(dir, env, opts = {}) {
   return distrust(dir, "uid" in opts ? opts.uid : process.getuid?.(), () => safeDirectories(env));
 }
 function findRoot(startPath, env, opts = {}) {
-  let start;
-  try {
-    start = realpathSync2(startPath);
-  } catch {
-    throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
-  }
-  let st;
-  try {
-    st = lstatSync6(start);
-  } catch {
+  const start = realOrNull(startPath);
+  const st = start === null ? void 0 : lstatSync6(start, { throwIfNoEntry: false });
+  if (start === null || st === void 0) {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
   if (!st.isDirectory()) throw new Refused(`root ${startPath} is not a directory; pass the project root with --root`);
@@ -2835,7 +2820,7 @@ function findRoot(startPath, env, opts = {}) {
   return found;
 }
 function walk(start, env, uid, safe, home) {
-  if (exists2(path9.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+  if (exists(path9.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
@@ -2844,11 +2829,11 @@ function walk(start, env, uid, safe, home) {
       const why = distrust(dir, uid, safe);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
-    if (exists2(path9.join(dir, ".ai", "memory"))) {
+    if (exists(path9.join(dir, ".ai", "memory"))) {
       if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
       return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
     }
-    if (exists2(path9.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    if (exists(path9.join(dir, ".git"))) return { root: dir, start, by: "git" };
     const parent = path9.dirname(dir);
     const ceiling = stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home);
     if (parent === dir || ceiling) return { root: start, start, by: "start" };
@@ -2861,6 +2846,7 @@ var init_root = __esm({
     "use strict";
     init_errors();
     init_home();
+    init_pause();
     NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
   }
 });
@@ -2873,7 +2859,7 @@ function rootOption(ctx, fallbackStart = null) {
   const given = typeof value === "string";
   const found = findRoot(path10.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
-  if (!given && found.by === "memory" && found.root !== found.start && !exists2(path10.join(found.root, ".git"))) {
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path10.join(found.root, ".git"))) {
     ctx.warn(`using the memory of ${quotedPath(found.root)}, found above ${quotedPath(found.start)}, which is in no git repository: pass --root <project> to choose another`);
   }
   if (!given && found.stopped) ctx.warn(`stopped looking for the project root at ${quotedPath(found.stopped.at)} (${found.stopped.why}); using ${quotedPath(found.root)}: pass --root <project> to choose another`);
@@ -4717,36 +4703,38 @@ function archivesKept(dir) {
   const { settings, problems } = readSettings(path18.dirname(dir));
   return { keep: settings.archivesKept, problems };
 }
+function prunable(dir) {
+  const entries = [];
+  for (const name2 of readdirSync5(dir)) {
+    const st = PRUNABLE_NAME.test(name2) ? lstatSync10(path18.join(dir, name2), { throwIfNoEntry: false }) : void 0;
+    if (st === void 0) continue;
+    if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
+    entries.push({ name: name2, mtimeMs: st.mtimeMs });
+  }
+  return entries;
+}
+function archiveExcess(dir) {
+  try {
+    const entries = prunable(dir);
+    return typeof entries === "string" ? 0 : Math.max(0, entries.length - archivesKept(dir).keep);
+  } catch {
+    return 0;
+  }
+}
 function pruneArchive(dir, justArchived = null) {
   const { keep, problems } = archivesKept(dir);
   const warnings = [...problems];
-  let names3;
+  let entries;
   try {
-    names3 = readdirSync5(dir);
+    entries = prunable(dir);
   } catch (err) {
     const why = `archive pruning skipped: cannot list ${dir}: ${err.message}`;
     return { deleted: [], keep, warnings: [...warnings, why] };
   }
-  const entries = [];
-  for (const name2 of names3) {
-    if (!PRUNABLE_NAME.test(name2)) continue;
-    let st;
-    try {
-      st = lstatSync10(path18.join(dir, name2));
-    } catch {
-      continue;
-    }
-    if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) {
-      return {
-        deleted: [],
-        keep,
-        warnings: [
-          ...warnings,
-          `archive pruning skipped: archive/${name2} is a link, hard-linked or not a regular file; nothing was deleted (move it away to resume pruning)`
-        ]
-      };
-    }
-    entries.push({ name: name2, mtimeMs: st.mtimeMs });
+  if (typeof entries === "string") {
+    const why = `archive/${entries} is a link, hard-linked or not a regular file; nothing was deleted`;
+    warnings.push(`archive pruning skipped: ${why} (move it away to resume pruning)`);
+    return { deleted: [], keep, warnings };
   }
   entries.sort(newestFirst);
   const kept = entries.filter((e) => e.name === justArchived);
@@ -4776,10 +4764,89 @@ var init_archive = __esm({
   }
 });
 
+// src/store/recover.ts
+import { readdirSync as readdirSync6 } from "node:fs";
+import path19 from "node:path";
+function pendingRepairs(root) {
+  return [
+    ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
+    ...listPrivate(root).filter((e) => ROOT_FILES.has(e.file))
+  ];
+}
+function archiveExcess2(root) {
+  return archiveExcess(archiveDir(root));
+}
+function inoOf(p) {
+  return lstatBig(p)?.ino ?? null;
+}
+function archiveEntriesWithIno(dir, ino) {
+  let names3;
+  try {
+    names3 = readdirSync6(dir);
+  } catch {
+    return [];
+  }
+  return names3.filter((n2) => inoOf(path19.join(dir, n2)) === ino);
+}
+function notOurs(e, filePath, arch, siblings) {
+  const st = lstatBig(e.path);
+  if (st === null) return null;
+  if (st.isSymbolicLink()) return "is a link";
+  if (!st.isFile()) return "is not a regular file";
+  if (st.nlink === 1n) return null;
+  let accounted = 1n;
+  if (inoOf(filePath) === st.ino) accounted++;
+  accounted += BigInt(archiveEntriesWithIno(arch, st.ino).length);
+  accounted += BigInt(siblings.filter((o) => o.path !== e.path && inoOf(o.path) === st.ino).length);
+  return st.nlink > accounted ? "has hard links the helper did not make" : null;
+}
+function groupByFile(entries) {
+  const byFile = /* @__PURE__ */ new Map();
+  for (const e of entries) {
+    const key = path19.join(path19.dirname(e.path), e.file);
+    byFile.set(key, [...byFile.get(key) ?? [], e]);
+  }
+  return byFile;
+}
+function plantedPrivate(root) {
+  const out = [];
+  const arch = archiveDir(root);
+  for (const [filePath, list2] of groupByFile(pendingRepairs(root))) {
+    for (const e of list2) {
+      const reason = notOurs(e, filePath, arch, list2);
+      if (reason !== null) out.push({ entry: e, reason });
+    }
+  }
+  return out;
+}
+function names(dir) {
+  try {
+    return readdirSync6(dir);
+  } catch {
+    return [];
+  }
+}
+function needsRepair(root) {
+  return pendingRepairs(root).length > 0 || archiveExcess2(root) > 0 || names(memoryDir(root)).some((n2) => DEAD_LOCK.test(n2)) || names(archiveDir(root)).some((n2) => ARCHIVE_TEMP.test(n2));
+}
+var MEMORY_FILES, ROOT_FILES, ARCHIVE_TEMP, DEAD_LOCK;
+var init_recover = __esm({
+  "src/store/recover.ts"() {
+    "use strict";
+    init_archive();
+    init_private();
+    init_paths();
+    MEMORY_FILES = new Set(Object.values(FILE_OF));
+    ROOT_FILES = new Set(TARGETS);
+    ARCHIVE_TEMP = /^\.HANDOFF-[A-Za-z0-9._-]+\.md\.tmp-\d+-[0-9a-f]{16}$/;
+    DEAD_LOCK = /^\.lock-dead-\d+-[0-9a-f]{8}$/;
+  }
+});
+
 // src/store/publish.ts
 import { closeSync as closeSync7, constants as constants7, fchmodSync as fchmodSync2, fchownSync, fsyncSync, linkSync as linkSync2, lstatSync as lstatSync11, openSync as openSync7 } from "node:fs";
 import { renameSync as renameSync2, unlinkSync as unlinkSync4, writeSync as writeSync4 } from "node:fs";
-import path19 from "node:path";
+import path20 from "node:path";
 function syncDir(dir) {
   try {
     const fd = openSync7(dir, constants7.O_RDONLY);
@@ -4802,7 +4869,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   for (let attempt = 0; ; attempt++) {
     const name2 = archiveName(prefix, archiveDirPath);
     try {
-      linkSync2(from, path19.join(archiveDirPath, name2));
+      linkSync2(from, path20.join(archiveDirPath, name2));
       return name2;
     } catch (err) {
       if (err.code !== "EEXIST" || attempt > 5) throw err;
@@ -4829,7 +4896,7 @@ function writeTemp(tempPath, bytes, mode, owner) {
   }
 }
 async function publish(spec) {
-  const filePath = path19.join(spec.dir, spec.file);
+  const filePath = path20.join(spec.dir, spec.file);
   const prior = await readStable(filePath, { failpoint: spec.failpoint });
   if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", filePath);
   const current = prior ? prior.token : "absent";
@@ -4841,8 +4908,8 @@ async function publish(spec) {
   const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
   const pid = process.pid;
   const rand = randomHex8();
-  const claimPath = path19.join(spec.dir, privateName(spec.file, "claim", pid, rand));
-  const tempPath = path19.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
+  const claimPath = path20.join(spec.dir, privateName(spec.file, "claim", pid, rand));
+  const tempPath = path20.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
   const warnings = [];
   let archived = null;
   if (prior !== null) {
@@ -4963,7 +5030,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   } catch (err) {
     if (!NO_ROOM.has(err.code ?? "")) return false;
     if (archived !== null) {
-      unlinkQuiet(path19.join(spec.archiveDir, archived));
+      unlinkQuiet(path20.join(spec.archiveDir, archived));
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
     if (lstatSync11(filePath, { throwIfNoEntry: false }) !== void 0) return false;
@@ -4978,7 +5045,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   }
   await failpoint(spec.failpoint, "rollback-after-restore");
   if (archived !== null) {
-    unlinkQuiet(path19.join(spec.archiveDir, archived));
+    unlinkQuiet(path20.join(spec.archiveDir, archived));
     await failpoint(spec.failpoint, "rollback-after-unarchive");
   }
   unlinkQuiet(claimPath);
@@ -5004,114 +5071,15 @@ var init_publish = __esm({
   }
 });
 
-// src/store/recover.ts
-import { lstatSync as lstatSync12, readdirSync as readdirSync6 } from "node:fs";
-import path20 from "node:path";
-function pendingRepairs(root) {
-  return [
-    ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
-    ...listPrivate(root).filter((e) => ROOT_FILES.has(e.file))
-  ];
-}
-function archiveExcess(root) {
-  let names3;
-  try {
-    names3 = readdirSync6(archiveDir(root));
-  } catch {
-    return 0;
-  }
-  let count2 = 0;
-  for (const name2 of names3) {
-    if (!PRUNABLE_NAME.test(name2)) continue;
-    try {
-      const st = lstatSync12(path20.join(archiveDir(root), name2));
-      if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return 0;
-    } catch {
-      continue;
-    }
-    count2++;
-  }
-  return Math.max(0, count2 - archivesKept(archiveDir(root)).keep);
-}
-function inoOf(p) {
-  return lstatBig(p)?.ino ?? null;
-}
-function archiveEntriesWithIno(dir, ino) {
-  let names3;
-  try {
-    names3 = readdirSync6(dir);
-  } catch {
-    return [];
-  }
-  return names3.filter((n2) => inoOf(path20.join(dir, n2)) === ino);
-}
-function notOurs(e, filePath, arch, siblings) {
-  const st = lstatBig(e.path);
-  if (st === null) return null;
-  if (st.isSymbolicLink()) return "is a link";
-  if (!st.isFile()) return "is not a regular file";
-  if (st.nlink === 1n) return null;
-  let accounted = 1n;
-  if (inoOf(filePath) === st.ino) accounted++;
-  accounted += BigInt(archiveEntriesWithIno(arch, st.ino).length);
-  accounted += BigInt(siblings.filter((o) => o.path !== e.path && inoOf(o.path) === st.ino).length);
-  return st.nlink > accounted ? "has hard links the helper did not make" : null;
-}
-function groupByFile(entries) {
-  const byFile = /* @__PURE__ */ new Map();
-  for (const e of entries) {
-    const key = path20.join(path20.dirname(e.path), e.file);
-    byFile.set(key, [...byFile.get(key) ?? [], e]);
-  }
-  return byFile;
-}
-function plantedPrivate(root) {
-  const out = [];
-  const arch = archiveDir(root);
-  for (const [filePath, list2] of groupByFile(pendingRepairs(root))) {
-    for (const e of list2) {
-      const reason = notOurs(e, filePath, arch, list2);
-      if (reason !== null) out.push({ entry: e, reason });
-    }
-  }
-  return out;
-}
-function names(dir) {
-  try {
-    return readdirSync6(dir);
-  } catch {
-    return [];
-  }
-}
-function needsRepair(root) {
-  return pendingRepairs(root).length > 0 || archiveExcess(root) > 0 || names(memoryDir(root)).some((n2) => DEAD_LOCK.test(n2)) || names(archiveDir(root)).some((n2) => ARCHIVE_TEMP.test(n2));
-}
-var MEMORY_FILES, ROOT_FILES, ARCHIVE_TEMP, DEAD_LOCK;
-var init_recover = __esm({
-  "src/store/recover.ts"() {
-    "use strict";
-    init_errors();
-    init_archive();
-    init_failpoint();
-    init_private();
-    init_paths();
-    init_publish();
-    MEMORY_FILES = new Set(Object.values(FILE_OF));
-    ROOT_FILES = new Set(TARGETS);
-    ARCHIVE_TEMP = /^\.HANDOFF-[A-Za-z0-9._-]+\.md\.tmp-\d+-[0-9a-f]{16}$/;
-    DEAD_LOCK = /^\.lock-dead-\d+-[0-9a-f]{8}$/;
-  }
-});
-
 // src/store/repair.ts
-import { linkSync as linkSync4, readdirSync as readdirSync7, readFileSync as readFileSync6, rmSync as rmSync3, unlinkSync as unlinkSync6 } from "node:fs";
+import { linkSync as linkSync3, readdirSync as readdirSync7, readFileSync as readFileSync5, rmSync as rmSync2, unlinkSync as unlinkSync5 } from "node:fs";
 import path21 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   let names3;
   let bytes;
   try {
     names3 = readdirSync7(dir).filter((n2) => ARCHIVE_NAME.test(n2));
-    bytes = readFileSync6(claimPath);
+    bytes = readFileSync5(claimPath);
   } catch {
     return void 0;
   }
@@ -5120,7 +5088,7 @@ function archiveEntryWithBytes(dir, claimPath) {
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     try {
-      return readFileSync6(p).equals(bytes);
+      return readFileSync5(p).equals(bytes);
     } catch {
       return false;
     }
@@ -5142,7 +5110,7 @@ async function dropArchiveTemps(arch, fp) {
     const st = lstatBig(p);
     if (st === null || !st.isFile()) continue;
     if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
-    unlinkSync6(p);
+    unlinkSync5(p);
     await failpoint(fp, "recover-after-temp-drop");
     out.push(`archive: dropped an archive copy left half-done (${name2})`);
   }
@@ -5169,22 +5137,22 @@ async function repair(root, fp) {
       const claimIno = inoOf(claim.path);
       if (claimIno === null) continue;
       if (inoOf(filePath) === null) {
-        linkSync4(claim.path, filePath);
+        linkSync3(claim.path, filePath);
         await failpoint(fp, "recover-after-restore");
       }
       if (inoOf(filePath) === claimIno) {
         for (const copy of archiveEntriesWithIno(arch, claimIno)) {
-          unlinkSync6(path21.join(arch, copy));
+          unlinkSync5(path21.join(arch, copy));
           await failpoint(fp, "recover-after-unarchive");
         }
-        unlinkSync6(claim.path);
+        unlinkSync5(claim.path);
         await failpoint(fp, "recover-after-claim-drop");
         actions.push(`${file}: rolled back an interrupted save; the prior version is current again`);
         continue;
       }
       const copies = archiveEntriesWithIno(arch, claimIno);
       if (finished.has(saveId(claim)) && (copies.length > 0 || prefix !== "HANDOFF")) {
-        unlinkSync6(claim.path);
+        unlinkSync5(claim.path);
         await failpoint(fp, "recover-after-claim-drop");
         const where2 = copies[0] ? ` (archived as archive/${copies[0]})` : "";
         actions.push(`${file}: finished a save; dropped the version it replaced${where2}`);
@@ -5195,7 +5163,7 @@ async function repair(root, fp) {
         where = linkIntoArchive(claim.path, arch, prefix);
         await failpoint(fp, "recover-after-archive");
       }
-      unlinkSync6(claim.path);
+      unlinkSync5(claim.path);
       await failpoint(fp, "recover-after-claim-drop");
       actions.push(`${file}: kept the prior version as archive/${where}`);
     }
@@ -5203,7 +5171,7 @@ async function repair(root, fp) {
       const tempIno = inoOf(temp.path);
       if (tempIno === null) continue;
       const published2 = tempIno === inoOf(filePath);
-      rmSync3(temp.path, { force: true });
+      rmSync2(temp.path, { force: true });
       await failpoint(fp, "recover-after-temp-drop");
       const unpublished = `${file}: dropped an unpublished new version (${temp.name}); the old version stays current`;
       actions.push(published2 ? `${file}: finished a publication (dropped ${temp.name})` : unpublished);
@@ -5212,11 +5180,11 @@ async function repair(root, fp) {
   actions.push(...await dropArchiveTemps(arch, fp));
   try {
     for (const name2 of readdirSync7(memDir)) {
-      if (DEAD_LOCK.test(name2)) rmSync3(path21.join(memDir, name2), { recursive: true, force: true });
+      if (DEAD_LOCK.test(name2)) rmSync2(path21.join(memDir, name2), { recursive: true, force: true });
     }
   } catch {
   }
-  if (archiveExcess(root) > 0) {
+  if (archiveExcess2(root) > 0) {
     await failpoint(fp, "recover-before-prune");
     const pruned = pruneArchive(arch);
     const n2 = pruned.deleted.length;
@@ -5323,7 +5291,7 @@ var init_write_help = __esm({
 });
 
 // src/git/git-files.ts
-import { readdirSync as readdirSync8, readFileSync as readFileSync7 } from "node:fs";
+import { readdirSync as readdirSync8, readFileSync as readFileSync6 } from "node:fs";
 import path22 from "node:path";
 function isShallow(gitDir) {
   return gitDir !== null && isFile(path22.join(commonDirOf(gitDir), "shallow"));
@@ -5350,7 +5318,7 @@ function reflogNames(gitDir, id) {
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
     try {
-      const buf = readFileSync7(f);
+      const buf = readFileSync6(f);
       budget -= buf.length;
       if (budget < 0) return false;
       let at4 = buf.indexOf(needle);
@@ -5380,7 +5348,7 @@ function branchPresent(gitDir, branch) {
   }
   let packed;
   try {
-    packed = readFileSync7(path22.join(common, "packed-refs"), "utf8");
+    packed = readFileSync6(path22.join(common, "packed-refs"), "utf8");
   } catch {
     return false;
   }
@@ -5407,12 +5375,12 @@ var init_git_files = __esm({
 
 // src/git/blob-id.ts
 import { createHash } from "node:crypto";
-import { lstatSync as lstatSync13, readFileSync as readFileSync8, readlinkSync as readlinkSync2 } from "node:fs";
+import { lstatSync as lstatSync12, readFileSync as readFileSync7, readlinkSync as readlinkSync2 } from "node:fs";
 import path23 from "node:path";
 function objectFormat(gitDir) {
   if (gitDir === null) return "sha1";
   try {
-    const config = readFileSync8(path23.join(commonDirOf(gitDir), "config"), "utf8");
+    const config = readFileSync7(path23.join(commonDirOf(gitDir), "config"), "utf8");
     return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
   } catch {
     return "sha1";
@@ -5421,7 +5389,7 @@ function objectFormat(gitDir) {
 function blobIdOf(abs, format2) {
   let st;
   try {
-    st = lstatSync13(abs);
+    st = lstatSync12(abs);
   } catch {
     return "deleted";
   }
@@ -5431,7 +5399,7 @@ function blobIdOf(abs, format2) {
   else if (st.size > MAX_HASHED_BYTES) return "over 8 MB";
   else {
     try {
-      bytes = readFileSync8(abs);
+      bytes = readFileSync7(abs);
     } catch {
       return null;
     }
@@ -6825,7 +6793,7 @@ var init_document = __esm({
 });
 
 // src/verbs/write-checked.ts
-import { closeSync as closeSync8, lstatSync as lstatSync14 } from "node:fs";
+import { closeSync as closeSync8, lstatSync as lstatSync13 } from "node:fs";
 import path26 from "node:path";
 function schemaRefusal(file, errors) {
   const count2 = errors.filter((e) => e.rule !== "more").length + Number(/\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0);
@@ -6845,7 +6813,7 @@ function sizeCheck(raw) {
 }
 function peekCurrent(root, file) {
   try {
-    lstatSync14(memoryDir(root));
+    lstatSync13(memoryDir(root));
     const opened = openRegular(path26.join(memoryDir(root), file));
     if (opened === null) return null;
     try {
@@ -7342,7 +7310,7 @@ var init_outcome = __esm({
 });
 
 // src/journal/store.ts
-import { closeSync as closeSync9, constants as constants8, fsyncSync as fsyncSync2, linkSync as linkSync5, lstatSync as lstatSync15, mkdirSync as mkdirSync3, openSync as openSync8, readdirSync as readdirSync9, renameSync as renameSync3, unlinkSync as unlinkSync7, writeSync as writeSync5 } from "node:fs";
+import { closeSync as closeSync9, constants as constants8, fsyncSync as fsyncSync2, linkSync as linkSync4, lstatSync as lstatSync14, mkdirSync as mkdirSync3, openSync as openSync8, readdirSync as readdirSync9, renameSync as renameSync3, unlinkSync as unlinkSync6, writeSync as writeSync5 } from "node:fs";
 import path28 from "node:path";
 function journalDir(root) {
   return path28.join(memoryDir(root), "journal");
@@ -7392,9 +7360,9 @@ function repairJournal(dir) {
   const actions = [];
   for (const e of listPrivate(dir)) {
     if (e.pid !== process.pid && processAlive(e.pid)) continue;
-    if (lstatSync15(e.path).isSymbolicLink()) continue;
+    if (lstatSync14(e.path).isSymbolicLink()) continue;
     if (e.role === "tmp") {
-      unlinkSync7(e.path);
+      unlinkSync6(e.path);
       continue;
     }
     const target = path28.join(dir, e.file);
@@ -7406,7 +7374,7 @@ function repairJournal(dir) {
     const now = readJournalFile(dir, e.file);
     const claimed = readJournalFile(dir, e.name);
     if (now && claimed && now.bytes.subarray(0, claimed.bytes.length).equals(claimed.bytes)) {
-      unlinkSync7(e.path);
+      unlinkSync6(e.path);
     } else {
       const kept = `${e.file.replace(/\.md$/, "")}.orig-${randomHex8()}.md`;
       renameSync3(e.path, path28.join(dir, kept));
@@ -7443,17 +7411,17 @@ async function publishJournalFile(dir, name2, expected, bytes, fp) {
     }
     await failpoint(fp, "journal-before-publication");
     try {
-      linkSync5(temp, target);
+      linkSync4(temp, target);
     } catch (err) {
       if (err.code !== "EEXIST") throw err;
       throw new Refused(`journal/${name2} was created by another program during the append; the entry was not added`);
     }
     syncDir(dir);
     await failpoint(fp, "journal-after-publication");
-    if (expected !== "absent") unlinkSync7(claim);
+    if (expected !== "absent") unlinkSync6(claim);
   } finally {
     try {
-      unlinkSync7(temp);
+      unlinkSync6(temp);
     } catch {
     }
   }
@@ -7465,7 +7433,7 @@ function ensureJournalDir(root) {
   } catch (err) {
     if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${err.message}`);
   }
-  const st = lstatSync15(dir);
+  const st = lstatSync14(dir);
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away so the journal can be written`);
   return dir;
 }
@@ -7507,7 +7475,7 @@ var init_store = __esm({
 });
 
 // src/journal/record.ts
-import { unlinkSync as unlinkSync8 } from "node:fs";
+import { unlinkSync as unlinkSync7 } from "node:fs";
 import path29 from "node:path";
 import { createHash as createHash2 } from "node:crypto";
 import { readdirSync as readdirSync10 } from "node:fs";
@@ -7698,7 +7666,7 @@ async function foldOne(root, nowMonth, fp) {
     const next = boundYear(insertSection(text2 + sep, period, foldSection(period, entries)));
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
-  for (const f of files) unlinkSync8(path29.join(dir, f.name));
+  for (const f of files) unlinkSync7(path29.join(dir, f.name));
   const names3 = files.map((f) => `journal/${f.name}`).join(", ");
   return `journal: folded ${names3} (${entries.length} entries) into journal/${yearName}`;
 }
@@ -7744,7 +7712,7 @@ var write_exports = {};
 __export(write_exports, {
   writeVerb: () => writeVerb
 });
-import { lstatSync as lstatSync16 } from "node:fs";
+import { lstatSync as lstatSync15 } from "node:fs";
 import path30 from "node:path";
 async function save(ctx, kind, document) {
   {
@@ -7814,7 +7782,7 @@ async function save(ctx, kind, document) {
     if (kind === "handoff") {
       let key = null;
       try {
-        key = statKey(lstatSync16(path30.join(memoryDir(root), file), { bigint: true }));
+        key = statKey(lstatSync15(path30.join(memoryDir(root), file), { bigint: true }));
       } catch {
       }
       const token = result === null ? built.prior.token : result.token;
@@ -8110,7 +8078,7 @@ function interruptedSave(root) {
   if (pending.length > 0 && plantedPrivate(root).length > 0) return false;
   if (unsafe === null) return pending.length > 0;
   if (liveWriter(memoryDir(root))) return false;
-  return pending.length > 0 || archiveExcess(root) > 0;
+  return pending.length > 0 || archiveExcess2(root) > 0;
 }
 function unsafePrivate(root) {
   return treeUnsafe(root) !== true && pendingRepairs(root).length > 0 && plantedPrivate(root).length > 0;
@@ -8127,7 +8095,7 @@ var init_inspect = __esm({
 });
 
 // src/git/merge-driver-state.ts
-import { readFileSync as readFileSync9 } from "node:fs";
+import { readFileSync as readFileSync8 } from "node:fs";
 import path32 from "node:path";
 function mergeDriverMissing(root) {
   const top = gitTopOf(root);
@@ -8136,14 +8104,14 @@ function mergeDriverMissing(root) {
   if (gitDir === null) return false;
   let attrs;
   try {
-    attrs = readFileSync9(path32.join(top, ".gitattributes"), "utf8");
+    attrs = readFileSync8(path32.join(top, ".gitattributes"), "utf8");
   } catch {
     return false;
   }
   if (!new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m").test(attrs)) return false;
   let config = "";
   try {
-    config = readFileSync9(path32.join(commonDirOf(gitDir), "config"), "utf8");
+    config = readFileSync8(path32.join(commonDirOf(gitDir), "config"), "utf8");
   } catch {
     return true;
   }
@@ -8160,7 +8128,7 @@ var init_merge_driver_state = __esm({
 });
 
 // src/git/fates.ts
-import { closeSync as closeSync11, openSync as openSync9, readFileSync as readFileSync10, readSync as readSync5 } from "node:fs";
+import { closeSync as closeSync11, openSync as openSync9, readFileSync as readFileSync9, readSync as readSync5 } from "node:fs";
 import path33 from "node:path";
 function parseRawLog(out) {
   const text2 = typeof out === "string" ? out : out.toString("utf8");
@@ -8214,7 +8182,7 @@ function clonedAfter(gitDir, savedMs2) {
 function stashCount(commonDir) {
   if (commonDir === null) return 0;
   try {
-    const log = readFileSync10(path33.join(commonDir, "logs", "refs", "stash"), "utf8");
+    const log = readFileSync9(path33.join(commonDir, "logs", "refs", "stash"), "utf8");
     return log.split("\n").filter((l) => l !== "").length;
   } catch {
     return 0;
@@ -8411,7 +8379,7 @@ draft left in drafts/ changes no code (\`recover\` removes it).
 });
 
 // src/store/checkpoint-cleanup.ts
-import { linkSync as linkSync6, lstatSync as lstatSync17, readdirSync as readdirSync11, unlinkSync as unlinkSync9 } from "node:fs";
+import { linkSync as linkSync5, lstatSync as lstatSync16, readdirSync as readdirSync11, unlinkSync as unlinkSync8 } from "node:fs";
 import path34 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
@@ -8421,7 +8389,7 @@ function pruneCheckpoints(root, keep) {
   for (const e of list2) {
     if (survivors.has(e.name) || deleted.length >= list2.length - CHECKPOINT_KEEP) continue;
     try {
-      unlinkSync9(path34.join(checkpointsDir(root), e.name));
+      unlinkSync8(path34.join(checkpointsDir(root), e.name));
       deleted.push(e.name);
     } catch {
     }
@@ -8437,20 +8405,20 @@ function cleanCheckpointLeftovers(root) {
   for (const e of [...entries.filter((x) => x.role === "tmp"), ...entries.filter((x) => x.role === "claim")]) {
     let st;
     try {
-      st = lstatSync17(e.path);
+      st = lstatSync16(e.path);
     } catch {
       continue;
     }
     if (st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
       try {
-        linkSync6(e.path, path34.join(dir, e.file));
+        linkSync5(e.path, path34.join(dir, e.file));
         actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
       } catch {
       }
     }
     try {
-      unlinkSync9(e.path);
+      unlinkSync8(e.path);
       actions.push(`checkpoints/${e.file}: dropped ${e.name} left by an interrupted checkpoint`);
     } catch {
     }
@@ -8471,7 +8439,7 @@ function cleanCheckpointLeftovers(root) {
       if (readHead(path34.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path34.join(dir, name2));
       else {
         try {
-          kept.push({ name: name2, mtimeMs: lstatSync17(path34.join(dir, name2)).mtimeMs });
+          kept.push({ name: name2, mtimeMs: lstatSync16(path34.join(dir, name2)).mtimeMs });
         } catch {
         }
       }
@@ -8660,14 +8628,14 @@ import {
   existsSync as existsSync3,
   fsyncSync as fsyncSync3,
   lchownSync,
-  lstatSync as lstatSync18,
+  lstatSync as lstatSync17,
   mkdirSync as mkdirSync4,
   openSync as openSync10,
-  readFileSync as readFileSync11,
+  readFileSync as readFileSync10,
   realpathSync as realpathSync4,
   renameSync as renameSync4,
   rmdirSync,
-  unlinkSync as unlinkSync10,
+  unlinkSync as unlinkSync9,
   writeSync as writeSync6
 } from "node:fs";
 import path35 from "node:path";
@@ -8698,12 +8666,12 @@ function attributesLine(memRel) {
 function readRegular(p) {
   let st;
   try {
-    st = lstatSync18(p);
+    st = lstatSync17(p);
   } catch {
     return null;
   }
   if (!st.isFile()) throw new Error(`${p} is not a regular file (a link or a folder)`);
-  return readFileSync11(p);
+  return readFileSync10(p);
 }
 function replaceFile(p, bytes, mode) {
   const tmp = path35.join(path35.dirname(p), `.${path35.basename(p)}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`);
@@ -8723,7 +8691,7 @@ function replaceFile(p, bytes, mode) {
     renameSync4(tmp, p);
   } catch (err) {
     try {
-      unlinkSync10(tmp);
+      unlinkSync9(tmp);
     } catch {
     }
     throw err;
@@ -8731,7 +8699,7 @@ function replaceFile(p, bytes, mode) {
 }
 function ownerOf(p) {
   try {
-    const st = lstatSync18(p);
+    const st = lstatSync17(p);
     return { uid: st.uid, gid: st.gid };
   } catch {
     return null;
@@ -8783,7 +8751,7 @@ async function registerMergeDriver(root, helperPath, env) {
   const copy = driverCopyPath(top);
   if (copy === null || helperPath === null) return out;
   try {
-    const bytes = readFileSync11(path35.join(path35.dirname(helperPath), "lib", "cli.mjs"));
+    const bytes = readFileSync10(path35.join(path35.dirname(helperPath), "lib", "cli.mjs"));
     const gitCommon = path35.dirname(path35.dirname(copy));
     mkdirSync4(path35.dirname(copy), { recursive: true, mode: 448 });
     giveTo(path35.dirname(copy), ownerOf(gitCommon));
@@ -8826,7 +8794,7 @@ async function registerMergeDriver(root, helperPath, env) {
       replaceFile(
         file,
         Buffer.from(blockFor(rest, want), "utf8"),
-        before === null ? 420 : lstatSync18(file).mode & 511
+        before === null ? 420 : lstatSync17(file).mode & 511
       );
       giveTo(file, owner);
       out.attributes = true;
@@ -8842,7 +8810,7 @@ async function unregisterMergeDriver(root, env) {
   const copy = top === null ? null : driverCopyPath(top);
   if (copy !== null) {
     try {
-      unlinkSync10(copy);
+      unlinkSync9(copy);
       rmdirSync(path35.dirname(copy));
     } catch {
     }
@@ -8862,10 +8830,10 @@ async function unregisterMergeDriver(root, env) {
     if (before !== null) {
       const { rest, had } = withoutBlock(before.toString("utf8"));
       if (had) {
-        if (rest === "") unlinkSync10(file);
+        if (rest === "") unlinkSync9(file);
         else {
           const owner = ownerOf(file);
-          replaceFile(file, Buffer.from(rest, "utf8"), lstatSync18(file).mode & 511);
+          replaceFile(file, Buffer.from(rest, "utf8"), lstatSync17(file).mode & 511);
           giveTo(file, owner);
         }
         out.attributes = true;
@@ -8918,7 +8886,7 @@ async function previewMergeDriver(root, remove, env) {
 }
 function attributesOnlyOurs(top) {
   try {
-    const text2 = readFileSync11(path35.join(top, ".gitattributes"), "utf8");
+    const text2 = readFileSync10(path35.join(top, ".gitattributes"), "utf8");
     const { rest, had } = withoutBlock(text2);
     return had && rest === "";
   } catch {
@@ -9181,7 +9149,7 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import { readFileSync as readFileSync12, statSync } from "node:fs";
+import { readFileSync as readFileSync11, statSync } from "node:fs";
 import path36 from "node:path";
 function reachableArgs(id) {
   return ["rev-list", "--max-count=1", id, "--not", "--all"];
@@ -9250,7 +9218,7 @@ function maybeTracked(gitDir, topRelative) {
   try {
     const st = statSync(index);
     if (st.size > 64 * 1024 * 1024) return true;
-    const buf = readFileSync12(index);
+    const buf = readFileSync11(index);
     if (buf.length >= 8 && buf.readUInt32BE(4) >= 4) return true;
     return buf.includes(Buffer.from(`${topRelative}\0`, "utf8"));
   } catch {
@@ -10501,7 +10469,7 @@ __export(hook_exports, {
   hookVerb: () => hookVerb
 });
 import path38 from "node:path";
-import { lstatSync as lstatSync19 } from "node:fs";
+import { lstatSync as lstatSync18 } from "node:fs";
 function ageText(text2, now) {
   if (typeof text2 !== "string") return { age: "age unknown", strays: null };
   const glance = glanceAtHandoff(text2, now);
@@ -10658,7 +10626,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            const stat = lstatSync19(path38.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
+            const stat = lstatSync18(path38.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
             if (savedHereByStat(root, statKey(stat))) return true;
           } catch {
           }
@@ -10675,14 +10643,14 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync20, readdirSync as readdirSync13 } from "node:fs";
+import { lstatSync as lstatSync19, readdirSync as readdirSync13 } from "node:fs";
 import path39 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
   let st;
   try {
-    st = lstatSync20(dir);
+    st = lstatSync19(dir);
   } catch {
     return [];
   }
@@ -10691,7 +10659,7 @@ function listArchives(root) {
   for (const name2 of readdirSync13(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync20(path39.join(dir, name2));
+      const s = lstatSync19(path39.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -10871,7 +10839,7 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import { lstatSync as lstatSync21 } from "node:fs";
+import { lstatSync as lstatSync20 } from "node:fs";
 import path40 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
@@ -10955,7 +10923,7 @@ async function restore(ctx, name2) {
           throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
         }
         try {
-          lstatSync21(path40.join(archiveDir(root), name2));
+          lstatSync20(path40.join(archiveDir(root), name2));
         } catch {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
@@ -11388,15 +11356,15 @@ import {
   accessSync,
   closeSync as closeSync13,
   constants as constants10,
-  lstatSync as lstatSync22,
+  lstatSync as lstatSync21,
   mkdirSync as mkdirSync5,
   openSync as openSync11,
   readdirSync as readdirSync14,
-  readFileSync as readFileSync13,
+  readFileSync as readFileSync12,
   readlinkSync as readlinkSync3,
   renameSync as renameSync5,
   rmdirSync as rmdirSync2,
-  rmSync as rmSync4,
+  rmSync as rmSync3,
   statSync as statSync2,
   symlinkSync,
   writeFileSync as writeFileSync3
@@ -11405,7 +11373,7 @@ import { createHash as createHash3 } from "node:crypto";
 import path41 from "node:path";
 function present(p) {
   try {
-    lstatSync22(p);
+    lstatSync21(p);
     return true;
   } catch {
     return false;
@@ -11426,7 +11394,7 @@ function skillFiles(dir) {
     const abs = path41.join(dir, rel);
     let st;
     try {
-      st = lstatSync22(abs);
+      st = lstatSync21(abs);
     } catch {
       return;
     }
@@ -11444,12 +11412,12 @@ function copySteps(from, to) {
     const dest = path41.join(to, rel);
     let have = null;
     try {
-      have = lstatSync22(dest).isFile() ? readFileSync13(dest) : null;
+      have = lstatSync21(dest).isFile() ? readFileSync12(dest) : null;
     } catch {
       have = null;
     }
     if (have === null) steps.push({ rel, action: present(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync13(path41.join(from, rel)))) steps.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync12(path41.join(from, rel)))) steps.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps.push({ rel, action: "remove" });
@@ -11463,7 +11431,7 @@ function linkOnTheWay(base, p) {
     at4 = path41.join(at4, part);
     let st;
     try {
-      st = lstatSync22(at4, { throwIfNoEntry: false });
+      st = lstatSync21(at4, { throwIfNoEntry: false });
     } catch {
       return null;
     }
@@ -11475,7 +11443,7 @@ function readCopyRecord(dir) {
   const file = path41.join(dir, RECORD);
   let st;
   try {
-    st = lstatSync22(file, { throwIfNoEntry: false });
+    st = lstatSync21(file, { throwIfNoEntry: false });
   } catch {
     return null;
   }
@@ -11484,7 +11452,7 @@ function readCopyRecord(dir) {
     throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
   }
   try {
-    const r = JSON.parse(readFileSync13(file, "utf8"));
+    const r = JSON.parse(readFileSync12(file, "utf8"));
     const files = r.files;
     if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
     if (!Array.isArray(r.createdDirs)) return null;
@@ -11506,19 +11474,19 @@ function writeCopyRecord(dir, createdDirs) {
   }
 }
 function dropCopyRecord(dir) {
-  rmSync4(path41.join(dir, RECORD), { force: true });
+  rmSync3(path41.join(dir, RECORD), { force: true });
 }
 function editedFiles(dir, steps, record2) {
   const changed = (rel) => {
     const file = path41.join(dir, rel);
-    return !lstatSync22(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
+    return !lstatSync21(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
   };
   return steps.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
 }
 function linkState(place, target) {
   let st;
   try {
-    st = lstatSync22(place);
+    st = lstatSync21(place);
   } catch {
     return "absent";
   }
@@ -11532,14 +11500,14 @@ function linkState(place, target) {
 function unwritable(file) {
   let dir = path41.dirname(file);
   for (let i = 0; i < 64 && !present(dir); i++) dir = path41.dirname(dir);
-  if (!lstatSync22(dir).isDirectory()) return `${dir} is not a folder`;
+  if (!lstatSync21(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync(dir, constants10.W_OK);
   } catch {
     return `${dir} is not writable`;
   }
   try {
-    if (present(file) && lstatSync22(file).isFile()) accessSync(file, constants10.W_OK);
+    if (present(file) && lstatSync21(file).isFile()) accessSync(file, constants10.W_OK);
   } catch {
     return `${file} is not writable`;
   }
@@ -11549,14 +11517,14 @@ function applySteps(from, to, steps) {
   for (const s of steps) {
     const dest = path41.join(to, s.rel);
     if (s.action === "remove") {
-      rmSync4(dest, { force: true });
+      rmSync3(dest, { force: true });
       removeEmptyUpTo(path41.dirname(dest), to);
       continue;
     }
     mkdirSync5(path41.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
     const src = path41.join(from, s.rel);
-    writeFileSync3(temp, readFileSync13(src), { mode: statSync2(src).mode & 511 });
+    writeFileSync3(temp, readFileSync12(src), { mode: statSync2(src).mode & 511 });
     renameSync5(temp, dest);
   }
 }
@@ -11589,7 +11557,7 @@ var init_skill_place = __esm({
       cursor: { project: [".cursor", ".cursorrules"], home: [] }
     };
     RECORD = ".init.json";
-    hashOf = (file) => createHash3("sha256").update(readFileSync13(file)).digest("hex");
+    hashOf = (file) => createHash3("sha256").update(readFileSync12(file)).digest("hex");
     safeDir = (d) => typeof d === "string" && d !== "" && !path41.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
@@ -14111,8 +14079,8 @@ var require_lib = __commonJS({
 });
 
 // src/store/agent-file.ts
-import { accessSync as accessSync2, closeSync as closeSync14, constants as constants11, existsSync as existsSync5, lstatSync as lstatSync23, mkdirSync as mkdirSync6, openSync as openSync12, readFileSync as readFileSync14 } from "node:fs";
-import { readlinkSync as readlinkSync4, rmdirSync as rmdirSync3, unlinkSync as unlinkSync11 } from "node:fs";
+import { accessSync as accessSync2, closeSync as closeSync14, constants as constants11, existsSync as existsSync5, lstatSync as lstatSync22, mkdirSync as mkdirSync6, openSync as openSync12, readFileSync as readFileSync13 } from "node:fs";
+import { readlinkSync as readlinkSync4, rmdirSync as rmdirSync3, unlinkSync as unlinkSync10 } from "node:fs";
 import path44 from "node:path";
 async function readAgentFile(file, snippet) {
   let read;
@@ -14178,7 +14146,7 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
     const what = "changed since it was read (another program wrote it)";
     throw new Refused(`${file} ${what}; nothing was changed; run this again`);
   }
-  if (bytes === null) unlinkSync11(file);
+  if (bytes === null) unlinkSync10(file);
   else {
     const tmpfileCreated = () => failpoint(fp, "before-publication");
     const opts = now === null ? { mode: mode & ~process.umask(), tmpfileCreated } : { tmpfileCreated };
@@ -14191,7 +14159,7 @@ function missingDirs(base, dir) {
   let cur = base;
   for (const part of path44.relative(base, dir).split(path44.sep).filter(Boolean)) {
     cur = path44.join(cur, part);
-    const st = missing.length > 0 ? void 0 : lstatSync23(cur, { throwIfNoEntry: false });
+    const st = missing.length > 0 ? void 0 : lstatSync22(cur, { throwIfNoEntry: false });
     if (st === void 0) missing.push(cur);
     else if (st.isSymbolicLink() || !st.isDirectory()) {
       const what = st.isSymbolicLink() ? "a link" : "not a directory";
@@ -14232,7 +14200,7 @@ function prepareDir(dir) {
 function recordNode(dir, execPath) {
   const target = path44.join(dir, "node");
   try {
-    if (readFileSync14(target, "utf8") === `${execPath}
+    if (readFileSync13(target, "utf8") === `${execPath}
 `) return;
   } catch {
   }
@@ -14244,7 +14212,7 @@ function recordPath(dir, file) {
 }
 function readRecord(dir, file) {
   try {
-    const r = JSON.parse(readFileSync14(recordPath(dir, file), "utf8"));
+    const r = JSON.parse(readFileSync13(recordPath(dir, file), "utf8"));
     return r.path === file ? r : null;
   } catch {
     return null;
@@ -14264,12 +14232,12 @@ function writeRecord(dir, record2) {
 }
 function dropRecord(dir, file) {
   try {
-    unlinkSync11(recordPath(dir, file));
+    unlinkSync10(recordPath(dir, file));
   } catch {
   }
   if (removeEmptyDirs([dir]).length === 0) return;
   try {
-    unlinkSync11(path44.join(path44.dirname(dir), "node"));
+    unlinkSync10(path44.join(path44.dirname(dir), "node"));
   } catch {
   }
   removeEmptyDirs([path44.dirname(dir)]);
@@ -14287,7 +14255,7 @@ var init_agent_file = __esm({
 });
 
 // src/store/install-lock.ts
-import { lstatSync as lstatSync24, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
+import { lstatSync as lstatSync23, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
 import path45 from "node:path";
 function installLockPath(root, env) {
   if (root !== null) return path45.join(root, ".ai", ".install.lock");
@@ -14335,7 +14303,7 @@ function underInstallLock(verb) {
   };
 }
 function makeParent(dir) {
-  const st = lstatSync24(dir, { throwIfNoEntry: false });
+  const st = lstatSync23(dir, { throwIfNoEntry: false });
   if (st === void 0) return mkdirSync7(dir, { recursive: true, mode: 448 }) ?? null;
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
@@ -14588,7 +14556,7 @@ var init_exports = {};
 __export(init_exports, {
   initVerb: () => initVerb
 });
-import { existsSync as existsSync7, lstatSync as lstatSync25, realpathSync as realpathSync6, rmdirSync as rmdirSync5, rmSync as rmSync5 } from "node:fs";
+import { existsSync as existsSync7, lstatSync as lstatSync24, realpathSync as realpathSync6, rmdirSync as rmdirSync5, rmSync as rmSync4 } from "node:fs";
 import path48 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
@@ -14666,7 +14634,7 @@ async function init(ctx, plan) {
   const { dest, source, shown } = plan;
   refuseLinkOnTheWay(plan);
   const running = dest === source || existsSync7(dest) && realpathSync6(dest) === source;
-  if (!running && existsSync7(dest) && lstatSync25(dest).isSymbolicLink()) {
+  if (!running && existsSync7(dest) && lstatSync24(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps = running ? [] : copySteps(source, dest);
@@ -14771,7 +14739,7 @@ async function undo(ctx, plan) {
       continue;
     }
     if (!plan.dryRun) {
-      rmSync5(place, { recursive: state === "copy", force: true });
+      rmSync4(place, { recursive: state === "copy", force: true });
       removeEmptyUpTo(path48.dirname(place), path48.join(plan.base, path48.relative(plan.base, place).split(path48.sep)[0]));
     }
     lines3.push(`${would} ${shown(place)}`);
@@ -14779,9 +14747,9 @@ async function undo(ctx, plan) {
   const all = skillFiles(dest);
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const files = all.filter((rel) => !kept.includes(rel));
-  if (files.length > 0 && !(existsSync7(dest) && lstatSync25(dest).isSymbolicLink())) {
+  if (files.length > 0 && !(existsSync7(dest) && lstatSync24(dest).isSymbolicLink())) {
     if (!plan.dryRun) {
-      for (const rel of files) rmSync5(path48.join(dest, rel), { force: true });
+      for (const rel of files) rmSync4(path48.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
       for (const rel of files) removeEmptyUpTo(path48.dirname(path48.join(dest, rel)), plan.base);
     }
@@ -14870,7 +14838,7 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes4 } from "node:crypto";
-import { existsSync as existsSync8, lstatSync as lstatSync26, readFileSync as readFileSync15 } from "node:fs";
+import { existsSync as existsSync8, lstatSync as lstatSync25, readFileSync as readFileSync14 } from "node:fs";
 import path49 from "node:path";
 function outdatedReasons(text2, edit2) {
   const out = [];
@@ -14895,7 +14863,7 @@ function codexTrust(env, home, hooksFile) {
   let toml = "";
   try {
     const p = path49.join(codexHome, "config.toml");
-    if (lstatSync26(p).isFile()) toml = readFileSync15(p, "utf8");
+    if (lstatSync25(p).isFile()) toml = readFileSync14(p, "utf8");
   } catch {
   }
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
@@ -15004,11 +14972,11 @@ var init_doctor_checks = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync9, readFileSync as readFileSync16 } from "node:fs";
+import { existsSync as existsSync9, readFileSync as readFileSync15 } from "node:fs";
 import path50 from "node:path";
 function json(file) {
   try {
-    const v = JSON.parse(readFileSync16(file, "utf8").slice(0, 1e6));
+    const v = JSON.parse(readFileSync15(file, "utf8").slice(0, 1e6));
     return v !== null && typeof v === "object" && !Array.isArray(v) ? v : null;
   } catch {
     return null;
@@ -15041,13 +15009,13 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import { lstatSync as lstatSync27, readdirSync as readdirSync15, readFileSync as readFileSync17 } from "node:fs";
+import { lstatSync as lstatSync26, readdirSync as readdirSync15, readFileSync as readFileSync16 } from "node:fs";
 import path51 from "node:path";
 function readText(p) {
   try {
-    const st = lstatSync27(p);
+    const st = lstatSync26(p);
     if (!st.isFile()) return null;
-    return readFileSync17(p, "utf8");
+    return readFileSync16(p, "utf8");
   } catch {
     return null;
   }
@@ -15071,7 +15039,7 @@ function agentInstalls(r) {
     const skill = [
       ...agent.skillFolders.project.map((f) => path51.join(r.root, f, "session-handoff")),
       ...agent.skillFolders.home.map((f) => path51.join(r.home, f, "session-handoff"))
-    ].filter((d) => exists2(path51.join(d, "SKILL.md")));
+    ].filter((d) => exists(path51.join(d, "SKILL.md")));
     const install = {};
     for (const { edit: edit2, file } of agentFiles(r, agent, r.global)) {
       install[edit2.file] = installState(r, name2, edit2, file, agents, starts);
@@ -15083,7 +15051,7 @@ function agentInstalls(r) {
       r.problems.push({ what, fix: r.nodeRun(`init --agent ${name2}${gflag(r)}`, !r.global) });
     }
     for (const dir of skill) {
-      const lacking2 = HELPER_FILES.filter((f) => !exists2(path51.join(dir, f)));
+      const lacking2 = HELPER_FILES.filter((f) => !exists(path51.join(dir, f)));
       if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
       const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
       r.problems.push({ what, fix: r.nodeRun(`init --agent ${name2}${gflag(r)}`, !r.global) });
@@ -16949,7 +16917,7 @@ var init_checkpoint2 = __esm({
 });
 
 // src/verbs/checkpoint-run.ts
-import { lstatSync as lstatSync28, readdirSync as readdirSync16 } from "node:fs";
+import { lstatSync as lstatSync27, readdirSync as readdirSync16 } from "node:fs";
 import path54 from "node:path";
 function checkpointHelp() {
   return `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
@@ -17017,7 +16985,7 @@ function pruneOfferMarkers(dir, nowMs) {
   for (const name2 of names3) {
     const p = path54.join(dir, name2);
     try {
-      if (nowMs - lstatSync28(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
+      if (nowMs - lstatSync27(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     } catch {
     }
   }
@@ -17305,7 +17273,7 @@ __export(statusline_exports, {
   statusText: () => statusText,
   statuslineVerb: () => statuslineVerb
 });
-import { readFileSync as readFileSync18 } from "node:fs";
+import { readFileSync as readFileSync17 } from "node:fs";
 import path55 from "node:path";
 function statusText(handoff, commits, pct2, now) {
   const parts = [];
@@ -17375,7 +17343,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync18(path55.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync17(path55.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;
@@ -17397,7 +17365,7 @@ __export(context_exports, {
   contextVerb: () => contextVerb,
   offerText: () => offerText
 });
-import { lstatSync as lstatSync29, mkdirSync as mkdirSync8 } from "node:fs";
+import { lstatSync as lstatSync28, mkdirSync as mkdirSync8 } from "node:fs";
 function offerText(pct2, used, window, threshold) {
   return `session-handoff: this session's context is ${pct2}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
 }
@@ -17434,9 +17402,9 @@ function readUsage(transcriptPath) {
     closeTranscript(opened.file);
   }
 }
-function exists3(p) {
+function exists2(p) {
   try {
-    lstatSync29(p);
+    lstatSync28(p);
     return true;
   } catch {
     return false;
@@ -17484,7 +17452,7 @@ async function decide(ctx, input, format2) {
     rmQuietRegular(marker);
     return ok("", warn);
   }
-  if (exists3(marker)) return ok("", warn);
+  if (exists2(marker)) return ok("", warn);
   let at4 = usage.points.length - 1;
   while (at4 > 0 && above(usage.points[at4 - 1])) at4--;
   const since = usage.lines.slice(usage.points[at4].line);
@@ -17986,7 +17954,7 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import { lstatSync as lstatSync30, unlinkSync as unlinkSync12 } from "node:fs";
+import { lstatSync as lstatSync29, unlinkSync as unlinkSync11 } from "node:fs";
 import path58 from "node:path";
 var journalVerb;
 var init_journal = __esm({
@@ -18042,13 +18010,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync30(path58.join(journalDir(root), f.name));
+            const st = lstatSync29(path58.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync12(path58.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync11(path58.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -18064,13 +18032,13 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync16, constants as constants14, fstatSync as fstatSync8, lstatSync as lstatSync31, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync19, writeSync as writeSync7 } from "node:fs";
+import { closeSync as closeSync16, constants as constants14, fstatSync as fstatSync8, lstatSync as lstatSync30, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync18, writeSync as writeSync7 } from "node:fs";
 import path59 from "node:path";
 function readRegularBytes(p) {
   const fd = openSync14(p, constants14.O_RDONLY | NOFOLLOW);
   try {
     if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    return readFileSync19(fd);
+    return readFileSync18(fd);
   } finally {
     closeSync16(fd);
   }
@@ -18096,10 +18064,10 @@ function archiveDirOf(top, memRel) {
     at4 = path59.join(at4, part);
     let st;
     try {
-      st = lstatSync31(at4);
+      st = lstatSync30(at4);
     } catch {
       mkdirSync9(at4, { mode: 448 });
-      st = lstatSync31(at4);
+      st = lstatSync30(at4);
     }
     if (!st.isDirectory()) throw new Error(`${at4} is not a real folder`);
   }

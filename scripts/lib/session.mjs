@@ -300,8 +300,8 @@ var init_home = __esm({
   }
 });
 
-// src/store/root.ts
-import { lstatSync as lstatSync2, readFileSync, realpathSync as realpathSync2 } from "node:fs";
+// src/store/pause.ts
+import { lstatSync as lstatSync2 } from "node:fs";
 import path3 from "node:path";
 function exists(p) {
   try {
@@ -311,6 +311,42 @@ function exists(p) {
     return false;
   }
 }
+function expandHome(p, env) {
+  if (p === "~") return homeFolder(env);
+  if (p.startsWith("~/")) return path3.join(homeFolder(env), p.slice(2));
+  return p;
+}
+function disabledByEnv(env) {
+  const v = env.SESSION_HANDOFF_DISABLE;
+  return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
+}
+function pauseSwitch(memDir, env) {
+  if (disabledByEnv(env)) {
+    const v = env.SESSION_HANDOFF_DISABLE.slice(0, 40);
+    return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
+  }
+  if (memDir !== null && exists(path3.join(memDir, "PAUSE"))) return path3.join(memDir, "PAUSE");
+  const named = env.SESSION_HANDOFF_PAUSE;
+  if (named) {
+    const p = expandHome(named, env);
+    if (exists(p)) return p;
+  }
+  const global = path3.join(userDir(env), "PAUSE");
+  if (exists(global)) return global;
+  return null;
+}
+var init_pause = __esm({
+  "src/store/pause.ts"() {
+    "use strict";
+    init_quote();
+    init_errors();
+    init_home();
+  }
+});
+
+// src/store/root.ts
+import { lstatSync as lstatSync3, readFileSync, realpathSync as realpathSync2 } from "node:fs";
+import path4 from "node:path";
 function realOrNull(p) {
   try {
     return realpathSync2(p);
@@ -319,14 +355,14 @@ function realOrNull(p) {
   }
 }
 function within(child, parent) {
-  const rel = path3.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path3.isAbsolute(rel);
+  const rel = path4.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path4.isAbsolute(rel);
 }
 function ceilings(env) {
   const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path3.delimiter)) {
-    if (c === "" || !path3.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? path3.resolve(c));
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path4.delimiter)) {
+    if (c === "" || !path4.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? path4.resolve(c));
   }
   return out;
 }
@@ -336,8 +372,8 @@ function safeDirectories(env) {
   const noSystem = env.GIT_CONFIG_NOSYSTEM;
   if (!noSystem || /^(?:0|false|no|off)$/i.test(noSystem)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
   if (env.GIT_CONFIG_GLOBAL !== void 0) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(path3.join(env.XDG_CONFIG_HOME || path3.join(home, ".config"), "git", "config"));
-  if (env.GIT_CONFIG_GLOBAL === void 0) files.push(path3.join(home, ".gitconfig"));
+  else files.push(path4.join(env.XDG_CONFIG_HOME || path4.join(home, ".config"), "git", "config"));
+  if (env.GIT_CONFIG_GLOBAL === void 0) files.push(path4.join(home, ".gitconfig"));
   let out = [];
   for (const file of files) {
     let text;
@@ -362,7 +398,7 @@ function safeDirectories(env) {
       if (!m) continue;
       const value = m[1].replace(/^"(.*)"$/, "$1");
       if (value === "") out = [];
-      else out.push(value.startsWith("~/") ? path3.join(home, value.slice(2)) : value);
+      else out.push(value.startsWith("~/") ? path4.join(home, value.slice(2)) : value);
     }
   }
   return out;
@@ -371,14 +407,14 @@ function listedSafe(dir, safe) {
   return safe.some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
-    return (realOrNull(s) ?? path3.resolve(s)) === dir;
+    return (realOrNull(s) ?? path4.resolve(s)) === dir;
   });
 }
 function distrust(dir, uid, safe) {
   if (uid === void 0) return null;
   let st;
   try {
-    st = lstatSync2(dir);
+    st = lstatSync3(dir);
   } catch {
     return null;
   }
@@ -392,10 +428,10 @@ function dubious(root, uid, env, safe) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
-    if (exists(path3.join(dir, ".git"))) {
+    if (exists(path4.join(dir, ".git"))) {
       let owner;
       try {
-        owner = lstatSync2(dir).uid;
+        owner = lstatSync3(dir).uid;
       } catch {
         return null;
       }
@@ -406,16 +442,16 @@ function dubious(root, uid, env, safe) {
       const fix = `run from a project of your own, or, if you trust it, ${trust}`;
       return new Refused(`${what}; its memory is not used: ${fix}`);
     }
-    const parent = path3.dirname(dir);
+    const parent = path4.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
     dir = parent;
   }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  for (const p of [path3.join(dir, ".ai"), path3.join(dir, ".ai", "memory")]) {
+  for (const p of [path4.join(dir, ".ai"), path4.join(dir, ".ai", "memory")]) {
     try {
-      const st = lstatSync2(p);
+      const st = lstatSync3(p);
       if (st.uid !== uid && st.uid !== 0) return false;
     } catch {
       return false;
@@ -427,16 +463,9 @@ function distrustedAbove(dir, env, opts = {}) {
   return distrust(dir, "uid" in opts ? opts.uid : process.getuid?.(), () => safeDirectories(env));
 }
 function findRoot(startPath, env, opts = {}) {
-  let start;
-  try {
-    start = realpathSync2(startPath);
-  } catch {
-    throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
-  }
-  let st;
-  try {
-    st = lstatSync2(start);
-  } catch {
+  const start = realOrNull(startPath);
+  const st = start === null ? void 0 : lstatSync3(start, { throwIfNoEntry: false });
+  if (start === null || st === void 0) {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
   if (!st.isDirectory()) throw new Refused(`root ${startPath} is not a directory; pass the project root with --root`);
@@ -456,7 +485,7 @@ function findRoot(startPath, env, opts = {}) {
   return found;
 }
 function walk(start, env, uid, safe, home) {
-  if (exists(path3.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+  if (exists(path4.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
@@ -465,12 +494,12 @@ function walk(start, env, uid, safe, home) {
       const why = distrust(dir, uid, safe);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
-    if (exists(path3.join(dir, ".ai", "memory"))) {
+    if (exists(path4.join(dir, ".ai", "memory"))) {
       if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
       return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
     }
-    if (exists(path3.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = path3.dirname(dir);
+    if (exists(path4.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = path4.dirname(dir);
     const ceiling = stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home);
     if (parent === dir || ceiling) return { root: start, start, by: "start" };
     dir = parent;
@@ -482,23 +511,24 @@ var init_root = __esm({
     "use strict";
     init_errors();
     init_home();
+    init_pause();
     NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
   }
 });
 
 // src/git/git-dir.ts
-import { lstatSync as lstatSync3, readFileSync as readFileSync2 } from "node:fs";
-import path4 from "node:path";
+import { lstatSync as lstatSync4, readFileSync as readFileSync2 } from "node:fs";
+import path5 from "node:path";
 function isFile(p) {
   try {
-    return lstatSync3(p).isFile();
+    return lstatSync4(p).isFile();
   } catch {
     return false;
   }
 }
 function isDir(p) {
   try {
-    return lstatSync3(p).isDirectory();
+    return lstatSync4(p).isDirectory();
   } catch {
     return false;
   }
@@ -516,28 +546,28 @@ function gitTopOf(root, opts = {}) {
   for (; ; ) {
     if (dir !== root && distrustedAbove(dir, process.env, opts) !== null) return null;
     try {
-      lstatSync3(path4.join(dir, ".git"));
+      lstatSync4(path5.join(dir, ".git"));
       return dir;
     } catch {
     }
-    const parent = path4.dirname(dir);
+    const parent = path5.dirname(dir);
     if (parent === dir) return null;
     dir = parent;
   }
 }
 function gitDirOf(top) {
-  const dotGit = path4.join(top, ".git");
+  const dotGit = path5.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
   const text = readSmall(dotGit);
   const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
   if (!m) return null;
-  const dir = path4.resolve(top, m[1]);
+  const dir = path5.resolve(top, m[1]);
   return isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync2(path4.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path4.resolve(gitDir, text);
+    const text = readFileSync2(path5.join(gitDir, "commondir"), "utf8").trim();
+    if (text !== "") return path5.resolve(gitDir, text);
   } catch {
   }
   return gitDir;
@@ -550,13 +580,13 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { closeSync as closeSync2, constants as constants2, existsSync, linkSync, lstatSync as lstatSync4, mkdirSync, openSync as openSync2, readFileSync as readFileSync3 } from "node:fs";
+import { closeSync as closeSync2, constants as constants2, existsSync, linkSync, lstatSync as lstatSync5, mkdirSync, openSync as openSync2, readFileSync as readFileSync3 } from "node:fs";
 import { renameSync, rmSync, writeFileSync, writeSync as writeSync2 } from "node:fs";
-import path5 from "node:path";
+import path6 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
   const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? null : path5.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path6.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function savesLines(p) {
   const lines = readFileSync3(p, "utf8").slice(0, 16384).split("\n");
@@ -571,11 +601,11 @@ function savedStampOf(text) {
 function cloneIdOf(root, create = false) {
   const saves = savesPath(root);
   if (saves === null) return null;
-  const p = path5.join(path5.dirname(saves), "clone-id");
+  const p = path6.join(path6.dirname(saves), "clone-id");
   if (create && !existsSync(p)) {
     const tmp = `${p}.tmp-${process.pid}`;
     try {
-      mkdirSync(path5.dirname(p), { recursive: true, mode: 448 });
+      mkdirSync(path6.dirname(p), { recursive: true, mode: 448 });
       writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
       linkSync(tmp, p);
@@ -627,7 +657,7 @@ function readSaves(root) {
   const p = savesPath(root);
   if (p === null) return null;
   try {
-    if (!lstatSync4(p).isFile()) return null;
+    if (!lstatSync5(p).isFile()) return null;
     const lines = savesLines(p);
     return { tokens: lines.map((m) => m[1]), stamps: lines.flatMap((m) => m[3] === void 0 ? [] : [m[3]]) };
   } catch {
@@ -637,9 +667,9 @@ function readSaves(root) {
 function recordSavedBy(root, token, agent) {
   const saves = savesPath(root);
   if (saves === null || agent === null || !SAVED_BY_LINE.test(`${token} ${agent}`)) return;
-  const p = path5.join(path5.dirname(saves), "saved-by");
+  const p = path6.join(path6.dirname(saves), "saved-by");
   try {
-    mkdirSync(path5.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path6.dirname(p), { recursive: true, mode: 448 });
     let kept = [];
     try {
       const lines = readFileSync3(p, "utf8").slice(0, 16384).split("\n");
@@ -813,13 +843,13 @@ var init_anchor_lines = __esm({
 });
 
 // src/store/paths.ts
-import { lstatSync as lstatSync5, mkdirSync as mkdirSync2 } from "node:fs";
-import path6 from "node:path";
+import { lstatSync as lstatSync6, mkdirSync as mkdirSync2 } from "node:fs";
+import path7 from "node:path";
 function memoryDir(root) {
-  return path6.join(root, ".ai", "memory");
+  return path7.join(root, ".ai", "memory");
 }
 function archiveDir(root) {
-  return path6.join(root, ".ai", "memory", "archive");
+  return path7.join(root, ".ai", "memory", "archive");
 }
 function ensureDir(dir) {
   try {
@@ -828,21 +858,21 @@ function ensureDir(dir) {
     const why = err.message;
     if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${why}`);
   }
-  const st = lstatSync5(dir, { throwIfNoEntry: false });
+  const st = lstatSync6(dir, { throwIfNoEntry: false });
   if (st === void 0 || st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
   }
 }
 function treeVerdict(root, uid = process.getuid?.()) {
   const mem = memoryDir(root);
-  for (const dir of [path6.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path6.join(mem, d))]) {
+  for (const dir of [path7.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path7.join(mem, d))]) {
     let st;
     try {
-      st = lstatSync5(dir);
+      st = lstatSync6(dir);
     } catch (err) {
       const code = err.code;
       if (code !== "ENOENT") return { dir, why: `cannot be inspected (${code ?? "error"})` };
-      if (dir === mem || dir === path6.dirname(mem)) return "missing";
+      if (dir === mem || dir === path7.dirname(mem)) return "missing";
       continue;
     }
     if (st.isSymbolicLink()) return { dir, why: "is a link" };
@@ -857,7 +887,7 @@ function checkTree(root, opts = {}) {
   let verdict = treeVerdict(root);
   if (verdict === "missing") {
     if (!opts.create) return false;
-    ensureDir(path6.join(root, ".ai"));
+    ensureDir(path7.join(root, ".ai"));
     ensureDir(memoryDir(root));
     verdict = treeVerdict(root);
   }
@@ -896,7 +926,7 @@ var init_paths = __esm({
 
 // src/store/files.ts
 import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync2, openSync as openSync3, readlinkSync, readSync as readSync2, writeSync as writeSync3 } from "node:fs";
-import path7 from "node:path";
+import path8 from "node:path";
 function tokenOf(bytes) {
   return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
 }
@@ -924,10 +954,10 @@ function describeLink(filePath) {
     const fix2 = "replace the link with the file it points to, or move it away, and retry";
     return `${filePath} is a link; ${ONE_LINK} (${fix2})`;
   }
-  const dir = path7.dirname(filePath);
-  const name = path7.basename(filePath);
-  const pointsAt = path7.resolve(dir, to);
-  const other = TARGETS.find((t) => t !== name && pointsAt === path7.join(dir, t));
+  const dir = path8.dirname(filePath);
+  const name = path8.basename(filePath);
+  const pointsAt = path8.resolve(dir, to);
+  const other = TARGETS.find((t) => t !== name && pointsAt === path8.join(dir, t));
   if (TARGETS.includes(name) && other !== void 0) {
     return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
   }
@@ -1032,9 +1062,9 @@ var init_files = __esm({
 });
 
 // src/store/private.ts
-import { lstatSync as lstatSync6, readdirSync, readFileSync as readFileSync4 } from "node:fs";
+import { lstatSync as lstatSync7, readdirSync, readFileSync as readFileSync4 } from "node:fs";
 import { hostname } from "node:os";
-import path8 from "node:path";
+import path9 from "node:path";
 function listPrivate(dir) {
   let names;
   try {
@@ -1047,13 +1077,13 @@ function listPrivate(dir) {
     const m = PRIVATE_PATTERN.exec(name);
     if (!m) continue;
     const role = m[2] === "tmp" ? "tmp" : "claim";
-    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path8.join(dir, name) });
+    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path9.join(dir, name) });
   }
   return out;
 }
 function lstatBig(p) {
   try {
-    return lstatSync6(p, { bigint: true });
+    return lstatSync7(p, { bigint: true });
   } catch {
     return null;
   }
@@ -1063,7 +1093,7 @@ function hasPrivatePartner(dir, file, ino) {
 }
 function readOwner(lockDir) {
   try {
-    const text = readFileSync4(path8.join(lockDir, OWNER_NAME), "utf8");
+    const text = readFileSync4(path9.join(lockDir, OWNER_NAME), "utf8");
     const data = JSON.parse(text);
     if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
     return { pid: data.pid, host: data.host, nonce: data.nonce };
@@ -1101,10 +1131,10 @@ function lockVerdict(owner, st, host, unchangedMs) {
   return "held";
 }
 function lockState(memDir) {
-  const lockDir = path8.join(memDir, LOCK_NAME);
+  const lockDir = path9.join(memDir, LOCK_NAME);
   let st;
   try {
-    st = lstatSync6(lockDir);
+    st = lstatSync7(lockDir);
   } catch {
     return { state: "free", pid: null, host: null, unproven: false };
   }
@@ -1130,7 +1160,7 @@ var init_private = __esm({
 
 // src/store/settings.ts
 import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync3, openSync as openSync4, readSync as readSync3 } from "node:fs";
-import path9 from "node:path";
+import path10 from "node:path";
 function readSmall2(file) {
   let fd;
   try {
@@ -1157,7 +1187,7 @@ function readSmall2(file) {
 }
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const text = readSmall2(path9.join(memDir, SETTINGS_FILE));
+  const text = readSmall2(path10.join(memDir, SETTINGS_FILE));
   if (text === null) return { settings, problems: [] };
   let parsed;
   try {
@@ -1211,10 +1241,29 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import path10 from "node:path";
+import { lstatSync as lstatSync8, readdirSync as readdirSync2, unlinkSync } from "node:fs";
+import path11 from "node:path";
 function archivesKept(dir) {
-  const { settings, problems } = readSettings(path10.dirname(dir));
+  const { settings, problems } = readSettings(path11.dirname(dir));
   return { keep: settings.archivesKept, problems };
+}
+function prunable(dir) {
+  const entries = [];
+  for (const name of readdirSync2(dir)) {
+    const st = PRUNABLE_NAME.test(name) ? lstatSync8(path11.join(dir, name), { throwIfNoEntry: false }) : void 0;
+    if (st === void 0) continue;
+    if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name;
+    entries.push({ name, mtimeMs: st.mtimeMs });
+  }
+  return entries;
+}
+function archiveExcess(dir) {
+  try {
+    const entries = prunable(dir);
+    return typeof entries === "string" ? 0 : Math.max(0, entries.length - archivesKept(dir).keep);
+  } catch {
+    return 0;
+  }
 }
 var PRUNABLE_NAME;
 var init_archive = __esm({
@@ -1226,50 +1275,17 @@ var init_archive = __esm({
   }
 });
 
-// src/store/publish.ts
-import { closeSync as closeSync5, constants as constants5, fchmodSync, fchownSync, fsyncSync, linkSync as linkSync2, lstatSync as lstatSync7, openSync as openSync5 } from "node:fs";
-var EXCLUSIVE;
-var init_publish = __esm({
-  "src/store/publish.ts"() {
-    "use strict";
-    init_errors();
-    init_archive();
-    init_failpoint();
-    init_files();
-    init_paths();
-    init_private();
-    EXCLUSIVE = constants5.O_WRONLY | constants5.O_CREAT | constants5.O_EXCL | constants5.O_NOFOLLOW;
-  }
-});
-
 // src/store/recover.ts
-import { lstatSync as lstatSync8, readdirSync as readdirSync2 } from "node:fs";
-import path11 from "node:path";
+import { readdirSync as readdirSync3 } from "node:fs";
+import path12 from "node:path";
 function pendingRepairs(root) {
   return [
     ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
     ...listPrivate(root).filter((e) => ROOT_FILES.has(e.file))
   ];
 }
-function archiveExcess(root) {
-  let names;
-  try {
-    names = readdirSync2(archiveDir(root));
-  } catch {
-    return 0;
-  }
-  let count = 0;
-  for (const name of names) {
-    if (!PRUNABLE_NAME.test(name)) continue;
-    try {
-      const st = lstatSync8(path11.join(archiveDir(root), name));
-      if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return 0;
-    } catch {
-      continue;
-    }
-    count++;
-  }
-  return Math.max(0, count - archivesKept(archiveDir(root)).keep);
+function archiveExcess2(root) {
+  return archiveExcess(archiveDir(root));
 }
 function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
@@ -1277,11 +1293,11 @@ function inoOf(p) {
 function archiveEntriesWithIno(dir, ino) {
   let names;
   try {
-    names = readdirSync2(dir);
+    names = readdirSync3(dir);
   } catch {
     return [];
   }
-  return names.filter((n) => inoOf(path11.join(dir, n)) === ino);
+  return names.filter((n) => inoOf(path12.join(dir, n)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -1298,7 +1314,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries) {
-    const key = path11.join(path11.dirname(e.path), e.file);
+    const key = path12.join(path12.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -1318,20 +1334,17 @@ var MEMORY_FILES, ROOT_FILES;
 var init_recover = __esm({
   "src/store/recover.ts"() {
     "use strict";
-    init_errors();
     init_archive();
-    init_failpoint();
     init_private();
     init_paths();
-    init_publish();
     MEMORY_FILES = new Set(Object.values(FILE_OF));
     ROOT_FILES = new Set(TARGETS);
   }
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync6, fstatSync as fstatSync4 } from "node:fs";
-import path12 from "node:path";
+import { closeSync as closeSync5, fstatSync as fstatSync4 } from "node:fs";
+import path13 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -1342,7 +1355,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe", mtimeMs: null };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
-  const filePath = path12.join(memDir, file);
+  const filePath = path13.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe", mtimeMs: null };
@@ -1383,7 +1396,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     const text = same && lstatBig(filePath)?.ino === stat.ino ? bytes.toString("utf8") : null;
     return { kind, status: "present", mtimeMs, text };
   } finally {
-    closeSync6(fd);
+    closeSync5(fd);
   }
 }
 function liveWriter(memDir) {
@@ -1397,7 +1410,7 @@ function interruptedSave(root) {
   if (pending.length > 0 && plantedPrivate(root).length > 0) return false;
   if (unsafe === null) return pending.length > 0;
   if (liveWriter(memoryDir(root))) return false;
-  return pending.length > 0 || archiveExcess(root) > 0;
+  return pending.length > 0 || archiveExcess2(root) > 0;
 }
 var init_inspect = __esm({
   "src/store/inspect.ts"() {
@@ -1407,50 +1420,6 @@ var init_inspect = __esm({
     init_paths();
     init_private();
     init_recover();
-  }
-});
-
-// src/store/pause.ts
-import { lstatSync as lstatSync9 } from "node:fs";
-import path13 from "node:path";
-function exists2(p) {
-  try {
-    lstatSync9(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function expandHome(p, env) {
-  if (p === "~") return homeFolder(env);
-  if (p.startsWith("~/")) return path13.join(homeFolder(env), p.slice(2));
-  return p;
-}
-function disabledByEnv(env) {
-  const v = env.SESSION_HANDOFF_DISABLE;
-  return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
-}
-function pauseSwitch(memDir, env) {
-  if (disabledByEnv(env)) {
-    const v = env.SESSION_HANDOFF_DISABLE.slice(0, 40);
-    return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
-  }
-  if (memDir !== null && exists2(path13.join(memDir, "PAUSE"))) return path13.join(memDir, "PAUSE");
-  const named = env.SESSION_HANDOFF_PAUSE;
-  if (named) {
-    const p = expandHome(named, env);
-    if (exists2(p)) return p;
-  }
-  const global = path13.join(userDir(env), "PAUSE");
-  if (exists2(global)) return global;
-  return null;
-}
-var init_pause = __esm({
-  "src/store/pause.ts"() {
-    "use strict";
-    init_quote();
-    init_errors();
-    init_home();
   }
 });
 
@@ -2134,7 +2103,7 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync7, constants as constants6, fstatSync as fstatSync5, lstatSync as lstatSync10, openSync as openSync6, readdirSync as readdirSync3, readSync as readSync4, unlinkSync as unlinkSync2 } from "node:fs";
+import { closeSync as closeSync6, constants as constants5, fstatSync as fstatSync5, lstatSync as lstatSync9, openSync as openSync5, readdirSync as readdirSync4, readSync as readSync4, unlinkSync as unlinkSync2 } from "node:fs";
 import path17 from "node:path";
 function checkpointsDir(root) {
   return path17.join(memoryDir(root), "checkpoints");
@@ -2151,7 +2120,7 @@ function sessionFileId(id) {
 }
 function checkpointsDirState(root) {
   try {
-    const st = lstatSync10(checkpointsDir(root));
+    const st = lstatSync9(checkpointsDir(root));
     return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
   } catch {
     return "missing";
@@ -2166,7 +2135,7 @@ function readHeadBytes(filePath, bytes = 1e6) {
 function readHeadAndTime(filePath, bytes) {
   let fd;
   try {
-    fd = openSync6(filePath, constants6.O_RDONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK);
+    fd = openSync5(filePath, constants5.O_RDONLY | constants5.O_NOFOLLOW | constants5.O_NONBLOCK);
   } catch {
     return null;
   }
@@ -2182,7 +2151,7 @@ function readHeadAndTime(filePath, bytes) {
   } catch {
     return null;
   } finally {
-    closeSync7(fd);
+    closeSync6(fd);
   }
 }
 function timeOf(value, now) {
@@ -2194,7 +2163,7 @@ function listCheckpoints(root, now = Date.now()) {
   if (checkpointsDirState(root) !== "ok") return [];
   let names;
   try {
-    names = readdirSync3(checkpointsDir(root));
+    names = readdirSync4(checkpointsDir(root));
   } catch {
     return [];
   }
@@ -2226,7 +2195,7 @@ function listCheckpoints(root, now = Date.now()) {
 }
 function rmQuietRegular(p) {
   try {
-    const st = lstatSync10(p);
+    const st = lstatSync9(p);
     if (st.isFile() || st.isSymbolicLink()) unlinkSync2(p);
   } catch {
   }
@@ -2273,7 +2242,7 @@ var init_probe_session = __esm({
 });
 
 // src/verbs/checkpoint-surface.ts
-import { readdirSync as readdirSync4 } from "node:fs";
+import { readdirSync as readdirSync5 } from "node:fs";
 import path18 from "node:path";
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
@@ -2371,7 +2340,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
 function toldToAnySession(root, token) {
   let names;
   try {
-    names = readdirSync4(checkpointsDir(root));
+    names = readdirSync5(checkpointsDir(root));
   } catch {
     return false;
   }
@@ -2409,7 +2378,7 @@ __export(hook_exports, {
   hookVerb: () => hookVerb
 });
 import path19 from "node:path";
-import { lstatSync as lstatSync11 } from "node:fs";
+import { lstatSync as lstatSync10 } from "node:fs";
 function ageText(text, now) {
   if (typeof text !== "string") return { age: "age unknown", strays: null };
   const glance = glanceAtHandoff(text, now);
@@ -2566,7 +2535,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            const stat = lstatSync11(path19.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
+            const stat = lstatSync10(path19.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
             if (savedHereByStat(root, statKey(stat))) return true;
           } catch {
           }
@@ -2583,7 +2552,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync8, constants as constants7, fstatSync as fstatSync6, openSync as openSync7, readSync as readSync5 } from "node:fs";
+import { closeSync as closeSync7, constants as constants6, fstatSync as fstatSync6, openSync as openSync6, readSync as readSync5 } from "node:fs";
 function readAt(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
@@ -2613,7 +2582,7 @@ function openTranscript(transcriptPath) {
   transcriptPath = where.path;
   let fd;
   try {
-    fd = openSync7(transcriptPath, constants7.O_RDONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK);
+    fd = openSync6(transcriptPath, constants6.O_RDONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     const known = { ENOENT: "does not exist", ELOOP: "is a link" };
@@ -2627,12 +2596,12 @@ function openTranscript(transcriptPath) {
   } catch (err) {
     reason = readFailure(err);
   }
-  closeSync8(fd);
+  closeSync7(fd);
   return { ok: false, reason };
 }
 function closeTranscript(file) {
   try {
-    closeSync8(file.fd);
+    closeSync7(file.fd);
   } catch {
   }
 }
@@ -3048,7 +3017,7 @@ __export(context_exports, {
   contextVerb: () => contextVerb,
   offerText: () => offerText
 });
-import { lstatSync as lstatSync12, mkdirSync as mkdirSync3 } from "node:fs";
+import { lstatSync as lstatSync11, mkdirSync as mkdirSync3 } from "node:fs";
 function offerText(pct, used, window, threshold) {
   return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
 }
@@ -3085,9 +3054,9 @@ function readUsage(transcriptPath) {
     closeTranscript(opened.file);
   }
 }
-function exists3(p) {
+function exists2(p) {
   try {
-    lstatSync12(p);
+    lstatSync11(p);
     return true;
   } catch {
     return false;
@@ -3135,7 +3104,7 @@ async function decide(ctx, input, format) {
     rmQuietRegular(marker);
     return ok("", warn);
   }
-  if (exists3(marker)) return ok("", warn);
+  if (exists2(marker)) return ok("", warn);
   let at = usage.points.length - 1;
   while (at > 0 && above(usage.points[at - 1])) at--;
   const since = usage.lines.slice(usage.points[at].line);
@@ -3374,7 +3343,7 @@ __export(statusline_exports, {
   statusText: () => statusText,
   statuslineVerb: () => statuslineVerb
 });
-import { readFileSync as readFileSync6 } from "node:fs";
+import { readFileSync as readFileSync5 } from "node:fs";
 import path21 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
@@ -3444,7 +3413,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync6(path21.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync5(path21.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;

@@ -3,43 +3,30 @@ import path from "node:path";
 import { randomHex8 } from "./files.ts";
 import { readSettings } from "./settings.ts";
 
-/** How many archived handoffs are kept unless settings.json says otherwise (docs/design.md#files-on-disk). */
-export const ARCHIVE_KEEP = 5;
-
 /** Archive names `show`/`restore` accept, as the reference's (docs/design.md#files-on-disk). */
 export const ARCHIVE_NAME = /^HANDOFF-[A-Za-z0-9._-]+\.md$/;
 
-/**
- * The names pruning may delete, and the only ones its unsafe-entry check looks at (docs/decisions/archive-order.md):
- * the names the helpers make themselves, the reference's `HANDOFF-<time>-<8 hex>.md` and ours
- * `HANDOFF-<time>-<seq>-<8 hex>.md`. A user's own file in `archive/` (`HANDOFF-my notes (copy).md`,
- * `HANDOFF-linked.md`) is never deleted nor blocks pruning.
- */
+// The names the helpers make, the only ones pruning deletes or checks: a user's own file in archive/ is never deleted
+// nor blocks pruning (docs/decisions/archive-order.md).
 export const PRUNABLE_NAME = /^HANDOFF-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3,6}Z-(?:\d{1,30}-)?[0-9a-f]{8}\.md$/;
 
 const NAME_TIME = /^HANDOFF-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})(?:\.(\d{1,9}))?Z-/;
 // Ours carry a sequence number between the time and the random part.
 const NAME_SEQ = /^HANDOFF-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{1,9})?Z-(\d{1,30})-[0-9a-f]{8}\.md$/;
 
-/**
- * The archive time stamp: UTC `%Y-%m-%dT%H-%M-%S.%fZ` with six fraction digits (milliseconds
- * padded with zeros, as docs/design.md#files-on-disk allows).
- */
-export function archiveStamp(now: Date): string {
+// The archive time stamp: UTC `%Y-%m-%dT%H-%M-%S.%fZ`, milliseconds padded to six digits.
+function archiveStamp(now: Date): string {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
 }
 
-/** The sequence number in an archive name of ours, or null for any other name. */
-export function archiveSeq(name: string): bigint | null {
+function archiveSeq(name: string): bigint | null {
   const m = NAME_SEQ.exec(name);
   return m ? BigInt(m[1]!) : null;
 }
 
 /**
- * A fresh archive name for `prefix` (`HANDOFF`): `<prefix>-<stamp>-<seq>-<8 hex>.md`, `<seq>`
- * one more than the largest among the names in `dir` (any clone's; no state file), so the
- * newest save ranks first whatever the clocks said (docs/decisions/archive-order.md).
- * Called under the memory lock; `dir` unreadable or absent counts as empty.
+ * A fresh archive name `<prefix>-<stamp>-<seq>-<8 hex>.md`, `<seq>` one more than the largest in `dir`, so the
+ * newest save ranks first whatever the clocks said (docs/decisions/archive-order.md). Called under the memory lock.
  */
 export function archiveName(prefix: string, dir: string, now = new Date()): string {
   let top = 0n;
@@ -62,9 +49,8 @@ function timeKey(name: string, mtimeMs: number): string {
 }
 
 /**
- * Newest first (docs/decisions/archive-order.md): names with a `<seq>` by it, ties by the
- * time in the name, then by name; every other name below them, among themselves by the time
- * in the name (or the mtime), then by mtime. For `Array.prototype.sort`.
+ * Newest first (docs/decisions/archive-order.md): names with a `<seq>` by it, ties by the time in the name, then by
+ * name; every other name below them, by the time in the name (or the mtime), then by mtime.
  */
 export function newestFirst(a: { name: string; mtimeMs: number }, b: { name: string; mtimeMs: number }): number {
   const sa = archiveSeq(a.name);
@@ -81,63 +67,56 @@ export function newestFirst(a: { name: string; mtimeMs: number }, b: { name: str
   return b.mtimeMs - a.mtimeMs;
 }
 
-/** Result of pruning the handoff archive. */
-export interface PruneResult {
-  deleted: string[];
-  warnings: string[];
-  /** How many were to be kept (`archivesKept` of settings.json, else ARCHIVE_KEEP). */
-  keep: number;
-}
-
-/** How many archived handoffs the memory folder above `dir` keeps, and its settings' problems. */
-export function archivesKept(dir: string): { keep: number; problems: string[] } {
+// How many archived handoffs the memory folder above `dir` keeps (settings.json), and its settings' problems.
+function archivesKept(dir: string): { keep: number; problems: string[] } {
   const { settings, problems } = readSettings(path.dirname(dir));
   return { keep: settings.archivesKept, problems };
 }
 
+// The prunable entries of `dir`, or the name of one that blocks pruning (a link, hard-linked, not a regular file).
+function prunable(dir: string): { name: string; mtimeMs: number }[] | string {
+  const entries: { name: string; mtimeMs: number }[] = [];
+  for (const name of readdirSync(dir)) {
+    const st = PRUNABLE_NAME.test(name) ? lstatSync(path.join(dir, name), { throwIfNoEntry: false }) : undefined;
+    if (st === undefined) continue;
+    if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name;
+    entries.push({ name, mtimeMs: st.mtimeMs });
+  }
+  return entries;
+}
+
+/** Prunable archived handoffs beyond those kept (a crash before pruning), or 0. */
+export function archiveExcess(dir: string): number {
+  try {
+    const entries = prunable(dir);
+    return typeof entries === "string" ? 0 : Math.max(0, entries.length - archivesKept(dir).keep);
+  } catch {
+    return 0;
+  }
+}
+
 /**
- * Keeps the `ARCHIVE_KEEP` newest archived handoffs (`newestFirst`) and deletes the rest; `justArchived`, the entry
- * the current save made, is always among those kept. Only names matching `PRUNABLE_NAME` are candidates; if any of
- * them is a link, has more than one link or is not a regular file, nothing is deleted and a warning says why
- * (docs/design.md#files-on-disk, docs/design.md#tokens-and-the-publication-protocol). Failures are warnings, never
- * refusals: the save already succeeded.
+ * Keeps the newest archived handoffs (`newestFirst`), `justArchived` always among them, and deletes the rest; an
+ * unsafe entry stops all pruning. Failures are warnings, never refusals: the save already succeeded.
  */
-export function pruneArchive(dir: string, justArchived: string | null = null): PruneResult {
+export function pruneArchive(dir: string, justArchived: string | null = null) {
   const { keep, problems } = archivesKept(dir);
   const warnings: string[] = [...problems];
-  let names: string[];
+  let entries;
   try {
-    names = readdirSync(dir);
+    entries = prunable(dir);
   } catch (err) {
     const why = `archive pruning skipped: cannot list ${dir}: ${(err as Error).message}`;
     return { deleted: [], keep, warnings: [...warnings, why] };
   }
-  const entries: { name: string; mtimeMs: number }[] = [];
-  for (const name of names) {
-    if (!PRUNABLE_NAME.test(name)) continue;
-    let st;
-    try {
-      st = lstatSync(path.join(dir, name));
-    } catch {
-      continue;
-    }
-    if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) {
-      return {
-        deleted: [],
-        keep,
-        warnings: [
-          ...warnings,
-          `archive pruning skipped: archive/${name} is a link, hard-linked or not a regular file; ` +
-            "nothing was deleted (move it away to resume pruning)",
-        ],
-      };
-    }
-    entries.push({ name, mtimeMs: st.mtimeMs });
+  if (typeof entries === "string") {
+    const why = `archive/${entries} is a link, hard-linked or not a regular file; nothing was deleted`;
+    warnings.push(`archive pruning skipped: ${why} (move it away to resume pruning)`);
+    return { deleted: [], keep, warnings };
   }
   entries.sort(newestFirst);
-  // The version this save just archived is never the one pruned, even when other names carry
-  // later times (a clock that ran ahead, archives pulled from another machine): it would be
-  // lost in the same save that reported keeping it (docs/design.md#tokens-and-the-publication-protocol).
+  // The version this save just archived is never pruned, even when other names carry later times (a clock that ran
+  // ahead): it would be lost in the same save that reported keeping it.
   const kept = entries.filter((e) => e.name === justArchived);
   const rest = entries.filter((e) => e.name !== justArchived);
   const doomed = rest.slice(Math.max(0, keep - kept.length));

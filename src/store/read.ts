@@ -1,6 +1,6 @@
 import path from "node:path";
 import { Refused } from "../errors.ts";
-import { readStable, UnsafeFile, type ReadFile } from "./files.ts";
+import { readStable, UnsafeFile } from "./files.ts";
 import { FILE_OF, checkTree, memoryDir, type Kind } from "./paths.ts";
 import { hasPrivatePartner, listPrivate, lockState, lstatBig } from "./private.ts";
 

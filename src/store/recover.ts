@@ -1,11 +1,8 @@
-import { linkSync, lstatSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import path from "node:path";
-import { Refused } from "../errors.ts";
-import { ARCHIVE_NAME, PRUNABLE_NAME, archivesKept, pruneArchive } from "./archive.ts";
-import { failpoint } from "./failpoint.ts";
+import { archiveExcess as excessOf } from "./archive.ts";
 import { listPrivate, lstatBig, type PrivateEntry } from "./private.ts";
-import { FILE_OF, TARGETS, archiveDir, archivePrefixOf, memoryDir } from "./paths.ts";
-import { linkIntoArchive } from "./publish.ts";
+import { FILE_OF, TARGETS, archiveDir, memoryDir } from "./paths.ts";
 
 const MEMORY_FILES = new Set(Object.values(FILE_OF));
 const ROOT_FILES = new Set<string>(TARGETS);
@@ -20,25 +17,7 @@ export function pendingRepairs(root: string): PrivateEntry[] {
 
 /** Prunable archived handoffs beyond those kept (a crash before pruning), or 0. */
 export function archiveExcess(root: string): number {
-  let names: string[];
-  try {
-    names = readdirSync(archiveDir(root));
-  } catch {
-    return 0;
-  }
-  let count = 0;
-  for (const name of names) {
-    if (!PRUNABLE_NAME.test(name)) continue;
-    try {
-      const st = lstatSync(path.join(archiveDir(root), name));
-      // Pruning is skipped while an unsafe entry exists, so there is then nothing to finish.
-      if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return 0;
-    } catch {
-      continue;
-    }
-    count++;
-  }
-  return Math.max(0, count - archivesKept(archiveDir(root)).keep);
+  return excessOf(archiveDir(root));
 }
 
 export function inoOf(p: string): bigint | null {
@@ -55,11 +34,9 @@ export function archiveEntriesWithIno(dir: string, ino: bigint): string[] {
   return names.filter((n) => inoOf(path.join(dir, n)) === ino);
 }
 
-/**
- * Why a private name does not hold what a save or repair (ours or the reference's) leaves, or null: a regular
- * file whose every link the protocol makes (itself, the current file, its archive copy, its save's other name).
- */
-export function notOurs(e: PrivateEntry, filePath: string, arch: string, siblings: readonly PrivateEntry[]) {
+// Why a private name does not hold what a save or repair leaves, or null: a regular file whose every link the
+// protocol makes (itself, the current file, its archive copy, its save's other name).
+function notOurs(e: PrivateEntry, filePath: string, arch: string, siblings: readonly PrivateEntry[]) {
   const st = lstatBig(e.path);
   if (st === null) return null; // gone meanwhile
   if (st.isSymbolicLink()) return "is a link";
@@ -97,7 +74,7 @@ export function plantedPrivate(root: string): { entry: PrivateEntry; reason: str
 // The reference helper writes its archive copy through a temp in archive/ itself.
 export const ARCHIVE_TEMP = /^\.HANDOFF-[A-Za-z0-9._-]+\.md\.tmp-\d+-[0-9a-f]{16}$/;
 
-/** A lock that a taker which died mid-takeover renamed aside. */
+// A lock that a taker which died mid-takeover renamed aside.
 export const DEAD_LOCK = /^\.lock-dead-\d+-[0-9a-f]{8}$/;
 
 function names(dir: string): string[] {

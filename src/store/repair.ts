@@ -59,10 +59,7 @@ async function dropArchiveTemps(arch: string, fp?: string): Promise<string[]> {
 
 /**
  * Repairs what interrupted saves and repairs left, under the memory lock; each step is idempotent and the name
- * marking it pending goes last, so a killed repair is finished by the next. Per file: a claim that is the current
- * file loses its archive copies then its name; a claim with no file is linked back first; a claim whose save was
- * published is dropped; any other claim is archived (a race's loser), then dropped; then every temp is dropped.
- * Then dead lock takeovers are cleared and a skipped prune is done. @throws Refused for a planted private file.
+ * marking it pending goes last, so a killed repair is finished by the next. @throws Refused for a planted file.
  */
 export async function repair(root: string, fp?: string): Promise<string[]> {
   const actions: string[] = [];
@@ -105,9 +102,8 @@ export async function repair(root: string, fp?: string): Promise<string[]> {
         continue;
       }
       const copies = archiveEntriesWithIno(arch, claimIno);
+      // Ledgers and AGENTS.md are never archived; a handoff's copy is there.
       if (finished.has(saveId(claim)) && (copies.length > 0 || prefix !== "HANDOFF")) {
-        // Ledgers and AGENTS.md are never archived (docs/design.md#tokens-and-the-publication-protocol); a handoff's
-        // copy is there.
         unlinkSync(claim.path);
         await failpoint(fp, "recover-after-claim-drop");
         const where = copies[0] ? ` (archived as archive/${copies[0]})` : "";

@@ -4,33 +4,22 @@ import { lstatSync, readFileSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { homeFolder, samePath } from "./home.ts";
+import { exists } from "./pause.ts";
+
+export { exists };
 
 type Env = Record<string, string | undefined>;
 
-/** Where the root was found, and from what start. */
-export interface FoundRoot {
-  /** The root: a real path. */
+/** The root (a real path), the real path of the start, what made it the root, and where the walk stopped short. */
+interface FoundRoot {
   root: string;
-  /** The real path of the start (`--root`, the hook's stdin `cwd`, or the current directory). */
   start: string;
-  /** What made it the root: it holds `.ai/memory`, it holds `.git`, or nothing was found above the start. */
   by: "memory" | "git" | "start";
-  /** Where the walk stopped short of the file system's top, and why (another user's folder…); absent otherwise. */
   stopped?: { at: string; why: string };
 }
 
-/** The refusal for a start or `--root` that is the home folder (docs/design.md#the-root). */
+/** The refusal for a start or `--root` that is the home folder. */
 export const NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
-
-/** True when something (of any type, a link included, never followed) is at `p`. */
-export function exists(p: string): boolean {
-  try {
-    lstatSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 function realOrNull(p: string): string | null {
   try {
@@ -40,16 +29,15 @@ function realOrNull(p: string): string | null {
   }
 }
 
-/** True when `child` is `parent` or lies below it (both absolute, normalised). */
+// True when `child` is `parent` or lies below it (both absolute, normalised).
 function within(child: string, parent: string): boolean {
   const rel = path.relative(parent, child);
   return rel === "" || (!rel.startsWith("..") && !path.isAbsolute(rel));
 }
 
-/** `GIT_CEILING_DIRECTORIES` (absolute paths separated as PATH is, as git reads them; their real paths). */
+// The real paths of `GIT_CEILING_DIRECTORIES`, absolute paths separated as PATH is, as git reads them.
 function ceilings(env: Env): string[] {
   const out: string[] = [];
-  // `;` on Windows, where a path holds a `:` after its drive letter.
   for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path.delimiter)) {
     if (c === "" || !path.isAbsolute(c)) continue;
     out.push(realOrNull(c) ?? path.resolve(c));
@@ -57,8 +45,8 @@ function ceilings(env: Env): string[] {
   return out;
 }
 
-/** git's `safe.directory` values from the global and system config files, read with no git process (no includes). */
-export function safeDirectories(env: Env): string[] {
+// git's `safe.directory` values from the global and system config files, read with no git process (no includes).
+function safeDirectories(env: Env): string[] {
   const home = homeFolder(env);
   const files: string[] = [];
   const noSystem = env.GIT_CONFIG_NOSYSTEM;
@@ -104,12 +92,8 @@ function listedSafe(dir: string, safe: readonly string[]): boolean {
   });
 }
 
-/**
- * Why the walk must not look inside `dir` (a folder above the start), or null: a sticky
- * world-writable folder such as `/tmp`, whoever owns it (anyone may have planted `.ai` there),
- * or another uid's folder (root's excepted); never the user's own otherwise, whatever its
- * mode; folders listed in `safe.directory` are trusted. No rule without uids (Windows).
- */
+// Why the walk must not look inside `dir` above the start, or null: a sticky world-writable folder such as /tmp
+// (anyone may have planted `.ai` there) or another uid's but root's, unless `safe.directory` lists it.
 function distrust(dir: string, uid: number | undefined, safe: () => readonly string[]): string | null {
   if (uid === undefined) return null;
   let st;
@@ -125,7 +109,7 @@ function distrust(dir: string, uid: number | undefined, safe: () => readonly str
   return why;
 }
 
-/** The refusal for a root inside a work tree git would call dubious (as root, `SUDO_UID`'s is the user's), or null. */
+// The refusal for a root inside a work tree git would call dubious (as root, `SUDO_UID`'s is the user's), or null.
 function dubious(root: string, uid: number | undefined, env: Env, safe: () => readonly string[]): Refused | null {
   if (uid === undefined) return null;
   for (let dir = root; ; ) {
@@ -145,7 +129,6 @@ function dubious(root: string, uid: number | undefined, env: Env, safe: () => re
       return new Refused(`${what}; its memory is not used: ${fix}`);
     }
     const parent = path.dirname(dir);
-    // git looks no higher than a ceiling either.
     if (parent === dir || ceilings(env).includes(parent)) return null;
     dir = parent;
   }
@@ -172,25 +155,15 @@ export function distrustedAbove(dir: string, env: Env, opts: { uid?: number } = 
 
 /**
  * Finds the root from `start` (docs/design.md#the-root): the nearest folder at or above its real path holding
- * `.ai/memory` or `.git`, else the start. Above the start the walk never looks inside a folder of another user or a
- * sticky world-writable one (unless `safe.directory` lists it), nor past a ceiling or the home folder.
- * @throws Refused (exit 2) for a start that is missing, not a folder, HOME or sticky, or a dubious work tree.
+ * `.ai/memory` or `.git`, else the start, never looking inside a distrusted folder nor past a ceiling or HOME.
  */
 export function findRoot(startPath: string, env: Env, opts: { uid?: number } = {}): FoundRoot {
-  let start: string;
-  try {
-    start = realpathSync(startPath);
-  } catch {
-    throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
-  }
-  let st;
-  try {
-    st = lstatSync(start);
-  } catch {
+  const start = realOrNull(startPath);
+  const st = start === null ? undefined : lstatSync(start, { throwIfNoEntry: false });
+  if (start === null || st === undefined) {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
   if (!st.isDirectory()) throw new Refused(`root ${startPath} is not a directory; pass the project root with --root`);
-  // USERPROFILE on Windows: cmd and PowerShell start there and set no HOME.
   const homeVar = homeFolder(env);
   const home = homeVar ? realOrNull(homeVar) : null;
   if (home !== null && samePath(start, home)) throw new Refused(NOT_A_PROJECT);
