@@ -2509,8 +2509,7 @@ function pauseSwitch(memDir, env) {
     if (exists(p)) return p;
   }
   const global = path7.join(userDir(env), "PAUSE");
-  if (exists(global)) return global;
-  return null;
+  return exists(global) ? global : null;
 }
 function assertNotPaused(memDir, env) {
   const sw = pauseSwitch(memDir, env);
@@ -4578,7 +4577,7 @@ var init_lock = __esm({
 });
 
 // src/store/settings.ts
-import { closeSync as closeSync6, constants as constants6, fstatSync as fstatSync5, openSync as openSync6, readSync as readSync4 } from "node:fs";
+import { closeSync as closeSync6, constants as constants6, fstatSync as fstatSync5, openSync as openSync6, readFileSync as readFileSync5 } from "node:fs";
 import path17 from "node:path";
 function readSmall2(file) {
   let fd;
@@ -4589,15 +4588,7 @@ function readSmall2(file) {
   }
   try {
     const st = fstatSync5(fd);
-    if (!st.isFile() || st.size > MAX_SETTINGS_BYTES) return "";
-    const buf = Buffer.alloc(st.size);
-    let got = 0;
-    while (got < st.size) {
-      const n2 = readSync4(fd, buf, got, st.size - got, got);
-      if (n2 === 0) break;
-      got += n2;
-    }
-    return buf.subarray(0, got).toString("utf8");
+    return st.isFile() && st.size <= MAX_SETTINGS_BYTES ? readFileSync5(fd, "utf8") : "";
   } catch {
     return "";
   } finally {
@@ -4640,20 +4631,14 @@ var init_settings = __esm({
     init_quote();
     SETTINGS_FILE = "settings.json";
     MAX_SETTINGS_BYTES = 16 * 1024;
-    DEFAULT_SETTINGS = {
-      contextOffer: true,
-      contextThreshold: 70,
-      contextWindow: null,
-      archivesKept: 5
+    DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
+    isInt = (lo, hi) => {
+      return (v) => Number.isInteger(v) && v >= lo && v <= hi;
     };
-    isInt = (lo, hi) => (v) => typeof v === "number" && Number.isInteger(v) && v >= lo && v <= hi;
     RULES = {
       contextOffer: { ok: (v) => typeof v === "boolean", want: "true or false" },
       contextThreshold: { ok: isInt(1, 99), want: "a whole percent from 1 to 99" },
-      contextWindow: {
-        ok: (v) => v === null || isInt(1e3, 1e8)(v),
-        want: "null or a whole number of tokens from 1000"
-      },
+      contextWindow: { ok: (v) => v === null || isInt(1e3, 1e8)(v), want: "null or a whole number of tokens from 1000" },
       archivesKept: { ok: isInt(1, 1e3), want: "a whole number from 1 to 1000" }
     };
   }
@@ -5072,14 +5057,14 @@ var init_publish = __esm({
 });
 
 // src/store/repair.ts
-import { linkSync as linkSync3, readdirSync as readdirSync7, readFileSync as readFileSync5, rmSync as rmSync2, unlinkSync as unlinkSync5 } from "node:fs";
+import { linkSync as linkSync3, readdirSync as readdirSync7, readFileSync as readFileSync6, rmSync as rmSync2, unlinkSync as unlinkSync5 } from "node:fs";
 import path21 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   let names3;
   let bytes;
   try {
     names3 = readdirSync7(dir).filter((n2) => ARCHIVE_NAME.test(n2));
-    bytes = readFileSync5(claimPath);
+    bytes = readFileSync6(claimPath);
   } catch {
     return void 0;
   }
@@ -5088,7 +5073,7 @@ function archiveEntryWithBytes(dir, claimPath) {
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     try {
-      return readFileSync5(p).equals(bytes);
+      return readFileSync6(p).equals(bytes);
     } catch {
       return false;
     }
@@ -5291,7 +5276,7 @@ var init_write_help = __esm({
 });
 
 // src/git/git-files.ts
-import { readdirSync as readdirSync8, readFileSync as readFileSync6 } from "node:fs";
+import { readdirSync as readdirSync8, readFileSync as readFileSync7 } from "node:fs";
 import path22 from "node:path";
 function isShallow(gitDir) {
   return gitDir !== null && isFile(path22.join(commonDirOf(gitDir), "shallow"));
@@ -5318,7 +5303,7 @@ function reflogNames(gitDir, id) {
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
     try {
-      const buf = readFileSync6(f);
+      const buf = readFileSync7(f);
       budget -= buf.length;
       if (budget < 0) return false;
       let at4 = buf.indexOf(needle);
@@ -5348,7 +5333,7 @@ function branchPresent(gitDir, branch) {
   }
   let packed;
   try {
-    packed = readFileSync6(path22.join(common, "packed-refs"), "utf8");
+    packed = readFileSync7(path22.join(common, "packed-refs"), "utf8");
   } catch {
     return false;
   }
@@ -5375,12 +5360,12 @@ var init_git_files = __esm({
 
 // src/git/blob-id.ts
 import { createHash } from "node:crypto";
-import { lstatSync as lstatSync12, readFileSync as readFileSync7, readlinkSync as readlinkSync2 } from "node:fs";
+import { lstatSync as lstatSync12, readFileSync as readFileSync8, readlinkSync as readlinkSync2 } from "node:fs";
 import path23 from "node:path";
 function objectFormat(gitDir) {
   if (gitDir === null) return "sha1";
   try {
-    const config = readFileSync7(path23.join(commonDirOf(gitDir), "config"), "utf8");
+    const config = readFileSync8(path23.join(commonDirOf(gitDir), "config"), "utf8");
     return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
   } catch {
     return "sha1";
@@ -5399,7 +5384,7 @@ function blobIdOf(abs, format2) {
   else if (st.size > MAX_HASHED_BYTES) return "over 8 MB";
   else {
     try {
-      bytes = readFileSync7(abs);
+      bytes = readFileSync8(abs);
     } catch {
       return null;
     }
@@ -6771,9 +6756,10 @@ function decodeInput(raw, what) {
   }
   const hits = findInvisible(text2);
   if (hits.length > 0) {
-    const list2 = hits.slice(0, 5).map((h) => `line ${h.line}, column ${h.column}: ${h.codePoint} (${h.name})`).join("; ");
-    const more = hits.length > 5 ? `; ${hits.length - 5} more` : "";
-    throw new Refused(`the ${what} contains invisible or control characters (${list2}${more}); remove them and retry`);
+    const list2 = hits.slice(0, 5).map((h) => `line ${h.line}, column ${h.column}: ${h.codePoint} (${h.name})`);
+    if (hits.length > 5) list2.push(`${hits.length - 5} more`);
+    const found = `invisible or control characters (${list2.join("; ")})`;
+    throw new Refused(`the ${what} contains ${found}; remove them and retry`);
   }
   return { text: text2, notes };
 }
@@ -8095,7 +8081,7 @@ var init_inspect = __esm({
 });
 
 // src/git/merge-driver-state.ts
-import { readFileSync as readFileSync8 } from "node:fs";
+import { readFileSync as readFileSync9 } from "node:fs";
 import path32 from "node:path";
 function mergeDriverMissing(root) {
   const top = gitTopOf(root);
@@ -8104,14 +8090,14 @@ function mergeDriverMissing(root) {
   if (gitDir === null) return false;
   let attrs;
   try {
-    attrs = readFileSync8(path32.join(top, ".gitattributes"), "utf8");
+    attrs = readFileSync9(path32.join(top, ".gitattributes"), "utf8");
   } catch {
     return false;
   }
   if (!new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m").test(attrs)) return false;
   let config = "";
   try {
-    config = readFileSync8(path32.join(commonDirOf(gitDir), "config"), "utf8");
+    config = readFileSync9(path32.join(commonDirOf(gitDir), "config"), "utf8");
   } catch {
     return true;
   }
@@ -8128,7 +8114,7 @@ var init_merge_driver_state = __esm({
 });
 
 // src/git/fates.ts
-import { closeSync as closeSync11, openSync as openSync9, readFileSync as readFileSync9, readSync as readSync5 } from "node:fs";
+import { closeSync as closeSync11, openSync as openSync9, readFileSync as readFileSync10, readSync as readSync4 } from "node:fs";
 import path33 from "node:path";
 function parseRawLog(out) {
   const text2 = typeof out === "string" ? out : out.toString("utf8");
@@ -8171,7 +8157,7 @@ function clonedAfter(gitDir, savedMs2) {
   try {
     const fd = openSync9(path33.join(gitDir, "logs", "HEAD"), "r");
     const buf = Buffer.alloc(4096);
-    const n2 = readSync5(fd, buf, 0, buf.length, 0);
+    const n2 = readSync4(fd, buf, 0, buf.length, 0);
     closeSync11(fd);
     const m = / (\d+) [+-]\d{4}\tclone: /.exec(buf.subarray(0, n2).toString("utf8").split("\n")[0] ?? "");
     return m !== null && Number(m[1]) * 1e3 >= savedMs2;
@@ -8182,7 +8168,7 @@ function clonedAfter(gitDir, savedMs2) {
 function stashCount(commonDir) {
   if (commonDir === null) return 0;
   try {
-    const log = readFileSync9(path33.join(commonDir, "logs", "refs", "stash"), "utf8");
+    const log = readFileSync10(path33.join(commonDir, "logs", "refs", "stash"), "utf8");
     return log.split("\n").filter((l) => l !== "").length;
   } catch {
     return 0;
@@ -8403,13 +8389,8 @@ function cleanCheckpointLeftovers(root) {
   const actions = [];
   const entries = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
   for (const e of [...entries.filter((x) => x.role === "tmp"), ...entries.filter((x) => x.role === "claim")]) {
-    let st;
-    try {
-      st = lstatSync16(e.path);
-    } catch {
-      continue;
-    }
-    if (st.isDirectory()) continue;
+    const st = lstatSync16(e.path, { throwIfNoEntry: false });
+    if (st === void 0 || st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
       try {
         linkSync5(e.path, path34.join(dir, e.file));
@@ -8436,13 +8417,9 @@ function cleanCheckpointLeftovers(root) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
       const told = readHead(path34.join(dir, name2), 128)?.trim() ?? "";
+      const st = lstatSync16(path34.join(dir, name2), { throwIfNoEntry: false });
       if (readHead(path34.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path34.join(dir, name2));
-      else {
-        try {
-          kept.push({ name: name2, mtimeMs: lstatSync16(path34.join(dir, name2)).mtimeMs });
-        } catch {
-        }
-      }
+      else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
     }
     kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
     for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path34.join(dir, k.name));
@@ -8631,7 +8608,7 @@ import {
   lstatSync as lstatSync17,
   mkdirSync as mkdirSync4,
   openSync as openSync10,
-  readFileSync as readFileSync10,
+  readFileSync as readFileSync11,
   realpathSync as realpathSync4,
   renameSync as renameSync4,
   rmdirSync,
@@ -8671,7 +8648,7 @@ function readRegular(p) {
     return null;
   }
   if (!st.isFile()) throw new Error(`${p} is not a regular file (a link or a folder)`);
-  return readFileSync10(p);
+  return readFileSync11(p);
 }
 function replaceFile(p, bytes, mode) {
   const tmp = path35.join(path35.dirname(p), `.${path35.basename(p)}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`);
@@ -8751,7 +8728,7 @@ async function registerMergeDriver(root, helperPath, env) {
   const copy = driverCopyPath(top);
   if (copy === null || helperPath === null) return out;
   try {
-    const bytes = readFileSync10(path35.join(path35.dirname(helperPath), "lib", "cli.mjs"));
+    const bytes = readFileSync11(path35.join(path35.dirname(helperPath), "lib", "cli.mjs"));
     const gitCommon = path35.dirname(path35.dirname(copy));
     mkdirSync4(path35.dirname(copy), { recursive: true, mode: 448 });
     giveTo(path35.dirname(copy), ownerOf(gitCommon));
@@ -8886,7 +8863,7 @@ async function previewMergeDriver(root, remove, env) {
 }
 function attributesOnlyOurs(top) {
   try {
-    const text2 = readFileSync10(path35.join(top, ".gitattributes"), "utf8");
+    const text2 = readFileSync11(path35.join(top, ".gitattributes"), "utf8");
     const { rest, had } = withoutBlock(text2);
     return had && rest === "";
   } catch {
@@ -9149,7 +9126,7 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import { readFileSync as readFileSync11, statSync } from "node:fs";
+import { readFileSync as readFileSync12, statSync } from "node:fs";
 import path36 from "node:path";
 function reachableArgs(id) {
   return ["rev-list", "--max-count=1", id, "--not", "--all"];
@@ -9218,7 +9195,7 @@ function maybeTracked(gitDir, topRelative) {
   try {
     const st = statSync(index);
     if (st.size > 64 * 1024 * 1024) return true;
-    const buf = readFileSync11(index);
+    const buf = readFileSync12(index);
     if (buf.length >= 8 && buf.readUInt32BE(4) >= 4) return true;
     return buf.includes(Buffer.from(`${topRelative}\0`, "utf8"));
   } catch {
@@ -11360,7 +11337,7 @@ import {
   mkdirSync as mkdirSync5,
   openSync as openSync11,
   readdirSync as readdirSync14,
-  readFileSync as readFileSync12,
+  readFileSync as readFileSync13,
   readlinkSync as readlinkSync3,
   renameSync as renameSync5,
   rmdirSync as rmdirSync2,
@@ -11412,12 +11389,12 @@ function copySteps(from, to) {
     const dest = path41.join(to, rel);
     let have = null;
     try {
-      have = lstatSync21(dest).isFile() ? readFileSync12(dest) : null;
+      have = lstatSync21(dest).isFile() ? readFileSync13(dest) : null;
     } catch {
       have = null;
     }
     if (have === null) steps.push({ rel, action: present(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync12(path41.join(from, rel)))) steps.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync13(path41.join(from, rel)))) steps.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps.push({ rel, action: "remove" });
@@ -11452,7 +11429,7 @@ function readCopyRecord(dir) {
     throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
   }
   try {
-    const r = JSON.parse(readFileSync12(file, "utf8"));
+    const r = JSON.parse(readFileSync13(file, "utf8"));
     const files = r.files;
     if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
     if (!Array.isArray(r.createdDirs)) return null;
@@ -11524,7 +11501,7 @@ function applySteps(from, to, steps) {
     mkdirSync5(path41.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
     const src = path41.join(from, s.rel);
-    writeFileSync3(temp, readFileSync12(src), { mode: statSync2(src).mode & 511 });
+    writeFileSync3(temp, readFileSync13(src), { mode: statSync2(src).mode & 511 });
     renameSync5(temp, dest);
   }
 }
@@ -11557,7 +11534,7 @@ var init_skill_place = __esm({
       cursor: { project: [".cursor", ".cursorrules"], home: [] }
     };
     RECORD = ".init.json";
-    hashOf = (file) => createHash3("sha256").update(readFileSync12(file)).digest("hex");
+    hashOf = (file) => createHash3("sha256").update(readFileSync13(file)).digest("hex");
     safeDir = (d) => typeof d === "string" && d !== "" && !path41.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
@@ -14079,7 +14056,7 @@ var require_lib = __commonJS({
 });
 
 // src/store/agent-file.ts
-import { accessSync as accessSync2, closeSync as closeSync14, constants as constants11, existsSync as existsSync5, lstatSync as lstatSync22, mkdirSync as mkdirSync6, openSync as openSync12, readFileSync as readFileSync13 } from "node:fs";
+import { accessSync as accessSync2, closeSync as closeSync14, constants as constants11, existsSync as existsSync5, lstatSync as lstatSync22, mkdirSync as mkdirSync6, openSync as openSync12, readFileSync as readFileSync14 } from "node:fs";
 import { readlinkSync as readlinkSync4, rmdirSync as rmdirSync3, unlinkSync as unlinkSync10 } from "node:fs";
 import path44 from "node:path";
 async function readAgentFile(file, snippet) {
@@ -14200,7 +14177,7 @@ function prepareDir(dir) {
 function recordNode(dir, execPath) {
   const target = path44.join(dir, "node");
   try {
-    if (readFileSync13(target, "utf8") === `${execPath}
+    if (readFileSync14(target, "utf8") === `${execPath}
 `) return;
   } catch {
   }
@@ -14212,7 +14189,7 @@ function recordPath(dir, file) {
 }
 function readRecord(dir, file) {
   try {
-    const r = JSON.parse(readFileSync13(recordPath(dir, file), "utf8"));
+    const r = JSON.parse(readFileSync14(recordPath(dir, file), "utf8"));
     return r.path === file ? r : null;
   } catch {
     return null;
@@ -14838,7 +14815,7 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes4 } from "node:crypto";
-import { existsSync as existsSync8, lstatSync as lstatSync25, readFileSync as readFileSync14 } from "node:fs";
+import { existsSync as existsSync8, lstatSync as lstatSync25, readFileSync as readFileSync15 } from "node:fs";
 import path49 from "node:path";
 function outdatedReasons(text2, edit2) {
   const out = [];
@@ -14863,7 +14840,7 @@ function codexTrust(env, home, hooksFile) {
   let toml = "";
   try {
     const p = path49.join(codexHome, "config.toml");
-    if (lstatSync25(p).isFile()) toml = readFileSync14(p, "utf8");
+    if (lstatSync25(p).isFile()) toml = readFileSync15(p, "utf8");
   } catch {
   }
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
@@ -14972,11 +14949,11 @@ var init_doctor_checks = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync9, readFileSync as readFileSync15 } from "node:fs";
+import { existsSync as existsSync9, readFileSync as readFileSync16 } from "node:fs";
 import path50 from "node:path";
 function json(file) {
   try {
-    const v = JSON.parse(readFileSync15(file, "utf8").slice(0, 1e6));
+    const v = JSON.parse(readFileSync16(file, "utf8").slice(0, 1e6));
     return v !== null && typeof v === "object" && !Array.isArray(v) ? v : null;
   } catch {
     return null;
@@ -15009,13 +14986,13 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import { lstatSync as lstatSync26, readdirSync as readdirSync15, readFileSync as readFileSync16 } from "node:fs";
+import { lstatSync as lstatSync26, readdirSync as readdirSync15, readFileSync as readFileSync17 } from "node:fs";
 import path51 from "node:path";
 function readText(p) {
   try {
     const st = lstatSync26(p);
     if (!st.isFile()) return null;
-    return readFileSync16(p, "utf8");
+    return readFileSync17(p, "utf8");
   } catch {
     return null;
   }
@@ -16503,12 +16480,12 @@ var init_transcripts = __esm({
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync15, constants as constants13, fstatSync as fstatSync7, openSync as openSync13, readSync as readSync6 } from "node:fs";
+import { closeSync as closeSync15, constants as constants13, fstatSync as fstatSync7, openSync as openSync13, readSync as readSync5 } from "node:fs";
 function readAt(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
   while (got < length) {
-    const n2 = readSync6(fd, buf, got, length - got, position + got);
+    const n2 = readSync5(fd, buf, got, length - got, position + got);
     if (n2 === 0) break;
     got += n2;
   }
@@ -17273,7 +17250,7 @@ __export(statusline_exports, {
   statusText: () => statusText,
   statuslineVerb: () => statuslineVerb
 });
-import { readFileSync as readFileSync17 } from "node:fs";
+import { readFileSync as readFileSync18 } from "node:fs";
 import path55 from "node:path";
 function statusText(handoff, commits, pct2, now) {
   const parts = [];
@@ -17343,7 +17320,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync17(path55.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync18(path55.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;
@@ -18032,13 +18009,13 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync16, constants as constants14, fstatSync as fstatSync8, lstatSync as lstatSync30, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync18, writeSync as writeSync7 } from "node:fs";
+import { closeSync as closeSync16, constants as constants14, fstatSync as fstatSync8, lstatSync as lstatSync30, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync19, writeSync as writeSync7 } from "node:fs";
 import path59 from "node:path";
 function readRegularBytes(p) {
   const fd = openSync14(p, constants14.O_RDONLY | NOFOLLOW);
   try {
     if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    return readFileSync18(fd);
+    return readFileSync19(fd);
   } finally {
     closeSync16(fd);
   }

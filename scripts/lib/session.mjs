@@ -332,8 +332,7 @@ function pauseSwitch(memDir, env) {
     if (exists(p)) return p;
   }
   const global = path3.join(userDir(env), "PAUSE");
-  if (exists(global)) return global;
-  return null;
+  return exists(global) ? global : null;
 }
 var init_pause = __esm({
   "src/store/pause.ts"() {
@@ -1159,7 +1158,7 @@ var init_private = __esm({
 });
 
 // src/store/settings.ts
-import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync3, openSync as openSync4, readSync as readSync3 } from "node:fs";
+import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync3, openSync as openSync4, readFileSync as readFileSync5 } from "node:fs";
 import path10 from "node:path";
 function readSmall2(file) {
   let fd;
@@ -1170,15 +1169,7 @@ function readSmall2(file) {
   }
   try {
     const st = fstatSync3(fd);
-    if (!st.isFile() || st.size > MAX_SETTINGS_BYTES) return "";
-    const buf = Buffer.alloc(st.size);
-    let got = 0;
-    while (got < st.size) {
-      const n = readSync3(fd, buf, got, st.size - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return buf.subarray(0, got).toString("utf8");
+    return st.isFile() && st.size <= MAX_SETTINGS_BYTES ? readFileSync5(fd, "utf8") : "";
   } catch {
     return "";
   } finally {
@@ -1221,20 +1212,14 @@ var init_settings = __esm({
     init_quote();
     SETTINGS_FILE = "settings.json";
     MAX_SETTINGS_BYTES = 16 * 1024;
-    DEFAULT_SETTINGS = {
-      contextOffer: true,
-      contextThreshold: 70,
-      contextWindow: null,
-      archivesKept: 5
+    DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
+    isInt = (lo, hi) => {
+      return (v) => Number.isInteger(v) && v >= lo && v <= hi;
     };
-    isInt = (lo, hi) => (v) => typeof v === "number" && Number.isInteger(v) && v >= lo && v <= hi;
     RULES = {
       contextOffer: { ok: (v) => typeof v === "boolean", want: "true or false" },
       contextThreshold: { ok: isInt(1, 99), want: "a whole percent from 1 to 99" },
-      contextWindow: {
-        ok: (v) => v === null || isInt(1e3, 1e8)(v),
-        want: "null or a whole number of tokens from 1000"
-      },
+      contextWindow: { ok: (v) => v === null || isInt(1e3, 1e8)(v), want: "null or a whole number of tokens from 1000" },
       archivesKept: { ok: isInt(1, 1e3), want: "a whole number from 1 to 1000" }
     };
   }
@@ -2103,7 +2088,7 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync6, constants as constants5, fstatSync as fstatSync5, lstatSync as lstatSync9, openSync as openSync5, readdirSync as readdirSync4, readSync as readSync4, unlinkSync as unlinkSync2 } from "node:fs";
+import { closeSync as closeSync6, constants as constants5, fstatSync as fstatSync5, lstatSync as lstatSync9, openSync as openSync5, readdirSync as readdirSync4, readSync as readSync3, unlinkSync as unlinkSync2 } from "node:fs";
 import path17 from "node:path";
 function checkpointsDir(root) {
   return path17.join(memoryDir(root), "checkpoints");
@@ -2146,7 +2131,7 @@ function readHeadAndTime(filePath, bytes) {
     if (st.nlink !== 1n && !partnered) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
-    const n = readSync4(fd, buf, 0, want, 0);
+    const n = readSync3(fd, buf, 0, want, 0);
     return { bytes: buf.subarray(0, n), mtimeNs: st.mtimeNs };
   } catch {
     return null;
@@ -2552,12 +2537,12 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync7, constants as constants6, fstatSync as fstatSync6, openSync as openSync6, readSync as readSync5 } from "node:fs";
+import { closeSync as closeSync7, constants as constants6, fstatSync as fstatSync6, openSync as openSync6, readSync as readSync4 } from "node:fs";
 function readAt(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
   while (got < length) {
-    const n = readSync5(fd, buf, got, length - got, position + got);
+    const n = readSync4(fd, buf, got, length - got, position + got);
     if (n === 0) break;
     got += n;
   }
@@ -3343,7 +3328,7 @@ __export(statusline_exports, {
   statusText: () => statusText,
   statuslineVerb: () => statuslineVerb
 });
-import { readFileSync as readFileSync5 } from "node:fs";
+import { readFileSync as readFileSync6 } from "node:fs";
 import path21 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
@@ -3413,7 +3398,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync5(path21.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync6(path21.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;

@@ -1,7 +1,4 @@
-/**
- * What `promote` appends to AGENTS.md / CLAUDE.md (docs/design.md#tokens-and-the-publication-protocol): the prior
- * bytes, a newline when they lack one, then the text with a final newline.
- */
+/** What `promote` appends to AGENTS.md / CLAUDE.md: the prior bytes, a newline when they lack one, then the text. */
 export function appendedBytes(prior: Buffer | null, text: string): Buffer {
   let head = prior ?? Buffer.alloc(0);
   if (head.length > 0 && head[head.length - 1] !== 0x0a) head = Buffer.concat([head, Buffer.from("\n")]);
@@ -14,11 +11,7 @@ function linesOf(text: string): string[] {
   return text.split("\n").map((l) => (l.endsWith("\r") ? l.slice(0, -1) : l));
 }
 
-/**
- * True when `text` (already redacted) occurs in `prior` as whole consecutive lines, so a
- * retried promotion appends nothing (docs/design.md#tokens-and-the-publication-protocol). Leading and
- * trailing blank lines of the text are ignored; a text of blank lines only is never "present".
- */
+/** True when `text`, less its leading and trailing blank lines, is whole lines of `prior`: a retry appends nothing. */
 export function alreadyPresent(prior: Buffer | null, text: string): boolean {
   if (prior === null) return false;
   const want = linesOf(text);

@@ -1,5 +1,3 @@
-// The archived handoffs as `archives` and `validate` see them (docs/design.md#files-on-disk): names
-// matching the reference's broad pattern, newest first, read safely one at a time.
 import { quotedPath } from "../schema/anchor-lines.ts";
 import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
@@ -8,22 +6,8 @@ import { ARCHIVE_NAME, newestFirst } from "./archive.ts";
 import { readStable, UnsafeFile, type ReadFile } from "./files.ts";
 import { archiveDir, checkTree } from "./paths.ts";
 
-/** One archive entry: its bare name, modification time (ms) and whether it is a usable file. */
-export interface ArchiveEntry {
-  name: string;
-  mtimeMs: number;
-  /** False for a link, a hard-linked file or anything not a regular file (listed, never read). */
-  regular: boolean;
-}
-
-/**
- * Lists `archive/HANDOFF-*.md` entries matching `^HANDOFF-[A-Za-z0-9._-]+\.md$` (docs/design.md#files-on-disk),
- * newest first (`newestFirst`: by `<seq>`, names without one below, docs/decisions/archive-order.md). Other files in
- * `archive/` (a user's own, ledger archives) are not listed and never touched.
- * @returns [] when there is no archive folder.
- * @throws Refused (exit 2) when the memory tree is unsafe (a link, not a directory).
- */
-export function listArchives(root: string): ArchiveEntry[] {
+/** The archived handoffs, newest first; `regular` is false for an entry listed but never read (a link, say). */
+export function listArchives(root: string): { name: string; mtimeMs: number; regular: boolean }[] {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
   let st;
@@ -33,7 +17,7 @@ export function listArchives(root: string): ArchiveEntry[] {
     return [];
   }
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
-  const out: ArchiveEntry[] = [];
+  const out = [];
   for (const name of readdirSync(dir)) {
     if (!ARCHIVE_NAME.test(name)) continue;
     try {
@@ -46,11 +30,7 @@ export function listArchives(root: string): ArchiveEntry[] {
   return out.sort(newestFirst);
 }
 
-/**
- * Reads one archived handoff by its bare name, safely (no link followed, one link, no torn read).
- * @throws Refused (exit 2) for a name outside the pattern or an unsafe entry; Absent (exit 3)
- *   when there is no such archive (docs/design.md#tokens-and-the-publication-protocol).
- */
+/** Reads one archived handoff by its bare name, safely. @throws Refused (exit 2); Absent (exit 3) for none. */
 export async function readArchive(root: string, name: string): Promise<ReadFile> {
   if (!ARCHIVE_NAME.test(name)) {
     const shape = "HANDOFF-<letters, digits, . _ ->.md";

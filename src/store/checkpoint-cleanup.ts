@@ -1,6 +1,5 @@
-// Retention and leftovers of `checkpoints/` (docs/design.md#checkpoints): only names matching
-// the checkpoint pattern are ever deleted as checkpoints; otherwise only `.delivered-<id>`
-// markers and the helper's private temp/claim names.
+// Retention and leftovers of `checkpoints/` (docs/design.md#checkpoints): only checkpoint names, `.delivered-<id>`
+// markers and the helper's private names are ever deleted.
 import { linkSync, lstatSync, readdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { CHECKPOINT_NAME } from "../schema/checkpoint-name.ts";
@@ -9,17 +8,10 @@ import { readHead, readHeadBytes, rmQuietRegular } from "./checkpoints.ts";
 import { tokenOf } from "./files.ts";
 import { listPrivate } from "./private.ts";
 
-/** Most delivered-once markers kept (docs/design.md#checkpoints). */
-export const MARKERS_KEPT = 20;
+const MARKERS_KEPT = 20;
+const CHECKPOINT_KEEP = 5;
 
-/** Checkpoints of this many sessions are kept (docs/design.md#checkpoints). */
-export const CHECKPOINT_KEEP = 5;
-
-/**
- * Keeps the checkpoints of the five newest sessions by `Saved:` (docs/design.md#checkpoints),
- * never `keep` (the one just written); deletes only names matching the checkpoint pattern,
- * and their delivered-once markers. @returns the names deleted.
- */
+/** Keeps the checkpoints of the five newest sessions by `Saved:`, and `keep`; deletes the rest and their markers. */
 export function pruneCheckpoints(root: string, keep: string): string[] {
   const list = listCheckpoints(root);
   const survivors = new Set(list.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
@@ -39,16 +31,10 @@ export function pruneCheckpoints(root: string, keep: string): string[] {
 }
 
 /**
- * Removes what an interrupted checkpoint left in `checkpoints/` (docs/design.md#checkpoints): temp files are
- * dropped; a claim goes back as the checkpoint when none is there, else it is dropped (a
- * checkpoint is never archived); a delivered-once marker is kept when its session's checkpoint
- * exists or when the token it holds is the token of a checkpoint that exists (that checkpoint
- * was told to some session: the hook's once-per-token rule reads it,
- * docs/decisions/checkpoint-after-last-save.md#once-per-token), the newest {@link MARKERS_KEPT}
- * of those; every other marker is dropped. Outside `compact` a token is told once, so the
- * token-kept markers number at most one per checkpoint. Only private names of the helper are
- * touched, and only regular files or links (never followed).
- * @returns one line per action.
+ * Removes what an interrupted checkpoint left: temps are dropped; a claim goes back when no checkpoint is there,
+ * else it is dropped. A delivered-once marker stays while its session's checkpoint exists or the token it holds is an
+ * existing checkpoint's (the hook's once-per-token rule reads it), the newest MARKERS_KEPT of them, so checkpoints/
+ * does not grow with every session. Links are never followed. @returns one line per action.
  */
 export function cleanCheckpointLeftovers(root: string): string[] {
   const dir = checkpointsDir(root);
@@ -56,13 +42,8 @@ export function cleanCheckpointLeftovers(root: string): string[] {
   const actions: string[] = [];
   const entries = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
   for (const e of [...entries.filter((x) => x.role === "tmp"), ...entries.filter((x) => x.role === "claim")]) {
-    let st;
-    try {
-      st = lstatSync(e.path);
-    } catch {
-      continue;
-    }
-    if (st.isDirectory()) continue;
+    const st = lstatSync(e.path, { throwIfNoEntry: false });
+    if (st === undefined || st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
       try {
         linkSync(e.path, path.join(dir, e.file));
@@ -79,9 +60,6 @@ export function cleanCheckpointLeftovers(root: string): string[] {
     }
   }
   try {
-    // Markers are kept only for sessions whose checkpoint exists or when they record that an
-    // existing checkpoint was told, the newest MARKERS_KEPT of them, so that checkpoints/ does
-    // not grow with every session ever started and a told token stays told.
     const names = readdirSync(dir);
     const live = new Set<string>();
     for (const name of names) {
@@ -94,14 +72,9 @@ export function cleanCheckpointLeftovers(root: string): string[] {
       const m = /^\.delivered-(.+)$/.exec(name);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
       const told = readHead(path.join(dir, name), 128)?.trim() ?? "";
+      const st = lstatSync(path.join(dir, name), { throwIfNoEntry: false });
       if (readHead(path.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path.join(dir, name));
-      else {
-        try {
-          kept.push({ name, mtimeMs: lstatSync(path.join(dir, name)).mtimeMs });
-        } catch {
-          // gone meanwhile
-        }
-      }
+      else if (st !== undefined) kept.push({ name, mtimeMs: st.mtimeMs });
     }
     kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
     for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path.join(dir, k.name));

@@ -5,10 +5,8 @@ import { formatRedactionReport, redactText } from "../guard/redact.ts";
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /**
- * Decodes text from stdin for saving: refuses empty input, NUL bytes and invalid UTF-8,
- * drops a leading BOM and turns CRLF into LF (saying so), and refuses invisible and control
- * characters out of their allowed context (docs/design.md#redaction, docs/design.md#files-on-disk).
- * @throws Refused (exit 2) with the reason and what to do.
+ * Decodes a document for saving: refuses empty input, NUL bytes, invalid UTF-8 and invisible or control characters
+ * out of their allowed context; drops a leading BOM and turns CRLF into LF, saying so.
  */
 export function decodeInput(raw: Buffer, what: string): { text: string; notes: string[] } {
   if (raw.length === 0) throw new Refused(`stdin is empty: send the whole ${what} on stdin`);
@@ -31,20 +29,15 @@ export function decodeInput(raw: Buffer, what: string): { text: string; notes: s
   }
   const hits = findInvisible(text);
   if (hits.length > 0) {
-    const list = hits
-      .slice(0, 5)
-      .map((h) => `line ${h.line}, column ${h.column}: ${h.codePoint} (${h.name})`)
-      .join("; ");
-    const more = hits.length > 5 ? `; ${hits.length - 5} more` : "";
-    throw new Refused(`the ${what} contains invisible or control characters (${list}${more}); remove them and retry`);
+    const list = hits.slice(0, 5).map((h) => `line ${h.line}, column ${h.column}: ${h.codePoint} (${h.name})`);
+    if (hits.length > 5) list.push(`${hits.length - 5} more`);
+    const found = `invisible or control characters (${list.join("; ")})`;
+    throw new Refused(`the ${what} contains ${found}; remove them and retry`);
   }
   return { text, notes };
 }
 
-/**
- * Redacts secrets from `text` (docs/design.md#redaction), returning the text and the stderr report.
- * `exemptLines` (1-based) are left untouched (anchor lines; docs/design.md#redaction).
- */
+/** Redacts secrets from `text` but its `exemptLines` (anchor lines), returning the text and the stderr report. */
 export function redactForSave(text: string, exemptLines?: ReadonlySet<number>): { text: string; notes: string[] } {
   const { text: clean, findings } = redactText(text, exemptLines ? { exemptLines } : {});
   return { text: clean, notes: findings.length > 0 ? [formatRedactionReport(findings)] : [] };

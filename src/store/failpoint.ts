@@ -1,46 +1,21 @@
 import { existsSync, writeFileSync } from "node:fs";
 
-/** The phases of the write protocol, in order; reads pass the first two too. */
-export type WritePhase =
-  | "read-opened"
-  | "read-before-recheck"
-  | "before-claim"
-  | "after-claim"
-  | "after-archive"
-  | "before-publication"
-  | "after-publication"
-  | "before-prune";
-
-/** The steps of a writer's rollback, each fired just after it. */
-export type RollbackPhase =
-  | "rollback-after-temp-drop"
-  | "rollback-before-restore"
-  | "rollback-after-restore"
-  | "rollback-after-unarchive"
-  | "rollback-after-claim-drop";
-
-/** The steps of `recover`'s repair, each fired just after it. */
-export type RecoverPhase =
-  | "recover-after-restore"
-  | "recover-after-unarchive"
-  | "recover-after-archive"
-  | "recover-after-claim-drop"
-  | "recover-after-temp-drop"
-  | "recover-before-prune";
-
-/** The steps of a journal append (docs/decisions/journal.md), each fired just after it. */
-export type JournalPhase = "journal-after-claim" | "journal-before-publication" | "journal-after-publication";
-
-/** Every failpoint phase (types only: the names cost the bundle nothing at start-up). */
-export type Phase = WritePhase | RollbackPhase | RecoverPhase | JournalPhase;
+// Every failpoint phase, in protocol order: a read's, a write's, its rollback's, `recover`'s and a journal append's.
+type Phase =
+  | "read-opened" | "read-before-recheck" | "before-claim" | "after-claim" | "after-archive"
+  | "before-publication" | "after-publication" | "before-prune"
+  | "rollback-after-temp-drop" | "rollback-before-restore" | "rollback-after-restore"
+  | "rollback-after-unarchive" | "rollback-after-claim-drop"
+  | "recover-after-restore" | "recover-after-unarchive" | "recover-after-archive"
+  | "recover-after-claim-drop" | "recover-after-temp-drop" | "recover-before-prune"
+  | "journal-after-claim" | "journal-before-publication" | "journal-after-publication";
 
 const POLL_MS = 10;
 const PAUSE_LIMIT_MS = 30_000;
 
 /**
- * The test seam (docs/decisions/failpoints.md): `MEMORY_IO_FAILPOINT` holds `<phase>:<action>` specs, comma
- * separated; at that phase `crash` (SIGKILL), `pause=<path>` (writes `<path>.ready`, waits up to 30 s for
- * `<path>.go` without blocking the event loop) or `fail[=CODE]` (throws an I/O error, `EIO` by default).
+ * The test seam (docs/decisions/failpoints.md): `MEMORY_IO_FAILPOINT` holds comma-separated `<phase>:<action>`;
+ * `crash` (SIGKILL), `pause=<path>` (writes `<path>.ready`, waits up to 30 s for `<path>.go`) or `fail[=CODE]`.
  */
 export async function failpoint(spec: string | undefined, phase: Phase): Promise<void> {
   if (!spec) return;

@@ -7,11 +7,11 @@ import { homeFolder, userDir } from "./home.ts";
 import { acquireLockDir } from "./lock.ts";
 import { findRoot } from "./root.ts";
 
-/** How long install and uninstall wait for each other, in seconds (the memory lock's default). */
+// How long install and uninstall wait for each other, in seconds (the memory lock's default).
 const INSTALL_LOCK_SECONDS = 10;
 
-/** `<root>/.ai/.install.lock`, or `${XDG_CONFIG_HOME:-~/.config}/session-handoff/.install.lock` with `--global`. */
-export function installLockPath(root: string | null, env: Record<string, string | undefined>): string {
+// `<root>/.ai/.install.lock`, or the user dir's with `--global`.
+function installLockPath(root: string | null, env: Record<string, string | undefined>): string {
   if (root !== null) return path.join(root, ".ai", ".install.lock");
   return path.join(userDir(env), ".install.lock");
 }
@@ -23,10 +23,8 @@ interface LockableContext {
 }
 
 /**
- * Wraps a verb's `run` (install, uninstall) in the install lock; `--dry-run` and input the verb
- * itself refuses (a bad `--root`) take none. Folders made for the lock, or emptied by uninstall,
- * go again when empty, never the root or HOME itself.
- * @throws Busy (exit 5) after 10 s; Refused (2) when the lock's folder is a link.
+ * Wraps a verb's `run` (install, uninstall) in the install lock; `--dry-run` and a bad `--root` take none. Folders
+ * made for the lock, or emptied by uninstall, go again when empty, never the root or HOME itself.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any verb's context holds these fields
 export function underInstallLock<V extends { run(ctx: any): Promise<unknown> }>(verb: V): V {

@@ -20,26 +20,19 @@ function expandHome(p: string, env: Record<string, string | undefined>): string 
   return p;
 }
 
-/**
- * True when `SESSION_HANDOFF_DISABLE` switches the helper off (docs/design.md#tokens-and-the-publication-protocol):
- * set to any value but empty, `0`, `false`, `no` or `off` (any case, surrounding spaces ignored).
- */
+/** True when `SESSION_HANDOFF_DISABLE` is set to anything but empty, `0`, `false`, `no` or `off`. */
 export function disabledByEnv(env: Record<string, string | undefined>): boolean {
   const v = env.SESSION_HANDOFF_DISABLE;
   return v !== undefined && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
 }
 
 /**
- * The kill switch (docs/design.md#tokens-and-the-publication-protocol): the first switch that is on, as the thing to
- * remove to resume, or null. Checked in this order: `SESSION_HANDOFF_DISABLE` (see `disabledByEnv`), `<memory
- * dir>/PAUSE`, the file named by `SESSION_HANDOFF_PAUSE` (`~` expanded: the seed engine forgot to),
- * `${XDG_CONFIG_HOME:-~/.config}/session-handoff/PAUSE`.
+ * The first kill switch that is on, as the thing to remove to resume, or null: `SESSION_HANDOFF_DISABLE`,
+ * `<memory dir>/PAUSE`, the file `SESSION_HANDOFF_PAUSE` names (`~` expanded), then the user dir's `PAUSE`.
  */
 export function pauseSwitch(memDir: string | null, env: Record<string, string | undefined>): string | null {
   if (disabledByEnv(env)) {
     const v = env.SESSION_HANDOFF_DISABLE!.slice(0, 40);
-    // A plain word as it is (`=1`); anything else in the one quoting style, never a JSON escape
-    // (docs/design.md#verdicts-and-the-brief).
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
   if (memDir !== null && exists(path.join(memDir, "PAUSE"))) return path.join(memDir, "PAUSE");
@@ -49,8 +42,7 @@ export function pauseSwitch(memDir: string | null, env: Record<string, string | 
     if (exists(p)) return p;
   }
   const global = path.join(userDir(env), "PAUSE");
-  if (exists(global)) return global;
-  return null;
+  return exists(global) ? global : null;
 }
 
 /** @throws Paused (exit 4) when any kill switch is on. */

@@ -1,50 +1,35 @@
-// The user's settings for this project: `.ai/memory/settings.json` (docs/context-threshold.md).
-// Read on the hook's path at every turn, so it is one small read and no parser beyond JSON;
-// an absent file means the defaults, and a bad value is named and replaced by its default.
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+// The user's settings for this project, `.ai/memory/settings.json` (docs/context-threshold.md): read on the hook's
+// path at every turn, so one small read and no parser beyond JSON.
+import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { quotedValue } from "../guard/quote.ts";
 
-/** The settings file's name inside `.ai/memory/`. */
-export const SETTINGS_FILE = "settings.json";
-
-/** Largest settings file read, in bytes; a larger one is ignored (the defaults used). */
+const SETTINGS_FILE = "settings.json";
 const MAX_SETTINGS_BYTES = 16 * 1024;
 
-export interface Settings {
-  /** The context-threshold offer is on. */
+// contextWindow: the model's window in tokens when the user knows better than the helper; null: the helper's guess.
+interface Settings {
   contextOffer: boolean;
-  /** Percent of the context window at which the offer comes. */
   contextThreshold: number;
-  /** The model's context window in tokens when the user knows better than the helper; null: the helper's guess. */
   contextWindow: number | null;
-  /** Archived handoffs kept in `.ai/memory/archive/`. */
   archivesKept: number;
 }
 
-export const DEFAULT_SETTINGS: Settings = {
-  contextOffer: true,
-  contextThreshold: 70,
-  contextWindow: null,
-  archivesKept: 5,
-};
+const DEFAULT_SETTINGS: Settings = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
 
 type Check = (v: unknown) => boolean;
-const isInt =
-  (lo: number, hi: number): Check =>
-  (v) =>
-    typeof v === "number" && Number.isInteger(v) && v >= lo && v <= hi;
+const isInt = (lo: number, hi: number): Check => {
+  return (v) => Number.isInteger(v) && (v as number) >= lo && (v as number) <= hi;
+};
 
 const RULES: Record<keyof Settings, { ok: Check; want: string }> = {
   contextOffer: { ok: (v) => typeof v === "boolean", want: "true or false" },
   contextThreshold: { ok: isInt(1, 99), want: "a whole percent from 1 to 99" },
-  contextWindow: {
-    ok: (v) => v === null || isInt(1000, 100_000_000)(v),
-    want: "null or a whole number of tokens from 1000",
-  },
+  contextWindow: { ok: (v) => v === null || isInt(1000, 1e8)(v), want: "null or a whole number of tokens from 1000" },
   archivesKept: { ok: isInt(1, 1000), want: "a whole number from 1 to 1000" },
 };
 
+// The file's text; null when it cannot be opened (absent, a link), "" when it is not a file, too large or unreadable.
 function readSmall(file: string): string | null {
   let fd: number;
   try {
@@ -54,15 +39,7 @@ function readSmall(file: string): string | null {
   }
   try {
     const st = fstatSync(fd);
-    if (!st.isFile() || st.size > MAX_SETTINGS_BYTES) return "";
-    const buf = Buffer.alloc(st.size);
-    let got = 0;
-    while (got < st.size) {
-      const n = readSync(fd, buf, got, st.size - got, got);
-      if (n === 0) break;
-      got += n;
-    }
-    return buf.subarray(0, got).toString("utf8");
+    return st.isFile() && st.size <= MAX_SETTINGS_BYTES ? readFileSync(fd, "utf8") : "";
   } catch {
     return "";
   } finally {
@@ -70,11 +47,7 @@ function readSmall(file: string): string | null {
   }
 }
 
-/**
- * The settings of the memory folder `memDir`, with the problems found (each names the key and
- * the default used). An absent file gives the defaults and no problem; a link, a non-file, an
- * oversized or unparsable file gives the defaults and one problem. Unknown keys are named too.
- */
+/** The settings of the memory folder `memDir`, and the problems found, each naming the key and the default used. */
 export function readSettings(memDir: string): { settings: Settings; problems: string[] } {
   const settings = { ...DEFAULT_SETTINGS };
   const text = readSmall(path.join(memDir, SETTINGS_FILE));
