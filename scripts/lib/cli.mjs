@@ -2705,9 +2705,9 @@ function safeDirectories(env) {
   const files = [];
   const noSystem = env.GIT_CONFIG_NOSYSTEM;
   if (!noSystem || /^(?:0|false|no|off)$/i.test(noSystem)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
+  const xdg = path9.join(env.XDG_CONFIG_HOME || path9.join(home, ".config"), "git", "config");
   if (env.GIT_CONFIG_GLOBAL !== void 0) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(path9.join(env.XDG_CONFIG_HOME || path9.join(home, ".config"), "git", "config"));
-  if (env.GIT_CONFIG_GLOBAL === void 0) files.push(path9.join(home, ".gitconfig"));
+  else files.push(xdg, path9.join(home, ".gitconfig"));
   let out = [];
   for (const file of files) {
     let text2;
@@ -2719,13 +2719,8 @@ function safeDirectories(env) {
     let inSafe = false;
     for (const raw of text2.split(/\r?\n/)) {
       const line = raw.replace(/(^|\s)[#;].*$/, "").trim();
-      const section = /^\[\s*([A-Za-z0-9.-]+)\s*\]$/.exec(line);
-      if (section) {
-        inSafe = section[1].toLowerCase() === "safe";
-        continue;
-      }
       if (line.startsWith("[")) {
-        inSafe = false;
+        inSafe = /^\[\s*safe\s*\]$/i.test(line);
         continue;
       }
       const m = inSafe ? /^directory\s*=\s*(.*)$/i.exec(line) : null;

@@ -51,9 +51,9 @@ function safeDirectories(env: Env): string[] {
   const files: string[] = [];
   const noSystem = env.GIT_CONFIG_NOSYSTEM;
   if (!noSystem || /^(?:0|false|no|off)$/i.test(noSystem)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
+  const xdg = path.join(env.XDG_CONFIG_HOME || path.join(home, ".config"), "git", "config");
   if (env.GIT_CONFIG_GLOBAL !== undefined) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(path.join(env.XDG_CONFIG_HOME || path.join(home, ".config"), "git", "config"));
-  if (env.GIT_CONFIG_GLOBAL === undefined) files.push(path.join(home, ".gitconfig"));
+  else files.push(xdg, path.join(home, ".gitconfig"));
   let out: string[] = [];
   for (const file of files) {
     let text: string;
@@ -65,13 +65,8 @@ function safeDirectories(env: Env): string[] {
     let inSafe = false;
     for (const raw of text.split(/\r?\n/)) {
       const line = raw.replace(/(^|\s)[#;].*$/, "").trim();
-      const section = /^\[\s*([A-Za-z0-9.-]+)\s*\]$/.exec(line);
-      if (section) {
-        inSafe = section[1]!.toLowerCase() === "safe";
-        continue;
-      }
       if (line.startsWith("[")) {
-        inSafe = false;
+        inSafe = /^\[\s*safe\s*\]$/i.test(line);
         continue;
       }
       const m = inSafe ? /^directory\s*=\s*(.*)$/i.exec(line) : null;
