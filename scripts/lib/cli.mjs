@@ -2167,7 +2167,7 @@ var init_paths = __esm({
 });
 
 // src/store/files.ts
-import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, openSync as openSync2, readlinkSync, readSync as readSync2, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, openSync as openSync2, readlinkSync, readSync as readSync2, writeFileSync as writeFileSync2 } from "node:fs";
 import path3 from "node:path";
 function tokenOf(bytes) {
   return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
@@ -2176,19 +2176,11 @@ function randomHex8() {
   return nodeCrypto().randomBytes(4).toString("hex");
 }
 function createExclusive(p, body) {
-  let fd;
   try {
-    fd = openSync2(p, constants2.O_WRONLY | constants2.O_CREAT | constants2.O_EXCL | constants2.O_NOFOLLOW, 384);
-  } catch {
-    return false;
-  }
-  try {
-    writeSync2(fd, body);
+    writeFileSync2(p, body, { flag: "wx", mode: 384 });
     return true;
   } catch {
     return false;
-  } finally {
-    closeSync2(fd);
   }
 }
 function describeLink(filePath) {
@@ -2314,15 +2306,16 @@ import path4 from "node:path";
 function privateName(file, role, pid, rand) {
   return `.${file}.${role}-${pid}-${rand}`;
 }
-function listPrivate(dir) {
-  let names3;
+function listDir(dir) {
   try {
-    names3 = readdirSync(dir);
+    return readdirSync(dir);
   } catch {
     return [];
   }
+}
+function listPrivate(dir) {
   const out = [];
-  for (const name2 of names3) {
+  for (const name2 of listDir(dir)) {
     const m = PRIVATE_PATTERN.exec(name2);
     if (!m) continue;
     const role = m[2] === "tmp" ? "tmp" : "claim";
@@ -3371,10 +3364,10 @@ function editDistance2(a, b) {
   }
   return prev[t.length];
 }
-function nearest2(title, names3) {
+function nearest2(title, names2) {
   let best = null;
   let bestD = Infinity;
-  for (const n2 of names3) {
+  for (const n2 of names2) {
     const d = editDistance2(title.toLowerCase(), n2.toLowerCase());
     if (d < bestD) [bestD, best] = [d, n2];
   }
@@ -3473,8 +3466,8 @@ var init_validate_common = __esm({
 function straySentence(strays) {
   if (strays.length === 0) return null;
   const near = [...new Set(strays.flatMap((s) => s.near === null ? [] : [s.near]))];
-  const names3 = near.map((n2) => `\`## ${n2}\``).join(", ");
-  const lent = near.length > 0 ? ` (did you mean ${names3}? its items are read as that section's)` : "";
+  const names2 = near.map((n2) => `\`## ${n2}\``).join(", ");
+  const lent = near.length > 0 ? ` (did you mean ${names2}? its items are read as that section's)` : "";
   const lost = strays.some((s) => s.near === null) ? "; nothing reads a section with no near name" : "";
   const what = strays.length === 1 ? "a section" : `${strays.length} sections`;
   return `the handoff has ${what} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
@@ -3812,15 +3805,15 @@ function timeOf(value, now) {
 }
 function listCheckpoints(root, now = Date.now()) {
   if (checkpointsDirState(root) !== "ok") return [];
-  let names3;
+  let names2;
   try {
-    names3 = readdirSync3(checkpointsDir(root));
+    names2 = readdirSync3(checkpointsDir(root));
   } catch {
     return [];
   }
   const out = [];
   const mtimes = /* @__PURE__ */ new Map();
-  for (const name2 of names3) {
+  for (const name2 of names2) {
     if (!CHECKPOINT_NAME.test(name2)) continue;
     const read = readHeadAndTime(path12.join(checkpointsDir(root), name2), HEAD);
     if (read === null) continue;
@@ -3990,13 +3983,13 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   }
 }
 function toldToAnySession(root, token) {
-  let names3;
+  let names2;
   try {
-    names3 = readdirSync4(checkpointsDir(root));
+    names2 = readdirSync4(checkpointsDir(root));
   } catch {
     return false;
   }
-  for (const name2 of names3) {
+  for (const name2 of names2) {
     if (name2.startsWith(".delivered-") && readHead(path13.join(checkpointsDir(root), name2), 128)?.trim() === token) return true;
   }
   return false;
@@ -4251,7 +4244,7 @@ var init_git_dir = __esm({
 
 // src/git/saves.ts
 import { closeSync as closeSync5, constants as constants5, existsSync as existsSync2, linkSync, lstatSync as lstatSync9, mkdirSync as mkdirSync2, openSync as openSync5, readFileSync as readFileSync4 } from "node:fs";
-import { renameSync, rmSync, writeFileSync as writeFileSync2, writeSync as writeSync3 } from "node:fs";
+import { renameSync, rmSync, writeFileSync as writeFileSync3, writeSync as writeSync2 } from "node:fs";
 import path15 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
@@ -4276,7 +4269,7 @@ function cloneIdOf(root, create = false) {
     const tmp = `${p}.tmp-${process.pid}`;
     try {
       mkdirSync2(path15.dirname(p), { recursive: true, mode: 448 });
-      writeFileSync2(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
+      writeFileSync3(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
       linkSync(tmp, p);
     } catch {
@@ -4324,7 +4317,7 @@ function replaceLines(p, lines3) {
     384
   );
   try {
-    writeSync3(fd, `${lines3.join("\n")}
+    writeSync2(fd, `${lines3.join("\n")}
 `);
   } finally {
     closeSync5(fd);
@@ -4438,12 +4431,8 @@ async function acquireLockDir(lockDir, timeoutSeconds, opts) {
     }
     const now = performance.now();
     const owner = readOwner(lockDir);
-    let st;
-    try {
-      st = fs.lstatSync(lockDir);
-    } catch {
-      continue;
-    }
+    const st = fs.lstatSync(lockDir, { throwIfNoEntry: false });
+    if (st === void 0) continue;
     const key = `${owner?.nonce ?? "-"} ${st.mtimeMs}`;
     if (seen?.key !== key) seen = { key, since: seen ? now : start };
     const verdict = lockVerdict(owner, st, me.host, now - seen.since);
@@ -4462,13 +4451,8 @@ async function acquireLockDir(lockDir, timeoutSeconds, opts) {
   }
 }
 function checkLockPath(lockDir) {
-  let st;
-  try {
-    st = fs.lstatSync(lockDir);
-  } catch {
-    return;
-  }
-  if (st.isSymbolicLink() || !st.isDirectory()) {
+  const st = fs.lstatSync(lockDir, { throwIfNoEntry: false });
+  if (st !== void 0 && (st.isSymbolicLink() || !st.isDirectory())) {
     const what = st.isSymbolicLink() ? "a link" : "not a directory";
     throw new Refused(`${lockDir} is ${what}; it is the helper's private lock: move it away and retry`);
   }
@@ -4745,7 +4729,6 @@ var init_archive = __esm({
 });
 
 // src/store/recover.ts
-import { readdirSync as readdirSync6 } from "node:fs";
 import path19 from "node:path";
 function pendingRepairs(root) {
   return [
@@ -4753,20 +4736,11 @@ function pendingRepairs(root) {
     ...listPrivate(root).filter((e) => ROOT_FILES.has(e.file))
   ];
 }
-function archiveExcess2(root) {
-  return archiveExcess(archiveDir(root));
-}
 function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
-  let names3;
-  try {
-    names3 = readdirSync6(dir);
-  } catch {
-    return [];
-  }
-  return names3.filter((n2) => inoOf(path19.join(dir, n2)) === ino);
+  return listDir(dir).filter((n2) => inoOf(path19.join(dir, n2)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -4799,15 +4773,8 @@ function plantedPrivate(root) {
   }
   return out;
 }
-function names(dir) {
-  try {
-    return readdirSync6(dir);
-  } catch {
-    return [];
-  }
-}
 function needsRepair(root) {
-  return pendingRepairs(root).length > 0 || archiveExcess2(root) > 0 || names(memoryDir(root)).some((n2) => DEAD_LOCK.test(n2)) || names(archiveDir(root)).some((n2) => ARCHIVE_TEMP.test(n2));
+  return pendingRepairs(root).length > 0 || archiveExcess(archiveDir(root)) > 0 || listDir(memoryDir(root)).some((n2) => DEAD_LOCK.test(n2)) || listDir(archiveDir(root)).some((n2) => ARCHIVE_TEMP.test(n2));
 }
 var MEMORY_FILES, ROOT_FILES, ARCHIVE_TEMP, DEAD_LOCK;
 var init_recover = __esm({
@@ -4825,7 +4792,7 @@ var init_recover = __esm({
 
 // src/store/publish.ts
 import { closeSync as closeSync7, constants as constants7, fchmodSync as fchmodSync2, fchownSync, fsyncSync, linkSync as linkSync2, lstatSync as lstatSync11, openSync as openSync7 } from "node:fs";
-import { renameSync as renameSync2, unlinkSync as unlinkSync4, writeSync as writeSync4 } from "node:fs";
+import { renameSync as renameSync2, unlinkSync as unlinkSync4, writeSync as writeSync3 } from "node:fs";
 import path20 from "node:path";
 function syncDir(dir) {
   try {
@@ -4869,7 +4836,7 @@ function writeTemp(tempPath, bytes, mode, owner) {
     }
     fchmodSync2(fd, mode);
     let off = 0;
-    while (off < bytes.length) off += writeSync4(fd, bytes, off, bytes.length - off);
+    while (off < bytes.length) off += writeSync3(fd, bytes, off, bytes.length - off);
     fsyncSync(fd);
   } finally {
     closeSync7(fd);
@@ -5052,18 +5019,16 @@ var init_publish = __esm({
 });
 
 // src/store/repair.ts
-import { linkSync as linkSync3, readdirSync as readdirSync7, readFileSync as readFileSync6, rmSync as rmSync2, unlinkSync as unlinkSync5 } from "node:fs";
+import { linkSync as linkSync3, readFileSync as readFileSync6, rmSync as rmSync2, unlinkSync as unlinkSync5 } from "node:fs";
 import path21 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
-  let names3;
   let bytes;
   try {
-    names3 = readdirSync7(dir).filter((n2) => ARCHIVE_NAME.test(n2));
     bytes = readFileSync6(claimPath);
   } catch {
     return void 0;
   }
-  return names3.find((n2) => {
+  return listDir(dir).filter((n2) => ARCHIVE_NAME.test(n2)).find((n2) => {
     const p = path21.join(dir, n2);
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
@@ -5078,14 +5043,8 @@ function saveId(e) {
   return e.name.slice(e.name.lastIndexOf(".") + 1).replace(/^(tmp|claim)-/, "");
 }
 async function dropArchiveTemps(arch, fp) {
-  let names3;
-  try {
-    names3 = readdirSync7(arch).filter((n2) => ARCHIVE_TEMP.test(n2));
-  } catch {
-    return [];
-  }
   const out = [];
-  for (const name2 of names3) {
+  for (const name2 of listDir(arch).filter((n2) => ARCHIVE_TEMP.test(n2))) {
     const p = path21.join(arch, name2);
     const st = lstatBig(p);
     if (st === null || !st.isFile()) continue;
@@ -5159,12 +5118,12 @@ async function repair(root, fp) {
   }
   actions.push(...await dropArchiveTemps(arch, fp));
   try {
-    for (const name2 of readdirSync7(memDir)) {
-      if (DEAD_LOCK.test(name2)) rmSync2(path21.join(memDir, name2), { recursive: true, force: true });
+    for (const name2 of listDir(memDir).filter((n2) => DEAD_LOCK.test(n2))) {
+      rmSync2(path21.join(memDir, name2), { recursive: true, force: true });
     }
   } catch {
   }
-  if (archiveExcess2(root) > 0) {
+  if (archiveExcess(arch) > 0) {
     await failpoint(fp, "recover-before-prune");
     const pruned = pruneArchive(arch);
     const n2 = pruned.deleted.length;
@@ -5271,7 +5230,7 @@ var init_write_help = __esm({
 });
 
 // src/git/git-files.ts
-import { readdirSync as readdirSync8, readFileSync as readFileSync7 } from "node:fs";
+import { readdirSync as readdirSync6, readFileSync as readFileSync7 } from "node:fs";
 import path22 from "node:path";
 function isShallow(gitDir) {
   return gitDir !== null && isFile(path22.join(commonDirOf(gitDir), "shallow"));
@@ -5279,7 +5238,7 @@ function isShallow(gitDir) {
 function reflogFiles(dir, out) {
   let entries;
   try {
-    entries = readdirSync8(dir, { withFileTypes: true });
+    entries = readdirSync6(dir, { withFileTypes: true });
   } catch {
     return;
   }
@@ -5321,7 +5280,7 @@ function branchPresent(gitDir, branch) {
   if (branch.split("/").some((part) => part === "" || part === "." || part === "..")) return false;
   if (isFile(path22.join(common, "refs", "heads", branch))) return true;
   try {
-    for (const remote of readdirSync8(path22.join(common, "refs", "remotes"))) {
+    for (const remote of readdirSync6(path22.join(common, "refs", "remotes"))) {
       if (isFile(path22.join(common, "refs", "remotes", remote, branch))) return true;
     }
   } catch {
@@ -7291,7 +7250,7 @@ var init_outcome = __esm({
 });
 
 // src/journal/store.ts
-import { closeSync as closeSync9, constants as constants8, fsyncSync as fsyncSync2, linkSync as linkSync4, lstatSync as lstatSync14, mkdirSync as mkdirSync3, openSync as openSync8, readdirSync as readdirSync9, renameSync as renameSync3, unlinkSync as unlinkSync6, writeSync as writeSync5 } from "node:fs";
+import { closeSync as closeSync9, constants as constants8, fsyncSync as fsyncSync2, linkSync as linkSync4, lstatSync as lstatSync14, mkdirSync as mkdirSync3, openSync as openSync8, readdirSync as readdirSync7, renameSync as renameSync3, unlinkSync as unlinkSync6, writeSync as writeSync4 } from "node:fs";
 import path28 from "node:path";
 function journalDir(root) {
   return path28.join(memoryDir(root), "journal");
@@ -7307,13 +7266,13 @@ function parseJournalName(name2) {
   return { name: name2, period: `${m[1]}-${m[2]}`, kind: "month", part };
 }
 function listJournal(root) {
-  let names3;
+  let names2;
   try {
-    names3 = readdirSync9(journalDir(root));
+    names2 = readdirSync7(journalDir(root));
   } catch {
     return [];
   }
-  return names3.map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
+  return names2.map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
   return exists(path28.join(journalDir(root), "OFF"));
@@ -7368,7 +7327,7 @@ function writeTemp2(p, bytes) {
   const fd = openSync8(p, constants8.O_WRONLY | constants8.O_CREAT | constants8.O_EXCL | constants8.O_NOFOLLOW, 384);
   try {
     let off = 0;
-    while (off < bytes.length) off += writeSync5(fd, bytes, off, bytes.length - off);
+    while (off < bytes.length) off += writeSync4(fd, bytes, off, bytes.length - off);
     fsyncSync2(fd);
   } finally {
     closeSync9(fd);
@@ -7459,7 +7418,7 @@ var init_store = __esm({
 import { unlinkSync as unlinkSync7 } from "node:fs";
 import path29 from "node:path";
 import { createHash as createHash2 } from "node:crypto";
-import { readdirSync as readdirSync10 } from "node:fs";
+import { readdirSync as readdirSync8 } from "node:fs";
 function monthIndex(period) {
   return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
 }
@@ -7521,7 +7480,7 @@ function retriedNotes(root, priorToken) {
 async function handoffWithToken(root, token) {
   const files = [path29.join(memoryDir(root), "HANDOFF.md")];
   try {
-    for (const n2 of readdirSync10(archiveDir(root))) {
+    for (const n2 of readdirSync8(archiveDir(root))) {
       if (/^HANDOFF-.*\.md$/.test(n2)) files.push(path29.join(archiveDir(root), n2));
     }
   } catch {
@@ -7648,8 +7607,8 @@ async function foldOne(root, nowMonth, fp) {
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
   for (const f of files) unlinkSync7(path29.join(dir, f.name));
-  const names3 = files.map((f) => `journal/${f.name}`).join(", ");
-  return `journal: folded ${names3} (${entries.length} entries) into journal/${yearName}`;
+  const names2 = files.map((f) => `journal/${f.name}`).join(", ");
+  return `journal: folded ${names2} (${entries.length} entries) into journal/${yearName}`;
 }
 function insertSection(text2, period, section) {
   const heads = [...text2.matchAll(/^## (\d{4}-\d{2})$/gm)];
@@ -8059,7 +8018,7 @@ function interruptedSave(root) {
   if (pending.length > 0 && plantedPrivate(root).length > 0) return false;
   if (unsafe === null) return pending.length > 0;
   if (liveWriter(memoryDir(root))) return false;
-  return pending.length > 0 || archiveExcess2(root) > 0;
+  return pending.length > 0 || archiveExcess(archiveDir(root)) > 0;
 }
 function unsafePrivate(root) {
   return treeUnsafe(root) !== true && pendingRepairs(root).length > 0 && plantedPrivate(root).length > 0;
@@ -8071,6 +8030,7 @@ var init_inspect = __esm({
     init_files();
     init_paths();
     init_private();
+    init_archive();
     init_recover();
   }
 });
@@ -8360,7 +8320,7 @@ draft left in drafts/ changes no code (\`recover\` removes it).
 });
 
 // src/store/checkpoint-cleanup.ts
-import { linkSync as linkSync5, lstatSync as lstatSync16, readdirSync as readdirSync11, unlinkSync as unlinkSync8 } from "node:fs";
+import { linkSync as linkSync5, lstatSync as lstatSync16, readdirSync as readdirSync9, unlinkSync as unlinkSync8 } from "node:fs";
 import path34 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
@@ -8400,15 +8360,15 @@ function cleanCheckpointLeftovers(root) {
     }
   }
   try {
-    const names3 = readdirSync11(dir);
+    const names2 = readdirSync9(dir);
     const live = /* @__PURE__ */ new Set();
-    for (const name2 of names3) {
+    for (const name2 of names2) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
       const bytes = readHeadBytes(path34.join(dir, name2));
       if (bytes !== null) live.add(tokenOf(bytes));
     }
     const kept = [];
-    for (const name2 of names3) {
+    for (const name2 of names2) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
       const told = readHead(path34.join(dir, name2), 128)?.trim() ?? "";
@@ -8441,7 +8401,7 @@ var recover_exports = {};
 __export(recover_exports, {
   recoverVerb: () => recoverVerb
 });
-import { readdirSync as readdirSync12 } from "node:fs";
+import { readdirSync as readdirSync10 } from "node:fs";
 var recoverVerb;
 var init_recover2 = __esm({
   "src/verbs/recover.ts"() {
@@ -8487,7 +8447,7 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
         let actions = [];
         if (checkTree(root) || pendingRepairs(root).length > 0) {
           const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) }, async () => [
-            ...checkpointsDirState(root) === "ok" && readdirSync12(checkpointsDir(root)).some((n2) => n2.startsWith(".")) ? cleanCheckpointLeftovers(root) : [],
+            ...checkpointsDirState(root) === "ok" && readdirSync10(checkpointsDir(root)).some((n2) => n2.startsWith(".")) ? cleanCheckpointLeftovers(root) : [],
             // A leftover draft is private junk, not an interrupted save (docs/decisions/save-form.md).
             ...removeLeftoverDrafts(root)
           ]);
@@ -8608,7 +8568,7 @@ import {
   renameSync as renameSync4,
   rmdirSync,
   unlinkSync as unlinkSync9,
-  writeSync as writeSync6
+  writeSync as writeSync5
 } from "node:fs";
 import path35 from "node:path";
 import { randomBytes as randomBytes3 } from "node:crypto";
@@ -8653,7 +8613,7 @@ function replaceFile(p, bytes, mode) {
     mode
   );
   try {
-    writeSync6(fd, bytes);
+    writeSync5(fd, bytes);
     fsyncSync3(fd);
   } finally {
     closeSync12(fd);
@@ -10615,7 +10575,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync19, readdirSync as readdirSync13 } from "node:fs";
+import { lstatSync as lstatSync19, readdirSync as readdirSync11 } from "node:fs";
 import path39 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
@@ -10628,7 +10588,7 @@ function listArchives(root) {
   }
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
-  for (const name2 of readdirSync13(dir)) {
+  for (const name2 of readdirSync11(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
       const s = lstatSync19(path39.join(dir, name2));
@@ -11331,7 +11291,7 @@ import {
   lstatSync as lstatSync21,
   mkdirSync as mkdirSync5,
   openSync as openSync11,
-  readdirSync as readdirSync14,
+  readdirSync as readdirSync12,
   readFileSync as readFileSync13,
   readlinkSync as readlinkSync3,
   renameSync as renameSync5,
@@ -11339,7 +11299,7 @@ import {
   rmSync as rmSync3,
   statSync as statSync2,
   symlinkSync,
-  writeFileSync as writeFileSync3
+  writeFileSync as writeFileSync4
 } from "node:fs";
 import { createHash as createHash3 } from "node:crypto";
 import path41 from "node:path";
@@ -11371,7 +11331,7 @@ function skillFiles(dir) {
       return;
     }
     if (st.isDirectory()) {
-      for (const name2 of readdirSync14(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
+      for (const name2 of readdirSync12(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
     } else if (st.isFile()) out.push(rel);
   };
   for (const e of SKILL_ENTRIES) walk2(e);
@@ -11439,7 +11399,7 @@ function writeCopyRecord(dir, createdDirs) {
   const flags = constants10.O_WRONLY | constants10.O_CREAT | constants10.O_TRUNC | (constants10.O_NOFOLLOW ?? 0);
   const fd = openSync11(path41.join(dir, RECORD), flags, 420);
   try {
-    writeFileSync3(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
+    writeFileSync4(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
   } finally {
     closeSync13(fd);
@@ -11496,7 +11456,7 @@ function applySteps(from, to, steps) {
     mkdirSync5(path41.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
     const src = path41.join(from, s.rel);
-    writeFileSync3(temp, readFileSync13(src), { mode: statSync2(src).mode & 511 });
+    writeFileSync4(temp, readFileSync13(src), { mode: statSync2(src).mode & 511 });
     renameSync5(temp, dest);
   }
 }
@@ -13831,7 +13791,7 @@ var require_lib = __commonJS({
   "node_modules/write-file-atomic/lib/index.js"(exports, module) {
     "use strict";
     module.exports = writeFile;
-    module.exports.sync = writeFileSync4;
+    module.exports.sync = writeFileSync5;
     module.exports._getTmpname = getTmpname;
     module.exports._cleanupOnExit = cleanupOnExit;
     var fs2 = __require("fs");
@@ -13971,7 +13931,7 @@ var require_lib = __commonJS({
       }
       return promise;
     }
-    function writeFileSync4(filename, data, options) {
+    function writeFileSync5(filename, data, options) {
       if (typeof options === "string") {
         options = { encoding: options };
       } else if (!options) {
@@ -14229,10 +14189,6 @@ var init_agent_file = __esm({
 // src/store/install-lock.ts
 import { lstatSync as lstatSync23, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
 import path45 from "node:path";
-function installLockPath(root, env) {
-  if (root !== null) return path45.join(root, ".ai", ".install.lock");
-  return path45.join(userDir(env), ".install.lock");
-}
 function underInstallLock(verb) {
   return {
     ...verb,
@@ -14246,7 +14202,7 @@ function underInstallLock(verb) {
       } catch {
         return verb.run(ctx);
       }
-      const lockDir = installLockPath(root, ctx.env);
+      const lockDir = path45.join(root === null ? userDir(ctx.env) : path45.join(root, ".ai"), ".install.lock");
       const parent = path45.dirname(lockDir);
       const made = makeParent(parent);
       const emptiedByVerb = verb.name === "uninstall";
@@ -14564,8 +14520,8 @@ function planOf(ctx) {
   if (global) {
     const without = agents.filter((a) => a.skillFolders.home.length === 0);
     if (without.length > 0 && named.length > 0) {
-      const names3 = without.map((a) => a.name).join(", ");
-      throw new Refused(`${names3} has no per-user folders; nothing was changed. Run init in the project instead`);
+      const names2 = without.map((a) => a.name).join(", ");
+      throw new Refused(`${names2} has no per-user folders; nothing was changed. Run init in the project instead`);
     }
     agents = agents.filter((a) => a.skillFolders.home.length > 0);
   }
@@ -14613,10 +14569,10 @@ async function init(ctx, plan) {
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps, record2);
   if (edited.length > 0 && ctx.values.replace !== true) {
-    const names3 = edited.slice(0, 5).map((rel) => shown(path48.join(dest, rel)));
+    const names2 = edited.slice(0, 5).map((rel) => shown(path48.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     throw new Refused(
-      `${names3.join(", ")}${more} differ from what init copied (edited since, or copied by an older init); nothing was changed. Keep your edits elsewhere, then run init --replace to overwrite them`
+      `${names2.join(", ")}${more} differ from what init copied (edited since, or copied by an older init); nothing was changed. Keep your edits elsewhere, then run init --replace to overwrite them`
     );
   }
   const writes = steps.map((s) => path48.join(dest, s.rel));
@@ -14981,7 +14937,7 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import { lstatSync as lstatSync26, readdirSync as readdirSync15, readFileSync as readFileSync17 } from "node:fs";
+import { lstatSync as lstatSync26, readdirSync as readdirSync13, readFileSync as readFileSync17 } from "node:fs";
 import path51 from "node:path";
 function readText(p) {
   try {
@@ -15133,7 +15089,7 @@ async function memoryState(r) {
   }
   let archives = 0;
   try {
-    archives = readdirSync15(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
+    archives = readdirSync13(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
   } catch {
   }
   const journal = journalState(r);
@@ -16004,8 +15960,8 @@ function outputStatus(output) {
 }
 function patchFiles(input) {
   const files = [];
-  const names3 = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
-  for (const m of input.matchAll(names3)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
+  const names2 = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
+  for (const m of input.matchAll(names2)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
   return files;
 }
 function shellPatch(command) {
@@ -16889,7 +16845,7 @@ var init_checkpoint2 = __esm({
 });
 
 // src/verbs/checkpoint-run.ts
-import { lstatSync as lstatSync27, readdirSync as readdirSync16 } from "node:fs";
+import { lstatSync as lstatSync27, readdirSync as readdirSync14 } from "node:fs";
 import path54 from "node:path";
 function checkpointHelp() {
   return `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
@@ -16948,13 +16904,13 @@ function projectHandoffs(root) {
   };
 }
 function pruneOfferMarkers(dir, nowMs) {
-  let names3;
+  let names2;
   try {
-    names3 = readdirSync16(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200);
+    names2 = readdirSync14(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200);
   } catch {
     return;
   }
-  for (const name2 of names3) {
+  for (const name2 of names2) {
     const p = path54.join(dir, name2);
     try {
       if (nowMs - lstatSync27(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
@@ -17515,7 +17471,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import { readdirSync as readdirSync17 } from "node:fs";
+import { readdirSync as readdirSync15 } from "node:fs";
 import path56 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
@@ -17576,9 +17532,9 @@ async function readText2(p, file, notes) {
   if (loaded.warning !== null) notes.push(loaded.warning);
   return loaded.text;
 }
-function names2(dir) {
+function names(dir) {
   try {
-    return readdirSync17(dir).sort();
+    return readdirSync15(dir).sort();
   } catch {
     return [];
   }
@@ -17628,7 +17584,7 @@ async function searchMemory(root, words, opts = {}) {
     if (text2 !== null) consider("handoff", "HANDOFF.md", markdownUnits(text2, stateDate(text2)));
   }
   if (kinds.has("archive")) {
-    for (const name2 of names2(archiveDir(root)).filter((n2) => /^HANDOFF-.*\.md$/.test(n2))) {
+    for (const name2 of names(archiveDir(root)).filter((n2) => /^HANDOFF-.*\.md$/.test(n2))) {
       const text2 = await readText2(path56.join(archiveDir(root), name2), `archive/${name2}`, notes);
       if (text2 !== null) consider("archive", `archive/${name2}`, markdownUnits(text2, stateDate(text2)));
     }
@@ -17641,7 +17597,7 @@ async function searchMemory(root, words, opts = {}) {
   }
   if (kinds.has("checkpoint")) {
     const dir = path56.join(mem, "checkpoints");
-    for (const name2 of names2(dir).filter((n2) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/.test(n2))) {
+    for (const name2 of names(dir).filter((n2) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/.test(n2))) {
       const text2 = await readText2(path56.join(dir, name2), `checkpoints/${name2}`, notes);
       if (text2 !== null) consider("checkpoint", `checkpoints/${name2}`, markdownUnits(text2, stateDate(text2)));
     }
@@ -18004,7 +17960,7 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync16, constants as constants14, fstatSync as fstatSync8, lstatSync as lstatSync30, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync19, writeSync as writeSync7 } from "node:fs";
+import { closeSync as closeSync16, constants as constants14, fstatSync as fstatSync8, lstatSync as lstatSync30, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync19, writeSync as writeSync6 } from "node:fs";
 import path59 from "node:path";
 function readRegularBytes(p) {
   const fd = openSync14(p, constants14.O_RDONLY | NOFOLLOW);
@@ -18025,7 +17981,7 @@ function writeResult(p, text2) {
   const fd = openSync14(p, constants14.O_WRONLY | constants14.O_TRUNC | NOFOLLOW);
   try {
     if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    writeSync7(fd, Buffer.from(text2, "utf8"));
+    writeSync6(fd, Buffer.from(text2, "utf8"));
   } finally {
     closeSync16(fd);
   }
@@ -18048,7 +18004,7 @@ function archiveDirOf(top, memRel) {
 function createExclusive2(p, text2) {
   const fd = openSync14(p, constants14.O_WRONLY | constants14.O_CREAT | constants14.O_EXCL | NOFOLLOW, 384);
   try {
-    writeSync7(fd, Buffer.from(text2, "utf8"));
+    writeSync6(fd, Buffer.from(text2, "utf8"));
   } finally {
     closeSync16(fd);
   }
@@ -18454,13 +18410,13 @@ function editDistance(a, b) {
   }
   return d[a.length][b.length];
 }
-function nearest(word, names3) {
+function nearest(word, names2) {
   const w = word.toLowerCase();
   if (w === "") return null;
   const limit = Math.min(3, Math.max(1, Math.floor(w.length / 3)));
   let best = null;
   let bestDistance = Infinity;
-  for (const name2 of names3) {
+  for (const name2 of names2) {
     const distance = editDistance(w, name2.toLowerCase());
     if (distance < bestDistance) {
       best = name2;
@@ -18468,7 +18424,7 @@ function nearest(word, names3) {
     }
   }
   if (best !== null && bestDistance <= limit) return best;
-  if (w.length >= 3) return names3.find((n2) => n2.toLowerCase().startsWith(w)) ?? null;
+  if (w.length >= 3) return names2.find((n2) => n2.toLowerCase().startsWith(w)) ?? null;
   return null;
 }
 

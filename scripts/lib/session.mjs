@@ -919,25 +919,17 @@ var init_paths = __esm({
 });
 
 // src/store/files.ts
-import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync2, openSync as openSync3, readlinkSync, readSync as readSync2, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync2, openSync as openSync3, readlinkSync, readSync as readSync2, writeFileSync as writeFileSync3 } from "node:fs";
 import path8 from "node:path";
 function tokenOf(bytes) {
   return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
 }
 function createExclusive(p, body) {
-  let fd;
   try {
-    fd = openSync3(p, constants3.O_WRONLY | constants3.O_CREAT | constants3.O_EXCL | constants3.O_NOFOLLOW, 384);
-  } catch {
-    return false;
-  }
-  try {
-    writeSync3(fd, body);
+    writeFileSync3(p, body, { flag: "wx", mode: 384 });
     return true;
   } catch {
     return false;
-  } finally {
-    closeSync3(fd);
   }
 }
 function describeLink(filePath) {
@@ -1059,15 +1051,16 @@ var init_files = __esm({
 import { lstatSync as lstatSync7, readdirSync, readFileSync as readFileSync4 } from "node:fs";
 import { hostname } from "node:os";
 import path9 from "node:path";
-function listPrivate(dir) {
-  let names;
+function listDir(dir) {
   try {
-    names = readdirSync(dir);
+    return readdirSync(dir);
   } catch {
     return [];
   }
+}
+function listPrivate(dir) {
   const out = [];
-  for (const name of names) {
+  for (const name of listDir(dir)) {
     const m = PRIVATE_PATTERN.exec(name);
     if (!m) continue;
     const role = m[2] === "tmp" ? "tmp" : "claim";
@@ -1256,7 +1249,6 @@ var init_archive = __esm({
 });
 
 // src/store/recover.ts
-import { readdirSync as readdirSync3 } from "node:fs";
 import path12 from "node:path";
 function pendingRepairs(root) {
   return [
@@ -1264,20 +1256,11 @@ function pendingRepairs(root) {
     ...listPrivate(root).filter((e) => ROOT_FILES.has(e.file))
   ];
 }
-function archiveExcess2(root) {
-  return archiveExcess(archiveDir(root));
-}
 function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
-  let names;
-  try {
-    names = readdirSync3(dir);
-  } catch {
-    return [];
-  }
-  return names.filter((n) => inoOf(path12.join(dir, n)) === ino);
+  return listDir(dir).filter((n) => inoOf(path12.join(dir, n)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -1390,7 +1373,7 @@ function interruptedSave(root) {
   if (pending.length > 0 && plantedPrivate(root).length > 0) return false;
   if (unsafe === null) return pending.length > 0;
   if (liveWriter(memoryDir(root))) return false;
-  return pending.length > 0 || archiveExcess2(root) > 0;
+  return pending.length > 0 || archiveExcess(archiveDir(root)) > 0;
 }
 var init_inspect = __esm({
   "src/store/inspect.ts"() {
@@ -1399,6 +1382,7 @@ var init_inspect = __esm({
     init_files();
     init_paths();
     init_private();
+    init_archive();
     init_recover();
   }
 });
@@ -2083,7 +2067,7 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync6, constants as constants5, fstatSync as fstatSync5, lstatSync as lstatSync9, openSync as openSync5, readdirSync as readdirSync4, readSync as readSync3, unlinkSync as unlinkSync2 } from "node:fs";
+import { closeSync as closeSync6, constants as constants5, fstatSync as fstatSync5, lstatSync as lstatSync9, openSync as openSync5, readdirSync as readdirSync3, readSync as readSync3, unlinkSync as unlinkSync2 } from "node:fs";
 import path17 from "node:path";
 function checkpointsDir(root) {
   return path17.join(memoryDir(root), "checkpoints");
@@ -2143,7 +2127,7 @@ function listCheckpoints(root, now = Date.now()) {
   if (checkpointsDirState(root) !== "ok") return [];
   let names;
   try {
-    names = readdirSync4(checkpointsDir(root));
+    names = readdirSync3(checkpointsDir(root));
   } catch {
     return [];
   }
@@ -2222,7 +2206,7 @@ var init_probe_session = __esm({
 });
 
 // src/verbs/checkpoint-surface.ts
-import { readdirSync as readdirSync5 } from "node:fs";
+import { readdirSync as readdirSync4 } from "node:fs";
 import path18 from "node:path";
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
@@ -2320,7 +2304,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
 function toldToAnySession(root, token) {
   let names;
   try {
-    names = readdirSync5(checkpointsDir(root));
+    names = readdirSync4(checkpointsDir(root));
   } catch {
     return false;
   }

@@ -1,4 +1,4 @@
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, writeFileSync } from "node:fs";
 import type { BigIntStats } from "node:fs";
 import path from "node:path";
 import { nodeCrypto } from "../builtins.ts";
@@ -22,19 +22,12 @@ export function randomHex8(): string {
 
 /** Creates `p` (0600) holding `body` only if nothing is at that name, never through a link; false if it could not. */
 export function createExclusive(p: string, body: string): boolean {
-  let fd: number;
   try {
-    fd = openSync(p, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
-  } catch {
-    return false;
-  }
-  try {
-    writeSync(fd, body);
+    // O_EXCL with O_CREAT never follows a link, even a dangling one.
+    writeFileSync(p, body, { flag: "wx", mode: 0o600 });
     return true;
   } catch {
     return false;
-  } finally {
-    closeSync(fd);
   }
 }
 

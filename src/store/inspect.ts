@@ -2,9 +2,10 @@ import { closeSync, fstatSync } from "node:fs";
 import path from "node:path";
 import { firstNul } from "../guard/file-verdict.ts";
 import { openRegular, readAll } from "./files.ts";
-import { FILE_OF, HEADING_OF, MARKER, memoryDir, treeVerdict, type Kind } from "./paths.ts";
+import { archiveDir, FILE_OF, HEADING_OF, MARKER, memoryDir, treeVerdict, type Kind } from "./paths.ts";
 import { hasPrivatePartner, listPrivate, lockState, lstatBig } from "./private.ts";
-import { archiveExcess, pendingRepairs, plantedPrivate } from "./recover.ts";
+import { archiveExcess } from "./archive.ts";
+import { pendingRepairs, plantedPrivate } from "./recover.ts";
 
 /**
  * A memory file as seen from outside (docs/design.md#integrations). With `{ text: true }` and status `present`,
@@ -96,7 +97,7 @@ export function interruptedSave(root: string): boolean {
   // No memory dir (so no lock): only a promote's private files at the root can be left.
   if (unsafe === null) return pending.length > 0;
   if (liveWriter(memoryDir(root))) return false;
-  return pending.length > 0 || archiveExcess(root) > 0;
+  return pending.length > 0 || archiveExcess(archiveDir(root)) > 0;
 }
 
 /** True when a private name in the memory dir or the root holds what no save leaves (`check` 3). */

@@ -10,12 +10,6 @@ import { findRoot } from "./root.ts";
 // How long install and uninstall wait for each other, in seconds (the memory lock's default).
 const INSTALL_LOCK_SECONDS = 10;
 
-// `<root>/.ai/.install.lock`, or the user dir's with `--global`.
-function installLockPath(root: string | null, env: Record<string, string | undefined>): string {
-  if (root !== null) return path.join(root, ".ai", ".install.lock");
-  return path.join(userDir(env), ".install.lock");
-}
-
 interface LockableContext {
   values: Record<string, unknown>;
   env: Record<string, string | undefined>;
@@ -40,7 +34,7 @@ export function underInstallLock<V extends { run(ctx: any): Promise<unknown> }>(
       } catch {
         return verb.run(ctx);
       }
-      const lockDir = installLockPath(root, ctx.env);
+      const lockDir = path.join(root === null ? userDir(ctx.env) : path.join(root, ".ai"), ".install.lock");
       const parent = path.dirname(lockDir);
       const made = makeParent(parent);
       const emptiedByVerb = (verb as { name?: string }).name === "uninstall";

@@ -42,12 +42,9 @@ export async function acquireLockDir(lockDir: string, timeoutSeconds: number, op
     }
     const now = performance.now();
     const owner = readOwner(lockDir);
-    let st: fs.Stats;
-    try {
-      st = fs.lstatSync(lockDir);
-    } catch {
-      continue; // released meanwhile: try again at once
-    }
+    const st = fs.lstatSync(lockDir, { throwIfNoEntry: false });
+    // Released meanwhile: try again at once.
+    if (st === undefined) continue;
     const key = `${owner?.nonce ?? "-"} ${st.mtimeMs}`;
     // The first sight counts from the wait's start, so a 10 s wait ends at the very moment
     // the lock has been seen unchanged for 10 s.
@@ -70,13 +67,8 @@ export async function acquireLockDir(lockDir: string, timeoutSeconds: number, op
 
 // The lock's name holds our directory or nothing: a link there is refused, never followed.
 function checkLockPath(lockDir: string): void {
-  let st: fs.Stats;
-  try {
-    st = fs.lstatSync(lockDir);
-  } catch {
-    return;
-  }
-  if (st.isSymbolicLink() || !st.isDirectory()) {
+  const st = fs.lstatSync(lockDir, { throwIfNoEntry: false });
+  if (st !== undefined && (st.isSymbolicLink() || !st.isDirectory())) {
     const what = st.isSymbolicLink() ? "a link" : "not a directory";
     throw new Refused(`${lockDir} is ${what}; it is the helper's private lock: move it away and retry`);
   }

@@ -20,16 +20,19 @@ export function privateName(file: string, role: PrivateEntry["role"], pid: numbe
   return `.${file}.${role}-${pid}-${rand}`;
 }
 
-/** Lists the private temp and claim files in `dir` (none when it does not exist). */
-export function listPrivate(dir: string): PrivateEntry[] {
-  let names: string[];
+/** The names in `dir`, none when it cannot be listed. */
+export function listDir(dir: string): string[] {
   try {
-    names = readdirSync(dir);
+    return readdirSync(dir);
   } catch {
     return [];
   }
+}
+
+/** Lists the private temp and claim files in `dir`. */
+export function listPrivate(dir: string): PrivateEntry[] {
   const out: PrivateEntry[] = [];
-  for (const name of names) {
+  for (const name of listDir(dir)) {
     const m = PRIVATE_PATTERN.exec(name);
     if (!m) continue;
     const role = m[2] === "tmp" ? "tmp" : "claim";

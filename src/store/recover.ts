@@ -1,7 +1,6 @@
-import { readdirSync } from "node:fs";
 import path from "node:path";
-import { archiveExcess as excessOf } from "./archive.ts";
-import { listPrivate, lstatBig, type PrivateEntry } from "./private.ts";
+import { archiveExcess } from "./archive.ts";
+import { listDir, listPrivate, lstatBig, type PrivateEntry } from "./private.ts";
 import { FILE_OF, TARGETS, archiveDir, memoryDir } from "./paths.ts";
 
 const MEMORY_FILES = new Set(Object.values(FILE_OF));
@@ -15,23 +14,12 @@ export function pendingRepairs(root: string): PrivateEntry[] {
   ];
 }
 
-/** Prunable archived handoffs beyond those kept (a crash before pruning), or 0. */
-export function archiveExcess(root: string): number {
-  return excessOf(archiveDir(root));
-}
-
 export function inoOf(p: string): bigint | null {
   return lstatBig(p)?.ino ?? null;
 }
 
 export function archiveEntriesWithIno(dir: string, ino: bigint): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return [];
-  }
-  return names.filter((n) => inoOf(path.join(dir, n)) === ino);
+  return listDir(dir).filter((n) => inoOf(path.join(dir, n)) === ino);
 }
 
 // Why a private name does not hold what a save or repair leaves, or null: a regular file whose every link the
@@ -77,20 +65,12 @@ export const ARCHIVE_TEMP = /^\.HANDOFF-[A-Za-z0-9._-]+\.md\.tmp-\d+-[0-9a-f]{16
 // A lock that a taker which died mid-takeover renamed aside.
 export const DEAD_LOCK = /^\.lock-dead-\d+-[0-9a-f]{8}$/;
 
-function names(dir: string): string[] {
-  try {
-    return readdirSync(dir);
-  } catch {
-    return [];
-  }
-}
-
 /** True when `repair` has anything to do; only directory listings, so an uninterrupted save runs none. */
 export function needsRepair(root: string): boolean {
   return (
     pendingRepairs(root).length > 0 ||
-    archiveExcess(root) > 0 ||
-    names(memoryDir(root)).some((n) => DEAD_LOCK.test(n)) ||
-    names(archiveDir(root)).some((n) => ARCHIVE_TEMP.test(n))
+    archiveExcess(archiveDir(root)) > 0 ||
+    listDir(memoryDir(root)).some((n) => DEAD_LOCK.test(n)) ||
+    listDir(archiveDir(root)).some((n) => ARCHIVE_TEMP.test(n))
   );
 }

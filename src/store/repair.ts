@@ -1,25 +1,23 @@
-import { linkSync, readdirSync, readFileSync, rmSync, unlinkSync } from "node:fs";
+import { linkSync, readFileSync, rmSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
-import { ARCHIVE_NAME, pruneArchive } from "./archive.ts";
+import { ARCHIVE_NAME, archiveExcess, pruneArchive } from "./archive.ts";
 import { failpoint } from "./failpoint.ts";
-import { lstatBig, type PrivateEntry } from "./private.ts";
+import { listDir, lstatBig, type PrivateEntry } from "./private.ts";
 import { archiveDir, archivePrefixOf, memoryDir } from "./paths.ts";
 import { linkIntoArchive } from "./publish.ts";
-import { ARCHIVE_TEMP, archiveEntriesWithIno, archiveExcess, DEAD_LOCK, groupByFile, inoOf } from "./recover.ts";
+import { ARCHIVE_TEMP, archiveEntriesWithIno, DEAD_LOCK, groupByFile, inoOf } from "./recover.ts";
 import { pendingRepairs, plantedPrivate } from "./recover.ts";
 
 // An archive entry holding these bytes: the reference helper archives by copying, so its copy is another inode.
 function archiveEntryWithBytes(dir: string, claimPath: string): string | undefined {
-  let names: string[];
   let bytes: Buffer;
   try {
-    names = readdirSync(dir).filter((n) => ARCHIVE_NAME.test(n));
     bytes = readFileSync(claimPath);
   } catch {
     return undefined;
   }
-  return names.find((n) => {
+  return listDir(dir).filter((n) => ARCHIVE_NAME.test(n)).find((n) => {
     const p = path.join(dir, n);
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
@@ -38,14 +36,8 @@ function saveId(e: PrivateEntry): string {
 
 // Drops the reference's archive temps (one link, or two with the archive entry); anything else is left alone.
 async function dropArchiveTemps(arch: string, fp?: string): Promise<string[]> {
-  let names: string[];
-  try {
-    names = readdirSync(arch).filter((n) => ARCHIVE_TEMP.test(n));
-  } catch {
-    return [];
-  }
   const out: string[] = [];
-  for (const name of names) {
+  for (const name of listDir(arch).filter((n) => ARCHIVE_TEMP.test(n))) {
     const p = path.join(arch, name);
     const st = lstatBig(p);
     if (st === null || !st.isFile()) continue;
@@ -132,13 +124,13 @@ export async function repair(root: string, fp?: string): Promise<string[]> {
   actions.push(...(await dropArchiveTemps(arch, fp)));
   // A taker that died mid-takeover leaves its renamed lock aside.
   try {
-    for (const name of readdirSync(memDir)) {
-      if (DEAD_LOCK.test(name)) rmSync(path.join(memDir, name), { recursive: true, force: true });
+    for (const name of listDir(memDir).filter((n) => DEAD_LOCK.test(n))) {
+      rmSync(path.join(memDir, name), { recursive: true, force: true });
     }
   } catch {
-    // No memory dir: nothing to clean.
+    // Left for the next repair: the lock protocol never looks at a lock moved aside.
   }
-  if (archiveExcess(root) > 0) {
+  if (archiveExcess(arch) > 0) {
     await failpoint(fp, "recover-before-prune");
     const pruned = pruneArchive(arch);
     const n = pruned.deleted.length;
