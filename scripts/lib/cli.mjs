@@ -8765,112 +8765,653 @@ exit: 0 printed
   }
 });
 
+// node_modules/imurmurhash/imurmurhash.js
+var require_imurmurhash = __commonJS({
+  "node_modules/imurmurhash/imurmurhash.js"(exports, module) {
+    /**
+     * @preserve
+     * JS Implementation of incremental MurmurHash3 (r150) (as of May 10, 2013)
+     *
+     * @author <a href="mailto:jensyt@gmail.com">Jens Taylor</a>
+     * @see http://github.com/homebrewing/brauhaus-diff
+     * @author <a href="mailto:gary.court@gmail.com">Gary Court</a>
+     * @see http://github.com/garycourt/murmurhash-js
+     * @author <a href="mailto:aappleby@gmail.com">Austin Appleby</a>
+     * @see http://sites.google.com/site/murmurhash/
+     */
+    (function() {
+      var cache;
+      function MurmurHash3(key, seed) {
+        var m = this instanceof MurmurHash3 ? this : cache;
+        m.reset(seed);
+        if (typeof key === "string" && key.length > 0) {
+          m.hash(key);
+        }
+        if (m !== this) {
+          return m;
+        }
+      }
+      ;
+      MurmurHash3.prototype.hash = function(key) {
+        var h1, k1, i, top, len;
+        len = key.length;
+        this.len += len;
+        k1 = this.k1;
+        i = 0;
+        switch (this.rem) {
+          case 0:
+            k1 ^= len > i ? key.charCodeAt(i++) & 65535 : 0;
+          case 1:
+            k1 ^= len > i ? (key.charCodeAt(i++) & 65535) << 8 : 0;
+          case 2:
+            k1 ^= len > i ? (key.charCodeAt(i++) & 65535) << 16 : 0;
+          case 3:
+            k1 ^= len > i ? (key.charCodeAt(i) & 255) << 24 : 0;
+            k1 ^= len > i ? (key.charCodeAt(i++) & 65280) >> 8 : 0;
+        }
+        this.rem = len + this.rem & 3;
+        len -= this.rem;
+        if (len > 0) {
+          h1 = this.h1;
+          while (1) {
+            k1 = k1 * 11601 + (k1 & 65535) * 3432906752 & 4294967295;
+            k1 = k1 << 15 | k1 >>> 17;
+            k1 = k1 * 13715 + (k1 & 65535) * 461832192 & 4294967295;
+            h1 ^= k1;
+            h1 = h1 << 13 | h1 >>> 19;
+            h1 = h1 * 5 + 3864292196 & 4294967295;
+            if (i >= len) {
+              break;
+            }
+            k1 = key.charCodeAt(i++) & 65535 ^ (key.charCodeAt(i++) & 65535) << 8 ^ (key.charCodeAt(i++) & 65535) << 16;
+            top = key.charCodeAt(i++);
+            k1 ^= (top & 255) << 24 ^ (top & 65280) >> 8;
+          }
+          k1 = 0;
+          switch (this.rem) {
+            case 3:
+              k1 ^= (key.charCodeAt(i + 2) & 65535) << 16;
+            case 2:
+              k1 ^= (key.charCodeAt(i + 1) & 65535) << 8;
+            case 1:
+              k1 ^= key.charCodeAt(i) & 65535;
+          }
+          this.h1 = h1;
+        }
+        this.k1 = k1;
+        return this;
+      };
+      MurmurHash3.prototype.result = function() {
+        var k1, h1;
+        k1 = this.k1;
+        h1 = this.h1;
+        if (k1 > 0) {
+          k1 = k1 * 11601 + (k1 & 65535) * 3432906752 & 4294967295;
+          k1 = k1 << 15 | k1 >>> 17;
+          k1 = k1 * 13715 + (k1 & 65535) * 461832192 & 4294967295;
+          h1 ^= k1;
+        }
+        h1 ^= this.len;
+        h1 ^= h1 >>> 16;
+        h1 = h1 * 51819 + (h1 & 65535) * 2246770688 & 4294967295;
+        h1 ^= h1 >>> 13;
+        h1 = h1 * 44597 + (h1 & 65535) * 3266445312 & 4294967295;
+        h1 ^= h1 >>> 16;
+        return h1 >>> 0;
+      };
+      MurmurHash3.prototype.reset = function(seed) {
+        this.h1 = typeof seed === "number" ? seed : 0;
+        this.rem = this.k1 = this.len = 0;
+        return this;
+      };
+      cache = new MurmurHash3();
+      if (typeof module != "undefined") {
+        module.exports = MurmurHash3;
+      } else {
+        this.MurmurHash3 = MurmurHash3;
+      }
+    })();
+  }
+});
+
+// node_modules/signal-exit/dist/cjs/signals.js
+var require_signals = __commonJS({
+  "node_modules/signal-exit/dist/cjs/signals.js"(exports) {
+    "use strict";
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.signals = void 0;
+    exports.signals = [];
+    exports.signals.push("SIGHUP", "SIGINT", "SIGTERM");
+    if (process.platform !== "win32") {
+      exports.signals.push(
+        "SIGALRM",
+        "SIGABRT",
+        "SIGVTALRM",
+        "SIGXCPU",
+        "SIGXFSZ",
+        "SIGUSR2",
+        "SIGTRAP",
+        "SIGSYS",
+        "SIGQUIT",
+        "SIGIOT"
+        // should detect profiler and enable/disable accordingly.
+        // see #21
+        // 'SIGPROF'
+      );
+    }
+    if (process.platform === "linux") {
+      exports.signals.push("SIGIO", "SIGPOLL", "SIGPWR", "SIGSTKFLT");
+    }
+  }
+});
+
+// node_modules/signal-exit/dist/cjs/index.js
+var require_cjs = __commonJS({
+  "node_modules/signal-exit/dist/cjs/index.js"(exports) {
+    "use strict";
+    var _a;
+    Object.defineProperty(exports, "__esModule", { value: true });
+    exports.unload = exports.load = exports.onExit = exports.signals = void 0;
+    var signals_js_1 = require_signals();
+    Object.defineProperty(exports, "signals", { enumerable: true, get: function() {
+      return signals_js_1.signals;
+    } });
+    var processOk = (process3) => !!process3 && typeof process3 === "object" && typeof process3.removeListener === "function" && typeof process3.emit === "function" && typeof process3.reallyExit === "function" && typeof process3.listeners === "function" && typeof process3.kill === "function" && typeof process3.pid === "number" && typeof process3.on === "function";
+    var kExitEmitter = /* @__PURE__ */ Symbol.for("signal-exit emitter");
+    var global = globalThis;
+    var ObjectDefineProperty = Object.defineProperty.bind(Object);
+    var Emitter = class {
+      emitted = {
+        afterExit: false,
+        exit: false
+      };
+      listeners = {
+        afterExit: [],
+        exit: []
+      };
+      count = 0;
+      id = Math.random();
+      constructor() {
+        if (global[kExitEmitter]) {
+          return global[kExitEmitter];
+        }
+        ObjectDefineProperty(global, kExitEmitter, {
+          value: this,
+          writable: false,
+          enumerable: false,
+          configurable: false
+        });
+      }
+      on(ev, fn) {
+        this.listeners[ev].push(fn);
+      }
+      removeListener(ev, fn) {
+        const list2 = this.listeners[ev];
+        const i = list2.indexOf(fn);
+        if (i === -1) {
+          return;
+        }
+        if (i === 0 && list2.length === 1) {
+          list2.length = 0;
+        } else {
+          list2.splice(i, 1);
+        }
+      }
+      emit(ev, code, signal) {
+        if (this.emitted[ev]) {
+          return false;
+        }
+        this.emitted[ev] = true;
+        let ret = false;
+        for (const fn of this.listeners[ev]) {
+          ret = fn(code, signal) === true || ret;
+        }
+        if (ev === "exit") {
+          ret = this.emit("afterExit", code, signal) || ret;
+        }
+        return ret;
+      }
+    };
+    var SignalExitBase = class {
+    };
+    var signalExitWrap = (handler) => {
+      return {
+        onExit(cb, opts) {
+          return handler.onExit(cb, opts);
+        },
+        load() {
+          return handler.load();
+        },
+        unload() {
+          return handler.unload();
+        }
+      };
+    };
+    var SignalExitFallback = class extends SignalExitBase {
+      onExit() {
+        return () => {
+        };
+      }
+      load() {
+      }
+      unload() {
+      }
+    };
+    var SignalExit = class extends SignalExitBase {
+      // "SIGHUP" throws an `ENOSYS` error on Windows,
+      // so use a supported signal instead
+      /* c8 ignore start */
+      #hupSig = process2.platform === "win32" ? "SIGINT" : "SIGHUP";
+      /* c8 ignore stop */
+      #emitter = new Emitter();
+      #process;
+      #originalProcessEmit;
+      #originalProcessReallyExit;
+      #sigListeners = {};
+      #loaded = false;
+      constructor(process3) {
+        super();
+        this.#process = process3;
+        this.#sigListeners = {};
+        for (const sig of signals_js_1.signals) {
+          this.#sigListeners[sig] = () => {
+            const listeners = this.#process.listeners(sig);
+            let { count: count2 } = this.#emitter;
+            const p = process3;
+            if (typeof p.__signal_exit_emitter__ === "object" && typeof p.__signal_exit_emitter__.count === "number") {
+              count2 += p.__signal_exit_emitter__.count;
+            }
+            if (listeners.length === count2) {
+              this.unload();
+              const ret = this.#emitter.emit("exit", null, sig);
+              const s = sig === "SIGHUP" ? this.#hupSig : sig;
+              if (!ret)
+                process3.kill(process3.pid, s);
+            }
+          };
+        }
+        this.#originalProcessReallyExit = process3.reallyExit;
+        this.#originalProcessEmit = process3.emit;
+      }
+      onExit(cb, opts) {
+        if (!processOk(this.#process)) {
+          return () => {
+          };
+        }
+        if (this.#loaded === false) {
+          this.load();
+        }
+        const ev = opts?.alwaysLast ? "afterExit" : "exit";
+        this.#emitter.on(ev, cb);
+        return () => {
+          this.#emitter.removeListener(ev, cb);
+          if (this.#emitter.listeners["exit"].length === 0 && this.#emitter.listeners["afterExit"].length === 0) {
+            this.unload();
+          }
+        };
+      }
+      load() {
+        if (this.#loaded) {
+          return;
+        }
+        this.#loaded = true;
+        this.#emitter.count += 1;
+        for (const sig of signals_js_1.signals) {
+          try {
+            const fn = this.#sigListeners[sig];
+            if (fn)
+              this.#process.on(sig, fn);
+          } catch (_) {
+          }
+        }
+        this.#process.emit = (ev, ...a) => {
+          return this.#processEmit(ev, ...a);
+        };
+        this.#process.reallyExit = (code) => {
+          return this.#processReallyExit(code);
+        };
+      }
+      unload() {
+        if (!this.#loaded) {
+          return;
+        }
+        this.#loaded = false;
+        signals_js_1.signals.forEach((sig) => {
+          const listener = this.#sigListeners[sig];
+          if (!listener) {
+            throw new Error("Listener not defined for signal: " + sig);
+          }
+          try {
+            this.#process.removeListener(sig, listener);
+          } catch (_) {
+          }
+        });
+        this.#process.emit = this.#originalProcessEmit;
+        this.#process.reallyExit = this.#originalProcessReallyExit;
+        this.#emitter.count -= 1;
+      }
+      #processReallyExit(code) {
+        if (!processOk(this.#process)) {
+          return 0;
+        }
+        this.#process.exitCode = code || 0;
+        this.#emitter.emit("exit", this.#process.exitCode, null);
+        return this.#originalProcessReallyExit.call(this.#process, this.#process.exitCode);
+      }
+      #processEmit(ev, ...args) {
+        const og = this.#originalProcessEmit;
+        if (ev === "exit" && processOk(this.#process)) {
+          if (typeof args[0] === "number") {
+            this.#process.exitCode = args[0];
+          }
+          const ret = og.call(this.#process, ev, ...args);
+          this.#emitter.emit("exit", this.#process.exitCode, null);
+          return ret;
+        } else {
+          return og.call(this.#process, ev, ...args);
+        }
+      }
+    };
+    var process2 = globalThis.process;
+    _a = signalExitWrap(processOk(process2) ? new SignalExit(process2) : new SignalExitFallback()), /**
+     * Called when the process is exiting, whether via signal, explicit
+     * exit, or running out of stuff to do.
+     *
+     * If the global process object is not suitable for instrumentation,
+     * then this will be a no-op.
+     *
+     * Returns a function that may be used to unload signal-exit.
+     */
+    exports.onExit = _a.onExit, /**
+     * Load the listeners.  Likely you never need to call this, unless
+     * doing a rather deep integration with signal-exit functionality.
+     * Mostly exposed for the benefit of testing.
+     *
+     * @internal
+     */
+    exports.load = _a.load, /**
+     * Unload the listeners.  Likely you never need to call this, unless
+     * doing a rather deep integration with signal-exit functionality.
+     * Mostly exposed for the benefit of testing.
+     *
+     * @internal
+     */
+    exports.unload = _a.unload;
+  }
+});
+
+// node_modules/write-file-atomic/lib/index.js
+var require_lib = __commonJS({
+  "node_modules/write-file-atomic/lib/index.js"(exports, module) {
+    "use strict";
+    module.exports = writeFile;
+    module.exports.sync = writeFileSync4;
+    module.exports._getTmpname = getTmpname;
+    module.exports._cleanupOnExit = cleanupOnExit;
+    var fs2 = __require("fs");
+    var MurmurHash3 = require_imurmurhash();
+    var { onExit } = require_cjs();
+    var path60 = __require("path");
+    var { promisify } = __require("util");
+    var activeFiles = {};
+    var threadId = (function getId() {
+      try {
+        const workerThreads = __require("worker_threads");
+        return workerThreads.threadId;
+      } catch (e) {
+        return 0;
+      }
+    })();
+    var invocations = 0;
+    function getTmpname(filename) {
+      return filename + "." + MurmurHash3(__filename).hash(String(process.pid)).hash(String(threadId)).hash(String(++invocations)).result();
+    }
+    function cleanupOnExit(tmpfile) {
+      return () => {
+        try {
+          fs2.unlinkSync(typeof tmpfile === "function" ? tmpfile() : tmpfile);
+        } catch {
+        }
+      };
+    }
+    function serializeActiveFile(absoluteName) {
+      return new Promise((resolve) => {
+        if (!activeFiles[absoluteName]) {
+          activeFiles[absoluteName] = [];
+        }
+        activeFiles[absoluteName].push(resolve);
+        if (activeFiles[absoluteName].length === 1) {
+          resolve();
+        }
+      });
+    }
+    function isChownErrOk(err) {
+      if (err.code === "ENOSYS") {
+        return true;
+      }
+      const nonroot = !process.getuid || process.getuid() !== 0;
+      if (nonroot) {
+        if (err.code === "EINVAL" || err.code === "EPERM") {
+          return true;
+        }
+      }
+      return false;
+    }
+    async function writeFileAsync(filename, data, options = {}) {
+      if (typeof options === "string") {
+        options = { encoding: options };
+      }
+      let fd;
+      let tmpfile;
+      const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
+      const absoluteName = path60.resolve(filename);
+      try {
+        await serializeActiveFile(absoluteName);
+        const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
+        tmpfile = getTmpname(truename);
+        if (!options.mode || !options.chown) {
+          const stats = await promisify(fs2.stat)(truename).catch(() => {
+          });
+          if (stats) {
+            if (options.mode == null) {
+              options.mode = stats.mode;
+            }
+            if (options.chown == null && process.getuid) {
+              options.chown = { uid: stats.uid, gid: stats.gid };
+            }
+          }
+        }
+        fd = await promisify(fs2.open)(tmpfile, "w", options.mode);
+        if (options.tmpfileCreated) {
+          await options.tmpfileCreated(tmpfile);
+        }
+        if (ArrayBuffer.isView(data)) {
+          await promisify(fs2.write)(fd, data, 0, data.length, 0);
+        } else if (data != null) {
+          await promisify(fs2.write)(fd, String(data), 0, String(options.encoding || "utf8"));
+        }
+        if (options.fsync !== false) {
+          await promisify(fs2.fsync)(fd);
+        }
+        await promisify(fs2.close)(fd);
+        fd = null;
+        if (options.chown) {
+          await promisify(fs2.chown)(tmpfile, options.chown.uid, options.chown.gid).catch((err) => {
+            if (!isChownErrOk(err)) {
+              throw err;
+            }
+          });
+        }
+        if (options.mode) {
+          await promisify(fs2.chmod)(tmpfile, options.mode).catch((err) => {
+            if (!isChownErrOk(err)) {
+              throw err;
+            }
+          });
+        }
+        await promisify(fs2.rename)(tmpfile, truename);
+      } finally {
+        if (fd) {
+          await promisify(fs2.close)(fd).catch(
+            /* istanbul ignore next */
+            () => {
+            }
+          );
+        }
+        removeOnExitHandler();
+        await promisify(fs2.unlink)(tmpfile).catch(() => {
+        });
+        activeFiles[absoluteName].shift();
+        if (activeFiles[absoluteName].length > 0) {
+          activeFiles[absoluteName][0]();
+        } else {
+          delete activeFiles[absoluteName];
+        }
+      }
+    }
+    async function writeFile(filename, data, options, callback) {
+      if (options instanceof Function) {
+        callback = options;
+        options = {};
+      }
+      const promise = writeFileAsync(filename, data, options);
+      if (callback) {
+        try {
+          const result = await promise;
+          return callback(result);
+        } catch (err) {
+          return callback(err);
+        }
+      }
+      return promise;
+    }
+    function writeFileSync4(filename, data, options) {
+      if (typeof options === "string") {
+        options = { encoding: options };
+      } else if (!options) {
+        options = {};
+      }
+      try {
+        filename = fs2.realpathSync(filename);
+      } catch (ex) {
+      }
+      const tmpfile = getTmpname(filename);
+      if (!options.mode || !options.chown) {
+        try {
+          const stats = fs2.statSync(filename);
+          options = Object.assign({}, options);
+          if (!options.mode) {
+            options.mode = stats.mode;
+          }
+          if (!options.chown && process.getuid) {
+            options.chown = { uid: stats.uid, gid: stats.gid };
+          }
+        } catch (ex) {
+        }
+      }
+      let fd;
+      const cleanup = cleanupOnExit(tmpfile);
+      const removeOnExitHandler = onExit(cleanup);
+      let threw = true;
+      try {
+        fd = fs2.openSync(tmpfile, "w", options.mode || 438);
+        if (options.tmpfileCreated) {
+          options.tmpfileCreated(tmpfile);
+        }
+        if (ArrayBuffer.isView(data)) {
+          fs2.writeSync(fd, data, 0, data.length, 0);
+        } else if (data != null) {
+          fs2.writeSync(fd, String(data), 0, String(options.encoding || "utf8"));
+        }
+        if (options.fsync !== false) {
+          fs2.fsyncSync(fd);
+        }
+        fs2.closeSync(fd);
+        fd = null;
+        if (options.chown) {
+          try {
+            fs2.chownSync(tmpfile, options.chown.uid, options.chown.gid);
+          } catch (err) {
+            if (!isChownErrOk(err)) {
+              throw err;
+            }
+          }
+        }
+        if (options.mode) {
+          try {
+            fs2.chmodSync(tmpfile, options.mode);
+          } catch (err) {
+            if (!isChownErrOk(err)) {
+              throw err;
+            }
+          }
+        }
+        fs2.renameSync(tmpfile, filename);
+        threw = false;
+      } finally {
+        if (fd) {
+          try {
+            fs2.closeSync(fd);
+          } catch (ex) {
+          }
+        }
+        removeOnExitHandler();
+        if (threw) {
+          cleanup();
+        }
+      }
+    }
+  }
+});
+
 // src/git/merge-driver-config.ts
-import {
-  chmodSync as chmodSync2,
-  closeSync as closeSync12,
-  constants as constants9,
-  existsSync as existsSync3,
-  fsyncSync as fsyncSync3,
-  lchownSync,
-  lstatSync as lstatSync19,
-  mkdirSync as mkdirSync4,
-  openSync as openSync10,
-  readFileSync as readFileSync11,
-  realpathSync as realpathSync4,
-  renameSync as renameSync4,
-  rmdirSync,
-  unlinkSync as unlinkSync10,
-  writeSync as writeSync7
-} from "node:fs";
+import { existsSync as existsSync3, lchownSync, lstatSync as lstatSync19, mkdirSync as mkdirSync4, readFileSync as readFileSync11, realpathSync as realpathSync4 } from "node:fs";
+import { rmdirSync, unlinkSync as unlinkSync10 } from "node:fs";
 import path35 from "node:path";
-import { randomBytes as randomBytes3 } from "node:crypto";
-function driverCopyPath(top) {
-  const gitDir = gitDirOf(top);
-  return gitDir === null ? null : path35.join(commonDirOf(gitDir), "session-handoff", "merge-driver.mjs");
+function cloneOf(root) {
+  const top = gitTopOf(root);
+  const gitDir = top === null ? null : gitDirOf(top);
+  if (top === null || gitDir === null) return null;
+  const common = commonDirOf(gitDir);
+  return { top, common, copy: path35.join(common, "session-handoff", "merge-driver.mjs") };
 }
 function driverCommand(node, copy) {
   const run = `${shellQuote(node)} ${shellQuote(copy)}${DRIVER_ARGS}`;
   const fallback = `echo "${COPY_GONE}" >&2; git merge-file -L ours -L base -L theirs %A %O %B`;
   return `if test -f ${shellQuote(copy)} && test -x ${shellQuote(node)}; then ${run}; else ${fallback}; fi`;
 }
-function shellUnquote(s) {
-  return s.replace(/'\\''/g, "'");
-}
 function driverParts(command) {
   const q = "'((?:[^']|'\\\\'')*)'";
   const m = new RegExp(`${q} ${q}${DRIVER_ARGS}`).exec(command);
-  return m === null ? null : { node: shellUnquote(m[1]), copy: shellUnquote(m[2]) };
+  const unquote = (s) => s.replace(/'\\''/g, "'");
+  return m === null ? null : { node: unquote(m[1]), copy: unquote(m[2]) };
 }
-function shellQuote(s) {
-  return `'${s.replace(/'/g, `'\\''`)}'`;
-}
-function attributesLine(memRel) {
+function attributesLine(top, root) {
+  const memRel = path35.relative(top, root).split(path35.sep).join("/");
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME}`;
 }
 function readRegular(p) {
-  let st;
-  try {
-    st = lstatSync19(p);
-  } catch {
-    return null;
-  }
+  const st = lstatSync19(p, { throwIfNoEntry: false });
+  if (st === void 0) return null;
   if (!st.isFile()) throw new Error(`${p} is not a regular file (a link or a folder)`);
-  return readFileSync11(p);
+  return readFileSync11(p, "utf8");
 }
-function replaceFile(p, bytes, mode) {
-  const tmp = path35.join(path35.dirname(p), `.${path35.basename(p)}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`);
-  const fd = openSync10(
-    tmp,
-    constants9.O_WRONLY | constants9.O_CREAT | constants9.O_EXCL | (constants9.O_NOFOLLOW ?? 0),
-    mode
-  );
+function giveTo(p, like) {
+  if (process.geteuid?.() !== 0) return;
   try {
-    writeSync7(fd, bytes);
-    fsyncSync3(fd);
-  } finally {
-    closeSync12(fd);
-  }
-  try {
-    chmodSync2(tmp, mode);
-    renameSync4(tmp, p);
-  } catch (err) {
-    try {
-      unlinkSync10(tmp);
-    } catch {
-    }
-    throw err;
-  }
-}
-function ownerOf(p) {
-  try {
-    const st = lstatSync19(p);
-    return { uid: st.uid, gid: st.gid };
-  } catch {
-    return null;
-  }
-}
-function giveTo(p, owner) {
-  if (owner === null || process.geteuid?.() !== 0) return;
-  const now = ownerOf(p);
-  if (now === null || now.uid === owner.uid && now.gid === owner.gid) return;
-  try {
-    lchownSync(p, owner.uid, owner.gid);
+    const { uid, gid } = lstatSync19(like);
+    lchownSync(p, uid, gid);
   } catch {
   }
 }
 function withoutBlock(text2) {
   const lines3 = text2.split("\n");
   const start = lines3.findIndex((l) => l === BEGIN || l === BEGIN_NL);
-  if (start === -1) return { rest: text2, had: false, line: null };
-  const end = lines3.indexOf(END, start);
+  const end = start === -1 ? -1 : lines3.indexOf(END, start);
   if (end === -1) return { rest: text2, had: false, line: null };
-  const addedNewline = lines3[start] === BEGIN_NL;
-  const inner = lines3.slice(start + 1, end).join("\n");
-  const kept = [...lines3.slice(0, start), ...lines3.slice(end + 1)];
-  let rest = kept.join("\n");
-  if (addedNewline && rest.endsWith("\n") && end + 1 === lines3.length - 1) rest = rest.slice(0, -1);
-  return { rest, had: true, line: inner };
+  let rest = [...lines3.slice(0, start), ...lines3.slice(end + 1)].join("\n");
+  if (lines3[start] === BEGIN_NL && rest.endsWith("\n") && end + 1 === lines3.length - 1) rest = rest.slice(0, -1);
+  return { rest, had: true, line: lines3.slice(start + 1, end).join("\n") };
 }
 function attributesNotOurs(text2) {
   return withoutBlock(text2).rest;
@@ -8883,65 +9424,42 @@ ${END}
 `;
 }
 async function configValue(top, key, env) {
-  const r = await runGit(top, ["config", "--local", "--get", key], env);
+  const r = await runGit(top, ["config", "--local", "--get", `merge.${DRIVER_NAME}.${key}`], env);
   return r.code === 0 ? r.stdout.toString("utf8").replace(/\n$/, "") : null;
 }
-function memRelOf(top, root) {
-  return path35.relative(top, root).split(path35.sep).join("/");
-}
 async function registerMergeDriver(root, helperPath, env) {
-  const top = gitTopOf(root);
-  const out = { top, config: false, attributes: false, copy: null, notes: [] };
-  if (top === null || gitDirOf(top) === null) return out;
-  const copy = driverCopyPath(top);
-  if (copy === null || helperPath === null) return out;
+  const c = cloneOf(root);
+  const out = { config: false, attributes: false, notes: [] };
+  if (c === null || helperPath === null) return out;
+  let copy;
   try {
     const bytes = readFileSync11(path35.join(path35.dirname(helperPath), "lib", "cli.mjs"));
-    const gitCommon = path35.dirname(path35.dirname(copy));
-    mkdirSync4(path35.dirname(copy), { recursive: true, mode: 448 });
-    giveTo(path35.dirname(copy), ownerOf(gitCommon));
-    let same = false;
-    try {
-      same = readRegular(copy)?.equals(bytes) ?? false;
-    } catch {
-      same = false;
-    }
-    if (!same) replaceFile(copy, bytes, 420);
-    giveTo(copy, ownerOf(gitCommon));
-    out.copy = realpathSync4(copy);
+    mkdirSync4(path35.dirname(c.copy), { recursive: true, mode: 448 });
+    giveTo(path35.dirname(c.copy), c.common);
+    const same = existsSync3(c.copy) && readFileSync11(c.copy).equals(bytes);
+    if (!same) import_write_file_atomic.default.sync(c.copy, bytes, { mode: 420 });
+    giveTo(c.copy, c.common);
+    copy = realpathSync4(c.copy);
   } catch (err) {
-    out.notes.push(
-      `the merge driver was not registered: its copy of the helper could not be written (${err.message})`
-    );
+    const why = err.message;
+    out.notes.push(`the merge driver was not registered: its copy of the helper could not be written (${why})`);
     return out;
   }
-  const driver = driverCommand(process.execPath, out.copy);
   const name2 = "session-handoff: keeps the later handoff, archives the other, merges ledgers by entry id";
-  const configFile = path35.join(path35.dirname(path35.dirname(out.copy)), "config");
-  const configOwner = ownerOf(configFile);
-  if (await configValue(top, `merge.${DRIVER_NAME}.name`, env) !== name2) {
-    await runGit(top, ["config", "--local", `merge.${DRIVER_NAME}.name`, name2], env);
+  for (const [key, want] of [["name", name2], ["driver", driverCommand(process.execPath, copy)]]) {
+    if (await configValue(c.top, key, env) === want) continue;
+    await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
   }
-  if (await configValue(top, `merge.${DRIVER_NAME}.driver`, env) !== driver) {
-    await runGit(top, ["config", "--local", `merge.${DRIVER_NAME}.driver`, driver], env);
-    out.config = true;
-  }
-  giveTo(configFile, configOwner);
+  if (out.config) giveTo(path35.join(c.common, "config"), c.common);
   try {
-    const file = path35.join(top, ".gitattributes");
+    const file = path35.join(c.top, ".gitattributes");
     const before = readRegular(file);
-    const text2 = before === null ? "" : before.toString("utf8");
-    const want = attributesLine(memRelOf(top, root));
-    const { rest, had, line } = withoutBlock(text2);
+    const want = attributesLine(c.top, root);
+    const { rest, had, line } = withoutBlock(before ?? "");
     if (!(had && line === want)) {
-      const owner = ownerOf(before === null ? top : file);
-      replaceFile(
-        file,
-        Buffer.from(blockFor(rest, want), "utf8"),
-        before === null ? 420 : lstatSync19(file).mode & 511
-      );
-      giveTo(file, owner);
+      import_write_file_atomic.default.sync(file, blockFor(rest, want), before === null ? { mode: 420 } : {});
+      if (before === null) giveTo(file, c.top);
       out.attributes = true;
     }
   } catch (err) {
@@ -8950,100 +9468,79 @@ async function registerMergeDriver(root, helperPath, env) {
   return out;
 }
 async function unregisterMergeDriver(root, env) {
-  const top = gitTopOf(root);
-  const out = { top, config: false, attributes: false, copy: null, notes: [] };
-  const copy = top === null ? null : driverCopyPath(top);
-  if (copy !== null) {
-    try {
-      unlinkSync10(copy);
-      rmdirSync(path35.dirname(copy));
-    } catch {
-    }
+  const c = cloneOf(root);
+  const out = { config: false, attributes: false, notes: [] };
+  if (c === null) return out;
+  try {
+    unlinkSync10(c.copy);
+    rmdirSync(path35.dirname(c.copy));
+  } catch {
   }
-  if (top === null || gitDirOf(top) === null) return out;
-  const driver = await configValue(top, `merge.${DRIVER_NAME}.driver`, env);
+  const driver = await configValue(c.top, "driver", env);
   if (driver !== null && driverParts(driver) !== null) {
-    const configFile = path35.join(commonDirOf(gitDirOf(top)), "config");
-    const configOwner = ownerOf(configFile);
-    const r = await runGit(top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
-    giveTo(configFile, configOwner);
+    const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
+    giveTo(path35.join(c.common, "config"), c.common);
     out.config = r.code === 0;
   }
   try {
-    const file = path35.join(top, ".gitattributes");
-    const before = readRegular(file);
-    if (before !== null) {
-      const { rest, had } = withoutBlock(before.toString("utf8"));
-      if (had) {
-        if (rest === "") unlinkSync10(file);
-        else {
-          const owner = ownerOf(file);
-          replaceFile(file, Buffer.from(rest, "utf8"), lstatSync19(file).mode & 511);
-          giveTo(file, owner);
-        }
-        out.attributes = true;
-      }
+    const file = path35.join(c.top, ".gitattributes");
+    const { rest, had } = withoutBlock(readRegular(file) ?? "");
+    if (had) {
+      if (rest === "") unlinkSync10(file);
+      else import_write_file_atomic.default.sync(file, rest);
+      out.attributes = true;
     }
   } catch (err) {
     out.notes.push(`.gitattributes was not changed: ${err.message}`);
   }
   return out;
 }
+async function previewMergeDriver(root, remove, env) {
+  const c = cloneOf(root);
+  if (c === null) return { config: false, attributes: false, notes: [] };
+  const driver = await configValue(c.top, "driver", env);
+  const { had, line } = withoutBlock(readRegular(path35.join(c.top, ".gitattributes")) ?? "");
+  if (remove) return { config: driver !== null && driverParts(driver) !== null, attributes: had, notes: [] };
+  const copy = existsSync3(c.copy) ? realpathSync4(c.copy) : c.copy;
+  const config = driver !== driverCommand(process.execPath, copy);
+  return { config, attributes: !(had && line === attributesLine(c.top, root)), notes: [] };
+}
 async function mergeDriverStep(root, opts, env) {
-  if (root === null) return { lines: [], notes: [], change: null };
+  if (root === null) return { lines: [], notes: [], attributes: false };
+  const remove = opts.remove === true;
   let change;
   try {
-    if (opts.dryRun === true) change = await previewMergeDriver(root, opts.remove === true, env);
-    else if (opts.remove === true) change = await unregisterMergeDriver(root, env);
+    if (opts.dryRun === true) change = await previewMergeDriver(root, remove, env);
+    else if (remove) change = await unregisterMergeDriver(root, env);
     else change = await registerMergeDriver(root, opts.helperPath ?? null, env);
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
-    return {
-      lines: [],
-      notes: [`the merge driver was not ${opts.remove === true ? "removed" : "registered"}: ${err.message}`],
-      change: null
-    };
+    const note = `the merge driver was not ${remove ? "removed" : "registered"}: ${err.message}`;
+    return { lines: [], notes: [note], attributes: false };
   }
-  const lines3 = [];
   const said = (done, todo) => opts.dryRun === true ? `would ${todo}` : done;
-  const remove = opts.remove === true;
-  if (change.config)
-    lines3.push(remove ? `${said("removed", "remove")} the merge driver session-handoff from .git/config` : `${said("registered", "register")} the merge driver session-handoff in .git/config`);
-  if (change.attributes)
-    lines3.push(remove ? `${said("removed", "remove")} the merge driver's block from .gitattributes` : `${said("added", "add")} the merge driver's block to .gitattributes`);
-  return { lines: lines3, notes: change.notes, change };
-}
-async function previewMergeDriver(root, remove, env) {
-  const top = gitTopOf(root);
-  const out = { top, config: false, attributes: false, copy: null, notes: [] };
-  const copy = top === null ? null : driverCopyPath(top);
-  if (top === null || gitDirOf(top) === null || copy === null) return out;
-  const driver = await configValue(top, `merge.${DRIVER_NAME}.driver`, env);
-  const before = readRegular(path35.join(top, ".gitattributes"));
-  const { had, line } = withoutBlock(before === null ? "" : before.toString("utf8"));
-  if (remove) return { ...out, config: driver !== null && driverParts(driver) !== null, attributes: had };
-  const copyNow = existsSync3(copy) ? realpathSync4(copy) : copy;
-  return {
-    ...out,
-    config: driver !== driverCommand(process.execPath, copyNow),
-    attributes: !(had && line === attributesLine(memRelOf(top, root)))
-  };
+  const lines3 = [];
+  const [driver, block2] = [`the merge driver ${DRIVER_NAME}`, "the merge driver's block"];
+  if (change.config && remove) lines3.push(`${said("removed", "remove")} ${driver} from .git/config`);
+  else if (change.config) lines3.push(`${said("registered", "register")} ${driver} in .git/config`);
+  if (change.attributes && remove) lines3.push(`${said("removed", "remove")} ${block2} from .gitattributes`);
+  else if (change.attributes) lines3.push(`${said("added", "add")} ${block2} to .gitattributes`);
+  return { lines: lines3, notes: change.notes, attributes: change.attributes };
 }
 function attributesOnlyOurs(top) {
   try {
-    const text2 = readFileSync11(path35.join(top, ".gitattributes"), "utf8");
-    const { rest, had } = withoutBlock(text2);
+    const { rest, had } = withoutBlock(readFileSync11(path35.join(top, ".gitattributes"), "utf8"));
     return had && rest === "";
   } catch {
     return false;
   }
 }
 async function driverPartMissing(root, env) {
-  const top = gitTopOf(root);
-  if (top === null || gitDirOf(top) === null) return null;
+  const c = cloneOf(root);
+  if (c === null) return null;
   let command;
   try {
-    command = await configValue(top, `merge.${DRIVER_NAME}.driver`, env);
+    command = await configValue(c.top, "driver", env);
   } catch {
     return null;
   }
@@ -9053,20 +9550,21 @@ async function driverPartMissing(root, env) {
   if (!existsSync3(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
   return null;
 }
-var BEGIN, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE;
+var import_write_file_atomic, BEGIN, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote;
 var init_merge_driver_config = __esm({
   "src/git/merge-driver-config.ts"() {
     "use strict";
-    init_git_files();
-    init_in_progress();
+    import_write_file_atomic = __toESM(require_lib(), 1);
+    init_git_dir();
     init_run();
     init_merge_driver_state();
     init_merge_driver_state();
     BEGIN = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
-    BEGIN_NL = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it; newline added)";
+    BEGIN_NL = BEGIN.replace(/\)$/, "; newline added)");
     END = "# <<< session-handoff merge driver";
     DRIVER_ARGS = " merge-driver %O %A %B %P";
     COPY_GONE = "session-handoff merge driver: its helper copy or node is missing, git keeps the conflict; run install or publish in this clone";
+    shellQuote = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
   }
 });
 
@@ -11499,15 +11997,15 @@ var init_agents = __esm({
 // src/agents/skill-place.ts
 import {
   accessSync,
-  closeSync as closeSync13,
-  constants as constants10,
+  closeSync as closeSync12,
+  constants as constants9,
   lstatSync as lstatSync23,
   mkdirSync as mkdirSync5,
-  openSync as openSync11,
+  openSync as openSync10,
   readdirSync as readdirSync14,
   readFileSync as readFileSync13,
   readlinkSync as readlinkSync3,
-  renameSync as renameSync5,
+  renameSync as renameSync4,
   rmdirSync as rmdirSync2,
   rmSync as rmSync4,
   statSync as statSync2,
@@ -11609,13 +12107,13 @@ function readCopyRecord(dir) {
 }
 function writeCopyRecord(dir, createdDirs) {
   const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path41.join(dir, rel))]));
-  const flags = constants10.O_WRONLY | constants10.O_CREAT | constants10.O_TRUNC | (constants10.O_NOFOLLOW ?? 0);
-  const fd = openSync11(path41.join(dir, RECORD), flags, 420);
+  const flags = constants9.O_WRONLY | constants9.O_CREAT | constants9.O_TRUNC | (constants9.O_NOFOLLOW ?? 0);
+  const fd = openSync10(path41.join(dir, RECORD), flags, 420);
   try {
     writeFileSync3(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
   } finally {
-    closeSync13(fd);
+    closeSync12(fd);
   }
 }
 function dropCopyRecord(dir) {
@@ -11647,12 +12145,12 @@ function unwritable(file) {
   for (let i = 0; i < 64 && !present(dir); i++) dir = path41.dirname(dir);
   if (!lstatSync23(dir).isDirectory()) return `${dir} is not a folder`;
   try {
-    accessSync(dir, constants10.W_OK);
+    accessSync(dir, constants9.W_OK);
   } catch {
     return `${dir} is not writable`;
   }
   try {
-    if (present(file) && lstatSync23(file).isFile()) accessSync(file, constants10.W_OK);
+    if (present(file) && lstatSync23(file).isFile()) accessSync(file, constants9.W_OK);
   } catch {
     return `${file} is not writable`;
   }
@@ -11670,7 +12168,7 @@ function applySteps(from, to, steps) {
     const temp = `${dest}.tmp-${process.pid}`;
     const src = path41.join(from, s.rel);
     writeFileSync3(temp, readFileSync13(src), { mode: statSync2(src).mode & 511 });
-    renameSync5(temp, dest);
+    renameSync4(temp, dest);
   }
 }
 function removeEmptyUpTo(dir, stop) {
@@ -13624,613 +14122,14 @@ var init_agent_files = __esm({
   }
 });
 
-// node_modules/imurmurhash/imurmurhash.js
-var require_imurmurhash = __commonJS({
-  "node_modules/imurmurhash/imurmurhash.js"(exports, module) {
-    /**
-     * @preserve
-     * JS Implementation of incremental MurmurHash3 (r150) (as of May 10, 2013)
-     *
-     * @author <a href="mailto:jensyt@gmail.com">Jens Taylor</a>
-     * @see http://github.com/homebrewing/brauhaus-diff
-     * @author <a href="mailto:gary.court@gmail.com">Gary Court</a>
-     * @see http://github.com/garycourt/murmurhash-js
-     * @author <a href="mailto:aappleby@gmail.com">Austin Appleby</a>
-     * @see http://sites.google.com/site/murmurhash/
-     */
-    (function() {
-      var cache;
-      function MurmurHash3(key, seed) {
-        var m = this instanceof MurmurHash3 ? this : cache;
-        m.reset(seed);
-        if (typeof key === "string" && key.length > 0) {
-          m.hash(key);
-        }
-        if (m !== this) {
-          return m;
-        }
-      }
-      ;
-      MurmurHash3.prototype.hash = function(key) {
-        var h1, k1, i, top, len;
-        len = key.length;
-        this.len += len;
-        k1 = this.k1;
-        i = 0;
-        switch (this.rem) {
-          case 0:
-            k1 ^= len > i ? key.charCodeAt(i++) & 65535 : 0;
-          case 1:
-            k1 ^= len > i ? (key.charCodeAt(i++) & 65535) << 8 : 0;
-          case 2:
-            k1 ^= len > i ? (key.charCodeAt(i++) & 65535) << 16 : 0;
-          case 3:
-            k1 ^= len > i ? (key.charCodeAt(i) & 255) << 24 : 0;
-            k1 ^= len > i ? (key.charCodeAt(i++) & 65280) >> 8 : 0;
-        }
-        this.rem = len + this.rem & 3;
-        len -= this.rem;
-        if (len > 0) {
-          h1 = this.h1;
-          while (1) {
-            k1 = k1 * 11601 + (k1 & 65535) * 3432906752 & 4294967295;
-            k1 = k1 << 15 | k1 >>> 17;
-            k1 = k1 * 13715 + (k1 & 65535) * 461832192 & 4294967295;
-            h1 ^= k1;
-            h1 = h1 << 13 | h1 >>> 19;
-            h1 = h1 * 5 + 3864292196 & 4294967295;
-            if (i >= len) {
-              break;
-            }
-            k1 = key.charCodeAt(i++) & 65535 ^ (key.charCodeAt(i++) & 65535) << 8 ^ (key.charCodeAt(i++) & 65535) << 16;
-            top = key.charCodeAt(i++);
-            k1 ^= (top & 255) << 24 ^ (top & 65280) >> 8;
-          }
-          k1 = 0;
-          switch (this.rem) {
-            case 3:
-              k1 ^= (key.charCodeAt(i + 2) & 65535) << 16;
-            case 2:
-              k1 ^= (key.charCodeAt(i + 1) & 65535) << 8;
-            case 1:
-              k1 ^= key.charCodeAt(i) & 65535;
-          }
-          this.h1 = h1;
-        }
-        this.k1 = k1;
-        return this;
-      };
-      MurmurHash3.prototype.result = function() {
-        var k1, h1;
-        k1 = this.k1;
-        h1 = this.h1;
-        if (k1 > 0) {
-          k1 = k1 * 11601 + (k1 & 65535) * 3432906752 & 4294967295;
-          k1 = k1 << 15 | k1 >>> 17;
-          k1 = k1 * 13715 + (k1 & 65535) * 461832192 & 4294967295;
-          h1 ^= k1;
-        }
-        h1 ^= this.len;
-        h1 ^= h1 >>> 16;
-        h1 = h1 * 51819 + (h1 & 65535) * 2246770688 & 4294967295;
-        h1 ^= h1 >>> 13;
-        h1 = h1 * 44597 + (h1 & 65535) * 3266445312 & 4294967295;
-        h1 ^= h1 >>> 16;
-        return h1 >>> 0;
-      };
-      MurmurHash3.prototype.reset = function(seed) {
-        this.h1 = typeof seed === "number" ? seed : 0;
-        this.rem = this.k1 = this.len = 0;
-        return this;
-      };
-      cache = new MurmurHash3();
-      if (typeof module != "undefined") {
-        module.exports = MurmurHash3;
-      } else {
-        this.MurmurHash3 = MurmurHash3;
-      }
-    })();
-  }
-});
-
-// node_modules/signal-exit/dist/cjs/signals.js
-var require_signals = __commonJS({
-  "node_modules/signal-exit/dist/cjs/signals.js"(exports) {
-    "use strict";
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.signals = void 0;
-    exports.signals = [];
-    exports.signals.push("SIGHUP", "SIGINT", "SIGTERM");
-    if (process.platform !== "win32") {
-      exports.signals.push(
-        "SIGALRM",
-        "SIGABRT",
-        "SIGVTALRM",
-        "SIGXCPU",
-        "SIGXFSZ",
-        "SIGUSR2",
-        "SIGTRAP",
-        "SIGSYS",
-        "SIGQUIT",
-        "SIGIOT"
-        // should detect profiler and enable/disable accordingly.
-        // see #21
-        // 'SIGPROF'
-      );
-    }
-    if (process.platform === "linux") {
-      exports.signals.push("SIGIO", "SIGPOLL", "SIGPWR", "SIGSTKFLT");
-    }
-  }
-});
-
-// node_modules/signal-exit/dist/cjs/index.js
-var require_cjs = __commonJS({
-  "node_modules/signal-exit/dist/cjs/index.js"(exports) {
-    "use strict";
-    var _a;
-    Object.defineProperty(exports, "__esModule", { value: true });
-    exports.unload = exports.load = exports.onExit = exports.signals = void 0;
-    var signals_js_1 = require_signals();
-    Object.defineProperty(exports, "signals", { enumerable: true, get: function() {
-      return signals_js_1.signals;
-    } });
-    var processOk = (process3) => !!process3 && typeof process3 === "object" && typeof process3.removeListener === "function" && typeof process3.emit === "function" && typeof process3.reallyExit === "function" && typeof process3.listeners === "function" && typeof process3.kill === "function" && typeof process3.pid === "number" && typeof process3.on === "function";
-    var kExitEmitter = /* @__PURE__ */ Symbol.for("signal-exit emitter");
-    var global = globalThis;
-    var ObjectDefineProperty = Object.defineProperty.bind(Object);
-    var Emitter = class {
-      emitted = {
-        afterExit: false,
-        exit: false
-      };
-      listeners = {
-        afterExit: [],
-        exit: []
-      };
-      count = 0;
-      id = Math.random();
-      constructor() {
-        if (global[kExitEmitter]) {
-          return global[kExitEmitter];
-        }
-        ObjectDefineProperty(global, kExitEmitter, {
-          value: this,
-          writable: false,
-          enumerable: false,
-          configurable: false
-        });
-      }
-      on(ev, fn) {
-        this.listeners[ev].push(fn);
-      }
-      removeListener(ev, fn) {
-        const list2 = this.listeners[ev];
-        const i = list2.indexOf(fn);
-        if (i === -1) {
-          return;
-        }
-        if (i === 0 && list2.length === 1) {
-          list2.length = 0;
-        } else {
-          list2.splice(i, 1);
-        }
-      }
-      emit(ev, code, signal) {
-        if (this.emitted[ev]) {
-          return false;
-        }
-        this.emitted[ev] = true;
-        let ret = false;
-        for (const fn of this.listeners[ev]) {
-          ret = fn(code, signal) === true || ret;
-        }
-        if (ev === "exit") {
-          ret = this.emit("afterExit", code, signal) || ret;
-        }
-        return ret;
-      }
-    };
-    var SignalExitBase = class {
-    };
-    var signalExitWrap = (handler) => {
-      return {
-        onExit(cb, opts) {
-          return handler.onExit(cb, opts);
-        },
-        load() {
-          return handler.load();
-        },
-        unload() {
-          return handler.unload();
-        }
-      };
-    };
-    var SignalExitFallback = class extends SignalExitBase {
-      onExit() {
-        return () => {
-        };
-      }
-      load() {
-      }
-      unload() {
-      }
-    };
-    var SignalExit = class extends SignalExitBase {
-      // "SIGHUP" throws an `ENOSYS` error on Windows,
-      // so use a supported signal instead
-      /* c8 ignore start */
-      #hupSig = process2.platform === "win32" ? "SIGINT" : "SIGHUP";
-      /* c8 ignore stop */
-      #emitter = new Emitter();
-      #process;
-      #originalProcessEmit;
-      #originalProcessReallyExit;
-      #sigListeners = {};
-      #loaded = false;
-      constructor(process3) {
-        super();
-        this.#process = process3;
-        this.#sigListeners = {};
-        for (const sig of signals_js_1.signals) {
-          this.#sigListeners[sig] = () => {
-            const listeners = this.#process.listeners(sig);
-            let { count: count2 } = this.#emitter;
-            const p = process3;
-            if (typeof p.__signal_exit_emitter__ === "object" && typeof p.__signal_exit_emitter__.count === "number") {
-              count2 += p.__signal_exit_emitter__.count;
-            }
-            if (listeners.length === count2) {
-              this.unload();
-              const ret = this.#emitter.emit("exit", null, sig);
-              const s = sig === "SIGHUP" ? this.#hupSig : sig;
-              if (!ret)
-                process3.kill(process3.pid, s);
-            }
-          };
-        }
-        this.#originalProcessReallyExit = process3.reallyExit;
-        this.#originalProcessEmit = process3.emit;
-      }
-      onExit(cb, opts) {
-        if (!processOk(this.#process)) {
-          return () => {
-          };
-        }
-        if (this.#loaded === false) {
-          this.load();
-        }
-        const ev = opts?.alwaysLast ? "afterExit" : "exit";
-        this.#emitter.on(ev, cb);
-        return () => {
-          this.#emitter.removeListener(ev, cb);
-          if (this.#emitter.listeners["exit"].length === 0 && this.#emitter.listeners["afterExit"].length === 0) {
-            this.unload();
-          }
-        };
-      }
-      load() {
-        if (this.#loaded) {
-          return;
-        }
-        this.#loaded = true;
-        this.#emitter.count += 1;
-        for (const sig of signals_js_1.signals) {
-          try {
-            const fn = this.#sigListeners[sig];
-            if (fn)
-              this.#process.on(sig, fn);
-          } catch (_) {
-          }
-        }
-        this.#process.emit = (ev, ...a) => {
-          return this.#processEmit(ev, ...a);
-        };
-        this.#process.reallyExit = (code) => {
-          return this.#processReallyExit(code);
-        };
-      }
-      unload() {
-        if (!this.#loaded) {
-          return;
-        }
-        this.#loaded = false;
-        signals_js_1.signals.forEach((sig) => {
-          const listener = this.#sigListeners[sig];
-          if (!listener) {
-            throw new Error("Listener not defined for signal: " + sig);
-          }
-          try {
-            this.#process.removeListener(sig, listener);
-          } catch (_) {
-          }
-        });
-        this.#process.emit = this.#originalProcessEmit;
-        this.#process.reallyExit = this.#originalProcessReallyExit;
-        this.#emitter.count -= 1;
-      }
-      #processReallyExit(code) {
-        if (!processOk(this.#process)) {
-          return 0;
-        }
-        this.#process.exitCode = code || 0;
-        this.#emitter.emit("exit", this.#process.exitCode, null);
-        return this.#originalProcessReallyExit.call(this.#process, this.#process.exitCode);
-      }
-      #processEmit(ev, ...args) {
-        const og = this.#originalProcessEmit;
-        if (ev === "exit" && processOk(this.#process)) {
-          if (typeof args[0] === "number") {
-            this.#process.exitCode = args[0];
-          }
-          const ret = og.call(this.#process, ev, ...args);
-          this.#emitter.emit("exit", this.#process.exitCode, null);
-          return ret;
-        } else {
-          return og.call(this.#process, ev, ...args);
-        }
-      }
-    };
-    var process2 = globalThis.process;
-    _a = signalExitWrap(processOk(process2) ? new SignalExit(process2) : new SignalExitFallback()), /**
-     * Called when the process is exiting, whether via signal, explicit
-     * exit, or running out of stuff to do.
-     *
-     * If the global process object is not suitable for instrumentation,
-     * then this will be a no-op.
-     *
-     * Returns a function that may be used to unload signal-exit.
-     */
-    exports.onExit = _a.onExit, /**
-     * Load the listeners.  Likely you never need to call this, unless
-     * doing a rather deep integration with signal-exit functionality.
-     * Mostly exposed for the benefit of testing.
-     *
-     * @internal
-     */
-    exports.load = _a.load, /**
-     * Unload the listeners.  Likely you never need to call this, unless
-     * doing a rather deep integration with signal-exit functionality.
-     * Mostly exposed for the benefit of testing.
-     *
-     * @internal
-     */
-    exports.unload = _a.unload;
-  }
-});
-
-// node_modules/write-file-atomic/lib/index.js
-var require_lib = __commonJS({
-  "node_modules/write-file-atomic/lib/index.js"(exports, module) {
-    "use strict";
-    module.exports = writeFile;
-    module.exports.sync = writeFileSync4;
-    module.exports._getTmpname = getTmpname;
-    module.exports._cleanupOnExit = cleanupOnExit;
-    var fs2 = __require("fs");
-    var MurmurHash3 = require_imurmurhash();
-    var { onExit } = require_cjs();
-    var path60 = __require("path");
-    var { promisify } = __require("util");
-    var activeFiles = {};
-    var threadId = (function getId() {
-      try {
-        const workerThreads = __require("worker_threads");
-        return workerThreads.threadId;
-      } catch (e) {
-        return 0;
-      }
-    })();
-    var invocations = 0;
-    function getTmpname(filename) {
-      return filename + "." + MurmurHash3(__filename).hash(String(process.pid)).hash(String(threadId)).hash(String(++invocations)).result();
-    }
-    function cleanupOnExit(tmpfile) {
-      return () => {
-        try {
-          fs2.unlinkSync(typeof tmpfile === "function" ? tmpfile() : tmpfile);
-        } catch {
-        }
-      };
-    }
-    function serializeActiveFile(absoluteName) {
-      return new Promise((resolve) => {
-        if (!activeFiles[absoluteName]) {
-          activeFiles[absoluteName] = [];
-        }
-        activeFiles[absoluteName].push(resolve);
-        if (activeFiles[absoluteName].length === 1) {
-          resolve();
-        }
-      });
-    }
-    function isChownErrOk(err) {
-      if (err.code === "ENOSYS") {
-        return true;
-      }
-      const nonroot = !process.getuid || process.getuid() !== 0;
-      if (nonroot) {
-        if (err.code === "EINVAL" || err.code === "EPERM") {
-          return true;
-        }
-      }
-      return false;
-    }
-    async function writeFileAsync(filename, data, options = {}) {
-      if (typeof options === "string") {
-        options = { encoding: options };
-      }
-      let fd;
-      let tmpfile;
-      const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path60.resolve(filename);
-      try {
-        await serializeActiveFile(absoluteName);
-        const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
-        tmpfile = getTmpname(truename);
-        if (!options.mode || !options.chown) {
-          const stats = await promisify(fs2.stat)(truename).catch(() => {
-          });
-          if (stats) {
-            if (options.mode == null) {
-              options.mode = stats.mode;
-            }
-            if (options.chown == null && process.getuid) {
-              options.chown = { uid: stats.uid, gid: stats.gid };
-            }
-          }
-        }
-        fd = await promisify(fs2.open)(tmpfile, "w", options.mode);
-        if (options.tmpfileCreated) {
-          await options.tmpfileCreated(tmpfile);
-        }
-        if (ArrayBuffer.isView(data)) {
-          await promisify(fs2.write)(fd, data, 0, data.length, 0);
-        } else if (data != null) {
-          await promisify(fs2.write)(fd, String(data), 0, String(options.encoding || "utf8"));
-        }
-        if (options.fsync !== false) {
-          await promisify(fs2.fsync)(fd);
-        }
-        await promisify(fs2.close)(fd);
-        fd = null;
-        if (options.chown) {
-          await promisify(fs2.chown)(tmpfile, options.chown.uid, options.chown.gid).catch((err) => {
-            if (!isChownErrOk(err)) {
-              throw err;
-            }
-          });
-        }
-        if (options.mode) {
-          await promisify(fs2.chmod)(tmpfile, options.mode).catch((err) => {
-            if (!isChownErrOk(err)) {
-              throw err;
-            }
-          });
-        }
-        await promisify(fs2.rename)(tmpfile, truename);
-      } finally {
-        if (fd) {
-          await promisify(fs2.close)(fd).catch(
-            /* istanbul ignore next */
-            () => {
-            }
-          );
-        }
-        removeOnExitHandler();
-        await promisify(fs2.unlink)(tmpfile).catch(() => {
-        });
-        activeFiles[absoluteName].shift();
-        if (activeFiles[absoluteName].length > 0) {
-          activeFiles[absoluteName][0]();
-        } else {
-          delete activeFiles[absoluteName];
-        }
-      }
-    }
-    async function writeFile(filename, data, options, callback) {
-      if (options instanceof Function) {
-        callback = options;
-        options = {};
-      }
-      const promise = writeFileAsync(filename, data, options);
-      if (callback) {
-        try {
-          const result = await promise;
-          return callback(result);
-        } catch (err) {
-          return callback(err);
-        }
-      }
-      return promise;
-    }
-    function writeFileSync4(filename, data, options) {
-      if (typeof options === "string") {
-        options = { encoding: options };
-      } else if (!options) {
-        options = {};
-      }
-      try {
-        filename = fs2.realpathSync(filename);
-      } catch (ex) {
-      }
-      const tmpfile = getTmpname(filename);
-      if (!options.mode || !options.chown) {
-        try {
-          const stats = fs2.statSync(filename);
-          options = Object.assign({}, options);
-          if (!options.mode) {
-            options.mode = stats.mode;
-          }
-          if (!options.chown && process.getuid) {
-            options.chown = { uid: stats.uid, gid: stats.gid };
-          }
-        } catch (ex) {
-        }
-      }
-      let fd;
-      const cleanup = cleanupOnExit(tmpfile);
-      const removeOnExitHandler = onExit(cleanup);
-      let threw = true;
-      try {
-        fd = fs2.openSync(tmpfile, "w", options.mode || 438);
-        if (options.tmpfileCreated) {
-          options.tmpfileCreated(tmpfile);
-        }
-        if (ArrayBuffer.isView(data)) {
-          fs2.writeSync(fd, data, 0, data.length, 0);
-        } else if (data != null) {
-          fs2.writeSync(fd, String(data), 0, String(options.encoding || "utf8"));
-        }
-        if (options.fsync !== false) {
-          fs2.fsyncSync(fd);
-        }
-        fs2.closeSync(fd);
-        fd = null;
-        if (options.chown) {
-          try {
-            fs2.chownSync(tmpfile, options.chown.uid, options.chown.gid);
-          } catch (err) {
-            if (!isChownErrOk(err)) {
-              throw err;
-            }
-          }
-        }
-        if (options.mode) {
-          try {
-            fs2.chmodSync(tmpfile, options.mode);
-          } catch (err) {
-            if (!isChownErrOk(err)) {
-              throw err;
-            }
-          }
-        }
-        fs2.renameSync(tmpfile, filename);
-        threw = false;
-      } finally {
-        if (fd) {
-          try {
-            fs2.closeSync(fd);
-          } catch (ex) {
-          }
-        }
-        removeOnExitHandler();
-        if (threw) {
-          cleanup();
-        }
-      }
-    }
-  }
-});
-
 // src/store/agent-file.ts
 import {
   accessSync as accessSync2,
-  closeSync as closeSync14,
-  constants as constants11,
+  closeSync as closeSync13,
+  constants as constants10,
   lstatSync as lstatSync24,
   mkdirSync as mkdirSync6,
-  openSync as openSync12,
+  openSync as openSync11,
   readFileSync as readFileSync14,
   readlinkSync as readlinkSync4,
   rmdirSync as rmdirSync3,
@@ -14269,8 +14168,8 @@ function linkTarget(file) {
 }
 function assertReplaceable(file, snippet) {
   try {
-    closeSync14(openSync12(file, constants11.O_WRONLY | constants11.O_NOFOLLOW | constants11.O_NONBLOCK));
-    accessSync2(path44.dirname(file), constants11.W_OK);
+    closeSync13(openSync11(file, constants10.O_WRONLY | constants10.O_NOFOLLOW | constants10.O_NONBLOCK));
+    accessSync2(path44.dirname(file), constants10.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -14320,7 +14219,7 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
   else {
     const tmpfileCreated = () => failpoint(fp, "before-publication");
     const opts = now === null ? { mode: mode & ~process.umask(), tmpfileCreated } : { tmpfileCreated };
-    await (0, import_write_file_atomic.default)(file, bytes, opts);
+    await (0, import_write_file_atomic2.default)(file, bytes, opts);
   }
   await failpoint(fp, "after-publication");
 }
@@ -14400,7 +14299,7 @@ function recordNode(dir, execPath) {
 `) return;
   } catch {
   }
-  import_write_file_atomic.default.sync(target, `${execPath}
+  import_write_file_atomic2.default.sync(target, `${execPath}
 `, { mode: 420 });
 }
 function recordPath(dir, file) {
@@ -14423,7 +14322,7 @@ function writeRecord(dir, record2) {
     } catch {
     }
   }
-  import_write_file_atomic.default.sync(recordPath(dir, record2.path), JSON.stringify(record2), { mode: 384 });
+  import_write_file_atomic2.default.sync(recordPath(dir, record2.path), JSON.stringify(record2), { mode: 384 });
   return made;
 }
 function dropRecord(dir, file) {
@@ -14438,11 +14337,11 @@ function dropRecord(dir, file) {
   }
   removeEmptyDirs([path44.dirname(dir)]);
 }
-var import_write_file_atomic, STRICT_UTF8;
+var import_write_file_atomic2, STRICT_UTF8;
 var init_agent_file = __esm({
   "src/store/agent-file.ts"() {
     "use strict";
-    import_write_file_atomic = __toESM(require_lib(), 1);
+    import_write_file_atomic2 = __toESM(require_lib(), 1);
     init_errors();
     init_failpoint();
     init_files();
@@ -15034,7 +14933,7 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
-import { randomBytes as randomBytes4 } from "node:crypto";
+import { randomBytes as randomBytes3 } from "node:crypto";
 import { existsSync as existsSync7, lstatSync as lstatSync27, readFileSync as readFileSync15 } from "node:fs";
 import path49 from "node:path";
 function outdatedReasons(text2, edit2) {
@@ -15102,7 +15001,7 @@ function runStart(file, argv, root, env, platform = process.platform) {
   const childEnv = { PATH: windows ? env.PATH ?? env.Path ?? "" : "/usr/bin:/bin", CLAUDE_PROJECT_DIR: root, GEMINI_PROJECT_DIR: root };
   const keep = windows ? ["USERPROFILE", "SystemRoot", "SystemDrive", "TEMP", "TMP", "ProgramFiles", "APPDATA", "LOCALAPPDATA"] : [];
   for (const k of ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR", ...keep]) if (env[k]) childEnv[k] = env[k];
-  const input = JSON.stringify({ session_id: `${PROBE_SESSION_PREFIX}${randomBytes4(4).toString("hex")}`, cwd: root, hook_event_name: "SessionStart", source: "startup" });
+  const input = JSON.stringify({ session_id: `${PROBE_SESSION_PREFIX}${randomBytes3(4).toString("hex")}`, cwd: root, hook_event_name: "SessionStart", source: "startup" });
   return new Promise((resolve) => {
     const child = spawn(shell, argv.slice(1), { cwd: root, env: childEnv, stdio: ["pipe", "pipe", "pipe"], timeout: 1e4 });
     const out = [];
@@ -15541,7 +15440,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync3, constants as constants12, existsSync as existsSync9, statSync as statSync3 } from "node:fs";
+import { accessSync as accessSync3, constants as constants11, existsSync as existsSync9, statSync as statSync3 } from "node:fs";
 import path52 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
@@ -15558,7 +15457,7 @@ async function skippedPrograms(top, env, push) {
 }
 function executable(p) {
   try {
-    accessSync3(p, constants12.X_OK);
+    accessSync3(p, constants11.X_OK);
     return statSync3(p).isFile();
   } catch {
     return false;
@@ -15811,7 +15710,7 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
           message,
           ctx.values.push === true,
           ctx.env,
-          driver.change?.attributes ? "changed" : "if-only-ours",
+          driver.attributes ? "changed" : "if-only-ours",
           target,
           ctx.values["run-hooks"] === true
         );
@@ -16700,7 +16599,7 @@ var init_transcripts = __esm({
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync15, constants as constants13, fstatSync as fstatSync7, openSync as openSync13, readSync as readSync8 } from "node:fs";
+import { closeSync as closeSync14, constants as constants12, fstatSync as fstatSync7, openSync as openSync12, readSync as readSync8 } from "node:fs";
 function readAt2(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
@@ -16730,7 +16629,7 @@ function openTranscript(transcriptPath) {
   transcriptPath = where.path;
   let fd;
   try {
-    fd = openSync13(transcriptPath, constants13.O_RDONLY | constants13.O_NOFOLLOW | constants13.O_NONBLOCK);
+    fd = openSync12(transcriptPath, constants12.O_RDONLY | constants12.O_NOFOLLOW | constants12.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     const known = { ENOENT: "does not exist", ELOOP: "is a link" };
@@ -16744,12 +16643,12 @@ function openTranscript(transcriptPath) {
   } catch (err) {
     reason = readFailure(err);
   }
-  closeSync15(fd);
+  closeSync14(fd);
   return { ok: false, reason };
 }
 function closeTranscript(file) {
   try {
-    closeSync15(file.fd);
+    closeSync14(file.fd);
   } catch {
   }
 }
@@ -17913,7 +17812,7 @@ var search_exports = {};
 __export(search_exports, {
   searchVerb: () => searchVerb
 });
-import { randomBytes as randomBytes5 } from "node:crypto";
+import { randomBytes as randomBytes4 } from "node:crypto";
 function kindsOption(value) {
   if (value === void 0) return void 0;
   const list2 = (Array.isArray(value) ? value : [value]).flatMap((v) => String(v).split(",")).map((v) => v.trim()).filter(Boolean);
@@ -17998,7 +17897,7 @@ exit:   0 searched (also with no result); 2 refused (bad query or options).
         }).join("");
         let nonce;
         do
-          nonce = randomBytes5(8).toString("hex");
+          nonce = randomBytes4(8).toString("hex");
         while (body.includes(nonce));
         return ok(`${head}<<<BEGIN UNTRUSTED SEARCH ${nonce}>>>
 ${body}<<<END UNTRUSTED SEARCH ${nonce}>>>
@@ -18229,15 +18128,15 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync16, constants as constants14, fstatSync as fstatSync8, lstatSync as lstatSync32, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync19, writeSync as writeSync8 } from "node:fs";
+import { closeSync as closeSync15, constants as constants13, fstatSync as fstatSync8, lstatSync as lstatSync32, mkdirSync as mkdirSync9, openSync as openSync13, readFileSync as readFileSync19, writeSync as writeSync7 } from "node:fs";
 import path59 from "node:path";
 function readRegularBytes(p) {
-  const fd = openSync14(p, constants14.O_RDONLY | NOFOLLOW);
+  const fd = openSync13(p, constants13.O_RDONLY | NOFOLLOW);
   try {
     if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
     return readFileSync19(fd);
   } finally {
-    closeSync16(fd);
+    closeSync15(fd);
   }
 }
 function memorySide(p, side) {
@@ -18247,12 +18146,12 @@ function memorySide(p, side) {
   return m.text;
 }
 function writeResult(p, text2) {
-  const fd = openSync14(p, constants14.O_WRONLY | constants14.O_TRUNC | NOFOLLOW);
+  const fd = openSync13(p, constants13.O_WRONLY | constants13.O_TRUNC | NOFOLLOW);
   try {
     if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    writeSync8(fd, Buffer.from(text2, "utf8"));
+    writeSync7(fd, Buffer.from(text2, "utf8"));
   } finally {
-    closeSync16(fd);
+    closeSync15(fd);
   }
 }
 function archiveDirOf(top, memRel) {
@@ -18271,11 +18170,11 @@ function archiveDirOf(top, memRel) {
   return at4;
 }
 function createExclusive2(p, text2) {
-  const fd = openSync14(p, constants14.O_WRONLY | constants14.O_CREAT | constants14.O_EXCL | NOFOLLOW, 384);
+  const fd = openSync13(p, constants13.O_WRONLY | constants13.O_CREAT | constants13.O_EXCL | NOFOLLOW, 384);
   try {
-    writeSync8(fd, Buffer.from(text2, "utf8"));
+    writeSync7(fd, Buffer.from(text2, "utf8"));
   } finally {
-    closeSync16(fd);
+    closeSync15(fd);
   }
 }
 async function otherAuthor(cwd, env, sidePath, file) {
@@ -18297,7 +18196,7 @@ var init_merge_driver2 = __esm({
     init_entry();
     init_types();
     init_memory_text();
-    NOFOLLOW = constants14.O_NOFOLLOW ?? 0;
+    NOFOLLOW = constants13.O_NOFOLLOW ?? 0;
     mergeDriverVerb = {
       name: "merge-driver",
       options: {},

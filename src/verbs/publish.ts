@@ -91,7 +91,7 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
     const commit = () =>
       publishMemory(
         root, memDir, message, ctx.values.push === true, ctx.env,
-        driver.change?.attributes ? "changed" : "if-only-ours", target, ctx.values["run-hooks"] === true,
+        driver.attributes ? "changed" : "if-only-ours", target, ctx.values["run-hooks"] === true,
       );
     try {
       // A memory writer: between saves only, after repairing an interrupted one, so that a
