@@ -5578,16 +5578,15 @@ function gitEnv(env) {
 function namedOverrides(cwd, env, timeoutMs) {
   let p = namedCache.get(cwd);
   if (p === void 0) {
-    p = spawnGit(cwd, [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED], env, timeoutMs).then(
-      (r) => {
-        const out = [];
-        for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
-          const m = NAMED_PROGRAMS.exec(key);
-          if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
-        }
-        return out;
+    const args = [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED];
+    p = spawnGit(cwd, args, env, timeoutMs).then((r) => {
+      const out = [];
+      for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
+        const m = NAMED_PROGRAMS.exec(key);
+        if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
       }
-    );
+      return out;
+    });
     namedCache.set(cwd, p);
     p.catch(() => namedCache.delete(cwd));
   }
@@ -5629,25 +5628,13 @@ function spawnGit(cwd, args, env, timeoutMs, input) {
       windowsHide: true
     };
     const child = childProcess().execFile("git", ["--no-pager", ...args], options, (err, stdout, stderr) => {
-      if (err) {
-        const e = err;
-        if (e.code === "ENOENT") {
-          reject(new GitUnavailable("missing", "git was not found on PATH"));
-          return;
-        }
-        if (e.killed || e.signal === "SIGKILL") {
-          const why = `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`;
-          reject(new GitUnavailable("timeout", why));
-          return;
-        }
-        if (typeof e.code !== "number") {
-          reject(new GitUnavailable("failed", `git could not be run: ${e.message}`, e.message));
-          return;
-        }
-        resolve({ code: e.code, stdout, stderr: stderr.toString("utf8") });
-        return;
-      }
-      resolve({ code: 0, stdout, stderr: stderr.toString("utf8") });
+      const e = err;
+      if (e?.code === "ENOENT") reject(new GitUnavailable("missing", "git was not found on PATH"));
+      else if (e && (e.killed || e.signal === "SIGKILL")) {
+        reject(new GitUnavailable("timeout", `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`));
+      } else if (e && typeof e.code !== "number") {
+        reject(new GitUnavailable("failed", `git could not be run: ${e.message}`, e.message));
+      } else resolve({ code: typeof e?.code === "number" ? e.code : 0, stdout, stderr: stderr.toString("utf8") });
     });
     child.stdin?.on("error", () => void 0);
     if (input !== void 0) child.stdin?.end(input);
@@ -5665,7 +5652,7 @@ var init_run = __esm({
     GIT_TIMEOUT_MS = 15e3;
     GitUnavailable = class extends Error {
       reason;
-      /** Why, without the message's own "git could not be run: " (for a sentence that says so itself). */
+      /** The cause alone, for a sentence that says "git could not be used" itself. */
       why;
       constructor(reason, message, why = message) {
         super(message);
@@ -5727,7 +5714,7 @@ function parseStatusV2(out) {
       const [, key, ...rest] = f.split(" ");
       const value = rest.join(" ");
       if (key === "branch.oid") head = value === "(initial)" ? null : value;
-      else if (key === "branch.head") branch = value === "(detached)" ? "(detached)" : value;
+      else if (key === "branch.head") branch = value;
       else if (key === "branch.upstream") upstreamName = value;
       else if (key === "branch.ab") {
         const m = /^\+(\d+) -(\d+)$/.exec(value);
@@ -5744,18 +5731,16 @@ function parseStatusV2(out) {
     if (kind === "u") conflicted++;
     if (kind === "2") i++;
   }
-  const upstream = upstreamName === null ? null : { name: upstreamName, ahead: ab?.ahead ?? null, behind: ab?.behind ?? null };
-  return { branch, head, upstream, dirty, conflicted };
+  const gap = { ahead: ab?.ahead ?? null, behind: ab?.behind ?? null };
+  return { branch, head, upstream: upstreamName === null ? null : { name: upstreamName, ...gap }, dirty, conflicted };
 }
 async function readSnapshot(root, env, excludes = []) {
   const r = await runGit(root, statusArgs(excludes), env);
   if (r.code !== 0) {
     const note = firstLine(r.stderr) || `git status exited ${r.code}`;
     const inside = await runGit(root, ["rev-parse", "--is-inside-work-tree"], env);
-    return {
-      kind: inside.code === 0 && inside.stdout.toString("utf8").trim() === "true" ? "broken" : "not-repo",
-      note
-    };
+    const broken = inside.code === 0 && inside.stdout.toString("utf8").trim() === "true";
+    return { kind: broken ? "broken" : "not-repo", note };
   }
   return { kind: "repo", snapshot: parseStatusV2(r.stdout) };
 }
@@ -9575,11 +9560,6 @@ function short(id) {
 function plural(n2, word) {
   return `${n2} ${word}${n2 === 1 ? "" : "s"}`;
 }
-function sameSet(a, b) {
-  if (a.length !== b.length) return false;
-  const s = new Set(a);
-  return b.every((x) => s.has(x));
-}
 function effectiveBranch(branch, progress) {
   const m = progress === null ? null : /^rebase of (\S+)$/.exec(progress);
   return branch === "(detached)" && m ? m[1] : branch;
@@ -9654,10 +9634,7 @@ function headClauses(f, verdict, notHere, memoryOnly) {
 function fileClauses(f, parts, dirtyChanged) {
   const cur = f.current;
   const missing = f.missingKeyFiles;
-  if (missing.length > 0) {
-    const more = missing.length > 3 ? ` and ${missing.length - 3} more` : "";
-    parts.push(`key files missing: ${missing.slice(0, 3).map(quotedPath).join(", ")}${more}`);
-  }
+  if (missing.length > 0) parts.push(`key files missing: ${listed(missing)}`);
   const notYet = f.keyFilesNotYetCreated ?? [];
   if (notYet.length > 0) parts.push(`key files not created yet (absent at the save too): ${listed(notYet)}`);
   const up = cur?.upstream ?? null;
@@ -9686,7 +9663,7 @@ function assessDrift(f) {
   const branchAbsent = f.savedBranchPresent === false && savedBranch !== currentBranch;
   const branchChanged = cur === null || savedBranch === null || branchAbsent ? null : currentBranch !== savedBranch;
   const savedMore = f.saved.dirtyMore ?? 0;
-  const sameDirty = (now, then) => savedMore === 0 ? sameSet(now, then) : now.length === then.length + savedMore && then.every((p) => now.includes(p));
+  const sameDirty = (now, then) => now.length === then.length + savedMore && then.every((p) => now.includes(p));
   const dirtyChanged = cur === null || f.saved.dirty === null ? null : !sameDirty(cur.dirty, f.saved.dirty);
   const reachable = f.headReachable;
   const ahead = reachable === true ? f.ahead : null;
@@ -9794,26 +9771,10 @@ var init_verdict = __esm({
 // src/git/drift.ts
 import { readFileSync as readFileSync12, statSync } from "node:fs";
 import path36 from "node:path";
-function reachableArgs(id) {
-  return ["rev-list", "--max-count=1", id, "--not", "--all"];
-}
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
   p.catch(() => void 0);
   return p;
-}
-function historyArgs(id) {
-  return [
-    "log",
-    "--left-right",
-    "--format=%x01%m%x02%an%x03%ae%x04%p",
-    "--name-only",
-    "-z",
-    "--no-renames",
-    "--diff-merges=first-parent",
-    `--max-count=${MAX_LOGGED_COMMITS + 1}`,
-    `${id}...HEAD`
-  ];
 }
 function parseHistory(out, memoryPrefix, handoffPath = `${memoryPrefix}HANDOFF.md`) {
   const counts = {
@@ -9850,17 +9811,11 @@ function authorWords(raw) {
   const [name2 = "", email = ""] = raw.split("");
   return `${quotedValue(name2)} ${quotedValue(email)}`;
 }
-function rootPrefix(root, top) {
-  if (top === null) return "";
-  const rel = path36.relative(top, root).split(path36.sep).join("/");
-  return rel === "" ? "" : `${rel}/`;
-}
 function maybeTracked(gitDir, topRelative) {
   if (gitDir === null) return false;
   const index = path36.join(gitDir, "index");
   try {
-    const st = statSync(index);
-    if (st.size > 64 * 1024 * 1024) return true;
+    if (statSync(index).size > 64 * 1024 * 1024) return true;
     const buf = readFileSync12(index);
     if (buf.length >= 8 && buf.readUInt32BE(4) >= 4) return true;
     return buf.includes(Buffer.from(`${topRelative}\0`, "utf8"));
@@ -9868,82 +9823,33 @@ function maybeTracked(gitDir, topRelative) {
     return false;
   }
 }
-async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
-  const opts = optsOrEarly === null || optsOrEarly instanceof Promise ? { early: optsOrEarly } : optsOrEarly;
+async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   let processes = 1;
   const git = (args, input) => {
     processes++;
     return runGit(root, args, env, void 0, { input });
   };
-  const head = anchors.head;
   const facts = blankFacts(anchors, nowMs);
   const keyFiles = [.../* @__PURE__ */ new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
   const top = gitTopOf(root);
-  const gitDir = top === null ? null : gitDirOf(top);
-  const prefix = rootPrefix(root, top);
-  const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
+  const rel = top === null ? "" : path36.relative(top, root).split(path36.sep).join("/");
+  const prefix = rel === "" ? "" : `${rel}/`;
+  if (opts.handoffToken != null) facts.savedBy = savedByOf(root, opts.handoffToken);
   try {
     const statusP = opts.early ?? readSnapshot(root, env, opts.excludes ?? []);
-    const logP = head === null ? null : git(historyArgs(head));
-    const elsewhere = opts.handoffToken != null && notSavedHere(root, opts.handoffToken, opts.handoffText ?? null);
-    if (opts.handoffToken != null) facts.savedBy = savedByOf(root, opts.handoffToken);
+    const logP = anchors.head === null ? null : git(historyArgs(anchors.head));
     logP?.catch(() => void 0);
     const status = await statusP;
-    if (status.kind !== "repo") {
+    const at4 = { root, top, prefix, keyFiles, git, opts };
+    if (status.kind === "repo") await measureRepo(at4, facts, anchors, status.snapshot, logP);
+    else {
       await logP?.catch(() => void 0);
       facts.git = { state: status.kind, note: status.note };
-    } else {
-      facts.current = status.snapshot;
-      const op = inProgressOf(gitDir);
-      facts.inProgress = { saved: anchors.inProgress, current: op === null ? null : inProgressWords(op) };
-      facts.shallow = isShallow(gitDir);
-      const savedBranch = effectiveBranch(anchors.branch, anchors.inProgress);
-      if (savedBranch !== null && savedBranch !== "(detached)" && savedBranch !== effectiveBranch(status.snapshot.branch, facts.inProgress.current)) {
-        facts.savedBranchPresent = branchPresent(gitDir, savedBranch);
-      }
-      let committer = null;
-      if (head !== null && logP !== null)
-        committer = await measureHead(facts, status.snapshot, head, await logP, git, `${prefix}.ai/memory/`, gitDir);
-      const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !status.snapshot.dirty.includes(p));
-      const moved = head !== null && status.snapshot.head !== null && status.snapshot.head !== head;
-      const present2 = facts.headReachable === true || facts.headReachable === false && !facts.objectMissing;
-      if (head !== null && !moved && facts.headReachable === true) facts.changedSinceSave = [];
-      else if (moved && present2 && keyFiles.length > 0) {
-        const d = await git(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
-        if (d.code === 0) facts.changedSinceSave = d.stdout.toString("utf8").split("\0").filter((p) => p !== "");
-      }
-      if (facts.changedSinceSave !== null) {
-        const changed = new Set(facts.changedSinceSave);
-        facts.changedKeyFiles = keyFiles.filter((k) => changed.has(`${prefix}${k}`));
-      }
-      if (top !== null && facts.saved.dirty !== null) {
-        const fromElsewhere = elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null);
-        facts.dirtyFates = await measureFates(git, facts, anchors, { top, gitDir, present: present2, cleaned, fromElsewhere });
-      }
-      const isDirty = (list2, p) => list2.some((d) => d === p || d.endsWith("/") && p.startsWith(d));
-      facts.dirtyKeyFiles = keyFiles.filter(
-        (k) => isDirty(status.snapshot.dirty, `${prefix}${k}`) && !isDirty(facts.saved.dirty ?? [], `${prefix}${k}`)
-      );
-      if (elsewhere) {
-        if (committer === null && status.snapshot.head !== null && maybeTracked(gitDir, handoffPath)) {
-          const last = await git([
-            "log",
-            "-1",
-            "--no-merges",
-            "--format=%an%x03%ae",
-            "--",
-            `:(top,literal)${handoffPath}`
-          ]);
-          committer = last.code === 0 ? last.stdout.toString("utf8").trim() || null : null;
-        }
-        facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
-      }
     }
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
-    const state = err.reason;
-    facts.git = { state, note: err.why };
+    facts.git = { state: err.reason, note: err.why };
     facts.current = null;
     facts.headReachable = null;
   }
@@ -9958,27 +9864,58 @@ async function measureDrift(root, env, anchors, nowMs, optsOrEarly = null) {
   }
   return { report: assessDrift(facts), gitProcesses: processes };
 }
+async function measureRepo(at4, facts, anchors, snap, logP) {
+  const { root, top, prefix, keyFiles, git, opts } = at4;
+  const head = anchors.head;
+  const gitDir = top === null ? null : gitDirOf(top);
+  const elsewhere = opts.handoffToken != null && notSavedHere(root, opts.handoffToken, opts.handoffText ?? null);
+  facts.current = snap;
+  const op = inProgressOf(gitDir);
+  facts.inProgress = { saved: anchors.inProgress, current: op === null ? null : inProgressWords(op) };
+  facts.shallow = isShallow(gitDir);
+  const savedBranch = effectiveBranch(anchors.branch, anchors.inProgress);
+  const onBranch = effectiveBranch(snap.branch, facts.inProgress.current);
+  if (savedBranch !== null && savedBranch !== "(detached)" && savedBranch !== onBranch)
+    facts.savedBranchPresent = branchPresent(gitDir, savedBranch);
+  let committer = null;
+  if (head !== null && logP !== null)
+    committer = await measureHead(facts, snap, head, await logP, git, `${prefix}.ai/memory/`, gitDir);
+  const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !snap.dirty.includes(p));
+  const moved = head !== null && snap.head !== null && snap.head !== head;
+  let changed = null;
+  if (head !== null && !moved && facts.headReachable === true) changed = /* @__PURE__ */ new Set();
+  else if (moved && savedPresent(facts) && keyFiles.length > 0) {
+    const d = await git(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
+    if (d.code === 0) changed = new Set(d.stdout.toString("utf8").split("\0"));
+  }
+  if (changed !== null) facts.changedKeyFiles = keyFiles.filter((k) => changed.has(`${prefix}${k}`));
+  if (top !== null && facts.saved.dirty !== null) {
+    const fromElsewhere = elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null);
+    facts.dirtyFates = await measureFates(git, facts, anchors, { top, gitDir, cleaned, fromElsewhere });
+  }
+  const isDirty = (list2, p) => list2.some((d) => d === p || d.endsWith("/") && p.startsWith(d));
+  const newlyDirty = (p) => isDirty(snap.dirty, p) && !isDirty(facts.saved.dirty ?? [], p);
+  facts.dirtyKeyFiles = keyFiles.filter((k) => newlyDirty(`${prefix}${k}`));
+  if (!elsewhere) return;
+  const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
+  if (committer === null && snap.head !== null && maybeTracked(gitDir, handoffPath)) {
+    const last = await git(["log", "-1", "--no-merges", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
+    committer = last.code === 0 ? last.stdout.toString("utf8").trim() || null : null;
+  }
+  facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
+}
 async function absentAtSave(missing, facts, anchors, prefix, git) {
   if (missing.length === 0) return [];
   if (facts.git.state !== "repo") {
     const saved = new Map(anchors.keyFileMtimes.map((k) => [k.path, k.mtime]));
     return missing.filter((k) => saved.has(k) && saved.get(k) === null);
   }
-  const head = facts.saved.head;
-  const present2 = facts.headReachable === true || facts.headReachable === false && !facts.objectMissing;
-  if (head === null || !present2 || facts.saved.dirty === null || (facts.saved.dirtyMore ?? 0) > 0) return [];
-  const t = await git([
-    "ls-tree",
-    "-r",
-    "-z",
-    "--name-only",
-    head,
-    "--",
-    ...missing.map((k) => `:(top,literal)${prefix}${k}`)
-  ]);
+  const { head, dirty, dirtyMore } = facts.saved;
+  if (head === null || !savedPresent(facts) || dirty === null || (dirtyMore ?? 0) > 0) return [];
+  const specs = missing.map((k) => `:(top,literal)${prefix}${k}`);
+  const t = await git(["ls-tree", "-r", "-z", "--name-only", head, "--", ...specs]);
   if (t.code !== 0) return [];
   const inTree = t.stdout.toString("utf8").split("\0").filter((p) => p !== "");
-  const dirty = facts.saved.dirty;
   const under = (p, k) => p === k || p.startsWith(`${k.replace(/\/+$/, "")}/`);
   const wasDirty = (p) => dirty.some((d) => under(d, p) || d.endsWith("/") && p.startsWith(d));
   return missing.filter((k) => !inTree.some((p) => under(p, `${prefix}${k}`)) && !wasDirty(`${prefix}${k}`));
@@ -9987,9 +9924,21 @@ function normalTime(text2) {
   const t = parseStrictTime(text2, Number.MAX_SAFE_INTEGER);
   return "error" in t ? text2 : isoSeconds(t.ms);
 }
+function historyArgs(id) {
+  return [
+    "log",
+    "--left-right",
+    "--format=%x01%m%x02%an%x03%ae%x04%p",
+    "--name-only",
+    "-z",
+    "--no-renames",
+    "--diff-merges=first-parent",
+    `--max-count=${MAX_LOGGED_COMMITS + 1}`,
+    `${id}...HEAD`
+  ];
+}
 async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
   let committer = null;
-  let reachable;
   let counted2 = null;
   let memoryOnly = { ahead: 0, behind: 0 };
   if (snap.head !== null && log.code === 0) {
@@ -10004,6 +9953,7 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
   } else if (snap.head !== null && /unrecognized argument|invalid value for|unknown option/i.test(log.stderr)) {
     counted2 = await countBoth(head, git);
   }
+  let reachable;
   if (counted2 !== null) {
     facts.ahead = counted2.ahead - memoryOnly.ahead;
     facts.behind = counted2.behind - memoryOnly.behind;
@@ -10025,7 +9975,8 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
     const r = await git(["rev-list", "--count", `--since=@${Math.floor(facts.saved.date.ms / 1e3)}`, "HEAD"]);
     if (r.code === 0) facts.commitsSinceDate = Number(r.stdout.toString("utf8").trim());
   }
-  if (!facts.objectMissing && snap.head !== null && facts.commitsSinceDate !== null && facts.commitsSinceDate <= MAX_SINCE_SAVED) {
+  const since = facts.commitsSinceDate;
+  if (!facts.objectMissing && snap.head !== null && since !== null && since <= MAX_SINCE_SAVED) {
     const r = await git(["rev-list", "--cherry-pick", "--right-only", "--count", `${head}...HEAD`]);
     if (r.code === 0) facts.sinceSaved = Number(r.stdout.toString("utf8").trim());
   }
@@ -10042,7 +9993,7 @@ async function countBoth(head, git) {
   return m ? { behind: Number(m[1]), ahead: Number(m[2]) } : null;
 }
 async function reachableFromRef(head, git, facts) {
-  const r = await git(reachableArgs(head));
+  const r = await git(["rev-list", "--max-count=1", head, "--not", "--all"]);
   if (r.code !== 0) {
     facts.objectMissing = true;
     return false;
@@ -10050,10 +10001,10 @@ async function reachableFromRef(head, git, facts) {
   return r.stdout.toString("utf8").trim() === "";
 }
 function blankFacts(anchors, nowMs) {
-  const head = anchors.head;
+  const { branch, head, date, dirty, dirtyMore } = anchors;
   return {
     nowMs,
-    saved: { branch: anchors.branch, head, date: anchors.date, dirty: anchors.dirty, dirtyMore: anchors.dirtyMore },
+    saved: { branch, head, date, dirty, dirtyMore },
     git: { state: "repo", note: null },
     current: null,
     headReachable: null,
@@ -10069,7 +10020,6 @@ function blankFacts(anchors, nowMs) {
     unverifiable: anchors.unverifiable,
     memoryOnlyCommits: 0,
     changedKeyFiles: [],
-    changedSinceSave: null,
     inProgress: { saved: anchors.inProgress, current: null },
     provenance: null,
     ageUnknown: anchors.stateTime.known ? null : anchors.stateTime.reason
@@ -10078,10 +10028,11 @@ function blankFacts(anchors, nowMs) {
 async function measureFates(git, facts, anchors, at4) {
   const now = facts.current;
   const head = facts.saved.head;
+  const present2 = savedPresent(facts);
   const format2 = objectFormat(at4.gitDir);
   const logs = await gatherFateLogs(git, {
     commonDir: at4.gitDir === null ? null : commonDirOf(at4.gitDir),
-    savedHead: at4.present ? head : null,
+    savedHead: present2 ? head : null,
     savedDateMs: facts.saved.date?.ms ?? null,
     cleaned: at4.cleaned,
     headExists: now.head !== null
@@ -10093,11 +10044,11 @@ async function measureFates(git, facts, anchors, at4) {
     blobNow: (p) => blobIdOf(path36.join(at4.top, p), format2),
     ...logs,
     // A clone made after the save did not save it, record or not.
-    fromSaved: at4.present && head !== null,
+    fromSaved: present2 && head !== null,
     fromElsewhere: at4.fromElsewhere
   });
 }
-var MAX_LOGGED_COMMITS, ATTRIBUTES, MAX_SINCE_SAVED;
+var MAX_LOGGED_COMMITS, MAX_SINCE_SAVED, ATTRIBUTES, savedPresent;
 var init_drift = __esm({
   "src/git/drift.ts"() {
     "use strict";
@@ -10106,8 +10057,8 @@ var init_drift = __esm({
     init_anchors();
     init_blob_id();
     init_git_files();
-    init_in_progress();
     init_git_dir();
+    init_in_progress();
     init_fates();
     init_run();
     init_merge_driver_config();
@@ -10115,8 +10066,9 @@ var init_drift = __esm({
     init_status();
     init_verdict();
     MAX_LOGGED_COMMITS = 2e3;
-    ATTRIBUTES = ".gitattributes";
     MAX_SINCE_SAVED = 500;
+    ATTRIBUTES = ".gitattributes";
+    savedPresent = (f) => f.headReachable === true || f.headReachable === false && !f.objectMissing;
   }
 });
 

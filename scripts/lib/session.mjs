@@ -3290,16 +3290,15 @@ function gitEnv(env) {
 function namedOverrides(cwd, env, timeoutMs) {
   let p = namedCache.get(cwd);
   if (p === void 0) {
-    p = spawnGit(cwd, [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED], env, timeoutMs).then(
-      (r) => {
-        const out = [];
-        for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
-          const m = NAMED_PROGRAMS.exec(key);
-          if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
-        }
-        return out;
+    const args = [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED];
+    p = spawnGit(cwd, args, env, timeoutMs).then((r) => {
+      const out = [];
+      for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
+        const m = NAMED_PROGRAMS.exec(key);
+        if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
       }
-    );
+      return out;
+    });
     namedCache.set(cwd, p);
     p.catch(() => namedCache.delete(cwd));
   }
@@ -3341,25 +3340,13 @@ function spawnGit(cwd, args, env, timeoutMs, input) {
       windowsHide: true
     };
     const child = childProcess().execFile("git", ["--no-pager", ...args], options, (err, stdout, stderr) => {
-      if (err) {
-        const e = err;
-        if (e.code === "ENOENT") {
-          reject(new GitUnavailable("missing", "git was not found on PATH"));
-          return;
-        }
-        if (e.killed || e.signal === "SIGKILL") {
-          const why = `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`;
-          reject(new GitUnavailable("timeout", why));
-          return;
-        }
-        if (typeof e.code !== "number") {
-          reject(new GitUnavailable("failed", `git could not be run: ${e.message}`, e.message));
-          return;
-        }
-        resolve({ code: e.code, stdout, stderr: stderr.toString("utf8") });
-        return;
-      }
-      resolve({ code: 0, stdout, stderr: stderr.toString("utf8") });
+      const e = err;
+      if (e?.code === "ENOENT") reject(new GitUnavailable("missing", "git was not found on PATH"));
+      else if (e && (e.killed || e.signal === "SIGKILL")) {
+        reject(new GitUnavailable("timeout", `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`));
+      } else if (e && typeof e.code !== "number") {
+        reject(new GitUnavailable("failed", `git could not be run: ${e.message}`, e.message));
+      } else resolve({ code: typeof e?.code === "number" ? e.code : 0, stdout, stderr: stderr.toString("utf8") });
     });
     child.stdin?.on("error", () => void 0);
     if (input !== void 0) child.stdin?.end(input);
@@ -3374,7 +3361,7 @@ var init_run = __esm({
     GIT_TIMEOUT_MS = 15e3;
     GitUnavailable = class extends Error {
       reason;
-      /** Why, without the message's own "git could not be run: " (for a sentence that says so itself). */
+      /** The cause alone, for a sentence that says "git could not be used" itself. */
       why;
       constructor(reason, message, why = message) {
         super(message);

@@ -5,7 +5,7 @@ import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import path from "node:path";
 import type { DirtyHash } from "../schema/anchor-lines.ts";
 import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
-import { GitUnavailable, runGit, type GitResult } from "./run.ts";
+import { GitUnavailable, runGit, type Git } from "./run.ts";
 
 /** One file's fate since the save; `commit` and `stash` say where its saved content now is. */
 export type DirtyFate =
@@ -105,8 +105,6 @@ export function clonedAfter(gitDir: string | null, savedMs: number | null): bool
 }
 
 const RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
-
-type Git = (args: readonly string[], input?: string) => Promise<GitResult>;
 
 /** How many stash entries the stash's reflog holds (read as a file, no git process); 0 when none. */
 export function stashCount(commonDir: string | null): number {

@@ -1,5 +1,5 @@
-// Drift arithmetic and the verdict (docs/design.md#verdicts-and-the-brief). Pure: plain facts in, the report out; the
-// git calls that gather the facts live in drift.ts.
+// Drift arithmetic and the verdict (docs/design.md#verdicts-and-the-brief). Pure: plain facts in, the report out;
+// drift.ts gathers the facts.
 import { quoted, sanitize } from "../guard/sanitize.ts";
 import { withoutTokens } from "../guard/token-shape.ts";
 import { quotedPath } from "../schema/anchor-lines.ts";
@@ -7,95 +7,66 @@ import type { ValidTime } from "../schema/values.ts";
 import type { DirtyFate } from "./fates.ts";
 import { BROKEN_REPO_FIX, type Snapshot, type UpstreamGap } from "./status.ts";
 
-/** Verdicts in precedence order, strongest first (docs/design.md#verdicts-and-the-brief). */
-export const VERDICTS = ["unverifiable", "rewritten", "stale", "drifted", "fresh"] as const;
-export type Verdict = (typeof VERDICTS)[number];
+/** In precedence order, strongest first. */
+type Verdict = "unverifiable" | "rewritten" | "stale" | "drifted" | "fresh";
 
-/** Older than this many days is stale (docs/design.md#verdicts-and-the-brief). */
-export const STALE_DAYS = 14;
-/** More than this many commits ahead of the saved HEAD is stale (docs/design.md#verdicts-and-the-brief). */
-export const STALE_COMMITS = 30;
-
+const STALE_DAYS = 14;
+const STALE_COMMITS = 30;
 const DAY_MS = 86_400_000;
 
-/** How git could be used at the root. */
 export type GitState = "repo" | "not-repo" | "broken" | "missing" | "timeout" | "failed";
+type Saved = { branch: string | null; head: string | null; dirty: string[] | null; dirtyMore?: number };
+type InProgress = { saved: string | null; current: string | null };
 
+/** What drift.ts gathered; an optional field is absent when it was not looked up. */
 export interface DriftFacts {
   nowMs: number;
-  /** `dirtyMore`: the dirty paths the saved list left off (`… and N more`); absent or 0 when none. */
-  saved: {
-    branch: string | null;
-    head: string | null;
-    date: ValidTime | null;
-    dirty: string[] | null;
-    dirtyMore?: number;
-  };
+  /** `dirtyMore`: how many dirty paths the saved list left off (`… and N more`). */
+  saved: Saved & { date: ValidTime | null };
   git: { state: GitState; note: string | null };
   /** The repository now; null unless `git.state` is `repo`. */
   current: Snapshot | null;
-  /** Saved HEAD reachable from HEAD or a ref (reflog and dangling objects do not count); null when not checked. */
+  /** From HEAD or a ref (the reflog and dangling objects do not count); null when not checked. */
   headReachable: boolean | null;
-  /** The saved HEAD's object (as a commit) is not in this repository. */
   objectMissing: boolean;
-  /** The repository is a shallow clone (its `shallow` file exists). */
   shallow: boolean;
-  /** This clone's reflog files name the saved HEAD (only looked up when its object is missing). */
+  /** This clone's reflog files name the saved HEAD (looked up only when its object is missing). */
   reflogNamed?: boolean;
-  /** HEAD's commits not patch-equivalent to the saved side's; only with the saved object present but unreachable. */
+  /** HEAD's commits not patch-equivalent to the saved side's (saved object present but unreachable). */
   sinceSaved?: number | null;
-  /** Whether the saved branch exists here (local or remote-tracking); null when not looked up or unknown. */
   savedBranchPresent?: boolean | null;
-  /** Commits in HEAD not in the saved commit; null when unreachable or not checked. */
   ahead: number | null;
   behind: number | null;
-  /** Commits on HEAD committed at or after the saved date; only counted when the saved HEAD is unreachable. */
+  /** Commits on HEAD since the saved date, counted only when the saved HEAD is unreachable. */
   commitsSinceDate: number | null;
-  /** Key files (root-relative) that do not exist now, and existed (or may have) at the save. */
+  /** Key files (root-relative) gone now that existed (or may have) at the save. */
   missingKeyFiles: string[];
-  /** Key files absent at the save and now: work the plan will create, not drift (docs/decisions/first-resume.md). */
   keyFilesNotYetCreated?: string[];
-  /** Anchor fields that failed validation (see `CheckedAnchors.unverifiable`). */
   unverifiable: string[];
-  /** Commits on either side that touch only the memory dir, left out of ahead and behind. */
   memoryOnlyCommits?: number;
   /** Key files changed since the save (outside git: by the `Key file mtimes` anchor). */
   changedKeyFiles?: string[];
-  /** Top-relative paths that differ between the saved commit and HEAD; null when not looked up. */
-  changedSinceSave?: string[] | null;
-  /** Key files (root-relative) with uncommitted changes now that were not dirty at the save. */
+  /** Key files with uncommitted changes now that were not dirty at the save. */
   dirtyKeyFiles?: string[];
-  /** The operation in progress at the save and now (`rebase of feature/login`, `merge`, …). */
-  inProgress?: { saved: string | null; current: string | null };
-  /** Who last committed the handoff, when it is tracked (docs/design.md#verdicts-and-the-brief). */
+  /** The operation git was in at the save and now (`rebase of feature/login`, `merge`, …). */
+  inProgress?: InProgress;
   provenance?: Provenance | null;
-  /** The agent this clone recorded for the save (`Claude Code`, `Codex`, …); null or absent when none. */
+  /** The agent this clone recorded for the save (`Claude Code`, `Codex`, …). */
   savedBy?: string | null;
-  /** Why the state time is unknown, when it is (`StateTime.reason`). */
   ageUnknown?: "missing" | "malformed" | "future" | null;
-  /** What became of each file dirty at the save (fates.ts); absent outside git or without the dirty anchor. */
   dirtyFates?: DirtyFate[];
 }
 
-/** The committer of the last commit that changed the handoff, and whether that was someone else. */
+/** Set only when this clone's record of its saves lacks the handoff; `committer` of its last commit, quoted. */
 export interface Provenance {
-  /** The last commit's author that changed the handoff, quoted: `"Alice" <alice@example.com>`; null when untracked. */
   committer: string | null;
-  /** Always true: set only when this clone's record of its saves lacks the handoff. */
   someoneElse: boolean;
 }
 
-/** The drift report, `drift --json`'s document (plus `shallow`, `dirtyChanged`, `git`). */
+/** `drift --json`'s document (docs/design.md#verdicts-and-the-brief describes each field). */
 export interface DriftReport {
   verdict: Verdict;
-  /** `dirtyMore`: present only when the saved dirty list was cut (`… and N more`), the paths it left off. */
-  saved: {
-    branch: string | null;
-    head: string | null;
-    date: string | null;
-    dirty: string[] | null;
-    dirtyMore?: number;
-  };
+  saved: Saved & { date: string | null };
   current: { branch: string | null; head: string | null; dirty: string[] | null };
   branchChanged: boolean | null;
   headReachable: boolean | null;
@@ -104,38 +75,22 @@ export interface DriftReport {
   commitsSinceDate: number | null;
   ageDays: number | null;
   missingKeyFiles: string[];
-  /** Key files absent at the save and still absent: not drift (docs/decisions/first-resume.md). */
   keyFilesNotYetCreated: string[];
   upstream: UpstreamGap | null;
-  /** The dirty file set differs from the saved one; null when either side is unknown. */
   dirtyChanged: boolean | null;
   shallow: boolean;
-  /** The saved HEAD's object is in this repository; null when not checked. */
   headPresent: boolean | null;
-  /** The counts cover only a shallow history: the real ones may be larger. */
   countsAtLeast: boolean;
-  /** Why the saved HEAD is not here when no reflog names it: never fetched, or cut off by a shallow clone. */
   notHereReason: "not-fetched" | "shallow" | null;
-  /**
-   * With the saved object present but unreachable: HEAD's commits not patch-equivalent to the saved side's (at most
-   * 500 since the saved date, else null).
-   */
   sinceSaved: number | null;
   git: { state: GitState; note: string | null };
   unverifiable: string[];
-  /** Commits on either side that touch only the memory dir: committing or pulling the handoff is not drift. */
   memoryOnlyCommits: number;
-  /** Key files changed by the commits since the save, or (outside git) whose modification time changed. */
   changedKeyFiles: string[];
-  /** Files dirty at the save that are clean now (their fates say where the work went). */
   cleanedDirty: string[];
-  /** Key files with uncommitted changes now that were not dirty at the save (a newcomer missed them). */
   dirtyKeyFiles: string[];
-  /** The operation git was in the middle of at the save and now (`rebase of feature/login`, `merge`, …). */
-  inProgress: { saved: string | null; current: string | null };
-  /** Set only when this clone did not save the handoff (its record of its saves lacks it); said once in the summary. */
+  inProgress: InProgress;
   provenance: Provenance | null;
-  /** Each file dirty at the save with its one fate (fates.ts). */
   dirtyFates: DirtyFate[];
   summary: string;
 }
@@ -148,23 +103,13 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
-function sameSet(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  const s = new Set(a);
-  return b.every((x) => s.has(x));
-}
-
 /** The branch a HEAD is on: `(detached)` during a rebase of B counts as B. Pure. */
 export function effectiveBranch(branch: string | null, progress: string | null): string | null {
   const m = progress === null ? null : /^rebase of (\S+)$/.exec(progress);
   return branch === "(detached)" && m ? m[1]! : branch;
 }
 
-/**
- * A branch (or upstream) name in human output: in double quotes, not redacted but for a
- * vendor's exact token shape (docs/design.md#redaction), `<U+XXXX>` for what `write` refuses
- * (docs/design.md#verdicts-and-the-brief). `drift`'s text and the summary use it.
- */
+/** A branch name in human output: quoted, redacted only for a vendor's exact token shape (docs/design.md#redaction). */
 export function branchWords(name: string): string {
   return quoted(withoutTokens(name), { redact: false });
 }
@@ -267,10 +212,7 @@ function headClauses(
 function fileClauses(f: DriftFacts, parts: string[], dirtyChanged: boolean | null) {
   const cur = f.current;
   const missing = f.missingKeyFiles;
-  if (missing.length > 0) {
-    const more = missing.length > 3 ? ` and ${missing.length - 3} more` : "";
-    parts.push(`key files missing: ${missing.slice(0, 3).map(quotedPath).join(", ")}${more}`);
-  }
+  if (missing.length > 0) parts.push(`key files missing: ${listed(missing)}`);
   const notYet = f.keyFilesNotYetCreated ?? [];
   if (notYet.length > 0) parts.push(`key files not created yet (absent at the save too): ${listed(notYet)}`);
   const up = cur?.upstream ?? null;
@@ -305,7 +247,7 @@ export function assessDrift(f: DriftFacts): DriftReport {
   const savedMore = f.saved.dirtyMore ?? 0;
   // A cut list is unchanged only when every path it names is still dirty and the counts agree.
   const sameDirty = (now: readonly string[], then: readonly string[]) =>
-    savedMore === 0 ? sameSet(now, then) : now.length === then.length + savedMore && then.every((p) => now.includes(p));
+    now.length === then.length + savedMore && then.every((p) => now.includes(p));
   const dirtyChanged = cur === null || f.saved.dirty === null ? null : !sameDirty(cur.dirty, f.saved.dirty);
   const reachable = f.headReachable;
   const ahead = reachable === true ? f.ahead : null;
