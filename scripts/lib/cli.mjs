@@ -456,9 +456,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path60 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path60)) return true;
-  const parts = path60.split(/\??\.|::|->/);
+  const path57 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path57)) return true;
+  const parts = path57.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -4285,42 +4285,27 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a 
 });
 
 // src/git/git-dir.ts
-import { lstatSync as lstatSync8, readFileSync as readFileSync3 } from "node:fs";
+import { lstatSync as lstatSync8, readdirSync as readdirSync5, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
 import path14 from "node:path";
-function isFile(p) {
+function lstatOrNull3(p) {
   try {
-    return lstatSync8(p).isFile();
+    return lstatSync8(p);
   } catch {
-    return false;
-  }
-}
-function isDir(p) {
-  try {
-    return lstatSync8(p).isDirectory();
-  } catch {
-    return false;
+    return null;
   }
 }
 function readSmall(p) {
   try {
-    if (!isFile(p)) return null;
-    return readFileSync3(p, "utf8").slice(0, 4096);
+    return isFile(p) ? readFileSync3(p, "utf8").slice(0, 4096) : null;
   } catch {
     return null;
   }
 }
 function gitTopOf(root, opts = {}) {
-  let dir = root;
-  for (; ; ) {
+  for (let dir = root; ; dir = path14.dirname(dir)) {
     if (dir !== root && distrustedAbove(dir, process.env, opts) !== null) return null;
-    try {
-      lstatSync8(path14.join(dir, ".git"));
-      return dir;
-    } catch {
-    }
-    const parent = path14.dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
+    if (lstatOrNull3(path14.join(dir, ".git")) !== null) return dir;
+    if (path14.dirname(dir) === dir) return null;
   }
 }
 function gitDirOf(top) {
@@ -4328,9 +4313,8 @@ function gitDirOf(top) {
   if (isDir(dotGit)) return dotGit;
   const text2 = readSmall(dotGit);
   const m = text2 === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text2);
-  if (!m) return null;
-  const dir = path14.resolve(top, m[1]);
-  return isDir(dir) ? dir : null;
+  const dir = m ? path14.resolve(top, m[1]) : null;
+  return dir !== null && isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
   try {
@@ -4340,25 +4324,160 @@ function commonDirOf(gitDir) {
   }
   return gitDir;
 }
+function isShallow(gitDir) {
+  return gitDir !== null && isFile(path14.join(commonDirOf(gitDir), "shallow"));
+}
+function reflogFiles(dir, out) {
+  let entries;
+  try {
+    entries = readdirSync5(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const e of entries) {
+    if (out.length >= MAX_REFLOG_FILES) return;
+    const p = path14.join(dir, e.name);
+    if (e.isDirectory()) reflogFiles(p, out);
+    else if (e.isFile()) out.push(p);
+  }
+}
+function reflogNames(gitDir, id) {
+  if (gitDir === null || isNullObjectId(id.toLowerCase())) return false;
+  const files = [];
+  for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path14.join(dir, "logs"), files);
+  const needle = Buffer.from(id.toLowerCase(), "latin1");
+  let budget = MAX_REFLOG_BYTES;
+  for (const f of files) {
+    try {
+      const buf = readFileSync3(f);
+      budget -= buf.length;
+      if (budget < 0) return false;
+      for (let at4 = buf.indexOf(needle); at4 !== -1; at4 = buf.indexOf(needle, at4 + 1)) {
+        const before = at4 === 0 ? 10 : buf[at4 - 1];
+        const after = buf[at4 + needle.length];
+        if ((before === 10 || before === 32) && (after === 32 || after === 10 || after === void 0))
+          return true;
+      }
+    } catch {
+    }
+  }
+  return false;
+}
+function branchPresent(gitDir, branch) {
+  if (gitDir === null) return null;
+  const common = commonDirOf(gitDir);
+  if (isFile(path14.join(common, "reftable", "tables.list"))) return null;
+  if (branch.split("/").some((part) => part === "" || part === "." || part === "..")) return false;
+  if (isFile(path14.join(common, "refs", "heads", branch))) return true;
+  try {
+    for (const remote of readdirSync5(path14.join(common, "refs", "remotes"))) {
+      if (isFile(path14.join(common, "refs", "remotes", remote, branch))) return true;
+    }
+  } catch {
+  }
+  let packed;
+  try {
+    packed = readFileSync3(path14.join(common, "packed-refs"), "utf8");
+  } catch {
+    return false;
+  }
+  return packed.split("\n").some((line) => {
+    const ref = line.split(" ")[1] ?? "";
+    return ref === `refs/heads/${branch}` || /^refs\/remotes\/[^/]+\/(.+)$/.exec(ref)?.[1] === branch;
+  });
+}
+function inProgressOf(gitDir) {
+  if (gitDir === null) return null;
+  for (const dir of ["rebase-merge", "rebase-apply"]) {
+    const d = path14.join(gitDir, dir);
+    if (!isDir(d) || dir === "rebase-apply" && isFile(path14.join(d, "applying"))) continue;
+    const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path14.join(d, "head-name")) ?? "");
+    return { operation: "rebase", branch: m ? m[1] : null };
+  }
+  const files = [
+    ["MERGE_HEAD", "merge"],
+    ["CHERRY_PICK_HEAD", "cherry-pick"],
+    ["REVERT_HEAD", "revert"],
+    ["BISECT_LOG", "bisect"]
+  ];
+  for (const [file, operation] of files) {
+    if (isFile(path14.join(gitDir, file))) return { operation, branch: null };
+  }
+  return null;
+}
+function inProgressWords(p) {
+  return p.branch === null ? p.operation : `${p.operation} of ${p.branch}`;
+}
+function objectFormat(gitDir) {
+  try {
+    const config = gitDir === null ? "" : readFileSync3(path14.join(commonDirOf(gitDir), "config"), "utf8");
+    return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
+  } catch {
+    return "sha1";
+  }
+}
+function blobIdOf(abs, format2) {
+  const st = lstatOrNull3(abs);
+  if (st === null) return "deleted";
+  let bytes;
+  if (st.isSymbolicLink()) bytes = Buffer.from(readlinkSync2(abs));
+  else if (!st.isFile()) return null;
+  else if (st.size > MAX_HASHED_BYTES) return "over 8 MB";
+  else {
+    try {
+      bytes = readFileSync3(abs);
+    } catch {
+      return null;
+    }
+  }
+  return nodeCrypto().createHash(format2).update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
+}
+var isFile, isDir, MAX_REFLOG_BYTES, MAX_REFLOG_FILES, MAX_HASHED_BYTES;
 var init_git_dir = __esm({
   "src/git/git-dir.ts"() {
     "use strict";
+    init_builtins();
+    init_values();
     init_root();
+    isFile = (p) => lstatOrNull3(p)?.isFile() ?? false;
+    isDir = (p) => lstatOrNull3(p)?.isDirectory() ?? false;
+    MAX_REFLOG_BYTES = 64 * 1024 * 1024;
+    MAX_REFLOG_FILES = 2e3;
+    MAX_HASHED_BYTES = 8 * 1024 * 1024;
   }
 });
 
 // src/git/saves.ts
-import { closeSync as closeSync5, constants as constants5, existsSync as existsSync2, linkSync, lstatSync as lstatSync9, mkdirSync as mkdirSync2, openSync as openSync5, readFileSync as readFileSync4 } from "node:fs";
-import { renameSync, rmSync, writeFileSync as writeFileSync2, writeSync as writeSync4 } from "node:fs";
+import { existsSync as existsSync2, linkSync, lstatSync as lstatSync9, mkdirSync as mkdirSync2, readFileSync as readFileSync4, renameSync, rmSync, writeFileSync as writeFileSync2 } from "node:fs";
 import path15 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
   const gitDir = top === null ? null : gitDirOf(top);
   return gitDir === null ? null : path15.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
-function savesLines(p) {
+function beside(root, name2) {
+  const saves = savesPath(root);
+  return saves === null ? null : path15.join(path15.dirname(saves), name2);
+}
+function recordLines(p, re2) {
   const lines3 = readFileSync4(p, "utf8").slice(0, 16384).split("\n");
-  return lines3.map((l) => LINE.exec(l)).filter((m) => m !== null);
+  return lines3.map((l) => re2.exec(l)).filter((m) => m !== null);
+}
+function addRecord(p, re2, line, drop) {
+  try {
+    mkdirSync2(path15.dirname(p), { recursive: true, mode: 448 });
+    let kept = [];
+    try {
+      kept = recordLines(p, re2).filter((m) => !drop(m)).map((m) => m[0]);
+    } catch {
+    }
+    const tmp = `${p}.tmp-${process.pid}`;
+    rmSync(tmp, { force: true });
+    writeFileSync2(tmp, `${[...kept, line].slice(-KEPT).join("\n")}
+`, { mode: 384, flag: "wx" });
+    renameSync(tmp, p);
+  } catch {
+  }
 }
 function savedStampOf(text2) {
   const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text2)?.[1];
@@ -4367,9 +4486,8 @@ function savedStampOf(text2) {
   return head === void 0 ? saved : `${saved}+${head}`;
 }
 function cloneIdOf(root, create = false) {
-  const saves = savesPath(root);
-  if (saves === null) return null;
-  const p = path15.join(path15.dirname(saves), "clone-id");
+  const p = beside(root, "clone-id");
+  if (p === null) return null;
   if (create && !existsSync2(p)) {
     const tmp = `${p}.tmp-${process.pid}`;
     try {
@@ -4407,34 +4525,18 @@ function statKey(st) {
 }
 function savedHereByStat(root, key) {
   const p = savesPath(root);
-  if (p === null) return false;
   try {
-    return savesLines(p).some((m) => m[2] === key);
+    return p !== null && recordLines(p, LINE).some((m) => m[2] === key);
   } catch {
     return false;
   }
-}
-function replaceLines(p, lines3) {
-  const tmp = `${p}.tmp-${process.pid}`;
-  const fd = openSync5(
-    tmp,
-    constants5.O_WRONLY | constants5.O_CREAT | constants5.O_TRUNC | (constants5.O_NOFOLLOW ?? 0),
-    384
-  );
-  try {
-    writeSync4(fd, `${lines3.join("\n")}
-`);
-  } finally {
-    closeSync5(fd);
-  }
-  renameSync(tmp, p);
 }
 function readSaves(root) {
   const p = savesPath(root);
   if (p === null) return null;
   try {
     if (!lstatSync9(p).isFile()) return null;
-    const lines3 = savesLines(p);
+    const lines3 = recordLines(p, LINE);
     return { tokens: lines3.map((m) => m[1]), stamps: lines3.flatMap((m) => m[3] === void 0 ? [] : [m[3]]) };
   } catch {
     return null;
@@ -4443,18 +4545,8 @@ function readSaves(root) {
 function recordSave(root, token, key = null, stamp = null) {
   const p = savesPath(root);
   if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
-  try {
-    mkdirSync2(path15.dirname(p), { recursive: true, mode: 448 });
-    let kept = [];
-    try {
-      kept = savesLines(p).filter((m) => m[1] !== token).map((m) => m[0]);
-    } catch {
-    }
-    const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
-    kept.push(`${token}${key === null ? "" : ` ${key}`}${safeStamp}`);
-    replaceLines(p, kept.slice(-SAVES_KEPT));
-  } catch {
-  }
+  const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
+  addRecord(p, LINE, `${token}${key === null ? "" : ` ${key}`}${safeStamp}`, (m) => m[1] === token);
 }
 function notSavedHere(root, token, text2 = null) {
   const marked = markedHere(root, text2);
@@ -4474,42 +4566,26 @@ function agentOfEnv(env) {
   return null;
 }
 function recordSavedBy(root, token, agent) {
-  const saves = savesPath(root);
-  if (saves === null || agent === null || !SAVED_BY_LINE.test(`${token} ${agent}`)) return;
-  const p = path15.join(path15.dirname(saves), "saved-by");
-  try {
-    mkdirSync2(path15.dirname(p), { recursive: true, mode: 448 });
-    let kept = [];
-    try {
-      const lines3 = readFileSync4(p, "utf8").slice(0, 16384).split("\n");
-      kept = lines3.filter((l) => SAVED_BY_LINE.test(l) && !l.startsWith(token));
-    } catch {
-    }
-    kept.push(`${token} ${agent}`);
-    replaceLines(p, kept.slice(-SAVES_KEPT));
-  } catch {
-  }
+  const p = beside(root, "saved-by");
+  const line = `${token} ${agent}`;
+  if (p === null || agent === null || !SAVED_BY_LINE.test(line)) return;
+  addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
 }
 function savedByOf(root, token) {
-  const saves = savesPath(root);
-  if (saves === null) return null;
+  const p = beside(root, "saved-by");
   try {
-    const text2 = readFileSync4(path15.join(path15.dirname(saves), "saved-by"), "utf8").slice(0, 16384);
-    for (const l of text2.split("\n")) {
-      const m = SAVED_BY_LINE.exec(l);
-      if (m && m[1] === token) return m[2];
-    }
+    return p === null ? null : recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null;
   } catch {
+    return null;
   }
-  return null;
 }
-var SAVES_KEPT, LINE, CLONE_MARK, SAVED_BY_LINE;
+var KEPT, LINE, CLONE_MARK, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
     "use strict";
     init_builtins();
     init_git_dir();
-    SAVES_KEPT = 10;
+    KEPT = 10;
     LINE = /^([0-9a-f]{64})(?: (\d+ \d+ \d+ \d+))?(?: @(\S+))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
@@ -4670,12 +4746,12 @@ var init_lock = __esm({
 });
 
 // src/store/settings.ts
-import { closeSync as closeSync6, constants as constants6, fstatSync as fstatSync5, openSync as openSync6, readSync as readSync5 } from "node:fs";
+import { closeSync as closeSync5, constants as constants5, fstatSync as fstatSync5, openSync as openSync5, readSync as readSync5 } from "node:fs";
 import path17 from "node:path";
 function readSmall2(file) {
   let fd;
   try {
-    fd = openSync6(file, constants6.O_RDONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK);
+    fd = openSync5(file, constants5.O_RDONLY | constants5.O_NOFOLLOW | constants5.O_NONBLOCK);
   } catch {
     return null;
   }
@@ -4693,7 +4769,7 @@ function readSmall2(file) {
   } catch {
     return "";
   } finally {
-    closeSync6(fd);
+    closeSync5(fd);
   }
 }
 function readSettings(memDir) {
@@ -4752,7 +4828,7 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import { lstatSync as lstatSync10, readdirSync as readdirSync5, unlinkSync as unlinkSync3 } from "node:fs";
+import { lstatSync as lstatSync10, readdirSync as readdirSync6, unlinkSync as unlinkSync3 } from "node:fs";
 import path18 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
@@ -4764,7 +4840,7 @@ function archiveSeq(name2) {
 function archiveName(prefix, dir, now = /* @__PURE__ */ new Date()) {
   let top = 0n;
   try {
-    for (const name2 of readdirSync5(dir)) {
+    for (const name2 of readdirSync6(dir)) {
       const seq = archiveSeq(name2);
       if (seq !== null && seq > top) top = seq;
     }
@@ -4800,7 +4876,7 @@ function pruneArchive(dir, justArchived = null) {
   const warnings = [...problems];
   let names3;
   try {
-    names3 = readdirSync5(dir);
+    names3 = readdirSync6(dir);
   } catch (err) {
     const why = `archive pruning skipped: cannot list ${dir}: ${err.message}`;
     return { deleted: [], keep, warnings: [...warnings, why] };
@@ -4855,16 +4931,16 @@ var init_archive = __esm({
 });
 
 // src/store/publish.ts
-import { closeSync as closeSync7, constants as constants7, fchmodSync as fchmodSync2, fchownSync, fsyncSync, linkSync as linkSync2, lstatSync as lstatSync11, openSync as openSync7 } from "node:fs";
-import { renameSync as renameSync2, unlinkSync as unlinkSync4, writeSync as writeSync5 } from "node:fs";
+import { closeSync as closeSync6, constants as constants6, fchmodSync as fchmodSync2, fchownSync, fsyncSync, linkSync as linkSync2, lstatSync as lstatSync11, openSync as openSync6 } from "node:fs";
+import { renameSync as renameSync2, unlinkSync as unlinkSync4, writeSync as writeSync4 } from "node:fs";
 import path19 from "node:path";
 function syncDir(dir) {
   try {
-    const fd = openSync7(dir, constants7.O_RDONLY);
+    const fd = openSync6(dir, constants6.O_RDONLY);
     try {
       fsyncSync(fd);
     } finally {
-      closeSync7(fd);
+      closeSync6(fd);
     }
   } catch {
   }
@@ -4888,7 +4964,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   }
 }
 function writeTemp(tempPath, bytes, mode, owner) {
-  const fd = openSync7(tempPath, EXCLUSIVE, mode);
+  const fd = openSync6(tempPath, EXCLUSIVE, mode);
   try {
     const other = owner !== null && (owner.uid !== process.geteuid?.() || owner.gid !== process.getegid?.());
     if (owner !== null && process.geteuid !== void 0 && other) {
@@ -4900,10 +4976,10 @@ function writeTemp(tempPath, bytes, mode, owner) {
     }
     fchmodSync2(fd, mode);
     let off = 0;
-    while (off < bytes.length) off += writeSync5(fd, bytes, off, bytes.length - off);
+    while (off < bytes.length) off += writeSync4(fd, bytes, off, bytes.length - off);
     fsyncSync(fd);
   } finally {
-    closeSync7(fd);
+    closeSync6(fd);
   }
 }
 async function publish(spec) {
@@ -5016,7 +5092,7 @@ function claimIsWhatWeRead(claimPath, prior) {
   try {
     return tokenOf(readAll(again.fd)) === prior.token ? "same" : "changed";
   } finally {
-    closeSync7(again.fd);
+    closeSync6(again.fd);
   }
 }
 function putBack(claimPath, filePath) {
@@ -5080,13 +5156,13 @@ var init_publish = __esm({
     init_files();
     init_paths();
     init_private();
-    EXCLUSIVE = constants7.O_WRONLY | constants7.O_CREAT | constants7.O_EXCL | constants7.O_NOFOLLOW;
+    EXCLUSIVE = constants6.O_WRONLY | constants6.O_CREAT | constants6.O_EXCL | constants6.O_NOFOLLOW;
     NO_ROOM = /* @__PURE__ */ new Set(["ENOSPC", "EDQUOT", "EMLINK"]);
   }
 });
 
 // src/store/recover.ts
-import { lstatSync as lstatSync12, readdirSync as readdirSync6 } from "node:fs";
+import { lstatSync as lstatSync12, readdirSync as readdirSync7 } from "node:fs";
 import path20 from "node:path";
 function pendingRepairs(root) {
   return [
@@ -5097,7 +5173,7 @@ function pendingRepairs(root) {
 function archiveExcess(root) {
   let names3;
   try {
-    names3 = readdirSync6(archiveDir(root));
+    names3 = readdirSync7(archiveDir(root));
   } catch {
     return 0;
   }
@@ -5120,7 +5196,7 @@ function inoOf(p) {
 function archiveEntriesWithIno(dir, ino) {
   let names3;
   try {
-    names3 = readdirSync6(dir);
+    names3 = readdirSync7(dir);
   } catch {
     return [];
   }
@@ -5159,7 +5235,7 @@ function plantedPrivate(root) {
 }
 function names(dir) {
   try {
-    return readdirSync6(dir);
+    return readdirSync7(dir);
   } catch {
     return [];
   }
@@ -5185,13 +5261,13 @@ var init_recover = __esm({
 });
 
 // src/store/repair.ts
-import { linkSync as linkSync4, readdirSync as readdirSync7, readFileSync as readFileSync6, rmSync as rmSync3, unlinkSync as unlinkSync6 } from "node:fs";
+import { linkSync as linkSync4, readdirSync as readdirSync8, readFileSync as readFileSync6, rmSync as rmSync3, unlinkSync as unlinkSync6 } from "node:fs";
 import path21 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   let names3;
   let bytes;
   try {
-    names3 = readdirSync7(dir).filter((n2) => ARCHIVE_NAME.test(n2));
+    names3 = readdirSync8(dir).filter((n2) => ARCHIVE_NAME.test(n2));
     bytes = readFileSync6(claimPath);
   } catch {
     return void 0;
@@ -5213,7 +5289,7 @@ function saveId(e) {
 async function dropArchiveTemps(arch, fp) {
   let names3;
   try {
-    names3 = readdirSync7(arch).filter((n2) => ARCHIVE_TEMP.test(n2));
+    names3 = readdirSync8(arch).filter((n2) => ARCHIVE_TEMP.test(n2));
   } catch {
     return [];
   }
@@ -5292,7 +5368,7 @@ async function repair(root, fp) {
   }
   actions.push(...await dropArchiveTemps(arch, fp));
   try {
-    for (const name2 of readdirSync7(memDir)) {
+    for (const name2 of readdirSync8(memDir)) {
       if (DEAD_LOCK.test(name2)) rmSync3(path21.join(memDir, name2), { recursive: true, force: true });
     }
   } catch {
@@ -5402,163 +5478,6 @@ var init_write_help = __esm({
   "src/verbs/write-help.ts"() {
     "use strict";
     init_common();
-  }
-});
-
-// src/git/git-files.ts
-import { readdirSync as readdirSync8, readFileSync as readFileSync7 } from "node:fs";
-import path22 from "node:path";
-function isShallow(gitDir) {
-  return gitDir !== null && isFile(path22.join(commonDirOf(gitDir), "shallow"));
-}
-function reflogFiles(dir, out) {
-  let entries;
-  try {
-    entries = readdirSync8(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const e of entries) {
-    if (out.length >= MAX_REFLOG_FILES) return;
-    const p = path22.join(dir, e.name);
-    if (e.isDirectory()) reflogFiles(p, out);
-    else if (e.isFile()) out.push(p);
-  }
-}
-function reflogNames(gitDir, id) {
-  if (gitDir === null || isNullObjectId(id.toLowerCase())) return false;
-  const files = [];
-  for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path22.join(dir, "logs"), files);
-  const needle = Buffer.from(id.toLowerCase(), "latin1");
-  let budget = MAX_REFLOG_BYTES;
-  for (const f of files) {
-    try {
-      const buf = readFileSync7(f);
-      budget -= buf.length;
-      if (budget < 0) return false;
-      let at4 = buf.indexOf(needle);
-      while (at4 !== -1) {
-        const before = at4 === 0 ? 10 : buf[at4 - 1];
-        const after = buf[at4 + needle.length];
-        if ((before === 10 || before === 32) && (after === 32 || after === 10 || after === void 0))
-          return true;
-        at4 = buf.indexOf(needle, at4 + 1);
-      }
-    } catch {
-    }
-  }
-  return false;
-}
-function branchPresent(gitDir, branch) {
-  if (gitDir === null) return null;
-  const common = commonDirOf(gitDir);
-  if (isFile(path22.join(common, "reftable", "tables.list"))) return null;
-  if (branch.split("/").some((part) => part === "" || part === "." || part === "..")) return false;
-  if (isFile(path22.join(common, "refs", "heads", branch))) return true;
-  try {
-    for (const remote of readdirSync8(path22.join(common, "refs", "remotes"))) {
-      if (isFile(path22.join(common, "refs", "remotes", remote, branch))) return true;
-    }
-  } catch {
-  }
-  let packed;
-  try {
-    packed = readFileSync7(path22.join(common, "packed-refs"), "utf8");
-  } catch {
-    return false;
-  }
-  for (const line of packed.split("\n")) {
-    const ref = line.split(" ")[1];
-    if (ref === void 0) continue;
-    if (ref === `refs/heads/${branch}`) return true;
-    const m = /^refs\/remotes\/[^/]+\/(.+)$/.exec(ref);
-    if (m && m[1] === branch) return true;
-  }
-  return false;
-}
-var MAX_REFLOG_BYTES, MAX_REFLOG_FILES;
-var init_git_files = __esm({
-  "src/git/git-files.ts"() {
-    "use strict";
-    init_git_dir();
-    init_values();
-    init_git_dir();
-    MAX_REFLOG_BYTES = 64 * 1024 * 1024;
-    MAX_REFLOG_FILES = 2e3;
-  }
-});
-
-// src/git/blob-id.ts
-import { createHash } from "node:crypto";
-import { lstatSync as lstatSync13, readFileSync as readFileSync8, readlinkSync as readlinkSync2 } from "node:fs";
-import path23 from "node:path";
-function objectFormat(gitDir) {
-  if (gitDir === null) return "sha1";
-  try {
-    const config = readFileSync8(path23.join(commonDirOf(gitDir), "config"), "utf8");
-    return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
-  } catch {
-    return "sha1";
-  }
-}
-function blobIdOf(abs, format2) {
-  let st;
-  try {
-    st = lstatSync13(abs);
-  } catch {
-    return "deleted";
-  }
-  let bytes;
-  if (st.isSymbolicLink()) bytes = Buffer.from(readlinkSync2(abs));
-  else if (!st.isFile()) return null;
-  else if (st.size > MAX_HASHED_BYTES) return "over 8 MB";
-  else {
-    try {
-      bytes = readFileSync8(abs);
-    } catch {
-      return null;
-    }
-  }
-  return createHash(format2).update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
-}
-var MAX_HASHED_BYTES, MAX_DIRTY_HASHES;
-var init_blob_id = __esm({
-  "src/git/blob-id.ts"() {
-    "use strict";
-    init_git_files();
-    MAX_HASHED_BYTES = 8 * 1024 * 1024;
-    MAX_DIRTY_HASHES = 20;
-  }
-});
-
-// src/git/in-progress.ts
-import path24 from "node:path";
-function branchOfHeadName(text2) {
-  const m = text2 === null ? null : /^refs\/heads\/(\S+)\s*$/.exec(text2);
-  return m ? m[1] : null;
-}
-function inProgressOf(gitDir) {
-  if (gitDir === null) return null;
-  for (const dir of ["rebase-merge", "rebase-apply"]) {
-    const d = path24.join(gitDir, dir);
-    if (!isDir(d)) continue;
-    if (dir === "rebase-apply" && isFile(path24.join(d, "applying"))) continue;
-    return { operation: "rebase", branch: branchOfHeadName(readSmall(path24.join(d, "head-name"))) };
-  }
-  if (isFile(path24.join(gitDir, "MERGE_HEAD"))) return { operation: "merge", branch: null };
-  if (isFile(path24.join(gitDir, "CHERRY_PICK_HEAD"))) return { operation: "cherry-pick", branch: null };
-  if (isFile(path24.join(gitDir, "REVERT_HEAD"))) return { operation: "revert", branch: null };
-  if (isFile(path24.join(gitDir, "BISECT_LOG"))) return { operation: "bisect", branch: null };
-  return null;
-}
-function inProgressWords(p) {
-  return p.branch === null ? p.operation : `${p.operation} of ${p.branch}`;
-}
-var init_in_progress = __esm({
-  "src/git/in-progress.ts"() {
-    "use strict";
-    init_git_dir();
-    init_git_dir();
   }
 });
 
@@ -5766,12 +5685,12 @@ var init_status = __esm({
 // src/git/anchors.ts
 import { realpathSync as realpathSync3 } from "node:fs";
 import { lstat } from "node:fs/promises";
-import path25 from "node:path";
+import path22 from "node:path";
 async function statInsideRoot(root, rel) {
   const parts = rel.split("/");
   let at4 = root;
   for (const [i, part] of parts.entries()) {
-    at4 = path25.join(at4, part);
+    at4 = path22.join(at4, part);
     try {
       const st = await lstat(at4);
       if (i < parts.length - 1 && !st.isDirectory()) return null;
@@ -5790,11 +5709,11 @@ function skillExcludes(root, skillDir) {
     real3 = realpathSync3(skillDir);
   } catch {
   }
-  for (const dir of [path25.resolve(skillDir), real3]) {
+  for (const dir of [path22.resolve(skillDir), real3]) {
     if (dir === null) continue;
-    const rel = path25.relative(root, dir);
-    if (rel === "" || rel.startsWith("..") || path25.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
-    out.add(rel.split(path25.sep).join("/"));
+    const rel = path22.relative(root, dir);
+    if (rel === "" || rel.startsWith("..") || path22.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
+    out.add(rel.split(path22.sep).join("/"));
   }
   return [...out];
 }
@@ -5804,13 +5723,13 @@ function dirtyHashesOf(top, dirty) {
   for (const p of dirty) {
     if (out.length >= MAX_DIRTY_HASHES) break;
     if (p.endsWith("/")) continue;
-    const id = blobIdOf(path25.join(top, p), format2);
+    const id = blobIdOf(path22.join(top, p), format2);
     if (id !== null) out.push({ path: p, id });
   }
   return out;
 }
 function keyFileRelative(root, value) {
-  const rel = path25.isAbsolute(value) ? path25.relative(root, value).split(path25.sep).join("/") : value;
+  const rel = path22.isAbsolute(value) ? path22.relative(root, value).split(path22.sep).join("/") : value;
   const safe = safeRelativePath(rel);
   return safe === null ? { error: "not a path inside the root" } : safe;
 }
@@ -5856,14 +5775,15 @@ async function collectAnchors(root, env, nowMs, keyFiles, opts = {}) {
   }
   return { insideGit: false, branch: null, head: null, dirty: [], date, keyFileMtimes, gitNote, skippedKeyFiles };
 }
+var MAX_DIRTY_HASHES;
 var init_anchors = __esm({
   "src/git/anchors.ts"() {
     "use strict";
-    init_blob_id();
     init_values();
-    init_in_progress();
+    init_git_dir();
     init_run();
     init_status();
+    MAX_DIRTY_HASHES = 20;
   }
 });
 
@@ -6893,8 +6813,8 @@ var init_document = __esm({
 });
 
 // src/verbs/write-checked.ts
-import { closeSync as closeSync8, lstatSync as lstatSync14 } from "node:fs";
-import path26 from "node:path";
+import { closeSync as closeSync7, lstatSync as lstatSync13 } from "node:fs";
+import path23 from "node:path";
 function schemaRefusal(file, errors) {
   const count2 = errors.filter((e) => e.rule !== "more").length + Number(/\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0);
   return new Refused([`${file} has ${count2} schema error(s)`, ...issueLines(errors)].join("\n"));
@@ -6913,13 +6833,13 @@ function sizeCheck(raw) {
 }
 function peekCurrent(root, file) {
   try {
-    lstatSync14(memoryDir(root));
-    const opened = openRegular(path26.join(memoryDir(root), file));
+    lstatSync13(memoryDir(root));
+    const opened = openRegular(path23.join(memoryDir(root), file));
     if (opened === null) return null;
     try {
       return readAll(opened.fd).toString("utf8");
     } finally {
-      closeSync8(opened.fd);
+      closeSync7(opened.fd);
     }
   } catch {
     return null;
@@ -6967,8 +6887,8 @@ function replaceDate(text2, iso) {
 async function buildDocument(checked, root, anchors) {
   const { env, skillDir } = anchors;
   const file = FILE_OF[checked.kind];
-  const prior = await readStable(path26.join(memoryDir(root), file));
-  if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path26.join(memoryDir(root), file), prior.stat);
+  const prior = await readStable(path23.join(memoryDir(root), file));
+  if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path23.join(memoryDir(root), file), prior.stat);
   const priorText2 = prior ? prior.bytes.toString("utf8") : null;
   const notes = [...checked.notes];
   if (checked.kind !== "handoff") {
@@ -7176,15 +7096,15 @@ var init_write_checked = __esm({
 });
 
 // src/agents/harness-path.ts
-import path27 from "node:path";
+import path24 from "node:path";
 function windowsShaped(p) {
   return /^([A-Za-z]:|\\\\)/.test(p);
 }
 function harnessPath(what, p, platform = process.platform) {
   const windows = windowsShaped(p);
-  if (p.includes("\0") || !(windows || platform === "win32" ? path27.win32 : path27.posix).isAbsolute(p)) return { ok: false, reason: `${what} is not an absolute path`, windows };
+  if (p.includes("\0") || !(windows || platform === "win32" ? path24.win32 : path24.posix).isAbsolute(p)) return { ok: false, reason: `${what} is not an absolute path`, windows };
   if (windows && platform !== "win32") return { ok: false, reason: `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`, windows };
-  return { ok: true, path: platform === "win32" ? path27.win32.normalize(p) : p };
+  return { ok: true, path: platform === "win32" ? path24.win32.normalize(p) : p };
 }
 function hookCwd(cwd, platform = process.platform) {
   if (cwd === void 0 || cwd === null) return null;
@@ -7410,10 +7330,10 @@ var init_outcome = __esm({
 });
 
 // src/journal/store.ts
-import { closeSync as closeSync9, constants as constants8, fsyncSync as fsyncSync2, linkSync as linkSync5, lstatSync as lstatSync15, mkdirSync as mkdirSync3, openSync as openSync8, readdirSync as readdirSync9, renameSync as renameSync3, unlinkSync as unlinkSync7, writeSync as writeSync6 } from "node:fs";
-import path28 from "node:path";
+import { closeSync as closeSync8, constants as constants7, fsyncSync as fsyncSync2, linkSync as linkSync5, lstatSync as lstatSync14, mkdirSync as mkdirSync3, openSync as openSync7, readdirSync as readdirSync9, renameSync as renameSync3, unlinkSync as unlinkSync7, writeSync as writeSync5 } from "node:fs";
+import path25 from "node:path";
 function journalDir(root) {
-  return path28.join(memoryDir(root), "journal");
+  return path25.join(memoryDir(root), "journal");
 }
 function parseJournalName(name2) {
   const m = JOURNAL_NAME.exec(name2);
@@ -7435,13 +7355,13 @@ function listJournal(root) {
   return names3.map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
-  return exists(path28.join(journalDir(root), "OFF"));
+  return exists(path25.join(journalDir(root), "OFF"));
 }
 function monthOf(ms) {
   return new Date(ms).toISOString().slice(0, 7);
 }
 function readJournalFile(dir, name2) {
-  const p = path28.join(dir, name2);
+  const p = path25.join(dir, name2);
   let opened;
   try {
     opened = openRegular(p, MAX_DOCUMENT_BYTES);
@@ -7453,19 +7373,19 @@ function readJournalFile(dir, name2) {
     const bytes = readAll(opened.fd, MAX_DOCUMENT_BYTES);
     return { bytes, token: tokenOf(bytes) };
   } finally {
-    closeSync9(opened.fd);
+    closeSync8(opened.fd);
   }
 }
 function repairJournal(dir) {
   const actions = [];
   for (const e of listPrivate(dir)) {
     if (e.pid !== process.pid && processAlive(e.pid)) continue;
-    if (lstatSync15(e.path).isSymbolicLink()) continue;
+    if (lstatSync14(e.path).isSymbolicLink()) continue;
     if (e.role === "tmp") {
       unlinkSync7(e.path);
       continue;
     }
-    const target = path28.join(dir, e.file);
+    const target = path25.join(dir, e.file);
     if (!exists(target)) {
       renameSync3(e.path, target);
       actions.push(`journal/${e.file}: put back after an interrupted append`);
@@ -7477,33 +7397,33 @@ function repairJournal(dir) {
       unlinkSync7(e.path);
     } else {
       const kept = `${e.file.replace(/\.md$/, "")}.orig-${randomHex8()}.md`;
-      renameSync3(e.path, path28.join(dir, kept));
+      renameSync3(e.path, path25.join(dir, kept));
       actions.push(`journal/${e.file}: another program changed it during an interrupted append; the earlier version is journal/${kept}`);
     }
   }
   return actions;
 }
 function writeTemp2(p, bytes) {
-  const fd = openSync8(p, constants8.O_WRONLY | constants8.O_CREAT | constants8.O_EXCL | constants8.O_NOFOLLOW, 384);
+  const fd = openSync7(p, constants7.O_WRONLY | constants7.O_CREAT | constants7.O_EXCL | constants7.O_NOFOLLOW, 384);
   try {
     let off = 0;
-    while (off < bytes.length) off += writeSync6(fd, bytes, off, bytes.length - off);
+    while (off < bytes.length) off += writeSync5(fd, bytes, off, bytes.length - off);
     fsyncSync2(fd);
   } finally {
-    closeSync9(fd);
+    closeSync8(fd);
   }
 }
 async function publishJournalFile(dir, name2, expected, bytes, fp) {
   const rand = randomHex8();
-  const temp = path28.join(dir, privateName(name2, "tmp", process.pid, rand));
-  const claim = path28.join(dir, privateName(name2, "claim", process.pid, rand));
-  const target = path28.join(dir, name2);
+  const temp = path25.join(dir, privateName(name2, "tmp", process.pid, rand));
+  const claim = path25.join(dir, privateName(name2, "claim", process.pid, rand));
+  const target = path25.join(dir, name2);
   writeTemp2(temp, bytes);
   try {
     if (expected !== "absent") {
       renameSync3(target, claim);
       await failpoint(fp, "journal-after-claim");
-      const claimed = readJournalFile(dir, path28.basename(claim));
+      const claimed = readJournalFile(dir, path25.basename(claim));
       if (claimed === null || claimed.token !== expected) {
         if (!exists(target)) renameSync3(claim, target);
         throw new Refused(`journal/${name2} changed while the entry was appended (another program wrote it); the entry was not added`);
@@ -7533,7 +7453,7 @@ function ensureJournalDir(root) {
   } catch (err) {
     if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${err.message}`);
   }
-  const st = lstatSync15(dir);
+  const st = lstatSync14(dir);
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away so the journal can be written`);
   return dir;
 }
@@ -7576,8 +7496,8 @@ var init_store = __esm({
 
 // src/journal/record.ts
 import { unlinkSync as unlinkSync8 } from "node:fs";
-import path29 from "node:path";
-import { createHash as createHash2 } from "node:crypto";
+import path26 from "node:path";
+import { createHash } from "node:crypto";
 import { readdirSync as readdirSync10 } from "node:fs";
 function monthIndex(period) {
   return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
@@ -7609,7 +7529,7 @@ async function recordSave2(root, save2, fp) {
     notes.push(`journal: not appended: ${messageOf(err)}`);
     return notes;
   }
-  if (save2.prior !== null) notes.push(...retriedNotes(root, createHash2("sha256").update(save2.prior).digest("hex")));
+  if (save2.prior !== null) notes.push(...retriedNotes(root, createHash("sha256").update(save2.prior).digest("hex")));
   try {
     const folded = await foldOne(root, monthOf(ms), fp);
     if (folded) notes.push(folded);
@@ -7638,10 +7558,10 @@ function retriedNotes(root, priorToken) {
   return [...seen].slice(0, 5).map((c) => `note: this session ran \`${c}\`, ${why}; ${todo}`);
 }
 async function handoffWithToken(root, token) {
-  const files = [path29.join(memoryDir(root), "HANDOFF.md")];
+  const files = [path26.join(memoryDir(root), "HANDOFF.md")];
   try {
     for (const n2 of readdirSync10(archiveDir(root))) {
-      if (/^HANDOFF-.*\.md$/.test(n2)) files.push(path29.join(archiveDir(root), n2));
+      if (/^HANDOFF-.*\.md$/.test(n2)) files.push(path26.join(archiveDir(root), n2));
     }
   } catch {
   }
@@ -7663,7 +7583,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     };
     const base = call.cwd !== null ? absolute(call.cwd) : null;
     const arg = call.rootArg;
-    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path29.resolve(base, arg);
+    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path26.resolve(base, arg);
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];
@@ -7673,7 +7593,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     const nextStep = h.nextSteps[0] ?? null;
     const outcome = measureOutcome(call.events, nextStep, h.failedApproaches);
     const score = validateHandoff(text2, { mode: "root", nowMs: Date.now() }).score;
-    const sessionKey = createHash2("sha256").update(sessionId).digest("hex").slice(0, 16);
+    const sessionKey = createHash("sha256").update(sessionId).digest("hex").slice(0, 16);
     const ms = Date.now();
     const seen = `resume ${sessionKey}
 - Resumed: ${token.slice(0, 16)}
@@ -7766,7 +7686,7 @@ async function foldOne(root, nowMonth, fp) {
     const next = boundYear(insertSection(text2 + sep, period, foldSection(period, entries)));
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
-  for (const f of files) unlinkSync8(path29.join(dir, f.name));
+  for (const f of files) unlinkSync8(path26.join(dir, f.name));
   const names3 = files.map((f) => `journal/${f.name}`).join(", ");
   return `journal: folded ${names3} (${entries.length} entries) into journal/${yearName}`;
 }
@@ -7812,8 +7732,8 @@ var write_exports = {};
 __export(write_exports, {
   writeVerb: () => writeVerb
 });
-import { lstatSync as lstatSync16 } from "node:fs";
-import path30 from "node:path";
+import { lstatSync as lstatSync15 } from "node:fs";
+import path27 from "node:path";
 async function save(ctx, kind, document) {
   {
     const expected = expectedTokenOption(ctx);
@@ -7850,7 +7770,7 @@ async function save(ctx, kind, document) {
         }
       },
       async (lock) => {
-        const now = await readStable(path30.join(memoryDir(root), file)).catch(() => void 0);
+        const now = await readStable(path27.join(memoryDir(root), file)).catch(() => void 0);
         const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
         built = same && prebuilt !== null ? prebuilt : await buildDocument(checked, root, anchors);
         if (built.unchanged) return null;
@@ -7882,7 +7802,7 @@ async function save(ctx, kind, document) {
     if (kind === "handoff") {
       let key = null;
       try {
-        key = statKey(lstatSync16(path30.join(memoryDir(root), file), { bigint: true }));
+        key = statKey(lstatSync15(path27.join(memoryDir(root), file), { bigint: true }));
       } catch {
       }
       const token = result === null ? built.prior.token : result.token;
@@ -8111,8 +8031,8 @@ CURRENT-SHA256: ${result.token}
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync10, fstatSync as fstatSync6, readSync as readSync6 } from "node:fs";
-import path31 from "node:path";
+import { closeSync as closeSync9, fstatSync as fstatSync6, readSync as readSync6 } from "node:fs";
+import path28 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -8141,7 +8061,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   const writerLive = () => liveWriter(memDir);
   let opened;
   try {
-    opened = openRegular(path31.join(memDir, file));
+    opened = openRegular(path28.join(memDir, file));
   } catch {
     return { kind, status: "unsafe", mtimeMs: null };
   }
@@ -8149,7 +8069,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     if (mine.some((e) => e.role === "claim")) {
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
     }
-    const again = mine.length > 0 || lstatBig(path31.join(memDir, file)) !== null;
+    const again = mine.length > 0 || lstatBig(path28.join(memDir, file)) !== null;
     if (retry && again) return inspectFile(root, kind, false, opts);
     return { kind, status: "missing", mtimeMs: null };
   }
@@ -8158,7 +8078,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     const mtimeMs = Number(stat.mtimeMs);
     if (stat.nlink !== 1n) {
       if (!hasPrivatePartner(memDir, file, stat.ino)) {
-        const now = lstatBig(path31.join(memDir, file));
+        const now = lstatBig(path28.join(memDir, file));
         if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
         return { kind, status: "unsafe", mtimeMs };
       }
@@ -8170,14 +8090,14 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     const ok2 = lines3[0] === MARKER && lines3.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok2) return { kind, status: "foreign", mtimeMs };
     if (opts.text && stat.size <= BigInt(MAX_DOCUMENT_BYTES)) {
-      const whole = wholeBytes(fd, path31.join(memDir, file), stat);
+      const whole = wholeBytes(fd, path28.join(memDir, file), stat);
       if (whole !== null && firstNul(whole) >= 0) return { kind, status: "unsafe", mtimeMs };
       if (whole !== null) return { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
     }
     if (holdsNul(fd, buf, n2)) return { kind, status: "unsafe", mtimeMs };
     return opts.text ? { kind, status: "present", mtimeMs, text: null } : { kind, status: "present", mtimeMs };
   } finally {
-    closeSync10(fd);
+    closeSync9(fd);
   }
 }
 function wholeBytes(fd, filePath, before) {
@@ -8225,8 +8145,8 @@ var init_inspect = __esm({
 });
 
 // src/git/merge-driver-state.ts
-import { readFileSync as readFileSync9 } from "node:fs";
-import path32 from "node:path";
+import { readFileSync as readFileSync7 } from "node:fs";
+import path29 from "node:path";
 function mergeDriverMissing(root) {
   const top = gitTopOf(root);
   if (top === null) return false;
@@ -8234,14 +8154,14 @@ function mergeDriverMissing(root) {
   if (gitDir === null) return false;
   let attrs;
   try {
-    attrs = readFileSync9(path32.join(top, ".gitattributes"), "utf8");
+    attrs = readFileSync7(path29.join(top, ".gitattributes"), "utf8");
   } catch {
     return false;
   }
   if (!new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m").test(attrs)) return false;
   let config = "";
   try {
-    config = readFileSync9(path32.join(commonDirOf(gitDir), "config"), "utf8");
+    config = readFileSync7(path29.join(commonDirOf(gitDir), "config"), "utf8");
   } catch {
     return true;
   }
@@ -8258,11 +8178,10 @@ var init_merge_driver_state = __esm({
 });
 
 // src/git/fates.ts
-import { closeSync as closeSync11, openSync as openSync9, readFileSync as readFileSync10, readSync as readSync7 } from "node:fs";
-import path33 from "node:path";
+import { closeSync as closeSync10, openSync as openSync8, readFileSync as readFileSync8, readSync as readSync7 } from "node:fs";
+import path30 from "node:path";
 function parseRawLog(out) {
-  const text2 = typeof out === "string" ? out : out.toString("utf8");
-  return text2.split("").slice(1).map((rec) => {
+  return out.toString("utf8").split("").slice(1).map((rec) => {
     const [name2 = "", ...rest] = rec.split("\0");
     const paths = /* @__PURE__ */ new Map();
     for (let i = 0; i + 1 < rest.length; i += 2) {
@@ -8299,10 +8218,10 @@ function fatesOf(i) {
 function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
   try {
-    const fd = openSync9(path33.join(gitDir, "logs", "HEAD"), "r");
+    const fd = openSync8(path30.join(gitDir, "logs", "HEAD"), "r");
     const buf = Buffer.alloc(4096);
     const n2 = readSync7(fd, buf, 0, buf.length, 0);
-    closeSync11(fd);
+    closeSync10(fd);
     const m = / (\d+) [+-]\d{4}\tclone: /.exec(buf.subarray(0, n2).toString("utf8").split("\n")[0] ?? "");
     return m !== null && Number(m[1]) * 1e3 >= savedMs2;
   } catch {
@@ -8312,7 +8231,7 @@ function clonedAfter(gitDir, savedMs2) {
 function stashCount(commonDir) {
   if (commonDir === null) return 0;
   try {
-    const log = readFileSync10(path33.join(commonDir, "logs", "refs", "stash"), "utf8");
+    const log = readFileSync8(path30.join(commonDir, "logs", "refs", "stash"), "utf8");
     return log.split("\n").filter((l) => l !== "").length;
   } catch {
     return 0;
@@ -8365,7 +8284,7 @@ async function handoffInStash(root, env) {
   const gitDir = top === null ? null : gitDirOf(top);
   const count2 = stashCount(gitDir === null ? null : commonDirOf(gitDir));
   if (top === null || count2 === 0) return null;
-  const handoff = `${path33.relative(top, root).split(path33.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
+  const handoff = `${path30.relative(top, root).split(path30.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
   if (/[\r\n]/.test(handoff)) return null;
   const git = (args, input) => runGit(root, args, env, void 0, { input });
   const n2 = Math.min(count2, 100);
@@ -8509,8 +8428,8 @@ draft left in drafts/ changes no code (\`recover\` removes it).
 });
 
 // src/store/checkpoint-cleanup.ts
-import { linkSync as linkSync6, lstatSync as lstatSync18, readdirSync as readdirSync11, unlinkSync as unlinkSync9 } from "node:fs";
-import path34 from "node:path";
+import { linkSync as linkSync6, lstatSync as lstatSync17, readdirSync as readdirSync11, unlinkSync as unlinkSync9 } from "node:fs";
+import path31 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
   const survivors = new Set(list2.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
@@ -8519,11 +8438,11 @@ function pruneCheckpoints(root, keep) {
   for (const e of list2) {
     if (survivors.has(e.name) || deleted.length >= list2.length - CHECKPOINT_KEEP) continue;
     try {
-      unlinkSync9(path34.join(checkpointsDir(root), e.name));
+      unlinkSync9(path31.join(checkpointsDir(root), e.name));
       deleted.push(e.name);
     } catch {
     }
-    rmQuietRegular(path34.join(checkpointsDir(root), `.delivered-${e.session}`));
+    rmQuietRegular(path31.join(checkpointsDir(root), `.delivered-${e.session}`));
   }
   return deleted;
 }
@@ -8535,14 +8454,14 @@ function cleanCheckpointLeftovers(root) {
   for (const e of [...entries.filter((x) => x.role === "tmp"), ...entries.filter((x) => x.role === "claim")]) {
     let st;
     try {
-      st = lstatSync18(e.path);
+      st = lstatSync17(e.path);
     } catch {
       continue;
     }
     if (st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
       try {
-        linkSync6(e.path, path34.join(dir, e.file));
+        linkSync6(e.path, path31.join(dir, e.file));
         actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
       } catch {
       }
@@ -8558,24 +8477,24 @@ function cleanCheckpointLeftovers(root) {
     const live = /* @__PURE__ */ new Set();
     for (const name2 of names3) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
-      const bytes = readHeadBytes(path34.join(dir, name2));
+      const bytes = readHeadBytes(path31.join(dir, name2));
       if (bytes !== null) live.add(tokenOf(bytes));
     }
     const kept = [];
     for (const name2 of names3) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      const told = readHead(path34.join(dir, name2), 128)?.trim() ?? "";
-      if (readHead(path34.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path34.join(dir, name2));
+      const told = readHead(path31.join(dir, name2), 128)?.trim() ?? "";
+      if (readHead(path31.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path31.join(dir, name2));
       else {
         try {
-          kept.push({ name: name2, mtimeMs: lstatSync18(path34.join(dir, name2)).mtimeMs });
+          kept.push({ name: name2, mtimeMs: lstatSync17(path31.join(dir, name2)).mtimeMs });
         } catch {
         }
       }
     }
     kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
-    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path34.join(dir, k.name));
+    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path31.join(dir, k.name));
   } catch {
   }
   return actions;
@@ -9136,7 +9055,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path60 = __require("path");
+    var path57 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -9189,7 +9108,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path60.resolve(filename);
+      const absoluteName = path57.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -9350,15 +9269,15 @@ var require_lib = __commonJS({
 });
 
 // src/git/merge-driver-config.ts
-import { existsSync as existsSync3, lchownSync, lstatSync as lstatSync19, mkdirSync as mkdirSync4, readFileSync as readFileSync11, realpathSync as realpathSync4 } from "node:fs";
+import { existsSync as existsSync3, lchownSync, lstatSync as lstatSync18, mkdirSync as mkdirSync4, readFileSync as readFileSync9, realpathSync as realpathSync4 } from "node:fs";
 import { rmdirSync, unlinkSync as unlinkSync10 } from "node:fs";
-import path35 from "node:path";
+import path32 from "node:path";
 function cloneOf(root) {
   const top = gitTopOf(root);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
-  return { top, common, copy: path35.join(common, "session-handoff", "merge-driver.mjs") };
+  return { top, common, copy: path32.join(common, "session-handoff", "merge-driver.mjs") };
 }
 function driverCommand(node, copy) {
   const run = `${shellQuote(node)} ${shellQuote(copy)}${DRIVER_ARGS}`;
@@ -9372,19 +9291,19 @@ function driverParts(command) {
   return m === null ? null : { node: unquote(m[1]), copy: unquote(m[2]) };
 }
 function attributesLine(top, root) {
-  const memRel = path35.relative(top, root).split(path35.sep).join("/");
+  const memRel = path32.relative(top, root).split(path32.sep).join("/");
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME}`;
 }
 function readRegular(p) {
-  const st = lstatSync19(p, { throwIfNoEntry: false });
+  const st = lstatSync18(p, { throwIfNoEntry: false });
   if (st === void 0) return null;
   if (!st.isFile()) throw new Error(`${p} is not a regular file (a link or a folder)`);
-  return readFileSync11(p, "utf8");
+  return readFileSync9(p, "utf8");
 }
 function giveTo(p, like) {
   if (process.geteuid?.() !== 0) return;
   try {
-    const { uid, gid } = lstatSync19(like);
+    const { uid, gid } = lstatSync18(like);
     lchownSync(p, uid, gid);
   } catch {
   }
@@ -9418,10 +9337,10 @@ async function registerMergeDriver(root, helperPath, env) {
   if (c === null || helperPath === null) return out;
   let copy;
   try {
-    const bytes = readFileSync11(path35.join(path35.dirname(helperPath), "lib", "cli.mjs"));
-    mkdirSync4(path35.dirname(c.copy), { recursive: true, mode: 448 });
-    giveTo(path35.dirname(c.copy), c.common);
-    const same = existsSync3(c.copy) && readFileSync11(c.copy).equals(bytes);
+    const bytes = readFileSync9(path32.join(path32.dirname(helperPath), "lib", "cli.mjs"));
+    mkdirSync4(path32.dirname(c.copy), { recursive: true, mode: 448 });
+    giveTo(path32.dirname(c.copy), c.common);
+    const same = existsSync3(c.copy) && readFileSync9(c.copy).equals(bytes);
     if (!same) import_write_file_atomic.default.sync(c.copy, bytes, { mode: 420 });
     giveTo(c.copy, c.common);
     copy = realpathSync4(c.copy);
@@ -9436,9 +9355,9 @@ async function registerMergeDriver(root, helperPath, env) {
     await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
   }
-  if (out.config) giveTo(path35.join(c.common, "config"), c.common);
+  if (out.config) giveTo(path32.join(c.common, "config"), c.common);
   try {
-    const file = path35.join(c.top, ".gitattributes");
+    const file = path32.join(c.top, ".gitattributes");
     const before = readRegular(file);
     const want = attributesLine(c.top, root);
     const { rest, had, line } = withoutBlock(before ?? "");
@@ -9458,17 +9377,17 @@ async function unregisterMergeDriver(root, env) {
   if (c === null) return out;
   try {
     unlinkSync10(c.copy);
-    rmdirSync(path35.dirname(c.copy));
+    rmdirSync(path32.dirname(c.copy));
   } catch {
   }
   const driver = await configValue(c.top, "driver", env);
   if (driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
-    giveTo(path35.join(c.common, "config"), c.common);
+    giveTo(path32.join(c.common, "config"), c.common);
     out.config = r.code === 0;
   }
   try {
-    const file = path35.join(c.top, ".gitattributes");
+    const file = path32.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file) ?? "");
     if (had) {
       if (rest === "") unlinkSync10(file);
@@ -9484,7 +9403,7 @@ async function previewMergeDriver(root, remove, env) {
   const c = cloneOf(root);
   if (c === null) return { config: false, attributes: false, notes: [] };
   const driver = await configValue(c.top, "driver", env);
-  const { had, line } = withoutBlock(readRegular(path35.join(c.top, ".gitattributes")) ?? "");
+  const { had, line } = withoutBlock(readRegular(path32.join(c.top, ".gitattributes")) ?? "");
   if (remove) return { config: driver !== null && driverParts(driver) !== null, attributes: had, notes: [] };
   const copy = existsSync3(c.copy) ? realpathSync4(c.copy) : c.copy;
   const config = driver !== driverCommand(process.execPath, copy);
@@ -9514,7 +9433,7 @@ async function mergeDriverStep(root, opts, env) {
 }
 function attributesOnlyOurs(top) {
   try {
-    const { rest, had } = withoutBlock(readFileSync11(path35.join(top, ".gitattributes"), "utf8"));
+    const { rest, had } = withoutBlock(readFileSync9(path32.join(top, ".gitattributes"), "utf8"));
     return had && rest === "";
   } catch {
     return false;
@@ -9769,8 +9688,8 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import { readFileSync as readFileSync12, statSync } from "node:fs";
-import path36 from "node:path";
+import { readFileSync as readFileSync10, statSync } from "node:fs";
+import path33 from "node:path";
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
   p.catch(() => void 0);
@@ -9813,10 +9732,10 @@ function authorWords(raw) {
 }
 function maybeTracked(gitDir, topRelative) {
   if (gitDir === null) return false;
-  const index = path36.join(gitDir, "index");
+  const index = path33.join(gitDir, "index");
   try {
     if (statSync(index).size > 64 * 1024 * 1024) return true;
-    const buf = readFileSync12(index);
+    const buf = readFileSync10(index);
     if (buf.length >= 8 && buf.readUInt32BE(4) >= 4) return true;
     return buf.includes(Buffer.from(`${topRelative}\0`, "utf8"));
   } catch {
@@ -9833,7 +9752,7 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   const keyFiles = [.../* @__PURE__ */ new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
   const top = gitTopOf(root);
-  const rel = top === null ? "" : path36.relative(top, root).split(path36.sep).join("/");
+  const rel = top === null ? "" : path33.relative(top, root).split(path33.sep).join("/");
   const prefix = rel === "" ? "" : `${rel}/`;
   if (opts.handoffToken != null) facts.savedBy = savedByOf(root, opts.handoffToken);
   try {
@@ -10041,7 +9960,7 @@ async function measureFates(git, facts, anchors, at4) {
     savedDirty: facts.saved.dirty ?? [],
     hashes: anchors.dirtyHashes ?? [],
     nowDirty: now.dirty,
-    blobNow: (p) => blobIdOf(path36.join(at4.top, p), format2),
+    blobNow: (p) => blobIdOf(path33.join(at4.top, p), format2),
     ...logs,
     // A clone made after the save did not save it, record or not.
     fromSaved: present2 && head !== null,
@@ -10055,10 +9974,8 @@ var init_drift = __esm({
     init_quote();
     init_values();
     init_anchors();
-    init_blob_id();
-    init_git_files();
     init_git_dir();
-    init_in_progress();
+    init_git_dir();
     init_fates();
     init_run();
     init_merge_driver_config();
@@ -10861,7 +10778,7 @@ __export(brief_exports, {
   conflictedMessage: () => conflictedMessage
 });
 import { existsSync as existsSync4 } from "node:fs";
-import path37 from "node:path";
+import path34 from "node:path";
 function sideTime(text2, now) {
   const st = stateTimeOfText(text2, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
@@ -10992,7 +10909,7 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync4(path37.join(archiveDir(root), merged[1])))
+        if (merged && existsSync4(path34.join(archiveDir(root), merged[1])))
           brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
@@ -11063,8 +10980,8 @@ __export(hook_exports, {
   composeHookText: () => composeHookText,
   hookVerb: () => hookVerb
 });
-import path38 from "node:path";
-import { lstatSync as lstatSync20 } from "node:fs";
+import path35 from "node:path";
+import { lstatSync as lstatSync19 } from "node:fs";
 function ageText(text2, now) {
   if (typeof text2 !== "string") return { age: "age unknown", strays: null };
   const glance = glanceAtHandoff(text2, now);
@@ -11221,7 +11138,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
-            const stat = lstatSync20(path38.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
+            const stat = lstatSync19(path35.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
             if (savedHereByStat(root, statKey(stat))) return true;
           } catch {
           }
@@ -11238,14 +11155,14 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync21, readdirSync as readdirSync13 } from "node:fs";
-import path39 from "node:path";
+import { lstatSync as lstatSync20, readdirSync as readdirSync13 } from "node:fs";
+import path36 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
   let st;
   try {
-    st = lstatSync21(dir);
+    st = lstatSync20(dir);
   } catch {
     return [];
   }
@@ -11254,7 +11171,7 @@ function listArchives(root) {
   for (const name2 of readdirSync13(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync21(path39.join(dir, name2));
+      const s = lstatSync20(path36.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -11266,9 +11183,9 @@ async function readArchive(root, name2) {
     const shape = "HANDOFF-<letters, digits, . _ ->.md";
     throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (${shape}); run \`archives list\``);
   }
-  const got = checkTree(root) ? await readStable(path39.join(archiveDir(root), name2)) : null;
+  const got = checkTree(root) ? await readStable(path36.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path39.join(archiveDir(root), name2), got.stat);
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path36.join(archiveDir(root), name2), got.stat);
   return got;
 }
 var init_archive_entries = __esm({
@@ -11434,8 +11351,8 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import { lstatSync as lstatSync22 } from "node:fs";
-import path40 from "node:path";
+import { lstatSync as lstatSync21 } from "node:fs";
+import path37 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -11518,7 +11435,7 @@ async function restore(ctx, name2) {
           throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
         }
         try {
-          lstatSync22(path40.join(archiveDir(root), name2));
+          lstatSync21(path37.join(archiveDir(root), name2));
         } catch {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
@@ -11528,7 +11445,7 @@ async function restore(ctx, name2) {
       const archived = await readArchive(root, name2);
       const problem = restoreProblem(archived.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path40.join(memoryDir(root), file));
+      const current = await readStable(path37.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -11949,13 +11866,13 @@ var init_agents = __esm({
 // src/agents/skill-place.ts
 import {
   accessSync,
-  closeSync as closeSync12,
-  constants as constants9,
-  lstatSync as lstatSync23,
+  closeSync as closeSync11,
+  constants as constants8,
+  lstatSync as lstatSync22,
   mkdirSync as mkdirSync5,
-  openSync as openSync10,
+  openSync as openSync9,
   readdirSync as readdirSync14,
-  readFileSync as readFileSync13,
+  readFileSync as readFileSync11,
   readlinkSync as readlinkSync3,
   renameSync as renameSync4,
   rmdirSync as rmdirSync2,
@@ -11964,11 +11881,11 @@ import {
   symlinkSync,
   writeFileSync as writeFileSync3
 } from "node:fs";
-import { createHash as createHash3 } from "node:crypto";
-import path41 from "node:path";
+import { createHash as createHash2 } from "node:crypto";
+import path38 from "node:path";
 function present(p) {
   try {
-    lstatSync23(p);
+    lstatSync22(p);
     return true;
   } catch {
     return false;
@@ -11976,7 +11893,7 @@ function present(p) {
 }
 function detectAgents(agents, base, global) {
   const scope = global ? "home" : "project";
-  return agents.filter((a) => AGENT_MARKERS[a.name][scope].some((m) => present(path41.join(base, m))));
+  return agents.filter((a) => AGENT_MARKERS[a.name][scope].some((m) => present(path38.join(base, m))));
 }
 function linkFolderFor(agent, global) {
   const folders = agent.skillFolders[global ? "home" : "project"];
@@ -11986,10 +11903,10 @@ function linkFolderFor(agent, global) {
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path41.join(dir, rel);
+    const abs = path38.join(dir, rel);
     let st;
     try {
-      st = lstatSync23(abs);
+      st = lstatSync22(abs);
     } catch {
       return;
     }
@@ -12004,29 +11921,29 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps = [];
   for (const rel of want) {
-    const dest = path41.join(to, rel);
+    const dest = path38.join(to, rel);
     let have = null;
     try {
-      have = lstatSync23(dest).isFile() ? readFileSync13(dest) : null;
+      have = lstatSync22(dest).isFile() ? readFileSync11(dest) : null;
     } catch {
       have = null;
     }
     if (have === null) steps.push({ rel, action: present(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync13(path41.join(from, rel)))) steps.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync11(path38.join(from, rel)))) steps.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps.push({ rel, action: "remove" });
   return steps;
 }
 function linkOnTheWay(base, p) {
-  const parts = path41.relative(base, path41.dirname(p)).split(path41.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path41.dirname(p);
+  const parts = path38.relative(base, path38.dirname(p)).split(path38.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path38.dirname(p);
   let at4 = base;
   for (const part of parts) {
-    at4 = path41.join(at4, part);
+    at4 = path38.join(at4, part);
     let st;
     try {
-      st = lstatSync23(at4, { throwIfNoEntry: false });
+      st = lstatSync22(at4, { throwIfNoEntry: false });
     } catch {
       return null;
     }
@@ -12035,10 +11952,10 @@ function linkOnTheWay(base, p) {
   return null;
 }
 function readCopyRecord(dir) {
-  const file = path41.join(dir, RECORD);
+  const file = path38.join(dir, RECORD);
   let st;
   try {
-    st = lstatSync23(file, { throwIfNoEntry: false });
+    st = lstatSync22(file, { throwIfNoEntry: false });
   } catch {
     return null;
   }
@@ -12047,7 +11964,7 @@ function readCopyRecord(dir) {
     throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
   }
   try {
-    const r = JSON.parse(readFileSync13(file, "utf8"));
+    const r = JSON.parse(readFileSync11(file, "utf8"));
     const files = r.files;
     if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
     if (!Array.isArray(r.createdDirs)) return null;
@@ -12058,51 +11975,51 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path41.join(dir, rel))]));
-  const flags = constants9.O_WRONLY | constants9.O_CREAT | constants9.O_TRUNC | (constants9.O_NOFOLLOW ?? 0);
-  const fd = openSync10(path41.join(dir, RECORD), flags, 420);
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path38.join(dir, rel))]));
+  const flags = constants8.O_WRONLY | constants8.O_CREAT | constants8.O_TRUNC | (constants8.O_NOFOLLOW ?? 0);
+  const fd = openSync9(path38.join(dir, RECORD), flags, 420);
   try {
     writeFileSync3(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
   } finally {
-    closeSync12(fd);
+    closeSync11(fd);
   }
 }
 function dropCopyRecord(dir) {
-  rmSync4(path41.join(dir, RECORD), { force: true });
+  rmSync4(path38.join(dir, RECORD), { force: true });
 }
 function editedFiles(dir, steps, record2) {
   const changed = (rel) => {
-    const file = path41.join(dir, rel);
-    return !lstatSync23(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
+    const file = path38.join(dir, rel);
+    return !lstatSync22(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
   };
   return steps.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
 }
 function linkState(place, target) {
   let st;
   try {
-    st = lstatSync23(place);
+    st = lstatSync22(place);
   } catch {
     return "absent";
   }
   if (st.isSymbolicLink()) {
     const to = readlinkSync3(place);
-    return path41.resolve(path41.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path38.resolve(path38.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return present(path41.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return present(path38.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path41.dirname(file);
-  for (let i = 0; i < 64 && !present(dir); i++) dir = path41.dirname(dir);
-  if (!lstatSync23(dir).isDirectory()) return `${dir} is not a folder`;
+  let dir = path38.dirname(file);
+  for (let i = 0; i < 64 && !present(dir); i++) dir = path38.dirname(dir);
+  if (!lstatSync22(dir).isDirectory()) return `${dir} is not a folder`;
   try {
-    accessSync(dir, constants9.W_OK);
+    accessSync(dir, constants8.W_OK);
   } catch {
     return `${dir} is not writable`;
   }
   try {
-    if (present(file) && lstatSync23(file).isFile()) accessSync(file, constants9.W_OK);
+    if (present(file) && lstatSync22(file).isFile()) accessSync(file, constants8.W_OK);
   } catch {
     return `${file} is not writable`;
   }
@@ -12110,21 +12027,21 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps) {
   for (const s of steps) {
-    const dest = path41.join(to, s.rel);
+    const dest = path38.join(to, s.rel);
     if (s.action === "remove") {
       rmSync4(dest, { force: true });
-      removeEmptyUpTo(path41.dirname(dest), to);
+      removeEmptyUpTo(path38.dirname(dest), to);
       continue;
     }
-    mkdirSync5(path41.dirname(dest), { recursive: true });
+    mkdirSync5(path38.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path41.join(from, s.rel);
-    writeFileSync3(temp, readFileSync13(src), { mode: statSync2(src).mode & 511 });
+    const src = path38.join(from, s.rel);
+    writeFileSync3(temp, readFileSync11(src), { mode: statSync2(src).mode & 511 });
     renameSync4(temp, dest);
   }
 }
 function removeEmptyUpTo(dir, stop) {
-  for (let d = dir; d.startsWith(`${stop}${path41.sep}`); d = path41.dirname(d)) {
+  for (let d = dir; d.startsWith(`${stop}${path38.sep}`); d = path38.dirname(d)) {
     try {
       rmdirSync2(d);
     } catch {
@@ -12133,8 +12050,8 @@ function removeEmptyUpTo(dir, stop) {
   }
 }
 function makeLink(place, target) {
-  mkdirSync5(path41.dirname(place), { recursive: true });
-  symlinkSync(path41.relative(path41.dirname(place), target), place, "dir");
+  mkdirSync5(path38.dirname(place), { recursive: true });
+  symlinkSync(path38.relative(path38.dirname(place), target), place, "dir");
 }
 var SKILL_ENTRIES, CANONICAL, AGENT_MARKERS, RECORD, hashOf, safeDir;
 var init_skill_place = __esm({
@@ -12152,8 +12069,8 @@ var init_skill_place = __esm({
       cursor: { project: [".cursor", ".cursorrules"], home: [] }
     };
     RECORD = ".init.json";
-    hashOf = (file) => createHash3("sha256").update(readFileSync13(file)).digest("hex");
-    safeDir = (d) => typeof d === "string" && d !== "" && !path41.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+    hashOf = (file) => createHash2("sha256").update(readFileSync11(file)).digest("hex");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path38.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -12964,12 +12881,12 @@ function parseTree(text2, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path60) {
+function findNodeAtLocation(root, path57) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path60) {
+  for (let segment of path57) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -13335,14 +13252,14 @@ var init_parser = __esm({
 
 // node_modules/jsonc-parser/lib/esm/impl/edit.js
 function setProperty(text2, originalPath, value, options) {
-  const path60 = originalPath.slice();
+  const path57 = originalPath.slice();
   const errors = [];
   const root = parseTree(text2, errors);
   let parent = void 0;
   let lastSegment = void 0;
-  while (path60.length > 0) {
-    lastSegment = path60.pop();
-    parent = findNodeAtLocation(root, path60);
+  while (path57.length > 0) {
+    lastSegment = path57.pop();
+    parent = findNodeAtLocation(root, path57);
     if (parent === void 0 && value !== void 0) {
       if (typeof lastSegment === "string") {
         value = { [lastSegment]: value };
@@ -13522,8 +13439,8 @@ function printParseErrorCode(code) {
   }
   return "<unknown ParseErrorCode>";
 }
-function modify(text2, path60, value, options) {
-  return setProperty(text2, path60, value, options);
+function modify(text2, path57, value, options) {
+  return setProperty(text2, path57, value, options);
 }
 function applyEdits(text2, edits) {
   let sortedEdits = edits.slice(0).sort((a, b) => {
@@ -13708,8 +13625,8 @@ function formatOf(text2) {
   const tabs = indent.startsWith("	");
   return { insertSpaces: !tabs, tabSize: tabs ? 1 : indent.length, eol: text2.includes("\r\n") ? "\r\n" : "\n" };
 }
-function edit(text2, path60, value, fmt, insert = false) {
-  return applyEdits(text2, modify(text2, path60, value, { formattingOptions: fmt, isArrayInsertion: insert }));
+function edit(text2, path57, value, fmt, insert = false) {
+  return applyEdits(text2, modify(text2, path57, value, { formattingOptions: fmt, isArrayInsertion: insert }));
 }
 function parsedHooks(text2) {
   const v = parse2(text2, [], JSONC);
@@ -13952,7 +13869,7 @@ var init_md_block = __esm({
 });
 
 // src/agents/plan.ts
-import path42 from "node:path";
+import path39 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2.hooks, edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -13997,7 +13914,7 @@ function uninstallText(edit2, agent, current, shown) {
   }
 }
 function editPath(base, edit2) {
-  return path42.join(base, ...edit2.file.split("/"));
+  return path39.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
@@ -14012,20 +13929,20 @@ var init_plan = __esm({
 
 // src/verbs/agent-files.ts
 import { realpathSync as realpathSync5 } from "node:fs";
-import path43 from "node:path";
+import path40 from "node:path";
 function real2(p) {
   try {
     return realpathSync5(p);
   } catch {
-    return path43.resolve(p);
+    return path40.resolve(p);
   }
 }
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path43.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path43.join(real2(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path40.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path40.join(real2(path40.dirname(path40.dirname(path40.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path43.relative(real2(root), abs);
-  return { abs, rel: rel.startsWith("..") || path43.isAbsolute(rel) ? null : rel.split(path43.sep).join("/") };
+  const rel = path40.relative(real2(root), abs);
+  return { abs, rel: rel.startsWith("..") || path40.isAbsolute(rel) ? null : rel.split(path40.sep).join("/") };
 }
 function agentTarget(ctx, verb) {
   const name2 = ctx.values.agent;
@@ -14077,17 +13994,17 @@ var init_agent_files = __esm({
 // src/store/agent-file.ts
 import {
   accessSync as accessSync2,
-  closeSync as closeSync13,
-  constants as constants10,
-  lstatSync as lstatSync24,
+  closeSync as closeSync12,
+  constants as constants9,
+  lstatSync as lstatSync23,
   mkdirSync as mkdirSync6,
-  openSync as openSync11,
-  readFileSync as readFileSync14,
+  openSync as openSync10,
+  readFileSync as readFileSync12,
   readlinkSync as readlinkSync4,
   rmdirSync as rmdirSync3,
   unlinkSync as unlinkSync11
 } from "node:fs";
-import path44 from "node:path";
+import path41 from "node:path";
 async function readAgentFile(file, snippet) {
   let read;
   try {
@@ -14120,8 +14037,8 @@ function linkTarget(file) {
 }
 function assertReplaceable(file, snippet) {
   try {
-    closeSync13(openSync11(file, constants10.O_WRONLY | constants10.O_NOFOLLOW | constants10.O_NONBLOCK));
-    accessSync2(path44.dirname(file), constants10.W_OK);
+    closeSync12(openSync10(file, constants9.O_WRONLY | constants9.O_NOFOLLOW | constants9.O_NONBLOCK));
+    accessSync2(path41.dirname(file), constants9.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -14131,7 +14048,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path44.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path41.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -14176,15 +14093,15 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
   await failpoint(fp, "after-publication");
 }
 function missingDirs(base, dir) {
-  const rel = path44.relative(base, dir);
+  const rel = path41.relative(base, dir);
   if (rel === "") return [];
   const missing = [];
   let cur = base;
-  for (const part of rel.split(path44.sep)) {
-    cur = path44.join(cur, part);
+  for (const part of rel.split(path41.sep)) {
+    cur = path41.join(cur, part);
     let st;
     try {
-      st = lstatSync24(cur);
+      st = lstatSync23(cur);
     } catch {
       missing.push(cur);
       continue;
@@ -14212,17 +14129,17 @@ function removeEmptyDirs(dirs) {
   return removed;
 }
 function userDir(env, home) {
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path44.join(home, ".config");
-  return path44.join(config, "session-handoff");
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path41.join(home, ".config");
+  return path41.join(config, "session-handoff");
 }
 function recordsDir(env, home) {
-  return path44.join(userDir(env, home), "installs");
+  return path41.join(userDir(env, home), "installs");
 }
 function prepareDir(dir) {
   const missing = [];
-  for (let d = dir; ; d = path44.dirname(d)) {
+  for (let d = dir; ; d = path41.dirname(d)) {
     try {
-      const st = lstatSync24(d);
+      const st = lstatSync23(d);
       if (!st.isDirectory()) {
         throw new Refused(`${d} is not a folder; install keeps its records under it, so nothing was changed`);
       }
@@ -14230,7 +14147,7 @@ function prepareDir(dir) {
     } catch (err) {
       if (err instanceof Refused) throw err;
       missing.unshift(d);
-      if (path44.dirname(d) === d) break;
+      if (path41.dirname(d) === d) break;
     }
   }
   for (const d of missing) {
@@ -14245,9 +14162,9 @@ function prepareDir(dir) {
   return missing;
 }
 function recordNode(dir, execPath) {
-  const target = path44.join(dir, "node");
+  const target = path41.join(dir, "node");
   try {
-    if (readFileSync14(target, "utf8") === `${execPath}
+    if (readFileSync12(target, "utf8") === `${execPath}
 `) return;
   } catch {
   }
@@ -14255,11 +14172,11 @@ function recordNode(dir, execPath) {
 `, { mode: 420 });
 }
 function recordPath(dir, file) {
-  return path44.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
+  return path41.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
 }
 function readRecord(dir, file) {
   try {
-    const r = JSON.parse(readFileSync14(recordPath(dir, file), "utf8"));
+    const r = JSON.parse(readFileSync12(recordPath(dir, file), "utf8"));
     return r.path === file ? r : null;
   } catch {
     return null;
@@ -14267,7 +14184,7 @@ function readRecord(dir, file) {
 }
 function writeRecord(dir, record2) {
   const made = [];
-  for (const d of [path44.dirname(path44.dirname(dir)), path44.dirname(dir), dir]) {
+  for (const d of [path41.dirname(path41.dirname(dir)), path41.dirname(dir), dir]) {
     try {
       mkdirSync6(d, { mode: 448 });
       made.push(d);
@@ -14284,10 +14201,10 @@ function dropRecord(dir, file) {
   }
   if (removeEmptyDirs([dir]).length === 0) return;
   try {
-    unlinkSync11(path44.join(path44.dirname(dir), "node"));
+    unlinkSync11(path41.join(path41.dirname(dir), "node"));
   } catch {
   }
-  removeEmptyDirs([path44.dirname(dir)]);
+  removeEmptyDirs([path41.dirname(dir)]);
 }
 var import_write_file_atomic2, STRICT_UTF8;
 var init_agent_file = __esm({
@@ -14302,12 +14219,12 @@ var init_agent_file = __esm({
 });
 
 // src/store/install-lock.ts
-import { lstatSync as lstatSync25, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
-import path45 from "node:path";
+import { lstatSync as lstatSync24, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
+import path42 from "node:path";
 function installLockPath(root, env) {
-  if (root !== null) return path45.join(root, ".ai", ".install.lock");
-  const config = env.XDG_CONFIG_HOME || path45.join(homeFolder(env), ".config");
-  return path45.join(config, "session-handoff", ".install.lock");
+  if (root !== null) return path42.join(root, ".ai", ".install.lock");
+  const config = env.XDG_CONFIG_HOME || path42.join(homeFolder(env), ".config");
+  return path42.join(config, "session-handoff", ".install.lock");
 }
 function underInstallLock(verb) {
   return {
@@ -14318,12 +14235,12 @@ function underInstallLock(verb) {
       const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
       let root = null;
       try {
-        root = global ? null : findRoot(path45.resolve(ctx.cwd, given), ctx.env).root;
+        root = global ? null : findRoot(path42.resolve(ctx.cwd, given), ctx.env).root;
       } catch {
         return verb.run(ctx);
       }
       const lockDir = installLockPath(root, ctx.env);
-      const parent = path45.dirname(lockDir);
+      const parent = path42.dirname(lockDir);
       const made = makeParent(parent);
       const emptiedByVerb = verb.name === "uninstall";
       const what = "another install or uninstall is editing these agent files";
@@ -14336,9 +14253,9 @@ function underInstallLock(verb) {
           await lock.release();
         }
       } finally {
-        const stop = global ? path45.resolve(homeFolder(ctx.env) || "/") : root;
-        const below = (dir) => dir.startsWith(`${stop}${path45.sep}`);
-        for (let dir = parent; (made !== null || emptiedByVerb) && below(dir); dir = path45.dirname(dir)) {
+        const stop = global ? path42.resolve(homeFolder(ctx.env) || "/") : root;
+        const below = (dir) => dir.startsWith(`${stop}${path42.sep}`);
+        for (let dir = parent; (made !== null || emptiedByVerb) && below(dir); dir = path42.dirname(dir)) {
           try {
             rmdirSync4(dir);
           } catch {
@@ -14351,7 +14268,7 @@ function underInstallLock(verb) {
   };
 }
 function makeParent(dir) {
-  const st = lstatSync25(dir, { throwIfNoEntry: false });
+  const st = lstatSync24(dir, { throwIfNoEntry: false });
   if (st === void 0) return mkdirSync7(dir, { recursive: true, mode: 448 }) ?? null;
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
@@ -14376,7 +14293,7 @@ __export(install_exports, {
   installHelpCommon: () => installHelpCommon,
   installVerb: () => installVerb
 });
-import path46 from "node:path";
+import path43 from "node:path";
 import { existsSync as existsSync5 } from "node:fs";
 var installHelpCommon, installVerb;
 var init_install = __esm({
@@ -14446,7 +14363,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         const t = agentTarget(ctx, "install");
         assertNotPaused(t.memDir, ctx.env);
         const targets = editTargets(t);
-        for (const { file } of targets) missingDirs(t.base, path46.dirname(file));
+        for (const { file } of targets) missingDirs(t.base, path43.dirname(file));
         const plans = [];
         for (const { edit: edit2, file, shown } of targets) {
           const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -14468,7 +14385,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
             lines3.push(same ? `unchanged ${p.shown}` : `would ${verb === "created" ? "create" : "update"} ${p.shown}`);
             continue;
           }
-          const dirs = missingDirs(t.base, path46.dirname(p.file));
+          const dirs = missingDirs(t.base, path43.dirname(p.file));
           makeDirs(dirs);
           const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
           try {
@@ -14505,7 +14422,7 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import path47 from "node:path";
+import path44 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -14551,7 +14468,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         assertNotPaused(t.memDir, ctx.env);
         const records = recordsDir(ctx.env, t.home);
         const targets = editTargets(t);
-        for (const { file } of targets) missingDirs(t.base, path47.dirname(file));
+        for (const { file } of targets) missingDirs(t.base, path44.dirname(file));
         const plans = [];
         for (const { edit: edit2, file, shown } of targets) {
           const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -14604,8 +14521,8 @@ var init_exports = {};
 __export(init_exports, {
   initVerb: () => initVerb
 });
-import { existsSync as existsSync6, lstatSync as lstatSync26, realpathSync as realpathSync6, rmdirSync as rmdirSync5, rmSync as rmSync5 } from "node:fs";
-import path48 from "node:path";
+import { existsSync as existsSync6, lstatSync as lstatSync25, realpathSync as realpathSync6, rmdirSync as rmdirSync5, rmSync as rmSync5 } from "node:fs";
+import path45 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
   if (global && typeof ctx.values.root === "string") {
@@ -14622,7 +14539,7 @@ function planOf(ctx) {
   if (global) base = realpathSync6(homeOf(ctx.env));
   else {
     const given = typeof ctx.values.root === "string";
-    const found = findRoot(path48.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
+    const found = findRoot(path45.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
     if (!given && found.by === "start") {
       throw new Refused(
         `no project here: ${found.root} has no .git and no folder above it has one; nothing was changed. Run init at your project's root (after \`git init\`), or pass --root <project>`
@@ -14648,16 +14565,16 @@ function planOf(ctx) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync6(path48.dirname(path48.dirname(path48.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync6(path48.join(source, "SKILL.md"))) {
+  const source = realpathSync6(path45.dirname(path45.dirname(path45.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync6(path45.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p) => `${global ? "~/" : ""}${path48.relative(base, p).split(path48.sep).join("/")}`;
+  const shown = (p) => `${global ? "~/" : ""}${path45.relative(base, p).split(path45.sep).join("/")}`;
   const dryRun = ctx.values["dry-run"] === true;
-  return { base, global, dryRun, source, dest: path48.join(base, CANONICAL), agents, shown };
+  return { base, global, dryRun, source, dest: path45.join(base, CANONICAL), agents, shown };
 }
 async function agentVerb(ctx, plan, verb, agent, dryRun) {
-  const helperPath = path48.join(plan.dest, "scripts", "memory_io.mjs");
+  const helperPath = path45.join(plan.dest, "scripts", "memory_io.mjs");
   const values = { agent: agent.name, "dry-run": dryRun, ...plan.global ? { global: true } : { root: plan.base } };
   const out = await verb.run({ ...ctx, values, positionals: [], helperPath, skillDir: plan.dest });
   const lines3 = String(out.stdout).split("\n").filter((l) => l !== "").map((l) => `${agent.name}: ${l}`);
@@ -14665,7 +14582,7 @@ async function agentVerb(ctx, plan, verb, agent, dryRun) {
 }
 function linkPlaces(plan, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path48.join(plan.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path45.join(plan.base, f, "session-handoff"));
 }
 function counted(steps) {
   const n2 = (a) => steps.filter((s) => s.action === a).length;
@@ -14682,20 +14599,20 @@ async function init(ctx, plan) {
   const { dest, source, shown } = plan;
   refuseLinkOnTheWay(plan);
   const running = dest === source || existsSync6(dest) && realpathSync6(dest) === source;
-  if (!running && existsSync6(dest) && lstatSync26(dest).isSymbolicLink()) {
+  if (!running && existsSync6(dest) && lstatSync25(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps = running ? [] : copySteps(source, dest);
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps, record2);
   if (edited.length > 0 && ctx.values.replace !== true) {
-    const names3 = edited.slice(0, 5).map((rel) => shown(path48.join(dest, rel)));
+    const names3 = edited.slice(0, 5).map((rel) => shown(path45.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     throw new Refused(
       `${names3.join(", ")}${more} differ from what init copied (edited since, or copied by an older init); nothing was changed. Keep your edits elsewhere, then run init --replace to overwrite them`
     );
   }
-  const writes = steps.map((s) => path48.join(dest, s.rel));
+  const writes = steps.map((s) => path45.join(dest, s.rel));
   const links = linkPlaces(plan, plan.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -14703,11 +14620,11 @@ async function init(ctx, plan) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path48.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path45.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const made = [dest, ...links.map((l) => path48.dirname(l.place))].flatMap((d) => missingUnder(plan.base, d));
+  const made = [dest, ...links.map((l) => path45.dirname(l.place))].flatMap((d) => missingUnder(plan.base, d));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -14752,7 +14669,7 @@ async function init(ctx, plan) {
     }
   }
   const who = plan.agents.map((a) => a.name).join(", ");
-  const copy = shown(path48.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path45.join(dest, "scripts", "memory_io.mjs"));
   if (!plan.dryRun) lines3.push(`check: node ${copy} doctor${plan.global ? " --global" : ""}`);
   lines3.push(`next: start a new session (${who}) and ${SAY2}`);
   return ok(`${lines3.join("\n")}
@@ -14760,8 +14677,8 @@ async function init(ctx, plan) {
 }
 function missingUnder(base, dir) {
   const out = [];
-  for (let d = dir; d.startsWith(`${base}${path48.sep}`) && !existsSync6(d); d = path48.dirname(d)) {
-    out.push(path48.relative(base, d).split(path48.sep).join("/"));
+  for (let d = dir; d.startsWith(`${base}${path45.sep}`) && !existsSync6(d); d = path45.dirname(d)) {
+    out.push(path45.relative(base, d).split(path45.sep).join("/"));
   }
   return out;
 }
@@ -14788,27 +14705,27 @@ async function undo(ctx, plan) {
     }
     if (!plan.dryRun) {
       rmSync5(place, { recursive: state === "copy", force: true });
-      removeEmptyUpTo(path48.dirname(place), path48.join(plan.base, path48.relative(plan.base, place).split(path48.sep)[0]));
+      removeEmptyUpTo(path45.dirname(place), path45.join(plan.base, path45.relative(plan.base, place).split(path45.sep)[0]));
     }
     lines3.push(`${would} ${shown(place)}`);
   }
   const all = skillFiles(dest);
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const files = all.filter((rel) => !kept.includes(rel));
-  if (files.length > 0 && !(existsSync6(dest) && lstatSync26(dest).isSymbolicLink())) {
+  if (files.length > 0 && !(existsSync6(dest) && lstatSync25(dest).isSymbolicLink())) {
     if (!plan.dryRun) {
-      for (const rel of files) rmSync5(path48.join(dest, rel), { force: true });
+      for (const rel of files) rmSync5(path45.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
-      for (const rel of files) removeEmptyUpTo(path48.dirname(path48.join(dest, rel)), plan.base);
+      for (const rel of files) removeEmptyUpTo(path45.dirname(path45.join(dest, rel)), plan.base);
     }
     lines3.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines3.push(`left ${shown(path48.join(dest, rel))}: you edited it since init copied it`);
+    for (const rel of kept) lines3.push(`left ${shown(path45.join(dest, rel))}: you edited it since init copied it`);
   }
   const made = [...record2?.createdDirs ?? []].sort((a, b) => b.length - a.length);
   for (const rel of plan.dryRun ? [] : made) {
-    if (linkOnTheWay(plan.base, path48.join(plan.base, rel)) !== null) continue;
+    if (linkOnTheWay(plan.base, path45.join(plan.base, rel)) !== null) continue;
     try {
-      rmdirSync5(path48.join(plan.base, rel));
+      rmdirSync5(path45.join(plan.base, rel));
     } catch {
     }
   }
@@ -14886,8 +14803,8 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { existsSync as existsSync7, lstatSync as lstatSync27, readFileSync as readFileSync15 } from "node:fs";
-import path49 from "node:path";
+import { existsSync as existsSync7, lstatSync as lstatSync26, readFileSync as readFileSync13 } from "node:fs";
+import path46 from "node:path";
 function outdatedReasons(text2, edit2) {
   const out = [];
   const forms = installedForms(edit2);
@@ -14907,11 +14824,11 @@ function outdatedReasons(text2, edit2) {
   return out;
 }
 function codexTrust(env, home, hooksFile) {
-  const codexHome = env.CODEX_HOME ? env.CODEX_HOME : path49.join(home, ".codex");
+  const codexHome = env.CODEX_HOME ? env.CODEX_HOME : path46.join(home, ".codex");
   let toml = "";
   try {
-    const p = path49.join(codexHome, "config.toml");
-    if (lstatSync27(p).isFile()) toml = readFileSync15(p, "utf8");
+    const p = path46.join(codexHome, "config.toml");
+    if (lstatSync26(p).isFile()) toml = readFileSync13(p, "utf8");
   } catch {
   }
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
@@ -14937,9 +14854,9 @@ function startFolderNote(agent) {
 }
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return POSIX_SHELL;
-  const dirs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d).map((d) => path49.win32.join(d, "Git", "bin"));
+  const dirs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d).map((d) => path46.win32.join(d, "Git", "bin"));
   for (const dir of [...dirs, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path49.win32.join(dir, "sh.exe");
+    const sh = path46.win32.join(dir, "sh.exe");
     if (existsSync7(sh)) return sh;
   }
   return null;
@@ -14989,7 +14906,7 @@ function installShaped(edit2, command) {
     const word = FILE_WORD.exec(command.slice(FILE_HEAD.length, command.length - tail.length));
     if (word === null) continue;
     const name2 = word[1].startsWith("'") ? word[1].slice(1, -1).replace(/\x27\\\x27\x27/g, "'") : word[1];
-    if ((windowsShaped(name2) ? path49.win32 : path49.posix).basename(name2) === HELPER_FILE) return `${word[0].slice(0, word[0].length - word[1].length)}${name2}`;
+    if ((windowsShaped(name2) ? path46.win32 : path46.posix).basename(name2) === HELPER_FILE) return `${word[0].slice(0, word[0].length - word[1].length)}${name2}`;
   }
   return null;
 }
@@ -15020,27 +14937,27 @@ var init_doctor_checks = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync8, readFileSync as readFileSync16 } from "node:fs";
-import path50 from "node:path";
+import { existsSync as existsSync8, readFileSync as readFileSync14 } from "node:fs";
+import path47 from "node:path";
 function json(file) {
   try {
-    const v = JSON.parse(readFileSync16(file, "utf8").slice(0, 1e6));
+    const v = JSON.parse(readFileSync14(file, "utf8").slice(0, 1e6));
     return v !== null && typeof v === "object" && !Array.isArray(v) ? v : null;
   } catch {
     return null;
   }
 }
 function claudePluginInstalls(home) {
-  const installed = json(path50.join(home, ".claude", "plugins", "installed_plugins.json"));
+  const installed = json(path47.join(home, ".claude", "plugins", "installed_plugins.json"));
   const plugins = installed?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path50.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path47.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = raw !== null && typeof raw === "object" ? raw : {};
-      const rootSkill = typeof e.installPath === "string" && path50.isAbsolute(e.installPath) && existsSync8(path50.join(e.installPath, "SKILL.md"));
+      const rootSkill = typeof e.installPath === "string" && path47.isAbsolute(e.installPath) && existsSync8(path47.join(e.installPath, "SKILL.md"));
       out.push({ key, scope: typeof e.scope === "string" ? e.scope : "unknown", version: typeof e.version === "string" ? e.version : null, enabled: enabledMap[key] !== false, rootSkill });
     }
   }
@@ -15057,13 +14974,13 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import { lstatSync as lstatSync28, readdirSync as readdirSync15, readFileSync as readFileSync17 } from "node:fs";
-import path51 from "node:path";
+import { lstatSync as lstatSync27, readdirSync as readdirSync15, readFileSync as readFileSync15 } from "node:fs";
+import path48 from "node:path";
 function readText(p) {
   try {
-    const st = lstatSync28(p);
+    const st = lstatSync27(p);
     if (!st.isFile()) return null;
-    return readFileSync17(p, "utf8");
+    return readFileSync15(p, "utf8");
   } catch {
     return null;
   }
@@ -15085,9 +15002,9 @@ function agentInstalls(r) {
   const starts = [];
   for (const [name2, agent] of Object.entries(AGENTS)) {
     const skill = [
-      ...agent.skillFolders.project.map((f) => path51.join(r.root, f, "session-handoff")),
-      ...agent.skillFolders.home.map((f) => path51.join(r.home, f, "session-handoff"))
-    ].filter((d) => exists2(path51.join(d, "SKILL.md")));
+      ...agent.skillFolders.project.map((f) => path48.join(r.root, f, "session-handoff")),
+      ...agent.skillFolders.home.map((f) => path48.join(r.home, f, "session-handoff"))
+    ].filter((d) => exists2(path48.join(d, "SKILL.md")));
     const install = {};
     for (const { edit: edit2, file } of agentFiles(r, agent, r.global)) {
       install[edit2.file] = installState(r, name2, edit2, file, agents, starts);
@@ -15099,7 +15016,7 @@ function agentInstalls(r) {
       r.problems.push({ what, fix: r.nodeRun(`init --agent ${name2}${gflag(r)}`, !r.global) });
     }
     for (const dir of skill) {
-      const lacking2 = HELPER_FILES.filter((f) => !exists2(path51.join(dir, f)));
+      const lacking2 = HELPER_FILES.filter((f) => !exists2(path48.join(dir, f)));
       if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
       const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
       r.problems.push({ what, fix: r.nodeRun(`init --agent ${name2}${gflag(r)}`, !r.global) });
@@ -15135,7 +15052,7 @@ function installState(r, name2, edit2, file, agents, starts) {
   }
   const installed = state === "current" || state === "outdated";
   if (installed && text2 !== null) {
-    if (edit2.kind === "md-block" && path51.basename(edit2.file) === "AGENTS.md") {
+    if (edit2.kind === "md-block" && path48.basename(edit2.file) === "AGENTS.md") {
       const over = budgetFinding(text2, edit2.file, reinstall);
       if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
       const subfolders = "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -15196,7 +15113,7 @@ async function memoryState(r) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${cmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path51.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path48.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -15235,7 +15152,7 @@ function journalState(r) {
     }
   }
   for (const p of journal.problems) {
-    const where = `${path51.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path48.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     r.problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -15358,7 +15275,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path51.resolve(home);
+          root = path48.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const nodeRun2 = (verb, rootArg) => {
@@ -15392,8 +15309,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync3, constants as constants11, existsSync as existsSync9, statSync as statSync3 } from "node:fs";
-import path52 from "node:path";
+import { accessSync as accessSync3, constants as constants10, existsSync as existsSync9, statSync as statSync3 } from "node:fs";
+import path49 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -15403,13 +15320,13 @@ async function skippedPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path52.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
-  const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(path52.join(hooksDir, h)));
+  const hooksDir = path49.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(path49.join(hooksDir, h)));
   return { hooks, signing: sign.code === 0 && sign.stdout.toString("utf8").trim() === "true" };
 }
 function executable(p) {
   try {
-    accessSync3(p, constants11.X_OK);
+    accessSync3(p, constants10.X_OK);
     return statSync3(p).isFile();
   } catch {
     return false;
@@ -15441,7 +15358,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path52.relative(top, memDir).split(path52.sep).join("/");
+  const memRel = path49.relative(top, memDir).split(path49.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   const ignored = await Promise.all(
     [`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env))
@@ -15471,7 +15388,7 @@ async function publishMemory(root, memDir, message, push, env, attributes = "no"
     ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`],
     "git ls-files"
   );
-  const journal = !existsSync9(path52.join(memDir, "journal", "OFF"));
+  const journal = !existsSync9(path49.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -16428,8 +16345,8 @@ function geminiEvents(rec, line) {
     const name2 = str(call.name) ?? "";
     const args = obj(call.args);
     const command = name2 === "run_shell_command" ? str(args?.command) ?? "" : null;
-    const path60 = str(args?.file_path) ?? "";
-    const edit2 = EDIT_TOOLS.has(name2) ? { kind: "edit", path: path60 } : { kind: "other" };
+    const path57 = str(args?.file_path) ?? "";
+    const edit2 = EDIT_TOOLS.has(name2) ? { kind: "edit", path: path57 } : { kind: "other" };
     const event = command !== null ? { kind: "command", command } : edit2;
     const out = recordedResult(call.result);
     const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
@@ -16551,7 +16468,7 @@ var init_transcripts = __esm({
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync14, constants as constants12, fstatSync as fstatSync7, openSync as openSync12, readSync as readSync8 } from "node:fs";
+import { closeSync as closeSync13, constants as constants11, fstatSync as fstatSync7, openSync as openSync11, readSync as readSync8 } from "node:fs";
 function readAt2(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
@@ -16581,7 +16498,7 @@ function openTranscript(transcriptPath) {
   transcriptPath = where.path;
   let fd;
   try {
-    fd = openSync12(transcriptPath, constants12.O_RDONLY | constants12.O_NOFOLLOW | constants12.O_NONBLOCK);
+    fd = openSync11(transcriptPath, constants11.O_RDONLY | constants11.O_NOFOLLOW | constants11.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     const known = { ENOENT: "does not exist", ELOOP: "is a link" };
@@ -16595,12 +16512,12 @@ function openTranscript(transcriptPath) {
   } catch (err) {
     reason = readFailure(err);
   }
-  closeSync14(fd);
+  closeSync13(fd);
   return { ok: false, reason };
 }
 function closeTranscript(file) {
   try {
-    closeSync14(file.fd);
+    closeSync13(file.fd);
   } catch {
   }
 }
@@ -16926,12 +16843,12 @@ var init_checkpoint = __esm({
 
 // src/verbs/checkpoint.ts
 import { existsSync as existsSync10 } from "node:fs";
-import path53 from "node:path";
+import path50 from "node:path";
 function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync10(path53.join(root, ".ai", "memory"))) return false;
+  if (!skillDir || home === "" || existsSync10(path50.join(root, ".ai", "memory"))) return false;
   const under = (dir, base) => {
-    const rel = path53.relative(base, dir);
-    return !rel.startsWith("..") && !path53.isAbsolute(rel);
+    const rel = path50.relative(base, dir);
+    return !rel.startsWith("..") && !path50.isAbsolute(rel);
   };
   return under(skillDir, home) && !under(skillDir, root);
 }
@@ -16965,8 +16882,8 @@ var init_checkpoint2 = __esm({
 });
 
 // src/verbs/checkpoint-run.ts
-import { lstatSync as lstatSync29, readdirSync as readdirSync16 } from "node:fs";
-import path54 from "node:path";
+import { lstatSync as lstatSync28, readdirSync as readdirSync16 } from "node:fs";
+import path51 from "node:path";
 function checkpointHelp() {
   return `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
 
@@ -16997,7 +16914,7 @@ exit: always 0, usage errors included -- a hook must never block the harness.
 `;
 }
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path54.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -17013,7 +16930,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path54.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path51.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -17031,9 +16948,9 @@ function pruneOfferMarkers(dir, nowMs) {
     return;
   }
   for (const name2 of names3) {
-    const p = path54.join(dir, name2);
+    const p = path51.join(dir, name2);
     try {
-      if (nowMs - lstatSync29(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
+      if (nowMs - lstatSync28(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     } catch {
     }
   }
@@ -17162,7 +17079,7 @@ async function runCheckpoint(ctx) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
   }
   const home = homeFolder(ctx.env);
-  if (root === path54.parse(root).root || home !== "" && samePath(root, path54.resolve(home))) {
+  if (root === path51.parse(root).root || home !== "" && samePath(root, path51.resolve(home))) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(`${root} is the home directory or the file system's root, not a project`)]);
   }
   if (pauseSwitch(memoryDir(root), ctx.env) !== null) return ok("", [CHECKPOINT_LINES.paused()]);
@@ -17176,7 +17093,7 @@ async function runCheckpoint(ctx) {
   if (hook.lastMessage !== null && (got.cap !== null || !got.recognised)) (got.cap ??= emptyCapture(isFormat(format2) ? format2 : "claude")).lastClaim = hook.lastMessage;
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path54.join(dir, name2);
+  const file = path51.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -17267,7 +17184,7 @@ var init_checkpoint_run = __esm({
     init_token_shape();
     init_run();
     init_anchors();
-    init_in_progress();
+    init_git_dir();
     init_status();
     init_anchor_lines();
     init_checkpoint();
@@ -17321,8 +17238,8 @@ __export(statusline_exports, {
   statusText: () => statusText,
   statuslineVerb: () => statuslineVerb
 });
-import { readFileSync as readFileSync18 } from "node:fs";
-import path55 from "node:path";
+import { readFileSync as readFileSync16 } from "node:fs";
+import path52 from "node:path";
 function statusText(handoff, commits, pct2, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -17391,7 +17308,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync18(path55.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync16(path52.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;
@@ -17413,7 +17330,7 @@ __export(context_exports, {
   contextVerb: () => contextVerb,
   offerText: () => offerText
 });
-import { lstatSync as lstatSync30, mkdirSync as mkdirSync8 } from "node:fs";
+import { lstatSync as lstatSync29, mkdirSync as mkdirSync8 } from "node:fs";
 function offerText(pct2, used, window, threshold) {
   return `session-handoff: this session's context is ${pct2}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
 }
@@ -17452,7 +17369,7 @@ function readUsage(transcriptPath) {
 }
 function exists3(p) {
   try {
-    lstatSync30(p);
+    lstatSync29(p);
     return true;
   } catch {
     return false;
@@ -17592,7 +17509,7 @@ exit: always 0.
 
 // src/journal/search.ts
 import { readdirSync as readdirSync17 } from "node:fs";
-import path56 from "node:path";
+import path53 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -17681,7 +17598,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text2 = await readText2(path56.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text2 = await readText2(path53.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text2 === null) continue;
       const units2 = [];
       for (const e of parseJournal(text2, f.kind).entries) {
@@ -17700,25 +17617,25 @@ async function searchMemory(root, words, opts = {}) {
     }
   }
   if (kinds.has("handoff")) {
-    const text2 = await readText2(path56.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
+    const text2 = await readText2(path53.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
     if (text2 !== null) consider("handoff", "HANDOFF.md", markdownUnits(text2, stateDate(text2)));
   }
   if (kinds.has("archive")) {
     for (const name2 of names2(archiveDir(root)).filter((n2) => /^HANDOFF-.*\.md$/.test(n2))) {
-      const text2 = await readText2(path56.join(archiveDir(root), name2), `archive/${name2}`, notes);
+      const text2 = await readText2(path53.join(archiveDir(root), name2), `archive/${name2}`, notes);
       if (text2 !== null) consider("archive", `archive/${name2}`, markdownUnits(text2, stateDate(text2)));
     }
   }
   if (kinds.has("ledger")) {
     for (const name2 of ["LESSONS.md", "SOLUTIONS.md"]) {
-      const text2 = await readText2(path56.join(mem, name2), name2, notes);
+      const text2 = await readText2(path53.join(mem, name2), name2, notes);
       if (text2 !== null) consider("ledger", name2, ledgerUnits(text2));
     }
   }
   if (kinds.has("checkpoint")) {
-    const dir = path56.join(mem, "checkpoints");
+    const dir = path53.join(mem, "checkpoints");
     for (const name2 of names2(dir).filter((n2) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/.test(n2))) {
-      const text2 = await readText2(path56.join(dir, name2), `checkpoints/${name2}`, notes);
+      const text2 = await readText2(path53.join(dir, name2), `checkpoints/${name2}`, notes);
       if (text2 !== null) consider("checkpoint", `checkpoints/${name2}`, markdownUnits(text2, stateDate(text2)));
     }
   }
@@ -17860,7 +17777,7 @@ ${body}<<<END UNTRUSTED SEARCH ${nonce}>>>
 });
 
 // src/journal/impact.ts
-import path57 from "node:path";
+import path54 from "node:path";
 function median(xs) {
   if (xs.length === 0) return null;
   const s = [...xs].sort((a, b) => a - b);
@@ -17897,7 +17814,7 @@ async function readResumes(root) {
   for (const f of listJournal(root)) {
     let text2;
     try {
-      const r = await readStable(path57.join(journalDir(root), f.name));
+      const r = await readStable(path54.join(journalDir(root), f.name));
       if (r === null) continue;
       text2 = r.bytes.toString("utf8");
     } catch {
@@ -18002,8 +17919,8 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import { lstatSync as lstatSync31, unlinkSync as unlinkSync12 } from "node:fs";
-import path58 from "node:path";
+import { lstatSync as lstatSync30, unlinkSync as unlinkSync12 } from "node:fs";
+import path55 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -18058,13 +17975,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync31(path58.join(journalDir(root), f.name));
+            const st = lstatSync30(path55.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync12(path58.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync12(path55.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -18080,15 +17997,15 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync15, constants as constants13, fstatSync as fstatSync8, lstatSync as lstatSync32, mkdirSync as mkdirSync9, openSync as openSync13, readFileSync as readFileSync19, writeSync as writeSync7 } from "node:fs";
-import path59 from "node:path";
+import { closeSync as closeSync14, constants as constants12, fstatSync as fstatSync8, lstatSync as lstatSync31, mkdirSync as mkdirSync9, openSync as openSync12, readFileSync as readFileSync17, writeSync as writeSync6 } from "node:fs";
+import path56 from "node:path";
 function readRegularBytes(p) {
-  const fd = openSync13(p, constants13.O_RDONLY | NOFOLLOW);
+  const fd = openSync12(p, constants12.O_RDONLY | NOFOLLOW);
   try {
     if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    return readFileSync19(fd);
+    return readFileSync17(fd);
   } finally {
-    closeSync15(fd);
+    closeSync14(fd);
   }
 }
 function memorySide(p, side) {
@@ -18098,35 +18015,35 @@ function memorySide(p, side) {
   return m.text;
 }
 function writeResult(p, text2) {
-  const fd = openSync13(p, constants13.O_WRONLY | constants13.O_TRUNC | NOFOLLOW);
+  const fd = openSync12(p, constants12.O_WRONLY | constants12.O_TRUNC | NOFOLLOW);
   try {
     if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    writeSync7(fd, Buffer.from(text2, "utf8"));
+    writeSync6(fd, Buffer.from(text2, "utf8"));
   } finally {
-    closeSync15(fd);
+    closeSync14(fd);
   }
 }
 function archiveDirOf(top, memRel) {
   let at4 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at4 = path59.join(at4, part);
+    at4 = path56.join(at4, part);
     let st;
     try {
-      st = lstatSync32(at4);
+      st = lstatSync31(at4);
     } catch {
       mkdirSync9(at4, { mode: 448 });
-      st = lstatSync32(at4);
+      st = lstatSync31(at4);
     }
     if (!st.isDirectory()) throw new Error(`${at4} is not a real folder`);
   }
   return at4;
 }
 function createExclusive2(p, text2) {
-  const fd = openSync13(p, constants13.O_WRONLY | constants13.O_CREAT | constants13.O_EXCL | NOFOLLOW, 384);
+  const fd = openSync12(p, constants12.O_WRONLY | constants12.O_CREAT | constants12.O_EXCL | NOFOLLOW, 384);
   try {
-    writeSync7(fd, Buffer.from(text2, "utf8"));
+    writeSync6(fd, Buffer.from(text2, "utf8"));
   } finally {
-    closeSync15(fd);
+    closeSync14(fd);
   }
 }
 async function otherAuthor(cwd, env, sidePath, file) {
@@ -18148,7 +18065,7 @@ var init_merge_driver2 = __esm({
     init_entry();
     init_types();
     init_memory_text();
-    NOFOLLOW = constants13.O_NOFOLLOW ?? 0;
+    NOFOLLOW = constants12.O_NOFOLLOW ?? 0;
     mergeDriverVerb = {
       name: "merge-driver",
       options: {},
@@ -18230,7 +18147,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive2(path59.join(dir, name2), loser);
+          createExclusive2(path56.join(dir, name2), loser);
           const merged = mergeHandoffs(winner, loser);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
           const at4 = stateTimeOfText(loser, Date.now());

@@ -279,16 +279,60 @@ var init_quote = __esm({
   }
 });
 
+// src/schema/values.ts
+import path2 from "node:path";
+function parseStrictTime(value, nowMs) {
+  const m = ISO.exec(value);
+  if (!m) return { error: "not a strict ISO-8601 time with a zone" };
+  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
+  const second = m[6] === void 0 ? 0 : Number(m[6]);
+  const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day < 1 || day > daysInMonth) return { error: "no such day" };
+  let offsetMin = 0;
+  if (m[8] !== "Z") {
+    const oh = Number(m[9]);
+    const om = Number(m[10]);
+    if (oh > 23 || om > 59) return { error: "zone offset out of range" };
+    offsetMin = (m[8].startsWith("-") ? -1 : 1) * (oh * 60 + om);
+  }
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fraction * 1e3) - offsetMin * 6e4;
+  if (year < 1970) return { error: "before 1970" };
+  if (utc > nowMs + CLOCK_SKEW_MS) return { error: "in the future" };
+  return { iso: value, ms: utc };
+}
+function unticked(value) {
+  const m = /^`([^`]*)`$/.exec(value.trim());
+  return m ? m[1].trim() : value.trim();
+}
+function safeRelativePath(value) {
+  if (value.length === 0 || value.length > 4096) return null;
+  if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
+  if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
+  const normal = path2.posix.normalize(value);
+  if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
+  return normal.replace(/\/$/, "");
+}
+var CLOCK_SKEW_MS, ISO;
+var init_values = __esm({
+  "src/schema/values.ts"() {
+    "use strict";
+    CLOCK_SKEW_MS = 5 * 60 * 1e3;
+    ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
+  }
+});
+
 // src/store/home.ts
 import { homedir } from "node:os";
-import path2 from "node:path";
+import path3 from "node:path";
 function homeFolder(env, platform = process.platform) {
   const value = platform === "win32" ? env.USERPROFILE : env.HOME;
   return value ?? homedir();
 }
 function samePath(a, b, platform = process.platform) {
   if (platform !== "win32") return a === b;
-  const norm = (p) => path2.win32.resolve(p).toLowerCase();
+  const norm = (p) => path3.win32.resolve(p).toLowerCase();
   return norm(a) === norm(b);
 }
 var init_home = __esm({
@@ -299,7 +343,7 @@ var init_home = __esm({
 
 // src/store/root.ts
 import { lstatSync as lstatSync2, readFileSync, realpathSync as realpathSync2 } from "node:fs";
-import path3 from "node:path";
+import path4 from "node:path";
 function exists(p) {
   try {
     lstatSync2(p);
@@ -316,14 +360,14 @@ function realOrNull(p) {
   }
 }
 function within(child, parent) {
-  const rel = path3.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path3.isAbsolute(rel);
+  const rel = path4.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path4.isAbsolute(rel);
 }
 function ceilings(env) {
   const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path3.delimiter)) {
-    if (c === "" || !path3.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? path3.resolve(c));
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path4.delimiter)) {
+    if (c === "" || !path4.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? path4.resolve(c));
   }
   return out;
 }
@@ -333,8 +377,8 @@ function safeDirectories(env) {
   const noSystem = env.GIT_CONFIG_NOSYSTEM;
   if (!noSystem || /^(?:0|false|no|off)$/i.test(noSystem)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
   if (env.GIT_CONFIG_GLOBAL !== void 0) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(path3.join(env.XDG_CONFIG_HOME || path3.join(home, ".config"), "git", "config"));
-  if (env.GIT_CONFIG_GLOBAL === void 0) files.push(path3.join(home, ".gitconfig"));
+  else files.push(path4.join(env.XDG_CONFIG_HOME || path4.join(home, ".config"), "git", "config"));
+  if (env.GIT_CONFIG_GLOBAL === void 0) files.push(path4.join(home, ".gitconfig"));
   let out = [];
   for (const file of files) {
     let text;
@@ -359,7 +403,7 @@ function safeDirectories(env) {
       if (!m) continue;
       const value = m[1].replace(/^"(.*)"$/, "$1");
       if (value === "") out = [];
-      else out.push(value.startsWith("~/") ? path3.join(home, value.slice(2)) : value);
+      else out.push(value.startsWith("~/") ? path4.join(home, value.slice(2)) : value);
     }
   }
   return out;
@@ -368,7 +412,7 @@ function listedSafe(dir, safe) {
   return safe.some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
-    return (realOrNull(s) ?? path3.resolve(s)) === dir;
+    return (realOrNull(s) ?? path4.resolve(s)) === dir;
   });
 }
 function distrust(dir, uid, safe) {
@@ -389,7 +433,7 @@ function dubious(root, uid, env, safe) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
-    if (exists(path3.join(dir, ".git"))) {
+    if (exists(path4.join(dir, ".git"))) {
       let owner;
       try {
         owner = lstatSync2(dir).uid;
@@ -403,14 +447,14 @@ function dubious(root, uid, env, safe) {
       const fix = `run from a project of your own, or, if you trust it, ${trust}`;
       return new Refused(`${what}; its memory is not used: ${fix}`);
     }
-    const parent = path3.dirname(dir);
+    const parent = path4.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
     dir = parent;
   }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  for (const p of [path3.join(dir, ".ai"), path3.join(dir, ".ai", "memory")]) {
+  for (const p of [path4.join(dir, ".ai"), path4.join(dir, ".ai", "memory")]) {
     try {
       const st = lstatSync2(p);
       if (st.uid !== uid && st.uid !== 0) return false;
@@ -453,7 +497,7 @@ function findRoot(startPath, env, opts = {}) {
   return found;
 }
 function walk(start, env, uid, safe, home) {
-  if (exists(path3.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+  if (exists(path4.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
@@ -462,12 +506,12 @@ function walk(start, env, uid, safe, home) {
       const why = distrust(dir, uid, safe);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
-    if (exists(path3.join(dir, ".ai", "memory"))) {
+    if (exists(path4.join(dir, ".ai", "memory"))) {
       if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
       return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
     }
-    if (exists(path3.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = path3.dirname(dir);
+    if (exists(path4.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = path4.dirname(dir);
     const ceiling = stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home);
     if (parent === dir || ceiling) return { root: start, start, by: "start" };
     dir = parent;
@@ -484,80 +528,90 @@ var init_root = __esm({
 });
 
 // src/git/git-dir.ts
-import { lstatSync as lstatSync3, readFileSync as readFileSync2 } from "node:fs";
-import path4 from "node:path";
-function isFile(p) {
+import { lstatSync as lstatSync3, readdirSync, readFileSync as readFileSync2, readlinkSync } from "node:fs";
+import path5 from "node:path";
+function lstatOrNull(p) {
   try {
-    return lstatSync3(p).isFile();
+    return lstatSync3(p);
   } catch {
-    return false;
-  }
-}
-function isDir(p) {
-  try {
-    return lstatSync3(p).isDirectory();
-  } catch {
-    return false;
+    return null;
   }
 }
 function readSmall(p) {
   try {
-    if (!isFile(p)) return null;
-    return readFileSync2(p, "utf8").slice(0, 4096);
+    return isFile(p) ? readFileSync2(p, "utf8").slice(0, 4096) : null;
   } catch {
     return null;
   }
 }
 function gitTopOf(root, opts = {}) {
-  let dir = root;
-  for (; ; ) {
+  for (let dir = root; ; dir = path5.dirname(dir)) {
     if (dir !== root && distrustedAbove(dir, process.env, opts) !== null) return null;
-    try {
-      lstatSync3(path4.join(dir, ".git"));
-      return dir;
-    } catch {
-    }
-    const parent = path4.dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
+    if (lstatOrNull(path5.join(dir, ".git")) !== null) return dir;
+    if (path5.dirname(dir) === dir) return null;
   }
 }
 function gitDirOf(top) {
-  const dotGit = path4.join(top, ".git");
+  const dotGit = path5.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
   const text = readSmall(dotGit);
   const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
-  if (!m) return null;
-  const dir = path4.resolve(top, m[1]);
-  return isDir(dir) ? dir : null;
+  const dir = m ? path5.resolve(top, m[1]) : null;
+  return dir !== null && isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync2(path4.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path4.resolve(gitDir, text);
+    const text = readFileSync2(path5.join(gitDir, "commondir"), "utf8").trim();
+    if (text !== "") return path5.resolve(gitDir, text);
   } catch {
   }
   return gitDir;
 }
+var isFile, isDir, MAX_REFLOG_BYTES, MAX_HASHED_BYTES;
 var init_git_dir = __esm({
   "src/git/git-dir.ts"() {
     "use strict";
+    init_builtins();
+    init_values();
     init_root();
+    isFile = (p) => lstatOrNull(p)?.isFile() ?? false;
+    isDir = (p) => lstatOrNull(p)?.isDirectory() ?? false;
+    MAX_REFLOG_BYTES = 64 * 1024 * 1024;
+    MAX_HASHED_BYTES = 8 * 1024 * 1024;
   }
 });
 
 // src/git/saves.ts
-import { closeSync as closeSync2, constants as constants2, existsSync, linkSync, lstatSync as lstatSync4, mkdirSync, openSync as openSync2, readFileSync as readFileSync3 } from "node:fs";
-import { renameSync, rmSync, writeFileSync, writeSync as writeSync2 } from "node:fs";
-import path5 from "node:path";
+import { existsSync, linkSync, lstatSync as lstatSync4, mkdirSync, readFileSync as readFileSync3, renameSync, rmSync, writeFileSync } from "node:fs";
+import path6 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
   const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? null : path5.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path6.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
-function savesLines(p) {
+function beside(root, name) {
+  const saves = savesPath(root);
+  return saves === null ? null : path6.join(path6.dirname(saves), name);
+}
+function recordLines(p, re) {
   const lines = readFileSync3(p, "utf8").slice(0, 16384).split("\n");
-  return lines.map((l) => LINE.exec(l)).filter((m) => m !== null);
+  return lines.map((l) => re.exec(l)).filter((m) => m !== null);
+}
+function addRecord(p, re, line, drop) {
+  try {
+    mkdirSync(path6.dirname(p), { recursive: true, mode: 448 });
+    let kept = [];
+    try {
+      kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
+    } catch {
+    }
+    const tmp = `${p}.tmp-${process.pid}`;
+    rmSync(tmp, { force: true });
+    writeFileSync(tmp, `${[...kept, line].slice(-KEPT).join("\n")}
+`, { mode: 384, flag: "wx" });
+    renameSync(tmp, p);
+  } catch {
+  }
 }
 function savedStampOf(text) {
   const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1];
@@ -566,13 +620,12 @@ function savedStampOf(text) {
   return head === void 0 ? saved : `${saved}+${head}`;
 }
 function cloneIdOf(root, create = false) {
-  const saves = savesPath(root);
-  if (saves === null) return null;
-  const p = path5.join(path5.dirname(saves), "clone-id");
+  const p = beside(root, "clone-id");
+  if (p === null) return null;
   if (create && !existsSync(p)) {
     const tmp = `${p}.tmp-${process.pid}`;
     try {
-      mkdirSync(path5.dirname(p), { recursive: true, mode: 448 });
+      mkdirSync(path6.dirname(p), { recursive: true, mode: 448 });
       writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
       linkSync(tmp, p);
@@ -598,63 +651,36 @@ function statKey(st) {
 }
 function savedHereByStat(root, key) {
   const p = savesPath(root);
-  if (p === null) return false;
   try {
-    return savesLines(p).some((m) => m[2] === key);
+    return p !== null && recordLines(p, LINE).some((m) => m[2] === key);
   } catch {
     return false;
   }
-}
-function replaceLines(p, lines) {
-  const tmp = `${p}.tmp-${process.pid}`;
-  const fd = openSync2(
-    tmp,
-    constants2.O_WRONLY | constants2.O_CREAT | constants2.O_TRUNC | (constants2.O_NOFOLLOW ?? 0),
-    384
-  );
-  try {
-    writeSync2(fd, `${lines.join("\n")}
-`);
-  } finally {
-    closeSync2(fd);
-  }
-  renameSync(tmp, p);
 }
 function readSaves(root) {
   const p = savesPath(root);
   if (p === null) return null;
   try {
     if (!lstatSync4(p).isFile()) return null;
-    const lines = savesLines(p);
+    const lines = recordLines(p, LINE);
     return { tokens: lines.map((m) => m[1]), stamps: lines.flatMap((m) => m[3] === void 0 ? [] : [m[3]]) };
   } catch {
     return null;
   }
 }
 function recordSavedBy(root, token, agent) {
-  const saves = savesPath(root);
-  if (saves === null || agent === null || !SAVED_BY_LINE.test(`${token} ${agent}`)) return;
-  const p = path5.join(path5.dirname(saves), "saved-by");
-  try {
-    mkdirSync(path5.dirname(p), { recursive: true, mode: 448 });
-    let kept = [];
-    try {
-      const lines = readFileSync3(p, "utf8").slice(0, 16384).split("\n");
-      kept = lines.filter((l) => SAVED_BY_LINE.test(l) && !l.startsWith(token));
-    } catch {
-    }
-    kept.push(`${token} ${agent}`);
-    replaceLines(p, kept.slice(-SAVES_KEPT));
-  } catch {
-  }
+  const p = beside(root, "saved-by");
+  const line = `${token} ${agent}`;
+  if (p === null || agent === null || !SAVED_BY_LINE.test(line)) return;
+  addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
 }
-var SAVES_KEPT, LINE, CLONE_MARK, SAVED_BY_LINE;
+var KEPT, LINE, CLONE_MARK, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
     "use strict";
     init_builtins();
     init_git_dir();
-    SAVES_KEPT = 10;
+    KEPT = 10;
     LINE = /^([0-9a-f]{64})(?: (\d+ \d+ \d+ \d+))?(?: @(\S+))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
@@ -811,8 +837,8 @@ var init_anchor_lines = __esm({
 
 // src/store/paths.ts
 import { lstatSync as lstatSync5, mkdirSync as mkdirSync2 } from "node:fs";
-import path6 from "node:path";
-function lstatOrNull(p) {
+import path7 from "node:path";
+function lstatOrNull2(p) {
   try {
     return lstatSync5(p);
   } catch (err) {
@@ -821,10 +847,10 @@ function lstatOrNull(p) {
   }
 }
 function memoryDir(root) {
-  return path6.join(root, ".ai", "memory");
+  return path7.join(root, ".ai", "memory");
 }
 function archiveDir(root) {
-  return path6.join(root, ".ai", "memory", "archive");
+  return path7.join(root, ".ai", "memory", "archive");
 }
 function ensureDir(dir) {
   try {
@@ -833,21 +859,21 @@ function ensureDir(dir) {
     const exists4 = err.code === "EEXIST";
     if (!exists4) throw new Refused(`cannot create ${dir}: ${err.message}`);
   }
-  const st = lstatOrNull(dir);
+  const st = lstatOrNull2(dir);
   if (st === null || st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
   }
 }
 function treeVerdict(root, uid = process.getuid?.()) {
   const mem = memoryDir(root);
-  for (const dir of [path6.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path6.join(mem, d))]) {
+  for (const dir of [path7.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path7.join(mem, d))]) {
     let st;
     try {
       st = lstatSync5(dir);
     } catch (err) {
       const code = err.code;
       if (code !== "ENOENT") return { dir, why: `cannot be inspected (${code ?? "error"})` };
-      if (dir === mem || dir === path6.dirname(mem)) return "missing";
+      if (dir === mem || dir === path7.dirname(mem)) return "missing";
       continue;
     }
     if (st.isSymbolicLink()) return { dir, why: "is a link" };
@@ -862,7 +888,7 @@ function checkTree(root, opts = {}) {
   let verdict = treeVerdict(root);
   if (verdict === "missing") {
     if (!opts.create) return false;
-    ensureDir(path6.join(root, ".ai"));
+    ensureDir(path7.join(root, ".ai"));
     ensureDir(memoryDir(root));
     verdict = treeVerdict(root);
   }
@@ -900,39 +926,39 @@ var init_paths = __esm({
 });
 
 // src/store/files.ts
-import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync2, openSync as openSync3, readlinkSync, readSync as readSync2, writeSync as writeSync3 } from "node:fs";
-import path7 from "node:path";
+import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, openSync as openSync2, readlinkSync as readlinkSync2, readSync as readSync2, writeSync as writeSync2 } from "node:fs";
+import path8 from "node:path";
 function tokenOf(bytes) {
   return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
 }
 function createExclusive(p, body) {
   let fd;
   try {
-    fd = openSync3(p, constants3.O_WRONLY | constants3.O_CREAT | constants3.O_EXCL | constants3.O_NOFOLLOW, 384);
+    fd = openSync2(p, constants2.O_WRONLY | constants2.O_CREAT | constants2.O_EXCL | constants2.O_NOFOLLOW, 384);
   } catch {
     return false;
   }
   try {
-    writeSync3(fd, body);
+    writeSync2(fd, body);
     return true;
   } catch {
     return false;
   } finally {
-    closeSync3(fd);
+    closeSync2(fd);
   }
 }
 function describeLink(filePath) {
   let to;
   try {
-    to = readlinkSync(filePath);
+    to = readlinkSync2(filePath);
   } catch {
     const fix2 = "replace the link with the file it points to, or move it away, and retry";
     return `${filePath} is a link; ${ONE_LINK} (${fix2})`;
   }
-  const dir = path7.dirname(filePath);
-  const name = path7.basename(filePath);
-  const pointsAt = path7.resolve(dir, to);
-  const other = TARGETS.find((t) => t !== name && pointsAt === path7.join(dir, t));
+  const dir = path8.dirname(filePath);
+  const name = path8.basename(filePath);
+  const pointsAt = path8.resolve(dir, to);
+  const other = TARGETS.find((t) => t !== name && pointsAt === path8.join(dir, t));
   if (TARGETS.includes(name) && other !== void 0) {
     return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
   }
@@ -942,7 +968,7 @@ function describeLink(filePath) {
 function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
   let fd;
   try {
-    fd = openSync3(filePath, OPEN_FLAGS);
+    fd = openSync2(filePath, OPEN_FLAGS);
   } catch (err) {
     const code = err.code;
     if (code === "ENOENT") return null;
@@ -953,11 +979,11 @@ function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
   }
   const stat = fstatSync2(fd, { bigint: true });
   if (!stat.isFile()) {
-    closeSync3(fd);
+    closeSync2(fd);
     throw new UnsafeFile("not-regular", filePath, stat);
   }
   if (stat.size > BigInt(maxBytes)) {
-    closeSync3(fd);
+    closeSync2(fd);
     throw new UnsafeFile("too-large", filePath, stat);
   }
   return { fd, stat };
@@ -1015,7 +1041,7 @@ async function readStable(filePath, opts = {}) {
       }
     };
   } finally {
-    closeSync3(fd);
+    closeSync2(fd);
   }
 }
 var ONE_LINK, UnsafeFile, OPEN_FLAGS, QUIET_MS;
@@ -1044,19 +1070,19 @@ var init_files = __esm({
         this.stat = stat;
       }
     };
-    OPEN_FLAGS = constants3.O_RDONLY | constants3.O_NOFOLLOW | constants3.O_NONBLOCK;
+    OPEN_FLAGS = constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK;
     QUIET_MS = 50;
   }
 });
 
 // src/store/private.ts
-import { lstatSync as lstatSync6, readdirSync, readFileSync as readFileSync4 } from "node:fs";
+import { lstatSync as lstatSync6, readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
 import { hostname } from "node:os";
-import path8 from "node:path";
+import path9 from "node:path";
 function listPrivate(dir) {
   let names;
   try {
-    names = readdirSync(dir);
+    names = readdirSync2(dir);
   } catch {
     return [];
   }
@@ -1065,7 +1091,7 @@ function listPrivate(dir) {
     const m = PRIVATE_PATTERN.exec(name);
     if (!m) continue;
     const role = m[2] === "tmp" ? "tmp" : "claim";
-    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path8.join(dir, name) });
+    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path9.join(dir, name) });
   }
   return out;
 }
@@ -1081,7 +1107,7 @@ function hasPrivatePartner(dir, file, ino) {
 }
 function readOwner(lockDir) {
   try {
-    const text = readFileSync4(path8.join(lockDir, OWNER_NAME), "utf8");
+    const text = readFileSync4(path9.join(lockDir, OWNER_NAME), "utf8");
     const data = JSON.parse(text);
     if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
     return { pid: data.pid, host: data.host, nonce: data.nonce };
@@ -1119,7 +1145,7 @@ function lockVerdict(owner, st, host, unchangedMs) {
   return "held";
 }
 function lockState(memDir) {
-  const lockDir = path8.join(memDir, LOCK_NAME);
+  const lockDir = path9.join(memDir, LOCK_NAME);
   let st;
   try {
     st = lstatSync6(lockDir);
@@ -1147,12 +1173,12 @@ var init_private = __esm({
 });
 
 // src/store/settings.ts
-import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync3, openSync as openSync4, readSync as readSync3 } from "node:fs";
-import path9 from "node:path";
+import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, openSync as openSync3, readSync as readSync3 } from "node:fs";
+import path10 from "node:path";
 function readSmall2(file) {
   let fd;
   try {
-    fd = openSync4(file, constants4.O_RDONLY | constants4.O_NOFOLLOW | constants4.O_NONBLOCK);
+    fd = openSync3(file, constants3.O_RDONLY | constants3.O_NOFOLLOW | constants3.O_NONBLOCK);
   } catch {
     return null;
   }
@@ -1170,12 +1196,12 @@ function readSmall2(file) {
   } catch {
     return "";
   } finally {
-    closeSync4(fd);
+    closeSync3(fd);
   }
 }
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const text = readSmall2(path9.join(memDir, SETTINGS_FILE));
+  const text = readSmall2(path10.join(memDir, SETTINGS_FILE));
   if (text === null) return { settings, problems: [] };
   let parsed;
   try {
@@ -1229,9 +1255,9 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import path10 from "node:path";
+import path11 from "node:path";
 function archivesKept(dir) {
-  const { settings, problems } = readSettings(path10.dirname(dir));
+  const { settings, problems } = readSettings(path11.dirname(dir));
   return { keep: settings.archivesKept, problems };
 }
 var PRUNABLE_NAME;
@@ -1245,7 +1271,7 @@ var init_archive = __esm({
 });
 
 // src/store/publish.ts
-import { closeSync as closeSync5, constants as constants5, fchmodSync, fchownSync, fsyncSync, linkSync as linkSync2, lstatSync as lstatSync7, openSync as openSync5 } from "node:fs";
+import { closeSync as closeSync4, constants as constants4, fchmodSync, fchownSync, fsyncSync, linkSync as linkSync2, lstatSync as lstatSync7, openSync as openSync4 } from "node:fs";
 var EXCLUSIVE;
 var init_publish = __esm({
   "src/store/publish.ts"() {
@@ -1256,13 +1282,13 @@ var init_publish = __esm({
     init_files();
     init_paths();
     init_private();
-    EXCLUSIVE = constants5.O_WRONLY | constants5.O_CREAT | constants5.O_EXCL | constants5.O_NOFOLLOW;
+    EXCLUSIVE = constants4.O_WRONLY | constants4.O_CREAT | constants4.O_EXCL | constants4.O_NOFOLLOW;
   }
 });
 
 // src/store/recover.ts
-import { lstatSync as lstatSync8, readdirSync as readdirSync2 } from "node:fs";
-import path11 from "node:path";
+import { lstatSync as lstatSync8, readdirSync as readdirSync3 } from "node:fs";
+import path12 from "node:path";
 function pendingRepairs(root) {
   return [
     ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
@@ -1272,7 +1298,7 @@ function pendingRepairs(root) {
 function archiveExcess(root) {
   let names;
   try {
-    names = readdirSync2(archiveDir(root));
+    names = readdirSync3(archiveDir(root));
   } catch {
     return 0;
   }
@@ -1280,7 +1306,7 @@ function archiveExcess(root) {
   for (const name of names) {
     if (!PRUNABLE_NAME.test(name)) continue;
     try {
-      const st = lstatSync8(path11.join(archiveDir(root), name));
+      const st = lstatSync8(path12.join(archiveDir(root), name));
       if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return 0;
     } catch {
       continue;
@@ -1295,11 +1321,11 @@ function inoOf(p) {
 function archiveEntriesWithIno(dir, ino) {
   let names;
   try {
-    names = readdirSync2(dir);
+    names = readdirSync3(dir);
   } catch {
     return [];
   }
-  return names.filter((n) => inoOf(path11.join(dir, n)) === ino);
+  return names.filter((n) => inoOf(path12.join(dir, n)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -1316,7 +1342,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries) {
-    const key = path11.join(path11.dirname(e.path), e.file);
+    const key = path12.join(path12.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -1348,8 +1374,8 @@ var init_recover = __esm({
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync6, fstatSync as fstatSync4, readSync as readSync4 } from "node:fs";
-import path12 from "node:path";
+import { closeSync as closeSync5, fstatSync as fstatSync4, readSync as readSync4 } from "node:fs";
+import path13 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -1378,7 +1404,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   const writerLive = () => liveWriter(memDir);
   let opened;
   try {
-    opened = openRegular(path12.join(memDir, file));
+    opened = openRegular(path13.join(memDir, file));
   } catch {
     return { kind, status: "unsafe", mtimeMs: null };
   }
@@ -1386,7 +1412,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     if (mine.some((e) => e.role === "claim")) {
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
     }
-    const again = mine.length > 0 || lstatBig(path12.join(memDir, file)) !== null;
+    const again = mine.length > 0 || lstatBig(path13.join(memDir, file)) !== null;
     if (retry && again) return inspectFile(root, kind, false, opts);
     return { kind, status: "missing", mtimeMs: null };
   }
@@ -1395,7 +1421,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     const mtimeMs = Number(stat.mtimeMs);
     if (stat.nlink !== 1n) {
       if (!hasPrivatePartner(memDir, file, stat.ino)) {
-        const now = lstatBig(path12.join(memDir, file));
+        const now = lstatBig(path13.join(memDir, file));
         if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
         return { kind, status: "unsafe", mtimeMs };
       }
@@ -1407,14 +1433,14 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     const ok2 = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok2) return { kind, status: "foreign", mtimeMs };
     if (opts.text && stat.size <= BigInt(MAX_DOCUMENT_BYTES)) {
-      const whole = wholeBytes(fd, path12.join(memDir, file), stat);
+      const whole = wholeBytes(fd, path13.join(memDir, file), stat);
       if (whole !== null && firstNul(whole) >= 0) return { kind, status: "unsafe", mtimeMs };
       if (whole !== null) return { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
     }
     if (holdsNul(fd, buf, n)) return { kind, status: "unsafe", mtimeMs };
     return opts.text ? { kind, status: "present", mtimeMs, text: null } : { kind, status: "present", mtimeMs };
   } finally {
-    closeSync6(fd);
+    closeSync5(fd);
   }
 }
 function wholeBytes(fd, filePath, before) {
@@ -1460,7 +1486,7 @@ var init_inspect = __esm({
 
 // src/store/pause.ts
 import { lstatSync as lstatSync10 } from "node:fs";
-import path13 from "node:path";
+import path14 from "node:path";
 function exists2(p) {
   try {
     lstatSync10(p);
@@ -1471,7 +1497,7 @@ function exists2(p) {
 }
 function expandHome(p, env) {
   if (p === "~") return homeFolder(env);
-  if (p.startsWith("~/")) return path13.join(homeFolder(env), p.slice(2));
+  if (p.startsWith("~/")) return path14.join(homeFolder(env), p.slice(2));
   return p;
 }
 function disabledByEnv(env) {
@@ -1483,14 +1509,14 @@ function pauseSwitch(memDir, env) {
     const v = env.SESSION_HANDOFF_DISABLE.slice(0, 40);
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
-  if (memDir !== null && exists2(path13.join(memDir, "PAUSE"))) return path13.join(memDir, "PAUSE");
+  if (memDir !== null && exists2(path14.join(memDir, "PAUSE"))) return path14.join(memDir, "PAUSE");
   const named = env.SESSION_HANDOFF_PAUSE;
   if (named) {
     const p = expandHome(named, env);
     if (exists2(p)) return p;
   }
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path13.join(homeFolder(env), ".config");
-  const global = path13.join(config, "session-handoff", "PAUSE");
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path14.join(homeFolder(env), ".config");
+  const global = path14.join(config, "session-handoff", "PAUSE");
   if (exists2(global)) return global;
   return null;
 }
@@ -1500,50 +1526,6 @@ var init_pause = __esm({
     init_quote();
     init_errors();
     init_home();
-  }
-});
-
-// src/schema/values.ts
-import path14 from "node:path";
-function parseStrictTime(value, nowMs) {
-  const m = ISO.exec(value);
-  if (!m) return { error: "not a strict ISO-8601 time with a zone" };
-  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
-  const second = m[6] === void 0 ? 0 : Number(m[6]);
-  const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
-  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (day < 1 || day > daysInMonth) return { error: "no such day" };
-  let offsetMin = 0;
-  if (m[8] !== "Z") {
-    const oh = Number(m[9]);
-    const om = Number(m[10]);
-    if (oh > 23 || om > 59) return { error: "zone offset out of range" };
-    offsetMin = (m[8].startsWith("-") ? -1 : 1) * (oh * 60 + om);
-  }
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fraction * 1e3) - offsetMin * 6e4;
-  if (year < 1970) return { error: "before 1970" };
-  if (utc > nowMs + CLOCK_SKEW_MS) return { error: "in the future" };
-  return { iso: value, ms: utc };
-}
-function unticked(value) {
-  const m = /^`([^`]*)`$/.exec(value.trim());
-  return m ? m[1].trim() : value.trim();
-}
-function safeRelativePath(value) {
-  if (value.length === 0 || value.length > 4096) return null;
-  if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
-  if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
-  const normal = path14.posix.normalize(value);
-  if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
-  return normal.replace(/\/$/, "");
-}
-var CLOCK_SKEW_MS, ISO;
-var init_values = __esm({
-  "src/schema/values.ts"() {
-    "use strict";
-    CLOCK_SKEW_MS = 5 * 60 * 1e3;
-    ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
   }
 });
 
@@ -2183,7 +2165,7 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync7, constants as constants6, fstatSync as fstatSync5, lstatSync as lstatSync11, openSync as openSync6, readdirSync as readdirSync3, readSync as readSync5, unlinkSync as unlinkSync2 } from "node:fs";
+import { closeSync as closeSync6, constants as constants5, fstatSync as fstatSync5, lstatSync as lstatSync11, openSync as openSync5, readdirSync as readdirSync4, readSync as readSync5, unlinkSync as unlinkSync2 } from "node:fs";
 import path17 from "node:path";
 function checkpointsDir(root) {
   return path17.join(memoryDir(root), "checkpoints");
@@ -2215,7 +2197,7 @@ function readHeadBytes(filePath, bytes = 1e6) {
 function readHeadAndTime(filePath, bytes) {
   let fd;
   try {
-    fd = openSync6(filePath, constants6.O_RDONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK);
+    fd = openSync5(filePath, constants5.O_RDONLY | constants5.O_NOFOLLOW | constants5.O_NONBLOCK);
   } catch {
     return null;
   }
@@ -2231,7 +2213,7 @@ function readHeadAndTime(filePath, bytes) {
   } catch {
     return null;
   } finally {
-    closeSync7(fd);
+    closeSync6(fd);
   }
 }
 function timeOf(value, now) {
@@ -2243,7 +2225,7 @@ function listCheckpoints(root, now = Date.now()) {
   if (checkpointsDirState(root) !== "ok") return [];
   let names;
   try {
-    names = readdirSync3(checkpointsDir(root));
+    names = readdirSync4(checkpointsDir(root));
   } catch {
     return [];
   }
@@ -2322,7 +2304,7 @@ var init_probe_session = __esm({
 });
 
 // src/verbs/checkpoint-surface.ts
-import { readdirSync as readdirSync4 } from "node:fs";
+import { readdirSync as readdirSync5 } from "node:fs";
 import path18 from "node:path";
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
@@ -2420,7 +2402,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
 function toldToAnySession(root, token) {
   let names;
   try {
-    names = readdirSync4(checkpointsDir(root));
+    names = readdirSync5(checkpointsDir(root));
   } catch {
     return false;
   }
@@ -2632,7 +2614,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync8, constants as constants7, fstatSync as fstatSync6, openSync as openSync7, readSync as readSync6 } from "node:fs";
+import { closeSync as closeSync7, constants as constants6, fstatSync as fstatSync6, openSync as openSync6, readSync as readSync6 } from "node:fs";
 function readAt2(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
@@ -2662,7 +2644,7 @@ function openTranscript(transcriptPath) {
   transcriptPath = where.path;
   let fd;
   try {
-    fd = openSync7(transcriptPath, constants7.O_RDONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK);
+    fd = openSync6(transcriptPath, constants6.O_RDONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     const known = { ENOENT: "does not exist", ELOOP: "is a link" };
@@ -2676,12 +2658,12 @@ function openTranscript(transcriptPath) {
   } catch (err) {
     reason = readFailure(err);
   }
-  closeSync8(fd);
+  closeSync7(fd);
   return { ok: false, reason };
 }
 function closeTranscript(file) {
   try {
-    closeSync8(file.fd);
+    closeSync7(file.fd);
   } catch {
   }
 }
