@@ -15321,16 +15321,16 @@ async function skippedPrograms(top, env, push) {
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
   const hooksDir = path49.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
-  const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(path49.join(hooksDir, h)));
+  const executable = (h) => {
+    try {
+      accessSync3(path49.join(hooksDir, h), constants10.X_OK);
+      return statSync3(path49.join(hooksDir, h)).isFile();
+    } catch {
+      return false;
+    }
+  };
+  const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(h));
   return { hooks, signing: sign.code === 0 && sign.stdout.toString("utf8").trim() === "true" };
-}
-function executable(p) {
-  try {
-    accessSync3(p, constants10.X_OK);
-    return statSync3(p).isFile();
-  } catch {
-    return false;
-  }
 }
 async function step(top, args, env, what, runHooks, done = "") {
   const timeoutMs = args[0] === "push" ? PUSH_TIMEOUT_MS : GIT_TIMEOUT_MS;
@@ -15368,11 +15368,7 @@ async function publishTarget(root, memDir, env) {
       `${memRel}/ is ignored by git (.gitignore); publish only commits a memory dir that git tracks: remove the ignore rule first, or keep memory private and do not publish`
     );
   }
-  const listed2 = await runGit(
-    top,
-    ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`],
-    env
-  );
+  const listed2 = await runGit(top, [...LS_MEMORY, `${memRel}/`], env);
   const files = listed2.stdout.toString("utf8").split("\0").filter((p) => p.startsWith(`${memRel}/`));
   if (listed2.code === 0 && !files.some((p) => isPublicMemoryPath(p.slice(memRel.length + 1)))) {
     throw new Refused(
@@ -15381,13 +15377,10 @@ async function publishTarget(root, memDir, env) {
   }
   return { top, memRel };
 }
-async function publishMemory(root, memDir, message, push, env, attributes = "no", target, runHooks = false) {
-  const { top, memRel } = target ?? await publishTarget(root, memDir, env);
+async function publishMemory(target, memDir, message, push, env, attributes, runHooks) {
+  const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
-  const listed2 = await git(
-    ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`],
-    "git ls-files"
-  );
+  const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
   const journal = !existsSync9(path49.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
@@ -15412,19 +15405,10 @@ async function publishMemory(root, memDir, message, push, env, attributes = "no"
   let pushed = null;
   if (upstream) {
     const { remote: r, merge: m } = upstream;
-    const out = await step(
-      top,
-      ["push", "--", r, `HEAD:${m}`],
-      env,
-      "git push",
-      runHooks,
-      `committed ${commit.slice(0, 12)}, but `
-    );
-    if (out.code !== 0)
-      throw new Refused(
-        `committed ${commit.slice(0, 12)}, but the push failed (git exit ${out.code}):
-${out.stderr.trim()}`
-      );
+    const done = `committed ${commit.slice(0, 12)}, but `;
+    const out = await step(top, ["push", "--", r, `HEAD:${m}`], env, "git push", runHooks, done);
+    if (out.code !== 0) throw new Refused(`${done}the push failed (git exit ${out.code}):
+${out.stderr.trim()}`);
     pushed = `${r} ${m.replace(/^refs\/heads\//, "")}`;
   }
   return {
@@ -15437,7 +15421,8 @@ ${out.stderr.trim()}`
   };
 }
 async function pushTarget(top, env, runHooks) {
-  const branch = (await gitOut(top, ["symbolic-ref", "--short", "-q", "HEAD"], env, "finding the branch", runHooks)).trim();
+  const head = await gitOut(top, ["symbolic-ref", "--short", "-q", "HEAD"], env, "finding the branch", runHooks);
+  const branch = head.trim();
   const remote = await step(top, ["config", "--get", `branch.${branch}.remote`], env, "git config", runHooks);
   const merge = await step(top, ["config", "--get", `branch.${branch}.merge`], env, "git config", runHooks);
   if (remote.code !== 0 || merge.code !== 0) {
@@ -15448,13 +15433,11 @@ async function pushTarget(top, env, runHooks) {
   return { remote: remote.stdout.toString("utf8").trim(), merge: merge.stdout.toString("utf8").trim() };
 }
 async function restoreIndex(top, env, paths, before) {
-  const had = /* @__PURE__ */ new Set();
   const entries = before.split("\0").filter(Boolean).map((e) => {
-    const [info, file] = [e.slice(0, e.indexOf("	")), e.slice(e.indexOf("	") + 1)];
-    had.add(file);
-    return { info: info.split(" "), file };
+    const tab = e.indexOf("	");
+    return { info: e.slice(0, tab).split(" "), file: e.slice(tab + 1) };
   });
-  const gone = paths.filter((p) => !had.has(p));
+  const gone = paths.filter((p) => !entries.some((e) => e.file === p));
   try {
     if (gone.length > 0) await runGit(top, ["update-index", "--force-remove", "--", ...gone], env);
     for (const { info, file } of entries) {
@@ -15463,7 +15446,7 @@ async function restoreIndex(top, env, paths, before) {
   } catch {
   }
 }
-var COMMIT_HOOKS, PUSH_TIMEOUT_MS;
+var COMMIT_HOOKS, LS_MEMORY, PUSH_TIMEOUT_MS;
 var init_publish_memory = __esm({
   "src/git/publish-memory.ts"() {
     "use strict";
@@ -15479,6 +15462,7 @@ var init_publish_memory = __esm({
       "reference-transaction",
       "pre-push"
     ];
+    LS_MEMORY = ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--"];
     PUSH_TIMEOUT_MS = 5 * 6e4;
   }
 });
@@ -15574,13 +15558,12 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
         let r;
         let repairs = [];
         const commit = () => publishMemory(
-          root,
+          target,
           memDir,
           message,
           ctx.values.push === true,
           ctx.env,
           driver.attributes ? "changed" : "if-only-ours",
-          target,
           ctx.values["run-hooks"] === true
         );
         try {
