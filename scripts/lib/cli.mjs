@@ -9501,54 +9501,48 @@ function ageUnknownWords(reason) {
 function fateClauses(fates) {
   const group2 = /* @__PURE__ */ new Map();
   for (const f of fates) {
-    const key = f.fate === "committed" ? `dirty at the save, committed in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}` : f.fate === "stashed" ? `dirty at the save, now in ${f.stash}` : FATE_WORDS[f.fate];
+    let words = f.fate === "stashed" ? `now in ${f.stash}` : "";
+    if (f.fate === "committed") words = `committed in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
+    else if (f.fate !== "stashed") words = FATE_WORDS[f.fate];
+    const key = f.fate === "not-here" ? words : `dirty at the save, ${words}`;
     group2.set(key, [...group2.get(key) ?? [], f.path]);
   }
   return [...group2].map(([words, paths]) => `${words}: ${listed(paths)}`);
 }
+function unverifiableClause(f, notHere) {
+  const { state, note } = f.git;
+  if (state === "missing") return "git is not on PATH, so the repository could not be compared (outside-git behaviour)";
+  const onlyAge = "so only age and key files were checked";
+  if (state === "not-repo") return `the root is not in a git repository, ${onlyAge}`;
+  const why = note ?? "git status failed";
+  if (state === "broken") return `git cannot read the repository at the root (${why}), ${onlyAge}: ${BROKEN_REPO_FIX}`;
+  if (state !== "repo") return `git could not be used (${note ?? state})`;
+  if (f.saved.head === null || f.headReachable === null)
+    return "the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked";
+  if (notHere !== null) return `saved HEAD ${short(f.saved.head)} is ${notHereWords(notHere)}`;
+  return `${ageUnknownWords(f.ageUnknown ?? null)}, so the handoff cannot be called fresh`;
+}
 function headClauses(f, verdict, notHere, memoryOnly) {
-  const parts = [];
   const head = short(f.saved.head);
-  const git = f.git;
-  if (verdict === "unverifiable") {
-    if (git.state === "missing")
-      parts.push("git is not on PATH, so the repository could not be compared (outside-git behaviour)");
-    else if (git.state === "not-repo")
-      parts.push("the root is not in a git repository, so only age and key files were checked");
-    else if (git.state === "broken") {
-      const why = git.note ?? "git status failed";
-      parts.push(
-        `git cannot read the repository at the root (${why}), so only age and key files were checked: ${BROKEN_REPO_FIX}`
-      );
-    } else if (git.state !== "repo") parts.push(`git could not be used (${git.note ?? git.state})`);
-    else if (f.saved.head === null || f.headReachable === null) {
-      parts.push(
-        "the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked"
-      );
-    } else if (notHere !== null) parts.push(`saved HEAD ${head} is ${notHereWords(notHere)}`);
-    else parts.push(`${ageUnknownWords(f.ageUnknown ?? null)}, so the handoff cannot be called fresh`);
-  } else if (verdict === "rewritten") {
-    parts.push(
-      f.objectMissing ? `saved HEAD ${head} no longer exists here; this clone's reflog names it (history rewritten)` : `saved HEAD ${head} is no longer reachable from HEAD or any ref (rebase, amend, reset, squash merge or force-push)`
-    );
-    if (f.sinceSaved != null)
-      parts.push(
-        `${plural(f.sinceSaved, "commit")} on HEAD since the save, rewritten copies of saved commits left out`
-      );
+  if (verdict === "unverifiable") return [unverifiableClause(f, notHere)];
+  if (verdict === "rewritten") {
+    const how = "(rebase, amend, reset, squash merge or force-push)";
+    const parts = [
+      f.objectMissing ? `saved HEAD ${head} no longer exists here; this clone's reflog names it (history rewritten)` : `saved HEAD ${head} is no longer reachable from HEAD or any ref ${how}`
+    ];
+    const copies = "rewritten copies of saved commits left out";
+    if (f.sinceSaved != null) parts.push(`${plural(f.sinceSaved, "commit")} on HEAD since the save, ${copies}`);
     else if (f.commitsSinceDate !== null)
       parts.push(`${plural(f.commitsSinceDate, "commit")} on HEAD since the saved date`);
-    parts.push("plan statuses are unverified");
-  } else if (f.headReachable === true && f.ahead !== null && f.behind !== null) {
-    const [ahead, behind] = [f.ahead, f.behind];
-    if (ahead === 0 && behind === 0) {
-      parts.push(
-        memoryOnly > 0 ? `no commits since the saved ${head} but memory-only ones` : `at the saved commit ${head}`
-      );
-    } else if (behind === 0) parts.push(`${plural(ahead, "commit")} ahead of the saved ${head}`);
-    else if (ahead === 0) parts.push(`${plural(behind, "commit")} behind the saved ${head}`);
-    else parts.push(`diverged from the saved ${head}: ${ahead} ahead, ${behind} behind`);
+    return [...parts, "plan statuses are unverified"];
   }
-  return parts;
+  if (f.headReachable !== true || f.ahead === null || f.behind === null) return [];
+  const [ahead, behind] = [f.ahead, f.behind];
+  if (ahead === 0 && behind === 0)
+    return [memoryOnly > 0 ? `no commits since the saved ${head} but memory-only ones` : `at the saved commit ${head}`];
+  if (behind === 0) return [`${plural(ahead, "commit")} ahead of the saved ${head}`];
+  if (ahead === 0) return [`${plural(behind, "commit")} behind the saved ${head}`];
+  return [`diverged from the saved ${head}: ${ahead} ahead, ${behind} behind`];
 }
 function fileClauses(f, parts, dirtyChanged) {
   const cur = f.current;
@@ -9588,10 +9582,11 @@ function assessDrift(f) {
   const ahead = reachable === true ? f.ahead : null;
   const behind = reachable === true ? f.behind : null;
   const unverifiable = [...f.unverifiable];
-  const notHereReason = f.git.state === "repo" && f.saved.head !== null && reachable === false && f.objectMissing && f.reflogNamed !== true ? f.shallow ? "shallow" : "not-fetched" : null;
+  const unchecked = f.git.state !== "repo" || f.saved.head === null || reachable === null;
+  const absent = !unchecked && reachable === false && f.objectMissing && f.reflogNamed !== true;
+  const notHereReason = absent ? f.shallow ? "shallow" : "not-fetched" : null;
   let verdict;
-  if (f.git.state !== "repo" || f.saved.head === null || reachable === null || notHereReason !== null)
-    verdict = "unverifiable";
+  if (unchecked || notHereReason !== null) verdict = "unverifiable";
   else if (!reachable) verdict = "rewritten";
   else if (ageRaw !== null && ageRaw > STALE_DAYS || ahead !== null && ahead > STALE_COMMITS) verdict = "stale";
   else if (branchChanged === true || (ahead ?? 0) > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0)
@@ -9610,10 +9605,9 @@ function assessDrift(f) {
   if (branchAbsent) parts.push(`branch ${bw(savedBranch)} is not in this clone; on ${bw(currentBranch)}`);
   else if (branchChanged === true) parts.push(`branch moved from ${bw(savedBranch)} to ${bw(currentBranch)}`);
   else if (branchChanged === false && verdict !== "unverifiable") parts.push(`on ${bw(currentBranch)}`);
+  const since = progress.current === null ? ", finished or aborted since" : "";
   if (progress.saved !== null && progress.saved !== progress.current)
-    parts.push(
-      `${progress.saved} was in progress at the save${progress.current === null ? ", finished or aborted since" : ""}`
-    );
+    parts.push(`${progress.saved} was in progress at the save${since}`);
   if (progress.current !== null) parts.push(`${progress.current} in progress now`);
   if (ageDays !== null) parts.push(`saved ${ageDays} days ago`);
   else if (!parts.some((p) => p.includes("age unknown"))) parts.push("age unknown");
@@ -9621,10 +9615,8 @@ function assessDrift(f) {
   const { changedKeyFiles, dirtyKeyFiles, up } = fileClauses(f, parts, dirtyChanged);
   parts.push(...fateClauses(f.dirtyFates ?? []));
   if (f.savedBy) parts.push(`saved by ${f.savedBy}${f.saved.date === null ? "" : ` at ${f.saved.date.iso}`}`);
-  if (f.provenance?.someoneElse)
-    parts.push(
-      `the handoff was not saved in this clone${f.provenance.committer === null ? "" : `; its last commit is by ${f.provenance.committer}`}`
-    );
+  const by = f.provenance?.committer ? `; its last commit is by ${f.provenance.committer}` : "";
+  if (f.provenance?.someoneElse) parts.push(`the handoff was not saved in this clone${by}`);
   const bad2 = unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
   if (bad2.length > 0) parts.push(`unverifiable anchors: ${bad2.join(", ")}`);
   const summary = sanitize(`${verdict}: ${parts.join("; ")}`, { redact: false });
@@ -9649,7 +9641,7 @@ function assessDrift(f) {
     upstream: up,
     dirtyChanged,
     shallow: f.shallow,
-    headPresent: f.git.state !== "repo" || f.saved.head === null || reachable === null ? null : reachable || !f.objectMissing,
+    headPresent: unchecked ? null : reachable || !f.objectMissing,
     countsAtLeast: f.shallow,
     notHereReason,
     sinceSaved: verdict === "rewritten" && !f.objectMissing ? f.sinceSaved ?? null : null,
@@ -9677,12 +9669,12 @@ var init_verdict = __esm({
     STALE_COMMITS = 30;
     DAY_MS2 = 864e5;
     FATE_WORDS = {
-      reverted: "dirty at the save, reverted (neither committed nor stashed)",
-      changed: "dirty at the save, still dirty and changed since",
-      unchanged: "dirty at the save, still dirty and unchanged",
-      dirty: "dirty at the save, still dirty",
-      "not-here": "dirty in the clone that saved, not in this one",
-      clean: "dirty at the save, clean now (committed, stashed or reverted)"
+      reverted: "reverted (neither committed nor stashed)",
+      changed: "still dirty and changed since",
+      unchanged: "still dirty and unchanged",
+      dirty: "still dirty",
+      clean: "clean now (committed, stashed or reverted)",
+      "not-here": "dirty in the clone that saved, not in this one"
     };
   }
 });
@@ -10627,9 +10619,9 @@ function sectionBody(lines3, h, title) {
   const next = h.headings.slice(at4 + 1).find((x) => x.depth <= 2);
   return { from: h.headings[at4].line, to: next === void 0 ? lines3.length : next.line - 1 };
 }
-function addItems(lines3, h, title, heading, add) {
+function addItems(lines3, h, heading, add) {
   if (add.length === 0) return;
-  const body = sectionBody(lines3, h, title);
+  const body = sectionBody(lines3, h, heading.toLowerCase());
   const bullets = add.map((t) => `- ${t}`);
   if (body === null) {
     const later = ["next steps", "key files", "environment anchors"];
@@ -10680,15 +10672,15 @@ function mergeHandoffs(later, other) {
   const next = missing(a.nextSteps, open);
   let out = lines3.join("\n");
   const edits = [
-    ["plan", "Plan", newSteps],
-    ["decisions", "Decisions", decisions],
-    ["failed approaches", "Failed approaches", failed],
-    ["open questions", "Open questions", questions],
-    ["next steps", "Next steps", next]
+    ["Plan", newSteps],
+    ["Decisions", decisions],
+    ["Failed approaches", failed],
+    ["Open questions", questions],
+    ["Next steps", next]
   ];
-  for (const [title, heading, add] of edits) {
+  for (const [heading, add] of edits) {
     const now = out.split("\n");
-    addItems(now, parseHandoff(out), title, heading, add);
+    addItems(now, parseHandoff(out), heading, add);
     out = now.join("\n");
   }
   return { text: out, added: { decisions: decisions.length, failed: failed.length } };

@@ -127,7 +127,7 @@ export function notHereWords(reason: "not-fetched" | "shallow"): string {
 }
 
 /** Why the age is unknown, in the words the summary uses (and `drift --help` lists). */
-export function ageUnknownWords(reason: "missing" | "malformed" | "future" | null): string {
+function ageUnknownWords(reason: "missing" | "malformed" | "future" | null): string {
   if (reason === "future") return "age unknown: the saved time is more than 5 minutes in the future";
   if (reason === "malformed") return "age unknown: the saved time is not a strict ISO-8601 time with a zone";
   return "age unknown: the handoff has no `- Date:` or `Saved:` time";
@@ -137,75 +137,60 @@ export function ageUnknownWords(reason: "missing" | "malformed" | "future" | nul
 function fateClauses(fates: readonly DirtyFate[]): string[] {
   const group = new Map<string, string[]>();
   for (const f of fates) {
-    const key =
-      f.fate === "committed"
-        ? `dirty at the save, committed in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`
-        : f.fate === "stashed"
-          ? `dirty at the save, now in ${f.stash}`
-          : FATE_WORDS[f.fate];
+    let words: string = f.fate === "stashed" ? `now in ${f.stash}` : "";
+    if (f.fate === "committed") words = `committed in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
+    else if (f.fate !== "stashed") words = FATE_WORDS[f.fate];
+    const key = f.fate === "not-here" ? words : `dirty at the save, ${words}`;
     group.set(key, [...(group.get(key) ?? []), f.path]);
   }
   return [...group].map(([words, paths]) => `${words}: ${listed(paths)}`);
 }
 
 const FATE_WORDS = {
-  reverted: "dirty at the save, reverted (neither committed nor stashed)",
-  changed: "dirty at the save, still dirty and changed since",
-  unchanged: "dirty at the save, still dirty and unchanged", dirty: "dirty at the save, still dirty",
+  reverted: "reverted (neither committed nor stashed)", changed: "still dirty and changed since",
+  unchanged: "still dirty and unchanged", dirty: "still dirty", clean: "clean now (committed, stashed or reverted)",
   "not-here": "dirty in the clone that saved, not in this one",
-  clean: "dirty at the save, clean now (committed, stashed or reverted)",
 } as const;
 
+// Why the verdict is unverifiable, in one clause.
+function unverifiableClause(f: DriftFacts, notHere: DriftReport["notHereReason"]): string {
+  const { state, note } = f.git;
+  if (state === "missing") return "git is not on PATH, so the repository could not be compared (outside-git behaviour)";
+  const onlyAge = "so only age and key files were checked";
+  if (state === "not-repo") return `the root is not in a git repository, ${onlyAge}`;
+  const why = note ?? "git status failed";
+  if (state === "broken") return `git cannot read the repository at the root (${why}), ${onlyAge}: ${BROKEN_REPO_FIX}`;
+  if (state !== "repo") return `git could not be used (${note ?? state})`;
+  if (f.saved.head === null || f.headReachable === null)
+    return "the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked";
+  if (notHere !== null) return `saved HEAD ${short(f.saved.head)} is ${notHereWords(notHere)}`;
+  return `${ageUnknownWords(f.ageUnknown ?? null)}, so the handoff cannot be called fresh`;
+}
+
 // The verdict's reason: why it could not be checked, how history was rewritten, or where HEAD is.
-function headClauses(
-  f: DriftFacts, verdict: Verdict, notHere: DriftReport["notHereReason"], memoryOnly: number,
-): string[] {
-  const parts: string[] = [];
+function headClauses(f: DriftFacts, verdict: Verdict, notHere: DriftReport["notHereReason"], memoryOnly: number) {
   const head = short(f.saved.head);
-  const git = f.git;
-  if (verdict === "unverifiable") {
-    if (git.state === "missing")
-      parts.push("git is not on PATH, so the repository could not be compared (outside-git behaviour)");
-    else if (git.state === "not-repo")
-      parts.push("the root is not in a git repository, so only age and key files were checked");
-    else if (git.state === "broken") {
-      const why = git.note ?? "git status failed";
-      parts.push(
-        `git cannot read the repository at the root (${why}), so only age and key files were checked: ` +
-          `${BROKEN_REPO_FIX}`,
-      );
-    } else if (git.state !== "repo") parts.push(`git could not be used (${git.note ?? git.state})`);
-    else if (f.saved.head === null || f.headReachable === null) {
-      parts.push(
-        "the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked",
-      );
-    } else if (notHere !== null) parts.push(`saved HEAD ${head} is ${notHereWords(notHere)}`);
-    else parts.push(`${ageUnknownWords(f.ageUnknown ?? null)}, so the handoff cannot be called fresh`);
-  } else if (verdict === "rewritten") {
-    parts.push(
+  if (verdict === "unverifiable") return [unverifiableClause(f, notHere)];
+  if (verdict === "rewritten") {
+    const how = "(rebase, amend, reset, squash merge or force-push)";
+    const parts = [
       f.objectMissing
         ? `saved HEAD ${head} no longer exists here; this clone's reflog names it (history rewritten)`
-        : `saved HEAD ${head} is no longer reachable from HEAD or any ref (rebase, amend, reset, squash merge ` +
-          `or force-push)`,
-    );
-    if (f.sinceSaved != null)
-      parts.push(
-        `${plural(f.sinceSaved, "commit")} on HEAD since the save, rewritten copies of saved commits left out`,
-      );
+        : `saved HEAD ${head} is no longer reachable from HEAD or any ref ${how}`,
+    ];
+    const copies = "rewritten copies of saved commits left out";
+    if (f.sinceSaved != null) parts.push(`${plural(f.sinceSaved, "commit")} on HEAD since the save, ${copies}`);
     else if (f.commitsSinceDate !== null)
       parts.push(`${plural(f.commitsSinceDate, "commit")} on HEAD since the saved date`);
-    parts.push("plan statuses are unverified");
-  } else if (f.headReachable === true && f.ahead !== null && f.behind !== null) {
-    const [ahead, behind] = [f.ahead, f.behind];
-    if (ahead === 0 && behind === 0) {
-      parts.push(
-        memoryOnly > 0 ? `no commits since the saved ${head} but memory-only ones` : `at the saved commit ${head}`,
-      );
-    } else if (behind === 0) parts.push(`${plural(ahead, "commit")} ahead of the saved ${head}`);
-    else if (ahead === 0) parts.push(`${plural(behind, "commit")} behind the saved ${head}`);
-    else parts.push(`diverged from the saved ${head}: ${ahead} ahead, ${behind} behind`);
+    return [...parts, "plan statuses are unverified"];
   }
-  return parts;
+  if (f.headReachable !== true || f.ahead === null || f.behind === null) return [];
+  const [ahead, behind] = [f.ahead, f.behind];
+  if (ahead === 0 && behind === 0)
+    return [memoryOnly > 0 ? `no commits since the saved ${head} but memory-only ones` : `at the saved commit ${head}`];
+  if (behind === 0) return [`${plural(ahead, "commit")} ahead of the saved ${head}`];
+  if (ahead === 0) return [`${plural(behind, "commit")} behind the saved ${head}`];
+  return [`diverged from the saved ${head}: ${ahead} ahead, ${behind} behind`];
 }
 
 // The key files (missing, not created yet, changed, with uncommitted edits), upstream and dirty counts.
@@ -255,15 +240,11 @@ export function assessDrift(f: DriftFacts): DriftReport {
 
   const unverifiable = [...f.unverifiable];
   // An absent commit is rewritten only when this clone once had it (its reflog names it).
-  const notHereReason =
-    f.git.state === "repo" && f.saved.head !== null && reachable === false && f.objectMissing && f.reflogNamed !== true
-      ? f.shallow
-        ? "shallow"
-        : "not-fetched"
-      : null;
+  const unchecked = f.git.state !== "repo" || f.saved.head === null || reachable === null;
+  const absent = !unchecked && reachable === false && f.objectMissing && f.reflogNamed !== true;
+  const notHereReason = absent ? (f.shallow ? "shallow" : "not-fetched") : null;
   let verdict: Verdict;
-  if (f.git.state !== "repo" || f.saved.head === null || reachable === null || notHereReason !== null)
-    verdict = "unverifiable";
+  if (unchecked || notHereReason !== null) verdict = "unverifiable";
   else if (!reachable) verdict = "rewritten";
   else if ((ageRaw !== null && ageRaw > STALE_DAYS) || (ahead !== null && ahead > STALE_COMMITS)) verdict = "stale";
   else if (branchChanged === true || (ahead ?? 0) > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0)
@@ -285,10 +266,9 @@ export function assessDrift(f: DriftFacts): DriftReport {
   if (branchAbsent) parts.push(`branch ${bw(savedBranch)} is not in this clone; on ${bw(currentBranch)}`);
   else if (branchChanged === true) parts.push(`branch moved from ${bw(savedBranch)} to ${bw(currentBranch)}`);
   else if (branchChanged === false && verdict !== "unverifiable") parts.push(`on ${bw(currentBranch)}`);
+  const since = progress.current === null ? ", finished or aborted since" : "";
   if (progress.saved !== null && progress.saved !== progress.current)
-    parts.push(
-      `${progress.saved} was in progress at the save${progress.current === null ? ", finished or aborted since" : ""}`,
-    );
+    parts.push(`${progress.saved} was in progress at the save${since}`);
   if (progress.current !== null) parts.push(`${progress.current} in progress now`);
   // "age unknown" is said once (docs/design.md#verdicts-and-the-brief): the verdict's reason may have said it.
   if (ageDays !== null) parts.push(`saved ${ageDays} days ago`);
@@ -298,11 +278,8 @@ export function assessDrift(f: DriftFacts): DriftReport {
   parts.push(...fateClauses(f.dirtyFates ?? []));
   // Which agent saved it (recorded by this clone's write): the next agent says where it came from.
   if (f.savedBy) parts.push(`saved by ${f.savedBy}${f.saved.date === null ? "" : ` at ${f.saved.date.iso}`}`);
-  if (f.provenance?.someoneElse)
-    parts.push(
-      `the handoff was not saved in this ` +
-        `clone${f.provenance.committer === null ? "" : `; its last commit is by ${f.provenance.committer}`}`,
-    );
+  const by = f.provenance?.committer ? `; its last commit is by ${f.provenance.committer}` : "";
+  if (f.provenance?.someoneElse) parts.push(`the handoff was not saved in this clone${by}`);
   const bad = unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
   if (bad.length > 0) parts.push(`unverifiable anchors: ${bad.join(", ")}`);
   // Branch names in it come from the file: the summary is prose printed outside the envelope.
@@ -318,9 +295,7 @@ export function assessDrift(f: DriftFacts): DriftReport {
     branchChanged, headReachable: reachable, ahead, behind, commitsSinceDate: f.commitsSinceDate, ageDays,
     missingKeyFiles: f.missingKeyFiles, keyFilesNotYetCreated: f.keyFilesNotYetCreated ?? [], upstream: up,
     dirtyChanged, shallow: f.shallow,
-    headPresent:
-      f.git.state !== "repo" || f.saved.head === null || reachable === null ? null : reachable || !f.objectMissing,
-    countsAtLeast: f.shallow, notHereReason,
+    headPresent: unchecked ? null : reachable || !f.objectMissing, countsAtLeast: f.shallow, notHereReason,
     sinceSaved: verdict === "rewritten" && !f.objectMissing ? (f.sinceSaved ?? null) : null,
     git: f.git, unverifiable, memoryOnlyCommits: memoryOnly, changedKeyFiles, cleanedDirty, dirtyKeyFiles,
     inProgress: progress, provenance: f.provenance ?? null, dirtyFates: f.dirtyFates ?? [], summary,
