@@ -5728,11 +5728,6 @@ function dirtyHashesOf(top, dirty) {
   }
   return out;
 }
-function keyFileRelative(root, value) {
-  const rel = path22.isAbsolute(value) ? path22.relative(root, value).split(path22.sep).join("/") : value;
-  const safe = safeRelativePath(rel);
-  return safe === null ? { error: "not a path inside the root" } : safe;
-}
 async function collectAnchors(root, env, nowMs, keyFiles, opts = {}) {
   const date = isoSeconds(nowMs);
   let gitNote = null;
@@ -5757,7 +5752,9 @@ async function collectAnchors(root, env, nowMs, keyFiles, opts = {}) {
         skippedKeyFiles: []
       };
     }
-    gitNote = r.kind === "broken" ? `git cannot read the repository here (${r.note}); anchors are the outside-git ones: ${BROKEN_REPO_FIX}` : `not a git repository (${r.note})`;
+    const outside = `anchors are the outside-git ones: ${BROKEN_REPO_FIX}`;
+    if (r.kind === "broken") gitNote = `git cannot read the repository here (${r.note}); ${outside}`;
+    else gitNote = `not a git repository (${r.note})`;
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
     gitNote = err.reason === "missing" ? "git was not found on PATH; anchors are the outside-git ones" : err.message;
@@ -5765,9 +5762,10 @@ async function collectAnchors(root, env, nowMs, keyFiles, opts = {}) {
   const keyFileMtimes = [];
   const skippedKeyFiles = [];
   for (const value of keyFiles) {
-    const rel = keyFileRelative(root, value);
-    if (typeof rel !== "string") {
-      skippedKeyFiles.push({ path: value, reason: rel.error });
+    const given = path22.isAbsolute(value) ? path22.relative(root, value).split(path22.sep).join("/") : value;
+    const rel = safeRelativePath(given);
+    if (rel === null) {
+      skippedKeyFiles.push({ path: value, reason: "not a path inside the root" });
       continue;
     }
     const st = await statInsideRoot(root, rel);

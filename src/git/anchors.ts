@@ -74,13 +74,6 @@ function dirtyHashesOf(top: string, dirty: readonly string[]): DirtyHash[] {
   return out;
 }
 
-/** Turns a `--key-file` value into a root-relative path, or a reason it is refused. */
-function keyFileRelative(root: string, value: string): string | { error: string } {
-  const rel = path.isAbsolute(value) ? path.relative(root, value).split(path.sep).join("/") : value;
-  const safe = safeRelativePath(rel);
-  return safe === null ? { error: "not a path inside the root" } : safe;
-}
-
 /**
  * Collects the anchors at the root with one git process: branch, HEAD, dirty files (the memory dir and the
  * running skill's folder left out), the operation in progress and the time; outside git (said in `gitNote`), the
@@ -105,10 +98,9 @@ export async function collectAnchors(
         dirtyHashes, gitNote: null, skippedKeyFiles: [],
       };
     }
-    gitNote =
-      r.kind === "broken"
-        ? `git cannot read the repository here (${r.note}); anchors are the outside-git ones: ${BROKEN_REPO_FIX}`
-        : `not a git repository (${r.note})`;
+    const outside = `anchors are the outside-git ones: ${BROKEN_REPO_FIX}`;
+    if (r.kind === "broken") gitNote = `git cannot read the repository here (${r.note}); ${outside}`;
+    else gitNote = `not a git repository (${r.note})`;
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
     gitNote = err.reason === "missing" ? "git was not found on PATH; anchors are the outside-git ones" : err.message;
@@ -116,9 +108,10 @@ export async function collectAnchors(
   const keyFileMtimes: AnchorValues["keyFileMtimes"] = [];
   const skippedKeyFiles: CollectedAnchors["skippedKeyFiles"] = [];
   for (const value of keyFiles) {
-    const rel = keyFileRelative(root, value);
-    if (typeof rel !== "string") {
-      skippedKeyFiles.push({ path: value, reason: rel.error });
+    const given = path.isAbsolute(value) ? path.relative(root, value).split(path.sep).join("/") : value;
+    const rel = safeRelativePath(given);
+    if (rel === null) {
+      skippedKeyFiles.push({ path: value, reason: "not a path inside the root" });
       continue;
     }
     const st = await statInsideRoot(root, rel);
