@@ -35,33 +35,16 @@ const MAX_SINCE_SAVED = 500;
 const ATTRIBUTES = ".gitattributes";
 
 /**
- * Per side, the commits between the saved HEAD and HEAD, those touching only the memory dir, and those touching
- * `.gitattributes` and otherwise only the memory dir (memory-only when the file's text outside our block is the same
- * at both ends; docs/decisions/first-resume.md); `truncated` past MAX_LOGGED_COMMITS; `handoffCommitter`: the author
- * (`name\x03e-mail`) of HEAD's newest non-merge commit touching the handoff.
- */
-interface HistoryCounts {
-  ahead: number;
-  behind: number;
-  memoryOnlyAhead: number;
-  memoryOnlyBehind: number;
-  truncated: boolean;
-  attributesAhead: number;
-  attributesBehind: number;
-  handoffCommitter: string | null;
-}
-
-/**
  * Parses the history log (`\x01<side>\x02<author>\x04<parents>\0`, then `\n` and NUL-ended top-relative paths; a
- * merge diffed against its first parent). A commit is memory-only when it touches at least one path and all lie under
- * `memoryPrefix`. Pure.
+ * merge diffed against its first parent): per side, the commits, those touching only `memoryPrefix` (at least one
+ * path, all under it), and those touching `.gitattributes` and otherwise only memory (memory-only when the file's
+ * text outside our block is the same at both ends); `handoffCommitter`: the author (`name\x03e-mail`) of HEAD's
+ * newest non-merge commit touching the handoff. Pure.
  */
-export function parseHistory(
-  out: Buffer, memoryPrefix: string, handoffPath = `${memoryPrefix}HANDOFF.md`,
-): HistoryCounts {
-  const counts: HistoryCounts = {
+export function parseHistory(out: Buffer, memoryPrefix: string, handoffPath = `${memoryPrefix}HANDOFF.md`) {
+  const counts = {
     ahead: 0, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, attributesAhead: 0, attributesBehind: 0,
-    truncated: false, handoffCommitter: null,
+    truncated: false, handoffCommitter: null as string | null,
   };
   // A record starts at the output's start or right after a NUL (paths hold no NUL, but may hold \x01).
   const records = `\0${out.toString("utf8")}`.split("\0\x01").slice(1);

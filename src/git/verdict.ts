@@ -63,37 +63,9 @@ export interface Provenance {
   someoneElse: boolean;
 }
 
-/** `drift --json`'s document (docs/design.md#verdicts-and-the-brief describes each field). */
-export interface DriftReport {
-  verdict: Verdict;
-  saved: Saved & { date: string | null };
-  current: { branch: string | null; head: string | null; dirty: string[] | null };
-  branchChanged: boolean | null;
-  headReachable: boolean | null;
-  ahead: number | null;
-  behind: number | null;
-  commitsSinceDate: number | null;
-  ageDays: number | null;
-  missingKeyFiles: string[];
-  keyFilesNotYetCreated: string[];
-  upstream: UpstreamGap | null;
-  dirtyChanged: boolean | null;
-  shallow: boolean;
-  headPresent: boolean | null;
-  countsAtLeast: boolean;
-  notHereReason: "not-fetched" | "shallow" | null;
-  sinceSaved: number | null;
-  git: { state: GitState; note: string | null };
-  unverifiable: string[];
-  memoryOnlyCommits: number;
-  changedKeyFiles: string[];
-  cleanedDirty: string[];
-  dirtyKeyFiles: string[];
-  inProgress: InProgress;
-  provenance: Provenance | null;
-  dirtyFates: DirtyFate[];
-  summary: string;
-}
+/** `drift --json`'s document (docs/design.md#verdicts-and-the-brief describes its fields). */
+export type DriftReport = ReturnType<typeof assessDrift>;
+type NotHere = "not-fetched" | "shallow" | null;
 
 function short(id: string | null): string {
   return id === null ? "?" : id.slice(0, 12);
@@ -153,7 +125,7 @@ const FATE_WORDS = {
 } as const;
 
 // Why the verdict is unverifiable, in one clause.
-function unverifiableClause(f: DriftFacts, notHere: DriftReport["notHereReason"]): string {
+function unverifiableClause(f: DriftFacts, notHere: NotHere): string {
   const { state, note } = f.git;
   if (state === "missing") return "git is not on PATH, so the repository could not be compared (outside-git behaviour)";
   const onlyAge = "so only age and key files were checked";
@@ -168,7 +140,7 @@ function unverifiableClause(f: DriftFacts, notHere: DriftReport["notHereReason"]
 }
 
 // The verdict's reason: why it could not be checked, how history was rewritten, or where HEAD is.
-function headClauses(f: DriftFacts, verdict: Verdict, notHere: DriftReport["notHereReason"], memoryOnly: number) {
+function headClauses(f: DriftFacts, verdict: Verdict, notHere: NotHere, memoryOnly: number) {
   const head = short(f.saved.head);
   if (verdict === "unverifiable") return [unverifiableClause(f, notHere)];
   if (verdict === "rewritten") {
@@ -218,7 +190,7 @@ function fileClauses(f: DriftFacts, parts: string[], dirtyChanged: boolean | nul
   return { changedKeyFiles, dirtyKeyFiles, up };
 }
 
-export function assessDrift(f: DriftFacts): DriftReport {
+export function assessDrift(f: DriftFacts) {
   const cur = f.current;
   const ageRaw = f.saved.date === null ? null : Math.max(0, (f.nowMs - f.saved.date.ms) / DAY_MS);
   const ageDays = ageRaw === null ? null : Math.round(ageRaw * 10) / 10;
@@ -242,7 +214,7 @@ export function assessDrift(f: DriftFacts): DriftReport {
   // An absent commit is rewritten only when this clone once had it (its reflog names it).
   const unchecked = f.git.state !== "repo" || f.saved.head === null || reachable === null;
   const absent = !unchecked && reachable === false && f.objectMissing && f.reflogNamed !== true;
-  const notHereReason = absent ? (f.shallow ? "shallow" : "not-fetched") : null;
+  const notHereReason: NotHere = absent ? (f.shallow ? "shallow" : "not-fetched") : null;
   let verdict: Verdict;
   if (unchecked || notHereReason !== null) verdict = "unverifiable";
   else if (!reachable) verdict = "rewritten";
