@@ -15328,8 +15328,8 @@ async function step(top, args, env, what, runHooks, done = "") {
     return await runGit(top, args, env, timeoutMs, { hooksAndSigning: runHooks });
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
-    const why = err.reason === "timeout" ? `took longer than ${timeoutMs / 1e3} s and was stopped` : `could not run: ${err.why}`;
-    throw new Refused(`${done}${what} ${why}`);
+    const slow = `took longer than ${timeoutMs / 1e3} s and was stopped`;
+    throw new Refused(`${done}${what} ${err.reason === "timeout" ? slow : `could not run: ${err.why}`}`);
   }
 }
 async function gitOut(top, args, env, what, runHooks) {

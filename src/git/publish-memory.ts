@@ -3,7 +3,7 @@ import { accessSync, constants, existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { attributesOnlyOurs } from "./merge-driver-config.ts";
-import { firstLine, GIT_TIMEOUT_MS, GitUnavailable, runGit, type GitResult } from "./run.ts";
+import { firstLine, GIT_TIMEOUT_MS, GitUnavailable, runGit } from "./run.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -64,17 +64,14 @@ const LS_MEMORY = ["ls-files", "-z", "--cached", "--others", "--exclude-standard
 const PUSH_TIMEOUT_MS = 5 * 60_000;
 
 /** runGit, with a git that ran too long or could not run turned into a refusal naming the step. */
-async function step(
-  top: string, args: string[], env: Env, what: string, runHooks: boolean, done = "",
-): Promise<GitResult> {
+async function step(top: string, args: string[], env: Env, what: string, runHooks: boolean, done = "") {
   const timeoutMs = args[0] === "push" ? PUSH_TIMEOUT_MS : GIT_TIMEOUT_MS;
   try {
     return await runGit(top, args, env, timeoutMs, { hooksAndSigning: runHooks });
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
-    const why =
-      err.reason === "timeout" ? `took longer than ${timeoutMs / 1000} s and was stopped` : `could not run: ${err.why}`;
-    throw new Refused(`${done}${what} ${why}`);
+    const slow = `took longer than ${timeoutMs / 1000} s and was stopped`;
+    throw new Refused(`${done}${what} ${err.reason === "timeout" ? slow : `could not run: ${err.why}`}`);
   }
 }
 
