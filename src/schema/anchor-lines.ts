@@ -1,8 +1,10 @@
 // The `## Environment anchors` lines and path lists, free of the Markdown grammar: the `anchors` verb uses it alone.
 import { refusedIndexes } from "../guard/invisible.ts";
+import { quotedValue } from "../guard/quote.ts";
+import { asObjectId, isNullObjectId, parseStrictTime } from "./values.ts";
 
 /** Most dirty paths written on the `- Dirty files:` line; the rest are counted (`… and N more`). */
-export const MAX_LISTED_DIRTY = 50;
+const MAX_LISTED_DIRTY = 50;
 
 const NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
 const ESCAPES: Record<string, string> = {
@@ -64,12 +66,6 @@ function readQuoted(s: string, start: number): { value: string; end: number } | 
   return null;
 }
 
-/** A parsed path list: the paths, and how many more the line said it left out. */
-export interface PathList {
-  paths: string[];
-  more: number;
-}
-
 /** Reads a path at `i`: C-quoted, or bare up to `sep` (or to the end when `last` allows); null when malformed. */
 function readPath(v: string, i: number, sep: string, last: boolean): { value: string; end: number } | null {
   if (v[i] === '"') return readQuoted(v, i);
@@ -80,7 +76,7 @@ function readPath(v: string, i: number, sep: string, last: boolean): { value: st
 }
 
 /** Parses a path list as `renderPathList` writes it (`none`: empty; `… and N more` counted); null if malformed. */
-export function parsePathList(value: string): PathList | null {
+export function parsePathList(value: string): { paths: string[]; more: number } | null {
   const v = value.trim();
   if (v === "none") return { paths: [], more: 0 };
   const paths: string[] = [];
@@ -104,7 +100,7 @@ export function renderPathList(paths: readonly string[], limit = MAX_LISTED_DIRT
 }
 
 /** Writes a branch for `- Branch:`: quoted as `quotePath` does only when it holds a code point `write` refuses. */
-export function quoteBranch(name: string): string {
+function quoteBranch(name: string): string {
   return refusedIndexes(name).size > 0 ? quotePath(name) : name;
 }
 
@@ -123,19 +119,15 @@ export interface AnchorValues {
   head: string | null;
   /** Dirty paths relative to the repository top, the memory dir excluded. */
   dirty: string[];
-  /** ISO-8601 UTC with `Z`. */
   date: string;
   keyFileMtimes: { path: string; mtime: string | null }[];
-  /** The operation in progress (`rebase of feature/login`) and its conflicted files. */
   inProgress?: { words: string; conflicted: number } | null;
-  /** Each dirty file's blob id (or `deleted`, `over 8 MB`), at most 20. */
   dirtyHashes?: DirtyHash[];
 }
 
-/** One item of the `- Dirty hashes:` anchor. */
+/** One item of the `- Dirty hashes:` anchor: a path and its blob id (40 or 64 hex), `deleted` or `over 8 MB`. */
 export interface DirtyHash {
   path: string;
-  /** 40 or 64 hex, `deleted` or `over 8 MB`. */
   id: string;
 }
 
@@ -220,4 +212,101 @@ export function renderAnchorLines(a: AnchorValues): string {
     ...(a.inProgress ? [`- In progress: ${renderInProgress(a.inProgress)}`] : []),
     "",
   ].join("\n");
+}
+
+/** Anchor labels, as `anchors` prints them. */
+type AnchorLabel = "Branch" | "HEAD" | "Dirty files" | "Dirty hashes" | "In progress" | "Date" | "Key file mtimes";
+
+type AnchorLine = { label: AnchorLabel; value: string } | { error: string; unknown?: true };
+
+const LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
+// A later version's label (`- Something new: …`) is a finding, not an error, so that older
+// readers and newer writers keep working together.
+const OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
+const OPERATION = /^(rebase|merge|cherry-pick|revert|bisect|am)(?: of (\S.*?))? \((\d+) conflicted files?\)$/;
+// `<path> @ <ISO|missing>, …`: a path is bare (no comma, no quote) or double-quoted with C escapes.
+const MTIME_ITEM = /^(?:"(?:[^"\\]|\\.)*"|[^",\s][^",]*?) @ (missing|\S+?)(?:, |$)/;
+
+// A time of the right shape, in the future or not: the future is a finding, not a malformed line.
+const isIsoWithZone = (value: string): boolean => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));
+
+function keyFileMtimesError(value: string): string | null {
+  let rest = value;
+  if (rest === "") return "no `<path> @ <time>` item";
+  while (rest !== "") {
+    const m = MTIME_ITEM.exec(rest);
+    if (!m) return `${quotedValue(rest.slice(0, 60))} is not \`<path> @ <ISO-8601 time, or missing>\``;
+    const time = m[1]!;
+    if (time !== "missing" && !isIsoWithZone(time)) {
+      return `${quotedValue(time)} is not an ISO-8601 time with a zone (or \`missing\`)`;
+    }
+    rest = rest.slice(m[0].length);
+  }
+  return null;
+}
+
+// A value's problem, or null; HEAD and Date are accepted in backticks (older handoffs).
+function valueError(label: AnchorLabel, value: string): string | null {
+  const v = /^`([^`]*)`$/.exec(value)?.[1] ?? value;
+  const shown = quotedValue(value.slice(0, 60));
+  switch (label) {
+    case "Branch":
+      return /^\S+$/.test(value) && value.length <= 255 ? null : `branch ${shown} is not a branch name or (detached)`;
+    case "HEAD": {
+      const head = quotedValue(v.slice(0, 70));
+      if (isNullObjectId(v)) return `HEAD ${head} is the null object id (all zeros), which names no commit`;
+      if (v === "none (no commits yet)" || asObjectId(v) !== null) return null;
+      const hex = /^[0-9a-fA-F]+$/.test(v) ? ` (${v.length} hex digits)` : "";
+      return `HEAD ${head}${hex} is not a full 40- or 64-hex commit id`;
+    }
+    case "Dirty files":
+      return parsePathList(value) ? null : `dirty files ${shown} are not a comma-separated path list (or none)`;
+    case "Dirty hashes":
+      if (parseDirtyHashes(value) !== null) return null;
+      return `dirty hashes ${shown} are not \`<path> <blob id | deleted | over 8 MB>, …\``;
+    case "In progress":
+      if (OPERATION.test(value)) return null;
+      return `in progress ${shown} is not \`<operation>[ of <branch>] (<n> conflicted files)\``;
+    case "Date": {
+      if (isIsoWithZone(v)) return null;
+      const zoneless = /^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(v) ? " (it has no zone: add Z or an offset)" : "";
+      return `date ${quotedValue(v.slice(0, 60))} is not an ISO-8601 time with a zone${zoneless}`;
+    }
+    case "Key file mtimes": {
+      const err = keyFileMtimesError(value);
+      return err === null ? null : `key file mtimes: ${err}`;
+    }
+  }
+}
+
+/** Reads one line of the anchors section against the lines `anchors` prints; `unknown`: a label it does not know. */
+export function readAnchorLine(line: string): AnchorLine {
+  const m = LINE.exec(line);
+  if (m) {
+    const error = valueError(m[1] as AnchorLabel, m[2]!);
+    return error === null ? { label: m[1] as AnchorLabel, value: m[2]! } : { error };
+  }
+  const other = OTHER_LABEL.exec(line);
+  if (other) {
+    const label = `\`- ${other[1]}:\` is not an anchor label this helper knows`;
+    return { error: `${label} (a newer helper's line?); nothing reads it`, unknown: true };
+  }
+  const shown = quotedValue(line.slice(0, 60));
+  if (/^[-*+]\s*([A-Za-z ]+):/.test(line)) {
+    const labels = "Branch, HEAD, Dirty files, Dirty hashes, In progress, Date, Key file mtimes";
+    return { error: `${shown} is not an anchor line (labels are exactly ${labels}, after "- ")` };
+  }
+  const paste = "paste what `anchors` prints, or leave the section empty for write to fill";
+  return { error: `${shown} is not an anchor line; ${paste}` };
+}
+
+/** True when an anchors section body is empty: blank lines, `- none` or template placeholders only. */
+export function isEmptyAnchorsBody(lines: readonly string[]): boolean {
+  return lines.every((raw) => {
+    const line = raw.trim();
+    if (line === "" || /^(?:[-*+] )?none$/i.test(line)) return true;
+    if (/^(?:[-*+] )?<[^<>]*>$/.test(line) || /^<!--.*-->$/.test(line)) return true;
+    const m = /^[-*+] [A-Za-z ]+: (.*)$/.exec(line);
+    return m !== null && /^<[^<>]*>$/.test(m[1]!.trim());
+  });
 }

@@ -2,7 +2,7 @@
 import * as anchor from "./anchor-lines.ts";
 import { parseBlocks, type Block } from "./grammar.ts";
 import { stateTime, type StateTime } from "./state-time.ts";
-import { lineAt, lineStartsOf, nearest } from "./validate-common.ts";
+import { nearest } from "./validate-common.ts";
 import { asObjectId, isPlausibleBranch, parseStrictTime, safeRelativePath, unticked } from "./values.ts";
 import type { ObjectId, ValidTime } from "./values.ts";
 
@@ -14,11 +14,9 @@ export interface PlanStep {
   depth?: number;
 }
 
-/** A `## Key files` entry: `- <path> — <why>` (a path in backticks is accepted). */
+/** A `## Key files` entry `- <path> — <why>`: the path as written, normalised (null outside the root), the why. */
 export interface KeyFile {
-  /** The path as written. */
   raw: string;
-  /** Normalised root-relative path, or null when it is absolute or leaves the root. */
   path: string | null;
   why: string;
 }
@@ -51,14 +49,11 @@ export interface HandoffItem {
 
 /** A handoff as plain data; text fields keep the file's own words (data, not instructions). */
 export interface ParsedHandoff {
-  /** First line is `<!-- memory-schema: v1 -->`. */
   marker: boolean;
-  /** Has the `# Session Handoff` heading. */
   heading: boolean;
   /** Text after `Saved:`, and its line. */
   saved: string | null;
   savedLine: number | null;
-  /** The level-2 section titles in document order. */
   sections: string[];
   goal: string;
   /** The `## Plan` list's top-level items, each with its whole text (nested items included). */
@@ -170,25 +165,12 @@ export function parseHandoff(input: string): ParsedHandoff {
 
 // The one reading of a handoff; with `lists` false it skips what the session-start hook never needs.
 export function readHandoff(text: string, tree: Block, lists = true): ParsedHandoff {
-  const starts = lineStartsOf(text);
   const out: ParsedHandoff = {
     marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
-    heading: false,
-    saved: null,
-    savedLine: null,
-    sections: [],
-    goal: "",
-    plan: [],
-    steps: [],
-    decisions: [],
-    failedApproaches: [],
-    openQuestions: [],
-    nextSteps: [],
-    keyFiles: [],
+    heading: false, saved: null, savedLine: null, sections: [], goal: "", plan: [], steps: [],
+    decisions: [], failedApproaches: [], openQuestions: [], nextSteps: [], keyFiles: [],
     anchors: { present: false, branch: null, head: null, dirty: null, date: null, keyFileMtimes: null },
-    headings: [],
-    items: [],
-    strays: [],
+    headings: [], items: [], strays: [],
   };
   const listOf: Record<string, string[]> = {
     decisions: out.decisions,
@@ -205,7 +187,7 @@ export function readHandoff(text: string, tree: Block, lists = true): ParsedHand
     const node = nodes[n]!;
     if (node.type === "heading") {
       const title = text.slice(node.start, node.end).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
-      out.headings.push({ depth: node.depth ?? 1, title, line: lineAt(starts, node.start) });
+      out.headings.push({ depth: node.depth ?? 1, title, line: node.line });
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
       if (node.depth !== 2) continue;
       out.sections.push(title);
@@ -214,7 +196,7 @@ export function readHandoff(text: string, tree: Block, lists = true): ParsedHand
       if (stray) {
         // An unknown section lends its items to the nearest known one; validate names it.
         const near = nearest(title, SECTION_TITLES);
-        out.strays.push({ title, near, line: lineAt(starts, node.start) });
+        out.strays.push({ title, near, line: node.line });
         section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
         continue;
       }
@@ -229,7 +211,7 @@ export function readHandoff(text: string, tree: Block, lists = true): ParsedHand
       const i = lines.findIndex((l) => /^Saved:/.test(l.trim()));
       if (i >= 0) {
         out.saved = lines[i]!.trim().slice("Saved:".length).trim();
-        out.savedLine = lineAt(starts, node.start) + i;
+        out.savedLine = node.line + i;
       }
       continue;
     }
@@ -243,7 +225,7 @@ export function readHandoff(text: string, tree: Block, lists = true): ParsedHand
     for (let i = 0; i < listed.length; i++) items.push(itemText(text, listed[i]!));
     if (section !== "(repeated)" && !stray && lists) {
       for (let i = 0; i < listed.length; i++) {
-        out.items.push({ section, text: items[i]!, line: lineAt(starts, listed[i]!.start) });
+        out.items.push({ section, text: items[i]!, line: listed[i]!.line });
       }
     }
     const into = listOf[section];

@@ -1,6 +1,6 @@
 // What `write handoff` changes before saving: the `Saved:` stamp, empty anchors filled, and the `unchanged` test.
 import { handoffLayout } from "./validate.ts";
-import { isEmptyAnchorsBody } from "./validate-anchors.ts";
+import { isEmptyAnchorsBody } from "./anchor-lines.ts";
 
 /** A document with `Saved:` stamped, and what the stamp replaced. */
 export interface Stamped {

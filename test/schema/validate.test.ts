@@ -7,7 +7,7 @@ import { collectAnchors } from "../../src/git/anchors.ts";
 import { renderAnchorLines } from "../../src/schema/anchor-lines.ts";
 import { comparable, fillAnchors, stampSaved } from "../../src/schema/stamp.ts";
 import { HANDOFF_SECTIONS, handoffKeyFiles, validateHandoff, type HandoffValidateOptions } from "../../src/schema/validate.ts";
-import { readAnchorLine } from "../../src/schema/validate-anchors.ts";
+import { readAnchorLine } from "../../src/schema/anchor-lines.ts";
 import { DAY, ENV, git, newRepo, tempDir, writeTree } from "../git/repo.ts";
 import { splitTemplate } from "../docs/support.ts";
 
