@@ -6116,13 +6116,14 @@ function handoffContext(input, opts) {
   const anchors = readAnchors(model, layout, first.get("environment anchors"), opts.mode);
   const items = (name2) => byKey.get(name2.toLowerCase()) ?? [];
   const dropped = prior === null || prior === void 0 ? null : droppedItems(prior, text2);
+  const secrets = [];
   return {
     opts,
     input,
     text: text2,
     lines: lines3,
     flags: tree.flags,
-    secrets: [],
+    secrets,
     layout,
     model,
     shaped,
@@ -6267,9 +6268,9 @@ var init_validate = __esm({
       rule3("anchor-date", "finding", null, (c) => {
         const date = c.model.anchors.date;
         const st = date === null ? null : stateTime(date, null, c.opts.nowMs);
-        const shown = date === null ? "" : quoted(unticked2(date), QUOTE_CUT);
-        const message = `the - Date: anchor ${shown} is in the future (more than 5 minutes ahead): age unknown`;
-        return onAnchors(c, st !== null && !st.known && st.reason === "future", message);
+        if (st === null || st.known || st.reason !== "future") return [];
+        const shown = quoted(unticked2(date), QUOTE_CUT);
+        return onAnchors(c, true, `the - Date: anchor ${shown} is in the future (more than 5 minutes ahead): age unknown`);
       }),
       rule3("anchor-head", "finding", "anchors", (c) => {
         const head = c.model.anchors.head;

@@ -9,7 +9,7 @@ import { droppedItems, type OpenItem } from "./open-items.ts";
 import { stateTime } from "./state-time.ts";
 import { at, BEGIN, lineCount, MARKER, nearest, proportion, QUOTE_CUT, ruleOf, runRules } from "./validate-common.ts";
 import { TEXT_RULES, titleMissing } from "./validate-common.ts";
-import type { DocumentText, Hit, PartRule, Rule, Validation } from "./validate-common.ts";
+import type { Hit, PartRule, Rule, Validation } from "./validate-common.ts";
 import { isNullObjectId, unticked } from "./values.ts";
 
 const OPTIONAL: ReadonlySet<string> = new Set(["Scope", "Verification"]);
@@ -33,23 +33,15 @@ export interface HandoffValidateOptions {
   redactedText?: string;
 }
 
-/** Where things are in a handoff, for messages and for `write`'s edits (0-based line indexes, -1 when absent). */
-export interface HandoffLayout {
-  lines: string[];
-  /** The `# Session Handoff` line, among the first four. */
-  titleIndex: number;
-  /** The preamble's first `Saved:` line. */
-  savedIndex: number;
-  /** The body of the first `## Environment anchors` ([start, end), trailing blank lines left out), or null. */
-  anchors: { start: number; end: number } | null;
-}
-
-/** Where the title, `Saved:` and the anchors' body are, from the parsed model's headings. */
-export function handoffLayout(text: string, model = readHandoff(text, parseBlocks(text))): HandoffLayout {
+/**
+ * Where the `# Session Handoff` title (among the first four lines), the preamble's first `Saved:` and the first
+ * anchors section's body ([start, end), trailing blank lines left out) are: 0-based, -1 or null when absent.
+ */
+export function handoffLayout(text: string, model = readHandoff(text, parseBlocks(text))) {
   const lines = text.split("\n");
   const titleIndex = lines.slice(0, 4).indexOf(TITLE);
   const heading = model.headings.find((h) => h.depth === 2 && h.title.toLowerCase() === "environment anchors");
-  let anchors: HandoffLayout["anchors"] = null;
+  let anchors: { start: number; end: number } | null = null;
   if (heading) {
     const isTitle = (h: HandoffHeading) => h.depth === 1 && h.line - 1 === titleIndex;
     const next = model.headings.find((h) => h.line > heading.line && h.depth <= 2 && !isTitle(h));
@@ -71,63 +63,12 @@ const VERIFIED = /^[^:]+:\s*\S.*\s(?:->|→)\s*\S.*\s@\s*\S+/;
 const NOT_RUN = /^[^:]+:\s*not run\b\s*[,:;—–-]?\s*\S/i;
 const ACCEPTED = /^Accepted:\s*\S/i;
 const PLAN_BOX = /^\[([ xX~-])\]\s+\S/;
+type Layout = ReturnType<typeof handoffLayout>;
 const FULL_HEAD = /^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
 
-interface Entry {
-  text: string;
-  line: number;
-}
-
-/** A heading that is not a section of schema v1. */
-interface Candidate extends HandoffHeading {
-  raw: string;
-}
-
-/** A level-2 heading of a schema v1 section, with its index in `HANDOFF_SECTIONS`. */
-interface SectionHeading {
-  heading: HandoffHeading;
-  index: number;
-  name: string;
-  key: string;
-}
-
-/** An anchors line: its error (a repeated label's included), and whether that is only an unknown label. */
-interface AnchorRead {
-  line: number;
-  error: string | null;
-  unknown: boolean;
-}
-
 /** Everything the rules read, built once per document: the model (values), positions, and shared facts. */
-interface HandoffContext extends DocumentText {
-  opts: HandoffValidateOptions;
-  layout: HandoffLayout;
-  model: ParsedHandoff;
-  /** The marker and the title are there: a text that is no v1 handoff gets its shape errors only. */
-  shaped: boolean;
-  sections: SectionHeading[];
-  /** The first level-2 heading of each section, by lower-case name. */
-  first: Map<string, HandoffHeading>;
-  /** Repeated required sections, sections out of order, and (when shaped) missing ones. */
-  sectionErrors: number;
-  /** Each missing required section (when shaped) with the heading that looks like it. */
-  missing: { name: string; look: Candidate | null }[];
-  /** Headings that are not sections of schema v1 and name no missing one. */
-  strays: Candidate[];
-  /** The section's items, `none` left out. */
-  items(name: string): Entry[];
-  keyFiles: (KeyFile & { line: number })[];
-  /** Open items of `opts.prior` this one neither carries over nor closes; null without a prior. */
-  dropped: OpenItem[] | null;
-  /** The anchors section's lines (comments skipped); null when absent, or empty on stdin (write fills it). */
-  anchorLines: AnchorRead[] | null;
-  anchorsEmpty: boolean;
-  anchorsAt: HandoffHeading | undefined;
-  /** With a git anchor line (Branch, HEAD, Dirty files, In progress): the git form of the anchors. */
-  gitForm: boolean;
-  /** Anchor labels the form needs that the model lacks. */
-  lackingAnchors: string[];
-}
+type HandoffContext = ReturnType<typeof handoffContext>;
+type Candidate = HandoffHeading & { raw: string };
 
 type HandoffPart =
   | "sections" | "saved" | "anchors" | "failed" | "decisions" | "nextSteps" | "nextAction" | "keyFiles"
@@ -227,9 +168,9 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
   rule("anchor-date", "finding", null, (c) => {
     const date = c.model.anchors.date;
     const st = date === null ? null : stateTime(date, null, c.opts.nowMs);
-    const shown = date === null ? "" : quoted(unticked(date), QUOTE_CUT);
-    const message = `the - Date: anchor ${shown} is in the future (more than 5 minutes ahead): age unknown`;
-    return onAnchors(c, st !== null && !st.known && st.reason === "future", message);
+    if (c.anchorLines === null || st === null || st.known || st.reason !== "future") return [];
+    const shown = quoted(unticked(date!), QUOTE_CUT);
+    return onAnchors(c, true, `the - Date: anchor ${shown} is in the future (more than 5 minutes ahead): age unknown`);
   }),
   rule("anchor-head", "finding", "anchors", (c) => {
     const head = c.model.anchors.head;
@@ -356,10 +297,11 @@ function anchorsPart(c: HandoffContext): number | null {
 }
 
 // The anchors section's lines checked against what `anchors` prints (comments skipped), and what the model lacks.
-function readAnchors(model: ParsedHandoff, layout: HandoffLayout, heading: HandoffHeading | undefined, mode: string) {
+function readAnchors(model: ParsedHandoff, layout: Layout, heading: HandoffHeading | undefined, mode: string) {
   const body = heading && layout.anchors ? layout.lines.slice(layout.anchors.start, layout.anchors.end) : null;
   const anchorsEmpty = body !== null && mode === "stdin" && isEmptyAnchorsBody(body);
-  let anchorLines: AnchorRead[] | null = null;
+  // Each line's error (a repeated label's included), and whether that is only a label it does not know.
+  let anchorLines: { line: number; error: string | null; unknown: boolean }[] | null = null;
   if (body !== null && !anchorsEmpty) {
     anchorLines = [];
     const seen = new Set<string>();
@@ -386,8 +328,7 @@ function readAnchors(model: ParsedHandoff, layout: HandoffLayout, heading: Hando
   return { anchorLines, anchorsEmpty, anchorsAt: heading, gitForm, lackingAnchors };
 }
 
-// The context the rules read: the text scanned once, the model read from it, and shared facts.
-function handoffContext(input: string, opts: HandoffValidateOptions): HandoffContext {
+function handoffContext(input: string, opts: HandoffValidateOptions) {
   const text = normaliseText(input);
   const tree = parseBlocks(text);
   const model = readHandoff(text, tree);
@@ -397,7 +338,7 @@ function handoffContext(input: string, opts: HandoffValidateOptions): HandoffCon
 
   // Sections: the first level-2 heading of each name; look-alikes among the other headings.
   const first = new Map<string, HandoffHeading>();
-  const sections: SectionHeading[] = [];
+  const sections: { heading: HandoffHeading; index: number; name: string; key: string }[] = [];
   let sectionErrors = 0;
   let highest = -1;
   const candidates: Candidate[] = [];
@@ -418,7 +359,8 @@ function handoffContext(input: string, opts: HandoffValidateOptions): HandoffCon
     else highest = index;
   }
   const used = new Set<number>();
-  const missing: HandoffContext["missing"] = [];
+  // Each missing required section (when shaped) with the heading that looks like it.
+  const missing: { name: string; look: Candidate | null }[] = [];
   for (const s of shaped ? HANDOFF_SECTIONS : []) {
     if (s.optional || first.has(s.name.toLowerCase())) continue;
     const look = candidates.find((c) => !used.has(c.line) && nearest(c.title, [s.name]) === s.name) ?? null;
@@ -430,7 +372,7 @@ function handoffContext(input: string, opts: HandoffValidateOptions): HandoffCon
   const resembles = (s: Candidate) => s.depth <= 2 || nearest(s.title, SECTION_NAMES) !== null;
   const strays = candidates.filter((s) => !used.has(s.line) && resembles(s));
 
-  const byKey = new Map<string, Entry[]>();
+  const byKey = new Map<string, { text: string; line: number }[]>();
   for (const item of model.items) {
     const text = item.text.trim();
     if (!NONE.test(text)) byKey.set(item.section, [...(byKey.get(item.section) ?? []), { text, line: item.line }]);
@@ -443,7 +385,8 @@ function handoffContext(input: string, opts: HandoffValidateOptions): HandoffCon
   const anchors = readAnchors(model, layout, first.get("environment anchors"), opts.mode);
   const items = (name: string) => byKey.get(name.toLowerCase()) ?? [];
   const dropped = prior === null || prior === undefined ? null : droppedItems(prior, text);
-  return { opts, input, text, lines, flags: tree.flags, secrets: [], layout, model, shaped, sections, first,
+  const secrets: readonly RedactionFinding[] = [];
+  return { opts, input, text, lines, flags: tree.flags, secrets, layout, model, shaped, sections, first,
     sectionErrors, missing, strays, items, keyFiles, dropped, ...anchors };
 }
 
