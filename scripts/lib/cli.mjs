@@ -3380,10 +3380,8 @@ var init_grammar = __esm({
 // src/schema/state-time.ts
 function stateTime(date, saved, nowMs) {
   let malformed = false;
-  for (const [value, source] of [
-    [date, "date"],
-    [saved, "saved"]
-  ]) {
+  const values = [[date, "date"], [saved, "saved"]];
+  for (const [value, source] of values) {
     if (value === null) continue;
     const parsed = parseStrictTime(unticked2(value), Number.MAX_SAFE_INTEGER);
     if ("error" in parsed) {
@@ -3395,17 +3393,13 @@ function stateTime(date, saved, nowMs) {
   }
   return { known: false, reason: malformed ? "malformed" : "missing" };
 }
-function ageDaysOf(st, nowMs) {
-  return st.known ? Math.max(0, (nowMs - st.time.ms) / DAY_MS) : null;
-}
 function localDay(ms) {
   const d = new Date(ms);
   return Date.UTC(d.getFullYear(), d.getMonth(), d.getDate()) / DAY_MS;
 }
 function ageWords(st, nowMs) {
-  const days = ageDaysOf(st, nowMs);
-  if (days === null || !st.known) return "age unknown";
-  const whole = Math.floor(days);
+  if (!st.known) return "age unknown";
+  const whole = Math.floor(Math.max(0, (nowMs - st.time.ms) / DAY_MS));
   if (whole === 0) {
     const back = st.time.ms >= nowMs ? 0 : localDay(nowMs) - localDay(st.time.ms);
     return back <= 0 ? "today" : back === 1 ? "yesterday" : `${back} days ago`;
@@ -3469,10 +3463,6 @@ function conflictSides(input) {
 }
 function isConflicted(text2) {
   return text2.includes("\n<<<<<<< ") || text2.startsWith("<<<<<<< ") ? conflictSides(text2) !== null : false;
-}
-function conflictIssue(text2) {
-  const sides = conflictSides(text2);
-  return sides === null ? null : { rule: "conflicted", line: sides.line, message: CONFLICTED_MESSAGE };
 }
 var FENCE, CONFLICTED_MESSAGE;
 var init_conflicted = __esm({
@@ -3598,8 +3588,8 @@ var init_validate_common = __esm({
       // The line grammar reads such a line as plain text: the finding says what to write instead.
       markdown: rule2("markdown", "finding", null, (c) => c.flags.map((f) => at(f.line, f.message))),
       conflicted: rule2("conflicted", "error", null, (c) => {
-        const issue = conflictIssue(c.text);
-        return issue === null ? [] : [at(issue.line, issue.message)];
+        const sides = conflictSides(c.text);
+        return sides === null ? [] : [at(sides.line, CONFLICTED_MESSAGE)];
       })
     };
     MAX_LISTED_ISSUES = 200;
@@ -3771,20 +3761,6 @@ function goalLineOf(h) {
   const line = h.goal.split("\n").find((l) => l.trim() !== "");
   return line === void 0 ? null : line.trim();
 }
-function openItemsOf(h) {
-  const first = (t) => t.split("\n")[0].trim();
-  const items = [];
-  for (const s of h.steps) {
-    if (s.status === "todo" || s.status === "in-progress") items.push({ section: "Plan", text: first(s.text) });
-  }
-  for (const raw of h.nextSteps) {
-    const m = NEXT_CHECKBOX.exec(raw);
-    if (m?.[1] === "-") continue;
-    const text2 = first(m ? raw.slice(m[0].length) : raw);
-    if (text2 !== "" && !NONE_ITEM.test(text2)) items.push({ section: "Next steps", text: text2 });
-  }
-  return items;
-}
 function checkAnchors(h, nowMs) {
   const unverifiable = [];
   const fail = (field, bad3) => bad3 && unverifiable.push(field);
@@ -3813,6 +3789,7 @@ function checkAnchors(h, nowMs) {
   fail("keyFiles", keyFiles.length < h.keyFiles.length);
   const hashes = a.dirtyHashes == null ? [] : parseDirtyHashes(a.dirtyHashes);
   fail("dirtyHashes", hashes === null);
+  const dirtyHashes = (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path);
   return {
     head,
     branch,
@@ -3822,12 +3799,12 @@ function checkAnchors(h, nowMs) {
     keyFileMtimes,
     dirty: dirtyList?.paths ?? null,
     dirtyMore: dirtyList?.more ?? 0,
-    dirtyHashes: (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path),
+    dirtyHashes,
     keyFiles,
     unverifiable
   };
 }
-var SECTION_TITLES, KNOWN_SECTIONS, LENDABLE, STEP, KEY_SEPARATOR, ANCHOR, ANCHOR_KEY, NEXT_CHECKBOX, NONE_ITEM;
+var SECTION_TITLES, KNOWN_SECTIONS, LENDABLE, STEP, KEY_SEPARATOR, ANCHOR, ANCHOR_KEY;
 var init_handoff = __esm({
   "src/schema/handoff.ts"() {
     "use strict";
@@ -3862,8 +3839,6 @@ var init_handoff = __esm({
       "in progress": "inProgress",
       "dirty hashes": "dirtyHashes"
     };
-    NEXT_CHECKBOX = /^\[([ xX~-])\]\s+/;
-    NONE_ITEM = /^(none|none recorded|n\/a|-)\.?$/i;
   }
 });
 
@@ -5972,7 +5947,19 @@ var init_sanitize = __esm({
 
 // src/schema/open-items.ts
 function openItems(text2) {
-  return openItemsOf(parseHandoff(text2));
+  const h = parseHandoff(text2);
+  const first = (t) => t.split("\n")[0].trim();
+  const items = [];
+  for (const s of h.steps) {
+    if (s.status === "todo" || s.status === "in-progress") items.push({ section: "Plan", text: first(s.text) });
+  }
+  for (const raw of h.nextSteps) {
+    const m = NEXT_CHECKBOX.exec(raw);
+    if (m?.[1] === "-") continue;
+    const text3 = first(m ? raw.slice(m[0].length) : raw);
+    if (text3 !== "" && !NONE_ITEM.test(text3)) items.push({ section: "Next steps", text: text3 });
+  }
+  return items;
 }
 function normalise(s) {
   return s.toLowerCase().replace(/[`*_]/g, "").replace(/\s+/g, " ").replace(/[\s.;:,—–-]+$/, "").trim();
@@ -5996,11 +5983,14 @@ function droppedReport(items) {
     ...more
   ].join("\n");
 }
+var NEXT_CHECKBOX, NONE_ITEM;
 var init_open_items = __esm({
   "src/schema/open-items.ts"() {
     "use strict";
     init_sanitize();
     init_handoff();
+    NEXT_CHECKBOX = /^\[([ xX~-])\]\s+/;
+    NONE_ITEM = /^(none|none recorded|n\/a|-)\.?$/i;
   }
 });
 
@@ -6268,7 +6258,7 @@ var init_validate = __esm({
       rule3("anchor-date", "finding", null, (c) => {
         const date = c.model.anchors.date;
         const st = date === null ? null : stateTime(date, null, c.opts.nowMs);
-        if (st === null || st.known || st.reason !== "future") return [];
+        if (c.anchorLines === null || st === null || st.known || st.reason !== "future") return [];
         const shown = quoted(unticked2(date), QUOTE_CUT);
         return onAnchors(c, true, `the - Date: anchor ${shown} is in the future (more than 5 minutes ahead): age unknown`);
       }),
@@ -15514,18 +15504,8 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
 
 // src/schema/capture.ts
 function emptyCapture(format2) {
-  return {
-    format: format2,
-    firstTimestamp: null,
-    userRequests: [],
-    plan: null,
-    planFinal: false,
-    filesEdited: [],
-    commands: [],
-    lastClaim: null,
-    records: 0,
-    version: null
-  };
+  const empty = { firstTimestamp: null, userRequests: [], plan: null, planFinal: false, filesEdited: [], commands: [] };
+  return { format: format2, ...empty, lastClaim: null, records: 0, version: null };
 }
 var LISTED_ITEMS;
 var init_capture = __esm({

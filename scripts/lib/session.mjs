@@ -710,10 +710,6 @@ function conflictSides(input) {
 function isConflicted(text) {
   return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
 }
-function conflictIssue(text) {
-  const sides = conflictSides(text);
-  return sides === null ? null : { rule: "conflicted", line: sides.line, message: CONFLICTED_MESSAGE };
-}
 var FENCE, CONFLICTED_MESSAGE;
 var init_conflicted = __esm({
   "src/schema/conflicted.ts"() {
@@ -1557,10 +1553,8 @@ var init_pause = __esm({
 // src/schema/state-time.ts
 function stateTime(date, saved, nowMs) {
   let malformed = false;
-  for (const [value, source] of [
-    [date, "date"],
-    [saved, "saved"]
-  ]) {
+  const values = [[date, "date"], [saved, "saved"]];
+  for (const [value, source] of values) {
     if (value === null) continue;
     const parsed = parseStrictTime(unticked(value), Number.MAX_SAFE_INTEGER);
     if ("error" in parsed) {
@@ -1572,17 +1566,13 @@ function stateTime(date, saved, nowMs) {
   }
   return { known: false, reason: malformed ? "malformed" : "missing" };
 }
-function ageDaysOf(st, nowMs) {
-  return st.known ? Math.max(0, (nowMs - st.time.ms) / DAY_MS) : null;
-}
 function localDay(ms) {
   const d = new Date(ms);
   return Date.UTC(d.getFullYear(), d.getMonth(), d.getDate()) / DAY_MS;
 }
 function ageWords(st, nowMs) {
-  const days = ageDaysOf(st, nowMs);
-  if (days === null || !st.known) return "age unknown";
-  const whole = Math.floor(days);
+  if (!st.known) return "age unknown";
+  const whole = Math.floor(Math.max(0, (nowMs - st.time.ms) / DAY_MS));
   if (whole === 0) {
     const back = st.time.ms >= nowMs ? 0 : localDay(nowMs) - localDay(st.time.ms);
     return back <= 0 ? "today" : back === 1 ? "yesterday" : `${back} days ago`;
@@ -1858,8 +1848,8 @@ var init_validate_common = __esm({
       // The line grammar reads such a line as plain text: the finding says what to write instead.
       markdown: rule("markdown", "finding", null, (c) => c.flags.map((f) => at(f.line, f.message))),
       conflicted: rule("conflicted", "error", null, (c) => {
-        const issue = conflictIssue(c.text);
-        return issue === null ? [] : [at(issue.line, issue.message)];
+        const sides = conflictSides(c.text);
+        return sides === null ? [] : [at(sides.line, CONFLICTED_MESSAGE)];
       })
     };
   }

@@ -1,17 +1,12 @@
 // Conflict markers in a memory file: a text merge of two handoffs must never be read as one handoff.
 
-/** A conflicted text split into the two documents it holds: ours (`<<<<<<<` side) and theirs. */
-export interface ConflictSides {
-  /** The 1-based line of the first `<<<<<<< ` marker. */
-  line: number;
-  ours: string;
-  theirs: string;
-}
-
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
-/** The two sides of a text holding git's conflict markers (lines outside conflicts are on both), or null. */
-export function conflictSides(input: string): ConflictSides | null {
+/**
+ * The two documents a text holding git's conflict markers holds (lines outside conflicts are on both), ours
+ * (`<<<<<<<` side) and theirs, with the 1-based line of the first marker; null when it holds no complete conflict.
+ */
+export function conflictSides(input: string): { line: number; ours: string; theirs: string } | null {
   const lines = input.replace(/\r\n?/g, "\n").split("\n");
   const ours: string[] = [];
   const theirs: string[] = [];
@@ -66,11 +61,3 @@ export function isConflicted(text: string): boolean {
 export const CONFLICTED_MESSAGE =
   "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: " +
   "keep one side (archive the other), then save it whole";
-
-/** The schema error for a text holding merge conflict markers (docs/design.md#verdicts-and-the-brief). */
-export function conflictIssue(text: string): { rule: "conflicted"; line: number; message: string } | null {
-  const sides = conflictSides(text);
-  return sides === null
-    ? null
-    : { rule: "conflicted", line: sides.line, message: CONFLICTED_MESSAGE };
-}

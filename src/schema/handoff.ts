@@ -4,7 +4,6 @@ import { parseBlocks, type Block } from "./grammar.ts";
 import { stateTime, type StateTime } from "./state-time.ts";
 import { nearest } from "./validate-common.ts";
 import { asObjectId, isPlausibleBranch, parseStrictTime, safeRelativePath, unticked } from "./values.ts";
-import type { ObjectId, ValidTime } from "./values.ts";
 
 /** A plan step: `- [x]` done, `- [~]` in progress, `- [ ]` todo, `- [-] <step> — dropped: <why>` abandoned. */
 export interface PlanStep {
@@ -103,13 +102,8 @@ const KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
 // Anchor labels as the format writes them; only the label's case may differ.
 const ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
 const ANCHOR_KEY: Record<string, Exclude<keyof RawAnchors, "present">> = {
-  branch: "branch",
-  head: "head",
-  "dirty files": "dirty",
-  date: "date",
-  "key file mtimes": "keyFileMtimes",
-  "in progress": "inProgress",
-  "dirty hashes": "dirtyHashes",
+  branch: "branch", head: "head", "dirty files": "dirty", date: "date", "key file mtimes": "keyFileMtimes",
+  "in progress": "inProgress", "dirty hashes": "dirtyHashes",
 };
 
 /** Source of a list item without its bullet: from its first child to its last. */
@@ -275,55 +269,14 @@ export function goalLineOf(h: ParsedHandoff): string | null {
   return line === undefined ? null : line.trim();
 }
 
-/** An open item of a handoff: an unfinished plan step (any depth) or a next step not dropped. */
-export interface OpenItem {
-  section: "Plan" | "Next steps";
-  text: string;
-}
-
-const NEXT_CHECKBOX = /^\[([ xX~-])\]\s+/;
-const NONE_ITEM = /^(none|none recorded|n\/a|-)\.?$/i;
-
-/** The open items of a handoff, each item's first line: plan steps todo or in progress, then next steps. */
-export function openItemsOf(h: ParsedHandoff): OpenItem[] {
-  const first = (t: string) => t.split("\n")[0]!.trim();
-  const items: OpenItem[] = [];
-  for (const s of h.steps) {
-    if (s.status === "todo" || s.status === "in-progress") items.push({ section: "Plan", text: first(s.text) });
-  }
-  for (const raw of h.nextSteps) {
-    const m = NEXT_CHECKBOX.exec(raw);
-    if (m?.[1] === "-") continue;
-    const text = first(m ? raw.slice(m[0].length) : raw);
-    if (text !== "" && !NONE_ITEM.test(text)) items.push({ section: "Next steps", text });
-  }
-  return items;
-}
-
 /** The anchors after validation: only these values may reach git. */
-export interface CheckedAnchors {
-  head: ObjectId | null;
-  /** The branch as written, when plausible (`(detached)` included). */
-  branch: string | null;
-  /** The state time when known (`stateTime` says why it is not). */
-  date: ValidTime | null;
-  stateTime: StateTime;
-  /** The `- In progress:` anchor's words (`rebase of feature/login`); null when none or malformed. */
-  inProgress: string | null;
-  /** The `- Key file mtimes:` anchor (outside git), times as written (null: saved as missing). */
-  keyFileMtimes: { path: string; mtime: string | null }[];
-  /** Dirty paths recorded at the save (null when missing or malformed), and how many the list left off. */
-  dirty: string[] | null;
-  dirtyMore: number;
-  dirtyHashes?: anchor.DirtyHash[];
-  /** Key files whose paths are usable (root-relative, inside the root). */
-  keyFiles: string[];
-  /** Fields that failed validation or are missing: `anchors` (no section), `head`, `branch`, `dirty`, `date`, … */
-  unverifiable: string[];
-}
+export type CheckedAnchors = ReturnType<typeof checkAnchors>;
 
-/** Checks a parsed handoff's anchor values: bad ones become unverifiable fields; never throws. */
-export function checkAnchors(h: ParsedHandoff, nowMs: number): CheckedAnchors {
+/**
+ * Checks a parsed handoff's anchor values; never throws. A bad or missing one is null (or left out) and named in
+ * `unverifiable` (`anchors` when there is no section); the key file mtimes' times are as written (null: missing).
+ */
+export function checkAnchors(h: ParsedHandoff, nowMs: number) {
   const unverifiable: string[] = [];
   const fail = (field: string, bad: boolean) => bad && unverifiable.push(field);
   const a = h.anchors;
@@ -352,17 +305,9 @@ export function checkAnchors(h: ParsedHandoff, nowMs: number): CheckedAnchors {
   fail("keyFiles", keyFiles.length < h.keyFiles.length);
   const hashes = a.dirtyHashes == null ? [] : anchor.parseDirtyHashes(a.dirtyHashes);
   fail("dirtyHashes", hashes === null);
+  const dirtyHashes = (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path);
   return {
-    head,
-    branch,
-    date: st.known ? st.time : null,
-    stateTime: st,
-    inProgress: progress?.words ?? null,
-    keyFileMtimes,
-    dirty: dirtyList?.paths ?? null,
-    dirtyMore: dirtyList?.more ?? 0,
-    dirtyHashes: (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path),
-    keyFiles,
-    unverifiable,
+    head, branch, date: st.known ? st.time : null, stateTime: st, inProgress: progress?.words ?? null, keyFileMtimes,
+    dirty: dirtyList?.paths ?? null, dirtyMore: dirtyList?.more ?? 0, dirtyHashes, keyFiles, unverifiable,
   };
 }

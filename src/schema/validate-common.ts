@@ -1,6 +1,6 @@
 // The validation result's shapes and the one loop that runs a rule table and a part table.
 import type { RedactionFinding } from "../guard/redact.ts";
-import { conflictIssue } from "./conflicted.ts";
+import { conflictSides, CONFLICTED_MESSAGE } from "./conflicted.ts";
 import type { Flag } from "./grammar.ts";
 
 /** One error or finding: a kebab-case rule id, a 1-based line (0: the document as a whole), a message. */
@@ -86,8 +86,8 @@ export const TEXT_RULES = {
   // The line grammar reads such a line as plain text: the finding says what to write instead.
   markdown: rule("markdown", "finding", null, (c) => c.flags.map((f) => at(f.line, f.message))),
   conflicted: rule("conflicted", "error", null, (c) => {
-    const issue = conflictIssue(c.text);
-    return issue === null ? [] : [at(issue.line, issue.message)];
+    const sides = conflictSides(c.text);
+    return sides === null ? [] : [at(sides.line, CONFLICTED_MESSAGE)];
   }),
 };
 
