@@ -2114,20 +2114,6 @@ function renderAnchorLines(a) {
     ""
   ].join("\n");
 }
-function keyFileMtimesError(value) {
-  let rest = value;
-  if (rest === "") return "no `<path> @ <time>` item";
-  while (rest !== "") {
-    const m = MTIME_ITEM.exec(rest);
-    if (!m) return `${quotedValue(rest.slice(0, 60))} is not \`<path> @ <ISO-8601 time, or missing>\``;
-    const time = m[1];
-    if (time !== "missing" && !isIsoWithZone(time)) {
-      return `${quotedValue(time)} is not an ISO-8601 time with a zone (or \`missing\`)`;
-    }
-    rest = rest.slice(m[0].length);
-  }
-  return null;
-}
 function valueError(label, value) {
   const v = /^`([^`]*)`$/.exec(value)?.[1] ?? value;
   const shown = quotedValue(value.slice(0, 60));
@@ -2155,8 +2141,10 @@ function valueError(label, value) {
       return `date ${quotedValue(v.slice(0, 60))} is not an ISO-8601 time with a zone${zoneless}`;
     }
     case "Key file mtimes": {
-      const err = keyFileMtimesError(value);
-      return err === null ? null : `key file mtimes: ${err}`;
+      const items = parseKeyFileMtimes(value);
+      if (!items?.length) return `key file mtimes: ${shown} is not \`<path> @ <ISO-8601 time, or missing>, \u2026\``;
+      const time = items.find((i) => i.mtime !== null && !isIsoWithZone(i.mtime))?.mtime;
+      return time ? `key file mtimes: ${quotedValue(time)} is not an ISO-8601 time with a zone (or \`missing\`)` : null;
     }
   }
 }
@@ -2188,7 +2176,7 @@ function isEmptyAnchorsBody(lines3) {
     return m !== null && /^<[^<>]*>$/.test(m[1].trim());
   });
 }
-var MAX_LISTED_DIRTY, NEEDS_QUOTES, ESCAPES, UNESCAPE, HASH_VALUE, LINE, OTHER_LABEL, OPERATION, MTIME_ITEM, isIsoWithZone;
+var MAX_LISTED_DIRTY, NEEDS_QUOTES, ESCAPES, UNESCAPE, HASH_VALUE, LINE, OTHER_LABEL, OPERATION, isIsoWithZone;
 var init_anchor_lines = __esm({
   "src/schema/anchor-lines.ts"() {
     "use strict";
@@ -2213,7 +2201,6 @@ var init_anchor_lines = __esm({
     LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
     OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
     OPERATION = /^(rebase|merge|cherry-pick|revert|bisect|am)(?: of (\S.*?))? \((\d+) conflicted files?\)$/;
-    MTIME_ITEM = /^(?:"(?:[^"\\]|\\.)*"|[^",\s][^",]*?) @ (missing|\S+?)(?:, |$)/;
     isIsoWithZone = (value) => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));
   }
 });
@@ -3722,9 +3709,7 @@ function readHandoff(text2, tree, lists = true) {
     const items = [];
     for (let i = 0; i < listed2.length; i++) items.push(itemText(text2, listed2[i]));
     if (section !== "(repeated)" && !stray && lists) {
-      for (let i = 0; i < listed2.length; i++) {
-        out.items.push({ section, text: items[i], line: listed2[i].line });
-      }
+      for (let i = 0; i < listed2.length; i++) out.items.push({ section, text: items[i], line: listed2[i].line });
     }
     const into = listOf[section];
     if (into !== void 0) for (let i = 0; i < items.length; i++) into.push(items[i]);

@@ -1976,9 +1976,7 @@ function readHandoff(text, tree, lists = true) {
     const items = [];
     for (let i = 0; i < listed.length; i++) items.push(itemText(text, listed[i]));
     if (section !== "(repeated)" && !stray && lists) {
-      for (let i = 0; i < listed.length; i++) {
-        out.items.push({ section, text: items[i], line: listed[i].line });
-      }
+      for (let i = 0; i < listed.length; i++) out.items.push({ section, text: items[i], line: listed[i].line });
     }
     const into = listOf[section];
     if (into !== void 0) for (let i = 0; i < items.length; i++) into.push(items[i]);

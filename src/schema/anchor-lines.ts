@@ -224,26 +224,8 @@ const LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file
 // readers and newer writers keep working together.
 const OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
 const OPERATION = /^(rebase|merge|cherry-pick|revert|bisect|am)(?: of (\S.*?))? \((\d+) conflicted files?\)$/;
-// `<path> @ <ISO|missing>, …`: a path is bare (no comma, no quote) or double-quoted with C escapes.
-const MTIME_ITEM = /^(?:"(?:[^"\\]|\\.)*"|[^",\s][^",]*?) @ (missing|\S+?)(?:, |$)/;
-
 // A time of the right shape, in the future or not: the future is a finding, not a malformed line.
 const isIsoWithZone = (value: string): boolean => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));
-
-function keyFileMtimesError(value: string): string | null {
-  let rest = value;
-  if (rest === "") return "no `<path> @ <time>` item";
-  while (rest !== "") {
-    const m = MTIME_ITEM.exec(rest);
-    if (!m) return `${quotedValue(rest.slice(0, 60))} is not \`<path> @ <ISO-8601 time, or missing>\``;
-    const time = m[1]!;
-    if (time !== "missing" && !isIsoWithZone(time)) {
-      return `${quotedValue(time)} is not an ISO-8601 time with a zone (or \`missing\`)`;
-    }
-    rest = rest.slice(m[0].length);
-  }
-  return null;
-}
 
 // A value's problem, or null; HEAD and Date are accepted in backticks (older handoffs).
 function valueError(label: AnchorLabel, value: string): string | null {
@@ -273,8 +255,10 @@ function valueError(label: AnchorLabel, value: string): string | null {
       return `date ${quotedValue(v.slice(0, 60))} is not an ISO-8601 time with a zone${zoneless}`;
     }
     case "Key file mtimes": {
-      const err = keyFileMtimesError(value);
-      return err === null ? null : `key file mtimes: ${err}`;
+      const items = parseKeyFileMtimes(value);
+      if (!items?.length) return `key file mtimes: ${shown} is not \`<path> @ <ISO-8601 time, or missing>, …\``;
+      const time = items.find((i) => i.mtime !== null && !isIsoWithZone(i.mtime))?.mtime;
+      return time ? `key file mtimes: ${quotedValue(time)} is not an ISO-8601 time with a zone (or \`missing\`)` : null;
     }
   }
 }

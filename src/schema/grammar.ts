@@ -22,7 +22,7 @@ export interface Tree extends Block {
   flags: Flag[];
 }
 
-/** An open list item: its block, its list's marker kind and the column its content starts at. */
+/** An open list item: its block and the column its content starts at. */
 interface Container {
   block: Block;
   col: number;

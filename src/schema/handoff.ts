@@ -39,13 +39,6 @@ export interface HandoffHeading {
   line: number;
 }
 
-/** A top-level list item of a section (lower-case title), as written without its bullet, with its line. */
-export interface HandoffItem {
-  section: string;
-  text: string;
-  line: number;
-}
-
 /** A handoff as plain data; text fields keep the file's own words (data, not instructions). */
 export interface ParsedHandoff {
   marker: boolean;
@@ -66,8 +59,8 @@ export interface ParsedHandoff {
   keyFiles: KeyFile[];
   anchors: RawAnchors;
   headings: HandoffHeading[];
-  /** The items of every section read (the first of a repeated title; not the goal), for validate's findings. */
-  items: HandoffItem[];
+  /** Each section's top-level items without the bullet (the first of a repeated title; not the goal), for validate. */
+  items: { section: string; text: string; line: number }[];
   /** Level-2 sections schema v1 does not know, with the nearest known title: never silently dropped. */
   strays: { title: string; near: string | null; line: number }[];
 }
@@ -167,10 +160,8 @@ export function readHandoff(text: string, tree: Block, lists = true): ParsedHand
     headings: [], items: [], strays: [],
   };
   const listOf: Record<string, string[]> = {
-    decisions: out.decisions,
-    "failed approaches": out.failedApproaches,
-    "open questions": out.openQuestions,
-    "next steps": out.nextSteps,
+    decisions: out.decisions, "failed approaches": out.failedApproaches,
+    "open questions": out.openQuestions, "next steps": out.nextSteps,
   };
   let section: string | null = null;
   let stray = false;
@@ -218,9 +209,7 @@ export function readHandoff(text: string, tree: Block, lists = true): ParsedHand
     const items: string[] = [];
     for (let i = 0; i < listed.length; i++) items.push(itemText(text, listed[i]!));
     if (section !== "(repeated)" && !stray && lists) {
-      for (let i = 0; i < listed.length; i++) {
-        out.items.push({ section, text: items[i]!, line: listed[i]!.line });
-      }
+      for (let i = 0; i < listed.length; i++) out.items.push({ section, text: items[i]!, line: listed[i]!.line });
     }
     const into = listOf[section];
     if (into !== undefined) for (let i = 0; i < items.length; i++) into.push(items[i]!);
