@@ -5994,6 +5994,10 @@ function handoffLayout(text2, model = readHandoff(text2, parseBlocks(text2))) {
   }
   return { lines: lines3, titleIndex, savedIndex: (model.savedLine ?? 0) - 1, anchors };
 }
+function sectionErrors(c) {
+  const hits = HANDOFF_RULES.filter((r) => SECTION_RULES.has(r.id)).flatMap((r) => r.check(c));
+  return hits.filter((h) => h.severity !== "finding").length;
+}
 function keyFilesPart(c) {
   const existing = c.opts.existingKeyFiles;
   if (!existing) return null;
@@ -6050,8 +6054,6 @@ function handoffContext(input, opts) {
   const shaped = lines3[0] === MARKER3 && layout.titleIndex >= 0;
   const first = /* @__PURE__ */ new Map();
   const sections = [];
-  let sectionErrors = 0;
-  let highest = -1;
   const candidates = [];
   for (const h of model.headings) {
     const index = h.depth === 2 ? sectionIndex(h.title) : void 0;
@@ -6061,13 +6063,7 @@ function handoffContext(input, opts) {
     }
     const key = h.title.toLowerCase();
     sections.push({ heading: h, index, name: SECTION_NAMES[index], key });
-    if (first.has(key)) {
-      if (!HANDOFF_SECTIONS[index].optional) sectionErrors++;
-      continue;
-    }
-    first.set(key, h);
-    if (index < highest) sectionErrors++;
-    else highest = index;
+    if (!first.has(key)) first.set(key, h);
   }
   const used = /* @__PURE__ */ new Set();
   const missing = [];
@@ -6076,7 +6072,6 @@ function handoffContext(input, opts) {
     const look = candidates.find((c) => !used.has(c.line) && nearest2(c.title, [s.name]) === s.name) ?? null;
     if (look) used.add(look.line);
     missing.push({ name: s.name, look });
-    sectionErrors++;
   }
   const resembles = (s) => s.depth <= 2 || nearest2(s.title, SECTION_NAMES) !== null;
   const strays = candidates.filter((s) => !used.has(s.line) && resembles(s));
@@ -6104,7 +6099,6 @@ function handoffContext(input, opts) {
     shaped,
     sections,
     first,
-    sectionErrors,
     missing,
     strays,
     items,
@@ -6129,7 +6123,7 @@ function handoffKeyFiles(text2) {
   const t = normaliseText(text2);
   return readHandoff(t, parseBlocks(t)).keyFiles.flatMap((k) => k.path === null ? [] : [k.path]);
 }
-var OPTIONAL, HANDOFF_SECTIONS, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, FULL_HEAD, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, HANDOFF_PARTS, share, savedTime, unlabelled, causeless, steps, vague, accepted, checksOf, looseChecks;
+var OPTIONAL, HANDOFF_SECTIONS, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, FULL_HEAD, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, HANDOFF_PARTS, SECTION_RULES, share, savedTime, unlabelled, causeless, steps, vague, accepted, checksOf, looseChecks;
 var init_validate = __esm({
   "src/schema/validate.ts"() {
     "use strict";
@@ -6159,7 +6153,7 @@ var init_validate = __esm({
     ACCEPTED = /^Accepted:\s*\S/i;
     PLAN_BOX = /^\[([ xX~-])\]\s+\S/;
     FULL_HEAD = /^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
-    SECTION_NAMES = HANDOFF_SECTIONS.map((s) => s.name);
+    SECTION_NAMES = SECTION_TITLES;
     SECTION_INDEX = new Map(SECTION_NAMES.map((n2, i) => [n2.toLowerCase(), i]));
     SECTION_ORDER = SECTION_NAMES.map((n2) => `## ${n2}`).join(", ");
     sectionIndex = (title) => SECTION_INDEX.get(title.toLowerCase());
@@ -6321,7 +6315,7 @@ var init_validate = __esm({
       }))
     ];
     HANDOFF_PARTS = [
-      { part: "sections", weight: 15, score: (c) => c.shaped ? Math.max(0, 15 - 5 * c.sectionErrors) : 0 },
+      { part: "sections", weight: 15, score: (c) => c.shaped ? Math.max(0, 15 - 5 * sectionErrors(c)) : 0 },
       { part: "saved", weight: 5, score: (c) => c.model.saved !== null && savedTime(c).known ? 5 : 0 },
       { part: "anchors", weight: 10, score: anchorsPart },
       { part: "failed", weight: 10, score: (c) => share(c.items("Failed approaches").length, causeless(c).length, 10) },
@@ -6334,6 +6328,7 @@ var init_validate = __esm({
       { part: "secrets", weight: 5, score: (c) => c.secrets.length === 0 ? 5 : 0 },
       { part: "dropped", weight: 5, score: (c) => c.dropped === null ? null : c.dropped.length === 0 ? 5 : 0 }
     ];
+    SECTION_RULES = /* @__PURE__ */ new Set(["section-repeated", "section-order", "section-missing"]);
     share = (total, bad2, max) => proportion(total - bad2, total, max);
     savedTime = (c) => stateTime(null, c.model.saved, c.opts.nowMs);
     unlabelled = (c) => c.items("Decisions").filter((d) => !LABELS.some((l) => d.text.includes(l)));
@@ -6419,9 +6414,7 @@ function ledgerContext(input, kind) {
     }
     if (current === null || block2.type !== "list") continue;
     for (const item of block2.children) {
-      const end = item.children[item.children.length - 1]?.end ?? item.end;
-      const body = text2.slice(item.children[0]?.start ?? item.start, end).trim();
-      const f = /^([A-Za-z][A-Za-z ]*?):\s*(.*)$/s.exec(body);
+      const f = /^([A-Za-z][A-Za-z ]*?):\s*(.*)$/s.exec(itemText(text2, item).trim());
       if (f && !current.fields.has(f[1])) current.fields.set(f[1], f[2].trim());
     }
   }

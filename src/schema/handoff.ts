@@ -100,7 +100,7 @@ const ANCHOR_KEY: Record<string, Exclude<keyof RawAnchors, "present">> = {
 };
 
 /** Source of a list item without its bullet: from its first child to its last. */
-function itemText(text: string, item: Block): string {
+export function itemText(text: string, item: Block): string {
   const first = item.children[0];
   const last = item.children[item.children.length - 1];
   return first && last ? text.slice(first.start, last.end) : "";

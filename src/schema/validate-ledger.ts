@@ -2,7 +2,7 @@
 import { redactText } from "../guard/redact.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { parseBlocks } from "./grammar.ts";
-import { normaliseText } from "./handoff.ts";
+import { itemText, normaliseText } from "./handoff.ts";
 import { at, BEGIN, lineCount, MARKER, proportion, QUOTE_CUT, ruleOf, runRules } from "./validate-common.ts";
 import { TEXT_RULES, titleMissing, type DocumentText, type PartRule, type RedactedText } from "./validate-common.ts";
 import type { Rule, Validation } from "./validate-common.ts";
@@ -129,9 +129,7 @@ function ledgerContext(input: string, kind: LedgerKind): LedgerContext {
     }
     if (current === null || block.type !== "list") continue;
     for (const item of block.children) {
-      const end = item.children[item.children.length - 1]?.end ?? item.end;
-      const body = text.slice(item.children[0]?.start ?? item.start, end).trim();
-      const f = /^([A-Za-z][A-Za-z ]*?):\s*(.*)$/s.exec(body);
+      const f = /^([A-Za-z][A-Za-z ]*?):\s*(.*)$/s.exec(itemText(text, item).trim());
       if (f && !current.fields.has(f[1]!)) current.fields.set(f[1]!, f[2]!.trim());
     }
   }

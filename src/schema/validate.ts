@@ -74,7 +74,7 @@ type HandoffPart =
   | "sections" | "saved" | "anchors" | "failed" | "decisions" | "nextSteps" | "nextAction" | "keyFiles"
   | "verification" | "size" | "secrets" | "dropped";
 
-const SECTION_NAMES = HANDOFF_SECTIONS.map((s) => s.name);
+const SECTION_NAMES: readonly string[] = SECTION_TITLES;
 const SECTION_INDEX = new Map(SECTION_NAMES.map((n, i) => [n.toLowerCase(), i]));
 const SECTION_ORDER = SECTION_NAMES.map((n) => `## ${n}`).join(", ");
 const sectionIndex = (title: string): number | undefined => SECTION_INDEX.get(title.toLowerCase());
@@ -250,7 +250,7 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
 
 /** The score's parts with their weights, in the order the result lists them; null leaves a part out. */
 export const HANDOFF_PARTS: readonly PartRule<HandoffContext, HandoffPart>[] = [
-  { part: "sections", weight: 15, score: (c) => (c.shaped ? Math.max(0, 15 - 5 * c.sectionErrors) : 0) },
+  { part: "sections", weight: 15, score: (c) => (c.shaped ? Math.max(0, 15 - 5 * sectionErrors(c)) : 0) },
   { part: "saved", weight: 5, score: (c) => (c.model.saved !== null && savedTime(c).known ? 5 : 0) },
   { part: "anchors", weight: 10, score: anchorsPart },
   { part: "failed", weight: 10, score: (c) => share(c.items("Failed approaches").length, causeless(c).length, 10) },
@@ -264,6 +264,12 @@ export const HANDOFF_PARTS: readonly PartRule<HandoffContext, HandoffPart>[] = [
   { part: "dropped", weight: 5, score: (c) => (c.dropped === null ? null : c.dropped.length === 0 ? 5 : 0) },
 ];
 
+// Each repeated required section, section out of order and missing section costs 5 points.
+const SECTION_RULES = new Set(["section-repeated", "section-order", "section-missing"]);
+function sectionErrors(c: HandoffContext): number {
+  const hits = HANDOFF_RULES.filter((r) => SECTION_RULES.has(r.id)).flatMap((r) => r.check(c));
+  return hits.filter((h) => h.severity !== "finding").length;
+}
 const share = (total: number, bad: number, max: number) => proportion(total - bad, total, max);
 const savedTime = (c: HandoffContext) => stateTime(null, c.model.saved, c.opts.nowMs);
 const unlabelled = (c: HandoffContext) => c.items("Decisions").filter((d) => !LABELS.some((l) => d.text.includes(l)));
@@ -339,8 +345,6 @@ function handoffContext(input: string, opts: HandoffValidateOptions) {
   // Sections: the first level-2 heading of each name; look-alikes among the other headings.
   const first = new Map<string, HandoffHeading>();
   const sections: { heading: HandoffHeading; index: number; name: string; key: string }[] = [];
-  let sectionErrors = 0;
-  let highest = -1;
   const candidates: Candidate[] = [];
   for (const h of model.headings) {
     const index = h.depth === 2 ? sectionIndex(h.title) : undefined;
@@ -350,13 +354,7 @@ function handoffContext(input: string, opts: HandoffValidateOptions) {
     }
     const key = h.title.toLowerCase();
     sections.push({ heading: h, index, name: SECTION_NAMES[index]!, key });
-    if (first.has(key)) {
-      if (!HANDOFF_SECTIONS[index]!.optional) sectionErrors++;
-      continue;
-    }
-    first.set(key, h);
-    if (index < highest) sectionErrors++;
-    else highest = index;
+    if (!first.has(key)) first.set(key, h);
   }
   const used = new Set<number>();
   // Each missing required section (when shaped) with the heading that looks like it.
@@ -366,7 +364,6 @@ function handoffContext(input: string, opts: HandoffValidateOptions) {
     const look = candidates.find((c) => !used.has(c.line) && nearest(c.title, [s.name]) === s.name) ?? null;
     if (look) used.add(look.line);
     missing.push({ name: s.name, look });
-    sectionErrors++;
   }
   // A level-3+ heading that resembles no section is an ordinary sub-heading.
   const resembles = (s: Candidate) => s.depth <= 2 || nearest(s.title, SECTION_NAMES) !== null;
@@ -387,7 +384,7 @@ function handoffContext(input: string, opts: HandoffValidateOptions) {
   const dropped = prior === null || prior === undefined ? null : droppedItems(prior, text);
   const secrets: readonly RedactionFinding[] = [];
   return { opts, input, text, lines, flags: tree.flags, secrets, layout, model, shaped, sections, first,
-    sectionErrors, missing, strays, items, keyFiles, dropped, ...anchors };
+    missing, strays, items, keyFiles, dropped, ...anchors };
 }
 
 /** Validates a handoff: `valid` is false exactly when an error was found; never throws on content. */
