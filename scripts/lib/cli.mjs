@@ -6123,7 +6123,7 @@ function handoffKeyFiles(text2) {
   const t = normaliseText(text2);
   return readHandoff(t, parseBlocks(t)).keyFiles.flatMap((k) => k.path === null ? [] : [k.path]);
 }
-var OPTIONAL, HANDOFF_SECTIONS, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, FULL_HEAD, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, HANDOFF_PARTS, SECTION_RULES, share, savedTime, unlabelled, causeless, steps, vague, accepted, checksOf, looseChecks;
+var OPTIONAL, HANDOFF_SECTIONS, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, FULL_HEAD, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, HANDOFF_PARTS, SECTION_RULES, share, unlabelled, causeless, steps, vague, accepted, checksOf, looseChecks;
 var init_validate = __esm({
   "src/schema/validate.ts"() {
     "use strict";
@@ -6316,7 +6316,7 @@ var init_validate = __esm({
     ];
     HANDOFF_PARTS = [
       { part: "sections", weight: 15, score: (c) => c.shaped ? Math.max(0, 15 - 5 * sectionErrors(c)) : 0 },
-      { part: "saved", weight: 5, score: (c) => c.model.saved !== null && savedTime(c).known ? 5 : 0 },
+      { part: "saved", weight: 5, score: (c) => stateTime(null, c.model.saved, c.opts.nowMs).known ? 5 : 0 },
       { part: "anchors", weight: 10, score: anchorsPart },
       { part: "failed", weight: 10, score: (c) => share(c.items("Failed approaches").length, causeless(c).length, 10) },
       { part: "decisions", weight: 10, score: (c) => share(c.items("Decisions").length, unlabelled(c).length, 10) },
@@ -6330,7 +6330,6 @@ var init_validate = __esm({
     ];
     SECTION_RULES = /* @__PURE__ */ new Set(["section-repeated", "section-order", "section-missing"]);
     share = (total, bad2, max) => proportion(total - bad2, total, max);
-    savedTime = (c) => stateTime(null, c.model.saved, c.opts.nowMs);
     unlabelled = (c) => c.items("Decisions").filter((d) => !LABELS.some((l) => d.text.includes(l)));
     causeless = (c) => c.items("Failed approaches").filter((f) => !CAUSE.test(f.text));
     steps = (c) => c.items("Next steps");

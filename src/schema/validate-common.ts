@@ -10,17 +10,12 @@ export interface Issue {
   message: string;
 }
 
-export interface ScorePart {
-  score: number;
-  max: number;
-}
-
 /** A validation: `valid` exactly when no error; `score` 0–100; `dropped`: open items of the previous handoff lost. */
 export interface Validation {
   valid: boolean;
   errors: Issue[];
   score: number;
-  parts: Record<string, ScorePart>;
+  parts: Record<string, { score: number; max: number }>;
   findings: Issue[];
   dropped: string[];
 }
@@ -125,7 +120,7 @@ export function runRules<C extends DocumentText>(
       (severity === "error" ? errors : findings).push(issue);
     }
   }
-  const scored: Record<string, ScorePart> = {};
+  const scored: Validation["parts"] = {};
   let got = 0;
   let max = 0;
   for (const p of parts) {

@@ -63,11 +63,11 @@ const VERIFIED = /^[^:]+:\s*\S.*\s(?:->|→)\s*\S.*\s@\s*\S+/;
 const NOT_RUN = /^[^:]+:\s*not run\b\s*[,:;—–-]?\s*\S/i;
 const ACCEPTED = /^Accepted:\s*\S/i;
 const PLAN_BOX = /^\[([ xX~-])\]\s+\S/;
-type Layout = ReturnType<typeof handoffLayout>;
 const FULL_HEAD = /^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
 
 /** Everything the rules read, built once per document: the model (values), positions, and shared facts. */
 type HandoffContext = ReturnType<typeof handoffContext>;
+type Layout = ReturnType<typeof handoffLayout>;
 type Candidate = HandoffHeading & { raw: string };
 
 type HandoffPart =
@@ -251,7 +251,7 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
 /** The score's parts with their weights, in the order the result lists them; null leaves a part out. */
 export const HANDOFF_PARTS: readonly PartRule<HandoffContext, HandoffPart>[] = [
   { part: "sections", weight: 15, score: (c) => (c.shaped ? Math.max(0, 15 - 5 * sectionErrors(c)) : 0) },
-  { part: "saved", weight: 5, score: (c) => (c.model.saved !== null && savedTime(c).known ? 5 : 0) },
+  { part: "saved", weight: 5, score: (c) => (stateTime(null, c.model.saved, c.opts.nowMs).known ? 5 : 0) },
   { part: "anchors", weight: 10, score: anchorsPart },
   { part: "failed", weight: 10, score: (c) => share(c.items("Failed approaches").length, causeless(c).length, 10) },
   { part: "decisions", weight: 10, score: (c) => share(c.items("Decisions").length, unlabelled(c).length, 10) },
@@ -271,7 +271,6 @@ function sectionErrors(c: HandoffContext): number {
   return hits.filter((h) => h.severity !== "finding").length;
 }
 const share = (total: number, bad: number, max: number) => proportion(total - bad, total, max);
-const savedTime = (c: HandoffContext) => stateTime(null, c.model.saved, c.opts.nowMs);
 const unlabelled = (c: HandoffContext) => c.items("Decisions").filter((d) => !LABELS.some((l) => d.text.includes(l)));
 const causeless = (c: HandoffContext) => c.items("Failed approaches").filter((f) => !CAUSE.test(f.text));
 const steps = (c: HandoffContext) => c.items("Next steps");

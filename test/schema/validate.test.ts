@@ -7,7 +7,7 @@ import { collectAnchors } from "../../src/git/anchors.ts";
 import { renderAnchorLines } from "../../src/schema/anchor-lines.ts";
 import { comparable, fillAnchors, stampSaved } from "../../src/schema/stamp.ts";
 import { HANDOFF_SECTIONS, handoffKeyFiles, validateHandoff, type HandoffValidateOptions } from "../../src/schema/validate.ts";
-import { readAnchorLine } from "../../src/schema/anchor-lines.ts";
+import { parseKeyFileMtimes, readAnchorLine } from "../../src/schema/anchor-lines.ts";
 import { DAY, ENV, git, newRepo, tempDir, writeTree } from "../git/repo.ts";
 import { splitTemplate } from "../docs/support.ts";
 
@@ -316,6 +316,13 @@ describe("ruling 3: every output of `anchors` passes validate", () => {
   ])("the fifth line while git is mid-operation: %s", (line) => {
     expect(readAnchorLine(line)).toEqual({ label: "In progress", value: line.slice("- In progress: ".length) });
     valid(`- Branch: (detached)\n- HEAD: ${HEAD}\n- Dirty files: none\n${line}\n- Date: 2026-11-30T11:00:00Z\n`);
+  });
+
+  it("a key file mtimes line is read as drift reads it: a bare path up to ` @ `, a comma included", () => {
+    const value = "a, b.ts @ 2026-11-30T11:00:00Z, c.ts @ missing";
+    expect(parseKeyFileMtimes(value)).toEqual([{ path: "a, b.ts", mtime: "2026-11-30T11:00:00Z" }, { path: "c.ts", mtime: null }]);
+    expect(readAnchorLine(`- Key file mtimes: ${value}`)).toEqual({ label: "Key file mtimes", value });
+    expect(readAnchorLine("- Key file mtimes: a.ts @ 2026-11-30T11:00:00Z, b.ts")).toHaveProperty("error");
   });
 
   it.each([
