@@ -2133,7 +2133,7 @@ function valueError(label, value) {
       if (parseDirtyHashes(value) !== null) return null;
       return `dirty hashes ${shown} are not \`<path> <blob id | deleted | over 8 MB>, \u2026\``;
     case "In progress":
-      if (OPERATION.test(value)) return null;
+      if (parseInProgress(value)) return null;
       return `in progress ${shown} is not \`<operation>[ of <branch>] (<n> conflicted files)\``;
     case "Date": {
       if (isIsoWithZone(v)) return null;
@@ -2176,7 +2176,7 @@ function isEmptyAnchorsBody(lines3) {
     return m !== null && /^<[^<>]*>$/.test(m[1].trim());
   });
 }
-var MAX_LISTED_DIRTY, NEEDS_QUOTES, ESCAPES, UNESCAPE, HASH_VALUE, LINE, OTHER_LABEL, OPERATION, isIsoWithZone;
+var MAX_LISTED_DIRTY, NEEDS_QUOTES, ESCAPES, UNESCAPE, HASH_VALUE, LINE, OTHER_LABEL, isIsoWithZone;
 var init_anchor_lines = __esm({
   "src/schema/anchor-lines.ts"() {
     "use strict";
@@ -2200,7 +2200,6 @@ var init_anchor_lines = __esm({
     HASH_VALUE = /^([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)/;
     LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
     OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
-    OPERATION = /^(rebase|merge|cherry-pick|revert|bisect|am)(?: of (\S.*?))? \((\d+) conflicted files?\)$/;
     isIsoWithZone = (value) => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));
   }
 });

@@ -223,7 +223,6 @@ const LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file
 // A later version's label (`- Something new: …`) is a finding, not an error, so that older
 // readers and newer writers keep working together.
 const OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
-const OPERATION = /^(rebase|merge|cherry-pick|revert|bisect|am)(?: of (\S.*?))? \((\d+) conflicted files?\)$/;
 // A time of the right shape, in the future or not: the future is a finding, not a malformed line.
 const isIsoWithZone = (value: string): boolean => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));
 
@@ -247,7 +246,7 @@ function valueError(label: AnchorLabel, value: string): string | null {
       if (parseDirtyHashes(value) !== null) return null;
       return `dirty hashes ${shown} are not \`<path> <blob id | deleted | over 8 MB>, …\``;
     case "In progress":
-      if (OPERATION.test(value)) return null;
+      if (parseInProgress(value)) return null;
       return `in progress ${shown} is not \`<operation>[ of <branch>] (<n> conflicted files)\``;
     case "Date": {
       if (isIsoWithZone(v)) return null;

@@ -327,6 +327,7 @@ describe("ruling 3: every output of `anchors` passes validate", () => {
 
   it.each([
     ["- In progress: rebasing (2 conflicted files)"],
+    ["- In progress: am (1 conflicted file)"],
     ["- HEAD: none"],
     ["- Key file mtimes: a.ts @ yesterday"],
     ["- Key file mtimes: "],
