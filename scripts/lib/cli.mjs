@@ -2046,30 +2046,13 @@ function unquoteBranch(value) {
 function parseDirtyHashes(value) {
   const v = value.trim();
   const out = [];
-  let i = 0;
-  while (i < v.length) {
-    let p;
-    if (v[i] === '"') {
-      const q = readQuoted(v, i);
-      if (!q || v[q.end] !== " ") return null;
-      p = q.value;
-      i = q.end + 1;
-    } else {
-      let at2 = -1;
-      for (let j = v.indexOf(" ", i); j !== -1; j = v.indexOf(" ", j + 1)) {
-        if (HASH_VALUE.test(v.slice(j + 1))) {
-          at2 = j;
-          break;
-        }
-      }
-      if (at2 <= i) return null;
-      p = v.slice(i, at2);
-      i = at2 + 1;
-    }
-    const m = HASH_VALUE.exec(v.slice(i));
-    if (!m || p === "") return null;
-    out.push({ path: p, id: m[1] });
-    i += m[0].length;
+  for (let i = 0; i < v.length; ) {
+    const q = v[i] === '"' ? readQuoted(v, i) : null;
+    const m = q ? HASH_VALUE.exec(v.slice(q.end)) : BARE_ITEM.exec(v.slice(i));
+    const path60 = q ? q.value : m?.[1];
+    if (!m || !path60) return null;
+    out.push({ path: path60, id: m[q ? 1 : 2] });
+    i = (q ? q.end : i) + m[0].length;
   }
   return out.length > 0 ? out : null;
 }
@@ -2176,7 +2159,7 @@ function isEmptyAnchorsBody(lines3) {
     return m !== null && /^<[^<>]*>$/.test(m[1].trim());
   });
 }
-var MAX_LISTED_DIRTY, NEEDS_QUOTES, ESCAPES, UNESCAPE, HASH_VALUE, LINE, OTHER_LABEL, isIsoWithZone;
+var MAX_LISTED_DIRTY, NEEDS_QUOTES, ESCAPES, UNESCAPE, HASH, HASH_VALUE, BARE_ITEM, LINE, OTHER_LABEL, isIsoWithZone;
 var init_anchor_lines = __esm({
   "src/schema/anchor-lines.ts"() {
     "use strict";
@@ -2197,7 +2180,9 @@ var init_anchor_lines = __esm({
       "\\": "\\\\"
     };
     UNESCAPE = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
-    HASH_VALUE = /^([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)/;
+    HASH = "([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)";
+    HASH_VALUE = new RegExp(`^ ${HASH}`);
+    BARE_ITEM = new RegExp(`^([^ "].*?) ${HASH}`);
     LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
     OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
     isIsoWithZone = (value) => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));

@@ -834,7 +834,7 @@ function quotedPath(p) {
   const q = quotePath(p);
   return q.startsWith('"') ? q : `"${q}"`;
 }
-var NEEDS_QUOTES, ESCAPES;
+var NEEDS_QUOTES, ESCAPES, HASH, HASH_VALUE, BARE_ITEM;
 var init_anchor_lines = __esm({
   "src/schema/anchor-lines.ts"() {
     "use strict";
@@ -853,6 +853,9 @@ var init_anchor_lines = __esm({
       '"': '\\"',
       "\\": "\\\\"
     };
+    HASH = "([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)";
+    HASH_VALUE = new RegExp(`^ ${HASH}`);
+    BARE_ITEM = new RegExp(`^([^ "].*?) ${HASH}`);
   }
 });
 

@@ -131,37 +131,22 @@ export interface DirtyHash {
   id: string;
 }
 
-const HASH_VALUE = /^([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)/;
+const HASH = "([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)";
+const HASH_VALUE = new RegExp(`^ ${HASH}`);
+// A bare path ends at the first space before a value that ends the item.
+const BARE_ITEM = new RegExp(`^([^ "].*?) ${HASH}`);
 
 /** Reads a `- Dirty hashes:` value (`<path> <blob id | deleted | over 8 MB>, …`); null when malformed. */
 export function parseDirtyHashes(value: string): DirtyHash[] | null {
   const v = value.trim();
   const out: DirtyHash[] = [];
-  let i = 0;
-  while (i < v.length) {
-    let p: string;
-    if (v[i] === '"') {
-      const q = readQuoted(v, i);
-      if (!q || v[q.end] !== " ") return null;
-      p = q.value;
-      i = q.end + 1;
-    } else {
-      // The path ends at the last space before a value that ends the item.
-      let at = -1;
-      for (let j = v.indexOf(" ", i); j !== -1; j = v.indexOf(" ", j + 1)) {
-        if (HASH_VALUE.test(v.slice(j + 1))) {
-          at = j;
-          break;
-        }
-      }
-      if (at <= i) return null;
-      p = v.slice(i, at);
-      i = at + 1;
-    }
-    const m = HASH_VALUE.exec(v.slice(i));
-    if (!m || p === "") return null;
-    out.push({ path: p, id: m[1]! });
-    i += m[0].length;
+  for (let i = 0; i < v.length; ) {
+    const q = v[i] === '"' ? readQuoted(v, i) : null;
+    const m = q ? HASH_VALUE.exec(v.slice(q.end)) : BARE_ITEM.exec(v.slice(i));
+    const path = q ? q.value : m?.[1];
+    if (!m || !path) return null;
+    out.push({ path, id: m[q ? 1 : 2]! });
+    i = (q ? q.end : i) + m[0].length;
   }
   return out.length > 0 ? out : null;
 }
