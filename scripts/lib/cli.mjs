@@ -1982,31 +1982,20 @@ function quotedPath(p) {
   return q.startsWith('"') ? q : `"${q}"`;
 }
 function readQuoted(s, start) {
+  QUOTED.lastIndex = start;
+  const m = QUOTED.exec(s);
+  if (!m) return null;
   const bytes = [];
-  let i = start + 1;
-  while (i < s.length) {
-    const ch = s[i];
-    if (ch === '"') return { value: Buffer.from(bytes).toString("utf8"), end: i + 1 };
-    if (ch === "\\") {
-      const next = s[i + 1];
-      if (next === void 0) return null;
-      if (UNESCAPE[next] !== void 0) {
-        bytes.push(UNESCAPE[next]);
-        i += 2;
-        continue;
-      }
-      const octal = /^[0-3][0-7]{2}/.exec(s.slice(i + 1, i + 4));
-      if (!octal) return null;
-      bytes.push(parseInt(octal[0], 8));
-      i += 4;
+  for (const part of m[1].split(/(\\[0-3][0-7]{2}|\\.)/)) {
+    if (part[0] !== "\\") {
+      bytes.push(...Buffer.from(part, "utf8"));
       continue;
     }
-    const cp = s.codePointAt(i);
-    const text2 = String.fromCodePoint(cp);
-    bytes.push(...Buffer.from(text2, "utf8"));
-    i += text2.length;
+    const code = part.length === 4 ? parseInt(part.slice(1), 8) : UNESCAPE[part[1]];
+    if (code === void 0) return null;
+    bytes.push(code);
   }
-  return null;
+  return { value: Buffer.from(bytes).toString("utf8"), end: start + m[0].length };
 }
 function readPath(v, i, sep, last) {
   if (v[i] === '"') return readQuoted(v, i);
@@ -2159,7 +2148,7 @@ function isEmptyAnchorsBody(lines3) {
     return m !== null && /^<[^<>]*>$/.test(m[1].trim());
   });
 }
-var MAX_LISTED_DIRTY, NEEDS_QUOTES, ESCAPES, UNESCAPE, HASH, HASH_VALUE, BARE_ITEM, LINE, OTHER_LABEL, isIsoWithZone;
+var MAX_LISTED_DIRTY, NEEDS_QUOTES, ESCAPES, UNESCAPE, QUOTED, HASH, HASH_VALUE, BARE_ITEM, LINE, OTHER_LABEL, isIsoWithZone;
 var init_anchor_lines = __esm({
   "src/schema/anchor-lines.ts"() {
     "use strict";
@@ -2180,6 +2169,7 @@ var init_anchor_lines = __esm({
       "\\": "\\\\"
     };
     UNESCAPE = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
+    QUOTED = /"((?:[^"\\]|\\.)*)"/y;
     HASH = "([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)";
     HASH_VALUE = new RegExp(`^ ${HASH}`);
     BARE_ITEM = new RegExp(`^([^ "].*?) ${HASH}`);

@@ -36,34 +36,25 @@ export function quotedPath(p: string): string {
 
 const UNESCAPE: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
 
+const QUOTED = /"((?:[^"\\]|\\.)*)"/y;
+
 /** Reads one C-quoted string starting at `start` (the opening quote); null when malformed. */
 function readQuoted(s: string, start: number): { value: string; end: number } | null {
+  QUOTED.lastIndex = start;
+  const m = QUOTED.exec(s);
+  if (!m) return null;
   const bytes: number[] = [];
-  let i = start + 1;
-  while (i < s.length) {
-    const ch = s[i]!;
-    if (ch === '"') return { value: Buffer.from(bytes).toString("utf8"), end: i + 1 };
-    if (ch === "\\") {
-      const next = s[i + 1];
-      if (next === undefined) return null;
-      if (UNESCAPE[next] !== undefined) {
-        bytes.push(UNESCAPE[next]);
-        i += 2;
-        continue;
-      }
-      // git writes non-ASCII bytes as \ooo when core.quotePath is on; accept a pasted one.
-      const octal = /^[0-3][0-7]{2}/.exec(s.slice(i + 1, i + 4));
-      if (!octal) return null;
-      bytes.push(parseInt(octal[0], 8));
-      i += 4;
+  // git writes non-ASCII bytes as \ooo when core.quotePath is on; accept a pasted one.
+  for (const part of m[1]!.split(/(\\[0-3][0-7]{2}|\\.)/)) {
+    if (part[0] !== "\\") {
+      bytes.push(...Buffer.from(part, "utf8"));
       continue;
     }
-    const cp = s.codePointAt(i)!;
-    const text = String.fromCodePoint(cp);
-    bytes.push(...Buffer.from(text, "utf8"));
-    i += text.length;
+    const code = part.length === 4 ? parseInt(part.slice(1), 8) : UNESCAPE[part[1]!];
+    if (code === undefined) return null;
+    bytes.push(code);
   }
-  return null;
+  return { value: Buffer.from(bytes).toString("utf8"), end: start + m[0].length };
 }
 
 /** Reads a path at `i`: C-quoted, or bare up to `sep` (or to the end when `last` allows); null when malformed. */
