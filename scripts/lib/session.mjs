@@ -1896,17 +1896,10 @@ function allSteps(text, list, depth, out) {
   }
 }
 function keyFile(raw) {
-  let pathText;
-  let why = "";
   const tick = /^`([^`]+)`\s*(.*)$/s.exec(raw);
-  if (tick) {
-    pathText = tick[1].trim();
-    why = tick[2].replace(/^[\u2014\u2013:-]\s*/, "");
-  } else {
-    const sep = KEY_SEPARATOR.exec(raw);
-    pathText = (sep ? raw.slice(0, sep.index) : raw).trim();
-    why = sep ? raw.slice(sep.index + sep[0].length) : "";
-  }
+  const sep = tick ? null : KEY_SEPARATOR.exec(raw);
+  const pathText = tick ? tick[1].trim() : (sep ? raw.slice(0, sep.index) : raw).trim();
+  const why = tick ? tick[2].replace(/^[\u2014\u2013:-]\s*/, "") : sep ? raw.slice(sep.index + sep[0].length) : "";
   return { raw: pathText, path: safeRelativePath(pathText), why: why.trim() };
 }
 function readHandoff(text, tree, lists = true) {

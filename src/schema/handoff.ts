@@ -129,18 +129,12 @@ function allSteps(text: string, list: Block, depth: number, out: PlanStep[]): vo
   }
 }
 
+// A path in backticks may be followed by its why directly; a bare one ends at a dash between spaces.
 function keyFile(raw: string): KeyFile {
-  let pathText: string;
-  let why = "";
   const tick = /^`([^`]+)`\s*(.*)$/s.exec(raw);
-  if (tick) {
-    pathText = tick[1]!.trim();
-    why = tick[2]!.replace(/^[\u2014\u2013:-]\s*/, "");
-  } else {
-    const sep = KEY_SEPARATOR.exec(raw);
-    pathText = (sep ? raw.slice(0, sep.index) : raw).trim();
-    why = sep ? raw.slice(sep.index + sep[0].length) : "";
-  }
+  const sep = tick ? null : KEY_SEPARATOR.exec(raw);
+  const pathText = tick ? tick[1]!.trim() : (sep ? raw.slice(0, sep.index) : raw).trim();
+  const why = tick ? tick[2]!.replace(/^[\u2014\u2013:-]\s*/, "") : sep ? raw.slice(sep.index + sep[0].length) : "";
   return { raw: pathText, path: safeRelativePath(pathText), why: why.trim() };
 }
 

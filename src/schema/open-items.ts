@@ -29,12 +29,7 @@ export function openItems(text: string): OpenItem[] {
 }
 
 function normalise(s: string): string {
-  return s
-    .toLowerCase()
-    .replace(/[`*_]/g, "")
-    .replace(/\s+/g, " ")
-    .replace(/[\s.;:,—–-]+$/, "")
-    .trim();
+  return s.toLowerCase().replace(/[`*_]/g, "").replace(/\s+/g, " ").replace(/[\s.;:,—–-]+$/, "").trim();
 }
 
 /** The open items of `prior` that `next` neither carries over (its text or title appears) nor marks done. */
