@@ -663,49 +663,32 @@ var init_saves = __esm({
 
 // src/schema/conflicted.ts
 function conflictSides(input) {
-  const lines = input.replace(/\r\n?/g, "\n").split("\n");
   const ours = [];
   const theirs = [];
   let fence = null;
-  let state = "out";
+  let side = "out";
   let first = 0;
   let complete = false;
-  for (const [i, line] of lines.entries()) {
-    if (state === "out") {
-      const f = FENCE.exec(line);
-      if (fence !== null) {
-        if (f && f[1][0] === fence[0] && f[1].length >= fence.length && line.trim() === f[1]) fence = null;
-      } else if (f) fence = f[1];
-      else if (line.startsWith("<<<<<<< ")) {
-        state = "ours";
-        if (first === 0) first = i + 1;
-        continue;
-      }
+  for (const [i, line] of input.replace(/\r\n?/g, "\n").split("\n").entries()) {
+    const marker = side === "ours" || side === "base";
+    if (side === "out" && fence === null && line.startsWith("<<<<<<< ")) {
+      side = "ours";
+      first ||= i + 1;
+    } else if (side === "out") {
+      const f = FENCE.exec(line)?.[1];
+      if (fence === null) fence = f ?? null;
+      else if (f && f[0] === fence[0] && f.length >= fence.length && line.trim() === f) fence = null;
       ours.push(line);
       theirs.push(line);
-      continue;
-    }
-    if (state === "ours" || state === "base") {
-      if (line.startsWith("||||||| ") || line === "|||||||") {
-        state = "base";
-        continue;
-      }
-      if (line === "=======") {
-        state = "theirs";
-        continue;
-      }
-      if (state === "ours") ours.push(line);
-      continue;
-    }
-    if (line.startsWith(">>>>>>> ")) {
-      state = "out";
+    } else if (marker && (line.startsWith("||||||| ") || line === "|||||||")) side = "base";
+    else if (marker && line === "=======") side = "theirs";
+    else if (side === "ours") ours.push(line);
+    else if (side === "theirs" && line.startsWith(">>>>>>> ")) {
+      side = "out";
       complete = true;
-      continue;
-    }
-    theirs.push(line);
+    } else if (side === "theirs") theirs.push(line);
   }
-  if (!complete) return null;
-  return { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") };
+  return complete ? { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") } : null;
 }
 function isConflicted(text) {
   return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
