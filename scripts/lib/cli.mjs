@@ -6911,7 +6911,8 @@ var init_document = __esm({
 import { closeSync as closeSync8, lstatSync as lstatSync14 } from "node:fs";
 import path26 from "node:path";
 function schemaRefusal(file, errors) {
-  const count2 = errors.filter((e) => e.rule !== "more").length + Number(/\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0);
+  const more = /\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0;
+  const count2 = errors.filter((e) => e.rule !== "more").length + Number(more);
   return new Refused([`${file} has ${count2} schema error(s)`, ...issueLines(errors)].join("\n"));
 }
 function scoreNotes(v) {
@@ -6920,11 +6921,6 @@ function scoreNotes(v) {
   const rest = shown.length - MAX_FINDINGS_SHOWN + (v.findings.some((f) => f.rule === "more") ? 1 : 0);
   if (rest > 0) lines3.push(`finding: \u2026 and more; run \`validate\` for the full list`);
   return [scoreLine(v), ...lines3];
-}
-function sizeCheck(raw) {
-  if (raw.length > MAX_DOCUMENT_BYTES + 4096) {
-    throw new Refused(`the document is ${raw.length} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes`);
-  }
 }
 function peekCurrent(root, file) {
   try {
@@ -6940,8 +6936,14 @@ function peekCurrent(root, file) {
     return null;
   }
 }
+function sameAnchors(a, b) {
+  const mine = anchorsBody(b);
+  return a !== null && mine !== null && JSON.stringify(anchorsBody(a)) === JSON.stringify(mine);
+}
 function checkDocument(raw, kind, root) {
-  sizeCheck(raw);
+  if (raw.length > MAX_DOCUMENT_BYTES + 4096) {
+    throw new Refused(`the document is ${raw.length} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes`);
+  }
   const decoded2 = decodeInput(raw, "document");
   const redacted = redactText(decoded2.text);
   finalBytes(redacted.text, raw.length);
@@ -6950,12 +6952,8 @@ function checkDocument(raw, kind, root) {
   if (kind === "handoff") {
     const pass = { secrets: redacted.findings, redactedText: redacted.text };
     errors = validateHandoff(decoded2.text, { mode: "stdin", nowMs: Date.now(), ...pass }).errors;
-    if (errors.some((e) => e.rule === "anchor-line")) {
-      const current = peekCurrent(root, file);
-      const mine = anchorsBody(decoded2.text);
-      if (current !== null && mine !== null && JSON.stringify(anchorsBody(current)) === JSON.stringify(mine)) {
-        errors = errors.filter((e) => e.rule !== "anchor-line");
-      }
+    if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(peekCurrent(root, file), decoded2.text)) {
+      errors = errors.filter((e) => e.rule !== "anchor-line");
     }
   } else {
     errors = validateLedger(decoded2.text, kind, redacted).errors;
@@ -6966,65 +6964,84 @@ function checkDocument(raw, kind, root) {
 function minutes(ms) {
   return Math.round(Math.abs(ms) / 6e4);
 }
-function replaceDate(text2, iso) {
-  const layout = handoffLayout(text2);
-  const range = layout.anchors;
+function editAnchors(text2, edit2) {
+  const range = handoffLayout(text2).anchors;
   if (range === null) return text2;
-  const lines3 = [...layout.lines];
-  for (let i = range.start; i < range.end; i++) {
-    if (/^- Date: /.test(lines3[i])) {
-      lines3[i] = `- Date: ${iso}`;
-      break;
+  const lines3 = text2.split("\n");
+  const body = edit2(lines3.slice(range.start, range.end));
+  return [...lines3.slice(0, range.start), ...body, ...lines3.slice(range.end)].join("\n");
+}
+function replaceDate(text2, iso) {
+  return editAnchors(text2, (body) => {
+    const at4 = body.findIndex((l) => l.startsWith("- Date: "));
+    if (at4 >= 0) body[at4] = `- Date: ${iso}`;
+    return body;
+  });
+}
+function withDirtyHashes(text2, hashes) {
+  return editAnchors(text2, (lines3) => {
+    const body = lines3.filter((l) => !l.startsWith("- Dirty hashes: "));
+    if (hashes !== null) {
+      const at4 = body.findIndex((l) => l.startsWith("- Dirty files: "));
+      body.splice(at4 === -1 ? body.length : at4 + 1, 0, hashes);
     }
+    return body;
+  });
+}
+function finalBytes(text2, rawBytes) {
+  const bytes = Buffer.from(text2, "utf8");
+  if (bytes.length > MAX_DOCUMENT_BYTES) {
+    const after = bytes.length === rawBytes ? "" : ` (${bytes.length} after redaction)`;
+    const limit = `memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it)`;
+    throw new Refused(`the document is ${rawBytes} bytes${after}; ${limit}`);
   }
-  return lines3.join("\n");
+  return bytes;
 }
 async function buildDocument(checked, root, anchors) {
-  const { env, skillDir } = anchors;
   const file = FILE_OF[checked.kind];
   const prior = await readStable(path26.join(memoryDir(root), file));
-  if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path26.join(memoryDir(root), file), prior.stat);
-  const priorText2 = prior ? prior.bytes.toString("utf8") : null;
-  const notes = [...checked.notes];
-  if (checked.kind !== "handoff") {
-    const redacted2 = checked.redacted;
-    if (redacted2.findings.length > 0) notes.push(formatRedactionReport(redacted2.findings));
-    const bytes2 = finalBytes(redacted2.text, checked.rawBytes);
-    const v2 = validateLedger(checked.text, checked.kind, redacted2);
-    return { bytes: bytes2, prior, unchanged: prior !== null && prior.bytes.equals(bytes2), notes: [...notes, ...scoreNotes(v2)] };
+  if (prior !== null && prior.stat.nlink !== 1n) {
+    throw new UnsafeFile("hard-linked", path26.join(memoryDir(root), file), prior.stat);
   }
+  const notes = [...checked.notes];
+  if (checked.kind === "handoff") return buildHandoff(checked, root, anchors, prior, notes);
+  const redacted = checked.redacted;
+  if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
+  const bytes = finalBytes(redacted.text, checked.rawBytes);
+  const v = validateLedger(checked.text, checked.kind, redacted);
+  return { bytes, prior, unchanged: prior !== null && prior.bytes.equals(bytes), notes: [...notes, ...scoreNotes(v)] };
+}
+async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
+  const priorText2 = prior ? prior.bytes.toString("utf8") : null;
   const nowMs = Date.now();
   const iso = isoSeconds(nowMs);
   const stamped = stampSaved(checked.text, iso);
   if (stamped.replaced !== null) {
     const then = Date.parse(stamped.replaced.replace(/^`(.*)`$/, "$1"));
+    const was = `note: Saved: ${quotedValue(stamped.replaced.slice(0, 60))}`;
     if (Number.isNaN(then)) {
-      if (!/^<[^<>]*>$/.test(stamped.replaced)) notes.push(`note: Saved: ${quotedValue(stamped.replaced.slice(0, 60))} is not a time; stamped ${iso}`);
+      if (!/^<[^<>]*>$/.test(stamped.replaced)) notes.push(`${was} is not a time; stamped ${iso}`);
     } else if (Math.abs(nowMs - then) > CLOCK_SKEW_MS) {
-      notes.push(`note: Saved: ${quotedValue(stamped.replaced.slice(0, 60))} was ${minutes(nowMs - then)} minutes off; stamped ${iso}`);
+      notes.push(`${was} was ${minutes(nowMs - then)} minutes off; stamped ${iso}`);
     }
   }
   let text2 = stamped.text;
   const marked = (t) => markClone(t, cloneIdOf(root, true));
   const mine = anchorsBody(text2);
   const sentBack = priorText2 !== null && comparable(priorText2, false) === comparable(marked(text2), false);
-  const identical = !sentBack && priorText2 !== null && mine !== null && JSON.stringify(anchorsBody(priorText2)) === JSON.stringify(mine);
-  const fill = !sentBack && (anchorsEmpty(text2) || identical);
+  const fill = !sentBack && (anchorsEmpty(text2) || sameAnchors(priorText2, text2));
   let exempt = /* @__PURE__ */ new Set();
   const keyFiles = handoffKeyFiles(text2);
-  let reported = null;
   let collected = null;
   const anchorsNow = async () => {
-    if (reported === null) {
-      const a = await collectAnchors(root, env, nowMs, keyFiles, { skillDir, hashes: true });
-      collected = a;
-      if (a.gitNote !== null && fill) notes.push(`note: anchors filled outside git: ${a.gitNote}`);
-      reported = renderAnchorLines(a);
+    if (collected === null) {
+      collected = await collectAnchors(root, env, nowMs, keyFiles, { skillDir, hashes: true });
+      if (collected.gitNote !== null && fill) notes.push(`note: anchors filled outside git: ${collected.gitNote}`);
     }
-    return reported;
+    return renderAnchorLines(collected).split("\n");
   };
   if (fill) {
-    const filled = fillAnchors(text2, await anchorsNow());
+    const filled = fillAnchors(text2, (await anchorsNow()).join("\n"));
     text2 = filled.text;
     exempt = filled.lines;
   } else if (mine !== null) {
@@ -7032,29 +7049,30 @@ async function buildDocument(checked, root, anchors) {
     const then = date === void 0 ? NaN : Date.parse(date);
     if (!sentBack && !Number.isNaN(then) && then > Math.floor(nowMs / 1e3) * 1e3) {
       text2 = replaceDate(text2, iso);
-      notes.push(`note: the - Date: anchor ${quotedValue(date.slice(0, 40))} was later than this save; set it to ${iso}`);
+      const shown = quotedValue(date.slice(0, 40));
+      notes.push(`note: the - Date: anchor ${shown} was later than this save; set it to ${iso}`);
     } else if (!Number.isNaN(then) && nowMs - then > CLOCK_SKEW_MS) {
-      notes.push(`note: the - Date: anchor is ${minutes(nowMs - then)} minutes before this save; empty the anchors section to have write fill them`);
+      const todo = "empty the anchors section to have write fill them";
+      notes.push(`note: the - Date: anchor is ${minutes(nowMs - then)} minutes before this save; ${todo}`);
     }
     const line = (label) => mine.find((l) => l.startsWith(`- ${label}: `))?.slice(label.length + 4);
     if (line("Branch") !== void 0 && line("HEAD") !== void 0) {
-      const now = (await anchorsNow()).split("\n");
-      const a = collected;
-      if (a !== null && a.insideGit && now.includes(`- Branch: ${line("Branch")}`) && now.includes(`- HEAD: ${line("HEAD")}`)) {
-        const hashes = now.find((l) => l.startsWith("- Dirty hashes: ")) ?? null;
-        text2 = withDirtyHashes(text2, hashes);
+      const now = await anchorsNow();
+      const current = now.includes(`- Branch: ${line("Branch")}`) && now.includes(`- HEAD: ${line("HEAD")}`);
+      if (collected.insideGit && current) {
+        text2 = withDirtyHashes(text2, now.find((l) => l.startsWith("- Dirty hashes: ")) ?? null);
       }
     }
   }
   const range = handoffLayout(text2).anchors;
-  const sentRange = fill ? null : handoffLayout(checked.text).anchors;
-  if (sentRange !== null && range !== null && checked.redacted.findings.some((f) => f.line > sentRange.start && f.line <= sentRange.end)) {
-    const now = new Set((await anchorsNow()).split("\n"));
+  const sent = fill ? null : handoffLayout(checked.text).anchors;
+  const inSent = (line) => sent !== null && line > sent.start && line <= sent.end;
+  if (range !== null && checked.redacted.findings.some((f) => inSent(f.line))) {
+    const now = new Set(await anchorsNow());
     const lines3 = text2.split("\n");
     for (let i = range.start; i < range.end; i++) if (now.has(lines3[i])) exempt.add(i + 1);
   }
-  const helperMade = /* @__PURE__ */ new Set([`Saved: ${iso}`, `- Date: ${iso}`, ...reported === null ? [] : reported.split("\n")]);
-  const redacted = reuseRedaction(checked.text, checked.redacted, text2, exempt, helperMade) ?? redactText(text2, { exemptLines: exempt });
+  const redacted = redactText(text2, { exemptLines: exempt });
   if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
   const markedText = marked(redacted.text);
   const bytes = finalBytes(markedText, checked.rawBytes);
@@ -7077,95 +7095,6 @@ async function buildDocument(checked, root, anchors) {
     for (const f of v.findings) if (f.line > stamped.insertedAt) f.line--;
   }
   return { bytes, prior, unchanged, notes: [...notes, ...scoreNotes(v)] };
-}
-function finalBytes(text2, rawBytes) {
-  const bytes = Buffer.from(text2, "utf8");
-  if (bytes.length > MAX_DOCUMENT_BYTES) {
-    const after = bytes.length === rawBytes ? "" : ` (${bytes.length} after redaction)`;
-    throw new Refused(`the document is ${rawBytes} bytes${after}; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it)`);
-  }
-  return bytes;
-}
-function withDirtyHashes(text2, hashes) {
-  const range = handoffLayout(text2).anchors;
-  if (range === null) return text2;
-  const lines3 = text2.split("\n");
-  const body = lines3.slice(range.start, range.end).filter((l) => !l.startsWith("- Dirty hashes: "));
-  if (hashes !== null) {
-    const at4 = body.findIndex((l) => l.startsWith("- Dirty files: "));
-    body.splice(at4 === -1 ? body.length : at4 + 1, 0, hashes);
-  }
-  return [...lines3.slice(0, range.start), ...body, ...lines3.slice(range.end)].join("\n");
-}
-function reuseRedaction(sent, pass, final, exempt, helperMade) {
-  const from = sent.split("\n");
-  const to = final.split("\n");
-  const red = pass.text.split("\n");
-  const group2 = /* @__PURE__ */ new Map();
-  const starts = /* @__PURE__ */ new Map();
-  for (const f of pass.findings) if ((f.lines ?? 1) > 1) starts.set(f.line - 1, Math.max(starts.get(f.line - 1) ?? 1, f.lines));
-  for (let i = 0, r = 0; i < from.length; r++) {
-    let end = i;
-    for (let j = i; j <= end; j++) end = Math.max(end, j + (starts.get(j) ?? 1) - 1);
-    group2.set(i, { red: r, span: end - i + 1 });
-    i = end + 1;
-  }
-  const origin = [];
-  let t = 0;
-  const MAX_SKIP = 64;
-  for (let f = 0; f < to.length; f++) {
-    if (t < from.length && to[f] === from[t]) {
-      origin.push(t++);
-      continue;
-    }
-    let best = null;
-    for (let d = 1; best === null && d <= Math.min(MAX_SKIP, from.length - t + to.length - f); d++) {
-      for (let df = 0; df <= d; df++) {
-        const dt = d - df;
-        if (f + df < to.length && t + dt < from.length && to[f + df] === from[t + dt]) {
-          best = [df, dt];
-          break;
-        }
-      }
-    }
-    if (best === null) {
-      if (to.length - f > MAX_SKIP) return null;
-      best = [to.length - f, 0];
-    }
-    for (let k = 0; k < best[0]; k++) origin.push(-1);
-    f += best[0] - 1;
-    t += best[1];
-  }
-  const out = [];
-  const findings = [];
-  const scanned = [];
-  for (let f = 0; f < to.length; f++) {
-    const o = origin[f];
-    if (o === -1 || exempt.has(f + 1)) {
-      if (o === -1 && !exempt.has(f + 1) && to[f].trim() !== "" && !helperMade.has(to[f])) return null;
-      if (to[f].trim() !== "" && !to[f].startsWith("Saved: ")) scanned.push(f);
-      out.push(to[f]);
-      continue;
-    }
-    const g = group2.get(o);
-    if (g === void 0) return null;
-    for (let k = 1; k < g.span; k++) if (origin[f + k] !== o + k || exempt.has(f + k + 1)) return null;
-    for (const x of pass.findings) if (x.line - 1 >= o && x.line - 1 < o + g.span) findings.push({ ...x, line: x.line - o + f });
-    out.push(red[g.red]);
-    for (let k = 1; k < g.span; k++) out.push(null);
-    f += g.span - 1;
-  }
-  if (scanned.length > 0) {
-    const own = redactText(scanned.map((f) => to[f]).join("\n"), { exemptLines: new Set(scanned.map((_, i) => i + 1)) });
-    if (own.findings.some((x) => (x.lines ?? 1) > 1)) return null;
-    const lines3 = own.text.split("\n");
-    scanned.forEach((f, i) => {
-      out[f] = lines3[i];
-    });
-    for (const x of own.findings) findings.push({ ...x, line: scanned[x.line - 1] + 1 });
-  }
-  findings.sort((a, b) => a.line - b.line || a.column - b.column);
-  return { text: out.filter((l) => l !== null).join("\n"), findings };
 }
 var MAX_FINDINGS_SHOWN;
 var init_write_checked = __esm({
