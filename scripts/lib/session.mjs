@@ -2047,16 +2047,22 @@ var init_handoff = __esm({
 import path15 from "node:path";
 function rootOption(ctx, fallbackStart = null) {
   const value = ctx.values.root;
-  if (value === "") throw new UsageError("--root needs a folder: pass --root <project>, or leave it out to start from the current folder");
+  const leave = "or leave it out to start from the current folder";
+  if (value === "") throw new UsageError(`--root needs a folder: pass --root <project>, ${leave}`);
   const given = typeof value === "string";
   const found = findRoot(path15.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
+  const [root, start] = [quotedPath(found.root), quotedPath(found.start)];
   if (!given && found.by === "memory" && found.root !== found.start && !exists(path15.join(found.root, ".git"))) {
-    ctx.warn(`using the memory of ${quotedPath(found.root)}, found above ${quotedPath(found.start)}, which is in no git repository: pass --root <project> to choose another`);
+    ctx.warn(`using the memory of ${root}, found above ${start}, which is in no git repository: ${CHOOSE}`);
   }
-  if (!given && found.stopped) ctx.warn(`stopped looking for the project root at ${quotedPath(found.stopped.at)} (${found.stopped.why}); using ${quotedPath(found.root)}: pass --root <project> to choose another`);
+  if (!given && found.stopped) {
+    const at = quotedPath(found.stopped.at);
+    ctx.warn(`stopped looking for the project root at ${at} (${found.stopped.why}); using ${root}: ${CHOOSE}`);
+  }
   return found.root;
 }
+var CHOOSE;
 var init_common = __esm({
   "src/verbs/common.ts"() {
     "use strict";
@@ -2065,6 +2071,7 @@ var init_common = __esm({
     init_errors();
     init_files();
     init_root();
+    CHOOSE = "pass --root <project> to choose another";
   }
 });
 

@@ -3,7 +3,7 @@ import { firstNul, unsafeBytes } from "../guard/file-verdict.ts";
 import { readManagedFile, readMemoryFile } from "../store/read.ts";
 import { draftShown, newDraft } from "../store/drafts.ts";
 import { FILE_OF, memoryDir, parseKind, parseTarget } from "../store/paths.ts";
-import { failpointOf, ROOT, rootOption, ROOT_HELP } from "./common.ts";
+import { failpointOf, rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Outcome, type Verb } from "./types.ts";
 import { checkpointNoteForHandoff } from "./checkpoint-surface.ts";
 import { readCheckpoint } from "./checkpoint-read.ts";
@@ -19,7 +19,7 @@ function envelope(file: string, got: { token: string; bytes: Buffer } | null): O
 /** `read <kind> --root DIR` (docs/design.md#tokens-and-the-publication-protocol). */
 export const readVerb: Verb = {
   name: "read",
-  options: { ...ROOT, session: { type: "string" } },
+  options: { root: { type: "string" }, session: { type: "string" } },
   positionals: [1, 1],
   help: `usage: node memory_io.mjs read <handoff|lessons|solutions> [--root DIR]
        node memory_io.mjs read checkpoint [--session ID] [--root DIR]
@@ -85,7 +85,7 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
 /** `read-target --root DIR --target AGENTS.md|CLAUDE.md` (docs/design.md#tokens-and-the-publication-protocol). */
 export const readTargetVerb: Verb = {
   name: "read-target",
-  options: { ...ROOT, target: { type: "string" } },
+  options: { root: { type: "string" }, target: { type: "string" } },
   positionals: [0, 0],
   help: `usage: node memory_io.mjs read-target [--root DIR] --target AGENTS.md|CLAUDE.md
 
