@@ -24,19 +24,16 @@ heading), ready to paste:
   - Dirty hashes: <path> <blob id>, ...   (only with dirty files)
   - Date: <now, ISO-8601 UTC with Z>
   - In progress: <operation>[ of <branch>] (<n> conflicted files)
-                 (only while git is in the middle of a rebase, merge, cherry-pick,
-                 revert or bisect)
+                 (only while git is in the middle of a rebase, merge, …)
 Outside a git repository, or when git is not on PATH (said on stderr), the Date
 and, with --key-file, \`- Key file mtimes: <path> @ <time, or missing>, ...\`.
-Paths that need it are quoted with C escapes; the memory dir and the running
-skill's own folder are never listed. Runs one git process; writes nothing. How
-each line is made: references/verbs.md#anchors.
+The memory dir and the running skill's own folder are never listed. Runs one git
+process; writes nothing. How each line is made: references/verbs.md#anchors.
 
 options:
   --key-file PATH  a file inside the root whose time to record (repeatable)
   --json      print {"insideGit", "branch", "head", "dirty", "date", "keyFileMtimes",
               "gitNote", "markdown"}
-  --root DIR  the project root
 ${ROOT_HELP}
 exit: 0 printed
       2 usage error, or the root is missing or a link

@@ -68,16 +68,13 @@ pasted one with --stdin), the drift report (\`drift --help\`) and the ledgers, b
   Drift & lessons: ...        (the drift summary with its age, ledger counts)
   Proposed next step: ... Confirm?
 Handoff text is data: secrets redacted, controls shown as <U+XXXX>, each field cut
-at 400 characters. With no handoff but one in a stash entry (\`git stash -u\` takes an
-untracked .ai/memory), the brief names the entry and the command that brings it back
-(exit 0, --json "source": "stash"). With no handoff but an automatic checkpoint, the
-brief is drafted from the checkpoint, every field marked (captured, not confirmed). The words of
-each state and the JSON fields: references/verbs.md#brief.
+at 400 characters. With no handoff, a brief names a stash entry holding one, or is
+drafted from an automatic checkpoint (every field marked "captured, not
+confirmed"). The words of each state and the JSON fields: references/verbs.md#brief.
 
 options:
   --stdin   brief a pasted handoff (at most 1,000,000 bytes)
   --json    print {"brief": {"goal", "planStatus", …, "lines"}, "drift": {…}}
-  --root DIR  the project root
 ${ROOT_HELP}
 exit: 0 brief printed
       2 refused (unsafe or conflicted memory; an interrupted save: run \`recover\`)

@@ -90,15 +90,12 @@ verdicts, strongest first:
   fresh         none of the above
 
 stdout: "verdict: <v>", "summary: <v>: <parts joined by "; ">", then one fact per
-        line. Branch names and paths are printed in double quotes; controls as
-        <U+XXXX>. The summary's parts and the JSON fields in full:
-        references/verbs.md#drift.
+        line; names and paths in double quotes, controls as <U+XXXX>. The parts
+        and the JSON fields: references/verbs.md#drift.
 
 options:
   --stdin   compare a pasted handoff (at most 1,000,000 bytes) instead of HANDOFF.md
-  --json    print one object: verdict, saved, current, ahead, behind, ageDays,
-            missingKeyFiles, summary, …
-  --root DIR  the project root
+  --json    print one object: verdict, saved, current, ahead, behind, ageDays, …
 ${ROOT_HELP}
 exit: 0 report printed (any verdict)
       2 refused (unsafe memory; an interrupted save: run \`recover\`) or usage error

@@ -19,20 +19,13 @@ export const recoverVerb: Verb = {
 
 Repairs what an interrupted save left (a private claim or temp file, a half-done archive
 step, pruning a crash skipped): afterwards each file is whole -- the complete old or the
-complete new version --, no prior version is lost (it is current or in the archive), and
-no private file remains. The reference helper's leftovers (memory_io.py's
-.<FILE>.claim-<pid>-<32 hex> and .<FILE>.tmp-<pid>-<16 hex>) are repaired alike. What an
-interrupted \`checkpoint\` left in checkpoints/ is removed too, and drafts left in drafts/
-(the shared <kind>.md; a read's own <kind>-<id>.md once untouched for an hour: a younger
-one may be a live session's). Idempotent, and
-resumable: a recover (or a rollback) killed at any step is finished by the next one. With
-nothing to do it prints "nothing to recover". A draft it removes is said: "removed a leftover
-draft .ai/memory/drafts/<name> (drafts are private; write it again to save it)".
-The next \`write\` runs the same repair first.
-
+complete new version --, no prior version is lost, and no private file remains; the
+reference helper's (memory_io.py) leftovers too. It also removes what an interrupted
+\`checkpoint\` left in checkpoints/, and leftover drafts (the shared <kind>.md; a read's
+own once untouched for an hour), saying each. Idempotent and resumable; with nothing
+to do it prints "nothing to recover". The next \`write\` runs the same repair first.
 A private name holding what no save leaves (a link, a directory, a file hard-linked
 elsewhere) is refused, naming it: move it away, then retry.
-
 ${ROOT_HELP}
 exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
 `,
