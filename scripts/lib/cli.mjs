@@ -18858,33 +18858,40 @@ var stdinOpened = false;
 function pause(ms) {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
-function readStdin(maxBytes) {
+function readFd(fd, maxBytes, deadline) {
   const chunks = [];
   let total = 0;
   while (total <= maxBytes) {
     const buf = Buffer.allocUnsafe(Math.min(65536, maxBytes + 1 - total));
     let n2;
     try {
-      n2 = readSync8(0, buf, 0, buf.length, null);
+      n2 = readSync8(fd, buf, 0, buf.length, null);
     } catch (err) {
       const code = err.code;
-      if (code === "EAGAIN") {
-        pause(2);
-        continue;
-      }
-      if (code === "EOF") break;
-      if (code === "EBADF") break;
-      if (code === "EISDIR") {
-        const todo = "pass the document's file (`< FILE`) or pipe it in";
-        return Promise.reject(new Refused(`stdin is a directory, not a document: ${todo}`));
-      }
-      return Promise.reject(err);
+      if (code === "EOF" || code === "EBADF") break;
+      if (code !== "EAGAIN") throw err;
+      if (deadline !== void 0 && Date.now() >= deadline) return chunks.length > 0 ? Buffer.concat(chunks) : null;
+      pause(deadline === void 0 ? 2 : 1);
+      continue;
     }
     if (n2 === 0) break;
-    chunks.push(buf.subarray(0, n2));
+    const got = buf.subarray(0, n2);
+    chunks.push(got);
     total += n2;
+    if (deadline !== void 0 && wholeJson(chunks, got)) break;
   }
-  return Promise.resolve(Buffer.concat(chunks));
+  return Buffer.concat(chunks);
+}
+function readStdin(maxBytes) {
+  try {
+    return Promise.resolve(readFd(0, maxBytes));
+  } catch (err) {
+    if (err.code === "EISDIR") {
+      const todo = "pass the document's file (`< FILE`) or pipe it in";
+      return Promise.reject(new Refused(`stdin is a directory, not a document: ${todo}`));
+    }
+    return Promise.reject(err);
+  }
 }
 function wholeJson(chunks, last) {
   let i = last.length - 1;
@@ -18905,28 +18912,11 @@ function readPipeWithin(stdin, ms, maxBytes) {
   } catch {
     return void 0;
   }
-  const deadline = Date.now() + ms;
-  const chunks = [];
-  let total = 0;
   try {
     if (fstatSync8(fd).ino !== stdin.ino) return void 0;
-    for (; ; ) {
-      const buf = Buffer.allocUnsafe(Math.min(65536, maxBytes + 1 - total));
-      let n2;
-      try {
-        n2 = readSync8(fd, buf, 0, buf.length, null);
-      } catch (err) {
-        if (err.code !== "EAGAIN") return null;
-        if (Date.now() >= deadline) return chunks.length > 0 ? Buffer.concat(chunks) : null;
-        pause(1);
-        continue;
-      }
-      if (n2 === 0) return Buffer.concat(chunks);
-      const got = buf.subarray(0, n2);
-      chunks.push(got);
-      total += n2;
-      if (total > maxBytes || wholeJson(chunks, got)) return Buffer.concat(chunks);
-    }
+    return readFd(fd, maxBytes, Date.now() + ms);
+  } catch {
+    return null;
   } finally {
     closeSync16(fd);
   }
@@ -18975,18 +18965,16 @@ function stdinIsTerminal() {
 function heldOutput(fd, redact2) {
   const parts = [];
   return {
-    write: (data) => parts.push(typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data)),
+    write: (data) => void parts.push(Buffer.from(data)),
     flush() {
-      const all = Buffer.concat(parts.splice(0));
-      if (all.length === 0) return;
-      let text2;
+      const all = Buffer.concat(parts);
+      let text2 = null;
       try {
-        text2 = new TextDecoder("utf-8", { fatal: true }).decode(all);
+        if (redact2 !== void 0) text2 = new TextDecoder("utf-8", { fatal: true }).decode(all);
       } catch {
-        writeFd(fd, all);
-        return;
+        text2 = null;
       }
-      writeFd(fd, redact2(text2));
+      if (all.length > 0) writeFd(fd, text2 === null ? all : redact2(text2));
     }
   };
 }
@@ -18999,10 +18987,8 @@ function runningFile(file) {
   }
 }
 async function runProcess(dispatch2, redact2) {
-  const out = redact2 ? heldOutput(1, redact2) : { write: (d) => writeFd(1, d), flush: () => {
-  } };
-  const err = redact2 ? heldOutput(2, redact2) : { write: (d) => writeFd(2, d), flush: () => {
-  } };
+  const out = heldOutput(1, redact2);
+  const err = heldOutput(2, redact2);
   const gemini2 = geminiHookRun(process.argv.slice(2));
   if (gemini2) process.removeAllListeners("warning");
   let code;
