@@ -398,7 +398,6 @@ var init_errors = __esm({
       }
     };
     Paused = class extends HelperError {
-      /** The file (or variable) whose removal resumes writes. */
       switchPath;
       constructor(switchPath) {
         super(`memory writes are paused: remove ${switchPath} to resume`, 4);
@@ -406,7 +405,6 @@ var init_errors = __esm({
       }
     };
     Busy = class extends HelperError {
-      /** Who holds the lock and its path, for a verb that reports busy in its own words (`checkpoint`). */
       holder;
       constructor(message, holder) {
         super(message, 5);
@@ -8523,7 +8521,6 @@ var init_recover2 = __esm({
     init_recover();
     init_paths();
     init_pause();
-    init_paths();
     init_common();
     init_types();
     init_checkpoints();
@@ -8552,9 +8549,11 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
         const root = rootOption(ctx);
         let actions = [];
         if (checkTree(root) || pendingRepairs(root).length > 0) {
-          const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) }, async () => [
-            ...checkpointsDirState(root) === "ok" && readdirSync12(checkpointsDir(root)).some((n2) => n2.startsWith(".")) ? cleanCheckpointLeftovers(root) : [],
-            // A leftover draft is private junk, not an interrupted save (docs/decisions/save-form.md).
+          const dotted = () => readdirSync12(checkpointsDir(root)).some((n2) => n2.startsWith("."));
+          const leftovers = () => checkpointsDirState(root) === "ok" && dotted();
+          const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
+          const { result, repairs } = await underLock(options, async () => [
+            ...leftovers() ? cleanCheckpointLeftovers(root) : [],
             ...removeLeftoverDrafts(root)
           ]);
           actions = [...repairs.map((r) => r.replace(/^recovered: /, "")), ...result];
@@ -18547,16 +18546,13 @@ function wrapHelp(text2, width = HELP_WIDTH) {
   return out.join("\n");
 }
 function editDistance(a, b) {
-  const row = (i) => Array.from({ length: b.length + 1 }, (_, j) => i === 0 ? j : j === 0 ? i : 0);
-  const d = Array.from({ length: a.length + 1 }, (_, i) => row(i));
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_2, j) => i + j));
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
-      const row2 = d[i];
-      const prev = d[i - 1];
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row2[j] = Math.min(prev[j] + 1, row2[j - 1] + 1, prev[j - 1] + cost);
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        row2[j] = Math.min(row2[j], d[i - 2][j - 2] + 1);
+        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
       }
     }
   }

@@ -1,8 +1,7 @@
 import { underLock } from "../store/mutate.ts";
 import { pendingRepairs } from "../store/recover.ts";
-import { checkTree } from "../store/paths.ts";
+import { checkTree, memoryDir } from "../store/paths.ts";
 import { assertNotPaused } from "../store/pause.ts";
-import { memoryDir } from "../store/paths.ts";
 import { failpointOf, lockTimeoutOption, rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 import { checkpointsDir, checkpointsDirState } from "../store/checkpoints.ts";
@@ -10,7 +9,7 @@ import { cleanCheckpointLeftovers } from "../store/checkpoint-cleanup.ts";
 import { readdirSync } from "node:fs";
 import { removeLeftoverDrafts } from "../store/drafts.ts";
 
-/** `recover --root DIR` (docs/design.md#tokens-and-the-publication-protocol): repairs what an interrupted save left. */
+/** `recover`: repairs what an interrupted save left (docs/design.md#tokens-and-the-publication-protocol). */
 export const recoverVerb: Verb = {
   name: "recover",
   options: { root: { type: "string" }, "lock-timeout": { type: "string" }, json: { type: "boolean" } },
@@ -35,12 +34,12 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
     let actions: string[] = [];
     // A promote's private files can be left at the root even with no memory dir.
     if (checkTree(root) || pendingRepairs(root).length > 0) {
-      // Leftovers of an interrupted checkpoint go too (docs/design.md#checkpoints).
-      const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) }, async () => [
-        ...(checkpointsDirState(root) === "ok" && readdirSync(checkpointsDir(root)).some((n) => n.startsWith("."))
-          ? cleanCheckpointLeftovers(root)
-          : []),
-        // A leftover draft is private junk, not an interrupted save (docs/decisions/save-form.md).
+      // Leftovers of an interrupted checkpoint go too, and drafts: private junk, not an interrupted save.
+      const dotted = () => readdirSync(checkpointsDir(root)).some((n) => n.startsWith("."));
+      const leftovers = () => checkpointsDirState(root) === "ok" && dotted();
+      const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
+      const { result, repairs } = await underLock(options, async () => [
+        ...(leftovers() ? cleanCheckpointLeftovers(root) : []),
         ...removeLeftoverDrafts(root),
       ]);
       actions = [...repairs.map((r) => r.replace(/^recovered: /, "")), ...result];
