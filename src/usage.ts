@@ -73,7 +73,9 @@ export function verbHelp(name: string, help: string): string {
 }
 
 // Words users and the README say for what a verb does: a user who types them is pointed at it.
-const SAID_FOR: Record<string, string> = { resume: "brief", save: "write", handoff: "brief", status: "check", restore: "archives" };
+const SAID_FOR: Record<string, string> = {
+  resume: "brief", save: "write", handoff: "brief", status: "check", restore: "archives",
+};
 
 /** The "did you mean" tail for an unknown verb, or "" when nothing is near. */
 export function suggestion(word: string, verbs: readonly string[]): string {

@@ -8597,7 +8597,6 @@ var anchorsVerb;
 var init_anchors2 = __esm({
   "src/verbs/anchors.ts"() {
     "use strict";
-    init_anchor_lines();
     init_anchors();
     init_token_shape();
     init_anchor_lines();
@@ -8634,10 +8633,8 @@ exit: 0 printed
       async run(ctx) {
         const root = rootOption(ctx);
         const keyFiles = ctx.values["key-file"] ?? [];
-        const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, {
-          skillDir: ctx.skillDir ?? null,
-          hashes: true
-        });
+        const options = { skillDir: ctx.skillDir ?? null, hashes: true };
+        const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, options);
         const markdown = anchorsWithoutTokens(renderAnchorLines(a));
         const stderr = [];
         if (a.gitNote !== null) stderr.push(`note: ${a.gitNote}`);
@@ -9581,10 +9578,15 @@ function decoded(file, bytes) {
 }
 function shapeWarnings(h, pasted) {
   const out = [];
-  if (!h.marker || !h.heading) out.push(`warning: the ${pasted ? "pasted handoff" : "handoff"} does not match schema v1 (marker or heading missing); treat it as evidence only`);
+  const which = pasted ? "pasted handoff" : "handoff";
+  if (!h.marker || !h.heading) {
+    out.push(`warning: the ${which} does not match schema v1 (marker or heading missing); treat it as evidence only`);
+  }
   for (const s of h.strays) {
     const head = quoted(`## ${s.title}`, QUOTE_CUT);
-    out.push(s.near === null ? `warning: line ${s.line}: ${head} is not a section of schema v1; nothing reads it: run \`validate handoff\`` : `warning: line ${s.line}: ${head} is not a section of schema v1: did you mean \`## ${s.near}\`? its items are shown under ${s.near}`);
+    const what = `warning: line ${s.line}: ${head} is not a section of schema v1`;
+    const near = `did you mean \`## ${s.near}\`? its items are shown under ${s.near}`;
+    out.push(s.near === null ? `${what}; nothing reads it: run \`validate handoff\`` : `${what}: ${near}`);
   }
   return out;
 }
@@ -9706,10 +9708,11 @@ exit: 0 report printed (any verdict)
         const excludes = skillExcludes(root, ctx.skillDir ?? null);
         const early = startStatus(root, ctx.env, excludes);
         const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
-        if (loaded === null)
-          throw new Absent(
-            ctx.values.stdin === true ? "nothing was pasted on stdin: no handoff to compare" : "no handoff at .ai/memory/HANDOFF.md: no saved session state exists"
-          );
+        if (loaded === null) {
+          const pasted = ctx.values.stdin === true;
+          const none = "no handoff at .ai/memory/HANDOFF.md: no saved session state exists";
+          throw new Absent(pasted ? "nothing was pasted on stdin: no handoff to compare" : none);
+        }
         const now = Date.now();
         const parsed = parseHandoff(loaded.text);
         const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, {
@@ -9722,11 +9725,8 @@ exit: 0 report printed (any verdict)
         if (report.git.state === "missing")
           stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)");
         if (ctx.values.json === true) {
-          const current = {
-            ...report.current,
-            branch: report.current.branch === null ? null : withoutTokens(report.current.branch)
-          };
-          return ok(`${JSON.stringify({ ...report, current, gitProcesses })}
+          const branch = report.current.branch === null ? null : withoutTokens(report.current.branch);
+          return ok(`${JSON.stringify({ ...report, current: { ...report.current, branch }, gitProcesses })}
 `, stderr);
         }
         return ok(renderDrift(report), stderr);
@@ -10306,14 +10306,10 @@ function conflictedMessage(ours, theirs) {
   return `HANDOFF.md has unresolved merge conflicts: one side ${ours}, the other ${theirs}; keep one side of each conflict (archive the other), then resume`;
 }
 function withDriftNote(b, note) {
-  const driftAndLessons = b.driftClauses ? fitClauses([{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses], MAX_FIELD_CHARS) : `${note}; ${b.driftAndLessons}`;
+  const driftClauses = b.driftClauses ? [{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses] : void 0;
+  const driftAndLessons = driftClauses ? fitClauses(driftClauses, MAX_FIELD_CHARS) : `${note}; ${b.driftAndLessons}`;
   const lines3 = b.lines.map((l) => l.startsWith("Drift & lessons: ") ? `Drift & lessons: ${driftAndLessons}` : l);
-  return {
-    ...b,
-    driftAndLessons,
-    lines: lines3,
-    driftClauses: b.driftClauses ? [{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses] : void 0
-  };
+  return { ...b, driftAndLessons, lines: lines3, driftClauses };
 }
 var COLD_START, briefVerb;
 var init_brief2 = __esm({
@@ -10330,7 +10326,6 @@ var init_brief2 = __esm({
     init_conflicted();
     init_paths();
     init_handoff();
-    init_paths();
     init_read();
     init_common();
     init_handoff_input();
@@ -18745,7 +18740,13 @@ function usageText() {
 function verbHelp(name2, help) {
   return wrapHelp(`${help.replace(/\n*$/, "\n")}${exampleBlock(name2)}`);
 }
-var SAID_FOR = { resume: "brief", save: "write", handoff: "brief", status: "check", restore: "archives" };
+var SAID_FOR = {
+  resume: "brief",
+  save: "write",
+  handoff: "brief",
+  status: "check",
+  restore: "archives"
+};
 function suggestion(word, verbs) {
   const near = SAID_FOR[word.toLowerCase()] ?? nearest(word, verbs);
   return near === null ? "" : `; did you mean ${near}?`;

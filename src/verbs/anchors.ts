@@ -1,15 +1,10 @@
-import { quotedPath } from "../schema/anchor-lines.ts";
 import { collectAnchors } from "../git/anchors.ts";
 import { anchorsWithoutTokens, withoutTokens } from "../guard/token-shape.ts";
-import { renderAnchorLines } from "../schema/anchor-lines.ts";
+import { quotedPath, renderAnchorLines } from "../schema/anchor-lines.ts";
 import { rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
-/**
- * `anchors --root DIR [--key-file PATH]… [--json]` (docs/design.md#verdicts-and-the-brief): the `## Environment
- * anchors` lines for a save. Exit 0; 2 for a usage error or an unusable root. Outside git (or with git missing from
- * PATH, said on stderr) the lines are `- Date:` and `- Key file mtimes:`.
- */
+/** `anchors`: the `## Environment anchors` lines for a save. */
 export const anchorsVerb: Verb = {
   name: "anchors",
   options: { root: { type: "string" }, json: { type: "boolean" }, "key-file": { type: "string", multiple: true } },
@@ -41,9 +36,8 @@ exit: 0 printed
   async run(ctx) {
     const root = rootOption(ctx);
     const keyFiles = (ctx.values["key-file"] as string[] | undefined) ?? [];
-    const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, {
-      skillDir: ctx.skillDir ?? null, hashes: true,
-    });
+    const options = { skillDir: ctx.skillDir ?? null, hashes: true };
+    const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, options);
     // A vendor token as a branch or file name is redacted even here (docs/decisions/redaction-prefixes.md).
     const markdown = anchorsWithoutTokens(renderAnchorLines(a));
     const stderr: string[] = [];

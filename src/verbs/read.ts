@@ -16,7 +16,7 @@ function envelope(file: string, got: { token: string; bytes: Buffer } | null): O
   return ok(out, warning ? [warning] : []);
 }
 
-/** `read <kind> --root DIR` (docs/design.md#tokens-and-the-publication-protocol). */
+/** `read <kind>` (docs/design.md#tokens-and-the-publication-protocol). */
 export const readVerb: Verb = {
   name: "read",
   options: { root: { type: "string" }, session: { type: "string" } },
@@ -54,7 +54,7 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
     const kind = parseKind(ctx.positionals[0]);
     const root = rootOption(ctx);
     const got = await readMemoryFile(root, kind, { failpoint: failpointOf(ctx) });
-    // A NUL makes the file unsafe for every verb, this one too (docs/design.md#one-verdict-on-a-files-bytes).
+    // A NUL makes the file unsafe for every verb, this one too.
     const nul = got === null ? -1 : firstNul(got.bytes);
     if (nul >= 0) throw unsafeBytes(FILE_OF[kind], nul);
     const out = envelope(FILE_OF[kind], got);
@@ -68,7 +68,7 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
   },
 };
 
-/** `read-target --root DIR --target AGENTS.md|CLAUDE.md` (docs/design.md#tokens-and-the-publication-protocol). */
+/** `read-target --target AGENTS.md|CLAUDE.md`. */
 export const readTargetVerb: Verb = {
   name: "read-target",
   options: { root: { type: "string" }, target: { type: "string" } },
