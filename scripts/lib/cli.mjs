@@ -9571,8 +9571,6 @@ async function loadHandoff(ctx, root, fromStdin) {
   return { ...decoded("HANDOFF.md", file.bytes), pasted: false, token: file.token };
 }
 function decoded(file, bytes) {
-  const clean = cleanText(bytes);
-  if (clean !== null) return { text: clean, warnings: [] };
   const m = loadMemoryText(file, bytes);
   return { text: m.text, warnings: m.warning === null ? [] : [m.warning] };
 }
@@ -9594,7 +9592,6 @@ var init_handoff_input = __esm({
   "src/verbs/handoff-input.ts"() {
     "use strict";
     init_memory_text();
-    init_file_verdict();
     init_sanitize();
     init_validate_common();
     init_paths();

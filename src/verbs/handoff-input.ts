@@ -1,5 +1,4 @@
 import { loadMemoryText } from "../guard/memory-text.ts";
-import { cleanText } from "../guard/file-verdict.ts";
 import type { ParsedHandoff } from "../schema/handoff.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { QUOTE_CUT } from "../schema/validate-common.ts";
@@ -27,10 +26,7 @@ export async function loadHandoff(ctx: VerbContext, root: string, fromStdin: boo
   return { ...decoded("HANDOFF.md", file.bytes), pasted: false, token: file.token };
 }
 
-// Clean bytes (the common case) skip the full decoder.
 function decoded(file: string, bytes: Buffer): { text: string; warnings: string[] } {
-  const clean = cleanText(bytes);
-  if (clean !== null) return { text: clean, warnings: [] };
   const m = loadMemoryText(file, bytes);
   return { text: m.text, warnings: m.warning === null ? [] : [m.warning] };
 }
