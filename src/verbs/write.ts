@@ -27,18 +27,16 @@ export const writeVerb: Verb = {
 Replaces <root>/.ai/memory/<FILE> with the whole document, only if the file is still the
 version whose token you read (\`read\` prints CURRENT-SHA256; \`absent\` when there was none).
 A handoff's prior version is archived first (the 5 newest archives are kept). Secrets are
-redacted before anything touches the disk; the document is checked against its schema
-(\`validate --help\`) and its errors refuse the save. A handoff's \`Saved:\` line is stamped
-and an empty \`## Environment anchors\` section is filled with what \`anchors\` prints.
+redacted before anything touches the disk; schema errors (\`validate --help\`) refuse the
+save. A handoff's \`Saved:\` line is stamped and an empty \`## Environment anchors\`
+section is filled with what \`anchors\` prints.
 
 options:
   --expected-current-sha256 TOKEN  the token \`read\` printed, or \`absent\`
   --from-draft [DRAFT]  the document from DRAFT, the path on \`read\`'s DRAFT: line
-                    (written with your file tool; removed by a save, kept by a
-                    refusal); no DRAFT: the shared drafts/<kind>.md (refused when
-                    two reads came before it: "may be another session's draft")
+                    (removed by a save, kept by a refusal); no DRAFT: the shared
+                    drafts/<kind>.md (refused when two reads came before it)
   --lock-timeout S  seconds to wait for the lock (default 10; 0 tries once)
-  --root DIR        the project root
 
 stdout: "saved <FILE>[; archived previous handoff as <name>]" or "unchanged <FILE>",
         then "CURRENT-SHA256: <token>" as the last line.
@@ -48,8 +46,7 @@ ${ROOT_HELP}
 exit:   0 saved or unchanged;
         2 refused (stale token: read again and merge; schema errors; unsafe file
           or tree) or a usage error;
-        4 paused (kill switch);
-        5 busy (the lock was not had within --lock-timeout).
+        4 paused (kill switch); 5 busy (the lock was not had within --lock-timeout).
 `,
   async run(ctx) {
     const kind = parseKind(ctx.positionals[0]);
