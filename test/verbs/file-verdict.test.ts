@@ -3,7 +3,6 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli.ts";
 import { redactText } from "../../src/guard/redact.ts";
-import { VERBS } from "../../src/verbs/index.ts";
 import { aged, cleanEnv, gitRepo, handoff, helper, sha } from "../helpers.ts";
 
 // One verdict on a memory file's bytes, through every verb (docs/design.md#one-verdict-on-a-files-bytes): a NUL
@@ -19,7 +18,7 @@ async function inProcess(args: string[], opts: { cwd?: string; input?: string | 
   const out: string[] = [];
   const err: string[] = [];
   const stdin = Buffer.from(opts.input ?? "");
-  const code = await main(VERBS, {
+  const code = await main({
     argv: args, env: cleanEnv(), cwd: opts.cwd ?? process.cwd(), stdinIsTTY: false,
     readStdin: async () => stdin, readStdinWithin: async () => stdin,
     writeOut: (d) => out.push(typeof d === "string" ? d : Buffer.from(d).toString("utf8")),
