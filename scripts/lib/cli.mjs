@@ -8807,6 +8807,7 @@ async function registerMergeDriver(root, helperPath, env) {
     const bytes = readFileSync9(path32.join(path32.dirname(helperPath), "lib", "cli.mjs"));
     mkdirSync4(path32.dirname(c.copy), { recursive: true, mode: 448 });
     giveTo(path32.dirname(c.copy), c.common);
+    if (lstatSync17(c.copy, { throwIfNoEntry: false })?.isSymbolicLink()) unlinkSync10(c.copy);
     const same = existsSync3(c.copy) && readFileSync9(c.copy).equals(bytes);
     if (!same) import_write_file_atomic.default.sync(c.copy, bytes, { mode: 420 });
     giveTo(c.copy, c.common);

@@ -121,6 +121,8 @@ async function registerMergeDriver(root: string, helperPath: string | null, env:
     const bytes = readFileSync(path.join(path.dirname(helperPath), "lib", "cli.mjs"));
     mkdirSync(path.dirname(c.copy), { recursive: true, mode: 0o700 });
     giveTo(path.dirname(c.copy), c.common);
+    // write-file-atomic writes through a link; a link here is replaced instead, never followed.
+    if (lstatSync(c.copy, { throwIfNoEntry: false })?.isSymbolicLink()) unlinkSync(c.copy);
     const same = existsSync(c.copy) && readFileSync(c.copy).equals(bytes);
     if (!same) writeFileAtomic.sync(c.copy, bytes, { mode: 0o644 });
     giveTo(c.copy, c.common);
