@@ -1321,13 +1321,7 @@ function notAGluedEnvName(m) {
   return !/^[A-Z0-9_]*[A-Z](?:PWD|PASSWD|PASS)$/.test(name2) || /(?:BY|COM|SUR|TRES|ENCOM)PASS$/.test(name2);
 }
 function secretSpan(m) {
-  const groups = m.indices?.groups;
-  if (groups) {
-    for (const name2 in groups) {
-      const g = groups[name2];
-      if (name2.startsWith("s") && g) return g;
-    }
-  }
+  for (const [name2, g] of Object.entries(m.indices?.groups ?? {})) if (name2.startsWith("s") && g) return g;
   return [m.index, m.index + m[0].length];
 }
 function codePoints2(text2, from, to) {
@@ -1391,9 +1385,9 @@ function collectSpans(text2, rules, skip, found) {
         if (scan.end > pattern.lastIndex) pattern.lastIndex = scan.end;
         continue;
       }
-      const [matchStart, matchEnd] = secretSpan(m);
-      const matched = [matchStart, matchEnd];
-      const span = rule2.refine ? rule2.refine(text2, m, matchStart, matchEnd) : matched;
+      const matched = secretSpan(m);
+      const matchStart = matched[0];
+      const span = rule2.refine ? rule2.refine(text2, m, ...matched) : matched;
       if (span === null || span[1] <= span[0] || skip(rule2, ...span) || keptByRule(rule2, text2.slice(...span), m)) {
         pattern.lastIndex = Math.max(m.index + 1, matchStart);
         continue;
@@ -1421,49 +1415,34 @@ function redact(text2, options) {
     lineStarts ??= [0, ...newlineOffsets(text2).map((i) => i + 1)];
     return exempt.has(lineOf(start)) || exempt.has(lineOf(Math.max(start, end - 1)));
   };
-  const spans = [];
-  const firstFrom = (start) => partitionPoint(spans.length, (i) => spans[i].start < start);
-  const covered = (start, end) => {
-    const at4 = firstFrom(start);
-    return spans[at4 - 1] !== void 0 && spans[at4 - 1].end > start || (spans[at4]?.start ?? end) < end;
-  };
-  const accept = (start, end, kind) => {
-    if (!covered(start, end)) spans.splice(firstFrom(start), 0, { start, end, kind });
-  };
+  const spans = new Spans();
+  const covered = (start, end) => spans.covered(start, end);
   const kept = (rule2, start, end) => onExemptLine(start, end) && !(VENDOR_SHAPE.has(rule2.id) && !hyphenJoinedWords(text2.slice(start, end)));
-  collectSpans(text2, REDACTION_RULES, kept, (start, end, rule2) => accept(start, end, rule2.id));
+  collectSpans(text2, REDACTION_RULES, kept, (start, end, rule2) => spans.accept(start, end, rule2.id));
   for (const [start, end] of awsUnnamedSpans(text2)) {
     const v = text2.slice(start, end);
     if (!onExemptLine(start, end) && !globallyAllowed(v) && shannonEntropy(v) >= 3.5) {
-      accept(start, end, "aws-secret-access-key");
+      spans.accept(start, end, "aws-secret-access-key");
     }
   }
-  for (const derived of [decodedRuns(text2, covered), splitRuns(text2, covered), continuedRuns(text2)]) {
-    if (derived.text === "") continue;
+  const derivedForms = [decodedRuns(text2, covered), splitRuns(text2, covered), continuedRuns(text2), wrappedRuns(text2)];
+  derivedForms.forEach((derived, k) => {
+    if (derived.text === "") return;
     collectSpans(derived.text, DERIVED_RULES, () => false, (start, end, rule2) => {
       const original = derived.original(start, end);
-      if (original !== null && !onExemptLine(...original)) accept(original[0], original[1], rule2.id);
-    });
-  }
-  const wrapped = wrappedRuns(text2);
-  if (wrapped.text !== "") {
-    collectSpans(wrapped.text, DERIVED_RULES, () => false, (start, end, rule2) => {
-      const original = wrapped.original(start, end);
       if (original === null || onExemptLine(...original)) return;
-      let at4 = firstFrom(original[0]);
-      if (spans[at4 - 1] !== void 0 && spans[at4 - 1].end > original[0]) at4--;
-      let to = at4;
-      while (spans[to] !== void 0 && spans[to].start < original[1]) to++;
-      const from = Math.min(original[0], spans[at4]?.start ?? original[0]);
-      const until = Math.max(original[1], to > at4 ? spans[to - 1].end : original[1]);
-      spans.splice(at4, to - at4, { start: from, end: until, kind: rule2.id });
+      if (k < 3) spans.accept(original[0], original[1], rule2.id);
+      else spans.widen(original[0], original[1], rule2.id);
     });
-  }
+  });
   if (options.transcript === true) {
-    for (const [start, end, kind] of transcriptSpans(text2)) accept(start, end, kind);
+    for (const [start, end, kind] of transcriptSpans(text2)) spans.accept(start, end, kind);
   }
+  return render(text2, spans.list);
+}
+function render(text2, spans) {
   if (spans.length === 0) return { text: text2, findings: [] };
-  lineStarts ??= [0, ...newlineOffsets(text2).map((i) => i + 1)];
+  const lineStarts = [0, ...newlineOffsets(text2).map((i) => i + 1)];
   const findings = [];
   const out = [];
   let cursor2 = 0;
@@ -1478,12 +1457,8 @@ function redact(text2, options) {
     }
     col += codePoints2(text2, colFrom, s.start);
     colFrom = s.start;
-    const finding = {
-      kind: s.kind,
-      line: line + 1,
-      column: col + 1,
-      length: codePoints2(text2, s.start, s.end)
-    };
+    const length = codePoints2(text2, s.start, s.end);
+    const finding = { kind: s.kind, line: line + 1, column: col + 1, length };
     let last = line;
     while (last + 1 < lineStarts.length && lineStarts[last + 1] < s.end) last++;
     if (last > line) finding.lines = last - line + 1;
@@ -1498,20 +1473,10 @@ function redactTranscript(text2, options = {}) {
   return redact(text2, { ...options, transcript: true });
 }
 function redactVendorShapes(text2) {
-  const spans = [];
+  const spans = new Spans();
   const wordy = (_rule, a, b) => hyphenJoinedWords(text2.slice(a, b));
-  collectSpans(text2, SHAPE_RULES, wordy, (start, end, rule2) => {
-    if (!spans.some(([a, b]) => start < b && a < end)) spans.push([start, end, rule2.id]);
-  });
-  if (spans.length === 0) return text2;
-  spans.sort((x, y) => x[0] - y[0]);
-  let out = "";
-  let at4 = 0;
-  for (const [a, b, kind] of spans) {
-    out += `${text2.slice(at4, a)}<redacted: ${kind}>`;
-    at4 = b;
-  }
-  return out + text2.slice(at4);
+  collectSpans(text2, SHAPE_RULES, wordy, (start, end, rule2) => spans.accept(start, end, rule2.id));
+  return render(text2, spans.list).text;
 }
 function formatRedactionReport(findings) {
   const head = `redacted ${findings.length} secret(s)`;
@@ -1520,13 +1485,16 @@ function formatRedactionReport(findings) {
   const more = findings.length > 20 ? `, \u2026 and ${findings.length - 20} more` : "";
   return `${head}: ${named.join(", ")}${more}`;
 }
-var GENERIC_KEY, CLI_VALUE, CLI_QUOTED, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, DERIVED_RULES, redactionPasses;
+var GENERIC_KEY, CLI_VALUE, CLI_QUOTED, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, DERIVED_RULES, Spans, redactionPasses;
 var init_redact = __esm({
   "src/guard/redact.ts"() {
     "use strict";
     init_partition();
     init_redact_kit();
+    init_redact_kit();
+    init_redact_kit();
     init_redact_derived();
+    init_redact_syntax();
     init_redact_syntax();
     init_redact_transcript();
     init_redact_vendors();
@@ -1668,18 +1636,12 @@ var init_redact = __esm({
         { weakIsSecret: true, allow: placeholderOrVariable },
         "i"
       ),
-      rule(
-        "cli-password",
-        "--pass mysql mariadb curl sshpass login redis-cli ldap sqlcmd bcp osql isql zip htpasswd smbclient rpcclient smbmap smbcacls net echo printf",
-        CLI_PASSWORD_FLAGS,
-        void 0,
-        {
-          weakIsSecret: true,
-          // An unquoted password runs like a generic value (`--password=Gq4!zR8;pL2@xV6#`).
-          refine: (text2, m, start, end) => ["s", "s1", "sd", "sq"].some((g) => m.groups?.[g] !== void 0) ? [start, end] : [start, Math.max(end, genericValueEnd(text2, start, false))],
-          allow: notACliPassword
-        }
-      ),
+      rule("cli-password", "--pass mysql mariadb curl sshpass login redis-cli ldap sqlcmd bcp osql isql zip htpasswd smbclient rpcclient smbmap smbcacls net echo printf", CLI_PASSWORD_FLAGS, void 0, {
+        weakIsSecret: true,
+        // An unquoted password runs like a generic value (`--password=Gq4!zR8;pL2@xV6#`).
+        refine: (text2, m, start, end) => ["s", "s1", "sd", "sq"].some((g) => m.groups?.[g] !== void 0) ? [start, end] : [start, Math.max(end, genericValueEnd(text2, start, false))],
+        allow: notACliPassword
+      }),
       rule(
         "xml-password",
         "</ <add",
@@ -1719,6 +1681,29 @@ var init_redact = __esm({
     SHAPE_RULES = REDACTION_RULES.filter((r) => !CONTEXT_RULES.has(r.id));
     VENDOR_SHAPE = new Set(SHAPE_RULES.map((r) => r.id));
     DERIVED_RULES = REDACTION_RULES.filter((r) => VENDOR_SHAPE.has(r.id) || r.id === "private-key");
+    Spans = class {
+      list = [];
+      firstFrom(start) {
+        return partitionPoint(this.list.length, (i) => this.list[i].start < start);
+      }
+      covered(start, end) {
+        const at4 = this.firstFrom(start);
+        return this.list[at4 - 1] !== void 0 && this.list[at4 - 1].end > start || (this.list[at4]?.start ?? end) < end;
+      }
+      accept(start, end, kind) {
+        if (!this.covered(start, end)) this.list.splice(this.firstFrom(start), 0, { start, end, kind });
+      }
+      /** The span replaces every span it overlaps, and covers them. */
+      widen(start, end, kind) {
+        let at4 = this.firstFrom(start);
+        if (this.list[at4 - 1] !== void 0 && this.list[at4 - 1].end > start) at4--;
+        let to = at4;
+        while (this.list[to] !== void 0 && this.list[to].start < end) to++;
+        const from = Math.min(start, this.list[at4]?.start ?? start);
+        const until = Math.max(end, to > at4 ? this.list[to - 1].end : end);
+        this.list.splice(at4, to - at4, { start: from, end: until, kind });
+      }
+    };
     redactionPasses = { calls: 0, chars: 0 };
   }
 });
@@ -7194,7 +7179,7 @@ function renderResumeEntry(time, sessionKey, handoffToken, score, o) {
 function fitEntry(heading, items, redacted = /* @__PURE__ */ new Set()) {
   const shown = items.map(([label, text2]) => [label, one(text2, redacted.has(label))]).filter(([, t]) => t !== "");
   let left = 0;
-  const render = () => {
+  const render2 = () => {
     const body = shown.map(([l, t]) => `- ${l}: ${t}
 `).join("");
     return `${heading}
@@ -7202,7 +7187,7 @@ ${body}${left > 0 ? `- Dropped: (${left} more items left out)
 ` : ""}
 `;
   };
-  let out = render();
+  let out = render2();
   while (Buffer.byteLength(out) > ENTRY_MAX_BYTES && shown.length > 0) {
     const counts = /* @__PURE__ */ new Map();
     for (const [l] of shown) counts.set(l, (counts.get(l) ?? 0) + 1);
@@ -7210,7 +7195,7 @@ ${body}${left > 0 ? `- Dropped: (${left} more items left out)
     const at4 = shown.map(([l]) => l).lastIndexOf(busiest);
     shown.splice(at4, 1);
     left++;
-    out = render();
+    out = render2();
   }
   return out;
 }
@@ -9831,12 +9816,12 @@ function fitClauses(clauses, max, sep = "; ") {
 }
 function fitList(items, shownMax, max, cutOne, sep = "; ") {
   let n2 = Math.min(items.length, shownMax);
-  const render = (k) => {
+  const render2 = (k) => {
     const more = items.length > k ? ` (+${items.length - k} more)` : "";
     return { text: `${items.slice(0, k).join(sep)}${more}`, more };
   };
-  while (n2 > 1 && cpLength(render(n2).text) > max) n2--;
-  const r = render(n2);
+  while (n2 > 1 && cpLength(render2(n2).text) > max) n2--;
+  const r = render2(n2);
   if (cpLength(r.text) <= max) return r.text;
   return `${cutOne(items[0], max - cpLength(r.more))}${r.more}`;
 }
