@@ -228,7 +228,7 @@ var init_invisible = __esm({
     LETTER_OR_MARK = /[\p{L}\p{M}]/u;
     HAN_IDEOGRAPH = /[\p{Unified_Ideograph}\uF900-\uFAFF\u{2F800}-\u{2FA1F}]/u;
     FLAG_TAGS = ["gbeng", "gbsct", "gbwls"].map((t) => [...t].map((c) => 917504 + c.charCodeAt(0)));
-    matches = (re2, cp) => cp !== void 0 && cp >= 0 && re2.test(String.fromCodePoint(cp));
+    matches = (re, cp) => cp !== void 0 && cp >= 0 && re.test(String.fromCodePoint(cp));
     isEmoji = (cp) => cp !== void 0 && cp >= 169 && matches(PICTOGRAPHIC, cp);
     UTF8_RUN = new RegExp(
       "(?:[\\x00-\\x7f]|[\\xc2-\\xdf][\\x80-\\xbf]|\\xe0[\\xa0-\\xbf][\\x80-\\xbf]|[\\xe1-\\xec\\xee\\xef][\\x80-\\xbf]{2}|\\xed[\\x80-\\x9f][\\x80-\\xbf]|\\xf0[\\x90-\\xbf][\\x80-\\xbf]{2}|[\\xf1-\\xf3][\\x80-\\xbf]{3}|\\xf4[\\x80-\\x8f][\\x80-\\xbf]{2}){1,4096}|(?<bad>[^])",
@@ -347,9 +347,6 @@ var init_partition = __esm({
 function tally(n2) {
   REDACTION_WORK.charsScanned += n2;
 }
-function re(source, flags = "") {
-  return new RegExp(source, `gd${flags}`);
-}
 function newlineOffsets(text2) {
   const out = [];
   for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) out.push(i);
@@ -358,23 +355,19 @@ function newlineOffsets(text2) {
 }
 function rule(id, keywords, source, entropy, extra = {}, flags = "") {
   let compiled;
-  const made = {
+  return {
     id,
+    keywords: keywords === "" ? void 0 : keywords.split(" "),
+    entropy,
+    ...extra,
     get pattern() {
-      return compiled ??= re(source, flags);
-    },
-    ...extra
+      return compiled ??= new RegExp(source, `gd${flags}`);
+    }
   };
-  if (keywords !== "") made.keywords = keywords.split(" ");
-  if (entropy !== void 0) made.entropy = entropy;
-  return made;
 }
 function isWordy(s) {
   const runs = s.match(WORD_RUNS);
-  if (!runs || runs.length === 0) return false;
-  let total = 0;
-  for (const r of runs) total += r.length;
-  return total / runs.length >= 3;
+  return runs !== null && runs.join("").length / runs.length >= 3;
 }
 function looksLikeCode(value) {
   if (/^[\w$-]+$/.test(value)) {
@@ -435,17 +428,15 @@ function namesSomething(v) {
 function proseLike(v) {
   if (!/\s/.test(v)) return false;
   const words = v.split(/\s+/).filter((w) => w !== "");
-  let plain2 = 0;
-  for (const w of words) if (PLAIN_WORD.test(w)) plain2++;
-  return plain2 * 2 >= words.length;
+  return words.filter((w) => PLAIN_WORD.test(w)).length * 2 >= words.length;
 }
 function wordList(v) {
   const parts = v.split(/[,;&|]+/).filter((p) => p !== "");
   return parts.length > 1 && parts.every((p) => looksLikeCode(p));
 }
 function notAnAssignedSecret(v) {
-  return placeholderOrVariable(v) || // A command-line flag (`--expected-current-sha256` in a table of options).
-  v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v) || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION2.test(v) || namesSomething(v) || proseLike(v);
+  const flag = v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v);
+  return placeholderOrVariable(v) || flag || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION2.test(v) || namesSomething(v) || proseLike(v);
 }
 var ESCAPE_END, L, R, LD, RD, REDACTION_WORK, PLACEHOLDER_WORDS, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION2, ASCII_COUNTS, ASCII_SEEN, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
 var init_redact_kit = __esm({
@@ -747,102 +738,53 @@ function plainRunEnd(text2, start) {
   }
   return plain.to;
 }
+function endsValue(text2, at4, c, inQuery) {
+  const next = text2.charCodeAt(at4 + 1);
+  if (c === 34 || c === 39) return true;
+  if (c === 92) return next === 110 || next === 116 || next === 114 || next === 34;
+  if (c === 35) return inQuery;
+  if (c === 124) return next === 124;
+  if (c === 38 && (inQuery || next === 38)) return true;
+  if (c !== 38 && c !== 59 && c !== 44 || !isNameStart(next)) return false;
+  const cap = Math.min(text2.length, at4 + 2 + GENERIC_VALUE_MAX);
+  let k = at4 + 2;
+  while (k < cap && isNameChar(text2.charCodeAt(k))) k++;
+  tally(k - at4);
+  return text2.charCodeAt(k) === 61;
+}
 function genericValueEnd(text2, start, inQuery) {
   const limit = Math.min(text2.length, start + GENERIC_VALUE_MAX);
   const run = plainRunEnd(text2, start);
   if (run >= limit) return limit;
   const stop = text2.charCodeAt(run);
   if (stop <= 32 || stop === 34 || stop === 39 || SPACE.test(text2[run])) return run;
-  let parens = 0;
-  let brackets = 0;
-  let braces = 0;
+  const depth = [0, 0, 0];
   let angles = 0;
   let backticks = 0;
   let end = start;
-  scan: for (; end < limit; end++) {
+  for (; end < limit; end++) {
     const c = text2.charCodeAt(end);
     if (c <= 32 || c > 126 && SPACE.test(text2[end])) break;
-    const next = end + 1 < text2.length ? text2.charCodeAt(end + 1) : -1;
-    switch (c) {
-      case 40:
-        parens++;
-        break;
-      case 91:
-        brackets++;
-        break;
-      case 123:
-        braces++;
-        break;
-      case 41:
-        if (parens-- === 0) break scan;
-        break;
-      case 93:
-        if (brackets-- === 0) break scan;
-        break;
-      case 125:
-        if (braces-- === 0) break scan;
-        break;
-      case 60:
-        angles++;
-        break;
-      case 62:
-        angles--;
-        break;
-      // A quote ends the value: `r'…'`, `f"…"` and `x="a"+y` are code. A backtick does not.
-      case 34:
-      case 39:
-        break scan;
-      // A backslash: `\n`, `\t`, `\r`, `\"` end the value; the line of a JSON log goes on after the escape.
-      case 92:
-        if (next === 110 || next === 116 || next === 114 || next === 34) break scan;
-        break;
-      case 96:
-        backticks++;
-        break;
-      case 35:
-        if (inQuery) break scan;
-        break;
-      case 124:
-        if (next === 124) break scan;
-        break;
-      case 38:
-      // &
-      case 59:
-      // ;
-      case 44: {
-        if (c === 38 && (inQuery || next === 38)) break scan;
-        if (!isNameStart(next)) break;
-        const cap = Math.min(text2.length, end + 2 + GENERIC_VALUE_MAX);
-        let k = end + 2;
-        while (k < cap && isNameChar(text2.charCodeAt(k))) k++;
-        tally(k - end);
-        if (text2.charCodeAt(k) === 61) break scan;
-        break;
-      }
-    }
+    const open = OPENERS.indexOf(c);
+    const close2 = CLOSERS.indexOf(c);
+    if (open >= 0) depth[open]++;
+    else if (close2 >= 0 && depth[close2]-- === 0) break;
+    else if (c === 60) angles++;
+    else if (c === 62) angles--;
+    else if (c === 96) backticks++;
+    else if (endsValue(text2, end, c, inQuery)) break;
   }
   const droppable = (at4) => {
     const c = text2[at4];
     return c === "," || c === ";" || c === "&" || c === ">" && angles < 0 || c === "`" && backticks % 2 === 1;
   };
-  const drop = () => {
-    end--;
-    const c = text2[end];
-    if (c === ">") angles++;
-    else if (c === "`") backticks--;
-  };
   tally(end - start);
   while (end > start) {
-    if (droppable(end - 1)) {
-      drop();
-      continue;
-    }
     const c = text2[end - 1];
-    if ((c === "." || c === ":" || c === "!" || c === "?") && end - 2 >= start && droppable(end - 2)) {
-      drop();
-      continue;
-    }
-    break;
+    if (!droppable(end - 1) && !(".:!?".includes(c) && end - 2 >= start && droppable(end - 2))) break;
+    end--;
+    if (c === ">") angles++;
+    else if (c === "`") backticks--;
   }
   return end;
 }
@@ -1019,11 +961,12 @@ function awsUnnamedSpans(text2) {
   flush();
   return out;
 }
-var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LINE_END, PEM_MIN_MATERIAL, PUTTY_NAMES, PUTTY_HEADER, GENERIC_VALUE_MAX, SPACE, isNameStart, isNameChar, PLAIN_RUN, plain, SECRET_NAME, SESSION_NAME, COOKIE_ATTRIBUTES, AWS_NEAR_LINES, AWS_NEAR_CHARS, AWS_SECTION_LINES, AWS_SECTION_CHARS, AWS_SECRET, AWS_CREDENTIAL_NAME, AWS_CONTEXT;
+var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LINE_END, PEM_MIN_MATERIAL, PUTTY_NAMES, PUTTY_HEADER, GENERIC_VALUE_MAX, SPACE, isNameStart, isNameChar, PLAIN_RUN, plain, OPENERS, CLOSERS, SECRET_NAME, SESSION_NAME, COOKIE_ATTRIBUTES, AWS_NEAR_LINES, AWS_NEAR_CHARS, AWS_SECTION_LINES, AWS_SECTION_CHARS, AWS_SECRET, AWS_CREDENTIAL_NAME, AWS_CONTEXT;
 var init_redact_syntax = __esm({
   "src/guard/redact-syntax.ts"() {
     "use strict";
     init_partition();
+    init_redact_kit();
     init_redact_kit();
     PEM_END = /-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----/y;
     PEM_HEADER = /(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID):[^\r\n\\]*/y;
@@ -1044,6 +987,8 @@ var init_redact_syntax = __esm({
     isNameChar = (c) => isNameStart(c) || c >= 48 && c <= 57 || c === 46 || c === 45;
     PLAIN_RUN = /[^\x00-\x20\s"'\\#|&;,)\]}>`]{0,1024}/y;
     plain = { text: "", from: 0, to: 0 };
+    OPENERS = [40, 91, 123];
+    CLOSERS = [41, 93, 125];
     SECRET_NAME = new RegExp(
       "^(?:[\\w .-]*?[ _.-])?(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[ _.-]?key|apikey|access[ _.-]?key|private[ _.-]?key|secret[ _.-]?key|credentials?|client[ _.-]?secret)$",
       "i"
@@ -10103,12 +10048,12 @@ function markMerged(text2, archiveName2, note = null) {
   return lines3.join("\n");
 }
 function splitLedger(text2, prefix) {
-  const re2 = new RegExp(`^## ${prefix}-(\\d{4}): `);
+  const re = new RegExp(`^## ${prefix}-(\\d{4}): `);
   const out = { head: [], entries: [] };
   let fence = false;
   for (const line of text2.replace(/\r\n?/g, "\n").split("\n")) {
     if (/^ {0,3}(```|~~~)/.test(line)) fence = !fence;
-    const m = fence ? null : re2.exec(line);
+    const m = fence ? null : re.exec(line);
     if (m) out.entries.push({ id: Number(m[1]), heading: line, body: [] });
     else if (out.entries.length === 0) out.head.push(line);
     else out.entries[out.entries.length - 1].body.push(line);
@@ -16134,8 +16079,8 @@ function shellPatch(command) {
 function scriptCalls(script) {
   const out = [];
   const literal = String.raw`"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\x60[^\x60$]*\x60`;
-  const re2 = new RegExp(String.raw`tools\.(exec_command|apply_patch)\(\s*(?:\{[^}]*?\bcmd\s*:\s*)?(${literal})`, "g");
-  for (const m of script.slice(0, 65536).matchAll(re2)) {
+  const re = new RegExp(String.raw`tools\.(exec_command|apply_patch)\(\s*(?:\{[^}]*?\bcmd\s*:\s*)?(${literal})`, "g");
+  for (const m of script.slice(0, 65536).matchAll(re)) {
     const raw = m[2];
     let text2 = null;
     if (raw.startsWith("`")) text2 = raw.slice(1, -1);

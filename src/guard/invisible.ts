@@ -178,9 +178,9 @@ function hex(cp: number): string {
 
 /** Unicode's well-formed UTF-8 byte sequences, over bytes read as latin1: a run of them, or one invalid byte. */
 const UTF8_RUN = new RegExp(
-  "(?:[\\x00-\\x7f]|[\\xc2-\\xdf][\\x80-\\xbf]|\\xe0[\\xa0-\\xbf][\\x80-\\xbf]|[\\xe1-\\xec\\xee\\xef][\\x80-\\xbf]{2}" +
-    "|\\xed[\\x80-\\x9f][\\x80-\\xbf]|\\xf0[\\x90-\\xbf][\\x80-\\xbf]{2}|[\\xf1-\\xf3][\\x80-\\xbf]{3}" +
-    "|\\xf4[\\x80-\\x8f][\\x80-\\xbf]{2}){1,4096}|(?<bad>[^])",
+  "(?:[\\x00-\\x7f]|[\\xc2-\\xdf][\\x80-\\xbf]|\\xe0[\\xa0-\\xbf][\\x80-\\xbf]" +
+    "|[\\xe1-\\xec\\xee\\xef][\\x80-\\xbf]{2}|\\xed[\\x80-\\x9f][\\x80-\\xbf]|\\xf0[\\x90-\\xbf][\\x80-\\xbf]{2}" +
+    "|[\\xf1-\\xf3][\\x80-\\xbf]{3}|\\xf4[\\x80-\\x8f][\\x80-\\xbf]{2}){1,4096}|(?<bad>[^])",
   "g",
 );
 
@@ -199,7 +199,7 @@ export function byteMarker(byte: number): string {
   return `<0x${byte.toString(16).toUpperCase().padStart(2, "0")}>`;
 }
 
-/** Code points written out, invalid bytes (negative) as `<0xNN>`, and refused ones as `<U+XXXX>` unless `keep`. */
+/** Code points written out, invalid bytes (negative) as `<0xNN>`, refused ones as `<U+XXXX>` unless `keep`. */
 export function renderCodePoints(cps: readonly number[], keep = false): { text: string; changed: number } {
   const parts: string[] = [];
   let changed = 0;

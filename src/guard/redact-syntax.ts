@@ -1,18 +1,7 @@
-/**
- * Rules whose secret is found by reading the syntax around it: PEM blocks, generic assignments,
- * Markdown tables, Cookie headers, unnamed AWS keys. Each scan is linear: it reads only what
- * becomes part of its span, or a bounded number of characters past it.
- */
+/** Rules that read the syntax around a secret: PEM blocks, assignments, tables, cookies, unnamed AWS keys. Linear. */
 import { partitionPoint } from "./partition.ts";
-import {
-  PATH_OR_URL,
-  looksLikeCode,
-  newlineOffsets,
-  notAnAssignedSecret,
-  placeholderOrVariable,
-  shannonEntropy,
-  tally,
-} from "./redact-kit.ts";
+import { PATH_OR_URL, looksLikeCode, newlineOffsets, notAnAssignedSecret } from "./redact-kit.ts";
+import { placeholderOrVariable, shannonEntropy, tally } from "./redact-kit.ts";
 
 type Range = [number, number];
 
@@ -21,11 +10,7 @@ type Range = [number, number];
 const PEM_END = /-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----/y;
 const PEM_HEADER = /(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID):[^\r\n\\]*/y;
 const PEM_BODY = /=?[A-Za-z0-9+/]+={0,3}/y;
-/**
- * What may sit between two lines of a pasted key: line breaks (real, `\n`, `\\n`, `<br>`, `", "`)
- * after up to 16 characters of line suffix and before up to 16 of prefix, or spaces inside a line.
- * Neither part holds base64, a backslash or a break, so the pieces never overlap.
- */
+/** Between two lines of a pasted key: breaks (real, `\n`, `\\n`, `<br>`, `", "`) in junk of no base64, or spaces. */
 const PEM_JUNK = "(?:[^A-Za-z0-9+/=\\r\\n\\\\<\"-]|\"(?![ \\t]*,[ \\t]*\")|-(?!----)|\\+(?=[ \\t]*\\r?\\n)){0,16}";
 const PEM_SEPARATOR = new RegExp(
   `(?:${PEM_JUNK}(?:\\r?\\n|\\\\r\\\\n|\\\\n|\\\\\\\\r\\\\\\\\n|\\\\\\\\n|<br[ \\t]*/?>|"[ \\t]*,[ \\t]*"))+` +
@@ -62,11 +47,7 @@ function skipPrefix(text: string, at: number, prefix: string): number {
   return k;
 }
 
-/**
- * private-key's refine: the lines of key material after the BEGIN marker (base64, PEM headers, blank
- * lines) up to the END marker, under any constant prefix; another line ends the block there.
- * Null when it holds fewer than 32 base64 characters.
- */
+/** private-key's refine: key material (base64, headers, blank lines) to the END marker or the first other line. */
 export function refinePem(text: string, m: RegExpExecArray, start: number, end: number): Range | null {
   if (m[0].startsWith("PuTTY")) return refinePutty(text, start, end);
   const prefix = linePrefix(text, start);
@@ -173,11 +154,30 @@ function plainRunEnd(text: string, start: number): number {
   return plain.to;
 }
 
+const OPENERS = [0x28, 0x5b, 0x7b];
+const CLOSERS = [0x29, 0x5d, 0x7d];
+
+/** A quote, a `\n`/`\t`/`\r`/`\"` escape, `||`, `&&`, `#` or `&` in a URL query, `&`/`;`/`,` before a `name=`. */
+function endsValue(text: string, at: number, c: number, inQuery: boolean): boolean {
+  const next = text.charCodeAt(at + 1);
+  // A quote ends the value: `r'…'`, `f"…"` and `x="a"+y` are code. A backtick does not.
+  if (c === 0x22 || c === 0x27) return true;
+  if (c === 0x5c) return next === 0x6e || next === 0x74 || next === 0x72 || next === 0x22;
+  if (c === 0x23) return inQuery;
+  if (c === 0x7c) return next === 0x7c;
+  if (c === 0x26 && (inQuery || next === 0x26)) return true;
+  if ((c !== 0x26 && c !== 0x3b && c !== 0x2c) || !isNameStart(next)) return false;
+  // Names between separators never overlap, and the look-ahead is capped.
+  const cap = Math.min(text.length, at + 2 + GENERIC_VALUE_MAX);
+  let k = at + 2;
+  while (k < cap && isNameChar(text.charCodeAt(k))) k++;
+  tally(k - at);
+  return text.charCodeAt(k) === 0x3d;
+}
+
 /**
- * The end of an unquoted generic value: it runs to whitespace, and stops earlier only at plain
- * structure: a quote, a `\n`/`\t`/`\r`/`\"` escape, `&`/`;`/`,` before the next `name=`, `&&`,
- * `||`, a bracket closing one opened before the value, or `&`/`#` in a URL query. A trailing
- * `,`, `;`, `&`, unmatched `>` or backtick (and punctuation after one) belongs to the text around.
+ * The end of an unquoted generic value: whitespace, {@link endsValue}, or a bracket closing one opened before
+ * the value. A trailing `,`, `;`, `&`, unmatched `>` or backtick (and punctuation after one) is the text's.
  */
 export function genericValueEnd(text: string, start: number, inQuery: boolean): number {
   const limit = Math.min(text.length, start + GENERIC_VALUE_MAX);
@@ -186,97 +186,35 @@ export function genericValueEnd(text: string, start: number, inQuery: boolean): 
   if (run >= limit) return limit;
   const stop = text.charCodeAt(run);
   if (stop <= 0x20 || stop === 0x22 || stop === 0x27 || SPACE.test(text[run]!)) return run;
-  let parens = 0;
-  let brackets = 0;
-  let braces = 0;
+  const depth = [0, 0, 0];
   let angles = 0;
   let backticks = 0;
   let end = start;
   // Char codes, not one-character strings: this loop reads every value a rule judges.
-  scan: for (; end < limit; end++) {
+  for (; end < limit; end++) {
     const c = text.charCodeAt(end);
     if (c <= 0x20 || (c > 0x7e && SPACE.test(text[end]!))) break;
-    const next = end + 1 < text.length ? text.charCodeAt(end + 1) : -1;
-    switch (c) {
-      case 0x28: // (
-        parens++;
-        break;
-      case 0x5b: // [
-        brackets++;
-        break;
-      case 0x7b: // {
-        braces++;
-        break;
-      case 0x29: // )
-        if (parens-- === 0) break scan;
-        break;
-      case 0x5d: // ]
-        if (brackets-- === 0) break scan;
-        break;
-      case 0x7d: // }
-        if (braces-- === 0) break scan;
-        break;
-      case 0x3c: // <
-        angles++;
-        break;
-      case 0x3e: // >
-        angles--;
-        break;
-      // A quote ends the value: `r'…'`, `f"…"` and `x="a"+y` are code. A backtick does not.
-      case 0x22:
-      case 0x27:
-        break scan;
-      // A backslash: `\n`, `\t`, `\r`, `\"` end the value; the line of a JSON log goes on after the escape.
-      case 0x5c:
-        if (next === 0x6e || next === 0x74 || next === 0x72 || next === 0x22) break scan;
-        break;
-      case 0x60: // `
-        backticks++;
-        break;
-      case 0x23: // #
-        if (inQuery) break scan;
-        break;
-      case 0x7c: // |
-        if (next === 0x7c) break scan;
-        break;
-      case 0x26: // &
-      case 0x3b: // ;
-      case 0x2c: {
-        if (c === 0x26 && (inQuery || next === 0x26)) break scan;
-        if (!isNameStart(next)) break;
-        // The next `name=`: names between separators never overlap, and the look-ahead is capped.
-        const cap = Math.min(text.length, end + 2 + GENERIC_VALUE_MAX);
-        let k = end + 2;
-        while (k < cap && isNameChar(text.charCodeAt(k))) k++;
-        tally(k - end);
-        if (text.charCodeAt(k) === 0x3d) break scan;
-        break;
-      }
-    }
+    const open = OPENERS.indexOf(c);
+    const close = CLOSERS.indexOf(c);
+    if (open >= 0) depth[open]!++;
+    else if (close >= 0 && depth[close]!-- === 0) break;
+    else if (c === 0x3c) angles++;
+    else if (c === 0x3e) angles--;
+    else if (c === 0x60) backticks++;
+    else if (endsValue(text, end, c, inQuery)) break;
   }
   const droppable = (at: number): boolean => {
     const c = text[at]!;
     return c === "," || c === ";" || c === "&" || (c === ">" && angles < 0) || (c === "`" && backticks % 2 === 1);
   };
-  const drop = (): void => {
-    end--;
-    const c = text[end]!;
-    if (c === ">") angles++;
-    else if (c === "`") backticks--;
-  };
   tally(end - start);
   while (end > start) {
-    if (droppable(end - 1)) {
-      drop();
-      continue;
-    }
-    // `…value`.` at the end of a sentence: the period follows the closing backtick.
     const c = text[end - 1]!;
-    if ((c === "." || c === ":" || c === "!" || c === "?") && end - 2 >= start && droppable(end - 2)) {
-      drop();
-      continue;
-    }
-    break;
+    // `…value`.` at the end of a sentence: the period follows the closing backtick.
+    if (!droppable(end - 1) && !(".:!?".includes(c) && end - 2 >= start && droppable(end - 2))) break;
+    end--;
+    if (c === ">") angles++;
+    else if (c === "`") backticks--;
   }
   return end;
 }
