@@ -1443,7 +1443,7 @@ var init_redact = __esm({
     init_redact_syntax();
     init_redact_transcript();
     init_redact_vendors();
-    GENERIC_KEY = "(?:pass(?:word|wd|phrase)|(?<![A-Za-z0-9])(?:pass|pwd)|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|credentials?|(?<k>[_.-]key))";
+    GENERIC_KEY = "(?:(?<p>pass(?:word|wd|phrase))|(?<![A-Za-z0-9])(?:pass|pwd)|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|credentials?|(?<k>[_.-]key))";
     CLI_VALUE = "[^\\s\"'`;|&<>]{1,256}";
     CLI_QUOTED = (d, q) => `"(?<${d}>[^"\\n]{1,256})"|'(?<${q}>[^'\\n]{1,256})'`;
     CLI_PASSWORD_FLAGS = [
@@ -1611,10 +1611,11 @@ var init_redact = __esm({
         "generic-secret",
         SECRET_WORDS,
         `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*` + GENERIC_VALUE,
-        3.5,
+        void 0,
         {
           refine: refineGenericValue,
-          allow: (v, m) => notAnAssignedSecret(v) || keyNameValueKept(v, m) || notAGluedEnvName(m) || m.groups?.["k"] !== void 0 && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])
+          // A password is chosen by a person: `hunter2hunter2` has 2.8 bits per character, a token's name needs 3.5.
+          allow: (v, m) => shannonEntropy(v) < (m.groups?.["p"] !== void 0 ? 2.5 : 3.5) || notAnAssignedSecret(v) || keyNameValueKept(v, m) || notAGluedEnvName(m) || m.groups?.["k"] !== void 0 && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])
         },
         "i"
       )

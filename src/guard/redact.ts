@@ -43,9 +43,9 @@ function notAUrlPassword(v: string): boolean {
   return /^\d+$/.test(head) || (head !== "" && placeholderOrVariable(head));
 }
 
-/** The names ending a generic assignment's name; `e` is a name glued to PWD/PASS, `k` a bare `_KEY`. */
+/** The names ending a generic assignment's name; `p` a password's, `e` a name glued to PWD/PASS, `k` a bare `_KEY`. */
 const GENERIC_KEY =
-  "(?:pass(?:word|wd|phrase)|(?<![A-Za-z0-9])(?:pass|pwd)|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token" +
+  "(?:(?<p>pass(?:word|wd|phrase))|(?<![A-Za-z0-9])(?:pass|pwd)|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token" +
   "|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|credentials?|(?<k>[_.-]key))";
 
 /** Only an upper-case environment name glued to PWD/PASS counts (`PGPWD`, not `bypass` or `BYPASS`). */
@@ -188,9 +188,11 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
     "^\\|[^\\n]*\\|[ \\t]*\\r?\\n\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n\\|[^\\n]*)*", 3.5, { spans: tableSpans }, "m"),
   rule("generic-secret", SECRET_WORDS,
     `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*` +
-      GENERIC_VALUE, 3.5, {
+      GENERIC_VALUE, undefined, {
     refine: refineGenericValue,
+    // A password is chosen by a person: `hunter2hunter2` has 2.8 bits per character, a token's name needs 3.5.
     allow: (v, m) =>
+      shannonEntropy(v) < (m.groups?.["p"] !== undefined ? 2.5 : 3.5) ||
       notAnAssignedSecret(v) ||
       keyNameValueKept(v, m) ||
       notAGluedEnvName(m) ||
