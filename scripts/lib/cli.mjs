@@ -827,34 +827,22 @@ function cells(text2, from, to) {
   return out;
 }
 function unticked(text2, [a, b]) {
-  if (b - a >= 2 && text2[a] === "`" && text2[b - 1] === "`") return [a + 1, b - 1];
-  return [a, b];
+  return b - a >= 2 && text2[a] === "`" && text2[b - 1] === "`" ? [a + 1, b - 1] : [a, b];
 }
 function tableSpans(text2, m) {
   const block2 = m[0];
   const base = m.index;
   tally(block2.length);
-  const lines3 = [];
-  let s = 0;
-  for (let i = 0; i <= block2.length; i++) {
-    if (i === block2.length || block2[i] === "\n") {
-      if (i > s) lines3.push([base + s, base + i]);
-      s = i + 1;
-    }
-  }
+  const lines3 = [...block2.matchAll(/[^\n]+/g)].map((l) => [base + l.index, base + l.index + l[0].length]);
   const end = base + block2.length;
   if (lines3.length < 3) return { spans: [], end };
-  const header = cells(text2, lines3[0][0], lines3[0][1]).map((c) => text2.slice(...unticked(text2, c)));
-  const secretColumns = /* @__PURE__ */ new Set();
-  header.forEach((h, k) => {
-    if (SECRET_NAME.test(h)) secretColumns.add(k);
-  });
+  const secretColumns = cells(text2, ...lines3[0]).map((c) => SECRET_NAME.test(text2.slice(...unticked(text2, c))));
   const out = [];
   for (const [from, to] of lines3.slice(2)) {
     const row = cells(text2, from, to);
     const firstNames = row.length > 1 && SECRET_NAME.test(text2.slice(...unticked(text2, row[0])));
     row.forEach((c, k) => {
-      if (!(secretColumns.has(k) || firstNames && k > 0)) return;
+      if (!(secretColumns[k] === true || firstNames && k > 0)) return;
       const [a, b] = unticked(text2, c);
       const v = text2.slice(a, b);
       if (v.length < 8 || /\s/.test(v) || shannonEntropy(v) < 3.5 || notAnAssignedSecret(v)) return;
@@ -888,17 +876,12 @@ function cookieSpans(text2, m) {
     while (i < text2.length && !stopAt(i) && text2[i] !== ";" && text2[i] !== " " && text2[i] !== "	") i++;
     let a = valueStart;
     let b = i;
-    if (b - a >= 2 && text2[a] === '"' && text2[b - 1] === '"') {
-      a++;
-      b--;
-    }
-    const v = text2.slice(a, b);
+    const quoted3 = b - a >= 2 && text2[a] === '"' && text2[b - 1] === '"';
+    const v = quoted3 ? text2.slice(++a, --b) : text2.slice(a, b);
     const judged = set ? first && !COOKIE_ATTRIBUTES.test(name2) : true;
     const numeric = /^(?:[A-Za-z]{1,4}\d?\.)?[\d.]+$/.test(v);
     const long = v.length >= 16 || v.length >= 8 && SESSION_NAME.test(name2);
-    if (judged && long && !numeric && !notAnAssignedSecret(v)) {
-      out.push([a, b]);
-    }
+    if (judged && long && !numeric && !notAnAssignedSecret(v)) out.push([a, b]);
     first = false;
     while (i < text2.length && !stopAt(i) && text2[i] !== ";") i++;
     if (text2[i] === ";") i++;
@@ -907,8 +890,9 @@ function cookieSpans(text2, m) {
   return { spans: out, end: i };
 }
 function notACliPassword(v, m) {
-  return placeholderOrVariable(v) || PATH_OR_URL.test(v) || // `--password --host db`: the next word is a flag, the password is prompted for.
-  v.startsWith("-") && /^--\w+[ \t]+-/.test(m[0]) || /^[A-Za-z][a-z]*$/.test(v) || /^[\d.:/-]+$/.test(v);
+  const prompted = v.startsWith("-") && /^--\w+[ \t]+-/.test(m[0]);
+  const wordOrAddress = /^[A-Za-z][a-z]*$/.test(v) || /^[\d.:/-]+$/.test(v);
+  return placeholderOrVariable(v) || PATH_OR_URL.test(v) || prompted || wordOrAddress;
 }
 function awsCandidates(text2, from, to) {
   const out = [];
@@ -937,10 +921,8 @@ function awsUnnamedSpans(text2) {
       const nl = newlines;
       const after = partitionPoint(nl.length, (i) => nl[i] < m.index + m[0].length);
       const before = after - 1 - AWS_NEAR_LINES;
-      let from2 = before >= 0 ? newlines[before] + 1 : 0;
-      from2 = Math.max(from2, m.index - AWS_NEAR_CHARS);
-      let to2 = newlines[after + AWS_NEAR_LINES] ?? text2.length;
-      to2 = Math.min(to2, m.index + AWS_NEAR_CHARS);
+      const from2 = Math.max(before >= 0 ? nl[before] + 1 : 0, m.index - AWS_NEAR_CHARS);
+      const to2 = Math.min(nl[after + AWS_NEAR_LINES] ?? text2.length, m.index + AWS_NEAR_CHARS);
       if (open !== null && from2 <= open[1]) open[1] = Math.max(open[1], to2);
       else {
         flush();

@@ -277,39 +277,24 @@ function cells(text: string, from: number, to: number): Array<[number, number]> 
 }
 
 function unticked(text: string, [a, b]: [number, number]): [number, number] {
-  if (b - a >= 2 && text[a] === "`" && text[b - 1] === "`") return [a + 1, b - 1];
-  return [a, b];
+  return b - a >= 2 && text[a] === "`" && text[b - 1] === "`" ? [a + 1, b - 1] : [a, b];
 }
 
-/**
- * table-secret's spans: cells under a header naming a secret, or after a first cell naming one;
- * 8+ characters, no spaces, and the generic rule's entropy floor and allow-list.
- */
+/** table-secret's spans: cells under a header naming a secret, or after a first cell naming one; 8+ characters. */
 export function tableSpans(text: string, m: RegExpExecArray): { spans: Array<[number, number]>; end: number } {
   const block = m[0];
   const base = m.index;
   tally(block.length);
-  const lines: Array<[number, number]> = [];
-  let s = 0;
-  for (let i = 0; i <= block.length; i++) {
-    if (i === block.length || block[i] === "\n") {
-      if (i > s) lines.push([base + s, base + i]);
-      s = i + 1;
-    }
-  }
+  const lines = [...block.matchAll(/[^\n]+/g)].map((l): Range => [base + l.index, base + l.index + l[0].length]);
   const end = base + block.length;
   if (lines.length < 3) return { spans: [], end };
-  const header = cells(text, lines[0]![0], lines[0]![1]).map((c) => text.slice(...unticked(text, c)));
-  const secretColumns = new Set<number>();
-  header.forEach((h, k) => {
-    if (SECRET_NAME.test(h)) secretColumns.add(k);
-  });
+  const secretColumns = cells(text, ...lines[0]!).map((c) => SECRET_NAME.test(text.slice(...unticked(text, c))));
   const out: Array<[number, number]> = [];
   for (const [from, to] of lines.slice(2)) {
     const row = cells(text, from, to);
     const firstNames = row.length > 1 && SECRET_NAME.test(text.slice(...unticked(text, row[0]!)));
     row.forEach((c, k) => {
-      if (!(secretColumns.has(k) || (firstNames && k > 0))) return;
+      if (!(secretColumns[k] === true || (firstNames && k > 0))) return;
       const [a, b] = unticked(text, c);
       const v = text.slice(a, b);
       if (v.length < 8 || /\s/.test(v) || shannonEntropy(v) < 3.5 || notAnAssignedSecret(v)) return;
@@ -325,10 +310,7 @@ const SESSION_NAME = /sess|sid|token|auth|jwt|csrf|xsrf|remember|login|secret|ke
 const COOKIE_ATTRIBUTES =
   /^(?:path|domain|expires|max-age|samesite|secure|httponly|priority|partitioned|version|comment)$/i;
 
-/**
- * cookie-value's spans: each pair's value of `Cookie:`, the first pair's of `Set-Cookie:`; 16+
- * characters, or 8+ under a session-like name, and not words or numbers with dots.
- */
+/** cookie-value's spans: each pair's value of `Cookie:`, the first's of `Set-Cookie:`; 16+ characters, 8+ named. */
 export function cookieSpans(text: string, m: RegExpExecArray): { spans: Array<[number, number]>; end: number } {
   const set = /^set-/i.test(m[0]);
   const out: Array<[number, number]> = [];
@@ -354,18 +336,13 @@ export function cookieSpans(text: string, m: RegExpExecArray): { spans: Array<[n
     while (i < text.length && !stopAt(i) && text[i] !== ";" && text[i] !== " " && text[i] !== "\t") i++;
     let a = valueStart;
     let b = i;
-    if (b - a >= 2 && text[a] === '"' && text[b - 1] === '"') {
-      a++;
-      b--;
-    }
-    const v = text.slice(a, b);
+    const quoted = b - a >= 2 && text[a] === '"' && text[b - 1] === '"';
+    const v = quoted ? text.slice(++a, --b) : text.slice(a, b);
     const judged = set ? first && !COOKIE_ATTRIBUTES.test(name) : true;
     // Numbers with dots (`GA1.2.1234567890.1700000000`, timestamps) are analytics, not sessions.
     const numeric = /^(?:[A-Za-z]{1,4}\d?\.)?[\d.]+$/.test(v);
     const long = v.length >= 16 || (v.length >= 8 && SESSION_NAME.test(name));
-    if (judged && long && !numeric && !notAnAssignedSecret(v)) {
-      out.push([a, b]);
-    }
+    if (judged && long && !numeric && !notAnAssignedSecret(v)) out.push([a, b]);
     first = false;
     while (i < text.length && !stopAt(i) && text[i] !== ";") i++;
     if (text[i] === ";") i++;
@@ -378,15 +355,11 @@ export function cookieSpans(text: string, m: RegExpExecArray): { spans: Array<[n
 
 /** cli-password keeps a variable, placeholder, path, a following flag, a plain word, a port or address. */
 export function notACliPassword(v: string, m: RegExpExecArray): boolean {
-  // Not the assignment allow-list: a human password often reads as code (`Summer2024!`).
-  return (
-    placeholderOrVariable(v) ||
-    PATH_OR_URL.test(v) ||
-    // `--password --host db`: the next word is a flag, the password is prompted for.
-    (v.startsWith("-") && /^--\w+[ \t]+-/.test(m[0])) ||
-    /^[A-Za-z][a-z]*$/.test(v) ||
-    /^[\d.:/-]+$/.test(v)
-  );
+  // Not the assignment allow-list: a human password often reads as code (`Summer2024!`). `--password --host db`:
+  // the next word is a flag, the password is prompted for.
+  const prompted = v.startsWith("-") && /^--\w+[ \t]+-/.test(m[0]);
+  const wordOrAddress = /^[A-Za-z][a-z]*$/.test(v) || /^[\d.:/-]+$/.test(v);
+  return placeholderOrVariable(v) || PATH_OR_URL.test(v) || prompted || wordOrAddress;
 }
 
 // AWS secret access keys with no name beside them
@@ -418,10 +391,7 @@ const AWS_CONTEXT = new RegExp(
   "g",
 );
 
-/**
- * Unnamed AWS secret keys: 40-character candidates within 3 lines of an access key id, or in a
- * `[profile]` section naming an `aws_…` credential. The caller judges entropy and the allow-list.
- */
+/** Unnamed AWS secret keys: candidates within 3 lines of an access key id, or in a `[profile]` naming `aws_…`. */
 export function awsUnnamedSpans(text: string): Array<[number, number]> {
   if (!/AKIA|ASIA|ABIA|ACCA|A3T|\[/.test(text)) return [];
   const out: Array<[number, number]> = [];
@@ -440,10 +410,8 @@ export function awsUnnamedSpans(text: string): Array<[number, number]> {
       const nl = newlines;
       const after = partitionPoint(nl.length, (i) => nl[i]! < m.index + m[0].length);
       const before = after - 1 - AWS_NEAR_LINES;
-      let from = before >= 0 ? newlines[before]! + 1 : 0;
-      from = Math.max(from, m.index - AWS_NEAR_CHARS);
-      let to = newlines[after + AWS_NEAR_LINES] ?? text.length;
-      to = Math.min(to, m.index + AWS_NEAR_CHARS);
+      const from = Math.max(before >= 0 ? nl[before]! + 1 : 0, m.index - AWS_NEAR_CHARS);
+      const to = Math.min(nl[after + AWS_NEAR_LINES] ?? text.length, m.index + AWS_NEAR_CHARS);
       if (open !== null && from <= open[1]) open[1] = Math.max(open[1], to);
       else {
         flush();
