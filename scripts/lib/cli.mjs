@@ -382,29 +382,14 @@ function looksLikeCode(value) {
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
-  const counts = ASCII_COUNTS;
-  let distinct = 0;
-  let i = 0;
-  for (; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 128) break;
-    if (counts[c]++ === 0) ASCII_SEEN[distinct++] = c;
-  }
-  let h = 0;
-  for (let k = 0; k < distinct; k++) {
-    const c = ASCII_SEEN[k];
-    h -= counts[c] / i * Math.log2(counts[c] / i);
-    counts[c] = 0;
-  }
-  if (i === s.length) return h;
-  h = 0;
-  const all = /* @__PURE__ */ new Map();
+  const counts = /* @__PURE__ */ new Map();
   let n2 = 0;
   for (const ch of s) {
-    all.set(ch, (all.get(ch) ?? 0) + 1);
+    counts.set(ch, (counts.get(ch) ?? 0) + 1);
     n2++;
   }
-  for (const c of all.values()) h -= c / n2 * Math.log2(c / n2);
+  let h = 0;
+  for (const c of counts.values()) h -= c / n2 * Math.log2(c / n2);
   return h;
 }
 function globallyAllowed(secret) {
@@ -438,7 +423,7 @@ function notAnAssignedSecret(v) {
   const flag = v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v);
   return placeholderOrVariable(v) || flag || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION2.test(v) || namesSomething(v) || proseLike(v);
 }
-var ESCAPE_END, L, R, LD, RD, REDACTION_WORK, PLACEHOLDER_WORDS, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION2, ASCII_COUNTS, ASCII_SEEN, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
+var ESCAPE_END, L, R, LD, RD, REDACTION_WORK, PLACEHOLDER_WORDS, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION2, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
 var init_redact_kit = __esm({
   "src/guard/redact-kit.ts"() {
     "use strict";
@@ -461,8 +446,6 @@ var init_redact_kit = __esm({
     PATH_OR_URL = /^(?:\.{0,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/)|^[\w.-]+(?:\/[\w.-]+)+\.[A-Za-z]{1,5}$/;
     DIGEST = /^(?:sha1|sha256|sha384|sha512|md5|blake2b?):[0-9a-fA-F]+$/i;
     VERSION2 = /^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.+-]*)?$/;
-    ASCII_COUNTS = new Uint32Array(128);
-    ASCII_SEEN = new Uint8Array(128);
     UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
     DECORATED_HEX = /^[^A-Za-z0-9]*(?<![0-9a-fA-F])(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})(?![0-9a-fA-F])(?::[\w./-]*)?[^A-Za-z0-9]*$/;
     ARN = /^arn:aws[\w-]*:[\w-]+:/;
@@ -477,8 +460,7 @@ var init_redact_kit = __esm({
 
 // src/guard/redact-derived.ts
 function printable(bytes) {
-  let bad2 = 0;
-  for (const b of bytes) if (b < 32 && b !== 9 && b !== 10 && b !== 13 || b > 126) bad2++;
+  const bad2 = bytes.filter((b) => b < 32 && b !== 9 && b !== 10 && b !== 13 || b > 126).length;
   return bad2 * 20 <= bytes.length;
 }
 function decodedRuns(text2, covered) {
@@ -488,7 +470,7 @@ function decodedRuns(text2, covered) {
   for (const m of text2.matchAll(BASE64_RUN)) {
     const start = m.index;
     const end = start + m[0].length;
-    if (m[0].length < MIN_BASE64 || covered(start, end)) continue;
+    if (covered(start, end)) continue;
     const bytes = Buffer.from(m[0], "base64");
     tally(m[0].length);
     if (bytes.length === 0 || !printable(bytes)) continue;
@@ -590,7 +572,7 @@ function continuedRuns(text2) {
   }
   return { text: out.parts.join(""), original: (a, z) => out.across(a, z) };
 }
-var EMPTY, Pieces, MIN_BASE64, BASE64_RUN, PIECE_CHAR, MAX_PREFIX, MIN_WRAP, WRAP_WIDTHS;
+var EMPTY, Pieces, BASE64_RUN, PIECE_CHAR, MAX_PREFIX, MIN_WRAP, WRAP_WIDTHS;
 var init_redact_derived = __esm({
   "src/guard/redact-derived.ts"() {
     "use strict";
@@ -628,7 +610,6 @@ var init_redact_derived = __esm({
         return this.list.length === 0 ? EMPTY : { text: this.parts.join(""), original };
       }
     };
-    MIN_BASE64 = 24;
     BASE64_RUN = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])/g;
     PIECE_CHAR = /[A-Za-z0-9_+/=.-]/;
     MAX_PREFIX = 24;
@@ -1068,15 +1049,14 @@ function transcriptSpans(text2) {
   saidSpans(text2, out);
   return out;
 }
-var WORD_WINDOW, KEYWORDS, WORDS_AND_RUNS, ID_LABEL, USES, ASSIGNMENTS, SAID_PASSWORD;
+var WORD_WINDOW, KEYWORD_LIST, KEYWORDS, WORDS_AND_RUNS, ID_LABEL, USES, ASSIGNMENTS, SAID_PASSWORD;
 var init_redact_transcript = __esm({
   "src/guard/redact-transcript.ts"() {
     "use strict";
     init_redact_kit();
     WORD_WINDOW = 3;
-    KEYWORDS = new Set(
-      "key keys token tokens secret secrets password passwords passwd passphrase pwd apikey".split(" ")
-    );
+    KEYWORD_LIST = "key keys token tokens secret secrets password passwords passwd passphrase pwd apikey";
+    KEYWORDS = new Set(KEYWORD_LIST.split(" "));
     WORDS_AND_RUNS = /(?<run>(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/_=-]))|[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
     ID_LABEL = /(?:--expected-current-sha256|CURRENT-SHA256|Since-handoff|\bcommit|\bHEAD|\bsha(?:1|256)?)[\s:="'`(]*$/i;
     USES = new RegExp(
@@ -1646,7 +1626,8 @@ function unsafeBytes(file, at4) {
   );
 }
 function shownWarning(file, n2) {
-  return `warning: ${file} holds ${n2} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk`;
+  const what = `${n2} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse`;
+  return `warning: ${file} holds ${what}, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk`;
 }
 function cleanText(bytes) {
   if (firstNul(bytes) >= 0) return null;

@@ -107,35 +107,16 @@ export const PATH_OR_URL =
 export const DIGEST = /^(?:sha1|sha256|sha384|sha512|md5|blake2b?):[0-9a-fA-F]+$/i;
 export const VERSION = /^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.+-]*)?$/;
 
-/** Counts for ASCII characters and which are set, reused: redaction is synchronous. */
-const ASCII_COUNTS = new Uint32Array(128);
-const ASCII_SEEN = new Uint8Array(128);
-
 /** Shannon entropy of `s` in bits per character (counted in code points). */
 export function shannonEntropy(s: string): number {
-  const counts = ASCII_COUNTS;
-  let distinct = 0;
-  let i = 0;
-  for (; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 128) break;
-    if (counts[c]!++ === 0) ASCII_SEEN[distinct++] = c;
-  }
-  let h = 0;
-  for (let k = 0; k < distinct; k++) {
-    const c = ASCII_SEEN[k]!;
-    h -= (counts[c]! / i) * Math.log2(counts[c]! / i);
-    counts[c] = 0;
-  }
-  if (i === s.length) return h;
-  h = 0;
-  const all = new Map<string, number>();
+  const counts = new Map<string, number>();
   let n = 0;
   for (const ch of s) {
-    all.set(ch, (all.get(ch) ?? 0) + 1);
+    counts.set(ch, (counts.get(ch) ?? 0) + 1);
     n++;
   }
-  for (const c of all.values()) h -= (c / n) * Math.log2(c / n);
+  let h = 0;
+  for (const c of counts.values()) h -= (c / n) * Math.log2(c / n);
   return h;
 }
 
