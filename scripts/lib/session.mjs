@@ -107,12 +107,6 @@ function classOf(cp) {
   if (cp === 4447 || cp === 4448 || cp === 12644 || cp === 65440) return "Hangul filler";
   return void 0;
 }
-function isEmojiModifier(cp) {
-  return cp >= 127995 && cp <= 127999;
-}
-function isRtlLetter(cp) {
-  return cp >= 1424 && matches(RTL_LETTER, cp);
-}
 function isStandardizedVariant(base, selector) {
   const bases = STANDARDIZED_VARIANT_BASES.get(selector);
   return bases !== void 0 && matches(bases, base);
@@ -186,7 +180,7 @@ function renderCodePoints(cps, keep = false) {
   parts.push(String.fromCodePoint(...cps.slice(from)));
   return { text: parts.join(""), changed };
 }
-var CANDIDATE, LF, CR, ZWNJ, ZWJ, BOM, VS15, VS16, BLACK_FLAG, CANCEL_TAG, PICTOGRAPHIC, EMOJI, LETTER_OR_MARK, HAN_IDEOGRAPH, FLAG_TAGS, matches, isEmoji, UTF8_RUN;
+var CANDIDATE, LF, CR, ZWNJ, ZWJ, BOM, VS15, VS16, BLACK_FLAG, CANCEL_TAG, PICTOGRAPHIC, EMOJI, LETTER_OR_MARK, HAN_IDEOGRAPH, FLAG_TAGS, matches, isEmoji, isEmojiModifier, isRtlLetter, UTF8_RUN;
 var init_invisible = __esm({
   "src/guard/invisible.ts"() {
     "use strict";
@@ -211,6 +205,8 @@ var init_invisible = __esm({
     FLAG_TAGS = ["gbeng", "gbsct", "gbwls"].map((t) => [...t].map((c) => 917504 + c.charCodeAt(0)));
     matches = (re, cp) => cp !== void 0 && cp >= 0 && re.test(String.fromCodePoint(cp));
     isEmoji = (cp) => cp !== void 0 && cp >= 169 && matches(PICTOGRAPHIC, cp);
+    isEmojiModifier = (cp) => cp >= 127995 && cp <= 127999;
+    isRtlLetter = (cp) => cp >= 1424 && matches(RTL_LETTER, cp);
     UTF8_RUN = new RegExp(
       "(?:[\\x00-\\x7f]|[\\xc2-\\xdf][\\x80-\\xbf]|\\xe0[\\xa0-\\xbf][\\x80-\\xbf]|[\\xe1-\\xec\\xee\\xef][\\x80-\\xbf]{2}|\\xed[\\x80-\\x9f][\\x80-\\xbf]|\\xf0[\\x90-\\xbf][\\x80-\\xbf]{2}|[\\xf1-\\xf3][\\x80-\\xbf]{3}|\\xf4[\\x80-\\x8f][\\x80-\\xbf]{2}){1,4096}|(?<bad>[^])",
       "g"

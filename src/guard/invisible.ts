@@ -1,9 +1,4 @@
-/**
- * The invisible-character guard (docs/design.md#redaction): code points that hide or reorder text
- * for a human while a model reads them, and controls; living scripts pass (Persian ZWNJ, Indic
- * ZWJ, Hebrew and Arabic marks, the flags of England, Scotland and Wales). Pure. The Unicode
- * tables are generated from the UCD by tools/unicode-tables.mjs.
- */
+/** Code points that hide or reorder text for a human while a model reads them, and controls; living scripts pass. */
 import { isUtf8 } from "node:buffer";
 import { RTL_LETTER, STANDARDIZED_VARIANT_BASES } from "./unicode-tables.ts";
 
@@ -103,13 +98,9 @@ const matches = (re: RegExp, cp: number | undefined): boolean =>
 const isEmoji = (cp: number | undefined): boolean => cp !== undefined && cp >= 0xa9 && matches(PICTOGRAPHIC, cp);
 
 /** Skin-tone modifiers sit between an emoji and its joiner (👩🏽‍💻). */
-function isEmojiModifier(cp: number): boolean {
-  return cp >= 0x1f3fb && cp <= 0x1f3ff;
-}
+const isEmojiModifier = (cp: number): boolean => cp >= 0x1f3fb && cp <= 0x1f3ff;
 
-function isRtlLetter(cp: number): boolean {
-  return cp >= 0x590 && matches(RTL_LETTER, cp);
-}
+const isRtlLetter = (cp: number): boolean => cp >= 0x590 && matches(RTL_LETTER, cp);
 
 function isStandardizedVariant(base: number, selector: number): boolean {
   const bases = STANDARDIZED_VARIANT_BASES.get(selector);
@@ -132,12 +123,7 @@ function lineHasRtl(cps: readonly number[], i: number): boolean {
   return false;
 }
 
-/**
- * The class of the code point at `i` when it is refused in its context. Allowed: U+FEFF first;
- * CR before LF; ZWNJ/ZWJ between letters or marks, ZWJ between emoji; LRM, RLM, ALM on a line
- * with a right-to-left letter; tags inside the three flags; U+FE0E/U+FE0F after an emoji, other
- * selectors after a base StandardizedVariants.txt pairs them with, U+E0100+ after an ideograph.
- */
+/** The class of the code point at `i` when it is refused in its context (docs/design.md#invisible-characters). */
 function forbiddenAt(cps: readonly number[], i: number): string | undefined {
   const cp = cps[i]!;
   const name = classOf(cp);

@@ -5,8 +5,6 @@ import { placeholderOrVariable, shannonEntropy, tally } from "./redact-kit.ts";
 
 type Range = [number, number];
 
-// PEM blocks
-
 const PEM_END = /-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----/y;
 const PEM_HEADER = /(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID):[^\r\n\\]*/y;
 const PEM_BODY = /=?[A-Za-z0-9+/]+={0,3}/y;
@@ -126,8 +124,6 @@ function refinePutty(text: string, start: number, end: number): Range | null {
   return privateMaterial >= PEM_MIN_MATERIAL ? [start, last] : null;
 }
 
-// Generic assignments
-
 /** Longest unquoted generic value judged, in characters (a longer run is cut here). */
 export const GENERIC_VALUE_MAX = 256;
 
@@ -175,10 +171,8 @@ function endsValue(text: string, at: number, c: number, inQuery: boolean): boole
   return text.charCodeAt(k) === 0x3d;
 }
 
-/**
- * The end of an unquoted generic value: whitespace, {@link endsValue}, or a bracket closing one opened before
- * the value. A trailing `,`, `;`, `&`, unmatched `>` or backtick (and punctuation after one) is the text's.
- */
+// An unquoted generic value ends at whitespace, {@link endsValue}, or a bracket closing one opened before it;
+// a trailing `,`, `;`, `&`, unmatched `>` or backtick (and punctuation after one) is the text's.
 export function genericValueEnd(text: string, start: number, inQuery: boolean): number {
   const limit = Math.min(text.length, start + GENERIC_VALUE_MAX);
   // A value inside a plain run ends at the cap, or at the whitespace or quote that ends the run.
@@ -219,10 +213,8 @@ export function genericValueEnd(text: string, start: number, inQuery: boolean): 
   return end;
 }
 
-/**
- * generic-secret's refine: a quoted value as matched; a YAML block scalar's first line; an
- * unquoted value widened to its run, 8+ characters, or the value of a nested assignment it begins with.
- */
+// generic-secret's refine: a quoted value as matched; a YAML block scalar's first line; an unquoted value
+// widened to its run, 8+ characters, or the value of a nested assignment it begins with.
 export function refineGenericValue(text: string, m: RegExpExecArray, start: number, end: number): Range | null {
   if (m.groups?.["s4"] !== undefined) {
     let e = end;
@@ -247,8 +239,6 @@ export function keyNameValueKept(v: string, m: RegExpExecArray): boolean {
   if (m.groups?.["k"] === undefined) return false;
   return v.length < 16 || !/\d/.test(v) || /^[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)+$/.test(v);
 }
-
-// Markdown tables
 
 /** A cell that names a secret (`Password`, `API key`, `DB_PASSWORD`). */
 const SECRET_NAME = new RegExp(
@@ -304,8 +294,6 @@ export function tableSpans(text: string, m: RegExpExecArray): { spans: Array<[nu
   return { spans: out, end };
 }
 
-// Cookie and Set-Cookie headers
-
 const SESSION_NAME = /sess|sid|token|auth|jwt|csrf|xsrf|remember|login|secret|key/i;
 const COOKIE_ATTRIBUTES =
   /^(?:path|domain|expires|max-age|samesite|secure|httponly|priority|partitioned|version|comment)$/i;
@@ -351,8 +339,6 @@ export function cookieSpans(text: string, m: RegExpExecArray): { spans: Array<[n
   return { spans: out, end: i };
 }
 
-// Command-line passwords
-
 /** cli-password keeps a variable, placeholder, path, a following flag, a plain word, a port or address. */
 export function notACliPassword(v: string, m: RegExpExecArray): boolean {
   // Not the assignment allow-list: a human password often reads as code (`Summer2024!`). `--password --host db`:
@@ -361,8 +347,6 @@ export function notACliPassword(v: string, m: RegExpExecArray): boolean {
   const wordOrAddress = /^[A-Za-z][a-z]*$/.test(v) || /^[\d.:/-]+$/.test(v);
   return placeholderOrVariable(v) || PATH_OR_URL.test(v) || prompted || wordOrAddress;
 }
-
-// AWS secret access keys with no name beside them
 
 /** Lines and characters looked at on each side of an access key id; a credentials section's size. */
 const AWS_NEAR_LINES = 3;

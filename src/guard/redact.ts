@@ -1,7 +1,5 @@
-/**
- * Secret redaction (docs/design.md#redaction), pure: every text written or printed passes through {@link redactText}.
- * Our own rules after gitleaks' ideas (MIT): a shape per vendor, a keyword prefilter, an entropy floor, allow-lists.
- */
+// Secret redaction, pure: every text written or printed passes through {@link redactText}. Our own rules after
+// gitleaks' ideas (MIT): a shape per vendor, a keyword prefilter, an entropy floor, allow-lists.
 import { partitionPoint } from "./partition.ts";
 import { L, LD, REDACTION_WORK, PATH_OR_URL, R, RD, filler, globallyAllowed, newlineOffsets } from "./redact-kit.ts";
 import { looksLikeCode, notAnAssignedSecret, placeholderOrVariable, proseLike, rule } from "./redact-kit.ts";
@@ -226,10 +224,8 @@ let allKeywords: string[] | undefined;
 /** Bits of the three-character windows a text holds (exact for ASCII windows), reused: redaction is synchronous. */
 const WINDOWS = new Uint32Array(1 << 16);
 
-/**
- * The keywords in `lower`, each found by a native search. A long text's three-character windows are recorded
- * first and a keyword missing one is not searched for: the bench's 1 MB hostile mix redacts in 0.9 s, not 1.3 s.
- */
+// The keywords in `lower`, each by a native search. A long text's three-character windows are recorded first and
+// a keyword missing one is not searched for: the bench's 1 MB hostile mix redacts in 0.9 s, not 1.3 s.
 function keywordsIn(lower: string): Set<string> {
   allKeywords ??= [...new Set(REDACTION_RULES.flatMap((r) => r.keywords ?? []))];
   const indexed = lower.length >= 65536;
@@ -361,10 +357,7 @@ class Spans {
 /** Every pass of {@link redactText}, counted for the tests (one pass per written document). */
 export const redactionPasses = { calls: 0, chars: 0 };
 
-/**
- * Replaces each secret in `text` with `<redacted: KIND>`. Findings are in order and in the
- * original text; a secret overlapping one an earlier rule found is left to that rule. Linear.
- */
+/** Each secret in `text` as `<redacted: KIND>`, and the findings in order; an earlier rule's overlapping span wins. */
 export function redactText(text: string, options: RedactOptions = {}): Redacted {
   redactionPasses.calls++;
   redactionPasses.chars += text.length;
