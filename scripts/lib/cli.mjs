@@ -391,9 +391,6 @@ function shannonEntropy(s) {
 function globallyAllowed(secret) {
   return DECORATED_HEX.test(secret) || UUID.test(secret) || /EXAMPLE(?:KEY)?$/.test(secret);
 }
-function filler(entropy) {
-  return entropy < 2.5;
-}
 function placeholderOrVariable(v) {
   return PLACEHOLDER.test(v) || VARIABLE_REFERENCE.test(v);
 }
@@ -628,9 +625,10 @@ function linePrefix(text2, start) {
   tally(start - k);
   return text2.slice(k, start).trim();
 }
-function skipPrefix(text2, at4, prefix) {
-  if (prefix === "" || !text2.startsWith(prefix, at4)) return at4;
-  let k = at4 + prefix.length;
+function nextLine(text2, at4, prefix) {
+  let k = sticky(PEM_SEPARATOR, text2, at4);
+  if (k === -1 || prefix === "" || !text2.startsWith(prefix, k)) return k;
+  k += prefix.length;
   while (text2[k] === " " || text2[k] === "	") k++;
   return k;
 }
@@ -642,9 +640,8 @@ function refinePem(text2, m, start, end) {
   let material = 0;
   let headers = true;
   for (; ; ) {
-    const sep = sticky(PEM_SEPARATOR, text2, i);
-    if (sep === -1) break;
-    const j = skipPrefix(text2, sep, prefix);
+    const j = nextLine(text2, i, prefix);
+    if (j === -1) break;
     const endMarker = sticky(PEM_END, text2, j);
     if (endMarker !== -1) {
       last = endMarker;
@@ -666,10 +663,9 @@ function refinePem(text2, m, start, end) {
       break;
     }
     const line = text2.slice(j, b);
-    const after = b < text2.length ? text2[b] : "\n";
-    if (!PEM_LINE_END.test(after)) break;
-    const next = sticky(PEM_SEPARATOR, text2, b);
-    const beforeEnd = next !== -1 && sticky(PEM_END, text2, skipPrefix(text2, next, prefix)) !== -1;
+    if (!endsLine(text2, b)) break;
+    const next = nextLine(text2, b, prefix);
+    const beforeEnd = next !== -1 && sticky(PEM_END, text2, next) !== -1;
     const long = line.length >= 16 && /[0-9+/=]/.test(line) || line.length >= 40;
     const keyLike = long || /^=|=$/.test(line) || beforeEnd;
     if (!keyLike) break;
@@ -686,9 +682,8 @@ function refinePutty(text2, start, end) {
   let privateMaterial = 0;
   let inPrivate = false;
   for (; ; ) {
-    const sep = sticky(PEM_SEPARATOR, text2, i);
-    if (sep === -1) break;
-    const j = skipPrefix(text2, sep, prefix);
+    const j = nextLine(text2, i, prefix);
+    if (j === -1) break;
     const h = sticky(PUTTY_HEADER, text2, j);
     if (h !== -1) {
       const name2 = text2.slice(j, text2.indexOf(":", j));
@@ -698,7 +693,7 @@ function refinePutty(text2, start, end) {
       continue;
     }
     const b = sticky(PEM_BODY, text2, j);
-    if (b === -1 || b - j < 16 || !PEM_LINE_END.test(b < text2.length ? text2[b] : "\n")) break;
+    if (b === -1 || b - j < 16 || !endsLine(text2, b)) break;
     if (inPrivate) privateMaterial += b - j;
     i = last = b;
   }
@@ -920,7 +915,7 @@ function awsUnnamedSpans(text2) {
   flush();
   return out;
 }
-var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LINE_END, PEM_MIN_MATERIAL, PUTTY_NAMES, PUTTY_HEADER, GENERIC_VALUE_MAX, SPACE, isNameStart, isNameChar, PLAIN_RUN, plain, OPENERS, CLOSERS, SECRET_NAME, SESSION_NAME, COOKIE_ATTRIBUTES, AWS_NEAR_LINES, AWS_NEAR_CHARS, AWS_SECTION_LINES, AWS_SECTION_CHARS, AWS_SECRET, AWS_CREDENTIAL_NAME, AWS_CONTEXT;
+var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LINE_END, PEM_MIN_MATERIAL, endsLine, PUTTY_NAMES, PUTTY_HEADER, GENERIC_VALUE_MAX, SPACE, isNameStart, isNameChar, PLAIN_RUN, plain, OPENERS, CLOSERS, SECRET_NAME, SESSION_NAME, COOKIE_ATTRIBUTES, AWS_NEAR_LINES, AWS_NEAR_CHARS, AWS_SECTION_LINES, AWS_SECTION_CHARS, AWS_SECRET, AWS_CREDENTIAL_NAME, AWS_CONTEXT;
 var init_redact_syntax = __esm({
   "src/guard/redact-syntax.ts"() {
     "use strict";
@@ -938,6 +933,7 @@ var init_redact_syntax = __esm({
     PEM_NEWLINE = /\r?\n|\\r\\n|\\n/y;
     PEM_LINE_END = /[\s\\"'`|,<\]]/;
     PEM_MIN_MATERIAL = 32;
+    endsLine = (text2, at4) => PEM_LINE_END.test(at4 < text2.length ? text2[at4] : "\n");
     PUTTY_NAMES = "Encryption|Comment|Public-Lines|Private-Lines|Private-MAC|Private-Hash|Key-Derivation|Argon2-[A-Za-z]+";
     PUTTY_HEADER = new RegExp(`(?:${PUTTY_NAMES}): ?[^\\r\\n\\\\]{0,200}`, "y");
     GENERIC_VALUE_MAX = 256;
@@ -1259,7 +1255,7 @@ function keywordsIn(lower) {
 function keptByRule(rule2, secret, m) {
   if (secret === "" || globallyAllowed(secret) || secret.includes("<redacted")) return true;
   const entropy = shannonEntropy(secret);
-  if (!rule2.weakIsSecret && filler(entropy)) return true;
+  if (!rule2.weakIsSecret && entropy < 2.5) return true;
   return rule2.entropy !== void 0 && entropy < rule2.entropy || rule2.allow?.(secret, m) === true;
 }
 function collectSpans(text2, rules, skip, found) {
@@ -5707,13 +5703,9 @@ function units(text2, limit) {
   let at4 = 0;
   const rest = (end) => {
     const piece = text2.slice(at4, end);
-    if (simple) {
-      for (let i = 0; i < piece.length && out.length <= limit; i++) out.push(piece[i]);
-      return;
-    }
-    for (const s of segmenter.segment(piece)) {
+    for (const c of simple ? piece : segmenter.segment(piece)) {
       if (out.length > limit) return;
-      out.push(s.segment);
+      out.push(typeof c === "string" ? c : c.segment);
     }
   };
   for (const m of text2.matchAll(MARKER3)) {
@@ -9442,8 +9434,6 @@ var init_drift = __esm({
 // src/guard/memory-text.ts
 import { isUtf8 as isUtf82 } from "node:buffer";
 function memoryText(file, bytes) {
-  const clean = cleanText(bytes);
-  if (clean !== null) return { text: clean, shown: 0, invalid: [] };
   const nul = firstNul(bytes);
   if (nul >= 0) throw unsafeBytes(file, nul);
   const shown = renderVisible(bytes).changed;

@@ -1,6 +1,6 @@
 /** A memory file's bytes decoded by the one verdict: a NUL refuses, invalid UTF-8 reads as `<0xNN>`. */
 import { isUtf8 } from "node:buffer";
-import { cleanText, firstNul, shownWarning, unsafeBytes } from "./file-verdict.ts";
+import { firstNul, shownWarning, unsafeBytes } from "./file-verdict.ts";
 import { decodeUtf8, renderCodePoints, renderVisible } from "./invisible.ts";
 
 /** An invalid UTF-8 byte: 1-based line, column in code points, and the byte. */
@@ -20,8 +20,6 @@ interface MemoryText {
 
 /** Decodes a memory file's bytes; throws Refused (exit 2) when they hold a NUL. */
 export function memoryText(file: string, bytes: Uint8Array): MemoryText {
-  const clean = cleanText(bytes);
-  if (clean !== null) return { text: clean, shown: 0, invalid: [] };
   const nul = firstNul(bytes);
   if (nul >= 0) throw unsafeBytes(file, nul);
   const shown = renderVisible(bytes).changed;

@@ -130,11 +130,6 @@ export function globallyAllowed(secret: string): boolean {
   return DECORATED_HEX.test(secret) || UUID.test(secret) || /EXAMPLE(?:KEY)?$/.test(secret);
 }
 
-/** A token body of filler (`ghp_xxxx…`): documentation; real tokens are far above 2.5 bits per character. */
-export function filler(entropy: number): boolean {
-  return entropy < 2.5;
-}
-
 export function placeholderOrVariable(v: string): boolean {
   return PLACEHOLDER.test(v) || VARIABLE_REFERENCE.test(v);
 }

@@ -37,13 +37,16 @@ function linePrefix(text: string, start: number): string {
   return text.slice(k, start).trim();
 }
 
-/** After a separator: the block's own line prefix once more, then spaces. */
-function skipPrefix(text: string, at: number, prefix: string): number {
-  if (prefix === "" || !text.startsWith(prefix, at)) return at;
-  let k = at + prefix.length;
+/** Where the block's next line starts: after a separator, the block's own line prefix once more, spaces; or -1. */
+function nextLine(text: string, at: number, prefix: string): number {
+  let k = sticky(PEM_SEPARATOR, text, at);
+  if (k === -1 || prefix === "" || !text.startsWith(prefix, k)) return k;
+  k += prefix.length;
   while (text[k] === " " || text[k] === "\t") k++;
   return k;
 }
+
+const endsLine = (text: string, at: number): boolean => PEM_LINE_END.test(at < text.length ? text[at]! : "\n");
 
 /** private-key's refine: key material (base64, headers, blank lines) to the END marker or the first other line. */
 export function refinePem(text: string, m: RegExpExecArray, start: number, end: number): Range | null {
@@ -54,9 +57,8 @@ export function refinePem(text: string, m: RegExpExecArray, start: number, end: 
   let material = 0;
   let headers = true;
   for (;;) {
-    const sep = sticky(PEM_SEPARATOR, text, i);
-    if (sep === -1) break;
-    const j = skipPrefix(text, sep, prefix);
+    const j = nextLine(text, i, prefix);
+    if (j === -1) break;
     const endMarker = sticky(PEM_END, text, j);
     if (endMarker !== -1) {
       last = endMarker;
@@ -79,10 +81,9 @@ export function refinePem(text: string, m: RegExpExecArray, start: number, end: 
       break;
     }
     const line = text.slice(j, b);
-    const after = b < text.length ? text[b]! : "\n";
-    if (!PEM_LINE_END.test(after)) break;
-    const next = sticky(PEM_SEPARATOR, text, b);
-    const beforeEnd = next !== -1 && sticky(PEM_END, text, skipPrefix(text, next, prefix)) !== -1;
+    if (!endsLine(text, b)) break;
+    const next = nextLine(text, b, prefix);
+    const beforeEnd = next !== -1 && sticky(PEM_END, text, next) !== -1;
     const long = (line.length >= 16 && /[0-9+/=]/.test(line)) || line.length >= 40;
     const keyLike = long || /^=|=$/.test(line) || beforeEnd;
     if (!keyLike) break;
@@ -105,9 +106,8 @@ function refinePutty(text: string, start: number, end: number): Range | null {
   let privateMaterial = 0;
   let inPrivate = false;
   for (;;) {
-    const sep = sticky(PEM_SEPARATOR, text, i);
-    if (sep === -1) break;
-    const j = skipPrefix(text, sep, prefix);
+    const j = nextLine(text, i, prefix);
+    if (j === -1) break;
     const h = sticky(PUTTY_HEADER, text, j);
     if (h !== -1) {
       const name = text.slice(j, text.indexOf(":", j));
@@ -117,7 +117,7 @@ function refinePutty(text: string, start: number, end: number): Range | null {
       continue;
     }
     const b = sticky(PEM_BODY, text, j);
-    if (b === -1 || b - j < 16 || !PEM_LINE_END.test(b < text.length ? text[b]! : "\n")) break;
+    if (b === -1 || b - j < 16 || !endsLine(text, b)) break;
     if (inPrivate) privateMaterial += b - j;
     i = last = b;
   }

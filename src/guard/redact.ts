@@ -1,7 +1,7 @@
 // Secret redaction, pure: every text written or printed passes through {@link redactText}. Our own rules after
 // gitleaks' ideas (MIT): a shape per vendor, a keyword prefilter, an entropy floor, allow-lists.
 import { partitionPoint } from "./partition.ts";
-import { L, LD, REDACTION_WORK, PATH_OR_URL, R, RD, filler, globallyAllowed, newlineOffsets } from "./redact-kit.ts";
+import { L, LD, REDACTION_WORK, PATH_OR_URL, R, RD, globallyAllowed, newlineOffsets } from "./redact-kit.ts";
 import { looksLikeCode, notAnAssignedSecret, placeholderOrVariable, proseLike, rule } from "./redact-kit.ts";
 import { shannonEntropy, type RedactionRule } from "./redact-kit.ts";
 import { continuedRuns, decodedRuns, splitRuns, wrappedRuns } from "./redact-derived.ts";
@@ -253,7 +253,8 @@ function keptByRule(rule: RedactionRule, secret: string, m: RegExpExecArray): bo
   // A value holding `<redacted: KIND>` was judged by an earlier pass.
   if (secret === "" || globallyAllowed(secret) || secret.includes("<redacted")) return true;
   const entropy = shannonEntropy(secret);
-  if (!rule.weakIsSecret && filler(entropy)) return true;
+  // A token body of filler (`ghp_xxxx…`) is documentation: real tokens are far above 2.5 bits per character.
+  if (!rule.weakIsSecret && entropy < 2.5) return true;
   return (rule.entropy !== undefined && entropy < rule.entropy) || rule.allow?.(secret, m) === true;
 }
 

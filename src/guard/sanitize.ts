@@ -25,13 +25,9 @@ function units(text: string, limit: number): string[] {
   let at = 0;
   const rest = (end: number): void => {
     const piece = text.slice(at, end);
-    if (simple) {
-      for (let i = 0; i < piece.length && out.length <= limit; i++) out.push(piece[i]!);
-      return;
-    }
-    for (const s of segmenter!.segment(piece)) {
+    for (const c of simple ? piece : segmenter!.segment(piece)) {
       if (out.length > limit) return;
-      out.push(s.segment);
+      out.push(typeof c === "string" ? c : c.segment);
     }
   };
   for (const m of text.matchAll(MARKER)) {
