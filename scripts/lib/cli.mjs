@@ -2921,16 +2921,16 @@ function beside(root, name2) {
   const saves = savesPath(root);
   return saves === null ? null : path15.join(path15.dirname(saves), name2);
 }
-function recordLines(p, re2) {
+function recordLines(p, re) {
   const lines3 = readFileSync4(p, "utf8").slice(0, 16384).split("\n");
-  return lines3.map((l) => re2.exec(l)).filter((m) => m !== null);
+  return lines3.map((l) => re.exec(l)).filter((m) => m !== null);
 }
-function addRecord(p, re2, line, drop) {
+function addRecord(p, re, line, drop) {
   try {
     mkdirSync2(path15.dirname(p), { recursive: true, mode: 448 });
     let kept = [];
     try {
-      kept = recordLines(p, re2).filter((m) => !drop(m)).map((m) => m[0]);
+      kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
     } catch {
     }
     const tmp = `${p}.tmp-${process.pid}`;
