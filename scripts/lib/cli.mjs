@@ -87,15 +87,15 @@ var init_unicode_tables = __esm({
 });
 
 // src/guard/invisible.ts
-function findInvisible(text2) {
-  return CANDIDATE.test(text2) ? findRefused(text2) : [];
+function findInvisible(text) {
+  return CANDIDATE.test(text) ? findRefused(text) : [];
 }
-function refusedIndexes(text2) {
-  return CANDIDATE.test(text2) ? refusedIndexesIn(text2) : /* @__PURE__ */ new Set();
+function refusedIndexes(text) {
+  return CANDIDATE.test(text) ? refusedIndexesIn(text) : /* @__PURE__ */ new Set();
 }
-function showRefused(text2) {
-  if (!CANDIDATE.test(text2)) return { text: text2, changed: 0 };
-  return renderCodePoints(Array.from(text2, (ch) => ch.codePointAt(0)));
+function showRefused(text) {
+  if (!CANDIDATE.test(text)) return { text, changed: 0 };
+  return renderCodePoints(Array.from(text, (ch) => ch.codePointAt(0)));
 }
 function renderVisible(bytes) {
   let fast;
@@ -197,9 +197,9 @@ function forbiddenAt(cps, i) {
 function hex(cp) {
   return `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`;
 }
-function findRefused(text2) {
+function findRefused(text) {
   const cps = [];
-  for (const ch of text2) cps.push(ch.codePointAt(0));
+  for (const ch of text) cps.push(ch.codePointAt(0));
   const hits = [];
   let line = 1;
   let column = 1;
@@ -216,10 +216,10 @@ function findRefused(text2) {
   }
   return hits;
 }
-function refusedIndexesIn(text2) {
+function refusedIndexesIn(text) {
   const out = /* @__PURE__ */ new Set();
   const cps = [32];
-  for (const ch of text2) cps.push(ch.codePointAt(0));
+  for (const ch of text) cps.push(ch.codePointAt(0));
   for (let i = 1; i < cps.length; i++) if (forbiddenAt(cps, i) !== void 0) out.add(i - 1);
   return out;
 }
@@ -328,8 +328,8 @@ var init_invisible = __esm({
 });
 
 // src/guard/quote.ts
-function markText(text2, oneLine = true) {
-  let out = text2.replace(/\r\n/g, "\n");
+function markText(text, oneLine = true) {
+  let out = text.replace(/\r\n/g, "\n");
   if (oneLine) out = out.replace(BREAKS, " ").replace(/ {2,}/g, " ").replace(/^ | $/g, "");
   out = showRefused(out).text;
   return out.startsWith("\uFEFF") ? `<U+FEFF>${out.slice(1)}` : out;
@@ -337,13 +337,13 @@ function markText(text2, oneLine = true) {
 function inQuotes(marked) {
   return `"${marked.replace(/["\\]/g, "\\$&")}"`;
 }
-function quotedValue(text2) {
-  return inQuotes(markText(text2));
+function quotedValue(text) {
+  return inQuotes(markText(text));
 }
-function shellWord(text2) {
-  if (markText(text2, false) !== text2 || /[\n\t]/.test(text2)) return null;
-  if (/^[A-Za-z0-9_./:@%+=,-]+$/.test(text2)) return text2;
-  return `'${text2.replace(/'/g, "'\\''")}'`;
+function shellWord(text) {
+  if (markText(text, false) !== text || /[\n\t]/.test(text)) return null;
+  if (/^[A-Za-z0-9_./:@%+=,-]+$/.test(text)) return text;
+  return `'${text.replace(/'/g, "'\\''")}'`;
 }
 var BREAKS;
 var init_quote = __esm({
@@ -423,10 +423,10 @@ function tally(n2) {
 function re(source, flags = "") {
   return new RegExp(source, `gd${flags}`);
 }
-function newlineOffsets(text2) {
+function newlineOffsets(text) {
   const out = [];
-  for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) out.push(i);
-  tally(text2.length);
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) out.push(i);
+  tally(text.length);
   return out;
 }
 function rule(id, keywords, source, entropy, extra = {}, flags = "") {
@@ -563,11 +563,11 @@ function printable(bytes) {
   for (const b of bytes) if (b < 32 && b !== 9 && b !== 10 && b !== 13 || b > 126) bad2++;
   return bad2 * 20 <= bytes.length;
 }
-function decodedRuns(text2, covered) {
+function decodedRuns(text, covered) {
   const out = new Pieces();
   BASE64_RUN.lastIndex = 0;
-  tally(text2.length);
-  for (const m of text2.matchAll(BASE64_RUN)) {
+  tally(text.length);
+  for (const m of text.matchAll(BASE64_RUN)) {
     const start = m.index;
     const end = start + m[0].length;
     if (m[0].length < MIN_BASE64 || covered(start, end)) continue;
@@ -582,39 +582,39 @@ function decodedRuns(text2, covered) {
     return p !== void 0 && b <= p[1] ? [p[2], p[3]] : null;
   });
 }
-function pieceStart(text2, a, z) {
+function pieceStart(text, a, z) {
   let b = z;
-  while (b > a && PIECE_CHAR.test(text2[b - 1])) b--;
+  while (b > a && PIECE_CHAR.test(text[b - 1])) b--;
   return b;
 }
-function linesOf(text2) {
+function linesOf(text) {
   const lines3 = [];
-  for (let s = 0; s <= text2.length; ) {
-    let e = text2.indexOf("\n", s);
-    if (e === -1) e = text2.length;
+  for (let s = 0; s <= text.length; ) {
+    let e = text.indexOf("\n", s);
+    if (e === -1) e = text.length;
     let t = e;
-    while (t > s && (text2[t - 1] === " " || text2[t - 1] === "	" || text2[t - 1] === "\r")) t--;
+    while (t > s && (text[t - 1] === " " || text[t - 1] === "	" || text[t - 1] === "\r")) t--;
     lines3.push([s, t]);
     s = e + 1;
   }
-  tally(text2.length);
+  tally(text.length);
   return lines3;
 }
-function splitRuns(text2, covered) {
+function splitRuns(text, covered) {
   const out = new Pieces();
   let group2 = [];
   let groupPrefix = null;
   const flush = () => {
     if (group2.length >= 2) {
-      for (const [a, b] of group2) out.add(text2.slice(a, b), a, b);
+      for (const [a, b] of group2) out.add(text.slice(a, b), a, b);
       out.endGroup();
     }
     group2 = [];
     groupPrefix = null;
   };
-  for (const [lineStart, e] of linesOf(text2)) {
-    const b = pieceStart(text2, lineStart, e);
-    const prefix = b - lineStart <= MAX_PREFIX ? text2.slice(lineStart, b) : null;
+  for (const [lineStart, e] of linesOf(text)) {
+    const b = pieceStart(text, lineStart, e);
+    const prefix = b - lineStart <= MAX_PREFIX ? text.slice(lineStart, b) : null;
     if (b === e || prefix === null || /[A-Za-z0-9]/.test(prefix) || covered(b, e)) flush();
     else {
       if (groupPrefix !== prefix) flush();
@@ -625,17 +625,17 @@ function splitRuns(text2, covered) {
   flush();
   return out.derived((a, z) => out.across(a, z));
 }
-function wrappedRuns(text2) {
+function wrappedRuns(text) {
   const out = new Pieces();
-  const lines3 = linesOf(text2);
+  const lines3 = linesOf(text);
   for (let i = 0; i < lines3.length - 1; ) {
     const [a, z] = lines3[i];
     const width = z - a;
-    const head = pieceStart(text2, a, z);
+    const head = pieceStart(text, a, z);
     const next = lines3[i + 1];
-    const prefixEnd = pieceStart(text2, next[0], next[1]);
-    const prefix = text2.slice(next[0], prefixEnd);
-    const badPrefix = prefix.length > MAX_PREFIX || /[A-Za-z0-9]/.test(prefix) || !text2.startsWith(prefix, a);
+    const prefixEnd = pieceStart(text, next[0], next[1]);
+    const prefix = text.slice(next[0], prefixEnd);
+    const badPrefix = prefix.length > MAX_PREFIX || /[A-Za-z0-9]/.test(prefix) || !text.startsWith(prefix, a);
     if (width < MIN_WRAP || head === z || prefixEnd === next[1] || badPrefix) {
       i++;
       continue;
@@ -645,7 +645,7 @@ function wrappedRuns(text2) {
     for (; j < lines3.length; j++) {
       const [la, lz] = lines3[j];
       const body = la + prefix.length;
-      if (lz - la > width || !text2.startsWith(prefix, la) || lz === body || pieceStart(text2, la, lz) !== body) break;
+      if (lz - la > width || !text.startsWith(prefix, la) || lz === body || pieceStart(text, la, lz) !== body) break;
       group2.push([body, lz]);
       if (lz - la < width) {
         j++;
@@ -653,18 +653,18 @@ function wrappedRuns(text2) {
       }
     }
     if (group2.length >= 3 || group2.length === 2 && WRAP_WIDTHS.has(width)) {
-      for (const [b, e] of group2) out.add(text2.slice(b, e), b, e);
+      for (const [b, e] of group2) out.add(text.slice(b, e), b, e);
       out.endGroup();
     }
     i = Math.max(i + 1, j);
   }
   return out.derived((x, y) => y === out.at(y - 1)?.[1] ? out.across(x, y) : null);
 }
-function continuedRuns(text2) {
-  if (!text2.includes("\\\n") && !text2.includes("\\\r\n")) return EMPTY;
+function continuedRuns(text) {
+  if (!text.includes("\\\n") && !text.includes("\\\r\n")) return EMPTY;
   const out = new Pieces();
-  tally(text2.length);
-  for (const m of text2.matchAll(/[^]*?(?:\\\r?\n|$)/g)) {
+  tally(text.length);
+  for (const m of text.matchAll(/[^]*?(?:\\\r?\n|$)/g)) {
     if (m[0] === "") break;
     const cut = m[0].endsWith("\\\r\n") ? 3 : m[0].endsWith("\\\n") ? 2 : 0;
     const piece = m[0].slice(0, m[0].length - cut);
@@ -720,61 +720,61 @@ var init_redact_derived = __esm({
 });
 
 // src/guard/redact-syntax.ts
-function sticky(pattern, text2, at4) {
+function sticky(pattern, text, at4) {
   pattern.lastIndex = at4;
-  const hit = pattern.test(text2);
+  const hit = pattern.test(text);
   tally(hit ? pattern.lastIndex - at4 : 1);
   return hit ? pattern.lastIndex : -1;
 }
-function linePrefix(text2, start) {
+function linePrefix(text, start) {
   let k = start;
-  while (k > 0 && start - k < 40 && text2[k - 1] !== "\n") k--;
-  if (k > 0 && text2[k - 1] !== "\n") return "";
+  while (k > 0 && start - k < 40 && text[k - 1] !== "\n") k--;
+  if (k > 0 && text[k - 1] !== "\n") return "";
   tally(start - k);
-  return text2.slice(k, start).trim();
+  return text.slice(k, start).trim();
 }
-function skipPrefix(text2, at4, prefix) {
-  if (prefix === "" || !text2.startsWith(prefix, at4)) return at4;
+function skipPrefix(text, at4, prefix) {
+  if (prefix === "" || !text.startsWith(prefix, at4)) return at4;
   let k = at4 + prefix.length;
-  while (text2[k] === " " || text2[k] === "	") k++;
+  while (text[k] === " " || text[k] === "	") k++;
   return k;
 }
-function refinePem(text2, m, start, end) {
-  if (m[0].startsWith("PuTTY")) return refinePutty(text2, start, end);
-  const prefix = linePrefix(text2, start);
+function refinePem(text, m, start, end) {
+  if (m[0].startsWith("PuTTY")) return refinePutty(text, start, end);
+  const prefix = linePrefix(text, start);
   let i = end;
   let last = end;
   let material = 0;
   let headers = true;
   for (; ; ) {
-    const sep = sticky(PEM_SEPARATOR, text2, i);
+    const sep = sticky(PEM_SEPARATOR, text, i);
     if (sep === -1) break;
-    const j = skipPrefix(text2, sep, prefix);
-    const endMarker = sticky(PEM_END, text2, j);
+    const j = skipPrefix(text, sep, prefix);
+    const endMarker = sticky(PEM_END, text, j);
     if (endMarker !== -1) {
       last = endMarker;
       break;
     }
     if (headers) {
-      const h = sticky(PEM_HEADER, text2, j);
+      const h = sticky(PEM_HEADER, text, j);
       if (h !== -1) {
         i = last = h;
         continue;
       }
     }
-    const b = sticky(PEM_BODY, text2, j);
+    const b = sticky(PEM_BODY, text, j);
     if (b === -1) {
-      if (sticky(PEM_NEWLINE, text2, j) !== -1) {
+      if (sticky(PEM_NEWLINE, text, j) !== -1) {
         i = j;
         continue;
       }
       break;
     }
-    const line = text2.slice(j, b);
-    const after = b < text2.length ? text2[b] : "\n";
+    const line = text.slice(j, b);
+    const after = b < text.length ? text[b] : "\n";
     if (!PEM_LINE_END.test(after)) break;
-    const next = sticky(PEM_SEPARATOR, text2, b);
-    const beforeEnd = next !== -1 && sticky(PEM_END, text2, skipPrefix(text2, next, prefix)) !== -1;
+    const next = sticky(PEM_SEPARATOR, text, b);
+    const beforeEnd = next !== -1 && sticky(PEM_END, text, skipPrefix(text, next, prefix)) !== -1;
     const long = line.length >= 16 && /[0-9+/=]/.test(line) || line.length >= 40;
     const keyLike = long || /^=|=$/.test(line) || beforeEnd;
     if (!keyLike) break;
@@ -784,48 +784,48 @@ function refinePem(text2, m, start, end) {
   }
   return material >= PEM_MIN_MATERIAL ? [start, last] : null;
 }
-function refinePutty(text2, start, end) {
-  const prefix = linePrefix(text2, start);
+function refinePutty(text, start, end) {
+  const prefix = linePrefix(text, start);
   let i = end;
   let last = end;
   let privateMaterial = 0;
   let inPrivate = false;
   for (; ; ) {
-    const sep = sticky(PEM_SEPARATOR, text2, i);
+    const sep = sticky(PEM_SEPARATOR, text, i);
     if (sep === -1) break;
-    const j = skipPrefix(text2, sep, prefix);
-    const h = sticky(PUTTY_HEADER, text2, j);
+    const j = skipPrefix(text, sep, prefix);
+    const h = sticky(PUTTY_HEADER, text, j);
     if (h !== -1) {
-      const name2 = text2.slice(j, text2.indexOf(":", j));
+      const name2 = text.slice(j, text.indexOf(":", j));
       inPrivate = name2 === "Private-Lines";
       if (name2 === "Private-MAC") privateMaterial += h - j;
       i = last = h;
       continue;
     }
-    const b = sticky(PEM_BODY, text2, j);
-    if (b === -1 || b - j < 16 || !PEM_LINE_END.test(b < text2.length ? text2[b] : "\n")) break;
+    const b = sticky(PEM_BODY, text, j);
+    if (b === -1 || b - j < 16 || !PEM_LINE_END.test(b < text.length ? text[b] : "\n")) break;
     if (inPrivate) privateMaterial += b - j;
     i = last = b;
   }
   return privateMaterial >= PEM_MIN_MATERIAL ? [start, last] : null;
 }
-function plainRunEnd(text2, start) {
-  const capped = plain.to - plain.from === 1024 && plain.to < text2.length;
+function plainRunEnd(text, start) {
+  const capped = plain.to - plain.from === 1024 && plain.to < text.length;
   const outside = start < plain.from || start >= plain.to || capped && start + GENERIC_VALUE_MAX > plain.to;
-  if (plain.text !== text2 || outside) {
+  if (plain.text !== text || outside) {
     PLAIN_RUN.lastIndex = start;
-    PLAIN_RUN.test(text2);
-    plain = { text: text2, from: start, to: PLAIN_RUN.lastIndex };
+    PLAIN_RUN.test(text);
+    plain = { text, from: start, to: PLAIN_RUN.lastIndex };
     tally(plain.to - start);
   }
   return plain.to;
 }
-function genericValueEnd(text2, start, inQuery) {
-  const limit = Math.min(text2.length, start + GENERIC_VALUE_MAX);
-  const run = plainRunEnd(text2, start);
+function genericValueEnd(text, start, inQuery) {
+  const limit = Math.min(text.length, start + GENERIC_VALUE_MAX);
+  const run = plainRunEnd(text, start);
   if (run >= limit) return limit;
-  const stop = text2.charCodeAt(run);
-  if (stop <= 32 || stop === 34 || stop === 39 || SPACE.test(text2[run])) return run;
+  const stop = text.charCodeAt(run);
+  if (stop <= 32 || stop === 34 || stop === 39 || SPACE.test(text[run])) return run;
   let parens = 0;
   let brackets = 0;
   let braces = 0;
@@ -833,9 +833,9 @@ function genericValueEnd(text2, start, inQuery) {
   let backticks = 0;
   let end = start;
   scan: for (; end < limit; end++) {
-    const c = text2.charCodeAt(end);
-    if (c <= 32 || c > 126 && SPACE.test(text2[end])) break;
-    const next = end + 1 < text2.length ? text2.charCodeAt(end + 1) : -1;
+    const c = text.charCodeAt(end);
+    if (c <= 32 || c > 126 && SPACE.test(text[end])) break;
+    const next = end + 1 < text.length ? text.charCodeAt(end + 1) : -1;
     switch (c) {
       case 40:
         parens++;
@@ -885,22 +885,22 @@ function genericValueEnd(text2, start, inQuery) {
       case 44: {
         if (c === 38 && (inQuery || next === 38)) break scan;
         if (!isNameStart(next)) break;
-        const cap = Math.min(text2.length, end + 2 + GENERIC_VALUE_MAX);
+        const cap = Math.min(text.length, end + 2 + GENERIC_VALUE_MAX);
         let k = end + 2;
-        while (k < cap && isNameChar(text2.charCodeAt(k))) k++;
+        while (k < cap && isNameChar(text.charCodeAt(k))) k++;
         tally(k - end);
-        if (text2.charCodeAt(k) === 61) break scan;
+        if (text.charCodeAt(k) === 61) break scan;
         break;
       }
     }
   }
   const droppable = (at4) => {
-    const c = text2[at4];
+    const c = text[at4];
     return c === "," || c === ";" || c === "&" || c === ">" && angles < 0 || c === "`" && backticks % 2 === 1;
   };
   const drop = () => {
     end--;
-    const c = text2[end];
+    const c = text[end];
     if (c === ">") angles++;
     else if (c === "`") backticks--;
   };
@@ -910,7 +910,7 @@ function genericValueEnd(text2, start, inQuery) {
       drop();
       continue;
     }
-    const c = text2[end - 1];
+    const c = text[end - 1];
     if ((c === "." || c === ":" || c === "!" || c === "?") && end - 2 >= start && droppable(end - 2)) {
       drop();
       continue;
@@ -919,19 +919,19 @@ function genericValueEnd(text2, start, inQuery) {
   }
   return end;
 }
-function refineGenericValue(text2, m, start, end) {
+function refineGenericValue(text, m, start, end) {
   if (m.groups?.["s4"] !== void 0) {
     let e = end;
-    while (e > start && (text2[e - 1] === " " || text2[e - 1] === "	" || text2[e - 1] === "\r")) e--;
+    while (e > start && (text[e - 1] === " " || text[e - 1] === "	" || text[e - 1] === "\r")) e--;
     return e - start >= 8 ? [start, e] : null;
   }
   if (m.groups?.["s3"] === void 0) return [start, end];
-  const before = text2[m.index - 1];
-  const stop = genericValueEnd(text2, start, before === "?" || before === "&");
+  const before = text[m.index - 1];
+  const stop = genericValueEnd(text, start, before === "?" || before === "&");
   let from = start;
   let eq = start;
-  while (eq < stop && isNameChar(text2.charCodeAt(eq))) eq++;
-  const nested = text2[eq] === "=" && isNameStart(text2.charCodeAt(start)) && looksLikeCode(text2.slice(start, eq));
+  while (eq < stop && isNameChar(text.charCodeAt(eq))) eq++;
+  const nested = text[eq] === "=" && isNameStart(text.charCodeAt(start)) && looksLikeCode(text.slice(start, eq));
   if (eq < stop && nested) from = eq + 1;
   if (stop - from < 8) return null;
   return [from, stop];
@@ -940,28 +940,28 @@ function keyNameValueKept(v, m) {
   if (m.groups?.["k"] === void 0) return false;
   return v.length < 16 || !/\d/.test(v) || /^[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)+$/.test(v);
 }
-function cells(text2, from, to) {
+function cells(text, from, to) {
   const out = [];
   let i = from;
-  if (text2[i] === "|") i++;
+  if (text[i] === "|") i++;
   let cellStart = i;
   for (; i <= to; i++) {
-    if (i === to || text2[i] === "|" && text2[i - 1] !== "\\") {
+    if (i === to || text[i] === "|" && text[i - 1] !== "\\") {
       let a = cellStart;
       let b = i;
-      while (a < b && (text2[a] === " " || text2[a] === "	")) a++;
-      while (b > a && (text2[b - 1] === " " || text2[b - 1] === "	" || text2[b - 1] === "\r")) b--;
+      while (a < b && (text[a] === " " || text[a] === "	")) a++;
+      while (b > a && (text[b - 1] === " " || text[b - 1] === "	" || text[b - 1] === "\r")) b--;
       if (i < to || a < b) out.push([a, b]);
       cellStart = i + 1;
     }
   }
   return out;
 }
-function unticked(text2, [a, b]) {
-  if (b - a >= 2 && text2[a] === "`" && text2[b - 1] === "`") return [a + 1, b - 1];
+function unticked(text, [a, b]) {
+  if (b - a >= 2 && text[a] === "`" && text[b - 1] === "`") return [a + 1, b - 1];
   return [a, b];
 }
-function tableSpans(text2, m) {
+function tableSpans(text, m) {
   const block2 = m[0];
   const base = m.index;
   tally(block2.length);
@@ -975,55 +975,55 @@ function tableSpans(text2, m) {
   }
   const end = base + block2.length;
   if (lines3.length < 3) return { spans: [], end };
-  const header = cells(text2, lines3[0][0], lines3[0][1]).map((c) => text2.slice(...unticked(text2, c)));
+  const header = cells(text, lines3[0][0], lines3[0][1]).map((c) => text.slice(...unticked(text, c)));
   const secretColumns = /* @__PURE__ */ new Set();
   header.forEach((h, k) => {
     if (SECRET_NAME.test(h)) secretColumns.add(k);
   });
   const out = [];
   for (const [from, to] of lines3.slice(2)) {
-    const row = cells(text2, from, to);
-    const firstNames = row.length > 1 && SECRET_NAME.test(text2.slice(...unticked(text2, row[0])));
+    const row = cells(text, from, to);
+    const firstNames = row.length > 1 && SECRET_NAME.test(text.slice(...unticked(text, row[0])));
     row.forEach((c, k) => {
       if (!(secretColumns.has(k) || firstNames && k > 0)) return;
-      const [a, b] = unticked(text2, c);
-      const v = text2.slice(a, b);
+      const [a, b] = unticked(text, c);
+      const v = text.slice(a, b);
       if (v.length < 8 || /\s/.test(v) || shannonEntropy(v) < 3.5 || notAnAssignedSecret(v)) return;
       out.push([a, b]);
     });
   }
   return { spans: out, end };
 }
-function cookieSpans(text2, m) {
+function cookieSpans(text, m) {
   const set = /^set-/i.test(m[0]);
   const out = [];
   let i = m.index + m[0].length;
   const stopAt = (k) => {
-    const c = text2[k];
-    if (c === "\\") return /[ntr"]/.test(text2[k + 1] ?? "");
+    const c = text[k];
+    if (c === "\\") return /[ntr"]/.test(text[k + 1] ?? "");
     return c === void 0 || c === "\n" || c === "\r" || c === '"' || c === "'";
   };
   let first = true;
-  while (i < text2.length && !stopAt(i)) {
-    while (text2[i] === " " || text2[i] === "	") i++;
+  while (i < text.length && !stopAt(i)) {
+    while (text[i] === " " || text[i] === "	") i++;
     const nameStart = i;
-    while (i < text2.length && !stopAt(i) && text2[i] !== "=" && text2[i] !== ";") i++;
-    const name2 = text2.slice(nameStart, i).trim();
-    if (text2[i] !== "=") {
-      if (text2[i] === ";") i++;
+    while (i < text.length && !stopAt(i) && text[i] !== "=" && text[i] !== ";") i++;
+    const name2 = text.slice(nameStart, i).trim();
+    if (text[i] !== "=") {
+      if (text[i] === ";") i++;
       first = false;
       continue;
     }
     i++;
     const valueStart = i;
-    while (i < text2.length && !stopAt(i) && text2[i] !== ";" && text2[i] !== " " && text2[i] !== "	") i++;
+    while (i < text.length && !stopAt(i) && text[i] !== ";" && text[i] !== " " && text[i] !== "	") i++;
     let a = valueStart;
     let b = i;
-    if (b - a >= 2 && text2[a] === '"' && text2[b - 1] === '"') {
+    if (b - a >= 2 && text[a] === '"' && text[b - 1] === '"') {
       a++;
       b--;
     }
-    const v = text2.slice(a, b);
+    const v = text.slice(a, b);
     const judged = set ? first && !COOKIE_ATTRIBUTES.test(name2) : true;
     const numeric = /^(?:[A-Za-z]{1,4}\d?\.)?[\d.]+$/.test(v);
     const long = v.length >= 16 || v.length >= 8 && SESSION_NAME.test(name2);
@@ -1031,8 +1031,8 @@ function cookieSpans(text2, m) {
       out.push([a, b]);
     }
     first = false;
-    while (i < text2.length && !stopAt(i) && text2[i] !== ";") i++;
-    if (text2[i] === ";") i++;
+    while (i < text.length && !stopAt(i) && text[i] !== ";") i++;
+    if (text[i] === ";") i++;
   }
   tally(i - m.index);
   return { spans: out, end: i };
@@ -1041,9 +1041,9 @@ function notACliPassword(v, m) {
   return placeholderOrVariable(v) || PATH_OR_URL.test(v) || // `--password --host db`: the next word is a flag, the password is prompted for.
   v.startsWith("-") && /^--\w+[ \t]+-/.test(m[0]) || /^[A-Za-z][a-z]*$/.test(v) || /^[\d.:/-]+$/.test(v);
 }
-function awsCandidates(text2, from, to) {
+function awsCandidates(text, from, to) {
   const out = [];
-  const window = text2.slice(from, to);
+  const window = text.slice(from, to);
   tally(window.length);
   for (const m of window.matchAll(AWS_SECRET)) {
     const v = m[0];
@@ -1051,26 +1051,26 @@ function awsCandidates(text2, from, to) {
   }
   return out;
 }
-function awsUnnamedSpans(text2) {
-  if (!/AKIA|ASIA|ABIA|ACCA|A3T|\[/.test(text2)) return [];
+function awsUnnamedSpans(text) {
+  if (!/AKIA|ASIA|ABIA|ACCA|A3T|\[/.test(text)) return [];
   const out = [];
-  tally(text2.length);
+  tally(text.length);
   let open = null;
   let newlines;
   const flush = () => {
-    if (open !== null) out.push(...awsCandidates(text2, open[0], open[1]));
+    if (open !== null) out.push(...awsCandidates(text, open[0], open[1]));
     open = null;
   };
-  for (const m of text2.matchAll(AWS_CONTEXT)) {
+  for (const m of text.matchAll(AWS_CONTEXT)) {
     if (m.groups?.["id"] !== void 0) {
       if (m[0].endsWith("EXAMPLE")) continue;
-      newlines ??= newlineOffsets(text2);
+      newlines ??= newlineOffsets(text);
       const nl = newlines;
       const after = partitionPoint(nl.length, (i) => nl[i] < m.index + m[0].length);
       const before = after - 1 - AWS_NEAR_LINES;
       let from2 = before >= 0 ? newlines[before] + 1 : 0;
       from2 = Math.max(from2, m.index - AWS_NEAR_CHARS);
-      let to2 = newlines[after + AWS_NEAR_LINES] ?? text2.length;
+      let to2 = newlines[after + AWS_NEAR_LINES] ?? text.length;
       to2 = Math.min(to2, m.index + AWS_NEAR_CHARS);
       if (open !== null && from2 <= open[1]) open[1] = Math.max(open[1], to2);
       else {
@@ -1081,13 +1081,13 @@ function awsUnnamedSpans(text2) {
     }
     const from = m.index + m[0].length;
     let to = from;
-    for (let n2 = 0; to < text2.length && to - from < AWS_SECTION_CHARS; to++) {
-      if (text2[to] !== "\n") continue;
-      if (++n2 > AWS_SECTION_LINES || /^[ \t]*\[/.test(text2.slice(to + 1, to + 80))) break;
+    for (let n2 = 0; to < text.length && to - from < AWS_SECTION_CHARS; to++) {
+      if (text[to] !== "\n") continue;
+      if (++n2 > AWS_SECTION_LINES || /^[ \t]*\[/.test(text.slice(to + 1, to + 80))) break;
     }
-    const section = text2.slice(from, to);
+    const section = text.slice(from, to);
     tally(section.length);
-    if (AWS_CREDENTIAL_NAME.test(section)) out.push(...awsCandidates(text2, from, to));
+    if (AWS_CREDENTIAL_NAME.test(section)) out.push(...awsCandidates(text, from, to));
   }
   flush();
   return out;
@@ -1143,12 +1143,12 @@ function secretRun(v) {
   if (!/\d/.test(v) || !/[a-z]/.test(v) || !/[A-Z]/.test(v)) return false;
   return shannonEntropy(v) >= 3.5 && !looksLikeCode(v) && !namesSomething(v);
 }
-function proseSpans(text2, out) {
+function proseSpans(text, out) {
   let words = 0;
   let lastKeyword = -Infinity;
   let pending = [];
-  tally(text2.length);
-  for (const m of text2.matchAll(WORDS_AND_RUNS)) {
+  tally(text.length);
+  for (const m of text.matchAll(WORDS_AND_RUNS)) {
     const run = m.groups?.["run"];
     if (run === void 0) {
       words++;
@@ -1168,50 +1168,50 @@ function proseSpans(text2, out) {
     const end = start + value.length;
     if (!secretRun(value)) continue;
     const objectId = (value.length === 40 || value.length === 64) && /^[0-9a-fA-F]+$/.test(value);
-    if (objectId && ID_LABEL.test(text2.slice(Math.max(0, start - 40), start))) continue;
+    if (objectId && ID_LABEL.test(text.slice(Math.max(0, start - 40), start))) continue;
     if (words - lastKeyword <= WORD_WINDOW) out.push([start, end, "secret-in-prose"]);
     else pending.push([start, end, words]);
   }
 }
-function variableSpans(text2, out) {
-  if (!text2.includes("$")) return;
+function variableSpans(text, out) {
+  if (!text.includes("$")) return;
   const used = /* @__PURE__ */ new Map();
-  tally(text2.length);
-  for (const m of text2.matchAll(USES)) {
+  tally(text.length);
+  for (const m of text.matchAll(USES)) {
     const name2 = m.groups?.["b"] ?? m.groups?.["u"];
     const kind = m.groups?.["b"] !== void 0 ? "bearer-token" : "cli-password";
     if (name2 !== void 0) used.set(name2, { at: m.index, kind });
   }
   if (used.size === 0) return;
-  tally(text2.length);
-  for (const m of text2.matchAll(ASSIGNMENTS)) {
+  tally(text.length);
+  for (const m of text.matchAll(ASSIGNMENTS)) {
     const use = used.get(m.groups["name"]);
     if (use === void 0 || m.index >= use.at) continue;
     const g = m.indices?.groups;
     const span = g?.["dq"] ?? g?.["sq"] ?? g?.["bare"];
     if (!span) continue;
-    const value = text2.slice(span[0], span[1]);
+    const value = text.slice(span[0], span[1]);
     if (placeholderOrVariable(value) || value.startsWith("$(") || value.length < 4) continue;
     out.push([span[0], span[1], use.kind]);
   }
 }
-function saidSpans(text2, out) {
-  tally(text2.length);
-  for (const m of text2.matchAll(new RegExp(SAID_PASSWORD, "dgi"))) {
+function saidSpans(text, out) {
+  tally(text.length);
+  for (const m of text.matchAll(new RegExp(SAID_PASSWORD, "dgi"))) {
     const [a, z0] = m.indices.groups["v"];
     let z = z0;
-    while (z > a + 1 && /[.,;!?)]/.test(text2[z - 1])) z--;
-    const value = text2.slice(a, z);
+    while (z > a + 1 && /[.,;!?)]/.test(text[z - 1])) z--;
+    const value = text.slice(a, z);
     const prose = /^[A-Za-z][a-z]*$/.test(value) || value.startsWith("<") || placeholderOrVariable(value);
     if (prose || value.length < 4) continue;
     out.push([a, z, "secret-in-prose"]);
   }
 }
-function transcriptSpans(text2) {
+function transcriptSpans(text) {
   const out = [];
-  proseSpans(text2, out);
-  variableSpans(text2, out);
-  saidSpans(text2, out);
+  proseSpans(text, out);
+  variableSpans(text, out);
+  saidSpans(text, out);
   return out;
 }
 var WORD_WINDOW, KEYWORDS, WORDS_AND_RUNS, ID_LABEL, USES, ASSIGNMENTS, SAID_PASSWORD;
@@ -1403,10 +1403,10 @@ function secretSpan(m) {
   }
   return [m.index, m.index + m[0].length];
 }
-function codePoints(text2, from, to) {
+function codePoints(text, from, to) {
   let n2 = 0;
   for (let i = from; i < to; i++) {
-    const c = text2.charCodeAt(i);
+    const c = text.charCodeAt(i);
     if (c < 56320 || c > 57343 || i === from) n2++;
   }
   return n2;
@@ -1438,8 +1438,8 @@ function keptByRule(rule2, secret, m) {
   if (!rule2.weakIsSecret && filler(entropy)) return true;
   return rule2.entropy !== void 0 && entropy < rule2.entropy || rule2.allow?.(secret, m) === true;
 }
-function collectSpans(text2, rules, skip, found) {
-  const present2 = keywordsIn(text2.toLowerCase());
+function collectSpans(text, rules, skip, found) {
+  const present2 = keywordsIn(text.toLowerCase());
   const work = REDACTION_WORK;
   for (const rule2 of rules) {
     if (rule2.keywords && !rule2.keywords.some((k) => present2.has(k))) continue;
@@ -1447,18 +1447,18 @@ function collectSpans(text2, rules, skip, found) {
     pattern.lastIndex = 0;
     for (; ; ) {
       const from = pattern.lastIndex;
-      const m = pattern.exec(text2);
+      const m = pattern.exec(text);
       work.regexRuns++;
-      work.charsScanned += (m === null ? text2.length : m.index + m[0].length) - from;
+      work.charsScanned += (m === null ? text.length : m.index + m[0].length) - from;
       if (m === null) break;
       if (m[0].length === 0) {
         pattern.lastIndex++;
         continue;
       }
       if (rule2.spans) {
-        const scan = rule2.spans(text2, m);
+        const scan = rule2.spans(text, m);
         for (const [start, end] of scan.spans) {
-          const kept = end <= start || skip(rule2, start, end) || keptByRule(rule2, text2.slice(start, end), m);
+          const kept = end <= start || skip(rule2, start, end) || keptByRule(rule2, text.slice(start, end), m);
           if (!kept) found(start, end, rule2);
         }
         if (scan.end > pattern.lastIndex) pattern.lastIndex = scan.end;
@@ -1466,8 +1466,8 @@ function collectSpans(text2, rules, skip, found) {
       }
       const [matchStart, matchEnd] = secretSpan(m);
       const matched = [matchStart, matchEnd];
-      const span = rule2.refine ? rule2.refine(text2, m, matchStart, matchEnd) : matched;
-      if (span === null || span[1] <= span[0] || skip(rule2, ...span) || keptByRule(rule2, text2.slice(...span), m)) {
+      const span = rule2.refine ? rule2.refine(text, m, matchStart, matchEnd) : matched;
+      if (span === null || span[1] <= span[0] || skip(rule2, ...span) || keptByRule(rule2, text.slice(...span), m)) {
         pattern.lastIndex = Math.max(m.index + 1, matchStart);
         continue;
       }
@@ -1480,18 +1480,18 @@ function hyphenJoinedWords(s) {
   const parts = s.split("-");
   return parts.length > 2 && parts.every((p) => /^(?:[A-Za-z]+|\d+)$/.test(p));
 }
-function redactText(text2, options = {}) {
+function redactText(text, options = {}) {
   redactionPasses.calls++;
-  redactionPasses.chars += text2.length;
-  return redact(text2, options);
+  redactionPasses.chars += text.length;
+  return redact(text, options);
 }
-function redact(text2, options) {
+function redact(text, options) {
   const exempt = options.exemptLines?.size ? options.exemptLines : void 0;
   let lineStarts;
   const lineOf = (at4) => partitionPoint(lineStarts.length, (i) => lineStarts[i] <= at4);
   const onExemptLine = (start, end) => {
     if (exempt === void 0) return false;
-    lineStarts ??= [0, ...newlineOffsets(text2).map((i) => i + 1)];
+    lineStarts ??= [0, ...newlineOffsets(text).map((i) => i + 1)];
     return exempt.has(lineOf(start)) || exempt.has(lineOf(Math.max(start, end - 1)));
   };
   const spans = [];
@@ -1503,22 +1503,22 @@ function redact(text2, options) {
   const accept = (start, end, kind) => {
     if (!covered(start, end)) spans.splice(firstFrom(start), 0, { start, end, kind });
   };
-  const kept = (rule2, start, end) => onExemptLine(start, end) && !(VENDOR_SHAPE.has(rule2.id) && !hyphenJoinedWords(text2.slice(start, end)));
-  collectSpans(text2, REDACTION_RULES, kept, (start, end, rule2) => accept(start, end, rule2.id));
-  for (const [start, end] of awsUnnamedSpans(text2)) {
-    const v = text2.slice(start, end);
+  const kept = (rule2, start, end) => onExemptLine(start, end) && !(VENDOR_SHAPE.has(rule2.id) && !hyphenJoinedWords(text.slice(start, end)));
+  collectSpans(text, REDACTION_RULES, kept, (start, end, rule2) => accept(start, end, rule2.id));
+  for (const [start, end] of awsUnnamedSpans(text)) {
+    const v = text.slice(start, end);
     if (!onExemptLine(start, end) && !globallyAllowed(v) && shannonEntropy(v) >= 3.5) {
       accept(start, end, "aws-secret-access-key");
     }
   }
-  for (const derived of [decodedRuns(text2, covered), splitRuns(text2, covered), continuedRuns(text2)]) {
+  for (const derived of [decodedRuns(text, covered), splitRuns(text, covered), continuedRuns(text)]) {
     if (derived.text === "") continue;
     collectSpans(derived.text, DERIVED_RULES, () => false, (start, end, rule2) => {
       const original = derived.original(start, end);
       if (original !== null && !onExemptLine(...original)) accept(original[0], original[1], rule2.id);
     });
   }
-  const wrapped = wrappedRuns(text2);
+  const wrapped = wrappedRuns(text);
   if (wrapped.text !== "") {
     collectSpans(wrapped.text, DERIVED_RULES, () => false, (start, end, rule2) => {
       const original = wrapped.original(start, end);
@@ -1533,10 +1533,10 @@ function redact(text2, options) {
     });
   }
   if (options.transcript === true) {
-    for (const [start, end, kind] of transcriptSpans(text2)) accept(start, end, kind);
+    for (const [start, end, kind] of transcriptSpans(text)) accept(start, end, kind);
   }
-  if (spans.length === 0) return { text: text2, findings: [] };
-  lineStarts ??= [0, ...newlineOffsets(text2).map((i) => i + 1)];
+  if (spans.length === 0) return { text, findings: [] };
+  lineStarts ??= [0, ...newlineOffsets(text).map((i) => i + 1)];
   const findings = [];
   const out = [];
   let cursor2 = 0;
@@ -1549,42 +1549,42 @@ function redact(text2, options) {
       colFrom = lineStarts[line];
       col = 0;
     }
-    col += codePoints(text2, colFrom, s.start);
+    col += codePoints(text, colFrom, s.start);
     colFrom = s.start;
     const finding = {
       kind: s.kind,
       line: line + 1,
       column: col + 1,
-      length: codePoints(text2, s.start, s.end)
+      length: codePoints(text, s.start, s.end)
     };
     let last = line;
     while (last + 1 < lineStarts.length && lineStarts[last + 1] < s.end) last++;
     if (last > line) finding.lines = last - line + 1;
     findings.push(finding);
-    out.push(text2.slice(cursor2, s.start), `<redacted: ${s.kind}>`);
+    out.push(text.slice(cursor2, s.start), `<redacted: ${s.kind}>`);
     cursor2 = s.end;
   }
-  out.push(text2.slice(cursor2));
+  out.push(text.slice(cursor2));
   return { text: out.join(""), findings };
 }
-function redactTranscript(text2, options = {}) {
-  return redact(text2, { ...options, transcript: true });
+function redactTranscript(text, options = {}) {
+  return redact(text, { ...options, transcript: true });
 }
-function redactVendorShapes(text2) {
+function redactVendorShapes(text) {
   const spans = [];
-  const wordy = (_rule, a, b) => hyphenJoinedWords(text2.slice(a, b));
-  collectSpans(text2, SHAPE_RULES, wordy, (start, end, rule2) => {
+  const wordy = (_rule, a, b) => hyphenJoinedWords(text.slice(a, b));
+  collectSpans(text, SHAPE_RULES, wordy, (start, end, rule2) => {
     if (!spans.some(([a, b]) => start < b && a < end)) spans.push([start, end, rule2.id]);
   });
-  if (spans.length === 0) return text2;
+  if (spans.length === 0) return text;
   spans.sort((x, y) => x[0] - y[0]);
   let out = "";
   let at4 = 0;
   for (const [a, b, kind] of spans) {
-    out += `${text2.slice(at4, a)}<redacted: ${kind}>`;
+    out += `${text.slice(at4, a)}<redacted: ${kind}>`;
     at4 = b;
   }
-  return out + text2.slice(at4);
+  return out + text.slice(at4);
 }
 function formatRedactionReport(findings) {
   const head = `redacted ${findings.length} secret(s)`;
@@ -1749,7 +1749,7 @@ var init_redact = __esm({
         {
           weakIsSecret: true,
           // An unquoted password runs like a generic value (`--password=Gq4!zR8;pL2@xV6#`).
-          refine: (text2, m, start, end) => ["s", "s1", "sd", "sq"].some((g) => m.groups?.[g] !== void 0) ? [start, end] : [start, Math.max(end, genericValueEnd(text2, start, false))],
+          refine: (text, m, start, end) => ["s", "s1", "sd", "sq"].some((g) => m.groups?.[g] !== void 0) ? [start, end] : [start, Math.max(end, genericValueEnd(text, start, false))],
           allow: notACliPassword
         }
       ),
@@ -1842,10 +1842,10 @@ function renderEnvelope(file, token, bytes) {
 `));
   return { out: Buffer.concat(parts), warning: shown.changed > 0 ? shownWarning(file, shown.changed) : null };
 }
-function envelopeText(file, text2) {
-  const nonce = nonceFor((n2) => text2.includes(n2));
-  const body = text2.length > 0 && !text2.endsWith("\n") ? `${text2}
-` : text2;
+function envelopeText(file, text) {
+  const nonce = nonceFor((n2) => text.includes(n2));
+  const body = text.length > 0 && !text.endsWith("\n") ? `${text}
+` : text;
   return `<<<BEGIN UNTRUSTED ${file} ${nonce}>>>
 ${body}<<<END UNTRUSTED ${file} ${nonce}>>>
 `;
@@ -1938,9 +1938,9 @@ function readQuoted(s, start) {
       continue;
     }
     const cp = s.codePointAt(i);
-    const text2 = String.fromCodePoint(cp);
-    bytes.push(...Buffer.from(text2, "utf8"));
-    i += text2.length;
+    const text = String.fromCodePoint(cp);
+    bytes.push(...Buffer.from(text, "utf8"));
+    i += text.length;
   }
   return null;
 }
@@ -2363,8 +2363,8 @@ function hasPrivatePartner(dir, file, ino) {
 }
 function readOwner(lockDir) {
   try {
-    const text2 = readFileSync(path4.join(lockDir, OWNER_NAME), "utf8");
-    const data = JSON.parse(text2);
+    const text = readFileSync(path4.join(lockDir, OWNER_NAME), "utf8");
+    const data = JSON.parse(text);
     if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
     return { pid: data.pid, host: data.host, nonce: data.nonce };
   } catch {
@@ -2688,7 +2688,7 @@ function sharedReads(root, kind, writtenMs) {
 function ensureDraftsIgnored(root) {
   ensureIgnored(draftsDir(root), GITIGNORE_TEXT);
 }
-function ensureIgnored(dir, text2) {
+function ensureIgnored(dir, text) {
   const file = path8.join(dir, ".gitignore");
   let fd;
   try {
@@ -2697,7 +2697,7 @@ function ensureIgnored(dir, text2) {
     return;
   }
   try {
-    writeSync3(fd, text2);
+    writeSync3(fd, text);
   } catch {
   } finally {
     closeSync3(fd);
@@ -2797,14 +2797,14 @@ function safeDirectories(env) {
   if (env.GIT_CONFIG_GLOBAL === void 0) files.push(path9.join(home, ".gitconfig"));
   let out = [];
   for (const file of files) {
-    let text2;
+    let text;
     try {
-      text2 = readFileSync2(file, "utf8");
+      text = readFileSync2(file, "utf8");
     } catch {
       continue;
     }
     let inSafe = false;
-    for (const raw of text2.split(/\r?\n/)) {
+    for (const raw of text.split(/\r?\n/)) {
       const line = raw.replace(/(^|\s)[#;].*$/, "").trim();
       const section = /^\[\s*([A-Za-z0-9.-]+)\s*\]$/.exec(line);
       if (section) {
@@ -3021,9 +3021,9 @@ var init_types = __esm({
 });
 
 // src/schema/grammar.ts
-function parseBlocks(text2) {
-  const reader = new LineReader(text2.length);
-  const lines3 = text2.split("\n");
+function parseBlocks(text) {
+  const reader = new LineReader(text.length);
+  const lines3 = text.split("\n");
   if (lines3.length > 1 && lines3[lines3.length - 1] === "") lines3.pop();
   for (const line of lines3) reader.read(line);
   if (reader.leaf !== null) reader.unclosed(reader.leaf);
@@ -3386,11 +3386,11 @@ function conflictSides(input) {
   if (!complete) return null;
   return { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") };
 }
-function isConflicted(text2) {
-  return text2.includes("\n<<<<<<< ") || text2.startsWith("<<<<<<< ") ? conflictSides(text2) !== null : false;
+function isConflicted(text) {
+  return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
 }
-function conflictIssue(text2) {
-  const sides = conflictSides(text2);
+function conflictIssue(text) {
+  const sides = conflictSides(text);
   return sides === null ? null : { rule: "conflicted", line: sides.line, message: CONFLICTED_MESSAGE };
 }
 var FENCE, CONFLICTED_MESSAGE;
@@ -3451,9 +3451,9 @@ function lineAt(lineStarts, offset) {
   }
   return lo + 1;
 }
-function lineStartsOf(text2) {
+function lineStartsOf(text) {
   const starts = [0];
-  for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) starts.push(i + 1);
+  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
   return starts;
 }
 function editDistance2(a, b) {
@@ -3577,13 +3577,13 @@ function straySentence(strays) {
   const what = strays.length === 1 ? "a section" : `${strays.length} sections`;
   return `the handoff has ${what} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
 }
-function normaliseText(text2) {
-  return text2.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
+function normaliseText(text) {
+  return text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
 }
-function itemText(text2, item) {
+function itemText(text, item) {
   const first = item.children[0];
   const last = item.children[item.children.length - 1];
-  return first && last ? text2.slice(first.start, last.end) : "";
+  return first && last ? text.slice(first.start, last.end) : "";
 }
 function planStep(raw) {
   const m = STEP.exec(raw);
@@ -3591,16 +3591,16 @@ function planStep(raw) {
   const status = m[1] === "~" ? "in-progress" : m[1] === " " ? "todo" : m[1] === "-" ? "abandoned" : "done";
   return { status, text: raw.slice(m[0].length) };
 }
-function allSteps(text2, list2, depth, out) {
+function allSteps(text, list2, depth, out) {
   const items = list2.children;
   for (let i = 0; i < items.length; i++) {
     const children = items[i].children;
     let own = 0;
     while (own < children.length && children[own].type !== "list") own++;
-    const step2 = planStep(own > 0 ? text2.slice(children[0].start, children[own - 1].end) : "");
+    const step2 = planStep(own > 0 ? text.slice(children[0].start, children[own - 1].end) : "");
     if (step2.status !== "unmarked" || depth === 0) out.push({ status: step2.status, text: step2.text, depth });
     for (let j = own; j < children.length; j++) {
-      if (children[j].type === "list") allSteps(text2, children[j], depth + 1, out);
+      if (children[j].type === "list") allSteps(text, children[j], depth + 1, out);
     }
   }
 }
@@ -3619,13 +3619,13 @@ function keyFile(raw) {
   return { raw: pathText, path: safeRelativePath(pathText), why: why.trim() };
 }
 function parseHandoff(input) {
-  const text2 = normaliseText(input);
-  return readHandoff(text2, parseBlocks(text2));
+  const text = normaliseText(input);
+  return readHandoff(text, parseBlocks(text));
 }
-function readHandoff(text2, tree, lists = true) {
-  const starts = lineStartsOf(text2);
+function readHandoff(text, tree, lists = true) {
+  const starts = lineStartsOf(text);
   const out = {
-    marker: text2.startsWith("<!-- memory-schema: v1 -->\n") || text2 === "<!-- memory-schema: v1 -->",
+    marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
     heading: false,
     saved: null,
     savedLine: null,
@@ -3657,7 +3657,7 @@ function readHandoff(text2, tree, lists = true) {
   for (let n2 = 0; n2 < nodes.length; n2++) {
     const node = nodes[n2];
     if (node.type === "heading") {
-      const title = text2.slice(node.start, node.end).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
+      const title = text.slice(node.start, node.end).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
       out.headings.push({ depth: node.depth ?? 1, title, line: lineAt(starts, node.start) });
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
       if (node.depth !== 2) continue;
@@ -3676,7 +3676,7 @@ function readHandoff(text2, tree, lists = true) {
     }
     if (section === null) {
       if (node.type !== "paragraph" || out.saved !== null) continue;
-      const lines3 = text2.slice(node.start, node.end).split("\n");
+      const lines3 = text.slice(node.start, node.end).split("\n");
       const i = lines3.findIndex((l) => /^Saved:/.test(l.trim()));
       if (i >= 0) {
         out.saved = lines3[i].trim().slice("Saved:".length).trim();
@@ -3685,13 +3685,13 @@ function readHandoff(text2, tree, lists = true) {
       continue;
     }
     if (section === "current goal") {
-      goalParts.push(text2.slice(node.start, node.end));
+      goalParts.push(text.slice(node.start, node.end));
       continue;
     }
     if (node.type !== "list" || !lists && section !== "environment anchors") continue;
     const listed2 = node.children;
     const items = [];
-    for (let i = 0; i < listed2.length; i++) items.push(itemText(text2, listed2[i]));
+    for (let i = 0; i < listed2.length; i++) items.push(itemText(text, listed2[i]));
     if (section !== "(repeated)" && !stray && lists) {
       for (let i = 0; i < listed2.length; i++) {
         out.items.push({ section, text: items[i], line: lineAt(starts, listed2[i].start) });
@@ -3701,7 +3701,7 @@ function readHandoff(text2, tree, lists = true) {
     if (into !== void 0) for (let i = 0; i < items.length; i++) into.push(items[i]);
     if (section === "plan") {
       for (let i = 0; i < items.length; i++) out.plan.push(planStep(items[i]));
-      allSteps(text2, node, 0, out.steps);
+      allSteps(text, node, 0, out.steps);
     } else if (section === "key files") {
       for (const item of items) if (!/^none\.?$/i.test(item.trim())) out.keyFiles.push(keyFile(item));
     } else if (section === "environment anchors" && !out.anchors.present) {
@@ -3720,11 +3720,11 @@ function readHandoff(text2, tree, lists = true) {
 function handoffStateTime(h, nowMs) {
   return stateTime(h.anchors.date, h.saved, nowMs);
 }
-function stateTimeOfText(text2, nowMs) {
-  return glanceAtHandoff(text2, nowMs).stateTime;
+function stateTimeOfText(text, nowMs) {
+  return glanceAtHandoff(text, nowMs).stateTime;
 }
-function glanceAtHandoff(text2, nowMs) {
-  const normalised = normaliseText(text2);
+function glanceAtHandoff(text, nowMs) {
+  const normalised = normaliseText(text);
   const h = readHandoff(normalised, parseBlocks(normalised), false);
   return { stateTime: handoffStateTime(h, nowMs), strays: h.strays };
 }
@@ -3741,8 +3741,8 @@ function openItemsOf(h) {
   for (const raw of h.nextSteps) {
     const m = NEXT_CHECKBOX.exec(raw);
     if (m?.[1] === "-") continue;
-    const text2 = first(m ? raw.slice(m[0].length) : raw);
-    if (text2 !== "" && !NONE_ITEM.test(text2)) items.push({ section: "Next steps", text: text2 });
+    const text = first(m ? raw.slice(m[0].length) : raw);
+    if (text !== "" && !NONE_ITEM.test(text)) items.push({ section: "Next steps", text });
   }
   return items;
 }
@@ -3829,13 +3829,13 @@ var init_handoff = __esm({
 });
 
 // src/schema/checkpoint-name.ts
-function headerValue(text2, name2) {
-  const lines3 = text2.split("\n", 12);
+function headerValue(text, name2) {
+  const lines3 = text.split("\n", 12);
   for (const line of lines3) if (line.startsWith(`${name2}: `)) return line.slice(name2.length + 2).trim();
   return null;
 }
-function isCheckpointText(text2) {
-  const lines3 = text2.split("\n", 4);
+function isCheckpointText(text) {
+  const lines3 = text.split("\n", 4);
   return lines3[0] === "<!-- memory-schema: v1 -->" && lines3.includes(CHECKPOINT_HEADING);
 }
 function isAnchorsOnlySource(source) {
@@ -3953,8 +3953,8 @@ function deliveredPath(root, session) {
   return path12.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
-  const text2 = readHead(deliveredPath(root, session), 128);
-  return text2 === null ? null : text2.trim();
+  const text = readHead(deliveredPath(root, session), 128);
+  return text === null ? null : text.trim();
 }
 function writeDelivered(root, session, token) {
   const p = deliveredPath(root, session);
@@ -3999,16 +3999,16 @@ function minutesAgo(savedMs2, now) {
   const m = Math.floor(Math.max(0, now - savedMs2) / MINUTE_MS);
   return m === 1 ? "1 minute ago" : `${m} minutes ago`;
 }
-function handoffStateMs(text2, now) {
-  const st = stateTimeOfText(text2, now);
+function handoffStateMs(text, now) {
+  const st = stateTimeOfText(text, now);
   return st.known ? st.time.ms : null;
 }
-function lazyOrder(token, text2, now) {
+function lazyOrder(token, text, now) {
   let ms;
   return {
     token,
     get stateMs() {
-      if (ms === void 0) ms = handoffStateMs(text2, now);
+      if (ms === void 0) ms = handoffStateMs(text, now);
       return ms;
     }
   };
@@ -4031,11 +4031,11 @@ function currentCheckpoint(root, handoff, now) {
   }
   return null;
 }
-function countCheckpoint(text2) {
+function countCheckpoint(text) {
   const out = { requests: 0, plan: 0, files: 0, commands: 0 };
   const key = { "## User requests": "requests", "## Plan state": "plan", "## Files edited": "files", "## Commands": "commands" };
   let at4 = null;
-  for (const line of text2.split("\n")) {
+  for (const line of text.split("\n")) {
     if (line.startsWith("## ")) at4 = key[line] ?? null;
     else if (at4 !== null && line.startsWith("- ") && line !== "- none captured") {
       const older = /^- \((\d+) older left out\)$/.exec(line);
@@ -4326,16 +4326,16 @@ function gitTopOf(root, opts = {}) {
 function gitDirOf(top) {
   const dotGit = path14.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
-  const text2 = readSmall(dotGit);
-  const m = text2 === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text2);
+  const text = readSmall(dotGit);
+  const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
   if (!m) return null;
   const dir = path14.resolve(top, m[1]);
   return isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
   try {
-    const text2 = readFileSync3(path14.join(gitDir, "commondir"), "utf8").trim();
-    if (text2 !== "") return path14.resolve(gitDir, text2);
+    const text = readFileSync3(path14.join(gitDir, "commondir"), "utf8").trim();
+    if (text !== "") return path14.resolve(gitDir, text);
   } catch {
   }
   return gitDir;
@@ -4360,10 +4360,10 @@ function savesLines(p) {
   const lines3 = readFileSync4(p, "utf8").slice(0, 16384).split("\n");
   return lines3.map((l) => LINE.exec(l)).filter((m) => m !== null);
 }
-function savedStampOf(text2) {
-  const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text2)?.[1];
+function savedStampOf(text) {
+  const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1];
   if (saved === void 0) return null;
-  const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text2)?.[1];
+  const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text)?.[1];
   return head === void 0 ? saved : `${saved}+${head}`;
 }
 function cloneIdOf(root, create = false) {
@@ -4389,16 +4389,16 @@ function cloneIdOf(root, create = false) {
     return null;
   }
 }
-function markClone(text2, id) {
-  if (id === null) return text2;
-  const lines3 = text2.split("\n").filter((l) => !CLONE_MARK.test(l));
+function markClone(text, id) {
+  if (id === null) return text;
+  const lines3 = text.split("\n").filter((l) => !CLONE_MARK.test(l));
   const saved = lines3.findIndex((l) => /^Saved:/.test(l));
-  if (saved === -1) return text2;
+  if (saved === -1) return text;
   lines3.splice(saved + 1, 0, `<!-- saved in clone ${id} -->`);
   return lines3.join("\n");
 }
-function markedHere(root, text2) {
-  const mark = text2 === null ? void 0 : CLONE_MARK.exec(text2)?.[1];
+function markedHere(root, text) {
+  const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
   const id = mark === void 0 ? null : cloneIdOf(root);
   return mark === void 0 || id === null ? null : mark === id;
 }
@@ -4456,12 +4456,12 @@ function recordSave(root, token, key = null, stamp = null) {
   } catch {
   }
 }
-function notSavedHere(root, token, text2 = null) {
-  const marked = markedHere(root, text2);
+function notSavedHere(root, token, text = null) {
+  const marked = markedHere(root, text);
   if (marked !== null) return !marked;
   const saves = readSaves(root);
   if (saves === null || saves.tokens.includes(token)) return false;
-  const stamp = text2 === null ? null : savedStampOf(text2);
+  const stamp = text === null ? null : savedStampOf(text);
   return stamp === null || !saves.stamps.includes(stamp);
 }
 function agentOfEnv(env) {
@@ -4494,8 +4494,8 @@ function savedByOf(root, token) {
   const saves = savesPath(root);
   if (saves === null) return null;
   try {
-    const text2 = readFileSync4(path15.join(path15.dirname(saves), "saved-by"), "utf8").slice(0, 16384);
-    for (const l of text2.split("\n")) {
+    const text = readFileSync4(path15.join(path15.dirname(saves), "saved-by"), "utf8").slice(0, 16384);
+    for (const l of text.split("\n")) {
       const m = SAVED_BY_LINE.exec(l);
       if (m && m[1] === token) return m[2];
     }
@@ -4698,11 +4698,11 @@ function readSmall2(file) {
 }
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const text2 = readSmall2(path17.join(memDir, SETTINGS_FILE));
-  if (text2 === null) return { settings, problems: [] };
+  const text = readSmall2(path17.join(memDir, SETTINGS_FILE));
+  if (text === null) return { settings, problems: [] };
   let parsed;
   try {
-    parsed = JSON.parse(text2.replace(/^\uFEFF/, ""));
+    parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
   } catch {
     parsed = void 0;
   }
@@ -5533,8 +5533,8 @@ var init_blob_id = __esm({
 
 // src/git/in-progress.ts
 import path24 from "node:path";
-function branchOfHeadName(text2) {
-  const m = text2 === null ? null : /^refs\/heads\/(\S+)\s*$/.exec(text2);
+function branchOfHeadName(text) {
+  const m = text === null ? null : /^refs\/heads\/(\S+)\s*$/.exec(text);
   return m ? m[1] : null;
 }
 function inProgressOf(gitDir) {
@@ -5653,8 +5653,8 @@ function spawnGit(cwd, args, env, timeoutMs, input) {
     if (input !== void 0) child.stdin?.end(input);
   });
 }
-function firstLine(text2) {
-  return (text2.split("\n").find((l) => l.trim() !== "") ?? "").trim();
+function firstLine(text) {
+  return (text.split("\n").find((l) => l.trim() !== "") ?? "").trim();
 }
 var GIT_TIMEOUT_MS, GitUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, NAMED_PROGRAMS, NAMED, namedCache;
 var init_run = __esm({
@@ -5883,13 +5883,13 @@ var init_anchors = __esm({
 });
 
 // src/guard/sanitize.ts
-function units(text2, limit) {
-  const simple = SIMPLE.test(text2);
+function units(text, limit) {
+  const simple = SIMPLE.test(text);
   if (!simple) segmenter ??= new Intl.Segmenter(void 0, { granularity: "grapheme" });
   const out = [];
   let at4 = 0;
   const rest = (end) => {
-    const piece = text2.slice(at4, end);
+    const piece = text.slice(at4, end);
     if (simple) {
       for (let i = 0; i < piece.length && out.length <= limit; i++) out.push(piece[i]);
       return;
@@ -5899,25 +5899,25 @@ function units(text2, limit) {
       out.push(s.segment);
     }
   };
-  for (const m of text2.matchAll(MARKER3)) {
+  for (const m of text.matchAll(MARKER3)) {
     rest(m.index);
     if (out.length > limit) return out;
     out.push(m[0]);
     at4 = m.index + m[0].length;
   }
-  rest(text2.length);
+  rest(text.length);
   return out;
 }
-function sanitize(text2, opts = {}) {
-  const out = markText(opts.redact === false ? text2 : redactText(text2).text, opts.oneLine !== false);
+function sanitize(text, opts = {}) {
+  const out = markText(opts.redact === false ? text : redactText(text).text, opts.oneLine !== false);
   const max = opts.max;
   if (max === void 0 || out.length <= max || [...out].length <= max) return out;
   const all = units(out, max);
   if (all.length <= max) return out;
   return showRefused(`${all.slice(0, Math.max(0, max - 1)).join("").trimEnd()}\u2026`).text;
 }
-function quoted(text2, opts = {}) {
-  return inQuotes(sanitize(text2, opts));
+function quoted(text, opts = {}) {
+  return inQuotes(sanitize(text, opts));
 }
 var MARKER3, segmenter, SIMPLE;
 var init_sanitize = __esm({
@@ -5932,8 +5932,8 @@ var init_sanitize = __esm({
 });
 
 // src/schema/open-items.ts
-function openItems(text2) {
-  return openItemsOf(parseHandoff(text2));
+function openItems(text) {
+  return openItemsOf(parseHandoff(text));
 }
 function normalise(s) {
   return s.toLowerCase().replace(/[`*_]/g, "").replace(/\s+/g, " ").replace(/[\s.;:,—–-]+$/, "").trim();
@@ -6174,8 +6174,8 @@ var init_validate_anchors = __esm({
 });
 
 // src/schema/validate.ts
-function handoffLayout(text2, model = readHandoff(text2, parseBlocks(text2))) {
-  const lines3 = text2.split("\n");
+function handoffLayout(text, model = readHandoff(text, parseBlocks(text))) {
+  const lines3 = text.split("\n");
   const titleIndex = lines3.slice(0, 4).indexOf(TITLE);
   const heading = model.headings.find((h) => h.depth === 2 && h.title.toLowerCase() === "environment anchors");
   let anchors = null;
@@ -6192,10 +6192,10 @@ function share(total, bad2, max) {
   return proportion(total - bad2, total, max).score;
 }
 function handoffContext(input, opts) {
-  const text2 = normaliseText(input);
-  const tree = parseBlocks(text2);
-  const model = readHandoff(text2, tree);
-  const layout = handoffLayout(text2, model);
+  const text = normaliseText(input);
+  const tree = parseBlocks(text);
+  const model = readHandoff(text, tree);
+  const layout = handoffLayout(text, model);
   const { lines: lines3 } = layout;
   const shaped = lines3[0] === MARKER4 && layout.titleIndex >= 0;
   const first = /* @__PURE__ */ new Map();
@@ -6233,10 +6233,10 @@ function handoffContext(input, opts) {
   const strays = candidates.filter((s) => !used.has(s.line) && resembles(s));
   const byKey = /* @__PURE__ */ new Map();
   for (const item of model.items) {
-    const text3 = item.text.trim();
-    if (NONE.test(text3)) continue;
+    const text2 = item.text.trim();
+    if (NONE.test(text2)) continue;
     const list2 = byKey.get(item.section) ?? [];
-    list2.push({ text: text3, line: item.line });
+    list2.push({ text: text2, line: item.line });
     byKey.set(item.section, list2);
   }
   const keyItems = model.items.filter((i) => i.section === "key files" && !/^none\.?$/i.test(i.text.trim()));
@@ -6245,7 +6245,7 @@ function handoffContext(input, opts) {
   return {
     opts,
     input,
-    text: text2,
+    text,
     lines: lines3,
     flags: tree.flags,
     layout,
@@ -6261,7 +6261,7 @@ function handoffContext(input, opts) {
     savedOk: model.saved !== null && stateTime(null, model.saved, opts.nowMs).known,
     keyFiles,
     secrets: [],
-    dropped: prior === null || prior === void 0 ? null : droppedItems(prior, text2)
+    dropped: prior === null || prior === void 0 ? null : droppedItems(prior, text)
   };
 }
 function validateHandoff(input, opts) {
@@ -6279,8 +6279,8 @@ function validateHandoff(input, opts) {
   c.secrets = secrets;
   return onOriginalLines(runRules(HANDOFF_RULES, HANDOFF_PARTS, c, (c.dropped ?? []).map((i) => i.text)), pass);
 }
-function handoffKeyFiles(text2) {
-  const t = normaliseText(text2);
+function handoffKeyFiles(text) {
+  const t = normaliseText(text);
   return readHandoff(t, parseBlocks(t)).keyFiles.map((k) => k.path).filter((p) => p !== null);
 }
 var OPTIONAL, HANDOFF_SECTIONS, LINE_CAP, MARKER4, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, at2, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, HANDOFF_RULES, HANDOFF_PARTS, unlabelled, causeless, vague, accepted, checksOf, looseChecks, lineCount;
@@ -6618,8 +6618,8 @@ var init_validate = __esm({
 });
 
 // src/schema/stamp.ts
-function stampSaved(text2, iso) {
-  const layout = handoffLayout(text2);
+function stampSaved(text, iso) {
+  const layout = handoffLayout(text);
   const lines3 = [...layout.lines];
   if (layout.savedIndex >= 0) {
     const old = lines3[layout.savedIndex].trim().replace(/^Saved:\s*/, "");
@@ -6632,18 +6632,18 @@ function stampSaved(text2, iso) {
   lines3.splice(at4, 0, ...next !== void 0 && next.trim() !== "" ? [`Saved: ${iso}`, ""] : [`Saved: ${iso}`]);
   return { text: lines3.join("\n"), replaced: null, insertedAt: at4 + 1 };
 }
-function anchorsBody(text2) {
-  const { lines: lines3, anchors } = handoffLayout(text2);
+function anchorsBody(text) {
+  const { lines: lines3, anchors } = handoffLayout(text);
   return anchors ? lines3.slice(anchors.start, anchors.end) : null;
 }
-function anchorsEmpty(text2) {
-  const body = anchorsBody(text2);
+function anchorsEmpty(text) {
+  const body = anchorsBody(text);
   return body !== null && isEmptyAnchorsBody(body);
 }
-function fillAnchors(text2, rendered) {
-  const layout = handoffLayout(text2);
+function fillAnchors(text, rendered) {
+  const layout = handoffLayout(text);
   const range = layout.anchors;
-  if (!range) return { text: text2, lines: /* @__PURE__ */ new Set() };
+  if (!range) return { text, lines: /* @__PURE__ */ new Set() };
   const fresh = rendered.replace(/\n$/, "").split("\n");
   const lines3 = [...layout.lines.slice(0, range.start), ...fresh, ...layout.lines.slice(range.end)];
   const out = lines3.join("\n");
@@ -6651,8 +6651,8 @@ function fillAnchors(text2, rendered) {
   return { text: out.endsWith("\n") ? out : `${out}
 `, lines: filled };
 }
-function comparable(text2, dropDate) {
-  const layout = handoffLayout(text2);
+function comparable(text, dropDate) {
+  const layout = handoffLayout(text);
   const range = layout.anchors;
   return layout.lines.filter((line, i) => {
     if (i === layout.savedIndex) return false;
@@ -6671,18 +6671,18 @@ var init_stamp = __esm({
 // src/schema/validate-ledger.ts
 function ledgerContext(input, kind) {
   const schema = SCHEMAS[kind];
-  const text2 = normaliseText(input);
-  const starts = lineStartsOf(text2);
+  const text = normaliseText(input);
+  const starts = lineStartsOf(text);
   const entry = new RegExp(`^${schema.prefix}-(\\d{4}): \\S`);
   const entries = [];
   const badHeadings = [];
   const first = /* @__PURE__ */ new Map();
   let current = null;
-  const tree = parseBlocks(text2);
+  const tree = parseBlocks(text);
   for (const block2 of tree.children) {
     const line = lineAt(starts, block2.start);
     if (block2.type === "heading" && block2.depth === 2) {
-      const title = text2.slice(block2.start, block2.end).replace(/^##\s*/, "").replace(/\s+#+\s*$/, "").trim();
+      const title = text.slice(block2.start, block2.end).replace(/^##\s*/, "").replace(/\s+#+\s*$/, "").trim();
       const m = entry.exec(title);
       if (!m) {
         badHeadings.push({ line, title });
@@ -6697,12 +6697,12 @@ function ledgerContext(input, kind) {
     if (current === null || block2.type !== "list") continue;
     for (const item of block2.children) {
       const end = item.children[item.children.length - 1]?.end ?? item.end;
-      const body = text2.slice(item.children[0]?.start ?? item.start, end).trim();
+      const body = text.slice(item.children[0]?.start ?? item.start, end).trim();
       const f = /^([A-Za-z][A-Za-z ]*?):\s*(.*)$/s.exec(body);
       if (f && !current.fields.has(f[1])) current.fields.set(f[1], f[2].trim());
     }
   }
-  return { input, text: text2, lines: text2.split("\n"), flags: tree.flags, kind, schema, badHeadings, entries, secrets: [] };
+  return { input, text, lines: text.split("\n"), flags: tree.flags, kind, schema, badHeadings, entries, secrets: [] };
 }
 function validateLedger(input, kind, redacted) {
   const pass = redacted ?? redactText(input);
@@ -6869,31 +6869,31 @@ function decodeInput(raw, what) {
   if (raw.length === 0) throw new Refused(`stdin is empty: send the whole ${what} on stdin`);
   const nul = raw.indexOf(0);
   if (nul >= 0) throw new Refused(`the ${what} contains a NUL byte (at byte ${nul}); send text only`);
-  let text2;
+  let text;
   try {
-    text2 = utf8.decode(raw);
+    text = utf8.decode(raw);
   } catch {
     throw new Refused(`the ${what} is not valid UTF-8; convert it to UTF-8 and retry`);
   }
   const notes = [];
-  if (text2.startsWith("\uFEFF")) {
-    text2 = text2.slice(1);
+  if (text.startsWith("\uFEFF")) {
+    text = text.slice(1);
     notes.push("note: dropped a leading UTF-8 byte order mark");
   }
-  if (text2.includes("\r\n")) {
-    text2 = text2.replace(/\r\n/g, "\n");
+  if (text.includes("\r\n")) {
+    text = text.replace(/\r\n/g, "\n");
     notes.push("note: converted CRLF line ends to LF");
   }
-  const hits = findInvisible(text2);
+  const hits = findInvisible(text);
   if (hits.length > 0) {
     const list2 = hits.slice(0, 5).map((h) => `line ${h.line}, column ${h.column}: ${h.codePoint} (${h.name})`).join("; ");
     const more = hits.length > 5 ? `; ${hits.length - 5} more` : "";
     throw new Refused(`the ${what} contains invisible or control characters (${list2}${more}); remove them and retry`);
   }
-  return { text: text2, notes };
+  return { text, notes };
 }
-function redactForSave(text2, exemptLines) {
-  const { text: clean, findings } = redactText(text2, exemptLines ? { exemptLines } : {});
+function redactForSave(text, exemptLines) {
+  const { text: clean, findings } = redactText(text, exemptLines ? { exemptLines } : {});
   return { text: clean, notes: findings.length > 0 ? [formatRedactionReport(findings)] : [] };
 }
 var utf8;
@@ -6966,10 +6966,10 @@ function checkDocument(raw, kind, root) {
 function minutes(ms) {
   return Math.round(Math.abs(ms) / 6e4);
 }
-function replaceDate(text2, iso) {
-  const layout = handoffLayout(text2);
+function replaceDate(text, iso) {
+  const layout = handoffLayout(text);
   const range = layout.anchors;
-  if (range === null) return text2;
+  if (range === null) return text;
   const lines3 = [...layout.lines];
   for (let i = range.start; i < range.end; i++) {
     if (/^- Date: /.test(lines3[i])) {
@@ -7004,14 +7004,14 @@ async function buildDocument(checked, root, anchors) {
       notes.push(`note: Saved: ${quotedValue(stamped.replaced.slice(0, 60))} was ${minutes(nowMs - then)} minutes off; stamped ${iso}`);
     }
   }
-  let text2 = stamped.text;
+  let text = stamped.text;
   const marked = (t) => markClone(t, cloneIdOf(root, true));
-  const mine = anchorsBody(text2);
-  const sentBack = priorText2 !== null && comparable(priorText2, false) === comparable(marked(text2), false);
+  const mine = anchorsBody(text);
+  const sentBack = priorText2 !== null && comparable(priorText2, false) === comparable(marked(text), false);
   const identical = !sentBack && priorText2 !== null && mine !== null && JSON.stringify(anchorsBody(priorText2)) === JSON.stringify(mine);
-  const fill = !sentBack && (anchorsEmpty(text2) || identical);
+  const fill = !sentBack && (anchorsEmpty(text) || identical);
   let exempt = /* @__PURE__ */ new Set();
-  const keyFiles = handoffKeyFiles(text2);
+  const keyFiles = handoffKeyFiles(text);
   let reported = null;
   let collected = null;
   const anchorsNow = async () => {
@@ -7024,14 +7024,14 @@ async function buildDocument(checked, root, anchors) {
     return reported;
   };
   if (fill) {
-    const filled = fillAnchors(text2, await anchorsNow());
-    text2 = filled.text;
+    const filled = fillAnchors(text, await anchorsNow());
+    text = filled.text;
     exempt = filled.lines;
   } else if (mine !== null) {
     const date = mine.map((l) => /^- Date: `?([^`]*)`?$/.exec(l)?.[1]).find((d) => d !== void 0);
     const then = date === void 0 ? NaN : Date.parse(date);
     if (!sentBack && !Number.isNaN(then) && then > Math.floor(nowMs / 1e3) * 1e3) {
-      text2 = replaceDate(text2, iso);
+      text = replaceDate(text, iso);
       notes.push(`note: the - Date: anchor ${quotedValue(date.slice(0, 40))} was later than this save; set it to ${iso}`);
     } else if (!Number.isNaN(then) && nowMs - then > CLOCK_SKEW_MS) {
       notes.push(`note: the - Date: anchor is ${minutes(nowMs - then)} minutes before this save; empty the anchors section to have write fill them`);
@@ -7042,19 +7042,19 @@ async function buildDocument(checked, root, anchors) {
       const a = collected;
       if (a !== null && a.insideGit && now.includes(`- Branch: ${line("Branch")}`) && now.includes(`- HEAD: ${line("HEAD")}`)) {
         const hashes = now.find((l) => l.startsWith("- Dirty hashes: ")) ?? null;
-        text2 = withDirtyHashes(text2, hashes);
+        text = withDirtyHashes(text, hashes);
       }
     }
   }
-  const range = handoffLayout(text2).anchors;
+  const range = handoffLayout(text).anchors;
   const sentRange = fill ? null : handoffLayout(checked.text).anchors;
   if (sentRange !== null && range !== null && checked.redacted.findings.some((f) => f.line > sentRange.start && f.line <= sentRange.end)) {
     const now = new Set((await anchorsNow()).split("\n"));
-    const lines3 = text2.split("\n");
+    const lines3 = text.split("\n");
     for (let i = range.start; i < range.end; i++) if (now.has(lines3[i])) exempt.add(i + 1);
   }
   const helperMade = /* @__PURE__ */ new Set([`Saved: ${iso}`, `- Date: ${iso}`, ...reported === null ? [] : reported.split("\n")]);
-  const redacted = reuseRedaction(checked.text, checked.redacted, text2, exempt, helperMade) ?? redactText(text2, { exemptLines: exempt });
+  const redacted = reuseRedaction(checked.text, checked.redacted, text, exempt, helperMade) ?? redactText(text, { exemptLines: exempt });
   if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
   const markedText = marked(redacted.text);
   const bytes = finalBytes(markedText, checked.rawBytes);
@@ -7065,7 +7065,7 @@ async function buildDocument(checked, root, anchors) {
   }
   const existing = /* @__PURE__ */ new Set();
   for (const k of keyFiles) if (await statInsideRoot(root, k) !== null) existing.add(k);
-  const v = validateHandoff(text2, {
+  const v = validateHandoff(text, {
     mode: "root",
     nowMs,
     prior: unchanged ? null : priorText2,
@@ -7078,18 +7078,18 @@ async function buildDocument(checked, root, anchors) {
   }
   return { bytes, prior, unchanged, notes: [...notes, ...scoreNotes(v)] };
 }
-function finalBytes(text2, rawBytes) {
-  const bytes = Buffer.from(text2, "utf8");
+function finalBytes(text, rawBytes) {
+  const bytes = Buffer.from(text, "utf8");
   if (bytes.length > MAX_DOCUMENT_BYTES) {
     const after = bytes.length === rawBytes ? "" : ` (${bytes.length} after redaction)`;
     throw new Refused(`the document is ${rawBytes} bytes${after}; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it)`);
   }
   return bytes;
 }
-function withDirtyHashes(text2, hashes) {
-  const range = handoffLayout(text2).anchors;
-  if (range === null) return text2;
-  const lines3 = text2.split("\n");
+function withDirtyHashes(text, hashes) {
+  const range = handoffLayout(text).anchors;
+  if (range === null) return text;
+  const lines3 = text.split("\n");
   const body = lines3.slice(range.start, range.end).filter((l) => !l.startsWith("- Dirty hashes: "));
   if (hashes !== null) {
     const at4 = body.findIndex((l) => l.startsWith("- Dirty files: "));
@@ -7228,8 +7228,8 @@ function journalHeader(period, part = 1) {
 ${journalTitle(period, part)}
 `;
 }
-function one(text2, redacted = false) {
-  return sanitize(text2, { max: ITEM_MAX, redact: !redacted });
+function one(text, redacted = false) {
+  return sanitize(text, { max: ITEM_MAX, redact: !redacted });
 }
 function norm(s) {
   return s.toLowerCase().replace(/[`*_]/g, "").replace(/\s+/g, " ").trim();
@@ -7265,7 +7265,7 @@ function renderResumeEntry(time, sessionKey, handoffToken, score, o) {
   return fitEntry(`## ${time} resume ${sessionKey}`, items);
 }
 function fitEntry(heading, items, redacted = /* @__PURE__ */ new Set()) {
-  const shown = items.map(([label, text2]) => [label, one(text2, redacted.has(label))]).filter(([, t]) => t !== "");
+  const shown = items.map(([label, text]) => [label, one(text, redacted.has(label))]).filter(([, t]) => t !== "");
   let left = 0;
   const render = () => {
     const body = shown.map(([l, t]) => `- ${l}: ${t}
@@ -7287,8 +7287,8 @@ ${body}${left > 0 ? `- Dropped: (${left} more items left out)
   }
   return out;
 }
-function parseJournal(text2, kind = "month") {
-  const lines3 = text2.split("\n");
+function parseJournal(text, kind = "month") {
+  const lines3 = text.split("\n");
   const entries = [];
   const problems = [];
   if (lines3[0] !== MARKER) problems.push({ line: 1, message: `the first line must be ${MARKER}` });
@@ -7326,7 +7326,7 @@ function parseJournal(text2, kind = "month") {
 }
 function mergeJournalMonth(ours, theirs) {
   if (parseJournal(ours).problems.length > 0 || parseJournal(theirs).problems.length > 0) return null;
-  const split = (text2) => text2.split(/^(?=## \d{4}-\d{2}-\d{2}T)/m);
+  const split = (text) => text.split(/^(?=## \d{4}-\d{2}-\d{2}T)/m);
   const [header, ...mine] = split(ours);
   const entries = /* @__PURE__ */ new Map();
   for (const chunk of [...mine, ...split(theirs).slice(1)]) {
@@ -7378,17 +7378,17 @@ var init_entry = __esm({
 function norm2(s) {
   return s.replace(/\s+/g, " ").trim().toLowerCase();
 }
-function namedThings(text2) {
+function namedThings(text) {
   const out = /* @__PURE__ */ new Set();
-  for (const m of text2.matchAll(CODE_SPAN)) out.add(norm2(m[1]));
-  for (const m of text2.matchAll(PATHISH)) out.add(norm2(m[1]).replace(/^\.\//, ""));
+  for (const m of text.matchAll(CODE_SPAN)) out.add(norm2(m[1]));
+  for (const m of text.matchAll(PATHISH)) out.add(norm2(m[1]).replace(/^\.\//, ""));
   return [...out].filter((t) => t.length >= 3);
 }
 function failedSignatures(entry) {
-  const text2 = entry.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, "");
-  const things = namedThings(text2);
+  const text = entry.replace(/^\s*(?:[-*+]|\d+[.)])\s+/, "");
+  const things = namedThings(text);
   if (things.length > 0) return things;
-  const head = /^([^:—–]{3,60}?)\s*(?::|\s[—–]\s)/.exec(text2)?.[1];
+  const head = /^([^:—–]{3,60}?)\s*(?::|\s[—–]\s)/.exec(text)?.[1];
   if (head && !/^[A-Z]/.test(head) && /^[a-z][\w.-]*(\s+-{1,2}[\w-]+|\s+\S+)*$/.test(head) && /\s-{1,2}\w|^[a-z][\w.-]*$/.test(head)) return [norm2(head)];
   return [];
 }
@@ -7597,14 +7597,14 @@ import { readdirSync as readdirSync10 } from "node:fs";
 function monthIndex(period) {
   return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
 }
-function savedMs(text2) {
-  const saved = parseHandoff(text2).saved;
+function savedMs(text) {
+  const saved = parseHandoff(text).saved;
   if (saved === null || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/.test(saved)) return null;
   const ms = Date.parse(saved);
   return Number.isNaN(ms) ? null : ms;
 }
-function schemaCheck(text2, name2) {
-  const { problems } = parseJournal(text2, "month");
+function schemaCheck(text, name2) {
+  const { problems } = parseJournal(text, "month");
   if (problems.length > 0) {
     const p = problems[0];
     const todo = "the entry was not added (fix that line, or move the file away)";
@@ -7637,13 +7637,13 @@ function retriedNotes(root, priorToken) {
   const dir = journalDir(root);
   const seen = /* @__PURE__ */ new Set();
   for (const f of listJournal(root).filter((f2) => f2.kind === "month").slice(-2)) {
-    let text2;
+    let text;
     try {
-      text2 = readJournalFile(dir, f.name)?.bytes.toString("utf8") ?? "";
+      text = readJournalFile(dir, f.name)?.bytes.toString("utf8") ?? "";
     } catch {
       continue;
     }
-    for (const e of parseJournal(text2, "month").entries) {
+    for (const e of parseJournal(text, "month").entries) {
       if (e.kind !== "resume" || e.items.find((i) => i.label === "Resumed")?.text !== priorToken.slice(0, 16)) continue;
       for (const i of e.items) if (i.label === "Failed approach retried") seen.add(i.text);
     }
@@ -7682,12 +7682,12 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];
-    const text2 = await handoffWithToken(root, token);
-    if (text2 === null) return [];
-    const h = parseHandoff(text2);
+    const text = await handoffWithToken(root, token);
+    if (text === null) return [];
+    const h = parseHandoff(text);
     const nextStep = h.nextSteps[0] ?? null;
     const outcome = measureOutcome(call.events, nextStep, h.failedApproaches);
-    const score = validateHandoff(text2, { mode: "root", nowMs: Date.now() }).score;
+    const score = validateHandoff(text, { mode: "root", nowMs: Date.now() }).score;
     const sessionKey = createHash2("sha256").update(sessionId).digest("hex").slice(0, 16);
     const ms = Date.now();
     const seen = `resume ${sessionKey}
@@ -7735,8 +7735,8 @@ function foldSection(period, entries) {
 
 `;
 }
-function boundYear(text2) {
-  let out = text2;
+function boundYear(text) {
+  let out = text;
   while (Buffer.byteLength(out) > MAX_DOCUMENT_BYTES) {
     const sections = [...out.matchAll(/^## \d{4}-\d{2}\n((?:- .*\n)*)/gm)];
     const target = sections.find((s) => s[1].split("\n").some((l) => l.startsWith("- ") && !l.startsWith("- (")));
@@ -7774,22 +7774,22 @@ async function foldOne(root, nowMonth, fp) {
   const year = period.slice(0, 4);
   const yearName = `${year}.md`;
   const current = readJournalFile(dir, yearName);
-  const text2 = current === null ? `${journalHeader(year)}
+  const text = current === null ? `${journalHeader(year)}
 ` : current.bytes.toString("utf8");
-  if (!new RegExp(`^## ${period}$`, "m").test(text2)) {
-    const sep = text2.endsWith("\n\n") ? "" : text2.endsWith("\n") ? "\n" : "\n\n";
-    const next = boundYear(insertSection(text2 + sep, period, foldSection(period, entries)));
+  if (!new RegExp(`^## ${period}$`, "m").test(text)) {
+    const sep = text.endsWith("\n\n") ? "" : text.endsWith("\n") ? "\n" : "\n\n";
+    const next = boundYear(insertSection(text + sep, period, foldSection(period, entries)));
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
   for (const f of files) unlinkSync8(path29.join(dir, f.name));
   const names3 = files.map((f) => `journal/${f.name}`).join(", ");
   return `journal: folded ${names3} (${entries.length} entries) into journal/${yearName}`;
 }
-function insertSection(text2, period, section) {
-  const heads = [...text2.matchAll(/^## (\d{4}-\d{2})$/gm)];
+function insertSection(text, period, section) {
+  const heads = [...text.matchAll(/^## (\d{4}-\d{2})$/gm)];
   const after = heads.find((h) => h[1] > period);
-  if (!after) return text2 + section;
-  return text2.slice(0, after.index) + section + text2.slice(after.index);
+  if (!after) return text + section;
+  return text.slice(0, after.index) + section + text.slice(after.index);
 }
 var FOLD_AFTER_MONTHS, FOLD_KEPT, isoSecond, messageOf;
 var init_record = __esm({
@@ -7980,19 +7980,19 @@ the draft ${draftShown(d)} was kept: fix it and run this again`;
 });
 
 // src/store/append.ts
-function appendedBytes(prior, text2) {
+function appendedBytes(prior, text) {
   let head = prior ?? Buffer.alloc(0);
   if (head.length > 0 && head[head.length - 1] !== 10) head = Buffer.concat([head, Buffer.from("\n")]);
-  const tail = text2.endsWith("\n") ? text2 : `${text2}
+  const tail = text.endsWith("\n") ? text : `${text}
 `;
   return Buffer.concat([head, Buffer.from(tail, "utf8")]);
 }
-function linesOf2(text2) {
-  return text2.split("\n").map((l) => l.endsWith("\r") ? l.slice(0, -1) : l);
+function linesOf2(text) {
+  return text.split("\n").map((l) => l.endsWith("\r") ? l.slice(0, -1) : l);
 }
-function alreadyPresent(prior, text2) {
+function alreadyPresent(prior, text) {
   if (prior === null) return false;
-  const want = linesOf2(text2);
+  const want = linesOf2(text);
   while (want.length > 0 && want[0].trim() === "") want.shift();
   while (want.length > 0 && want[want.length - 1].trim() === "") want.pop();
   if (want.length === 0) return false;
@@ -8062,7 +8062,7 @@ exit:   0 appended, or already there; 2 refused (stale token: read again; bad te
         const lockTimeoutSeconds = lockTimeoutOption(ctx);
         const root = rootOption(ctx);
         const stdin = await stdinForValidate(ctx, MAX_PROMOTE_BYTES);
-        let text2 = "";
+        let text = "";
         let notes = [];
         const { result, repairs } = await underLock(
           {
@@ -8077,21 +8077,21 @@ exit:   0 appended, or already there; 2 refused (stale token: read again; bad te
               }
               const decoded2 = decodeInput(raw, "lesson");
               const redacted = redactForSave(decoded2.text);
-              text2 = redacted.text;
+              text = redacted.text;
               notes = [...decoded2.notes, ...redacted.notes];
             },
             // Before the memory dir is made for the lock, a stale token is refused as publish would.
             precheck: async () => {
               const got = await readManagedFile(root, target, memoryDir(root));
               const current = got?.token ?? "absent";
-              if (current !== expected && !(got !== null && alreadyPresent(got.bytes, text2))) {
+              if (current !== expected && !(got !== null && alreadyPresent(got.bytes, text))) {
                 throw new Refused(`${target} changed since it was read (expected ${expected}, current ${current}); read again and merge`);
               }
             }
           },
           async (lock) => {
             const now = await readManagedFile(root, target, memoryDir(root));
-            if (now !== null && alreadyPresent(now.bytes, text2)) return { unchanged: true, token: now.token, warnings: [] };
+            if (now !== null && alreadyPresent(now.bytes, text)) return { unchanged: true, token: now.token, warnings: [] };
             return publish({
               dir: root,
               file: target,
@@ -8101,7 +8101,7 @@ exit:   0 appended, or already there; 2 refused (stale token: read again; bad te
               expectedToken: expected,
               newMode: 420,
               build: (prior) => {
-                const out = appendedBytes(prior, text2);
+                const out = appendedBytes(prior, text);
                 if (out.length > MAX_DOCUMENT_BYTES) {
                   throw new Refused(`${target} would grow past ${MAX_DOCUMENT_BYTES} bytes; shorten it first`);
                 }
@@ -8276,8 +8276,8 @@ var init_merge_driver_state = __esm({
 import { closeSync as closeSync11, openSync as openSync9, readFileSync as readFileSync10, readSync as readSync7 } from "node:fs";
 import path33 from "node:path";
 function parseRawLog(out) {
-  const text2 = typeof out === "string" ? out : out.toString("utf8");
-  return text2.split("").slice(1).map((rec) => {
+  const text = typeof out === "string" ? out : out.toString("utf8");
+  return text.split("").slice(1).map((rec) => {
     const [name2 = "", ...rest] = rec.split("\0");
     const paths = /* @__PURE__ */ new Map();
     for (let i = 0; i + 1 < rest.length; i += 2) {
@@ -8678,12 +8678,12 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
 });
 
 // src/guard/token-shape.ts
-function mayHoldToken(text2) {
-  for (const m of text2.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
+function mayHoldToken(text) {
+  for (const m of text.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
   return false;
 }
-function withoutTokens(text2) {
-  return mayHoldToken(text2) ? redactVendorShapes(text2) : text2;
+function withoutTokens(text) {
+  return mayHoldToken(text) ? redactVendorShapes(text) : text;
 }
 function anchorsWithoutTokens(lines3) {
   const one2 = (l) => l.startsWith("- HEAD: ") || l.startsWith("- Date: ") ? l : withoutTokens(l);
@@ -8859,12 +8859,12 @@ function giveTo(p, owner) {
   } catch {
   }
 }
-function withoutBlock(text2) {
-  const lines3 = text2.split("\n");
+function withoutBlock(text) {
+  const lines3 = text.split("\n");
   const start = lines3.findIndex((l) => l === BEGIN || l === BEGIN_NL);
-  if (start === -1) return { rest: text2, had: false, line: null };
+  if (start === -1) return { rest: text, had: false, line: null };
   const end = lines3.indexOf(END, start);
-  if (end === -1) return { rest: text2, had: false, line: null };
+  if (end === -1) return { rest: text, had: false, line: null };
   const addedNewline = lines3[start] === BEGIN_NL;
   const inner = lines3.slice(start + 1, end).join("\n");
   const kept = [...lines3.slice(0, start), ...lines3.slice(end + 1)];
@@ -8872,8 +8872,8 @@ function withoutBlock(text2) {
   if (addedNewline && rest.endsWith("\n") && end + 1 === lines3.length - 1) rest = rest.slice(0, -1);
   return { rest, had: true, line: inner };
 }
-function attributesNotOurs(text2) {
-  return withoutBlock(text2).rest;
+function attributesNotOurs(text) {
+  return withoutBlock(text).rest;
 }
 function blockFor(before, line) {
   const needsNewline = before !== "" && !before.endsWith("\n");
@@ -8931,9 +8931,9 @@ async function registerMergeDriver(root, helperPath, env) {
   try {
     const file = path35.join(top, ".gitattributes");
     const before = readRegular(file);
-    const text2 = before === null ? "" : before.toString("utf8");
+    const text = before === null ? "" : before.toString("utf8");
     const want = attributesLine(memRelOf(top, root));
-    const { rest, had, line } = withoutBlock(text2);
+    const { rest, had, line } = withoutBlock(text);
     if (!(had && line === want)) {
       const owner = ownerOf(before === null ? top : file);
       replaceFile(
@@ -9031,8 +9031,8 @@ async function previewMergeDriver(root, remove, env) {
 }
 function attributesOnlyOurs(top) {
   try {
-    const text2 = readFileSync11(path35.join(top, ".gitattributes"), "utf8");
-    const { rest, had } = withoutBlock(text2);
+    const text = readFileSync11(path35.join(top, ".gitattributes"), "utf8");
+    const { rest, had } = withoutBlock(text);
     return had && rest === "";
   } catch {
     return false;
@@ -9485,9 +9485,9 @@ async function absentAtSave(missing, facts, anchors, prefix, git) {
   const wasDirty = (p) => dirty.some((d) => under(d, p) || d.endsWith("/") && p.startsWith(d));
   return missing.filter((k) => !inTree.some((p) => under(p, `${prefix}${k}`)) && !wasDirty(`${prefix}${k}`));
 }
-function normalTime(text2) {
-  const t = parseStrictTime(text2, Number.MAX_SAFE_INTEGER);
-  return "error" in t ? text2 : isoSeconds(t.ms);
+function normalTime(text) {
+  const t = parseStrictTime(text, Number.MAX_SAFE_INTEGER);
+  return "error" in t ? text : isoSeconds(t.ms);
 }
 async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
   let committer = null;
@@ -9535,8 +9535,8 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
 }
 async function sameAttributesButOurs(head, git) {
   const [then, now] = await Promise.all([git(["show", `${head}:${ATTRIBUTES}`]), git(["show", `HEAD:${ATTRIBUTES}`])]);
-  const text2 = (r) => r.code === 0 ? r.stdout.toString("utf8") : "";
-  return attributesNotOurs(text2(then)) === attributesNotOurs(text2(now));
+  const text = (r) => r.code === 0 ? r.stdout.toString("utf8") : "";
+  return attributesNotOurs(text(then)) === attributesNotOurs(text(now));
 }
 async function countBoth(head, git) {
   const r = await git(["rev-list", "--left-right", "--count", `${head}...HEAD`]);
@@ -9629,13 +9629,13 @@ function memoryText(file, bytes) {
   const nul = firstNul(bytes);
   if (nul >= 0) throw unsafeBytes(file, nul);
   const shown = renderVisible(bytes).changed;
-  let text2;
+  let text;
   try {
-    text2 = STRICT2.decode(bytes);
+    text = STRICT2.decode(bytes);
   } catch {
     return { ...withInvalidBytes(bytes), shown };
   }
-  return { text: text2, shown, invalid: [] };
+  return { text, shown, invalid: [] };
 }
 function loadMemoryText(file, bytes) {
   const m = memoryText(file, bytes);
@@ -9884,19 +9884,19 @@ function codeSpans(s, limit) {
   }
   return spans;
 }
-function cutAtWord(text2, max) {
+function cutAtWord(text, max) {
   const cps = [];
   const offsets = [];
   let offset = 0;
-  for (const c of text2) {
+  for (const c of text) {
     if (cps.length > max) break;
     cps.push(c);
     offsets.push(offset);
     offset += c.length;
   }
-  if (cps.length <= max) return text2;
+  if (cps.length <= max) return text;
   const room = Math.max(0, max - 1);
-  const spans = codeSpans(text2, offsets[room]);
+  const spans = codeSpans(text, offsets[room]);
   const inSpan = (i) => spans.some(([a, b]) => offsets[i] > a && offsets[i] < b);
   let cut = -1;
   for (let i = room; i > 0; i--) {
@@ -9905,7 +9905,7 @@ function cutAtWord(text2, max) {
       break;
     }
   }
-  if (cut <= 0) return sanitize(text2, { max, redact: false });
+  if (cut <= 0) return sanitize(text, { max, redact: false });
   const head = cps.slice(0, cut).join("");
   return `${head.replace(/[\s;,:—–-]+$/u, "")}${ELLIPSIS}`;
 }
@@ -9964,8 +9964,8 @@ function frameNextStep(verdict, step2, question, notHere = null, ageOnly = false
   const ask = question === null ? "" : ` (open question first: ${question})`;
   return `${proposed}${ask} \u2014 Confirm?`;
 }
-function flatten(text2, max = MAX_FIELD_CHARS) {
-  return cutAtWord(sanitize(text2), max);
+function flatten(text, max = MAX_FIELD_CHARS) {
+  return cutAtWord(sanitize(text), max);
 }
 function causeList(items, max, budget) {
   const shownItems = items.slice(0, max);
@@ -9986,8 +9986,8 @@ function causeList(items, max, budget) {
   });
   return `${shown.join("; ")}${more}`;
 }
-function countLedger(text2, needles) {
-  const body = text2.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
+function countLedger(text, needles) {
+  const body = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
   let entries = body.split(/^## /m).slice(1);
   if (entries.length === 0) entries = body.split(/^[-*] /m).slice(1);
   const useful = needles.filter((n2) => n2.length >= 3);
@@ -10057,9 +10057,9 @@ function draftBrief(h, drift, ledgers) {
   };
 }
 function driftSummaryClauses(summary) {
-  return sanitize(summary).split("; ").map((text2, i) => ({
-    text: text2,
-    rank: i === 0 ? RANK.verdict : /memory-only|^key files not created yet/.test(text2) ? RANK.memoryOnly : /^upstream\b|\bupstream\b/.test(text2) ? RANK.upstream : /^(key files missing|dirty at the save|dirty in the clone that saved)/.test(text2) ? RANK.fates : /^(key files (changed|with uncommitted)|dirty files)/.test(text2) ? RANK.changed : RANK.other
+  return sanitize(summary).split("; ").map((text, i) => ({
+    text,
+    rank: i === 0 ? RANK.verdict : /memory-only|^key files not created yet/.test(text) ? RANK.memoryOnly : /^upstream\b|\bupstream\b/.test(text) ? RANK.upstream : /^(key files missing|dirty at the save|dirty in the clone that saved)/.test(text) ? RANK.fates : /^(key files (changed|with uncommitted)|dirty files)/.test(text) ? RANK.changed : RANK.other
   }));
 }
 function renderBrief(b) {
@@ -10101,10 +10101,10 @@ var init_brief = __esm({
 });
 
 // src/brief/checkpoint-brief.ts
-function parseCheckpoint(text2) {
+function parseCheckpoint(text) {
   const out = { requests: [], plan: [], failedCommands: [], claim: null };
   let section = "";
-  for (const line of text2.split("\n")) {
+  for (const line of text.split("\n")) {
     if (line.startsWith("## ")) {
       section = line.slice(3).trim();
       continue;
@@ -10198,20 +10198,20 @@ function laterHandoff(ours, theirs, nowMs) {
   if (!ta.known || !tb.known) return "ours";
   return tb.time.ms > ta.time.ms ? "theirs" : "ours";
 }
-function markMerged(text2, archiveName2, note = null) {
+function markMerged(text, archiveName2, note = null) {
   const line = `Merged-with: archive/${archiveName2}${note === null ? "" : `; ${note}`}`;
-  const lines3 = text2.split("\n").filter((l) => !MERGED_LINE.test(l));
+  const lines3 = text.split("\n").filter((l) => !MERGED_LINE.test(l));
   const saved = lines3.findIndex((l) => /^Saved:/.test(l));
   const title = lines3.findIndex((l) => l === "# Session Handoff");
   const at4 = saved !== -1 ? saved + 1 : title !== -1 ? title + 1 : Math.min(1, lines3.length);
   lines3.splice(at4, 0, line);
   return lines3.join("\n");
 }
-function splitLedger(text2, prefix) {
+function splitLedger(text, prefix) {
   const re2 = new RegExp(`^## ${prefix}-(\\d{4}): `);
   const out = { head: [], entries: [] };
   let fence = false;
-  for (const line of text2.replace(/\r\n?/g, "\n").split("\n")) {
+  for (const line of text.replace(/\r\n?/g, "\n").split("\n")) {
     if (/^ {0,3}(```|~~~)/.test(line)) fence = !fence;
     const m = fence ? null : re2.exec(line);
     if (m) out.entries.push({ id: Number(m[1]), heading: line, body: [] });
@@ -10280,10 +10280,10 @@ function addItems(lines3, h, title, heading, add) {
   lines3.splice(end, 0, ...bullets);
 }
 function mergeHandoffs(later, other) {
-  const text2 = later.replace(/\r\n?/g, "\n");
-  const a = parseHandoff(text2);
+  const text = later.replace(/\r\n?/g, "\n");
+  const a = parseHandoff(text);
   const b = parseHandoff(other);
-  const lines3 = text2.split("\n");
+  const lines3 = text.split("\n");
   const missing = (mine, theirs) => {
     const have = new Set(mine.map((t) => t.trim()));
     return real(theirs).filter((t) => !have.has(t.trim()) && (have.add(t.trim()), true));
@@ -10412,8 +10412,8 @@ __export(brief_exports, {
 });
 import { existsSync as existsSync4 } from "node:fs";
 import path37 from "node:path";
-function sideTime(text2, now) {
-  const st = stateTimeOfText(text2, now);
+function sideTime(text, now) {
+  const st = stateTimeOfText(text, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
 }
 function conflictedMessage(ours, theirs) {
@@ -10554,8 +10554,8 @@ exit: 0 brief printed
 });
 
 // src/agents/envelopes.ts
-function sessionStartJson(text2) {
-  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text2 } })}
+function sessionStartJson(text) {
+  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text } })}
 `;
 }
 function isHookFormat(s) {
@@ -10567,26 +10567,26 @@ var init_envelopes = __esm({
     "use strict";
     ENVELOPES = {
       // The reference's output: the sentences as they are.
-      text: (text2) => `${text2}
+      text: (text) => `${text}
 `,
       // Claude Code drops JSON without hookEventName.
-      claude: (text2) => sessionStartJson(text2),
+      claude: (text) => sessionStartJson(text),
       // Codex's schema is strict: exactly these keys, nothing else (no sessionTitle).
-      codex: (text2) => sessionStartJson(text2),
+      codex: (text) => sessionStartJson(text),
       // Gemini CLI: nothing but JSON on stdout; the context in hookSpecificOutput.additionalContext.
-      gemini: (text2) => sessionStartJson(text2),
+      gemini: (text) => sessionStartJson(text),
       // Cursor: its own key only, never Claude's as well (*unverified* key).
-      cursor: (text2) => `${JSON.stringify({ additional_context: text2 })}
+      cursor: (text) => `${JSON.stringify({ additional_context: text })}
 `,
-      cline: (text2) => `${JSON.stringify({ cancel: false, contextModification: text2, errorMessage: "" })}
+      cline: (text) => `${JSON.stringify({ cancel: false, contextModification: text, errorMessage: "" })}
 `
     };
   }
 });
 
 // src/agents/render.ts
-function renderHook(format2, text2, limit) {
-  const lines3 = text2.split("\n").filter((l) => l !== "");
+function renderHook(format2, text, limit) {
+  const lines3 = text.split("\n").filter((l) => l !== "");
   if (lines3.length === 0) return "";
   for (; ; ) {
     const out = ENVELOPES[format2](lines3.join("\n"));
@@ -10615,9 +10615,9 @@ __export(hook_exports, {
 });
 import path38 from "node:path";
 import { lstatSync as lstatSync20 } from "node:fs";
-function ageText(text2, now) {
-  if (typeof text2 !== "string") return { age: "age unknown", strays: null };
-  const glance = glanceAtHandoff(text2, now);
+function ageText(text, now) {
+  if (typeof text !== "string") return { age: "age unknown", strays: null };
+  const glance = glanceAtHandoff(text, now);
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
@@ -10664,8 +10664,8 @@ function composeHookText(files, interrupted, paused, now, checkpoint, savedHere)
   }
   if (checkpoint) lines3.push(...checkpoint.lines);
   if (paused) lines3.push(SENTENCES.paused());
-  const text2 = lines3.join("\n");
-  return text2.length > 0 ? `${text2.slice(0, HOOK_LIMIT - 1)}
+  const text = lines3.join("\n");
+  return text.length > 0 ? `${text.slice(0, HOOK_LIMIT - 1)}
 ` : "";
 }
 var HOOK_LIMIT, HOOK_STDIN_BYTES, SENTENCES, hookVerb;
@@ -10745,7 +10745,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const got = quotedValue(String(format2));
           return ok("", [`memory_io hook: --format must be ${formats}, got ${got}; printing nothing`]);
         }
-        const wrap = (text2) => renderHook(format2, text2, HOOK_LIMIT);
+        const wrap = (text) => renderHook(format2, text, HOOK_LIMIT);
         if (disabledByEnv(ctx.env)) return ok("", []);
         let root;
         const input = await stdinInput(ctx);
@@ -10767,7 +10767,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
         const session = mode === "session";
         const checkpoint = session ? await checkpointHookLines(root, input, handoffPresent, paused, now) : void 0;
         const interrupted = mode === "session" ? interruptedSave(root) : lessonsInterrupted(root);
-        const savedHere = (text2) => {
+        const savedHere = (text) => {
           const saves = readSaves(root);
           if (saves === null) return true;
           try {
@@ -10775,11 +10775,11 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
             if (savedHereByStat(root, statKey(stat))) return true;
           } catch {
           }
-          const marked = markedHere(root, text2);
+          const marked = markedHere(root, text);
           if (marked !== null) return marked;
-          const stamp = savedStampOf(text2);
+          const stamp = savedStampOf(text);
           if (stamp !== null && saves.stamps.includes(stamp)) return true;
-          return saves.tokens.includes(tokenOf(Buffer.from(text2, "utf8")));
+          return saves.tokens.includes(tokenOf(Buffer.from(text, "utf8")));
         };
         return ok(wrap(composeHookText(files, interrupted, paused, now, checkpoint, savedHere)), []);
       }
@@ -10870,9 +10870,9 @@ function renderValidation(file, v) {
   return `${lines3.join("\n")}
 `;
 }
-async function existingKeyFiles(root, text2) {
+async function existingKeyFiles(root, text) {
   const out = /* @__PURE__ */ new Set();
-  for (const k of handoffKeyFiles(text2)) if (await statInsideRoot(root, k) !== null) out.add(k);
+  for (const k of handoffKeyFiles(text)) if (await statInsideRoot(root, k) !== null) out.add(k);
   return out;
 }
 var utf82, validateVerb;
@@ -10934,12 +10934,12 @@ exit: 0 valid (findings or not)
         const file = FILE_OF[kind];
         const fromStdin = ctx.values.stdin === true;
         const root = fromStdin && ctx.values.root === void 0 ? null : rootOption(ctx);
-        let text2;
+        let text;
         let prior = null;
         let invalid = [];
         const stderr = [];
         if (fromStdin) {
-          text2 = await stdinText(ctx);
+          text = await stdinText(ctx);
           if (root !== null && kind === "handoff") {
             prior = priorText("HANDOFF.md", await readMemoryFile(root, "handoff"));
           }
@@ -10947,7 +10947,7 @@ exit: 0 valid (findings or not)
           const got = await readMemoryFile(root, kind);
           if (got === null) throw new Absent(`no ${file} at ${root}/.ai/memory: nothing to validate`);
           const m = loadMemoryText(file, got.bytes);
-          text2 = m.text;
+          text = m.text;
           invalid = m.invalid;
           if (m.warning !== null) stderr.push(m.warning);
           if (kind === "handoff") {
@@ -10955,13 +10955,13 @@ exit: 0 valid (findings or not)
             if (newest) prior = priorText(`archive/${newest.name}`, await readArchive(root, newest.name));
           }
         }
-        const v = kind === "handoff" ? validateHandoff(text2, {
+        const v = kind === "handoff" ? validateHandoff(text, {
           mode: fromStdin ? "stdin" : "root",
           nowMs: Date.now(),
           prior,
-          existingKeyFiles: root === null ? null : await existingKeyFiles(root, text2)
-        }) : validateLedger(text2, kind);
-        const hidden = findInvisible(text2.replace(/^\uFEFF/, ""));
+          existingKeyFiles: root === null ? null : await existingKeyFiles(root, text)
+        }) : validateLedger(text, kind);
+        const hidden = findInvisible(text.replace(/^\uFEFF/, ""));
         for (const h of hidden.slice(0, 5)) v.findings.push({ rule: "invisible", line: h.line, message: `${h.codePoint} at column ${h.column}: write refuses it` });
         if (invalid.length > 0) {
           const b = invalid[0];
@@ -10990,21 +10990,21 @@ function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
   if (bytes.includes(0)) return "it contains a NUL byte";
-  let text2;
+  let text;
   try {
-    text2 = utf83.decode(bytes);
+    text = utf83.decode(bytes);
   } catch {
     return "it is not valid UTF-8";
   }
-  if (text2.startsWith("\uFEFF")) return "it starts with a byte order mark";
-  if (text2.includes("\r")) return "it has CR line ends";
-  const lines3 = text2.split("\n");
+  if (text.startsWith("\uFEFF")) return "it starts with a byte order mark";
+  if (text.includes("\r")) return "it has CR line ends";
+  const lines3 = text.split("\n");
   if (lines3[0] !== MARKER) return `its first line is not ${MARKER}`;
   if (!lines3.slice(0, 4).includes(HEADING_OF.handoff)) return `it has no "${HEADING_OF.handoff}" in its first four lines`;
-  if (!text2.endsWith("\n")) return "it does not end with a newline";
-  const hidden = findInvisible(text2);
+  if (!text.endsWith("\n")) return "it does not end with a newline";
+  const hidden = findInvisible(text);
   if (hidden.length > 0) return `it contains invisible characters (line ${hidden[0].line}, column ${hidden[0].column}: ${hidden[0].codePoint})`;
-  const secrets = redactText(text2).findings;
+  const secrets = redactText(text).findings;
   if (secrets.length > 0) return `it holds ${secrets.length} secret(s) (${secrets.map((s) => `${s.kind} on line ${s.line}`).slice(0, 3).join(", ")})`;
   return null;
 }
@@ -11026,8 +11026,8 @@ async function list(ctx) {
       }
       const loaded = loadMemoryText(`archive/${e.name}`, bytes);
       if (loaded.warning !== null) stderr.push(loaded.warning);
-      const text3 = loaded.text;
-      const h = parseHandoff(text3);
+      const text2 = loaded.text;
+      const h = parseHandoff(text2);
       const st = handoffStateTime(h, now);
       rows.push({ name: e.name, stateTime: st.known ? st.time.iso : null, goal: goalLineOf(h), unsafe: false });
     } catch (err) {
@@ -11037,10 +11037,10 @@ async function list(ctx) {
   if (ctx.values.json === true) return ok(`${JSON.stringify({ archives: rows.map(({ nul: _nul, ...r }) => r) })}
 `, stderr);
   if (rows.length === 0) return ok("no archived handoffs\n", stderr);
-  const text2 = rows.map(
+  const text = rows.map(
     (r) => r.nul ? `${r.name}  (holds a NUL byte: unsafe, not read)` : r.unsafe ? `${r.name}  (a link, hard-linked or not a regular file: not read)` : `${r.name}  ${r.stateTime ?? "age unknown"}  ${quoted(r.goal ?? "")}`
   );
-  return ok(`${text2.join("\n")}
+  return ok(`${text.join("\n")}
 `, stderr);
 }
 async function show(ctx, name2) {
@@ -11708,14 +11708,14 @@ var init_skill_place = __esm({
 });
 
 // node_modules/jsonc-parser/lib/esm/impl/scanner.js
-function createScanner(text2, ignoreTrivia = false) {
-  const len = text2.length;
+function createScanner(text, ignoreTrivia = false) {
+  const len = text.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
   function scanHexDigits(count2, exact) {
     let digits = 0;
     let value2 = 0;
     while (digits < count2 || !exact) {
-      let ch = text2.charCodeAt(pos);
+      let ch = text.charCodeAt(pos);
       if (ch >= 48 && ch <= 57) {
         value2 = value2 * 16 + ch - 48;
       } else if (ch >= 65 && ch <= 70) {
@@ -11742,35 +11742,35 @@ function createScanner(text2, ignoreTrivia = false) {
   }
   function scanNumber() {
     let start = pos;
-    if (text2.charCodeAt(pos) === 48) {
+    if (text.charCodeAt(pos) === 48) {
       pos++;
     } else {
       pos++;
-      while (pos < text2.length && isDigit(text2.charCodeAt(pos))) {
+      while (pos < text.length && isDigit(text.charCodeAt(pos))) {
         pos++;
       }
     }
-    if (pos < text2.length && text2.charCodeAt(pos) === 46) {
+    if (pos < text.length && text.charCodeAt(pos) === 46) {
       pos++;
-      if (pos < text2.length && isDigit(text2.charCodeAt(pos))) {
+      if (pos < text.length && isDigit(text.charCodeAt(pos))) {
         pos++;
-        while (pos < text2.length && isDigit(text2.charCodeAt(pos))) {
+        while (pos < text.length && isDigit(text.charCodeAt(pos))) {
           pos++;
         }
       } else {
         scanError = 3;
-        return text2.substring(start, pos);
+        return text.substring(start, pos);
       }
     }
     let end = pos;
-    if (pos < text2.length && (text2.charCodeAt(pos) === 69 || text2.charCodeAt(pos) === 101)) {
+    if (pos < text.length && (text.charCodeAt(pos) === 69 || text.charCodeAt(pos) === 101)) {
       pos++;
-      if (pos < text2.length && text2.charCodeAt(pos) === 43 || text2.charCodeAt(pos) === 45) {
+      if (pos < text.length && text.charCodeAt(pos) === 43 || text.charCodeAt(pos) === 45) {
         pos++;
       }
-      if (pos < text2.length && isDigit(text2.charCodeAt(pos))) {
+      if (pos < text.length && isDigit(text.charCodeAt(pos))) {
         pos++;
-        while (pos < text2.length && isDigit(text2.charCodeAt(pos))) {
+        while (pos < text.length && isDigit(text.charCodeAt(pos))) {
           pos++;
         }
         end = pos;
@@ -11778,30 +11778,30 @@ function createScanner(text2, ignoreTrivia = false) {
         scanError = 3;
       }
     }
-    return text2.substring(start, end);
+    return text.substring(start, end);
   }
   function scanString() {
     let result = "", start = pos;
     while (true) {
       if (pos >= len) {
-        result += text2.substring(start, pos);
+        result += text.substring(start, pos);
         scanError = 2;
         break;
       }
-      const ch = text2.charCodeAt(pos);
+      const ch = text.charCodeAt(pos);
       if (ch === 34) {
-        result += text2.substring(start, pos);
+        result += text.substring(start, pos);
         pos++;
         break;
       }
       if (ch === 92) {
-        result += text2.substring(start, pos);
+        result += text.substring(start, pos);
         pos++;
         if (pos >= len) {
           scanError = 2;
           break;
         }
-        const ch2 = text2.charCodeAt(pos++);
+        const ch2 = text.charCodeAt(pos++);
         switch (ch2) {
           case 34:
             result += '"';
@@ -11843,7 +11843,7 @@ function createScanner(text2, ignoreTrivia = false) {
       }
       if (ch >= 0 && ch <= 31) {
         if (isLineBreak(ch)) {
-          result += text2.substring(start, pos);
+          result += text.substring(start, pos);
           scanError = 2;
           break;
         } else {
@@ -11864,19 +11864,19 @@ function createScanner(text2, ignoreTrivia = false) {
       tokenOffset = len;
       return token = 17;
     }
-    let code = text2.charCodeAt(pos);
+    let code = text.charCodeAt(pos);
     if (isWhiteSpace(code)) {
       do {
         pos++;
         value += String.fromCharCode(code);
-        code = text2.charCodeAt(pos);
+        code = text.charCodeAt(pos);
       } while (isWhiteSpace(code));
       return token = 15;
     }
     if (isLineBreak(code)) {
       pos++;
       value += String.fromCharCode(code);
-      if (code === 13 && text2.charCodeAt(pos) === 10) {
+      if (code === 13 && text.charCodeAt(pos) === 10) {
         pos++;
         value += "\n";
       }
@@ -11912,31 +11912,31 @@ function createScanner(text2, ignoreTrivia = false) {
       // comments
       case 47:
         const start = pos - 1;
-        if (text2.charCodeAt(pos + 1) === 47) {
+        if (text.charCodeAt(pos + 1) === 47) {
           pos += 2;
           while (pos < len) {
-            if (isLineBreak(text2.charCodeAt(pos))) {
+            if (isLineBreak(text.charCodeAt(pos))) {
               break;
             }
             pos++;
           }
-          value = text2.substring(start, pos);
+          value = text.substring(start, pos);
           return token = 12;
         }
-        if (text2.charCodeAt(pos + 1) === 42) {
+        if (text.charCodeAt(pos + 1) === 42) {
           pos += 2;
           const safeLength = len - 1;
           let commentClosed = false;
           while (pos < safeLength) {
-            const ch = text2.charCodeAt(pos);
-            if (ch === 42 && text2.charCodeAt(pos + 1) === 47) {
+            const ch = text.charCodeAt(pos);
+            if (ch === 42 && text.charCodeAt(pos + 1) === 47) {
               pos += 2;
               commentClosed = true;
               break;
             }
             pos++;
             if (isLineBreak(ch)) {
-              if (ch === 13 && text2.charCodeAt(pos) === 10) {
+              if (ch === 13 && text.charCodeAt(pos) === 10) {
                 pos++;
               }
               lineNumber++;
@@ -11947,7 +11947,7 @@ function createScanner(text2, ignoreTrivia = false) {
             pos++;
             scanError = 1;
           }
-          value = text2.substring(start, pos);
+          value = text.substring(start, pos);
           return token = 13;
         }
         value += String.fromCharCode(code);
@@ -11957,7 +11957,7 @@ function createScanner(text2, ignoreTrivia = false) {
       case 45:
         value += String.fromCharCode(code);
         pos++;
-        if (pos === len || !isDigit(text2.charCodeAt(pos))) {
+        if (pos === len || !isDigit(text.charCodeAt(pos))) {
           return token = 16;
         }
       // found a minus, followed by a number so
@@ -11979,10 +11979,10 @@ function createScanner(text2, ignoreTrivia = false) {
       default:
         while (pos < len && isUnknownContentCharacter(code)) {
           pos++;
-          code = text2.charCodeAt(pos);
+          code = text.charCodeAt(pos);
         }
         if (tokenOffset !== pos) {
-          value = text2.substring(tokenOffset, pos);
+          value = text.substring(tokenOffset, pos);
           switch (value) {
             case "true":
               return token = 8;
@@ -12237,9 +12237,9 @@ function format(documentText, range, options) {
     return token;
   }
   const editOperations = [];
-  function addEdit(text2, startOffset, endOffset) {
-    if (!hasError && (!range || startOffset < rangeEnd && endOffset > rangeStart) && documentText.substring(startOffset, endOffset) !== text2) {
-      editOperations.push({ offset: startOffset, length: endOffset - startOffset, content: text2 });
+  function addEdit(text, startOffset, endOffset) {
+    if (!hasError && (!range || startOffset < rangeEnd && endOffset > rangeStart) && documentText.substring(startOffset, endOffset) !== text) {
+      editOperations.push({ offset: startOffset, length: endOffset - startOffset, content: text });
     }
   }
   let firstToken = scanNext();
@@ -12387,11 +12387,11 @@ function computeIndentLevel(content, options) {
   }
   return Math.floor(nChars / tabSize);
 }
-function getEOL(options, text2) {
-  for (let i = 0; i < text2.length; i++) {
-    const ch = text2.charAt(i);
+function getEOL(options, text) {
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charAt(i);
     if (ch === "\r") {
-      if (i + 1 < text2.length && text2.charAt(i + 1) === "\n") {
+      if (i + 1 < text.length && text.charAt(i + 1) === "\n") {
         return "\r\n";
       }
       return "\r";
@@ -12401,8 +12401,8 @@ function getEOL(options, text2) {
   }
   return options && options.eol || "\n";
 }
-function isEOL(text2, offset) {
-  return "\r\n".indexOf(text2.charAt(offset)) !== -1;
+function isEOL(text, offset) {
+  return "\r\n".indexOf(text.charAt(offset)) !== -1;
 }
 var init_format = __esm({
   "node_modules/jsonc-parser/lib/esm/impl/format.js"() {
@@ -12413,7 +12413,7 @@ var init_format = __esm({
 });
 
 // node_modules/jsonc-parser/lib/esm/impl/parser.js
-function parse(text2, errors = [], options = ParseOptions.DEFAULT) {
+function parse(text, errors = [], options = ParseOptions.DEFAULT) {
   let currentProperty = null;
   let currentParent = [];
   const previousParents = [];
@@ -12453,10 +12453,10 @@ function parse(text2, errors = [], options = ParseOptions.DEFAULT) {
       errors.push({ error, offset, length });
     }
   };
-  visit(text2, visitor, options);
+  visit(text, visitor, options);
   return currentParent[0];
 }
-function parseTree(text2, errors = [], options = ParseOptions.DEFAULT) {
+function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   let currentParent = { type: "array", offset: -1, length: -1, children: [], parent: void 0 };
   function ensurePropertyComplete(endOffset) {
     if (currentParent.type === "property") {
@@ -12507,7 +12507,7 @@ function parseTree(text2, errors = [], options = ParseOptions.DEFAULT) {
       errors.push({ error, offset, length });
     }
   };
-  visit(text2, visitor, options);
+  visit(text, visitor, options);
   const result = currentParent.children[0];
   if (result) {
     delete result.parent;
@@ -12545,8 +12545,8 @@ function findNodeAtLocation(root, path60) {
   }
   return node;
 }
-function visit(text2, visitor, options = ParseOptions.DEFAULT) {
-  const _scanner = createScanner(text2, false);
+function visit(text, visitor, options = ParseOptions.DEFAULT) {
+  const _scanner = createScanner(text, false);
   const _jsonPath = [];
   let suppressedCallbacks = 0;
   function toNoArgVisit(visitFunction) {
@@ -12884,10 +12884,10 @@ var init_parser = __esm({
 });
 
 // node_modules/jsonc-parser/lib/esm/impl/edit.js
-function setProperty(text2, originalPath, value, options) {
+function setProperty(text, originalPath, value, options) {
   const path60 = originalPath.slice();
   const errors = [];
-  const root = parseTree(text2, errors);
+  const root = parseTree(text, errors);
   let parent = void 0;
   let lastSegment = void 0;
   while (path60.length > 0) {
@@ -12907,7 +12907,7 @@ function setProperty(text2, originalPath, value, options) {
     if (value === void 0) {
       throw new Error("Can not delete in empty document");
     }
-    return withFormatting(text2, { offset: root ? root.offset : 0, length: root ? root.length : 0, content: JSON.stringify(value) }, options);
+    return withFormatting(text, { offset: root ? root.offset : 0, length: root ? root.length : 0, content: JSON.stringify(value) }, options);
   } else if (parent.type === "object" && typeof lastSegment === "string" && Array.isArray(parent.children)) {
     const existing = findNodeAtLocation(parent, [lastSegment]);
     if (existing !== void 0) {
@@ -12928,9 +12928,9 @@ function setProperty(text2, originalPath, value, options) {
             removeEnd = next.offset;
           }
         }
-        return withFormatting(text2, { offset: removeBegin, length: removeEnd - removeBegin, content: "" }, options);
+        return withFormatting(text, { offset: removeBegin, length: removeEnd - removeBegin, content: "" }, options);
       } else {
-        return withFormatting(text2, { offset: existing.offset, length: existing.length, content: JSON.stringify(value) }, options);
+        return withFormatting(text, { offset: existing.offset, length: existing.length, content: JSON.stringify(value) }, options);
       }
     } else {
       if (value === void 0) {
@@ -12947,7 +12947,7 @@ function setProperty(text2, originalPath, value, options) {
       } else {
         edit2 = { offset: parent.offset + 1, length: 0, content: newProperty + "," };
       }
-      return withFormatting(text2, edit2, options);
+      return withFormatting(text, edit2, options);
     }
   } else if (parent.type === "array" && typeof lastSegment === "number" && Array.isArray(parent.children)) {
     const insertIndex = lastSegment;
@@ -12960,7 +12960,7 @@ function setProperty(text2, originalPath, value, options) {
         const previous = parent.children[parent.children.length - 1];
         edit2 = { offset: previous.offset + previous.length, length: 0, content: "," + newProperty };
       }
-      return withFormatting(text2, edit2, options);
+      return withFormatting(text, edit2, options);
     } else if (value === void 0 && parent.children.length >= 0) {
       const removalIndex = lastSegment;
       const toRemove = parent.children[removalIndex];
@@ -12975,7 +12975,7 @@ function setProperty(text2, originalPath, value, options) {
       } else {
         edit2 = { offset: toRemove.offset, length: parent.children[removalIndex + 1].offset - toRemove.offset, content: "" };
       }
-      return withFormatting(text2, edit2, options);
+      return withFormatting(text, edit2, options);
     } else if (value !== void 0) {
       let edit2;
       const newProperty = `${JSON.stringify(value)}`;
@@ -12989,7 +12989,7 @@ function setProperty(text2, originalPath, value, options) {
         const previous = parent.children[index - 1];
         edit2 = { offset: previous.offset + previous.length, length: 0, content: "," + newProperty };
       }
-      return withFormatting(text2, edit2, options);
+      return withFormatting(text, edit2, options);
     } else {
       throw new Error(`Can not ${value === void 0 ? "remove" : options.isArrayInsertion ? "insert" : "modify"} Array index ${insertIndex} as length is not sufficient`);
     }
@@ -12997,11 +12997,11 @@ function setProperty(text2, originalPath, value, options) {
     throw new Error(`Can not add ${typeof lastSegment !== "number" ? "index" : "property"} to parent of type ${parent.type}`);
   }
 }
-function withFormatting(text2, edit2, options) {
+function withFormatting(text, edit2, options) {
   if (!options.formattingOptions) {
     return [edit2];
   }
-  let newText = applyEdit(text2, edit2);
+  let newText = applyEdit(text, edit2);
   let begin = edit2.offset;
   let end = edit2.offset + edit2.content.length;
   if (edit2.length === 0 || edit2.content.length === 0) {
@@ -13020,11 +13020,11 @@ function withFormatting(text2, edit2, options) {
     end = Math.max(end, edit3.offset + edit3.length);
     end += edit3.content.length - edit3.length;
   }
-  const editLength = text2.length - (newText.length - end) - begin;
+  const editLength = text.length - (newText.length - end) - begin;
   return [{ offset: begin, length: editLength, content: newText.substring(begin, end) }];
 }
-function applyEdit(text2, edit2) {
-  return text2.substring(0, edit2.offset) + edit2.content + text2.substring(edit2.offset + edit2.length);
+function applyEdit(text, edit2) {
+  return text.substring(0, edit2.offset) + edit2.content + text.substring(edit2.offset + edit2.length);
 }
 var init_edit = __esm({
   "node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
@@ -13072,10 +13072,10 @@ function printParseErrorCode(code) {
   }
   return "<unknown ParseErrorCode>";
 }
-function modify(text2, path60, value, options) {
-  return setProperty(text2, path60, value, options);
+function modify(text, path60, value, options) {
+  return setProperty(text, path60, value, options);
 }
-function applyEdits(text2, edits) {
+function applyEdits(text, edits) {
   let sortedEdits = edits.slice(0).sort((a, b) => {
     const diff = a.offset - b.offset;
     if (diff === 0) {
@@ -13083,17 +13083,17 @@ function applyEdits(text2, edits) {
     }
     return diff;
   });
-  let lastModifiedOffset = text2.length;
+  let lastModifiedOffset = text.length;
   for (let i = sortedEdits.length - 1; i >= 0; i--) {
     let e = sortedEdits[i];
     if (e.offset + e.length <= lastModifiedOffset) {
-      text2 = applyEdit(text2, e);
+      text = applyEdit(text, e);
     } else {
       throw new Error("Overlapping edit");
     }
     lastModifiedOffset = e.offset;
   }
-  return text2;
+  return text;
 }
 var createScanner2, ScanError, SyntaxKind, parse2, visit2, ParseErrorCode;
 var init_main = __esm({
@@ -13160,8 +13160,8 @@ function byHand(file, what, snippet) {
   return new Refused(`${file}${what}; nothing was changed. Add this to it by hand:
 ${snippet}`);
 }
-function dropHooks(text2, event, groups, drop, fmt) {
-  let out = text2;
+function dropHooks(text, event, groups, drop, fmt) {
+  let out = text;
   for (let g = groups.length - 1; g >= 0; g--) {
     const group2 = groups[g];
     if (!isObj(group2) || !Array.isArray(group2.hooks) || !group2.hooks.some(drop)) continue;
@@ -13195,8 +13195,8 @@ function groupsOf(hooks, commands) {
   for (const h of hooks) out[h.event] = [...out[h.event] ?? [], groupOf(h, commands)];
   return out;
 }
-function depthOf(text2) {
-  const scanner = createScanner2(text2, false);
+function depthOf(text) {
+  const scanner = createScanner2(text, false);
   let depth = 0;
   let max = 0;
   for (let kind = scanner.scan(); kind !== EOF; kind = scanner.scan()) {
@@ -13205,8 +13205,8 @@ function depthOf(text2) {
   }
   return max;
 }
-function parseSettings(text2, file, snippet) {
-  const body = text2.replace(/^\uFEFF/, "");
+function parseSettings(text, file, snippet) {
+  const body = text.replace(/^\uFEFF/, "");
   if (depthOf(body) > MAX_JSON_DEPTH) {
     throw byHand(file, ` nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`, snippet);
   }
@@ -13232,11 +13232,11 @@ function parseSettings(text2, file, snippet) {
   }
   return parsed;
 }
-function duplicateKey(text2) {
+function duplicateKey(text) {
   const stack = [];
   let found = null;
   visit2(
-    text2,
+    text,
     {
       onObjectBegin: () => void stack.push(/* @__PURE__ */ new Map()),
       onObjectEnd: () => void stack.pop(),
@@ -13252,17 +13252,17 @@ function duplicateKey(text2) {
   );
   return found;
 }
-function formatOf(text2) {
-  const m = /\n([ \t]+)["\]}]/.exec(text2);
+function formatOf(text) {
+  const m = /\n([ \t]+)["\]}]/.exec(text);
   const indent = m ? m[1] : "  ";
   const tabs = indent.startsWith("	");
-  return { insertSpaces: !tabs, tabSize: tabs ? 1 : indent.length, eol: text2.includes("\r\n") ? "\r\n" : "\n" };
+  return { insertSpaces: !tabs, tabSize: tabs ? 1 : indent.length, eol: text.includes("\r\n") ? "\r\n" : "\n" };
 }
-function edit(text2, path60, value, fmt, insert = false) {
-  return applyEdits(text2, modify(text2, path60, value, { formattingOptions: fmt, isArrayInsertion: insert }));
+function edit(text, path60, value, fmt, insert = false) {
+  return applyEdits(text, modify(text, path60, value, { formattingOptions: fmt, isArrayInsertion: insert }));
 }
-function parsedHooks(text2) {
-  const v = parse2(text2, [], JSONC);
+function parsedHooks(text) {
+  const v = parse2(text, [], JSONC);
   return isObj(v) && isObj(v.hooks) ? v.hooks : {};
 }
 function withoutOurs(groups) {
@@ -13279,10 +13279,10 @@ function withoutOurs(groups) {
   }
   return { kept, at: at4 };
 }
-function rewrite(text2, ours) {
-  const fmt = formatOf(text2);
-  let out = text2;
-  const existing = parsedHooks(text2);
+function rewrite(text, ours) {
+  const fmt = formatOf(text);
+  let out = text;
+  const existing = parsedHooks(text);
   for (const [event, groups] of Object.entries(existing)) {
     const want = ours?.[event] ?? [];
     const { kept, at: at4 } = withoutOurs(groups);
@@ -13306,33 +13306,33 @@ function rewrite(text2, ours) {
   if (ours === null && emptied) out = edit(out, ["hooks"], void 0, fmt);
   return out;
 }
-function mergeHooks(text2, file, hooks, commands) {
+function mergeHooks(text, file, hooks, commands) {
   const snippet = hooksSnippet(hooks, commands);
   const ours = groupsOf(hooks, commands);
-  if (text2 === null) return `${JSON.stringify({ hooks: ours }, null, 2)}
+  if (text === null) return `${JSON.stringify({ hooks: ours }, null, 2)}
 `;
-  parseSettings(text2, file, snippet);
-  const bom = text2.startsWith("\uFEFF") ? "\uFEFF" : "";
-  const body = text2.slice(bom.length);
+  parseSettings(text, file, snippet);
+  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
+  const body = text.slice(bom.length);
   const next = rewrite(body, ours);
-  return next === body ? text2 : bom + next;
+  return next === body ? text : bom + next;
 }
-function removeHooks(text2, file) {
-  const settings = parseSettings(text2, file, "(nothing to add: remove the hooks whose command names memory_io.mjs)");
-  if (!isObj(settings.hooks) || !JSON.stringify(settings.hooks).includes(HELPER_FILE)) return text2;
-  const bom = text2.startsWith("\uFEFF") ? "\uFEFF" : "";
-  const body = text2.slice(bom.length);
+function removeHooks(text, file) {
+  const settings = parseSettings(text, file, "(nothing to add: remove the hooks whose command names memory_io.mjs)");
+  if (!isObj(settings.hooks) || !JSON.stringify(settings.hooks).includes(HELPER_FILE)) return text;
+  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
+  const body = text.slice(bom.length);
   const next = rewrite(body, null);
-  if (next === body) return text2;
+  if (next === body) return text;
   const left = parse2(next, [], JSONC);
   if (isObj(left) && Object.keys(left).length === 0 && !/\/[/*]/.test(next)) return null;
   return bom + next;
 }
-function withoutForeignHooks(text2, exact) {
+function withoutForeignHooks(text, exact) {
   const foreign = (h) => isOurs(h) && !exact(h.command);
-  const bom = text2.startsWith("\uFEFF") ? "\uFEFF" : "";
-  const fmt = formatOf(text2);
-  let out = text2.slice(bom.length);
+  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
+  const fmt = formatOf(text);
+  let out = text.slice(bom.length);
   const hits = (g) => isObj(g) && Array.isArray(g.hooks) && g.hooks.some(foreign);
   for (const [event, groups] of Object.entries(parsedHooks(out))) {
     if (!Array.isArray(groups) || !groups.some(hits)) continue;
@@ -13344,8 +13344,8 @@ function withoutForeignHooks(text2, exact) {
   }
   return bom + out;
 }
-function oursIn(text2) {
-  const hooks = parsedHooks(text2.replace(/^\uFEFF/, ""));
+function oursIn(text) {
+  const hooks = parsedHooks(text.replace(/^\uFEFF/, ""));
   const out = [];
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) continue;
@@ -13361,29 +13361,29 @@ function theirsOf(ours) {
   const m = THEN.exec(ours);
   return m ? m[1].replaceAll(`'\\''`, "'") : null;
 }
-function mergeStatusLine(text2, command, args) {
-  const parsed = parseJsonc(text2);
-  if (!isObj(parsed)) return text2;
+function mergeStatusLine(text, command, args) {
+  const parsed = parseJsonc(text);
+  if (!isObj(parsed)) return text;
   const sl = parsed.statusLine;
-  if (sl !== void 0 && !(isObj(sl) && typeof sl.command === "string")) return text2;
+  if (sl !== void 0 && !(isObj(sl) && typeof sl.command === "string")) return text;
   const was = isObj(sl) ? sl.command : null;
   const theirs = was === null ? null : isOurStatus(was) ? theirsOf(was) : was;
   const want = command(theirs === null ? args : `${args} --then '${theirs.replaceAll("'", `'\\''`)}'`);
-  if (was === want) return text2;
-  const bom = text2.startsWith("\uFEFF") ? "\uFEFF" : "";
-  const body = text2.slice(bom.length);
+  if (was === want) return text;
+  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
+  const body = text.slice(bom.length);
   const line = isObj(sl) ? { ...sl, command: want } : { type: "command", command: want };
   return bom + edit(body, ["statusLine"], line, formatOf(body));
 }
-function removeStatusLine(text2) {
-  const parsed = parseJsonc(text2);
-  if (!isObj(parsed) || !isObj(parsed.statusLine) || typeof parsed.statusLine.command !== "string") return text2;
+function removeStatusLine(text) {
+  const parsed = parseJsonc(text);
+  if (!isObj(parsed) || !isObj(parsed.statusLine) || typeof parsed.statusLine.command !== "string") return text;
   const sl = parsed.statusLine;
   const was = sl.command;
-  if (!isOurStatus(was)) return text2;
+  if (!isOurStatus(was)) return text;
   const theirs = theirsOf(was);
-  const bom = text2.startsWith("\uFEFF") ? "\uFEFF" : "";
-  const body = text2.slice(bom.length);
+  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
+  const body = text.slice(bom.length);
   return bom + edit(body, ["statusLine"], theirs === null ? void 0 : { ...sl, command: theirs }, formatOf(body));
 }
 var HELPER_FILE, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, EOF, THEN, isOurStatus;
@@ -13396,7 +13396,7 @@ var init_json_hooks = __esm({
     MAX_JSON_DEPTH = 64;
     isObj = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
     JSONC = { allowTrailingComma: true, disallowComments: false };
-    parseJsonc = (text2) => parse2(text2.replace(/^\uFEFF/, ""), [], JSONC);
+    parseJsonc = (text) => parse2(text.replace(/^\uFEFF/, ""), [], JSONC);
     OPEN_BRACE = 1;
     CLOSE_BRACE = 2;
     OPEN_BRACKET = 3;
@@ -13408,8 +13408,8 @@ var init_json_hooks = __esm({
 });
 
 // src/agents/md-block.ts
-function findBlock(text2, file) {
-  const lines3 = text2.split("\n");
+function findBlock(text, file) {
+  const lines3 = text.split("\n");
   const at4 = (marker) => lines3.flatMap((l, i) => l.replace(/\r$/, "").trim() === marker ? [i] : []);
   const begins = at4(BLOCK_BEGIN);
   const ends = at4(BLOCK_END);
@@ -13422,27 +13422,27 @@ function findBlock(text2, file) {
   }
   return { begin: begins[0], end: ends[0] };
 }
-function blockAgents(text2, span) {
-  const lines3 = text2.split("\n").slice(span.begin + 1, span.end);
+function blockAgents(text, span) {
+  const lines3 = text.split("\n").slice(span.begin + 1, span.end);
   const line = lines3.map((l) => l.replace(/\r$/, "")).find((l) => l.startsWith(AGENTS_LINE));
   if (!line) return [];
   return line.slice(AGENTS_LINE.length).replace(/\.\s*$/, "").split(",").map((s) => s.trim()).filter(Boolean);
 }
-function eolOf(text2) {
-  return text2.includes("\r\n") ? "\r\n" : "\n";
+function eolOf(text) {
+  return text.includes("\r\n") ? "\r\n" : "\n";
 }
-function blockEndByte(text2, span) {
-  const lines3 = text2.split("\n");
+function blockEndByte(text, span) {
+  const lines3 = text.split("\n");
   return Buffer.byteLength(lines3.slice(0, span.end + 1).join("\n"), "utf8");
 }
-function insertBlock(text2, blk, eol) {
-  const big = Buffer.byteLength(text2, "utf8") > TOP_BLOCK_FROM;
+function insertBlock(text, blk, eol) {
+  const big = Buffer.byteLength(text, "utf8") > TOP_BLOCK_FROM;
   if (!big) {
-    const blankEnd = text2.endsWith(`${eol}${eol}`) || text2.endsWith("\n\n");
-    const sep = blankEnd ? "" : text2.endsWith("\n") ? eol : `${eol}${eol}`;
-    return `${text2}${sep}${blk}${eol}`;
+    const blankEnd = text.endsWith(`${eol}${eol}`) || text.endsWith("\n\n");
+    const sep = blankEnd ? "" : text.endsWith("\n") ? eol : `${eol}${eol}`;
+    return `${text}${sep}${blk}${eol}`;
   }
-  const lines3 = text2.split("\n");
+  const lines3 = text.split("\n");
   const cr = eol === "\r\n" ? "\r" : "";
   const heading = /^#{1,6}(\s|$)/.test(lines3[0].replace(/\r$/, ""));
   const at4 = heading ? 1 : 0;
@@ -13451,28 +13451,28 @@ function insertBlock(text2, blk, eol) {
   lines3.splice(at4, 0, ...piece);
   return lines3.join("\n");
 }
-function putBlock(text2, file, agent, body) {
-  if (text2 === null || text2 === "") return `${block(body([agent]))}
+function putBlock(text, file, agent, body) {
+  if (text === null || text === "") return `${block(body([agent]))}
 `;
-  const eol = eolOf(text2);
-  const span = findBlock(text2, file);
-  if (span === null) return insertBlock(text2, block(body([agent])).split("\n").join(eol), eol);
-  const agents = [.../* @__PURE__ */ new Set([...blockAgents(text2, span), agent])].sort();
+  const eol = eolOf(text);
+  const span = findBlock(text, file);
+  if (span === null) return insertBlock(text, block(body([agent])).split("\n").join(eol), eol);
+  const agents = [.../* @__PURE__ */ new Set([...blockAgents(text, span), agent])].sort();
   const blk = block(body(agents)).split("\n").join(eol);
-  if (blockEndByte(text2, span) > CODEX_BUDGET) {
-    const without = dropBlock(text2, span);
+  if (blockEndByte(text, span) > CODEX_BUDGET) {
+    const without = dropBlock(text, span);
     return insertBlock(without ?? "", blk, eol);
   }
-  return replaceBlock(text2, span, blk);
+  return replaceBlock(text, span, blk);
 }
-function replaceBlock(text2, span, blk) {
-  const lines3 = text2.split("\n");
+function replaceBlock(text, span, blk) {
+  const lines3 = text.split("\n");
   const cr = lines3[span.end].endsWith("\r") ? "\r" : "";
   lines3.splice(span.begin, span.end - span.begin + 1, `${blk}${cr}`);
   return lines3.join("\n");
 }
-function dropBlock(text2, span) {
-  const lines3 = text2.split("\n");
+function dropBlock(text, span) {
+  const lines3 = text.split("\n");
   const blank = (i) => i >= 0 && i < lines3.length && lines3[i].replace(/\r$/, "") === "";
   let from = span.begin;
   let to = span.end;
@@ -13483,12 +13483,12 @@ function dropBlock(text2, span) {
   const out = lines3.join("\n");
   return out.trim() === "" ? null : out;
 }
-function takeBlock(text2, file, agent, body) {
-  const span = findBlock(text2, file);
-  if (span === null) return text2;
-  const rest = blockAgents(text2, span).filter((a) => a !== agent);
-  if (rest.length === 0) return dropBlock(text2, span);
-  return replaceBlock(text2, span, block(body(rest)).split("\n").join(eolOf(text2)));
+function takeBlock(text, file, agent, body) {
+  const span = findBlock(text, file);
+  if (span === null) return text;
+  const rest = blockAgents(text, span).filter((a) => a !== agent);
+  if (rest.length === 0) return dropBlock(text, span);
+  return replaceBlock(text, span, block(body(rest)).split("\n").join(eolOf(text)));
 }
 var TOP_BLOCK_FROM, CODEX_BUDGET;
 var init_md_block = __esm({
@@ -13508,13 +13508,13 @@ function snippetOf(edit2, agent) {
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
   return edit2.content;
 }
-function holdsOurs(edit2, text2) {
-  if (edit2.kind === "json-hooks") return text2.includes(HELPER_FILE);
-  if (edit2.kind === "md-block") return text2.includes(BLOCK_BEGIN);
-  return isOwned(text2);
+function holdsOurs(edit2, text) {
+  if (edit2.kind === "json-hooks") return text.includes(HELPER_FILE);
+  if (edit2.kind === "md-block") return text.includes(BLOCK_BEGIN);
+  return isOwned(text);
 }
-function isOwned(text2) {
-  return text2.includes(BLOCK_BEGIN) || text2.includes(CLINE_HOOK_MARK);
+function isOwned(text) {
+  return text.includes(BLOCK_BEGIN) || text.includes(CLINE_HOOK_MARK);
 }
 function installText(edit2, agent, current, shown) {
   switch (edit2.kind) {
@@ -15037,10 +15037,10 @@ import { spawn } from "node:child_process";
 import { randomBytes as randomBytes4 } from "node:crypto";
 import { existsSync as existsSync7, lstatSync as lstatSync27, readFileSync as readFileSync15 } from "node:fs";
 import path49 from "node:path";
-function outdatedReasons(text2, edit2) {
+function outdatedReasons(text, edit2) {
   const out = [];
   const forms = installedForms(edit2);
-  const ours = oursIn(text2).filter((h) => installShaped(edit2, h.command) !== null);
+  const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
   const elsewhere = [...new Set(ours.filter((h) => !forms.includes(h.command)).map((h) => installShaped(edit2, h.command)))];
   if (elsewhere.length > 0) out.push(`its commands run another copy of the helper (${elsewhere.map((f) => JSON.stringify(f)).join(", ")})`);
   if (ours.some((h) => /(^|[;|&]\s*|\|\|\s*)node "\$f"/.test(h.command))) {
@@ -15066,15 +15066,15 @@ function codexTrust(env, home, hooksFile) {
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   return toml.split("\n").some((l) => l.trim().startsWith(key)) ? "entry present (review again if the command changed)" : "no trust entry";
 }
-function budgetFinding(text2, file, fixCmd) {
+function budgetFinding(text, file, fixCmd) {
   let span;
   try {
-    span = findBlock(text2, file);
+    span = findBlock(text, file);
   } catch {
     return null;
   }
   if (span === null) return null;
-  const end = blockEndByte(text2, span);
+  const end = blockEndByte(text, span);
   if (end <= CODEX_BUDGET) return null;
   return {
     what: `${file}: the session-handoff block ends at byte ${end}, past the ${CODEX_BUDGET} bytes of AGENTS.md text Codex reads; Codex never sees it`,
@@ -15142,10 +15142,10 @@ function installShaped(edit2, command) {
   }
   return null;
 }
-function startCommands(edit2, text2, file, current) {
+function startCommands(edit2, text, file, current) {
   if (edit2.kind === "json-hooks") {
     const forms = installedForms(edit2);
-    const all = oursIn(text2).filter((h) => h.event === "SessionStart").map((h) => h.command);
+    const all = oursIn(text).filter((h) => h.event === "SessionStart").map((h) => h.command);
     return { run: all.filter((c) => forms.includes(c)).map((c) => [POSIX_SHELL, "-c", c]), foreign: all.filter((c) => installShaped(edit2, c) === null) };
   }
   if (edit2.kind === "owned-file" && edit2.mode === 493) return current ? { run: [[POSIX_SHELL, file]], foreign: [] } : { run: [], foreign: [`/bin/sh ${edit2.file}`] };
@@ -15259,10 +15259,10 @@ function agentInstalls(r) {
 function installState(r, name2, edit2, file, agents, starts) {
   const agent = AGENTS[name2];
   const reinstall = cmd(r, `install --agent ${name2}${gflag(r)}`);
-  const text2 = readText(file);
-  let judged = text2;
-  if (text2 !== null && edit2.kind === "json-hooks") {
-    judged = withoutForeignHooks(text2, (c) => installShaped(edit2, c) !== null);
+  const text = readText(file);
+  let judged = text;
+  if (text !== null && edit2.kind === "json-hooks") {
+    judged = withoutForeignHooks(text, (c) => installShaped(edit2, c) !== null);
   }
   let state = "absent";
   if (judged !== null && holdsOurs(edit2, judged)) {
@@ -15283,9 +15283,9 @@ function installState(r, name2, edit2, file, agents, starts) {
     r.problems.push({ what: why.length > 0 ? `${what}: ${why.join("; ")}` : what, fix });
   }
   const installed = state === "current" || state === "outdated";
-  if (installed && text2 !== null) {
+  if (installed && text !== null) {
     if (edit2.kind === "md-block" && path51.basename(edit2.file) === "AGENTS.md") {
-      const over = budgetFinding(text2, edit2.file, reinstall);
+      const over = budgetFinding(text, edit2.file, reinstall);
       if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
       const subfolders = "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
       if (name2 === "codex") r.notes.push(subfolders);
@@ -15297,9 +15297,9 @@ function installState(r, name2, edit2, file, agents, starts) {
     if (edit2.kind === "json-hooks" && fromStart && !r.global) r.notes.push(startFolderNote(agent));
   }
   const withStarts = edit2.kind === "json-hooks" || installed && !edit2.file.endsWith("TaskResume");
-  if (withStarts && text2 !== null && holdsOurs(edit2, text2)) {
+  if (withStarts && text !== null && holdsOurs(edit2, text)) {
     const shown = r.global ? `~/${edit2.file}` : edit2.file;
-    const found = startCommands(edit2, text2, file, state === "current");
+    const found = startCommands(edit2, text, file, state === "current");
     for (const argv of found.run) starts.push({ shown, argv, agent: name2 });
     for (const c of found.foreign) {
       const fix = `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours`;
@@ -15577,9 +15577,9 @@ async function step(top, args, env, what, runHooks, done = "") {
 async function gitOut(top, args, env, what, runHooks) {
   const r = await step(top, args, env, what, runHooks);
   if (r.code !== 0) {
-    const text2 = r.stderr.trim() || r.stdout.toString("utf8").trim();
+    const text = r.stderr.trim() || r.stdout.toString("utf8").trim();
     throw new Refused(`${what} failed (git exit ${r.code}):
-${text2}`);
+${text}`);
   }
   return r.stdout.toString("utf8");
 }
@@ -15875,7 +15875,7 @@ function str(value) {
   return typeof value === "string" ? value : null;
 }
 function parseLine(line) {
-  if (line.length === 0 || line.charCodeAt(0) !== 123) return null;
+  if (!line.startsWith("{")) return null;
   try {
     return obj(JSON.parse(line));
   } catch {
@@ -15888,8 +15888,8 @@ function noteEdit(list2, file) {
   if (at4 >= 0) list2.splice(at4, 1);
   list2.push(file);
 }
-function exitFromText(text2) {
-  const m = /(?:Process exited with code|Exit [Cc]ode:?)\s*(-?\d{1,4})\b/.exec(text2.slice(0, 4096));
+function exitFromText(text) {
+  const m = /(?:Process exited with code|Exit [Cc]ode:?)\s*(-?\d{1,4})\b/.exec(text.slice(0, 4096));
   return m ? `exit ${Number(m[1])}` : null;
 }
 function versionOf(value) {
@@ -15898,10 +15898,11 @@ function versionOf(value) {
 function noEvents(line) {
   return { line, calls: [], results: [], usage: null, window: null, items: false };
 }
-function textOf(content) {
+function textOf(content, types) {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((b) => str(obj(b)?.text) ?? "").join("\n");
+  const parts = content.map(obj).filter((b) => types === void 0 || types.has(str(b?.type) ?? ""));
+  return parts.map((b) => str(b?.text) ?? "").filter((t) => t !== "").join("\n");
 }
 var EDIT_TOOLS, num;
 var init_types2 = __esm({
@@ -15928,111 +15929,70 @@ var init_types2 = __esm({
 function todoStatus(s) {
   return s === "completed" ? "done" : s === "in_progress" ? "doing" : s === "deleted" ? "dropped" : "open";
 }
-function blockText(content) {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.map((b) => {
-    const o = obj(b);
-    return o && o.type === "text" ? str(o.text) ?? "" : "";
-  }).filter((t) => t !== "").join("\n");
-}
 function resultStatus(rec, block2) {
-  const text2 = typeof block2.content === "string" ? block2.content : blockText(block2.content);
+  const text = blockText(block2.content);
   const tur = rec.toolUseResult;
   const failed = block2.is_error === true;
-  if (failed) return exitFromText(text2) ?? exitFromText(typeof tur === "string" ? tur : "") ?? "unknown";
-  if (obj(tur) !== null && obj(tur).interrupted !== true) return exitFromText(text2) ?? "ok";
-  return exitFromText(text2) ?? "unknown";
+  if (failed) return exitFromText(text) ?? exitFromText(typeof tur === "string" ? tur : "") ?? "unknown";
+  if (obj(tur) !== null && obj(tur).interrupted !== true) return exitFromText(text) ?? "ok";
+  return exitFromText(text) ?? "unknown";
 }
 function parseClaude(lines3) {
   const cap = emptyCapture("claude");
   const pending = /* @__PURE__ */ new Map();
   const plans = { todo: null, from: null, taskCreates: /* @__PURE__ */ new Map(), tasks: /* @__PURE__ */ new Map() };
-  const { taskCreates } = plans;
-  let deferring = false;
-  const later = new Results(lines3);
-  for (let i = 0; i < lines3.length; i++) {
-    const line = lines3[i];
+  for (const line of lines3) {
     if (cap.records > 0 && line.includes('"tool_use_id":"') && !line.includes('"type":"assistant"')) {
       const ids = [...line.matchAll(/"tool_use_id":"([^"\\]+)"/g)].map((m) => m[1]);
-      const untracked = !ids.some((id) => pending.has(id) || taskCreates.has(id));
-      const noted = () => {
-        if (!deferring || ids.some((id) => taskCreates.has(id))) return false;
-        let keys = 0;
-        for (let k = line.indexOf('"tool_use_id":'); k >= 0; k = line.indexOf('"tool_use_id":', k + 14)) keys++;
-        const answered = !ids.some((id) => pending.has(id) && !later.answeredBefore(id, i));
-        return keys === ids.length && line.includes('"toolUseResult":') || answered;
-      };
-      if (ids.length > 0 && (untracked || noted())) {
-        for (const id of ids) if (pending.has(id)) later.candidate(id, i);
+      if (ids.length > 0 && !ids.some((id) => pending.has(id) || plans.taskCreates.has(id))) {
         if (!line.includes('"isSidechain":true')) cap.records++;
         continue;
       }
     }
     const rec = parseLine(line);
-    if (rec === null) continue;
-    if (rec.isSidechain === true || typeof rec.agentId === "string") continue;
+    if (rec === null || rec.isSidechain === true || typeof rec.agentId === "string") continue;
     const type = rec.type;
     if (typeof type !== "string" || !RECORD_TYPES.has(type)) continue;
     cap.records++;
-    const ts = str(rec.timestamp);
-    if (ts !== null && cap.firstTimestamp === null) {
-      cap.firstTimestamp = ts;
-      deferring = true;
-      for (const [id, run] of pending) later.defer(run, id, -1);
-    }
+    cap.firstTimestamp ??= str(rec.timestamp);
     cap.version = versionOf(rec.version) ?? cap.version ?? null;
     if (type === "attachment") {
       const queued = obj(rec.attachment);
       const prompt = queued?.commandMode === void 0 || queued.commandMode === "prompt";
-      const text2 = queued?.type === "queued_command" && prompt ? blockText(queued.prompt) : "";
-      if (text2.trim() !== "" && !SCAFFOLDING.test(text2)) cap.userRequests.push(text2);
+      const text = queued?.type === "queued_command" && prompt ? blockText(queued.prompt) : "";
+      if (text.trim() !== "" && !SCAFFOLDING.test(text)) cap.userRequests.push(text);
       continue;
     }
-    const message = obj(rec.message);
-    if (message === null) continue;
-    const content = message.content;
+    const content = obj(rec.message)?.content;
+    if (content === void 0) continue;
     if (type === "user") {
       const blocks = Array.isArray(content) ? content.map(obj) : [];
       const results = blocks.filter((b) => b?.type === "tool_result");
       for (const b of results) {
         const id = str(b.tool_use_id);
         if (id === null) continue;
-        if (pending.has(id)) {
-          if (deferring) later.candidate(id, i, rec);
-          else {
-            pending.get(id).status = resultStatus(rec, b);
-            pending.delete(id);
-          }
-        }
+        const run = pending.get(id);
+        if (run !== void 0) run.status = resultStatus(rec, b);
+        pending.delete(id);
         taskCreated(plans, id, b, results.length === 1 ? rec : null);
       }
       if (results.length > 0 || rec.toolUseResult !== void 0 || rec.isMeta === true) continue;
-      const text2 = rec.isCompactSummary === true ? "" : blockText(content);
-      if (text2.trim() !== "" && !text2.startsWith("[Request interrupted by user") && !SCAFFOLDING.test(text2)) {
-        cap.userRequests.push(text2);
+      const text = rec.isCompactSummary === true ? "" : blockText(content);
+      if (text.trim() !== "" && !text.startsWith("[Request interrupted by user") && !SCAFFOLDING.test(text)) {
+        cap.userRequests.push(text);
       }
       continue;
     }
     if (type !== "assistant" || !Array.isArray(content)) continue;
-    for (const raw of content) {
-      const b = obj(raw);
-      if (b === null) continue;
-      if (b.type === "text") {
-        const text2 = str(b.text);
-        if (text2 !== null && text2.trim() !== "") cap.lastClaim = text2;
-        continue;
-      }
-      if (b.type !== "tool_use") continue;
+    for (const b of content.map(obj)) {
+      const text = b?.type === "text" ? str(b.text) : null;
+      if (text !== null && text.trim() !== "") cap.lastClaim = text;
+      if (b?.type !== "tool_use") continue;
       const run = toolUse(cap, plans, b);
       const id = str(b.id);
-      if (run !== null && id !== null) {
-        pending.set(id, run);
-        if (deferring) later.defer(run, id, i);
-      }
+      if (run !== null && id !== null) pending.set(id, run);
     }
   }
-  later.settle(cap.commands.slice(-LISTED_ITEMS));
   cap.plan = plans.from === "todo" || plans.tasks.size === 0 ? plans.todo : [...plans.tasks.values()];
   cap.planFinal = plans.from === "todo";
   return cap;
@@ -16066,9 +16026,9 @@ function toolUse(cap, plans, b) {
 function taskCreated(plans, id, block2, only) {
   const created = plans.taskCreates.get(id);
   if (created === void 0) return;
-  const text2 = typeof block2.content === "string" ? block2.content : blockText(block2.content);
+  const text = blockText(block2.content);
   const fromResult = only === null ? null : str(obj(obj(only.toolUseResult)?.task)?.id);
-  const taskId = /\bTask #(\w+)/.exec(text2)?.[1] ?? fromResult;
+  const taskId = /\bTask #(\w+)/.exec(text)?.[1] ?? fromResult;
   if (taskId !== null) plans.tasks.set(taskId, created);
   plans.taskCreates.delete(id);
 }
@@ -16113,7 +16073,7 @@ function claudeEvents(rec, line) {
   }
   return ev;
 }
-var SCAFFOLDING, RECORD_TYPES, Results, CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
+var SCAFFOLDING, TEXT, blockText, RECORD_TYPES, CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
 var init_claude = __esm({
   "src/agents/transcripts/claude.ts"() {
     "use strict";
@@ -16122,70 +16082,9 @@ var init_claude = __esm({
     SCAFFOLDING = new RegExp(
       String.raw`^\s*(<command-name>|<command-message>|<local-command-std(out|err)>|<system-reminder>` + "|<bash-input>|<bash-stdout>|Caveat: The messages below)"
     );
+    TEXT = /* @__PURE__ */ new Set(["text"]);
+    blockText = (content) => textOf(content, TEXT);
     RECORD_TYPES = /* @__PURE__ */ new Set(["user", "assistant", "system", "attachment", "progress", "summary"]);
-    Results = class {
-      deferred = /* @__PURE__ */ new Map();
-      latest = /* @__PURE__ */ new Map();
-      /** Per command id, the lines that may answer it, in order. */
-      candidates = /* @__PURE__ */ new Map();
-      /** Parsed records of lines already read. */
-      records = /* @__PURE__ */ new Map();
-      lines;
-      constructor(lines3) {
-        this.lines = lines3;
-      }
-      candidate(id, at4, rec) {
-        const list2 = this.candidates.get(id);
-        if (list2 === void 0) this.candidates.set(id, [at4]);
-        else if (list2[list2.length - 1] !== at4) list2.push(at4);
-        if (rec !== void 0) this.records.set(at4, rec);
-      }
-      defer(run, id, at4) {
-        const seen = this.candidates.get(id)?.length ?? 0;
-        const d = { run, id, at: at4, until: Number.POSITIVE_INFINITY, seen, answered: false };
-        const before = this.latest.get(id);
-        if (before !== void 0) before.until = at4;
-        this.latest.set(id, d);
-        this.deferred.set(run, d);
-      }
-      // The tool_result block of line `at` that answers `id`, as the in-order reader would take it, or null.
-      answer(at4, id) {
-        if (!this.records.has(at4)) this.records.set(at4, parseLine(this.lines[at4]));
-        const rec = this.records.get(at4);
-        if (rec === null || rec.isSidechain === true || typeof rec.agentId === "string" || rec.type !== "user") return null;
-        const content = obj(rec.message)?.content;
-        if (!Array.isArray(content)) return null;
-        const block2 = content.map(obj).find((b) => b?.type === "tool_result" && b.tool_use_id === id);
-        return block2 === void 0 || block2 === null ? null : { rec, block: block2 };
-      }
-      // True when the latest call of `id` before line `i` was answered before it (or there is none).
-      // Called in line order: each candidate is looked at once per call, so the pass stays linear.
-      answeredBefore(id, i) {
-        const d = this.latest.get(id);
-        if (d === void 0) return true;
-        const list2 = this.candidates.get(id) ?? [];
-        while (!d.answered && d.seen < list2.length && list2[d.seen] < i) {
-          const at4 = list2[d.seen++];
-          if (at4 > d.at && this.answer(at4, id) !== null) d.answered = true;
-        }
-        return d.answered;
-      }
-      /** Gives each of `runs` the status of the first line that answers it in its window. */
-      settle(runs) {
-        for (const run of runs) {
-          const d = this.deferred.get(run);
-          if (d === void 0) continue;
-          for (const at4 of this.candidates.get(d.id) ?? []) {
-            if (at4 <= d.at) continue;
-            if (at4 >= d.until) break;
-            const found = this.answer(at4, d.id);
-            if (found === null) continue;
-            run.status = resultStatus(found.rec, found.block);
-            break;
-          }
-        }
-      }
-    };
     CLAUDE_DEFAULT_WINDOW = 2e5;
     ONE_MILLION = /* @__PURE__ */ new Set(["claude-opus-5-5"]);
   }
@@ -16194,14 +16093,6 @@ var init_claude = __esm({
 // src/agents/transcripts/codex.ts
 function planStatus(s) {
   return s === "completed" ? "done" : s === "in_progress" ? "doing" : "open";
-}
-function contentText(content) {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.map((c) => {
-    const o = obj(c);
-    return typeof o?.type === "string" && TEXT_PARTS.has(o.type) ? str(o.text) ?? "" : "";
-  }).filter((t) => t !== "").join("\n");
 }
 function commandOf(name2, args) {
   const cmd2 = args.cmd ?? args.command;
@@ -16215,12 +16106,12 @@ function commandOf(name2, args) {
 }
 function outputStatus(output) {
   const o = obj(output);
-  const text2 = typeof output === "string" ? output : o !== null ? str(o.content) ?? str(o.output) ?? "" : "";
-  const fromText = exitFromText(text2);
+  const text = typeof output === "string" ? output : o !== null ? str(o.content) ?? str(o.output) ?? "" : "";
+  const fromText = exitFromText(text);
   if (fromText !== null) return fromText;
-  if (text2.startsWith("{")) {
+  if (text.startsWith("{")) {
     try {
-      const code = obj(obj(JSON.parse(text2))?.metadata)?.exit_code;
+      const code = obj(obj(JSON.parse(text))?.metadata)?.exit_code;
       if (typeof code === "number" && Number.isInteger(code)) return `exit ${code}`;
     } catch {
     }
@@ -16242,17 +16133,17 @@ function scriptCalls(script) {
   const re2 = new RegExp(String.raw`tools\.(exec_command|apply_patch)\(\s*(?:\{[^}]*?\bcmd\s*:\s*)?(${literal})`, "g");
   for (const m of script.slice(0, 65536).matchAll(re2)) {
     const raw = m[2];
-    let text2 = null;
-    if (raw.startsWith("`")) text2 = raw.slice(1, -1);
+    let text = null;
+    if (raw.startsWith("`")) text = raw.slice(1, -1);
     else {
       try {
         const quoted3 = raw.startsWith("'") ? `"${raw.slice(1, -1).replace(/\\'/g, "'").replace(/"/g, '\\"')}"` : raw;
-        text2 = JSON.parse(quoted3);
+        text = JSON.parse(quoted3);
       } catch {
-        text2 = null;
+        text = null;
       }
     }
-    if (text2 !== null) out.push({ tool: m[1], text: text2 });
+    if (text !== null) out.push({ tool: m[1], text });
   }
   return out;
 }
@@ -16281,10 +16172,10 @@ function parseCodex(lines3) {
       continue;
     }
     if (rec.type === "event_msg") {
-      const text2 = str(payload.message);
-      const words = text2 !== null && text2.trim() !== "";
-      if (payload.type === "user_message" && words && !SCAFFOLDING2.test(text2)) r.users[0].push(text2);
-      if (payload.type === "agent_message" && words) r.claims[0] = text2;
+      const text = str(payload.message);
+      const words = text !== null && text.trim() !== "";
+      if (payload.type === "user_message" && words && !SCAFFOLDING2.test(text)) r.users[0].push(text);
+      if (payload.type === "agent_message" && words) r.claims[0] = text;
       if (payload.type === "item_completed") itemStep(r, obj(payload.item));
       continue;
     }
@@ -16292,22 +16183,14 @@ function parseCodex(lines3) {
     const kind = payload.type;
     const id = str(payload.call_id) ?? str(payload.id);
     if (kind === "message") {
-      const text2 = contentText(payload.content);
-      if (text2.trim() === "") continue;
-      if (payload.role === "user" && !SCAFFOLDING2.test(text2)) r.users[1].push(text2);
-      if (payload.role === "assistant") r.claims[1] = text2;
+      const text = contentText(payload.content);
+      if (text.trim() === "") continue;
+      if (payload.role === "user" && !SCAFFOLDING2.test(text)) r.users[1].push(text);
+      if (payload.role === "assistant") r.claims[1] = text;
     } else if (kind === "function_call" || kind === "local_shell_call") {
       const name2 = str(payload.name) ?? (kind === "local_shell_call" ? "local_shell" : "");
-      let args = {};
-      if (typeof payload.arguments === "string") {
-        try {
-          args = obj(JSON.parse(payload.arguments)) ?? {};
-        } catch {
-          args = {};
-        }
-      } else {
-        args = obj(payload.arguments) ?? obj(payload.action) ?? {};
-      }
+      const given = callArgs(payload);
+      const args = typeof given === "string" ? {} : given ?? {};
       if (name2 === "update_plan" && Array.isArray(args.plan)) {
         const steps = args.plan.map(obj).filter((p) => p !== null);
         cap.plan = steps.map((p) => ({ text: str(p.step) ?? "", status: planStatus(p.status) }));
@@ -16367,10 +16250,10 @@ function itemStep(r, item) {
   if (item === null) return;
   const type = item.type;
   if (type === "UserMessage" || type === "AgentMessage") {
-    const text2 = contentText(item.content);
-    if (text2.trim() === "") return;
-    if (type === "UserMessage" && !SCAFFOLDING2.test(text2)) r.users[2].push(text2);
-    if (type === "AgentMessage") r.claims[2] = text2;
+    const text = contentText(item.content);
+    if (text.trim() === "") return;
+    if (type === "UserMessage" && !SCAFFOLDING2.test(text)) r.users[2].push(text);
+    if (type === "AgentMessage") r.claims[2] = text;
     return;
   }
   if (type !== "CommandExecution" && type !== "FileChange") return;
@@ -16462,8 +16345,8 @@ function codexEvents(rec, line, state) {
   if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
     const id = str(p.call_id);
     const out = p.output;
-    const text3 = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
-    if (id !== null) ev.results.push({ id, text: text3, failed: /Process exited with code [1-9]/.test(text3) });
+    const text2 = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
+    if (id !== null) ev.results.push({ id, text: text2, failed: /Process exited with code [1-9]/.test(text2) });
     return ev;
   }
   if (p.type !== "function_call" && p.type !== "custom_tool_call" && p.type !== "local_shell_call") return ev;
@@ -16478,11 +16361,11 @@ function codexEvents(rec, line, state) {
   } else if (name2 === "exec_command" || name2 === "shell" || p.type === "local_shell_call") {
     events = [{ kind: "command", command }];
   }
-  const text2 = typeof args === "string" ? args : command;
-  ev.calls.push({ ...at4, id: str(p.call_id) ?? str(p.id), events, text: text2, result: null });
+  const text = typeof args === "string" ? args : command;
+  ev.calls.push({ ...at4, id: str(p.call_id) ?? str(p.id), events, text, result: null });
   return ev;
 }
-var SCAFFOLDING2, TEXT_PARTS;
+var SCAFFOLDING2, TEXT_PARTS, contentText;
 var init_codex2 = __esm({
   "src/agents/transcripts/codex.ts"() {
     "use strict";
@@ -16492,15 +16375,11 @@ var init_codex2 = __esm({
       String.raw`^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>` + String.raw`|# AGENTS\.md instructions|<INSTRUCTIONS>)`
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
+    contentText = (content) => textOf(content, TEXT_PARTS);
   }
 });
 
 // src/agents/transcripts/gemini.ts
-function text(content) {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content.map((p) => str(obj(p)?.text) ?? "").filter((t) => t !== "").join("\n");
-}
 function resultText(result) {
   if (typeof result === "string") return result;
   try {
@@ -16532,7 +16411,7 @@ function parseGemini(lines3) {
     }
     cap.records++;
     if (ts !== null && cap.firstTimestamp === null) cap.firstTimestamp = ts;
-    const body = text(rec.content);
+    const body = textOf(rec.content);
     if (rec.type === "user") {
       const words = body.replace(HOOK_CONTEXT, "");
       if (words.trim() !== "") cap.userRequests.push(words);
@@ -16815,8 +16694,8 @@ function findLastSave(events, project) {
   const open = /* @__PURE__ */ new Map();
   let found = null;
   let unanswered = null;
-  const answered = (text2, failed, line) => {
-    const token = savedToken(text2, failed);
+  const answered = (text, failed, line) => {
+    const token = savedToken(text, failed);
     if (token !== null && project.accepts(token)) found = { token, line };
   };
   for (const ev of events) {
@@ -16915,14 +16794,14 @@ function triggerOf(event) {
       return "unknown";
   }
 }
-function parsePriorCheckpoint(text2) {
-  const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text2);
+function parsePriorCheckpoint(text) {
+  const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
   const triggers = trigger === null ? [] : [...trigger[2]?.split(", ") ?? [], trigger[1]];
-  const source = /^Source: (.*)$/m.exec(text2)?.[1] ?? null;
+  const source = /^Source: (.*)$/m.exec(text)?.[1] ?? null;
   const items = /* @__PURE__ */ new Map();
   const dropped = /* @__PURE__ */ new Map();
   let section = null;
-  for (const line of text2.split("\n")) {
+  for (const line of text.split("\n")) {
     if (line.startsWith("## ")) {
       section = line;
       items.set(section, []);
@@ -16940,9 +16819,9 @@ function triggerLine(latest, earlier) {
   return `Trigger: ${latest}${before.length > 0 ? ` (earlier: ${before.join(", ")})` : ""}`;
 }
 function safeItem(raw, max, findings) {
-  const { text: text2, findings: found } = redactTranscript(raw.length > REDACT_WINDOW ? raw.slice(0, REDACT_WINDOW) : raw);
+  const { text, findings: found } = redactTranscript(raw.length > REDACT_WINDOW ? raw.slice(0, REDACT_WINDOW) : raw);
   findings.push(...found);
-  return sanitize(text2, { max, redact: false });
+  return sanitize(text, { max, redact: false });
 }
 function quoted2(s) {
   return `"${s.replace(/"/g, "'")}"`;
@@ -17005,8 +16884,8 @@ function renderCheckpoint(input) {
   }
   if (input.prior) mergePrior(sections, input.prior);
   sections.push({ heading: ANCHORS, items: input.anchorLines, dropped: 0 });
-  let text2 = renderSections(head, sections);
-  while (Buffer.byteLength(text2, "utf8") > CHECKPOINT_MAX_BYTES) {
+  let text = renderSections(head, sections);
+  while (Buffer.byteLength(text, "utf8") > CHECKPOINT_MAX_BYTES) {
     let longest = null;
     for (const s of sections) {
       if (s.heading === ANCHORS || s.items.length === 0) continue;
@@ -17015,9 +16894,9 @@ function renderCheckpoint(input) {
     if (longest === null) break;
     longest.items.shift();
     longest.dropped++;
-    text2 = renderSections(head, sections);
+    text = renderSections(head, sections);
   }
-  return { text: text2, findings };
+  return { text, findings };
 }
 function mergePrior(sections, prior) {
   for (const [heading, old] of prior.items) {
@@ -17361,7 +17240,7 @@ async function runCheckpoint(ctx) {
       const priorStart = priorText2 === null ? null : headerValue(priorText2, "Session-start");
       const keepStart = priorStart !== null && "ms" in parseStrictTime(priorStart, nowMs) ? priorStart : null;
       const source = (got.cap === null || nothing) && merge !== null && !isAnchorsOnlySource(merge.source) && merge.source !== null ? merge.source : got.source;
-      const { text: text2, findings } = renderCheckpoint({
+      const { text, findings } = renderCheckpoint({
         saved: isoSeconds(nowMs),
         session,
         sessionStart: keepStart ?? got.headStart ?? got.cap?.firstTimestamp ?? null,
@@ -17375,7 +17254,7 @@ async function runCheckpoint(ctx) {
         prior: merge
       });
       const report = findings.length > 0 ? [CHECKPOINT_LINES.redacted(formatRedactionReport(findings))] : [];
-      if (priorText2 !== null && sameCheckpoint(priorText2, text2)) return { lines: [...cleaned, ...report, CHECKPOINT_LINES.unchanged(name2)] };
+      if (priorText2 !== null && sameCheckpoint(priorText2, text)) return { lines: [...cleaned, ...report, CHECKPOINT_LINES.unchanged(name2)] };
       const published = await publish({
         dir,
         file: name2,
@@ -17384,7 +17263,7 @@ async function runCheckpoint(ctx) {
         archivePrior: false,
         expectedToken: prior?.token ?? "absent",
         newMode: 384,
-        build: () => Buffer.from(text2, "utf8"),
+        build: () => Buffer.from(text, "utf8"),
         failpoint: failpointOf(ctx),
         lock
       });
@@ -17620,8 +17499,8 @@ function noteSave(root, input, format2) {
   const token = savedToken(strings(input.raw.tool_response).join("\n"), false);
   if (token !== null) recordSavedBy(root, token, AGENT_OF_FORMAT[format2] ?? null);
 }
-function envelope2(event, text2) {
-  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text2 } })}
+function envelope2(event, text) {
+  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } })}
 `;
 }
 async function decide(ctx, input, format2) {
@@ -17745,12 +17624,12 @@ import path56 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
-function markdownUnits(text2, date) {
+function markdownUnits(text, date) {
   const units2 = [];
   let section = "";
   let fenced = false;
   let cur = null;
-  for (const line of text2.split("\n")) {
+  for (const line of text.split("\n")) {
     if (/^\s*(```|~~~)/.test(line)) fenced = !fenced;
     const h = fenced ? null : /^##\s+(.+?)\s*$/.exec(line);
     if (h) {
@@ -17770,13 +17649,13 @@ function markdownUnits(text2, date) {
   }
   return units2;
 }
-function stateDate(text2) {
-  const m = /^- Date: `?(\d{4}-\d{2}-\d{2})T/m.exec(text2) ?? /^Saved: `?(\d{4}-\d{2}-\d{2})T/m.exec(text2);
+function stateDate(text) {
+  const m = /^- Date: `?(\d{4}-\d{2}-\d{2})T/m.exec(text) ?? /^Saved: `?(\d{4}-\d{2}-\d{2})T/m.exec(text);
   return m ? m[1] : null;
 }
-function ledgerUnits(text2) {
+function ledgerUnits(text) {
   const units2 = [];
-  for (const block2 of text2.split(/^(?=## )/m).slice(1)) {
+  for (const block2 of text.split(/^(?=## )/m).slice(1)) {
     const heading = /^## (.*)$/m.exec(block2)[1];
     const date = /^- Source:.*?(\d{4}-\d{2}-\d{2})/m.exec(block2)?.[1] ?? null;
     units2.push({ section: heading, text: block2.replace(/^## .*\n/, "").trim().replace(/\n/g, " "), date });
@@ -17830,15 +17709,15 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text2 = await readText2(path56.join(journalDir(root), f.name), `journal/${f.name}`, notes);
-      if (text2 === null) continue;
+      const text = await readText2(path56.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      if (text === null) continue;
       const units2 = [];
-      for (const e of parseJournal(text2, f.kind).entries) {
+      for (const e of parseJournal(text, f.kind).entries) {
         for (const item of e.items) units2.push({ section: item.label, text: item.text, date: e.time.slice(0, 10) });
       }
       if (f.kind === "year") {
         let period = "";
-        for (const line of text2.split("\n")) {
+        for (const line of text.split("\n")) {
           const p = /^## (\d{4}-\d{2})$/.exec(line);
           if (p) period = p[1];
           const m = /^- (\d{4}-\d{2}-\d{2}) (?:save|resume) [0-9a-f]{16}: (.*)$/.exec(line);
@@ -17849,26 +17728,26 @@ async function searchMemory(root, words, opts = {}) {
     }
   }
   if (kinds.has("handoff")) {
-    const text2 = await readText2(path56.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
-    if (text2 !== null) consider("handoff", "HANDOFF.md", markdownUnits(text2, stateDate(text2)));
+    const text = await readText2(path56.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
+    if (text !== null) consider("handoff", "HANDOFF.md", markdownUnits(text, stateDate(text)));
   }
   if (kinds.has("archive")) {
     for (const name2 of names2(archiveDir(root)).filter((n2) => /^HANDOFF-.*\.md$/.test(n2))) {
-      const text2 = await readText2(path56.join(archiveDir(root), name2), `archive/${name2}`, notes);
-      if (text2 !== null) consider("archive", `archive/${name2}`, markdownUnits(text2, stateDate(text2)));
+      const text = await readText2(path56.join(archiveDir(root), name2), `archive/${name2}`, notes);
+      if (text !== null) consider("archive", `archive/${name2}`, markdownUnits(text, stateDate(text)));
     }
   }
   if (kinds.has("ledger")) {
     for (const name2 of ["LESSONS.md", "SOLUTIONS.md"]) {
-      const text2 = await readText2(path56.join(mem, name2), name2, notes);
-      if (text2 !== null) consider("ledger", name2, ledgerUnits(text2));
+      const text = await readText2(path56.join(mem, name2), name2, notes);
+      if (text !== null) consider("ledger", name2, ledgerUnits(text));
     }
   }
   if (kinds.has("checkpoint")) {
     const dir = path56.join(mem, "checkpoints");
     for (const name2 of names2(dir).filter((n2) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/.test(n2))) {
-      const text2 = await readText2(path56.join(dir, name2), `checkpoints/${name2}`, notes);
-      if (text2 !== null) consider("checkpoint", `checkpoints/${name2}`, markdownUnits(text2, stateDate(text2)));
+      const text = await readText2(path56.join(dir, name2), `checkpoints/${name2}`, notes);
+      if (text !== null) consider("checkpoint", `checkpoints/${name2}`, markdownUnits(text, stateDate(text)));
     }
   }
   const byText = /* @__PURE__ */ new Map();
@@ -18044,18 +17923,18 @@ async function readResumes(root) {
   const resumes = [];
   let files = 0;
   for (const f of listJournal(root)) {
-    let text2;
+    let text;
     try {
       const r = await readStable(path57.join(journalDir(root), f.name));
       if (r === null) continue;
-      text2 = r.bytes.toString("utf8");
+      text = r.bytes.toString("utf8");
     } catch {
       continue;
     }
     files++;
-    for (const e of parseJournal(text2, f.kind).entries) if (e.kind === "resume") resumes.push(record(e.time.slice(0, 10), e.items));
+    for (const e of parseJournal(text, f.kind).entries) if (e.kind === "resume") resumes.push(record(e.time.slice(0, 10), e.items));
     if (f.kind === "year") {
-      for (const m of text2.matchAll(/^- (\d{4}-\d{2}-\d{2}) resume [0-9a-f]{16}: (.*)$/gm)) {
+      for (const m of text.matchAll(/^- (\d{4}-\d{2}-\d{2}) resume [0-9a-f]{16}: (.*)$/gm)) {
         const items = m[2].split("; ").map((part) => {
           const c = part.indexOf(": ");
           return { label: part.slice(0, c), text: part.slice(c + 2) };
@@ -18246,11 +18125,11 @@ function memorySide(p, side) {
   if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
   return m.text;
 }
-function writeResult(p, text2) {
+function writeResult(p, text) {
   const fd = openSync14(p, constants14.O_WRONLY | constants14.O_TRUNC | NOFOLLOW);
   try {
     if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    writeSync8(fd, Buffer.from(text2, "utf8"));
+    writeSync8(fd, Buffer.from(text, "utf8"));
   } finally {
     closeSync16(fd);
   }
@@ -18270,10 +18149,10 @@ function archiveDirOf(top, memRel) {
   }
   return at4;
 }
-function createExclusive2(p, text2) {
+function createExclusive2(p, text) {
   const fd = openSync14(p, constants14.O_WRONLY | constants14.O_CREAT | constants14.O_EXCL | NOFOLLOW, 384);
   try {
-    writeSync8(fd, Buffer.from(text2, "utf8"));
+    writeSync8(fd, Buffer.from(text, "utf8"));
   } finally {
     closeSync16(fd);
   }
@@ -18478,7 +18357,7 @@ function geminiHookRun(argv) {
 var GEMINI_SILENT = "{}\n";
 var neverFails = (verb) => verb === "hook" || verb === "checkpoint";
 async function guarded(outer, dispatch2) {
-  const proc = { ...outer, writeErr: (text2) => outer.writeErr(showRefused(text2).text) };
+  const proc = { ...outer, writeErr: (text) => outer.writeErr(showRefused(text).text) };
   if (!geminiHookRun(proc.argv)) return dispatch2(proc);
   let printed = false;
   const quiet = {
@@ -18562,8 +18441,8 @@ async function runVerb(name2, verb, proc) {
       if (err instanceof UsageError) return usageExit;
       return err.code;
     }
-    const text2 = err instanceof Error ? err.stack ?? err.message : String(err);
-    proc.writeErr(`memory_io internal error: ${text2}
+    const text = err instanceof Error ? err.stack ?? err.message : String(err);
+    proc.writeErr(`memory_io internal error: ${text}
 `);
     return neverFails(name2) ? 0 : 2;
   }
@@ -18621,8 +18500,8 @@ function continues(line, next, item) {
   if (at4 > base) return !line.trimEnd().endsWith(":");
   return at4 === base && hangOf(line) === base && hangOf(next) === at4 && !BULLET.test(next);
 }
-function wrapHelp(text2, width = HELP_WIDTH) {
-  const lines3 = text2.split("\n");
+function wrapHelp(text, width = HELP_WIDTH) {
+  const lines3 = text.split("\n");
   const out = [];
   let item;
   for (let i = 0; i < lines3.length; i++) {
@@ -18832,7 +18711,7 @@ function usageText(VERBS2) {
   const shown = Object.entries(VERBS2).filter(([, v]) => v.hidden !== true);
   const width = Math.max(...shown.map(([v]) => v.length));
   const lines3 = shown.map(([name2, v]) => `  ${name2.padEnd(width)}  ${v.summary}`);
-  const text2 = [
+  const text = [
     "usage: node memory_io.mjs <verb> [options]",
     "",
     "Safe reads and writes of an agent's session memory under <root>/.ai/memory/.",
@@ -18862,7 +18741,7 @@ function usageText(VERBS2) {
     "node memory_io.mjs write handoff --from-draft <draft> --expected-current-sha256 <token>",
     ""
   ].join("\n");
-  return wrapHelp(text2);
+  return wrapHelp(text);
 }
 function verbHelp(name2, help) {
   return wrapHelp(`${help.replace(/\n*$/, "\n")}${exampleBlock(name2)}`);
@@ -19076,14 +18955,14 @@ function heldOutput(fd, redact2) {
     flush() {
       const all = Buffer.concat(parts.splice(0));
       if (all.length === 0) return;
-      let text2;
+      let text;
       try {
-        text2 = new TextDecoder("utf-8", { fatal: true }).decode(all);
+        text = new TextDecoder("utf-8", { fatal: true }).decode(all);
       } catch {
         writeFd(fd, all);
         return;
       }
-      writeFd(fd, redact2(text2));
+      writeFd(fd, redact2(text));
     }
   };
 }
@@ -19114,7 +18993,7 @@ async function runProcess(dispatch2, redact2) {
       readStdin,
       readStdinWithin,
       writeOut: (data) => out.write(data),
-      writeErr: (text2) => err.write(text2),
+      writeErr: (text) => err.write(text),
       helperPath: runningFile(process.argv[1])
     });
   } catch (error) {
@@ -19160,4 +19039,4 @@ var VERBS = {
 };
 
 // src/entries/cli.ts
-await runProcess((proc) => main(VERBS, proc), (text2) => redactText(text2).text);
+await runProcess((proc) => main(VERBS, proc), (text) => redactText(text).text);

@@ -2722,7 +2722,7 @@ function str(value) {
   return typeof value === "string" ? value : null;
 }
 function parseLine(line) {
-  if (line.length === 0 || line.charCodeAt(0) !== 123) return null;
+  if (!line.startsWith("{")) return null;
   try {
     return obj(JSON.parse(line));
   } catch {
@@ -2732,10 +2732,11 @@ function parseLine(line) {
 function noEvents(line) {
   return { line, calls: [], results: [], usage: null, window: null, items: false };
 }
-function textOf(content) {
+function textOf(content, types) {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((b) => str(obj(b)?.text) ?? "").join("\n");
+  const parts = content.map(obj).filter((b) => types === void 0 || types.has(str(b?.type) ?? ""));
+  return parts.map((b) => str(b?.text) ?? "").filter((t) => t !== "").join("\n");
 }
 var EDIT_TOOLS, num;
 var init_types2 = __esm({

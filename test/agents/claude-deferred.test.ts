@@ -5,7 +5,8 @@
 // sidechains, subagents, torn lines, records without timestamps first, the task tools.
 import { describe, expect, it } from "vitest";
 import { parseClaude } from "../../src/agents/transcripts/claude.ts";
-import { emptyCapture, exitFromText, LISTED_ITEMS, noteEdit, obj, parseLine, str, type Capture, type CommandRun, type PlanItem } from "../../src/agents/transcripts/types.ts";
+import { emptyCapture, exitFromText, noteEdit, obj, parseLine, str, type Capture, type CommandRun, type PlanItem } from "../../src/agents/transcripts/types.ts";
+import { LISTED_ITEMS } from "../../src/schema/capture.ts";
 
 const EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
 // User-entry text that the harness wrote, not the user: slash-command scaffolding, reminders.

@@ -16,17 +16,7 @@ function planStatus(s: unknown): PlanItem["status"] {
 
 const TEXT_PARTS = new Set(["input_text", "output_text", "text", "Text"]);
 
-function contentText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((c) => {
-      const o = obj(c);
-      return typeof o?.type === "string" && TEXT_PARTS.has(o.type) ? (str(o.text) ?? "") : "";
-    })
-    .filter((t) => t !== "")
-    .join("\n");
-}
+const contentText = (content: unknown): string => textOf(content, TEXT_PARTS);
 
 function commandOf(name: string, args: Record<string, unknown>): string | null {
   const cmd = args.cmd ?? args.command;
@@ -150,16 +140,8 @@ export function parseCodex(lines: readonly string[]): Capture {
       if (payload.role === "assistant") r.claims[1] = text;
     } else if (kind === "function_call" || kind === "local_shell_call") {
       const name = str(payload.name) ?? (kind === "local_shell_call" ? "local_shell" : "");
-      let args: Record<string, unknown> = {};
-      if (typeof payload.arguments === "string") {
-        try {
-          args = obj(JSON.parse(payload.arguments)) ?? {};
-        } catch {
-          args = {};
-        }
-      } else {
-        args = obj(payload.arguments) ?? obj(payload.action) ?? {};
-      }
+      const given = callArgs(payload);
+      const args = typeof given === "string" ? {} : (given ?? {});
       if (name === "update_plan" && Array.isArray(args.plan)) {
         const steps = args.plan.map(obj).filter((p) => p !== null);
         cap.plan = steps.map((p) => ({ text: str(p.step) ?? "", status: planStatus(p.status) }));

@@ -1,17 +1,8 @@
 // Gemini CLI's chat JSONL (harnesses.md, "Transcripts"): a metadata line, then messages
 // `{id, timestamp, type, content, toolCalls?}`, plus `$set`/`$rewindTo` lines. Tolerant of
 // unknown records and fields.
-import { EDIT_TOOLS, emptyCapture, exitFromText, noEvents, noteEdit, obj, parseLine, str } from "./types.ts";
+import { EDIT_TOOLS, emptyCapture, exitFromText, noEvents, noteEdit, obj, parseLine, str, textOf } from "./types.ts";
 import type { Capture, LineEvents, PlanItem, ToolEvent } from "./types.ts";
-
-function text(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((p) => str(obj(p)?.text) ?? "")
-    .filter((t) => t !== "")
-    .join("\n");
-}
 
 function resultText(result: unknown): string {
   if (typeof result === "string") return result;
@@ -55,7 +46,7 @@ export function parseGemini(lines: readonly string[]): Capture {
     }
     cap.records++;
     if (ts !== null && cap.firstTimestamp === null) cap.firstTimestamp = ts;
-    const body = text(rec.content);
+    const body = textOf(rec.content);
     if (rec.type === "user") {
       const words = body.replace(HOOK_CONTEXT, "");
       if (words.trim() !== "") cap.userRequests.push(words);
