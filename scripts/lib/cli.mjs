@@ -456,9 +456,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path60 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path60)) return true;
-  const parts = path60.split(/\??\.|::|->/);
+  const path59 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path59)) return true;
+  const parts = path59.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -1862,10 +1862,10 @@ var init_untrusted = __esm({
 import { existsSync, writeFileSync } from "node:fs";
 async function failpoint(spec, phase) {
   if (!spec) return;
-  for (const one2 of spec.split(",")) {
-    const colon = one2.indexOf(":");
-    if (colon < 0 || one2.slice(0, colon) !== phase) continue;
-    await act(one2.slice(colon + 1), phase);
+  for (const one of spec.split(",")) {
+    const colon = one.indexOf(":");
+    if (colon < 0 || one.slice(0, colon) !== phase) continue;
+    await act(one.slice(colon + 1), phase);
   }
 }
 async function act(action, phase) {
@@ -4045,7 +4045,7 @@ function countCheckpoint(text) {
   return out;
 }
 function countWords(c) {
-  const n2 = (k, one2, many) => `${k} ${k === 1 ? one2 : many}`;
+  const n2 = (k, one, many) => `${k} ${k === 1 ? one : many}`;
   const parts = [
     c.requests > 0 ? n2(c.requests, "request", "requests") : null,
     c.plan > 0 ? `a plan of ${n2(c.plan, "step", "steps")}` : null,
@@ -7220,16 +7220,10 @@ var init_harness_path = __esm({
 });
 
 // src/journal/entry.ts
-function journalTitle(period, part = 1) {
-  return part > 1 ? `# Journal ${period} (part ${part})` : `# Journal ${period}`;
-}
 function journalHeader(period, part = 1) {
   return `${MARKER}
-${journalTitle(period, part)}
+# Journal ${period}${part > 1 ? ` (part ${part})` : ""}
 `;
-}
-function one(text, redacted = false) {
-  return sanitize(text, { max: ITEM_MAX, redact: !redacted });
 }
 function norm(s) {
   return s.toLowerCase().replace(/[`*_]/g, "").replace(/\s+/g, " ").trim();
@@ -7249,23 +7243,28 @@ function renderSaveEntry(facts, droppedOpen) {
   if (next.anchors.head) lines3.push(["HEAD", next.anchors.head]);
   const goal = next.goal.split("\n").find((l) => l.trim() !== "");
   if (goal) lines3.push(["Goal", goal]);
-  for (const s of next.steps) if (s.status === "done" && !before.has(norm(s.text))) lines3.push(["Finished", s.text]);
+  for (const s of next.steps) {
+    if (s.status === "done" && !before.has(norm(s.text))) lines3.push(["Finished", s.text]);
+  }
   for (const d of next.decisions) if (!priorDecisions.has(norm(d))) lines3.push(["Decision", d]);
   for (const d of prior?.decisions ?? []) if (!nextDecisions.has(norm(d))) lines3.push(["Superseded", d]);
   for (const f of next.failedApproaches) if (!priorFailed.has(norm(f))) lines3.push(["Failed approach", f]);
   for (const d of droppedOpen) lines3.push(["Dropped", d]);
   return fitEntry(`## ${facts.time} save ${facts.token.slice(0, 16)}`, lines3, FROM_NEXT);
 }
-function renderResumeEntry(time, sessionKey, handoffToken, score, o) {
-  const items = [["Resumed", handoffToken.slice(0, 16)]];
+function renderResumeEntry(time, key, token, score, o) {
+  const items = [["Resumed", token.slice(0, 16)]];
   if (score !== null) items.push(["Handoff score", String(score)]);
   items.push(["Next step followed", o.followed]);
   for (const r of o.retried) items.push(["Failed approach retried", redactTranscript(r).text]);
   items.push(["Calls to first edit", o.callsToFirstEdit === null ? "no edit" : String(o.callsToFirstEdit)]);
-  return fitEntry(`## ${time} resume ${sessionKey}`, items);
+  return fitEntry(`## ${time} resume ${key}`, items);
 }
 function fitEntry(heading, items, redacted = /* @__PURE__ */ new Set()) {
-  const shown = items.map(([label, text]) => [label, one(text, redacted.has(label))]).filter(([, t]) => t !== "");
+  const one = ([label, text]) => {
+    return [label, sanitize(text, { max: ITEM_MAX, redact: !redacted.has(label) })];
+  };
+  const shown = items.map(one).filter(([, t]) => t !== "");
   let left = 0;
   const render = () => {
     const body = shown.map(([l, t]) => `- ${l}: ${t}
@@ -7291,14 +7290,16 @@ function parseJournal(text, kind = "month") {
   const lines3 = text.split("\n");
   const entries = [];
   const problems = [];
+  const title = "the second line must be `# Journal <YYYY-MM>` (or `# Journal <YYYY>`)";
   if (lines3[0] !== MARKER) problems.push({ line: 1, message: `the first line must be ${MARKER}` });
-  if (!/^# Journal \d{4}(-\d{2})?( \(part \d+\))?$/.test(lines3[1] ?? "")) problems.push({ line: 2, message: "the second line must be `# Journal <YYYY-MM>` (or `# Journal <YYYY>`)" });
+  if (!/^# Journal \d{4}(-\d{2})?( \(part \d+\))?$/.test(lines3[1] ?? "")) problems.push({ line: 2, message: title });
   let current = null;
   for (let i = 2; i < lines3.length; i++) {
     const line = lines3[i];
     const n2 = i + 1;
     if (/^(<{7}|={7}|>{7})( |$)/.test(line)) {
-      problems.push({ line: n2, message: "a merge conflict marker: resolve the conflict (keep both sides' entries, each once)" });
+      const message = "a merge conflict marker: resolve the conflict (keep both sides' entries, each once)";
+      problems.push({ line: n2, message });
       continue;
     }
     if (line.trim() === "") {
@@ -7317,10 +7318,10 @@ function parseJournal(text, kind = "month") {
       current.items.push({ label: m[1], text: m[2] });
       continue;
     }
-    problems.push({
-      line: n2,
-      message: current === null ? "outside an entry: expected a heading `## <YYYY-MM-DDTHH:MM:SSZ> save|resume <16 hex>` or a blank line" : `expected \`- <Label>: <text>\` with a known label (${ENTRY_LABELS.join(", ")})`
-    });
+    const heading = "`## <YYYY-MM-DDTHH:MM:SSZ> save|resume <16 hex>`";
+    const outside = `outside an entry: expected a heading ${heading} or a blank line`;
+    const inside = `expected \`- <Label>: <text>\` with a known label (${ENTRY_LABELS.join(", ")})`;
+    problems.push({ line: n2, message: current === null ? outside : inside });
   }
   return { entries, problems };
 }
@@ -7336,10 +7337,21 @@ function mergeJournalMonth(ours, theirs) {
     entries.set(body, body);
   }
   const key = (e) => /^## (\S+) (\S+) (\S+)/.exec(e).slice(1).join(" ");
-  const sorted = [...entries.values()].sort((x, y) => key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : x < y ? -1 : x > y ? 1 : 0);
+  const order = (x, y) => x < y ? -1 : x > y ? 1 : 0;
+  const sorted = [...entries.values()].sort((x, y) => order(key(x), key(y)) || order(x, y));
   return `${header.replace(/\n+$/, "")}
 
 ${sorted.join("")}`;
+}
+function foldedLines(text) {
+  const out = [];
+  let period = "";
+  for (const line of text.split("\n")) {
+    period = /^## (\d{4}-\d{2})$/.exec(line)?.[1] ?? period;
+    const m = /^- (\d{4}-\d{2}-\d{2}) (save|resume) [0-9a-f]{16}: (.*)$/.exec(line);
+    if (m) out.push({ period, date: m[1], kind: m[2], items: m[3] });
+  }
+  return out;
 }
 var ENTRY_MAX_BYTES, ENTRY_LABELS, HEADING, ITEM, LABELS2, ITEM_MAX, FROM_NEXT;
 var init_entry = __esm({
@@ -7359,7 +7371,6 @@ var init_entry = __esm({
       "Superseded",
       "Failed approach",
       "Dropped",
-      // Resume outcomes, recorded by `checkpoint` (never the user's words).
       "Resumed",
       "Handoff score",
       "Next step followed",
@@ -7389,21 +7400,21 @@ function failedSignatures(entry) {
   const things = namedThings(text);
   if (things.length > 0) return things;
   const head = /^([^:—–]{3,60}?)\s*(?::|\s[—–]\s)/.exec(text)?.[1];
-  if (head && !/^[A-Z]/.test(head) && /^[a-z][\w.-]*(\s+-{1,2}[\w-]+|\s+\S+)*$/.test(head) && /\s-{1,2}\w|^[a-z][\w.-]*$/.test(head)) return [norm2(head)];
-  return [];
+  if (!head || /^[A-Z]/.test(head) || !/^[a-z][\w.-]*(\s+-{1,2}[\w-]+|\s+\S+)*$/.test(head)) return [];
+  return /\s-{1,2}\w|^[a-z][\w.-]*$/.test(head) ? [norm2(head)] : [];
 }
 function touches(ev, thing) {
   if (ev.kind === "edit" && ev.path) {
     const p = norm2(ev.path);
     return p === thing || p.endsWith(`/${thing}`) || thing.endsWith(`/${p}`);
   }
-  if (ev.kind === "command" && ev.command) return norm2(ev.command).includes(thing);
-  return false;
+  return ev.kind === "command" && ev.command !== void 0 && norm2(ev.command).includes(thing);
 }
-function measureOutcome(events, nextStep, failed) {
+function measureOutcome(events, next, failed) {
   const actions = events.filter((e) => e.kind !== "other").slice(0, FIRST_ACTIONS);
-  const named = nextStep === null ? [] : namedThings(nextStep);
-  const followed = named.length === 0 || actions.length === 0 ? "unknown" : actions.some((e) => named.some((t) => touches(e, t))) ? "yes" : "no";
+  const named = next === null ? [] : namedThings(next);
+  const hit = actions.some((e) => named.some((t) => touches(e, t)));
+  const followed = named.length === 0 || actions.length === 0 ? "unknown" : hit ? "yes" : "no";
   const retried = [];
   const sigs = failed.flatMap(failedSignatures);
   for (const e of events) {
@@ -7414,18 +7425,56 @@ function measureOutcome(events, nextStep, failed) {
   const firstEdit = events.findIndex((e) => e.kind === "edit");
   return { followed, retried, callsToFirstEdit: firstEdit < 0 ? null : firstEdit };
 }
-var FIRST_ACTIONS, CODE_SPAN, PATHISH;
+function briefCall(command) {
+  const m = BRIEF.exec(command);
+  if (!m) return null;
+  const r = ROOT_ARG.exec(`${m[1]} ${m[2]}`);
+  return { rootArg: r ? r[1] ?? r[2] ?? r[3] ?? null : null };
+}
+function findLastResume(lineEvents) {
+  const items = lineEvents.some((ev) => ev.items);
+  const all = lineEvents.flatMap(
+    (ev) => ev.calls.flatMap(
+      (call2) => call2.events.map((raw) => {
+        const counted2 = !items || call2.item === true || raw.kind === "other";
+        return { raw, event: counted2 ? raw : { kind: "other" }, call: call2, line: ev.line };
+      })
+    )
+  );
+  let last = -1;
+  let rootArg = null;
+  all.forEach(({ raw }, i) => {
+    const brief = raw.kind === "command" ? briefCall(raw.command ?? "") : null;
+    if (brief !== null) [last, rootArg] = [i, brief.rootArg];
+  });
+  if (last < 0) return null;
+  const { call, line } = all[last];
+  const events = all.slice(last + 1).map((e) => e.event);
+  const isSave = (c) => /\bwrite\s+handoff\b/.test(c) && /memory_io\.mjs/.test(c);
+  const save2 = events.find((e) => e.kind === "command" && isSave(e.command));
+  const expectedToken = /--expected-current-sha256[= ]["']?([0-9a-f]{64})\b/.exec(save2?.command ?? "")?.[1] ?? null;
+  return { line, rootArg, cwd: call.cwd, ts: call.ts, events, expectedToken };
+}
+var FIRST_ACTIONS, CODE_SPAN, PATH_PART, WITH_EXT, WITH_DIR, PATHISH, OPTIONS, BRIEF_REST, BRIEF, ROOT_ARG;
 var init_outcome = __esm({
   "src/journal/outcome.ts"() {
     "use strict";
     FIRST_ACTIONS = 5;
     CODE_SPAN = /`([^`\n]+)`/g;
-    PATHISH = /(?:^|[\s(`"'])((?:\.{0,2}\/)?[\w@.-]+(?:\/[\w@.-]+)*\.[A-Za-z0-9]{1,8}|(?:\.{0,2}\/)?[\w@.-]+(?:\/[\w@.-]+)+)(?=$|[\s),:;`"'])/g;
+    PATH_PART = String.raw`(?:\.{0,2}\/)?[\w@.-]+`;
+    WITH_EXT = String.raw`${PATH_PART}(?:\/[\w@.-]+)*\.[A-Za-z0-9]{1,8}`;
+    WITH_DIR = String.raw`${PATH_PART}(?:\/[\w@.-]+)+`;
+    PATHISH = new RegExp(String.raw`(?:^|[\s(\x60"'])(${WITH_EXT}|${WITH_DIR})(?=$|[\s),:;\x60"'])`, "g");
+    OPTIONS = String.raw`((?:\s+--?[a-z][\w-]*(?:[= ](?:"[^"]*"|'[^']*'|\S+))?)*)`;
+    BRIEF_REST = String.raw`\s+brief\b(?![^\n|;&]*--stdin)([^\n|;&]*)`;
+    BRIEF = new RegExp(String.raw`memory_io\.mjs\\?["']?` + OPTIONS + BRIEF_REST);
+    ROOT_ARG = /--root[= ](?:"([^"]*)"|'([^']*)'|(\S+))/;
   }
 });
 
 // src/journal/store.ts
-import { closeSync as closeSync9, constants as constants8, fsyncSync as fsyncSync2, linkSync as linkSync5, lstatSync as lstatSync15, mkdirSync as mkdirSync3, openSync as openSync8, readdirSync as readdirSync9, renameSync as renameSync3, unlinkSync as unlinkSync7, writeSync as writeSync6 } from "node:fs";
+import { closeSync as closeSync9, fsyncSync as fsyncSync2, linkSync as linkSync5, lstatSync as lstatSync15, mkdirSync as mkdirSync3, openSync as openSync8, readdirSync as readdirSync9 } from "node:fs";
+import { renameSync as renameSync3, unlinkSync as unlinkSync7, writeFileSync as writeFileSync3 } from "node:fs";
 import path28 from "node:path";
 function journalDir(root) {
   return path28.join(memoryDir(root), "journal");
@@ -7471,6 +7520,13 @@ function readJournalFile(dir, name2) {
     closeSync9(opened.fd);
   }
 }
+function readJournalText(root, f) {
+  try {
+    return readJournalFile(journalDir(root), f.name)?.bytes.toString("utf8") ?? null;
+  } catch {
+    return null;
+  }
+}
 function repairJournal(dir) {
   const actions = [];
   for (const e of listPrivate(dir)) {
@@ -7493,16 +7549,16 @@ function repairJournal(dir) {
     } else {
       const kept = `${e.file.replace(/\.md$/, "")}.orig-${randomHex8()}.md`;
       renameSync3(e.path, path28.join(dir, kept));
-      actions.push(`journal/${e.file}: another program changed it during an interrupted append; the earlier version is journal/${kept}`);
+      const what = "another program changed it during an interrupted append";
+      actions.push(`journal/${e.file}: ${what}; the earlier version is journal/${kept}`);
     }
   }
   return actions;
 }
 function writeTemp2(p, bytes) {
-  const fd = openSync8(p, constants8.O_WRONLY | constants8.O_CREAT | constants8.O_EXCL | constants8.O_NOFOLLOW, 384);
+  const fd = openSync8(p, "wx", 384);
   try {
-    let off = 0;
-    while (off < bytes.length) off += writeSync6(fd, bytes, off, bytes.length - off);
+    writeFileSync3(fd, bytes);
     fsyncSync2(fd);
   } finally {
     closeSync9(fd);
@@ -7521,7 +7577,8 @@ async function publishJournalFile(dir, name2, expected, bytes, fp) {
       const claimed = readJournalFile(dir, path28.basename(claim));
       if (claimed === null || claimed.token !== expected) {
         if (!exists(target)) renameSync3(claim, target);
-        throw new Refused(`journal/${name2} changed while the entry was appended (another program wrote it); the entry was not added`);
+        const why = "changed while the entry was appended (another program wrote it)";
+        throw new Refused(`journal/${name2} ${why}; the entry was not added`);
       }
     }
     await failpoint(fp, "journal-before-publication");
@@ -7529,7 +7586,8 @@ async function publishJournalFile(dir, name2, expected, bytes, fp) {
       linkSync5(temp, target);
     } catch (err) {
       if (err.code !== "EEXIST") throw err;
-      throw new Refused(`journal/${name2} was created by another program during the append; the entry was not added`);
+      const why = "was created by another program during the append";
+      throw new Refused(`journal/${name2} ${why}; the entry was not added`);
     }
     syncDir(dir);
     await failpoint(fp, "journal-after-publication");
@@ -7549,10 +7607,12 @@ function ensureJournalDir(root) {
     if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${err.message}`);
   }
   const st = lstatSync15(dir);
-  if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away so the journal can be written`);
+  if (st.isSymbolicLink() || !st.isDirectory()) {
+    throw new Refused(`${dir} is a link or not a directory; move it away so the journal can be written`);
+  }
   return dir;
 }
-async function appendEntry(root, entry, ms, fp, check) {
+async function appendEntry(root, entry, ms, fp) {
   const dir = ensureJournalDir(root);
   const repairs = repairJournal(dir);
   const month = monthOf(ms);
@@ -7566,12 +7626,16 @@ async function appendEntry(root, entry, ms, fp, check) {
     name2 = `${month}-${part}.md`;
     current = readJournalFile(dir, name2);
   }
-  if (current !== null) check?.(current.bytes.toString("utf8"), name2);
-  let base = current === null ? Buffer.from(journalHeader(month, part) + "\n") : current.bytes;
-  if (base.length > 0 && base[base.length - 1] !== 10) base = Buffer.concat([base, Buffer.from("\n")]);
-  if (base.length >= 2 && !(base[base.length - 1] === 10 && base[base.length - 2] === 10)) base = Buffer.concat([base, Buffer.from("\n")]);
+  const problem = current === null ? void 0 : parseJournal(current.bytes.toString("utf8")).problems[0];
+  if (problem !== void 0) {
+    const todo = "the entry was not added (fix that line, or move the file away)";
+    throw new HelperError(`journal/${name2} line ${problem.line}: ${problem.message}; ${todo}`, 2);
+  }
+  const text = current === null ? `${journalHeader(month, part)}
+` : current.bytes.toString("latin1");
+  const base = Buffer.from(text.length < 2 ? text : text.replace(/\n?\n?$/, "\n\n"), "latin1");
   await publishJournalFile(dir, name2, current?.token ?? "absent", Buffer.concat([base, add]), fp);
-  return { file: `journal/${name2}`, repairs };
+  return repairs.map((l) => `recovered: ${l}`);
 }
 var JOURNAL_NAME;
 var init_store = __esm({
@@ -7590,10 +7654,9 @@ var init_store = __esm({
 });
 
 // src/journal/record.ts
-import { unlinkSync as unlinkSync8 } from "node:fs";
-import path29 from "node:path";
 import { createHash as createHash2 } from "node:crypto";
-import { readdirSync as readdirSync10 } from "node:fs";
+import { readdirSync as readdirSync10, unlinkSync as unlinkSync8 } from "node:fs";
+import path29 from "node:path";
 function monthIndex(period) {
   return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
 }
@@ -7603,14 +7666,6 @@ function savedMs(text) {
   const ms = Date.parse(saved);
   return Number.isNaN(ms) ? null : ms;
 }
-function schemaCheck(text, name2) {
-  const { problems } = parseJournal(text, "month");
-  if (problems.length > 0) {
-    const p = problems[0];
-    const todo = "the entry was not added (fix that line, or move the file away)";
-    throw new HelperError(`journal/${name2} line ${p.line}: ${p.message}; ${todo}`, 2);
-  }
-}
 async function recordSave2(root, save2, fp) {
   if (journalOff(root)) return [];
   const notes = [];
@@ -7618,32 +7673,25 @@ async function recordSave2(root, save2, fp) {
   try {
     const dropped = save2.prior === null ? [] : droppedItems(save2.prior, save2.next).map((i) => i.text);
     const entry = renderSaveEntry({ ...save2, time: isoSecond(ms) }, dropped);
-    const done = await appendEntry(root, entry, ms, fp, schemaCheck);
-    notes.push(...done.repairs.map((l) => `recovered: ${l}`));
+    notes.push(...await appendEntry(root, entry, ms, fp));
   } catch (err) {
     notes.push(`journal: not appended: ${messageOf(err)}`);
     return notes;
   }
-  if (save2.prior !== null) notes.push(...retriedNotes(root, createHash2("sha256").update(save2.prior).digest("hex")));
+  if (save2.prior !== null) notes.push(...retriedNotes(root, sha256(save2.prior)));
   try {
     const folded = await foldOne(root, monthOf(ms), fp);
     if (folded) notes.push(folded);
   } catch (err) {
-    notes.push(`journal: the fold of an old month did not finish: ${messageOf(err)}; the next save tries again`);
+    const todo = "the next save tries again";
+    notes.push(`journal: the fold of an old month did not finish: ${messageOf(err)}; ${todo}`);
   }
   return notes;
 }
 function retriedNotes(root, priorToken) {
-  const dir = journalDir(root);
   const seen = /* @__PURE__ */ new Set();
   for (const f of listJournal(root).filter((f2) => f2.kind === "month").slice(-2)) {
-    let text;
-    try {
-      text = readJournalFile(dir, f.name)?.bytes.toString("utf8") ?? "";
-    } catch {
-      continue;
-    }
-    for (const e of parseJournal(text, "month").entries) {
+    for (const e of parseJournal(readJournalText(root, f) ?? "", "month").entries) {
       if (e.kind !== "resume" || e.items.find((i) => i.label === "Resumed")?.text !== priorToken.slice(0, 16)) continue;
       for (const i of e.items) if (i.label === "Failed approach retried") seen.add(i.text);
     }
@@ -7685,22 +7733,18 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     const text = await handoffWithToken(root, token);
     if (text === null) return [];
     const h = parseHandoff(text);
-    const nextStep = h.nextSteps[0] ?? null;
-    const outcome = measureOutcome(call.events, nextStep, h.failedApproaches);
+    const outcome = measureOutcome(call.events, h.nextSteps[0] ?? null, h.failedApproaches);
     const score = validateHandoff(text, { mode: "root", nowMs: Date.now() }).score;
-    const sessionKey = createHash2("sha256").update(sessionId).digest("hex").slice(0, 16);
+    const sessionKey = sha256(sessionId).slice(0, 16);
     const ms = Date.now();
     const seen = `resume ${sessionKey}
 - Resumed: ${token.slice(0, 16)}
 `;
     const dir = ensureJournalDir(root);
-    for (const f of listJournal(root).filter((f2) => f2.kind === "month" && f2.period === monthOf(ms))) {
-      const r = readJournalFile(dir, f.name);
-      if (r !== null && r.bytes.includes(seen)) return [];
-    }
+    const month = listJournal(root).filter((f) => f.kind === "month" && f.period === monthOf(ms));
+    if (month.some((f) => readJournalFile(dir, f.name)?.bytes.includes(seen))) return [];
     const entry = renderResumeEntry(isoSecond(ms), sessionKey, token, score, outcome);
-    const done = await appendEntry(root, entry, ms, fp, schemaCheck);
-    return done.repairs.map((l) => `recovered: ${l}`);
+    return await appendEntry(root, entry, ms, fp);
   } catch (err) {
     return [`journal: resume not recorded: ${messageOf(err)}`];
   }
@@ -7728,7 +7772,8 @@ function foldSection(period, entries) {
   for (const e of [...entries].sort(order)) {
     const items = e.items.filter((i) => FOLD_KEPT.has(i.label));
     if (items.length === 0) continue;
-    lines3.push(`- ${e.time.slice(0, 10)} ${e.kind} ${e.id}: ${items.map((i) => `${i.label}: ${i.text}`).join("; ")}`);
+    const kept = items.map((i) => `${i.label}: ${i.text}`).join("; ");
+    lines3.push(`- ${e.time.slice(0, 10)} ${e.kind} ${e.id}: ${kept}`);
   }
   lines3.push(summaryLine(entries));
   return `${lines3.join("\n")}
@@ -7791,19 +7836,18 @@ function insertSection(text, period, section) {
   if (!after) return text + section;
   return text.slice(0, after.index) + section + text.slice(after.index);
 }
-var FOLD_AFTER_MONTHS, FOLD_KEPT, isoSecond, messageOf;
+var FOLD_AFTER_MONTHS, FOLD_KEPT, isoSecond, sha256, messageOf;
 var init_record = __esm({
   "src/journal/record.ts"() {
     "use strict";
+    init_harness_path();
     init_errors();
     init_handoff();
     init_open_items();
-    init_paths();
-    init_harness_path();
-    init_root();
+    init_validate();
     init_files();
     init_paths();
-    init_validate();
+    init_root();
     init_entry();
     init_outcome();
     init_store();
@@ -7818,6 +7862,7 @@ var init_record = __esm({
       "Calls to first edit"
     ]);
     isoSecond = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+    sha256 = (text) => createHash2("sha256").update(text).digest("hex");
     messageOf = (err) => err instanceof Error ? err.message : String(err);
   }
 });
@@ -8686,8 +8731,8 @@ function withoutTokens(text) {
   return mayHoldToken(text) ? redactVendorShapes(text) : text;
 }
 function anchorsWithoutTokens(lines3) {
-  const one2 = (l) => l.startsWith("- HEAD: ") || l.startsWith("- Date: ") ? l : withoutTokens(l);
-  return typeof lines3 === "string" ? lines3.split("\n").map(one2).join("\n") : lines3.map(one2);
+  const one = (l) => l.startsWith("- HEAD: ") || l.startsWith("- Date: ") ? l : withoutTokens(l);
+  return typeof lines3 === "string" ? lines3.split("\n").map(one).join("\n") : lines3.map(one);
 }
 var init_token_shape = __esm({
   "src/guard/token-shape.ts"() {
@@ -8769,7 +8814,7 @@ exit: 0 printed
 import {
   chmodSync as chmodSync2,
   closeSync as closeSync12,
-  constants as constants9,
+  constants as constants8,
   existsSync as existsSync3,
   fsyncSync as fsyncSync3,
   lchownSync,
@@ -8781,7 +8826,7 @@ import {
   renameSync as renameSync4,
   rmdirSync,
   unlinkSync as unlinkSync10,
-  writeSync as writeSync7
+  writeSync as writeSync6
 } from "node:fs";
 import path35 from "node:path";
 import { randomBytes as randomBytes3 } from "node:crypto";
@@ -8822,11 +8867,11 @@ function replaceFile(p, bytes, mode) {
   const tmp = path35.join(path35.dirname(p), `.${path35.basename(p)}.tmp-${process.pid}-${randomBytes3(4).toString("hex")}`);
   const fd = openSync10(
     tmp,
-    constants9.O_WRONLY | constants9.O_CREAT | constants9.O_EXCL | (constants9.O_NOFOLLOW ?? 0),
+    constants8.O_WRONLY | constants8.O_CREAT | constants8.O_EXCL | (constants8.O_NOFOLLOW ?? 0),
     mode
   );
   try {
-    writeSync7(fd, bytes);
+    writeSync6(fd, bytes);
     fsyncSync3(fd);
   } finally {
     closeSync12(fd);
@@ -10327,7 +10372,7 @@ function mergeHandoffs(later, other) {
   return { text: out, added: { decisions: decisions.length, failed: failed.length } };
 }
 function mergeCountsText(c) {
-  const n2 = (k, one2, many) => `+${k} ${k === 1 ? one2 : many}`;
+  const n2 = (k, one, many) => `+${k} ${k === 1 ? one : many}`;
   return `${n2(c.decisions, "decision", "decisions")}, ${n2(c.failed, "failed approach", "failed approaches")}`;
 }
 var MERGED_LINE, RANK2, BOX, NONE_ITEM2, PLAN_LINE, firstLine2, real;
@@ -11500,7 +11545,7 @@ var init_agents = __esm({
 import {
   accessSync,
   closeSync as closeSync13,
-  constants as constants10,
+  constants as constants9,
   lstatSync as lstatSync23,
   mkdirSync as mkdirSync5,
   openSync as openSync11,
@@ -11512,7 +11557,7 @@ import {
   rmSync as rmSync4,
   statSync as statSync2,
   symlinkSync,
-  writeFileSync as writeFileSync3
+  writeFileSync as writeFileSync4
 } from "node:fs";
 import { createHash as createHash3 } from "node:crypto";
 import path41 from "node:path";
@@ -11609,10 +11654,10 @@ function readCopyRecord(dir) {
 }
 function writeCopyRecord(dir, createdDirs) {
   const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path41.join(dir, rel))]));
-  const flags = constants10.O_WRONLY | constants10.O_CREAT | constants10.O_TRUNC | (constants10.O_NOFOLLOW ?? 0);
+  const flags = constants9.O_WRONLY | constants9.O_CREAT | constants9.O_TRUNC | (constants9.O_NOFOLLOW ?? 0);
   const fd = openSync11(path41.join(dir, RECORD), flags, 420);
   try {
-    writeFileSync3(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
+    writeFileSync4(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
   } finally {
     closeSync13(fd);
@@ -11647,12 +11692,12 @@ function unwritable(file) {
   for (let i = 0; i < 64 && !present(dir); i++) dir = path41.dirname(dir);
   if (!lstatSync23(dir).isDirectory()) return `${dir} is not a folder`;
   try {
-    accessSync(dir, constants10.W_OK);
+    accessSync(dir, constants9.W_OK);
   } catch {
     return `${dir} is not writable`;
   }
   try {
-    if (present(file) && lstatSync23(file).isFile()) accessSync(file, constants10.W_OK);
+    if (present(file) && lstatSync23(file).isFile()) accessSync(file, constants9.W_OK);
   } catch {
     return `${file} is not writable`;
   }
@@ -11669,7 +11714,7 @@ function applySteps(from, to, steps) {
     mkdirSync5(path41.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
     const src = path41.join(from, s.rel);
-    writeFileSync3(temp, readFileSync13(src), { mode: statSync2(src).mode & 511 });
+    writeFileSync4(temp, readFileSync13(src), { mode: statSync2(src).mode & 511 });
     renameSync5(temp, dest);
   }
 }
@@ -12514,12 +12559,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path60) {
+function findNodeAtLocation(root, path59) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path60) {
+  for (let segment of path59) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -12885,14 +12930,14 @@ var init_parser = __esm({
 
 // node_modules/jsonc-parser/lib/esm/impl/edit.js
 function setProperty(text, originalPath, value, options) {
-  const path60 = originalPath.slice();
+  const path59 = originalPath.slice();
   const errors = [];
   const root = parseTree(text, errors);
   let parent = void 0;
   let lastSegment = void 0;
-  while (path60.length > 0) {
-    lastSegment = path60.pop();
-    parent = findNodeAtLocation(root, path60);
+  while (path59.length > 0) {
+    lastSegment = path59.pop();
+    parent = findNodeAtLocation(root, path59);
     if (parent === void 0 && value !== void 0) {
       if (typeof lastSegment === "string") {
         value = { [lastSegment]: value };
@@ -13072,8 +13117,8 @@ function printParseErrorCode(code) {
   }
   return "<unknown ParseErrorCode>";
 }
-function modify(text, path60, value, options) {
-  return setProperty(text, path60, value, options);
+function modify(text, path59, value, options) {
+  return setProperty(text, path59, value, options);
 }
 function applyEdits(text, edits) {
   let sortedEdits = edits.slice(0).sort((a, b) => {
@@ -13258,8 +13303,8 @@ function formatOf(text) {
   const tabs = indent.startsWith("	");
   return { insertSpaces: !tabs, tabSize: tabs ? 1 : indent.length, eol: text.includes("\r\n") ? "\r\n" : "\n" };
 }
-function edit(text, path60, value, fmt, insert = false) {
-  return applyEdits(text, modify(text, path60, value, { formattingOptions: fmt, isArrayInsertion: insert }));
+function edit(text, path59, value, fmt, insert = false) {
+  return applyEdits(text, modify(text, path59, value, { formattingOptions: fmt, isArrayInsertion: insert }));
 }
 function parsedHooks(text) {
   const v = parse2(text, [], JSONC);
@@ -14004,13 +14049,13 @@ var require_lib = __commonJS({
   "node_modules/write-file-atomic/lib/index.js"(exports, module) {
     "use strict";
     module.exports = writeFile;
-    module.exports.sync = writeFileSync4;
+    module.exports.sync = writeFileSync5;
     module.exports._getTmpname = getTmpname;
     module.exports._cleanupOnExit = cleanupOnExit;
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path60 = __require("path");
+    var path59 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -14063,7 +14108,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path60.resolve(filename);
+      const absoluteName = path59.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -14144,7 +14189,7 @@ var require_lib = __commonJS({
       }
       return promise;
     }
-    function writeFileSync4(filename, data, options) {
+    function writeFileSync5(filename, data, options) {
       if (typeof options === "string") {
         options = { encoding: options };
       } else if (!options) {
@@ -14227,7 +14272,7 @@ var require_lib = __commonJS({
 import {
   accessSync as accessSync2,
   closeSync as closeSync14,
-  constants as constants11,
+  constants as constants10,
   lstatSync as lstatSync24,
   mkdirSync as mkdirSync6,
   openSync as openSync12,
@@ -14269,8 +14314,8 @@ function linkTarget(file) {
 }
 function assertReplaceable(file, snippet) {
   try {
-    closeSync14(openSync12(file, constants11.O_WRONLY | constants11.O_NOFOLLOW | constants11.O_NONBLOCK));
-    accessSync2(path44.dirname(file), constants11.W_OK);
+    closeSync14(openSync12(file, constants10.O_WRONLY | constants10.O_NOFOLLOW | constants10.O_NONBLOCK));
+    accessSync2(path44.dirname(file), constants10.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -15541,7 +15586,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync3, constants as constants12, existsSync as existsSync9, statSync as statSync3 } from "node:fs";
+import { accessSync as accessSync3, constants as constants11, existsSync as existsSync9, statSync as statSync3 } from "node:fs";
 import path52 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
@@ -15558,7 +15603,7 @@ async function skippedPrograms(top, env, push) {
 }
 function executable(p) {
   try {
-    accessSync3(p, constants12.X_OK);
+    accessSync3(p, constants11.X_OK);
     return statSync3(p).isFile();
   } catch {
     return false;
@@ -16456,8 +16501,8 @@ function geminiEvents(rec, line) {
     const name2 = str(call.name) ?? "";
     const args = obj(call.args);
     const command = name2 === "run_shell_command" ? str(args?.command) ?? "" : null;
-    const path60 = str(args?.file_path) ?? "";
-    const edit2 = EDIT_TOOLS.has(name2) ? { kind: "edit", path: path60 } : { kind: "other" };
+    const path59 = str(args?.file_path) ?? "";
+    const edit2 = EDIT_TOOLS.has(name2) ? { kind: "edit", path: path59 } : { kind: "other" };
     const event = command !== null ? { kind: "command", command } : edit2;
     const out = recordedResult(call.result);
     const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
@@ -16579,7 +16624,7 @@ var init_transcripts = __esm({
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync15, constants as constants13, fstatSync as fstatSync7, openSync as openSync13, readSync as readSync8 } from "node:fs";
+import { closeSync as closeSync15, constants as constants12, fstatSync as fstatSync7, openSync as openSync13, readSync as readSync8 } from "node:fs";
 function readAt2(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
@@ -16609,7 +16654,7 @@ function openTranscript(transcriptPath) {
   transcriptPath = where.path;
   let fd;
   try {
-    fd = openSync13(transcriptPath, constants13.O_RDONLY | constants13.O_NOFOLLOW | constants13.O_NONBLOCK);
+    fd = openSync13(transcriptPath, constants12.O_RDONLY | constants12.O_NOFOLLOW | constants12.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     const known = { ENOENT: "does not exist", ELOOP: "is a link" };
@@ -16730,48 +16775,6 @@ var init_last_save = __esm({
     SAVE_COMMAND = /memory_io\.mjs\\?["']?(?:\s+--?[a-z][\w-]*(?:[= ](?:"[^"]*"|'[^']*'|\S+))?)*\s+write\s+handoff\b/;
     TOKEN_LINE = /^CURRENT-SHA256: ([0-9a-f]{64})\s*$/m;
     SAVED_LINE = /^(?:Output: )?(?:saved|unchanged) HANDOFF\.md\b/m;
-  }
-});
-
-// src/journal/resume-events.ts
-function briefCall(command) {
-  const m = BRIEF.exec(command);
-  if (!m) return null;
-  const r = ROOT_ARG.exec(`${m[1]} ${m[2]}`);
-  return { rootArg: r ? r[1] ?? r[2] ?? r[3] ?? null : null };
-}
-function findLastResume(lineEvents) {
-  const items = lineEvents.some((ev) => ev.items);
-  const all = lineEvents.flatMap(
-    (ev) => ev.calls.flatMap(
-      (call2) => call2.events.map((raw) => {
-        const counted2 = !items || call2.item === true || raw.kind === "other";
-        return { raw, event: counted2 ? raw : { kind: "other" }, call: call2, line: ev.line };
-      })
-    )
-  );
-  let last = -1;
-  let rootArg = null;
-  all.forEach(({ raw }, i) => {
-    const brief = raw.kind === "command" ? briefCall(raw.command ?? "") : null;
-    if (brief !== null) [last, rootArg] = [i, brief.rootArg];
-  });
-  if (last < 0) return null;
-  const { call, line } = all[last];
-  const events = all.slice(last + 1).map((e) => e.event);
-  const isSave = (c) => /\bwrite\s+handoff\b/.test(c) && /memory_io\.mjs/.test(c);
-  const save2 = events.find((e) => e.kind === "command" && isSave(e.command));
-  const expectedToken = /--expected-current-sha256[= ]["']?([0-9a-f]{64})\b/.exec(save2?.command ?? "")?.[1] ?? null;
-  return { line, rootArg, cwd: call.cwd, ts: call.ts, events, expectedToken };
-}
-var OPTIONS, BRIEF_REST, BRIEF, ROOT_ARG;
-var init_resume_events = __esm({
-  "src/journal/resume-events.ts"() {
-    "use strict";
-    OPTIONS = String.raw`((?:\s+--?[a-z][\w-]*(?:[= ](?:"[^"]*"|'[^']*'|\S+))?)*)`;
-    BRIEF_REST = String.raw`\s+brief\b(?![^\n|;&]*--stdin)([^\n|;&]*)`;
-    BRIEF = new RegExp(String.raw`memory_io\.mjs\\?["']?` + OPTIONS + BRIEF_REST);
-    ROOT_ARG = /--root[= ](?:"([^"]*)"|'([^']*)'|(\S+))/;
   }
 });
 
@@ -17290,7 +17293,7 @@ var init_checkpoint_run = __esm({
     init_harness_path();
     init_last_save();
     init_record();
-    init_resume_events();
+    init_outcome();
     init_redact();
     init_token_shape();
     init_run();
@@ -17351,7 +17354,7 @@ __export(statusline_exports, {
 });
 import { readFileSync as readFileSync18 } from "node:fs";
 import path55 from "node:path";
-function statusText(handoff, commits, pct2, now) {
+function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
   else {
@@ -17359,7 +17362,7 @@ function statusText(handoff, commits, pct2, now) {
     parts.push(`handoff: ${age === "age unknown" ? age : `saved ${age}`}`);
     if (commits !== null) parts.push(`${commits} commit${commits === 1 ? "" : "s"} since`);
   }
-  if (pct2 !== null) parts.push(`context ${Math.round(pct2)}%`);
+  if (pct !== null) parts.push(`context ${Math.round(pct)}%`);
   return parts.join(" \xB7 ");
 }
 async function commitsSince(root, handoff, env) {
@@ -17423,8 +17426,8 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           } catch {
           }
           const cw = input.context_window;
-          const pct2 = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
-          ours = statusText(handoff, handoff === null ? null : await commitsSince(root, handoff, ctx.env), pct2, Date.now());
+          const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
+          ours = statusText(handoff, handoff === null ? null : await commitsSince(root, handoff, ctx.env), pct, Date.now());
         } catch {
           ours = "";
         }
@@ -17442,8 +17445,8 @@ __export(context_exports, {
   offerText: () => offerText
 });
 import { lstatSync as lstatSync30, mkdirSync as mkdirSync8 } from "node:fs";
-function offerText(pct2, used, window, threshold) {
-  return `session-handoff: this session's context is ${pct2}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
+function offerText(pct, used, window, threshold) {
+  return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
 }
 async function readInput2(ctx) {
   if (ctx.stdinIsTTY) return null;
@@ -17533,14 +17536,14 @@ async function decide(ctx, input, format2) {
   while (at4 > 0 && above(usage.points[at4 - 1])) at4--;
   const since = usage.lines.slice(usage.points[at4].line);
   const saved = findLastSave(readEvents(usage.format, since), { accepts: () => true, current: null }) !== null;
-  const pct2 = Math.floor(last.used * 100 / window);
+  const pct = Math.floor(last.used * 100 / window);
   try {
     checkTree(root, { create: true });
     mkdirSync8(checkpointsDir(root), { recursive: true, mode: 448 });
   } catch (err) {
     return ok("", [...warn, `memory_io context: ${err.message}; printing nothing`]);
   }
-  if (!createExclusive(marker, `${JSON.stringify({ pct: pct2, used: last.used, window, saved })}
+  if (!createExclusive(marker, `${JSON.stringify({ pct, used: last.used, window, saved })}
 `)) return ok("", warn);
   if (saved) return ok("", warn);
   if (typeof ctx.helperPath === "string") {
@@ -17551,7 +17554,7 @@ async function decide(ctx, input, format2) {
       timeout: 8e3
     });
   }
-  return ok(envelope2(input.event, offerText(pct2, last.used, window, settings.contextThreshold)), warn);
+  return ok(envelope2(input.event, offerText(pct, last.used, window, settings.contextThreshold)), warn);
 }
 var SMALL_TAIL, LARGE_TAIL, STDIN_BYTES, FORMATS2, AGENT_OF_FORMAT, contextVerb;
 var init_context = __esm({
@@ -17715,41 +17718,25 @@ async function searchMemory(root, words, opts = {}) {
       for (const e of parseJournal(text, f.kind).entries) {
         for (const item of e.items) units2.push({ section: item.label, text: item.text, date: e.time.slice(0, 10) });
       }
-      if (f.kind === "year") {
-        let period = "";
-        for (const line of text.split("\n")) {
-          const p = /^## (\d{4}-\d{2})$/.exec(line);
-          if (p) period = p[1];
-          const m = /^- (\d{4}-\d{2}-\d{2}) (?:save|resume) [0-9a-f]{16}: (.*)$/.exec(line);
-          if (m) units2.push({ section: `folded ${period}`, text: m[2], date: m[1] });
-        }
+      for (const folded of f.kind === "year" ? foldedLines(text) : []) {
+        units2.push({ section: `folded ${folded.period}`, text: folded.items, date: folded.date });
       }
       consider("journal", `journal/${f.name}`, units2);
     }
   }
-  if (kinds.has("handoff")) {
-    const text = await readText2(path56.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
-    if (text !== null) consider("handoff", "HANDOFF.md", markdownUnits(text, stateDate(text)));
-  }
-  if (kinds.has("archive")) {
-    for (const name2 of names2(archiveDir(root)).filter((n2) => /^HANDOFF-.*\.md$/.test(n2))) {
-      const text = await readText2(path56.join(archiveDir(root), name2), `archive/${name2}`, notes);
-      if (text !== null) consider("archive", `archive/${name2}`, markdownUnits(text, stateDate(text)));
+  const dated = (text) => markdownUnits(text, stateDate(text));
+  const docs = async (kind, folder, pattern, units2) => {
+    if (!kinds.has(kind)) return;
+    for (const name2 of names2(path56.join(mem, folder)).filter((n2) => pattern.test(n2))) {
+      const file = folder === "" ? name2 : `${folder}/${name2}`;
+      const text = await readText2(path56.join(mem, file), file, notes);
+      if (text !== null) consider(kind, file, units2(text));
     }
-  }
-  if (kinds.has("ledger")) {
-    for (const name2 of ["LESSONS.md", "SOLUTIONS.md"]) {
-      const text = await readText2(path56.join(mem, name2), name2, notes);
-      if (text !== null) consider("ledger", name2, ledgerUnits(text));
-    }
-  }
-  if (kinds.has("checkpoint")) {
-    const dir = path56.join(mem, "checkpoints");
-    for (const name2 of names2(dir).filter((n2) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/.test(n2))) {
-      const text = await readText2(path56.join(dir, name2), `checkpoints/${name2}`, notes);
-      if (text !== null) consider("checkpoint", `checkpoints/${name2}`, markdownUnits(text, stateDate(text)));
-    }
-  }
+  };
+  await docs("handoff", "", /^HANDOFF\.md$/, dated);
+  await docs("archive", "archive", /^HANDOFF-.*\.md$/, dated);
+  await docs("ledger", "", /^(LESSONS|SOLUTIONS)\.md$/, ledgerUnits);
+  await docs("checkpoint", "checkpoints", /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/, dated);
   const byText = /* @__PURE__ */ new Map();
   for (const r of found) {
     const key = r.text.toLowerCase().replace(/\s+/g, " ").replace(/^(?:\[.\]\s+)?/, "");
@@ -17761,7 +17748,10 @@ async function searchMemory(root, words, opts = {}) {
     }
   }
   const unique = [...byText.values()].map(({ best, files }) => ({ ...best, alsoIn: files.size - 1 }));
-  const ranked = unique.sort((a, b) => b.matched - a.matched || (b.date ?? "").localeCompare(a.date ?? "") || a.file.localeCompare(b.file) || a.text.localeCompare(b.text));
+  const newer = (a, b) => (b.date ?? "").localeCompare(a.date ?? "");
+  const ranked = unique.sort(
+    (a, b) => b.matched - a.matched || newer(a, b) || a.file.localeCompare(b.file) || a.text.localeCompare(b.text)
+  );
   return { results: ranked.slice(0, opts.limit ?? 20), searched, total: ranked.length, notes };
 }
 var SEARCH_KINDS, QUERY_MAX, LABELS3, PROVENANCE;
@@ -17792,18 +17782,20 @@ var search_exports = {};
 __export(search_exports, {
   searchVerb: () => searchVerb
 });
-import { randomBytes as randomBytes5 } from "node:crypto";
 function kindsOption(value) {
   if (value === void 0) return void 0;
-  const list2 = (Array.isArray(value) ? value : [value]).flatMap((v) => String(v).split(",")).map((v) => v.trim()).filter(Boolean);
-  for (const k of list2) {
-    if (!SEARCH_KINDS.includes(k)) throw new UsageError(`--kind takes ${SEARCH_KINDS.join(", ")} (comma-separated or repeated), got ${quotedValue(k.slice(0, 40))}`);
+  const list2 = [value].flat().flatMap((v) => String(v).split(",")).map((v) => v.trim()).filter(Boolean);
+  const wrong = list2.find((k) => !SEARCH_KINDS.includes(k));
+  if (wrong !== void 0) {
+    const takes = `${SEARCH_KINDS.join(", ")} (comma-separated or repeated)`;
+    throw new UsageError(`--kind takes ${takes}, got ${quotedValue(wrong.slice(0, 40))}`);
   }
   return list2;
 }
 function sinceOption(value) {
   if (value === void 0) return null;
-  if (typeof value !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
+  const day = typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value);
+  if (!day || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
     throw new UsageError(`--since takes a date as YYYY-MM-DD, got ${quotedValue(String(value).slice(0, 40))}`);
   }
   return value;
@@ -17816,12 +17808,19 @@ var init_search2 = __esm({
     init_quote();
     init_errors();
     init_sanitize();
+    init_untrusted();
     init_search();
     init_common();
     init_types();
     searchVerb = {
       name: "search",
-      options: { root: { type: "string" }, since: { type: "string" }, kind: { type: "string", multiple: true }, json: { type: "boolean" }, limit: { type: "string" } },
+      options: {
+        root: { type: "string" },
+        since: { type: "string" },
+        kind: { type: "string", multiple: true },
+        json: { type: "boolean" },
+        limit: { type: "string" }
+      },
       positionals: [1, 1e3],
       help: `usage: node memory_io.mjs search <words...> [--root DIR] [--since YYYY-MM-DD]
          [--kind journal|archive|handoff|ledger|checkpoint] [--limit N] [--json]
@@ -17849,46 +17848,51 @@ exit:   0 searched (also with no result); 2 refused (bad query or options).
 `,
       async run(ctx) {
         const query = ctx.positionals.join(" ");
-        if (query.length > QUERY_MAX) throw new Refused(`the query is ${query.length} characters; search takes at most ${QUERY_MAX}: name a few words`);
+        if (query.length > QUERY_MAX) {
+          throw new Refused(`the query is ${query.length} characters; search takes at most ${QUERY_MAX}: name a few words`);
+        }
         const words = queryWords(query);
-        if (words.length === 0) throw new UsageError("the query has no word (letters or digits) to search for; name a few words");
+        if (words.length === 0) throw new UsageError("the query has no word (letters or digits) to search for; name a few");
         const limitRaw = ctx.values.limit;
-        if (limitRaw !== void 0 && (typeof limitRaw !== "string" || !/^\d+$/.test(limitRaw) || Number(limitRaw) < 1 || Number(limitRaw) > 200)) {
-          throw new UsageError(`--limit takes a whole number from 1 to 200, got ${quotedValue(String(limitRaw).slice(0, 20))}`);
+        const limit = limitRaw === void 0 ? 20 : Number(limitRaw);
+        if (typeof limitRaw === "string" ? !/^\d+$/.test(limitRaw) || limit < 1 || limit > 200 : limitRaw !== void 0) {
+          const got = quotedValue(String(limitRaw).slice(0, 20));
+          throw new UsageError(`--limit takes a whole number from 1 to 200, got ${got}`);
         }
         const since = sinceOption(ctx.values.since);
         const kinds = kindsOption(ctx.values.kind);
         const root = rootOption(ctx);
         checkTree(root);
-        const outcome = await searchMemory(root, words, { since, kinds, limit: limitRaw === void 0 ? 20 : Number(limitRaw) });
+        const outcome = await searchMemory(root, words, { since, kinds, limit });
         const files = Object.values(outcome.searched).reduce((a, b) => a + b, 0);
         if (ctx.values.json === true) {
-          return ok(`${JSON.stringify({ query, words, total: outcome.total, searched: outcome.searched, results: outcome.results.map(({ matched: _m, ...r }) => r) }, null, 2)}
+          const results = outcome.results.map(({ matched: _m, ...r }) => r);
+          const json2 = { query, words, total: outcome.total, searched: outcome.searched, results };
+          return ok(`${JSON.stringify(json2, null, 2)}
 `, outcome.notes);
         }
-        const head = `search: ${outcome.total} result(s) for ${quotedValue(words.join(" "))} in ${files} file(s)${outcome.total > outcome.results.length ? `, the first ${outcome.results.length} shown` : ""}
+        const cut = outcome.total > outcome.results.length ? `, the first ${outcome.results.length} shown` : "";
+        const head = `search: ${outcome.total} result(s) for ${quotedValue(words.join(" "))} in ${files} file(s)${cut}
 `;
         if (outcome.results.length === 0) return ok(head, outcome.notes);
         const body = outcome.results.map((r, i) => {
           const also = r.alsoIn > 0 ? ` (also in ${r.alsoIn} other file(s))` : "";
-          return `${i + 1}. ${r.file} \xB7 ${r.date ?? "undated"} \xB7 ${sanitize(r.section, { max: 80 })} \xB7 ${r.label}${also}
+          const where = `${r.file} \xB7 ${r.date ?? "undated"} \xB7 ${sanitize(r.section, { max: 80 })} \xB7 ${r.label}${also}`;
+          return `${i + 1}. ${where}
    ${sanitize(r.text, { max: 300 })}
 `;
         }).join("");
-        let nonce;
-        do
-          nonce = randomBytes5(8).toString("hex");
-        while (body.includes(nonce));
-        return ok(`${head}<<<BEGIN UNTRUSTED SEARCH ${nonce}>>>
-${body}<<<END UNTRUSTED SEARCH ${nonce}>>>
-`, outcome.notes);
+        return ok(`${head}${envelopeText("SEARCH", body)}`, outcome.notes);
       }
     };
   }
 });
 
-// src/journal/impact.ts
-import path57 from "node:path";
+// src/verbs/impact.ts
+var impact_exports = {};
+__export(impact_exports, {
+  impactVerb: () => impactVerb
+});
 function median(xs) {
   if (xs.length === 0) return null;
   const s = [...xs].sort((a, b) => a - b);
@@ -17906,80 +17910,57 @@ function group(list2) {
     medianCallsToFirstEdit: median(list2.flatMap((r) => r.callsToFirstEdit === null ? [] : [r.callsToFirstEdit]))
   };
 }
-function record(date, items) {
+function record(items) {
   const get = (label) => items.find((i) => i.label === label)?.text;
   const score = Number(get("Handoff score"));
   const followed = get("Next step followed");
   const calls = Number(get("Calls to first edit"));
   return {
-    date,
     score: Number.isInteger(score) ? score : null,
     followed: followed === "yes" || followed === "no" ? followed : "unknown",
     retried: items.filter((i) => i.label === "Failed approach retried").length,
     callsToFirstEdit: Number.isInteger(calls) ? calls : null
   };
 }
-async function readResumes(root) {
+function readResumes(root) {
   const resumes = [];
   let files = 0;
   for (const f of listJournal(root)) {
-    let text;
-    try {
-      const r = await readStable(path57.join(journalDir(root), f.name));
-      if (r === null) continue;
-      text = r.bytes.toString("utf8");
-    } catch {
-      continue;
-    }
+    const text = readJournalText(root, f);
+    if (text === null) continue;
     files++;
-    for (const e of parseJournal(text, f.kind).entries) if (e.kind === "resume") resumes.push(record(e.time.slice(0, 10), e.items));
-    if (f.kind === "year") {
-      for (const m of text.matchAll(/^- (\d{4}-\d{2}-\d{2}) resume [0-9a-f]{16}: (.*)$/gm)) {
-        const items = m[2].split("; ").map((part) => {
-          const c = part.indexOf(": ");
-          return { label: part.slice(0, c), text: part.slice(c + 2) };
-        });
-        resumes.push(record(m[1], items));
-      }
+    for (const e of parseJournal(text, f.kind).entries) if (e.kind === "resume") resumes.push(record(e.items));
+    for (const folded of f.kind === "year" ? foldedLines(text) : []) {
+      if (folded.kind !== "resume") continue;
+      const items = folded.items.split("; ").map((part) => {
+        const c = part.indexOf(": ");
+        return { label: part.slice(0, c), text: part.slice(c + 2) };
+      });
+      resumes.push(record(items));
     }
   }
   return { resumes, files };
 }
-var MIN_GROUP, GOOD_SCORE;
-var init_impact = __esm({
-  "src/journal/impact.ts"() {
-    "use strict";
-    init_files();
-    init_entry();
-    init_store();
-    MIN_GROUP = 5;
-    GOOD_SCORE = 80;
-  }
-});
-
-// src/verbs/impact.ts
-var impact_exports = {};
-__export(impact_exports, {
-  impactVerb: () => impactVerb
-});
-function pct(n2, of) {
-  return of === 0 ? "n/a" : `${n2} of ${of} (${Math.round(n2 / of * 100)}%)`;
-}
 function lines2(g) {
+  const unmeasured = "not measurable (no resume named a file or command to start with)";
+  const pct = g.judged === 0 ? unmeasured : `${g.followed} of ${g.judged} (${Math.round(g.followed / g.judged * 100)}%)`;
   return [
-    `next step followed: ${g.judged === 0 ? "not measurable (no resume named a file or command to start with)" : pct(g.followed, g.judged)}`,
+    `next step followed: ${pct}`,
     `failed approaches retried: ${g.retried} (in ${g.resumesWithRetry} of ${g.resumes} resumes)`,
     `median tool calls to the first edit: ${g.medianCallsToFirstEdit ?? "no edit after a resume"}`
   ];
 }
-var impactVerb;
-var init_impact2 = __esm({
+var MIN_GROUP, GOOD_SCORE, impactVerb;
+var init_impact = __esm({
   "src/verbs/impact.ts"() {
     "use strict";
+    init_entry();
+    init_store();
     init_paths();
-    init_impact();
     init_common();
     init_types();
+    MIN_GROUP = 5;
+    GOOD_SCORE = 80;
     impactVerb = {
       name: "impact",
       options: { root: { type: "string" }, json: { type: "boolean" } },
@@ -18001,22 +17982,30 @@ exit:   0 (also with no resume recorded).
       async run(ctx) {
         const root = rootOption(ctx);
         checkTree(root);
-        const { resumes, files } = await readResumes(root);
+        const { resumes, files } = readResumes(root);
         const all = group(resumes);
         const good = group(resumes.filter((r) => r.score !== null && r.score >= GOOD_SCORE));
         const rest = group(resumes.filter((r) => r.score === null || r.score < GOOD_SCORE));
         const shown = good.resumes >= MIN_GROUP && rest.resumes >= MIN_GROUP;
         if (ctx.values.json === true) {
-          return ok(`${JSON.stringify({ resumes: all.resumes, all, good: shown ? good : null, rest: shown ? rest : null, comparison: shown ? "shown" : "too few resumes" }, null, 2)}
+          const comparison = shown ? "shown" : "too few resumes";
+          const json2 = { resumes: all.resumes, all, good: shown ? good : null, rest: shown ? rest : null, comparison };
+          return ok(`${JSON.stringify(json2, null, 2)}
 `);
         }
-        if (all.resumes === 0) return ok(`impact: no resume recorded yet (${files} journal file(s) read); checkpoints record one when a session resumes with \`brief\`
+        if (all.resumes === 0) {
+          const todo = "checkpoints record one when a session resumes with `brief`";
+          return ok(`impact: no resume recorded yet (${files} journal file(s) read); ${todo}
 `);
+        }
         const out = [`impact: ${all.resumes} resume(s) recorded in ${files} journal file(s)`, ...lines2(all)];
+        const against = `handoffs scoring ${GOOD_SCORE} or more`;
         if (shown) {
-          out.push(`handoffs scoring ${GOOD_SCORE} or more (${good.resumes} resumes):`, ...lines2(good).map((l) => `  ${l}`), `the rest (${rest.resumes} resumes):`, ...lines2(rest).map((l) => `  ${l}`));
+          out.push(`${against} (${good.resumes} resumes):`, ...lines2(good).map((l) => `  ${l}`));
+          out.push(`the rest (${rest.resumes} resumes):`, ...lines2(rest).map((l) => `  ${l}`));
         } else {
-          out.push(`handoffs scoring ${GOOD_SCORE} or more against the rest: too few resumes (${good.resumes} and ${rest.resumes}; ${MIN_GROUP} needed in each)`);
+          const counts = `${good.resumes} and ${rest.resumes}; ${MIN_GROUP} needed in each`;
+          out.push(`${against} against the rest: too few resumes (${counts})`);
         }
         return ok(`${out.join("\n")}
 `);
@@ -18031,7 +18020,7 @@ __export(journal_exports, {
   journalVerb: () => journalVerb
 });
 import { lstatSync as lstatSync31, unlinkSync as unlinkSync12 } from "node:fs";
-import path58 from "node:path";
+import path57 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -18086,13 +18075,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync31(path58.join(journalDir(root), f.name));
+            const st = lstatSync31(path57.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync12(path58.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync12(path57.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -18108,10 +18097,10 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync16, constants as constants14, fstatSync as fstatSync8, lstatSync as lstatSync32, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync19, writeSync as writeSync8 } from "node:fs";
-import path59 from "node:path";
+import { closeSync as closeSync16, constants as constants13, fstatSync as fstatSync8, lstatSync as lstatSync32, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync19, writeSync as writeSync7 } from "node:fs";
+import path58 from "node:path";
 function readRegularBytes(p) {
-  const fd = openSync14(p, constants14.O_RDONLY | NOFOLLOW);
+  const fd = openSync14(p, constants13.O_RDONLY | NOFOLLOW);
   try {
     if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
     return readFileSync19(fd);
@@ -18126,10 +18115,10 @@ function memorySide(p, side) {
   return m.text;
 }
 function writeResult(p, text) {
-  const fd = openSync14(p, constants14.O_WRONLY | constants14.O_TRUNC | NOFOLLOW);
+  const fd = openSync14(p, constants13.O_WRONLY | constants13.O_TRUNC | NOFOLLOW);
   try {
     if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    writeSync8(fd, Buffer.from(text, "utf8"));
+    writeSync7(fd, Buffer.from(text, "utf8"));
   } finally {
     closeSync16(fd);
   }
@@ -18137,7 +18126,7 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at4 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at4 = path59.join(at4, part);
+    at4 = path58.join(at4, part);
     let st;
     try {
       st = lstatSync32(at4);
@@ -18150,9 +18139,9 @@ function archiveDirOf(top, memRel) {
   return at4;
 }
 function createExclusive2(p, text) {
-  const fd = openSync14(p, constants14.O_WRONLY | constants14.O_CREAT | constants14.O_EXCL | NOFOLLOW, 384);
+  const fd = openSync14(p, constants13.O_WRONLY | constants13.O_CREAT | constants13.O_EXCL | NOFOLLOW, 384);
   try {
-    writeSync8(fd, Buffer.from(text, "utf8"));
+    writeSync7(fd, Buffer.from(text, "utf8"));
   } finally {
     closeSync16(fd);
   }
@@ -18176,7 +18165,7 @@ var init_merge_driver2 = __esm({
     init_entry();
     init_types();
     init_memory_text();
-    NOFOLLOW = constants14.O_NOFOLLOW ?? 0;
+    NOFOLLOW = constants13.O_NOFOLLOW ?? 0;
     mergeDriverVerb = {
       name: "merge-driver",
       options: {},
@@ -18258,7 +18247,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive2(path59.join(dir, name2), loser);
+          createExclusive2(path58.join(dir, name2), loser);
           const merged = mergeHandoffs(winner, loser);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
           const at4 = stateTimeOfText(loser, Date.now());
@@ -19031,7 +19020,7 @@ var VERBS = {
   statusline: { summary: "Claude Code's status line: yours, then the handoff's state", load: async () => (await Promise.resolve().then(() => (init_statusline(), statusline_exports))).statuslineVerb },
   context: { summary: "prompt/tool hooks: offer a handoff once near a full context", load: async () => (await Promise.resolve().then(() => (init_context(), context_exports))).contextVerb },
   search: { summary: "search memory: journal, archives, ledgers, checkpoints", load: async () => (await Promise.resolve().then(() => (init_search2(), search_exports))).searchVerb },
-  impact: { summary: "did the handoffs help? measured from the journal's resumes", load: async () => (await Promise.resolve().then(() => (init_impact2(), impact_exports))).impactVerb },
+  impact: { summary: "did the handoffs help? measured from the journal's resumes", load: async () => (await Promise.resolve().then(() => (init_impact(), impact_exports))).impactVerb },
   journal: { summary: "journal purge [--before YYYY-MM]: delete journal files", load: async () => (await Promise.resolve().then(() => (init_journal(), journal_exports))).journalVerb },
   // Run by git only (docs/decisions/merge-driver.md): not in the usage list.
   "merge-driver": { summary: "git's merge driver for memory files (run by git)", load: async () => (await Promise.resolve().then(() => (init_merge_driver2(), merge_driver_exports))).mergeDriverVerb, hidden: true },

@@ -21,7 +21,7 @@ import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/tra
 import { hookCwd } from "../agents/harness-path.ts";
 import { findLastSave, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
 import { recordResume } from "../journal/record.ts";
-import { findLastResume, type ResumeCall } from "../journal/resume-events.ts";
+import { findLastResume, type ResumeCall } from "../journal/outcome.ts";
 import { formatRedactionReport } from "../guard/redact.ts";
 import { anchorsWithoutTokens } from "../guard/token-shape.ts";
 import { runGit } from "../git/run.ts";
