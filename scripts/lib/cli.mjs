@@ -10033,8 +10033,10 @@ function causeList(items, max, budget) {
 }
 function countLedger(text, needles) {
   const body = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
-  let entries = body.split(/^## /m).slice(1);
-  if (entries.length === 0) entries = body.split(/^[-*] /m).slice(1);
+  const top = parseBlocks(body).children;
+  const heads = top.filter((b) => b.type === "heading" && b.depth === 2);
+  const items = top.filter((b) => b.type === "list").flatMap((l) => l.children);
+  const entries = heads.length > 0 ? heads.map((h, i) => body.slice(h.start, heads[i + 1]?.start ?? body.length)) : items.map((b) => body.slice(b.start, b.end));
   const useful = needles.filter((n2) => n2.length >= 3);
   const matching = entries.filter((e) => useful.some((n2) => e.includes(n2))).length;
   return { entries: entries.length, matching };
@@ -10072,9 +10074,7 @@ function draftBrief(h, drift, ledgers) {
   const fitItems = (items) => items.length === 0 ? "none recorded" : fitList(items.map((d) => flatten(d, 1e4)), 4, MAX_FIELD_CHARS, keepCause);
   const decisionsInForce = fitItems(inForce);
   const doNotRetry = fitItems(h.failedApproaches);
-  const ledgerBits = [ledgerText("LESSONS.md", ledgers.lessons), ledgerText("SOLUTIONS.md", ledgers.solutions)].filter(
-    (x) => x !== null
-  );
+  const ledgerBits = [ledgerText("LESSONS.md", ledgers.lessons), ledgerText("SOLUTIONS.md", ledgers.solutions)].filter((x) => x !== null);
   for (const name2 of ledgers.unreadable ?? []) ledgerBits.push(`${name2} refused by the safety checks (run \`check\`)`);
   const driftClauses = driftSummaryClauses(drift.summary);
   driftClauses.push({
@@ -10102,16 +10102,16 @@ function draftBrief(h, drift, ledgers) {
   };
 }
 function driftSummaryClauses(summary) {
-  return sanitize(summary).split("; ").map((text, i) => ({
-    text,
-    rank: i === 0 ? RANK.verdict : /memory-only|^key files not created yet/.test(text) ? RANK.memoryOnly : /^upstream\b|\bupstream\b/.test(text) ? RANK.upstream : /^(key files missing|dirty at the save|dirty in the clone that saved)/.test(text) ? RANK.fates : /^(key files (changed|with uncommitted)|dirty files)/.test(text) ? RANK.changed : RANK.other
-  }));
+  return sanitize(summary).split("; ").map((text, i) => {
+    const rank = i === 0 ? RANK.verdict : RANKED.find(([re2]) => re2.test(text))?.[1] ?? RANK.other;
+    return { text, rank };
+  });
 }
 function renderBrief(b) {
   return envelopeText("BRIEF", `${b.lines.join("\n")}
 `);
 }
-var BRIEF_LABELS, AGE_ONLY, AGE_ONLY_PLAN, MAX_FIELD_CHARS, NONE2, CAUSE2, RANK;
+var BRIEF_LABELS, AGE_ONLY, AGE_ONLY_PLAN, MAX_FIELD_CHARS, NONE2, CAUSE2, RANK, RANKED;
 var init_brief = __esm({
   "src/brief/brief.ts"() {
     "use strict";
@@ -10119,6 +10119,7 @@ var init_brief = __esm({
     init_sanitize();
     init_untrusted();
     init_cut();
+    init_grammar();
     BRIEF_LABELS = [
       "Goal:",
       "Plan status:",
@@ -10142,6 +10143,12 @@ var init_brief = __esm({
       source: 90,
       verdict: 100
     };
+    RANKED = [
+      [/memory-only|^key files not created yet/, RANK.memoryOnly],
+      [/\bupstream\b/, RANK.upstream],
+      [/^(key files missing|dirty at the save|dirty in the clone that saved)/, RANK.fates],
+      [/^(key files (changed|with uncommitted)|dirty files)/, RANK.changed]
+    ];
   }
 });
 
@@ -16349,9 +16356,7 @@ function itemCall(item, at4) {
     const events = Object.keys(obj(item.changes) ?? {}).map((file) => ({ kind: "edit", path: file }));
     return { ...at4, events, text: "", result, item: true };
   }
-  const argv = Array.isArray(item.command) ? item.command.filter((c) => typeof c === "string") : [];
-  const script = argv.length >= 3 && /(^|\/)(ba|z)?sh$/.test(argv[0]) && argv[1] === "-lc" ? argv[2] : null;
-  const command = script ?? (argv.join(" ") || (str(item.command) ?? ""));
+  const command = commandOf("exec_command", { command: item.command }) ?? "";
   return { ...at4, events: [{ kind: "command", command }], text: argvText(item.command), result, item: true };
 }
 function codexUsage(rec, payload) {
@@ -16651,10 +16656,9 @@ function readFailure(err) {
 function openTranscript(transcriptPath) {
   const where = harnessPath("the transcript path", transcriptPath);
   if (!where.ok) return { ok: false, reason: where.reason };
-  transcriptPath = where.path;
   let fd;
   try {
-    fd = openSync13(transcriptPath, constants12.O_RDONLY | constants12.O_NOFOLLOW | constants12.O_NONBLOCK);
+    fd = openSync13(where.path, constants12.O_RDONLY | constants12.O_NOFOLLOW | constants12.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     const known = { ENOENT: "does not exist", ELOOP: "is a link" };

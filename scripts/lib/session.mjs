@@ -2659,10 +2659,9 @@ function readFailure(err) {
 function openTranscript(transcriptPath) {
   const where = harnessPath("the transcript path", transcriptPath);
   if (!where.ok) return { ok: false, reason: where.reason };
-  transcriptPath = where.path;
   let fd;
   try {
-    fd = openSync7(transcriptPath, constants7.O_RDONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK);
+    fd = openSync7(where.path, constants7.O_RDONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     const known = { ENOENT: "does not exist", ELOOP: "is a link" };
@@ -2816,6 +2815,16 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
+function commandOf(name, args) {
+  const cmd = args.cmd ?? args.command;
+  if (typeof cmd === "string") return cmd;
+  if (Array.isArray(cmd) && cmd.every((c) => typeof c === "string")) {
+    const parts = cmd;
+    if (parts.length === 3 && /(^|\/)(ba|z)?sh$/.test(parts[0]) && /^-l?c$/.test(parts[1])) return parts[2];
+    return parts.join(" ");
+  }
+  return name === "exec_command" || name === "shell" || name === "local_shell" ? "" : null;
+}
 function argvText(cmd) {
   if (typeof cmd === "string") return cmd;
   return Array.isArray(cmd) ? cmd.filter((c) => typeof c === "string").join(" ") : "";
@@ -2837,9 +2846,7 @@ function itemCall(item, at) {
     const events = Object.keys(obj(item.changes) ?? {}).map((file) => ({ kind: "edit", path: file }));
     return { ...at, events, text: "", result, item: true };
   }
-  const argv = Array.isArray(item.command) ? item.command.filter((c) => typeof c === "string") : [];
-  const script = argv.length >= 3 && /(^|\/)(ba|z)?sh$/.test(argv[0]) && argv[1] === "-lc" ? argv[2] : null;
-  const command = script ?? (argv.join(" ") || (str(item.command) ?? ""));
+  const command = commandOf("exec_command", { command: item.command }) ?? "";
   return { ...at, events: [{ kind: "command", command }], text: argvText(item.command), result, item: true };
 }
 function codexUsage(rec, payload) {

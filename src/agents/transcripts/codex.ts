@@ -60,9 +60,8 @@ function shellPatch(command: string): string | null {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch") ? command : null;
 }
 
-// The string literals a code-mode `exec` script passes to `tools.exec_command({cmd: …})` and
-// `tools.apply_patch(…)`: "…" and '…' as JSON reads them, `…` without `${`. Only a
-// fallback, for a build that records no item for them (see parseCodex).
+// The string literals a code-mode `exec` script passes to `tools.exec_command({cmd: …})` and `tools.apply_patch(…)`:
+// a fallback for a build that records no item for them.
 function scriptCalls(script: string): { tool: "exec_command" | "apply_patch"; text: string }[] {
   const out: { tool: "exec_command" | "apply_patch"; text: string }[] = [];
   const literal = String.raw`"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\x60[^\x60$]*\x60`;
@@ -88,15 +87,10 @@ function scriptCalls(script: string): { tool: "exec_command" | "apply_patch"; te
 type Step = { kind: "command"; run: CommandRun } | { kind: "edit"; files: string[] };
 
 /**
- * Extracts a capture from complete Codex rollout lines, oldest first. Pure.
- *
- * Commands and edits have two records on 0.171 (harnesses.md, "Rollout"): the tool call
- * (`function_call`, `custom_tool_call`) and `event_msg` `item_completed` items
- * (`CommandExecution` with `exit_code`, `FileChange` with absolute paths). In code mode the
- * call is an `exec` script and the items alone say what ran. So the items count, and a call
- * counts only when no item belongs to it: an item belongs to the call whose `call_id` is its
- * id, else to the code-mode `exec` calls still awaiting their output. Older rollouts, with
- * no items, keep their calls.
+ * Extracts a capture from complete Codex rollout lines, oldest first. Pure. Commands and edits have two records on
+ * 0.171 (harnesses.md, "Rollout"): the tool call and a completed item; in code mode the items alone say what ran.
+ * So a call counts only when no item belongs to it: the item whose id is its `call_id`, else any item while a
+ * code-mode `exec` awaits its output. Older rollouts, with no items, keep their calls.
  */
 export function parseCodex(lines: readonly string[]): Capture {
   const cap = emptyCapture("codex");
@@ -197,16 +191,16 @@ export function parseCodex(lines: readonly string[]): Capture {
   return cap;
 }
 
-/** What the capture has read so far: the steps, and the turn's words from each of three sources. */
+/**
+ * What the capture has read: each step with its call (null: an item's own), the calls whose steps items told
+ * (`itemized`), the code-mode `exec` calls awaiting output, and the turn's words from events, response items and
+ * completed items, in that order of preference.
+ */
 interface Reading {
-  /** Each step in order, with the call it came from (null: an item's own). */
   steps: { step: Step; call: string | null }[];
   calls: Set<string>;
-  /** Calls whose steps items told instead. */
   itemized: Set<string>;
-  /** Code-mode `exec` calls still awaiting their output. */
   openScripts: Set<string>;
-  /** From events, response items and completed items, in that order of preference. */
   users: [string[], string[], string[]];
   claims: [string | null, string | null, string | null];
 }
@@ -256,8 +250,6 @@ function itemStep(r: Reading, item: Record<string, unknown> | null): void {
   addStep(r, { kind: "edit", files }, null);
 }
 
-
-
 // A command as a call's arguments or an item give it: a string, or an argv joined by spaces.
 function argvText(cmd: unknown): string {
   if (typeof cmd === "string") return cmd;
@@ -284,9 +276,7 @@ function itemCall(item: Record<string, unknown>, at: Pick<Call, "id" | "ts" | "c
     const events = Object.keys(obj(item.changes) ?? {}).map((file): ToolEvent => ({ kind: "edit", path: file }));
     return { ...at, events, text: "", result, item: true };
   }
-  const argv = Array.isArray(item.command) ? item.command.filter((c) => typeof c === "string") : [];
-  const script = argv.length >= 3 && /(^|\/)(ba|z)?sh$/.test(argv[0]!) && argv[1] === "-lc" ? argv[2]! : null;
-  const command = script ?? (argv.join(" ") || (str(item.command) ?? ""));
+  const command = commandOf("exec_command", { command: item.command }) ?? "";
   return { ...at, events: [{ kind: "command", command }], text: argvText(item.command), result, item: true };
 }
 
@@ -307,10 +297,7 @@ function codexUsage(rec: Record<string, unknown>, payload: Record<string, unknow
   return used === 0 ? null : { used, window: window > 0 ? window : null, model: null };
 }
 
-/**
- * The tool calls, results and usage of one Codex rollout record. `state.cwd` follows the
- * session's and each turn's working folder.
- */
+/** The tool calls, results and usage of one Codex record; `state.cwd` follows the session's and turn's folder. */
 export function codexEvents(rec: Record<string, unknown>, line: number, state: { cwd: string | null }): LineEvents {
   const ev = noEvents(line);
   const p = obj(rec.payload);
