@@ -7604,7 +7604,8 @@ function ensureJournalDir(root) {
   try {
     mkdirSync3(dir, { mode: 448 });
   } catch (err) {
-    if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${err.message}`);
+    const code = err.code;
+    if (code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${err.message}`);
   }
   const st = lstatSync15(dir);
   if (st.isSymbolicLink() || !st.isDirectory()) {
@@ -8072,6 +8073,7 @@ var init_promote = __esm({
     init_read();
     init_publish();
     init_common();
+    init_common();
     init_append();
     init_types();
     MAX_PROMOTE_BYTES = 64e3;
@@ -8130,13 +8132,14 @@ exit:   0 appended, or already there; 2 refused (stale token: read again; bad te
               const got = await readManagedFile(root, target, memoryDir(root));
               const current = got?.token ?? "absent";
               if (current !== expected && !(got !== null && alreadyPresent(got.bytes, text))) {
-                throw new Refused(`${target} changed since it was read (expected ${expected}, current ${current}); read again and merge`);
+                const tokens = `expected ${expected}, current ${current}`;
+                throw new Refused(`${target} changed since it was read (${tokens}); read again and merge`);
               }
             }
           },
           async (lock) => {
             const now = await readManagedFile(root, target, memoryDir(root));
-            if (now !== null && alreadyPresent(now.bytes, text)) return { unchanged: true, token: now.token, warnings: [] };
+            if (now !== null && alreadyPresent(now.bytes, text)) return { unchanged: true, token: now.token };
             return publish({
               dir: root,
               file: target,
@@ -8162,9 +8165,10 @@ exit:   0 appended, or already there; 2 refused (stale token: read again; bad te
 CURRENT-SHA256: ${result.token}
 `, [...repairs, ...notes]);
         }
+        const warnings = [...repairs, ...notes, ...result.warnings];
         return ok(`appended approved lesson to ${target}
 CURRENT-SHA256: ${result.token}
-`, [...repairs, ...notes, ...result.warnings]);
+`, warnings);
       }
     };
   }
@@ -11052,12 +11056,15 @@ function restoreProblem(bytes) {
   if (text.includes("\r")) return "it has CR line ends";
   const lines3 = text.split("\n");
   if (lines3[0] !== MARKER) return `its first line is not ${MARKER}`;
-  if (!lines3.slice(0, 4).includes(HEADING_OF.handoff)) return `it has no "${HEADING_OF.handoff}" in its first four lines`;
+  const heading = HEADING_OF.handoff;
+  if (!lines3.slice(0, 4).includes(heading)) return `it has no "${heading}" in its first four lines`;
   if (!text.endsWith("\n")) return "it does not end with a newline";
-  const hidden = findInvisible(text);
-  if (hidden.length > 0) return `it contains invisible characters (line ${hidden[0].line}, column ${hidden[0].column}: ${hidden[0].codePoint})`;
+  const hidden = findInvisible(text)[0];
+  const at4 = hidden && `line ${hidden.line}, column ${hidden.column}: ${hidden.codePoint}`;
+  if (at4) return `it contains invisible characters (${at4})`;
   const secrets = redactText(text).findings;
-  if (secrets.length > 0) return `it holds ${secrets.length} secret(s) (${secrets.map((s) => `${s.kind} on line ${s.line}`).slice(0, 3).join(", ")})`;
+  const where = secrets.map((s) => `${s.kind} on line ${s.line}`).slice(0, 3).join(", ");
+  if (secrets.length > 0) return `it holds ${secrets.length} secret(s) (${where})`;
   return null;
 }
 async function list(ctx) {
@@ -11078,20 +11085,23 @@ async function list(ctx) {
       }
       const loaded = loadMemoryText(`archive/${e.name}`, bytes);
       if (loaded.warning !== null) stderr.push(loaded.warning);
-      const text2 = loaded.text;
-      const h = parseHandoff(text2);
+      const h = parseHandoff(loaded.text);
       const st = handoffStateTime(h, now);
       rows.push({ name: e.name, stateTime: st.known ? st.time.iso : null, goal: goalLineOf(h), unsafe: false });
     } catch (err) {
       stderr.push(`warning: archive/${e.name} could not be read: ${err.message}`);
     }
   }
-  if (ctx.values.json === true) return ok(`${JSON.stringify({ archives: rows.map(({ nul: _nul, ...r }) => r) })}
+  if (ctx.values.json === true) {
+    return ok(`${JSON.stringify({ archives: rows.map(({ nul: _nul, ...r }) => r) })}
 `, stderr);
+  }
   if (rows.length === 0) return ok("no archived handoffs\n", stderr);
-  const text = rows.map(
-    (r) => r.nul ? `${r.name}  (holds a NUL byte: unsafe, not read)` : r.unsafe ? `${r.name}  (a link, hard-linked or not a regular file: not read)` : `${r.name}  ${r.stateTime ?? "age unknown"}  ${quoted(r.goal ?? "")}`
-  );
+  const text = rows.map((r) => {
+    if (r.nul) return `${r.name}  (holds a NUL byte: unsafe, not read)`;
+    if (r.unsafe) return `${r.name}  (a link, hard-linked or not a regular file: not read)`;
+    return `${r.name}  ${r.stateTime ?? "age unknown"}  ${quoted(r.goal ?? "")}`;
+  });
   return ok(`${text.join("\n")}
 `, stderr);
 }
@@ -11117,7 +11127,8 @@ async function restore(ctx, name2) {
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         if (!ARCHIVE_NAME.test(name2)) {
-          throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
+          const shape = "(HANDOFF-<letters, digits, . _ ->.md); run `archives list`";
+          throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name ${shape}`);
         }
         try {
           lstatSync22(path40.join(archiveDir(root), name2));
@@ -11127,11 +11138,11 @@ async function restore(ctx, name2) {
       }
     },
     async (lock) => {
-      const archived = await readArchive(root, name2);
-      const problem = restoreProblem(archived.bytes);
+      const archived2 = await readArchive(root, name2);
+      const problem = restoreProblem(archived2.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
       const current = await readStable(path40.join(memoryDir(root), file));
-      if (current !== null && current.bytes.equals(archived.bytes)) return { unchanged: current.token };
+      if (current !== null && current.bytes.equals(archived2.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
         file,
@@ -11140,7 +11151,7 @@ async function restore(ctx, name2) {
         archivePrior: true,
         expectedToken: expected,
         newMode: 384,
-        build: () => archived.bytes,
+        build: () => archived2.bytes,
         failpoint: failpointOf(ctx),
         lock
       });
@@ -11151,8 +11162,8 @@ async function restore(ctx, name2) {
 CURRENT-SHA256: ${result.unchanged}
 `);
   const p = result.published;
-  const first = p.archived ? `restored ${file} from archive/${name2}; archived previous handoff as ${p.archived}` : `restored ${file} from archive/${name2}`;
-  return ok(`${first}
+  const archived = p.archived ? `; archived previous handoff as ${p.archived}` : "";
+  return ok(`restored ${file} from archive/${name2}${archived}
 CURRENT-SHA256: ${p.token}
 `, p.warnings);
 }
@@ -11227,7 +11238,8 @@ exit: 0 done
           if (name2 === void 0) throw new UsageError(`archives ${action} needs an archive NAME; run \`archives list\``);
           return action === "show" ? show(ctx, name2) : restore(ctx, name2);
         }
-        throw new UsageError(`unknown archives action ${quotedValue((action ?? "").slice(0, 80))}: use list, show NAME or restore NAME`);
+        const got = quotedValue((action ?? "").slice(0, 80));
+        throw new UsageError(`unknown archives action ${got}: use list, show NAME or restore NAME`);
       }
     };
   }
@@ -17947,7 +17959,8 @@ function readResumes(root) {
 }
 function lines2(g) {
   const unmeasured = "not measurable (no resume named a file or command to start with)";
-  const pct = g.judged === 0 ? unmeasured : `${g.followed} of ${g.judged} (${Math.round(g.followed / g.judged * 100)}%)`;
+  const share2 = Math.round(g.followed / g.judged * 100);
+  const pct = g.judged === 0 ? unmeasured : `${g.followed} of ${g.judged} (${share2}%)`;
   return [
     `next step followed: ${pct}`,
     `failed approaches retried: ${g.retried} (in ${g.resumesWithRetry} of ${g.resumes} resumes)`,
@@ -18072,8 +18085,8 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         }
         const root = rootOption(ctx);
         const lockTimeoutSeconds = lockTimeoutOption(ctx);
-        const treeOk = checkTree(root);
-        if (!treeOk || !exists(journalDir(root))) return ok("nothing to purge: there is no journal (.ai/memory/journal/)\n");
+        const none = "nothing to purge: there is no journal (.ai/memory/journal/)\n";
+        if (!checkTree(root) || !exists(journalDir(root))) return ok(none);
         const opts = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
         const lastMonth = (f) => f.kind === "year" ? `${f.period}-12` : f.period;
         const { result, repairs } = await underLock(opts, async () => {

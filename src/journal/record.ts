@@ -21,7 +21,8 @@ const FOLD_AFTER_MONTHS = 7;
 
 /** The items a fold keeps, one line per session; the rest are counted. */
 const FOLD_KEPT = new Set([
-  "Decision", "Failed approach", "Handoff score", "Next step followed", "Failed approach retried", "Calls to first edit",
+  "Decision", "Failed approach", "Handoff score", "Next step followed", "Failed approach retried",
+  "Calls to first edit",
 ]);
 
 const isoSecond = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");

@@ -181,7 +181,8 @@ export function ensureJournalDir(root: string): string {
   try {
     mkdirSync(dir, { mode: 0o700 });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${(err as Error).message}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${(err as Error).message}`);
   }
   const st = lstatSync(dir);
   if (st.isSymbolicLink() || !st.isDirectory()) {

@@ -73,7 +73,8 @@ function readResumes(root: string): { resumes: ResumeRecord[]; files: number } {
 
 function lines(g: ReturnType<typeof group>): string[] {
   const unmeasured = "not measurable (no resume named a file or command to start with)";
-  const pct = g.judged === 0 ? unmeasured : `${g.followed} of ${g.judged} (${Math.round((g.followed / g.judged) * 100)}%)`;
+  const share = Math.round((g.followed / g.judged) * 100);
+  const pct = g.judged === 0 ? unmeasured : `${g.followed} of ${g.judged} (${share}%)`;
   return [
     `next step followed: ${pct}`,
     `failed approaches retried: ${g.retried} (in ${g.resumesWithRetry} of ${g.resumes} resumes)`,

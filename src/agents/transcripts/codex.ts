@@ -60,8 +60,8 @@ function shellPatch(command: string): string | null {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch") ? command : null;
 }
 
-// The string literals a code-mode `exec` script passes to `tools.exec_command({cmd: …})` and `tools.apply_patch(…)`:
-// a fallback for a build that records no item for them.
+// The string literals a code-mode `exec` script passes to `tools.exec_command({cmd: …})` and
+// `tools.apply_patch(…)`: a fallback for a build that records no item for them.
 function scriptCalls(script: string): { tool: "exec_command" | "apply_patch"; text: string }[] {
   const out: { tool: "exec_command" | "apply_patch"; text: string }[] = [];
   const literal = String.raw`"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\x60[^\x60$]*\x60`;

@@ -48,11 +48,13 @@ export interface TranscriptFile {
   head: string[];
 }
 
+type Opened = { ok: true; file: TranscriptFile } | { ok: false; reason: string };
+
 /**
  * Opens a transcript within the reader's bounds and reads its head. Never throws: a missing, linked, non-regular
  * or unreadable file gives `{ok: false, reason}`. The caller closes it with `closeTranscript`.
  */
-export function openTranscript(transcriptPath: string): { ok: true; file: TranscriptFile } | { ok: false; reason: string } {
+export function openTranscript(transcriptPath: string): Opened {
   const where = harnessPath("the transcript path", transcriptPath);
   if (!where.ok) return { ok: false, reason: where.reason };
   let fd: number;
