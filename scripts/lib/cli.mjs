@@ -7755,21 +7755,13 @@ function summaryLine(entries) {
   const resumes = entries.length - saves;
   const listed2 = (e, label) => e.items.filter((i) => i.label === label && i.text[0] !== "(");
   const count2 = (label) => entries.reduce((n2, e) => n2 + listed2(e, label).length, 0);
-  const parts = [
-    `${saves} save(s)`,
-    `${resumes} resume(s)`,
-    `${count2("Finished")} step(s) finished`,
-    `${count2("Dropped")} item(s) dropped`,
-    `${count2("Superseded")} decision(s) superseded`
-  ];
+  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count2("Finished")} step(s) finished`];
+  parts.push(`${count2("Dropped")} item(s) dropped`, `${count2("Superseded")} decision(s) superseded`);
   return `- (${parts.join(", ")})`;
 }
 function foldSection(period, entries) {
   const lines3 = [`## ${period}`];
-  const order = (a, b) => {
-    if (a.time !== b.time) return a.time < b.time ? -1 : 1;
-    return a.id < b.id ? -1 : 1;
-  };
+  const order = (a, b) => a.time + a.id < b.time + b.id ? -1 : 1;
   for (const e of [...entries].sort(order)) {
     const items = e.items.filter((i) => FOLD_KEPT.has(i.label));
     if (items.length === 0) continue;
@@ -7823,8 +7815,7 @@ async function foldOne(root, nowMonth, fp) {
   const text = current === null ? `${journalHeader(year)}
 ` : current.bytes.toString("utf8");
   if (!new RegExp(`^## ${period}$`, "m").test(text)) {
-    const sep = text.endsWith("\n\n") ? "" : text.endsWith("\n") ? "\n" : "\n\n";
-    const next = boundYear(insertSection(text + sep, period, foldSection(period, entries)));
+    const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries)));
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
   for (const f of files) unlinkSync8(path29.join(dir, f.name));
@@ -9989,29 +9980,19 @@ var init_cut = __esm({
 });
 
 // src/brief/brief.ts
-function frameNextStep(verdict, step2, question, notHere = null, ageOnly = false) {
-  let proposed;
+function proposal(verdict, step2, notHere, ageOnly) {
   const then = step2 ? `, then: ${step2}` : "";
-  switch (verdict) {
-    case "stale":
-      proposed = "start fresh: the handoff is too stale to reconcile line by line, so archive it and re-plan from the current code, keeping its goal, decisions and failed approaches as background (full reconciliation only if you insist)";
-      break;
-    case "rewritten":
-      proposed = `re-verify every plan step against the current history before acting${then}`;
-      break;
-    case "unverifiable":
-      if (ageOnly) proposed = `confirm the handoff is still current (${AGE_ONLY})${then}`;
-      else if (notHere !== null) proposed = `the saved HEAD is ${notHere}${step2 ? `; then: ${step2}` : ""}`;
-      else proposed = `check the repository by hand (the anchors could not be verified)${then}`;
-      break;
-    case "drifted":
-      proposed = `re-check the steps the drift touches${then}`;
-      break;
-    default:
-      proposed = step2 ?? "none recorded";
-  }
+  if (verdict === "stale") return STALE;
+  if (verdict === "rewritten") return `re-verify every plan step against the current history before acting${then}`;
+  if (verdict === "drifted") return `re-check the steps the drift touches${then}`;
+  if (verdict !== "unverifiable") return step2 ?? "none recorded";
+  if (ageOnly) return `confirm the handoff is still current (${AGE_ONLY})${then}`;
+  if (notHere !== null) return `the saved HEAD is ${notHere}${step2 ? `; then: ${step2}` : ""}`;
+  return `check the repository by hand (the anchors could not be verified)${then}`;
+}
+function frameNextStep(verdict, step2, question, notHere = null, ageOnly = false) {
   const ask = question === null ? "" : ` (open question first: ${question})`;
-  return `${proposed}${ask} \u2014 Confirm?`;
+  return `${proposal(verdict, step2, notHere, ageOnly)}${ask} \u2014 Confirm?`;
 }
 function flatten(text, max = MAX_FIELD_CHARS) {
   return cutAtWord(sanitize(text), max);
@@ -10115,7 +10096,7 @@ function renderBrief(b) {
   return envelopeText("BRIEF", `${b.lines.join("\n")}
 `);
 }
-var BRIEF_LABELS, AGE_ONLY, AGE_ONLY_PLAN, MAX_FIELD_CHARS, NONE2, CAUSE2, RANK, RANKED;
+var BRIEF_LABELS, AGE_ONLY, AGE_ONLY_PLAN, MAX_FIELD_CHARS, STALE, NONE2, CAUSE2, RANK, RANKED;
 var init_brief = __esm({
   "src/brief/brief.ts"() {
     "use strict";
@@ -10135,6 +10116,7 @@ var init_brief = __esm({
     AGE_ONLY = "it matches the saved commit, but its time is not known";
     AGE_ONLY_PLAN = "at the saved commit, but the handoff's time is not known";
     MAX_FIELD_CHARS = 400;
+    STALE = "start fresh: the handoff is too stale to reconcile line by line, so archive it and re-plan from the current code, keeping its goal, decisions and failed approaches as background (full reconciliation only if you insist)";
     NONE2 = /^(none|none recorded|none yet|n\/a|-)\.?$/i;
     CAUSE2 = /\s[—–-]\s|:\s|\s(?=because\b)/;
     RANK = {
@@ -15968,6 +15950,11 @@ function textOf(content, types) {
   const parts = content.map(obj).filter((b) => types === void 0 || types.has(str(b?.type) ?? ""));
   return parts.map((b) => str(b?.text) ?? "").filter((t) => t !== "").join("\n");
 }
+function planStatus(s) {
+  if (s === "completed") return "done";
+  if (s === "in_progress") return "doing";
+  return s === "deleted" || s === "cancelled" ? "dropped" : "open";
+}
 var EDIT_TOOLS, num;
 var init_types2 = __esm({
   "src/agents/transcripts/types.ts"() {
@@ -15990,9 +15977,6 @@ var init_types2 = __esm({
 });
 
 // src/agents/transcripts/claude.ts
-function todoStatus(s) {
-  return s === "completed" ? "done" : s === "in_progress" ? "doing" : s === "deleted" ? "dropped" : "open";
-}
 function resultStatus(rec, block2) {
   const text = blockText(block2.content);
   const tur = rec.toolUseResult;
@@ -16072,7 +16056,7 @@ function toolUse(cap, plans, b) {
   if (EDIT_TOOLS.has(name2)) noteEdit(cap.filesEdited, str(input.file_path) ?? str(input.notebook_path) ?? "");
   else if (name2 === "TodoWrite" && Array.isArray(input.todos)) {
     const todos = input.todos.map(obj).filter((t) => t !== null);
-    plans.todo = todos.map((t) => ({ text: str(t.content) ?? str(t.activeForm) ?? "", status: todoStatus(t.status) }));
+    plans.todo = todos.map((t) => ({ text: str(t.content) ?? str(t.activeForm) ?? "", status: planStatus(t.status) }));
     plans.from = "todo";
   } else if (name2 === "TaskCreate") {
     const item = { text: str(input.subject) ?? str(input.description) ?? "", status: "open" };
@@ -16081,7 +16065,7 @@ function toolUse(cap, plans, b) {
     plans.from = "tasks";
   } else if (name2 === "TaskUpdate") {
     const task = plans.tasks.get(String(input.taskId ?? ""));
-    if (task !== void 0 && input.status !== void 0) task.status = todoStatus(input.status);
+    if (task !== void 0 && input.status !== void 0) task.status = planStatus(input.status);
     if (task !== void 0 && typeof input.subject === "string") task.text = input.subject;
     plans.from = "tasks";
   }
@@ -16155,9 +16139,6 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
-function planStatus(s) {
-  return s === "completed" ? "done" : s === "in_progress" ? "doing" : "open";
-}
 function commandOf(name2, args) {
   const cmd2 = args.cmd ?? args.command;
   if (typeof cmd2 === "string") return cmd2;
@@ -16189,7 +16170,7 @@ function patchFiles(input) {
   return files;
 }
 function shellPatch(command) {
-  return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch") ? command : null;
+  return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
 }
 function scriptCalls(script) {
   const out = [];
@@ -16229,8 +16210,7 @@ function parseCodex(lines3) {
     const payload = obj(rec.payload);
     if (payload === null || typeof rec.type !== "string") continue;
     cap.records++;
-    const ts = str(rec.timestamp);
-    if (ts !== null && cap.firstTimestamp === null) cap.firstTimestamp = ts;
+    cap.firstTimestamp ??= str(rec.timestamp);
     if (rec.type === "session_meta") {
       cap.version = versionOf(payload.cli_version) ?? cap.version ?? null;
       continue;
@@ -16261,13 +16241,9 @@ function parseCodex(lines3) {
         cap.planFinal = true;
         continue;
       }
-      if (name2 === "apply_patch" && typeof args.input === "string") {
-        add({ kind: "edit", files: patchFiles(args.input) }, id);
-        continue;
-      }
-      const command = commandOf(name2, args);
+      const command = name2 === "apply_patch" ? str(args.input) : commandOf(name2, args);
       if (command === null) continue;
-      if (shellPatch(command) !== null) {
+      if (name2 === "apply_patch" || shellPatch(command)) {
         add({ kind: "edit", files: patchFiles(command) }, id);
         continue;
       }
@@ -16281,8 +16257,7 @@ function parseCodex(lines3) {
       else if (payload.name === "exec") {
         if (id !== null) r.openScripts.add(id);
         for (const c of scriptCalls(input)) {
-          if (c.tool === "apply_patch") add({ kind: "edit", files: patchFiles(c.text) }, id);
-          else if (shellPatch(c.text) !== null) add({ kind: "edit", files: patchFiles(c.text) }, id);
+          if (c.tool === "apply_patch" || shellPatch(c.text)) add({ kind: "edit", files: patchFiles(c.text) }, id);
           else add({ kind: "command", run: { command: c.text, status: "unknown" } }, id);
         }
       }
@@ -16450,9 +16425,6 @@ function resultText(result) {
     return "";
   }
 }
-function todoStatus2(s) {
-  return s === "completed" ? "done" : s === "in_progress" ? "doing" : s === "cancelled" ? "dropped" : "open";
-}
 function parseGemini(lines3) {
   const cap = emptyCapture("gemini");
   const recs = lines3.map(parseLine);
@@ -16494,7 +16466,7 @@ function parseGemini(lines3) {
         noteEdit(cap.filesEdited, str(args.file_path) ?? str(args.absolute_path) ?? "");
       } else if (name2 === "write_todos" && Array.isArray(args.todos)) {
         const todos = args.todos.map(obj).filter((t) => t !== null);
-        cap.plan = todos.map((t) => ({ text: str(t.description) ?? "", status: todoStatus2(t.status) }));
+        cap.plan = todos.map((t) => ({ text: str(t.description) ?? "", status: planStatus(t.status) }));
         cap.planFinal = true;
       }
     }
@@ -16533,6 +16505,7 @@ var HOOK_CONTEXT;
 var init_gemini2 = __esm({
   "src/agents/transcripts/gemini.ts"() {
     "use strict";
+    init_types2();
     init_types2();
     HOOK_CONTEXT = /^\s*<hook_context>[\s\S]*?<\/hook_context>\s*/;
   }
@@ -17931,12 +17904,10 @@ function record(items) {
   const score = Number(get("Handoff score"));
   const followed = get("Next step followed");
   const calls = Number(get("Calls to first edit"));
-  return {
-    score: Number.isInteger(score) ? score : null,
-    followed: followed === "yes" || followed === "no" ? followed : "unknown",
-    retried: items.filter((i) => i.label === "Failed approach retried").length,
-    callsToFirstEdit: Number.isInteger(calls) ? calls : null
-  };
+  const retried = items.filter((i) => i.label === "Failed approach retried").length;
+  const told = followed === "yes" || followed === "no" ? followed : "unknown";
+  const callsToFirstEdit = Number.isInteger(calls) ? calls : null;
+  return { score: Number.isInteger(score) ? score : null, followed: told, retried, callsToFirstEdit };
 }
 function readResumes(root) {
   const resumes = [];

@@ -2950,6 +2950,7 @@ var init_gemini = __esm({
   "src/agents/transcripts/gemini.ts"() {
     "use strict";
     init_types2();
+    init_types2();
   }
 });
 

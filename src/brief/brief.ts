@@ -41,37 +41,29 @@ export interface Brief {
   driftClauses?: Clause[];
 }
 
+const STALE =
+  "start fresh: the handoff is too stale to reconcile line by line, so archive it and re-plan from the " +
+  "current code, keeping its goal, decisions and failed approaches as background " +
+  "(full reconciliation only if you insist)";
+
+function proposal(verdict: string, step: string | null, notHere: string | null, ageOnly: boolean): string {
+  const then = step ? `, then: ${step}` : "";
+  if (verdict === "stale") return STALE;
+  if (verdict === "rewritten") return `re-verify every plan step against the current history before acting${then}`;
+  if (verdict === "drifted") return `re-check the steps the drift touches${then}`;
+  if (verdict !== "unverifiable") return step ?? "none recorded";
+  // Only the age unknown: the anchors were checked and match, so nothing is "by hand".
+  if (ageOnly) return `confirm the handoff is still current (${AGE_ONLY})${then}`;
+  if (notHere !== null) return `the saved HEAD is ${notHere}${step ? `; then: ${step}` : ""}`;
+  return `check the repository by hand (the anchors could not be verified)${then}`;
+}
+
 /** The proposed next step under drift's verdict, with the first open question asked before anything is done. */
 export function frameNextStep(
   verdict: string, step: string | null, question: string | null, notHere: string | null = null, ageOnly = false,
 ): string {
-  let proposed: string;
-  const then = step ? `, then: ${step}` : "";
-  switch (verdict) {
-    case "stale":
-      proposed =
-        "start fresh: the handoff is too stale to reconcile line by line, so archive it and re-plan from the " +
-        "current code, keeping its goal, decisions and failed approaches as background " +
-        "(full reconciliation only if you insist)";
-      break;
-    case "rewritten":
-      proposed = `re-verify every plan step against the current history before acting${then}`;
-      break;
-    case "unverifiable":
-      // Only the age unknown: the anchors were checked and match, so nothing is "by hand".
-      if (ageOnly) proposed = `confirm the handoff is still current (${AGE_ONLY})${then}`;
-      else if (notHere !== null) proposed = `the saved HEAD is ${notHere}${step ? `; then: ${step}` : ""}`;
-      else proposed = `check the repository by hand (the anchors could not be verified)${then}`;
-      break;
-    case "drifted":
-      proposed = `re-check the steps the drift touches${then}`;
-      break;
-    default:
-      proposed = step ?? "none recorded";
-  }
-  // An open question decides what comes next: it is asked before anything is done.
   const ask = question === null ? "" : ` (open question first: ${question})`;
-  return `${proposed}${ask} — Confirm?`;
+  return `${proposal(verdict, step, notHere, ageOnly)}${ask} — Confirm?`;
 }
 
 /** File text made safe to sit after a label (one line, so a goal holding `Proposed next step:` stays in Goal:). */

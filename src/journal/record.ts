@@ -113,10 +113,7 @@ async function handoffWithToken(root: string, token: string): Promise<string | n
  * resumed is the one the session's next save expected, else the current one. Never throws: stderr lines.
  */
 export async function recordResume(
-  root: string,
-  call: ResumeCall,
-  sessionId: string,
-  currentToken: string | null,
+  root: string, call: ResumeCall, sessionId: string, currentToken: string | null,
   env: Record<string, string | undefined>,
   fp?: string,
 ): Promise<string[]> {
@@ -158,23 +155,16 @@ function summaryLine(entries: readonly JournalEntry[]): string {
   // Items in parentheses are counts a fold wrote, not items.
   const listed = (e: JournalEntry, label: string) => e.items.filter((i) => i.label === label && i.text[0] !== "(");
   const count = (label: string): number => entries.reduce((n, e) => n + listed(e, label).length, 0);
-  const parts = [
-    `${saves} save(s)`,
-    `${resumes} resume(s)`,
-    `${count("Finished")} step(s) finished`,
-    `${count("Dropped")} item(s) dropped`,
-    `${count("Superseded")} decision(s) superseded`,
-  ];
+  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count("Finished")} step(s) finished`];
+  parts.push(`${count("Dropped")} item(s) dropped`, `${count("Superseded")} decision(s) superseded`);
   return `- (${parts.join(", ")})`;
 }
 
 /** A year file's section for one month: a line per session of the items kept, then a line counting the rest. */
 export function foldSection(period: string, entries: readonly JournalEntry[]): string {
   const lines = [`## ${period}`];
-  const order = (a: JournalEntry, b: JournalEntry) => {
-    if (a.time !== b.time) return a.time < b.time ? -1 : 1;
-    return a.id < b.id ? -1 : 1;
-  };
+  // Times are of one length, so time then id orders as their concatenation does.
+  const order = (a: JournalEntry, b: JournalEntry) => (a.time + a.id < b.time + b.id ? -1 : 1);
   for (const e of [...entries].sort(order)) {
     const items = e.items.filter((i) => FOLD_KEPT.has(i.label));
     if (items.length === 0) continue;
@@ -230,8 +220,7 @@ async function foldOne(root: string, nowMonth: string, fp?: string): Promise<str
   const current = readJournalFile(dir, yearName);
   const text = current === null ? `${journalHeader(year)}\n` : current.bytes.toString("utf8");
   if (!new RegExp(`^## ${period}$`, "m").test(text)) {
-    const sep = text.endsWith("\n\n") ? "" : text.endsWith("\n") ? "\n" : "\n\n";
-    const next = boundYear(insertSection(text + sep, period, foldSection(period, entries)));
+    const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries)));
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
   for (const f of files) unlinkSync(path.join(dir, f.name));

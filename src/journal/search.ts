@@ -37,11 +37,8 @@ export function queryWords(query: string): string[] {
 }
 
 const LABELS: Record<SearchKind, string> = {
-  journal: "journal (computed by the helper)",
-  archive: "archived handoff",
-  handoff: "current handoff",
-  ledger: "ledger",
-  checkpoint: "automatic checkpoint",
+  journal: "journal (computed by the helper)", archive: "archived handoff", handoff: "current handoff",
+  ledger: "ledger", checkpoint: "automatic checkpoint",
 };
 const PROVENANCE = /\[(user-directed|user-approved|agent-proposed)\]/;
 

@@ -42,12 +42,10 @@ function record(items: readonly { label: string; text: string }[]): ResumeRecord
   const score = Number(get("Handoff score"));
   const followed = get("Next step followed");
   const calls = Number(get("Calls to first edit"));
-  return {
-    score: Number.isInteger(score) ? score : null,
-    followed: followed === "yes" || followed === "no" ? followed : "unknown",
-    retried: items.filter((i) => i.label === "Failed approach retried").length,
-    callsToFirstEdit: Number.isInteger(calls) ? calls : null,
-  };
+  const retried = items.filter((i) => i.label === "Failed approach retried").length;
+  const told = followed === "yes" || followed === "no" ? followed : "unknown";
+  const callsToFirstEdit = Number.isInteger(calls) ? calls : null;
+  return { score: Number.isInteger(score) ? score : null, followed: told, retried, callsToFirstEdit };
 }
 
 /** Every resume the journal records, oldest file first; files that cannot be read are skipped. */

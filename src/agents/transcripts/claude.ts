@@ -1,17 +1,13 @@
 // Claude Code's session JSONL (harnesses.md, "Transcripts"): one entry a line. Tolerant of
 // unknown records and fields; subagent (sidechain) entries are skipped.
 import { EDIT_TOOLS, emptyCapture, exitFromText, noEvents, noteEdit, num, obj } from "./types.ts";
-import { parseLine, str, textOf, versionOf } from "./types.ts";
+import { parseLine, planStatus, str, textOf, versionOf } from "./types.ts";
 import type { Capture, CommandRun, LineEvents, PlanItem, ToolEvent, Usage } from "./types.ts";
 // User-entry text that the harness wrote, not the user: slash-command scaffolding, reminders.
 const SCAFFOLDING = new RegExp(
   String.raw`^\s*(<command-name>|<command-message>|<local-command-std(out|err)>|<system-reminder>` +
     "|<bash-input>|<bash-stdout>|Caveat: The messages below)",
 );
-
-function todoStatus(s: unknown): PlanItem["status"] {
-  return s === "completed" ? "done" : s === "in_progress" ? "doing" : s === "deleted" ? "dropped" : "open";
-}
 
 const TEXT = new Set(["text"]);
 const blockText = (content: unknown): string => textOf(content, TEXT);
@@ -117,7 +113,7 @@ function toolUse(cap: Capture, plans: Plans, b: Record<string, unknown>): Comman
   if (EDIT_TOOLS.has(name)) noteEdit(cap.filesEdited, str(input.file_path) ?? str(input.notebook_path) ?? "");
   else if (name === "TodoWrite" && Array.isArray(input.todos)) {
     const todos = input.todos.map(obj).filter((t) => t !== null);
-    plans.todo = todos.map((t) => ({ text: str(t.content) ?? str(t.activeForm) ?? "", status: todoStatus(t.status) }));
+    plans.todo = todos.map((t) => ({ text: str(t.content) ?? str(t.activeForm) ?? "", status: planStatus(t.status) }));
     plans.from = "todo";
   } else if (name === "TaskCreate") {
     const item: PlanItem = { text: str(input.subject) ?? str(input.description) ?? "", status: "open" };
@@ -126,7 +122,7 @@ function toolUse(cap: Capture, plans: Plans, b: Record<string, unknown>): Comman
     plans.from = "tasks";
   } else if (name === "TaskUpdate") {
     const task = plans.tasks.get(String(input.taskId ?? ""));
-    if (task !== undefined && input.status !== undefined) task.status = todoStatus(input.status);
+    if (task !== undefined && input.status !== undefined) task.status = planStatus(input.status);
     if (task !== undefined && typeof input.subject === "string") task.text = input.subject;
     plans.from = "tasks";
   }

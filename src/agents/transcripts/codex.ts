@@ -1,18 +1,14 @@
 // Codex CLI's rollout JSONL (harnesses.md, "Transcripts"): `{timestamp, type, payload}` lines.
 // Tolerant of unknown records and fields.
 import { emptyCapture, exitFromText, noEvents, noteEdit, num, obj, parseLine, str, textOf } from "./types.ts";
-import { versionOf } from "./types.ts";
-import type { Call, Capture, CommandRun, LineEvents, PlanItem, ToolEvent, Usage } from "./types.ts";
+import { planStatus, versionOf } from "./types.ts";
+import type { Call, Capture, CommandRun, LineEvents, ToolEvent, Usage } from "./types.ts";
 
 // Messages the harness wraps around the user's words: environment and instructions blocks.
 const SCAFFOLDING = new RegExp(
   String.raw`^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>` +
     String.raw`|# AGENTS\.md instructions|<INSTRUCTIONS>)`,
 );
-
-function planStatus(s: unknown): PlanItem["status"] {
-  return s === "completed" ? "done" : s === "in_progress" ? "doing" : "open";
-}
 
 const TEXT_PARTS = new Set(["input_text", "output_text", "text", "Text"]);
 
@@ -56,8 +52,8 @@ function patchFiles(input: string): string[] {
 
 // `apply_patch` run through the shell (`apply_patch <<'PATCH' … PATCH`): Codex intercepts it
 // as an edit, so it is one, never a command (harnesses.md, "Rollout").
-function shellPatch(command: string): string | null {
-  return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch") ? command : null;
+function shellPatch(command: string): boolean {
+  return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
 }
 
 // The string literals a code-mode `exec` script passes to `tools.exec_command({cmd: …})` and
@@ -95,12 +91,8 @@ type Step = { kind: "command"; run: CommandRun } | { kind: "edit"; files: string
 export function parseCodex(lines: readonly string[]): Capture {
   const cap = emptyCapture("codex");
   const r: Reading = {
-    steps: [],
-    calls: new Set(),
-    itemized: new Set(),
-    openScripts: new Set(),
-    users: [[], [], []],
-    claims: [null, null, null],
+    steps: [], calls: new Set(), itemized: new Set(), openScripts: new Set(),
+    users: [[], [], []], claims: [null, null, null],
   };
   const pending = new Map<string, CommandRun>();
   const add = (step: Step, call: string | null) => addStep(r, step, call);
@@ -110,8 +102,7 @@ export function parseCodex(lines: readonly string[]): Capture {
     const payload = obj(rec.payload);
     if (payload === null || typeof rec.type !== "string") continue;
     cap.records++;
-    const ts = str(rec.timestamp);
-    if (ts !== null && cap.firstTimestamp === null) cap.firstTimestamp = ts;
+    cap.firstTimestamp ??= str(rec.timestamp);
     if (rec.type === "session_meta") {
       cap.version = versionOf(payload.cli_version) ?? cap.version ?? null;
       continue;
@@ -142,13 +133,9 @@ export function parseCodex(lines: readonly string[]): Capture {
         cap.planFinal = true;
         continue;
       }
-      if (name === "apply_patch" && typeof args.input === "string") {
-        add({ kind: "edit", files: patchFiles(args.input) }, id);
-        continue;
-      }
-      const command = commandOf(name, args);
+      const command = name === "apply_patch" ? str(args.input) : commandOf(name, args);
       if (command === null) continue;
-      if (shellPatch(command) !== null) {
+      if (name === "apply_patch" || shellPatch(command)) {
         add({ kind: "edit", files: patchFiles(command) }, id);
         continue;
       }
@@ -163,8 +150,7 @@ export function parseCodex(lines: readonly string[]): Capture {
         // Code mode: a script calling the tools; its items (if any) come before its output.
         if (id !== null) r.openScripts.add(id);
         for (const c of scriptCalls(input)) {
-          if (c.tool === "apply_patch") add({ kind: "edit", files: patchFiles(c.text) }, id);
-          else if (shellPatch(c.text) !== null) add({ kind: "edit", files: patchFiles(c.text) }, id);
+          if (c.tool === "apply_patch" || shellPatch(c.text)) add({ kind: "edit", files: patchFiles(c.text) }, id);
           else add({ kind: "command", run: { command: c.text, status: "unknown" } }, id);
         }
       }

@@ -1,5 +1,7 @@
 // Helpers the transcript readers share; the capture they fill is schema/capture.ts.
 
+import type { PlanItem } from "../../schema/capture.ts";
+
 export { emptyCapture } from "../../schema/capture.ts";
 export type { Capture, CommandRun, PlanItem, TranscriptFormat } from "../../schema/capture.ts";
 
@@ -99,6 +101,13 @@ export function textOf(content: unknown, types?: ReadonlySet<string>): string {
   if (!Array.isArray(content)) return "";
   const parts = content.map(obj).filter((b) => types === undefined || types.has(str(b?.type) ?? ""));
   return parts.map((b) => str(b?.text) ?? "").filter((t) => t !== "").join("\n");
+}
+
+/** A plan tool's status in any format (Claude's `deleted`, Gemini's `cancelled`: dropped). */
+export function planStatus(s: unknown): PlanItem["status"] {
+  if (s === "completed") return "done";
+  if (s === "in_progress") return "doing";
+  return s === "deleted" || s === "cancelled" ? "dropped" : "open";
 }
 
 /** A non-negative finite number, else 0. */
