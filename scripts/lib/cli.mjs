@@ -6556,8 +6556,8 @@ var init_validate = __esm({
         part: "secrets",
         checks: "no secret (redaction's rules)",
         check: (c) => {
-          const done = c.opts.secrets ? ", redacted by write" : "; write redacts it";
-          return c.secrets.map((s) => at2(s.line, `a secret (${s.kind})${done}`));
+          const done2 = c.opts.secrets ? ", redacted by write" : "; write redacts it";
+          return c.secrets.map((s) => at2(s.line, `a secret (${s.kind})${done2}`));
         }
       },
       {
@@ -7228,27 +7228,22 @@ function journalHeader(period, part = 1) {
 function norm(s) {
   return s.toLowerCase().replace(/[`*_]/g, "").replace(/\s+/g, " ").trim();
 }
-function doneSteps(h) {
-  return new Set((h?.steps ?? []).filter((s) => s.status === "done").map((s) => norm(s.text)));
+function added(now, was = []) {
+  const seen = new Set(was.map(norm));
+  return now.filter((x) => !seen.has(norm(x)));
 }
 function renderSaveEntry(facts, droppedOpen) {
   const next = parseHandoff(facts.next);
   const prior = facts.prior === null ? null : parseHandoff(facts.prior);
-  const before = doneSteps(prior);
-  const priorDecisions = new Set((prior?.decisions ?? []).map(norm));
-  const priorFailed = new Set((prior?.failedApproaches ?? []).map(norm));
-  const nextDecisions = new Set(next.decisions.map(norm));
   const lines3 = [];
   if (next.anchors.branch) lines3.push(["Branch", next.anchors.branch]);
   if (next.anchors.head) lines3.push(["HEAD", next.anchors.head]);
   const goal = next.goal.split("\n").find((l) => l.trim() !== "");
   if (goal) lines3.push(["Goal", goal]);
-  for (const s of next.steps) {
-    if (s.status === "done" && !before.has(norm(s.text))) lines3.push(["Finished", s.text]);
-  }
-  for (const d of next.decisions) if (!priorDecisions.has(norm(d))) lines3.push(["Decision", d]);
-  for (const d of prior?.decisions ?? []) if (!nextDecisions.has(norm(d))) lines3.push(["Superseded", d]);
-  for (const f of next.failedApproaches) if (!priorFailed.has(norm(f))) lines3.push(["Failed approach", f]);
+  for (const s of added(done(next), done(prior))) lines3.push(["Finished", s]);
+  for (const d of added(next.decisions, prior?.decisions)) lines3.push(["Decision", d]);
+  for (const d of added(prior?.decisions ?? [], next.decisions)) lines3.push(["Superseded", d]);
+  for (const f of added(next.failedApproaches, prior?.failedApproaches)) lines3.push(["Failed approach", f]);
   for (const d of droppedOpen) lines3.push(["Dropped", d]);
   return fitEntry(`## ${facts.time} save ${facts.token.slice(0, 16)}`, lines3, FROM_NEXT);
 }
@@ -7353,7 +7348,7 @@ function foldedLines(text) {
   }
   return out;
 }
-var ENTRY_MAX_BYTES, ENTRY_LABELS, HEADING, ITEM, LABELS2, ITEM_MAX, FROM_NEXT;
+var ENTRY_MAX_BYTES, ENTRY_LABELS, HEADING, ITEM, LABELS2, ITEM_MAX, FROM_NEXT, done;
 var init_entry = __esm({
   "src/journal/entry.ts"() {
     "use strict";
@@ -7382,6 +7377,7 @@ var init_entry = __esm({
     LABELS2 = new Set(ENTRY_LABELS);
     ITEM_MAX = 300;
     FROM_NEXT = /* @__PURE__ */ new Set(["Branch", "HEAD", "Goal", "Finished", "Decision", "Failed approach"]);
+    done = (h) => (h?.steps ?? []).filter((s) => s.status === "done").map((s) => s.text);
   }
 });
 
@@ -7925,9 +7921,9 @@ async function save(ctx, kind, document) {
           lock
         });
         if (kind !== "handoff") return published;
-        const done = await published;
-        journalNotes = await recordSave2(root, { prior: built.prior?.bytes.toString("utf8") ?? null, next: done.bytes.toString("utf8"), token: done.token }, failpointOf(ctx));
-        return done;
+        const done2 = await published;
+        journalNotes = await recordSave2(root, { prior: built.prior?.bytes.toString("utf8") ?? null, next: done2.bytes.toString("utf8"), token: done2.token }, failpointOf(ctx));
+        return done2;
       }
     );
     const notes = built?.notes ?? [];
@@ -9045,7 +9041,7 @@ async function mergeDriverStep(root, opts, env) {
     };
   }
   const lines3 = [];
-  const said = (done, todo) => opts.dryRun === true ? `would ${todo}` : done;
+  const said = (done2, todo) => opts.dryRun === true ? `would ${todo}` : done2;
   const remove = opts.remove === true;
   if (change.config)
     lines3.push(remove ? `${said("removed", "remove")} the merge driver session-handoff from .git/config` : `${said("registered", "register")} the merge driver session-handoff in .git/config`);
@@ -10267,21 +10263,21 @@ function mergeLedgers(ours, theirs, prefix) {
   const used = new Set([...a.entries, ...b.entries].map((e) => e.id));
   const byId = new Map(a.entries.map((e) => [e.id, e]));
   let next = Math.max(0, ...used) + 1;
-  const added = [];
+  const added2 = [];
   for (const e of b.entries) {
     const mine = byId.get(e.id);
     if (mine === void 0) {
       byId.set(e.id, e);
-      added.push(e);
+      added2.push(e);
       continue;
     }
     if (entryText(mine) === entryText(e)) continue;
     const id = next++;
     const old = `${prefix}-${String(e.id).padStart(4, "0")}`;
     const heading = e.heading.replace(/^## [A-Z]-\d{4}: /, `## ${prefix}-${String(id).padStart(4, "0")}: `);
-    added.push({ id, heading, body: [`- Renumbered: was ${old} on the other side of a merge`, ...e.body] });
+    added2.push({ id, heading, body: [`- Renumbered: was ${old} on the other side of a merge`, ...e.body] });
   }
-  const all = [...a.entries, ...added];
+  const all = [...a.entries, ...added2];
   const blocks = all.map((e) => {
     const body = [...e.body];
     while (body.length > 0 && body[body.length - 1] === "") body.pop();
@@ -10346,8 +10342,8 @@ function mergeHandoffs(later, other) {
   }
   const known = new Set(a.steps.map((s) => firstLine2(s.text)));
   const newSteps = b.plan.filter((s) => s.status !== "unmarked" && !known.has(firstLine2(s.text))).map((s) => `[${BOX[s.status]}] ${s.text}`);
-  const done = new Set([...a.steps, ...b.steps].filter((s) => RANK2[s.status] === 3).map((s) => firstLine2(s.text)));
-  const open = b.nextSteps.filter((t) => !/^\[-\]/.test(t) && !done.has(firstLine2(t.replace(/^\[[ xX~-]\]\s*/, ""))));
+  const done2 = new Set([...a.steps, ...b.steps].filter((s) => RANK2[s.status] === 3).map((s) => firstLine2(s.text)));
+  const open = b.nextSteps.filter((t) => !/^\[-\]/.test(t) && !done2.has(firstLine2(t.replace(/^\[[ xX~-]\]\s*/, ""))));
   const next = missing(a.nextSteps, open);
   let out = lines3.join("\n");
   const edits = [
@@ -14941,9 +14937,9 @@ async function init(ctx, plan) {
   }
   if (!plan.dryRun) {
     for (const agent of plan.agents) {
-      const done = await agentVerb(ctx, plan, installVerb, agent, false);
-      lines3.push(...done.lines);
-      notes.push(...done.notes);
+      const done2 = await agentVerb(ctx, plan, installVerb, agent, false);
+      lines3.push(...done2.lines);
+      notes.push(...done2.notes);
     }
   }
   const who = plan.agents.map((a) => a.name).join(", ");
@@ -14967,9 +14963,9 @@ async function undo(ctx, plan) {
   const lines3 = [];
   const notes = [];
   for (const agent of plan.agents) {
-    const done = await agentVerb(ctx, plan, uninstallVerb, agent, plan.dryRun);
-    lines3.push(...done.lines);
-    notes.push(...done.notes);
+    const done2 = await agentVerb(ctx, plan, uninstallVerb, agent, plan.dryRun);
+    lines3.push(...done2.lines);
+    notes.push(...done2.notes);
   }
   const would = plan.dryRun ? "would remove" : "removed";
   for (const place of linkPlaces(plan, Object.values(AGENTS))) {
@@ -15610,14 +15606,14 @@ function executable(p) {
     return false;
   }
 }
-async function step(top, args, env, what, runHooks, done = "") {
+async function step(top, args, env, what, runHooks, done2 = "") {
   const timeoutMs = args[0] === "push" ? PUSH_TIMEOUT_MS : GIT_TIMEOUT_MS;
   try {
     return await runGit(top, args, env, timeoutMs, { hooksAndSigning: runHooks });
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
     const why = err.reason === "timeout" ? `took longer than ${timeoutMs / 1e3} s and was stopped` : `could not run: ${err.why}`;
-    throw new Refused(`${done}${what} ${why}`);
+    throw new Refused(`${done2}${what} ${why}`);
   }
 }
 async function gitOut(top, args, env, what, runHooks) {
@@ -16303,8 +16299,8 @@ function itemStep(r, item) {
     const command = commandOf("exec_command", item);
     if (command === null) return;
     const code = item.exit_code;
-    const done = item.status === "completed" ? "ok" : "unknown";
-    const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : done;
+    const done2 = item.status === "completed" ? "ok" : "unknown";
+    const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : done2;
     addStep(r, { kind: "command", run: { command, status } }, null);
     return;
   }
@@ -18899,23 +18895,23 @@ function readStdinWithin(ms, maxBytes) {
     const chunks = [];
     let total = 0;
     const stdin2 = process.stdin;
-    const done = (value) => {
+    const done2 = (value) => {
       clearTimeout(timer);
       stdin2.pause();
       resolve(value);
     };
-    const timer = setTimeout(() => done(chunks.length > 0 ? Buffer.concat(chunks) : null), ms);
+    const timer = setTimeout(() => done2(chunks.length > 0 ? Buffer.concat(chunks) : null), ms);
     timer.unref();
     stdin2.on("data", (c) => {
       chunks.push(c);
       total += c.length;
       if (total > maxBytes) {
         stdin2.destroy();
-        done(Buffer.concat(chunks).subarray(0, maxBytes + 1));
-      } else if (wholeJson(chunks, c)) done(Buffer.concat(chunks));
+        done2(Buffer.concat(chunks).subarray(0, maxBytes + 1));
+      } else if (wholeJson(chunks, c)) done2(Buffer.concat(chunks));
     });
-    stdin2.on("end", () => done(Buffer.concat(chunks)));
-    stdin2.on("error", () => done(null));
+    stdin2.on("end", () => done2(Buffer.concat(chunks)));
+    stdin2.on("error", () => done2(null));
   });
 }
 function stdinIsTerminal() {

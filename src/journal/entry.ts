@@ -42,9 +42,13 @@ function norm(s: string): string {
   return s.toLowerCase().replace(/[`*_]/g, "").replace(/\s+/g, " ").trim();
 }
 
-function doneSteps(h: ParsedHandoff | null): Set<string> {
-  return new Set((h?.steps ?? []).filter((s) => s.status === "done").map((s) => norm(s.text)));
+// The items of `now` that `was` does not hold, compared as written without Markdown emphasis.
+function added(now: readonly string[], was: readonly string[] = []): string[] {
+  const seen = new Set(was.map(norm));
+  return now.filter((x) => !seen.has(norm(x)));
 }
+
+const done = (h: ParsedHandoff | null) => (h?.steps ?? []).filter((s) => s.status === "done").map((s) => s.text);
 
 /** What a save adds: its ISO time, the new token, the previous text (null: first save) and the published text. */
 type SaveFacts = { time: string; token: string; prior: string | null; next: string };
@@ -53,21 +57,15 @@ type SaveFacts = { time: string; token: string; prior: string | null; next: stri
 export function renderSaveEntry(facts: SaveFacts, droppedOpen: readonly string[]): string {
   const next = parseHandoff(facts.next);
   const prior = facts.prior === null ? null : parseHandoff(facts.prior);
-  const before = doneSteps(prior);
-  const priorDecisions = new Set((prior?.decisions ?? []).map(norm));
-  const priorFailed = new Set((prior?.failedApproaches ?? []).map(norm));
-  const nextDecisions = new Set(next.decisions.map(norm));
   const lines: [EntryLabel, string][] = [];
   if (next.anchors.branch) lines.push(["Branch", next.anchors.branch]);
   if (next.anchors.head) lines.push(["HEAD", next.anchors.head]);
   const goal = next.goal.split("\n").find((l) => l.trim() !== "");
   if (goal) lines.push(["Goal", goal]);
-  for (const s of next.steps) {
-    if (s.status === "done" && !before.has(norm(s.text))) lines.push(["Finished", s.text]);
-  }
-  for (const d of next.decisions) if (!priorDecisions.has(norm(d))) lines.push(["Decision", d]);
-  for (const d of prior?.decisions ?? []) if (!nextDecisions.has(norm(d))) lines.push(["Superseded", d]);
-  for (const f of next.failedApproaches) if (!priorFailed.has(norm(f))) lines.push(["Failed approach", f]);
+  for (const s of added(done(next), done(prior))) lines.push(["Finished", s]);
+  for (const d of added(next.decisions, prior?.decisions)) lines.push(["Decision", d]);
+  for (const d of added(prior?.decisions ?? [], next.decisions)) lines.push(["Superseded", d]);
+  for (const f of added(next.failedApproaches, prior?.failedApproaches)) lines.push(["Failed approach", f]);
   for (const d of droppedOpen) lines.push(["Dropped", d]);
   return fitEntry(`## ${facts.time} save ${facts.token.slice(0, 16)}`, lines, FROM_NEXT);
 }
