@@ -64,44 +64,35 @@ var init_builtins = __esm({
   }
 });
 
-// src/guard/partition.ts
-function partitionPoint(n, before) {
-  let lo = 0;
-  let hi = n;
-  while (lo < hi) {
-    const mid = lo + hi >>> 1;
-    if (before(mid)) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-var init_partition = __esm({
-  "src/guard/partition.ts"() {
-    "use strict";
-  }
-});
-
 // src/guard/unicode-tables.ts
-var RTL_LETTERS, STANDARDIZED_VARIANT_BASES;
+var RTL_LETTER, STANDARDIZED_VARIANT_BASES;
 var init_unicode_tables = __esm({
   "src/guard/unicode-tables.ts"() {
     "use strict";
-    RTL_LETTERS = "15c.q,4.3,19.16,z.1,1.2q,1,f.1,7.1,a.2,2,g,1.t,t.2g,b,o.w,9.1,4,5.l,4,9,3,n.o,7.a,5.n,1.5,h.15,1bv7,1.9,1.c,1.4,1,1.1,1.1,1.2z,x.a2,i.1r,2.1h,14.b,38.4,1.3q,1s3.5,2,1.17,1.1,3,2.m,a.m,9.u,1t.i,1.1,a.l,a.p,1y.1j,6.1,1s,f.3,1.2,1.s,16.s,3.s,z.7,1.r,r.1h,a.l,a.i,d.h,32.20,1j.1e,d.1e,d.z,9o.15,6.1,26.s,a,8.l,16.h,1a.k,r.m,16o9.5g,1n.1v,7,xg.3,1.q,1.1,1,2,1.9,1.3,1,1,6,4,1,1,1.2,1.1,1,2,1,1,1,1,1.1,1,2.3,1.6,1.3,1.3,1,1.9,1.g,5.2,1.4,1.g";
-    STANDARDIZED_VARIANT_BASES = [
-      [65024, "1c,34f,1,1,b.1,3,3.1,1.1,4,e,1v,2,1,5,39m,4,1,8,g,3.1,1,5t,z.1,1p.1,8.1,m.1,7.2,1,4,1p.1,1gg.1,2n.1,d.1,t.1,110.1,wr,q,1,z,1h,d4,d,3o,4t,1e,p,22,r,1k,t,6r,1p,3b,z,g,1b,2b,3e,1h,6c,2q,7p,b,2q,68,b,f,w,c,27,24,23,5u,10,3c,2o,1e,10,3f,3,1d,2n,5b,1d,3,9,2z,x,1n,3s,8,jx,28,3r,7,1n,3k,4a,73,u,a,2l,52,o,b,5.1,3,3,1s,3,13,h,b,n,3f,v,5,4,y,c,3,1u,14,26,u,1h,a,c,2g,4,7,6,f,2.2,3,9,8,c,4,2,1,c,7,8,1,h,2,f,1,m,d,3,f,h,g.1,a,17,4,h,h,7,f,j,1,8,b,5,g,4,a.1,g,13,9,7,8,o,1,7,1,1v,6,k,5,5,5,k,8,d,q,9,5,v,1h,3,q,1k,p,1u,1,d,w,2,h,3,d,7,c,1,v,z,22,m,b,3o,s.1,37,1u,11,o,z.1,d,p,3,21,3,6,10,6,e,3,4,e,j,7,x,3,8,2,d,g,2s,j,1a,b,1m,3,26,2a,v,l,1y,1p,k,e,6,4,b,6,r,s,w,1,1.1,8,u,1e,2g,15,c,q,2,d,1h,7,12.1,q,16,k,17,a,1d,9,2,2,i.1,7.1,5,i,h,5,t,1c,e,6,1,v,e,e,3,v,9,t,3,o,9,2g,b,i,1e,g,8,12,1n,3,3,1,h,7,h,j,1,j,a,2,17,j,3,9,f,a,i,5,14,2b,n,5,3.1,13,1,1q,i,n,i,7,s,8,q.1,u,1j,5,1b,m,d,6,r,2,12,3u,6,l,b,w,17,s.1,1b,1h,16,j,8,a,n,h,19,3,7,m,3,5,18,4,2,7,s,9,h,2j,6,s,7,1e,1a,3,8,p,2z,19,2o,1y,n,g,44,16,7,14,s,1e,t,4,1,11,e,b.1,42,o,w,1i,c.1,n,1c,4,2,l,9,2,13.1,c.1,c,1x,e,f,e,w,k,1q,19,t,c,3,5,9,1f,i.1,22,2f,10,i,s,2,q,g,11,6,5,r,j,q,g,2z,3,10,19,1d,1,1r,a,c,2,9,q,h,t,k,p,g,1n,19,22,4,c,3,p,c,17,13,2,o,10,k,c,7,j,3,e,1d,1n,t,m,2,q,b,a,35,19,c,1,y,12,2o,g,b,c,c,s.1,w,9,1s,r,4m,s,w,4,1k,1,1a,1a,h,1,9.1,6,5,6.1,6,p,d.2,u,r,w,1c,z,9,4,1d,1b,p,y,1d,4f,5,2,38,x,q,m,17,j,3,c,3.1,n,f,h,c,17,7,1o,t,8,18,d,6,19,9,3,6w,1f,6.1,a,f,4,y,1o,6,3,1s,p,e.1,d,c,x,4,28,1m,49,f,4,j,2,j,2e,9,h,5,b,j,1,9,13.1,1i,5,i,r.1,f,21,f,b.1,1,f,a,7,1,23,b,d,46,2,1,8,p,25,2w,18,b,b,q,h,g,b,a,1,u,w,1k,17,p,1u,d,c,1f,12,v,t,18,j,2,2m,c,7,6,2,m,1,l,1c,y,x,4,a,7d,9,k,b,6,3,m,a,5,2,1j,u,13,9,59,c,2d,l.1,5,a,1g,i,2j,1w,e,z.1,61,9,29,3,d,2,12,1n,h,5,30,k,1l,9,i,4,1l,f,i,b,j,9,26,1a,q,n,2,1,2q,3,1p,5,2i.1,17,1x,4u,r,ad,x,9,3a,s,1,13,2,3,9,s,j.1,a,u.1,i.1,17,e,l,d,3o,4,u,b,c,g,h,y,3n,c,c,17.1,3h,q,1a,c,2z,4n,2k,5s,m,4l,2x,24,1x,z,2o,n,7,r,i,16,4,6,9,6,10,7,21.1,d,1q1,5,1.2,7,dz.6,4.1,2,a,gp2,a,1,1,9.1,3,2at.1,f.1,9,7fz.1,3g,c,4,5,h,2u,g,6.1,h,19.1,3o,5,6,t,w,g,a,v,j,6,o.1,1m.1,w.1,1k,u,2.1,c,i,2.1,8,v.3,vo5,1.1,2,2.1,2.3,1.7,8rw,s9,8,11,6m,cp,61,99,8m,1vk,cj,1t,kd,9b,du,60,1,po,r,b5,pu,a7,5,jl,6c,t4,j1,4m,1f,8,12,h,47,fp,eb,dh,30,ch,2p,c2,3w,1b,k4,3u,58,gs,8c,66,td,2j,lq,m,3v,4t.1,11,p,7p,cz,eg,37,16,ja,8a,77,5w,27,j9,gj,25,u,41,2s,bf,20,3o,e6,d,p2,6x,4e,45,cg,3o,80,l3,ik,g6,53,n5,fe,2j,1b6,q,8w,y3,ak,r1,49,1m,dr,3v,7z,12x,13x,1i,7c,3m,74,h9"],
-      [65025, "6iz,4,1,8,g,3.1,1,2x9.1,2ai,m2,ao,31w,8o,2t,2v,29,5b,1,q,l,s,1l,19,ec,k,3,2w,gj,kj,4o,3q,gr,2f,a9,53,1,1r,2r,3,ns,84,s,3p,3,a1,ak,c7,au,1h,9f,2e,6z,9b,5i,6s,2k,6h,72,9l,15,16,16,8x,1r,3t,1k,4w,an,fn,eo,e3,3b,2z,a9,ec,7w,f0,7n,1u,a,5,2,1j,28,al,fj,73,1be,36,4o,b,1b,k6,w9,iuc,a,1,b.1,3,9rn,l,65,15,1o,9.2,2k,13,10,2r,9.2,6,5.1,e,6f,vpe,1.1,2,2.1,2.3,1.7,fi3,ayd"],
-      [65026, "ghr,1nr,146,2r,10k,kq,c7,au,3aq,eo,4qt,1hs,sqi,x,21,s,p,1f,13,2s,14,1u,1,e,4,4.1,c.4,7,4,f,o,m,h,9,7,15.1,e,t,1n,i,1"]
-    ];
+    RTL_LETTER = /[\u{5d0}-\u{5ea}\u{5ef}-\u{5f2}\u{620}-\u{64a}\u{66e}-\u{66f}\u{671}-\u{6d3}\u{6d5}\u{6e5}-\u{6e6}\u{6ee}-\u{6ef}\u{6fa}-\u{6fc}\u{6ff}\u{710}\u{712}-\u{72f}\u{74d}-\u{7a5}\u{7b1}\u{7ca}-\u{7ea}\u{7f4}-\u{7f5}\u{7fa}\u{800}-\u{815}\u{81a}\u{824}\u{828}\u{840}-\u{858}\u{860}-\u{86a}\u{870}-\u{887}\u{889}-\u{88e}\u{8a0}-\u{8c9}\u{fb1d}\u{fb1f}-\u{fb28}\u{fb2a}-\u{fb36}\u{fb38}-\u{fb3c}\u{fb3e}\u{fb40}-\u{fb41}\u{fb43}-\u{fb44}\u{fb46}-\u{fbb1}\u{fbd3}-\u{fd3d}\u{fd50}-\u{fd8f}\u{fd92}-\u{fdc7}\u{fdf0}-\u{fdfb}\u{fe70}-\u{fe74}\u{fe76}-\u{fefc}\u{10800}-\u{10805}\u{10808}\u{1080a}-\u{10835}\u{10837}-\u{10838}\u{1083c}\u{1083f}-\u{10855}\u{10860}-\u{10876}\u{10880}-\u{1089e}\u{108e0}-\u{108f2}\u{108f4}-\u{108f5}\u{10900}-\u{10915}\u{10920}-\u{10939}\u{10980}-\u{109b7}\u{109be}-\u{109bf}\u{10a00}\u{10a10}-\u{10a13}\u{10a15}-\u{10a17}\u{10a19}-\u{10a35}\u{10a60}-\u{10a7c}\u{10a80}-\u{10a9c}\u{10ac0}-\u{10ac7}\u{10ac9}-\u{10ae4}\u{10b00}-\u{10b35}\u{10b40}-\u{10b55}\u{10b60}-\u{10b72}\u{10b80}-\u{10b91}\u{10c00}-\u{10c48}\u{10c80}-\u{10cb2}\u{10cc0}-\u{10cf2}\u{10d00}-\u{10d23}\u{10e80}-\u{10ea9}\u{10eb0}-\u{10eb1}\u{10f00}-\u{10f1c}\u{10f27}\u{10f30}-\u{10f45}\u{10f70}-\u{10f81}\u{10fb0}-\u{10fc4}\u{10fe0}-\u{10ff6}\u{1e800}-\u{1e8c4}\u{1e900}-\u{1e943}\u{1e94b}\u{1ee00}-\u{1ee03}\u{1ee05}-\u{1ee1f}\u{1ee21}-\u{1ee22}\u{1ee24}\u{1ee27}\u{1ee29}-\u{1ee32}\u{1ee34}-\u{1ee37}\u{1ee39}\u{1ee3b}\u{1ee42}\u{1ee47}\u{1ee49}\u{1ee4b}\u{1ee4d}-\u{1ee4f}\u{1ee51}-\u{1ee52}\u{1ee54}\u{1ee57}\u{1ee59}\u{1ee5b}\u{1ee5d}\u{1ee5f}\u{1ee61}-\u{1ee62}\u{1ee64}\u{1ee67}-\u{1ee6a}\u{1ee6c}-\u{1ee72}\u{1ee74}-\u{1ee77}\u{1ee79}-\u{1ee7c}\u{1ee7e}\u{1ee80}-\u{1ee89}\u{1ee8b}-\u{1ee9b}\u{1eea1}-\u{1eea3}\u{1eea5}-\u{1eea9}\u{1eeab}-\u{1eebb}]/u;
+    STANDARDIZED_VARIANT_BASES = /* @__PURE__ */ new Map([
+      [65024, /[\u{30}\u{1000}\u{1002}\u{1004}\u{1010}-\u{1011}\u{1015}\u{1019}-\u{101a}\u{101c}-\u{101d}\u{1022}\u{1031}\u{1075}\u{1078}\u{107a}\u{1080}\u{210b}\u{2110}\u{2112}\u{211b}\u{212c}\u{2130}-\u{2131}\u{2133}\u{2205}\u{2229}-\u{222a}\u{2268}-\u{2269}\u{2272}-\u{2273}\u{228a}-\u{228b}\u{2293}-\u{2295}\u{2297}\u{229c}\u{22da}-\u{22db}\u{2a3c}-\u{2a3d}\u{2a9d}-\u{2a9e}\u{2aac}-\u{2aad}\u{2acb}-\u{2acc}\u{3001}-\u{3002}\u{349e}\u{34b9}\u{34bb}\u{34df}\u{3515}\u{36ee}\u{36fc}\u{3781}\u{382f}\u{3862}\u{387c}\u{38c7}\u{38e3}\u{391c}\u{393a}\u{3a2e}\u{3a6c}\u{3ae4}\u{3b08}\u{3b19}\u{3b49}\u{3b9d}\u{3c18}\u{3c4e}\u{3d33}\u{3d96}\u{3eac}\u{3eb8}\u{3f1b}\u{3ffc}\u{4008}\u{4018}\u{4039}\u{4046}\u{4096}\u{40e3}\u{412f}\u{4202}\u{4227}\u{42a0}\u{4301}\u{4334}\u{4359}\u{43d5}\u{43d9}\u{440b}\u{446b}\u{452b}\u{455d}\u{4561}\u{456b}\u{45d7}\u{45f9}\u{4635}\u{46be}\u{46c7}\u{4995}\u{49e6}\u{4a6e}\u{4a76}\u{4ab2}\u{4b33}\u{4bce}\u{4cce}\u{4ced}\u{4cf8}\u{4d56}\u{4e0d}\u{4e26}\u{4e32}\u{4e38}-\u{4e39}\u{4e3d}\u{4e41}\u{4e82}\u{4e86}\u{4eae}\u{4ec0}\u{4ecc}\u{4ee4}\u{4f60}\u{4f80}\u{4f86}\u{4f8b}\u{4fae}\u{4fbb}\u{4fbf}\u{5002}\u{502b}\u{507a}\u{5099}\u{50cf}\u{50da}\u{50e7}\u{5140}\u{5145}\u{514d}\u{5154}\u{5164}\u{5167}-\u{5169}\u{516d}\u{5177}\u{5180}\u{518d}\u{5192}\u{5195}\u{5197}\u{51a4}\u{51ac}\u{51b5}\u{51b7}\u{51c9}\u{51cc}\u{51dc}\u{51de}\u{51f5}\u{5203}\u{5207}\u{5217}\u{5229}\u{523a}-\u{523b}\u{5246}\u{5272}\u{5277}\u{5289}\u{529b}\u{52a3}\u{52b3}\u{52c7}\u{52c9}\u{52d2}\u{52de}\u{52e4}\u{52f5}\u{52fa}\u{5305}-\u{5306}\u{5317}\u{533f}\u{5349}\u{5351}\u{535a}\u{5373}\u{5375}\u{537d}\u{537f}\u{53c3}\u{53ca}\u{53df}\u{53e5}\u{53eb}\u{53f1}\u{5406}\u{540f}\u{541d}\u{5438}\u{5442}\u{5448}\u{5468}\u{549e}\u{54a2}\u{54bd}\u{54f6}\u{5510}\u{5553}\u{5555}\u{5563}\u{5584}\u{5587}\u{5599}\u{559d}\u{55ab}\u{55b3}\u{55c0}\u{55c2}\u{55e2}\u{5606}\u{5651}\u{5668}\u{5674}\u{56f9}\u{5716}-\u{5717}\u{578b}\u{57ce}\u{57f4}\u{580d}\u{5831}-\u{5832}\u{5840}\u{585a}\u{585e}\u{58a8}\u{58ac}\u{58b3}\u{58d8}\u{58df}\u{58ee}\u{58f2}\u{58f7}\u{5906}\u{591a}\u{5922}\u{5944}\u{5948}\u{5951}\u{5954}\u{5962}\u{5973}\u{59d8}\u{59ec}\u{5a1b}\u{5a27}\u{5a62}\u{5a66}\u{5ab5}\u{5b08}\u{5b28}\u{5b3e}\u{5b85}\u{5bc3}\u{5bd8}\u{5be7}\u{5bee}\u{5bf3}\u{5bff}\u{5c06}\u{5c22}\u{5c3f}\u{5c60}\u{5c62}\u{5c64}-\u{5c65}\u{5c6e}\u{5c8d}\u{5cc0}\u{5d19}\u{5d43}\u{5d50}\u{5d6b}\u{5d6e}\u{5d7c}\u{5db2}\u{5dba}\u{5de1}-\u{5de2}\u{5dfd}\u{5e28}\u{5e3d}\u{5e69}\u{5e74}\u{5ea6}\u{5eb0}\u{5eb3}\u{5eb6}\u{5ec9}-\u{5eca}\u{5ed2}-\u{5ed3}\u{5ed9}\u{5eec}\u{5efe}\u{5f04}\u{5f22}\u{5f53}\u{5f62}\u{5f69}\u{5f6b}\u{5f8b}\u{5f9a}\u{5fa9}\u{5fad}\u{5fcd}\u{5fd7}\u{5ff5}\u{5ff9}\u{6012}\u{601c}\u{6075}\u{6081}\u{6094}\u{60c7}\u{60d8}\u{60e1}\u{6108}\u{6144}\u{6148}\u{614c}\u{614e}\u{6160}\u{6168}\u{617a}\u{618e}\u{6190}\u{61a4}\u{61af}\u{61b2}\u{61de}\u{61f2}\u{61f6}\u{6200}\u{6210}\u{621b}\u{622e}\u{6234}\u{625d}\u{62b1}\u{62c9}\u{62cf}\u{62d3}-\u{62d4}\u{62fc}\u{62fe}\u{633d}\u{6350}\u{6368}\u{637b}\u{6383}\u{63a0}\u{63a9}\u{63c4}-\u{63c5}\u{63e4}\u{641c}\u{6422}\u{6452}\u{6469}\u{6477}\u{647e}\u{649a}\u{649d}\u{64c4}\u{654f}\u{6556}\u{656c}\u{6578}\u{6599}\u{65c5}\u{65e2}-\u{65e3}\u{6613}\u{6649}\u{6674}\u{6688}\u{6691}\u{669c}\u{66b4}\u{66c6}\u{66f4}\u{66f8}\u{6700}\u{6717}\u{671b}\u{6721}\u{674e}\u{6753}\u{6756}\u{675e}\u{677b}\u{6785}\u{6797}\u{67f3}\u{67fa}\u{6817}\u{681f}\u{6852}\u{6881}\u{6885}\u{688e}\u{68a8}\u{6914}\u{6942}\u{69a3}\u{69ea}\u{6a02}\u{6a13}\u{6aa8}\u{6ad3}\u{6adb}\u{6b04}\u{6b21}\u{6b54}\u{6b72}\u{6b77}\u{6b79}\u{6b9f}\u{6bae}\u{6bba}-\u{6bbb}\u{6c4e}\u{6c67}\u{6c88}\u{6cbf}\u{6ccc}-\u{6ccd}\u{6ce5}\u{6d16}\u{6d1b}\u{6d1e}\u{6d34}\u{6d3e}\u{6d41}\u{6d69}-\u{6d6a}\u{6d77}-\u{6d78}\u{6d85}\u{6dcb}\u{6dda}\u{6dea}\u{6df9}\u{6e1a}\u{6e2f}\u{6e6e}\u{6e9c}\u{6eba}\u{6ec7}\u{6ecb}\u{6ed1}\u{6edb}\u{6f0f}\u{6f22}-\u{6f23}\u{6f6e}\u{6fc6}\u{6feb}\u{6ffe}\u{701b}\u{701e}\u{7039}\u{704a}\u{7070}\u{7077}\u{707d}\u{7099}\u{70ad}\u{70c8}\u{70d9}\u{7145}\u{7149}\u{716e}\u{719c}\u{71ce}\u{71d0}\u{7210}\u{721b}\u{7228}\u{722b}\u{7235}\u{7250}\u{7262}\u{7280}\u{7295}\u{72af}\u{72c0}\u{72fc}\u{732a}\u{7375}\u{737a}\u{7387}\u{738b}\u{73a5}\u{73b2}\u{73de}\u{7406}\u{7409}\u{7422}\u{7447}\u{745c}\u{7469}\u{7471}\u{7485}\u{7489}\u{7498}\u{74ca}\u{7506}\u{7524}\u{753b}\u{753e}\u{7559}\u{7565}\u{7570}\u{75e2}\u{7610}\u{761d}\u{761f}\u{7642}\u{7669}\u{76ca}\u{76db}\u{76e7}\u{76f4}\u{7701}\u{771e}-\u{771f}\u{7740}\u{774a}\u{778b}\u{77a7}\u{784e}\u{786b}\u{788c}\u{7891}\u{78ca}\u{78cc}\u{78fb}\u{792a}\u{793c}\u{793e}\u{7948}-\u{7949}\u{7950}\u{7956}\u{795d}-\u{795e}\u{7965}\u{797f}\u{798d}-\u{798f}\u{79ae}\u{79ca}\u{79eb}\u{7a1c}\u{7a40}\u{7a4a}\u{7a4f}\u{7a81}\u{7ab1}\u{7acb}\u{7aee}\u{7b20}\u{7bc0}\u{7bc6}\u{7bc9}\u{7c3e}\u{7c60}\u{7c7b}\u{7c92}\u{7cbe}\u{7cd2}\u{7cd6}\u{7ce3}\u{7ce7}-\u{7ce8}\u{7d00}\u{7d10}\u{7d22}\u{7d2f}\u{7d5b}\u{7d63}\u{7da0}\u{7dbe}\u{7dc7}\u{7df4}\u{7e02}\u{7e09}\u{7e37}\u{7e41}\u{7e45}\u{7f3e}\u{7f72}\u{7f79}-\u{7f7a}\u{7f85}\u{7f95}\u{7f9a}\u{7fbd}\u{7ffa}\u{8001}\u{8005}\u{8046}\u{8060}\u{806f}-\u{8070}\u{807e}\u{808b}\u{80ad}\u{80b2}\u{8103}\u{813e}\u{81d8}\u{81e8}\u{81ed}\u{8201}\u{8204}\u{8218}\u{826f}\u{8279}\u{828b}\u{8291}\u{829d}\u{82b1}\u{82b3}\u{82bd}\u{82e5}-\u{82e6}\u{831d}\u{8323}\u{8336}\u{8352}-\u{8353}\u{8363}\u{83ad}\u{83bd}\u{83c9}-\u{83ca}\u{83cc}\u{83dc}\u{83e7}\u{83ef}\u{83f1}\u{843d}\u{8449}\u{8457}\u{84ee}\u{84f1}\u{84f3}\u{84fc}\u{8516}\u{8564}\u{85cd}\u{85fa}\u{8606}\u{8612}\u{862d}\u{863f}\u{8650}\u{865c}\u{8667}\u{8669}\u{8688}\u{86a9}\u{86e2}\u{870e}\u{8728}\u{876b}\u{8779}\u{8786}\u{87ba}\u{87e1}\u{8801}\u{881f}\u{884c}\u{8860}\u{8863}\u{88c2}\u{88cf}\u{88d7}\u{88de}\u{88e1}\u{88f8}\u{88fa}\u{8910}\u{8941}\u{8964}\u{8986}\u{898b}\u{8996}\u{8aa0}\u{8aaa}\u{8abf}\u{8acb}\u{8ad2}\u{8ad6}\u{8aed}\u{8af8}\u{8afe}\u{8b01}\u{8b39}\u{8b58}\u{8b80}\u{8b8a}\u{8c48}\u{8c55}\u{8cab}\u{8cc1}-\u{8cc2}\u{8cc8}\u{8cd3}\u{8d08}\u{8d1b}\u{8d77}\u{8dbc}\u{8dcb}\u{8def}-\u{8df0}\u{8eca}\u{8ed4}\u{8f26}\u{8f2a}\u{8f38}\u{8f3b}\u{8f62}\u{8f9e}\u{8fb0}\u{8fb6}\u{9023}\u{9038}\u{9072}\u{907c}\u{908f}\u{9094}\u{90ce}\u{90de}\u{90f1}\u{90fd}\u{9111}\u{911b}\u{916a}\u{9199}\u{91b4}\u{91cc}\u{91cf}\u{91d1}\u{9234}\u{9238}\u{9276}\u{927c}\u{92d7}-\u{92d8}\u{9304}\u{934a}\u{93f9}\u{9415}\u{958b}\u{95ad}\u{95b7}\u{962e}\u{964b}\u{964d}\u{9675}\u{9678}\u{967c}\u{9686}\u{96a3}\u{96b7}-\u{96b8}\u{96c3}\u{96e2}-\u{96e3}\u{96f6}-\u{96f7}\u{9723}\u{9732}\u{9748}\u{9756}\u{97db}\u{97e0}\u{97ff}\u{980b}\u{9818}\u{9829}\u{983b}\u{985e}\u{98e2}\u{98ef}\u{98fc}\u{9928}-\u{9929}\u{99a7}\u{99c2}\u{99f1}\u{99fe}\u{9a6a}\u{9b12}\u{9b6f}\u{9c40}\u{9c57}\u{9cfd}\u{9d67}\u{9db4}\u{9dfa}\u{9e1e}\u{9e7f}\u{9e97}\u{9e9f}\u{9ebb}\u{9ece}\u{9ef9}\u{9efe}\u{9f05}\u{9f0f}\u{9f16}\u{9f3b}\u{9f43}\u{9f8d}-\u{9f8e}\u{9f9c}\u{a856}\u{a85c}\u{a85e}-\u{a860}\u{a868}\u{aa60}-\u{aa66}\u{aa6b}-\u{aa6c}\u{aa6f}\u{aa7a}\u{ff01}\u{ff0c}\u{ff0e}\u{ff10}\u{ff1a}-\u{ff1b}\u{ff1f}\u{10ac5}-\u{10ac6}\u{10ad6}-\u{10ad7}\u{10ae1}\u{13091}-\u{13092}\u{1310f}\u{1311c}\u{13121}\u{13127}\u{13139}\u{131a0}\u{131b1}\u{131b8}-\u{131b9}\u{131cb}\u{131f9}-\u{131fa}\u{1327f}\u{13285}\u{1328c}\u{132aa}\u{132cb}\u{132dc}\u{132e7}\u{13307}\u{1331b}\u{13322}\u{1333b}-\u{1333c}\u{13377}-\u{13378}\u{13399}-\u{1339a}\u{133d3}\u{133f2}\u{133f5}-\u{133f6}\u{13403}\u{13416}\u{13419}-\u{1341a}\u{13423}\u{13443}-\u{13446}\u{1d49c}\u{1d49e}-\u{1d49f}\u{1d4a2}\u{1d4a5}-\u{1d4a6}\u{1d4a9}-\u{1d4ac}\u{1d4ae}-\u{1d4b5}\u{20122}\u{2051c}\u{20525}\u{2054b}\u{2063a}\u{20804}\u{208de}\u{20a2c}\u{20b63}\u{214e4}\u{216a8}\u{216ea}\u{219c8}\u{21b18}\u{21d0b}\u{21de4}\u{21de6}\u{22183}\u{2219f}\u{22331}\u{226d4}\u{22844}\u{2284a}\u{22b0c}\u{22bf1}\u{2300a}\u{232b8}\u{2335f}\u{23393}\u{2339c}\u{233c3}\u{233d5}\u{2346d}\u{236a3}\u{238a7}\u{23a8d}\u{23afa}\u{23cbc}\u{23d1e}\u{23ed1}\u{23f5e}\u{23f8e}\u{24263}\u{242ee}\u{243ab}\u{24608}\u{24735}\u{24814}\u{24c36}\u{24c92}\u{24fa1}\u{24fb8}\u{25044}\u{250f2}-\u{250f3}\u{25119}\u{25133}\u{25249}\u{2541d}\u{25626}\u{2569a}\u{256c5}\u{2597c}\u{25aa7}\u{25bab}\u{25c80}\u{25cd0}\u{25f86}\u{261da}\u{26228}\u{26247}\u{262d9}\u{2633e}\u{264da}\u{26523}\u{265a8}\u{267a7}\u{267b5}\u{26b3c}\u{26c36}\u{26cd5}\u{26d6b}\u{26f2c}\u{26fb1}\u{270d2}\u{273ca}\u{27667}\u{278ae}\u{27966}\u{27ca8}\u{27ed3}\u{27f2f}\u{285d2}\u{285ed}\u{2872e}\u{28bfa}\u{28d77}\u{29145}\u{291df}\u{2921a}\u{2940a}\u{29496}\u{295b6}\u{29b30}\u{2a0ce}\u{2a105}\u{2a20e}\u{2a291}\u{2a392}\u{2a600}]/u],
+      [65025, /[\u{210b}\u{2110}\u{2112}\u{211b}\u{212c}\u{2130}-\u{2131}\u{2133}\u{3001}-\u{3002}\u{3b9d}\u{3eb8}\u{4039}\u{4fae}\u{50e7}\u{514d}\u{51b5}\u{5207}\u{52c7}\u{52c9}\u{52e4}\u{52fa}\u{5317}\u{5351}\u{537f}\u{5584}\u{5599}\u{559d}\u{5606}\u{585a}\u{5b3e}\u{5be7}\u{5c6e}\u{5eca}\u{5f22}\u{6094}\u{614c}\u{614e}\u{618e}\u{61f2}\u{61f6}\u{654f}\u{6674}\u{6691}\u{6717}\u{671b}\u{6885}\u{6a02}\u{6bba}\u{6d41}\u{6d77}\u{6ecb}\u{6f22}\u{701e}\u{716e}\u{7235}\u{732a}\u{7387}\u{7471}\u{7570}\u{76ca}\u{76f4}\u{771f}\u{774a}\u{788c}\u{78cc}\u{7956}\u{798f}\u{7a40}\u{7bc0}\u{7df4}\u{8005}\u{8201}\u{8279}\u{82e5}\u{8457}\u{865c}\u{8779}\u{8996}\u{8aaa}\u{8aed}\u{8af8}\u{8afe}\u{8b01}\u{8b39}\u{8b8a}\u{8d08}\u{8f38}\u{9038}\u{96e3}\u{9756}\u{97ff}\u{980b}\u{983b}\u{9b12}\u{9f9c}\u{ff01}\u{ff0c}\u{ff0e}\u{ff1a}-\u{ff1b}\u{ff1f}\u{13093}\u{130a9}\u{13187}\u{131b1}\u{131ee}\u{131f8}-\u{131fa}\u{13257}\u{1327f}\u{132a4}\u{13308}\u{13312}-\u{13314}\u{1331b}\u{13321}-\u{13322}\u{13331}\u{13419}\u{1d49c}\u{1d49e}-\u{1d49f}\u{1d4a2}\u{1d4a5}-\u{1d4a6}\u{1d4a9}-\u{1d4ac}\u{1d4ae}-\u{1d4b5}\u{22331}\u{25aa7}]/u],
+      [65026, /[\u{537f}\u{5be7}\u{618e}\u{61f2}\u{6717}\u{6a02}\u{6bba}\u{6d41}\u{7df4}\u{8005}\u{980b}\u{9f9c}\u{13117}\u{13139}\u{13183}\u{131a0}\u{131ba}\u{131ee}\u{13216}\u{1327b}\u{132a4}\u{132e7}\u{132e9}\u{132f8}\u{132fd}\u{13302}-\u{13303}\u{13310}-\u{13314}\u{1331c}\u{13321}\u{13331}\u{1334a}\u{13361}\u{13373}\u{1337d}\u{13385}\u{133af}-\u{133b0}\u{133bf}\u{133dd}\u{13419}\u{1342c}\u{1342e}]/u]
+    ]);
   }
 });
 
 // src/guard/invisible.ts
+function codePoints(text) {
+  const cps = [];
+  for (const ch of text) cps.push(ch.codePointAt(0));
+  return cps;
+}
 function refusedIndexes(text) {
-  return CANDIDATE.test(text) ? refusedIndexesIn(text) : /* @__PURE__ */ new Set();
+  const out = /* @__PURE__ */ new Set();
+  if (!CANDIDATE.test(text)) return out;
+  const cps = [32, ...codePoints(text)];
+  for (let i = 1; i < cps.length; i++) if (forbiddenAt(cps, i) !== void 0) out.add(i - 1);
+  return out;
 }
 function showRefused(text) {
-  if (!CANDIDATE.test(text)) return { text, changed: 0 };
-  return renderCodePoints(Array.from(text, (ch) => ch.codePointAt(0)));
+  return CANDIDATE.test(text) ? renderCodePoints(codePoints(text)) : { text, changed: 0 };
 }
 function classOf(cp) {
   if (cp < 32 || cp >= 127 && cp <= 159) return cp === 9 || cp === LF ? void 0 : "control character";
@@ -116,34 +107,9 @@ function classOf(cp) {
   if (cp === 4447 || cp === 4448 || cp === 12644 || cp === 65440) return "Hangul filler";
   return void 0;
 }
-function isEmojiModifier(cp) {
-  return cp >= 127995 && cp <= 127999;
-}
-function decodeRanges(encoded) {
-  const parts = encoded === "" ? [] : encoded.split(",");
-  const out = new Int32Array(parts.length * 2);
-  let prev = -1;
-  parts.forEach((part, k) => {
-    const [gap, len = "0"] = part.split(".");
-    const start = prev + 1 + parseInt(gap, 36);
-    prev = start + parseInt(len, 36);
-    out[2 * k] = start;
-    out[2 * k + 1] = prev;
-  });
-  return out;
-}
-function inRanges(ranges, cp) {
-  const k = partitionPoint(ranges.length / 2, (i) => ranges[2 * i] <= cp) - 1;
-  return k >= 0 && cp <= ranges[2 * k + 1];
-}
-function isRtlLetter(cp) {
-  rtlLetters ??= decodeRanges(RTL_LETTERS);
-  return cp >= 1424 && inRanges(rtlLetters, cp);
-}
 function isStandardizedVariant(base, selector) {
-  variantBases ??= new Map(STANDARDIZED_VARIANT_BASES.map(([sel, enc]) => [sel, decodeRanges(enc)]));
-  const bases = variantBases.get(selector);
-  return bases !== void 0 && inRanges(bases, base);
+  const bases = STANDARDIZED_VARIANT_BASES.get(selector);
+  return bases !== void 0 && matches(bases, base);
 }
 function inFlagSequence(cps, i) {
   for (let k = Math.max(0, i - 6); k < i; k++) {
@@ -193,51 +159,36 @@ function forbiddenAt(cps, i) {
 function hex(cp) {
   return `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`;
 }
-function refusedIndexesIn(text) {
-  const out = /* @__PURE__ */ new Set();
-  const cps = [32];
-  for (const ch of text) cps.push(ch.codePointAt(0));
-  for (let i = 1; i < cps.length; i++) if (forbiddenAt(cps, i) !== void 0) out.add(i - 1);
-  return out;
+function byteMarker(byte) {
+  return `<0x${byte.toString(16).toUpperCase().padStart(2, "0")}>`;
 }
-function renderCodePoints(cps) {
+function renderCodePoints(cps, keep = false) {
   const parts = [];
   let changed = 0;
-  let runStart = 0;
-  const flush = (end) => {
-    if (end > runStart) parts.push(String.fromCodePoint(...cps.slice(runStart, end)));
-  };
+  let from = 0;
   for (let i = 0; i < cps.length; i++) {
     const cp = cps[i];
-    let shown;
-    if (cp < 0) shown = `<0x${(-cp - 1).toString(16).toUpperCase().padStart(2, "0")}>`;
-    else if (forbiddenAt(cps, i) !== void 0) shown = `<${hex(cp)}>`;
-    if (shown === void 0) {
-      if (i - runStart >= 8192) {
-        flush(i);
-        runStart = i;
-      }
-      continue;
-    }
-    flush(i);
+    const shown = cp < 0 ? byteMarker(-cp - 1) : !keep && forbiddenAt(cps, i) !== void 0 ? `<${hex(cp)}>` : null;
+    if (shown === null && i - from < 8192) continue;
+    parts.push(String.fromCodePoint(...cps.slice(from, i)));
+    from = i;
+    if (shown === null) continue;
     parts.push(shown);
     changed++;
-    runStart = i + 1;
+    from = i + 1;
   }
-  flush(cps.length);
+  parts.push(String.fromCodePoint(...cps.slice(from)));
   return { text: parts.join(""), changed };
 }
-var CANDIDATE, STRICT, LF, CR, ZWNJ, ZWJ, BOM, VS15, VS16, BLACK_FLAG, CANCEL_TAG, PICTOGRAPHIC, EMOJI, LETTER_OR_MARK, HAN_IDEOGRAPH, FLAG_TAGS, matches, isEmoji, rtlLetters, variantBases;
+var CANDIDATE, LF, CR, ZWNJ, ZWJ, BOM, VS15, VS16, BLACK_FLAG, CANCEL_TAG, PICTOGRAPHIC, EMOJI, LETTER_OR_MARK, HAN_IDEOGRAPH, FLAG_TAGS, matches, isEmoji, isEmojiModifier, isRtlLetter, UTF8_RUN;
 var init_invisible = __esm({
   "src/guard/invisible.ts"() {
     "use strict";
-    init_partition();
     init_unicode_tables();
     CANDIDATE = new RegExp(
       "[\\x00-\\x08\\x0B-\\x1F\\x7F-\\x9F\\u061C\\u115F\\u1160\\u180E\\u200B-\\u200F\\u202A-\\u202E\\u2028\\u2029\\u2060-\\u2064\\u2066-\\u2069\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\u{E0000}-\\u{E007F}\\u{E0100}-\\u{E01EF}]",
       "u"
     );
-    STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     LF = 10;
     CR = 13;
     ZWNJ = 8204;
@@ -254,6 +205,12 @@ var init_invisible = __esm({
     FLAG_TAGS = ["gbeng", "gbsct", "gbwls"].map((t) => [...t].map((c) => 917504 + c.charCodeAt(0)));
     matches = (re, cp) => cp !== void 0 && cp >= 0 && re.test(String.fromCodePoint(cp));
     isEmoji = (cp) => cp !== void 0 && cp >= 169 && matches(PICTOGRAPHIC, cp);
+    isEmojiModifier = (cp) => cp >= 127995 && cp <= 127999;
+    isRtlLetter = (cp) => cp >= 1424 && matches(RTL_LETTER, cp);
+    UTF8_RUN = new RegExp(
+      "(?:[\\x00-\\x7f]|[\\xc2-\\xdf][\\x80-\\xbf]|\\xe0[\\xa0-\\xbf][\\x80-\\xbf]|[\\xe1-\\xec\\xee\\xef][\\x80-\\xbf]{2}|\\xed[\\x80-\\x9f][\\x80-\\xbf]|\\xf0[\\x90-\\xbf][\\x80-\\xbf]{2}|[\\xf1-\\xf3][\\x80-\\xbf]{3}|\\xf4[\\x80-\\x8f][\\x80-\\xbf]{2}){1,4096}|(?<bad>[^])",
+      "g"
+    );
   }
 });
 
@@ -279,16 +236,60 @@ var init_quote = __esm({
   }
 });
 
+// src/schema/values.ts
+import path2 from "node:path";
+function parseStrictTime(value, nowMs) {
+  const m = ISO.exec(value);
+  if (!m) return { error: "not a strict ISO-8601 time with a zone" };
+  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
+  const second = m[6] === void 0 ? 0 : Number(m[6]);
+  const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day < 1 || day > daysInMonth) return { error: "no such day" };
+  let offsetMin = 0;
+  if (m[8] !== "Z") {
+    const oh = Number(m[9]);
+    const om = Number(m[10]);
+    if (oh > 23 || om > 59) return { error: "zone offset out of range" };
+    offsetMin = (m[8].startsWith("-") ? -1 : 1) * (oh * 60 + om);
+  }
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fraction * 1e3) - offsetMin * 6e4;
+  if (year < 1970) return { error: "before 1970" };
+  if (utc > nowMs + CLOCK_SKEW_MS) return { error: "in the future" };
+  return { iso: value, ms: utc };
+}
+function unticked(value) {
+  const m = /^`([^`]*)`$/.exec(value.trim());
+  return m ? m[1].trim() : value.trim();
+}
+function safeRelativePath(value) {
+  if (value.length === 0 || value.length > 4096) return null;
+  if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
+  if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
+  const normal = path2.posix.normalize(value);
+  if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
+  return normal.replace(/\/$/, "");
+}
+var CLOCK_SKEW_MS, ISO;
+var init_values = __esm({
+  "src/schema/values.ts"() {
+    "use strict";
+    CLOCK_SKEW_MS = 5 * 60 * 1e3;
+    ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
+  }
+});
+
 // src/store/home.ts
 import { homedir } from "node:os";
-import path2 from "node:path";
+import path3 from "node:path";
 function homeFolder(env, platform = process.platform) {
   const value = platform === "win32" ? env.USERPROFILE : env.HOME;
   return value ?? homedir();
 }
 function samePath(a, b, platform = process.platform) {
   if (platform !== "win32") return a === b;
-  const norm = (p) => path2.win32.resolve(p).toLowerCase();
+  const norm = (p) => path3.win32.resolve(p).toLowerCase();
   return norm(a) === norm(b);
 }
 var init_home = __esm({
@@ -299,7 +300,7 @@ var init_home = __esm({
 
 // src/store/root.ts
 import { lstatSync as lstatSync2, readFileSync, realpathSync as realpathSync2 } from "node:fs";
-import path3 from "node:path";
+import path4 from "node:path";
 function exists(p) {
   try {
     lstatSync2(p);
@@ -316,14 +317,14 @@ function realOrNull(p) {
   }
 }
 function within(child, parent) {
-  const rel = path3.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path3.isAbsolute(rel);
+  const rel = path4.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path4.isAbsolute(rel);
 }
 function ceilings(env) {
   const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path3.delimiter)) {
-    if (c === "" || !path3.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? path3.resolve(c));
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path4.delimiter)) {
+    if (c === "" || !path4.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? path4.resolve(c));
   }
   return out;
 }
@@ -333,8 +334,8 @@ function safeDirectories(env) {
   const noSystem = env.GIT_CONFIG_NOSYSTEM;
   if (!noSystem || /^(?:0|false|no|off)$/i.test(noSystem)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
   if (env.GIT_CONFIG_GLOBAL !== void 0) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(path3.join(env.XDG_CONFIG_HOME || path3.join(home, ".config"), "git", "config"));
-  if (env.GIT_CONFIG_GLOBAL === void 0) files.push(path3.join(home, ".gitconfig"));
+  else files.push(path4.join(env.XDG_CONFIG_HOME || path4.join(home, ".config"), "git", "config"));
+  if (env.GIT_CONFIG_GLOBAL === void 0) files.push(path4.join(home, ".gitconfig"));
   let out = [];
   for (const file of files) {
     let text;
@@ -359,7 +360,7 @@ function safeDirectories(env) {
       if (!m) continue;
       const value = m[1].replace(/^"(.*)"$/, "$1");
       if (value === "") out = [];
-      else out.push(value.startsWith("~/") ? path3.join(home, value.slice(2)) : value);
+      else out.push(value.startsWith("~/") ? path4.join(home, value.slice(2)) : value);
     }
   }
   return out;
@@ -368,7 +369,7 @@ function listedSafe(dir, safe) {
   return safe.some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
-    return (realOrNull(s) ?? path3.resolve(s)) === dir;
+    return (realOrNull(s) ?? path4.resolve(s)) === dir;
   });
 }
 function distrust(dir, uid, safe) {
@@ -389,7 +390,7 @@ function dubious(root, uid, env, safe) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
-    if (exists(path3.join(dir, ".git"))) {
+    if (exists(path4.join(dir, ".git"))) {
       let owner;
       try {
         owner = lstatSync2(dir).uid;
@@ -403,14 +404,14 @@ function dubious(root, uid, env, safe) {
       const fix = `run from a project of your own, or, if you trust it, ${trust}`;
       return new Refused(`${what}; its memory is not used: ${fix}`);
     }
-    const parent = path3.dirname(dir);
+    const parent = path4.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
     dir = parent;
   }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  for (const p of [path3.join(dir, ".ai"), path3.join(dir, ".ai", "memory")]) {
+  for (const p of [path4.join(dir, ".ai"), path4.join(dir, ".ai", "memory")]) {
     try {
       const st = lstatSync2(p);
       if (st.uid !== uid && st.uid !== 0) return false;
@@ -453,7 +454,7 @@ function findRoot(startPath, env, opts = {}) {
   return found;
 }
 function walk(start, env, uid, safe, home) {
-  if (exists(path3.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+  if (exists(path4.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
@@ -462,12 +463,12 @@ function walk(start, env, uid, safe, home) {
       const why = distrust(dir, uid, safe);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
-    if (exists(path3.join(dir, ".ai", "memory"))) {
+    if (exists(path4.join(dir, ".ai", "memory"))) {
       if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
       return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
     }
-    if (exists(path3.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = path3.dirname(dir);
+    if (exists(path4.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = path4.dirname(dir);
     const ceiling = stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home);
     if (parent === dir || ceiling) return { root: start, start, by: "start" };
     dir = parent;
@@ -484,80 +485,90 @@ var init_root = __esm({
 });
 
 // src/git/git-dir.ts
-import { lstatSync as lstatSync3, readFileSync as readFileSync2 } from "node:fs";
-import path4 from "node:path";
-function isFile(p) {
+import { lstatSync as lstatSync3, readdirSync, readFileSync as readFileSync2, readlinkSync } from "node:fs";
+import path5 from "node:path";
+function lstatOrNull(p) {
   try {
-    return lstatSync3(p).isFile();
+    return lstatSync3(p);
   } catch {
-    return false;
-  }
-}
-function isDir(p) {
-  try {
-    return lstatSync3(p).isDirectory();
-  } catch {
-    return false;
+    return null;
   }
 }
 function readSmall(p) {
   try {
-    if (!isFile(p)) return null;
-    return readFileSync2(p, "utf8").slice(0, 4096);
+    return isFile(p) ? readFileSync2(p, "utf8").slice(0, 4096) : null;
   } catch {
     return null;
   }
 }
 function gitTopOf(root, opts = {}) {
-  let dir = root;
-  for (; ; ) {
+  for (let dir = root; ; dir = path5.dirname(dir)) {
     if (dir !== root && distrustedAbove(dir, process.env, opts) !== null) return null;
-    try {
-      lstatSync3(path4.join(dir, ".git"));
-      return dir;
-    } catch {
-    }
-    const parent = path4.dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
+    if (lstatOrNull(path5.join(dir, ".git")) !== null) return dir;
+    if (path5.dirname(dir) === dir) return null;
   }
 }
 function gitDirOf(top) {
-  const dotGit = path4.join(top, ".git");
+  const dotGit = path5.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
   const text = readSmall(dotGit);
   const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
-  if (!m) return null;
-  const dir = path4.resolve(top, m[1]);
-  return isDir(dir) ? dir : null;
+  const dir = m ? path5.resolve(top, m[1]) : null;
+  return dir !== null && isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync2(path4.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path4.resolve(gitDir, text);
+    const text = readFileSync2(path5.join(gitDir, "commondir"), "utf8").trim();
+    if (text !== "") return path5.resolve(gitDir, text);
   } catch {
   }
   return gitDir;
 }
+var isFile, isDir, MAX_REFLOG_BYTES, MAX_HASHED_BYTES;
 var init_git_dir = __esm({
   "src/git/git-dir.ts"() {
     "use strict";
+    init_builtins();
+    init_values();
     init_root();
+    isFile = (p) => lstatOrNull(p)?.isFile() ?? false;
+    isDir = (p) => lstatOrNull(p)?.isDirectory() ?? false;
+    MAX_REFLOG_BYTES = 64 * 1024 * 1024;
+    MAX_HASHED_BYTES = 8 * 1024 * 1024;
   }
 });
 
 // src/git/saves.ts
-import { closeSync as closeSync2, constants as constants2, existsSync, linkSync, lstatSync as lstatSync4, mkdirSync, openSync as openSync2, readFileSync as readFileSync3 } from "node:fs";
-import { renameSync, rmSync, writeFileSync, writeSync as writeSync2 } from "node:fs";
-import path5 from "node:path";
+import { existsSync, linkSync, lstatSync as lstatSync4, mkdirSync, readFileSync as readFileSync3, renameSync, rmSync, writeFileSync } from "node:fs";
+import path6 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
   const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? null : path5.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path6.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
-function savesLines(p) {
+function beside(root, name) {
+  const saves = savesPath(root);
+  return saves === null ? null : path6.join(path6.dirname(saves), name);
+}
+function recordLines(p, re) {
   const lines = readFileSync3(p, "utf8").slice(0, 16384).split("\n");
-  return lines.map((l) => LINE.exec(l)).filter((m) => m !== null);
+  return lines.map((l) => re.exec(l)).filter((m) => m !== null);
+}
+function addRecord(p, re, line, drop) {
+  try {
+    mkdirSync(path6.dirname(p), { recursive: true, mode: 448 });
+    let kept = [];
+    try {
+      kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
+    } catch {
+    }
+    const tmp = `${p}.tmp-${process.pid}`;
+    rmSync(tmp, { force: true });
+    writeFileSync(tmp, `${[...kept, line].slice(-KEPT).join("\n")}
+`, { mode: 384, flag: "wx" });
+    renameSync(tmp, p);
+  } catch {
+  }
 }
 function savedStampOf(text) {
   const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1];
@@ -566,13 +577,12 @@ function savedStampOf(text) {
   return head === void 0 ? saved : `${saved}+${head}`;
 }
 function cloneIdOf(root, create = false) {
-  const saves = savesPath(root);
-  if (saves === null) return null;
-  const p = path5.join(path5.dirname(saves), "clone-id");
+  const p = beside(root, "clone-id");
+  if (p === null) return null;
   if (create && !existsSync(p)) {
     const tmp = `${p}.tmp-${process.pid}`;
     try {
-      mkdirSync(path5.dirname(p), { recursive: true, mode: 448 });
+      mkdirSync(path6.dirname(p), { recursive: true, mode: 448 });
       writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
       linkSync(tmp, p);
@@ -598,63 +608,36 @@ function statKey(st) {
 }
 function savedHereByStat(root, key) {
   const p = savesPath(root);
-  if (p === null) return false;
   try {
-    return savesLines(p).some((m) => m[2] === key);
+    return p !== null && recordLines(p, LINE).some((m) => m[2] === key);
   } catch {
     return false;
   }
-}
-function replaceLines(p, lines) {
-  const tmp = `${p}.tmp-${process.pid}`;
-  const fd = openSync2(
-    tmp,
-    constants2.O_WRONLY | constants2.O_CREAT | constants2.O_TRUNC | (constants2.O_NOFOLLOW ?? 0),
-    384
-  );
-  try {
-    writeSync2(fd, `${lines.join("\n")}
-`);
-  } finally {
-    closeSync2(fd);
-  }
-  renameSync(tmp, p);
 }
 function readSaves(root) {
   const p = savesPath(root);
   if (p === null) return null;
   try {
     if (!lstatSync4(p).isFile()) return null;
-    const lines = savesLines(p);
+    const lines = recordLines(p, LINE);
     return { tokens: lines.map((m) => m[1]), stamps: lines.flatMap((m) => m[3] === void 0 ? [] : [m[3]]) };
   } catch {
     return null;
   }
 }
 function recordSavedBy(root, token, agent) {
-  const saves = savesPath(root);
-  if (saves === null || agent === null || !SAVED_BY_LINE.test(`${token} ${agent}`)) return;
-  const p = path5.join(path5.dirname(saves), "saved-by");
-  try {
-    mkdirSync(path5.dirname(p), { recursive: true, mode: 448 });
-    let kept = [];
-    try {
-      const lines = readFileSync3(p, "utf8").slice(0, 16384).split("\n");
-      kept = lines.filter((l) => SAVED_BY_LINE.test(l) && !l.startsWith(token));
-    } catch {
-    }
-    kept.push(`${token} ${agent}`);
-    replaceLines(p, kept.slice(-SAVES_KEPT));
-  } catch {
-  }
+  const p = beside(root, "saved-by");
+  const line = `${token} ${agent}`;
+  if (p === null || agent === null || !SAVED_BY_LINE.test(line)) return;
+  addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
 }
-var SAVES_KEPT, LINE, CLONE_MARK, SAVED_BY_LINE;
+var KEPT, LINE, CLONE_MARK, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
     "use strict";
     init_builtins();
     init_git_dir();
-    SAVES_KEPT = 10;
+    KEPT = 10;
     LINE = /^([0-9a-f]{64})(?: (\d+ \d+ \d+ \d+))?(?: @(\S+))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
@@ -753,50 +736,6 @@ var init_failpoint = __esm({
   }
 });
 
-// src/schema/values.ts
-import path6 from "node:path";
-function parseStrictTime(value, nowMs) {
-  const m = ISO.exec(value);
-  if (!m) return { error: "not a strict ISO-8601 time with a zone" };
-  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
-  const second = m[6] === void 0 ? 0 : Number(m[6]);
-  const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
-  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (day < 1 || day > daysInMonth) return { error: "no such day" };
-  let offsetMin = 0;
-  if (m[8] !== "Z") {
-    const oh = Number(m[9]);
-    const om = Number(m[10]);
-    if (oh > 23 || om > 59) return { error: "zone offset out of range" };
-    offsetMin = (m[8].startsWith("-") ? -1 : 1) * (oh * 60 + om);
-  }
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fraction * 1e3) - offsetMin * 6e4;
-  if (year < 1970) return { error: "before 1970" };
-  if (utc > nowMs + CLOCK_SKEW_MS) return { error: "in the future" };
-  return { iso: value, ms: utc };
-}
-function unticked(value) {
-  const m = /^`([^`]*)`$/.exec(value.trim());
-  return m ? m[1].trim() : value.trim();
-}
-function safeRelativePath(value) {
-  if (value.length === 0 || value.length > 4096) return null;
-  if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
-  if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
-  const normal = path6.posix.normalize(value);
-  if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
-  return normal.replace(/\/$/, "");
-}
-var CLOCK_SKEW_MS, ISO;
-var init_values = __esm({
-  "src/schema/values.ts"() {
-    "use strict";
-    CLOCK_SKEW_MS = 5 * 60 * 1e3;
-    ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
-  }
-});
-
 // src/schema/anchor-lines.ts
 function quotePath(p) {
   const refused = refusedIndexes(p);
@@ -845,7 +784,7 @@ var init_anchor_lines = __esm({
 // src/store/paths.ts
 import { lstatSync as lstatSync5, mkdirSync as mkdirSync2 } from "node:fs";
 import path7 from "node:path";
-function lstatOrNull(p) {
+function lstatOrNull2(p) {
   try {
     return lstatSync5(p);
   } catch (err) {
@@ -866,7 +805,7 @@ function ensureDir(dir) {
     const exists4 = err.code === "EEXIST";
     if (!exists4) throw new Refused(`cannot create ${dir}: ${err.message}`);
   }
-  const st = lstatOrNull(dir);
+  const st = lstatOrNull2(dir);
   if (st === null || st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
   }
@@ -933,7 +872,7 @@ var init_paths = __esm({
 });
 
 // src/store/files.ts
-import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync2, openSync as openSync3, readlinkSync, readSync as readSync2, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, openSync as openSync2, readlinkSync as readlinkSync2, readSync as readSync2, writeSync as writeSync2 } from "node:fs";
 import path8 from "node:path";
 function tokenOf(bytes) {
   return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
@@ -941,23 +880,23 @@ function tokenOf(bytes) {
 function createExclusive(p, body) {
   let fd;
   try {
-    fd = openSync3(p, constants3.O_WRONLY | constants3.O_CREAT | constants3.O_EXCL | constants3.O_NOFOLLOW, 384);
+    fd = openSync2(p, constants2.O_WRONLY | constants2.O_CREAT | constants2.O_EXCL | constants2.O_NOFOLLOW, 384);
   } catch {
     return false;
   }
   try {
-    writeSync3(fd, body);
+    writeSync2(fd, body);
     return true;
   } catch {
     return false;
   } finally {
-    closeSync3(fd);
+    closeSync2(fd);
   }
 }
 function describeLink(filePath) {
   let to;
   try {
-    to = readlinkSync(filePath);
+    to = readlinkSync2(filePath);
   } catch {
     const fix2 = "replace the link with the file it points to, or move it away, and retry";
     return `${filePath} is a link; ${ONE_LINK} (${fix2})`;
@@ -975,7 +914,7 @@ function describeLink(filePath) {
 function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
   let fd;
   try {
-    fd = openSync3(filePath, OPEN_FLAGS);
+    fd = openSync2(filePath, OPEN_FLAGS);
   } catch (err) {
     const code = err.code;
     if (code === "ENOENT") return null;
@@ -986,11 +925,11 @@ function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
   }
   const stat = fstatSync2(fd, { bigint: true });
   if (!stat.isFile()) {
-    closeSync3(fd);
+    closeSync2(fd);
     throw new UnsafeFile("not-regular", filePath, stat);
   }
   if (stat.size > BigInt(maxBytes)) {
-    closeSync3(fd);
+    closeSync2(fd);
     throw new UnsafeFile("too-large", filePath, stat);
   }
   return { fd, stat };
@@ -1048,7 +987,7 @@ async function readStable(filePath, opts = {}) {
       }
     };
   } finally {
-    closeSync3(fd);
+    closeSync2(fd);
   }
 }
 var ONE_LINK, UnsafeFile, OPEN_FLAGS, QUIET_MS;
@@ -1077,19 +1016,19 @@ var init_files = __esm({
         this.stat = stat;
       }
     };
-    OPEN_FLAGS = constants3.O_RDONLY | constants3.O_NOFOLLOW | constants3.O_NONBLOCK;
+    OPEN_FLAGS = constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK;
     QUIET_MS = 50;
   }
 });
 
 // src/store/private.ts
-import { lstatSync as lstatSync6, readdirSync, readFileSync as readFileSync4 } from "node:fs";
+import { lstatSync as lstatSync6, readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
 import { hostname } from "node:os";
 import path9 from "node:path";
 function listPrivate(dir) {
   let names;
   try {
-    names = readdirSync(dir);
+    names = readdirSync2(dir);
   } catch {
     return [];
   }
@@ -1180,12 +1119,12 @@ var init_private = __esm({
 });
 
 // src/store/settings.ts
-import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync3, openSync as openSync4, readSync as readSync3 } from "node:fs";
+import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, openSync as openSync3, readSync as readSync3 } from "node:fs";
 import path10 from "node:path";
 function readSmall2(file) {
   let fd;
   try {
-    fd = openSync4(file, constants4.O_RDONLY | constants4.O_NOFOLLOW | constants4.O_NONBLOCK);
+    fd = openSync3(file, constants3.O_RDONLY | constants3.O_NOFOLLOW | constants3.O_NONBLOCK);
   } catch {
     return null;
   }
@@ -1203,7 +1142,7 @@ function readSmall2(file) {
   } catch {
     return "";
   } finally {
-    closeSync4(fd);
+    closeSync3(fd);
   }
 }
 function readSettings(memDir) {
@@ -1278,7 +1217,7 @@ var init_archive = __esm({
 });
 
 // src/store/publish.ts
-import { closeSync as closeSync5, constants as constants5, fchmodSync, fchownSync, fsyncSync, linkSync as linkSync2, lstatSync as lstatSync7, openSync as openSync5 } from "node:fs";
+import { closeSync as closeSync4, constants as constants4, fchmodSync, fchownSync, fsyncSync, linkSync as linkSync2, lstatSync as lstatSync7, openSync as openSync4 } from "node:fs";
 var EXCLUSIVE;
 var init_publish = __esm({
   "src/store/publish.ts"() {
@@ -1289,12 +1228,12 @@ var init_publish = __esm({
     init_files();
     init_paths();
     init_private();
-    EXCLUSIVE = constants5.O_WRONLY | constants5.O_CREAT | constants5.O_EXCL | constants5.O_NOFOLLOW;
+    EXCLUSIVE = constants4.O_WRONLY | constants4.O_CREAT | constants4.O_EXCL | constants4.O_NOFOLLOW;
   }
 });
 
 // src/store/recover.ts
-import { lstatSync as lstatSync8, readdirSync as readdirSync2 } from "node:fs";
+import { lstatSync as lstatSync8, readdirSync as readdirSync3 } from "node:fs";
 import path12 from "node:path";
 function pendingRepairs(root) {
   return [
@@ -1305,7 +1244,7 @@ function pendingRepairs(root) {
 function archiveExcess(root) {
   let names;
   try {
-    names = readdirSync2(archiveDir(root));
+    names = readdirSync3(archiveDir(root));
   } catch {
     return 0;
   }
@@ -1328,7 +1267,7 @@ function inoOf(p) {
 function archiveEntriesWithIno(dir, ino) {
   let names;
   try {
-    names = readdirSync2(dir);
+    names = readdirSync3(dir);
   } catch {
     return [];
   }
@@ -1381,7 +1320,7 @@ var init_recover = __esm({
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync6, fstatSync as fstatSync4, readSync as readSync4 } from "node:fs";
+import { closeSync as closeSync5, fstatSync as fstatSync4, readSync as readSync4 } from "node:fs";
 import path13 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
@@ -1447,7 +1386,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     if (holdsNul(fd, buf, n)) return { kind, status: "unsafe", mtimeMs };
     return opts.text ? { kind, status: "present", mtimeMs, text: null } : { kind, status: "present", mtimeMs };
   } finally {
-    closeSync6(fd);
+    closeSync5(fd);
   }
 }
 function wholeBytes(fd, filePath, before) {
@@ -2173,7 +2112,7 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync7, constants as constants6, fstatSync as fstatSync5, lstatSync as lstatSync11, openSync as openSync6, readdirSync as readdirSync3, readSync as readSync5, unlinkSync as unlinkSync2 } from "node:fs";
+import { closeSync as closeSync6, constants as constants5, fstatSync as fstatSync5, lstatSync as lstatSync11, openSync as openSync5, readdirSync as readdirSync4, readSync as readSync5, unlinkSync as unlinkSync2 } from "node:fs";
 import path17 from "node:path";
 function checkpointsDir(root) {
   return path17.join(memoryDir(root), "checkpoints");
@@ -2205,7 +2144,7 @@ function readHeadBytes(filePath, bytes = 1e6) {
 function readHeadAndTime(filePath, bytes) {
   let fd;
   try {
-    fd = openSync6(filePath, constants6.O_RDONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK);
+    fd = openSync5(filePath, constants5.O_RDONLY | constants5.O_NOFOLLOW | constants5.O_NONBLOCK);
   } catch {
     return null;
   }
@@ -2221,7 +2160,7 @@ function readHeadAndTime(filePath, bytes) {
   } catch {
     return null;
   } finally {
-    closeSync7(fd);
+    closeSync6(fd);
   }
 }
 function timeOf(value, now) {
@@ -2233,7 +2172,7 @@ function listCheckpoints(root, now = Date.now()) {
   if (checkpointsDirState(root) !== "ok") return [];
   let names;
   try {
-    names = readdirSync3(checkpointsDir(root));
+    names = readdirSync4(checkpointsDir(root));
   } catch {
     return [];
   }
@@ -2312,7 +2251,7 @@ var init_probe_session = __esm({
 });
 
 // src/verbs/checkpoint-surface.ts
-import { readdirSync as readdirSync4 } from "node:fs";
+import { readdirSync as readdirSync5 } from "node:fs";
 import path18 from "node:path";
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
@@ -2410,7 +2349,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
 function toldToAnySession(root, token) {
   let names;
   try {
-    names = readdirSync4(checkpointsDir(root));
+    names = readdirSync5(checkpointsDir(root));
   } catch {
     return false;
   }
@@ -2622,7 +2561,7 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync8, constants as constants7, fstatSync as fstatSync6, openSync as openSync7, readSync as readSync6 } from "node:fs";
+import { closeSync as closeSync7, constants as constants6, fstatSync as fstatSync6, openSync as openSync6, readSync as readSync6 } from "node:fs";
 function readAt2(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
@@ -2651,7 +2590,7 @@ function openTranscript(transcriptPath) {
   if (!where.ok) return { ok: false, reason: where.reason };
   let fd;
   try {
-    fd = openSync7(where.path, constants7.O_RDONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK);
+    fd = openSync6(where.path, constants6.O_RDONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     const known = { ENOENT: "does not exist", ELOOP: "is a link" };
@@ -2665,12 +2604,12 @@ function openTranscript(transcriptPath) {
   } catch (err) {
     reason = readFailure(err);
   }
-  closeSync8(fd);
+  closeSync7(fd);
   return { ok: false, reason };
 }
 function closeTranscript(file) {
   try {
-    closeSync8(file.fd);
+    closeSync7(file.fd);
   } catch {
   }
 }
@@ -3289,16 +3228,15 @@ function gitEnv(env) {
 function namedOverrides(cwd, env, timeoutMs) {
   let p = namedCache.get(cwd);
   if (p === void 0) {
-    p = spawnGit(cwd, [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED], env, timeoutMs).then(
-      (r) => {
-        const out = [];
-        for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
-          const m = NAMED_PROGRAMS.exec(key);
-          if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
-        }
-        return out;
+    const args = [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED];
+    p = spawnGit(cwd, args, env, timeoutMs).then((r) => {
+      const out = [];
+      for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
+        const m = NAMED_PROGRAMS.exec(key);
+        if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
       }
-    );
+      return out;
+    });
     namedCache.set(cwd, p);
     p.catch(() => namedCache.delete(cwd));
   }
@@ -3340,25 +3278,13 @@ function spawnGit(cwd, args, env, timeoutMs, input) {
       windowsHide: true
     };
     const child = childProcess().execFile("git", ["--no-pager", ...args], options, (err, stdout, stderr) => {
-      if (err) {
-        const e = err;
-        if (e.code === "ENOENT") {
-          reject(new GitUnavailable("missing", "git was not found on PATH"));
-          return;
-        }
-        if (e.killed || e.signal === "SIGKILL") {
-          const why = `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`;
-          reject(new GitUnavailable("timeout", why));
-          return;
-        }
-        if (typeof e.code !== "number") {
-          reject(new GitUnavailable("failed", `git could not be run: ${e.message}`, e.message));
-          return;
-        }
-        resolve({ code: e.code, stdout, stderr: stderr.toString("utf8") });
-        return;
-      }
-      resolve({ code: 0, stdout, stderr: stderr.toString("utf8") });
+      const e = err;
+      if (e?.code === "ENOENT") reject(new GitUnavailable("missing", "git was not found on PATH"));
+      else if (e && (e.killed || e.signal === "SIGKILL")) {
+        reject(new GitUnavailable("timeout", `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`));
+      } else if (e && typeof e.code !== "number") {
+        reject(new GitUnavailable("failed", `git could not be run: ${e.message}`, e.message));
+      } else resolve({ code: typeof e?.code === "number" ? e.code : 0, stdout, stderr: stderr.toString("utf8") });
     });
     child.stdin?.on("error", () => void 0);
     if (input !== void 0) child.stdin?.end(input);
@@ -3373,7 +3299,7 @@ var init_run = __esm({
     GIT_TIMEOUT_MS = 15e3;
     GitUnavailable = class extends Error {
       reason;
-      /** Why, without the message's own "git could not be run: " (for a sentence that says so itself). */
+      /** The cause alone, for a sentence that says "git could not be used" itself. */
       why;
       constructor(reason, message, why = message) {
         super(message);
