@@ -1539,7 +1539,7 @@ function redact(text2, options) {
   lineStarts ??= [0, ...newlineOffsets(text2).map((i) => i + 1)];
   const findings = [];
   const out = [];
-  let cursor2 = 0;
+  let cursor = 0;
   let line = 0;
   let colFrom = 0;
   let col = 0;
@@ -1561,10 +1561,10 @@ function redact(text2, options) {
     while (last + 1 < lineStarts.length && lineStarts[last + 1] < s.end) last++;
     if (last > line) finding.lines = last - line + 1;
     findings.push(finding);
-    out.push(text2.slice(cursor2, s.start), `<redacted: ${s.kind}>`);
-    cursor2 = s.end;
+    out.push(text2.slice(cursor, s.start), `<redacted: ${s.kind}>`);
+    cursor = s.end;
   }
-  out.push(text2.slice(cursor2));
+  out.push(text2.slice(cursor));
   return { text: out.join(""), findings };
 }
 function redactTranscript(text2, options = {}) {
@@ -10553,7 +10553,7 @@ exit: 0 brief printed
   }
 });
 
-// src/agents/envelopes.ts
+// src/agents/render.ts
 function sessionStartJson(text2) {
   return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text2 } })}
 `;
@@ -10561,30 +10561,6 @@ function sessionStartJson(text2) {
 function isHookFormat(s) {
   return typeof s === "string" && Object.hasOwn(ENVELOPES, s);
 }
-var ENVELOPES;
-var init_envelopes = __esm({
-  "src/agents/envelopes.ts"() {
-    "use strict";
-    ENVELOPES = {
-      // The reference's output: the sentences as they are.
-      text: (text2) => `${text2}
-`,
-      // Claude Code drops JSON without hookEventName.
-      claude: (text2) => sessionStartJson(text2),
-      // Codex's schema is strict: exactly these keys, nothing else (no sessionTitle).
-      codex: (text2) => sessionStartJson(text2),
-      // Gemini CLI: nothing but JSON on stdout; the context in hookSpecificOutput.additionalContext.
-      gemini: (text2) => sessionStartJson(text2),
-      // Cursor: its own key only, never Claude's as well (*unverified* key).
-      cursor: (text2) => `${JSON.stringify({ additional_context: text2 })}
-`,
-      cline: (text2) => `${JSON.stringify({ cancel: false, contextModification: text2, errorMessage: "" })}
-`
-    };
-  }
-});
-
-// src/agents/render.ts
 function renderHook(format2, text2, limit) {
   const lines3 = text2.split("\n").filter((l) => l !== "");
   if (lines3.length === 0) return "";
@@ -10598,10 +10574,23 @@ function renderHook(format2, text2, limit) {
     lines3[0] = lines3[0].slice(0, Math.max(0, lines3[0].length - (out.length - limit) - 1));
   }
 }
+var ENVELOPES;
 var init_render = __esm({
   "src/agents/render.ts"() {
     "use strict";
-    init_envelopes();
+    ENVELOPES = {
+      text: (text2) => `${text2}
+`,
+      // Claude Code drops JSON without hookEventName; Codex's schema allows exactly these keys.
+      claude: (text2) => sessionStartJson(text2),
+      codex: (text2) => sessionStartJson(text2),
+      gemini: (text2) => sessionStartJson(text2),
+      // Cursor: its own key only, never Claude's as well (*unverified* key).
+      cursor: (text2) => `${JSON.stringify({ additional_context: text2 })}
+`,
+      cline: (text2) => `${JSON.stringify({ cancel: false, contextModification: text2, errorMessage: "" })}
+`
+    };
   }
 });
 
@@ -10683,7 +10672,6 @@ var init_hook = __esm({
     init_state_time();
     init_handoff();
     init_common();
-    init_envelopes();
     init_harness_path();
     init_render();
     init_types();
@@ -11190,19 +11178,24 @@ function psQuote(s) {
 }
 function nodeRun(args) {
   const known = NODE_LOCATIONS.map((p) => p.startsWith("$HOME") ? `"${p}"` : p).join(" ");
-  return `for n in "$SESSION_HANDOFF_NODE" "$(cat "\${XDG_CONFIG_HOME:-$HOME/.config}/${NODE_RECORD}" 2>/dev/null)" "$(command -v node)" ${known}; do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`;
+  const record2 = `"$(cat "\${XDG_CONFIG_HOME:-$HOME/.config}/${NODE_RECORD}" 2>/dev/null)"`;
+  return `for n in "$SESSION_HANDOFF_NODE" ${record2} "$(command -v node)" ${known}; do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`;
 }
 function hookCommand(helper, args, projectVar) {
-  const file = projectVar !== null && helper.rel !== null ? `"$${projectVar}"/${shellQuote2(helper.rel)}` : shellQuote2(helper.abs);
+  const rel = projectVar !== null && helper.rel !== null;
+  const file = rel ? `"$${projectVar}"/${shellQuote2(helper.rel)}` : shellQuote2(helper.abs);
   return `f=${file}; [ ! -f "$f" ] || ${nodeRun(args)}; :`;
 }
 function hookCommandPowerShell(abs, args) {
-  return `$f=${psQuote(abs)}; if (Test-Path -LiteralPath $f -PathType Leaf) { $c=if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }; foreach ($n in @($env:SESSION_HANDOFF_NODE, (Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') -ErrorAction SilentlyContinue | Select-Object -First 1), (Get-Command node -ErrorAction SilentlyContinue | Select-Object -First 1 -ExpandProperty Source), "$env:ProgramFiles\\nodejs\\node.exe")) { if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${args}; exit $LASTEXITCODE } } }; exit 0`;
+  const record2 = `(Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') ${PS_FIRST})`;
+  const onPath = `(Get-Command node ${PS_FIRST} -ExpandProperty Source)`;
+  return `$f=${psQuote(abs)}; if (Test-Path -LiteralPath $f -PathType Leaf) { $c=if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }; foreach ($n in @($env:SESSION_HANDOFF_NODE, ${record2}, ${onPath}, "$env:ProgramFiles\\nodejs\\node.exe")) { if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${args}; exit $LASTEXITCODE } } }; exit 0`;
 }
-var NODE_LOCATIONS, NODE_RECORD;
+var CLINE_HOOK_MARK, NODE_LOCATIONS, NODE_RECORD, PS_FIRST;
 var init_command = __esm({
   "src/agents/command.ts"() {
     "use strict";
+    CLINE_HOOK_MARK = "# session-handoff: installed hook";
     NODE_LOCATIONS = [
       "/opt/homebrew/bin/node",
       "/usr/local/bin/node",
@@ -11212,65 +11205,17 @@ var init_command = __esm({
       "$HOME/.local/share/mise/shims/node"
     ];
     NODE_RECORD = "session-handoff/node";
+    PS_FIRST = "-ErrorAction SilentlyContinue | Select-Object -First 1";
   }
 });
 
-// src/agents/envelope.ts
-var SESSION_MATCHER;
-var init_envelope = __esm({
-  "src/agents/envelope.ts"() {
-    "use strict";
-    SESSION_MATCHER = "startup|resume|clear|compact|fork";
-  }
-});
-
-// src/agents/claude-code.ts
-var claudeCode;
-var init_claude_code = __esm({
-  "src/agents/claude-code.ts"() {
-    "use strict";
-    init_command();
-    init_envelope();
-    claudeCode = {
-      name: "claude-code",
-      format: "claude",
-      transcript: "claude",
-      checks: { projectHooksFromStartFolder: true },
-      skillFolders: { project: [".claude/skills"], home: [".claude/skills"] },
-      edits(helper, global) {
-        const command = (args) => hookCommand(helper, args, global ? null : "CLAUDE_PROJECT_DIR");
-        return [
-          {
-            kind: "json-hooks",
-            file: ".claude/settings.json",
-            command,
-            // Interactive sessions only (never with -p): the handoff's state after the user's own line.
-            statusLine: "statusline",
-            hooks: [
-              { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format claude", timeout: 10 },
-              { event: "PreCompact", args: "checkpoint --format claude", timeout: 10 },
-              { event: "PostCompact", args: "checkpoint --format claude", timeout: 10 },
-              // SessionEnd hooks share a 1.5 s budget: checkpoint does the least work there.
-              { event: "SessionEnd", args: "checkpoint --format claude", timeout: 2 },
-              // The context-threshold offer (docs/context-threshold.md): both events reach the model
-              // as additionalContext; Stop does not (2.1.112 ignores it, 2.1.332 loops on it).
-              { event: "UserPromptSubmit", args: "context --format claude", timeout: 10 },
-              { event: "PostToolUse", args: "context --format claude", timeout: 10 }
-            ]
-          }
-        ];
-      }
-    };
-  }
-});
-
-// src/agents/bootstrap.ts
+// src/agents/md-block.ts
 function bootstrapBody(helper, agents) {
-  const h = helper.rel !== null ? shellQuote2(helper.rel) : shellQuote2(helper.abs);
-  const where = helper.rel !== null ? "from the project root" : "";
+  const h = shellQuote2(helper.rel ?? helper.abs);
+  const where = helper.rel !== null ? " from the project root" : "";
   return [
     `${AGENTS_LINE} ${agents.join(", ")}.`,
-    `At session start run \`node ${h} check --root .\`${where ? ` ${where}` : ""}.`,
+    `At session start run \`node ${h} check --root .\`${where}.`,
     "Exit 2: a handoff is parked; offer to resume it with the session-handoff skill. Exit 1: a save",
     `was interrupted; run \`node ${h} recover --root .\`, then check again.`,
     "Exit 3: memory failed safety or schema checks; don't load it, tell the user. Exit 0: nothing parked."
@@ -11281,239 +11226,263 @@ function block(body) {
 ${body}
 ${BLOCK_END}`;
 }
-var BLOCK_BEGIN, BLOCK_END, AGENTS_LINE;
-var init_bootstrap = __esm({
-  "src/agents/bootstrap.ts"() {
+function findBlock(text2, file) {
+  const lines3 = text2.split("\n");
+  const at4 = (marker) => lines3.flatMap((l, i) => l.replace(/\r$/, "").trim() === marker ? [i] : []);
+  const begins = at4(BLOCK_BEGIN);
+  const ends = at4(BLOCK_END);
+  const mentions = lines3.filter((l) => l.includes("session-handoff:begin") || l.includes("session-handoff:end")).length;
+  if (begins.length === 0 && ends.length === 0 && mentions === 0) return null;
+  if (begins.length !== 1 || ends.length !== 1 || mentions !== 2 || ends[0] < begins[0]) {
+    const expected = `expected one \`${BLOCK_BEGIN}\` line, then one \`${BLOCK_END}\` line`;
+    const fix = "Fix or remove them by hand, then run this again";
+    throw new Refused(`${file} has malformed session-handoff markers (${expected}); nothing was changed. ${fix}`);
+  }
+  return { begin: begins[0], end: ends[0] };
+}
+function blockAgents(text2, span) {
+  const lines3 = text2.split("\n").slice(span.begin + 1, span.end);
+  const line = lines3.map((l) => l.replace(/\r$/, "")).find((l) => l.startsWith(AGENTS_LINE));
+  if (!line) return [];
+  const names3 = line.slice(AGENTS_LINE.length).replace(/\.\s*$/, "").split(",");
+  return names3.map((s) => s.trim()).filter(Boolean);
+}
+function eolOf(text2) {
+  return text2.includes("\r\n") ? "\r\n" : "\n";
+}
+function blockEndByte(text2, span) {
+  const lines3 = text2.split("\n");
+  return Buffer.byteLength(lines3.slice(0, span.end + 1).join("\n"), "utf8");
+}
+function insertBlock(text2, blk, eol) {
+  const big = Buffer.byteLength(text2, "utf8") > TOP_BLOCK_FROM;
+  if (!big) {
+    const blankEnd = text2.endsWith(`${eol}${eol}`) || text2.endsWith("\n\n");
+    const sep = blankEnd ? "" : text2.endsWith("\n") ? eol : `${eol}${eol}`;
+    return `${text2}${sep}${blk}${eol}`;
+  }
+  const lines3 = text2.split("\n");
+  const cr = eol === "\r\n" ? "\r" : "";
+  const heading = /^#{1,6}(\s|$)/.test(lines3[0].replace(/\r$/, ""));
+  const at4 = heading ? 1 : 0;
+  const piece = [...heading ? [cr] : [], `${blk}${cr}`];
+  if ((lines3[at4] ?? "").replace(/\r$/, "") !== "") piece.push(cr);
+  lines3.splice(at4, 0, ...piece);
+  return lines3.join("\n");
+}
+function putBlock(text2, file, agent, body) {
+  if (text2 === null || text2 === "") return `${block(body([agent]))}
+`;
+  const eol = eolOf(text2);
+  const span = findBlock(text2, file);
+  if (span === null) return insertBlock(text2, block(body([agent])).split("\n").join(eol), eol);
+  const agents = [.../* @__PURE__ */ new Set([...blockAgents(text2, span), agent])].sort();
+  const blk = block(body(agents)).split("\n").join(eol);
+  if (blockEndByte(text2, span) > CODEX_BUDGET) {
+    const without = dropBlock(text2, span);
+    return insertBlock(without ?? "", blk, eol);
+  }
+  return replaceBlock(text2, span, blk);
+}
+function replaceBlock(text2, span, blk) {
+  const lines3 = text2.split("\n");
+  const cr = lines3[span.end].endsWith("\r") ? "\r" : "";
+  lines3.splice(span.begin, span.end - span.begin + 1, `${blk}${cr}`);
+  return lines3.join("\n");
+}
+function dropBlock(text2, span) {
+  const lines3 = text2.split("\n");
+  const blank = (i) => i >= 0 && i < lines3.length && lines3[i].replace(/\r$/, "") === "";
+  let from = span.begin;
+  let to = span.end;
+  const atEnd = lines3.slice(span.end + 1).every((l) => l.replace(/\r$/, "") === "");
+  if (atEnd && from > 0 && blank(from - 1)) from--;
+  else if (!atEnd && blank(to + 1) && (from === 0 || blank(from - 1))) to++;
+  lines3.splice(from, to - from + 1);
+  const out = lines3.join("\n");
+  return out.trim() === "" ? null : out;
+}
+function takeBlock(text2, file, agent, body) {
+  const span = findBlock(text2, file);
+  if (span === null) return text2;
+  const rest = blockAgents(text2, span).filter((a) => a !== agent);
+  if (rest.length === 0) return dropBlock(text2, span);
+  return replaceBlock(text2, span, block(body(rest)).split("\n").join(eolOf(text2)));
+}
+var BLOCK_BEGIN, BLOCK_END, AGENTS_LINE, TOP_BLOCK_FROM, CODEX_BUDGET;
+var init_md_block = __esm({
+  "src/agents/md-block.ts"() {
     "use strict";
+    init_errors();
     init_command();
     BLOCK_BEGIN = "<!-- session-handoff:begin -->";
     BLOCK_END = "<!-- session-handoff:end -->";
     AGENTS_LINE = "Installed by session-handoff for:";
+    TOP_BLOCK_FROM = 28 * 1024;
+    CODEX_BUDGET = 32 * 1024;
   }
 });
 
-// src/agents/cline.ts
-function hookScript(helper) {
+// src/agents/index.ts
+function mdBlock(helper, global, file, homeFile) {
+  const at4 = global ? { ...helper, rel: null } : helper;
+  return { kind: "md-block", file: global ? homeFile : file, body: (agents) => bootstrapBody(at4, agents) };
+}
+function projectOnly(name2, global) {
+  if (global) throw new Refused(`${name2} has no per-user rules folder; run \`install --agent ${name2}\` in the project instead`);
+}
+function clineScript(helper) {
   const file = helper.rel !== null ? `"$root"/${shellQuote2(helper.rel)}` : shellQuote2(helper.abs);
+  const run = nodeRun(`hook --mode session --format cline --root "$root"`);
   return `#!/bin/sh
 ${CLINE_HOOK_MARK}
 root=$(cd "\${0%/*}/../.." && pwd) || exit 0
 f=${file}
 [ -f "$f" ] || exit 0
-${nodeRun(ARGS)}
+${run}
 exit 0
 `;
 }
-function hookScriptPs1(helper) {
+function clineScriptPs1(helper) {
   const file = helper.rel !== null ? `Join-Path $root ${psQuote(helper.rel)}` : psQuote(helper.abs);
+  const ps = "hook --mode session --format cline --root $root";
   return [
     CLINE_HOOK_MARK,
     "$root = (Resolve-Path -LiteralPath (Join-Path $PSScriptRoot '..\\..')).Path",
     `$f = ${file}`,
     "if (-not (Test-Path -LiteralPath $f -PathType Leaf)) { exit 0 }",
     "$c = if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }",
-    `$record = Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') -ErrorAction SilentlyContinue | Select-Object -First 1`,
-    "$onPath = Get-Command node -ErrorAction SilentlyContinue | Select-Object -First 1 -ExpandProperty Source",
+    `$record = Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') ${PS_FIRST}`,
+    `$onPath = Get-Command node ${PS_FIRST} -ExpandProperty Source`,
     'foreach ($n in @($env:SESSION_HANDOFF_NODE, $record, $onPath, "$env:ProgramFiles\\nodejs\\node.exe")) {',
-    "  if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f hook --mode session --format cline --root $root; exit $LASTEXITCODE }",
+    `  if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${ps}; exit $LASTEXITCODE }`,
     "}",
     "exit 0",
     ""
   ].join("\r\n");
 }
-var CLINE_HOOK_MARK, ARGS, cline;
-var init_cline = __esm({
-  "src/agents/cline.ts"() {
-    "use strict";
-    init_bootstrap();
-    init_command();
-    init_errors();
-    CLINE_HOOK_MARK = "# session-handoff: installed hook";
-    ARGS = `hook --mode session --format cline --root "$root"`;
-    cline = {
-      name: "cline",
-      format: "cline",
-      skillFolders: { project: [".cline/skills", ".clinerules/skills"], home: [] },
-      edits(helper, global) {
-        if (global) throw new Refused("cline has no per-user rules folder to install into; run `install --agent cline` in the project instead");
-        return [
-          { kind: "owned-file", file: ".clinerules/00-session-handoff.md", mode: 420, content: `${block(bootstrapBody(helper, ["cline"]))}
-` },
-          { kind: "owned-file", file: ".clinerules/hooks/TaskStart", mode: 493, content: hookScript(helper) },
-          { kind: "owned-file", file: ".clinerules/hooks/TaskResume", mode: 493, content: hookScript(helper) },
-          { kind: "owned-file", file: ".clinerules/hooks/TaskStart.ps1", mode: 420, content: hookScriptPs1(helper) },
-          { kind: "owned-file", file: ".clinerules/hooks/TaskResume.ps1", mode: 420, content: hookScriptPs1(helper) }
-        ];
-      }
-    };
-  }
-});
-
-// src/agents/codex.ts
-var codex;
-var init_codex = __esm({
-  "src/agents/codex.ts"() {
-    "use strict";
-    init_bootstrap();
-    init_command();
-    init_envelope();
-    codex = {
-      name: "codex",
-      format: "codex",
-      transcript: "codex",
-      checks: { hookTrust: "codex" },
-      skillFolders: { project: [".agents/skills"], home: [".codex/skills", ".agents/skills"] },
-      edits(helper, global) {
-        const command = (args) => hookCommand(helper, args, null);
-        return [
-          {
-            kind: "md-block",
-            file: global ? ".codex/AGENTS.md" : "AGENTS.md",
-            body: (agents) => bootstrapBody(global ? { ...helper, rel: null } : helper, agents)
-          },
-          {
-            kind: "json-hooks",
-            file: ".codex/hooks.json",
-            command,
-            commandWindows: (args) => hookCommandPowerShell(helper.abs, args),
-            hooks: [
-              { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format codex", timeout: 10 },
-              { event: "PreCompact", args: "checkpoint --format codex", timeout: 10 },
-              // Codex clamps SessionEnd to 3 s.
-              { event: "SessionEnd", args: "checkpoint --format codex", timeout: 3 },
-              // The context-threshold offer from the rollout's token_count (docs/context-threshold.md).
-              { event: "UserPromptSubmit", args: "context --format codex", timeout: 10 },
-              { event: "PostToolUse", args: "context --format codex", timeout: 10 }
-            ]
-          }
-        ];
-      }
-    };
-  }
-});
-
-// src/agents/cursor.ts
-var cursor;
-var init_cursor = __esm({
-  "src/agents/cursor.ts"() {
-    "use strict";
-    init_bootstrap();
-    init_errors();
-    cursor = {
-      name: "cursor",
-      format: "cursor",
-      skillFolders: { project: [".agents/skills", ".cursor/skills"], home: [] },
-      edits(helper, global) {
-        if (global) throw new Refused("cursor has no per-user rules file to install into; run `install --agent cursor` in the project instead");
-        const frontmatter = "---\ndescription: Session handoff bootstrap: check for parked session memory at session start\nalwaysApply: true\n---\n";
-        return [{ kind: "owned-file", file: ".cursor/rules/session-handoff.mdc", mode: 420, content: `${frontmatter}${block(bootstrapBody(helper, ["cursor"]))}
-` }];
-      }
-    };
-  }
-});
-
-// src/agents/gemini.ts
-var gemini;
-var init_gemini = __esm({
-  "src/agents/gemini.ts"() {
-    "use strict";
-    init_bootstrap();
-    init_command();
-    gemini = {
-      name: "gemini",
-      format: "gemini",
-      transcript: "gemini",
-      checks: { projectHooksFromStartFolder: true },
-      skillFolders: { project: [".gemini/skills", ".agents/skills"], home: [".gemini/skills"] },
-      edits(helper, global) {
-        const command = (args) => hookCommand(helper, args, global ? null : "GEMINI_PROJECT_DIR");
-        return [
-          {
-            kind: "md-block",
-            file: global ? ".gemini/GEMINI.md" : "GEMINI.md",
-            body: (agents) => bootstrapBody(global ? { ...helper, rel: null } : helper, agents)
-          },
-          {
-            kind: "json-hooks",
-            file: ".gemini/settings.json",
-            command,
-            hooks: [
-              { event: "SessionStart", args: "hook --mode session --format gemini", timeout: 1e4 },
-              { event: "SessionEnd", args: "checkpoint --format gemini", timeout: 3e3 }
-            ]
-          }
-        ];
-      }
-    };
-  }
-});
-
-// src/agents/opencode.ts
-var opencode;
-var init_opencode = __esm({
-  "src/agents/opencode.ts"() {
-    "use strict";
-    init_bootstrap();
-    opencode = {
-      name: "opencode",
-      skillFolders: { project: [".opencode/skills", ".claude/skills", ".agents/skills"], home: [".config/opencode/skills"] },
-      edits(helper, global) {
-        return [
-          {
-            kind: "md-block",
-            file: global ? ".config/opencode/AGENTS.md" : "AGENTS.md",
-            body: (agents) => bootstrapBody(global ? { ...helper, rel: null } : helper, agents)
-          }
-        ];
-      }
-    };
-  }
-});
-
-// src/agents/index.ts
 function isAgentName(s) {
   return typeof s === "string" && Object.hasOwn(AGENTS, s);
 }
-var AGENTS;
+var SESSION_MATCHER, owned, CURSOR_FRONTMATTER, AGENTS;
 var init_agents = __esm({
   "src/agents/index.ts"() {
     "use strict";
-    init_claude_code();
-    init_cline();
-    init_codex();
-    init_cursor();
-    init_gemini();
-    init_opencode();
+    init_md_block();
+    init_command();
+    init_errors();
+    SESSION_MATCHER = "startup|resume|clear|compact|fork";
+    owned = (file, content, mode = 420) => ({ kind: "owned-file", file, content, mode });
+    CURSOR_FRONTMATTER = "---\ndescription: Session handoff bootstrap: check for parked session memory at session start\nalwaysApply: true\n---\n";
     AGENTS = {
-      "claude-code": claudeCode,
-      codex,
-      opencode,
-      cline,
-      gemini,
-      cursor
+      "claude-code": {
+        name: "claude-code",
+        fromStartFolder: true,
+        skillFolders: { project: [".claude/skills"], home: [".claude/skills"] },
+        markers: { project: [".claude", "CLAUDE.md"], home: [".claude"] },
+        edits(helper, global) {
+          const command = (args) => hookCommand(helper, args, global ? null : "CLAUDE_PROJECT_DIR");
+          const checkpoint = "checkpoint --format claude";
+          const hooks = [
+            { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format claude", timeout: 10 },
+            { event: "PreCompact", args: checkpoint, timeout: 10 },
+            { event: "PostCompact", args: checkpoint, timeout: 10 },
+            // SessionEnd hooks share a 1.5 s budget: checkpoint does the least work there.
+            { event: "SessionEnd", args: checkpoint, timeout: 2 },
+            // The context offer: both events reach the model; Stop does not (2.1.112 ignores it, 2.1.332 loops).
+            { event: "UserPromptSubmit", args: "context --format claude", timeout: 10 },
+            { event: "PostToolUse", args: "context --format claude", timeout: 10 }
+          ];
+          return [{ kind: "json-hooks", file: ".claude/settings.json", command, statusLine: "statusline", hooks }];
+        }
+      },
+      codex: {
+        name: "codex",
+        skillFolders: { project: [".agents/skills"], home: [".codex/skills", ".agents/skills"] },
+        markers: { project: [".codex"], home: [".codex"] },
+        edits(helper, global) {
+          const hooks = [
+            { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format codex", timeout: 10 },
+            { event: "PreCompact", args: "checkpoint --format codex", timeout: 10 },
+            // Codex clamps SessionEnd to 3 s.
+            { event: "SessionEnd", args: "checkpoint --format codex", timeout: 3 },
+            { event: "UserPromptSubmit", args: "context --format codex", timeout: 10 },
+            { event: "PostToolUse", args: "context --format codex", timeout: 10 }
+          ];
+          return [
+            mdBlock(helper, global, "AGENTS.md", ".codex/AGENTS.md"),
+            {
+              kind: "json-hooks",
+              file: ".codex/hooks.json",
+              command: (args) => hookCommand(helper, args, null),
+              commandWindows: (args) => hookCommandPowerShell(helper.abs, args),
+              hooks
+            }
+          ];
+        }
+      },
+      // No session-start hook is known (*unverified*): the block in AGENTS.md, shared with Codex.
+      opencode: {
+        name: "opencode",
+        skillFolders: { project: [".opencode/skills", ".claude/skills", ".agents/skills"], home: [".config/opencode/skills"] },
+        markers: { project: [".opencode", "opencode.json", "opencode.jsonc"], home: [".config/opencode"] },
+        edits: (helper, global) => [mdBlock(helper, global, "AGENTS.md", ".config/opencode/AGENTS.md")]
+      },
+      // Hook files run only once the user enables hooks; siblings of our rule are the user's.
+      cline: {
+        name: "cline",
+        skillFolders: { project: [".cline/skills", ".clinerules/skills"], home: [] },
+        markers: { project: [".clinerules", ".cline"], home: [] },
+        edits(helper, global) {
+          projectOnly("cline", global);
+          return [
+            owned(".clinerules/00-session-handoff.md", `${block(bootstrapBody(helper, ["cline"]))}
+`),
+            owned(".clinerules/hooks/TaskStart", clineScript(helper), 493),
+            owned(".clinerules/hooks/TaskResume", clineScript(helper), 493),
+            owned(".clinerules/hooks/TaskStart.ps1", clineScriptPs1(helper)),
+            owned(".clinerules/hooks/TaskResume.ps1", clineScriptPs1(helper))
+          ];
+        }
+      },
+      // No PreCompress: it fires before every model request. Gemini matches lifecycle events by exact
+      // name, so no matcher; timeouts in milliseconds; JSON only on stdout, or it shows a chat line.
+      gemini: {
+        name: "gemini",
+        fromStartFolder: true,
+        skillFolders: { project: [".gemini/skills", ".agents/skills"], home: [".gemini/skills"] },
+        markers: { project: [".gemini", "GEMINI.md"], home: [".gemini"] },
+        edits(helper, global) {
+          const hooks = [
+            { event: "SessionStart", args: "hook --mode session --format gemini", timeout: 1e4 },
+            { event: "SessionEnd", args: "checkpoint --format gemini", timeout: 3e3 }
+          ];
+          const command = (args) => hookCommand(helper, args, global ? null : "GEMINI_PROJECT_DIR");
+          return [
+            mdBlock(helper, global, "GEMINI.md", ".gemini/GEMINI.md"),
+            { kind: "json-hooks", file: ".gemini/settings.json", command, hooks }
+          ];
+        }
+      },
+      // With third-party hooks on, Cursor also runs Claude Code's: install adds no hook of its own.
+      cursor: {
+        name: "cursor",
+        skillFolders: { project: [".agents/skills", ".cursor/skills"], home: [] },
+        markers: { project: [".cursor", ".cursorrules"], home: [] },
+        edits(helper, global) {
+          projectOnly("cursor", global);
+          const content = `${CURSOR_FRONTMATTER}${block(bootstrapBody(helper, ["cursor"]))}
+`;
+          return [owned(".cursor/rules/session-handoff.mdc", content)];
+        }
+      }
     };
   }
 });
 
 // src/agents/skill-place.ts
-import {
-  accessSync,
-  closeSync as closeSync13,
-  constants as constants10,
-  lstatSync as lstatSync23,
-  mkdirSync as mkdirSync5,
-  openSync as openSync11,
-  readdirSync as readdirSync14,
-  readFileSync as readFileSync13,
-  readlinkSync as readlinkSync3,
-  renameSync as renameSync5,
-  rmdirSync as rmdirSync2,
-  rmSync as rmSync4,
-  statSync as statSync2,
-  symlinkSync,
-  writeFileSync as writeFileSync3
-} from "node:fs";
+import { accessSync, closeSync as closeSync13, constants as constants10, lstatSync as lstatSync23, mkdirSync as mkdirSync5, openSync as openSync11, readdirSync as readdirSync14, readFileSync as readFileSync13 } from "node:fs";
+import { readlinkSync as readlinkSync3, renameSync as renameSync5, rmdirSync as rmdirSync2, rmSync as rmSync4, statSync as statSync2, symlinkSync, writeFileSync as writeFileSync3 } from "node:fs";
 import { createHash as createHash3 } from "node:crypto";
 import path41 from "node:path";
 function present(p) {
@@ -11525,8 +11494,7 @@ function present(p) {
   }
 }
 function detectAgents(agents, base, global) {
-  const scope = global ? "home" : "project";
-  return agents.filter((a) => AGENT_MARKERS[a.name][scope].some((m) => present(path41.join(base, m))));
+  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => present(path41.join(base, m))));
 }
 function linkFolderFor(agent, global) {
   const folders = agent.skillFolders[global ? "home" : "project"];
@@ -11686,21 +11654,13 @@ function makeLink(place, target) {
   mkdirSync5(path41.dirname(place), { recursive: true });
   symlinkSync(path41.relative(path41.dirname(place), target), place, "dir");
 }
-var SKILL_ENTRIES, CANONICAL, AGENT_MARKERS, RECORD, hashOf, safeDir;
+var SKILL_ENTRIES, CANONICAL, RECORD, hashOf, safeDir;
 var init_skill_place = __esm({
   "src/agents/skill-place.ts"() {
     "use strict";
     init_errors();
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
-    AGENT_MARKERS = {
-      "claude-code": { project: [".claude", "CLAUDE.md"], home: [".claude"] },
-      codex: { project: [".codex"], home: [".codex"] },
-      opencode: { project: [".opencode", "opencode.json", "opencode.jsonc"], home: [".config/opencode"] },
-      cline: { project: [".clinerules", ".cline"], home: [] },
-      gemini: { project: [".gemini", "GEMINI.md"], home: [".gemini"] },
-      cursor: { project: [".cursor", ".cursorrules"], home: [] }
-    };
     RECORD = ".init.json";
     hashOf = (file) => createHash3("sha256").update(readFileSync13(file)).digest("hex");
     safeDir = (d) => typeof d === "string" && d !== "" && !path41.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
@@ -13156,6 +13116,10 @@ var init_main = __esm({
 });
 
 // src/agents/json-hooks.ts
+function keepBom(text2, change) {
+  const bom = text2.startsWith("\uFEFF") ? "\uFEFF" : "";
+  return bom + change(text2.slice(bom.length));
+}
 function byHand(file, what, snippet) {
   return new Refused(`${file}${what}; nothing was changed. Add this to it by hand:
 ${snippet}`);
@@ -13182,13 +13146,10 @@ function hooksSnippet(hooks, commands) {
   return JSON.stringify({ hooks: groupsOf(hooks, commands) }, null, 2);
 }
 function groupOf(h, commands) {
-  const group2 = {};
-  if (h.matcher !== void 0) group2.matcher = h.matcher;
   const hook = { type: "command", command: commands.command(h.args) };
   if (commands.commandWindows) hook.commandWindows = commands.commandWindows(h.args);
   hook.timeout = h.timeout;
-  group2.hooks = [hook];
-  return group2;
+  return h.matcher === void 0 ? { hooks: [hook] } : { matcher: h.matcher, hooks: [hook] };
 }
 function groupsOf(hooks, commands) {
   const out = {};
@@ -13199,9 +13160,9 @@ function depthOf(text2) {
   const scanner = createScanner2(text2, false);
   let depth = 0;
   let max = 0;
-  for (let kind = scanner.scan(); kind !== EOF; kind = scanner.scan()) {
-    if (kind === OPEN_BRACE || kind === OPEN_BRACKET) max = Math.max(max, ++depth);
-    else if (kind === CLOSE_BRACE || kind === CLOSE_BRACKET) depth--;
+  for (let kind = scanner.scan(); kind !== 17; kind = scanner.scan()) {
+    if (kind === 1 || kind === 3) max = Math.max(max, ++depth);
+    else if (kind === 2 || kind === 4) depth--;
   }
   return max;
 }
@@ -13312,37 +13273,29 @@ function mergeHooks(text2, file, hooks, commands) {
   if (text2 === null) return `${JSON.stringify({ hooks: ours }, null, 2)}
 `;
   parseSettings(text2, file, snippet);
-  const bom = text2.startsWith("\uFEFF") ? "\uFEFF" : "";
-  const body = text2.slice(bom.length);
-  const next = rewrite(body, ours);
-  return next === body ? text2 : bom + next;
+  return keepBom(text2, (body) => rewrite(body, ours));
 }
 function removeHooks(text2, file) {
   const settings = parseSettings(text2, file, "(nothing to add: remove the hooks whose command names memory_io.mjs)");
   if (!isObj(settings.hooks) || !JSON.stringify(settings.hooks).includes(HELPER_FILE)) return text2;
-  const bom = text2.startsWith("\uFEFF") ? "\uFEFF" : "";
-  const body = text2.slice(bom.length);
-  const next = rewrite(body, null);
-  if (next === body) return text2;
-  const left = parse2(next, [], JSONC);
+  const next = keepBom(text2, (body) => rewrite(body, null));
+  const left = parseJsonc(next);
   if (isObj(left) && Object.keys(left).length === 0 && !/\/[/*]/.test(next)) return null;
-  return bom + next;
+  return next;
 }
 function withoutForeignHooks(text2, exact) {
   const foreign = (h) => isOurs(h) && !exact(h.command);
-  const bom = text2.startsWith("\uFEFF") ? "\uFEFF" : "";
   const fmt = formatOf(text2);
-  let out = text2.slice(bom.length);
   const hits = (g) => isObj(g) && Array.isArray(g.hooks) && g.hooks.some(foreign);
-  for (const [event, groups] of Object.entries(parsedHooks(out))) {
-    if (!Array.isArray(groups) || !groups.some(hits)) continue;
-    if (groups.every((g) => hits(g) && g.hooks.every(foreign))) {
-      out = edit(out, ["hooks", event], void 0, fmt);
-      continue;
+  return keepBom(text2, (body) => {
+    let out = body;
+    for (const [event, groups] of Object.entries(parsedHooks(out))) {
+      if (!Array.isArray(groups) || !groups.some(hits)) continue;
+      const all = groups.every((g) => hits(g) && g.hooks.every(foreign));
+      out = all ? edit(out, ["hooks", event], void 0, fmt) : dropHooks(out, event, groups, foreign, fmt);
     }
-    out = dropHooks(out, event, groups, foreign, fmt);
-  }
-  return bom + out;
+    return out;
+  });
 }
 function oursIn(text2) {
   const hooks = parsedHooks(text2.replace(/^\uFEFF/, ""));
@@ -13370,10 +13323,8 @@ function mergeStatusLine(text2, command, args) {
   const theirs = was === null ? null : isOurStatus(was) ? theirsOf(was) : was;
   const want = command(theirs === null ? args : `${args} --then '${theirs.replaceAll("'", `'\\''`)}'`);
   if (was === want) return text2;
-  const bom = text2.startsWith("\uFEFF") ? "\uFEFF" : "";
-  const body = text2.slice(bom.length);
   const line = isObj(sl) ? { ...sl, command: want } : { type: "command", command: want };
-  return bom + edit(body, ["statusLine"], line, formatOf(body));
+  return keepBom(text2, (body) => edit(body, ["statusLine"], line, formatOf(body)));
 }
 function removeStatusLine(text2) {
   const parsed = parseJsonc(text2);
@@ -13382,11 +13333,10 @@ function removeStatusLine(text2) {
   const was = sl.command;
   if (!isOurStatus(was)) return text2;
   const theirs = theirsOf(was);
-  const bom = text2.startsWith("\uFEFF") ? "\uFEFF" : "";
-  const body = text2.slice(bom.length);
-  return bom + edit(body, ["statusLine"], theirs === null ? void 0 : { ...sl, command: theirs }, formatOf(body));
+  const line = theirs === null ? void 0 : { ...sl, command: theirs };
+  return keepBom(text2, (body) => edit(body, ["statusLine"], line, formatOf(body)));
 }
-var HELPER_FILE, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, EOF, THEN, isOurStatus;
+var HELPER_FILE, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, THEN, isOurStatus;
 var init_json_hooks = __esm({
   "src/agents/json-hooks.ts"() {
     "use strict";
@@ -13397,107 +13347,8 @@ var init_json_hooks = __esm({
     isObj = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
     JSONC = { allowTrailingComma: true, disallowComments: false };
     parseJsonc = (text2) => parse2(text2.replace(/^\uFEFF/, ""), [], JSONC);
-    OPEN_BRACE = 1;
-    CLOSE_BRACE = 2;
-    OPEN_BRACKET = 3;
-    CLOSE_BRACKET = 4;
-    EOF = 17;
     THEN = / statusline --then '((?:[^']|'\\'')*)'/;
     isOurStatus = (command) => command.includes(HELPER_FILE) && / statusline\b/.test(command);
-  }
-});
-
-// src/agents/md-block.ts
-function findBlock(text2, file) {
-  const lines3 = text2.split("\n");
-  const at4 = (marker) => lines3.flatMap((l, i) => l.replace(/\r$/, "").trim() === marker ? [i] : []);
-  const begins = at4(BLOCK_BEGIN);
-  const ends = at4(BLOCK_END);
-  const mentions = lines3.filter((l) => l.includes("session-handoff:begin") || l.includes("session-handoff:end")).length;
-  if (begins.length === 0 && ends.length === 0 && mentions === 0) return null;
-  if (begins.length !== 1 || ends.length !== 1 || mentions !== 2 || ends[0] < begins[0]) {
-    const expected = `expected one \`${BLOCK_BEGIN}\` line, then one \`${BLOCK_END}\` line`;
-    const fix = "Fix or remove them by hand, then run this again";
-    throw new Refused(`${file} has malformed session-handoff markers (${expected}); nothing was changed. ${fix}`);
-  }
-  return { begin: begins[0], end: ends[0] };
-}
-function blockAgents(text2, span) {
-  const lines3 = text2.split("\n").slice(span.begin + 1, span.end);
-  const line = lines3.map((l) => l.replace(/\r$/, "")).find((l) => l.startsWith(AGENTS_LINE));
-  if (!line) return [];
-  return line.slice(AGENTS_LINE.length).replace(/\.\s*$/, "").split(",").map((s) => s.trim()).filter(Boolean);
-}
-function eolOf(text2) {
-  return text2.includes("\r\n") ? "\r\n" : "\n";
-}
-function blockEndByte(text2, span) {
-  const lines3 = text2.split("\n");
-  return Buffer.byteLength(lines3.slice(0, span.end + 1).join("\n"), "utf8");
-}
-function insertBlock(text2, blk, eol) {
-  const big = Buffer.byteLength(text2, "utf8") > TOP_BLOCK_FROM;
-  if (!big) {
-    const blankEnd = text2.endsWith(`${eol}${eol}`) || text2.endsWith("\n\n");
-    const sep = blankEnd ? "" : text2.endsWith("\n") ? eol : `${eol}${eol}`;
-    return `${text2}${sep}${blk}${eol}`;
-  }
-  const lines3 = text2.split("\n");
-  const cr = eol === "\r\n" ? "\r" : "";
-  const heading = /^#{1,6}(\s|$)/.test(lines3[0].replace(/\r$/, ""));
-  const at4 = heading ? 1 : 0;
-  const piece = [...heading ? [cr] : [], `${blk}${cr}`];
-  if ((lines3[at4] ?? "").replace(/\r$/, "") !== "") piece.push(cr);
-  lines3.splice(at4, 0, ...piece);
-  return lines3.join("\n");
-}
-function putBlock(text2, file, agent, body) {
-  if (text2 === null || text2 === "") return `${block(body([agent]))}
-`;
-  const eol = eolOf(text2);
-  const span = findBlock(text2, file);
-  if (span === null) return insertBlock(text2, block(body([agent])).split("\n").join(eol), eol);
-  const agents = [.../* @__PURE__ */ new Set([...blockAgents(text2, span), agent])].sort();
-  const blk = block(body(agents)).split("\n").join(eol);
-  if (blockEndByte(text2, span) > CODEX_BUDGET) {
-    const without = dropBlock(text2, span);
-    return insertBlock(without ?? "", blk, eol);
-  }
-  return replaceBlock(text2, span, blk);
-}
-function replaceBlock(text2, span, blk) {
-  const lines3 = text2.split("\n");
-  const cr = lines3[span.end].endsWith("\r") ? "\r" : "";
-  lines3.splice(span.begin, span.end - span.begin + 1, `${blk}${cr}`);
-  return lines3.join("\n");
-}
-function dropBlock(text2, span) {
-  const lines3 = text2.split("\n");
-  const blank = (i) => i >= 0 && i < lines3.length && lines3[i].replace(/\r$/, "") === "";
-  let from = span.begin;
-  let to = span.end;
-  const atEnd = lines3.slice(span.end + 1).every((l) => l.replace(/\r$/, "") === "");
-  if (atEnd && from > 0 && blank(from - 1)) from--;
-  else if (!atEnd && blank(to + 1) && (from === 0 || blank(from - 1))) to++;
-  lines3.splice(from, to - from + 1);
-  const out = lines3.join("\n");
-  return out.trim() === "" ? null : out;
-}
-function takeBlock(text2, file, agent, body) {
-  const span = findBlock(text2, file);
-  if (span === null) return text2;
-  const rest = blockAgents(text2, span).filter((a) => a !== agent);
-  if (rest.length === 0) return dropBlock(text2, span);
-  return replaceBlock(text2, span, block(body(rest)).split("\n").join(eolOf(text2)));
-}
-var TOP_BLOCK_FROM, CODEX_BUDGET;
-var init_md_block = __esm({
-  "src/agents/md-block.ts"() {
-    "use strict";
-    init_errors();
-    init_bootstrap();
-    TOP_BLOCK_FROM = 28 * 1024;
-    CODEX_BUDGET = 32 * 1024;
   }
 });
 
@@ -13520,13 +13371,14 @@ function installText(edit2, agent, current, shown) {
   switch (edit2.kind) {
     case "json-hooks": {
       const merged = mergeHooks(current, shown, edit2.hooks, edit2);
-      return edit2.statusLine === void 0 ? merged : mergeStatusLine(merged, (a) => edit2.command(a), edit2.statusLine);
+      return edit2.statusLine === void 0 ? merged : mergeStatusLine(merged, edit2.command, edit2.statusLine);
     }
     case "md-block":
       return putBlock(current, shown, agent, edit2.body);
     case "owned-file":
       if (current !== null && current !== edit2.content && !isOwned(current)) {
-        throw new Refused(`${shown} exists and was not written by install; nothing was changed. Move it away, or merge this into it by hand:
+        const why = "exists and was not written by install; nothing was changed";
+        throw new Refused(`${shown} ${why}. Move it away, or merge this into it by hand:
 ${edit2.content}`);
       }
       if (current !== null && edit2.content.includes(BLOCK_BEGIN)) findBlock(current, shown);
@@ -13554,9 +13406,8 @@ var init_plan = __esm({
     "use strict";
     init_errors();
     init_json_hooks();
-    init_bootstrap();
     init_md_block();
-    init_cline();
+    init_command();
   }
 });
 
@@ -14781,7 +14632,7 @@ function planOf(ctx) {
   }
   let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : detectAgents(Object.values(AGENTS), base, global);
   if (agents.length === 0 && ctx.values.undo !== true) {
-    const markers = [...new Set(Object.values(AGENT_MARKERS).flatMap((m) => global ? m.home : m.project))];
+    const markers = [...new Set(Object.values(AGENTS).flatMap((a) => a.markers[global ? "home" : "project"]))];
     throw new Refused(
       `no agent found in ${base} (none of ${markers.join(", ")}); nothing was changed. Name them: init --agent claude-code --agent codex (${NAMES})`
     );
@@ -15041,13 +14892,15 @@ function outdatedReasons(text2, edit2) {
   const out = [];
   const forms = installedForms(edit2);
   const ours = oursIn(text2).filter((h) => installShaped(edit2, h.command) !== null);
-  const elsewhere = [...new Set(ours.filter((h) => !forms.includes(h.command)).map((h) => installShaped(edit2, h.command)))];
-  if (elsewhere.length > 0) out.push(`its commands run another copy of the helper (${elsewhere.map((f) => JSON.stringify(f)).join(", ")})`);
+  const others = ours.filter((h) => !forms.includes(h.command)).map((h) => JSON.stringify(installShaped(edit2, h.command)));
+  if (others.length > 0) out.push(`its commands run another copy of the helper (${[...new Set(others)].join(", ")})`);
   if (ours.some((h) => /(^|[;|&]\s*|\|\|\s*)node "\$f"/.test(h.command))) {
-    out.push("its commands run bare node, which fails where node is not on the hook's PATH (nvm, fnm, volta, a harness started from a GUI)");
+    const where = "nvm, fnm, volta, a harness started from a GUI";
+    out.push(`its commands run bare node, which fails where node is not on the hook's PATH (${where})`);
   }
   const start = edit2.hooks.find((h) => h.event === "SessionStart");
-  if (start?.matcher !== void 0 && ours.some((h) => h.event === "SessionStart" && h.matcher !== null && !h.matcher.split("|").includes("fork"))) {
+  const noFork = (h) => h.event === "SessionStart" && h.matcher !== null && !h.matcher.split("|").includes("fork");
+  if (start?.matcher !== void 0 && ours.some(noFork)) {
     out.push(`its SessionStart matcher lacks fork (now ${SESSION_MATCHER})`);
   }
   const events = new Set(edit2.hooks.map((h) => h.event));
@@ -15056,15 +14909,15 @@ function outdatedReasons(text2, edit2) {
   return out;
 }
 function codexTrust(env, home, hooksFile) {
-  const codexHome = env.CODEX_HOME ? env.CODEX_HOME : path49.join(home, ".codex");
   let toml = "";
   try {
-    const p = path49.join(codexHome, "config.toml");
+    const p = path49.join(env.CODEX_HOME || path49.join(home, ".codex"), "config.toml");
     if (lstatSync27(p).isFile()) toml = readFileSync15(p, "utf8");
   } catch {
   }
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
-  return toml.split("\n").some((l) => l.trim().startsWith(key)) ? "entry present (review again if the command changed)" : "no trust entry";
+  const found = toml.split("\n").some((l) => l.trim().startsWith(key));
+  return found ? "entry present (review again if the command changed)" : "no trust entry";
 }
 function budgetFinding(text2, file, fixCmd) {
   let span;
@@ -15076,18 +14929,19 @@ function budgetFinding(text2, file, fixCmd) {
   if (span === null) return null;
   const end = blockEndByte(text2, span);
   if (end <= CODEX_BUDGET) return null;
-  return {
-    what: `${file}: the session-handoff block ends at byte ${end}, past the ${CODEX_BUDGET} bytes of AGENTS.md text Codex reads; Codex never sees it`,
-    fix: `${fixCmd} (it moves the block to the top)`
-  };
+  const past = `past the ${CODEX_BUDGET} bytes of AGENTS.md text Codex reads; Codex never sees it`;
+  const fix = `${fixCmd} (it moves the block to the top)`;
+  return { what: `${file}: the session-handoff block ends at byte ${end}, ${past}`, fix };
 }
-function startFolderNote(agent) {
-  return `${agent.name}: project hooks load only when ${agent.name} starts at the project root (not from a subfolder); for monorepos, or to start anywhere, use install --agent ${agent.name} --global`;
+function startFolderNote({ name: name2 }) {
+  const anywhere = `for monorepos, or to start anywhere, use install --agent ${name2} --global`;
+  return `${name2}: project hooks load only when ${name2} starts at the project root (not from a subfolder); ${anywhere}`;
 }
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return POSIX_SHELL;
-  const dirs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d).map((d) => path49.win32.join(d, "Git", "bin"));
-  for (const dir of [...dirs, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
+  const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
+  const git = programs.map((d) => path49.win32.join(d, "Git", "bin"));
+  for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
     const sh = path49.win32.join(dir, "sh.exe");
     if (existsSync7(sh)) return sh;
   }
@@ -15097,20 +14951,23 @@ function runStart(file, argv, root, env, platform = process.platform) {
   const windows = platform === "win32";
   const shell = argv[0] === POSIX_SHELL ? posixShell(env, platform) : argv[0];
   if (shell === null) {
-    return Promise.resolve({ file, code: null, stdout: "", stderr: "", notRun: "no POSIX shell (Git for Windows' sh.exe) was found to run it as the harness would" });
+    const notRun = "no POSIX shell (Git for Windows' sh.exe) was found to run it as the harness would";
+    return Promise.resolve({ file, code: null, stdout: "", stderr: "", notRun });
   }
-  const childEnv = { PATH: windows ? env.PATH ?? env.Path ?? "" : "/usr/bin:/bin", CLAUDE_PROJECT_DIR: root, GEMINI_PROJECT_DIR: root };
-  const keep = windows ? ["USERPROFILE", "SystemRoot", "SystemDrive", "TEMP", "TMP", "ProgramFiles", "APPDATA", "LOCALAPPDATA"] : [];
-  for (const k of ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR", ...keep]) if (env[k]) childEnv[k] = env[k];
-  const input = JSON.stringify({ session_id: `${PROBE_SESSION_PREFIX}${randomBytes4(4).toString("hex")}`, cwd: root, hook_event_name: "SessionStart", source: "startup" });
+  const PATH2 = windows ? env.PATH ?? env.Path ?? "" : "/usr/bin:/bin";
+  const childEnv = { PATH: PATH2, CLAUDE_PROJECT_DIR: root, GEMINI_PROJECT_DIR: root };
+  for (const k of [...KEPT_ENV, ...windows ? WINDOWS_ENV : []]) if (env[k]) childEnv[k] = env[k];
+  const session_id = `${PROBE_SESSION_PREFIX}${randomBytes4(4).toString("hex")}`;
+  const input = JSON.stringify({ session_id, cwd: root, hook_event_name: "SessionStart", source: "startup" });
   return new Promise((resolve) => {
-    const child = spawn(shell, argv.slice(1), { cwd: root, env: childEnv, stdio: ["pipe", "pipe", "pipe"], timeout: 1e4 });
+    const child = spawn(shell, argv.slice(1), { cwd: root, env: childEnv, timeout: 1e4 });
     const out = [];
     const err = [];
+    const text2 = (bufs) => Buffer.concat(bufs).toString("utf8").slice(0, 2e3);
     child.stdout.on("data", (b) => out.push(b));
     child.stderr.on("data", (b) => err.push(b));
     child.on("error", (e) => resolve({ file, code: null, stdout: "", stderr: e.message }));
-    child.on("close", (code) => resolve({ file, code, stdout: Buffer.concat(out).toString("utf8").slice(0, 2e3), stderr: Buffer.concat(err).toString("utf8").slice(0, 2e3) }));
+    child.on("close", (code) => resolve({ file, code, stdout: text2(out), stderr: text2(err) }));
     child.stdin.on("error", () => {
     });
     child.stdin.end(input);
@@ -15138,7 +14995,8 @@ function installShaped(edit2, command) {
     const word = FILE_WORD.exec(command.slice(FILE_HEAD.length, command.length - tail.length));
     if (word === null) continue;
     const name2 = word[1].startsWith("'") ? word[1].slice(1, -1).replace(/\x27\\\x27\x27/g, "'") : word[1];
-    if ((windowsShaped(name2) ? path49.win32 : path49.posix).basename(name2) === HELPER_FILE) return `${word[0].slice(0, word[0].length - word[1].length)}${name2}`;
+    if ((windowsShaped(name2) ? path49.win32 : path49.posix).basename(name2) !== HELPER_FILE) continue;
+    return `${word[0].slice(0, word[0].length - word[1].length)}${name2}`;
   }
   return null;
 }
@@ -15146,12 +15004,13 @@ function startCommands(edit2, text2, file, current) {
   if (edit2.kind === "json-hooks") {
     const forms = installedForms(edit2);
     const all = oursIn(text2).filter((h) => h.event === "SessionStart").map((h) => h.command);
-    return { run: all.filter((c) => forms.includes(c)).map((c) => [POSIX_SHELL, "-c", c]), foreign: all.filter((c) => installShaped(edit2, c) === null) };
+    const run = all.filter((c) => forms.includes(c)).map((c) => [POSIX_SHELL, "-c", c]);
+    return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
   }
-  if (edit2.kind === "owned-file" && edit2.mode === 493) return current ? { run: [[POSIX_SHELL, file]], foreign: [] } : { run: [], foreign: [`/bin/sh ${edit2.file}`] };
-  return { run: [], foreign: [] };
+  if (edit2.kind !== "owned-file" || edit2.mode !== 493) return { run: [], foreign: [] };
+  return current ? { run: [[POSIX_SHELL, file]], foreign: [] } : { run: [], foreign: [`/bin/sh ${edit2.file}`] };
 }
-var POSIX_SHELL, FILE_WORD, FILE_HEAD, FILE_TAIL;
+var POSIX_SHELL, WINDOWS_ENV, KEPT_ENV, FILE_WORD, FILE_HEAD, FILE_TAIL;
 var init_doctor_checks = __esm({
   "src/agents/doctor-checks.ts"() {
     "use strict";
@@ -15159,9 +15018,20 @@ var init_doctor_checks = __esm({
     init_command();
     init_harness_path();
     init_probe_session();
-    init_envelope();
+    init_agents();
     init_md_block();
     POSIX_SHELL = "/bin/sh";
+    WINDOWS_ENV = [
+      "USERPROFILE",
+      "SystemRoot",
+      "SystemDrive",
+      "TEMP",
+      "TMP",
+      "ProgramFiles",
+      "APPDATA",
+      "LOCALAPPDATA"
+    ];
+    KEPT_ENV = ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR"];
     FILE_WORD = /^(?:"\$[A-Za-z_][A-Za-z0-9_]*"\/)?([A-Za-z0-9_./:@%+=-]+|\x27(?:[^\x27]|\x27\\\x27\x27)*\x27)$/;
     FILE_HEAD = "f=";
     FILE_TAIL = '; [ ! -f "$f" ] || ';
@@ -15210,17 +15080,14 @@ import { lstatSync as lstatSync28, readdirSync as readdirSync15, readFileSync as
 import path51 from "node:path";
 function readText(p) {
   try {
-    const st = lstatSync28(p);
-    if (!st.isFile()) return null;
-    return readFileSync17(p, "utf8");
+    return lstatSync28(p).isFile() ? readFileSync17(p, "utf8") : null;
   } catch {
     return null;
   }
 }
 function removePause(file) {
   const w = shellWord(file);
-  if (w !== null) return `rm ${w}`;
-  return `remove the file ${quotedValue(file)} (a path holds a control character, so no command is printed to paste)`;
+  return w !== null ? `rm ${w}` : `remove the file ${quotedValue(file)} ${NO_PASTE}`;
 }
 function agentFiles(r, agent, perUser) {
   try {
@@ -15290,10 +15157,10 @@ function installState(r, name2, edit2, file, agents, starts) {
       const subfolders = "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
       if (name2 === "codex") r.notes.push(subfolders);
     }
-    if (edit2.kind === "json-hooks" && agent.checks?.hookTrust === "codex") {
+    if (edit2.kind === "json-hooks" && name2 === "codex") {
       agents[name2] = { ...agents[name2], trust: codexTrust(r.env, r.home, file) };
     }
-    const fromStart = agent.checks?.projectHooksFromStartFolder === true;
+    const fromStart = agent.fromStartFolder === true;
     if (edit2.kind === "json-hooks" && fromStart && !r.global) r.notes.push(startFolderNote(agent));
   }
   const withStarts = edit2.kind === "json-hooks" || installed && !edit2.file.endsWith("TaskResume");
@@ -15303,7 +15170,8 @@ function installState(r, name2, edit2, file, agents, starts) {
     for (const argv of found.run) starts.push({ shown, argv, agent: name2 });
     for (const c of found.foreign) {
       const fix = `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours`;
-      r.problems.push({ what: NOT_OURS(shown, c.length > 200 ? `${c.slice(0, 200)}\u2026` : c), fix });
+      const names3 = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
+      r.problems.push({ what: `${shown}: ${names3}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c)}`, fix });
     }
   }
   return state;
@@ -15440,7 +15308,7 @@ function reportText(result) {
   fix: ${p.fix}`);
   return showRefused(lines3.join("\n")).text;
 }
-var NOT_OURS, HELPER_FILES, doctorVerb, cmd, gflag;
+var NO_PASTE, HELPER_FILES, doctorVerb, cmd, gflag;
 var init_doctor = __esm({
   "src/verbs/doctor.ts"() {
     "use strict";
@@ -15452,23 +15320,23 @@ var init_doctor = __esm({
     init_md_block();
     init_plan();
     init_doctor_checks();
+    init_doctor_checks();
+    init_claude_plugin();
     init_run();
     init_archive();
     init_inspect();
     init_paths();
     init_entry();
-    init_claude_plugin();
     init_store();
     init_pause();
     init_private();
     init_root();
+    init_invisible();
     init_agent_files();
     init_common();
-    init_anchor_lines();
-    init_invisible();
     init_types();
     init_errors();
-    NOT_OURS = (file, command) => `${file}: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): ` + quotedValue(command);
+    NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
     HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
     doctorVerb = {
       name: "doctor",
@@ -15481,10 +15349,9 @@ each agent; whether each agent's hook or block is installed in the project's fil
 ("not installed", "current", or "outdated" with why; with --global, the per-user
 files); each installed SessionStart command run as a harness would (/bin/sh -c with
 PATH=/usr/bin:/bin; on Windows Git for Windows' sh.exe, or not run, with a note) and
-what it printed; Codex's trust entry; a block in AGENTS.md
-past the 32 KiB Codex reads; a Claude Code plugin install beside installed hooks;
-and the memory dir: \`check\`'s
-verdict, the archive count, the journal, the kill switch, the memory lock, the
+what it printed; Codex's trust entry; a block in AGENTS.md past the 32 KiB Codex
+reads; a Claude Code plugin install beside installed hooks; and the memory dir:
+\`check\`'s verdict, the archive count, the journal, the kill switch, the memory lock, the
 merge driver, whether .ai/ is ignored or tracked by git. Each problem comes with
 the command that fixes it. Changes nothing. Every line it can print:
 references/verbs.md#doctor.
@@ -15515,7 +15382,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           const r2 = rootArg ? shellWord(root) : "";
           if (h !== null && r2 !== null) return `node ${h} ${verb}${rootArg ? ` --root ${r2}` : ""}`;
           const where = `${quotedValue(helper.abs)}${rootArg ? ` with --root ${quotedValue(root)}` : ""}`;
-          return `\`${verb}\` of the helper ${where} (a path holds a control character, so no command is printed to paste)`;
+          return `\`${verb}\` of the helper ${where} ${NO_PASTE}`;
         };
         const r = { root, home, global, helper, env: ctx.env, nodeRun: nodeRun2, problems: [], notes: [] };
         const node = process.versions.node;
@@ -15528,10 +15395,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         const runs = await startRuns(r, starts);
         const notes = [...new Set(r.notes)];
         const { problems } = r;
-        const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes, memory };
-        if (ctx.values.json) return ok(`${JSON.stringify({ ...result, problems })}
-`);
-        return ok(`${reportText({ ...result, problems })}
+        const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes, memory, problems };
+        return ok(`${ctx.values.json ? JSON.stringify(result) : reportText(result)}
 `);
       }
     };
@@ -16483,7 +16348,7 @@ function codexEvents(rec, line, state) {
   return ev;
 }
 var SCAFFOLDING2, TEXT_PARTS;
-var init_codex2 = __esm({
+var init_codex = __esm({
   "src/agents/transcripts/codex.ts"() {
     "use strict";
     init_types2();
@@ -16589,7 +16454,7 @@ function geminiEvents(rec, line) {
   return ev;
 }
 var HOOK_CONTEXT;
-var init_gemini2 = __esm({
+var init_gemini = __esm({
   "src/agents/transcripts/gemini.ts"() {
     "use strict";
     init_types2();
@@ -16603,8 +16468,8 @@ var init_parsers = __esm({
   "src/agents/transcripts/parsers.ts"() {
     "use strict";
     init_claude();
-    init_codex2();
-    init_gemini2();
+    init_codex();
+    init_gemini();
     PARSERS = {
       codex: parseCodex,
       gemini: parseGemini,
@@ -16669,8 +16534,8 @@ var init_transcripts = __esm({
   "src/agents/transcripts/index.ts"() {
     "use strict";
     init_claude();
-    init_codex2();
-    init_gemini2();
+    init_codex();
+    init_gemini();
     init_types2();
     CODEX_TYPES = /* @__PURE__ */ new Set(["session_meta", "response_item", "event_msg", "turn_context", "compacted"]);
     FORMATS = {
@@ -19100,8 +18965,8 @@ async function runProcess(dispatch2, redact2) {
   } };
   const err = redact2 ? heldOutput(2, redact2) : { write: (d) => writeFd(2, d), flush: () => {
   } };
-  const gemini2 = geminiHookRun(process.argv.slice(2));
-  if (gemini2) process.removeAllListeners("warning");
+  const gemini = geminiHookRun(process.argv.slice(2));
+  if (gemini) process.removeAllListeners("warning");
   let code;
   try {
     code = await dispatch2({
@@ -19118,7 +18983,7 @@ async function runProcess(dispatch2, redact2) {
       helperPath: runningFile(process.argv[1])
     });
   } catch (error) {
-    if (gemini2) out.write(GEMINI_SILENT);
+    if (gemini) out.write(GEMINI_SILENT);
     else err.write(`memory_io internal error: ${error instanceof Error ? error.message : String(error)}
 `);
     code = neverFails(process.argv[2]) ? 0 : 2;

@@ -1,42 +1,14 @@
-import {
-  accessSync,
-  closeSync,
-  constants,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  renameSync,
-  rmdirSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { accessSync, closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync } from "node:fs";
+import { readlinkSync, renameSync, rmdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { Refused } from "../errors.ts";
-import type { Agent, AgentName } from "./types.ts";
+import type { Agent } from "./types.ts";
 
 /** The skill's entries: what `init` copies and every install channel delivers. */
 export const SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
 /** The folder holding the one copy, in the project or in HOME (the skills installers' place too). */
 export const CANONICAL = ".agents/skills/session-handoff";
-
-/**
- * What in a project (or in HOME with --global) shows that an agent is used there. AGENTS.md is
- * read by several agents, so it names none of them.
- */
-export const AGENT_MARKERS: Record<AgentName, { project: string[]; home: string[] }> = {
-  "claude-code": { project: [".claude", "CLAUDE.md"], home: [".claude"] },
-  codex: { project: [".codex"], home: [".codex"] },
-  opencode: { project: [".opencode", "opencode.json", "opencode.jsonc"], home: [".config/opencode"] },
-  cline: { project: [".clinerules", ".cline"], home: [] },
-  gemini: { project: [".gemini", "GEMINI.md"], home: [".gemini"] },
-  cursor: { project: [".cursor", ".cursorrules"], home: [] },
-};
 
 function present(p: string): boolean {
   try {
@@ -49,14 +21,10 @@ function present(p: string): boolean {
 
 /** The agents whose marker is in `base`, in the table's order. */
 export function detectAgents(agents: Agent[], base: string, global: boolean): Agent[] {
-  const scope = global ? "home" : "project";
-  return agents.filter((a) => AGENT_MARKERS[a.name][scope].some((m) => present(path.join(base, m))));
+  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => present(path.join(base, m))));
 }
 
-/**
- * The folder (relative to the base) where `agent` must find the skill when it does not read
- * the canonical copy's folder, else null.
- */
+/** The folder (relative to the base) where `agent` finds the skill when it does not read the copy's folder. */
 export function linkFolderFor(agent: Agent, global: boolean): string | null {
   const folders = agent.skillFolders[global ? "home" : "project"];
   if (folders.length === 0 || folders.includes(".agents/skills")) return null;

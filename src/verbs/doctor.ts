@@ -1,69 +1,50 @@
-import { quotedValue, shellWord } from "../guard/quote.ts";
-import { quotedPath } from "../schema/anchor-lines.ts";
-import { driverPartMissing, MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { quotedValue, shellWord } from "../guard/quote.ts";
+import { quotedPath, quotePath } from "../schema/anchor-lines.ts";
+import { driverPartMissing, MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
 import { AGENTS } from "../agents/index.ts";
 import { withoutForeignHooks } from "../agents/json-hooks.ts";
 import { blockAgents, findBlock } from "../agents/md-block.ts";
 import { editPath, holdsOurs, installText } from "../agents/plan.ts";
-import type { AgentName, Edit, HelperLocation } from "../agents/types.ts";
-import {
-  budgetFinding,
-  codexTrust,
-  installShaped,
-  outdatedReasons,
-  runStart,
-  startCommands,
-  startFolderNote,
-  type StartRun,
-} from "../agents/doctor-checks.ts";
+import type { Agent, AgentName, Edit, HelperLocation } from "../agents/types.ts";
+import { budgetFinding, codexTrust, installShaped, outdatedReasons, runStart } from "../agents/doctor-checks.ts";
+import { startCommands, startFolderNote, type StartRun } from "../agents/doctor-checks.ts";
+import { claudePluginInstalls, type PluginInstall } from "../agents/claude-plugin.ts";
 import { runGit } from "../git/run.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";
 import { inspectFile, interruptedSave } from "../store/inspect.ts";
 import { archiveDir, memoryDir, type Kind } from "../store/paths.ts";
 import { parseJournal } from "../journal/entry.ts";
-import { claudePluginInstalls, type PluginInstall } from "../agents/claude-plugin.ts";
 import { journalDir, journalOff, listJournal, readJournalFile } from "../journal/store.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { LOCK_NAME, lockState } from "../store/private.ts";
 import { exists } from "../store/root.ts";
+import { showRefused } from "../guard/invisible.ts";
 import { helperLocation, homeOf } from "./agent-files.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
-import { quotePath } from "../schema/anchor-lines.ts";
-import { showRefused } from "../guard/invisible.ts";
 import { ok, type Verb } from "./types.ts";
 import { Refused } from "../errors.ts";
 
 /** One finding of `doctor`: what is wrong and the command that fixes it. */
-export interface Problem {
-  what: string;
-  fix: string;
-}
+type Problem = { what: string; fix: string };
 
 function readText(p: string): string | null {
   try {
-    const st = lstatSync(p);
-    if (!st.isFile()) return null;
-    return readFileSync(p, "utf8");
+    return lstatSync(p).isFile() ? readFileSync(p, "utf8") : null;
   } catch {
     return null;
   }
 }
 
-/** A SessionStart command naming the helper that is not one install writes: doctor does not run it. */
-const NOT_OURS = (file: string, command: string) =>
-  `${file}: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): ` +
-  quotedValue(command);
+const NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
 
 /** The command removing a PAUSE file, shell-quoted; words instead when its path holds a control character. */
 function removePause(file: string): string {
   const w = shellWord(file);
-  if (w !== null) return `rm ${w}`;
-  return `remove the file ${quotedValue(file)} (a path holds a control character, so no command is printed to paste)`;
+  return w !== null ? `rm ${w}` : `remove the file ${quotedValue(file)} ${NO_PASTE}`;
 }
 
-/** `doctor [--root DIR | --global] [--json]`: read-only; always exit 0 (26, docs/design.md#integrations). */
 /** What a skill folder needs beside SKILL.md for its flows to run. */
 const HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
 
@@ -78,10 +59,9 @@ each agent; whether each agent's hook or block is installed in the project's fil
 ("not installed", "current", or "outdated" with why; with --global, the per-user
 files); each installed SessionStart command run as a harness would (/bin/sh -c with
 PATH=/usr/bin:/bin; on Windows Git for Windows' sh.exe, or not run, with a note) and
-what it printed; Codex's trust entry; a block in AGENTS.md
-past the 32 KiB Codex reads; a Claude Code plugin install beside installed hooks;
-and the memory dir: \`check\`'s
-verdict, the archive count, the journal, the kill switch, the memory lock, the
+what it printed; Codex's trust entry; a block in AGENTS.md past the 32 KiB Codex
+reads; a Claude Code plugin install beside installed hooks; and the memory dir:
+\`check\`'s verdict, the archive count, the journal, the kill switch, the memory lock, the
 merge driver, whether .ai/ is ignored or tracked by git. Each problem comes with
 the command that fixes it. Changes nothing. Every line it can print:
 references/verbs.md#doctor.
@@ -109,13 +89,13 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
       root = path.resolve(home);
     }
     const helper = helperLocation(ctx, root);
-    // A command to paste: shell-quoted words, or words saying why not (a path holds a control character).
+    // A command to paste: shell-quoted words, or words saying why not.
     const nodeRun = (verb: string, rootArg: boolean) => {
       const h = shellWord(helper.abs);
       const r = rootArg ? shellWord(root) : "";
       if (h !== null && r !== null) return `node ${h} ${verb}${rootArg ? ` --root ${r}` : ""}`;
       const where = `${quotedValue(helper.abs)}${rootArg ? ` with --root ${quotedValue(root)}` : ""}`;
-      return `\`${verb}\` of the helper ${where} (a path holds a control character, so no command is printed to paste)`;
+      return `\`${verb}\` of the helper ${where} ${NO_PASTE}`;
     };
     const r: Report = { root, home, global, helper, env: ctx.env, nodeRun, problems: [], notes: [] };
     const node = process.versions.node;
@@ -128,9 +108,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     const runs = await startRuns(r, starts);
     const notes = [...new Set(r.notes)];
     const { problems } = r;
-    const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes, memory };
-    if (ctx.values.json) return ok(`${JSON.stringify({ ...result, problems })}\n`);
-    return ok(`${reportText({ ...result, problems })}\n`);
+    const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes, memory, problems };
+    return ok(`${ctx.values.json ? JSON.stringify(result) : reportText(result)}\n`);
   },
 };
 
@@ -146,7 +125,6 @@ interface Report {
   notes: string[];
 }
 
-type AgentEntry = (typeof AGENTS)[AgentName];
 type AgentReport = { skill: string[]; install: Record<string, string>; trust?: string; plugin?: PluginInstall[] };
 type Agents = Record<string, AgentReport>;
 type Start = { shown: string; argv: string[]; agent: AgentName };
@@ -155,7 +133,7 @@ const cmd = (r: Report, verb: string) => r.nodeRun(verb, true);
 const gflag = (r: Report) => (r.global ? " --global" : "");
 
 // An agent's files, the project's or the per-user ones (none for cline and cursor there).
-function agentFiles(r: Report, agent: AgentEntry, perUser: boolean) {
+function agentFiles(r: Report, agent: Agent, perUser: boolean) {
   try {
     return agent.edits(r.helper, perUser).map((edit) => ({ edit, file: editPath(perUser ? r.home : r.root, edit) }));
   } catch {
@@ -167,7 +145,7 @@ function agentFiles(r: Report, agent: AgentEntry, perUser: boolean) {
 function agentInstalls(r: Report): { agents: Record<string, AgentReport>; starts: Start[] } {
   const agents: Record<string, AgentReport> = {};
   const starts: Start[] = [];
-  for (const [name, agent] of Object.entries(AGENTS) as [AgentName, AgentEntry][]) {
+  for (const [name, agent] of Object.entries(AGENTS) as [AgentName, Agent][]) {
     const skill = [
       ...agent.skillFolders.project.map((f) => path.join(r.root, f, "session-handoff")),
       ...agent.skillFolders.home.map((f) => path.join(r.home, f, "session-handoff")),
@@ -234,10 +212,10 @@ function installState(r: Report, name: AgentName, edit: Edit, file: string, agen
       const subfolders = "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
       if (name === "codex") r.notes.push(subfolders);
     }
-    if (edit.kind === "json-hooks" && agent.checks?.hookTrust === "codex") {
+    if (edit.kind === "json-hooks" && name === "codex") {
       agents[name] = { ...agents[name]!, trust: codexTrust(r.env, r.home, file) };
     }
-    const fromStart = agent.checks?.projectHooksFromStartFolder === true;
+    const fromStart = agent.fromStartFolder === true;
     if (edit.kind === "json-hooks" && fromStart && !r.global) r.notes.push(startFolderNote(agent));
   }
   // A settings file holding only another tool's entries still has them reported.
@@ -249,7 +227,8 @@ function installState(r: Report, name: AgentName, edit: Edit, file: string, agen
     // A settings file may come with a clone: only the exact commands install writes are run.
     for (const c of found.foreign) {
       const fix = `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours`;
-      r.problems.push({ what: NOT_OURS(shown, c.length > 200 ? `${c.slice(0, 200)}…` : c), fix });
+      const names = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
+      r.problems.push({ what: `${shown}: ${names}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}…` : c)}`, fix });
     }
   }
   return state;

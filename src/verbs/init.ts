@@ -2,7 +2,6 @@ import { existsSync, lstatSync, realpathSync, rmdirSync, rmSync } from "node:fs"
 import path from "node:path";
 import { AGENTS, isAgentName } from "../agents/index.ts";
 import {
-  AGENT_MARKERS,
   applySteps,
   CANONICAL,
   copySteps,
@@ -122,7 +121,7 @@ function planOf(ctx: VerbContext): Plan {
     ? [...new Set(named)].map((n) => AGENTS[n as keyof typeof AGENTS])
     : detectAgents(Object.values(AGENTS), base, global);
   if (agents.length === 0 && ctx.values.undo !== true) {
-    const markers = [...new Set(Object.values(AGENT_MARKERS).flatMap((m) => (global ? m.home : m.project)))];
+    const markers = [...new Set(Object.values(AGENTS).flatMap((a) => a.markers[global ? "home" : "project"]))];
     throw new Refused(
       `no agent found in ${base} (none of ${markers.join(", ")}); nothing was changed. ` +
         `Name them: init --agent claude-code --agent codex (${NAMES})`,
