@@ -7197,8 +7197,12 @@ function windowsShaped(p) {
 }
 function harnessPath(what, p, platform = process.platform) {
   const windows = windowsShaped(p);
-  if (p.includes("\0") || !(windows || platform === "win32" ? path27.win32 : path27.posix).isAbsolute(p)) return { ok: false, reason: `${what} is not an absolute path`, windows };
-  if (windows && platform !== "win32") return { ok: false, reason: `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`, windows };
+  const absolute = (windows || platform === "win32" ? path27.win32 : path27.posix).isAbsolute(p);
+  if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
+  if (windows && platform !== "win32") {
+    const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
+    return { ok: false, reason, windows };
+  }
   return { ok: true, path: platform === "win32" ? path27.win32.normalize(p) : p };
 }
 function hookCwd(cwd, platform = process.platform) {
@@ -11328,15 +11332,20 @@ function mdBlock(helper, global, file, homeFile) {
   const at4 = global ? { ...helper, rel: null } : helper;
   return { kind: "md-block", file: global ? homeFile : file, body: (agents) => bootstrapBody(at4, agents) };
 }
+function owned(file, content, mode = 420) {
+  return { kind: "owned-file", file, content, mode };
+}
 function projectOnly(name2, global) {
-  if (global) throw new Refused(`${name2} has no per-user rules folder; run \`install --agent ${name2}\` in the project instead`);
+  const instead = `run \`install --agent ${name2}\` in the project instead`;
+  if (global) throw new Refused(`${name2} has no per-user rules folder; ${instead}`);
 }
 function clineScript(helper) {
   const file = helper.rel !== null ? `"$root"/${shellQuote2(helper.rel)}` : shellQuote2(helper.abs);
   const run = nodeRun(`hook --mode session --format cline --root "$root"`);
+  const root = `root=$(cd "\${0%/*}/../.." && pwd) || exit 0`;
   return `#!/bin/sh
 ${CLINE_HOOK_MARK}
-root=$(cd "\${0%/*}/../.." && pwd) || exit 0
+${root}
 f=${file}
 [ -f "$f" ] || exit 0
 ${run}
@@ -11364,16 +11373,21 @@ function clineScriptPs1(helper) {
 function isAgentName(s) {
   return typeof s === "string" && Object.hasOwn(AGENTS, s);
 }
-var SESSION_MATCHER, owned, CURSOR_FRONTMATTER, AGENTS;
+var SESSION_MATCHER, CURSOR_DESCRIPTION, CURSOR_FRONTMATTER, AGENTS;
 var init_agents = __esm({
   "src/agents/index.ts"() {
     "use strict";
     init_md_block();
     init_command();
+    init_command();
     init_errors();
     SESSION_MATCHER = "startup|resume|clear|compact|fork";
-    owned = (file, content, mode = 420) => ({ kind: "owned-file", file, content, mode });
-    CURSOR_FRONTMATTER = "---\ndescription: Session handoff bootstrap: check for parked session memory at session start\nalwaysApply: true\n---\n";
+    CURSOR_DESCRIPTION = "Session handoff bootstrap: check for parked session memory at session start";
+    CURSOR_FRONTMATTER = `---
+description: ${CURSOR_DESCRIPTION}
+alwaysApply: true
+---
+`;
     AGENTS = {
       "claude-code": {
         name: "claude-code",
@@ -11424,7 +11438,10 @@ var init_agents = __esm({
       // No session-start hook is known (*unverified*): the block in AGENTS.md, shared with Codex.
       opencode: {
         name: "opencode",
-        skillFolders: { project: [".opencode/skills", ".claude/skills", ".agents/skills"], home: [".config/opencode/skills"] },
+        skillFolders: {
+          project: [".opencode/skills", ".claude/skills", ".agents/skills"],
+          home: [".config/opencode/skills"]
+        },
         markers: { project: [".opencode", "opencode.json", "opencode.jsonc"], home: [".config/opencode"] },
         edits: (helper, global) => [mdBlock(helper, global, "AGENTS.md", ".config/opencode/AGENTS.md")]
       },
@@ -13440,19 +13457,14 @@ function agentTarget(ctx, verb) {
     throw new UsageError(`${verb}: --global and --root exclude each other`);
   }
   const root = global ? null : rootOption(ctx);
-  return {
-    agent: AGENTS[name2],
-    global,
-    base: global ? real2(home) : root,
-    home,
-    memDir: root === null ? null : memoryDir(root),
-    helper: helperLocation(ctx, root),
-    dryRun: ctx.values["dry-run"] === true
-  };
-}
-function editTargets(t) {
-  const shown = (edit2) => t.global ? `~/${edit2.file}` : edit2.file;
-  return t.agent.edits(t.helper, t.global).map((edit2) => ({ edit: edit2, file: editPath(t.base, edit2), shown: shown(edit2) }));
+  const agent = AGENTS[name2];
+  const helper = helperLocation(ctx, root);
+  const base = global ? real2(home) : root;
+  const shown = (file) => global ? `~/${file}` : file;
+  const target = (edit2) => ({ edit: edit2, file: editPath(base, edit2), shown: shown(edit2.file) });
+  const targets = () => agent.edits(helper, global).map(target);
+  const memDir = root === null ? null : memoryDir(root);
+  return { agent, global, base, home, memDir, helper, targets, dryRun: ctx.values["dry-run"] === true };
 }
 var AGENT_OPTIONS, homeOf;
 var init_agent_files = __esm({
@@ -14376,8 +14388,8 @@ __export(install_exports, {
   installHelpCommon: () => installHelpCommon,
   installVerb: () => installVerb
 });
-import path46 from "node:path";
 import { existsSync as existsSync5 } from "node:fs";
+import path46 from "node:path";
 var installHelpCommon, installVerb;
 var init_install = __esm({
   "src/verbs/install.ts"() {
@@ -14445,12 +14457,12 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         if (!existsSync5(home)) throw new Refused(`${homeVar} (${quotedValue(home)}) does not exist; ${where}`);
         const t = agentTarget(ctx, "install");
         assertNotPaused(t.memDir, ctx.env);
-        const targets = editTargets(t);
+        const targets = t.targets();
         for (const { file } of targets) missingDirs(t.base, path46.dirname(file));
         const plans = [];
         for (const { edit: edit2, file, shown } of targets) {
           const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
-          const next = installText(edit2, t.agent.name, snap.bytes === null ? null : snap.bytes.toString("utf8"), shown);
+          const next = installText(edit2, t.agent.name, snap.bytes?.toString("utf8") ?? null, shown);
           plans.push({ edit: edit2, file, shown, snap, next });
         }
         const lines3 = [];
@@ -14462,10 +14474,13 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         }
         for (const p of plans) {
           const bytes = Buffer.from(p.next, "utf8");
-          const same = p.snap.bytes !== null && p.snap.bytes.equals(bytes);
-          const verb = same ? "unchanged" : p.snap.bytes === null ? "created" : "updated";
-          if (same || t.dryRun) {
-            lines3.push(same ? `unchanged ${p.shown}` : `would ${verb === "created" ? "create" : "update"} ${p.shown}`);
+          if (p.snap.bytes?.equals(bytes)) {
+            lines3.push(`unchanged ${p.shown}`);
+            continue;
+          }
+          const verb = p.snap.bytes === null ? "create" : "update";
+          if (t.dryRun) {
+            lines3.push(`would ${verb} ${p.shown}`);
             continue;
           }
           const dirs = missingDirs(t.base, path46.dirname(p.file));
@@ -14481,7 +14496,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
           const kept = prior !== null && prior.after === p.snap.token;
           const record2 = {
             path: p.file,
-            before: kept ? prior.before : p.snap.bytes === null ? null : p.snap.bytes.toString("base64"),
+            before: kept ? prior.before : p.snap.bytes?.toString("base64") ?? null,
             restorable: prior === null || kept && prior.restorable !== false,
             after: tokenOf(bytes),
             createdDirs: [...prior?.createdDirs ?? [], ...dirs, ...madeForRecords]
@@ -14489,7 +14504,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
           madeForRecords = [];
           const made = writeRecord(records, record2);
           if (made.length > 0) writeRecord(records, { ...record2, createdDirs: [...record2.createdDirs, ...made] });
-          lines3.push(`${verb} ${p.shown}`);
+          lines3.push(`${verb}d ${p.shown}`);
         }
         const opts = { dryRun: t.dryRun, helperPath: t.helper.abs };
         const driver = await mergeDriverStep(t.global ? null : t.base, opts, ctx.env);
@@ -14550,7 +14565,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         const t = agentTarget(ctx, "uninstall");
         assertNotPaused(t.memDir, ctx.env);
         const records = recordsDir(ctx.env, t.home);
-        const targets = editTargets(t);
+        const targets = t.targets();
         for (const { file } of targets) missingDirs(t.base, path47.dirname(file));
         const plans = [];
         for (const { edit: edit2, file, shown } of targets) {
@@ -15044,30 +15059,34 @@ import path50 from "node:path";
 function json(file) {
   try {
     const v = JSON.parse(readFileSync16(file, "utf8").slice(0, 1e6));
-    return v !== null && typeof v === "object" && !Array.isArray(v) ? v : null;
+    return isObj2(v) ? v : null;
   } catch {
     return null;
   }
 }
 function claudePluginInstalls(home) {
-  const installed = json(path50.join(home, ".claude", "plugins", "installed_plugins.json"));
-  const plugins = installed?.plugins;
+  const plugins = json(path50.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
   const enabledMap = json(path50.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
-      const e = raw !== null && typeof raw === "object" ? raw : {};
-      const rootSkill = typeof e.installPath === "string" && path50.isAbsolute(e.installPath) && existsSync8(path50.join(e.installPath, "SKILL.md"));
-      out.push({ key, scope: typeof e.scope === "string" ? e.scope : "unknown", version: typeof e.version === "string" ? e.version : null, enabled: enabledMap[key] !== false, rootSkill });
+      const e = isObj2(raw) ? raw : {};
+      const at4 = e.installPath;
+      const rootSkill = typeof at4 === "string" && path50.isAbsolute(at4) && existsSync8(path50.join(at4, "SKILL.md"));
+      const scope = typeof e.scope === "string" ? e.scope : "unknown";
+      const version = typeof e.version === "string" ? e.version : null;
+      out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
     }
   }
   return out;
 }
+var isObj2;
 var init_claude_plugin = __esm({
   "src/agents/claude-plugin.ts"() {
     "use strict";
+    isObj2 = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
   }
 });
 
@@ -15171,7 +15190,8 @@ function installState(r, name2, edit2, file, agents, starts) {
     for (const c of found.foreign) {
       const fix = `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours`;
       const names3 = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
-      r.problems.push({ what: `${shown}: ${names3}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c)}`, fix });
+      const command = quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c);
+      r.problems.push({ what: `${shown}: ${names3}: ${command}`, fix });
     }
   }
   return state;

@@ -64,6 +64,7 @@ export function hookCommandPowerShell(abs: string, args: string): string {
     `$f=${psQuote(abs)}; if (Test-Path -LiteralPath $f -PathType Leaf) { ` +
     `$c=if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }; ` +
     `foreach ($n in @($env:SESSION_HANDOFF_NODE, ${record}, ${onPath}, "$env:ProgramFiles\\nodejs\\node.exe")) { ` +
-    `if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${args}; exit $LASTEXITCODE } } }; exit 0`
+    `if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${args}; exit $LASTEXITCODE } } }; ` +
+    "exit 0"
   );
 }

@@ -1,7 +1,8 @@
 // One table of the harnesses `install --agent` knows, in the order `doctor` reports them
 // (harnesses.md has the facts each row relies on).
 import { block, bootstrapBody } from "./md-block.ts";
-import { CLINE_HOOK_MARK, hookCommand, hookCommandPowerShell, nodeRun, NODE_RECORD, PS_FIRST, psQuote, shellQuote } from "./command.ts";
+import { CLINE_HOOK_MARK, hookCommand, hookCommandPowerShell, nodeRun, NODE_RECORD } from "./command.ts";
+import { PS_FIRST, psQuote, shellQuote } from "./command.ts";
 import { Refused } from "../errors.ts";
 import type { Agent, AgentName, BlockEdit, HelperLocation, OwnedFileEdit } from "./types.ts";
 
@@ -14,10 +15,13 @@ function mdBlock(helper: HelperLocation, global: boolean, file: string, homeFile
   return { kind: "md-block", file: global ? homeFile : file, body: (agents) => bootstrapBody(at, agents) };
 }
 
-const owned = (file: string, content: string, mode = 0o644): OwnedFileEdit => ({ kind: "owned-file", file, content, mode });
+function owned(file: string, content: string, mode = 0o644): OwnedFileEdit {
+  return { kind: "owned-file", file, content, mode };
+}
 
 function projectOnly(name: AgentName, global: boolean): void {
-  if (global) throw new Refused(`${name} has no per-user rules folder; run \`install --agent ${name}\` in the project instead`);
+  const instead = `run \`install --agent ${name}\` in the project instead`;
+  if (global) throw new Refused(`${name} has no per-user rules folder; ${instead}`);
 }
 
 // Cline runs the file itself and its stdin names no cwd: the project is the script's folder's
@@ -26,7 +30,8 @@ function projectOnly(name: AgentName, global: boolean): void {
 function clineScript(helper: HelperLocation): string {
   const file = helper.rel !== null ? `"$root"/${shellQuote(helper.rel)}` : shellQuote(helper.abs);
   const run = nodeRun(`hook --mode session --format cline --root "$root"`);
-  return `#!/bin/sh\n${CLINE_HOOK_MARK}\nroot=$(cd "\${0%/*}/../.." && pwd) || exit 0\nf=${file}\n[ -f "$f" ] || exit 0\n${run}\nexit 0\n`;
+  const root = `root=$(cd "\${0%/*}/../.." && pwd) || exit 0`;
+  return `#!/bin/sh\n${CLINE_HOOK_MARK}\n${root}\nf=${file}\n[ -f "$f" ] || exit 0\n${run}\nexit 0\n`;
 }
 
 // Cline on Windows runs only `<Event>.ps1`: the same lookup, written on every OS so a committed
@@ -50,8 +55,8 @@ function clineScriptPs1(helper: HelperLocation): string {
   ].join("\r\n");
 }
 
-const CURSOR_FRONTMATTER =
-  "---\ndescription: Session handoff bootstrap: check for parked session memory at session start\nalwaysApply: true\n---\n";
+const CURSOR_DESCRIPTION = "Session handoff bootstrap: check for parked session memory at session start";
+const CURSOR_FRONTMATTER = `---\ndescription: ${CURSOR_DESCRIPTION}\nalwaysApply: true\n---\n`;
 
 export const AGENTS: Record<AgentName, Agent> = {
   "claude-code": {
@@ -104,7 +109,10 @@ export const AGENTS: Record<AgentName, Agent> = {
   // No session-start hook is known (*unverified*): the block in AGENTS.md, shared with Codex.
   opencode: {
     name: "opencode",
-    skillFolders: { project: [".opencode/skills", ".claude/skills", ".agents/skills"], home: [".config/opencode/skills"] },
+    skillFolders: {
+      project: [".opencode/skills", ".claude/skills", ".agents/skills"],
+      home: [".config/opencode/skills"],
+    },
     markers: { project: [".opencode", "opencode.json", "opencode.jsonc"], home: [".config/opencode"] },
     edits: (helper, global) => [mdBlock(helper, global, "AGENTS.md", ".config/opencode/AGENTS.md")],
   },

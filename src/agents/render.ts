@@ -1,6 +1,6 @@
 import type { HookFormat } from "./types.ts";
 
-/** `hook --format` envelopes: the fixed sentences in, stdout out (apart from the agent table: the hook loads this file). */
+/** `hook --format` envelopes, apart from the agent table: the session bundle loads only this file. */
 export const ENVELOPES: Record<HookFormat, (text: string) => string> = {
   text: (text) => `${text}\n`,
   // Claude Code drops JSON without hookEventName; Codex's schema allows exactly these keys.

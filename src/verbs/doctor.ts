@@ -228,7 +228,8 @@ function installState(r: Report, name: AgentName, edit: Edit, file: string, agen
     for (const c of found.foreign) {
       const fix = `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours`;
       const names = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
-      r.problems.push({ what: `${shown}: ${names}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}…` : c)}`, fix });
+      const command = quotedValue(c.length > 200 ? `${c.slice(0, 200)}…` : c);
+      r.problems.push({ what: `${shown}: ${names}: ${command}`, fix });
     }
   }
   return state;
