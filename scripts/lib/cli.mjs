@@ -14430,13 +14430,11 @@ hooks) or the bootstrap block into an agent's own files:
 JSON settings are edited in place (other keys, comments and layout kept); Markdown
 blocks sit between <!-- session-handoff:begin --> and <!-- session-handoff:end -->.
 A file it cannot edit safely (malformed markers, JSON that does not parse, a link,
-a file not ours) is refused with a snippet to paste by hand, nothing changed.
-Idempotent; what it changed is recorded under
-\${XDG_CONFIG_HOME:-~/.config}/session-handoff/installs/ for \`uninstall\`. In a git
-repository it also registers the merge driver (\`merge-driver --help\`). Each file is
-replaced whole (a temp, then a rename): a kill leaves the old bytes or the new. A
-read-only, immutable or append-only file is refused. Every case, its words and the
-hook commands: references/verbs.md#install.
+a file not ours, a read-only one) is refused with a snippet to paste by hand,
+nothing changed. Idempotent; each file is replaced whole (a temp, then a rename);
+what it changed is recorded under \${XDG_CONFIG_HOME:-~/.config}/session-handoff/
+installs/ for \`uninstall\`. In a git repository it also registers the merge driver.
+Every case, its words and the hook commands: references/verbs.md#install.
 
 options:
   --agent NAME  the agent whose files to edit
@@ -14543,13 +14541,11 @@ var init_uninstall = __esm({
       help: `usage: node memory_io.mjs uninstall --agent claude-code|codex|opencode|cline|gemini|cursor
          [--root DIR | --global] [--dry-run]
 
-Removes exactly what \`install --agent\` added. A file that nothing else changed since
-install gets its original bytes back (a file install created is deleted), from the
-record install kept; otherwise only our entries go (the hooks whose command names
-memory_io.mjs, our block, our rule and hook files), every other byte kept. Folders
-install created are removed when empty. Each file is replaced whole, as install;
-nothing installed: nothing changes. It also removes the merge driver install
-registered. Every case and its words: references/verbs.md#uninstall.
+Removes exactly what \`install --agent\` added. A file nothing else changed since
+install gets its original bytes back (a file install created is deleted); otherwise
+only our entries go, every other byte kept. Folders install created go when empty,
+and so does the merge driver install registered. Every case and its words:
+references/verbs.md#uninstall.
 
 options:
   --agent NAME  the agent whose files to restore
@@ -14639,18 +14635,17 @@ function planOf(ctx) {
     const given = typeof ctx.values.root === "string";
     const found = findRoot(path48.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
     if (!given && found.by === "start") {
-      throw new Refused(
-        `no project here: ${found.root} has no .git and no folder above it has one; nothing was changed. Run init at your project's root (after \`git init\`), or pass --root <project>`
-      );
+      const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
+      const why = `${found.root} has no .git and no folder above it has one`;
+      throw new Refused(`no project here: ${why}; nothing was changed. ${fix}`);
     }
     base = found.root;
   }
   let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : detectAgents(Object.values(AGENTS), base, global);
   if (agents.length === 0 && ctx.values.undo !== true) {
     const markers = [...new Set(Object.values(AGENTS).flatMap((a) => a.markers[global ? "home" : "project"]))];
-    throw new Refused(
-      `no agent found in ${base} (none of ${markers.join(", ")}); nothing was changed. Name them: init --agent claude-code --agent codex (${NAMES})`
-    );
+    const fix = `Name them: init --agent claude-code --agent codex (${NAMES})`;
+    throw new Refused(`no agent found in ${base} (none of ${markers.join(", ")}); nothing was changed. ${fix}`);
   }
   if (global) {
     const without = agents.filter((a) => a.skillFolders.home.length === 0);
@@ -14675,8 +14670,8 @@ async function agentVerb(ctx, plan, verb, agent, dryRun) {
   const helperPath = path48.join(plan.dest, "scripts", "memory_io.mjs");
   const values = { agent: agent.name, "dry-run": dryRun, ...plan.global ? { global: true } : { root: plan.base } };
   const out = await verb.run({ ...ctx, values, positionals: [], helperPath, skillDir: plan.dest });
-  const lines3 = String(out.stdout).split("\n").filter((l) => l !== "").map((l) => `${agent.name}: ${l}`);
-  return { lines: lines3, notes: out.stderr };
+  const lines3 = String(out.stdout).split("\n").filter((l) => l !== "");
+  return { lines: lines3.map((l) => `${agent.name}: ${l}`), notes: out.stderr };
 }
 function linkPlaces(plan, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan.global)).filter((f) => f !== null);
@@ -14690,7 +14685,9 @@ function counted(steps) {
 function refuseLinkOnTheWay(plan) {
   const link = linkOnTheWay(plan.base, plan.dest);
   if (link !== null) {
-    throw new Refused(`${plan.shown(link)} is a link; init writes and removes only in the project's own folders, so nothing was changed. Replace the link with a folder, or run init where it points`);
+    const fix = "Replace the link with a folder, or run init where it points";
+    const why = "init writes and removes only in the project's own folders, so nothing was changed";
+    throw new Refused(`${plan.shown(link)} is a link; ${why}. ${fix}`);
   }
 }
 async function init(ctx, plan) {
@@ -14706,9 +14703,9 @@ async function init(ctx, plan) {
   if (edited.length > 0 && ctx.values.replace !== true) {
     const names3 = edited.slice(0, 5).map((rel) => shown(path48.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
-    throw new Refused(
-      `${names3.join(", ")}${more} differ from what init copied (edited since, or copied by an older init); nothing was changed. Keep your edits elsewhere, then run init --replace to overwrite them`
-    );
+    const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
+    const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
+    throw new Refused(`${names3.join(", ")}${more} ${why}. ${fix}`);
   }
   const writes = steps.map((s) => path48.join(dest, s.rel));
   const links = linkPlaces(plan, plan.agents).map((place) => {
@@ -14837,6 +14834,8 @@ var init_init = __esm({
     "use strict";
     init_agents();
     init_skill_place();
+    init_skill_place();
+    init_skill_place();
     init_errors();
     init_quote();
     init_root();
@@ -14861,33 +14860,25 @@ var init_init = __esm({
        npx session-handoff init --undo [--agent NAME]... [--root DIR | --global] [--dry-run]
        (or: node <skill>/scripts/memory_io.mjs init \u2026)
 
-Sets the skill up in a project in one step:
-  1. copies the skill (SKILL.md, LICENSE, agents/, references/, templates/, scripts/)
-     into .agents/skills/session-handoff/ (Codex, OpenCode, Gemini CLI and Cursor read it);
-  2. links it (a relative link; a copy on Windows) into the folder of each agent that
-     does not read .agents/skills: .claude/skills/ for Claude Code, .cline/skills/ for Cline;
-  3. runs \`install --agent NAME\` for each agent from that copy, so the hook commands name
-     .agents/skills/session-handoff/scripts/memory_io.mjs, never npm's cache.
-Agents are the ones whose folder is in the project (.claude/ or CLAUDE.md, .codex/,
-.opencode/, .clinerules/, .gemini/ or GEMINI.md, .cursor/), or those named with --agent
-(repeatable: ${NAMES}).
+Sets the skill up in a project in one step: copies the skill (SKILL.md, LICENSE,
+agents/, references/, templates/, scripts/) into .agents/skills/session-handoff/
+(Codex, OpenCode, Gemini CLI and Cursor read it); links it (a relative link; a copy
+on Windows) into .claude/skills/ for Claude Code and .cline/skills/ for Cline; then
+runs \`install --agent NAME\` for each agent from that copy. Agents are those whose
+folder is in the project (.claude/ or CLAUDE.md, .codex/, .opencode/, .clinerules/,
+.gemini/ or GEMINI.md, .cursor/), or those named with --agent (${NAMES}).
 
---global  the same in HOME: ~/.agents/skills/session-handoff/, links in ~/.claude/skills/,
-          ~/.gemini/skills/, ~/.config/opencode/skills/, and \`install --global\`.
+--global  the same in HOME (~/.agents/skills/session-handoff/, \`install --global\`).
 --dry-run says what it would do and changes nothing.
---undo    the reverse: \`uninstall\` for each agent, then the links and the copy go
-          (folders init made go when empty). A copy or link that is not this skill's
-          stays, and so does a file of the copy you edited.
+--undo    \`uninstall\` for each agent, then the links and the copy go (folders init
+          made go when empty); a file of the copy you edited stays.
 --replace overwrite the files of the copy you edited since init copied them (else
-          init refuses, naming them; .agents/skills/session-handoff/.init.json
-          records what init copied).
+          init refuses, naming them; .init.json in the copy records what it copied).
 
-A second run changes no byte. Refused, with nothing changed: no project (no .git here
-or above; pass --root), no agent found and none named, an unknown agent, a file or
-folder it cannot write, a skill folder that is something else, and whatever install
-refuses (it is run with --dry-run first for every agent).
-stdout: one line per thing done ("copied \u2026", "linked \u2026", "<agent>: created F" as install
-        prints), then what to say to the agent.
+A second run changes no byte. Refused, with nothing changed: no project (pass
+--root), no agent found and none named, a file or folder it cannot write, a skill
+folder that is something else, and whatever install refuses (tried first with
+--dry-run). stdout: one line per thing done, then what to say to the agent.
 exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 `,
       async run(ctx) {
@@ -15364,17 +15355,15 @@ var init_doctor = __esm({
       positionals: [0, 0],
       help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
 
-A read-only health report: the Node version; where the skill is installed for
-each agent; whether each agent's hook or block is installed in the project's files
-("not installed", "current", or "outdated" with why; with --global, the per-user
-files); each installed SessionStart command run as a harness would (/bin/sh -c with
-PATH=/usr/bin:/bin; on Windows Git for Windows' sh.exe, or not run, with a note) and
-what it printed; Codex's trust entry; a block in AGENTS.md past the 32 KiB Codex
-reads; a Claude Code plugin install beside installed hooks; and the memory dir:
-\`check\`'s verdict, the archive count, the journal, the kill switch, the memory lock, the
-merge driver, whether .ai/ is ignored or tracked by git. Each problem comes with
-the command that fixes it. Changes nothing. Every line it can print:
-references/verbs.md#doctor.
+A read-only health report: the Node version; per agent, where the skill is and
+whether its hook or block is "not installed", "current" or "outdated" (with why);
+each installed SessionStart command run as a harness would (/bin/sh -c with
+PATH=/usr/bin:/bin; on Windows Git's sh.exe, or not run) and what it printed;
+Codex's trust entry; an AGENTS.md block past the 32 KiB Codex reads; a Claude Code
+plugin beside installed hooks; and the memory dir: \`check\`'s verdict, archives,
+the journal, the kill switch, the lock, the merge driver, git's view of .ai/. Each
+problem comes with the command that fixes it. Changes nothing. Every line it can
+print: references/verbs.md#doctor.
 
 options:
   --global    report the per-user files instead of the project's (runs from the
@@ -18116,29 +18105,22 @@ __export(merge_driver_exports, {
 });
 import { closeSync as closeSync16, constants as constants14, fstatSync as fstatSync8, lstatSync as lstatSync32, mkdirSync as mkdirSync9, openSync as openSync14, readFileSync as readFileSync19, writeSync as writeSync8 } from "node:fs";
 import path59 from "node:path";
-function readRegularBytes(p) {
-  const fd = openSync14(p, constants14.O_RDONLY | NOFOLLOW);
+function onRegularFile(p, flags, use) {
+  const fd = openSync14(p, flags | NOFOLLOW);
   try {
     if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    return readFileSync19(fd);
+    return use(fd);
   } finally {
     closeSync16(fd);
   }
 }
 function memorySide(p, side) {
-  const bytes = readRegularBytes(p);
-  const m = memoryText(side, bytes);
+  const m = memoryText(side, onRegularFile(p, constants14.O_RDONLY, (fd) => readFileSync19(fd)));
   if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
   return m.text;
 }
 function writeResult(p, text2) {
-  const fd = openSync14(p, constants14.O_WRONLY | constants14.O_TRUNC | NOFOLLOW);
-  try {
-    if (!fstatSync8(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    writeSync8(fd, Buffer.from(text2, "utf8"));
-  } finally {
-    closeSync16(fd);
-  }
+  onRegularFile(p, constants14.O_WRONLY | constants14.O_TRUNC, (fd) => writeSync8(fd, Buffer.from(text2, "utf8")));
 }
 function archiveDirOf(top, memRel) {
   let at4 = top;
@@ -18163,13 +18145,13 @@ function createExclusive2(p, text2) {
     closeSync16(fd);
   }
 }
-async function otherAuthor(cwd, env, sidePath, file) {
-  const blob = await runGit(cwd, ["hash-object", "--", sidePath], env);
+async function otherAuthor(cwd, env, side, file) {
+  const blob = await runGit(cwd, ["hash-object", "--", side], env);
   if (blob.code !== 0) return null;
   const id = blob.stdout.toString("utf8").trim();
   const r = await runGit(cwd, ["log", "--all", "-1", "--format=%an", `--find-object=${id}`, "--", file], env);
-  const name2 = r.code === 0 ? r.stdout.toString("utf8").trim().replace(/[^\p{L}\p{N} .'_-]/gu, "").slice(0, 60) : "";
-  return name2 === "" ? null : name2;
+  const name2 = r.code === 0 ? r.stdout.toString("utf8").trim().replace(/[^\p{L}\p{N} .'_-]/gu, "") : "";
+  return name2 === "" ? null : name2.slice(0, 60);
 }
 var NOFOLLOW, mergeDriverVerb;
 var init_merge_driver2 = __esm({
@@ -18226,12 +18208,9 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         } catch (err) {
           return ok("", [`session-handoff merge driver: ${err.message}`], 1);
         }
-        const textMerge = async (why) => {
-          const r = await runGit(
-            ctx.cwd,
-            ["merge-file", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs],
-            ctx.env
-          );
+        const gitMerge = async (mode, why) => {
+          const labels = ["-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs];
+          const r = await runGit(ctx.cwd, ["merge-file", ...mode, ...labels], ctx.env);
           return ok("", why === null ? [] : [`session-handoff merge driver: ${why}; merged as text`], r.code === 0 ? 0 : 1);
         };
         if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
@@ -18245,14 +18224,9 @@ exit: 0 merged; 1 not merged (git's conflict stands)
             } catch {
             }
           }
-          const r = await runGit(
-            ctx.cwd,
-            ["merge-file", "--union", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs],
-            ctx.env
-          );
-          return ok("", [], r.code === 0 ? 0 : 1);
+          return gitMerge(["--union"], null);
         }
-        if (!m) return textMerge(null);
+        if (!m) return gitMerge([], null);
         if (a === b) return ok("");
         if (m[2] !== "HANDOFF") {
           writeResult(ours, mergeLedgers(a, b, m[2] === "LESSONS" ? "L" : "S"));
@@ -18274,7 +18248,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
           writeResult(ours, markMerged(merged.text, name2, note));
           return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name2}`]);
         } catch (err) {
-          return textMerge(`the other handoff could not be archived (${err.message})`);
+          return gitMerge([], `the other handoff could not be archived (${err.message})`);
         }
       }
     };

@@ -54,17 +54,15 @@ export const doctorVerb: Verb = {
   positionals: [0, 0],
   help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
 
-A read-only health report: the Node version; where the skill is installed for
-each agent; whether each agent's hook or block is installed in the project's files
-("not installed", "current", or "outdated" with why; with --global, the per-user
-files); each installed SessionStart command run as a harness would (/bin/sh -c with
-PATH=/usr/bin:/bin; on Windows Git for Windows' sh.exe, or not run, with a note) and
-what it printed; Codex's trust entry; a block in AGENTS.md past the 32 KiB Codex
-reads; a Claude Code plugin install beside installed hooks; and the memory dir:
-\`check\`'s verdict, the archive count, the journal, the kill switch, the memory lock, the
-merge driver, whether .ai/ is ignored or tracked by git. Each problem comes with
-the command that fixes it. Changes nothing. Every line it can print:
-references/verbs.md#doctor.
+A read-only health report: the Node version; per agent, where the skill is and
+whether its hook or block is "not installed", "current" or "outdated" (with why);
+each installed SessionStart command run as a harness would (/bin/sh -c with
+PATH=/usr/bin:/bin; on Windows Git's sh.exe, or not run) and what it printed;
+Codex's trust entry; an AGENTS.md block past the 32 KiB Codex reads; a Claude Code
+plugin beside installed hooks; and the memory dir: \`check\`'s verdict, archives,
+the journal, the kill switch, the lock, the merge driver, git's view of .ai/. Each
+problem comes with the command that fixes it. Changes nothing. Every line it can
+print: references/verbs.md#doctor.
 
 options:
   --global    report the per-user files instead of the project's (runs from the

@@ -40,13 +40,11 @@ hooks) or the bootstrap block into an agent's own files:
 JSON settings are edited in place (other keys, comments and layout kept); Markdown
 blocks sit between <!-- session-handoff:begin --> and <!-- session-handoff:end -->.
 A file it cannot edit safely (malformed markers, JSON that does not parse, a link,
-a file not ours) is refused with a snippet to paste by hand, nothing changed.
-Idempotent; what it changed is recorded under
-\${XDG_CONFIG_HOME:-~/.config}/session-handoff/installs/ for \`uninstall\`. In a git
-repository it also registers the merge driver (\`merge-driver --help\`). Each file is
-replaced whole (a temp, then a rename): a kill leaves the old bytes or the new. A
-read-only, immutable or append-only file is refused. Every case, its words and the
-hook commands: references/verbs.md#install.
+a file not ours, a read-only one) is refused with a snippet to paste by hand,
+nothing changed. Idempotent; each file is replaced whole (a temp, then a rename);
+what it changed is recorded under \${XDG_CONFIG_HOME:-~/.config}/session-handoff/
+installs/ for \`uninstall\`. In a git repository it also registers the merge driver.
+Every case, its words and the hook commands: references/verbs.md#install.
 
 options:
   --agent NAME  the agent whose files to edit

@@ -19,13 +19,11 @@ export const uninstallVerb: Verb = underInstallLock<Verb>({
   help: `usage: node memory_io.mjs uninstall --agent claude-code|codex|opencode|cline|gemini|cursor
          [--root DIR | --global] [--dry-run]
 
-Removes exactly what \`install --agent\` added. A file that nothing else changed since
-install gets its original bytes back (a file install created is deleted), from the
-record install kept; otherwise only our entries go (the hooks whose command names
-memory_io.mjs, our block, our rule and hook files), every other byte kept. Folders
-install created are removed when empty. Each file is replaced whole, as install;
-nothing installed: nothing changes. It also removes the merge driver install
-registered. Every case and its words: references/verbs.md#uninstall.
+Removes exactly what \`install --agent\` added. A file nothing else changed since
+install gets its original bytes back (a file install created is deleted); otherwise
+only our entries go, every other byte kept. Folders install created go when empty,
+and so does the merge driver install registered. Every case and its words:
+references/verbs.md#uninstall.
 
 options:
   --agent NAME  the agent whose files to restore
