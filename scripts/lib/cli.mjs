@@ -11544,7 +11544,6 @@ function copySteps(from, to) {
     try {
       have = lstatSync23(dest).isFile() ? readFileSync13(dest) : null;
     } catch {
-      have = null;
     }
     if (have === null) steps.push({ rel, action: present(dest) ? "update" : "create" });
     else if (!have.equals(readFileSync13(path41.join(from, rel)))) steps.push({ rel, action: "update" });
@@ -15592,20 +15591,15 @@ var init_publish_memory = __esm({
 // src/verbs/publish.ts
 var publish_exports = {};
 __export(publish_exports, {
-  DEFAULT_MESSAGE: () => DEFAULT_MESSAGE,
-  SKIPPED_HEAD: () => SKIPPED_HEAD,
-  publishVerb: () => publishVerb,
-  skippedLine: () => skippedLine
+  publishVerb: () => publishVerb
 });
 function skippedLine(skipped) {
-  if (!skipped || skipped.hooks.length === 0 && !skipped.signing) return null;
-  const parts = [
-    ...skipped.hooks.length > 0 ? [`hooks (${skipped.hooks.join(", ")})`] : [],
-    ...skipped.signing ? ["commit signing"] : []
-  ];
-  return `${SKIPPED_HEAD}${parts.join(" nor its ")}: pass --run-hooks to run them`;
+  const parts = skipped?.hooks.length ? [`hooks (${skipped.hooks.join(", ")})`] : [];
+  if (skipped?.signing) parts.push("commit signing");
+  if (parts.length === 0) return null;
+  return `ran none of the repository's ${parts.join(" nor its ")}: pass --run-hooks to run them`;
 }
-var ATTRIBUTES_COMMITTED, SKIPPED_HEAD, DEFAULT_MESSAGE, publishVerb;
+var ATTRIBUTES_COMMITTED, DEFAULT_MESSAGE, publishVerb;
 var init_publish2 = __esm({
   "src/verbs/publish.ts"() {
     "use strict";
@@ -15620,7 +15614,6 @@ var init_publish2 = __esm({
     init_mutate();
     init_types();
     ATTRIBUTES_COMMITTED = "committed .gitattributes with the merge driver's block (every clone then merges memory with it once it runs install or publish)";
-    SKIPPED_HEAD = "ran none of the repository's ";
     DEFAULT_MESSAGE = "session-handoff: publish session memory";
     publishVerb = {
       name: "publish",
@@ -15664,13 +15657,12 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
       async run(ctx) {
         const root = rootOption(ctx);
         const message = typeof ctx.values.message === "string" ? ctx.values.message : DEFAULT_MESSAGE;
-        if (message.trim() === "" || /[\0-\x1f\x7f]/.test(message))
+        if (message.trim() === "" || /[\0-\x1f\x7f]/.test(message)) {
           throw new Refused("--message must be one non-empty line of text");
-        const secrets = redactText(message).findings;
-        if (secrets.length > 0) {
-          throw new Refused(
-            `--message holds a secret (${[...new Set(secrets.map((f) => f.kind))].join(", ")}); write the message without it and retry`
-          );
+        }
+        const kinds = [...new Set(redactText(message).findings.map((f) => f.kind))];
+        if (kinds.length > 0) {
+          throw new Refused(`--message holds a secret (${kinds.join(", ")}); write the message without it and retry`);
         }
         const memDir = memoryDir(root);
         const lockTimeoutSeconds = lockTimeoutOption(ctx);
@@ -15679,22 +15671,12 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
         const driver = await mergeDriverStep(root, { helperPath: helperLocation(ctx, root).abs }, ctx.env);
         let r;
         let repairs = [];
-        const commit = () => publishMemory(
-          root,
-          memDir,
-          message,
-          ctx.values.push === true,
-          ctx.env,
-          driver.change?.attributes ? "changed" : "if-only-ours",
-          target,
-          ctx.values["run-hooks"] === true
-        );
+        const attributes = driver.change?.attributes ? "changed" : "if-only-ours";
+        const push = ctx.values.push === true;
+        const commit = () => publishMemory(root, memDir, message, push, ctx.env, attributes, target, ctx.values["run-hooks"] === true);
         try {
-          if (checkTree(root))
-            ({ result: r, repairs } = await underLock(
-              { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) },
-              commit
-            ));
+          const lock = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
+          if (checkTree(root)) ({ result: r, repairs } = await underLock(lock, commit));
           else r = await commit();
         } catch (err) {
           if (err instanceof HelperError) err.before.push(...driver.lines, ...driver.notes);

@@ -51,10 +51,7 @@ export function skillFiles(dir: string): string[] {
 }
 
 /** One step of putting the skill's files in a folder. */
-export interface FileStep {
-  rel: string;
-  action: "create" | "update" | "remove";
-}
+export type FileStep = { rel: string; action: "create" | "update" | "remove" };
 
 /** What copying `from`'s skill files into `to` changes: files to create or update, stale ones to remove. */
 export function copySteps(from: string, to: string): FileStep[] {
@@ -66,7 +63,7 @@ export function copySteps(from: string, to: string): FileStep[] {
     try {
       have = lstatSync(dest).isFile() ? readFileSync(dest) : null;
     } catch {
-      have = null;
+      // Absent, or a file where a folder belongs: the writes' own checks refuse that.
     }
     if (have === null) steps.push({ rel, action: present(dest) ? "update" : "create" });
     else if (!have.equals(readFileSync(path.join(from, rel)))) steps.push({ rel, action: "update" });
@@ -76,12 +73,8 @@ export function copySteps(from: string, to: string): FileStep[] {
   return steps;
 }
 
-/** What init records beside the copy it made: each file's hash as copied, and the folders it made. */
-export interface CopyRecord {
-  files: Record<string, string>;
-  /** Relative to the base, `/`-separated. */
-  createdDirs: string[];
-}
+/** What init records beside its copy: each file's hash as copied, and the folders it made (relative, `/`). */
+type CopyRecord = { files: Record<string, string>; createdDirs: string[] };
 
 /** The record's name in the copy's folder (outside the skill's entries: never copied or listed). */
 const RECORD = ".init.json";
@@ -113,11 +106,7 @@ export function linkOnTheWay(base: string, p: string): string | null {
 const safeDir = (d: unknown): d is string =>
   typeof d === "string" && d !== "" && !path.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
 
-/**
- * The copy's record, or null (none: a copy made before records, or by hand; unreadable JSON or
- * another shape). A record that is a link, a FIFO or over 1 MB is refused: init never reads or
- * writes through it.
- */
+/** The copy's record, or null (none, or not JSON of its shape); a link, a FIFO or over 1 MB is refused. */
 export function readCopyRecord(dir: string): CopyRecord | null {
   const file = path.join(dir, RECORD);
   let st;
@@ -160,10 +149,7 @@ export function dropCopyRecord(dir: string): void {
   rmSync(path.join(dir, RECORD), { force: true });
 }
 
-/**
- * The files `steps` would replace or remove that are not as init copied them: the user's edits
- * (or, with no record, any file that differs: nothing says it is not theirs).
- */
+/** The files `steps` would replace or remove that are not as init copied them (with no record: any that differ). */
 export function editedFiles(dir: string, steps: FileStep[], record: CopyRecord | null): string[] {
   const changed = (rel: string) => {
     const file = path.join(dir, rel);
@@ -184,8 +170,7 @@ export function linkState(place: string, target: string): "absent" | "ours" | "c
     const to = readlinkSync(place);
     return path.resolve(path.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  // A real folder holding a SKILL.md is an earlier copy of the skill (by hand, an installer
-  // that copied SKILL.md alone, or Windows): it is completed and kept up to date as a copy.
+  // A real folder holding a SKILL.md is an earlier copy of the skill: it is kept up to date as a copy.
   if (st.isDirectory()) return present(path.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
