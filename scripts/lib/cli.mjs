@@ -15098,9 +15098,9 @@ function removePause(file) {
   const w = shellWord(file);
   return w !== null ? `rm ${w}` : `remove the file ${quotedValue(file)} ${NO_PASTE}`;
 }
-function agentFiles(r, agent, perUser) {
+function editsOf(r, agent) {
   try {
-    return agent.edits(r.helper, perUser).map((edit2) => ({ edit: edit2, file: editPath(perUser ? r.home : r.root, edit2) }));
+    return agent.edits(r.helper, r.global);
   } catch {
     return [];
   }
@@ -15114,8 +15114,8 @@ function agentInstalls(r) {
       ...agent.skillFolders.home.map((f) => path51.join(r.home, f, "session-handoff"))
     ].filter((d) => exists2(path51.join(d, "SKILL.md")));
     const install = {};
-    for (const { edit: edit2, file } of agentFiles(r, agent, r.global)) {
-      install[edit2.file] = installState(r, name2, edit2, file, agents, starts);
+    for (const edit2 of editsOf(r, agent)) {
+      install[edit2.file] = installState(r, name2, edit2, editPath(r.global ? r.home : r.root, edit2), agents, starts);
     }
     agents[name2] = { ...agents[name2], skill, install };
     if (skill.length === 0 && Object.values(install).some((st) => st === "current" || st === "outdated")) {
@@ -15194,20 +15194,18 @@ function pluginInstalls(r, agents) {
     const state = `${p.scope} scope${p.version ? `, ${p.version}` : ""}, ${p.enabled ? "enabled" : "disabled"}`;
     r.notes.push(`claude-code: the plugin ${p.key} is installed (${state})`);
   }
+  const unlisted = `which Claude Code 2.1.112 does not list ("Unknown skill"): reinstall it from the dist-plugin`;
   for (const p of plugins.filter((p2) => p2.rootSkill)) {
-    r.notes.push(
-      `claude-code: the plugin ${p.key} has its SKILL.md at its root, which Claude Code 2.1.112 does not list ("Unknown skill"): reinstall it from the dist-plugin branch (README, "Install")`
-    );
+    const note = `the plugin ${p.key} has its SKILL.md at its root, ${unlisted} branch (README, "Install")`;
+    r.notes.push(`claude-code: ${note}`);
   }
   const installed = Object.entries(agents["claude-code"]?.install ?? {});
   const hooked = installed.some(([f, st]) => f.endsWith("settings.json") && (st === "current" || st === "outdated"));
   if (plugins.some((p) => p.enabled) && hooked) {
     const what = "claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory";
     const uninstall = cmd(r, `uninstall --agent claude-code${gflag(r)}`);
-    r.problems.push({
-      what: `${what}: every session gets the notice twice`,
-      fix: `${uninstall} (the plugin's hooks stay), or disable the plugin with /plugin`
-    });
+    const fix = `${uninstall} (the plugin's hooks stay), or disable the plugin with /plugin`;
+    r.problems.push({ what: `${what}: every session gets the notice twice`, fix });
   }
 }
 async function memoryState(r) {
@@ -15251,22 +15249,22 @@ async function memoryState(r) {
 function journalState(r) {
   const journalFiles = listJournal(r.root);
   const problems = [];
-  const journal = { files: journalFiles.length, off: journalOff(r.root), problems };
   for (const f of journalFiles) {
+    const file = `journal/${f.name}`;
     try {
       const read = readJournalFile(journalDir(r.root), f.name);
       const first = read === null ? void 0 : parseJournal(read.bytes.toString("utf8"), f.kind).problems[0];
-      if (first) journal.problems.push({ file: `journal/${f.name}`, ...first });
+      if (first) problems.push({ file, ...first });
     } catch (err) {
-      journal.problems.push({ file: `journal/${f.name}`, line: 0, message: err.message });
+      problems.push({ file, line: 0, message: err.message });
     }
   }
-  for (const p of journal.problems) {
+  for (const p of problems) {
     const where = `${path51.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     r.problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
-  return journal;
+  return { files: journalFiles.length, off: journalOff(r.root), problems };
 }
 async function gitState(r) {
   try {

@@ -131,9 +131,9 @@ const cmd = (r: Report, verb: string) => r.nodeRun(verb, true);
 const gflag = (r: Report) => (r.global ? " --global" : "");
 
 // An agent's files, the project's or the per-user ones (none for cline and cursor there).
-function agentFiles(r: Report, agent: Agent, perUser: boolean) {
+function editsOf(r: Report, agent: Agent): Edit[] {
   try {
-    return agent.edits(r.helper, perUser).map((edit) => ({ edit, file: editPath(perUser ? r.home : r.root, edit) }));
+    return agent.edits(r.helper, r.global);
   } catch {
     return [];
   }
@@ -149,8 +149,8 @@ function agentInstalls(r: Report): { agents: Record<string, AgentReport>; starts
       ...agent.skillFolders.home.map((f) => path.join(r.home, f, "session-handoff")),
     ].filter((d) => exists(path.join(d, "SKILL.md")));
     const install: Record<string, string> = {};
-    for (const { edit, file } of agentFiles(r, agent, r.global)) {
-      install[edit.file] = installState(r, name, edit, file, agents, starts);
+    for (const edit of editsOf(r, agent)) {
+      install[edit.file] = installState(r, name, edit, editPath(r.global ? r.home : r.root, edit), agents, starts);
     }
     agents[name] = { ...agents[name], skill, install };
     // Hooks or rules installed for an agent that finds no skill folder: the hooks run, but
@@ -243,21 +243,18 @@ function pluginInstalls(r: Report, agents: Record<string, AgentReport>): void {
     const state = `${p.scope} scope${p.version ? `, ${p.version}` : ""}, ${p.enabled ? "enabled" : "disabled"}`;
     r.notes.push(`claude-code: the plugin ${p.key} is installed (${state})`);
   }
+  const unlisted = `which Claude Code 2.1.112 does not list ("Unknown skill"): reinstall it from the dist-plugin`;
   for (const p of plugins.filter((p) => p.rootSkill)) {
-    r.notes.push(
-      `claude-code: the plugin ${p.key} has its SKILL.md at its root, which Claude Code 2.1.112 does not list ` +
-        `("Unknown skill"): reinstall it from the dist-plugin branch (README, "Install")`,
-    );
+    const note = `the plugin ${p.key} has its SKILL.md at its root, ${unlisted} branch (README, "Install")`;
+    r.notes.push(`claude-code: ${note}`);
   }
   const installed = Object.entries(agents["claude-code"]?.install ?? {});
   const hooked = installed.some(([f, st]) => f.endsWith("settings.json") && (st === "current" || st === "outdated"));
   if (plugins.some((p) => p.enabled) && hooked) {
     const what = "claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory";
     const uninstall = cmd(r, `uninstall --agent claude-code${gflag(r)}`);
-    r.problems.push({
-      what: `${what}: every session gets the notice twice`,
-      fix: `${uninstall} (the plugin's hooks stay), or disable the plugin with /plugin`,
-    });
+    const fix = `${uninstall} (the plugin's hooks stay), or disable the plugin with /plugin`;
+    r.problems.push({ what: `${what}: every session gets the notice twice`, fix });
   }
 }
 
@@ -309,22 +306,22 @@ async function memoryState(r: Report) {
 function journalState(r: Report) {
   const journalFiles = listJournal(r.root);
   const problems: { file: string; line: number; message: string }[] = [];
-  const journal = { files: journalFiles.length, off: journalOff(r.root), problems };
   for (const f of journalFiles) {
+    const file = `journal/${f.name}`;
     try {
       const read = readJournalFile(journalDir(r.root), f.name);
       const first = read === null ? undefined : parseJournal(read.bytes.toString("utf8"), f.kind).problems[0];
-      if (first) journal.problems.push({ file: `journal/${f.name}`, ...first });
+      if (first) problems.push({ file, ...first });
     } catch (err) {
-      journal.problems.push({ file: `journal/${f.name}`, line: 0, message: (err as Error).message });
+      problems.push({ file, line: 0, message: (err as Error).message });
     }
   }
-  for (const p of journal.problems) {
+  for (const p of problems) {
     const where = `${path.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     r.problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
-  return journal;
+  return { files: journalFiles.length, off: journalOff(r.root), problems };
 }
 
 /** Whether git ignores and tracks the memory dir; null outside a repository. */
@@ -356,18 +353,11 @@ async function startRuns(r: Report, starts: Start[]): Promise<StartRun[]> {
   return runs;
 }
 
-type Result = {
-  node: string;
-  helper: string;
-  agents: Record<string, AgentReport>;
-  runs: StartRun[];
-  notes: string[];
-  memory: Awaited<ReturnType<typeof memoryState>>;
-  problems: Problem[];
-};
-
 /** The report as text: paths quoted as anchors print them, and nothing raw a file put there. */
-function reportText(result: Result): string {
+function reportText(result: {
+  node: string; helper: string; agents: Agents; runs: StartRun[]; notes: string[]; problems: Problem[];
+  memory: Awaited<ReturnType<typeof memoryState>>;
+}): string {
   const { agents, runs, notes, memory, problems } = result;
   const lines = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
   for (const [name, a] of Object.entries(agents)) {
