@@ -17,7 +17,7 @@ export function psQuote(s: string): string {
  * Where an installed command looks for Node after `$SESSION_HANDOFF_NODE`, the recorded Node and
  * `node` on PATH: the usual homes a GUI-started harness's `/bin/sh` (PATH=/usr/bin:/bin) does not see.
  */
-export const NODE_LOCATIONS = [
+const NODE_LOCATIONS = [
   "/opt/homebrew/bin/node",
   "/usr/local/bin/node",
   "$HOME/.volta/bin/node",

@@ -84,7 +84,7 @@ export interface StartRun {
 }
 
 /** Where argv's first word is this, `runStart` puts the POSIX shell a harness would use. */
-export const POSIX_SHELL = "/bin/sh";
+const POSIX_SHELL = "/bin/sh";
 
 /** The POSIX shell a harness runs hooks with: `/bin/sh`; on Windows Git for Windows' `sh.exe`, else null. */
 export function posixShell(env: Record<string, string | undefined>, platform = process.platform): string | null {
@@ -139,7 +139,7 @@ export function runStart(
 }
 
 /** The exact commands install writes for each hook: the current form, and the outdated bare-`node` one. */
-export function installedForms(edit: JsonHooksEdit): string[] {
+function installedForms(edit: JsonHooksEdit): string[] {
   const forms: string[] = [];
   for (const h of edit.hooks) {
     const now = edit.command(h.args);

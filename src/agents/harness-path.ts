@@ -13,7 +13,7 @@ export function windowsShaped(p: string): boolean {
 }
 
 /** A harness's path as this OS opens it, or why it cannot be used. */
-export type HarnessPath = { ok: true; path: string } | { ok: false; reason: string; windows: boolean };
+type HarnessPath = { ok: true; path: string } | { ok: false; reason: string; windows: boolean };
 
 /**
  * Reads the absolute path `p` that a harness gave for `what`: a Windows-shaped one through

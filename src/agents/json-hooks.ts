@@ -7,7 +7,7 @@ import type { HookSpec, JsonHooksEdit } from "./types.ts";
 export const HELPER_FILE = "memory_io.mjs";
 
 /** Deepest nesting of arrays and objects a settings file may have before it is refused. */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Obj = { [k: string]: Json };
@@ -88,7 +88,7 @@ function depthOf(text: string): number {
  * Parses a settings file: JSON with comments and trailing commas (Gemini accepts both), an object whose `hooks`
  * is an object of arrays. @throws Refused (exit 2) saying what is wrong, with `snippet` to paste by hand.
  */
-export function parseSettings(text: string, file: string, snippet: string): Obj {
+function parseSettings(text: string, file: string, snippet: string): Obj {
   const body = text.replace(/^\uFEFF/, "");
   if (depthOf(body) > MAX_JSON_DEPTH) {
     throw byHand(file, ` nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`, snippet);

@@ -4,10 +4,10 @@ import type { AgentName, HelperLocation } from "./types.ts";
 
 /** The markers around our block in AGENTS.md, GEMINI.md and rule files. */
 export const BLOCK_BEGIN = "<!-- session-handoff:begin -->";
-export const BLOCK_END = "<!-- session-handoff:end -->";
+const BLOCK_END = "<!-- session-handoff:end -->";
 
 /** Prefix of the block's line naming the agents that asked for it. */
-export const AGENTS_LINE = "Installed by session-handoff for:";
+const AGENTS_LINE = "Installed by session-handoff for:";
 
 /** The bootstrap for harnesses that read instruction files; short, as Codex reads only 32 KiB of AGENTS.md text. */
 export function bootstrapBody(helper: HelperLocation, agents: AgentName[]): string {
@@ -28,10 +28,7 @@ export function block(body: string): string {
 }
 
 /** Where our block sits in a Markdown file: line indexes of the two markers. */
-export interface BlockSpan {
-  begin: number;
-  end: number;
-}
+type BlockSpan = { begin: number; end: number };
 
 /** Finds our block: one begin marker line, then one end marker line; anything else is refused, never guessed. */
 export function findBlock(text: string, file: string): BlockSpan | null {
@@ -59,7 +56,7 @@ export function blockAgents(text: string, span: BlockSpan): string[] {
 }
 
 /** Past this many bytes, a new block goes near the top of the file, not at its end. */
-export const TOP_BLOCK_FROM = 28 * 1024;
+const TOP_BLOCK_FROM = 28 * 1024;
 
 /** Codex reads the first 32 KiB of all AGENTS.md text (harnesses.md): a block must end within them. */
 export const CODEX_BUDGET = 32 * 1024;

@@ -6,7 +6,7 @@ import { Refused } from "../errors.ts";
 import type { Agent } from "./types.ts";
 
 /** The skill's entries: what `init` copies and every install channel delivers. */
-export const SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
+const SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
 /** The folder holding the one copy, in the project or in HOME (the skills installers' place too). */
 export const CANONICAL = ".agents/skills/session-handoff";
 
@@ -51,7 +51,7 @@ export function skillFiles(dir: string): string[] {
 }
 
 /** One step of putting the skill's files in a folder. */
-export type FileStep = { rel: string; action: "create" | "update" | "remove" };
+type FileStep = { rel: string; action: "create" | "update" | "remove" };
 
 /** What copying `from`'s skill files into `to` changes: files to create or update, stale ones to remove. */
 export function copySteps(from: string, to: string): FileStep[] {
