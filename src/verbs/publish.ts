@@ -76,10 +76,10 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
     const driver = await mergeDriverStep(root, { helperPath: helperLocation(ctx, root).abs }, ctx.env);
     let r: Awaited<ReturnType<typeof publishMemory>>;
     let repairs: string[] = [];
-    const attributes = driver.change?.attributes ? "changed" : "if-only-ours";
+    const attributes = driver.attributes ? "changed" : "if-only-ours";
     const push = ctx.values.push === true;
     const commit = () =>
-      publishMemory(root, memDir, message, push, ctx.env, attributes, target, ctx.values["run-hooks"] === true);
+      publishMemory(target, memDir, message, push, ctx.env, attributes, ctx.values["run-hooks"] === true);
     try {
       // A memory writer: between saves only, after repairing an interrupted one, so that a
       // claimed (renamed) file is never committed as deleted (docs/design.md#publish).
