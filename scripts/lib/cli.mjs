@@ -5227,7 +5227,7 @@ function render(text, spans) {
   const lineStarts = [0, ...newlineOffsets(text).map((i) => i + 1)];
   const findings = [];
   const out = [];
-  let cursor2 = 0;
+  let cursor = 0;
   let line = 0;
   let colFrom = 0;
   let col = 0;
@@ -5245,10 +5245,10 @@ function render(text, spans) {
     while (last + 1 < lineStarts.length && lineStarts[last + 1] < s.end) last++;
     if (last > line) finding.lines = last - line + 1;
     findings.push(finding);
-    out.push(text.slice(cursor2, s.start), `<redacted: ${s.kind}>`);
-    cursor2 = s.end;
+    out.push(text.slice(cursor, s.start), `<redacted: ${s.kind}>`);
+    cursor = s.end;
   }
-  out.push(text.slice(cursor2));
+  out.push(text.slice(cursor));
   return { text: out.join(""), findings };
 }
 function redactTranscript(text, options = {}) {
@@ -6368,8 +6368,12 @@ function windowsShaped(p) {
 }
 function harnessPath(what, p, platform = process.platform) {
   const windows = windowsShaped(p);
-  if (p.includes("\0") || !(windows || platform === "win32" ? path24.win32 : path24.posix).isAbsolute(p)) return { ok: false, reason: `${what} is not an absolute path`, windows };
-  if (windows && platform !== "win32") return { ok: false, reason: `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`, windows };
+  const absolute = (windows || platform === "win32" ? path24.win32 : path24.posix).isAbsolute(p);
+  if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
+  if (windows && platform !== "win32") {
+    const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
+    return { ok: false, reason, windows };
+  }
   return { ok: true, path: platform === "win32" ? path24.win32.normalize(p) : p };
 }
 function hookCwd(cwd, platform = process.platform) {
@@ -10188,7 +10192,7 @@ exit: 0 brief printed
   }
 });
 
-// src/agents/envelopes.ts
+// src/agents/render.ts
 function sessionStartJson(text) {
   return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text } })}
 `;
@@ -10196,30 +10200,6 @@ function sessionStartJson(text) {
 function isHookFormat(s) {
   return typeof s === "string" && Object.hasOwn(ENVELOPES, s);
 }
-var ENVELOPES;
-var init_envelopes = __esm({
-  "src/agents/envelopes.ts"() {
-    "use strict";
-    ENVELOPES = {
-      // The reference's output: the sentences as they are.
-      text: (text) => `${text}
-`,
-      // Claude Code drops JSON without hookEventName.
-      claude: (text) => sessionStartJson(text),
-      // Codex's schema is strict: exactly these keys, nothing else (no sessionTitle).
-      codex: (text) => sessionStartJson(text),
-      // Gemini CLI: nothing but JSON on stdout; the context in hookSpecificOutput.additionalContext.
-      gemini: (text) => sessionStartJson(text),
-      // Cursor: its own key only, never Claude's as well (*unverified* key).
-      cursor: (text) => `${JSON.stringify({ additional_context: text })}
-`,
-      cline: (text) => `${JSON.stringify({ cancel: false, contextModification: text, errorMessage: "" })}
-`
-    };
-  }
-});
-
-// src/agents/render.ts
 function renderHook(format2, text, limit) {
   const lines3 = text.split("\n").filter((l) => l !== "");
   if (lines3.length === 0) return "";
@@ -10233,10 +10213,23 @@ function renderHook(format2, text, limit) {
     lines3[0] = lines3[0].slice(0, Math.max(0, lines3[0].length - (out.length - limit) - 1));
   }
 }
+var ENVELOPES;
 var init_render = __esm({
   "src/agents/render.ts"() {
     "use strict";
-    init_envelopes();
+    ENVELOPES = {
+      text: (text) => `${text}
+`,
+      // Claude Code drops JSON without hookEventName; Codex's schema allows exactly these keys.
+      claude: (text) => sessionStartJson(text),
+      codex: (text) => sessionStartJson(text),
+      gemini: (text) => sessionStartJson(text),
+      // Cursor: its own key only, never Claude's as well (*unverified* key).
+      cursor: (text) => `${JSON.stringify({ additional_context: text })}
+`,
+      cline: (text) => `${JSON.stringify({ cancel: false, contextModification: text, errorMessage: "" })}
+`
+    };
   }
 });
 
@@ -10318,7 +10311,6 @@ var init_hook = __esm({
     init_state_time();
     init_handoff();
     init_common();
-    init_envelopes();
     init_harness_path();
     init_render();
     init_types();
@@ -10837,19 +10829,24 @@ function psQuote(s) {
 }
 function nodeRun(args) {
   const known = NODE_LOCATIONS.map((p) => p.startsWith("$HOME") ? `"${p}"` : p).join(" ");
-  return `for n in "$SESSION_HANDOFF_NODE" "$(cat "\${XDG_CONFIG_HOME:-$HOME/.config}/${NODE_RECORD}" 2>/dev/null)" "$(command -v node)" ${known}; do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`;
+  const record2 = `"$(cat "\${XDG_CONFIG_HOME:-$HOME/.config}/${NODE_RECORD}" 2>/dev/null)"`;
+  return `for n in "$SESSION_HANDOFF_NODE" ${record2} "$(command -v node)" ${known}; do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`;
 }
 function hookCommand(helper, args, projectVar) {
-  const file = projectVar !== null && helper.rel !== null ? `"$${projectVar}"/${shellQuote2(helper.rel)}` : shellQuote2(helper.abs);
+  const rel = projectVar !== null && helper.rel !== null;
+  const file = rel ? `"$${projectVar}"/${shellQuote2(helper.rel)}` : shellQuote2(helper.abs);
   return `f=${file}; [ ! -f "$f" ] || ${nodeRun(args)}; :`;
 }
 function hookCommandPowerShell(abs, args) {
-  return `$f=${psQuote(abs)}; if (Test-Path -LiteralPath $f -PathType Leaf) { $c=if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }; foreach ($n in @($env:SESSION_HANDOFF_NODE, (Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') -ErrorAction SilentlyContinue | Select-Object -First 1), (Get-Command node -ErrorAction SilentlyContinue | Select-Object -First 1 -ExpandProperty Source), "$env:ProgramFiles\\nodejs\\node.exe")) { if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${args}; exit $LASTEXITCODE } } }; exit 0`;
+  const record2 = `(Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') ${PS_FIRST})`;
+  const onPath = `(Get-Command node ${PS_FIRST} -ExpandProperty Source)`;
+  return `$f=${psQuote(abs)}; if (Test-Path -LiteralPath $f -PathType Leaf) { $c=if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }; foreach ($n in @($env:SESSION_HANDOFF_NODE, ${record2}, ${onPath}, "$env:ProgramFiles\\nodejs\\node.exe")) { if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${args}; exit $LASTEXITCODE } } }; exit 0`;
 }
-var NODE_LOCATIONS, NODE_RECORD;
+var CLINE_HOOK_MARK, NODE_LOCATIONS, NODE_RECORD, PS_FIRST;
 var init_command = __esm({
   "src/agents/command.ts"() {
     "use strict";
+    CLINE_HOOK_MARK = "# session-handoff: installed hook";
     NODE_LOCATIONS = [
       "/opt/homebrew/bin/node",
       "/usr/local/bin/node",
@@ -10859,65 +10856,17 @@ var init_command = __esm({
       "$HOME/.local/share/mise/shims/node"
     ];
     NODE_RECORD = "session-handoff/node";
+    PS_FIRST = "-ErrorAction SilentlyContinue | Select-Object -First 1";
   }
 });
 
-// src/agents/envelope.ts
-var SESSION_MATCHER;
-var init_envelope = __esm({
-  "src/agents/envelope.ts"() {
-    "use strict";
-    SESSION_MATCHER = "startup|resume|clear|compact|fork";
-  }
-});
-
-// src/agents/claude-code.ts
-var claudeCode;
-var init_claude_code = __esm({
-  "src/agents/claude-code.ts"() {
-    "use strict";
-    init_command();
-    init_envelope();
-    claudeCode = {
-      name: "claude-code",
-      format: "claude",
-      transcript: "claude",
-      checks: { projectHooksFromStartFolder: true },
-      skillFolders: { project: [".claude/skills"], home: [".claude/skills"] },
-      edits(helper, global) {
-        const command = (args) => hookCommand(helper, args, global ? null : "CLAUDE_PROJECT_DIR");
-        return [
-          {
-            kind: "json-hooks",
-            file: ".claude/settings.json",
-            command,
-            // Interactive sessions only (never with -p): the handoff's state after the user's own line.
-            statusLine: "statusline",
-            hooks: [
-              { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format claude", timeout: 10 },
-              { event: "PreCompact", args: "checkpoint --format claude", timeout: 10 },
-              { event: "PostCompact", args: "checkpoint --format claude", timeout: 10 },
-              // SessionEnd hooks share a 1.5 s budget: checkpoint does the least work there.
-              { event: "SessionEnd", args: "checkpoint --format claude", timeout: 2 },
-              // The context-threshold offer (docs/context-threshold.md): both events reach the model
-              // as additionalContext; Stop does not (2.1.112 ignores it, 2.1.332 loops on it).
-              { event: "UserPromptSubmit", args: "context --format claude", timeout: 10 },
-              { event: "PostToolUse", args: "context --format claude", timeout: 10 }
-            ]
-          }
-        ];
-      }
-    };
-  }
-});
-
-// src/agents/bootstrap.ts
+// src/agents/md-block.ts
 function bootstrapBody(helper, agents) {
-  const h = helper.rel !== null ? shellQuote2(helper.rel) : shellQuote2(helper.abs);
-  const where = helper.rel !== null ? "from the project root" : "";
+  const h = shellQuote2(helper.rel ?? helper.abs);
+  const where = helper.rel !== null ? " from the project root" : "";
   return [
     `${AGENTS_LINE} ${agents.join(", ")}.`,
-    `At session start run \`node ${h} check --root .\`${where ? ` ${where}` : ""}.`,
+    `At session start run \`node ${h} check --root .\`${where}.`,
     "Exit 2: a handoff is parked; offer to resume it with the session-handoff skill. Exit 1: a save",
     `was interrupted; run \`node ${h} recover --root .\`, then check again.`,
     "Exit 3: memory failed safety or schema checks; don't load it, tell the user. Exit 0: nothing parked."
@@ -10928,239 +10877,276 @@ function block(body) {
 ${body}
 ${BLOCK_END}`;
 }
-var BLOCK_BEGIN, BLOCK_END, AGENTS_LINE;
-var init_bootstrap = __esm({
-  "src/agents/bootstrap.ts"() {
+function findBlock(text, file) {
+  const lines3 = text.split("\n");
+  const at2 = (marker) => lines3.flatMap((l, i) => l.replace(/\r$/, "").trim() === marker ? [i] : []);
+  const begins = at2(BLOCK_BEGIN);
+  const ends = at2(BLOCK_END);
+  const mentions = lines3.filter((l) => l.includes("session-handoff:begin") || l.includes("session-handoff:end")).length;
+  if (begins.length === 0 && ends.length === 0 && mentions === 0) return null;
+  if (begins.length !== 1 || ends.length !== 1 || mentions !== 2 || ends[0] < begins[0]) {
+    const expected = `expected one \`${BLOCK_BEGIN}\` line, then one \`${BLOCK_END}\` line`;
+    const fix = "Fix or remove them by hand, then run this again";
+    throw new Refused(`${file} has malformed session-handoff markers (${expected}); nothing was changed. ${fix}`);
+  }
+  return { begin: begins[0], end: ends[0] };
+}
+function blockAgents(text, span) {
+  const lines3 = text.split("\n").slice(span.begin + 1, span.end);
+  const line = lines3.map((l) => l.replace(/\r$/, "")).find((l) => l.startsWith(AGENTS_LINE));
+  if (!line) return [];
+  const names3 = line.slice(AGENTS_LINE.length).replace(/\.\s*$/, "").split(",");
+  return names3.map((s) => s.trim()).filter(Boolean);
+}
+function eolOf(text) {
+  return text.includes("\r\n") ? "\r\n" : "\n";
+}
+function blockEndByte(text, span) {
+  const lines3 = text.split("\n");
+  return Buffer.byteLength(lines3.slice(0, span.end + 1).join("\n"), "utf8");
+}
+function insertBlock(text, blk, eol) {
+  const big = Buffer.byteLength(text, "utf8") > TOP_BLOCK_FROM;
+  if (!big) {
+    const blankEnd = text.endsWith(`${eol}${eol}`) || text.endsWith("\n\n");
+    const sep = blankEnd ? "" : text.endsWith("\n") ? eol : `${eol}${eol}`;
+    return `${text}${sep}${blk}${eol}`;
+  }
+  const lines3 = text.split("\n");
+  const cr = eol === "\r\n" ? "\r" : "";
+  const heading = /^#{1,6}(\s|$)/.test(lines3[0].replace(/\r$/, ""));
+  const at2 = heading ? 1 : 0;
+  const piece = [...heading ? [cr] : [], `${blk}${cr}`];
+  if ((lines3[at2] ?? "").replace(/\r$/, "") !== "") piece.push(cr);
+  lines3.splice(at2, 0, ...piece);
+  return lines3.join("\n");
+}
+function putBlock(text, file, agent, body) {
+  if (text === null || text === "") return `${block(body([agent]))}
+`;
+  const eol = eolOf(text);
+  const span = findBlock(text, file);
+  if (span === null) return insertBlock(text, block(body([agent])).split("\n").join(eol), eol);
+  const agents = [.../* @__PURE__ */ new Set([...blockAgents(text, span), agent])].sort();
+  const blk = block(body(agents)).split("\n").join(eol);
+  if (blockEndByte(text, span) > CODEX_BUDGET) {
+    const without = dropBlock(text, span);
+    return insertBlock(without ?? "", blk, eol);
+  }
+  return replaceBlock(text, span, blk);
+}
+function replaceBlock(text, span, blk) {
+  const lines3 = text.split("\n");
+  const cr = lines3[span.end].endsWith("\r") ? "\r" : "";
+  lines3.splice(span.begin, span.end - span.begin + 1, `${blk}${cr}`);
+  return lines3.join("\n");
+}
+function dropBlock(text, span) {
+  const lines3 = text.split("\n");
+  const blank = (i) => i >= 0 && i < lines3.length && lines3[i].replace(/\r$/, "") === "";
+  let from = span.begin;
+  let to = span.end;
+  const atEnd = lines3.slice(span.end + 1).every((l) => l.replace(/\r$/, "") === "");
+  if (atEnd && from > 0 && blank(from - 1)) from--;
+  else if (!atEnd && blank(to + 1) && (from === 0 || blank(from - 1))) to++;
+  lines3.splice(from, to - from + 1);
+  const out = lines3.join("\n");
+  return out.trim() === "" ? null : out;
+}
+function takeBlock(text, file, agent, body) {
+  const span = findBlock(text, file);
+  if (span === null) return text;
+  const rest = blockAgents(text, span).filter((a) => a !== agent);
+  if (rest.length === 0) return dropBlock(text, span);
+  return replaceBlock(text, span, block(body(rest)).split("\n").join(eolOf(text)));
+}
+var BLOCK_BEGIN, BLOCK_END, AGENTS_LINE, TOP_BLOCK_FROM, CODEX_BUDGET;
+var init_md_block = __esm({
+  "src/agents/md-block.ts"() {
     "use strict";
+    init_errors();
     init_command();
     BLOCK_BEGIN = "<!-- session-handoff:begin -->";
     BLOCK_END = "<!-- session-handoff:end -->";
     AGENTS_LINE = "Installed by session-handoff for:";
+    TOP_BLOCK_FROM = 28 * 1024;
+    CODEX_BUDGET = 32 * 1024;
   }
 });
 
-// src/agents/cline.ts
-function hookScript(helper) {
+// src/agents/index.ts
+function mdBlock(helper, global, file, homeFile) {
+  const at2 = global ? { ...helper, rel: null } : helper;
+  return { kind: "md-block", file: global ? homeFile : file, body: (agents) => bootstrapBody(at2, agents) };
+}
+function owned(file, content, mode = 420) {
+  return { kind: "owned-file", file, content, mode };
+}
+function projectOnly(name2, global) {
+  const instead = `run \`install --agent ${name2}\` in the project instead`;
+  if (global) throw new Refused(`${name2} has no per-user rules folder; ${instead}`);
+}
+function clineScript(helper) {
   const file = helper.rel !== null ? `"$root"/${shellQuote2(helper.rel)}` : shellQuote2(helper.abs);
+  const run = nodeRun(`hook --mode session --format cline --root "$root"`);
+  const root = `root=$(cd "\${0%/*}/../.." && pwd) || exit 0`;
   return `#!/bin/sh
 ${CLINE_HOOK_MARK}
-root=$(cd "\${0%/*}/../.." && pwd) || exit 0
+${root}
 f=${file}
 [ -f "$f" ] || exit 0
-${nodeRun(ARGS)}
+${run}
 exit 0
 `;
 }
-function hookScriptPs1(helper) {
+function clineScriptPs1(helper) {
   const file = helper.rel !== null ? `Join-Path $root ${psQuote(helper.rel)}` : psQuote(helper.abs);
+  const ps = "hook --mode session --format cline --root $root";
   return [
     CLINE_HOOK_MARK,
     "$root = (Resolve-Path -LiteralPath (Join-Path $PSScriptRoot '..\\..')).Path",
     `$f = ${file}`,
     "if (-not (Test-Path -LiteralPath $f -PathType Leaf)) { exit 0 }",
     "$c = if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }",
-    `$record = Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') -ErrorAction SilentlyContinue | Select-Object -First 1`,
-    "$onPath = Get-Command node -ErrorAction SilentlyContinue | Select-Object -First 1 -ExpandProperty Source",
+    `$record = Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') ${PS_FIRST}`,
+    `$onPath = Get-Command node ${PS_FIRST} -ExpandProperty Source`,
     'foreach ($n in @($env:SESSION_HANDOFF_NODE, $record, $onPath, "$env:ProgramFiles\\nodejs\\node.exe")) {',
-    "  if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f hook --mode session --format cline --root $root; exit $LASTEXITCODE }",
+    `  if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${ps}; exit $LASTEXITCODE }`,
     "}",
     "exit 0",
     ""
   ].join("\r\n");
 }
-var CLINE_HOOK_MARK, ARGS, cline;
-var init_cline = __esm({
-  "src/agents/cline.ts"() {
-    "use strict";
-    init_bootstrap();
-    init_command();
-    init_errors();
-    CLINE_HOOK_MARK = "# session-handoff: installed hook";
-    ARGS = `hook --mode session --format cline --root "$root"`;
-    cline = {
-      name: "cline",
-      format: "cline",
-      skillFolders: { project: [".cline/skills", ".clinerules/skills"], home: [] },
-      edits(helper, global) {
-        if (global) throw new Refused("cline has no per-user rules folder to install into; run `install --agent cline` in the project instead");
-        return [
-          { kind: "owned-file", file: ".clinerules/00-session-handoff.md", mode: 420, content: `${block(bootstrapBody(helper, ["cline"]))}
-` },
-          { kind: "owned-file", file: ".clinerules/hooks/TaskStart", mode: 493, content: hookScript(helper) },
-          { kind: "owned-file", file: ".clinerules/hooks/TaskResume", mode: 493, content: hookScript(helper) },
-          { kind: "owned-file", file: ".clinerules/hooks/TaskStart.ps1", mode: 420, content: hookScriptPs1(helper) },
-          { kind: "owned-file", file: ".clinerules/hooks/TaskResume.ps1", mode: 420, content: hookScriptPs1(helper) }
-        ];
-      }
-    };
-  }
-});
-
-// src/agents/codex.ts
-var codex;
-var init_codex = __esm({
-  "src/agents/codex.ts"() {
-    "use strict";
-    init_bootstrap();
-    init_command();
-    init_envelope();
-    codex = {
-      name: "codex",
-      format: "codex",
-      transcript: "codex",
-      checks: { hookTrust: "codex" },
-      skillFolders: { project: [".agents/skills"], home: [".codex/skills", ".agents/skills"] },
-      edits(helper, global) {
-        const command = (args) => hookCommand(helper, args, null);
-        return [
-          {
-            kind: "md-block",
-            file: global ? ".codex/AGENTS.md" : "AGENTS.md",
-            body: (agents) => bootstrapBody(global ? { ...helper, rel: null } : helper, agents)
-          },
-          {
-            kind: "json-hooks",
-            file: ".codex/hooks.json",
-            command,
-            commandWindows: (args) => hookCommandPowerShell(helper.abs, args),
-            hooks: [
-              { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format codex", timeout: 10 },
-              { event: "PreCompact", args: "checkpoint --format codex", timeout: 10 },
-              // Codex clamps SessionEnd to 3 s.
-              { event: "SessionEnd", args: "checkpoint --format codex", timeout: 3 },
-              // The context-threshold offer from the rollout's token_count (docs/context-threshold.md).
-              { event: "UserPromptSubmit", args: "context --format codex", timeout: 10 },
-              { event: "PostToolUse", args: "context --format codex", timeout: 10 }
-            ]
-          }
-        ];
-      }
-    };
-  }
-});
-
-// src/agents/cursor.ts
-var cursor;
-var init_cursor = __esm({
-  "src/agents/cursor.ts"() {
-    "use strict";
-    init_bootstrap();
-    init_errors();
-    cursor = {
-      name: "cursor",
-      format: "cursor",
-      skillFolders: { project: [".agents/skills", ".cursor/skills"], home: [] },
-      edits(helper, global) {
-        if (global) throw new Refused("cursor has no per-user rules file to install into; run `install --agent cursor` in the project instead");
-        const frontmatter = "---\ndescription: Session handoff bootstrap: check for parked session memory at session start\nalwaysApply: true\n---\n";
-        return [{ kind: "owned-file", file: ".cursor/rules/session-handoff.mdc", mode: 420, content: `${frontmatter}${block(bootstrapBody(helper, ["cursor"]))}
-` }];
-      }
-    };
-  }
-});
-
-// src/agents/gemini.ts
-var gemini;
-var init_gemini = __esm({
-  "src/agents/gemini.ts"() {
-    "use strict";
-    init_bootstrap();
-    init_command();
-    gemini = {
-      name: "gemini",
-      format: "gemini",
-      transcript: "gemini",
-      checks: { projectHooksFromStartFolder: true },
-      skillFolders: { project: [".gemini/skills", ".agents/skills"], home: [".gemini/skills"] },
-      edits(helper, global) {
-        const command = (args) => hookCommand(helper, args, global ? null : "GEMINI_PROJECT_DIR");
-        return [
-          {
-            kind: "md-block",
-            file: global ? ".gemini/GEMINI.md" : "GEMINI.md",
-            body: (agents) => bootstrapBody(global ? { ...helper, rel: null } : helper, agents)
-          },
-          {
-            kind: "json-hooks",
-            file: ".gemini/settings.json",
-            command,
-            hooks: [
-              { event: "SessionStart", args: "hook --mode session --format gemini", timeout: 1e4 },
-              { event: "SessionEnd", args: "checkpoint --format gemini", timeout: 3e3 }
-            ]
-          }
-        ];
-      }
-    };
-  }
-});
-
-// src/agents/opencode.ts
-var opencode;
-var init_opencode = __esm({
-  "src/agents/opencode.ts"() {
-    "use strict";
-    init_bootstrap();
-    opencode = {
-      name: "opencode",
-      skillFolders: { project: [".opencode/skills", ".claude/skills", ".agents/skills"], home: [".config/opencode/skills"] },
-      edits(helper, global) {
-        return [
-          {
-            kind: "md-block",
-            file: global ? ".config/opencode/AGENTS.md" : "AGENTS.md",
-            body: (agents) => bootstrapBody(global ? { ...helper, rel: null } : helper, agents)
-          }
-        ];
-      }
-    };
-  }
-});
-
-// src/agents/index.ts
 function isAgentName(s) {
   return typeof s === "string" && Object.hasOwn(AGENTS, s);
 }
-var AGENTS;
+var SESSION_MATCHER, CURSOR_DESCRIPTION, CURSOR_FRONTMATTER, AGENTS;
 var init_agents = __esm({
   "src/agents/index.ts"() {
     "use strict";
-    init_claude_code();
-    init_cline();
-    init_codex();
-    init_cursor();
-    init_gemini();
-    init_opencode();
+    init_md_block();
+    init_command();
+    init_command();
+    init_errors();
+    SESSION_MATCHER = "startup|resume|clear|compact|fork";
+    CURSOR_DESCRIPTION = "Session handoff bootstrap: check for parked session memory at session start";
+    CURSOR_FRONTMATTER = `---
+description: ${CURSOR_DESCRIPTION}
+alwaysApply: true
+---
+`;
     AGENTS = {
-      "claude-code": claudeCode,
-      codex,
-      opencode,
-      cline,
-      gemini,
-      cursor
+      "claude-code": {
+        name: "claude-code",
+        fromStartFolder: true,
+        skillFolders: { project: [".claude/skills"], home: [".claude/skills"] },
+        markers: { project: [".claude", "CLAUDE.md"], home: [".claude"] },
+        edits(helper, global) {
+          const command = (args) => hookCommand(helper, args, global ? null : "CLAUDE_PROJECT_DIR");
+          const checkpoint = "checkpoint --format claude";
+          const hooks = [
+            { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format claude", timeout: 10 },
+            { event: "PreCompact", args: checkpoint, timeout: 10 },
+            { event: "PostCompact", args: checkpoint, timeout: 10 },
+            // SessionEnd hooks share a 1.5 s budget: checkpoint does the least work there.
+            { event: "SessionEnd", args: checkpoint, timeout: 2 },
+            // The context offer: both events reach the model; Stop does not (2.1.112 ignores it, 2.1.332 loops).
+            { event: "UserPromptSubmit", args: "context --format claude", timeout: 10 },
+            { event: "PostToolUse", args: "context --format claude", timeout: 10 }
+          ];
+          return [{ kind: "json-hooks", file: ".claude/settings.json", command, statusLine: "statusline", hooks }];
+        }
+      },
+      codex: {
+        name: "codex",
+        skillFolders: { project: [".agents/skills"], home: [".codex/skills", ".agents/skills"] },
+        markers: { project: [".codex"], home: [".codex"] },
+        edits(helper, global) {
+          const hooks = [
+            { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format codex", timeout: 10 },
+            { event: "PreCompact", args: "checkpoint --format codex", timeout: 10 },
+            // Codex clamps SessionEnd to 3 s.
+            { event: "SessionEnd", args: "checkpoint --format codex", timeout: 3 },
+            { event: "UserPromptSubmit", args: "context --format codex", timeout: 10 },
+            { event: "PostToolUse", args: "context --format codex", timeout: 10 }
+          ];
+          return [
+            mdBlock(helper, global, "AGENTS.md", ".codex/AGENTS.md"),
+            {
+              kind: "json-hooks",
+              file: ".codex/hooks.json",
+              command: (args) => hookCommand(helper, args, null),
+              commandWindows: (args) => hookCommandPowerShell(helper.abs, args),
+              hooks
+            }
+          ];
+        }
+      },
+      // No session-start hook is known (*unverified*): the block in AGENTS.md, shared with Codex.
+      opencode: {
+        name: "opencode",
+        skillFolders: {
+          project: [".opencode/skills", ".claude/skills", ".agents/skills"],
+          home: [".config/opencode/skills"]
+        },
+        markers: { project: [".opencode", "opencode.json", "opencode.jsonc"], home: [".config/opencode"] },
+        edits: (helper, global) => [mdBlock(helper, global, "AGENTS.md", ".config/opencode/AGENTS.md")]
+      },
+      // Hook files run only once the user enables hooks; siblings of our rule are the user's.
+      cline: {
+        name: "cline",
+        skillFolders: { project: [".cline/skills", ".clinerules/skills"], home: [] },
+        markers: { project: [".clinerules", ".cline"], home: [] },
+        edits(helper, global) {
+          projectOnly("cline", global);
+          return [
+            owned(".clinerules/00-session-handoff.md", `${block(bootstrapBody(helper, ["cline"]))}
+`),
+            owned(".clinerules/hooks/TaskStart", clineScript(helper), 493),
+            owned(".clinerules/hooks/TaskResume", clineScript(helper), 493),
+            owned(".clinerules/hooks/TaskStart.ps1", clineScriptPs1(helper)),
+            owned(".clinerules/hooks/TaskResume.ps1", clineScriptPs1(helper))
+          ];
+        }
+      },
+      // No PreCompress: it fires before every model request. Gemini matches lifecycle events by exact
+      // name, so no matcher; timeouts in milliseconds; JSON only on stdout, or it shows a chat line.
+      gemini: {
+        name: "gemini",
+        fromStartFolder: true,
+        skillFolders: { project: [".gemini/skills", ".agents/skills"], home: [".gemini/skills"] },
+        markers: { project: [".gemini", "GEMINI.md"], home: [".gemini"] },
+        edits(helper, global) {
+          const hooks = [
+            { event: "SessionStart", args: "hook --mode session --format gemini", timeout: 1e4 },
+            { event: "SessionEnd", args: "checkpoint --format gemini", timeout: 3e3 }
+          ];
+          const command = (args) => hookCommand(helper, args, global ? null : "GEMINI_PROJECT_DIR");
+          return [
+            mdBlock(helper, global, "GEMINI.md", ".gemini/GEMINI.md"),
+            { kind: "json-hooks", file: ".gemini/settings.json", command, hooks }
+          ];
+        }
+      },
+      // With third-party hooks on, Cursor also runs Claude Code's: install adds no hook of its own.
+      cursor: {
+        name: "cursor",
+        skillFolders: { project: [".agents/skills", ".cursor/skills"], home: [] },
+        markers: { project: [".cursor", ".cursorrules"], home: [] },
+        edits(helper, global) {
+          projectOnly("cursor", global);
+          const content = `${CURSOR_FRONTMATTER}${block(bootstrapBody(helper, ["cursor"]))}
+`;
+          return [owned(".cursor/rules/session-handoff.mdc", content)];
+        }
+      }
     };
   }
 });
 
 // src/agents/skill-place.ts
-import {
-  accessSync,
-  closeSync as closeSync10,
-  constants as constants6,
-  lstatSync as lstatSync21,
-  mkdirSync as mkdirSync5,
-  openSync as openSync8,
-  readdirSync as readdirSync14,
-  readFileSync as readFileSync11,
-  readlinkSync as readlinkSync3,
-  renameSync as renameSync4,
-  rmdirSync as rmdirSync2,
-  rmSync as rmSync4,
-  statSync as statSync2,
-  symlinkSync,
-  writeFileSync as writeFileSync4
-} from "node:fs";
+import { accessSync, closeSync as closeSync10, constants as constants6, lstatSync as lstatSync21, mkdirSync as mkdirSync5, openSync as openSync8, readdirSync as readdirSync14, readFileSync as readFileSync11 } from "node:fs";
+import { readlinkSync as readlinkSync3, renameSync as renameSync4, rmdirSync as rmdirSync2, rmSync as rmSync4, statSync as statSync2, symlinkSync, writeFileSync as writeFileSync4 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
 import path38 from "node:path";
 function present(p) {
@@ -11172,8 +11158,7 @@ function present(p) {
   }
 }
 function detectAgents(agents, base, global) {
-  const scope = global ? "home" : "project";
-  return agents.filter((a) => AGENT_MARKERS[a.name][scope].some((m) => present(path38.join(base, m))));
+  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => present(path38.join(base, m))));
 }
 function linkFolderFor(agent, global) {
   const folders = agent.skillFolders[global ? "home" : "project"];
@@ -11206,7 +11191,6 @@ function copySteps(from, to) {
     try {
       have = lstatSync21(dest).isFile() ? readFileSync11(dest) : null;
     } catch {
-      have = null;
     }
     if (have === null) steps2.push({ rel, action: present(dest) ? "update" : "create" });
     else if (!have.equals(readFileSync11(path38.join(from, rel)))) steps2.push({ rel, action: "update" });
@@ -11333,21 +11317,13 @@ function makeLink(place, target) {
   mkdirSync5(path38.dirname(place), { recursive: true });
   symlinkSync(path38.relative(path38.dirname(place), target), place, "dir");
 }
-var SKILL_ENTRIES, CANONICAL, AGENT_MARKERS, RECORD, hashOf, safeDir;
+var SKILL_ENTRIES, CANONICAL, RECORD, hashOf, safeDir;
 var init_skill_place = __esm({
   "src/agents/skill-place.ts"() {
     "use strict";
     init_errors();
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
-    AGENT_MARKERS = {
-      "claude-code": { project: [".claude", "CLAUDE.md"], home: [".claude"] },
-      codex: { project: [".codex"], home: [".codex"] },
-      opencode: { project: [".opencode", "opencode.json", "opencode.jsonc"], home: [".config/opencode"] },
-      cline: { project: [".clinerules", ".cline"], home: [] },
-      gemini: { project: [".gemini", "GEMINI.md"], home: [".gemini"] },
-      cursor: { project: [".cursor", ".cursorrules"], home: [] }
-    };
     RECORD = ".init.json";
     hashOf = (file) => createHash2("sha256").update(readFileSync11(file)).digest("hex");
     safeDir = (d) => typeof d === "string" && d !== "" && !path38.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
@@ -12803,6 +12779,10 @@ var init_main = __esm({
 });
 
 // src/agents/json-hooks.ts
+function keepBom(text, change) {
+  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
+  return bom + change(text.slice(bom.length));
+}
 function byHand(file, what, snippet) {
   return new Refused(`${file}${what}; nothing was changed. Add this to it by hand:
 ${snippet}`);
@@ -12829,13 +12809,10 @@ function hooksSnippet(hooks, commands) {
   return JSON.stringify({ hooks: groupsOf(hooks, commands) }, null, 2);
 }
 function groupOf(h, commands) {
-  const group2 = {};
-  if (h.matcher !== void 0) group2.matcher = h.matcher;
   const hook = { type: "command", command: commands.command(h.args) };
   if (commands.commandWindows) hook.commandWindows = commands.commandWindows(h.args);
   hook.timeout = h.timeout;
-  group2.hooks = [hook];
-  return group2;
+  return h.matcher === void 0 ? { hooks: [hook] } : { matcher: h.matcher, hooks: [hook] };
 }
 function groupsOf(hooks, commands) {
   const out = {};
@@ -12846,9 +12823,9 @@ function depthOf(text) {
   const scanner = createScanner2(text, false);
   let depth = 0;
   let max = 0;
-  for (let kind = scanner.scan(); kind !== EOF; kind = scanner.scan()) {
-    if (kind === OPEN_BRACE || kind === OPEN_BRACKET) max = Math.max(max, ++depth);
-    else if (kind === CLOSE_BRACE || kind === CLOSE_BRACKET) depth--;
+  for (let kind = scanner.scan(); kind !== 17; kind = scanner.scan()) {
+    if (kind === 1 || kind === 3) max = Math.max(max, ++depth);
+    else if (kind === 2 || kind === 4) depth--;
   }
   return max;
 }
@@ -12959,37 +12936,29 @@ function mergeHooks(text, file, hooks, commands) {
   if (text === null) return `${JSON.stringify({ hooks: ours }, null, 2)}
 `;
   parseSettings(text, file, snippet);
-  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
-  const body = text.slice(bom.length);
-  const next = rewrite(body, ours);
-  return next === body ? text : bom + next;
+  return keepBom(text, (body) => rewrite(body, ours));
 }
 function removeHooks(text, file) {
   const settings = parseSettings(text, file, "(nothing to add: remove the hooks whose command names memory_io.mjs)");
   if (!isObj(settings.hooks) || !JSON.stringify(settings.hooks).includes(HELPER_FILE)) return text;
-  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
-  const body = text.slice(bom.length);
-  const next = rewrite(body, null);
-  if (next === body) return text;
-  const left = parse2(next, [], JSONC);
+  const next = keepBom(text, (body) => rewrite(body, null));
+  const left = parseJsonc(next);
   if (isObj(left) && Object.keys(left).length === 0 && !/\/[/*]/.test(next)) return null;
-  return bom + next;
+  return next;
 }
 function withoutForeignHooks(text, exact) {
   const foreign = (h) => isOurs(h) && !exact(h.command);
-  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
   const fmt = formatOf(text);
-  let out = text.slice(bom.length);
   const hits = (g) => isObj(g) && Array.isArray(g.hooks) && g.hooks.some(foreign);
-  for (const [event, groups] of Object.entries(parsedHooks(out))) {
-    if (!Array.isArray(groups) || !groups.some(hits)) continue;
-    if (groups.every((g) => hits(g) && g.hooks.every(foreign))) {
-      out = edit(out, ["hooks", event], void 0, fmt);
-      continue;
+  return keepBom(text, (body) => {
+    let out = body;
+    for (const [event, groups] of Object.entries(parsedHooks(out))) {
+      if (!Array.isArray(groups) || !groups.some(hits)) continue;
+      const all = groups.every((g) => hits(g) && g.hooks.every(foreign));
+      out = all ? edit(out, ["hooks", event], void 0, fmt) : dropHooks(out, event, groups, foreign, fmt);
     }
-    out = dropHooks(out, event, groups, foreign, fmt);
-  }
-  return bom + out;
+    return out;
+  });
 }
 function oursIn(text) {
   const hooks = parsedHooks(text.replace(/^\uFEFF/, ""));
@@ -13017,10 +12986,8 @@ function mergeStatusLine(text, command, args) {
   const theirs = was === null ? null : isOurStatus(was) ? theirsOf(was) : was;
   const want = command(theirs === null ? args : `${args} --then '${theirs.replaceAll("'", `'\\''`)}'`);
   if (was === want) return text;
-  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
-  const body = text.slice(bom.length);
   const line = isObj(sl) ? { ...sl, command: want } : { type: "command", command: want };
-  return bom + edit(body, ["statusLine"], line, formatOf(body));
+  return keepBom(text, (body) => edit(body, ["statusLine"], line, formatOf(body)));
 }
 function removeStatusLine(text) {
   const parsed = parseJsonc(text);
@@ -13029,11 +12996,10 @@ function removeStatusLine(text) {
   const was = sl.command;
   if (!isOurStatus(was)) return text;
   const theirs = theirsOf(was);
-  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
-  const body = text.slice(bom.length);
-  return bom + edit(body, ["statusLine"], theirs === null ? void 0 : { ...sl, command: theirs }, formatOf(body));
+  const line = theirs === null ? void 0 : { ...sl, command: theirs };
+  return keepBom(text, (body) => edit(body, ["statusLine"], line, formatOf(body)));
 }
-var HELPER_FILE, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, OPEN_BRACE, CLOSE_BRACE, OPEN_BRACKET, CLOSE_BRACKET, EOF, THEN, isOurStatus;
+var HELPER_FILE, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, THEN, isOurStatus;
 var init_json_hooks = __esm({
   "src/agents/json-hooks.ts"() {
     "use strict";
@@ -13044,107 +13010,8 @@ var init_json_hooks = __esm({
     isObj = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
     JSONC = { allowTrailingComma: true, disallowComments: false };
     parseJsonc = (text) => parse2(text.replace(/^\uFEFF/, ""), [], JSONC);
-    OPEN_BRACE = 1;
-    CLOSE_BRACE = 2;
-    OPEN_BRACKET = 3;
-    CLOSE_BRACKET = 4;
-    EOF = 17;
     THEN = / statusline --then '((?:[^']|'\\'')*)'/;
     isOurStatus = (command) => command.includes(HELPER_FILE) && / statusline\b/.test(command);
-  }
-});
-
-// src/agents/md-block.ts
-function findBlock(text, file) {
-  const lines3 = text.split("\n");
-  const at2 = (marker) => lines3.flatMap((l, i) => l.replace(/\r$/, "").trim() === marker ? [i] : []);
-  const begins = at2(BLOCK_BEGIN);
-  const ends = at2(BLOCK_END);
-  const mentions = lines3.filter((l) => l.includes("session-handoff:begin") || l.includes("session-handoff:end")).length;
-  if (begins.length === 0 && ends.length === 0 && mentions === 0) return null;
-  if (begins.length !== 1 || ends.length !== 1 || mentions !== 2 || ends[0] < begins[0]) {
-    const expected = `expected one \`${BLOCK_BEGIN}\` line, then one \`${BLOCK_END}\` line`;
-    const fix = "Fix or remove them by hand, then run this again";
-    throw new Refused(`${file} has malformed session-handoff markers (${expected}); nothing was changed. ${fix}`);
-  }
-  return { begin: begins[0], end: ends[0] };
-}
-function blockAgents(text, span) {
-  const lines3 = text.split("\n").slice(span.begin + 1, span.end);
-  const line = lines3.map((l) => l.replace(/\r$/, "")).find((l) => l.startsWith(AGENTS_LINE));
-  if (!line) return [];
-  return line.slice(AGENTS_LINE.length).replace(/\.\s*$/, "").split(",").map((s) => s.trim()).filter(Boolean);
-}
-function eolOf(text) {
-  return text.includes("\r\n") ? "\r\n" : "\n";
-}
-function blockEndByte(text, span) {
-  const lines3 = text.split("\n");
-  return Buffer.byteLength(lines3.slice(0, span.end + 1).join("\n"), "utf8");
-}
-function insertBlock(text, blk, eol) {
-  const big = Buffer.byteLength(text, "utf8") > TOP_BLOCK_FROM;
-  if (!big) {
-    const blankEnd = text.endsWith(`${eol}${eol}`) || text.endsWith("\n\n");
-    const sep = blankEnd ? "" : text.endsWith("\n") ? eol : `${eol}${eol}`;
-    return `${text}${sep}${blk}${eol}`;
-  }
-  const lines3 = text.split("\n");
-  const cr = eol === "\r\n" ? "\r" : "";
-  const heading = /^#{1,6}(\s|$)/.test(lines3[0].replace(/\r$/, ""));
-  const at2 = heading ? 1 : 0;
-  const piece = [...heading ? [cr] : [], `${blk}${cr}`];
-  if ((lines3[at2] ?? "").replace(/\r$/, "") !== "") piece.push(cr);
-  lines3.splice(at2, 0, ...piece);
-  return lines3.join("\n");
-}
-function putBlock(text, file, agent, body) {
-  if (text === null || text === "") return `${block(body([agent]))}
-`;
-  const eol = eolOf(text);
-  const span = findBlock(text, file);
-  if (span === null) return insertBlock(text, block(body([agent])).split("\n").join(eol), eol);
-  const agents = [.../* @__PURE__ */ new Set([...blockAgents(text, span), agent])].sort();
-  const blk = block(body(agents)).split("\n").join(eol);
-  if (blockEndByte(text, span) > CODEX_BUDGET) {
-    const without = dropBlock(text, span);
-    return insertBlock(without ?? "", blk, eol);
-  }
-  return replaceBlock(text, span, blk);
-}
-function replaceBlock(text, span, blk) {
-  const lines3 = text.split("\n");
-  const cr = lines3[span.end].endsWith("\r") ? "\r" : "";
-  lines3.splice(span.begin, span.end - span.begin + 1, `${blk}${cr}`);
-  return lines3.join("\n");
-}
-function dropBlock(text, span) {
-  const lines3 = text.split("\n");
-  const blank = (i) => i >= 0 && i < lines3.length && lines3[i].replace(/\r$/, "") === "";
-  let from = span.begin;
-  let to = span.end;
-  const atEnd = lines3.slice(span.end + 1).every((l) => l.replace(/\r$/, "") === "");
-  if (atEnd && from > 0 && blank(from - 1)) from--;
-  else if (!atEnd && blank(to + 1) && (from === 0 || blank(from - 1))) to++;
-  lines3.splice(from, to - from + 1);
-  const out = lines3.join("\n");
-  return out.trim() === "" ? null : out;
-}
-function takeBlock(text, file, agent, body) {
-  const span = findBlock(text, file);
-  if (span === null) return text;
-  const rest = blockAgents(text, span).filter((a) => a !== agent);
-  if (rest.length === 0) return dropBlock(text, span);
-  return replaceBlock(text, span, block(body(rest)).split("\n").join(eolOf(text)));
-}
-var TOP_BLOCK_FROM, CODEX_BUDGET;
-var init_md_block = __esm({
-  "src/agents/md-block.ts"() {
-    "use strict";
-    init_errors();
-    init_bootstrap();
-    TOP_BLOCK_FROM = 28 * 1024;
-    CODEX_BUDGET = 32 * 1024;
   }
 });
 
@@ -13167,13 +13034,14 @@ function installText(edit2, agent, current, shown) {
   switch (edit2.kind) {
     case "json-hooks": {
       const merged = mergeHooks(current, shown, edit2.hooks, edit2);
-      return edit2.statusLine === void 0 ? merged : mergeStatusLine(merged, (a) => edit2.command(a), edit2.statusLine);
+      return edit2.statusLine === void 0 ? merged : mergeStatusLine(merged, edit2.command, edit2.statusLine);
     }
     case "md-block":
       return putBlock(current, shown, agent, edit2.body);
     case "owned-file":
       if (current !== null && current !== edit2.content && !isOwned(current)) {
-        throw new Refused(`${shown} exists and was not written by install; nothing was changed. Move it away, or merge this into it by hand:
+        const why = "exists and was not written by install; nothing was changed";
+        throw new Refused(`${shown} ${why}. Move it away, or merge this into it by hand:
 ${edit2.content}`);
       }
       if (current !== null && edit2.content.includes(BLOCK_BEGIN)) findBlock(current, shown);
@@ -13201,9 +13069,8 @@ var init_plan = __esm({
     "use strict";
     init_errors();
     init_json_hooks();
-    init_bootstrap();
     init_md_block();
-    init_cline();
+    init_command();
   }
 });
 
@@ -13236,19 +13103,14 @@ function agentTarget(ctx, verb) {
     throw new UsageError(`${verb}: --global and --root exclude each other`);
   }
   const root = global ? null : rootOption(ctx);
-  return {
-    agent: AGENTS[name2],
-    global,
-    base: global ? real2(home) : root,
-    home,
-    memDir: root === null ? null : memoryDir(root),
-    helper: helperLocation(ctx, root),
-    dryRun: ctx.values["dry-run"] === true
-  };
-}
-function editTargets(t) {
-  const shown = (edit2) => t.global ? `~/${edit2.file}` : edit2.file;
-  return t.agent.edits(t.helper, t.global).map((edit2) => ({ edit: edit2, file: editPath(t.base, edit2), shown: shown(edit2) }));
+  const agent = AGENTS[name2];
+  const helper = helperLocation(ctx, root);
+  const base = global ? real2(home) : root;
+  const shown = (file) => global ? `~/${file}` : file;
+  const target = (edit2) => ({ edit: edit2, file: editPath(base, edit2), shown: shown(edit2.file) });
+  const targets = () => agent.edits(helper, global).map(target);
+  const memDir = root === null ? null : memoryDir(root);
+  return { agent, global, base, home, memDir, helper, targets, dryRun: ctx.values["dry-run"] === true };
 }
 var AGENT_OPTIONS, homeOf;
 var init_agent_files = __esm({
@@ -13573,8 +13435,8 @@ __export(install_exports, {
   installHelpCommon: () => installHelpCommon,
   installVerb: () => installVerb
 });
-import path43 from "node:path";
 import { existsSync as existsSync5 } from "node:fs";
+import path43 from "node:path";
 var installHelpCommon, installVerb;
 var init_install = __esm({
   "src/verbs/install.ts"() {
@@ -13615,13 +13477,11 @@ hooks) or the bootstrap block into an agent's own files:
 JSON settings are edited in place (other keys, comments and layout kept); Markdown
 blocks sit between <!-- session-handoff:begin --> and <!-- session-handoff:end -->.
 A file it cannot edit safely (malformed markers, JSON that does not parse, a link,
-a file not ours) is refused with a snippet to paste by hand, nothing changed.
-Idempotent; what it changed is recorded under
-\${XDG_CONFIG_HOME:-~/.config}/session-handoff/installs/ for \`uninstall\`. In a git
-repository it also registers the merge driver (\`merge-driver --help\`). Each file is
-replaced whole (a temp, then a rename): a kill leaves the old bytes or the new. A
-read-only, immutable or append-only file is refused. Every case, its words and the
-hook commands: references/verbs.md#install.
+a file not ours, a read-only one) is refused with a snippet to paste by hand,
+nothing changed. Idempotent; each file is replaced whole (a temp, then a rename);
+what it changed is recorded under \${XDG_CONFIG_HOME:-~/.config}/session-handoff/
+installs/ for \`uninstall\`. In a git repository it also registers the merge driver.
+Every case, its words and the hook commands: references/verbs.md#install.
 
 options:
   --agent NAME  the agent whose files to edit
@@ -13642,12 +13502,12 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         if (!existsSync5(home)) throw new Refused(`${homeVar} (${quotedValue(home)}) does not exist; ${where}`);
         const t = agentTarget(ctx, "install");
         assertNotPaused(t.memDir, ctx.env);
-        const targets = editTargets(t);
+        const targets = t.targets();
         for (const { file } of targets) missingDirs(t.base, path43.dirname(file));
         const plans = [];
         for (const { edit: edit2, file, shown } of targets) {
           const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
-          const next = installText(edit2, t.agent.name, snap.bytes === null ? null : snap.bytes.toString("utf8"), shown);
+          const next = installText(edit2, t.agent.name, snap.bytes?.toString("utf8") ?? null, shown);
           plans.push({ edit: edit2, file, shown, snap, next });
         }
         const lines3 = [];
@@ -13659,10 +13519,13 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         }
         for (const p of plans) {
           const bytes = Buffer.from(p.next, "utf8");
-          const same = p.snap.bytes !== null && p.snap.bytes.equals(bytes);
-          const verb = same ? "unchanged" : p.snap.bytes === null ? "created" : "updated";
-          if (same || t.dryRun) {
-            lines3.push(same ? `unchanged ${p.shown}` : `would ${verb === "created" ? "create" : "update"} ${p.shown}`);
+          if (p.snap.bytes?.equals(bytes)) {
+            lines3.push(`unchanged ${p.shown}`);
+            continue;
+          }
+          const verb = p.snap.bytes === null ? "create" : "update";
+          if (t.dryRun) {
+            lines3.push(`would ${verb} ${p.shown}`);
             continue;
           }
           const dirs = missingDirs(t.base, path43.dirname(p.file));
@@ -13678,7 +13541,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
           const kept = prior !== null && prior.after === p.snap.token;
           const record2 = {
             path: p.file,
-            before: kept ? prior.before : p.snap.bytes === null ? null : p.snap.bytes.toString("base64"),
+            before: kept ? prior.before : p.snap.bytes?.toString("base64") ?? null,
             restorable: prior === null || kept && prior.restorable !== false,
             after: tokenOf(bytes),
             createdDirs: [...prior?.createdDirs ?? [], ...dirs, ...madeForRecords]
@@ -13686,7 +13549,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
           madeForRecords = [];
           const made = writeRecord(records, record2);
           if (made.length > 0) writeRecord(records, { ...record2, createdDirs: [...record2.createdDirs, ...made] });
-          lines3.push(`${verb} ${p.shown}`);
+          lines3.push(`${verb}d ${p.shown}`);
         }
         const opts = { dryRun: t.dryRun, helperPath: t.helper.abs };
         const driver = await mergeDriverStep(t.global ? null : t.base, opts, ctx.env);
@@ -13725,13 +13588,11 @@ var init_uninstall = __esm({
       help: `usage: node memory_io.mjs uninstall --agent claude-code|codex|opencode|cline|gemini|cursor
          [--root DIR | --global] [--dry-run]
 
-Removes exactly what \`install --agent\` added. A file that nothing else changed since
-install gets its original bytes back (a file install created is deleted), from the
-record install kept; otherwise only our entries go (the hooks whose command names
-memory_io.mjs, our block, our rule and hook files), every other byte kept. Folders
-install created are removed when empty. Each file is replaced whole, as install;
-nothing installed: nothing changes. It also removes the merge driver install
-registered. Every case and its words: references/verbs.md#uninstall.
+Removes exactly what \`install --agent\` added. A file nothing else changed since
+install gets its original bytes back (a file install created is deleted); otherwise
+only our entries go, every other byte kept. Folders install created go when empty,
+and so does the merge driver install registered. Every case and its words:
+references/verbs.md#uninstall.
 
 options:
   --agent NAME  the agent whose files to restore
@@ -13747,7 +13608,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         const t = agentTarget(ctx, "uninstall");
         assertNotPaused(t.memDir, ctx.env);
         const records = recordsDir(ctx.env, t.home);
-        const targets = editTargets(t);
+        const targets = t.targets();
         for (const { file } of targets) missingDirs(t.base, path44.dirname(file));
         const plans = [];
         for (const { edit: edit2, file, shown } of targets) {
@@ -13821,18 +13682,17 @@ function planOf(ctx) {
     const given = typeof ctx.values.root === "string";
     const found = findRoot(path45.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
     if (!given && found.by === "start") {
-      throw new Refused(
-        `no project here: ${found.root} has no .git and no folder above it has one; nothing was changed. Run init at your project's root (after \`git init\`), or pass --root <project>`
-      );
+      const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
+      const why = `${found.root} has no .git and no folder above it has one`;
+      throw new Refused(`no project here: ${why}; nothing was changed. ${fix}`);
     }
     base = found.root;
   }
   let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : detectAgents(Object.values(AGENTS), base, global);
   if (agents.length === 0 && ctx.values.undo !== true) {
-    const markers = [...new Set(Object.values(AGENT_MARKERS).flatMap((m) => global ? m.home : m.project))];
-    throw new Refused(
-      `no agent found in ${base} (none of ${markers.join(", ")}); nothing was changed. Name them: init --agent claude-code --agent codex (${NAMES})`
-    );
+    const markers = [...new Set(Object.values(AGENTS).flatMap((a) => a.markers[global ? "home" : "project"]))];
+    const fix = `Name them: init --agent claude-code --agent codex (${NAMES})`;
+    throw new Refused(`no agent found in ${base} (none of ${markers.join(", ")}); nothing was changed. ${fix}`);
   }
   if (global) {
     const without = agents.filter((a) => a.skillFolders.home.length === 0);
@@ -13857,8 +13717,8 @@ async function agentVerb(ctx, plan, verb, agent, dryRun) {
   const helperPath = path45.join(plan.dest, "scripts", "memory_io.mjs");
   const values = { agent: agent.name, "dry-run": dryRun, ...plan.global ? { global: true } : { root: plan.base } };
   const out = await verb.run({ ...ctx, values, positionals: [], helperPath, skillDir: plan.dest });
-  const lines3 = String(out.stdout).split("\n").filter((l) => l !== "").map((l) => `${agent.name}: ${l}`);
-  return { lines: lines3, notes: out.stderr };
+  const lines3 = String(out.stdout).split("\n").filter((l) => l !== "");
+  return { lines: lines3.map((l) => `${agent.name}: ${l}`), notes: out.stderr };
 }
 function linkPlaces(plan, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan.global)).filter((f) => f !== null);
@@ -13872,7 +13732,9 @@ function counted(steps2) {
 function refuseLinkOnTheWay(plan) {
   const link = linkOnTheWay(plan.base, plan.dest);
   if (link !== null) {
-    throw new Refused(`${plan.shown(link)} is a link; init writes and removes only in the project's own folders, so nothing was changed. Replace the link with a folder, or run init where it points`);
+    const fix = "Replace the link with a folder, or run init where it points";
+    const why = "init writes and removes only in the project's own folders, so nothing was changed";
+    throw new Refused(`${plan.shown(link)} is a link; ${why}. ${fix}`);
   }
 }
 async function init(ctx, plan) {
@@ -13888,9 +13750,9 @@ async function init(ctx, plan) {
   if (edited.length > 0 && ctx.values.replace !== true) {
     const names3 = edited.slice(0, 5).map((rel) => shown(path45.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
-    throw new Refused(
-      `${names3.join(", ")}${more} differ from what init copied (edited since, or copied by an older init); nothing was changed. Keep your edits elsewhere, then run init --replace to overwrite them`
-    );
+    const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
+    const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
+    throw new Refused(`${names3.join(", ")}${more} ${why}. ${fix}`);
   }
   const writes = steps2.map((s) => path45.join(dest, s.rel));
   const links = linkPlaces(plan, plan.agents).map((place) => {
@@ -14019,6 +13881,8 @@ var init_init = __esm({
     "use strict";
     init_agents();
     init_skill_place();
+    init_skill_place();
+    init_skill_place();
     init_errors();
     init_quote();
     init_root();
@@ -14043,33 +13907,25 @@ var init_init = __esm({
        npx session-handoff init --undo [--agent NAME]... [--root DIR | --global] [--dry-run]
        (or: node <skill>/scripts/memory_io.mjs init \u2026)
 
-Sets the skill up in a project in one step:
-  1. copies the skill (SKILL.md, LICENSE, agents/, references/, templates/, scripts/)
-     into .agents/skills/session-handoff/ (Codex, OpenCode, Gemini CLI and Cursor read it);
-  2. links it (a relative link; a copy on Windows) into the folder of each agent that
-     does not read .agents/skills: .claude/skills/ for Claude Code, .cline/skills/ for Cline;
-  3. runs \`install --agent NAME\` for each agent from that copy, so the hook commands name
-     .agents/skills/session-handoff/scripts/memory_io.mjs, never npm's cache.
-Agents are the ones whose folder is in the project (.claude/ or CLAUDE.md, .codex/,
-.opencode/, .clinerules/, .gemini/ or GEMINI.md, .cursor/), or those named with --agent
-(repeatable: ${NAMES}).
+Sets the skill up in a project in one step: copies the skill (SKILL.md, LICENSE,
+agents/, references/, templates/, scripts/) into .agents/skills/session-handoff/
+(Codex, OpenCode, Gemini CLI and Cursor read it); links it (a relative link; a copy
+on Windows) into .claude/skills/ for Claude Code and .cline/skills/ for Cline; then
+runs \`install --agent NAME\` for each agent from that copy. Agents are those whose
+folder is in the project (.claude/ or CLAUDE.md, .codex/, .opencode/, .clinerules/,
+.gemini/ or GEMINI.md, .cursor/), or those named with --agent (${NAMES}).
 
---global  the same in HOME: ~/.agents/skills/session-handoff/, links in ~/.claude/skills/,
-          ~/.gemini/skills/, ~/.config/opencode/skills/, and \`install --global\`.
+--global  the same in HOME (~/.agents/skills/session-handoff/, \`install --global\`).
 --dry-run says what it would do and changes nothing.
---undo    the reverse: \`uninstall\` for each agent, then the links and the copy go
-          (folders init made go when empty). A copy or link that is not this skill's
-          stays, and so does a file of the copy you edited.
+--undo    \`uninstall\` for each agent, then the links and the copy go (folders init
+          made go when empty); a file of the copy you edited stays.
 --replace overwrite the files of the copy you edited since init copied them (else
-          init refuses, naming them; .agents/skills/session-handoff/.init.json
-          records what init copied).
+          init refuses, naming them; .init.json in the copy records what it copied).
 
-A second run changes no byte. Refused, with nothing changed: no project (no .git here
-or above; pass --root), no agent found and none named, an unknown agent, a file or
-folder it cannot write, a skill folder that is something else, and whatever install
-refuses (it is run with --dry-run first for every agent).
-stdout: one line per thing done ("copied \u2026", "linked \u2026", "<agent>: created F" as install
-        prints), then what to say to the agent.
+A second run changes no byte. Refused, with nothing changed: no project (pass
+--root), no agent found and none named, a file or folder it cannot write, a skill
+folder that is something else, and whatever install refuses (tried first with
+--dry-run). stdout: one line per thing done, then what to say to the agent.
 exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 `,
       async run(ctx) {
@@ -14089,13 +13945,15 @@ function outdatedReasons(text, edit2) {
   const out = [];
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
-  const elsewhere = [...new Set(ours.filter((h) => !forms.includes(h.command)).map((h) => installShaped(edit2, h.command)))];
-  if (elsewhere.length > 0) out.push(`its commands run another copy of the helper (${elsewhere.map((f) => JSON.stringify(f)).join(", ")})`);
+  const others = ours.filter((h) => !forms.includes(h.command)).map((h) => JSON.stringify(installShaped(edit2, h.command)));
+  if (others.length > 0) out.push(`its commands run another copy of the helper (${[...new Set(others)].join(", ")})`);
   if (ours.some((h) => /(^|[;|&]\s*|\|\|\s*)node "\$f"/.test(h.command))) {
-    out.push("its commands run bare node, which fails where node is not on the hook's PATH (nvm, fnm, volta, a harness started from a GUI)");
+    const where = "nvm, fnm, volta, a harness started from a GUI";
+    out.push(`its commands run bare node, which fails where node is not on the hook's PATH (${where})`);
   }
   const start = edit2.hooks.find((h) => h.event === "SessionStart");
-  if (start?.matcher !== void 0 && ours.some((h) => h.event === "SessionStart" && h.matcher !== null && !h.matcher.split("|").includes("fork"))) {
+  const noFork = (h) => h.event === "SessionStart" && h.matcher !== null && !h.matcher.split("|").includes("fork");
+  if (start?.matcher !== void 0 && ours.some(noFork)) {
     out.push(`its SessionStart matcher lacks fork (now ${SESSION_MATCHER})`);
   }
   const events = new Set(edit2.hooks.map((h) => h.event));
@@ -14104,15 +13962,15 @@ function outdatedReasons(text, edit2) {
   return out;
 }
 function codexTrust(env, home, hooksFile) {
-  const codexHome = env.CODEX_HOME ? env.CODEX_HOME : path46.join(home, ".codex");
   let toml = "";
   try {
-    const p = path46.join(codexHome, "config.toml");
+    const p = path46.join(env.CODEX_HOME || path46.join(home, ".codex"), "config.toml");
     if (lstatSync25(p).isFile()) toml = readFileSync13(p, "utf8");
   } catch {
   }
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
-  return toml.split("\n").some((l) => l.trim().startsWith(key)) ? "entry present (review again if the command changed)" : "no trust entry";
+  const found = toml.split("\n").some((l) => l.trim().startsWith(key));
+  return found ? "entry present (review again if the command changed)" : "no trust entry";
 }
 function budgetFinding(text, file, fixCmd) {
   let span;
@@ -14124,18 +13982,19 @@ function budgetFinding(text, file, fixCmd) {
   if (span === null) return null;
   const end = blockEndByte(text, span);
   if (end <= CODEX_BUDGET) return null;
-  return {
-    what: `${file}: the session-handoff block ends at byte ${end}, past the ${CODEX_BUDGET} bytes of AGENTS.md text Codex reads; Codex never sees it`,
-    fix: `${fixCmd} (it moves the block to the top)`
-  };
+  const past = `past the ${CODEX_BUDGET} bytes of AGENTS.md text Codex reads; Codex never sees it`;
+  const fix = `${fixCmd} (it moves the block to the top)`;
+  return { what: `${file}: the session-handoff block ends at byte ${end}, ${past}`, fix };
 }
-function startFolderNote(agent) {
-  return `${agent.name}: project hooks load only when ${agent.name} starts at the project root (not from a subfolder); for monorepos, or to start anywhere, use install --agent ${agent.name} --global`;
+function startFolderNote({ name: name2 }) {
+  const anywhere = `for monorepos, or to start anywhere, use install --agent ${name2} --global`;
+  return `${name2}: project hooks load only when ${name2} starts at the project root (not from a subfolder); ${anywhere}`;
 }
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return POSIX_SHELL;
-  const dirs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d).map((d) => path46.win32.join(d, "Git", "bin"));
-  for (const dir of [...dirs, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
+  const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
+  const git = programs.map((d) => path46.win32.join(d, "Git", "bin"));
+  for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
     const sh = path46.win32.join(dir, "sh.exe");
     if (existsSync7(sh)) return sh;
   }
@@ -14145,20 +14004,23 @@ function runStart(file, argv, root, env, platform = process.platform) {
   const windows = platform === "win32";
   const shell = argv[0] === POSIX_SHELL ? posixShell(env, platform) : argv[0];
   if (shell === null) {
-    return Promise.resolve({ file, code: null, stdout: "", stderr: "", notRun: "no POSIX shell (Git for Windows' sh.exe) was found to run it as the harness would" });
+    const notRun = "no POSIX shell (Git for Windows' sh.exe) was found to run it as the harness would";
+    return Promise.resolve({ file, code: null, stdout: "", stderr: "", notRun });
   }
-  const childEnv = { PATH: windows ? env.PATH ?? env.Path ?? "" : "/usr/bin:/bin", CLAUDE_PROJECT_DIR: root, GEMINI_PROJECT_DIR: root };
-  const keep = windows ? ["USERPROFILE", "SystemRoot", "SystemDrive", "TEMP", "TMP", "ProgramFiles", "APPDATA", "LOCALAPPDATA"] : [];
-  for (const k of ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR", ...keep]) if (env[k]) childEnv[k] = env[k];
-  const input = JSON.stringify({ session_id: `${PROBE_SESSION_PREFIX}${randomBytes3(4).toString("hex")}`, cwd: root, hook_event_name: "SessionStart", source: "startup" });
+  const PATH2 = windows ? env.PATH ?? env.Path ?? "" : "/usr/bin:/bin";
+  const childEnv = { PATH: PATH2, CLAUDE_PROJECT_DIR: root, GEMINI_PROJECT_DIR: root };
+  for (const k of [...KEPT_ENV, ...windows ? WINDOWS_ENV : []]) if (env[k]) childEnv[k] = env[k];
+  const session_id = `${PROBE_SESSION_PREFIX}${randomBytes3(4).toString("hex")}`;
+  const input = JSON.stringify({ session_id, cwd: root, hook_event_name: "SessionStart", source: "startup" });
   return new Promise((resolve) => {
-    const child = spawn(shell, argv.slice(1), { cwd: root, env: childEnv, stdio: ["pipe", "pipe", "pipe"], timeout: 1e4 });
+    const child = spawn(shell, argv.slice(1), { cwd: root, env: childEnv, timeout: 1e4 });
     const out = [];
     const err = [];
+    const text = (bufs) => Buffer.concat(bufs).toString("utf8").slice(0, 2e3);
     child.stdout.on("data", (b) => out.push(b));
     child.stderr.on("data", (b) => err.push(b));
     child.on("error", (e) => resolve({ file, code: null, stdout: "", stderr: e.message }));
-    child.on("close", (code) => resolve({ file, code, stdout: Buffer.concat(out).toString("utf8").slice(0, 2e3), stderr: Buffer.concat(err).toString("utf8").slice(0, 2e3) }));
+    child.on("close", (code) => resolve({ file, code, stdout: text(out), stderr: text(err) }));
     child.stdin.on("error", () => {
     });
     child.stdin.end(input);
@@ -14186,7 +14048,8 @@ function installShaped(edit2, command) {
     const word = FILE_WORD.exec(command.slice(FILE_HEAD.length, command.length - tail.length));
     if (word === null) continue;
     const name2 = word[1].startsWith("'") ? word[1].slice(1, -1).replace(/\x27\\\x27\x27/g, "'") : word[1];
-    if ((windowsShaped(name2) ? path46.win32 : path46.posix).basename(name2) === HELPER_FILE) return `${word[0].slice(0, word[0].length - word[1].length)}${name2}`;
+    if ((windowsShaped(name2) ? path46.win32 : path46.posix).basename(name2) !== HELPER_FILE) continue;
+    return `${word[0].slice(0, word[0].length - word[1].length)}${name2}`;
   }
   return null;
 }
@@ -14194,12 +14057,13 @@ function startCommands(edit2, text, file, current) {
   if (edit2.kind === "json-hooks") {
     const forms = installedForms(edit2);
     const all = oursIn(text).filter((h) => h.event === "SessionStart").map((h) => h.command);
-    return { run: all.filter((c) => forms.includes(c)).map((c) => [POSIX_SHELL, "-c", c]), foreign: all.filter((c) => installShaped(edit2, c) === null) };
+    const run = all.filter((c) => forms.includes(c)).map((c) => [POSIX_SHELL, "-c", c]);
+    return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
   }
-  if (edit2.kind === "owned-file" && edit2.mode === 493) return current ? { run: [[POSIX_SHELL, file]], foreign: [] } : { run: [], foreign: [`/bin/sh ${edit2.file}`] };
-  return { run: [], foreign: [] };
+  if (edit2.kind !== "owned-file" || edit2.mode !== 493) return { run: [], foreign: [] };
+  return current ? { run: [[POSIX_SHELL, file]], foreign: [] } : { run: [], foreign: [`/bin/sh ${edit2.file}`] };
 }
-var POSIX_SHELL, FILE_WORD, FILE_HEAD, FILE_TAIL;
+var POSIX_SHELL, WINDOWS_ENV, KEPT_ENV, FILE_WORD, FILE_HEAD, FILE_TAIL;
 var init_doctor_checks = __esm({
   "src/agents/doctor-checks.ts"() {
     "use strict";
@@ -14207,9 +14071,20 @@ var init_doctor_checks = __esm({
     init_command();
     init_harness_path();
     init_probe_session();
-    init_envelope();
+    init_agents();
     init_md_block();
     POSIX_SHELL = "/bin/sh";
+    WINDOWS_ENV = [
+      "USERPROFILE",
+      "SystemRoot",
+      "SystemDrive",
+      "TEMP",
+      "TMP",
+      "ProgramFiles",
+      "APPDATA",
+      "LOCALAPPDATA"
+    ];
+    KEPT_ENV = ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR"];
     FILE_WORD = /^(?:"\$[A-Za-z_][A-Za-z0-9_]*"\/)?([A-Za-z0-9_./:@%+=-]+|\x27(?:[^\x27]|\x27\\\x27\x27)*\x27)$/;
     FILE_HEAD = "f=";
     FILE_TAIL = '; [ ! -f "$f" ] || ';
@@ -14222,30 +14097,34 @@ import path47 from "node:path";
 function json(file) {
   try {
     const v = JSON.parse(readFileSync14(file, "utf8").slice(0, 1e6));
-    return v !== null && typeof v === "object" && !Array.isArray(v) ? v : null;
+    return isObj2(v) ? v : null;
   } catch {
     return null;
   }
 }
 function claudePluginInstalls(home) {
-  const installed = json(path47.join(home, ".claude", "plugins", "installed_plugins.json"));
-  const plugins = installed?.plugins;
+  const plugins = json(path47.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
   const enabledMap = json(path47.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
-      const e = raw !== null && typeof raw === "object" ? raw : {};
-      const rootSkill = typeof e.installPath === "string" && path47.isAbsolute(e.installPath) && existsSync8(path47.join(e.installPath, "SKILL.md"));
-      out.push({ key, scope: typeof e.scope === "string" ? e.scope : "unknown", version: typeof e.version === "string" ? e.version : null, enabled: enabledMap[key] !== false, rootSkill });
+      const e = isObj2(raw) ? raw : {};
+      const at2 = e.installPath;
+      const rootSkill = typeof at2 === "string" && path47.isAbsolute(at2) && existsSync8(path47.join(at2, "SKILL.md"));
+      const scope = typeof e.scope === "string" ? e.scope : "unknown";
+      const version = typeof e.version === "string" ? e.version : null;
+      out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
     }
   }
   return out;
 }
+var isObj2;
 var init_claude_plugin = __esm({
   "src/agents/claude-plugin.ts"() {
     "use strict";
+    isObj2 = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
   }
 });
 
@@ -14258,21 +14137,18 @@ import { lstatSync as lstatSync26, readdirSync as readdirSync15, readFileSync as
 import path48 from "node:path";
 function readText(p) {
   try {
-    const st = lstatSync26(p);
-    if (!st.isFile()) return null;
-    return readFileSync15(p, "utf8");
+    return lstatSync26(p).isFile() ? readFileSync15(p, "utf8") : null;
   } catch {
     return null;
   }
 }
 function removePause(file) {
   const w = shellWord(file);
-  if (w !== null) return `rm ${w}`;
-  return `remove the file ${quotedValue(file)} (a path holds a control character, so no command is printed to paste)`;
+  return w !== null ? `rm ${w}` : `remove the file ${quotedValue(file)} ${NO_PASTE}`;
 }
-function agentFiles(r, agent, perUser) {
+function editsOf(r, agent) {
   try {
-    return agent.edits(r.helper, perUser).map((edit2) => ({ edit: edit2, file: editPath(perUser ? r.home : r.root, edit2) }));
+    return agent.edits(r.helper, r.global);
   } catch {
     return [];
   }
@@ -14286,8 +14162,8 @@ function agentInstalls(r) {
       ...agent.skillFolders.home.map((f) => path48.join(r.home, f, "session-handoff"))
     ].filter((d) => exists2(path48.join(d, "SKILL.md")));
     const install = {};
-    for (const { edit: edit2, file } of agentFiles(r, agent, r.global)) {
-      install[edit2.file] = installState(r, name2, edit2, file, agents, starts);
+    for (const edit2 of editsOf(r, agent)) {
+      install[edit2.file] = installState(r, name2, edit2, editPath(r.global ? r.home : r.root, edit2), agents, starts);
     }
     agents[name2] = { ...agents[name2], skill, install };
     if (skill.length === 0 && Object.values(install).some((st) => st === "current" || st === "outdated")) {
@@ -14338,10 +14214,10 @@ function installState(r, name2, edit2, file, agents, starts) {
       const subfolders = "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
       if (name2 === "codex") r.notes.push(subfolders);
     }
-    if (edit2.kind === "json-hooks" && agent.checks?.hookTrust === "codex") {
+    if (edit2.kind === "json-hooks" && name2 === "codex") {
       agents[name2] = { ...agents[name2], trust: codexTrust(r.env, r.home, file) };
     }
-    const fromStart = agent.checks?.projectHooksFromStartFolder === true;
+    const fromStart = agent.fromStartFolder === true;
     if (edit2.kind === "json-hooks" && fromStart && !r.global) r.notes.push(startFolderNote(agent));
   }
   const withStarts = edit2.kind === "json-hooks" || installed && !edit2.file.endsWith("TaskResume");
@@ -14351,7 +14227,9 @@ function installState(r, name2, edit2, file, agents, starts) {
     for (const argv of found.run) starts.push({ shown, argv, agent: name2 });
     for (const c of found.foreign) {
       const fix = `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours`;
-      r.problems.push({ what: NOT_OURS(shown, c.length > 200 ? `${c.slice(0, 200)}\u2026` : c), fix });
+      const names3 = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
+      const command = quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c);
+      r.problems.push({ what: `${shown}: ${names3}: ${command}`, fix });
     }
   }
   return state;
@@ -14364,20 +14242,18 @@ function pluginInstalls(r, agents) {
     const state = `${p.scope} scope${p.version ? `, ${p.version}` : ""}, ${p.enabled ? "enabled" : "disabled"}`;
     r.notes.push(`claude-code: the plugin ${p.key} is installed (${state})`);
   }
+  const unlisted = `which Claude Code 2.1.112 does not list ("Unknown skill"): reinstall it from the dist-plugin`;
   for (const p of plugins.filter((p2) => p2.rootSkill)) {
-    r.notes.push(
-      `claude-code: the plugin ${p.key} has its SKILL.md at its root, which Claude Code 2.1.112 does not list ("Unknown skill"): reinstall it from the dist-plugin branch (README, "Install")`
-    );
+    const note = `the plugin ${p.key} has its SKILL.md at its root, ${unlisted} branch (README, "Install")`;
+    r.notes.push(`claude-code: ${note}`);
   }
   const installed = Object.entries(agents["claude-code"]?.install ?? {});
   const hooked = installed.some(([f, st]) => f.endsWith("settings.json") && (st === "current" || st === "outdated"));
   if (plugins.some((p) => p.enabled) && hooked) {
     const what = "claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory";
     const uninstall = cmd(r, `uninstall --agent claude-code${gflag(r)}`);
-    r.problems.push({
-      what: `${what}: every session gets the notice twice`,
-      fix: `${uninstall} (the plugin's hooks stay), or disable the plugin with /plugin`
-    });
+    const fix = `${uninstall} (the plugin's hooks stay), or disable the plugin with /plugin`;
+    r.problems.push({ what: `${what}: every session gets the notice twice`, fix });
   }
 }
 async function memoryState(r) {
@@ -14421,22 +14297,22 @@ async function memoryState(r) {
 function journalState(r) {
   const journalFiles = listJournal(r.root);
   const problems = [];
-  const journal = { files: journalFiles.length, off: journalOff(r.root), problems };
   for (const f of journalFiles) {
+    const file = `journal/${f.name}`;
     try {
       const read = readJournalFile(journalDir(r.root), f.name);
       const first = read === null ? void 0 : parseJournal(read.bytes.toString("utf8"), f.kind).problems[0];
-      if (first) journal.problems.push({ file: `journal/${f.name}`, ...first });
+      if (first) problems.push({ file, ...first });
     } catch (err) {
-      journal.problems.push({ file: `journal/${f.name}`, line: 0, message: err.message });
+      problems.push({ file, line: 0, message: err.message });
     }
   }
-  for (const p of journal.problems) {
+  for (const p of problems) {
     const where = `${path48.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     r.problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
-  return journal;
+  return { files: journalFiles.length, off: journalOff(r.root), problems };
 }
 async function gitState(r) {
   try {
@@ -14488,7 +14364,7 @@ function reportText(result) {
   fix: ${p.fix}`);
   return showRefused(lines3.join("\n")).text;
 }
-var NOT_OURS, HELPER_FILES, doctorVerb, cmd, gflag;
+var NO_PASTE, HELPER_FILES, doctorVerb, cmd, gflag;
 var init_doctor = __esm({
   "src/verbs/doctor.ts"() {
     "use strict";
@@ -14500,23 +14376,23 @@ var init_doctor = __esm({
     init_md_block();
     init_plan();
     init_doctor_checks();
+    init_doctor_checks();
+    init_claude_plugin();
     init_run();
     init_archive();
     init_inspect();
     init_paths();
     init_entry();
-    init_claude_plugin();
     init_store();
     init_pause();
     init_private();
     init_root();
+    init_invisible();
     init_agent_files();
     init_common();
-    init_anchor_lines();
-    init_invisible();
     init_types();
     init_errors();
-    NOT_OURS = (file, command) => `${file}: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): ` + quotedValue(command);
+    NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
     HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
     doctorVerb = {
       name: "doctor",
@@ -14524,18 +14400,15 @@ var init_doctor = __esm({
       positionals: [0, 0],
       help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
 
-A read-only health report: the Node version; where the skill is installed for
-each agent; whether each agent's hook or block is installed in the project's files
-("not installed", "current", or "outdated" with why; with --global, the per-user
-files); each installed SessionStart command run as a harness would (/bin/sh -c with
-PATH=/usr/bin:/bin; on Windows Git for Windows' sh.exe, or not run, with a note) and
-what it printed; Codex's trust entry; a block in AGENTS.md
-past the 32 KiB Codex reads; a Claude Code plugin install beside installed hooks;
-and the memory dir: \`check\`'s
-verdict, the archive count, the journal, the kill switch, the memory lock, the
-merge driver, whether .ai/ is ignored or tracked by git. Each problem comes with
-the command that fixes it. Changes nothing. Every line it can print:
-references/verbs.md#doctor.
+A read-only health report: the Node version; per agent, where the skill is and
+whether its hook or block is "not installed", "current" or "outdated" (with why);
+each installed SessionStart command run as a harness would (/bin/sh -c with
+PATH=/usr/bin:/bin; on Windows Git's sh.exe, or not run) and what it printed;
+Codex's trust entry; an AGENTS.md block past the 32 KiB Codex reads; a Claude Code
+plugin beside installed hooks; and the memory dir: \`check\`'s verdict, archives,
+the journal, the kill switch, the lock, the merge driver, git's view of .ai/. Each
+problem comes with the command that fixes it. Changes nothing. Every line it can
+print: references/verbs.md#doctor.
 
 options:
   --global    report the per-user files instead of the project's (runs from the
@@ -14563,7 +14436,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           const r2 = rootArg ? shellWord(root) : "";
           if (h !== null && r2 !== null) return `node ${h} ${verb}${rootArg ? ` --root ${r2}` : ""}`;
           const where = `${quotedValue(helper.abs)}${rootArg ? ` with --root ${quotedValue(root)}` : ""}`;
-          return `\`${verb}\` of the helper ${where} (a path holds a control character, so no command is printed to paste)`;
+          return `\`${verb}\` of the helper ${where} ${NO_PASTE}`;
         };
         const r = { root, home, global, helper, env: ctx.env, nodeRun: nodeRun2, problems: [], notes: [] };
         const node = process.versions.node;
@@ -14576,10 +14449,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         const runs = await startRuns(r, starts);
         const notes = [...new Set(r.notes)];
         const { problems } = r;
-        const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes, memory };
-        if (ctx.values.json) return ok(`${JSON.stringify({ ...result, problems })}
-`);
-        return ok(`${reportText({ ...result, problems })}
+        const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes, memory, problems };
+        return ok(`${ctx.values.json ? JSON.stringify(result) : reportText(result)}
 `);
       }
     };
@@ -14750,20 +14621,15 @@ var init_publish_memory = __esm({
 // src/verbs/publish.ts
 var publish_exports = {};
 __export(publish_exports, {
-  DEFAULT_MESSAGE: () => DEFAULT_MESSAGE,
-  SKIPPED_HEAD: () => SKIPPED_HEAD,
-  publishVerb: () => publishVerb,
-  skippedLine: () => skippedLine
+  publishVerb: () => publishVerb
 });
 function skippedLine(skipped) {
-  if (!skipped || skipped.hooks.length === 0 && !skipped.signing) return null;
-  const parts = [
-    ...skipped.hooks.length > 0 ? [`hooks (${skipped.hooks.join(", ")})`] : [],
-    ...skipped.signing ? ["commit signing"] : []
-  ];
-  return `${SKIPPED_HEAD}${parts.join(" nor its ")}: pass --run-hooks to run them`;
+  const parts = skipped?.hooks.length ? [`hooks (${skipped.hooks.join(", ")})`] : [];
+  if (skipped?.signing) parts.push("commit signing");
+  if (parts.length === 0) return null;
+  return `ran none of the repository's ${parts.join(" nor its ")}: pass --run-hooks to run them`;
 }
-var ATTRIBUTES_COMMITTED, SKIPPED_HEAD, DEFAULT_MESSAGE, publishVerb;
+var ATTRIBUTES_COMMITTED, DEFAULT_MESSAGE, publishVerb;
 var init_publish2 = __esm({
   "src/verbs/publish.ts"() {
     "use strict";
@@ -14778,7 +14644,6 @@ var init_publish2 = __esm({
     init_mutate();
     init_types();
     ATTRIBUTES_COMMITTED = "committed .gitattributes with the merge driver's block (every clone then merges memory with it once it runs install or publish)";
-    SKIPPED_HEAD = "ran none of the repository's ";
     DEFAULT_MESSAGE = "session-handoff: publish session memory";
     publishVerb = {
       name: "publish",
@@ -14822,13 +14687,12 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
       async run(ctx) {
         const root = rootOption(ctx);
         const message = typeof ctx.values.message === "string" ? ctx.values.message : DEFAULT_MESSAGE;
-        if (message.trim() === "" || /[\0-\x1f\x7f]/.test(message))
+        if (message.trim() === "" || /[\0-\x1f\x7f]/.test(message)) {
           throw new Refused("--message must be one non-empty line of text");
-        const secrets = redactText(message).findings;
-        if (secrets.length > 0) {
-          throw new Refused(
-            `--message holds a secret (${[...new Set(secrets.map((f) => f.kind))].join(", ")}); write the message without it and retry`
-          );
+        }
+        const kinds = [...new Set(redactText(message).findings.map((f) => f.kind))];
+        if (kinds.length > 0) {
+          throw new Refused(`--message holds a secret (${kinds.join(", ")}); write the message without it and retry`);
         }
         const memDir = memoryDir(root);
         const lockTimeoutSeconds = lockTimeoutOption(ctx);
@@ -14837,21 +14701,12 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
         const driver = await mergeDriverStep(root, { helperPath: helperLocation(ctx, root).abs }, ctx.env);
         let r;
         let repairs = [];
-        const commit = () => publishMemory(
-          target,
-          memDir,
-          message,
-          ctx.values.push === true,
-          ctx.env,
-          driver.attributes ? "changed" : "if-only-ours",
-          ctx.values["run-hooks"] === true
-        );
+        const attributes = driver.attributes ? "changed" : "if-only-ours";
+        const push = ctx.values.push === true;
+        const commit = () => publishMemory(target, memDir, message, push, ctx.env, attributes, ctx.values["run-hooks"] === true);
         try {
-          if (checkTree(root))
-            ({ result: r, repairs } = await underLock(
-              { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) },
-              commit
-            ));
+          const lock = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
+          if (checkTree(root)) ({ result: r, repairs } = await underLock(lock, commit));
           else r = await commit();
         } catch (err) {
           if (err instanceof HelperError) err.before.push(...driver.lines, ...driver.notes);
@@ -15378,7 +15233,7 @@ function codexEvents(rec, line, state) {
   return ev;
 }
 var SCAFFOLDING2, TEXT_PARTS, contentText;
-var init_codex2 = __esm({
+var init_codex = __esm({
   "src/agents/transcripts/codex.ts"() {
     "use strict";
     init_types2();
@@ -15477,7 +15332,7 @@ function geminiEvents(rec, line) {
   return ev;
 }
 var HOOK_CONTEXT;
-var init_gemini2 = __esm({
+var init_gemini = __esm({
   "src/agents/transcripts/gemini.ts"() {
     "use strict";
     init_types2();
@@ -15492,8 +15347,8 @@ var init_parsers = __esm({
   "src/agents/transcripts/parsers.ts"() {
     "use strict";
     init_claude();
-    init_codex2();
-    init_gemini2();
+    init_codex();
+    init_gemini();
     PARSERS = {
       codex: parseCodex,
       gemini: parseGemini,
@@ -15558,8 +15413,8 @@ var init_transcripts = __esm({
   "src/agents/transcripts/index.ts"() {
     "use strict";
     init_claude();
-    init_codex2();
-    init_gemini2();
+    init_codex();
+    init_gemini();
     init_types2();
     CODEX_TYPES = /* @__PURE__ */ new Set(["session_meta", "response_item", "event_msg", "turn_context", "compacted"]);
     FORMATS = {
@@ -17062,29 +16917,22 @@ __export(merge_driver_exports, {
 });
 import { closeSync as closeSync13, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync30, mkdirSync as mkdirSync9, openSync as openSync11, readFileSync as readFileSync17, writeSync as writeSync4 } from "node:fs";
 import path55 from "node:path";
-function readRegularBytes(p) {
-  const fd = openSync11(p, constants10.O_RDONLY | NOFOLLOW);
+function onRegularFile(p, flags, use) {
+  const fd = openSync11(p, flags | NOFOLLOW);
   try {
     if (!fstatSync7(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    return readFileSync17(fd);
+    return use(fd);
   } finally {
     closeSync13(fd);
   }
 }
 function memorySide(p, side) {
-  const bytes = readRegularBytes(p);
-  const m = memoryText(side, bytes);
+  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync17(fd)));
   if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
   return m.text;
 }
 function writeResult(p, text) {
-  const fd = openSync11(p, constants10.O_WRONLY | constants10.O_TRUNC | NOFOLLOW);
-  try {
-    if (!fstatSync7(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    writeSync4(fd, Buffer.from(text, "utf8"));
-  } finally {
-    closeSync13(fd);
-  }
+  onRegularFile(p, constants10.O_WRONLY | constants10.O_TRUNC, (fd) => writeSync4(fd, Buffer.from(text, "utf8")));
 }
 function archiveDirOf(top, memRel) {
   let at2 = top;
@@ -17109,13 +16957,13 @@ function createExclusive2(p, text) {
     closeSync13(fd);
   }
 }
-async function otherAuthor(cwd, env, sidePath, file) {
-  const blob = await runGit(cwd, ["hash-object", "--", sidePath], env);
+async function otherAuthor(cwd, env, side, file) {
+  const blob = await runGit(cwd, ["hash-object", "--", side], env);
   if (blob.code !== 0) return null;
   const id = blob.stdout.toString("utf8").trim();
   const r = await runGit(cwd, ["log", "--all", "-1", "--format=%an", `--find-object=${id}`, "--", file], env);
-  const name2 = r.code === 0 ? r.stdout.toString("utf8").trim().replace(/[^\p{L}\p{N} .'_-]/gu, "").slice(0, 60) : "";
-  return name2 === "" ? null : name2;
+  const name2 = r.code === 0 ? r.stdout.toString("utf8").trim().replace(/[^\p{L}\p{N} .'_-]/gu, "") : "";
+  return name2 === "" ? null : name2.slice(0, 60);
 }
 var NOFOLLOW, mergeDriverVerb;
 var init_merge_driver2 = __esm({
@@ -17135,11 +16983,11 @@ var init_merge_driver2 = __esm({
       positionals: [4, 4],
       help: `usage: node memory_io.mjs merge-driver <base> <ours> <theirs> <path>
 
-Run by git, never by hand: the merge driver "session-handoff" that \`install\` and \`publish\`
-register (.git/config, and \`.ai/memory/**/*.md merge=session-handoff\` in a block of ours
-in the root .gitattributes), as \`merge-driver %O %A %B %P\`, from this clone's own copy of
-the helper at .git/session-handoff/merge-driver.mjs (a merge can change the helper in the
-repository, never that copy; without it git merges as text and keeps the conflict).
+Run by git, never by hand: the merge driver "session-handoff" that \`install\` and
+\`publish\` register (.git/config, and \`.ai/memory/**/*.md merge=session-handoff\` in a
+block of ours in the root .gitattributes), as \`merge-driver %O %A %B %P\`, from this
+clone's copy of the helper at .git/session-handoff/merge-driver.mjs (a merge never
+changes that copy; without it git merges as text and keeps the conflict).
   HANDOFF.md   the later state time stays current (ours on equal, unknown or future
                times) and keeps the other's work: both sides' decisions, failed
                approaches and open questions (each once), plan steps at the furthest
@@ -17172,12 +17020,9 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         } catch (err) {
           return ok("", [`session-handoff merge driver: ${err.message}`], 1);
         }
-        const textMerge = async (why) => {
-          const r = await runGit(
-            ctx.cwd,
-            ["merge-file", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs],
-            ctx.env
-          );
+        const gitMerge = async (mode, why) => {
+          const labels = ["-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs];
+          const r = await runGit(ctx.cwd, ["merge-file", ...mode, ...labels], ctx.env);
           return ok("", why === null ? [] : [`session-handoff merge driver: ${why}; merged as text`], r.code === 0 ? 0 : 1);
         };
         if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
@@ -17191,14 +17036,9 @@ exit: 0 merged; 1 not merged (git's conflict stands)
             } catch {
             }
           }
-          const r = await runGit(
-            ctx.cwd,
-            ["merge-file", "--union", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs],
-            ctx.env
-          );
-          return ok("", [], r.code === 0 ? 0 : 1);
+          return gitMerge(["--union"], null);
         }
-        if (!m) return textMerge(null);
+        if (!m) return gitMerge([], null);
         if (a === b) return ok("");
         if (m[2] !== "HANDOFF") {
           writeResult(ours, mergeLedgers(a, b, m[2] === "LESSONS" ? "L" : "S"));
@@ -17220,7 +17060,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
           writeResult(ours, markMerged(merged.text, name2, note));
           return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name2}`]);
         } catch (err) {
-          return textMerge(`the other handoff could not be archived (${err.message})`);
+          return gitMerge([], `the other handoff could not be archived (${err.message})`);
         }
       }
     };
@@ -17935,8 +17775,8 @@ function runningFile(file) {
 async function runProcess(dispatch2, redact2) {
   const out = heldOutput(1, redact2);
   const err = heldOutput(2, redact2);
-  const gemini2 = geminiHookRun(process.argv.slice(2));
-  if (gemini2) process.removeAllListeners("warning");
+  const gemini = geminiHookRun(process.argv.slice(2));
+  if (gemini) process.removeAllListeners("warning");
   let code;
   try {
     code = await dispatch2({
@@ -17953,7 +17793,7 @@ async function runProcess(dispatch2, redact2) {
       helperPath: runningFile(process.argv[1])
     });
   } catch (error) {
-    if (gemini2) out.write(GEMINI_SILENT);
+    if (gemini) out.write(GEMINI_SILENT);
     else err.write(`memory_io internal error: ${error instanceof Error ? error.message : String(error)}
 `);
     code = neverFails(process.argv[2]) ? 0 : 2;

@@ -1997,37 +1997,6 @@ var init_common = __esm({
   }
 });
 
-// src/agents/envelopes.ts
-function sessionStartJson(text) {
-  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text } })}
-`;
-}
-function isHookFormat(s) {
-  return typeof s === "string" && Object.hasOwn(ENVELOPES, s);
-}
-var ENVELOPES;
-var init_envelopes = __esm({
-  "src/agents/envelopes.ts"() {
-    "use strict";
-    ENVELOPES = {
-      // The reference's output: the sentences as they are.
-      text: (text) => `${text}
-`,
-      // Claude Code drops JSON without hookEventName.
-      claude: (text) => sessionStartJson(text),
-      // Codex's schema is strict: exactly these keys, nothing else (no sessionTitle).
-      codex: (text) => sessionStartJson(text),
-      // Gemini CLI: nothing but JSON on stdout; the context in hookSpecificOutput.additionalContext.
-      gemini: (text) => sessionStartJson(text),
-      // Cursor: its own key only, never Claude's as well (*unverified* key).
-      cursor: (text) => `${JSON.stringify({ additional_context: text })}
-`,
-      cline: (text) => `${JSON.stringify({ cancel: false, contextModification: text, errorMessage: "" })}
-`
-    };
-  }
-});
-
 // src/agents/harness-path.ts
 import path16 from "node:path";
 function windowsShaped(p) {
@@ -2035,8 +2004,12 @@ function windowsShaped(p) {
 }
 function harnessPath(what, p, platform = process.platform) {
   const windows = windowsShaped(p);
-  if (p.includes("\0") || !(windows || platform === "win32" ? path16.win32 : path16.posix).isAbsolute(p)) return { ok: false, reason: `${what} is not an absolute path`, windows };
-  if (windows && platform !== "win32") return { ok: false, reason: `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`, windows };
+  const absolute = (windows || platform === "win32" ? path16.win32 : path16.posix).isAbsolute(p);
+  if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
+  if (windows && platform !== "win32") {
+    const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
+    return { ok: false, reason, windows };
+  }
   return { ok: true, path: platform === "win32" ? path16.win32.normalize(p) : p };
 }
 function hookCwd(cwd, platform = process.platform) {
@@ -2058,6 +2031,13 @@ var init_harness_path = __esm({
 });
 
 // src/agents/render.ts
+function sessionStartJson(text) {
+  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text } })}
+`;
+}
+function isHookFormat(s) {
+  return typeof s === "string" && Object.hasOwn(ENVELOPES, s);
+}
 function renderHook(format, text, limit) {
   const lines = text.split("\n").filter((l) => l !== "");
   if (lines.length === 0) return "";
@@ -2071,10 +2051,23 @@ function renderHook(format, text, limit) {
     lines[0] = lines[0].slice(0, Math.max(0, lines[0].length - (out.length - limit) - 1));
   }
 }
+var ENVELOPES;
 var init_render = __esm({
   "src/agents/render.ts"() {
     "use strict";
-    init_envelopes();
+    ENVELOPES = {
+      text: (text) => `${text}
+`,
+      // Claude Code drops JSON without hookEventName; Codex's schema allows exactly these keys.
+      claude: (text) => sessionStartJson(text),
+      codex: (text) => sessionStartJson(text),
+      gemini: (text) => sessionStartJson(text),
+      // Cursor: its own key only, never Claude's as well (*unverified* key).
+      cursor: (text) => `${JSON.stringify({ additional_context: text })}
+`,
+      cline: (text) => `${JSON.stringify({ cancel: false, contextModification: text, errorMessage: "" })}
+`
+    };
   }
 });
 
@@ -2456,7 +2449,6 @@ var init_hook = __esm({
     init_state_time();
     init_handoff();
     init_common();
-    init_envelopes();
     init_harness_path();
     init_render();
     init_types();
