@@ -17409,12 +17409,14 @@ async function runCheckpoint(ctx) {
       const priorStart = priorText2 === null ? null : headerValue(priorText2, "Session-start");
       const keepStart = priorStart !== null && "ms" in parseStrictTime(priorStart, nowMs) ? priorStart : null;
       const rich = merge?.source != null && !isAnchorsOnlySource(merge.source) ? merge.source : null;
+      const source = (got.cap === null || nothing) && rich !== null ? rich : got.source;
+      const sessionStart = keepStart ?? got.headStart ?? got.cap?.firstTimestamp ?? null;
       const { text: text2, findings } = renderCheckpoint({
         saved: isoSeconds(nowMs),
         session,
-        sessionStart: keepStart ?? got.headStart ?? got.cap?.firstTimestamp ?? null,
+        sessionStart,
         trigger: triggerOf(hook.hook_event_name),
-        source: (got.cap === null || nothing) && rich !== null ? rich : got.source,
+        source,
         capture: nothing ? null : got.cap,
         compactSummary,
         anchorLines,

@@ -363,11 +363,11 @@ async function runCheckpoint(ctx: VerbContext): Promise<Outcome> {
       const keepStart = priorStart !== null && "ms" in parseStrictTime(priorStart, nowMs) ? priorStart : null;
       // An anchors-only capture merged into a rich one keeps the rich one's source.
       const rich = merge?.source != null && !isAnchorsOnlySource(merge.source) ? merge.source : null;
+      const source = (got.cap === null || nothing) && rich !== null ? rich : got.source;
+      const sessionStart = keepStart ?? got.headStart ?? got.cap?.firstTimestamp ?? null;
       const { text, findings } = renderCheckpoint({
-        saved: isoSeconds(nowMs), session, sessionStart: keepStart ?? got.headStart ?? got.cap?.firstTimestamp ?? null,
-        trigger: triggerOf(hook.hook_event_name), source: (got.cap === null || nothing) && rich !== null ? rich : got.source,
-        capture: nothing ? null : got.cap, compactSummary, anchorLines, root,
-        sinceHandoff: since, prior: merge,
+        saved: isoSeconds(nowMs), session, sessionStart, trigger: triggerOf(hook.hook_event_name), source,
+        capture: nothing ? null : got.cap, compactSummary, anchorLines, root, sinceHandoff: since, prior: merge,
       });
       const report = findings.length > 0 ? [CHECKPOINT_LINES.redacted(formatRedactionReport(findings))] : [];
       if (priorText !== null && sameCheckpoint(priorText, text)) {
