@@ -28,9 +28,11 @@ describe("the workflows", () => {
     const bad = text("ci.yml").replace("${{ matrix.os }}", "${{ matrix.nope }}");
     expect((await lint(bad, "ci.yml")).map((r) => r.kind)).toContain("expression");
   });
-  it("CI runs npm ci and npm test on Linux and on Windows", () => {
+  it("CI runs npm ci and npm test on Linux (Node 20, 22, 24) and on Windows", () => {
     const ci = text("ci.yml");
-    expect(ci).toMatch(/os: \[ubuntu-latest, windows-latest\]/);
+    expect(ci).toMatch(/os: \[ubuntu-latest\]\n\s+node: \[20, 22, 24\]/);
+    expect(ci).toMatch(/- os: windows-latest\n\s+node: 20/);
+    expect(ci).toMatch(/node-version: \$\{\{ matrix\.node \}\}/);
     expect(ci).toMatch(/- run: npm ci\n\s+- run: npm test\n/);
   });
   it("release pushes dist and dist-plugin from main after the tests, and publishes with provenance on a tag", () => {
