@@ -10104,8 +10104,7 @@ function parseCheckpoint(text2) {
   return {
     requests: of("User requests").map((r) => r.replace(/^The user wrote: /, "")),
     plan,
-    failedCommands: of("Commands").filter((c) => / — exit [1-9]\d*$/.test(c)),
-    claim: of("Last claim").at(-1)?.replace(/^The agent claimed \(not verified\): /, "") ?? null
+    failedCommands: of("Commands").filter((c) => / — exit [1-9]\d*$/.test(c))
   };
 }
 function planStatusOf(cp) {
@@ -10125,7 +10124,8 @@ function lines(b) {
   const values = [b.goal, b.planStatus, b.decisionsInForce, b.doNotRetry, b.driftAndLessons, b.proposedNextStep];
   return { ...b, lines: BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`) };
 }
-function briefFromCheckpoint(cp, age) {
+function briefFromCheckpoint(text2, age) {
+  const cp = parseCheckpoint(text2);
   const plan = planStatusOf(cp);
   const last = cp.requests.at(-1);
   const failed = cp.failedCommands.slice(-3).map((c) => flatten(c, 120));
@@ -10138,7 +10138,8 @@ function briefFromCheckpoint(cp, age) {
     proposedNextStep: nextStepOf(plan.current)
   });
 }
-function foldCheckpoint(brief, cp, age) {
+function foldCheckpoint(brief, text2, age) {
+  const cp = parseCheckpoint(text2);
   const plan = planStatusOf(cp);
   const f = brief.frame;
   const step2 = (current) => {
@@ -10343,7 +10344,7 @@ async function newestText(root, handoff, now) {
   const age = minutesAgo(got.entry.savedMs, now);
   try {
     const file = await readManagedFile(checkpointsDir(root), got.entry.name, memoryDir(root));
-    return file === null ? null : { cp: parseCheckpoint(file.bytes.toString("utf8")), age };
+    return file === null ? null : { text: file.bytes.toString("utf8"), age };
   } catch {
     return null;
   }
@@ -10351,7 +10352,7 @@ async function newestText(root, handoff, now) {
 async function coldBriefFromCheckpoint(root, json2) {
   const got = await newestText(root, null, Date.now());
   if (got === null) return null;
-  const brief = briefFromCheckpoint(got.cp, got.age);
+  const brief = briefFromCheckpoint(got.text, got.age);
   if (!json2) return ok(renderBrief(brief), []);
   return ok(`${JSON.stringify({ brief: { ...brief, source: "checkpoint" }, drift: null })}
 `, []);
@@ -10359,7 +10360,7 @@ async function coldBriefFromCheckpoint(root, json2) {
 async function briefWithCheckpoint(root, handoffText, brief, now) {
   const got = await newestText(root, handoffOrderOf(handoffText, now), now);
   if (got === null) return brief;
-  return { ...foldCheckpoint(brief, got.cp, got.age), source: "handoff+checkpoint" };
+  return { ...foldCheckpoint(brief, got.text, got.age), source: "handoff+checkpoint" };
 }
 var CHECKPOINT_BRIEF_HELP;
 var init_brief_checkpoint = __esm({
@@ -10590,7 +10591,8 @@ var init_render = __esm({
 var hook_exports = {};
 __export(hook_exports, {
   HOOK_LIMIT: () => HOOK_LIMIT,
-  hookVerb: () => hookVerb
+  hookVerb: () => hookVerb,
+  readHookJson: () => readHookJson
 });
 import path38 from "node:path";
 import { lstatSync as lstatSync20 } from "node:fs";
@@ -10599,17 +10601,16 @@ function ageText(text2, now) {
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
-async function stdinInput(ctx) {
-  const none = { cwd: null, source: null, sessionId: void 0 };
-  if (ctx.stdinIsTTY) return none;
-  const data = await ctx.readStdinWithin(1e3, HOOK_STDIN_BYTES);
-  if (data === null || data.length === 0 || data.length > HOOK_STDIN_BYTES) return none;
+async function readHookJson(ctx, max) {
+  if (ctx.stdinIsTTY) return void 0;
+  const data = await ctx.readStdinWithin(1e3, max);
+  if (data === null || data.length === 0) return void 0;
+  if (data.length > max) return null;
   try {
-    const parsed = JSON.parse(data.toString("utf8"));
-    const source = typeof parsed.source === "string" ? parsed.source : null;
-    return { cwd: parsed.cwd, source, sessionId: parsed.session_id };
+    const o = JSON.parse(data.toString("utf8"));
+    return o !== null && typeof o === "object" && !Array.isArray(o) ? o : null;
   } catch {
-    return none;
+    return null;
   }
 }
 function savedHere(root, text2) {
@@ -10729,7 +10730,9 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
         const wrap = (text2) => ok(renderHook(format2, text2, HOOK_LIMIT), []);
         if (disabledByEnv(ctx.env)) return ok("", []);
         let root;
-        const input = await stdinInput(ctx);
+        const raw = await readHookJson(ctx, HOOK_STDIN_BYTES) ?? {};
+        const source = typeof raw.source === "string" ? raw.source : null;
+        const input = { cwd: raw.cwd, source, sessionId: raw.session_id };
         try {
           const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
           root = rootOption(ctx, given ? null : hookCwd(input.cwd));
@@ -17231,18 +17234,6 @@ function pruneOfferMarkers(dir, nowMs) {
     }
   }
 }
-async function readInput2(ctx) {
-  if (ctx.stdinIsTTY) return {};
-  const data = await ctx.readStdinWithin(1e3, STDIN_BYTES2);
-  if (data === null || data.length === 0) return {};
-  if (data.length > STDIN_BYTES2) return null;
-  try {
-    const o = JSON.parse(data.toString("utf8"));
-    return o !== null && typeof o === "object" && !Array.isArray(o) ? o : null;
-  } catch {
-    return null;
-  }
-}
 async function checkpointAnchors(root, env, nowMs, excludes) {
   const date = `- Date: ${isoSeconds(nowMs)}`;
   let r;
@@ -17338,7 +17329,8 @@ async function runCheckpoint(ctx) {
   }
   if (disabledByEnv(ctx.env)) return ok("", []);
   const notes = [];
-  const input = await readInput2(ctx);
+  const json2 = await readHookJson(ctx, STDIN_BYTES2);
+  const input = json2 === void 0 ? {} : json2;
   if (str2(input?.agent_id) !== null) return ok("", [CHECKPOINT_LINES.subagent()]);
   if (input === null) notes.push(CHECKPOINT_LINES.badInput());
   const hook = input ?? {};
@@ -17489,6 +17481,7 @@ var init_checkpoint2 = __esm({
     init_publish();
     init_common();
     init_context();
+    init_hook();
     init_types();
     HELP2 = `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
 

@@ -2450,7 +2450,8 @@ var init_checkpoint_surface = __esm({
 var hook_exports = {};
 __export(hook_exports, {
   HOOK_LIMIT: () => HOOK_LIMIT,
-  hookVerb: () => hookVerb
+  hookVerb: () => hookVerb,
+  readHookJson: () => readHookJson
 });
 import path19 from "node:path";
 import { lstatSync as lstatSync12 } from "node:fs";
@@ -2459,17 +2460,16 @@ function ageText(text, now) {
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
-async function stdinInput(ctx) {
-  const none = { cwd: null, source: null, sessionId: void 0 };
-  if (ctx.stdinIsTTY) return none;
-  const data = await ctx.readStdinWithin(1e3, HOOK_STDIN_BYTES);
-  if (data === null || data.length === 0 || data.length > HOOK_STDIN_BYTES) return none;
+async function readHookJson(ctx, max) {
+  if (ctx.stdinIsTTY) return void 0;
+  const data = await ctx.readStdinWithin(1e3, max);
+  if (data === null || data.length === 0) return void 0;
+  if (data.length > max) return null;
   try {
-    const parsed = JSON.parse(data.toString("utf8"));
-    const source = typeof parsed.source === "string" ? parsed.source : null;
-    return { cwd: parsed.cwd, source, sessionId: parsed.session_id };
+    const o = JSON.parse(data.toString("utf8"));
+    return o !== null && typeof o === "object" && !Array.isArray(o) ? o : null;
   } catch {
-    return none;
+    return null;
   }
 }
 function savedHere(root, text) {
@@ -2589,7 +2589,9 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
         const wrap = (text) => ok(renderHook(format, text, HOOK_LIMIT), []);
         if (disabledByEnv(ctx.env)) return ok("", []);
         let root;
-        const input = await stdinInput(ctx);
+        const raw = await readHookJson(ctx, HOOK_STDIN_BYTES) ?? {};
+        const source = typeof raw.source === "string" ? raw.source : null;
+        const input = { cwd: raw.cwd, source, sessionId: raw.session_id };
         try {
           const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
           root = rootOption(ctx, given ? null : hookCwd(input.cwd));

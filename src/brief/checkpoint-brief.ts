@@ -7,17 +7,16 @@ import { fitClauses } from "./cut.ts";
 /** The mark on every field drafted from a checkpoint. */
 export const CAPTURED = "(captured, not confirmed)";
 
-export interface ParsedCheckpoint {
+interface ParsedCheckpoint {
   requests: string[];
   plan: { status: "done" | "doing" | "open" | "dropped"; text: string }[];
   // Commands whose recorded status is a non-zero exit.
   failedCommands: string[];
-  claim: string | null;
 }
 
 const STATUS = { x: "done", "~": "doing", " ": "open", "-": "dropped" } as const;
 
-export function parseCheckpoint(text: string): ParsedCheckpoint {
+function parseCheckpoint(text: string): ParsedCheckpoint {
   const { items } = readCheckpointText(text);
   const of = (heading: string) => (items.get(`## ${heading}`) ?? []).map((line) => line.slice(2));
   const plan = of("Plan state").flatMap((item) => {
@@ -28,7 +27,6 @@ export function parseCheckpoint(text: string): ParsedCheckpoint {
     requests: of("User requests").map((r) => r.replace(/^The user wrote: /, "")),
     plan,
     failedCommands: of("Commands").filter((c) => / — exit [1-9]\d*$/.test(c)),
-    claim: of("Last claim").at(-1)?.replace(/^The agent claimed \(not verified\): /, "") ?? null,
   };
 }
 
@@ -55,7 +53,8 @@ function lines(b: Omit<Brief, "lines">): Brief {
 }
 
 /** The brief drafted from a checkpoint alone (no handoff). `age` reads like `12 minutes ago`. */
-export function briefFromCheckpoint(cp: ParsedCheckpoint, age: string): Brief {
+export function briefFromCheckpoint(text: string, age: string): Brief {
+  const cp = parseCheckpoint(text);
   const plan = planStatusOf(cp);
   const last = cp.requests.at(-1);
   const failed = cp.failedCommands.slice(-3).map((c) => flatten(c, 120));
@@ -71,7 +70,8 @@ export function briefFromCheckpoint(cp: ParsedCheckpoint, age: string): Brief {
 
 // Plan status and the next step come from a newer checkpoint; the step keeps the handoff brief's frame (drift's
 // verdict before it, the open question after it): a newer checkpoint does not make those go away.
-export function foldCheckpoint(brief: Brief, cp: ParsedCheckpoint, age: string): Brief {
+export function foldCheckpoint(brief: Brief, text: string, age: string): Brief {
+  const cp = parseCheckpoint(text);
   const plan = planStatusOf(cp);
   const f = brief.frame;
   const step = (current: string) => {

@@ -81,7 +81,6 @@ export function readHead(filePath: string, bytes = 1024): string | null {
   return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
 }
 
-/** {@link readHead}'s bytes, undecoded (1 MB by default: a handoff's cap). */
 export function readHeadBytes(filePath: string, bytes = 1_000_000): Buffer | null {
   return readHeadAndTime(filePath, bytes)?.bytes ?? null;
 }
@@ -144,7 +143,6 @@ export function listCheckpoints(root: string, now = Date.now()): CheckpointEntry
   return out.sort((a, b) => saved(b) - saved(a) || order(b.mtimeNs, a.mtimeNs) || order(a.name, b.name));
 }
 
-/** Removes a regular file or a link (never followed), quietly. */
 export function rmQuietRegular(p: string): void {
   try {
     const st = lstatSync(p);
@@ -158,7 +156,6 @@ function deliveredPath(root: string, session: string): string {
   return path.join(checkpointsDir(root), `.delivered-${session}`);
 }
 
-/** The token in a session's delivered-once marker, or null. */
 export function readDelivered(root: string, session: string): string | null {
   return readHead(deliveredPath(root, session), 128)?.trim() ?? null;
 }

@@ -1,5 +1,5 @@
 // `brief`'s use of automatic checkpoints (docs/design.md#checkpoints), kept out of the brief verb itself.
-import { briefFromCheckpoint, CAPTURED, foldCheckpoint, parseCheckpoint } from "../brief/checkpoint-brief.ts";
+import { briefFromCheckpoint, CAPTURED, foldCheckpoint } from "../brief/checkpoint-brief.ts";
 import { renderBrief, type Brief } from "../brief/brief.ts";
 import { checkpointsDir } from "../store/checkpoints.ts";
 import { memoryDir } from "../store/paths.ts";
@@ -24,7 +24,7 @@ async function newestText(root: string, handoff: HandoffOrder | null, now: numbe
   const age = minutesAgo(got.entry.savedMs, now);
   try {
     const file = await readManagedFile(checkpointsDir(root), got.entry.name, memoryDir(root));
-    return file === null ? null : { cp: parseCheckpoint(file.bytes.toString("utf8")), age };
+    return file === null ? null : { text: file.bytes.toString("utf8"), age };
   } catch {
     // An unsafe or racing checkpoint is not a reason to refuse the brief.
     return null;
@@ -35,7 +35,7 @@ async function newestText(root: string, handoff: HandoffOrder | null, now: numbe
 export async function coldBriefFromCheckpoint(root: string, json: boolean): Promise<Outcome | null> {
   const got = await newestText(root, null, Date.now());
   if (got === null) return null;
-  const brief = briefFromCheckpoint(got.cp, got.age);
+  const brief = briefFromCheckpoint(got.text, got.age);
   if (!json) return ok(renderBrief(brief), []);
   return ok(`${JSON.stringify({ brief: { ...brief, source: "checkpoint" }, drift: null })}\n`, []);
 }
@@ -44,5 +44,5 @@ export async function coldBriefFromCheckpoint(root: string, json: boolean): Prom
 export async function briefWithCheckpoint(root: string, handoffText: string, brief: Brief, now: number) {
   const got = await newestText(root, handoffOrderOf(handoffText, now), now);
   if (got === null) return brief;
-  return { ...foldCheckpoint(brief, got.cp, got.age), source: "handoff+checkpoint" };
+  return { ...foldCheckpoint(brief, got.text, got.age), source: "handoff+checkpoint" };
 }

@@ -11,7 +11,6 @@ import { readStable, tokenOf } from "../store/files.ts";
 import { isProbeSession } from "../store/probe-session.ts";
 import { FILE_OF, memoryDir } from "../store/paths.ts";
 
-/** The age of a checkpoint in whole minutes, as the hook says it. */
 export function minutesAgo(savedMs: number | null, now: number): string {
   if (savedMs === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs) / 60_000);
@@ -97,7 +96,6 @@ export const CHECKPOINT_SENTENCES = {
     "resume it over the work in progress; treat it as background only.",
 } as const;
 
-/** What the hook input says about the session (every field optional). */
 export type HookSession = { source: string | null; sessionId: unknown };
 
 /** The hook's checkpoint lines, and whether, after `compact`, the handoff is older than this session's start. */

@@ -37,6 +37,7 @@ import { disabledByEnv, pauseSwitch } from "../store/pause.ts";
 import { publish } from "../store/publish.ts";
 import { failpointOf, rootOption } from "./common.ts";
 import { userHelperWithoutMemory } from "./context.ts";
+import { readHookJson } from "./hook.ts";
 import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
 
 const HELP = `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
@@ -142,20 +143,6 @@ function pruneOfferMarkers(dir: string, nowMs: number): void {
 
 const str = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
 
-// The hook's JSON object ({} when there is none), or null when it is not one.
-async function readInput(ctx: VerbContext): Promise<Record<string, unknown> | null> {
-  if (ctx.stdinIsTTY) return {};
-  const data = await ctx.readStdinWithin(1000, STDIN_BYTES);
-  if (data === null || data.length === 0) return {};
-  if (data.length > STDIN_BYTES) return null;
-  try {
-    const o = JSON.parse(data.toString("utf8")) as unknown;
-    return o !== null && typeof o === "object" && !Array.isArray(o) ? (o as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
 // The anchor lines: git gets 500 ms; dirty files at most 10 paths and 1,024 bytes.
 async function checkpointAnchors(root: string, env: VerbContext["env"], nowMs: number, excludes: readonly string[]) {
   const date = `- Date: ${isoSeconds(nowMs)}`;
@@ -196,7 +183,6 @@ function enough(cap: Capture, file: TranscriptFile, from: number, lastMessage: s
   return cap.planFinal || !earlierHolds(file, from, FORMATS[cap.format].planMarkers);
 }
 
-// What the transcript gave: a capture after the session's last save, or why there is none.
 interface Got {
   cap: Capture | null;
   source: string;
@@ -283,7 +269,8 @@ async function runCheckpoint(ctx: VerbContext): Promise<Outcome> {
   }
   if (disabledByEnv(ctx.env)) return ok("", []);
   const notes: string[] = [];
-  const input = await readInput(ctx);
+  const json = await readHookJson(ctx, STDIN_BYTES);
+  const input = json === undefined ? {} : json;
   if (str(input?.agent_id) !== null) return ok("", [CHECKPOINT_LINES.subagent()]);
   if (input === null) notes.push(CHECKPOINT_LINES.badInput());
   const hook = input ?? {};

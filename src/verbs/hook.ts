@@ -16,7 +16,7 @@ import { hookCwd } from "../agents/harness-path.ts";
 import { renderHook } from "../agents/render.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
 import { CHECKPOINT_SENTENCES, checkpointHookLines } from "./checkpoint-surface.ts";
-import type { CheckpointHookLines, HookSession } from "./checkpoint-surface.ts";
+import type { CheckpointHookLines } from "./checkpoint-surface.ts";
 
 /** Longest hook output, in characters. */
 export const HOOK_LIMIT = 2000;
@@ -60,18 +60,18 @@ function ageText(text: string, now: number): { age: string; strays: string | nul
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
 
-async function stdinInput(ctx: VerbContext): Promise<{ cwd: unknown } & HookSession> {
-  const none = { cwd: null, source: null, sessionId: undefined };
-  if (ctx.stdinIsTTY) return none;
-  // A harness may keep stdin open: never wait more than a second; longer input is ignored, not refused.
-  const data = await ctx.readStdinWithin(1000, HOOK_STDIN_BYTES);
-  if (data === null || data.length === 0 || data.length > HOOK_STDIN_BYTES) return none;
+/** The harness's JSON object on stdin: undefined with none, null when it is not one or over `max` bytes. */
+export async function readHookJson(ctx: VerbContext, max: number): Promise<Record<string, unknown> | null | undefined> {
+  if (ctx.stdinIsTTY) return undefined;
+  // A harness may keep stdin open: never wait more than a second.
+  const data = await ctx.readStdinWithin(1000, max);
+  if (data === null || data.length === 0) return undefined;
+  if (data.length > max) return null;
   try {
-    const parsed = JSON.parse(data.toString("utf8")) as { cwd?: unknown; source?: unknown; session_id?: unknown };
-    const source = typeof parsed.source === "string" ? parsed.source : null;
-    return { cwd: parsed.cwd, source, sessionId: parsed.session_id };
+    const o = JSON.parse(data.toString("utf8")) as unknown;
+    return o !== null && typeof o === "object" && !Array.isArray(o) ? (o as Record<string, unknown>) : null;
   } catch {
-    return none;
+    return null;
   }
 }
 
@@ -170,7 +170,10 @@ export const hookVerb: Verb = {
     if (disabledByEnv(ctx.env)) return ok("", []);
     let root: string;
     // stdin is read even with --root: its source and session_id choose the checkpoint sentences.
-    const input = await stdinInput(ctx);
+    // Longer input is ignored, not refused.
+    const raw = (await readHookJson(ctx, HOOK_STDIN_BYTES)) ?? {};
+    const source = typeof raw.source === "string" ? raw.source : null;
+    const input = { cwd: raw.cwd, source, sessionId: raw.session_id };
     try {
       // As every verb: a symlinked folder is found through its real path; links from .ai down are refused.
       const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
