@@ -695,9 +695,9 @@ var init_redact_derived = __esm({
         this.groups++;
       }
       /** The piece holding derived offset `at`. */
-      at(at4) {
-        const p = this.list[partitionPoint(this.list.length, (i) => this.list[i][0] <= at4) - 1];
-        return p !== void 0 && at4 < p[1] ? p : void 0;
+      at(at2) {
+        const p = this.list[partitionPoint(this.list.length, (i) => this.list[i][0] <= at2) - 1];
+        return p !== void 0 && at2 < p[1] ? p : void 0;
       }
       /** The original of a span crossing from one piece into a later one of its group. */
       across(a, z) {
@@ -720,10 +720,10 @@ var init_redact_derived = __esm({
 });
 
 // src/guard/redact-syntax.ts
-function sticky(pattern, text2, at4) {
-  pattern.lastIndex = at4;
+function sticky(pattern, text2, at2) {
+  pattern.lastIndex = at2;
   const hit = pattern.test(text2);
-  tally(hit ? pattern.lastIndex - at4 : 1);
+  tally(hit ? pattern.lastIndex - at2 : 1);
   return hit ? pattern.lastIndex : -1;
 }
 function linePrefix(text2, start) {
@@ -733,9 +733,9 @@ function linePrefix(text2, start) {
   tally(start - k);
   return text2.slice(k, start).trim();
 }
-function skipPrefix(text2, at4, prefix) {
-  if (prefix === "" || !text2.startsWith(prefix, at4)) return at4;
-  let k = at4 + prefix.length;
+function skipPrefix(text2, at2, prefix) {
+  if (prefix === "" || !text2.startsWith(prefix, at2)) return at2;
+  let k = at2 + prefix.length;
   while (text2[k] === " " || text2[k] === "	") k++;
   return k;
 }
@@ -894,8 +894,8 @@ function genericValueEnd(text2, start, inQuery) {
       }
     }
   }
-  const droppable = (at4) => {
-    const c = text2[at4];
+  const droppable = (at2) => {
+    const c = text2[at2];
     return c === "," || c === ";" || c === "&" || c === ">" && angles < 0 || c === "`" && backticks % 2 === 1;
   };
   const drop = () => {
@@ -1432,18 +1432,18 @@ function keywordsIn(lower) {
   for (const k of allKeywords) if ((!indexed || windowsThere(k)) && lower.includes(k)) found.add(k);
   return found;
 }
-function keptByRule(rule2, secret, m) {
+function keptByRule(rule5, secret, m) {
   if (secret === "" || globallyAllowed(secret) || secret.includes("<redacted")) return true;
   const entropy = shannonEntropy(secret);
-  if (!rule2.weakIsSecret && filler(entropy)) return true;
-  return rule2.entropy !== void 0 && entropy < rule2.entropy || rule2.allow?.(secret, m) === true;
+  if (!rule5.weakIsSecret && filler(entropy)) return true;
+  return rule5.entropy !== void 0 && entropy < rule5.entropy || rule5.allow?.(secret, m) === true;
 }
 function collectSpans(text2, rules, skip, found) {
   const present2 = keywordsIn(text2.toLowerCase());
   const work = REDACTION_WORK;
-  for (const rule2 of rules) {
-    if (rule2.keywords && !rule2.keywords.some((k) => present2.has(k))) continue;
-    const pattern = rule2.pattern;
+  for (const rule5 of rules) {
+    if (rule5.keywords && !rule5.keywords.some((k) => present2.has(k))) continue;
+    const pattern = rule5.pattern;
     pattern.lastIndex = 0;
     for (; ; ) {
       const from = pattern.lastIndex;
@@ -1455,23 +1455,23 @@ function collectSpans(text2, rules, skip, found) {
         pattern.lastIndex++;
         continue;
       }
-      if (rule2.spans) {
-        const scan = rule2.spans(text2, m);
+      if (rule5.spans) {
+        const scan = rule5.spans(text2, m);
         for (const [start, end] of scan.spans) {
-          const kept = end <= start || skip(rule2, start, end) || keptByRule(rule2, text2.slice(start, end), m);
-          if (!kept) found(start, end, rule2);
+          const kept = end <= start || skip(rule5, start, end) || keptByRule(rule5, text2.slice(start, end), m);
+          if (!kept) found(start, end, rule5);
         }
         if (scan.end > pattern.lastIndex) pattern.lastIndex = scan.end;
         continue;
       }
       const [matchStart, matchEnd] = secretSpan(m);
       const matched = [matchStart, matchEnd];
-      const span = rule2.refine ? rule2.refine(text2, m, matchStart, matchEnd) : matched;
-      if (span === null || span[1] <= span[0] || skip(rule2, ...span) || keptByRule(rule2, text2.slice(...span), m)) {
+      const span = rule5.refine ? rule5.refine(text2, m, matchStart, matchEnd) : matched;
+      if (span === null || span[1] <= span[0] || skip(rule5, ...span) || keptByRule(rule5, text2.slice(...span), m)) {
         pattern.lastIndex = Math.max(m.index + 1, matchStart);
         continue;
       }
-      found(span[0], span[1], rule2);
+      found(span[0], span[1], rule5);
       if (span[1] > pattern.lastIndex) pattern.lastIndex = span[1];
     }
   }
@@ -1488,7 +1488,7 @@ function redactText(text2, options = {}) {
 function redact(text2, options) {
   const exempt = options.exemptLines?.size ? options.exemptLines : void 0;
   let lineStarts;
-  const lineOf = (at4) => partitionPoint(lineStarts.length, (i) => lineStarts[i] <= at4);
+  const lineOf = (at2) => partitionPoint(lineStarts.length, (i) => lineStarts[i] <= at2);
   const onExemptLine = (start, end) => {
     if (exempt === void 0) return false;
     lineStarts ??= [0, ...newlineOffsets(text2).map((i) => i + 1)];
@@ -1497,14 +1497,14 @@ function redact(text2, options) {
   const spans = [];
   const firstFrom = (start) => partitionPoint(spans.length, (i) => spans[i].start < start);
   const covered = (start, end) => {
-    const at4 = firstFrom(start);
-    return spans[at4 - 1] !== void 0 && spans[at4 - 1].end > start || (spans[at4]?.start ?? end) < end;
+    const at2 = firstFrom(start);
+    return spans[at2 - 1] !== void 0 && spans[at2 - 1].end > start || (spans[at2]?.start ?? end) < end;
   };
   const accept = (start, end, kind) => {
     if (!covered(start, end)) spans.splice(firstFrom(start), 0, { start, end, kind });
   };
-  const kept = (rule2, start, end) => onExemptLine(start, end) && !(VENDOR_SHAPE.has(rule2.id) && !hyphenJoinedWords(text2.slice(start, end)));
-  collectSpans(text2, REDACTION_RULES, kept, (start, end, rule2) => accept(start, end, rule2.id));
+  const kept = (rule5, start, end) => onExemptLine(start, end) && !(VENDOR_SHAPE.has(rule5.id) && !hyphenJoinedWords(text2.slice(start, end)));
+  collectSpans(text2, REDACTION_RULES, kept, (start, end, rule5) => accept(start, end, rule5.id));
   for (const [start, end] of awsUnnamedSpans(text2)) {
     const v = text2.slice(start, end);
     if (!onExemptLine(start, end) && !globallyAllowed(v) && shannonEntropy(v) >= 3.5) {
@@ -1513,23 +1513,23 @@ function redact(text2, options) {
   }
   for (const derived of [decodedRuns(text2, covered), splitRuns(text2, covered), continuedRuns(text2)]) {
     if (derived.text === "") continue;
-    collectSpans(derived.text, DERIVED_RULES, () => false, (start, end, rule2) => {
+    collectSpans(derived.text, DERIVED_RULES, () => false, (start, end, rule5) => {
       const original = derived.original(start, end);
-      if (original !== null && !onExemptLine(...original)) accept(original[0], original[1], rule2.id);
+      if (original !== null && !onExemptLine(...original)) accept(original[0], original[1], rule5.id);
     });
   }
   const wrapped = wrappedRuns(text2);
   if (wrapped.text !== "") {
-    collectSpans(wrapped.text, DERIVED_RULES, () => false, (start, end, rule2) => {
+    collectSpans(wrapped.text, DERIVED_RULES, () => false, (start, end, rule5) => {
       const original = wrapped.original(start, end);
       if (original === null || onExemptLine(...original)) return;
-      let at4 = firstFrom(original[0]);
-      if (spans[at4 - 1] !== void 0 && spans[at4 - 1].end > original[0]) at4--;
-      let to = at4;
+      let at2 = firstFrom(original[0]);
+      if (spans[at2 - 1] !== void 0 && spans[at2 - 1].end > original[0]) at2--;
+      let to = at2;
       while (spans[to] !== void 0 && spans[to].start < original[1]) to++;
-      const from = Math.min(original[0], spans[at4]?.start ?? original[0]);
-      const until = Math.max(original[1], to > at4 ? spans[to - 1].end : original[1]);
-      spans.splice(at4, to - at4, { start: from, end: until, kind: rule2.id });
+      const from = Math.min(original[0], spans[at2]?.start ?? original[0]);
+      const until = Math.max(original[1], to > at2 ? spans[to - 1].end : original[1]);
+      spans.splice(at2, to - at2, { start: from, end: until, kind: rule5.id });
     });
   }
   if (options.transcript === true) {
@@ -1573,18 +1573,18 @@ function redactTranscript(text2, options = {}) {
 function redactVendorShapes(text2) {
   const spans = [];
   const wordy = (_rule, a, b) => hyphenJoinedWords(text2.slice(a, b));
-  collectSpans(text2, SHAPE_RULES, wordy, (start, end, rule2) => {
-    if (!spans.some(([a, b]) => start < b && a < end)) spans.push([start, end, rule2.id]);
+  collectSpans(text2, SHAPE_RULES, wordy, (start, end, rule5) => {
+    if (!spans.some(([a, b]) => start < b && a < end)) spans.push([start, end, rule5.id]);
   });
   if (spans.length === 0) return text2;
   spans.sort((x, y) => x[0] - y[0]);
   let out = "";
-  let at4 = 0;
+  let at2 = 0;
   for (const [a, b, kind] of spans) {
-    out += `${text2.slice(at4, a)}<redacted: ${kind}>`;
-    at4 = b;
+    out += `${text2.slice(at2, a)}<redacted: ${kind}>`;
+    at2 = b;
   }
-  return out + text2.slice(at4);
+  return out + text2.slice(at2);
 }
 function formatRedactionReport(findings) {
   const head = `redacted ${findings.length} secret(s)`;
@@ -1800,9 +1800,9 @@ var init_redact = __esm({
 function firstNul(bytes) {
   return bytes.indexOf(0);
 }
-function unsafeBytes(file, at4) {
+function unsafeBytes(file, at2) {
   return new Refused(
-    `${file} holds a NUL byte (at byte ${at4}): it is unsafe and was not loaded; tell the user (another program wrote it: remove the byte or move the file away, then check again)`
+    `${file} holds a NUL byte (at byte ${at2}): it is unsafe and was not loaded; tell the user (another program wrote it: remove the byte or move the file away, then check again)`
   );
 }
 function shownWarning(file, n2) {
@@ -1897,6 +1897,70 @@ var init_failpoint = __esm({
   }
 });
 
+// src/schema/values.ts
+import path2 from "node:path";
+function isNullObjectId(value) {
+  return /^(?:0{40}|0{64})$/.test(value);
+}
+function asObjectId(value) {
+  const lower = value.toLowerCase();
+  return OBJECT_ID.test(lower) && !isNullObjectId(lower) ? lower : null;
+}
+function parseStrictTime(value, nowMs) {
+  const m = ISO.exec(value);
+  if (!m) return { error: "not a strict ISO-8601 time with a zone" };
+  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
+  const second = m[6] === void 0 ? 0 : Number(m[6]);
+  const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day < 1 || day > daysInMonth) return { error: "no such day" };
+  let offsetMin = 0;
+  if (m[8] !== "Z") {
+    const oh = Number(m[9]);
+    const om = Number(m[10]);
+    if (oh > 23 || om > 59) return { error: "zone offset out of range" };
+    offsetMin = (m[8].startsWith("-") ? -1 : 1) * (oh * 60 + om);
+  }
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fraction * 1e3) - offsetMin * 6e4;
+  if (year < 1970) return { error: "before 1970" };
+  if (utc > nowMs + CLOCK_SKEW_MS) return { error: "in the future" };
+  return { iso: value, ms: utc };
+}
+function unticked2(value) {
+  const m = /^`([^`]*)`$/.exec(value.trim());
+  return m ? m[1].trim() : value.trim();
+}
+function isoSeconds(ms) {
+  return new Date(Math.floor(ms / 1e3) * 1e3).toISOString().replace(".000Z", "Z");
+}
+function isPlausibleBranch(name2) {
+  if (name2 === "(detached)") return true;
+  if (name2.length === 0 || name2.length > 255) return false;
+  if (BRANCH_FORBIDDEN.test(name2)) return false;
+  if (/^[-/]|[/.]$|\.lock$/.test(name2)) return false;
+  if (name2.includes("..") || name2.includes("//") || name2.includes("@{") || name2 === "@") return false;
+  return !name2.split("/").some((part) => part.startsWith("."));
+}
+function safeRelativePath(value) {
+  if (value.length === 0 || value.length > 4096) return null;
+  if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
+  if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
+  const normal = path2.posix.normalize(value);
+  if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
+  return normal.replace(/\/$/, "");
+}
+var CLOCK_SKEW_MS, OBJECT_ID, ISO, BRANCH_FORBIDDEN;
+var init_values = __esm({
+  "src/schema/values.ts"() {
+    "use strict";
+    CLOCK_SKEW_MS = 5 * 60 * 1e3;
+    OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+    ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
+    BRANCH_FORBIDDEN = /[\x00-\x20\x7f~^:?*[\\$`;|&<>'"]/;
+  }
+});
+
 // src/schema/anchor-lines.ts
 function quotePath(p) {
   const refused = refusedIndexes(p);
@@ -1918,37 +1982,26 @@ function quotedPath(p) {
   return q.startsWith('"') ? q : `"${q}"`;
 }
 function readQuoted(s, start) {
+  QUOTED.lastIndex = start;
+  const m = QUOTED.exec(s);
+  if (!m) return null;
   const bytes = [];
-  let i = start + 1;
-  while (i < s.length) {
-    const ch = s[i];
-    if (ch === '"') return { value: Buffer.from(bytes).toString("utf8"), end: i + 1 };
-    if (ch === "\\") {
-      const next = s[i + 1];
-      if (next === void 0) return null;
-      if (UNESCAPE[next] !== void 0) {
-        bytes.push(UNESCAPE[next]);
-        i += 2;
-        continue;
-      }
-      const octal = /^[0-3][0-7]{2}/.exec(s.slice(i + 1, i + 4));
-      if (!octal) return null;
-      bytes.push(parseInt(octal[0], 8));
-      i += 4;
+  for (const part of m[1].split(/(\\[0-3][0-7]{2}|\\.)/)) {
+    if (part[0] !== "\\") {
+      bytes.push(...Buffer.from(part, "utf8"));
       continue;
     }
-    const cp = s.codePointAt(i);
-    const text2 = String.fromCodePoint(cp);
-    bytes.push(...Buffer.from(text2, "utf8"));
-    i += text2.length;
+    const code = part.length === 4 ? parseInt(part.slice(1), 8) : UNESCAPE[part[1]];
+    if (code === void 0) return null;
+    bytes.push(code);
   }
-  return null;
+  return { value: Buffer.from(bytes).toString("utf8"), end: start + m[0].length };
 }
 function readPath(v, i, sep, last) {
   if (v[i] === '"') return readQuoted(v, i);
-  const at4 = v.indexOf(sep, i);
-  if (at4 === -1 && !last) return null;
-  const end = at4 === -1 ? v.length : at4;
+  const at2 = v.indexOf(sep, i);
+  if (at2 === -1 && !last) return null;
+  const end = at2 === -1 ? v.length : at2;
   return { value: v.slice(i, end), end };
 }
 function parsePathList(value) {
@@ -1982,30 +2035,13 @@ function unquoteBranch(value) {
 function parseDirtyHashes(value) {
   const v = value.trim();
   const out = [];
-  let i = 0;
-  while (i < v.length) {
-    let p;
-    if (v[i] === '"') {
-      const q = readQuoted(v, i);
-      if (!q || v[q.end] !== " ") return null;
-      p = q.value;
-      i = q.end + 1;
-    } else {
-      let at4 = -1;
-      for (let j = v.indexOf(" ", i); j !== -1; j = v.indexOf(" ", j + 1)) {
-        if (HASH_VALUE.test(v.slice(j + 1))) {
-          at4 = j;
-          break;
-        }
-      }
-      if (at4 <= i) return null;
-      p = v.slice(i, at4);
-      i = at4 + 1;
-    }
-    const m = HASH_VALUE.exec(v.slice(i));
-    if (!m || p === "") return null;
-    out.push({ path: p, id: m[1] });
-    i += m[0].length;
+  for (let i = 0; i < v.length; ) {
+    const q = v[i] === '"' ? readQuoted(v, i) : null;
+    const m = q ? HASH_VALUE.exec(v.slice(q.end)) : BARE_ITEM.exec(v.slice(i));
+    const path60 = q ? q.value : m?.[1];
+    if (!m || !path60) return null;
+    out.push({ path: path60, id: m[q ? 1 : 2] });
+    i = (q ? q.end : i) + m[0].length;
   }
   return out.length > 0 ? out : null;
 }
@@ -2050,11 +2086,75 @@ function renderAnchorLines(a) {
     ""
   ].join("\n");
 }
-var MAX_LISTED_DIRTY, NEEDS_QUOTES, ESCAPES, UNESCAPE, HASH_VALUE;
+function valueError(label, value) {
+  const v = /^`([^`]*)`$/.exec(value)?.[1] ?? value;
+  const shown = quotedValue(value.slice(0, 60));
+  switch (label) {
+    case "Branch":
+      return /^\S+$/.test(value) && value.length <= 255 ? null : `branch ${shown} is not a branch name or (detached)`;
+    case "HEAD": {
+      const head = quotedValue(v.slice(0, 70));
+      if (isNullObjectId(v)) return `HEAD ${head} is the null object id (all zeros), which names no commit`;
+      if (v === "none (no commits yet)" || asObjectId(v) !== null) return null;
+      const hex2 = /^[0-9a-fA-F]+$/.test(v) ? ` (${v.length} hex digits)` : "";
+      return `HEAD ${head}${hex2} is not a full 40- or 64-hex commit id`;
+    }
+    case "Dirty files":
+      return parsePathList(value) ? null : `dirty files ${shown} are not a comma-separated path list (or none)`;
+    case "Dirty hashes":
+      if (parseDirtyHashes(value) !== null) return null;
+      return `dirty hashes ${shown} are not \`<path> <blob id | deleted | over 8 MB>, \u2026\``;
+    case "In progress":
+      if (parseInProgress(value)) return null;
+      return `in progress ${shown} is not \`<operation>[ of <branch>] (<n> conflicted files)\``;
+    case "Date": {
+      if (isIsoWithZone(v)) return null;
+      const zoneless = /^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(v) ? " (it has no zone: add Z or an offset)" : "";
+      return `date ${quotedValue(v.slice(0, 60))} is not an ISO-8601 time with a zone${zoneless}`;
+    }
+    case "Key file mtimes": {
+      const items = parseKeyFileMtimes(value);
+      if (!items?.length) return `key file mtimes: ${shown} is not \`<path> @ <ISO-8601 time, or missing>, \u2026\``;
+      const time = items.find((i) => i.mtime !== null && !isIsoWithZone(i.mtime))?.mtime;
+      return time ? `key file mtimes: ${quotedValue(time)} is not an ISO-8601 time with a zone (or \`missing\`)` : null;
+    }
+  }
+}
+function readAnchorLine(line) {
+  const m = LINE.exec(line);
+  if (m) {
+    const error = valueError(m[1], m[2]);
+    return error === null ? { label: m[1], value: m[2] } : { error };
+  }
+  const other = OTHER_LABEL.exec(line);
+  if (other) {
+    const label = `\`- ${other[1]}:\` is not an anchor label this helper knows`;
+    return { error: `${label} (a newer helper's line?); nothing reads it`, unknown: true };
+  }
+  const shown = quotedValue(line.slice(0, 60));
+  if (/^[-*+]\s*([A-Za-z ]+):/.test(line)) {
+    const labels = "Branch, HEAD, Dirty files, Dirty hashes, In progress, Date, Key file mtimes";
+    return { error: `${shown} is not an anchor line (labels are exactly ${labels}, after "- ")` };
+  }
+  const paste = "paste what `anchors` prints, or leave the section empty for write to fill";
+  return { error: `${shown} is not an anchor line; ${paste}` };
+}
+function isEmptyAnchorsBody(lines3) {
+  return lines3.every((raw) => {
+    const line = raw.trim();
+    if (line === "" || /^(?:[-*+] )?none$/i.test(line)) return true;
+    if (/^(?:[-*+] )?<[^<>]*>$/.test(line) || /^<!--.*-->$/.test(line)) return true;
+    const m = /^[-*+] [A-Za-z ]+: (.*)$/.exec(line);
+    return m !== null && /^<[^<>]*>$/.test(m[1].trim());
+  });
+}
+var MAX_LISTED_DIRTY, NEEDS_QUOTES, ESCAPES, UNESCAPE, QUOTED, HASH, HASH_VALUE, BARE_ITEM, LINE, OTHER_LABEL, isIsoWithZone;
 var init_anchor_lines = __esm({
   "src/schema/anchor-lines.ts"() {
     "use strict";
     init_invisible();
+    init_quote();
+    init_values();
     MAX_LISTED_DIRTY = 50;
     NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
     ESCAPES = {
@@ -2069,13 +2169,19 @@ var init_anchor_lines = __esm({
       "\\": "\\\\"
     };
     UNESCAPE = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
-    HASH_VALUE = /^([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)/;
+    QUOTED = /"((?:[^"\\]|\\.)*)"/y;
+    HASH = "([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)";
+    HASH_VALUE = new RegExp(`^ ${HASH}`);
+    BARE_ITEM = new RegExp(`^([^ "].*?) ${HASH}`);
+    LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
+    OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
+    isIsoWithZone = (value) => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));
   }
 });
 
 // src/store/paths.ts
 import { lstatSync as lstatSync2, mkdirSync } from "node:fs";
-import path2 from "node:path";
+import path3 from "node:path";
 function archivePrefixOf(file) {
   return file.replace(/\.md$/, "");
 }
@@ -2096,10 +2202,10 @@ function lstatOrNull(p) {
   }
 }
 function memoryDir(root) {
-  return path2.join(root, ".ai", "memory");
+  return path3.join(root, ".ai", "memory");
 }
 function archiveDir(root) {
-  return path2.join(root, ".ai", "memory", "archive");
+  return path3.join(root, ".ai", "memory", "archive");
 }
 function ensureDir(dir) {
   try {
@@ -2115,14 +2221,14 @@ function ensureDir(dir) {
 }
 function treeVerdict(root, uid = process.getuid?.()) {
   const mem = memoryDir(root);
-  for (const dir of [path2.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path2.join(mem, d))]) {
+  for (const dir of [path3.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path3.join(mem, d))]) {
     let st;
     try {
       st = lstatSync2(dir);
     } catch (err) {
       const code = err.code;
       if (code !== "ENOENT") return { dir, why: `cannot be inspected (${code ?? "error"})` };
-      if (dir === mem || dir === path2.dirname(mem)) return "missing";
+      if (dir === mem || dir === path3.dirname(mem)) return "missing";
       continue;
     }
     if (st.isSymbolicLink()) return { dir, why: "is a link" };
@@ -2137,7 +2243,7 @@ function checkTree(root, opts = {}) {
   let verdict = treeVerdict(root);
   if (verdict === "missing") {
     if (!opts.create) return false;
-    ensureDir(path2.join(root, ".ai"));
+    ensureDir(path3.join(root, ".ai"));
     ensureDir(memoryDir(root));
     verdict = treeVerdict(root);
   }
@@ -2176,7 +2282,7 @@ var init_paths = __esm({
 
 // src/store/files.ts
 import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, openSync as openSync2, readlinkSync, readSync as readSync2, writeSync as writeSync2 } from "node:fs";
-import path3 from "node:path";
+import path4 from "node:path";
 function tokenOf(bytes) {
   return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
 }
@@ -2207,10 +2313,10 @@ function describeLink(filePath) {
     const fix2 = "replace the link with the file it points to, or move it away, and retry";
     return `${filePath} is a link; ${ONE_LINK} (${fix2})`;
   }
-  const dir = path3.dirname(filePath);
-  const name2 = path3.basename(filePath);
-  const pointsAt = path3.resolve(dir, to);
-  const other = TARGETS.find((t) => t !== name2 && pointsAt === path3.join(dir, t));
+  const dir = path4.dirname(filePath);
+  const name2 = path4.basename(filePath);
+  const pointsAt = path4.resolve(dir, to);
+  const other = TARGETS.find((t) => t !== name2 && pointsAt === path4.join(dir, t));
   if (TARGETS.includes(name2) && other !== void 0) {
     return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
   }
@@ -2331,7 +2437,7 @@ var init_files = __esm({
 // src/store/private.ts
 import { lstatSync as lstatSync3, readdirSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
-import path4 from "node:path";
+import path5 from "node:path";
 function privateName(file, role, pid, rand) {
   return `.${file}.${role}-${pid}-${rand}`;
 }
@@ -2347,7 +2453,7 @@ function listPrivate(dir) {
     const m = PRIVATE_PATTERN.exec(name2);
     if (!m) continue;
     const role = m[2] === "tmp" ? "tmp" : "claim";
-    out.push({ name: name2, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path4.join(dir, name2) });
+    out.push({ name: name2, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path5.join(dir, name2) });
   }
   return out;
 }
@@ -2363,7 +2469,7 @@ function hasPrivatePartner(dir, file, ino) {
 }
 function readOwner(lockDir) {
   try {
-    const text2 = readFileSync(path4.join(lockDir, OWNER_NAME), "utf8");
+    const text2 = readFileSync(path5.join(lockDir, OWNER_NAME), "utf8");
     const data = JSON.parse(text2);
     if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
     return { pid: data.pid, host: data.host, nonce: data.nonce };
@@ -2401,7 +2507,7 @@ function lockVerdict(owner, st, host, unchangedMs) {
   return "held";
 }
 function lockState(memDir) {
-  const lockDir = path4.join(memDir, LOCK_NAME);
+  const lockDir = path5.join(memDir, LOCK_NAME);
   let st;
   try {
     st = lstatSync3(lockDir);
@@ -2429,12 +2535,12 @@ var init_private = __esm({
 });
 
 // src/store/read.ts
-import path5 from "node:path";
+import path6 from "node:path";
 function inProgressOrInterrupted(memDirOrRoot, lockDir, file, leftover) {
   const lock = lockState(lockDir);
   if (lock.state === "held" || !leftover()) {
     const by = lock.pid ? ` by process ${lock.pid}` : "";
-    const where = path5.join(memDirOrRoot, file);
+    const where = path6.join(memDirOrRoot, file);
     return new Refused(`${where} changed while it was read (a save is in progress${by}); read it again`);
   }
   const fix = "run `recover`, then read again";
@@ -2444,7 +2550,7 @@ function changedWhileRead(filePath) {
   return new Refused(`${filePath} changed while it was read (a save finished meanwhile); read it again`);
 }
 async function readManagedFile(dir, file, memDir, opts = {}) {
-  const filePath = path5.join(dir, file);
+  const filePath = path6.join(dir, file);
   const got = await readStable(filePath, opts);
   const mine = () => listPrivate(dir).filter((e) => e.file === file);
   if (got === null) {
@@ -2480,14 +2586,14 @@ var init_read = __esm({
 
 // src/store/home.ts
 import { homedir } from "node:os";
-import path6 from "node:path";
+import path7 from "node:path";
 function homeFolder(env, platform = process.platform) {
   const value = platform === "win32" ? env.USERPROFILE : env.HOME;
   return value ?? homedir();
 }
 function samePath(a, b, platform = process.platform) {
   if (platform !== "win32") return a === b;
-  const norm3 = (p) => path6.win32.resolve(p).toLowerCase();
+  const norm3 = (p) => path7.win32.resolve(p).toLowerCase();
   return norm3(a) === norm3(b);
 }
 var init_home = __esm({
@@ -2498,7 +2604,7 @@ var init_home = __esm({
 
 // src/store/pause.ts
 import { lstatSync as lstatSync4 } from "node:fs";
-import path7 from "node:path";
+import path8 from "node:path";
 function exists(p) {
   try {
     lstatSync4(p);
@@ -2509,7 +2615,7 @@ function exists(p) {
 }
 function expandHome(p, env) {
   if (p === "~") return homeFolder(env);
-  if (p.startsWith("~/")) return path7.join(homeFolder(env), p.slice(2));
+  if (p.startsWith("~/")) return path8.join(homeFolder(env), p.slice(2));
   return p;
 }
 function disabledByEnv(env) {
@@ -2521,14 +2627,14 @@ function pauseSwitch(memDir, env) {
     const v = env.SESSION_HANDOFF_DISABLE.slice(0, 40);
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
-  if (memDir !== null && exists(path7.join(memDir, "PAUSE"))) return path7.join(memDir, "PAUSE");
+  if (memDir !== null && exists(path8.join(memDir, "PAUSE"))) return path8.join(memDir, "PAUSE");
   const named = env.SESSION_HANDOFF_PAUSE;
   if (named) {
     const p = expandHome(named, env);
     if (exists(p)) return p;
   }
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path7.join(homeFolder(env), ".config");
-  const global = path7.join(config, "session-handoff", "PAUSE");
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path8.join(homeFolder(env), ".config");
+  const global = path8.join(config, "session-handoff", "PAUSE");
   if (exists(global)) return global;
   return null;
 }
@@ -2548,19 +2654,19 @@ var init_pause = __esm({
 // src/store/drafts.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
 import { closeSync as closeSync3, constants as constants3, fchmodSync, fstatSync as fstatSync3, lstatSync as lstatSync5, openSync as openSync3, readdirSync as readdirSync2, readSync as readSync3, unlinkSync, writeSync as writeSync3, chmodSync } from "node:fs";
-import path8 from "node:path";
+import path9 from "node:path";
 function draftsDir(root) {
-  return path8.join(memoryDir(root), DRAFTS);
+  return path9.join(memoryDir(root), DRAFTS);
 }
 function draftPath(root, d) {
-  return path8.join(draftsDir(root), fileName(d));
+  return path9.join(draftsDir(root), fileName(d));
 }
 function draftShown(d) {
   return d === void 0 ? `.ai/memory/${DRAFTS}` : `.ai/memory/${DRAFTS}/${fileName(d)}`;
 }
 function parseDraftName(kind, arg) {
-  const m = PER_READ.exec(path8.basename(arg));
-  const dir = path8.dirname(arg).split(path8.sep).join("/");
+  const m = PER_READ.exec(path9.basename(arg));
+  const dir = path9.dirname(arg).split(path9.sep).join("/");
   if (m === null || !(dir === "." || dir === `.ai/memory/${DRAFTS}` || dir.endsWith(`/.ai/memory/${DRAFTS}`))) {
     const shown = JSON.stringify(arg.slice(0, 80));
     const want = `.ai/memory/drafts/${kind}-<8 hex>.md`;
@@ -2580,7 +2686,7 @@ function newDraft(root, kind, env) {
     ensureDraftsIgnored(root);
     removeLeftBehind(root, false);
     const flags = constants3.O_WRONLY | constants3.O_CREAT | constants3.O_EXCL | constants3.O_NOFOLLOW;
-    closeSync3(openSync3(path8.join(draftsDir(root), `.read-${kind}-${d.id}`), flags, 384));
+    closeSync3(openSync3(path9.join(draftsDir(root), `.read-${kind}-${d.id}`), flags, 384));
   } catch {
   }
   return d;
@@ -2595,7 +2701,7 @@ function lstatOrNull2(p) {
 }
 function realFolders(root, rel, drafts = true) {
   const dirs = [
-    [path8.join(root, ".ai"), ".ai"],
+    [path9.join(root, ".ai"), ".ai"],
     [memoryDir(root), ".ai/memory"],
     [draftsDir(root), draftShown()]
   ];
@@ -2669,13 +2775,13 @@ function removeDraft(root, d, taken) {
   const file = draftPath(root, d);
   const st = lstatOrNull2(file);
   if (st !== null && st.isFile() && draftId(st) === taken.id) removeName(file, draftShown(d));
-  for (const m of taken.marks) removeName(path8.join(draftsDir(root), m), m);
+  for (const m of taken.marks) removeName(path9.join(draftsDir(root), m), m);
 }
 function sharedReads(root, kind, writtenMs) {
   const marks = [];
   for (const name2 of readdirSync2(draftsDir(root))) {
     const m = READ_MARK.exec(name2);
-    const st = m !== null && m[1] === kind ? lstatOrNull2(path8.join(draftsDir(root), name2)) : null;
+    const st = m !== null && m[1] === kind ? lstatOrNull2(path9.join(draftsDir(root), name2)) : null;
     const before = st !== null && st.mtimeMs <= writtenMs && st.mtimeMs > writtenMs - LEFT_BEHIND_MS;
     if (before) marks.push({ name: name2, ms: st.mtimeMs });
   }
@@ -2689,7 +2795,7 @@ function ensureDraftsIgnored(root) {
   ensureIgnored(draftsDir(root), GITIGNORE_TEXT);
 }
 function ensureIgnored(dir, text2) {
-  const file = path8.join(dir, ".gitignore");
+  const file = path9.join(dir, ".gitignore");
   let fd;
   try {
     fd = openSync3(file, constants3.O_WRONLY | constants3.O_CREAT | constants3.O_EXCL | constants3.O_NOFOLLOW, 384);
@@ -2717,19 +2823,19 @@ function removeLeftBehind(root, shared) {
     const isShared = KINDS.some((k) => name2 === `${k}.md`);
     const perRead = PER_READ.test(name2);
     if (!isShared && !perRead && !READ_MARK.test(name2)) continue;
-    const st = lstatOrNull2(path8.join(dir, name2));
+    const st = lstatOrNull2(path9.join(dir, name2));
     if (st === null || st.isDirectory()) continue;
     if (READ_MARK.test(name2)) {
       if (st.mtimeMs > old) marks.push({ name: name2, ms: st.mtimeMs });
-      else removeName(path8.join(dir, name2), name2);
+      else removeName(path9.join(dir, name2), name2);
       continue;
     }
     if (!(shared && isShared) && st.mtimeMs > old) continue;
-    removeName(path8.join(dir, name2), `${draftShown()}/${name2}`);
+    removeName(path9.join(dir, name2), `${draftShown()}/${name2}`);
     out.push(`removed a leftover draft ${draftShown()}/${name2} (drafts are private; write it again to save it)`);
   }
   marks.sort((a, b) => b.ms - a.ms);
-  for (const m of marks.slice(MARKS_KEPT)) removeName(path8.join(dir, m.name), m.name);
+  for (const m of marks.slice(MARKS_KEPT)) removeName(path9.join(dir, m.name), m.name);
   return out;
 }
 function realFoldersQuiet(root) {
@@ -2759,7 +2865,7 @@ var init_drafts = __esm({
 
 // src/store/root.ts
 import { lstatSync as lstatSync6, readFileSync as readFileSync2, realpathSync as realpathSync2 } from "node:fs";
-import path9 from "node:path";
+import path10 from "node:path";
 function exists2(p) {
   try {
     lstatSync6(p);
@@ -2776,14 +2882,14 @@ function realOrNull(p) {
   }
 }
 function within(child, parent) {
-  const rel = path9.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path9.isAbsolute(rel);
+  const rel = path10.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path10.isAbsolute(rel);
 }
 function ceilings(env) {
   const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path9.delimiter)) {
-    if (c === "" || !path9.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? path9.resolve(c));
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path10.delimiter)) {
+    if (c === "" || !path10.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? path10.resolve(c));
   }
   return out;
 }
@@ -2793,8 +2899,8 @@ function safeDirectories(env) {
   const noSystem = env.GIT_CONFIG_NOSYSTEM;
   if (!noSystem || /^(?:0|false|no|off)$/i.test(noSystem)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
   if (env.GIT_CONFIG_GLOBAL !== void 0) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(path9.join(env.XDG_CONFIG_HOME || path9.join(home, ".config"), "git", "config"));
-  if (env.GIT_CONFIG_GLOBAL === void 0) files.push(path9.join(home, ".gitconfig"));
+  else files.push(path10.join(env.XDG_CONFIG_HOME || path10.join(home, ".config"), "git", "config"));
+  if (env.GIT_CONFIG_GLOBAL === void 0) files.push(path10.join(home, ".gitconfig"));
   let out = [];
   for (const file of files) {
     let text2;
@@ -2819,7 +2925,7 @@ function safeDirectories(env) {
       if (!m) continue;
       const value = m[1].replace(/^"(.*)"$/, "$1");
       if (value === "") out = [];
-      else out.push(value.startsWith("~/") ? path9.join(home, value.slice(2)) : value);
+      else out.push(value.startsWith("~/") ? path10.join(home, value.slice(2)) : value);
     }
   }
   return out;
@@ -2828,7 +2934,7 @@ function listedSafe(dir, safe) {
   return safe.some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
-    return (realOrNull(s) ?? path9.resolve(s)) === dir;
+    return (realOrNull(s) ?? path10.resolve(s)) === dir;
   });
 }
 function distrust(dir, uid, safe) {
@@ -2849,7 +2955,7 @@ function dubious(root, uid, env, safe) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
-    if (exists2(path9.join(dir, ".git"))) {
+    if (exists2(path10.join(dir, ".git"))) {
       let owner;
       try {
         owner = lstatSync6(dir).uid;
@@ -2863,14 +2969,14 @@ function dubious(root, uid, env, safe) {
       const fix = `run from a project of your own, or, if you trust it, ${trust}`;
       return new Refused(`${what}; its memory is not used: ${fix}`);
     }
-    const parent = path9.dirname(dir);
+    const parent = path10.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
     dir = parent;
   }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  for (const p of [path9.join(dir, ".ai"), path9.join(dir, ".ai", "memory")]) {
+  for (const p of [path10.join(dir, ".ai"), path10.join(dir, ".ai", "memory")]) {
     try {
       const st = lstatSync6(p);
       if (st.uid !== uid && st.uid !== 0) return false;
@@ -2913,7 +3019,7 @@ function findRoot(startPath, env, opts = {}) {
   return found;
 }
 function walk(start, env, uid, safe, home) {
-  if (exists2(path9.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+  if (exists2(path10.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
@@ -2922,12 +3028,12 @@ function walk(start, env, uid, safe, home) {
       const why = distrust(dir, uid, safe);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
-    if (exists2(path9.join(dir, ".ai", "memory"))) {
+    if (exists2(path10.join(dir, ".ai", "memory"))) {
       if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
       return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
     }
-    if (exists2(path9.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = path9.dirname(dir);
+    if (exists2(path10.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = path10.dirname(dir);
     const ceiling = stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home);
     if (parent === dir || ceiling) return { root: start, start, by: "start" };
     dir = parent;
@@ -2944,14 +3050,14 @@ var init_root = __esm({
 });
 
 // src/verbs/common.ts
-import path10 from "node:path";
+import path11 from "node:path";
 function rootOption(ctx, fallbackStart = null) {
   const value = ctx.values.root;
   if (value === "") throw new UsageError("--root needs a folder: pass --root <project>, or leave it out to start from the current folder");
   const given = typeof value === "string";
-  const found = findRoot(path10.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
+  const found = findRoot(path11.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
-  if (!given && found.by === "memory" && found.root !== found.start && !exists2(path10.join(found.root, ".git"))) {
+  if (!given && found.by === "memory" && found.root !== found.start && !exists2(path11.join(found.root, ".git"))) {
     ctx.warn(`using the memory of ${quotedPath(found.root)}, found above ${quotedPath(found.start)}, which is in no git repository: pass --root <project> to choose another`);
   }
   if (!given && found.stopped) ctx.warn(`stopped looking for the project root at ${quotedPath(found.stopped.at)} (${found.stopped.why}); using ${quotedPath(found.root)}: pass --root <project> to choose another`);
@@ -3083,7 +3189,7 @@ var init_grammar = __esm({
       lineStart = 0;
       lineNo = 0;
       constructor(length) {
-        this.doc = { type: "document", start: 0, end: length, children: [], flags: [] };
+        this.doc = { type: "document", start: 0, end: length, line: 1, children: [], flags: [] };
         this.stack = [{ block: this.doc, col: 0 }];
       }
       read(line) {
@@ -3109,8 +3215,8 @@ var init_grammar = __esm({
         } else if (tab && this.stack.length > 1) this.flag(SAY.tab);
         this.lineStart += line.length + 1;
       }
-      flag(message, at4 = this.lineNo) {
-        this.doc.flags.push({ line: at4, message });
+      flag(message, at2 = this.lineNo) {
+        this.doc.flags.push({ line: at2, message });
       }
       lineEnd() {
         return this.lineStart + this.line.length;
@@ -3125,11 +3231,11 @@ var init_grammar = __esm({
         if (type === "listItem") {
           const last = parent.children[parent.children.length - 1];
           const same = last?.type === "list" && last.key === key;
-          const list2 = same ? last : { type: "list", start, end, children: [], key };
+          const list2 = same ? last : { type: "list", start, end, line: this.lineNo, children: [], key };
           if (list2 !== last) parent.children.push(list2);
           parent = list2;
         }
-        const block2 = { type, start, end, children: [] };
+        const block2 = { type, start, end, line: this.lineNo, children: [] };
         parent.children.push(block2);
         this.para = null;
         return block2;
@@ -3147,7 +3253,7 @@ var init_grammar = __esm({
       // `lazyCol`: the column of the item whose paragraph the previous line continued, when this line is left of it.
       content(depth, from, base, lazyCol) {
         const s = this.line.slice(from);
-        const at4 = this.lineStart + from;
+        const at2 = this.lineStart + from;
         const open = this.para !== null && this.paraDepth === depth;
         if (from - base >= 4) {
           if (!open) this.flag(SAY.code);
@@ -3155,12 +3261,12 @@ var init_grammar = __esm({
         }
         const atx = s[0] === "#" ? ATX.exec(s) : null;
         if (atx) {
-          this.add(depth, "heading", at4).depth = atx[0].trim().length;
+          this.add(depth, "heading", at2).depth = atx[0].trim().length;
           return;
         }
         if (FENCE_OPEN.test(s)) {
           const fence = /^(`{3,}|~{3,})/.exec(s)[1];
-          this.leaf = { block: this.add(depth, "code", at4), depth, line: this.lineNo, fence };
+          this.leaf = { block: this.add(depth, "code", at2), depth, line: this.lineNo, fence };
           return;
         }
         if (s.startsWith("<!--")) {
@@ -3173,7 +3279,7 @@ var init_grammar = __esm({
           return this.paragraphLine(depth, from);
         }
         if (THEMATIC.test(s)) {
-          this.add(depth, "thematicBreak", at4);
+          this.add(depth, "thematicBreak", at2);
           return;
         }
         const marker = MARKER2.exec(s);
@@ -3232,77 +3338,11 @@ var init_grammar = __esm({
   }
 });
 
-// src/schema/values.ts
-import path11 from "node:path";
-function isNullObjectId(value) {
-  return /^(?:0{40}|0{64})$/.test(value);
-}
-function asObjectId(value) {
-  const lower = value.toLowerCase();
-  return OBJECT_ID.test(lower) && !isNullObjectId(lower) ? lower : null;
-}
-function parseStrictTime(value, nowMs) {
-  const m = ISO.exec(value);
-  if (!m) return { error: "not a strict ISO-8601 time with a zone" };
-  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
-  const second = m[6] === void 0 ? 0 : Number(m[6]);
-  const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
-  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (day < 1 || day > daysInMonth) return { error: "no such day" };
-  let offsetMin = 0;
-  if (m[8] !== "Z") {
-    const oh = Number(m[9]);
-    const om = Number(m[10]);
-    if (oh > 23 || om > 59) return { error: "zone offset out of range" };
-    offsetMin = (m[8].startsWith("-") ? -1 : 1) * (oh * 60 + om);
-  }
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fraction * 1e3) - offsetMin * 6e4;
-  if (year < 1970) return { error: "before 1970" };
-  if (utc > nowMs + CLOCK_SKEW_MS) return { error: "in the future" };
-  return { iso: value, ms: utc };
-}
-function unticked2(value) {
-  const m = /^`([^`]*)`$/.exec(value.trim());
-  return m ? m[1].trim() : value.trim();
-}
-function isoSeconds(ms) {
-  return new Date(Math.floor(ms / 1e3) * 1e3).toISOString().replace(".000Z", "Z");
-}
-function isPlausibleBranch(name2) {
-  if (name2 === "(detached)") return true;
-  if (name2.length === 0 || name2.length > 255) return false;
-  if (BRANCH_FORBIDDEN.test(name2)) return false;
-  if (/^[-/]|[/.]$|\.lock$/.test(name2)) return false;
-  if (name2.includes("..") || name2.includes("//") || name2.includes("@{") || name2 === "@") return false;
-  return !name2.split("/").some((part) => part.startsWith("."));
-}
-function safeRelativePath(value) {
-  if (value.length === 0 || value.length > 4096) return null;
-  if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
-  if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
-  const normal = path11.posix.normalize(value);
-  if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
-  return normal.replace(/\/$/, "");
-}
-var CLOCK_SKEW_MS, OBJECT_ID, ISO, BRANCH_FORBIDDEN;
-var init_values = __esm({
-  "src/schema/values.ts"() {
-    "use strict";
-    CLOCK_SKEW_MS = 5 * 60 * 1e3;
-    OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-    ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
-    BRANCH_FORBIDDEN = /[\x00-\x20\x7f~^:?*[\\$`;|&<>'"]/;
-  }
-});
-
 // src/schema/state-time.ts
 function stateTime(date, saved, nowMs) {
   let malformed = false;
-  for (const [value, source] of [
-    [date, "date"],
-    [saved, "saved"]
-  ]) {
+  const values = [[date, "date"], [saved, "saved"]];
+  for (const [value, source] of values) {
     if (value === null) continue;
     const parsed = parseStrictTime(unticked2(value), Number.MAX_SAFE_INTEGER);
     if ("error" in parsed) {
@@ -3314,17 +3354,13 @@ function stateTime(date, saved, nowMs) {
   }
   return { known: false, reason: malformed ? "malformed" : "missing" };
 }
-function ageDaysOf(st, nowMs) {
-  return st.known ? Math.max(0, (nowMs - st.time.ms) / DAY_MS) : null;
-}
 function localDay(ms) {
   const d = new Date(ms);
   return Date.UTC(d.getFullYear(), d.getMonth(), d.getDate()) / DAY_MS;
 }
 function ageWords(st, nowMs) {
-  const days = ageDaysOf(st, nowMs);
-  if (days === null || !st.known) return "age unknown";
-  const whole = Math.floor(days);
+  if (!st.known) return "age unknown";
+  const whole = Math.floor(Math.max(0, (nowMs - st.time.ms) / DAY_MS));
   if (whole === 0) {
     const back = st.time.ms >= nowMs ? 0 : localDay(nowMs) - localDay(st.time.ms);
     return back <= 0 ? "today" : back === 1 ? "yesterday" : `${back} days ago`;
@@ -3342,56 +3378,35 @@ var init_state_time = __esm({
 
 // src/schema/conflicted.ts
 function conflictSides(input) {
-  const lines3 = input.replace(/\r\n?/g, "\n").split("\n");
   const ours = [];
   const theirs = [];
   let fence = null;
-  let state = "out";
+  let side = "out";
   let first = 0;
   let complete = false;
-  for (const [i, line] of lines3.entries()) {
-    if (state === "out") {
-      const f = FENCE.exec(line);
-      if (fence !== null) {
-        if (f && f[1][0] === fence[0] && f[1].length >= fence.length && line.trim() === f[1]) fence = null;
-      } else if (f) fence = f[1];
-      else if (line.startsWith("<<<<<<< ")) {
-        state = "ours";
-        if (first === 0) first = i + 1;
-        continue;
-      }
+  for (const [i, line] of input.replace(/\r\n?/g, "\n").split("\n").entries()) {
+    const marker = side === "ours" || side === "base";
+    if (side === "out" && fence === null && line.startsWith("<<<<<<< ")) {
+      side = "ours";
+      first ||= i + 1;
+    } else if (side === "out") {
+      const f = FENCE.exec(line)?.[1];
+      if (fence === null) fence = f ?? null;
+      else if (f && f[0] === fence[0] && f.length >= fence.length && line.trim() === f) fence = null;
       ours.push(line);
       theirs.push(line);
-      continue;
-    }
-    if (state === "ours" || state === "base") {
-      if (line.startsWith("||||||| ") || line === "|||||||") {
-        state = "base";
-        continue;
-      }
-      if (line === "=======") {
-        state = "theirs";
-        continue;
-      }
-      if (state === "ours") ours.push(line);
-      continue;
-    }
-    if (line.startsWith(">>>>>>> ")) {
-      state = "out";
+    } else if (marker && (line.startsWith("||||||| ") || line === "|||||||")) side = "base";
+    else if (marker && line === "=======") side = "theirs";
+    else if (side === "ours") ours.push(line);
+    else if (side === "theirs" && line.startsWith(">>>>>>> ")) {
+      side = "out";
       complete = true;
-      continue;
-    }
-    theirs.push(line);
+    } else if (side === "theirs") theirs.push(line);
   }
-  if (!complete) return null;
-  return { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") };
+  return complete ? { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") } : null;
 }
 function isConflicted(text2) {
   return text2.includes("\n<<<<<<< ") || text2.startsWith("<<<<<<< ") ? conflictSides(text2) !== null : false;
-}
-function conflictIssue(text2) {
-  const sides = conflictSides(text2);
-  return sides === null ? null : { rule: "conflicted", line: sides.line, message: CONFLICTED_MESSAGE };
 }
 var FENCE, CONFLICTED_MESSAGE;
 var init_conflicted = __esm({
@@ -3403,58 +3418,49 @@ var init_conflicted = __esm({
 });
 
 // src/schema/validate-common.ts
-function runRules(rules, parts, c, dropped = []) {
-  const errors = [];
-  const findings = [];
-  for (const rule2 of rules) {
-    for (const hit of rule2.check(c)) {
-      const severity = hit.severity ?? (rule2.severity === "error" ? "error" : "finding");
-      (severity === "error" ? errors : findings).push({ rule: rule2.id, line: hit.line, message: hit.message });
-    }
-  }
-  const scored = {};
-  for (const p of parts) {
-    const score = p.score(c);
-    if (score !== null) scored[p.part] = { score, max: p.weight };
-  }
-  errors.sort((a, b) => a.line - b.line);
-  findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
-  const valid = errors.length === 0;
-  const listed2 = { errors: bounded(errors, "error(s)"), findings: bounded(findings, "finding(s)") };
-  const result = { valid, ...listed2, score: totalScore(scored), parts: scored, dropped };
-  return result;
+function ruleOf() {
+  return (id, severity, part, check) => ({
+    id,
+    severity,
+    part,
+    check
+  });
 }
 function bounded(list2, what) {
   if (list2.length <= MAX_LISTED_ISSUES) return list2;
   const rest = list2.length - MAX_LISTED_ISSUES;
   return [...list2.slice(0, MAX_LISTED_ISSUES), { rule: "more", line: 0, message: `\u2026 and ${rest} more ${what}` }];
 }
-function proportion(good, total, max) {
-  return { score: total === 0 ? max : Math.round(good / total * max), max };
-}
-function totalScore(parts) {
+function runRules(rules, parts, pass, c, dropped = []) {
+  const maps = lineMaps(pass);
+  c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
+  const errors = [];
+  const findings = [];
+  for (const rule5 of rules) {
+    for (const hit of rule5.check(c)) {
+      const severity = hit.severity ?? (rule5.severity === "error" ? "error" : "finding");
+      const issue = { rule: rule5.id, line: maps.toOriginal(hit.line), message: hit.message };
+      (severity === "error" ? errors : findings).push(issue);
+    }
+  }
+  const scored = {};
   let got = 0;
   let max = 0;
-  for (const p of Object.values(parts)) {
-    got += p.score;
-    max += p.max;
+  for (const p of parts) {
+    const score2 = p.score(c);
+    if (score2 === null) continue;
+    scored[p.part] = { score: score2, max: p.weight };
+    got += score2;
+    max += p.weight;
   }
-  return max === 0 ? 100 : Math.round(got / max * 100);
+  errors.sort((a, b) => a.line - b.line);
+  findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
+  const score = max === 0 ? 100 : Math.round(got / max * 100);
+  const listed2 = { errors: bounded(errors, "error(s)"), findings: bounded(findings, "finding(s)") };
+  return { valid: errors.length === 0, ...listed2, score, parts: scored, dropped };
 }
-function lineAt(lineStarts, offset) {
-  let lo = 0;
-  let hi = lineStarts.length - 1;
-  while (lo < hi) {
-    const mid = lo + hi + 1 >> 1;
-    if (lineStarts[mid] <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo + 1;
-}
-function lineStartsOf(text2) {
-  const starts = [0];
-  for (let i = text2.indexOf("\n"); i !== -1; i = text2.indexOf("\n", i + 1)) starts.push(i + 1);
-  return starts;
+function proportion(good, total, max) {
+  return total === 0 ? max : Math.round(good / total * max);
 }
 function editDistance2(a, b) {
   const s = a.slice(0, 100);
@@ -3507,60 +3513,28 @@ function lineMaps(pass) {
     }
   };
 }
-function onOriginalLines(v, pass) {
-  const maps = lineMaps(pass);
-  for (const i of [...v.errors, ...v.findings]) i.line = maps.toOriginal(i.line);
-  return v;
-}
-var TEXT_RULES, MAX_LISTED_ISSUES, QUOTE_CUT;
+var at, MARKER3, BEGIN, titleMissing, lineCount, rule2, TEXT_RULES, MAX_LISTED_ISSUES, QUOTE_CUT;
 var init_validate_common = __esm({
   "src/schema/validate-common.ts"() {
     "use strict";
     init_conflicted();
+    at = (line, message, severity) => severity === void 0 ? { line, message } : { line, message, severity };
+    MARKER3 = "<!-- memory-schema: v1 -->";
+    BEGIN = `the document must begin with the line ${MARKER3}`;
+    titleMissing = (title) => `the document must have the heading "${title}" in its first four lines`;
+    lineCount = (c) => c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length;
+    rule2 = ruleOf();
     TEXT_RULES = {
-      bom: {
-        id: "bom",
-        severity: "finding",
-        part: null,
-        checks: "the text starts with a UTF-8 byte order mark",
-        check: (c) => {
-          const message = "a UTF-8 byte order mark starts the text; write drops it";
-          return c.input.startsWith("\uFEFF") ? [{ line: 1, message }] : [];
-        }
-      },
-      crlf: {
-        id: "crlf",
-        severity: "finding",
-        part: null,
-        checks: "CR or CRLF line ends",
-        check: (c) => c.input.includes("\r") ? [{ line: 1, message: "CR or CRLF line ends; write turns them into LF" }] : []
-      },
-      newline: {
-        // Write refuses a text without its final newline.
-        id: "newline",
-        severity: "error",
-        part: null,
-        checks: "the text ends with a newline",
-        check: (c) => c.text.endsWith("\n") ? [] : [{ line: c.lines.length, message: "the document must end with a newline" }]
-      },
-      markdown: {
-        // The line grammar reads such a line as plain text: the finding says what to write instead.
-        id: "markdown",
-        severity: "finding",
-        part: null,
-        checks: "every line in the helper's Markdown grammar (no setext heading, indented code, quote, HTML block\u2026)",
-        check: (c) => c.flags.map((f) => ({ line: f.line, message: f.message }))
-      },
-      conflicted: {
-        id: "conflicted",
-        severity: "error",
-        part: null,
-        checks: "git's conflict markers, at column 0 outside fenced code (docs/design.md#verdicts-and-the-brief)",
-        check: (c) => {
-          const issue = conflictIssue(c.text);
-          return issue === null ? [] : [{ line: issue.line, message: issue.message }];
-        }
-      }
+      bom: rule2("bom", "finding", null, (c) => c.input.startsWith("\uFEFF") ? [at(1, "a UTF-8 byte order mark starts the text; write drops it")] : []),
+      crlf: rule2("crlf", "finding", null, (c) => c.input.includes("\r") ? [at(1, "CR or CRLF line ends; write turns them into LF")] : []),
+      // Write refuses a text without its final newline.
+      newline: rule2("newline", "error", null, (c) => c.text.endsWith("\n") ? [] : [at(c.lines.length, "the document must end with a newline")]),
+      // The line grammar reads such a line as plain text: the finding says what to write instead.
+      markdown: rule2("markdown", "finding", null, (c) => c.flags.map((f) => at(f.line, f.message))),
+      conflicted: rule2("conflicted", "error", null, (c) => {
+        const sides = conflictSides(c.text);
+        return sides === null ? [] : [at(sides.line, CONFLICTED_MESSAGE)];
+      })
     };
     MAX_LISTED_ISSUES = 200;
     QUOTE_CUT = { max: 80 };
@@ -3605,17 +3579,10 @@ function allSteps(text2, list2, depth, out) {
   }
 }
 function keyFile(raw) {
-  let pathText;
-  let why = "";
   const tick = /^`([^`]+)`\s*(.*)$/s.exec(raw);
-  if (tick) {
-    pathText = tick[1].trim();
-    why = tick[2].replace(/^[\u2014\u2013:-]\s*/, "");
-  } else {
-    const sep = KEY_SEPARATOR.exec(raw);
-    pathText = (sep ? raw.slice(0, sep.index) : raw).trim();
-    why = sep ? raw.slice(sep.index + sep[0].length) : "";
-  }
+  const sep = tick ? null : KEY_SEPARATOR.exec(raw);
+  const pathText = tick ? tick[1].trim() : (sep ? raw.slice(0, sep.index) : raw).trim();
+  const why = tick ? tick[2].replace(/^[\u2014\u2013:-]\s*/, "") : sep ? raw.slice(sep.index + sep[0].length) : "";
   return { raw: pathText, path: safeRelativePath(pathText), why: why.trim() };
 }
 function parseHandoff(input) {
@@ -3623,7 +3590,6 @@ function parseHandoff(input) {
   return readHandoff(text2, parseBlocks(text2));
 }
 function readHandoff(text2, tree, lists = true) {
-  const starts = lineStartsOf(text2);
   const out = {
     marker: text2.startsWith("<!-- memory-schema: v1 -->\n") || text2 === "<!-- memory-schema: v1 -->",
     heading: false,
@@ -3658,7 +3624,7 @@ function readHandoff(text2, tree, lists = true) {
     const node = nodes[n2];
     if (node.type === "heading") {
       const title = text2.slice(node.start, node.end).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
-      out.headings.push({ depth: node.depth ?? 1, title, line: lineAt(starts, node.start) });
+      out.headings.push({ depth: node.depth ?? 1, title, line: node.line });
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
       if (node.depth !== 2) continue;
       out.sections.push(title);
@@ -3666,7 +3632,7 @@ function readHandoff(text2, tree, lists = true) {
       stray = !KNOWN_SECTIONS.has(key);
       if (stray) {
         const near = nearest2(title, SECTION_TITLES);
-        out.strays.push({ title, near, line: lineAt(starts, node.start) });
+        out.strays.push({ title, near, line: node.line });
         section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
         continue;
       }
@@ -3680,7 +3646,7 @@ function readHandoff(text2, tree, lists = true) {
       const i = lines3.findIndex((l) => /^Saved:/.test(l.trim()));
       if (i >= 0) {
         out.saved = lines3[i].trim().slice("Saved:".length).trim();
-        out.savedLine = lineAt(starts, node.start) + i;
+        out.savedLine = node.line + i;
       }
       continue;
     }
@@ -3693,9 +3659,7 @@ function readHandoff(text2, tree, lists = true) {
     const items = [];
     for (let i = 0; i < listed2.length; i++) items.push(itemText(text2, listed2[i]));
     if (section !== "(repeated)" && !stray && lists) {
-      for (let i = 0; i < listed2.length; i++) {
-        out.items.push({ section, text: items[i], line: lineAt(starts, listed2[i].start) });
-      }
+      for (let i = 0; i < listed2.length; i++) out.items.push({ section, text: items[i], line: listed2[i].line });
     }
     const into = listOf[section];
     if (into !== void 0) for (let i = 0; i < items.length; i++) into.push(items[i]);
@@ -3732,20 +3696,6 @@ function goalLineOf(h) {
   const line = h.goal.split("\n").find((l) => l.trim() !== "");
   return line === void 0 ? null : line.trim();
 }
-function openItemsOf(h) {
-  const first = (t) => t.split("\n")[0].trim();
-  const items = [];
-  for (const s of h.steps) {
-    if (s.status === "todo" || s.status === "in-progress") items.push({ section: "Plan", text: first(s.text) });
-  }
-  for (const raw of h.nextSteps) {
-    const m = NEXT_CHECKBOX.exec(raw);
-    if (m?.[1] === "-") continue;
-    const text2 = first(m ? raw.slice(m[0].length) : raw);
-    if (text2 !== "" && !NONE_ITEM.test(text2)) items.push({ section: "Next steps", text: text2 });
-  }
-  return items;
-}
 function checkAnchors(h, nowMs) {
   const unverifiable = [];
   const fail = (field, bad3) => bad3 && unverifiable.push(field);
@@ -3774,6 +3724,7 @@ function checkAnchors(h, nowMs) {
   fail("keyFiles", keyFiles.length < h.keyFiles.length);
   const hashes = a.dirtyHashes == null ? [] : parseDirtyHashes(a.dirtyHashes);
   fail("dirtyHashes", hashes === null);
+  const dirtyHashes = (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path);
   return {
     head,
     branch,
@@ -3783,12 +3734,12 @@ function checkAnchors(h, nowMs) {
     keyFileMtimes,
     dirty: dirtyList?.paths ?? null,
     dirtyMore: dirtyList?.more ?? 0,
-    dirtyHashes: (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path),
+    dirtyHashes,
     keyFiles,
     unverifiable
   };
 }
-var SECTION_TITLES, KNOWN_SECTIONS, LENDABLE, STEP, KEY_SEPARATOR, ANCHOR, ANCHOR_KEY, NEXT_CHECKBOX, NONE_ITEM;
+var SECTION_TITLES, KNOWN_SECTIONS, LENDABLE, STEP, KEY_SEPARATOR, ANCHOR, ANCHOR_KEY;
 var init_handoff = __esm({
   "src/schema/handoff.ts"() {
     "use strict";
@@ -3823,8 +3774,6 @@ var init_handoff = __esm({
       "in progress": "inProgress",
       "dirty hashes": "dirtyHashes"
     };
-    NEXT_CHECKBOX = /^\[([ xX~-])\]\s+/;
-    NONE_ITEM = /^(none|none recorded|n\/a|-)\.?$/i;
   }
 });
 
@@ -4351,7 +4300,7 @@ function savesPath(root, opts = {}) {
 }
 function savesLines(p) {
   const lines3 = readFileSync4(p, "utf8").slice(0, 16384).split("\n");
-  return lines3.map((l) => LINE.exec(l)).filter((m) => m !== null);
+  return lines3.map((l) => LINE2.exec(l)).filter((m) => m !== null);
 }
 function savedStampOf(text2) {
   const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text2)?.[1];
@@ -4496,14 +4445,14 @@ function savedByOf(root, token) {
   }
   return null;
 }
-var SAVES_KEPT, LINE, CLONE_MARK, SAVED_BY_LINE;
+var SAVES_KEPT, LINE2, CLONE_MARK, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
     "use strict";
     init_builtins();
     init_git_dir();
     SAVES_KEPT = 10;
-    LINE = /^([0-9a-f]{64})(?: (\d+ \d+ \d+ \d+))?(?: @(\S+))?$/;
+    LINE2 = /^([0-9a-f]{64})(?: (\d+ \d+ \d+ \d+))?(?: @(\S+))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
@@ -4705,13 +4654,13 @@ function readSettings(memDir) {
   }
   const problems = [];
   for (const [key, value] of Object.entries(parsed)) {
-    const rule2 = RULES[key];
+    const rule5 = RULES[key];
     if (!Object.hasOwn(RULES, key)) {
       problems.push(`.ai/memory/${SETTINGS_FILE}: unknown key ${quotedValue(key.slice(0, 40))} ignored`);
-    } else if (!rule2.ok(value)) {
+    } else if (!rule5.ok(value)) {
       const def = JSON.stringify(DEFAULT_SETTINGS[key]);
       const got = quotedValue(String(JSON.stringify(value)).slice(0, 40));
-      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule2.want}, got ${got}; using ${def}`);
+      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule5.want}, got ${got}; using ${def}`);
     } else {
       settings[key] = value;
     }
@@ -5429,13 +5378,13 @@ function reflogNames(gitDir, id) {
       const buf = readFileSync7(f);
       budget -= buf.length;
       if (budget < 0) return false;
-      let at4 = buf.indexOf(needle);
-      while (at4 !== -1) {
-        const before = at4 === 0 ? 10 : buf[at4 - 1];
-        const after = buf[at4 + needle.length];
+      let at2 = buf.indexOf(needle);
+      while (at2 !== -1) {
+        const before = at2 === 0 ? 10 : buf[at2 - 1];
+        const after = buf[at2 + needle.length];
         if ((before === 10 || before === 32) && (after === 32 || after === 10 || after === void 0))
           return true;
-        at4 = buf.indexOf(needle, at4 + 1);
+        at2 = buf.indexOf(needle, at2 + 1);
       }
     } catch {
     }
@@ -5731,9 +5680,9 @@ function parseStatusV2(out) {
     const kind = f[0];
     const skip = kind === "1" ? 8 : kind === "2" ? 9 : kind === "u" ? 10 : kind === "?" || kind === "!" ? 1 : -1;
     if (skip < 0 || kind === "!") continue;
-    let at4 = 0;
-    for (let n2 = 0; n2 < skip; n2++) at4 = f.indexOf(" ", at4) + 1;
-    dirty.push(f.slice(at4));
+    let at2 = 0;
+    for (let n2 = 0; n2 < skip; n2++) at2 = f.indexOf(" ", at2) + 1;
+    dirty.push(f.slice(at2));
     if (kind === "u") conflicted++;
     if (kind === "2") i++;
   }
@@ -5777,11 +5726,11 @@ import { lstat } from "node:fs/promises";
 import path25 from "node:path";
 async function statInsideRoot(root, rel) {
   const parts = rel.split("/");
-  let at4 = root;
+  let at2 = root;
   for (const [i, part] of parts.entries()) {
-    at4 = path25.join(at4, part);
+    at2 = path25.join(at2, part);
     try {
-      const st = await lstat(at4);
+      const st = await lstat(at2);
       if (i < parts.length - 1 && !st.isDirectory()) return null;
       if (i === parts.length - 1) return { mtimeMs: st.mtimeMs };
     } catch {
@@ -5880,9 +5829,9 @@ function units(text2, limit) {
   const simple = SIMPLE.test(text2);
   if (!simple) segmenter ??= new Intl.Segmenter(void 0, { granularity: "grapheme" });
   const out = [];
-  let at4 = 0;
+  let at2 = 0;
   const rest = (end) => {
-    const piece = text2.slice(at4, end);
+    const piece = text2.slice(at2, end);
     if (simple) {
       for (let i = 0; i < piece.length && out.length <= limit; i++) out.push(piece[i]);
       return;
@@ -5892,11 +5841,11 @@ function units(text2, limit) {
       out.push(s.segment);
     }
   };
-  for (const m of text2.matchAll(MARKER3)) {
+  for (const m of text2.matchAll(MARKER4)) {
     rest(m.index);
     if (out.length > limit) return out;
     out.push(m[0]);
-    at4 = m.index + m[0].length;
+    at2 = m.index + m[0].length;
   }
   rest(text2.length);
   return out;
@@ -5912,21 +5861,33 @@ function sanitize(text2, opts = {}) {
 function quoted(text2, opts = {}) {
   return inQuotes(sanitize(text2, opts));
 }
-var MARKER3, segmenter, SIMPLE;
+var MARKER4, segmenter, SIMPLE;
 var init_sanitize = __esm({
   "src/guard/sanitize.ts"() {
     "use strict";
     init_invisible();
     init_redact();
     init_quote();
-    MARKER3 = /<U\+[0-9A-F]{4,6}>|<redacted: [a-z0-9-]+>|<0x[0-9A-F]{2}>/g;
+    MARKER4 = /<U\+[0-9A-F]{4,6}>|<redacted: [a-z0-9-]+>|<0x[0-9A-F]{2}>/g;
     SIMPLE = /^[\n\x20-\x7e]*$/;
   }
 });
 
 // src/schema/open-items.ts
 function openItems(text2) {
-  return openItemsOf(parseHandoff(text2));
+  const h = parseHandoff(text2);
+  const first = (t) => t.split("\n")[0].trim();
+  const items = [];
+  for (const s of h.steps) {
+    if (s.status === "todo" || s.status === "in-progress") items.push({ section: "Plan", text: first(s.text) });
+  }
+  for (const raw of h.nextSteps) {
+    const m = NEXT_CHECKBOX.exec(raw);
+    if (m?.[1] === "-") continue;
+    const text3 = first(m ? raw.slice(m[0].length) : raw);
+    if (text3 !== "" && !NONE_ITEM.test(text3)) items.push({ section: "Next steps", text: text3 });
+  }
+  return items;
 }
 function normalise(s) {
   return s.toLowerCase().replace(/[`*_]/g, "").replace(/\s+/g, " ").replace(/[\s.;:,—–-]+$/, "").trim();
@@ -5950,219 +5911,14 @@ function droppedReport(items) {
     ...more
   ].join("\n");
 }
+var NEXT_CHECKBOX, NONE_ITEM;
 var init_open_items = __esm({
   "src/schema/open-items.ts"() {
     "use strict";
     init_sanitize();
     init_handoff();
-  }
-});
-
-// src/schema/validate-anchors.ts
-function keyFileMtimesError(value) {
-  let rest = value;
-  if (rest === "") return "no `<path> @ <time>` item";
-  while (rest !== "") {
-    const m = MTIME_ITEM.exec(rest);
-    if (!m) return `${quotedValue(rest.slice(0, 60))} is not \`<path> @ <ISO-8601 time, or missing>\``;
-    const time = m[1];
-    const zone = "is not an ISO-8601 time with a zone (or `missing`)";
-    if (time !== "missing" && !isIsoWithZone(time)) return `${quotedValue(time)} ${zone}`;
-    rest = rest.slice(m[0].length);
-  }
-  return null;
-}
-function valueError(label, value) {
-  const v = /^`([^`]*)`$/.exec(value)?.[1] ?? value;
-  const shown = quotedValue(value.slice(0, 60));
-  switch (label) {
-    case "Branch":
-      return /^\S+$/.test(value) && value.length <= 255 ? null : `branch ${shown} is not a branch name or (detached)`;
-    case "HEAD": {
-      const head = quotedValue(v.slice(0, 70));
-      if (isNullObjectId(v)) return `HEAD ${head} is the null object id (all zeros), which names no commit`;
-      if (v === "none (no commits yet)" || asObjectId(v) !== null) return null;
-      const hex2 = /^[0-9a-fA-F]+$/.test(v) ? ` (${v.length} hex digits)` : "";
-      return `HEAD ${head}${hex2} is not a full 40- or 64-hex commit id`;
-    }
-    case "Dirty files":
-      if (parsePathList(value) !== null) return null;
-      return `dirty files ${shown} are not a comma-separated path list (or none)`;
-    case "Dirty hashes":
-      if (parseDirtyHashes(value) !== null) return null;
-      return `dirty hashes ${shown} are not \`<path> <blob id | deleted | over 8 MB>, \u2026\``;
-    case "In progress":
-      if (OPERATION.test(value)) return null;
-      return `in progress ${shown} is not \`<operation>[ of <branch>] (<n> conflicted files)\``;
-    case "Date": {
-      if (isIsoWithZone(v)) return null;
-      const zoneless = /^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(v) ? " (it has no zone: add Z or an offset)" : "";
-      return `date ${quotedValue(v.slice(0, 60))} is not an ISO-8601 time with a zone${zoneless}`;
-    }
-    case "Key file mtimes": {
-      const err = keyFileMtimesError(value);
-      return err === null ? null : `key file mtimes: ${err}`;
-    }
-  }
-}
-function readAnchorLine(line) {
-  const m = LINE2.exec(line);
-  if (!m) {
-    const other = OTHER_LABEL.exec(line);
-    if (other) {
-      const label = `\`- ${other[1]}:\` is not an anchor label this helper knows`;
-      return { error: `${label} (a newer helper's line?); nothing reads it`, unknownLabel: other[1] };
-    }
-    const shown = quotedValue(line.slice(0, 60));
-    return {
-      error: /^[-*+]\s*([A-Za-z ]+):/.test(line) ? `${shown} is not an anchor line (labels are exactly Branch, HEAD, Dirty files, Dirty hashes, In progress, Date, Key file mtimes, after "- ")` : `${shown} is not an anchor line; paste what \`anchors\` prints, or leave the section empty for write to fill`
-    };
-  }
-  const error = valueError(m[1], m[2]);
-  return error === null ? { label: m[1], value: m[2] } : { error };
-}
-function isEmptyAnchorsBody(lines3) {
-  return lines3.every((raw) => {
-    const line = raw.trim();
-    if (line === "" || /^(?:[-*+] )?none$/i.test(line)) return true;
-    if (/^(?:[-*+] )?<[^<>]*>$/.test(line) || /^<!--.*-->$/.test(line)) return true;
-    const m = /^[-*+] [A-Za-z ]+: (.*)$/.exec(line);
-    return m !== null && /^<[^<>]*>$/.test(m[1].trim());
-  });
-}
-function readAnchors(model, layout, at4, mode) {
-  let anchorLines = null;
-  const body = at4 && layout.anchors ? layout.lines.slice(layout.anchors.start, layout.anchors.end) : null;
-  const anchorsEmpty2 = body !== null && mode === "stdin" && isEmptyAnchorsBody(body);
-  if (body !== null && !anchorsEmpty2) {
-    anchorLines = [];
-    const seen = /* @__PURE__ */ new Set();
-    let inComment = false;
-    for (const [i, line] of body.entries()) {
-      const trimmed = line.trim();
-      if (inComment || trimmed.startsWith("<!--")) {
-        inComment = !trimmed.includes("-->");
-        continue;
-      }
-      if (trimmed === "") continue;
-      const got = readAnchorLine(line);
-      const repeated = !("error" in got) && seen.has(got.label);
-      if (!("error" in got)) seen.add(got.label);
-      anchorLines.push({ line: at4.line + i + 1, got, repeated });
-    }
-  }
-  const a = model.anchors;
-  const gitForm = a.branch !== null || a.head !== null || a.dirty !== null || a.inProgress != null;
-  const value = { Branch: a.branch, HEAD: a.head, "Dirty files": a.dirty, Date: a.date };
-  const want = gitForm ? ["Branch", "HEAD", "Dirty files", "Date"] : ["Date"];
-  return { anchorLines, anchorsEmpty: anchorsEmpty2, anchorsAt: at4, gitForm, lackingAnchors: want.filter((l) => value[l] === null) };
-}
-function anchorsPart(c) {
-  if (!c.anchorsAt) return 0;
-  if (c.anchorLines === null) return null;
-  const head = c.model.anchors.head === null ? void 0 : unticked2(c.model.anchors.head);
-  const headOk = !c.gitForm || head !== void 0 && FULL_HEAD.test(head) && !isNullObjectId(head.toLowerCase());
-  const malformed = c.anchorLines.some((a) => a.repeated || "error" in a.got && a.got.unknownLabel === void 0);
-  return (headOk ? 5 : 0) + (c.lackingAnchors.length === 0 && !malformed ? 5 : 0);
-}
-var LINE2, OTHER_LABEL, OPERATION, MTIME_ITEM, FULL_HEAD, isIsoWithZone, at, ANCHOR_RULES;
-var init_validate_anchors = __esm({
-  "src/schema/validate-anchors.ts"() {
-    "use strict";
-    init_quote();
-    init_sanitize();
-    init_anchor_lines();
-    init_state_time();
-    init_validate_common();
-    init_values();
-    LINE2 = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
-    OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
-    OPERATION = /^(rebase|merge|cherry-pick|revert|bisect|am)(?: of (\S.*?))? \((\d+) conflicted files?\)$/;
-    MTIME_ITEM = /^(?:"(?:[^"\\]|\\.)*"|[^",\s][^",]*?) @ (missing|\S+?)(?:, |$)/;
-    FULL_HEAD = /^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
-    isIsoWithZone = (value) => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));
-    at = (line, message) => ({ line, message });
-    ANCHOR_RULES = [
-      {
-        id: "anchors-empty",
-        severity: "finding",
-        part: null,
-        checks: "on stdin, an empty anchors section (write fills it)",
-        check: (c) => {
-          const message = "the anchors section is empty; write fills it with what `anchors` prints";
-          return c.anchorsEmpty ? [at(c.anchorsAt.line, message)] : [];
-        }
-      },
-      {
-        // Every line `anchors` prints, and nothing else; once each.
-        id: "anchor-line",
-        severity: "error",
-        part: "anchors",
-        checks: "each anchors line is one `anchors` prints, each label once",
-        check: (c) => (c.anchorLines ?? []).flatMap((a) => {
-          if (a.repeated && !("error" in a.got)) return [at(a.line, `\`- ${a.got.label}:\` appears twice`)];
-          return "error" in a.got && a.got.unknownLabel === void 0 ? [at(a.line, a.got.error)] : [];
-        })
-      },
-      {
-        id: "anchor-unknown",
-        severity: "finding",
-        part: null,
-        checks: "an anchors line with a label this helper does not know",
-        check: (c) => {
-          const unknown = (c.anchorLines ?? []).filter((a) => "error" in a.got && a.got.unknownLabel !== void 0);
-          return unknown.map((a) => at(a.line, a.got.error));
-        }
-      },
-      {
-        id: "anchor-missing",
-        severity: "finding",
-        part: "anchors",
-        checks: "Branch, HEAD, Dirty files and Date (in git), or Date (outside git)",
-        check: (c) => {
-          if (c.anchorLines === null) return [];
-          return c.lackingAnchors.map((l) => at(c.anchorsAt.line, `no \`- ${l}:\` anchor line`));
-        }
-      },
-      {
-        id: "anchor-mixed",
-        severity: "finding",
-        part: null,
-        checks: "`- Key file mtimes:` only outside git",
-        check: (c) => {
-          const mixed = c.anchorLines !== null && c.gitForm && c.model.anchors.keyFileMtimes !== null;
-          return mixed ? [at(c.anchorsAt.line, "`- Key file mtimes:` is for handoffs saved outside git")] : [];
-        }
-      },
-      {
-        // A future `- Date:` makes the age unknown.
-        id: "anchor-date",
-        severity: "finding",
-        part: null,
-        checks: "`- Date:` not more than 5 minutes ahead",
-        check: (c) => {
-          const date = c.model.anchors.date;
-          if (c.anchorLines === null || date === null) return [];
-          const st = stateTime(date, null, c.opts.nowMs);
-          if (st.known || st.reason !== "future") return [];
-          const shown = quoted(unticked2(date), QUOTE_CUT);
-          const message = `the - Date: anchor ${shown} is in the future (more than 5 minutes ahead): age unknown`;
-          return [at(c.anchorsAt.line, message)];
-        }
-      },
-      {
-        id: "anchor-head",
-        severity: "finding",
-        part: "anchors",
-        checks: "a HEAD drift can check against history",
-        check: (c) => {
-          const head = c.model.anchors.head;
-          const none = c.anchorLines !== null && c.gitForm && head !== null && unticked2(head) === "none (no commits yet)";
-          const message = "HEAD is `none (no commits yet)`: drift cannot check this handoff against history";
-          return none ? [at(c.anchorsAt.line, message)] : [];
-        }
-      }
-    ];
+    NEXT_CHECKBOX = /^\[([ xX~-])\]\s+/;
+    NONE_ITEM = /^(none|none recorded|n\/a|-)\.?$/i;
   }
 });
 
@@ -6181,8 +5937,56 @@ function handoffLayout(text2, model = readHandoff(text2, parseBlocks(text2))) {
   }
   return { lines: lines3, titleIndex, savedIndex: (model.savedLine ?? 0) - 1, anchors };
 }
-function share(total, bad2, max) {
-  return proportion(total - bad2, total, max).score;
+function sectionErrors(c) {
+  const hits = HANDOFF_RULES.filter((r) => SECTION_RULES.has(r.id)).flatMap((r) => r.check(c));
+  return hits.filter((h) => h.severity !== "finding").length;
+}
+function keyFilesPart(c) {
+  const existing = c.opts.existingKeyFiles;
+  if (!existing) return null;
+  return proportion(c.keyFiles.filter((k) => k.path !== null && existing.has(k.path)).length, c.keyFiles.length, 10);
+}
+function verificationPart(c) {
+  if (!c.first.get("verification")) return null;
+  const checks = checksOf(c).length;
+  return (checks > 0 ? 3 + share(checks, looseChecks(c).length, 4) : 0) + (accepted(c).length > 0 ? 3 : 0);
+}
+function anchorsPart(c) {
+  if (!c.anchorsAt) return 0;
+  if (c.anchorLines === null) return null;
+  const head = c.model.anchors.head === null ? void 0 : unticked2(c.model.anchors.head);
+  const headOk = !c.gitForm || head !== void 0 && FULL_HEAD.test(head) && !isNullObjectId(head.toLowerCase());
+  const malformed = c.anchorLines.some((a) => a.error !== null && !a.unknown);
+  return (headOk ? 5 : 0) + (c.lackingAnchors.length === 0 && !malformed ? 5 : 0);
+}
+function readAnchors(model, layout, heading, mode) {
+  const body = heading && layout.anchors ? layout.lines.slice(layout.anchors.start, layout.anchors.end) : null;
+  const anchorsEmpty2 = body !== null && mode === "stdin" && isEmptyAnchorsBody(body);
+  let anchorLines = null;
+  if (body !== null && !anchorsEmpty2) {
+    anchorLines = [];
+    const seen = /* @__PURE__ */ new Set();
+    let inComment = false;
+    for (const [i, line] of body.entries()) {
+      const trimmed = line.trim();
+      if (inComment || trimmed.startsWith("<!--")) {
+        inComment = !trimmed.includes("-->");
+        continue;
+      }
+      if (trimmed === "") continue;
+      const got = readAnchorLine(line);
+      const twice = "label" in got && seen.has(got.label) ? `\`- ${got.label}:\` appears twice` : null;
+      if ("label" in got) seen.add(got.label);
+      const error = "error" in got ? got.error : twice;
+      anchorLines.push({ line: heading.line + i + 1, error, unknown: "unknown" in got });
+    }
+  }
+  const a = model.anchors;
+  const gitForm = a.branch !== null || a.head !== null || a.dirty !== null || a.inProgress != null;
+  const value = { Branch: a.branch, HEAD: a.head, "Dirty files": a.dirty, Date: a.date };
+  const want = gitForm ? ["Branch", "HEAD", "Dirty files", "Date"] : ["Date"];
+  const lackingAnchors = want.filter((l) => value[l] === null);
+  return { anchorLines, anchorsEmpty: anchorsEmpty2, anchorsAt: heading, gitForm, lackingAnchors };
 }
 function handoffContext(input, opts) {
   const text2 = normaliseText(input);
@@ -6190,28 +5994,19 @@ function handoffContext(input, opts) {
   const model = readHandoff(text2, tree);
   const layout = handoffLayout(text2, model);
   const { lines: lines3 } = layout;
-  const shaped = lines3[0] === MARKER4 && layout.titleIndex >= 0;
+  const shaped = lines3[0] === MARKER3 && layout.titleIndex >= 0;
   const first = /* @__PURE__ */ new Map();
   const sections = [];
-  let sectionErrors = 0;
-  let highest = -1;
   const candidates = [];
   for (const h of model.headings) {
     const index = h.depth === 2 ? sectionIndex(h.title) : void 0;
     if (index === void 0) {
-      const isTitle = h.depth === 1 && h.line - 1 === layout.titleIndex;
-      if (!isTitle) candidates.push({ title: h.title, line: h.line, raw: lines3[h.line - 1], depth: h.depth });
+      if (h.depth !== 1 || h.line - 1 !== layout.titleIndex) candidates.push({ ...h, raw: lines3[h.line - 1] });
       continue;
     }
     const key = h.title.toLowerCase();
     sections.push({ heading: h, index, name: SECTION_NAMES[index], key });
-    if (first.has(key)) {
-      if (!HANDOFF_SECTIONS[index].optional) sectionErrors++;
-      continue;
-    }
-    first.set(key, h);
-    if (index < highest) sectionErrors++;
-    else highest = index;
+    if (!first.has(key)) first.set(key, h);
   }
   const used = /* @__PURE__ */ new Set();
   const missing = [];
@@ -6220,41 +6015,39 @@ function handoffContext(input, opts) {
     const look = candidates.find((c) => !used.has(c.line) && nearest2(c.title, [s.name]) === s.name) ?? null;
     if (look) used.add(look.line);
     missing.push({ name: s.name, look });
-    sectionErrors++;
   }
   const resembles = (s) => s.depth <= 2 || nearest2(s.title, SECTION_NAMES) !== null;
   const strays = candidates.filter((s) => !used.has(s.line) && resembles(s));
   const byKey = /* @__PURE__ */ new Map();
   for (const item of model.items) {
     const text3 = item.text.trim();
-    if (NONE.test(text3)) continue;
-    const list2 = byKey.get(item.section) ?? [];
-    list2.push({ text: text3, line: item.line });
-    byKey.set(item.section, list2);
+    if (!NONE.test(text3)) byKey.set(item.section, [...byKey.get(item.section) ?? [], { text: text3, line: item.line }]);
   }
   const keyItems = model.items.filter((i) => i.section === "key files" && !/^none\.?$/i.test(i.text.trim()));
   const keyFiles = model.keyFiles.map((k, i) => ({ ...k, line: keyItems[i].line, item: keyItems[i].text.trim() })).filter((k) => !NONE.test(k.item));
   const prior = opts.prior;
+  const anchors = readAnchors(model, layout, first.get("environment anchors"), opts.mode);
+  const items = (name2) => byKey.get(name2.toLowerCase()) ?? [];
+  const dropped = prior === null || prior === void 0 ? null : droppedItems(prior, text2);
+  const secrets = [];
   return {
     opts,
     input,
     text: text2,
     lines: lines3,
     flags: tree.flags,
+    secrets,
     layout,
     model,
     shaped,
     sections,
     first,
-    sectionErrors,
     missing,
     strays,
-    items: (name2) => byKey.get(name2.toLowerCase()) ?? [],
-    ...readAnchors(model, layout, first.get("environment anchors"), opts.mode),
-    savedOk: model.saved !== null && stateTime(null, model.saved, opts.nowMs).known,
+    items,
     keyFiles,
-    secrets: [],
-    dropped: prior === null || prior === void 0 ? null : droppedItems(prior, text2)
+    dropped,
+    ...anchors
   };
 }
 function validateHandoff(input, opts) {
@@ -6266,34 +6059,30 @@ function validateHandoff(input, opts) {
     for (let l = range.start + 1; l <= range.end; l++) exemptLines.add(l);
     pass = redactText(input, { exemptLines });
   }
-  const maps = lineMaps(pass);
-  const secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
   const c = handoffContext(pass.text, opts);
-  c.secrets = secrets;
-  return onOriginalLines(runRules(HANDOFF_RULES, HANDOFF_PARTS, c, (c.dropped ?? []).map((i) => i.text)), pass);
+  return runRules(HANDOFF_RULES, HANDOFF_PARTS, pass, c, (c.dropped ?? []).map((i) => i.text));
 }
 function handoffKeyFiles(text2) {
   const t = normaliseText(text2);
-  return readHandoff(t, parseBlocks(t)).keyFiles.map((k) => k.path).filter((p) => p !== null);
+  return readHandoff(t, parseBlocks(t)).keyFiles.flatMap((k) => k.path === null ? [] : [k.path]);
 }
-var OPTIONAL, HANDOFF_SECTIONS, LINE_CAP, MARKER4, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, at2, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, HANDOFF_RULES, HANDOFF_PARTS, unlabelled, causeless, vague, accepted, checksOf, looseChecks, lineCount;
+var OPTIONAL, HANDOFF_SECTIONS, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, FULL_HEAD, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, HANDOFF_PARTS, SECTION_RULES, share, unlabelled, causeless, steps, vague, accepted, checksOf, looseChecks;
 var init_validate = __esm({
   "src/schema/validate.ts"() {
     "use strict";
-    init_state_time();
     init_redact();
+    init_sanitize();
+    init_anchor_lines();
     init_grammar();
     init_handoff();
     init_open_items();
-    init_validate_anchors();
+    init_state_time();
     init_validate_common();
-    init_sanitize();
-    init_anchor_lines();
+    init_validate_common();
     init_values();
     OPTIONAL = /* @__PURE__ */ new Set(["Scope", "Verification"]);
     HANDOFF_SECTIONS = SECTION_TITLES.map((name2) => ({ name: name2, optional: OPTIONAL.has(name2) }));
     LINE_CAP = 150;
-    MARKER4 = "<!-- memory-schema: v1 -->";
     TITLE = "# Session Handoff";
     LABELS = ["[user-directed]", "[user-approved]", "[agent-proposed]"];
     NONE = /^(none|none recorded|n\/a)\.?$/i;
@@ -6306,307 +6095,191 @@ var init_validate = __esm({
     NOT_RUN = /^[^:]+:\s*not run\b\s*[,:;—–-]?\s*\S/i;
     ACCEPTED = /^Accepted:\s*\S/i;
     PLAN_BOX = /^\[([ xX~-])\]\s+\S/;
-    at2 = (line, message, severity) => severity === void 0 ? { line, message } : { line, message, severity };
-    SECTION_NAMES = HANDOFF_SECTIONS.map((s) => s.name);
+    FULL_HEAD = /^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
+    SECTION_NAMES = SECTION_TITLES;
     SECTION_INDEX = new Map(SECTION_NAMES.map((n2, i) => [n2.toLowerCase(), i]));
     SECTION_ORDER = SECTION_NAMES.map((n2) => `## ${n2}`).join(", ");
     sectionIndex = (title) => SECTION_INDEX.get(title.toLowerCase());
+    rule3 = ruleOf();
+    onAnchors = (c, when, message) => c.anchorLines !== null && when ? [at(c.anchorsAt.line, message)] : [];
     HANDOFF_RULES = [
       TEXT_RULES.bom,
       TEXT_RULES.crlf,
-      {
-        id: "marker",
-        severity: "error",
-        part: "sections",
-        checks: `the first line is ${MARKER4}`,
-        check: (c) => {
-          if (c.lines[0] === MARKER4) return [];
-          const seen = /^<!--\s*memory-schema:\s*(\S+)\s*-->$/.exec(c.lines[0]?.trim() ?? "");
-          const version = seen ? `the marker says schema ${quoted(seen[1], QUOTE_CUT)}; this helper reads v1 only: ` : "";
-          const begin = `the document must begin with the line ${MARKER4}`;
-          return [at2(1, seen ? `${version}${begin}` : `${begin}; start from templates/handoff.md`)];
-        }
-      },
-      {
-        id: "heading",
-        severity: "error",
-        part: "sections",
-        checks: `"${TITLE}" is one of the first four lines`,
-        check: (c) => c.layout.titleIndex < 0 ? [at2(1, `the document must have the heading "${TITLE}" in its first four lines`)] : []
-      },
+      rule3("marker", "error", "sections", (c) => {
+        if (c.lines[0] === MARKER3) return [];
+        const seen = /^<!--\s*memory-schema:\s*(\S+)\s*-->$/.exec(c.lines[0]?.trim() ?? "");
+        const version = seen && `the marker says schema ${quoted(seen[1], QUOTE_CUT)}; this helper reads v1 only: `;
+        return [at(1, version ? `${version}${BEGIN}` : `${BEGIN}; start from templates/handoff.md`)];
+      }),
+      rule3("heading", "error", "sections", (c) => c.layout.titleIndex < 0 ? [at(1, titleMissing(TITLE))] : []),
       TEXT_RULES.newline,
       TEXT_RULES.conflicted,
       TEXT_RULES.markdown,
-      {
-        // An error on disk, a finding on stdin (write stamps it).
-        id: "saved",
-        severity: "error or finding",
-        part: "saved",
-        checks: "`Saved:` after the title, an ISO-8601 time with a zone, not in the future",
-        check: (c) => {
-          const { saved, savedLine } = c.model;
-          const form = c.opts.mode === "root" && c.shaped ? "error" : "finding";
-          if (saved === null || savedLine === null) {
-            const line = Math.max(1, c.layout.titleIndex + 2);
-            return [at2(line, "no `Saved: <ISO-8601 with Z or offset>` line after the title (write stamps it)", form)];
-          }
-          const st = stateTime(null, saved, c.opts.nowMs);
-          if (st.known) return [];
-          const value = quoted(unticked2(saved), QUOTE_CUT);
-          if (st.reason === "future") return [at2(savedLine, `Saved: ${value} is in the future`, "finding")];
-          return [at2(savedLine, `Saved: ${value} is not an ISO-8601 time with a zone (write stamps it)`, form)];
+      // An error on disk, a finding on stdin (write stamps it).
+      rule3("saved", "error or finding", "saved", (c) => {
+        const { saved, savedLine } = c.model;
+        const form = c.opts.mode === "root" && c.shaped ? "error" : "finding";
+        if (saved === null || savedLine === null) {
+          const line = Math.max(1, c.layout.titleIndex + 2);
+          return [at(line, "no `Saved: <ISO-8601 with Z or offset>` line after the title (write stamps it)", form)];
         }
-      },
-      {
-        id: "heading-case",
-        severity: "finding",
-        part: null,
-        checks: "a section heading written as the schema writes it",
-        check: (c) => {
-          const misspelt = c.sections.filter((s) => s.heading.title !== s.name);
-          return misspelt.map((s) => at2(s.heading.line, `write the heading as \`## ${s.name}\``));
+        const st = stateTime(null, saved, c.opts.nowMs);
+        if (st.known) return [];
+        const value = quoted(unticked2(saved), QUOTE_CUT);
+        if (st.reason === "future") return [at(savedLine, `Saved: ${value} is in the future`, "finding")];
+        return [at(savedLine, `Saved: ${value} is not an ISO-8601 time with a zone (write stamps it)`, form)];
+      }),
+      rule3("heading-case", "finding", null, (c) => {
+        const misspelt = c.sections.filter((s) => s.heading.title !== s.name);
+        return misspelt.map((s) => at(s.heading.line, `write the heading as \`## ${s.name}\``));
+      }),
+      // A required section appears once; an optional one repeated is a finding.
+      rule3("section-repeated", "error or finding", "sections", (c) => c.sections.filter((h) => c.first.get(h.key) !== h.heading).map(({ heading, index, name: name2, key }) => {
+        const message = `\`## ${name2}\` appears again (first at line ${c.first.get(key).line}); merge the two`;
+        return at(heading.line, message, HANDOFF_SECTIONS[index].optional ? "finding" : "error");
+      })),
+      rule3("section-order", "error", "sections", (c) => {
+        const out = [];
+        let highest = -1;
+        for (const { heading, index, name: name2, key } of c.sections) {
+          if (c.first.get(key) !== heading) continue;
+          const message = `\`## ${name2}\` comes after \`## ${SECTION_NAMES[highest]}\`; the order is ${SECTION_ORDER}`;
+          if (index < highest) out.push(at(heading.line, message));
+          else highest = index;
         }
-      },
-      {
-        // A required section appears once; an optional one repeated is a finding.
-        id: "section-repeated",
-        severity: "error or finding",
-        part: "sections",
-        checks: "a section appears once",
-        check: (c) => c.sections.filter((h) => c.first.get(h.key) !== h.heading).map(({ heading, index, name: name2, key }) => {
-          const message = `\`## ${name2}\` appears again (first at line ${c.first.get(key).line}); merge the two`;
-          return at2(heading.line, message, HANDOFF_SECTIONS[index].optional ? "finding" : "error");
-        })
-      },
-      {
-        id: "section-order",
-        severity: "error",
-        part: "sections",
-        checks: "sections come in the schema's order",
-        check: (c) => {
-          const out = [];
-          let highest = -1;
-          for (const { heading, index, name: name2, key } of c.sections) {
-            if (c.first.get(key) !== heading) continue;
-            const message = `\`## ${name2}\` comes after \`## ${SECTION_NAMES[highest]}\`; the order is ${SECTION_ORDER}`;
-            if (index < highest) out.push(at2(heading.line, message));
-            else highest = index;
-          }
-          return out;
+        return out;
+      }),
+      rule3("section-missing", "error", "sections", (c) => c.missing.map(({ name: name2, look }) => {
+        if (look) {
+          const raw = `${quoted(look.raw.trim(), QUOTE_CUT)} is not a section heading of schema v1`;
+          return at(look.line, `${raw} and \`## ${name2}\` is missing: did you mean \`## ${name2}\`?`);
         }
-      },
-      {
-        id: "section-missing",
-        severity: "error",
-        part: "sections",
-        checks: "every required section is there (a heading like a missing one names it)",
-        check: (c) => c.missing.map(({ name: name2, look }) => {
-          if (look) {
-            const raw = `${quoted(look.raw.trim(), QUOTE_CUT)} is not a section heading of schema v1`;
-            return at2(look.line, `${raw} and \`## ${name2}\` is missing: did you mean \`## ${name2}\`?`);
-          }
-          const index = sectionIndex(name2);
-          const next = c.model.headings.find((h) => h.depth === 2 && (sectionIndex(h.title) ?? -1) > index);
-          const keep = "keep its heading, with `- none` when there is nothing to say";
-          return at2(next ? next.line : c.lines.length, `required section \`## ${name2}\` is missing; ${keep}`);
-        })
-      },
-      {
-        id: "unknown-section",
-        severity: "finding",
-        part: null,
-        checks: "a level-1 or level-2 heading that is no section of schema v1, or any heading that resembles one",
-        check: (c) => c.strays.map((s) => {
-          const near = nearest2(s.title, SECTION_NAMES);
-          const raw = `${quoted(s.raw.trim(), QUOTE_CUT)} is not a section of schema v1`;
-          return at2(s.line, near ? `${raw}: did you mean \`## ${near}\`?` : `${raw}; nothing reads it`);
-        })
-      },
-      ...ANCHOR_RULES,
-      {
-        // A dropped step says why.
-        id: "plan-step",
-        severity: "finding",
-        part: null,
-        checks: "each plan step with a status box; a `[-]` one with its reason",
-        check: (c) => c.items("Plan").flatMap((step2) => {
-          const m = PLAN_BOX.exec(step2.text);
-          if (!m) return [at2(step2.line, "a plan step without `[x]`, `[~]`, `[ ]` or `[-] \u2026 \u2014 dropped: <why>`")];
-          const reasonless = m[1] === "-" && !/\bdropped:\s*\S/i.test(step2.text);
-          return reasonless ? [at2(step2.line, "a `[-]` step without `\u2014 dropped: <why>`")] : [];
-        })
-      },
-      {
-        id: "decision-label",
-        severity: "finding",
-        part: "decisions",
-        checks: "each decision labelled [user-directed], [user-approved] or [agent-proposed]",
-        check: (c) => {
-          const message = "a decision without [user-directed], [user-approved] or [agent-proposed]";
-          return unlabelled(c).map((d) => at2(d.line, message));
-        }
-      },
-      {
-        id: "failed-cause",
-        severity: "finding",
-        part: "failed",
-        checks: "each failed approach with its cause",
-        check: (c) => {
-          const message = "a failed approach without its cause (`<what was tried>: <why it failed>`): it invites a retry";
-          return causeless(c).map((f) => at2(f.line, message));
-        }
-      },
-      {
-        id: "next-step",
-        severity: "finding",
-        part: "nextSteps",
-        checks: "a next step at all; each naming a path, a command or a check",
-        check: (c) => {
-          const message = "a next step naming no path, command or check: too vague to start cold";
-          const out = vague(c).map((n2) => at2(n2.line, message));
-          const heading = c.first.get("next steps");
-          if (c.items("Next steps").length === 0 && heading) out.push(at2(heading.line, "no next step"));
-          return out;
-        }
-      },
-      {
-        // The first next step is bounded.
-        id: "next-action",
-        severity: "finding",
-        part: "nextAction",
-        checks: "the first next step says when it is done",
-        check: (c) => {
-          const first = c.items("Next steps")[0];
-          const message = "the first next step has no acceptance criteria (`\u2014 done when <check passes>`)";
-          return first && !ACCEPTANCE.test(first.text) ? [at2(first.line, message)] : [];
-        }
-      },
-      {
-        // Implemented, verified and accepted kept apart. Listed before `verification`: on the
-        // section's own line, the missing acceptance comes first.
-        id: "accepted",
-        severity: "finding",
-        part: "verification",
-        checks: "`## Verification` has an `- Accepted:` line",
-        check: (c) => {
-          const heading = c.first.get("verification");
-          const message = "no `- Accepted: <who, what, revision>` (or `- Accepted: not yet, <what awaits review>`)";
-          return heading && accepted(c).length === 0 ? [at2(heading.line, message)] : [];
-        }
-      },
-      {
-        id: "verification",
-        severity: "finding",
-        part: "verification",
-        checks: "`## Verification`, when there, with checks as `<check>: <command> -> <result> @ <revision>` or not run",
-        check: (c) => {
-          const heading = c.first.get("verification");
-          if (!heading) return [];
-          const form = "`<check>: <command> -> <result> @ <revision>` or `<check>: not run, <why>`";
-          const out = looseChecks(c).map((v) => at2(v.line, `a verification line that is not ${form}`));
-          if (checksOf(c).length === 0) out.push(at2(heading.line, "no check recorded"));
-          return out;
-        }
-      },
-      {
-        id: "key-file",
-        severity: "finding",
-        part: "keyFiles",
-        checks: "each key file `- <relative path> \u2014 <why>` inside the root",
-        check: (c) => {
-          const message = "a key file that is not `- <relative path> \u2014 <why>` inside the root";
-          return c.keyFiles.filter((k) => k.path === null).map((k) => at2(k.line, message));
-        }
-      },
-      {
-        id: "key-file-missing",
-        severity: "finding",
-        part: "keyFiles",
-        checks: "each key file exists (when the caller could look)",
-        check: (c) => {
-          const existing = c.opts.existingKeyFiles;
-          if (!existing) return [];
-          const gone = c.keyFiles.filter((k) => k.path !== null && !existing.has(k.path));
-          return gone.map((k) => at2(k.line, `key file ${quotedPath(k.path)} does not exist`));
-        }
-      },
-      {
-        id: "line-cap",
-        severity: "finding",
-        part: "size",
-        checks: `at most ${LINE_CAP} lines`,
-        check: (c) => {
-          const count2 = lineCount(c);
-          const over = `${count2} lines, over the ${LINE_CAP}-line cap`;
-          const message = `${over}: compress decision prose first; never drop failed approaches or anchors`;
-          return count2 > LINE_CAP ? [at2(LINE_CAP + 1, message)] : [];
-        }
-      },
-      {
-        // Write redacts them; a document holding one scores lower.
-        id: "secret",
-        severity: "finding",
-        part: "secrets",
-        checks: "no secret (redaction's rules)",
-        check: (c) => {
-          const done = c.opts.secrets ? ", redacted by write" : "; write redacts it";
-          return c.secrets.map((s) => at2(s.line, `a secret (${s.kind})${done}`));
-        }
-      },
-      {
-        // An abandoned step is closed.
-        id: "dropped",
-        severity: "finding",
-        part: "dropped",
-        checks: "open items of the previous handoff carried over or closed",
-        check: (c) => (c.dropped ?? []).map((i) => {
-          const item = `[${i.section}] ${quoted(i.text, QUOTE_CUT)}`;
-          return at2(0, `${item} of the previous handoff is neither carried over nor closed`);
-        })
-      }
+        const index = sectionIndex(name2);
+        const next = c.model.headings.find((h) => h.depth === 2 && (sectionIndex(h.title) ?? -1) > index);
+        const keep = "keep its heading, with `- none` when there is nothing to say";
+        return at(next ? next.line : c.lines.length, `required section \`## ${name2}\` is missing; ${keep}`);
+      })),
+      rule3("unknown-section", "finding", null, (c) => c.strays.map((s) => {
+        const near = nearest2(s.title, SECTION_NAMES);
+        const raw = `${quoted(s.raw.trim(), QUOTE_CUT)} is not a section of schema v1`;
+        return at(s.line, near ? `${raw}: did you mean \`## ${near}\`?` : `${raw}; nothing reads it`);
+      })),
+      rule3("anchors-empty", "finding", null, (c) => {
+        const message = "the anchors section is empty; write fills it with what `anchors` prints";
+        return c.anchorsEmpty ? [at(c.anchorsAt.line, message)] : [];
+      }),
+      // Every line `anchors` prints, and nothing else; once each.
+      rule3("anchor-line", "error", "anchors", (c) => (c.anchorLines ?? []).filter((a) => a.error !== null && !a.unknown).map((a) => at(a.line, a.error))),
+      rule3("anchor-unknown", "finding", null, (c) => (c.anchorLines ?? []).filter((a) => a.unknown).map((a) => at(a.line, a.error))),
+      rule3("anchor-missing", "finding", "anchors", (c) => c.anchorLines === null ? [] : c.lackingAnchors.map((l) => at(c.anchorsAt.line, `no \`- ${l}:\` anchor line`))),
+      rule3("anchor-mixed", "finding", null, (c) => {
+        const mixed = c.gitForm && c.model.anchors.keyFileMtimes !== null;
+        return onAnchors(c, mixed, "`- Key file mtimes:` is for handoffs saved outside git");
+      }),
+      // A future `- Date:` makes the age unknown.
+      rule3("anchor-date", "finding", null, (c) => {
+        const date = c.model.anchors.date;
+        const st = date === null ? null : stateTime(date, null, c.opts.nowMs);
+        if (c.anchorLines === null || st === null || st.known || st.reason !== "future") return [];
+        const shown = quoted(unticked2(date), QUOTE_CUT);
+        return onAnchors(c, true, `the - Date: anchor ${shown} is in the future (more than 5 minutes ahead): age unknown`);
+      }),
+      rule3("anchor-head", "finding", "anchors", (c) => {
+        const head = c.model.anchors.head;
+        const none = c.gitForm && head !== null && unticked2(head) === "none (no commits yet)";
+        return onAnchors(c, none, "HEAD is `none (no commits yet)`: drift cannot check this handoff against history");
+      }),
+      // A dropped step says why.
+      rule3("plan-step", "finding", null, (c) => c.items("Plan").flatMap((step2) => {
+        const m = PLAN_BOX.exec(step2.text);
+        if (!m) return [at(step2.line, "a plan step without `[x]`, `[~]`, `[ ]` or `[-] \u2026 \u2014 dropped: <why>`")];
+        const reasonless = m[1] === "-" && !/\bdropped:\s*\S/i.test(step2.text);
+        return reasonless ? [at(step2.line, "a `[-]` step without `\u2014 dropped: <why>`")] : [];
+      })),
+      rule3("decision-label", "finding", "decisions", (c) => {
+        const message = "a decision without [user-directed], [user-approved] or [agent-proposed]";
+        return unlabelled(c).map((d) => at(d.line, message));
+      }),
+      rule3("failed-cause", "finding", "failed", (c) => {
+        const message = "a failed approach without its cause (`<what was tried>: <why it failed>`): it invites a retry";
+        return causeless(c).map((f) => at(f.line, message));
+      }),
+      rule3("next-step", "finding", "nextSteps", (c) => {
+        const message = "a next step naming no path, command or check: too vague to start cold";
+        const out = vague(c).map((n2) => at(n2.line, message));
+        const heading = c.first.get("next steps");
+        if (steps(c).length === 0 && heading) out.push(at(heading.line, "no next step"));
+        return out;
+      }),
+      // The first next step is bounded.
+      rule3("next-action", "finding", "nextAction", (c) => {
+        const first = steps(c)[0];
+        const message = "the first next step has no acceptance criteria (`\u2014 done when <check passes>`)";
+        return first && !ACCEPTANCE.test(first.text) ? [at(first.line, message)] : [];
+      }),
+      // Implemented, verified and accepted kept apart; on the section's own line the missing acceptance comes first.
+      rule3("accepted", "finding", "verification", (c) => {
+        const heading = c.first.get("verification");
+        const message = "no `- Accepted: <who, what, revision>` (or `- Accepted: not yet, <what awaits review>`)";
+        return heading && accepted(c).length === 0 ? [at(heading.line, message)] : [];
+      }),
+      // Optional, as the template says: a handoff without the section is not judged on it.
+      rule3("verification", "finding", "verification", (c) => {
+        const heading = c.first.get("verification");
+        if (!heading) return [];
+        const form = "`<check>: <command> -> <result> @ <revision>` or `<check>: not run, <why>`";
+        const out = looseChecks(c).map((v) => at(v.line, `a verification line that is not ${form}`));
+        if (checksOf(c).length === 0) out.push(at(heading.line, "no check recorded"));
+        return out;
+      }),
+      rule3("key-file", "finding", "keyFiles", (c) => {
+        const message = "a key file that is not `- <relative path> \u2014 <why>` inside the root";
+        return c.keyFiles.filter((k) => k.path === null).map((k) => at(k.line, message));
+      }),
+      rule3("key-file-missing", "finding", "keyFiles", (c) => {
+        const existing = c.opts.existingKeyFiles;
+        const gone = existing ? c.keyFiles.filter((k) => k.path !== null && !existing.has(k.path)) : [];
+        return gone.map((k) => at(k.line, `key file ${quotedPath(k.path)} does not exist`));
+      }),
+      rule3("line-cap", "finding", "size", (c) => {
+        const over = `${lineCount(c)} lines, over the ${LINE_CAP}-line cap`;
+        const message = `${over}: compress decision prose first; never drop failed approaches or anchors`;
+        return lineCount(c) > LINE_CAP ? [at(LINE_CAP + 1, message)] : [];
+      }),
+      // Write redacts them; a document holding one scores lower.
+      rule3("secret", "finding", "secrets", (c) => {
+        const done = c.opts.secrets ? ", redacted by write" : "; write redacts it";
+        return c.secrets.map((s) => at(s.line, `a secret (${s.kind})${done}`));
+      }),
+      // An abandoned step is closed.
+      rule3("dropped", "finding", "dropped", (c) => (c.dropped ?? []).map((i) => {
+        const item = `[${i.section}] ${quoted(i.text, QUOTE_CUT)}`;
+        return at(0, `${item} of the previous handoff is neither carried over nor closed`);
+      }))
     ];
     HANDOFF_PARTS = [
-      { part: "sections", weight: 15, score: (c) => c.shaped ? Math.max(0, 15 - 5 * c.sectionErrors) : 0 },
-      { part: "saved", weight: 5, score: (c) => c.savedOk ? 5 : 0 },
+      { part: "sections", weight: 15, score: (c) => c.shaped ? Math.max(0, 15 - 5 * sectionErrors(c)) : 0 },
+      { part: "saved", weight: 5, score: (c) => stateTime(null, c.model.saved, c.opts.nowMs).known ? 5 : 0 },
       { part: "anchors", weight: 10, score: anchorsPart },
       { part: "failed", weight: 10, score: (c) => share(c.items("Failed approaches").length, causeless(c).length, 10) },
       { part: "decisions", weight: 10, score: (c) => share(c.items("Decisions").length, unlabelled(c).length, 10) },
-      {
-        part: "nextSteps",
-        weight: 10,
-        score: (c) => c.items("Next steps").length === 0 ? 0 : share(c.items("Next steps").length, vague(c).length, 10)
-      },
-      { part: "nextAction", weight: 5, score: (c) => ACCEPTANCE.test(c.items("Next steps")[0]?.text ?? "") ? 5 : 0 },
-      {
-        part: "keyFiles",
-        weight: 10,
-        score: (c) => {
-          const existing = c.opts.existingKeyFiles;
-          if (!existing) return null;
-          const found = c.keyFiles.filter((k) => k.path !== null && existing.has(k.path)).length;
-          return proportion(found, c.keyFiles.length, 10).score;
-        }
-      },
-      {
-        part: "verification",
-        weight: 10,
-        score: (c) => {
-          if (!c.first.get("verification")) return null;
-          const checks = checksOf(c).length;
-          return (checks > 0 ? 3 + share(checks, looseChecks(c).length, 4) : 0) + (accepted(c).length > 0 ? 3 : 0);
-        }
-      },
+      { part: "nextSteps", weight: 10, score: (c) => steps(c).length ? share(steps(c).length, vague(c).length, 10) : 0 },
+      { part: "nextAction", weight: 5, score: (c) => ACCEPTANCE.test(steps(c)[0]?.text ?? "") ? 5 : 0 },
+      { part: "keyFiles", weight: 10, score: keyFilesPart },
+      { part: "verification", weight: 10, score: verificationPart },
       { part: "size", weight: 5, score: (c) => lineCount(c) > LINE_CAP ? 0 : 5 },
       { part: "secrets", weight: 5, score: (c) => c.secrets.length === 0 ? 5 : 0 },
       { part: "dropped", weight: 5, score: (c) => c.dropped === null ? null : c.dropped.length === 0 ? 5 : 0 }
     ];
+    SECTION_RULES = /* @__PURE__ */ new Set(["section-repeated", "section-order", "section-missing"]);
+    share = (total, bad2, max) => proportion(total - bad2, total, max);
     unlabelled = (c) => c.items("Decisions").filter((d) => !LABELS.some((l) => d.text.includes(l)));
     causeless = (c) => c.items("Failed approaches").filter((f) => !CAUSE.test(f.text));
-    vague = (c) => c.items("Next steps").filter((n2) => !CONCRETE.test(n2.text));
+    steps = (c) => c.items("Next steps");
+    vague = (c) => steps(c).filter((n2) => !CONCRETE.test(n2.text));
     accepted = (c) => c.items("Verification").filter((v) => ACCEPTED.test(v.text));
     checksOf = (c) => c.items("Verification").filter((v) => !ACCEPTED.test(v.text));
     looseChecks = (c) => checksOf(c).filter((v) => !VERIFIED.test(v.text) && !NOT_RUN.test(v.text));
-    lineCount = (c) => c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length;
   }
 });
 
@@ -6619,11 +6292,11 @@ function stampSaved(text2, iso) {
     lines3[layout.savedIndex] = `Saved: ${iso}`;
     return { text: lines3.join("\n"), replaced: old, insertedAt: null };
   }
-  let at4 = Math.max(0, layout.titleIndex) + 1;
-  while (at4 < lines3.length - 1 && lines3[at4].trim() === "") at4++;
-  const next = lines3[at4];
-  lines3.splice(at4, 0, ...next !== void 0 && next.trim() !== "" ? [`Saved: ${iso}`, ""] : [`Saved: ${iso}`]);
-  return { text: lines3.join("\n"), replaced: null, insertedAt: at4 + 1 };
+  let at2 = Math.max(0, layout.titleIndex) + 1;
+  while (at2 < lines3.length - 1 && lines3[at2].trim() === "") at2++;
+  const next = lines3[at2];
+  lines3.splice(at2, 0, ...next !== void 0 && next.trim() !== "" ? [`Saved: ${iso}`, ""] : [`Saved: ${iso}`]);
+  return { text: lines3.join("\n"), replaced: null, insertedAt: at2 + 1 };
 }
 function anchorsBody(text2) {
   const { lines: lines3, anchors } = handoffLayout(text2);
@@ -6657,7 +6330,7 @@ var init_stamp = __esm({
   "src/schema/stamp.ts"() {
     "use strict";
     init_validate();
-    init_validate_anchors();
+    init_anchor_lines();
   }
 });
 
@@ -6665,7 +6338,6 @@ var init_stamp = __esm({
 function ledgerContext(input, kind) {
   const schema = SCHEMAS[kind];
   const text2 = normaliseText(input);
-  const starts = lineStartsOf(text2);
   const entry = new RegExp(`^${schema.prefix}-(\\d{4}): \\S`);
   const entries = [];
   const badHeadings = [];
@@ -6673,38 +6345,28 @@ function ledgerContext(input, kind) {
   let current = null;
   const tree = parseBlocks(text2);
   for (const block2 of tree.children) {
-    const line = lineAt(starts, block2.start);
     if (block2.type === "heading" && block2.depth === 2) {
       const title = text2.slice(block2.start, block2.end).replace(/^##\s*/, "").replace(/\s+#+\s*$/, "").trim();
       const m = entry.exec(title);
-      if (!m) {
-        badHeadings.push({ line, title });
-        current = null;
-        continue;
-      }
-      current = { number: m[1], line, fields: /* @__PURE__ */ new Map(), reuses: first.get(m[1]) ?? null };
-      if (!first.has(m[1])) first.set(m[1], line);
-      entries.push(current);
+      if (!m) badHeadings.push({ line: block2.line, title });
+      current = m ? { number: m[1], line: block2.line, fields: /* @__PURE__ */ new Map(), reuses: first.get(m[1]) ?? null } : null;
+      if (m && !first.has(m[1])) first.set(m[1], block2.line);
+      if (current) entries.push(current);
       continue;
     }
     if (current === null || block2.type !== "list") continue;
     for (const item of block2.children) {
-      const end = item.children[item.children.length - 1]?.end ?? item.end;
-      const body = text2.slice(item.children[0]?.start ?? item.start, end).trim();
-      const f = /^([A-Za-z][A-Za-z ]*?):\s*(.*)$/s.exec(body);
+      const f = /^([A-Za-z][A-Za-z ]*?):\s*(.*)$/s.exec(itemText(text2, item).trim());
       if (f && !current.fields.has(f[1])) current.fields.set(f[1], f[2].trim());
     }
   }
-  return { input, text: text2, lines: text2.split("\n"), flags: tree.flags, kind, schema, badHeadings, entries, secrets: [] };
+  return { input, text: text2, lines: text2.split("\n"), flags: tree.flags, secrets: [], kind, schema, badHeadings, entries };
 }
 function validateLedger(input, kind, redacted) {
   const pass = redacted ?? redactText(input);
-  const maps = lineMaps(pass);
-  const c = ledgerContext(pass.text, kind);
-  c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
-  return onOriginalLines(runRules(LEDGER_RULES, LEDGER_PARTS, c), pass);
+  return runRules(LEDGER_RULES, LEDGER_PARTS, pass, ledgerContext(pass.text, kind));
 }
-var SCHEMAS, MARKER5, LABEL2, LESSON_STATUS, SOLUTION_STATUS, at3, name, lacking, lineCount2, bad, badSource, badLessonStatus, badSolutionStatus, badStatus, badDate, count, LEDGER_RULES, LEDGER_PARTS;
+var SCHEMAS, LABEL2, LESSON_STATUS, SOLUTION_STATUS, name, lacking, bad, badSource, badLessonStatus, badSolutionStatus, badDate, badStatus, badEntry, count, each, rule4, LEDGER_RULES, LEDGER_PARTS;
 var init_validate_ledger = __esm({
   "src/schema/validate-ledger.ts"() {
     "use strict";
@@ -6712,6 +6374,7 @@ var init_validate_ledger = __esm({
     init_sanitize();
     init_grammar();
     init_handoff();
+    init_validate_common();
     init_validate_common();
     SCHEMAS = {
       lessons: { title: "# Lessons", prefix: "L", fields: ["When", "Lesson", "Why", "Source", "Status"], cap: 200 },
@@ -6722,136 +6385,59 @@ var init_validate_ledger = __esm({
         cap: 250
       }
     };
-    MARKER5 = "<!-- memory-schema: v1 -->";
     LABEL2 = /\[(user-directed|user-approved|agent-proposed)\]/;
     LESSON_STATUS = /^(active|superseded by L-\d{4}\b.*|retired: \S.*)$/;
     SOLUTION_STATUS = /^obsolete: \S/;
-    at3 = (line, message) => ({ line, message });
     name = (c, e) => `${c.schema.prefix}-${e.number}`;
     lacking = (c, e) => c.schema.fields.filter((f) => !(e.fields.get(f) ?? ""));
-    lineCount2 = (c) => c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length;
     bad = (kind, field, form) => (c, e) => c.kind === kind && e.fields.has(field) && !form.test(e.fields.get(field));
     badSource = bad("lessons", "Source", LABEL2);
     badLessonStatus = bad("lessons", "Status", LESSON_STATUS);
     badSolutionStatus = bad("solutions", "Status", SOLUTION_STATUS);
-    badStatus = (c, e) => badLessonStatus(c, e) || badSolutionStatus(c, e);
     badDate = bad("solutions", "Recorded", /^\d{4}-\d{2}-\d{2}\b/);
-    count = (c, good, max) => proportion(c.entries.filter(good).length, c.entries.length, max).score;
+    badStatus = (c, e) => badLessonStatus(c, e) || badSolutionStatus(c, e);
+    badEntry = (c, e) => badSource(c, e) || badStatus(c, e) || badDate(c, e);
+    count = (c, good, max) => proportion(c.entries.filter(good).length, c.entries.length, max);
+    each = (c, test, says) => c.entries.filter((e) => test(c, e)).map((e) => at(e.line, `${name(c, e)}${says}`));
+    rule4 = ruleOf();
     LEDGER_RULES = [
       TEXT_RULES.bom,
       TEXT_RULES.crlf,
-      {
-        id: "marker",
-        severity: "error",
-        part: null,
-        checks: `the first line is ${MARKER5}`,
-        check: (c) => c.lines[0] === MARKER5 ? [] : [at3(1, `the document must begin with the line ${MARKER5}`)]
-      },
-      {
-        id: "heading",
-        severity: "error",
-        part: null,
-        checks: "the ledger's title (`# Lessons`, `# Solutions`) is one of the first four lines",
-        check: (c) => {
-          if (c.lines.slice(0, 4).includes(c.schema.title)) return [];
-          return [at3(1, `the document must have the heading "${c.schema.title}" in its first four lines`)];
-        }
-      },
+      rule4("marker", "error", null, (c) => c.lines[0] === MARKER3 ? [] : [at(1, BEGIN)]),
+      rule4("heading", "error", null, (c) => c.lines.slice(0, 4).includes(c.schema.title) ? [] : [at(1, titleMissing(c.schema.title))]),
       TEXT_RULES.newline,
       TEXT_RULES.conflicted,
       TEXT_RULES.markdown,
-      {
-        id: "entry-heading",
-        severity: "error",
-        part: null,
-        checks: "each `## ` heading is `## L-<4 digits>: <title>` (lessons) or `## S-<4 digits>: <problem>` (solutions)",
-        check: (c) => {
-          const form = `## ${c.schema.prefix}-<4 digits>: <${c.kind === "lessons" ? "title" : "problem"}>`;
-          return c.badHeadings.map((h) => {
-            return at3(h.line, `${quoted(`## ${h.title}`, QUOTE_CUT)} is not an entry heading: write \`${form}\``);
-          });
-        }
-      },
-      {
-        id: "entry-field",
-        severity: "finding",
-        part: "fields",
-        checks: "each entry has every field of its schema, not empty",
-        check: (c) => c.entries.flatMap((e) => {
-          const missing = lacking(c, e).map((f) => `\`- ${f}:\``);
-          return missing.length === 0 ? [] : [at3(e.line, `${name(c, e)} lacks ${missing.join(", ")}`)];
-        })
-      },
-      {
-        id: "entry-number",
-        severity: "finding",
-        part: "numbering",
-        checks: "entry numbers are never reused",
-        check: (c) => c.entries.flatMap((e) => {
-          if (e.reuses === null) return [];
-          return [at3(e.line, `${name(c, e)} is used again (first at line ${e.reuses}); numbers are never reused`)];
-        })
-      },
-      {
-        id: "entry-source",
-        severity: "finding",
-        part: "status",
-        checks: "a lesson's Source has its label",
-        check: (c) => {
-          const labels = "[user-directed], [user-approved] or [agent-proposed]";
-          const unlabelled2 = c.entries.filter((e) => badSource(c, e));
-          return unlabelled2.map((e) => at3(e.line, `${name(c, e)}: Source has no ${labels} label`));
-        }
-      },
-      {
-        id: "entry-status",
-        severity: "finding",
-        part: "status",
-        checks: "a lesson's Status is active, superseded or retired; a solution's only ever obsolete",
-        check: (c) => {
-          const lesson = "is not active, superseded by L-<n>, or retired: <why>";
-          const form = c.kind === "lessons" ? lesson : "is only ever `obsolete: <why>`";
-          return c.entries.filter((e) => badStatus(c, e)).map((e) => at3(e.line, `${name(c, e)}: Status ${form}`));
-        }
-      },
-      {
-        id: "entry-date",
-        severity: "finding",
-        part: "status",
-        checks: "a solution's Recorded is a date",
-        check: (c) => {
-          const undated = c.entries.filter((e) => badDate(c, e));
-          return undated.map((e) => at3(e.line, `${name(c, e)}: Recorded is not a date (YYYY-MM-DD)`));
-        }
-      },
-      {
-        id: "line-cap",
-        severity: "finding",
-        part: "size",
-        checks: "about 200 lines (lessons) or 250 (solutions) at most",
-        check: (c) => {
-          const n2 = lineCount2(c);
-          const message = `${n2} lines, over the ~${c.schema.cap}-line cap: retire or merge old entries`;
-          return n2 > c.schema.cap ? [at3(c.schema.cap + 1, message)] : [];
-        }
-      },
-      {
-        id: "secret",
-        severity: "finding",
-        part: "secrets",
-        checks: "no secret (redaction's rules)",
-        check: (c) => c.secrets.map((s) => at3(s.line, `a secret (${s.kind}); write redacts it`))
-      }
+      rule4("entry-heading", "error", null, (c) => {
+        const form = `## ${c.schema.prefix}-<4 digits>: <${c.kind === "lessons" ? "title" : "problem"}>`;
+        const says = (h) => `${quoted(`## ${h.title}`, QUOTE_CUT)} is not an entry heading`;
+        return c.badHeadings.map((h) => at(h.line, `${says(h)}: write \`${form}\``));
+      }),
+      rule4("entry-field", "finding", "fields", (c) => c.entries.flatMap((e) => {
+        const missing = lacking(c, e).map((f) => `\`- ${f}:\``);
+        return missing.length === 0 ? [] : [at(e.line, `${name(c, e)} lacks ${missing.join(", ")}`)];
+      })),
+      rule4("entry-number", "finding", "numbering", (c) => c.entries.flatMap((e) => {
+        const again = `${name(c, e)} is used again (first at line ${e.reuses}); numbers are never reused`;
+        return e.reuses === null ? [] : [at(e.line, again)];
+      })),
+      rule4("entry-source", "finding", "status", (c) => each(c, badSource, ": Source has no [user-directed], [user-approved] or [agent-proposed] label")),
+      rule4("entry-status", "finding", "status", (c) => {
+        const lesson = "is not active, superseded by L-<n>, or retired: <why>";
+        return each(c, badStatus, `: Status ${c.kind === "lessons" ? lesson : "is only ever `obsolete: <why>`"}`);
+      }),
+      rule4("entry-date", "finding", "status", (c) => each(c, badDate, ": Recorded is not a date (YYYY-MM-DD)")),
+      rule4("line-cap", "finding", "size", (c) => {
+        const message = `${lineCount(c)} lines, over the ~${c.schema.cap}-line cap: retire or merge old entries`;
+        return lineCount(c) > c.schema.cap ? [at(c.schema.cap + 1, message)] : [];
+      }),
+      rule4("secret", "finding", "secrets", (c) => c.secrets.map((s) => at(s.line, `a secret (${s.kind}); write redacts it`)))
     ];
     LEDGER_PARTS = [
       { part: "fields", weight: 50, score: (c) => count(c, (e) => lacking(c, e).length === 0, 50) },
-      {
-        part: "status",
-        weight: 20,
-        score: (c) => count(c, (e) => !badSource(c, e) && !badStatus(c, e) && !badDate(c, e), 20)
-      },
+      { part: "status", weight: 20, score: (c) => count(c, (e) => !badEntry(c, e), 20) },
       { part: "numbering", weight: 10, score: (c) => c.entries.some((e) => e.reuses !== null) ? 0 : 10 },
-      { part: "size", weight: 10, score: (c) => lineCount2(c) > c.schema.cap ? 0 : 10 },
+      { part: "size", weight: 10, score: (c) => lineCount(c) > c.schema.cap ? 0 : 10 },
       { part: "secrets", weight: 10, score: (c) => c.secrets.length === 0 ? 10 : 0 }
     ];
   }
@@ -7085,8 +6671,8 @@ function withDirtyHashes(text2, hashes) {
   const lines3 = text2.split("\n");
   const body = lines3.slice(range.start, range.end).filter((l) => !l.startsWith("- Dirty hashes: "));
   if (hashes !== null) {
-    const at4 = body.findIndex((l) => l.startsWith("- Dirty files: "));
-    body.splice(at4 === -1 ? body.length : at4 + 1, 0, hashes);
+    const at2 = body.findIndex((l) => l.startsWith("- Dirty files: "));
+    body.splice(at2 === -1 ? body.length : at2 + 1, 0, hashes);
   }
   return [...lines3.slice(0, range.start), ...body, ...lines3.slice(range.end)].join("\n");
 }
@@ -7273,8 +6859,8 @@ ${body}${left > 0 ? `- Dropped: (${left} more items left out)
     const counts = /* @__PURE__ */ new Map();
     for (const [l] of shown) counts.set(l, (counts.get(l) ?? 0) + 1);
     const [busiest] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0];
-    const at4 = shown.map(([l]) => l).lastIndexOf(busiest);
-    shown.splice(at4, 1);
+    const at2 = shown.map(([l]) => l).lastIndexOf(busiest);
+    shown.splice(at2, 1);
     left++;
     out = render();
   }
@@ -8854,7 +8440,7 @@ function giveTo(p, owner) {
 }
 function withoutBlock(text2) {
   const lines3 = text2.split("\n");
-  const start = lines3.findIndex((l) => l === BEGIN || l === BEGIN_NL);
+  const start = lines3.findIndex((l) => l === BEGIN2 || l === BEGIN_NL);
   if (start === -1) return { rest: text2, had: false, line: null };
   const end = lines3.indexOf(END, start);
   if (end === -1) return { rest: text2, had: false, line: null };
@@ -8870,7 +8456,7 @@ function attributesNotOurs(text2) {
 }
 function blockFor(before, line) {
   const needsNewline = before !== "" && !before.endsWith("\n");
-  return `${before}${needsNewline ? "\n" : ""}${needsNewline ? BEGIN_NL : BEGIN}
+  return `${before}${needsNewline ? "\n" : ""}${needsNewline ? BEGIN_NL : BEGIN2}
 ${line}
 ${END}
 `;
@@ -9046,7 +8632,7 @@ async function driverPartMissing(root, env) {
   if (!existsSync3(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
   return null;
 }
-var BEGIN, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE;
+var BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE;
 var init_merge_driver_config = __esm({
   "src/git/merge-driver-config.ts"() {
     "use strict";
@@ -9055,7 +8641,7 @@ var init_merge_driver_config = __esm({
     init_run();
     init_merge_driver_state();
     init_merge_driver_state();
-    BEGIN = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
+    BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
     BEGIN_NL = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it; newline added)";
     END = "# <<< session-handoff merge driver";
     DRIVER_ARGS = " merge-driver %O %A %B %P";
@@ -9570,26 +9156,26 @@ function blankFacts(anchors, nowMs) {
     ageUnknown: anchors.stateTime.known ? null : anchors.stateTime.reason
   };
 }
-async function measureFates(git, facts, anchors, at4) {
+async function measureFates(git, facts, anchors, at2) {
   const now = facts.current;
   const head = facts.saved.head;
-  const format2 = objectFormat(at4.gitDir);
+  const format2 = objectFormat(at2.gitDir);
   const logs = await gatherFateLogs(git, {
-    commonDir: at4.gitDir === null ? null : commonDirOf(at4.gitDir),
-    savedHead: at4.present ? head : null,
+    commonDir: at2.gitDir === null ? null : commonDirOf(at2.gitDir),
+    savedHead: at2.present ? head : null,
     savedDateMs: facts.saved.date?.ms ?? null,
-    cleaned: at4.cleaned,
+    cleaned: at2.cleaned,
     headExists: now.head !== null
   });
   return fatesOf({
     savedDirty: facts.saved.dirty ?? [],
     hashes: anchors.dirtyHashes ?? [],
     nowDirty: now.dirty,
-    blobNow: (p) => blobIdOf(path36.join(at4.top, p), format2),
+    blobNow: (p) => blobIdOf(path36.join(at2.top, p), format2),
     ...logs,
     // A clone made after the save did not save it, record or not.
-    fromSaved: at4.present && head !== null,
-    fromElsewhere: at4.fromElsewhere
+    fromSaved: at2.present && head !== null,
+    fromElsewhere: at2.fromElsewhere
   });
 }
 var MAX_LOGGED_COMMITS, ATTRIBUTES, MAX_SINCE_SAVED;
@@ -9996,12 +9582,12 @@ function draftBrief(h, drift, ledgers) {
   const notHere = drift.notHereReason ? notHereWords(drift.notHereReason) : null;
   const ageOnly = drift.verdict === "unverifiable" && notHere === null && drift.git.state === "repo" && drift.headReachable === true && drift.ageDays === null;
   const goal = flatten(h.goal) || "none recorded";
-  const steps = h.steps ?? h.plan;
+  const steps2 = h.steps ?? h.plan;
   const counts = { done: 0, "in-progress": 0, todo: 0, abandoned: 0, unmarked: 0 };
-  for (const s of steps) counts[s.status]++;
-  const current = steps.find((s) => s.status === "in-progress") ?? steps.find((s) => s.status === "todo");
+  for (const s of steps2) counts[s.status]++;
+  const current = steps2.find((s) => s.status === "in-progress") ?? steps2.find((s) => s.status === "todo");
   let planStatus2;
-  if (steps.length === 0) planStatus2 = "none recorded";
+  if (steps2.length === 0) planStatus2 = "none recorded";
   else {
     const bits = [`${counts.done} done`, `${counts["in-progress"]} in progress`, `${counts.todo} todo`];
     if (counts.abandoned > 0) bits.push(`${counts.abandoned} abandoned`);
@@ -10113,8 +9699,8 @@ function planStatusOf(cp) {
   const current = cp.plan.find((p) => p.status === "doing") ?? cp.plan.find((p) => p.status === "open");
   const bits = [`${n2("done")} done`, `${n2("doing")} in progress`, `${n2("open")} todo`];
   if (n2("dropped") > 0) bits.push(`${n2("dropped")} abandoned`);
-  const at4 = current?.status === "doing" ? "in progress" : "next";
-  const where = current ? `; ${at4}: ${flatten(current.text, 160)}` : "";
+  const at2 = current?.status === "doing" ? "in progress" : "next";
+  const where = current ? `; ${at2}: ${flatten(current.text, 160)}` : "";
   return { text: `${bits.join(", ")}${where} ${CAPTURED}`, current: current?.text ?? null };
 }
 function nextStepOf(current) {
@@ -10195,8 +9781,8 @@ function markMerged(text2, archiveName2, note = null) {
   const lines3 = text2.split("\n").filter((l) => !MERGED_LINE.test(l));
   const saved = lines3.findIndex((l) => /^Saved:/.test(l));
   const title = lines3.findIndex((l) => l === "# Session Handoff");
-  const at4 = saved !== -1 ? saved + 1 : title !== -1 ? title + 1 : Math.min(1, lines3.length);
-  lines3.splice(at4, 0, line);
+  const at2 = saved !== -1 ? saved + 1 : title !== -1 ? title + 1 : Math.min(1, lines3.length);
+  lines3.splice(at2, 0, line);
   return lines3.join("\n");
 }
 function splitLedger(text2, prefix) {
@@ -10247,10 +9833,10 @@ function mergeLedgers(ours, theirs, prefix) {
 `;
 }
 function sectionBody(lines3, h, title) {
-  const at4 = h.headings.findIndex((x) => x.depth === 2 && x.title.toLowerCase() === title);
-  if (at4 === -1) return null;
-  const next = h.headings.slice(at4 + 1).find((x) => x.depth <= 2);
-  return { from: h.headings[at4].line, to: next === void 0 ? lines3.length : next.line - 1 };
+  const at2 = h.headings.findIndex((x) => x.depth === 2 && x.title.toLowerCase() === title);
+  if (at2 === -1) return null;
+  const next = h.headings.slice(at2 + 1).find((x) => x.depth <= 2);
+  return { from: h.headings[at2].line, to: next === void 0 ? lines3.length : next.line - 1 };
 }
 function addItems(lines3, h, title, heading, add) {
   if (add.length === 0) return;
@@ -11523,7 +11109,7 @@ function skillFiles(dir) {
 }
 function copySteps(from, to) {
   const want = skillFiles(from);
-  const steps = [];
+  const steps2 = [];
   for (const rel of want) {
     const dest = path41.join(to, rel);
     let have = null;
@@ -11532,26 +11118,26 @@ function copySteps(from, to) {
     } catch {
       have = null;
     }
-    if (have === null) steps.push({ rel, action: present(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync13(path41.join(from, rel)))) steps.push({ rel, action: "update" });
+    if (have === null) steps2.push({ rel, action: present(dest) ? "update" : "create" });
+    else if (!have.equals(readFileSync13(path41.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
-  for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps.push({ rel, action: "remove" });
-  return steps;
+  for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
+  return steps2;
 }
 function linkOnTheWay(base, p) {
   const parts = path41.relative(base, path41.dirname(p)).split(path41.sep).filter((x) => x !== "");
   if (parts[0] === "..") return path41.dirname(p);
-  let at4 = base;
+  let at2 = base;
   for (const part of parts) {
-    at4 = path41.join(at4, part);
+    at2 = path41.join(at2, part);
     let st;
     try {
-      st = lstatSync23(at4, { throwIfNoEntry: false });
+      st = lstatSync23(at2, { throwIfNoEntry: false });
     } catch {
       return null;
     }
-    if (st === void 0 || !st.isDirectory()) return st?.isSymbolicLink() ? at4 : null;
+    if (st === void 0 || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
   }
   return null;
 }
@@ -11592,12 +11178,12 @@ function writeCopyRecord(dir, createdDirs) {
 function dropCopyRecord(dir) {
   rmSync4(path41.join(dir, RECORD), { force: true });
 }
-function editedFiles(dir, steps, record2) {
+function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
     const file = path41.join(dir, rel);
     return !lstatSync23(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
   };
-  return steps.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
+  return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
 }
 function linkState(place, target) {
   let st;
@@ -11629,8 +11215,8 @@ function unwritable(file) {
   }
   return null;
 }
-function applySteps(from, to, steps) {
-  for (const s of steps) {
+function applySteps(from, to, steps2) {
+  for (const s of steps2) {
     const dest = path41.join(to, s.rel);
     if (s.action === "remove") {
       rmSync4(dest, { force: true });
@@ -13238,17 +12824,17 @@ function parsedHooks(text2) {
 }
 function withoutOurs(groups) {
   const kept = [];
-  let at4 = null;
+  let at2 = null;
   for (const g of groups) {
     if (!isObj(g) || !Array.isArray(g.hooks) || !g.hooks.some(isOurs)) {
       kept.push(g);
       continue;
     }
-    at4 ??= kept.length;
+    at2 ??= kept.length;
     const rest = g.hooks.filter((h) => !isOurs(h));
     if (rest.length > 0) kept.push({ ...g, hooks: rest });
   }
-  return { kept, at: at4 };
+  return { kept, at: at2 };
 }
 function rewrite(text2, ours) {
   const fmt = formatOf(text2);
@@ -13256,16 +12842,16 @@ function rewrite(text2, ours) {
   const existing = parsedHooks(text2);
   for (const [event, groups] of Object.entries(existing)) {
     const want = ours?.[event] ?? [];
-    const { kept, at: at4 } = withoutOurs(groups);
+    const { kept, at: at2 } = withoutOurs(groups);
     const next = [...kept];
-    next.splice(at4 ?? next.length, 0, ...want);
+    next.splice(at2 ?? next.length, 0, ...want);
     if (JSON.stringify(next) === JSON.stringify(groups)) continue;
-    if (next.length === 0 && at4 !== null) {
+    if (next.length === 0 && at2 !== null) {
       out = edit(out, ["hooks", event], void 0, fmt);
       continue;
     }
     out = dropHooks(out, event, groups, isOurs, fmt);
-    const base = at4 ?? kept.length;
+    const base = at2 ?? kept.length;
     want.forEach((group2, i) => {
       out = edit(out, ["hooks", event, base + i], group2, fmt, true);
     });
@@ -13381,9 +12967,9 @@ var init_json_hooks = __esm({
 // src/agents/md-block.ts
 function findBlock(text2, file) {
   const lines3 = text2.split("\n");
-  const at4 = (marker) => lines3.flatMap((l, i) => l.replace(/\r$/, "").trim() === marker ? [i] : []);
-  const begins = at4(BLOCK_BEGIN);
-  const ends = at4(BLOCK_END);
+  const at2 = (marker) => lines3.flatMap((l, i) => l.replace(/\r$/, "").trim() === marker ? [i] : []);
+  const begins = at2(BLOCK_BEGIN);
+  const ends = at2(BLOCK_END);
   const mentions = lines3.filter((l) => l.includes("session-handoff:begin") || l.includes("session-handoff:end")).length;
   if (begins.length === 0 && ends.length === 0 && mentions === 0) return null;
   if (begins.length !== 1 || ends.length !== 1 || mentions !== 2 || ends[0] < begins[0]) {
@@ -13416,10 +13002,10 @@ function insertBlock(text2, blk, eol) {
   const lines3 = text2.split("\n");
   const cr = eol === "\r\n" ? "\r" : "";
   const heading = /^#{1,6}(\s|$)/.test(lines3[0].replace(/\r$/, ""));
-  const at4 = heading ? 1 : 0;
+  const at2 = heading ? 1 : 0;
   const piece = [...heading ? [cr] : [], `${blk}${cr}`];
-  if ((lines3[at4] ?? "").replace(/\r$/, "") !== "") piece.push(cr);
-  lines3.splice(at4, 0, ...piece);
+  if ((lines3[at2] ?? "").replace(/\r$/, "") !== "") piece.push(cr);
+  lines3.splice(at2, 0, ...piece);
   return lines3.join("\n");
 }
 function putBlock(text2, file, agent, body) {
@@ -14787,8 +14373,8 @@ function linkPlaces(plan, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan.global)).filter((f) => f !== null);
   return [...new Set(places)].map((f) => path48.join(plan.base, f, "session-handoff"));
 }
-function counted(steps) {
-  const n2 = (a) => steps.filter((s) => s.action === a).length;
+function counted(steps2) {
+  const n2 = (a) => steps2.filter((s) => s.action === a).length;
   const parts = [`${n2("create")} new files`, `${n2("update")} changed`, `${n2("remove")} removed`];
   return parts.filter((s) => !s.startsWith("0 ")).join(", ");
 }
@@ -14805,9 +14391,9 @@ async function init(ctx, plan) {
   if (!running && existsSync6(dest) && lstatSync26(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
-  const steps = running ? [] : copySteps(source, dest);
+  const steps2 = running ? [] : copySteps(source, dest);
   const record2 = running ? null : readCopyRecord(dest);
-  const edited = running ? [] : editedFiles(dest, steps, record2);
+  const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && ctx.values.replace !== true) {
     const names3 = edited.slice(0, 5).map((rel) => shown(path48.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
@@ -14815,7 +14401,7 @@ async function init(ctx, plan) {
       `${names3.join(", ")}${more} differ from what init copied (edited since, or copied by an older init); nothing was changed. Keep your edits elsewhere, then run init --replace to overwrite them`
     );
   }
-  const writes = steps.map((s) => path48.join(dest, s.rel));
+  const writes = steps2.map((s) => path48.join(dest, s.rel));
   const links = linkPlaces(plan, plan.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -14843,10 +14429,10 @@ async function init(ctx, plan) {
       notes.push(...dry.notes);
     }
   }
-  if (steps.length === 0) lines3.unshift(`unchanged ${shown(dest)}`);
+  if (steps2.length === 0) lines3.unshift(`unchanged ${shown(dest)}`);
   else {
-    if (!plan.dryRun) applySteps(source, dest, steps);
-    lines3.unshift(`${plan.dryRun ? "would copy" : "copied"} the skill to ${shown(dest)} (${counted(steps)})`);
+    if (!plan.dryRun) applySteps(source, dest, steps2);
+    lines3.unshift(`${plan.dryRun ? "would copy" : "copied"} the skill to ${shown(dest)} (${counted(steps2)})`);
   }
   const after = [];
   for (const l of links) {
@@ -14861,7 +14447,7 @@ async function init(ctx, plan) {
     }
   }
   lines3.splice(1, 0, ...after);
-  if (!plan.dryRun && !running && (steps.length > 0 || made.length > 0 || record2 === null)) {
+  if (!plan.dryRun && !running && (steps2.length > 0 || made.length > 0 || record2 === null)) {
     writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   }
   if (!plan.dryRun) {
@@ -15099,12 +14685,12 @@ function installedForms(edit2) {
 }
 function installShaped(edit2, command) {
   for (const form of installedForms(edit2)) {
-    const at4 = form.indexOf(FILE_TAIL);
-    if (!form.startsWith(FILE_HEAD) || at4 === -1) {
+    const at2 = form.indexOf(FILE_TAIL);
+    if (!form.startsWith(FILE_HEAD) || at2 === -1) {
       if (form === command) return "";
       continue;
     }
-    const tail = form.slice(at4);
+    const tail = form.slice(at2);
     if (!command.startsWith(FILE_HEAD) || !command.endsWith(tail)) continue;
     const word = FILE_WORD.exec(command.slice(FILE_HEAD.length, command.length - tail.length));
     if (word === null) continue;
@@ -15816,18 +15402,8 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
 
 // src/schema/capture.ts
 function emptyCapture(format2) {
-  return {
-    format: format2,
-    firstTimestamp: null,
-    userRequests: [],
-    plan: null,
-    planFinal: false,
-    filesEdited: [],
-    commands: [],
-    lastClaim: null,
-    records: 0,
-    version: null
-  };
+  const empty = { firstTimestamp: null, userRequests: [], plan: null, planFinal: false, filesEdited: [], commands: [] };
+  return { format: format2, ...empty, lastClaim: null, records: 0, version: null };
 }
 var LISTED_ITEMS;
 var init_capture = __esm({
@@ -15855,8 +15431,8 @@ function parseLine(line) {
 }
 function noteEdit(list2, file) {
   if (file === "") return;
-  const at4 = list2.indexOf(file);
-  if (at4 >= 0) list2.splice(at4, 1);
+  const at2 = list2.indexOf(file);
+  if (at2 >= 0) list2.splice(at2, 1);
   list2.push(file);
 }
 function exitFromText(text2) {
@@ -16075,8 +15651,8 @@ function claudeEvents(rec, line) {
       const file = str(input?.file_path) ?? str(input?.notebook_path) ?? "";
       const edit2 = EDIT_TOOLS.has(name2) ? { kind: "edit", path: file } : { kind: "other" };
       const event = command !== null ? { kind: "command", command } : edit2;
-      const at4 = { id: str(b.id), ts: str(rec.timestamp), cwd: str(rec.cwd) };
-      ev.calls.push({ ...at4, events: [event], text: command ?? "", result: null });
+      const at2 = { id: str(b.id), ts: str(rec.timestamp), cwd: str(rec.cwd) };
+      ev.calls.push({ ...at2, events: [event], text: command ?? "", result: null });
     } else if (rec.type === "user" && b?.type === "tool_result") {
       const id = str(b.tool_use_id);
       if (id !== null) ev.results.push({ id, text: textOf(b.content), failed: b.is_error === true });
@@ -16105,24 +15681,24 @@ var init_claude = __esm({
       constructor(lines3) {
         this.lines = lines3;
       }
-      candidate(id, at4, rec) {
+      candidate(id, at2, rec) {
         const list2 = this.candidates.get(id);
-        if (list2 === void 0) this.candidates.set(id, [at4]);
-        else if (list2[list2.length - 1] !== at4) list2.push(at4);
-        if (rec !== void 0) this.records.set(at4, rec);
+        if (list2 === void 0) this.candidates.set(id, [at2]);
+        else if (list2[list2.length - 1] !== at2) list2.push(at2);
+        if (rec !== void 0) this.records.set(at2, rec);
       }
-      defer(run, id, at4) {
+      defer(run, id, at2) {
         const seen = this.candidates.get(id)?.length ?? 0;
-        const d = { run, id, at: at4, until: Number.POSITIVE_INFINITY, seen, answered: false };
+        const d = { run, id, at: at2, until: Number.POSITIVE_INFINITY, seen, answered: false };
         const before = this.latest.get(id);
-        if (before !== void 0) before.until = at4;
+        if (before !== void 0) before.until = at2;
         this.latest.set(id, d);
         this.deferred.set(run, d);
       }
       // The tool_result block of line `at` that answers `id`, as the in-order reader would take it, or null.
-      answer(at4, id) {
-        if (!this.records.has(at4)) this.records.set(at4, parseLine(this.lines[at4]));
-        const rec = this.records.get(at4);
+      answer(at2, id) {
+        if (!this.records.has(at2)) this.records.set(at2, parseLine(this.lines[at2]));
+        const rec = this.records.get(at2);
         if (rec === null || rec.isSidechain === true || typeof rec.agentId === "string" || rec.type !== "user") return null;
         const content = obj(rec.message)?.content;
         if (!Array.isArray(content)) return null;
@@ -16136,8 +15712,8 @@ var init_claude = __esm({
         if (d === void 0) return true;
         const list2 = this.candidates.get(id) ?? [];
         while (!d.answered && d.seen < list2.length && list2[d.seen] < i) {
-          const at4 = list2[d.seen++];
-          if (at4 > d.at && this.answer(at4, id) !== null) d.answered = true;
+          const at2 = list2[d.seen++];
+          if (at2 > d.at && this.answer(at2, id) !== null) d.answered = true;
         }
         return d.answered;
       }
@@ -16146,10 +15722,10 @@ var init_claude = __esm({
         for (const run of runs) {
           const d = this.deferred.get(run);
           if (d === void 0) continue;
-          for (const at4 of this.candidates.get(d.id) ?? []) {
-            if (at4 <= d.at) continue;
-            if (at4 >= d.until) break;
-            const found = this.answer(at4, d.id);
+          for (const at2 of this.candidates.get(d.id) ?? []) {
+            if (at2 <= d.at) continue;
+            if (at2 >= d.until) break;
+            const found = this.answer(at2, d.id);
             if (found === null) continue;
             run.status = resultStatus(found.rec, found.block);
             break;
@@ -16280,8 +15856,8 @@ function parseCodex(lines3) {
         args = obj(payload.arguments) ?? obj(payload.action) ?? {};
       }
       if (name2 === "update_plan" && Array.isArray(args.plan)) {
-        const steps = args.plan.map(obj).filter((p) => p !== null);
-        cap.plan = steps.map((p) => ({ text: str(p.step) ?? "", status: planStatus(p.status) }));
+        const steps2 = args.plan.map(obj).filter((p) => p !== null);
+        cap.plan = steps2.map((p) => ({ text: str(p.step) ?? "", status: planStatus(p.status) }));
         cap.planFinal = true;
         continue;
       }
@@ -16385,17 +15961,17 @@ function callArgs(p) {
     return raw;
   }
 }
-function itemCall(item, at4) {
+function itemCall(item, at2) {
   const failed = typeof item.exit_code === "number" ? item.exit_code !== 0 : item.status === "failed";
   const result = { text: str(item.aggregated_output) ?? "", failed };
   if (item.type === "FileChange") {
     const events = Object.keys(obj(item.changes) ?? {}).map((file) => ({ kind: "edit", path: file }));
-    return { ...at4, events, text: "", result, item: true };
+    return { ...at2, events, text: "", result, item: true };
   }
   const argv = Array.isArray(item.command) ? item.command.filter((c) => typeof c === "string") : [];
   const script = argv.length >= 3 && /(^|\/)(ba|z)?sh$/.test(argv[0]) && argv[1] === "-lc" ? argv[2] : null;
   const command = script ?? (argv.join(" ") || (str(item.command) ?? ""));
-  return { ...at4, events: [{ kind: "command", command }], text: argvText(item.command), result, item: true };
+  return { ...at2, events: [{ kind: "command", command }], text: argvText(item.command), result, item: true };
 }
 function codexUsage(rec, payload) {
   if (rec.type === "token_usage_record") {
@@ -16420,12 +15996,12 @@ function codexEvents(rec, line, state) {
   if (rec.type === "event_msg" && p.type === "task_started" && num(p.model_context_window) > 0) {
     ev.window = num(p.model_context_window);
   }
-  const at4 = { id: null, ts: str(rec.timestamp), cwd: state.cwd };
+  const at2 = { id: null, ts: str(rec.timestamp), cwd: state.cwd };
   if (rec.type === "event_msg") {
     const item = obj(p.item) ?? p;
     if (item.type === "CommandExecution" || item.type === "FileChange") {
       ev.items = true;
-      ev.calls.push(itemCall(item, at4));
+      ev.calls.push(itemCall(item, at2));
     }
     return ev;
   }
@@ -16450,7 +16026,7 @@ function codexEvents(rec, line, state) {
     events = [{ kind: "command", command }];
   }
   const text2 = typeof args === "string" ? args : command;
-  ev.calls.push({ ...at4, id: str(p.call_id) ?? str(p.id), events, text: text2, result: null });
+  ev.calls.push({ ...at2, id: str(p.call_id) ?? str(p.id), events, text: text2, result: null });
   return ev;
 }
 var SCAFFOLDING2, TEXT_PARTS;
@@ -16751,10 +16327,10 @@ function holdsAny(buf, markers) {
     if (whole.length <= 4) return buf.includes(whole);
     const probe = whole.subarray(0, 4);
     let hits = 0;
-    for (let at4 = buf.indexOf(probe); at4 >= 0; at4 = buf.indexOf(probe, at4 + 1)) {
-      if (at4 + whole.length > buf.length) return false;
-      if (buf.compare(whole, 0, whole.length, at4, at4 + whole.length) === 0) return true;
-      if (++hits > 256) return buf.includes(whole, at4 + 1);
+    for (let at2 = buf.indexOf(probe); at2 >= 0; at2 = buf.indexOf(probe, at2 + 1)) {
+      if (at2 + whole.length > buf.length) return false;
+      if (buf.compare(whole, 0, whole.length, at2, at2 + whole.length) === 0) return true;
+      if (++hits > 256) return buf.includes(whole, at2 + 1);
     }
     return false;
   });
@@ -16792,10 +16368,10 @@ function findLastSave(events, project) {
   };
   for (const ev of events) {
     for (const r of ev.results) {
-      const at5 = open.get(r.id);
-      if (at5 === void 0) continue;
+      const at3 = open.get(r.id);
+      if (at3 === void 0) continue;
       open.delete(r.id);
-      if (unanswered?.line === at5) unanswered = null;
+      if (unanswered?.line === at3) unanswered = null;
       answered(r.text, r.failed, ev.line);
     }
     if (ev.calls.some((c) => c.item !== true)) unanswered = null;
@@ -16809,8 +16385,8 @@ function findLastSave(events, project) {
     }
   }
   const savedMs2 = project.current?.savedMs ?? null;
-  const at4 = unanswered === null ? null : secondOf(unanswered.ts);
-  if (unanswered !== null && savedMs2 !== null && at4 !== null && savedMs2 >= at4) {
+  const at2 = unanswered === null ? null : secondOf(unanswered.ts);
+  if (unanswered !== null && savedMs2 !== null && at2 !== null && savedMs2 >= at2) {
     return { token: project.current.token, line: unanswered.line };
   }
   return found;
@@ -17104,9 +16680,9 @@ async function decide(ctx, input, format2) {
     return quiet;
   }
   if (exists3(marker)) return quiet;
-  let at4 = usage.points.length - 1;
-  while (at4 > 0 && above(usage.points[at4 - 1])) at4--;
-  const since = usage.lines.slice(usage.points[at4].line);
+  let at2 = usage.points.length - 1;
+  while (at2 > 0 && above(usage.points[at2 - 1])) at2--;
+  const since = usage.lines.slice(usage.points[at2].line);
   const saved = findLastSave(readEvents(usage.format, since), { accepts: () => true, current: null }) !== null;
   const pct2 = Math.floor(last.used * 100 / window);
   try {
@@ -18143,19 +17719,19 @@ function writeResult(p, text2) {
   }
 }
 function archiveDirOf(top, memRel) {
-  let at4 = top;
+  let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at4 = path59.join(at4, part);
+    at2 = path59.join(at2, part);
     let st;
     try {
-      st = lstatSync32(at4);
+      st = lstatSync32(at2);
     } catch {
-      mkdirSync9(at4, { mode: 448 });
-      st = lstatSync32(at4);
+      mkdirSync9(at2, { mode: 448 });
+      st = lstatSync32(at2);
     }
-    if (!st.isDirectory()) throw new Error(`${at4} is not a real folder`);
+    if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
-  return at4;
+  return at2;
 }
 function createExclusive2(p, text2) {
   const fd = openSync14(p, constants14.O_WRONLY | constants14.O_CREAT | constants14.O_EXCL | NOFOLLOW, 384);
@@ -18269,9 +17845,9 @@ exit: 0 merged; 1 not merged (git's conflict stands)
           createExclusive2(path59.join(dir, name2), loser);
           const merged = mergeHandoffs(winner, loser);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
-          const at4 = stateTimeOfText(loser, Date.now());
+          const at2 = stateTimeOfText(loser, Date.now());
           const whose = who === null ? "the other" : `${who}'s`;
-          const of = at4.known ? ` of ${at4.time.iso}` : "";
+          const of = at2.known ? ` of ${at2.time.iso}` : "";
           const note = `merged with ${whose} handoff${of}: ${mergeCountsText(merged.added)}`;
           writeResult(ours, markMerged(merged.text, name2, note));
           return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name2}`]);
@@ -18504,9 +18080,9 @@ function continues(line, next, item) {
   if (next === void 0 || next.trim() === "") return false;
   if (item !== void 0 && item === PREFIX.exec(next)?.[1]) return false;
   const base = indentOf(line);
-  const at4 = indentOf(next);
-  if (at4 > base) return !line.trimEnd().endsWith(":");
-  return at4 === base && hangOf(line) === base && hangOf(next) === at4 && !BULLET.test(next);
+  const at2 = indentOf(next);
+  if (at2 > base) return !line.trimEnd().endsWith(":");
+  return at2 === base && hangOf(line) === base && hangOf(next) === at2 && !BULLET.test(next);
 }
 function wrapHelp(text2, width = HELP_WIDTH) {
   const lines3 = text2.split("\n");

@@ -663,58 +663,42 @@ var init_saves = __esm({
 
 // src/schema/conflicted.ts
 function conflictSides(input) {
-  const lines = input.replace(/\r\n?/g, "\n").split("\n");
   const ours = [];
   const theirs = [];
   let fence = null;
-  let state = "out";
+  let side = "out";
   let first = 0;
   let complete = false;
-  for (const [i, line] of lines.entries()) {
-    if (state === "out") {
-      const f = FENCE.exec(line);
-      if (fence !== null) {
-        if (f && f[1][0] === fence[0] && f[1].length >= fence.length && line.trim() === f[1]) fence = null;
-      } else if (f) fence = f[1];
-      else if (line.startsWith("<<<<<<< ")) {
-        state = "ours";
-        if (first === 0) first = i + 1;
-        continue;
-      }
+  for (const [i, line] of input.replace(/\r\n?/g, "\n").split("\n").entries()) {
+    const marker = side === "ours" || side === "base";
+    if (side === "out" && fence === null && line.startsWith("<<<<<<< ")) {
+      side = "ours";
+      first ||= i + 1;
+    } else if (side === "out") {
+      const f = FENCE.exec(line)?.[1];
+      if (fence === null) fence = f ?? null;
+      else if (f && f[0] === fence[0] && f.length >= fence.length && line.trim() === f) fence = null;
       ours.push(line);
       theirs.push(line);
-      continue;
-    }
-    if (state === "ours" || state === "base") {
-      if (line.startsWith("||||||| ") || line === "|||||||") {
-        state = "base";
-        continue;
-      }
-      if (line === "=======") {
-        state = "theirs";
-        continue;
-      }
-      if (state === "ours") ours.push(line);
-      continue;
-    }
-    if (line.startsWith(">>>>>>> ")) {
-      state = "out";
+    } else if (marker && (line.startsWith("||||||| ") || line === "|||||||")) side = "base";
+    else if (marker && line === "=======") side = "theirs";
+    else if (side === "ours") ours.push(line);
+    else if (side === "theirs" && line.startsWith(">>>>>>> ")) {
+      side = "out";
       complete = true;
-      continue;
-    }
-    theirs.push(line);
+    } else if (side === "theirs") theirs.push(line);
   }
-  if (!complete) return null;
-  return { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") };
+  return complete ? { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") } : null;
 }
 function isConflicted(text) {
   return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
 }
-var FENCE;
+var FENCE, CONFLICTED_MESSAGE;
 var init_conflicted = __esm({
   "src/schema/conflicted.ts"() {
     "use strict";
     FENCE = /^ {0,3}(`{3,}|~{3,})/;
+    CONFLICTED_MESSAGE = "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: keep one side (archive the other), then save it whole";
   }
 });
 
@@ -769,6 +753,50 @@ var init_failpoint = __esm({
   }
 });
 
+// src/schema/values.ts
+import path6 from "node:path";
+function parseStrictTime(value, nowMs) {
+  const m = ISO.exec(value);
+  if (!m) return { error: "not a strict ISO-8601 time with a zone" };
+  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
+  const second = m[6] === void 0 ? 0 : Number(m[6]);
+  const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day < 1 || day > daysInMonth) return { error: "no such day" };
+  let offsetMin = 0;
+  if (m[8] !== "Z") {
+    const oh = Number(m[9]);
+    const om = Number(m[10]);
+    if (oh > 23 || om > 59) return { error: "zone offset out of range" };
+    offsetMin = (m[8].startsWith("-") ? -1 : 1) * (oh * 60 + om);
+  }
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fraction * 1e3) - offsetMin * 6e4;
+  if (year < 1970) return { error: "before 1970" };
+  if (utc > nowMs + CLOCK_SKEW_MS) return { error: "in the future" };
+  return { iso: value, ms: utc };
+}
+function unticked(value) {
+  const m = /^`([^`]*)`$/.exec(value.trim());
+  return m ? m[1].trim() : value.trim();
+}
+function safeRelativePath(value) {
+  if (value.length === 0 || value.length > 4096) return null;
+  if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
+  if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
+  const normal = path6.posix.normalize(value);
+  if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
+  return normal.replace(/\/$/, "");
+}
+var CLOCK_SKEW_MS, ISO;
+var init_values = __esm({
+  "src/schema/values.ts"() {
+    "use strict";
+    CLOCK_SKEW_MS = 5 * 60 * 1e3;
+    ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
+  }
+});
+
 // src/schema/anchor-lines.ts
 function quotePath(p) {
   const refused = refusedIndexes(p);
@@ -789,11 +817,13 @@ function quotedPath(p) {
   const q = quotePath(p);
   return q.startsWith('"') ? q : `"${q}"`;
 }
-var NEEDS_QUOTES, ESCAPES;
+var NEEDS_QUOTES, ESCAPES, HASH, HASH_VALUE, BARE_ITEM;
 var init_anchor_lines = __esm({
   "src/schema/anchor-lines.ts"() {
     "use strict";
     init_invisible();
+    init_quote();
+    init_values();
     NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
     ESCAPES = {
       "\x07": "\\a",
@@ -806,12 +836,15 @@ var init_anchor_lines = __esm({
       '"': '\\"',
       "\\": "\\\\"
     };
+    HASH = "([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)";
+    HASH_VALUE = new RegExp(`^ ${HASH}`);
+    BARE_ITEM = new RegExp(`^([^ "].*?) ${HASH}`);
   }
 });
 
 // src/store/paths.ts
 import { lstatSync as lstatSync5, mkdirSync as mkdirSync2 } from "node:fs";
-import path6 from "node:path";
+import path7 from "node:path";
 function lstatOrNull(p) {
   try {
     return lstatSync5(p);
@@ -821,10 +854,10 @@ function lstatOrNull(p) {
   }
 }
 function memoryDir(root) {
-  return path6.join(root, ".ai", "memory");
+  return path7.join(root, ".ai", "memory");
 }
 function archiveDir(root) {
-  return path6.join(root, ".ai", "memory", "archive");
+  return path7.join(root, ".ai", "memory", "archive");
 }
 function ensureDir(dir) {
   try {
@@ -840,14 +873,14 @@ function ensureDir(dir) {
 }
 function treeVerdict(root, uid = process.getuid?.()) {
   const mem = memoryDir(root);
-  for (const dir of [path6.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path6.join(mem, d))]) {
+  for (const dir of [path7.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path7.join(mem, d))]) {
     let st;
     try {
       st = lstatSync5(dir);
     } catch (err) {
       const code = err.code;
       if (code !== "ENOENT") return { dir, why: `cannot be inspected (${code ?? "error"})` };
-      if (dir === mem || dir === path6.dirname(mem)) return "missing";
+      if (dir === mem || dir === path7.dirname(mem)) return "missing";
       continue;
     }
     if (st.isSymbolicLink()) return { dir, why: "is a link" };
@@ -862,7 +895,7 @@ function checkTree(root, opts = {}) {
   let verdict = treeVerdict(root);
   if (verdict === "missing") {
     if (!opts.create) return false;
-    ensureDir(path6.join(root, ".ai"));
+    ensureDir(path7.join(root, ".ai"));
     ensureDir(memoryDir(root));
     verdict = treeVerdict(root);
   }
@@ -901,7 +934,7 @@ var init_paths = __esm({
 
 // src/store/files.ts
 import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync2, openSync as openSync3, readlinkSync, readSync as readSync2, writeSync as writeSync3 } from "node:fs";
-import path7 from "node:path";
+import path8 from "node:path";
 function tokenOf(bytes) {
   return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
 }
@@ -929,10 +962,10 @@ function describeLink(filePath) {
     const fix2 = "replace the link with the file it points to, or move it away, and retry";
     return `${filePath} is a link; ${ONE_LINK} (${fix2})`;
   }
-  const dir = path7.dirname(filePath);
-  const name = path7.basename(filePath);
-  const pointsAt = path7.resolve(dir, to);
-  const other = TARGETS.find((t) => t !== name && pointsAt === path7.join(dir, t));
+  const dir = path8.dirname(filePath);
+  const name = path8.basename(filePath);
+  const pointsAt = path8.resolve(dir, to);
+  const other = TARGETS.find((t) => t !== name && pointsAt === path8.join(dir, t));
   if (TARGETS.includes(name) && other !== void 0) {
     return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
   }
@@ -1052,7 +1085,7 @@ var init_files = __esm({
 // src/store/private.ts
 import { lstatSync as lstatSync6, readdirSync, readFileSync as readFileSync4 } from "node:fs";
 import { hostname } from "node:os";
-import path8 from "node:path";
+import path9 from "node:path";
 function listPrivate(dir) {
   let names;
   try {
@@ -1065,7 +1098,7 @@ function listPrivate(dir) {
     const m = PRIVATE_PATTERN.exec(name);
     if (!m) continue;
     const role = m[2] === "tmp" ? "tmp" : "claim";
-    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path8.join(dir, name) });
+    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path9.join(dir, name) });
   }
   return out;
 }
@@ -1081,7 +1114,7 @@ function hasPrivatePartner(dir, file, ino) {
 }
 function readOwner(lockDir) {
   try {
-    const text = readFileSync4(path8.join(lockDir, OWNER_NAME), "utf8");
+    const text = readFileSync4(path9.join(lockDir, OWNER_NAME), "utf8");
     const data = JSON.parse(text);
     if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
     return { pid: data.pid, host: data.host, nonce: data.nonce };
@@ -1119,7 +1152,7 @@ function lockVerdict(owner, st, host, unchangedMs) {
   return "held";
 }
 function lockState(memDir) {
-  const lockDir = path8.join(memDir, LOCK_NAME);
+  const lockDir = path9.join(memDir, LOCK_NAME);
   let st;
   try {
     st = lstatSync6(lockDir);
@@ -1148,7 +1181,7 @@ var init_private = __esm({
 
 // src/store/settings.ts
 import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync3, openSync as openSync4, readSync as readSync3 } from "node:fs";
-import path9 from "node:path";
+import path10 from "node:path";
 function readSmall2(file) {
   let fd;
   try {
@@ -1175,7 +1208,7 @@ function readSmall2(file) {
 }
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const text = readSmall2(path9.join(memDir, SETTINGS_FILE));
+  const text = readSmall2(path10.join(memDir, SETTINGS_FILE));
   if (text === null) return { settings, problems: [] };
   let parsed;
   try {
@@ -1189,13 +1222,13 @@ function readSettings(memDir) {
   }
   const problems = [];
   for (const [key, value] of Object.entries(parsed)) {
-    const rule = RULES[key];
+    const rule2 = RULES[key];
     if (!Object.hasOwn(RULES, key)) {
       problems.push(`.ai/memory/${SETTINGS_FILE}: unknown key ${quotedValue(key.slice(0, 40))} ignored`);
-    } else if (!rule.ok(value)) {
+    } else if (!rule2.ok(value)) {
       const def = JSON.stringify(DEFAULT_SETTINGS[key]);
       const got = quotedValue(String(JSON.stringify(value)).slice(0, 40));
-      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule.want}, got ${got}; using ${def}`);
+      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule2.want}, got ${got}; using ${def}`);
     } else {
       settings[key] = value;
     }
@@ -1229,9 +1262,9 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import path10 from "node:path";
+import path11 from "node:path";
 function archivesKept(dir) {
-  const { settings, problems } = readSettings(path10.dirname(dir));
+  const { settings, problems } = readSettings(path11.dirname(dir));
   return { keep: settings.archivesKept, problems };
 }
 var PRUNABLE_NAME;
@@ -1262,7 +1295,7 @@ var init_publish = __esm({
 
 // src/store/recover.ts
 import { lstatSync as lstatSync8, readdirSync as readdirSync2 } from "node:fs";
-import path11 from "node:path";
+import path12 from "node:path";
 function pendingRepairs(root) {
   return [
     ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
@@ -1280,7 +1313,7 @@ function archiveExcess(root) {
   for (const name of names) {
     if (!PRUNABLE_NAME.test(name)) continue;
     try {
-      const st = lstatSync8(path11.join(archiveDir(root), name));
+      const st = lstatSync8(path12.join(archiveDir(root), name));
       if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return 0;
     } catch {
       continue;
@@ -1299,7 +1332,7 @@ function archiveEntriesWithIno(dir, ino) {
   } catch {
     return [];
   }
-  return names.filter((n) => inoOf(path11.join(dir, n)) === ino);
+  return names.filter((n) => inoOf(path12.join(dir, n)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -1316,7 +1349,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries) {
-    const key = path11.join(path11.dirname(e.path), e.file);
+    const key = path12.join(path12.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -1349,7 +1382,7 @@ var init_recover = __esm({
 
 // src/store/inspect.ts
 import { closeSync as closeSync6, fstatSync as fstatSync4, readSync as readSync4 } from "node:fs";
-import path12 from "node:path";
+import path13 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -1378,7 +1411,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   const writerLive = () => liveWriter(memDir);
   let opened;
   try {
-    opened = openRegular(path12.join(memDir, file));
+    opened = openRegular(path13.join(memDir, file));
   } catch {
     return { kind, status: "unsafe", mtimeMs: null };
   }
@@ -1386,7 +1419,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     if (mine.some((e) => e.role === "claim")) {
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs: null };
     }
-    const again = mine.length > 0 || lstatBig(path12.join(memDir, file)) !== null;
+    const again = mine.length > 0 || lstatBig(path13.join(memDir, file)) !== null;
     if (retry && again) return inspectFile(root, kind, false, opts);
     return { kind, status: "missing", mtimeMs: null };
   }
@@ -1395,7 +1428,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     const mtimeMs = Number(stat.mtimeMs);
     if (stat.nlink !== 1n) {
       if (!hasPrivatePartner(memDir, file, stat.ino)) {
-        const now = lstatBig(path12.join(memDir, file));
+        const now = lstatBig(path13.join(memDir, file));
         if (now !== null && now.ino === stat.ino && now.nlink === 1n) return { kind, status: "present", mtimeMs };
         return { kind, status: "unsafe", mtimeMs };
       }
@@ -1407,7 +1440,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     const ok2 = lines[0] === MARKER && lines.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok2) return { kind, status: "foreign", mtimeMs };
     if (opts.text && stat.size <= BigInt(MAX_DOCUMENT_BYTES)) {
-      const whole = wholeBytes(fd, path12.join(memDir, file), stat);
+      const whole = wholeBytes(fd, path13.join(memDir, file), stat);
       if (whole !== null && firstNul(whole) >= 0) return { kind, status: "unsafe", mtimeMs };
       if (whole !== null) return { kind, status: "present", mtimeMs, text: whole.toString("utf8") };
     }
@@ -1460,7 +1493,7 @@ var init_inspect = __esm({
 
 // src/store/pause.ts
 import { lstatSync as lstatSync10 } from "node:fs";
-import path13 from "node:path";
+import path14 from "node:path";
 function exists2(p) {
   try {
     lstatSync10(p);
@@ -1471,7 +1504,7 @@ function exists2(p) {
 }
 function expandHome(p, env) {
   if (p === "~") return homeFolder(env);
-  if (p.startsWith("~/")) return path13.join(homeFolder(env), p.slice(2));
+  if (p.startsWith("~/")) return path14.join(homeFolder(env), p.slice(2));
   return p;
 }
 function disabledByEnv(env) {
@@ -1483,14 +1516,14 @@ function pauseSwitch(memDir, env) {
     const v = env.SESSION_HANDOFF_DISABLE.slice(0, 40);
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
-  if (memDir !== null && exists2(path13.join(memDir, "PAUSE"))) return path13.join(memDir, "PAUSE");
+  if (memDir !== null && exists2(path14.join(memDir, "PAUSE"))) return path14.join(memDir, "PAUSE");
   const named = env.SESSION_HANDOFF_PAUSE;
   if (named) {
     const p = expandHome(named, env);
     if (exists2(p)) return p;
   }
-  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path13.join(homeFolder(env), ".config");
-  const global = path13.join(config, "session-handoff", "PAUSE");
+  const config = env.XDG_CONFIG_HOME ? env.XDG_CONFIG_HOME : path14.join(homeFolder(env), ".config");
+  const global = path14.join(config, "session-handoff", "PAUSE");
   if (exists2(global)) return global;
   return null;
 }
@@ -1503,57 +1536,11 @@ var init_pause = __esm({
   }
 });
 
-// src/schema/values.ts
-import path14 from "node:path";
-function parseStrictTime(value, nowMs) {
-  const m = ISO.exec(value);
-  if (!m) return { error: "not a strict ISO-8601 time with a zone" };
-  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
-  const second = m[6] === void 0 ? 0 : Number(m[6]);
-  const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
-  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (day < 1 || day > daysInMonth) return { error: "no such day" };
-  let offsetMin = 0;
-  if (m[8] !== "Z") {
-    const oh = Number(m[9]);
-    const om = Number(m[10]);
-    if (oh > 23 || om > 59) return { error: "zone offset out of range" };
-    offsetMin = (m[8].startsWith("-") ? -1 : 1) * (oh * 60 + om);
-  }
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fraction * 1e3) - offsetMin * 6e4;
-  if (year < 1970) return { error: "before 1970" };
-  if (utc > nowMs + CLOCK_SKEW_MS) return { error: "in the future" };
-  return { iso: value, ms: utc };
-}
-function unticked(value) {
-  const m = /^`([^`]*)`$/.exec(value.trim());
-  return m ? m[1].trim() : value.trim();
-}
-function safeRelativePath(value) {
-  if (value.length === 0 || value.length > 4096) return null;
-  if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
-  if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
-  const normal = path14.posix.normalize(value);
-  if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
-  return normal.replace(/\/$/, "");
-}
-var CLOCK_SKEW_MS, ISO;
-var init_values = __esm({
-  "src/schema/values.ts"() {
-    "use strict";
-    CLOCK_SKEW_MS = 5 * 60 * 1e3;
-    ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
-  }
-});
-
 // src/schema/state-time.ts
 function stateTime(date, saved, nowMs) {
   let malformed = false;
-  for (const [value, source] of [
-    [date, "date"],
-    [saved, "saved"]
-  ]) {
+  const values = [[date, "date"], [saved, "saved"]];
+  for (const [value, source] of values) {
     if (value === null) continue;
     const parsed = parseStrictTime(unticked(value), Number.MAX_SAFE_INTEGER);
     if ("error" in parsed) {
@@ -1565,17 +1552,13 @@ function stateTime(date, saved, nowMs) {
   }
   return { known: false, reason: malformed ? "malformed" : "missing" };
 }
-function ageDaysOf(st, nowMs) {
-  return st.known ? Math.max(0, (nowMs - st.time.ms) / DAY_MS) : null;
-}
 function localDay(ms) {
   const d = new Date(ms);
   return Date.UTC(d.getFullYear(), d.getMonth(), d.getDate()) / DAY_MS;
 }
 function ageWords(st, nowMs) {
-  const days = ageDaysOf(st, nowMs);
-  if (days === null || !st.known) return "age unknown";
-  const whole = Math.floor(days);
+  if (!st.known) return "age unknown";
+  const whole = Math.floor(Math.max(0, (nowMs - st.time.ms) / DAY_MS));
   if (whole === 0) {
     const back = st.time.ms >= nowMs ? 0 : localDay(nowMs) - localDay(st.time.ms);
     return back <= 0 ? "today" : back === 1 ? "yesterday" : `${back} days ago`;
@@ -1654,7 +1637,7 @@ var init_grammar = __esm({
       lineStart = 0;
       lineNo = 0;
       constructor(length) {
-        this.doc = { type: "document", start: 0, end: length, children: [], flags: [] };
+        this.doc = { type: "document", start: 0, end: length, line: 1, children: [], flags: [] };
         this.stack = [{ block: this.doc, col: 0 }];
       }
       read(line) {
@@ -1680,8 +1663,8 @@ var init_grammar = __esm({
         } else if (tab && this.stack.length > 1) this.flag(SAY.tab);
         this.lineStart += line.length + 1;
       }
-      flag(message, at = this.lineNo) {
-        this.doc.flags.push({ line: at, message });
+      flag(message, at2 = this.lineNo) {
+        this.doc.flags.push({ line: at2, message });
       }
       lineEnd() {
         return this.lineStart + this.line.length;
@@ -1696,11 +1679,11 @@ var init_grammar = __esm({
         if (type === "listItem") {
           const last = parent.children[parent.children.length - 1];
           const same = last?.type === "list" && last.key === key;
-          const list = same ? last : { type: "list", start, end, children: [], key };
+          const list = same ? last : { type: "list", start, end, line: this.lineNo, children: [], key };
           if (list !== last) parent.children.push(list);
           parent = list;
         }
-        const block = { type, start, end, children: [] };
+        const block = { type, start, end, line: this.lineNo, children: [] };
         parent.children.push(block);
         this.para = null;
         return block;
@@ -1718,7 +1701,7 @@ var init_grammar = __esm({
       // `lazyCol`: the column of the item whose paragraph the previous line continued, when this line is left of it.
       content(depth, from, base, lazyCol) {
         const s = this.line.slice(from);
-        const at = this.lineStart + from;
+        const at2 = this.lineStart + from;
         const open = this.para !== null && this.paraDepth === depth;
         if (from - base >= 4) {
           if (!open) this.flag(SAY.code);
@@ -1726,12 +1709,12 @@ var init_grammar = __esm({
         }
         const atx = s[0] === "#" ? ATX.exec(s) : null;
         if (atx) {
-          this.add(depth, "heading", at).depth = atx[0].trim().length;
+          this.add(depth, "heading", at2).depth = atx[0].trim().length;
           return;
         }
         if (FENCE_OPEN.test(s)) {
           const fence = /^(`{3,}|~{3,})/.exec(s)[1];
-          this.leaf = { block: this.add(depth, "code", at), depth, line: this.lineNo, fence };
+          this.leaf = { block: this.add(depth, "code", at2), depth, line: this.lineNo, fence };
           return;
         }
         if (s.startsWith("<!--")) {
@@ -1744,7 +1727,7 @@ var init_grammar = __esm({
           return this.paragraphLine(depth, from);
         }
         if (THEMATIC.test(s)) {
-          this.add(depth, "thematicBreak", at);
+          this.add(depth, "thematicBreak", at2);
           return;
         }
         const marker = MARKER2.exec(s);
@@ -1804,20 +1787,13 @@ var init_grammar = __esm({
 });
 
 // src/schema/validate-common.ts
-function lineAt(lineStarts, offset) {
-  let lo = 0;
-  let hi = lineStarts.length - 1;
-  while (lo < hi) {
-    const mid = lo + hi + 1 >> 1;
-    if (lineStarts[mid] <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo + 1;
-}
-function lineStartsOf(text) {
-  const starts = [0];
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-  return starts;
+function ruleOf() {
+  return (id, severity, part, check) => ({
+    id,
+    severity,
+    part,
+    check
+  });
 }
 function editDistance(a, b) {
   const s = a.slice(0, 100);
@@ -1841,10 +1817,27 @@ function nearest(title, names) {
   }
   return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
 }
+var at, MARKER3, BEGIN, rule, TEXT_RULES;
 var init_validate_common = __esm({
   "src/schema/validate-common.ts"() {
     "use strict";
     init_conflicted();
+    at = (line, message, severity) => severity === void 0 ? { line, message } : { line, message, severity };
+    MARKER3 = "<!-- memory-schema: v1 -->";
+    BEGIN = `the document must begin with the line ${MARKER3}`;
+    rule = ruleOf();
+    TEXT_RULES = {
+      bom: rule("bom", "finding", null, (c) => c.input.startsWith("\uFEFF") ? [at(1, "a UTF-8 byte order mark starts the text; write drops it")] : []),
+      crlf: rule("crlf", "finding", null, (c) => c.input.includes("\r") ? [at(1, "CR or CRLF line ends; write turns them into LF")] : []),
+      // Write refuses a text without its final newline.
+      newline: rule("newline", "error", null, (c) => c.text.endsWith("\n") ? [] : [at(c.lines.length, "the document must end with a newline")]),
+      // The line grammar reads such a line as plain text: the finding says what to write instead.
+      markdown: rule("markdown", "finding", null, (c) => c.flags.map((f) => at(f.line, f.message))),
+      conflicted: rule("conflicted", "error", null, (c) => {
+        const sides = conflictSides(c.text);
+        return sides === null ? [] : [at(sides.line, CONFLICTED_MESSAGE)];
+      })
+    };
   }
 });
 
@@ -1886,21 +1879,13 @@ function allSteps(text, list, depth, out) {
   }
 }
 function keyFile(raw) {
-  let pathText;
-  let why = "";
   const tick = /^`([^`]+)`\s*(.*)$/s.exec(raw);
-  if (tick) {
-    pathText = tick[1].trim();
-    why = tick[2].replace(/^[\u2014\u2013:-]\s*/, "");
-  } else {
-    const sep = KEY_SEPARATOR.exec(raw);
-    pathText = (sep ? raw.slice(0, sep.index) : raw).trim();
-    why = sep ? raw.slice(sep.index + sep[0].length) : "";
-  }
+  const sep = tick ? null : KEY_SEPARATOR.exec(raw);
+  const pathText = tick ? tick[1].trim() : (sep ? raw.slice(0, sep.index) : raw).trim();
+  const why = tick ? tick[2].replace(/^[\u2014\u2013:-]\s*/, "") : sep ? raw.slice(sep.index + sep[0].length) : "";
   return { raw: pathText, path: safeRelativePath(pathText), why: why.trim() };
 }
 function readHandoff(text, tree, lists = true) {
-  const starts = lineStartsOf(text);
   const out = {
     marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
     heading: false,
@@ -1935,7 +1920,7 @@ function readHandoff(text, tree, lists = true) {
     const node = nodes[n];
     if (node.type === "heading") {
       const title = text.slice(node.start, node.end).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
-      out.headings.push({ depth: node.depth ?? 1, title, line: lineAt(starts, node.start) });
+      out.headings.push({ depth: node.depth ?? 1, title, line: node.line });
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
       if (node.depth !== 2) continue;
       out.sections.push(title);
@@ -1943,7 +1928,7 @@ function readHandoff(text, tree, lists = true) {
       stray = !KNOWN_SECTIONS.has(key);
       if (stray) {
         const near = nearest(title, SECTION_TITLES);
-        out.strays.push({ title, near, line: lineAt(starts, node.start) });
+        out.strays.push({ title, near, line: node.line });
         section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
         continue;
       }
@@ -1957,7 +1942,7 @@ function readHandoff(text, tree, lists = true) {
       const i = lines.findIndex((l) => /^Saved:/.test(l.trim()));
       if (i >= 0) {
         out.saved = lines[i].trim().slice("Saved:".length).trim();
-        out.savedLine = lineAt(starts, node.start) + i;
+        out.savedLine = node.line + i;
       }
       continue;
     }
@@ -1970,9 +1955,7 @@ function readHandoff(text, tree, lists = true) {
     const items = [];
     for (let i = 0; i < listed.length; i++) items.push(itemText(text, listed[i]));
     if (section !== "(repeated)" && !stray && lists) {
-      for (let i = 0; i < listed.length; i++) {
-        out.items.push({ section, text: items[i], line: lineAt(starts, listed[i].start) });
-      }
+      for (let i = 0; i < listed.length; i++) out.items.push({ section, text: items[i], line: listed[i].line });
     }
     const into = listOf[section];
     if (into !== void 0) for (let i = 0; i < items.length; i++) into.push(items[i]);
@@ -2777,8 +2760,8 @@ function claudeEvents(rec, line) {
       const file = str(input?.file_path) ?? str(input?.notebook_path) ?? "";
       const edit = EDIT_TOOLS.has(name) ? { kind: "edit", path: file } : { kind: "other" };
       const event = command !== null ? { kind: "command", command } : edit;
-      const at = { id: str(b.id), ts: str(rec.timestamp), cwd: str(rec.cwd) };
-      ev.calls.push({ ...at, events: [event], text: command ?? "", result: null });
+      const at2 = { id: str(b.id), ts: str(rec.timestamp), cwd: str(rec.cwd) };
+      ev.calls.push({ ...at2, events: [event], text: command ?? "", result: null });
     } else if (rec.type === "user" && b?.type === "tool_result") {
       const id = str(b.tool_use_id);
       if (id !== null) ev.results.push({ id, text: textOf(b.content), failed: b.is_error === true });
@@ -2815,17 +2798,17 @@ function callArgs(p) {
     return raw;
   }
 }
-function itemCall(item, at) {
+function itemCall(item, at2) {
   const failed = typeof item.exit_code === "number" ? item.exit_code !== 0 : item.status === "failed";
   const result = { text: str(item.aggregated_output) ?? "", failed };
   if (item.type === "FileChange") {
     const events = Object.keys(obj(item.changes) ?? {}).map((file) => ({ kind: "edit", path: file }));
-    return { ...at, events, text: "", result, item: true };
+    return { ...at2, events, text: "", result, item: true };
   }
   const argv = Array.isArray(item.command) ? item.command.filter((c) => typeof c === "string") : [];
   const script = argv.length >= 3 && /(^|\/)(ba|z)?sh$/.test(argv[0]) && argv[1] === "-lc" ? argv[2] : null;
   const command = script ?? (argv.join(" ") || (str(item.command) ?? ""));
-  return { ...at, events: [{ kind: "command", command }], text: argvText(item.command), result, item: true };
+  return { ...at2, events: [{ kind: "command", command }], text: argvText(item.command), result, item: true };
 }
 function codexUsage(rec, payload) {
   if (rec.type === "token_usage_record") {
@@ -2850,12 +2833,12 @@ function codexEvents(rec, line, state) {
   if (rec.type === "event_msg" && p.type === "task_started" && num(p.model_context_window) > 0) {
     ev.window = num(p.model_context_window);
   }
-  const at = { id: null, ts: str(rec.timestamp), cwd: state.cwd };
+  const at2 = { id: null, ts: str(rec.timestamp), cwd: state.cwd };
   if (rec.type === "event_msg") {
     const item = obj(p.item) ?? p;
     if (item.type === "CommandExecution" || item.type === "FileChange") {
       ev.items = true;
-      ev.calls.push(itemCall(item, at));
+      ev.calls.push(itemCall(item, at2));
     }
     return ev;
   }
@@ -2880,7 +2863,7 @@ function codexEvents(rec, line, state) {
     events = [{ kind: "command", command }];
   }
   const text = typeof args === "string" ? args : command;
-  ev.calls.push({ ...at, id: str(p.call_id) ?? str(p.id), events, text, result: null });
+  ev.calls.push({ ...at2, id: str(p.call_id) ?? str(p.id), events, text, result: null });
   return ev;
 }
 var SCAFFOLDING2;
@@ -3025,10 +3008,10 @@ function findLastSave(events, project) {
   };
   for (const ev of events) {
     for (const r of ev.results) {
-      const at2 = open.get(r.id);
-      if (at2 === void 0) continue;
+      const at3 = open.get(r.id);
+      if (at3 === void 0) continue;
       open.delete(r.id);
-      if (unanswered?.line === at2) unanswered = null;
+      if (unanswered?.line === at3) unanswered = null;
       answered(r.text, r.failed, ev.line);
     }
     if (ev.calls.some((c) => c.item !== true)) unanswered = null;
@@ -3042,8 +3025,8 @@ function findLastSave(events, project) {
     }
   }
   const savedMs = project.current?.savedMs ?? null;
-  const at = unanswered === null ? null : secondOf(unanswered.ts);
-  if (unanswered !== null && savedMs !== null && at !== null && savedMs >= at) {
+  const at2 = unanswered === null ? null : secondOf(unanswered.ts);
+  if (unanswered !== null && savedMs !== null && at2 !== null && savedMs >= at2) {
     return { token: project.current.token, line: unanswered.line };
   }
   return found;
@@ -3153,9 +3136,9 @@ async function decide(ctx, input, format) {
     return quiet;
   }
   if (exists3(marker)) return quiet;
-  let at = usage.points.length - 1;
-  while (at > 0 && above(usage.points[at - 1])) at--;
-  const since = usage.lines.slice(usage.points[at].line);
+  let at2 = usage.points.length - 1;
+  while (at2 > 0 && above(usage.points[at2 - 1])) at2--;
+  const since = usage.lines.slice(usage.points[at2].line);
   const saved = findLastSave(readEvents(usage.format, since), { accepts: () => true, current: null }) !== null;
   const pct = Math.floor(last.used * 100 / window);
   try {

@@ -1,8 +1,10 @@
 // The `## Environment anchors` lines and path lists, free of the Markdown grammar: the `anchors` verb uses it alone.
 import { refusedIndexes } from "../guard/invisible.ts";
+import { quotedValue } from "../guard/quote.ts";
+import { asObjectId, isNullObjectId, parseStrictTime } from "./values.ts";
 
 /** Most dirty paths written on the `- Dirty files:` line; the rest are counted (`… and N more`). */
-export const MAX_LISTED_DIRTY = 50;
+const MAX_LISTED_DIRTY = 50;
 
 const NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
 const ESCAPES: Record<string, string> = {
@@ -34,40 +36,25 @@ export function quotedPath(p: string): string {
 
 const UNESCAPE: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
 
+const QUOTED = /"((?:[^"\\]|\\.)*)"/y;
+
 /** Reads one C-quoted string starting at `start` (the opening quote); null when malformed. */
 function readQuoted(s: string, start: number): { value: string; end: number } | null {
+  QUOTED.lastIndex = start;
+  const m = QUOTED.exec(s);
+  if (!m) return null;
   const bytes: number[] = [];
-  let i = start + 1;
-  while (i < s.length) {
-    const ch = s[i]!;
-    if (ch === '"') return { value: Buffer.from(bytes).toString("utf8"), end: i + 1 };
-    if (ch === "\\") {
-      const next = s[i + 1];
-      if (next === undefined) return null;
-      if (UNESCAPE[next] !== undefined) {
-        bytes.push(UNESCAPE[next]);
-        i += 2;
-        continue;
-      }
-      // git writes non-ASCII bytes as \ooo when core.quotePath is on; accept a pasted one.
-      const octal = /^[0-3][0-7]{2}/.exec(s.slice(i + 1, i + 4));
-      if (!octal) return null;
-      bytes.push(parseInt(octal[0], 8));
-      i += 4;
+  // git writes non-ASCII bytes as \ooo when core.quotePath is on; accept a pasted one.
+  for (const part of m[1]!.split(/(\\[0-3][0-7]{2}|\\.)/)) {
+    if (part[0] !== "\\") {
+      bytes.push(...Buffer.from(part, "utf8"));
       continue;
     }
-    const cp = s.codePointAt(i)!;
-    const text = String.fromCodePoint(cp);
-    bytes.push(...Buffer.from(text, "utf8"));
-    i += text.length;
+    const code = part.length === 4 ? parseInt(part.slice(1), 8) : UNESCAPE[part[1]!];
+    if (code === undefined) return null;
+    bytes.push(code);
   }
-  return null;
-}
-
-/** A parsed path list: the paths, and how many more the line said it left out. */
-export interface PathList {
-  paths: string[];
-  more: number;
+  return { value: Buffer.from(bytes).toString("utf8"), end: start + m[0].length };
 }
 
 /** Reads a path at `i`: C-quoted, or bare up to `sep` (or to the end when `last` allows); null when malformed. */
@@ -80,7 +67,7 @@ function readPath(v: string, i: number, sep: string, last: boolean): { value: st
 }
 
 /** Parses a path list as `renderPathList` writes it (`none`: empty; `… and N more` counted); null if malformed. */
-export function parsePathList(value: string): PathList | null {
+export function parsePathList(value: string): { paths: string[]; more: number } | null {
   const v = value.trim();
   if (v === "none") return { paths: [], more: 0 };
   const paths: string[] = [];
@@ -104,7 +91,7 @@ export function renderPathList(paths: readonly string[], limit = MAX_LISTED_DIRT
 }
 
 /** Writes a branch for `- Branch:`: quoted as `quotePath` does only when it holds a code point `write` refuses. */
-export function quoteBranch(name: string): string {
+function quoteBranch(name: string): string {
   return refusedIndexes(name).size > 0 ? quotePath(name) : name;
 }
 
@@ -123,53 +110,34 @@ export interface AnchorValues {
   head: string | null;
   /** Dirty paths relative to the repository top, the memory dir excluded. */
   dirty: string[];
-  /** ISO-8601 UTC with `Z`. */
   date: string;
   keyFileMtimes: { path: string; mtime: string | null }[];
-  /** The operation in progress (`rebase of feature/login`) and its conflicted files. */
   inProgress?: { words: string; conflicted: number } | null;
-  /** Each dirty file's blob id (or `deleted`, `over 8 MB`), at most 20. */
   dirtyHashes?: DirtyHash[];
 }
 
-/** One item of the `- Dirty hashes:` anchor. */
+/** One item of the `- Dirty hashes:` anchor: a path and its blob id (40 or 64 hex), `deleted` or `over 8 MB`. */
 export interface DirtyHash {
   path: string;
-  /** 40 or 64 hex, `deleted` or `over 8 MB`. */
   id: string;
 }
 
-const HASH_VALUE = /^([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)/;
+const HASH = "([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)";
+const HASH_VALUE = new RegExp(`^ ${HASH}`);
+// A bare path ends at the first space before a value that ends the item.
+const BARE_ITEM = new RegExp(`^([^ "].*?) ${HASH}`);
 
 /** Reads a `- Dirty hashes:` value (`<path> <blob id | deleted | over 8 MB>, …`); null when malformed. */
 export function parseDirtyHashes(value: string): DirtyHash[] | null {
   const v = value.trim();
   const out: DirtyHash[] = [];
-  let i = 0;
-  while (i < v.length) {
-    let p: string;
-    if (v[i] === '"') {
-      const q = readQuoted(v, i);
-      if (!q || v[q.end] !== " ") return null;
-      p = q.value;
-      i = q.end + 1;
-    } else {
-      // The path ends at the last space before a value that ends the item.
-      let at = -1;
-      for (let j = v.indexOf(" ", i); j !== -1; j = v.indexOf(" ", j + 1)) {
-        if (HASH_VALUE.test(v.slice(j + 1))) {
-          at = j;
-          break;
-        }
-      }
-      if (at <= i) return null;
-      p = v.slice(i, at);
-      i = at + 1;
-    }
-    const m = HASH_VALUE.exec(v.slice(i));
-    if (!m || p === "") return null;
-    out.push({ path: p, id: m[1]! });
-    i += m[0].length;
+  for (let i = 0; i < v.length; ) {
+    const q = v[i] === '"' ? readQuoted(v, i) : null;
+    const m = q ? HASH_VALUE.exec(v.slice(q.end)) : BARE_ITEM.exec(v.slice(i));
+    const path = q ? q.value : m?.[1];
+    if (!m || !path) return null;
+    out.push({ path, id: m[q ? 1 : 2]! });
+    i = (q ? q.end : i) + m[0].length;
   }
   return out.length > 0 ? out : null;
 }
@@ -220,4 +188,84 @@ export function renderAnchorLines(a: AnchorValues): string {
     ...(a.inProgress ? [`- In progress: ${renderInProgress(a.inProgress)}`] : []),
     "",
   ].join("\n");
+}
+
+/** Anchor labels, as `anchors` prints them. */
+type AnchorLabel = "Branch" | "HEAD" | "Dirty files" | "Dirty hashes" | "In progress" | "Date" | "Key file mtimes";
+
+type AnchorLine = { label: AnchorLabel; value: string } | { error: string; unknown?: true };
+
+const LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
+// A later version's label (`- Something new: …`) is a finding, not an error, so that older
+// readers and newer writers keep working together.
+const OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
+// A time of the right shape, in the future or not: the future is a finding, not a malformed line.
+const isIsoWithZone = (value: string): boolean => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));
+
+// A value's problem, or null; HEAD and Date are accepted in backticks (older handoffs).
+function valueError(label: AnchorLabel, value: string): string | null {
+  const v = /^`([^`]*)`$/.exec(value)?.[1] ?? value;
+  const shown = quotedValue(value.slice(0, 60));
+  switch (label) {
+    case "Branch":
+      return /^\S+$/.test(value) && value.length <= 255 ? null : `branch ${shown} is not a branch name or (detached)`;
+    case "HEAD": {
+      const head = quotedValue(v.slice(0, 70));
+      if (isNullObjectId(v)) return `HEAD ${head} is the null object id (all zeros), which names no commit`;
+      if (v === "none (no commits yet)" || asObjectId(v) !== null) return null;
+      const hex = /^[0-9a-fA-F]+$/.test(v) ? ` (${v.length} hex digits)` : "";
+      return `HEAD ${head}${hex} is not a full 40- or 64-hex commit id`;
+    }
+    case "Dirty files":
+      return parsePathList(value) ? null : `dirty files ${shown} are not a comma-separated path list (or none)`;
+    case "Dirty hashes":
+      if (parseDirtyHashes(value) !== null) return null;
+      return `dirty hashes ${shown} are not \`<path> <blob id | deleted | over 8 MB>, …\``;
+    case "In progress":
+      if (parseInProgress(value)) return null;
+      return `in progress ${shown} is not \`<operation>[ of <branch>] (<n> conflicted files)\``;
+    case "Date": {
+      if (isIsoWithZone(v)) return null;
+      const zoneless = /^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(v) ? " (it has no zone: add Z or an offset)" : "";
+      return `date ${quotedValue(v.slice(0, 60))} is not an ISO-8601 time with a zone${zoneless}`;
+    }
+    case "Key file mtimes": {
+      const items = parseKeyFileMtimes(value);
+      if (!items?.length) return `key file mtimes: ${shown} is not \`<path> @ <ISO-8601 time, or missing>, …\``;
+      const time = items.find((i) => i.mtime !== null && !isIsoWithZone(i.mtime))?.mtime;
+      return time ? `key file mtimes: ${quotedValue(time)} is not an ISO-8601 time with a zone (or \`missing\`)` : null;
+    }
+  }
+}
+
+/** Reads one line of the anchors section against the lines `anchors` prints; `unknown`: a label it does not know. */
+export function readAnchorLine(line: string): AnchorLine {
+  const m = LINE.exec(line);
+  if (m) {
+    const error = valueError(m[1] as AnchorLabel, m[2]!);
+    return error === null ? { label: m[1] as AnchorLabel, value: m[2]! } : { error };
+  }
+  const other = OTHER_LABEL.exec(line);
+  if (other) {
+    const label = `\`- ${other[1]}:\` is not an anchor label this helper knows`;
+    return { error: `${label} (a newer helper's line?); nothing reads it`, unknown: true };
+  }
+  const shown = quotedValue(line.slice(0, 60));
+  if (/^[-*+]\s*([A-Za-z ]+):/.test(line)) {
+    const labels = "Branch, HEAD, Dirty files, Dirty hashes, In progress, Date, Key file mtimes";
+    return { error: `${shown} is not an anchor line (labels are exactly ${labels}, after "- ")` };
+  }
+  const paste = "paste what `anchors` prints, or leave the section empty for write to fill";
+  return { error: `${shown} is not an anchor line; ${paste}` };
+}
+
+/** True when an anchors section body is empty: blank lines, `- none` or template placeholders only. */
+export function isEmptyAnchorsBody(lines: readonly string[]): boolean {
+  return lines.every((raw) => {
+    const line = raw.trim();
+    if (line === "" || /^(?:[-*+] )?none$/i.test(line)) return true;
+    if (/^(?:[-*+] )?<[^<>]*>$/.test(line) || /^<!--.*-->$/.test(line)) return true;
+    const m = /^[-*+] [A-Za-z ]+: (.*)$/.exec(line);
+    return m !== null && /^<[^<>]*>$/.test(m[1]!.trim());
+  });
 }

@@ -14,7 +14,6 @@ export interface CommandRun {
 
 /** What one adapter found in a transcript's tail, oldest first; raw text that the checkpoint makes safe. */
 export interface Capture {
-  /** The adapter that read it: `claude`, `codex`, `gemini`. */
   format: TranscriptFormat;
   /** The first record timestamp seen (ISO-8601 as written), for `Session-start:`. */
   firstTimestamp: string | null;
@@ -38,21 +37,9 @@ export interface Capture {
 /** Most items of one list a checkpoint shows: older ones are only counted, so an adapter may leave them unread. */
 export const LISTED_ITEMS = 40;
 
-/** The transcript formats with an adapter. */
 export type TranscriptFormat = "claude" | "codex" | "gemini";
 
-/** An empty capture for `format`. */
 export function emptyCapture(format: TranscriptFormat): Capture {
-  return {
-    format,
-    firstTimestamp: null,
-    userRequests: [],
-    plan: null,
-    planFinal: false,
-    filesEdited: [],
-    commands: [],
-    lastClaim: null,
-    records: 0,
-    version: null,
-  };
+  const empty = { firstTimestamp: null, userRequests: [], plan: null, planFinal: false, filesEdited: [], commands: [] };
+  return { format, ...empty, lastClaim: null, records: 0, version: null };
 }

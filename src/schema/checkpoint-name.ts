@@ -4,8 +4,6 @@
 export const CHECKPOINT_HEADING = "# Session Checkpoint";
 /** A checkpoint's file name: the session-id pattern plus `.md` (docs/design.md#checkpoints). */
 export const CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
-/** A valid session id (docs/design.md#checkpoints). */
-export const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/;
 type HeaderName = "Saved" | "Session" | "Session-start" | "Trigger" | "Source" | "Since-handoff";
 
 /** The value of a `Name: value` header line in a checkpoint's first lines, or null. */

@@ -1,60 +1,38 @@
 // Conflict markers in a memory file: a text merge of two handoffs must never be read as one handoff.
 
-/** A conflicted text split into the two documents it holds: ours (`<<<<<<<` side) and theirs. */
-export interface ConflictSides {
-  /** The 1-based line of the first `<<<<<<< ` marker. */
-  line: number;
-  ours: string;
-  theirs: string;
-}
-
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
-/** The two sides of a text holding git's conflict markers (lines outside conflicts are on both), or null. */
-export function conflictSides(input: string): ConflictSides | null {
-  const lines = input.replace(/\r\n?/g, "\n").split("\n");
+/**
+ * The two documents a text holding git's conflict markers holds (lines outside conflicts are on both), ours
+ * (`<<<<<<<` side) and theirs, with the 1-based line of the first marker; null when it holds no complete conflict.
+ */
+export function conflictSides(input: string): { line: number; ours: string; theirs: string } | null {
   const ours: string[] = [];
   const theirs: string[] = [];
   let fence: string | null = null;
-  let state: "out" | "ours" | "base" | "theirs" = "out";
+  let side: "out" | "ours" | "base" | "theirs" = "out";
   let first = 0;
   let complete = false;
-  for (const [i, line] of lines.entries()) {
-    if (state === "out") {
-      const f = FENCE.exec(line);
-      if (fence !== null) {
-        if (f && f[1]![0] === fence[0] && f[1]!.length >= fence.length && line.trim() === f[1]) fence = null;
-      } else if (f) fence = f[1]!;
-      else if (line.startsWith("<<<<<<< ")) {
-        state = "ours";
-        if (first === 0) first = i + 1;
-        continue;
-      }
+  for (const [i, line] of input.replace(/\r\n?/g, "\n").split("\n").entries()) {
+    const marker = side === "ours" || side === "base";
+    if (side === "out" && fence === null && line.startsWith("<<<<<<< ")) {
+      side = "ours";
+      first ||= i + 1;
+    } else if (side === "out") {
+      const f = FENCE.exec(line)?.[1];
+      if (fence === null) fence = f ?? null;
+      else if (f && f[0] === fence[0] && f.length >= fence.length && line.trim() === f) fence = null;
       ours.push(line);
       theirs.push(line);
-      continue;
-    }
-    if (state === "ours" || state === "base") {
-      if (line.startsWith("||||||| ") || line === "|||||||") {
-        state = "base";
-        continue;
-      }
-      if (line === "=======") {
-        state = "theirs";
-        continue;
-      }
-      if (state === "ours") ours.push(line);
-      continue;
-    }
-    if (line.startsWith(">>>>>>> ")) {
-      state = "out";
+    } else if (marker && (line.startsWith("||||||| ") || line === "|||||||")) side = "base";
+    else if (marker && line === "=======") side = "theirs";
+    else if (side === "ours") ours.push(line);
+    else if (side === "theirs" && line.startsWith(">>>>>>> ")) {
+      side = "out";
       complete = true;
-      continue;
-    }
-    theirs.push(line);
+    } else if (side === "theirs") theirs.push(line);
   }
-  if (!complete) return null;
-  return { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") };
+  return complete ? { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") } : null;
 }
 
 /** True when the text holds a complete conflict outside fenced code (see `conflictSides`). Pure. */
@@ -66,11 +44,3 @@ export function isConflicted(text: string): boolean {
 export const CONFLICTED_MESSAGE =
   "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: " +
   "keep one side (archive the other), then save it whole";
-
-/** The schema error for a text holding merge conflict markers (docs/design.md#verdicts-and-the-brief). */
-export function conflictIssue(text: string): { rule: "conflicted"; line: number; message: string } | null {
-  const sides = conflictSides(text);
-  return sides === null
-    ? null
-    : { rule: "conflicted", line: sides.line, message: CONFLICTED_MESSAGE };
-}

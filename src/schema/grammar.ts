@@ -1,10 +1,11 @@
 // A strict line grammar for our Markdown; what CommonMark reads otherwise is flagged (docs/decisions/line-grammar.md).
 
-/** A block and its source range `[start, end)` in the LF-normalised text. */
+/** A block, its source range `[start, end)` in the LF-normalised text and its first line (1-based). */
 export interface Block {
   type: "document" | "list" | "listItem" | "paragraph" | "heading" | "thematicBreak" | "code" | "html";
   start: number;
   end: number;
+  line: number;
   children: Block[];
   /** Heading level (1-6). */
   depth?: number;
@@ -21,7 +22,7 @@ export interface Tree extends Block {
   flags: Flag[];
 }
 
-/** An open list item: its block, its list's marker kind and the column its content starts at. */
+/** An open list item: its block and the column its content starts at. */
 interface Container {
   block: Block;
   col: number;
@@ -102,7 +103,7 @@ class LineReader {
   lineNo = 0;
 
   constructor(length: number) {
-    this.doc = { type: "document", start: 0, end: length, children: [], flags: [] };
+    this.doc = { type: "document", start: 0, end: length, line: 1, children: [], flags: [] };
     this.stack = [{ block: this.doc, col: 0 }];
   }
 
@@ -149,11 +150,11 @@ class LineReader {
     if (type === "listItem") {
       const last = parent.children[parent.children.length - 1] as (Block & { key?: string }) | undefined;
       const same = last?.type === "list" && last.key === key;
-      const list = same ? last : { type: "list" as const, start, end, children: [], key };
+      const list = same ? last : { type: "list" as const, start, end, line: this.lineNo, children: [], key };
       if (list !== last) parent.children.push(list);
       parent = list;
     }
-    const block: Block = { type, start, end, children: [] };
+    const block: Block = { type, start, end, line: this.lineNo, children: [] };
     parent.children.push(block);
     this.para = null;
     return block;

@@ -2,9 +2,8 @@
 import * as anchor from "./anchor-lines.ts";
 import { parseBlocks, type Block } from "./grammar.ts";
 import { stateTime, type StateTime } from "./state-time.ts";
-import { lineAt, lineStartsOf, nearest } from "./validate-common.ts";
+import { nearest } from "./validate-common.ts";
 import { asObjectId, isPlausibleBranch, parseStrictTime, safeRelativePath, unticked } from "./values.ts";
-import type { ObjectId, ValidTime } from "./values.ts";
 
 /** A plan step: `- [x]` done, `- [~]` in progress, `- [ ]` todo, `- [-] <step> — dropped: <why>` abandoned. */
 export interface PlanStep {
@@ -14,11 +13,9 @@ export interface PlanStep {
   depth?: number;
 }
 
-/** A `## Key files` entry: `- <path> — <why>` (a path in backticks is accepted). */
+/** A `## Key files` entry `- <path> — <why>`: the path as written, normalised (null outside the root), the why. */
 export interface KeyFile {
-  /** The path as written. */
   raw: string;
-  /** Normalised root-relative path, or null when it is absolute or leaves the root. */
   path: string | null;
   why: string;
 }
@@ -42,23 +39,13 @@ export interface HandoffHeading {
   line: number;
 }
 
-/** A top-level list item of a section (lower-case title), as written without its bullet, with its line. */
-export interface HandoffItem {
-  section: string;
-  text: string;
-  line: number;
-}
-
 /** A handoff as plain data; text fields keep the file's own words (data, not instructions). */
 export interface ParsedHandoff {
-  /** First line is `<!-- memory-schema: v1 -->`. */
   marker: boolean;
-  /** Has the `# Session Handoff` heading. */
   heading: boolean;
   /** Text after `Saved:`, and its line. */
   saved: string | null;
   savedLine: number | null;
-  /** The level-2 section titles in document order. */
   sections: string[];
   goal: string;
   /** The `## Plan` list's top-level items, each with its whole text (nested items included). */
@@ -72,8 +59,8 @@ export interface ParsedHandoff {
   keyFiles: KeyFile[];
   anchors: RawAnchors;
   headings: HandoffHeading[];
-  /** The items of every section read (the first of a repeated title; not the goal), for validate's findings. */
-  items: HandoffItem[];
+  /** Each section's top-level items without the bullet (the first of a repeated title; not the goal), for validate. */
+  items: { section: string; text: string; line: number }[];
   /** Level-2 sections schema v1 does not know, with the nearest known title: never silently dropped. */
   strays: { title: string; near: string | null; line: number }[];
 }
@@ -108,17 +95,12 @@ const KEY_SEPARATOR = /\s+[\u2014\u2013-]\s+/;
 // Anchor labels as the format writes them; only the label's case may differ.
 const ANCHOR = /^(Branch|HEAD|Dirty files|Dirty hashes|Date|Key file mtimes|In progress):[ \t]*(.*)$/is;
 const ANCHOR_KEY: Record<string, Exclude<keyof RawAnchors, "present">> = {
-  branch: "branch",
-  head: "head",
-  "dirty files": "dirty",
-  date: "date",
-  "key file mtimes": "keyFileMtimes",
-  "in progress": "inProgress",
-  "dirty hashes": "dirtyHashes",
+  branch: "branch", head: "head", "dirty files": "dirty", date: "date", "key file mtimes": "keyFileMtimes",
+  "in progress": "inProgress", "dirty hashes": "dirtyHashes",
 };
 
 /** Source of a list item without its bullet: from its first child to its last. */
-function itemText(text: string, item: Block): string {
+export function itemText(text: string, item: Block): string {
   const first = item.children[0];
   const last = item.children[item.children.length - 1];
   return first && last ? text.slice(first.start, last.end) : "";
@@ -147,18 +129,12 @@ function allSteps(text: string, list: Block, depth: number, out: PlanStep[]): vo
   }
 }
 
+// A path in backticks may be followed by its why directly; a bare one ends at a dash between spaces.
 function keyFile(raw: string): KeyFile {
-  let pathText: string;
-  let why = "";
   const tick = /^`([^`]+)`\s*(.*)$/s.exec(raw);
-  if (tick) {
-    pathText = tick[1]!.trim();
-    why = tick[2]!.replace(/^[\u2014\u2013:-]\s*/, "");
-  } else {
-    const sep = KEY_SEPARATOR.exec(raw);
-    pathText = (sep ? raw.slice(0, sep.index) : raw).trim();
-    why = sep ? raw.slice(sep.index + sep[0].length) : "";
-  }
+  const sep = tick ? null : KEY_SEPARATOR.exec(raw);
+  const pathText = tick ? tick[1]!.trim() : (sep ? raw.slice(0, sep.index) : raw).trim();
+  const why = tick ? tick[2]!.replace(/^[\u2014\u2013:-]\s*/, "") : sep ? raw.slice(sep.index + sep[0].length) : "";
   return { raw: pathText, path: safeRelativePath(pathText), why: why.trim() };
 }
 
@@ -170,31 +146,16 @@ export function parseHandoff(input: string): ParsedHandoff {
 
 // The one reading of a handoff; with `lists` false it skips what the session-start hook never needs.
 export function readHandoff(text: string, tree: Block, lists = true): ParsedHandoff {
-  const starts = lineStartsOf(text);
   const out: ParsedHandoff = {
     marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
-    heading: false,
-    saved: null,
-    savedLine: null,
-    sections: [],
-    goal: "",
-    plan: [],
-    steps: [],
-    decisions: [],
-    failedApproaches: [],
-    openQuestions: [],
-    nextSteps: [],
-    keyFiles: [],
+    heading: false, saved: null, savedLine: null, sections: [], goal: "", plan: [], steps: [],
+    decisions: [], failedApproaches: [], openQuestions: [], nextSteps: [], keyFiles: [],
     anchors: { present: false, branch: null, head: null, dirty: null, date: null, keyFileMtimes: null },
-    headings: [],
-    items: [],
-    strays: [],
+    headings: [], items: [], strays: [],
   };
   const listOf: Record<string, string[]> = {
-    decisions: out.decisions,
-    "failed approaches": out.failedApproaches,
-    "open questions": out.openQuestions,
-    "next steps": out.nextSteps,
+    decisions: out.decisions, "failed approaches": out.failedApproaches,
+    "open questions": out.openQuestions, "next steps": out.nextSteps,
   };
   let section: string | null = null;
   let stray = false;
@@ -205,7 +166,7 @@ export function readHandoff(text: string, tree: Block, lists = true): ParsedHand
     const node = nodes[n]!;
     if (node.type === "heading") {
       const title = text.slice(node.start, node.end).replace(/^#+\s*/, "").replace(/\s*#*\s*$/, "").trim();
-      out.headings.push({ depth: node.depth ?? 1, title, line: lineAt(starts, node.start) });
+      out.headings.push({ depth: node.depth ?? 1, title, line: node.line });
       if (node.depth === 1 && title === "Session Handoff" && section === null) out.heading = true;
       if (node.depth !== 2) continue;
       out.sections.push(title);
@@ -214,7 +175,7 @@ export function readHandoff(text: string, tree: Block, lists = true): ParsedHand
       if (stray) {
         // An unknown section lends its items to the nearest known one; validate names it.
         const near = nearest(title, SECTION_TITLES);
-        out.strays.push({ title, near, line: lineAt(starts, node.start) });
+        out.strays.push({ title, near, line: node.line });
         section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
         continue;
       }
@@ -229,7 +190,7 @@ export function readHandoff(text: string, tree: Block, lists = true): ParsedHand
       const i = lines.findIndex((l) => /^Saved:/.test(l.trim()));
       if (i >= 0) {
         out.saved = lines[i]!.trim().slice("Saved:".length).trim();
-        out.savedLine = lineAt(starts, node.start) + i;
+        out.savedLine = node.line + i;
       }
       continue;
     }
@@ -242,9 +203,7 @@ export function readHandoff(text: string, tree: Block, lists = true): ParsedHand
     const items: string[] = [];
     for (let i = 0; i < listed.length; i++) items.push(itemText(text, listed[i]!));
     if (section !== "(repeated)" && !stray && lists) {
-      for (let i = 0; i < listed.length; i++) {
-        out.items.push({ section, text: items[i]!, line: lineAt(starts, listed[i]!.start) });
-      }
+      for (let i = 0; i < listed.length; i++) out.items.push({ section, text: items[i]!, line: listed[i]!.line });
     }
     const into = listOf[section];
     if (into !== undefined) for (let i = 0; i < items.length; i++) into.push(items[i]!);
@@ -293,55 +252,14 @@ export function goalLineOf(h: ParsedHandoff): string | null {
   return line === undefined ? null : line.trim();
 }
 
-/** An open item of a handoff: an unfinished plan step (any depth) or a next step not dropped. */
-export interface OpenItem {
-  section: "Plan" | "Next steps";
-  text: string;
-}
-
-const NEXT_CHECKBOX = /^\[([ xX~-])\]\s+/;
-const NONE_ITEM = /^(none|none recorded|n\/a|-)\.?$/i;
-
-/** The open items of a handoff, each item's first line: plan steps todo or in progress, then next steps. */
-export function openItemsOf(h: ParsedHandoff): OpenItem[] {
-  const first = (t: string) => t.split("\n")[0]!.trim();
-  const items: OpenItem[] = [];
-  for (const s of h.steps) {
-    if (s.status === "todo" || s.status === "in-progress") items.push({ section: "Plan", text: first(s.text) });
-  }
-  for (const raw of h.nextSteps) {
-    const m = NEXT_CHECKBOX.exec(raw);
-    if (m?.[1] === "-") continue;
-    const text = first(m ? raw.slice(m[0].length) : raw);
-    if (text !== "" && !NONE_ITEM.test(text)) items.push({ section: "Next steps", text });
-  }
-  return items;
-}
-
 /** The anchors after validation: only these values may reach git. */
-export interface CheckedAnchors {
-  head: ObjectId | null;
-  /** The branch as written, when plausible (`(detached)` included). */
-  branch: string | null;
-  /** The state time when known (`stateTime` says why it is not). */
-  date: ValidTime | null;
-  stateTime: StateTime;
-  /** The `- In progress:` anchor's words (`rebase of feature/login`); null when none or malformed. */
-  inProgress: string | null;
-  /** The `- Key file mtimes:` anchor (outside git), times as written (null: saved as missing). */
-  keyFileMtimes: { path: string; mtime: string | null }[];
-  /** Dirty paths recorded at the save (null when missing or malformed), and how many the list left off. */
-  dirty: string[] | null;
-  dirtyMore: number;
-  dirtyHashes?: anchor.DirtyHash[];
-  /** Key files whose paths are usable (root-relative, inside the root). */
-  keyFiles: string[];
-  /** Fields that failed validation or are missing: `anchors` (no section), `head`, `branch`, `dirty`, `date`, … */
-  unverifiable: string[];
-}
+export type CheckedAnchors = ReturnType<typeof checkAnchors>;
 
-/** Checks a parsed handoff's anchor values: bad ones become unverifiable fields; never throws. */
-export function checkAnchors(h: ParsedHandoff, nowMs: number): CheckedAnchors {
+/**
+ * Checks a parsed handoff's anchor values; never throws. A bad or missing one is null (or left out) and named in
+ * `unverifiable` (`anchors` when there is no section); the key file mtimes' times are as written (null: missing).
+ */
+export function checkAnchors(h: ParsedHandoff, nowMs: number) {
   const unverifiable: string[] = [];
   const fail = (field: string, bad: boolean) => bad && unverifiable.push(field);
   const a = h.anchors;
@@ -370,17 +288,9 @@ export function checkAnchors(h: ParsedHandoff, nowMs: number): CheckedAnchors {
   fail("keyFiles", keyFiles.length < h.keyFiles.length);
   const hashes = a.dirtyHashes == null ? [] : anchor.parseDirtyHashes(a.dirtyHashes);
   fail("dirtyHashes", hashes === null);
+  const dirtyHashes = (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path);
   return {
-    head,
-    branch,
-    date: st.known ? st.time : null,
-    stateTime: st,
-    inProgress: progress?.words ?? null,
-    keyFileMtimes,
-    dirty: dirtyList?.paths ?? null,
-    dirtyMore: dirtyList?.more ?? 0,
-    dirtyHashes: (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path),
-    keyFiles,
-    unverifiable,
+    head, branch, date: st.known ? st.time : null, stateTime: st, inProgress: progress?.words ?? null, keyFileMtimes,
+    dirty: dirtyList?.paths ?? null, dirtyMore: dirtyList?.more ?? 0, dirtyHashes, keyFiles, unverifiable,
   };
 }

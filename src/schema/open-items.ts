@@ -1,21 +1,35 @@
 // Open items of a handoff, read from the one parsed model as brief reads them.
 import { sanitize } from "../guard/sanitize.ts";
-import { openItemsOf, parseHandoff, type OpenItem } from "./handoff.ts";
+import { parseHandoff } from "./handoff.ts";
 
-export type { OpenItem } from "./handoff.ts";
+/** An open item of a handoff: an unfinished plan step (any depth) or a next step not dropped. */
+export interface OpenItem {
+  section: "Plan" | "Next steps";
+  text: string;
+}
 
-/** Lists the open items of a handoff's `## Plan` and `## Next steps` sections (`openItemsOf` of its parsed model). */
+const NEXT_CHECKBOX = /^\[([ xX~-])\]\s+/;
+const NONE_ITEM = /^(none|none recorded|n\/a|-)\.?$/i;
+
+/** The open items of a handoff, each item's first line: plan steps todo or in progress, then next steps. */
 export function openItems(text: string): OpenItem[] {
-  return openItemsOf(parseHandoff(text));
+  const h = parseHandoff(text);
+  const first = (t: string) => t.split("\n")[0]!.trim();
+  const items: OpenItem[] = [];
+  for (const s of h.steps) {
+    if (s.status === "todo" || s.status === "in-progress") items.push({ section: "Plan", text: first(s.text) });
+  }
+  for (const raw of h.nextSteps) {
+    const m = NEXT_CHECKBOX.exec(raw);
+    if (m?.[1] === "-") continue;
+    const text = first(m ? raw.slice(m[0].length) : raw);
+    if (text !== "" && !NONE_ITEM.test(text)) items.push({ section: "Next steps", text });
+  }
+  return items;
 }
 
 function normalise(s: string): string {
-  return s
-    .toLowerCase()
-    .replace(/[`*_]/g, "")
-    .replace(/\s+/g, " ")
-    .replace(/[\s.;:,—–-]+$/, "")
-    .trim();
+  return s.toLowerCase().replace(/[`*_]/g, "").replace(/\s+/g, " ").replace(/[\s.;:,—–-]+$/, "").trim();
 }
 
 /** The open items of `prior` that `next` neither carries over (its text or title appears) nor marks done. */

@@ -1,17 +1,13 @@
 // What `write handoff` changes before saving: the `Saved:` stamp, empty anchors filled, and the `unchanged` test.
 import { handoffLayout } from "./validate.ts";
-import { isEmptyAnchorsBody } from "./validate-anchors.ts";
+import { isEmptyAnchorsBody } from "./anchor-lines.ts";
 
-/** A document with `Saved:` stamped, and what the stamp replaced. */
-export interface Stamped {
-  text: string;
-  /** The agent's value that was replaced, or null when the line was inserted. */
-  replaced: string | null;
-  /** 1-based line where a missing `Saved:` line was inserted, or null when one was replaced. */
-  insertedAt: number | null;
-}
+type Stamped = { text: string; replaced: string | null; insertedAt: number | null };
 
-/** Stamps `Saved: <iso>`: replaces the preamble's `Saved:` line, or inserts one after `# Session Handoff`. */
+/**
+ * Stamps `Saved: <iso>`: replaces the preamble's `Saved:` line (`replaced`: the agent's value), or inserts one after
+ * `# Session Handoff` (`insertedAt`: its 1-based line).
+ */
 export function stampSaved(text: string, iso: string): Stamped {
   const layout = handoffLayout(text);
   const lines = [...layout.lines];

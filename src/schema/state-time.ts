@@ -1,8 +1,7 @@
 // One age for drift, brief and hook, never a file's mtime, which a clone or a pull resets (field report 23).
 import { CLOCK_SKEW_MS, parseStrictTime, unticked, type ValidTime } from "./values.ts";
 
-/** One day in ms. */
-export const DAY_MS = 86_400_000;
+const DAY_MS = 86_400_000;
 
 /** A handoff's state time, or why it has none. */
 export type StateTime =
@@ -14,10 +13,8 @@ export type StateTime =
 // make an old handoff look new). Malformed values are skipped, but named when nothing parses.
 export function stateTime(date: string | null, saved: string | null, nowMs: number): StateTime {
   let malformed = false;
-  for (const [value, source] of [
-    [date, "date"],
-    [saved, "saved"],
-  ] as const) {
+  const values = [[date, "date"], [saved, "saved"]] as const;
+  for (const [value, source] of values) {
     if (value === null) continue;
     // Parsed with no future bound first: a future value is the state time, and makes the age unknown.
     const parsed = parseStrictTime(unticked(value), Number.MAX_SAFE_INTEGER);
@@ -31,11 +28,6 @@ export function stateTime(date: string | null, saved: string | null, nowMs: numb
   return { known: false, reason: malformed ? "malformed" : "missing" };
 }
 
-/** The age in days (not rounded) of a known state time, 0 for a time up to 5 minutes ahead; null when unknown. */
-export function ageDaysOf(st: StateTime, nowMs: number): number | null {
-  return st.known ? Math.max(0, (nowMs - st.time.ms) / DAY_MS) : null;
-}
-
 // The local calendar day of a time, as a day count (daylight-saving shifts do not move it).
 function localDay(ms: number): number {
   const d = new Date(ms);
@@ -44,9 +36,8 @@ function localDay(ms: number): number {
 
 /** The age in words (docs/decisions/age-words.md): `today`, `yesterday`, `N days ago` or `age unknown`. */
 export function ageWords(st: StateTime, nowMs: number): string {
-  const days = ageDaysOf(st, nowMs);
-  if (days === null || !st.known) return "age unknown";
-  const whole = Math.floor(days);
+  if (!st.known) return "age unknown";
+  const whole = Math.floor(Math.max(0, (nowMs - st.time.ms) / DAY_MS));
   if (whole === 0) {
     const back = st.time.ms >= nowMs ? 0 : localDay(nowMs) - localDay(st.time.ms);
     // Under a day, two dates back only across a short daylight-saving day.

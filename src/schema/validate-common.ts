@@ -1,6 +1,6 @@
 // The validation result's shapes and the one loop that runs a rule table and a part table.
 import type { RedactionFinding } from "../guard/redact.ts";
-import { conflictIssue } from "./conflicted.ts";
+import { conflictSides, CONFLICTED_MESSAGE } from "./conflicted.ts";
 import type { Flag } from "./grammar.ts";
 
 /** One error or finding: a kebab-case rule id, a 1-based line (0: the document as a whole), a message. */
@@ -10,175 +10,143 @@ export interface Issue {
   message: string;
 }
 
-/** One part of the score: points earned out of points possible. */
-export interface ScorePart {
-  score: number;
-  max: number;
-}
-
 /** A validation: `valid` exactly when no error; `score` 0–100; `dropped`: open items of the previous handoff lost. */
 export interface Validation {
   valid: boolean;
   errors: Issue[];
   score: number;
-  parts: Record<string, ScorePart>;
+  parts: Record<string, { score: number; max: number }>;
   findings: Issue[];
   dropped: string[];
 }
 
-/** What a rule reports: a line (1-based; 0: the whole document), a message, and its severity when it can vary. */
+/** What a rule reports: a line (0: the whole document), a message, and its severity when the rule's can vary. */
 export interface Hit {
   line: number;
   message: string;
   severity?: "error" | "finding";
 }
 
-/** A rule (docs/decisions/validation-table.md): `error or finding` when each hit says which. */
+type Severity = "error" | "finding" | "error or finding";
+
+/** A row of a rule table (docs/decisions/validation-table.md): its id, severity, the part it lowers, its check. */
 export interface Rule<C, P extends string = string> {
   id: string;
-  severity: "error" | "finding" | "error or finding";
+  severity: Severity;
   part: P | null;
-  checks: string;
-  check(c: C): Hit[];
+  check: (c: C) => Hit[];
 }
 
-/** A part of the score: its name, its weight (points possible) and its points; null leaves the part out. */
+/** A row of a part table: the part, its weight (points possible) and its points; null leaves the part out. */
 export interface PartRule<C, P extends string = string> {
   part: P;
   weight: number;
-  score(c: C): number | null;
+  score: (c: C) => number | null;
 }
 
-/** Every document's context: the text as given, LF-normalised without a BOM, its lines and the grammar's flags. */
+/** A rule table's row maker, typed by the table's context. */
+export function ruleOf<C, P extends string>() {
+  return (id: string, severity: Severity, part: P | null, check: (c: C) => Hit[]): Rule<C, P> => ({
+    id, severity, part, check,
+  });
+}
+
+export const at = (line: number, message: string, severity?: "error" | "finding"): Hit =>
+  severity === undefined ? { line, message } : { line, message, severity };
+
+/** Every document's context: the text as given, LF-normalised without a BOM, its lines, flags and secrets. */
 export interface DocumentText {
   input: string;
   text: string;
   lines: string[];
   flags: readonly Flag[];
+  secrets: readonly RedactionFinding[];
 }
 
+export const MARKER = "<!-- memory-schema: v1 -->";
+export const BEGIN = `the document must begin with the line ${MARKER}`;
+export const titleMissing = (title: string) => `the document must have the heading "${title}" in its first four lines`;
+export const lineCount = (c: DocumentText) => (c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length);
+
+const rule = ruleOf<DocumentText, never>();
 /** The rules every memory document shares: BOM and CR findings, the final newline, conflict markers. */
 export const TEXT_RULES = {
-  bom: {
-    id: "bom",
-    severity: "finding",
-    part: null,
-    checks: "the text starts with a UTF-8 byte order mark",
-    check: (c: DocumentText): Hit[] => {
-      const message = "a UTF-8 byte order mark starts the text; write drops it";
-      return c.input.startsWith("\uFEFF") ? [{ line: 1, message }] : [];
-    },
-  },
-  crlf: {
-    id: "crlf",
-    severity: "finding",
-    part: null,
-    checks: "CR or CRLF line ends",
-    check: (c: DocumentText): Hit[] =>
-      c.input.includes("\r") ? [{ line: 1, message: "CR or CRLF line ends; write turns them into LF" }] : [],
-  },
-  newline: {
-    // Write refuses a text without its final newline.
-    id: "newline",
-    severity: "error",
-    part: null,
-    checks: "the text ends with a newline",
-    check: (c: DocumentText): Hit[] =>
-      c.text.endsWith("\n") ? [] : [{ line: c.lines.length, message: "the document must end with a newline" }],
-  },
-  markdown: {
-    // The line grammar reads such a line as plain text: the finding says what to write instead.
-    id: "markdown",
-    severity: "finding",
-    part: null,
-    checks: "every line in the helper's Markdown grammar (no setext heading, indented code, quote, HTML block…)",
-    check: (c: DocumentText): Hit[] => c.flags.map((f) => ({ line: f.line, message: f.message })),
-  },
-  conflicted: {
-    id: "conflicted",
-    severity: "error",
-    part: null,
-    checks: "git's conflict markers, at column 0 outside fenced code (docs/design.md#verdicts-and-the-brief)",
-    check: (c: DocumentText): Hit[] => {
-      const issue = conflictIssue(c.text);
-      return issue === null ? [] : [{ line: issue.line, message: issue.message }];
-    },
-  },
-} as const satisfies Record<string, Rule<DocumentText, never>>;
-
-/** Runs a rule table and a part table: issues by line, whole-document findings last, table order on one line. */
-export function runRules<C>(rules: readonly Rule<C>[], parts: readonly PartRule<C>[], c: C, dropped: string[] = []) {
-  const errors: Issue[] = [];
-  const findings: Issue[] = [];
-  for (const rule of rules) {
-    for (const hit of rule.check(c)) {
-      const severity = hit.severity ?? (rule.severity === "error" ? "error" : "finding");
-      (severity === "error" ? errors : findings).push({ rule: rule.id, line: hit.line, message: hit.message });
-    }
-  }
-  const scored: Record<string, ScorePart> = {};
-  for (const p of parts) {
-    const score = p.score(c);
-    if (score !== null) scored[p.part] = { score, max: p.weight };
-  }
-  errors.sort((a, b) => a.line - b.line);
-  findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
-  const valid = errors.length === 0;
-  const listed = { errors: bounded(errors, "error(s)"), findings: bounded(findings, "finding(s)") };
-  const result: Validation = { valid, ...listed, score: totalScore(scored), parts: scored, dropped };
-  return result;
-}
+  bom: rule("bom", "finding", null, (c) =>
+    c.input.startsWith("\uFEFF") ? [at(1, "a UTF-8 byte order mark starts the text; write drops it")] : []),
+  crlf: rule("crlf", "finding", null, (c) =>
+    c.input.includes("\r") ? [at(1, "CR or CRLF line ends; write turns them into LF")] : []),
+  // Write refuses a text without its final newline.
+  newline: rule("newline", "error", null, (c) =>
+    c.text.endsWith("\n") ? [] : [at(c.lines.length, "the document must end with a newline")]),
+  // The line grammar reads such a line as plain text: the finding says what to write instead.
+  markdown: rule("markdown", "finding", null, (c) => c.flags.map((f) => at(f.line, f.message))),
+  conflicted: rule("conflicted", "error", null, (c) => {
+    const sides = conflictSides(c.text);
+    return sides === null ? [] : [at(sides.line, CONFLICTED_MESSAGE)];
+  }),
+};
 
 /** Most errors and findings a result lists; the rest are counted in one last entry (1 MB of headings). */
-export const MAX_LISTED_ISSUES = 200;
+const MAX_LISTED_ISSUES = 200;
 
-/** Bounds a list of issues: the first `MAX_LISTED_ISSUES`, then one entry counting the rest. */
-export function bounded(list: Issue[], what: string): Issue[] {
+function bounded(list: Issue[], what: string): Issue[] {
   if (list.length <= MAX_LISTED_ISSUES) return list;
   const rest = list.length - MAX_LISTED_ISSUES;
   return [...list.slice(0, MAX_LISTED_ISSUES), { rule: "more", line: 0, message: `… and ${rest} more ${what}` }];
 }
 
-/** A part scored in proportion: `good` of `total` items earn their share of `max` (full when there are none). */
-export function proportion(good: number, total: number, max: number): ScorePart {
-  return { score: total === 0 ? max : Math.round((good / total) * max), max };
+/** A redaction pass over a text: the redacted text and its secrets, at lines of the text as given. */
+export interface RedactedText {
+  text: string;
+  findings: readonly RedactionFinding[];
 }
 
-/** The total score: the parts' points over their maxima, as a whole number 0–100. */
-export function totalScore(parts: Record<string, ScorePart>): number {
+/**
+ * Runs a rule table and a part table over a context built from the redacted text (so no message
+ * can quote a secret), with issues at the author's lines: by line, whole-document findings last,
+ * table order on one line.
+ */
+export function runRules<C extends DocumentText>(
+  rules: readonly Rule<C>[], parts: readonly PartRule<C>[], pass: RedactedText, c: C, dropped: string[] = [],
+): Validation {
+  const maps = lineMaps(pass);
+  c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
+  const errors: Issue[] = [];
+  const findings: Issue[] = [];
+  for (const rule of rules) {
+    for (const hit of rule.check(c)) {
+      const severity = hit.severity ?? (rule.severity === "error" ? "error" : "finding");
+      const issue = { rule: rule.id, line: maps.toOriginal(hit.line), message: hit.message };
+      (severity === "error" ? errors : findings).push(issue);
+    }
+  }
+  const scored: Validation["parts"] = {};
   let got = 0;
   let max = 0;
-  for (const p of Object.values(parts)) {
-    got += p.score;
-    max += p.max;
+  for (const p of parts) {
+    const score = p.score(c);
+    if (score === null) continue;
+    scored[p.part] = { score, max: p.weight };
+    got += score;
+    max += p.weight;
   }
-  return max === 0 ? 100 : Math.round((got / max) * 100);
+  errors.sort((a, b) => a.line - b.line);
+  findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
+  const score = max === 0 ? 100 : Math.round((got / max) * 100);
+  const listed = { errors: bounded(errors, "error(s)"), findings: bounded(findings, "finding(s)") };
+  return { valid: errors.length === 0, ...listed, score, parts: scored, dropped };
+}
+
+/** A part scored in proportion: `good` of `total` items earn their share of `max` (full when there are none). */
+export function proportion(good: number, total: number, max: number): number {
+  return total === 0 ? max : Math.round((good / total) * max);
 }
 
 /** How much of a file's text a finding quotes (guard/sanitize.ts `quoted`): 80 grapheme clusters. */
 export const QUOTE_CUT = { max: 80 } as const;
 
-/** 1-based line number of a character offset, given the offsets where lines start. */
-export function lineAt(lineStarts: readonly number[], offset: number): number {
-  let lo = 0;
-  let hi = lineStarts.length - 1;
-  while (lo < hi) {
-    const mid = (lo + hi + 1) >> 1;
-    if (lineStarts[mid]! <= offset) lo = mid;
-    else hi = mid - 1;
-  }
-  return lo + 1;
-}
-
-/** Offsets at which each line of `text` starts. */
-export function lineStartsOf(text: string): number[] {
-  const starts = [0];
-  for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) starts.push(i + 1);
-  return starts;
-}
-
 /** Levenshtein distance, capped: inputs past 100 characters are cut (a heading, not an essay). */
-export function editDistance(a: string, b: string): number {
+function editDistance(a: string, b: string): number {
   const s = a.slice(0, 100);
   const t = b.slice(0, 100);
   let prev = Array.from({ length: t.length + 1 }, (_, i) => i);
@@ -214,14 +182,8 @@ export function scoreLine(v: Validation): string {
   return `score: ${v.score}/100 (${parts.join(", ")})`;
 }
 
-/** A redaction pass over a text: the redacted text and its secrets, at lines of the text as given. */
-export interface RedactedText {
-  text: string;
-  findings: readonly RedactionFinding[];
-}
-
-/** Maps lines of a redacted text to the text as given: a secret over N lines is one line once redacted. */
-export function lineMaps(pass: RedactedText): { toOriginal(line: number): number; toRedacted(line: number): number } {
+// A secret over N lines is one line once redacted: lines move between the two texts.
+function lineMaps(pass: RedactedText): { toOriginal(line: number): number; toRedacted(line: number): number } {
   const spans = pass.findings.filter((f) => (f.lines ?? 1) > 1).map((f) => ({ line: f.line, extra: f.lines! - 1 }));
   spans.sort((a, b) => a.line - b.line);
   return {
@@ -242,11 +204,4 @@ export function lineMaps(pass: RedactedText): { toOriginal(line: number): number
       return line === 0 ? 0 : line - acc;
     },
   };
-}
-
-/** `v` with every issue's line moved from the redacted text to the text as given. */
-export function onOriginalLines(v: Validation, pass: RedactedText): Validation {
-  const maps = lineMaps(pass);
-  for (const i of [...v.errors, ...v.findings]) i.line = maps.toOriginal(i.line);
-  return v;
 }

@@ -1,48 +1,22 @@
 // `validate lessons|solutions`: errors are only the file format's, so ledgers the reference helper wrote keep working.
 import { redactText } from "../guard/redact.ts";
-import type { RedactionFinding } from "../guard/redact.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { parseBlocks } from "./grammar.ts";
-import { normaliseText } from "./handoff.ts";
-import {
-  lineAt,
-  lineStartsOf,
-  proportion,
-  QUOTE_CUT,
-  runRules,
-  TEXT_RULES,
-  lineMaps,
-  onOriginalLines,
-  type DocumentText,
-  type Hit,
-  type RedactedText,
-  type PartRule,
-  type Rule,
-  type Validation,
-} from "./validate-common.ts";
+import { itemText, normaliseText } from "./handoff.ts";
+import { at, BEGIN, lineCount, MARKER, proportion, QUOTE_CUT, ruleOf, runRules } from "./validate-common.ts";
+import { TEXT_RULES, titleMissing, type DocumentText, type PartRule, type RedactedText } from "./validate-common.ts";
+import type { Rule, Validation } from "./validate-common.ts";
 
-/** The two ledger kinds. */
 export type LedgerKind = "lessons" | "solutions";
 
-interface LedgerSchema {
-  title: string;
-  prefix: "L" | "S";
-  fields: string[];
-  /** Lines past which the ledger is too long to consult (about 200 lessons or 250 solutions). */
-  cap: number;
-}
-
-const SCHEMAS: Record<LedgerKind, LedgerSchema> = {
+// `cap`: lines past which the ledger is too long to consult (about 200 lessons or 250 solutions).
+const SCHEMAS = {
   lessons: { title: "# Lessons", prefix: "L", fields: ["When", "Lesson", "Why", "Source", "Status"], cap: 200 },
   solutions: {
-    title: "# Solutions",
-    prefix: "S",
-    fields: ["Symptoms", "Context", "Fix", "Evidence", "Recorded"],
-    cap: 250,
+    title: "# Solutions", prefix: "S", fields: ["Symptoms", "Context", "Fix", "Evidence", "Recorded"], cap: 250,
   },
 };
 
-const MARKER = "<!-- memory-schema: v1 -->";
 const LABEL = /\[(user-directed|user-approved|agent-proposed)\]/;
 const LESSON_STATUS = /^(active|superseded by L-\d{4}\b.*|retired: \S.*)$/;
 const SOLUTION_STATUS = /^obsolete: \S/;
@@ -57,149 +31,77 @@ interface LedgerEntry {
 
 interface LedgerContext extends DocumentText {
   kind: LedgerKind;
-  schema: LedgerSchema;
+  schema: (typeof SCHEMAS)[LedgerKind];
   /** `## ` headings that are not entry headings. */
   badHeadings: { line: number; title: string }[];
   entries: LedgerEntry[];
-  secrets: readonly RedactionFinding[];
 }
 
 type LedgerPart = "fields" | "status" | "numbering" | "size" | "secrets";
 type Check = (c: LedgerContext, e: LedgerEntry) => boolean;
 
-const at = (line: number, message: string): Hit => ({ line, message });
 const name = (c: LedgerContext, e: LedgerEntry) => `${c.schema.prefix}-${e.number}`;
 const lacking = (c: LedgerContext, e: LedgerEntry) => c.schema.fields.filter((f) => !(e.fields.get(f) ?? ""));
-const lineCount = (c: LedgerContext) => (c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length);
 // A field that is there but malformed: a lesson's Source label and Status, a solution's Status and Recorded date.
 const bad = (kind: LedgerKind, field: string, form: RegExp): Check => (c, e) =>
   c.kind === kind && e.fields.has(field) && !form.test(e.fields.get(field)!);
 const badSource = bad("lessons", "Source", LABEL);
 const badLessonStatus = bad("lessons", "Status", LESSON_STATUS);
 const badSolutionStatus = bad("solutions", "Status", SOLUTION_STATUS);
-const badStatus: Check = (c, e) => badLessonStatus(c, e) || badSolutionStatus(c, e);
 const badDate = bad("solutions", "Recorded", /^\d{4}-\d{2}-\d{2}\b/);
+const badStatus: Check = (c, e) => badLessonStatus(c, e) || badSolutionStatus(c, e);
+const badEntry: Check = (c, e) => badSource(c, e) || badStatus(c, e) || badDate(c, e);
 const count = (c: LedgerContext, good: (e: LedgerEntry) => boolean, max: number) =>
-  proportion(c.entries.filter(good).length, c.entries.length, max).score;
+  proportion(c.entries.filter(good).length, c.entries.length, max);
+// One finding on each entry `test` picks, its message after the entry's name.
+const each = (c: LedgerContext, test: Check, says: string) =>
+  c.entries.filter((e) => test(c, e)).map((e) => at(e.line, `${name(c, e)}${says}`));
+const rule = ruleOf<LedgerContext, LedgerPart>();
 
 /** The ledgers' rules, in the order their issues are listed when two fall on one line. */
 export const LEDGER_RULES: readonly Rule<LedgerContext, LedgerPart>[] = [
   TEXT_RULES.bom,
   TEXT_RULES.crlf,
-  {
-    id: "marker",
-    severity: "error",
-    part: null,
-    checks: `the first line is ${MARKER}`,
-    check: (c) => (c.lines[0] === MARKER ? [] : [at(1, `the document must begin with the line ${MARKER}`)]),
-  },
-  {
-    id: "heading",
-    severity: "error",
-    part: null,
-    checks: "the ledger's title (`# Lessons`, `# Solutions`) is one of the first four lines",
-    check: (c) => {
-      if (c.lines.slice(0, 4).includes(c.schema.title)) return [];
-      return [at(1, `the document must have the heading "${c.schema.title}" in its first four lines`)];
-    },
-  },
+  rule("marker", "error", null, (c) => (c.lines[0] === MARKER ? [] : [at(1, BEGIN)])),
+  rule("heading", "error", null, (c) =>
+    c.lines.slice(0, 4).includes(c.schema.title) ? [] : [at(1, titleMissing(c.schema.title))]),
   TEXT_RULES.newline,
   TEXT_RULES.conflicted,
   TEXT_RULES.markdown,
-  {
-    id: "entry-heading",
-    severity: "error",
-    part: null,
-    checks: "each `## ` heading is `## L-<4 digits>: <title>` (lessons) or `## S-<4 digits>: <problem>` (solutions)",
-    check: (c) => {
-      const form = `## ${c.schema.prefix}-<4 digits>: <${c.kind === "lessons" ? "title" : "problem"}>`;
-      return c.badHeadings.map((h) => {
-        return at(h.line, `${quoted(`## ${h.title}`, QUOTE_CUT)} is not an entry heading: write \`${form}\``);
-      });
-    },
-  },
-  {
-    id: "entry-field",
-    severity: "finding",
-    part: "fields",
-    checks: "each entry has every field of its schema, not empty",
-    check: (c) =>
-      c.entries.flatMap((e) => {
-        const missing = lacking(c, e).map((f) => `\`- ${f}:\``);
-        return missing.length === 0 ? [] : [at(e.line, `${name(c, e)} lacks ${missing.join(", ")}`)];
-      }),
-  },
-  {
-    id: "entry-number",
-    severity: "finding",
-    part: "numbering",
-    checks: "entry numbers are never reused",
-    check: (c) =>
-      c.entries.flatMap((e) => {
-        if (e.reuses === null) return [];
-        return [at(e.line, `${name(c, e)} is used again (first at line ${e.reuses}); numbers are never reused`)];
-      }),
-  },
-  {
-    id: "entry-source",
-    severity: "finding",
-    part: "status",
-    checks: "a lesson's Source has its label",
-    check: (c) => {
-      const labels = "[user-directed], [user-approved] or [agent-proposed]";
-      const unlabelled = c.entries.filter((e) => badSource(c, e));
-      return unlabelled.map((e) => at(e.line, `${name(c, e)}: Source has no ${labels} label`));
-    },
-  },
-  {
-    id: "entry-status",
-    severity: "finding",
-    part: "status",
-    checks: "a lesson's Status is active, superseded or retired; a solution's only ever obsolete",
-    check: (c) => {
-      const lesson = "is not active, superseded by L-<n>, or retired: <why>";
-      const form = c.kind === "lessons" ? lesson : "is only ever `obsolete: <why>`";
-      return c.entries.filter((e) => badStatus(c, e)).map((e) => at(e.line, `${name(c, e)}: Status ${form}`));
-    },
-  },
-  {
-    id: "entry-date",
-    severity: "finding",
-    part: "status",
-    checks: "a solution's Recorded is a date",
-    check: (c) => {
-      const undated = c.entries.filter((e) => badDate(c, e));
-      return undated.map((e) => at(e.line, `${name(c, e)}: Recorded is not a date (YYYY-MM-DD)`));
-    },
-  },
-  {
-    id: "line-cap",
-    severity: "finding",
-    part: "size",
-    checks: "about 200 lines (lessons) or 250 (solutions) at most",
-    check: (c) => {
-      const n = lineCount(c);
-      const message = `${n} lines, over the ~${c.schema.cap}-line cap: retire or merge old entries`;
-      return n > c.schema.cap ? [at(c.schema.cap + 1, message)] : [];
-    },
-  },
-  {
-    id: "secret",
-    severity: "finding",
-    part: "secrets",
-    checks: "no secret (redaction's rules)",
-    check: (c) => c.secrets.map((s) => at(s.line, `a secret (${s.kind}); write redacts it`)),
-  },
+  rule("entry-heading", "error", null, (c) => {
+    const form = `## ${c.schema.prefix}-<4 digits>: <${c.kind === "lessons" ? "title" : "problem"}>`;
+    const says = (h: { title: string }) => `${quoted(`## ${h.title}`, QUOTE_CUT)} is not an entry heading`;
+    return c.badHeadings.map((h) => at(h.line, `${says(h)}: write \`${form}\``));
+  }),
+  rule("entry-field", "finding", "fields", (c) =>
+    c.entries.flatMap((e) => {
+      const missing = lacking(c, e).map((f) => `\`- ${f}:\``);
+      return missing.length === 0 ? [] : [at(e.line, `${name(c, e)} lacks ${missing.join(", ")}`)];
+    })),
+  rule("entry-number", "finding", "numbering", (c) =>
+    c.entries.flatMap((e) => {
+      const again = `${name(c, e)} is used again (first at line ${e.reuses}); numbers are never reused`;
+      return e.reuses === null ? [] : [at(e.line, again)];
+    })),
+  rule("entry-source", "finding", "status", (c) =>
+    each(c, badSource, ": Source has no [user-directed], [user-approved] or [agent-proposed] label")),
+  rule("entry-status", "finding", "status", (c) => {
+    const lesson = "is not active, superseded by L-<n>, or retired: <why>";
+    return each(c, badStatus, `: Status ${c.kind === "lessons" ? lesson : "is only ever `obsolete: <why>`"}`);
+  }),
+  rule("entry-date", "finding", "status", (c) => each(c, badDate, ": Recorded is not a date (YYYY-MM-DD)")),
+  rule("line-cap", "finding", "size", (c) => {
+    const message = `${lineCount(c)} lines, over the ~${c.schema.cap}-line cap: retire or merge old entries`;
+    return lineCount(c) > c.schema.cap ? [at(c.schema.cap + 1, message)] : [];
+  }),
+  rule("secret", "finding", "secrets", (c) =>
+    c.secrets.map((s) => at(s.line, `a secret (${s.kind}); write redacts it`))),
 ];
 
 /** The ledgers' score parts with their weights, in the order the result lists them. */
 export const LEDGER_PARTS: readonly PartRule<LedgerContext, LedgerPart>[] = [
   { part: "fields", weight: 50, score: (c) => count(c, (e) => lacking(c, e).length === 0, 50) },
-  {
-    part: "status",
-    weight: 20,
-    score: (c) => count(c, (e) => !badSource(c, e) && !badStatus(c, e) && !badDate(c, e), 20),
-  },
+  { part: "status", weight: 20, score: (c) => count(c, (e) => !badEntry(c, e), 20) },
   { part: "numbering", weight: 10, score: (c) => (c.entries.some((e) => e.reuses !== null) ? 0 : 10) },
   { part: "size", weight: 10, score: (c) => (lineCount(c) > c.schema.cap ? 0 : 10) },
   { part: "secrets", weight: 10, score: (c) => (c.secrets.length === 0 ? 10 : 0) },
@@ -209,7 +111,6 @@ export const LEDGER_PARTS: readonly PartRule<LedgerContext, LedgerPart>[] = [
 function ledgerContext(input: string, kind: LedgerKind): LedgerContext {
   const schema = SCHEMAS[kind];
   const text = normaliseText(input);
-  const starts = lineStartsOf(text);
   const entry = new RegExp(`^${schema.prefix}-(\\d{4}): \\S`);
   const entries: LedgerEntry[] = [];
   const badHeadings: LedgerContext["badHeadings"] = [];
@@ -217,37 +118,26 @@ function ledgerContext(input: string, kind: LedgerKind): LedgerContext {
   let current: LedgerEntry | null = null;
   const tree = parseBlocks(text);
   for (const block of tree.children) {
-    const line = lineAt(starts, block.start);
     if (block.type === "heading" && block.depth === 2) {
       const title = text.slice(block.start, block.end).replace(/^##\s*/, "").replace(/\s+#+\s*$/, "").trim();
       const m = entry.exec(title);
-      if (!m) {
-        badHeadings.push({ line, title });
-        current = null;
-        continue;
-      }
-      current = { number: m[1]!, line, fields: new Map(), reuses: first.get(m[1]!) ?? null };
-      if (!first.has(m[1]!)) first.set(m[1]!, line);
-      entries.push(current);
+      if (!m) badHeadings.push({ line: block.line, title });
+      current = m ? { number: m[1]!, line: block.line, fields: new Map(), reuses: first.get(m[1]!) ?? null } : null;
+      if (m && !first.has(m[1]!)) first.set(m[1]!, block.line);
+      if (current) entries.push(current);
       continue;
     }
     if (current === null || block.type !== "list") continue;
     for (const item of block.children) {
-      const end = item.children[item.children.length - 1]?.end ?? item.end;
-      const body = text.slice(item.children[0]?.start ?? item.start, end).trim();
-      const f = /^([A-Za-z][A-Za-z ]*?):\s*(.*)$/s.exec(body);
+      const f = /^([A-Za-z][A-Za-z ]*?):\s*(.*)$/s.exec(itemText(text, item).trim());
       if (f && !current.fields.has(f[1]!)) current.fields.set(f[1]!, f[2]!.trim());
     }
   }
-  return { input, text, lines: text.split("\n"), flags: tree.flags, kind, schema, badHeadings, entries, secrets: [] };
+  return { input, text, lines: text.split("\n"), flags: tree.flags, secrets: [], kind, schema, badHeadings, entries };
 }
 
 /** Validates a ledger: runs `LEDGER_RULES` and scores `LEDGER_PARTS`. */
 export function validateLedger(input: string, kind: LedgerKind, redacted?: RedactedText): Validation {
-  // The rules read the redacted text, so no message can quote a secret; lines are the author's.
   const pass = redacted ?? redactText(input);
-  const maps = lineMaps(pass);
-  const c = ledgerContext(pass.text, kind);
-  c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
-  return onOriginalLines(runRules(LEDGER_RULES, LEDGER_PARTS, c), pass);
+  return runRules(LEDGER_RULES, LEDGER_PARTS, pass, ledgerContext(pass.text, kind));
 }

@@ -1,43 +1,28 @@
 // `validate handoff`: reads the one parsed model so it never reads a value differently from hook, drift or brief.
-import { stateTime } from "./state-time.ts";
-import { redactText } from "../guard/redact.ts";
-import type { RedactionFinding } from "../guard/redact.ts";
+import { redactText, type RedactionFinding } from "../guard/redact.ts";
+import { quoted } from "../guard/sanitize.ts";
+import { isEmptyAnchorsBody, quotedPath, readAnchorLine } from "./anchor-lines.ts";
 import { parseBlocks } from "./grammar.ts";
 import { normaliseText, readHandoff, SECTION_TITLES } from "./handoff.ts";
-import type { HandoffHeading, KeyFile, ParsedHandoff } from "./handoff.ts";
-import { droppedItems, type OpenItem } from "./open-items.ts";
-import { ANCHOR_RULES, anchorsPart, readAnchors, type AnchorsRead } from "./validate-anchors.ts";
-import {
-  nearest,
-  proportion,
-  QUOTE_CUT,
-  runRules,
-  TEXT_RULES,
-  lineMaps,
-  onOriginalLines,
-  type DocumentText,
-  type Hit,
-  type PartRule,
-  type Rule,
-  type Validation,
-} from "./validate-common.ts";
-import { quoted } from "../guard/sanitize.ts";
-import { quotedPath } from "./anchor-lines.ts";
-import { unticked } from "./values.ts";
+import type { HandoffHeading, ParsedHandoff } from "./handoff.ts";
+import { droppedItems } from "./open-items.ts";
+import { stateTime } from "./state-time.ts";
+import { at, BEGIN, lineCount, MARKER, nearest, proportion, QUOTE_CUT, ruleOf, runRules } from "./validate-common.ts";
+import { TEXT_RULES, titleMissing } from "./validate-common.ts";
+import type { Hit, PartRule, Rule, Validation } from "./validate-common.ts";
+import { isNullObjectId, unticked } from "./values.ts";
 
 const OPTIONAL: ReadonlySet<string> = new Set(["Scope", "Verification"]);
 /** The handoff's sections in order; the optional ones may be left out. */
 export const HANDOFF_SECTIONS = SECTION_TITLES.map((name: string) => ({ name, optional: OPTIONAL.has(name) }));
 
 const LINE_CAP = 150;
-const MARKER = "<!-- memory-schema: v1 -->";
 const TITLE = "# Session Handoff";
 const LABELS = ["[user-directed]", "[user-approved]", "[agent-proposed]"];
 
 /** How `validate` was asked: a missing or malformed `Saved:` is a finding on stdin, an error on disk. */
 export interface HandoffValidateOptions {
   mode: "stdin" | "root";
-  /** Now, in ms since the epoch. */
   nowMs: number;
   /** The previous handoff's text, for the dropped items (none when null or absent). */
   prior?: string | null;
@@ -48,23 +33,15 @@ export interface HandoffValidateOptions {
   redactedText?: string;
 }
 
-/** Where things are in a handoff, for messages and for `write`'s edits (0-based line indexes, -1 when absent). */
-export interface HandoffLayout {
-  lines: string[];
-  /** The `# Session Handoff` line, among the first four. */
-  titleIndex: number;
-  /** The preamble's first `Saved:` line. */
-  savedIndex: number;
-  /** The body of the first `## Environment anchors` ([start, end), trailing blank lines left out), or null. */
-  anchors: { start: number; end: number } | null;
-}
-
-/** Where the title, `Saved:` and the anchors' body are, from the parsed model's headings. */
-export function handoffLayout(text: string, model = readHandoff(text, parseBlocks(text))): HandoffLayout {
+/**
+ * Where the `# Session Handoff` title (among the first four lines), the preamble's first `Saved:` and the first
+ * anchors section's body ([start, end), trailing blank lines left out) are: 0-based, -1 or null when absent.
+ */
+export function handoffLayout(text: string, model = readHandoff(text, parseBlocks(text))) {
   const lines = text.split("\n");
   const titleIndex = lines.slice(0, 4).indexOf(TITLE);
   const heading = model.headings.find((h) => h.depth === 2 && h.title.toLowerCase() === "environment anchors");
-  let anchors: HandoffLayout["anchors"] = null;
+  let anchors: { start: number; end: number } | null = null;
   if (heading) {
     const isTitle = (h: HandoffHeading) => h.depth === 1 && h.line - 1 === titleIndex;
     const next = model.headings.find((h) => h.line > heading.line && h.depth <= 2 && !isTitle(h));
@@ -86,382 +63,277 @@ const VERIFIED = /^[^:]+:\s*\S.*\s(?:->|→)\s*\S.*\s@\s*\S+/;
 const NOT_RUN = /^[^:]+:\s*not run\b\s*[,:;—–-]?\s*\S/i;
 const ACCEPTED = /^Accepted:\s*\S/i;
 const PLAN_BOX = /^\[([ xX~-])\]\s+\S/;
-
-/** An item of a section, its text trimmed. */
-interface Entry {
-  text: string;
-  line: number;
-}
-
-/** A heading that is not a section of schema v1. */
-interface Candidate {
-  title: string;
-  line: number;
-  raw: string;
-  depth: number;
-}
-
-/** A level-2 heading of a schema v1 section, with its index in `HANDOFF_SECTIONS`. */
-interface SectionHeading {
-  heading: HandoffHeading;
-  index: number;
-  name: string;
-  key: string;
-}
+const FULL_HEAD = /^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
 
 /** Everything the rules read, built once per document: the model (values), positions, and shared facts. */
-export interface HandoffContext extends DocumentText, AnchorsRead {
-  opts: HandoffValidateOptions;
-  layout: HandoffLayout;
-  model: ParsedHandoff;
-  /** The marker and the title are there: a text that is no v1 handoff gets its shape errors only. */
-  shaped: boolean;
-  sections: SectionHeading[];
-  /** The first level-2 heading of each section, by lower-case name. */
-  first: Map<string, HandoffHeading>;
-  /** Repeated required sections, sections out of order, and (when shaped) missing ones. */
-  sectionErrors: number;
-  /** Each missing required section (when shaped) with the heading that looks like it. */
-  missing: { name: string; look: Candidate | null }[];
-  /** Headings that are not sections of schema v1 and name no missing one. */
-  strays: Candidate[];
-  /** The section's items, `none` left out. */
-  items(name: string): Entry[];
-  savedOk: boolean;
-  keyFiles: (KeyFile & { line: number })[];
-  secrets: readonly RedactionFinding[];
-  /** Open items of `opts.prior` this one neither carries over nor closes; null without a prior. */
-  dropped: OpenItem[] | null;
-}
+type HandoffContext = ReturnType<typeof handoffContext>;
+type Layout = ReturnType<typeof handoffLayout>;
+type Candidate = HandoffHeading & { raw: string };
 
 type HandoffPart =
   | "sections" | "saved" | "anchors" | "failed" | "decisions" | "nextSteps" | "nextAction" | "keyFiles"
   | "verification" | "size" | "secrets" | "dropped";
 
-const at = (line: number, message: string, severity?: "error" | "finding"): Hit =>
-  severity === undefined ? { line, message } : { line, message, severity };
-const SECTION_NAMES = HANDOFF_SECTIONS.map((s) => s.name);
+const SECTION_NAMES: readonly string[] = SECTION_TITLES;
 const SECTION_INDEX = new Map(SECTION_NAMES.map((n, i) => [n.toLowerCase(), i]));
 const SECTION_ORDER = SECTION_NAMES.map((n) => `## ${n}`).join(", ");
 const sectionIndex = (title: string): number | undefined => SECTION_INDEX.get(title.toLowerCase());
+const rule = ruleOf<HandoffContext, HandoffPart>();
+// An anchors rule's one hit on the section's heading, when the section is read.
+const onAnchors = (c: HandoffContext, when: boolean, message: string): Hit[] =>
+  c.anchorLines !== null && when ? [at(c.anchorsAt!.line, message)] : [];
 
 /** The rules, in the order their issues are listed when two fall on one line. */
 export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
   TEXT_RULES.bom,
   TEXT_RULES.crlf,
-  {
-    id: "marker",
-    severity: "error",
-    part: "sections",
-    checks: `the first line is ${MARKER}`,
-    check: (c) => {
-      if (c.lines[0] === MARKER) return [];
-      const seen = /^<!--\s*memory-schema:\s*(\S+)\s*-->$/.exec(c.lines[0]?.trim() ?? "");
-      const version = seen ? `the marker says schema ${quoted(seen[1]!, QUOTE_CUT)}; this helper reads v1 only: ` : "";
-      const begin = `the document must begin with the line ${MARKER}`;
-      return [at(1, seen ? `${version}${begin}` : `${begin}; start from templates/handoff.md`)];
-    },
-  },
-  {
-    id: "heading",
-    severity: "error",
-    part: "sections",
-    checks: `"${TITLE}" is one of the first four lines`,
-    check: (c) =>
-      c.layout.titleIndex < 0 ? [at(1, `the document must have the heading "${TITLE}" in its first four lines`)] : [],
-  },
+  rule("marker", "error", "sections", (c) => {
+    if (c.lines[0] === MARKER) return [];
+    const seen = /^<!--\s*memory-schema:\s*(\S+)\s*-->$/.exec(c.lines[0]?.trim() ?? "");
+    const version = seen && `the marker says schema ${quoted(seen[1]!, QUOTE_CUT)}; this helper reads v1 only: `;
+    return [at(1, version ? `${version}${BEGIN}` : `${BEGIN}; start from templates/handoff.md`)];
+  }),
+  rule("heading", "error", "sections", (c) => (c.layout.titleIndex < 0 ? [at(1, titleMissing(TITLE))] : [])),
   TEXT_RULES.newline,
   TEXT_RULES.conflicted,
   TEXT_RULES.markdown,
-  {
-    // An error on disk, a finding on stdin (write stamps it).
-    id: "saved",
-    severity: "error or finding",
-    part: "saved",
-    checks: "`Saved:` after the title, an ISO-8601 time with a zone, not in the future",
-    check: (c) => {
-      const { saved, savedLine } = c.model;
-      const form = c.opts.mode === "root" && c.shaped ? "error" : "finding";
-      if (saved === null || savedLine === null) {
-        const line = Math.max(1, c.layout.titleIndex + 2);
-        return [at(line, "no `Saved: <ISO-8601 with Z or offset>` line after the title (write stamps it)", form)];
+  // An error on disk, a finding on stdin (write stamps it).
+  rule("saved", "error or finding", "saved", (c) => {
+    const { saved, savedLine } = c.model;
+    const form = c.opts.mode === "root" && c.shaped ? "error" : "finding";
+    if (saved === null || savedLine === null) {
+      const line = Math.max(1, c.layout.titleIndex + 2);
+      return [at(line, "no `Saved: <ISO-8601 with Z or offset>` line after the title (write stamps it)", form)];
+    }
+    const st = stateTime(null, saved, c.opts.nowMs);
+    if (st.known) return [];
+    const value = quoted(unticked(saved), QUOTE_CUT);
+    if (st.reason === "future") return [at(savedLine, `Saved: ${value} is in the future`, "finding")];
+    return [at(savedLine, `Saved: ${value} is not an ISO-8601 time with a zone (write stamps it)`, form)];
+  }),
+  rule("heading-case", "finding", null, (c) => {
+    const misspelt = c.sections.filter((s) => s.heading.title !== s.name);
+    return misspelt.map((s) => at(s.heading.line, `write the heading as \`## ${s.name}\``));
+  }),
+  // A required section appears once; an optional one repeated is a finding.
+  rule("section-repeated", "error or finding", "sections", (c) =>
+    c.sections.filter((h) => c.first.get(h.key) !== h.heading).map(({ heading, index, name, key }) => {
+      const message = `\`## ${name}\` appears again (first at line ${c.first.get(key)!.line}); merge the two`;
+      return at(heading.line, message, HANDOFF_SECTIONS[index]!.optional ? "finding" : "error");
+    })),
+  rule("section-order", "error", "sections", (c) => {
+    const out: Hit[] = [];
+    let highest = -1;
+    for (const { heading, index, name, key } of c.sections) {
+      if (c.first.get(key) !== heading) continue;
+      const message = `\`## ${name}\` comes after \`## ${SECTION_NAMES[highest]}\`; the order is ${SECTION_ORDER}`;
+      if (index < highest) out.push(at(heading.line, message));
+      else highest = index;
+    }
+    return out;
+  }),
+  rule("section-missing", "error", "sections", (c) =>
+    c.missing.map(({ name, look }) => {
+      if (look) {
+        const raw = `${quoted(look.raw.trim(), QUOTE_CUT)} is not a section heading of schema v1`;
+        return at(look.line, `${raw} and \`## ${name}\` is missing: did you mean \`## ${name}\`?`);
       }
-      const st = stateTime(null, saved, c.opts.nowMs);
-      if (st.known) return [];
-      const value = quoted(unticked(saved), QUOTE_CUT);
-      if (st.reason === "future") return [at(savedLine, `Saved: ${value} is in the future`, "finding")];
-      return [at(savedLine, `Saved: ${value} is not an ISO-8601 time with a zone (write stamps it)`, form)];
-    },
-  },
-  {
-    id: "heading-case",
-    severity: "finding",
-    part: null,
-    checks: "a section heading written as the schema writes it",
-    check: (c) => {
-      const misspelt = c.sections.filter((s) => s.heading.title !== s.name);
-      return misspelt.map((s) => at(s.heading.line, `write the heading as \`## ${s.name}\``));
-    },
-  },
-  {
-    // A required section appears once; an optional one repeated is a finding.
-    id: "section-repeated",
-    severity: "error or finding",
-    part: "sections",
-    checks: "a section appears once",
-    check: (c) =>
-      c.sections
-        .filter((h) => c.first.get(h.key) !== h.heading)
-        .map(({ heading, index, name, key }) => {
-          const message = `\`## ${name}\` appears again (first at line ${c.first.get(key)!.line}); merge the two`;
-          return at(heading.line, message, HANDOFF_SECTIONS[index]!.optional ? "finding" : "error");
-        }),
-  },
-  {
-    id: "section-order",
-    severity: "error",
-    part: "sections",
-    checks: "sections come in the schema's order",
-    check: (c) => {
-      const out: Hit[] = [];
-      let highest = -1;
-      for (const { heading, index, name, key } of c.sections) {
-        if (c.first.get(key) !== heading) continue;
-        const message = `\`## ${name}\` comes after \`## ${SECTION_NAMES[highest]}\`; the order is ${SECTION_ORDER}`;
-        if (index < highest) out.push(at(heading.line, message));
-        else highest = index;
-      }
-      return out;
-    },
-  },
-  {
-    id: "section-missing",
-    severity: "error",
-    part: "sections",
-    checks: "every required section is there (a heading like a missing one names it)",
-    check: (c) =>
-      c.missing.map(({ name, look }) => {
-        if (look) {
-          const raw = `${quoted(look.raw.trim(), QUOTE_CUT)} is not a section heading of schema v1`;
-          return at(look.line, `${raw} and \`## ${name}\` is missing: did you mean \`## ${name}\`?`);
-        }
-        const index = sectionIndex(name)!;
-        const next = c.model.headings.find((h) => h.depth === 2 && (sectionIndex(h.title) ?? -1) > index);
-        const keep = "keep its heading, with `- none` when there is nothing to say";
-        return at(next ? next.line : c.lines.length, `required section \`## ${name}\` is missing; ${keep}`);
-      }),
-  },
-  {
-    id: "unknown-section",
-    severity: "finding",
-    part: null,
-    checks: "a level-1 or level-2 heading that is no section of schema v1, or any heading that resembles one",
-    check: (c) =>
-      c.strays.map((s) => {
-        const near = nearest(s.title, SECTION_NAMES);
-        const raw = `${quoted(s.raw.trim(), QUOTE_CUT)} is not a section of schema v1`;
-        return at(s.line, near ? `${raw}: did you mean \`## ${near}\`?` : `${raw}; nothing reads it`);
-      }),
-  },
-  ...ANCHOR_RULES,
-  {
-    // A dropped step says why.
-    id: "plan-step",
-    severity: "finding",
-    part: null,
-    checks: "each plan step with a status box; a `[-]` one with its reason",
-    check: (c) =>
-      c.items("Plan").flatMap((step) => {
-        const m = PLAN_BOX.exec(step.text);
-        if (!m) return [at(step.line, "a plan step without `[x]`, `[~]`, `[ ]` or `[-] … — dropped: <why>`")];
-        const reasonless = m[1] === "-" && !/\bdropped:\s*\S/i.test(step.text);
-        return reasonless ? [at(step.line, "a `[-]` step without `— dropped: <why>`")] : [];
-      }),
-  },
-  {
-    id: "decision-label",
-    severity: "finding",
-    part: "decisions",
-    checks: "each decision labelled [user-directed], [user-approved] or [agent-proposed]",
-    check: (c) => {
-      const message = "a decision without [user-directed], [user-approved] or [agent-proposed]";
-      return unlabelled(c).map((d) => at(d.line, message));
-    },
-  },
-  {
-    id: "failed-cause",
-    severity: "finding",
-    part: "failed",
-    checks: "each failed approach with its cause",
-    check: (c) => {
-      const message = "a failed approach without its cause (`<what was tried>: <why it failed>`): it invites a retry";
-      return causeless(c).map((f) => at(f.line, message));
-    },
-  },
-  {
-    id: "next-step",
-    severity: "finding",
-    part: "nextSteps",
-    checks: "a next step at all; each naming a path, a command or a check",
-    check: (c) => {
-      const message = "a next step naming no path, command or check: too vague to start cold";
-      const out = vague(c).map((n) => at(n.line, message));
-      const heading = c.first.get("next steps");
-      if (c.items("Next steps").length === 0 && heading) out.push(at(heading.line, "no next step"));
-      return out;
-    },
-  },
-  {
-    // The first next step is bounded.
-    id: "next-action",
-    severity: "finding",
-    part: "nextAction",
-    checks: "the first next step says when it is done",
-    check: (c) => {
-      const first = c.items("Next steps")[0];
-      const message = "the first next step has no acceptance criteria (`— done when <check passes>`)";
-      return first && !ACCEPTANCE.test(first.text) ? [at(first.line, message)] : [];
-    },
-  },
-  {
-    // Implemented, verified and accepted kept apart. Listed before `verification`: on the
-    // section's own line, the missing acceptance comes first.
-    id: "accepted",
-    severity: "finding",
-    part: "verification",
-    checks: "`## Verification` has an `- Accepted:` line",
-    check: (c) => {
-      const heading = c.first.get("verification");
-      const message = "no `- Accepted: <who, what, revision>` (or `- Accepted: not yet, <what awaits review>`)";
-      return heading && accepted(c).length === 0 ? [at(heading.line, message)] : [];
-    },
-  },
-  {
-    id: "verification",
-    severity: "finding",
-    part: "verification",
-    checks: "`## Verification`, when there, with checks as `<check>: <command> -> <result> @ <revision>` or not run",
-    check: (c) => {
-      // Optional, as the template says: a handoff without the section is not judged on it.
-      const heading = c.first.get("verification");
-      if (!heading) return [];
-      const form = "`<check>: <command> -> <result> @ <revision>` or `<check>: not run, <why>`";
-      const out = looseChecks(c).map((v) => at(v.line, `a verification line that is not ${form}`));
-      if (checksOf(c).length === 0) out.push(at(heading.line, "no check recorded"));
-      return out;
-    },
-  },
-  {
-    id: "key-file",
-    severity: "finding",
-    part: "keyFiles",
-    checks: "each key file `- <relative path> — <why>` inside the root",
-    check: (c) => {
-      const message = "a key file that is not `- <relative path> — <why>` inside the root";
-      return c.keyFiles.filter((k) => k.path === null).map((k) => at(k.line, message));
-    },
-  },
-  {
-    id: "key-file-missing",
-    severity: "finding",
-    part: "keyFiles",
-    checks: "each key file exists (when the caller could look)",
-    check: (c) => {
-      const existing = c.opts.existingKeyFiles;
-      if (!existing) return [];
-      const gone = c.keyFiles.filter((k) => k.path !== null && !existing.has(k.path));
-      return gone.map((k) => at(k.line, `key file ${quotedPath(k.path!)} does not exist`));
-    },
-  },
-  {
-    id: "line-cap",
-    severity: "finding",
-    part: "size",
-    checks: `at most ${LINE_CAP} lines`,
-    check: (c) => {
-      const count = lineCount(c);
-      const over = `${count} lines, over the ${LINE_CAP}-line cap`;
-      const message = `${over}: compress decision prose first; never drop failed approaches or anchors`;
-      return count > LINE_CAP ? [at(LINE_CAP + 1, message)] : [];
-    },
-  },
-  {
-    // Write redacts them; a document holding one scores lower.
-    id: "secret",
-    severity: "finding",
-    part: "secrets",
-    checks: "no secret (redaction's rules)",
-    check: (c) => {
-      const done = c.opts.secrets ? ", redacted by write" : "; write redacts it";
-      return c.secrets.map((s) => at(s.line, `a secret (${s.kind})${done}`));
-    },
-  },
-  {
-    // An abandoned step is closed.
-    id: "dropped",
-    severity: "finding",
-    part: "dropped",
-    checks: "open items of the previous handoff carried over or closed",
-    check: (c) =>
-      (c.dropped ?? []).map((i) => {
-        const item = `[${i.section}] ${quoted(i.text, QUOTE_CUT)}`;
-        return at(0, `${item} of the previous handoff is neither carried over nor closed`);
-      }),
-  },
+      const index = sectionIndex(name)!;
+      const next = c.model.headings.find((h) => h.depth === 2 && (sectionIndex(h.title) ?? -1) > index);
+      const keep = "keep its heading, with `- none` when there is nothing to say";
+      return at(next ? next.line : c.lines.length, `required section \`## ${name}\` is missing; ${keep}`);
+    })),
+  rule("unknown-section", "finding", null, (c) =>
+    c.strays.map((s) => {
+      const near = nearest(s.title, SECTION_NAMES);
+      const raw = `${quoted(s.raw.trim(), QUOTE_CUT)} is not a section of schema v1`;
+      return at(s.line, near ? `${raw}: did you mean \`## ${near}\`?` : `${raw}; nothing reads it`);
+    })),
+  rule("anchors-empty", "finding", null, (c) => {
+    const message = "the anchors section is empty; write fills it with what `anchors` prints";
+    return c.anchorsEmpty ? [at(c.anchorsAt!.line, message)] : [];
+  }),
+  // Every line `anchors` prints, and nothing else; once each.
+  rule("anchor-line", "error", "anchors", (c) =>
+    (c.anchorLines ?? []).filter((a) => a.error !== null && !a.unknown).map((a) => at(a.line, a.error!))),
+  rule("anchor-unknown", "finding", null, (c) =>
+    (c.anchorLines ?? []).filter((a) => a.unknown).map((a) => at(a.line, a.error!))),
+  rule("anchor-missing", "finding", "anchors", (c) =>
+    c.anchorLines === null ? [] : c.lackingAnchors.map((l) => at(c.anchorsAt!.line, `no \`- ${l}:\` anchor line`))),
+  rule("anchor-mixed", "finding", null, (c) => {
+    const mixed = c.gitForm && c.model.anchors.keyFileMtimes !== null;
+    return onAnchors(c, mixed, "`- Key file mtimes:` is for handoffs saved outside git");
+  }),
+  // A future `- Date:` makes the age unknown.
+  rule("anchor-date", "finding", null, (c) => {
+    const date = c.model.anchors.date;
+    const st = date === null ? null : stateTime(date, null, c.opts.nowMs);
+    if (c.anchorLines === null || st === null || st.known || st.reason !== "future") return [];
+    const shown = quoted(unticked(date!), QUOTE_CUT);
+    return onAnchors(c, true, `the - Date: anchor ${shown} is in the future (more than 5 minutes ahead): age unknown`);
+  }),
+  rule("anchor-head", "finding", "anchors", (c) => {
+    const head = c.model.anchors.head;
+    const none = c.gitForm && head !== null && unticked(head) === "none (no commits yet)";
+    return onAnchors(c, none, "HEAD is `none (no commits yet)`: drift cannot check this handoff against history");
+  }),
+  // A dropped step says why.
+  rule("plan-step", "finding", null, (c) =>
+    c.items("Plan").flatMap((step) => {
+      const m = PLAN_BOX.exec(step.text);
+      if (!m) return [at(step.line, "a plan step without `[x]`, `[~]`, `[ ]` or `[-] … — dropped: <why>`")];
+      const reasonless = m[1] === "-" && !/\bdropped:\s*\S/i.test(step.text);
+      return reasonless ? [at(step.line, "a `[-]` step without `— dropped: <why>`")] : [];
+    })),
+  rule("decision-label", "finding", "decisions", (c) => {
+    const message = "a decision without [user-directed], [user-approved] or [agent-proposed]";
+    return unlabelled(c).map((d) => at(d.line, message));
+  }),
+  rule("failed-cause", "finding", "failed", (c) => {
+    const message = "a failed approach without its cause (`<what was tried>: <why it failed>`): it invites a retry";
+    return causeless(c).map((f) => at(f.line, message));
+  }),
+  rule("next-step", "finding", "nextSteps", (c) => {
+    const message = "a next step naming no path, command or check: too vague to start cold";
+    const out = vague(c).map((n) => at(n.line, message));
+    const heading = c.first.get("next steps");
+    if (steps(c).length === 0 && heading) out.push(at(heading.line, "no next step"));
+    return out;
+  }),
+  // The first next step is bounded.
+  rule("next-action", "finding", "nextAction", (c) => {
+    const first = steps(c)[0];
+    const message = "the first next step has no acceptance criteria (`— done when <check passes>`)";
+    return first && !ACCEPTANCE.test(first.text) ? [at(first.line, message)] : [];
+  }),
+  // Implemented, verified and accepted kept apart; on the section's own line the missing acceptance comes first.
+  rule("accepted", "finding", "verification", (c) => {
+    const heading = c.first.get("verification");
+    const message = "no `- Accepted: <who, what, revision>` (or `- Accepted: not yet, <what awaits review>`)";
+    return heading && accepted(c).length === 0 ? [at(heading.line, message)] : [];
+  }),
+  // Optional, as the template says: a handoff without the section is not judged on it.
+  rule("verification", "finding", "verification", (c) => {
+    const heading = c.first.get("verification");
+    if (!heading) return [];
+    const form = "`<check>: <command> -> <result> @ <revision>` or `<check>: not run, <why>`";
+    const out = looseChecks(c).map((v) => at(v.line, `a verification line that is not ${form}`));
+    if (checksOf(c).length === 0) out.push(at(heading.line, "no check recorded"));
+    return out;
+  }),
+  rule("key-file", "finding", "keyFiles", (c) => {
+    const message = "a key file that is not `- <relative path> — <why>` inside the root";
+    return c.keyFiles.filter((k) => k.path === null).map((k) => at(k.line, message));
+  }),
+  rule("key-file-missing", "finding", "keyFiles", (c) => {
+    const existing = c.opts.existingKeyFiles;
+    const gone = existing ? c.keyFiles.filter((k) => k.path !== null && !existing.has(k.path)) : [];
+    return gone.map((k) => at(k.line, `key file ${quotedPath(k.path!)} does not exist`));
+  }),
+  rule("line-cap", "finding", "size", (c) => {
+    const over = `${lineCount(c)} lines, over the ${LINE_CAP}-line cap`;
+    const message = `${over}: compress decision prose first; never drop failed approaches or anchors`;
+    return lineCount(c) > LINE_CAP ? [at(LINE_CAP + 1, message)] : [];
+  }),
+  // Write redacts them; a document holding one scores lower.
+  rule("secret", "finding", "secrets", (c) => {
+    const done = c.opts.secrets ? ", redacted by write" : "; write redacts it";
+    return c.secrets.map((s) => at(s.line, `a secret (${s.kind})${done}`));
+  }),
+  // An abandoned step is closed.
+  rule("dropped", "finding", "dropped", (c) =>
+    (c.dropped ?? []).map((i) => {
+      const item = `[${i.section}] ${quoted(i.text, QUOTE_CUT)}`;
+      return at(0, `${item} of the previous handoff is neither carried over nor closed`);
+    })),
 ];
 
 /** The score's parts with their weights, in the order the result lists them; null leaves a part out. */
 export const HANDOFF_PARTS: readonly PartRule<HandoffContext, HandoffPart>[] = [
-  { part: "sections", weight: 15, score: (c) => (c.shaped ? Math.max(0, 15 - 5 * c.sectionErrors) : 0) },
-  { part: "saved", weight: 5, score: (c) => (c.savedOk ? 5 : 0) },
+  { part: "sections", weight: 15, score: (c) => (c.shaped ? Math.max(0, 15 - 5 * sectionErrors(c)) : 0) },
+  { part: "saved", weight: 5, score: (c) => (stateTime(null, c.model.saved, c.opts.nowMs).known ? 5 : 0) },
   { part: "anchors", weight: 10, score: anchorsPart },
   { part: "failed", weight: 10, score: (c) => share(c.items("Failed approaches").length, causeless(c).length, 10) },
   { part: "decisions", weight: 10, score: (c) => share(c.items("Decisions").length, unlabelled(c).length, 10) },
-  {
-    part: "nextSteps",
-    weight: 10,
-    score: (c) => (c.items("Next steps").length === 0 ? 0 : share(c.items("Next steps").length, vague(c).length, 10)),
-  },
-  { part: "nextAction", weight: 5, score: (c) => (ACCEPTANCE.test(c.items("Next steps")[0]?.text ?? "") ? 5 : 0) },
-  {
-    part: "keyFiles",
-    weight: 10,
-    score: (c) => {
-      const existing = c.opts.existingKeyFiles;
-      if (!existing) return null;
-      const found = c.keyFiles.filter((k) => k.path !== null && existing.has(k.path)).length;
-      return proportion(found, c.keyFiles.length, 10).score;
-    },
-  },
-  {
-    part: "verification",
-    weight: 10,
-    score: (c) => {
-      if (!c.first.get("verification")) return null;
-      const checks = checksOf(c).length;
-      return (checks > 0 ? 3 + share(checks, looseChecks(c).length, 4) : 0) + (accepted(c).length > 0 ? 3 : 0);
-    },
-  },
+  { part: "nextSteps", weight: 10, score: (c) => (steps(c).length ? share(steps(c).length, vague(c).length, 10) : 0) },
+  { part: "nextAction", weight: 5, score: (c) => (ACCEPTANCE.test(steps(c)[0]?.text ?? "") ? 5 : 0) },
+  { part: "keyFiles", weight: 10, score: keyFilesPart },
+  { part: "verification", weight: 10, score: verificationPart },
   { part: "size", weight: 5, score: (c) => (lineCount(c) > LINE_CAP ? 0 : 5) },
   { part: "secrets", weight: 5, score: (c) => (c.secrets.length === 0 ? 5 : 0) },
   { part: "dropped", weight: 5, score: (c) => (c.dropped === null ? null : c.dropped.length === 0 ? 5 : 0) },
 ];
 
-// `good` of `total` items in proportion, from the count of bad ones.
-function share(total: number, bad: number, max: number): number {
-  return proportion(total - bad, total, max).score;
+// Each repeated required section, section out of order and missing section costs 5 points.
+const SECTION_RULES = new Set(["section-repeated", "section-order", "section-missing"]);
+function sectionErrors(c: HandoffContext): number {
+  const hits = HANDOFF_RULES.filter((r) => SECTION_RULES.has(r.id)).flatMap((r) => r.check(c));
+  return hits.filter((h) => h.severity !== "finding").length;
 }
-
+const share = (total: number, bad: number, max: number) => proportion(total - bad, total, max);
 const unlabelled = (c: HandoffContext) => c.items("Decisions").filter((d) => !LABELS.some((l) => d.text.includes(l)));
 const causeless = (c: HandoffContext) => c.items("Failed approaches").filter((f) => !CAUSE.test(f.text));
-const vague = (c: HandoffContext) => c.items("Next steps").filter((n) => !CONCRETE.test(n.text));
+const steps = (c: HandoffContext) => c.items("Next steps");
+const vague = (c: HandoffContext) => steps(c).filter((n) => !CONCRETE.test(n.text));
 const accepted = (c: HandoffContext) => c.items("Verification").filter((v) => ACCEPTED.test(v.text));
 const checksOf = (c: HandoffContext) => c.items("Verification").filter((v) => !ACCEPTED.test(v.text));
 const looseChecks = (c: HandoffContext) => checksOf(c).filter((v) => !VERIFIED.test(v.text) && !NOT_RUN.test(v.text));
-const lineCount = (c: HandoffContext) => (c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length);
 
-/** Builds the context the rules read: the text scanned once, the model read from it, and shared facts. Pure. */
-export function handoffContext(input: string, opts: HandoffValidateOptions): HandoffContext {
+function keyFilesPart(c: HandoffContext): number | null {
+  const existing = c.opts.existingKeyFiles;
+  if (!existing) return null;
+  return proportion(c.keyFiles.filter((k) => k.path !== null && existing.has(k.path)).length, c.keyFiles.length, 10);
+}
+
+function verificationPart(c: HandoffContext): number | null {
+  if (!c.first.get("verification")) return null;
+  const checks = checksOf(c).length;
+  return (checks > 0 ? 3 + share(checks, looseChecks(c).length, 4) : 0) + (accepted(c).length > 0 ? 3 : 0);
+}
+
+/** The anchors' part of the score: 5 for a full HEAD (in git), 5 for every needed line and no malformed one. */
+function anchorsPart(c: HandoffContext): number | null {
+  if (!c.anchorsAt) return 0;
+  if (c.anchorLines === null) return null;
+  const head = c.model.anchors.head === null ? undefined : unticked(c.model.anchors.head);
+  const headOk = !c.gitForm || (head !== undefined && FULL_HEAD.test(head) && !isNullObjectId(head.toLowerCase()));
+  const malformed = c.anchorLines.some((a) => a.error !== null && !a.unknown);
+  return (headOk ? 5 : 0) + (c.lackingAnchors.length === 0 && !malformed ? 5 : 0);
+}
+
+// The anchors section's lines checked against what `anchors` prints (comments skipped), and what the model lacks.
+function readAnchors(model: ParsedHandoff, layout: Layout, heading: HandoffHeading | undefined, mode: string) {
+  const body = heading && layout.anchors ? layout.lines.slice(layout.anchors.start, layout.anchors.end) : null;
+  const anchorsEmpty = body !== null && mode === "stdin" && isEmptyAnchorsBody(body);
+  // Each line's error (a repeated label's included), and whether that is only a label it does not know.
+  let anchorLines: { line: number; error: string | null; unknown: boolean }[] | null = null;
+  if (body !== null && !anchorsEmpty) {
+    anchorLines = [];
+    const seen = new Set<string>();
+    let inComment = false;
+    for (const [i, line] of body.entries()) {
+      const trimmed = line.trim();
+      if (inComment || trimmed.startsWith("<!--")) {
+        inComment = !trimmed.includes("-->");
+        continue;
+      }
+      if (trimmed === "") continue;
+      const got = readAnchorLine(line);
+      const twice = "label" in got && seen.has(got.label) ? `\`- ${got.label}:\` appears twice` : null;
+      if ("label" in got) seen.add(got.label);
+      const error = "error" in got ? got.error : twice;
+      anchorLines.push({ line: heading!.line + i + 1, error, unknown: "unknown" in got });
+    }
+  }
+  const a = model.anchors;
+  const gitForm = a.branch !== null || a.head !== null || a.dirty !== null || a.inProgress != null;
+  const value: Record<string, string | null> = { Branch: a.branch, HEAD: a.head, "Dirty files": a.dirty, Date: a.date };
+  const want = gitForm ? ["Branch", "HEAD", "Dirty files", "Date"] : ["Date"];
+  const lackingAnchors = want.filter((l) => value[l] === null);
+  return { anchorLines, anchorsEmpty, anchorsAt: heading, gitForm, lackingAnchors };
+}
+
+function handoffContext(input: string, opts: HandoffValidateOptions) {
   const text = normaliseText(input);
   const tree = parseBlocks(text);
   const model = readHandoff(text, tree);
@@ -471,79 +343,51 @@ export function handoffContext(input: string, opts: HandoffValidateOptions): Han
 
   // Sections: the first level-2 heading of each name; look-alikes among the other headings.
   const first = new Map<string, HandoffHeading>();
-  const sections: SectionHeading[] = [];
-  let sectionErrors = 0;
-  let highest = -1;
+  const sections: { heading: HandoffHeading; index: number; name: string; key: string }[] = [];
   const candidates: Candidate[] = [];
   for (const h of model.headings) {
     const index = h.depth === 2 ? sectionIndex(h.title) : undefined;
     if (index === undefined) {
-      const isTitle = h.depth === 1 && h.line - 1 === layout.titleIndex;
-      if (!isTitle) candidates.push({ title: h.title, line: h.line, raw: lines[h.line - 1]!, depth: h.depth });
+      if (h.depth !== 1 || h.line - 1 !== layout.titleIndex) candidates.push({ ...h, raw: lines[h.line - 1]! });
       continue;
     }
     const key = h.title.toLowerCase();
     sections.push({ heading: h, index, name: SECTION_NAMES[index]!, key });
-    if (first.has(key)) {
-      if (!HANDOFF_SECTIONS[index]!.optional) sectionErrors++;
-      continue;
-    }
-    first.set(key, h);
-    if (index < highest) sectionErrors++;
-    else highest = index;
+    if (!first.has(key)) first.set(key, h);
   }
   const used = new Set<number>();
-  const missing: HandoffContext["missing"] = [];
+  // Each missing required section (when shaped) with the heading that looks like it.
+  const missing: { name: string; look: Candidate | null }[] = [];
   for (const s of shaped ? HANDOFF_SECTIONS : []) {
     if (s.optional || first.has(s.name.toLowerCase())) continue;
     const look = candidates.find((c) => !used.has(c.line) && nearest(c.title, [s.name]) === s.name) ?? null;
     if (look) used.add(look.line);
     missing.push({ name: s.name, look });
-    sectionErrors++;
   }
   // A level-3+ heading that resembles no section is an ordinary sub-heading.
   const resembles = (s: Candidate) => s.depth <= 2 || nearest(s.title, SECTION_NAMES) !== null;
   const strays = candidates.filter((s) => !used.has(s.line) && resembles(s));
 
-  const byKey = new Map<string, Entry[]>();
+  const byKey = new Map<string, { text: string; line: number }[]>();
   for (const item of model.items) {
     const text = item.text.trim();
-    if (NONE.test(text)) continue;
-    const list = byKey.get(item.section) ?? [];
-    list.push({ text, line: item.line });
-    byKey.set(item.section, list);
+    if (!NONE.test(text)) byKey.set(item.section, [...(byKey.get(item.section) ?? []), { text, line: item.line }]);
   }
   const keyItems = model.items.filter((i) => i.section === "key files" && !/^none\.?$/i.test(i.text.trim()));
   const keyFiles = model.keyFiles
     .map((k, i) => ({ ...k, line: keyItems[i]!.line, item: keyItems[i]!.text.trim() }))
     .filter((k) => !NONE.test(k.item));
   const prior = opts.prior;
-  return {
-    opts,
-    input,
-    text,
-    lines,
-    flags: tree.flags,
-    layout,
-    model,
-    shaped,
-    sections,
-    first,
-    sectionErrors,
-    missing,
-    strays,
-    items: (name: string) => byKey.get(name.toLowerCase()) ?? [],
-    ...readAnchors(model, layout, first.get("environment anchors"), opts.mode),
-    savedOk: model.saved !== null && stateTime(null, model.saved, opts.nowMs).known,
-    keyFiles,
-    secrets: [],
-    dropped: prior === null || prior === undefined ? null : droppedItems(prior, text),
-  };
+  const anchors = readAnchors(model, layout, first.get("environment anchors"), opts.mode);
+  const items = (name: string) => byKey.get(name.toLowerCase()) ?? [];
+  const dropped = prior === null || prior === undefined ? null : droppedItems(prior, text);
+  const secrets: readonly RedactionFinding[] = [];
+  return { opts, input, text, lines, flags: tree.flags, secrets, layout, model, shaped, sections, first,
+    missing, strays, items, keyFiles, dropped, ...anchors };
 }
 
 /** Validates a handoff: `valid` is false exactly when an error was found; never throws on content. */
 export function validateHandoff(input: string, opts: HandoffValidateOptions): Validation {
-  // The rules read the redacted text, so no message can quote a secret; lines are the author's.
   const given = opts.secrets !== undefined && opts.redactedText !== undefined;
   let pass = given ? { text: opts.redactedText!, findings: opts.secrets! } : redactText(input);
   // Anchor lines are judged as written (a branch may look like an assignment); only a vendor's
@@ -554,17 +398,12 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
     for (let l = range.start + 1; l <= range.end; l++) exemptLines.add(l);
     pass = redactText(input, { exemptLines });
   }
-  const maps = lineMaps(pass);
-  const secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
   const c = handoffContext(pass.text, opts);
-  c.secrets = secrets;
-  return onOriginalLines(runRules(HANDOFF_RULES, HANDOFF_PARTS, c, (c.dropped ?? []).map((i) => i.text)), pass);
+  return runRules(HANDOFF_RULES, HANDOFF_PARTS, pass, c, (c.dropped ?? []).map((i) => i.text));
 }
 
 /** The usable key file paths of a handoff (root-relative, inside the root), for the caller to look up. */
 export function handoffKeyFiles(text: string): string[] {
   const t = normaliseText(text);
-  return readHandoff(t, parseBlocks(t))
-    .keyFiles.map((k) => k.path)
-    .filter((p): p is string => p !== null);
+  return readHandoff(t, parseBlocks(t)).keyFiles.flatMap((k) => (k.path === null ? [] : [k.path]));
 }

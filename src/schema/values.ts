@@ -81,7 +81,6 @@ export function isPlausibleBranch(name: string): boolean {
 /** A relative path normalised, or null when absolute, empty, leaving the root, or holding a control or a backslash. */
 export function safeRelativePath(value: string): string | null {
   if (value.length === 0 || value.length > 4096) return null;
-  // eslint-disable-next-line no-control-regex
   if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
   if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
   const normal = path.posix.normalize(value);

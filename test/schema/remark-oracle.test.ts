@@ -22,6 +22,7 @@ function fromRemark(n: Root | RootContent): Block {
     type: (n.type === "root" ? "document" : n.type) as Block["type"],
     start: n.position?.start.offset ?? 0,
     end: n.position?.end.offset ?? 0,
+    line: n.position?.start.line ?? 1,
     children: CONTAINERS.has(n.type) ? (n as { children: RootContent[] }).children.map(fromRemark) : [],
   };
   if (n.type === "heading") b.depth = n.depth;

@@ -7,7 +7,7 @@ import { collectAnchors } from "../../src/git/anchors.ts";
 import { renderAnchorLines } from "../../src/schema/anchor-lines.ts";
 import { comparable, fillAnchors, stampSaved } from "../../src/schema/stamp.ts";
 import { HANDOFF_SECTIONS, handoffKeyFiles, validateHandoff, type HandoffValidateOptions } from "../../src/schema/validate.ts";
-import { readAnchorLine } from "../../src/schema/validate-anchors.ts";
+import { parseKeyFileMtimes, readAnchorLine } from "../../src/schema/anchor-lines.ts";
 import { DAY, ENV, git, newRepo, tempDir, writeTree } from "../git/repo.ts";
 import { splitTemplate } from "../docs/support.ts";
 
@@ -318,8 +318,16 @@ describe("ruling 3: every output of `anchors` passes validate", () => {
     valid(`- Branch: (detached)\n- HEAD: ${HEAD}\n- Dirty files: none\n${line}\n- Date: 2026-11-30T11:00:00Z\n`);
   });
 
+  it("a key file mtimes line is read as drift reads it: a bare path up to ` @ `, a comma included", () => {
+    const value = "a, b.ts @ 2026-11-30T11:00:00Z, c.ts @ missing";
+    expect(parseKeyFileMtimes(value)).toEqual([{ path: "a, b.ts", mtime: "2026-11-30T11:00:00Z" }, { path: "c.ts", mtime: null }]);
+    expect(readAnchorLine(`- Key file mtimes: ${value}`)).toEqual({ label: "Key file mtimes", value });
+    expect(readAnchorLine("- Key file mtimes: a.ts @ 2026-11-30T11:00:00Z, b.ts")).toHaveProperty("error");
+  });
+
   it.each([
     ["- In progress: rebasing (2 conflicted files)"],
+    ["- In progress: am (1 conflicted file)"],
     ["- HEAD: none"],
     ["- Key file mtimes: a.ts @ yesterday"],
     ["- Key file mtimes: "],
