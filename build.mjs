@@ -4,7 +4,7 @@
 //
 //   scripts/memory_io.mjs    what users and hooks run (src/entries/memory_io.ts): turns on
 //                            Node's compile cache, then loads one of the two bundles below
-//   scripts/lib/session.mjs  the verbs a harness runs at every session start (src/entries/session.ts)
+//   scripts/lib/session.mjs  the verbs a harness runs at each session start (src/entries/session.ts)
 //   scripts/lib/cli.mjs      every verb (src/entries/cli.ts)
 //
 // Why two bundles: a session start should parse only what it runs; measured in
@@ -33,10 +33,10 @@ const header = (what) =>
   ].join("\n");
 
 const OUTPUTS = [
-  { file: "memory_io.mjs", entry: "src/entries/memory_io.ts", what: "the helper's entry point; it loads lib/session.mjs or lib/cli.mjs." },
-  { file: "lib/session.mjs", entry: "src/entries/session.ts", what: "the verbs run at every session start (a subset of lib/cli.mjs)." },
+  { file: "memory_io.mjs", entry: "memory_io", what: "the entry point; it loads lib/session.mjs or lib/cli.mjs." },
+  { file: "lib/session.mjs", entry: "session", what: "the verbs run at each session start (a subset of lib/cli.mjs)." },
   // write-file-atomic is CommonJS: it needs require() for node's own modules, and __filename.
-  { file: "lib/cli.mjs", entry: "src/entries/cli.ts", what: "every verb of the helper.", require: true },
+  { file: "lib/cli.mjs", entry: "cli", what: "every verb of the helper.", require: true },
 ];
 
 const REQUIRE = [
@@ -48,7 +48,7 @@ const REQUIRE = [
 
 async function bundle({ entry, what, require }) {
   const result = await build({
-    entryPoints: [path.join(root, entry)],
+    entryPoints: [path.join(root, "src", "entries", `${entry}.ts`)],
     bundle: true,
     platform: "node",
     format: "esm",
@@ -64,10 +64,13 @@ async function bundle({ entry, what, require }) {
   });
   const text = result.outputFiles[0].text;
   // Users never install packages for the helper: only `node:` modules and the sibling bundles.
-  const imports = [...text.matchAll(/^\s*import\b[^"'\n]*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']/gm)].map((m) => m[1] ?? m[2]);
+  const IMPORT = /^\s*import\b[^"'\n]*["']([^"']+)["']|\bimport\(\s*["']([^"']+)["']/gm;
+  const imports = [...text.matchAll(IMPORT)].map((m) => m[1] ?? m[2]);
   const foreign = imports.filter((spec) => !spec.startsWith("node:") && !spec.startsWith("./lib/"));
-  if (foreign.length > 0) throw new Error(`build: ${entry} imports ${foreign.join(", ")}; only node: modules may remain`);
-  if (/\b(?:eval|new Function)\s*\(|node:vm/.test(text)) throw new Error(`build: ${entry} compiles code from strings; the helper must not`);
+  if (foreign.length > 0) throw new Error(`build: ${entry} imports ${foreign.join(", ")}; only node: modules may stay`);
+  if (/\b(?:eval|new Function)\s*\(|node:vm/.test(text)) {
+    throw new Error(`build: ${entry} compiles code from strings; the helper must not`);
+  }
   return text;
 }
 
@@ -96,7 +99,9 @@ for (const { file, text } of built) {
   renameSync(tmp, target);
 }
 if (check && stale.length > 0) {
-  console.error(`build --check: ${stale.map((f) => `scripts/${f}`).join(", ")} not what \`npm run build\` makes from src/; run \`npm run build\` and commit`);
+  const files = stale.map((f) => `scripts/${f}`).join(", ");
+  console.error(`build --check: ${files} not what \`npm run build\` makes from src/; run \`npm run build\` and commit`);
   process.exit(1);
 }
-console.log(check ? "build --check: scripts/ is fresh" : `built ${built.map((b) => `scripts/${b.file} (${b.text.length} bytes)`).join(", ")}`);
+const sizes = built.map((b) => `scripts/${b.file} (${b.text.length} bytes)`).join(", ");
+console.log(check ? "build --check: scripts/ is fresh" : `built ${sizes}`);

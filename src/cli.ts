@@ -4,52 +4,48 @@ import { quotedValue } from "./guard/quote.ts";
 import type { ExitCode } from "./errors.ts";
 import { guarded, runVerb, USAGE_PREFIX, type Process } from "./run-verb.ts";
 import { suggestion, usageText, verbHelp } from "./usage.ts";
-import type { VerbTable } from "./verbs/types.ts";
+import { VERBS } from "./verbs/index.ts";
 
 /** The helper's version, printed by `--version`. */
 export const VERSION = "0.1.0";
 
-/**
- * Runs one helper invocation and returns its exit code; the caller exits with it.
- * Usage errors exit 2, except `hook` (always 0, problem on stderr) and `check` (64).
- */
-export function main(verbs: VerbTable, proc: Process): Promise<ExitCode> {
-  return guarded(proc, (p) => dispatch(verbs, p));
+/** Runs one helper invocation and returns its exit code. */
+export function main(proc: Process): Promise<ExitCode> {
+  return guarded(proc, dispatch);
 }
 
-async function dispatch(VERBS: VerbTable, proc: Process): Promise<ExitCode> {
-  const args = proc.argv;
-  const first = args[0];
+async function dispatch(proc: Process): Promise<ExitCode> {
+  const [first, topic] = proc.argv;
+  const names = Object.keys(VERBS);
   if (first === undefined) {
     // The usage goes to stderr, stdout stays empty.
-    proc.writeErr(`${USAGE_PREFIX}no verb given\n\n${usageText(VERBS)}`);
+    proc.writeErr(`${USAGE_PREFIX}no verb given\n\n${usageText()}`);
     return 2;
   }
   if (first === "--help" || first === "-h" || first === "help") {
-    const topic = args[1];
-    if (topic !== undefined && VERBS[topic]) {
-      proc.writeOut(verbHelp(topic, (await VERBS[topic].load()).help));
+    const load = topic === undefined ? undefined : VERBS[topic];
+    if (load !== undefined) {
+      proc.writeOut(verbHelp(topic!, (await load()).help));
       return 0;
     }
     if (topic !== undefined && !topic.startsWith("-")) {
-      proc.writeErr(`${USAGE_PREFIX}no help for ${quotedValue(topic)}: not a verb${suggestion(topic, VERBS)}\n`);
+      proc.writeErr(`${USAGE_PREFIX}no help for ${quotedValue(topic)}: not a verb${suggestion(topic, names)}\n`);
       return 2;
     }
-    proc.writeOut(usageText(VERBS));
+    proc.writeOut(usageText());
     return 0;
   }
   if (first === "--version" || first === "-V") {
     proc.writeOut(`memory_io ${VERSION}\n`);
     return 0;
   }
-  const entry = VERBS[first];
-  if (!entry) {
-    const near = suggestion(first, VERBS);
-    proc.writeErr(`${USAGE_PREFIX}unknown verb ${quotedValue(first)}${near}\n\n${usageText(VERBS)}`);
+  const load = VERBS[first];
+  if (load === undefined) {
+    proc.writeErr(`${USAGE_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, names)}\n\n${usageText()}`);
     return 2;
   }
-  const verb = await entry.load();
-  if (args.includes("--help") || args.includes("-h")) {
+  const verb = await load();
+  if (proc.argv.includes("--help") || proc.argv.includes("-h")) {
     proc.writeOut(verbHelp(first, verb.help));
     return 0;
   }

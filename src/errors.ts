@@ -2,7 +2,6 @@
 // refused: <message>`, `usage error: <message>`). A message says what failed and what to do.
 export type ExitCode = 0 | 1 | 2 | 3 | 4 | 5 | 64;
 
-/** Base class: a refusal with an exit code. */
 export class HelperError extends Error {
   readonly code: ExitCode;
   /** stderr lines printed before the refusal: what was done first and stays done (a repair). */
@@ -28,16 +27,15 @@ export class UsageError extends HelperError {
   }
 }
 
-/** Exit 3: the file a verb needs does not exist (`drift`, `brief`, `validate --root`). */
+/** Exit 3: the file a verb needs does not exist. */
 export class Absent extends HelperError {
   constructor(message: string) {
     super(message, 3);
   }
 }
 
-/** Exit 4: memory writes are paused by the kill switch. */
+/** Exit 4: memory writes are paused by the kill switch; `switchPath` is what to remove. */
 export class Paused extends HelperError {
-  /** The file (or variable) whose removal resumes writes. */
   readonly switchPath: string;
   constructor(switchPath: string) {
     super(`memory writes are paused: remove ${switchPath} to resume`, 4);
@@ -45,9 +43,8 @@ export class Paused extends HelperError {
   }
 }
 
-/** Exit 5: the memory lock was not had within `--lock-timeout`. */
+/** Exit 5: the memory lock was not had within `--lock-timeout`; `holder` says who has it. */
 export class Busy extends HelperError {
-  /** Who holds the lock and its path, for a verb that reports busy in its own words (`checkpoint`). */
   readonly holder: { who: string; lock: string };
   constructor(message: string, holder: { who: string; lock: string }) {
     super(message, 5);

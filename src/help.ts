@@ -1,7 +1,6 @@
-// Rendering of `--help` text: wrapping at 80 columns and the "did you mean" of an unknown
-// verb (docs/decisions/skill-flows.md). Pure functions over strings; cli.ts prints what they return.
+// Rendering of `--help` text: wrapping at 80 columns and the "did you mean" of an unknown verb.
 
-/** Columns every line of `--help` output fits in (a terminal's default; test/cli/help.test.ts checks every verb). */
+/** Columns every line of `--help` output fits in (a terminal's default). */
 export const HELP_WIDTH = 80;
 
 // Labels that start a line of their own in help text; their continuation lines hang after
@@ -9,14 +8,13 @@ export const HELP_WIDTH = 80;
 const LABEL = /^(\s*)(usage|exit|exit codes|stdin|stdout|stderr|example|examples|options|verbs|kill switch):( +)(?=\S)/;
 // A column layout: "  --json   print …", "  brief   the six-line …": text, 2+ spaces, text.
 const COLUMN = /^(\s*)(\S(?:.*?\S)?)( {2,})(?=\S)/;
-// A list item: "- x", "1. x", and the exit-code lists' "2 refused …". A bare number starts an
-// item only when indented (an exit code under `exit:`): at the margin it is prose that a
-// reflow happened to begin with ("1000 bytes …"), and its overflow stays at the margin.
+// A list item: "- x", "1. x", and an indented exit code ("2 refused …"); a number at the margin
+// is prose that a reflow happened to begin with ("1000 bytes …").
 const BULLET = /^(\s*)([-*] |\d+\. )|^(\s+)(\d+ )/;
 
 const indentOf = (line: string): number => line.length - line.trimStart().length;
 
-/** Where a line's own continuation lines start (its hanging indent), in columns. */
+// Where a line's own continuation lines start (its hanging indent), in columns.
 function hangOf(line: string): number {
   const label = LABEL.exec(line);
   if (label) return label[0].length;
@@ -32,11 +30,8 @@ function hangOf(line: string): number {
 // is a list of separate lines, however long each is.
 const PREFIX = /^\s*([\w.-]+:)\s/;
 
-/**
- * True when `next` continues `line`'s paragraph (so overflow may be carried into it).
- * `item` is the prefix of the list item `line` belongs to, if any: a line starting with the
- * same prefix starts the next item.
- */
+// True when `next` continues `line`'s paragraph (so overflow may be carried into it); a line
+// starting with `item`, the prefix of the list item `line` belongs to, starts the next item.
 function continues(line: string, next: string | undefined, item: string | undefined): next is string {
   if (next === undefined || next.trim() === "") return false;
   if (item !== undefined && item === PREFIX.exec(next)?.[1]) return false;
@@ -49,11 +44,9 @@ function continues(line: string, next: string | undefined, item: string | undefi
 }
 
 /**
- * Wraps help text at `width` columns. Lines that fit are kept as written; a longer line is
- * broken at its last space that fits, and the overflow is carried into the next line when
- * that line continues the same paragraph (so paragraphs reflow instead of going ragged), else
- * onto a new line at the line's hanging indent (after a label such as `exit:`, a column
- * gap, or a bullet). A single word longer than the room left stays whole.
+ * Wraps help text at `width` columns: a long line breaks at its last space that fits, and the
+ * overflow joins the next line when that continues the paragraph, else goes on a new line at the
+ * hanging indent (after a label such as `exit:`, a column gap, or a bullet).
  */
 export function wrapHelp(text: string, width: number = HELP_WIDTH): string {
   const lines = text.split("\n");
@@ -72,9 +65,8 @@ export function wrapHelp(text: string, width: number = HELP_WIDTH): string {
     const hang = hangOf(line);
     let cut = line.lastIndexOf(" ", width);
     let keep = 0;
-    // Never cut inside the label or the indent: that would leave a line of spaces. A word
-    // longer than the room left (a JSON object, a path) breaks after its last `,` `;` `/`
-    // that fits, else stays whole.
+    // Never cut inside the label or the indent; a word longer than the room left (a JSON object,
+    // a path) breaks after its last `,` `;` `/` that fits, else stays whole.
     if (cut <= hang - 1 || line.slice(0, cut).trim() === "") {
       const punct = Math.max(...[",", ";", "/"].map((c) => line.lastIndexOf(c, width - 1)));
       if (punct >= hang) {
@@ -106,20 +98,17 @@ export function wrapHelp(text: string, width: number = HELP_WIDTH): string {
 
 /** Optimal string alignment distance (Levenshtein plus adjacent transpositions). */
 export function editDistance(a: string, b: string): number {
-  const row = (i: number) => Array.from({ length: b.length + 1 }, (_, j) => (i === 0 ? j : j === 0 ? i : 0));
-  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => row(i));
+  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => i + j));
   for (let i = 1; i <= a.length; i++) {
     for (let j = 1; j <= b.length; j++) {
-      const row = d[i] as number[];
-      const prev = d[i - 1] as number[];
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      row[j] = Math.min((prev[j] as number) + 1, (row[j - 1] as number) + 1, (prev[j - 1] as number) + cost);
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
       if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        row[j] = Math.min(row[j] as number, ((d[i - 2] as number[])[j - 2] as number) + 1);
+        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
       }
     }
   }
-  return (d[a.length] as number[])[b.length] as number;
+  return d[a.length]![b.length]!;
 }
 
 /**

@@ -6,7 +6,7 @@ import { Refused, type ExitCode } from "./errors.ts";
 import { GEMINI_SILENT, geminiHookRun, neverFails, type Process } from "./run-verb.ts";
 
 // Output goes straight to the descriptors: building process.stdout for a pipe loads the
-// net and stream modules (~3 ms measured, BENCHMARKS.md), and every verb prints once.
+// net and stream modules (~3 ms measured, BENCHMARKS.md).
 function writeFd(fd: number, data: string | Uint8Array): void {
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let off = 0;
@@ -32,38 +32,47 @@ function pause(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-// Read straight from descriptor 0 (process.stdin would load the stream and net modules first).
-// Reading stops just past `maxBytes`: an endless producer (`yes |`) costs at most one buffer more
-// than the cap, and the caller refuses what is longer.
-function readStdin(maxBytes: number): Promise<Buffer> {
+// Reads `fd` to its end, stopping just past `maxBytes` (an endless producer costs one buffer
+// more than the cap). With a deadline (a non-blocking fd): what came by then, null for nothing,
+// and the end of a whole JSON value ends the read.
+function readFd(fd: number, maxBytes: number, deadline?: number): Buffer | null {
   const chunks: Buffer[] = [];
   let total = 0;
   while (total <= maxBytes) {
     const buf = Buffer.allocUnsafe(Math.min(65536, maxBytes + 1 - total));
     let n: number;
     try {
-      n = readSync(0, buf, 0, buf.length, null);
+      n = readSync(fd, buf, 0, buf.length, null);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === "EAGAIN") {
-        pause(2);
-        continue;
-      }
-      if (code === "EOF") break;
-      // No stdin at all (closed descriptor): the verb sees empty input and says so.
-      if (code === "EBADF") break;
-      // `< somedir`: a mistake in the command, not a bug; refused before anything is read or written.
-      if (code === "EISDIR") {
-        const todo = "pass the document's file (`< FILE`) or pipe it in";
-        return Promise.reject(new Refused(`stdin is a directory, not a document: ${todo}`));
-      }
-      return Promise.reject(err);
+      // No stdin at all (a closed descriptor): the verb sees empty input and says so.
+      if (code === "EOF" || code === "EBADF") break;
+      if (code !== "EAGAIN") throw err;
+      if (deadline !== undefined && Date.now() >= deadline) return chunks.length > 0 ? Buffer.concat(chunks) : null;
+      pause(deadline === undefined ? 2 : 1);
+      continue;
     }
     if (n === 0) break;
-    chunks.push(buf.subarray(0, n));
+    const got = buf.subarray(0, n);
+    chunks.push(got);
     total += n;
+    if (deadline !== undefined && wholeJson(chunks, got)) break;
   }
-  return Promise.resolve(Buffer.concat(chunks));
+  return Buffer.concat(chunks);
+}
+
+// Read straight from descriptor 0 (process.stdin would load the stream and net modules first).
+function readStdin(maxBytes: number): Promise<Buffer> {
+  try {
+    return Promise.resolve(readFd(0, maxBytes) as Buffer);
+  } catch (err) {
+    // `< somedir`: a mistake in the command, not a bug; refused before anything is read or written.
+    if ((err as NodeJS.ErrnoException).code === "EISDIR") {
+      const todo = "pass the document's file (`< FILE`) or pipe it in";
+      return Promise.reject(new Refused(`stdin is a directory, not a document: ${todo}`));
+    }
+    return Promise.reject(err);
+  }
 }
 
 // True when the bytes read so far end a whole JSON value: a harness that writes its JSON and
@@ -81,9 +90,8 @@ function wholeJson(chunks: Buffer[], last: Buffer): boolean {
 }
 
 // A pipe on Linux, read without the stream: /proc/self/fd/0 opens the same pipe as a new open
-// file description, so O_NONBLOCK is ours alone (the harness's side is untouched), and the
-// deadline is kept by polling. undefined when that is not possible here (the caller streams);
-// null on a read error, or when nothing came before the deadline.
+// file description, so O_NONBLOCK is ours alone (the harness's side is untouched). undefined
+// when that is not possible here (the caller streams); null on a read error or nothing in time.
 function readPipeWithin(stdin: Stats, ms: number, maxBytes: number): Buffer | null | undefined {
   let fd: number;
   try {
@@ -92,28 +100,11 @@ function readPipeWithin(stdin: Stats, ms: number, maxBytes: number): Buffer | nu
   } catch {
     return undefined;
   }
-  const deadline = Date.now() + ms;
-  const chunks: Buffer[] = [];
-  let total = 0;
   try {
     if (fstatSync(fd).ino !== stdin.ino) return undefined;
-    for (;;) {
-      const buf = Buffer.allocUnsafe(Math.min(65536, maxBytes + 1 - total));
-      let n: number;
-      try {
-        n = readSync(fd, buf, 0, buf.length, null);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code !== "EAGAIN") return null;
-        if (Date.now() >= deadline) return chunks.length > 0 ? Buffer.concat(chunks) : null;
-        pause(1);
-        continue;
-      }
-      if (n === 0) return Buffer.concat(chunks);
-      const got = buf.subarray(0, n);
-      chunks.push(got);
-      total += n;
-      if (total > maxBytes || wholeJson(chunks, got)) return Buffer.concat(chunks);
-    }
+    return readFd(fd, maxBytes, Date.now() + ms);
+  } catch {
+    return null;
   } finally {
     closeSync(fd);
   }
@@ -168,37 +159,27 @@ function stdinIsTerminal(): boolean {
   }
 }
 
-/**
- * Output held until the verb ends, then passed through `redact` whole, so that a secret split
- * over two printed lines (a finding each) is seen as one; bytes that are not UTF-8 pass as they are.
- */
-interface Held {
-  write(data: string | Uint8Array): void;
-  flush(): void;
-}
-
-function heldOutput(fd: number, redact: (text: string) => string): Held {
+// Output is held until the verb ends, then passed through `redact` whole, so that a secret split
+// over two printed lines is seen as one; bytes that are not UTF-8 pass as they are.
+function heldOutput(fd: number, redact?: (text: string) => string) {
   const parts: Buffer[] = [];
   return {
-    write: (data) => parts.push(typeof data === "string" ? Buffer.from(data, "utf8") : Buffer.from(data)),
+    write: (data: string | Uint8Array) => void parts.push(Buffer.from(data)),
     flush() {
-      const all = Buffer.concat(parts.splice(0));
-      if (all.length === 0) return;
-      let text: string;
+      const all = Buffer.concat(parts);
+      let text: string | null = null;
       try {
-        text = new TextDecoder("utf-8", { fatal: true }).decode(all);
+        if (redact !== undefined) text = new TextDecoder("utf-8", { fatal: true }).decode(all);
       } catch {
-        writeFd(fd, all);
-        return;
+        text = null;
       }
-      writeFd(fd, redact(text));
+      if (all.length > 0) writeFd(fd, text === null ? all : redact!(text));
     },
   };
 }
 
-// Through npm's bin link (node_modules/.bin/session-handoff) argv[1] is a link to the file:
-// the skill folder is the one it leads to. A linked skill folder stays as invoked (anchors
-// exclude both forms).
+// Through npm's bin link argv[1] is a link to the file: the skill folder is the one it leads to.
+// A linked skill folder stays as invoked (anchors exclude both forms).
 function runningFile(file: string | undefined): string | undefined {
   if (file === undefined) return undefined;
   try {
@@ -208,15 +189,10 @@ function runningFile(file: string | undefined): string | undefined {
   }
 }
 
-type Dispatch = (proc: Process) => Promise<ExitCode>;
-
-/**
- * Runs `dispatch` on this process's argv and descriptors and sets the exit code. `redact`, when
- * given, sees every byte the verb prints before it leaves the process.
- */
-export async function runProcess(dispatch: Dispatch, redact?: (text: string) => string): Promise<void> {
-  const out = redact ? heldOutput(1, redact) : { write: (d: string | Uint8Array) => writeFd(1, d), flush: () => {} };
-  const err = redact ? heldOutput(2, redact) : { write: (d: string | Uint8Array) => writeFd(2, d), flush: () => {} };
+/** Runs `dispatch` on this process's argv and descriptors and sets the exit code. */
+export async function runProcess(dispatch: (proc: Process) => Promise<ExitCode>, redact?: (text: string) => string) {
+  const out = heldOutput(1, redact);
+  const err = heldOutput(2, redact);
   const gemini = geminiHookRun(process.argv.slice(2));
   // Node's own warnings go to stderr too, which Gemini would show as a chat line.
   if (gemini) process.removeAllListeners("warning");

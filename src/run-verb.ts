@@ -12,10 +12,9 @@ const REFUSAL_PREFIX = "memory operation refused: ";
 // A wrong command line is not a refusal of the memory operation: it gets its own first words.
 export const USAGE_PREFIX = "usage error: ";
 
-/** Default stdin cap, in bytes (the document limit; docs/design.md#files-on-disk). */
+/** Default stdin cap, in bytes (the document limit). */
 export const MAX_STDIN_BYTES = 1_000_000;
 
-/** The refusal for stdin past `maxBytes`: `stdin is more than 1,000,000 bytes; …`. */
 export function stdinTooLong(maxBytes: number): string {
   const n = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
   return `stdin is more than ${n} bytes; send at most ${n} bytes`;
@@ -29,7 +28,6 @@ export interface Process {
   stdinIsTTY: boolean;
   /** All of stdin, or its first bytes just past `maxBytes` (the caller refuses those). */
   readStdin(maxBytes: number): Promise<Buffer>;
-  /** All of stdin within `ms`, else null; past `maxBytes`, its first `maxBytes + 1` bytes. */
   readStdinWithin(ms: number, maxBytes: number): Promise<Buffer | null>;
   writeOut(data: string | Uint8Array): void;
   writeErr(text: string): void;
@@ -38,26 +36,23 @@ export interface Process {
 }
 
 /**
- * True when `argv` runs a hook verb for Gemini CLI (`hook` or `checkpoint` with `--format
- * gemini`): Gemini shows a hook's stderr as a chat line whenever its stdout is empty, so such
- * a run prints JSON on stdout (`{}` when it has nothing to say) and nothing on stderr, on
- * every path, usage errors and crashes included (docs/design.md#integrations).
+ * True for `hook` or `checkpoint` with `--format gemini`: Gemini shows a hook's stderr as a chat
+ * line whenever its stdout is empty, so such a run prints JSON on stdout (`{}` when it has nothing
+ * to say) and nothing on stderr, on every path, usage errors and crashes included.
  */
 export function geminiHookRun(argv: readonly string[]): boolean {
   if (argv[0] !== "hook" && argv[0] !== "checkpoint") return false;
   return argv.some((a, i) => a === "--format=gemini" || (a === "--format" && argv[i + 1] === "gemini"));
 }
 
-/** What a Gemini hook run prints when it has nothing else to say: an empty JSON object. */
 export const GEMINI_SILENT = "{}\n";
 
-/** The hook and `checkpoint` run from harnesses: they never exit non-zero (docs/design.md#checkpoints). */
+/** The hook and `checkpoint` run from harnesses: they never exit non-zero. */
 export const neverFails = (verb: string | undefined): boolean => verb === "hook" || verb === "checkpoint";
 
 /**
- * Runs `dispatch` for one invocation and returns its exit code. Whatever a verb quoted, no raw
- * control, bidi control or line separator reaches stderr (each is shown as <U+XXXX>); for a
- * Gemini hook run stderr is dropped and empty stdout becomes `{}`.
+ * Runs `dispatch` for one invocation. No raw control, bidi control or line separator reaches
+ * stderr (each is shown as <U+XXXX>); for a Gemini hook run stderr is dropped and empty stdout becomes `{}`.
  */
 export async function guarded(outer: Process, dispatch: (proc: Process) => Promise<ExitCode>): Promise<ExitCode> {
   const proc: Process = { ...outer, writeErr: (text) => outer.writeErr(showRefused(text).text) };
@@ -81,7 +76,7 @@ export async function guarded(outer: Process, dispatch: (proc: Process) => Promi
   return code;
 }
 
-/** Runs `verb` (named `name`) with the flags of `proc.argv` after the verb; prints its outcome. */
+/** Runs `verb` with the flags of `proc.argv` after the verb name; prints its outcome. */
 export async function runVerb(name: string, verb: Verb, proc: Process): Promise<ExitCode> {
   const usageExit: ExitCode = neverFails(name) ? 0 : name === "check" ? 64 : 2;
   let ctx: VerbContext;
@@ -160,7 +155,7 @@ const CONTROLS = "\\x7F-\\x9F\\u00AD\\u061C\\u115F\\u1160\\u180E\\u200B-\\u200F\
 const FILLERS = "\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF9-\\uFFFB\\u{E0000}-\\u{E007F}\\u{E0100}-\\u{E01EF}";
 const JSON_INVISIBLE = new RegExp(`[${CONTROLS}${FILLERS}]`, "gu");
 
-/** JSON text with the code points above as `\uXXXX` escapes (a string without them is returned as is). */
+/** JSON text with the code points above as `\uXXXX` escapes. */
 export function escapeJsonText(json: string): string {
   return json.replace(JSON_INVISIBLE, (ch) => {
     let out = "";
@@ -169,7 +164,7 @@ export function escapeJsonText(json: string): string {
   });
 }
 
-/** The first flag given twice that is not declared `multiple` (parseArgs would silently keep the last), or null. */
+// The first flag given twice that is not declared `multiple` (parseArgs would silently keep the last).
 function repeatedFlag(tokens: readonly { kind: string; name?: string }[] = [], options: Verb["options"]) {
   const seen = new Set<string>();
   for (const t of tokens) {

@@ -2,6 +2,5 @@
 import { main } from "../cli.ts";
 import { redactText } from "../guard/redact.ts";
 import { runProcess } from "../main.ts";
-import { VERBS } from "../verbs/index.ts";
 
-await runProcess((proc) => main(VERBS, proc), (text) => redactText(text).text);
+await runProcess(main, (text) => redactText(text).text);

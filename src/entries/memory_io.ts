@@ -1,14 +1,12 @@
-// The file users and hooks run (scripts/memory_io.mjs). It loads one of two bundles of the same
-// source: the small one for the verbs harnesses run on every session start, and the whole CLI
-// for everything else, so a session start parses a sixth of the code.
+// The file users and hooks run (scripts/memory_io.mjs): it loads the small bundle for the verbs
+// harnesses run on every session start, and the whole CLI for everything else.
 import { existsSync } from "node:fs";
 import module from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 
-// Node 22.1 and later keep V8's compiled code in a cache folder (the OS temp folder by default),
-// which halves the parse cost of the bundles on the next run; older Node lacks the function, and
-// a folder that cannot be written only means no cache (Node reports it, it does not throw).
+// Node 22.1 and later keep V8's compiled code in a cache folder, which halves the parse cost of
+// the bundles on the next run; older Node lacks the function.
 try {
   (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 } catch {

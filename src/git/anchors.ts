@@ -3,25 +3,23 @@ import { realpathSync } from "node:fs";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
 import type { AnchorValues, DirtyHash } from "../schema/anchor-lines.ts";
-import { blobIdOf, MAX_DIRTY_HASHES, objectFormat } from "./blob-id.ts";
 import { isoSeconds, safeRelativePath } from "../schema/values.ts";
-import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "./in-progress.ts";
+import { blobIdOf, gitDirOf, gitTopOf, inProgressOf, inProgressWords, objectFormat } from "./git-dir.ts";
 import { GitUnavailable } from "./run.ts";
 import { BROKEN_REPO_FIX, readSnapshot } from "./status.ts";
 
-/** Anchors plus why they are outside-git ones, when they are. */
-export interface CollectedAnchors extends AnchorValues {
-  /** Why git gave nothing (git missing, not a repository, timeout); null inside git. */
+/** Most dirty files hashed (the rest are not anchored by content). */
+const MAX_DIRTY_HASHES = 20;
+
+/** `gitNote`: why git gave nothing (null inside git); `skippedKeyFiles`: key files refused, with the reason. */
+interface CollectedAnchors extends AnchorValues {
   gitNote: string | null;
-  /** Key files that were refused (absolute outside the root, `..`), with the reason. */
   skippedKeyFiles: { path: string; reason: string }[];
 }
 
 /**
- * Checks a path supplied by a user or a file for existence inside the root, without opening it or following a final
- * link (docs/design.md#tokens-and-the-publication-protocol). A parent that is a link leaving the root counts as not
- * found.
- * @returns its lstat, or null when it does not exist (inside the root).
+ * A path from a user or a file, looked up inside the root without opening it or following a final link
+ * (docs/design.md#tokens-and-the-publication-protocol); null when missing or behind a parent that is not a folder.
  */
 export async function statInsideRoot(root: string, rel: string): Promise<{ mtimeMs: number } | null> {
   const parts = rel.split("/");
@@ -30,8 +28,7 @@ export async function statInsideRoot(root: string, rel: string): Promise<{ mtime
     at = path.join(at, part);
     try {
       const st = await lstat(at);
-      // Only the last component may be a link (it is not followed); a linked parent could
-      // lead outside the root.
+      // Only the last component may be a link (not followed); a linked parent could lead outside the root.
       if (i < parts.length - 1 && !st.isDirectory()) return null;
       if (i === parts.length - 1) return { mtimeMs: st.mtimeMs };
     } catch {
@@ -42,10 +39,9 @@ export async function statInsideRoot(root: string, rel: string): Promise<{ mtime
 }
 
 /**
- * The running skill's own folder, as invoked and as its real path, relative to the root when
- * it lies strictly inside it (docs/design.md#verdicts-and-the-brief): the exclude pathspecs for `git status`, so that a
- * skill copied into the project is never listed as dirty work. Paths holding a control
- * character are left out (they could not be passed to git).
+ * The running skill's own folder, as invoked and as its real path, relative to the root when strictly inside it:
+ * what `git status` leaves out, so that a skill copied into the project is never dirty work. Paths holding a
+ * control character are left out (they could not be passed to git).
  */
 export function skillExcludes(root: string, skillDir: string | null): string[] {
   if (skillDir === null) return [];
@@ -65,12 +61,8 @@ export function skillExcludes(root: string, skillDir: string | null): string[] {
   return [...out];
 }
 
-/**
- * The `- Dirty hashes:` items for dirty paths (top-relative): each file's blob id, computed in
- * JS as git would store it with no filters (docs/design.md#verdicts-and-the-brief); untracked
- * folders (`dir/`) are left out; at most MAX_DIRTY_HASHES.
- */
-export function dirtyHashesOf(top: string, dirty: readonly string[]): DirtyHash[] {
+/** The `- Dirty hashes:` items for dirty paths (top-relative), untracked folders (`dir/`) left out. */
+function dirtyHashesOf(top: string, dirty: readonly string[]): DirtyHash[] {
   const format = objectFormat(gitDirOf(top));
   const out: DirtyHash[] = [];
   for (const p of dirty) {
@@ -82,19 +74,10 @@ export function dirtyHashesOf(top: string, dirty: readonly string[]): DirtyHash[
   return out;
 }
 
-/** Turns a `--key-file` value into a root-relative path, or a reason it is refused. */
-export function keyFileRelative(root: string, value: string): string | { error: string } {
-  const rel = path.isAbsolute(value) ? path.relative(root, value).split(path.sep).join("/") : value;
-  const safe = safeRelativePath(rel);
-  return safe === null ? { error: "not a path inside the root" } : safe;
-}
-
 /**
- * Collects the anchors at the root: branch (or `(detached)`), full HEAD, dirty files (the memory
- * dir and the running skill's folder excluded), the operation in progress read from the git
- * dir's files, and the time as ISO-8601 UTC with `Z`; outside git (no repository, or git not
- * on PATH: said in `gitNote`), the time and the modification time of each key file.
- * One git process inside a repository, none outside.
+ * Collects the anchors at the root with one git process: branch, HEAD, dirty files (the memory dir and the
+ * running skill's folder left out), the operation in progress and the time; outside git (said in `gitNote`), the
+ * time and each key file's modification time.
  */
 export async function collectAnchors(
   root: string, env: Record<string, string | undefined>, nowMs: number, keyFiles: readonly string[],
@@ -115,10 +98,9 @@ export async function collectAnchors(
         dirtyHashes, gitNote: null, skippedKeyFiles: [],
       };
     }
-    gitNote =
-      r.kind === "broken"
-        ? `git cannot read the repository here (${r.note}); anchors are the outside-git ones: ${BROKEN_REPO_FIX}`
-        : `not a git repository (${r.note})`;
+    const outside = `anchors are the outside-git ones: ${BROKEN_REPO_FIX}`;
+    if (r.kind === "broken") gitNote = `git cannot read the repository here (${r.note}); ${outside}`;
+    else gitNote = `not a git repository (${r.note})`;
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
     gitNote = err.reason === "missing" ? "git was not found on PATH; anchors are the outside-git ones" : err.message;
@@ -126,9 +108,10 @@ export async function collectAnchors(
   const keyFileMtimes: AnchorValues["keyFileMtimes"] = [];
   const skippedKeyFiles: CollectedAnchors["skippedKeyFiles"] = [];
   for (const value of keyFiles) {
-    const rel = keyFileRelative(root, value);
-    if (typeof rel !== "string") {
-      skippedKeyFiles.push({ path: value, reason: rel.error });
+    const given = path.isAbsolute(value) ? path.relative(root, value).split(path.sep).join("/") : value;
+    const rel = safeRelativePath(given);
+    if (rel === null) {
+      skippedKeyFiles.push({ path: value, reason: "not a path inside the root" });
       continue;
     }
     const st = await statInsideRoot(root, rel);

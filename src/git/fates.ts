@@ -1,11 +1,10 @@
-// What became of each file dirty at the save (docs/design.md#what-became-of-the-dirty-files):
-// exactly one fate per file, told from git's own records, so that drift's summary, its JSON
-// and the brief read one answer and can never disagree.
+// What became of each file dirty at the save (docs/design.md#what-became-of-the-dirty-files): exactly one fate per
+// file, told from git's own records, so that drift's summary, its JSON and the brief can never disagree.
 import { closeSync, openSync, readFileSync, readSync } from "node:fs";
 import path from "node:path";
 import type { DirtyHash } from "../schema/anchor-lines.ts";
 import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
-import { GitUnavailable, runGit, type GitResult } from "./run.ts";
+import { GitUnavailable, runGit, type Git } from "./run.ts";
 
 /** One file's fate since the save; `commit` and `stash` say where its saved content now is. */
 export type DirtyFate =
@@ -19,43 +18,38 @@ interface Touch {
   paths: Map<string, string>;
 }
 
-/** Parses `git log --raw --no-abbrev --no-renames -z --format=%x01<name>`. Pure. */
-export function parseRawLog(out: Buffer | string): Touch[] {
-  const text = typeof out === "string" ? out : out.toString("utf8");
-  return text
-    .split("\x01")
-    .slice(1)
-    .map((rec) => {
-      const [name = "", ...rest] = rec.split("\0");
-      const paths = new Map<string, string>();
-      for (let i = 0; i + 1 < rest.length; i += 2) {
-        const meta = rest[i]!.replace(/^\n/, "");
-        if (!meta.startsWith(":")) break;
-        // `:<old mode> <new mode> <old id> <new id> <status>`: a deletion's new id is all zeros.
-        paths.set(rest[i + 1]!, meta.split(" ")[3] ?? "");
-      }
-      return { name: name.trim(), paths };
-    });
+// Parses `git log --raw --no-abbrev --no-renames -z --format=%x01<name>`.
+function parseRawLog(out: Buffer): Touch[] {
+  return out.toString("utf8").split("\x01").slice(1).map((rec) => {
+    const [name = "", ...rest] = rec.split("\0");
+    const paths = new Map<string, string>();
+    for (let i = 0; i + 1 < rest.length; i += 2) {
+      const meta = rest[i]!.replace(/^\n/, "");
+      if (!meta.startsWith(":")) break;
+      // `:<old mode> <new mode> <old id> <new id> <status>`: a deletion's new id is all zeros.
+      paths.set(rest[i + 1]!, meta.split(" ")[3] ?? "");
+    }
+    return { name: name.trim(), paths };
+  });
 }
 
 const ZERO = /^0+$/;
 
-/** Inputs of `fatesOf`: the saved anchors, the status now, and the logs git gave (null: not run or failed). */
-export interface FateInputs {
+/**
+ * Inputs of `fatesOf`. `blobNow`: a path's blob id now, or null (absent, a folder). The logs, newest first (null:
+ * not run or failed): commits since the save on HEAD, on other refs (never refs/stash), and the stash entries.
+ * `fromElsewhere`: the handoff was saved in another clone. `fromSaved`: the walks started at the saved commit, so
+ * finding nothing means reverted.
+ */
+interface FateInputs {
   savedDirty: readonly string[];
   hashes: readonly DirtyHash[];
   nowDirty: readonly string[];
-  /** Blob id of a path's working-tree file now, or null (absent, a folder). */
   blobNow: (p: string) => string | null;
-  /** Commits since the save on HEAD, newest first. */
   onHead: Touch[] | null;
-  /** Commits since the save on other refs (never refs/stash), newest first. */
   elsewhere: Touch[] | null;
-  /** Stash entries, `stash@{0}` first, each diffed against the commit it was made on. */
   stashes: Touch[] | null;
-  /** The handoff was saved in another clone: its uncommitted work is not here. */
   fromElsewhere: boolean;
-  /** The walks started at the saved commit (its object is here): finding nothing then means reverted. */
   fromSaved: boolean;
 }
 
@@ -86,10 +80,7 @@ export function fatesOf(i: FateInputs): DirtyFate[] {
   });
 }
 
-/**
- * True when this clone was made after `savedMs`: the first line of its HEAD reflog is git's
- * `clone:` entry, dated later. Such a clone cannot hold the saving machine's uncommitted work.
- */
+/** True when this clone was made after `savedMs` (its HEAD reflog starts with a later `clone:` entry). */
 export function clonedAfter(gitDir: string | null, savedMs: number | null): boolean {
   if (gitDir === null || savedMs === null) return false;
   try {
@@ -106,10 +97,8 @@ export function clonedAfter(gitDir: string | null, savedMs: number | null): bool
 
 const RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
 
-type Git = (args: readonly string[], input?: string) => Promise<GitResult>;
-
-/** How many stash entries the stash's reflog holds (read as a file, no git process); 0 when none. */
-export function stashCount(commonDir: string | null): number {
+/** How many stash entries the stash's reflog holds (read as a file, no git process). */
+function stashCount(commonDir: string | null): number {
   if (commonDir === null) return 0;
   try {
     const log = readFileSync(path.join(commonDir, "logs", "refs", "stash"), "utf8");
@@ -120,7 +109,7 @@ export function stashCount(commonDir: string | null): number {
 }
 
 /** The object id each `<rev>:<path>` names, or null when it names none; one `cat-file` process. */
-export async function objectIds(git: Git, revs: readonly string[]): Promise<(string | null)[]> {
+async function objectIds(git: Git, revs: readonly string[]): Promise<(string | null)[]> {
   if (revs.length === 0) return [];
   const r = await git(["cat-file", "--batch-check"], revs.map((x) => `${x}\n`).join(""));
   const lines = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
@@ -137,20 +126,12 @@ async function untrackedInStashes(git: Git, count: number, paths: readonly strin
 }
 
 /**
- * Runs the logs `fatesOf` needs, only for the saved dirty files clean now (none: no process):
- * commits since the save on HEAD and on other refs, and the stash's entries (their tracked
- * changes and their untracked trees), in parallel. `savedHead` is null when its object is not
- * here: the saved date then bounds the walk.
+ * Runs the logs `fatesOf` needs, in parallel, only for the saved dirty files clean now. `savedHead` is null when
+ * its object is not here: the saved date then bounds the walk.
  */
 export async function gatherFateLogs(
-  git: Git,
-  opts: {
-    commonDir: string | null;
-    savedHead: string | null;
-    savedDateMs: number | null;
-    cleaned: readonly string[];
-    headExists: boolean;
-  },
+  git: Git, opts: { commonDir: string | null; savedHead: string | null; savedDateMs: number | null;
+    cleaned: readonly string[]; headExists: boolean },
 ): Promise<Pick<FateInputs, "onHead" | "elsewhere" | "stashes">> {
   if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [] };
   const specs = ["--", ...opts.cleaned.map((p) => `:(top,literal)${p}`)];
@@ -182,9 +163,8 @@ export async function gatherFateLogs(
 }
 
 /**
- * The newest stash entry holding the handoff the root lacks (`git stash -u` took the untracked
- * memory dir, or `git stash` a staged handoff), and the command that brings it back without
- * touching the user's other stashed work; null when no entry holds it.
+ * The newest stash entry holding the handoff the root lacks (`git stash -u` took the untracked memory dir, or
+ * `git stash` a staged handoff), and the command that brings back only it; null when no entry holds it.
  */
 export async function handoffInStash(
   root: string, env: Record<string, string | undefined>,

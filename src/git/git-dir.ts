@@ -1,80 +1,56 @@
-// Where a work tree's git dir is, found from files with no process (the hook and `check` use
-// it on their hot paths; docs/design.md#verdicts-and-the-brief).
-import { lstatSync, readFileSync } from "node:fs";
+// Facts read from a work tree's git dir with no process (the hook and `check` use them on their hot paths): where
+// it is, whether the clone is shallow, what its reflogs and refs name, what git is in the middle of, blob ids.
+import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
+import { nodeCrypto } from "../builtins.ts";
+import { isNullObjectId } from "../schema/values.ts";
 import { distrustedAbove } from "../store/root.ts";
 
-/** True for a regular file (never following a link). */
-export function isFile(p: string): boolean {
+// Never following a link; null when it cannot be told.
+function lstatOrNull(p: string) {
   try {
-    return lstatSync(p).isFile();
+    return lstatSync(p);
   } catch {
-    return false;
+    return null;
   }
 }
 
-/** True for a real folder (never following a link). */
-export function isDir(p: string): boolean {
-  try {
-    return lstatSync(p).isDirectory();
-  } catch {
-    return false;
-  }
-}
+const isFile = (p: string) => lstatOrNull(p)?.isFile() ?? false;
+const isDir = (p: string) => lstatOrNull(p)?.isDirectory() ?? false;
 
 /** The first 4,096 characters of a regular file, or null. */
-export function readSmall(p: string): string | null {
+function readSmall(p: string): string | null {
   try {
-    if (!isFile(p)) return null;
-    return readFileSync(p, "utf8").slice(0, 4096);
+    return isFile(p) ? readFileSync(p, "utf8").slice(0, 4096) : null;
   } catch {
     return null;
   }
 }
 
 /**
- * The folder holding `.git` at or above `root` (the top of its work tree), found in JS with no
- * process; null when there is none, or when the walk would pass a folder of another user or a
- * sticky one anyone can write to (`opts.uid`: the user to judge for, tests only). Turns git's
- * top-relative paths into root-relative ones.
+ * The folder holding `.git` at or above `root` (the top of its work tree); null when there is none, or when the
+ * walk would pass a folder of another user or a sticky one anyone can write to (`opts.uid`: tests only).
  */
 export function gitTopOf(root: string, opts: { uid?: number } = {}): string | null {
-  let dir = root;
-  for (;;) {
-    // Above the root the walk's ownership rule holds (docs/design.md#the-root): a `.git` in a
-    // folder another user controls (a planted /tmp/.git) is never this project's.
+  for (let dir = root; ; dir = path.dirname(dir)) {
+    // Above the root the root walk's ownership rule holds: a `.git` another user controls (/tmp/.git) is not ours.
     if (dir !== root && distrustedAbove(dir, process.env, opts) !== null) return null;
-    try {
-      lstatSync(path.join(dir, ".git"));
-      return dir;
-    } catch {
-      // keep walking up
-    }
-    const parent = path.dirname(dir);
-    if (parent === dir) return null;
-    dir = parent;
+    if (lstatOrNull(path.join(dir, ".git")) !== null) return dir;
+    if (path.dirname(dir) === dir) return null;
   }
 }
 
-/**
- * The git dir of the work tree whose top is `top`: `<top>/.git` when it is a directory, or the
- * path a `.git` file names (`gitdir: <path>`, a worktree or a submodule), relative to `top`.
- * @returns null when there is none or it cannot be read.
- */
+/** The git dir of the work tree at `top`: `.git`, or the path a `.git` file names (a worktree, a submodule). */
 export function gitDirOf(top: string): string | null {
   const dotGit = path.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
   const text = readSmall(dotGit);
   const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
-  if (!m) return null;
-  const dir = path.resolve(top, m[1]!);
-  return isDir(dir) ? dir : null;
+  const dir = m ? path.resolve(top, m[1]!) : null;
+  return dir !== null && isDir(dir) ? dir : null;
 }
 
-/**
- * The common dir of a git dir: the main repository's git dir for a linked worktree (its
- * `commondir` file), else the git dir itself.
- */
+/** The main repository's git dir for a linked worktree (its `commondir` file), else the git dir itself. */
 export function commonDirOf(gitDir: string): string {
   try {
     const text = readFileSync(path.join(gitDir, "commondir"), "utf8").trim();
@@ -83,4 +59,152 @@ export function commonDirOf(gitDir: string): string {
     // not a linked worktree
   }
   return gitDir;
+}
+
+/** True when the clone is shallow: git keeps the cut-off commits in `<common dir>/shallow`. */
+export function isShallow(gitDir: string | null): boolean {
+  return gitDir !== null && isFile(path.join(commonDirOf(gitDir), "shallow"));
+}
+
+const MAX_REFLOG_BYTES = 64 * 1024 * 1024;
+const MAX_REFLOG_FILES = 2000;
+
+function reflogFiles(dir: string, out: string[]): void {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const e of entries) {
+    if (out.length >= MAX_REFLOG_FILES) return;
+    const p = path.join(dir, e.name);
+    if (e.isDirectory()) reflogFiles(p, out);
+    else if (e.isFile()) out.push(p);
+  }
+}
+
+/**
+ * True when one of this clone's reflogs names `id` as an old or new value: the commit was here once, so its absence
+ * now means the history was rewritten, not that it was never fetched. Bounded in files and bytes ("not named" past).
+ */
+export function reflogNames(gitDir: string | null, id: string): boolean {
+  // The null id is every reflog's "old" value on its first line: it never means the commit was here.
+  if (gitDir === null || isNullObjectId(id.toLowerCase())) return false;
+  const files: string[] = [];
+  for (const dir of new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path.join(dir, "logs"), files);
+  const needle = Buffer.from(id.toLowerCase(), "latin1");
+  let budget = MAX_REFLOG_BYTES;
+  for (const f of files) {
+    try {
+      const buf = readFileSync(f);
+      budget -= buf.length;
+      if (budget < 0) return false;
+      // Each line is `<old> <new> <ident>\t<message>`: the id at a line start or after one space.
+      for (let at = buf.indexOf(needle); at !== -1; at = buf.indexOf(needle, at + 1)) {
+        const before = at === 0 ? 0x0a : buf[at - 1];
+        const after = buf[at + needle.length];
+        if ((before === 0x0a || before === 0x20) && (after === 0x20 || after === 0x0a || after === undefined))
+          return true;
+      }
+    } catch {
+      // an unreadable reflog names nothing
+    }
+  }
+  return false;
+}
+
+/**
+ * Whether a branch exists in this clone, local or remote-tracking, read from loose refs and `packed-refs`; null
+ * when files cannot tell (a reftable repository, an unknown git dir).
+ */
+export function branchPresent(gitDir: string | null, branch: string): boolean | null {
+  if (gitDir === null) return null;
+  const common = commonDirOf(gitDir);
+  if (isFile(path.join(common, "reftable", "tables.list"))) return null;
+  if (branch.split("/").some((part) => part === "" || part === "." || part === "..")) return false;
+  if (isFile(path.join(common, "refs", "heads", branch))) return true;
+  try {
+    for (const remote of readdirSync(path.join(common, "refs", "remotes"))) {
+      if (isFile(path.join(common, "refs", "remotes", remote, branch))) return true;
+    }
+  } catch {
+    // no remotes
+  }
+  let packed: string;
+  try {
+    packed = readFileSync(path.join(common, "packed-refs"), "utf8");
+  } catch {
+    return false;
+  }
+  return packed.split("\n").some((line) => {
+    const ref = line.split(" ")[1] ?? "";
+    return ref === `refs/heads/${branch}` || /^refs\/remotes\/[^/]+\/(.+)$/.exec(ref)?.[1] === branch;
+  });
+}
+
+/** An operation in progress: its name, and the branch being rebased when there is one. */
+interface InProgress {
+  operation: "rebase" | "merge" | "cherry-pick" | "revert" | "bisect";
+  branch: string | null;
+}
+
+/**
+ * The operation in progress, from the state files git leaves in the git dir (field report 22); null when none or
+ * the git dir is unknown. A `rebase-apply/` holding `applying` is `git am`, which no anchor names.
+ */
+export function inProgressOf(gitDir: string | null): InProgress | null {
+  if (gitDir === null) return null;
+  for (const dir of ["rebase-merge", "rebase-apply"]) {
+    const d = path.join(gitDir, dir);
+    if (!isDir(d) || (dir === "rebase-apply" && isFile(path.join(d, "applying")))) continue;
+    // `refs/heads/feature/login` -> `feature/login`; a detached rebase has no branch.
+    const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path.join(d, "head-name")) ?? "");
+    return { operation: "rebase", branch: m ? m[1]! : null };
+  }
+  const files = [
+    ["MERGE_HEAD", "merge"], ["CHERRY_PICK_HEAD", "cherry-pick"], ["REVERT_HEAD", "revert"], ["BISECT_LOG", "bisect"],
+  ] as const;
+  for (const [file, operation] of files) {
+    if (isFile(path.join(gitDir, file))) return { operation, branch: null };
+  }
+  return null;
+}
+
+/** `rebase of feature/login`, `merge`, … (the words of the `- In progress:` anchor, without the count). */
+export function inProgressWords(p: InProgress): string {
+  return p.branch === null ? p.operation : `${p.operation} of ${p.branch}`;
+}
+
+const MAX_HASHED_BYTES = 8 * 1024 * 1024;
+
+/** The repository's object format, from `extensions.objectFormat` in its config file. */
+export function objectFormat(gitDir: string | null): "sha1" | "sha256" {
+  try {
+    const config = gitDir === null ? "" : readFileSync(path.join(commonDirOf(gitDir), "config"), "utf8");
+    return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
+  } catch {
+    return "sha1";
+  }
+}
+
+/**
+ * git's blob id of the file at `abs` with no filters (a link: its target text), as the `- Dirty hashes:` anchor
+ * records it: `deleted` when missing, `over 8 MB` past that size; null for what git stores no blob for (a folder).
+ */
+export function blobIdOf(abs: string, format: "sha1" | "sha256"): string | null {
+  const st = lstatOrNull(abs);
+  if (st === null) return "deleted";
+  let bytes: Buffer;
+  if (st.isSymbolicLink()) bytes = Buffer.from(readlinkSync(abs));
+  else if (!st.isFile()) return null;
+  else if (st.size > MAX_HASHED_BYTES) return "over 8 MB";
+  else {
+    try {
+      bytes = readFileSync(abs);
+    } catch {
+      return null;
+    }
+  }
+  return nodeCrypto().createHash(format).update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
 }

@@ -1,6 +1,5 @@
-// What the merge driver does with two versions of a memory file (docs/decisions/merge-driver.md):
-// two handoffs -> the later one current, the other archived; two ledgers -> entries by id, both
-// sides kept. Pure functions here; the verb (src/verbs/merge-driver.ts) does the I/O.
+// What the merge driver does with two versions of a memory file (docs/decisions/merge-driver.md): two handoffs ->
+// the later one current, the other archived; two ledgers -> entries by id, both sides kept. Pure; the verb does I/O.
 import { parseHandoff, stateTimeOfText, type ParsedHandoff } from "../schema/handoff.ts";
 
 /** The line the driver adds after `Saved:` naming the other handoff's archive. */
@@ -12,10 +11,7 @@ export function mergedSentence(name: string, note: string | null = null): string
   return `two handoffs met in a merge; the other is archive/${name}${note === null ? "" : `; ${note}`}`;
 }
 
-/**
- * Which handoff stays current: theirs only when both state times are known (not future) and
- * theirs is strictly later; ours on equal, unknown or future times. Pure.
- */
+/** Which handoff stays current: theirs only when both state times are known and theirs is strictly later. */
 export function laterHandoff(ours: string, theirs: string, nowMs: number): "ours" | "theirs" {
   const ta = stateTimeOfText(ours, nowMs);
   const tb = stateTimeOfText(theirs, nowMs);
@@ -23,11 +19,7 @@ export function laterHandoff(ours: string, theirs: string, nowMs: number): "ours
   return tb.time.ms > ta.time.ms ? "theirs" : "ours";
 }
 
-/**
- * The chosen handoff with a `Merged-with: archive/<name>` line after its `Saved:` line (or
- * after its title when it has none), an earlier such line replaced; `note` (what the merge kept,
- * "merged with …") follows the name. Pure.
- */
+/** The chosen handoff with a `Merged-with: archive/<name>[; note]` line after its `Saved:` line (or title). */
 export function markMerged(text: string, archiveName: string, note: string | null = null): string {
   const line = `Merged-with: archive/${archiveName}${note === null ? "" : `; ${note}`}`;
   const lines = text.split("\n").filter((l) => !MERGED_LINE.test(l));
@@ -62,10 +54,8 @@ function entryText(e: { heading: string; body: string[] }): string {
 }
 
 /**
- * Merges two ledgers by entry id: ours in its order, then each of theirs not already there
- * (same id, same text: one entry); a clashing id (same id, other text) keeps ours and
- * renumbers theirs to the next free id, noting the old one. Ours' preamble. Pure.
- * @param prefix `L` (lessons) or `S` (solutions).
+ * Merges two ledgers (`prefix` L or S) by entry id: ours in its order, then each of theirs not already there; a
+ * clashing id (other text) keeps ours and renumbers theirs to the next free id, noting the old one.
  */
 export function mergeLedgers(ours: string, theirs: string, prefix: string): string {
   const a = splitLedger(ours, prefix);
@@ -116,11 +106,11 @@ function sectionBody(lines: string[], h: ParsedHandoff, title: string): { from: 
   return { from: h.headings[at]!.line, to: next === undefined ? lines.length : next.line - 1 };
 }
 
-// Adds items at the end of a section's list (a lone `- none` replaced), or a new section before
-// the next known one when the winner has none.
-function addItems(lines: string[], h: ParsedHandoff, title: string, heading: string, add: string[]): void {
+// Adds items at the end of a section's list (a lone `- none` replaced), or a new section before the next known one
+// when the winner has none.
+function addItems(lines: string[], h: ParsedHandoff, heading: string, add: string[]): void {
   if (add.length === 0) return;
-  const body = sectionBody(lines, h, title);
+  const body = sectionBody(lines, h, heading.toLowerCase());
   const bullets = add.map((t) => `- ${t}`);
   if (body === null) {
     const later = ["next steps", "key files", "environment anchors"];
@@ -139,17 +129,15 @@ function addItems(lines: string[], h: ParsedHandoff, title: string, heading: str
 }
 
 /** What `mergeHandoffs` added from the other side, for the brief's sentence. */
-export interface MergeCounts {
+interface MergeCounts {
   decisions: number;
   failed: number;
 }
 
 /**
- * The later handoff with the other's work kept (docs/decisions/merge-driver.md): the union of
- * both sides' decisions, failed approaches and open questions (by item text, once each), plan
- * steps at the most advanced status either side reached (the other's own steps added), and the
- * other side's open next steps below the later side's. Goal, anchors and the rest are the
- * later side's. Pure.
+ * The later handoff with the other's work kept: the union of both sides' decisions, failed approaches and open
+ * questions, plan steps at the furthest status either side reached (the other's own steps added), and the other
+ * side's open next steps below the later side's. Goal, anchors and the rest are the later side's.
  */
 export function mergeHandoffs(later: string, other: string): { text: string; added: MergeCounts } {
   const text = later.replace(/\r\n?/g, "\n");
@@ -189,14 +177,13 @@ export function mergeHandoffs(later: string, other: string): { text: string; add
   const next = missing(a.nextSteps, open);
   // Each edit re-reads the document, so that line numbers always hold.
   let out = lines.join("\n");
-  const edits: [string, string, string[]][] = [
-    ["plan", "Plan", newSteps], ["decisions", "Decisions", decisions],
-    ["failed approaches", "Failed approaches", failed], ["open questions", "Open questions", questions],
-    ["next steps", "Next steps", next],
+  const edits: [string, string[]][] = [
+    ["Plan", newSteps], ["Decisions", decisions], ["Failed approaches", failed], ["Open questions", questions],
+    ["Next steps", next],
   ];
-  for (const [title, heading, add] of edits) {
+  for (const [heading, add] of edits) {
     const now = out.split("\n");
-    addItems(now, parseHandoff(out), title, heading, add);
+    addItems(now, parseHandoff(out), heading, add);
     out = now.join("\n");
   }
   return { text: out, added: { decisions: decisions.length, failed: failed.length } };

@@ -1,15 +1,16 @@
+// `publish`: commits exactly the memory dir's public files (docs/design.md#integrations), pushing with `--push`.
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { attributesOnlyOurs } from "./merge-driver-config.ts";
 import { firstLine, GIT_TIMEOUT_MS, GitUnavailable, runGit } from "./run.ts";
-import type { GitResult } from "./run.ts";
+
+type Env = Record<string, string | undefined>;
 
 /**
- * The public files of a memory dir, as paths relative to the memory dir: the three memory
- * files, the archives and (unless `journal/OFF` exists) the journal's month and year files.
- * Never a private file (dot names, `.lock`), `PAUSE`, `drafts/`, nor anything in
- * `checkpoints/` (they quote the user's words) (docs/design.md#files-on-disk).
+ * The public files of a memory dir (memory-dir-relative): the three memory files, the archives and (unless
+ * `journal/OFF` exists) the journal's files; never a private file, `PAUSE`, `drafts/` nor `checkpoints/` (they
+ * quote the user's words).
  */
 export function isPublicMemoryPath(rel: string, journal = true): boolean {
   return (
@@ -19,16 +20,13 @@ export function isPublicMemoryPath(rel: string, journal = true): boolean {
   );
 }
 
-/** What `publish` did. */
-export interface PublishMemoryResult {
+/** What `publish` did: top-relative `paths`; `skipped`: the repository's hooks and signing it did not run. */
+interface PublishMemoryResult {
   committed: boolean;
-  /** Paths committed, relative to the repository top. */
   paths: string[];
   commit: string | null;
   pushed: string | null;
-  /** `.gitattributes` went into the commit (the merge driver's block: docs/decisions/merge-driver.md). */
   attributes?: boolean;
-  /** What the repository names that this run did not run (no `--run-hooks`): its hooks, by name, and signing. */
   skipped?: { hooks: string[]; signing: boolean };
 }
 
@@ -38,58 +36,49 @@ const COMMIT_HOOKS = [
   "pre-push",
 ];
 
-/**
- * What a commit in `top` would have run that publish did not: the hooks present (executable)
- * in the repository's hooks folder, and signing when `commit.gpgSign` is on. Read without
- * running anything: `rev-parse --git-path hooks` and `config` run no hook.
- */
-async function skippedPrograms(
-  top: string, env: Record<string, string | undefined>, push: boolean,
-): Promise<{ hooks: string[]; signing: boolean }> {
+// What a commit in `top` would have run that publish did not: the executable hooks in the repository's hooks
+// folder, and signing when `commit.gpgSign` is on (read with processes that run no hook).
+async function skippedPrograms(top: string, env: Env, push: boolean): Promise<{ hooks: string[]; signing: boolean }> {
   const opts = { hooksAndSigning: true };
   const [dir, sign] = await Promise.all([
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, undefined, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, undefined, opts),
   ]);
   const hooksDir = path.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
-  const hooks =
-    dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(path.join(hooksDir, h)));
+  const executable = (h: string) => {
+    try {
+      accessSync(path.join(hooksDir, h), constants.X_OK);
+      return statSync(path.join(hooksDir, h)).isFile();
+    } catch {
+      return false;
+    }
+  };
+  const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(h));
   return { hooks, signing: sign.code === 0 && sign.stdout.toString("utf8").trim() === "true" };
 }
 
-function executable(p: string): boolean {
-  try {
-    accessSync(p, constants.X_OK);
-    return statSync(p).isFile();
-  } catch {
-    return false;
-  }
-}
+// Tracked files (deleted ones too: a pruned archive) and untracked ones, never ignored.
+const LS_MEMORY = ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--"];
 
 // A push sends objects over the network: git's ordinary 15 s would stop a slow but working one.
 const PUSH_TIMEOUT_MS = 5 * 60_000;
 
 /** runGit, with a git that ran too long or could not run turned into a refusal naming the step. */
-async function step(
-  top: string, args: string[], env: Record<string, string | undefined>, what: string, runHooks: boolean, done = "",
-): Promise<GitResult> {
+async function step(top: string, args: string[], env: Env, what: string, runHooks: boolean, done = "") {
   const timeoutMs = args[0] === "push" ? PUSH_TIMEOUT_MS : GIT_TIMEOUT_MS;
   try {
     return await runGit(top, args, env, timeoutMs, { hooksAndSigning: runHooks });
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
-    const why =
-      err.reason === "timeout" ? `took longer than ${timeoutMs / 1000} s and was stopped` : `could not run: ${err.why}`;
-    throw new Refused(`${done}${what} ${why}`);
+    const slow = `took longer than ${timeoutMs / 1000} s and was stopped`;
+    throw new Refused(`${done}${what} ${err.reason === "timeout" ? slow : `could not run: ${err.why}`}`);
   }
 }
 
-async function gitOut(
-  top: string, args: string[], env: Record<string, string | undefined>, what: string, runHooks: boolean,
-): Promise<string> {
+async function gitOut(top: string, args: string[], env: Env, what: string, runHooks: boolean): Promise<string> {
   const r = await step(top, args, env, what, runHooks);
   if (r.code !== 0) {
-    // git's own words: the user knows them, and they say what to do (docs/design.md#verdicts-and-the-brief).
+    // git's own words: the user knows them, and they say what to do.
     const text = r.stderr.trim() || r.stdout.toString("utf8").trim();
     throw new Refused(`${what} failed (git exit ${r.code}):\n${text}`);
   }
@@ -97,20 +86,16 @@ async function gitOut(
 }
 
 /** Where publish commits: the repository top and the memory dir relative to it, `/`-separated. */
-export interface PublishTarget {
+interface PublishTarget {
   top: string;
   memRel: string;
 }
 
 /**
- * The refusals of `publish` that come before anything is written: not a git repository, a
- * memory dir outside it or git-ignored (docs/design.md#integrations). Run before the merge
- * driver's step, so that such a refusal leaves the disk as it was (CONTRIBUTING.md).
- * @throws Refused (exit 2).
+ * The refusals of `publish` that come before anything is written (not a git repository, a memory dir outside it,
+ * git-ignored or empty): run before the merge driver's step, so that a refusal leaves the disk as it was.
  */
-export async function publishTarget(
-  root: string, memDir: string, env: Record<string, string | undefined>,
-): Promise<PublishTarget> {
+export async function publishTarget(root: string, memDir: string, env: Env): Promise<PublishTarget> {
   const topOut = await runGit(root, ["rev-parse", "--show-toplevel"], env);
   if (topOut.code !== 0)
     throw new Refused(
@@ -130,9 +115,7 @@ export async function publishTarget(
     );
   }
   // With no memory file at all, the commit would hold only our attributes block: not a publish.
-  const listed = await runGit(
-    top, ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], env,
-  );
+  const listed = await runGit(top, [...LS_MEMORY, `${memRel}/`], env);
   const files = listed.stdout.toString("utf8").split("\0").filter((p) => p.startsWith(`${memRel}/`));
   if (listed.code === 0 && !files.some((p) => isPublicMemoryPath(p.slice(memRel.length + 1)))) {
     throw new Refused(
@@ -143,23 +126,17 @@ export async function publishTarget(
 }
 
 /**
- * Commits exactly the memory dir's public files (docs/design.md#integrations), `git commit
- * --only`-style: whatever else the user staged stays staged and out of the commit. Refused
- * when the memory dir is git-ignored. With `push`, pushes HEAD to the branch's upstream only.
- * No hook nor signing program of the repository runs unless `runHooks` (the user's
- * `--run-hooks`); what was skipped is returned. The caller holds the memory lock.
- * @throws Refused (exit 2) with git's own error.
+ * Commits the memory dir's public files `git commit --only`-style (what else the user staged stays staged and out
+ * of it); with `push`, pushes HEAD to the branch's upstream only. The repository's hooks and signing run only with
+ * `runHooks`. The caller holds the memory lock. Throws Refused with git's own error.
  */
 export async function publishMemory(
-  root: string, memDir: string, message: string, push: boolean, env: Record<string, string | undefined>,
-  attributes: "changed" | "if-only-ours" | "no" = "no", target?: PublishTarget, runHooks = false,
+  target: PublishTarget, memDir: string, message: string, push: boolean, env: Env,
+  attributes: "changed" | "if-only-ours", runHooks: boolean,
 ): Promise<PublishMemoryResult> {
-  const { top, memRel } = target ?? (await publishTarget(root, memDir, env));
+  const { top, memRel } = target;
   const git = (args: string[], what: string) => gitOut(top, args, env, what, runHooks);
-  // Tracked files (deleted ones too: a pruned archive) and untracked ones, never ignored.
-  const listed = await git(
-    ["ls-files", "-z", "--cached", "--others", "--exclude-standard", "--", `${memRel}/`], "git ls-files",
-  );
+  const listed = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
   const journal = !existsSync(path.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
@@ -190,13 +167,9 @@ export async function publishMemory(
   let pushed: string | null = null;
   if (upstream) {
     const { remote: r, merge: m } = upstream;
-    const out = await step(
-      top, ["push", "--", r, `HEAD:${m}`], env, "git push", runHooks, `committed ${commit.slice(0, 12)}, but `,
-    );
-    if (out.code !== 0)
-      throw new Refused(
-        `committed ${commit.slice(0, 12)}, but the push failed (git exit ${out.code}):\n${out.stderr.trim()}`,
-      );
+    const done = `committed ${commit.slice(0, 12)}, but `;
+    const out = await step(top, ["push", "--", r, `HEAD:${m}`], env, "git push", runHooks, done);
+    if (out.code !== 0) throw new Refused(`${done}the push failed (git exit ${out.code}):\n${out.stderr.trim()}`);
     pushed = `${r} ${m.replace(/^refs\/heads\//, "")}`;
   }
   return {
@@ -206,12 +179,9 @@ export async function publishMemory(
 }
 
 /** The current branch's upstream (remote and merge ref), or a refusal that says how to set one. */
-async function pushTarget(
-  top: string, env: Record<string, string | undefined>, runHooks: boolean,
-): Promise<{ remote: string; merge: string }> {
-  const branch = (
-    await gitOut(top, ["symbolic-ref", "--short", "-q", "HEAD"], env, "finding the branch", runHooks)
-  ).trim();
+async function pushTarget(top: string, env: Env, runHooks: boolean): Promise<{ remote: string; merge: string }> {
+  const head = await gitOut(top, ["symbolic-ref", "--short", "-q", "HEAD"], env, "finding the branch", runHooks);
+  const branch = head.trim();
   const remote = await step(top, ["config", "--get", `branch.${branch}.remote`], env, "git config", runHooks);
   const merge = await step(top, ["config", "--get", `branch.${branch}.merge`], env, "git config", runHooks);
   if (remote.code !== 0 || merge.code !== 0) {
@@ -223,23 +193,14 @@ async function pushTarget(
   return { remote: remote.stdout.toString("utf8").trim(), merge: merge.stdout.toString("utf8").trim() };
 }
 
-/**
- * Puts back the index entries `ls-files -s -z` listed for `paths` before publish staged them,
- * and drops the entries of paths that had none: a refused commit leaves the user's index as it was.
- */
-async function restoreIndex(
-  top: string, env: Record<string, string | undefined>, paths: string[], before: string,
-): Promise<void> {
-  const had = new Set<string>();
-  const entries = before
-    .split("\0")
-    .filter(Boolean)
-    .map((e) => {
-      const [info, file] = [e.slice(0, e.indexOf("\t")), e.slice(e.indexOf("\t") + 1)];
-      had.add(file);
-      return { info: info.split(" "), file };
-    });
-  const gone = paths.filter((p) => !had.has(p));
+// Puts back the index entries `ls-files -s -z` listed before publish staged `paths`, and drops those of paths that
+// had none: a refused commit leaves the user's index as it was.
+async function restoreIndex(top: string, env: Env, paths: string[], before: string): Promise<void> {
+  const entries = before.split("\0").filter(Boolean).map((e) => {
+    const tab = e.indexOf("\t");
+    return { info: e.slice(0, tab).split(" "), file: e.slice(tab + 1) };
+  });
+  const gone = paths.filter((p) => !entries.some((e) => e.file === p));
   try {
     if (gone.length > 0) await runGit(top, ["update-index", "--force-remove", "--", ...gone], env);
     for (const { info, file } of entries) {

@@ -1,26 +1,24 @@
-// Runs git: an argument vector (never a shell), a timeout, no optional locks, an environment
-// that cannot redirect it to another repository (docs/design.md#tokens-and-the-publication-protocol),
-// and nothing run that the repository names (docs/decisions/git-runs-nothing.md).
+// Runs git: an argument vector (never a shell), a timeout, no optional locks, an environment that cannot redirect
+// it to another repository (docs/design.md#tokens-and-the-publication-protocol), and nothing run that the
+// repository names (docs/decisions/git-runs-nothing.md).
 import { childProcess } from "../builtins.ts";
 import { quotedValue } from "../guard/quote.ts";
 
-/** Default time one git process may take, in ms, before it is killed. */
 export const GIT_TIMEOUT_MS = 15_000;
 
-/** What a finished git process left: exit code, stdout bytes, stderr text. */
 export interface GitResult {
   code: number;
   stdout: Buffer;
   stderr: string;
 }
 
-/**
- * git could not be run to the end: not on PATH (`missing`), killed after its timeout
- * (`timeout`), or stopped for another reason such as too much output (`failed`).
- */
+/** A git runner bound to one folder and environment. */
+export type Git = (args: readonly string[], input?: string) => Promise<GitResult>;
+
+/** git could not be run to the end: not on PATH, killed after its timeout, or stopped for another reason. */
 export class GitUnavailable extends Error {
   readonly reason: "missing" | "timeout" | "failed";
-  /** Why, without the message's own "git could not be run: " (for a sentence that says so itself). */
+  /** The cause alone, for a sentence that says "git could not be used" itself. */
   readonly why: string;
   constructor(reason: "missing" | "timeout" | "failed", message: string, why = message) {
     super(message);
@@ -30,50 +28,40 @@ export class GitUnavailable extends Error {
   }
 }
 
-// Variables that would point git at another repository, index or object store than the one
-// under the root (set, for instance, when the helper runs from inside a git hook), or that
-// turn off the pathspec magic we rely on to exclude the memory dir. GIT_CEILING_DIRECTORIES
-// is kept: it can only stop git's discovery, and the root walk honours it too (docs/design.md#the-root), so
-// git never finds a repository above a ceiling that the root walk stopped at.
+// Variables that would point git at another repository, index or object store than the one under the root (set
+// when the helper runs from a git hook), or turn off the pathspec magic that excludes the memory dir.
+// GIT_CEILING_DIRECTORIES is kept: the root walk honours it too (docs/design.md#the-root).
 const DROPPED_ENV = [
   "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
   "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS",
   "GIT_NOGLOB_PATHSPECS", "GIT_ICASE_PATHSPECS", "GIT_QUARANTINE_PATH",
 ];
 
-/** The environment git runs with: the caller's, minus redirections, plus no locks and C locale. */
+/** The environment git runs with: the caller's, minus redirections, plus no locks, no prompt and C locale. */
 export function gitEnv(env: Record<string, string | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) {
     if (v !== undefined && !DROPPED_ENV.includes(k)) out[k] = v;
   }
-  // Reads must not take index.lock (a concurrent `git commit` would fail) nor prompt.
+  // Reads must not take index.lock: a concurrent `git commit` would fail.
   out.GIT_OPTIONAL_LOCKS = "0";
   out.GIT_TERMINAL_PROMPT = "0";
   out.LC_ALL = "C";
-  // A program named by the environment would run as the repository's would; the helper asks
-  // git for names and counts only, never a patch, so diff.external never runs either.
+  // The helper asks git for names and counts only, never a patch: no diff program need run.
   delete out.GIT_EXTERNAL_DIFF;
   out.GIT_PAGER = "cat";
   return out;
 }
 
-/** What git may run that a repository names: nothing, or its hooks and signing too (`publish --run-hooks`). */
-export interface GitRunOptions {
-  /** Let the repository's hooks and commit signing run (the user asked for it); filters and the rest stay off. */
-  hooksAndSigning?: boolean;
-  /** Text given to git on its standard input (`cat-file --batch-check`). */
-  input?: string;
-}
+type Pair = readonly [string, string];
 
-// Settings that name a program git would run for a reading or a commit, each set to one that
-// runs nothing (docs/decisions/git-runs-nothing.md): a repository from a tarball or a shared
-// drive carries its own .git/config, and the helper runs unasked from a session's hook.
-const NEUTRAL: readonly (readonly [string, string])[] = [
+// Settings that name a program git would run for a reading or a commit, each set to one that runs nothing: a
+// repository from a tarball or a shared drive carries its own .git/config, and the helper runs unasked from a hook.
+const NEUTRAL: readonly Pair[] = [
   ["core.fsmonitor", "false"], ["core.pager", "cat"], ["log.showSignature", "false"], ["gc.auto", "0"],
   ["maintenance.auto", "false"], ["protocol.ext.allow", "never"],
 ];
-const NO_HOOKS_NOR_SIGNING: readonly (readonly [string, string])[] = [
+const NO_HOOKS_NOR_SIGNING: readonly Pair[] = [
   ["core.hooksPath", "/dev/null"], ["commit.gpgSign", "false"], ["tag.gpgSign", "false"],
 ];
 // Per-name settings that run a program: a filter's commands (`git status` and `git add` run a
@@ -81,27 +69,21 @@ const NO_HOOKS_NOR_SIGNING: readonly (readonly [string, string])[] = [
 const NAMED_PROGRAMS = /^(filter|diff)\.(.+)\.(clean|smudge|process|required|textconv|command)$/i;
 const NAMED = "^(filter|diff)\\.";
 
-const namedCache = new Map<string, Promise<(readonly [string, string])[]>>();
+const namedCache = new Map<string, Promise<Pair[]>>();
 
-/**
- * The neutral values for the filters and diff drivers the config at `cwd` defines, read with
- * `git config` (which runs nothing it names); cached for the process.
- */
-function namedOverrides(
-  cwd: string, env: Record<string, string>, timeoutMs: number,
-): Promise<(readonly [string, string])[]> {
+/** The neutral values for the filters and diff drivers the config at `cwd` names (`git config` runs none). */
+function namedOverrides(cwd: string, env: Record<string, string>, timeoutMs: number): Promise<Pair[]> {
   let p = namedCache.get(cwd);
   if (p === undefined) {
-    p = spawnGit(cwd, [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED], env, timeoutMs).then(
-      (r) => {
-        const out: (readonly [string, string])[] = [];
-        for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
-          const m = NAMED_PROGRAMS.exec(key);
-          if (m) out.push([key, m[3]!.toLowerCase() === "required" ? "false" : ""]);
-        }
-        return out;
-      },
-    );
+    const args = [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED];
+    p = spawnGit(cwd, args, env, timeoutMs).then((r) => {
+      const out: Pair[] = [];
+      for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
+        const m = NAMED_PROGRAMS.exec(key);
+        if (m) out.push([key, m[3]!.toLowerCase() === "required" ? "false" : ""]);
+      }
+      return out;
+    });
     namedCache.set(cwd, p);
     // A failed reading is not remembered: the next call tries again.
     p.catch(() => namedCache.delete(cwd));
@@ -111,13 +93,11 @@ function namedOverrides(
 
 // Fixed settings as `-c` arguments (any git); the named ones as GIT_CONFIG_COUNT/KEY/VALUE
 // after the caller's own (git 2.31 on): no parsing, so a filter named with "=" is overridden as spelled.
-function asArgs(pairs: readonly (readonly [string, string])[]): string[] {
+function asArgs(pairs: readonly Pair[]): string[] {
   return pairs.flatMap(([k, v]) => ["-c", `${k}=${v}`]);
 }
 
-function withConfig(
-  env: Record<string, string>, pairs: readonly (readonly [string, string])[],
-): Record<string, string> {
+function withConfig(env: Record<string, string>, pairs: readonly Pair[]): Record<string, string> {
   const base = /^\d+$/.test(env.GIT_CONFIG_COUNT ?? "") ? Number(env.GIT_CONFIG_COUNT) : 0;
   const out = { ...env };
   pairs.forEach(([k, v], i) => {
@@ -129,13 +109,12 @@ function withConfig(
 }
 
 /**
- * Runs `git <args>` in `cwd` without a shell. Every argument is a literal of this helper or a
- * value it validated itself: callers never pass text read from a memory file. Nothing the
- * repository names runs (docs/decisions/git-runs-nothing.md) unless `opts.hooksAndSigning`.
+ * Runs `git <args>` in `cwd` without a shell; callers never pass text read from a memory file. The repository's
+ * hooks and signing run only with `hooksAndSigning` (`publish --run-hooks`); `input` goes to git's stdin.
  */
 export async function runGit(
   cwd: string, args: readonly string[], env: Record<string, string | undefined>, timeoutMs = GIT_TIMEOUT_MS,
-  opts: GitRunOptions = {},
+  opts: { hooksAndSigning?: boolean; input?: string } = {},
 ): Promise<GitResult> {
   for (const arg of args) {
     // A guard against a future caller passing file text: no argument of ours holds these.
@@ -158,25 +137,13 @@ function spawnGit(
       windowsHide: true,
     } as const;
     const child = childProcess().execFile("git", ["--no-pager", ...args], options, (err, stdout, stderr) => {
-      if (err) {
-        const e = err as NodeJS.ErrnoException & { killed?: boolean; code?: number | string; signal?: string | null };
-        if (e.code === "ENOENT") {
-          reject(new GitUnavailable("missing", "git was not found on PATH"));
-          return;
-        }
-        if (e.killed || e.signal === "SIGKILL") {
-          const why = `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`;
-          reject(new GitUnavailable("timeout", why));
-          return;
-        }
-        if (typeof e.code !== "number") {
-          reject(new GitUnavailable("failed", `git could not be run: ${e.message}`, e.message));
-          return;
-        }
-        resolve({ code: e.code, stdout, stderr: stderr.toString("utf8") });
-        return;
-      }
-      resolve({ code: 0, stdout, stderr: stderr.toString("utf8") });
+      const e = err as { code?: number | string; killed?: boolean; signal?: string; message: string } | null;
+      if (e?.code === "ENOENT") reject(new GitUnavailable("missing", "git was not found on PATH"));
+      else if (e && (e.killed || e.signal === "SIGKILL")) {
+        reject(new GitUnavailable("timeout", `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`));
+      } else if (e && typeof e.code !== "number") {
+        reject(new GitUnavailable("failed", `git could not be run: ${e.message}`, e.message));
+      } else resolve({ code: typeof e?.code === "number" ? e.code : 0, stdout, stderr: stderr.toString("utf8") });
     });
     // git may exit before reading all of it: a closed pipe is not an error of ours.
     child.stdin?.on("error", () => undefined);

@@ -9,23 +9,19 @@ export interface UpstreamGap {
   behind: number | null;
 }
 
+/** `branch` is `(detached)` off a branch, `head` null before the first commit, `dirty` top-relative. */
 export interface Snapshot {
-  /** Branch name, or `(detached)`. */
   branch: string;
-  /** Full HEAD id; null in a repository without commits. */
   head: string | null;
   upstream: UpstreamGap | null;
-  /** Dirty paths relative to the repository top (renames list the new path). */
   dirty: string[];
-  /** How many of them are unmerged (`u` entries: conflicts of a merge, rebase, cherry-pick or revert). */
+  /** How many dirty paths are unmerged (conflicts of a merge, rebase, cherry-pick or revert). */
   conflicted?: number;
 }
 
-/** Outcome of looking at the root with git: a snapshot, or why there is none. */
 /**
- * `broken`: the root is in a work tree that git cannot read (a corrupt index, a HEAD whose
- * object is missing); `not-repo`: no work tree (also a bare repository or a refused
- * `safe.directory`). `note` is git's first stderr line.
+ * `broken`: the root is in a work tree git cannot read (a corrupt index, a HEAD whose object is missing);
+ * `not-repo`: no work tree (also a bare repository or a refused `safe.directory`). `note`: git's first stderr line.
  */
 export type SnapshotResult = { kind: "repo"; snapshot: Snapshot } | { kind: "not-repo" | "broken"; note: string };
 
@@ -34,25 +30,15 @@ export const BROKEN_REPO_FIX =
   "repair it (a corrupt index: remove .git/index, then `git reset`; a missing object: `git fsck`, then fetch or " +
     "restore it)";
 
-/**
- * The status command: porcelain v2 with `--branch` and `-z`. The dirty entries are those of
- * `git status --porcelain=v1 -z` (docs/design.md#verdicts-and-the-brief), NUL-framed the same way; v2 adds the HEAD id
- * and the upstream counts as header lines, which saves two more git processes. The memory
- * dir is excluded by pathspec (relative to the root, which is git's cwd), so that a `.ai/`
- * holding only memory files is not reported at all. A submodule counts as changed when its
- * commit moved, never for edits inside it: that needs a `git status` inside the submodule,
- * whose own config may name a filter (docs/decisions/git-runs-nothing.md).
- */
+// Porcelain v2 gives the HEAD id and upstream counts with the dirty entries: one process, not three. The memory
+// dir is excluded by pathspec (git's cwd is the root). A submodule counts as changed when its commit moved, never
+// for edits inside it: that needs a `git status` in it, whose own config may name a filter.
 export const STATUS_ARGS = [
   "status", "--porcelain=v2", "--branch", "-z", "--untracked-files=normal", "--ignore-submodules=dirty", "--",
   ":(exclude).ai/memory",
 ] as const;
 
-/**
- * The status command leaving out, besides the memory dir, `excludes` (the running skill's
- * folder; docs/design.md#verdicts-and-the-brief): root-relative paths the helper computed itself, as literal exclude
- * pathspecs.
- */
+/** The status command also leaving out `excludes` (the running skill's folder, root-relative, computed here). */
 export function statusArgs(excludes: readonly string[] = []): readonly string[] {
   return excludes.length === 0 ? STATUS_ARGS : [...STATUS_ARGS, ...excludes.map((e) => `:(exclude,literal)${e}`)];
 }
@@ -73,7 +59,7 @@ export function parseStatusV2(out: Buffer): Snapshot {
       const [, key, ...rest] = f.split(" ");
       const value = rest.join(" ");
       if (key === "branch.oid") head = value === "(initial)" ? null : value;
-      else if (key === "branch.head") branch = value === "(detached)" ? "(detached)" : value;
+      else if (key === "branch.head") branch = value;
       else if (key === "branch.upstream") upstreamName = value;
       else if (key === "branch.ab") {
         const m = /^\+(\d+) -(\d+)$/.exec(value);
@@ -92,30 +78,21 @@ export function parseStatusV2(out: Buffer): Snapshot {
     // A rename or copy carries its original path as the next NUL field: not listed.
     if (kind === "2") i++;
   }
-  const upstream =
-    upstreamName === null ? null : { name: upstreamName, ahead: ab?.ahead ?? null, behind: ab?.behind ?? null };
-  return { branch, head, upstream, dirty, conflicted };
+  const gap = { ahead: ab?.ahead ?? null, behind: ab?.behind ?? null };
+  return { branch, head, upstream: upstreamName === null ? null : { name: upstreamName, ...gap }, dirty, conflicted };
 }
 
-/**
- * Runs the status command at the root, leaving out the memory dir and `excludes`.
- * @returns the snapshot; `not-repo` with git's reason when the root is not in a work tree
- * (also a bare repository or a refused `safe.directory`); `broken` when it is in one that git
- * cannot read (status fails, `rev-parse --is-inside-work-tree` says true).
- * @throws GitUnavailable when git is missing or timed out.
- */
+/** Runs the status command at the root; throws GitUnavailable when git is missing or timed out. */
 export async function readSnapshot(
   root: string, env: Record<string, string | undefined>, excludes: readonly string[] = [],
 ): Promise<SnapshotResult> {
   const r = await runGit(root, statusArgs(excludes), env);
   if (r.code !== 0) {
     const note = firstLine(r.stderr) || `git status exited ${r.code}`;
-    // A repository git cannot read is not "no repository" (issue 23, docs/design.md#verdicts-and-the-brief): one
-    // process more, only on this failure, asks git whether a work tree is there at all.
+    // A repository git cannot read is not "no repository": one process more, only on this failure, tells them apart.
     const inside = await runGit(root, ["rev-parse", "--is-inside-work-tree"], env);
-    return {
-      kind: inside.code === 0 && inside.stdout.toString("utf8").trim() === "true" ? "broken" : "not-repo", note,
-    };
+    const broken = inside.code === 0 && inside.stdout.toString("utf8").trim() === "true";
+    return { kind: broken ? "broken" : "not-repo", note };
   }
   return { kind: "repo", snapshot: parseStatusV2(r.stdout) };
 }

@@ -1,5 +1,5 @@
-// Drift arithmetic and the verdict (docs/design.md#verdicts-and-the-brief). Pure: plain facts in, the report out; the
-// git calls that gather the facts live in drift.ts.
+// Drift arithmetic and the verdict (docs/design.md#verdicts-and-the-brief). Pure: plain facts in, the report out;
+// drift.ts gathers the facts.
 import { quoted, sanitize } from "../guard/sanitize.ts";
 import { withoutTokens } from "../guard/token-shape.ts";
 import { quotedPath } from "../schema/anchor-lines.ts";
@@ -7,138 +7,65 @@ import type { ValidTime } from "../schema/values.ts";
 import type { DirtyFate } from "./fates.ts";
 import { BROKEN_REPO_FIX, type Snapshot, type UpstreamGap } from "./status.ts";
 
-/** Verdicts in precedence order, strongest first (docs/design.md#verdicts-and-the-brief). */
-export const VERDICTS = ["unverifiable", "rewritten", "stale", "drifted", "fresh"] as const;
-export type Verdict = (typeof VERDICTS)[number];
+/** In precedence order, strongest first. */
+type Verdict = "unverifiable" | "rewritten" | "stale" | "drifted" | "fresh";
 
-/** Older than this many days is stale (docs/design.md#verdicts-and-the-brief). */
-export const STALE_DAYS = 14;
-/** More than this many commits ahead of the saved HEAD is stale (docs/design.md#verdicts-and-the-brief). */
-export const STALE_COMMITS = 30;
-
+const STALE_DAYS = 14;
+const STALE_COMMITS = 30;
 const DAY_MS = 86_400_000;
 
-/** How git could be used at the root. */
 export type GitState = "repo" | "not-repo" | "broken" | "missing" | "timeout" | "failed";
+type Saved = { branch: string | null; head: string | null; dirty: string[] | null; dirtyMore?: number };
+type InProgress = { saved: string | null; current: string | null };
 
+/** What drift.ts gathered; an optional field is absent when it was not looked up. */
 export interface DriftFacts {
   nowMs: number;
-  /** `dirtyMore`: the dirty paths the saved list left off (`… and N more`); absent or 0 when none. */
-  saved: {
-    branch: string | null;
-    head: string | null;
-    date: ValidTime | null;
-    dirty: string[] | null;
-    dirtyMore?: number;
-  };
+  /** `dirtyMore`: how many dirty paths the saved list left off (`… and N more`). */
+  saved: Saved & { date: ValidTime | null };
   git: { state: GitState; note: string | null };
   /** The repository now; null unless `git.state` is `repo`. */
   current: Snapshot | null;
-  /** Saved HEAD reachable from HEAD or a ref (reflog and dangling objects do not count); null when not checked. */
+  /** From HEAD or a ref (the reflog and dangling objects do not count); null when not checked. */
   headReachable: boolean | null;
-  /** The saved HEAD's object (as a commit) is not in this repository. */
   objectMissing: boolean;
-  /** The repository is a shallow clone (its `shallow` file exists). */
   shallow: boolean;
-  /** This clone's reflog files name the saved HEAD (only looked up when its object is missing). */
+  /** This clone's reflog files name the saved HEAD (looked up only when its object is missing). */
   reflogNamed?: boolean;
-  /** HEAD's commits not patch-equivalent to the saved side's; only with the saved object present but unreachable. */
+  /** HEAD's commits not patch-equivalent to the saved side's (saved object present but unreachable). */
   sinceSaved?: number | null;
-  /** Whether the saved branch exists here (local or remote-tracking); null when not looked up or unknown. */
   savedBranchPresent?: boolean | null;
-  /** Commits in HEAD not in the saved commit; null when unreachable or not checked. */
   ahead: number | null;
   behind: number | null;
-  /** Commits on HEAD committed at or after the saved date; only counted when the saved HEAD is unreachable. */
+  /** Commits on HEAD since the saved date, counted only when the saved HEAD is unreachable. */
   commitsSinceDate: number | null;
-  /** Key files (root-relative) that do not exist now, and existed (or may have) at the save. */
+  /** Key files (root-relative) gone now that existed (or may have) at the save. */
   missingKeyFiles: string[];
-  /** Key files absent at the save and now: work the plan will create, not drift (docs/decisions/first-resume.md). */
   keyFilesNotYetCreated?: string[];
-  /** Anchor fields that failed validation (see `CheckedAnchors.unverifiable`). */
   unverifiable: string[];
-  /** Commits on either side that touch only the memory dir, left out of ahead and behind. */
   memoryOnlyCommits?: number;
   /** Key files changed since the save (outside git: by the `Key file mtimes` anchor). */
   changedKeyFiles?: string[];
-  /** Top-relative paths that differ between the saved commit and HEAD; null when not looked up. */
-  changedSinceSave?: string[] | null;
-  /** Key files (root-relative) with uncommitted changes now that were not dirty at the save. */
+  /** Key files with uncommitted changes now that were not dirty at the save. */
   dirtyKeyFiles?: string[];
-  /** The operation in progress at the save and now (`rebase of feature/login`, `merge`, …). */
-  inProgress?: { saved: string | null; current: string | null };
-  /** Who last committed the handoff, when it is tracked (docs/design.md#verdicts-and-the-brief). */
+  /** The operation git was in at the save and now (`rebase of feature/login`, `merge`, …). */
+  inProgress?: InProgress;
   provenance?: Provenance | null;
-  /** The agent this clone recorded for the save (`Claude Code`, `Codex`, …); null or absent when none. */
+  /** The agent this clone recorded for the save (`Claude Code`, `Codex`, …). */
   savedBy?: string | null;
-  /** Why the state time is unknown, when it is (`StateTime.reason`). */
   ageUnknown?: "missing" | "malformed" | "future" | null;
-  /** What became of each file dirty at the save (fates.ts); absent outside git or without the dirty anchor. */
   dirtyFates?: DirtyFate[];
 }
 
-/** The committer of the last commit that changed the handoff, and whether that was someone else. */
+/** Set only when this clone's record of its saves lacks the handoff; `committer` of its last commit, quoted. */
 export interface Provenance {
-  /** The last commit's author that changed the handoff, quoted: `"Alice" <alice@example.com>`; null when untracked. */
   committer: string | null;
-  /** Always true: set only when this clone's record of its saves lacks the handoff. */
   someoneElse: boolean;
 }
 
-/** The drift report, `drift --json`'s document (plus `shallow`, `dirtyChanged`, `git`). */
-export interface DriftReport {
-  verdict: Verdict;
-  /** `dirtyMore`: present only when the saved dirty list was cut (`… and N more`), the paths it left off. */
-  saved: {
-    branch: string | null;
-    head: string | null;
-    date: string | null;
-    dirty: string[] | null;
-    dirtyMore?: number;
-  };
-  current: { branch: string | null; head: string | null; dirty: string[] | null };
-  branchChanged: boolean | null;
-  headReachable: boolean | null;
-  ahead: number | null;
-  behind: number | null;
-  commitsSinceDate: number | null;
-  ageDays: number | null;
-  missingKeyFiles: string[];
-  /** Key files absent at the save and still absent: not drift (docs/decisions/first-resume.md). */
-  keyFilesNotYetCreated: string[];
-  upstream: UpstreamGap | null;
-  /** The dirty file set differs from the saved one; null when either side is unknown. */
-  dirtyChanged: boolean | null;
-  shallow: boolean;
-  /** The saved HEAD's object is in this repository; null when not checked. */
-  headPresent: boolean | null;
-  /** The counts cover only a shallow history: the real ones may be larger. */
-  countsAtLeast: boolean;
-  /** Why the saved HEAD is not here when no reflog names it: never fetched, or cut off by a shallow clone. */
-  notHereReason: "not-fetched" | "shallow" | null;
-  /**
-   * With the saved object present but unreachable: HEAD's commits not patch-equivalent to the saved side's (at most
-   * 500 since the saved date, else null).
-   */
-  sinceSaved: number | null;
-  git: { state: GitState; note: string | null };
-  unverifiable: string[];
-  /** Commits on either side that touch only the memory dir: committing or pulling the handoff is not drift. */
-  memoryOnlyCommits: number;
-  /** Key files changed by the commits since the save, or (outside git) whose modification time changed. */
-  changedKeyFiles: string[];
-  /** Files dirty at the save that are clean now (their fates say where the work went). */
-  cleanedDirty: string[];
-  /** Key files with uncommitted changes now that were not dirty at the save (a newcomer missed them). */
-  dirtyKeyFiles: string[];
-  /** The operation git was in the middle of at the save and now (`rebase of feature/login`, `merge`, …). */
-  inProgress: { saved: string | null; current: string | null };
-  /** Set only when this clone did not save the handoff (its record of its saves lacks it); said once in the summary. */
-  provenance: Provenance | null;
-  /** Each file dirty at the save with its one fate (fates.ts). */
-  dirtyFates: DirtyFate[];
-  summary: string;
-}
+/** `drift --json`'s document (docs/design.md#verdicts-and-the-brief describes its fields). */
+export type DriftReport = ReturnType<typeof assessDrift>;
+type NotHere = "not-fetched" | "shallow" | null;
 
 function short(id: string | null): string {
   return id === null ? "?" : id.slice(0, 12);
@@ -148,23 +75,13 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? "" : "s"}`;
 }
 
-function sameSet(a: readonly string[], b: readonly string[]): boolean {
-  if (a.length !== b.length) return false;
-  const s = new Set(a);
-  return b.every((x) => s.has(x));
-}
-
 /** The branch a HEAD is on: `(detached)` during a rebase of B counts as B. Pure. */
 export function effectiveBranch(branch: string | null, progress: string | null): string | null {
   const m = progress === null ? null : /^rebase of (\S+)$/.exec(progress);
   return branch === "(detached)" && m ? m[1]! : branch;
 }
 
-/**
- * A branch (or upstream) name in human output: in double quotes, not redacted but for a
- * vendor's exact token shape (docs/design.md#redaction), `<U+XXXX>` for what `write` refuses
- * (docs/design.md#verdicts-and-the-brief). `drift`'s text and the summary use it.
- */
+/** A branch name in human output: quoted, redacted only for a vendor's exact token shape (docs/design.md#redaction). */
 export function branchWords(name: string): string {
   return quoted(withoutTokens(name), { redact: false });
 }
@@ -182,7 +99,7 @@ export function notHereWords(reason: "not-fetched" | "shallow"): string {
 }
 
 /** Why the age is unknown, in the words the summary uses (and `drift --help` lists). */
-export function ageUnknownWords(reason: "missing" | "malformed" | "future" | null): string {
+function ageUnknownWords(reason: "missing" | "malformed" | "future" | null): string {
   if (reason === "future") return "age unknown: the saved time is more than 5 minutes in the future";
   if (reason === "malformed") return "age unknown: the saved time is not a strict ISO-8601 time with a zone";
   return "age unknown: the handoff has no `- Date:` or `Saved:` time";
@@ -192,85 +109,67 @@ export function ageUnknownWords(reason: "missing" | "malformed" | "future" | nul
 function fateClauses(fates: readonly DirtyFate[]): string[] {
   const group = new Map<string, string[]>();
   for (const f of fates) {
-    const key =
-      f.fate === "committed"
-        ? `dirty at the save, committed in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`
-        : f.fate === "stashed"
-          ? `dirty at the save, now in ${f.stash}`
-          : FATE_WORDS[f.fate];
+    let words: string = f.fate === "stashed" ? `now in ${f.stash}` : "";
+    if (f.fate === "committed") words = `committed in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
+    else if (f.fate !== "stashed") words = FATE_WORDS[f.fate];
+    const key = f.fate === "not-here" ? words : `dirty at the save, ${words}`;
     group.set(key, [...(group.get(key) ?? []), f.path]);
   }
   return [...group].map(([words, paths]) => `${words}: ${listed(paths)}`);
 }
 
 const FATE_WORDS = {
-  reverted: "dirty at the save, reverted (neither committed nor stashed)",
-  changed: "dirty at the save, still dirty and changed since",
-  unchanged: "dirty at the save, still dirty and unchanged", dirty: "dirty at the save, still dirty",
+  reverted: "reverted (neither committed nor stashed)", changed: "still dirty and changed since",
+  unchanged: "still dirty and unchanged", dirty: "still dirty", clean: "clean now (committed, stashed or reverted)",
   "not-here": "dirty in the clone that saved, not in this one",
-  clean: "dirty at the save, clean now (committed, stashed or reverted)",
 } as const;
 
+// Why the verdict is unverifiable, in one clause.
+function unverifiableClause(f: DriftFacts, notHere: NotHere): string {
+  const { state, note } = f.git;
+  if (state === "missing") return "git is not on PATH, so the repository could not be compared (outside-git behaviour)";
+  const onlyAge = "so only age and key files were checked";
+  if (state === "not-repo") return `the root is not in a git repository, ${onlyAge}`;
+  const why = note ?? "git status failed";
+  if (state === "broken") return `git cannot read the repository at the root (${why}), ${onlyAge}: ${BROKEN_REPO_FIX}`;
+  if (state !== "repo") return `git could not be used (${note ?? state})`;
+  if (f.saved.head === null || f.headReachable === null)
+    return "the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked";
+  if (notHere !== null) return `saved HEAD ${short(f.saved.head)} is ${notHereWords(notHere)}`;
+  return `${ageUnknownWords(f.ageUnknown ?? null)}, so the handoff cannot be called fresh`;
+}
+
 // The verdict's reason: why it could not be checked, how history was rewritten, or where HEAD is.
-function headClauses(
-  f: DriftFacts, verdict: Verdict, notHere: DriftReport["notHereReason"], memoryOnly: number,
-): string[] {
-  const parts: string[] = [];
+function headClauses(f: DriftFacts, verdict: Verdict, notHere: NotHere, memoryOnly: number) {
   const head = short(f.saved.head);
-  const git = f.git;
-  if (verdict === "unverifiable") {
-    if (git.state === "missing")
-      parts.push("git is not on PATH, so the repository could not be compared (outside-git behaviour)");
-    else if (git.state === "not-repo")
-      parts.push("the root is not in a git repository, so only age and key files were checked");
-    else if (git.state === "broken") {
-      const why = git.note ?? "git status failed";
-      parts.push(
-        `git cannot read the repository at the root (${why}), so only age and key files were checked: ` +
-          `${BROKEN_REPO_FIX}`,
-      );
-    } else if (git.state !== "repo") parts.push(`git could not be used (${git.note ?? git.state})`);
-    else if (f.saved.head === null || f.headReachable === null) {
-      parts.push(
-        "the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked",
-      );
-    } else if (notHere !== null) parts.push(`saved HEAD ${head} is ${notHereWords(notHere)}`);
-    else parts.push(`${ageUnknownWords(f.ageUnknown ?? null)}, so the handoff cannot be called fresh`);
-  } else if (verdict === "rewritten") {
-    parts.push(
+  if (verdict === "unverifiable") return [unverifiableClause(f, notHere)];
+  if (verdict === "rewritten") {
+    const how = "(rebase, amend, reset, squash merge or force-push)";
+    const parts = [
       f.objectMissing
         ? `saved HEAD ${head} no longer exists here; this clone's reflog names it (history rewritten)`
-        : `saved HEAD ${head} is no longer reachable from HEAD or any ref (rebase, amend, reset, squash merge ` +
-          `or force-push)`,
-    );
-    if (f.sinceSaved != null)
-      parts.push(
-        `${plural(f.sinceSaved, "commit")} on HEAD since the save, rewritten copies of saved commits left out`,
-      );
+        : `saved HEAD ${head} is no longer reachable from HEAD or any ref ${how}`,
+    ];
+    const copies = "rewritten copies of saved commits left out";
+    if (f.sinceSaved != null) parts.push(`${plural(f.sinceSaved, "commit")} on HEAD since the save, ${copies}`);
     else if (f.commitsSinceDate !== null)
       parts.push(`${plural(f.commitsSinceDate, "commit")} on HEAD since the saved date`);
-    parts.push("plan statuses are unverified");
-  } else if (f.headReachable === true && f.ahead !== null && f.behind !== null) {
-    const [ahead, behind] = [f.ahead, f.behind];
-    if (ahead === 0 && behind === 0) {
-      parts.push(
-        memoryOnly > 0 ? `no commits since the saved ${head} but memory-only ones` : `at the saved commit ${head}`,
-      );
-    } else if (behind === 0) parts.push(`${plural(ahead, "commit")} ahead of the saved ${head}`);
-    else if (ahead === 0) parts.push(`${plural(behind, "commit")} behind the saved ${head}`);
-    else parts.push(`diverged from the saved ${head}: ${ahead} ahead, ${behind} behind`);
+    return [...parts, "plan statuses are unverified"];
   }
-  return parts;
+  if (f.headReachable !== true || f.ahead === null || f.behind === null) return [];
+  const [ahead, behind] = [f.ahead, f.behind];
+  if (ahead === 0 && behind === 0)
+    return [memoryOnly > 0 ? `no commits since the saved ${head} but memory-only ones` : `at the saved commit ${head}`];
+  if (behind === 0) return [`${plural(ahead, "commit")} ahead of the saved ${head}`];
+  if (ahead === 0) return [`${plural(behind, "commit")} behind the saved ${head}`];
+  return [`diverged from the saved ${head}: ${ahead} ahead, ${behind} behind`];
 }
 
 // The key files (missing, not created yet, changed, with uncommitted edits), upstream and dirty counts.
 function fileClauses(f: DriftFacts, parts: string[], dirtyChanged: boolean | null) {
   const cur = f.current;
   const missing = f.missingKeyFiles;
-  if (missing.length > 0) {
-    const more = missing.length > 3 ? ` and ${missing.length - 3} more` : "";
-    parts.push(`key files missing: ${missing.slice(0, 3).map(quotedPath).join(", ")}${more}`);
-  }
+  if (missing.length > 0) parts.push(`key files missing: ${listed(missing)}`);
   const notYet = f.keyFilesNotYetCreated ?? [];
   if (notYet.length > 0) parts.push(`key files not created yet (absent at the save too): ${listed(notYet)}`);
   const up = cur?.upstream ?? null;
@@ -291,7 +190,7 @@ function fileClauses(f: DriftFacts, parts: string[], dirtyChanged: boolean | nul
   return { changedKeyFiles, dirtyKeyFiles, up };
 }
 
-export function assessDrift(f: DriftFacts): DriftReport {
+export function assessDrift(f: DriftFacts) {
   const cur = f.current;
   const ageRaw = f.saved.date === null ? null : Math.max(0, (f.nowMs - f.saved.date.ms) / DAY_MS);
   const ageDays = ageRaw === null ? null : Math.round(ageRaw * 10) / 10;
@@ -305,7 +204,7 @@ export function assessDrift(f: DriftFacts): DriftReport {
   const savedMore = f.saved.dirtyMore ?? 0;
   // A cut list is unchanged only when every path it names is still dirty and the counts agree.
   const sameDirty = (now: readonly string[], then: readonly string[]) =>
-    savedMore === 0 ? sameSet(now, then) : now.length === then.length + savedMore && then.every((p) => now.includes(p));
+    now.length === then.length + savedMore && then.every((p) => now.includes(p));
   const dirtyChanged = cur === null || f.saved.dirty === null ? null : !sameDirty(cur.dirty, f.saved.dirty);
   const reachable = f.headReachable;
   const ahead = reachable === true ? f.ahead : null;
@@ -313,15 +212,11 @@ export function assessDrift(f: DriftFacts): DriftReport {
 
   const unverifiable = [...f.unverifiable];
   // An absent commit is rewritten only when this clone once had it (its reflog names it).
-  const notHereReason =
-    f.git.state === "repo" && f.saved.head !== null && reachable === false && f.objectMissing && f.reflogNamed !== true
-      ? f.shallow
-        ? "shallow"
-        : "not-fetched"
-      : null;
+  const unchecked = f.git.state !== "repo" || f.saved.head === null || reachable === null;
+  const absent = !unchecked && reachable === false && f.objectMissing && f.reflogNamed !== true;
+  const notHereReason: NotHere = absent ? (f.shallow ? "shallow" : "not-fetched") : null;
   let verdict: Verdict;
-  if (f.git.state !== "repo" || f.saved.head === null || reachable === null || notHereReason !== null)
-    verdict = "unverifiable";
+  if (unchecked || notHereReason !== null) verdict = "unverifiable";
   else if (!reachable) verdict = "rewritten";
   else if ((ageRaw !== null && ageRaw > STALE_DAYS) || (ahead !== null && ahead > STALE_COMMITS)) verdict = "stale";
   else if (branchChanged === true || (ahead ?? 0) > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0)
@@ -343,10 +238,9 @@ export function assessDrift(f: DriftFacts): DriftReport {
   if (branchAbsent) parts.push(`branch ${bw(savedBranch)} is not in this clone; on ${bw(currentBranch)}`);
   else if (branchChanged === true) parts.push(`branch moved from ${bw(savedBranch)} to ${bw(currentBranch)}`);
   else if (branchChanged === false && verdict !== "unverifiable") parts.push(`on ${bw(currentBranch)}`);
+  const since = progress.current === null ? ", finished or aborted since" : "";
   if (progress.saved !== null && progress.saved !== progress.current)
-    parts.push(
-      `${progress.saved} was in progress at the save${progress.current === null ? ", finished or aborted since" : ""}`,
-    );
+    parts.push(`${progress.saved} was in progress at the save${since}`);
   if (progress.current !== null) parts.push(`${progress.current} in progress now`);
   // "age unknown" is said once (docs/design.md#verdicts-and-the-brief): the verdict's reason may have said it.
   if (ageDays !== null) parts.push(`saved ${ageDays} days ago`);
@@ -356,11 +250,8 @@ export function assessDrift(f: DriftFacts): DriftReport {
   parts.push(...fateClauses(f.dirtyFates ?? []));
   // Which agent saved it (recorded by this clone's write): the next agent says where it came from.
   if (f.savedBy) parts.push(`saved by ${f.savedBy}${f.saved.date === null ? "" : ` at ${f.saved.date.iso}`}`);
-  if (f.provenance?.someoneElse)
-    parts.push(
-      `the handoff was not saved in this ` +
-        `clone${f.provenance.committer === null ? "" : `; its last commit is by ${f.provenance.committer}`}`,
-    );
+  const by = f.provenance?.committer ? `; its last commit is by ${f.provenance.committer}` : "";
+  if (f.provenance?.someoneElse) parts.push(`the handoff was not saved in this clone${by}`);
   const bad = unverifiable.filter((u) => !(verdict === "unverifiable" && u === "head"));
   if (bad.length > 0) parts.push(`unverifiable anchors: ${bad.join(", ")}`);
   // Branch names in it come from the file: the summary is prose printed outside the envelope.
@@ -376,9 +267,7 @@ export function assessDrift(f: DriftFacts): DriftReport {
     branchChanged, headReachable: reachable, ahead, behind, commitsSinceDate: f.commitsSinceDate, ageDays,
     missingKeyFiles: f.missingKeyFiles, keyFilesNotYetCreated: f.keyFilesNotYetCreated ?? [], upstream: up,
     dirtyChanged, shallow: f.shallow,
-    headPresent:
-      f.git.state !== "repo" || f.saved.head === null || reachable === null ? null : reachable || !f.objectMissing,
-    countsAtLeast: f.shallow, notHereReason,
+    headPresent: unchecked ? null : reachable || !f.objectMissing, countsAtLeast: f.shallow, notHereReason,
     sinceSaved: verdict === "rewritten" && !f.objectMissing ? (f.sinceSaved ?? null) : null,
     git: f.git, unverifiable, memoryOnlyCommits: memoryOnly, changedKeyFiles, cleanedDirty, dirtyKeyFiles,
     inProgress: progress, provenance: f.provenance ?? null, dirtyFates: f.dirtyFates ?? [], summary,

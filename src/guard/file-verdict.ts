@@ -1,8 +1,4 @@
-/**
- * The one verdict on a memory file's bytes that every verb consults (docs/design.md#one-verdict-on-a-files-bytes):
- * unsafe (a NUL byte: no verb loads it), shown (invalid UTF-8 or a code point `write` refuses:
- * loaded, shown as `<0xNN>` / `<U+XXXX>`, with a warning), or clean. The decoding is memory-text.ts.
- */
+/** The one verdict on a memory file's bytes: unsafe (a NUL), shown (`<0xNN>` / `<U+XXXX>`, warned), or clean. */
 import { Refused } from "../errors.ts";
 import { renderVisible } from "./invisible.ts";
 
@@ -20,10 +16,8 @@ export function unsafeBytes(file: string, at: number): Refused {
 
 /** The stderr sentence for a file loaded with `n` bytes or characters shown as `<0xNN>` / `<U+XXXX>`. */
 export function shownWarning(file: string, n: number): string {
-  return (
-    `warning: ${file} holds ${n} invisible or control character(s) or invalid UTF-8 byte(s) that write would ` +
-    "refuse, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk"
-  );
+  const what = `${n} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse`;
+  return `warning: ${file} holds ${what}, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk`;
 }
 
 /** The text of clean bytes (no NUL, valid UTF-8, nothing `write` refuses), or null. */

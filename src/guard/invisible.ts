@@ -1,11 +1,6 @@
-/**
- * The invisible-character guard (docs/design.md#redaction): code points that hide or reorder text
- * for a human while a model reads them, and controls; living scripts pass (Persian ZWNJ, Indic
- * ZWJ, Hebrew and Arabic marks, the flags of England, Scotland and Wales). Pure. The Unicode
- * tables are generated from the UCD by tools/unicode-tables.mjs.
- */
-import { partitionPoint } from "./partition.ts";
-import { RTL_LETTERS, STANDARDIZED_VARIANT_BASES } from "./unicode-tables.ts";
+/** Code points that hide or reorder text for a human while a model reads them, and controls; living scripts pass. */
+import { isUtf8 } from "node:buffer";
+import { RTL_LETTER, STANDARDIZED_VARIANT_BASES } from "./unicode-tables.ts";
 
 /** A refused character: 1-based line and column (in code points), `U+XXXX`, and its class. */
 export interface InvisibleHit {
@@ -21,42 +16,48 @@ const CANDIDATE = new RegExp(
     "\\u2060-\\u2064\\u2066-\\u2069\\u3164\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\u{E0000}-\\u{E007F}\\u{E0100}-\\u{E01EF}]",
   "u",
 );
-/** The refused characters of `text`, in order. */
-export function findInvisible(text: string): InvisibleHit[] {
-  return CANDIDATE.test(text) ? findRefused(text) : [];
+
+function codePoints(text: string): number[] {
+  const cps: number[] = [];
+  for (const ch of text) cps.push(ch.codePointAt(0)!);
+  return cps;
 }
 
-/** One line for a refusal: `invisible character U+202E (bidi control) at line 3, column 7`, 10 at most. */
-export function describeInvisible(hits: readonly InvisibleHit[]): string {
-  const shown = hits.slice(0, 10).map((h) => `${h.codePoint} (${h.name}) at line ${h.line}, column ${h.column}`);
-  const more = hits.length > 10 ? `, … and ${hits.length - 10} more` : "";
-  const head = hits.length === 1 ? "invisible character" : `${hits.length} invisible characters`;
-  return `${head}: ${shown.join("; ")}${more}`;
+/** The refused characters of `text`, in order. */
+export function findInvisible(text: string): InvisibleHit[] {
+  if (!CANDIDATE.test(text)) return [];
+  const cps = codePoints(text);
+  const hits: InvisibleHit[] = [];
+  let line = 1;
+  let lineStart = 0;
+  cps.forEach((cp, i) => {
+    const name = forbiddenAt(cps, i);
+    if (name !== undefined) hits.push({ line, column: i - lineStart + 1, codePoint: hex(cp), name });
+    if (cp === LF) {
+      line++;
+      lineStart = i + 1;
+    }
+  });
+  return hits;
 }
 
 /** The refused code point indexes of `text` as if it sat after a space (a path on an anchor line). */
 export function refusedIndexes(text: string): Set<number> {
-  return CANDIDATE.test(text) ? refusedIndexesIn(text) : new Set();
+  const out = new Set<number>();
+  if (!CANDIDATE.test(text)) return out;
+  const cps = [0x20, ...codePoints(text)];
+  for (let i = 1; i < cps.length; i++) if (forbiddenAt(cps, i) !== undefined) out.add(i - 1);
+  return out;
 }
 
 /** `text` with each refused code point written `<U+XXXX>`; `changed` counts them. */
 export function showRefused(text: string): { text: string; changed: number } {
-  if (!CANDIDATE.test(text)) return { text, changed: 0 };
-  return renderCodePoints(Array.from(text, (ch) => ch.codePointAt(0)!));
+  return CANDIDATE.test(text) ? renderCodePoints(codePoints(text)) : { text, changed: 0 };
 }
-
-const STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 /** File bytes for display: refused code points as `<U+XXXX>`, invalid UTF-8 bytes as `<0xNN>`. */
 export function renderVisible(bytes: Uint8Array): { text: string; changed: number } {
-  let fast: string | undefined;
-  try {
-    fast = STRICT.decode(bytes);
-  } catch {
-    fast = undefined;
-  }
-  if (fast !== undefined && !CANDIDATE.test(fast)) return { text: fast, changed: 0 };
-  return renderCodePoints(decodeUtf8(bytes));
+  return isUtf8(bytes) ? showRefused(Buffer.from(bytes).toString("utf8")) : renderCodePoints(decodeUtf8(bytes));
 }
 
 const LF = 0x0a;
@@ -97,43 +98,13 @@ const matches = (re: RegExp, cp: number | undefined): boolean =>
 const isEmoji = (cp: number | undefined): boolean => cp !== undefined && cp >= 0xa9 && matches(PICTOGRAPHIC, cp);
 
 /** Skin-tone modifiers sit between an emoji and its joiner (👩🏽‍💻). */
-function isEmojiModifier(cp: number): boolean {
-  return cp >= 0x1f3fb && cp <= 0x1f3ff;
-}
+const isEmojiModifier = (cp: number): boolean => cp >= 0x1f3fb && cp <= 0x1f3ff;
 
-/** The `gap.length` base-36 ranges of unicode-tables.ts as a flat [start, end, …] array. */
-function decodeRanges(encoded: string): Int32Array {
-  const parts = encoded === "" ? [] : encoded.split(",");
-  const out = new Int32Array(parts.length * 2);
-  let prev = -1;
-  parts.forEach((part, k) => {
-    const [gap, len = "0"] = part.split(".");
-    const start = prev + 1 + parseInt(gap!, 36);
-    prev = start + parseInt(len, 36);
-    out[2 * k] = start;
-    out[2 * k + 1] = prev;
-  });
-  return out;
-}
-
-function inRanges(ranges: Int32Array, cp: number): boolean {
-  const k = partitionPoint(ranges.length / 2, (i) => ranges[2 * i]! <= cp) - 1;
-  return k >= 0 && cp <= ranges[2 * k + 1]!;
-}
-
-// Decoded on first use: most texts never hold a selector or a bidi mark.
-let rtlLetters: Int32Array | undefined;
-let variantBases: Map<number, Int32Array> | undefined;
-
-function isRtlLetter(cp: number): boolean {
-  rtlLetters ??= decodeRanges(RTL_LETTERS);
-  return cp >= 0x590 && inRanges(rtlLetters, cp);
-}
+const isRtlLetter = (cp: number): boolean => cp >= 0x590 && matches(RTL_LETTER, cp);
 
 function isStandardizedVariant(base: number, selector: number): boolean {
-  variantBases ??= new Map(STANDARDIZED_VARIANT_BASES.map(([sel, enc]) => [sel, decodeRanges(enc)]));
-  const bases = variantBases.get(selector);
-  return bases !== undefined && inRanges(bases, base);
+  const bases = STANDARDIZED_VARIANT_BASES.get(selector);
+  return bases !== undefined && matches(bases, base);
 }
 
 /** True when the tag character at `i` belongs to one of the three flag sequences. */
@@ -152,12 +123,7 @@ function lineHasRtl(cps: readonly number[], i: number): boolean {
   return false;
 }
 
-/**
- * The class of the code point at `i` when it is refused in its context. Allowed: U+FEFF first;
- * CR before LF; ZWNJ/ZWJ between letters or marks, ZWJ between emoji; LRM, RLM, ALM on a line
- * with a right-to-left letter; tags inside the three flags; U+FE0E/U+FE0F after an emoji, other
- * selectors after a base StandardizedVariants.txt pairs them with, U+E0100+ after an ideograph.
- */
+/** The class of the code point at `i` when it is refused in its context (docs/design.md#invisible-characters). */
 function forbiddenAt(cps: readonly number[], i: number): string | undefined {
   const cp = cps[i]!;
   const name = classOf(cp);
@@ -196,110 +162,46 @@ function hex(cp: number): string {
   return `U+${cp.toString(16).toUpperCase().padStart(4, "0")}`;
 }
 
-function findRefused(text: string): InvisibleHit[] {
-  const cps: number[] = [];
-  for (const ch of text) cps.push(ch.codePointAt(0)!);
-  const hits: InvisibleHit[] = [];
-  let line = 1;
-  let column = 1;
-  for (let i = 0; i < cps.length; i++) {
-    const cp = cps[i]!;
-    const name = forbiddenAt(cps, i);
-    if (name !== undefined) hits.push({ line, column, codePoint: hex(cp), name });
-    if (cp === LF) {
-      line++;
-      column = 1;
-    } else {
-      column++;
-    }
-  }
-  return hits;
-}
+/** Unicode's well-formed UTF-8 byte sequences, over bytes read as latin1: a run of them, or one invalid byte. */
+const UTF8_RUN = new RegExp(
+  "(?:[\\x00-\\x7f]|[\\xc2-\\xdf][\\x80-\\xbf]|\\xe0[\\xa0-\\xbf][\\x80-\\xbf]" +
+    "|[\\xe1-\\xec\\xee\\xef][\\x80-\\xbf]{2}|\\xed[\\x80-\\x9f][\\x80-\\xbf]|\\xf0[\\x90-\\xbf][\\x80-\\xbf]{2}" +
+    "|[\\xf1-\\xf3][\\x80-\\xbf]{3}|\\xf4[\\x80-\\x8f][\\x80-\\xbf]{2}){1,4096}|(?<bad>[^])",
+  "g",
+);
 
-function refusedIndexesIn(text: string): Set<number> {
-  const out = new Set<number>();
-  const cps = [0x20];
-  for (const ch of text) cps.push(ch.codePointAt(0)!);
-  for (let i = 1; i < cps.length; i++) if (forbiddenAt(cps, i) !== undefined) out.add(i - 1);
-  return out;
-}
-
-/** Strict UTF-8 (WHATWG) to code points; each byte not beginning a valid sequence becomes `-(byte + 1)`. */
+/** Strict UTF-8 to code points; each byte not beginning a valid sequence becomes `-(byte + 1)`. */
 export function decodeUtf8(bytes: Uint8Array): number[] {
   const out: number[] = [];
-  const n = bytes.length;
-  let i = 0;
-  while (i < n) {
-    const b = bytes[i]!;
-    if (b < 0x80) {
-      out.push(b);
-      i++;
-      continue;
-    }
-    let need = 0;
-    let lo = 0x80;
-    let hi = 0xbf;
-    let cp = 0;
-    if (b >= 0xc2 && b <= 0xdf) {
-      need = 1;
-      cp = b & 0x1f;
-    } else if (b >= 0xe0 && b <= 0xef) {
-      need = 2;
-      cp = b & 0x0f;
-      if (b === 0xe0) lo = 0xa0;
-      if (b === 0xed) hi = 0x9f;
-    } else if (b >= 0xf0 && b <= 0xf4) {
-      need = 3;
-      cp = b & 0x07;
-      if (b === 0xf0) lo = 0x90;
-      if (b === 0xf4) hi = 0x8f;
-    }
-    let ok = need > 0;
-    for (let k = 1; ok && k <= need; k++) {
-      const c = bytes[i + k];
-      // Only the second byte has a narrowed range; later ones are plain continuations.
-      const min = k === 1 ? lo : 0x80;
-      const max = k === 1 ? hi : 0xbf;
-      if (c === undefined || c < min || c > max) ok = false;
-      else cp = (cp << 6) | (c & 0x3f);
-    }
-    if (ok) {
-      out.push(cp);
-      i += need + 1;
-    } else {
-      out.push(-(b + 1));
-      i++;
-    }
+  for (const m of Buffer.from(bytes).toString("latin1").matchAll(UTF8_RUN)) {
+    if (m.groups!["bad"] !== undefined) out.push(-(m[0].charCodeAt(0) + 1));
+    else for (const ch of Buffer.from(m[0], "latin1").toString("utf8")) out.push(ch.codePointAt(0)!);
   }
   return out;
 }
 
-/** Code points written out, refused ones as `<U+XXXX>` and invalid bytes (negative) as `<0xNN>`. */
-function renderCodePoints(cps: readonly number[]): { text: string; changed: number } {
+/** `<0xNN>` for an invalid byte. */
+export function byteMarker(byte: number): string {
+  return `<0x${byte.toString(16).toUpperCase().padStart(2, "0")}>`;
+}
+
+/** Code points written out, invalid bytes (negative) as `<0xNN>`, refused ones as `<U+XXXX>` unless `keep`. */
+export function renderCodePoints(cps: readonly number[], keep = false): { text: string; changed: number } {
   const parts: string[] = [];
   let changed = 0;
-  let runStart = 0;
-  const flush = (end: number): void => {
-    if (end > runStart) parts.push(String.fromCodePoint(...cps.slice(runStart, end)));
-  };
+  let from = 0;
   for (let i = 0; i < cps.length; i++) {
     const cp = cps[i]!;
-    let shown: string | undefined;
-    if (cp < 0) shown = `<0x${(-cp - 1).toString(16).toUpperCase().padStart(2, "0")}>`;
-    else if (forbiddenAt(cps, i) !== undefined) shown = `<${hex(cp)}>`;
-    if (shown === undefined) {
-      // Long runs go out in slices: String.fromCodePoint takes its input as arguments.
-      if (i - runStart >= 8192) {
-        flush(i);
-        runStart = i;
-      }
-      continue;
-    }
-    flush(i);
+    const shown = cp < 0 ? byteMarker(-cp - 1) : !keep && forbiddenAt(cps, i) !== undefined ? `<${hex(cp)}>` : null;
+    // Long runs go out in slices: String.fromCodePoint takes its input as arguments.
+    if (shown === null && i - from < 8192) continue;
+    parts.push(String.fromCodePoint(...cps.slice(from, i)));
+    from = i;
+    if (shown === null) continue;
     parts.push(shown);
     changed++;
-    runStart = i + 1;
+    from = i + 1;
   }
-  flush(cps.length);
+  parts.push(String.fromCodePoint(...cps.slice(from)));
   return { text: parts.join(""), changed };
 }

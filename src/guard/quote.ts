@@ -1,7 +1,4 @@
-/**
- * The marking steps of the one quoting rule for file-controlled values in human output, without
- * redaction or cutting: small, so the hook uses it without the sanitiser's code (sanitize.ts).
- */
+/** The one quoting rule's marking steps, without redaction or cutting: small enough for the hook. */
 import { showRefused } from "./invisible.ts";
 
 // Tabs and LF fold in one-line fields; a lone CR and rarer breaks are shown as <U+XXXX>: they can hide text.
@@ -26,10 +23,7 @@ export function quotedValue(text: string): string {
   return inQuotes(markText(text));
 }
 
-/**
- * `text` as one POSIX shell word (single-quoted when needed), or null when it holds a control or
- * refused code point: a pasted command must show what it runs.
- */
+/** `text` as one POSIX shell word, or null when it holds a control or refused code point: show what runs. */
 export function shellWord(text: string): string | null {
   if (markText(text, false) !== text || /[\n\t]/.test(text)) return null;
   if (/^[A-Za-z0-9_./:@%+=,-]+$/.test(text)) return text;

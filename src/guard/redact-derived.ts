@@ -1,8 +1,4 @@
-/**
- * The derived forms a secret hides in: base64 runs decoded, tokens split or wrapped over lines,
- * lines joined at a continuation. Each is built in one pass and maps its offsets back to the
- * original; the shape rules then run once over it (redact.ts). Pure; linear.
- */
+/** Forms a secret hides in (base64 decoded, split or wrapped lines, continuations), each mapped back. Linear. */
 import { partitionPoint } from "./partition.ts";
 import { tally } from "./redact-kit.ts";
 
@@ -14,10 +10,10 @@ export interface Derived {
 
 const EMPTY: Derived = { text: "", original: () => null };
 
-/** Pieces of a derived text: [derived start, derived end, original start, original end, group]. */
+/** [derived start, derived end, original start, original end, group]. */
 type Piece = [number, number, number, number, number];
 
-/** Collects the pieces of a derived text; each group ends with a line break. */
+/** The pieces of a derived text; each group ends with a line break. */
 class Pieces {
   readonly parts: string[] = [];
   readonly list: Piece[] = [];
@@ -55,14 +51,12 @@ class Pieces {
   }
 }
 
-/** Shortest base64 run decoded: the shortest vendor token (20 characters) takes 28. */
-const MIN_BASE64 = 24;
+/** A base64 run of 24+ characters: the shortest vendor token (20 characters) takes 28. */
 const BASE64_RUN = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])/g;
 
 /** True when at least 95% of the bytes are printable ASCII, tab, CR or LF: decoded text, not noise. */
 function printable(bytes: Buffer): boolean {
-  let bad = 0;
-  for (const b of bytes) if ((b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d) || b > 0x7e) bad++;
+  const bad = bytes.filter((b) => (b < 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d) || b > 0x7e).length;
   return bad * 20 <= bytes.length;
 }
 
@@ -74,7 +68,7 @@ export function decodedRuns(text: string, covered: (start: number, end: number) 
   for (const m of text.matchAll(BASE64_RUN)) {
     const start = m.index;
     const end = start + m[0].length;
-    if (m[0].length < MIN_BASE64 || covered(start, end)) continue;
+    if (covered(start, end)) continue;
     const bytes = Buffer.from(m[0], "base64");
     tally(m[0].length);
     if (bytes.length === 0 || !printable(bytes)) continue;
@@ -114,10 +108,7 @@ function linesOf(text: string): Array<[number, number]> {
   return lines;
 }
 
-/**
- * Tokens split over lines of one constant prefix (`# `, `> `, none) and one run of token
- * characters each: two or more such lines are joined. A span counts only when it crosses lines.
- */
+/** Two or more lines of one constant prefix (`# `, `> `, none) and a run of token characters each, joined. */
 export function splitRuns(text: string, covered: (start: number, end: number) => boolean): Derived {
   const out = new Pieces();
   let group: Array<[number, number]> = [];
@@ -149,10 +140,7 @@ const MIN_WRAP = 40;
 /** The widths tools wrap at (base64, PEM, MIME, terminals): a two-line group needs one of them. */
 const WRAP_WIDTHS = new Set([64, 76, 80]);
 
-/**
- * Tokens wrapped at a fixed width: a line ending in token characters (after anything:
- * `KEY=sk-proj-…`), then lines of one constant prefix, every line but the last as wide as the first.
- */
+/** Tokens wrapped at a fixed width: a line ending in a token (`KEY=sk-proj-…`), then lines as wide, one prefix. */
 export function wrappedRuns(text: string): Derived {
   const out = new Pieces();
   const lines = linesOf(text);

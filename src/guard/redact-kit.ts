@@ -1,29 +1,26 @@
 /** The parts every redaction rule is built from: rule shape, boundaries, entropy, allow-lists. Pure. */
 
+/** A rule: its pattern's first `s…` named group that matched is the secret (else the whole match). */
 export interface RedactionRule {
-  /** kebab-case id, the KIND in `<redacted: KIND>`. */
+  /** The KIND in `<redacted: KIND>`. */
   readonly id: string;
   /** Lowercase substrings: the pattern runs only when the lowercased text holds one. */
   readonly keywords?: readonly string[];
-  /** Global, with indices: the first `s…` named group that matched is the secret, else the whole match. */
   readonly pattern: RegExp;
   /** Minimum Shannon entropy, in bits per character. */
   readonly entropy?: number;
-  /** True for a candidate to keep (the rule's allow-list). */
+  /** True for a candidate to keep. */
   readonly allow?: (secret: string, m: RegExpExecArray) => boolean;
   /** Human-chosen passwords: a weak one (`aaaaaaaa`) is still a secret, so no filler check. */
   readonly weakIsSecret?: boolean;
-  /** Narrows or widens the secret (null keeps it); linear: reads only what joins the span, or a bounded bit more. */
+  /** Narrows or widens the secret (null keeps it), reading only what joins the span or a bounded bit more. */
   readonly refine?: (text: string, m: RegExpExecArray, start: number, end: number) => [number, number] | null;
   /** For a match holding several secrets (a table, a Cookie header): each span, and where the scan stopped. */
   readonly spans?: (text: string, m: RegExpExecArray) => { spans: Array<[number, number]>; end: number };
 }
 
-/**
- * A token's left edge: not the tail of a longer word, except right after a `\n`/`\t`/`\r`/`\"`
- * escape or a `%XX` encoding. ONE negative lookbehind: an alternation of assertions would stop V8
- * from scanning for the literal prefix after it, a hundredfold slowdown.
- */
+// A token's left edge: not inside a word, except after a `\n`/`\t`/`\r`/`\"` escape or `%XX`. ONE lookbehind:
+// an alternation of assertions stops V8 scanning for the literal prefix after it, a hundredfold slowdown.
 const ESCAPE_END = '(?<!\\\\[ntr"]|%[0-9A-Fa-f]{2})';
 export const L = `(?<![A-Za-z0-9_]${ESCAPE_END})`;
 export const R = "(?![A-Za-z0-9_])";
@@ -31,18 +28,11 @@ export const R = "(?![A-Za-z0-9_])";
 export const LD = `(?<![A-Za-z0-9_-]${ESCAPE_END})`;
 export const RD = "(?![A-Za-z0-9_-])";
 
-/**
- * Work redaction did, for the tests that prove it linear by counting: pattern executions, and the
- * characters they and the scanners ran over. Reset it to zero before measuring.
- */
+/** Pattern executions and the characters they and the scanners read: tests prove redaction linear by counting. */
 export const REDACTION_WORK = { regexRuns: 0, charsScanned: 0 };
 
 export function tally(n: number): void {
   REDACTION_WORK.charsScanned += n;
-}
-
-export function re(source: string, flags = ""): RegExp {
-  return new RegExp(source, `gd${flags}`);
 }
 
 /** Offsets of every `\n` in `text`, in order. */
@@ -55,34 +45,28 @@ export function newlineOffsets(text: string): number[] {
 
 /** A rule from its parts: id, space-separated keywords, pattern source, entropy floor, extras, flags. */
 export function rule(
-  id: string,
-  keywords: string,
-  source: string,
-  entropy?: number,
-  extra: Partial<RedactionRule> = {},
-  flags = "",
+  id: string, keywords: string, source: string, entropy?: number, extra: Partial<RedactionRule> = {}, flags = "",
 ): RedactionRule {
   // Built on first use: most rules' keywords are absent from a given text.
   let compiled: RegExp | undefined;
-  const made: { -readonly [K in keyof RedactionRule]: RedactionRule[K] } = {
+  return {
     id,
-    get pattern(): RegExp {
-      return (compiled ??= re(source, flags));
-    },
+    keywords: keywords === "" ? undefined : keywords.split(" "),
+    entropy,
     ...extra,
+    get pattern(): RegExp {
+      return (compiled ??= new RegExp(source, `gd${flags}`));
+    },
   };
-  if (keywords !== "") made.keywords = keywords.split(" ");
-  if (entropy !== undefined) made.entropy = entropy;
-  return made;
 }
 
 const PLACEHOLDER_WORDS = "password|passwd|pass|pwd|secret|changeme|redacted|hidden|none|null|undefined|true|false";
-export const PLACEHOLDER = new RegExp(
+const PLACEHOLDER = new RegExp(
   `^(?:\\$.*|%[A-Za-z_(].*|\\{.*\\}|<.*>|\\[.*\\]|\\*+|x+|X+|\\.\\.\\.|…|${PLACEHOLDER_WORDS})$`,
   "i",
 );
 
-export const VARIABLE_REFERENCE = new RegExp(
+const VARIABLE_REFERENCE = new RegExp(
   "^(?:\\$|%[A-Za-z_]|\\{\\{|\\{%|os\\.environ|os\\.getenv|process\\.env|import\\.meta\\.env|env\\.|ENV\\[" +
     "|ENV\\.fetch|System\\.getenv|getenv\\(|secrets\\.|vars\\.)",
 );
@@ -93,10 +77,7 @@ const WORD_RUNS = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
 /** True when the letters of `s` read as words (average run of 3 or more), as identifiers do. */
 export function isWordy(s: string): boolean {
   const runs = s.match(WORD_RUNS);
-  if (!runs || runs.length === 0) return false;
-  let total = 0;
-  for (const r of runs) total += r.length;
-  return total / runs.length >= 3;
+  return runs !== null && runs.join("").length / runs.length >= 3;
 }
 
 const CODE_PATH = /^[A-Za-z_$][\w$-]*!?(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$-]*!?)*(?<tail>[([<].*)?$/;
@@ -126,35 +107,16 @@ export const PATH_OR_URL =
 export const DIGEST = /^(?:sha1|sha256|sha384|sha512|md5|blake2b?):[0-9a-fA-F]+$/i;
 export const VERSION = /^v?\d+(?:\.\d+)+(?:[-+][0-9A-Za-z.+-]*)?$/;
 
-/** Counts for ASCII characters and which are set, reused: redaction is synchronous. */
-const ASCII_COUNTS = new Uint32Array(128);
-const ASCII_SEEN = new Uint8Array(128);
-
 /** Shannon entropy of `s` in bits per character (counted in code points). */
 export function shannonEntropy(s: string): number {
-  const counts = ASCII_COUNTS;
-  let distinct = 0;
-  let i = 0;
-  for (; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 128) break;
-    if (counts[c]!++ === 0) ASCII_SEEN[distinct++] = c;
-  }
-  let h = 0;
-  for (let k = 0; k < distinct; k++) {
-    const c = ASCII_SEEN[k]!;
-    h -= (counts[c]! / i) * Math.log2(counts[c]! / i);
-    counts[c] = 0;
-  }
-  if (i === s.length) return h;
-  h = 0;
-  const all = new Map<string, number>();
+  const counts = new Map<string, number>();
   let n = 0;
   for (const ch of s) {
-    all.set(ch, (all.get(ch) ?? 0) + 1);
+    counts.set(ch, (counts.get(ch) ?? 0) + 1);
     n++;
   }
-  for (const c of all.values()) h -= (c / n) * Math.log2(c / n);
+  let h = 0;
+  for (const c of counts.values()) h -= (c / n) * Math.log2(c / n);
   return h;
 }
 
@@ -166,11 +128,6 @@ const DECORATED_HEX =
 /** Never redacted: git ids and SHA-256 tokens, UUIDs, and keys ending in `EXAMPLE` (AWS's convention). */
 export function globallyAllowed(secret: string): boolean {
   return DECORATED_HEX.test(secret) || UUID.test(secret) || /EXAMPLE(?:KEY)?$/.test(secret);
-}
-
-/** A token body of filler (`ghp_xxxx…`): documentation; real tokens are far above 2.5 bits per character. */
-export function filler(entropy: number): boolean {
-  return entropy < 2.5;
 }
 
 export function placeholderOrVariable(v: string): boolean {
@@ -197,12 +154,8 @@ function pathOfNames(v: string): boolean {
 /** A value that names something: an ARN, an e-mail address, a path of names, a file name. */
 export function namesSomething(v: string): boolean {
   // Cheap character checks first: each pattern is compiled on its first use.
-  return (
-    (v.startsWith("arn:") && ARN.test(v)) ||
-    (v.includes("@") && EMAIL.test(v)) ||
-    (v.includes(".") && FILE_NAME.test(v)) ||
-    (v.includes("/") && pathOfNames(v))
-  );
+  return (v.startsWith("arn:") && ARN.test(v)) || (v.includes("@") && EMAIL.test(v)) ||
+    (v.includes(".") && FILE_NAME.test(v)) || (v.includes("/") && pathOfNames(v));
 }
 
 const PLAIN_WORD = /^[("'`]*(?:[A-Za-z][a-z]*(?:['’-][a-z]+)*|\d+(?:[.,]\d+)*)[)"'`.,!?:;]*$/;
@@ -211,9 +164,7 @@ const PLAIN_WORD = /^[("'`]*(?:[A-Za-z][a-z]*(?:['’-][a-z]+)*|\d+(?:[.,]\d+)*)
 export function proseLike(v: string): boolean {
   if (!/\s/.test(v)) return false;
   const words = v.split(/\s+/).filter((w) => w !== "");
-  let plain = 0;
-  for (const w of words) if (PLAIN_WORD.test(w)) plain++;
-  return plain * 2 >= words.length;
+  return words.filter((w) => PLAIN_WORD.test(w)).length * 2 >= words.length;
 }
 
 /** A list of words (`read,write,admin`, `a|b`): names, not a secret. */
@@ -224,16 +175,8 @@ export function wordList(v: string): boolean {
 
 /** The allow-list of every rule that judges a value by its name (assignments, tables, XML, cookies). */
 export function notAnAssignedSecret(v: string): boolean {
-  return (
-    placeholderOrVariable(v) ||
-    // A command-line flag (`--expected-current-sha256` in a table of options).
-    (v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v)) ||
-    looksLikeCode(v.replace(/=+$/, "")) ||
-    wordList(v) ||
-    PATH_OR_URL.test(v) ||
-    DIGEST.test(v) ||
-    VERSION.test(v) ||
-    namesSomething(v) ||
-    proseLike(v)
-  );
+  // A command-line flag too (`--expected-current-sha256` in a table of options).
+  const flag = v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v);
+  return placeholderOrVariable(v) || flag || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) ||
+    PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || proseLike(v);
 }

@@ -1,31 +1,14 @@
-/**
- * Rules whose secret is found by reading the syntax around it: PEM blocks, generic assignments,
- * Markdown tables, Cookie headers, unnamed AWS keys. Each scan is linear: it reads only what
- * becomes part of its span, or a bounded number of characters past it.
- */
+/** Rules that read the syntax around a secret: PEM blocks, assignments, tables, cookies, unnamed AWS keys. Linear. */
 import { partitionPoint } from "./partition.ts";
-import {
-  PATH_OR_URL,
-  looksLikeCode,
-  newlineOffsets,
-  notAnAssignedSecret,
-  placeholderOrVariable,
-  shannonEntropy,
-  tally,
-} from "./redact-kit.ts";
+import { PATH_OR_URL, looksLikeCode, newlineOffsets, notAnAssignedSecret } from "./redact-kit.ts";
+import { placeholderOrVariable, shannonEntropy, tally } from "./redact-kit.ts";
 
 type Range = [number, number];
-
-// PEM blocks
 
 const PEM_END = /-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----/y;
 const PEM_HEADER = /(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID):[^\r\n\\]*/y;
 const PEM_BODY = /=?[A-Za-z0-9+/]+={0,3}/y;
-/**
- * What may sit between two lines of a pasted key: line breaks (real, `\n`, `\\n`, `<br>`, `", "`)
- * after up to 16 characters of line suffix and before up to 16 of prefix, or spaces inside a line.
- * Neither part holds base64, a backslash or a break, so the pieces never overlap.
- */
+/** Between two lines of a pasted key: breaks (real, `\n`, `\\n`, `<br>`, `", "`) in junk of no base64, or spaces. */
 const PEM_JUNK = "(?:[^A-Za-z0-9+/=\\r\\n\\\\<\"-]|\"(?![ \\t]*,[ \\t]*\")|-(?!----)|\\+(?=[ \\t]*\\r?\\n)){0,16}";
 const PEM_SEPARATOR = new RegExp(
   `(?:${PEM_JUNK}(?:\\r?\\n|\\\\r\\\\n|\\\\n|\\\\\\\\r\\\\\\\\n|\\\\\\\\n|<br[ \\t]*/?>|"[ \\t]*,[ \\t]*"))+` +
@@ -54,19 +37,18 @@ function linePrefix(text: string, start: number): string {
   return text.slice(k, start).trim();
 }
 
-/** After a separator: the block's own line prefix once more, then spaces. */
-function skipPrefix(text: string, at: number, prefix: string): number {
-  if (prefix === "" || !text.startsWith(prefix, at)) return at;
-  let k = at + prefix.length;
+/** Where the block's next line starts: after a separator, the block's own line prefix once more, spaces; or -1. */
+function nextLine(text: string, at: number, prefix: string): number {
+  let k = sticky(PEM_SEPARATOR, text, at);
+  if (k === -1 || prefix === "" || !text.startsWith(prefix, k)) return k;
+  k += prefix.length;
   while (text[k] === " " || text[k] === "\t") k++;
   return k;
 }
 
-/**
- * private-key's refine: the lines of key material after the BEGIN marker (base64, PEM headers, blank
- * lines) up to the END marker, under any constant prefix; another line ends the block there.
- * Null when it holds fewer than 32 base64 characters.
- */
+const endsLine = (text: string, at: number): boolean => PEM_LINE_END.test(at < text.length ? text[at]! : "\n");
+
+/** private-key's refine: key material (base64, headers, blank lines) to the END marker or the first other line. */
 export function refinePem(text: string, m: RegExpExecArray, start: number, end: number): Range | null {
   if (m[0].startsWith("PuTTY")) return refinePutty(text, start, end);
   const prefix = linePrefix(text, start);
@@ -75,9 +57,8 @@ export function refinePem(text: string, m: RegExpExecArray, start: number, end: 
   let material = 0;
   let headers = true;
   for (;;) {
-    const sep = sticky(PEM_SEPARATOR, text, i);
-    if (sep === -1) break;
-    const j = skipPrefix(text, sep, prefix);
+    const j = nextLine(text, i, prefix);
+    if (j === -1) break;
     const endMarker = sticky(PEM_END, text, j);
     if (endMarker !== -1) {
       last = endMarker;
@@ -100,10 +81,9 @@ export function refinePem(text: string, m: RegExpExecArray, start: number, end: 
       break;
     }
     const line = text.slice(j, b);
-    const after = b < text.length ? text[b]! : "\n";
-    if (!PEM_LINE_END.test(after)) break;
-    const next = sticky(PEM_SEPARATOR, text, b);
-    const beforeEnd = next !== -1 && sticky(PEM_END, text, skipPrefix(text, next, prefix)) !== -1;
+    if (!endsLine(text, b)) break;
+    const next = nextLine(text, b, prefix);
+    const beforeEnd = next !== -1 && sticky(PEM_END, text, next) !== -1;
     const long = (line.length >= 16 && /[0-9+/=]/.test(line)) || line.length >= 40;
     const keyLike = long || /^=|=$/.test(line) || beforeEnd;
     if (!keyLike) break;
@@ -126,9 +106,8 @@ function refinePutty(text: string, start: number, end: number): Range | null {
   let privateMaterial = 0;
   let inPrivate = false;
   for (;;) {
-    const sep = sticky(PEM_SEPARATOR, text, i);
-    if (sep === -1) break;
-    const j = skipPrefix(text, sep, prefix);
+    const j = nextLine(text, i, prefix);
+    if (j === -1) break;
     const h = sticky(PUTTY_HEADER, text, j);
     if (h !== -1) {
       const name = text.slice(j, text.indexOf(":", j));
@@ -138,14 +117,12 @@ function refinePutty(text: string, start: number, end: number): Range | null {
       continue;
     }
     const b = sticky(PEM_BODY, text, j);
-    if (b === -1 || b - j < 16 || !PEM_LINE_END.test(b < text.length ? text[b]! : "\n")) break;
+    if (b === -1 || b - j < 16 || !endsLine(text, b)) break;
     if (inPrivate) privateMaterial += b - j;
     i = last = b;
   }
   return privateMaterial >= PEM_MIN_MATERIAL ? [start, last] : null;
 }
-
-// Generic assignments
 
 /** Longest unquoted generic value judged, in characters (a longer run is cut here). */
 export const GENERIC_VALUE_MAX = 256;
@@ -173,12 +150,29 @@ function plainRunEnd(text: string, start: number): number {
   return plain.to;
 }
 
-/**
- * The end of an unquoted generic value: it runs to whitespace, and stops earlier only at plain
- * structure: a quote, a `\n`/`\t`/`\r`/`\"` escape, `&`/`;`/`,` before the next `name=`, `&&`,
- * `||`, a bracket closing one opened before the value, or `&`/`#` in a URL query. A trailing
- * `,`, `;`, `&`, unmatched `>` or backtick (and punctuation after one) belongs to the text around.
- */
+const OPENERS = [0x28, 0x5b, 0x7b];
+const CLOSERS = [0x29, 0x5d, 0x7d];
+
+/** A quote, a `\n`/`\t`/`\r`/`\"` escape, `||`, `&&`, `#` or `&` in a URL query, `&`/`;`/`,` before a `name=`. */
+function endsValue(text: string, at: number, c: number, inQuery: boolean): boolean {
+  const next = text.charCodeAt(at + 1);
+  // A quote ends the value: `r'…'`, `f"…"` and `x="a"+y` are code. A backtick does not.
+  if (c === 0x22 || c === 0x27) return true;
+  if (c === 0x5c) return next === 0x6e || next === 0x74 || next === 0x72 || next === 0x22;
+  if (c === 0x23) return inQuery;
+  if (c === 0x7c) return next === 0x7c;
+  if (c === 0x26 && (inQuery || next === 0x26)) return true;
+  if ((c !== 0x26 && c !== 0x3b && c !== 0x2c) || !isNameStart(next)) return false;
+  // Names between separators never overlap, and the look-ahead is capped.
+  const cap = Math.min(text.length, at + 2 + GENERIC_VALUE_MAX);
+  let k = at + 2;
+  while (k < cap && isNameChar(text.charCodeAt(k))) k++;
+  tally(k - at);
+  return text.charCodeAt(k) === 0x3d;
+}
+
+// An unquoted generic value ends at whitespace, {@link endsValue}, or a bracket closing one opened before it;
+// a trailing `,`, `;`, `&`, unmatched `>` or backtick (and punctuation after one) is the text's.
 export function genericValueEnd(text: string, start: number, inQuery: boolean): number {
   const limit = Math.min(text.length, start + GENERIC_VALUE_MAX);
   // A value inside a plain run ends at the cap, or at the whitespace or quote that ends the run.
@@ -186,105 +180,41 @@ export function genericValueEnd(text: string, start: number, inQuery: boolean): 
   if (run >= limit) return limit;
   const stop = text.charCodeAt(run);
   if (stop <= 0x20 || stop === 0x22 || stop === 0x27 || SPACE.test(text[run]!)) return run;
-  let parens = 0;
-  let brackets = 0;
-  let braces = 0;
+  const depth = [0, 0, 0];
   let angles = 0;
   let backticks = 0;
   let end = start;
   // Char codes, not one-character strings: this loop reads every value a rule judges.
-  scan: for (; end < limit; end++) {
+  for (; end < limit; end++) {
     const c = text.charCodeAt(end);
     if (c <= 0x20 || (c > 0x7e && SPACE.test(text[end]!))) break;
-    const next = end + 1 < text.length ? text.charCodeAt(end + 1) : -1;
-    switch (c) {
-      case 0x28: // (
-        parens++;
-        break;
-      case 0x5b: // [
-        brackets++;
-        break;
-      case 0x7b: // {
-        braces++;
-        break;
-      case 0x29: // )
-        if (parens-- === 0) break scan;
-        break;
-      case 0x5d: // ]
-        if (brackets-- === 0) break scan;
-        break;
-      case 0x7d: // }
-        if (braces-- === 0) break scan;
-        break;
-      case 0x3c: // <
-        angles++;
-        break;
-      case 0x3e: // >
-        angles--;
-        break;
-      // A quote ends the value: `r'…'`, `f"…"` and `x="a"+y` are code. A backtick does not.
-      case 0x22:
-      case 0x27:
-        break scan;
-      // A backslash: `\n`, `\t`, `\r`, `\"` end the value; the line of a JSON log goes on after the escape.
-      case 0x5c:
-        if (next === 0x6e || next === 0x74 || next === 0x72 || next === 0x22) break scan;
-        break;
-      case 0x60: // `
-        backticks++;
-        break;
-      case 0x23: // #
-        if (inQuery) break scan;
-        break;
-      case 0x7c: // |
-        if (next === 0x7c) break scan;
-        break;
-      case 0x26: // &
-      case 0x3b: // ;
-      case 0x2c: {
-        if (c === 0x26 && (inQuery || next === 0x26)) break scan;
-        if (!isNameStart(next)) break;
-        // The next `name=`: names between separators never overlap, and the look-ahead is capped.
-        const cap = Math.min(text.length, end + 2 + GENERIC_VALUE_MAX);
-        let k = end + 2;
-        while (k < cap && isNameChar(text.charCodeAt(k))) k++;
-        tally(k - end);
-        if (text.charCodeAt(k) === 0x3d) break scan;
-        break;
-      }
-    }
+    const open = OPENERS.indexOf(c);
+    const close = CLOSERS.indexOf(c);
+    if (open >= 0) depth[open]!++;
+    else if (close >= 0 && depth[close]!-- === 0) break;
+    else if (c === 0x3c) angles++;
+    else if (c === 0x3e) angles--;
+    else if (c === 0x60) backticks++;
+    else if (endsValue(text, end, c, inQuery)) break;
   }
   const droppable = (at: number): boolean => {
     const c = text[at]!;
     return c === "," || c === ";" || c === "&" || (c === ">" && angles < 0) || (c === "`" && backticks % 2 === 1);
   };
-  const drop = (): void => {
-    end--;
-    const c = text[end]!;
-    if (c === ">") angles++;
-    else if (c === "`") backticks--;
-  };
   tally(end - start);
   while (end > start) {
-    if (droppable(end - 1)) {
-      drop();
-      continue;
-    }
-    // `…value`.` at the end of a sentence: the period follows the closing backtick.
     const c = text[end - 1]!;
-    if ((c === "." || c === ":" || c === "!" || c === "?") && end - 2 >= start && droppable(end - 2)) {
-      drop();
-      continue;
-    }
-    break;
+    // `…value`.` at the end of a sentence: the period follows the closing backtick.
+    if (!droppable(end - 1) && !(".:!?".includes(c) && end - 2 >= start && droppable(end - 2))) break;
+    end--;
+    if (c === ">") angles++;
+    else if (c === "`") backticks--;
   }
   return end;
 }
 
-/**
- * generic-secret's refine: a quoted value as matched; a YAML block scalar's first line; an
- * unquoted value widened to its run, 8+ characters, or the value of a nested assignment it begins with.
- */
+// generic-secret's refine: a quoted value as matched; a YAML block scalar's first line; an unquoted value
+// widened to its run, 8+ characters, or the value of a nested assignment it begins with.
 export function refineGenericValue(text: string, m: RegExpExecArray, start: number, end: number): Range | null {
   if (m.groups?.["s4"] !== undefined) {
     let e = end;
@@ -309,8 +239,6 @@ export function keyNameValueKept(v: string, m: RegExpExecArray): boolean {
   if (m.groups?.["k"] === undefined) return false;
   return v.length < 16 || !/\d/.test(v) || /^[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)+$/.test(v);
 }
-
-// Markdown tables
 
 /** A cell that names a secret (`Password`, `API key`, `DB_PASSWORD`). */
 const SECRET_NAME = new RegExp(
@@ -339,39 +267,24 @@ function cells(text: string, from: number, to: number): Array<[number, number]> 
 }
 
 function unticked(text: string, [a, b]: [number, number]): [number, number] {
-  if (b - a >= 2 && text[a] === "`" && text[b - 1] === "`") return [a + 1, b - 1];
-  return [a, b];
+  return b - a >= 2 && text[a] === "`" && text[b - 1] === "`" ? [a + 1, b - 1] : [a, b];
 }
 
-/**
- * table-secret's spans: cells under a header naming a secret, or after a first cell naming one;
- * 8+ characters, no spaces, and the generic rule's entropy floor and allow-list.
- */
+/** table-secret's spans: cells under a header naming a secret, or after a first cell naming one; 8+ characters. */
 export function tableSpans(text: string, m: RegExpExecArray): { spans: Array<[number, number]>; end: number } {
   const block = m[0];
   const base = m.index;
   tally(block.length);
-  const lines: Array<[number, number]> = [];
-  let s = 0;
-  for (let i = 0; i <= block.length; i++) {
-    if (i === block.length || block[i] === "\n") {
-      if (i > s) lines.push([base + s, base + i]);
-      s = i + 1;
-    }
-  }
+  const lines = [...block.matchAll(/[^\n]+/g)].map((l): Range => [base + l.index, base + l.index + l[0].length]);
   const end = base + block.length;
   if (lines.length < 3) return { spans: [], end };
-  const header = cells(text, lines[0]![0], lines[0]![1]).map((c) => text.slice(...unticked(text, c)));
-  const secretColumns = new Set<number>();
-  header.forEach((h, k) => {
-    if (SECRET_NAME.test(h)) secretColumns.add(k);
-  });
+  const secretColumns = cells(text, ...lines[0]!).map((c) => SECRET_NAME.test(text.slice(...unticked(text, c))));
   const out: Array<[number, number]> = [];
   for (const [from, to] of lines.slice(2)) {
     const row = cells(text, from, to);
     const firstNames = row.length > 1 && SECRET_NAME.test(text.slice(...unticked(text, row[0]!)));
     row.forEach((c, k) => {
-      if (!(secretColumns.has(k) || (firstNames && k > 0))) return;
+      if (!(secretColumns[k] === true || (firstNames && k > 0))) return;
       const [a, b] = unticked(text, c);
       const v = text.slice(a, b);
       if (v.length < 8 || /\s/.test(v) || shannonEntropy(v) < 3.5 || notAnAssignedSecret(v)) return;
@@ -381,16 +294,11 @@ export function tableSpans(text: string, m: RegExpExecArray): { spans: Array<[nu
   return { spans: out, end };
 }
 
-// Cookie and Set-Cookie headers
-
 const SESSION_NAME = /sess|sid|token|auth|jwt|csrf|xsrf|remember|login|secret|key/i;
 const COOKIE_ATTRIBUTES =
   /^(?:path|domain|expires|max-age|samesite|secure|httponly|priority|partitioned|version|comment)$/i;
 
-/**
- * cookie-value's spans: each pair's value of `Cookie:`, the first pair's of `Set-Cookie:`; 16+
- * characters, or 8+ under a session-like name, and not words or numbers with dots.
- */
+/** cookie-value's spans: each pair's value of `Cookie:`, the first's of `Set-Cookie:`; 16+ characters, 8+ named. */
 export function cookieSpans(text: string, m: RegExpExecArray): { spans: Array<[number, number]>; end: number } {
   const set = /^set-/i.test(m[0]);
   const out: Array<[number, number]> = [];
@@ -416,18 +324,13 @@ export function cookieSpans(text: string, m: RegExpExecArray): { spans: Array<[n
     while (i < text.length && !stopAt(i) && text[i] !== ";" && text[i] !== " " && text[i] !== "\t") i++;
     let a = valueStart;
     let b = i;
-    if (b - a >= 2 && text[a] === '"' && text[b - 1] === '"') {
-      a++;
-      b--;
-    }
-    const v = text.slice(a, b);
+    const quoted = b - a >= 2 && text[a] === '"' && text[b - 1] === '"';
+    const v = quoted ? text.slice(++a, --b) : text.slice(a, b);
     const judged = set ? first && !COOKIE_ATTRIBUTES.test(name) : true;
     // Numbers with dots (`GA1.2.1234567890.1700000000`, timestamps) are analytics, not sessions.
     const numeric = /^(?:[A-Za-z]{1,4}\d?\.)?[\d.]+$/.test(v);
     const long = v.length >= 16 || (v.length >= 8 && SESSION_NAME.test(name));
-    if (judged && long && !numeric && !notAnAssignedSecret(v)) {
-      out.push([a, b]);
-    }
+    if (judged && long && !numeric && !notAnAssignedSecret(v)) out.push([a, b]);
     first = false;
     while (i < text.length && !stopAt(i) && text[i] !== ";") i++;
     if (text[i] === ";") i++;
@@ -436,22 +339,14 @@ export function cookieSpans(text: string, m: RegExpExecArray): { spans: Array<[n
   return { spans: out, end: i };
 }
 
-// Command-line passwords
-
 /** cli-password keeps a variable, placeholder, path, a following flag, a plain word, a port or address. */
 export function notACliPassword(v: string, m: RegExpExecArray): boolean {
-  // Not the assignment allow-list: a human password often reads as code (`Summer2024!`).
-  return (
-    placeholderOrVariable(v) ||
-    PATH_OR_URL.test(v) ||
-    // `--password --host db`: the next word is a flag, the password is prompted for.
-    (v.startsWith("-") && /^--\w+[ \t]+-/.test(m[0])) ||
-    /^[A-Za-z][a-z]*$/.test(v) ||
-    /^[\d.:/-]+$/.test(v)
-  );
+  // Not the assignment allow-list: a human password often reads as code (`Summer2024!`). `--password --host db`:
+  // the next word is a flag, the password is prompted for.
+  const prompted = v.startsWith("-") && /^--\w+[ \t]+-/.test(m[0]);
+  const wordOrAddress = /^[A-Za-z][a-z]*$/.test(v) || /^[\d.:/-]+$/.test(v);
+  return placeholderOrVariable(v) || PATH_OR_URL.test(v) || prompted || wordOrAddress;
 }
-
-// AWS secret access keys with no name beside them
 
 /** Lines and characters looked at on each side of an access key id; a credentials section's size. */
 const AWS_NEAR_LINES = 3;
@@ -480,10 +375,7 @@ const AWS_CONTEXT = new RegExp(
   "g",
 );
 
-/**
- * Unnamed AWS secret keys: 40-character candidates within 3 lines of an access key id, or in a
- * `[profile]` section naming an `aws_…` credential. The caller judges entropy and the allow-list.
- */
+/** Unnamed AWS secret keys: candidates within 3 lines of an access key id, or in a `[profile]` naming `aws_…`. */
 export function awsUnnamedSpans(text: string): Array<[number, number]> {
   if (!/AKIA|ASIA|ABIA|ACCA|A3T|\[/.test(text)) return [];
   const out: Array<[number, number]> = [];
@@ -502,10 +394,8 @@ export function awsUnnamedSpans(text: string): Array<[number, number]> {
       const nl = newlines;
       const after = partitionPoint(nl.length, (i) => nl[i]! < m.index + m[0].length);
       const before = after - 1 - AWS_NEAR_LINES;
-      let from = before >= 0 ? newlines[before]! + 1 : 0;
-      from = Math.max(from, m.index - AWS_NEAR_CHARS);
-      let to = newlines[after + AWS_NEAR_LINES] ?? text.length;
-      to = Math.min(to, m.index + AWS_NEAR_CHARS);
+      const from = Math.max(before >= 0 ? nl[before]! + 1 : 0, m.index - AWS_NEAR_CHARS);
+      const to = Math.min(nl[after + AWS_NEAR_LINES] ?? text.length, m.index + AWS_NEAR_CHARS);
       if (open !== null && from <= open[1]) open[1] = Math.max(open[1], to);
       else {
         flush();

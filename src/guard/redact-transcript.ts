@@ -1,18 +1,11 @@
-/**
- * Rules for transcript text only (what a session said and ran, never a user's document): a
- * 32+ character hex or base64 run within 3 words of `key`/`token`/`secret`/`password` (not a
- * 40/64-hex id after our own labels or a commit's), a shell variable's value later sent as a
- * bearer token or `-u` password, and "my password is X". Pure; linear.
- */
+/** Rules for transcript text only (what a session said and ran, never a user's document). Pure; linear. */
 import { UUID, looksLikeCode, namesSomething, placeholderOrVariable, shannonEntropy, tally } from "./redact-kit.ts";
 
-/** A span to redact: [start, end, KIND], UTF-16 offsets. */
-export type TranscriptSpan = [number, number, string];
+type TranscriptSpan = [number, number, string];
 
 const WORD_WINDOW = 3;
-const KEYWORDS = new Set(
-  "key keys token tokens secret secrets password passwords passwd passphrase pwd apikey".split(" "),
-);
+const KEYWORD_LIST = "key keys token tokens secret secrets password passwords passwd passphrase pwd apikey";
+const KEYWORDS = new Set(KEYWORD_LIST.split(" "));
 // A run of base64 characters, or a word's letter run (camelCase split: `webhookKey` -> webhook, Key).
 const WORDS_AND_RUNS =
   /(?<run>(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{32,}={0,2}(?![A-Za-z0-9+/_=-]))|[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;

@@ -1,8 +1,5 @@
-/**
- * gitleaks v8's other default families (docs/decisions/gitleaks-rules.md lists each id): a prefix
- * or infix, a length and a character set, no vendor name needed around the value. Our own shapes,
- * from the vendors' documented formats.
- */
+// gitleaks v8's other default families (docs/decisions/gitleaks-rules.md): a prefix or infix, a length and a
+// character set, no vendor name needed around the value; our own shapes, from the vendors' documented formats.
 import { L, LD, R, RD, looksLikeCode, rule as v, type RedactionRule } from "./redact-kit.ts";
 
 /** A bare Discord bot token's first part must decode to a numeric user id (`M…` collides with identifiers). */

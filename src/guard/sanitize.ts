@@ -1,18 +1,12 @@
-/**
- * The one sanitiser for file text printed outside the untrusted envelope: redaction (not for
- * branch names and paths), line breaks and tabs folded, refused code points shown as `<U+XXXX>`,
- * then a cut on grapheme-cluster boundaries where a marker counts as one unit. Pure.
- */
+/** The one sanitiser for file text printed outside the envelope: redacted, marked, cut on grapheme clusters. */
 import { showRefused } from "./invisible.ts";
 import { redactText } from "./redact.ts";
 import { inQuotes, markText } from "./quote.ts";
 
-export interface SanitizeOptions {
-  /** Longest result in grapheme clusters (a marker counts as one), `…` included. */
+/** `max`: longest result in grapheme clusters (a marker is one), `…` included; the others default to true. */
+interface SanitizeOptions {
   max?: number;
-  /** Fold line breaks, tabs and runs of whitespace into one space and trim (default true). */
   oneLine?: boolean;
-  /** Redact secrets first (default true). */
   redact?: boolean;
 }
 
@@ -31,13 +25,9 @@ function units(text: string, limit: number): string[] {
   let at = 0;
   const rest = (end: number): void => {
     const piece = text.slice(at, end);
-    if (simple) {
-      for (let i = 0; i < piece.length && out.length <= limit; i++) out.push(piece[i]!);
-      return;
-    }
-    for (const s of segmenter!.segment(piece)) {
+    for (const c of simple ? piece : segmenter!.segment(piece)) {
       if (out.length > limit) return;
-      out.push(s.segment);
+      out.push(typeof c === "string" ? c : c.segment);
     }
   };
   for (const m of text.matchAll(MARKER)) {

@@ -13,11 +13,7 @@ function nonceFor(holds: (nonce: string) => boolean): string {
   return nonce;
 }
 
-/**
- * File bytes in the untrusted envelope: `CURRENT-SHA256: <token>`, BEGIN, the bytes (a final
- * newline added), END. Invisible characters and invalid UTF-8 are shown visibly, with a warning;
- * the token still covers the bytes on disk.
- */
+/** File bytes in the envelope after `CURRENT-SHA256: <token>`, refused code points and bad bytes shown, warned. */
 export function renderEnvelope(file: string, token: string, bytes: Uint8Array): Enveloped {
   const shown = renderVisible(bytes);
   const body = shown.changed > 0 ? Buffer.from(shown.text, "utf8") : Buffer.from(bytes);

@@ -1,15 +1,10 @@
-import { quotedPath } from "../schema/anchor-lines.ts";
 import { collectAnchors } from "../git/anchors.ts";
 import { anchorsWithoutTokens, withoutTokens } from "../guard/token-shape.ts";
-import { renderAnchorLines } from "../schema/anchor-lines.ts";
+import { quotedPath, renderAnchorLines } from "../schema/anchor-lines.ts";
 import { rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
-/**
- * `anchors --root DIR [--key-file PATH]… [--json]` (docs/design.md#verdicts-and-the-brief): the `## Environment
- * anchors` lines for a save. Exit 0; 2 for a usage error or an unusable root. Outside git (or with git missing from
- * PATH, said on stderr) the lines are `- Date:` and `- Key file mtimes:`.
- */
+/** `anchors`: the `## Environment anchors` lines for a save. */
 export const anchorsVerb: Verb = {
   name: "anchors",
   options: { root: { type: "string" }, json: { type: "boolean" }, "key-file": { type: "string", multiple: true } },
@@ -24,19 +19,16 @@ heading), ready to paste:
   - Dirty hashes: <path> <blob id>, ...   (only with dirty files)
   - Date: <now, ISO-8601 UTC with Z>
   - In progress: <operation>[ of <branch>] (<n> conflicted files)
-                 (only while git is in the middle of a rebase, merge, cherry-pick,
-                 revert or bisect)
+                 (only while git is in the middle of a rebase, merge, …)
 Outside a git repository, or when git is not on PATH (said on stderr), the Date
 and, with --key-file, \`- Key file mtimes: <path> @ <time, or missing>, ...\`.
-Paths that need it are quoted with C escapes; the memory dir and the running
-skill's own folder are never listed. Runs one git process; writes nothing. How
-each line is made: references/verbs.md#anchors.
+The memory dir and the running skill's own folder are never listed. Runs one git
+process; writes nothing. How each line is made: references/verbs.md#anchors.
 
 options:
   --key-file PATH  a file inside the root whose time to record (repeatable)
   --json      print {"insideGit", "branch", "head", "dirty", "date", "keyFileMtimes",
               "gitNote", "markdown"}
-  --root DIR  the project root
 ${ROOT_HELP}
 exit: 0 printed
       2 usage error, or the root is missing or a link
@@ -44,9 +36,8 @@ exit: 0 printed
   async run(ctx) {
     const root = rootOption(ctx);
     const keyFiles = (ctx.values["key-file"] as string[] | undefined) ?? [];
-    const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, {
-      skillDir: ctx.skillDir ?? null, hashes: true,
-    });
+    const options = { skillDir: ctx.skillDir ?? null, hashes: true };
+    const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, options);
     // A vendor token as a branch or file name is redacted even here (docs/decisions/redaction-prefixes.md).
     const markdown = anchorsWithoutTokens(renderAnchorLines(a));
     const stderr: string[] = [];

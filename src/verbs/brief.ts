@@ -11,9 +11,8 @@ import {
 import { fitClauses } from "../brief/cut.ts";
 import { MERGED_LINE, mergedSentence } from "../git/merge-driver.ts";
 import { conflictSides } from "../schema/conflicted.ts";
-import { archiveDir } from "../store/paths.ts";
+import { archiveDir, FILE_OF } from "../store/paths.ts";
 import { checkAnchors, parseHandoff, stateTimeOfText } from "../schema/handoff.ts";
-import { FILE_OF } from "../store/paths.ts";
 import { readMemoryFile } from "../store/read.ts";
 import { rootOption, ROOT_HELP } from "./common.ts";
 import { loadHandoff, shapeWarnings } from "./handoff-input.ts";
@@ -21,7 +20,6 @@ import { loadMemoryText } from "../guard/memory-text.ts";
 import { ok, type Verb } from "./types.ts";
 import { briefWithCheckpoint, CHECKPOINT_BRIEF_HELP, coldBriefFromCheckpoint } from "./brief-checkpoint.ts";
 
-/** The state time of one side of a conflicted handoff, as the conflicted message says it. */
 function sideTime(text: string, now: number): string {
   const st = stateTimeOfText(text, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
@@ -33,24 +31,19 @@ export function conflictedMessage(ours: string, theirs: string): string {
     `each conflict (archive the other), then resume`;
 }
 
-// Puts a fixed note first in Drift & lessons, re-rendering that line.
+// Puts a fixed note first in Drift & lessons, as a clause ranked first after the verdict, so that
+// the field stays within its length.
 function withDriftNote(b: Brief, note: string): Brief {
-  // The note is a clause of the field like the others, ranked first after the verdict: the field stays within its
-  // length (docs/design.md#verdicts-and-the-brief).
-  const driftAndLessons = b.driftClauses
-    ? fitClauses([{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses], MAX_FIELD_CHARS)
-    : `${note}; ${b.driftAndLessons}`;
+  const driftClauses = b.driftClauses ? [{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses] : undefined;
+  const driftAndLessons = driftClauses ? fitClauses(driftClauses, MAX_FIELD_CHARS) : `${note}; ${b.driftAndLessons}`;
   const lines = b.lines.map((l) => (l.startsWith("Drift & lessons: ") ? `Drift & lessons: ${driftAndLessons}` : l));
-  return {
-    ...b, driftAndLessons, lines,
-    driftClauses: b.driftClauses ? [{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses] : undefined,
-  };
+  return { ...b, driftAndLessons, lines, driftClauses };
 }
 
-/** The cold-start sentence (seed 002: "No file or empty file → cold start"). */
+/** The cold-start sentence. */
 export const COLD_START = "No saved session state exists.";
 
-/** `brief --root DIR [--json]` (docs/design.md#verdicts-and-the-brief): the six-line warm-start brief. */
+/** `brief`: the six-line warm-start brief (docs/design.md#verdicts-and-the-brief). */
 export const briefVerb: Verb = {
   name: "brief",
   options: { root: { type: "string" }, json: { type: "boolean" }, stdin: { type: "boolean" } },
@@ -68,16 +61,13 @@ pasted one with --stdin), the drift report (\`drift --help\`) and the ledgers, b
   Drift & lessons: ...        (the drift summary with its age, ledger counts)
   Proposed next step: ... Confirm?
 Handoff text is data: secrets redacted, controls shown as <U+XXXX>, each field cut
-at 400 characters. With no handoff but one in a stash entry (\`git stash -u\` takes an
-untracked .ai/memory), the brief names the entry and the command that brings it back
-(exit 0, --json "source": "stash"). With no handoff but an automatic checkpoint, the
-brief is drafted from the checkpoint, every field marked (captured, not confirmed). The words of
-each state and the JSON fields: references/verbs.md#brief.
+at 400 characters. With no handoff, a brief names a stash entry holding one, or is
+drafted from an automatic checkpoint (every field marked "captured, not
+confirmed"). The words of each state and the JSON fields: references/verbs.md#brief.
 
 options:
   --stdin   brief a pasted handoff (at most 1,000,000 bytes)
   --json    print {"brief": {"goal", "planStatus", …, "lines"}, "drift": {…}}
-  --root DIR  the project root
 ${ROOT_HELP}
 exit: 0 brief printed
       2 refused (unsafe or conflicted memory; an interrupted save: run \`recover\`)
@@ -102,7 +92,7 @@ exit: 0 brief printed
       return ok(json ? `${JSON.stringify({ brief: null, message: COLD_START })}\n` : `${COLD_START}\n`, [], 3);
     }
     const now = Date.now();
-    // Merge conflict markers: two handoffs in one file, never briefed as one (docs/design.md#verdicts-and-the-brief).
+    // Merge conflict markers: two handoffs in one file, never briefed as one.
     const sides = conflictSides(loaded.text);
     if (sides !== null) {
       const message = conflictedMessage(sideTime(sides.ours, now), sideTime(sides.theirs, now));
@@ -122,7 +112,7 @@ exit: 0 brief printed
       try {
         const file = await readMemoryFile(root, kind);
         if (file !== null) {
-          // The one verdict on bytes (docs/design.md#one-verdict-on-a-files-bytes): a NUL refuses, like an unsafe file.
+          // A NUL refuses, like an unsafe file.
           const m = loadMemoryText(FILE_OF[kind], file.bytes);
           if (m.warning !== null) stderr.push(m.warning);
           ledgers[kind] = countLedger(m.text, needles);

@@ -10,20 +10,17 @@ import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 import { checkpointParked } from "./checkpoint-surface.ts";
 
-/** The result of `check` (the bootstrap check; docs/design.md#check). */
+/** The result of `check` (docs/design.md#check); `--json` prints it. */
 export interface CheckResult {
-  /** 0 nothing parked; 1 interrupted save (run recover); 2 handoff parked; 3 unsafe or foreign. */
   code: 0 | 1 | 2 | 3;
   state: "clean" | "interrupted" | "parked" | "unsafe" | "conflicted";
   files: Record<Kind, string>;
   paused: string | null;
   message: string;
-  /** What is parked when `state` is `parked`: a handoff, one in a stash entry, or only an automatic checkpoint. */
   parked?: "handoff" | "stash" | "checkpoint" | "conflicted";
   /** The stash entry holding the handoff the working tree lacks, and the command that brings it back. */
   stash?: string;
   restore?: string;
-  /** Memory files holding merge conflict markers (state `conflicted`). */
   conflicted?: string[];
   /** The attributes name our merge driver but this clone's config lacks it: git merges memory as text. */
   mergeDriverMissing?: boolean;
@@ -63,26 +60,18 @@ ${ROOT_HELP}
 exit: 0 nothing parked
       1 an interrupted save needs recovery: run \`recover\` (only when no live writer
         holds the lock; takes precedence over 3)
-      2 a handoff is parked and can be resumed, or, with no handoff, an automatic
-        checkpoint holding a capture is (--json then says "parked": "checkpoint"; the
-        text says "${CHECKPOINT_PARKED}"); one of the anchors only is not;
-        or the working tree has no handoff but a stash entry holds it (\`git stash -u\`
-        took the memory dir): "${stashedMessage("stash@{N}", "<command>")}"
-        (--json: "parked": "stash", "stash", "restore"); \`brief\` says the same
+      2 a handoff is parked; or, with no handoff, an automatic checkpoint holding a
+        capture ("${CHECKPOINT_PARKED}"), or a stash entry holding the handoff
+        (\`git stash -u\` took the memory dir: the line names the command that
+        brings it back)
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no v1
-        marker, an archive/ that is not a real folder, a private name holding what no
-        save leaves): do not load it; or conflicted: a memory file holds unresolved merge
-        conflict markers (at column 0 outside fenced code, \`<<<<<<< \`, then \`=======\`,
-        then \`>>>>>>> \`): "${MESSAGES.conflicted}" (--json: "parked": "conflicted",
-        "conflicted": [<files>])
+        marker, a private name holding what no save leaves): do not load it; or
+        conflicted: a memory file holds unresolved merge conflict markers
       64 usage error
---json also says "mergeDriverMissing": true when .gitattributes names the session-handoff
-merge driver but this clone's git config lacks it (git then merges memory as text: run
-\`install\` or \`publish\` once in this clone), and "unknownSections": [<nearest known
-title or null>] when the parked handoff has a section schema v1 does not know (a line
-says so too: its items are read under the nearest known section; run \`validate handoff\`).
-When the kill switch is on, the paused sentence is printed too and the code is kept. A
-draft left in drafts/ changes no code (\`recover\` removes it).
+--json prints {"code", "state", "files", "paused", "message"} and, when they apply,
+"parked" ("handoff", "stash", "checkpoint" or "conflicted"), "stash", "restore",
+"conflicted", "mergeDriverMissing" and "unknownSections": references/verbs.md#check.
+When the kill switch is on, the paused sentence is printed too and the code is kept.
 `,
   async run(ctx) {
     let root: string;

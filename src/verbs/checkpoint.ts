@@ -18,7 +18,7 @@ import { formatRedactionReport } from "../guard/redact.ts";
 import { anchorsWithoutTokens } from "../guard/token-shape.ts";
 import { runGit } from "../git/run.ts";
 import { skillExcludes } from "../git/anchors.ts";
-import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "../git/in-progress.ts";
+import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "../git/git-dir.ts";
 import { parseStatusV2, statusArgs } from "../git/status.ts";
 import { quotePath, renderInProgress } from "../schema/anchor-lines.ts";
 import { CHECKPOINT_MAX_BYTES, headerValue, isAnchorsOnlySource, isCheckpointText } from "../schema/checkpoint.ts";

@@ -64,11 +64,7 @@ export function renderDrift(r: DriftReport): string {
   return `${showRefused(lines.join("\n")).text}\n`;
 }
 
-/**
- * `drift --root DIR [--stdin] [--json]` (docs/design.md#verdicts-and-the-brief): how far the repository moved since the
- * handoff was saved. Exit 0 with a report (whatever the verdict); 3 when there is no handoff;
- * 2 for a refusal (unsafe memory, interrupted save) or a usage error.
- */
+/** `drift`: how far the repository moved since the handoff was saved (docs/design.md#verdicts-and-the-brief). */
 export const driftVerb: Verb = {
   name: "drift",
   options: { root: { type: "string" }, json: { type: "boolean" }, stdin: { type: "boolean" } },
@@ -90,15 +86,12 @@ verdicts, strongest first:
   fresh         none of the above
 
 stdout: "verdict: <v>", "summary: <v>: <parts joined by "; ">", then one fact per
-        line. Branch names and paths are printed in double quotes; controls as
-        <U+XXXX>. The summary's parts and the JSON fields in full:
-        references/verbs.md#drift.
+        line; names and paths in double quotes, controls as <U+XXXX>. The parts
+        and the JSON fields: references/verbs.md#drift.
 
 options:
   --stdin   compare a pasted handoff (at most 1,000,000 bytes) instead of HANDOFF.md
-  --json    print one object: verdict, saved, current, ahead, behind, ageDays,
-            missingKeyFiles, summary, …
-  --root DIR  the project root
+  --json    print one object: verdict, saved, current, ahead, behind, ageDays, …
 ${ROOT_HELP}
 exit: 0 report printed (any verdict)
       2 refused (unsafe memory; an interrupted save: run \`recover\`) or usage error
@@ -109,12 +102,11 @@ exit: 0 report printed (any verdict)
     const excludes = skillExcludes(root, ctx.skillDir ?? null);
     const early = startStatus(root, ctx.env, excludes);
     const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
-    if (loaded === null)
-      throw new Absent(
-        ctx.values.stdin === true
-          ? "nothing was pasted on stdin: no handoff to compare"
-          : "no handoff at .ai/memory/HANDOFF.md: no saved session state exists",
-      );
+    if (loaded === null) {
+      const pasted = ctx.values.stdin === true;
+      const none = "no handoff at .ai/memory/HANDOFF.md: no saved session state exists";
+      throw new Absent(pasted ? "nothing was pasted on stdin: no handoff to compare" : none);
+    }
     const now = Date.now();
     const parsed = parseHandoff(loaded.text);
     const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, {
@@ -124,10 +116,8 @@ exit: 0 report printed (any verdict)
     if (report.git.state === "missing")
       stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)");
     if (ctx.values.json === true) {
-      const current = {
-        ...report.current, branch: report.current.branch === null ? null : withoutTokens(report.current.branch),
-      };
-      return ok(`${JSON.stringify({ ...report, current, gitProcesses })}\n`, stderr);
+      const branch = report.current.branch === null ? null : withoutTokens(report.current.branch);
+      return ok(`${JSON.stringify({ ...report, current: { ...report.current, branch }, gitProcesses })}\n`, stderr);
     }
     return ok(renderDrift(report), stderr);
   },

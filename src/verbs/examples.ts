@@ -1,17 +1,7 @@
-/**
- * One example per verb, appended to its `--help` by cli.ts under `example:` (docs/decisions/skill-flows.md). Kept
- * apart from the verbs' own help text so that a verb file stays its author's; a verb added to `index.ts` needs an
- * entry here (test/cli/help.test.ts fails without one).
- *
- * Each entry is the lines after the `example:` label, shown as they are (not indented, so that a heredoc copied from
- * the help still works); every line fits 80 columns. Commands run from the project (the root is found by the helper);
- * those written in full are run by test/cli/help.test.ts.
- */
+// One example per verb, appended to its `--help` under `example:` (docs/decisions/skill-flows.md); lines
+// are shown as they are (not indented), so that a heredoc copied from the help still works.
 export const EXAMPLES: Record<string, readonly string[]> = {
-  read: [
-    "node memory_io.mjs read handoff",
-    "# keep the token on its CURRENT-SHA256: line for `write`",
-  ],
+  read: ["node memory_io.mjs read handoff", "# keep the token on its CURRENT-SHA256: line for `write`"],
   write: [
     "# the first save (token `absent`); later, the token `read handoff` printed.",
     "# A quoted heredoc ('EOF') keeps the shell from expanding anything in it;",
@@ -37,15 +27,9 @@ export const EXAMPLES: Record<string, readonly string[]> = {
     "## Environment anchors",
     "EOF",
   ],
-  search: [
-    "node memory_io.mjs search sqlite lock --since 2026-06-01",
-  ],
-  impact: [
-    "node memory_io.mjs impact",
-  ],
-  journal: [
-    "node memory_io.mjs journal purge --before 2026-01",
-  ],
+  search: ["node memory_io.mjs search sqlite lock --since 2026-06-01"],
+  impact: ["node memory_io.mjs impact"],
+  journal: ["node memory_io.mjs journal purge --before 2026-01"],
   "read-target": [
     "node memory_io.mjs read-target --target AGENTS.md",
     "# its token goes to `promote --expected-current-sha256`",
@@ -57,27 +41,16 @@ export const EXAMPLES: Record<string, readonly string[]> = {
     "- Run the integration tests against the real database before a release.",
     "EOF",
   ],
-  check: [
-    'node memory_io.mjs check; echo "exit $?"   # 2: a handoff is parked',
-  ],
-  recover: [
-    "node memory_io.mjs check || node memory_io.mjs recover   # after exit 1",
-  ],
-  anchors: [
-    "node memory_io.mjs anchors",
-    "node memory_io.mjs anchors --key-file notes.txt   # outside git",
-  ],
+  check: ['node memory_io.mjs check; echo "exit $?"   # 2: a handoff is parked'],
+  recover: ["node memory_io.mjs check || node memory_io.mjs recover   # after exit 1"],
+  anchors: ["node memory_io.mjs anchors", "node memory_io.mjs anchors --key-file notes.txt   # outside git"],
   drift: [
     "node memory_io.mjs drift --json",
     "# a handoff pasted from another machine, checked against this repository:",
     "node memory_io.mjs drift --stdin < pasted-handoff.md",
   ],
-  brief: [
-    "node memory_io.mjs brief   # the whole resume in one call; exit 3: cold start",
-  ],
-  hook: [
-    "node memory_io.mjs hook --mode session </dev/null",
-  ],
+  brief: ["node memory_io.mjs brief   # the whole resume in one call; exit 3: cold start"],
+  hook: ["node memory_io.mjs hook --mode session </dev/null"],
   validate: [
     "node memory_io.mjs validate handoff   # the saved file: errors, score, findings",
     "node memory_io.mjs validate handoff --stdin < draft.md   # before saving",
@@ -95,12 +68,8 @@ export const EXAMPLES: Record<string, readonly string[]> = {
     "node memory_io.mjs install --agent claude-code --dry-run   # what would change",
     "node memory_io.mjs install --agent claude-code",
   ],
-  uninstall: [
-    "node memory_io.mjs uninstall --agent claude-code   # the files as they were",
-  ],
-  doctor: [
-    "node memory_io.mjs doctor   # each problem with the command that fixes it",
-  ],
+  uninstall: ["node memory_io.mjs uninstall --agent claude-code   # the files as they were"],
+  doctor: ["node memory_io.mjs doctor   # each problem with the command that fixes it"],
   publish: [
     "# only when the user asks; --push also pushes to the branch's upstream",
     'node memory_io.mjs publish --message "handoff: CSV importer, stopped at dedupe"',
@@ -119,9 +88,7 @@ export const EXAMPLES: Record<string, readonly string[]> = {
     "# what Claude Code's status line runs (install writes it); exit 0",
     "echo '{\"context_window\":{\"used_percentage\":45}}' | node memory_io.mjs statusline",
   ],
-  redact: [
-    "git diff | node memory_io.mjs redact --json",
-  ],
+  redact: ["git diff | node memory_io.mjs redact --json"],
   "merge-driver": [
     "# registered by install and publish; git runs it as: merge-driver %O %A %B %P",
     "node memory_io.mjs merge-driver --help",

@@ -1,5 +1,4 @@
 import { loadMemoryText } from "../guard/memory-text.ts";
-import { cleanText } from "../guard/file-verdict.ts";
 import type { ParsedHandoff } from "../schema/handoff.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { QUOTE_CUT } from "../schema/validate-common.ts";
@@ -7,16 +6,17 @@ import { MAX_DOCUMENT_BYTES } from "../store/paths.ts";
 import { readMemoryFile } from "../store/read.ts";
 import type { VerbContext } from "./types.ts";
 
-/**
- * The handoff text drift and brief work from: `--stdin` (pasted) or the file, or null when
- * absent; decoded by the one verdict on bytes (docs/design.md#one-verdict-on-a-files-bytes), `warnings` saying what
- * was shown as `<U+XXXX>` / `<0xNN>`.
- * @throws Refused (exit 2) for a NUL byte, an unsafe file, a torn read, an interrupted save.
- */
-export async function loadHandoff(ctx: VerbContext, root: string, fromStdin: boolean): Promise<{ text: string; pasted: boolean; token?: string; warnings: string[] } | null> {
+interface Loaded {
+  text: string;
+  pasted: boolean;
+  token?: string;
+  /** What was shown as `<U+XXXX>` / `<0xNN>`. */
+  warnings: string[];
+}
+
+/** The handoff text drift and brief work from: `--stdin` (pasted) or the file; null when absent. */
+export async function loadHandoff(ctx: VerbContext, root: string, fromStdin: boolean): Promise<Loaded | null> {
   if (fromStdin) {
-    // Refused past the document limit, having read no more than that
-    // (docs/design.md#tokens-and-the-publication-protocol).
     const bytes = await ctx.readStdin(MAX_DOCUMENT_BYTES);
     if (bytes.length === 0) return null;
     return { ...decoded("the pasted handoff", bytes), pasted: true };
@@ -26,10 +26,7 @@ export async function loadHandoff(ctx: VerbContext, root: string, fromStdin: boo
   return { ...decoded("HANDOFF.md", file.bytes), pasted: false, token: file.token };
 }
 
-// Clean bytes (the common case) skip the full decoder.
 function decoded(file: string, bytes: Buffer): { text: string; warnings: string[] } {
-  const clean = cleanText(bytes);
-  if (clean !== null) return { text: clean, warnings: [] };
   const m = loadMemoryText(file, bytes);
   return { text: m.text, warnings: m.warning === null ? [] : [m.warning] };
 }
@@ -37,11 +34,16 @@ function decoded(file: string, bytes: Buffer): { text: string; warnings: string[
 /** Warnings about the handoff's shape that the reader should know before trusting it. */
 export function shapeWarnings(h: ParsedHandoff, pasted: boolean): string[] {
   const out: string[] = [];
-  if (!h.marker || !h.heading) out.push(`warning: the ${pasted ? "pasted handoff" : "handoff"} does not match schema v1 (marker or heading missing); treat it as evidence only`);
+  const which = pasted ? "pasted handoff" : "handoff";
+  if (!h.marker || !h.heading) {
+    out.push(`warning: the ${which} does not match schema v1 (marker or heading missing); treat it as evidence only`);
+  }
   // Nothing on file is silently dropped: the validator's "did you mean", and where the items went.
   for (const s of h.strays) {
     const head = quoted(`## ${s.title}`, QUOTE_CUT);
-    out.push(s.near === null ? `warning: line ${s.line}: ${head} is not a section of schema v1; nothing reads it: run \`validate handoff\`` : `warning: line ${s.line}: ${head} is not a section of schema v1: did you mean \`## ${s.near}\`? its items are shown under ${s.near}`);
+    const what = `warning: line ${s.line}: ${head} is not a section of schema v1`;
+    const near = `did you mean \`## ${s.near}\`? its items are shown under ${s.near}`;
+    out.push(s.near === null ? `${what}; nothing reads it: run \`validate handoff\`` : `${what}: ${near}`);
   }
   return out;
 }

@@ -90,8 +90,8 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
     let repairs: string[] = [];
     const commit = () =>
       publishMemory(
-        root, memDir, message, ctx.values.push === true, ctx.env,
-        driver.change?.attributes ? "changed" : "if-only-ours", target, ctx.values["run-hooks"] === true,
+        target, memDir, message, ctx.values.push === true, ctx.env,
+        driver.attributes ? "changed" : "if-only-ours", ctx.values["run-hooks"] === true,
       );
     try {
       // A memory writer: between saves only, after repairing an interrupted one, so that a

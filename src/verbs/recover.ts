@@ -1,8 +1,7 @@
 import { underLock } from "../store/mutate.ts";
 import { pendingRepairs } from "../store/recover.ts";
-import { checkTree } from "../store/paths.ts";
+import { checkTree, memoryDir } from "../store/paths.ts";
 import { assertNotPaused } from "../store/pause.ts";
-import { memoryDir } from "../store/paths.ts";
 import { failpointOf, lockTimeoutOption, rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 import { checkpointsDir, checkpointsDirState } from "../store/checkpoints.ts";
@@ -10,7 +9,7 @@ import { cleanCheckpointLeftovers } from "../store/checkpoint-cleanup.ts";
 import { readdirSync } from "node:fs";
 import { removeLeftoverDrafts } from "../store/drafts.ts";
 
-/** `recover --root DIR` (docs/design.md#tokens-and-the-publication-protocol): repairs what an interrupted save left. */
+/** `recover`: repairs what an interrupted save left (docs/design.md#tokens-and-the-publication-protocol). */
 export const recoverVerb: Verb = {
   name: "recover",
   options: { root: { type: "string" }, "lock-timeout": { type: "string" }, json: { type: "boolean" } },
@@ -19,20 +18,13 @@ export const recoverVerb: Verb = {
 
 Repairs what an interrupted save left (a private claim or temp file, a half-done archive
 step, pruning a crash skipped): afterwards each file is whole -- the complete old or the
-complete new version --, no prior version is lost (it is current or in the archive), and
-no private file remains. The reference helper's leftovers (memory_io.py's
-.<FILE>.claim-<pid>-<32 hex> and .<FILE>.tmp-<pid>-<16 hex>) are repaired alike. What an
-interrupted \`checkpoint\` left in checkpoints/ is removed too, and drafts left in drafts/
-(the shared <kind>.md; a read's own <kind>-<id>.md once untouched for an hour: a younger
-one may be a live session's). Idempotent, and
-resumable: a recover (or a rollback) killed at any step is finished by the next one. With
-nothing to do it prints "nothing to recover". A draft it removes is said: "removed a leftover
-draft .ai/memory/drafts/<name> (drafts are private; write it again to save it)".
-The next \`write\` runs the same repair first.
-
+complete new version --, no prior version is lost, and no private file remains; the
+reference helper's (memory_io.py) leftovers too. It also removes what an interrupted
+\`checkpoint\` left in checkpoints/, and leftover drafts (the shared <kind>.md; a read's
+own once untouched for an hour), saying each. Idempotent and resumable; with nothing
+to do it prints "nothing to recover". The next \`write\` runs the same repair first.
 A private name holding what no save leaves (a link, a directory, a file hard-linked
 elsewhere) is refused, naming it: move it away, then retry.
-
 ${ROOT_HELP}
 exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
 `,
@@ -42,12 +34,12 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
     let actions: string[] = [];
     // A promote's private files can be left at the root even with no memory dir.
     if (checkTree(root) || pendingRepairs(root).length > 0) {
-      // Leftovers of an interrupted checkpoint go too (docs/design.md#checkpoints).
-      const { result, repairs } = await underLock({ root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) }, async () => [
-        ...(checkpointsDirState(root) === "ok" && readdirSync(checkpointsDir(root)).some((n) => n.startsWith("."))
-          ? cleanCheckpointLeftovers(root)
-          : []),
-        // A leftover draft is private junk, not an interrupted save (docs/decisions/save-form.md).
+      // Leftovers of an interrupted checkpoint go too, and drafts: private junk, not an interrupted save.
+      const dotted = () => readdirSync(checkpointsDir(root)).some((n) => n.startsWith("."));
+      const leftovers = () => checkpointsDirState(root) === "ok" && dotted();
+      const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
+      const { result, repairs } = await underLock(options, async () => [
+        ...(leftovers() ? cleanCheckpointLeftovers(root) : []),
         ...removeLeftoverDrafts(root),
       ]);
       actions = [...repairs.map((r) => r.replace(/^recovered: /, "")), ...result];

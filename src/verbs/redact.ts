@@ -7,19 +7,14 @@ const STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 const HELP = `usage: node memory_io.mjs redact [--json] < text
 
 Copies stdin to stdout with every secret replaced by \`<redacted: KIND>\`, using the
-same rules as \`write\` and \`promote\` (which redact before anything touches disk).
-Needs no --root and touches no file. stderr reports \`redacted N secret(s): KIND
-(line L), …\`, never a value. Private keys, cloud and vendor tokens, JWTs, bearer and
-basic credentials, passwords in URLs, connection strings and command lines, cookies
-and generic secret assignments are covered; git ids, UUIDs and placeholders are
-kept. No pattern knows every secret: checking the text remains the agent's job.
-The families, the rules in priority order and what is never redacted:
-references/verbs.md#redact.
+same rules as \`write\` and \`promote\`. Needs no --root and touches no file. stderr
+reports \`redacted N secret(s): KIND (line L), …\`, never a value. No pattern knows
+every secret: checking the text remains the agent's job. The families, the rules
+and what is never redacted: references/verbs.md#redact.
 
 options:
   --json   print {"text": …, "findings": [{"kind", "line", "column", "length"}]}
-           (line and column 1-based, in Unicode code points, measured in the input;
-           "lines" is added when a secret spans several lines)
+           (1-based, in code points of the input; "lines" when a secret spans lines)
 
 exit codes: 0 success (whether or not anything was redacted);
             2 refused: stdin is not UTF-8 or more than 1,000,000 bytes; or a usage

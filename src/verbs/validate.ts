@@ -14,8 +14,7 @@ import { quoted } from "../guard/sanitize.ts";
 import { loadMemoryText, memoryText, type InvalidByte } from "../guard/memory-text.ts";
 import type { ReadFile } from "../store/files.ts";
 
-// The previous handoff, for dropped items only: one holding a NUL is unsafe
-// (docs/design.md#one-verdict-on-a-files-bytes) and not read.
+// The previous handoff, for dropped items only: one holding a NUL is unsafe and not read.
 function priorText(file: string, got: ReadFile | null): string | null {
   if (got === null) return null;
   try {
@@ -25,13 +24,14 @@ function priorText(file: string, got: ReadFile | null): string | null {
   }
 }
 
+const UTF8_ONLY = "a memory file is UTF-8; write refuses it";
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 async function stdinText(ctx: VerbContext): Promise<string> {
-  const raw = await ctx.readStdin();
-  if (raw.length > MAX_DOCUMENT_BYTES) throw new Refused(`stdin is more than ${MAX_DOCUMENT_BYTES.toLocaleString("en-US")} bytes`);
+  const raw = await ctx.readStdin(MAX_DOCUMENT_BYTES);
   if (raw.length === 0) throw new Refused("stdin is empty: send the whole document on stdin");
-  if (raw.includes(0)) throw new Refused(`the document contains a NUL byte (at byte ${raw.indexOf(0)}); send text only`);
+  const nul = raw.indexOf(0);
+  if (nul >= 0) throw new Refused(`the document contains a NUL byte (at byte ${nul}); send text only`);
   try {
     return utf8.decode(raw);
   } catch {
@@ -42,9 +42,10 @@ async function stdinText(ctx: VerbContext): Promise<string> {
 /** Human rendering of a validation: the verdict and score, errors, parts, findings, dropped items. */
 export function renderValidation(file: string, v: Validation): string {
   const errorCount = v.errors.filter((e) => e.rule !== "more").length;
-  const head = v.valid ? `${file}: valid, score ${v.score}/100` : `${file}: invalid, ${errorCount}${v.errors.some((e) => e.rule === "more") ? "+" : ""} schema error(s), score ${v.score}/100`;
+  const more = v.errors.some((e) => e.rule === "more") ? "+" : "";
+  const head = v.valid ? `${file}: valid` : `${file}: invalid, ${errorCount}${more} schema error(s)`;
   const lines = [
-    head,
+    `${head}, score ${v.score}/100`,
     ...issueLines(v.errors).map((l) => `error: ${l}`),
     `parts: ${Object.entries(v.parts).map(([k, p]) => `${k} ${p.score}/${p.max}`).join(", ")}`,
     ...issueLines(v.findings.filter((f) => f.rule !== "dropped")).map((l) => `finding: ${l}`),
@@ -59,11 +60,7 @@ async function existingKeyFiles(root: string, text: string): Promise<Set<string>
   return out;
 }
 
-/**
- * `validate <kind> [--root DIR] [--stdin] [--json]` (docs/design.md#verdicts-and-the-brief,
- * docs/design.md#files-on-disk): errors, score with its parts, findings, dropped items. Exit 0 valid; 2 errors (or a
- * refusal); 3 no such file.
- */
+/** `validate <kind>`: errors, score with its parts, findings, dropped items. */
 export const validateVerb: Verb = {
   name: "validate",
   options: { root: { type: "string" }, stdin: { type: "boolean" }, json: { type: "boolean" } },
@@ -75,15 +72,12 @@ Checks a memory document against its schema (references/handoff-schema.md,
 lessons-schema.md, solutions-schema.md): the file under <root>/.ai/memory, or
 with --stdin the text on stdin (at most 1,000,000 bytes).
 
-Errors (exit 2): the marker line, the heading in the first four lines, the final
-newline, \`Saved:\`, a required section missing, out of order or twice, a malformed
-anchor line, merge conflict markers, bytes that are not UTF-8; for ledgers, each
-\`## \` heading as \`## L-<4 digits>: <title>\` or \`## S-<4 digits>: <problem>\`.
-A heading that resembles a missing section names it ("did you mean …?").
-Everything else is a finding and never changes the exit code; the score (0-100)
-is the parts' points over their maxima. Dropped items: open steps of the previous
-handoff that this one neither carries over nor closes. The rules and the parts'
-points: references/verbs.md#validate.
+Errors (exit 2) break the schema: the marker, heading, \`Saved:\`, required sections
+and their order, anchor lines, merge conflict markers, bytes that are not UTF-8,
+ledger headings. Everything else is a finding and never changes the exit code; the
+score (0-100) is the parts' points over their maxima. Dropped items: open steps of
+the previous handoff that this one neither carries over nor closes. The rules and
+the parts' points: references/verbs.md#validate.
 
 options:
   --stdin   check the text on stdin instead of the file (a draft before saving)
@@ -116,8 +110,7 @@ exit: 0 valid (findings or not)
     } else {
       const got = await readMemoryFile(root!, kind);
       if (got === null) throw new Absent(`no ${file} at ${root}/.ai/memory: nothing to validate`);
-      // The one verdict on bytes (docs/design.md#one-verdict-on-a-files-bytes): a NUL refuses as unsafe; invalid
-      // UTF-8 is a schema error (docs/design.md#files-on-disk).
+      // A NUL refuses as unsafe; invalid UTF-8 is a schema error.
       const m = loadMemoryText(file, got.bytes);
       text = m.text;
       invalid = m.invalid;
@@ -137,11 +130,16 @@ exit: 0 valid (findings or not)
           })
         : validateLedger(text, kind);
     const hidden = findInvisible(text.replace(/^\uFEFF/, ""));
-    for (const h of hidden.slice(0, 5)) v.findings.push({ rule: "invisible", line: h.line, message: `${h.codePoint} at column ${h.column}: write refuses it` });
+    for (const h of hidden.slice(0, 5)) {
+      const message = `${h.codePoint} at column ${h.column}: write refuses it`;
+      v.findings.push({ rule: "invisible", line: h.line, message });
+    }
     if (invalid.length > 0) {
       const b = invalid[0]!;
       const more = invalid.length > 1 ? ` (${invalid.length} invalid bytes in all)` : "";
-      v.errors.unshift({ rule: "utf-8", line: b.line, message: `byte <0x${b.byte.toString(16).toUpperCase().padStart(2, "0")}> at column ${b.column} is not UTF-8${more}: a memory file is UTF-8; write refuses it` });
+      const byte = b.byte.toString(16).toUpperCase().padStart(2, "0");
+      const message = `byte <0x${byte}> at column ${b.column} is not UTF-8${more}: ${UTF8_ONLY}`;
+      v.errors.unshift({ rule: "utf-8", line: b.line, message });
       v.valid = false;
     }
     const code = v.valid ? 0 : 2;

@@ -4,52 +4,77 @@ import { agentOfEnv, recordSave as recordCloneSave, recordSavedBy, savedStampOf,
 import { HelperError, Refused, UsageError } from "../errors.ts";
 import { draftShown, parseDraftName, removeDraft, takeDraft, type Draft, type Taken } from "../store/drafts.ts";
 import { underLock } from "../store/mutate.ts";
-import { archiveDir, archivePrefixOf, FILE_OF, memoryDir, parseKind } from "../store/paths.ts";
+import { archiveDir, archivePrefixOf, FILE_OF, memoryDir, parseKind, type Kind } from "../store/paths.ts";
 import { publish } from "../store/publish.ts";
 import { readStable, tokenOf } from "../store/files.ts";
-import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, stdinForValidate } from "./common.ts";
-import { ok, type Verb } from "./types.ts";
-import { writeHelp } from "./write-help.ts";
+import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
+import { ROOT_HELP, stdinForValidate } from "./common.ts";
+import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
 import { buildDocument, checkDocument, type Built, type Checked } from "./write-checked.ts";
 import { recordSave } from "../journal/record.ts";
 
-/** `write <kind> --root DIR --expected-current-sha256 TOKEN` (docs/design.md#tokens-and-the-publication-protocol). */
+/** `write <kind> --expected-current-sha256 TOKEN`: replace a memory file by compare-and-swap. */
 export const writeVerb: Verb = {
   name: "write",
   options: { ...CAS, "from-draft": { type: "boolean" } },
   // The second is the draft `read` named, with --from-draft.
   positionals: [1, 2],
-  get help() {
-    return writeHelp();
-  },
+  help: `usage: node memory_io.mjs write <handoff|lessons|solutions> [--root DIR]
+         --expected-current-sha256 TOKEN [--lock-timeout SECONDS] < document
+       node memory_io.mjs write <handoff|lessons|solutions> --from-draft [DRAFT]
+         [--root DIR] --expected-current-sha256 TOKEN [--lock-timeout SECONDS]
+
+Replaces <root>/.ai/memory/<FILE> with the whole document, only if the file is still the
+version whose token you read (\`read\` prints CURRENT-SHA256; \`absent\` when there was none).
+A handoff's prior version is archived first (the 5 newest archives are kept). Secrets are
+redacted before anything touches the disk; schema errors (\`validate --help\`) refuse the
+save. A handoff's \`Saved:\` line is stamped and an empty \`## Environment anchors\`
+section is filled with what \`anchors\` prints.
+
+options:
+  --expected-current-sha256 TOKEN  the token \`read\` printed, or \`absent\`
+  --from-draft [DRAFT]  the document from DRAFT, the path on \`read\`'s DRAFT: line
+                    (removed by a save, kept by a refusal); no DRAFT: the shared
+                    drafts/<kind>.md (refused when two reads came before it)
+  --lock-timeout S  seconds to wait for the lock (default 10; 0 tries once)
+
+stdout: "saved <FILE>[; archived previous handoff as <name>]" or "unchanged <FILE>",
+        then "CURRENT-SHA256: <token>" as the last line.
+stderr: redactions, notes, score and findings, and dropped open items.
+Every case and its words: references/verbs.md#write.
+${ROOT_HELP}
+exit:   0 saved or unchanged;
+        2 refused (stale token: read again and merge; schema errors; unsafe file
+          or tree) or a usage error;
+        4 paused (kill switch); 5 busy (the lock was not had within --lock-timeout).
+`,
   async run(ctx) {
     const kind = parseKind(ctx.positionals[0]);
     const named = ctx.positionals[1];
     if (ctx.values["from-draft"] !== true) {
       if (named !== undefined) {
-        throw new UsageError(`write takes a draft path only with --from-draft; got ${JSON.stringify(named.slice(0, 80))}`);
+        const got = JSON.stringify(named.slice(0, 80));
+        throw new UsageError(`write takes a draft path only with --from-draft; got ${got}`);
       }
       return save(ctx, kind, await stdinForValidate(ctx));
     }
-    // The draft is read first and kept until a save takes it: a refusal leaves it to be fixed
-    // and retried (docs/decisions/save-form.md); each read names its own (docs/decisions/drafts.md).
+    // The draft is kept until a save takes it: a refusal leaves it to be fixed and retried.
     const d: Draft = named === undefined ? { kind, id: null } : parseDraftName(kind, named);
     const root = rootOption(ctx);
-    let draft: () => Buffer;
     let taken: Taken | null = null;
+    let failed: HelperError | null = null;
     try {
       taken = takeDraft(root, d);
-      const bytes = taken.bytes;
-      draft = () => bytes;
     } catch (err) {
+      // Its message says what became of the draft; raised in the refusal order, by `save`.
       if (!(err instanceof HelperError)) throw err;
-      // Its message says what became of the draft.
-      draft = () => {
-        throw err;
-      };
+      failed = err;
     }
     try {
-      const out = await save(ctx, kind, draft);
+      const out = await save(ctx, kind, () => {
+        if (taken === null) throw failed;
+        return taken.bytes;
+      });
       if (taken !== null && out.code === 0) removeDraft(root, d, taken);
       return out;
     } catch (err) {
@@ -62,96 +87,93 @@ export const writeVerb: Verb = {
 };
 
 // One save, of the document stdin or the draft gave (`document` throws its refusal).
-async function save(ctx: Parameters<Verb["run"]>[0], kind: ReturnType<typeof parseKind>, document: () => Buffer): ReturnType<Verb["run"]> {
-  {
-    const expected = expectedTokenOption(ctx);
-    const lockTimeoutSeconds = lockTimeoutOption(ctx);
-    const root = rootOption(ctx);
-    const stdin = document;
-    let checked: Checked | null = null;
-    let built: Built | null = null;
-    let journalNotes: string[] = [];
-    const file = FILE_OF[kind];
-    const anchors = { env: ctx.env, skillDir: ctx.skillDir ?? null };
-    // Decoding, redaction, validation and the build run before the lock, so that a large
-    // document never keeps other writers waiting; a refusal is raised in its turn, under it.
-    let refusal: { error: unknown } | null = null;
-    let prebuilt: Built | null = null;
-    try {
-      checked = checkDocument(stdin(), kind, root);
-      prebuilt = await buildDocument(checked, root, anchors).catch(() => null);
-    } catch (error) {
-      refusal = { error };
-    }
-    const { result, repairs } = await underLock(
-      {
-        root,
-        env: ctx.env,
-        lockTimeoutSeconds,
-        failpoint: failpointOf(ctx),
-        validate: () => {
-          if (refusal !== null) throw refusal.error;
-        },
-        // No memory dir: the file cannot exist, so only `absent` can be the current token.
-        precheck: async () => {
-          if (expected !== "absent") {
-            throw new Refused(`${file} changed since it was read (expected ${expected}, current absent); read again and merge`);
-          }
-        },
-      },
-      async (lock) => {
-        // Built from the version still current (a repair under the lock may have changed it);
-        // otherwise built again here.
-        const now = await readStable(path.join(memoryDir(root), file)).catch(() => undefined);
-        const same = prebuilt !== null && now !== undefined && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
-        built = same && prebuilt !== null ? prebuilt : await buildDocument(checked!, root, anchors);
-        // The same state again (docs/design.md#files-on-disk): keep the file, archive nothing, whatever the token.
-        if (built.unchanged) return null;
-        const readToken = built.prior?.token ?? "absent";
-        const published = publish({
-          dir: memoryDir(root),
-          file,
-          archiveDir: archiveDir(root),
-          archivePrefix: archivePrefixOf(file),
-          archivePrior: kind === "handoff",
-          expectedToken: expected,
-          newMode: 0o600,
-          build: (prior) => {
-            // What was built came from the version read above; another program's write since is a change.
-            if ((prior === null ? "absent" : tokenOf(prior)) !== readToken) {
-              throw new Refused(`${file} changed since it was read (another program wrote it); read again and merge`);
-            }
-            return built!.bytes;
-          },
-          failpoint: failpointOf(ctx),
-          lock,
-        });
-        if (kind !== "handoff") return published;
-        // Still under the lock: the journal is appended by the same writer that saved (docs/decisions/journal.md).
-        const done = await published;
-        journalNotes = await recordSave(root, { prior: built.prior?.bytes.toString("utf8") ?? null, next: done.bytes.toString("utf8"), token: done.token }, failpointOf(ctx));
-        return done;
-      },
-    );
-    const notes = (built as Built | null)?.notes ?? [];
-    // This clone's record of its handoff saves (docs/design.md#verdicts-and-the-brief).
-    if (kind === "handoff") {
-      let key: string | null = null;
-      try {
-        key = statKey(lstatSync(path.join(memoryDir(root), file), { bigint: true }));
-      } catch {
-        // no stat: the hook hashes instead
-      }
-      const token = result === null ? (built as Built | null)!.prior!.token : result.token;
-      const savedBytes = result === null ? (built as Built | null)!.prior!.bytes : result.bytes;
-      recordCloneSave(root, token, key, savedStampOf(savedBytes.toString("utf8")));
-      // Which agent saved it, for the brief of the next one (docs/context-threshold.md).
-      if (result !== null) recordSavedBy(root, token, agentOfEnv(ctx.env));
-    }
-    if (result === null) {
-      return ok(`unchanged ${file}\nCURRENT-SHA256: ${(built as Built | null)!.prior!.token}\n`, [...repairs, ...notes]);
-    }
-    const first = result.archived ? `saved ${file}; archived previous handoff as ${result.archived}` : `saved ${file}`;
-    return ok(`${first}\nCURRENT-SHA256: ${result.token}\n`, [...repairs, ...notes, ...result.warnings, ...journalNotes]);
+async function save(ctx: VerbContext, kind: Kind, document: () => Buffer): Promise<Outcome> {
+  const expected = expectedTokenOption(ctx);
+  const lockTimeoutSeconds = lockTimeoutOption(ctx);
+  const root = rootOption(ctx);
+  const file = FILE_OF[kind];
+  const anchors = { env: ctx.env, skillDir: ctx.skillDir ?? null };
+  // Decoding, redaction, validation and the build run before the lock, so that a large document
+  // never keeps other writers waiting; a refusal is raised in its turn, under the lock.
+  let checked: Checked | null = null;
+  let refusal: { error: unknown } | null = null;
+  let prebuilt: Built | null = null;
+  try {
+    checked = checkDocument(document(), kind, root);
+    prebuilt = await buildDocument(checked, root, anchors).catch(() => null);
+  } catch (error) {
+    refusal = { error };
   }
+  let built: Built | null = null;
+  let journalNotes: string[] = [];
+  const { result, repairs } = await underLock(
+    {
+      root,
+      env: ctx.env,
+      lockTimeoutSeconds,
+      failpoint: failpointOf(ctx),
+      validate: () => {
+        if (refusal !== null) throw refusal.error;
+      },
+      // No memory dir: the file cannot exist, so only `absent` can be the current token.
+      precheck: async () => {
+        if (expected !== "absent") {
+          const what = `expected ${expected}, current absent`;
+          throw new Refused(`${file} changed since it was read (${what}); read again and merge`);
+        }
+      },
+    },
+    async (lock) => {
+      // Built again when a repair under the lock changed the current version.
+      const now = await readStable(path.join(memoryDir(root), file)).catch(() => undefined);
+      const same = prebuilt !== null && now !== undefined && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
+      const b = same ? prebuilt! : await buildDocument(checked!, root, anchors);
+      built = b;
+      // The same state again: keep the file, archive nothing, whatever the token.
+      if (b.unchanged) return null;
+      const readToken = b.prior?.token ?? "absent";
+      const published = publish({
+        dir: memoryDir(root),
+        file,
+        archiveDir: archiveDir(root),
+        archivePrefix: archivePrefixOf(file),
+        archivePrior: kind === "handoff",
+        expectedToken: expected,
+        newMode: 0o600,
+        build: (prior) => {
+          // What was built came from the version read above; another program's write since is a change.
+          if ((prior === null ? "absent" : tokenOf(prior)) !== readToken) {
+            throw new Refused(`${file} changed since it was read (another program wrote it); read again and merge`);
+          }
+          return b.bytes;
+        },
+        failpoint: failpointOf(ctx),
+        lock,
+      });
+      if (kind !== "handoff") return published;
+      // Still under the lock: the journal is appended by the same writer that saved.
+      const done = await published;
+      const prior = b.prior?.bytes.toString("utf8") ?? null;
+      const entry = { prior, next: done.bytes.toString("utf8"), token: done.token };
+      journalNotes = await recordSave(root, entry, failpointOf(ctx));
+      return done;
+    },
+  );
+  const b = built as Built | null;
+  const notes = b?.notes ?? [];
+  const saved = result ?? b!.prior!;
+  // This clone's record of its handoff saves, and which agent saved it, for the next brief.
+  if (kind === "handoff") {
+    let key: string | null = null;
+    try {
+      key = statKey(lstatSync(path.join(memoryDir(root), file), { bigint: true }));
+    } catch {
+      // no stat: the hook hashes instead
+    }
+    recordCloneSave(root, saved.token, key, savedStampOf(saved.bytes.toString("utf8")));
+    if (result !== null) recordSavedBy(root, saved.token, agentOfEnv(ctx.env));
+  }
+  if (result === null) return ok(`unchanged ${file}\nCURRENT-SHA256: ${saved.token}\n`, [...repairs, ...notes]);
+  const first = result.archived ? `saved ${file}; archived previous handoff as ${result.archived}` : `saved ${file}`;
+  return ok(`${first}\nCURRENT-SHA256: ${result.token}\n`, [...repairs, ...notes, ...result.warnings, ...journalNotes]);
 }

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { measureDrift } from "../../src/git/drift.ts";
-import { reflogNames } from "../../src/git/git-files.ts";
+import { reflogNames } from "../../src/git/git-dir.ts";
 import { checkAnchors, parseHandoff } from "../../src/schema/handoff.ts";
 import { helper } from "../helpers.ts";
 import { DAY, ENV, git, handoff, iso, loggingGit, newRepo } from "./repo.ts";

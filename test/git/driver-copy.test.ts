@@ -2,7 +2,7 @@
 // other's merge driver, and a driver whose copy is gone leaves git's own conflict, never a crash,
 // with `doctor` naming the cause. Real repositories, real installs, real `git merge`.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { helper, tempDir } from "../helpers.ts";
@@ -101,5 +101,22 @@ describe("the merge driver's copy of the helper, per clone", () => {
     const m3 = gitIn(b.dir, home, "merge", "--no-edit", "side2");
     expect(m3.code, m3.out).toBe(0);
     expect(readFileSync(path.join(b.dir, ".ai/memory/LESSONS.md"), "utf8")).not.toMatch(MARKERS);
+  });
+
+  it("a link planted at the driver's copy is replaced, never written through", { timeout: 120_000 }, () => {
+    const base = tempDir("sh-driver-link-");
+    const home = path.join(base, "home");
+    mkdirSync(home);
+    const a = project(base, home, "project-a");
+    const copy = path.join(a.dir, ".git", "session-handoff", "merge-driver.mjs");
+    const outside = path.join(base, "outside.txt");
+    writeFileSync(outside, "mine\n");
+    rmSync(copy);
+    symlinkSync(outside, copy);
+    const again = a.run(["install", "--agent", "claude-code"]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(readFileSync(outside, "utf8")).toBe("mine\n");
+    expect(lstatSync(copy).isSymbolicLink()).toBe(false);
+    expect(readFileSync(copy, "utf8")).toContain("merge-driver");
   });
 });

@@ -7,7 +7,6 @@ import { describe, expect, it } from "vitest";
 import { main } from "../../src/cli.ts";
 import { redactionPasses } from "../../src/guard/redact.ts";
 import { acquireLock } from "../../src/store/lock.ts";
-import { VERBS } from "../../src/verbs/index.ts";
 import { gitRepo, handoff, save } from "../helpers.ts";
 
 describe("write redacts and validates before it takes the lock", () => {
@@ -19,7 +18,7 @@ describe("write redacts and validates before it takes the lock", () => {
     redactionPasses.calls = 0;
     const doc = Buffer.from(handoff(`Second, with password=Hx9kQ2zPm7wL and more.\n${"- a line of prose\n".repeat(2000)}`));
     const out: string[] = [];
-    const run = main(VERBS, {
+    const run = main({
       argv: ["write", "handoff", "--root", root, "--expected-current-sha256", token, "--lock-timeout", "20"],
       env: { ...process.env, SESSION_HANDOFF_PAUSE: "", SESSION_HANDOFF_DISABLE: "" },
       cwd: root,

@@ -1,12 +1,31 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { aged, gitRepo, handoff, helper, sha } from "../helpers.ts";
+import { main } from "../../src/cli.ts";
+import { redactText } from "../../src/guard/redact.ts";
+import { aged, cleanEnv, gitRepo, handoff, helper, sha } from "../helpers.ts";
 
-// One verdict on a memory file's bytes, through every verb of the built bundle
-// (docs/design.md#one-verdict-on-a-files-bytes): a NUL makes the file unsafe for all of them;
-// invalid UTF-8 and code points write refuses are loaded, never silently (shown as
-// <0xNN> / <U+XXXX>, with read's warning on stderr); write refuses them all.
+// One verdict on a memory file's bytes, through every verb (docs/design.md#one-verdict-on-a-files-bytes): a NUL
+// makes the file unsafe for all of them; invalid UTF-8 and code points write refuses are loaded, never silently
+// (shown as <0xNN> / <U+XXXX>, with read's warning on stderr); write refuses them all. The verbs run in this
+// process (12 verbs x 11 inputs as processes took most of this file's time); the built bundle is checked to agree
+// on two inputs below.
+
+type Run = { code: number | null; stdout: string; stderr: string };
+
+/** Runs one verb in this process as the CLI bundle would (its output redacted), with `input` on stdin. */
+async function inProcess(args: string[], opts: { cwd?: string; input?: string | Buffer } = {}): Promise<Run> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const stdin = Buffer.from(opts.input ?? "");
+  const code = await main({
+    argv: args, env: cleanEnv(), cwd: opts.cwd ?? process.cwd(), stdinIsTTY: false,
+    readStdin: async () => stdin, readStdinWithin: async () => stdin,
+    writeOut: (d) => out.push(typeof d === "string" ? d : Buffer.from(d).toString("utf8")),
+    writeErr: (t) => err.push(t),
+  });
+  return { code, stdout: redactText(out.join("")).text, stderr: redactText(err.join("")).text };
+}
 
 const ARCHIVE = "HANDOFF-2026-11-20T10-00-00Z-1-0123abcd.md";
 const OLD = "2026-11-20T10:00:00Z";
@@ -45,7 +64,8 @@ function oddHandoff(odd: Buffer): Buffer {
 }
 
 describe("one verdict on a memory file's bytes, through every verb", () => {
-  it.each(ODD.map((o) => [o.name, o] as const))("%s", (_name, odd) => {
+  it.each(ODD.map((o) => [o.name, o] as const))("%s", async (_name, odd) => {
+    const helper = inProcess;
     const root = gitRepo();
     const memory = path.join(root, ".ai", "memory");
     mkdirSync(path.join(memory, "archive"), { recursive: true });
@@ -54,17 +74,18 @@ describe("one verdict on a memory file's bytes, through every verb", () => {
     writeFileSync(path.join(memory, "archive", ARCHIVE), bytes);
     const unsafe = odd.verdict === "unsafe";
 
-    const check = helper(["check"], { cwd: root });
-    const hook = helper(["hook", "--mode", "session"], { input: JSON.stringify({ cwd: root, source: "startup", session_id: "odd" }) });
-    const read = helper(["read", "handoff"], { cwd: root });
-    const brief = helper(["brief"], { cwd: root });
-    const briefJson = helper(["brief", "--json"], { cwd: root });
-    const drift = helper(["drift"], { cwd: root });
-    const validate = helper(["validate", "handoff"], { cwd: root });
-    const list = helper(["archives", "list"], { cwd: root });
-    const listJson = helper(["archives", "list", "--json"], { cwd: root });
-    const show = helper(["archives", "show", ARCHIVE], { cwd: root });
-    const write = helper(["write", "handoff", "--expected-current-sha256", sha(bytes)], { cwd: root, input: bytes });
+    const check = await helper(["check"], { cwd: root });
+    const hookInput = JSON.stringify({ cwd: root, source: "startup", session_id: "odd" });
+    const hook = await helper(["hook", "--mode", "session"], { input: hookInput });
+    const read = await helper(["read", "handoff"], { cwd: root });
+    const brief = await helper(["brief"], { cwd: root });
+    const briefJson = await helper(["brief", "--json"], { cwd: root });
+    const drift = await helper(["drift"], { cwd: root });
+    const validate = await helper(["validate", "handoff"], { cwd: root });
+    const list = await helper(["archives", "list"], { cwd: root });
+    const listJson = await helper(["archives", "list", "--json"], { cwd: root });
+    const show = await helper(["archives", "show", ARCHIVE], { cwd: root });
+    const write = await helper(["write", "handoff", "--expected-current-sha256", sha(bytes)], { cwd: root, input: bytes });
     const readers = { read, brief, briefJson, drift, validate, show };
 
     // write refuses every one of them, and nothing changes on disk.
@@ -126,7 +147,7 @@ describe("one verdict on a memory file's bytes, through every verb", () => {
     writeFileSync(base, bytes);
     writeFileSync(theirs, aged(handoff("Their later goal."), "2026-11-25T10:00:00Z"));
     const before = new Set(readdirSync(path.join(memory, "archive")));
-    const merge = helper(["merge-driver", base, ours, theirs, ".ai/memory/HANDOFF.md"], { cwd: root });
+    const merge = await helper(["merge-driver", base, ours, theirs, ".ai/memory/HANDOFF.md"], { cwd: root });
     const made = readdirSync(path.join(memory, "archive")).filter((n) => !before.has(n));
     if (unsafe || odd.invalid) {
       expect(merge.code).toBe(1);
@@ -137,6 +158,21 @@ describe("one verdict on a memory file's bytes, through every verb", () => {
       expect(made).toHaveLength(1);
       expect(readFileSync(path.join(memory, "archive", made[0]!))).toEqual(bytes);
     }
+  });
+});
+
+// The built bundle's entries (the session one runs the hook) give the same verdicts as the verbs run above.
+describe("the built bundle agrees", () => {
+  it.each([ODD[0]!, ODD[1]!].map((o) => [o.name, o] as const))("%s", (_name, odd) => {
+    const root = gitRepo();
+    mkdirSync(path.join(root, ".ai", "memory"), { recursive: true });
+    writeFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"), oddHandoff(odd.bytes));
+    const unsafe = odd.verdict === "unsafe";
+    const hook = helper(["hook", "--mode", "session"], { input: JSON.stringify({ cwd: root, source: "startup" }) });
+    expect(hook.stdout).toContain(unsafe ? "failed memory safety or schema checks" : "a parked handoff exists");
+    const read = helper(["read", "handoff"], { cwd: root });
+    expect(read.code).toBe(unsafe ? 2 : 0);
+    expect(read.stderr).toMatch(unsafe ? UNSAFE : WARNING);
   });
 });
 
