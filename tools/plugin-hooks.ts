@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { nodeRun } from "../src/agents/command.ts";
-import { SESSION_MATCHER } from "../src/agents/envelope.ts";
+import { SESSION_MATCHER } from "../src/agents/index.ts";
 
 const file = path.join(import.meta.dirname, "..", "hooks", "hooks.json");
 const command = (args: string) => `f="\${CLAUDE_PLUGIN_ROOT}/scripts/memory_io.mjs"; [ ! -f "$f" ] || ${nodeRun(args)}; :`;

@@ -1881,37 +1881,6 @@ var init_common = __esm({
   }
 });
 
-// src/agents/envelopes.ts
-function sessionStartJson(text) {
-  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text } })}
-`;
-}
-function isHookFormat(s) {
-  return typeof s === "string" && Object.hasOwn(ENVELOPES, s);
-}
-var ENVELOPES;
-var init_envelopes = __esm({
-  "src/agents/envelopes.ts"() {
-    "use strict";
-    ENVELOPES = {
-      // The reference's output: the sentences as they are.
-      text: (text) => `${text}
-`,
-      // Claude Code drops JSON without hookEventName.
-      claude: (text) => sessionStartJson(text),
-      // Codex's schema is strict: exactly these keys, nothing else (no sessionTitle).
-      codex: (text) => sessionStartJson(text),
-      // Gemini CLI: nothing but JSON on stdout; the context in hookSpecificOutput.additionalContext.
-      gemini: (text) => sessionStartJson(text),
-      // Cursor: its own key only, never Claude's as well (*unverified* key).
-      cursor: (text) => `${JSON.stringify({ additional_context: text })}
-`,
-      cline: (text) => `${JSON.stringify({ cancel: false, contextModification: text, errorMessage: "" })}
-`
-    };
-  }
-});
-
 // src/agents/harness-path.ts
 import path16 from "node:path";
 function windowsShaped(p) {
@@ -1919,8 +1888,12 @@ function windowsShaped(p) {
 }
 function harnessPath(what, p, platform = process.platform) {
   const windows = windowsShaped(p);
-  if (p.includes("\0") || !(windows || platform === "win32" ? path16.win32 : path16.posix).isAbsolute(p)) return { ok: false, reason: `${what} is not an absolute path`, windows };
-  if (windows && platform !== "win32") return { ok: false, reason: `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`, windows };
+  const absolute = (windows || platform === "win32" ? path16.win32 : path16.posix).isAbsolute(p);
+  if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
+  if (windows && platform !== "win32") {
+    const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
+    return { ok: false, reason, windows };
+  }
   return { ok: true, path: platform === "win32" ? path16.win32.normalize(p) : p };
 }
 function hookCwd(cwd, platform = process.platform) {
@@ -1942,6 +1915,13 @@ var init_harness_path = __esm({
 });
 
 // src/agents/render.ts
+function sessionStartJson(text) {
+  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text } })}
+`;
+}
+function isHookFormat(s) {
+  return typeof s === "string" && Object.hasOwn(ENVELOPES, s);
+}
 function renderHook(format, text, limit) {
   const lines = text.split("\n").filter((l) => l !== "");
   if (lines.length === 0) return "";
@@ -1955,10 +1935,23 @@ function renderHook(format, text, limit) {
     lines[0] = lines[0].slice(0, Math.max(0, lines[0].length - (out.length - limit) - 1));
   }
 }
+var ENVELOPES;
 var init_render = __esm({
   "src/agents/render.ts"() {
     "use strict";
-    init_envelopes();
+    ENVELOPES = {
+      text: (text) => `${text}
+`,
+      // Claude Code drops JSON without hookEventName; Codex's schema allows exactly these keys.
+      claude: (text) => sessionStartJson(text),
+      codex: (text) => sessionStartJson(text),
+      gemini: (text) => sessionStartJson(text),
+      // Cursor: its own key only, never Claude's as well (*unverified* key).
+      cursor: (text) => `${JSON.stringify({ additional_context: text })}
+`,
+      cline: (text) => `${JSON.stringify({ cancel: false, contextModification: text, errorMessage: "" })}
+`
+    };
   }
 });
 
@@ -2019,8 +2012,27 @@ function checkpointsDirState(root) {
     return "missing";
   }
 }
-function readHead(filePath, bytes = HEAD) {
-  return readHeadBytes(filePath, bytes)?.toString("utf8") ?? null;
+function readCheckpointText(text) {
+  const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
+  const triggers = trigger === null ? [] : [...trigger[2]?.split(", ") ?? [], trigger[1]];
+  const source = /^Source: (.*)$/m.exec(text)?.[1] ?? null;
+  const items = /* @__PURE__ */ new Map();
+  const dropped = /* @__PURE__ */ new Map();
+  let section = null;
+  for (const line of text.split("\n")) {
+    if (line.startsWith("## ")) {
+      section = line;
+      items.set(section, []);
+    } else if (section !== null && line.startsWith("- ") && line !== "- none captured") {
+      const older = /^- \((\d+) older left out\)$/.exec(line);
+      if (older) dropped.set(section, Number(older[1]));
+      else items.get(section).push(line);
+    }
+  }
+  return { triggers, source, items, dropped };
+}
+function readHead(filePath, bytes = 1024) {
+  return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
 }
 function readHeadBytes(filePath, bytes = 1e6) {
   return readHeadAndTime(filePath, bytes)?.bytes ?? null;
@@ -2048,9 +2060,8 @@ function readHeadAndTime(filePath, bytes) {
   }
 }
 function timeOf(value, now) {
-  if (value === null) return null;
-  const t = parseStrictTime(value, now);
-  return "ms" in t ? t.ms : null;
+  const t = value === null ? null : parseStrictTime(value, now);
+  return t !== null && "ms" in t ? t.ms : null;
 }
 function listCheckpoints(root, now = Date.now()) {
   if (checkpointsDirState(root) !== "ok") return [];
@@ -2061,30 +2072,20 @@ function listCheckpoints(root, now = Date.now()) {
     return [];
   }
   const out = [];
-  const mtimes = /* @__PURE__ */ new Map();
   for (const name of names) {
     if (!CHECKPOINT_NAME.test(name)) continue;
-    const read = readHeadAndTime(path17.join(checkpointsDir(root), name), HEAD);
-    if (read === null) continue;
-    const head = read.bytes.toString("utf8");
-    if (!isCheckpointText(head)) continue;
-    out.push({
-      session: name.slice(0, -3),
-      name,
-      savedMs: timeOf(headerValue(head, "Saved"), now),
-      sessionStartMs: timeOf(headerValue(head, "Session-start"), now),
-      since: headerValue(head, "Since-handoff"),
-      anchorsOnly: isAnchorsOnlySource(headerValue(head, "Source"))
-    });
-    mtimes.set(name, read.mtimeNs);
+    const read = readHeadAndTime(path17.join(checkpointsDir(root), name), 1024);
+    const head = read?.bytes.toString("utf8") ?? "";
+    if (read === null || !isCheckpointText(head)) continue;
+    const savedMs = timeOf(headerValue(head, "Saved"), now);
+    const sessionStartMs = timeOf(headerValue(head, "Session-start"), now);
+    const since = headerValue(head, "Since-handoff");
+    const anchorsOnly = isAnchorsOnlySource(headerValue(head, "Source"));
+    out.push({ session: name.slice(0, -3), name, savedMs, sessionStartMs, since, anchorsOnly, mtimeNs: read.mtimeNs });
   }
-  const later = (a, b) => {
-    const ma = mtimes.get(a.name) ?? 0n;
-    const mb = mtimes.get(b.name) ?? 0n;
-    return ma === mb ? 0 : mb > ma ? 1 : -1;
-  };
-  const byName = (a, b) => a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
-  return out.sort((a, b) => (b.savedMs ?? -Infinity) - (a.savedMs ?? -Infinity) || later(a, b) || byName(a, b));
+  const order = (a, b) => a === b ? 0 : a < b ? -1 : 1;
+  const saved = (e) => e.savedMs ?? -Infinity;
+  return out.sort((a, b) => saved(b) - saved(a) || order(b.mtimeNs, a.mtimeNs) || order(a.name, b.name));
 }
 function rmQuietRegular(p) {
   try {
@@ -2097,8 +2098,7 @@ function deliveredPath(root, session) {
   return path17.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
-  const text = readHead(deliveredPath(root, session), 128);
-  return text === null ? null : text.trim();
+  return readHead(deliveredPath(root, session), 128)?.trim() ?? null;
 }
 function writeDelivered(root, session, token) {
   const p = deliveredPath(root, session);
@@ -2106,7 +2106,7 @@ function writeDelivered(root, session, token) {
   return createExclusive(p, `${token}
 `);
 }
-var FILE_SAFE_ID, WINDOWS_RESERVED, HEAD;
+var FILE_SAFE_ID, WINDOWS_RESERVED;
 var init_checkpoints = __esm({
   "src/store/checkpoints.ts"() {
     "use strict";
@@ -2118,7 +2118,6 @@ var init_checkpoints = __esm({
     init_paths();
     FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
     WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
-    HEAD = 1024;
   }
 });
 
@@ -2139,26 +2138,25 @@ import { readdirSync as readdirSync5 } from "node:fs";
 import path18 from "node:path";
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
-  const m = Math.floor(Math.max(0, now - savedMs) / MINUTE_MS);
+  const m = Math.floor(Math.max(0, now - savedMs) / 6e4);
   return m === 1 ? "1 minute ago" : `${m} minutes ago`;
 }
-function handoffStateMs(text, now) {
-  const st = stateTimeOfText(text, now);
-  return st.known ? st.time.ms : null;
-}
-function lazyOrder(token, text, now) {
+function handoffOrderOf(text, now, token = tokenOf(Buffer.from(text, "utf8"))) {
   let ms;
   return {
     token,
     get stateMs() {
-      if (ms === void 0) ms = handoffStateMs(text, now);
+      if (ms === void 0) {
+        const st = stateTimeOfText(text, now);
+        ms = st.known ? st.time.ms : null;
+      }
       return ms;
     }
   };
 }
 function handoffOrder(root, now) {
-  const bytes = readHeadBytes(path18.join(memoryDir(root), FILE_OF.handoff), 1e6);
-  return bytes === null ? null : lazyOrder(tokenOf(bytes), bytes.toString("utf8"), now);
+  const bytes = readHeadBytes(path18.join(memoryDir(root), FILE_OF.handoff));
+  return bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
 }
 function newerThanHandoff(entry, handoff) {
   if (entry.since !== null) return entry.since === handoff.token;
@@ -2174,60 +2172,54 @@ function currentCheckpoint(root, handoff, now) {
   }
   return null;
 }
-function countCheckpoint(text) {
-  const out = { requests: 0, plan: 0, files: 0, commands: 0 };
-  const key = { "## User requests": "requests", "## Plan state": "plan", "## Files edited": "files", "## Commands": "commands" };
-  let at2 = null;
-  for (const line of text.split("\n")) {
-    if (line.startsWith("## ")) at2 = key[line] ?? null;
-    else if (at2 !== null && line.startsWith("- ") && line !== "- none captured") {
-      const older = /^- \((\d+) older left out\)$/.exec(line);
-      out[at2] += older ? Number(older[1]) : 1;
-    }
-  }
-  return out;
-}
-function countWords(c) {
-  const n = (k, one, many) => `${k} ${k === 1 ? one : many}`;
-  const parts = [
-    c.requests > 0 ? n(c.requests, "request", "requests") : null,
-    c.plan > 0 ? `a plan of ${n(c.plan, "step", "steps")}` : null,
-    c.files > 0 ? n(c.files, "file", "files") : null,
-    c.commands > 0 ? n(c.commands, "command", "commands") : null
-  ].filter((p) => p !== null);
-  return parts.length > 0 ? parts.join(", ") : "tool calls only (no request, plan, file or command)";
+function countWords(text) {
+  const { items, dropped } = readCheckpointText(text);
+  const n = (h, one) => {
+    const k = (items.get(h)?.length ?? 0) + (dropped.get(h) ?? 0);
+    return k === 0 ? null : `${k} ${one}${k === 1 ? "" : "s"}`;
+  };
+  const plan = n("## Plan state", "step");
+  const parts = [n("## User requests", "request"), plan && `a plan of ${plan}`, n("## Files edited", "file")];
+  const all = [...parts, n("## Commands", "command")].filter((p) => p !== null);
+  return all.length > 0 ? all.join(", ") : "tool calls only (no request, plan, file or command)";
 }
 async function checkpointHookLines(root, input, handoffPresent, paused, now) {
-  const none = { lines: [], handoffOlderThanSession: false };
+  let older = false;
+  const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
-    if (checkpointsDirState(root) !== "ok") return none;
+    if (checkpointsDirState(root) !== "ok") return none();
     const handoff = handoffPresent ? handoffOrder(root, now) : null;
     const session = sessionFileId(input.sessionId);
+    const compact = input.source === "compact";
     let chosen;
-    let older = false;
-    if (input.source === "compact") {
+    if (compact) {
       const entry = listCheckpoints(root, now).find((e) => e.session === session);
-      if (entry === void 0) return none;
-      older = handoffPresent && handoff !== null && handoff.stateMs !== null && entry.sessionStartMs !== null && handoff.stateMs < entry.sessionStartMs;
+      if (entry === void 0) return none();
+      const startMs = entry.sessionStartMs;
+      older = handoff !== null && handoff.stateMs !== null && startMs !== null && handoff.stateMs < startMs;
       const newer = handoff === null ? true : newerThanHandoff(entry, handoff);
       chosen = entry.anchorsOnly || newer === false ? null : { entry, newer };
     } else {
       chosen = currentCheckpoint(root, handoff, now);
     }
-    if (chosen === null) return { lines: [], handoffOlderThanSession: older };
+    if (chosen === null) return none();
     const file = await readStable(path18.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
-    if (file === null || file.stat.nlink !== 1n) return { lines: [], handoffOlderThanSession: older };
+    if (file === null || file.stat.nlink !== 1n) return none();
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
-    if (known && readDelivered(root, session) === file.token) return { lines: [], handoffOlderThanSession: older };
-    if (input.source !== "compact" && !probe && toldToAnySession(root, file.token)) return { lines: [], handoffOlderThanSession: older };
+    if (known && readDelivered(root, session) === file.token) return none();
+    if (!compact && !probe && toldToAnySession(root, file.token)) return none();
     const age = minutesAgo(chosen.entry.savedMs, now);
-    const counts = countWords(countCheckpoint(file.bytes.toString("utf8")));
-    const line = input.source === "compact" ? CHECKPOINT_SENTENCES.compacted(age, chosen.entry.session, counts) : !handoffPresent ? CHECKPOINT_SENTENCES.only(age, counts) : chosen.newer === null ? CHECKPOINT_SENTENCES.unordered(age, counts) : CHECKPOINT_SENTENCES.newer(age, counts);
-    if (!probe && (known || input.source !== "compact") && !paused) writeDelivered(root, session, file.token);
+    const counts = countWords(file.bytes.toString("utf8"));
+    const say = CHECKPOINT_SENTENCES;
+    let line;
+    if (compact) line = say.compacted(age, chosen.entry.session, counts);
+    else if (!handoffPresent) line = say.only(age, counts);
+    else line = chosen.newer === null ? say.unordered(age, counts) : say.newer(age, counts);
+    if (!probe && (known || !compact) && !paused) writeDelivered(root, session, file.token);
     return { lines: [line], handoffOlderThanSession: older };
   } catch {
-    return none;
+    return { lines: [], handoffOlderThanSession: false };
   }
 }
 function toldToAnySession(root, token) {
@@ -2237,21 +2229,19 @@ function toldToAnySession(root, token) {
   } catch {
     return false;
   }
-  for (const name of names) {
-    if (name.startsWith(".delivered-") && readHead(path18.join(checkpointsDir(root), name), 128)?.trim() === token) return true;
-  }
-  return false;
+  const told = (name) => readHead(path18.join(checkpointsDir(root), name), 128)?.trim() === token;
+  return names.some((name) => name.startsWith(".delivered-") && told(name));
 }
-var MINUTE_MS, CHECKPOINT_SENTENCES;
+var CHECKPOINT_SENTENCES;
 var init_checkpoint_surface = __esm({
   "src/verbs/checkpoint-surface.ts"() {
     "use strict";
     init_handoff();
     init_checkpoints();
+    init_checkpoints();
     init_files();
     init_probe_session();
     init_paths();
-    MINUTE_MS = 6e4;
     CHECKPOINT_SENTENCES = {
       only: (age, counts) => `session-handoff: an automatic checkpoint captured ${age} exists (.ai/memory/checkpoints/) and no handoff was written; it holds ${counts}, captured from the transcript without a model, so the session-handoff skill's resume flow marks what it drafts from it as captured, not confirmed.`,
       newer: (age, counts) => `session-handoff: an automatic checkpoint captured ${age} exists (.ai/memory/checkpoints/) and is newer than the parked handoff: it holds ${counts} from after the handoff was saved; the session-handoff skill's resume flow uses both, marking what comes from the checkpoint as captured, not confirmed.`,
@@ -2266,40 +2256,42 @@ var init_checkpoint_surface = __esm({
 var hook_exports = {};
 __export(hook_exports, {
   HOOK_LIMIT: () => HOOK_LIMIT,
-  HOOK_STDIN_BYTES: () => HOOK_STDIN_BYTES,
-  composeHookText: () => composeHookText,
-  hookVerb: () => hookVerb
+  hookVerb: () => hookVerb,
+  readHookJson: () => readHookJson
 });
 import path19 from "node:path";
 import { lstatSync as lstatSync10 } from "node:fs";
 function ageText(text, now) {
-  if (typeof text !== "string") return { age: "age unknown", strays: null };
   const glance = glanceAtHandoff(text, now);
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
-async function stdinInput(ctx) {
-  const none = { cwd: null, source: null, sessionId: void 0 };
-  if (ctx.stdinIsTTY) return none;
-  const data = await ctx.readStdinWithin(1e3, HOOK_STDIN_BYTES);
-  if (data === null || data.length === 0 || data.length > HOOK_STDIN_BYTES) return none;
+async function readHookJson(ctx, max) {
+  if (ctx.stdinIsTTY) return void 0;
+  const data = await ctx.readStdinWithin(1e3, max);
+  if (data === null || data.length === 0) return void 0;
+  if (data.length > max) return null;
   try {
-    const parsed = JSON.parse(data.toString("utf8"));
-    return {
-      // Any value as given: hookCwd refuses an empty, relative or non-string one by name.
-      cwd: parsed.cwd,
-      source: typeof parsed.source === "string" ? parsed.source : null,
-      sessionId: parsed.session_id
-    };
+    const o = JSON.parse(data.toString("utf8"));
+    return o !== null && typeof o === "object" && !Array.isArray(o) ? o : null;
   } catch {
-    return none;
+    return null;
   }
 }
-function lessonsInterrupted(root) {
-  if (!interruptedSave(root)) return false;
-  return pendingRepairs(root).some((e) => e.file === FILE_OF.lessons);
+function savedHere(root, text) {
+  const saves = readSaves(root);
+  if (saves === null) return true;
+  try {
+    const stat = lstatSync10(path19.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
+    if (savedHereByStat(root, statKey(stat))) return true;
+  } catch {
+  }
+  const marked = markedHere(root, text);
+  if (marked !== null) return marked;
+  const stamp = savedStampOf(text);
+  return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(tokenOf(Buffer.from(text, "utf8")));
 }
-function composeHookText(files, interrupted, paused, now, checkpoint, savedHere) {
+function composeHookText(root, files, interrupted, paused, now, cp) {
   const lines = [];
   for (const f of files) {
     if (f.status === "unsafe" || f.status === "foreign") lines.push(SENTENCES.unsafe(FILE_OF[f.kind]));
@@ -2307,25 +2299,28 @@ function composeHookText(files, interrupted, paused, now, checkpoint, savedHere)
   if (interrupted || files.some((f) => f.status === "interrupted")) lines.push(SENTENCES.interrupted());
   for (const f of files) {
     if (f.status !== "present") continue;
-    if (f.kind === "handoff" && typeof f.text === "string" && isConflicted(f.text)) {
+    if (f.kind !== "handoff") {
+      lines.push(SENTENCES.lessons());
+      continue;
+    }
+    const text2 = typeof f.text === "string" ? f.text : null;
+    if (text2 !== null && isConflicted(text2)) {
       lines.push(SENTENCES.conflicted());
       continue;
     }
-    const glance = f.kind === "handoff" ? ageText(f.text, now) : null;
-    const olderThanSession = f.kind === "handoff" && checkpoint?.handoffOlderThanSession === true;
-    if (olderThanSession) lines.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
-    else lines.push(glance !== null ? SENTENCES.handoff(glance.age) : SENTENCES.lessons());
-    if (glance?.strays) lines.push(`session-handoff: ${glance.strays}.`);
-    const handoffText = f.kind === "handoff" && typeof f.text === "string" ? f.text : null;
-    if (handoffText !== null && savedHere !== void 0 && !savedHere(handoffText)) lines.push(SENTENCES.elsewhere());
+    const glance = text2 === null ? { age: "age unknown", strays: null } : ageText(text2, now);
+    if (cp?.handoffOlderThanSession) lines.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
+    else lines.push(SENTENCES.handoff(glance.age));
+    if (glance.strays) lines.push(`session-handoff: ${glance.strays}.`);
+    if (text2 !== null && !savedHere(root, text2)) lines.push(SENTENCES.elsewhere());
   }
-  if (checkpoint) lines.push(...checkpoint.lines);
+  if (cp) lines.push(...cp.lines);
   if (paused) lines.push(SENTENCES.paused());
   const text = lines.join("\n");
   return text.length > 0 ? `${text.slice(0, HOOK_LIMIT - 1)}
 ` : "";
 }
-var HOOK_LIMIT, HOOK_STDIN_BYTES, SENTENCES, hookVerb;
+var HOOK_LIMIT, HOOK_STDIN_BYTES, SENTENCES, HELP, hookVerb;
 var init_hook = __esm({
   "src/verbs/hook.ts"() {
     "use strict";
@@ -2340,7 +2335,6 @@ var init_hook = __esm({
     init_state_time();
     init_handoff();
     init_common();
-    init_envelopes();
     init_harness_path();
     init_render();
     init_types();
@@ -2357,40 +2351,35 @@ var init_hook = __esm({
       conflicted: () => "session-handoff: the parked handoff (.ai/memory/HANDOFF.md) has unresolved merge conflicts; do not resume from it: tell the user to keep one side of each conflict before resuming.",
       elsewhere: () => "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a merge or a copy); the resume flow's brief names who committed it."
     };
-    hookVerb = {
-      name: "hook",
-      options: { mode: { type: "string" }, root: { type: "string" }, format: { type: "string" } },
-      positionals: [0, 0],
-      help: `usage: node memory_io.mjs hook --mode session|lessons [--root DIR]
+    HELP = `usage: node memory_io.mjs hook --mode session|lessons [--root DIR]
          [--format text|claude|codex|gemini|cursor|cline]
 
-Session-start hook. Prints fixed sentences about parked memory -- a handoff,
-lessons, an unsafe or foreign file, an interrupted save, an automatic checkpoint,
-the kill switch, a handoff section schema v1 does not know (named by the nearest
-known title) -- and never any text taken from a memory file. --mode session
-looks at HANDOFF.md and LESSONS.md; --mode lessons at LESSONS.md only. Prints
-nothing when every file it looks at is missing, and nothing at all when
-SESSION_HANDOFF_DISABLE is set to anything but empty, 0, false, no or off. Output
-stays under 2000 characters. It runs no git and follows no link from .ai down.
-Each sentence starts "session-handoff: "; every one, the handoff's age words and
-the checkpoint rules: references/verbs.md#hook and references/session-start-hook.md.
-
-The root: --root DIR, else the "cwd" of the harness's JSON on stdin (read for at
-most one second), else the current folder. A cwd it cannot use (relative, empty,
-a Windows path off Windows) prints nothing and says why on stderr.
+Session-start hook. Prints fixed sentences about parked memory -- a handoff, lessons, an unsafe
+or foreign file, an interrupted save, an automatic checkpoint, the kill switch, a handoff section
+schema v1 does not know -- and never any text taken from a memory file. --mode session looks at
+HANDOFF.md and LESSONS.md; --mode lessons at LESSONS.md only. Prints nothing when every file it
+looks at is missing, and nothing at all when SESSION_HANDOFF_DISABLE is set to anything but empty,
+0, false, no or off. Output stays under 2000 characters. It runs no git and follows no link from
+.ai down. Each sentence starts "session-handoff: "; every one: references/verbs.md#hook and
+references/session-start-hook.md.
+The root: --root DIR, else the "cwd" of the harness's JSON on stdin (read for at most one second),
+else the current folder; a cwd it cannot use prints nothing and says why on stderr.
 
 formats (each harness's envelope around the same sentences; \`install\` picks it):
   text    the sentences as plain lines (the default)
-  claude  {"hookSpecificOutput":{"hookEventName":"SessionStart",
-          "additionalContext":"\u2026"}}
+  claude  {"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"\u2026"}}
   codex   the same object, and no other key
   gemini  the same object; nothing but JSON on stdout, nothing on stderr
   cursor  {"additional_context":"\u2026"}
   cline   {"cancel":false,"contextModification":"\u2026","errorMessage":""}
 With nothing to say every format prints nothing (gemini: {}).
-
 exit: always 0 -- a broken hook must not break a session; problems go to stderr.
-`,
+`;
+    hookVerb = {
+      name: "hook",
+      options: { mode: { type: "string" }, root: { type: "string" }, format: { type: "string" } },
+      positionals: [0, 0],
+      help: HELP,
       async run(ctx) {
         const mode = ctx.values.mode;
         if (mode !== "session" && mode !== "lessons") {
@@ -2402,10 +2391,12 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           const got = quotedValue(String(format));
           return ok("", [`memory_io hook: --format must be ${formats}, got ${got}; printing nothing`]);
         }
-        const wrap = (text) => renderHook(format, text, HOOK_LIMIT);
+        const wrap = (text) => ok(renderHook(format, text, HOOK_LIMIT), []);
         if (disabledByEnv(ctx.env)) return ok("", []);
         let root;
-        const input = await stdinInput(ctx);
+        const raw = await readHookJson(ctx, HOOK_STDIN_BYTES) ?? {};
+        const source = typeof raw.source === "string" ? raw.source : null;
+        const input = { cwd: raw.cwd, source, sessionId: raw.session_id };
         try {
           const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
           root = rootOption(ctx, given ? null : hookCwd(input.cwd));
@@ -2413,32 +2404,19 @@ exit: always 0 -- a broken hook must not break a session; problems go to stderr.
           return ok("", [`memory_io hook: ${err.message}; printing nothing`]);
         }
         const paused = pauseSwitch(memoryDir(root), ctx.env) !== null;
-        if (treeUnsafe(root) === true) {
-          return ok(wrap(`${[SENTENCES.tree(), ...paused ? [SENTENCES.paused()] : []].join("\n")}
-`), []);
-        }
+        if (treeUnsafe(root) === true) return wrap(`${SENTENCES.tree()}
+${paused ? `${SENTENCES.paused()}
+` : ""}`);
         const kinds = mode === "session" ? ["handoff", "lessons"] : ["lessons"];
         const files = kinds.map((k) => inspectFile(root, k, true, { text: k === "handoff" }));
         const now = Date.now();
+        if (mode === "lessons") {
+          const interrupted = interruptedSave(root) && pendingRepairs(root).some((e) => e.file === FILE_OF.lessons);
+          return wrap(composeHookText(root, files, interrupted, paused, now));
+        }
         const handoffPresent = files.some((f) => f.kind === "handoff" && f.status === "present");
-        const session = mode === "session";
-        const checkpoint = session ? await checkpointHookLines(root, input, handoffPresent, paused, now) : void 0;
-        const interrupted = mode === "session" ? interruptedSave(root) : lessonsInterrupted(root);
-        const savedHere = (text) => {
-          const saves = readSaves(root);
-          if (saves === null) return true;
-          try {
-            const stat = lstatSync10(path19.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
-            if (savedHereByStat(root, statKey(stat))) return true;
-          } catch {
-          }
-          const marked = markedHere(root, text);
-          if (marked !== null) return marked;
-          const stamp = savedStampOf(text);
-          if (stamp !== null && saves.stamps.includes(stamp)) return true;
-          return saves.tokens.includes(tokenOf(Buffer.from(text, "utf8")));
-        };
-        return ok(wrap(composeHookText(files, interrupted, paused, now, checkpoint, savedHere)), []);
+        const checkpoint = await checkpointHookLines(root, input, handoffPresent, paused, now);
+        return wrap(composeHookText(root, files, interruptedSave(root), paused, now, checkpoint));
       }
     };
   }
@@ -2472,10 +2450,9 @@ function readFailure(err) {
 function openTranscript(transcriptPath) {
   const where = harnessPath("the transcript path", transcriptPath);
   if (!where.ok) return { ok: false, reason: where.reason };
-  transcriptPath = where.path;
   let fd;
   try {
-    fd = openSync5(transcriptPath, constants5.O_RDONLY | constants5.O_NOFOLLOW | constants5.O_NONBLOCK);
+    fd = openSync5(where.path, constants5.O_RDONLY | constants5.O_NOFOLLOW | constants5.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     const known = { ENOENT: "does not exist", ELOOP: "is a link" };
@@ -2535,7 +2512,7 @@ function str(value) {
   return typeof value === "string" ? value : null;
 }
 function parseLine(line) {
-  if (line.length === 0 || line.charCodeAt(0) !== 123) return null;
+  if (!line.startsWith("{")) return null;
   try {
     return obj(JSON.parse(line));
   } catch {
@@ -2545,10 +2522,11 @@ function parseLine(line) {
 function noEvents(line) {
   return { line, calls: [], results: [], usage: null, window: null, items: false };
 }
-function textOf(content) {
+function textOf(content, types) {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((b) => str(obj(b)?.text) ?? "").join("\n");
+  const parts = content.map(obj).filter((b) => types === void 0 || types.has(str(b?.type) ?? ""));
+  return parts.map((b) => str(b?.text) ?? "").filter((t) => t !== "").join("\n");
 }
 var EDIT_TOOLS, num;
 var init_types2 = __esm({
@@ -2628,6 +2606,16 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
+function commandOf(name, args) {
+  const cmd = args.cmd ?? args.command;
+  if (typeof cmd === "string") return cmd;
+  if (Array.isArray(cmd) && cmd.every((c) => typeof c === "string")) {
+    const parts = cmd;
+    if (parts.length === 3 && /(^|\/)(ba|z)?sh$/.test(parts[0]) && /^-l?c$/.test(parts[1])) return parts[2];
+    return parts.join(" ");
+  }
+  return name === "exec_command" || name === "shell" || name === "local_shell" ? "" : null;
+}
 function argvText(cmd) {
   if (typeof cmd === "string") return cmd;
   return Array.isArray(cmd) ? cmd.filter((c) => typeof c === "string").join(" ") : "";
@@ -2649,9 +2637,7 @@ function itemCall(item, at2) {
     const events = Object.keys(obj(item.changes) ?? {}).map((file) => ({ kind: "edit", path: file }));
     return { ...at2, events, text: "", result, item: true };
   }
-  const argv = Array.isArray(item.command) ? item.command.filter((c) => typeof c === "string") : [];
-  const script = argv.length >= 3 && /(^|\/)(ba|z)?sh$/.test(argv[0]) && argv[1] === "-lc" ? argv[2] : null;
-  const command = script ?? (argv.join(" ") || (str(item.command) ?? ""));
+  const command = commandOf("exec_command", { command: item.command }) ?? "";
   return { ...at2, events: [{ kind: "command", command }], text: argvText(item.command), result, item: true };
 }
 function codexUsage(rec, payload) {
@@ -2754,6 +2740,7 @@ function geminiEvents(rec, line) {
 var init_gemini = __esm({
   "src/agents/transcripts/gemini.ts"() {
     "use strict";
+    init_types2();
     init_types2();
   }
 });
@@ -2885,8 +2872,14 @@ var init_last_save = __esm({
   }
 });
 
-// src/verbs/checkpoint.ts
-import { existsSync as existsSync3 } from "node:fs";
+// src/verbs/context.ts
+var context_exports = {};
+__export(context_exports, {
+  contextVerb: () => contextVerb,
+  offerText: () => offerText,
+  userHelperWithoutMemory: () => userHelperWithoutMemory
+});
+import { existsSync as existsSync3, lstatSync as lstatSync11, mkdirSync as mkdirSync3 } from "node:fs";
 import path20 from "node:path";
 function userHelperWithoutMemory(skillDir, home, root) {
   if (!skillDir || home === "" || existsSync3(path20.join(root, ".ai", "memory"))) return false;
@@ -2896,21 +2889,6 @@ function userHelperWithoutMemory(skillDir, home, root) {
   };
   return under(skillDir, home) && !under(skillDir, root);
 }
-var CHECKPOINT_STDIN_BYTES;
-var init_checkpoint = __esm({
-  "src/verbs/checkpoint.ts"() {
-    "use strict";
-    CHECKPOINT_STDIN_BYTES = 1024 * 1024;
-  }
-});
-
-// src/verbs/context.ts
-var context_exports = {};
-__export(context_exports, {
-  contextVerb: () => contextVerb,
-  offerText: () => offerText
-});
-import { lstatSync as lstatSync11, mkdirSync as mkdirSync3 } from "node:fs";
 function offerText(pct, used, window, threshold) {
   return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
 }
@@ -2920,10 +2898,7 @@ async function readInput(ctx) {
   if (data === null || data.length === 0 || data.length > STDIN_BYTES) return null;
   try {
     const raw = JSON.parse(data.toString("utf8"));
-    if (raw === null || typeof raw !== "object" || Array.isArray(raw)) return null;
-    const r = raw;
-    const event = typeof r.hook_event_name === "string" ? r.hook_event_name : "UserPromptSubmit";
-    return { sessionId: r.session_id, transcriptPath: r.transcript_path, cwd: r.cwd, event, raw: r };
+    return raw !== null && typeof raw === "object" && !Array.isArray(raw) ? raw : null;
   } catch {
     return null;
   }
@@ -2935,7 +2910,7 @@ function readUsage(transcriptPath) {
   try {
     const format = sniffFormat(opened.file.head);
     if (format !== "claude" && format !== "codex") return null;
-    for (const bytes of [SMALL_TAIL, LARGE_TAIL]) {
+    for (const bytes of TAILS) {
       const { lines } = tailPart(opened.file, bytes);
       const points = usagePoints(readEvents(format, lines, true));
       if (points.length > 0 || bytes >= opened.file.size) return { points, lines, format };
@@ -2962,42 +2937,36 @@ function strings(v, out = [], depth = 0) {
   }
   return out;
 }
-function noteSave(root, input, format) {
-  if (input.event !== "PostToolUse") return;
-  if (!isSaveCommand(strings(input.raw.tool_input).join("\n"))) return;
-  const token = savedToken(strings(input.raw.tool_response).join("\n"), false);
-  if (token !== null) recordSavedBy(root, token, AGENT_OF_FORMAT[format] ?? null);
-}
-function envelope(event, text) {
-  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext: text } })}
-`;
-}
 async function decide(ctx, input, format) {
-  const say = (line) => ok("", [`memory_io context: ${line}`]);
+  const say = (line) => `memory_io context: ${line}`;
   let root;
   try {
     root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
   } catch (err) {
-    return say(`${err.message}; printing nothing`);
+    return ok("", [say(`${err.message}; printing nothing`)]);
   }
-  noteSave(root, input, format);
+  const event = typeof input.hook_event_name === "string" ? input.hook_event_name : "UserPromptSubmit";
+  if (event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
+    const token = savedToken(strings(input.tool_response).join("\n"), false);
+    if (token !== null) recordSavedBy(root, token, AGENT_OF_FORMAT[format] ?? null);
+  }
   const memDir = memoryDir(root);
   const { settings, problems } = readSettings(memDir);
-  const warn = problems.map((p) => `memory_io context: ${p}`);
-  if (!settings.contextOffer || pauseSwitch(memDir, ctx.env) !== null || treeUnsafe(root) === true) return ok("", warn);
-  if (userHelperWithoutMemory(ctx.skillDir, homeFolder(ctx.env), root)) return ok("", warn);
-  const usage = readUsage(input.transcriptPath);
-  if (usage === null || usage.points.length === 0) return ok("", warn);
-  const last = usage.points[usage.points.length - 1];
-  const window = settings.contextWindow ?? last.window;
-  if (window === null) return ok("", warn);
+  const warn = problems.map(say);
+  const quiet = ok("", warn);
+  if (!settings.contextOffer || pauseSwitch(memDir, ctx.env) !== null || treeUnsafe(root) === true) return quiet;
+  if (userHelperWithoutMemory(ctx.skillDir, homeFolder(ctx.env), root)) return quiet;
+  const usage = readUsage(input.transcript_path);
+  const last = usage?.points.at(-1);
+  const window = settings.contextWindow ?? last?.window;
+  if (!usage || !last || window == null) return quiet;
   const above = (p) => p.used * 100 / window >= settings.contextThreshold;
-  const marker = `${checkpointsDir(root)}/.offered-${sessionFileId(input.sessionId)}`;
+  const marker = `${checkpointsDir(root)}/.offered-${sessionFileId(input.session_id)}`;
   if (!above(last)) {
     rmQuietRegular(marker);
-    return ok("", warn);
+    return quiet;
   }
-  if (exists2(marker)) return ok("", warn);
+  if (exists2(marker)) return quiet;
   let at2 = usage.points.length - 1;
   while (at2 > 0 && above(usage.points[at2 - 1])) at2--;
   const since = usage.lines.slice(usage.points[at2].line);
@@ -3007,22 +2976,23 @@ async function decide(ctx, input, format) {
     checkTree(root, { create: true });
     mkdirSync3(checkpointsDir(root), { recursive: true, mode: 448 });
   } catch (err) {
-    return ok("", [...warn, `memory_io context: ${err.message}; printing nothing`]);
+    return ok("", [...warn, say(`${err.message}; printing nothing`)]);
   }
   if (!createExclusive(marker, `${JSON.stringify({ pct, used: last.used, window, saved })}
-`)) return ok("", warn);
-  if (saved) return ok("", warn);
+`) || saved) return quiet;
   if (typeof ctx.helperPath === "string") {
     childProcess().spawnSync(process.execPath, [ctx.helperPath, "checkpoint", "--format", format, "--root", root], {
-      input: JSON.stringify({ ...input.raw, hook_event_name: "ContextThreshold" }),
+      input: JSON.stringify({ ...input, hook_event_name: "ContextThreshold" }),
       env: ctx.env,
       stdio: ["pipe", "ignore", "ignore"],
       timeout: 8e3
     });
   }
-  return ok(envelope(input.event, offerText(pct, last.used, window, settings.contextThreshold)), warn);
+  const additionalContext = offerText(pct, last.used, window, settings.contextThreshold);
+  return ok(`${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext } })}
+`, warn);
 }
-var SMALL_TAIL, LARGE_TAIL, STDIN_BYTES, FORMATS2, AGENT_OF_FORMAT, contextVerb;
+var TAILS, STDIN_BYTES, AGENT_OF_FORMAT, contextVerb;
 var init_context = __esm({
   "src/verbs/context.ts"() {
     "use strict";
@@ -3039,13 +3009,10 @@ var init_context = __esm({
     init_pause();
     init_settings();
     init_common();
-    init_checkpoint();
     init_home();
     init_types();
-    SMALL_TAIL = 256 * 1024;
-    LARGE_TAIL = 1024 * 1024;
+    TAILS = [256 * 1024, 1024 * 1024];
     STDIN_BYTES = 65536;
-    FORMATS2 = /* @__PURE__ */ new Set(["claude", "codex"]);
     AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
     contextVerb = {
       name: "context",
@@ -3054,34 +3021,27 @@ var init_context = __esm({
       get help() {
         return `usage: node memory_io.mjs context --format claude|codex [--root DIR]
 
-The context-threshold offer, run by the harness's UserPromptSubmit and PostToolUse hooks.
-Reads the hook's JSON on stdin (session_id, transcript_path, cwd, hook_event_name) and the
-last 256 KiB of the transcript (1 MiB when that holds no usage). When the context in use --
-the last response's input + cache creation + cache read + output tokens (Claude Code), or
-the last token_count (Codex) -- is at or above the threshold of the window and this session
-was not told yet, it prints once, as
-{"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"<sentence>"}}:
+The context-threshold offer, run by the harness's UserPromptSubmit and PostToolUse hooks. Reads
+the hook's JSON on stdin and the transcript's last 256 KiB (1 MiB when that holds no usage). When
+the context in use is at or above the threshold of the window and this session was not told yet,
+it prints once, as {"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"\u2026"}}:
   ${offerText(75, 15e4, 2e5, 70)}
-and writes the session's checkpoint (see \`checkpoint --help\`; Trigger: context-threshold).
-The marker checkpoints/.offered-<session> records that it was told; back under the threshold
-(after a compaction) the marker goes, so the next crossing is told again. A handoff saved
-after the crossing (a \`write handoff\` that printed its token) silences it.
-The window: Claude Code 1,000,000 for a model named with [1m] or claude-opus-5-5, else
-200,000; Codex's token_count says it. .ai/memory/settings.json (docs/context-threshold.md):
+and writes the session's checkpoint (Trigger: context-threshold). Back under the threshold (after
+a compaction) the next crossing is told again; a handoff saved after the crossing silences it.
+.ai/memory/settings.json sets it (a bad value is named on stderr and its default used):
   {"contextOffer": true, "contextThreshold": 70, "contextWindow": null, "archivesKept": 5}
-A bad value is named on stderr and its default used. Nothing is printed when the offer is
-off, memory writes are paused, SESSION_HANDOFF_DISABLE is set, or the memory tree is unsafe.
+Nothing is printed when the offer is off, memory writes are paused, SESSION_HANDOFF_DISABLE is
+set, or the memory tree is unsafe. How usage and the window are counted: docs/context-threshold.md.
 exit: always 0.
 `;
       },
       async run(ctx) {
         const format = ctx.values.format ?? "claude";
-        if (typeof format !== "string" || !FORMATS2.has(format)) {
+        if (format !== "claude" && format !== "codex") {
           return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
         }
         const input = await readInput(ctx);
-        if (input === null) return ok("", []);
-        return decide(ctx, input, format);
+        return input === null ? ok("", []) : decide(ctx, input, format);
       }
     };
   }
@@ -3282,10 +3242,11 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
         } catch {
         }
         let theirs = "";
-        if (typeof ctx.values.then === "string" && ctx.values.then !== "") {
+        const then = ctx.values.then;
+        if (typeof then === "string" && then !== "") {
           const env = ctx.env;
           const stdio = ["pipe", "pipe", "ignore"];
-          const r = childProcess().spawnSync("sh", ["-c", ctx.values.then], { input: data ?? "", env, timeout: 2e3, stdio });
+          const r = childProcess().spawnSync("sh", ["-c", then], { input: data ?? "", env, timeout: 2e3, stdio });
           theirs = (r.stdout?.toString("utf8") ?? "").replace(/\n+$/, "");
         }
         let ours = "";
@@ -3298,9 +3259,9 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           }
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
-          ours = statusText(handoff, handoff === null ? null : await commitsSince(root, handoff, ctx.env), pct, Date.now());
+          const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
+          ours = statusText(handoff, commits, pct, Date.now());
         } catch {
-          ours = "";
         }
         return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}
 `, []);

@@ -1,5 +1,8 @@
 import type { HelperLocation } from "./types.ts";
 
+/** The comment that marks a hook script as ours (a comment in sh and in PowerShell alike). */
+export const CLINE_HOOK_MARK = "# session-handoff: installed hook";
+
 /** A POSIX shell word for `s`: single-quoted, with `'` written as `'\''`. */
 export function shellQuote(s: string): string {
   return /^[A-Za-z0-9_./:@%+=-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
@@ -11,12 +14,10 @@ export function psQuote(s: string): string {
 }
 
 /**
- * Where an installed command looks for Node after `$SESSION_HANDOFF_NODE`, the Node recorded
- * at install and `node` on PATH (docs/design.md#integrations): the usual homes of a Node that
- * a GUI-started harness's `/bin/sh` (PATH=/usr/bin:/bin, no login profile) does not see.
- * `install --help` lists them.
+ * Where an installed command looks for Node after `$SESSION_HANDOFF_NODE`, the recorded Node and
+ * `node` on PATH: the usual homes a GUI-started harness's `/bin/sh` (PATH=/usr/bin:/bin) does not see.
  */
-export const NODE_LOCATIONS = [
+const NODE_LOCATIONS = [
   "/opt/homebrew/bin/node",
   "/usr/local/bin/node",
   "$HOME/.volta/bin/node",
@@ -28,44 +29,42 @@ export const NODE_LOCATIONS = [
 /** The file `install` records the Node it ran under in, relative to the config folder. */
 export const NODE_RECORD = "session-handoff/node";
 
+/** PowerShell's "first result, quietly". */
+export const PS_FIRST = "-ErrorAction SilentlyContinue | Select-Object -First 1";
+
 /**
- * The shell text that runs `"$f" <args>` with the first Node found, or does nothing (no
- * output, exit 0) when there is none: the same text on every machine, so a committed
- * settings file works in every clone (docs/design.md#integrations).
+ * Shell text running `"$f" <args>` with the first Node found, or nothing (exit 0) when there is
+ * none: the same text on every machine, so a committed settings file works in every clone.
  */
 export function nodeRun(args: string): string {
   const known = NODE_LOCATIONS.map((p) => (p.startsWith("$HOME") ? `"${p}"` : p)).join(" ");
+  const record = `"$(cat "\${XDG_CONFIG_HOME:-$HOME/.config}/${NODE_RECORD}" 2>/dev/null)"`;
   return (
-    `for n in "$SESSION_HANDOFF_NODE" "$(cat "\${XDG_CONFIG_HOME:-$HOME/.config}/${NODE_RECORD}" 2>/dev/null)" "$(command -v node)" ${known}; ` +
+    `for n in "$SESSION_HANDOFF_NODE" ${record} "$(command -v node)" ${known}; ` +
     `do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`
   );
 }
 
 /**
- * The shell command an installed hook runs (docs/design.md#integrations): exits 0 with
- * nothing printed when the helper file is missing (a branch without the skill checked out)
- * or no Node is found, else runs the helper with the first Node of `nodeRun`'s list. With
- * `projectVar` and a skill inside the project, the path is relative to that variable, so a
- * committed settings file works in every clone; otherwise absolute and quoted (paths with
- * spaces are common; harnesses.md).
+ * An installed hook's shell command: silent when the helper file (a branch without the skill) or
+ * Node is missing. With `projectVar` and a skill inside the project the path is relative to that
+ * variable, so a committed settings file works in every clone; else absolute and quoted.
  */
 export function hookCommand(helper: HelperLocation, args: string, projectVar: string | null): string {
-  const file = projectVar !== null && helper.rel !== null ? `"$${projectVar}"/${shellQuote(helper.rel)}` : shellQuote(helper.abs);
+  const rel = projectVar !== null && helper.rel !== null;
+  const file = rel ? `"$${projectVar}"/${shellQuote(helper.rel!)}` : shellQuote(helper.abs);
   return `f=${file}; [ ! -f "$f" ] || ${nodeRun(args)}; :`;
 }
 
-/**
- * The PowerShell form of `hookCommand` for a harness with a per-OS command field (Codex's
- * `commandWindows`): the same lookup ($env:SESSION_HANDOFF_NODE, the recorded Node, `node`
- * on PATH, then Node's Windows installer folder), stdin passed on, silent exit 0 when the
- * helper or Node is missing. *Unverified*: no Windows machine has run it (README, "Platforms").
- */
+/** `hookCommand` in PowerShell, for Codex's `commandWindows` (*unverified*: no Windows machine has run it). */
 export function hookCommandPowerShell(abs: string, args: string): string {
+  const record = `(Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') ${PS_FIRST})`;
+  const onPath = `(Get-Command node ${PS_FIRST} -ExpandProperty Source)`;
   return (
     `$f=${psQuote(abs)}; if (Test-Path -LiteralPath $f -PathType Leaf) { ` +
     `$c=if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }; ` +
-    `foreach ($n in @($env:SESSION_HANDOFF_NODE, (Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') -ErrorAction SilentlyContinue | Select-Object -First 1), ` +
-    `(Get-Command node -ErrorAction SilentlyContinue | Select-Object -First 1 -ExpandProperty Source), "$env:ProgramFiles\\nodejs\\node.exe")) { ` +
-    `if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${args}; exit $LASTEXITCODE } } }; exit 0`
+    `foreach ($n in @($env:SESSION_HANDOFF_NODE, ${record}, ${onPath}, "$env:ProgramFiles\\nodejs\\node.exe")) { ` +
+    `if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${args}; exit $LASTEXITCODE } } }; ` +
+    "exit 0"
   );
 }

@@ -13,30 +13,26 @@ export function windowsShaped(p: string): boolean {
 }
 
 /** A harness's path as this OS opens it, or why it cannot be used. */
-export type HarnessPath = { ok: true; path: string } | { ok: false; reason: string; windows: boolean };
+type HarnessPath = { ok: true; path: string } | { ok: false; reason: string; windows: boolean };
 
 /**
- * Reads the absolute path `p` that a harness gave for `what` (e.g. "the hook input's cwd").
- * Windows-shaped paths (see {@link windowsShaped}) go through `path.win32` (a drive-relative
- * `C:proj` is not absolute): normalised on `win32`, refused on any other platform ("… is a
- * Windows path and this helper runs on linux"). Other paths are absolute by this platform's
- * rule. A NUL byte is refused. Never throws.
- * @param platform `process.platform` unless a test names another.
+ * Reads the absolute path `p` that a harness gave for `what`: a Windows-shaped one through
+ * `path.win32`, normalised on Windows and refused elsewhere; a NUL byte is refused. Never throws.
  */
 export function harnessPath(what: string, p: string, platform: NodeJS.Platform = process.platform): HarnessPath {
   const windows = windowsShaped(p);
-  if (p.includes("\0") || !(windows || platform === "win32" ? path.win32 : path.posix).isAbsolute(p)) return { ok: false, reason: `${what} is not an absolute path`, windows };
-  if (windows && platform !== "win32") return { ok: false, reason: `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`, windows };
+  const absolute = (windows || platform === "win32" ? path.win32 : path.posix).isAbsolute(p);
+  if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
+  if (windows && platform !== "win32") {
+    const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
+    return { ok: false, reason, windows };
+  }
   return { ok: true, path: platform === "win32" ? path.win32.normalize(p) : p };
 }
 
 /**
- * The hook input's `cwd` as a place to start the root walk: the path, or null when the input
- * has no `cwd` (undefined or null: the current folder serves, as the root rule says).
- * @throws Error naming what was given when it cannot be used -- not a string, empty, relative
- * (whose folder would it be relative to?), or Windows-shaped and unusable here (another OS, or
- * drive-relative): the hook must not guess a project (hook and checkpoint print their refusal
- * line on stderr, print nothing on stdout, exit 0; docs/design.md#the-session-start-hook).
+ * The hook input's `cwd` as a place to start the root walk, or null when it has none. Throws, naming
+ * what was given, when it cannot be used: the hook must not guess a project.
  */
 export function hookCwd(cwd: unknown, platform: NodeJS.Platform = process.platform): string | null {
   if (cwd === undefined || cwd === null) return null;

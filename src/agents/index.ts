@@ -1,22 +1,167 @@
-import { claudeCode } from "./claude-code.ts";
-import { cline } from "./cline.ts";
-import { codex } from "./codex.ts";
-import { cursor } from "./cursor.ts";
-import { gemini } from "./gemini.ts";
-import { opencode } from "./opencode.ts";
-import type { Agent, AgentName } from "./types.ts";
+// One table of the harnesses `install --agent` knows, in the order `doctor` reports them
+// (harnesses.md has the facts each row relies on).
+import { block, bootstrapBody } from "./md-block.ts";
+import { CLINE_HOOK_MARK, hookCommand, hookCommandPowerShell, nodeRun, NODE_RECORD } from "./command.ts";
+import { PS_FIRST, psQuote, shellQuote } from "./command.ts";
+import { Refused } from "../errors.ts";
+import type { Agent, AgentName, BlockEdit, HelperLocation, OwnedFileEdit } from "./types.ts";
 
-/**
- * Every agent `install --agent` knows, in the order `doctor` reports them. A new harness is
- * one file here, plus its envelope in `envelopes.ts` when it has a hook format.
- */
+/** Every source of SessionStart, `fork` included: Codex fires nothing for `codex exec fork` without it. */
+export const SESSION_MATCHER = "startup|resume|clear|compact|fork";
+
+// The shared bootstrap block: a per-user file names the helper by its absolute path.
+function mdBlock(helper: HelperLocation, global: boolean, file: string, homeFile: string): BlockEdit {
+  const at = global ? { ...helper, rel: null } : helper;
+  return { kind: "md-block", file: global ? homeFile : file, body: (agents) => bootstrapBody(at, agents) };
+}
+
+function owned(file: string, content: string, mode = 0o644): OwnedFileEdit {
+  return { kind: "owned-file", file, content, mode };
+}
+
+function projectOnly(name: AgentName, global: boolean): void {
+  const instead = `run \`install --agent ${name}\` in the project instead`;
+  if (global) throw new Refused(`${name} has no per-user rules folder; ${instead}`);
+}
+
+// Cline runs the file itself and its stdin names no cwd: the project is the script's folder's
+// grandparent, so a committed script works in every clone. Builtins only before the Node lookup:
+// a GUI-started harness's PATH may hold nothing.
+function clineScript(helper: HelperLocation): string {
+  const file = helper.rel !== null ? `"$root"/${shellQuote(helper.rel)}` : shellQuote(helper.abs);
+  const run = nodeRun(`hook --mode session --format cline --root "$root"`);
+  const root = `root=$(cd "\${0%/*}/../.." && pwd) || exit 0`;
+  return `#!/bin/sh\n${CLINE_HOOK_MARK}\n${root}\nf=${file}\n[ -f "$f" ] || exit 0\n${run}\nexit 0\n`;
+}
+
+// Cline on Windows runs only `<Event>.ps1`: the same lookup, written on every OS so a committed
+// folder works on every teammate's machine (*unverified*: no Windows machine has run it).
+function clineScriptPs1(helper: HelperLocation): string {
+  const file = helper.rel !== null ? `Join-Path $root ${psQuote(helper.rel)}` : psQuote(helper.abs);
+  const ps = "hook --mode session --format cline --root $root";
+  return [
+    CLINE_HOOK_MARK,
+    "$root = (Resolve-Path -LiteralPath (Join-Path $PSScriptRoot '..\\..')).Path",
+    `$f = ${file}`,
+    "if (-not (Test-Path -LiteralPath $f -PathType Leaf)) { exit 0 }",
+    "$c = if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }",
+    `$record = Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') ${PS_FIRST}`,
+    `$onPath = Get-Command node ${PS_FIRST} -ExpandProperty Source`,
+    'foreach ($n in @($env:SESSION_HANDOFF_NODE, $record, $onPath, "$env:ProgramFiles\\nodejs\\node.exe")) {',
+    `  if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${ps}; exit $LASTEXITCODE }`,
+    "}",
+    "exit 0",
+    "",
+  ].join("\r\n");
+}
+
+const CURSOR_DESCRIPTION = "Session handoff bootstrap: check for parked session memory at session start";
+const CURSOR_FRONTMATTER = `---\ndescription: ${CURSOR_DESCRIPTION}\nalwaysApply: true\n---\n`;
+
 export const AGENTS: Record<AgentName, Agent> = {
-  "claude-code": claudeCode,
-  codex,
-  opencode,
-  cline,
-  gemini,
-  cursor,
+  "claude-code": {
+    name: "claude-code",
+    fromStartFolder: true,
+    skillFolders: { project: [".claude/skills"], home: [".claude/skills"] },
+    markers: { project: [".claude", "CLAUDE.md"], home: [".claude"] },
+    edits(helper, global) {
+      const command = (args: string) => hookCommand(helper, args, global ? null : "CLAUDE_PROJECT_DIR");
+      const checkpoint = "checkpoint --format claude";
+      const hooks = [
+        { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format claude", timeout: 10 },
+        { event: "PreCompact", args: checkpoint, timeout: 10 },
+        { event: "PostCompact", args: checkpoint, timeout: 10 },
+        // SessionEnd hooks share a 1.5 s budget: checkpoint does the least work there.
+        { event: "SessionEnd", args: checkpoint, timeout: 2 },
+        // The context offer: both events reach the model; Stop does not (2.1.112 ignores it, 2.1.332 loops).
+        { event: "UserPromptSubmit", args: "context --format claude", timeout: 10 },
+        { event: "PostToolUse", args: "context --format claude", timeout: 10 },
+      ];
+      return [{ kind: "json-hooks", file: ".claude/settings.json", command, statusLine: "statusline", hooks }];
+    },
+  },
+  codex: {
+    name: "codex",
+    skillFolders: { project: [".agents/skills"], home: [".codex/skills", ".agents/skills"] },
+    markers: { project: [".codex"], home: [".codex"] },
+    edits(helper, global) {
+      // Codex runs hooks in the session's cwd with no project variable: the command is absolute.
+      const hooks = [
+        { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format codex", timeout: 10 },
+        { event: "PreCompact", args: "checkpoint --format codex", timeout: 10 },
+        // Codex clamps SessionEnd to 3 s.
+        { event: "SessionEnd", args: "checkpoint --format codex", timeout: 3 },
+        { event: "UserPromptSubmit", args: "context --format codex", timeout: 10 },
+        { event: "PostToolUse", args: "context --format codex", timeout: 10 },
+      ];
+      return [
+        mdBlock(helper, global, "AGENTS.md", ".codex/AGENTS.md"),
+        {
+          kind: "json-hooks",
+          file: ".codex/hooks.json",
+          command: (args) => hookCommand(helper, args, null),
+          commandWindows: (args) => hookCommandPowerShell(helper.abs, args),
+          hooks,
+        },
+      ];
+    },
+  },
+  // No session-start hook is known (*unverified*): the block in AGENTS.md, shared with Codex.
+  opencode: {
+    name: "opencode",
+    skillFolders: {
+      project: [".opencode/skills", ".claude/skills", ".agents/skills"],
+      home: [".config/opencode/skills"],
+    },
+    markers: { project: [".opencode", "opencode.json", "opencode.jsonc"], home: [".config/opencode"] },
+    edits: (helper, global) => [mdBlock(helper, global, "AGENTS.md", ".config/opencode/AGENTS.md")],
+  },
+  // Hook files run only once the user enables hooks; siblings of our rule are the user's.
+  cline: {
+    name: "cline",
+    skillFolders: { project: [".cline/skills", ".clinerules/skills"], home: [] },
+    markers: { project: [".clinerules", ".cline"], home: [] },
+    edits(helper, global) {
+      projectOnly("cline", global);
+      return [
+        owned(".clinerules/00-session-handoff.md", `${block(bootstrapBody(helper, ["cline"]))}\n`),
+        owned(".clinerules/hooks/TaskStart", clineScript(helper), 0o755),
+        owned(".clinerules/hooks/TaskResume", clineScript(helper), 0o755),
+        owned(".clinerules/hooks/TaskStart.ps1", clineScriptPs1(helper)),
+        owned(".clinerules/hooks/TaskResume.ps1", clineScriptPs1(helper)),
+      ];
+    },
+  },
+  // No PreCompress: it fires before every model request. Gemini matches lifecycle events by exact
+  // name, so no matcher; timeouts in milliseconds; JSON only on stdout, or it shows a chat line.
+  gemini: {
+    name: "gemini",
+    fromStartFolder: true,
+    skillFolders: { project: [".gemini/skills", ".agents/skills"], home: [".gemini/skills"] },
+    markers: { project: [".gemini", "GEMINI.md"], home: [".gemini"] },
+    edits(helper, global) {
+      const hooks = [
+        { event: "SessionStart", args: "hook --mode session --format gemini", timeout: 10_000 },
+        { event: "SessionEnd", args: "checkpoint --format gemini", timeout: 3_000 },
+      ];
+      const command = (args: string) => hookCommand(helper, args, global ? null : "GEMINI_PROJECT_DIR");
+      return [
+        mdBlock(helper, global, "GEMINI.md", ".gemini/GEMINI.md"),
+        { kind: "json-hooks", file: ".gemini/settings.json", command, hooks },
+      ];
+    },
+  },
+  // With third-party hooks on, Cursor also runs Claude Code's: install adds no hook of its own.
+  cursor: {
+    name: "cursor",
+    skillFolders: { project: [".agents/skills", ".cursor/skills"], home: [] },
+    markers: { project: [".cursor", ".cursorrules"], home: [] },
+    edits(helper, global) {
+      projectOnly("cursor", global);
+      const content = `${CURSOR_FRONTMATTER}${block(bootstrapBody(helper, ["cursor"]))}\n`;
+      return [owned(".cursor/rules/session-handoff.mdc", content)];
+    },
+  },
 };
 
 export function isAgentName(s: unknown): s is AgentName {

@@ -1,22 +1,13 @@
-import {
-  applyEdits,
-  createScanner,
-  modify,
-  parse,
-  printParseErrorCode,
-  visit,
-  type FormattingOptions,
-  type JSONPath,
-  type ParseError,
-} from "jsonc-parser/lib/esm/main.js";
+import { applyEdits, createScanner, modify, parse, printParseErrorCode, visit } from "jsonc-parser/lib/esm/main.js";
+import type { FormattingOptions, JSONPath, ParseError } from "jsonc-parser/lib/esm/main.js";
 import { Refused } from "../errors.ts";
-import type { HookSpec } from "./types.ts";
+import type { HookSpec, JsonHooksEdit } from "./types.ts";
 
-/** Our JSON entries are the hooks whose command names the helper (docs/design.md#integrations). */
+/** Our JSON entries are the hooks whose command names the helper. */
 export const HELPER_FILE = "memory_io.mjs";
 
 /** Deepest nesting of arrays and objects a settings file may have before it is refused. */
-export const MAX_JSON_DEPTH = 64;
+const MAX_JSON_DEPTH = 64;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 type Obj = { [k: string]: Json };
@@ -26,6 +17,12 @@ const isObj = (v: Json | undefined): v is Obj => typeof v === "object" && v !== 
 const JSONC = { allowTrailingComma: true, disallowComments: false };
 
 const parseJsonc = (text: string) => parse(text.replace(/^\uFEFF/, ""), [], JSONC) as Json;
+
+// Edits `text` without its byte-order mark, which is put back.
+function keepBom(text: string, change: (body: string) => string): string {
+  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
+  return bom + change(text.slice(bom.length));
+}
 
 // The refusal for a file that cannot be edited safely, with the snippet to paste by hand.
 function byHand(file: string, what: string, snippet: string): Refused {
@@ -54,11 +51,7 @@ function isOurs(hook: Json): boolean {
   return isObj(hook) && typeof hook.command === "string" && hook.command.includes(HELPER_FILE);
 }
 
-/** The commands of one settings file: the POSIX one, and the Windows one where the harness has that field. */
-export interface HookCommands {
-  command(args: string): string;
-  commandWindows?(args: string): string;
-}
+type HookCommands = Pick<JsonHooksEdit, "command" | "commandWindows">;
 
 /** The JSON a user pastes by hand when the file cannot be edited safely. */
 export function hooksSnippet(hooks: HookSpec[], commands: HookCommands): string {
@@ -66,13 +59,10 @@ export function hooksSnippet(hooks: HookSpec[], commands: HookCommands): string 
 }
 
 function groupOf(h: HookSpec, commands: HookCommands): Obj {
-  const group: Obj = {};
-  if (h.matcher !== undefined) group.matcher = h.matcher;
   const hook: Obj = { type: "command", command: commands.command(h.args) };
   if (commands.commandWindows) hook.commandWindows = commands.commandWindows(h.args);
   hook.timeout = h.timeout;
-  group.hooks = [hook];
-  return group;
+  return h.matcher === undefined ? { hooks: [hook] } : { matcher: h.matcher, hooks: [hook] };
 }
 
 function groupsOf(hooks: HookSpec[], commands: HookCommands): Obj {
@@ -81,20 +71,15 @@ function groupsOf(hooks: HookSpec[], commands: HookCommands): Obj {
   return out;
 }
 
-// jsonc-parser's parse and modify recurse once per level; its SyntaxKind is a const enum we cannot import.
-const OPEN_BRACE = 1;
-const CLOSE_BRACE = 2;
-const OPEN_BRACKET = 3;
-const CLOSE_BRACKET = 4;
-const EOF = 17;
-
+// jsonc-parser's parse and modify recurse once per level. Its SyntaxKind is a const enum we cannot import:
+// 1 and 3 open a brace and a bracket, 2 and 4 close them, 17 is the end.
 function depthOf(text: string): number {
   const scanner = createScanner(text, false);
   let depth = 0;
   let max = 0;
-  for (let kind: number = scanner.scan(); kind !== EOF; kind = scanner.scan()) {
-    if (kind === OPEN_BRACE || kind === OPEN_BRACKET) max = Math.max(max, ++depth);
-    else if (kind === CLOSE_BRACE || kind === CLOSE_BRACKET) depth--;
+  for (let kind: number = scanner.scan(); kind !== 17; kind = scanner.scan()) {
+    if (kind === 1 || kind === 3) max = Math.max(max, ++depth);
+    else if (kind === 2 || kind === 4) depth--;
   }
   return max;
 }
@@ -103,7 +88,7 @@ function depthOf(text: string): number {
  * Parses a settings file: JSON with comments and trailing commas (Gemini accepts both), an object whose `hooks`
  * is an object of arrays. @throws Refused (exit 2) saying what is wrong, with `snippet` to paste by hand.
  */
-export function parseSettings(text: string, file: string, snippet: string): Obj {
+function parseSettings(text: string, file: string, snippet: string): Obj {
   const body = text.replace(/^\uFEFF/, "");
   if (depthOf(body) > MAX_JSON_DEPTH) {
     throw byHand(file, ` nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`, snippet);
@@ -228,41 +213,33 @@ export function mergeHooks(text: string | null, file: string, hooks: HookSpec[],
   const ours = groupsOf(hooks, commands);
   if (text === null) return `${JSON.stringify({ hooks: ours }, null, 2)}\n`;
   parseSettings(text, file, snippet);
-  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
-  const body = text.slice(bom.length);
-  const next = rewrite(body, ours);
-  return next === body ? text : bom + next;
+  return keepBom(text, (body) => rewrite(body, ours));
 }
 
 /** The settings text with every hook of ours removed, or null when only an empty object would be left. */
 export function removeHooks(text: string, file: string): string | null {
   const settings = parseSettings(text, file, "(nothing to add: remove the hooks whose command names memory_io.mjs)");
   if (!isObj(settings.hooks) || !JSON.stringify(settings.hooks).includes(HELPER_FILE)) return text;
-  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
-  const body = text.slice(bom.length);
-  const next = rewrite(body, null);
-  if (next === body) return text;
-  const left = parse(next, [], JSONC) as Json;
+  const next = keepBom(text, (body) => rewrite(body, null));
+  const left = parseJsonc(next);
   if (isObj(left) && Object.keys(left).length === 0 && !/\/[/*]/.test(next)) return null;
-  return bom + next;
+  return next;
 }
 
 /** The settings text without the hooks that name the helper but are not `exact`: doctor judges only our own. */
 export function withoutForeignHooks(text: string, exact: (command: string) => boolean): string {
   const foreign = (h: Json): boolean => isOurs(h) && !exact((h as Obj).command as string);
-  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
   const fmt = formatOf(text);
-  let out = text.slice(bom.length);
   const hits = (g: Json): g is Obj & { hooks: Json[] } => isObj(g) && Array.isArray(g.hooks) && g.hooks.some(foreign);
-  for (const [event, groups] of Object.entries(parsedHooks(out)) as [string, Json[]][]) {
-    if (!Array.isArray(groups) || !groups.some(hits)) continue;
-    if (groups.every((g) => hits(g) && g.hooks.every(foreign))) {
-      out = edit(out, ["hooks", event], undefined, fmt);
-      continue;
+  return keepBom(text, (body) => {
+    let out = body;
+    for (const [event, groups] of Object.entries(parsedHooks(out)) as [string, Json[]][]) {
+      if (!Array.isArray(groups) || !groups.some(hits)) continue;
+      const all = groups.every((g) => hits(g) && g.hooks.every(foreign));
+      out = all ? edit(out, ["hooks", event], undefined, fmt) : dropHooks(out, event, groups, foreign, fmt);
     }
-    out = dropHooks(out, event, groups, foreign, fmt);
-  }
-  return bom + out;
+    return out;
+  });
 }
 
 /** Each hook of ours in a settings file, with its event and its group's matcher, as doctor reads them. */
@@ -299,10 +276,8 @@ export function mergeStatusLine(text: string, command: (args: string) => string,
   const theirs = was === null ? null : isOurStatus(was) ? theirsOf(was) : was;
   const want = command(theirs === null ? args : `${args} --then '${theirs.replaceAll("'", `'\\''`)}'`);
   if (was === want) return text;
-  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
-  const body = text.slice(bom.length);
   const line: Obj = isObj(sl) ? { ...sl, command: want } : { type: "command", command: want };
-  return bom + edit(body, ["statusLine"], line, formatOf(body));
+  return keepBom(text, (body) => edit(body, ["statusLine"], line, formatOf(body)));
 }
 
 /** The settings text with our status line taken out: the user's command put back as it was, or the key removed. */
@@ -313,7 +288,6 @@ export function removeStatusLine(text: string): string {
   const was = sl.command as string;
   if (!isOurStatus(was)) return text;
   const theirs = theirsOf(was);
-  const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
-  const body = text.slice(bom.length);
-  return bom + edit(body, ["statusLine"], theirs === null ? undefined : { ...sl, command: theirs }, formatOf(body));
+  const line = theirs === null ? undefined : { ...sl, command: theirs };
+  return keepBom(text, (body) => edit(body, ["statusLine"], line, formatOf(body)));
 }

@@ -1,12 +1,34 @@
 import { Refused } from "../errors.ts";
-import { AGENTS_LINE, BLOCK_BEGIN, BLOCK_END, block } from "./bootstrap.ts";
-import type { AgentName } from "./types.ts";
+import { shellQuote } from "./command.ts";
+import type { AgentName, HelperLocation } from "./types.ts";
+
+/** The markers around our block in AGENTS.md, GEMINI.md and rule files. */
+export const BLOCK_BEGIN = "<!-- session-handoff:begin -->";
+const BLOCK_END = "<!-- session-handoff:end -->";
+
+/** Prefix of the block's line naming the agents that asked for it. */
+const AGENTS_LINE = "Installed by session-handoff for:";
+
+/** The bootstrap for harnesses that read instruction files; short, as Codex reads only 32 KiB of AGENTS.md text. */
+export function bootstrapBody(helper: HelperLocation, agents: AgentName[]): string {
+  const h = shellQuote(helper.rel ?? helper.abs);
+  const where = helper.rel !== null ? " from the project root" : "";
+  return [
+    `${AGENTS_LINE} ${agents.join(", ")}.`,
+    `At session start run \`node ${h} check --root .\`${where}.`,
+    "Exit 2: a handoff is parked; offer to resume it with the session-handoff skill. Exit 1: a save",
+    `was interrupted; run \`node ${h} recover --root .\`, then check again.`,
+    "Exit 3: memory failed safety or schema checks; don't load it, tell the user. Exit 0: nothing parked.",
+  ].join("\n");
+}
+
+/** The whole block, markers included, without a trailing newline. */
+export function block(body: string): string {
+  return `${BLOCK_BEGIN}\n${body}\n${BLOCK_END}`;
+}
 
 /** Where our block sits in a Markdown file: line indexes of the two markers. */
-export interface BlockSpan {
-  begin: number;
-  end: number;
-}
+type BlockSpan = { begin: number; end: number };
 
 /** Finds our block: one begin marker line, then one end marker line; anything else is refused, never guessed. */
 export function findBlock(text: string, file: string): BlockSpan | null {
@@ -29,16 +51,12 @@ export function blockAgents(text: string, span: BlockSpan): string[] {
   const lines = text.split("\n").slice(span.begin + 1, span.end);
   const line = lines.map((l) => l.replace(/\r$/, "")).find((l) => l.startsWith(AGENTS_LINE));
   if (!line) return [];
-  return line
-    .slice(AGENTS_LINE.length)
-    .replace(/\.\s*$/, "")
-    .split(",")
-    .map((s) => s.trim())
-    .filter(Boolean);
+  const names = line.slice(AGENTS_LINE.length).replace(/\.\s*$/, "").split(",");
+  return names.map((s) => s.trim()).filter(Boolean);
 }
 
 /** Past this many bytes, a new block goes near the top of the file, not at its end. */
-export const TOP_BLOCK_FROM = 28 * 1024;
+const TOP_BLOCK_FROM = 28 * 1024;
 
 /** Codex reads the first 32 KiB of all AGENTS.md text (harnesses.md): a block must end within them. */
 export const CODEX_BUDGET = 32 * 1024;

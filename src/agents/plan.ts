@@ -1,9 +1,8 @@
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { mergeHooks, mergeStatusLine, removeHooks, removeStatusLine, hooksSnippet, HELPER_FILE } from "./json-hooks.ts";
-import { block, BLOCK_BEGIN } from "./bootstrap.ts";
-import { findBlock, putBlock, takeBlock } from "./md-block.ts";
-import { CLINE_HOOK_MARK } from "./cline.ts";
+import { block, BLOCK_BEGIN, findBlock, putBlock, takeBlock } from "./md-block.ts";
+import { CLINE_HOOK_MARK } from "./command.ts";
 import type { AgentName, Edit } from "./types.ts";
 
 /** What a user would paste by hand for an edit, when the file cannot be edited safely. */
@@ -24,21 +23,19 @@ function isOwned(text: string): boolean {
   return text.includes(BLOCK_BEGIN) || text.includes(CLINE_HOOK_MARK);
 }
 
-/**
- * The text install wants for one file, given what is there (null: absent). Pure.
- * @throws Refused: malformed markers, JSON with comments, a file of the same name that is not ours.
- */
+/** The text install wants for one file, given what is there (null: absent). Pure; throws Refused. */
 export function installText(edit: Edit, agent: AgentName, current: string | null, shown: string): string {
   switch (edit.kind) {
     case "json-hooks": {
       const merged = mergeHooks(current, shown, edit.hooks, edit);
-      return edit.statusLine === undefined ? merged : mergeStatusLine(merged, (a) => edit.command(a), edit.statusLine);
+      return edit.statusLine === undefined ? merged : mergeStatusLine(merged, edit.command, edit.statusLine);
     }
     case "md-block":
       return putBlock(current, shown, agent, edit.body);
     case "owned-file":
       if (current !== null && current !== edit.content && !isOwned(current)) {
-        throw new Refused(`${shown} exists and was not written by install; nothing was changed. Move it away, or merge this into it by hand:\n${edit.content}`);
+        const why = "exists and was not written by install; nothing was changed";
+        throw new Refused(`${shown} ${why}. Move it away, or merge this into it by hand:\n${edit.content}`);
       }
       if (current !== null && edit.content.includes(BLOCK_BEGIN)) findBlock(current, shown);
       return edit.content;

@@ -1,11 +1,26 @@
-import { ENVELOPES } from "./envelopes.ts";
 import type { HookFormat } from "./types.ts";
 
-/**
- * Wraps the hook's fixed sentences in a harness's envelope (docs/design.md#integrations): whole output,
- * envelope and JSON escaping included, under `limit` characters. Sentences come most
- * important first, so the last ones are dropped first; nothing at all when there is none.
- */
+/** `hook --format` envelopes, apart from the agent table: the session bundle loads only this file. */
+export const ENVELOPES: Record<HookFormat, (text: string) => string> = {
+  text: (text) => `${text}\n`,
+  // Claude Code drops JSON without hookEventName; Codex's schema allows exactly these keys.
+  claude: (text) => sessionStartJson(text),
+  codex: (text) => sessionStartJson(text),
+  gemini: (text) => sessionStartJson(text),
+  // Cursor: its own key only, never Claude's as well (*unverified* key).
+  cursor: (text) => `${JSON.stringify({ additional_context: text })}\n`,
+  cline: (text) => `${JSON.stringify({ cancel: false, contextModification: text, errorMessage: "" })}\n`,
+};
+
+function sessionStartJson(text: string): string {
+  return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text } })}\n`;
+}
+
+export function isHookFormat(s: unknown): s is HookFormat {
+  return typeof s === "string" && Object.hasOwn(ENVELOPES, s);
+}
+
+/** The sentences in `format`'s envelope, whole output under `limit` characters: the last (least important) go first. */
 export function renderHook(format: HookFormat, text: string, limit: number): string {
   const lines = text.split("\n").filter((l) => l !== "");
   if (lines.length === 0) return "";

@@ -1,42 +1,14 @@
-import {
-  accessSync,
-  closeSync,
-  constants,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  readlinkSync,
-  renameSync,
-  rmdirSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { accessSync, closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync } from "node:fs";
+import { readlinkSync, renameSync, rmdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { Refused } from "../errors.ts";
-import type { Agent, AgentName } from "./types.ts";
+import type { Agent } from "./types.ts";
 
 /** The skill's entries: what `init` copies and every install channel delivers. */
-export const SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
+const SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
 /** The folder holding the one copy, in the project or in HOME (the skills installers' place too). */
 export const CANONICAL = ".agents/skills/session-handoff";
-
-/**
- * What in a project (or in HOME with --global) shows that an agent is used there. AGENTS.md is
- * read by several agents, so it names none of them.
- */
-export const AGENT_MARKERS: Record<AgentName, { project: string[]; home: string[] }> = {
-  "claude-code": { project: [".claude", "CLAUDE.md"], home: [".claude"] },
-  codex: { project: [".codex"], home: [".codex"] },
-  opencode: { project: [".opencode", "opencode.json", "opencode.jsonc"], home: [".config/opencode"] },
-  cline: { project: [".clinerules", ".cline"], home: [] },
-  gemini: { project: [".gemini", "GEMINI.md"], home: [".gemini"] },
-  cursor: { project: [".cursor", ".cursorrules"], home: [] },
-};
 
 function present(p: string): boolean {
   try {
@@ -49,14 +21,10 @@ function present(p: string): boolean {
 
 /** The agents whose marker is in `base`, in the table's order. */
 export function detectAgents(agents: Agent[], base: string, global: boolean): Agent[] {
-  const scope = global ? "home" : "project";
-  return agents.filter((a) => AGENT_MARKERS[a.name][scope].some((m) => present(path.join(base, m))));
+  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => present(path.join(base, m))));
 }
 
-/**
- * The folder (relative to the base) where `agent` must find the skill when it does not read
- * the canonical copy's folder, else null.
- */
+/** The folder (relative to the base) where `agent` finds the skill when it does not read the copy's folder. */
 export function linkFolderFor(agent: Agent, global: boolean): string | null {
   const folders = agent.skillFolders[global ? "home" : "project"];
   if (folders.length === 0 || folders.includes(".agents/skills")) return null;
@@ -83,10 +51,7 @@ export function skillFiles(dir: string): string[] {
 }
 
 /** One step of putting the skill's files in a folder. */
-export interface FileStep {
-  rel: string;
-  action: "create" | "update" | "remove";
-}
+type FileStep = { rel: string; action: "create" | "update" | "remove" };
 
 /** What copying `from`'s skill files into `to` changes: files to create or update, stale ones to remove. */
 export function copySteps(from: string, to: string): FileStep[] {
@@ -98,7 +63,7 @@ export function copySteps(from: string, to: string): FileStep[] {
     try {
       have = lstatSync(dest).isFile() ? readFileSync(dest) : null;
     } catch {
-      have = null;
+      // Absent, or a file where a folder belongs: the writes' own checks refuse that.
     }
     if (have === null) steps.push({ rel, action: present(dest) ? "update" : "create" });
     else if (!have.equals(readFileSync(path.join(from, rel)))) steps.push({ rel, action: "update" });
@@ -108,12 +73,8 @@ export function copySteps(from: string, to: string): FileStep[] {
   return steps;
 }
 
-/** What init records beside the copy it made: each file's hash as copied, and the folders it made. */
-export interface CopyRecord {
-  files: Record<string, string>;
-  /** Relative to the base, `/`-separated. */
-  createdDirs: string[];
-}
+/** What init records beside its copy: each file's hash as copied, and the folders it made (relative, `/`). */
+type CopyRecord = { files: Record<string, string>; createdDirs: string[] };
 
 /** The record's name in the copy's folder (outside the skill's entries: never copied or listed). */
 const RECORD = ".init.json";
@@ -145,11 +106,7 @@ export function linkOnTheWay(base: string, p: string): string | null {
 const safeDir = (d: unknown): d is string =>
   typeof d === "string" && d !== "" && !path.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
 
-/**
- * The copy's record, or null (none: a copy made before records, or by hand; unreadable JSON or
- * another shape). A record that is a link, a FIFO or over 1 MB is refused: init never reads or
- * writes through it.
- */
+/** The copy's record, or null (none, or not JSON of its shape); a link, a FIFO or over 1 MB is refused. */
 export function readCopyRecord(dir: string): CopyRecord | null {
   const file = path.join(dir, RECORD);
   let st;
@@ -192,10 +149,7 @@ export function dropCopyRecord(dir: string): void {
   rmSync(path.join(dir, RECORD), { force: true });
 }
 
-/**
- * The files `steps` would replace or remove that are not as init copied them: the user's edits
- * (or, with no record, any file that differs: nothing says it is not theirs).
- */
+/** The files `steps` would replace or remove that are not as init copied them (with no record: any that differ). */
 export function editedFiles(dir: string, steps: FileStep[], record: CopyRecord | null): string[] {
   const changed = (rel: string) => {
     const file = path.join(dir, rel);
@@ -216,8 +170,7 @@ export function linkState(place: string, target: string): "absent" | "ours" | "c
     const to = readlinkSync(place);
     return path.resolve(path.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  // A real folder holding a SKILL.md is an earlier copy of the skill (by hand, an installer
-  // that copied SKILL.md alone, or Windows): it is completed and kept up to date as a copy.
+  // A real folder holding a SKILL.md is an earlier copy of the skill: it is kept up to date as a copy.
   if (st.isDirectory()) return present(path.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }

@@ -3,6 +3,7 @@ import { notHereWords, type DriftReport } from "../git/verdict.ts";
 import { sanitize } from "../guard/sanitize.ts";
 import { envelopeText } from "../guard/untrusted.ts";
 import { cutAtWord, fitClauses, fitList, type Clause } from "./cut.ts";
+import { parseBlocks } from "../schema/grammar.ts";
 import type { ParsedHandoff } from "../schema/handoff.ts";
 
 /** The six labels, in order (seed 002: match exactly). */
@@ -16,13 +17,12 @@ const AGE_ONLY_PLAN = "at the saved commit, but the handoff's time is not known"
 /** Longest value of one brief field, in characters (the brief must stay short). */
 export const MAX_FIELD_CHARS = 400;
 
-/** What the ledgers hold, as counts: entries, and how many mention a key file or the branch. */
+type Counts = { entries: number; matching: number };
+
+/** Each ledger's entries and those mentioning a key file or the branch (null: absent); names of refused ones. */
 export interface LedgerCounts {
-  /** LESSONS.md: null when absent. */
-  lessons: { entries: number; matching: number } | null;
-  /** SOLUTIONS.md: null when absent. */
-  solutions: { entries: number; matching: number } | null;
-  /** Ledger file names that exist but were refused (unsafe, torn, interrupted save). */
+  lessons: Counts | null;
+  solutions: Counts | null;
   unreadable?: string[];
 }
 
@@ -41,53 +41,33 @@ export interface Brief {
   driftClauses?: Clause[];
 }
 
-/**
- * The proposed next step as the brief says it (docs/design.md#verdicts-and-the-brief): under drift's verdict (re-verify
- * after rewritten history, re-check after drift, by hand when unverifiable, start fresh when
- * stale), with the first open question asked before anything is done. `step` is safe text.
- */
+const STALE =
+  "start fresh: the handoff is too stale to reconcile line by line, so archive it and re-plan from the " +
+  "current code, keeping its goal, decisions and failed approaches as background " +
+  "(full reconciliation only if you insist)";
+
+function proposal(verdict: string, step: string | null, notHere: string | null, ageOnly: boolean): string {
+  const then = step ? `, then: ${step}` : "";
+  if (verdict === "stale") return STALE;
+  if (verdict === "rewritten") return `re-verify every plan step against the current history before acting${then}`;
+  if (verdict === "drifted") return `re-check the steps the drift touches${then}`;
+  if (verdict !== "unverifiable") return step ?? "none recorded";
+  // Only the age unknown: the anchors were checked and match, so nothing is "by hand".
+  if (ageOnly) return `confirm the handoff is still current (${AGE_ONLY})${then}`;
+  if (notHere !== null) return `the saved HEAD is ${notHere}${step ? `; then: ${step}` : ""}`;
+  return `check the repository by hand (the anchors could not be verified)${then}`;
+}
+
+/** The proposed next step under drift's verdict, with the first open question asked before anything is done. */
 export function frameNextStep(
   verdict: string, step: string | null, question: string | null, notHere: string | null = null, ageOnly = false,
 ): string {
-  let proposed: string;
-  const then = step ? `, then: ${step}` : "";
-  switch (verdict) {
-    case "stale":
-      proposed =
-        "start fresh: the handoff is too stale to reconcile line by line, so archive it and re-plan from the " +
-        "current code, keeping its goal, decisions and failed approaches as background " +
-        "(full reconciliation only if you insist)";
-      break;
-    case "rewritten":
-      proposed = `re-verify every plan step against the current history before acting${then}`;
-      break;
-    case "unverifiable":
-      // A saved HEAD this clone lacks says what to do about it (docs/design.md#verdicts-and-the-brief).
-      // Only the age unknown: the anchors were checked and match, so nothing is "by hand".
-      if (ageOnly) proposed = `confirm the handoff is still current (${AGE_ONLY})${then}`;
-      else if (notHere !== null) proposed = `the saved HEAD is ${notHere}${step ? `; then: ${step}` : ""}`;
-      else proposed = `check the repository by hand (the anchors could not be verified)${then}`;
-      break;
-    case "drifted":
-      proposed = `re-check the steps the drift touches${then}`;
-      break;
-    default:
-      proposed = step ?? "none recorded";
-  }
-  // An open question decides what comes next: it is asked before anything is done.
   const ask = question === null ? "" : ` (open question first: ${question})`;
-  return `${proposed}${ask} — Confirm?`;
+  return `${proposal(verdict, step, notHere, ageOnly)}${ask} — Confirm?`;
 }
 
-/**
- * Makes file text safe to sit after a label, through the one sanitiser (guard/sanitize.ts):
- * secrets redacted, line breaks and tabs folded to spaces, every control and every code point
- * `write` refuses shown as `<U+XXXX>` (living scripts kept as they are), and the value cut to
- * `max` grapheme clusters with `…`. A goal holding a newline and `Proposed next step:`
- * therefore stays inside Goal:.
- */
+/** File text made safe to sit after a label (one line, so a goal holding `Proposed next step:` stays in Goal:). */
 export function flatten(text: string, max = MAX_FIELD_CHARS): string {
-  // Cut at a word boundary outside code spans, never mid-word (docs/decisions/brief-cuts.md).
   return cutAtWord(sanitize(text), max);
 }
 
@@ -97,10 +77,8 @@ const NONE = /^(none|none recorded|none yet|n\/a|-)\.?$/i;
 const CAUSE = /\s[—–-]\s|:\s|\s(?=because\b)/;
 
 /**
- * Lists failed approaches within `budget` characters, each keeping its cause whole (a
- * field cut for length keeps each item's cause: the cause is what stops a retry): when an item is too long, its
- * approach is shortened with `…`, then, only if still needed, the cause. `…` marks exactly
- * where words were dropped.
+ * Lists failed approaches within `budget` characters, each keeping its cause (what stops a retry): a long item's
+ * approach is shortened with `…` first, then, only if still needed, the cause.
  */
 export function causeList(items: readonly string[], max: number, budget: number): string {
   const shownItems = items.slice(0, max);
@@ -123,20 +101,23 @@ export function causeList(items: readonly string[], max: number, budget: number)
 }
 
 /**
- * Counts ledger entries (level-2 headings, else top-level list items) and those whose text
- * mentions one of `needles` (key file paths, the branch). Counts only: no ledger text is
- * quoted into the brief, the agent reads the ledger for the entries themselves.
+ * Counts ledger entries (level-2 sections, else top-level list items) and those that mention one of `needles`
+ * (key files, the branch). Counts only: no ledger text is quoted into the brief.
  */
-export function countLedger(text: string, needles: readonly string[]): { entries: number; matching: number } {
+export function countLedger(text: string, needles: readonly string[]): Counts {
   const body = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
-  let entries = body.split(/^## /m).slice(1);
-  if (entries.length === 0) entries = body.split(/^[-*] /m).slice(1);
+  const top = parseBlocks(body).children;
+  const heads = top.filter((b) => b.type === "heading" && b.depth === 2);
+  const items = top.filter((b) => b.type === "list").flatMap((l) => l.children);
+  const entries = heads.length > 0
+    ? heads.map((h, i) => body.slice(h.start, heads[i + 1]?.start ?? body.length))
+    : items.map((b) => body.slice(b.start, b.end));
   const useful = needles.filter((n) => n.length >= 3);
   const matching = entries.filter((e) => useful.some((n) => e.includes(n))).length;
   return { entries: entries.length, matching };
 }
 
-function ledgerText(name: string, c: { entries: number; matching: number } | null): string | null {
+function ledgerText(name: string, c: Counts | null): string | null {
   if (c === null) return null;
   const entries = c.entries === 1 ? "entry" : "entries";
   return `${name} ${c.entries} ${entries} (${c.matching} mention the key files or branch)`;
@@ -145,8 +126,7 @@ function ledgerText(name: string, c: { entries: number; matching: number } | nul
 /** Drafts the brief from a parsed handoff, its drift report and the ledger counts. */
 export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: LedgerCounts): Brief {
   const notHere = drift.notHereReason ? notHereWords(drift.notHereReason) : null;
-  // Unverifiable only for want of a state time (docs/design.md#one-reading-of-the-handoff): git
-  // compared the anchors and they match; the Drift line says why the age is unknown, once.
+  // Unverifiable only for want of a state time: git compared the anchors and they match.
   const ageOnly =
     drift.verdict === "unverifiable" &&
     notHere === null &&
@@ -184,9 +164,8 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
   const decisionsInForce = fitItems(inForce);
   const doNotRetry = fitItems(h.failedApproaches);
 
-  const ledgerBits = [ledgerText("LESSONS.md", ledgers.lessons), ledgerText("SOLUTIONS.md", ledgers.solutions)].filter(
-    (x): x is string => x !== null,
-  );
+  const ledgerBits = [ledgerText("LESSONS.md", ledgers.lessons), ledgerText("SOLUTIONS.md", ledgers.solutions)]
+    .filter((x): x is string => x !== null);
   for (const name of ledgers.unreadable ?? []) ledgerBits.push(`${name} refused by the safety checks (run \`check\`)`);
   // Whole clauses, each ranked: the least important go first when the field is too long.
   const driftClauses: Clause[] = driftSummaryClauses(drift.summary);
@@ -208,41 +187,28 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
   };
 }
 
-/**
- * How much a `Drift & lessons` clause matters (docs/decisions/brief-cuts.md): ledgers go first,
- * then memory-only commits and key files not created yet (neither is drift), upstream, changed
- * files, the rest, then where the saved dirty work went and missing key files; the verdict last.
- */
+/** How much a `Drift & lessons` clause matters: the lowest go first when the field is too long. */
 export const RANK = {
   ledgers: 0, memoryOnly: 10, upstream: 20, changed: 30, other: 40, fates: 50, source: 90, verdict: 100,
 } as const;
 
+// Clause patterns in rank order; memory-only commits and key files not created yet are no drift.
+const RANKED: [RegExp, number][] = [
+  [/memory-only|^key files not created yet/, RANK.memoryOnly],
+  [/\bupstream\b/, RANK.upstream],
+  [/^(key files missing|dirty at the save|dirty in the clone that saved)/, RANK.fates],
+  [/^(key files (changed|with uncommitted)|dirty files)/, RANK.changed],
+];
+
 /** drift's summary as ranked clauses: the first is the verdict with its reason. */
 export function driftSummaryClauses(summary: string): Clause[] {
-  return sanitize(summary)
-    .split("; ")
-    .map((text, i) => ({
-      text,
-      rank:
-        i === 0
-          ? RANK.verdict
-          : /memory-only|^key files not created yet/.test(text)
-            ? RANK.memoryOnly
-            : /^upstream\b|\bupstream\b/.test(text)
-              ? RANK.upstream
-              : /^(key files missing|dirty at the save|dirty in the clone that saved)/.test(text)
-                ? RANK.fates
-                : /^(key files (changed|with uncommitted)|dirty files)/.test(text)
-                  ? RANK.changed
-                  : RANK.other,
-    }));
+  return sanitize(summary).split("; ").map((text, i) => {
+    const rank = i === 0 ? RANK.verdict : (RANKED.find(([re]) => re.test(text))?.[1] ?? RANK.other);
+    return { text, rank };
+  });
 }
 
-/**
- * The brief as text: exactly six lines, each ending with a newline, between
- * `<<<BEGIN UNTRUSTED BRIEF <nonce>>>` and `<<<END UNTRUSTED BRIEF <nonce>>>` lines: its fields
- * carry handoff text and commit authors (docs/decisions/brief-envelope.md).
- */
+/** The six lines in the untrusted envelope: its fields carry handoff text and commit authors. */
 export function renderBrief(b: Brief): string {
   return envelopeText("BRIEF", `${b.lines.join("\n")}\n`);
 }

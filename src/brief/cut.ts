@@ -1,7 +1,5 @@
-// How a brief field is brought within its length (docs/decisions/brief-cuts.md): whole clauses
-// are dropped first, least important first; a clause still too long is cut at a word boundary
-// outside code spans and ends with `…`; nothing follows a cut. Pure, on one-line safe text.
-
+// How a brief field is brought within its length (docs/decisions/brief-cuts.md): whole clauses go first, least
+// important first; a clause still too long is cut at a word boundary outside code spans and ends with `…`.
 import { sanitize } from "../guard/sanitize.ts";
 
 const ELLIPSIS = "…";
@@ -14,10 +12,8 @@ export function cpLength(s: string): number {
 }
 
 /**
- * The UTF-16 ranges inside code spans that open before `limit` (CommonMark: a backtick run up
- * to the next run of the same length; a run with no closer is a literal backtick). Half-open.
- * Searches for one run length never overlap (pairs are read in order) and a length with no
- * closer left is not searched again, so the cost is a few passes, however many backticks.
+ * The half-open UTF-16 ranges of the code spans opening before `limit` (a backtick run up to the next run of the
+ * same length). A run length with no closer left is not searched again, so the cost stays linear.
  */
 function codeSpans(s: string, limit: number): [number, number][] {
   const runEnd = (k: number): number => {
@@ -49,12 +45,7 @@ function codeSpans(s: string, limit: number): [number, number][] {
   return spans;
 }
 
-/**
- * Cuts `text` to at most `max` code points: at the last space outside a code span that leaves
- * room for `…`, trailing separators dropped; a span is never left open (no cut falls inside
- * one). A single word longer than the room is cut inside it, the only case that does.
- * @returns the text unchanged when it fits.
- */
+/** Cuts `text` to at most `max` code points at the last space outside a code span, ending with `…`. */
 export function cutAtWord(text: string, max: number): string {
   // Only the first max + 1 code points are split out: a long text costs one native scan.
   const cps: string[] = [];
@@ -84,17 +75,13 @@ export function cutAtWord(text: string, max: number): string {
   return `${head.replace(/[\s;,:—–-]+$/u, "")}${ELLIPSIS}`;
 }
 
-/** One clause of a field: its text and how important it is (higher is kept longer). */
+/** One clause of a field; a higher rank is kept longer. */
 export interface Clause {
   text: string;
   rank: number;
 }
 
-/**
- * Joins clauses with `sep` within `max` code points: while too long, the least important clause
- * (the last of equal rank) is dropped; when one is left and still too long, it is cut at a word
- * boundary. Order is kept. Nothing follows a cut.
- */
+/** Joins clauses within `max` code points, dropping the least important (the last of equal rank) first. */
 export function fitClauses(clauses: readonly Clause[], max: number, sep = "; "): string {
   const kept = clauses.filter((c) => c.text !== "");
   const joined = () => kept.map((c) => c.text).join(sep);
@@ -106,10 +93,7 @@ export function fitClauses(clauses: readonly Clause[], max: number, sep = "; "):
   return cutAtWord(joined(), max);
 }
 
-/**
- * A list field within `max` code points: its last items are dropped first (counted as
- * `(+N more)`); a lone item still too long is cut by `cutOne` (which keeps its cause).
- */
+/** A list field within `max` code points: its last items go first (`(+N more)`); a lone item is cut by `cutOne`. */
 export function fitList(
   items: readonly string[], shownMax: number, max: number, cutOne: (item: string, room: number) => string, sep = "; ",
 ): string {

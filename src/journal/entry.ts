@@ -1,49 +1,28 @@
-// The journal's entries: what one save changed, computed from the previous and the new
-// handoff (no model, no transcript), and the schema a journal file must keep
-// (docs/design.md#files-on-disk, references/journal-schema.md). Pure: text in, text out.
+// The journal's entries: what one save changed, from the previous and the new handoff (no model,
+// no transcript), and the schema a journal file must keep (references/journal-schema.md). Pure.
 import { redactTranscript } from "../guard/redact.ts";
 import { sanitize } from "../guard/sanitize.ts";
 import { parseHandoff, type ParsedHandoff } from "../schema/handoff.ts";
 import { MARKER } from "../store/paths.ts";
+import type { Outcome } from "./outcome.ts";
 
-/** Most bytes one entry may take, heading included (references/journal-schema.md). */
-export const ENTRY_MAX_BYTES = 4096;
+/** Most bytes one entry may take, heading included. */
+const ENTRY_MAX_BYTES = 4096;
 
-/** The item labels an entry line may carry, in the order an entry lists them. */
-export const ENTRY_LABELS = [
-  "Branch",
-  "HEAD",
-  "Goal",
-  "Finished",
-  "Decision",
-  "Superseded",
-  "Failed approach",
-  "Dropped",
-  // Resume outcomes, recorded by `checkpoint` (never the user's words).
-  "Resumed",
-  "Handoff score",
-  "Next step followed",
-  "Failed approach retried",
-  "Calls to first edit",
+// The labels in the order an entry lists them; the last five are resume outcomes that `checkpoint` records.
+const ENTRY_LABELS = [
+  "Branch", "HEAD", "Goal", "Finished", "Decision", "Superseded", "Failed approach", "Dropped",
+  "Resumed", "Handoff score", "Next step followed", "Failed approach retried", "Calls to first edit",
 ] as const;
-export type EntryLabel = (typeof ENTRY_LABELS)[number];
+type EntryLabel = (typeof ENTRY_LABELS)[number];
 
-/** One journal entry as read back. */
+/** One journal entry as read back: `time` is its heading's ISO UTC time, `id` 16 hex, `line` 1-based. */
 export interface JournalEntry {
-  /** ISO 8601 UTC time of the heading, e.g. `2026-12-01T20:51:07Z`. */
   time: string;
   kind: "save" | "resume";
-  /** 16 hex: the saved handoff's token prefix (save) or the session's id hash (resume). */
   id: string;
   items: { label: EntryLabel; text: string }[];
-  /** 1-based line of the entry's heading in its file. */
   line: number;
-}
-
-/** A journal file's problem that breaks the schema, with its 1-based line. */
-export interface JournalProblem {
-  line: number;
-  message: string;
 }
 
 const HEADING = /^## (\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z) (save|resume) ([0-9a-f]{16})$/;
@@ -51,97 +30,66 @@ const ITEM = /^- ([A-Za-z ]+): (.*)$/;
 const LABELS = new Set<string>(ENTRY_LABELS);
 const ITEM_MAX = 300;
 
-/** `# Journal 2026-12`, `# Journal 2026-12 (part 2)`, or a year file's `# Journal 2026`. */
-export function journalTitle(period: string, part = 1): string {
-  return part > 1 ? `# Journal ${period} (part ${part})` : `# Journal ${period}`;
-}
-
-/** The first lines of a new journal file. */
+/** The first lines of a new journal file: `# Journal 2026-12`, `… (part 2)`, or a year file's `# Journal 2026`. */
 export function journalHeader(period: string, part = 1): string {
-  return `${MARKER}\n${journalTitle(period, part)}\n`;
-}
-
-function one(text: string, redacted = false): string {
-  // Handoff text is data: redacted, folded to one line, refused code points shown, cut. Text
-  // taken from what `write` just published was redacted by its one pass (docs/design.md#redaction).
-  return sanitize(text, { max: ITEM_MAX, redact: !redacted });
+  return `${MARKER}\n# Journal ${period}${part > 1 ? ` (part ${part})` : ""}\n`;
 }
 
 /** A save entry's labels whose text comes from the new handoff, redacted when it was saved. */
-const FROM_NEXT: ReadonlySet<EntryLabel> = new Set<EntryLabel>(["Branch", "HEAD", "Goal", "Finished", "Decision", "Failed approach"]);
+const FROM_NEXT = new Set<EntryLabel>(["Branch", "HEAD", "Goal", "Finished", "Decision", "Failed approach"]);
 
 function norm(s: string): string {
   return s.toLowerCase().replace(/[`*_]/g, "").replace(/\s+/g, " ").trim();
 }
 
-function doneSteps(h: ParsedHandoff | null): Set<string> {
-  return new Set((h?.steps ?? []).filter((s) => s.status === "done").map((s) => norm(s.text)));
+// The items of `now` that `was` does not hold, compared as written without Markdown emphasis.
+function added(now: readonly string[], was: readonly string[] = []): string[] {
+  const seen = new Set(was.map(norm));
+  return now.filter((x) => !seen.has(norm(x)));
 }
 
-/** What a save adds to the journal: the facts of one entry, before rendering. */
-export interface SaveFacts {
-  /** The save's time, ISO 8601 UTC without milliseconds. */
-  time: string;
-  /** The new handoff's token (64 hex). */
-  token: string;
-  /** The previous handoff's text, or null for the first save. */
-  prior: string | null;
-  /** The new handoff's text, as published (redacted: its items are not redacted again). */
-  next: string;
-}
+const done = (h: ParsedHandoff | null) => (h?.steps ?? []).filter((s) => s.status === "done").map((s) => s.text);
 
-/**
- * Renders the journal entry of one save: the goal, the plan steps finished since the previous
- * save, decisions and failed approaches added, decisions no longer present (superseded), the
- * open items dropped (`droppedOpen`, from write's own note), the branch and HEAD anchors.
- * Cut to {@link ENTRY_MAX_BYTES}: the longest lists lose their last items first, and a line
- * `- Dropped: (N more items left out)` says so. Pure.
- * @returns the entry, starting with its `## ` heading and ending with a blank line.
- */
+/** What a save adds: its ISO time, the new token, the previous text (null: first save) and the published text. */
+type SaveFacts = { time: string; token: string; prior: string | null; next: string };
+
+/** The entry of one save: what it finished, decided, superseded, found failing and dropped, and its anchors. */
 export function renderSaveEntry(facts: SaveFacts, droppedOpen: readonly string[]): string {
   const next = parseHandoff(facts.next);
   const prior = facts.prior === null ? null : parseHandoff(facts.prior);
-  const before = doneSteps(prior);
-  const priorDecisions = new Set((prior?.decisions ?? []).map(norm));
-  const priorFailed = new Set((prior?.failedApproaches ?? []).map(norm));
-  const nextDecisions = new Set(next.decisions.map(norm));
   const lines: [EntryLabel, string][] = [];
   if (next.anchors.branch) lines.push(["Branch", next.anchors.branch]);
   if (next.anchors.head) lines.push(["HEAD", next.anchors.head]);
   const goal = next.goal.split("\n").find((l) => l.trim() !== "");
   if (goal) lines.push(["Goal", goal]);
-  for (const s of next.steps) if (s.status === "done" && !before.has(norm(s.text))) lines.push(["Finished", s.text]);
-  for (const d of next.decisions) if (!priorDecisions.has(norm(d))) lines.push(["Decision", d]);
-  for (const d of prior?.decisions ?? []) if (!nextDecisions.has(norm(d))) lines.push(["Superseded", d]);
-  for (const f of next.failedApproaches) if (!priorFailed.has(norm(f))) lines.push(["Failed approach", f]);
+  for (const s of added(done(next), done(prior))) lines.push(["Finished", s]);
+  for (const d of added(next.decisions, prior?.decisions)) lines.push(["Decision", d]);
+  for (const d of added(prior?.decisions ?? [], next.decisions)) lines.push(["Superseded", d]);
+  for (const f of added(next.failedApproaches, prior?.failedApproaches)) lines.push(["Failed approach", f]);
   for (const d of droppedOpen) lines.push(["Dropped", d]);
   return fitEntry(`## ${facts.time} save ${facts.token.slice(0, 16)}`, lines, FROM_NEXT);
 }
 
-/**
- * Renders the journal entry of one resume measured by `checkpoint`: the handoff resumed (its
- * token's first 16 hex) and its score, whether the first actions followed its proposed next
- * step, each failed approach retried (redacted commands or paths), the tool calls to the first
- * edit. `sessionKey` is 16 hex of the session id's SHA-256, never the id itself. Pure.
- */
-export function renderResumeEntry(time: string, sessionKey: string, handoffToken: string, score: number | null, o: { followed: string; retried: readonly string[]; callsToFirstEdit: number | null }): string {
-  const items: [EntryLabel, string][] = [["Resumed", handoffToken.slice(0, 16)]];
+/** The entry of one resume `checkpoint` measured; `key` is 16 hex of the session id's SHA-256. */
+export function renderResumeEntry(time: string, key: string, token: string, score: number | null, o: Outcome): string {
+  const items: [EntryLabel, string][] = [["Resumed", token.slice(0, 16)]];
   if (score !== null) items.push(["Handoff score", String(score)]);
   items.push(["Next step followed", o.followed]);
   // Commands come from the transcript: its own rules too (keys in prose, variables sent as Bearer).
   for (const r of o.retried) items.push(["Failed approach retried", redactTranscript(r).text]);
   items.push(["Calls to first edit", o.callsToFirstEdit === null ? "no edit" : String(o.callsToFirstEdit)]);
-  return fitEntry(`## ${time} resume ${sessionKey}`, items);
+  return fitEntry(`## ${time} resume ${key}`, items);
 }
 
 /**
- * Renders an entry from its heading and items within {@link ENTRY_MAX_BYTES}: each item
- * sanitised to one line of at most 300 characters; while too long, the last item of the most
- * frequent label goes, and one `(N more items left out)` line of that label says so. Items of
- * the labels in `redacted` are redacted already (from a published handoff) and are not again.
+ * An entry within ENTRY_MAX_BYTES: each item one sanitised line (those of `redacted` labels were redacted by
+ * `write`'s one pass); while too long, the last item of the most frequent label goes, and a line counts them.
  */
-export function fitEntry(heading: string, items: readonly [EntryLabel, string][], redacted: ReadonlySet<EntryLabel> = new Set()): string {
-  const shown = items.map(([label, text]) => [label, one(text, redacted.has(label))] as [EntryLabel, string]).filter(([, t]) => t !== "");
+function fitEntry(heading: string, items: readonly [EntryLabel, string][], redacted = new Set<EntryLabel>()): string {
+  const one = ([label, text]: [EntryLabel, string]): [EntryLabel, string] => {
+    return [label, sanitize(text, { max: ITEM_MAX, redact: !redacted.has(label) })];
+  };
+  const shown = items.map(one).filter(([, t]) => t !== "");
   let left = 0;
   const render = (): string => {
     const body = shown.map(([l, t]) => `- ${l}: ${t}\n`).join("");
@@ -160,24 +108,27 @@ export function fitEntry(heading: string, items: readonly [EntryLabel, string][]
   return out;
 }
 
+type Problem = { line: number; message: string };
+type Parsed = { entries: JournalEntry[]; problems: Problem[] };
+
 /**
- * Reads a journal file (month, continuation or year file): its entries and the lines that
- * break the schema (references/journal-schema.md). A hand-edited file is fine while every
- * line outside an entry is blank or a Markdown line of the year file's summary, and every
- * line inside one is `- <Label>: <text>` with a known label. Conflict markers are problems.
+ * A journal file's entries and the lines that break the schema: outside an entry only blank lines (and a year
+ * file's summary lines), inside one `- <Label>: <text>` with a known label; conflict markers are problems.
  */
-export function parseJournal(text: string, kind: "month" | "year" = "month"): { entries: JournalEntry[]; problems: JournalProblem[] } {
+export function parseJournal(text: string, kind: "month" | "year" = "month"): Parsed {
   const lines = text.split("\n");
   const entries: JournalEntry[] = [];
-  const problems: JournalProblem[] = [];
+  const problems: Problem[] = [];
+  const title = "the second line must be `# Journal <YYYY-MM>` (or `# Journal <YYYY>`)";
   if (lines[0] !== MARKER) problems.push({ line: 1, message: `the first line must be ${MARKER}` });
-  if (!/^# Journal \d{4}(-\d{2})?( \(part \d+\))?$/.test(lines[1] ?? "")) problems.push({ line: 2, message: "the second line must be `# Journal <YYYY-MM>` (or `# Journal <YYYY>`)" });
+  if (!/^# Journal \d{4}(-\d{2})?( \(part \d+\))?$/.test(lines[1] ?? "")) problems.push({ line: 2, message: title });
   let current: JournalEntry | null = null;
   for (let i = 2; i < lines.length; i++) {
     const line = lines[i]!;
     const n = i + 1;
     if (/^(<{7}|={7}|>{7})( |$)/.test(line)) {
-      problems.push({ line: n, message: "a merge conflict marker: resolve the conflict (keep both sides' entries, each once)" });
+      const message = "a merge conflict marker: resolve the conflict (keep both sides' entries, each once)";
+      problems.push({ line: n, message });
       continue;
     }
     if (line.trim() === "") {
@@ -196,21 +147,17 @@ export function parseJournal(text: string, kind: "month" | "year" = "month"): { 
       current.items.push({ label: m[1] as EntryLabel, text: m[2]! });
       continue;
     }
-    problems.push({
-      line: n,
-      message:
-        current === null
-          ? "outside an entry: expected a heading `## <YYYY-MM-DDTHH:MM:SSZ> save|resume <16 hex>` or a blank line"
-          : `expected \`- <Label>: <text>\` with a known label (${ENTRY_LABELS.join(", ")})`,
-    });
+    const heading = "`## <YYYY-MM-DDTHH:MM:SSZ> save|resume <16 hex>`";
+    const outside = `outside an entry: expected a heading ${heading} or a blank line`;
+    const inside = `expected \`- <Label>: <text>\` with a known label (${ENTRY_LABELS.join(", ")})`;
+    problems.push({ line: n, message: current === null ? outside : inside });
   }
   return { entries, problems };
 }
 
 /**
- * Merges two versions of one month file (the merge driver's journal rule): both sides' entries,
- * each once (the same entry text on both sides is one), in time order (then kind, then id), under
- * ours' header. Null when either side breaks the schema: the caller falls back to git's union.
+ * Merges two versions of one month file: both sides' entries, each once, in time order (then kind, then id),
+ * under ours' header. Null when either side breaks the schema: the caller falls back to git's union.
  */
 export function mergeJournalMonth(ours: string, theirs: string): string | null {
   if (parseJournal(ours).problems.length > 0 || parseJournal(theirs).problems.length > 0) return null;
@@ -222,6 +169,19 @@ export function mergeJournalMonth(ours: string, theirs: string): string | null {
     entries.set(body, body);
   }
   const key = (e: string) => /^## (\S+) (\S+) (\S+)/.exec(e)!.slice(1).join(" ");
-  const sorted = [...entries.values()].sort((x, y) => (key(x) < key(y) ? -1 : key(x) > key(y) ? 1 : x < y ? -1 : x > y ? 1 : 0));
+  const order = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
+  const sorted = [...entries.values()].sort((x, y) => order(key(x), key(y)) || order(x, y));
   return `${header!.replace(/\n+$/, "")}\n\n${sorted.join("")}`;
+}
+
+/** A year file's folded session lines (`- <date> <kind> <id>: <items>`), each with the month it sits under. */
+export function foldedLines(text: string): { period: string; date: string; kind: string; items: string }[] {
+  const out: { period: string; date: string; kind: string; items: string }[] = [];
+  let period = "";
+  for (const line of text.split("\n")) {
+    period = /^## (\d{4}-\d{2})$/.exec(line)?.[1] ?? period;
+    const m = /^- (\d{4}-\d{2}-\d{2}) (save|resume) [0-9a-f]{16}: (.*)$/.exec(line);
+    if (m) out.push({ period, date: m[1]!, kind: m[2]!, items: m[3]! });
+  }
+  return out;
 }

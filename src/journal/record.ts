@@ -1,38 +1,32 @@
 // What a saving `write handoff` adds to the project's memory over months: one journal entry,
 // then at most one fold of an old month into its year file (docs/decisions/journal.md).
-import { unlinkSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { readdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
+import { harnessPath, windowsShaped } from "../agents/harness-path.ts";
 import { HelperError } from "../errors.ts";
 import { parseHandoff } from "../schema/handoff.ts";
 import { droppedItems } from "../schema/open-items.ts";
-import { MAX_DOCUMENT_BYTES } from "../store/paths.ts";
-import { harnessPath, windowsShaped } from "../agents/harness-path.ts";
-import { createHash } from "node:crypto";
-import { readdirSync } from "node:fs";
-import { findRoot } from "../store/root.ts";
-import { readStable } from "../store/files.ts";
-import { archiveDir, memoryDir } from "../store/paths.ts";
 import { validateHandoff } from "../schema/validate.ts";
+import { readStable } from "../store/files.ts";
+import { archiveDir, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
+import { findRoot } from "../store/root.ts";
 import { journalHeader, parseJournal, renderResumeEntry, renderSaveEntry, type JournalEntry } from "./entry.ts";
-import { measureOutcome } from "./outcome.ts";
-import type { ResumeCall } from "./resume-events.ts";
-import { appendEntry, ensureJournalDir, journalDir, journalOff, listJournal, monthOf } from "./store.ts";
-import { publishJournalFile, readJournalFile } from "./store.ts";
+import { measureOutcome, type ResumeCall } from "./outcome.ts";
+import { appendEntry, ensureJournalDir, journalOff, listJournal, monthOf, publishJournalFile } from "./store.ts";
+import { readJournalFile, readJournalText } from "./store.ts";
 
 /** Months this many or more before the save's month are folded: 6 whole months are kept. */
-export const FOLD_AFTER_MONTHS = 7;
+const FOLD_AFTER_MONTHS = 7;
 
 /** The items a fold keeps, one line per session; the rest are counted. */
 const FOLD_KEPT = new Set([
-  "Decision",
-  "Failed approach",
-  "Handoff score",
-  "Next step followed",
-  "Failed approach retried",
+  "Decision", "Failed approach", "Handoff score", "Next step followed", "Failed approach retried",
   "Calls to first edit",
 ]);
 
 const isoSecond = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 function monthIndex(period: string): number {
@@ -47,26 +41,13 @@ function savedMs(text: string): number | null {
   return Number.isNaN(ms) ? null : ms;
 }
 
-function schemaCheck(text: string, name: string): void {
-  const { problems } = parseJournal(text, "month");
-  if (problems.length > 0) {
-    const p = problems[0]!;
-    const todo = "the entry was not added (fix that line, or move the file away)";
-    throw new HelperError(`journal/${name} line ${p.line}: ${p.message}; ${todo}`, 2);
-  }
-}
-
-/**
- * Records one save in the journal (the caller holds the memory lock, the handoff is
- * published): renders the entry from the previous and the new handoff, appends it to the
- * month of the save's `Saved:` time, then folds the oldest month past six whole months.
- * Never throws: the handoff is saved whatever happens here, so a refusal (a hand-edited month
- * that breaks the schema, a file another program wrote meanwhile) becomes a stderr line.
- * With `journal/OFF` it does nothing.
- * @returns stderr lines (empty when all went well).
- */
 type Save = { prior: string | null; next: string; token: string };
 
+/**
+ * Records one published save (under the memory lock) in the month of its `Saved:` time, then folds the oldest
+ * month past six whole months. Never throws: the handoff is saved whatever happens here, so a refusal becomes
+ * one of the stderr lines returned.
+ */
 export async function recordSave(root: string, save: Save, fp?: string): Promise<string[]> {
   if (journalOff(root)) return [];
   const notes: string[] = [];
@@ -74,38 +55,28 @@ export async function recordSave(root: string, save: Save, fp?: string): Promise
   try {
     const dropped = save.prior === null ? [] : droppedItems(save.prior, save.next).map((i) => i.text);
     const entry = renderSaveEntry({ ...save, time: isoSecond(ms) }, dropped);
-    const done = await appendEntry(root, entry, ms, fp, schemaCheck);
-    notes.push(...done.repairs.map((l) => `recovered: ${l}`));
+    notes.push(...(await appendEntry(root, entry, ms, fp)));
   } catch (err) {
     notes.push(`journal: not appended: ${messageOf(err)}`);
     return notes;
   }
-  if (save.prior !== null) notes.push(...retriedNotes(root, createHash("sha256").update(save.prior).digest("hex")));
+  if (save.prior !== null) notes.push(...retriedNotes(root, sha256(save.prior)));
   try {
     const folded = await foldOne(root, monthOf(ms), fp);
     if (folded) notes.push(folded);
   } catch (err) {
-    notes.push(`journal: the fold of an old month did not finish: ${messageOf(err)}; the next save tries again`);
+    const todo = "the next save tries again";
+    notes.push(`journal: the fold of an old month did not finish: ${messageOf(err)}; ${todo}`);
   }
   return notes;
 }
 
-/**
- * write's note on failed approaches retried: the resume entries of the handoff this save
- * replaces (`priorToken`) that a checkpoint recorded, each retried command or path named once.
- * Only what a checkpoint already measured: `write` reads no transcript.
- */
+// write's note on the failed approaches that checkpoints saw retried after a resume of the handoff this save
+// replaces: `write` reads no transcript.
 function retriedNotes(root: string, priorToken: string): string[] {
-  const dir = journalDir(root);
   const seen = new Set<string>();
   for (const f of listJournal(root).filter((f) => f.kind === "month").slice(-2)) {
-    let text: string;
-    try {
-      text = readJournalFile(dir, f.name)?.bytes.toString("utf8") ?? "";
-    } catch {
-      continue;
-    }
-    for (const e of parseJournal(text, "month").entries) {
+    for (const e of parseJournal(readJournalText(root, f) ?? "", "month").entries) {
       if (e.kind !== "resume" || e.items.find((i) => i.label === "Resumed")?.text !== priorToken.slice(0, 16)) continue;
       for (const i of e.items) if (i.label === "Failed approach retried") seen.add(i.text);
     }
@@ -137,25 +108,18 @@ async function handoffWithToken(root: string, token: string): Promise<string | n
 }
 
 /**
- * Records what a session did after it resumed this project's handoff (the caller, `checkpoint`,
- * holds the memory lock): a resume entry in the journal, once per session and handoff. The
- * brief counts for this project when its `--root`, else the folder the transcript records for
- * it, resolves to `root` by the root walk. The handoff resumed is the one the session's first
- * save after the brief expected (its `--expected-current-sha256`), else the current one.
- * Never throws; with `journal/OFF` it does nothing.
- * @returns stderr lines.
+ * Records what a session did after it resumed this project's handoff (under the memory lock), once per session
+ * and handoff. The brief counts when its `--root`, else its recorded folder, walks up to `root`; the handoff
+ * resumed is the one the session's next save expected, else the current one. Never throws: stderr lines.
  */
 export async function recordResume(
-  root: string,
-  call: ResumeCall,
-  sessionId: string,
-  currentToken: string | null,
+  root: string, call: ResumeCall, sessionId: string, currentToken: string | null,
   env: Record<string, string | undefined>,
   fp?: string,
 ): Promise<string[]> {
   try {
     if (journalOff(root)) return [];
-    // A Windows path is never joined under a POSIX one (src/agents/harness-path.ts, docs/design.md#integrations).
+    // A Windows path is never joined under a POSIX one.
     const absolute = (p: string) => {
       const h = harnessPath("", p);
       return h.ok ? h.path : null;
@@ -169,21 +133,17 @@ export async function recordResume(
     const text = await handoffWithToken(root, token);
     if (text === null) return [];
     const h = parseHandoff(text);
-    const nextStep = h.nextSteps[0] ?? null;
-    const outcome = measureOutcome(call.events, nextStep, h.failedApproaches);
+    const outcome = measureOutcome(call.events, h.nextSteps[0] ?? null, h.failedApproaches);
     const score = validateHandoff(text, { mode: "root", nowMs: Date.now() }).score;
-    const sessionKey = createHash("sha256").update(sessionId).digest("hex").slice(0, 16);
+    const sessionKey = sha256(sessionId).slice(0, 16);
     const ms = Date.now();
     // Once per session and handoff: a later checkpoint of the same session adds no second entry.
     const seen = `resume ${sessionKey}\n- Resumed: ${token.slice(0, 16)}\n`;
     const dir = ensureJournalDir(root);
-    for (const f of listJournal(root).filter((f) => f.kind === "month" && f.period === monthOf(ms))) {
-      const r = readJournalFile(dir, f.name);
-      if (r !== null && r.bytes.includes(seen)) return [];
-    }
+    const month = listJournal(root).filter((f) => f.kind === "month" && f.period === monthOf(ms));
+    if (month.some((f) => readJournalFile(dir, f.name)?.bytes.includes(seen))) return [];
     const entry = renderResumeEntry(isoSecond(ms), sessionKey, token, score, outcome);
-    const done = await appendEntry(root, entry, ms, fp, schemaCheck);
-    return done.repairs.map((l) => `recovered: ${l}`);
+    return await appendEntry(root, entry, ms, fp);
   } catch (err) {
     return [`journal: resume not recorded: ${messageOf(err)}`];
   }
@@ -195,40 +155,27 @@ function summaryLine(entries: readonly JournalEntry[]): string {
   // Items in parentheses are counts a fold wrote, not items.
   const listed = (e: JournalEntry, label: string) => e.items.filter((i) => i.label === label && i.text[0] !== "(");
   const count = (label: string): number => entries.reduce((n, e) => n + listed(e, label).length, 0);
-  const parts = [
-    `${saves} save(s)`,
-    `${resumes} resume(s)`,
-    `${count("Finished")} step(s) finished`,
-    `${count("Dropped")} item(s) dropped`,
-    `${count("Superseded")} decision(s) superseded`,
-  ];
+  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count("Finished")} step(s) finished`];
+  parts.push(`${count("Dropped")} item(s) dropped`, `${count("Superseded")} decision(s) superseded`);
   return `- (${parts.join(", ")})`;
 }
 
-/**
- * The year file's section for one month: a line per session for its decisions, failed
- * approaches and resume outcomes (`- <date> <kind> <id>: Decision: …; Failed approach: …`),
- * then one line counting the rest. Deterministic: the same entries give the same bytes.
- */
+/** A year file's section for one month: a line per session of the items kept, then a line counting the rest. */
 export function foldSection(period: string, entries: readonly JournalEntry[]): string {
   const lines = [`## ${period}`];
-  const order = (a: JournalEntry, b: JournalEntry) => {
-    if (a.time !== b.time) return a.time < b.time ? -1 : 1;
-    return a.id < b.id ? -1 : 1;
-  };
+  // Times are of one length, so time then id orders as their concatenation does.
+  const order = (a: JournalEntry, b: JournalEntry) => (a.time + a.id < b.time + b.id ? -1 : 1);
   for (const e of [...entries].sort(order)) {
     const items = e.items.filter((i) => FOLD_KEPT.has(i.label));
     if (items.length === 0) continue;
-    lines.push(`- ${e.time.slice(0, 10)} ${e.kind} ${e.id}: ${items.map((i) => `${i.label}: ${i.text}`).join("; ")}`);
+    const kept = items.map((i) => `${i.label}: ${i.text}`).join("; ");
+    lines.push(`- ${e.time.slice(0, 10)} ${e.kind} ${e.id}: ${kept}`);
   }
   lines.push(summaryLine(entries));
   return `${lines.join("\n")}\n\n`;
 }
 
-/**
- * Keeps a year file within 1,000,000 bytes: while too large, the oldest month section that
- * still lists sessions keeps only its count line (and a note of how many lines it lost).
- */
+/** Keeps a year file within 1,000,000 bytes: the oldest month still listing sessions keeps only its counts. */
 export function boundYear(text: string): string {
   let out = text;
   while (Buffer.byteLength(out) > MAX_DOCUMENT_BYTES) {
@@ -247,13 +194,10 @@ export function boundYear(text: string): string {
 }
 
 /**
- * Folds the oldest month file set that is {@link FOLD_AFTER_MONTHS} or more months before
- * `nowMonth` into `journal/<YYYY>.md`, then removes that month's files. The year file is
- * published first; a crash between leaves both, and the next fold finds the month's section
- * already there and only removes the month's files, so nothing is added twice.
- * @returns a stderr line naming what was folded, or null when nothing was due.
+ * Folds the oldest month due into `journal/<YYYY>.md`, then removes its files: a crash between leaves both, and
+ * the next fold finds the section there and only removes the files. Returns a stderr line, or null.
  */
-export async function foldOne(root: string, nowMonth: string, fp?: string): Promise<string | null> {
+async function foldOne(root: string, nowMonth: string, fp?: string): Promise<string | null> {
   const old = (period: string) => monthIndex(nowMonth) - monthIndex(period) >= FOLD_AFTER_MONTHS;
   const due = listJournal(root).filter((f) => f.kind === "month" && old(f.period));
   if (due.length === 0) return null;
@@ -276,8 +220,7 @@ export async function foldOne(root: string, nowMonth: string, fp?: string): Prom
   const current = readJournalFile(dir, yearName);
   const text = current === null ? `${journalHeader(year)}\n` : current.bytes.toString("utf8");
   if (!new RegExp(`^## ${period}$`, "m").test(text)) {
-    const sep = text.endsWith("\n\n") ? "" : text.endsWith("\n") ? "\n" : "\n\n";
-    const next = boundYear(insertSection(text + sep, period, foldSection(period, entries)));
+    const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries)));
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
   for (const f of files) unlinkSync(path.join(dir, f.name));

@@ -1,35 +1,30 @@
-// `search`: literal words over everything the project's memory holds -- the journal, the
-// archives, the ledgers, the current handoff and the checkpoints -- ranked, with no index on
-// disk (docs/decisions/journal.md). Reads only; the caller prints inside the envelope.
+// `search`: literal words over all the project's memory holds (journal, archives, ledgers, the handoff,
+// checkpoints), ranked, with no index on disk (docs/decisions/journal.md). Reads only.
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { loadMemoryText } from "../guard/memory-text.ts";
 import { firstNul } from "../guard/file-verdict.ts";
 import { readStable } from "../store/files.ts";
-import { archiveDir, memoryDir } from "../store/paths.ts";
-import { parseJournal } from "./entry.ts";
+import { memoryDir } from "../store/paths.ts";
+import { foldedLines, parseJournal } from "./entry.ts";
 import { journalDir, listJournal } from "./store.ts";
 
-/** Where a result comes from. */
 export type SearchKind = "journal" | "archive" | "handoff" | "ledger" | "checkpoint";
 export const SEARCH_KINDS: readonly SearchKind[] = ["journal", "archive", "handoff", "ledger", "checkpoint"];
 
-/** One ranked result. */
-export interface SearchResult {
-  /** Path relative to the memory dir, e.g. `journal/2026-10.md`. */
+/**
+ * One ranked result: `file` relative to the memory dir, `date` `YYYY-MM-DD` or null, `section` the heading (or
+ * journal label) its text sits under, `label` its provenance tag or the kind's, `matched` the distinct query
+ * words found, `alsoIn` the other files holding the same text.
+ */
+interface SearchResult {
   file: string;
   kind: SearchKind;
-  /** `YYYY-MM-DD` of the entry or document state time, or null when unknown. */
   date: string | null;
-  /** The section (or journal item label, or ledger entry heading) the text sits in. */
   section: string;
-  /** The item's own `[user-directed]`, `[user-approved]` or `[agent-proposed]`, else the kind's label. */
   label: string;
-  /** The matching text, as in the file (the caller sanitises it for printing). */
   text: string;
-  /** Query words found (distinct). */
   matched: number;
-  /** Other files holding the same text (deduplicated into this result). */
   alsoIn: number;
 }
 
@@ -42,11 +37,8 @@ export function queryWords(query: string): string[] {
 }
 
 const LABELS: Record<SearchKind, string> = {
-  journal: "journal (computed by the helper)",
-  archive: "archived handoff",
-  handoff: "current handoff",
-  ledger: "ledger",
-  checkpoint: "automatic checkpoint",
+  journal: "journal (computed by the helper)", archive: "archived handoff", handoff: "current handoff",
+  ledger: "ledger", checkpoint: "automatic checkpoint",
 };
 const PROVENANCE = /\[(user-directed|user-approved|agent-proposed)\]/;
 
@@ -100,11 +92,8 @@ function ledgerUnits(text: string): Unit[] {
 }
 
 /**
- * A file's text by the one verdict on bytes (docs/design.md#one-verdict-on-a-files-bytes), as
- * `brief` and `archives list` read it: invalid UTF-8 as `<0xNN>` and `read`'s warning in `notes`;
- * a NUL skips the file with a line in `notes` (search reads many files: like `archives list`, it
- * marks the one and goes on). Null when absent, unreadable (a link: `check` and `doctor` report
- * it) or unsafe.
+ * A file's text by the one verdict on bytes, as `archives list` reads it: invalid UTF-8 shown as `<0xNN>` with a
+ * warning in `notes`; a NUL skips the file with a line in `notes`. Null when absent, unreadable or unsafe.
  */
 async function readText(p: string, file: string, notes: string[]): Promise<string | null> {
   let bytes: Buffer;
@@ -133,25 +122,13 @@ function names(dir: string): string[] {
   }
 }
 
-/** What {@link searchMemory} looked at and found. */
-export interface SearchOutcome {
-  results: SearchResult[];
-  /** Files read, by kind. */
-  searched: Record<SearchKind, number>;
-  /** Results before `limit` cut the list. */
-  total: number;
-  /** Lines for stderr: a file skipped as unsafe, a file loaded with bytes shown as `<0xNN>` / `<U+XXXX>`. */
-  notes: string[];
-}
+type SearchOptions = { since?: string | null; kinds?: readonly SearchKind[]; limit?: number };
 
 /**
- * Searches the memory dir of `root` for `words` (see {@link queryWords}): a word matches a
- * word of the text it begins (`dup` finds `duplicate`); every unit matching at least half the
- * words (one of one or two) is a result, ranked by distinct words found, then by date (newest first),
- * then by file name; the same text in several files is one result (the newest), counting the
- * others in `alsoIn`. `since` (`YYYY-MM-DD`) keeps only dated results on or after it.
+ * Every unit matching at least half the `words` (each at a word start), the same text in several files once (the
+ * newest), ranked by words found, then newest first.
  */
-export async function searchMemory(root: string, words: readonly string[], opts: { since?: string | null; kinds?: readonly SearchKind[]; limit?: number } = {}): Promise<SearchOutcome> {
+export async function searchMemory(root: string, words: readonly string[], opts: SearchOptions = {}) {
   const kinds = new Set(opts.kinds ?? SEARCH_KINDS);
   const mem = memoryDir(root);
   const searched: Record<SearchKind, number> = { journal: 0, archive: 0, handoff: 0, ledger: 0, checkpoint: 0 };
@@ -181,42 +158,25 @@ export async function searchMemory(root: string, words: readonly string[], opts:
       for (const e of parseJournal(text, f.kind).entries) {
         for (const item of e.items) units.push({ section: item.label, text: item.text, date: e.time.slice(0, 10) });
       }
-      // A year file's folded lines are units too.
-      if (f.kind === "year") {
-        let period = "";
-        for (const line of text.split("\n")) {
-          const p = /^## (\d{4}-\d{2})$/.exec(line);
-          if (p) period = p[1]!;
-          const m = /^- (\d{4}-\d{2}-\d{2}) (?:save|resume) [0-9a-f]{16}: (.*)$/.exec(line);
-          if (m) units.push({ section: `folded ${period}`, text: m[2]!, date: m[1]! });
-        }
+      for (const folded of f.kind === "year" ? foldedLines(text) : []) {
+        units.push({ section: `folded ${folded.period}`, text: folded.items, date: folded.date });
       }
       consider("journal", `journal/${f.name}`, units);
     }
   }
-  if (kinds.has("handoff")) {
-    const text = await readText(path.join(mem, "HANDOFF.md"), "HANDOFF.md", notes);
-    if (text !== null) consider("handoff", "HANDOFF.md", markdownUnits(text, stateDate(text)));
-  }
-  if (kinds.has("archive")) {
-    for (const name of names(archiveDir(root)).filter((n) => /^HANDOFF-.*\.md$/.test(n))) {
-      const text = await readText(path.join(archiveDir(root), name), `archive/${name}`, notes);
-      if (text !== null) consider("archive", `archive/${name}`, markdownUnits(text, stateDate(text)));
+  const dated = (text: string) => markdownUnits(text, stateDate(text));
+  const docs = async (kind: SearchKind, folder: string, pattern: RegExp, units: (text: string) => Unit[]) => {
+    if (!kinds.has(kind)) return;
+    for (const name of names(path.join(mem, folder)).filter((n) => pattern.test(n))) {
+      const file = folder === "" ? name : `${folder}/${name}`;
+      const text = await readText(path.join(mem, file), file, notes);
+      if (text !== null) consider(kind, file, units(text));
     }
-  }
-  if (kinds.has("ledger")) {
-    for (const name of ["LESSONS.md", "SOLUTIONS.md"]) {
-      const text = await readText(path.join(mem, name), name, notes);
-      if (text !== null) consider("ledger", name, ledgerUnits(text));
-    }
-  }
-  if (kinds.has("checkpoint")) {
-    const dir = path.join(mem, "checkpoints");
-    for (const name of names(dir).filter((n) => /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/.test(n))) {
-      const text = await readText(path.join(dir, name), `checkpoints/${name}`, notes);
-      if (text !== null) consider("checkpoint", `checkpoints/${name}`, markdownUnits(text, stateDate(text)));
-    }
-  }
+  };
+  await docs("handoff", "", /^HANDOFF\.md$/, dated);
+  await docs("archive", "archive", /^HANDOFF-.*\.md$/, dated);
+  await docs("ledger", "", /^(LESSONS|SOLUTIONS)\.md$/, ledgerUnits);
+  await docs("checkpoint", "checkpoints", /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/, dated);
   // The same text across the handoff, its archives and the journal is one result: the newest.
   const byText = new Map<string, { best: SearchResult; files: Set<string> }>();
   for (const r of found) {
@@ -229,6 +189,9 @@ export async function searchMemory(root: string, words: readonly string[], opts:
     }
   }
   const unique = [...byText.values()].map(({ best, files }) => ({ ...best, alsoIn: files.size - 1 }));
-  const ranked = unique.sort((a, b) => b.matched - a.matched || (b.date ?? "").localeCompare(a.date ?? "") || a.file.localeCompare(b.file) || a.text.localeCompare(b.text));
+  const newer = (a: SearchResult, b: SearchResult) => (b.date ?? "").localeCompare(a.date ?? "");
+  const ranked = unique.sort(
+    (a, b) => b.matched - a.matched || newer(a, b) || a.file.localeCompare(b.file) || a.text.localeCompare(b.text),
+  );
   return { results: ranked.slice(0, opts.limit ?? 20), searched, total: ranked.length, notes };
 }

@@ -1,37 +1,33 @@
-// The journal folder `.ai/memory/journal/` on disk: month files, their continuations, year
-// files, the `OFF` switch, and an append that leaves an entry whole or absent
-// (docs/decisions/journal.md). Callers hold the memory lock.
-import { closeSync, constants, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync, renameSync, unlinkSync, writeSync } from "node:fs";
+// The journal folder `.ai/memory/journal/`: month files, their continuations, year files, the `OFF` switch, and
+// an append that leaves an entry whole or absent (docs/decisions/journal.md). Writers hold the memory lock.
+import { closeSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync } from "node:fs";
+import { renameSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { Refused } from "../errors.ts";
+import { HelperError, Refused } from "../errors.ts";
 import { failpoint } from "../store/failpoint.ts";
 import { exists } from "../store/pause.ts";
 import { syncDir } from "../store/publish.ts";
 import { openRegular, randomHex8, readAll, tokenOf } from "../store/files.ts";
 import { MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
 import { listPrivate, privateName, processAlive } from "../store/private.ts";
-import { journalHeader } from "./entry.ts";
+import { journalHeader, parseJournal } from "./entry.ts";
 
-/** `<root>/.ai/memory/journal`. */
 export function journalDir(root: string): string {
   return path.join(memoryDir(root), "journal");
 }
 
 /** A month file (`2026-12.md`), its continuation (`2026-12-2.md`) or a year file (`2026.md`). */
-export const JOURNAL_NAME = /^(\d{4})(?:-(\d{2})(?:-(\d+))?)?\.md$/;
+const JOURNAL_NAME = /^(\d{4})(?:-(\d{2})(?:-(\d+))?)?\.md$/;
 
-/** One journal file, parsed from its name. */
+/** One journal file by its name: `period` is `2026-12` (month) or `2026` (year), `part` N of `2026-12-N.md`. */
 export interface JournalFile {
   name: string;
-  /** `2026-12` for a month file, `2026` for a year file. */
   period: string;
   kind: "month" | "year";
-  /** 1 for `2026-12.md`, N for `2026-12-N.md`; 1 for a year file. */
   part: number;
 }
 
-/** Parses a journal file name, or null when the name is not one of ours. */
-export function parseJournalName(name: string): JournalFile | null {
+function parseJournalName(name: string): JournalFile | null {
   const m = JOURNAL_NAME.exec(name);
   if (!m) return null;
   if (m[2] === undefined) return { name, period: m[1]!, kind: "year", part: 1 };
@@ -61,15 +57,11 @@ export function journalOff(root: string): boolean {
   return exists(path.join(journalDir(root), "OFF"));
 }
 
-/** `2026-12` of a time in ms (UTC). */
 export function monthOf(ms: number): string {
   return new Date(ms).toISOString().slice(0, 7);
 }
 
-/**
- * Reads a journal file as bytes with its token; null when absent.
- * @throws Refused (exit 2) when the name is a link, not a regular file, or over 1,000,000 bytes.
- */
+/** A journal file's bytes and token; null when absent. Refused when it is a link, not regular, or too big. */
 export function readJournalFile(dir: string, name: string): { bytes: Buffer; token: string } | null {
   const p = path.join(dir, name);
   let opened: ReturnType<typeof openRegular>;
@@ -87,13 +79,19 @@ export function readJournalFile(dir: string, name: string): { bytes: Buffer; tok
   }
 }
 
+/** A journal file's text, or null when it is absent or cannot be read (a reader skips it). */
+export function readJournalText(root: string, f: JournalFile): string | null {
+  try {
+    return readJournalFile(journalDir(root), f.name)?.bytes.toString("utf8") ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /**
- * Puts right what a killed append left in `journal/` (the caller holds the lock, so every
- * private file of a dead process is a leftover): a claim whose file is missing is the file,
- * put back; a claim beside its file is dropped when the file still begins with the claim's
- * bytes (the append landed), else kept visible as `<name>.orig-<hex>.md` for the user; temps
- * are dropped. Files of a live process are left alone.
- * @returns one line per action, for stderr.
+ * Puts right what a killed append left (under the lock, a dead process's private file is a leftover): a claim
+ * without its file is put back; one beside it goes when the file begins with its bytes (the append landed), else
+ * it is kept as `<name>.orig-<hex>.md` for the user; temps go. Returns a stderr line per action.
  */
 export function repairJournal(dir: string): string[] {
   const actions: string[] = [];
@@ -117,17 +115,18 @@ export function repairJournal(dir: string): string[] {
     } else {
       const kept = `${e.file.replace(/\.md$/, "")}.orig-${randomHex8()}.md`;
       renameSync(e.path, path.join(dir, kept));
-      actions.push(`journal/${e.file}: another program changed it during an interrupted append; the earlier version is journal/${kept}`);
+      const what = "another program changed it during an interrupted append";
+      actions.push(`journal/${e.file}: ${what}; the earlier version is journal/${kept}`);
     }
   }
   return actions;
 }
 
+// Exclusive create: an existing name, a link included, is refused.
 function writeTemp(p: string, bytes: Buffer): void {
-  const fd = openSync(p, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+  const fd = openSync(p, "wx", 0o600);
   try {
-    let off = 0;
-    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+    writeFileSync(fd, bytes);
     fsyncSync(fd);
   } finally {
     closeSync(fd);
@@ -135,14 +134,11 @@ function writeTemp(p: string, bytes: Buffer): void {
 }
 
 /**
- * Publishes `bytes` as `journal/<name>` when it is still the version `expected` names
- * (`absent` or its token): a temp is written and fsync'ed, the current file is claimed (renamed
- * aside) and compared, the temp is linked in, then claim and temp are dropped. A crash leaves
- * the old file or the new one, never a mix; {@link repairJournal} finishes either. Failpoint
- * phases: `journal-after-claim`, `journal-before-publication`, `journal-after-publication`.
- * @throws Refused (exit 2) when another program changed the file since it was read.
+ * Publishes `bytes` as `journal/<name>` when it is still the version `expected` names (`absent` or its token):
+ * a temp is written, the current file claimed (renamed aside) and compared, the temp linked in, then claim and
+ * temp dropped. A crash leaves the old file or the new one; repairJournal finishes either.
  */
-export async function publishJournalFile(dir: string, name: string, expected: string, bytes: Buffer, fp?: string): Promise<void> {
+export async function publishJournalFile(dir: string, name: string, expected: string, bytes: Buffer, fp?: string) {
   const rand = randomHex8();
   const temp = path.join(dir, privateName(name, "tmp", process.pid, rand));
   const claim = path.join(dir, privateName(name, "claim", process.pid, rand));
@@ -155,7 +151,8 @@ export async function publishJournalFile(dir: string, name: string, expected: st
       const claimed = readJournalFile(dir, path.basename(claim));
       if (claimed === null || claimed.token !== expected) {
         if (!exists(target)) renameSync(claim, target);
-        throw new Refused(`journal/${name} changed while the entry was appended (another program wrote it); the entry was not added`);
+        const why = "changed while the entry was appended (another program wrote it)";
+        throw new Refused(`journal/${name} ${why}; the entry was not added`);
       }
     }
     await failpoint(fp, "journal-before-publication");
@@ -163,7 +160,8 @@ export async function publishJournalFile(dir: string, name: string, expected: st
       linkSync(temp, target);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
-      throw new Refused(`journal/${name} was created by another program during the append; the entry was not added`);
+      const why = "was created by another program during the append";
+      throw new Refused(`journal/${name} ${why}; the entry was not added`);
     }
     syncDir(dir);
     await failpoint(fp, "journal-after-publication");
@@ -177,27 +175,27 @@ export async function publishJournalFile(dir: string, name: string, expected: st
   }
 }
 
-/** Makes `journal/` (0700) when missing. @throws Refused (exit 2) when it is a link or not a folder. */
+/** Makes `journal/` (0700) when missing; refused when it is a link or not a folder. */
 export function ensureJournalDir(root: string): string {
   const dir = journalDir(root);
   try {
     mkdirSync(dir, { mode: 0o700 });
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${(err as Error).message}`);
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${(err as Error).message}`);
   }
   const st = lstatSync(dir);
-  if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away so the journal can be written`);
+  if (st.isSymbolicLink() || !st.isDirectory()) {
+    throw new Refused(`${dir} is a link or not a directory; move it away so the journal can be written`);
+  }
   return dir;
 }
 
 /**
- * Appends one rendered entry to the month of `ms` (UTC), going on in `<YYYY-MM>-2.md`, `-3`, …
- * when the entry would take the file past 1,000,000 bytes. The caller holds the memory lock.
- * @returns the file written, relative to the memory dir, and repair lines.
- * @throws Refused (exit 2) when the month's file breaks the entry schema (its line named) or
- * another program wrote it meanwhile.
+ * Appends one entry to the month of `ms` (UTC), going on in `<YYYY-MM>-2.md`, `-3`, … past 1,000,000 bytes;
+ * refused when the month's file breaks the schema. Returns the stderr lines of repairs.
  */
-export async function appendEntry(root: string, entry: string, ms: number, fp?: string, check?: (text: string, name: string) => void): Promise<{ file: string; repairs: string[] }> {
+export async function appendEntry(root: string, entry: string, ms: number, fp?: string): Promise<string[]> {
   const dir = ensureJournalDir(root);
   const repairs = repairJournal(dir);
   const month = monthOf(ms);
@@ -211,10 +209,14 @@ export async function appendEntry(root: string, entry: string, ms: number, fp?: 
     name = `${month}-${part}.md`;
     current = readJournalFile(dir, name);
   }
-  if (current !== null) check?.(current.bytes.toString("utf8"), name);
-  let base = current === null ? Buffer.from(journalHeader(month, part) + "\n") : current.bytes;
-  if (base.length > 0 && base[base.length - 1] !== 0x0a) base = Buffer.concat([base, Buffer.from("\n")]);
-  if (base.length >= 2 && !(base[base.length - 1] === 0x0a && base[base.length - 2] === 0x0a)) base = Buffer.concat([base, Buffer.from("\n")]);
+  const problem = current === null ? undefined : parseJournal(current.bytes.toString("utf8")).problems[0];
+  if (problem !== undefined) {
+    const todo = "the entry was not added (fix that line, or move the file away)";
+    throw new HelperError(`journal/${name} line ${problem.line}: ${problem.message}; ${todo}`, 2);
+  }
+  // The entry follows one blank line.
+  const text = current === null ? `${journalHeader(month, part)}\n` : current.bytes.toString("latin1");
+  const base = Buffer.from(text.length < 2 ? text : text.replace(/\n?\n?$/, "\n\n"), "latin1");
   await publishJournalFile(dir, name, current?.token ?? "absent", Buffer.concat([base, add]), fp);
-  return { file: `journal/${name}`, repairs };
+  return repairs.map((l) => `recovered: ${l}`);
 }

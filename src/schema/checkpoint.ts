@@ -11,25 +11,15 @@ export * from "./checkpoint-name.ts";
 export const CHECKPOINT_MAX_BYTES = 4096;
 export const MAX_REQUESTS = 3;
 
-export type Trigger = "pre-compact" | "post-compact" | "session-end" | "stop" | "context-threshold" | "unknown";
+const TRIGGERS: Record<string, string> = {
+  PreCompact: "pre-compact", PreCompress: "pre-compact", PostCompact: "post-compact", SessionEnd: "session-end",
+  Stop: "stop",
+  // Not a harness event: the context verb names its own checkpoint so.
+  ContextThreshold: "context-threshold",
+};
 
-export function triggerOf(event: unknown): Trigger {
-  switch (event) {
-    case "PreCompact":
-    case "PreCompress":
-      return "pre-compact";
-    case "PostCompact":
-      return "post-compact";
-    case "SessionEnd":
-      return "session-end";
-    case "Stop":
-      return "stop";
-    // Not a harness event: the context verb names its own checkpoint so.
-    case "ContextThreshold":
-      return "context-threshold";
-    default:
-      return "unknown";
-  }
+export function triggerOf(event: unknown): string {
+  return (typeof event === "string" && Object.hasOwn(TRIGGERS, event) ? TRIGGERS[event] : null) ?? "unknown";
 }
 
 /** Everything a checkpoint is made of; strings are raw (this module makes them safe). */
@@ -37,65 +27,28 @@ export interface CheckpointInput {
   saved: string;
   session: string;
   sessionStart: string | null;
-  trigger: Trigger;
-  /** `claude transcript`, or why there is none (`no transcript: …`). */
+  trigger: string;
   source: string;
   capture: Capture | null;
-  /** The harness's own summary from the hook input (`compact_summary`), when given. */
   compactSummary: string | null;
-  /** The `## Environment anchors` lines, already rendered (never cut, never redacted). */
+  // Already rendered: never cut, never redacted.
   anchorLines: string[];
-  /** The root, to write edited files relative to it. */
   root: string;
-  /** `Since-handoff:`: the token of the session's last save this capture starts after, or null. */
   sinceHandoff?: string | null;
-  /** The same session's earlier checkpoint with the same `Since-handoff:`, merged in (never degraded). */
-  prior?: PriorCheckpoint | null;
+  // The session's earlier checkpoint after the same save, merged in (never degraded).
+  prior?: CheckpointSections | null;
 }
 
-/** An earlier checkpoint of the session as written: its trigger history and its rendered items per section. */
-export interface PriorCheckpoint {
-  /** Its `Trigger:` then its `(earlier: …)` ones, oldest first. */
+/** A checkpoint as written: `Trigger:` then its `(earlier: …)` ones oldest first; item lines and left-out counts. */
+export interface CheckpointSections {
   triggers: string[];
   source: string | null;
-  /** Item lines (`- …`) of each `## ` section, placeholders and counts left out. */
   items: Map<string, string[]>;
-  /** Its `- (N older left out)` count per section. */
   dropped: Map<string, number>;
-}
-
-/** Reads a checkpoint as written, for a merge; unknown lines are ignored. */
-export function parsePriorCheckpoint(text: string): PriorCheckpoint {
-  const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
-  const triggers = trigger === null ? [] : [...(trigger[2]?.split(", ") ?? []), trigger[1]!];
-  const source = /^Source: (.*)$/m.exec(text)?.[1] ?? null;
-  const items = new Map<string, string[]>();
-  const dropped = new Map<string, number>();
-  let section: string | null = null;
-  for (const line of text.split("\n")) {
-    if (line.startsWith("## ")) {
-      section = line;
-      items.set(section, []);
-      continue;
-    }
-    if (section === null || !line.startsWith("- ") || line === "- none captured") continue;
-    const older = /^- \((\d+) older left out\)$/.exec(line);
-    if (older) dropped.set(section, Number(older[1]));
-    else items.get(section)!.push(line);
-  }
-  return { triggers, source, items, dropped };
-}
-
-/** `Trigger: <latest>` then ` (earlier: <a>, <b>)` for the distinct earlier ones merged in. */
-export function triggerLine(latest: string, earlier: readonly string[]): string {
-  const before = [...new Set(earlier)].filter((t) => t !== latest);
-  return `Trigger: ${latest}${before.length > 0 ? ` (earlier: ${before.join(", ")})` : ""}`;
 }
 
 // Per-item caps in code points: enough to recognise the item, small enough that 4 KiB holds every section.
 const CAP = { request: 400, plan: 160, file: 200, command: 200, claim: 600, summary: 1200 };
-// Older items are counted, never redacted or rendered (a tail can hold thousands of commands).
-const MAX_ITEMS = LISTED_ITEMS;
 // Secrets are found in the raw text before any cut: a cut made first could leave half a token.
 const REDACT_WINDOW = 16_384;
 
@@ -104,10 +57,6 @@ export function safeItem(raw: string, max: number, findings: RedactionFinding[])
   const { text, findings: found } = redactTranscript(raw.length > REDACT_WINDOW ? raw.slice(0, REDACT_WINDOW) : raw);
   findings.push(...found);
   return sanitize(text, { max, redact: false });
-}
-
-function quoted(s: string): string {
-  return `"${s.replace(/"/g, "'")}"`;
 }
 
 function relativePath(file: string, root: string): string {
@@ -119,12 +68,8 @@ const MARK = { done: "[x]", doing: "[~]", open: "[ ]", dropped: "[-]" } as const
 
 const ANCHORS = "## Environment anchors";
 
-interface Section {
-  heading: string;
-  items: string[];
-  /** How many older items were left out, for the budget (and the count line). */
-  dropped: number;
-}
+// `dropped`: how many older items were left out, for the budget and the count line.
+type Section = { heading: string; items: string[]; dropped: number };
 
 function renderSections(head: string[], sections: Section[]): string {
   const out = [...head];
@@ -141,13 +86,14 @@ function renderSections(head: string[], sections: Section[]): string {
 export function renderCheckpoint(input: CheckpointInput): { text: string; findings: RedactionFinding[] } {
   const findings: RedactionFinding[] = [];
   const cap = input.capture;
+  const earlier = [...new Set(input.prior?.triggers ?? [])].filter((t) => t !== input.trigger);
   const head = [
     "<!-- memory-schema: v1 -->",
     CHECKPOINT_HEADING,
     `Saved: ${input.saved}`,
     `Session: ${input.session}`,
     `Session-start: ${input.sessionStart ?? "unknown"}`,
-    triggerLine(input.trigger, input.prior?.triggers ?? []),
+    `Trigger: ${input.trigger}${earlier.length > 0 ? ` (earlier: ${earlier.join(", ")})` : ""}`,
     `Source: ${input.source}`,
     ...(input.sinceHandoff ? [`Since-handoff: ${input.sinceHandoff}`] : []),
     "",
@@ -155,26 +101,25 @@ export function renderCheckpoint(input: CheckpointInput): { text: string; findin
       "the last claim is the agent's statement, not a verified fact. Not confirmed by anyone; " +
       "a handoff written later supersedes it.",
   ];
-  const newest = <T>(list: readonly T[] | undefined | null): [T[], number] => {
-    const all = list ?? [];
-    return [all.slice(-MAX_ITEMS), Math.max(0, all.length - MAX_ITEMS)];
+  // Older items are counted, never redacted or rendered (a tail can hold thousands of commands).
+  const list = <T>(heading: string, all: readonly T[] | null | undefined, item: (x: T) => string): Section => {
+    const n = all?.length ?? 0;
+    return { heading, items: (all ?? []).slice(-LISTED_ITEMS).map(item), dropped: Math.max(0, n - LISTED_ITEMS) };
   };
-  const said = (what: string, raw: string, max: number) => `- ${what}: ${quoted(safeItem(raw, max, findings))}`;
+  const safe = (text: string, max: number) => safeItem(text, max, findings);
+  const said = (what: string, raw: string, max: number) => `- ${what}: "${safe(raw, max).replace(/"/g, "'")}"`;
+  const command = (c: string) => safe(c, CAP.command).replace(/`/g, "'");
   const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => said("The user wrote", r, CAP.request));
-  const [planKept, planOlder] = newest(cap?.plan);
-  const [filesKept, filesOlder] = newest(cap?.filesEdited);
-  const [commandsKept, commandsOlder] = newest(cap?.commands);
-  const plan = planKept.map((p) => `- ${MARK[p.status]} ${safeItem(p.text, CAP.plan, findings)}`);
-  const files = filesKept.map((f) => `- ${quotePath(safeItem(relativePath(f, input.root), CAP.file, findings))}`);
-  const command = (c: string) => safeItem(c, CAP.command, findings).replace(/`/g, "'");
-  const commands = commandsKept.map((c) => `- \`${command(c.command)}\` — ${c.status}`);
-  const claim = cap?.lastClaim ? [said("The agent claimed (not verified)", cap.lastClaim, CAP.claim)] : [];
   const sections: Section[] = [
     { heading: "## User requests", items: requests, dropped: 0 },
-    { heading: "## Plan state", items: plan, dropped: planOlder },
-    { heading: "## Files edited", items: files, dropped: filesOlder },
-    { heading: "## Commands", items: commands, dropped: commandsOlder },
-    { heading: "## Last claim", items: claim, dropped: 0 },
+    list("## Plan state", cap?.plan, (p) => `- ${MARK[p.status]} ${safe(p.text, CAP.plan)}`),
+    list("## Files edited", cap?.filesEdited, (f) => `- ${quotePath(safe(relativePath(f, input.root), CAP.file))}`),
+    list("## Commands", cap?.commands, (c) => `- \`${command(c.command)}\` — ${c.status}`),
+    {
+      heading: "## Last claim",
+      items: cap?.lastClaim ? [said("The agent claimed (not verified)", cap.lastClaim, CAP.claim)] : [],
+      dropped: 0,
+    },
   ];
   const summary = input.compactSummary;
   if (summary !== null && summary.trim() !== "") {
@@ -201,7 +146,7 @@ export function renderCheckpoint(input: CheckpointInput): { text: string; findin
 // What the new capture cannot fill is kept: earlier list items first, then new ones; the latest plan, claim, summary.
 const LATEST_WINS = new Set(["## Plan state", "## Last claim", "## Compaction summary"]);
 
-function mergePrior(sections: Section[], prior: PriorCheckpoint): void {
+function mergePrior(sections: Section[], prior: CheckpointSections): void {
   for (const [heading, old] of prior.items) {
     if (heading === ANCHORS || (old.length === 0 && !prior.dropped.has(heading))) continue;
     let s = sections.find((x) => x.heading === heading);
@@ -220,7 +165,7 @@ function mergePrior(sections: Section[], prior: PriorCheckpoint): void {
     // A command captured before its result was written is the same run as its finished line.
     const kept = heading === "## Commands" ? old.filter((x) => !supersededRun(x, fresh)) : old;
     const merged = [...kept, ...fresh.filter((x) => !kept.includes(x))];
-    const cap = heading === "## User requests" ? MAX_REQUESTS : MAX_ITEMS;
+    const cap = heading === "## User requests" ? MAX_REQUESTS : LISTED_ITEMS;
     // Two captures of one transcript overlap: the larger count of older items stands for both.
     s.dropped = Math.max(s.dropped, prior.dropped.get(heading) ?? 0) + Math.max(0, merged.length - cap);
     s.items = merged.slice(-cap);

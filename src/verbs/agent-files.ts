@@ -1,9 +1,9 @@
-import { quotedValue } from "../guard/quote.ts";
 import { realpathSync } from "node:fs";
 import path from "node:path";
+import { quotedValue } from "../guard/quote.ts";
 import { AGENTS, isAgentName } from "../agents/index.ts";
 import { editPath } from "../agents/plan.ts";
-import type { Agent, Edit, HelperLocation } from "../agents/types.ts";
+import type { Edit, HelperLocation } from "../agents/types.ts";
 import { UsageError } from "../errors.ts";
 import { homeFolder } from "../store/home.ts";
 import { memoryDir } from "../store/paths.ts";
@@ -18,19 +18,6 @@ export const AGENT_OPTIONS = {
   "dry-run": { type: "boolean" },
 } as const;
 
-/** Where install and uninstall act: the agent, the base folder, HOME, and the helper. */
-export interface AgentTarget {
-  agent: Agent;
-  global: boolean;
-  /** The project root, or HOME with --global. */
-  base: string;
-  home: string;
-  /** The memory dir whose PAUSE counts (null with --global). */
-  memDir: string | null;
-  helper: HelperLocation;
-  dryRun: boolean;
-}
-
 /** The home folder from the environment (HOME; USERPROFILE on Windows), as `os.homedir()` reads it. */
 export const homeOf = homeFolder;
 
@@ -42,10 +29,7 @@ function real(p: string): string {
   }
 }
 
-/**
- * The helper's own file: `scripts/memory_io.mjs` of the skill folder the running helper
- * belongs to (from src/main.ts in development, the same folder's scripts/).
- */
+/** `scripts/memory_io.mjs` of the skill folder the running helper belongs to. */
 export function helperLocation(ctx: VerbContext, root: string | null): HelperLocation {
   const running = ctx.helperPath ?? path.join(ctx.cwd, "scripts", "memory_io.mjs");
   const abs = path.join(real(path.dirname(path.dirname(path.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
@@ -54,8 +38,11 @@ export function helperLocation(ctx: VerbContext, root: string | null): HelperLoc
   return { abs, rel: rel.startsWith("..") || path.isAbsolute(rel) ? null : rel.split(path.sep).join("/") };
 }
 
-/** Parses `--agent`, `--global`, `--root`, `--dry-run`. @throws UsageError. */
-export function agentTarget(ctx: VerbContext, verb: string): AgentTarget {
+/**
+ * Where install and uninstall act, from `--agent`, `--global`, `--root`, `--dry-run`: `base` is the
+ * project root or HOME, `memDir` the memory dir whose PAUSE counts (null with --global). Throws UsageError.
+ */
+export function agentTarget(ctx: VerbContext, verb: string) {
   const name = ctx.values.agent;
   if (!isAgentName(name)) {
     const got = typeof name === "string" ? `, got ${quotedValue(name)}` : "";
@@ -67,27 +54,13 @@ export function agentTarget(ctx: VerbContext, verb: string): AgentTarget {
     throw new UsageError(`${verb}: --global and --root exclude each other`);
   }
   const root = global ? null : rootOption(ctx);
-  return {
-    agent: AGENTS[name],
-    global,
-    base: global ? real(home) : root!,
-    home,
-    memDir: root === null ? null : memoryDir(root),
-    helper: helperLocation(ctx, root),
-    dryRun: ctx.values["dry-run"] === true,
-  };
-}
-
-/** One agent file `install` or `uninstall` edits: its edit, absolute path, and path as shown. */
-export interface EditTarget {
-  edit: Edit;
-  file: string;
-  /** Relative to the project, or `~/…` with --global. */
-  shown: string;
-}
-
-/** The files the target's agent edits, where this run edits them. */
-export function editTargets(t: AgentTarget): EditTarget[] {
-  const shown = (edit: Edit) => (t.global ? `~/${edit.file}` : edit.file);
-  return t.agent.edits(t.helper, t.global).map((edit) => ({ edit, file: editPath(t.base, edit), shown: shown(edit) }));
+  const agent = AGENTS[name];
+  const helper = helperLocation(ctx, root);
+  const base = global ? real(home) : root!;
+  // The files this agent edits, with the path as shown: relative to the project, or `~/…`.
+  const shown = (file: string) => (global ? `~/${file}` : file);
+  const target = (edit: Edit) => ({ edit, file: editPath(base, edit), shown: shown(edit.file) });
+  const targets = () => agent.edits(helper, global).map(target);
+  const memDir = root === null ? null : memoryDir(root);
+  return { agent, global, base, home, memDir, helper, targets, dryRun: ctx.values["dry-run"] === true };
 }

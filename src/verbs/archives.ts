@@ -21,11 +21,7 @@ import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-/**
- * Why archived bytes cannot be republished as they are (the file format and redaction; docs/design.md#files-on-disk,
- * docs/design.md#redaction), or null. Nothing is normalised or redacted: a restore publishes the archive's exact
- * bytes.
- */
+/** Why archived bytes cannot be republished exactly as they are (the file format, no secret), or null. */
 export function restoreProblem(bytes: Buffer): string | null {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -40,12 +36,15 @@ export function restoreProblem(bytes: Buffer): string | null {
   if (text.includes("\r")) return "it has CR line ends";
   const lines = text.split("\n");
   if (lines[0] !== MARKER) return `its first line is not ${MARKER}`;
-  if (!lines.slice(0, 4).includes(HEADING_OF.handoff)) return `it has no "${HEADING_OF.handoff}" in its first four lines`;
+  const heading = HEADING_OF.handoff;
+  if (!lines.slice(0, 4).includes(heading)) return `it has no "${heading}" in its first four lines`;
   if (!text.endsWith("\n")) return "it does not end with a newline";
-  const hidden = findInvisible(text);
-  if (hidden.length > 0) return `it contains invisible characters (line ${hidden[0]!.line}, column ${hidden[0]!.column}: ${hidden[0]!.codePoint})`;
+  const hidden = findInvisible(text)[0];
+  const at = hidden && `line ${hidden.line}, column ${hidden.column}: ${hidden.codePoint}`;
+  if (at) return `it contains invisible characters (${at})`;
   const secrets = redactText(text).findings;
-  if (secrets.length > 0) return `it holds ${secrets.length} secret(s) (${secrets.map((s) => `${s.kind} on line ${s.line}`).slice(0, 3).join(", ")})`;
+  const where = secrets.map((s) => `${s.kind} on line ${s.line}`).slice(0, 3).join(", ");
+  if (secrets.length > 0) return `it holds ${secrets.length} secret(s) (${where})`;
   return null;
 }
 
@@ -61,17 +60,15 @@ async function list(ctx: VerbContext): Promise<Outcome> {
     }
     try {
       const bytes = (await readArchive(root, e.name)).bytes;
-      // The one verdict on bytes (docs/design.md#one-verdict-on-a-files-bytes): a NUL makes it unsafe, as `check`
-      // says of HANDOFF.md.
+      // A NUL makes it unsafe, as `check` says of HANDOFF.md.
       if (firstNul(bytes) >= 0) {
         rows.push({ name: e.name, stateTime: null, goal: null, unsafe: true, nul: true });
         continue;
       }
       const loaded = loadMemoryText(`archive/${e.name}`, bytes);
       if (loaded.warning !== null) stderr.push(loaded.warning);
-      const text = loaded.text;
-      // One parsed model gives both (docs/design.md#one-reading-of-the-handoff): the age every other verb gives.
-      const h = parseHandoff(text);
+      // One parsed model gives both: the age every other verb gives.
+      const h = parseHandoff(loaded.text);
       const st = handoffStateTime(h, now);
       rows.push({ name: e.name, stateTime: st.known ? st.time.iso : null, goal: goalLineOf(h), unsafe: false });
     } catch (err) {
@@ -79,11 +76,15 @@ async function list(ctx: VerbContext): Promise<Outcome> {
       stderr.push(`warning: archive/${e.name} could not be read: ${(err as Error).message}`);
     }
   }
-  if (ctx.values.json === true) return ok(`${JSON.stringify({ archives: rows.map(({ nul: _nul, ...r }) => r) })}\n`, stderr);
+  if (ctx.values.json === true) {
+    return ok(`${JSON.stringify({ archives: rows.map(({ nul: _nul, ...r }) => r) })}\n`, stderr);
+  }
   if (rows.length === 0) return ok("no archived handoffs\n", stderr);
-  const text = rows.map((r) =>
-    r.nul ? `${r.name}  (holds a NUL byte: unsafe, not read)` : r.unsafe ? `${r.name}  (a link, hard-linked or not a regular file: not read)` : `${r.name}  ${r.stateTime ?? "age unknown"}  ${quoted(r.goal ?? "")}`,
-  );
+  const text = rows.map((r) => {
+    if (r.nul) return `${r.name}  (holds a NUL byte: unsafe, not read)`;
+    if (r.unsafe) return `${r.name}  (a link, hard-linked or not a regular file: not read)`;
+    return `${r.name}  ${r.stateTime ?? "age unknown"}  ${quoted(r.goal ?? "")}`;
+  });
   return ok(`${text.join("\n")}\n`, stderr);
 }
 
@@ -103,14 +104,12 @@ async function restore(ctx: VerbContext, name: string): Promise<Outcome> {
   const file = "HANDOFF.md";
   const { result } = await underLock(
     {
-      root,
-      env: ctx.env,
-      lockTimeoutSeconds,
-      failpoint: failpointOf(ctx),
+      root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx),
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         if (!ARCHIVE_NAME.test(name)) {
-          throw new Refused(`${quotedPath(name.slice(0, 100))} is not an archive name (HANDOFF-<letters, digits, . _ ->.md); run \`archives list\``);
+          const shape = "(HANDOFF-<letters, digits, . _ ->.md); run `archives list`";
+          throw new Refused(`${quotedPath(name.slice(0, 100))} is not an archive name ${shape}`);
         }
         try {
           lstatSync(path.join(archiveDir(root), name));
@@ -126,34 +125,25 @@ async function restore(ctx: VerbContext, name: string): Promise<Outcome> {
       const current = await readStable(path.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived.bytes)) return { unchanged: current.token };
       const published = await publish({
-        dir: memoryDir(root),
-        file,
-        archiveDir: archiveDir(root),
-        archivePrefix: archivePrefixOf(file),
-        archivePrior: true,
-        expectedToken: expected,
-        newMode: 0o600,
-        build: () => archived.bytes,
-        failpoint: failpointOf(ctx),
-        lock,
+        dir: memoryDir(root), file, archiveDir: archiveDir(root), archivePrefix: archivePrefixOf(file),
+        archivePrior: true, expectedToken: expected, newMode: 0o600, build: () => archived.bytes,
+        failpoint: failpointOf(ctx), lock,
       });
       return { published };
     },
   );
   if ("unchanged" in result) return ok(`unchanged ${file}\nCURRENT-SHA256: ${result.unchanged}\n`);
   const p = result.published;
-  const first = p.archived ? `restored ${file} from archive/${name}; archived previous handoff as ${p.archived}` : `restored ${file} from archive/${name}`;
-  return ok(`${first}\nCURRENT-SHA256: ${p.token}\n`, p.warnings);
+  const archived = p.archived ? `; archived previous handoff as ${p.archived}` : "";
+  return ok(`restored ${file} from archive/${name}${archived}\nCURRENT-SHA256: ${p.token}\n`, p.warnings);
 }
 
-/** `archives list|show NAME|restore NAME` (docs/design.md#tokens-and-the-publication-protocol). */
+/** `archives list|show NAME|restore NAME`. */
 export const archivesVerb: Verb = {
   name: "archives",
   options: {
-    root: { type: "string" },
-    json: { type: "boolean" },
-    "expected-current-sha256": { type: "string" },
-    "lock-timeout": { type: "string" },
+    root: { type: "string" }, json: { type: "boolean" },
+    "expected-current-sha256": { type: "string" }, "lock-timeout": { type: "string" },
   },
   positionals: [1, 2],
   help: `usage: node memory_io.mjs archives list [--root DIR] [--json]
@@ -195,6 +185,7 @@ exit: 0 done
       if (name === undefined) throw new UsageError(`archives ${action} needs an archive NAME; run \`archives list\``);
       return action === "show" ? show(ctx, name) : restore(ctx, name);
     }
-    throw new UsageError(`unknown archives action ${quotedValue((action ?? "").slice(0, 80))}: use list, show NAME or restore NAME`);
+    const got = quotedValue((action ?? "").slice(0, 80));
+    throw new UsageError(`unknown archives action ${got}: use list, show NAME or restore NAME`);
   },
 };

@@ -1,38 +1,30 @@
 // `brief`'s use of automatic checkpoints (docs/design.md#checkpoints), kept out of the brief verb itself.
-import { briefFromCheckpoint, CAPTURED, foldCheckpoint, parseCheckpoint } from "../brief/checkpoint-brief.ts";
+import { briefFromCheckpoint, CAPTURED, foldCheckpoint } from "../brief/checkpoint-brief.ts";
 import { renderBrief, type Brief } from "../brief/brief.ts";
 import { checkpointsDir } from "../store/checkpoints.ts";
 import { memoryDir } from "../store/paths.ts";
 import { readManagedFile } from "../store/read.ts";
-import { currentCheckpoint, handoffStateMs, minutesAgo, type HandoffOrder } from "./checkpoint-surface.ts";
-import { tokenOf } from "../store/files.ts";
+import { currentCheckpoint, handoffOrderOf, minutesAgo, type HandoffOrder } from "./checkpoint-surface.ts";
 import { ok, type Outcome } from "./types.ts";
 
-/** What `brief --help` says about checkpoints (docs/design.md#verdicts-and-the-brief). */
 export const CHECKPOINT_BRIEF_HELP = `Automatic checkpoints (see \`checkpoint --help\`): with no handoff but a
-checkpoint, the brief is drafted from the newest one holding a capture (exit 0; an anchors-only one is not
-used), every field marked
-${CAPTURED}, and Drift & lessons ends with "source: checkpoint N minutes ago". With
-a handoff and a newer checkpoint (its Since-handoff: is the handoff's token; without that
-line, a later Saved: than the handoff's state time), Goal, Decisions and Do-not-retry stay the
-handoff's, Plan status and the next step come from the checkpoint (marked; the step keeps
-drift's verdict before it and the open question after it), and Drift & lessons ends with the
-same source. --json then adds "source": "checkpoint" or
+checkpoint, the brief is drafted from the newest one holding a capture (exit 0; an anchors-only one is not used),
+every field marked ${CAPTURED}, and Drift & lessons ends with "source: checkpoint N minutes ago".
+With a handoff and a newer checkpoint (its Since-handoff: is the handoff's token; without that line, a later
+Saved: than the handoff's state time), Goal, Decisions and Do-not-retry stay the handoff's, Plan status and the
+next step come from the checkpoint (marked; the step keeps drift's verdict before it and the open question after
+it), and Drift & lessons ends with the same source. --json then adds "source": "checkpoint" or
 "handoff+checkpoint" to the "brief" object ("drift" is null with no handoff).
 `;
 
-async function newestText(
-  root: string, handoff: HandoffOrder | null, now: number,
-): Promise<{ text: string; age: string; savedMs: number } | null> {
+// Only a checkpoint newer than the handoff (by its Since-handoff token) is folded in.
+async function newestText(root: string, handoff: HandoffOrder | null, now: number) {
   const got = currentCheckpoint(root, handoff, now);
-  // Only a checkpoint newer than the handoff (by its Since-handoff token) is folded in.
   if (got === null || got.newer !== true || got.entry.savedMs === null) return null;
-  const entry = { ...got.entry, savedMs: got.entry.savedMs };
+  const age = minutesAgo(got.entry.savedMs, now);
   try {
-    const got = await readManagedFile(checkpointsDir(root), entry.name, memoryDir(root));
-    return got === null
-      ? null
-      : { text: got.bytes.toString("utf8"), age: minutesAgo(entry.savedMs, now), savedMs: entry.savedMs };
+    const file = await readManagedFile(checkpointsDir(root), got.entry.name, memoryDir(root));
+    return file === null ? null : { text: file.bytes.toString("utf8"), age };
   } catch {
     // An unsafe or racing checkpoint is not a reason to refuse the brief.
     return null;
@@ -41,22 +33,16 @@ async function newestText(
 
 /** The brief from the newest checkpoint when there is no handoff, or null when there is none either. */
 export async function coldBriefFromCheckpoint(root: string, json: boolean): Promise<Outcome | null> {
-  const now = Date.now();
-  const cp = await newestText(root, null, now);
-  if (cp === null) return null;
-  const brief = briefFromCheckpoint(parseCheckpoint(cp.text), cp.age);
-  return ok(
-    json ? `${JSON.stringify({ brief: { ...brief, source: "checkpoint" }, drift: null })}\n` : renderBrief(brief), [],
-  );
+  const got = await newestText(root, null, Date.now());
+  if (got === null) return null;
+  const brief = briefFromCheckpoint(got.text, got.age);
+  if (!json) return ok(renderBrief(brief), []);
+  return ok(`${JSON.stringify({ brief: { ...brief, source: "checkpoint" }, drift: null })}\n`, []);
 }
 
-/** The handoff's brief, with a newer checkpoint folded in (docs/design.md#checkpoints). */
-export async function briefWithCheckpoint(
-  root: string, handoffText: string, brief: Brief, now: number,
-): Promise<Brief & { source?: string }> {
-  const cp = await newestText(
-    root, { token: tokenOf(Buffer.from(handoffText, "utf8")), stateMs: handoffStateMs(handoffText, now) }, now,
-  );
-  if (cp === null) return brief;
-  return { ...foldCheckpoint(brief, parseCheckpoint(cp.text), cp.age), source: "handoff+checkpoint" };
+/** The handoff's brief, with a newer checkpoint folded in. */
+export async function briefWithCheckpoint(root: string, handoffText: string, brief: Brief, now: number) {
+  const got = await newestText(root, handoffOrderOf(handoffText, now), now);
+  if (got === null) return brief;
+  return { ...foldCheckpoint(brief, got.text, got.age), source: "handoff+checkpoint" };
 }

@@ -1,69 +1,50 @@
-import { quotedValue, shellWord } from "../guard/quote.ts";
-import { quotedPath } from "../schema/anchor-lines.ts";
-import { driverPartMissing, MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
 import { lstatSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
+import { quotedValue, shellWord } from "../guard/quote.ts";
+import { quotedPath, quotePath } from "../schema/anchor-lines.ts";
+import { driverPartMissing, MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
 import { AGENTS } from "../agents/index.ts";
 import { withoutForeignHooks } from "../agents/json-hooks.ts";
 import { blockAgents, findBlock } from "../agents/md-block.ts";
 import { editPath, holdsOurs, installText } from "../agents/plan.ts";
-import type { AgentName, Edit, HelperLocation } from "../agents/types.ts";
-import {
-  budgetFinding,
-  codexTrust,
-  installShaped,
-  outdatedReasons,
-  runStart,
-  startCommands,
-  startFolderNote,
-  type StartRun,
-} from "../agents/doctor-checks.ts";
+import type { Agent, AgentName, Edit, HelperLocation } from "../agents/types.ts";
+import { budgetFinding, codexTrust, installShaped, outdatedReasons, runStart } from "../agents/doctor-checks.ts";
+import { startCommands, startFolderNote, type StartRun } from "../agents/doctor-checks.ts";
+import { claudePluginInstalls, type PluginInstall } from "../agents/claude-plugin.ts";
 import { runGit } from "../git/run.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";
 import { inspectFile, interruptedSave } from "../store/inspect.ts";
 import { archiveDir, memoryDir, type Kind } from "../store/paths.ts";
 import { parseJournal } from "../journal/entry.ts";
-import { claudePluginInstalls, type PluginInstall } from "../agents/claude-plugin.ts";
 import { journalDir, journalOff, listJournal, readJournalFile } from "../journal/store.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { LOCK_NAME, lockState } from "../store/private.ts";
 import { exists } from "../store/root.ts";
+import { showRefused } from "../guard/invisible.ts";
 import { helperLocation, homeOf } from "./agent-files.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
-import { quotePath } from "../schema/anchor-lines.ts";
-import { showRefused } from "../guard/invisible.ts";
 import { ok, type Verb } from "./types.ts";
 import { Refused } from "../errors.ts";
 
 /** One finding of `doctor`: what is wrong and the command that fixes it. */
-export interface Problem {
-  what: string;
-  fix: string;
-}
+type Problem = { what: string; fix: string };
 
 function readText(p: string): string | null {
   try {
-    const st = lstatSync(p);
-    if (!st.isFile()) return null;
-    return readFileSync(p, "utf8");
+    return lstatSync(p).isFile() ? readFileSync(p, "utf8") : null;
   } catch {
     return null;
   }
 }
 
-/** A SessionStart command naming the helper that is not one install writes: doctor does not run it. */
-const NOT_OURS = (file: string, command: string) =>
-  `${file}: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): ` +
-  quotedValue(command);
+const NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
 
 /** The command removing a PAUSE file, shell-quoted; words instead when its path holds a control character. */
 function removePause(file: string): string {
   const w = shellWord(file);
-  if (w !== null) return `rm ${w}`;
-  return `remove the file ${quotedValue(file)} (a path holds a control character, so no command is printed to paste)`;
+  return w !== null ? `rm ${w}` : `remove the file ${quotedValue(file)} ${NO_PASTE}`;
 }
 
-/** `doctor [--root DIR | --global] [--json]`: read-only; always exit 0 (26, docs/design.md#integrations). */
 /** What a skill folder needs beside SKILL.md for its flows to run. */
 const HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
 
@@ -73,18 +54,15 @@ export const doctorVerb: Verb = {
   positionals: [0, 0],
   help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
 
-A read-only health report: the Node version; where the skill is installed for
-each agent; whether each agent's hook or block is installed in the project's files
-("not installed", "current", or "outdated" with why; with --global, the per-user
-files); each installed SessionStart command run as a harness would (/bin/sh -c with
-PATH=/usr/bin:/bin; on Windows Git for Windows' sh.exe, or not run, with a note) and
-what it printed; Codex's trust entry; a block in AGENTS.md
-past the 32 KiB Codex reads; a Claude Code plugin install beside installed hooks;
-and the memory dir: \`check\`'s
-verdict, the archive count, the journal, the kill switch, the memory lock, the
-merge driver, whether .ai/ is ignored or tracked by git. Each problem comes with
-the command that fixes it. Changes nothing. Every line it can print:
-references/verbs.md#doctor.
+A read-only health report: the Node version; per agent, where the skill is and
+whether its hook or block is "not installed", "current" or "outdated" (with why);
+each installed SessionStart command run as a harness would (/bin/sh -c with
+PATH=/usr/bin:/bin; on Windows Git's sh.exe, or not run) and what it printed;
+Codex's trust entry; an AGENTS.md block past the 32 KiB Codex reads; a Claude Code
+plugin beside installed hooks; and the memory dir: \`check\`'s verdict, archives,
+the journal, the kill switch, the lock, the merge driver, git's view of .ai/. Each
+problem comes with the command that fixes it. Changes nothing. Every line it can
+print: references/verbs.md#doctor.
 
 options:
   --global    report the per-user files instead of the project's (runs from the
@@ -109,13 +87,13 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
       root = path.resolve(home);
     }
     const helper = helperLocation(ctx, root);
-    // A command to paste: shell-quoted words, or words saying why not (a path holds a control character).
+    // A command to paste: shell-quoted words, or words saying why not.
     const nodeRun = (verb: string, rootArg: boolean) => {
       const h = shellWord(helper.abs);
       const r = rootArg ? shellWord(root) : "";
       if (h !== null && r !== null) return `node ${h} ${verb}${rootArg ? ` --root ${r}` : ""}`;
       const where = `${quotedValue(helper.abs)}${rootArg ? ` with --root ${quotedValue(root)}` : ""}`;
-      return `\`${verb}\` of the helper ${where} (a path holds a control character, so no command is printed to paste)`;
+      return `\`${verb}\` of the helper ${where} ${NO_PASTE}`;
     };
     const r: Report = { root, home, global, helper, env: ctx.env, nodeRun, problems: [], notes: [] };
     const node = process.versions.node;
@@ -128,9 +106,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     const runs = await startRuns(r, starts);
     const notes = [...new Set(r.notes)];
     const { problems } = r;
-    const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes, memory };
-    if (ctx.values.json) return ok(`${JSON.stringify({ ...result, problems })}\n`);
-    return ok(`${reportText({ ...result, problems })}\n`);
+    const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes, memory, problems };
+    return ok(`${ctx.values.json ? JSON.stringify(result) : reportText(result)}\n`);
   },
 };
 
@@ -146,7 +123,6 @@ interface Report {
   notes: string[];
 }
 
-type AgentEntry = (typeof AGENTS)[AgentName];
 type AgentReport = { skill: string[]; install: Record<string, string>; trust?: string; plugin?: PluginInstall[] };
 type Agents = Record<string, AgentReport>;
 type Start = { shown: string; argv: string[]; agent: AgentName };
@@ -155,9 +131,9 @@ const cmd = (r: Report, verb: string) => r.nodeRun(verb, true);
 const gflag = (r: Report) => (r.global ? " --global" : "");
 
 // An agent's files, the project's or the per-user ones (none for cline and cursor there).
-function agentFiles(r: Report, agent: AgentEntry, perUser: boolean) {
+function editsOf(r: Report, agent: Agent): Edit[] {
   try {
-    return agent.edits(r.helper, perUser).map((edit) => ({ edit, file: editPath(perUser ? r.home : r.root, edit) }));
+    return agent.edits(r.helper, r.global);
   } catch {
     return [];
   }
@@ -167,14 +143,14 @@ function agentFiles(r: Report, agent: AgentEntry, perUser: boolean) {
 function agentInstalls(r: Report): { agents: Record<string, AgentReport>; starts: Start[] } {
   const agents: Record<string, AgentReport> = {};
   const starts: Start[] = [];
-  for (const [name, agent] of Object.entries(AGENTS) as [AgentName, AgentEntry][]) {
+  for (const [name, agent] of Object.entries(AGENTS) as [AgentName, Agent][]) {
     const skill = [
       ...agent.skillFolders.project.map((f) => path.join(r.root, f, "session-handoff")),
       ...agent.skillFolders.home.map((f) => path.join(r.home, f, "session-handoff")),
     ].filter((d) => exists(path.join(d, "SKILL.md")));
     const install: Record<string, string> = {};
-    for (const { edit, file } of agentFiles(r, agent, r.global)) {
-      install[edit.file] = installState(r, name, edit, file, agents, starts);
+    for (const edit of editsOf(r, agent)) {
+      install[edit.file] = installState(r, name, edit, editPath(r.global ? r.home : r.root, edit), agents, starts);
     }
     agents[name] = { ...agents[name], skill, install };
     // Hooks or rules installed for an agent that finds no skill folder: the hooks run, but
@@ -234,10 +210,10 @@ function installState(r: Report, name: AgentName, edit: Edit, file: string, agen
       const subfolders = "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
       if (name === "codex") r.notes.push(subfolders);
     }
-    if (edit.kind === "json-hooks" && agent.checks?.hookTrust === "codex") {
+    if (edit.kind === "json-hooks" && name === "codex") {
       agents[name] = { ...agents[name]!, trust: codexTrust(r.env, r.home, file) };
     }
-    const fromStart = agent.checks?.projectHooksFromStartFolder === true;
+    const fromStart = agent.fromStartFolder === true;
     if (edit.kind === "json-hooks" && fromStart && !r.global) r.notes.push(startFolderNote(agent));
   }
   // A settings file holding only another tool's entries still has them reported.
@@ -249,7 +225,9 @@ function installState(r: Report, name: AgentName, edit: Edit, file: string, agen
     // A settings file may come with a clone: only the exact commands install writes are run.
     for (const c of found.foreign) {
       const fix = `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours`;
-      r.problems.push({ what: NOT_OURS(shown, c.length > 200 ? `${c.slice(0, 200)}…` : c), fix });
+      const names = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
+      const command = quotedValue(c.length > 200 ? `${c.slice(0, 200)}…` : c);
+      r.problems.push({ what: `${shown}: ${names}: ${command}`, fix });
     }
   }
   return state;
@@ -265,21 +243,18 @@ function pluginInstalls(r: Report, agents: Record<string, AgentReport>): void {
     const state = `${p.scope} scope${p.version ? `, ${p.version}` : ""}, ${p.enabled ? "enabled" : "disabled"}`;
     r.notes.push(`claude-code: the plugin ${p.key} is installed (${state})`);
   }
+  const unlisted = `which Claude Code 2.1.112 does not list ("Unknown skill"): reinstall it from the dist-plugin`;
   for (const p of plugins.filter((p) => p.rootSkill)) {
-    r.notes.push(
-      `claude-code: the plugin ${p.key} has its SKILL.md at its root, which Claude Code 2.1.112 does not list ` +
-        `("Unknown skill"): reinstall it from the dist-plugin branch (README, "Install")`,
-    );
+    const note = `the plugin ${p.key} has its SKILL.md at its root, ${unlisted} branch (README, "Install")`;
+    r.notes.push(`claude-code: ${note}`);
   }
   const installed = Object.entries(agents["claude-code"]?.install ?? {});
   const hooked = installed.some(([f, st]) => f.endsWith("settings.json") && (st === "current" || st === "outdated"));
   if (plugins.some((p) => p.enabled) && hooked) {
     const what = "claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory";
     const uninstall = cmd(r, `uninstall --agent claude-code${gflag(r)}`);
-    r.problems.push({
-      what: `${what}: every session gets the notice twice`,
-      fix: `${uninstall} (the plugin's hooks stay), or disable the plugin with /plugin`,
-    });
+    const fix = `${uninstall} (the plugin's hooks stay), or disable the plugin with /plugin`;
+    r.problems.push({ what: `${what}: every session gets the notice twice`, fix });
   }
 }
 
@@ -331,22 +306,22 @@ async function memoryState(r: Report) {
 function journalState(r: Report) {
   const journalFiles = listJournal(r.root);
   const problems: { file: string; line: number; message: string }[] = [];
-  const journal = { files: journalFiles.length, off: journalOff(r.root), problems };
   for (const f of journalFiles) {
+    const file = `journal/${f.name}`;
     try {
       const read = readJournalFile(journalDir(r.root), f.name);
       const first = read === null ? undefined : parseJournal(read.bytes.toString("utf8"), f.kind).problems[0];
-      if (first) journal.problems.push({ file: `journal/${f.name}`, ...first });
+      if (first) problems.push({ file, ...first });
     } catch (err) {
-      journal.problems.push({ file: `journal/${f.name}`, line: 0, message: (err as Error).message });
+      problems.push({ file, line: 0, message: (err as Error).message });
     }
   }
-  for (const p of journal.problems) {
+  for (const p of problems) {
     const where = `${path.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     r.problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
-  return journal;
+  return { files: journalFiles.length, off: journalOff(r.root), problems };
 }
 
 /** Whether git ignores and tracks the memory dir; null outside a repository. */
@@ -378,18 +353,11 @@ async function startRuns(r: Report, starts: Start[]): Promise<StartRun[]> {
   return runs;
 }
 
-type Result = {
-  node: string;
-  helper: string;
-  agents: Record<string, AgentReport>;
-  runs: StartRun[];
-  notes: string[];
-  memory: Awaited<ReturnType<typeof memoryState>>;
-  problems: Problem[];
-};
-
 /** The report as text: paths quoted as anchors print them, and nothing raw a file put there. */
-function reportText(result: Result): string {
+function reportText(result: {
+  node: string; helper: string; agents: Agents; runs: StartRun[]; notes: string[]; problems: Problem[];
+  memory: Awaited<ReturnType<typeof memoryState>>;
+}): string {
   const { agents, runs, notes, memory, problems } = result;
   const lines = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
   for (const [name, a] of Object.entries(agents)) {

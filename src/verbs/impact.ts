@@ -1,15 +1,80 @@
+import { foldedLines, parseJournal } from "../journal/entry.ts";
+import { listJournal, readJournalText } from "../journal/store.ts";
 import { checkTree } from "../store/paths.ts";
-import { GOOD_SCORE, group, MIN_GROUP, readResumes, type ImpactGroup } from "../journal/impact.ts";
 import { rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
-function pct(n: number, of: number): string {
-  return of === 0 ? "n/a" : `${n} of ${of} (${Math.round((n / of) * 100)}%)`;
+/** One resume as the journal records it (a month entry or a folded line). */
+interface ResumeRecord {
+  score: number | null;
+  followed: "yes" | "no" | "unknown";
+  retried: number;
+  callsToFirstEdit: number | null;
 }
 
-function lines(g: ImpactGroup): string[] {
+/** The fewest resumes each group needs before the score comparison is shown. */
+const MIN_GROUP = 5;
+/** The score from which a handoff counts as good. */
+const GOOD_SCORE = 80;
+
+function median(xs: number[]): number | null {
+  if (xs.length === 0) return null;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+// A group's figures: `followed` of the resumes where it could be told (`judged`).
+function group(list: readonly ResumeRecord[]) {
+  const judged = list.filter((r) => r.followed !== "unknown");
+  return {
+    resumes: list.length,
+    followed: judged.filter((r) => r.followed === "yes").length,
+    judged: judged.length,
+    retried: list.reduce((n, r) => n + r.retried, 0),
+    resumesWithRetry: list.filter((r) => r.retried > 0).length,
+    medianCallsToFirstEdit: median(list.flatMap((r) => (r.callsToFirstEdit === null ? [] : [r.callsToFirstEdit]))),
+  };
+}
+
+function record(items: readonly { label: string; text: string }[]): ResumeRecord {
+  const get = (label: string) => items.find((i) => i.label === label)?.text;
+  const score = Number(get("Handoff score"));
+  const followed = get("Next step followed");
+  const calls = Number(get("Calls to first edit"));
+  const retried = items.filter((i) => i.label === "Failed approach retried").length;
+  const told = followed === "yes" || followed === "no" ? followed : "unknown";
+  const callsToFirstEdit = Number.isInteger(calls) ? calls : null;
+  return { score: Number.isInteger(score) ? score : null, followed: told, retried, callsToFirstEdit };
+}
+
+/** Every resume the journal records, oldest file first; files that cannot be read are skipped. */
+function readResumes(root: string): { resumes: ResumeRecord[]; files: number } {
+  const resumes: ResumeRecord[] = [];
+  let files = 0;
+  for (const f of listJournal(root)) {
+    const text = readJournalText(root, f);
+    if (text === null) continue;
+    files++;
+    for (const e of parseJournal(text, f.kind).entries) if (e.kind === "resume") resumes.push(record(e.items));
+    for (const folded of f.kind === "year" ? foldedLines(text) : []) {
+      if (folded.kind !== "resume") continue;
+      const items = folded.items.split("; ").map((part) => {
+        const c = part.indexOf(": ");
+        return { label: part.slice(0, c), text: part.slice(c + 2) };
+      });
+      resumes.push(record(items));
+    }
+  }
+  return { resumes, files };
+}
+
+function lines(g: ReturnType<typeof group>): string[] {
+  const unmeasured = "not measurable (no resume named a file or command to start with)";
+  const share = Math.round((g.followed / g.judged) * 100);
+  const pct = g.judged === 0 ? unmeasured : `${g.followed} of ${g.judged} (${share}%)`;
   return [
-    `next step followed: ${g.judged === 0 ? "not measurable (no resume named a file or command to start with)" : pct(g.followed, g.judged)}`,
+    `next step followed: ${pct}`,
     `failed approaches retried: ${g.retried} (in ${g.resumesWithRetry} of ${g.resumes} resumes)`,
     `median tool calls to the first edit: ${g.medianCallsToFirstEdit ?? "no edit after a resume"}`,
   ];
@@ -38,20 +103,28 @@ exit:   0 (also with no resume recorded).
     const root = rootOption(ctx);
     // The one verdict on the memory tree: nothing reached through a link or another user's folder is read.
     checkTree(root);
-    const { resumes, files } = await readResumes(root);
+    const { resumes, files } = readResumes(root);
     const all = group(resumes);
     const good = group(resumes.filter((r) => r.score !== null && r.score >= GOOD_SCORE));
     const rest = group(resumes.filter((r) => r.score === null || r.score < GOOD_SCORE));
     const shown = good.resumes >= MIN_GROUP && rest.resumes >= MIN_GROUP;
     if (ctx.values.json === true) {
-      return ok(`${JSON.stringify({ resumes: all.resumes, all, good: shown ? good : null, rest: shown ? rest : null, comparison: shown ? "shown" : "too few resumes" }, null, 2)}\n`);
+      const comparison = shown ? "shown" : "too few resumes";
+      const json = { resumes: all.resumes, all, good: shown ? good : null, rest: shown ? rest : null, comparison };
+      return ok(`${JSON.stringify(json, null, 2)}\n`);
     }
-    if (all.resumes === 0) return ok(`impact: no resume recorded yet (${files} journal file(s) read); checkpoints record one when a session resumes with \`brief\`\n`);
+    if (all.resumes === 0) {
+      const todo = "checkpoints record one when a session resumes with `brief`";
+      return ok(`impact: no resume recorded yet (${files} journal file(s) read); ${todo}\n`);
+    }
     const out = [`impact: ${all.resumes} resume(s) recorded in ${files} journal file(s)`, ...lines(all)];
+    const against = `handoffs scoring ${GOOD_SCORE} or more`;
     if (shown) {
-      out.push(`handoffs scoring ${GOOD_SCORE} or more (${good.resumes} resumes):`, ...lines(good).map((l) => `  ${l}`), `the rest (${rest.resumes} resumes):`, ...lines(rest).map((l) => `  ${l}`));
+      out.push(`${against} (${good.resumes} resumes):`, ...lines(good).map((l) => `  ${l}`));
+      out.push(`the rest (${rest.resumes} resumes):`, ...lines(rest).map((l) => `  ${l}`));
     } else {
-      out.push(`handoffs scoring ${GOOD_SCORE} or more against the rest: too few resumes (${good.resumes} and ${rest.resumes}; ${MIN_GROUP} needed in each)`);
+      const counts = `${good.resumes} and ${rest.resumes}; ${MIN_GROUP} needed in each`;
+      out.push(`${against} against the rest: too few resumes (${counts})`);
     }
     return ok(`${out.join("\n")}\n`);
   },

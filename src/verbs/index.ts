@@ -19,7 +19,7 @@ export const VERBS: Record<string, () => Promise<Verb>> = {
   uninstall: async () => (await import("./uninstall.ts")).uninstallVerb,
   doctor: async () => (await import("./doctor.ts")).doctorVerb,
   publish: async () => (await import("./publish.ts")).publishVerb,
-  checkpoint: async () => (await import("./checkpoint-verb.ts")).checkpointVerb,
+  checkpoint: async () => (await import("./checkpoint.ts")).checkpointVerb,
   statusline: async () => (await import("./statusline.ts")).statuslineVerb,
   context: async () => (await import("./context.ts")).contextVerb,
   search: async () => (await import("./search.ts")).searchVerb,

@@ -1,24 +1,9 @@
 import { existsSync, lstatSync, realpathSync, rmdirSync, rmSync } from "node:fs";
 import path from "node:path";
 import { AGENTS, isAgentName } from "../agents/index.ts";
-import {
-  AGENT_MARKERS,
-  applySteps,
-  CANONICAL,
-  copySteps,
-  detectAgents,
-  dropCopyRecord,
-  editedFiles,
-  linkFolderFor,
-  linkOnTheWay,
-  linkState,
-  makeLink,
-  readCopyRecord,
-  removeEmptyUpTo,
-  skillFiles,
-  unwritable,
-  writeCopyRecord,
-} from "../agents/skill-place.ts";
+import { applySteps, CANONICAL, copySteps, detectAgents, dropCopyRecord, editedFiles } from "../agents/skill-place.ts";
+import { linkFolderFor, linkOnTheWay, linkState, makeLink, readCopyRecord } from "../agents/skill-place.ts";
+import { removeEmptyUpTo, skillFiles, unwritable, writeCopyRecord } from "../agents/skill-place.ts";
 import type { Agent } from "../agents/types.ts";
 import { Refused, UsageError } from "../errors.ts";
 import { quotedValue } from "../guard/quote.ts";
@@ -31,18 +16,9 @@ import { uninstallVerb } from "./uninstall.ts";
 const NAMES = Object.keys(AGENTS).join("|");
 const SAY = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
 
-/** Where init acts: the base folder, the skill it copies, the agents, and how to show paths. */
-interface Plan {
-  base: string;
-  global: boolean;
-  dryRun: boolean;
-  source: string;
-  dest: string;
-  agents: Agent[];
-  shown(p: string): string;
-}
+/** Where init acts: the base folder, the skill it copies (`source`, to `dest`), the agents. */
+type Plan = ReturnType<typeof planOf>;
 
-/** `init [--agent NAME]... [--root DIR | --global] [--dry-run] [--undo]`. */
 export const initVerb: Verb = {
   name: "init",
   options: {
@@ -58,33 +34,25 @@ export const initVerb: Verb = {
        npx session-handoff init --undo [--agent NAME]... [--root DIR | --global] [--dry-run]
        (or: node <skill>/scripts/memory_io.mjs init …)
 
-Sets the skill up in a project in one step:
-  1. copies the skill (SKILL.md, LICENSE, agents/, references/, templates/, scripts/)
-     into .agents/skills/session-handoff/ (Codex, OpenCode, Gemini CLI and Cursor read it);
-  2. links it (a relative link; a copy on Windows) into the folder of each agent that
-     does not read .agents/skills: .claude/skills/ for Claude Code, .cline/skills/ for Cline;
-  3. runs \`install --agent NAME\` for each agent from that copy, so the hook commands name
-     .agents/skills/session-handoff/scripts/memory_io.mjs, never npm's cache.
-Agents are the ones whose folder is in the project (.claude/ or CLAUDE.md, .codex/,
-.opencode/, .clinerules/, .gemini/ or GEMINI.md, .cursor/), or those named with --agent
-(repeatable: ${NAMES}).
+Sets the skill up in a project in one step: copies the skill (SKILL.md, LICENSE,
+agents/, references/, templates/, scripts/) into .agents/skills/session-handoff/
+(Codex, OpenCode, Gemini CLI and Cursor read it); links it (a relative link; a copy
+on Windows) into .claude/skills/ for Claude Code and .cline/skills/ for Cline; then
+runs \`install --agent NAME\` for each agent from that copy. Agents are those whose
+folder is in the project (.claude/ or CLAUDE.md, .codex/, .opencode/, .clinerules/,
+.gemini/ or GEMINI.md, .cursor/), or those named with --agent (${NAMES}).
 
---global  the same in HOME: ~/.agents/skills/session-handoff/, links in ~/.claude/skills/,
-          ~/.gemini/skills/, ~/.config/opencode/skills/, and \`install --global\`.
+--global  the same in HOME (~/.agents/skills/session-handoff/, \`install --global\`).
 --dry-run says what it would do and changes nothing.
---undo    the reverse: \`uninstall\` for each agent, then the links and the copy go
-          (folders init made go when empty). A copy or link that is not this skill's
-          stays, and so does a file of the copy you edited.
+--undo    \`uninstall\` for each agent, then the links and the copy go (folders init
+          made go when empty); a file of the copy you edited stays.
 --replace overwrite the files of the copy you edited since init copied them (else
-          init refuses, naming them; .agents/skills/session-handoff/.init.json
-          records what init copied).
+          init refuses, naming them; .init.json in the copy records what it copied).
 
-A second run changes no byte. Refused, with nothing changed: no project (no .git here
-or above; pass --root), no agent found and none named, an unknown agent, a file or
-folder it cannot write, a skill folder that is something else, and whatever install
-refuses (it is run with --dry-run first for every agent).
-stdout: one line per thing done ("copied …", "linked …", "<agent>: created F" as install
-        prints), then what to say to the agent.
+A second run changes no byte. Refused, with nothing changed: no project (pass
+--root), no agent found and none named, a file or folder it cannot write, a skill
+folder that is something else, and whatever install refuses (tried first with
+--dry-run). stdout: one line per thing done, then what to say to the agent.
 exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 `,
   async run(ctx) {
@@ -93,7 +61,7 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
   },
 };
 
-function planOf(ctx: VerbContext): Plan {
+function planOf(ctx: VerbContext) {
   const global = ctx.values.global === true;
   if (global && typeof ctx.values.root === "string") {
     throw new UsageError("init: --global and --root exclude each other");
@@ -111,10 +79,9 @@ function planOf(ctx: VerbContext): Plan {
     const given = typeof ctx.values.root === "string";
     const found = findRoot(path.resolve(ctx.cwd, given ? (ctx.values.root as string) : "."), ctx.env);
     if (!given && found.by === "start") {
-      throw new Refused(
-        `no project here: ${found.root} has no .git and no folder above it has one; nothing was changed. ` +
-          "Run init at your project's root (after `git init`), or pass --root <project>",
-      );
+      const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
+      const why = `${found.root} has no .git and no folder above it has one`;
+      throw new Refused(`no project here: ${why}; nothing was changed. ${fix}`);
     }
     base = found.root;
   }
@@ -122,11 +89,9 @@ function planOf(ctx: VerbContext): Plan {
     ? [...new Set(named)].map((n) => AGENTS[n as keyof typeof AGENTS])
     : detectAgents(Object.values(AGENTS), base, global);
   if (agents.length === 0 && ctx.values.undo !== true) {
-    const markers = [...new Set(Object.values(AGENT_MARKERS).flatMap((m) => (global ? m.home : m.project)))];
-    throw new Refused(
-      `no agent found in ${base} (none of ${markers.join(", ")}); nothing was changed. ` +
-        `Name them: init --agent claude-code --agent codex (${NAMES})`,
-    );
+    const markers = [...new Set(Object.values(AGENTS).flatMap((a) => a.markers[global ? "home" : "project"]))];
+    const fix = `Name them: init --agent claude-code --agent codex (${NAMES})`;
+    throw new Refused(`no agent found in ${base} (none of ${markers.join(", ")}); nothing was changed. ${fix}`);
   }
   if (global) {
     const without = agents.filter((a) => a.skillFolders.home.length === 0);
@@ -149,17 +114,12 @@ function planOf(ctx: VerbContext): Plan {
 }
 
 /** `install` or `uninstall` for one agent, in this process, as if run from the copied skill. */
-type AgentRun = Promise<{ lines: string[]; notes: string[] }>;
-
-async function agentVerb(ctx: VerbContext, plan: Plan, verb: Verb, agent: Agent, dryRun: boolean): AgentRun {
+async function agentVerb(ctx: VerbContext, plan: Plan, verb: Verb, agent: Agent, dryRun: boolean) {
   const helperPath = path.join(plan.dest, "scripts", "memory_io.mjs");
   const values = { agent: agent.name, "dry-run": dryRun, ...(plan.global ? { global: true } : { root: plan.base }) };
   const out = await verb.run({ ...ctx, values, positionals: [], helperPath, skillDir: plan.dest });
-  const lines = String(out.stdout)
-    .split("\n")
-    .filter((l) => l !== "")
-    .map((l) => `${agent.name}: ${l}`);
-  return { lines, notes: out.stderr };
+  const lines = String(out.stdout).split("\n").filter((l) => l !== "");
+  return { lines: lines.map((l) => `${agent.name}: ${l}`), notes: out.stderr };
 }
 
 /** Each agent's link place (deduplicated), for the agents that do not read the copy's folder. */
@@ -178,8 +138,9 @@ function counted(steps: { action: string }[]): string {
 function refuseLinkOnTheWay(plan: Plan): void {
   const link = linkOnTheWay(plan.base, plan.dest);
   if (link !== null) {
-    throw new Refused(`${plan.shown(link)} is a link; init writes and removes only in the project's own folders, ` +
-      "so nothing was changed. Replace the link with a folder, or run init where it points");
+    const fix = "Replace the link with a folder, or run init where it points";
+    const why = "init writes and removes only in the project's own folders, so nothing was changed";
+    throw new Refused(`${plan.shown(link)} is a link; ${why}. ${fix}`);
   }
 }
 
@@ -196,10 +157,9 @@ async function init(ctx: VerbContext, plan: Plan) {
   if (edited.length > 0 && ctx.values.replace !== true) {
     const names = edited.slice(0, 5).map((rel) => shown(path.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
-    throw new Refused(
-      `${names.join(", ")}${more} differ from what init copied (edited since, or copied by an older init); ` +
-        "nothing was changed. Keep your edits elsewhere, then run init --replace to overwrite them",
-    );
+    const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
+    const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
+    throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
   const writes = steps.map((s) => path.join(dest, s.rel));
   const links = linkPlaces(plan, plan.agents).map((place) => {

@@ -1,15 +1,15 @@
-import { quotedValue } from "../guard/quote.ts";
+import { existsSync } from "node:fs";
 import path from "node:path";
+import { quotedValue } from "../guard/quote.ts";
 import { installText, snippetOf } from "../agents/plan.ts";
 import { tokenOf } from "../store/files.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { mergeDriverStep } from "../git/merge-driver-config.ts";
 import { makeDirs, missingDirs, prepareDir, readAgentFile, readRecord, recordNode } from "../store/agent-file.ts";
 import { recordsDir, removeEmptyDirs, userDir, writeAgentFile, writeRecord } from "../store/agent-file.ts";
-import { existsSync } from "node:fs";
 import { Refused } from "../errors.ts";
 import { homeFolder } from "../store/home.ts";
-import { AGENT_OPTIONS, agentTarget, editTargets } from "./agent-files.ts";
+import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
 import { failpointOf, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 import { underInstallLock } from "../store/install-lock.ts";
@@ -20,7 +20,6 @@ export const installHelpCommon = `  --global      edit the per-user files (~/.cl
   --root DIR    the project root
 ${ROOT_HELP}`;
 
-/** `install --agent NAME [--root DIR | --global] [--dry-run]` (docs/design.md#integrations). */
 // Every agent-file edit holds the install lock (docs/decisions/lock.md).
 export const installVerb: Verb = underInstallLock<Verb>({
   name: "install",
@@ -41,13 +40,11 @@ hooks) or the bootstrap block into an agent's own files:
 JSON settings are edited in place (other keys, comments and layout kept); Markdown
 blocks sit between <!-- session-handoff:begin --> and <!-- session-handoff:end -->.
 A file it cannot edit safely (malformed markers, JSON that does not parse, a link,
-a file not ours) is refused with a snippet to paste by hand, nothing changed.
-Idempotent; what it changed is recorded under
-\${XDG_CONFIG_HOME:-~/.config}/session-handoff/installs/ for \`uninstall\`. In a git
-repository it also registers the merge driver (\`merge-driver --help\`). Each file is
-replaced whole (a temp, then a rename): a kill leaves the old bytes or the new. A
-read-only, immutable or append-only file is refused. Every case, its words and the
-hook commands: references/verbs.md#install.
+a file not ours, a read-only one) is refused with a snippet to paste by hand,
+nothing changed. Idempotent; each file is replaced whole (a temp, then a rename);
+what it changed is recorded under \${XDG_CONFIG_HOME:-~/.config}/session-handoff/
+installs/ for \`uninstall\`. In a git repository it also registers the merge driver.
+Every case, its words and the hook commands: references/verbs.md#install.
 
 options:
   --agent NAME  the agent whose files to edit
@@ -60,7 +57,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         4 paused; 5 another install or uninstall held the install lock for 10 s.
 `,
   async run(ctx) {
-    // Without a HOME nothing of ours can be found again (records, the recorded Node); USERPROFILE on Windows.
+    // Without a HOME nothing of ours can be found again (records, the recorded Node).
     const home = homeFolder(ctx.env);
     const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
     const why = "the per-user records and the recorded Node live under it";
@@ -69,19 +66,18 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
     if (!existsSync(home)) throw new Refused(`${homeVar} (${quotedValue(home)}) does not exist; ${where}`);
     const t = agentTarget(ctx, "install");
     assertNotPaused(t.memDir, ctx.env);
-    const targets = editTargets(t);
+    const targets = t.targets();
     for (const { file } of targets) missingDirs(t.base, path.dirname(file));
-    // Every file is read and every new text computed before anything is written: a refusal
-    // for one file leaves all of them as they were.
+    // Every new text is computed before anything is written: a refusal for one file changes none.
     const plans = [];
     for (const { edit, file, shown } of targets) {
       const snap = await readAgentFile(file, snippetOf(edit, t.agent.name));
-      const next = installText(edit, t.agent.name, snap.bytes === null ? null : snap.bytes.toString("utf8"), shown);
+      const next = installText(edit, t.agent.name, snap.bytes?.toString("utf8") ?? null, shown);
       plans.push({ edit, file, shown, snap, next });
     }
     const lines: string[] = [];
     const records = recordsDir(ctx.env, t.home);
-    // The records folder exists before the first file is written; the folders made here belong to the first record.
+    // The records folder exists before the first file is written; the folders made here go in the first record.
     let madeForRecords: string[] = [];
     if (!t.dryRun) {
       madeForRecords = prepareDir(records);
@@ -89,10 +85,13 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
     }
     for (const p of plans) {
       const bytes = Buffer.from(p.next, "utf8");
-      const same = p.snap.bytes !== null && p.snap.bytes.equals(bytes);
-      const verb = same ? "unchanged" : p.snap.bytes === null ? "created" : "updated";
-      if (same || t.dryRun) {
-        lines.push(same ? `unchanged ${p.shown}` : `would ${verb === "created" ? "create" : "update"} ${p.shown}`);
+      if (p.snap.bytes?.equals(bytes)) {
+        lines.push(`unchanged ${p.shown}`);
+        continue;
+      }
+      const verb = p.snap.bytes === null ? "create" : "update";
+      if (t.dryRun) {
+        lines.push(`would ${verb} ${p.shown}`);
         continue;
       }
       // Recomputed here: an earlier file of this install may have made some of them.
@@ -111,7 +110,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       const kept = prior !== null && prior.after === p.snap.token;
       const record = {
         path: p.file,
-        before: kept ? prior.before : p.snap.bytes === null ? null : p.snap.bytes.toString("base64"),
+        before: kept ? prior.before : (p.snap.bytes?.toString("base64") ?? null),
         restorable: prior === null || (kept && prior.restorable !== false),
         after: tokenOf(bytes),
         createdDirs: [...(prior?.createdDirs ?? []), ...dirs, ...madeForRecords],
@@ -119,7 +118,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       madeForRecords = [];
       const made = writeRecord(records, record);
       if (made.length > 0) writeRecord(records, { ...record, createdDirs: [...record.createdDirs, ...made] });
-      lines.push(`${verb} ${p.shown}`);
+      lines.push(`${verb}d ${p.shown}`);
     }
     const opts = { dryRun: t.dryRun, helperPath: t.helper.abs };
     const driver = await mergeDriverStep(t.global ? null : t.base, opts, ctx.env);

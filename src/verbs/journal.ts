@@ -47,8 +47,8 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
     const lockTimeoutSeconds = lockTimeoutOption(ctx);
     // An unsafe memory tree is refused first, as by every verb; then a project without a journal
     // has nothing to purge, and gets no memory folder for asking.
-    const treeOk = checkTree(root);
-    if (!treeOk || !exists(journalDir(root))) return ok("nothing to purge: there is no journal (.ai/memory/journal/)\n");
+    const none = "nothing to purge: there is no journal (.ai/memory/journal/)\n";
+    if (!checkTree(root) || !exists(journalDir(root))) return ok(none);
     const opts = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
     // A year file goes with its whole year.
     const lastMonth = (f: JournalFile) => (f.kind === "year" ? `${f.period}-12` : f.period);

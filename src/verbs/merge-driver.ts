@@ -10,34 +10,26 @@ import { memoryText } from "../guard/memory-text.ts";
 
 const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 
-// git's files: %A must be a regular file; a link is never followed (docs/decisions/merge-driver.md).
-function readRegularBytes(p: string): Buffer {
-  const fd = openSync(p, constants.O_RDONLY | NOFOLLOW);
+// git's sides are regular files; a link is never followed (docs/decisions/merge-driver.md).
+function onRegularFile<T>(p: string, flags: number, use: (fd: number) => T): T {
+  const fd = openSync(p, flags | NOFOLLOW);
   try {
     if (!fstatSync(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    return readFileSync(fd);
+    return use(fd);
   } finally {
     closeSync(fd);
   }
 }
 
-// A memory file side by the one verdict on bytes (docs/design.md#one-verdict-on-a-files-bytes): a NUL is unsafe and
-// invalid UTF-8 would be rewritten lossily, so neither is merged; git's conflict stands.
+// A NUL is unsafe and invalid UTF-8 would be rewritten lossily: neither is merged, git's conflict stands.
 function memorySide(p: string, side: string): string {
-  const bytes = readRegularBytes(p);
-  const m = memoryText(side, bytes);
+  const m = memoryText(side, onRegularFile(p, constants.O_RDONLY, (fd) => readFileSync(fd)));
   if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
   return m.text;
 }
 
 function writeResult(p: string, text: string): void {
-  const fd = openSync(p, constants.O_WRONLY | constants.O_TRUNC | NOFOLLOW);
-  try {
-    if (!fstatSync(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    writeSync(fd, Buffer.from(text, "utf8"));
-  } finally {
-    closeSync(fd);
-  }
+  onRegularFile(p, constants.O_WRONLY | constants.O_TRUNC, (fd) => writeSync(fd, Buffer.from(text, "utf8")));
 }
 
 // The memory dir's archive/, every folder on the way a real one (a merged branch could have
@@ -67,43 +59,28 @@ function createExclusive(p: string, text: string): void {
   }
 }
 
-// Who committed the other side's handoff: the commit that brought its bytes, on any ref (git
-// has not written MERGE_HEAD yet when a driver runs). Null when git cannot say (the sentence
-// then leaves the name out).
-async function otherAuthor(
-  cwd: string, env: Record<string, string | undefined>, sidePath: string, file: string,
-): Promise<string | null> {
-  const blob = await runGit(cwd, ["hash-object", "--", sidePath], env);
+// Who committed the other side's handoff: the commit that brought its bytes, on any ref (git has
+// not written MERGE_HEAD yet when a driver runs); null when git cannot say.
+async function otherAuthor(cwd: string, env: Record<string, string | undefined>, side: string, file: string) {
+  const blob = await runGit(cwd, ["hash-object", "--", side], env);
   if (blob.code !== 0) return null;
   const id = blob.stdout.toString("utf8").trim();
   const r = await runGit(cwd, ["log", "--all", "-1", "--format=%an", `--find-object=${id}`, "--", file], env);
-  const name =
-    r.code === 0
-      ? r.stdout
-          .toString("utf8")
-          .trim()
-          .replace(/[^\p{L}\p{N} .'_-]/gu, "")
-          .slice(0, 60)
-      : "";
-  return name === "" ? null : name;
+  const name = r.code === 0 ? r.stdout.toString("utf8").trim().replace(/[^\p{L}\p{N} .'_-]/gu, "") : "";
+  return name === "" ? null : name.slice(0, 60);
 }
 
-/**
- * `merge-driver <base> <ours> <theirs> <path>`: git's merge driver `session-handoff` (`%O %A
- * %B %P`), registered by `install` and `publish`, run from the copy of the helper outside the
- * work tree. Exit 0 merged (the result in `<ours>`); 1 not merged: git's conflict stands.
- */
 export const mergeDriverVerb: Verb = {
   name: "merge-driver",
   options: {},
   positionals: [4, 4],
   help: `usage: node memory_io.mjs merge-driver <base> <ours> <theirs> <path>
 
-Run by git, never by hand: the merge driver "session-handoff" that \`install\` and \`publish\`
-register (.git/config, and \`.ai/memory/**/*.md merge=session-handoff\` in a block of ours
-in the root .gitattributes), as \`merge-driver %O %A %B %P\`, from this clone's own copy of
-the helper at .git/session-handoff/merge-driver.mjs (a merge can change the helper in the
-repository, never that copy; without it git merges as text and keeps the conflict).
+Run by git, never by hand: the merge driver "session-handoff" that \`install\` and
+\`publish\` register (.git/config, and \`.ai/memory/**/*.md merge=session-handoff\` in a
+block of ours in the root .gitattributes), as \`merge-driver %O %A %B %P\`, from this
+clone's copy of the helper at .git/session-handoff/merge-driver.mjs (a merge never
+changes that copy; without it git merges as text and keeps the conflict).
   HANDOFF.md   the later state time stays current (ours on equal, unknown or future
                times) and keeps the other's work: both sides' decisions, failed
                approaches and open questions (each once), plan steps at the furthest
@@ -128,8 +105,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
   async run(ctx) {
     const [base, ours, theirs, file] = ctx.positionals as [string, string, string, string];
     const m = /^((?:.*\/)?)\.ai\/memory\/(HANDOFF|LESSONS|SOLUTIONS)\.md$/.exec(file);
-    // Every path it merges, its sides read one way: a journal month or a text merge of an odd
-    // side would keep a NUL or rewrite invalid UTF-8 as U+FFFD (docs/design.md#one-verdict-on-a-files-bytes).
+    // Every path's sides are read one way: a text merge would keep a NUL or rewrite invalid UTF-8.
     let a: string;
     let b: string;
     try {
@@ -138,16 +114,14 @@ exit: 0 merged; 1 not merged (git's conflict stands)
     } catch (err) {
       return ok("", [`session-handoff merge driver: ${(err as Error).message}`], 1);
     }
-    const textMerge = async (why: string | null) => {
-      const r = await runGit(
-        ctx.cwd, ["merge-file", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs], ctx.env,
-      );
+    const gitMerge = async (mode: string[], why: string | null) => {
+      const labels = ["-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs];
+      const r = await runGit(ctx.cwd, ["merge-file", ...mode, ...labels], ctx.env);
       return ok("", why === null ? [] : [`session-handoff merge driver: ${why}; merged as text`], r.code === 0 ? 0 : 1);
     };
-    // The journal is appended on both sides: both sides' entries kept, git's union merge
-    // (docs/decisions/merge-driver.md).
+    // The journal is appended on both sides: a month file keeps each entry once, in time order
+    // (docs/decisions/journal.md); any other journal file gets git's union merge.
     if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
-      // A month file: each entry once, in time order (docs/decisions/journal.md); else git's union.
       if (/\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file)) {
         try {
           const merged = mergeJournalMonth(a, b);
@@ -159,13 +133,9 @@ exit: 0 merged; 1 not merged (git's conflict stands)
           // Unreadable as text: the union below.
         }
       }
-      const r = await runGit(
-        ctx.cwd, ["merge-file", "--union", "-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs],
-        ctx.env,
-      );
-      return ok("", [], r.code === 0 ? 0 : 1);
+      return gitMerge(["--union"], null);
     }
-    if (!m) return textMerge(null);
+    if (!m) return gitMerge([], null);
     if (a === b) return ok("");
     if (m[2] !== "HANDOFF") {
       writeResult(ours, mergeLedgers(a, b, m[2] === "LESSONS" ? "L" : "S"));
@@ -187,7 +157,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
       writeResult(ours, markMerged(merged.text, name, note));
       return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name}`]);
     } catch (err) {
-      return textMerge(`the other handoff could not be archived (${(err as Error).message})`);
+      return gitMerge([], `the other handoff could not be archived (${(err as Error).message})`);
     }
   },
 };

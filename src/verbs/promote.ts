@@ -4,11 +4,12 @@ import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, MAX_DOCUMENT_BYTES, memoryDir, parseTarget } from "../store/paths.ts";
 import { readManagedFile } from "../store/read.ts";
 import { publish } from "../store/publish.ts";
-import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, ROOT_HELP, stdinForValidate } from "./common.ts";
+import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, ROOT_HELP } from "./common.ts";
+import { stdinForValidate } from "./common.ts";
 import { alreadyPresent, appendedBytes } from "../store/append.ts";
 import { ok, type Verb } from "./types.ts";
 
-/** Largest text `promote` appends, in bytes (docs/design.md#tokens-and-the-publication-protocol). */
+/** Largest text `promote` appends, in bytes. */
 export const MAX_PROMOTE_BYTES = 64_000;
 
 /** `promote --root DIR --target AGENTS.md|CLAUDE.md --expected-current-sha256 TOKEN`. */
@@ -48,10 +49,7 @@ exit:   0 appended, or already there; 2 refused (stale token: read again; bad te
     let notes: string[] = [];
     const { result, repairs } = await underLock(
       {
-        root,
-        env: ctx.env,
-        lockTimeoutSeconds,
-        failpoint: failpointOf(ctx),
+        root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx),
         validate: () => {
           const raw = stdin();
           if (raw.length > MAX_PROMOTE_BYTES) {
@@ -67,24 +65,18 @@ exit:   0 appended, or already there; 2 refused (stale token: read again; bad te
           const got = await readManagedFile(root, target, memoryDir(root));
           const current = got?.token ?? "absent";
           if (current !== expected && !(got !== null && alreadyPresent(got.bytes, text))) {
-            throw new Refused(`${target} changed since it was read (expected ${expected}, current ${current}); read again and merge`);
+            const tokens = `expected ${expected}, current ${current}`;
+            throw new Refused(`${target} changed since it was read (${tokens}); read again and merge`);
           }
         },
       },
       async (lock) => {
-        // A retried promotion appends nothing (docs/design.md#tokens-and-the-publication-protocol): decided on the
-        // file as it is under the lock, whatever token was given, as `write`'s `unchanged`
-        // (docs/design.md#files-on-disk).
+        // A retried promotion appends nothing: decided on the file under the lock, whatever token was given.
         const now = await readManagedFile(root, target, memoryDir(root));
-        if (now !== null && alreadyPresent(now.bytes, text)) return { unchanged: true as const, token: now.token, warnings: [] as string[] };
+        if (now !== null && alreadyPresent(now.bytes, text)) return { unchanged: true as const, token: now.token };
         return publish({
-          dir: root,
-          file: target,
-          archiveDir: archiveDir(root),
-          archivePrefix: archivePrefixOf(target),
-          archivePrior: false,
-          expectedToken: expected,
-          newMode: 0o644,
+          dir: root, file: target, archiveDir: archiveDir(root), archivePrefix: archivePrefixOf(target),
+          archivePrior: false, expectedToken: expected, newMode: 0o644,
           build: (prior) => {
             const out = appendedBytes(prior, text);
             if (out.length > MAX_DOCUMENT_BYTES) {
@@ -92,14 +84,14 @@ exit:   0 appended, or already there; 2 refused (stale token: read again; bad te
             }
             return out;
           },
-          failpoint: failpointOf(ctx),
-          lock,
+          failpoint: failpointOf(ctx), lock,
         });
       },
     );
     if ("unchanged" in result) {
       return ok(`already in ${target}; nothing appended\nCURRENT-SHA256: ${result.token}\n`, [...repairs, ...notes]);
     }
-    return ok(`appended approved lesson to ${target}\nCURRENT-SHA256: ${result.token}\n`, [...repairs, ...notes, ...result.warnings]);
+    const warnings = [...repairs, ...notes, ...result.warnings];
+    return ok(`appended approved lesson to ${target}\nCURRENT-SHA256: ${result.token}\n`, warnings);
   },
 };

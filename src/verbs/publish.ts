@@ -9,28 +9,19 @@ import { failpointOf, lockTimeoutOption, ROOT_HELP, rootOption } from "./common.
 import { underLock } from "../store/mutate.ts";
 import { ok, type Verb } from "./types.ts";
 
-/** The commit message when none is given. */
-/** publish's line when it committed the attributes block too (docs/design.md#the-merge-driver). */
-const ATTRIBUTES_COMMITTED =
-  "committed .gitattributes with the merge driver's block (every clone then merges memory with it once it runs " +
-    "install or publish)";
+const ATTRIBUTES_COMMITTED = "committed .gitattributes with the merge driver's block (every clone then merges " +
+  "memory with it once it runs install or publish)";
 
-/** The start of publish's line naming what the repository names that it did not run. */
-export const SKIPPED_HEAD = "ran none of the repository's ";
-
-/** publish's line for what it skipped, or null when nothing was (docs/decisions/git-runs-nothing.md). */
-export function skippedLine(skipped: { hooks: string[]; signing: boolean } | undefined): string | null {
-  if (!skipped || (skipped.hooks.length === 0 && !skipped.signing)) return null;
-  const parts = [
-    ...(skipped.hooks.length > 0 ? [`hooks (${skipped.hooks.join(", ")})`] : []),
-    ...(skipped.signing ? ["commit signing"] : []),
-  ];
-  return `${SKIPPED_HEAD}${parts.join(" nor its ")}: pass --run-hooks to run them`;
+/** publish's line for the repository's hooks and signing it did not run (docs/decisions/git-runs-nothing.md). */
+function skippedLine(skipped: { hooks: string[]; signing: boolean } | undefined): string | null {
+  const parts = skipped?.hooks.length ? [`hooks (${skipped.hooks.join(", ")})`] : [];
+  if (skipped?.signing) parts.push("commit signing");
+  if (parts.length === 0) return null;
+  return `ran none of the repository's ${parts.join(" nor its ")}: pass --run-hooks to run them`;
 }
 
-export const DEFAULT_MESSAGE = "session-handoff: publish session memory";
+const DEFAULT_MESSAGE = "session-handoff: publish session memory";
 
-/** `publish [--root DIR] [--push] [--message M] [--json]` (docs/design.md#integrations). */
 export const publishVerb: Verb = {
   name: "publish",
   options: {
@@ -69,16 +60,13 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
   async run(ctx) {
     const root = rootOption(ctx);
     const message = typeof ctx.values.message === "string" ? ctx.values.message : DEFAULT_MESSAGE;
-    if (message.trim() === "" || /[\0-\x1f\x7f]/.test(message))
+    if (message.trim() === "" || /[\0-\x1f\x7f]/.test(message)) {
       throw new Refused("--message must be one non-empty line of text");
-    // A commit message is pushed and kept forever: a secret in it is refused, never rewritten
-    // behind the user's back (docs/decisions/redaction-prefixes.md). The kind is named, never the value.
-    const secrets = redactText(message).findings;
-    if (secrets.length > 0) {
-      throw new Refused(
-        `--message holds a secret (${[...new Set(secrets.map((f) => f.kind))].join(", ")}); write the message ` +
-          `without it and retry`,
-      );
+    }
+    // A commit message is pushed and kept forever: a secret in it is refused, never rewritten; its kind is named.
+    const kinds = [...new Set(redactText(message).findings.map((f) => f.kind))];
+    if (kinds.length > 0) {
+      throw new Refused(`--message holds a secret (${kinds.join(", ")}); write the message without it and retry`);
     }
     const memDir = memoryDir(root);
     const lockTimeoutSeconds = lockTimeoutOption(ctx);
@@ -88,18 +76,15 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
     const driver = await mergeDriverStep(root, { helperPath: helperLocation(ctx, root).abs }, ctx.env);
     let r: Awaited<ReturnType<typeof publishMemory>>;
     let repairs: string[] = [];
+    const attributes = driver.attributes ? "changed" : "if-only-ours";
+    const push = ctx.values.push === true;
     const commit = () =>
-      publishMemory(
-        target, memDir, message, ctx.values.push === true, ctx.env,
-        driver.attributes ? "changed" : "if-only-ours", ctx.values["run-hooks"] === true,
-      );
+      publishMemory(target, memDir, message, push, ctx.env, attributes, ctx.values["run-hooks"] === true);
     try {
       // A memory writer: between saves only, after repairing an interrupted one, so that a
       // claimed (renamed) file is never committed as deleted (docs/design.md#publish).
-      if (checkTree(root))
-        ({ result: r, repairs } = await underLock(
-          { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) }, commit,
-        ));
+      const lock = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
+      if (checkTree(root)) ({ result: r, repairs } = await underLock(lock, commit));
       else r = await commit();
     } catch (err) {
       // The driver's registration stays done whatever git then refuses: say so before the

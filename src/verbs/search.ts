@@ -1,33 +1,39 @@
 import { checkTree } from "../store/paths.ts";
 import { quotedValue } from "../guard/quote.ts";
-import { randomBytes } from "node:crypto";
 import { Refused, UsageError } from "../errors.ts";
 import { sanitize } from "../guard/sanitize.ts";
+import { envelopeText } from "../guard/untrusted.ts";
 import { QUERY_MAX, queryWords, SEARCH_KINDS, searchMemory, type SearchKind } from "../journal/search.ts";
 import { rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
 function kindsOption(value: unknown): SearchKind[] | undefined {
   if (value === undefined) return undefined;
-  const list = (Array.isArray(value) ? value : [value]).flatMap((v) => String(v).split(",")).map((v) => v.trim()).filter(Boolean);
-  for (const k of list) {
-    if (!SEARCH_KINDS.includes(k as SearchKind)) throw new UsageError(`--kind takes ${SEARCH_KINDS.join(", ")} (comma-separated or repeated), got ${quotedValue(k.slice(0, 40))}`);
+  const list = [value].flat().flatMap((v) => String(v).split(",")).map((v) => v.trim()).filter(Boolean);
+  const wrong = list.find((k) => !SEARCH_KINDS.includes(k as SearchKind));
+  if (wrong !== undefined) {
+    const takes = `${SEARCH_KINDS.join(", ")} (comma-separated or repeated)`;
+    throw new UsageError(`--kind takes ${takes}, got ${quotedValue(wrong.slice(0, 40))}`);
   }
   return list as SearchKind[];
 }
 
 function sinceOption(value: unknown): string | null {
   if (value === undefined) return null;
-  if (typeof value !== "string" || !/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
+  const day = typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value);
+  if (!day || Number.isNaN(Date.parse(`${value}T00:00:00Z`))) {
     throw new UsageError(`--since takes a date as YYYY-MM-DD, got ${quotedValue(String(value).slice(0, 40))}`);
   }
-  return value;
+  return value as string;
 }
 
 /** `search <words…> [--since DATE] [--kind K] [--json]`: the project's memory over months, ranked. */
 export const searchVerb: Verb = {
   name: "search",
-  options: { root: { type: "string" }, since: { type: "string" }, kind: { type: "string", multiple: true }, json: { type: "boolean" }, limit: { type: "string" } },
+  options: {
+    root: { type: "string" }, since: { type: "string" }, kind: { type: "string", multiple: true },
+    json: { type: "boolean" }, limit: { type: "string" },
+  },
   positionals: [1, 1000],
   help: `usage: node memory_io.mjs search <words...> [--root DIR] [--since YYYY-MM-DD]
          [--kind journal|archive|handoff|ledger|checkpoint] [--limit N] [--json]
@@ -55,35 +61,40 @@ exit:   0 searched (also with no result); 2 refused (bad query or options).
 `,
   async run(ctx) {
     const query = ctx.positionals.join(" ");
-    if (query.length > QUERY_MAX) throw new Refused(`the query is ${query.length} characters; search takes at most ${QUERY_MAX}: name a few words`);
+    if (query.length > QUERY_MAX) {
+      throw new Refused(`the query is ${query.length} characters; search takes at most ${QUERY_MAX}: name a few words`);
+    }
     const words = queryWords(query);
-    if (words.length === 0) throw new UsageError("the query has no word (letters or digits) to search for; name a few words");
+    if (words.length === 0) throw new UsageError("the query has no word (letters or digits) to search for; name a few");
     const limitRaw = ctx.values.limit;
-    if (limitRaw !== undefined && (typeof limitRaw !== "string" || !/^\d+$/.test(limitRaw) || Number(limitRaw) < 1 || Number(limitRaw) > 200)) {
-      throw new UsageError(`--limit takes a whole number from 1 to 200, got ${quotedValue(String(limitRaw).slice(0, 20))}`);
+    const limit = limitRaw === undefined ? 20 : Number(limitRaw);
+    if (typeof limitRaw === "string" ? !/^\d+$/.test(limitRaw) || limit < 1 || limit > 200 : limitRaw !== undefined) {
+      const got = quotedValue(String(limitRaw).slice(0, 20));
+      throw new UsageError(`--limit takes a whole number from 1 to 200, got ${got}`);
     }
     const since = sinceOption(ctx.values.since);
     const kinds = kindsOption(ctx.values.kind);
     const root = rootOption(ctx);
     // The one verdict on the memory tree: nothing reached through a link or another user's folder is read.
     checkTree(root);
-    const outcome = await searchMemory(root, words, { since, kinds, limit: limitRaw === undefined ? 20 : Number(limitRaw) });
+    const outcome = await searchMemory(root, words, { since, kinds, limit });
     const files = Object.values(outcome.searched).reduce((a, b) => a + b, 0);
     if (ctx.values.json === true) {
       // cli.ts writes every --json output's invisible code points as \uXXXX (docs/design.md#redaction).
-      return ok(`${JSON.stringify({ query, words, total: outcome.total, searched: outcome.searched, results: outcome.results.map(({ matched: _m, ...r }) => r) }, null, 2)}\n`, outcome.notes);
+      const results = outcome.results.map(({ matched: _m, ...r }) => r);
+      const json = { query, words, total: outcome.total, searched: outcome.searched, results };
+      return ok(`${JSON.stringify(json, null, 2)}\n`, outcome.notes);
     }
-    const head = `search: ${outcome.total} result(s) for ${quotedValue(words.join(" "))} in ${files} file(s)${outcome.total > outcome.results.length ? `, the first ${outcome.results.length} shown` : ""}\n`;
+    const cut = outcome.total > outcome.results.length ? `, the first ${outcome.results.length} shown` : "";
+    const head = `search: ${outcome.total} result(s) for ${quotedValue(words.join(" "))} in ${files} file(s)${cut}\n`;
     if (outcome.results.length === 0) return ok(head, outcome.notes);
     const body = outcome.results
       .map((r, i) => {
         const also = r.alsoIn > 0 ? ` (also in ${r.alsoIn} other file(s))` : "";
-        return `${i + 1}. ${r.file} · ${r.date ?? "undated"} · ${sanitize(r.section, { max: 80 })} · ${r.label}${also}\n   ${sanitize(r.text, { max: 300 })}\n`;
+        const where = `${r.file} · ${r.date ?? "undated"} · ${sanitize(r.section, { max: 80 })} · ${r.label}${also}`;
+        return `${i + 1}. ${where}\n   ${sanitize(r.text, { max: 300 })}\n`;
       })
       .join("");
-    let nonce: string;
-    do nonce = randomBytes(8).toString("hex");
-    while (body.includes(nonce));
-    return ok(`${head}<<<BEGIN UNTRUSTED SEARCH ${nonce}>>>\n${body}<<<END UNTRUSTED SEARCH ${nonce}>>>\n`, outcome.notes);
+    return ok(`${head}${envelopeText("SEARCH", body)}`, outcome.notes);
   },
 };

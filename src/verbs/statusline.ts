@@ -63,10 +63,11 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
       // no input: our part alone
     }
     let theirs = "";
-    if (typeof ctx.values.then === "string" && ctx.values.then !== "") {
+    const then = ctx.values.then;
+    if (typeof then === "string" && then !== "") {
       const env = ctx.env as NodeJS.ProcessEnv;
       const stdio: ["pipe", "pipe", "ignore"] = ["pipe", "pipe", "ignore"];
-      const r = childProcess().spawnSync("sh", ["-c", ctx.values.then], { input: data ?? "", env, timeout: 2000, stdio });
+      const r = childProcess().spawnSync("sh", ["-c", then], { input: data ?? "", env, timeout: 2000, stdio });
       theirs = (r.stdout?.toString("utf8") ?? "").replace(/\n+$/, "");
     }
     let ours = "";
@@ -80,9 +81,10 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
       }
       const cw = input.context_window as Record<string, unknown> | undefined;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
-      ours = statusText(handoff, handoff === null ? null : await commitsSince(root, handoff, ctx.env), pct, Date.now());
+      const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
+      ours = statusText(handoff, commits, pct, Date.now());
     } catch {
-      ours = "";
+      // no root: their part alone
     }
     return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}\n`, []);
   },

@@ -1,17 +1,16 @@
-import { mergeDriverStep } from "../git/merge-driver-config.ts";
 import path from "node:path";
+import { mergeDriverStep } from "../git/merge-driver-config.ts";
 import { holdsOurs, snippetOf, uninstallText } from "../agents/plan.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { tokenOf } from "../store/files.ts";
 import { dropRecord, missingDirs, readAgentFile, readRecord, recordsDir } from "../store/agent-file.ts";
 import { removeEmptyDirs, writeAgentFile, writeRecord } from "../store/agent-file.ts";
-import { AGENT_OPTIONS, agentTarget, editTargets } from "./agent-files.ts";
+import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
 import { failpointOf } from "./common.ts";
 import { installHelpCommon } from "./install.ts";
 import { ok, type Verb } from "./types.ts";
 import { underInstallLock } from "../store/install-lock.ts";
 
-/** `uninstall --agent NAME [--root DIR | --global] [--dry-run]` (docs/design.md#integrations). */
 // Every agent-file edit holds the install lock (docs/decisions/lock.md).
 export const uninstallVerb: Verb = underInstallLock<Verb>({
   name: "uninstall",
@@ -20,13 +19,11 @@ export const uninstallVerb: Verb = underInstallLock<Verb>({
   help: `usage: node memory_io.mjs uninstall --agent claude-code|codex|opencode|cline|gemini|cursor
          [--root DIR | --global] [--dry-run]
 
-Removes exactly what \`install --agent\` added. A file that nothing else changed since
-install gets its original bytes back (a file install created is deleted), from the
-record install kept; otherwise only our entries go (the hooks whose command names
-memory_io.mjs, our block, our rule and hook files), every other byte kept. Folders
-install created are removed when empty. Each file is replaced whole, as install;
-nothing installed: nothing changes. It also removes the merge driver install
-registered. Every case and its words: references/verbs.md#uninstall.
+Removes exactly what \`install --agent\` added. A file nothing else changed since
+install gets its original bytes back (a file install created is deleted); otherwise
+only our entries go, every other byte kept. Folders install created go when empty,
+and so does the merge driver install registered. Every case and its words:
+references/verbs.md#uninstall.
 
 options:
   --agent NAME  the agent whose files to restore
@@ -42,7 +39,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
     const t = agentTarget(ctx, "uninstall");
     assertNotPaused(t.memDir, ctx.env);
     const records = recordsDir(ctx.env, t.home);
-    const targets = editTargets(t);
+    const targets = t.targets();
     // As install: a link on the way is refused (a linked .claude/ is the user's own settings).
     for (const { file } of targets) missingDirs(t.base, path.dirname(file));
     const plans = [];

@@ -8,8 +8,10 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync,
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { hookCommand, hookCommandPowerShell } from "../../src/agents/command.ts";
-import { cline } from "../../src/agents/cline.ts";
+import { AGENTS } from "../../src/agents/index.ts";
 import { HELPER, MARKER, gitRepo, tempDir } from "../helpers.ts";
+
+const cline = AGENTS.cline;
 
 interface Env {
   root: string;

@@ -6,12 +6,14 @@ import { mkdirSync } from "node:fs";
 import { homedir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { codex } from "../../src/agents/codex.ts";
+import { AGENTS } from "../../src/agents/index.ts";
 import { installShaped, posixShell, runStart, startCommands } from "../../src/agents/doctor-checks.ts";
 import type { Edit } from "../../src/agents/types.ts";
 import { homeFolder, samePath } from "../../src/store/home.ts";
 import { findRoot, NOT_A_PROJECT } from "../../src/store/root.ts";
 import { cleanEnv, HELPER, tempDir } from "../helpers.ts";
+
+const codex = AGENTS.codex;
 
 describe("homeFolder: what os.homedir() would say, read from the verb's environment", () => {
   it.each([

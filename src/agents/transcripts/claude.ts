@@ -1,7 +1,7 @@
 // Claude Code's session JSONL (harnesses.md, "Transcripts"): one entry a line. Tolerant of
 // unknown records and fields; subagent (sidechain) entries are skipped.
-import { EDIT_TOOLS, emptyCapture, exitFromText, LISTED_ITEMS, noEvents, noteEdit, num, obj } from "./types.ts";
-import { parseLine, str, textOf, versionOf } from "./types.ts";
+import { EDIT_TOOLS, emptyCapture, exitFromText, noEvents, noteEdit, num, obj } from "./types.ts";
+import { parseLine, planStatus, str, textOf, versionOf } from "./types.ts";
 import type { Capture, CommandRun, LineEvents, PlanItem, ToolEvent, Usage } from "./types.ts";
 // User-entry text that the harness wrote, not the user: slash-command scaffolding, reminders.
 const SCAFFOLDING = new RegExp(
@@ -9,26 +9,13 @@ const SCAFFOLDING = new RegExp(
     "|<bash-input>|<bash-stdout>|Caveat: The messages below)",
 );
 
-function todoStatus(s: unknown): PlanItem["status"] {
-  return s === "completed" ? "done" : s === "in_progress" ? "doing" : s === "deleted" ? "dropped" : "open";
-}
-
-function blockText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((b) => {
-      const o = obj(b);
-      return o && o.type === "text" ? (str(o.text) ?? "") : "";
-    })
-    .filter((t) => t !== "")
-    .join("\n");
-}
+const TEXT = new Set(["text"]);
+const blockText = (content: unknown): string => textOf(content, TEXT);
 
 // What a command's result record says about it (docs/design.md#checkpoints): `exit N` from the output, else
 // `ok` for a success the harness recorded, else `unknown` -- never guessed.
 function resultStatus(rec: Record<string, unknown>, block: Record<string, unknown>): string {
-  const text = typeof block.content === "string" ? block.content : blockText(block.content);
+  const text = blockText(block.content);
   const tur = rec.toolUseResult;
   const failed = block.is_error === true;
   if (failed) return exitFromText(text) ?? exitFromText(typeof tur === "string" ? tur : "") ?? "unknown";
@@ -38,148 +25,28 @@ function resultStatus(rec: Record<string, unknown>, block: Record<string, unknow
 
 const RECORD_TYPES = new Set(["user", "assistant", "system", "attachment", "progress", "summary"]);
 
-/** A shell command whose result is looked up after the pass (see parseClaude). */
-interface Deferred {
-  run: CommandRun;
-  id: string;
-  /** Its tool_use line; a result counts only after it, and before `until` (the next use of the id). */
-  at: number;
-  until: number;
-  /** How many of the id's candidates `answeredBefore` has looked at; whether one answered it. */
-  seen: number;
-  answered: boolean;
-}
-
-/** The results of commands, found after the pass for the commands a checkpoint can show. */
-class Results {
-  private readonly deferred = new Map<CommandRun, Deferred>();
-  private readonly latest = new Map<string, Deferred>();
-  /** Per command id, the lines that may answer it, in order. */
-  private readonly candidates = new Map<string, number[]>();
-  /** Parsed records of lines already read. */
-  private readonly records = new Map<number, Record<string, unknown> | null>();
-
-  private readonly lines: readonly string[];
-
-  constructor(lines: readonly string[]) {
-    this.lines = lines;
-  }
-
-  candidate(id: string, at: number, rec?: Record<string, unknown>): void {
-    const list = this.candidates.get(id);
-    if (list === undefined) this.candidates.set(id, [at]);
-    else if (list[list.length - 1] !== at) list.push(at);
-    if (rec !== undefined) this.records.set(at, rec);
-  }
-
-  defer(run: CommandRun, id: string, at: number): void {
-    // Candidates noted so far precede this call: none of them can answer it.
-    const seen = this.candidates.get(id)?.length ?? 0;
-    const d: Deferred = { run, id, at, until: Number.POSITIVE_INFINITY, seen, answered: false };
-    const before = this.latest.get(id);
-    if (before !== undefined) before.until = at;
-    this.latest.set(id, d);
-    this.deferred.set(run, d);
-  }
-
-  // The tool_result block of line `at` that answers `id`, as the in-order reader would take it, or null.
-  private answer(at: number, id: string): { rec: Record<string, unknown>; block: Record<string, unknown> } | null {
-    if (!this.records.has(at)) this.records.set(at, parseLine(this.lines[at]!));
-    const rec = this.records.get(at)!;
-    if (rec === null || rec.isSidechain === true || typeof rec.agentId === "string" || rec.type !== "user") return null;
-    const content = obj(rec.message)?.content;
-    if (!Array.isArray(content)) return null;
-    const block = content.map(obj).find((b) => b?.type === "tool_result" && b.tool_use_id === id);
-    return block === undefined || block === null ? null : { rec, block };
-  }
-
-  // True when the latest call of `id` before line `i` was answered before it (or there is none).
-  // Called in line order: each candidate is looked at once per call, so the pass stays linear.
-  answeredBefore(id: string, i: number): boolean {
-    const d = this.latest.get(id);
-    if (d === undefined) return true;
-    const list = this.candidates.get(id) ?? [];
-    while (!d.answered && d.seen < list.length && list[d.seen]! < i) {
-      const at = list[d.seen++]!;
-      if (at > d.at && this.answer(at, id) !== null) d.answered = true;
-    }
-    return d.answered;
-  }
-
-  /** Gives each of `runs` the status of the first line that answers it in its window. */
-  settle(runs: readonly CommandRun[]): void {
-    for (const run of runs) {
-      const d = this.deferred.get(run);
-      if (d === undefined) continue;
-      for (const at of this.candidates.get(d.id) ?? []) {
-        if (at <= d.at) continue;
-        if (at >= d.until) break;
-        const found = this.answer(at, d.id);
-        if (found === null) continue;
-        run.status = resultStatus(found.rec, found.block);
-        break;
-      }
-    }
-  }
-}
-
-/**
- * Extracts a capture from complete Claude Code transcript lines, oldest first. Pure.
- *
- * Most of a tail's bytes are tool results; a command's result is parsed only when that
- * command is among the newest LISTED_ITEMS (the only ones a checkpoint can show). Until the
- * first timestamp is known the lines are read strictly in order; from then on a result line
- * is only noted, and each listed command takes its status from the first result for its id
- * after its tool_use and before the id's next use -- the line that reading in order would
- * have matched (test/agents/claude-deferred.test.ts holds the in-order reader as the oracle).
- * A result line is left unparsed only when its raw text shows all a parse would (every id read,
- * `toolUseResult` present); any other line with a `"tool_use_id"` key is parsed exactly when
- * the in-order reader would parse it (one of its ids still awaits its answer there).
- */
+/** Extracts a capture from complete Claude Code transcript lines, oldest first. Pure. */
 export function parseClaude(lines: readonly string[]): Capture {
   const cap = emptyCapture("claude");
-  // Commands awaiting a result (once deferring: every command id seen, never removed).
+  // Shell commands awaiting their result, by tool_use id.
   const pending = new Map<string, CommandRun>();
   const plans: Plans = { todo: null, from: null, taskCreates: new Map(), tasks: new Map() };
-  const { taskCreates } = plans;
-  let deferring = false;
-  const later = new Results(lines);
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    // A line answering only calls we do not track is counted, not parsed. The quoted key
-    // cannot occur unescaped inside a JSON string, so a user's text cannot trigger this.
+  for (const line of lines) {
+    // Most of a tail's bytes are results nobody waits for (file reads): such a line is counted, not
+    // parsed. The quoted key cannot occur unescaped inside a JSON string, so user text cannot trigger this.
     if (cap.records > 0 && line.includes('"tool_use_id":"') && !line.includes('"type":"assistant"')) {
       const ids = [...line.matchAll(/"tool_use_id":"([^"\\]+)"/g)].map((m) => m[1]!);
-      const untracked = !ids.some((id) => pending.has(id) || taskCreates.has(id));
-      // Noted without parsing when the raw text says all a parse would: every id was read (an
-      // id with an escape in it is not) and the entry is a tool's answer (`toolUseResult`), so
-      // none of its text can be a user request. Otherwise the line is parsed exactly when the
-      // in-order reader would parse it: when one of its ids still awaits its answer there.
-      const noted = () => {
-        if (!deferring || ids.some((id) => taskCreates.has(id))) return false;
-        let keys = 0;
-        for (let k = line.indexOf('"tool_use_id":'); k >= 0; k = line.indexOf('"tool_use_id":', k + 14)) keys++;
-        const answered = !ids.some((id) => pending.has(id) && !later.answeredBefore(id, i));
-        return (keys === ids.length && line.includes('"toolUseResult":')) || answered;
-      };
-      if (ids.length > 0 && (untracked || noted())) {
-        for (const id of ids) if (pending.has(id)) later.candidate(id, i);
+      if (ids.length > 0 && !ids.some((id) => pending.has(id) || plans.taskCreates.has(id))) {
         if (!line.includes('"isSidechain":true')) cap.records++;
         continue;
       }
     }
     const rec = parseLine(line);
-    if (rec === null) continue;
-    if (rec.isSidechain === true || typeof rec.agentId === "string") continue;
+    if (rec === null || rec.isSidechain === true || typeof rec.agentId === "string") continue;
     const type = rec.type;
     if (typeof type !== "string" || !RECORD_TYPES.has(type)) continue;
     cap.records++;
-    const ts = str(rec.timestamp);
-    if (ts !== null && cap.firstTimestamp === null) {
-      cap.firstTimestamp = ts;
-      deferring = true;
-      for (const [id, run] of pending) later.defer(run, id, -1);
-    }
+    cap.firstTimestamp ??= str(rec.timestamp);
     cap.version = versionOf(rec.version) ?? cap.version ?? null;
     // A message typed while the agent works is an attachment, not a user entry (harnesses.md,
     // "Transcript"): the user's words all the same, in the order they were delivered.
@@ -190,22 +57,17 @@ export function parseClaude(lines: readonly string[]): Capture {
       if (text.trim() !== "" && !SCAFFOLDING.test(text)) cap.userRequests.push(text);
       continue;
     }
-    const message = obj(rec.message);
-    if (message === null) continue;
-    const content = message.content;
+    const content = obj(rec.message)?.content;
+    if (content === undefined) continue;
     if (type === "user") {
       const blocks = Array.isArray(content) ? content.map(obj) : [];
       const results = blocks.filter((b) => b?.type === "tool_result");
       for (const b of results) {
         const id = str(b!.tool_use_id);
         if (id === null) continue;
-        if (pending.has(id)) {
-          if (deferring) later.candidate(id, i, rec);
-          else {
-            pending.get(id)!.status = resultStatus(rec, b!);
-            pending.delete(id);
-          }
-        }
+        const run = pending.get(id);
+        if (run !== undefined) run.status = resultStatus(rec, b!);
+        pending.delete(id);
         taskCreated(plans, id, b!, results.length === 1 ? rec : null);
       }
       if (results.length > 0 || rec.toolUseResult !== undefined || rec.isMeta === true) continue;
@@ -216,24 +78,15 @@ export function parseClaude(lines: readonly string[]): Capture {
       continue;
     }
     if (type !== "assistant" || !Array.isArray(content)) continue;
-    for (const raw of content) {
-      const b = obj(raw);
-      if (b === null) continue;
-      if (b.type === "text") {
-        const text = str(b.text);
-        if (text !== null && text.trim() !== "") cap.lastClaim = text;
-        continue;
-      }
-      if (b.type !== "tool_use") continue;
+    for (const b of content.map(obj)) {
+      const text = b?.type === "text" ? str(b.text) : null;
+      if (text !== null && text.trim() !== "") cap.lastClaim = text;
+      if (b?.type !== "tool_use") continue;
       const run = toolUse(cap, plans, b);
       const id = str(b.id);
-      if (run !== null && id !== null) {
-        pending.set(id, run);
-        if (deferring) later.defer(run, id, i);
-      }
+      if (run !== null && id !== null) pending.set(id, run);
     }
   }
-  later.settle(cap.commands.slice(-LISTED_ITEMS));
   cap.plan = plans.from === "todo" || plans.tasks.size === 0 ? plans.todo : [...plans.tasks.values()];
   // A task list is built from records that may lie further back (TaskCreate before TaskUpdate).
   cap.planFinal = plans.from === "todo";
@@ -260,7 +113,7 @@ function toolUse(cap: Capture, plans: Plans, b: Record<string, unknown>): Comman
   if (EDIT_TOOLS.has(name)) noteEdit(cap.filesEdited, str(input.file_path) ?? str(input.notebook_path) ?? "");
   else if (name === "TodoWrite" && Array.isArray(input.todos)) {
     const todos = input.todos.map(obj).filter((t) => t !== null);
-    plans.todo = todos.map((t) => ({ text: str(t.content) ?? str(t.activeForm) ?? "", status: todoStatus(t.status) }));
+    plans.todo = todos.map((t) => ({ text: str(t.content) ?? str(t.activeForm) ?? "", status: planStatus(t.status) }));
     plans.from = "todo";
   } else if (name === "TaskCreate") {
     const item: PlanItem = { text: str(input.subject) ?? str(input.description) ?? "", status: "open" };
@@ -269,7 +122,7 @@ function toolUse(cap: Capture, plans: Plans, b: Record<string, unknown>): Comman
     plans.from = "tasks";
   } else if (name === "TaskUpdate") {
     const task = plans.tasks.get(String(input.taskId ?? ""));
-    if (task !== undefined && input.status !== undefined) task.status = todoStatus(input.status);
+    if (task !== undefined && input.status !== undefined) task.status = planStatus(input.status);
     if (task !== undefined && typeof input.subject === "string") task.text = input.subject;
     plans.from = "tasks";
   }
@@ -283,7 +136,7 @@ type Rec = Record<string, unknown>;
 function taskCreated(plans: Plans, id: string, block: Rec, only: Rec | null): void {
   const created = plans.taskCreates.get(id);
   if (created === undefined) return;
-  const text = typeof block.content === "string" ? block.content : blockText(block.content);
+  const text = blockText(block.content);
   const fromResult = only === null ? null : str(obj(obj(only.toolUseResult)?.task)?.id);
   const taskId = /\bTask #(\w+)/.exec(text)?.[1] ?? fromResult;
   if (taskId !== null) plans.tasks.set(taskId, created);

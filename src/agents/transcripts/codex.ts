@@ -1,8 +1,8 @@
 // Codex CLI's rollout JSONL (harnesses.md, "Transcripts"): `{timestamp, type, payload}` lines.
 // Tolerant of unknown records and fields.
 import { emptyCapture, exitFromText, noEvents, noteEdit, num, obj, parseLine, str, textOf } from "./types.ts";
-import { versionOf } from "./types.ts";
-import type { Call, Capture, CommandRun, LineEvents, PlanItem, ToolEvent, Usage } from "./types.ts";
+import { planStatus, versionOf } from "./types.ts";
+import type { Call, Capture, CommandRun, LineEvents, ToolEvent, Usage } from "./types.ts";
 
 // Messages the harness wraps around the user's words: environment and instructions blocks.
 const SCAFFOLDING = new RegExp(
@@ -10,23 +10,9 @@ const SCAFFOLDING = new RegExp(
     String.raw`|# AGENTS\.md instructions|<INSTRUCTIONS>)`,
 );
 
-function planStatus(s: unknown): PlanItem["status"] {
-  return s === "completed" ? "done" : s === "in_progress" ? "doing" : "open";
-}
-
 const TEXT_PARTS = new Set(["input_text", "output_text", "text", "Text"]);
 
-function contentText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((c) => {
-      const o = obj(c);
-      return typeof o?.type === "string" && TEXT_PARTS.has(o.type) ? (str(o.text) ?? "") : "";
-    })
-    .filter((t) => t !== "")
-    .join("\n");
-}
+const contentText = (content: unknown): string => textOf(content, TEXT_PARTS);
 
 function commandOf(name: string, args: Record<string, unknown>): string | null {
   const cmd = args.cmd ?? args.command;
@@ -66,13 +52,12 @@ function patchFiles(input: string): string[] {
 
 // `apply_patch` run through the shell (`apply_patch <<'PATCH' … PATCH`): Codex intercepts it
 // as an edit, so it is one, never a command (harnesses.md, "Rollout").
-function shellPatch(command: string): string | null {
-  return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch") ? command : null;
+function shellPatch(command: string): boolean {
+  return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
 }
 
 // The string literals a code-mode `exec` script passes to `tools.exec_command({cmd: …})` and
-// `tools.apply_patch(…)`: "…" and '…' as JSON reads them, `…` without `${`. Only a
-// fallback, for a build that records no item for them (see parseCodex).
+// `tools.apply_patch(…)`: a fallback for a build that records no item for them.
 function scriptCalls(script: string): { tool: "exec_command" | "apply_patch"; text: string }[] {
   const out: { tool: "exec_command" | "apply_patch"; text: string }[] = [];
   const literal = String.raw`"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\x60[^\x60$]*\x60`;
@@ -98,25 +83,16 @@ function scriptCalls(script: string): { tool: "exec_command" | "apply_patch"; te
 type Step = { kind: "command"; run: CommandRun } | { kind: "edit"; files: string[] };
 
 /**
- * Extracts a capture from complete Codex rollout lines, oldest first. Pure.
- *
- * Commands and edits have two records on 0.171 (harnesses.md, "Rollout"): the tool call
- * (`function_call`, `custom_tool_call`) and `event_msg` `item_completed` items
- * (`CommandExecution` with `exit_code`, `FileChange` with absolute paths). In code mode the
- * call is an `exec` script and the items alone say what ran. So the items count, and a call
- * counts only when no item belongs to it: an item belongs to the call whose `call_id` is its
- * id, else to the code-mode `exec` calls still awaiting their output. Older rollouts, with
- * no items, keep their calls.
+ * Extracts a capture from complete Codex rollout lines, oldest first. Pure. Commands and edits have two records on
+ * 0.171 (harnesses.md, "Rollout"): the tool call and a completed item; in code mode the items alone say what ran.
+ * So a call counts only when no item belongs to it: the item whose id is its `call_id`, else any item while a
+ * code-mode `exec` awaits its output. Older rollouts, with no items, keep their calls.
  */
 export function parseCodex(lines: readonly string[]): Capture {
   const cap = emptyCapture("codex");
   const r: Reading = {
-    steps: [],
-    calls: new Set(),
-    itemized: new Set(),
-    openScripts: new Set(),
-    users: [[], [], []],
-    claims: [null, null, null],
+    steps: [], calls: new Set(), itemized: new Set(), openScripts: new Set(),
+    users: [[], [], []], claims: [null, null, null],
   };
   const pending = new Map<string, CommandRun>();
   const add = (step: Step, call: string | null) => addStep(r, step, call);
@@ -126,8 +102,7 @@ export function parseCodex(lines: readonly string[]): Capture {
     const payload = obj(rec.payload);
     if (payload === null || typeof rec.type !== "string") continue;
     cap.records++;
-    const ts = str(rec.timestamp);
-    if (ts !== null && cap.firstTimestamp === null) cap.firstTimestamp = ts;
+    cap.firstTimestamp ??= str(rec.timestamp);
     if (rec.type === "session_meta") {
       cap.version = versionOf(payload.cli_version) ?? cap.version ?? null;
       continue;
@@ -150,29 +125,17 @@ export function parseCodex(lines: readonly string[]): Capture {
       if (payload.role === "assistant") r.claims[1] = text;
     } else if (kind === "function_call" || kind === "local_shell_call") {
       const name = str(payload.name) ?? (kind === "local_shell_call" ? "local_shell" : "");
-      let args: Record<string, unknown> = {};
-      if (typeof payload.arguments === "string") {
-        try {
-          args = obj(JSON.parse(payload.arguments)) ?? {};
-        } catch {
-          args = {};
-        }
-      } else {
-        args = obj(payload.arguments) ?? obj(payload.action) ?? {};
-      }
+      const given = callArgs(payload);
+      const args = typeof given === "string" ? {} : (given ?? {});
       if (name === "update_plan" && Array.isArray(args.plan)) {
         const steps = args.plan.map(obj).filter((p) => p !== null);
         cap.plan = steps.map((p) => ({ text: str(p.step) ?? "", status: planStatus(p.status) }));
         cap.planFinal = true;
         continue;
       }
-      if (name === "apply_patch" && typeof args.input === "string") {
-        add({ kind: "edit", files: patchFiles(args.input) }, id);
-        continue;
-      }
-      const command = commandOf(name, args);
+      const command = name === "apply_patch" ? str(args.input) : commandOf(name, args);
       if (command === null) continue;
-      if (shellPatch(command) !== null) {
+      if (name === "apply_patch" || shellPatch(command)) {
         add({ kind: "edit", files: patchFiles(command) }, id);
         continue;
       }
@@ -187,8 +150,7 @@ export function parseCodex(lines: readonly string[]): Capture {
         // Code mode: a script calling the tools; its items (if any) come before its output.
         if (id !== null) r.openScripts.add(id);
         for (const c of scriptCalls(input)) {
-          if (c.tool === "apply_patch") add({ kind: "edit", files: patchFiles(c.text) }, id);
-          else if (shellPatch(c.text) !== null) add({ kind: "edit", files: patchFiles(c.text) }, id);
+          if (c.tool === "apply_patch" || shellPatch(c.text)) add({ kind: "edit", files: patchFiles(c.text) }, id);
           else add({ kind: "command", run: { command: c.text, status: "unknown" } }, id);
         }
       }
@@ -215,16 +177,16 @@ export function parseCodex(lines: readonly string[]): Capture {
   return cap;
 }
 
-/** What the capture has read so far: the steps, and the turn's words from each of three sources. */
+/**
+ * What the capture has read: each step with its call (null: an item's own), the calls whose steps items told
+ * (`itemized`), the code-mode `exec` calls awaiting output, and the turn's words from events, response items and
+ * completed items, in that order of preference.
+ */
 interface Reading {
-  /** Each step in order, with the call it came from (null: an item's own). */
   steps: { step: Step; call: string | null }[];
   calls: Set<string>;
-  /** Calls whose steps items told instead. */
   itemized: Set<string>;
-  /** Code-mode `exec` calls still awaiting their output. */
   openScripts: Set<string>;
-  /** From events, response items and completed items, in that order of preference. */
   users: [string[], string[], string[]];
   claims: [string | null, string | null, string | null];
 }
@@ -274,8 +236,6 @@ function itemStep(r: Reading, item: Record<string, unknown> | null): void {
   addStep(r, { kind: "edit", files }, null);
 }
 
-
-
 // A command as a call's arguments or an item give it: a string, or an argv joined by spaces.
 function argvText(cmd: unknown): string {
   if (typeof cmd === "string") return cmd;
@@ -302,9 +262,7 @@ function itemCall(item: Record<string, unknown>, at: Pick<Call, "id" | "ts" | "c
     const events = Object.keys(obj(item.changes) ?? {}).map((file): ToolEvent => ({ kind: "edit", path: file }));
     return { ...at, events, text: "", result, item: true };
   }
-  const argv = Array.isArray(item.command) ? item.command.filter((c) => typeof c === "string") : [];
-  const script = argv.length >= 3 && /(^|\/)(ba|z)?sh$/.test(argv[0]!) && argv[1] === "-lc" ? argv[2]! : null;
-  const command = script ?? (argv.join(" ") || (str(item.command) ?? ""));
+  const command = commandOf("exec_command", { command: item.command }) ?? "";
   return { ...at, events: [{ kind: "command", command }], text: argvText(item.command), result, item: true };
 }
 
@@ -325,10 +283,7 @@ function codexUsage(rec: Record<string, unknown>, payload: Record<string, unknow
   return used === 0 ? null : { used, window: window > 0 ? window : null, model: null };
 }
 
-/**
- * The tool calls, results and usage of one Codex rollout record. `state.cwd` follows the
- * session's and each turn's working folder.
- */
+/** The tool calls, results and usage of one Codex record; `state.cwd` follows the session's and turn's folder. */
 export function codexEvents(rec: Record<string, unknown>, line: number, state: { cwd: string | null }): LineEvents {
   const ev = noEvents(line);
   const p = obj(rec.payload);

@@ -1,17 +1,8 @@
 // Gemini CLI's chat JSONL (harnesses.md, "Transcripts"): a metadata line, then messages
 // `{id, timestamp, type, content, toolCalls?}`, plus `$set`/`$rewindTo` lines. Tolerant of
 // unknown records and fields.
-import { EDIT_TOOLS, emptyCapture, exitFromText, noEvents, noteEdit, obj, parseLine, str } from "./types.ts";
-import type { Capture, LineEvents, PlanItem, ToolEvent } from "./types.ts";
-
-function text(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((p) => str(obj(p)?.text) ?? "")
-    .filter((t) => t !== "")
-    .join("\n");
-}
+import { EDIT_TOOLS, emptyCapture, exitFromText, noEvents, noteEdit, obj, parseLine, str, textOf } from "./types.ts";
+import { planStatus, type Capture, type LineEvents, type ToolEvent } from "./types.ts";
 
 function resultText(result: unknown): string {
   if (typeof result === "string") return result;
@@ -25,10 +16,6 @@ function resultText(result: unknown): string {
 // The SessionStart hook's context, which Gemini prepends to the first prompt (harnesses.md,
 // "Context, hooks, trust"): our text, never the user's words.
 const HOOK_CONTEXT = /^\s*<hook_context>[\s\S]*?<\/hook_context>\s*/;
-
-function todoStatus(s: unknown): PlanItem["status"] {
-  return s === "completed" ? "done" : s === "in_progress" ? "doing" : s === "cancelled" ? "dropped" : "open";
-}
 
 /**
  * Extracts a capture from complete Gemini CLI chat lines, oldest first. Pure. A message
@@ -55,7 +42,7 @@ export function parseGemini(lines: readonly string[]): Capture {
     }
     cap.records++;
     if (ts !== null && cap.firstTimestamp === null) cap.firstTimestamp = ts;
-    const body = text(rec.content);
+    const body = textOf(rec.content);
     if (rec.type === "user") {
       const words = body.replace(HOOK_CONTEXT, "");
       if (words.trim() !== "") cap.userRequests.push(words);
@@ -76,7 +63,7 @@ export function parseGemini(lines: readonly string[]): Capture {
         noteEdit(cap.filesEdited, str(args.file_path) ?? str(args.absolute_path) ?? "");
       } else if (name === "write_todos" && Array.isArray(args.todos)) {
         const todos = args.todos.map(obj).filter((t) => t !== null);
-        cap.plan = todos.map((t) => ({ text: str(t.description) ?? "", status: todoStatus(t.status) }));
+        cap.plan = todos.map((t) => ({ text: str(t.description) ?? "", status: planStatus(t.status) }));
         cap.planFinal = true;
       }
     }

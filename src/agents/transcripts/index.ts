@@ -1,19 +1,19 @@
-// The transcript formats (docs/design.md#checkpoints): each is one reader file, one row here and
-// one in parsers.ts.
+// The transcript formats (docs/design.md#checkpoints): each is one reader file, one row here and one in parsers.ts.
 import { claudeEvents } from "./claude.ts";
 import { codexEvents } from "./codex.ts";
 import { geminiEvents } from "./gemini.ts";
 import { parseLine, type Capture, type LineEvents, type TranscriptFormat, type Usage } from "./types.ts";
 
+/**
+ * A format: `is` tells its records by shape (tried in order); `events` reads one record (`state` carries what
+ * earlier ones set); a line without `words` holds no events, without `usage` no usage (null: none recorded);
+ * a part without any of `planMarkers` holds no plan.
+ */
 interface Format {
-  /** True when a record has this format's shape (tried in the table's order). */
   is: (rec: Record<string, unknown>) => boolean;
-  /** The tool calls, results and usage of one record; `state` carries what earlier records set. */
   events: (rec: Record<string, unknown>, line: number, state: { cwd: string | null }) => LineEvents;
-  /** A line without these words holds no events; without `usage`, no usage (null: none recorded). */
   words: RegExp;
   usage: RegExp | null;
-  /** Words every plan record holds as written: a part without any of them holds no plan. */
   planMarkers: readonly string[];
 }
 
@@ -43,15 +43,11 @@ export const FORMATS: Record<TranscriptFormat, Format> = {
   },
 };
 
-/** True when `value` names a format. */
 export function isFormat(value: unknown): value is TranscriptFormat {
   return typeof value === "string" && Object.hasOwn(FORMATS, value);
 }
 
-/**
- * The format of the first complete records (at most 50 looked at); null when none is recognised
- * (compressed, foreign or empty files).
- */
+/** The format of the first complete records (at most 50 looked at); null when none is recognised. */
 export function sniffFormat(lines: readonly string[]): TranscriptFormat | null {
   let seen = 0;
   for (const line of lines) {
@@ -103,7 +99,7 @@ export function countToolCalls(events: readonly LineEvents[], after = -1): numbe
   return n;
 }
 
-/** The checkpoint's `Source:` value: the format and its records' version (`claude 2.1.332`, `gemini unknown`). */
+/** The checkpoint's `Source:` value: the format and its records' version (`claude 2.1.332`). */
 export function captureSource(cap: Capture): string {
   return `${cap.format} ${cap.version ?? "unknown"}`;
 }

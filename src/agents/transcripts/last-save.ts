@@ -1,20 +1,16 @@
-// The session's last handoff save (docs/design.md#checkpoints): a checkpoint covers only what
-// happened after it, so a session that saved and then only said "thanks" leaves none. Pure: the
-// caller says which tokens belong to this project.
+// The session's last handoff save (docs/design.md#checkpoints): a checkpoint covers only what happened after it.
+// Pure: the caller says which tokens belong to this project.
 import type { LineEvents } from "./types.ts";
 
-/** The save a capture starts after: its token, and the line it was made or answered on. */
+/** The save a capture starts after: its `CURRENT-SHA256:` token, and the line it was made or answered on. */
 export interface LastSave {
-  /** `CURRENT-SHA256:` of the save (for a save whose result is not recorded yet: the current handoff's). */
   token: string;
   line: number;
 }
 
-/** Which tokens count as this project's handoffs, and the current one's state. */
+/** Whether a token is the current HANDOFF.md's or an archive's, and the current one's token and `Saved:` (ms). */
 export interface ProjectHandoffs {
-  /** True when `token` is the current HANDOFF.md's or the SHA-256 of one of its archives. */
   accepts: (token: string) => boolean;
-  /** The current handoff's token and `Saved:` (ms), when there is one. */
   current: { token: string; savedMs: number | null } | null;
 }
 
@@ -35,17 +31,15 @@ export function savedToken(output: string, failed: boolean): string | null {
   return TOKEN_LINE.exec(output)?.[1] ?? null;
 }
 
-/** Floors an ISO time to its second, in ms: `Saved:` has seconds only. */
+/** An ISO time floored to its second, in ms: `Saved:` has seconds only. */
 function secondOf(ts: string | null): number | null {
   const ms = ts === null ? Number.NaN : Date.parse(ts);
   return Number.isFinite(ms) ? Math.floor(ms / 1000) * 1000 : null;
 }
 
 /**
- * The last `write handoff` of this helper that saved this project's handoff: its recorded result
- * printed `saved`/`unchanged` and a `CURRENT-SHA256:` that `project.accepts`. A save whose result
- * is not recorded (the transcript lags the hook) counts only when no later tool call is recorded
- * and the current handoff's `Saved:` is at or after the call's second. Ordered by position only.
+ * The last `write handoff` whose recorded result printed `saved`/`unchanged` and a token `project.accepts`. A save
+ * whose result is not recorded yet counts when no later tool call is and the current `Saved:` is not before it.
  */
 export function findLastSave(events: readonly LineEvents[], project: ProjectHandoffs): LastSave | null {
   const open = new Map<string, number>();

@@ -6,7 +6,5 @@ import { parseGemini } from "./gemini.ts";
 import type { Capture, TranscriptFormat } from "./types.ts";
 
 export const PARSERS: Record<TranscriptFormat, (lines: readonly string[]) => Capture> = {
-  codex: parseCodex,
-  gemini: parseGemini,
-  claude: parseClaude,
+  codex: parseCodex, gemini: parseGemini, claude: parseClaude,
 };

@@ -1,18 +1,13 @@
-// The bounded transcript reader (docs/design.md#checkpoints): read-only, no link followed, never blocking,
-// a regular file only, at most its last 4 MiB (a partial first line dropped) and its first
-// 64 KiB for choosing the adapter. It never searches for a transcript.
+// The bounded transcript reader (docs/design.md#checkpoints): read-only, no link followed, never blocking, a
+// regular file only, at most its last 4 MiB (a partial first line dropped) and its first 64 KiB for the format.
 import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
 import { harnessPath } from "../harness-path.ts";
 
-/** Most bytes read from the end of a transcript (docs/design.md#checkpoints). */
+/** Most bytes read from the end of a transcript. */
 export const TAIL_BYTES = 4 * 1024 * 1024;
-/**
- * Bytes read from the end first (docs/decisions/checkpoint-window.md): the whole TAIL_BYTES only when this part lacks
- * what a checkpoint needs (cold/checkpoint-run.ts). Parsing 4 MiB cost ~15 ms of a hook
- * that Claude Code gives 1.5 s in all; 1 MiB holds a few hundred records.
- */
+/** Bytes read from the end first; the whole TAIL_BYTES only when they lack what a checkpoint needs. */
 export const FIRST_TAIL_BYTES = 1024 * 1024;
-/** Most bytes read from its start to choose the adapter (docs/design.md#checkpoints). */
+/** Most bytes read from its start to choose the format. */
 export const HEAD_BYTES = 64 * 1024;
 
 function readAt(fd: number, length: number, position: number): Buffer {
@@ -35,8 +30,7 @@ function completeLines(buf: Buffer, fromStart: boolean): string[] {
   return buf.subarray(first, last).toString("utf8").split("\n");
 }
 
-// The complete lines of the first `bytes` of a file of `size` bytes: a part shorter than the
-// file ends mid-record, so its last piece is dropped like a tail's.
+// A part shorter than the file ends mid-record, so its last piece is dropped like a tail's.
 function linesFromStart(fd: number, size: number, bytes: number): string[] {
   const buf = readAt(fd, Math.min(size, bytes), 0);
   return completeLines(buf.length < size ? buf : Buffer.concat([buf, Buffer.from("\n")]), true);
@@ -47,7 +41,7 @@ export function readFailure(err: unknown): string {
   return `the transcript could not be read (${(err as NodeJS.ErrnoException).code ?? "error"})`;
 }
 
-/** An open transcript: its size, its first complete lines (for the adapter), read-only. */
+/** An open transcript: its size and its first complete lines. */
 export interface TranscriptFile {
   fd: number;
   size: number;
@@ -57,17 +51,15 @@ export interface TranscriptFile {
 type Opened = { ok: true; file: TranscriptFile } | { ok: false; reason: string };
 
 /**
- * Opens the transcript at `transcriptPath` within the reader's bounds (docs/design.md#checkpoints) and reads its head.
- * Never throws: a missing, linked, non-regular or unreadable file gives `{ok: false, reason}`.
- * The caller closes an opened file with `closeTranscript`.
+ * Opens a transcript within the reader's bounds and reads its head. Never throws: a missing, linked, non-regular
+ * or unreadable file gives `{ok: false, reason}`. The caller closes it with `closeTranscript`.
  */
 export function openTranscript(transcriptPath: string): Opened {
   const where = harnessPath("the transcript path", transcriptPath);
   if (!where.ok) return { ok: false, reason: where.reason };
-  transcriptPath = where.path;
   let fd: number;
   try {
-    fd = openSync(transcriptPath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    fd = openSync(where.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     const known: Record<string, string> = { ENOENT: "does not exist", ELOOP: "is a link" };
@@ -85,7 +77,6 @@ export function openTranscript(transcriptPath: string): Opened {
   return { ok: false, reason };
 }
 
-/** Closes what `openTranscript` opened. */
 export function closeTranscript(file: TranscriptFile): void {
   try {
     closeSync(file.fd);
@@ -94,21 +85,12 @@ export function closeTranscript(file: TranscriptFile): void {
   }
 }
 
-/** The complete lines of a part of a transcript, and where the first of them starts. */
-export interface TailPart {
-  lines: string[];
-  /** Offset in the file of the first line's first byte (the file's size when there is none). */
-  from: number;
-}
-
 /**
- * The complete lines of the last `bytes` of an open transcript (at most TAIL_BYTES; the whole
- * file when it is shorter), as it was when opened: bytes appended since are not read. Below
- * TAIL_BYTES, the byte before the part is read too, so that a line starting exactly where the
- * part does is kept whole (at TAIL_BYTES the first line is always dropped: the reader's bound).
- * @throws the read's error (an I/O error on the file).
+ * The complete lines of the last `bytes` (at most TAIL_BYTES) of an open transcript as it was when opened, and the
+ * offset of the first one (the size when none). Below TAIL_BYTES the byte before the part is read too, so that a
+ * line starting exactly there is kept whole. Throws the read's error.
  */
-export function tailPart(file: TranscriptFile, bytes: number): TailPart {
+export function tailPart(file: TranscriptFile, bytes: number): { lines: string[]; from: number } {
   const length = Math.min(file.size, bytes, TAIL_BYTES);
   const start = file.size - length;
   if (start === 0) return { lines: linesFromStart(file.fd, file.size, length), from: 0 };
@@ -119,25 +101,18 @@ export function tailPart(file: TranscriptFile, bytes: number): TailPart {
   return { lines, from: lines.length > 0 ? start - peek + first : file.size };
 }
 
-/**
- * The complete lines of the first `bytes` of an open transcript (its head, read further when
- * the 64 KiB of `openTranscript` hold no whole line).
- * @throws the read's error (an I/O error on the file).
- */
+/** The complete lines of the first `bytes` of an open transcript. Throws the read's error. */
 export function headLines(file: TranscriptFile, bytes: number): string[] {
   return linesFromStart(file.fd, file.size, bytes);
 }
 
-/** The complete lines of the last `bytes` of an open transcript: `tailPart`'s lines. */
 export function tailLines(file: TranscriptFile, bytes: number): string[] {
   return tailPart(file, bytes).lines;
 }
 
 /**
- * True when the bytes of an open transcript from TAIL_BYTES before its end up to offset
- * `before` (where the part read starts: its partial first line, never parsed, is searched
- * too) hold any of `markers`, as written (a byte search, no decoding, no parse).
- * @throws the read's error (an I/O error on the file).
+ * True when the bytes from TAIL_BYTES before the end up to offset `before` (the partial first line included) hold
+ * any of `markers` as written: a byte search, no parse. Throws the read's error.
  */
 export function earlierHolds(file: TranscriptFile, before: number, markers: readonly string[]): boolean {
   const start = file.size - Math.min(file.size, TAIL_BYTES);
@@ -145,10 +120,9 @@ export function earlierHolds(file: TranscriptFile, before: number, markers: read
   return holdsAny(readAt(file.fd, before - start, start), markers);
 }
 
-// Node searches a buffer for a needle of 7 or more bytes with a table-driven search that took
-// ~1.1 ms per needle over 3 MiB of transcript, and for a short one in ~0.05 ms (measured
-// 2026-11-30): each marker is found by its first four bytes, then compared whole. Past 256
-// false hits of one probe (text full of it), the whole marker is searched for instead.
+// Node searches for a needle of 7 or more bytes with a table-driven search that took ~1.1 ms per needle over
+// 3 MiB, a short one ~0.05 ms (measured 2026-11-30): a marker is found by its first four bytes, then compared
+// whole; past 256 false hits of one probe, the whole marker is searched for instead.
 function holdsAny(buf: Buffer, markers: readonly string[]): boolean {
   return markers.some((marker) => {
     const whole = Buffer.from(marker, "latin1");
@@ -165,23 +139,14 @@ function holdsAny(buf: Buffer, markers: readonly string[]): boolean {
   });
 }
 
-/** What `readTranscriptTail` got: complete lines of the tail and of the head, or why there are none. */
-export type TailResult =
-  | { ok: true; tail: string[]; head: string[]; size: number }
-  | { ok: false; reason: string };
-
-/**
- * Reads the last `maxTail` bytes (at most TAIL_BYTES) of the transcript at `transcriptPath`
- * within the reader's bounds (docs/design.md#checkpoints), in one go. Never throws: a missing, linked, non-regular or
- * unreadable file gives `{ok: false, reason}`.
- */
-export function readTranscriptTail(transcriptPath: string, maxTail = TAIL_BYTES): TailResult {
+/** Reads the last `maxTail` bytes and the head of a transcript in one go; never throws. */
+export function readTranscriptTail(transcriptPath: string, maxTail = TAIL_BYTES) {
   const opened = openTranscript(transcriptPath);
   if (!opened.ok) return opened;
   try {
-    return { ok: true, tail: tailLines(opened.file, maxTail), head: opened.file.head, size: opened.file.size };
+    return { ok: true as const, tail: tailLines(opened.file, maxTail), head: opened.file.head, size: opened.file.size };
   } catch (err) {
-    return { ok: false, reason: readFailure(err) };
+    return { ok: false as const, reason: readFailure(err) };
   } finally {
     closeTranscript(opened.file);
   }

@@ -1,6 +1,8 @@
-// Helpers the transcript adapters share; the capture they fill is schema/capture.ts.
+// Helpers the transcript readers share; the capture they fill is schema/capture.ts.
 
-export { emptyCapture, LISTED_ITEMS } from "../../schema/capture.ts";
+import type { PlanItem } from "../../schema/capture.ts";
+
+export { emptyCapture } from "../../schema/capture.ts";
 export type { Capture, CommandRun, PlanItem, TranscriptFormat } from "../../schema/capture.ts";
 
 /** A record's field as an object, or null: every field of a foreign record is optional. */
@@ -9,14 +11,13 @@ export function obj(value: unknown): Record<string, unknown> | null {
   return isObject ? (value as Record<string, unknown>) : null;
 }
 
-/** A field as a string, or null. */
 export function str(value: unknown): string | null {
   return typeof value === "string" ? value : null;
 }
 
 /** Parses one JSONL line; null for a blank, torn or non-object line (a transcript is tolerated, never trusted). */
 export function parseLine(line: string): Record<string, unknown> | null {
-  if (line.length === 0 || line.charCodeAt(0) !== 0x7b /* { */) return null;
+  if (!line.startsWith("{")) return null;
   try {
     return obj(JSON.parse(line));
   } catch {
@@ -85,30 +86,28 @@ export interface LineEvents {
   items: boolean;
 }
 
-/** Empty events of line `line`. */
 export function noEvents(line: number): LineEvents {
   return { line, calls: [], results: [], usage: null, window: null, items: false };
 }
 
 /** Tool names that edit a file, in every format (the resume outcome's edits). */
 export const EDIT_TOOLS = new Set([
-  "Edit",
-  "Write",
-  "MultiEdit",
-  "NotebookEdit",
-  "write_file",
-  "replace",
-  "edit",
-  "write",
-  "patch",
-  "smart_edit",
+  "Edit", "Write", "MultiEdit", "NotebookEdit", "write_file", "replace", "edit", "write", "patch", "smart_edit",
 ]);
 
-/** The text blocks of a content array joined, or the content when it is a string. */
-export function textOf(content: unknown): string {
+/** The non-empty text parts of a content array (of the `types` given, else any) joined, or the content string. */
+export function textOf(content: unknown, types?: ReadonlySet<string>): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((b) => str(obj(b)?.text) ?? "").join("\n");
+  const parts = content.map(obj).filter((b) => types === undefined || types.has(str(b?.type) ?? ""));
+  return parts.map((b) => str(b?.text) ?? "").filter((t) => t !== "").join("\n");
+}
+
+/** A plan tool's status in any format (Claude's `deleted`, Gemini's `cancelled`: dropped). */
+export function planStatus(s: unknown): PlanItem["status"] {
+  if (s === "completed") return "done";
+  if (s === "in_progress") return "doing";
+  return s === "deleted" || s === "cancelled" ? "dropped" : "open";
 }
 
 /** A non-negative finite number, else 0. */
