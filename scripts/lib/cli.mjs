@@ -9796,7 +9796,6 @@ async function briefWithCheckpoint(root, handoffText, brief, now) {
   if (got === null) return brief;
   return { ...foldCheckpoint(brief, got.text, got.age), source: "handoff+checkpoint" };
 }
-var CHECKPOINT_BRIEF_HELP;
 var init_brief_checkpoint = __esm({
   "src/verbs/brief-checkpoint.ts"() {
     "use strict";
@@ -9807,15 +9806,6 @@ var init_brief_checkpoint = __esm({
     init_read();
     init_checkpoint_surface();
     init_types();
-    CHECKPOINT_BRIEF_HELP = `Automatic checkpoints (see \`checkpoint --help\`): with no handoff but a
-checkpoint, the brief is drafted from the newest one holding a capture (exit 0; an anchors-only one is not used),
-every field marked ${CAPTURED}, and Drift & lessons ends with "source: checkpoint N minutes ago".
-With a handoff and a newer checkpoint (its Since-handoff: is the handoff's token; without that line, a later
-Saved: than the handoff's state time), Goal, Decisions and Do-not-retry stay the handoff's, Plan status and the
-next step come from the checkpoint (marked; the step keeps drift's verdict before it and the open question after
-it), and Drift & lessons ends with the same source. --json then adds "source": "checkpoint" or
-"handoff+checkpoint" to the "brief" object ("drift" is null with no handoff).
-`;
   }
 });
 
@@ -10268,7 +10258,6 @@ var init_validate2 = __esm({
     init_errors();
     init_anchors();
     init_invisible();
-    init_conflicted();
     init_validate();
     init_validate_common();
     init_validate_ledger();

@@ -5,7 +5,7 @@ import { withoutTokens } from "../guard/token-shape.ts";
 import { quotedPath } from "../schema/anchor-lines.ts";
 import type { ValidTime } from "../schema/values.ts";
 import type { DirtyFate } from "./fates.ts";
-import { BROKEN_REPO_FIX, type Snapshot, type UpstreamGap } from "./status.ts";
+import { BROKEN_REPO_FIX, type Snapshot } from "./status.ts";
 
 /** In precedence order, strongest first. */
 type Verdict = "unverifiable" | "rewritten" | "stale" | "drifted" | "fresh";

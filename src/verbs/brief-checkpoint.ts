@@ -1,21 +1,11 @@
 // `brief`'s use of automatic checkpoints (docs/design.md#checkpoints), kept out of the brief verb itself.
-import { briefFromCheckpoint, CAPTURED, foldCheckpoint } from "../brief/checkpoint-brief.ts";
+import { briefFromCheckpoint, foldCheckpoint } from "../brief/checkpoint-brief.ts";
 import { renderBrief, type Brief } from "../brief/brief.ts";
 import { checkpointsDir } from "../store/checkpoints.ts";
 import { memoryDir } from "../store/paths.ts";
 import { readManagedFile } from "../store/read.ts";
 import { currentCheckpoint, handoffOrderOf, minutesAgo, type HandoffOrder } from "./checkpoint-surface.ts";
 import { ok, type Outcome } from "./types.ts";
-
-export const CHECKPOINT_BRIEF_HELP = `Automatic checkpoints (see \`checkpoint --help\`): with no handoff but a
-checkpoint, the brief is drafted from the newest one holding a capture (exit 0; an anchors-only one is not used),
-every field marked ${CAPTURED}, and Drift & lessons ends with "source: checkpoint N minutes ago".
-With a handoff and a newer checkpoint (its Since-handoff: is the handoff's token; without that line, a later
-Saved: than the handoff's state time), Goal, Decisions and Do-not-retry stay the handoff's, Plan status and the
-next step come from the checkpoint (marked; the step keeps drift's verdict before it and the open question after
-it), and Drift & lessons ends with the same source. --json then adds "source": "checkpoint" or
-"handoff+checkpoint" to the "brief" object ("drift" is null with no handoff).
-`;
 
 // Only a checkpoint newer than the handoff (by its Since-handoff token) is folded in.
 async function newestText(root: string, handoff: HandoffOrder | null, now: number) {

@@ -18,7 +18,7 @@ import { rootOption, ROOT_HELP } from "./common.ts";
 import { loadHandoff, shapeWarnings } from "./handoff-input.ts";
 import { loadMemoryText } from "../guard/memory-text.ts";
 import { ok, type Verb } from "./types.ts";
-import { briefWithCheckpoint, CHECKPOINT_BRIEF_HELP, coldBriefFromCheckpoint } from "./brief-checkpoint.ts";
+import { briefWithCheckpoint, coldBriefFromCheckpoint } from "./brief-checkpoint.ts";
 
 function sideTime(text: string, now: number): string {
   const st = stateTimeOfText(text, now);

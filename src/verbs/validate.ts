@@ -1,7 +1,6 @@
 import { Absent, Refused } from "../errors.ts";
 import { statInsideRoot } from "../git/anchors.ts";
 import { findInvisible } from "../guard/invisible.ts";
-import { CONFLICTED_MESSAGE } from "../schema/conflicted.ts";
 import { handoffKeyFiles, validateHandoff } from "../schema/validate.ts";
 import { issueLines, type Validation } from "../schema/validate-common.ts";
 import { validateLedger } from "../schema/validate-ledger.ts";

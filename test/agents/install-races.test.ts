@@ -3,10 +3,10 @@
 // a refused write, and records that must keep naming what was really written.
 import { copyHelper } from "../helpers.ts";
 import { spawn, spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { HELPER, gitRepo, tempDir, waitFor } from "../helpers.ts";
+import { gitRepo, tempDir, waitFor } from "../helpers.ts";
 
 /** The user's settings: CRLF, 4-space indent, no final newline (JSON.stringify never writes these bytes). */
 const ORIGINAL = '{\r\n    "model": "opus",\r\n    "permissions": {"allow": ["Bash(npm test)"]}\r\n}';

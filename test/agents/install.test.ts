@@ -2,11 +2,10 @@
 // built helper copied into a scratch project as users install it.
 import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
-import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { HELPER, MARKER, gitRepo, helper, referenceOf, tempDir } from "../helpers.ts";
+import { MARKER, gitRepo, helper, referenceOf, tempDir } from "../helpers.ts";
 
 const AGENTS = ["claude-code", "codex", "opencode", "cline", "gemini", "cursor"] as const;
 type Agent = (typeof AGENTS)[number];

@@ -4,12 +4,12 @@
 // rules files' byte budgets; line endings and JSON layout kept; HOME and the config folder.
 import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
-import { copyFileSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { hookCommand, hookCommandPowerShell } from "../../src/agents/command.ts";
 import { AGENTS } from "../../src/agents/index.ts";
-import { HELPER, MARKER, gitRepo, tempDir } from "../helpers.ts";
+import { MARKER, gitRepo, tempDir } from "../helpers.ts";
 
 const cline = AGENTS.cline;
 

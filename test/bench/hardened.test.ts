@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HELPER, briefBody, cleanEnv, git, handoff, sha, snapshot, unstamped } from "../helpers.ts";
+import { HELPER, briefBody, cleanEnv, git, handoff, snapshot, unstamped } from "../helpers.ts";
 import { tmpdir } from "node:os";
 
 const HARDENED = "--disallow-code-generation-from-strings";

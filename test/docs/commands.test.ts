@@ -4,7 +4,7 @@
 // bugs (skill.md). The bundle is copied under a path with a space, as real install paths have.
 import { copyHelper } from "../helpers.ts";
 import { spawnSync, type SpawnSyncReturns } from "node:child_process";
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";

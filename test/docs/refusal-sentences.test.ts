@@ -1,7 +1,6 @@
 // Goldens for the helper's fixed refusals (docs/design.md#sentences-the-helper-prints): each
 // made for real with the built helper in a temp repository, its words asserted whole and
 // nothing on disk changed (rows of test/docs/sentences.ts).
-import { spawnSync } from "node:child_process";
 import { existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";

@@ -1,10 +1,9 @@
 // States no verb's own test makes (docs/design.md#sentences-the-helper-prints): each made for real
 // (a git repository, the built helper, a crash through the failpoint seam) and what it prints checked.
-import { copyHelper } from "../helpers.ts";
-import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gitRepo, handoff, helper, HELPER, MARKER, save, tempDir, tokenOf } from "../helpers.ts";
+import { gitRepo, handoff, helper, MARKER, save, tempDir, tokenOf } from "../helpers.ts";
 
 const mem = (root: string, ...p: string[]) => path.join(root, ".ai", "memory", ...p);
 

@@ -20,7 +20,6 @@ import { MAX_PASSES, workOf } from "../fixtures/redaction/work.ts";
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "redaction");
 // Schemes kept apart from their URLs: no literal here is a connection string a secret scanner flags.
 const PG = "postgres";
-const MY = "mysql";
 const TPS = truePositives();
 const FPS = [
   ...handWrittenFalsePositives(),

@@ -1,7 +1,7 @@
 // The state time: one age for drift, brief and hook.
 import { readdirSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { checkAnchors, handoffStateTime, parseHandoff, stateTimeOfText } from "../../src/schema/handoff.ts";
+import { handoffStateTime, parseHandoff, stateTimeOfText } from "../../src/schema/handoff.ts";
 import { ageWords, stateTime, type StateTime } from "../../src/schema/state-time.ts";
 
 const NOW = Date.parse("2026-11-30T12:00:00Z");

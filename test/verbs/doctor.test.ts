@@ -2,10 +2,10 @@
 import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { HELPER, MARKER, gitRepo, tempDir } from "../helpers.ts";
+import { MARKER, gitRepo, tempDir } from "../helpers.ts";
 
 function setup() {
   const root = gitRepo();

@@ -4,7 +4,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { archives, git, gitRepo, handoff, helper, sha, snapshot, STAMP, tempDir, tokenOf } from "../helpers.ts";
+import { archives, git, gitRepo, helper, sha, snapshot, STAMP, tempDir, tokenOf } from "../helpers.ts";
 
 const file = (root: string, name = "HANDOFF.md") => path.join(root, ".ai", "memory", name);
 const write = (root: string, doc: string, token = tokenOf(root), kind = "handoff") =>
