@@ -13256,13 +13256,23 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
+import { lstatSync as lstatSync22, readFileSync as readFileSync13 } from "node:fs";
 import path44 from "node:path";
-var uninstallVerb;
+function anotherInstalled(t, skip) {
+  return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
+    const file = editPath(t.base, edit2);
+    const st = lstatSync22(file, { throwIfNoEntry: false });
+    if (skip.has(file) || st === void 0 || !st.isFile() || st.size > 4e6) return false;
+    return holdsOurs(edit2, readFileSync13(file, "utf8"));
+  }));
+}
+var uninstallVerb, noDriver;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
     "use strict";
     init_merge_driver_config();
     init_plan();
+    init_agents();
     init_pause();
     init_files();
     init_agent_file();
@@ -13281,8 +13291,8 @@ var init_uninstall = __esm({
 
 Removes exactly what \`install --agent\` added. A file nothing else changed since
 install gets its original bytes back (a file install created is deleted); otherwise
-only our entries go, every other byte kept. Folders install created go when empty,
-and so does the merge driver install registered. Every case and its words:
+only our entries go, every other byte kept. Folders install created go when empty;
+the merge driver goes with the last agent installed here. Every case and its words:
 references/verbs.md#uninstall.
 
 options:
@@ -13339,12 +13349,14 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
             writeRecord(records, { ...p.record, after: tokenOf(Buffer.from(p.next, "utf8")) });
           }
         }
-        const driver = await mergeDriverStep(t.global ? null : t.base, { remove: true, dryRun: t.dryRun }, ctx.env);
+        const last = !t.global && !anotherInstalled(t, t.dryRun ? new Set(plans.map((p) => p.file)) : /* @__PURE__ */ new Set());
+        const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, ctx.env) : noDriver;
         if (!t.dryRun) removeEmptyDirs(dirs);
         return ok(`${[...lines3, ...driver.lines].join("\n")}
 `, driver.notes);
       }
     });
+    noDriver = { lines: [], notes: [] };
   }
 });
 
@@ -13353,7 +13365,7 @@ var init_exports = {};
 __export(init_exports, {
   initVerb: () => initVerb
 });
-import { existsSync as existsSync7, lstatSync as lstatSync22, realpathSync as realpathSync5, rmdirSync as rmdirSync5, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync7, lstatSync as lstatSync23, realpathSync as realpathSync5, rmdirSync as rmdirSync5, rmSync as rmSync4 } from "node:fs";
 import path45 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
@@ -13432,7 +13444,7 @@ async function init(ctx, plan) {
   const { dest, source, shown } = plan;
   refuseLinkOnTheWay(plan);
   const running = dest === source || existsSync7(dest) && realpathSync5(dest) === source;
-  if (!running && existsSync7(dest) && lstatSync22(dest).isSymbolicLink()) {
+  if (!running && existsSync7(dest) && lstatSync23(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps2 = running ? [] : copySteps(source, dest);
@@ -13545,7 +13557,7 @@ async function undo(ctx, plan) {
   const all = skillFiles(dest);
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const files = all.filter((rel) => !kept.includes(rel));
-  if (files.length > 0 && !(existsSync7(dest) && lstatSync22(dest).isSymbolicLink())) {
+  if (files.length > 0 && !(existsSync7(dest) && lstatSync23(dest).isSymbolicLink())) {
     if (!plan.dryRun) {
       for (const rel of files) rmSync4(path45.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
@@ -13630,7 +13642,7 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { existsSync as existsSync8, lstatSync as lstatSync23, readFileSync as readFileSync13 } from "node:fs";
+import { existsSync as existsSync8, lstatSync as lstatSync24, readFileSync as readFileSync14 } from "node:fs";
 import path46 from "node:path";
 function outdatedReasons(text, edit2) {
   const out = [];
@@ -13656,7 +13668,7 @@ function codexTrust(env, home, hooksFile) {
   let toml = "";
   try {
     const p = path46.join(env.CODEX_HOME || path46.join(home, ".codex"), "config.toml");
-    if (lstatSync23(p).isFile()) toml = readFileSync13(p, "utf8");
+    if (lstatSync24(p).isFile()) toml = readFileSync14(p, "utf8");
   } catch {
   }
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
@@ -13783,11 +13795,11 @@ var init_doctor_checks = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync9, readFileSync as readFileSync14 } from "node:fs";
+import { existsSync as existsSync9, readFileSync as readFileSync15 } from "node:fs";
 import path47 from "node:path";
 function json(file) {
   try {
-    const v = JSON.parse(readFileSync14(file, "utf8").slice(0, 1e6));
+    const v = JSON.parse(readFileSync15(file, "utf8").slice(0, 1e6));
     return isObj2(v) ? v : null;
   } catch {
     return null;
@@ -13824,11 +13836,11 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import { lstatSync as lstatSync24, readdirSync as readdirSync13, readFileSync as readFileSync15 } from "node:fs";
+import { lstatSync as lstatSync25, readdirSync as readdirSync13, readFileSync as readFileSync16 } from "node:fs";
 import path48 from "node:path";
 function readText(p) {
   try {
-    return lstatSync24(p).isFile() ? readFileSync15(p, "utf8") : null;
+    return lstatSync25(p).isFile() ? readFileSync16(p, "utf8") : null;
   } catch {
     return null;
   }
@@ -15437,7 +15449,7 @@ __export(context_exports, {
   offerText: () => offerText,
   userHelperWithoutMemory: () => userHelperWithoutMemory
 });
-import { existsSync as existsSync11, lstatSync as lstatSync25, mkdirSync as mkdirSync8 } from "node:fs";
+import { existsSync as existsSync11, lstatSync as lstatSync26, mkdirSync as mkdirSync8 } from "node:fs";
 import path50 from "node:path";
 function userHelperWithoutMemory(skillDir, home, root) {
   if (!skillDir || home === "" || existsSync11(path50.join(root, ".ai", "memory"))) return false;
@@ -15482,7 +15494,7 @@ function readUsage(transcriptPath) {
 }
 function exists2(p) {
   try {
-    lstatSync25(p);
+    lstatSync26(p);
     return true;
   } catch {
     return false;
@@ -15611,7 +15623,7 @@ __export(checkpoint_exports, {
   CHECKPOINT_LINES: () => CHECKPOINT_LINES,
   checkpointVerb: () => checkpointVerb
 });
-import { lstatSync as lstatSync26, readdirSync as readdirSync14 } from "node:fs";
+import { lstatSync as lstatSync27, readdirSync as readdirSync14 } from "node:fs";
 import path51 from "node:path";
 function projectHandoffs(root) {
   const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
@@ -15650,7 +15662,7 @@ function pruneOfferMarkers(dir, nowMs) {
   for (const name2 of names2) {
     const p = path51.join(dir, name2);
     try {
-      if (nowMs - lstatSync26(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
+      if (nowMs - lstatSync27(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     } catch {
     }
   }
@@ -15960,7 +15972,7 @@ __export(statusline_exports, {
   statusText: () => statusText,
   statuslineVerb: () => statuslineVerb
 });
-import { readFileSync as readFileSync16 } from "node:fs";
+import { readFileSync as readFileSync17 } from "node:fs";
 import path52 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
@@ -16031,7 +16043,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync16(path52.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync17(path52.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;
@@ -16444,7 +16456,7 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import { lstatSync as lstatSync27, unlinkSync as unlinkSync11 } from "node:fs";
+import { lstatSync as lstatSync28, unlinkSync as unlinkSync11 } from "node:fs";
 import path54 from "node:path";
 var journalVerb;
 var init_journal = __esm({
@@ -16500,7 +16512,7 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync27(path54.join(journalDir(root), f.name));
+            const st = lstatSync28(path54.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
@@ -16522,7 +16534,7 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync13, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync28, mkdirSync as mkdirSync9, openSync as openSync11, readFileSync as readFileSync17, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync13, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync29, mkdirSync as mkdirSync9, openSync as openSync11, readFileSync as readFileSync18, writeSync as writeSync2 } from "node:fs";
 import path55 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync11(p, flags | NOFOLLOW);
@@ -16534,7 +16546,7 @@ function onRegularFile(p, flags, use) {
   }
 }
 function memorySide(p, side) {
-  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync17(fd)));
+  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync18(fd)));
   if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
   return m.text;
 }
@@ -16547,10 +16559,10 @@ function archiveDirOf(top, memRel) {
     at2 = path55.join(at2, part);
     let st;
     try {
-      st = lstatSync28(at2);
+      st = lstatSync29(at2);
     } catch {
       mkdirSync9(at2, { mode: 448 });
-      st = lstatSync28(at2);
+      st = lstatSync29(at2);
     }
     if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
@@ -17230,7 +17242,7 @@ init_redact();
 
 // src/main.ts
 init_errors();
-import { closeSync as closeSync14, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync29, openSync as openSync12, readSync as readSync5, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync14, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync30, openSync as openSync12, readSync as readSync5, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
 function writeFd(fd, data) {
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let off = 0;
@@ -17374,7 +17386,7 @@ function heldOutput(fd, redact2) {
 function runningFile(file) {
   if (file === void 0) return void 0;
   try {
-    return lstatSync29(file).isSymbolicLink() ? realpathSync6(file) : file;
+    return lstatSync30(file).isSymbolicLink() ? realpathSync6(file) : file;
   } catch {
     return file;
   }

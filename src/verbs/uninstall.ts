@@ -1,6 +1,8 @@
+import { lstatSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { mergeDriverStep } from "../git/merge-driver-config.ts";
-import { holdsOurs, snippetOf, uninstallText } from "../agents/plan.ts";
+import { editPath, holdsOurs, snippetOf, uninstallText } from "../agents/plan.ts";
+import { AGENTS } from "../agents/index.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { tokenOf } from "../store/files.ts";
 import { dropRecord, missingDirs, readAgentFile, readRecord, recordsDir } from "../store/agent-file.ts";
@@ -21,8 +23,8 @@ export const uninstallVerb: Verb = underInstallLock<Verb>({
 
 Removes exactly what \`install --agent\` added. A file nothing else changed since
 install gets its original bytes back (a file install created is deleted); otherwise
-only our entries go, every other byte kept. Folders install created go when empty,
-and so does the merge driver install registered. Every case and its words:
+only our entries go, every other byte kept. Folders install created go when empty;
+the merge driver goes with the last agent installed here. Every case and its words:
 references/verbs.md#uninstall.
 
 options:
@@ -84,9 +86,24 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         writeRecord(records, { ...p.record, after: tokenOf(Buffer.from(p.next, "utf8")) });
       }
     }
-    // The driver's copy goes first: the folders it sat in may then be empty ones install made.
-    const driver = await mergeDriverStep(t.global ? null : t.base, { remove: true, dryRun: t.dryRun }, ctx.env);
+    // The driver serves every agent installed here: it goes with the last one. Its copy goes before
+    // the folders, which may then be empty ones install made.
+    const last = !t.global && !anotherInstalled(t, t.dryRun ? new Set(plans.map((p) => p.file)) : new Set());
+    const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, ctx.env) : noDriver;
     if (!t.dryRun) removeEmptyDirs(dirs);
     return ok(`${[...lines, ...driver.lines].join("\n")}\n`, driver.notes);
   },
 });
+
+const noDriver = { lines: [] as string[], notes: [] as string[] };
+
+// Whether another agent's files here still hold an entry of ours; `skip` holds the files a dry run
+// would change. Only small regular files are read (a FIFO would block).
+function anotherInstalled(t: ReturnType<typeof agentTarget>, skip: Set<string>): boolean {
+  return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit) => {
+    const file = editPath(t.base, edit);
+    const st = lstatSync(file, { throwIfNoEntry: false });
+    if (skip.has(file) || st === undefined || !st.isFile() || st.size > 4_000_000) return false;
+    return holdsOurs(edit, readFileSync(file, "utf8"));
+  }));
+}

@@ -119,4 +119,25 @@ describe("the merge driver's copy of the helper, per clone", () => {
     expect(lstatSync(copy).isSymbolicLink()).toBe(false);
     expect(readFileSync(copy, "utf8")).toContain("merge-driver");
   });
+
+  it("uninstalling one agent keeps the driver another installed agent needs; the last one removes it", { timeout: 120_000 }, () => {
+    const base = tempDir("sh-driver-two-agents-");
+    const home = path.join(base, "home");
+    mkdirSync(home);
+    const a = project(base, home, "project-a");
+    const codex = a.run(["install", "--agent", "codex"]);
+    expect(codex.code, codex.stderr).toBe(0);
+    const copy = path.join(a.dir, ".git", "session-handoff", "merge-driver.mjs");
+    const dry = a.run(["uninstall", "--agent", "claude-code", "--dry-run"]);
+    expect(dry.stdout).not.toContain("merge driver");
+    const first = a.run(["uninstall", "--agent", "claude-code"]);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).not.toContain("merge driver");
+    expect(existsSync(copy)).toBe(true);
+    expect(gitIn(a.dir, home, "config", "--get", "merge.session-handoff.driver").code).toBe(0);
+    const last = a.run(["uninstall", "--agent", "codex"]);
+    expect(last.code, last.stderr).toBe(0);
+    expect(last.stdout).toContain("removed the merge driver session-handoff from .git/config");
+    expect(existsSync(copy)).toBe(false);
+  });
 });
