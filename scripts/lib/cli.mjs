@@ -2570,7 +2570,7 @@ var init_read2 = __esm({
       help: `usage: node memory_io.mjs read <handoff|lessons|solutions> [--root DIR]
        node memory_io.mjs read checkpoint [--session ID] [--root DIR]
 
-Prints the memory file with its compare-and-swap token:
+Prints the compare-and-swap token, then the memory file in its envelope:
   CURRENT-SHA256: <64 hex>
   <<<BEGIN UNTRUSTED <FILE> <nonce>>>
   <the file's bytes>
@@ -13606,8 +13606,10 @@ var init_init = __esm({
         replace: { type: "boolean" }
       },
       positionals: [0, 0],
-      help: `usage: npx session-handoff init [--agent NAME]... [--root DIR | --global] [--dry-run] [--replace]
-       npx session-handoff init --undo [--agent NAME]... [--root DIR | --global] [--dry-run]
+      help: `usage: npx session-handoff init [--agent NAME]... [--root DIR | --global]
+         [--dry-run] [--replace]
+       npx session-handoff init --undo [--agent NAME]... [--root DIR | --global]
+         [--dry-run]
        (or: node <skill>/scripts/memory_io.mjs init \u2026)
 
 Sets the skill up in a project in one step: copies the skill (SKILL.md, LICENSE,
@@ -14362,7 +14364,7 @@ var init_publish2 = __esm({
       help: `usage: node memory_io.mjs publish [--root DIR] [--push] [--message M] [--run-hooks] [--lock-timeout S] [--json]
 
 Commits exactly the memory dir's public files -- HANDOFF.md, LESSONS.md,
-SOLUTIONS.md and archive/ -- and nothing else: whatever else is staged stays out
+SOLUTIONS.md, archive/ and journal/ (unless journal/OFF exists) -- and nothing else: whatever else is staged stays out
 of the commit. Never private files, PAUSE, nor checkpoints/ (they quote the
 user's words). Run it only on the user's explicit request. Each run also
 registers the merge driver for this clone (\`merge-driver --help\`) and commits

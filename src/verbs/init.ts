@@ -30,8 +30,10 @@ export const initVerb: Verb = {
     replace: { type: "boolean" },
   },
   positionals: [0, 0],
-  help: `usage: npx session-handoff init [--agent NAME]... [--root DIR | --global] [--dry-run] [--replace]
-       npx session-handoff init --undo [--agent NAME]... [--root DIR | --global] [--dry-run]
+  help: `usage: npx session-handoff init [--agent NAME]... [--root DIR | --global]
+         [--dry-run] [--replace]
+       npx session-handoff init --undo [--agent NAME]... [--root DIR | --global]
+         [--dry-run]
        (or: node <skill>/scripts/memory_io.mjs init …)
 
 Sets the skill up in a project in one step: copies the skill (SKILL.md, LICENSE,

@@ -32,7 +32,7 @@ export const publishVerb: Verb = {
   help: `usage: node memory_io.mjs publish [--root DIR] [--push] [--message M] [--run-hooks] [--lock-timeout S] [--json]
 
 Commits exactly the memory dir's public files -- HANDOFF.md, LESSONS.md,
-SOLUTIONS.md and archive/ -- and nothing else: whatever else is staged stays out
+SOLUTIONS.md, archive/ and journal/ (unless journal/OFF exists) -- and nothing else: whatever else is staged stays out
 of the commit. Never private files, PAUSE, nor checkpoints/ (they quote the
 user's words). Run it only on the user's explicit request. Each run also
 registers the merge driver for this clone (\`merge-driver --help\`) and commits

@@ -24,7 +24,7 @@ export const readVerb: Verb = {
   help: `usage: node memory_io.mjs read <handoff|lessons|solutions> [--root DIR]
        node memory_io.mjs read checkpoint [--session ID] [--root DIR]
 
-Prints the memory file with its compare-and-swap token:
+Prints the compare-and-swap token, then the memory file in its envelope:
   CURRENT-SHA256: <64 hex>
   <<<BEGIN UNTRUSTED <FILE> <nonce>>>
   <the file's bytes>
