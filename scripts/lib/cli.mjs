@@ -13244,8 +13244,10 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         }
         const opts = { dryRun: t.dryRun, helperPath: t.helper.abs };
         const driver = await mergeDriverStep(t.global ? null : t.base, opts, ctx.env);
+        const local = t.global ? [] : plans.filter((p) => p.next.includes(t.helper.abs)).map((p) => p.shown);
+        const keep = local.map((f) => `${f} names this clone's path to the helper: keep it out of git (docs/install.md)`);
         return ok(`${[...lines3, ...driver.lines].join("\n")}
-`, driver.notes);
+`, [...driver.notes, ...keep]);
       }
     });
   }
