@@ -73,7 +73,7 @@ describe("archives show", () => {
     ["a name outside the pattern", "../HANDOFF.md", 2, /^memory operation refused: "\.\.\/HANDOFF\.md" is not an archive name/],
     ["the user's own file", USER_FILE, 2, /^memory operation refused: "my-notes\.md" is not an archive name/],
     ["a ledger's archive", "LESSONS-2020-01-01T00-00-00.000000Z-00000000.md", 2, /is not an archive name/],
-  ])("%s: exit %i", (_name, name, code, stderr) => {
+  ])("%s (%s): exit %i", (_name, name, code, stderr) => {
     const { root } = project();
     const r = helper(["archives", "show", name, "--root", root]);
     expect(r.code).toBe(code);
