@@ -8691,7 +8691,7 @@ function assessDrift(f) {
   const savedDirty = f.saved.dirty;
   const cleanedDirty = cur === null || savedDirty === null ? [] : savedDirty.filter((p) => !cur.dirty.includes(p));
   const parts = headClauses(f, verdict, notHereReason, memoryOnly);
-  if (memoryOnly > 0 && reachable === true)
+  if (memoryOnly > 0 && (reachable === true || verdict === "rewritten"))
     parts.push(`${plural(memoryOnly, "memory-only commit")} (the handoff itself) not counted`);
   const bw = (b) => b === null ? "none" : branchWords(b);
   if (branchAbsent) parts.push(`branch ${bw(savedBranch)} is not in this clone; on ${bw(currentBranch)}`);
@@ -8980,8 +8980,12 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
   }
   const since = facts.commitsSinceDate;
   if (!facts.objectMissing && snap.head !== null && since !== null && since <= MAX_SINCE_SAVED) {
-    const r = await git(["rev-list", "--cherry-pick", "--right-only", "--count", `${head}...HEAD`]);
-    if (r.code === 0) facts.sinceSaved = Number(r.stdout.toString("utf8").trim());
+    const r = await git(["--no-pager", ...historyArgs(head).slice(0, -2), "--cherry-pick", "--right-only", `${head}...HEAD`]);
+    if (r.code === 0) {
+      const h = parseHistory(r.stdout, memoryPrefix);
+      facts.sinceSaved = h.ahead - h.memoryOnlyAhead;
+      facts.memoryOnlyCommits = h.memoryOnlyAhead;
+    }
   }
   return committer;
 }

@@ -310,8 +310,13 @@ async function measureHead(
   // commits since the saved date are few enough to compare.
   const since = facts.commitsSinceDate;
   if (!facts.objectMissing && snap.head !== null && since !== null && since <= MAX_SINCE_SAVED) {
-    const r = await git(["rev-list", "--cherry-pick", "--right-only", "--count", `${head}...HEAD`]);
-    if (r.code === 0) facts.sinceSaved = Number(r.stdout.toString("utf8").trim());
+    // A rebased publish commit is no copy of a saved commit (it came after the save): memory-only ones are not counted.
+    const r = await git(["--no-pager", ...historyArgs(head).slice(0, -2), "--cherry-pick", "--right-only", `${head}...HEAD`]);
+    if (r.code === 0) {
+      const h = parseHistory(r.stdout, memoryPrefix);
+      facts.sinceSaved = h.ahead - h.memoryOnlyAhead;
+      facts.memoryOnlyCommits = h.memoryOnlyAhead;
+    }
   }
   return committer;
 }

@@ -231,7 +231,7 @@ export function assessDrift(f: DriftFacts) {
   const cleanedDirty = cur === null || savedDirty === null ? [] : savedDirty.filter((p) => !cur.dirty.includes(p));
 
   const parts = headClauses(f, verdict, notHereReason, memoryOnly);
-  if (memoryOnly > 0 && reachable === true)
+  if (memoryOnly > 0 && (reachable === true || verdict === "rewritten"))
     parts.push(`${plural(memoryOnly, "memory-only commit")} (the handoff itself) not counted`);
   // Branch names are file-controlled (the handoff's) or repository-controlled (git's): quoted.
   const bw = (b: string | null): string => (b === null ? "none" : branchWords(b));

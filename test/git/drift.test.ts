@@ -369,6 +369,24 @@ describe("drift over scripted histories", () => {
     expect(report.summary).not.toContain("\n");
   });
 
+  it("after a rebase, a publish commit made after the save is memory-only, not a commit since the save", async () => {
+    const root = newRepo(NOW - 6 * DAY);
+    git(root, ["checkout", "-q", "-b", "feat"]);
+    const head = commit(root, "f1", NOW - 5 * DAY, { "f1.txt": "1" });
+    commit(root, "publish", NOW - 5 * DAY + 1000, { ".ai/memory/HANDOFF.md": "saved\n" });
+    git(root, ["checkout", "-q", "main"]);
+    commit(root, "m1", NOW - 4 * DAY, { "m1.txt": "1" });
+    git(root, ["checkout", "-q", "feat"]);
+    git(root, ["rebase", "-q", "main"], NOW - 2 * DAY);
+    const anchors = checkAnchors(parseHandoff(saved(head, 3, { branch: "feat" })), NOW);
+    const { report } = await measureDrift(root, ENV, anchors, NOW);
+    expect(report.verdict).toBe("rewritten");
+    expect(report.sinceSaved).toBe(1);
+    expect(report.memoryOnlyCommits).toBe(1);
+    expect(report.summary).toContain("1 commit on HEAD since the save");
+    expect(report.summary).toContain("1 memory-only commit (the handoff itself) not counted");
+  });
+
   it("says git is missing in the summary", async () => {
     const root = newRepo(NOW - 2 * DAY);
     const anchors = checkAnchors(parseHandoff(saved(git(root, ["rev-parse", "HEAD"]), 1)), NOW);
