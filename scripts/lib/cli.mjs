@@ -8431,8 +8431,9 @@ async function registerMergeDriver(root, helperPath, env) {
     const bytes = readFileSync9(path32.join(path32.dirname(helperPath), "lib", "cli.mjs"));
     mkdirSync4(path32.dirname(c.copy), { recursive: true, mode: 448 });
     giveTo(path32.dirname(c.copy), c.common);
-    if (lstatSync15(c.copy, { throwIfNoEntry: false })?.isSymbolicLink()) unlinkSync9(c.copy);
-    const same = existsSync3(c.copy) && readFileSync9(c.copy).equals(bytes);
+    const st = lstatSync15(c.copy, { throwIfNoEntry: false });
+    if (st !== void 0 && !st.isFile()) unlinkSync9(c.copy);
+    const same = st !== void 0 && st.isFile() && readFileSync9(c.copy).equals(bytes);
     if (!same) import_write_file_atomic.default.sync(c.copy, bytes, { mode: 420 });
     giveTo(c.copy, c.common);
     copy = realpathSync3(c.copy);
@@ -8495,7 +8496,14 @@ async function previewMergeDriver(root, remove, env) {
   const c = cloneOf(root);
   if (c === null) return { config: false, attributes: false, notes: [] };
   const driver = await configValue(c.top, "driver", env);
-  const { had, line } = withoutBlock(readRegular(path32.join(c.top, ".gitattributes")) ?? "");
+  let text;
+  try {
+    text = readRegular(path32.join(c.top, ".gitattributes"));
+  } catch (err) {
+    const notes = [`.gitattributes would not be changed: ${err.message}`];
+    return { config: remove ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
+  }
+  const { had, line } = withoutBlock(text ?? "");
   if (remove) return { config: driver !== null && driverParts(driver) !== null, attributes: had, notes: [] };
   const copy = existsSync3(c.copy) ? realpathSync3(c.copy) : c.copy;
   const config = driver !== driverCommand(process.execPath, copy);

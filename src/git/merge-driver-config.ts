@@ -121,9 +121,10 @@ async function registerMergeDriver(root: string, helperPath: string | null, env:
     const bytes = readFileSync(path.join(path.dirname(helperPath), "lib", "cli.mjs"));
     mkdirSync(path.dirname(c.copy), { recursive: true, mode: 0o700 });
     giveTo(path.dirname(c.copy), c.common);
-    // write-file-atomic writes through a link; a link here is replaced instead, never followed.
-    if (lstatSync(c.copy, { throwIfNoEntry: false })?.isSymbolicLink()) unlinkSync(c.copy);
-    const same = existsSync(c.copy) && readFileSync(c.copy).equals(bytes);
+    // write-file-atomic writes through a link, and reading a FIFO blocks: anything but a plain file is replaced.
+    const st = lstatSync(c.copy, { throwIfNoEntry: false });
+    if (st !== undefined && !st.isFile()) unlinkSync(c.copy);
+    const same = st !== undefined && st.isFile() && readFileSync(c.copy).equals(bytes);
     if (!same) writeFileAtomic.sync(c.copy, bytes, { mode: 0o644 });
     giveTo(c.copy, c.common);
     copy = realpathSync(c.copy);
@@ -196,7 +197,15 @@ async function previewMergeDriver(root: string, remove: boolean, env: Env): Prom
   const c = cloneOf(root);
   if (c === null) return { config: false, attributes: false, notes: [] };
   const driver = await configValue(c.top, "driver", env);
-  const { had, line } = withoutBlock(readRegular(path.join(c.top, ".gitattributes")) ?? "");
+  let text: string | null;
+  try {
+    text = readRegular(path.join(c.top, ".gitattributes"));
+  } catch (err) {
+    // As the real run says it: the agent files are done, the attributes left alone.
+    const notes = [`.gitattributes would not be changed: ${(err as Error).message}`];
+    return { config: remove ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
+  }
+  const { had, line } = withoutBlock(text ?? "");
   if (remove) return { config: driver !== null && driverParts(driver) !== null, attributes: had, notes: [] };
   const copy = existsSync(c.copy) ? realpathSync(c.copy) : c.copy;
   const config = driver !== driverCommand(process.execPath, copy);

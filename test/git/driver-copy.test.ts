@@ -1,7 +1,7 @@
 // One user, two projects (docs/decisions/driver-copy.md): uninstalling one never breaks the
 // other's merge driver, and a driver whose copy is gone leaves git's own conflict, never a crash,
 // with `doctor` naming the cause. Real repositories, real installs, real `git merge`.
-import { spawnSync } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -118,6 +118,12 @@ describe("the merge driver's copy of the helper, per clone", () => {
     expect(readFileSync(outside, "utf8")).toBe("mine\n");
     expect(lstatSync(copy).isSymbolicLink()).toBe(false);
     expect(readFileSync(copy, "utf8")).toContain("merge-driver");
+    // A FIFO there is replaced too: reading it would block install for ever.
+    rmSync(copy);
+    execFileSync("mkfifo", [copy]);
+    const fifo = a.run(["install", "--agent", "claude-code"]);
+    expect(fifo.code, fifo.stderr).toBe(0);
+    expect(lstatSync(copy).isFile()).toBe(true);
   });
 
   it("uninstalling one agent keeps the driver another installed agent needs; the last one removes it", { timeout: 120_000 }, () => {
@@ -139,5 +145,22 @@ describe("the merge driver's copy of the helper, per clone", () => {
     expect(last.code, last.stderr).toBe(0);
     expect(last.stdout).toContain("removed the merge driver session-handoff from .git/config");
     expect(existsSync(copy)).toBe(false);
+  });
+
+  it("a linked .gitattributes is left alone, with a note, by a real run and a dry run", { timeout: 120_000 }, () => {
+    const base = tempDir("sh-driver-attrs-");
+    const home = path.join(base, "home");
+    mkdirSync(home);
+    const a = project(base, home, "project-a");
+    const outside = path.join(base, "outside-attributes");
+    writeFileSync(outside, "*.bin binary\n");
+    rmSync(path.join(a.dir, ".gitattributes"));
+    symlinkSync(outside, path.join(a.dir, ".gitattributes"));
+    for (const args of [["install", "--agent", "codex", "--dry-run"], ["install", "--agent", "codex"], ["uninstall", "--agent", "codex", "--dry-run"]]) {
+      const r = a.run(args);
+      expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(0);
+      expect(r.stderr).not.toContain("internal error");
+    }
+    expect(readFileSync(outside, "utf8")).toBe("*.bin binary\n");
   });
 });
