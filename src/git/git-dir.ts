@@ -150,7 +150,7 @@ interface InProgress {
 }
 
 /**
- * The operation in progress, from the state files git leaves in the git dir (field report 22); null when none or
+ * The operation in progress, from the state files git leaves in the git dir; null when none or
  * the git dir is unknown. A `rebase-apply/` holding `applying` is `git am`, which no anchor names.
  */
 export function inProgressOf(gitDir: string | null): InProgress | null {

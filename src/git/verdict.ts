@@ -195,7 +195,7 @@ export function assessDrift(f: DriftFacts) {
   const ageRaw = f.saved.date === null ? null : Math.max(0, (f.nowMs - f.saved.date.ms) / DAY_MS);
   const ageDays = ageRaw === null ? null : Math.round(ageRaw * 10) / 10;
   const progress = f.inProgress ?? { saved: null, current: null };
-  // A HEAD detached by a rebase of B is still on B (field report 22): both then and now.
+  // A HEAD detached by a rebase of B is still on B: both then and now.
   const savedBranch = effectiveBranch(f.saved.branch, progress.saved);
   const currentBranch = cur === null ? null : effectiveBranch(cur.branch, progress.current);
   // A saved branch absent from this clone says nothing about a move (docs/design.md#verdicts-and-the-brief).

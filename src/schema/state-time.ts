@@ -1,4 +1,4 @@
-// One age for drift, brief and hook, never a file's mtime, which a clone or a pull resets (field report 23).
+// One age for drift, brief and hook, never a file's mtime, which a clone or a pull resets.
 import { CLOCK_SKEW_MS, parseStrictTime, unticked, type ValidTime } from "./values.ts";
 
 const DAY_MS = 86_400_000;
