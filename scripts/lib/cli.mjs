@@ -337,7 +337,6 @@ var init_file_verdict = __esm({
   "src/guard/file-verdict.ts"() {
     "use strict";
     init_errors();
-    init_invisible();
   }
 });
 
@@ -8935,7 +8934,7 @@ function normalTime(text) {
   const t = parseStrictTime(text, Number.MAX_SAFE_INTEGER);
   return "error" in t ? text : isoSeconds(t.ms);
 }
-function historyArgs(id) {
+function historyArgs(id, ...extra) {
   return [
     "log",
     "--left-right",
@@ -8945,6 +8944,7 @@ function historyArgs(id) {
     "--no-renames",
     "--diff-merges=first-parent",
     `--max-count=${MAX_LOGGED_COMMITS + 1}`,
+    ...extra,
     `${id}...HEAD`
   ];
 }
@@ -8988,7 +8988,7 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
   }
   const since = facts.commitsSinceDate;
   if (!facts.objectMissing && snap.head !== null && since !== null && since <= MAX_SINCE_SAVED) {
-    const r = await git(["--no-pager", ...historyArgs(head).slice(0, -2), "--cherry-pick", "--right-only", `${head}...HEAD`]);
+    const r = await git(historyArgs(head, "--cherry-pick", "--right-only"));
     if (r.code === 0) {
       const h = parseHistory(r.stdout, memoryPrefix);
       facts.sinceSaved = h.ahead - h.memoryOnlyAhead;
@@ -12833,69 +12833,10 @@ var init_plan = __esm({
   }
 });
 
-// src/verbs/agent-files.ts
-import { realpathSync as realpathSync4 } from "node:fs";
-import path40 from "node:path";
-function real2(p) {
-  try {
-    return realpathSync4(p);
-  } catch {
-    return path40.resolve(p);
-  }
-}
-function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path40.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path40.join(real2(path40.dirname(path40.dirname(path40.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
-  if (root === null) return { abs, rel: null };
-  const rel = path40.relative(real2(root), abs);
-  return { abs, rel: rel.startsWith("..") || path40.isAbsolute(rel) ? null : rel.split(path40.sep).join("/") };
-}
-function agentTarget(ctx, verb) {
-  const name2 = ctx.values.agent;
-  if (!isAgentName(name2)) {
-    const got = typeof name2 === "string" ? `, got ${quotedValue(name2)}` : "";
-    throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${got}`);
-  }
-  const global = ctx.values.global === true;
-  const home = homeOf(ctx.env);
-  if (global && typeof ctx.values.root === "string") {
-    throw new UsageError(`${verb}: --global and --root exclude each other`);
-  }
-  const root = global ? null : rootOption(ctx);
-  const agent = AGENTS[name2];
-  const helper = helperLocation(ctx, root);
-  const base = global ? real2(home) : root;
-  const shown = (file) => global ? `~/${file}` : file;
-  const target = (edit2) => ({ edit: edit2, file: editPath(base, edit2), shown: shown(edit2.file) });
-  const targets = () => agent.edits(helper, global).map(target);
-  const memDir = root === null ? null : memoryDir(root);
-  return { agent, global, base, home, memDir, helper, targets, dryRun: ctx.values["dry-run"] === true };
-}
-var AGENT_OPTIONS, homeOf;
-var init_agent_files = __esm({
-  "src/verbs/agent-files.ts"() {
-    "use strict";
-    init_quote();
-    init_agents();
-    init_plan();
-    init_errors();
-    init_home();
-    init_paths();
-    init_common();
-    AGENT_OPTIONS = {
-      agent: { type: "string" },
-      root: { type: "string" },
-      global: { type: "boolean" },
-      "dry-run": { type: "boolean" }
-    };
-    homeOf = homeFolder;
-  }
-});
-
 // src/store/agent-file.ts
 import { accessSync as accessSync2, closeSync as closeSync11, constants as constants7, existsSync as existsSync5, lstatSync as lstatSync20, mkdirSync as mkdirSync6, openSync as openSync9, readFileSync as readFileSync12 } from "node:fs";
 import { readlinkSync as readlinkSync4, rmdirSync as rmdirSync3, unlinkSync as unlinkSync10 } from "node:fs";
-import path41 from "node:path";
+import path40 from "node:path";
 async function readAgentFile(file, snippet) {
   let read;
   try {
@@ -12929,7 +12870,7 @@ function linkTarget(file) {
 function assertReplaceable(file, snippet) {
   try {
     closeSync11(openSync9(file, constants7.O_WRONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK));
-    accessSync2(path41.dirname(file), constants7.W_OK);
+    accessSync2(path40.dirname(file), constants7.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -12939,7 +12880,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path41.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path40.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -12971,8 +12912,8 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
 function missingDirs(base, dir) {
   const missing = [];
   let cur = base;
-  for (const part of path41.relative(base, dir).split(path41.sep).filter(Boolean)) {
-    cur = path41.join(cur, part);
+  for (const part of path40.relative(base, dir).split(path40.sep).filter(Boolean)) {
+    cur = path40.join(cur, part);
     const st = missing.length > 0 ? void 0 : lstatSync20(cur, { throwIfNoEntry: false });
     if (st === void 0) missing.push(cur);
     else if (st.isSymbolicLink() || !st.isDirectory()) {
@@ -12997,11 +12938,11 @@ function removeEmptyDirs(dirs) {
   return removed;
 }
 function recordsDir(env, home) {
-  return path41.join(userDir(env, home), "installs");
+  return path40.join(userDir(env, home), "installs");
 }
 function prepareDir(dir) {
   const missing = [];
-  for (let d = dir; !existsSync5(d) && path41.dirname(d) !== d; d = path41.dirname(d)) missing.unshift(d);
+  for (let d = dir; !existsSync5(d) && path40.dirname(d) !== d; d = path40.dirname(d)) missing.unshift(d);
   try {
     mkdirSync6(dir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -13012,7 +12953,7 @@ function prepareDir(dir) {
   return missing;
 }
 function recordNode(dir, execPath) {
-  const target = path41.join(dir, "node");
+  const target = path40.join(dir, "node");
   try {
     if (readFileSync12(target, "utf8") === `${execPath}
 `) return;
@@ -13022,7 +12963,7 @@ function recordNode(dir, execPath) {
 `, { mode: 420 });
 }
 function recordPath(dir, file) {
-  return path41.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
+  return path40.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
 }
 function readRecord(dir, file) {
   try {
@@ -13034,7 +12975,7 @@ function readRecord(dir, file) {
 }
 function writeRecord(dir, record2) {
   const made = [];
-  for (const d of [path41.dirname(path41.dirname(dir)), path41.dirname(dir), dir]) {
+  for (const d of [path40.dirname(path40.dirname(dir)), path40.dirname(dir), dir]) {
     try {
       mkdirSync6(d, { mode: 448 });
       made.push(d);
@@ -13051,10 +12992,10 @@ function dropRecord(dir, file) {
   }
   if (removeEmptyDirs([dir]).length === 0) return;
   try {
-    unlinkSync10(path41.join(path41.dirname(dir), "node"));
+    unlinkSync10(path40.join(path40.dirname(dir), "node"));
   } catch {
   }
-  removeEmptyDirs([path41.dirname(dir)]);
+  removeEmptyDirs([path40.dirname(dir)]);
 }
 var import_write_file_atomic2;
 var init_agent_file = __esm({
@@ -13065,6 +13006,64 @@ var init_agent_file = __esm({
     init_failpoint();
     init_home();
     init_files();
+  }
+});
+
+// src/verbs/agent-files.ts
+import { realpathSync as realpathSync4 } from "node:fs";
+import path41 from "node:path";
+function real2(p) {
+  try {
+    return realpathSync4(p);
+  } catch {
+    return path41.resolve(p);
+  }
+}
+function helperLocation(ctx, root) {
+  const running = ctx.helperPath ?? path41.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path41.join(real2(path41.dirname(path41.dirname(path41.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  if (root === null) return { abs, rel: null };
+  const rel = path41.relative(real2(root), abs);
+  return { abs, rel: rel.startsWith("..") || path41.isAbsolute(rel) ? null : rel.split(path41.sep).join("/") };
+}
+function agentTarget(ctx, verb) {
+  const name2 = ctx.values.agent;
+  if (!isAgentName(name2)) {
+    const got = typeof name2 === "string" ? `, got ${quotedValue(name2)}` : "";
+    throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${got}`);
+  }
+  const global = ctx.values.global === true;
+  const home = homeFolder(ctx.env);
+  if (global && typeof ctx.values.root === "string") {
+    throw new UsageError(`${verb}: --global and --root exclude each other`);
+  }
+  const root = global ? null : rootOption(ctx);
+  const agent = AGENTS[name2];
+  const helper = helperLocation(ctx, root);
+  const base = global ? real2(home) : root;
+  const shown = (file) => global ? `~/${file}` : file;
+  const target = (edit2) => ({ edit: edit2, file: editPath(base, edit2), shown: shown(edit2.file) });
+  const targets = () => agent.edits(helper, global).map(target);
+  const memDir = root === null ? null : memoryDir(root);
+  return { agent, global, base, home, memDir, helper, targets, dryRun: ctx.values["dry-run"] === true };
+}
+var AGENT_OPTIONS;
+var init_agent_files = __esm({
+  "src/verbs/agent-files.ts"() {
+    "use strict";
+    init_quote();
+    init_agents();
+    init_plan();
+    init_errors();
+    init_home();
+    init_paths();
+    init_common();
+    AGENT_OPTIONS = {
+      agent: { type: "string" },
+      root: { type: "string" },
+      global: { type: "boolean" },
+      "dry-run": { type: "boolean" }
+    };
   }
 });
 
@@ -13394,7 +13393,7 @@ function planOf(ctx) {
     throw new Refused("init needs HOME set to an existing folder (install keeps records there); nothing was changed");
   }
   let base;
-  if (global) base = realpathSync5(homeOf(ctx.env));
+  if (global) base = realpathSync5(homeFolder(ctx.env));
   else {
     const given = typeof ctx.values.root === "string";
     const found = findRoot(path45.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
@@ -13603,7 +13602,7 @@ var init_init = __esm({
     init_errors();
     init_quote();
     init_root();
-    init_agent_files();
+    init_home();
     init_install();
     init_types();
     init_uninstall();
@@ -14108,6 +14107,7 @@ var init_doctor = __esm({
     init_root();
     init_invisible();
     init_agent_files();
+    init_home();
     init_common();
     init_types();
     init_errors();
@@ -14140,7 +14140,7 @@ stdout: the report, or the JSON object.
 exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 `,
       async run(ctx) {
-        const home = homeOf(ctx.env);
+        const home = homeFolder(ctx.env);
         const global = ctx.values.global === true;
         let root;
         try {

@@ -720,7 +720,6 @@ var init_file_verdict = __esm({
   "src/guard/file-verdict.ts"() {
     "use strict";
     init_errors();
-    init_invisible();
   }
 });
 

@@ -251,10 +251,10 @@ function normalTime(text: string): string {
 
 // The commits between the saved HEAD and HEAD with the paths each touches, from one `git log` that also gives
 // ahead and behind. `-z` keeps paths unquoted; `--no-renames` lists both sides of a move.
-function historyArgs(id: ObjectId): string[] {
+function historyArgs(id: ObjectId, ...extra: string[]): string[] {
   return [
     "log", "--left-right", "--format=%x01%m%x02%an%x03%ae%x04%p", "--name-only", "-z", "--no-renames",
-    "--diff-merges=first-parent", `--max-count=${MAX_LOGGED_COMMITS + 1}`, `${id}...HEAD`,
+    "--diff-merges=first-parent", `--max-count=${MAX_LOGGED_COMMITS + 1}`, ...extra, `${id}...HEAD`,
   ];
 }
 
@@ -310,8 +310,8 @@ async function measureHead(
   // commits since the saved date are few enough to compare.
   const since = facts.commitsSinceDate;
   if (!facts.objectMissing && snap.head !== null && since !== null && since <= MAX_SINCE_SAVED) {
-    // A rebased publish commit is no copy of a saved commit (it came after the save): memory-only ones are not counted.
-    const r = await git(["--no-pager", ...historyArgs(head).slice(0, -2), "--cherry-pick", "--right-only", `${head}...HEAD`]);
+    // A rebased publish commit is no copy of a saved commit (it came after the save): memory-only ones don't count.
+    const r = await git(historyArgs(head, "--cherry-pick", "--right-only"));
     if (r.code === 0) {
       const h = parseHistory(r.stdout, memoryPrefix);
       facts.sinceSaved = h.ahead - h.memoryOnlyAhead;

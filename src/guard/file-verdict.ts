@@ -1,6 +1,5 @@
 /** The one verdict on a memory file's bytes: unsafe (a NUL), shown (`<0xNN>` / `<U+XXXX>`, warned), or clean. */
 import { Refused } from "../errors.ts";
-import { renderVisible } from "./invisible.ts";
 
 export function firstNul(bytes: Uint8Array): number {
   return bytes.indexOf(0);
@@ -18,11 +17,4 @@ export function unsafeBytes(file: string, at: number): Refused {
 export function shownWarning(file: string, n: number): string {
   const what = `${n} invisible or control character(s) or invalid UTF-8 byte(s) that write would refuse`;
   return `warning: ${file} holds ${what}, shown as <U+XXXX> / <0xNN>; the token covers the bytes on disk`;
-}
-
-/** The text of clean bytes (no NUL, valid UTF-8, nothing `write` refuses), or null. */
-export function cleanText(bytes: Uint8Array): string | null {
-  if (firstNul(bytes) >= 0) return null;
-  const r = renderVisible(bytes);
-  return r.changed === 0 ? r.text : null;
 }

@@ -18,9 +18,6 @@ export const AGENT_OPTIONS = {
   "dry-run": { type: "boolean" },
 } as const;
 
-/** The home folder from the environment (HOME; USERPROFILE on Windows), as `os.homedir()` reads it. */
-export const homeOf = homeFolder;
-
 function real(p: string): string {
   try {
     return realpathSync(p);
@@ -49,7 +46,7 @@ export function agentTarget(ctx: VerbContext, verb: string) {
     throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${got}`);
   }
   const global = ctx.values.global === true;
-  const home = homeOf(ctx.env);
+  const home = homeFolder(ctx.env);
   if (global && typeof ctx.values.root === "string") {
     throw new UsageError(`${verb}: --global and --root exclude each other`);
   }

@@ -21,7 +21,8 @@ import { pauseSwitch } from "../store/pause.ts";
 import { LOCK_NAME, lockState } from "../store/private.ts";
 import { exists } from "../store/root.ts";
 import { showRefused } from "../guard/invisible.ts";
-import { helperLocation, homeOf } from "./agent-files.ts";
+import { helperLocation } from "./agent-files.ts";
+import { homeFolder } from "../store/home.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 import { Refused } from "../errors.ts";
@@ -75,7 +76,7 @@ stdout: the report, or the JSON object.
 exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 `,
   async run(ctx) {
-    const home = homeOf(ctx.env);
+    const home = homeFolder(ctx.env);
     const global = ctx.values.global === true;
     let root: string;
     try {

@@ -8,7 +8,7 @@ import type { Agent } from "../agents/types.ts";
 import { Refused, UsageError } from "../errors.ts";
 import { quotedValue } from "../guard/quote.ts";
 import { findRoot } from "../store/root.ts";
-import { homeOf } from "./agent-files.ts";
+import { homeFolder } from "../store/home.ts";
 import { installVerb } from "./install.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
 import { uninstallVerb } from "./uninstall.ts";
@@ -76,7 +76,7 @@ function planOf(ctx: VerbContext) {
     throw new Refused("init needs HOME set to an existing folder (install keeps records there); nothing was changed");
   }
   let base: string;
-  if (global) base = realpathSync(homeOf(ctx.env));
+  if (global) base = realpathSync(homeFolder(ctx.env));
   else {
     const given = typeof ctx.values.root === "string";
     const found = findRoot(path.resolve(ctx.cwd, given ? (ctx.values.root as string) : "."), ctx.env);
