@@ -6,7 +6,8 @@ import { defineConfig } from "vitest/config";
  * matrices, the lock's contention cases, the stress and kill loops, the seeded checkpoint window,
  * redaction's linearity on 1 MB inputs, the torn-read race, every memory folder against every
  * verb, odd handoffs through every verb, the random read-write round trips, the bench's quick
- * run, the secret scanners over every file, many sessions saving at once until each has saved.
+ * run, the secret scanners over every file, many sessions saving at once until each has saved,
+ * the install channels through the real installers from npm.
  * `npm run test:reliability` runs them (vitest.reliability.config.ts), and CI runs that as its
  * own step. The reliability files not listed (the kill switch, the breaker, the checkpoint
  * boundary) stay in `npm test` as its sample of the suite; the one-verdict files on bytes and
@@ -33,6 +34,7 @@ export const HEAVY = [
   "test/guard/secret-scanners.test.ts",
   "test/guard/roundtrip.test.ts",
   "test/verbs/one-reading-odd.test.ts",
+  "test/packaging/channels.test.ts",
 ];
 
 /** The seeded git oracle: `npm run test:oracle` runs it over 1,000 seeds (vitest.oracle.config.ts). */
