@@ -2367,7 +2367,7 @@ var init_probe_session = __esm({
   }
 });
 
-// src/verbs/checkpoint-surface.ts
+// src/brief/checkpoint-surface.ts
 import { readdirSync as readdirSync4 } from "node:fs";
 import path13 from "node:path";
 function minutesAgo(savedMs2, now) {
@@ -2490,7 +2490,7 @@ function checkpointParked(root) {
 }
 var CHECKPOINT_SENTENCES;
 var init_checkpoint_surface = __esm({
-  "src/verbs/checkpoint-surface.ts"() {
+  "src/brief/checkpoint-surface.ts"() {
     "use strict";
     init_handoff();
     init_checkpoints();

@@ -2132,7 +2132,7 @@ var init_probe_session = __esm({
   }
 });
 
-// src/verbs/checkpoint-surface.ts
+// src/brief/checkpoint-surface.ts
 import { readdirSync as readdirSync5 } from "node:fs";
 import path18 from "node:path";
 function minutesAgo(savedMs, now) {
@@ -2233,7 +2233,7 @@ function toldToAnySession(root, token) {
 }
 var CHECKPOINT_SENTENCES;
 var init_checkpoint_surface = __esm({
-  "src/verbs/checkpoint-surface.ts"() {
+  "src/brief/checkpoint-surface.ts"() {
     "use strict";
     init_handoff();
     init_checkpoints();

@@ -4,7 +4,7 @@ import { renderBrief, type Brief } from "../brief/brief.ts";
 import { checkpointsDir } from "../store/checkpoints.ts";
 import { memoryDir } from "../store/paths.ts";
 import { readManagedFile } from "../store/read.ts";
-import { currentCheckpoint, handoffOrderOf, minutesAgo, type HandoffOrder } from "./checkpoint-surface.ts";
+import { currentCheckpoint, handoffOrderOf, minutesAgo, type HandoffOrder } from "../brief/checkpoint-surface.ts";
 import { ok, type Outcome } from "./types.ts";
 
 // Only a checkpoint newer than the handoff (by its Since-handoff token) is folded in.

@@ -14,8 +14,8 @@ import { rootOption } from "./common.ts";
 import { hookCwd } from "../agents/harness-path.ts";
 import { isHookFormat, renderHook } from "../agents/render.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
-import { CHECKPOINT_SENTENCES, checkpointHookLines } from "./checkpoint-surface.ts";
-import type { CheckpointHookLines } from "./checkpoint-surface.ts";
+import { CHECKPOINT_SENTENCES, checkpointHookLines } from "../brief/checkpoint-surface.ts";
+import type { CheckpointHookLines } from "../brief/checkpoint-surface.ts";
 
 /** Longest hook output, in characters. */
 export const HOOK_LIMIT = 2000;

@@ -5,7 +5,7 @@ import { draftShown, newDraft } from "../store/drafts.ts";
 import { FILE_OF, memoryDir, parseKind, parseTarget } from "../store/paths.ts";
 import { failpointOf, rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Outcome, type Verb } from "./types.ts";
-import { checkpointNoteForHandoff } from "./checkpoint-surface.ts";
+import { checkpointNoteForHandoff } from "../brief/checkpoint-surface.ts";
 import { readCheckpoint } from "./checkpoint-read.ts";
 
 const ABSENT = "CURRENT-SHA256: absent\n";
