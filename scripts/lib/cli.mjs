@@ -5966,7 +5966,7 @@ var init_document = __esm({
   }
 });
 
-// src/verbs/write-checked.ts
+// src/git/write-checked.ts
 import { closeSync as closeSync6, lstatSync as lstatSync11 } from "node:fs";
 import path23 from "node:path";
 function schemaRefusal(file, errors) {
@@ -6157,7 +6157,7 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
 }
 var MAX_FINDINGS_SHOWN;
 var init_write_checked = __esm({
-  "src/verbs/write-checked.ts"() {
+  "src/git/write-checked.ts"() {
     "use strict";
     init_quote();
     init_errors();

@@ -6,7 +6,7 @@ import path from "node:path";
 import { beforeEach, describe, expect, it } from "vitest";
 import { redactionPasses, redactText } from "../../src/guard/redact.ts";
 import { recordSave } from "../../src/journal/record.ts";
-import { buildDocument, checkDocument } from "../../src/verbs/write-checked.ts";
+import { buildDocument, checkDocument } from "../../src/git/write-checked.ts";
 import { githubToken, stripeKey } from "../fixtures/redaction/attacks.ts";
 import { gitRepo, handoff, MARKER, tempDir } from "../helpers.ts";
 
