@@ -9117,7 +9117,7 @@ var init_memory_text = __esm({
   }
 });
 
-// src/verbs/handoff-input.ts
+// src/store/handoff-input.ts
 async function loadHandoff(ctx, root, fromStdin) {
   if (fromStdin) {
     const bytes = await ctx.readStdin(MAX_DOCUMENT_BYTES);
@@ -9147,7 +9147,7 @@ function shapeWarnings(h, pasted) {
   return out;
 }
 var init_handoff_input = __esm({
-  "src/verbs/handoff-input.ts"() {
+  "src/store/handoff-input.ts"() {
     "use strict";
     init_memory_text();
     init_sanitize();

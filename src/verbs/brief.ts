@@ -15,7 +15,7 @@ import { archiveDir, FILE_OF } from "../store/paths.ts";
 import { checkAnchors, parseHandoff, stateTimeOfText } from "../schema/handoff.ts";
 import { readMemoryFile } from "../store/read.ts";
 import { rootOption, ROOT_HELP } from "./common.ts";
-import { loadHandoff, shapeWarnings } from "./handoff-input.ts";
+import { loadHandoff, shapeWarnings } from "../store/handoff-input.ts";
 import { loadMemoryText } from "../guard/memory-text.ts";
 import { ok, type Verb } from "./types.ts";
 import { briefWithCheckpoint, coldBriefFromCheckpoint } from "./brief-checkpoint.ts";

@@ -2,9 +2,8 @@ import { loadMemoryText } from "../guard/memory-text.ts";
 import type { ParsedHandoff } from "../schema/handoff.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { QUOTE_CUT } from "../schema/validate-common.ts";
-import { MAX_DOCUMENT_BYTES } from "../store/paths.ts";
-import { readMemoryFile } from "../store/read.ts";
-import type { VerbContext } from "./types.ts";
+import { MAX_DOCUMENT_BYTES } from "./paths.ts";
+import { readMemoryFile } from "./read.ts";
 
 interface Loaded {
   text: string;
@@ -15,7 +14,9 @@ interface Loaded {
 }
 
 /** The handoff text drift and brief work from: `--stdin` (pasted) or the file; null when absent. */
-export async function loadHandoff(ctx: VerbContext, root: string, fromStdin: boolean): Promise<Loaded | null> {
+type Stdin = { readStdin(maxBytes: number): Promise<Buffer> };
+
+export async function loadHandoff(ctx: Stdin, root: string, fromStdin: boolean): Promise<Loaded | null> {
   if (fromStdin) {
     const bytes = await ctx.readStdin(MAX_DOCUMENT_BYTES);
     if (bytes.length === 0) return null;
