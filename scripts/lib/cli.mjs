@@ -9963,6 +9963,35 @@ exit: 0 brief printed
   }
 });
 
+// src/agents/hook-input.ts
+import { existsSync as existsSync5 } from "node:fs";
+import path35 from "node:path";
+async function readHookJson(ctx, max) {
+  if (ctx.stdinIsTTY) return void 0;
+  const data = await ctx.readStdinWithin(1e3, max);
+  if (data === null || data.length === 0) return void 0;
+  if (data.length > max) return null;
+  try {
+    const o = JSON.parse(data.toString("utf8"));
+    return o !== null && typeof o === "object" && !Array.isArray(o) ? o : null;
+  } catch {
+    return null;
+  }
+}
+function userHelperWithoutMemory(skillDir, home, root) {
+  if (!skillDir || home === "" || existsSync5(path35.join(root, ".ai", "memory"))) return false;
+  const under = (dir, base) => {
+    const rel = path35.relative(base, dir);
+    return !rel.startsWith("..") && !path35.isAbsolute(rel);
+  };
+  return under(skillDir, home) && !under(skillDir, root);
+}
+var init_hook_input = __esm({
+  "src/agents/hook-input.ts"() {
+    "use strict";
+  }
+});
+
 // src/agents/render.ts
 function sessionStartJson(text) {
   return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text } })}
@@ -10008,33 +10037,20 @@ var init_render = __esm({
 var hook_exports = {};
 __export(hook_exports, {
   HOOK_LIMIT: () => HOOK_LIMIT,
-  hookVerb: () => hookVerb,
-  readHookJson: () => readHookJson
+  hookVerb: () => hookVerb
 });
-import path35 from "node:path";
+import path36 from "node:path";
 import { lstatSync as lstatSync16 } from "node:fs";
 function ageText(text, now) {
   const glance = glanceAtHandoff(text, now);
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
-async function readHookJson(ctx, max) {
-  if (ctx.stdinIsTTY) return void 0;
-  const data = await ctx.readStdinWithin(1e3, max);
-  if (data === null || data.length === 0) return void 0;
-  if (data.length > max) return null;
-  try {
-    const o = JSON.parse(data.toString("utf8"));
-    return o !== null && typeof o === "object" && !Array.isArray(o) ? o : null;
-  } catch {
-    return null;
-  }
-}
 function savedHere(root, text) {
   const saves = readSaves(root);
   if (saves === null) return true;
   try {
-    const stat = lstatSync16(path35.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
+    const stat = lstatSync16(path36.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
     if (savedHereByStat(root, statKey(stat))) return true;
   } catch {
   }
@@ -10088,6 +10104,7 @@ var init_hook = __esm({
     init_handoff();
     init_common();
     init_harness_path();
+    init_hook_input();
     init_render();
     init_types();
     init_checkpoint_surface();
@@ -10176,7 +10193,7 @@ ${paused ? `${SENTENCES.paused()}
 
 // src/store/archive-entries.ts
 import { lstatSync as lstatSync17, readdirSync as readdirSync11 } from "node:fs";
-import path36 from "node:path";
+import path37 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
@@ -10191,7 +10208,7 @@ function listArchives(root) {
   for (const name2 of readdirSync11(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync17(path36.join(dir, name2));
+      const s = lstatSync17(path37.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -10203,9 +10220,9 @@ async function readArchive(root, name2) {
     const shape = "HANDOFF-<letters, digits, . _ ->.md";
     throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (${shape}); run \`archives list\``);
   }
-  const got = checkTree(root) ? await readStable(path36.join(archiveDir(root), name2)) : null;
+  const got = checkTree(root) ? await readStable(path37.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path36.join(archiveDir(root), name2));
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path37.join(archiveDir(root), name2));
   return got;
 }
 var init_archive_entries = __esm({
@@ -10375,7 +10392,7 @@ __export(archives_exports, {
   restoreProblem: () => restoreProblem
 });
 import { lstatSync as lstatSync18 } from "node:fs";
-import path37 from "node:path";
+import path38 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -10465,7 +10482,7 @@ async function restore(ctx, name2) {
           throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name ${shape}`);
         }
         try {
-          lstatSync18(path37.join(archiveDir(root), name2));
+          lstatSync18(path38.join(archiveDir(root), name2));
         } catch {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
@@ -10475,7 +10492,7 @@ async function restore(ctx, name2) {
       const archived2 = await readArchive(root, name2);
       const problem = restoreProblem(archived2.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path37.join(memoryDir(root), file));
+      const current = await readStable(path38.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived2.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -10907,7 +10924,7 @@ alwaysApply: true
 import { accessSync, closeSync as closeSync10, constants as constants6, lstatSync as lstatSync19, mkdirSync as mkdirSync5, openSync as openSync8, readdirSync as readdirSync12, readFileSync as readFileSync11 } from "node:fs";
 import { readlinkSync as readlinkSync3, renameSync as renameSync4, rmdirSync as rmdirSync2, rmSync as rmSync3, statSync as statSync2, symlinkSync, writeFileSync as writeFileSync5 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
-import path38 from "node:path";
+import path39 from "node:path";
 function present(p) {
   try {
     lstatSync19(p);
@@ -10917,7 +10934,7 @@ function present(p) {
   }
 }
 function detectAgents(agents, base, global) {
-  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => present(path38.join(base, m))));
+  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => present(path39.join(base, m))));
 }
 function linkFolderFor(agent, global) {
   const folders = agent.skillFolders[global ? "home" : "project"];
@@ -10927,7 +10944,7 @@ function linkFolderFor(agent, global) {
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path38.join(dir, rel);
+    const abs = path39.join(dir, rel);
     let st;
     try {
       st = lstatSync19(abs);
@@ -10945,25 +10962,25 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps2 = [];
   for (const rel of want) {
-    const dest = path38.join(to, rel);
+    const dest = path39.join(to, rel);
     let have = null;
     try {
       have = lstatSync19(dest).isFile() ? readFileSync11(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: present(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync11(path38.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync11(path39.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
   return steps2;
 }
 function linkOnTheWay(base, p) {
-  const parts = path38.relative(base, path38.dirname(p)).split(path38.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path38.dirname(p);
+  const parts = path39.relative(base, path39.dirname(p)).split(path39.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path39.dirname(p);
   let at2 = base;
   for (const part of parts) {
-    at2 = path38.join(at2, part);
+    at2 = path39.join(at2, part);
     let st;
     try {
       st = lstatSync19(at2, { throwIfNoEntry: false });
@@ -10975,7 +10992,7 @@ function linkOnTheWay(base, p) {
   return null;
 }
 function readCopyRecord(dir) {
-  const file = path38.join(dir, RECORD);
+  const file = path39.join(dir, RECORD);
   let st;
   try {
     st = lstatSync19(file, { throwIfNoEntry: false });
@@ -10998,9 +11015,9 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path38.join(dir, rel))]));
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path39.join(dir, rel))]));
   const flags = constants6.O_WRONLY | constants6.O_CREAT | constants6.O_TRUNC | (constants6.O_NOFOLLOW ?? 0);
-  const fd = openSync8(path38.join(dir, RECORD), flags, 420);
+  const fd = openSync8(path39.join(dir, RECORD), flags, 420);
   try {
     writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
@@ -11009,11 +11026,11 @@ function writeCopyRecord(dir, createdDirs) {
   }
 }
 function dropCopyRecord(dir) {
-  rmSync3(path38.join(dir, RECORD), { force: true });
+  rmSync3(path39.join(dir, RECORD), { force: true });
 }
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
-    const file = path38.join(dir, rel);
+    const file = path39.join(dir, rel);
     return !lstatSync19(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
@@ -11027,14 +11044,14 @@ function linkState(place, target) {
   }
   if (st.isSymbolicLink()) {
     const to = readlinkSync3(place);
-    return path38.resolve(path38.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path39.resolve(path39.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return present(path38.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return present(path39.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path38.dirname(file);
-  for (let i = 0; i < 64 && !present(dir); i++) dir = path38.dirname(dir);
+  let dir = path39.dirname(file);
+  for (let i = 0; i < 64 && !present(dir); i++) dir = path39.dirname(dir);
   if (!lstatSync19(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync(dir, constants6.W_OK);
@@ -11050,21 +11067,21 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps2) {
   for (const s of steps2) {
-    const dest = path38.join(to, s.rel);
+    const dest = path39.join(to, s.rel);
     if (s.action === "remove") {
       rmSync3(dest, { force: true });
-      removeEmptyUpTo(path38.dirname(dest), to);
+      removeEmptyUpTo(path39.dirname(dest), to);
       continue;
     }
-    mkdirSync5(path38.dirname(dest), { recursive: true });
+    mkdirSync5(path39.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path38.join(from, s.rel);
+    const src = path39.join(from, s.rel);
     writeFileSync5(temp, readFileSync11(src), { mode: statSync2(src).mode & 511 });
     renameSync4(temp, dest);
   }
 }
 function removeEmptyUpTo(dir, stop) {
-  for (let d = dir; d.startsWith(`${stop}${path38.sep}`); d = path38.dirname(d)) {
+  for (let d = dir; d.startsWith(`${stop}${path39.sep}`); d = path39.dirname(d)) {
     try {
       rmdirSync2(d);
     } catch {
@@ -11073,8 +11090,8 @@ function removeEmptyUpTo(dir, stop) {
   }
 }
 function makeLink(place, target) {
-  mkdirSync5(path38.dirname(place), { recursive: true });
-  symlinkSync(path38.relative(path38.dirname(place), target), place, "dir");
+  mkdirSync5(path39.dirname(place), { recursive: true });
+  symlinkSync(path39.relative(path39.dirname(place), target), place, "dir");
 }
 var SKILL_ENTRIES, CANONICAL, RECORD, hashOf, safeDir;
 var init_skill_place = __esm({
@@ -11085,7 +11102,7 @@ var init_skill_place = __esm({
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
     hashOf = (file) => createHash2("sha256").update(readFileSync11(file)).digest("hex");
-    safeDir = (d) => typeof d === "string" && d !== "" && !path38.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path39.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -12775,7 +12792,7 @@ var init_json_hooks = __esm({
 });
 
 // src/agents/plan.ts
-import path39 from "node:path";
+import path40 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2.hooks, edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12821,7 +12838,7 @@ function uninstallText(edit2, agent, current, shown) {
   }
 }
 function editPath(base, edit2) {
-  return path39.join(base, ...edit2.file.split("/"));
+  return path40.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
@@ -12834,9 +12851,9 @@ var init_plan = __esm({
 });
 
 // src/store/agent-file.ts
-import { accessSync as accessSync2, closeSync as closeSync11, constants as constants7, existsSync as existsSync5, lstatSync as lstatSync20, mkdirSync as mkdirSync6, openSync as openSync9, readFileSync as readFileSync12 } from "node:fs";
+import { accessSync as accessSync2, closeSync as closeSync11, constants as constants7, existsSync as existsSync6, lstatSync as lstatSync20, mkdirSync as mkdirSync6, openSync as openSync9, readFileSync as readFileSync12 } from "node:fs";
 import { readlinkSync as readlinkSync4, rmdirSync as rmdirSync3, unlinkSync as unlinkSync10 } from "node:fs";
-import path40 from "node:path";
+import path41 from "node:path";
 async function readAgentFile(file, snippet) {
   let read;
   try {
@@ -12870,7 +12887,7 @@ function linkTarget(file) {
 function assertReplaceable(file, snippet) {
   try {
     closeSync11(openSync9(file, constants7.O_WRONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK));
-    accessSync2(path40.dirname(file), constants7.W_OK);
+    accessSync2(path41.dirname(file), constants7.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -12880,7 +12897,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path40.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path41.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -12912,8 +12929,8 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
 function missingDirs(base, dir) {
   const missing = [];
   let cur = base;
-  for (const part of path40.relative(base, dir).split(path40.sep).filter(Boolean)) {
-    cur = path40.join(cur, part);
+  for (const part of path41.relative(base, dir).split(path41.sep).filter(Boolean)) {
+    cur = path41.join(cur, part);
     const st = missing.length > 0 ? void 0 : lstatSync20(cur, { throwIfNoEntry: false });
     if (st === void 0) missing.push(cur);
     else if (st.isSymbolicLink() || !st.isDirectory()) {
@@ -12938,11 +12955,11 @@ function removeEmptyDirs(dirs) {
   return removed;
 }
 function recordsDir(env, home) {
-  return path40.join(userDir(env, home), "installs");
+  return path41.join(userDir(env, home), "installs");
 }
 function prepareDir(dir) {
   const missing = [];
-  for (let d = dir; !existsSync5(d) && path40.dirname(d) !== d; d = path40.dirname(d)) missing.unshift(d);
+  for (let d = dir; !existsSync6(d) && path41.dirname(d) !== d; d = path41.dirname(d)) missing.unshift(d);
   try {
     mkdirSync6(dir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -12953,7 +12970,7 @@ function prepareDir(dir) {
   return missing;
 }
 function recordNode(dir, execPath) {
-  const target = path40.join(dir, "node");
+  const target = path41.join(dir, "node");
   try {
     if (readFileSync12(target, "utf8") === `${execPath}
 `) return;
@@ -12963,7 +12980,7 @@ function recordNode(dir, execPath) {
 `, { mode: 420 });
 }
 function recordPath(dir, file) {
-  return path40.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
+  return path41.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
 }
 function readRecord(dir, file) {
   try {
@@ -12975,7 +12992,7 @@ function readRecord(dir, file) {
 }
 function writeRecord(dir, record2) {
   const made = [];
-  for (const d of [path40.dirname(path40.dirname(dir)), path40.dirname(dir), dir]) {
+  for (const d of [path41.dirname(path41.dirname(dir)), path41.dirname(dir), dir]) {
     try {
       mkdirSync6(d, { mode: 448 });
       made.push(d);
@@ -12992,10 +13009,10 @@ function dropRecord(dir, file) {
   }
   if (removeEmptyDirs([dir]).length === 0) return;
   try {
-    unlinkSync10(path40.join(path40.dirname(dir), "node"));
+    unlinkSync10(path41.join(path41.dirname(dir), "node"));
   } catch {
   }
-  removeEmptyDirs([path40.dirname(dir)]);
+  removeEmptyDirs([path41.dirname(dir)]);
 }
 var import_write_file_atomic2;
 var init_agent_file = __esm({
@@ -13011,20 +13028,20 @@ var init_agent_file = __esm({
 
 // src/verbs/agent-files.ts
 import { realpathSync as realpathSync4 } from "node:fs";
-import path41 from "node:path";
+import path42 from "node:path";
 function real2(p) {
   try {
     return realpathSync4(p);
   } catch {
-    return path41.resolve(p);
+    return path42.resolve(p);
   }
 }
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path41.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path41.join(real2(path41.dirname(path41.dirname(path41.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path42.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path42.join(real2(path42.dirname(path42.dirname(path42.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path41.relative(real2(root), abs);
-  return { abs, rel: rel.startsWith("..") || path41.isAbsolute(rel) ? null : rel.split(path41.sep).join("/") };
+  const rel = path42.relative(real2(root), abs);
+  return { abs, rel: rel.startsWith("..") || path42.isAbsolute(rel) ? null : rel.split(path42.sep).join("/") };
 }
 function agentTarget(ctx, verb) {
   const name2 = ctx.values.agent;
@@ -13069,7 +13086,7 @@ var init_agent_files = __esm({
 
 // src/store/install-lock.ts
 import { lstatSync as lstatSync21, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
-import path42 from "node:path";
+import path43 from "node:path";
 function underInstallLock(verb) {
   return {
     ...verb,
@@ -13079,12 +13096,12 @@ function underInstallLock(verb) {
       const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
       let root = null;
       try {
-        root = global ? null : findRoot(path42.resolve(ctx.cwd, given), ctx.env).root;
+        root = global ? null : findRoot(path43.resolve(ctx.cwd, given), ctx.env).root;
       } catch {
         return verb.run(ctx);
       }
-      const lockDir = path42.join(root === null ? userDir(ctx.env) : path42.join(root, ".ai"), ".install.lock");
-      const parent = path42.dirname(lockDir);
+      const lockDir = path43.join(root === null ? userDir(ctx.env) : path43.join(root, ".ai"), ".install.lock");
+      const parent = path43.dirname(lockDir);
       const made = makeParent(parent);
       const emptiedByVerb = verb.name === "uninstall";
       const what = "another install or uninstall is editing these agent files";
@@ -13097,9 +13114,9 @@ function underInstallLock(verb) {
           await lock.release();
         }
       } finally {
-        const stop = global ? path42.resolve(homeFolder(ctx.env) || "/") : root;
-        const below = (dir) => dir.startsWith(`${stop}${path42.sep}`);
-        for (let dir = parent; (made !== null || emptiedByVerb) && below(dir); dir = path42.dirname(dir)) {
+        const stop = global ? path43.resolve(homeFolder(ctx.env) || "/") : root;
+        const below = (dir) => dir.startsWith(`${stop}${path43.sep}`);
+        for (let dir = parent; (made !== null || emptiedByVerb) && below(dir); dir = path43.dirname(dir)) {
           try {
             rmdirSync4(dir);
           } catch {
@@ -13137,8 +13154,8 @@ __export(install_exports, {
   installHelpCommon: () => installHelpCommon,
   installVerb: () => installVerb
 });
-import { existsSync as existsSync6 } from "node:fs";
-import path43 from "node:path";
+import { existsSync as existsSync7 } from "node:fs";
+import path44 from "node:path";
 var installHelpCommon, installVerb;
 var init_install = __esm({
   "src/verbs/install.ts"() {
@@ -13201,11 +13218,11 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         const why = "the per-user records and the recorded Node live under it";
         if (!home) throw new Refused(`install needs ${homeVar} set (${why}); nothing was changed`);
         const where = "install keeps its records under it, so nothing was changed";
-        if (!existsSync6(home)) throw new Refused(`${homeVar} (${quotedValue(home)}) does not exist; ${where}`);
+        if (!existsSync7(home)) throw new Refused(`${homeVar} (${quotedValue(home)}) does not exist; ${where}`);
         const t = agentTarget(ctx, "install");
         assertNotPaused(t.memDir, ctx.env);
         const targets = t.targets();
-        for (const { file } of targets) missingDirs(t.base, path43.dirname(file));
+        for (const { file } of targets) missingDirs(t.base, path44.dirname(file));
         const plans = [];
         for (const { edit: edit2, file, shown } of targets) {
           const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -13230,7 +13247,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
             lines3.push(`would ${verb} ${p.shown}`);
             continue;
           }
-          const dirs = missingDirs(t.base, path43.dirname(p.file));
+          const dirs = missingDirs(t.base, path44.dirname(p.file));
           makeDirs(dirs);
           const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
           try {
@@ -13270,7 +13287,7 @@ __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
 import { lstatSync as lstatSync22, readFileSync as readFileSync13 } from "node:fs";
-import path44 from "node:path";
+import path45 from "node:path";
 function anotherInstalled(t, skip) {
   return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
     const file = editPath(t.base, edit2);
@@ -13323,7 +13340,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         assertNotPaused(t.memDir, ctx.env);
         const records = recordsDir(ctx.env, t.home);
         const targets = t.targets();
-        for (const { file } of targets) missingDirs(t.base, path44.dirname(file));
+        for (const { file } of targets) missingDirs(t.base, path45.dirname(file));
         const plans = [];
         for (const { edit: edit2, file, shown } of targets) {
           const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -13378,8 +13395,8 @@ var init_exports = {};
 __export(init_exports, {
   initVerb: () => initVerb
 });
-import { existsSync as existsSync7, lstatSync as lstatSync23, realpathSync as realpathSync5, rmdirSync as rmdirSync5, rmSync as rmSync4 } from "node:fs";
-import path45 from "node:path";
+import { existsSync as existsSync8, lstatSync as lstatSync23, realpathSync as realpathSync5, rmdirSync as rmdirSync5, rmSync as rmSync4 } from "node:fs";
+import path46 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
   if (global && typeof ctx.values.root === "string") {
@@ -13389,14 +13406,14 @@ function planOf(ctx) {
   for (const n2 of named) {
     if (!isAgentName(n2)) throw new UsageError(`init: unknown agent ${quotedValue(n2)}; name one of ${NAMES}`);
   }
-  if (!ctx.env.HOME || !existsSync7(ctx.env.HOME)) {
+  if (!ctx.env.HOME || !existsSync8(ctx.env.HOME)) {
     throw new Refused("init needs HOME set to an existing folder (install keeps records there); nothing was changed");
   }
   let base;
   if (global) base = realpathSync5(homeFolder(ctx.env));
   else {
     const given = typeof ctx.values.root === "string";
-    const found = findRoot(path45.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
+    const found = findRoot(path46.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
     if (!given && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -13421,16 +13438,16 @@ function planOf(ctx) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync5(path45.dirname(path45.dirname(path45.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync7(path45.join(source, "SKILL.md"))) {
+  const source = realpathSync5(path46.dirname(path46.dirname(path46.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync8(path46.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p) => `${global ? "~/" : ""}${path45.relative(base, p).split(path45.sep).join("/")}`;
+  const shown = (p) => `${global ? "~/" : ""}${path46.relative(base, p).split(path46.sep).join("/")}`;
   const dryRun = ctx.values["dry-run"] === true;
-  return { base, global, dryRun, source, dest: path45.join(base, CANONICAL), agents, shown };
+  return { base, global, dryRun, source, dest: path46.join(base, CANONICAL), agents, shown };
 }
 async function agentVerb(ctx, plan, verb, agent, dryRun) {
-  const helperPath = path45.join(plan.dest, "scripts", "memory_io.mjs");
+  const helperPath = path46.join(plan.dest, "scripts", "memory_io.mjs");
   const values = { agent: agent.name, "dry-run": dryRun, ...plan.global ? { global: true } : { root: plan.base } };
   const out = await verb.run({ ...ctx, values, positionals: [], helperPath, skillDir: plan.dest });
   const lines3 = String(out.stdout).split("\n").filter((l) => l !== "");
@@ -13438,7 +13455,7 @@ async function agentVerb(ctx, plan, verb, agent, dryRun) {
 }
 function linkPlaces(plan, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path45.join(plan.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path46.join(plan.base, f, "session-handoff"));
 }
 function counted(steps2) {
   const n2 = (a) => steps2.filter((s) => s.action === a).length;
@@ -13456,21 +13473,21 @@ function refuseLinkOnTheWay(plan) {
 async function init(ctx, plan) {
   const { dest, source, shown } = plan;
   refuseLinkOnTheWay(plan);
-  const running = dest === source || existsSync7(dest) && realpathSync5(dest) === source;
-  if (!running && existsSync7(dest) && lstatSync23(dest).isSymbolicLink()) {
+  const running = dest === source || existsSync8(dest) && realpathSync5(dest) === source;
+  if (!running && existsSync8(dest) && lstatSync23(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps2 = running ? [] : copySteps(source, dest);
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && ctx.values.replace !== true) {
-    const names2 = edited.slice(0, 5).map((rel) => shown(path45.join(dest, rel)));
+    const names2 = edited.slice(0, 5).map((rel) => shown(path46.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names2.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path45.join(dest, s.rel));
+  const writes = steps2.map((s) => path46.join(dest, s.rel));
   const links = linkPlaces(plan, plan.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -13478,11 +13495,11 @@ async function init(ctx, plan) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path45.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path46.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const made = [dest, ...links.map((l) => path45.dirname(l.place))].flatMap((d) => missingUnder(plan.base, d));
+  const made = [dest, ...links.map((l) => path46.dirname(l.place))].flatMap((d) => missingUnder(plan.base, d));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -13527,7 +13544,7 @@ async function init(ctx, plan) {
     }
   }
   const who = plan.agents.map((a) => a.name).join(", ");
-  const copy = shown(path45.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path46.join(dest, "scripts", "memory_io.mjs"));
   if (!plan.dryRun) lines3.push(`check: node ${copy} doctor${plan.global ? " --global" : ""}`);
   lines3.push(`next: start a new session (${who}) and ${SAY2}`);
   return ok(`${lines3.join("\n")}
@@ -13535,8 +13552,8 @@ async function init(ctx, plan) {
 }
 function missingUnder(base, dir) {
   const out = [];
-  for (let d = dir; d.startsWith(`${base}${path45.sep}`) && !existsSync7(d); d = path45.dirname(d)) {
-    out.push(path45.relative(base, d).split(path45.sep).join("/"));
+  for (let d = dir; d.startsWith(`${base}${path46.sep}`) && !existsSync8(d); d = path46.dirname(d)) {
+    out.push(path46.relative(base, d).split(path46.sep).join("/"));
   }
   return out;
 }
@@ -13563,27 +13580,27 @@ async function undo(ctx, plan) {
     }
     if (!plan.dryRun) {
       rmSync4(place, { recursive: state === "copy", force: true });
-      removeEmptyUpTo(path45.dirname(place), path45.join(plan.base, path45.relative(plan.base, place).split(path45.sep)[0]));
+      removeEmptyUpTo(path46.dirname(place), path46.join(plan.base, path46.relative(plan.base, place).split(path46.sep)[0]));
     }
     lines3.push(`${would} ${shown(place)}`);
   }
   const all = skillFiles(dest);
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const files = all.filter((rel) => !kept.includes(rel));
-  if (files.length > 0 && !(existsSync7(dest) && lstatSync23(dest).isSymbolicLink())) {
+  if (files.length > 0 && !(existsSync8(dest) && lstatSync23(dest).isSymbolicLink())) {
     if (!plan.dryRun) {
-      for (const rel of files) rmSync4(path45.join(dest, rel), { force: true });
+      for (const rel of files) rmSync4(path46.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
-      for (const rel of files) removeEmptyUpTo(path45.dirname(path45.join(dest, rel)), plan.base);
+      for (const rel of files) removeEmptyUpTo(path46.dirname(path46.join(dest, rel)), plan.base);
     }
     lines3.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines3.push(`left ${shown(path45.join(dest, rel))}: you edited it since init copied it`);
+    for (const rel of kept) lines3.push(`left ${shown(path46.join(dest, rel))}: you edited it since init copied it`);
   }
   const made = [...record2?.createdDirs ?? []].sort((a, b) => b.length - a.length);
   for (const rel of plan.dryRun ? [] : made) {
-    if (linkOnTheWay(plan.base, path45.join(plan.base, rel)) !== null) continue;
+    if (linkOnTheWay(plan.base, path46.join(plan.base, rel)) !== null) continue;
     try {
-      rmdirSync5(path45.join(plan.base, rel));
+      rmdirSync5(path46.join(plan.base, rel));
     } catch {
     }
   }
@@ -13657,8 +13674,8 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { existsSync as existsSync8, lstatSync as lstatSync24, readFileSync as readFileSync14 } from "node:fs";
-import path46 from "node:path";
+import { existsSync as existsSync9, lstatSync as lstatSync24, readFileSync as readFileSync14 } from "node:fs";
+import path47 from "node:path";
 function outdatedReasons(text, edit2) {
   const out = [];
   const forms = installedForms(edit2);
@@ -13682,7 +13699,7 @@ function outdatedReasons(text, edit2) {
 function codexTrust(env, home, hooksFile) {
   let toml = "";
   try {
-    const p = path46.join(env.CODEX_HOME || path46.join(home, ".codex"), "config.toml");
+    const p = path47.join(env.CODEX_HOME || path47.join(home, ".codex"), "config.toml");
     if (lstatSync24(p).isFile()) toml = readFileSync14(p, "utf8");
   } catch {
   }
@@ -13711,10 +13728,10 @@ function startFolderNote({ name: name2 }) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return POSIX_SHELL;
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path46.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path47.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path46.win32.join(dir, "sh.exe");
-    if (existsSync8(sh)) return sh;
+    const sh = path47.win32.join(dir, "sh.exe");
+    if (existsSync9(sh)) return sh;
   }
   return null;
 }
@@ -13766,7 +13783,7 @@ function installShaped(edit2, command) {
     const word = FILE_WORD.exec(command.slice(FILE_HEAD.length, command.length - tail.length));
     if (word === null) continue;
     const name2 = word[1].startsWith("'") ? word[1].slice(1, -1).replace(/\x27\\\x27\x27/g, "'") : word[1];
-    if ((windowsShaped(name2) ? path46.win32 : path46.posix).basename(name2) !== HELPER_FILE) continue;
+    if ((windowsShaped(name2) ? path47.win32 : path47.posix).basename(name2) !== HELPER_FILE) continue;
     return `${word[0].slice(0, word[0].length - word[1].length)}${name2}`;
   }
   return null;
@@ -13810,8 +13827,8 @@ var init_doctor_checks = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync9, readFileSync as readFileSync15 } from "node:fs";
-import path47 from "node:path";
+import { existsSync as existsSync10, readFileSync as readFileSync15 } from "node:fs";
+import path48 from "node:path";
 function json(file) {
   try {
     const v = JSON.parse(readFileSync15(file, "utf8").slice(0, 1e6));
@@ -13821,16 +13838,16 @@ function json(file) {
   }
 }
 function claudePluginInstalls(home) {
-  const plugins = json(path47.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path48.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path47.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path48.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = isObj2(raw) ? raw : {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path47.isAbsolute(at2) && existsSync9(path47.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path48.isAbsolute(at2) && existsSync10(path48.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -13852,7 +13869,7 @@ __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
 import { lstatSync as lstatSync25, readdirSync as readdirSync13, readFileSync as readFileSync16 } from "node:fs";
-import path48 from "node:path";
+import path49 from "node:path";
 function readText(p) {
   try {
     return lstatSync25(p).isFile() ? readFileSync16(p, "utf8") : null;
@@ -13876,9 +13893,9 @@ function agentInstalls(r) {
   const starts = [];
   for (const [name2, agent] of Object.entries(AGENTS)) {
     const skill = [
-      ...agent.skillFolders.project.map((f) => path48.join(r.root, f, "session-handoff")),
-      ...agent.skillFolders.home.map((f) => path48.join(r.home, f, "session-handoff"))
-    ].filter((d) => exists(path48.join(d, "SKILL.md")));
+      ...agent.skillFolders.project.map((f) => path49.join(r.root, f, "session-handoff")),
+      ...agent.skillFolders.home.map((f) => path49.join(r.home, f, "session-handoff"))
+    ].filter((d) => exists(path49.join(d, "SKILL.md")));
     const install = {};
     for (const edit2 of editsOf(r, agent)) {
       install[edit2.file] = installState(r, name2, edit2, editPath(r.global ? r.home : r.root, edit2), agents, starts);
@@ -13890,7 +13907,7 @@ function agentInstalls(r) {
       r.problems.push({ what, fix: r.nodeRun(`init --agent ${name2}${gflag(r)}`, !r.global) });
     }
     for (const dir of skill) {
-      const lacking2 = HELPER_FILES.filter((f) => !exists(path48.join(dir, f)));
+      const lacking2 = HELPER_FILES.filter((f) => !exists(path49.join(dir, f)));
       if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
       const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
       r.problems.push({ what, fix: r.nodeRun(`init --agent ${name2}${gflag(r)}`, !r.global) });
@@ -13926,7 +13943,7 @@ function installState(r, name2, edit2, file, agents, starts) {
   }
   const installed = state === "current" || state === "outdated";
   if (installed && text !== null) {
-    if (edit2.kind === "md-block" && path48.basename(edit2.file) === "AGENTS.md") {
+    if (edit2.kind === "md-block" && path49.basename(edit2.file) === "AGENTS.md") {
       const over = budgetFinding(text, edit2.file, reinstall);
       if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
       const subfolders = "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -13987,7 +14004,7 @@ async function memoryState(r) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${cmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path48.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path49.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -14026,7 +14043,7 @@ function journalState(r) {
     }
   }
   for (const p of problems) {
-    const where = `${path48.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path49.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     r.problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -14147,7 +14164,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path48.resolve(home);
+          root = path49.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const nodeRun2 = (verb, rootArg) => {
@@ -14179,8 +14196,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync3, constants as constants8, existsSync as existsSync10, statSync as statSync3 } from "node:fs";
-import path49 from "node:path";
+import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, statSync as statSync3 } from "node:fs";
+import path50 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -14190,11 +14207,11 @@ async function skippedPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path49.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path50.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
     try {
-      accessSync3(path49.join(hooksDir, h), constants8.X_OK);
-      return statSync3(path49.join(hooksDir, h)).isFile();
+      accessSync3(path50.join(hooksDir, h), constants8.X_OK);
+      return statSync3(path50.join(hooksDir, h)).isFile();
     } catch {
       return false;
     }
@@ -14228,7 +14245,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path49.relative(top, memDir).split(path49.sep).join("/");
+  const memRel = path50.relative(top, memDir).split(path50.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   const ignored = await Promise.all(
     [`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env))
@@ -14251,7 +14268,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync10(path49.join(memDir, "journal", "OFF"));
+  const journal = !existsSync11(path50.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -15458,188 +15475,13 @@ var init_checkpoint = __esm({
   }
 });
 
-// src/verbs/context.ts
-var context_exports = {};
-__export(context_exports, {
-  contextVerb: () => contextVerb,
-  offerText: () => offerText,
-  userHelperWithoutMemory: () => userHelperWithoutMemory
-});
-import { existsSync as existsSync11, lstatSync as lstatSync26, mkdirSync as mkdirSync8 } from "node:fs";
-import path50 from "node:path";
-function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync11(path50.join(root, ".ai", "memory"))) return false;
-  const under = (dir, base) => {
-    const rel = path50.relative(base, dir);
-    return !rel.startsWith("..") && !path50.isAbsolute(rel);
-  };
-  return under(skillDir, home) && !under(skillDir, root);
-}
-function offerText(pct, used, window, threshold) {
-  return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
-}
-async function readInput(ctx) {
-  if (ctx.stdinIsTTY) return null;
-  const data = await ctx.readStdinWithin(1e3, STDIN_BYTES);
-  if (data === null || data.length === 0 || data.length > STDIN_BYTES) return null;
-  try {
-    const raw = JSON.parse(data.toString("utf8"));
-    return raw !== null && typeof raw === "object" && !Array.isArray(raw) ? raw : null;
-  } catch {
-    return null;
-  }
-}
-function readUsage(transcriptPath) {
-  if (typeof transcriptPath !== "string" || transcriptPath === "") return null;
-  const opened = openTranscript(transcriptPath);
-  if (!opened.ok) return null;
-  try {
-    const format2 = sniffFormat(opened.file.head);
-    if (format2 !== "claude" && format2 !== "codex") return null;
-    for (const bytes of TAILS) {
-      const { lines: lines3 } = tailPart(opened.file, bytes);
-      const points = usagePoints(readEvents(format2, lines3, true));
-      if (points.length > 0 || bytes >= opened.file.size) return { points, lines: lines3, format: format2 };
-    }
-    return null;
-  } catch {
-    return null;
-  } finally {
-    closeTranscript(opened.file);
-  }
-}
-function exists2(p) {
-  try {
-    lstatSync26(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function strings(v, out = [], depth = 0) {
-  if (typeof v === "string") out.push(v);
-  else if (v !== null && typeof v === "object" && depth < 8) {
-    for (const x of Object.values(v)) strings(x, out, depth + 1);
-  }
-  return out;
-}
-async function decide(ctx, input, format2) {
-  const say = (line) => `memory_io context: ${line}`;
-  let root;
-  try {
-    root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-  } catch (err) {
-    return ok("", [say(`${err.message}; printing nothing`)]);
-  }
-  const event = typeof input.hook_event_name === "string" ? input.hook_event_name : "UserPromptSubmit";
-  if (event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
-    const token = savedToken(strings(input.tool_response).join("\n"), false);
-    if (token !== null) recordSavedBy(root, token, AGENT_OF_FORMAT[format2] ?? null);
-  }
-  const memDir = memoryDir(root);
-  const { settings, problems } = readSettings(memDir);
-  const warn = problems.map(say);
-  const quiet = ok("", warn);
-  if (!settings.contextOffer || pauseSwitch(memDir, ctx.env) !== null || treeUnsafe(root) === true) return quiet;
-  if (userHelperWithoutMemory(ctx.skillDir, homeFolder(ctx.env), root)) return quiet;
-  const usage = readUsage(input.transcript_path);
-  const last = usage?.points.at(-1);
-  const window = settings.contextWindow ?? last?.window;
-  if (!usage || !last || window == null) return quiet;
-  const above = (p) => p.used * 100 / window >= settings.contextThreshold;
-  const marker = `${checkpointsDir(root)}/.offered-${sessionFileId(input.session_id)}`;
-  if (!above(last)) {
-    rmQuietRegular(marker);
-    return quiet;
-  }
-  if (exists2(marker)) return quiet;
-  let at2 = usage.points.length - 1;
-  while (at2 > 0 && above(usage.points[at2 - 1])) at2--;
-  const since = usage.lines.slice(usage.points[at2].line);
-  const saved = findLastSave(readEvents(usage.format, since), { accepts: () => true, current: null }) !== null;
-  const pct = Math.floor(last.used * 100 / window);
-  try {
-    checkTree(root, { create: true });
-    mkdirSync8(checkpointsDir(root), { recursive: true, mode: 448 });
-  } catch (err) {
-    return ok("", [...warn, say(`${err.message}; printing nothing`)]);
-  }
-  if (!createExclusive(marker, `${JSON.stringify({ pct, used: last.used, window, saved })}
-`) || saved) return quiet;
-  if (typeof ctx.helperPath === "string") {
-    childProcess().spawnSync(process.execPath, [ctx.helperPath, "checkpoint", "--format", format2, "--root", root], {
-      input: JSON.stringify({ ...input, hook_event_name: "ContextThreshold" }),
-      env: ctx.env,
-      stdio: ["pipe", "ignore", "ignore"],
-      timeout: 8e3
-    });
-  }
-  const additionalContext = offerText(pct, last.used, window, settings.contextThreshold);
-  return ok(`${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext } })}
-`, warn);
-}
-var TAILS, STDIN_BYTES, AGENT_OF_FORMAT, contextVerb;
-var init_context = __esm({
-  "src/verbs/context.ts"() {
-    "use strict";
-    init_builtins();
-    init_tail();
-    init_transcripts();
-    init_last_save();
-    init_saves();
-    init_harness_path();
-    init_checkpoints();
-    init_files();
-    init_paths();
-    init_inspect();
-    init_pause();
-    init_settings();
-    init_common();
-    init_home();
-    init_types();
-    TAILS = [256 * 1024, 1024 * 1024];
-    STDIN_BYTES = 65536;
-    AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
-    contextVerb = {
-      name: "context",
-      options: { root: { type: "string" }, format: { type: "string" } },
-      positionals: [0, 0],
-      get help() {
-        return `usage: node memory_io.mjs context --format claude|codex [--root DIR]
-
-The context-threshold offer, run by the harness's UserPromptSubmit and PostToolUse hooks. Reads
-the hook's JSON on stdin and the transcript's last 256 KiB (1 MiB when that holds no usage). When
-the context in use is at or above the threshold of the window and this session was not told yet,
-it prints once, as {"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"\u2026"}}:
-  ${offerText(75, 15e4, 2e5, 70)}
-and writes the session's checkpoint (Trigger: context-threshold). Back under the threshold (after
-a compaction) the next crossing is told again; a handoff saved after the crossing silences it.
-.ai/memory/settings.json sets it (a bad value is named on stderr and its default used):
-  {"contextOffer": true, "contextThreshold": 70, "contextWindow": null, "archivesKept": 5}
-Nothing is printed when the offer is off, memory writes are paused, SESSION_HANDOFF_DISABLE is
-set, or the memory tree is unsafe. How usage and the window are counted: docs/context-threshold.md.
-exit: always 0.
-`;
-      },
-      async run(ctx) {
-        const format2 = ctx.values.format ?? "claude";
-        if (format2 !== "claude" && format2 !== "codex") {
-          return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
-        }
-        const input = await readInput(ctx);
-        return input === null ? ok("", []) : decide(ctx, input, format2);
-      }
-    };
-  }
-});
-
 // src/verbs/checkpoint.ts
 var checkpoint_exports = {};
 __export(checkpoint_exports, {
   CHECKPOINT_LINES: () => CHECKPOINT_LINES,
   checkpointVerb: () => checkpointVerb
 });
-import { lstatSync as lstatSync27, readdirSync as readdirSync14 } from "node:fs";
+import { lstatSync as lstatSync26, readdirSync as readdirSync14 } from "node:fs";
 import path51 from "node:path";
 function projectHandoffs(root) {
   const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
@@ -15678,7 +15520,7 @@ function pruneOfferMarkers(dir, nowMs) {
   for (const name2 of names2) {
     const p = path51.join(dir, name2);
     try {
-      if (nowMs - lstatSync27(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
+      if (nowMs - lstatSync26(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     } catch {
     }
   }
@@ -15778,7 +15620,7 @@ async function runCheckpoint(ctx) {
   }
   if (disabledByEnv(ctx.env)) return ok("", []);
   const notes = [];
-  const json2 = await readHookJson(ctx, STDIN_BYTES2);
+  const json2 = await readHookJson(ctx, STDIN_BYTES);
   const input = json2 === void 0 ? {} : json2;
   if (str2(input?.agent_id) !== null) return ok("", [CHECKPOINT_LINES.subagent()]);
   if (input === null) notes.push(CHECKPOINT_LINES.badInput());
@@ -15891,7 +15733,7 @@ async function runCheckpoint(ctx) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
   }
 }
-var HELP2, CHECKPOINT_LINES, STDIN_BYTES2, LOCK_BUDGET_MS, ARCHIVES_HASHED, OFFER_MARKER_DAYS, str2, checkpointVerb;
+var HELP2, CHECKPOINT_LINES, STDIN_BYTES, LOCK_BUDGET_MS, ARCHIVES_HASHED, OFFER_MARKER_DAYS, str2, checkpointVerb;
 var init_checkpoint2 = __esm({
   "src/verbs/checkpoint.ts"() {
     "use strict";
@@ -15903,6 +15745,7 @@ var init_checkpoint2 = __esm({
     init_tail();
     init_types2();
     init_harness_path();
+    init_hook_input();
     init_last_save();
     init_record();
     init_outcome();
@@ -15929,8 +15772,6 @@ var init_checkpoint2 = __esm({
     init_pause();
     init_publish();
     init_common();
-    init_context();
-    init_hook();
     init_types();
     HELP2 = `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
 
@@ -15967,7 +15808,7 @@ exit: always 0, usage errors included -- a hook must never block the harness.
       usage: (what) => `checkpoint: ${what}; nothing was captured`,
       redacted: (report) => `checkpoint: ${report.replace(/ \(line \d+\)/g, "")} from the transcript`
     };
-    STDIN_BYTES2 = 1024 * 1024;
+    STDIN_BYTES = 1024 * 1024;
     LOCK_BUDGET_MS = 1200;
     ARCHIVES_HASHED = 50;
     OFFER_MARKER_DAYS = 7;
@@ -16070,6 +15911,153 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
         }
         return ok(`${[theirs, ours].filter((s) => s !== "").join(" | ")}
 `, []);
+      }
+    };
+  }
+});
+
+// src/verbs/context.ts
+var context_exports = {};
+__export(context_exports, {
+  contextVerb: () => contextVerb,
+  offerText: () => offerText
+});
+import { mkdirSync as mkdirSync8 } from "node:fs";
+function offerText(pct, used, window, threshold) {
+  return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
+}
+function readUsage(transcriptPath) {
+  if (typeof transcriptPath !== "string" || transcriptPath === "") return null;
+  const opened = openTranscript(transcriptPath);
+  if (!opened.ok) return null;
+  try {
+    const format2 = sniffFormat(opened.file.head);
+    if (format2 !== "claude" && format2 !== "codex") return null;
+    for (const bytes of TAILS) {
+      const { lines: lines3 } = tailPart(opened.file, bytes);
+      const points = usagePoints(readEvents(format2, lines3, true));
+      if (points.length > 0 || bytes >= opened.file.size) return { points, lines: lines3, format: format2 };
+    }
+    return null;
+  } catch {
+    return null;
+  } finally {
+    closeTranscript(opened.file);
+  }
+}
+function strings(v, out = [], depth = 0) {
+  if (typeof v === "string") out.push(v);
+  else if (v !== null && typeof v === "object" && depth < 8) {
+    for (const x of Object.values(v)) strings(x, out, depth + 1);
+  }
+  return out;
+}
+async function decide(ctx, input, format2) {
+  const say = (line) => `memory_io context: ${line}`;
+  let root;
+  try {
+    root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
+  } catch (err) {
+    return ok("", [say(`${err.message}; printing nothing`)]);
+  }
+  const event = typeof input.hook_event_name === "string" ? input.hook_event_name : "UserPromptSubmit";
+  if (event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
+    const token = savedToken(strings(input.tool_response).join("\n"), false);
+    if (token !== null) recordSavedBy(root, token, AGENT_OF_FORMAT[format2] ?? null);
+  }
+  const memDir = memoryDir(root);
+  const { settings, problems } = readSettings(memDir);
+  const warn = problems.map(say);
+  const quiet = ok("", warn);
+  if (!settings.contextOffer || pauseSwitch(memDir, ctx.env) !== null || treeUnsafe(root) === true) return quiet;
+  if (userHelperWithoutMemory(ctx.skillDir, homeFolder(ctx.env), root)) return quiet;
+  const usage = readUsage(input.transcript_path);
+  const last = usage?.points.at(-1);
+  const window = settings.contextWindow ?? last?.window;
+  if (!usage || !last || window == null) return quiet;
+  const above = (p) => p.used * 100 / window >= settings.contextThreshold;
+  const marker = `${checkpointsDir(root)}/.offered-${sessionFileId(input.session_id)}`;
+  if (!above(last)) {
+    rmQuietRegular(marker);
+    return quiet;
+  }
+  if (exists(marker)) return quiet;
+  let at2 = usage.points.length - 1;
+  while (at2 > 0 && above(usage.points[at2 - 1])) at2--;
+  const since = usage.lines.slice(usage.points[at2].line);
+  const saved = findLastSave(readEvents(usage.format, since), { accepts: () => true, current: null }) !== null;
+  const pct = Math.floor(last.used * 100 / window);
+  try {
+    checkTree(root, { create: true });
+    mkdirSync8(checkpointsDir(root), { recursive: true, mode: 448 });
+  } catch (err) {
+    return ok("", [...warn, say(`${err.message}; printing nothing`)]);
+  }
+  if (!createExclusive(marker, `${JSON.stringify({ pct, used: last.used, window, saved })}
+`) || saved) return quiet;
+  if (typeof ctx.helperPath === "string") {
+    childProcess().spawnSync(process.execPath, [ctx.helperPath, "checkpoint", "--format", format2, "--root", root], {
+      input: JSON.stringify({ ...input, hook_event_name: "ContextThreshold" }),
+      env: ctx.env,
+      stdio: ["pipe", "ignore", "ignore"],
+      timeout: 8e3
+    });
+  }
+  const additionalContext = offerText(pct, last.used, window, settings.contextThreshold);
+  return ok(`${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext } })}
+`, warn);
+}
+var TAILS, STDIN_BYTES2, AGENT_OF_FORMAT, contextVerb;
+var init_context = __esm({
+  "src/verbs/context.ts"() {
+    "use strict";
+    init_builtins();
+    init_tail();
+    init_transcripts();
+    init_last_save();
+    init_saves();
+    init_harness_path();
+    init_hook_input();
+    init_checkpoints();
+    init_files();
+    init_paths();
+    init_inspect();
+    init_pause();
+    init_settings();
+    init_common();
+    init_home();
+    init_types();
+    TAILS = [256 * 1024, 1024 * 1024];
+    STDIN_BYTES2 = 65536;
+    AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
+    contextVerb = {
+      name: "context",
+      options: { root: { type: "string" }, format: { type: "string" } },
+      positionals: [0, 0],
+      get help() {
+        return `usage: node memory_io.mjs context --format claude|codex [--root DIR]
+
+The context-threshold offer, run by the harness's UserPromptSubmit and PostToolUse hooks. Reads
+the hook's JSON on stdin and the transcript's last 256 KiB (1 MiB when that holds no usage). When
+the context in use is at or above the threshold of the window and this session was not told yet,
+it prints once, as {"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"\u2026"}}:
+  ${offerText(75, 15e4, 2e5, 70)}
+and writes the session's checkpoint (Trigger: context-threshold). Back under the threshold (after
+a compaction) the next crossing is told again; a handoff saved after the crossing silences it.
+.ai/memory/settings.json sets it (a bad value is named on stderr and its default used):
+  {"contextOffer": true, "contextThreshold": 70, "contextWindow": null, "archivesKept": 5}
+Nothing is printed when the offer is off, memory writes are paused, SESSION_HANDOFF_DISABLE is
+set, or the memory tree is unsafe. How usage and the window are counted: docs/context-threshold.md.
+exit: always 0.
+`;
+      },
+      async run(ctx) {
+        const format2 = ctx.values.format ?? "claude";
+        if (format2 !== "claude" && format2 !== "codex") {
+          return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
+        }
+        const input = await readHookJson(ctx, STDIN_BYTES2);
+        return input ? decide(ctx, input, format2) : ok("", []);
       }
     };
   }
@@ -16472,7 +16460,7 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import { lstatSync as lstatSync28, unlinkSync as unlinkSync11 } from "node:fs";
+import { lstatSync as lstatSync27, unlinkSync as unlinkSync11 } from "node:fs";
 import path54 from "node:path";
 var journalVerb;
 var init_journal = __esm({
@@ -16528,7 +16516,7 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync28(path54.join(journalDir(root), f.name));
+            const st = lstatSync27(path54.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
@@ -16550,7 +16538,7 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync13, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync29, mkdirSync as mkdirSync9, openSync as openSync11, readFileSync as readFileSync18, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync13, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync28, mkdirSync as mkdirSync9, openSync as openSync11, readFileSync as readFileSync18, writeSync as writeSync2 } from "node:fs";
 import path55 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync11(p, flags | NOFOLLOW);
@@ -16575,10 +16563,10 @@ function archiveDirOf(top, memRel) {
     at2 = path55.join(at2, part);
     let st;
     try {
-      st = lstatSync29(at2);
+      st = lstatSync28(at2);
     } catch {
       mkdirSync9(at2, { mode: 448 });
-      st = lstatSync29(at2);
+      st = lstatSync28(at2);
     }
     if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
@@ -17258,7 +17246,7 @@ init_redact();
 
 // src/main.ts
 init_errors();
-import { closeSync as closeSync14, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync30, openSync as openSync12, readSync as readSync5, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync14, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync29, openSync as openSync12, readSync as readSync5, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
 function writeFd(fd, data) {
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let off = 0;
@@ -17402,7 +17390,7 @@ function heldOutput(fd, redact2) {
 function runningFile(file) {
   if (file === void 0) return void 0;
   try {
-    return lstatSync30(file).isSymbolicLink() ? realpathSync6(file) : file;
+    return lstatSync29(file).isSymbolicLink() ? realpathSync6(file) : file;
   } catch {
     return file;
   }

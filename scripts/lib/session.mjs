@@ -1913,6 +1913,35 @@ var init_harness_path = __esm({
   }
 });
 
+// src/agents/hook-input.ts
+import { existsSync as existsSync3 } from "node:fs";
+import path17 from "node:path";
+async function readHookJson(ctx, max) {
+  if (ctx.stdinIsTTY) return void 0;
+  const data = await ctx.readStdinWithin(1e3, max);
+  if (data === null || data.length === 0) return void 0;
+  if (data.length > max) return null;
+  try {
+    const o = JSON.parse(data.toString("utf8"));
+    return o !== null && typeof o === "object" && !Array.isArray(o) ? o : null;
+  } catch {
+    return null;
+  }
+}
+function userHelperWithoutMemory(skillDir, home, root) {
+  if (!skillDir || home === "" || existsSync3(path17.join(root, ".ai", "memory"))) return false;
+  const under = (dir, base) => {
+    const rel = path17.relative(base, dir);
+    return !rel.startsWith("..") && !path17.isAbsolute(rel);
+  };
+  return under(skillDir, home) && !under(skillDir, root);
+}
+var init_hook_input = __esm({
+  "src/agents/hook-input.ts"() {
+    "use strict";
+  }
+});
+
 // src/agents/render.ts
 function sessionStartJson(text) {
   return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text } })}
@@ -1989,9 +2018,9 @@ var init_checkpoint_name = __esm({
 
 // src/store/checkpoints.ts
 import { closeSync as closeSync5, constants as constants4, fstatSync as fstatSync5, lstatSync as lstatSync9, openSync as openSync4, readdirSync as readdirSync4, readSync as readSync3, unlinkSync as unlinkSync2 } from "node:fs";
-import path17 from "node:path";
+import path18 from "node:path";
 function checkpointsDir(root) {
-  return path17.join(memoryDir(root), "checkpoints");
+  return path18.join(memoryDir(root), "checkpoints");
 }
 function mayBeToken(id) {
   for (const m of id.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
@@ -2046,7 +2075,7 @@ function readHeadAndTime(filePath, bytes) {
   try {
     const st = fstatSync5(fd, { bigint: true });
     if (!st.isFile()) return null;
-    const partnered = st.nlink === 2n && hasPrivatePartner(path17.dirname(filePath), path17.basename(filePath), st.ino);
+    const partnered = st.nlink === 2n && hasPrivatePartner(path18.dirname(filePath), path18.basename(filePath), st.ino);
     if (st.nlink !== 1n && !partnered) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
@@ -2073,7 +2102,7 @@ function listCheckpoints(root, now = Date.now()) {
   const out = [];
   for (const name of names) {
     if (!CHECKPOINT_NAME.test(name)) continue;
-    const read = readHeadAndTime(path17.join(checkpointsDir(root), name), 1024);
+    const read = readHeadAndTime(path18.join(checkpointsDir(root), name), 1024);
     const head = read?.bytes.toString("utf8") ?? "";
     if (read === null || !isCheckpointText(head)) continue;
     const savedMs = timeOf(headerValue(head, "Saved"), now);
@@ -2094,7 +2123,7 @@ function rmQuietRegular(p) {
   }
 }
 function deliveredPath(root, session) {
-  return path17.join(checkpointsDir(root), `.delivered-${session}`);
+  return path18.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
   return readHead(deliveredPath(root, session), 128)?.trim() ?? null;
@@ -2134,7 +2163,7 @@ var init_probe_session = __esm({
 
 // src/brief/checkpoint-surface.ts
 import { readdirSync as readdirSync5 } from "node:fs";
-import path18 from "node:path";
+import path19 from "node:path";
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs) / 6e4);
@@ -2154,7 +2183,7 @@ function handoffOrderOf(text, now, token = tokenOf(Buffer.from(text, "utf8"))) {
   };
 }
 function handoffOrder(root, now) {
-  const bytes = readHeadBytes(path18.join(memoryDir(root), FILE_OF.handoff));
+  const bytes = readHeadBytes(path19.join(memoryDir(root), FILE_OF.handoff));
   return bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
 }
 function newerThanHandoff(entry, handoff) {
@@ -2202,7 +2231,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return none();
-    const file = await readStable(path18.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path19.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return none();
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -2228,7 +2257,7 @@ function toldToAnySession(root, token) {
   } catch {
     return false;
   }
-  const told = (name) => readHead(path18.join(checkpointsDir(root), name), 128)?.trim() === token;
+  const told = (name) => readHead(path19.join(checkpointsDir(root), name), 128)?.trim() === token;
   return names.some((name) => name.startsWith(".delivered-") && told(name));
 }
 var CHECKPOINT_SENTENCES;
@@ -2255,33 +2284,20 @@ var init_checkpoint_surface = __esm({
 var hook_exports = {};
 __export(hook_exports, {
   HOOK_LIMIT: () => HOOK_LIMIT,
-  hookVerb: () => hookVerb,
-  readHookJson: () => readHookJson
+  hookVerb: () => hookVerb
 });
-import path19 from "node:path";
+import path20 from "node:path";
 import { lstatSync as lstatSync10 } from "node:fs";
 function ageText(text, now) {
   const glance = glanceAtHandoff(text, now);
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
-async function readHookJson(ctx, max) {
-  if (ctx.stdinIsTTY) return void 0;
-  const data = await ctx.readStdinWithin(1e3, max);
-  if (data === null || data.length === 0) return void 0;
-  if (data.length > max) return null;
-  try {
-    const o = JSON.parse(data.toString("utf8"));
-    return o !== null && typeof o === "object" && !Array.isArray(o) ? o : null;
-  } catch {
-    return null;
-  }
-}
 function savedHere(root, text) {
   const saves = readSaves(root);
   if (saves === null) return true;
   try {
-    const stat = lstatSync10(path19.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
+    const stat = lstatSync10(path20.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
     if (savedHereByStat(root, statKey(stat))) return true;
   } catch {
   }
@@ -2335,6 +2351,7 @@ var init_hook = __esm({
     init_handoff();
     init_common();
     init_harness_path();
+    init_hook_input();
     init_render();
     init_types();
     init_checkpoint_surface();
@@ -2875,32 +2892,11 @@ var init_last_save = __esm({
 var context_exports = {};
 __export(context_exports, {
   contextVerb: () => contextVerb,
-  offerText: () => offerText,
-  userHelperWithoutMemory: () => userHelperWithoutMemory
+  offerText: () => offerText
 });
-import { existsSync as existsSync3, lstatSync as lstatSync11, mkdirSync as mkdirSync3 } from "node:fs";
-import path20 from "node:path";
-function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync3(path20.join(root, ".ai", "memory"))) return false;
-  const under = (dir, base) => {
-    const rel = path20.relative(base, dir);
-    return !rel.startsWith("..") && !path20.isAbsolute(rel);
-  };
-  return under(skillDir, home) && !under(skillDir, root);
-}
+import { mkdirSync as mkdirSync3 } from "node:fs";
 function offerText(pct, used, window, threshold) {
   return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
-}
-async function readInput(ctx) {
-  if (ctx.stdinIsTTY) return null;
-  const data = await ctx.readStdinWithin(1e3, STDIN_BYTES);
-  if (data === null || data.length === 0 || data.length > STDIN_BYTES) return null;
-  try {
-    const raw = JSON.parse(data.toString("utf8"));
-    return raw !== null && typeof raw === "object" && !Array.isArray(raw) ? raw : null;
-  } catch {
-    return null;
-  }
 }
 function readUsage(transcriptPath) {
   if (typeof transcriptPath !== "string" || transcriptPath === "") return null;
@@ -2919,14 +2915,6 @@ function readUsage(transcriptPath) {
     return null;
   } finally {
     closeTranscript(opened.file);
-  }
-}
-function exists2(p) {
-  try {
-    lstatSync11(p);
-    return true;
-  } catch {
-    return false;
   }
 }
 function strings(v, out = [], depth = 0) {
@@ -2965,7 +2953,7 @@ async function decide(ctx, input, format) {
     rmQuietRegular(marker);
     return quiet;
   }
-  if (exists2(marker)) return quiet;
+  if (exists(marker)) return quiet;
   let at2 = usage.points.length - 1;
   while (at2 > 0 && above(usage.points[at2 - 1])) at2--;
   const since = usage.lines.slice(usage.points[at2].line);
@@ -3001,6 +2989,7 @@ var init_context = __esm({
     init_last_save();
     init_saves();
     init_harness_path();
+    init_hook_input();
     init_checkpoints();
     init_files();
     init_paths();
@@ -3039,8 +3028,8 @@ exit: always 0.
         if (format !== "claude" && format !== "codex") {
           return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
         }
-        const input = await readInput(ctx);
-        return input === null ? ok("", []) : decide(ctx, input, format);
+        const input = await readHookJson(ctx, STDIN_BYTES);
+        return input ? decide(ctx, input, format) : ok("", []);
       }
     };
   }

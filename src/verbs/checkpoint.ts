@@ -10,6 +10,7 @@ import { openTranscript, readFailure, TAIL_BYTES, tailLines, tailPart } from "..
 import type { TranscriptFile } from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
 import { hookCwd } from "../agents/harness-path.ts";
+import { readHookJson, userHelperWithoutMemory } from "../agents/hook-input.ts";
 import { findLastSave, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
 import { recordResume } from "../journal/record.ts";
 import { findLastResume, type ResumeCall } from "../journal/outcome.ts";
@@ -36,8 +37,6 @@ import { archiveDir, ensureDir, memoryDir } from "../store/paths.ts";
 import { disabledByEnv, pauseSwitch } from "../store/pause.ts";
 import { publish } from "../store/publish.ts";
 import { failpointOf, rootOption } from "./common.ts";
-import { userHelperWithoutMemory } from "./context.ts";
-import { readHookJson } from "./hook.ts";
 import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
 
 const HELP = `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json

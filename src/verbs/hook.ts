@@ -12,8 +12,9 @@ import { ageWords } from "../schema/state-time.ts";
 import { glanceAtHandoff, straySentence } from "../schema/handoff.ts";
 import { rootOption } from "./common.ts";
 import { hookCwd } from "../agents/harness-path.ts";
+import { readHookJson } from "../agents/hook-input.ts";
 import { isHookFormat, renderHook } from "../agents/render.ts";
-import { ok, type Verb, type VerbContext } from "./types.ts";
+import { ok, type Verb } from "./types.ts";
 import { CHECKPOINT_SENTENCES, checkpointHookLines } from "../brief/checkpoint-surface.ts";
 import type { CheckpointHookLines } from "../brief/checkpoint-surface.ts";
 
@@ -57,21 +58,6 @@ function ageText(text: string, now: number): { age: string; strays: string | nul
   const glance = glanceAtHandoff(text, now);
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
-}
-
-/** The harness's JSON object on stdin: undefined with none, null when it is not one or over `max` bytes. */
-export async function readHookJson(ctx: VerbContext, max: number): Promise<Record<string, unknown> | null | undefined> {
-  if (ctx.stdinIsTTY) return undefined;
-  // A harness may keep stdin open: never wait more than a second.
-  const data = await ctx.readStdinWithin(1000, max);
-  if (data === null || data.length === 0) return undefined;
-  if (data.length > max) return null;
-  try {
-    const o = JSON.parse(data.toString("utf8")) as unknown;
-    return o !== null && typeof o === "object" && !Array.isArray(o) ? (o as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
 }
 
 // Whether the handoff was saved in this clone: known by the stat of a file one of its saves published, else hashed.
