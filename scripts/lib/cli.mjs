@@ -1296,9 +1296,166 @@ var init_drafts = __esm({
   }
 });
 
-// src/store/root.ts
-import { lstatSync as lstatSync5, readFileSync as readFileSync2, realpathSync } from "node:fs";
+// src/schema/checkpoint-name.ts
+function headerValue(text, name2) {
+  const lines3 = text.split("\n", 12);
+  for (const line of lines3) if (line.startsWith(`${name2}: `)) return line.slice(name2.length + 2).trim();
+  return null;
+}
+function isCheckpointText(text) {
+  const lines3 = text.split("\n", 4);
+  return lines3[0] === "<!-- memory-schema: v1 -->" && lines3.includes(CHECKPOINT_HEADING);
+}
+function isAnchorsOnlySource(source) {
+  const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
+  return source !== null && words.test(source);
+}
+var CHECKPOINT_HEADING, CHECKPOINT_NAME;
+var init_checkpoint_name = __esm({
+  "src/schema/checkpoint-name.ts"() {
+    "use strict";
+    CHECKPOINT_HEADING = "# Session Checkpoint";
+    CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
+  }
+});
+
+// src/store/checkpoints.ts
+import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, lstatSync as lstatSync5, openSync as openSync3, readdirSync as readdirSync3, readSync as readSync2, unlinkSync as unlinkSync2 } from "node:fs";
 import path10 from "node:path";
+function checkpointsDir(root) {
+  return path10.join(memoryDir(root), "checkpoints");
+}
+function mayBeToken(id) {
+  for (const m of id.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
+  return false;
+}
+function sessionFileId(id) {
+  if (typeof id !== "string" || id === "") return "unknown";
+  const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]);
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayBeToken(id)) return id;
+  return nodeCrypto().createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
+}
+function checkpointsDirState(root) {
+  try {
+    const st = lstatSync5(checkpointsDir(root));
+    return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
+  } catch {
+    return "missing";
+  }
+}
+function readCheckpointText(text) {
+  const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
+  const triggers = trigger === null ? [] : [...trigger[2]?.split(", ") ?? [], trigger[1]];
+  const source = /^Source: (.*)$/m.exec(text)?.[1] ?? null;
+  const items = /* @__PURE__ */ new Map();
+  const dropped = /* @__PURE__ */ new Map();
+  let section = null;
+  for (const line of text.split("\n")) {
+    if (line.startsWith("## ")) {
+      section = line;
+      items.set(section, []);
+    } else if (section !== null && line.startsWith("- ") && line !== "- none captured") {
+      const older = /^- \((\d+) older left out\)$/.exec(line);
+      if (older) dropped.set(section, Number(older[1]));
+      else items.get(section).push(line);
+    }
+  }
+  return { triggers, source, items, dropped };
+}
+function readHead(filePath, bytes = 1024) {
+  return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
+}
+function readHeadBytes(filePath, bytes = 1e6) {
+  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
+}
+function readHeadAndTime(filePath, bytes) {
+  let fd;
+  try {
+    fd = openSync3(filePath, constants3.O_RDONLY | constants3.O_NOFOLLOW | constants3.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync3(fd, { bigint: true });
+    if (!st.isFile()) return null;
+    const partnered = st.nlink === 2n && hasPrivatePartner(path10.dirname(filePath), path10.basename(filePath), st.ino);
+    if (st.nlink !== 1n && !partnered) return null;
+    const want = Math.min(bytes, Number(st.size) + 1);
+    const buf = Buffer.alloc(want);
+    const n2 = readSync2(fd, buf, 0, want, 0);
+    return { bytes: buf.subarray(0, n2), mtimeNs: st.mtimeNs };
+  } catch {
+    return null;
+  } finally {
+    closeSync3(fd);
+  }
+}
+function timeOf(value, now) {
+  const t = value === null ? null : parseStrictTime(value, now);
+  return t !== null && "ms" in t ? t.ms : null;
+}
+function listCheckpoints(root, now = Date.now()) {
+  if (checkpointsDirState(root) !== "ok") return [];
+  let names2;
+  try {
+    names2 = readdirSync3(checkpointsDir(root));
+  } catch {
+    return [];
+  }
+  const out = [];
+  for (const name2 of names2) {
+    if (!CHECKPOINT_NAME.test(name2)) continue;
+    const read = readHeadAndTime(path10.join(checkpointsDir(root), name2), 1024);
+    const head = read?.bytes.toString("utf8") ?? "";
+    if (read === null || !isCheckpointText(head)) continue;
+    const savedMs2 = timeOf(headerValue(head, "Saved"), now);
+    const sessionStartMs = timeOf(headerValue(head, "Session-start"), now);
+    const since = headerValue(head, "Since-handoff");
+    const anchorsOnly = isAnchorsOnlySource(headerValue(head, "Source"));
+    out.push({ session: name2.slice(0, -3), name: name2, savedMs: savedMs2, sessionStartMs, since, anchorsOnly, mtimeNs: read.mtimeNs });
+  }
+  const order = (a, b) => a === b ? 0 : a < b ? -1 : 1;
+  const saved = (e) => e.savedMs ?? -Infinity;
+  return out.sort((a, b) => saved(b) - saved(a) || order(b.mtimeNs, a.mtimeNs) || order(a.name, b.name));
+}
+function rmQuietRegular(p) {
+  try {
+    const st = lstatSync5(p);
+    if (st.isFile() || st.isSymbolicLink()) unlinkSync2(p);
+  } catch {
+  }
+}
+function deliveredPath(root, session) {
+  return path10.join(checkpointsDir(root), `.delivered-${session}`);
+}
+function readDelivered(root, session) {
+  return readHead(deliveredPath(root, session), 128)?.trim() ?? null;
+}
+function writeDelivered(root, session, token) {
+  const p = deliveredPath(root, session);
+  rmQuietRegular(p);
+  return createExclusive(p, `${token}
+`);
+}
+var CHECKPOINTS_GITIGNORE, FILE_SAFE_ID, WINDOWS_RESERVED;
+var init_checkpoints = __esm({
+  "src/store/checkpoints.ts"() {
+    "use strict";
+    init_builtins();
+    init_checkpoint_name();
+    init_values();
+    init_files();
+    init_private();
+    init_paths();
+    CHECKPOINTS_GITIGNORE = "# Written by session-handoff: session checkpoints, never committed.\n*\n";
+    FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
+    WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
+  }
+});
+
+// src/store/root.ts
+import { lstatSync as lstatSync6, readFileSync as readFileSync2, realpathSync } from "node:fs";
+import path11 from "node:path";
 function realOrNull(p) {
   try {
     return realpathSync(p);
@@ -1307,14 +1464,14 @@ function realOrNull(p) {
   }
 }
 function within(child, parent) {
-  const rel = path10.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path10.isAbsolute(rel);
+  const rel = path11.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path11.isAbsolute(rel);
 }
 function ceilings(env) {
   const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path10.delimiter)) {
-    if (c === "" || !path10.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? path10.resolve(c));
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path11.delimiter)) {
+    if (c === "" || !path11.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? path11.resolve(c));
   }
   return out;
 }
@@ -1323,9 +1480,9 @@ function safeDirectories(env) {
   const files = [];
   const noSystem = env.GIT_CONFIG_NOSYSTEM;
   if (!noSystem || /^(?:0|false|no|off)$/i.test(noSystem)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
-  const xdg = path10.join(env.XDG_CONFIG_HOME || path10.join(home, ".config"), "git", "config");
+  const xdg = path11.join(env.XDG_CONFIG_HOME || path11.join(home, ".config"), "git", "config");
   if (env.GIT_CONFIG_GLOBAL !== void 0) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(xdg, path10.join(home, ".gitconfig"));
+  else files.push(xdg, path11.join(home, ".gitconfig"));
   let out = [];
   for (const file of files) {
     let text;
@@ -1345,7 +1502,7 @@ function safeDirectories(env) {
       if (!m) continue;
       const value = m[1].replace(/^"(.*)"$/, "$1");
       if (value === "") out = [];
-      else out.push(value.startsWith("~/") ? path10.join(home, value.slice(2)) : value);
+      else out.push(value.startsWith("~/") ? path11.join(home, value.slice(2)) : value);
     }
   }
   return out;
@@ -1354,14 +1511,14 @@ function listedSafe(dir, safe) {
   return safe.some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
-    return (realOrNull(s) ?? path10.resolve(s)) === dir;
+    return (realOrNull(s) ?? path11.resolve(s)) === dir;
   });
 }
 function distrust(dir, uid, safe) {
   if (uid === void 0) return null;
   let st;
   try {
-    st = lstatSync5(dir);
+    st = lstatSync6(dir);
   } catch {
     return null;
   }
@@ -1375,10 +1532,10 @@ function dubious(root, uid, env, safe) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
-    if (exists(path10.join(dir, ".git"))) {
+    if (exists(path11.join(dir, ".git"))) {
       let owner;
       try {
-        owner = lstatSync5(dir).uid;
+        owner = lstatSync6(dir).uid;
       } catch {
         return null;
       }
@@ -1389,16 +1546,16 @@ function dubious(root, uid, env, safe) {
       const fix = `run from a project of your own, or, if you trust it, ${trust}`;
       return new Refused(`${what}; its memory is not used: ${fix}`);
     }
-    const parent = path10.dirname(dir);
+    const parent = path11.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
     dir = parent;
   }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  for (const p of [path10.join(dir, ".ai"), path10.join(dir, ".ai", "memory")]) {
+  for (const p of [path11.join(dir, ".ai"), path11.join(dir, ".ai", "memory")]) {
     try {
-      const st = lstatSync5(p);
+      const st = lstatSync6(p);
       if (st.uid !== uid && st.uid !== 0) return false;
     } catch {
       return false;
@@ -1411,7 +1568,7 @@ function distrustedAbove(dir, env, opts = {}) {
 }
 function findRoot(startPath, env, opts = {}) {
   const start = realOrNull(startPath);
-  const st = start === null ? void 0 : lstatSync5(start, { throwIfNoEntry: false });
+  const st = start === null ? void 0 : lstatSync6(start, { throwIfNoEntry: false });
   if (start === null || st === void 0) {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
@@ -1432,7 +1589,7 @@ function findRoot(startPath, env, opts = {}) {
   return found;
 }
 function walk(start, env, uid, safe, home) {
-  if (exists(path10.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+  if (exists(path11.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
@@ -1441,12 +1598,12 @@ function walk(start, env, uid, safe, home) {
       const why = distrust(dir, uid, safe);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
-    if (exists(path10.join(dir, ".ai", "memory"))) {
+    if (exists(path11.join(dir, ".ai", "memory"))) {
       if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
       return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
     }
-    if (exists(path10.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = path10.dirname(dir);
+    if (exists(path11.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = path11.dirname(dir);
     const ceiling = stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home);
     if (parent === dir || ceiling) return { root: start, start, by: "start" };
     dir = parent;
@@ -1464,16 +1621,16 @@ var init_root = __esm({
 });
 
 // src/verbs/common.ts
-import path11 from "node:path";
+import path12 from "node:path";
 function rootOption(ctx, fallbackStart = null) {
   const value = ctx.values.root;
   const leave = "or leave it out to start from the current folder";
   if (value === "") throw new UsageError(`--root needs a folder: pass --root <project>, ${leave}`);
   const given = typeof value === "string";
-  const found = findRoot(path11.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
+  const found = findRoot(path12.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
   const [root, start] = [quotedPath(found.root), quotedPath(found.start)];
-  if (!given && found.by === "memory" && found.root !== found.start && !exists(path11.join(found.root, ".git"))) {
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path12.join(found.root, ".git"))) {
     ctx.warn(`using the memory of ${root}, found above ${start}, which is in no git repository: ${CHOOSE}`);
   }
   if (!given && found.stopped) {
@@ -2198,163 +2355,6 @@ var init_handoff = __esm({
   }
 });
 
-// src/schema/checkpoint-name.ts
-function headerValue(text, name2) {
-  const lines3 = text.split("\n", 12);
-  for (const line of lines3) if (line.startsWith(`${name2}: `)) return line.slice(name2.length + 2).trim();
-  return null;
-}
-function isCheckpointText(text) {
-  const lines3 = text.split("\n", 4);
-  return lines3[0] === "<!-- memory-schema: v1 -->" && lines3.includes(CHECKPOINT_HEADING);
-}
-function isAnchorsOnlySource(source) {
-  const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
-  return source !== null && words.test(source);
-}
-var CHECKPOINT_HEADING, CHECKPOINT_NAME;
-var init_checkpoint_name = __esm({
-  "src/schema/checkpoint-name.ts"() {
-    "use strict";
-    CHECKPOINT_HEADING = "# Session Checkpoint";
-    CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
-  }
-});
-
-// src/store/checkpoints.ts
-import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, lstatSync as lstatSync6, openSync as openSync3, readdirSync as readdirSync3, readSync as readSync2, unlinkSync as unlinkSync2 } from "node:fs";
-import path12 from "node:path";
-function checkpointsDir(root) {
-  return path12.join(memoryDir(root), "checkpoints");
-}
-function mayBeToken(id) {
-  for (const m of id.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
-  return false;
-}
-function sessionFileId(id) {
-  if (typeof id !== "string" || id === "") return "unknown";
-  const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]);
-  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayBeToken(id)) return id;
-  return nodeCrypto().createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
-}
-function checkpointsDirState(root) {
-  try {
-    const st = lstatSync6(checkpointsDir(root));
-    return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
-  } catch {
-    return "missing";
-  }
-}
-function readCheckpointText(text) {
-  const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
-  const triggers = trigger === null ? [] : [...trigger[2]?.split(", ") ?? [], trigger[1]];
-  const source = /^Source: (.*)$/m.exec(text)?.[1] ?? null;
-  const items = /* @__PURE__ */ new Map();
-  const dropped = /* @__PURE__ */ new Map();
-  let section = null;
-  for (const line of text.split("\n")) {
-    if (line.startsWith("## ")) {
-      section = line;
-      items.set(section, []);
-    } else if (section !== null && line.startsWith("- ") && line !== "- none captured") {
-      const older = /^- \((\d+) older left out\)$/.exec(line);
-      if (older) dropped.set(section, Number(older[1]));
-      else items.get(section).push(line);
-    }
-  }
-  return { triggers, source, items, dropped };
-}
-function readHead(filePath, bytes = 1024) {
-  return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
-}
-function readHeadBytes(filePath, bytes = 1e6) {
-  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
-}
-function readHeadAndTime(filePath, bytes) {
-  let fd;
-  try {
-    fd = openSync3(filePath, constants3.O_RDONLY | constants3.O_NOFOLLOW | constants3.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fstatSync3(fd, { bigint: true });
-    if (!st.isFile()) return null;
-    const partnered = st.nlink === 2n && hasPrivatePartner(path12.dirname(filePath), path12.basename(filePath), st.ino);
-    if (st.nlink !== 1n && !partnered) return null;
-    const want = Math.min(bytes, Number(st.size) + 1);
-    const buf = Buffer.alloc(want);
-    const n2 = readSync2(fd, buf, 0, want, 0);
-    return { bytes: buf.subarray(0, n2), mtimeNs: st.mtimeNs };
-  } catch {
-    return null;
-  } finally {
-    closeSync3(fd);
-  }
-}
-function timeOf(value, now) {
-  const t = value === null ? null : parseStrictTime(value, now);
-  return t !== null && "ms" in t ? t.ms : null;
-}
-function listCheckpoints(root, now = Date.now()) {
-  if (checkpointsDirState(root) !== "ok") return [];
-  let names2;
-  try {
-    names2 = readdirSync3(checkpointsDir(root));
-  } catch {
-    return [];
-  }
-  const out = [];
-  for (const name2 of names2) {
-    if (!CHECKPOINT_NAME.test(name2)) continue;
-    const read = readHeadAndTime(path12.join(checkpointsDir(root), name2), 1024);
-    const head = read?.bytes.toString("utf8") ?? "";
-    if (read === null || !isCheckpointText(head)) continue;
-    const savedMs2 = timeOf(headerValue(head, "Saved"), now);
-    const sessionStartMs = timeOf(headerValue(head, "Session-start"), now);
-    const since = headerValue(head, "Since-handoff");
-    const anchorsOnly = isAnchorsOnlySource(headerValue(head, "Source"));
-    out.push({ session: name2.slice(0, -3), name: name2, savedMs: savedMs2, sessionStartMs, since, anchorsOnly, mtimeNs: read.mtimeNs });
-  }
-  const order = (a, b) => a === b ? 0 : a < b ? -1 : 1;
-  const saved = (e) => e.savedMs ?? -Infinity;
-  return out.sort((a, b) => saved(b) - saved(a) || order(b.mtimeNs, a.mtimeNs) || order(a.name, b.name));
-}
-function rmQuietRegular(p) {
-  try {
-    const st = lstatSync6(p);
-    if (st.isFile() || st.isSymbolicLink()) unlinkSync2(p);
-  } catch {
-  }
-}
-function deliveredPath(root, session) {
-  return path12.join(checkpointsDir(root), `.delivered-${session}`);
-}
-function readDelivered(root, session) {
-  return readHead(deliveredPath(root, session), 128)?.trim() ?? null;
-}
-function writeDelivered(root, session, token) {
-  const p = deliveredPath(root, session);
-  rmQuietRegular(p);
-  return createExclusive(p, `${token}
-`);
-}
-var CHECKPOINTS_GITIGNORE, FILE_SAFE_ID, WINDOWS_RESERVED;
-var init_checkpoints = __esm({
-  "src/store/checkpoints.ts"() {
-    "use strict";
-    init_builtins();
-    init_checkpoint_name();
-    init_values();
-    init_files();
-    init_private();
-    init_paths();
-    CHECKPOINTS_GITIGNORE = "# Written by session-handoff: session checkpoints, never committed.\n*\n";
-    FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
-    WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
-  }
-});
-
 // src/store/probe-session.ts
 function isProbeSession(id) {
   return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
@@ -2508,35 +2508,6 @@ var init_checkpoint_surface = __esm({
   }
 });
 
-// src/verbs/checkpoint-read.ts
-async function readCheckpoint(root, session) {
-  const absent = ok("CURRENT-SHA256: absent\n", [], 3);
-  if (!checkTree(root)) return absent;
-  const state = checkpointsDirState(root);
-  if (state === "missing") return absent;
-  if (state === "unsafe") {
-    const why = "is a link or not a directory; memory must live in real directories under the root (move it away)";
-    throw new Refused(`${checkpointsDir(root)} ${why}`);
-  }
-  const id = session !== void 0 ? sessionFileId(session) : listCheckpoints(root)[0]?.session;
-  if (id === void 0) return absent;
-  const got = await readManagedFile(checkpointsDir(root), `${id}.md`, memoryDir(root));
-  if (got === null) return absent;
-  const { out, warning } = renderEnvelope(`checkpoints/${id}.md`, got.token, got.bytes);
-  return ok(out, warning ? [warning] : []);
-}
-var init_checkpoint_read = __esm({
-  "src/verbs/checkpoint-read.ts"() {
-    "use strict";
-    init_untrusted();
-    init_errors();
-    init_checkpoints();
-    init_paths();
-    init_read();
-    init_types();
-  }
-});
-
 // src/verbs/read.ts
 var read_exports = {};
 __export(read_exports, {
@@ -2548,19 +2519,31 @@ function envelope(file, got) {
   const { out, warning } = renderEnvelope(file, got.token, got.bytes);
   return ok(out, warning ? [warning] : []);
 }
+async function readCheckpoint(root, session) {
+  const state = checkTree(root) ? checkpointsDirState(root) : "missing";
+  if (state === "unsafe") {
+    const why = "is a link or not a directory; memory must live in real directories under the root (move it away)";
+    throw new Refused(`${checkpointsDir(root)} ${why}`);
+  }
+  const newest = () => listCheckpoints(root)[0]?.session;
+  const id = state === "missing" ? void 0 : session !== void 0 ? sessionFileId(session) : newest();
+  const got = id === void 0 ? null : await readManagedFile(checkpointsDir(root), `${id}.md`, memoryDir(root));
+  return envelope(`checkpoints/${id}.md`, got);
+}
 var ABSENT, readVerb, readTargetVerb;
 var init_read2 = __esm({
   "src/verbs/read.ts"() {
     "use strict";
+    init_errors();
     init_untrusted();
     init_file_verdict();
     init_read();
     init_drafts();
+    init_checkpoints();
     init_paths();
     init_common();
     init_types();
     init_checkpoint_surface();
-    init_checkpoint_read();
     ABSENT = "CURRENT-SHA256: absent\n";
     readVerb = {
       name: "read",
@@ -9605,7 +9588,7 @@ function foldCheckpoint(brief, text, age) {
 }
 function briefFromStash(stash, restore2) {
   const notRead = `not read: the handoff is in ${stash}`;
-  return lines({
+  const brief = lines({
     goal: `${notRead}, not in the working tree`,
     planStatus: notRead,
     decisionsInForce: notRead,
@@ -9613,13 +9596,37 @@ function briefFromStash(stash, restore2) {
     driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is in ${stash}; drift not measured`,
     proposedNextStep: `bring the handoff back with \`${restore2}\`, then run brief again \u2014 Confirm?`
   });
+  return { ...brief, source: "stash" };
+}
+async function newestText(root, handoff, now) {
+  const got = currentCheckpoint(root, handoff, now);
+  if (got === null || got.newer !== true || got.entry.savedMs === null) return null;
+  const age = minutesAgo(got.entry.savedMs, now);
+  try {
+    const file = await readManagedFile(checkpointsDir(root), got.entry.name, memoryDir(root));
+    return file === null ? null : { text: file.bytes.toString("utf8"), age };
+  } catch {
+    return null;
+  }
+}
+async function coldBriefFromCheckpoint(root) {
+  const got = await newestText(root, null, Date.now());
+  return got === null ? null : { ...briefFromCheckpoint(got.text, got.age), source: "checkpoint" };
+}
+async function briefWithCheckpoint(root, handoffText, brief, now) {
+  const got = await newestText(root, handoffOrderOf(handoffText, now), now);
+  if (got === null) return brief;
+  return { ...foldCheckpoint(brief, got.text, got.age), source: "handoff+checkpoint" };
 }
 var CAPTURED, STATUS;
 var init_checkpoint_brief = __esm({
   "src/brief/checkpoint-brief.ts"() {
     "use strict";
     init_checkpoints();
+    init_paths();
+    init_read();
     init_brief();
+    init_checkpoint_surface();
     init_cut();
     CAPTURED = "(captured, not confirmed)";
     STATUS = { x: "done", "~": "doing", " ": "open", "-": "dropped" };
@@ -9783,44 +9790,6 @@ var init_merge_driver = __esm({
   }
 });
 
-// src/verbs/brief-checkpoint.ts
-async function newestText(root, handoff, now) {
-  const got = currentCheckpoint(root, handoff, now);
-  if (got === null || got.newer !== true || got.entry.savedMs === null) return null;
-  const age = minutesAgo(got.entry.savedMs, now);
-  try {
-    const file = await readManagedFile(checkpointsDir(root), got.entry.name, memoryDir(root));
-    return file === null ? null : { text: file.bytes.toString("utf8"), age };
-  } catch {
-    return null;
-  }
-}
-async function coldBriefFromCheckpoint(root, json2) {
-  const got = await newestText(root, null, Date.now());
-  if (got === null) return null;
-  const brief = briefFromCheckpoint(got.text, got.age);
-  if (!json2) return ok(renderBrief(brief), []);
-  return ok(`${JSON.stringify({ brief: { ...brief, source: "checkpoint" }, drift: null })}
-`, []);
-}
-async function briefWithCheckpoint(root, handoffText, brief, now) {
-  const got = await newestText(root, handoffOrderOf(handoffText, now), now);
-  if (got === null) return brief;
-  return { ...foldCheckpoint(brief, got.text, got.age), source: "handoff+checkpoint" };
-}
-var init_brief_checkpoint = __esm({
-  "src/verbs/brief-checkpoint.ts"() {
-    "use strict";
-    init_checkpoint_brief();
-    init_brief();
-    init_checkpoints();
-    init_paths();
-    init_read();
-    init_checkpoint_surface();
-    init_types();
-  }
-});
-
 // src/verbs/brief.ts
 var brief_exports = {};
 __export(brief_exports, {
@@ -9863,7 +9832,6 @@ var init_brief2 = __esm({
     init_handoff_input();
     init_memory_text();
     init_types();
-    init_brief_checkpoint();
     COLD_START = "No saved session state exists.";
     briefVerb = {
       name: "brief",
@@ -9902,14 +9870,12 @@ exit: 0 brief printed
         const json2 = ctx.values.json === true;
         const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
         if (loaded === null) {
-          const stashed = ctx.values.stdin === true ? null : await handoffInStash(root, ctx.env);
-          if (stashed !== null) {
-            const b = briefFromStash(stashed.stash, stashed.restore);
-            return ok(json2 ? `${JSON.stringify({ brief: { ...b, source: "stash" }, drift: null })}
+          const stdin = ctx.values.stdin === true;
+          const stashed = stdin ? null : await handoffInStash(root, ctx.env);
+          const fromStash = stashed === null ? null : briefFromStash(stashed.stash, stashed.restore);
+          const b = fromStash ?? (stdin ? null : await coldBriefFromCheckpoint(root));
+          if (b !== null) return ok(json2 ? `${JSON.stringify({ brief: b, drift: null })}
 ` : renderBrief(b), []);
-          }
-          const fromCheckpoint = ctx.values.stdin === true ? null : await coldBriefFromCheckpoint(root, json2);
-          if (fromCheckpoint !== null) return fromCheckpoint;
           return ok(json2 ? `${JSON.stringify({ brief: null, message: COLD_START })}
 ` : `${COLD_START}
 `, [], 3);

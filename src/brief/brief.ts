@@ -39,6 +39,8 @@ export interface Brief {
   frame?: { verdict: string; question: string | null; notHere?: string | null; ageOnly?: boolean };
   /** The ranked clauses `Drift & lessons` was fitted from, for a field added to later (a checkpoint's source). */
   driftClauses?: Clause[];
+  /** Where a brief not drafted from the handoff alone came from (JSON only). */
+  source?: string;
 }
 
 const STALE =

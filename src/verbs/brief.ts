@@ -2,7 +2,7 @@ import { HelperError } from "../errors.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
 import { handoffInStash } from "../git/fates.ts";
-import { briefFromStash } from "../brief/checkpoint-brief.ts";
+import { briefFromStash, briefWithCheckpoint, coldBriefFromCheckpoint } from "../brief/checkpoint-brief.ts";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import {
@@ -18,7 +18,6 @@ import { rootOption, ROOT_HELP } from "./common.ts";
 import { loadHandoff, shapeWarnings } from "../store/handoff-input.ts";
 import { loadMemoryText } from "../guard/memory-text.ts";
 import { ok, type Verb } from "./types.ts";
-import { briefWithCheckpoint, coldBriefFromCheckpoint } from "./brief-checkpoint.ts";
 
 function sideTime(text: string, now: number): string {
   const st = stateTimeOfText(text, now);
@@ -82,13 +81,11 @@ exit: 0 brief printed
     const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
     if (loaded === null) {
       // A stash took the memory dir: its handoff is on file, and the brief says how to bring it back.
-      const stashed = ctx.values.stdin === true ? null : await handoffInStash(root, ctx.env);
-      if (stashed !== null) {
-        const b = briefFromStash(stashed.stash, stashed.restore);
-        return ok(json ? `${JSON.stringify({ brief: { ...b, source: "stash" }, drift: null })}\n` : renderBrief(b), []);
-      }
-      const fromCheckpoint = ctx.values.stdin === true ? null : await coldBriefFromCheckpoint(root, json);
-      if (fromCheckpoint !== null) return fromCheckpoint;
+      const stdin = ctx.values.stdin === true;
+      const stashed = stdin ? null : await handoffInStash(root, ctx.env);
+      const fromStash = stashed === null ? null : briefFromStash(stashed.stash, stashed.restore);
+      const b = fromStash ?? (stdin ? null : await coldBriefFromCheckpoint(root));
+      if (b !== null) return ok(json ? `${JSON.stringify({ brief: b, drift: null })}\n` : renderBrief(b), []);
       return ok(json ? `${JSON.stringify({ brief: null, message: COLD_START })}\n` : `${COLD_START}\n`, [], 3);
     }
     const now = Date.now();
