@@ -588,10 +588,10 @@ function parseKeyFileMtimes(value) {
 }
 function renderAnchorLines(a) {
   if (!a.insideGit) {
-    const lines3 = [`- Date: ${a.date}`];
+    const lines2 = [`- Date: ${a.date}`];
     const mtimes = a.keyFileMtimes.map((k) => `${quotePath(k.path)} @ ${k.mtime ?? "missing"}`);
-    if (mtimes.length > 0) lines3.push(`- Key file mtimes: ${mtimes.join(", ")}`);
-    return `${lines3.join("\n")}
+    if (mtimes.length > 0) lines2.push(`- Key file mtimes: ${mtimes.join(", ")}`);
+    return `${lines2.join("\n")}
 `;
   }
   const hashes = a.dirtyHashes?.map((x) => `${quotePath(x.path)} ${x.id}`).join(", ");
@@ -658,8 +658,8 @@ function readAnchorLine(line) {
   const paste = "paste what `anchors` prints, or leave the section empty for write to fill";
   return { error: `${shown} is not an anchor line; ${paste}` };
 }
-function isEmptyAnchorsBody(lines3) {
-  return lines3.every((raw) => {
+function isEmptyAnchorsBody(lines2) {
+  return lines2.every((raw) => {
     const line = raw.trim();
     if (line === "" || /^(?:[-*+] )?none$/i.test(line)) return true;
     if (/^(?:[-*+] )?<[^<>]*>$/.test(line) || /^<!--.*-->$/.test(line)) return true;
@@ -1298,13 +1298,13 @@ var init_drafts = __esm({
 
 // src/schema/checkpoint-name.ts
 function headerValue(text, name2) {
-  const lines3 = text.split("\n", 12);
-  for (const line of lines3) if (line.startsWith(`${name2}: `)) return line.slice(name2.length + 2).trim();
+  const lines2 = text.split("\n", 12);
+  for (const line of lines2) if (line.startsWith(`${name2}: `)) return line.slice(name2.length + 2).trim();
   return null;
 }
 function isCheckpointText(text) {
-  const lines3 = text.split("\n", 4);
-  return lines3[0] === "<!-- memory-schema: v1 -->" && lines3.includes(CHECKPOINT_HEADING);
+  const lines2 = text.split("\n", 4);
+  return lines2[0] === "<!-- memory-schema: v1 -->" && lines2.includes(CHECKPOINT_HEADING);
 }
 function isAnchorsOnlySource(source) {
   const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
@@ -1707,9 +1707,9 @@ var init_types = __esm({
 // src/schema/grammar.ts
 function parseBlocks(text) {
   const reader = new LineReader(text.length);
-  const lines3 = text.split("\n");
-  if (lines3.length > 1 && lines3[lines3.length - 1] === "") lines3.pop();
-  for (const line of lines3) reader.read(line);
+  const lines2 = text.split("\n");
+  if (lines2.length > 1 && lines2[lines2.length - 1] === "") lines2.pop();
+  for (const line of lines2) reader.read(line);
   if (reader.leaf !== null) reader.unclosed(reader.leaf);
   close(reader.doc);
   return reader.doc;
@@ -2220,10 +2220,10 @@ function readHandoff(text, tree, lists = true) {
     }
     if (section === null) {
       if (node.type !== "paragraph" || out.saved !== null) continue;
-      const lines3 = text.slice(node.start, node.end).split("\n");
-      const i = lines3.findIndex((l) => /^Saved:/.test(l.trim()));
+      const lines2 = text.slice(node.start, node.end).split("\n");
+      const i = lines2.findIndex((l) => /^Saved:/.test(l.trim()));
       if (i >= 0) {
-        out.saved = lines3[i].trim().slice("Saved:".length).trim();
+        out.saved = lines2[i].trim().slice("Saved:".length).trim();
         out.savedLine = node.line + i;
       }
       continue;
@@ -2388,10 +2388,6 @@ function handoffOrderOf(text, now, token = tokenOf(Buffer.from(text, "utf8"))) {
     }
   };
 }
-function handoffOrder(root, now) {
-  const bytes = readHeadBytes(path13.join(memoryDir(root), FILE_OF.handoff));
-  return bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
-}
 function newerThanHandoff(entry, handoff) {
   if (entry.since !== null) return entry.since === handoff.token;
   if (handoff.stateMs === null || entry.savedMs === null) return null;
@@ -2422,7 +2418,8 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const handoff = handoffPresent ? handoffOrder(root, now) : null;
+    const bytes = handoffPresent ? readHeadBytes(path13.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
     let chosen;
@@ -2792,8 +2789,8 @@ function beside(root, name2) {
   return saves === null ? null : path15.join(path15.dirname(saves), name2);
 }
 function recordLines(p, re) {
-  const lines3 = readFileSync4(p, "utf8").slice(0, 16384).split("\n");
-  return lines3.map((l) => re.exec(l)).filter((m) => m !== null);
+  const lines2 = readFileSync4(p, "utf8").slice(0, 16384).split("\n");
+  return lines2.map((l) => re.exec(l)).filter((m) => m !== null);
 }
 function addRecord(p, re, line, drop) {
   try {
@@ -2841,11 +2838,11 @@ function cloneIdOf(root, create = false) {
 }
 function markClone(text, id) {
   if (id === null) return text;
-  const lines3 = text.split("\n").filter((l) => !CLONE_MARK.test(l));
-  const saved = lines3.findIndex((l) => /^Saved:/.test(l));
+  const lines2 = text.split("\n").filter((l) => !CLONE_MARK.test(l));
+  const saved = lines2.findIndex((l) => /^Saved:/.test(l));
   if (saved === -1) return text;
-  lines3.splice(saved + 1, 0, `<!-- saved in clone ${id} -->`);
-  return lines3.join("\n");
+  lines2.splice(saved + 1, 0, `<!-- saved in clone ${id} -->`);
+  return lines2.join("\n");
 }
 function markedHere(root, text) {
   const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
@@ -2868,8 +2865,8 @@ function readSaves(root) {
   if (p === null) return null;
   try {
     if (!lstatSync8(p).isFile()) return null;
-    const lines3 = recordLines(p, LINE2);
-    return { tokens: lines3.map((m) => m[1]), stamps: lines3.flatMap((m) => m[3] === void 0 ? [] : [m[3]]) };
+    const lines2 = recordLines(p, LINE2);
+    return { tokens: lines2.map((m) => m[1]), stamps: lines2.flatMap((m) => m[3] === void 0 ? [] : [m[3]]) };
   } catch {
     return null;
   }
@@ -4163,17 +4160,17 @@ function pieceStart(text, a, z) {
   return b;
 }
 function linesOf(text) {
-  const lines3 = [];
+  const lines2 = [];
   for (let s = 0; s <= text.length; ) {
     let e = text.indexOf("\n", s);
     if (e === -1) e = text.length;
     let t = e;
     while (t > s && (text[t - 1] === " " || text[t - 1] === "	" || text[t - 1] === "\r")) t--;
-    lines3.push([s, t]);
+    lines2.push([s, t]);
     s = e + 1;
   }
   tally(text.length);
-  return lines3;
+  return lines2;
 }
 function splitRuns(text, covered) {
   const out = new Pieces();
@@ -4202,12 +4199,12 @@ function splitRuns(text, covered) {
 }
 function wrappedRuns(text) {
   const out = new Pieces();
-  const lines3 = linesOf(text);
-  for (let i = 0; i < lines3.length - 1; ) {
-    const [a, z] = lines3[i];
+  const lines2 = linesOf(text);
+  for (let i = 0; i < lines2.length - 1; ) {
+    const [a, z] = lines2[i];
     const width = z - a;
     const head = pieceStart(text, a, z);
-    const next = lines3[i + 1];
+    const next = lines2[i + 1];
     const prefixEnd = pieceStart(text, next[0], next[1]);
     const prefix = text.slice(next[0], prefixEnd);
     const badPrefix = prefix.length > MAX_PREFIX || /[A-Za-z0-9]/.test(prefix) || !text.startsWith(prefix, a);
@@ -4217,8 +4214,8 @@ function wrappedRuns(text) {
     }
     const group2 = [[head, z]];
     let j = i + 1;
-    for (; j < lines3.length; j++) {
-      const [la, lz] = lines3[j];
+    for (; j < lines2.length; j++) {
+      const [la, lz] = lines2[j];
       const body = la + prefix.length;
       if (lz - la > width || !text.startsWith(prefix, la) || lz === body || pieceStart(text, la, lz) !== body) break;
       group2.push([body, lz]);
@@ -4487,12 +4484,12 @@ function tableSpans(text, m) {
   const block2 = m[0];
   const base = m.index;
   tally(block2.length);
-  const lines3 = [...block2.matchAll(/[^\n]+/g)].map((l) => [base + l.index, base + l.index + l[0].length]);
+  const lines2 = [...block2.matchAll(/[^\n]+/g)].map((l) => [base + l.index, base + l.index + l[0].length]);
   const end = base + block2.length;
-  if (lines3.length < 3) return { spans: [], end };
-  const secretColumns = cells(text, ...lines3[0]).map((c) => SECRET_NAME.test(text.slice(...unticked2(text, c))));
+  if (lines2.length < 3) return { spans: [], end };
+  const secretColumns = cells(text, ...lines2[0]).map((c) => SECRET_NAME.test(text.slice(...unticked2(text, c))));
   const out = [];
-  for (const [from, to] of lines3.slice(2)) {
+  for (const [from, to] of lines2.slice(2)) {
     const row = cells(text, from, to);
     const firstNames = row.length > 1 && SECRET_NAME.test(text.slice(...unticked2(text, row[0])));
     row.forEach((c, k) => {
@@ -4747,12 +4744,12 @@ function notADiscordBotToken(secret, m) {
   const named = m.groups?.["s"] !== void 0 || m.groups?.["s1"] !== void 0;
   if (named) return looksLikeCode(secret) || !/\d/.test(secret);
   const id = secret.slice(0, secret.indexOf("."));
-  const decoded2 = Buffer.from(id.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("latin1");
-  return !/^\d{17,20}$/.test(decoded2);
+  const decoded = Buffer.from(id.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("latin1");
+  return !/^\d{17,20}$/.test(decoded);
 }
 function notADockerAuth(secret) {
-  const decoded2 = Buffer.from(secret, "base64").toString("latin1");
-  return !/^[\x21-\x7e]+:[\x20-\x7e]+$/.test(decoded2);
+  const decoded = Buffer.from(secret, "base64").toString("latin1");
+  return !/^[\x21-\x7e]+:[\x20-\x7e]+$/.test(decoded);
 }
 var DISCORD_TOKEN, VENDOR_RULES;
 var init_redact_vendors = __esm({
@@ -5386,18 +5383,18 @@ var init_open_items = __esm({
 
 // src/schema/validate.ts
 function handoffLayout(text, model = readHandoff(text, parseBlocks(text))) {
-  const lines3 = text.split("\n");
-  const titleIndex = lines3.slice(0, 4).indexOf(TITLE);
+  const lines2 = text.split("\n");
+  const titleIndex = lines2.slice(0, 4).indexOf(TITLE);
   const heading = model.headings.find((h) => h.depth === 2 && h.title.toLowerCase() === "environment anchors");
   let anchors = null;
   if (heading) {
     const isTitle = (h) => h.depth === 1 && h.line - 1 === titleIndex;
     const next = model.headings.find((h) => h.line > heading.line && h.depth <= 2 && !isTitle(h));
-    let end = Math.min(next ? next.line - 1 : lines3.length, lines3.length);
-    while (end > heading.line && (lines3[end - 1] ?? "").trim() === "") end--;
+    let end = Math.min(next ? next.line - 1 : lines2.length, lines2.length);
+    while (end > heading.line && (lines2[end - 1] ?? "").trim() === "") end--;
     anchors = { start: heading.line, end };
   }
-  return { lines: lines3, titleIndex, savedIndex: (model.savedLine ?? 0) - 1, anchors };
+  return { lines: lines2, titleIndex, savedIndex: (model.savedLine ?? 0) - 1, anchors };
 }
 function sectionErrors(c) {
   const hits = HANDOFF_RULES.filter((r) => SECTION_RULES.has(r.id)).flatMap((r) => r.check(c));
@@ -5455,15 +5452,15 @@ function handoffContext(input, opts) {
   const tree = parseBlocks(text);
   const model = readHandoff(text, tree);
   const layout = handoffLayout(text, model);
-  const { lines: lines3 } = layout;
-  const shaped = lines3[0] === MARKER3 && layout.titleIndex >= 0;
+  const { lines: lines2 } = layout;
+  const shaped = lines2[0] === MARKER3 && layout.titleIndex >= 0;
   const first = /* @__PURE__ */ new Map();
   const sections = [];
   const candidates = [];
   for (const h of model.headings) {
     const index = h.depth === 2 ? sectionIndex(h.title) : void 0;
     if (index === void 0) {
-      if (h.depth !== 1 || h.line - 1 !== layout.titleIndex) candidates.push({ ...h, raw: lines3[h.line - 1] });
+      if (h.depth !== 1 || h.line - 1 !== layout.titleIndex) candidates.push({ ...h, raw: lines2[h.line - 1] });
       continue;
     }
     const key = h.title.toLowerCase();
@@ -5496,7 +5493,7 @@ function handoffContext(input, opts) {
     opts,
     input,
     text,
-    lines: lines3,
+    lines: lines2,
     flags: tree.flags,
     secrets,
     layout,
@@ -5748,21 +5745,21 @@ var init_validate = __esm({
 // src/schema/stamp.ts
 function stampSaved(text, iso) {
   const layout = handoffLayout(text);
-  const lines3 = [...layout.lines];
+  const lines2 = [...layout.lines];
   if (layout.savedIndex >= 0) {
-    const old = lines3[layout.savedIndex].trim().replace(/^Saved:\s*/, "");
-    lines3[layout.savedIndex] = `Saved: ${iso}`;
-    return { text: lines3.join("\n"), replaced: old, insertedAt: null };
+    const old = lines2[layout.savedIndex].trim().replace(/^Saved:\s*/, "");
+    lines2[layout.savedIndex] = `Saved: ${iso}`;
+    return { text: lines2.join("\n"), replaced: old, insertedAt: null };
   }
   let at2 = Math.max(0, layout.titleIndex) + 1;
-  while (at2 < lines3.length - 1 && lines3[at2].trim() === "") at2++;
-  const next = lines3[at2];
-  lines3.splice(at2, 0, ...next !== void 0 && next.trim() !== "" ? [`Saved: ${iso}`, ""] : [`Saved: ${iso}`]);
-  return { text: lines3.join("\n"), replaced: null, insertedAt: at2 + 1 };
+  while (at2 < lines2.length - 1 && lines2[at2].trim() === "") at2++;
+  const next = lines2[at2];
+  lines2.splice(at2, 0, ...next !== void 0 && next.trim() !== "" ? [`Saved: ${iso}`, ""] : [`Saved: ${iso}`]);
+  return { text: lines2.join("\n"), replaced: null, insertedAt: at2 + 1 };
 }
 function anchorsBody(text) {
-  const { lines: lines3, anchors } = handoffLayout(text);
-  return anchors ? lines3.slice(anchors.start, anchors.end) : null;
+  const { lines: lines2, anchors } = handoffLayout(text);
+  return anchors ? lines2.slice(anchors.start, anchors.end) : null;
 }
 function anchorsEmpty(text) {
   const body = anchorsBody(text);
@@ -5773,8 +5770,8 @@ function fillAnchors(text, rendered) {
   const range = layout.anchors;
   if (!range) return { text, lines: /* @__PURE__ */ new Set() };
   const fresh = rendered.replace(/\n$/, "").split("\n");
-  const lines3 = [...layout.lines.slice(0, range.start), ...fresh, ...layout.lines.slice(range.end)];
-  const out = lines3.join("\n");
+  const lines2 = [...layout.lines.slice(0, range.start), ...fresh, ...layout.lines.slice(range.end)];
+  const out = lines2.join("\n");
   const filled = new Set(fresh.map((_, i) => range.start + i + 1));
   return { text: out.endsWith("\n") ? out : `${out}
 `, lines: filled };
@@ -5950,7 +5947,6 @@ var init_document = __esm({
 });
 
 // src/git/write-checked.ts
-import { closeSync as closeSync6, lstatSync as lstatSync11 } from "node:fs";
 import path23 from "node:path";
 function schemaRefusal(file, errors) {
   const more = /\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0;
@@ -5959,24 +5955,10 @@ function schemaRefusal(file, errors) {
 }
 function scoreNotes(v) {
   const shown = v.findings.filter((f) => f.rule !== "dropped" && f.rule !== "more");
-  const lines3 = issueLines(shown.slice(0, MAX_FINDINGS_SHOWN)).map((l) => `finding: ${l}`);
+  const lines2 = issueLines(shown.slice(0, MAX_FINDINGS_SHOWN)).map((l) => `finding: ${l}`);
   const rest = shown.length - MAX_FINDINGS_SHOWN + (v.findings.some((f) => f.rule === "more") ? 1 : 0);
-  if (rest > 0) lines3.push(`finding: \u2026 and more; run \`validate\` for the full list`);
-  return [scoreLine(v), ...lines3];
-}
-function peekCurrent(root, file) {
-  try {
-    lstatSync11(memoryDir(root));
-    const opened = openRegular(path23.join(memoryDir(root), file));
-    if (opened === null) return null;
-    try {
-      return readAll(opened.fd).toString("utf8");
-    } finally {
-      closeSync6(opened.fd);
-    }
-  } catch {
-    return null;
-  }
+  if (rest > 0) lines2.push(`finding: \u2026 and more; run \`validate\` for the full list`);
+  return [scoreLine(v), ...lines2];
 }
 function sameAnchors(a, b) {
   const mine = anchorsBody(b);
@@ -5986,22 +5968,23 @@ function checkDocument(raw, kind, root) {
   if (raw.length > MAX_DOCUMENT_BYTES + 4096) {
     throw new Refused(`the document is ${raw.length} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes`);
   }
-  const decoded2 = decodeInput(raw, "document");
-  const redacted = redactText(decoded2.text);
+  const decoded = decodeInput(raw, "document");
+  const redacted = redactText(decoded.text);
   finalBytes(redacted.text, raw.length);
   const file = FILE_OF[kind];
   let errors;
   if (kind === "handoff") {
     const pass = { secrets: redacted.findings, redactedText: redacted.text };
-    errors = validateHandoff(decoded2.text, { mode: "stdin", nowMs: Date.now(), ...pass }).errors;
-    if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(peekCurrent(root, file), decoded2.text)) {
+    errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), ...pass }).errors;
+    const current = () => readHeadBytes(path23.join(memoryDir(root), file))?.toString("utf8") ?? null;
+    if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(current(), decoded.text)) {
       errors = errors.filter((e) => e.rule !== "anchor-line");
     }
   } else {
-    errors = validateLedger(decoded2.text, kind, redacted).errors;
+    errors = validateLedger(decoded.text, kind, redacted).errors;
   }
   if (errors.length > 0) throw schemaRefusal(file, errors);
-  return { kind, text: decoded2.text, notes: decoded2.notes, rawBytes: raw.length, redacted };
+  return { kind, text: decoded.text, notes: decoded.notes, rawBytes: raw.length, redacted };
 }
 function minutes(ms) {
   return Math.round(Math.abs(ms) / 6e4);
@@ -6009,9 +5992,9 @@ function minutes(ms) {
 function editAnchors(text, edit2) {
   const range = handoffLayout(text).anchors;
   if (range === null) return text;
-  const lines3 = text.split("\n");
-  const body = edit2(lines3.slice(range.start, range.end));
-  return [...lines3.slice(0, range.start), ...body, ...lines3.slice(range.end)].join("\n");
+  const lines2 = text.split("\n");
+  const body = edit2(lines2.slice(range.start, range.end));
+  return [...lines2.slice(0, range.start), ...body, ...lines2.slice(range.end)].join("\n");
 }
 function replaceDate(text, iso) {
   return editAnchors(text, (body) => {
@@ -6021,8 +6004,8 @@ function replaceDate(text, iso) {
   });
 }
 function withDirtyHashes(text, hashes) {
-  return editAnchors(text, (lines3) => {
-    const body = lines3.filter((l) => !l.startsWith("- Dirty hashes: "));
+  return editAnchors(text, (lines2) => {
+    const body = lines2.filter((l) => !l.startsWith("- Dirty hashes: "));
     if (hashes !== null) {
       const at2 = body.findIndex((l) => l.startsWith("- Dirty files: "));
       body.splice(at2 === -1 ? body.length : at2 + 1, 0, hashes);
@@ -6111,8 +6094,8 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
   const inSent = (line) => sent !== null && line > sent.start && line <= sent.end;
   if (range !== null && checked.redacted.findings.some((f) => inSent(f.line))) {
     const now = new Set(await anchorsNow());
-    const lines3 = text.split("\n");
-    for (let i = range.start; i < range.end; i++) if (now.has(lines3[i])) exempt.add(i + 1);
+    const lines2 = text.split("\n");
+    for (let i = range.start; i < range.end; i++) if (now.has(lines2[i])) exempt.add(i + 1);
   }
   const redacted = redactText(text, { exemptLines: exempt });
   if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
@@ -6155,6 +6138,7 @@ var init_write_checked = __esm({
     init_validate_ledger();
     init_values();
     init_document();
+    init_checkpoints();
     init_files();
     init_paths();
     MAX_FINDINGS_SHOWN = 20;
@@ -6210,17 +6194,17 @@ function added(now, was = []) {
 function renderSaveEntry(facts, droppedOpen) {
   const next = parseHandoff(facts.next);
   const prior = facts.prior === null ? null : parseHandoff(facts.prior);
-  const lines3 = [];
-  if (next.anchors.branch) lines3.push(["Branch", next.anchors.branch]);
-  if (next.anchors.head) lines3.push(["HEAD", next.anchors.head]);
+  const lines2 = [];
+  if (next.anchors.branch) lines2.push(["Branch", next.anchors.branch]);
+  if (next.anchors.head) lines2.push(["HEAD", next.anchors.head]);
   const goal = next.goal.split("\n").find((l) => l.trim() !== "");
-  if (goal) lines3.push(["Goal", goal]);
-  for (const s of added(done(next), done(prior))) lines3.push(["Finished", s]);
-  for (const d of added(next.decisions, prior?.decisions)) lines3.push(["Decision", d]);
-  for (const d of added(prior?.decisions ?? [], next.decisions)) lines3.push(["Superseded", d]);
-  for (const f of added(next.failedApproaches, prior?.failedApproaches)) lines3.push(["Failed approach", f]);
-  for (const d of droppedOpen) lines3.push(["Dropped", d]);
-  return fitEntry(`## ${facts.time} save ${facts.token.slice(0, 16)}`, lines3, FROM_NEXT);
+  if (goal) lines2.push(["Goal", goal]);
+  for (const s of added(done(next), done(prior))) lines2.push(["Finished", s]);
+  for (const d of added(next.decisions, prior?.decisions)) lines2.push(["Decision", d]);
+  for (const d of added(prior?.decisions ?? [], next.decisions)) lines2.push(["Superseded", d]);
+  for (const f of added(next.failedApproaches, prior?.failedApproaches)) lines2.push(["Failed approach", f]);
+  for (const d of droppedOpen) lines2.push(["Dropped", d]);
+  return fitEntry(`## ${facts.time} save ${facts.token.slice(0, 16)}`, lines2, FROM_NEXT);
 }
 function renderResumeEntry(time, key, token, score, o) {
   const items = [["Resumed", token.slice(0, 16)]];
@@ -6257,15 +6241,15 @@ ${body}${left > 0 ? `- Dropped: (${left} more items left out)
   return out;
 }
 function parseJournal(text, kind = "month") {
-  const lines3 = text.split("\n");
+  const lines2 = text.split("\n");
   const entries = [];
   const problems = [];
   const title = "the second line must be `# Journal <YYYY-MM>` (or `# Journal <YYYY>`)";
-  if (lines3[0] !== MARKER) problems.push({ line: 1, message: `the first line must be ${MARKER}` });
-  if (!/^# Journal \d{4}(-\d{2})?( \(part \d+\))?$/.test(lines3[1] ?? "")) problems.push({ line: 2, message: title });
+  if (lines2[0] !== MARKER) problems.push({ line: 1, message: `the first line must be ${MARKER}` });
+  if (!/^# Journal \d{4}(-\d{2})?( \(part \d+\))?$/.test(lines2[1] ?? "")) problems.push({ line: 2, message: title });
   let current = null;
-  for (let i = 2; i < lines3.length; i++) {
-    const line = lines3[i];
+  for (let i = 2; i < lines2.length; i++) {
+    const line = lines2[i];
     const n2 = i + 1;
     if (/^(<{7}|={7}|>{7})( |$)/.test(line)) {
       const message = "a merge conflict marker: resolve the conflict (keep both sides' entries, each once)";
@@ -6444,7 +6428,7 @@ var init_outcome = __esm({
 });
 
 // src/journal/store.ts
-import { closeSync as closeSync7, fsyncSync as fsyncSync2, linkSync as linkSync4, lstatSync as lstatSync12, mkdirSync as mkdirSync3, openSync as openSync6, readdirSync as readdirSync7 } from "node:fs";
+import { closeSync as closeSync6, fsyncSync as fsyncSync2, linkSync as linkSync4, lstatSync as lstatSync11, mkdirSync as mkdirSync3, openSync as openSync6, readdirSync as readdirSync7 } from "node:fs";
 import { renameSync as renameSync3, unlinkSync as unlinkSync6, writeFileSync as writeFileSync4 } from "node:fs";
 import path25 from "node:path";
 function journalDir(root) {
@@ -6488,7 +6472,7 @@ function readJournalFile(dir, name2) {
     const bytes = readAll(opened.fd, MAX_DOCUMENT_BYTES);
     return { bytes, token: tokenOf(bytes) };
   } finally {
-    closeSync7(opened.fd);
+    closeSync6(opened.fd);
   }
 }
 function readJournalText(root, f) {
@@ -6502,7 +6486,7 @@ function repairJournal(dir) {
   const actions = [];
   for (const e of listPrivate(dir)) {
     if (e.pid !== process.pid && processAlive(e.pid)) continue;
-    if (lstatSync12(e.path).isSymbolicLink()) continue;
+    if (lstatSync11(e.path).isSymbolicLink()) continue;
     if (e.role === "tmp") {
       unlinkSync6(e.path);
       continue;
@@ -6532,7 +6516,7 @@ function writeTemp2(p, bytes) {
     writeFileSync4(fd, bytes);
     fsyncSync2(fd);
   } finally {
-    closeSync7(fd);
+    closeSync6(fd);
   }
 }
 async function publishJournalFile(dir, name2, expected, bytes, fp) {
@@ -6578,7 +6562,7 @@ function ensureJournalDir(root) {
     const code = err.code;
     if (code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${err.message}`);
   }
-  const st = lstatSync12(dir);
+  const st = lstatSync11(dir);
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is a link or not a directory; move it away so the journal can be written`);
   }
@@ -6731,16 +6715,16 @@ function summaryLine(entries) {
   return `- (${parts.join(", ")})`;
 }
 function foldSection(period, entries) {
-  const lines3 = [`## ${period}`];
+  const lines2 = [`## ${period}`];
   const order = (a, b) => a.time + a.id < b.time + b.id ? -1 : 1;
   for (const e of [...entries].sort(order)) {
     const items = e.items.filter((i) => FOLD_KEPT.has(i.label));
     if (items.length === 0) continue;
     const kept = items.map((i) => `${i.label}: ${i.text}`).join("; ");
-    lines3.push(`- ${e.time.slice(0, 10)} ${e.kind} ${e.id}: ${kept}`);
+    lines2.push(`- ${e.time.slice(0, 10)} ${e.kind} ${e.id}: ${kept}`);
   }
-  lines3.push(summaryLine(entries));
-  return `${lines3.join("\n")}
+  lines2.push(summaryLine(entries));
+  return `${lines2.join("\n")}
 
 `;
 }
@@ -6835,7 +6819,7 @@ var write_exports = {};
 __export(write_exports, {
   writeVerb: () => writeVerb
 });
-import { lstatSync as lstatSync13 } from "node:fs";
+import { lstatSync as lstatSync12 } from "node:fs";
 import path27 from "node:path";
 async function save(ctx, kind, document) {
   const expected = expectedTokenOption(ctx);
@@ -6854,62 +6838,55 @@ async function save(ctx, kind, document) {
   }
   let built = null;
   let journalNotes = [];
-  const { result, repairs } = await underLock(
-    {
-      root,
-      env: ctx.env,
-      lockTimeoutSeconds,
-      failpoint: failpointOf(ctx),
-      validate: () => {
-        if (refusal !== null) throw refusal.error;
-      },
-      // No memory dir: the file cannot exist, so only `absent` can be the current token.
-      precheck: async () => {
-        if (expected !== "absent") {
-          const what = `expected ${expected}, current absent`;
-          throw new Refused(`${file} changed since it was read (${what}); read again and merge`);
-        }
-      }
-    },
-    async (lock) => {
-      const now = await readStable(path27.join(memoryDir(root), file)).catch(() => void 0);
-      const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
-      const b2 = same ? prebuilt : await buildDocument(checked, root, anchors);
-      built = b2;
-      if (b2.unchanged) return null;
-      const readToken = b2.prior?.token ?? "absent";
-      const published = publish({
-        dir: memoryDir(root),
-        file,
-        archiveDir: archiveDir(root),
-        archivePrefix: archivePrefixOf(file),
-        archivePrior: kind === "handoff",
-        expectedToken: expected,
-        newMode: 384,
-        build: (prior2) => {
-          if ((prior2 === null ? "absent" : tokenOf(prior2)) !== readToken) {
-            throw new Refused(`${file} changed since it was read (another program wrote it); read again and merge`);
-          }
-          return b2.bytes;
-        },
-        failpoint: failpointOf(ctx),
-        lock
-      });
-      if (kind !== "handoff") return published;
-      const done2 = await published;
-      const prior = b2.prior?.bytes.toString("utf8") ?? null;
-      const entry = { prior, next: done2.bytes.toString("utf8"), token: done2.token };
-      journalNotes = await recordSave2(root, entry, failpointOf(ctx));
-      return done2;
+  const validate = () => {
+    if (refusal !== null) throw refusal.error;
+  };
+  const precheck = async () => {
+    if (expected !== "absent") {
+      const what = `expected ${expected}, current absent`;
+      throw new Refused(`${file} changed since it was read (${what}); read again and merge`);
     }
-  );
+  };
+  const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx), validate, precheck };
+  const { result, repairs } = await underLock(options, async (lock) => {
+    const now = await readStable(path27.join(memoryDir(root), file)).catch(() => void 0);
+    const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
+    const b2 = same ? prebuilt : await buildDocument(checked, root, anchors);
+    built = b2;
+    if (b2.unchanged) return null;
+    const readToken = b2.prior?.token ?? "absent";
+    const build = (prior2) => {
+      if ((prior2 === null ? "absent" : tokenOf(prior2)) !== readToken) {
+        throw new Refused(`${file} changed since it was read (another program wrote it); read again and merge`);
+      }
+      return b2.bytes;
+    };
+    const published = publish({
+      dir: memoryDir(root),
+      file,
+      archiveDir: archiveDir(root),
+      archivePrefix: archivePrefixOf(file),
+      archivePrior: kind === "handoff",
+      expectedToken: expected,
+      newMode: 384,
+      build,
+      lock,
+      failpoint: failpointOf(ctx)
+    });
+    if (kind !== "handoff") return published;
+    const done2 = await published;
+    const prior = b2.prior?.bytes.toString("utf8") ?? null;
+    const entry = { prior, next: done2.bytes.toString("utf8"), token: done2.token };
+    journalNotes = await recordSave2(root, entry, failpointOf(ctx));
+    return done2;
+  });
   const b = built;
   const notes = b?.notes ?? [];
   const saved = result ?? b.prior;
   if (kind === "handoff") {
     let key = null;
     try {
-      key = statKey(lstatSync13(path27.join(memoryDir(root), file), { bigint: true }));
+      key = statKey(lstatSync12(path27.join(memoryDir(root), file), { bigint: true }));
     } catch {
     }
     recordSave(root, saved.token, key, savedStampOf(saved.bytes.toString("utf8")));
@@ -7109,10 +7086,10 @@ exit:   0 appended, or already there; 2 refused (stale token: read again; bad te
               if (raw.length > MAX_PROMOTE_BYTES) {
                 throw new Refused(`the lesson is ${raw.length} bytes; promote appends at most ${MAX_PROMOTE_BYTES} bytes`);
               }
-              const decoded2 = decodeInput(raw, "lesson");
-              const redacted = redactForSave(decoded2.text);
+              const decoded = decodeInput(raw, "lesson");
+              const redacted = redactForSave(decoded.text);
               text = redacted.text;
-              notes = [...decoded2.notes, ...redacted.notes];
+              notes = [...decoded.notes, ...redacted.notes];
             },
             // Before the memory dir is made for the lock, a stale token is refused as publish would.
             precheck: async () => {
@@ -7162,7 +7139,7 @@ CURRENT-SHA256: ${result.token}
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync8, fstatSync as fstatSync5 } from "node:fs";
+import { closeSync as closeSync7, fstatSync as fstatSync5 } from "node:fs";
 import path28 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
@@ -7205,8 +7182,8 @@ function inspectFile(root, kind, retry = true, opts = {}) {
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs };
     }
     const bytes = readAll(fd, void 0, 0);
-    const lines3 = bytes.subarray(0, 4096).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
-    const ok2 = lines3[0] === MARKER && lines3.slice(0, 4).includes(HEADING_OF[kind]);
+    const lines2 = bytes.subarray(0, 4096).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
+    const ok2 = lines2[0] === MARKER && lines2.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok2) return { kind, status: "foreign", mtimeMs };
     if (firstNul(bytes) >= 0) return { kind, status: "unsafe", mtimeMs };
     if (!opts.text) return { kind, status: "present", mtimeMs };
@@ -7215,7 +7192,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     const text = same && lstatBig(filePath)?.ino === stat.ino ? bytes.toString("utf8") : null;
     return { kind, status: "present", mtimeMs, text };
   } finally {
-    closeSync8(fd);
+    closeSync7(fd);
   }
 }
 function liveWriter(memDir) {
@@ -7280,7 +7257,7 @@ var init_merge_driver_state = __esm({
 });
 
 // src/git/fates.ts
-import { closeSync as closeSync9, openSync as openSync7, readFileSync as readFileSync8, readSync as readSync3 } from "node:fs";
+import { closeSync as closeSync8, openSync as openSync7, readFileSync as readFileSync8, readSync as readSync3 } from "node:fs";
 import path30 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
@@ -7323,7 +7300,7 @@ function clonedAfter(gitDir, savedMs2) {
     const fd = openSync7(path30.join(gitDir, "logs", "HEAD"), "r");
     const buf = Buffer.alloc(4096);
     const n2 = readSync3(fd, buf, 0, buf.length, 0);
-    closeSync9(fd);
+    closeSync8(fd);
     const m = / (\d+) [+-]\d{4}\tclone: /.exec(buf.subarray(0, n2).toString("utf8").split("\n")[0] ?? "");
     return m !== null && Number(m[1]) * 1e3 >= savedMs2;
   } catch {
@@ -7343,8 +7320,8 @@ async function objectIds(git, revs) {
   if (revs.length === 0) return [];
   const r = await git(["cat-file", "--batch-check"], revs.map((x) => `${x}
 `).join(""));
-  const lines3 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
-  return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines3[i] ?? "")?.[1] ?? null);
+  const lines2 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
+  return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines2[i] ?? "")?.[1] ?? null);
 }
 async function untrackedInStashes(git, count2, paths) {
   const asks = Array.from({ length: Math.min(count2, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
@@ -7522,7 +7499,7 @@ When the kill switch is on, the paused sentence is printed too and the code is k
 });
 
 // src/store/checkpoint-cleanup.ts
-import { linkSync as linkSync5, lstatSync as lstatSync14, readdirSync as readdirSync9, unlinkSync as unlinkSync8 } from "node:fs";
+import { linkSync as linkSync5, lstatSync as lstatSync13, readdirSync as readdirSync9, unlinkSync as unlinkSync8 } from "node:fs";
 import path31 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
@@ -7546,7 +7523,7 @@ function cleanCheckpointLeftovers(root) {
   const actions = [];
   const entries = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
   for (const e of [...entries.filter((x) => x.role === "tmp"), ...entries.filter((x) => x.role === "claim")]) {
-    const st = lstatSync14(e.path, { throwIfNoEntry: false });
+    const st = lstatSync13(e.path, { throwIfNoEntry: false });
     if (st === void 0 || st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
       try {
@@ -7574,7 +7551,7 @@ function cleanCheckpointLeftovers(root) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
       const told = readHead(path31.join(dir, name2), 128)?.trim() ?? "";
-      const st = lstatSync14(path31.join(dir, name2), { throwIfNoEntry: false });
+      const st = lstatSync13(path31.join(dir, name2), { throwIfNoEntry: false });
       if (readHead(path31.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path31.join(dir, name2));
       else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
     }
@@ -7668,9 +7645,9 @@ function mayHoldToken(text) {
 function withoutTokens(text) {
   return mayHoldToken(text) ? redactVendorShapes(text) : text;
 }
-function anchorsWithoutTokens(lines3) {
+function anchorsWithoutTokens(lines2) {
   const one = (l) => l.startsWith("- HEAD: ") || l.startsWith("- Date: ") ? l : withoutTokens(l);
-  return typeof lines3 === "string" ? lines3.split("\n").map(one).join("\n") : lines3.map(one);
+  return typeof lines2 === "string" ? lines2.split("\n").map(one).join("\n") : lines2.map(one);
 }
 var init_token_shape = __esm({
   "src/guard/token-shape.ts"() {
@@ -8342,7 +8319,7 @@ var require_lib = __commonJS({
 });
 
 // src/git/merge-driver-config.ts
-import { existsSync as existsSync3, lchownSync, lstatSync as lstatSync15, mkdirSync as mkdirSync4, readFileSync as readFileSync9, realpathSync as realpathSync3 } from "node:fs";
+import { existsSync as existsSync3, lchownSync, lstatSync as lstatSync14, mkdirSync as mkdirSync4, readFileSync as readFileSync9, realpathSync as realpathSync3 } from "node:fs";
 import { rmdirSync, unlinkSync as unlinkSync9 } from "node:fs";
 import path32 from "node:path";
 function cloneOf(root) {
@@ -8368,7 +8345,7 @@ function attributesLine(top, root) {
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME}`;
 }
 function readRegular(p) {
-  const st = lstatSync15(p, { throwIfNoEntry: false });
+  const st = lstatSync14(p, { throwIfNoEntry: false });
   if (st === void 0) return null;
   if (!st.isFile()) throw new Error(`${p} is not a regular file (a link or a folder)`);
   return readFileSync9(p, "utf8");
@@ -8376,19 +8353,19 @@ function readRegular(p) {
 function giveTo(p, like) {
   if (process.geteuid?.() !== 0) return;
   try {
-    const { uid, gid } = lstatSync15(like);
+    const { uid, gid } = lstatSync14(like);
     lchownSync(p, uid, gid);
   } catch {
   }
 }
 function withoutBlock(text) {
-  const lines3 = text.split("\n");
-  const start = lines3.findIndex((l) => l === BEGIN2 || l === BEGIN_NL);
-  const end = start === -1 ? -1 : lines3.indexOf(END, start);
+  const lines2 = text.split("\n");
+  const start = lines2.findIndex((l) => l === BEGIN2 || l === BEGIN_NL);
+  const end = start === -1 ? -1 : lines2.indexOf(END, start);
   if (end === -1) return { rest: text, had: false, line: null };
-  let rest = [...lines3.slice(0, start), ...lines3.slice(end + 1)].join("\n");
-  if (lines3[start] === BEGIN_NL && rest.endsWith("\n") && end + 1 === lines3.length - 1) rest = rest.slice(0, -1);
-  return { rest, had: true, line: lines3.slice(start + 1, end).join("\n") };
+  let rest = [...lines2.slice(0, start), ...lines2.slice(end + 1)].join("\n");
+  if (lines2[start] === BEGIN_NL && rest.endsWith("\n") && end + 1 === lines2.length - 1) rest = rest.slice(0, -1);
+  return { rest, had: true, line: lines2.slice(start + 1, end).join("\n") };
 }
 function attributesNotOurs(text) {
   return withoutBlock(text).rest;
@@ -8413,7 +8390,7 @@ async function registerMergeDriver(root, helperPath, env) {
     const bytes = readFileSync9(path32.join(path32.dirname(helperPath), "lib", "cli.mjs"));
     mkdirSync4(path32.dirname(c.copy), { recursive: true, mode: 448 });
     giveTo(path32.dirname(c.copy), c.common);
-    const st = lstatSync15(c.copy, { throwIfNoEntry: false });
+    const st = lstatSync14(c.copy, { throwIfNoEntry: false });
     if (st !== void 0 && !st.isFile()) unlinkSync9(c.copy);
     const same = st !== void 0 && st.isFile() && readFileSync9(c.copy).equals(bytes);
     if (!same) import_write_file_atomic.default.sync(c.copy, bytes, { mode: 420 });
@@ -8505,13 +8482,13 @@ async function mergeDriverStep(root, opts, env) {
     return { lines: [], notes: [note], attributes: false };
   }
   const said = (done2, todo) => opts.dryRun === true ? `would ${todo}` : done2;
-  const lines3 = [];
+  const lines2 = [];
   const [driver, block2] = [`the merge driver ${DRIVER_NAME}`, "the merge driver's block"];
-  if (change.config && remove) lines3.push(`${said("removed", "remove")} ${driver} from .git/config`);
-  else if (change.config) lines3.push(`${said("registered", "register")} ${driver} in .git/config`);
-  if (change.attributes && remove) lines3.push(`${said("removed", "remove")} ${block2} from .gitattributes`);
-  else if (change.attributes) lines3.push(`${said("added", "add")} ${block2} to .gitattributes`);
-  return { lines: lines3, notes: change.notes, attributes: change.attributes };
+  if (change.config && remove) lines2.push(`${said("removed", "remove")} ${driver} from .git/config`);
+  else if (change.config) lines2.push(`${said("registered", "register")} ${driver} in .git/config`);
+  if (change.attributes && remove) lines2.push(`${said("removed", "remove")} ${block2} from .gitattributes`);
+  else if (change.attributes) lines2.push(`${said("added", "add")} ${block2} to .gitattributes`);
+  return { lines: lines2, notes: change.notes, attributes: change.attributes };
 }
 function attributesOnlyOurs(top) {
   try {
@@ -9102,18 +9079,11 @@ var init_memory_text = __esm({
 
 // src/store/handoff-input.ts
 async function loadHandoff(ctx, root, fromStdin) {
-  if (fromStdin) {
-    const bytes = await ctx.readStdin(MAX_DOCUMENT_BYTES);
-    if (bytes.length === 0) return null;
-    return { ...decoded("the pasted handoff", bytes), pasted: true };
-  }
-  const file = await readMemoryFile(root, "handoff");
-  if (file === null) return null;
-  return { ...decoded("HANDOFF.md", file.bytes), pasted: false, token: file.token };
-}
-function decoded(file, bytes) {
-  const m = loadMemoryText(file, bytes);
-  return { text: m.text, warnings: m.warning === null ? [] : [m.warning] };
+  const file = fromStdin ? null : await readMemoryFile(root, "handoff");
+  const bytes = fromStdin ? await ctx.readStdin(MAX_DOCUMENT_BYTES) : file?.bytes;
+  if (bytes === void 0 || fromStdin && bytes.length === 0) return null;
+  const m = loadMemoryText(fromStdin ? "the pasted handoff" : "HANDOFF.md", bytes);
+  return { text: m.text, warnings: m.warning === null ? [] : [m.warning], pasted: fromStdin, token: file?.token };
 }
 function shapeWarnings(h, pasted) {
   const out = [];
@@ -9169,7 +9139,7 @@ function renderDrift(r) {
   const changed = r.branchChanged ? " (changed)" : "";
   const shallow = r.shallow ? " (shallow clone)" : "";
   const op = r.inProgress;
-  const lines3 = [
+  const lines2 = [
     `verdict: ${r.verdict}`,
     `summary: ${r.summary}`,
     `branch: saved ${branch(r.saved.branch, "unverifiable")}, now ${branch(r.current.branch, "none")}${changed}`,
@@ -9191,7 +9161,7 @@ function renderDrift(r) {
     ...r.sinceSaved === null ? [] : [`commits since the save, rewritten copies left out: ${r.sinceSaved}`],
     ...r.notHereReason === null ? [] : [`saved HEAD: ${notHereWords(r.notHereReason)}`]
   ];
-  return `${showRefused(lines3.join("\n")).text}
+  return `${showRefused(lines2.join("\n")).text}
 `;
 }
 var driftVerb;
@@ -9456,19 +9426,12 @@ function draftBrief(h, drift, ledgers) {
   const open = h.openQuestions.find((q) => !NONE2.test(q.trim()));
   const frame = { verdict: drift.verdict, question: open === void 0 ? null : flatten(open, 200), notHere, ageOnly };
   const proposedNextStep = frameNextStep(frame.verdict, nextText, frame.question, notHere, ageOnly);
-  const values = [goal, planStatus2, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep];
-  const lines3 = BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`);
-  return {
-    goal,
-    planStatus: planStatus2,
-    decisionsInForce,
-    doNotRetry,
-    driftAndLessons,
-    proposedNextStep,
-    lines: lines3,
-    frame,
-    driftClauses
-  };
+  const fields = { goal, planStatus: planStatus2, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep };
+  return { ...withLines(fields), frame, driftClauses };
+}
+function withLines(b) {
+  const values = [b.goal, b.planStatus, b.decisionsInForce, b.doNotRetry, b.driftAndLessons, b.proposedNextStep];
+  return { ...b, lines: BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`) };
 }
 function driftSummaryClauses(summary) {
   return sanitize(summary).split("; ").map((text, i) => {
@@ -9549,16 +9512,12 @@ function planStatusOf(cp) {
 function nextStepOf(current) {
   return current !== null ? `${flatten(current, 200)} ${CAPTURED} \u2014 Confirm?` : `review the checkpoint (\`read checkpoint\`) with the user and write a handoff ${CAPTURED} \u2014 Confirm?`;
 }
-function lines(b) {
-  const values = [b.goal, b.planStatus, b.decisionsInForce, b.doNotRetry, b.driftAndLessons, b.proposedNextStep];
-  return { ...b, lines: BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`) };
-}
 function briefFromCheckpoint(text, age) {
   const cp = parseCheckpoint(text);
   const plan = planStatusOf(cp);
   const last = cp.requests.at(-1);
   const failed = cp.failedCommands.slice(-3).map((c) => flatten(c, 120));
-  return lines({
+  return withLines({
     goal: last ? `the user's last request: ${flatten(last, 300)} ${CAPTURED}` : `none captured ${CAPTURED}`,
     planStatus: plan.text,
     decisionsInForce: `none recorded (no handoff was written) ${CAPTURED}`,
@@ -9576,7 +9535,7 @@ function foldCheckpoint(brief, text, age) {
     const marked = `${flatten(current, 200)} ${CAPTURED}`;
     return frameNextStep(f.verdict, marked, f.question, f.notHere ?? null, f.ageOnly === true);
   };
-  return lines({
+  return withLines({
     goal: brief.goal,
     planStatus: cp.plan.length > 0 ? plan.text : brief.planStatus,
     decisionsInForce: brief.decisionsInForce,
@@ -9588,7 +9547,7 @@ function foldCheckpoint(brief, text, age) {
 }
 function briefFromStash(stash, restore2) {
   const notRead = `not read: the handoff is in ${stash}`;
-  const brief = lines({
+  const brief = withLines({
     goal: `${notRead}, not in the working tree`,
     planStatus: notRead,
     decisionsInForce: notRead,
@@ -9645,12 +9604,12 @@ function laterHandoff(ours, theirs, nowMs) {
 }
 function markMerged(text, archiveName2, note = null) {
   const line = `Merged-with: archive/${archiveName2}${note === null ? "" : `; ${note}`}`;
-  const lines3 = text.split("\n").filter((l) => !MERGED_LINE.test(l));
-  const saved = lines3.findIndex((l) => /^Saved:/.test(l));
-  const title = lines3.findIndex((l) => l === "# Session Handoff");
-  const at2 = saved !== -1 ? saved + 1 : title !== -1 ? title + 1 : Math.min(1, lines3.length);
-  lines3.splice(at2, 0, line);
-  return lines3.join("\n");
+  const lines2 = text.split("\n").filter((l) => !MERGED_LINE.test(l));
+  const saved = lines2.findIndex((l) => /^Saved:/.test(l));
+  const title = lines2.findIndex((l) => l === "# Session Handoff");
+  const at2 = saved !== -1 ? saved + 1 : title !== -1 ? title + 1 : Math.min(1, lines2.length);
+  lines2.splice(at2, 0, line);
+  return lines2.join("\n");
 }
 function splitLedger(text, prefix) {
   const re = new RegExp(`^## ${prefix}-(\\d{4}): `);
@@ -9699,36 +9658,36 @@ function mergeLedgers(ours, theirs, prefix) {
   return `${[head.join("\n"), ...blocks].join("\n\n")}
 `;
 }
-function sectionBody(lines3, h, title) {
+function sectionBody(lines2, h, title) {
   const at2 = h.headings.findIndex((x) => x.depth === 2 && x.title.toLowerCase() === title);
   if (at2 === -1) return null;
   const next = h.headings.slice(at2 + 1).find((x) => x.depth <= 2);
-  return { from: h.headings[at2].line, to: next === void 0 ? lines3.length : next.line - 1 };
+  return { from: h.headings[at2].line, to: next === void 0 ? lines2.length : next.line - 1 };
 }
-function addItems(lines3, h, heading, add) {
+function addItems(lines2, h, heading, add) {
   if (add.length === 0) return;
-  const body = sectionBody(lines3, h, heading.toLowerCase());
+  const body = sectionBody(lines2, h, heading.toLowerCase());
   const bullets = add.map((t) => `- ${t}`);
   if (body === null) {
     const later = ["next steps", "key files", "environment anchors"];
     const before = h.headings.find((x) => x.depth === 2 && later.includes(x.title.toLowerCase()));
-    lines3.splice(before === void 0 ? lines3.length : before.line - 1, 0, `## ${heading}`, ...bullets, "");
+    lines2.splice(before === void 0 ? lines2.length : before.line - 1, 0, `## ${heading}`, ...bullets, "");
     return;
   }
   let end = body.to;
-  while (end > body.from && lines3[end - 1].trim() === "") end--;
-  const none = lines3.slice(body.from, end).findIndex((l) => /^[-*+]\s+(none|none recorded|n\/a)\.?\s*$/i.test(l));
-  if (none !== -1 && lines3.slice(body.from, end).filter((l) => /^[-*+]\s/.test(l)).length === 1) {
-    lines3.splice(body.from + none, 1, ...bullets);
+  while (end > body.from && lines2[end - 1].trim() === "") end--;
+  const none = lines2.slice(body.from, end).findIndex((l) => /^[-*+]\s+(none|none recorded|n\/a)\.?\s*$/i.test(l));
+  if (none !== -1 && lines2.slice(body.from, end).filter((l) => /^[-*+]\s/.test(l)).length === 1) {
+    lines2.splice(body.from + none, 1, ...bullets);
     return;
   }
-  lines3.splice(end, 0, ...bullets);
+  lines2.splice(end, 0, ...bullets);
 }
 function mergeHandoffs(later, other) {
   const text = later.replace(/\r\n?/g, "\n");
   const a = parseHandoff(text);
   const b = parseHandoff(other);
-  const lines3 = text.split("\n");
+  const lines2 = text.split("\n");
   const missing = (mine, theirs) => {
     const have = new Set(mine.map((t) => t.trim()));
     return real(theirs).filter((t) => !have.has(t.trim()) && (have.add(t.trim()), true));
@@ -9741,14 +9700,14 @@ function mergeHandoffs(later, other) {
     const key = firstLine2(s.text);
     if (RANK2[s.status] > RANK2[theirStatus.get(key) ?? "unmarked"]) theirStatus.set(key, s.status);
   }
-  const plan = sectionBody(lines3, a, "plan");
+  const plan = sectionBody(lines2, a, "plan");
   if (plan !== null) {
     for (let i = plan.from; i < plan.to; i++) {
-      const m = PLAN_LINE.exec(lines3[i]);
+      const m = PLAN_LINE.exec(lines2[i]);
       if (!m) continue;
       const mine = m[2] === "~" ? "in-progress" : m[2] === " " ? "todo" : m[2] === "-" ? "abandoned" : "done";
       const theirs = theirStatus.get(m[4].trim());
-      if (theirs !== void 0 && RANK2[theirs] > RANK2[mine]) lines3[i] = `${m[1]}${BOX[theirs]}${m[3]}${m[4]}`;
+      if (theirs !== void 0 && RANK2[theirs] > RANK2[mine]) lines2[i] = `${m[1]}${BOX[theirs]}${m[3]}${m[4]}`;
     }
   }
   const known = new Set(a.steps.map((s) => firstLine2(s.text)));
@@ -9756,7 +9715,7 @@ function mergeHandoffs(later, other) {
   const done2 = new Set([...a.steps, ...b.steps].filter((s) => RANK2[s.status] === 3).map((s) => firstLine2(s.text)));
   const open = b.nextSteps.filter((t) => !/^\[-\]/.test(t) && !done2.has(firstLine2(t.replace(/^\[[ xX~-]\]\s*/, ""))));
   const next = missing(a.nextSteps, open);
-  let out = lines3.join("\n");
+  let out = lines2.join("\n");
   const edits = [
     ["Plan", newSteps],
     ["Decisions", decisions],
@@ -9793,9 +9752,7 @@ var init_merge_driver = __esm({
 // src/verbs/brief.ts
 var brief_exports = {};
 __export(brief_exports, {
-  COLD_START: () => COLD_START,
-  briefVerb: () => briefVerb,
-  conflictedMessage: () => conflictedMessage
+  briefVerb: () => briefVerb
 });
 import { existsSync as existsSync4 } from "node:fs";
 import path34 from "node:path";
@@ -9803,14 +9760,10 @@ function sideTime(text, now) {
   const st = stateTimeOfText(text, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
 }
-function conflictedMessage(ours, theirs) {
-  return `HANDOFF.md has unresolved merge conflicts: one side ${ours}, the other ${theirs}; keep one side of each conflict (archive the other), then resume`;
-}
 function withDriftNote(b, note) {
   const driftClauses = b.driftClauses ? [{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses] : void 0;
   const driftAndLessons = driftClauses ? fitClauses(driftClauses, MAX_FIELD_CHARS) : `${note}; ${b.driftAndLessons}`;
-  const lines3 = b.lines.map((l) => l.startsWith("Drift & lessons: ") ? `Drift & lessons: ${driftAndLessons}` : l);
-  return { ...b, driftAndLessons, lines: lines3, driftClauses };
+  return withLines({ ...b, driftAndLessons, driftClauses });
 }
 var COLD_START, briefVerb;
 var init_brief2 = __esm({
@@ -9883,7 +9836,8 @@ exit: 0 brief printed
         const now = Date.now();
         const sides = conflictSides(loaded.text);
         if (sides !== null) {
-          const message = conflictedMessage(sideTime(sides.ours, now), sideTime(sides.theirs, now));
+          const [ours, theirs] = [sideTime(sides.ours, now), sideTime(sides.theirs, now)];
+          const message = `HANDOFF.md has unresolved merge conflicts: one side ${ours}, the other ${theirs}; keep one side of each conflict (archive the other), then resume`;
           return ok(json2 ? `${JSON.stringify({ brief: null, message })}
 ` : `${message}
 `, loaded.warnings, 2);
@@ -9933,8 +9887,9 @@ exit: 0 brief printed
 import { existsSync as existsSync5 } from "node:fs";
 import path35 from "node:path";
 async function readHookJson(ctx, max) {
-  if (ctx.stdinIsTTY) return void 0;
-  const data = await ctx.readStdinWithin(1e3, max);
+  return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
+}
+function hookObject(data, max) {
   if (data === null || data.length === 0) return void 0;
   if (data.length > max) return null;
   try {
@@ -9967,16 +9922,16 @@ function isHookFormat(s) {
   return typeof s === "string" && Object.hasOwn(ENVELOPES, s);
 }
 function renderHook(format2, text, limit) {
-  const lines3 = text.split("\n").filter((l) => l !== "");
-  if (lines3.length === 0) return "";
+  const lines2 = text.split("\n").filter((l) => l !== "");
+  if (lines2.length === 0) return "";
   for (; ; ) {
-    const out = ENVELOPES[format2](lines3.join("\n"));
+    const out = ENVELOPES[format2](lines2.join("\n"));
     if (out.length < limit) return out;
-    if (lines3.length > 1) {
-      lines3.pop();
+    if (lines2.length > 1) {
+      lines2.pop();
       continue;
     }
-    lines3[0] = lines3[0].slice(0, Math.max(0, lines3[0].length - (out.length - limit) - 1));
+    lines2[0] = lines2[0].slice(0, Math.max(0, lines2[0].length - (out.length - limit) - 1));
   }
 }
 var ENVELOPES;
@@ -10006,7 +9961,7 @@ __export(hook_exports, {
   hookVerb: () => hookVerb
 });
 import path36 from "node:path";
-import { lstatSync as lstatSync16 } from "node:fs";
+import { lstatSync as lstatSync15 } from "node:fs";
 function ageText(text, now) {
   const glance = glanceAtHandoff(text, now);
   const words = ageWords(glance.stateTime, now);
@@ -10016,7 +9971,7 @@ function savedHere(root, text) {
   const saves = readSaves(root);
   if (saves === null) return true;
   try {
-    const stat = lstatSync16(path36.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
+    const stat = lstatSync15(path36.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
     if (savedHereByStat(root, statKey(stat))) return true;
   } catch {
   }
@@ -10026,31 +9981,31 @@ function savedHere(root, text) {
   return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(tokenOf(Buffer.from(text, "utf8")));
 }
 function composeHookText(root, files, interrupted, paused, now, cp) {
-  const lines3 = [];
+  const lines2 = [];
   for (const f of files) {
-    if (f.status === "unsafe" || f.status === "foreign") lines3.push(SENTENCES.unsafe(FILE_OF[f.kind]));
+    if (f.status === "unsafe" || f.status === "foreign") lines2.push(SENTENCES.unsafe(FILE_OF[f.kind]));
   }
-  if (interrupted || files.some((f) => f.status === "interrupted")) lines3.push(SENTENCES.interrupted());
+  if (interrupted || files.some((f) => f.status === "interrupted")) lines2.push(SENTENCES.interrupted());
   for (const f of files) {
     if (f.status !== "present") continue;
     if (f.kind !== "handoff") {
-      lines3.push(SENTENCES.lessons());
+      lines2.push(SENTENCES.lessons());
       continue;
     }
     const text2 = typeof f.text === "string" ? f.text : null;
     if (text2 !== null && isConflicted(text2)) {
-      lines3.push(SENTENCES.conflicted());
+      lines2.push(SENTENCES.conflicted());
       continue;
     }
     const glance = text2 === null ? { age: "age unknown", strays: null } : ageText(text2, now);
-    if (cp?.handoffOlderThanSession) lines3.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
-    else lines3.push(SENTENCES.handoff(glance.age));
-    if (glance.strays) lines3.push(`session-handoff: ${glance.strays}.`);
-    if (text2 !== null && !savedHere(root, text2)) lines3.push(SENTENCES.elsewhere());
+    if (cp?.handoffOlderThanSession) lines2.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
+    else lines2.push(SENTENCES.handoff(glance.age));
+    if (glance.strays) lines2.push(`session-handoff: ${glance.strays}.`);
+    if (text2 !== null && !savedHere(root, text2)) lines2.push(SENTENCES.elsewhere());
   }
-  if (cp) lines3.push(...cp.lines);
-  if (paused) lines3.push(SENTENCES.paused());
-  const text = lines3.join("\n");
+  if (cp) lines2.push(...cp.lines);
+  if (paused) lines2.push(SENTENCES.paused());
+  const text = lines2.join("\n");
   return text.length > 0 ? `${text.slice(0, HOOK_LIMIT - 1)}
 ` : "";
 }
@@ -10158,14 +10113,14 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync17, readdirSync as readdirSync11 } from "node:fs";
+import { lstatSync as lstatSync16, readdirSync as readdirSync11 } from "node:fs";
 import path37 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
   let st;
   try {
-    st = lstatSync17(dir);
+    st = lstatSync16(dir);
   } catch {
     return [];
   }
@@ -10174,7 +10129,7 @@ function listArchives(root) {
   for (const name2 of readdirSync11(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync17(path37.join(dir, name2));
+      const s = lstatSync16(path37.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -10231,14 +10186,14 @@ function renderValidation(file, v) {
   const errorCount = v.errors.filter((e) => e.rule !== "more").length;
   const more = v.errors.some((e) => e.rule === "more") ? "+" : "";
   const head = v.valid ? `${file}: valid` : `${file}: invalid, ${errorCount}${more} schema error(s)`;
-  const lines3 = [
+  const lines2 = [
     `${head}, score ${v.score}/100`,
     ...issueLines(v.errors).map((l) => `error: ${l}`),
     `parts: ${Object.entries(v.parts).map(([k, p]) => `${k} ${p.score}/${p.max}`).join(", ")}`,
     ...issueLines(v.findings.filter((f) => f.rule !== "dropped")).map((l) => `finding: ${l}`),
     ...v.dropped.map((d) => `dropped: ${quoted(d)}`)
   ];
-  return `${lines3.join("\n")}
+  return `${lines2.join("\n")}
 `;
 }
 async function existingKeyFiles(root, text) {
@@ -10357,7 +10312,7 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import { lstatSync as lstatSync18 } from "node:fs";
+import { lstatSync as lstatSync17 } from "node:fs";
 import path38 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
@@ -10371,10 +10326,10 @@ function restoreProblem(bytes) {
   }
   if (text.startsWith("\uFEFF")) return "it starts with a byte order mark";
   if (text.includes("\r")) return "it has CR line ends";
-  const lines3 = text.split("\n");
-  if (lines3[0] !== MARKER) return `its first line is not ${MARKER}`;
+  const lines2 = text.split("\n");
+  if (lines2[0] !== MARKER) return `its first line is not ${MARKER}`;
   const heading = HEADING_OF.handoff;
-  if (!lines3.slice(0, 4).includes(heading)) return `it has no "${heading}" in its first four lines`;
+  if (!lines2.slice(0, 4).includes(heading)) return `it has no "${heading}" in its first four lines`;
   if (!text.endsWith("\n")) return "it does not end with a newline";
   const hidden = findInvisible(text)[0];
   const at2 = hidden && `line ${hidden.line}, column ${hidden.column}: ${hidden.codePoint}`;
@@ -10448,7 +10403,7 @@ async function restore(ctx, name2) {
           throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name ${shape}`);
         }
         try {
-          lstatSync18(path38.join(archiveDir(root), name2));
+          lstatSync17(path38.join(archiveDir(root), name2));
         } catch {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
@@ -10620,11 +10575,11 @@ ${body}
 ${BLOCK_END}`;
 }
 function findBlock(text, file) {
-  const lines3 = text.split("\n");
-  const at2 = (marker) => lines3.flatMap((l, i) => l.replace(/\r$/, "").trim() === marker ? [i] : []);
+  const lines2 = text.split("\n");
+  const at2 = (marker) => lines2.flatMap((l, i) => l.replace(/\r$/, "").trim() === marker ? [i] : []);
   const begins = at2(BLOCK_BEGIN);
   const ends = at2(BLOCK_END);
-  const mentions = lines3.filter((l) => l.includes("session-handoff:begin") || l.includes("session-handoff:end")).length;
+  const mentions = lines2.filter((l) => l.includes("session-handoff:begin") || l.includes("session-handoff:end")).length;
   if (begins.length === 0 && ends.length === 0 && mentions === 0) return null;
   if (begins.length !== 1 || ends.length !== 1 || mentions !== 2 || ends[0] < begins[0]) {
     const expected = `expected one \`${BLOCK_BEGIN}\` line, then one \`${BLOCK_END}\` line`;
@@ -10634,8 +10589,8 @@ function findBlock(text, file) {
   return { begin: begins[0], end: ends[0] };
 }
 function blockAgents(text, span) {
-  const lines3 = text.split("\n").slice(span.begin + 1, span.end);
-  const line = lines3.map((l) => l.replace(/\r$/, "")).find((l) => l.startsWith(AGENTS_LINE));
+  const lines2 = text.split("\n").slice(span.begin + 1, span.end);
+  const line = lines2.map((l) => l.replace(/\r$/, "")).find((l) => l.startsWith(AGENTS_LINE));
   if (!line) return [];
   const names2 = line.slice(AGENTS_LINE.length).replace(/\.\s*$/, "").split(",");
   return names2.map((s) => s.trim()).filter(Boolean);
@@ -10644,8 +10599,8 @@ function eolOf(text) {
   return text.includes("\r\n") ? "\r\n" : "\n";
 }
 function blockEndByte(text, span) {
-  const lines3 = text.split("\n");
-  return Buffer.byteLength(lines3.slice(0, span.end + 1).join("\n"), "utf8");
+  const lines2 = text.split("\n");
+  return Buffer.byteLength(lines2.slice(0, span.end + 1).join("\n"), "utf8");
 }
 function insertBlock(text, blk, eol) {
   const big = Buffer.byteLength(text, "utf8") > TOP_BLOCK_FROM;
@@ -10654,14 +10609,14 @@ function insertBlock(text, blk, eol) {
     const sep = blankEnd ? "" : text.endsWith("\n") ? eol : `${eol}${eol}`;
     return `${text}${sep}${blk}${eol}`;
   }
-  const lines3 = text.split("\n");
+  const lines2 = text.split("\n");
   const cr = eol === "\r\n" ? "\r" : "";
-  const heading = /^#{1,6}(\s|$)/.test(lines3[0].replace(/\r$/, ""));
+  const heading = /^#{1,6}(\s|$)/.test(lines2[0].replace(/\r$/, ""));
   const at2 = heading ? 1 : 0;
   const piece = [...heading ? [cr] : [], `${blk}${cr}`];
-  if ((lines3[at2] ?? "").replace(/\r$/, "") !== "") piece.push(cr);
-  lines3.splice(at2, 0, ...piece);
-  return lines3.join("\n");
+  if ((lines2[at2] ?? "").replace(/\r$/, "") !== "") piece.push(cr);
+  lines2.splice(at2, 0, ...piece);
+  return lines2.join("\n");
 }
 function putBlock(text, file, agent, body) {
   if (text === null || text === "") return `${block(body([agent]))}
@@ -10678,21 +10633,21 @@ function putBlock(text, file, agent, body) {
   return replaceBlock(text, span, blk);
 }
 function replaceBlock(text, span, blk) {
-  const lines3 = text.split("\n");
-  const cr = lines3[span.end].endsWith("\r") ? "\r" : "";
-  lines3.splice(span.begin, span.end - span.begin + 1, `${blk}${cr}`);
-  return lines3.join("\n");
+  const lines2 = text.split("\n");
+  const cr = lines2[span.end].endsWith("\r") ? "\r" : "";
+  lines2.splice(span.begin, span.end - span.begin + 1, `${blk}${cr}`);
+  return lines2.join("\n");
 }
 function dropBlock(text, span) {
-  const lines3 = text.split("\n");
-  const blank = (i) => i >= 0 && i < lines3.length && lines3[i].replace(/\r$/, "") === "";
+  const lines2 = text.split("\n");
+  const blank = (i) => i >= 0 && i < lines2.length && lines2[i].replace(/\r$/, "") === "";
   let from = span.begin;
   let to = span.end;
-  const atEnd = lines3.slice(span.end + 1).every((l) => l.replace(/\r$/, "") === "");
+  const atEnd = lines2.slice(span.end + 1).every((l) => l.replace(/\r$/, "") === "");
   if (atEnd && from > 0 && blank(from - 1)) from--;
   else if (!atEnd && blank(to + 1) && (from === 0 || blank(from - 1))) to++;
-  lines3.splice(from, to - from + 1);
-  const out = lines3.join("\n");
+  lines2.splice(from, to - from + 1);
+  const out = lines2.join("\n");
   return out.trim() === "" ? null : out;
 }
 function takeBlock(text, file, agent, body) {
@@ -10887,13 +10842,13 @@ alwaysApply: true
 });
 
 // src/agents/skill-place.ts
-import { accessSync, closeSync as closeSync10, constants as constants6, lstatSync as lstatSync19, mkdirSync as mkdirSync5, openSync as openSync8, readdirSync as readdirSync12, readFileSync as readFileSync11 } from "node:fs";
+import { accessSync, closeSync as closeSync9, constants as constants6, lstatSync as lstatSync18, mkdirSync as mkdirSync5, openSync as openSync8, readdirSync as readdirSync12, readFileSync as readFileSync11 } from "node:fs";
 import { readlinkSync as readlinkSync3, renameSync as renameSync4, rmdirSync as rmdirSync2, rmSync as rmSync3, statSync as statSync2, symlinkSync, writeFileSync as writeFileSync5 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
 import path39 from "node:path";
 function present(p) {
   try {
-    lstatSync19(p);
+    lstatSync18(p);
     return true;
   } catch {
     return false;
@@ -10913,7 +10868,7 @@ function skillFiles(dir) {
     const abs = path39.join(dir, rel);
     let st;
     try {
-      st = lstatSync19(abs);
+      st = lstatSync18(abs);
     } catch {
       return;
     }
@@ -10931,7 +10886,7 @@ function copySteps(from, to) {
     const dest = path39.join(to, rel);
     let have = null;
     try {
-      have = lstatSync19(dest).isFile() ? readFileSync11(dest) : null;
+      have = lstatSync18(dest).isFile() ? readFileSync11(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: present(dest) ? "update" : "create" });
@@ -10949,7 +10904,7 @@ function linkOnTheWay(base, p) {
     at2 = path39.join(at2, part);
     let st;
     try {
-      st = lstatSync19(at2, { throwIfNoEntry: false });
+      st = lstatSync18(at2, { throwIfNoEntry: false });
     } catch {
       return null;
     }
@@ -10961,7 +10916,7 @@ function readCopyRecord(dir) {
   const file = path39.join(dir, RECORD);
   let st;
   try {
-    st = lstatSync19(file, { throwIfNoEntry: false });
+    st = lstatSync18(file, { throwIfNoEntry: false });
   } catch {
     return null;
   }
@@ -10988,7 +10943,7 @@ function writeCopyRecord(dir, createdDirs) {
     writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
   } finally {
-    closeSync10(fd);
+    closeSync9(fd);
   }
 }
 function dropCopyRecord(dir) {
@@ -10997,14 +10952,14 @@ function dropCopyRecord(dir) {
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
     const file = path39.join(dir, rel);
-    return !lstatSync19(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
+    return !lstatSync18(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
 }
 function linkState(place, target) {
   let st;
   try {
-    st = lstatSync19(place);
+    st = lstatSync18(place);
   } catch {
     return "absent";
   }
@@ -11018,14 +10973,14 @@ function linkState(place, target) {
 function unwritable(file) {
   let dir = path39.dirname(file);
   for (let i = 0; i < 64 && !present(dir); i++) dir = path39.dirname(dir);
-  if (!lstatSync19(dir).isDirectory()) return `${dir} is not a folder`;
+  if (!lstatSync18(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync(dir, constants6.W_OK);
   } catch {
     return `${dir} is not writable`;
   }
   try {
-    if (present(file) && lstatSync19(file).isFile()) accessSync(file, constants6.W_OK);
+    if (present(file) && lstatSync18(file).isFile()) accessSync(file, constants6.W_OK);
   } catch {
     return `${file} is not writable`;
   }
@@ -12585,9 +12540,9 @@ function parseSettings(text, file, snippet) {
   if (!isObj(parsed)) throw byHand(file, " does not hold a JSON object", snippet);
   const twice = duplicateKey(body);
   if (twice !== null) {
-    const lines3 = twice.lines.join(" and ");
+    const lines2 = twice.lines.join(" and ");
     throw new Refused(
-      `${file} has the key "${twice.key}" twice in one object (lines ${lines3}); nothing was changed. Merge the two into one "${twice.key}" (keep the entries of both), then run this again.`
+      `${file} has the key "${twice.key}" twice in one object (lines ${lines2}); nothing was changed. Merge the two into one "${twice.key}" (keep the entries of both), then run this again.`
     );
   }
   if (parsed.hooks !== void 0 && !isObj(parsed.hooks)) {
@@ -12817,7 +12772,7 @@ var init_plan = __esm({
 });
 
 // src/store/agent-file.ts
-import { accessSync as accessSync2, closeSync as closeSync11, constants as constants7, existsSync as existsSync6, lstatSync as lstatSync20, mkdirSync as mkdirSync6, openSync as openSync9, readFileSync as readFileSync12 } from "node:fs";
+import { accessSync as accessSync2, closeSync as closeSync10, constants as constants7, existsSync as existsSync6, lstatSync as lstatSync19, mkdirSync as mkdirSync6, openSync as openSync9, readFileSync as readFileSync12 } from "node:fs";
 import { readlinkSync as readlinkSync4, rmdirSync as rmdirSync3, unlinkSync as unlinkSync10 } from "node:fs";
 import path41 from "node:path";
 async function readAgentFile(file, snippet) {
@@ -12852,7 +12807,7 @@ function linkTarget(file) {
 }
 function assertReplaceable(file, snippet) {
   try {
-    closeSync11(openSync9(file, constants7.O_WRONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK));
+    closeSync10(openSync9(file, constants7.O_WRONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK));
     accessSync2(path41.dirname(file), constants7.W_OK);
   } catch (err) {
     const code = err.code;
@@ -12897,7 +12852,7 @@ function missingDirs(base, dir) {
   let cur = base;
   for (const part of path41.relative(base, dir).split(path41.sep).filter(Boolean)) {
     cur = path41.join(cur, part);
-    const st = missing.length > 0 ? void 0 : lstatSync20(cur, { throwIfNoEntry: false });
+    const st = missing.length > 0 ? void 0 : lstatSync19(cur, { throwIfNoEntry: false });
     if (st === void 0) missing.push(cur);
     else if (st.isSymbolicLink() || !st.isDirectory()) {
       const what = st.isSymbolicLink() ? "a link" : "not a directory";
@@ -13051,7 +13006,7 @@ var init_agent_files = __esm({
 });
 
 // src/store/install-lock.ts
-import { lstatSync as lstatSync21, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
+import { lstatSync as lstatSync20, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
 import path43 from "node:path";
 function underInstallLock(verb) {
   return {
@@ -13095,7 +13050,7 @@ function underInstallLock(verb) {
   };
 }
 function makeParent(dir) {
-  const st = lstatSync21(dir, { throwIfNoEntry: false });
+  const st = lstatSync20(dir, { throwIfNoEntry: false });
   if (st === void 0) return mkdirSync7(dir, { recursive: true, mode: 448 }) ?? null;
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
@@ -13195,7 +13150,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
           const next = installText(edit2, t.agent.name, snap.bytes?.toString("utf8") ?? null, shown);
           plans.push({ edit: edit2, file, shown, snap, next });
         }
-        const lines3 = [];
+        const lines2 = [];
         const records = recordsDir(ctx.env, t.home);
         let madeForRecords = [];
         if (!t.dryRun) {
@@ -13205,12 +13160,12 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         for (const p of plans) {
           const bytes = Buffer.from(p.next, "utf8");
           if (p.snap.bytes?.equals(bytes)) {
-            lines3.push(`unchanged ${p.shown}`);
+            lines2.push(`unchanged ${p.shown}`);
             continue;
           }
           const verb = p.snap.bytes === null ? "create" : "update";
           if (t.dryRun) {
-            lines3.push(`would ${verb} ${p.shown}`);
+            lines2.push(`would ${verb} ${p.shown}`);
             continue;
           }
           const dirs = missingDirs(t.base, path44.dirname(p.file));
@@ -13234,13 +13189,13 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
           madeForRecords = [];
           const made = writeRecord(records, record2);
           if (made.length > 0) writeRecord(records, { ...record2, createdDirs: [...record2.createdDirs, ...made] });
-          lines3.push(`${verb}d ${p.shown}`);
+          lines2.push(`${verb}d ${p.shown}`);
         }
         const opts = { dryRun: t.dryRun, helperPath: t.helper.abs };
         const driver = await mergeDriverStep(t.global ? null : t.base, opts, ctx.env);
         const local = t.global ? [] : plans.filter((p) => p.next.includes(t.helper.abs)).map((p) => p.shown);
         const keep = local.map((f) => `${f} names this clone's path to the helper: keep it out of git (docs/install.md)`);
-        return ok(`${[...lines3, ...driver.lines].join("\n")}
+        return ok(`${[...lines2, ...driver.lines].join("\n")}
 `, [...driver.notes, ...keep]);
       }
     });
@@ -13252,12 +13207,12 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import { lstatSync as lstatSync22, readFileSync as readFileSync13 } from "node:fs";
+import { lstatSync as lstatSync21, readFileSync as readFileSync13 } from "node:fs";
 import path45 from "node:path";
 function anotherInstalled(t, skip) {
   return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
     const file = editPath(t.base, edit2);
-    const st = lstatSync22(file, { throwIfNoEntry: false });
+    const st = lstatSync21(file, { throwIfNoEntry: false });
     if (skip.has(file) || st === void 0 || !st.isFile() || st.size > 4e6) return false;
     return holdsOurs(edit2, readFileSync13(file, "utf8"));
   }));
@@ -13326,18 +13281,18 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
           }
           plans.push({ edit: edit2, file, shown, snap, next, verb, record: record2 });
         }
-        const lines3 = [];
+        const lines2 = [];
         const dirs = [];
         for (const p of plans) {
           if (t.dryRun) {
-            lines3.push(p.verb === "unchanged" ? `unchanged ${p.shown}` : `would ${p.verb.replace(/d$/, "")} ${p.shown}`);
+            lines2.push(p.verb === "unchanged" ? `unchanged ${p.shown}` : `would ${p.verb.replace(/d$/, "")} ${p.shown}`);
             continue;
           }
           if (p.verb !== "unchanged") {
             const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
             await writeAgentFile(p.file, p.snap.token, bytes, 420, failpointOf(ctx));
           }
-          lines3.push(`${p.verb} ${p.shown}`);
+          lines2.push(`${p.verb} ${p.shown}`);
           if (p.record !== null && (p.next === null || p.verb === "restored" || !holdsOurs(p.edit, p.next))) {
             dropRecord(records, p.file);
             dirs.push(...p.record.createdDirs);
@@ -13348,7 +13303,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         const last = !t.global && !anotherInstalled(t, t.dryRun ? new Set(plans.map((p) => p.file)) : /* @__PURE__ */ new Set());
         const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, ctx.env) : noDriver;
         if (!t.dryRun) removeEmptyDirs(dirs);
-        return ok(`${[...lines3, ...driver.lines].join("\n")}
+        return ok(`${[...lines2, ...driver.lines].join("\n")}
 `, driver.notes);
       }
     });
@@ -13361,7 +13316,7 @@ var init_exports = {};
 __export(init_exports, {
   initVerb: () => initVerb
 });
-import { existsSync as existsSync8, lstatSync as lstatSync23, realpathSync as realpathSync5, rmdirSync as rmdirSync5, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync8, lstatSync as lstatSync22, realpathSync as realpathSync5, rmdirSync as rmdirSync5, rmSync as rmSync4 } from "node:fs";
 import path46 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
@@ -13416,8 +13371,8 @@ async function agentVerb(ctx, plan, verb, agent, dryRun) {
   const helperPath = path46.join(plan.dest, "scripts", "memory_io.mjs");
   const values = { agent: agent.name, "dry-run": dryRun, ...plan.global ? { global: true } : { root: plan.base } };
   const out = await verb.run({ ...ctx, values, positionals: [], helperPath, skillDir: plan.dest });
-  const lines3 = String(out.stdout).split("\n").filter((l) => l !== "");
-  return { lines: lines3.map((l) => `${agent.name}: ${l}`), notes: out.stderr };
+  const lines2 = String(out.stdout).split("\n").filter((l) => l !== "");
+  return { lines: lines2.map((l) => `${agent.name}: ${l}`), notes: out.stderr };
 }
 function linkPlaces(plan, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan.global)).filter((f) => f !== null);
@@ -13440,7 +13395,7 @@ async function init(ctx, plan) {
   const { dest, source, shown } = plan;
   refuseLinkOnTheWay(plan);
   const running = dest === source || existsSync8(dest) && realpathSync5(dest) === source;
-  if (!running && existsSync8(dest) && lstatSync23(dest).isSymbolicLink()) {
+  if (!running && existsSync8(dest) && lstatSync22(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps2 = running ? [] : copySteps(source, dest);
@@ -13472,19 +13427,19 @@ async function init(ctx, plan) {
       throw new Refused(`cannot write ${file}: ${why}; nothing was changed. Fix its permissions, then run init again`);
     }
   }
-  const lines3 = [];
+  const lines2 = [];
   const notes = [];
   for (const agent of plan.agents) {
     const dry = await agentVerb(ctx, plan, installVerb, agent, true);
     if (plan.dryRun) {
-      lines3.push(...dry.lines);
+      lines2.push(...dry.lines);
       notes.push(...dry.notes);
     }
   }
-  if (steps2.length === 0) lines3.unshift(`unchanged ${shown(dest)}`);
+  if (steps2.length === 0) lines2.unshift(`unchanged ${shown(dest)}`);
   else {
     if (!plan.dryRun) applySteps(source, dest, steps2);
-    lines3.unshift(`${plan.dryRun ? "would copy" : "copied"} the skill to ${shown(dest)} (${counted(steps2)})`);
+    lines2.unshift(`${plan.dryRun ? "would copy" : "copied"} the skill to ${shown(dest)} (${counted(steps2)})`);
   }
   const after = [];
   for (const l of links) {
@@ -13498,22 +13453,22 @@ async function init(ctx, plan) {
       after.push(`${plan.dryRun ? "would link" : "linked"} ${shown(l.place)} -> ${shown(dest)}`);
     }
   }
-  lines3.splice(1, 0, ...after);
+  lines2.splice(1, 0, ...after);
   if (!plan.dryRun && !running && (steps2.length > 0 || made.length > 0 || record2 === null)) {
     writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   }
   if (!plan.dryRun) {
     for (const agent of plan.agents) {
       const done2 = await agentVerb(ctx, plan, installVerb, agent, false);
-      lines3.push(...done2.lines);
+      lines2.push(...done2.lines);
       notes.push(...done2.notes);
     }
   }
   const who = plan.agents.map((a) => a.name).join(", ");
   const copy = shown(path46.join(dest, "scripts", "memory_io.mjs"));
-  if (!plan.dryRun) lines3.push(`check: node ${copy} doctor${plan.global ? " --global" : ""}`);
-  lines3.push(`next: start a new session (${who}) and ${SAY2}`);
-  return ok(`${lines3.join("\n")}
+  if (!plan.dryRun) lines2.push(`check: node ${copy} doctor${plan.global ? " --global" : ""}`);
+  lines2.push(`next: start a new session (${who}) and ${SAY2}`);
+  return ok(`${lines2.join("\n")}
 `, notes);
 }
 function missingUnder(base, dir) {
@@ -13527,11 +13482,11 @@ async function undo(ctx, plan) {
   const { dest, source, shown } = plan;
   refuseLinkOnTheWay(plan);
   const record2 = readCopyRecord(dest);
-  const lines3 = [];
+  const lines2 = [];
   const notes = [];
   for (const agent of plan.agents) {
     const done2 = await agentVerb(ctx, plan, uninstallVerb, agent, plan.dryRun);
-    lines3.push(...done2.lines);
+    lines2.push(...done2.lines);
     notes.push(...done2.notes);
   }
   const would = plan.dryRun ? "would remove" : "removed";
@@ -13541,26 +13496,26 @@ async function undo(ctx, plan) {
     const ours = state === "ours" || sameCopy;
     if (state === "absent") continue;
     if (!ours || linkOnTheWay(plan.base, place) !== null) {
-      lines3.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
+      lines2.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
       continue;
     }
     if (!plan.dryRun) {
       rmSync4(place, { recursive: state === "copy", force: true });
       removeEmptyUpTo(path46.dirname(place), path46.join(plan.base, path46.relative(plan.base, place).split(path46.sep)[0]));
     }
-    lines3.push(`${would} ${shown(place)}`);
+    lines2.push(`${would} ${shown(place)}`);
   }
   const all = skillFiles(dest);
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const files = all.filter((rel) => !kept.includes(rel));
-  if (files.length > 0 && !(existsSync8(dest) && lstatSync23(dest).isSymbolicLink())) {
+  if (files.length > 0 && !(existsSync8(dest) && lstatSync22(dest).isSymbolicLink())) {
     if (!plan.dryRun) {
       for (const rel of files) rmSync4(path46.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
       for (const rel of files) removeEmptyUpTo(path46.dirname(path46.join(dest, rel)), plan.base);
     }
-    lines3.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines3.push(`left ${shown(path46.join(dest, rel))}: you edited it since init copied it`);
+    lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
+    for (const rel of kept) lines2.push(`left ${shown(path46.join(dest, rel))}: you edited it since init copied it`);
   }
   const made = [...record2?.createdDirs ?? []].sort((a, b) => b.length - a.length);
   for (const rel of plan.dryRun ? [] : made) {
@@ -13570,8 +13525,8 @@ async function undo(ctx, plan) {
     } catch {
     }
   }
-  if (lines3.length === 0) lines3.push("nothing of session-handoff's init to undo here");
-  return ok(`${lines3.join("\n")}
+  if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
+  return ok(`${lines2.join("\n")}
 `, notes);
 }
 var NAMES, SAY2, initVerb;
@@ -13640,7 +13595,7 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { existsSync as existsSync9, lstatSync as lstatSync24, readFileSync as readFileSync14 } from "node:fs";
+import { existsSync as existsSync9, lstatSync as lstatSync23, readFileSync as readFileSync14 } from "node:fs";
 import path47 from "node:path";
 function outdatedReasons(text, edit2) {
   const out = [];
@@ -13666,7 +13621,7 @@ function codexTrust(env, home, hooksFile) {
   let toml = "";
   try {
     const p = path47.join(env.CODEX_HOME || path47.join(home, ".codex"), "config.toml");
-    if (lstatSync24(p).isFile()) toml = readFileSync14(p, "utf8");
+    if (lstatSync23(p).isFile()) toml = readFileSync14(p, "utf8");
   } catch {
   }
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
@@ -13834,11 +13789,11 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import { lstatSync as lstatSync25, readdirSync as readdirSync13, readFileSync as readFileSync16 } from "node:fs";
+import { lstatSync as lstatSync24, readdirSync as readdirSync13, readFileSync as readFileSync16 } from "node:fs";
 import path49 from "node:path";
 function readText(p) {
   try {
-    return lstatSync25(p).isFile() ? readFileSync16(p, "utf8") : null;
+    return lstatSync24(p).isFile() ? readFileSync16(p, "utf8") : null;
   } catch {
     return null;
   }
@@ -14041,29 +13996,29 @@ async function startRuns(r, starts) {
 }
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
-  const lines3 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
+  const lines2 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
   for (const [name2, a] of Object.entries(agents)) {
     const inst = Object.entries(a.install).map(([f, s]) => `${f} ${s === "absent" ? "not installed" : s}`).join(", ");
     const skill = a.skill.length > 0 ? a.skill.map(quotePath).join(", ") : "not found";
-    lines3.push(`${name2}: skill ${skill}; ${inst}${a.trust ? `; Codex hook review: ${a.trust}` : ""}`);
+    lines2.push(`${name2}: skill ${skill}; ${inst}${a.trust ? `; Codex hook review: ${a.trust}` : ""}`);
   }
   for (const run of runs) {
     const out = run.stdout.trim();
     const said = out === "" ? "printed nothing" : `printed ${quotedValue(out.slice(0, 300))}`;
     const stderr = run.stderr.trim() ? `; stderr ${quotedValue(run.stderr.trim().slice(0, 300))}` : "";
-    lines3.push(`ran ${run.file} SessionStart (PATH=/usr/bin:/bin): exit ${run.code ?? "none"}, ${said}${stderr}`);
+    lines2.push(`ran ${run.file} SessionStart (PATH=/usr/bin:/bin): exit ${run.code ?? "none"}, ${said}${stderr}`);
   }
-  for (const n2 of notes) lines3.push(`note: ${n2}`);
+  for (const n2 of notes) lines2.push(`note: ${n2}`);
   const { verdict, archives, journal, paused, git } = memory;
   const tracked = git?.tracked ? "tracked" : "untracked";
   const gitWords = git === null ? "not a repository" : `${git.ignored ? "ignored" : "not ignored"}, ${tracked}`;
   const journalWords = `journal: ${journal.files} file(s)${journal.off ? ", off (journal/OFF)" : ""}`;
   const pausedWords = paused ? `paused (${paused})` : "not paused";
-  lines3.push(`memory: ${verdict}; ${archives} archive(s); ${journalWords}; ${pausedWords}; git: ${gitWords}`);
-  lines3.push(problems.length === 0 ? "ok" : `${problems.length} problem(s):`);
-  for (const p of problems) lines3.push(`- ${p.what}
+  lines2.push(`memory: ${verdict}; ${archives} archive(s); ${journalWords}; ${pausedWords}; git: ${gitWords}`);
+  lines2.push(problems.length === 0 ? "ok" : `${problems.length} problem(s):`);
+  for (const p of problems) lines2.push(`- ${p.what}
   fix: ${p.fix}`);
-  return showRefused(lines3.join("\n")).text;
+  return showRefused(lines2.join("\n")).text;
 }
 var NO_PASTE, HELPER_FILES, doctorVerb, cmd, gflag;
 var init_doctor = __esm({
@@ -14419,12 +14374,12 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
 `, notes);
         if (!r.committed) return ok(`${[...driver.lines, "nothing to publish"].join("\n")}
 `, notes);
-        const lines3 = [...driver.lines, `published ${r.paths.length} file(s) in ${r.commit.slice(0, 12)}`];
-        if (r.attributes) lines3.push(ATTRIBUTES_COMMITTED);
+        const lines2 = [...driver.lines, `published ${r.paths.length} file(s) in ${r.commit.slice(0, 12)}`];
+        if (r.attributes) lines2.push(ATTRIBUTES_COMMITTED);
         const skipped = skippedLine(r.skipped);
-        if (skipped) lines3.push(skipped);
-        if (r.pushed) lines3.push(`pushed to ${r.pushed}`);
-        return ok(`${lines3.join("\n")}
+        if (skipped) lines2.push(skipped);
+        if (r.pushed) lines2.push(`pushed to ${r.pushed}`);
+        return ok(`${lines2.join("\n")}
 `, notes);
       }
     };
@@ -14517,11 +14472,11 @@ function resultStatus(rec, block2) {
   if (obj(tur) !== null && obj(tur).interrupted !== true) return exitFromText(text) ?? "ok";
   return exitFromText(text) ?? "unknown";
 }
-function parseClaude(lines3) {
+function parseClaude(lines2) {
   const cap = emptyCapture("claude");
   const pending = /* @__PURE__ */ new Map();
   const plans = { todo: null, from: null, taskCreates: /* @__PURE__ */ new Map(), tasks: /* @__PURE__ */ new Map() };
-  for (const line of lines3) {
+  for (const line of lines2) {
     if (cap.records > 0 && line.includes('"tool_use_id":"') && !line.includes('"type":"assistant"')) {
       const ids = [...line.matchAll(/"tool_use_id":"([^"\\]+)"/g)].map((m) => m[1]);
       if (ids.length > 0 && !ids.some((id) => pending.has(id) || plans.taskCreates.has(id))) {
@@ -14724,7 +14679,7 @@ function scriptCalls(script) {
   }
   return out;
 }
-function parseCodex(lines3) {
+function parseCodex(lines2) {
   const cap = emptyCapture("codex");
   const r = {
     steps: [],
@@ -14736,7 +14691,7 @@ function parseCodex(lines3) {
   };
   const pending = /* @__PURE__ */ new Map();
   const add = (step2, call) => addStep(r, step2, call);
-  for (const line of lines3) {
+  for (const line of lines2) {
     const rec = parseLine(line);
     if (rec === null) continue;
     const payload = obj(rec.payload);
@@ -14957,9 +14912,9 @@ function resultText(result) {
     return "";
   }
 }
-function parseGemini(lines3) {
+function parseGemini(lines2) {
   const cap = emptyCapture("gemini");
-  const recs = lines3.map(parseLine);
+  const recs = lines2.map(parseLine);
   const lastOf = /* @__PURE__ */ new Map();
   recs.forEach((r, i) => {
     const id = r !== null && (r.type === "user" || r.type === "gemini") ? str(r.id) : null;
@@ -15063,9 +15018,9 @@ var init_parsers = __esm({
 function isFormat(value) {
   return typeof value === "string" && Object.hasOwn(FORMATS, value);
 }
-function sniffFormat(lines3) {
+function sniffFormat(lines2) {
   let seen = 0;
-  for (const line of lines3) {
+  for (const line of lines2) {
     if (!line.startsWith("{")) continue;
     if (++seen > 50) break;
     const rec = parseLine(line);
@@ -15074,15 +15029,15 @@ function sniffFormat(lines3) {
   }
   return null;
 }
-function readEvents(format2, lines3, usageOnly = false) {
+function readEvents(format2, lines2, usageOnly = false) {
   const f = FORMATS[format2];
   const words = usageOnly ? f.usage : f.words;
   if (words === null) return [];
   const state = { cwd: null };
   const out = [];
-  for (let i = 0; i < lines3.length; i++) {
-    if (!words.test(lines3[i])) continue;
-    const rec = parseLine(lines3[i]);
+  for (let i = 0; i < lines2.length; i++) {
+    if (!words.test(lines2[i])) continue;
+    const rec = parseLine(lines2[i]);
     if (rec === null) continue;
     const ev = f.events(rec, i, state);
     const any = ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null;
@@ -15146,7 +15101,7 @@ var init_transcripts = __esm({
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync12, constants as constants9, fstatSync as fstatSync6, openSync as openSync10, readSync as readSync4 } from "node:fs";
+import { closeSync as closeSync11, constants as constants9, fstatSync as fstatSync6, openSync as openSync10, readSync as readSync4 } from "node:fs";
 function readAt(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
@@ -15189,12 +15144,12 @@ function openTranscript(transcriptPath) {
   } catch (err) {
     reason = readFailure(err);
   }
-  closeSync12(fd);
+  closeSync11(fd);
   return { ok: false, reason };
 }
 function closeTranscript(file) {
   try {
-    closeSync12(file.fd);
+    closeSync11(file.fd);
   } catch {
   }
 }
@@ -15205,8 +15160,8 @@ function tailPart(file, bytes) {
   const peek = length < TAIL_BYTES ? 1 : 0;
   const buf = readAt(file.fd, length + peek, start - peek);
   const first = buf.indexOf(10) + 1;
-  const lines3 = completeLines(buf, false);
-  return { lines: lines3, from: lines3.length > 0 ? start - peek + first : file.size };
+  const lines2 = completeLines(buf, false);
+  return { lines: lines2, from: lines2.length > 0 ? start - peek + first : file.size };
 }
 function headLines(file, bytes) {
   return linesFromStart(file.fd, file.size, bytes);
@@ -15447,7 +15402,7 @@ __export(checkpoint_exports, {
   CHECKPOINT_LINES: () => CHECKPOINT_LINES,
   checkpointVerb: () => checkpointVerb
 });
-import { lstatSync as lstatSync26, readdirSync as readdirSync14 } from "node:fs";
+import { lstatSync as lstatSync25, readdirSync as readdirSync14 } from "node:fs";
 import path51 from "node:path";
 function projectHandoffs(root) {
   const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
@@ -15486,7 +15441,7 @@ function pruneOfferMarkers(dir, nowMs) {
   for (const name2 of names2) {
     const p = path51.join(dir, name2);
     try {
-      if (nowMs - lstatSync26(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
+      if (nowMs - lstatSync25(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     } catch {
     }
   }
@@ -15513,12 +15468,12 @@ async function checkpointAnchors(root, env, nowMs, excludes) {
   if (s.dirty.length > shown.length) shown.push(`\u2026 and ${s.dirty.length - shown.length} more`);
   const dirty = shown.length > 0 ? shown.join(", ") : "none";
   const head = s.head ?? "none (no commits yet)";
-  const lines3 = [`- Branch: ${s.branch}`, `- HEAD: ${head}`, `- Dirty files: ${dirty}`, date];
+  const lines2 = [`- Branch: ${s.branch}`, `- HEAD: ${head}`, `- Dirty files: ${dirty}`, date];
   const top = gitTopOf(root);
   const op = top === null ? null : inProgressOf(gitDirOf(top));
   const conflicted = s.conflicted ?? 0;
-  if (op !== null) lines3.push(`- In progress: ${renderInProgress({ words: inProgressWords(op), conflicted })}`);
-  return anchorsWithoutTokens(lines3);
+  if (op !== null) lines2.push(`- In progress: ${renderInProgress({ words: inProgressWords(op), conflicted })}`);
+  return anchorsWithoutTokens(lines2);
 }
 function enough(cap, file, from, lastMessage) {
   if (cap.userRequests.length < MAX_REQUESTS) return false;
@@ -15546,12 +15501,12 @@ function capture(transcript, lastMessage, format2, notes, project) {
   let resume = null;
   try {
     if (chosen === null) return anchorsOnly("transcript in an unrecognised format", CHECKPOINT_LINES.unknownFormat());
-    const after = (lines3) => {
-      const events = readEvents(chosen, lines3);
+    const after = (lines2) => {
+      const events = readEvents(chosen, lines2);
       save2 = findLastSave(events, project);
       resume = findLastResume(events);
       toolCalls = countToolCalls(events, save2?.line);
-      return PARSERS[chosen](save2 === null ? lines3 : lines3.slice(save2.line + 1));
+      return PARSERS[chosen](save2 === null ? lines2 : lines2.slice(save2.line + 1));
     };
     let read = Math.min(file.size, FIRST_TAIL_BYTES);
     const part = tailPart(file, read);
@@ -15572,7 +15527,7 @@ function capture(transcript, lastMessage, format2, notes, project) {
 }
 function sessionStartOf(file, format2) {
   const parse3 = PARSERS[format2];
-  const first = (lines3) => parse3(lines3.slice(0, 16)).firstTimestamp ?? (lines3.length > 16 ? parse3(lines3).firstTimestamp : null);
+  const first = (lines2) => parse3(lines2.slice(0, 16)).firstTimestamp ?? (lines2.length > 16 ? parse3(lines2).firstTimestamp : null);
   const fromHead = first(file.head);
   if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;
   return first(headLines(file, TAIL_BYTES));
@@ -15792,7 +15747,6 @@ exit: always 0, usage errors included -- a hook must never block the harness.
 // src/verbs/statusline.ts
 var statusline_exports = {};
 __export(statusline_exports, {
-  statusText: () => statusText,
   statuslineVerb: () => statuslineVerb
 });
 import { readFileSync as readFileSync17 } from "node:fs";
@@ -15825,6 +15779,7 @@ var init_statusline = __esm({
     "use strict";
     init_builtins();
     init_harness_path();
+    init_hook_input();
     init_run();
     init_state_time();
     init_handoff();
@@ -15847,12 +15802,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
 `,
       async run(ctx) {
         const data = ctx.stdinIsTTY ? null : await ctx.readStdinWithin(1e3, 65536);
-        let input = {};
-        try {
-          const v = data === null ? null : JSON.parse(data.toString("utf8"));
-          if (v !== null && typeof v === "object" && !Array.isArray(v)) input = v;
-        } catch {
-        }
+        const input = hookObject(data, 65536) ?? {};
         let theirs = "";
         const then = ctx.values.then;
         if (typeof then === "string" && then !== "") {
@@ -15885,8 +15835,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
 // src/verbs/context.ts
 var context_exports = {};
 __export(context_exports, {
-  contextVerb: () => contextVerb,
-  offerText: () => offerText
+  contextVerb: () => contextVerb
 });
 import { mkdirSync as mkdirSync8 } from "node:fs";
 function offerText(pct, used, window, threshold) {
@@ -15900,9 +15849,9 @@ function readUsage(transcriptPath) {
     const format2 = sniffFormat(opened.file.head);
     if (format2 !== "claude" && format2 !== "codex") return null;
     for (const bytes of TAILS) {
-      const { lines: lines3 } = tailPart(opened.file, bytes);
-      const points = usagePoints(readEvents(format2, lines3, true));
-      if (points.length > 0 || bytes >= opened.file.size) return { points, lines: lines3, format: format2 };
+      const { lines: lines2 } = tailPart(opened.file, bytes);
+      const points = usagePoints(readEvents(format2, lines2, true));
+      if (points.length > 0 || bytes >= opened.file.size) return { points, lines: lines2, format: format2 };
     }
     return null;
   } catch {
@@ -16347,7 +16296,7 @@ function readResumes(root) {
   }
   return { resumes, files };
 }
-function lines2(g) {
+function lines(g) {
   const unmeasured = "not measurable (no resume named a file or command to start with)";
   const share2 = Math.round(g.followed / g.judged * 100);
   const pct = g.judged === 0 ? unmeasured : `${g.followed} of ${g.judged} (${share2}%)`;
@@ -16405,11 +16354,11 @@ exit:   0 (also with no resume recorded).
           return ok(`impact: no resume recorded yet (${files} journal file(s) read); ${todo}
 `);
         }
-        const out = [`impact: ${all.resumes} resume(s) recorded in ${files} journal file(s)`, ...lines2(all)];
+        const out = [`impact: ${all.resumes} resume(s) recorded in ${files} journal file(s)`, ...lines(all)];
         const against = `handoffs scoring ${GOOD_SCORE} or more`;
         if (shown) {
-          out.push(`${against} (${good.resumes} resumes):`, ...lines2(good).map((l) => `  ${l}`));
-          out.push(`the rest (${rest.resumes} resumes):`, ...lines2(rest).map((l) => `  ${l}`));
+          out.push(`${against} (${good.resumes} resumes):`, ...lines(good).map((l) => `  ${l}`));
+          out.push(`the rest (${rest.resumes} resumes):`, ...lines(rest).map((l) => `  ${l}`));
         } else {
           const counts = `${good.resumes} and ${rest.resumes}; ${MIN_GROUP} needed in each`;
           out.push(`${against} against the rest: too few resumes (${counts})`);
@@ -16426,7 +16375,7 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import { lstatSync as lstatSync27, unlinkSync as unlinkSync11 } from "node:fs";
+import { lstatSync as lstatSync26, unlinkSync as unlinkSync11 } from "node:fs";
 import path54 from "node:path";
 var journalVerb;
 var init_journal = __esm({
@@ -16482,7 +16431,7 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync27(path54.join(journalDir(root), f.name));
+            const st = lstatSync26(path54.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
@@ -16504,7 +16453,7 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync13, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync28, mkdirSync as mkdirSync9, openSync as openSync11, readFileSync as readFileSync18, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync12, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync27, mkdirSync as mkdirSync9, openSync as openSync11, readFileSync as readFileSync18, writeSync as writeSync2 } from "node:fs";
 import path55 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync11(p, flags | NOFOLLOW);
@@ -16512,7 +16461,7 @@ function onRegularFile(p, flags, use) {
     if (!fstatSync7(fd).isFile()) throw new Error(`${p} is not a regular file`);
     return use(fd);
   } finally {
-    closeSync13(fd);
+    closeSync12(fd);
   }
 }
 function memorySide(p, side) {
@@ -16529,10 +16478,10 @@ function archiveDirOf(top, memRel) {
     at2 = path55.join(at2, part);
     let st;
     try {
-      st = lstatSync28(at2);
+      st = lstatSync27(at2);
     } catch {
       mkdirSync9(at2, { mode: 448 });
-      st = lstatSync28(at2);
+      st = lstatSync27(at2);
     }
     if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
@@ -16543,7 +16492,7 @@ function createExclusive2(p, text) {
   try {
     writeSync2(fd, Buffer.from(text, "utf8"));
   } finally {
-    closeSync13(fd);
+    closeSync12(fd);
   }
 }
 async function otherAuthor(cwd, env, side, file) {
@@ -16877,11 +16826,11 @@ function continues(line, next, item) {
   return at2 === base && hangOf(line) === base && hangOf(next) === at2 && !BULLET.test(next);
 }
 function wrapHelp(text, width = HELP_WIDTH) {
-  const lines3 = text.split("\n");
+  const lines2 = text.split("\n");
   const out = [];
   let item;
-  for (let i = 0; i < lines3.length; i++) {
-    const line = lines3[i] ?? "";
+  for (let i = 0; i < lines2.length; i++) {
+    const line = lines2[i] ?? "";
     const own = PREFIX.exec(line)?.[1];
     if (own !== void 0) item = own;
     else if (line.trim() === "" || indentOf(line) === 0) item = void 0;
@@ -16907,13 +16856,13 @@ function wrapHelp(text, width = HELP_WIDTH) {
     }
     out.push(line.slice(0, cut + keep).trimEnd());
     const overflow = line.slice(cut + keep).trim();
-    const next = lines3[i + 1];
+    const next = lines2[i + 1];
     if (continues(line, next, item)) {
       const glue = overflow.endsWith("/") && /^[\w.-]+\//.test(next.trimStart()) ? "" : " ";
-      lines3[i + 1] = `${" ".repeat(indentOf(next))}${overflow}${glue}${next.trimStart()}`;
+      lines2[i + 1] = `${" ".repeat(indentOf(next))}${overflow}${glue}${next.trimStart()}`;
     } else {
       const under = own !== void 0 && hang === indentOf(line) && hang > 0 ? hang + 2 : hang;
-      lines3.splice(i + 1, 0, `${" ".repeat(under)}${overflow}`);
+      lines2.splice(i + 1, 0, `${" ".repeat(under)}${overflow}`);
     }
   }
   return out.join("\n");
@@ -17045,11 +16994,11 @@ var EXAMPLES = {
   ]
 };
 function exampleBlock(verb) {
-  const lines3 = EXAMPLES[verb];
-  if (!lines3 || lines3.length === 0) return "";
+  const lines2 = EXAMPLES[verb];
+  if (!lines2 || lines2.length === 0) return "";
   return `
 example:
-${lines3.join("\n")}
+${lines2.join("\n")}
 `;
 }
 
@@ -17082,14 +17031,14 @@ var SUMMARIES = {
 };
 function usageText() {
   const width = Math.max(...Object.keys(SUMMARIES).map((v) => v.length));
-  const lines3 = Object.entries(SUMMARIES).map(([name2, summary]) => `  ${name2.padEnd(width)}  ${summary}`);
+  const lines2 = Object.entries(SUMMARIES).map(([name2, summary]) => `  ${name2.padEnd(width)}  ${summary}`);
   const text = [
     "usage: node memory_io.mjs <verb> [options]",
     "",
     "Safe reads and writes of an agent's session memory under <root>/.ai/memory/.",
     "",
     "verbs:",
-    ...lines3,
+    ...lines2,
     "",
     "`node memory_io.mjs <verb> --help` (or `--help <verb>`) describes a verb.",
     "",
@@ -17212,7 +17161,7 @@ init_redact();
 
 // src/main.ts
 init_errors();
-import { closeSync as closeSync14, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync29, openSync as openSync12, readSync as readSync5, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync13, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync28, openSync as openSync12, readSync as readSync5, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
 function writeFd(fd, data) {
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let off = 0;
@@ -17293,7 +17242,7 @@ function readPipeWithin(stdin, ms, maxBytes) {
   } catch {
     return null;
   } finally {
-    closeSync14(fd);
+    closeSync13(fd);
   }
 }
 function readStdinWithin(ms, maxBytes) {
@@ -17356,7 +17305,7 @@ function heldOutput(fd, redact2) {
 function runningFile(file) {
   if (file === void 0) return void 0;
   try {
-    return lstatSync29(file).isSymbolicLink() ? realpathSync6(file) : file;
+    return lstatSync28(file).isSymbolicLink() ? realpathSync6(file) : file;
   } catch {
     return file;
   }

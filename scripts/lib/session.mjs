@@ -1917,8 +1917,9 @@ var init_harness_path = __esm({
 import { existsSync as existsSync3 } from "node:fs";
 import path17 from "node:path";
 async function readHookJson(ctx, max) {
-  if (ctx.stdinIsTTY) return void 0;
-  const data = await ctx.readStdinWithin(1e3, max);
+  return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
+}
+function hookObject(data, max) {
   if (data === null || data.length === 0) return void 0;
   if (data.length > max) return null;
   try {
@@ -2182,10 +2183,6 @@ function handoffOrderOf(text, now, token = tokenOf(Buffer.from(text, "utf8"))) {
     }
   };
 }
-function handoffOrder(root, now) {
-  const bytes = readHeadBytes(path19.join(memoryDir(root), FILE_OF.handoff));
-  return bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
-}
 function newerThanHandoff(entry, handoff) {
   if (entry.since !== null) return entry.since === handoff.token;
   if (handoff.stateMs === null || entry.savedMs === null) return null;
@@ -2216,7 +2213,8 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const handoff = handoffPresent ? handoffOrder(root, now) : null;
+    const bytes = handoffPresent ? readHeadBytes(path19.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
     let chosen;
@@ -2891,8 +2889,7 @@ var init_last_save = __esm({
 // src/verbs/context.ts
 var context_exports = {};
 __export(context_exports, {
-  contextVerb: () => contextVerb,
-  offerText: () => offerText
+  contextVerb: () => contextVerb
 });
 import { mkdirSync as mkdirSync3 } from "node:fs";
 function offerText(pct, used, window, threshold) {
@@ -3168,7 +3165,6 @@ var init_run = __esm({
 // src/verbs/statusline.ts
 var statusline_exports = {};
 __export(statusline_exports, {
-  statusText: () => statusText,
   statuslineVerb: () => statuslineVerb
 });
 import { readFileSync as readFileSync6 } from "node:fs";
@@ -3201,6 +3197,7 @@ var init_statusline = __esm({
     "use strict";
     init_builtins();
     init_harness_path();
+    init_hook_input();
     init_run();
     init_state_time();
     init_handoff();
@@ -3223,12 +3220,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
 `,
       async run(ctx) {
         const data = ctx.stdinIsTTY ? null : await ctx.readStdinWithin(1e3, 65536);
-        let input = {};
-        try {
-          const v = data === null ? null : JSON.parse(data.toString("utf8"));
-          if (v !== null && typeof v === "object" && !Array.isArray(v)) input = v;
-        } catch {
-        }
+        const input = hookObject(data, 65536) ?? {};
         let theirs = "";
         const then = ctx.values.then;
         if (typeof then === "string" && then !== "") {

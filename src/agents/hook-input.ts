@@ -1,4 +1,4 @@
-// What the hook verbs (hook, context, checkpoint) share about how a harness runs them.
+// What the hook verbs (hook, context, checkpoint, statusline) share about how a harness runs them.
 import { existsSync } from "node:fs";
 import path from "node:path";
 
@@ -6,9 +6,12 @@ type HookStdin = { stdinIsTTY: boolean; readStdinWithin(ms: number, maxBytes?: n
 
 /** The harness's JSON object on stdin: undefined with none, null when it is not one or over `max` bytes. */
 export async function readHookJson(ctx: HookStdin, max: number): Promise<Record<string, unknown> | null | undefined> {
-  if (ctx.stdinIsTTY) return undefined;
   // A harness may keep stdin open: never wait more than a second.
-  const data = await ctx.readStdinWithin(1000, max);
+  return ctx.stdinIsTTY ? undefined : hookObject(await ctx.readStdinWithin(1000, max), max);
+}
+
+/** As readHookJson, for stdin already read. */
+export function hookObject(data: Buffer | null, max: number): Record<string, unknown> | null | undefined {
   if (data === null || data.length === 0) return undefined;
   if (data.length > max) return null;
   try {

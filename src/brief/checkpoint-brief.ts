@@ -3,12 +3,12 @@
 import { checkpointsDir, readCheckpointText } from "../store/checkpoints.ts";
 import { memoryDir } from "../store/paths.ts";
 import { readManagedFile } from "../store/read.ts";
-import { BRIEF_LABELS, flatten, frameNextStep, MAX_FIELD_CHARS, RANK, type Brief } from "./brief.ts";
+import { flatten, frameNextStep, MAX_FIELD_CHARS, RANK, withLines, type Brief } from "./brief.ts";
 import { currentCheckpoint, handoffOrderOf, minutesAgo, type HandoffOrder } from "./checkpoint-surface.ts";
 import { fitClauses } from "./cut.ts";
 
 /** The mark on every field drafted from a checkpoint. */
-export const CAPTURED = "(captured, not confirmed)";
+const CAPTURED = "(captured, not confirmed)";
 
 interface ParsedCheckpoint {
   requests: string[];
@@ -50,18 +50,13 @@ function nextStepOf(current: string | null): string {
     : `review the checkpoint (\`read checkpoint\`) with the user and write a handoff ${CAPTURED} — Confirm?`;
 }
 
-function lines(b: Omit<Brief, "lines">): Brief {
-  const values = [b.goal, b.planStatus, b.decisionsInForce, b.doNotRetry, b.driftAndLessons, b.proposedNextStep];
-  return { ...b, lines: BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`) };
-}
-
 /** The brief drafted from a checkpoint alone (no handoff). `age` reads like `12 minutes ago`. */
 function briefFromCheckpoint(text: string, age: string): Brief {
   const cp = parseCheckpoint(text);
   const plan = planStatusOf(cp);
   const last = cp.requests.at(-1);
   const failed = cp.failedCommands.slice(-3).map((c) => flatten(c, 120));
-  return lines({
+  return withLines({
     goal: last ? `the user's last request: ${flatten(last, 300)} ${CAPTURED}` : `none captured ${CAPTURED}`,
     planStatus: plan.text,
     decisionsInForce: `none recorded (no handoff was written) ${CAPTURED}`,
@@ -82,7 +77,7 @@ function foldCheckpoint(brief: Brief, text: string, age: string): Brief {
     const marked = `${flatten(current, 200)} ${CAPTURED}`;
     return frameNextStep(f.verdict, marked, f.question, f.notHere ?? null, f.ageOnly === true);
   };
-  return lines({
+  return withLines({
     goal: brief.goal,
     planStatus: cp.plan.length > 0 ? plan.text : brief.planStatus,
     decisionsInForce: brief.decisionsInForce,
@@ -98,7 +93,7 @@ function foldCheckpoint(brief: Brief, text: string, age: string): Brief {
 /** The brief when a stash entry holds the handoff the working tree lacks: where, and how to bring it back. */
 export function briefFromStash(stash: string, restore: string): Brief {
   const notRead = `not read: the handoff is in ${stash}`;
-  const brief = lines({
+  const brief = withLines({
     goal: `${notRead}, not in the working tree`, planStatus: notRead, decisionsInForce: notRead, doNotRetry: notRead,
     driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is in ${stash}; drift not measured`,
     proposedNextStep: `bring the handoff back with \`${restore}\`, then run brief again — Confirm?`,

@@ -5,16 +5,14 @@ import { sanitize } from "../guard/sanitize.ts";
 const ELLIPSIS = "…";
 
 /** Code-point length, as the brief's limits count. */
-export function cpLength(s: string): number {
+function cpLength(s: string): number {
   let n = 0;
   for (const _ of s) n++;
   return n;
 }
 
-/**
- * The half-open UTF-16 ranges of the code spans opening before `limit` (a backtick run up to the next run of the
- * same length). A run length with no closer left is not searched again, so the cost stays linear.
- */
+// The code spans opening before `limit`, as half-open UTF-16 ranges; a run length with no closer left is not
+// searched again, so the cost stays linear.
 function codeSpans(s: string, limit: number): [number, number][] {
   const runEnd = (k: number): number => {
     while (s.charCodeAt(k) === 96) k++;

@@ -6,7 +6,7 @@ import { briefFromStash, briefWithCheckpoint, coldBriefFromCheckpoint } from "..
 import { existsSync } from "node:fs";
 import path from "node:path";
 import {
-  countLedger, draftBrief, MAX_FIELD_CHARS, RANK, renderBrief, type Brief, type LedgerCounts,
+  countLedger, draftBrief, MAX_FIELD_CHARS, RANK, renderBrief, withLines, type Brief, type LedgerCounts,
 } from "../brief/brief.ts";
 import { fitClauses } from "../brief/cut.ts";
 import { MERGED_LINE, mergedSentence } from "../git/merge-driver.ts";
@@ -24,23 +24,14 @@ function sideTime(text: string, now: number): string {
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
 }
 
-/** What `brief` prints (exit 2) for a handoff holding merge conflict markers. */
-export function conflictedMessage(ours: string, theirs: string): string {
-  return `HANDOFF.md has unresolved merge conflicts: one side ${ours}, the other ${theirs}; keep one side of ` +
-    `each conflict (archive the other), then resume`;
-}
-
-// Puts a fixed note first in Drift & lessons, as a clause ranked first after the verdict, so that
-// the field stays within its length.
+// A fixed note first in Drift & lessons after the verdict, as a clause, so the field stays within its length.
 function withDriftNote(b: Brief, note: string): Brief {
   const driftClauses = b.driftClauses ? [{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses] : undefined;
   const driftAndLessons = driftClauses ? fitClauses(driftClauses, MAX_FIELD_CHARS) : `${note}; ${b.driftAndLessons}`;
-  const lines = b.lines.map((l) => (l.startsWith("Drift & lessons: ") ? `Drift & lessons: ${driftAndLessons}` : l));
-  return { ...b, driftAndLessons, lines, driftClauses };
+  return withLines({ ...b, driftAndLessons, driftClauses });
 }
 
-/** The cold-start sentence. */
-export const COLD_START = "No saved session state exists.";
+const COLD_START = "No saved session state exists.";
 
 /** `brief`: the six-line warm-start brief (docs/design.md#verdicts-and-the-brief). */
 export const briefVerb: Verb = {
@@ -92,7 +83,9 @@ exit: 0 brief printed
     // Merge conflict markers: two handoffs in one file, never briefed as one.
     const sides = conflictSides(loaded.text);
     if (sides !== null) {
-      const message = conflictedMessage(sideTime(sides.ours, now), sideTime(sides.theirs, now));
+      const [ours, theirs] = [sideTime(sides.ours, now), sideTime(sides.theirs, now)];
+      const message = `HANDOFF.md has unresolved merge conflicts: one side ${ours}, the other ${theirs}; ` +
+        "keep one side of each conflict (archive the other), then resume";
       return ok(json ? `${JSON.stringify({ brief: null, message })}\n` : `${message}\n`, loaded.warnings, 2);
     }
     const parsed = parseHandoff(loaded.text);

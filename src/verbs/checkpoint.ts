@@ -174,8 +174,7 @@ async function checkpointAnchors(root: string, env: VerbContext["env"], nowMs: n
   return anchorsWithoutTokens(lines);
 }
 
-// Whether the tail read holds what a checkpoint needs, so that the rest of the 4 MiB need not be parsed
-// (docs/decisions/checkpoint-window.md): three requests, a last claim, and a plan nothing earlier can change.
+// Whether the tail read holds what a checkpoint needs, so the rest need not be parsed (checkpoint-window.md).
 function enough(cap: Capture, file: TranscriptFile, from: number, lastMessage: string | null): boolean {
   if (cap.userRequests.length < MAX_REQUESTS) return false;
   if (cap.lastClaim === null && lastMessage === null) return false;
@@ -248,8 +247,7 @@ function capture(
   return { cap, source: captureSource(cap), headStart, recognised: true, save, toolCalls, resume };
 }
 
-// The file's first timestamp: its first lines usually hold it; when the 64 KiB head holds none (a long
-// first record) and the whole file lies within the last TAIL_BYTES, the file is read from its start.
+// The file's first timestamp; past a long first record the file is read from its start when it is short enough.
 function sessionStartOf(file: TranscriptFile, format: TranscriptFormat): string | null {
   const parse = PARSERS[format];
   const first = (lines: readonly string[]) =>

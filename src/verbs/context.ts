@@ -1,6 +1,5 @@
-// The context-threshold offer (docs/context-threshold.md): run on every prompt and tool call, it tells the agent
-// once, when the context in use crosses the threshold, to offer a handoff, and writes a checkpoint then.
-// On the hot path: one small settings read, one transcript tail, no git.
+// The context-threshold offer (docs/context-threshold.md), run on every prompt and tool call: so one small
+// settings read, one transcript tail, no git.
 import { childProcess } from "../builtins.ts";
 import { mkdirSync } from "node:fs";
 import { closeTranscript, openTranscript, tailPart } from "../agents/transcripts/tail.ts";
@@ -26,7 +25,7 @@ const STDIN_BYTES = 65_536;
 const AGENT_OF_FORMAT: Record<string, string> = { claude: "Claude Code", codex: "Codex" };
 
 /** The sentence the agent gets once per crossing. */
-export function offerText(pct: number, used: number, window: number, threshold: number): string {
+function offerText(pct: number, used: number, window: number, threshold: number): string {
   return (
     `session-handoff: this session's context is ${pct}% full ` +
     `(${used} of ${window} tokens; the threshold is ${threshold}%). ` +

@@ -106,59 +106,46 @@ async function save(ctx: VerbContext, kind: Kind, document: () => Buffer): Promi
   }
   let built: Built | null = null;
   let journalNotes: string[] = [];
-  const { result, repairs } = await underLock(
-    {
-      root,
-      env: ctx.env,
-      lockTimeoutSeconds,
+  const validate = () => {
+    if (refusal !== null) throw refusal.error;
+  };
+  // No memory dir: the file cannot exist, so only `absent` can be the current token.
+  const precheck = async () => {
+    if (expected !== "absent") {
+      const what = `expected ${expected}, current absent`;
+      throw new Refused(`${file} changed since it was read (${what}); read again and merge`);
+    }
+  };
+  const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx), validate, precheck };
+  const { result, repairs } = await underLock(options, async (lock) => {
+    // Built again when a repair under the lock changed the current version.
+    const now = await readStable(path.join(memoryDir(root), file)).catch(() => undefined);
+    const same = prebuilt !== null && now !== undefined && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
+    const b = same ? prebuilt! : await buildDocument(checked!, root, anchors);
+    built = b;
+    // The same state again: keep the file, archive nothing, whatever the token.
+    if (b.unchanged) return null;
+    const readToken = b.prior?.token ?? "absent";
+    // What was built came from the version read above; another program's write since is a change.
+    const build = (prior: Buffer | null) => {
+      if ((prior === null ? "absent" : tokenOf(prior)) !== readToken) {
+        throw new Refused(`${file} changed since it was read (another program wrote it); read again and merge`);
+      }
+      return b.bytes;
+    };
+    const published = publish({
+      dir: memoryDir(root), file, archiveDir: archiveDir(root), archivePrefix: archivePrefixOf(file),
+      archivePrior: kind === "handoff", expectedToken: expected, newMode: 0o600, build, lock,
       failpoint: failpointOf(ctx),
-      validate: () => {
-        if (refusal !== null) throw refusal.error;
-      },
-      // No memory dir: the file cannot exist, so only `absent` can be the current token.
-      precheck: async () => {
-        if (expected !== "absent") {
-          const what = `expected ${expected}, current absent`;
-          throw new Refused(`${file} changed since it was read (${what}); read again and merge`);
-        }
-      },
-    },
-    async (lock) => {
-      // Built again when a repair under the lock changed the current version.
-      const now = await readStable(path.join(memoryDir(root), file)).catch(() => undefined);
-      const same = prebuilt !== null && now !== undefined && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
-      const b = same ? prebuilt! : await buildDocument(checked!, root, anchors);
-      built = b;
-      // The same state again: keep the file, archive nothing, whatever the token.
-      if (b.unchanged) return null;
-      const readToken = b.prior?.token ?? "absent";
-      const published = publish({
-        dir: memoryDir(root),
-        file,
-        archiveDir: archiveDir(root),
-        archivePrefix: archivePrefixOf(file),
-        archivePrior: kind === "handoff",
-        expectedToken: expected,
-        newMode: 0o600,
-        build: (prior) => {
-          // What was built came from the version read above; another program's write since is a change.
-          if ((prior === null ? "absent" : tokenOf(prior)) !== readToken) {
-            throw new Refused(`${file} changed since it was read (another program wrote it); read again and merge`);
-          }
-          return b.bytes;
-        },
-        failpoint: failpointOf(ctx),
-        lock,
-      });
-      if (kind !== "handoff") return published;
-      // Still under the lock: the journal is appended by the same writer that saved.
-      const done = await published;
-      const prior = b.prior?.bytes.toString("utf8") ?? null;
-      const entry = { prior, next: done.bytes.toString("utf8"), token: done.token };
-      journalNotes = await recordSave(root, entry, failpointOf(ctx));
-      return done;
-    },
-  );
+    });
+    if (kind !== "handoff") return published;
+    // Still under the lock: the journal is appended by the same writer that saved.
+    const done = await published;
+    const prior = b.prior?.bytes.toString("utf8") ?? null;
+    const entry = { prior, next: done.bytes.toString("utf8"), token: done.token };
+    journalNotes = await recordSave(root, entry, failpointOf(ctx));
+    return done;
+  });
   const b = built as Built | null;
   const notes = b?.notes ?? [];
   const saved = result ?? b!.prior!;
