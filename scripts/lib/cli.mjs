@@ -13678,16 +13678,15 @@ function installShaped(edit2, command) {
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
-  const copies = new Set(ours.filter((h) => !forms.includes(h.command)).map((h) => installShaped(edit2, h.command)));
+  const others = ours.filter((h) => !forms.includes(h.command));
+  const copies = new Set(others.map((h) => JSON.stringify(installShaped(edit2, h.command))));
   const events = new Set(edit2.hooks.map((h) => h.event));
   const stray = new Set(ours.filter((h) => !events.has(h.event)).map((h) => h.event));
   const matcher = edit2.hooks.find((h) => h.event === "SessionStart")?.matcher;
   const noFork = ours.some((h) => h.event === "SessionStart" && h.matcher?.split("|").includes("fork") === false);
   const out = [];
-  if (copies.size > 0) {
-    out.push(`its commands run another copy of the helper (${[...copies].map((c) => JSON.stringify(c)).join(", ")})`);
-  }
-  if (ours.some((h) => h.command.includes(BARE_NODE))) {
+  if (copies.size > 0) out.push(`its commands run another copy of the helper (${[...copies].join(", ")})`);
+  if (ours.some((h) => h.command.includes('|| node "$f" '))) {
     const where = "nvm, fnm, volta, a harness started from a GUI";
     out.push(`its commands run bare node, which fails where node is not on the hook's PATH (${where})`);
   }
@@ -13754,7 +13753,7 @@ function runStart(file, argv, root, env, platform = process.platform) {
     child.stdin.end(input);
   });
 }
-var BARE_NODE, FILE_TAIL, WINDOWS_ENV, KEPT_ENV;
+var FILE_TAIL, WINDOWS_ENV, KEPT_ENV;
 var init_doctor_checks = __esm({
   "src/agents/doctor-checks.ts"() {
     "use strict";
@@ -13763,7 +13762,6 @@ var init_doctor_checks = __esm({
     init_harness_path();
     init_probe_session();
     init_md_block();
-    BARE_NODE = '|| node "$f" ';
     FILE_TAIL = '; [ ! -f "$f" ] || ';
     WINDOWS_ENV = [
       "USERPROFILE",
@@ -13864,19 +13862,6 @@ function installState(r, name2, edit2) {
   if (text === null || !holdsOurs(edit2, text)) return "absent";
   const reinstall = agentFix(r, "install", name2);
   const state = judge(r, name2, edit2, text, reinstall);
-  if (installed(state) && path48.basename(edit2.file) === "AGENTS.md") {
-    const over = budgetFinding(text, edit2.file, reinstall);
-    if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
-    const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
-    if (name2 === "codex") r.notes.push(`codex: ${subfolders}`);
-  }
-  if (installed(state) && edit2.kind === "json-hooks" && name2 === "codex") {
-    r.agents[name2].trust = codexTrust(r.env, r.home, file);
-  }
-  if (installed(state) && edit2.kind === "json-hooks" && AGENTS[name2].fromStartFolder && !r.global) {
-    const only = `project hooks load only when ${name2} starts at the project root (not from a subfolder)`;
-    r.notes.push(`${name2}: ${only}; for monorepos, or to start anywhere, use install --agent ${name2} --global`);
-  }
   const shown = r.global ? `~/${edit2.file}` : edit2.file;
   const found = startCommands(edit2, text, file, state === "current");
   for (const argv of found.run) r.starts.push({ shown, argv, agent: name2 });
@@ -13884,6 +13869,18 @@ function installState(r, name2, edit2) {
     const names2 = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
     const what = `${shown}: ${names2}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c)}`;
     r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
+  }
+  if (!installed(state)) return state;
+  if (path48.basename(edit2.file) === "AGENTS.md") {
+    const over = budgetFinding(text, edit2.file, reinstall);
+    if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
+    const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
+    if (name2 === "codex") r.notes.push(`codex: ${subfolders}`);
+  }
+  if (edit2.kind === "json-hooks" && name2 === "codex") r.agents[name2].trust = codexTrust(r.env, r.home, file);
+  if (edit2.kind === "json-hooks" && AGENTS[name2].fromStartFolder && !r.global) {
+    const only = `project hooks load only when ${name2} starts at the project root (not from a subfolder)`;
+    r.notes.push(`${name2}: ${only}; for monorepos, or to start anywhere, use install --agent ${name2} --global`);
   }
   return state;
 }

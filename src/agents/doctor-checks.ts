@@ -18,7 +18,6 @@ export function readText(p: string): string | null {
   }
 }
 
-const BARE_NODE = '|| node "$f" ';
 const FILE_TAIL = '; [ ! -f "$f" ] || ';
 
 // What install writes for each hook now, and the bare-`node` form of before, which it upgrades in place.
@@ -47,16 +46,15 @@ export function installShaped(edit: JsonHooksEdit, command: string): string | nu
 export function outdatedReasons(text: string, edit: JsonHooksEdit): string[] {
   const forms = installedForms(edit);
   const ours = oursIn(text).filter((h) => installShaped(edit, h.command) !== null);
-  const copies = new Set(ours.filter((h) => !forms.includes(h.command)).map((h) => installShaped(edit, h.command)));
+  const others = ours.filter((h) => !forms.includes(h.command));
+  const copies = new Set(others.map((h) => JSON.stringify(installShaped(edit, h.command))));
   const events = new Set(edit.hooks.map((h) => h.event));
   const stray = new Set(ours.filter((h) => !events.has(h.event)).map((h) => h.event));
   const matcher = edit.hooks.find((h) => h.event === "SessionStart")?.matcher;
   const noFork = ours.some((h) => h.event === "SessionStart" && h.matcher?.split("|").includes("fork") === false);
   const out: string[] = [];
-  if (copies.size > 0) {
-    out.push(`its commands run another copy of the helper (${[...copies].map((c) => JSON.stringify(c)).join(", ")})`);
-  }
-  if (ours.some((h) => h.command.includes(BARE_NODE))) {
+  if (copies.size > 0) out.push(`its commands run another copy of the helper (${[...copies].join(", ")})`);
+  if (ours.some((h) => h.command.includes('|| node "$f" '))) {
     const where = "nvm, fnm, volta, a harness started from a GUI";
     out.push(`its commands run bare node, which fails where node is not on the hook's PATH (${where})`);
   }
@@ -65,10 +63,8 @@ export function outdatedReasons(text: string, edit: JsonHooksEdit): string[] {
   return out;
 }
 
-/**
- * An installed file's SessionStart commands naming the helper: `run` (argv) only those exactly as install writes
- * them here, as a file may come with a clone; `foreign`, those install never writes. Cline's script runs when current.
- */
+// A file's SessionStart commands naming the helper: `run` (argv) only those exactly as install writes them here, as
+// a file may come with a clone; `foreign`, those install never writes. Cline's script runs when current.
 export function startCommands(edit: Edit, text: string, file: string, current: boolean) {
   if (edit.kind !== "json-hooks") {
     return { run: current && edit.file.endsWith("TaskStart") ? [["/bin/sh", file]] : [], foreign: [] };
@@ -119,10 +115,8 @@ const WINDOWS_ENV = [
 ];
 const KEPT_ENV = ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR"];
 
-/**
- * Runs one installed start command as a harness would, for 10 s at most: PATH=/usr/bin:/bin, the project variables
- * set, and a probe's session id, for which the hook keeps no delivered-once marker. Without a shell nothing runs.
- */
+// Runs one installed start command as a harness would, for 10 s at most, with a probe's session id, for which the
+// hook keeps no delivered-once marker. Without a shell nothing runs: a command doctor cannot run is not broken.
 export function runStart(
   file: string, argv: string[], root: string, env: Record<string, string | undefined>, platform = process.platform,
 ): Promise<StartRun> {

@@ -149,19 +149,6 @@ function installState(r: Report, name: AgentName, edit: Edit): string {
   if (text === null || !holdsOurs(edit, text)) return "absent";
   const reinstall = agentFix(r, "install", name);
   const state = judge(r, name, edit, text, reinstall);
-  if (installed(state) && path.basename(edit.file) === "AGENTS.md") {
-    const over = budgetFinding(text, edit.file, reinstall);
-    if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
-    const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
-    if (name === "codex") r.notes.push(`codex: ${subfolders}`);
-  }
-  if (installed(state) && edit.kind === "json-hooks" && name === "codex") {
-    r.agents[name]!.trust = codexTrust(r.env, r.home, file);
-  }
-  if (installed(state) && edit.kind === "json-hooks" && AGENTS[name].fromStartFolder && !r.global) {
-    const only = `project hooks load only when ${name} starts at the project root (not from a subfolder)`;
-    r.notes.push(`${name}: ${only}; for monorepos, or to start anywhere, use install --agent ${name} --global`);
-  }
   const shown = r.global ? `~/${edit.file}` : edit.file;
   const found = startCommands(edit, text, file, state === "current");
   for (const argv of found.run) r.starts.push({ shown, argv, agent: name });
@@ -169,6 +156,18 @@ function installState(r: Report, name: AgentName, edit: Edit): string {
     const names = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
     const what = `${shown}: ${names}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}…` : c)}`;
     r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
+  }
+  if (!installed(state)) return state;
+  if (path.basename(edit.file) === "AGENTS.md") {
+    const over = budgetFinding(text, edit.file, reinstall);
+    if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
+    const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
+    if (name === "codex") r.notes.push(`codex: ${subfolders}`);
+  }
+  if (edit.kind === "json-hooks" && name === "codex") r.agents[name]!.trust = codexTrust(r.env, r.home, file);
+  if (edit.kind === "json-hooks" && AGENTS[name].fromStartFolder && !r.global) {
+    const only = `project hooks load only when ${name} starts at the project root (not from a subfolder)`;
+    r.notes.push(`${name}: ${only}; for monorepos, or to start anywhere, use install --agent ${name} --global`);
   }
   return state;
 }
