@@ -13831,7 +13831,7 @@ function fixCmd(r, verb, withRoot = true) {
 function agentFix(r, verb, name2) {
   return fixCmd(r, `${verb} --agent ${name2}${r.global ? " --global" : ""}`, verb !== "init" || !r.global);
 }
-function agentInstalls(r, name2, agent) {
+async function agentInstalls(r, name2, agent) {
   const skill = [
     ...agent.skillFolders.project.map((f) => path48.join(r.root, f, "session-handoff")),
     ...agent.skillFolders.home.map((f) => path48.join(r.home, f, "session-handoff"))
@@ -13843,7 +13843,7 @@ function agentInstalls(r, name2, agent) {
   }
   const install = {};
   r.agents[name2] = { skill, install };
-  for (const edit2 of edits) install[edit2.file] = installState(r, name2, edit2);
+  for (const edit2 of edits) install[edit2.file] = await installState(r, name2, edit2);
   if (skill.length === 0 && Object.values(install).some(installed)) {
     const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
     const what = `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`;
@@ -13856,7 +13856,7 @@ function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
 }
-function installState(r, name2, edit2) {
+async function installState(r, name2, edit2) {
   const file = editPath(r.global ? r.home : r.root, edit2);
   const text = readText(file);
   if (text === null || !holdsOurs(edit2, text)) return "absent";
@@ -13864,7 +13864,7 @@ function installState(r, name2, edit2) {
   const state = judge(r, name2, edit2, text, reinstall);
   const shown = r.global ? `~/${edit2.file}` : edit2.file;
   const found = startCommands(edit2, text, file, state === "current");
-  for (const argv of found.run) r.starts.push({ shown, argv, agent: name2 });
+  for (const argv of found.run) await startRun(r, shown, argv, name2);
   for (const c of found.foreign) {
     const names2 = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
     const what = `${shown}: ${names2}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c)}`;
@@ -13995,19 +13995,15 @@ async function gitState(r) {
     return null;
   }
 }
-async function startRuns(r) {
-  const runs = [];
-  for (const s of r.starts) {
-    const run = await runStart(s.shown, s.argv, r.root, r.env);
-    runs.push(run);
-    if (run.notRun !== void 0) r.notes.push(`${run.file} SessionStart: not run: ${run.notRun}`);
-    else if (run.code !== 0) {
-      const stderr = run.stderr ? `: ${quotedValue(run.stderr.trim().split("\n")[0])}` : "";
-      const what = `${run.file}: its SessionStart command exited ${run.code ?? "by a signal or timeout"}${stderr}`;
-      r.problems.push({ what, fix: agentFix(r, "install", s.agent) });
-    }
+async function startRun(r, shown, argv, name2) {
+  const run = await runStart(shown, argv, r.root, r.env);
+  r.runs.push(run);
+  if (run.notRun !== void 0) r.notes.push(`${run.file} SessionStart: not run: ${run.notRun}`);
+  else if (run.code !== 0) {
+    const stderr = run.stderr ? `: ${quotedValue(run.stderr.trim().split("\n")[0])}` : "";
+    const what = `${run.file}: its SessionStart command exited ${run.code ?? "by a signal or timeout"}${stderr}`;
+    r.problems.push({ what, fix: agentFix(r, "install", name2) });
   }
-  return runs;
 }
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
@@ -14073,11 +14069,11 @@ var init_doctor = __esm({
       positionals: [0, 0],
       help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
 
-A read-only health report: per agent, its skill folders and whether each hook or
-block is "not installed", "current" or "outdated" (with why); each installed
-SessionStart command run as a harness would; the memory dir. Each problem comes
-with the command that fixes it. Changes nothing. Every line it can print:
-references/verbs.md#doctor.
+A read-only health report: Node; per agent, its skill folders and whether each
+hook or block is "not installed", "current" or "outdated" (with why); each
+installed SessionStart command run as a harness would; the memory dir. Each
+problem comes with the command that fixes it. Changes nothing. Every line it
+can print: references/verbs.md#doctor.
 
 options:
   --global    the per-user files (runs from the home folder too)
@@ -14099,16 +14095,15 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = path48.resolve(home);
         }
         const helper = helperLocation(ctx, root);
-        const r = { root, home, global, helper, env: ctx.env, agents: {}, starts: [], problems: [], notes: [] };
+        const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
         const node = process.versions.node;
         if (Number(node.split(".")[0]) < 20) {
           r.problems.push({ what: `Node ${node} is older than 20`, fix: "install Node.js 20 or newer" });
         }
-        for (const [name2, agent] of Object.entries(AGENTS)) agentInstalls(r, name2, agent);
+        for (const [name2, agent] of Object.entries(AGENTS)) await agentInstalls(r, name2, agent);
         pluginInstalls(r);
         const memory = await memoryState(r);
-        const runs = await startRuns(r);
-        const { agents, problems } = r;
+        const { agents, runs, problems } = r;
         const notes = [...new Set(r.notes)];
         const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes, memory, problems };
         return ok(`${ctx.values.json ? JSON.stringify(result) : reportText(result)}

@@ -38,7 +38,7 @@ interface Report {
   helper: HelperLocation;
   env: Record<string, string | undefined>;
   agents: Record<string, AgentReport>;
-  starts: { shown: string; argv: string[]; agent: AgentName }[];
+  runs: StartRun[];
   problems: Problem[];
   notes: string[];
 }
@@ -55,11 +55,11 @@ export const doctorVerb: Verb = {
   positionals: [0, 0],
   help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
 
-A read-only health report: per agent, its skill folders and whether each hook or
-block is "not installed", "current" or "outdated" (with why); each installed
-SessionStart command run as a harness would; the memory dir. Each problem comes
-with the command that fixes it. Changes nothing. Every line it can print:
-references/verbs.md#doctor.
+A read-only health report: Node; per agent, its skill folders and whether each
+hook or block is "not installed", "current" or "outdated" (with why); each
+installed SessionStart command run as a harness would; the memory dir. Each
+problem comes with the command that fixes it. Changes nothing. Every line it
+can print: references/verbs.md#doctor.
 
 options:
   --global    the per-user files (runs from the home folder too)
@@ -82,16 +82,15 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
       root = path.resolve(home);
     }
     const helper = helperLocation(ctx, root);
-    const r: Report = { root, home, global, helper, env: ctx.env, agents: {}, starts: [], problems: [], notes: [] };
+    const r: Report = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
     const node = process.versions.node;
     if (Number(node.split(".")[0]) < 20) {
       r.problems.push({ what: `Node ${node} is older than 20`, fix: "install Node.js 20 or newer" });
     }
-    for (const [name, agent] of Object.entries(AGENTS) as [AgentName, Agent][]) agentInstalls(r, name, agent);
+    for (const [name, agent] of Object.entries(AGENTS) as [AgentName, Agent][]) await agentInstalls(r, name, agent);
     pluginInstalls(r);
     const memory = await memoryState(r);
-    const runs = await startRuns(r);
-    const { agents, problems } = r;
+    const { agents, runs, problems } = r;
     const notes = [...new Set(r.notes)];
     const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes, memory, problems };
     return ok(`${ctx.values.json ? JSON.stringify(result) : reportText(result)}\n`);
@@ -113,7 +112,7 @@ function agentFix(r: Report, verb: "init" | "install" | "uninstall", name: Agent
 }
 
 /** One agent: its skill folders, the state of each file it installs, and what is missing for it to work. */
-function agentInstalls(r: Report, name: AgentName, agent: Agent): void {
+async function agentInstalls(r: Report, name: AgentName, agent: Agent): Promise<void> {
   const skill = [
     ...agent.skillFolders.project.map((f) => path.join(r.root, f, "session-handoff")),
     ...agent.skillFolders.home.map((f) => path.join(r.home, f, "session-handoff")),
@@ -126,7 +125,7 @@ function agentInstalls(r: Report, name: AgentName, agent: Agent): void {
   }
   const install: Record<string, string> = {};
   r.agents[name] = { skill, install };
-  for (const edit of edits) install[edit.file] = installState(r, name, edit);
+  for (const edit of edits) install[edit.file] = await installState(r, name, edit);
   // Hooks or rules without a skill folder run, but the agent never loads SKILL.md's flows.
   if (skill.length === 0 && Object.values(install).some(installed)) {
     const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
@@ -143,7 +142,7 @@ function agentInstalls(r: Report, name: AgentName, agent: Agent): void {
 }
 
 /** One installed file's state (absent, current, outdated, malformed), its problems, notes and start commands. */
-function installState(r: Report, name: AgentName, edit: Edit): string {
+async function installState(r: Report, name: AgentName, edit: Edit): Promise<string> {
   const file = editPath(r.global ? r.home : r.root, edit);
   const text = readText(file);
   if (text === null || !holdsOurs(edit, text)) return "absent";
@@ -151,7 +150,7 @@ function installState(r: Report, name: AgentName, edit: Edit): string {
   const state = judge(r, name, edit, text, reinstall);
   const shown = r.global ? `~/${edit.file}` : edit.file;
   const found = startCommands(edit, text, file, state === "current");
-  for (const argv of found.run) r.starts.push({ shown, argv, agent: name });
+  for (const argv of found.run) await startRun(r, shown, argv, name);
   for (const c of found.foreign) {
     const names = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
     const what = `${shown}: ${names}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}…` : c)}`;
@@ -297,21 +296,17 @@ async function gitState(r: Report): Promise<{ ignored: boolean; tracked: boolean
   }
 }
 
-/** The installed start commands, run as the harness runs them: what a session would see. */
-async function startRuns(r: Report): Promise<StartRun[]> {
-  const runs: StartRun[] = [];
-  for (const s of r.starts) {
-    const run = await runStart(s.shown, s.argv, r.root, r.env);
-    runs.push(run);
-    // A command doctor has no shell for is not run, and not broken (Windows without Git Bash).
-    if (run.notRun !== undefined) r.notes.push(`${run.file} SessionStart: not run: ${run.notRun}`);
-    else if (run.code !== 0) {
-      const stderr = run.stderr ? `: ${quotedValue(run.stderr.trim().split("\n")[0]!)}` : "";
-      const what = `${run.file}: its SessionStart command exited ${run.code ?? "by a signal or timeout"}${stderr}`;
-      r.problems.push({ what, fix: agentFix(r, "install", s.agent) });
-    }
+/** One installed start command, run as the harness runs it: what a session would see. */
+async function startRun(r: Report, shown: string, argv: string[], name: AgentName): Promise<void> {
+  const run = await runStart(shown, argv, r.root, r.env);
+  r.runs.push(run);
+  // A command doctor has no shell for is not run, and not broken (Windows without Git Bash).
+  if (run.notRun !== undefined) r.notes.push(`${run.file} SessionStart: not run: ${run.notRun}`);
+  else if (run.code !== 0) {
+    const stderr = run.stderr ? `: ${quotedValue(run.stderr.trim().split("\n")[0]!)}` : "";
+    const what = `${run.file}: its SessionStart command exited ${run.code ?? "by a signal or timeout"}${stderr}`;
+    r.problems.push({ what, fix: agentFix(r, "install", name) });
   }
-  return runs;
 }
 
 /** The report as text: paths quoted as anchors print them, and nothing raw a file put there. */
