@@ -2454,14 +2454,12 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   }
 }
 function toldToAnySession(root, token) {
-  let names2;
+  const told = (name2) => readHead(path13.join(checkpointsDir(root), name2), 128)?.trim() === token;
   try {
-    names2 = readdirSync4(checkpointsDir(root));
+    return readdirSync4(checkpointsDir(root)).some((name2) => name2.startsWith(".delivered-") && told(name2));
   } catch {
     return false;
   }
-  const told = (name2) => readHead(path13.join(checkpointsDir(root), name2), 128)?.trim() === token;
-  return names2.some((name2) => name2.startsWith(".delivered-") && told(name2));
 }
 function checkpointNoteForHandoff(root, handoffText, now = Date.now()) {
   try {
@@ -9303,9 +9301,9 @@ function cutAtWord(text, max) {
   const head = cps.slice(0, cut).join("");
   return `${head.replace(/[\s;,:—–-]+$/u, "")}${ELLIPSIS}`;
 }
-function fitClauses(clauses, max, sep = "; ") {
+function fitClauses(clauses, max) {
   const kept = clauses.filter((c) => c.text !== "");
-  const joined = () => kept.map((c) => c.text).join(sep);
+  const joined = () => kept.map((c) => c.text).join("; ");
   while (kept.length > 1 && cpLength(joined()) > max) {
     let drop = 0;
     for (let i = 1; i < kept.length; i++) if (kept[i].rank <= kept[drop].rank) drop = i;
@@ -9313,11 +9311,11 @@ function fitClauses(clauses, max, sep = "; ") {
   }
   return cutAtWord(joined(), max);
 }
-function fitList(items, shownMax, max, cutOne, sep = "; ") {
+function fitList(items, shownMax, max, cutOne) {
   let n2 = Math.min(items.length, shownMax);
   const render2 = (k) => {
     const more = items.length > k ? ` (+${items.length - k} more)` : "";
-    return { text: `${items.slice(0, k).join(sep)}${more}`, more };
+    return { text: `${items.slice(0, k).join("; ")}${more}`, more };
   };
   while (n2 > 1 && cpLength(render2(n2).text) > max) n2--;
   const r = render2(n2);
@@ -15287,18 +15285,12 @@ function projectHandoffs(root) {
   };
 }
 function pruneOfferMarkers(dir, nowMs) {
-  let names2;
   try {
-    names2 = readdirSync14(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200);
-  } catch {
-    return;
-  }
-  for (const name2 of names2) {
-    const p = path51.join(dir, name2);
-    try {
+    for (const name2 of readdirSync14(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
+      const p = path51.join(dir, name2);
       if (nowMs - lstatSync24(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
-    } catch {
     }
+  } catch {
   }
 }
 async function checkpointAnchors(root, env, nowMs, excludes) {

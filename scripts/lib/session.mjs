@@ -2249,14 +2249,12 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   }
 }
 function toldToAnySession(root, token) {
-  let names;
+  const told = (name) => readHead(path19.join(checkpointsDir(root), name), 128)?.trim() === token;
   try {
-    names = readdirSync5(checkpointsDir(root));
+    return readdirSync5(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
   } catch {
     return false;
   }
-  const told = (name) => readHead(path19.join(checkpointsDir(root), name), 128)?.trim() === token;
-  return names.some((name) => name.startsWith(".delivered-") && told(name));
 }
 var CHECKPOINT_SENTENCES;
 var init_checkpoint_surface = __esm({

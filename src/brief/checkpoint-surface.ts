@@ -145,14 +145,12 @@ export async function checkpointHookLines(
 }
 
 function toldToAnySession(root: string, token: string): boolean {
-  let names: string[];
+  const told = (name: string) => readHead(path.join(checkpointsDir(root), name), 128)?.trim() === token;
   try {
-    names = readdirSync(checkpointsDir(root));
+    return readdirSync(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
   } catch {
     return false;
   }
-  const told = (name: string) => readHead(path.join(checkpointsDir(root), name), 128)?.trim() === token;
-  return names.some((name) => name.startsWith(".delivered-") && told(name));
 }
 
 /** `read handoff`'s stderr note: only for a capture newer than the handoff, or with no handoff. Never throws. */

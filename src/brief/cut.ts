@@ -80,9 +80,9 @@ export interface Clause {
 }
 
 /** Joins clauses within `max` code points, dropping the least important (the last of equal rank) first. */
-export function fitClauses(clauses: readonly Clause[], max: number, sep = "; "): string {
+export function fitClauses(clauses: readonly Clause[], max: number): string {
   const kept = clauses.filter((c) => c.text !== "");
-  const joined = () => kept.map((c) => c.text).join(sep);
+  const joined = () => kept.map((c) => c.text).join("; ");
   while (kept.length > 1 && cpLength(joined()) > max) {
     let drop = 0;
     for (let i = 1; i < kept.length; i++) if (kept[i]!.rank <= kept[drop]!.rank) drop = i;
@@ -93,12 +93,12 @@ export function fitClauses(clauses: readonly Clause[], max: number, sep = "; "):
 
 /** A list field within `max` code points: its last items go first (`(+N more)`); a lone item is cut by `cutOne`. */
 export function fitList(
-  items: readonly string[], shownMax: number, max: number, cutOne: (item: string, room: number) => string, sep = "; ",
+  items: readonly string[], shownMax: number, max: number, cutOne: (item: string, room: number) => string,
 ): string {
   let n = Math.min(items.length, shownMax);
   const render = (k: number) => {
     const more = items.length > k ? ` (+${items.length - k} more)` : "";
-    return { text: `${items.slice(0, k).join(sep)}${more}`, more };
+    return { text: `${items.slice(0, k).join("; ")}${more}`, more };
   };
   while (n > 1 && cpLength(render(n).text) > max) n--;
   const r = render(n);

@@ -124,19 +124,13 @@ function projectHandoffs(root: string): ProjectHandoffs {
 
 // Run where a checkpoint is written, never on the context hook's path; at most 200 names looked at.
 function pruneOfferMarkers(dir: string, nowMs: number): void {
-  let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => n.startsWith(".offered-")).slice(0, 200);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const p = path.join(dir, name);
-    try {
+    for (const name of readdirSync(dir).filter((n) => n.startsWith(".offered-")).slice(0, 200)) {
+      const p = path.join(dir, name);
       if (nowMs - lstatSync(p).mtimeMs > OFFER_MARKER_DAYS * 86_400_000) rmQuietRegular(p);
-    } catch {
-      // Gone already.
     }
+  } catch {
+    // A marker gone already: the rest wait for the next checkpoint.
   }
 }
 

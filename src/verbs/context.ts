@@ -26,12 +26,10 @@ const AGENT_OF_FORMAT: Record<string, string> = { claude: "Claude Code", codex: 
 
 /** The sentence the agent gets once per crossing. */
 function offerText(pct: number, used: number, window: number, threshold: number): string {
-  return (
-    `session-handoff: this session's context is ${pct}% full ` +
-    `(${used} of ${window} tokens; the threshold is ${threshold}%). ` +
-    "Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; " +
-    "save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net."
-  );
+  return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ` +
+    `${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff ` +
+    "skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as " +
+    "a safety net.";
 }
 
 /** The usage points of the transcript's tail, and its lines; null when it cannot be read. */
