@@ -10,16 +10,11 @@ import { fitClauses } from "./cut.ts";
 /** The mark on every field drafted from a checkpoint. */
 const CAPTURED = "(captured, not confirmed)";
 
-interface ParsedCheckpoint {
-  requests: string[];
-  plan: { status: "done" | "doing" | "open" | "dropped"; text: string }[];
-  // Commands whose recorded status is a non-zero exit.
-  failedCommands: string[];
-}
+type ParsedCheckpoint = ReturnType<typeof parseCheckpoint>;
 
 const STATUS = { x: "done", "~": "doing", " ": "open", "-": "dropped" } as const;
 
-function parseCheckpoint(text: string): ParsedCheckpoint {
+function parseCheckpoint(text: string) {
   const { items } = readCheckpointText(text);
   const of = (heading: string) => (items.get(`## ${heading}`) ?? []).map((line) => line.slice(2));
   const plan = of("Plan state").flatMap((item) => {
