@@ -1151,6 +1151,12 @@ function draftShown(d) {
   return d === void 0 ? ".ai/memory/drafts" : `.ai/memory/drafts/${fileName(d)}`;
 }
 function parseDraftName(kind, arg) {
+  if (arg === void 0) {
+    const own = draftShown({ kind, id: randomBytes2(4).toString("hex") });
+    throw new UsageError(
+      `--from-draft takes the path \`read ${kind}\` printed on its DRAFT: line; the shared ${draftShown()}/${kind}.md is not read any more. Write your whole document to ${own} with your file tool, then run \`write ${kind} --from-draft ${own} --expected-current-sha256 <token>\``
+    );
+  }
   const m = PER_READ.exec(path9.basename(arg));
   const dir = path9.dirname(arg).split(path9.sep).join("/");
   if (m === null || !(dir === "." || dir === ".ai/memory/drafts" || dir.endsWith("/.ai/memory/drafts"))) {
@@ -1171,8 +1177,7 @@ function newDraft(root, kind, env) {
     if (treeVerdict(root) !== "ok" || pauseSwitch(memoryDir(root), env) !== null) return d;
     ensureDir(draftsDir(root));
     ensureIgnored(draftsDir(root));
-    removeLeftBehind(root, false);
-    createExclusive(path9.join(draftsDir(root), `.read-${kind}-${d.id}`), "");
+    removeLeftBehind(root);
   } catch {
   }
   return d;
@@ -1222,8 +1227,7 @@ function takeDraft(root, d) {
     if (now.size > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} is ${now.size} bytes; ${limit}`);
     const bytes = readAll(fd);
     if (bytes.length > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} grew while it was read; ${limit}`);
-    const marks = d.id === null ? sharedReads(root, d.kind, now.mtimeMs) : [`.read-${d.kind}-${d.id}`];
-    return { bytes, id: draftId(now), marks };
+    return { bytes, id: draftId(now) };
   } finally {
     closeSync2(fd);
   }
@@ -1235,18 +1239,6 @@ function removeDraft(root, d, taken) {
   const file = path9.join(draftsDir(root), fileName(d));
   const st = lstatOrNull(file);
   if (st !== null && st.isFile() && draftId(st) === taken.id) removeName(file, draftShown(d));
-  for (const m of taken.marks) removeName(path9.join(draftsDir(root), m), m);
-}
-function sharedReads(root, kind, writtenMs) {
-  const marks = readdirSync2(draftsDir(root)).filter((name2) => {
-    const st = READ_MARK.exec(name2)?.[1] === kind ? lstatOrNull(path9.join(draftsDir(root), name2)) : null;
-    return st !== null && st.mtimeMs <= writtenMs && st.mtimeMs > writtenMs - LEFT_BEHIND_MS;
-  });
-  if (marks.length < 2) return marks;
-  const own = draftShown({ kind, id: randomBytes2(4).toString("hex") });
-  throw new Refused(
-    `${draftShown({ kind, id: null })} may be another session's draft: ${marks.length} reads of ${kind} came before it was written, and a save must publish only its own document. It was kept. Write your whole document to ${own} with your file tool, then run \`write ${kind} --from-draft ${own} --expected-current-sha256 <token>\``
-  );
 }
 function ensureIgnored(dir, text = DRAFTS_IGNORED) {
   createExclusive(path9.join(dir, ".gitignore"), text);
@@ -1254,30 +1246,24 @@ function ensureIgnored(dir, text = DRAFTS_IGNORED) {
 function removeLeftoverDrafts(root) {
   if (treeVerdict(root) !== "ok" || lstatOrNull(draftsDir(root)) === null) return [];
   ensureIgnored(draftsDir(root));
-  return removeLeftBehind(root, true);
+  return removeLeftBehind(root);
 }
-function removeLeftBehind(root, shared) {
+function removeLeftBehind(root) {
   const dir = draftsDir(root);
   const out = [];
-  const marks = [];
   const old = Date.now() - LEFT_BEHIND_MS;
   for (const name2 of readdirSync2(dir)) {
-    const isMark = READ_MARK.test(name2);
-    const isShared = SHARED.test(name2);
-    const st = isMark || isShared || PER_READ.test(name2) ? lstatOrNull(path9.join(dir, name2)) : null;
-    if (st === null || st.isDirectory()) continue;
-    if (isMark && st.mtimeMs > old) marks.push({ name: name2, ms: st.mtimeMs });
-    else if (isMark) removeName(path9.join(dir, name2), name2);
-    else if (shared && isShared || st.mtimeMs <= old) {
-      removeName(path9.join(dir, name2), `${draftShown()}/${name2}`);
+    const retired = RETIRED.test(name2);
+    const st = retired || PER_READ.test(name2) ? lstatOrNull(path9.join(dir, name2)) : null;
+    if (st === null || st.isDirectory() || !retired && st.mtimeMs > old) continue;
+    removeName(path9.join(dir, name2), `${draftShown()}/${name2}`);
+    if (!name2.startsWith(".read-")) {
       out.push(`removed a leftover draft ${draftShown()}/${name2} (drafts are private; write it again to save it)`);
     }
   }
-  marks.sort((a, b) => b.ms - a.ms);
-  for (const m of marks.slice(MARKS_KEPT)) removeName(path9.join(dir, m.name), m.name);
   return out;
 }
-var DRAFTS_IGNORED, PER_READ, SHARED, READ_MARK, LEFT_BEHIND_MS, MARKS_KEPT, draftsDir, fileName;
+var DRAFTS_IGNORED, PER_READ, RETIRED, LEFT_BEHIND_MS, draftsDir, fileName;
 var init_drafts = __esm({
   "src/store/drafts.ts"() {
     "use strict";
@@ -1287,12 +1273,10 @@ var init_drafts = __esm({
     init_pause();
     DRAFTS_IGNORED = "# Written by session-handoff: drafts of `write --from-draft`, never committed.\n*\n";
     PER_READ = /^(handoff|lessons|solutions)-([0-9a-f]{8})\.md$/;
-    SHARED = /^(handoff|lessons|solutions)\.md$/;
-    READ_MARK = /^\.read-(handoff|lessons|solutions)-([0-9a-f]{8})$/;
+    RETIRED = /^(handoff|lessons|solutions)\.md$|^\.read-(handoff|lessons|solutions)-[0-9a-f]{8}$/;
     LEFT_BEHIND_MS = 60 * 60 * 1e3;
-    MARKS_KEPT = 64;
     draftsDir = (root) => path9.join(memoryDir(root), "drafts");
-    fileName = (d) => d.id === null ? `${d.kind}.md` : `${d.kind}-${d.id}.md`;
+    fileName = (d) => `${d.kind}-${d.id}.md`;
   }
 });
 
@@ -6963,7 +6947,7 @@ var init_write = __esm({
       positionals: [1, 2],
       help: `usage: node memory_io.mjs write <handoff|lessons|solutions> [--root DIR]
          --expected-current-sha256 TOKEN [--lock-timeout SECONDS] < document
-       node memory_io.mjs write <handoff|lessons|solutions> --from-draft [DRAFT]
+       node memory_io.mjs write <handoff|lessons|solutions> --from-draft DRAFT
          [--root DIR] --expected-current-sha256 TOKEN [--lock-timeout SECONDS]
 
 Replaces <root>/.ai/memory/<FILE> with the whole document, only if the file is still the
@@ -6975,9 +6959,8 @@ section is filled with what \`anchors\` prints.
 
 options:
   --expected-current-sha256 TOKEN  the token \`read\` printed, or \`absent\`
-  --from-draft [DRAFT]  the document from DRAFT, the path on \`read\`'s DRAFT: line
-                    (removed by a save, kept by a refusal); no DRAFT: the shared
-                    drafts/<kind>.md (refused when two reads came before it)
+  --from-draft DRAFT  the document from DRAFT, the path on \`read\`'s DRAFT: line
+                    (removed by a save, kept by a refusal)
   --lock-timeout S  seconds to wait for the lock (default 10; 0 tries once)
 
 stdout: "saved <FILE>[; archived previous handoff as <name>]" or "unchanged <FILE>",
@@ -7000,7 +6983,7 @@ exit:   0 saved or unchanged;
           }
           return save(ctx, kind, await stdinForValidate(ctx));
         }
-        const d = named === void 0 ? { kind, id: null } : parseDraftName(kind, named);
+        const d = parseDraftName(kind, named);
         const root = rootOption(ctx);
         let taken = null;
         let failed = null;
