@@ -4023,13 +4023,9 @@ var init_partition = __esm({
 });
 
 // src/guard/redact-kit.ts
-function tally(n2) {
-  REDACTION_WORK.charsScanned += n2;
-}
 function newlineOffsets(text) {
   const out = [];
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) out.push(i);
-  tally(text.length);
   return out;
 }
 function rule2(id, keywords, source, entropy, extra = {}, flags = "") {
@@ -4099,7 +4095,7 @@ function notAnAssignedSecret(v) {
   const flag = v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v);
   return placeholderOrVariable(v) || flag || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || proseLike(v);
 }
-var ESCAPE_END, L, R, LD, RD, REDACTION_WORK, PLACEHOLDER_WORDS, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
+var ESCAPE_END, L, R, LD, RD, PLACEHOLDER_WORDS, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
 var init_redact_kit = __esm({
   "src/guard/redact-kit.ts"() {
     "use strict";
@@ -4108,7 +4104,6 @@ var init_redact_kit = __esm({
     R = "(?![A-Za-z0-9_])";
     LD = `(?<![A-Za-z0-9_-]${ESCAPE_END})`;
     RD = "(?![A-Za-z0-9_-])";
-    REDACTION_WORK = { regexRuns: 0, charsScanned: 0 };
     PLACEHOLDER_WORDS = "password|passwd|pass|pwd|secret|changeme|redacted|hidden|none|null|undefined|true|false";
     PLACEHOLDER = new RegExp(
       `^(?:\\$.*|%[A-Za-z_(].*|\\{.*\\}|<.*>|\\[.*\\]|\\*+|x+|X+|\\.\\.\\.|\u2026|${PLACEHOLDER_WORDS})$`,
@@ -4142,13 +4137,11 @@ function printable(bytes) {
 function decodedRuns(text, covered) {
   const out = new Pieces();
   BASE64_RUN.lastIndex = 0;
-  tally(text.length);
   for (const m of text.matchAll(BASE64_RUN)) {
     const start = m.index;
     const end = start + m[0].length;
     if (covered(start, end)) continue;
     const bytes = Buffer.from(m[0], "base64");
-    tally(m[0].length);
     if (bytes.length === 0 || !printable(bytes)) continue;
     out.add(bytes.toString("latin1"), start, end);
     out.endGroup();
@@ -4173,7 +4166,6 @@ function linesOf(text) {
     lines3.push([s, t]);
     s = e + 1;
   }
-  tally(text.length);
   return lines3;
 }
 function splitRuns(text, covered) {
@@ -4239,7 +4231,6 @@ function wrappedRuns(text) {
 function continuedRuns(text) {
   if (!text.includes("\\\n") && !text.includes("\\\r\n")) return EMPTY;
   const out = new Pieces();
-  tally(text.length);
   for (const m of text.matchAll(/[^]*?(?:\\\r?\n|$)/g)) {
     if (m[0] === "") break;
     const cut = m[0].endsWith("\\\r\n") ? 3 : m[0].endsWith("\\\n") ? 2 : 0;
@@ -4253,7 +4244,6 @@ var init_redact_derived = __esm({
   "src/guard/redact-derived.ts"() {
     "use strict";
     init_partition();
-    init_redact_kit();
     EMPTY = { text: "", original: () => null };
     Pieces = class {
       parts = [];
@@ -4298,14 +4288,12 @@ var init_redact_derived = __esm({
 function sticky(pattern, text, at2) {
   pattern.lastIndex = at2;
   const hit = pattern.test(text);
-  tally(hit ? pattern.lastIndex - at2 : 1);
   return hit ? pattern.lastIndex : -1;
 }
 function linePrefix(text, start) {
   let k = start;
   while (k > 0 && start - k < 40 && text[k - 1] !== "\n") k--;
   if (k > 0 && text[k - 1] !== "\n") return "";
-  tally(start - k);
   return text.slice(k, start).trim();
 }
 function nextLine(text, at2, prefix) {
@@ -4389,7 +4377,6 @@ function plainRunEnd(text, start) {
     PLAIN_RUN.lastIndex = start;
     PLAIN_RUN.test(text);
     plain = { text, from: start, to: PLAIN_RUN.lastIndex };
-    tally(plain.to - start);
   }
   return plain.to;
 }
@@ -4404,7 +4391,6 @@ function endsValue(text, at2, c, inQuery) {
   const cap = Math.min(text.length, at2 + 2 + GENERIC_VALUE_MAX);
   let k = at2 + 2;
   while (k < cap && isNameChar(text.charCodeAt(k))) k++;
-  tally(k - at2);
   return text.charCodeAt(k) === 61;
 }
 function genericValueEnd(text, start, inQuery) {
@@ -4433,7 +4419,6 @@ function genericValueEnd(text, start, inQuery) {
     const c = text[at2];
     return c === "," || c === ";" || c === "&" || c === ">" && angles < 0 || c === "`" && backticks % 2 === 1;
   };
-  tally(end - start);
   while (end > start) {
     const c = text[end - 1];
     if (!droppable(end - 1) && !(".:!?".includes(c) && end - 2 >= start && droppable(end - 2))) break;
@@ -4487,7 +4472,6 @@ function unticked2(text, [a, b]) {
 function tableSpans(text, m) {
   const block2 = m[0];
   const base = m.index;
-  tally(block2.length);
   const lines3 = [...block2.matchAll(/[^\n]+/g)].map((l) => [base + l.index, base + l.index + l[0].length]);
   const end = base + block2.length;
   if (lines3.length < 3) return { spans: [], end };
@@ -4541,7 +4525,6 @@ function cookieSpans(text, m) {
     while (i < text.length && !stopAt(i) && text[i] !== ";") i++;
     if (text[i] === ";") i++;
   }
-  tally(i - m.index);
   return { spans: out, end: i };
 }
 function notACliPassword(v, m) {
@@ -4552,7 +4535,6 @@ function notACliPassword(v, m) {
 function awsCandidates(text, from, to) {
   const out = [];
   const window = text.slice(from, to);
-  tally(window.length);
   for (const m of window.matchAll(AWS_SECRET)) {
     const v = m[0];
     if (/[a-z]/.test(v) && /[A-Z]/.test(v) && /[0-9/+]/.test(v)) out.push([from + m.index, from + m.index + 40]);
@@ -4562,7 +4544,6 @@ function awsCandidates(text, from, to) {
 function awsUnnamedSpans(text) {
   if (!/AKIA|ASIA|ABIA|ACCA|A3T|\[/.test(text)) return [];
   const out = [];
-  tally(text.length);
   let open = null;
   let newlines;
   const flush = () => {
@@ -4592,7 +4573,6 @@ function awsUnnamedSpans(text) {
       if (++n2 > AWS_SECTION_LINES || /^[ \t]*\[/.test(text.slice(to + 1, to + 80))) break;
     }
     const section = text.slice(from, to);
-    tally(section.length);
     if (AWS_CREDENTIAL_NAME.test(section)) out.push(...awsCandidates(text, from, to));
   }
   flush();
@@ -4657,7 +4637,6 @@ function proseSpans(text, out) {
   let words = 0;
   let lastKeyword = -Infinity;
   let pending = [];
-  tally(text.length);
   for (const m of text.matchAll(WORDS_AND_RUNS)) {
     const run = m.groups?.["run"];
     if (run === void 0) {
@@ -4686,14 +4665,12 @@ function proseSpans(text, out) {
 function variableSpans(text, out) {
   if (!text.includes("$")) return;
   const used = /* @__PURE__ */ new Map();
-  tally(text.length);
   for (const m of text.matchAll(USES)) {
     const name2 = m.groups?.["b"] ?? m.groups?.["u"];
     const kind = m.groups?.["b"] !== void 0 ? "bearer-token" : "cli-password";
     if (name2 !== void 0) used.set(name2, { at: m.index, kind });
   }
   if (used.size === 0) return;
-  tally(text.length);
   for (const m of text.matchAll(ASSIGNMENTS)) {
     const use = used.get(m.groups["name"]);
     if (use === void 0 || m.index >= use.at) continue;
@@ -4706,7 +4683,6 @@ function variableSpans(text, out) {
   }
 }
 function saidSpans(text, out) {
-  tally(text.length);
   for (const m of text.matchAll(new RegExp(SAID_PASSWORD, "dgi"))) {
     const [a, z0] = m.indices.groups["v"];
     let z = z0;
@@ -4943,16 +4919,12 @@ function keptByRule(rule5, secret, m) {
 }
 function collectSpans(text, rules, skip, found) {
   const present2 = keywordsIn(text.toLowerCase());
-  const work = REDACTION_WORK;
   for (const rule5 of rules) {
     if (rule5.keywords && !rule5.keywords.some((k) => present2.has(k))) continue;
     const pattern = rule5.pattern;
     pattern.lastIndex = 0;
     for (; ; ) {
-      const from = pattern.lastIndex;
       const m = pattern.exec(text);
-      work.regexRuns++;
-      work.charsScanned += (m === null ? text.length : m.index + m[0].length) - from;
       if (m === null) break;
       if (m[0].length === 0) {
         pattern.lastIndex++;
@@ -4984,11 +4956,6 @@ function hyphenJoinedWords(s) {
   return parts.length > 2 && parts.every((p) => /^(?:[A-Za-z]+|\d+)$/.test(p));
 }
 function redactText(text, options = {}) {
-  redactionPasses.calls++;
-  redactionPasses.chars += text.length;
-  return redact(text, options);
-}
-function redact(text, options) {
   const exempt = options.exemptLines?.size ? options.exemptLines : void 0;
   let lineStarts;
   const lineOf = (at2) => partitionPoint(lineStarts.length, (i) => lineStarts[i] <= at2);
@@ -5052,7 +5019,7 @@ function render(text, spans) {
   return { text: out.join(""), findings };
 }
 function redactTranscript(text, options = {}) {
-  return redact(text, { ...options, transcript: true });
+  return redactText(text, { ...options, transcript: true });
 }
 function redactVendorShapes(text) {
   const spans = new Spans();
@@ -5067,7 +5034,7 @@ function formatRedactionReport(findings) {
   const more = findings.length > 20 ? `, \u2026 and ${findings.length - 20} more` : "";
   return `${head}: ${named.join(", ")}${more}`;
 }
-var GENERIC_KEY, CLI_VALUE, CLI_QUOTED, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, DERIVED_RULES, Spans, redactionPasses;
+var GENERIC_KEY, CLI_VALUE, CLI_QUOTED, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, DERIVED_RULES, Spans;
 var init_redact = __esm({
   "src/guard/redact.ts"() {
     "use strict";
@@ -5287,7 +5254,6 @@ var init_redact = __esm({
         this.list.splice(at2, to - at2, { start: from, end: until, kind });
       }
     };
-    redactionPasses = { calls: 0, chars: 0 };
   }
 });
 
@@ -17366,7 +17332,7 @@ function stdinIsTerminal() {
     return true;
   }
 }
-function heldOutput(fd, redact2) {
+function heldOutput(fd, redact) {
   const parts = [];
   return {
     write: (data) => void parts.push(Buffer.from(data)),
@@ -17374,11 +17340,11 @@ function heldOutput(fd, redact2) {
       const all = Buffer.concat(parts);
       let text = null;
       try {
-        if (redact2 !== void 0) text = new TextDecoder("utf-8", { fatal: true }).decode(all);
+        if (redact !== void 0) text = new TextDecoder("utf-8", { fatal: true }).decode(all);
       } catch {
         text = null;
       }
-      if (all.length > 0) writeFd(fd, text === null ? all : redact2(text));
+      if (all.length > 0) writeFd(fd, text === null ? all : redact(text));
     }
   };
 }
@@ -17390,9 +17356,9 @@ function runningFile(file) {
     return file;
   }
 }
-async function runProcess(dispatch2, redact2) {
-  const out = heldOutput(1, redact2);
-  const err = heldOutput(2, redact2);
+async function runProcess(dispatch2, redact) {
+  const out = heldOutput(1, redact);
+  const err = heldOutput(2, redact);
   const gemini = geminiHookRun(process.argv.slice(2));
   if (gemini) process.removeAllListeners("warning");
   let code;
