@@ -6411,7 +6411,7 @@ var init_outcome = __esm({
 });
 
 // src/journal/store.ts
-import { closeSync as closeSync7, fsyncSync as fsyncSync2, linkSync as linkSync4, lstatSync as lstatSync12, mkdirSync as mkdirSync3, openSync as openSync6, readdirSync as readdirSync7 } from "node:fs";
+import { closeSync as closeSync7, fsyncSync as fsyncSync2, linkSync as linkSync4, lstatSync as lstatSync12, mkdirSync as mkdirSync3, openSync as openSync6 } from "node:fs";
 import { renameSync as renameSync3, unlinkSync as unlinkSync6, writeFileSync as writeFileSync4 } from "node:fs";
 import path25 from "node:path";
 function journalDir(root) {
@@ -6428,13 +6428,7 @@ function parseJournalName(name2) {
   return { name: name2, period: `${m[1]}-${m[2]}`, kind: "month", part };
 }
 function listJournal(root) {
-  let names2;
-  try {
-    names2 = readdirSync7(journalDir(root));
-  } catch {
-    return [];
-  }
-  return names2.map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
+  return listDir(journalDir(root)).map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
   return exists(path25.join(journalDir(root), "OFF"));
@@ -6594,7 +6588,7 @@ var init_store = __esm({
 
 // src/journal/record.ts
 import { createHash } from "node:crypto";
-import { readdirSync as readdirSync8, unlinkSync as unlinkSync7 } from "node:fs";
+import { unlinkSync as unlinkSync7 } from "node:fs";
 import path26 from "node:path";
 function monthIndex(period) {
   return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
@@ -6640,14 +6634,8 @@ function retriedNotes(root, priorToken) {
   return [...seen].slice(0, 5).map((c) => `note: this session ran \`${c}\`, ${why}; ${todo}`);
 }
 async function handoffWithToken(root, token) {
-  const files = [path26.join(memoryDir(root), "HANDOFF.md")];
-  try {
-    for (const n2 of readdirSync8(archiveDir(root))) {
-      if (/^HANDOFF-.*\.md$/.test(n2)) files.push(path26.join(archiveDir(root), n2));
-    }
-  } catch {
-  }
-  for (const f of files) {
+  const archived = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2));
+  for (const f of [path26.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path26.join(archiveDir(root), n2))]) {
     try {
       const r = await readStable(f);
       if (r !== null && r.token === token) return r.bytes.toString("utf8");
@@ -6775,7 +6763,9 @@ var init_record = __esm({
     init_handoff();
     init_open_items();
     init_validate();
+    init_archive();
     init_files();
+    init_private();
     init_paths();
     init_root();
     init_entry();
@@ -7488,7 +7478,7 @@ When the kill switch is on, the paused sentence is printed too and the code is k
 });
 
 // src/store/checkpoint-cleanup.ts
-import { linkSync as linkSync5, lstatSync as lstatSync14, readdirSync as readdirSync9, unlinkSync as unlinkSync8 } from "node:fs";
+import { linkSync as linkSync5, lstatSync as lstatSync14, readdirSync as readdirSync7, unlinkSync as unlinkSync8 } from "node:fs";
 import path31 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
@@ -7528,7 +7518,7 @@ function cleanCheckpointLeftovers(root) {
     }
   }
   try {
-    const names2 = readdirSync9(dir);
+    const names2 = readdirSync7(dir);
     const live = /* @__PURE__ */ new Set();
     for (const name2 of names2) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
@@ -7569,7 +7559,7 @@ var recover_exports = {};
 __export(recover_exports, {
   recoverVerb: () => recoverVerb
 });
-import { readdirSync as readdirSync10 } from "node:fs";
+import { readdirSync as readdirSync8 } from "node:fs";
 var recoverVerb;
 var init_recover2 = __esm({
   "src/verbs/recover.ts"() {
@@ -7593,11 +7583,10 @@ Repairs what an interrupted save left (a private claim or temp file, a half-done
 step, pruning a crash skipped): afterwards each file is whole -- the complete old or the
 complete new version --, no prior version is lost, and no private file remains; the
 reference helper's (memory_io.py) leftovers too. It also removes what an interrupted
-\`checkpoint\` left in checkpoints/, and leftover drafts (the shared <kind>.md; a read's
-own once untouched for an hour), saying each. Idempotent and resumable; with nothing
-to do it prints "nothing to recover". The next \`write\` runs the same repair first.
-A private name holding what no save leaves (a link, a directory, a file hard-linked
-elsewhere) is refused, naming it: move it away, then retry.
+\`checkpoint\` left in checkpoints/, and drafts untouched for an hour, saying each.
+Idempotent and resumable; with nothing to do it prints "nothing to recover". The next
+\`write\` runs the same repair first. A private name holding what no save leaves (a link, a
+directory, a file hard-linked elsewhere) is refused, naming it: move it away, then retry.
 ${ROOT_HELP}
 exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
 `,
@@ -7606,7 +7595,7 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
         const root = rootOption(ctx);
         let actions = [];
         if (checkTree(root) || pendingRepairs(root).length > 0) {
-          const dotted = () => readdirSync10(checkpointsDir(root)).some((n2) => n2.startsWith("."));
+          const dotted = () => readdirSync8(checkpointsDir(root)).some((n2) => n2.startsWith("."));
           const leftovers = () => checkpointsDirState(root) === "ok" && dotted();
           const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
           const { result, repairs } = await underLock(options, async () => [
@@ -10124,7 +10113,7 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync17, readdirSync as readdirSync11 } from "node:fs";
+import { lstatSync as lstatSync17, readdirSync as readdirSync9 } from "node:fs";
 import path36 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
@@ -10137,7 +10126,7 @@ function listArchives(root) {
   }
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
-  for (const name2 of readdirSync11(dir)) {
+  for (const name2 of readdirSync9(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
       const s = lstatSync17(path36.join(dir, name2));
@@ -10147,11 +10136,14 @@ function listArchives(root) {
   }
   return out.sort(newestFirst);
 }
-async function readArchive(root, name2) {
+function assertArchiveName(name2) {
   if (!ARCHIVE_NAME.test(name2)) {
     const shape = "HANDOFF-<letters, digits, . _ ->.md";
     throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (${shape}); run \`archives list\``);
   }
+}
+async function readArchive(root, name2) {
+  assertArchiveName(name2);
   const got = checkTree(root) ? await readStable(path36.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
   if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path36.join(archiveDir(root), name2));
@@ -10409,10 +10401,7 @@ async function restore(ctx, name2) {
       failpoint: failpointOf(ctx),
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
-        if (!ARCHIVE_NAME.test(name2)) {
-          const shape = "(HANDOFF-<letters, digits, . _ ->.md); run `archives list`";
-          throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name ${shape}`);
-        }
+        assertArchiveName(name2);
         try {
           lstatSync18(path37.join(archiveDir(root), name2));
         } catch {
@@ -10455,7 +10444,6 @@ var init_archives = __esm({
   "src/verbs/archives.ts"() {
     "use strict";
     init_quote();
-    init_anchor_lines();
     init_errors();
     init_untrusted();
     init_file_verdict();
@@ -10464,7 +10452,6 @@ var init_archives = __esm({
     init_redact();
     init_sanitize();
     init_handoff();
-    init_archive();
     init_archive_entries();
     init_files();
     init_mutate();
@@ -10853,7 +10840,7 @@ alwaysApply: true
 });
 
 // src/agents/skill-place.ts
-import { accessSync, closeSync as closeSync10, constants as constants6, lstatSync as lstatSync19, mkdirSync as mkdirSync5, openSync as openSync8, readdirSync as readdirSync12, readFileSync as readFileSync11 } from "node:fs";
+import { accessSync, closeSync as closeSync10, constants as constants6, lstatSync as lstatSync19, mkdirSync as mkdirSync5, openSync as openSync8, readdirSync as readdirSync10, readFileSync as readFileSync11 } from "node:fs";
 import { readlinkSync as readlinkSync3, renameSync as renameSync4, rmdirSync as rmdirSync2, rmSync as rmSync3, statSync as statSync2, symlinkSync, writeFileSync as writeFileSync5 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
 import path38 from "node:path";
@@ -10884,7 +10871,7 @@ function skillFiles(dir) {
       return;
     }
     if (st.isDirectory()) {
-      for (const name2 of readdirSync12(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
+      for (const name2 of readdirSync10(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
     } else if (st.isFile()) out.push(rel);
   };
   for (const e of SKILL_ENTRIES) walk2(e);
@@ -13800,7 +13787,7 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import { lstatSync as lstatSync25, readdirSync as readdirSync13, readFileSync as readFileSync16 } from "node:fs";
+import { lstatSync as lstatSync25, readdirSync as readdirSync11, readFileSync as readFileSync16 } from "node:fs";
 import path48 from "node:path";
 function readText(p) {
   try {
@@ -13949,7 +13936,7 @@ async function memoryState(r) {
   }
   let archives = 0;
   try {
-    archives = readdirSync13(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
+    archives = readdirSync11(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
   } catch {
   }
   const journal = journalState(r);
@@ -15588,7 +15575,7 @@ __export(checkpoint_exports, {
   CHECKPOINT_LINES: () => CHECKPOINT_LINES,
   checkpointVerb: () => checkpointVerb
 });
-import { lstatSync as lstatSync27, readdirSync as readdirSync14 } from "node:fs";
+import { lstatSync as lstatSync27, readdirSync as readdirSync12 } from "node:fs";
 import path51 from "node:path";
 function projectHandoffs(root) {
   const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
@@ -15620,7 +15607,7 @@ function projectHandoffs(root) {
 function pruneOfferMarkers(dir, nowMs) {
   let names2;
   try {
-    names2 = readdirSync14(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200);
+    names2 = readdirSync12(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200);
   } catch {
     return;
   }
@@ -16025,7 +16012,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
 });
 
 // src/journal/search.ts
-import { readdirSync as readdirSync15 } from "node:fs";
+import { readdirSync as readdirSync13 } from "node:fs";
 import path53 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
@@ -16088,7 +16075,7 @@ async function readText2(p, file, notes) {
 }
 function names(dir) {
   try {
-    return readdirSync15(dir).sort();
+    return readdirSync13(dir).sort();
   } catch {
     return [];
   }
