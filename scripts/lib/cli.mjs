@@ -1880,10 +1880,10 @@ function editDistance2(a, b) {
   }
   return prev[t.length];
 }
-function nearest2(title, names2) {
+function nearest2(title, names) {
   let best = null;
   let bestD = Infinity;
-  for (const n2 of names2) {
+  for (const n2 of names) {
     const d = editDistance2(title.toLowerCase(), n2.toLowerCase());
     if (d < bestD) [bestD, best] = [d, n2];
   }
@@ -1950,8 +1950,8 @@ var init_validate_common = __esm({
 function straySentence(strays) {
   if (strays.length === 0) return null;
   const near = [...new Set(strays.flatMap((s) => s.near === null ? [] : [s.near]))];
-  const names2 = near.map((n2) => `\`## ${n2}\``).join(", ");
-  const lent = near.length > 0 ? ` (did you mean ${names2}? its items are read as that section's)` : "";
+  const names = near.map((n2) => `\`## ${n2}\``).join(", ");
+  const lent = near.length > 0 ? ` (did you mean ${names}? its items are read as that section's)` : "";
   const lost = strays.some((s) => s.near === null) ? "; nothing reads a section with no near name" : "";
   const what = strays.length === 1 ? "a section" : `${strays.length} sections`;
   return `the handoff has ${what} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
@@ -2206,7 +2206,7 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, lstatSync as lstatSync6, openSync as openSync3, readdirSync as readdirSync3, readSync as readSync2, unlinkSync as unlinkSync2 } from "node:fs";
+import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, lstatSync as lstatSync6, openSync as openSync3, readSync as readSync2, unlinkSync as unlinkSync2 } from "node:fs";
 import path12 from "node:path";
 function checkpointsDir(root) {
   return path12.join(memoryDir(root), "checkpoints");
@@ -2282,14 +2282,8 @@ function timeOf(value, now) {
 }
 function listCheckpoints(root, now = Date.now()) {
   if (checkpointsDirState(root) !== "ok") return [];
-  let names2;
-  try {
-    names2 = readdirSync3(checkpointsDir(root));
-  } catch {
-    return [];
-  }
   const out = [];
-  for (const name2 of names2) {
+  for (const name2 of listDir(checkpointsDir(root))) {
     if (!CHECKPOINT_NAME.test(name2)) continue;
     const read = readHeadAndTime(path12.join(checkpointsDir(root), name2), 1024);
     const head = read?.bytes.toString("utf8") ?? "";
@@ -2352,7 +2346,7 @@ var init_probe_session = __esm({
 });
 
 // src/verbs/checkpoint-surface.ts
-import { readdirSync as readdirSync4 } from "node:fs";
+import { readdirSync as readdirSync3 } from "node:fs";
 import path13 from "node:path";
 function minutesAgo(savedMs2, now) {
   if (savedMs2 === null) return "at an unknown time";
@@ -2441,14 +2435,14 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   }
 }
 function toldToAnySession(root, token) {
-  let names2;
+  let names;
   try {
-    names2 = readdirSync4(checkpointsDir(root));
+    names = readdirSync3(checkpointsDir(root));
   } catch {
     return false;
   }
   const told = (name2) => readHead(path13.join(checkpointsDir(root), name2), 128)?.trim() === token;
-  return names2.some((name2) => name2.startsWith(".delivered-") && told(name2));
+  return names.some((name2) => name2.startsWith(".delivered-") && told(name2));
 }
 function checkpointNoteForHandoff(root, handoffText, now = Date.now()) {
   try {
@@ -2618,7 +2612,7 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a 
 });
 
 // src/git/git-dir.ts
-import { lstatSync as lstatSync7, readdirSync as readdirSync5, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
+import { lstatSync as lstatSync7, readdirSync as readdirSync4, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
 import path14 from "node:path";
 function lstatOrNull2(p) {
   try {
@@ -2663,7 +2657,7 @@ function isShallow(gitDir) {
 function reflogFiles(dir, out) {
   let entries;
   try {
-    entries = readdirSync5(dir, { withFileTypes: true });
+    entries = readdirSync4(dir, { withFileTypes: true });
   } catch {
     return;
   }
@@ -2703,7 +2697,7 @@ function branchPresent(gitDir, branch) {
   if (branch.split("/").some((part) => part === "" || part === "." || part === "..")) return false;
   if (isFile(path14.join(common, "refs", "heads", branch))) return true;
   try {
-    for (const remote of readdirSync5(path14.join(common, "refs", "remotes"))) {
+    for (const remote of readdirSync4(path14.join(common, "refs", "remotes"))) {
       if (isFile(path14.join(common, "refs", "remotes", remote, branch))) return true;
     }
   } catch {
@@ -3138,7 +3132,7 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import { lstatSync as lstatSync9, readdirSync as readdirSync6, unlinkSync as unlinkSync3 } from "node:fs";
+import { lstatSync as lstatSync9, readdirSync as readdirSync5, unlinkSync as unlinkSync3 } from "node:fs";
 import path18 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
@@ -3149,12 +3143,9 @@ function archiveSeq(name2) {
 }
 function archiveName(prefix, dir, now = /* @__PURE__ */ new Date()) {
   let top = 0n;
-  try {
-    for (const name2 of readdirSync6(dir)) {
-      const seq = archiveSeq(name2);
-      if (seq !== null && seq > top) top = seq;
-    }
-  } catch {
+  for (const name2 of listDir(dir)) {
+    const seq = archiveSeq(name2);
+    if (seq !== null && seq > top) top = seq;
   }
   return `${prefix}-${archiveStamp(now)}-${top + 1n}-${randomHex8()}.md`;
 }
@@ -3183,7 +3174,7 @@ function archivesKept(dir) {
 }
 function prunable(dir) {
   const entries = [];
-  for (const name2 of readdirSync6(dir)) {
+  for (const name2 of readdirSync5(dir)) {
     const st = PRUNABLE_NAME.test(name2) ? lstatSync9(path18.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
@@ -3234,6 +3225,7 @@ var init_archive = __esm({
   "src/store/archive.ts"() {
     "use strict";
     init_files();
+    init_private();
     init_settings();
     ARCHIVE_NAME = /^HANDOFF-[A-Za-z0-9._-]+\.md$/;
     PRUNABLE_NAME = /^HANDOFF-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3,6}Z-(?:\d{1,30}-)?[0-9a-f]{8}\.md$/;
@@ -6745,8 +6737,8 @@ async function foldOne(root, nowMonth, fp) {
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
   for (const f of files) unlinkSync7(path26.join(dir, f.name));
-  const names2 = files.map((f) => `journal/${f.name}`).join(", ");
-  return `journal: folded ${names2} (${entries.length} entries) into journal/${yearName}`;
+  const names = files.map((f) => `journal/${f.name}`).join(", ");
+  return `journal: folded ${names} (${entries.length} entries) into journal/${yearName}`;
 }
 function insertSection(text, period, section) {
   const heads = [...text.matchAll(/^## (\d{4}-\d{2})$/gm)];
@@ -7478,7 +7470,7 @@ When the kill switch is on, the paused sentence is printed too and the code is k
 });
 
 // src/store/checkpoint-cleanup.ts
-import { linkSync as linkSync5, lstatSync as lstatSync14, readdirSync as readdirSync7, unlinkSync as unlinkSync8 } from "node:fs";
+import { linkSync as linkSync5, lstatSync as lstatSync14, readdirSync as readdirSync6, unlinkSync as unlinkSync8 } from "node:fs";
 import path31 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
@@ -7518,15 +7510,15 @@ function cleanCheckpointLeftovers(root) {
     }
   }
   try {
-    const names2 = readdirSync7(dir);
+    const names = readdirSync6(dir);
     const live = /* @__PURE__ */ new Set();
-    for (const name2 of names2) {
+    for (const name2 of names) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
       const bytes = readHeadBytes(path31.join(dir, name2));
       if (bytes !== null) live.add(tokenOf(bytes));
     }
     const kept = [];
-    for (const name2 of names2) {
+    for (const name2 of names) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
       const told = readHead(path31.join(dir, name2), 128)?.trim() ?? "";
@@ -7559,7 +7551,7 @@ var recover_exports = {};
 __export(recover_exports, {
   recoverVerb: () => recoverVerb
 });
-import { readdirSync as readdirSync8 } from "node:fs";
+import { readdirSync as readdirSync7 } from "node:fs";
 var recoverVerb;
 var init_recover2 = __esm({
   "src/verbs/recover.ts"() {
@@ -7595,7 +7587,7 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
         const root = rootOption(ctx);
         let actions = [];
         if (checkTree(root) || pendingRepairs(root).length > 0) {
-          const dotted = () => readdirSync8(checkpointsDir(root)).some((n2) => n2.startsWith("."));
+          const dotted = () => readdirSync7(checkpointsDir(root)).some((n2) => n2.startsWith("."));
           const leftovers = () => checkpointsDirState(root) === "ok" && dotted();
           const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
           const { result, repairs } = await underLock(options, async () => [
@@ -10113,7 +10105,7 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync17, readdirSync as readdirSync9 } from "node:fs";
+import { lstatSync as lstatSync17, readdirSync as readdirSync8 } from "node:fs";
 import path36 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
@@ -10126,7 +10118,7 @@ function listArchives(root) {
   }
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
-  for (const name2 of readdirSync9(dir)) {
+  for (const name2 of readdirSync8(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
       const s = lstatSync17(path36.join(dir, name2));
@@ -10590,8 +10582,8 @@ function blockAgents(text, span) {
   const lines3 = text.split("\n").slice(span.begin + 1, span.end);
   const line = lines3.map((l) => l.replace(/\r$/, "")).find((l) => l.startsWith(AGENTS_LINE));
   if (!line) return [];
-  const names2 = line.slice(AGENTS_LINE.length).replace(/\.\s*$/, "").split(",");
-  return names2.map((s) => s.trim()).filter(Boolean);
+  const names = line.slice(AGENTS_LINE.length).replace(/\.\s*$/, "").split(",");
+  return names.map((s) => s.trim()).filter(Boolean);
 }
 function eolOf(text) {
   return text.includes("\r\n") ? "\r\n" : "\n";
@@ -10840,7 +10832,7 @@ alwaysApply: true
 });
 
 // src/agents/skill-place.ts
-import { accessSync, closeSync as closeSync10, constants as constants6, lstatSync as lstatSync19, mkdirSync as mkdirSync5, openSync as openSync8, readdirSync as readdirSync10, readFileSync as readFileSync11 } from "node:fs";
+import { accessSync, closeSync as closeSync10, constants as constants6, lstatSync as lstatSync19, mkdirSync as mkdirSync5, openSync as openSync8, readdirSync as readdirSync9, readFileSync as readFileSync11 } from "node:fs";
 import { readlinkSync as readlinkSync3, renameSync as renameSync4, rmdirSync as rmdirSync2, rmSync as rmSync3, statSync as statSync2, symlinkSync, writeFileSync as writeFileSync5 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
 import path38 from "node:path";
@@ -10871,7 +10863,7 @@ function skillFiles(dir) {
       return;
     }
     if (st.isDirectory()) {
-      for (const name2 of readdirSync10(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
+      for (const name2 of readdirSync9(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
     } else if (st.isFile()) out.push(rel);
   };
   for (const e of SKILL_ENTRIES) walk2(e);
@@ -13349,8 +13341,8 @@ function planOf(ctx) {
   if (global) {
     const without = agents.filter((a) => a.skillFolders.home.length === 0);
     if (without.length > 0 && named.length > 0) {
-      const names2 = without.map((a) => a.name).join(", ");
-      throw new Refused(`${names2} has no per-user folders; nothing was changed. Run init in the project instead`);
+      const names = without.map((a) => a.name).join(", ");
+      throw new Refused(`${names} has no per-user folders; nothing was changed. Run init in the project instead`);
     }
     agents = agents.filter((a) => a.skillFolders.home.length > 0);
   }
@@ -13400,11 +13392,11 @@ async function init(ctx, plan) {
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && ctx.values.replace !== true) {
-    const names2 = edited.slice(0, 5).map((rel) => shown(path45.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown(path45.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
-    throw new Refused(`${names2.join(", ")}${more} ${why}. ${fix}`);
+    throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
   const writes = steps2.map((s) => path45.join(dest, s.rel));
   const links = linkPlaces(plan, plan.agents).map((place) => {
@@ -13787,7 +13779,7 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import { lstatSync as lstatSync25, readdirSync as readdirSync11, readFileSync as readFileSync16 } from "node:fs";
+import { lstatSync as lstatSync25, readdirSync as readdirSync10, readFileSync as readFileSync16 } from "node:fs";
 import path48 from "node:path";
 function readText(p) {
   try {
@@ -13881,9 +13873,9 @@ function installState(r, name2, edit2, file, agents, starts) {
     for (const argv of found.run) starts.push({ shown, argv, agent: name2 });
     for (const c of found.foreign) {
       const fix = `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours`;
-      const names2 = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
+      const names = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
       const command = quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c);
-      r.problems.push({ what: `${shown}: ${names2}: ${command}`, fix });
+      r.problems.push({ what: `${shown}: ${names}: ${command}`, fix });
     }
   }
   return state;
@@ -13936,7 +13928,7 @@ async function memoryState(r) {
   }
   let archives = 0;
   try {
-    archives = readdirSync11(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
+    archives = readdirSync10(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
   } catch {
   }
   const journal = journalState(r);
@@ -14650,8 +14642,8 @@ function outputStatus(output) {
 }
 function patchFiles(input) {
   const files = [];
-  const names2 = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
-  for (const m of input.matchAll(names2)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
+  const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
+  for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
   return files;
 }
 function shellPatch(command) {
@@ -15575,7 +15567,7 @@ __export(checkpoint_exports, {
   CHECKPOINT_LINES: () => CHECKPOINT_LINES,
   checkpointVerb: () => checkpointVerb
 });
-import { lstatSync as lstatSync27, readdirSync as readdirSync12 } from "node:fs";
+import { lstatSync as lstatSync27, readdirSync as readdirSync11 } from "node:fs";
 import path51 from "node:path";
 function projectHandoffs(root) {
   const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
@@ -15605,13 +15597,13 @@ function projectHandoffs(root) {
   };
 }
 function pruneOfferMarkers(dir, nowMs) {
-  let names2;
+  let names;
   try {
-    names2 = readdirSync12(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200);
+    names = readdirSync11(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200);
   } catch {
     return;
   }
-  for (const name2 of names2) {
+  for (const name2 of names) {
     const p = path51.join(dir, name2);
     try {
       if (nowMs - lstatSync27(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
@@ -16012,7 +16004,6 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
 });
 
 // src/journal/search.ts
-import { readdirSync as readdirSync13 } from "node:fs";
 import path53 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
@@ -16073,13 +16064,6 @@ async function readText2(p, file, notes) {
   if (loaded.warning !== null) notes.push(loaded.warning);
   return loaded.text;
 }
-function names(dir) {
-  try {
-    return readdirSync13(dir).sort();
-  } catch {
-    return [];
-  }
-}
 async function searchMemory(root, words, opts = {}) {
   const kinds = new Set(opts.kinds ?? SEARCH_KINDS);
   const mem = memoryDir(root);
@@ -16117,7 +16101,7 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of names(path53.join(mem, folder)).filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path53.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
       const text = await readText2(path53.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
@@ -16152,6 +16136,7 @@ var init_search = __esm({
     init_file_verdict();
     init_files();
     init_paths();
+    init_private();
     init_entry();
     init_store();
     SEARCH_KINDS = ["journal", "archive", "handoff", "ledger", "checkpoint"];
@@ -16913,13 +16898,13 @@ function editDistance(a, b) {
   }
   return d[a.length][b.length];
 }
-function nearest(word, names2) {
+function nearest(word, names) {
   const w = word.toLowerCase();
   if (w === "") return null;
   const limit = Math.min(3, Math.max(1, Math.floor(w.length / 3)));
   let best = null;
   let bestDistance = Infinity;
-  for (const name2 of names2) {
+  for (const name2 of names) {
     const distance = editDistance(w, name2.toLowerCase());
     if (distance < bestDistance) {
       best = name2;
@@ -16927,7 +16912,7 @@ function nearest(word, names2) {
     }
   }
   if (best !== null && bestDistance <= limit) return best;
-  if (w.length >= 3) return names2.find((n2) => n2.toLowerCase().startsWith(w)) ?? null;
+  if (w.length >= 3) return names.find((n2) => n2.toLowerCase().startsWith(w)) ?? null;
   return null;
 }
 
@@ -17148,7 +17133,7 @@ function main(proc) {
 }
 async function dispatch(proc) {
   const [first, topic] = proc.argv;
-  const names2 = Object.keys(VERBS);
+  const names = Object.keys(VERBS);
   if (first === void 0) {
     proc.writeErr(`${USAGE_PREFIX}no verb given
 
@@ -17162,7 +17147,7 @@ ${usageText()}`);
       return 0;
     }
     if (topic !== void 0 && !topic.startsWith("-")) {
-      proc.writeErr(`${USAGE_PREFIX}no help for ${quotedValue(topic)}: not a verb${suggestion(topic, names2)}
+      proc.writeErr(`${USAGE_PREFIX}no help for ${quotedValue(topic)}: not a verb${suggestion(topic, names)}
 `);
       return 2;
     }
@@ -17176,7 +17161,7 @@ ${usageText()}`);
   }
   const load2 = VERBS[first];
   if (load2 === void 0) {
-    proc.writeErr(`${USAGE_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, names2)}
+    proc.writeErr(`${USAGE_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, names)}
 
 ${usageText()}`);
     return 2;
