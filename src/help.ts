@@ -1,4 +1,5 @@
 // Rendering of `--help` text: wrapping at 80 columns and the "did you mean" of an unknown verb.
+import { editDistance } from "./schema/validate-common.ts";
 
 /** Columns every line of `--help` output fits in (a terminal's default). */
 export const HELP_WIDTH = 80;
@@ -94,21 +95,6 @@ export function wrapHelp(text: string, width: number = HELP_WIDTH): string {
     }
   }
   return out.join("\n");
-}
-
-/** Optimal string alignment distance (Levenshtein plus adjacent transpositions). */
-export function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => i + j));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
-      }
-    }
-  }
-  return d[a.length]![b.length]!;
 }
 
 /**
