@@ -320,6 +320,19 @@ var init_errors = __esm({
   }
 });
 
+// src/verbs/types.ts
+function ok(stdout, stderr = [], code = 0) {
+  return { stdout, stderr, code };
+}
+var SESSION_VERBS, HARNESS_VERBS;
+var init_types = __esm({
+  "src/verbs/types.ts"() {
+    "use strict";
+    SESSION_VERBS = ["hook", "context", "statusline"];
+    HARNESS_VERBS = [...SESSION_VERBS, "checkpoint"];
+  }
+});
+
 // src/schema/conflicted.ts
 function conflictSides(input) {
   const ours = [];
@@ -1698,16 +1711,6 @@ root: --root DIR, else found upward from here (references/verbs.md#the-root)
       "expected-current-sha256": { type: "string" },
       "lock-timeout": { type: "string" }
     };
-  }
-});
-
-// src/verbs/types.ts
-function ok(stdout, stderr = [], code = 0) {
-  return { stdout, stderr, code };
-}
-var init_types = __esm({
-  "src/verbs/types.ts"() {
-    "use strict";
   }
 });
 
@@ -16763,6 +16766,7 @@ init_builtins();
 init_errors();
 init_invisible();
 init_quote();
+init_types();
 import path from "node:path";
 var REFUSAL_PREFIX = "memory operation refused: ";
 var USAGE_PREFIX = "usage error: ";
@@ -16776,7 +16780,7 @@ function geminiHookRun(argv) {
   return argv.some((a, i) => a === "--format=gemini" || a === "--format" && argv[i + 1] === "gemini");
 }
 var GEMINI_SILENT = "{}\n";
-var neverFails = (verb) => verb === "hook" || verb === "checkpoint";
+var neverFails = (verb) => HARNESS_VERBS.includes(verb ?? "");
 async function guarded(outer, dispatch2) {
   const proc = { ...outer, writeErr: (text) => outer.writeErr(showRefused(text).text) };
   if (!geminiHookRun(proc.argv)) return dispatch2(proc);
@@ -16938,7 +16942,7 @@ function wrapHelp(text, width = HELP_WIDTH) {
     const hang = hangOf(line);
     let cut = line.lastIndexOf(" ", width);
     let keep = 0;
-    if (cut <= hang - 1 || line.slice(0, cut).trim() === "") {
+    if (cut < hang) {
       const punct = Math.max(...[",", ";", "/"].map((c) => line.lastIndexOf(c, width - 1)));
       if (punct >= hang) {
         cut = punct;
@@ -16982,140 +16986,206 @@ function nearest2(word, names2) {
   return null;
 }
 
-// src/verbs/examples.ts
-var EXAMPLES = {
-  read: ["node memory_io.mjs read handoff", "# keep the token on its CURRENT-SHA256: line for `write`"],
-  write: [
-    "# the first save (token `absent`); later, the token `read handoff` printed.",
-    "# A quoted heredoc ('EOF') keeps the shell from expanding anything in it;",
-    "# write stamps Saved: and fills an empty anchors section itself.",
-    "node memory_io.mjs write handoff --expected-current-sha256 absent <<'EOF'",
-    "<!-- memory-schema: v1 -->",
-    "# Session Handoff",
-    "",
-    "## Current goal",
-    "Stream the CSV importer so large files fit in memory.",
-    "## Plan",
-    "- [~] Stream rows: reader done, dedupe not started",
-    "## Decisions",
-    "- [user-directed] Keep the first of two duplicates: the audit log needs it",
-    "## Failed approaches",
-    "- sort -u before import: it reorders rows, which the audit log forbids",
-    "## Open questions",
-    "- none",
-    "## Next steps",
-    "1. Hash rows in src/import/dedupe.ts and run `npm test -- csv`",
-    "## Key files",
-    "- none",
-    "## Environment anchors",
-    "EOF"
-  ],
-  search: ["node memory_io.mjs search sqlite lock --since 2026-06-01"],
-  impact: ["node memory_io.mjs impact"],
-  journal: ["node memory_io.mjs journal purge --before 2026-01"],
-  "read-target": [
-    "node memory_io.mjs read-target --target AGENTS.md",
-    "# its token goes to `promote --expected-current-sha256`"
-  ],
-  promote: [
-    "# after read-target printed CURRENT-SHA256: absent (no AGENTS.md yet)",
-    "node memory_io.mjs promote --target AGENTS.md \\",
-    "  --expected-current-sha256 absent <<'EOF'",
-    "- Run the integration tests against the real database before a release.",
-    "EOF"
-  ],
-  check: ['node memory_io.mjs check; echo "exit $?"   # 2: a handoff is parked'],
-  recover: ["node memory_io.mjs check || node memory_io.mjs recover   # after exit 1"],
-  anchors: ["node memory_io.mjs anchors", "node memory_io.mjs anchors --key-file notes.txt   # outside git"],
-  drift: [
-    "node memory_io.mjs drift --json",
-    "# a handoff pasted from another machine, checked against this repository:",
-    "node memory_io.mjs drift --stdin < pasted-handoff.md"
-  ],
-  brief: ["node memory_io.mjs brief   # the whole resume in one call; exit 3: cold start"],
-  hook: ["node memory_io.mjs hook --mode session </dev/null"],
-  validate: [
-    "node memory_io.mjs validate handoff   # the saved file: errors, score, findings",
-    "node memory_io.mjs validate handoff --stdin < draft.md   # before saving"
-  ],
-  archives: [
-    "node memory_io.mjs archives list",
-    "# then: archives show <name>, or make one current again (its token from read):",
-    "# archives restore <name> --expected-current-sha256 <token>"
-  ],
-  init: [
-    "npx session-handoff init --dry-run   # what it would do, for the agents found",
-    "npx session-handoff init --agent claude-code --agent codex"
-  ],
-  install: [
-    "node memory_io.mjs install --agent claude-code --dry-run   # what would change",
-    "node memory_io.mjs install --agent claude-code"
-  ],
-  uninstall: ["node memory_io.mjs uninstall --agent claude-code   # the files as they were"],
-  doctor: ["node memory_io.mjs doctor   # each problem with the command that fixes it"],
-  publish: [
-    "# only when the user asks; --push also pushes to the branch's upstream",
-    'node memory_io.mjs publish --message "handoff: CSV importer, stopped at dedupe"'
-  ],
-  checkpoint: [
-    "# what a PreCompact hook runs (install writes it); always exit 0, stdout empty",
-    `echo '{"session_id":"s1","hook_event_name":"PreCompact"}' |`,
-    "  node memory_io.mjs checkpoint --format claude"
-  ],
-  context: [
-    "# what a UserPromptSubmit or PostToolUse hook runs (install writes it); exit 0",
-    `echo '{"session_id":"s1","hook_event_name":"PostToolUse"}' |`,
-    "  node memory_io.mjs context --format claude"
-  ],
-  statusline: [
-    "# what Claude Code's status line runs (install writes it); exit 0",
-    `echo '{"context_window":{"used_percentage":45}}' | node memory_io.mjs statusline`
-  ],
-  redact: ["git diff | node memory_io.mjs redact --json"],
-  "merge-driver": [
-    "# registered by install and publish; git runs it as: merge-driver %O %A %B %P",
-    "node memory_io.mjs merge-driver --help"
-  ]
+// src/verbs/index.ts
+var VERBS = {
+  read: {
+    load: async () => (await Promise.resolve().then(() => (init_read2(), read_exports))).readVerb,
+    summary: "print a memory file in the untrusted envelope, with its token",
+    example: ["node memory_io.mjs read handoff", "# keep the token on its CURRENT-SHA256: line for `write`"]
+  },
+  write: {
+    load: async () => (await Promise.resolve().then(() => (init_write(), write_exports))).writeVerb,
+    summary: "replace a memory file (compare-and-swap on its token)",
+    example: [
+      "# the first save (token `absent`); later, the token `read handoff` printed.",
+      "# A quoted heredoc ('EOF') keeps the shell from expanding anything in it;",
+      "# write stamps Saved: and fills an empty anchors section itself.",
+      "node memory_io.mjs write handoff --expected-current-sha256 absent <<'EOF'",
+      "<!-- memory-schema: v1 -->",
+      "# Session Handoff",
+      "",
+      "## Current goal",
+      "Stream the CSV importer so large files fit in memory.",
+      "## Plan",
+      "- [~] Stream rows: reader done, dedupe not started",
+      "## Decisions",
+      "- [user-directed] Keep the first of two duplicates: the audit log needs it",
+      "## Failed approaches",
+      "- sort -u before import: it reorders rows, which the audit log forbids",
+      "## Open questions",
+      "- none",
+      "## Next steps",
+      "1. Hash rows in src/import/dedupe.ts and run `npm test -- csv`",
+      "## Key files",
+      "- none",
+      "## Environment anchors",
+      "EOF"
+    ]
+  },
+  "read-target": {
+    load: async () => (await Promise.resolve().then(() => (init_read2(), read_exports))).readTargetVerb,
+    summary: "print AGENTS.md or CLAUDE.md in the envelope, with its token",
+    example: [
+      "node memory_io.mjs read-target --target AGENTS.md",
+      "# its token goes to `promote --expected-current-sha256`"
+    ]
+  },
+  promote: {
+    load: async () => (await Promise.resolve().then(() => (init_promote(), promote_exports))).promoteVerb,
+    summary: "append an approved lesson to AGENTS.md or CLAUDE.md (compare-and-swap)",
+    example: [
+      "# after read-target printed CURRENT-SHA256: absent (no AGENTS.md yet)",
+      "node memory_io.mjs promote --target AGENTS.md \\",
+      "  --expected-current-sha256 absent <<'EOF'",
+      "- Run the integration tests against the real database before a release.",
+      "EOF"
+    ]
+  },
+  check: {
+    load: async () => (await Promise.resolve().then(() => (init_check(), check_exports))).checkVerb,
+    summary: "bootstrap check: 0 nothing parked, 1 interrupted save, 2 handoff parked, 3 unsafe",
+    example: ['node memory_io.mjs check; echo "exit $?"   # 2: a handoff is parked']
+  },
+  recover: {
+    load: async () => (await Promise.resolve().then(() => (init_recover2(), recover_exports))).recoverVerb,
+    summary: "repair what an interrupted save left; idempotent",
+    example: ["node memory_io.mjs check || node memory_io.mjs recover   # after exit 1"]
+  },
+  anchors: {
+    load: async () => (await Promise.resolve().then(() => (init_anchors2(), anchors_exports))).anchorsVerb,
+    summary: "print the git anchors (branch, HEAD, dirty files, date) for a save",
+    example: ["node memory_io.mjs anchors", "node memory_io.mjs anchors --key-file notes.txt   # outside git"]
+  },
+  drift: {
+    load: async () => (await Promise.resolve().then(() => (init_drift2(), drift_exports))).driftVerb,
+    summary: "measure how far the repository moved since the handoff: verdict and numbers",
+    example: [
+      "node memory_io.mjs drift --json",
+      "# a handoff pasted from another machine, checked against this repository:",
+      "node memory_io.mjs drift --stdin < pasted-handoff.md"
+    ]
+  },
+  brief: {
+    load: async () => (await Promise.resolve().then(() => (init_brief2(), brief_exports))).briefVerb,
+    summary: "the six-line warm-start brief for a resume (exit 3: cold start)",
+    example: ["node memory_io.mjs brief   # the whole resume in one call; exit 3: cold start"]
+  },
+  hook: {
+    load: async () => (await Promise.resolve().then(() => (init_hook(), hook_exports))).hookVerb,
+    summary: "session-start hook: fixed sentences about parked memory",
+    example: ["node memory_io.mjs hook --mode session </dev/null"]
+  },
+  validate: {
+    load: async () => (await Promise.resolve().then(() => (init_validate2(), validate_exports))).validateVerb,
+    summary: "check a memory document: schema errors (exit 2), score 0-100, findings, dropped items",
+    example: [
+      "node memory_io.mjs validate handoff   # the saved file: errors, score, findings",
+      "node memory_io.mjs validate handoff --stdin < draft.md   # before saving"
+    ]
+  },
+  archives: {
+    load: async () => (await Promise.resolve().then(() => (init_archives(), archives_exports))).archivesVerb,
+    summary: "list, show or restore (compare-and-swap) the archived handoffs",
+    example: [
+      "node memory_io.mjs archives list",
+      "# then: archives show <name>, or make one current again (its token from read):",
+      "# archives restore <name> --expected-current-sha256 <token>"
+    ]
+  },
+  init: {
+    load: async () => (await Promise.resolve().then(() => (init_init(), init_exports))).initVerb,
+    summary: "set the skill up in a project: copy it, make every agent see it, install the hooks",
+    example: [
+      "npx session-handoff init --dry-run   # what it would do, for the agents found",
+      "npx session-handoff init --agent claude-code --agent codex"
+    ]
+  },
+  install: {
+    load: async () => (await Promise.resolve().then(() => (init_install(), install_exports))).installVerb,
+    summary: "wire the session-start hook or bootstrap block into an agent's files",
+    example: [
+      "node memory_io.mjs install --agent claude-code --dry-run   # what would change",
+      "node memory_io.mjs install --agent claude-code"
+    ]
+  },
+  uninstall: {
+    load: async () => (await Promise.resolve().then(() => (init_uninstall(), uninstall_exports))).uninstallVerb,
+    summary: "remove exactly what install added",
+    example: ["node memory_io.mjs uninstall --agent claude-code   # the files as they were"]
+  },
+  doctor: {
+    load: async () => (await Promise.resolve().then(() => (init_doctor(), doctor_exports))).doctorVerb,
+    summary: "read-only health report: Node, installs per agent, memory dir; each problem with its fix",
+    example: ["node memory_io.mjs doctor   # each problem with the command that fixes it"]
+  },
+  publish: {
+    load: async () => (await Promise.resolve().then(() => (init_publish2(), publish_exports))).publishVerb,
+    summary: "commit exactly the memory dir (on the user's request); --push to the upstream",
+    example: [
+      "# only when the user asks; --push also pushes to the branch's upstream",
+      'node memory_io.mjs publish --message "handoff: CSV importer, stopped at dedupe"'
+    ]
+  },
+  checkpoint: {
+    load: async () => (await Promise.resolve().then(() => (init_checkpoint2(), checkpoint_exports))).checkpointVerb,
+    summary: "compaction/session-end hooks: capture the session (exit 0)",
+    example: [
+      "# what a PreCompact hook runs (install writes it); always exit 0, stdout empty",
+      `echo '{"session_id":"s1","hook_event_name":"PreCompact"}' |`,
+      "  node memory_io.mjs checkpoint --format claude"
+    ]
+  },
+  statusline: {
+    load: async () => (await Promise.resolve().then(() => (init_statusline(), statusline_exports))).statuslineVerb,
+    summary: "Claude Code's status line: yours, then the handoff's state",
+    example: [
+      "# what Claude Code's status line runs (install writes it); exit 0",
+      `echo '{"context_window":{"used_percentage":45}}' | node memory_io.mjs statusline`
+    ]
+  },
+  context: {
+    load: async () => (await Promise.resolve().then(() => (init_context(), context_exports))).contextVerb,
+    summary: "prompt/tool hooks: offer a handoff once near a full context",
+    example: [
+      "# what a UserPromptSubmit or PostToolUse hook runs (install writes it); exit 0",
+      `echo '{"session_id":"s1","hook_event_name":"PostToolUse"}' |`,
+      "  node memory_io.mjs context --format claude"
+    ]
+  },
+  search: {
+    load: async () => (await Promise.resolve().then(() => (init_search2(), search_exports))).searchVerb,
+    summary: "search memory: journal, archives, ledgers, checkpoints",
+    example: ["node memory_io.mjs search sqlite lock --since 2026-06-01"]
+  },
+  impact: {
+    load: async () => (await Promise.resolve().then(() => (init_impact(), impact_exports))).impactVerb,
+    summary: "did the handoffs help? measured from the journal's resumes",
+    example: ["node memory_io.mjs impact"]
+  },
+  journal: {
+    load: async () => (await Promise.resolve().then(() => (init_journal(), journal_exports))).journalVerb,
+    summary: "journal purge [--before YYYY-MM]: delete journal files",
+    example: ["node memory_io.mjs journal purge --before 2026-01"]
+  },
+  "merge-driver": {
+    load: async () => (await Promise.resolve().then(() => (init_merge_driver2(), merge_driver_exports))).mergeDriverVerb,
+    example: [
+      "# registered by install and publish; git runs it as: merge-driver %O %A %B %P",
+      "node memory_io.mjs merge-driver --help"
+    ]
+  },
+  redact: {
+    load: async () => (await Promise.resolve().then(() => (init_redact2(), redact_exports))).redactVerb,
+    summary: "copy stdin to stdout with secrets replaced by <redacted: KIND>",
+    example: ["git diff | node memory_io.mjs redact --json"]
+  }
 };
-function exampleBlock(verb) {
-  const lines3 = EXAMPLES[verb];
-  if (!lines3 || lines3.length === 0) return "";
-  return `
-example:
-${lines3.join("\n")}
-`;
-}
 
 // src/usage.ts
-var SUMMARIES = {
-  read: "print a memory file in the untrusted envelope, with its token",
-  write: "replace a memory file (compare-and-swap on its token)",
-  "read-target": "print AGENTS.md or CLAUDE.md in the envelope, with its token",
-  promote: "append an approved lesson to AGENTS.md or CLAUDE.md (compare-and-swap)",
-  check: "bootstrap check: 0 nothing parked, 1 interrupted save, 2 handoff parked, 3 unsafe",
-  recover: "repair what an interrupted save left; idempotent",
-  anchors: "print the git anchors (branch, HEAD, dirty files, date) for a save",
-  drift: "measure how far the repository moved since the handoff: verdict and numbers",
-  brief: "the six-line warm-start brief for a resume (exit 3: cold start)",
-  hook: "session-start hook: fixed sentences about parked memory",
-  validate: "check a memory document: schema errors (exit 2), score 0-100, findings, dropped items",
-  archives: "list, show or restore (compare-and-swap) the archived handoffs",
-  init: "set the skill up in a project: copy it, make every agent see it, install the hooks",
-  install: "wire the session-start hook or bootstrap block into an agent's files",
-  uninstall: "remove exactly what install added",
-  doctor: "read-only health report: Node, installs per agent, memory dir; each problem with its fix",
-  publish: "commit exactly the memory dir (on the user's request); --push to the upstream",
-  checkpoint: "compaction/session-end hooks: capture the session (exit 0)",
-  statusline: "Claude Code's status line: yours, then the handoff's state",
-  context: "prompt/tool hooks: offer a handoff once near a full context",
-  search: "search memory: journal, archives, ledgers, checkpoints",
-  impact: "did the handoffs help? measured from the journal's resumes",
-  journal: "journal purge [--before YYYY-MM]: delete journal files",
-  redact: "copy stdin to stdout with secrets replaced by <redacted: KIND>"
-};
 function usageText() {
-  const width = Math.max(...Object.keys(SUMMARIES).map((v) => v.length));
-  const lines3 = Object.entries(SUMMARIES).map(([name2, summary]) => `  ${name2.padEnd(width)}  ${summary}`);
+  const listed2 = Object.entries(VERBS).filter(([, v]) => v.summary !== void 0);
+  const width = Math.max(...listed2.map(([name2]) => name2.length));
+  const lines3 = listed2.map(([name2, v]) => `  ${name2.padEnd(width)}  ${v.summary}`);
   const text = [
     "usage: node memory_io.mjs <verb> [options]",
     "",
@@ -17149,7 +17219,10 @@ function usageText() {
   return wrapHelp(text);
 }
 function verbHelp(name2, help) {
-  return wrapHelp(`${help.replace(/\n*$/, "\n")}${exampleBlock(name2)}`);
+  return wrapHelp(`${help.replace(/\n*$/, "\n")}
+example:
+${VERBS[name2].example.join("\n")}
+`);
 }
 var SAID_FOR = {
   resume: "brief",
@@ -17162,35 +17235,6 @@ function suggestion(word, verbs) {
   const near = SAID_FOR[word.toLowerCase()] ?? nearest2(word, verbs);
   return near === null ? "" : `; did you mean ${near}?`;
 }
-
-// src/verbs/index.ts
-var VERBS = {
-  read: async () => (await Promise.resolve().then(() => (init_read2(), read_exports))).readVerb,
-  write: async () => (await Promise.resolve().then(() => (init_write(), write_exports))).writeVerb,
-  "read-target": async () => (await Promise.resolve().then(() => (init_read2(), read_exports))).readTargetVerb,
-  promote: async () => (await Promise.resolve().then(() => (init_promote(), promote_exports))).promoteVerb,
-  check: async () => (await Promise.resolve().then(() => (init_check(), check_exports))).checkVerb,
-  recover: async () => (await Promise.resolve().then(() => (init_recover2(), recover_exports))).recoverVerb,
-  anchors: async () => (await Promise.resolve().then(() => (init_anchors2(), anchors_exports))).anchorsVerb,
-  drift: async () => (await Promise.resolve().then(() => (init_drift2(), drift_exports))).driftVerb,
-  brief: async () => (await Promise.resolve().then(() => (init_brief2(), brief_exports))).briefVerb,
-  hook: async () => (await Promise.resolve().then(() => (init_hook(), hook_exports))).hookVerb,
-  validate: async () => (await Promise.resolve().then(() => (init_validate2(), validate_exports))).validateVerb,
-  archives: async () => (await Promise.resolve().then(() => (init_archives(), archives_exports))).archivesVerb,
-  init: async () => (await Promise.resolve().then(() => (init_init(), init_exports))).initVerb,
-  install: async () => (await Promise.resolve().then(() => (init_install(), install_exports))).installVerb,
-  uninstall: async () => (await Promise.resolve().then(() => (init_uninstall(), uninstall_exports))).uninstallVerb,
-  doctor: async () => (await Promise.resolve().then(() => (init_doctor(), doctor_exports))).doctorVerb,
-  publish: async () => (await Promise.resolve().then(() => (init_publish2(), publish_exports))).publishVerb,
-  checkpoint: async () => (await Promise.resolve().then(() => (init_checkpoint2(), checkpoint_exports))).checkpointVerb,
-  statusline: async () => (await Promise.resolve().then(() => (init_statusline(), statusline_exports))).statuslineVerb,
-  context: async () => (await Promise.resolve().then(() => (init_context(), context_exports))).contextVerb,
-  search: async () => (await Promise.resolve().then(() => (init_search2(), search_exports))).searchVerb,
-  impact: async () => (await Promise.resolve().then(() => (init_impact(), impact_exports))).impactVerb,
-  journal: async () => (await Promise.resolve().then(() => (init_journal(), journal_exports))).journalVerb,
-  "merge-driver": async () => (await Promise.resolve().then(() => (init_merge_driver2(), merge_driver_exports))).mergeDriverVerb,
-  redact: async () => (await Promise.resolve().then(() => (init_redact2(), redact_exports))).redactVerb
-};
 
 // src/cli.ts
 var VERSION2 = "0.1.0";
@@ -17207,7 +17251,7 @@ ${usageText()}`);
     return 2;
   }
   if (first === "--help" || first === "-h" || first === "help") {
-    const load3 = topic === void 0 ? void 0 : VERBS[topic];
+    const load3 = topic === void 0 ? void 0 : VERBS[topic]?.load;
     if (load3 !== void 0) {
       proc.writeOut(verbHelp(topic, (await load3()).help));
       return 0;
@@ -17225,7 +17269,7 @@ ${usageText()}`);
 `);
     return 0;
   }
-  const load2 = VERBS[first];
+  const load2 = VERBS[first]?.load;
   if (load2 === void 0) {
     proc.writeErr(`${USAGE_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, names2)}
 

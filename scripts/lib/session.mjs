@@ -236,6 +236,19 @@ var init_quote = __esm({
   }
 });
 
+// src/verbs/types.ts
+function ok(stdout, stderr = [], code = 0) {
+  return { stdout, stderr, code };
+}
+var SESSION_VERBS, HARNESS_VERBS;
+var init_types = __esm({
+  "src/verbs/types.ts"() {
+    "use strict";
+    SESSION_VERBS = ["hook", "context", "statusline"];
+    HARNESS_VERBS = [...SESSION_VERBS, "checkpoint"];
+  }
+});
+
 // src/schema/values.ts
 import path2 from "node:path";
 function parseStrictTime(value, nowMs) {
@@ -1953,16 +1966,6 @@ var init_render = __esm({
   }
 });
 
-// src/verbs/types.ts
-function ok(stdout, stderr = [], code = 0) {
-  return { stdout, stderr, code };
-}
-var init_types = __esm({
-  "src/verbs/types.ts"() {
-    "use strict";
-  }
-});
-
 // src/schema/checkpoint-name.ts
 function headerValue(text, name) {
   const lines = text.split("\n", 12);
@@ -3277,6 +3280,7 @@ init_builtins();
 init_errors();
 init_invisible();
 init_quote();
+init_types();
 import path from "node:path";
 var REFUSAL_PREFIX = "memory operation refused: ";
 var USAGE_PREFIX = "usage error: ";
@@ -3290,7 +3294,7 @@ function geminiHookRun(argv) {
   return argv.some((a, i) => a === "--format=gemini" || a === "--format" && argv[i + 1] === "gemini");
 }
 var GEMINI_SILENT = "{}\n";
-var neverFails = (verb) => verb === "hook" || verb === "checkpoint";
+var neverFails = (verb) => HARNESS_VERBS.includes(verb ?? "");
 async function guarded(outer, dispatch) {
   const proc = { ...outer, writeErr: (text) => outer.writeErr(showRefused(text).text) };
   if (!geminiHookRun(proc.argv)) return dispatch(proc);
@@ -3593,7 +3597,8 @@ async function runProcess(dispatch, redact) {
 }
 
 // src/entries/session.ts
-var SESSION_VERBS = {
+init_types();
+var LOAD = {
   hook: async () => (await Promise.resolve().then(() => (init_hook(), hook_exports))).hookVerb,
   context: async () => (await Promise.resolve().then(() => (init_context(), context_exports))).contextVerb,
   statusline: async () => (await Promise.resolve().then(() => (init_statusline(), statusline_exports))).statuslineVerb
@@ -3601,9 +3606,8 @@ var SESSION_VERBS = {
 await runProcess(
   (proc) => guarded(proc, async (p) => {
     const name = p.argv[0] ?? "";
-    const load2 = SESSION_VERBS[name];
-    if (load2 !== void 0) return runVerb(name, await load2(), p);
-    p.writeErr(`${USAGE_PREFIX}lib/session.mjs runs hook, context and statusline only; run memory_io.mjs
+    if (Object.hasOwn(LOAD, name)) return runVerb(name, await LOAD[name](), p);
+    p.writeErr(`${USAGE_PREFIX}lib/session.mjs runs ${SESSION_VERBS.join(", ")} only; run memory_io.mjs
 `);
     return 2;
   })
