@@ -125,10 +125,9 @@ export async function runVerb(name: string, verb: Verb, proc: Process): Promise<
       // Absent (exit 3) is a state, not a refusal: no refusal prefix.
       const prefix = err instanceof Absent ? "" : err instanceof UsageError ? USAGE_PREFIX : REFUSAL_PREFIX;
       proc.writeErr(`${prefix}${err.message}\n`);
-      if (err instanceof UsageError) return usageExit;
-      return err.code;
+      return err instanceof UsageError ? usageExit : neverFails(name) ? 0 : err.code;
     }
-    // A bug, not a refusal: say so plainly; the hook must still never fail a session.
+    // A bug, not a refusal: say so plainly; a harness's session must still never fail.
     const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
     proc.writeErr(`memory_io internal error: ${text}\n`);
     return neverFails(name) ? 0 : 2;
