@@ -10589,9 +10589,8 @@ function psQuote(s) {
   return `'${s.replace(/'/g, "''")}'`;
 }
 function nodeRun(args) {
-  const known = NODE_LOCATIONS.map((p) => p.startsWith("$HOME") ? `"${p}"` : p).join(" ");
   const record2 = `"$(cat "\${XDG_CONFIG_HOME:-$HOME/.config}/${NODE_RECORD}" 2>/dev/null)"`;
-  return `for n in "$SESSION_HANDOFF_NODE" ${record2} "$(command -v node)" ${known}; do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`;
+  return `for n in "$SESSION_HANDOFF_NODE" ${record2} "$(command -v node)" ${KNOWN_NODES}; do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`;
 }
 function hookCommand(helper, args, projectVar) {
   const rel = projectVar !== null && helper.rel !== null;
@@ -10603,19 +10602,12 @@ function hookCommandPowerShell(abs, args) {
   const onPath = `(Get-Command node ${PS_FIRST} -ExpandProperty Source)`;
   return `$f=${psQuote(abs)}; if (Test-Path -LiteralPath $f -PathType Leaf) { $c=if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }; foreach ($n in @($env:SESSION_HANDOFF_NODE, ${record2}, ${onPath}, "$env:ProgramFiles\\nodejs\\node.exe")) { if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${args}; exit $LASTEXITCODE } } }; exit 0`;
 }
-var CLINE_HOOK_MARK, NODE_LOCATIONS, NODE_RECORD, PS_FIRST;
+var CLINE_HOOK_MARK, KNOWN_NODES, NODE_RECORD, PS_FIRST;
 var init_command = __esm({
   "src/agents/command.ts"() {
     "use strict";
     CLINE_HOOK_MARK = "# session-handoff: installed hook";
-    NODE_LOCATIONS = [
-      "/opt/homebrew/bin/node",
-      "/usr/local/bin/node",
-      "$HOME/.volta/bin/node",
-      "$HOME/.local/share/fnm/aliases/default/bin/node",
-      "$HOME/.asdf/shims/node",
-      "$HOME/.local/share/mise/shims/node"
-    ];
+    KNOWN_NODES = '/opt/homebrew/bin/node /usr/local/bin/node "$HOME/.volta/bin/node" "$HOME/.local/share/fnm/aliases/default/bin/node" "$HOME/.asdf/shims/node" "$HOME/.local/share/mise/shims/node"';
     NODE_RECORD = "session-handoff/node";
     PS_FIRST = "-ErrorAction SilentlyContinue | Select-Object -First 1";
   }
@@ -13661,57 +13653,74 @@ import { spawn } from "node:child_process";
 import { randomBytes as randomBytes3 } from "node:crypto";
 import { existsSync as existsSync8, lstatSync as lstatSync24, readFileSync as readFileSync14 } from "node:fs";
 import path46 from "node:path";
+function readText(p) {
+  try {
+    return lstatSync24(p).isFile() ? readFileSync14(p, "utf8") : null;
+  } catch {
+    return null;
+  }
+}
+function installedForms(edit2) {
+  return edit2.hooks.flatMap((h) => {
+    const now = edit2.command(h.args);
+    return [now, `${now.slice(0, now.indexOf(FILE_TAIL) + FILE_TAIL.length)}node "$f" ${h.args}`];
+  });
+}
+function installShaped(edit2, command) {
+  for (const form of installedForms(edit2)) {
+    const tail = form.slice(form.indexOf(FILE_TAIL));
+    if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
+    const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
+    const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
+    const base = (windowsShaped(name2) ? path46.win32 : path46.posix).basename(name2);
+    if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
+  }
+  return null;
+}
 function outdatedReasons(text, edit2) {
-  const out = [];
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
-  const others = ours.filter((h) => !forms.includes(h.command)).map((h) => JSON.stringify(installShaped(edit2, h.command)));
-  if (others.length > 0) out.push(`its commands run another copy of the helper (${[...new Set(others)].join(", ")})`);
-  if (ours.some((h) => /(^|[;|&]\s*|\|\|\s*)node "\$f"/.test(h.command))) {
+  const others = ours.filter((h) => !forms.includes(h.command));
+  const copies = new Set(others.map((h) => JSON.stringify(installShaped(edit2, h.command))));
+  const events = new Set(edit2.hooks.map((h) => h.event));
+  const stray = new Set(ours.filter((h) => !events.has(h.event)).map((h) => h.event));
+  const matcher = edit2.hooks.find((h) => h.event === "SessionStart")?.matcher;
+  const noFork = ours.some((h) => h.event === "SessionStart" && h.matcher?.split("|").includes("fork") === false);
+  const out = [];
+  if (copies.size > 0) out.push(`its commands run another copy of the helper (${[...copies].join(", ")})`);
+  if (ours.some((h) => h.command.includes('|| node "$f" '))) {
     const where = "nvm, fnm, volta, a harness started from a GUI";
     out.push(`its commands run bare node, which fails where node is not on the hook's PATH (${where})`);
   }
-  const start = edit2.hooks.find((h) => h.event === "SessionStart");
-  const noFork = (h) => h.event === "SessionStart" && h.matcher !== null && !h.matcher.split("|").includes("fork");
-  if (start?.matcher !== void 0 && ours.some(noFork)) {
-    out.push(`its SessionStart matcher lacks fork (now ${SESSION_MATCHER})`);
-  }
-  const events = new Set(edit2.hooks.map((h) => h.event));
-  const stray = [...new Set(ours.filter((h) => !events.has(h.event)).map((h) => h.event))];
-  if (stray.length > 0) out.push(`it holds a hook of ours on ${stray.join(", ")}, which install no longer adds`);
+  if (matcher !== void 0 && noFork) out.push(`its SessionStart matcher lacks fork (now ${matcher})`);
+  if (stray.size > 0) out.push(`it holds a hook of ours on ${[...stray].join(", ")}, which install no longer adds`);
   return out;
 }
-function codexTrust(env, home, hooksFile) {
-  let toml = "";
-  try {
-    const p = path46.join(env.CODEX_HOME || path46.join(home, ".codex"), "config.toml");
-    if (lstatSync24(p).isFile()) toml = readFileSync14(p, "utf8");
-  } catch {
+function startCommands(edit2, text, file, current) {
+  if (edit2.kind !== "json-hooks") {
+    return { run: current && edit2.file.endsWith("TaskStart") ? [["/bin/sh", file]] : [], foreign: [] };
   }
+  const forms = installedForms(edit2);
+  const all = oursIn(text).filter((h) => h.event === "SessionStart").map((h) => h.command);
+  const run = all.filter((c) => forms.includes(c)).map((c) => ["/bin/sh", "-c", c]);
+  return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
+}
+function codexTrust(env, home, hooksFile) {
+  const toml = readText(path46.join(env.CODEX_HOME || path46.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
 }
-function budgetFinding(text, file, fixCmd) {
-  let span;
-  try {
-    span = findBlock(text, file);
-  } catch {
-    return null;
-  }
-  if (span === null) return null;
-  const end = blockEndByte(text, span);
+function budgetFinding(text, file, fixCmd2) {
+  const span = findBlock(text, file);
+  const end = span === null ? 0 : blockEndByte(text, span);
   if (end <= CODEX_BUDGET) return null;
   const past = `past the ${CODEX_BUDGET} bytes of AGENTS.md text Codex reads; Codex never sees it`;
-  const fix = `${fixCmd} (it moves the block to the top)`;
+  const fix = `${fixCmd2} (it moves the block to the top)`;
   return { what: `${file}: the session-handoff block ends at byte ${end}, ${past}`, fix };
 }
-function startFolderNote({ name: name2 }) {
-  const anywhere = `for monorepos, or to start anywhere, use install --agent ${name2} --global`;
-  return `${name2}: project hooks load only when ${name2} starts at the project root (not from a subfolder); ${anywhere}`;
-}
 function posixShell(env, platform = process.platform) {
-  if (platform !== "win32") return POSIX_SHELL;
+  if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
   const git = programs.map((d) => path46.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
@@ -13722,7 +13731,7 @@ function posixShell(env, platform = process.platform) {
 }
 function runStart(file, argv, root, env, platform = process.platform) {
   const windows = platform === "win32";
-  const shell = argv[0] === POSIX_SHELL ? posixShell(env, platform) : argv[0];
+  const shell = argv[0] === "/bin/sh" ? posixShell(env, platform) : argv[0];
   if (shell === null) {
     const notRun = "no POSIX shell (Git for Windows' sh.exe) was found to run it as the harness would";
     return Promise.resolve({ file, code: null, stdout: "", stderr: "", notRun });
@@ -13746,44 +13755,7 @@ function runStart(file, argv, root, env, platform = process.platform) {
     child.stdin.end(input);
   });
 }
-function installedForms(edit2) {
-  const forms = [];
-  for (const h of edit2.hooks) {
-    const now = edit2.command(h.args);
-    const tail = `${nodeRun(h.args)}; :`;
-    forms.push(now);
-    if (now.endsWith(tail)) forms.push(`${now.slice(0, -tail.length)}node "$f" ${h.args}`);
-  }
-  return forms;
-}
-function installShaped(edit2, command) {
-  for (const form of installedForms(edit2)) {
-    const at2 = form.indexOf(FILE_TAIL);
-    if (!form.startsWith(FILE_HEAD) || at2 === -1) {
-      if (form === command) return "";
-      continue;
-    }
-    const tail = form.slice(at2);
-    if (!command.startsWith(FILE_HEAD) || !command.endsWith(tail)) continue;
-    const word = FILE_WORD.exec(command.slice(FILE_HEAD.length, command.length - tail.length));
-    if (word === null) continue;
-    const name2 = word[1].startsWith("'") ? word[1].slice(1, -1).replace(/\x27\\\x27\x27/g, "'") : word[1];
-    if ((windowsShaped(name2) ? path46.win32 : path46.posix).basename(name2) !== HELPER_FILE) continue;
-    return `${word[0].slice(0, word[0].length - word[1].length)}${name2}`;
-  }
-  return null;
-}
-function startCommands(edit2, text, file, current) {
-  if (edit2.kind === "json-hooks") {
-    const forms = installedForms(edit2);
-    const all = oursIn(text).filter((h) => h.event === "SessionStart").map((h) => h.command);
-    const run = all.filter((c) => forms.includes(c)).map((c) => [POSIX_SHELL, "-c", c]);
-    return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
-  }
-  if (edit2.kind !== "owned-file" || edit2.mode !== 493) return { run: [], foreign: [] };
-  return current ? { run: [[POSIX_SHELL, file]], foreign: [] } : { run: [], foreign: [`/bin/sh ${edit2.file}`] };
-}
-var POSIX_SHELL, WINDOWS_ENV, KEPT_ENV, FILE_WORD, FILE_HEAD, FILE_TAIL;
+var FILE_TAIL, WINDOWS_ENV, KEPT_ENV;
 var init_doctor_checks = __esm({
   "src/agents/doctor-checks.ts"() {
     "use strict";
@@ -13791,9 +13763,8 @@ var init_doctor_checks = __esm({
     init_command();
     init_harness_path();
     init_probe_session();
-    init_agents();
     init_md_block();
-    POSIX_SHELL = "/bin/sh";
+    FILE_TAIL = '; [ ! -f "$f" ] || ';
     WINDOWS_ENV = [
       "USERPROFILE",
       "SystemRoot",
@@ -13805,9 +13776,6 @@ var init_doctor_checks = __esm({
       "LOCALAPPDATA"
     ];
     KEPT_ENV = ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR"];
-    FILE_WORD = /^(?:"\$[A-Za-z_][A-Za-z0-9_]*"\/)?([A-Za-z0-9_./:@%+=-]+|\x27(?:[^\x27]|\x27\\\x27\x27)*\x27)$/;
-    FILE_HEAD = "f=";
-    FILE_TAIL = '; [ ! -f "$f" ] || ';
   }
 });
 
@@ -13853,125 +13821,107 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import { lstatSync as lstatSync25, readdirSync as readdirSync13, readFileSync as readFileSync16 } from "node:fs";
+import { readdirSync as readdirSync13 } from "node:fs";
 import path48 from "node:path";
-function readText(p) {
+function fixCmd(r, verb, withRoot = true) {
+  const h = shellWord(r.helper.abs);
+  const root = withRoot ? shellWord(r.root) : "";
+  if (h !== null && root !== null) return `node ${h} ${verb}${withRoot ? ` --root ${root}` : ""}`;
+  const where = `${quotedValue(r.helper.abs)}${withRoot ? ` with --root ${quotedValue(r.root)}` : ""}`;
+  return `\`${verb}\` of the helper ${where} ${NO_PASTE}`;
+}
+function agentFix(r, verb, name2) {
+  return fixCmd(r, `${verb} --agent ${name2}${r.global ? " --global" : ""}`, verb !== "init" || !r.global);
+}
+async function agentInstalls(r, name2, agent) {
+  const skill = [
+    ...agent.skillFolders.project.map((f) => path48.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path48.join(r.home, f, "session-handoff"))
+  ].filter((d) => exists(path48.join(d, "SKILL.md")));
+  let edits = [];
   try {
-    return lstatSync25(p).isFile() ? readFileSync16(p, "utf8") : null;
+    edits = agent.edits(r.helper, r.global);
   } catch {
-    return null;
+  }
+  const install = {};
+  r.agents[name2] = { skill, install };
+  for (const edit2 of edits) install[edit2.file] = await installState(r, name2, edit2);
+  if (skill.length === 0 && Object.values(install).some(installed)) {
+    const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
+    const what = `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`;
+    r.problems.push({ what, fix: agentFix(r, "init", name2) });
+  }
+  for (const dir of skill) {
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path48.join(dir, f)));
+    if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
+    const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
+    r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
 }
-function removePause(file) {
-  const w = shellWord(file);
-  return w !== null ? `rm ${w}` : `remove the file ${quotedValue(file)} ${NO_PASTE}`;
-}
-function editsOf(r, agent) {
-  try {
-    return agent.edits(r.helper, r.global);
-  } catch {
-    return [];
-  }
-}
-function agentInstalls(r) {
-  const agents = {};
-  const starts = [];
-  for (const [name2, agent] of Object.entries(AGENTS)) {
-    const skill = [
-      ...agent.skillFolders.project.map((f) => path48.join(r.root, f, "session-handoff")),
-      ...agent.skillFolders.home.map((f) => path48.join(r.home, f, "session-handoff"))
-    ].filter((d) => exists(path48.join(d, "SKILL.md")));
-    const install = {};
-    for (const edit2 of editsOf(r, agent)) {
-      install[edit2.file] = installState(r, name2, edit2, editPath(r.global ? r.home : r.root, edit2), agents, starts);
-    }
-    agents[name2] = { ...agents[name2], skill, install };
-    if (skill.length === 0 && Object.values(install).some((st) => st === "current" || st === "outdated")) {
-      const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
-      const what = `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`;
-      r.problems.push({ what, fix: r.nodeRun(`init --agent ${name2}${gflag(r)}`, !r.global) });
-    }
-    for (const dir of skill) {
-      const lacking2 = HELPER_FILES.filter((f) => !exists(path48.join(dir, f)));
-      if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
-      const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
-      r.problems.push({ what, fix: r.nodeRun(`init --agent ${name2}${gflag(r)}`, !r.global) });
-    }
-  }
-  return { agents, starts };
-}
-function installState(r, name2, edit2, file, agents, starts) {
-  const agent = AGENTS[name2];
-  const reinstall = cmd(r, `install --agent ${name2}${gflag(r)}`);
+async function installState(r, name2, edit2) {
+  const file = editPath(r.global ? r.home : r.root, edit2);
   const text = readText(file);
-  let judged = text;
-  if (text !== null && edit2.kind === "json-hooks") {
-    judged = withoutForeignHooks(text, (c) => installShaped(edit2, c) !== null);
+  if (text === null || !holdsOurs(edit2, text)) return "absent";
+  const reinstall = agentFix(r, "install", name2);
+  const state = judge(r, name2, edit2, text, reinstall);
+  const shown = r.global ? `~/${edit2.file}` : edit2.file;
+  const found = startCommands(edit2, text, file, state === "current");
+  for (const argv of found.run) await startRun(r, shown, argv, name2);
+  for (const c of found.foreign) {
+    const names2 = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
+    const what = `${shown}: ${names2}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c)}`;
+    r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
-  let state = "absent";
-  if (judged !== null && holdsOurs(edit2, judged)) {
-    try {
-      const span = edit2.kind === "md-block" ? findBlock(judged, edit2.file) : null;
-      if (span !== null && !blockAgents(judged, span).includes(name2)) return "absent";
-      state = installText(edit2, name2, judged, edit2.file) === judged ? "current" : "outdated";
-    } catch (err) {
-      state = "malformed";
-      const fix = `fix ${edit2.file} by hand, then ${reinstall}`;
-      r.problems.push({ what: `${edit2.file}: ${err.message.split("\n")[0]}`, fix });
-    }
+  if (!installed(state)) return state;
+  if (path48.basename(edit2.file) === "AGENTS.md") {
+    const over = budgetFinding(text, edit2.file, reinstall);
+    if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
+    const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
+    if (name2 === "codex") r.notes.push(`codex: ${subfolders}`);
   }
-  if (state === "outdated") {
-    const why = edit2.kind === "json-hooks" && judged !== null ? outdatedReasons(judged, edit2) : [];
-    const what = `${name2}: ${edit2.file} holds an outdated session-handoff entry`;
-    const fix = `${reinstall} (upgrades it in place)`;
-    r.problems.push({ what: why.length > 0 ? `${what}: ${why.join("; ")}` : what, fix });
-  }
-  const installed = state === "current" || state === "outdated";
-  if (installed && text !== null) {
-    if (edit2.kind === "md-block" && path48.basename(edit2.file) === "AGENTS.md") {
-      const over = budgetFinding(text, edit2.file, reinstall);
-      if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
-      const subfolders = "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
-      if (name2 === "codex") r.notes.push(subfolders);
-    }
-    if (edit2.kind === "json-hooks" && name2 === "codex") {
-      agents[name2] = { ...agents[name2], trust: codexTrust(r.env, r.home, file) };
-    }
-    const fromStart = agent.fromStartFolder === true;
-    if (edit2.kind === "json-hooks" && fromStart && !r.global) r.notes.push(startFolderNote(agent));
-  }
-  const withStarts = edit2.kind === "json-hooks" || installed && !edit2.file.endsWith("TaskResume");
-  if (withStarts && text !== null && holdsOurs(edit2, text)) {
-    const shown = r.global ? `~/${edit2.file}` : edit2.file;
-    const found = startCommands(edit2, text, file, state === "current");
-    for (const argv of found.run) starts.push({ shown, argv, agent: name2 });
-    for (const c of found.foreign) {
-      const fix = `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours`;
-      const names2 = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
-      const command = quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c);
-      r.problems.push({ what: `${shown}: ${names2}: ${command}`, fix });
-    }
+  if (edit2.kind === "json-hooks" && name2 === "codex") r.agents[name2].trust = codexTrust(r.env, r.home, file);
+  if (edit2.kind === "json-hooks" && AGENTS[name2].fromStartFolder && !r.global) {
+    const only = `project hooks load only when ${name2} starts at the project root (not from a subfolder)`;
+    r.notes.push(`${name2}: ${only}; for monorepos, or to start anywhere, use install --agent ${name2} --global`);
   }
   return state;
 }
-function pluginInstalls(r, agents) {
+function judge(r, name2, edit2, text, reinstall) {
+  const ours = edit2.kind === "json-hooks" ? withoutForeignHooks(text, (c) => installShaped(edit2, c) !== null) : text;
+  if (!holdsOurs(edit2, ours)) return "absent";
+  let want;
+  try {
+    const span = edit2.kind === "md-block" ? findBlock(ours, edit2.file) : null;
+    if (span !== null && !blockAgents(ours, span).includes(name2)) return "absent";
+    want = installText(edit2, name2, ours, edit2.file);
+  } catch (err) {
+    const what2 = `${edit2.file}: ${err.message.split("\n")[0]}`;
+    r.problems.push({ what: what2, fix: `fix ${edit2.file} by hand, then ${reinstall}` });
+    return "malformed";
+  }
+  if (want === ours) return "current";
+  const why = edit2.kind === "json-hooks" ? outdatedReasons(ours, edit2) : [];
+  const what = `${name2}: ${edit2.file} holds an outdated session-handoff entry${why.length > 0 ? ": " : ""}`;
+  r.problems.push({ what: `${what}${why.join("; ")}`, fix: `${reinstall} (upgrades it in place)` });
+  return "outdated";
+}
+function pluginInstalls(r) {
   const plugins = claudePluginInstalls(r.home);
   if (plugins.length === 0) return;
-  agents["claude-code"] = { ...agents["claude-code"], plugin: plugins };
+  const claude = r.agents["claude-code"];
+  claude.plugin = plugins;
   for (const p of plugins) {
     const state = `${p.scope} scope${p.version ? `, ${p.version}` : ""}, ${p.enabled ? "enabled" : "disabled"}`;
     r.notes.push(`claude-code: the plugin ${p.key} is installed (${state})`);
+    if (!p.rootSkill) continue;
+    const unlisted = `which Claude Code 2.1.112 does not list ("Unknown skill")`;
+    const fix = `reinstall it from the dist-plugin branch (README, "Install")`;
+    r.notes.push(`claude-code: the plugin ${p.key} has its SKILL.md at its root, ${unlisted}: ${fix}`);
   }
-  const unlisted = `which Claude Code 2.1.112 does not list ("Unknown skill"): reinstall it from the dist-plugin`;
-  for (const p of plugins.filter((p2) => p2.rootSkill)) {
-    const note = `the plugin ${p.key} has its SKILL.md at its root, ${unlisted} branch (README, "Install")`;
-    r.notes.push(`claude-code: ${note}`);
-  }
-  const installed = Object.entries(agents["claude-code"]?.install ?? {});
-  const hooked = installed.some(([f, st]) => f.endsWith("settings.json") && (st === "current" || st === "outdated"));
+  const hooked = Object.entries(claude.install).some(([f, st]) => f.endsWith("settings.json") && installed(st));
   if (plugins.some((p) => p.enabled) && hooked) {
     const what = "claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory";
-    const uninstall = cmd(r, `uninstall --agent claude-code${gflag(r)}`);
+    const uninstall = agentFix(r, "uninstall", "claude-code");
     const fix = `${uninstall} (the plugin's hooks stay), or disable the plugin with /plugin`;
     r.problems.push({ what: `${what}: every session gets the notice twice`, fix });
   }
@@ -13983,22 +13933,23 @@ async function memoryState(r) {
   const interrupted = interruptedSave(root) || Object.values(files).includes("interrupted");
   const unsafe = Object.values(files).some((s) => s === "unsafe" || s === "foreign");
   const verdict = interrupted ? "interrupted" : unsafe ? "unsafe" : files.handoff === "present" ? "parked" : "clean";
-  if (interrupted) problems.push({ what: "an interrupted save needs recovery", fix: cmd(r, "recover") });
+  if (interrupted) problems.push({ what: "an interrupted save needs recovery", fix: fixCmd(r, "recover") });
   const lock = lockState(memoryDir(root));
   if (lock.unproven) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
-    const fix = `${cmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
+    const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
     problems.push({ what: `the memory lock ${path48.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
     problems.push({ what: "a memory file failed safety or schema checks", fix });
   }
-  if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: cmd(r, "publish") });
+  if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: fixCmd(r, "publish") });
   const driverGone = await driverPartMissing(root, r.env);
   if (driverGone !== null) {
-    problems.push({ what: `${driverGone}: memory files merge as text (conflict markers)`, fix: cmd(r, "publish") });
+    const what = `${driverGone}: memory files merge as text (conflict markers)`;
+    problems.push({ what, fix: fixCmd(r, "publish") });
   }
   let archives = 0;
   try {
@@ -14007,10 +13958,12 @@ async function memoryState(r) {
   }
   const journal = journalState(r);
   const paused = pauseSwitch(memoryDir(root), r.env);
-  if (paused) {
-    const byEnv = paused.startsWith("SESSION_HANDOFF_DISABLE");
-    const what = `memory writes are paused by ${byEnv ? paused : quotedPath(paused)}`;
-    problems.push({ what, fix: byEnv ? "unset SESSION_HANDOFF_DISABLE" : removePause(paused) });
+  if (paused?.startsWith("SESSION_HANDOFF_DISABLE")) {
+    problems.push({ what: `memory writes are paused by ${paused}`, fix: "unset SESSION_HANDOFF_DISABLE" });
+  } else if (paused) {
+    const word = shellWord(paused);
+    const fix = word !== null ? `rm ${word}` : `remove the file ${quotedValue(paused)} ${NO_PASTE}`;
+    problems.push({ what: `memory writes are paused by ${quotedPath(paused)}`, fix });
   }
   return { verdict, files, archives, paused, git: await gitState(r), journal };
 }
@@ -14044,19 +13997,15 @@ async function gitState(r) {
     return null;
   }
 }
-async function startRuns(r, starts) {
-  const runs = [];
-  for (const s of starts) {
-    const run = await runStart(s.shown, s.argv, r.root, r.env);
-    runs.push(run);
-    if (run.notRun !== void 0) r.notes.push(`${run.file} SessionStart: not run: ${run.notRun}`);
-    else if (run.code !== 0) {
-      const stderr = run.stderr ? `: ${quotedValue(run.stderr.trim().split("\n")[0])}` : "";
-      const what = `${run.file}: its SessionStart command exited ${run.code ?? "by a signal or timeout"}${stderr}`;
-      r.problems.push({ what, fix: cmd(r, `install --agent ${s.agent}${gflag(r)}`) });
-    }
+async function startRun(r, shown, argv, name2) {
+  const run = await runStart(shown, argv, r.root, r.env);
+  r.runs.push(run);
+  if (run.notRun !== void 0) r.notes.push(`${run.file} SessionStart: not run: ${run.notRun}`);
+  else if (run.code !== 0) {
+    const stderr = run.stderr ? `: ${quotedValue(run.stderr.trim().split("\n")[0])}` : "";
+    const what = `${run.file}: its SessionStart command exited ${run.code ?? "by a signal or timeout"}${stderr}`;
+    r.problems.push({ what, fix: agentFix(r, "install", name2) });
   }
-  return runs;
 }
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
@@ -14084,7 +14033,7 @@ function reportText(result) {
   fix: ${p.fix}`);
   return showRefused(lines3.join("\n")).text;
 }
-var NO_PASTE, HELPER_FILES, doctorVerb, cmd, gflag;
+var HELPER_FILES, NO_PASTE, installed, doctorVerb;
 var init_doctor = __esm({
   "src/verbs/doctor.ts"() {
     "use strict";
@@ -14113,28 +14062,24 @@ var init_doctor = __esm({
     init_common();
     init_types();
     init_errors();
-    NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
     HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
+    NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
+    installed = (state) => state === "current" || state === "outdated";
     doctorVerb = {
       name: "doctor",
       options: { root: { type: "string" }, json: { type: "boolean" }, global: { type: "boolean" } },
       positionals: [0, 0],
       help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
 
-A read-only health report: the Node version; per agent, where the skill is and
-whether its hook or block is "not installed", "current" or "outdated" (with why);
-each installed SessionStart command run as a harness would (/bin/sh -c with
-PATH=/usr/bin:/bin; on Windows Git's sh.exe, or not run) and what it printed;
-Codex's trust entry; an AGENTS.md block past the 32 KiB Codex reads; a Claude Code
-plugin beside installed hooks; and the memory dir: \`check\`'s verdict, archives,
-the journal, the kill switch, the lock, the merge driver, git's view of .ai/. Each
-problem comes with the command that fixes it. Changes nothing. Every line it can
-print: references/verbs.md#doctor.
+A read-only health report: Node; per agent, its skill folders and whether each
+hook or block is "not installed", "current" or "outdated" (with why); each
+installed SessionStart command run as a harness would; the memory dir. Each
+problem comes with the command that fixes it. Changes nothing. Every line it
+can print: references/verbs.md#doctor.
 
 options:
-  --global    report the per-user files instead of the project's (runs from the
-              home folder too)
-  --json      print one object {"ok", "node", "agents", "runs", "notes",
+  --global    the per-user files (runs from the home folder too)
+  --json      one object {"ok", "node", "helper", "agents", "runs", "notes",
               "memory", "problems": [{"what", "fix"}]}
   --root DIR  the project root
 ${ROOT_HELP}
@@ -14152,31 +14097,21 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = path48.resolve(home);
         }
         const helper = helperLocation(ctx, root);
-        const nodeRun2 = (verb, rootArg) => {
-          const h = shellWord(helper.abs);
-          const r2 = rootArg ? shellWord(root) : "";
-          if (h !== null && r2 !== null) return `node ${h} ${verb}${rootArg ? ` --root ${r2}` : ""}`;
-          const where = `${quotedValue(helper.abs)}${rootArg ? ` with --root ${quotedValue(root)}` : ""}`;
-          return `\`${verb}\` of the helper ${where} ${NO_PASTE}`;
-        };
-        const r = { root, home, global, helper, env: ctx.env, nodeRun: nodeRun2, problems: [], notes: [] };
+        const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
         const node = process.versions.node;
         if (Number(node.split(".")[0]) < 20) {
           r.problems.push({ what: `Node ${node} is older than 20`, fix: "install Node.js 20 or newer" });
         }
-        const { agents, starts } = agentInstalls(r);
-        pluginInstalls(r, agents);
+        for (const [name2, agent] of Object.entries(AGENTS)) await agentInstalls(r, name2, agent);
+        pluginInstalls(r);
         const memory = await memoryState(r);
-        const runs = await startRuns(r, starts);
+        const { agents, runs, problems } = r;
         const notes = [...new Set(r.notes)];
-        const { problems } = r;
         const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes, memory, problems };
         return ok(`${ctx.values.json ? JSON.stringify(result) : reportText(result)}
 `);
       }
     };
-    cmd = (r, verb) => r.nodeRun(verb, true);
-    gflag = (r) => r.global ? " --global" : "";
   }
 });
 
@@ -14652,10 +14587,10 @@ var init_claude = __esm({
 
 // src/agents/transcripts/codex.ts
 function commandOf(name2, args) {
-  const cmd2 = args.cmd ?? args.command;
-  if (typeof cmd2 === "string") return cmd2;
-  if (Array.isArray(cmd2) && cmd2.every((c) => typeof c === "string")) {
-    const parts = cmd2;
+  const cmd = args.cmd ?? args.command;
+  if (typeof cmd === "string") return cmd;
+  if (Array.isArray(cmd) && cmd.every((c) => typeof c === "string")) {
+    const parts = cmd;
     if (parts.length === 3 && /(^|\/)(ba|z)?sh$/.test(parts[0]) && /^-l?c$/.test(parts[1])) return parts[2];
     return parts.join(" ");
   }
@@ -15387,7 +15322,7 @@ __export(context_exports, {
   offerText: () => offerText,
   userHelperWithoutMemory: () => userHelperWithoutMemory
 });
-import { existsSync as existsSync11, lstatSync as lstatSync26, mkdirSync as mkdirSync8 } from "node:fs";
+import { existsSync as existsSync11, lstatSync as lstatSync25, mkdirSync as mkdirSync8 } from "node:fs";
 import path50 from "node:path";
 function userHelperWithoutMemory(skillDir, home, root) {
   if (!skillDir || home === "" || existsSync11(path50.join(root, ".ai", "memory"))) return false;
@@ -15432,7 +15367,7 @@ function readUsage(transcriptPath) {
 }
 function exists2(p) {
   try {
-    lstatSync26(p);
+    lstatSync25(p);
     return true;
   } catch {
     return false;
@@ -15561,7 +15496,7 @@ __export(checkpoint_exports, {
   CHECKPOINT_LINES: () => CHECKPOINT_LINES,
   checkpointVerb: () => checkpointVerb
 });
-import { lstatSync as lstatSync27, readdirSync as readdirSync14 } from "node:fs";
+import { lstatSync as lstatSync26, readdirSync as readdirSync14 } from "node:fs";
 import path51 from "node:path";
 function projectHandoffs(root) {
   const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
@@ -15600,7 +15535,7 @@ function pruneOfferMarkers(dir, nowMs) {
   for (const name2 of names2) {
     const p = path51.join(dir, name2);
     try {
-      if (nowMs - lstatSync27(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
+      if (nowMs - lstatSync26(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     } catch {
     }
   }
@@ -15910,7 +15845,7 @@ __export(statusline_exports, {
   statusText: () => statusText,
   statuslineVerb: () => statuslineVerb
 });
-import { readFileSync as readFileSync17 } from "node:fs";
+import { readFileSync as readFileSync16 } from "node:fs";
 import path52 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
@@ -15981,7 +15916,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync17(path52.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync16(path52.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;
@@ -16394,7 +16329,7 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import { lstatSync as lstatSync28, unlinkSync as unlinkSync11 } from "node:fs";
+import { lstatSync as lstatSync27, unlinkSync as unlinkSync11 } from "node:fs";
 import path54 from "node:path";
 var journalVerb;
 var init_journal = __esm({
@@ -16450,7 +16385,7 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync28(path54.join(journalDir(root), f.name));
+            const st = lstatSync27(path54.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
@@ -16472,7 +16407,7 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync13, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync29, mkdirSync as mkdirSync9, openSync as openSync11, readFileSync as readFileSync18, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync13, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync28, mkdirSync as mkdirSync9, openSync as openSync11, readFileSync as readFileSync17, writeSync as writeSync2 } from "node:fs";
 import path55 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync11(p, flags | NOFOLLOW);
@@ -16484,7 +16419,7 @@ function onRegularFile(p, flags, use) {
   }
 }
 function memorySide(p, side) {
-  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync18(fd)));
+  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync17(fd)));
   if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
   return m.text;
 }
@@ -16497,10 +16432,10 @@ function archiveDirOf(top, memRel) {
     at2 = path55.join(at2, part);
     let st;
     try {
-      st = lstatSync29(at2);
+      st = lstatSync28(at2);
     } catch {
       mkdirSync9(at2, { mode: 448 });
-      st = lstatSync29(at2);
+      st = lstatSync28(at2);
     }
     if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
@@ -17208,7 +17143,7 @@ init_redact();
 
 // src/main.ts
 init_errors();
-import { closeSync as closeSync14, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync30, openSync as openSync12, readSync as readSync5, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync14, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync29, openSync as openSync12, readSync as readSync5, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
 function writeFd(fd, data) {
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let off = 0;
@@ -17352,7 +17287,7 @@ function heldOutput(fd, redact2) {
 function runningFile(file) {
   if (file === void 0) return void 0;
   try {
-    return lstatSync30(file).isSymbolicLink() ? realpathSync6(file) : file;
+    return lstatSync29(file).isSymbolicLink() ? realpathSync6(file) : file;
   } catch {
     return file;
   }
