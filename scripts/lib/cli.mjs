@@ -12833,7 +12833,7 @@ var init_plan = __esm({
   }
 });
 
-// src/store/agent-file.ts
+// src/agents/agent-file.ts
 import { accessSync as accessSync2, closeSync as closeSync11, constants as constants7, existsSync as existsSync5, lstatSync as lstatSync20, mkdirSync as mkdirSync6, openSync as openSync9, readFileSync as readFileSync12 } from "node:fs";
 import { readlinkSync as readlinkSync4, rmdirSync as rmdirSync3, unlinkSync as unlinkSync10 } from "node:fs";
 import path40 from "node:path";
@@ -12999,7 +12999,7 @@ function dropRecord(dir, file) {
 }
 var import_write_file_atomic2;
 var init_agent_file = __esm({
-  "src/store/agent-file.ts"() {
+  "src/agents/agent-file.ts"() {
     "use strict";
     import_write_file_atomic2 = __toESM(require_lib(), 1);
     init_errors();
@@ -13067,7 +13067,7 @@ var init_agent_files = __esm({
   }
 });
 
-// src/store/install-lock.ts
+// src/agents/install-lock.ts
 import { lstatSync as lstatSync21, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
 import path42 from "node:path";
 function underInstallLock(verb) {
@@ -13121,7 +13121,7 @@ function makeParent(dir) {
 }
 var INSTALL_LOCK_SECONDS;
 var init_install_lock = __esm({
-  "src/store/install-lock.ts"() {
+  "src/agents/install-lock.ts"() {
     "use strict";
     init_errors();
     init_home();

@@ -5,14 +5,14 @@ import { installText, snippetOf } from "../agents/plan.ts";
 import { tokenOf } from "../store/files.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { mergeDriverStep } from "../git/merge-driver-config.ts";
-import { makeDirs, missingDirs, prepareDir, readAgentFile, readRecord, recordNode } from "../store/agent-file.ts";
-import { recordsDir, removeEmptyDirs, userDir, writeAgentFile, writeRecord } from "../store/agent-file.ts";
+import { makeDirs, missingDirs, prepareDir, readAgentFile, readRecord, recordNode } from "../agents/agent-file.ts";
+import { recordsDir, removeEmptyDirs, userDir, writeAgentFile, writeRecord } from "../agents/agent-file.ts";
 import { Refused } from "../errors.ts";
 import { homeFolder } from "../store/home.ts";
 import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
 import { failpointOf, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
-import { underInstallLock } from "../store/install-lock.ts";
+import { underInstallLock } from "../agents/install-lock.ts";
 
 /** The lines `install --help` and `uninstall --help` share. */
 export const installHelpCommon = `  --global      edit the per-user files (~/.claude, ~/.codex, ~/.config/opencode,

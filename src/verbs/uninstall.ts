@@ -5,13 +5,13 @@ import { editPath, holdsOurs, snippetOf, uninstallText } from "../agents/plan.ts
 import { AGENTS } from "../agents/index.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { tokenOf } from "../store/files.ts";
-import { dropRecord, missingDirs, readAgentFile, readRecord, recordsDir } from "../store/agent-file.ts";
-import { removeEmptyDirs, writeAgentFile, writeRecord } from "../store/agent-file.ts";
+import { dropRecord, missingDirs, readAgentFile, readRecord, recordsDir } from "../agents/agent-file.ts";
+import { removeEmptyDirs, writeAgentFile, writeRecord } from "../agents/agent-file.ts";
 import { AGENT_OPTIONS, agentTarget } from "./agent-files.ts";
 import { failpointOf } from "./common.ts";
 import { installHelpCommon } from "./install.ts";
 import { ok, type Verb } from "./types.ts";
-import { underInstallLock } from "../store/install-lock.ts";
+import { underInstallLock } from "../agents/install-lock.ts";
 
 // Every agent-file edit holds the install lock (docs/decisions/lock.md).
 export const uninstallVerb: Verb = underInstallLock<Verb>({

@@ -414,7 +414,7 @@ describe("--global", () => {
 describe("a concurrent edit is never overwritten", () => {
   it("a file changed between install's read and its publication is refused", async () => {
     // Driven in-process through the store: the read token no longer matches the file.
-    const { writeAgentFile } = await import("../../src/store/agent-file.ts");
+    const { writeAgentFile } = await import("../../src/agents/agent-file.ts");
     const file = path.join(tempDir(), "settings.json");
     writeFileSync(file, "{}\n");
     const stale = "0".repeat(64);

@@ -3,9 +3,9 @@
 import { lstatSync, mkdirSync, rmdirSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
-import { homeFolder, userDir } from "./home.ts";
-import { acquireLockDir } from "./lock.ts";
-import { findRoot } from "./root.ts";
+import { homeFolder, userDir } from "../store/home.ts";
+import { acquireLockDir } from "../store/lock.ts";
+import { findRoot } from "../store/root.ts";
 
 // How long install and uninstall wait for each other, in seconds (the memory lock's default).
 const INSTALL_LOCK_SECONDS = 10;

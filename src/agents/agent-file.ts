@@ -6,9 +6,9 @@ import { readlinkSync, rmdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { Refused } from "../errors.ts";
-import { failpoint } from "./failpoint.ts";
-import { userDir } from "./home.ts";
-import { readStable, tokenOf, UnsafeFile, type ReadFile } from "./files.ts";
+import { failpoint } from "../store/failpoint.ts";
+import { userDir } from "../store/home.ts";
+import { readStable, tokenOf, UnsafeFile, type ReadFile } from "../store/files.ts";
 
 /**
  * Reads an agent file for an edit: a regular file with one link that this user may replace, or
