@@ -6,7 +6,7 @@ import type { HookSpec, JsonHooksEdit } from "./types.ts";
 /** Our JSON entries are the hooks whose command names the helper. */
 export const HELPER_FILE = "memory_io.mjs";
 
-/** Deepest nesting of arrays and objects a settings file may have before it is refused. */
+// jsonc-parser recurses once per level: deeper files are refused rather than overflow the stack.
 const MAX_JSON_DEPTH = 64;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -18,19 +18,16 @@ const JSONC = { allowTrailingComma: true, disallowComments: false };
 
 const parseJsonc = (text: string) => parse(text.replace(/^\uFEFF/, ""), [], JSONC) as Json;
 
-// Edits `text` without its byte-order mark, which is put back.
 function keepBom(text: string, change: (body: string) => string): string {
   const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
   return bom + change(text.slice(bom.length));
 }
 
-// The refusal for a file that cannot be edited safely, with the snippet to paste by hand.
 function byHand(file: string, what: string, snippet: string): Refused {
   return new Refused(`${file}${what}; nothing was changed. Add this to it by hand:\n${snippet}`);
 }
 
-// Removes from `groups` of `event` the hooks `drop` names: a group all of them whole, else its
-// hooks one by one, last first so that the paths of those before stay valid.
+// Removes the hooks `drop` names from an event's groups (a group of only those whole), last first so paths stay valid.
 function dropHooks(text: string, event: string, groups: Json[], drop: (h: Json) => boolean, fmt: FormattingOptions) {
   let out = text;
   for (let g = groups.length - 1; g >= 0; g--) {
@@ -71,8 +68,8 @@ function groupsOf(hooks: HookSpec[], commands: HookCommands): Obj {
   return out;
 }
 
-// jsonc-parser's parse and modify recurse once per level. Its SyntaxKind is a const enum we cannot import:
-// 1 and 3 open a brace and a bracket, 2 and 4 close them, 17 is the end.
+// jsonc-parser's SyntaxKind is a const enum we cannot import: 1 and 3 open a brace and a bracket, 2 and 4 close them,
+// 17 is the end.
 function depthOf(text: string): number {
   const scanner = createScanner(text, false);
   let depth = 0;
@@ -84,10 +81,8 @@ function depthOf(text: string): number {
   return max;
 }
 
-/**
- * Parses a settings file: JSON with comments and trailing commas (Gemini accepts both), an object whose `hooks`
- * is an object of arrays. @throws Refused (exit 2) saying what is wrong, with `snippet` to paste by hand.
- */
+// Parses a settings file, JSON with comments and trailing commas (Gemini accepts both), whose `hooks` is an object
+// of arrays; anything else is Refused with the snippet to paste by hand.
 function parseSettings(text: string, file: string, snippet: string): Obj {
   const body = text.replace(/^\uFEFF/, "");
   if (depthOf(body) > MAX_JSON_DEPTH) {
@@ -118,7 +113,7 @@ function parseSettings(text: string, file: string, snippet: string): Obj {
   return parsed;
 }
 
-// The first key that appears twice in one object, with the 1-based lines of both; null when none.
+// The first key that appears twice in one object, with the 1-based lines of both.
 function duplicateKey(text: string): { key: string; lines: [number, number] } | null {
   const stack: Map<string, number>[] = [];
   let found: { key: string; lines: [number, number] } | null = null;
@@ -174,10 +169,8 @@ function withoutOurs(groups: Json[]): { kept: Json[]; at: number | null } {
   return { kept, at };
 }
 
-/**
- * Removes our hooks from `text`; with `ours`, puts them in where the first of ours stood (else at the end). An
- * event already as it should be is not touched, so a re-install changes no byte; emptied events and `hooks` go.
- */
+// Removes our hooks from `text`, then puts `ours` where the first of ours stood (else at the end); an event already
+// as it should be is not touched, so a re-install changes no byte.
 function rewrite(text: string, ours: Obj | null): string {
   const fmt = formatOf(text);
   let out = text;
@@ -192,7 +185,6 @@ function rewrite(text: string, ours: Obj | null): string {
       out = edit(out, ["hooks", event], undefined, fmt);
       continue;
     }
-    // Ours out, then ours in at their place.
     out = dropHooks(out, event, groups, isOurs, fmt);
     const base = at ?? kept.length;
     want.forEach((group, i) => {

@@ -6,7 +6,6 @@ import type { AgentName, HelperLocation } from "./types.ts";
 export const BLOCK_BEGIN = "<!-- session-handoff:begin -->";
 const BLOCK_END = "<!-- session-handoff:end -->";
 
-/** Prefix of the block's line naming the agents that asked for it. */
 const AGENTS_LINE = "Installed by session-handoff for:";
 
 /** The bootstrap for harnesses that read instruction files; short, as Codex reads only 32 KiB of AGENTS.md text. */
@@ -27,7 +26,7 @@ export function block(body: string): string {
   return `${BLOCK_BEGIN}\n${body}\n${BLOCK_END}`;
 }
 
-/** Where our block sits in a Markdown file: line indexes of the two markers. */
+/** Line indexes of our block's two markers. */
 type BlockSpan = { begin: number; end: number };
 
 /** Finds our block: one begin marker line, then one end marker line; anything else is refused, never guessed. */
@@ -55,13 +54,12 @@ export function blockAgents(text: string, span: BlockSpan): string[] {
   return names.map((s) => s.trim()).filter(Boolean);
 }
 
-/** Past this many bytes, a new block goes near the top of the file, not at its end. */
 const TOP_BLOCK_FROM = 28 * 1024;
 
 /** Codex reads the first 32 KiB of all AGENTS.md text (harnesses.md): a block must end within them. */
 export const CODEX_BUDGET = 32 * 1024;
 
-// The file's own line ending: CRLF when it has one, so an install never mixes them.
+// CRLF when the file has one, so an install never mixes line endings.
 function eolOf(text: string): string {
   return text.includes("\r\n") ? "\r\n" : "\n";
 }
@@ -72,8 +70,7 @@ export function blockEndByte(text: string, span: BlockSpan): number {
   return Buffer.byteLength(lines.slice(0, span.end + 1).join("\n"), "utf8");
 }
 
-// `text` (no block of ours) with `blk` put in: after a first line that is a heading, else at
-// the top, when the file is over TOP_BLOCK_FROM bytes (so that Codex reads it); else at the end.
+// `text` with `blk` at its end; past TOP_BLOCK_FROM bytes (so that Codex reads it) at the top, after a heading line.
 function insertBlock(text: string, blk: string, eol: string): string {
   const big = Buffer.byteLength(text, "utf8") > TOP_BLOCK_FROM;
   if (!big) {
@@ -93,10 +90,7 @@ function insertBlock(text: string, blk: string, eol: string): string {
 
 type Body = (agents: AgentName[]) => string;
 
-/**
- * Puts our block, listing `agent` too, into `text` (null: a new file): in place, else added; a block ending past
- * CODEX_BUDGET is moved near the top. The file's line endings are kept.
- */
+/** Puts our block, listing `agent` too, into `text` (null: a new file); a block ending past CODEX_BUDGET moves up. */
 export function putBlock(text: string | null, file: string, agent: AgentName, body: Body): string {
   if (text === null || text === "") return `${block(body([agent]))}\n`;
   const eol = eolOf(text);
@@ -111,7 +105,6 @@ export function putBlock(text: string | null, file: string, agent: AgentName, bo
   return replaceBlock(text, span, blk);
 }
 
-// `text` with the block at `span` replaced by `blk`, the end marker's line ending kept.
 function replaceBlock(text: string, span: BlockSpan, blk: string): string {
   const lines = text.split("\n");
   const cr = lines[span.end]!.endsWith("\r") ? "\r" : "";
