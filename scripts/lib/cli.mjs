@@ -8491,7 +8491,7 @@ async function unregisterMergeDriver(root, env) {
   }
   return out;
 }
-async function previewMergeDriver(root, remove, env) {
+async function previewMergeDriver(root, remove2, env) {
   const c = cloneOf(root);
   if (c === null) return { config: false, attributes: false, notes: [] };
   const driver = await configValue(c.top, "driver", env);
@@ -8500,33 +8500,33 @@ async function previewMergeDriver(root, remove, env) {
     text = readRegular(path32.join(c.top, ".gitattributes"));
   } catch (err) {
     const notes = [`.gitattributes would not be changed: ${err.message}`];
-    return { config: remove ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
+    return { config: remove2 ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
   }
   const { had, line } = withoutBlock(text ?? "");
-  if (remove) return { config: driver !== null && driverParts(driver) !== null, attributes: had, notes: [] };
+  if (remove2) return { config: driver !== null && driverParts(driver) !== null, attributes: had, notes: [] };
   const copy = existsSync3(c.copy) ? realpathSync3(c.copy) : c.copy;
   const config = driver !== driverCommand(process.execPath, copy);
   return { config, attributes: !(had && line === attributesLine(c.top, root)), notes: [] };
 }
 async function mergeDriverStep(root, opts, env) {
   if (root === null) return { lines: [], notes: [], attributes: false };
-  const remove = opts.remove === true;
+  const remove2 = opts.remove === true;
   let change;
   try {
-    if (opts.dryRun === true) change = await previewMergeDriver(root, remove, env);
-    else if (remove) change = await unregisterMergeDriver(root, env);
+    if (opts.dryRun === true) change = await previewMergeDriver(root, remove2, env);
+    else if (remove2) change = await unregisterMergeDriver(root, env);
     else change = await registerMergeDriver(root, opts.helperPath ?? null, env);
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
-    const note = `the merge driver was not ${remove ? "removed" : "registered"}: ${err.message}`;
+    const note = `the merge driver was not ${remove2 ? "removed" : "registered"}: ${err.message}`;
     return { lines: [], notes: [note], attributes: false };
   }
   const said = (done2, todo) => opts.dryRun === true ? `would ${todo}` : done2;
   const lines3 = [];
   const [driver, block2] = [`the merge driver ${DRIVER_NAME}`, "the merge driver's block"];
-  if (change.config && remove) lines3.push(`${said("removed", "remove")} ${driver} from .git/config`);
+  if (change.config && remove2) lines3.push(`${said("removed", "remove")} ${driver} from .git/config`);
   else if (change.config) lines3.push(`${said("registered", "register")} ${driver} in .git/config`);
-  if (change.attributes && remove) lines3.push(`${said("removed", "remove")} ${block2} from .gitattributes`);
+  if (change.attributes && remove2) lines3.push(`${said("removed", "remove")} ${block2} from .gitattributes`);
   else if (change.attributes) lines3.push(`${said("added", "add")} ${block2} to .gitattributes`);
   return { lines: lines3, notes: change.notes, attributes: change.attributes };
 }
@@ -10665,19 +10665,13 @@ function blockEndByte(text, span) {
   return Buffer.byteLength(lines3.slice(0, span.end + 1).join("\n"), "utf8");
 }
 function insertBlock(text, blk, eol) {
-  const big = Buffer.byteLength(text, "utf8") > TOP_BLOCK_FROM;
-  if (!big) {
-    const blankEnd = text.endsWith(`${eol}${eol}`) || text.endsWith("\n\n");
-    const sep = blankEnd ? "" : text.endsWith("\n") ? eol : `${eol}${eol}`;
-    return `${text}${sep}${blk}${eol}`;
+  if (Buffer.byteLength(text, "utf8") <= TOP_BLOCK_FROM) {
+    return text.endsWith("\n") ? `${text}${eol}${blk}${eol}` : `${text}${eol}${eol}${blk}`;
   }
   const lines3 = text.split("\n");
   const cr = eol === "\r\n" ? "\r" : "";
   const heading = /^#{1,6}(\s|$)/.test(lines3[0].replace(/\r$/, ""));
-  const at2 = heading ? 1 : 0;
-  const piece = [...heading ? [cr] : [], `${blk}${cr}`];
-  if ((lines3[at2] ?? "").replace(/\r$/, "") !== "") piece.push(cr);
-  lines3.splice(at2, 0, ...piece);
+  lines3.splice(heading ? 1 : 0, 0, ...heading ? [cr, `${blk}${cr}`] : [`${blk}${cr}`, cr]);
   return lines3.join("\n");
 }
 function putBlock(text, file, agent, body) {
@@ -10705,12 +10699,13 @@ function dropBlock(text, span) {
   const blank = (i) => i >= 0 && i < lines3.length && lines3[i].replace(/\r$/, "") === "";
   let from = span.begin;
   let to = span.end;
-  const atEnd = lines3.slice(span.end + 1).every((l) => l.replace(/\r$/, "") === "");
-  if (atEnd && from > 0 && blank(from - 1)) from--;
-  else if (!atEnd && blank(to + 1) && (from === 0 || blank(from - 1))) to++;
+  if (from > 0 && blank(from - 1)) from--;
+  else if (from === 0 && blank(to + 1)) to++;
+  const last = span.end === lines3.length - 1;
   lines3.splice(from, to - from + 1);
+  if (last && lines3.length > 0) lines3[lines3.length - 1] = lines3[lines3.length - 1].replace(/\r$/, "");
   const out = lines3.join("\n");
-  return out.trim() === "" ? null : out;
+  return out === "" ? null : out;
 }
 function takeBlock(text, file, agent, body) {
   const span = findBlock(text, file);
@@ -11193,21 +11188,6 @@ function removeEmptyDirs(dirs) {
   }
   return removed;
 }
-function recordsDir(env, home) {
-  return path39.join(userDir(env, home), "installs");
-}
-function prepareDir(dir) {
-  const missing = [];
-  for (let d = dir; !existsSync5(d) && path39.dirname(d) !== d; d = path39.dirname(d)) missing.unshift(d);
-  try {
-    mkdirSync6(dir, { recursive: true, mode: 448 });
-  } catch (err) {
-    removeEmptyDirs(missing);
-    const why = err.code ?? err.message;
-    throw new Refused(`${dir} could not be made (${why}); install keeps its records there, so nothing was changed`);
-  }
-  return missing;
-}
 function recordNode(dir, execPath) {
   const target = path39.join(dir, "node");
   try {
@@ -11215,43 +11195,17 @@ function recordNode(dir, execPath) {
 `) return;
   } catch {
   }
+  const missing = [];
+  for (let d = dir; !existsSync5(d) && path39.dirname(d) !== d; d = path39.dirname(d)) missing.unshift(d);
+  try {
+    mkdirSync6(dir, { recursive: true, mode: 448 });
+  } catch (err) {
+    removeEmptyDirs(missing);
+    const why = err.code ?? err.message;
+    throw new Refused(`${dir} could not be made (${why}); install records the Node there, so nothing was changed`);
+  }
   import_write_file_atomic2.default.sync(target, `${execPath}
 `, { mode: 420 });
-}
-function recordPath(dir, file) {
-  return path39.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
-}
-function readRecord(dir, file) {
-  try {
-    const r = JSON.parse(readFileSync12(recordPath(dir, file), "utf8"));
-    return r.path === file ? r : null;
-  } catch {
-    return null;
-  }
-}
-function writeRecord(dir, record2) {
-  const made = [];
-  for (const d of [path39.dirname(path39.dirname(dir)), path39.dirname(dir), dir]) {
-    try {
-      mkdirSync6(d, { mode: 448 });
-      made.push(d);
-    } catch {
-    }
-  }
-  import_write_file_atomic2.default.sync(recordPath(dir, record2.path), JSON.stringify(record2), { mode: 384 });
-  return made;
-}
-function dropRecord(dir, file) {
-  try {
-    unlinkSync10(recordPath(dir, file));
-  } catch {
-  }
-  if (removeEmptyDirs([dir]).length === 0) return;
-  try {
-    unlinkSync10(path39.join(path39.dirname(dir), "node"));
-  } catch {
-  }
-  removeEmptyDirs([path39.dirname(dir)]);
 }
 var import_write_file_atomic2;
 var init_agent_file = __esm({
@@ -11260,7 +11214,6 @@ var init_agent_file = __esm({
     import_write_file_atomic2 = __toESM(require_lib(), 1);
     init_errors();
     init_failpoint();
-    init_home();
     init_files();
   }
 });
@@ -11692,7 +11645,7 @@ var init_scanner = __esm({
 });
 
 // node_modules/jsonc-parser/lib/esm/impl/string-intern.js
-var cachedSpaces, maxCachedValues, cachedBreakLinesWithSpaces, supportedEols;
+var cachedSpaces, maxCachedValues, cachedBreakLinesWithSpaces;
 var init_string_intern = __esm({
   "node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
     cachedSpaces = new Array(20).fill(0).map((_, index) => {
@@ -11723,245 +11676,10 @@ var init_string_intern = __esm({
         })
       }
     };
-    supportedEols = ["\n", "\r", "\r\n"];
   }
 });
 
 // node_modules/jsonc-parser/lib/esm/impl/format.js
-function format(documentText, range, options) {
-  let initialIndentLevel;
-  let formatText;
-  let formatTextStart;
-  let rangeStart;
-  let rangeEnd;
-  if (range) {
-    rangeStart = range.offset;
-    rangeEnd = rangeStart + range.length;
-    formatTextStart = rangeStart;
-    while (formatTextStart > 0 && !isEOL(documentText, formatTextStart - 1)) {
-      formatTextStart--;
-    }
-    let endOffset = rangeEnd;
-    while (endOffset < documentText.length && !isEOL(documentText, endOffset)) {
-      endOffset++;
-    }
-    formatText = documentText.substring(formatTextStart, endOffset);
-    initialIndentLevel = computeIndentLevel(formatText, options);
-  } else {
-    formatText = documentText;
-    initialIndentLevel = 0;
-    formatTextStart = 0;
-    rangeStart = 0;
-    rangeEnd = documentText.length;
-  }
-  const eol = getEOL(options, documentText);
-  const eolFastPathSupported = supportedEols.includes(eol);
-  let numberLineBreaks = 0;
-  let indentLevel = 0;
-  let indentValue;
-  if (options.insertSpaces) {
-    indentValue = cachedSpaces[options.tabSize || 4] ?? repeat(cachedSpaces[1], options.tabSize || 4);
-  } else {
-    indentValue = "	";
-  }
-  const indentType = indentValue === "	" ? "	" : " ";
-  let scanner = createScanner(formatText, false);
-  let hasError = false;
-  function newLinesAndIndent() {
-    if (numberLineBreaks > 1) {
-      return repeat(eol, numberLineBreaks) + repeat(indentValue, initialIndentLevel + indentLevel);
-    }
-    const amountOfSpaces = indentValue.length * (initialIndentLevel + indentLevel);
-    if (!eolFastPathSupported || amountOfSpaces > cachedBreakLinesWithSpaces[indentType][eol].length) {
-      return eol + repeat(indentValue, initialIndentLevel + indentLevel);
-    }
-    if (amountOfSpaces <= 0) {
-      return eol;
-    }
-    return cachedBreakLinesWithSpaces[indentType][eol][amountOfSpaces];
-  }
-  function scanNext() {
-    let token = scanner.scan();
-    numberLineBreaks = 0;
-    while (token === 15 || token === 14) {
-      if (token === 14 && options.keepLines) {
-        numberLineBreaks += 1;
-      } else if (token === 14) {
-        numberLineBreaks = 1;
-      }
-      token = scanner.scan();
-    }
-    hasError = token === 16 || scanner.getTokenError() !== 0;
-    return token;
-  }
-  const editOperations = [];
-  function addEdit(text, startOffset, endOffset) {
-    if (!hasError && (!range || startOffset < rangeEnd && endOffset > rangeStart) && documentText.substring(startOffset, endOffset) !== text) {
-      editOperations.push({ offset: startOffset, length: endOffset - startOffset, content: text });
-    }
-  }
-  let firstToken = scanNext();
-  if (options.keepLines && numberLineBreaks > 0) {
-    addEdit(repeat(eol, numberLineBreaks), 0, 0);
-  }
-  if (firstToken !== 17) {
-    let firstTokenStart = scanner.getTokenOffset() + formatTextStart;
-    let initialIndent = indentValue.length * initialIndentLevel < 20 && options.insertSpaces ? cachedSpaces[indentValue.length * initialIndentLevel] : repeat(indentValue, initialIndentLevel);
-    addEdit(initialIndent, formatTextStart, firstTokenStart);
-  }
-  while (firstToken !== 17) {
-    let firstTokenEnd = scanner.getTokenOffset() + scanner.getTokenLength() + formatTextStart;
-    let secondToken = scanNext();
-    let replaceContent = "";
-    let needsLineBreak = false;
-    while (numberLineBreaks === 0 && (secondToken === 12 || secondToken === 13)) {
-      let commentTokenStart = scanner.getTokenOffset() + formatTextStart;
-      addEdit(cachedSpaces[1], firstTokenEnd, commentTokenStart);
-      firstTokenEnd = scanner.getTokenOffset() + scanner.getTokenLength() + formatTextStart;
-      needsLineBreak = secondToken === 12;
-      replaceContent = needsLineBreak ? newLinesAndIndent() : "";
-      secondToken = scanNext();
-    }
-    if (secondToken === 2) {
-      if (firstToken !== 1) {
-        indentLevel--;
-      }
-      ;
-      if (options.keepLines && numberLineBreaks > 0 || !options.keepLines && firstToken !== 1) {
-        replaceContent = newLinesAndIndent();
-      } else if (options.keepLines) {
-        replaceContent = cachedSpaces[1];
-      }
-    } else if (secondToken === 4) {
-      if (firstToken !== 3) {
-        indentLevel--;
-      }
-      ;
-      if (options.keepLines && numberLineBreaks > 0 || !options.keepLines && firstToken !== 3) {
-        replaceContent = newLinesAndIndent();
-      } else if (options.keepLines) {
-        replaceContent = cachedSpaces[1];
-      }
-    } else {
-      switch (firstToken) {
-        case 3:
-        case 1:
-          indentLevel++;
-          if (options.keepLines && numberLineBreaks > 0 || !options.keepLines) {
-            replaceContent = newLinesAndIndent();
-          } else {
-            replaceContent = cachedSpaces[1];
-          }
-          break;
-        case 5:
-          if (options.keepLines && numberLineBreaks > 0 || !options.keepLines) {
-            replaceContent = newLinesAndIndent();
-          } else {
-            replaceContent = cachedSpaces[1];
-          }
-          break;
-        case 12:
-          replaceContent = newLinesAndIndent();
-          break;
-        case 13:
-          if (numberLineBreaks > 0) {
-            replaceContent = newLinesAndIndent();
-          } else if (!needsLineBreak) {
-            replaceContent = cachedSpaces[1];
-          }
-          break;
-        case 6:
-          if (options.keepLines && numberLineBreaks > 0) {
-            replaceContent = newLinesAndIndent();
-          } else if (!needsLineBreak) {
-            replaceContent = cachedSpaces[1];
-          }
-          break;
-        case 10:
-          if (options.keepLines && numberLineBreaks > 0) {
-            replaceContent = newLinesAndIndent();
-          } else if (secondToken === 6 && !needsLineBreak) {
-            replaceContent = "";
-          }
-          break;
-        case 7:
-        case 8:
-        case 9:
-        case 11:
-        case 2:
-        case 4:
-          if (options.keepLines && numberLineBreaks > 0) {
-            replaceContent = newLinesAndIndent();
-          } else {
-            if ((secondToken === 12 || secondToken === 13) && !needsLineBreak) {
-              replaceContent = cachedSpaces[1];
-            } else if (secondToken !== 5 && secondToken !== 17) {
-              hasError = true;
-            }
-          }
-          break;
-        case 16:
-          hasError = true;
-          break;
-      }
-      if (numberLineBreaks > 0 && (secondToken === 12 || secondToken === 13)) {
-        replaceContent = newLinesAndIndent();
-      }
-    }
-    if (secondToken === 17) {
-      if (options.keepLines && numberLineBreaks > 0) {
-        replaceContent = newLinesAndIndent();
-      } else {
-        replaceContent = options.insertFinalNewline ? eol : "";
-      }
-    }
-    const secondTokenStart = scanner.getTokenOffset() + formatTextStart;
-    addEdit(replaceContent, firstTokenEnd, secondTokenStart);
-    firstToken = secondToken;
-  }
-  return editOperations;
-}
-function repeat(s, count2) {
-  let result = "";
-  for (let i = 0; i < count2; i++) {
-    result += s;
-  }
-  return result;
-}
-function computeIndentLevel(content, options) {
-  let i = 0;
-  let nChars = 0;
-  const tabSize = options.tabSize || 4;
-  while (i < content.length) {
-    let ch = content.charAt(i);
-    if (ch === cachedSpaces[1]) {
-      nChars++;
-    } else if (ch === "	") {
-      nChars += tabSize;
-    } else {
-      break;
-    }
-    i++;
-  }
-  return Math.floor(nChars / tabSize);
-}
-function getEOL(options, text) {
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charAt(i);
-    if (ch === "\r") {
-      if (i + 1 < text.length && text.charAt(i + 1) === "\n") {
-        return "\r\n";
-      }
-      return "\r";
-    } else if (ch === "\n") {
-      return "\n";
-    }
-  }
-  return options && options.eol || "\n";
-}
-function isEOL(text, offset) {
-  return "\r\n".indexOf(text.charAt(offset)) !== -1;
-}
 var init_format = __esm({
   "node_modules/jsonc-parser/lib/esm/impl/format.js"() {
     "use strict";
@@ -12442,148 +12160,6 @@ var init_parser = __esm({
 });
 
 // node_modules/jsonc-parser/lib/esm/impl/edit.js
-function setProperty(text, originalPath, value, options) {
-  const path55 = originalPath.slice();
-  const errors = [];
-  const root = parseTree(text, errors);
-  let parent = void 0;
-  let lastSegment = void 0;
-  while (path55.length > 0) {
-    lastSegment = path55.pop();
-    parent = findNodeAtLocation(root, path55);
-    if (parent === void 0 && value !== void 0) {
-      if (typeof lastSegment === "string") {
-        value = { [lastSegment]: value };
-      } else {
-        value = [value];
-      }
-    } else {
-      break;
-    }
-  }
-  if (!parent) {
-    if (value === void 0) {
-      throw new Error("Can not delete in empty document");
-    }
-    return withFormatting(text, { offset: root ? root.offset : 0, length: root ? root.length : 0, content: JSON.stringify(value) }, options);
-  } else if (parent.type === "object" && typeof lastSegment === "string" && Array.isArray(parent.children)) {
-    const existing = findNodeAtLocation(parent, [lastSegment]);
-    if (existing !== void 0) {
-      if (value === void 0) {
-        if (!existing.parent) {
-          throw new Error("Malformed AST");
-        }
-        const propertyIndex = parent.children.indexOf(existing.parent);
-        let removeBegin;
-        let removeEnd = existing.parent.offset + existing.parent.length;
-        if (propertyIndex > 0) {
-          let previous = parent.children[propertyIndex - 1];
-          removeBegin = previous.offset + previous.length;
-        } else {
-          removeBegin = parent.offset + 1;
-          if (parent.children.length > 1) {
-            let next = parent.children[1];
-            removeEnd = next.offset;
-          }
-        }
-        return withFormatting(text, { offset: removeBegin, length: removeEnd - removeBegin, content: "" }, options);
-      } else {
-        return withFormatting(text, { offset: existing.offset, length: existing.length, content: JSON.stringify(value) }, options);
-      }
-    } else {
-      if (value === void 0) {
-        return [];
-      }
-      const newProperty = `${JSON.stringify(lastSegment)}: ${JSON.stringify(value)}`;
-      const index = options.getInsertionIndex ? options.getInsertionIndex(parent.children.map((p) => p.children[0].value)) : parent.children.length;
-      let edit2;
-      if (index > 0) {
-        let previous = parent.children[index - 1];
-        edit2 = { offset: previous.offset + previous.length, length: 0, content: "," + newProperty };
-      } else if (parent.children.length === 0) {
-        edit2 = { offset: parent.offset + 1, length: 0, content: newProperty };
-      } else {
-        edit2 = { offset: parent.offset + 1, length: 0, content: newProperty + "," };
-      }
-      return withFormatting(text, edit2, options);
-    }
-  } else if (parent.type === "array" && typeof lastSegment === "number" && Array.isArray(parent.children)) {
-    const insertIndex = lastSegment;
-    if (insertIndex === -1) {
-      const newProperty = `${JSON.stringify(value)}`;
-      let edit2;
-      if (parent.children.length === 0) {
-        edit2 = { offset: parent.offset + 1, length: 0, content: newProperty };
-      } else {
-        const previous = parent.children[parent.children.length - 1];
-        edit2 = { offset: previous.offset + previous.length, length: 0, content: "," + newProperty };
-      }
-      return withFormatting(text, edit2, options);
-    } else if (value === void 0 && parent.children.length >= 0) {
-      const removalIndex = lastSegment;
-      const toRemove = parent.children[removalIndex];
-      let edit2;
-      if (parent.children.length === 1) {
-        edit2 = { offset: parent.offset + 1, length: parent.length - 2, content: "" };
-      } else if (parent.children.length - 1 === removalIndex) {
-        let previous = parent.children[removalIndex - 1];
-        let offset = previous.offset + previous.length;
-        let parentEndOffset = parent.offset + parent.length;
-        edit2 = { offset, length: parentEndOffset - 2 - offset, content: "" };
-      } else {
-        edit2 = { offset: toRemove.offset, length: parent.children[removalIndex + 1].offset - toRemove.offset, content: "" };
-      }
-      return withFormatting(text, edit2, options);
-    } else if (value !== void 0) {
-      let edit2;
-      const newProperty = `${JSON.stringify(value)}`;
-      if (!options.isArrayInsertion && parent.children.length > lastSegment) {
-        const toModify = parent.children[lastSegment];
-        edit2 = { offset: toModify.offset, length: toModify.length, content: newProperty };
-      } else if (parent.children.length === 0 || lastSegment === 0) {
-        edit2 = { offset: parent.offset + 1, length: 0, content: parent.children.length === 0 ? newProperty : newProperty + "," };
-      } else {
-        const index = lastSegment > parent.children.length ? parent.children.length : lastSegment;
-        const previous = parent.children[index - 1];
-        edit2 = { offset: previous.offset + previous.length, length: 0, content: "," + newProperty };
-      }
-      return withFormatting(text, edit2, options);
-    } else {
-      throw new Error(`Can not ${value === void 0 ? "remove" : options.isArrayInsertion ? "insert" : "modify"} Array index ${insertIndex} as length is not sufficient`);
-    }
-  } else {
-    throw new Error(`Can not add ${typeof lastSegment !== "number" ? "index" : "property"} to parent of type ${parent.type}`);
-  }
-}
-function withFormatting(text, edit2, options) {
-  if (!options.formattingOptions) {
-    return [edit2];
-  }
-  let newText = applyEdit(text, edit2);
-  let begin = edit2.offset;
-  let end = edit2.offset + edit2.content.length;
-  if (edit2.length === 0 || edit2.content.length === 0) {
-    while (begin > 0 && !isEOL(newText, begin - 1)) {
-      begin--;
-    }
-    while (end < newText.length && !isEOL(newText, end)) {
-      end++;
-    }
-  }
-  const edits = format(newText, { offset: begin, length: end - begin }, { ...options.formattingOptions, keepLines: false });
-  for (let i = edits.length - 1; i >= 0; i--) {
-    const edit3 = edits[i];
-    newText = applyEdit(newText, edit3);
-    begin = Math.min(begin, edit3.offset);
-    end = Math.max(end, edit3.offset + edit3.length);
-    end += edit3.content.length - edit3.length;
-  }
-  const editLength = text.length - (newText.length - end) - begin;
-  return [{ offset: begin, length: editLength, content: newText.substring(begin, end) }];
-}
-function applyEdit(text, edit2) {
-  return text.substring(0, edit2.offset) + edit2.content + text.substring(edit2.offset + edit2.length);
-}
 var init_edit = __esm({
   "node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
     "use strict";
@@ -12630,30 +12206,7 @@ function printParseErrorCode(code) {
   }
   return "<unknown ParseErrorCode>";
 }
-function modify(text, path55, value, options) {
-  return setProperty(text, path55, value, options);
-}
-function applyEdits(text, edits) {
-  let sortedEdits = edits.slice(0).sort((a, b) => {
-    const diff = a.offset - b.offset;
-    if (diff === 0) {
-      return a.length - b.length;
-    }
-    return diff;
-  });
-  let lastModifiedOffset = text.length;
-  for (let i = sortedEdits.length - 1; i >= 0; i--) {
-    let e = sortedEdits[i];
-    if (e.offset + e.length <= lastModifiedOffset) {
-      text = applyEdit(text, e);
-    } else {
-      throw new Error("Overlapping edit");
-    }
-    lastModifiedOffset = e.offset;
-  }
-  return text;
-}
-var createScanner2, ScanError, SyntaxKind, parse2, visit2, ParseErrorCode;
+var createScanner2, ScanError, SyntaxKind, parse2, parseTree2, findNodeAtLocation2, visit2, ParseErrorCode;
 var init_main = __esm({
   "node_modules/jsonc-parser/lib/esm/main.js"() {
     "use strict";
@@ -12691,6 +12244,8 @@ var init_main = __esm({
       SyntaxKind2[SyntaxKind2["EOF"] = 17] = "EOF";
     })(SyntaxKind || (SyntaxKind = {}));
     parse2 = parse;
+    parseTree2 = parseTree;
+    findNodeAtLocation2 = findNodeAtLocation;
     visit2 = visit;
     (function(ParseErrorCode2) {
       ParseErrorCode2[ParseErrorCode2["InvalidSymbol"] = 1] = "InvalidSymbol";
@@ -12812,13 +12367,42 @@ function duplicateKey(text) {
   return found;
 }
 function formatOf(text) {
-  const m = /\n([ \t]+)["\]}]/.exec(text);
-  const indent = m ? m[1] : "  ";
-  const tabs = indent.startsWith("	");
-  return { insertSpaces: !tabs, tabSize: tabs ? 1 : indent.length, eol: text.includes("\r\n") ? "\r\n" : "\n" };
+  return { unit: /\n([ \t]+)["\]}]/.exec(text)?.[1] ?? "  ", eol: text.includes("\r\n") ? "\r\n" : "\n" };
 }
-function edit(text, path55, value, fmt, insert = false) {
-  return applyEdits(text, modify(text, path55, value, { formattingOptions: fmt, isArrayInsertion: insert }));
+function edit(text, at2, value, fmt, insert = false) {
+  const tree = parseTree2(text, [], JSONC);
+  let parent = findNodeAtLocation2(tree, at2.slice(0, -1));
+  for (; parent === void 0 && value !== void 0; parent = findNodeAtLocation2(tree, at2.slice(0, -1))) {
+    value = { [at2[at2.length - 1]]: value };
+    at2 = at2.slice(0, -1);
+  }
+  if (parent === void 0) return text;
+  const key = at2[at2.length - 1];
+  const kids = parent.children ?? [];
+  const i = typeof key === "number" ? key : kids.findIndex((p) => p.children[0].value === key);
+  const show2 = (v, indent2) => JSON.stringify(v, null, fmt.unit).split("\n").join(fmt.eol + indent2);
+  if (value === void 0) return i < 0 || i >= kids.length ? text : remove(text, parent, i, fmt);
+  if (i >= 0 && i < kids.length && !insert) {
+    const node = typeof key === "number" ? kids[i] : kids[i].children[1];
+    return splice(text, node.offset, node.length, show2(value, indentAt(text, node.offset)));
+  }
+  const indent = indentAt(text, parent.offset) + fmt.unit;
+  const item = (typeof key === "number" ? "" : `${JSON.stringify(key)}: `) + show2(value, indent);
+  const pos = i < 0 || i > kids.length ? kids.length : i;
+  if (pos > 0) return splice(text, endOf(kids[pos - 1]), 0, `,${fmt.eol}${indent}${item}`);
+  if (kids.length > 0) return splice(text, kids[0].offset, 0, `${item},${fmt.eol}${indent}`);
+  const close2 = parent.length === 2 ? fmt.eol + indentAt(text, parent.offset) : "";
+  return splice(text, parent.offset + 1, 0, `${fmt.eol}${indent}${item}${close2}`);
+}
+function remove(text, parent, i, fmt) {
+  const kids = parent.children;
+  const end = endOf(kids[i]);
+  if (i > 0) return splice(text, endOf(kids[i - 1]), end - endOf(kids[i - 1]), "");
+  if (kids.length > 1) return splice(text, kids[0].offset, kids[1].offset - kids[0].offset, "");
+  const close2 = parent.offset + parent.length - 1;
+  const from = /^\s*$/.test(text.slice(parent.offset + 1, kids[0].offset)) ? parent.offset + 1 : kids[0].offset;
+  const rest = text.slice(end, close2);
+  return splice(text, from, (rest === fmt.eol + indentAt(text, parent.offset) ? close2 : end) - from, "");
 }
 function parsedHooks(text) {
   const v = parse2(text, [], JSONC);
@@ -12921,23 +12505,24 @@ function mergeStatusLine(text, command, args) {
   const theirs = was === null ? null : isOurStatus(was) ? theirsOf(was) : was;
   const want = command(theirs === null ? args : `${args} --then '${theirs.replaceAll("'", `'\\''`)}'`);
   if (was === want) return text;
-  const line = isObj(sl) ? { ...sl, command: want } : { type: "command", command: want };
-  return keepBom(text, (body) => edit(body, ["statusLine"], line, formatOf(body)));
+  const line = { type: "command", command: want };
+  const [at2, value] = isObj(sl) ? [["statusLine", "command"], want] : [["statusLine"], line];
+  return keepBom(text, (body) => edit(body, at2, value, formatOf(body)));
 }
 function removeStatusLine(text) {
   const parsed = parseJsonc(text);
   if (!isObj(parsed) || !isObj(parsed.statusLine) || typeof parsed.statusLine.command !== "string") return text;
-  const sl = parsed.statusLine;
-  const was = sl.command;
+  const was = parsed.statusLine.command;
   if (!isOurStatus(was)) return text;
   const theirs = theirsOf(was);
-  const line = theirs === null ? void 0 : { ...sl, command: theirs };
-  return keepBom(text, (body) => edit(body, ["statusLine"], line, formatOf(body)));
+  const at2 = theirs === null ? ["statusLine"] : ["statusLine", "command"];
+  return keepBom(text, (body) => edit(body, at2, theirs ?? void 0, formatOf(body)));
 }
-var HELPER_FILE, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, THEN, isOurStatus;
+var HELPER_FILE, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, indentAt, splice, endOf, THEN, isOurStatus;
 var init_json_hooks = __esm({
   "src/agents/json-hooks.ts"() {
     "use strict";
+    init_main();
     init_main();
     init_errors();
     HELPER_FILE = "memory_io.mjs";
@@ -12945,6 +12530,9 @@ var init_json_hooks = __esm({
     isObj = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
     JSONC = { allowTrailingComma: true, disallowComments: false };
     parseJsonc = (text) => parse2(text.replace(/^\uFEFF/, ""), [], JSONC);
+    indentAt = (text, at2) => /^[ \t]*/.exec(text.slice(text.lastIndexOf("\n", at2 - 1) + 1))[0];
+    splice = (text, at2, cut, put) => text.slice(0, at2) + put + text.slice(at2 + cut);
+    endOf = (n2) => n2.offset + n2.length;
     THEN = / statusline --then '((?:[^']|'\\'')*)'/;
     isOurStatus = (command) => command.includes(HELPER_FILE) && / statusline\b/.test(command);
   }
@@ -13015,11 +12603,11 @@ import path41 from "node:path";
 async function install(t, env) {
   const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) {
-    const why = "the per-user records and the recorded Node live under it";
+    const why = "the recorded Node lives under it";
     throw new Refused(`install needs ${homeVar} set (${why}); nothing was changed`);
   }
   if (!existsSync6(t.home)) {
-    const where = "install keeps its records under it, so nothing was changed";
+    const where = "install records the Node under it, so nothing was changed";
     throw new Refused(`${homeVar} (${quotedValue(t.home)}) does not exist; ${where}`);
   }
   assertNotPaused(t.memDir, env);
@@ -13032,12 +12620,7 @@ async function install(t, env) {
     plans.push({ edit: edit2, file, shown, snap, next });
   }
   const lines3 = [];
-  const records = recordsDir(env, t.home);
-  let madeForRecords = [];
-  if (!t.dryRun) {
-    madeForRecords = prepareDir(records);
-    recordNode(userDir(env, t.home), process.execPath);
-  }
+  if (!t.dryRun) recordNode(userDir(env, t.home), process.execPath);
   for (const p of plans) {
     const bytes = Buffer.from(p.next, "utf8");
     const verb = p.snap.bytes === null ? "create" : "update";
@@ -13054,17 +12637,6 @@ async function install(t, env) {
       removeEmptyDirs(dirs);
       throw err;
     }
-    const prior = readRecord(records, p.file);
-    const kept = prior !== null && prior.after === p.snap.token;
-    const record2 = {
-      path: p.file,
-      before: kept ? prior.before : p.snap.bytes?.toString("base64") ?? null,
-      after: tokenOf(bytes),
-      createdDirs: [...prior?.createdDirs ?? [], ...dirs, ...madeForRecords]
-    };
-    madeForRecords = [];
-    const made = writeRecord(records, record2);
-    if (made.length > 0) writeRecord(records, { ...record2, createdDirs: [...record2.createdDirs, ...made] });
     lines3.push(`${verb}d ${p.shown}`);
   }
   const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
@@ -13074,51 +12646,29 @@ async function install(t, env) {
 }
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
-  const records = recordsDir(env, t.home);
   const targets = t.targets();
   for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
-    const record2 = readRecord(records, file);
-    if (snap.bytes === null) {
-      plans.push({ edit: edit2, file, shown, snap, next: null, verb: "unchanged", record: record2 });
-      continue;
-    }
-    const current = snap.bytes.toString("utf8");
-    let next = uninstallText(edit2, t.agent.name, current, shown);
-    let verb = next === null ? "removed" : next === current ? "unchanged" : "updated";
-    const before = record2?.before == null ? null : Buffer.from(record2.before, "base64").toString("utf8");
-    const clean = (next === null || !holdsOurs(edit2, next)) && (before === null || !holdsOurs(edit2, before));
-    if (record2 !== null && record2.after === snap.token && clean) {
-      next = before;
-      verb = next === null ? "removed" : "restored";
-    }
-    plans.push({ edit: edit2, file, shown, snap, next, verb, record: record2 });
+    const current = snap.bytes?.toString("utf8") ?? null;
+    const next = current === null ? null : uninstallText(edit2, t.agent.name, current, shown);
+    const verb = current === null || next === current ? "unchanged" : next === null ? "removed" : "updated";
+    plans.push({ file, shown, snap, next, verb });
   }
   const lines3 = [];
-  const dirs = [];
   for (const p of plans) {
-    if (t.dryRun) {
-      lines3.push(p.verb === "unchanged" ? `unchanged ${p.shown}` : `would ${p.verb.replace(/d$/, "")} ${p.shown}`);
-      continue;
-    }
-    if (p.verb !== "unchanged") {
-      const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
-      await writeAgentFile(p.file, p.snap.token, bytes, 420, env.MEMORY_IO_FAILPOINT || void 0);
-    }
-    lines3.push(`${p.verb} ${p.shown}`);
-    if (p.record !== null && (p.next === null || p.verb === "restored" || !holdsOurs(p.edit, p.next))) {
-      dropRecord(records, p.file);
-      dirs.push(...p.record.createdDirs);
-    } else if (p.record !== null && p.next !== null && p.verb !== "unchanged") {
-      writeRecord(records, { ...p.record, after: tokenOf(Buffer.from(p.next, "utf8")) });
-    }
+    if (t.dryRun && p.verb !== "unchanged") lines3.push(`would ${p.verb.replace(/d$/, "")} ${p.shown}`);
+    else lines3.push(`${p.verb} ${p.shown}`);
+    if (t.dryRun || p.verb === "unchanged") continue;
+    const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
+    await writeAgentFile(p.file, p.snap.token, bytes, 420, env.MEMORY_IO_FAILPOINT || void 0);
   }
   const last = !t.global && !anotherInstalled(t, t.dryRun ? new Set(plans.map((p) => p.file)) : /* @__PURE__ */ new Set());
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
-  if (!t.dryRun) removeEmptyDirs(dirs);
+  const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
+  for (const p of removed) removeEmptyUpTo(path41.dirname(p.file), t.base);
   return { lines: [...lines3, ...driver.lines], notes: driver.notes };
 }
 function anotherInstalled(t, skip) {
@@ -13135,13 +12685,12 @@ var init_installer = __esm({
     init_errors();
     init_merge_driver_config();
     init_quote();
-    init_files();
     init_pause();
-    init_agent_file();
     init_agent_file();
     init_home();
     init_agents();
     init_plan();
+    init_skill_place();
   }
 });
 
@@ -13163,7 +12712,8 @@ async function underInstallLock(ctx, uninstall2, run) {
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
-    const lock = await acquireLockDir(lockDir, 10, { what, retry: "wait for it to finish and retry", makeParent: true });
+    const retry = "wait for it to finish and retry";
+    const lock = await acquireLockDir(lockDir, 10, { what, retry, makeParent: true });
     try {
       return await run();
     } finally {
@@ -13277,7 +12827,7 @@ function planOf(ctx) {
     if (!isAgentName(n2)) throw new UsageError(`init: unknown agent ${quotedValue(n2)}; name one of ${NAMES}`);
   }
   if (!ctx.env.HOME || !existsSync7(ctx.env.HOME)) {
-    throw new Refused("init needs HOME set to an existing folder (install keeps records there); nothing was changed");
+    throw new Refused("init needs HOME set to an existing folder (install records Node there); nothing was changed");
   }
   let base;
   if (global) base = realpathSync5(homeFolder(ctx.env));
@@ -13578,8 +13128,8 @@ blocks sit between <!-- session-handoff:begin --> and <!-- session-handoff:end -
 A file it cannot edit safely (malformed markers, JSON that does not parse, a link,
 a file not ours, a read-only one) is refused with a snippet to paste by hand,
 nothing changed. Idempotent; each file is replaced whole (a temp, then a rename);
-what it changed is recorded under \${XDG_CONFIG_HOME:-~/.config}/session-handoff/
-installs/ for \`uninstall\`. In a git repository it also registers the merge driver.
+it reformats nothing of yours, so \`uninstall\` takes out exactly what it added.
+In a git repository it also registers the merge driver.
 Every case, its words and the hook commands: references/verbs.md#install.
 
 options:
@@ -13623,10 +13173,10 @@ var init_uninstall = __esm({
       help: `usage: node memory_io.mjs uninstall --agent claude-code|codex|opencode|cline|gemini|cursor
          [--root DIR | --global] [--dry-run]
 
-Removes exactly what \`install --agent\` added. A file nothing else changed since
-install gets its original bytes back (a file install created is deleted); otherwise
-only our entries go, every other byte kept. Folders install created go when empty;
-the merge driver goes with the last agent installed here. Every case and its words:
+Removes exactly what \`install --agent\` added, every other byte kept: a file
+nothing else changed since install gets its original bytes back; a file holding
+nothing else (one install created) is deleted, and folders left empty go. The
+merge driver goes with the last agent installed here. Every case and its words:
 references/verbs.md#uninstall.
 
 options:
@@ -13634,8 +13184,8 @@ options:
   --dry-run     say what would change, change nothing
 ${AGENT_HELP}
 ${ROOT_HELP}
-stdout: one line per file: "restored F", "updated F", "removed F" or "unchanged F"
-        ("would \u2026" with --dry-run).
+stdout: one line per file: "updated F", "removed F" or "unchanged F" ("would \u2026"
+        with --dry-run).
 exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         not parse, a read-only file, a concurrent edit);
         4 paused; 5 another install or uninstall held the install lock for 10 s.

@@ -5,8 +5,7 @@ import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { Refused } from "../errors.ts";
 import { failpoint } from "../store/failpoint.ts";
-import { userDir } from "../store/home.ts";
-import { readStable, tokenOf, UnsafeFile, type ReadFile } from "../store/files.ts";
+import { readStable, UnsafeFile, type ReadFile } from "../store/files.ts";
 
 /** Reads a file to edit: absent, or a regular file with one link this user may replace; else Refused with `snippet`. */
 export async function readAgentFile(file: string, snippet: string): Promise<{ bytes: Buffer | null; token: string }> {
@@ -122,33 +121,6 @@ export function removeEmptyDirs(dirs: string[]): string[] {
   return removed;
 }
 
-/** What install remembers about a file it changed: `before` is base64 or null, `after` the token it wrote. */
-interface InstallRecord {
-  path: string;
-  before: string | null;
-  after: string;
-  createdDirs: string[];
-}
-
-/** Where install records live: beside the global kill switch, never in the project (a record is one machine's). */
-export function recordsDir(env: Record<string, string | undefined>, home: string): string {
-  return path.join(userDir(env, home), "installs");
-}
-
-/** Makes `dir` (0700) before anything is written. @returns the folders made, top first. */
-export function prepareDir(dir: string): string[] {
-  const missing: string[] = [];
-  for (let d = dir; !existsSync(d) && path.dirname(d) !== d; d = path.dirname(d)) missing.unshift(d);
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-  } catch (err) {
-    removeEmptyDirs(missing);
-    const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    throw new Refused(`${dir} could not be made (${why}); install keeps its records there, so nothing was changed`);
-  }
-  return missing;
-}
-
 /** Records the Node that runs install as `<user dir>/node`, the second place an installed command looks. */
 export function recordNode(dir: string, execPath: string): void {
   const target = path.join(dir, "node");
@@ -157,50 +129,14 @@ export function recordNode(dir: string, execPath: string): void {
   } catch {
     // None yet.
   }
+  const missing: string[] = [];
+  for (let d = dir; !existsSync(d) && path.dirname(d) !== d; d = path.dirname(d)) missing.unshift(d);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    removeEmptyDirs(missing);
+    const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new Refused(`${dir} could not be made (${why}); install records the Node there, so nothing was changed`);
+  }
   writeFileAtomic.sync(target, `${execPath}\n`, { mode: 0o644 });
-}
-
-function recordPath(dir: string, file: string): string {
-  return path.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
-}
-
-/** The record of `file`, or null (none, or unreadable: uninstall then removes only ours). */
-export function readRecord(dir: string, file: string): InstallRecord | null {
-  try {
-    const r = JSON.parse(readFileSync(recordPath(dir, file), "utf8")) as InstallRecord;
-    return r.path === file ? r : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Writes a record. @returns the folders it made. */
-export function writeRecord(dir: string, record: InstallRecord): string[] {
-  const made: string[] = [];
-  for (const d of [path.dirname(path.dirname(dir)), path.dirname(dir), dir]) {
-    try {
-      mkdirSync(d, { mode: 0o700 });
-      made.push(d);
-    } catch {
-      // It exists.
-    }
-  }
-  writeFileAtomic.sync(recordPath(dir, record.path), JSON.stringify(record), { mode: 0o600 });
-  return made;
-}
-
-/** Deletes a record; with none left, the records folder and the recorded Node go too, and the user dir if empty. */
-export function dropRecord(dir: string, file: string): void {
-  try {
-    unlinkSync(recordPath(dir, file));
-  } catch {
-    // Already gone.
-  }
-  if (removeEmptyDirs([dir]).length === 0) return;
-  try {
-    unlinkSync(path.join(path.dirname(dir), "node"));
-  } catch {
-    // None recorded.
-  }
-  removeEmptyDirs([path.dirname(dir)]);
 }

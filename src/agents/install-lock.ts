@@ -27,7 +27,8 @@ export async function underInstallLock<T>(ctx: Caller, uninstall: boolean, run: 
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
-    const lock = await acquireLockDir(lockDir, 10, { what, retry: "wait for it to finish and retry", makeParent: true });
+    const retry = "wait for it to finish and retry";
+    const lock = await acquireLockDir(lockDir, 10, { what, retry, makeParent: true });
     try {
       return await run();
     } finally {

@@ -4,13 +4,12 @@ import path from "node:path";
 import { Refused } from "../errors.ts";
 import { mergeDriverStep } from "../git/merge-driver-config.ts";
 import { quotedValue } from "../guard/quote.ts";
-import { tokenOf } from "../store/files.ts";
 import { assertNotPaused } from "../store/pause.ts";
-import { dropRecord, makeDirs, missingDirs, prepareDir, readAgentFile, readRecord } from "./agent-file.ts";
-import { recordNode, recordsDir, removeEmptyDirs, writeAgentFile, writeRecord } from "./agent-file.ts";
+import { makeDirs, missingDirs, readAgentFile, recordNode, removeEmptyDirs, writeAgentFile } from "./agent-file.ts";
 import { userDir } from "../store/home.ts";
 import { AGENTS } from "./index.ts";
 import { editPath, holdsOurs, installText, snippetOf, uninstallText } from "./plan.ts";
+import { removeEmptyUpTo } from "./skill-place.ts";
 import type { Target } from "./target.ts";
 
 type Env = Record<string, string | undefined>;
@@ -19,11 +18,11 @@ type Env = Record<string, string | undefined>;
 export async function install(t: Target, env: Env) {
   const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) {
-    const why = "the per-user records and the recorded Node live under it";
+    const why = "the recorded Node lives under it";
     throw new Refused(`install needs ${homeVar} set (${why}); nothing was changed`);
   }
   if (!existsSync(t.home)) {
-    const where = "install keeps its records under it, so nothing was changed";
+    const where = "install records the Node under it, so nothing was changed";
     throw new Refused(`${homeVar} (${quotedValue(t.home)}) does not exist; ${where}`);
   }
   assertNotPaused(t.memDir, env);
@@ -37,13 +36,7 @@ export async function install(t: Target, env: Env) {
     plans.push({ edit, file, shown, snap, next });
   }
   const lines: string[] = [];
-  const records = recordsDir(env, t.home);
-  // The folders made for the records go in the first record written.
-  let madeForRecords: string[] = [];
-  if (!t.dryRun) {
-    madeForRecords = prepareDir(records);
-    recordNode(userDir(env, t.home), process.execPath);
-  }
+  if (!t.dryRun) recordNode(userDir(env, t.home), process.execPath);
   for (const p of plans) {
     const bytes = Buffer.from(p.next, "utf8");
     const verb = p.snap.bytes === null ? "create" : "update";
@@ -60,18 +53,6 @@ export async function install(t: Target, env: Env) {
       removeEmptyDirs(dirs);
       throw err;
     }
-    const prior = readRecord(records, p.file);
-    // The first bytes stay the ones to restore only while nobody else wrote the file since our last write.
-    const kept = prior !== null && prior.after === p.snap.token;
-    const record = {
-      path: p.file,
-      before: kept ? prior.before : (p.snap.bytes?.toString("base64") ?? null),
-      after: tokenOf(bytes),
-      createdDirs: [...(prior?.createdDirs ?? []), ...dirs, ...madeForRecords],
-    };
-    madeForRecords = [];
-    const made = writeRecord(records, record);
-    if (made.length > 0) writeRecord(records, { ...record, createdDirs: [...record.createdDirs, ...made] });
     lines.push(`${verb}d ${p.shown}`);
   }
   const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
@@ -81,58 +62,34 @@ export async function install(t: Target, env: Env) {
   return { lines: [...lines, ...driver.lines], notes: [...driver.notes, ...keep] };
 }
 
-/** Takes the agent's entries out of its files, restoring the recorded bytes where nothing else changed. */
+/** Takes the agent's entries out of its files, every other byte kept; a file left empty and its empty folders go. */
 export async function uninstall(t: Target, env: Env) {
   assertNotPaused(t.memDir, env);
-  const records = recordsDir(env, t.home);
   const targets = t.targets();
   // As install: a link on the way is refused (a linked .claude/ is the user's own settings).
   for (const { file } of targets) missingDirs(t.base, path.dirname(file));
   const plans = [];
   for (const { edit, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit, t.agent.name));
-    const record = readRecord(records, file);
-    if (snap.bytes === null) {
-      plans.push({ edit, file, shown, snap, next: null as string | null, verb: "unchanged", record });
-      continue;
-    }
-    const current = snap.bytes.toString("utf8");
-    let next = uninstallText(edit, t.agent.name, current, shown);
-    let verb = next === null ? "removed" : next === current ? "unchanged" : "updated";
-    // Recorded bytes holding an entry of ours (an install killed before its record) would revive it.
-    const before = record?.before == null ? null : Buffer.from(record.before, "base64").toString("utf8");
-    const clean = (next === null || !holdsOurs(edit, next)) && (before === null || !holdsOurs(edit, before));
-    if (record !== null && record.after === snap.token && clean) {
-      next = before;
-      verb = next === null ? "removed" : "restored";
-    }
-    plans.push({ edit, file, shown, snap, next, verb, record });
+    const current = snap.bytes?.toString("utf8") ?? null;
+    const next = current === null ? null : uninstallText(edit, t.agent.name, current, shown);
+    const verb = current === null || next === current ? "unchanged" : next === null ? "removed" : "updated";
+    plans.push({ file, shown, snap, next, verb });
   }
   const lines: string[] = [];
-  const dirs: string[] = [];
   for (const p of plans) {
-    if (t.dryRun) {
-      lines.push(p.verb === "unchanged" ? `unchanged ${p.shown}` : `would ${p.verb.replace(/d$/, "")} ${p.shown}`);
-      continue;
-    }
-    if (p.verb !== "unchanged") {
-      const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
-      await writeAgentFile(p.file, p.snap.token, bytes, 0o644, env.MEMORY_IO_FAILPOINT || undefined);
-    }
-    lines.push(`${p.verb} ${p.shown}`);
-    // A record stays while something of ours is left in the file (another agent's block), following what we wrote.
-    if (p.record !== null && (p.next === null || p.verb === "restored" || !holdsOurs(p.edit, p.next))) {
-      dropRecord(records, p.file);
-      dirs.push(...p.record.createdDirs);
-    } else if (p.record !== null && p.next !== null && p.verb !== "unchanged") {
-      writeRecord(records, { ...p.record, after: tokenOf(Buffer.from(p.next, "utf8")) });
-    }
+    if (t.dryRun && p.verb !== "unchanged") lines.push(`would ${p.verb.replace(/d$/, "")} ${p.shown}`);
+    else lines.push(`${p.verb} ${p.shown}`);
+    if (t.dryRun || p.verb === "unchanged") continue;
+    const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
+    await writeAgentFile(p.file, p.snap.token, bytes, 0o644, env.MEMORY_IO_FAILPOINT || undefined);
   }
   // The driver serves every agent installed here: it goes with the last one, before the folders it may empty.
   const last = !t.global && !anotherInstalled(t, t.dryRun ? new Set(plans.map((p) => p.file)) : new Set());
   const none = { lines: [] as string[], notes: [] as string[] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
-  if (!t.dryRun) removeEmptyDirs(dirs);
+  const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
+  for (const p of removed) removeEmptyUpTo(path.dirname(p.file), t.base);
   return { lines: [...lines, ...driver.lines], notes: driver.notes };
 }
 

@@ -1,5 +1,6 @@
-import { applyEdits, createScanner, modify, parse, printParseErrorCode, visit } from "jsonc-parser/lib/esm/main.js";
-import type { FormattingOptions, JSONPath, ParseError } from "jsonc-parser/lib/esm/main.js";
+import { createScanner, findNodeAtLocation, parse, parseTree } from "jsonc-parser/lib/esm/main.js";
+import { printParseErrorCode, visit } from "jsonc-parser/lib/esm/main.js";
+import type { JSONPath, Node, ParseError } from "jsonc-parser/lib/esm/main.js";
 import { Refused } from "../errors.ts";
 import type { HookSpec, JsonHooksEdit } from "./types.ts";
 
@@ -28,7 +29,7 @@ function byHand(file: string, what: string, snippet: string): Refused {
 }
 
 // Removes the hooks `drop` names from an event's groups (a group of only those whole), last first so paths stay valid.
-function dropHooks(text: string, event: string, groups: Json[], drop: (h: Json) => boolean, fmt: FormattingOptions) {
+function dropHooks(text: string, event: string, groups: Json[], drop: (h: Json) => boolean, fmt: Format) {
   let out = text;
   for (let g = groups.length - 1; g >= 0; g--) {
     const group = groups[g]!;
@@ -135,17 +136,57 @@ function duplicateKey(text: string): { key: string; lines: [number, number] } | 
   return found;
 }
 
+type Format = { unit: string; eol: string };
+
 // How the file is laid out, so that what we insert looks like what is there.
-function formatOf(text: string): FormattingOptions {
-  const m = /\n([ \t]+)["\]}]/.exec(text);
-  const indent = m ? m[1]! : "  ";
-  const tabs = indent.startsWith("\t");
-  return { insertSpaces: !tabs, tabSize: tabs ? 1 : indent.length, eol: text.includes("\r\n") ? "\r\n" : "\n" };
+function formatOf(text: string): Format {
+  return { unit: /\n([ \t]+)["\]}]/.exec(text)?.[1] ?? "  ", eol: text.includes("\r\n") ? "\r\n" : "\n" };
 }
 
-// One jsonc-parser edit (value undefined: remove), comments and layout around it kept.
-function edit(text: string, path: JSONPath, value: Json | undefined, fmt: FormattingOptions, insert = false): string {
-  return applyEdits(text, modify(text, path, value, { formattingOptions: fmt, isArrayInsertion: insert }));
+// The leading blanks of the line `offset` is on.
+const indentAt = (text: string, at: number) => /^[ \t]*/.exec(text.slice(text.lastIndexOf("\n", at - 1) + 1))![0];
+const splice = (text: string, at: number, cut: number, put: string) => text.slice(0, at) + put + text.slice(at + cut);
+const endOf = (n: Node) => n.offset + n.length;
+
+// One edit (value undefined: remove) that touches no byte but ours: an insertion is undone exactly by the removal,
+// so uninstall gives back the user's layout.
+function edit(text: string, at: JSONPath, value: Json | undefined, fmt: Format, insert = false): string {
+  const tree = parseTree(text, [], JSONC)!;
+  let parent = findNodeAtLocation(tree, at.slice(0, -1));
+  // A missing parent (no `hooks` yet) is added with the value in it.
+  for (; parent === undefined && value !== undefined; parent = findNodeAtLocation(tree, at.slice(0, -1))) {
+    value = { [at[at.length - 1]!]: value };
+    at = at.slice(0, -1);
+  }
+  if (parent === undefined) return text;
+  const key = at[at.length - 1]!;
+  const kids = parent.children ?? [];
+  const i = typeof key === "number" ? key : kids.findIndex((p) => p.children![0]!.value === key);
+  const show = (v: Json, indent: string) => JSON.stringify(v, null, fmt.unit).split("\n").join(fmt.eol + indent);
+  if (value === undefined) return i < 0 || i >= kids.length ? text : remove(text, parent, i, fmt);
+  if (i >= 0 && i < kids.length && !insert) {
+    const node = typeof key === "number" ? kids[i]! : kids[i]!.children![1]!;
+    return splice(text, node.offset, node.length, show(value, indentAt(text, node.offset)));
+  }
+  const indent = indentAt(text, parent.offset) + fmt.unit;
+  const item = (typeof key === "number" ? "" : `${JSON.stringify(key)}: `) + show(value, indent);
+  const pos = i < 0 || i > kids.length ? kids.length : i;
+  if (pos > 0) return splice(text, endOf(kids[pos - 1]!), 0, `,${fmt.eol}${indent}${item}`);
+  if (kids.length > 0) return splice(text, kids[0]!.offset, 0, `${item},${fmt.eol}${indent}`);
+  const close = parent.length === 2 ? fmt.eol + indentAt(text, parent.offset) : "";
+  return splice(text, parent.offset + 1, 0, `${fmt.eol}${indent}${item}${close}`);
+}
+
+// Removes the `i`th child of `parent` with what the insertion put before it (a comma, a line break, the indent).
+function remove(text: string, parent: Node, i: number, fmt: Format): string {
+  const kids = parent.children!;
+  const end = endOf(kids[i]!);
+  if (i > 0) return splice(text, endOf(kids[i - 1]!), end - endOf(kids[i - 1]!), "");
+  if (kids.length > 1) return splice(text, kids[0]!.offset, kids[1]!.offset - kids[0]!.offset, "");
+  const close = parent.offset + parent.length - 1;
+  const from = /^\s*$/.test(text.slice(parent.offset + 1, kids[0]!.offset)) ? parent.offset + 1 : kids[0]!.offset;
+  const rest = text.slice(end, close);
+  return splice(text, from, (rest === fmt.eol + indentAt(text, parent.offset) ? close : end) - from, "");
 }
 
 function parsedHooks(text: string): Obj {
@@ -268,18 +309,18 @@ export function mergeStatusLine(text: string, command: (args: string) => string,
   const theirs = was === null ? null : isOurStatus(was) ? theirsOf(was) : was;
   const want = command(theirs === null ? args : `${args} --then '${theirs.replaceAll("'", `'\\''`)}'`);
   if (was === want) return text;
-  const line: Obj = isObj(sl) ? { ...sl, command: want } : { type: "command", command: want };
-  return keepBom(text, (body) => edit(body, ["statusLine"], line, formatOf(body)));
+  const line = { type: "command", command: want };
+  const [at, value]: [JSONPath, Json] = isObj(sl) ? [["statusLine", "command"], want] : [["statusLine"], line];
+  return keepBom(text, (body) => edit(body, at, value, formatOf(body)));
 }
 
 /** The settings text with our status line taken out: the user's command put back as it was, or the key removed. */
 export function removeStatusLine(text: string): string {
   const parsed = parseJsonc(text);
   if (!isObj(parsed) || !isObj(parsed.statusLine) || typeof parsed.statusLine.command !== "string") return text;
-  const sl = parsed.statusLine;
-  const was = sl.command as string;
+  const was = parsed.statusLine.command;
   if (!isOurStatus(was)) return text;
   const theirs = theirsOf(was);
-  const line = theirs === null ? undefined : { ...sl, command: theirs };
-  return keepBom(text, (body) => edit(body, ["statusLine"], line, formatOf(body)));
+  const at = theirs === null ? ["statusLine"] : ["statusLine", "command"];
+  return keepBom(text, (body) => edit(body, at, theirs ?? undefined, formatOf(body)));
 }

@@ -70,21 +70,16 @@ export function blockEndByte(text: string, span: BlockSpan): number {
   return Buffer.byteLength(lines.slice(0, span.end + 1).join("\n"), "utf8");
 }
 
-// `text` with `blk` at its end; past TOP_BLOCK_FROM bytes (so that Codex reads it) at the top, after a heading line.
+// `text` with `blk` at its end after a blank line; past TOP_BLOCK_FROM bytes (so that Codex reads it) at the top,
+// after a heading line. dropBlock takes out exactly what this adds, a file's missing final newline included.
 function insertBlock(text: string, blk: string, eol: string): string {
-  const big = Buffer.byteLength(text, "utf8") > TOP_BLOCK_FROM;
-  if (!big) {
-    const blankEnd = text.endsWith(`${eol}${eol}`) || text.endsWith("\n\n");
-    const sep = blankEnd ? "" : text.endsWith("\n") ? eol : `${eol}${eol}`;
-    return `${text}${sep}${blk}${eol}`;
+  if (Buffer.byteLength(text, "utf8") <= TOP_BLOCK_FROM) {
+    return text.endsWith("\n") ? `${text}${eol}${blk}${eol}` : `${text}${eol}${eol}${blk}`;
   }
   const lines = text.split("\n");
   const cr = eol === "\r\n" ? "\r" : "";
   const heading = /^#{1,6}(\s|$)/.test(lines[0]!.replace(/\r$/, ""));
-  const at = heading ? 1 : 0;
-  const piece = [...(heading ? [cr] : []), `${blk}${cr}`];
-  if ((lines[at] ?? "").replace(/\r$/, "") !== "") piece.push(cr);
-  lines.splice(at, 0, ...piece);
+  lines.splice(heading ? 1 : 0, 0, ...(heading ? [cr, `${blk}${cr}`] : [`${blk}${cr}`, cr]));
   return lines.join("\n");
 }
 
@@ -118,12 +113,14 @@ function dropBlock(text: string, span: BlockSpan): string | null {
   const blank = (i: number) => i >= 0 && i < lines.length && lines[i]!.replace(/\r$/, "") === "";
   let from = span.begin;
   let to = span.end;
-  const atEnd = lines.slice(span.end + 1).every((l) => l.replace(/\r$/, "") === "");
-  if (atEnd && from > 0 && blank(from - 1)) from--;
-  else if (!atEnd && blank(to + 1) && (from === 0 || blank(from - 1))) to++;
+  if (from > 0 && blank(from - 1)) from--;
+  else if (from === 0 && blank(to + 1)) to++;
+  const last = span.end === lines.length - 1;
   lines.splice(from, to - from + 1);
+  // The file ended with our end marker: it had no final newline before.
+  if (last && lines.length > 0) lines[lines.length - 1] = lines[lines.length - 1]!.replace(/\r$/, "");
   const out = lines.join("\n");
-  return out.trim() === "" ? null : out;
+  return out === "" ? null : out;
 }
 
 /** `text` with `agent` taken off our block, which goes with the last agent; null when nothing would be left. */

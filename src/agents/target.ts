@@ -21,10 +21,12 @@ export const AGENT_HELP = `  --global      edit the per-user files (~/.claude, ~
                 ~/.gemini) instead of the project's; cline and cursor have none
   --root DIR    the project root`;
 
+type Env = Record<string, string | undefined>;
+
 /** What a verb knows of its caller that install and uninstall need. */
 export interface Caller {
   values: Record<string, unknown>;
-  env: Record<string, string | undefined>;
+  env: Env;
   cwd: string;
   helperPath?: string;
 }
@@ -47,7 +49,7 @@ export function helperLocation(ctx: Pick<Caller, "cwd" | "helperPath">, root: st
 }
 
 /** Where install and uninstall act: `base` is the project root or HOME; `memDir` (null with --global) may be paused. */
-export function targetOf(agent: Agent, root: string | null, helper: HelperLocation, env: Caller["env"], dryRun: boolean) {
+export function targetOf(agent: Agent, root: string | null, helper: HelperLocation, env: Env, dryRun: boolean) {
   const global = root === null;
   const home = homeFolder(env);
   const base = root ?? real(home);

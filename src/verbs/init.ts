@@ -73,7 +73,7 @@ function planOf(ctx: VerbContext) {
     if (!isAgentName(n)) throw new UsageError(`init: unknown agent ${quotedValue(n)}; name one of ${NAMES}`);
   }
   if (!ctx.env.HOME || !existsSync(ctx.env.HOME)) {
-    throw new Refused("init needs HOME set to an existing folder (install keeps records there); nothing was changed");
+    throw new Refused("init needs HOME set to an existing folder (install records Node there); nothing was changed");
   }
   let base: string;
   if (global) base = realpathSync(homeFolder(ctx.env));

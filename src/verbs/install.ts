@@ -25,8 +25,8 @@ blocks sit between <!-- session-handoff:begin --> and <!-- session-handoff:end -
 A file it cannot edit safely (malformed markers, JSON that does not parse, a link,
 a file not ours, a read-only one) is refused with a snippet to paste by hand,
 nothing changed. Idempotent; each file is replaced whole (a temp, then a rename);
-what it changed is recorded under \${XDG_CONFIG_HOME:-~/.config}/session-handoff/
-installs/ for \`uninstall\`. In a git repository it also registers the merge driver.
+it reformats nothing of yours, so \`uninstall\` takes out exactly what it added.
+In a git repository it also registers the merge driver.
 Every case, its words and the hook commands: references/verbs.md#install.
 
 options:

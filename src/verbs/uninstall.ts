@@ -11,10 +11,10 @@ export const uninstallVerb: Verb = {
   help: `usage: node memory_io.mjs uninstall --agent claude-code|codex|opencode|cline|gemini|cursor
          [--root DIR | --global] [--dry-run]
 
-Removes exactly what \`install --agent\` added. A file nothing else changed since
-install gets its original bytes back (a file install created is deleted); otherwise
-only our entries go, every other byte kept. Folders install created go when empty;
-the merge driver goes with the last agent installed here. Every case and its words:
+Removes exactly what \`install --agent\` added, every other byte kept: a file
+nothing else changed since install gets its original bytes back; a file holding
+nothing else (one install created) is deleted, and folders left empty go. The
+merge driver goes with the last agent installed here. Every case and its words:
 references/verbs.md#uninstall.
 
 options:
@@ -22,8 +22,8 @@ options:
   --dry-run     say what would change, change nothing
 ${AGENT_HELP}
 ${ROOT_HELP}
-stdout: one line per file: "restored F", "updated F", "removed F" or "unchanged F"
-        ("would …" with --dry-run).
+stdout: one line per file: "updated F", "removed F" or "unchanged F" ("would …"
+        with --dry-run).
 exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         not parse, a read-only file, a concurrent edit);
         4 paused; 5 another install or uninstall held the install lock for 10 s.
