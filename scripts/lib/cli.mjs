@@ -320,6 +320,183 @@ var init_errors = __esm({
   }
 });
 
+// src/verbs/types.ts
+function ok(stdout, stderr = [], code = 0) {
+  return { stdout, stderr, code };
+}
+var SESSION_VERBS, HARNESS_VERBS;
+var init_types = __esm({
+  "src/verbs/types.ts"() {
+    "use strict";
+    SESSION_VERBS = ["hook", "context", "statusline"];
+    HARNESS_VERBS = [...SESSION_VERBS, "checkpoint"];
+  }
+});
+
+// src/schema/conflicted.ts
+function conflictSides(input) {
+  const ours = [];
+  const theirs = [];
+  let fence = null;
+  let side = "out";
+  let first = 0;
+  let complete = false;
+  for (const [i, line] of input.replace(/\r\n?/g, "\n").split("\n").entries()) {
+    const marker = side === "ours" || side === "base";
+    if (side === "out" && fence === null && line.startsWith("<<<<<<< ")) {
+      side = "ours";
+      first ||= i + 1;
+    } else if (side === "out") {
+      const f = FENCE.exec(line)?.[1];
+      if (fence === null) fence = f ?? null;
+      else if (f && f[0] === fence[0] && f.length >= fence.length && line.trim() === f) fence = null;
+      ours.push(line);
+      theirs.push(line);
+    } else if (marker && (line.startsWith("||||||| ") || line === "|||||||")) side = "base";
+    else if (marker && line === "=======") side = "theirs";
+    else if (side === "ours") ours.push(line);
+    else if (side === "theirs" && line.startsWith(">>>>>>> ")) {
+      side = "out";
+      complete = true;
+    } else if (side === "theirs") theirs.push(line);
+  }
+  return complete ? { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") } : null;
+}
+function isConflicted(text) {
+  return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
+}
+var FENCE, CONFLICTED_MESSAGE;
+var init_conflicted = __esm({
+  "src/schema/conflicted.ts"() {
+    "use strict";
+    FENCE = /^ {0,3}(`{3,}|~{3,})/;
+    CONFLICTED_MESSAGE = "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: keep one side (archive the other), then save it whole";
+  }
+});
+
+// src/schema/validate-common.ts
+function ruleOf() {
+  return (id, severity, part, check) => ({
+    id,
+    severity,
+    part,
+    check
+  });
+}
+function bounded(list2, what) {
+  if (list2.length <= MAX_LISTED_ISSUES) return list2;
+  const rest = list2.length - MAX_LISTED_ISSUES;
+  return [...list2.slice(0, MAX_LISTED_ISSUES), { rule: "more", line: 0, message: `\u2026 and ${rest} more ${what}` }];
+}
+function runRules(rules, parts, pass, c, dropped = []) {
+  const maps = lineMaps(pass);
+  c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
+  const errors = [];
+  const findings = [];
+  for (const rule5 of rules) {
+    for (const hit of rule5.check(c)) {
+      const severity = hit.severity ?? (rule5.severity === "error" ? "error" : "finding");
+      const issue = { rule: rule5.id, line: maps.toOriginal(hit.line), message: hit.message };
+      (severity === "error" ? errors : findings).push(issue);
+    }
+  }
+  const scored = {};
+  let got = 0;
+  let max = 0;
+  for (const p of parts) {
+    const score2 = p.score(c);
+    if (score2 === null) continue;
+    scored[p.part] = { score: score2, max: p.weight };
+    got += score2;
+    max += p.weight;
+  }
+  errors.sort((a, b) => a.line - b.line);
+  findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
+  const score = max === 0 ? 100 : Math.round(got / max * 100);
+  const listed2 = { errors: bounded(errors, "error(s)"), findings: bounded(findings, "finding(s)") };
+  return { valid: errors.length === 0, ...listed2, score, parts: scored, dropped };
+}
+function proportion(good, total, max) {
+  return total === 0 ? max : Math.round(good / total * max);
+}
+function editDistance(a, b) {
+  const [s, t] = [a.slice(0, 100), b.slice(0, 100)];
+  const d = Array.from({ length: s.length + 1 }, (_, i) => Array.from({ length: t.length + 1 }, (_2, j) => i + j));
+  for (let i = 1; i <= s.length; i++) {
+    for (let j = 1; j <= t.length; j++) {
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (s[i - 1] === t[j - 1] ? 0 : 1));
+      const swapped = i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1];
+      if (swapped) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[s.length][t.length];
+}
+function nearest(title, names2) {
+  let best = null;
+  let bestD = Infinity;
+  for (const n2 of names2) {
+    const d = editDistance(title.toLowerCase(), n2.toLowerCase());
+    if (d < bestD) [bestD, best] = [d, n2];
+  }
+  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
+}
+function issueLines(list2) {
+  return list2.map((i) => i.rule === "more" ? i.message : `line ${i.line}: ${i.rule}: ${i.message}`);
+}
+function scoreLine(v) {
+  const parts = Object.entries(v.parts).map(([name2, p]) => `${name2} ${p.score}/${p.max}`);
+  return `score: ${v.score}/100 (${parts.join(", ")})`;
+}
+function lineMaps(pass) {
+  const spans = pass.findings.filter((f) => (f.lines ?? 1) > 1).map((f) => ({ line: f.line, extra: f.lines - 1 }));
+  spans.sort((a, b) => a.line - b.line);
+  return {
+    toOriginal(line) {
+      let acc = 0;
+      for (const s of spans) {
+        if (line <= s.line - acc) break;
+        acc += s.extra;
+      }
+      return line === 0 ? 0 : line + acc;
+    },
+    toRedacted(line) {
+      let acc = 0;
+      for (const s of spans) {
+        if (line <= s.line) break;
+        acc += Math.min(s.extra, line - s.line);
+      }
+      return line === 0 ? 0 : line - acc;
+    }
+  };
+}
+var at, MARKER, BEGIN, titleMissing, lineCount, rule, TEXT_RULES, MAX_LISTED_ISSUES, QUOTE_CUT;
+var init_validate_common = __esm({
+  "src/schema/validate-common.ts"() {
+    "use strict";
+    init_conflicted();
+    at = (line, message, severity) => severity === void 0 ? { line, message } : { line, message, severity };
+    MARKER = "<!-- memory-schema: v1 -->";
+    BEGIN = `the document must begin with the line ${MARKER}`;
+    titleMissing = (title) => `the document must have the heading "${title}" in its first four lines`;
+    lineCount = (c) => c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length;
+    rule = ruleOf();
+    TEXT_RULES = {
+      bom: rule("bom", "finding", null, (c) => c.input.startsWith("\uFEFF") ? [at(1, "a UTF-8 byte order mark starts the text; write drops it")] : []),
+      crlf: rule("crlf", "finding", null, (c) => c.input.includes("\r") ? [at(1, "CR or CRLF line ends; write turns them into LF")] : []),
+      // Write refuses a text without its final newline.
+      newline: rule("newline", "error", null, (c) => c.text.endsWith("\n") ? [] : [at(c.lines.length, "the document must end with a newline")]),
+      // The line grammar reads such a line as plain text: the finding says what to write instead.
+      markdown: rule("markdown", "finding", null, (c) => c.flags.map((f) => at(f.line, f.message))),
+      conflicted: rule("conflicted", "error", null, (c) => {
+        const sides = conflictSides(c.text);
+        return sides === null ? [] : [at(sides.line, CONFLICTED_MESSAGE)];
+      })
+    };
+    MAX_LISTED_ISSUES = 200;
+    QUOTE_CUT = { max: 80 };
+  }
+});
+
 // src/guard/file-verdict.ts
 function firstNul(bytes) {
   return bytes.indexOf(0);
@@ -767,7 +944,7 @@ function checkTree(root, opts = {}) {
   }
   throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
 }
-var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS, REAL_DIRS, MEMORY_SUBDIRS;
+var FILE_OF, HEADING_OF, MARKER2, MAX_DOCUMENT_BYTES, TARGETS, REAL_DIRS, MEMORY_SUBDIRS;
 var init_paths = __esm({
   "src/store/paths.ts"() {
     "use strict";
@@ -783,7 +960,7 @@ var init_paths = __esm({
       lessons: "# Lessons",
       solutions: "# Solutions"
     };
-    MARKER = "<!-- memory-schema: v1 -->";
+    MARKER2 = "<!-- memory-schema: v1 -->";
     MAX_DOCUMENT_BYTES = 1e6;
     TARGETS = ["AGENTS.md", "CLAUDE.md"];
     REAL_DIRS = "memory must live in real directories under the root";
@@ -1537,16 +1714,6 @@ root: --root DIR, else found upward from here (references/verbs.md#the-root)
   }
 });
 
-// src/verbs/types.ts
-function ok(stdout, stderr = [], code = 0) {
-  return { stdout, stderr, code };
-}
-var init_types = __esm({
-  "src/verbs/types.ts"() {
-    "use strict";
-  }
-});
-
 // src/schema/grammar.ts
 function parseBlocks(text) {
   const reader = new LineReader(text.length);
@@ -1566,7 +1733,7 @@ function close(block2) {
   const last = block2.children[block2.children.length - 1];
   if (last && (block2.type === "list" || block2.type === "listItem")) block2.end = last.end;
 }
-var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER2, DESTINATION, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY, LineReader;
+var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER3, DESTINATION, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY, LineReader;
 var init_grammar = __esm({
   "src/schema/grammar.ts"() {
     "use strict";
@@ -1575,7 +1742,7 @@ var init_grammar = __esm({
     FENCE_CLOSE = /^(`{3,}|~{3,})[ \t]*$/;
     SETEXT = /^(?:=+|-+)[ \t]*$/;
     THEMATIC = /^(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/;
-    MARKER2 = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
+    MARKER3 = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
     DESTINATION = String.raw`[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)[ \t]*(?:(?:"[^"]*"|'[^']*'|\([^()]*\))[ \t]*)?`;
     DEFINITION = new RegExp(String.raw`^\[(?:[^\\[\]]|\\.){1,999}\]:(?:[ \t]*$|${DESTINATION}$)`);
     TAG = "[A-Za-z][A-Za-z0-9-]*";
@@ -1703,7 +1870,7 @@ var init_grammar = __esm({
           this.add(depth, "thematicBreak", at2);
           return;
         }
-        const marker = MARKER2.exec(s);
+        const marker = MARKER3.exec(s);
         if (marker) return this.item(depth, from, marker, open);
         if (s[0] === ">") this.flag(SAY.quote);
         else if (s[0] === "<" && HTML_BLOCK.test(s)) this.flag(SAY.html);
@@ -1736,7 +1903,7 @@ var init_grammar = __esm({
         const inner = this.stack.length - 1;
         if (rest === line.length) return;
         if (spaces >= 5) this.flag(SAY.wide);
-        if (MARKER2.test(line.slice(rest))) {
+        if (MARKER3.test(line.slice(rest))) {
           this.flag(SAY.twoMarkers);
           return this.paragraphLine(inner, rest);
         }
@@ -1794,171 +1961,6 @@ var init_state_time = __esm({
     "use strict";
     init_values();
     DAY_MS = 864e5;
-  }
-});
-
-// src/schema/conflicted.ts
-function conflictSides(input) {
-  const ours = [];
-  const theirs = [];
-  let fence = null;
-  let side = "out";
-  let first = 0;
-  let complete = false;
-  for (const [i, line] of input.replace(/\r\n?/g, "\n").split("\n").entries()) {
-    const marker = side === "ours" || side === "base";
-    if (side === "out" && fence === null && line.startsWith("<<<<<<< ")) {
-      side = "ours";
-      first ||= i + 1;
-    } else if (side === "out") {
-      const f = FENCE.exec(line)?.[1];
-      if (fence === null) fence = f ?? null;
-      else if (f && f[0] === fence[0] && f.length >= fence.length && line.trim() === f) fence = null;
-      ours.push(line);
-      theirs.push(line);
-    } else if (marker && (line.startsWith("||||||| ") || line === "|||||||")) side = "base";
-    else if (marker && line === "=======") side = "theirs";
-    else if (side === "ours") ours.push(line);
-    else if (side === "theirs" && line.startsWith(">>>>>>> ")) {
-      side = "out";
-      complete = true;
-    } else if (side === "theirs") theirs.push(line);
-  }
-  return complete ? { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") } : null;
-}
-function isConflicted(text) {
-  return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
-}
-var FENCE, CONFLICTED_MESSAGE;
-var init_conflicted = __esm({
-  "src/schema/conflicted.ts"() {
-    "use strict";
-    FENCE = /^ {0,3}(`{3,}|~{3,})/;
-    CONFLICTED_MESSAGE = "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: keep one side (archive the other), then save it whole";
-  }
-});
-
-// src/schema/validate-common.ts
-function ruleOf() {
-  return (id, severity, part, check) => ({
-    id,
-    severity,
-    part,
-    check
-  });
-}
-function bounded(list2, what) {
-  if (list2.length <= MAX_LISTED_ISSUES) return list2;
-  const rest = list2.length - MAX_LISTED_ISSUES;
-  return [...list2.slice(0, MAX_LISTED_ISSUES), { rule: "more", line: 0, message: `\u2026 and ${rest} more ${what}` }];
-}
-function runRules(rules, parts, pass, c, dropped = []) {
-  const maps = lineMaps(pass);
-  c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
-  const errors = [];
-  const findings = [];
-  for (const rule5 of rules) {
-    for (const hit of rule5.check(c)) {
-      const severity = hit.severity ?? (rule5.severity === "error" ? "error" : "finding");
-      const issue = { rule: rule5.id, line: maps.toOriginal(hit.line), message: hit.message };
-      (severity === "error" ? errors : findings).push(issue);
-    }
-  }
-  const scored = {};
-  let got = 0;
-  let max = 0;
-  for (const p of parts) {
-    const score2 = p.score(c);
-    if (score2 === null) continue;
-    scored[p.part] = { score: score2, max: p.weight };
-    got += score2;
-    max += p.weight;
-  }
-  errors.sort((a, b) => a.line - b.line);
-  findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
-  const score = max === 0 ? 100 : Math.round(got / max * 100);
-  const listed2 = { errors: bounded(errors, "error(s)"), findings: bounded(findings, "finding(s)") };
-  return { valid: errors.length === 0, ...listed2, score, parts: scored, dropped };
-}
-function proportion(good, total, max) {
-  return total === 0 ? max : Math.round(good / total * max);
-}
-function editDistance2(a, b) {
-  const s = a.slice(0, 100);
-  const t = b.slice(0, 100);
-  let prev = Array.from({ length: t.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= s.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= t.length; j++) {
-      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (s[i - 1] === t[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[t.length];
-}
-function nearest2(title, names2) {
-  let best = null;
-  let bestD = Infinity;
-  for (const n2 of names2) {
-    const d = editDistance2(title.toLowerCase(), n2.toLowerCase());
-    if (d < bestD) [bestD, best] = [d, n2];
-  }
-  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
-}
-function issueLines(list2) {
-  return list2.map((i) => i.rule === "more" ? i.message : `line ${i.line}: ${i.rule}: ${i.message}`);
-}
-function scoreLine(v) {
-  const parts = Object.entries(v.parts).map(([name2, p]) => `${name2} ${p.score}/${p.max}`);
-  return `score: ${v.score}/100 (${parts.join(", ")})`;
-}
-function lineMaps(pass) {
-  const spans = pass.findings.filter((f) => (f.lines ?? 1) > 1).map((f) => ({ line: f.line, extra: f.lines - 1 }));
-  spans.sort((a, b) => a.line - b.line);
-  return {
-    toOriginal(line) {
-      let acc = 0;
-      for (const s of spans) {
-        if (line <= s.line - acc) break;
-        acc += s.extra;
-      }
-      return line === 0 ? 0 : line + acc;
-    },
-    toRedacted(line) {
-      let acc = 0;
-      for (const s of spans) {
-        if (line <= s.line) break;
-        acc += Math.min(s.extra, line - s.line);
-      }
-      return line === 0 ? 0 : line - acc;
-    }
-  };
-}
-var at, MARKER3, BEGIN, titleMissing, lineCount, rule, TEXT_RULES, MAX_LISTED_ISSUES, QUOTE_CUT;
-var init_validate_common = __esm({
-  "src/schema/validate-common.ts"() {
-    "use strict";
-    init_conflicted();
-    at = (line, message, severity) => severity === void 0 ? { line, message } : { line, message, severity };
-    MARKER3 = "<!-- memory-schema: v1 -->";
-    BEGIN = `the document must begin with the line ${MARKER3}`;
-    titleMissing = (title) => `the document must have the heading "${title}" in its first four lines`;
-    lineCount = (c) => c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length;
-    rule = ruleOf();
-    TEXT_RULES = {
-      bom: rule("bom", "finding", null, (c) => c.input.startsWith("\uFEFF") ? [at(1, "a UTF-8 byte order mark starts the text; write drops it")] : []),
-      crlf: rule("crlf", "finding", null, (c) => c.input.includes("\r") ? [at(1, "CR or CRLF line ends; write turns them into LF")] : []),
-      // Write refuses a text without its final newline.
-      newline: rule("newline", "error", null, (c) => c.text.endsWith("\n") ? [] : [at(c.lines.length, "the document must end with a newline")]),
-      // The line grammar reads such a line as plain text: the finding says what to write instead.
-      markdown: rule("markdown", "finding", null, (c) => c.flags.map((f) => at(f.line, f.message))),
-      conflicted: rule("conflicted", "error", null, (c) => {
-        const sides = conflictSides(c.text);
-        return sides === null ? [] : [at(sides.line, CONFLICTED_MESSAGE)];
-      })
-    };
-    MAX_LISTED_ISSUES = 200;
-    QUOTE_CUT = { max: 80 };
   }
 });
 
@@ -2052,7 +2054,7 @@ function readHandoff(text, tree, lists = true) {
       const key = title.toLowerCase();
       stray = !KNOWN_SECTIONS.has(key);
       if (stray) {
-        const near = nearest2(title, SECTION_TITLES);
+        const near = nearest(title, SECTION_TITLES);
         out.strays.push({ title, near, line: node.line });
         section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
         continue;
@@ -5473,7 +5475,7 @@ function handoffContext(input, opts) {
   const model = readHandoff(text, tree);
   const layout = handoffLayout(text, model);
   const { lines: lines3 } = layout;
-  const shaped = lines3[0] === MARKER3 && layout.titleIndex >= 0;
+  const shaped = lines3[0] === MARKER && layout.titleIndex >= 0;
   const first = /* @__PURE__ */ new Map();
   const sections = [];
   const candidates = [];
@@ -5491,11 +5493,11 @@ function handoffContext(input, opts) {
   const missing = [];
   for (const s of shaped ? HANDOFF_SECTIONS : []) {
     if (s.optional || first.has(s.name.toLowerCase())) continue;
-    const look = candidates.find((c) => !used.has(c.line) && nearest2(c.title, [s.name]) === s.name) ?? null;
+    const look = candidates.find((c) => !used.has(c.line) && nearest(c.title, [s.name]) === s.name) ?? null;
     if (look) used.add(look.line);
     missing.push({ name: s.name, look });
   }
-  const resembles = (s) => s.depth <= 2 || nearest2(s.title, SECTION_NAMES) !== null;
+  const resembles = (s) => s.depth <= 2 || nearest(s.title, SECTION_NAMES) !== null;
   const strays = candidates.filter((s) => !used.has(s.line) && resembles(s));
   const byKey = /* @__PURE__ */ new Map();
   for (const item of model.items) {
@@ -5585,7 +5587,7 @@ var init_validate = __esm({
       TEXT_RULES.bom,
       TEXT_RULES.crlf,
       rule3("marker", "error", "sections", (c) => {
-        if (c.lines[0] === MARKER3) return [];
+        if (c.lines[0] === MARKER) return [];
         const seen = /^<!--\s*memory-schema:\s*(\S+)\s*-->$/.exec(c.lines[0]?.trim() ?? "");
         const version = seen && `the marker says schema ${quoted(seen[1], QUOTE_CUT)}; this helper reads v1 only: `;
         return [at(1, version ? `${version}${BEGIN}` : `${BEGIN}; start from templates/handoff.md`)];
@@ -5639,7 +5641,7 @@ var init_validate = __esm({
         return at(next ? next.line : c.lines.length, `required section \`## ${name2}\` is missing; ${keep}`);
       })),
       rule3("unknown-section", "finding", null, (c) => c.strays.map((s) => {
-        const near = nearest2(s.title, SECTION_NAMES);
+        const near = nearest(s.title, SECTION_NAMES);
         const raw = `${quoted(s.raw.trim(), QUOTE_CUT)} is not a section of schema v1`;
         return at(s.line, near ? `${raw}: did you mean \`## ${near}\`?` : `${raw}; nothing reads it`);
       })),
@@ -5882,7 +5884,7 @@ var init_validate_ledger = __esm({
     LEDGER_RULES = [
       TEXT_RULES.bom,
       TEXT_RULES.crlf,
-      rule4("marker", "error", null, (c) => c.lines[0] === MARKER3 ? [] : [at(1, BEGIN)]),
+      rule4("marker", "error", null, (c) => c.lines[0] === MARKER ? [] : [at(1, BEGIN)]),
       rule4("heading", "error", null, (c) => c.lines.slice(0, 4).includes(c.schema.title) ? [] : [at(1, titleMissing(c.schema.title))]),
       TEXT_RULES.newline,
       TEXT_RULES.conflicted,
@@ -6213,7 +6215,7 @@ var init_harness_path = __esm({
 
 // src/journal/entry.ts
 function journalHeader(period, part = 1) {
-  return `${MARKER}
+  return `${MARKER2}
 # Journal ${period}${part > 1 ? ` (part ${part})` : ""}
 `;
 }
@@ -6278,7 +6280,7 @@ function parseJournal(text, kind = "month") {
   const entries = [];
   const problems = [];
   const title = "the second line must be `# Journal <YYYY-MM>` (or `# Journal <YYYY>`)";
-  if (lines3[0] !== MARKER) problems.push({ line: 1, message: `the first line must be ${MARKER}` });
+  if (lines3[0] !== MARKER2) problems.push({ line: 1, message: `the first line must be ${MARKER2}` });
   if (!/^# Journal \d{4}(-\d{2})?( \(part \d+\))?$/.test(lines3[1] ?? "")) problems.push({ line: 2, message: title });
   let current = null;
   for (let i = 2; i < lines3.length; i++) {
@@ -7223,7 +7225,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     }
     const bytes = readAll(fd, void 0, 0);
     const lines3 = bytes.subarray(0, 4096).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
-    const ok2 = lines3[0] === MARKER && lines3.slice(0, 4).includes(HEADING_OF[kind]);
+    const ok2 = lines3[0] === MARKER2 && lines3.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok2) return { kind, status: "foreign", mtimeMs };
     if (firstNul(bytes) >= 0) return { kind, status: "unsafe", mtimeMs };
     if (!opts.text) return { kind, status: "present", mtimeMs };
@@ -10389,7 +10391,7 @@ function restoreProblem(bytes) {
   if (text.startsWith("\uFEFF")) return "it starts with a byte order mark";
   if (text.includes("\r")) return "it has CR line ends";
   const lines3 = text.split("\n");
-  if (lines3[0] !== MARKER) return `its first line is not ${MARKER}`;
+  if (lines3[0] !== MARKER2) return `its first line is not ${MARKER2}`;
   const heading = HEADING_OF.handoff;
   if (!lines3.slice(0, 4).includes(heading)) return `it has no "${heading}" in its first four lines`;
   if (!text.endsWith("\n")) return "it does not end with a newline";
@@ -16164,6 +16166,7 @@ init_builtins();
 init_errors();
 init_invisible();
 init_quote();
+init_types();
 import path from "node:path";
 var REFUSAL_PREFIX = "memory operation refused: ";
 var USAGE_PREFIX = "usage error: ";
@@ -16177,7 +16180,7 @@ function geminiHookRun(argv) {
   return argv.some((a, i) => a === "--format=gemini" || a === "--format" && argv[i + 1] === "gemini");
 }
 var GEMINI_SILENT = "{}\n";
-var neverFails = (verb) => verb === "hook" || verb === "checkpoint";
+var neverFails = (verb) => HARNESS_VERBS.includes(verb ?? "");
 async function guarded(outer, dispatch2) {
   const proc = { ...outer, writeErr: (text) => outer.writeErr(showRefused(text).text) };
   if (!geminiHookRun(proc.argv)) return dispatch2(proc);
@@ -16260,8 +16263,7 @@ async function runVerb(name2, verb, proc) {
       const prefix = err instanceof Absent ? "" : err instanceof UsageError ? USAGE_PREFIX : REFUSAL_PREFIX;
       proc.writeErr(`${prefix}${err.message}
 `);
-      if (err instanceof UsageError) return usageExit;
-      return err.code;
+      return err instanceof UsageError ? usageExit : neverFails(name2) ? 0 : err.code;
     }
     const text = err instanceof Error ? err.stack ?? err.message : String(err);
     proc.writeErr(`memory_io internal error: ${text}
@@ -16299,6 +16301,7 @@ function parseArgsMessage(err, verb) {
 }
 
 // src/help.ts
+init_validate_common();
 var HELP_WIDTH = 80;
 var LABEL = /^(\s*)(usage|exit|exit codes|stdin|stdout|stderr|example|examples|options|verbs|kill switch):( +)(?=\S)/;
 var COLUMN = /^(\s*)(\S(?:.*?\S)?)( {2,})(?=\S)/;
@@ -16338,7 +16341,7 @@ function wrapHelp(text, width = HELP_WIDTH) {
     const hang = hangOf(line);
     let cut = line.lastIndexOf(" ", width);
     let keep = 0;
-    if (cut <= hang - 1 || line.slice(0, cut).trim() === "") {
+    if (cut < hang) {
       const punct = Math.max(...[",", ";", "/"].map((c) => line.lastIndexOf(c, width - 1)));
       if (punct >= hang) {
         cut = punct;
@@ -16364,20 +16367,7 @@ function wrapHelp(text, width = HELP_WIDTH) {
   }
   return out.join("\n");
 }
-function editDistance(a, b) {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_2, j) => i + j));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[a.length][b.length];
-}
-function nearest(word, names2) {
+function nearest2(word, names2) {
   const w = word.toLowerCase();
   if (w === "") return null;
   const limit = Math.min(3, Math.max(1, Math.floor(w.length / 3)));
@@ -16395,140 +16385,206 @@ function nearest(word, names2) {
   return null;
 }
 
-// src/verbs/examples.ts
-var EXAMPLES = {
-  read: ["node memory_io.mjs read handoff", "# keep the token on its CURRENT-SHA256: line for `write`"],
-  write: [
-    "# the first save (token `absent`); later, the token `read handoff` printed.",
-    "# A quoted heredoc ('EOF') keeps the shell from expanding anything in it;",
-    "# write stamps Saved: and fills an empty anchors section itself.",
-    "node memory_io.mjs write handoff --expected-current-sha256 absent <<'EOF'",
-    "<!-- memory-schema: v1 -->",
-    "# Session Handoff",
-    "",
-    "## Current goal",
-    "Stream the CSV importer so large files fit in memory.",
-    "## Plan",
-    "- [~] Stream rows: reader done, dedupe not started",
-    "## Decisions",
-    "- [user-directed] Keep the first of two duplicates: the audit log needs it",
-    "## Failed approaches",
-    "- sort -u before import: it reorders rows, which the audit log forbids",
-    "## Open questions",
-    "- none",
-    "## Next steps",
-    "1. Hash rows in src/import/dedupe.ts and run `npm test -- csv`",
-    "## Key files",
-    "- none",
-    "## Environment anchors",
-    "EOF"
-  ],
-  search: ["node memory_io.mjs search sqlite lock --since 2026-06-01"],
-  impact: ["node memory_io.mjs impact"],
-  journal: ["node memory_io.mjs journal purge --before 2026-01"],
-  "read-target": [
-    "node memory_io.mjs read-target --target AGENTS.md",
-    "# its token goes to `promote --expected-current-sha256`"
-  ],
-  promote: [
-    "# after read-target printed CURRENT-SHA256: absent (no AGENTS.md yet)",
-    "node memory_io.mjs promote --target AGENTS.md \\",
-    "  --expected-current-sha256 absent <<'EOF'",
-    "- Run the integration tests against the real database before a release.",
-    "EOF"
-  ],
-  check: ['node memory_io.mjs check; echo "exit $?"   # 2: a handoff is parked'],
-  recover: ["node memory_io.mjs check || node memory_io.mjs recover   # after exit 1"],
-  anchors: ["node memory_io.mjs anchors", "node memory_io.mjs anchors --key-file notes.txt   # outside git"],
-  drift: [
-    "node memory_io.mjs drift --json",
-    "# a handoff pasted from another machine, checked against this repository:",
-    "node memory_io.mjs drift --stdin < pasted-handoff.md"
-  ],
-  brief: ["node memory_io.mjs brief   # the whole resume in one call; exit 3: cold start"],
-  hook: ["node memory_io.mjs hook --mode session </dev/null"],
-  validate: [
-    "node memory_io.mjs validate handoff   # the saved file: errors, score, findings",
-    "node memory_io.mjs validate handoff --stdin < draft.md   # before saving"
-  ],
-  archives: [
-    "node memory_io.mjs archives list",
-    "# then: archives show <name>, or make one current again (its token from read):",
-    "# archives restore <name> --expected-current-sha256 <token>"
-  ],
-  init: [
-    "npx session-handoff init --dry-run   # what it would do, for the agents found",
-    "npx session-handoff init --agent claude-code --agent codex"
-  ],
-  install: [
-    "node memory_io.mjs install --agent claude-code --dry-run   # what would change",
-    "node memory_io.mjs install --agent claude-code"
-  ],
-  uninstall: ["node memory_io.mjs uninstall --agent claude-code   # the files as they were"],
-  doctor: ["node memory_io.mjs doctor   # each problem with the command that fixes it"],
-  publish: [
-    "# only when the user asks; --push also pushes to the branch's upstream",
-    'node memory_io.mjs publish --message "handoff: CSV importer, stopped at dedupe"'
-  ],
-  checkpoint: [
-    "# what a PreCompact hook runs (install writes it); always exit 0, stdout empty",
-    `echo '{"session_id":"s1","hook_event_name":"PreCompact"}' |`,
-    "  node memory_io.mjs checkpoint --format claude"
-  ],
-  context: [
-    "# what a UserPromptSubmit or PostToolUse hook runs (install writes it); exit 0",
-    `echo '{"session_id":"s1","hook_event_name":"PostToolUse"}' |`,
-    "  node memory_io.mjs context --format claude"
-  ],
-  statusline: [
-    "# what Claude Code's status line runs (install writes it); exit 0",
-    `echo '{"context_window":{"used_percentage":45}}' | node memory_io.mjs statusline`
-  ],
-  redact: ["git diff | node memory_io.mjs redact --json"],
-  "merge-driver": [
-    "# registered by install and publish; git runs it as: merge-driver %O %A %B %P",
-    "node memory_io.mjs merge-driver --help"
-  ]
+// src/verbs/index.ts
+var VERBS = {
+  read: {
+    load: async () => (await Promise.resolve().then(() => (init_read2(), read_exports))).readVerb,
+    summary: "print a memory file in the untrusted envelope, with its token",
+    example: ["node memory_io.mjs read handoff", "# keep the token on its CURRENT-SHA256: line for `write`"]
+  },
+  write: {
+    load: async () => (await Promise.resolve().then(() => (init_write(), write_exports))).writeVerb,
+    summary: "replace a memory file (compare-and-swap on its token)",
+    example: [
+      "# the first save (token `absent`); later, the token `read handoff` printed.",
+      "# A quoted heredoc ('EOF') keeps the shell from expanding anything in it;",
+      "# write stamps Saved: and fills an empty anchors section itself.",
+      "node memory_io.mjs write handoff --expected-current-sha256 absent <<'EOF'",
+      "<!-- memory-schema: v1 -->",
+      "# Session Handoff",
+      "",
+      "## Current goal",
+      "Stream the CSV importer so large files fit in memory.",
+      "## Plan",
+      "- [~] Stream rows: reader done, dedupe not started",
+      "## Decisions",
+      "- [user-directed] Keep the first of two duplicates: the audit log needs it",
+      "## Failed approaches",
+      "- sort -u before import: it reorders rows, which the audit log forbids",
+      "## Open questions",
+      "- none",
+      "## Next steps",
+      "1. Hash rows in src/import/dedupe.ts and run `npm test -- csv`",
+      "## Key files",
+      "- none",
+      "## Environment anchors",
+      "EOF"
+    ]
+  },
+  "read-target": {
+    load: async () => (await Promise.resolve().then(() => (init_read2(), read_exports))).readTargetVerb,
+    summary: "print AGENTS.md or CLAUDE.md in the envelope, with its token",
+    example: [
+      "node memory_io.mjs read-target --target AGENTS.md",
+      "# its token goes to `promote --expected-current-sha256`"
+    ]
+  },
+  promote: {
+    load: async () => (await Promise.resolve().then(() => (init_promote(), promote_exports))).promoteVerb,
+    summary: "append an approved lesson to AGENTS.md or CLAUDE.md (compare-and-swap)",
+    example: [
+      "# after read-target printed CURRENT-SHA256: absent (no AGENTS.md yet)",
+      "node memory_io.mjs promote --target AGENTS.md \\",
+      "  --expected-current-sha256 absent <<'EOF'",
+      "- Run the integration tests against the real database before a release.",
+      "EOF"
+    ]
+  },
+  check: {
+    load: async () => (await Promise.resolve().then(() => (init_check(), check_exports))).checkVerb,
+    summary: "bootstrap check: 0 nothing parked, 1 interrupted save, 2 handoff parked, 3 unsafe",
+    example: ['node memory_io.mjs check; echo "exit $?"   # 2: a handoff is parked']
+  },
+  recover: {
+    load: async () => (await Promise.resolve().then(() => (init_recover2(), recover_exports))).recoverVerb,
+    summary: "repair what an interrupted save left; idempotent",
+    example: ["node memory_io.mjs check || node memory_io.mjs recover   # after exit 1"]
+  },
+  anchors: {
+    load: async () => (await Promise.resolve().then(() => (init_anchors2(), anchors_exports))).anchorsVerb,
+    summary: "print the git anchors (branch, HEAD, dirty files, date) for a save",
+    example: ["node memory_io.mjs anchors", "node memory_io.mjs anchors --key-file notes.txt   # outside git"]
+  },
+  drift: {
+    load: async () => (await Promise.resolve().then(() => (init_drift2(), drift_exports))).driftVerb,
+    summary: "measure how far the repository moved since the handoff: verdict and numbers",
+    example: [
+      "node memory_io.mjs drift --json",
+      "# a handoff pasted from another machine, checked against this repository:",
+      "node memory_io.mjs drift --stdin < pasted-handoff.md"
+    ]
+  },
+  brief: {
+    load: async () => (await Promise.resolve().then(() => (init_brief2(), brief_exports))).briefVerb,
+    summary: "the six-line warm-start brief for a resume (exit 3: cold start)",
+    example: ["node memory_io.mjs brief   # the whole resume in one call; exit 3: cold start"]
+  },
+  hook: {
+    load: async () => (await Promise.resolve().then(() => (init_hook(), hook_exports))).hookVerb,
+    summary: "session-start hook: fixed sentences about parked memory",
+    example: ["node memory_io.mjs hook --mode session </dev/null"]
+  },
+  validate: {
+    load: async () => (await Promise.resolve().then(() => (init_validate2(), validate_exports))).validateVerb,
+    summary: "check a memory document: schema errors (exit 2), score 0-100, findings, dropped items",
+    example: [
+      "node memory_io.mjs validate handoff   # the saved file: errors, score, findings",
+      "node memory_io.mjs validate handoff --stdin < draft.md   # before saving"
+    ]
+  },
+  archives: {
+    load: async () => (await Promise.resolve().then(() => (init_archives(), archives_exports))).archivesVerb,
+    summary: "list, show or restore (compare-and-swap) the archived handoffs",
+    example: [
+      "node memory_io.mjs archives list",
+      "# then: archives show <name>, or make one current again (its token from read):",
+      "# archives restore <name> --expected-current-sha256 <token>"
+    ]
+  },
+  init: {
+    load: async () => (await Promise.resolve().then(() => (init_init(), init_exports))).initVerb,
+    summary: "set the skill up in a project: copy it, make every agent see it, install the hooks",
+    example: [
+      "npx session-handoff init --dry-run   # what it would do, for the agents found",
+      "npx session-handoff init --agent claude-code --agent codex"
+    ]
+  },
+  install: {
+    load: async () => (await Promise.resolve().then(() => (init_install(), install_exports))).installVerb,
+    summary: "wire the session-start hook or bootstrap block into an agent's files",
+    example: [
+      "node memory_io.mjs install --agent claude-code --dry-run   # what would change",
+      "node memory_io.mjs install --agent claude-code"
+    ]
+  },
+  uninstall: {
+    load: async () => (await Promise.resolve().then(() => (init_uninstall(), uninstall_exports))).uninstallVerb,
+    summary: "remove exactly what install added",
+    example: ["node memory_io.mjs uninstall --agent claude-code   # the files as they were"]
+  },
+  doctor: {
+    load: async () => (await Promise.resolve().then(() => (init_doctor(), doctor_exports))).doctorVerb,
+    summary: "read-only health report: Node, installs per agent, memory dir; each problem with its fix",
+    example: ["node memory_io.mjs doctor   # each problem with the command that fixes it"]
+  },
+  publish: {
+    load: async () => (await Promise.resolve().then(() => (init_publish2(), publish_exports))).publishVerb,
+    summary: "commit exactly the memory dir (on the user's request); --push to the upstream",
+    example: [
+      "# only when the user asks; --push also pushes to the branch's upstream",
+      'node memory_io.mjs publish --message "handoff: CSV importer, stopped at dedupe"'
+    ]
+  },
+  checkpoint: {
+    load: async () => (await Promise.resolve().then(() => (init_checkpoint2(), checkpoint_exports))).checkpointVerb,
+    summary: "compaction/session-end hooks: capture the session (exit 0)",
+    example: [
+      "# what a PreCompact hook runs (install writes it); always exit 0, stdout empty",
+      `echo '{"session_id":"s1","hook_event_name":"PreCompact"}' |`,
+      "  node memory_io.mjs checkpoint --format claude"
+    ]
+  },
+  statusline: {
+    load: async () => (await Promise.resolve().then(() => (init_statusline(), statusline_exports))).statuslineVerb,
+    summary: "Claude Code's status line: yours, then the handoff's state",
+    example: [
+      "# what Claude Code's status line runs (install writes it); exit 0",
+      `echo '{"context_window":{"used_percentage":45}}' | node memory_io.mjs statusline`
+    ]
+  },
+  context: {
+    load: async () => (await Promise.resolve().then(() => (init_context(), context_exports))).contextVerb,
+    summary: "prompt/tool hooks: offer a handoff once near a full context",
+    example: [
+      "# what a UserPromptSubmit or PostToolUse hook runs (install writes it); exit 0",
+      `echo '{"session_id":"s1","hook_event_name":"PostToolUse"}' |`,
+      "  node memory_io.mjs context --format claude"
+    ]
+  },
+  search: {
+    load: async () => (await Promise.resolve().then(() => (init_search2(), search_exports))).searchVerb,
+    summary: "search memory: journal, archives, ledgers, checkpoints",
+    example: ["node memory_io.mjs search sqlite lock --since 2026-06-01"]
+  },
+  impact: {
+    load: async () => (await Promise.resolve().then(() => (init_impact(), impact_exports))).impactVerb,
+    summary: "did the handoffs help? measured from the journal's resumes",
+    example: ["node memory_io.mjs impact"]
+  },
+  journal: {
+    load: async () => (await Promise.resolve().then(() => (init_journal(), journal_exports))).journalVerb,
+    summary: "journal purge [--before YYYY-MM]: delete journal files",
+    example: ["node memory_io.mjs journal purge --before 2026-01"]
+  },
+  "merge-driver": {
+    load: async () => (await Promise.resolve().then(() => (init_merge_driver2(), merge_driver_exports))).mergeDriverVerb,
+    example: [
+      "# registered by install and publish; git runs it as: merge-driver %O %A %B %P",
+      "node memory_io.mjs merge-driver --help"
+    ]
+  },
+  redact: {
+    load: async () => (await Promise.resolve().then(() => (init_redact2(), redact_exports))).redactVerb,
+    summary: "copy stdin to stdout with secrets replaced by <redacted: KIND>",
+    example: ["git diff | node memory_io.mjs redact --json"]
+  }
 };
-function exampleBlock(verb) {
-  const lines3 = EXAMPLES[verb];
-  if (!lines3 || lines3.length === 0) return "";
-  return `
-example:
-${lines3.join("\n")}
-`;
-}
 
 // src/usage.ts
-var SUMMARIES = {
-  read: "print a memory file in the untrusted envelope, with its token",
-  write: "replace a memory file (compare-and-swap on its token)",
-  "read-target": "print AGENTS.md or CLAUDE.md in the envelope, with its token",
-  promote: "append an approved lesson to AGENTS.md or CLAUDE.md (compare-and-swap)",
-  check: "bootstrap check: 0 nothing parked, 1 interrupted save, 2 handoff parked, 3 unsafe",
-  recover: "repair what an interrupted save left; idempotent",
-  anchors: "print the git anchors (branch, HEAD, dirty files, date) for a save",
-  drift: "measure how far the repository moved since the handoff: verdict and numbers",
-  brief: "the six-line warm-start brief for a resume (exit 3: cold start)",
-  hook: "session-start hook: fixed sentences about parked memory",
-  validate: "check a memory document: schema errors (exit 2), score 0-100, findings, dropped items",
-  archives: "list, show or restore (compare-and-swap) the archived handoffs",
-  init: "set the skill up in a project: copy it, make every agent see it, install the hooks",
-  install: "wire the session-start hook or bootstrap block into an agent's files",
-  uninstall: "remove exactly what install added",
-  doctor: "read-only health report: Node, installs per agent, memory dir; each problem with its fix",
-  publish: "commit exactly the memory dir (on the user's request); --push to the upstream",
-  checkpoint: "compaction/session-end hooks: capture the session (exit 0)",
-  statusline: "Claude Code's status line: yours, then the handoff's state",
-  context: "prompt/tool hooks: offer a handoff once near a full context",
-  search: "search memory: journal, archives, ledgers, checkpoints",
-  impact: "did the handoffs help? measured from the journal's resumes",
-  journal: "journal purge [--before YYYY-MM]: delete journal files",
-  redact: "copy stdin to stdout with secrets replaced by <redacted: KIND>"
-};
 function usageText() {
-  const width = Math.max(...Object.keys(SUMMARIES).map((v) => v.length));
-  const lines3 = Object.entries(SUMMARIES).map(([name2, summary]) => `  ${name2.padEnd(width)}  ${summary}`);
+  const listed2 = Object.entries(VERBS).filter(([, v]) => v.summary !== void 0);
+  const width = Math.max(...listed2.map(([name2]) => name2.length));
+  const lines3 = listed2.map(([name2, v]) => `  ${name2.padEnd(width)}  ${v.summary}`);
   const text = [
     "usage: node memory_io.mjs <verb> [options]",
     "",
@@ -16562,7 +16618,10 @@ function usageText() {
   return wrapHelp(text);
 }
 function verbHelp(name2, help) {
-  return wrapHelp(`${help.replace(/\n*$/, "\n")}${exampleBlock(name2)}`);
+  return wrapHelp(`${help.replace(/\n*$/, "\n")}
+example:
+${VERBS[name2].example.join("\n")}
+`);
 }
 var SAID_FOR = {
   resume: "brief",
@@ -16572,38 +16631,9 @@ var SAID_FOR = {
   restore: "archives"
 };
 function suggestion(word, verbs) {
-  const near = SAID_FOR[word.toLowerCase()] ?? nearest(word, verbs);
+  const near = SAID_FOR[word.toLowerCase()] ?? nearest2(word, verbs);
   return near === null ? "" : `; did you mean ${near}?`;
 }
-
-// src/verbs/index.ts
-var VERBS = {
-  read: async () => (await Promise.resolve().then(() => (init_read2(), read_exports))).readVerb,
-  write: async () => (await Promise.resolve().then(() => (init_write(), write_exports))).writeVerb,
-  "read-target": async () => (await Promise.resolve().then(() => (init_read2(), read_exports))).readTargetVerb,
-  promote: async () => (await Promise.resolve().then(() => (init_promote(), promote_exports))).promoteVerb,
-  check: async () => (await Promise.resolve().then(() => (init_check(), check_exports))).checkVerb,
-  recover: async () => (await Promise.resolve().then(() => (init_recover2(), recover_exports))).recoverVerb,
-  anchors: async () => (await Promise.resolve().then(() => (init_anchors2(), anchors_exports))).anchorsVerb,
-  drift: async () => (await Promise.resolve().then(() => (init_drift2(), drift_exports))).driftVerb,
-  brief: async () => (await Promise.resolve().then(() => (init_brief2(), brief_exports))).briefVerb,
-  hook: async () => (await Promise.resolve().then(() => (init_hook(), hook_exports))).hookVerb,
-  validate: async () => (await Promise.resolve().then(() => (init_validate2(), validate_exports))).validateVerb,
-  archives: async () => (await Promise.resolve().then(() => (init_archives(), archives_exports))).archivesVerb,
-  init: async () => (await Promise.resolve().then(() => (init_init(), init_exports))).initVerb,
-  install: async () => (await Promise.resolve().then(() => (init_install(), install_exports))).installVerb,
-  uninstall: async () => (await Promise.resolve().then(() => (init_uninstall(), uninstall_exports))).uninstallVerb,
-  doctor: async () => (await Promise.resolve().then(() => (init_doctor(), doctor_exports))).doctorVerb,
-  publish: async () => (await Promise.resolve().then(() => (init_publish2(), publish_exports))).publishVerb,
-  checkpoint: async () => (await Promise.resolve().then(() => (init_checkpoint2(), checkpoint_exports))).checkpointVerb,
-  statusline: async () => (await Promise.resolve().then(() => (init_statusline(), statusline_exports))).statuslineVerb,
-  context: async () => (await Promise.resolve().then(() => (init_context(), context_exports))).contextVerb,
-  search: async () => (await Promise.resolve().then(() => (init_search2(), search_exports))).searchVerb,
-  impact: async () => (await Promise.resolve().then(() => (init_impact(), impact_exports))).impactVerb,
-  journal: async () => (await Promise.resolve().then(() => (init_journal(), journal_exports))).journalVerb,
-  "merge-driver": async () => (await Promise.resolve().then(() => (init_merge_driver2(), merge_driver_exports))).mergeDriverVerb,
-  redact: async () => (await Promise.resolve().then(() => (init_redact2(), redact_exports))).redactVerb
-};
 
 // src/cli.ts
 var VERSION2 = "0.1.0";
@@ -16620,7 +16650,7 @@ ${usageText()}`);
     return 2;
   }
   if (first === "--help" || first === "-h" || first === "help") {
-    const load3 = topic === void 0 ? void 0 : VERBS[topic];
+    const load3 = topic === void 0 ? void 0 : VERBS[topic]?.load;
     if (load3 !== void 0) {
       proc.writeOut(verbHelp(topic, (await load3()).help));
       return 0;
@@ -16638,7 +16668,7 @@ ${usageText()}`);
 `);
     return 0;
   }
-  const load2 = VERBS[first];
+  const load2 = VERBS[first]?.load;
   if (load2 === void 0) {
     proc.writeErr(`${USAGE_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, names2)}
 
