@@ -734,9 +734,9 @@ function parseDirtyHashes(value) {
   for (let i = 0; i < v.length; ) {
     const q = v[i] === '"' ? readQuoted(v, i) : null;
     const m = q ? HASH_VALUE.exec(v.slice(q.end)) : BARE_ITEM.exec(v.slice(i));
-    const path56 = q ? q.value : m?.[1];
-    if (!m || !path56) return null;
-    out.push({ path: path56, id: m[q ? 1 : 2] });
+    const path55 = q ? q.value : m?.[1];
+    if (!m || !path55) return null;
+    out.push({ path: path55, id: m[q ? 1 : 2] });
     i = (q ? q.end : i) + m[0].length;
   }
   return out.length > 0 ? out : null;
@@ -4045,9 +4045,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path56 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path56)) return true;
-  const parts = path56.split(/\??\.|::|->/);
+  const path55 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path55)) return true;
+  const parts = path55.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -8077,7 +8077,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path56 = __require("path");
+    var path55 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -8130,7 +8130,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path56.resolve(filename);
+      const absoluteName = path55.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -8423,7 +8423,7 @@ async function unregisterMergeDriver(root, env) {
   }
   return out;
 }
-async function previewMergeDriver(root, remove, env) {
+async function previewMergeDriver(root, remove2, env) {
   const c = cloneOf(root);
   if (c === null) return { config: false, attributes: false, notes: [] };
   const driver = await configValue(c.top, "driver", env);
@@ -8432,33 +8432,33 @@ async function previewMergeDriver(root, remove, env) {
     text = readRegular(path32.join(c.top, ".gitattributes"));
   } catch (err) {
     const notes = [`.gitattributes would not be changed: ${err.message}`];
-    return { config: remove ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
+    return { config: remove2 ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
   }
   const { had, line } = withoutBlock(text ?? "");
-  if (remove) return { config: driver !== null && driverParts(driver) !== null, attributes: had, notes: [] };
+  if (remove2) return { config: driver !== null && driverParts(driver) !== null, attributes: had, notes: [] };
   const copy = existsSync3(c.copy) ? realpathSync3(c.copy) : c.copy;
   const config = driver !== driverCommand(process.execPath, copy);
   return { config, attributes: !(had && line === attributesLine(c.top, root)), notes: [] };
 }
 async function mergeDriverStep(root, opts, env) {
   if (root === null) return { lines: [], notes: [], attributes: false };
-  const remove = opts.remove === true;
+  const remove2 = opts.remove === true;
   let change;
   try {
-    if (opts.dryRun === true) change = await previewMergeDriver(root, remove, env);
-    else if (remove) change = await unregisterMergeDriver(root, env);
+    if (opts.dryRun === true) change = await previewMergeDriver(root, remove2, env);
+    else if (remove2) change = await unregisterMergeDriver(root, env);
     else change = await registerMergeDriver(root, opts.helperPath ?? null, env);
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
-    const note = `the merge driver was not ${remove ? "removed" : "registered"}: ${err.message}`;
+    const note = `the merge driver was not ${remove2 ? "removed" : "registered"}: ${err.message}`;
     return { lines: [], notes: [note], attributes: false };
   }
   const said2 = (done2, todo) => opts.dryRun === true ? `would ${todo}` : done2;
   const lines3 = [];
   const [driver, block2] = [`the merge driver ${DRIVER_NAME}`, "the merge driver's block"];
-  if (change.config && remove) lines3.push(`${said2("removed", "remove")} ${driver} from .git/config`);
+  if (change.config && remove2) lines3.push(`${said2("removed", "remove")} ${driver} from .git/config`);
   else if (change.config) lines3.push(`${said2("registered", "register")} ${driver} in .git/config`);
-  if (change.attributes && remove) lines3.push(`${said2("removed", "remove")} ${block2} from .gitattributes`);
+  if (change.attributes && remove2) lines3.push(`${said2("removed", "remove")} ${block2} from .gitattributes`);
   else if (change.attributes) lines3.push(`${said2("added", "add")} ${block2} to .gitattributes`);
   return { lines: lines3, notes: change.notes, attributes: change.attributes };
 }
@@ -10587,19 +10587,13 @@ function blockEndByte(text, span) {
   return Buffer.byteLength(lines3.slice(0, span.end + 1).join("\n"), "utf8");
 }
 function insertBlock(text, blk, eol) {
-  const big = Buffer.byteLength(text, "utf8") > TOP_BLOCK_FROM;
-  if (!big) {
-    const blankEnd = text.endsWith(`${eol}${eol}`) || text.endsWith("\n\n");
-    const sep = blankEnd ? "" : text.endsWith("\n") ? eol : `${eol}${eol}`;
-    return `${text}${sep}${blk}${eol}`;
+  if (Buffer.byteLength(text, "utf8") <= TOP_BLOCK_FROM) {
+    return text.endsWith("\n") ? `${text}${eol}${blk}${eol}` : `${text}${eol}${eol}${blk}`;
   }
   const lines3 = text.split("\n");
   const cr = eol === "\r\n" ? "\r" : "";
   const heading = /^#{1,6}(\s|$)/.test(lines3[0].replace(/\r$/, ""));
-  const at2 = heading ? 1 : 0;
-  const piece = [...heading ? [cr] : [], `${blk}${cr}`];
-  if ((lines3[at2] ?? "").replace(/\r$/, "") !== "") piece.push(cr);
-  lines3.splice(at2, 0, ...piece);
+  lines3.splice(heading ? 1 : 0, 0, ...heading ? [cr, `${blk}${cr}`] : [`${blk}${cr}`, cr]);
   return lines3.join("\n");
 }
 function putBlock(text, file, agent, body) {
@@ -10627,12 +10621,13 @@ function dropBlock(text, span) {
   const blank = (i) => i >= 0 && i < lines3.length && lines3[i].replace(/\r$/, "") === "";
   let from = span.begin;
   let to = span.end;
-  const atEnd = lines3.slice(span.end + 1).every((l) => l.replace(/\r$/, "") === "");
-  if (atEnd && from > 0 && blank(from - 1)) from--;
-  else if (!atEnd && blank(to + 1) && (from === 0 || blank(from - 1))) to++;
+  if (from > 0 && blank(from - 1)) from--;
+  else if (from === 0 && blank(to + 1)) to++;
+  const last = span.end === lines3.length - 1;
   lines3.splice(from, to - from + 1);
+  if (last && lines3.length > 0) lines3[lines3.length - 1] = lines3[lines3.length - 1].replace(/\r$/, "");
   const out = lines3.join("\n");
-  return out.trim() === "" ? null : out;
+  return out === "" ? null : out;
 }
 function takeBlock(text, file, agent, body) {
   const span = findBlock(text, file);
@@ -11008,6 +11003,140 @@ var init_skill_place = __esm({
     RECORD = ".init.json";
     hashOf = (file) => createHash2("sha256").update(readFileSync11(file)).digest("hex");
     safeDir = (d) => typeof d === "string" && d !== "" && !path38.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+  }
+});
+
+// src/agents/agent-file.ts
+import { accessSync as accessSync2, closeSync as closeSync11, constants as constants7, existsSync as existsSync5, lstatSync as lstatSync20, mkdirSync as mkdirSync6, openSync as openSync9, readFileSync as readFileSync12 } from "node:fs";
+import { readlinkSync as readlinkSync4, rmdirSync as rmdirSync3, unlinkSync as unlinkSync10 } from "node:fs";
+import path39 from "node:path";
+async function readAgentFile(file, snippet) {
+  let read;
+  try {
+    read = await readStable(file);
+  } catch (err) {
+    if (!(err instanceof UnsafeFile)) throw err;
+    const what = err.state === "link" ? `is a link to ${linkTarget(file)}` : "is not a regular file";
+    const why = "links are never followed or replaced, so nothing was changed";
+    throw new Refused(`${file} ${what}; ${why}. Add this to its target by hand:
+${snippet}`);
+  }
+  if (read === null) return { bytes: null, token: "absent" };
+  if (read.stat.nlink !== 1n) {
+    throw new Refused(`${file} has more than one hard link; nothing was changed. Add this to it by hand:
+${snippet}`);
+  }
+  assertReplaceable(file, snippet);
+  const bad2 = firstInvalidUtf8(read.bytes);
+  if (bad2 >= 0) {
+    throw new Refused(`${file} is not valid UTF-8 (byte ${bad2}): fix or re-save it as UTF-8, then run this again`);
+  }
+  return { bytes: read.bytes, token: read.token };
+}
+function linkTarget(file) {
+  try {
+    return readlinkSync4(file);
+  } catch {
+    return "another file";
+  }
+}
+function assertReplaceable(file, snippet) {
+  try {
+    closeSync11(openSync9(file, constants7.O_WRONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK));
+    accessSync2(path39.dirname(file), constants7.W_OK);
+  } catch (err) {
+    const code = err.code;
+    if (code === "EPERM") {
+      const why = "it is immutable or append-only: EPERM";
+      const fix = `Clear the flag (chattr -i -a ${file}) and run this again, or add this by hand`;
+      throw new Refused(`${file} cannot be replaced (${why}); nothing was changed. ${fix}:
+${snippet}`);
+    }
+    if (code === "EACCES") {
+      const fix = `Make it writable (chmod u+w ${file} ${path39.dirname(file)}) and run this again, or add this by hand`;
+      throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
+${snippet}`);
+    }
+    throw err;
+  }
+}
+function firstInvalidUtf8(bytes) {
+  const again = Buffer.from(bytes.toString("utf8"), "utf8");
+  let i = 0;
+  while (i < bytes.length && again[i] === bytes[i]) i++;
+  if (i === bytes.length && again.length === bytes.length) return -1;
+  while (i > 0 && (again[i] & 192) === 128) i--;
+  return i;
+}
+async function writeAgentFile(file, expected, bytes, mode, fp) {
+  const now = await readStable(file, { failpoint: fp });
+  if ((now === null ? "absent" : now.token) !== expected) {
+    const what = "changed since it was read (another program wrote it)";
+    throw new Refused(`${file} ${what}; nothing was changed; run this again`);
+  }
+  if (bytes === null) unlinkSync10(file);
+  else {
+    const tmpfileCreated = () => failpoint(fp, "before-publication");
+    const opts = now === null ? { mode: mode & ~process.umask(), tmpfileCreated } : { tmpfileCreated };
+    await (0, import_write_file_atomic2.default)(file, bytes, opts);
+  }
+  await failpoint(fp, "after-publication");
+}
+function missingDirs(base, dir) {
+  const missing = [];
+  let cur = base;
+  for (const part of path39.relative(base, dir).split(path39.sep).filter(Boolean)) {
+    cur = path39.join(cur, part);
+    const st = missing.length > 0 ? void 0 : lstatSync20(cur, { throwIfNoEntry: false });
+    if (st === void 0) missing.push(cur);
+    else if (st.isSymbolicLink() || !st.isDirectory()) {
+      const what = st.isSymbolicLink() ? "a link" : "not a directory";
+      throw new Refused(`${cur} is ${what}; install writes only through real directories, so nothing was changed`);
+    }
+  }
+  return missing;
+}
+function makeDirs(dirs) {
+  for (const d of dirs) mkdirSync6(d, { mode: 493 });
+}
+function removeEmptyDirs(dirs) {
+  const removed = [];
+  for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
+    try {
+      rmdirSync3(d);
+      removed.push(d);
+    } catch {
+    }
+  }
+  return removed;
+}
+function recordNode(dir, execPath) {
+  const target = path39.join(dir, "node");
+  try {
+    if (readFileSync12(target, "utf8") === `${execPath}
+`) return;
+  } catch {
+  }
+  const missing = [];
+  for (let d = dir; !existsSync5(d) && path39.dirname(d) !== d; d = path39.dirname(d)) missing.unshift(d);
+  try {
+    mkdirSync6(dir, { recursive: true, mode: 448 });
+  } catch (err) {
+    removeEmptyDirs(missing);
+    const why = err.code ?? err.message;
+    throw new Refused(`${dir} could not be made (${why}); install records the Node there, so nothing was changed`);
+  }
+  import_write_file_atomic2.default.sync(target, `${execPath}
+`, { mode: 420 });
+}
+var import_write_file_atomic2;
+var init_agent_file = __esm({
+  "src/agents/agent-file.ts"() {
+    "use strict";
+    import_write_file_atomic2 = __toESM(require_lib(), 1);
+    init_errors();
+    init_failpoint();
+    init_files();
   }
 });
 
@@ -11438,7 +11567,7 @@ var init_scanner = __esm({
 });
 
 // node_modules/jsonc-parser/lib/esm/impl/string-intern.js
-var cachedSpaces, maxCachedValues, cachedBreakLinesWithSpaces, supportedEols;
+var cachedSpaces, maxCachedValues, cachedBreakLinesWithSpaces;
 var init_string_intern = __esm({
   "node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
     cachedSpaces = new Array(20).fill(0).map((_, index) => {
@@ -11469,245 +11598,10 @@ var init_string_intern = __esm({
         })
       }
     };
-    supportedEols = ["\n", "\r", "\r\n"];
   }
 });
 
 // node_modules/jsonc-parser/lib/esm/impl/format.js
-function format(documentText, range, options) {
-  let initialIndentLevel;
-  let formatText;
-  let formatTextStart;
-  let rangeStart;
-  let rangeEnd;
-  if (range) {
-    rangeStart = range.offset;
-    rangeEnd = rangeStart + range.length;
-    formatTextStart = rangeStart;
-    while (formatTextStart > 0 && !isEOL(documentText, formatTextStart - 1)) {
-      formatTextStart--;
-    }
-    let endOffset = rangeEnd;
-    while (endOffset < documentText.length && !isEOL(documentText, endOffset)) {
-      endOffset++;
-    }
-    formatText = documentText.substring(formatTextStart, endOffset);
-    initialIndentLevel = computeIndentLevel(formatText, options);
-  } else {
-    formatText = documentText;
-    initialIndentLevel = 0;
-    formatTextStart = 0;
-    rangeStart = 0;
-    rangeEnd = documentText.length;
-  }
-  const eol = getEOL(options, documentText);
-  const eolFastPathSupported = supportedEols.includes(eol);
-  let numberLineBreaks = 0;
-  let indentLevel = 0;
-  let indentValue;
-  if (options.insertSpaces) {
-    indentValue = cachedSpaces[options.tabSize || 4] ?? repeat(cachedSpaces[1], options.tabSize || 4);
-  } else {
-    indentValue = "	";
-  }
-  const indentType = indentValue === "	" ? "	" : " ";
-  let scanner = createScanner(formatText, false);
-  let hasError = false;
-  function newLinesAndIndent() {
-    if (numberLineBreaks > 1) {
-      return repeat(eol, numberLineBreaks) + repeat(indentValue, initialIndentLevel + indentLevel);
-    }
-    const amountOfSpaces = indentValue.length * (initialIndentLevel + indentLevel);
-    if (!eolFastPathSupported || amountOfSpaces > cachedBreakLinesWithSpaces[indentType][eol].length) {
-      return eol + repeat(indentValue, initialIndentLevel + indentLevel);
-    }
-    if (amountOfSpaces <= 0) {
-      return eol;
-    }
-    return cachedBreakLinesWithSpaces[indentType][eol][amountOfSpaces];
-  }
-  function scanNext() {
-    let token = scanner.scan();
-    numberLineBreaks = 0;
-    while (token === 15 || token === 14) {
-      if (token === 14 && options.keepLines) {
-        numberLineBreaks += 1;
-      } else if (token === 14) {
-        numberLineBreaks = 1;
-      }
-      token = scanner.scan();
-    }
-    hasError = token === 16 || scanner.getTokenError() !== 0;
-    return token;
-  }
-  const editOperations = [];
-  function addEdit2(text, startOffset, endOffset) {
-    if (!hasError && (!range || startOffset < rangeEnd && endOffset > rangeStart) && documentText.substring(startOffset, endOffset) !== text) {
-      editOperations.push({ offset: startOffset, length: endOffset - startOffset, content: text });
-    }
-  }
-  let firstToken = scanNext();
-  if (options.keepLines && numberLineBreaks > 0) {
-    addEdit2(repeat(eol, numberLineBreaks), 0, 0);
-  }
-  if (firstToken !== 17) {
-    let firstTokenStart = scanner.getTokenOffset() + formatTextStart;
-    let initialIndent = indentValue.length * initialIndentLevel < 20 && options.insertSpaces ? cachedSpaces[indentValue.length * initialIndentLevel] : repeat(indentValue, initialIndentLevel);
-    addEdit2(initialIndent, formatTextStart, firstTokenStart);
-  }
-  while (firstToken !== 17) {
-    let firstTokenEnd = scanner.getTokenOffset() + scanner.getTokenLength() + formatTextStart;
-    let secondToken = scanNext();
-    let replaceContent = "";
-    let needsLineBreak = false;
-    while (numberLineBreaks === 0 && (secondToken === 12 || secondToken === 13)) {
-      let commentTokenStart = scanner.getTokenOffset() + formatTextStart;
-      addEdit2(cachedSpaces[1], firstTokenEnd, commentTokenStart);
-      firstTokenEnd = scanner.getTokenOffset() + scanner.getTokenLength() + formatTextStart;
-      needsLineBreak = secondToken === 12;
-      replaceContent = needsLineBreak ? newLinesAndIndent() : "";
-      secondToken = scanNext();
-    }
-    if (secondToken === 2) {
-      if (firstToken !== 1) {
-        indentLevel--;
-      }
-      ;
-      if (options.keepLines && numberLineBreaks > 0 || !options.keepLines && firstToken !== 1) {
-        replaceContent = newLinesAndIndent();
-      } else if (options.keepLines) {
-        replaceContent = cachedSpaces[1];
-      }
-    } else if (secondToken === 4) {
-      if (firstToken !== 3) {
-        indentLevel--;
-      }
-      ;
-      if (options.keepLines && numberLineBreaks > 0 || !options.keepLines && firstToken !== 3) {
-        replaceContent = newLinesAndIndent();
-      } else if (options.keepLines) {
-        replaceContent = cachedSpaces[1];
-      }
-    } else {
-      switch (firstToken) {
-        case 3:
-        case 1:
-          indentLevel++;
-          if (options.keepLines && numberLineBreaks > 0 || !options.keepLines) {
-            replaceContent = newLinesAndIndent();
-          } else {
-            replaceContent = cachedSpaces[1];
-          }
-          break;
-        case 5:
-          if (options.keepLines && numberLineBreaks > 0 || !options.keepLines) {
-            replaceContent = newLinesAndIndent();
-          } else {
-            replaceContent = cachedSpaces[1];
-          }
-          break;
-        case 12:
-          replaceContent = newLinesAndIndent();
-          break;
-        case 13:
-          if (numberLineBreaks > 0) {
-            replaceContent = newLinesAndIndent();
-          } else if (!needsLineBreak) {
-            replaceContent = cachedSpaces[1];
-          }
-          break;
-        case 6:
-          if (options.keepLines && numberLineBreaks > 0) {
-            replaceContent = newLinesAndIndent();
-          } else if (!needsLineBreak) {
-            replaceContent = cachedSpaces[1];
-          }
-          break;
-        case 10:
-          if (options.keepLines && numberLineBreaks > 0) {
-            replaceContent = newLinesAndIndent();
-          } else if (secondToken === 6 && !needsLineBreak) {
-            replaceContent = "";
-          }
-          break;
-        case 7:
-        case 8:
-        case 9:
-        case 11:
-        case 2:
-        case 4:
-          if (options.keepLines && numberLineBreaks > 0) {
-            replaceContent = newLinesAndIndent();
-          } else {
-            if ((secondToken === 12 || secondToken === 13) && !needsLineBreak) {
-              replaceContent = cachedSpaces[1];
-            } else if (secondToken !== 5 && secondToken !== 17) {
-              hasError = true;
-            }
-          }
-          break;
-        case 16:
-          hasError = true;
-          break;
-      }
-      if (numberLineBreaks > 0 && (secondToken === 12 || secondToken === 13)) {
-        replaceContent = newLinesAndIndent();
-      }
-    }
-    if (secondToken === 17) {
-      if (options.keepLines && numberLineBreaks > 0) {
-        replaceContent = newLinesAndIndent();
-      } else {
-        replaceContent = options.insertFinalNewline ? eol : "";
-      }
-    }
-    const secondTokenStart = scanner.getTokenOffset() + formatTextStart;
-    addEdit2(replaceContent, firstTokenEnd, secondTokenStart);
-    firstToken = secondToken;
-  }
-  return editOperations;
-}
-function repeat(s, count2) {
-  let result = "";
-  for (let i = 0; i < count2; i++) {
-    result += s;
-  }
-  return result;
-}
-function computeIndentLevel(content, options) {
-  let i = 0;
-  let nChars = 0;
-  const tabSize = options.tabSize || 4;
-  while (i < content.length) {
-    let ch = content.charAt(i);
-    if (ch === cachedSpaces[1]) {
-      nChars++;
-    } else if (ch === "	") {
-      nChars += tabSize;
-    } else {
-      break;
-    }
-    i++;
-  }
-  return Math.floor(nChars / tabSize);
-}
-function getEOL(options, text) {
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charAt(i);
-    if (ch === "\r") {
-      if (i + 1 < text.length && text.charAt(i + 1) === "\n") {
-        return "\r\n";
-      }
-      return "\r";
-    } else if (ch === "\n") {
-      return "\n";
-    }
-  }
-  return options && options.eol || "\n";
-}
-function isEOL(text, offset) {
-  return "\r\n".indexOf(text.charAt(offset)) !== -1;
-}
 var init_format = __esm({
   "node_modules/jsonc-parser/lib/esm/impl/format.js"() {
     "use strict";
@@ -11818,12 +11712,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path56) {
+function findNodeAtLocation(root, path55) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path56) {
+  for (let segment of path55) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -12188,148 +12082,6 @@ var init_parser = __esm({
 });
 
 // node_modules/jsonc-parser/lib/esm/impl/edit.js
-function setProperty(text, originalPath, value, options) {
-  const path56 = originalPath.slice();
-  const errors = [];
-  const root = parseTree(text, errors);
-  let parent = void 0;
-  let lastSegment = void 0;
-  while (path56.length > 0) {
-    lastSegment = path56.pop();
-    parent = findNodeAtLocation(root, path56);
-    if (parent === void 0 && value !== void 0) {
-      if (typeof lastSegment === "string") {
-        value = { [lastSegment]: value };
-      } else {
-        value = [value];
-      }
-    } else {
-      break;
-    }
-  }
-  if (!parent) {
-    if (value === void 0) {
-      throw new Error("Can not delete in empty document");
-    }
-    return withFormatting(text, { offset: root ? root.offset : 0, length: root ? root.length : 0, content: JSON.stringify(value) }, options);
-  } else if (parent.type === "object" && typeof lastSegment === "string" && Array.isArray(parent.children)) {
-    const existing = findNodeAtLocation(parent, [lastSegment]);
-    if (existing !== void 0) {
-      if (value === void 0) {
-        if (!existing.parent) {
-          throw new Error("Malformed AST");
-        }
-        const propertyIndex = parent.children.indexOf(existing.parent);
-        let removeBegin;
-        let removeEnd = existing.parent.offset + existing.parent.length;
-        if (propertyIndex > 0) {
-          let previous = parent.children[propertyIndex - 1];
-          removeBegin = previous.offset + previous.length;
-        } else {
-          removeBegin = parent.offset + 1;
-          if (parent.children.length > 1) {
-            let next = parent.children[1];
-            removeEnd = next.offset;
-          }
-        }
-        return withFormatting(text, { offset: removeBegin, length: removeEnd - removeBegin, content: "" }, options);
-      } else {
-        return withFormatting(text, { offset: existing.offset, length: existing.length, content: JSON.stringify(value) }, options);
-      }
-    } else {
-      if (value === void 0) {
-        return [];
-      }
-      const newProperty = `${JSON.stringify(lastSegment)}: ${JSON.stringify(value)}`;
-      const index = options.getInsertionIndex ? options.getInsertionIndex(parent.children.map((p) => p.children[0].value)) : parent.children.length;
-      let edit2;
-      if (index > 0) {
-        let previous = parent.children[index - 1];
-        edit2 = { offset: previous.offset + previous.length, length: 0, content: "," + newProperty };
-      } else if (parent.children.length === 0) {
-        edit2 = { offset: parent.offset + 1, length: 0, content: newProperty };
-      } else {
-        edit2 = { offset: parent.offset + 1, length: 0, content: newProperty + "," };
-      }
-      return withFormatting(text, edit2, options);
-    }
-  } else if (parent.type === "array" && typeof lastSegment === "number" && Array.isArray(parent.children)) {
-    const insertIndex = lastSegment;
-    if (insertIndex === -1) {
-      const newProperty = `${JSON.stringify(value)}`;
-      let edit2;
-      if (parent.children.length === 0) {
-        edit2 = { offset: parent.offset + 1, length: 0, content: newProperty };
-      } else {
-        const previous = parent.children[parent.children.length - 1];
-        edit2 = { offset: previous.offset + previous.length, length: 0, content: "," + newProperty };
-      }
-      return withFormatting(text, edit2, options);
-    } else if (value === void 0 && parent.children.length >= 0) {
-      const removalIndex = lastSegment;
-      const toRemove = parent.children[removalIndex];
-      let edit2;
-      if (parent.children.length === 1) {
-        edit2 = { offset: parent.offset + 1, length: parent.length - 2, content: "" };
-      } else if (parent.children.length - 1 === removalIndex) {
-        let previous = parent.children[removalIndex - 1];
-        let offset = previous.offset + previous.length;
-        let parentEndOffset = parent.offset + parent.length;
-        edit2 = { offset, length: parentEndOffset - 2 - offset, content: "" };
-      } else {
-        edit2 = { offset: toRemove.offset, length: parent.children[removalIndex + 1].offset - toRemove.offset, content: "" };
-      }
-      return withFormatting(text, edit2, options);
-    } else if (value !== void 0) {
-      let edit2;
-      const newProperty = `${JSON.stringify(value)}`;
-      if (!options.isArrayInsertion && parent.children.length > lastSegment) {
-        const toModify = parent.children[lastSegment];
-        edit2 = { offset: toModify.offset, length: toModify.length, content: newProperty };
-      } else if (parent.children.length === 0 || lastSegment === 0) {
-        edit2 = { offset: parent.offset + 1, length: 0, content: parent.children.length === 0 ? newProperty : newProperty + "," };
-      } else {
-        const index = lastSegment > parent.children.length ? parent.children.length : lastSegment;
-        const previous = parent.children[index - 1];
-        edit2 = { offset: previous.offset + previous.length, length: 0, content: "," + newProperty };
-      }
-      return withFormatting(text, edit2, options);
-    } else {
-      throw new Error(`Can not ${value === void 0 ? "remove" : options.isArrayInsertion ? "insert" : "modify"} Array index ${insertIndex} as length is not sufficient`);
-    }
-  } else {
-    throw new Error(`Can not add ${typeof lastSegment !== "number" ? "index" : "property"} to parent of type ${parent.type}`);
-  }
-}
-function withFormatting(text, edit2, options) {
-  if (!options.formattingOptions) {
-    return [edit2];
-  }
-  let newText = applyEdit(text, edit2);
-  let begin = edit2.offset;
-  let end = edit2.offset + edit2.content.length;
-  if (edit2.length === 0 || edit2.content.length === 0) {
-    while (begin > 0 && !isEOL(newText, begin - 1)) {
-      begin--;
-    }
-    while (end < newText.length && !isEOL(newText, end)) {
-      end++;
-    }
-  }
-  const edits = format(newText, { offset: begin, length: end - begin }, { ...options.formattingOptions, keepLines: false });
-  for (let i = edits.length - 1; i >= 0; i--) {
-    const edit3 = edits[i];
-    newText = applyEdit(newText, edit3);
-    begin = Math.min(begin, edit3.offset);
-    end = Math.max(end, edit3.offset + edit3.length);
-    end += edit3.content.length - edit3.length;
-  }
-  const editLength = text.length - (newText.length - end) - begin;
-  return [{ offset: begin, length: editLength, content: newText.substring(begin, end) }];
-}
-function applyEdit(text, edit2) {
-  return text.substring(0, edit2.offset) + edit2.content + text.substring(edit2.offset + edit2.length);
-}
 var init_edit = __esm({
   "node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
     "use strict";
@@ -12376,30 +12128,7 @@ function printParseErrorCode(code) {
   }
   return "<unknown ParseErrorCode>";
 }
-function modify(text, path56, value, options) {
-  return setProperty(text, path56, value, options);
-}
-function applyEdits(text, edits) {
-  let sortedEdits = edits.slice(0).sort((a, b) => {
-    const diff = a.offset - b.offset;
-    if (diff === 0) {
-      return a.length - b.length;
-    }
-    return diff;
-  });
-  let lastModifiedOffset = text.length;
-  for (let i = sortedEdits.length - 1; i >= 0; i--) {
-    let e = sortedEdits[i];
-    if (e.offset + e.length <= lastModifiedOffset) {
-      text = applyEdit(text, e);
-    } else {
-      throw new Error("Overlapping edit");
-    }
-    lastModifiedOffset = e.offset;
-  }
-  return text;
-}
-var createScanner2, ScanError, SyntaxKind, parse2, visit2, ParseErrorCode;
+var createScanner2, ScanError, SyntaxKind, parse2, parseTree2, findNodeAtLocation2, visit2, ParseErrorCode;
 var init_main = __esm({
   "node_modules/jsonc-parser/lib/esm/main.js"() {
     "use strict";
@@ -12437,6 +12166,8 @@ var init_main = __esm({
       SyntaxKind2[SyntaxKind2["EOF"] = 17] = "EOF";
     })(SyntaxKind || (SyntaxKind = {}));
     parse2 = parse;
+    parseTree2 = parseTree;
+    findNodeAtLocation2 = findNodeAtLocation;
     visit2 = visit;
     (function(ParseErrorCode2) {
       ParseErrorCode2[ParseErrorCode2["InvalidSymbol"] = 1] = "InvalidSymbol";
@@ -12558,13 +12289,42 @@ function duplicateKey(text) {
   return found;
 }
 function formatOf(text) {
-  const m = /\n([ \t]+)["\]}]/.exec(text);
-  const indent = m ? m[1] : "  ";
-  const tabs = indent.startsWith("	");
-  return { insertSpaces: !tabs, tabSize: tabs ? 1 : indent.length, eol: text.includes("\r\n") ? "\r\n" : "\n" };
+  return { unit: /\n([ \t]+)["\]}]/.exec(text)?.[1] ?? "  ", eol: text.includes("\r\n") ? "\r\n" : "\n" };
 }
-function edit(text, path56, value, fmt, insert = false) {
-  return applyEdits(text, modify(text, path56, value, { formattingOptions: fmt, isArrayInsertion: insert }));
+function edit(text, at2, value, fmt, insert = false) {
+  const tree = parseTree2(text, [], JSONC);
+  let parent = findNodeAtLocation2(tree, at2.slice(0, -1));
+  for (; parent === void 0 && value !== void 0; parent = findNodeAtLocation2(tree, at2.slice(0, -1))) {
+    value = { [at2[at2.length - 1]]: value };
+    at2 = at2.slice(0, -1);
+  }
+  if (parent === void 0) return text;
+  const key = at2[at2.length - 1];
+  const kids = parent.children ?? [];
+  const i = typeof key === "number" ? key : kids.findIndex((p) => p.children[0].value === key);
+  const show2 = (v, indent2) => JSON.stringify(v, null, fmt.unit).split("\n").join(fmt.eol + indent2);
+  if (value === void 0) return i < 0 || i >= kids.length ? text : remove(text, parent, i, fmt);
+  if (i >= 0 && i < kids.length && !insert) {
+    const node = typeof key === "number" ? kids[i] : kids[i].children[1];
+    return splice(text, node.offset, node.length, show2(value, indentAt(text, node.offset)));
+  }
+  const indent = indentAt(text, parent.offset) + fmt.unit;
+  const item = (typeof key === "number" ? "" : `${JSON.stringify(key)}: `) + show2(value, indent);
+  const pos = i < 0 || i > kids.length ? kids.length : i;
+  if (pos > 0) return splice(text, endOf(kids[pos - 1]), 0, `,${fmt.eol}${indent}${item}`);
+  if (kids.length > 0) return splice(text, kids[0].offset, 0, `${item},${fmt.eol}${indent}`);
+  const close2 = parent.length === 2 ? fmt.eol + indentAt(text, parent.offset) : "";
+  return splice(text, parent.offset + 1, 0, `${fmt.eol}${indent}${item}${close2}`);
+}
+function remove(text, parent, i, fmt) {
+  const kids = parent.children;
+  const end = endOf(kids[i]);
+  if (i > 0) return splice(text, endOf(kids[i - 1]), end - endOf(kids[i - 1]), "");
+  if (kids.length > 1) return splice(text, kids[0].offset, kids[1].offset - kids[0].offset, "");
+  const close2 = parent.offset + parent.length - 1;
+  const from = /^\s*$/.test(text.slice(parent.offset + 1, kids[0].offset)) ? parent.offset + 1 : kids[0].offset;
+  const rest = text.slice(end, close2);
+  return splice(text, from, (rest === fmt.eol + indentAt(text, parent.offset) ? close2 : end) - from, "");
 }
 function parsedHooks(text) {
   const v = parse2(text, [], JSONC);
@@ -12667,23 +12427,24 @@ function mergeStatusLine(text, command, args) {
   const theirs = was === null ? null : isOurStatus(was) ? theirsOf(was) : was;
   const want = command(theirs === null ? args : `${args} --then '${theirs.replaceAll("'", `'\\''`)}'`);
   if (was === want) return text;
-  const line = isObj(sl) ? { ...sl, command: want } : { type: "command", command: want };
-  return keepBom(text, (body) => edit(body, ["statusLine"], line, formatOf(body)));
+  const line = { type: "command", command: want };
+  const [at2, value] = isObj(sl) ? [["statusLine", "command"], want] : [["statusLine"], line];
+  return keepBom(text, (body) => edit(body, at2, value, formatOf(body)));
 }
 function removeStatusLine(text) {
   const parsed = parseJsonc(text);
   if (!isObj(parsed) || !isObj(parsed.statusLine) || typeof parsed.statusLine.command !== "string") return text;
-  const sl = parsed.statusLine;
-  const was = sl.command;
+  const was = parsed.statusLine.command;
   if (!isOurStatus(was)) return text;
   const theirs = theirsOf(was);
-  const line = theirs === null ? void 0 : { ...sl, command: theirs };
-  return keepBom(text, (body) => edit(body, ["statusLine"], line, formatOf(body)));
+  const at2 = theirs === null ? ["statusLine"] : ["statusLine", "command"];
+  return keepBom(text, (body) => edit(body, at2, theirs ?? void 0, formatOf(body)));
 }
-var HELPER_FILE, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, THEN, isOurStatus;
+var HELPER_FILE, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, indentAt, splice, endOf, THEN, isOurStatus;
 var init_json_hooks = __esm({
   "src/agents/json-hooks.ts"() {
     "use strict";
+    init_main();
     init_main();
     init_errors();
     HELPER_FILE = "memory_io.mjs";
@@ -12691,13 +12452,16 @@ var init_json_hooks = __esm({
     isObj = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
     JSONC = { allowTrailingComma: true, disallowComments: false };
     parseJsonc = (text) => parse2(text.replace(/^\uFEFF/, ""), [], JSONC);
+    indentAt = (text, at2) => /^[ \t]*/.exec(text.slice(text.lastIndexOf("\n", at2 - 1) + 1))[0];
+    splice = (text, at2, cut, put) => text.slice(0, at2) + put + text.slice(at2 + cut);
+    endOf = (n2) => n2.offset + n2.length;
     THEN = / statusline --then '((?:[^']|'\\'')*)'/;
     isOurStatus = (command) => command.includes(HELPER_FILE) && / statusline\b/.test(command);
   }
 });
 
 // src/agents/plan.ts
-import path39 from "node:path";
+import path40 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2.hooks, edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12743,7 +12507,7 @@ function uninstallText(edit2, agent, current, shown) {
   }
 }
 function editPath(base, edit2) {
-  return path39.join(base, ...edit2.file.split("/"));
+  return path40.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
@@ -12755,543 +12519,216 @@ var init_plan = __esm({
   }
 });
 
-// src/store/agent-file.ts
-import { accessSync as accessSync2, closeSync as closeSync11, constants as constants7, existsSync as existsSync5, lstatSync as lstatSync20, mkdirSync as mkdirSync6, openSync as openSync9, readFileSync as readFileSync12 } from "node:fs";
-import { readlinkSync as readlinkSync4, rmdirSync as rmdirSync3, unlinkSync as unlinkSync10 } from "node:fs";
-import path40 from "node:path";
-async function readAgentFile(file, snippet) {
-  let read;
-  try {
-    read = await readStable(file);
-  } catch (err) {
-    if (!(err instanceof UnsafeFile)) throw err;
-    const what = err.state === "link" ? `is a link to ${linkTarget(file)}` : "is not a regular file";
-    const why = "links are never followed or replaced, so nothing was changed";
-    throw new Refused(`${file} ${what}; ${why}. Add this to its target by hand:
-${snippet}`);
-  }
-  if (read === null) return { bytes: null, token: "absent" };
-  if (read.stat.nlink !== 1n) {
-    throw new Refused(`${file} has more than one hard link; nothing was changed. Add this to it by hand:
-${snippet}`);
-  }
-  assertReplaceable(file, snippet);
-  const bad2 = firstInvalidUtf8(read.bytes);
-  if (bad2 >= 0) {
-    throw new Refused(`${file} is not valid UTF-8 (byte ${bad2}): fix or re-save it as UTF-8, then run this again`);
-  }
-  return { bytes: read.bytes, token: read.token };
-}
-function linkTarget(file) {
-  try {
-    return readlinkSync4(file);
-  } catch {
-    return "another file";
-  }
-}
-function assertReplaceable(file, snippet) {
-  try {
-    closeSync11(openSync9(file, constants7.O_WRONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK));
-    accessSync2(path40.dirname(file), constants7.W_OK);
-  } catch (err) {
-    const code = err.code;
-    if (code === "EPERM") {
-      const why = "it is immutable or append-only: EPERM";
-      const fix = `Clear the flag (chattr -i -a ${file}) and run this again, or add this by hand`;
-      throw new Refused(`${file} cannot be replaced (${why}); nothing was changed. ${fix}:
-${snippet}`);
-    }
-    if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path40.dirname(file)}) and run this again, or add this by hand`;
-      throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
-${snippet}`);
-    }
-    throw err;
-  }
-}
-function firstInvalidUtf8(bytes) {
-  const again = Buffer.from(bytes.toString("utf8"), "utf8");
-  let i = 0;
-  while (i < bytes.length && again[i] === bytes[i]) i++;
-  if (i === bytes.length && again.length === bytes.length) return -1;
-  while (i > 0 && (again[i] & 192) === 128) i--;
-  return i;
-}
-async function writeAgentFile(file, expected, bytes, mode, fp) {
-  const now = await readStable(file, { failpoint: fp });
-  if ((now === null ? "absent" : now.token) !== expected) {
-    const what = "changed since it was read (another program wrote it)";
-    throw new Refused(`${file} ${what}; nothing was changed; run this again`);
-  }
-  if (bytes === null) unlinkSync10(file);
-  else {
-    const tmpfileCreated = () => failpoint(fp, "before-publication");
-    const opts = now === null ? { mode: mode & ~process.umask(), tmpfileCreated } : { tmpfileCreated };
-    await (0, import_write_file_atomic2.default)(file, bytes, opts);
-  }
-  await failpoint(fp, "after-publication");
-}
-function missingDirs(base, dir) {
-  const missing = [];
-  let cur = base;
-  for (const part of path40.relative(base, dir).split(path40.sep).filter(Boolean)) {
-    cur = path40.join(cur, part);
-    const st = missing.length > 0 ? void 0 : lstatSync20(cur, { throwIfNoEntry: false });
-    if (st === void 0) missing.push(cur);
-    else if (st.isSymbolicLink() || !st.isDirectory()) {
-      const what = st.isSymbolicLink() ? "a link" : "not a directory";
-      throw new Refused(`${cur} is ${what}; install writes only through real directories, so nothing was changed`);
-    }
-  }
-  return missing;
-}
-function makeDirs(dirs) {
-  for (const d of dirs) mkdirSync6(d, { mode: 493 });
-}
-function removeEmptyDirs(dirs) {
-  const removed = [];
-  for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
-    try {
-      rmdirSync3(d);
-      removed.push(d);
-    } catch {
-    }
-  }
-  return removed;
-}
-function recordsDir(env, home) {
-  return path40.join(userDir(env, home), "installs");
-}
-function prepareDir(dir) {
-  const missing = [];
-  for (let d = dir; !existsSync5(d) && path40.dirname(d) !== d; d = path40.dirname(d)) missing.unshift(d);
-  try {
-    mkdirSync6(dir, { recursive: true, mode: 448 });
-  } catch (err) {
-    removeEmptyDirs(missing);
-    const why = err.code ?? err.message;
-    throw new Refused(`${dir} could not be made (${why}); install keeps its records there, so nothing was changed`);
-  }
-  return missing;
-}
-function recordNode(dir, execPath) {
-  const target = path40.join(dir, "node");
-  try {
-    if (readFileSync12(target, "utf8") === `${execPath}
-`) return;
-  } catch {
-  }
-  import_write_file_atomic2.default.sync(target, `${execPath}
-`, { mode: 420 });
-}
-function recordPath(dir, file) {
-  return path40.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
-}
-function readRecord(dir, file) {
-  try {
-    const r = JSON.parse(readFileSync12(recordPath(dir, file), "utf8"));
-    return r.path === file ? r : null;
-  } catch {
-    return null;
-  }
-}
-function writeRecord(dir, record2) {
-  const made = [];
-  for (const d of [path40.dirname(path40.dirname(dir)), path40.dirname(dir), dir]) {
-    try {
-      mkdirSync6(d, { mode: 448 });
-      made.push(d);
-    } catch {
-    }
-  }
-  import_write_file_atomic2.default.sync(recordPath(dir, record2.path), JSON.stringify(record2), { mode: 384 });
-  return made;
-}
-function dropRecord(dir, file) {
-  try {
-    unlinkSync10(recordPath(dir, file));
-  } catch {
-  }
-  if (removeEmptyDirs([dir]).length === 0) return;
-  try {
-    unlinkSync10(path40.join(path40.dirname(dir), "node"));
-  } catch {
-  }
-  removeEmptyDirs([path40.dirname(dir)]);
-}
-var import_write_file_atomic2;
-var init_agent_file = __esm({
-  "src/store/agent-file.ts"() {
-    "use strict";
-    import_write_file_atomic2 = __toESM(require_lib(), 1);
-    init_errors();
-    init_failpoint();
-    init_home();
-    init_files();
-  }
-});
-
-// src/verbs/agent-files.ts
-import { realpathSync as realpathSync4 } from "node:fs";
+// src/agents/installer.ts
+import { existsSync as existsSync6, lstatSync as lstatSync21, readFileSync as readFileSync13 } from "node:fs";
 import path41 from "node:path";
-function real2(p) {
-  try {
-    return realpathSync4(p);
-  } catch {
-    return path41.resolve(p);
+async function install(t, env) {
+  const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
+  if (!t.home) {
+    const why = "the recorded Node lives under it";
+    throw new Refused(`install needs ${homeVar} set (${why}); nothing was changed`);
   }
-}
-function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path41.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path41.join(real2(path41.dirname(path41.dirname(path41.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
-  if (root === null) return { abs, rel: null };
-  const rel = path41.relative(real2(root), abs);
-  return { abs, rel: rel.startsWith("..") || path41.isAbsolute(rel) ? null : rel.split(path41.sep).join("/") };
-}
-function agentTarget(ctx, verb) {
-  const name2 = ctx.values.agent;
-  if (!isAgentName(name2)) {
-    const got = typeof name2 === "string" ? `, got ${quotedValue(name2)}` : "";
-    throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${got}`);
+  if (!existsSync6(t.home)) {
+    const where = "install records the Node under it, so nothing was changed";
+    throw new Refused(`${homeVar} (${quotedValue(t.home)}) does not exist; ${where}`);
   }
-  const global = ctx.values.global === true;
-  const home = homeFolder(ctx.env);
-  if (global && typeof ctx.values.root === "string") {
-    throw new UsageError(`${verb}: --global and --root exclude each other`);
+  assertNotPaused(t.memDir, env);
+  const targets = t.targets();
+  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  const plans = [];
+  for (const { edit: edit2, file, shown } of targets) {
+    const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
+    const next = installText(edit2, t.agent.name, snap.bytes?.toString("utf8") ?? null, shown);
+    plans.push({ edit: edit2, file, shown, snap, next });
   }
-  const root = global ? null : rootOption(ctx);
-  const agent = AGENTS[name2];
-  const helper = helperLocation(ctx, root);
-  const base = global ? real2(home) : root;
-  const shown = (file) => global ? `~/${file}` : file;
-  const target = (edit2) => ({ edit: edit2, file: editPath(base, edit2), shown: shown(edit2.file) });
-  const targets = () => agent.edits(helper, global).map(target);
-  const memDir = root === null ? null : memoryDir(root);
-  return { agent, global, base, home, memDir, helper, targets, dryRun: ctx.values["dry-run"] === true };
+  const lines3 = [];
+  if (!t.dryRun) recordNode(userDir(env, t.home), process.execPath);
+  for (const p of plans) {
+    const bytes = Buffer.from(p.next, "utf8");
+    const verb = p.snap.bytes === null ? "create" : "update";
+    if (p.snap.bytes?.equals(bytes) || t.dryRun) {
+      lines3.push(p.snap.bytes?.equals(bytes) ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
+      continue;
+    }
+    const dirs = missingDirs(t.base, path41.dirname(p.file));
+    makeDirs(dirs);
+    const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
+    try {
+      await writeAgentFile(p.file, p.snap.token, bytes, mode, env.MEMORY_IO_FAILPOINT || void 0);
+    } catch (err) {
+      removeEmptyDirs(dirs);
+      throw err;
+    }
+    lines3.push(`${verb}d ${p.shown}`);
+  }
+  const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
+  const local = t.global ? [] : plans.filter((p) => p.next.includes(t.helper.abs)).map((p) => p.shown);
+  const keep = local.map((f) => `${f} names this clone's path to the helper: keep it out of git (docs/install.md)`);
+  return { lines: [...lines3, ...driver.lines], notes: [...driver.notes, ...keep] };
 }
-var AGENT_OPTIONS;
-var init_agent_files = __esm({
-  "src/verbs/agent-files.ts"() {
+async function uninstall(t, env) {
+  assertNotPaused(t.memDir, env);
+  const targets = t.targets();
+  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  const plans = [];
+  for (const { edit: edit2, file, shown } of targets) {
+    const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
+    const current = snap.bytes?.toString("utf8") ?? null;
+    const next = current === null ? null : uninstallText(edit2, t.agent.name, current, shown);
+    const verb = current === null || next === current ? "unchanged" : next === null ? "removed" : "updated";
+    plans.push({ file, shown, snap, next, verb });
+  }
+  const lines3 = [];
+  for (const p of plans) {
+    if (t.dryRun && p.verb !== "unchanged") lines3.push(`would ${p.verb.replace(/d$/, "")} ${p.shown}`);
+    else lines3.push(`${p.verb} ${p.shown}`);
+    if (t.dryRun || p.verb === "unchanged") continue;
+    const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
+    await writeAgentFile(p.file, p.snap.token, bytes, 420, env.MEMORY_IO_FAILPOINT || void 0);
+  }
+  const last = !t.global && !anotherInstalled(t, t.dryRun ? new Set(plans.map((p) => p.file)) : /* @__PURE__ */ new Set());
+  const none = { lines: [], notes: [] };
+  const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
+  const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
+  for (const p of removed) removeEmptyUpTo(path41.dirname(p.file), t.base);
+  return { lines: [...lines3, ...driver.lines], notes: driver.notes };
+}
+function anotherInstalled(t, skip) {
+  return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
+    const file = editPath(t.base, edit2);
+    const st = lstatSync21(file, { throwIfNoEntry: false });
+    if (skip.has(file) || st === void 0 || !st.isFile() || st.size > 4e6) return false;
+    return holdsOurs(edit2, readFileSync13(file, "utf8"));
+  }));
+}
+var init_installer = __esm({
+  "src/agents/installer.ts"() {
     "use strict";
+    init_errors();
+    init_merge_driver_config();
     init_quote();
+    init_pause();
+    init_agent_file();
+    init_home();
     init_agents();
     init_plan();
-    init_errors();
-    init_home();
-    init_paths();
-    init_common();
-    AGENT_OPTIONS = {
-      agent: { type: "string" },
-      root: { type: "string" },
-      global: { type: "boolean" },
-      "dry-run": { type: "boolean" }
-    };
+    init_skill_place();
   }
 });
 
-// src/store/install-lock.ts
-import { lstatSync as lstatSync21, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
+// src/agents/install-lock.ts
+import { lstatSync as lstatSync22, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
 import path42 from "node:path";
-function underInstallLock(verb) {
-  return {
-    ...verb,
-    async run(ctx) {
-      if (ctx.values["dry-run"] === true) return verb.run(ctx);
-      const global = ctx.values.global === true;
-      const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
-      let root = null;
-      try {
-        root = global ? null : findRoot(path42.resolve(ctx.cwd, given), ctx.env).root;
-      } catch {
-        return verb.run(ctx);
-      }
-      const lockDir = path42.join(root === null ? userDir(ctx.env) : path42.join(root, ".ai"), ".install.lock");
-      const parent = path42.dirname(lockDir);
-      const made = makeParent(parent);
-      const emptiedByVerb = verb.name === "uninstall";
-      const what = "another install or uninstall is editing these agent files";
-      try {
-        const retry = "wait for it to finish and retry";
-        const lock = await acquireLockDir(lockDir, INSTALL_LOCK_SECONDS, { what, retry, makeParent: true });
-        try {
-          return await verb.run(ctx);
-        } finally {
-          await lock.release();
-        }
-      } finally {
-        const stop = global ? path42.resolve(homeFolder(ctx.env) || "/") : root;
-        const below = (dir) => dir.startsWith(`${stop}${path42.sep}`);
-        for (let dir = parent; (made !== null || emptiedByVerb) && below(dir); dir = path42.dirname(dir)) {
-          try {
-            rmdirSync4(dir);
-          } catch {
-            break;
-          }
-          if (dir === made && !emptiedByVerb) break;
-        }
-      }
+async function underInstallLock(ctx, uninstall2, run) {
+  if (ctx.values["dry-run"] === true) return run();
+  const global = ctx.values.global === true;
+  const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
+  let root = null;
+  try {
+    root = global ? null : findRoot(path42.resolve(ctx.cwd, given), ctx.env).root;
+  } catch {
+    return run();
+  }
+  const lockDir = path42.join(root === null ? userDir(ctx.env) : path42.join(root, ".ai"), ".install.lock");
+  const parent = path42.dirname(lockDir);
+  const made = makeParent(parent);
+  try {
+    const what = "another install or uninstall is editing these agent files";
+    const retry = "wait for it to finish and retry";
+    const lock = await acquireLockDir(lockDir, 10, { what, retry, makeParent: true });
+    try {
+      return await run();
+    } finally {
+      await lock.release();
     }
-  };
+  } finally {
+    const stop = global ? path42.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path42.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path42.dirname(dir)) {
+      try {
+        rmdirSync4(dir);
+      } catch {
+        break;
+      }
+      if (dir === made && !uninstall2) break;
+    }
+  }
 }
 function makeParent(dir) {
-  const st = lstatSync21(dir, { throwIfNoEntry: false });
+  const st = lstatSync22(dir, { throwIfNoEntry: false });
   if (st === void 0) return mkdirSync7(dir, { recursive: true, mode: 448 }) ?? null;
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
   }
   return null;
 }
-var INSTALL_LOCK_SECONDS;
 var init_install_lock = __esm({
-  "src/store/install-lock.ts"() {
+  "src/agents/install-lock.ts"() {
     "use strict";
     init_errors();
     init_home();
     init_lock();
     init_root();
-    INSTALL_LOCK_SECONDS = 10;
   }
 });
 
-// src/verbs/install.ts
-var install_exports = {};
-__export(install_exports, {
-  installHelpCommon: () => installHelpCommon,
-  installVerb: () => installVerb
-});
-import { existsSync as existsSync6 } from "node:fs";
+// src/agents/target.ts
+import { realpathSync as realpathSync4 } from "node:fs";
 import path43 from "node:path";
-var installHelpCommon, installVerb;
-var init_install = __esm({
-  "src/verbs/install.ts"() {
+function real2(p) {
+  try {
+    return realpathSync4(p);
+  } catch {
+    return path43.resolve(p);
+  }
+}
+function helperLocation(ctx, root) {
+  const running = ctx.helperPath ?? path43.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path43.join(real2(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  if (root === null) return { abs, rel: null };
+  const rel = path43.relative(real2(root), abs);
+  return { abs, rel: rel.startsWith("..") || path43.isAbsolute(rel) ? null : rel.split(path43.sep).join("/") };
+}
+function targetOf(agent, root, helper, env, dryRun) {
+  const global = root === null;
+  const home = homeFolder(env);
+  const base = root ?? real2(home);
+  const target = (edit2) => ({ edit: edit2, file: editPath(base, edit2), shown: global ? `~/${edit2.file}` : edit2.file });
+  const targets = () => agent.edits(helper, global).map(target);
+  return { agent, global, base, home, memDir: root === null ? null : memoryDir(root), helper, targets, dryRun };
+}
+function agentTarget(ctx, verb, rootOf) {
+  const name2 = ctx.values.agent;
+  if (!isAgentName(name2)) {
+    const got = typeof name2 === "string" ? `, got ${quotedValue(name2)}` : "";
+    throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${got}`);
+  }
+  const global = ctx.values.global === true;
+  if (global && typeof ctx.values.root === "string") {
+    throw new UsageError(`${verb}: --global and --root exclude each other`);
+  }
+  const root = global ? null : rootOf();
+  return targetOf(AGENTS[name2], root, helperLocation(ctx, root), ctx.env, ctx.values["dry-run"] === true);
+}
+var AGENT_OPTIONS, AGENT_HELP;
+var init_target = __esm({
+  "src/agents/target.ts"() {
     "use strict";
     init_quote();
-    init_plan();
-    init_files();
-    init_pause();
-    init_merge_driver_config();
-    init_agent_file();
-    init_agent_file();
     init_errors();
     init_home();
-    init_agent_files();
-    init_common();
-    init_types();
-    init_install_lock();
-    installHelpCommon = `  --global      edit the per-user files (~/.claude, ~/.codex, ~/.config/opencode,
-                ~/.gemini) instead of the project's; cline and cursor have none
-  --root DIR    the project root
-${ROOT_HELP}`;
-    installVerb = underInstallLock({
-      name: "install",
-      options: AGENT_OPTIONS,
-      positionals: [0, 0],
-      help: `usage: node memory_io.mjs install --agent claude-code|codex|opencode|cline|gemini|cursor
-         [--root DIR | --global] [--dry-run]
-
-Wires the session-start hook (and, where the harness has the events, the checkpoint
-hooks) or the bootstrap block into an agent's own files:
-  claude-code  .claude/settings.json: SessionStart, PreCompact, PostCompact, SessionEnd
-  codex        AGENTS.md block; .codex/hooks.json: SessionStart, PreCompact, SessionEnd
-  opencode     AGENTS.md block (shared with codex)
-  cline        .clinerules/00-session-handoff.md; .clinerules/hooks/TaskStart and
-               TaskResume (and their .ps1 forms)
-  gemini       GEMINI.md block; .gemini/settings.json: SessionStart, SessionEnd
-  cursor       .cursor/rules/session-handoff.mdc (alwaysApply)
-JSON settings are edited in place (other keys, comments and layout kept); Markdown
-blocks sit between <!-- session-handoff:begin --> and <!-- session-handoff:end -->.
-A file it cannot edit safely (malformed markers, JSON that does not parse, a link,
-a file not ours, a read-only one) is refused with a snippet to paste by hand,
-nothing changed. Idempotent; each file is replaced whole (a temp, then a rename);
-what it changed is recorded under \${XDG_CONFIG_HOME:-~/.config}/session-handoff/
-installs/ for \`uninstall\`. In a git repository it also registers the merge driver.
-Every case, its words and the hook commands: references/verbs.md#install.
-
-options:
-  --agent NAME  the agent whose files to edit
-  --dry-run     say what would change, change nothing
-${installHelpCommon}
-stdout: one line per file: "created F", "updated F" or "unchanged F" ("would
-        create F", "would update F" with --dry-run).
-exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
-        not parse, a read-only file, a concurrent edit);
-        4 paused; 5 another install or uninstall held the install lock for 10 s.
-`,
-      async run(ctx) {
-        const home = homeFolder(ctx.env);
-        const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
-        const why = "the per-user records and the recorded Node live under it";
-        if (!home) throw new Refused(`install needs ${homeVar} set (${why}); nothing was changed`);
-        const where = "install keeps its records under it, so nothing was changed";
-        if (!existsSync6(home)) throw new Refused(`${homeVar} (${quotedValue(home)}) does not exist; ${where}`);
-        const t = agentTarget(ctx, "install");
-        assertNotPaused(t.memDir, ctx.env);
-        const targets = t.targets();
-        for (const { file } of targets) missingDirs(t.base, path43.dirname(file));
-        const plans = [];
-        for (const { edit: edit2, file, shown } of targets) {
-          const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
-          const next = installText(edit2, t.agent.name, snap.bytes?.toString("utf8") ?? null, shown);
-          plans.push({ edit: edit2, file, shown, snap, next });
-        }
-        const lines3 = [];
-        const records = recordsDir(ctx.env, t.home);
-        let madeForRecords = [];
-        if (!t.dryRun) {
-          madeForRecords = prepareDir(records);
-          recordNode(userDir(ctx.env, t.home), process.execPath);
-        }
-        for (const p of plans) {
-          const bytes = Buffer.from(p.next, "utf8");
-          if (p.snap.bytes?.equals(bytes)) {
-            lines3.push(`unchanged ${p.shown}`);
-            continue;
-          }
-          const verb = p.snap.bytes === null ? "create" : "update";
-          if (t.dryRun) {
-            lines3.push(`would ${verb} ${p.shown}`);
-            continue;
-          }
-          const dirs = missingDirs(t.base, path43.dirname(p.file));
-          makeDirs(dirs);
-          const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
-          try {
-            await writeAgentFile(p.file, p.snap.token, bytes, mode, failpointOf(ctx));
-          } catch (err) {
-            removeEmptyDirs(dirs);
-            throw err;
-          }
-          const prior = readRecord(records, p.file);
-          const kept = prior !== null && prior.after === p.snap.token;
-          const record2 = {
-            path: p.file,
-            before: kept ? prior.before : p.snap.bytes?.toString("base64") ?? null,
-            restorable: prior === null || kept && prior.restorable !== false,
-            after: tokenOf(bytes),
-            createdDirs: [...prior?.createdDirs ?? [], ...dirs, ...madeForRecords]
-          };
-          madeForRecords = [];
-          const made = writeRecord(records, record2);
-          if (made.length > 0) writeRecord(records, { ...record2, createdDirs: [...record2.createdDirs, ...made] });
-          lines3.push(`${verb}d ${p.shown}`);
-        }
-        const opts = { dryRun: t.dryRun, helperPath: t.helper.abs };
-        const driver = await mergeDriverStep(t.global ? null : t.base, opts, ctx.env);
-        const local = t.global ? [] : plans.filter((p) => p.next.includes(t.helper.abs)).map((p) => p.shown);
-        const keep = local.map((f) => `${f} names this clone's path to the helper: keep it out of git (docs/install.md)`);
-        return ok(`${[...lines3, ...driver.lines].join("\n")}
-`, [...driver.notes, ...keep]);
-      }
-    });
-  }
-});
-
-// src/verbs/uninstall.ts
-var uninstall_exports = {};
-__export(uninstall_exports, {
-  uninstallVerb: () => uninstallVerb
-});
-import { lstatSync as lstatSync22, readFileSync as readFileSync13 } from "node:fs";
-import path44 from "node:path";
-function anotherInstalled(t, skip) {
-  return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
-    const file = editPath(t.base, edit2);
-    const st = lstatSync22(file, { throwIfNoEntry: false });
-    if (skip.has(file) || st === void 0 || !st.isFile() || st.size > 4e6) return false;
-    return holdsOurs(edit2, readFileSync13(file, "utf8"));
-  }));
-}
-var uninstallVerb, noDriver;
-var init_uninstall = __esm({
-  "src/verbs/uninstall.ts"() {
-    "use strict";
-    init_merge_driver_config();
-    init_plan();
+    init_paths();
     init_agents();
-    init_pause();
-    init_files();
-    init_agent_file();
-    init_agent_file();
-    init_agent_files();
-    init_common();
-    init_install();
-    init_types();
-    init_install_lock();
-    uninstallVerb = underInstallLock({
-      name: "uninstall",
-      options: AGENT_OPTIONS,
-      positionals: [0, 0],
-      help: `usage: node memory_io.mjs uninstall --agent claude-code|codex|opencode|cline|gemini|cursor
-         [--root DIR | --global] [--dry-run]
-
-Removes exactly what \`install --agent\` added. A file nothing else changed since
-install gets its original bytes back (a file install created is deleted); otherwise
-only our entries go, every other byte kept. Folders install created go when empty;
-the merge driver goes with the last agent installed here. Every case and its words:
-references/verbs.md#uninstall.
-
-options:
-  --agent NAME  the agent whose files to restore
-  --dry-run     say what would change, change nothing
-${installHelpCommon}
-stdout: one line per file: "restored F", "updated F", "removed F" or "unchanged F"
-        ("would \u2026" with --dry-run).
-exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
-        not parse, a read-only file, a concurrent edit);
-        4 paused; 5 another install or uninstall held the install lock for 10 s.
-`,
-      async run(ctx) {
-        const t = agentTarget(ctx, "uninstall");
-        assertNotPaused(t.memDir, ctx.env);
-        const records = recordsDir(ctx.env, t.home);
-        const targets = t.targets();
-        for (const { file } of targets) missingDirs(t.base, path44.dirname(file));
-        const plans = [];
-        for (const { edit: edit2, file, shown } of targets) {
-          const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
-          const record2 = readRecord(records, file);
-          if (snap.bytes === null) {
-            plans.push({ edit: edit2, file, shown, snap, next: null, verb: "unchanged", record: record2 });
-            continue;
-          }
-          const current = snap.bytes.toString("utf8");
-          let next = uninstallText(edit2, t.agent.name, current, shown);
-          let verb = next === null ? "removed" : next === current ? "unchanged" : "updated";
-          const before = record2?.before == null ? null : Buffer.from(record2.before, "base64").toString("utf8");
-          const clean = (next === null || !holdsOurs(edit2, next)) && (before === null || !holdsOurs(edit2, before));
-          if (record2 !== null && record2.restorable !== false && record2.after === snap.token && clean) {
-            next = before;
-            verb = next === null ? "removed" : "restored";
-          }
-          plans.push({ edit: edit2, file, shown, snap, next, verb, record: record2 });
-        }
-        const lines3 = [];
-        const dirs = [];
-        for (const p of plans) {
-          if (t.dryRun) {
-            lines3.push(p.verb === "unchanged" ? `unchanged ${p.shown}` : `would ${p.verb.replace(/d$/, "")} ${p.shown}`);
-            continue;
-          }
-          if (p.verb !== "unchanged") {
-            const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
-            await writeAgentFile(p.file, p.snap.token, bytes, 420, failpointOf(ctx));
-          }
-          lines3.push(`${p.verb} ${p.shown}`);
-          if (p.record !== null && (p.next === null || p.verb === "restored" || !holdsOurs(p.edit, p.next))) {
-            dropRecord(records, p.file);
-            dirs.push(...p.record.createdDirs);
-          } else if (p.record !== null && p.next !== null && p.verb !== "unchanged") {
-            writeRecord(records, { ...p.record, after: tokenOf(Buffer.from(p.next, "utf8")) });
-          }
-        }
-        const last = !t.global && !anotherInstalled(t, t.dryRun ? new Set(plans.map((p) => p.file)) : /* @__PURE__ */ new Set());
-        const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, ctx.env) : noDriver;
-        if (!t.dryRun) removeEmptyDirs(dirs);
-        return ok(`${[...lines3, ...driver.lines].join("\n")}
-`, driver.notes);
-      }
-    });
-    noDriver = { lines: [], notes: [] };
+    init_plan();
+    AGENT_OPTIONS = {
+      agent: { type: "string" },
+      root: { type: "string" },
+      global: { type: "boolean" },
+      "dry-run": { type: "boolean" }
+    };
+    AGENT_HELP = `  --global      edit the per-user files (~/.claude, ~/.codex, ~/.config/opencode,
+                ~/.gemini) instead of the project's; cline and cursor have none
+  --root DIR    the project root`;
   }
 });
 
@@ -13301,7 +12738,7 @@ __export(init_exports, {
   initVerb: () => initVerb
 });
 import { existsSync as existsSync7, lstatSync as lstatSync23, realpathSync as realpathSync5, rmdirSync as rmdirSync5, rmSync as rmSync4 } from "node:fs";
-import path45 from "node:path";
+import path44 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
   if (global && typeof ctx.values.root === "string") {
@@ -13312,13 +12749,13 @@ function planOf(ctx) {
     if (!isAgentName(n2)) throw new UsageError(`init: unknown agent ${quotedValue(n2)}; name one of ${NAMES}`);
   }
   if (!ctx.env.HOME || !existsSync7(ctx.env.HOME)) {
-    throw new Refused("init needs HOME set to an existing folder (install keeps records there); nothing was changed");
+    throw new Refused("init needs HOME set to an existing folder (install records Node there); nothing was changed");
   }
   let base;
   if (global) base = realpathSync5(homeFolder(ctx.env));
   else {
     const given = typeof ctx.values.root === "string";
-    const found = findRoot(path45.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
+    const found = findRoot(path44.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
     if (!given && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -13343,24 +12780,25 @@ function planOf(ctx) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync5(path45.dirname(path45.dirname(path45.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync7(path45.join(source, "SKILL.md"))) {
+  const source = realpathSync5(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync7(path44.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p) => `${global ? "~/" : ""}${path45.relative(base, p).split(path45.sep).join("/")}`;
+  const shown = (p) => `${global ? "~/" : ""}${path44.relative(base, p).split(path44.sep).join("/")}`;
   const dryRun = ctx.values["dry-run"] === true;
-  return { base, global, dryRun, source, dest: path45.join(base, CANONICAL), agents, shown };
+  return { base, global, dryRun, source, dest: path44.join(base, CANONICAL), agents, shown };
 }
-async function agentVerb(ctx, plan2, verb, agent, dryRun) {
-  const helperPath = path45.join(plan2.dest, "scripts", "memory_io.mjs");
-  const values = { agent: agent.name, "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
-  const out = await verb.run({ ...ctx, values, positionals: [], helperPath, skillDir: plan2.dest });
-  const lines3 = String(out.stdout).split("\n").filter((l) => l !== "");
-  return { lines: lines3.map((l) => `${agent.name}: ${l}`), notes: out.stderr };
+async function agentRun(ctx, plan2, run, agent, dryRun) {
+  const root = plan2.global ? null : plan2.base;
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path44.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
+  const t = targetOf(agent, root, helper, ctx.env, dryRun);
+  const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
+  return { lines: out.lines.map((l) => `${agent.name}: ${l}`), notes: out.notes };
 }
 function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path45.join(plan2.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path44.join(plan2.base, f, "session-handoff"));
 }
 function counted(steps2) {
   const n2 = (a) => steps2.filter((s) => s.action === a).length;
@@ -13386,13 +12824,13 @@ async function init(ctx, plan2) {
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && ctx.values.replace !== true) {
-    const names = edited.slice(0, 5).map((rel) => shown(path45.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown(path44.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path45.join(dest, s.rel));
+  const writes = steps2.map((s) => path44.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -13400,11 +12838,11 @@ async function init(ctx, plan2) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path45.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path44.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const made = [dest, ...links.map((l) => path45.dirname(l.place))].flatMap((d) => missingUnder(plan2.base, d));
+  const made = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => missingUnder(plan2.base, d));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -13414,7 +12852,7 @@ async function init(ctx, plan2) {
   const lines3 = [];
   const notes = [];
   for (const agent of plan2.agents) {
-    const dry = await agentVerb(ctx, plan2, installVerb, agent, true);
+    const dry = await agentRun(ctx, plan2, install, agent, true);
     if (plan2.dryRun) {
       lines3.push(...dry.lines);
       notes.push(...dry.notes);
@@ -13443,13 +12881,13 @@ async function init(ctx, plan2) {
   }
   if (!plan2.dryRun) {
     for (const agent of plan2.agents) {
-      const done2 = await agentVerb(ctx, plan2, installVerb, agent, false);
+      const done2 = await agentRun(ctx, plan2, install, agent, false);
       lines3.push(...done2.lines);
       notes.push(...done2.notes);
     }
   }
   const who = plan2.agents.map((a) => a.name).join(", ");
-  const copy = shown(path45.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path44.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines3.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   lines3.push(`next: start a new session (${who}) and ${SAY2}`);
   return ok(`${lines3.join("\n")}
@@ -13457,8 +12895,8 @@ async function init(ctx, plan2) {
 }
 function missingUnder(base, dir) {
   const out = [];
-  for (let d = dir; d.startsWith(`${base}${path45.sep}`) && !existsSync7(d); d = path45.dirname(d)) {
-    out.push(path45.relative(base, d).split(path45.sep).join("/"));
+  for (let d = dir; d.startsWith(`${base}${path44.sep}`) && !existsSync7(d); d = path44.dirname(d)) {
+    out.push(path44.relative(base, d).split(path44.sep).join("/"));
   }
   return out;
 }
@@ -13469,7 +12907,7 @@ async function undo(ctx, plan2) {
   const lines3 = [];
   const notes = [];
   for (const agent of plan2.agents) {
-    const done2 = await agentVerb(ctx, plan2, uninstallVerb, agent, plan2.dryRun);
+    const done2 = await agentRun(ctx, plan2, uninstall, agent, plan2.dryRun);
     lines3.push(...done2.lines);
     notes.push(...done2.notes);
   }
@@ -13485,7 +12923,7 @@ async function undo(ctx, plan2) {
     }
     if (!plan2.dryRun) {
       rmSync4(place, { recursive: state === "copy", force: true });
-      removeEmptyUpTo(path45.dirname(place), path45.join(plan2.base, path45.relative(plan2.base, place).split(path45.sep)[0]));
+      removeEmptyUpTo(path44.dirname(place), path44.join(plan2.base, path44.relative(plan2.base, place).split(path44.sep)[0]));
     }
     lines3.push(`${would} ${shown(place)}`);
   }
@@ -13494,18 +12932,18 @@ async function undo(ctx, plan2) {
   const files = all.filter((rel) => !kept.includes(rel));
   if (files.length > 0 && !(existsSync7(dest) && lstatSync23(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync4(path45.join(dest, rel), { force: true });
+      for (const rel of files) rmSync4(path44.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
-      for (const rel of files) removeEmptyUpTo(path45.dirname(path45.join(dest, rel)), plan2.base);
+      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), plan2.base);
     }
     lines3.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines3.push(`left ${shown(path45.join(dest, rel))}: you edited it since init copied it`);
+    for (const rel of kept) lines3.push(`left ${shown(path44.join(dest, rel))}: you edited it since init copied it`);
   }
   const made = [...record2?.createdDirs ?? []].sort((a, b) => b.length - a.length);
   for (const rel of plan2.dryRun ? [] : made) {
-    if (linkOnTheWay(plan2.base, path45.join(plan2.base, rel)) !== null) continue;
+    if (linkOnTheWay(plan2.base, path44.join(plan2.base, rel)) !== null) continue;
     try {
-      rmdirSync5(path45.join(plan2.base, rel));
+      rmdirSync5(path44.join(plan2.base, rel));
     } catch {
     }
   }
@@ -13521,13 +12959,14 @@ var init_init = __esm({
     init_skill_place();
     init_skill_place();
     init_skill_place();
+    init_installer();
+    init_install_lock();
+    init_target();
     init_errors();
     init_quote();
     init_root();
     init_home();
-    init_install();
     init_types();
-    init_uninstall();
     NAMES = Object.keys(AGENTS).join("|");
     SAY2 = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
     initVerb = {
@@ -13576,11 +13015,117 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
   }
 });
 
+// src/verbs/install.ts
+var install_exports = {};
+__export(install_exports, {
+  installVerb: () => installVerb
+});
+var installVerb;
+var init_install = __esm({
+  "src/verbs/install.ts"() {
+    "use strict";
+    init_installer();
+    init_install_lock();
+    init_target();
+    init_common();
+    init_types();
+    installVerb = {
+      name: "install",
+      options: AGENT_OPTIONS,
+      positionals: [0, 0],
+      help: `usage: node memory_io.mjs install --agent claude-code|codex|opencode|cline|gemini|cursor
+         [--root DIR | --global] [--dry-run]
+
+Wires the session-start hook (and, where the harness has the events, the checkpoint
+hooks) or the bootstrap block into an agent's own files:
+  claude-code  .claude/settings.json: SessionStart, PreCompact, PostCompact, SessionEnd
+  codex        AGENTS.md block; .codex/hooks.json: SessionStart, PreCompact, SessionEnd
+  opencode     AGENTS.md block (shared with codex)
+  cline        .clinerules/00-session-handoff.md; .clinerules/hooks/TaskStart and
+               TaskResume (and their .ps1 forms)
+  gemini       GEMINI.md block; .gemini/settings.json: SessionStart, SessionEnd
+  cursor       .cursor/rules/session-handoff.mdc (alwaysApply)
+JSON settings are edited in place (other keys, comments and layout kept); Markdown
+blocks sit between <!-- session-handoff:begin --> and <!-- session-handoff:end -->.
+A file it cannot edit safely (malformed markers, JSON that does not parse, a link,
+a file not ours, a read-only one) is refused with a snippet to paste by hand,
+nothing changed. Idempotent; each file is replaced whole (a temp, then a rename);
+it reformats nothing of yours, so \`uninstall\` takes out exactly what it added.
+In a git repository it also registers the merge driver.
+Every case, its words and the hook commands: references/verbs.md#install.
+
+options:
+  --agent NAME  the agent whose files to edit
+  --dry-run     say what would change, change nothing
+${AGENT_HELP}
+${ROOT_HELP}
+stdout: one line per file: "created F", "updated F" or "unchanged F" ("would
+        create F", "would update F" with --dry-run).
+exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
+        not parse, a read-only file, a concurrent edit);
+        4 paused; 5 another install or uninstall held the install lock for 10 s.
+`,
+      run: (ctx) => underInstallLock(ctx, false, async () => {
+        const done2 = await install(agentTarget(ctx, "install", () => rootOption(ctx)), ctx.env);
+        return ok(`${done2.lines.join("\n")}
+`, done2.notes);
+      })
+    };
+  }
+});
+
+// src/verbs/uninstall.ts
+var uninstall_exports = {};
+__export(uninstall_exports, {
+  uninstallVerb: () => uninstallVerb
+});
+var uninstallVerb;
+var init_uninstall = __esm({
+  "src/verbs/uninstall.ts"() {
+    "use strict";
+    init_installer();
+    init_install_lock();
+    init_target();
+    init_common();
+    init_types();
+    uninstallVerb = {
+      name: "uninstall",
+      options: AGENT_OPTIONS,
+      positionals: [0, 0],
+      help: `usage: node memory_io.mjs uninstall --agent claude-code|codex|opencode|cline|gemini|cursor
+         [--root DIR | --global] [--dry-run]
+
+Removes exactly what \`install --agent\` added, every other byte kept: a file
+nothing else changed since install gets its original bytes back; a file holding
+nothing else (one install created) is deleted, and folders left empty go. The
+merge driver goes with the last agent installed here. Every case and its words:
+references/verbs.md#uninstall.
+
+options:
+  --agent NAME  the agent whose files to restore
+  --dry-run     say what would change, change nothing
+${AGENT_HELP}
+${ROOT_HELP}
+stdout: one line per file: "updated F", "removed F" or "unchanged F" ("would \u2026"
+        with --dry-run).
+exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
+        not parse, a read-only file, a concurrent edit);
+        4 paused; 5 another install or uninstall held the install lock for 10 s.
+`,
+      run: (ctx) => underInstallLock(ctx, true, async () => {
+        const done2 = await uninstall(agentTarget(ctx, "uninstall", () => rootOption(ctx)), ctx.env);
+        return ok(`${done2.lines.join("\n")}
+`, done2.notes);
+      })
+    };
+  }
+});
+
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes3 } from "node:crypto";
 import { existsSync as existsSync8, lstatSync as lstatSync24, readFileSync as readFileSync14 } from "node:fs";
-import path46 from "node:path";
+import path45 from "node:path";
 function readText(p) {
   try {
     return lstatSync24(p).isFile() ? readFileSync14(p, "utf8") : null;
@@ -13600,7 +13145,7 @@ function installShaped(edit2, command) {
     if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path46.win32 : path46.posix).basename(name2);
+    const base = (windowsShaped(name2) ? path45.win32 : path45.posix).basename(name2);
     if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
@@ -13634,7 +13179,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readText(path46.join(env.CODEX_HOME || path46.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readText(path45.join(env.CODEX_HOME || path45.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -13650,9 +13195,9 @@ function budgetFinding(text, file, fixCmd2) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path46.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path45.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path46.win32.join(dir, "sh.exe");
+    const sh = path45.win32.join(dir, "sh.exe");
     if (existsSync8(sh)) return sh;
   }
   return null;
@@ -13709,7 +13254,7 @@ var init_doctor_checks = __esm({
 
 // src/agents/claude-plugin.ts
 import { existsSync as existsSync9, readFileSync as readFileSync15 } from "node:fs";
-import path47 from "node:path";
+import path46 from "node:path";
 function json(file) {
   try {
     const v = JSON.parse(readFileSync15(file, "utf8").slice(0, 1e6));
@@ -13719,16 +13264,16 @@ function json(file) {
   }
 }
 function claudePluginInstalls(home) {
-  const plugins = json(path47.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path46.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path47.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path46.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = isObj2(raw) ? raw : {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path47.isAbsolute(at2) && existsSync9(path47.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path46.isAbsolute(at2) && existsSync9(path46.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -13750,7 +13295,7 @@ __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
 import { readdirSync as readdirSync10 } from "node:fs";
-import path48 from "node:path";
+import path47 from "node:path";
 function fixCmd(r, verb, withRoot = true) {
   const h = shellWord(r.helper.abs);
   const root = withRoot ? shellWord(r.root) : "";
@@ -13763,24 +13308,24 @@ function agentFix(r, verb, name2) {
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path48.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path48.join(r.home, f, "session-handoff"))
-  ].filter((d) => exists(path48.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path47.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path47.join(r.home, f, "session-handoff"))
+  ].filter((d) => exists(path47.join(d, "SKILL.md")));
   let edits = [];
   try {
     edits = agent.edits(r.helper, r.global);
   } catch {
   }
-  const install = {};
-  r.agents[name2] = { skill, install };
-  for (const edit2 of edits) install[edit2.file] = await installState(r, name2, edit2);
-  if (skill.length === 0 && Object.values(install).some(installed)) {
+  const install2 = {};
+  r.agents[name2] = { skill, install: install2 };
+  for (const edit2 of edits) install2[edit2.file] = await installState(r, name2, edit2);
+  if (skill.length === 0 && Object.values(install2).some(installed)) {
     const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
     const what = `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path48.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path47.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -13801,7 +13346,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path48.basename(edit2.file) === "AGENTS.md") {
+  if (path47.basename(edit2.file) === "AGENTS.md") {
     const over = budgetFinding(text, edit2.file, reinstall);
     if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -13849,8 +13394,8 @@ function pluginInstalls(r) {
   const hooked = Object.entries(claude.install).some(([f, st]) => f.endsWith("settings.json") && installed(st));
   if (plugins.some((p) => p.enabled) && hooked) {
     const what = "claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory";
-    const uninstall = agentFix(r, "uninstall", "claude-code");
-    const fix = `${uninstall} (the plugin's hooks stay), or disable the plugin with /plugin`;
+    const uninstall2 = agentFix(r, "uninstall", "claude-code");
+    const fix = `${uninstall2} (the plugin's hooks stay), or disable the plugin with /plugin`;
     r.problems.push({ what: `${what}: every session gets the notice twice`, fix });
   }
 }
@@ -13867,7 +13412,7 @@ async function memoryState(r) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path48.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path47.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -13909,7 +13454,7 @@ function journalState(r) {
     }
   }
   for (const p of problems) {
-    const where = `${path48.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path47.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     r.problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -13985,7 +13530,7 @@ var init_doctor = __esm({
     init_private();
     init_root();
     init_invisible();
-    init_agent_files();
+    init_target();
     init_home();
     init_common();
     init_types();
@@ -14022,7 +13567,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path48.resolve(home);
+          root = path47.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -14045,7 +13590,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 
 // src/git/publish-memory.ts
 import { accessSync as accessSync3, constants as constants8, existsSync as existsSync10, statSync as statSync3 } from "node:fs";
-import path49 from "node:path";
+import path48 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -14055,11 +13600,11 @@ async function skippedPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path49.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path48.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
     try {
-      accessSync3(path49.join(hooksDir, h), constants8.X_OK);
-      return statSync3(path49.join(hooksDir, h)).isFile();
+      accessSync3(path48.join(hooksDir, h), constants8.X_OK);
+      return statSync3(path48.join(hooksDir, h)).isFile();
     } catch {
       return false;
     }
@@ -14093,7 +13638,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path49.relative(top, memDir).split(path49.sep).join("/");
+  const memRel = path48.relative(top, memDir).split(path48.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   const ignored = await Promise.all(
     [`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env))
@@ -14116,7 +13661,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync10(path49.join(memDir, "journal", "OFF"));
+  const journal = !existsSync10(path48.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -14221,7 +13766,7 @@ var init_publish2 = __esm({
     init_redact();
     init_merge_driver_config();
     init_publish_memory();
-    init_agent_files();
+    init_target();
     init_paths();
     init_pause();
     init_common();
@@ -14542,7 +14087,7 @@ function patchEdits(input) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  return files.map((path56) => ({ kind: "edit", path: path56 }));
+  return files.map((path55) => ({ kind: "edit", path: path55 }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -14692,7 +14237,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path56) => path56 && events.push({ kind: "edit", path: path56 });
+    addEdit = (events, path55) => path55 && events.push({ kind: "edit", path: path55 });
   }
 });
 
@@ -15251,12 +14796,12 @@ __export(context_exports, {
   userHelperWithoutMemory: () => userHelperWithoutMemory
 });
 import { existsSync as existsSync11, lstatSync as lstatSync25, mkdirSync as mkdirSync8 } from "node:fs";
-import path50 from "node:path";
+import path49 from "node:path";
 function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync11(path50.join(root, ".ai", "memory"))) return false;
+  if (!skillDir || home === "" || existsSync11(path49.join(root, ".ai", "memory"))) return false;
   const under = (dir, base) => {
-    const rel = path50.relative(base, dir);
-    return !rel.startsWith("..") && !path50.isAbsolute(rel);
+    const rel = path49.relative(base, dir);
+    return !rel.startsWith("..") && !path49.isAbsolute(rel);
   };
   return under(skillDir, home) && !under(skillDir, root);
 }
@@ -15425,9 +14970,9 @@ __export(checkpoint_exports, {
   checkpointVerb: () => checkpointVerb
 });
 import { lstatSync as lstatSync26, readdirSync as readdirSync11 } from "node:fs";
-import path51 from "node:path";
+import path50 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path50.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -15443,7 +14988,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path51.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path50.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -15461,7 +15006,7 @@ function pruneOfferMarkers(dir, nowMs) {
     return;
   }
   for (const name2 of names) {
-    const p = path51.join(dir, name2);
+    const p = path50.join(dir, name2);
     try {
       if (nowMs - lstatSync26(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     } catch {
@@ -15578,7 +15123,7 @@ async function runCheckpoint(ctx) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
   }
   const home = homeFolder(ctx.env);
-  if (root === path51.parse(root).root || home !== "" && samePath(root, path51.resolve(home))) {
+  if (root === path50.parse(root).root || home !== "" && samePath(root, path50.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return ok("", [...notes, CHECKPOINT_LINES.skipped(why)]);
   }
@@ -15595,7 +15140,7 @@ async function runCheckpoint(ctx) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path51.join(dir, name2);
+  const file = path50.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -15774,7 +15319,7 @@ __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
 import { readFileSync as readFileSync16 } from "node:fs";
-import path52 from "node:path";
+import path51 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -15844,7 +15389,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync16(path52.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync16(path51.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;
@@ -15861,7 +15406,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
 });
 
 // src/journal/search.ts
-import path53 from "node:path";
+import path52 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15943,7 +15488,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText2(path53.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText2(path52.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -15958,9 +15503,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path53.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path52.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText2(path53.join(mem, file), file, notes);
+      const text = await readText2(path52.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -16251,7 +15796,7 @@ __export(journal_exports, {
   journalVerb: () => journalVerb
 });
 import { lstatSync as lstatSync27, unlinkSync as unlinkSync11 } from "node:fs";
-import path54 from "node:path";
+import path53 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -16306,13 +15851,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync27(path54.join(journalDir(root), f.name));
+            const st = lstatSync27(path53.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync11(path54.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync11(path53.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -16329,7 +15874,7 @@ __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
 import { closeSync as closeSync13, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync28, mkdirSync as mkdirSync9, openSync as openSync11, readFileSync as readFileSync17, writeSync as writeSync2 } from "node:fs";
-import path55 from "node:path";
+import path54 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync11(p, flags | NOFOLLOW);
   try {
@@ -16350,7 +15895,7 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path55.join(at2, part);
+    at2 = path54.join(at2, part);
     let st;
     try {
       st = lstatSync28(at2);
@@ -16463,7 +16008,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive2(path55.join(dir, name2), loser);
+          createExclusive2(path54.join(dir, name2), loser);
           const merged = mergeHandoffs(winner, loser);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
           const at2 = stateTimeOfText(loser, Date.now());
