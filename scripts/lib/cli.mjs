@@ -632,9 +632,9 @@ function valueError(label, value) {
       return `date ${quotedValue(v.slice(0, 60))} is not an ISO-8601 time with a zone${zoneless}`;
     }
     case "Key file mtimes": {
-      const items = parseKeyFileMtimes(value);
-      if (!items?.length) return `key file mtimes: ${shown} is not \`<path> @ <ISO-8601 time, or missing>, \u2026\``;
-      const time = items.find((i) => i.mtime !== null && !isIsoWithZone(i.mtime))?.mtime;
+      const items2 = parseKeyFileMtimes(value);
+      if (!items2?.length) return `key file mtimes: ${shown} is not \`<path> @ <ISO-8601 time, or missing>, \u2026\``;
+      const time = items2.find((i) => i.mtime !== null && !isIsoWithZone(i.mtime))?.mtime;
       return time ? `key file mtimes: ${quotedValue(time)} is not an ISO-8601 time with a zone (or \`missing\`)` : null;
     }
   }
@@ -1857,31 +1857,31 @@ function runRules(rules, parts, pass, c, dropped = []) {
   c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
   const errors = [];
   const findings = [];
+  const lost = /* @__PURE__ */ new Map();
   for (const rule5 of rules) {
     for (const hit of rule5.check(c)) {
       const severity = hit.severity ?? (rule5.severity === "error" ? "error" : "finding");
       const issue = { rule: rule5.id, line: maps.toOriginal(hit.line), message: hit.message };
       (severity === "error" ? errors : findings).push(issue);
+      lost.set(rule5.part, (lost.get(rule5.part) ?? 0) + 1);
     }
   }
   const scored = {};
   let got = 0;
   let max = 0;
-  for (const p of parts) {
-    const score2 = p.score(c);
-    if (score2 === null) continue;
-    scored[p.part] = { score: score2, max: p.weight };
+  for (const { part, weight, of } of parts) {
+    const shares = of ? of(c) : 1;
+    if (shares === null) continue;
+    const score2 = Math.round(weight * Math.max(0, shares - (lost.get(part) ?? 0)) / shares);
+    scored[part] = { score: score2, max: weight };
     got += score2;
-    max += p.weight;
+    max += weight;
   }
   errors.sort((a, b) => a.line - b.line);
   findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
   const score = max === 0 ? 100 : Math.round(got / max * 100);
   const listed2 = { errors: bounded(errors, "error(s)"), findings: bounded(findings, "finding(s)") };
   return { valid: errors.length === 0, ...listed2, score, parts: scored, dropped };
-}
-function proportion(good, total, max) {
-  return total === 0 ? max : Math.round(good / total * max);
 }
 function editDistance2(a, b) {
   const s = a.slice(0, 100);
@@ -1987,9 +1987,9 @@ function planStep(raw) {
   return { status, text: raw.slice(m[0].length) };
 }
 function allSteps(text, list2, depth, out) {
-  const items = list2.children;
-  for (let i = 0; i < items.length; i++) {
-    const children = items[i].children;
+  const items2 = list2.children;
+  for (let i = 0; i < items2.length; i++) {
+    const children = items2[i].children;
     let own = 0;
     while (own < children.length && children[own].type !== "list") own++;
     const step2 = planStep(own > 0 ? text.slice(children[0].start, children[own - 1].end) : "");
@@ -2077,21 +2077,21 @@ function readHandoff(text, tree, lists = true) {
     }
     if (node.type !== "list" || !lists && section !== "environment anchors") continue;
     const listed2 = node.children;
-    const items = [];
-    for (let i = 0; i < listed2.length; i++) items.push(itemText(text, listed2[i]));
+    const items2 = [];
+    for (let i = 0; i < listed2.length; i++) items2.push(itemText(text, listed2[i]));
     if (section !== "(repeated)" && !stray && lists) {
-      for (let i = 0; i < listed2.length; i++) out.items.push({ section, text: items[i], line: listed2[i].line });
+      for (let i = 0; i < listed2.length; i++) out.items.push({ section, text: items2[i], line: listed2[i].line });
     }
     const into = listOf[section];
-    if (into !== void 0) for (let i = 0; i < items.length; i++) into.push(items[i]);
+    if (into !== void 0) for (let i = 0; i < items2.length; i++) into.push(items2[i]);
     if (section === "plan") {
-      for (let i = 0; i < items.length; i++) out.plan.push(planStep(items[i]));
+      for (let i = 0; i < items2.length; i++) out.plan.push(planStep(items2[i]));
       allSteps(text, node, 0, out.steps);
     } else if (section === "key files") {
-      for (const item of items) if (!/^none\.?$/i.test(item.trim())) out.keyFiles.push(keyFile(item));
+      for (const item of items2) if (!/^none\.?$/i.test(item.trim())) out.keyFiles.push(keyFile(item));
     } else if (section === "environment anchors" && !out.anchors.present) {
       out.anchors.present = true;
-      for (const item of items) {
+      for (const item of items2) {
         const m = ANCHOR.exec(item);
         const key = m ? ANCHOR_KEY[m[1].toLowerCase()] : null;
         if (key !== null && (out.anchors[key] ?? null) === null) out.anchors[key] = m[2];
@@ -2249,20 +2249,20 @@ function readCheckpointText(text) {
   const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
   const triggers = trigger === null ? [] : [...trigger[2]?.split(", ") ?? [], trigger[1]];
   const source = /^Source: (.*)$/m.exec(text)?.[1] ?? null;
-  const items = /* @__PURE__ */ new Map();
+  const items2 = /* @__PURE__ */ new Map();
   const dropped = /* @__PURE__ */ new Map();
   let section = null;
   for (const line of text.split("\n")) {
     if (line.startsWith("## ")) {
       section = line;
-      items.set(section, []);
+      items2.set(section, []);
     } else if (section !== null && line.startsWith("- ") && line !== "- none captured") {
       const older = /^- \((\d+) older left out\)$/.exec(line);
       if (older) dropped.set(section, Number(older[1]));
-      else items.get(section).push(line);
+      else items2.get(section).push(line);
     }
   }
-  return { triggers, source, items, dropped };
+  return { triggers, source, items: items2, dropped };
 }
 function readHead(filePath, bytes = 1024) {
   return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
@@ -2407,9 +2407,9 @@ function currentCheckpoint(root, handoff, now) {
   return null;
 }
 function countWords(text) {
-  const { items, dropped } = readCheckpointText(text);
+  const { items: items2, dropped } = readCheckpointText(text);
   const n2 = (h, one) => {
-    const k = (items.get(h)?.length ?? 0) + (dropped.get(h) ?? 0);
+    const k = (items2.get(h)?.length ?? 0) + (dropped.get(h) ?? 0);
     return k === 0 ? null : `${k} ${one}${k === 1 ? "" : "s"}`;
   };
   const plan = n2("## Plan state", "step");
@@ -2677,13 +2677,13 @@ function isShallow(gitDir) {
   return gitDir !== null && isFile(path14.join(commonDirOf(gitDir), "shallow"));
 }
 function reflogFiles(dir, out) {
-  let entries;
+  let entries2;
   try {
-    entries = readdirSync5(dir, { withFileTypes: true });
+    entries2 = readdirSync5(dir, { withFileTypes: true });
   } catch {
     return;
   }
-  for (const e of entries) {
+  for (const e of entries2) {
     if (out.length >= MAX_REFLOG_FILES) return;
     const p = path14.join(dir, e.name);
     if (e.isDirectory()) reflogFiles(p, out);
@@ -3198,19 +3198,19 @@ function archivesKept(dir) {
   return { keep: settings.archivesKept, problems };
 }
 function prunable(dir) {
-  const entries = [];
+  const entries2 = [];
   for (const name2 of readdirSync6(dir)) {
     const st = PRUNABLE_NAME.test(name2) ? lstatSync9(path18.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
-    entries.push({ name: name2, mtimeMs: st.mtimeMs });
+    entries2.push({ name: name2, mtimeMs: st.mtimeMs });
   }
-  return entries;
+  return entries2;
 }
 function archiveExcess(dir) {
   try {
-    const entries = prunable(dir);
-    return typeof entries === "string" ? 0 : Math.max(0, entries.length - archivesKept(dir).keep);
+    const entries2 = prunable(dir);
+    return typeof entries2 === "string" ? 0 : Math.max(0, entries2.length - archivesKept(dir).keep);
   } catch {
     return 0;
   }
@@ -3218,21 +3218,21 @@ function archiveExcess(dir) {
 function pruneArchive(dir, justArchived = null) {
   const { keep, problems } = archivesKept(dir);
   const warnings = [...problems];
-  let entries;
+  let entries2;
   try {
-    entries = prunable(dir);
+    entries2 = prunable(dir);
   } catch (err) {
     const why = `archive pruning skipped: cannot list ${dir}: ${err.message}`;
     return { deleted: [], keep, warnings: [...warnings, why] };
   }
-  if (typeof entries === "string") {
-    const why = `archive/${entries} is a link, hard-linked or not a regular file; nothing was deleted`;
+  if (typeof entries2 === "string") {
+    const why = `archive/${entries2} is a link, hard-linked or not a regular file; nothing was deleted`;
     warnings.push(`archive pruning skipped: ${why} (move it away to resume pruning)`);
     return { deleted: [], keep, warnings };
   }
-  entries.sort(newestFirst);
-  const kept = entries.filter((e) => e.name === justArchived);
-  const rest = entries.filter((e) => e.name !== justArchived);
+  entries2.sort(newestFirst);
+  const kept = entries2.filter((e) => e.name === justArchived);
+  const rest = entries2.filter((e) => e.name !== justArchived);
   const doomed = rest.slice(Math.max(0, keep - kept.length));
   const deleted = [];
   for (const entry of doomed) {
@@ -3284,9 +3284,9 @@ function notOurs(e, filePath, arch, siblings) {
   accounted += BigInt(siblings.filter((o) => o.path !== e.path && inoOf(o.path) === st.ino).length);
   return st.nlink > accounted ? "has hard links the helper did not make" : null;
 }
-function groupByFile(entries) {
+function groupByFile(entries2) {
   const byFile = /* @__PURE__ */ new Map();
-  for (const e of entries) {
+  for (const e of entries2) {
     const key = path19.join(path19.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
@@ -5356,17 +5356,17 @@ var init_sanitize = __esm({
 function openItems(text) {
   const h = parseHandoff(text);
   const first = (t) => t.split("\n")[0].trim();
-  const items = [];
+  const items2 = [];
   for (const s of h.steps) {
-    if (s.status === "todo" || s.status === "in-progress") items.push({ section: "Plan", text: first(s.text) });
+    if (s.status === "todo" || s.status === "in-progress") items2.push({ section: "Plan", text: first(s.text) });
   }
   for (const raw of h.nextSteps) {
     const m = NEXT_CHECKBOX.exec(raw);
     if (m?.[1] === "-") continue;
     const text2 = first(m ? raw.slice(m[0].length) : raw);
-    if (text2 !== "" && !NONE_ITEM.test(text2)) items.push({ section: "Next steps", text: text2 });
+    if (text2 !== "" && !NONE_ITEM.test(text2)) items2.push({ section: "Next steps", text: text2 });
   }
-  return items;
+  return items2;
 }
 function normalise(s) {
   return s.toLowerCase().replace(/[`*_]/g, "").replace(/\s+/g, " ").replace(/[\s.;:,—–-]+$/, "").trim();
@@ -5380,12 +5380,12 @@ function droppedItems(prior, next) {
     return !(title.length >= 6 && title.length < needle.length && haystack.includes(title));
   });
 }
-function droppedReport(items) {
-  if (items.length === 0) return null;
-  const shown = items.slice(0, 10).map((i) => `  - [${i.section}] ${sanitize(i.text, { max: 100 })}`);
-  const more = items.length > 10 ? [`  \u2026 and ${items.length - 10} more`] : [];
+function droppedReport(items2) {
+  if (items2.length === 0) return null;
+  const shown = items2.slice(0, 10).map((i) => `  - [${i.section}] ${sanitize(i.text, { max: 100 })}`);
+  const more = items2.length > 10 ? [`  \u2026 and ${items2.length - 10} more`] : [];
   return [
-    `note: ${items.length} open item(s) of the previous handoff are neither carried over nor marked done; carry them over, or name each in the plan as done (\`- [x] <item>\`) or dropped (\`- [-] <item> \u2014 dropped: <why>\`):`,
+    `note: ${items2.length} open item(s) of the previous handoff are neither carried over nor marked done; carry them over, or name each in the plan as done (\`- [x] <item>\`) or dropped (\`- [-] <item> \u2014 dropped: <why>\`):`,
     ...shown,
     ...more
   ].join("\n");
@@ -5415,28 +5415,6 @@ function handoffLayout(text, model = readHandoff(text, parseBlocks(text))) {
     anchors = { start: heading.line, end };
   }
   return { lines: lines3, titleIndex, savedIndex: (model.savedLine ?? 0) - 1, anchors };
-}
-function sectionErrors(c) {
-  const hits = HANDOFF_RULES.filter((r) => SECTION_RULES.has(r.id)).flatMap((r) => r.check(c));
-  return hits.filter((h) => h.severity !== "finding").length;
-}
-function keyFilesPart(c) {
-  const existing = c.opts.existingKeyFiles;
-  if (!existing) return null;
-  return proportion(c.keyFiles.filter((k) => k.path !== null && existing.has(k.path)).length, c.keyFiles.length, 10);
-}
-function verificationPart(c) {
-  if (!c.first.get("verification")) return null;
-  const checks = checksOf(c).length;
-  return (checks > 0 ? 3 + share(checks, looseChecks(c).length, 4) : 0) + (accepted(c).length > 0 ? 3 : 0);
-}
-function anchorsPart(c) {
-  if (!c.anchorsAt) return 0;
-  if (c.anchorLines === null) return null;
-  const head = c.model.anchors.head === null ? void 0 : unticked(c.model.anchors.head);
-  const headOk = !c.gitForm || head !== void 0 && FULL_HEAD.test(head) && !isNullObjectId(head.toLowerCase());
-  const malformed = c.anchorLines.some((a) => a.error !== null && !a.unknown);
-  return (headOk ? 5 : 0) + (c.lackingAnchors.length === 0 && !malformed ? 5 : 0);
 }
 function readAnchors(model, layout, heading, mode) {
   const body = heading && layout.anchors ? layout.lines.slice(layout.anchors.start, layout.anchors.end) : null;
@@ -5506,7 +5484,7 @@ function handoffContext(input, opts) {
   const keyFiles = model.keyFiles.map((k, i) => ({ ...k, line: keyItems[i].line, item: keyItems[i].text.trim() })).filter((k) => !NONE.test(k.item));
   const prior = opts.prior;
   const anchors = readAnchors(model, layout, first.get("environment anchors"), opts.mode);
-  const items = (name2) => byKey.get(name2.toLowerCase()) ?? [];
+  const items2 = (name2) => byKey.get(name2.toLowerCase()) ?? [];
   const dropped = prior === null || prior === void 0 ? null : droppedItems(prior, text);
   const secrets = [];
   return {
@@ -5523,7 +5501,7 @@ function handoffContext(input, opts) {
     first,
     missing,
     strays,
-    items,
+    items: items2,
     keyFiles,
     dropped,
     ...anchors
@@ -5545,7 +5523,7 @@ function handoffKeyFiles(text) {
   const t = normaliseText(text);
   return readHandoff(t, parseBlocks(t)).keyFiles.flatMap((k) => k.path === null ? [] : [k.path]);
 }
-var OPTIONAL, HANDOFF_SECTIONS, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, FULL_HEAD, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, HANDOFF_PARTS, SECTION_RULES, share, unlabelled, causeless, steps, vague, accepted, checksOf, looseChecks;
+var OPTIONAL, HANDOFF_SECTIONS, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, items, HANDOFF_PARTS, unlabelled, causeless, steps, vague, accepted, checksOf, looseChecks;
 var init_validate = __esm({
   "src/schema/validate.ts"() {
     "use strict";
@@ -5574,7 +5552,6 @@ var init_validate = __esm({
     NOT_RUN = /^[^:]+:\s*not run\b\s*[,:;—–-]?\s*\S/i;
     ACCEPTED = /^Accepted:\s*\S/i;
     PLAN_BOX = /^\[([ xX~-])\]\s+\S/;
-    FULL_HEAD = /^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
     SECTION_NAMES = SECTION_TITLES;
     SECTION_INDEX = new Map(SECTION_NAMES.map((n2, i) => [n2.toLowerCase(), i]));
     SECTION_ORDER = SECTION_NAMES.map((n2) => `## ${n2}`).join(", ");
@@ -5736,22 +5713,21 @@ var init_validate = __esm({
         return at(0, `${item} of the previous handoff is neither carried over nor closed`);
       }))
     ];
+    items = (c, name2) => Math.max(1, c.items(name2).length);
     HANDOFF_PARTS = [
-      { part: "sections", weight: 15, score: (c) => c.shaped ? Math.max(0, 15 - 5 * sectionErrors(c)) : 0 },
-      { part: "saved", weight: 5, score: (c) => stateTime(null, c.model.saved, c.opts.nowMs).known ? 5 : 0 },
-      { part: "anchors", weight: 10, score: anchorsPart },
-      { part: "failed", weight: 10, score: (c) => share(c.items("Failed approaches").length, causeless(c).length, 10) },
-      { part: "decisions", weight: 10, score: (c) => share(c.items("Decisions").length, unlabelled(c).length, 10) },
-      { part: "nextSteps", weight: 10, score: (c) => steps(c).length ? share(steps(c).length, vague(c).length, 10) : 0 },
-      { part: "nextAction", weight: 5, score: (c) => ACCEPTANCE.test(steps(c)[0]?.text ?? "") ? 5 : 0 },
-      { part: "keyFiles", weight: 10, score: keyFilesPart },
-      { part: "verification", weight: 10, score: verificationPart },
-      { part: "size", weight: 5, score: (c) => lineCount(c) > LINE_CAP ? 0 : 5 },
-      { part: "secrets", weight: 5, score: (c) => c.secrets.length === 0 ? 5 : 0 },
-      { part: "dropped", weight: 5, score: (c) => c.dropped === null ? null : c.dropped.length === 0 ? 5 : 0 }
+      { part: "sections", weight: 15, of: () => 3 },
+      { part: "saved", weight: 5 },
+      { part: "anchors", weight: 10, of: (c) => c.anchorsAt && c.anchorLines === null ? null : 2 },
+      { part: "failed", weight: 10, of: (c) => items(c, "Failed approaches") },
+      { part: "decisions", weight: 10, of: (c) => items(c, "Decisions") },
+      { part: "nextSteps", weight: 10, of: (c) => items(c, "Next steps") },
+      { part: "nextAction", weight: 5 },
+      { part: "keyFiles", weight: 10, of: (c) => c.opts.existingKeyFiles ? Math.max(1, c.keyFiles.length) : null },
+      { part: "verification", weight: 10, of: (c) => c.first.get("verification") ? 1 + items(c, "Verification") : null },
+      { part: "size", weight: 5 },
+      { part: "secrets", weight: 5 },
+      { part: "dropped", weight: 5, of: (c) => c.dropped === null ? null : 1 }
     ];
-    SECTION_RULES = /* @__PURE__ */ new Set(["section-repeated", "section-order", "section-missing"]);
-    share = (total, bad2, max) => proportion(total - bad2, total, max);
     unlabelled = (c) => c.items("Decisions").filter((d) => !LABELS.some((l) => d.text.includes(l)));
     causeless = (c) => c.items("Failed approaches").filter((f) => !CAUSE.test(f.text));
     steps = (c) => c.items("Next steps");
@@ -5818,7 +5794,7 @@ function ledgerContext(input, kind) {
   const schema = SCHEMAS[kind];
   const text = normaliseText(input);
   const entry = new RegExp(`^${schema.prefix}-(\\d{4}): \\S`);
-  const entries = [];
+  const entries2 = [];
   const badHeadings = [];
   const first = /* @__PURE__ */ new Map();
   let current = null;
@@ -5830,7 +5806,7 @@ function ledgerContext(input, kind) {
       if (!m) badHeadings.push({ line: block2.line, title });
       current = m ? { number: m[1], line: block2.line, fields: /* @__PURE__ */ new Map(), reuses: first.get(m[1]) ?? null } : null;
       if (m && !first.has(m[1])) first.set(m[1], block2.line);
-      if (current) entries.push(current);
+      if (current) entries2.push(current);
       continue;
     }
     if (current === null || block2.type !== "list") continue;
@@ -5839,13 +5815,13 @@ function ledgerContext(input, kind) {
       if (f && !current.fields.has(f[1])) current.fields.set(f[1], f[2].trim());
     }
   }
-  return { input, text, lines: text.split("\n"), flags: tree.flags, secrets: [], kind, schema, badHeadings, entries };
+  return { input, text, lines: text.split("\n"), flags: tree.flags, secrets: [], kind, schema, badHeadings, entries: entries2 };
 }
 function validateLedger(input, kind, redacted) {
   const pass = redacted ?? redactText(input);
   return runRules(LEDGER_RULES, LEDGER_PARTS, pass, ledgerContext(pass.text, kind));
 }
-var SCHEMAS, LABEL2, LESSON_STATUS, SOLUTION_STATUS, name, lacking, bad, badSource, badLessonStatus, badSolutionStatus, badDate, badStatus, badEntry, count, each, rule4, LEDGER_RULES, LEDGER_PARTS;
+var SCHEMAS, LABEL2, LESSON_STATUS, SOLUTION_STATUS, name, lacking, bad, badSource, badLessonStatus, badSolutionStatus, badDate, badStatus, each, rule4, LEDGER_RULES, entries, LEDGER_PARTS;
 var init_validate_ledger = __esm({
   "src/schema/validate-ledger.ts"() {
     "use strict";
@@ -5875,8 +5851,6 @@ var init_validate_ledger = __esm({
     badSolutionStatus = bad("solutions", "Status", SOLUTION_STATUS);
     badDate = bad("solutions", "Recorded", /^\d{4}-\d{2}-\d{2}\b/);
     badStatus = (c, e) => badLessonStatus(c, e) || badSolutionStatus(c, e);
-    badEntry = (c, e) => badSource(c, e) || badStatus(c, e) || badDate(c, e);
-    count = (c, good, max) => proportion(c.entries.filter(good).length, c.entries.length, max);
     each = (c, test, says) => c.entries.filter((e) => test(c, e)).map((e) => at(e.line, `${name(c, e)}${says}`));
     rule4 = ruleOf();
     LEDGER_RULES = [
@@ -5912,12 +5886,13 @@ var init_validate_ledger = __esm({
       }),
       rule4("secret", "finding", "secrets", (c) => c.secrets.map((s) => at(s.line, `a secret (${s.kind}); write redacts it`)))
     ];
+    entries = (c) => Math.max(1, c.entries.length);
     LEDGER_PARTS = [
-      { part: "fields", weight: 50, score: (c) => count(c, (e) => lacking(c, e).length === 0, 50) },
-      { part: "status", weight: 20, score: (c) => count(c, (e) => !badEntry(c, e), 20) },
-      { part: "numbering", weight: 10, score: (c) => c.entries.some((e) => e.reuses !== null) ? 0 : 10 },
-      { part: "size", weight: 10, score: (c) => lineCount(c) > c.schema.cap ? 0 : 10 },
-      { part: "secrets", weight: 10, score: (c) => c.secrets.length === 0 ? 10 : 0 }
+      { part: "fields", weight: 50, of: entries },
+      { part: "status", weight: 20, of: entries },
+      { part: "numbering", weight: 10 },
+      { part: "size", weight: 10 },
+      { part: "secrets", weight: 10 }
     ];
   }
 });
@@ -5971,8 +5946,8 @@ import { closeSync as closeSync6, lstatSync as lstatSync11 } from "node:fs";
 import path23 from "node:path";
 function schemaRefusal(file, errors) {
   const more = /\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0;
-  const count2 = errors.filter((e) => e.rule !== "more").length + Number(more);
-  return new Refused([`${file} has ${count2} schema error(s)`, ...issueLines(errors)].join("\n"));
+  const count = errors.filter((e) => e.rule !== "more").length + Number(more);
+  return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
 }
 function scoreNotes(v) {
   const shown = v.findings.filter((f) => f.rule !== "dropped" && f.rule !== "more");
@@ -6240,18 +6215,18 @@ function renderSaveEntry(facts, droppedOpen) {
   return fitEntry(`## ${facts.time} save ${facts.token.slice(0, 16)}`, lines3, FROM_NEXT);
 }
 function renderResumeEntry(time, key, token, score, o) {
-  const items = [["Resumed", token.slice(0, 16)]];
-  if (score !== null) items.push(["Handoff score", String(score)]);
-  items.push(["Next step followed", o.followed]);
-  for (const r of o.retried) items.push(["Failed approach retried", redactTranscript(r).text]);
-  items.push(["Calls to first edit", o.callsToFirstEdit === null ? "no edit" : String(o.callsToFirstEdit)]);
-  return fitEntry(`## ${time} resume ${key}`, items);
+  const items2 = [["Resumed", token.slice(0, 16)]];
+  if (score !== null) items2.push(["Handoff score", String(score)]);
+  items2.push(["Next step followed", o.followed]);
+  for (const r of o.retried) items2.push(["Failed approach retried", redactTranscript(r).text]);
+  items2.push(["Calls to first edit", o.callsToFirstEdit === null ? "no edit" : String(o.callsToFirstEdit)]);
+  return fitEntry(`## ${time} resume ${key}`, items2);
 }
-function fitEntry(heading, items, redacted = /* @__PURE__ */ new Set()) {
+function fitEntry(heading, items2, redacted = /* @__PURE__ */ new Set()) {
   const one = ([label, text]) => {
     return [label, sanitize(text, { max: ITEM_MAX, redact: !redacted.has(label) })];
   };
-  const shown = items.map(one).filter(([, t]) => t !== "");
+  const shown = items2.map(one).filter(([, t]) => t !== "");
   let left = 0;
   const render2 = () => {
     const body = shown.map(([l, t]) => `- ${l}: ${t}
@@ -6275,7 +6250,7 @@ ${body}${left > 0 ? `- Dropped: (${left} more items left out)
 }
 function parseJournal(text, kind = "month") {
   const lines3 = text.split("\n");
-  const entries = [];
+  const entries2 = [];
   const problems = [];
   const title = "the second line must be `# Journal <YYYY-MM>` (or `# Journal <YYYY>`)";
   if (lines3[0] !== MARKER) problems.push({ line: 1, message: `the first line must be ${MARKER}` });
@@ -6296,7 +6271,7 @@ function parseJournal(text, kind = "month") {
     const h = HEADING.exec(line);
     if (h) {
       current = { time: h[1], kind: h[2], id: h[3], items: [], line: n2 };
-      entries.push(current);
+      entries2.push(current);
       continue;
     }
     if (kind === "year" && (/^## \d{4}-\d{2}$/.test(line) || /^- /.test(line))) continue;
@@ -6310,22 +6285,22 @@ function parseJournal(text, kind = "month") {
     const inside = `expected \`- <Label>: <text>\` with a known label (${ENTRY_LABELS.join(", ")})`;
     problems.push({ line: n2, message: current === null ? outside : inside });
   }
-  return { entries, problems };
+  return { entries: entries2, problems };
 }
 function mergeJournalMonth(ours, theirs) {
   if (parseJournal(ours).problems.length > 0 || parseJournal(theirs).problems.length > 0) return null;
   const split = (text) => text.split(/^(?=## \d{4}-\d{2}-\d{2}T)/m);
   const [header, ...mine] = split(ours);
-  const entries = /* @__PURE__ */ new Map();
+  const entries2 = /* @__PURE__ */ new Map();
   for (const chunk of [...mine, ...split(theirs).slice(1)]) {
     const body = `${chunk.replace(/\n+$/, "")}
 
 `;
-    entries.set(body, body);
+    entries2.set(body, body);
   }
   const key = (e) => /^## (\S+) (\S+) (\S+)/.exec(e).slice(1).join(" ");
   const order = (x, y) => x < y ? -1 : x > y ? 1 : 0;
-  const sorted = [...entries.values()].sort((x, y) => order(key(x), key(y)) || order(x, y));
+  const sorted = [...entries2.values()].sort((x, y) => order(key(x), key(y)) || order(x, y));
   return `${header.replace(/\n+$/, "")}
 
 ${sorted.join("")}`;
@@ -6420,11 +6395,11 @@ function briefCall(command) {
   return { rootArg: r ? r[1] ?? r[2] ?? r[3] ?? null : null };
 }
 function findLastResume(lineEvents) {
-  const items = lineEvents.some((ev) => ev.items);
+  const items2 = lineEvents.some((ev) => ev.items);
   const all = lineEvents.flatMap(
     (ev) => ev.calls.flatMap(
       (call2) => call2.events.map((raw) => {
-        const counted2 = !items || call2.item === true || raw.kind === "other";
+        const counted2 = !items2 || call2.item === true || raw.kind === "other";
         return { raw, event: counted2 ? raw : { kind: "other" }, call: call2, line: ev.line };
       })
     )
@@ -6738,25 +6713,25 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     return [`journal: resume not recorded: ${messageOf(err)}`];
   }
 }
-function summaryLine(entries) {
-  const saves = entries.filter((e) => e.kind === "save").length;
-  const resumes = entries.length - saves;
+function summaryLine(entries2) {
+  const saves = entries2.filter((e) => e.kind === "save").length;
+  const resumes = entries2.length - saves;
   const listed2 = (e, label) => e.items.filter((i) => i.label === label && i.text[0] !== "(");
-  const count2 = (label) => entries.reduce((n2, e) => n2 + listed2(e, label).length, 0);
-  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count2("Finished")} step(s) finished`];
-  parts.push(`${count2("Dropped")} item(s) dropped`, `${count2("Superseded")} decision(s) superseded`);
+  const count = (label) => entries2.reduce((n2, e) => n2 + listed2(e, label).length, 0);
+  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count("Finished")} step(s) finished`];
+  parts.push(`${count("Dropped")} item(s) dropped`, `${count("Superseded")} decision(s) superseded`);
   return `- (${parts.join(", ")})`;
 }
-function foldSection(period, entries) {
+function foldSection(period, entries2) {
   const lines3 = [`## ${period}`];
   const order = (a, b) => a.time + a.id < b.time + b.id ? -1 : 1;
-  for (const e of [...entries].sort(order)) {
-    const items = e.items.filter((i) => FOLD_KEPT.has(i.label));
-    if (items.length === 0) continue;
-    const kept = items.map((i) => `${i.label}: ${i.text}`).join("; ");
+  for (const e of [...entries2].sort(order)) {
+    const items2 = e.items.filter((i) => FOLD_KEPT.has(i.label));
+    if (items2.length === 0) continue;
+    const kept = items2.map((i) => `${i.label}: ${i.text}`).join("; ");
     lines3.push(`- ${e.time.slice(0, 10)} ${e.kind} ${e.id}: ${kept}`);
   }
-  lines3.push(summaryLine(entries));
+  lines3.push(summaryLine(entries2));
   return `${lines3.join("\n")}
 
 `;
@@ -6786,7 +6761,7 @@ async function foldOne(root, nowMonth, fp) {
   const period = due[0].period;
   const files = due.filter((f) => f.period === period);
   const dir = ensureJournalDir(root);
-  const entries = [];
+  const entries2 = [];
   for (const f of files) {
     const read = readJournalFile(dir, f.name);
     if (read === null) continue;
@@ -6795,7 +6770,7 @@ async function foldOne(root, nowMonth, fp) {
       const p = parsed.problems[0];
       throw new HelperError(`journal/${f.name} line ${p.line}: ${p.message}`, 2);
     }
-    entries.push(...parsed.entries);
+    entries2.push(...parsed.entries);
   }
   const year = period.slice(0, 4);
   const yearName = `${year}.md`;
@@ -6803,12 +6778,12 @@ async function foldOne(root, nowMonth, fp) {
   const text = current === null ? `${journalHeader(year)}
 ` : current.bytes.toString("utf8");
   if (!new RegExp(`^## ${period}$`, "m").test(text)) {
-    const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries)));
+    const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries2)));
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
   for (const f of files) unlinkSync7(path26.join(dir, f.name));
   const names2 = files.map((f) => `journal/${f.name}`).join(", ");
-  return `journal: folded ${names2} (${entries.length} entries) into journal/${yearName}`;
+  return `journal: folded ${names2} (${entries2.length} entries) into journal/${yearName}`;
 }
 function insertSection(text, period, section) {
   const heads = [...text.matchAll(/^## (\d{4}-\d{2})$/gm)];
@@ -7363,8 +7338,8 @@ async function objectIds(git, revs) {
   const lines3 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
   return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines3[i] ?? "")?.[1] ?? null);
 }
-async function untrackedInStashes(git, count2, paths) {
-  const asks = Array.from({ length: Math.min(count2, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
+async function untrackedInStashes(git, count, paths) {
+  const asks = Array.from({ length: Math.min(count, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
   const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
   const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
   return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
@@ -7401,12 +7376,12 @@ async function gatherFateLogs(git, opts) {
 async function handoffInStash(root, env) {
   const top = gitTopOf(root);
   const gitDir = top === null ? null : gitDirOf(top);
-  const count2 = stashCount(gitDir === null ? null : commonDirOf(gitDir));
-  if (top === null || count2 === 0) return null;
+  const count = stashCount(gitDir === null ? null : commonDirOf(gitDir));
+  if (top === null || count === 0) return null;
   const handoff = `${path30.relative(top, root).split(path30.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
   if (/[\r\n]/.test(handoff)) return null;
   const git = (args, input) => runGit(root, args, env, void 0, { input });
-  const n2 = Math.min(count2, 100);
+  const n2 = Math.min(count, 100);
   const revs = Array.from({ length: n2 }, (_, i) => [`stash@{${i}}^3:`, `stash@{${i}}:`, `stash@{${i}}^1:`]);
   try {
     const ids = await objectIds(git, revs.flat().map((r) => `${r}${handoff}`));
@@ -7561,8 +7536,8 @@ function cleanCheckpointLeftovers(root) {
   const dir = checkpointsDir(root);
   if (checkpointsDirState(root) !== "ok") return [];
   const actions = [];
-  const entries = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
-  for (const e of [...entries.filter((x) => x.role === "tmp"), ...entries.filter((x) => x.role === "claim")]) {
+  const entries2 = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
+  for (const e of [...entries2.filter((x) => x.role === "tmp"), ...entries2.filter((x) => x.role === "claim")]) {
     const st = lstatSync14(e.path, { throwIfNoEntry: false });
     if (st === void 0 || st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
@@ -8010,12 +7985,12 @@ var require_cjs = __commonJS({
         for (const sig of signals_js_1.signals) {
           this.#sigListeners[sig] = () => {
             const listeners = this.#process.listeners(sig);
-            let { count: count2 } = this.#emitter;
+            let { count } = this.#emitter;
             const p = process3;
             if (typeof p.__signal_exit_emitter__ === "object" && typeof p.__signal_exit_emitter__.count === "number") {
-              count2 += p.__signal_exit_emitter__.count;
+              count += p.__signal_exit_emitter__.count;
             }
-            if (listeners.length === count2) {
+            if (listeners.length === count) {
               this.unload();
               const ret = this.#emitter.emit("exit", null, sig);
               const s = sig === "SIGHUP" ? this.#hupSig : sig;
@@ -9360,16 +9335,16 @@ function fitClauses(clauses, max, sep = "; ") {
   }
   return cutAtWord(joined(), max);
 }
-function fitList(items, shownMax, max, cutOne, sep = "; ") {
-  let n2 = Math.min(items.length, shownMax);
+function fitList(items2, shownMax, max, cutOne, sep = "; ") {
+  let n2 = Math.min(items2.length, shownMax);
   const render2 = (k) => {
-    const more = items.length > k ? ` (+${items.length - k} more)` : "";
-    return { text: `${items.slice(0, k).join(sep)}${more}`, more };
+    const more = items2.length > k ? ` (+${items2.length - k} more)` : "";
+    return { text: `${items2.slice(0, k).join(sep)}${more}`, more };
   };
   while (n2 > 1 && cpLength(render2(n2).text) > max) n2--;
   const r = render2(n2);
   if (cpLength(r.text) <= max) return r.text;
-  return `${cutOne(items[0], max - cpLength(r.more))}${r.more}`;
+  return `${cutOne(items2[0], max - cpLength(r.more))}${r.more}`;
 }
 var ELLIPSIS;
 var init_cut = __esm({
@@ -9398,9 +9373,9 @@ function frameNextStep(verdict, step2, question, notHere = null, ageOnly = false
 function flatten(text, max = MAX_FIELD_CHARS) {
   return cutAtWord(sanitize(text), max);
 }
-function causeList(items, max, budget) {
-  const shownItems = items.slice(0, max);
-  const more = items.length > max ? ` (+${items.length - max} more)` : "";
+function causeList(items2, max, budget) {
+  const shownItems = items2.slice(0, max);
+  const more = items2.length > max ? ` (+${items2.length - max} more)` : "";
   const per = Math.max(40, Math.floor((budget - more.length) / Math.max(1, shownItems.length)) - 2);
   const shown = shownItems.map((raw) => {
     const item = flatten(raw, 1e4);
@@ -9421,16 +9396,16 @@ function countLedger(text, needles) {
   const body = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
   const top = parseBlocks(body).children;
   const heads = top.filter((b) => b.type === "heading" && b.depth === 2);
-  const items = top.filter((b) => b.type === "list").flatMap((l) => l.children);
-  const entries = heads.length > 0 ? heads.map((h, i) => body.slice(h.start, heads[i + 1]?.start ?? body.length)) : items.map((b) => body.slice(b.start, b.end));
+  const items2 = top.filter((b) => b.type === "list").flatMap((l) => l.children);
+  const entries2 = heads.length > 0 ? heads.map((h, i) => body.slice(h.start, heads[i + 1]?.start ?? body.length)) : items2.map((b) => body.slice(b.start, b.end));
   const useful = needles.filter((n2) => n2.length >= 3);
-  const matching = entries.filter((e) => useful.some((n2) => e.includes(n2))).length;
-  return { entries: entries.length, matching };
+  const matching = entries2.filter((e) => useful.some((n2) => e.includes(n2))).length;
+  return { entries: entries2.length, matching };
 }
 function ledgerText(name2, c) {
   if (c === null) return null;
-  const entries = c.entries === 1 ? "entry" : "entries";
-  return `${name2} ${c.entries} ${entries} (${c.matching} mention the key files or branch)`;
+  const entries2 = c.entries === 1 ? "entry" : "entries";
+  return `${name2} ${c.entries} ${entries2} (${c.matching} mention the key files or branch)`;
 }
 function draftBrief(h, drift, ledgers) {
   const notHere = drift.notHereReason ? notHereWords(drift.notHereReason) : null;
@@ -9457,7 +9432,7 @@ function draftBrief(h, drift, ledgers) {
   }
   const inForce = h.decisions.filter((d) => !/\(superseded\b/i.test(d));
   const keepCause = (item, room) => causeList([item], 1, room);
-  const fitItems = (items) => items.length === 0 ? "none recorded" : fitList(items.map((d) => flatten(d, 1e4)), 4, MAX_FIELD_CHARS, keepCause);
+  const fitItems = (items2) => items2.length === 0 ? "none recorded" : fitList(items2.map((d) => flatten(d, 1e4)), 4, MAX_FIELD_CHARS, keepCause);
   const decisionsInForce = fitItems(inForce);
   const doNotRetry = fitItems(h.failedApproaches);
   const ledgerBits = [ledgerText("LESSONS.md", ledgers.lessons), ledgerText("SOLUTIONS.md", ledgers.solutions)].filter((x) => x !== null);
@@ -9541,8 +9516,8 @@ var init_brief = __esm({
 
 // src/brief/checkpoint-brief.ts
 function parseCheckpoint(text) {
-  const { items } = readCheckpointText(text);
-  const of = (heading) => (items.get(`## ${heading}`) ?? []).map((line) => line.slice(2));
+  const { items: items2 } = readCheckpointText(text);
+  const of = (heading) => (items2.get(`## ${heading}`) ?? []).map((line) => line.slice(2));
   const plan = of("Plan state").flatMap((item) => {
     const m = /^\[([x~ -])\] (.*)$/.exec(item);
     return m ? [{ status: STATUS[m[1]], text: m[2] }] : [];
@@ -9779,7 +9754,7 @@ var init_merge_driver = __esm({
     NONE_ITEM2 = /^(none|none recorded|n\/a|-)\.?$/i;
     PLAN_LINE = /^(\s*[-*+] \[)([ xX~-])(\]\s+)(.*)$/;
     firstLine2 = (t) => t.split("\n")[0].trim();
-    real = (items) => items.filter((t) => !NONE_ITEM2.test(t.trim()));
+    real = (items2) => items2.filter((t) => !NONE_ITEM2.test(t.trim()));
   }
 });
 
@@ -11093,10 +11068,10 @@ var init_skill_place = __esm({
 function createScanner(text, ignoreTrivia = false) {
   const len = text.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
-  function scanHexDigits(count2, exact) {
+  function scanHexDigits(count, exact) {
     let digits = 0;
     let value2 = 0;
-    while (digits < count2 || !exact) {
+    while (digits < count || !exact) {
       let ch = text.charCodeAt(pos);
       if (ch >= 48 && ch <= 57) {
         value2 = value2 * 16 + ch - 48;
@@ -11110,7 +11085,7 @@ function createScanner(text, ignoreTrivia = false) {
       pos++;
       digits++;
     }
-    if (digits < count2) {
+    if (digits < count) {
       value2 = -1;
     }
     return value2;
@@ -11745,9 +11720,9 @@ function format(documentText, range, options) {
   }
   return editOperations;
 }
-function repeat(s, count2) {
+function repeat(s, count) {
   let result = "";
-  for (let i = 0; i < count2; i++) {
+  for (let i = 0; i < count; i++) {
     result += s;
   }
   return result;
@@ -14259,8 +14234,8 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   if (paths.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
   const status = await git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...paths], "git status");
   if (status === "") return { committed: false, paths: [], commit: null, pushed: null };
-  const entries = status.split("\0").filter((e) => e.length > 3);
-  const changed = entries.map((e) => e.slice(3)).filter((p) => paths.includes(p));
+  const entries2 = status.split("\0").filter((e) => e.length > 3);
+  const changed = entries2.map((e) => e.slice(3)).filter((p) => paths.includes(p));
   const upstream = push ? await pushTarget(top, env, runHooks) : null;
   const before = await git(["ls-files", "-s", "-z", "--", ...changed], "git ls-files");
   await git(["add", "-A", "--", ...changed], "git add");
@@ -14303,14 +14278,14 @@ async function pushTarget(top, env, runHooks) {
   return { remote: remote.stdout.toString("utf8").trim(), merge: merge.stdout.toString("utf8").trim() };
 }
 async function restoreIndex(top, env, paths, before) {
-  const entries = before.split("\0").filter(Boolean).map((e) => {
+  const entries2 = before.split("\0").filter(Boolean).map((e) => {
     const tab = e.indexOf("	");
     return { info: e.slice(0, tab).split(" "), file: e.slice(tab + 1) };
   });
-  const gone = paths.filter((p) => !entries.some((e) => e.file === p));
+  const gone = paths.filter((p) => !entries2.some((e) => e.file === p));
   try {
     if (gone.length > 0) await runGit(top, ["update-index", "--force-remove", "--", ...gone], env);
-    for (const { info, file } of entries) {
+    for (const { info, file } of entries2) {
       if (info[2] === "0") await runGit(top, ["update-index", "--cacheinfo", info[0], info[1], file], env);
     }
   } catch {
@@ -15377,8 +15352,8 @@ function renderCheckpoint(input) {
   ];
   const summary = input.compactSummary;
   if (summary !== null && summary.trim() !== "") {
-    const items = [said("The harness summarised (not verified)", summary, CAP.summary)];
-    sections.push({ heading: "## Compaction summary", items, dropped: 0 });
+    const items2 = [said("The harness summarised (not verified)", summary, CAP.summary)];
+    sections.push({ heading: "## Compaction summary", items: items2, dropped: 0 });
   }
   if (input.prior) mergePrior(sections, input.prior);
   sections.push({ heading: ANCHORS, items: input.anchorLines, dropped: 0 });
@@ -16364,12 +16339,12 @@ function group(list2) {
     medianCallsToFirstEdit: median(list2.flatMap((r) => r.callsToFirstEdit === null ? [] : [r.callsToFirstEdit]))
   };
 }
-function record(items) {
-  const get = (label) => items.find((i) => i.label === label)?.text;
+function record(items2) {
+  const get = (label) => items2.find((i) => i.label === label)?.text;
   const score = Number(get("Handoff score"));
   const followed = get("Next step followed");
   const calls = Number(get("Calls to first edit"));
-  const retried = items.filter((i) => i.label === "Failed approach retried").length;
+  const retried = items2.filter((i) => i.label === "Failed approach retried").length;
   const told = followed === "yes" || followed === "no" ? followed : "unknown";
   const callsToFirstEdit = Number.isInteger(calls) ? calls : null;
   return { score: Number.isInteger(score) ? score : null, followed: told, retried, callsToFirstEdit };
@@ -16384,19 +16359,19 @@ function readResumes(root) {
     for (const e of parseJournal(text, f.kind).entries) if (e.kind === "resume") resumes.push(record(e.items));
     for (const folded of f.kind === "year" ? foldedLines(text) : []) {
       if (folded.kind !== "resume") continue;
-      const items = folded.items.split("; ").map((part) => {
+      const items2 = folded.items.split("; ").map((part) => {
         const c = part.indexOf(": ");
         return { label: part.slice(0, c), text: part.slice(c + 2) };
       });
-      resumes.push(record(items));
+      resumes.push(record(items2));
     }
   }
   return { resumes, files };
 }
 function lines2(g) {
   const unmeasured = "not measurable (no resume named a file or command to start with)";
-  const share2 = Math.round(g.followed / g.judged * 100);
-  const pct = g.judged === 0 ? unmeasured : `${g.followed} of ${g.judged} (${share2}%)`;
+  const share = Math.round(g.followed / g.judged * 100);
+  const pct = g.judged === 0 ? unmeasured : `${g.followed} of ${g.judged} (${share}%)`;
   return [
     `next step followed: ${pct}`,
     `failed approaches retried: ${g.retried} (in ${g.resumesWithRetry} of ${g.resumes} resumes)`,

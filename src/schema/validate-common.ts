@@ -37,11 +37,11 @@ export interface Rule<C, P extends string = string> {
   check: (c: C) => Hit[];
 }
 
-/** A row of a part table: the part, its weight (points possible) and its points; null leaves the part out. */
-export interface PartRule<C, P extends string = string> {
+/** A part of the score: its points and the shares its rules' hits take (null: not judged; absent: one share). */
+export interface Part<C, P extends string = string> {
   part: P;
   weight: number;
-  score: (c: C) => number | null;
+  of?: (c: C) => number | null;
 }
 
 /** A rule table's row maker, typed by the table's context. */
@@ -102,44 +102,42 @@ export interface RedactedText {
 }
 
 /**
- * Runs a rule table and a part table over a context built from the redacted text (so no message
- * can quote a secret), with issues at the author's lines: by line, whole-document findings last,
- * table order on one line.
+ * Runs a rule table over a context built from the redacted text (so no message can quote a secret), with issues at
+ * the author's lines: by line, whole-document findings last, table order on one line. Each hit of a rule takes one
+ * share of its part's points.
  */
 export function runRules<C extends DocumentText>(
-  rules: readonly Rule<C>[], parts: readonly PartRule<C>[], pass: RedactedText, c: C, dropped: string[] = [],
+  rules: readonly Rule<C>[], parts: readonly Part<C>[], pass: RedactedText, c: C, dropped: string[] = [],
 ): Validation {
   const maps = lineMaps(pass);
   c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
   const errors: Issue[] = [];
   const findings: Issue[] = [];
+  const lost = new Map<string | null, number>();
   for (const rule of rules) {
     for (const hit of rule.check(c)) {
       const severity = hit.severity ?? (rule.severity === "error" ? "error" : "finding");
       const issue = { rule: rule.id, line: maps.toOriginal(hit.line), message: hit.message };
       (severity === "error" ? errors : findings).push(issue);
+      lost.set(rule.part, (lost.get(rule.part) ?? 0) + 1);
     }
   }
   const scored: Validation["parts"] = {};
   let got = 0;
   let max = 0;
-  for (const p of parts) {
-    const score = p.score(c);
-    if (score === null) continue;
-    scored[p.part] = { score, max: p.weight };
+  for (const { part, weight, of } of parts) {
+    const shares = of ? of(c) : 1;
+    if (shares === null) continue;
+    const score = Math.round((weight * Math.max(0, shares - (lost.get(part) ?? 0))) / shares);
+    scored[part] = { score, max: weight };
     got += score;
-    max += p.weight;
+    max += weight;
   }
   errors.sort((a, b) => a.line - b.line);
   findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
   const score = max === 0 ? 100 : Math.round((got / max) * 100);
   const listed = { errors: bounded(errors, "error(s)"), findings: bounded(findings, "finding(s)") };
   return { valid: errors.length === 0, ...listed, score, parts: scored, dropped };
-}
-
-/** A part scored in proportion: `good` of `total` items earn their share of `max` (full when there are none). */
-export function proportion(good: number, total: number, max: number): number {
-  return total === 0 ? max : Math.round((good / total) * max);
 }
 
 /** How much of a file's text a finding quotes (guard/sanitize.ts `quoted`): 80 grapheme clusters. */

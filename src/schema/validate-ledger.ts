@@ -3,8 +3,8 @@ import { redactText } from "../guard/redact.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { parseBlocks } from "./grammar.ts";
 import { itemText, normaliseText } from "./handoff.ts";
-import { at, BEGIN, lineCount, MARKER, proportion, QUOTE_CUT, ruleOf, runRules } from "./validate-common.ts";
-import { TEXT_RULES, titleMissing, type DocumentText, type PartRule, type RedactedText } from "./validate-common.ts";
+import { at, BEGIN, lineCount, MARKER, QUOTE_CUT, ruleOf, runRules } from "./validate-common.ts";
+import { TEXT_RULES, titleMissing, type DocumentText, type Part, type RedactedText } from "./validate-common.ts";
 import type { Rule, Validation } from "./validate-common.ts";
 
 export type LedgerKind = "lessons" | "solutions";
@@ -50,9 +50,6 @@ const badLessonStatus = bad("lessons", "Status", LESSON_STATUS);
 const badSolutionStatus = bad("solutions", "Status", SOLUTION_STATUS);
 const badDate = bad("solutions", "Recorded", /^\d{4}-\d{2}-\d{2}\b/);
 const badStatus: Check = (c, e) => badLessonStatus(c, e) || badSolutionStatus(c, e);
-const badEntry: Check = (c, e) => badSource(c, e) || badStatus(c, e) || badDate(c, e);
-const count = (c: LedgerContext, good: (e: LedgerEntry) => boolean, max: number) =>
-  proportion(c.entries.filter(good).length, c.entries.length, max);
 // One finding on each entry `test` picks, its message after the entry's name.
 const each = (c: LedgerContext, test: Check, says: string) =>
   c.entries.filter((e) => test(c, e)).map((e) => at(e.line, `${name(c, e)}${says}`));
@@ -98,13 +95,14 @@ export const LEDGER_RULES: readonly Rule<LedgerContext, LedgerPart>[] = [
     c.secrets.map((s) => at(s.line, `a secret (${s.kind}); write redacts it`))),
 ];
 
-/** The ledgers' score parts with their weights, in the order the result lists them. */
-export const LEDGER_PARTS: readonly PartRule<LedgerContext, LedgerPart>[] = [
-  { part: "fields", weight: 50, score: (c) => count(c, (e) => lacking(c, e).length === 0, 50) },
-  { part: "status", weight: 20, score: (c) => count(c, (e) => !badEntry(c, e), 20) },
-  { part: "numbering", weight: 10, score: (c) => (c.entries.some((e) => e.reuses !== null) ? 0 : 10) },
-  { part: "size", weight: 10, score: (c) => (lineCount(c) > c.schema.cap ? 0 : 10) },
-  { part: "secrets", weight: 10, score: (c) => (c.secrets.length === 0 ? 10 : 0) },
+const entries = (c: LedgerContext) => Math.max(1, c.entries.length);
+/** The ledgers' score parts, in the order the result lists them: each hit of a rule lowering a part takes one share. */
+export const LEDGER_PARTS: readonly Part<LedgerContext, LedgerPart>[] = [
+  { part: "fields", weight: 50, of: entries },
+  { part: "status", weight: 20, of: entries },
+  { part: "numbering", weight: 10 },
+  { part: "size", weight: 10 },
+  { part: "secrets", weight: 10 },
 ];
 
 // Entries from the blocks: a heading in a fence or a comment is none.

@@ -7,10 +7,10 @@ import { normaliseText, readHandoff, SECTION_TITLES } from "./handoff.ts";
 import type { HandoffHeading, ParsedHandoff } from "./handoff.ts";
 import { droppedItems } from "./open-items.ts";
 import { stateTime } from "./state-time.ts";
-import { at, BEGIN, lineCount, MARKER, nearest, proportion, QUOTE_CUT, ruleOf, runRules } from "./validate-common.ts";
+import { at, BEGIN, lineCount, MARKER, nearest, QUOTE_CUT, ruleOf, runRules } from "./validate-common.ts";
 import { TEXT_RULES, titleMissing } from "./validate-common.ts";
-import type { Hit, PartRule, Rule, Validation } from "./validate-common.ts";
-import { isNullObjectId, unticked } from "./values.ts";
+import type { Hit, Part, Rule, Validation } from "./validate-common.ts";
+import { unticked } from "./values.ts";
 
 const OPTIONAL: ReadonlySet<string> = new Set(["Scope", "Verification"]);
 /** The handoff's sections in order; the optional ones may be left out. */
@@ -63,7 +63,6 @@ const VERIFIED = /^[^:]+:\s*\S.*\s(?:->|→)\s*\S.*\s@\s*\S+/;
 const NOT_RUN = /^[^:]+:\s*not run\b\s*[,:;—–-]?\s*\S/i;
 const ACCEPTED = /^Accepted:\s*\S/i;
 const PLAN_BOX = /^\[([ xX~-])\]\s+\S/;
-const FULL_HEAD = /^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
 
 /** Everything the rules read, built once per document: the model (values), positions, and shared facts. */
 type HandoffContext = ReturnType<typeof handoffContext>;
@@ -248,29 +247,23 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
     })),
 ];
 
-/** The score's parts with their weights, in the order the result lists them; null leaves a part out. */
-export const HANDOFF_PARTS: readonly PartRule<HandoffContext, HandoffPart>[] = [
-  { part: "sections", weight: 15, score: (c) => (c.shaped ? Math.max(0, 15 - 5 * sectionErrors(c)) : 0) },
-  { part: "saved", weight: 5, score: (c) => (stateTime(null, c.model.saved, c.opts.nowMs).known ? 5 : 0) },
-  { part: "anchors", weight: 10, score: anchorsPart },
-  { part: "failed", weight: 10, score: (c) => share(c.items("Failed approaches").length, causeless(c).length, 10) },
-  { part: "decisions", weight: 10, score: (c) => share(c.items("Decisions").length, unlabelled(c).length, 10) },
-  { part: "nextSteps", weight: 10, score: (c) => (steps(c).length ? share(steps(c).length, vague(c).length, 10) : 0) },
-  { part: "nextAction", weight: 5, score: (c) => (ACCEPTANCE.test(steps(c)[0]?.text ?? "") ? 5 : 0) },
-  { part: "keyFiles", weight: 10, score: keyFilesPart },
-  { part: "verification", weight: 10, score: verificationPart },
-  { part: "size", weight: 5, score: (c) => (lineCount(c) > LINE_CAP ? 0 : 5) },
-  { part: "secrets", weight: 5, score: (c) => (c.secrets.length === 0 ? 5 : 0) },
-  { part: "dropped", weight: 5, score: (c) => (c.dropped === null ? null : c.dropped.length === 0 ? 5 : 0) },
+const items = (c: HandoffContext, name: string) => Math.max(1, c.items(name).length);
+/** The score's parts in the order the result lists them: each hit of a rule lowering a part takes one share. */
+export const HANDOFF_PARTS: readonly Part<HandoffContext, HandoffPart>[] = [
+  { part: "sections", weight: 15, of: () => 3 },
+  { part: "saved", weight: 5 },
+  { part: "anchors", weight: 10, of: (c) => (c.anchorsAt && c.anchorLines === null ? null : 2) },
+  { part: "failed", weight: 10, of: (c) => items(c, "Failed approaches") },
+  { part: "decisions", weight: 10, of: (c) => items(c, "Decisions") },
+  { part: "nextSteps", weight: 10, of: (c) => items(c, "Next steps") },
+  { part: "nextAction", weight: 5 },
+  { part: "keyFiles", weight: 10, of: (c) => (c.opts.existingKeyFiles ? Math.max(1, c.keyFiles.length) : null) },
+  { part: "verification", weight: 10, of: (c) => (c.first.get("verification") ? 1 + items(c, "Verification") : null) },
+  { part: "size", weight: 5 },
+  { part: "secrets", weight: 5 },
+  { part: "dropped", weight: 5, of: (c) => (c.dropped === null ? null : 1) },
 ];
 
-// Each repeated required section, section out of order and missing section costs 5 points.
-const SECTION_RULES = new Set(["section-repeated", "section-order", "section-missing"]);
-function sectionErrors(c: HandoffContext): number {
-  const hits = HANDOFF_RULES.filter((r) => SECTION_RULES.has(r.id)).flatMap((r) => r.check(c));
-  return hits.filter((h) => h.severity !== "finding").length;
-}
-const share = (total: number, bad: number, max: number) => proportion(total - bad, total, max);
 const unlabelled = (c: HandoffContext) => c.items("Decisions").filter((d) => !LABELS.some((l) => d.text.includes(l)));
 const causeless = (c: HandoffContext) => c.items("Failed approaches").filter((f) => !CAUSE.test(f.text));
 const steps = (c: HandoffContext) => c.items("Next steps");
@@ -278,28 +271,6 @@ const vague = (c: HandoffContext) => steps(c).filter((n) => !CONCRETE.test(n.tex
 const accepted = (c: HandoffContext) => c.items("Verification").filter((v) => ACCEPTED.test(v.text));
 const checksOf = (c: HandoffContext) => c.items("Verification").filter((v) => !ACCEPTED.test(v.text));
 const looseChecks = (c: HandoffContext) => checksOf(c).filter((v) => !VERIFIED.test(v.text) && !NOT_RUN.test(v.text));
-
-function keyFilesPart(c: HandoffContext): number | null {
-  const existing = c.opts.existingKeyFiles;
-  if (!existing) return null;
-  return proportion(c.keyFiles.filter((k) => k.path !== null && existing.has(k.path)).length, c.keyFiles.length, 10);
-}
-
-function verificationPart(c: HandoffContext): number | null {
-  if (!c.first.get("verification")) return null;
-  const checks = checksOf(c).length;
-  return (checks > 0 ? 3 + share(checks, looseChecks(c).length, 4) : 0) + (accepted(c).length > 0 ? 3 : 0);
-}
-
-/** The anchors' part of the score: 5 for a full HEAD (in git), 5 for every needed line and no malformed one. */
-function anchorsPart(c: HandoffContext): number | null {
-  if (!c.anchorsAt) return 0;
-  if (c.anchorLines === null) return null;
-  const head = c.model.anchors.head === null ? undefined : unticked(c.model.anchors.head);
-  const headOk = !c.gitForm || (head !== undefined && FULL_HEAD.test(head) && !isNullObjectId(head.toLowerCase()));
-  const malformed = c.anchorLines.some((a) => a.error !== null && !a.unknown);
-  return (headOk ? 5 : 0) + (c.lackingAnchors.length === 0 && !malformed ? 5 : 0);
-}
 
 // The anchors section's lines checked against what `anchors` prints (comments skipped), and what the model lacks.
 function readAnchors(model: ParsedHandoff, layout: Layout, heading: HandoffHeading | undefined, mode: string) {

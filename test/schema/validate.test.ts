@@ -151,7 +151,7 @@ describe("the template and the score agree on what is optional (docs/decisions/v
     const empty = example.replace(/(## Verification\n)(?:- .*\n)+/, "$1- Accepted: not yet, nothing to review\n");
     const v = validateHandoff(empty, opts({ existingKeyFiles: EXAMPLE_FILES }));
     expect(rules(v.findings)).toEqual(["verification"]);
-    expect(v.parts.verification).toEqual({ score: 3, max: 10 });
+    expect(v.parts.verification).toEqual({ score: 5, max: 10 });
   });
 });
 
