@@ -469,10 +469,11 @@ function safeRelativePath(value) {
   if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
   return normal.replace(/\/$/, "");
 }
-var CLOCK_SKEW_MS, OBJECT_ID, ISO, BRANCH_FORBIDDEN;
+var MARKER, CLOCK_SKEW_MS, OBJECT_ID, ISO, BRANCH_FORBIDDEN;
 var init_values = __esm({
   "src/schema/values.ts"() {
     "use strict";
+    MARKER = "<!-- memory-schema: v1 -->";
     CLOCK_SKEW_MS = 5 * 60 * 1e3;
     OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
     ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
@@ -767,7 +768,7 @@ function checkTree(root, opts = {}) {
   }
   throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
 }
-var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS, REAL_DIRS, MEMORY_SUBDIRS;
+var FILE_OF, HEADING_OF, MAX_DOCUMENT_BYTES, TARGETS, REAL_DIRS, MEMORY_SUBDIRS;
 var init_paths = __esm({
   "src/store/paths.ts"() {
     "use strict";
@@ -783,7 +784,6 @@ var init_paths = __esm({
       lessons: "# Lessons",
       solutions: "# Solutions"
     };
-    MARKER = "<!-- memory-schema: v1 -->";
     MAX_DOCUMENT_BYTES = 1e6;
     TARGETS = ["AGENTS.md", "CLAUDE.md"];
     REAL_DIRS = "memory must live in real directories under the root";
@@ -1566,7 +1566,7 @@ function close(block2) {
   const last = block2.children[block2.children.length - 1];
   if (last && (block2.type === "list" || block2.type === "listItem")) block2.end = last.end;
 }
-var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER2, DESTINATION, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY, LineReader;
+var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER2, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY, LineReader;
 var init_grammar = __esm({
   "src/schema/grammar.ts"() {
     "use strict";
@@ -1576,8 +1576,7 @@ var init_grammar = __esm({
     SETEXT = /^(?:=+|-+)[ \t]*$/;
     THEMATIC = /^(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/;
     MARKER2 = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
-    DESTINATION = String.raw`[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)[ \t]*(?:(?:"[^"]*"|'[^']*'|\([^()]*\))[ \t]*)?`;
-    DEFINITION = new RegExp(String.raw`^\[(?:[^\\[\]]|\\.){1,999}\]:(?:[ \t]*$|${DESTINATION}$)`);
+    DEFINITION = /^\[(?:[^\\[\]]|\\.){1,999}\]:/;
     TAG = "[A-Za-z][A-Za-z0-9-]*";
     ATTRIBUTE = `(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^"'=<>\`\\x00-\\x20]+|'[^']*'|"[^"]*"))?)`;
     BLOCK_NAMES = "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
@@ -1934,14 +1933,14 @@ function lineMaps(pass) {
     }
   };
 }
-var at, MARKER3, BEGIN, titleMissing, lineCount, rule, TEXT_RULES, MAX_LISTED_ISSUES, QUOTE_CUT;
+var at, BEGIN, titleMissing, lineCount, rule, TEXT_RULES, MAX_LISTED_ISSUES, QUOTE_CUT;
 var init_validate_common = __esm({
   "src/schema/validate-common.ts"() {
     "use strict";
     init_conflicted();
+    init_values();
     at = (line, message, severity) => severity === void 0 ? { line, message } : { line, message, severity };
-    MARKER3 = "<!-- memory-schema: v1 -->";
-    BEGIN = `the document must begin with the line ${MARKER3}`;
+    BEGIN = `the document must begin with the line ${MARKER}`;
     titleMissing = (title) => `the document must have the heading "${title}" in its first four lines`;
     lineCount = (c) => c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length;
     rule = ruleOf();
@@ -2012,7 +2011,8 @@ function parseHandoff(input) {
 }
 function readHandoff(text, tree, lists = true) {
   const out = {
-    marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
+    marker: text.startsWith(`${MARKER}
+`) || text === MARKER,
     heading: false,
     saved: null,
     savedLine: null,
@@ -2206,7 +2206,7 @@ function headerValue(text, name2) {
 }
 function isCheckpointText(text) {
   const lines3 = text.split("\n", 4);
-  return lines3[0] === "<!-- memory-schema: v1 -->" && lines3.includes(CHECKPOINT_HEADING);
+  return lines3[0] === MARKER && lines3.includes(CHECKPOINT_HEADING);
 }
 function isAnchorsOnlySource(source) {
   const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
@@ -2216,6 +2216,7 @@ var CHECKPOINT_HEADING, CHECKPOINT_NAME;
 var init_checkpoint_name = __esm({
   "src/schema/checkpoint-name.ts"() {
     "use strict";
+    init_values();
     CHECKPOINT_HEADING = "# Session Checkpoint";
     CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
   }
@@ -5320,7 +5321,7 @@ function units(text, limit) {
       out.push(typeof c === "string" ? c : c.segment);
     }
   };
-  for (const m of text.matchAll(MARKER4)) {
+  for (const m of text.matchAll(MARKER3)) {
     rest(m.index);
     if (out.length > limit) return out;
     out.push(m[0]);
@@ -5340,14 +5341,14 @@ function sanitize(text, opts = {}) {
 function quoted(text, opts = {}) {
   return inQuotes(sanitize(text, opts));
 }
-var MARKER4, segmenter, SIMPLE;
+var MARKER3, segmenter, SIMPLE;
 var init_sanitize = __esm({
   "src/guard/sanitize.ts"() {
     "use strict";
     init_invisible();
     init_redact();
     init_quote();
-    MARKER4 = /<U\+[0-9A-F]{4,6}>|<redacted: [a-z0-9-]+>|<0x[0-9A-F]{2}>/g;
+    MARKER3 = /<U\+[0-9A-F]{4,6}>|<redacted: [a-z0-9-]+>|<0x[0-9A-F]{2}>/g;
     SIMPLE = /^[\n\x20-\x7e]*$/;
   }
 });
@@ -5451,7 +5452,7 @@ function handoffContext(input, opts) {
   const model = readHandoff(text, tree);
   const layout = handoffLayout(text, model);
   const { lines: lines3 } = layout;
-  const shaped = lines3[0] === MARKER3 && layout.titleIndex >= 0;
+  const shaped = lines3[0] === MARKER && layout.titleIndex >= 0;
   const first = /* @__PURE__ */ new Map();
   const sections = [];
   const candidates = [];
@@ -5467,11 +5468,11 @@ function handoffContext(input, opts) {
   }
   const used = /* @__PURE__ */ new Set();
   const missing = [];
-  for (const s of shaped ? HANDOFF_SECTIONS : []) {
-    if (s.optional || first.has(s.name.toLowerCase())) continue;
-    const look = candidates.find((c) => !used.has(c.line) && nearest2(c.title, [s.name]) === s.name) ?? null;
+  for (const name2 of shaped ? SECTION_NAMES : []) {
+    if (OPTIONAL_SECTIONS.has(name2) || first.has(name2.toLowerCase())) continue;
+    const look = candidates.find((c) => !used.has(c.line) && nearest2(c.title, [name2]) === name2) ?? null;
     if (look) used.add(look.line);
-    missing.push({ name: s.name, look });
+    missing.push({ name: name2, look });
   }
   const resembles = (s) => s.depth <= 2 || nearest2(s.title, SECTION_NAMES) !== null;
   const strays = candidates.filter((s) => !used.has(s.line) && resembles(s));
@@ -5523,7 +5524,7 @@ function handoffKeyFiles(text) {
   const t = normaliseText(text);
   return readHandoff(t, parseBlocks(t)).keyFiles.flatMap((k) => k.path === null ? [] : [k.path]);
 }
-var OPTIONAL, HANDOFF_SECTIONS, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, items, HANDOFF_PARTS, unlabelled, causeless, steps, vague, accepted, checksOf, looseChecks;
+var OPTIONAL_SECTIONS, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, items, HANDOFF_PARTS, unlabelled, causeless, steps, vague, accepted, checksOf, looseChecks;
 var init_validate = __esm({
   "src/schema/validate.ts"() {
     "use strict";
@@ -5537,8 +5538,7 @@ var init_validate = __esm({
     init_validate_common();
     init_validate_common();
     init_values();
-    OPTIONAL = /* @__PURE__ */ new Set(["Scope", "Verification"]);
-    HANDOFF_SECTIONS = SECTION_TITLES.map((name2) => ({ name: name2, optional: OPTIONAL.has(name2) }));
+    OPTIONAL_SECTIONS = /* @__PURE__ */ new Set(["Scope", "Verification"]);
     LINE_CAP = 150;
     TITLE = "# Session Handoff";
     LABELS = ["[user-directed]", "[user-approved]", "[agent-proposed]"];
@@ -5562,7 +5562,7 @@ var init_validate = __esm({
       TEXT_RULES.bom,
       TEXT_RULES.crlf,
       rule3("marker", "error", "sections", (c) => {
-        if (c.lines[0] === MARKER3) return [];
+        if (c.lines[0] === MARKER) return [];
         const seen = /^<!--\s*memory-schema:\s*(\S+)\s*-->$/.exec(c.lines[0]?.trim() ?? "");
         const version = seen && `the marker says schema ${quoted(seen[1], QUOTE_CUT)}; this helper reads v1 only: `;
         return [at(1, version ? `${version}${BEGIN}` : `${BEGIN}; start from templates/handoff.md`)];
@@ -5590,9 +5590,9 @@ var init_validate = __esm({
         return misspelt.map((s) => at(s.heading.line, `write the heading as \`## ${s.name}\``));
       }),
       // A required section appears once; an optional one repeated is a finding.
-      rule3("section-repeated", "error or finding", "sections", (c) => c.sections.filter((h) => c.first.get(h.key) !== h.heading).map(({ heading, index, name: name2, key }) => {
+      rule3("section-repeated", "error or finding", "sections", (c) => c.sections.filter((h) => c.first.get(h.key) !== h.heading).map(({ heading, name: name2, key }) => {
         const message = `\`## ${name2}\` appears again (first at line ${c.first.get(key).line}); merge the two`;
-        return at(heading.line, message, HANDOFF_SECTIONS[index].optional ? "finding" : "error");
+        return at(heading.line, message, OPTIONAL_SECTIONS.has(name2) ? "finding" : "error");
       })),
       rule3("section-order", "error", "sections", (c) => {
         const out = [];
@@ -5831,6 +5831,7 @@ var init_validate_ledger = __esm({
     init_handoff();
     init_validate_common();
     init_validate_common();
+    init_values();
     SCHEMAS = {
       lessons: { title: "# Lessons", prefix: "L", fields: ["When", "Lesson", "Why", "Source", "Status"], cap: 200 },
       solutions: {
@@ -5856,7 +5857,7 @@ var init_validate_ledger = __esm({
     LEDGER_RULES = [
       TEXT_RULES.bom,
       TEXT_RULES.crlf,
-      rule4("marker", "error", null, (c) => c.lines[0] === MARKER3 ? [] : [at(1, BEGIN)]),
+      rule4("marker", "error", null, (c) => c.lines[0] === MARKER ? [] : [at(1, BEGIN)]),
       rule4("heading", "error", null, (c) => c.lines.slice(0, 4).includes(c.schema.title) ? [] : [at(1, titleMissing(c.schema.title))]),
       TEXT_RULES.newline,
       TEXT_RULES.conflicted,
@@ -6322,7 +6323,7 @@ var init_entry = __esm({
     init_redact();
     init_sanitize();
     init_handoff();
-    init_paths();
+    init_values();
     ENTRY_MAX_BYTES = 4096;
     ENTRY_LABELS = [
       "Branch",
@@ -7232,6 +7233,7 @@ var init_inspect = __esm({
     init_file_verdict();
     init_files();
     init_paths();
+    init_values();
     init_private();
     init_archive();
     init_recover();
@@ -10495,6 +10497,7 @@ var init_archives = __esm({
     init_files();
     init_mutate();
     init_paths();
+    init_values();
     init_publish();
     init_common();
     init_types();
@@ -15320,7 +15323,7 @@ function renderCheckpoint(input) {
   const cap = input.capture;
   const earlier = [...new Set(input.prior?.triggers ?? [])].filter((t) => t !== input.trigger);
   const head = [
-    "<!-- memory-schema: v1 -->",
+    MARKER,
     CHECKPOINT_HEADING,
     `Saved: ${input.saved}`,
     `Session: ${input.session}`,
@@ -15413,6 +15416,7 @@ var init_checkpoint = __esm({
     init_anchor_lines();
     init_capture();
     init_checkpoint_name();
+    init_values();
     init_checkpoint_name();
     CHECKPOINT_MAX_BYTES = 4096;
     MAX_REQUESTS = 3;

@@ -5,6 +5,7 @@ import type { RedactionFinding } from "../guard/redact.ts";
 import { quotePath } from "./anchor-lines.ts";
 import { LISTED_ITEMS, type Capture } from "./capture.ts";
 import { CHECKPOINT_HEADING } from "./checkpoint-name.ts";
+import { MARKER } from "./values.ts";
 
 export * from "./checkpoint-name.ts";
 
@@ -88,7 +89,7 @@ export function renderCheckpoint(input: CheckpointInput): { text: string; findin
   const cap = input.capture;
   const earlier = [...new Set(input.prior?.triggers ?? [])].filter((t) => t !== input.trigger);
   const head = [
-    "<!-- memory-schema: v1 -->",
+    MARKER,
     CHECKPOINT_HEADING,
     `Saved: ${input.saved}`,
     `Session: ${input.session}`,

@@ -42,9 +42,8 @@ const FENCE_CLOSE = /^(`{3,}|~{3,})[ \t]*$/;
 const SETEXT = /^(?:=+|-+)[ \t]*$/;
 const THEMATIC = /^(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/;
 const MARKER = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
-// A link reference definition: `[label]:`, then a destination and an optional title, or nothing (one split over lines).
-const DESTINATION = String.raw`[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)[ \t]*(?:(?:"[^"]*"|'[^']*'|\([^()]*\))[ \t]*)?`;
-const DEFINITION = new RegExp(String.raw`^\[(?:[^\\[\]]|\\.){1,999}\]:(?:[ \t]*$|${DESTINATION}$)`);
+// `[label]:` opens what may be a link reference definition: flagged whatever follows, never parsed.
+const DEFINITION = /^\[(?:[^\\[\]]|\\.){1,999}\]:/;
 const TAG = "[A-Za-z][A-Za-z0-9-]*";
 const ATTRIBUTE = `(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^"'=<>\`\\x00-\\x20]+|'[^']*'|"[^"]*"))?)`;
 const BLOCK_NAMES =

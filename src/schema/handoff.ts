@@ -3,7 +3,7 @@ import * as anchor from "./anchor-lines.ts";
 import { parseBlocks, type Block } from "./grammar.ts";
 import { stateTime, type StateTime } from "./state-time.ts";
 import { nearest } from "./validate-common.ts";
-import { asObjectId, isPlausibleBranch, parseStrictTime, safeRelativePath, unticked } from "./values.ts";
+import { asObjectId, isPlausibleBranch, MARKER, parseStrictTime, safeRelativePath, unticked } from "./values.ts";
 
 /** A plan step: `- [x]` done, `- [~]` in progress, `- [ ]` todo, `- [-] <step> — dropped: <why>` abandoned. */
 export interface PlanStep {
@@ -147,7 +147,7 @@ export function parseHandoff(input: string): ParsedHandoff {
 // The one reading of a handoff; with `lists` false it skips what the session-start hook never needs.
 export function readHandoff(text: string, tree: Block, lists = true): ParsedHandoff {
   const out: ParsedHandoff = {
-    marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
+    marker: text.startsWith(`${MARKER}\n`) || text === MARKER,
     heading: false, saved: null, savedLine: null, sections: [], goal: "", plan: [], steps: [],
     decisions: [], failedApproaches: [], openQuestions: [], nextSteps: [], keyFiles: [],
     anchors: { present: false, branch: null, head: null, dirty: null, date: null, keyFileMtimes: null },

@@ -2,6 +2,7 @@
 import type { RedactionFinding } from "../guard/redact.ts";
 import { conflictSides, CONFLICTED_MESSAGE } from "./conflicted.ts";
 import type { Flag } from "./grammar.ts";
+import { MARKER } from "./values.ts";
 
 /** One error or finding: a kebab-case rule id, a 1-based line (0: the document as a whole), a message. */
 export interface Issue {
@@ -30,23 +31,23 @@ export interface Hit {
 type Severity = "error" | "finding" | "error or finding";
 
 /** A row of a rule table (docs/decisions/validation-table.md): its id, severity, the part it lowers, its check. */
-export interface Rule<C, P extends string = string> {
+export interface Rule<C> {
   id: string;
   severity: Severity;
-  part: P | null;
+  part: string | null;
   check: (c: C) => Hit[];
 }
 
 /** A part of the score: its points and the shares its rules' hits take (null: not judged; absent: one share). */
-export interface Part<C, P extends string = string> {
-  part: P;
+export interface Part<C> {
+  part: string;
   weight: number;
   of?: (c: C) => number | null;
 }
 
 /** A rule table's row maker, typed by the table's context. */
-export function ruleOf<C, P extends string>() {
-  return (id: string, severity: Severity, part: P | null, check: (c: C) => Hit[]): Rule<C, P> => ({
+export function ruleOf<C>() {
+  return (id: string, severity: Severity, part: string | null, check: (c: C) => Hit[]): Rule<C> => ({
     id, severity, part, check,
   });
 }
@@ -63,12 +64,11 @@ export interface DocumentText {
   secrets: readonly RedactionFinding[];
 }
 
-export const MARKER = "<!-- memory-schema: v1 -->";
 export const BEGIN = `the document must begin with the line ${MARKER}`;
 export const titleMissing = (title: string) => `the document must have the heading "${title}" in its first four lines`;
 export const lineCount = (c: DocumentText) => (c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length);
 
-const rule = ruleOf<DocumentText, never>();
+const rule = ruleOf<DocumentText>();
 /** The rules every memory document shares: BOM and CR findings, the final newline, conflict markers. */
 export const TEXT_RULES = {
   bom: rule("bom", "finding", null, (c) =>

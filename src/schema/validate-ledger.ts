@@ -3,9 +3,10 @@ import { redactText } from "../guard/redact.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { parseBlocks } from "./grammar.ts";
 import { itemText, normaliseText } from "./handoff.ts";
-import { at, BEGIN, lineCount, MARKER, QUOTE_CUT, ruleOf, runRules } from "./validate-common.ts";
+import { at, BEGIN, lineCount, QUOTE_CUT, ruleOf, runRules } from "./validate-common.ts";
 import { TEXT_RULES, titleMissing, type DocumentText, type Part, type RedactedText } from "./validate-common.ts";
 import type { Rule, Validation } from "./validate-common.ts";
+import { MARKER } from "./values.ts";
 
 export type LedgerKind = "lessons" | "solutions";
 
@@ -37,7 +38,6 @@ interface LedgerContext extends DocumentText {
   entries: LedgerEntry[];
 }
 
-type LedgerPart = "fields" | "status" | "numbering" | "size" | "secrets";
 type Check = (c: LedgerContext, e: LedgerEntry) => boolean;
 
 const name = (c: LedgerContext, e: LedgerEntry) => `${c.schema.prefix}-${e.number}`;
@@ -53,10 +53,10 @@ const badStatus: Check = (c, e) => badLessonStatus(c, e) || badSolutionStatus(c,
 // One finding on each entry `test` picks, its message after the entry's name.
 const each = (c: LedgerContext, test: Check, says: string) =>
   c.entries.filter((e) => test(c, e)).map((e) => at(e.line, `${name(c, e)}${says}`));
-const rule = ruleOf<LedgerContext, LedgerPart>();
+const rule = ruleOf<LedgerContext>();
 
 /** The ledgers' rules, in the order their issues are listed when two fall on one line. */
-export const LEDGER_RULES: readonly Rule<LedgerContext, LedgerPart>[] = [
+export const LEDGER_RULES: readonly Rule<LedgerContext>[] = [
   TEXT_RULES.bom,
   TEXT_RULES.crlf,
   rule("marker", "error", null, (c) => (c.lines[0] === MARKER ? [] : [at(1, BEGIN)])),
@@ -97,7 +97,7 @@ export const LEDGER_RULES: readonly Rule<LedgerContext, LedgerPart>[] = [
 
 const entries = (c: LedgerContext) => Math.max(1, c.entries.length);
 /** The ledgers' score parts, in the order the result lists them: each hit of a rule lowering a part takes one share. */
-export const LEDGER_PARTS: readonly Part<LedgerContext, LedgerPart>[] = [
+export const LEDGER_PARTS: readonly Part<LedgerContext>[] = [
   { part: "fields", weight: 50, of: entries },
   { part: "status", weight: 20, of: entries },
   { part: "numbering", weight: 10 },

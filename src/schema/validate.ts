@@ -7,14 +7,13 @@ import { normaliseText, readHandoff, SECTION_TITLES } from "./handoff.ts";
 import type { HandoffHeading, ParsedHandoff } from "./handoff.ts";
 import { droppedItems } from "./open-items.ts";
 import { stateTime } from "./state-time.ts";
-import { at, BEGIN, lineCount, MARKER, nearest, QUOTE_CUT, ruleOf, runRules } from "./validate-common.ts";
+import { at, BEGIN, lineCount, nearest, QUOTE_CUT, ruleOf, runRules } from "./validate-common.ts";
 import { TEXT_RULES, titleMissing } from "./validate-common.ts";
 import type { Hit, Part, Rule, Validation } from "./validate-common.ts";
-import { unticked } from "./values.ts";
+import { MARKER, unticked } from "./values.ts";
 
-const OPTIONAL: ReadonlySet<string> = new Set(["Scope", "Verification"]);
-/** The handoff's sections in order; the optional ones may be left out. */
-export const HANDOFF_SECTIONS = SECTION_TITLES.map((name: string) => ({ name, optional: OPTIONAL.has(name) }));
+/** The sections a handoff may leave out. */
+export const OPTIONAL_SECTIONS: ReadonlySet<string> = new Set(["Scope", "Verification"]);
 
 const LINE_CAP = 150;
 const TITLE = "# Session Handoff";
@@ -24,11 +23,10 @@ const LABELS = ["[user-directed]", "[user-approved]", "[agent-proposed]"];
 export interface HandoffValidateOptions {
   mode: "stdin" | "root";
   nowMs: number;
-  /** The previous handoff's text, for the dropped items (none when null or absent). */
   prior?: string | null;
   /** Key file paths (root-relative, normalised) that exist; null or absent: not checked. */
   existingKeyFiles?: ReadonlySet<string> | null;
-  /** Secrets already found by `write`'s redaction, and the text they redact to: no second pass. */
+  /** Secrets `write`'s redaction already found, and the text they redact to: no second pass. */
   secrets?: readonly RedactionFinding[];
   redactedText?: string;
 }
@@ -64,26 +62,21 @@ const NOT_RUN = /^[^:]+:\s*not run\b\s*[,:;—–-]?\s*\S/i;
 const ACCEPTED = /^Accepted:\s*\S/i;
 const PLAN_BOX = /^\[([ xX~-])\]\s+\S/;
 
-/** Everything the rules read, built once per document: the model (values), positions, and shared facts. */
 type HandoffContext = ReturnType<typeof handoffContext>;
 type Layout = ReturnType<typeof handoffLayout>;
 type Candidate = HandoffHeading & { raw: string };
-
-type HandoffPart =
-  | "sections" | "saved" | "anchors" | "failed" | "decisions" | "nextSteps" | "nextAction" | "keyFiles"
-  | "verification" | "size" | "secrets" | "dropped";
 
 const SECTION_NAMES: readonly string[] = SECTION_TITLES;
 const SECTION_INDEX = new Map(SECTION_NAMES.map((n, i) => [n.toLowerCase(), i]));
 const SECTION_ORDER = SECTION_NAMES.map((n) => `## ${n}`).join(", ");
 const sectionIndex = (title: string): number | undefined => SECTION_INDEX.get(title.toLowerCase());
-const rule = ruleOf<HandoffContext, HandoffPart>();
+const rule = ruleOf<HandoffContext>();
 // An anchors rule's one hit on the section's heading, when the section is read.
 const onAnchors = (c: HandoffContext, when: boolean, message: string): Hit[] =>
   c.anchorLines !== null && when ? [at(c.anchorsAt!.line, message)] : [];
 
 /** The rules, in the order their issues are listed when two fall on one line. */
-export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
+export const HANDOFF_RULES: readonly Rule<HandoffContext>[] = [
   TEXT_RULES.bom,
   TEXT_RULES.crlf,
   rule("marker", "error", "sections", (c) => {
@@ -116,9 +109,9 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
   }),
   // A required section appears once; an optional one repeated is a finding.
   rule("section-repeated", "error or finding", "sections", (c) =>
-    c.sections.filter((h) => c.first.get(h.key) !== h.heading).map(({ heading, index, name, key }) => {
+    c.sections.filter((h) => c.first.get(h.key) !== h.heading).map(({ heading, name, key }) => {
       const message = `\`## ${name}\` appears again (first at line ${c.first.get(key)!.line}); merge the two`;
-      return at(heading.line, message, HANDOFF_SECTIONS[index]!.optional ? "finding" : "error");
+      return at(heading.line, message, OPTIONAL_SECTIONS.has(name) ? "finding" : "error");
     })),
   rule("section-order", "error", "sections", (c) => {
     const out: Hit[] = [];
@@ -249,7 +242,7 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
 
 const items = (c: HandoffContext, name: string) => Math.max(1, c.items(name).length);
 /** The score's parts in the order the result lists them: each hit of a rule lowering a part takes one share. */
-export const HANDOFF_PARTS: readonly Part<HandoffContext, HandoffPart>[] = [
+export const HANDOFF_PARTS: readonly Part<HandoffContext>[] = [
   { part: "sections", weight: 15, of: () => 3 },
   { part: "saved", weight: 5 },
   { part: "anchors", weight: 10, of: (c) => (c.anchorsAt && c.anchorLines === null ? null : 2) },
@@ -329,11 +322,11 @@ function handoffContext(input: string, opts: HandoffValidateOptions) {
   const used = new Set<number>();
   // Each missing required section (when shaped) with the heading that looks like it.
   const missing: { name: string; look: Candidate | null }[] = [];
-  for (const s of shaped ? HANDOFF_SECTIONS : []) {
-    if (s.optional || first.has(s.name.toLowerCase())) continue;
-    const look = candidates.find((c) => !used.has(c.line) && nearest(c.title, [s.name]) === s.name) ?? null;
+  for (const name of shaped ? SECTION_NAMES : []) {
+    if (OPTIONAL_SECTIONS.has(name) || first.has(name.toLowerCase())) continue;
+    const look = candidates.find((c) => !used.has(c.line) && nearest(c.title, [name]) === name) ?? null;
     if (look) used.add(look.line);
-    missing.push({ name: s.name, look });
+    missing.push({ name, look });
   }
   // A level-3+ heading that resembles no section is an ordinary sub-heading.
   const resembles = (s: Candidate) => s.depth <= 2 || nearest(s.title, SECTION_NAMES) !== null;

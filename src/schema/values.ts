@@ -1,6 +1,9 @@
 // The values a handoff carries (object ids, times, branches, paths), free of Markdown so git/ can use them.
 import path from "node:path";
 
+/** The first line of every memory document of schema v1. */
+export const MARKER = "<!-- memory-schema: v1 -->";
+
 /** A full git object id (40 or 64 lowercase hex) that this helper validated itself. */
 export type ObjectId = string & { readonly __brand: "ObjectId" };
 
