@@ -1939,7 +1939,7 @@ var init_validate_common = __esm({
     "use strict";
     init_conflicted();
     init_values();
-    at = (line, message, severity) => severity === void 0 ? { line, message } : { line, message, severity };
+    at = (line, message, severity) => ({ line, message, severity });
     BEGIN = `the document must begin with the line ${MARKER}`;
     titleMissing = (title) => `the document must have the heading "${title}" in its first four lines`;
     lineCount = (c) => c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length;
@@ -5899,16 +5899,18 @@ var init_validate_ledger = __esm({
 });
 
 // src/store/document.ts
-function decodeInput(raw, what) {
+function decodeStdin(raw, what) {
   if (raw.length === 0) throw new Refused(`stdin is empty: send the whole ${what} on stdin`);
   const nul = raw.indexOf(0);
   if (nul >= 0) throw new Refused(`the ${what} contains a NUL byte (at byte ${nul}); send text only`);
-  let text;
   try {
-    text = utf8.decode(raw);
+    return utf8.decode(raw);
   } catch {
     throw new Refused(`the ${what} is not valid UTF-8; convert it to UTF-8 and retry`);
   }
+}
+function decodeInput(raw, what) {
+  let text = decodeStdin(raw, what);
   const notes = [];
   if (text.startsWith("\uFEFF")) {
     text = text.slice(1);
@@ -10199,7 +10201,6 @@ var init_archive_entries = __esm({
 // src/verbs/validate.ts
 var validate_exports = {};
 __export(validate_exports, {
-  renderValidation: () => renderValidation,
   validateVerb: () => validateVerb
 });
 function priorText(file, got) {
@@ -10208,17 +10209,6 @@ function priorText(file, got) {
     return memoryText(file, got.bytes).text;
   } catch {
     return null;
-  }
-}
-async function stdinText(ctx) {
-  const raw = await ctx.readStdin(MAX_DOCUMENT_BYTES);
-  if (raw.length === 0) throw new Refused("stdin is empty: send the whole document on stdin");
-  const nul = raw.indexOf(0);
-  if (nul >= 0) throw new Refused(`the document contains a NUL byte (at byte ${nul}); send text only`);
-  try {
-    return utf82.decode(raw);
-  } catch {
-    throw new Refused("the document is not valid UTF-8; convert it to UTF-8 and retry");
   }
 }
 function renderValidation(file, v) {
@@ -10240,7 +10230,7 @@ async function existingKeyFiles(root, text) {
   for (const k of handoffKeyFiles(text)) if (await statInsideRoot(root, k) !== null) out.add(k);
   return out;
 }
-var UTF8_ONLY, utf82, validateVerb;
+var UTF8_ONLY, validateVerb;
 var init_validate2 = __esm({
   "src/verbs/validate.ts"() {
     "use strict";
@@ -10253,12 +10243,12 @@ var init_validate2 = __esm({
     init_archive_entries();
     init_paths();
     init_read();
+    init_document();
     init_common();
     init_types();
     init_sanitize();
     init_memory_text();
     UTF8_ONLY = "a memory file is UTF-8; write refuses it";
-    utf82 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     validateVerb = {
       name: "validate",
       options: { root: { type: "string" }, stdin: { type: "boolean" }, json: { type: "boolean" } },
@@ -10301,7 +10291,7 @@ exit: 0 valid (findings or not)
         let invalid = [];
         const stderr = [];
         if (fromStdin) {
-          text = await stdinText(ctx);
+          text = decodeStdin(await ctx.readStdin(MAX_DOCUMENT_BYTES), "document");
           if (root !== null && kind === "handoff") {
             prior = priorText("HANDOFF.md", await readMemoryFile(root, "handoff"));
           }
@@ -10359,7 +10349,7 @@ function restoreProblem(bytes) {
   if (bytes.includes(0)) return "it contains a NUL byte";
   let text;
   try {
-    text = utf83.decode(bytes);
+    text = utf82.decode(bytes);
   } catch {
     return "it is not valid UTF-8";
   }
@@ -10478,7 +10468,7 @@ CURRENT-SHA256: ${result.unchanged}
 CURRENT-SHA256: ${p.token}
 `, p.warnings);
 }
-var utf83, archivesVerb;
+var utf82, archivesVerb;
 var init_archives = __esm({
   "src/verbs/archives.ts"() {
     "use strict";
@@ -10501,7 +10491,7 @@ var init_archives = __esm({
     init_publish();
     init_common();
     init_types();
-    utf83 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    utf82 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     archivesVerb = {
       name: "archives",
       options: {

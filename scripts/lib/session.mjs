@@ -1645,7 +1645,7 @@ var init_validate_common = __esm({
     "use strict";
     init_conflicted();
     init_values();
-    at = (line, message, severity) => severity === void 0 ? { line, message } : { line, message, severity };
+    at = (line, message, severity) => ({ line, message, severity });
     BEGIN = `the document must begin with the line ${MARKER}`;
     rule = ruleOf();
     TEXT_RULES = {

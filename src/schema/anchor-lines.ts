@@ -3,7 +3,6 @@ import { refusedIndexes } from "../guard/invisible.ts";
 import { quotedValue } from "../guard/quote.ts";
 import { asObjectId, isNullObjectId, parseStrictTime } from "./values.ts";
 
-/** Most dirty paths written on the `- Dirty files:` line; the rest are counted (`… and N more`). */
 const MAX_LISTED_DIRTY = 50;
 
 const NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
@@ -38,7 +37,6 @@ const UNESCAPE: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12
 
 const QUOTED = /"((?:[^"\\]|\\.)*)"/y;
 
-/** Reads one C-quoted string starting at `start` (the opening quote); null when malformed. */
 function readQuoted(s: string, start: number): { value: string; end: number } | null {
   QUOTED.lastIndex = start;
   const m = QUOTED.exec(s);
@@ -105,10 +103,9 @@ export function unquoteBranch(value: string): string {
 /** What the anchor lines are made from (inside git: branch, HEAD, dirty files; outside: key file mtimes). */
 export interface AnchorValues {
   insideGit: boolean;
-  /** Branch name or `(detached)`; HEAD null without commits. */
   branch: string | null;
   head: string | null;
-  /** Dirty paths relative to the repository top, the memory dir excluded. */
+  /** Relative to the repository top, the memory dir excluded. */
   dirty: string[];
   date: string;
   keyFileMtimes: { path: string; mtime: string | null }[];
@@ -116,7 +113,7 @@ export interface AnchorValues {
   dirtyHashes?: DirtyHash[];
 }
 
-/** One item of the `- Dirty hashes:` anchor: a path and its blob id (40 or 64 hex), `deleted` or `over 8 MB`. */
+/** A `- Dirty hashes:` item: a path and its blob id (40 or 64 hex), `deleted` or `over 8 MB`. */
 export interface DirtyHash {
   path: string;
   id: string;
@@ -142,7 +139,6 @@ export function parseDirtyHashes(value: string): DirtyHash[] | null {
   return out.length > 0 ? out : null;
 }
 
-/** The value of the `- In progress:` anchor: `<operation>[ of <branch>] (<n> conflicted files)`. */
 export function renderInProgress(p: { words: string; conflicted: number }): string {
   return `${p.words} (${p.conflicted} conflicted files)`;
 }
@@ -190,7 +186,6 @@ export function renderAnchorLines(a: AnchorValues): string {
   ].join("\n");
 }
 
-/** Anchor labels, as `anchors` prints them. */
 type AnchorLabel = "Branch" | "HEAD" | "Dirty files" | "Dirty hashes" | "In progress" | "Date" | "Key file mtimes";
 
 type AnchorLine = { label: AnchorLabel; value: string } | { error: string; unknown?: true };

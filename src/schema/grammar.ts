@@ -7,7 +7,6 @@ export interface Block {
   end: number;
   line: number;
   children: Block[];
-  /** Heading level (1-6). */
   depth?: number;
 }
 
@@ -17,12 +16,11 @@ export interface Flag {
   message: string;
 }
 
-/** The document's blocks and the lines the grammar flagged. */
 export interface Tree extends Block {
   flags: Flag[];
 }
 
-/** An open list item: its block and the column its content starts at. */
+/** An open list item and the column its content starts at. */
 interface Container {
   block: Block;
   col: number;
@@ -51,8 +49,7 @@ const BLOCK_NAMES =
   "fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|" +
   "menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|" +
   "title|tr|track|ul";
-// The HTML blocks CommonMark starts other than a comment: raw text tags, `<?`, `<!X`, CDATA, block
-// tags, and any complete tag alone on its line.
+// The HTML blocks CommonMark starts other than a comment (a complete tag alone on its line included).
 const HTML_BLOCK = new RegExp(
   `^(?:<(?:script|pre|textarea|style)(?:\\s|>|$)|<[?]|<![A-Za-z]|<!\\[CDATA\\[|</?(?:${BLOCK_NAMES})(?:\\s|/?>|$)` +
     `|(?:<${TAG}${ATTRIBUTE}*\\s*/?>|</${TAG}\\s*>)\\s*$)`,

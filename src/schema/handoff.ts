@@ -9,19 +9,18 @@ import { asObjectId, isPlausibleBranch, MARKER, parseStrictTime, safeRelativePat
 export interface PlanStep {
   status: "done" | "in-progress" | "todo" | "abandoned" | "unmarked";
   text: string;
-  /** Nesting level in `steps` (0 for a top-level item); absent in `plan`. */
   depth?: number;
 }
 
 /** A `## Key files` entry `- <path> — <why>`: the path as written, normalised (null outside the root), the why. */
-export interface KeyFile {
+interface KeyFile {
   raw: string;
   path: string | null;
   why: string;
 }
 
 /** The raw text of each anchor line after its label (null when absent; the last two absent when never written). */
-export interface RawAnchors {
+interface RawAnchors {
   present: boolean;
   branch: string | null;
   head: string | null;
@@ -32,7 +31,7 @@ export interface RawAnchors {
   dirtyHashes?: string | null;
 }
 
-/** A heading outside code, comments and lists: its level, its title and its 1-based line. */
+/** A heading outside code, comments and lists. */
 export interface HandoffHeading {
   depth: number;
   title: string;
@@ -43,7 +42,6 @@ export interface HandoffHeading {
 export interface ParsedHandoff {
   marker: boolean;
   heading: boolean;
-  /** Text after `Saved:`, and its line. */
   saved: string | null;
   savedLine: number | null;
   sections: string[];
@@ -65,7 +63,6 @@ export interface ParsedHandoff {
   strays: { title: string; near: string | null; line: number }[];
 }
 
-/** The level-2 section titles of schema v1, in order. */
 export const SECTION_TITLES = [
   "Current goal", "Scope", "Plan", "Verification", "Decisions",
   "Failed approaches", "Open questions", "Next steps", "Key files", "Environment anchors",
@@ -99,7 +96,7 @@ const ANCHOR_KEY: Record<string, Exclude<keyof RawAnchors, "present">> = {
   "in progress": "inProgress", "dirty hashes": "dirtyHashes",
 };
 
-/** Source of a list item without its bullet: from its first child to its last. */
+/** A list item's source without its bullet. */
 export function itemText(text: string, item: Block): string {
   const first = item.children[0];
   const last = item.children[item.children.length - 1];
@@ -234,7 +231,6 @@ export function handoffStateTime(h: ParsedHandoff, nowMs: number): StateTime {
   return stateTime(h.anchors.date, h.saved, nowMs);
 }
 
-/** `handoffStateTime(parseHandoff(text))`, without the fields only list items give. */
 export function stateTimeOfText(text: string, nowMs: number): StateTime {
   return glanceAtHandoff(text, nowMs).stateTime;
 }

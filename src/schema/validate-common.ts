@@ -4,7 +4,7 @@ import { conflictSides, CONFLICTED_MESSAGE } from "./conflicted.ts";
 import type { Flag } from "./grammar.ts";
 import { MARKER } from "./values.ts";
 
-/** One error or finding: a kebab-case rule id, a 1-based line (0: the document as a whole), a message. */
+/** One error or finding; line 0 is the document as a whole. */
 export interface Issue {
   rule: string;
   line: number;
@@ -21,7 +21,7 @@ export interface Validation {
   dropped: string[];
 }
 
-/** What a rule reports: a line (0: the whole document), a message, and its severity when the rule's can vary. */
+/** What a rule reports, with its severity when the rule's can vary. */
 export interface Hit {
   line: number;
   message: string;
@@ -53,9 +53,9 @@ export function ruleOf<C>() {
 }
 
 export const at = (line: number, message: string, severity?: "error" | "finding"): Hit =>
-  severity === undefined ? { line, message } : { line, message, severity };
+  ({ line, message, severity });
 
-/** Every document's context: the text as given, LF-normalised without a BOM, its lines, flags and secrets. */
+/** Every document's context: the text as given, then LF-normalised without a BOM. */
 export interface DocumentText {
   input: string;
   text: string;
@@ -95,7 +95,7 @@ function bounded(list: Issue[], what: string): Issue[] {
   return [...list.slice(0, MAX_LISTED_ISSUES), { rule: "more", line: 0, message: `… and ${rest} more ${what}` }];
 }
 
-/** A redaction pass over a text: the redacted text and its secrets, at lines of the text as given. */
+/** A redaction pass: the redacted text and its secrets, at lines of the text as given. */
 export interface RedactedText {
   text: string;
   findings: readonly RedactionFinding[];
@@ -140,7 +140,6 @@ export function runRules<C extends DocumentText>(
   return { valid: errors.length === 0, ...listed, score, parts: scored, dropped };
 }
 
-/** How much of a file's text a finding quotes (guard/sanitize.ts `quoted`): 80 grapheme clusters. */
 export const QUOTE_CUT = { max: 80 } as const;
 
 /** Levenshtein distance, capped: inputs past 100 characters are cut (a heading, not an essay). */
@@ -169,12 +168,12 @@ export function nearest(title: string, names: readonly string[]): string | null 
   return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
 }
 
-/** Renders issues as the lines `write` and `validate` print: `line L: <rule>: <message>`. */
+/** Issues as `write` and `validate` print them. */
 export function issueLines(list: readonly Issue[]): string[] {
   return list.map((i) => (i.rule === "more" ? i.message : `line ${i.line}: ${i.rule}: ${i.message}`));
 }
 
-/** `score: N/100 (part a/b, …)`: the one-line score `write` prints on stderr. */
+/** The one-line score `write` prints on stderr. */
 export function scoreLine(v: Validation): string {
   const parts = Object.entries(v.parts).map(([name, p]) => `${name} ${p.score}/${p.max}`);
   return `score: ${v.score}/100 (${parts.join(", ")})`;

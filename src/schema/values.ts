@@ -67,8 +67,7 @@ export function isoSeconds(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
 }
 
-// Characters git forbids in ref names, plus shell metacharacters: a branch anchor holding
-// `$(…)` or backticks is treated as hostile, not as a name (docs/design.md#files-on-disk).
+// Characters git forbids in ref names, plus shell metacharacters: a branch holding `$(…)` is hostile, not a name.
 const BRANCH_FORBIDDEN = /[\x00-\x20\x7f~^:?*[\\$`;|&<>'"]/;
 
 /** True for `(detached)` or a name by git's ref-name rules with no shell metacharacter (never passed to git). */
