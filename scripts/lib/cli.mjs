@@ -517,26 +517,32 @@ function readQuoted(s, start) {
   }
   return { value: Buffer.from(bytes).toString("utf8"), end: start + m[0].length };
 }
-function readPath(v, i, sep, last) {
-  if (v[i] === '"') return readQuoted(v, i);
-  const at2 = v.indexOf(sep, i);
-  if (at2 === -1 && !last) return null;
-  const end = at2 === -1 ? v.length : at2;
-  return { value: v.slice(i, end), end };
+function readItems(value, tail) {
+  const v = value.trim();
+  const afterQuote = new RegExp(`${tail}(?:, |$)`, "y");
+  const bare = new RegExp(`(.*?)${tail}(?:, |$)`, "y");
+  const out = [];
+  for (let i = 0; i < v.length; ) {
+    const q = v[i] === '"' ? readQuoted(v, i) : null;
+    if (v[i] === '"' && q === null) return null;
+    const re = q ? afterQuote : bare;
+    re.lastIndex = q ? q.end : i;
+    const m = re.exec(v);
+    const path56 = q ? q.value : m?.[1];
+    if (!m || !path56) return null;
+    out.push({ path: path56, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    i = re.lastIndex;
+  }
+  return out.length > 0 ? out : null;
 }
 function parsePathList(value) {
-  const v = value.trim();
-  if (v === "none") return { paths: [], more: 0 };
-  const paths = [];
-  for (let i = 0; i < v.length; i += 2) {
-    const p = readPath(v, i, ", ", true);
-    if (!p || p.value === "" || p.end < v.length && !v.startsWith(", ", p.end)) return null;
-    const tail = v[i] === '"' ? null : /^\u2026 and (\d+) more$/.exec(p.value);
-    if (tail) return p.end === v.length ? { paths, more: Number(tail[1]) } : null;
-    paths.push(p.value);
-    i = p.end;
-  }
-  return paths.length > 0 ? { paths, more: 0 } : null;
+  if (value.trim() === "none") return { paths: [], more: 0 };
+  const items2 = readItems(value, "");
+  const tails = items2?.map((x) => x.quoted ? null : MORE.exec(x.path)) ?? [];
+  const at2 = tails.findIndex((t) => t !== null);
+  if (items2 === null || at2 >= 0 && at2 < items2.length - 1) return null;
+  const paths = items2.slice(0, at2 >= 0 ? at2 : items2.length).map((x) => x.path);
+  return { paths, more: at2 >= 0 ? Number(tails[at2][1]) : 0 };
 }
 function renderPathList(paths, limit = MAX_LISTED_DIRTY) {
   if (paths.length === 0) return "none";
@@ -553,17 +559,8 @@ function unquoteBranch(value) {
   return q !== null && q.end === value.length ? q.value : value;
 }
 function parseDirtyHashes(value) {
-  const v = value.trim();
-  const out = [];
-  for (let i = 0; i < v.length; ) {
-    const q = v[i] === '"' ? readQuoted(v, i) : null;
-    const m = q ? HASH_VALUE.exec(v.slice(q.end)) : BARE_ITEM.exec(v.slice(i));
-    const path56 = q ? q.value : m?.[1];
-    if (!m || !path56) return null;
-    out.push({ path: path56, id: m[q ? 1 : 2] });
-    i = (q ? q.end : i) + m[0].length;
-  }
-  return out.length > 0 ? out : null;
+  const items2 = readItems(value, " ([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)");
+  return items2?.map((x) => ({ path: x.path, id: x.value })) ?? null;
 }
 function renderInProgress(p) {
   return `${p.words} (${p.conflicted} conflicted files)`;
@@ -573,19 +570,10 @@ function parseInProgress(value) {
   return m ? { words: m[1], conflicted: Number(m[2]) } : null;
 }
 function parseKeyFileMtimes(value) {
-  const v = value.trim();
-  const out = [];
-  for (let i = 0; i < v.length; ) {
-    const p = readPath(v, i, " @ ", false);
-    if (!p || !v.startsWith(" @ ", p.end)) return null;
-    const comma = v.indexOf(", ", p.end + 3);
-    const end = comma === -1 ? v.length : comma;
-    const time = v.slice(p.end + 3, end).trim();
-    if (p.value.length === 0 || time.length === 0) return null;
-    out.push({ path: p.value, mtime: time === "missing" ? null : time });
-    i = end + 2;
-  }
-  return out;
+  if (value.trim() === "") return [];
+  const items2 = readItems(value, " @ ((?:(?!, ).)*)");
+  if (items2 === null || items2.some((x) => x.value.trim() === "")) return null;
+  return items2.map((x) => ({ path: x.path, mtime: x.value.trim() === "missing" ? null : x.value.trim() }));
 }
 function renderAnchorLines(a) {
   if (!a.insideGit) {
@@ -668,7 +656,7 @@ function isEmptyAnchorsBody(lines3) {
     return m !== null && /^<[^<>]*>$/.test(m[1].trim());
   });
 }
-var MAX_LISTED_DIRTY, NEEDS_QUOTES, ESCAPES, UNESCAPE, QUOTED, HASH, HASH_VALUE, BARE_ITEM, LINE, OTHER_LABEL, isIsoWithZone;
+var MAX_LISTED_DIRTY, NEEDS_QUOTES, ESCAPES, UNESCAPE, QUOTED, MORE, LINE, OTHER_LABEL, isIsoWithZone;
 var init_anchor_lines = __esm({
   "src/schema/anchor-lines.ts"() {
     "use strict";
@@ -690,9 +678,7 @@ var init_anchor_lines = __esm({
     };
     UNESCAPE = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
     QUOTED = /"((?:[^"\\]|\\.)*)"/y;
-    HASH = "([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)";
-    HASH_VALUE = new RegExp(`^ ${HASH}`);
-    BARE_ITEM = new RegExp(`^([^ "].*?) ${HASH}`);
+    MORE = /^\u2026 and (\d+) more$/;
     LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
     OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
     isIsoWithZone = (value) => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));

@@ -783,7 +783,7 @@ function quotedPath(p) {
   const q = quotePath(p);
   return q.startsWith('"') ? q : `"${q}"`;
 }
-var NEEDS_QUOTES, ESCAPES, HASH, HASH_VALUE, BARE_ITEM;
+var NEEDS_QUOTES, ESCAPES;
 var init_anchor_lines = __esm({
   "src/schema/anchor-lines.ts"() {
     "use strict";
@@ -802,9 +802,6 @@ var init_anchor_lines = __esm({
       '"': '\\"',
       "\\": "\\\\"
     };
-    HASH = "([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)";
-    HASH_VALUE = new RegExp(`^ ${HASH}`);
-    BARE_ITEM = new RegExp(`^([^ "].*?) ${HASH}`);
   }
 });
 
