@@ -5510,7 +5510,7 @@ function handoffKeyFiles(text) {
   const t = normaliseText(text);
   return readHandoff(t, parseBlocks(t)).keyFiles.flatMap((k) => k.path === null ? [] : [k.path]);
 }
-var OPTIONAL_SECTIONS, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, items, HANDOFF_PARTS, unlabelled, causeless, steps, vague, accepted, checksOf, looseChecks;
+var OPTIONAL_SECTIONS, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, items, HANDOFF_PARTS, steps;
 var init_validate = __esm({
   "src/schema/validate.ts"() {
     "use strict";
@@ -5640,15 +5640,15 @@ var init_validate = __esm({
       })),
       rule3("decision-label", "finding", "decisions", (c) => {
         const message = "a decision without [user-directed], [user-approved] or [agent-proposed]";
-        return unlabelled(c).map((d) => at(d.line, message));
+        return c.items("Decisions").flatMap((d) => LABELS.some((l) => d.text.includes(l)) ? [] : [at(d.line, message)]);
       }),
       rule3("failed-cause", "finding", "failed", (c) => {
         const message = "a failed approach without its cause (`<what was tried>: <why it failed>`): it invites a retry";
-        return causeless(c).map((f) => at(f.line, message));
+        return c.items("Failed approaches").flatMap((f) => CAUSE.test(f.text) ? [] : [at(f.line, message)]);
       }),
       rule3("next-step", "finding", "nextSteps", (c) => {
         const message = "a next step naming no path, command or check: too vague to start cold";
-        const out = vague(c).map((n2) => at(n2.line, message));
+        const out = steps(c).flatMap((n2) => CONCRETE.test(n2.text) ? [] : [at(n2.line, message)]);
         const heading = c.first.get("next steps");
         if (steps(c).length === 0 && heading) out.push(at(heading.line, "no next step"));
         return out;
@@ -5663,15 +5663,18 @@ var init_validate = __esm({
       rule3("accepted", "finding", "verification", (c) => {
         const heading = c.first.get("verification");
         const message = "no `- Accepted: <who, what, revision>` (or `- Accepted: not yet, <what awaits review>`)";
-        return heading && accepted(c).length === 0 ? [at(heading.line, message)] : [];
+        const accepted = c.items("Verification").some((v) => ACCEPTED.test(v.text));
+        return heading && !accepted ? [at(heading.line, message)] : [];
       }),
       // Optional, as the template says: a handoff without the section is not judged on it.
       rule3("verification", "finding", "verification", (c) => {
         const heading = c.first.get("verification");
         if (!heading) return [];
         const form = "`<check>: <command> -> <result> @ <revision>` or `<check>: not run, <why>`";
-        const out = looseChecks(c).map((v) => at(v.line, `a verification line that is not ${form}`));
-        if (checksOf(c).length === 0) out.push(at(heading.line, "no check recorded"));
+        const checks = c.items("Verification").filter((v) => !ACCEPTED.test(v.text));
+        const loose = checks.filter((v) => !VERIFIED.test(v.text) && !NOT_RUN.test(v.text));
+        const out = loose.map((v) => at(v.line, `a verification line that is not ${form}`));
+        if (checks.length === 0) out.push(at(heading.line, "no check recorded"));
         return out;
       }),
       rule3("key-file", "finding", "keyFiles", (c) => {
@@ -5714,13 +5717,7 @@ var init_validate = __esm({
       { part: "secrets", weight: 5 },
       { part: "dropped", weight: 5, of: (c) => c.dropped === null ? null : 1 }
     ];
-    unlabelled = (c) => c.items("Decisions").filter((d) => !LABELS.some((l) => d.text.includes(l)));
-    causeless = (c) => c.items("Failed approaches").filter((f) => !CAUSE.test(f.text));
     steps = (c) => c.items("Next steps");
-    vague = (c) => steps(c).filter((n2) => !CONCRETE.test(n2.text));
-    accepted = (c) => c.items("Verification").filter((v) => ACCEPTED.test(v.text));
-    checksOf = (c) => c.items("Verification").filter((v) => !ACCEPTED.test(v.text));
-    looseChecks = (c) => checksOf(c).filter((v) => !VERIFIED.test(v.text) && !NOT_RUN.test(v.text));
   }
 });
 

@@ -179,15 +179,15 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext>[] = [
     })),
   rule("decision-label", "finding", "decisions", (c) => {
     const message = "a decision without [user-directed], [user-approved] or [agent-proposed]";
-    return unlabelled(c).map((d) => at(d.line, message));
+    return c.items("Decisions").flatMap((d) => (LABELS.some((l) => d.text.includes(l)) ? [] : [at(d.line, message)]));
   }),
   rule("failed-cause", "finding", "failed", (c) => {
     const message = "a failed approach without its cause (`<what was tried>: <why it failed>`): it invites a retry";
-    return causeless(c).map((f) => at(f.line, message));
+    return c.items("Failed approaches").flatMap((f) => (CAUSE.test(f.text) ? [] : [at(f.line, message)]));
   }),
   rule("next-step", "finding", "nextSteps", (c) => {
     const message = "a next step naming no path, command or check: too vague to start cold";
-    const out = vague(c).map((n) => at(n.line, message));
+    const out = steps(c).flatMap((n) => (CONCRETE.test(n.text) ? [] : [at(n.line, message)]));
     const heading = c.first.get("next steps");
     if (steps(c).length === 0 && heading) out.push(at(heading.line, "no next step"));
     return out;
@@ -202,15 +202,18 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext>[] = [
   rule("accepted", "finding", "verification", (c) => {
     const heading = c.first.get("verification");
     const message = "no `- Accepted: <who, what, revision>` (or `- Accepted: not yet, <what awaits review>`)";
-    return heading && accepted(c).length === 0 ? [at(heading.line, message)] : [];
+    const accepted = c.items("Verification").some((v) => ACCEPTED.test(v.text));
+    return heading && !accepted ? [at(heading.line, message)] : [];
   }),
   // Optional, as the template says: a handoff without the section is not judged on it.
   rule("verification", "finding", "verification", (c) => {
     const heading = c.first.get("verification");
     if (!heading) return [];
     const form = "`<check>: <command> -> <result> @ <revision>` or `<check>: not run, <why>`";
-    const out = looseChecks(c).map((v) => at(v.line, `a verification line that is not ${form}`));
-    if (checksOf(c).length === 0) out.push(at(heading.line, "no check recorded"));
+    const checks = c.items("Verification").filter((v) => !ACCEPTED.test(v.text));
+    const loose = checks.filter((v) => !VERIFIED.test(v.text) && !NOT_RUN.test(v.text));
+    const out = loose.map((v) => at(v.line, `a verification line that is not ${form}`));
+    if (checks.length === 0) out.push(at(heading.line, "no check recorded"));
     return out;
   }),
   rule("key-file", "finding", "keyFiles", (c) => {
@@ -257,13 +260,7 @@ export const HANDOFF_PARTS: readonly Part<HandoffContext>[] = [
   { part: "dropped", weight: 5, of: (c) => (c.dropped === null ? null : 1) },
 ];
 
-const unlabelled = (c: HandoffContext) => c.items("Decisions").filter((d) => !LABELS.some((l) => d.text.includes(l)));
-const causeless = (c: HandoffContext) => c.items("Failed approaches").filter((f) => !CAUSE.test(f.text));
 const steps = (c: HandoffContext) => c.items("Next steps");
-const vague = (c: HandoffContext) => steps(c).filter((n) => !CONCRETE.test(n.text));
-const accepted = (c: HandoffContext) => c.items("Verification").filter((v) => ACCEPTED.test(v.text));
-const checksOf = (c: HandoffContext) => c.items("Verification").filter((v) => !ACCEPTED.test(v.text));
-const looseChecks = (c: HandoffContext) => checksOf(c).filter((v) => !VERIFIED.test(v.text) && !NOT_RUN.test(v.text));
 
 // The anchors section's lines checked against what `anchors` prints (comments skipped), and what the model lacks.
 function readAnchors(model: ParsedHandoff, layout: Layout, heading: HandoffHeading | undefined, mode: string) {
