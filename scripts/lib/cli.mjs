@@ -5495,8 +5495,7 @@ function handoffContext(input, opts) {
   };
 }
 function validateHandoff(input, opts) {
-  const given = opts.secrets !== void 0 && opts.redactedText !== void 0;
-  let pass = given ? { text: opts.redactedText, findings: opts.secrets } : redactText(input);
+  let pass = opts.redacted ?? redactText(input);
   const range = pass.findings.length > 0 ? handoffLayout(input).anchors : null;
   if (range !== null && pass.findings.some((f) => f.line > range.start && f.line <= range.end)) {
     const exemptLines = /* @__PURE__ */ new Set();
@@ -5693,7 +5692,7 @@ var init_validate = __esm({
       }),
       // Write redacts them; a document holding one scores lower.
       rule3("secret", "finding", "secrets", (c) => {
-        const done2 = c.opts.secrets ? ", redacted by write" : "; write redacts it";
+        const done2 = c.opts.redacted ? ", redacted by write" : "; write redacts it";
         return c.secrets.map((s) => at(s.line, `a secret (${s.kind})${done2}`));
       }),
       // An abandoned step is closed.
@@ -5970,8 +5969,7 @@ function checkDocument(raw, kind, root) {
   const file = FILE_OF[kind];
   let errors;
   if (kind === "handoff") {
-    const pass = { secrets: redacted.findings, redactedText: redacted.text };
-    errors = validateHandoff(decoded2.text, { mode: "stdin", nowMs: Date.now(), ...pass }).errors;
+    errors = validateHandoff(decoded2.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
     if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(peekCurrent(root, file), decoded2.text)) {
       errors = errors.filter((e) => e.rule !== "anchor-line");
     }
@@ -6108,8 +6106,7 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
     nowMs,
     prior: unchanged ? null : priorText2,
     existingKeyFiles: existing,
-    secrets: redacted.findings,
-    redactedText: redacted.text
+    redacted
   });
   if (stamped.insertedAt !== null) {
     for (const f of v.findings) if (f.line > stamped.insertedAt) f.line--;
@@ -15399,7 +15396,6 @@ var init_checkpoint = __esm({
       PostCompact: "post-compact",
       SessionEnd: "session-end",
       Stop: "stop",
-      // Not a harness event: the context verb names its own checkpoint so.
       ContextThreshold: "context-threshold"
     };
     CAP = { request: 400, plan: 160, file: 200, command: 200, claim: 600, summary: 1200 };

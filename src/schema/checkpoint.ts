@@ -12,18 +12,17 @@ export * from "./checkpoint-name.ts";
 export const CHECKPOINT_MAX_BYTES = 4096;
 export const MAX_REQUESTS = 3;
 
+// ContextThreshold is no harness event: the context verb names its own checkpoint so.
 const TRIGGERS: Record<string, string> = {
   PreCompact: "pre-compact", PreCompress: "pre-compact", PostCompact: "post-compact", SessionEnd: "session-end",
-  Stop: "stop",
-  // Not a harness event: the context verb names its own checkpoint so.
-  ContextThreshold: "context-threshold",
+  Stop: "stop", ContextThreshold: "context-threshold",
 };
 
 export function triggerOf(event: unknown): string {
   return (typeof event === "string" && Object.hasOwn(TRIGGERS, event) ? TRIGGERS[event] : null) ?? "unknown";
 }
 
-/** Everything a checkpoint is made of; strings are raw (this module makes them safe). */
+/** Everything a checkpoint is made of; strings are raw (this module makes them safe), anchor lines rendered. */
 export interface CheckpointInput {
   saved: string;
   session: string;
@@ -32,7 +31,6 @@ export interface CheckpointInput {
   source: string;
   capture: Capture | null;
   compactSummary: string | null;
-  // Already rendered: never cut, never redacted.
   anchorLines: string[];
   root: string;
   sinceHandoff?: string | null;

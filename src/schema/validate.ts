@@ -9,7 +9,7 @@ import { droppedItems } from "./open-items.ts";
 import { stateTime } from "./state-time.ts";
 import { at, BEGIN, lineCount, nearest, QUOTE_CUT, ruleOf, runRules } from "./validate-common.ts";
 import { TEXT_RULES, titleMissing } from "./validate-common.ts";
-import type { Hit, Part, Rule, Validation } from "./validate-common.ts";
+import type { Hit, Part, RedactedText, Rule, Validation } from "./validate-common.ts";
 import { MARKER, unticked } from "./values.ts";
 
 /** The sections a handoff may leave out. */
@@ -26,9 +26,8 @@ export interface HandoffValidateOptions {
   prior?: string | null;
   /** Key file paths (root-relative, normalised) that exist; null or absent: not checked. */
   existingKeyFiles?: ReadonlySet<string> | null;
-  /** Secrets `write`'s redaction already found, and the text they redact to: no second pass. */
-  secrets?: readonly RedactionFinding[];
-  redactedText?: string;
+  /** `write`'s redaction pass, so there is no second one. */
+  redacted?: RedactedText;
 }
 
 /**
@@ -232,7 +231,7 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext>[] = [
   }),
   // Write redacts them; a document holding one scores lower.
   rule("secret", "finding", "secrets", (c) => {
-    const done = c.opts.secrets ? ", redacted by write" : "; write redacts it";
+    const done = c.opts.redacted ? ", redacted by write" : "; write redacts it";
     return c.secrets.map((s) => at(s.line, `a secret (${s.kind})${done}`));
   }),
   // An abandoned step is closed.
@@ -349,8 +348,7 @@ function handoffContext(input: string, opts: HandoffValidateOptions) {
 
 /** Validates a handoff: `valid` is false exactly when an error was found; never throws on content. */
 export function validateHandoff(input: string, opts: HandoffValidateOptions): Validation {
-  const given = opts.secrets !== undefined && opts.redactedText !== undefined;
-  let pass = given ? { text: opts.redactedText!, findings: opts.secrets! } : redactText(input);
+  let pass = opts.redacted ?? redactText(input);
   // Anchor lines are judged as written (a branch may look like an assignment); only a vendor's
   // token shape is redacted there, as `anchors` does, and output redaction covers the rest.
   const range = pass.findings.length > 0 ? handoffLayout(input).anchors : null;
