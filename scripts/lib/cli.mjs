@@ -1933,9 +1933,7 @@ var init_validate_common = __esm({
     TEXT_RULES = {
       bom: rule("bom", "finding", null, (c) => c.input.startsWith("\uFEFF") ? [at(1, "a UTF-8 byte order mark starts the text; write drops it")] : []),
       crlf: rule("crlf", "finding", null, (c) => c.input.includes("\r") ? [at(1, "CR or CRLF line ends; write turns them into LF")] : []),
-      // Write refuses a text without its final newline.
       newline: rule("newline", "error", null, (c) => c.text.endsWith("\n") ? [] : [at(c.lines.length, "the document must end with a newline")]),
-      // The line grammar reads such a line as plain text: the finding says what to write instead.
       markdown: rule("markdown", "finding", null, (c) => c.flags.map((f) => at(f.line, f.message))),
       conflicted: rule("conflicted", "error", null, (c) => {
         const sides = conflictSides(c.text);
@@ -5462,17 +5460,14 @@ function handoffContext(input, opts) {
   }
   const resembles = (s) => s.depth <= 2 || nearest2(s.title, SECTION_NAMES) !== null;
   const strays = candidates.filter((s) => !used.has(s.line) && resembles(s));
-  const byKey = /* @__PURE__ */ new Map();
-  for (const item of model.items) {
-    const text2 = item.text.trim();
-    if (!NONE.test(text2)) byKey.set(item.section, [...byKey.get(item.section) ?? [], { text: text2, line: item.line }]);
-  }
   const keyItems = model.items.filter((i) => i.section === "key files" && !/^none\.?$/i.test(i.text.trim()));
   const keyFiles = model.keyFiles.map((k, i) => ({ ...k, line: keyItems[i].line, item: keyItems[i].text.trim() })).filter((k) => !NONE.test(k.item));
-  const prior = opts.prior;
   const anchors = readAnchors(model, layout, first.get("environment anchors"), opts.mode);
-  const items2 = (name2) => byKey.get(name2.toLowerCase()) ?? [];
-  const dropped = prior === null || prior === void 0 ? null : droppedItems(prior, text);
+  const items2 = (name2) => model.items.flatMap((i) => {
+    const text2 = i.text.trim();
+    return i.section === name2.toLowerCase() && !NONE.test(text2) ? [{ text: text2, line: i.line }] : [];
+  });
+  const dropped = opts.prior == null ? null : droppedItems(opts.prior, text);
   const secrets = [];
   return {
     opts,
@@ -5556,7 +5551,6 @@ var init_validate = __esm({
       TEXT_RULES.newline,
       TEXT_RULES.conflicted,
       TEXT_RULES.markdown,
-      // An error on disk, a finding on stdin (write stamps it).
       rule3("saved", "error or finding", "saved", (c) => {
         const { saved, savedLine } = c.model;
         const form = c.opts.mode === "root" && c.shaped ? "error" : "finding";
@@ -5574,7 +5568,6 @@ var init_validate = __esm({
         const misspelt = c.sections.filter((s) => s.heading.title !== s.name);
         return misspelt.map((s) => at(s.heading.line, `write the heading as \`## ${s.name}\``));
       }),
-      // A required section appears once; an optional one repeated is a finding.
       rule3("section-repeated", "error or finding", "sections", (c) => c.sections.filter((h) => c.first.get(h.key) !== h.heading).map(({ heading, name: name2, key }) => {
         const message = `\`## ${name2}\` appears again (first at line ${c.first.get(key).line}); merge the two`;
         return at(heading.line, message, OPTIONAL_SECTIONS.has(name2) ? "finding" : "error");
@@ -5609,7 +5602,6 @@ var init_validate = __esm({
         const message = "the anchors section is empty; write fills it with what `anchors` prints";
         return c.anchorsEmpty ? [at(c.anchorsAt.line, message)] : [];
       }),
-      // Every line `anchors` prints, and nothing else; once each.
       rule3("anchor-line", "error", "anchors", (c) => (c.anchorLines ?? []).filter((a) => a.error !== null && !a.unknown).map((a) => at(a.line, a.error))),
       rule3("anchor-unknown", "finding", null, (c) => (c.anchorLines ?? []).filter((a) => a.unknown).map((a) => at(a.line, a.error))),
       rule3("anchor-missing", "finding", "anchors", (c) => c.anchorLines === null ? [] : c.lackingAnchors.map((l) => at(c.anchorsAt.line, `no \`- ${l}:\` anchor line`))),
@@ -5630,7 +5622,6 @@ var init_validate = __esm({
         const none = c.gitForm && head !== null && unticked(head) === "none (no commits yet)";
         return onAnchors(c, none, "HEAD is `none (no commits yet)`: drift cannot check this handoff against history");
       }),
-      // A dropped step says why.
       rule3("plan-step", "finding", null, (c) => c.items("Plan").flatMap((step2) => {
         const m = PLAN_BOX.exec(step2.text);
         if (!m) return [at(step2.line, "a plan step without `[x]`, `[~]`, `[ ]` or `[-] \u2026 \u2014 dropped: <why>`")];
@@ -5652,7 +5643,6 @@ var init_validate = __esm({
         if (steps(c).length === 0 && heading) out.push(at(heading.line, "no next step"));
         return out;
       }),
-      // The first next step is bounded.
       rule3("next-action", "finding", "nextAction", (c) => {
         const first = steps(c)[0];
         const message = "the first next step has no acceptance criteria (`\u2014 done when <check passes>`)";
@@ -5690,12 +5680,10 @@ var init_validate = __esm({
         const message = `${over}: compress decision prose first; never drop failed approaches or anchors`;
         return lineCount(c) > LINE_CAP ? [at(LINE_CAP + 1, message)] : [];
       }),
-      // Write redacts them; a document holding one scores lower.
       rule3("secret", "finding", "secrets", (c) => {
         const done2 = c.opts.redacted ? ", redacted by write" : "; write redacts it";
         return c.secrets.map((s) => at(s.line, `a secret (${s.kind})${done2}`));
       }),
-      // An abandoned step is closed.
       rule3("dropped", "finding", "dropped", (c) => (c.dropped ?? []).map((i) => {
         const item = `[${i.section}] ${quoted(i.text, QUOTE_CUT)}`;
         return at(0, `${item} of the previous handoff is neither carried over nor closed`);

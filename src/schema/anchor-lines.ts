@@ -55,8 +55,7 @@ function readQuoted(s: string, start: number): { value: string; end: number } | 
   return { value: Buffer.from(bytes).toString("utf8"), end: start + m[0].length };
 }
 
-// Reads `<path><tail>, …`: each path C-quoted, or bare up to `tail` (a pattern whose group, if any, is the item's
-// value); null when malformed or empty.
+// Reads `<path><tail>, …` (each path C-quoted or bare up to `tail`, whose group is the value); null if malformed.
 function readItems(value: string, tail: string): { path: string; value: string; quoted: boolean }[] | null {
   const v = value.trim();
   const afterQuote = new RegExp(`${tail}(?:, |$)`, "y");
@@ -177,8 +176,7 @@ type AnchorLabel = "Branch" | "HEAD" | "Dirty files" | "Dirty hashes" | "In prog
 type AnchorLine = { label: AnchorLabel; value: string } | { error: string; unknown?: true };
 
 const LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
-// A later version's label (`- Something new: …`) is a finding, not an error, so that older
-// readers and newer writers keep working together.
+// A later version's label is a finding, not an error, so older readers and newer writers work together.
 const OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
 // A time of the right shape, in the future or not: the future is a finding, not a malformed line.
 const isIsoWithZone = (value: string): boolean => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));

@@ -110,8 +110,7 @@ function planStep(raw: string): PlanStep {
   return { status, text: raw.slice(m[0].length) };
 }
 
-// Every checkbox of a plan list, depth first: an item's own text is its blocks before its first
-// nested list. Index loops: the session-start hook runs this in code V8 has not compiled yet.
+// Every checkbox of a plan list, depth first; index loops, as the session-start hook runs this before V8 compiles it.
 function allSteps(text: string, list: Block, depth: number, out: PlanStep[]): void {
   const items = list.children;
   for (let i = 0; i < items.length; i++) {
@@ -220,7 +219,6 @@ export function readHandoff(text: string, tree: Block, lists = true): ParsedHand
       }
     }
   }
-  // A section heading with no list still counts as present.
   if (seen.has("environment anchors")) out.anchors.present = true;
   out.goal = goalParts.join("\n\n").trim();
   return out;

@@ -75,10 +75,8 @@ export const TEXT_RULES = {
     c.input.startsWith("\uFEFF") ? [at(1, "a UTF-8 byte order mark starts the text; write drops it")] : []),
   crlf: rule("crlf", "finding", null, (c) =>
     c.input.includes("\r") ? [at(1, "CR or CRLF line ends; write turns them into LF")] : []),
-  // Write refuses a text without its final newline.
   newline: rule("newline", "error", null, (c) =>
     c.text.endsWith("\n") ? [] : [at(c.lines.length, "the document must end with a newline")]),
-  // The line grammar reads such a line as plain text: the finding says what to write instead.
   markdown: rule("markdown", "finding", null, (c) => c.flags.map((f) => at(f.line, f.message))),
   conflicted: rule("conflicted", "error", null, (c) => {
     const sides = conflictSides(c.text);

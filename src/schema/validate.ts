@@ -88,7 +88,6 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext>[] = [
   TEXT_RULES.newline,
   TEXT_RULES.conflicted,
   TEXT_RULES.markdown,
-  // An error on disk, a finding on stdin (write stamps it).
   rule("saved", "error or finding", "saved", (c) => {
     const { saved, savedLine } = c.model;
     const form = c.opts.mode === "root" && c.shaped ? "error" : "finding";
@@ -106,7 +105,6 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext>[] = [
     const misspelt = c.sections.filter((s) => s.heading.title !== s.name);
     return misspelt.map((s) => at(s.heading.line, `write the heading as \`## ${s.name}\``));
   }),
-  // A required section appears once; an optional one repeated is a finding.
   rule("section-repeated", "error or finding", "sections", (c) =>
     c.sections.filter((h) => c.first.get(h.key) !== h.heading).map(({ heading, name, key }) => {
       const message = `\`## ${name}\` appears again (first at line ${c.first.get(key)!.line}); merge the two`;
@@ -144,7 +142,6 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext>[] = [
     const message = "the anchors section is empty; write fills it with what `anchors` prints";
     return c.anchorsEmpty ? [at(c.anchorsAt!.line, message)] : [];
   }),
-  // Every line `anchors` prints, and nothing else; once each.
   rule("anchor-line", "error", "anchors", (c) =>
     (c.anchorLines ?? []).filter((a) => a.error !== null && !a.unknown).map((a) => at(a.line, a.error!))),
   rule("anchor-unknown", "finding", null, (c) =>
@@ -168,7 +165,6 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext>[] = [
     const none = c.gitForm && head !== null && unticked(head) === "none (no commits yet)";
     return onAnchors(c, none, "HEAD is `none (no commits yet)`: drift cannot check this handoff against history");
   }),
-  // A dropped step says why.
   rule("plan-step", "finding", null, (c) =>
     c.items("Plan").flatMap((step) => {
       const m = PLAN_BOX.exec(step.text);
@@ -191,7 +187,6 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext>[] = [
     if (steps(c).length === 0 && heading) out.push(at(heading.line, "no next step"));
     return out;
   }),
-  // The first next step is bounded.
   rule("next-action", "finding", "nextAction", (c) => {
     const first = steps(c)[0];
     const message = "the first next step has no acceptance criteria (`— done when <check passes>`)";
@@ -229,12 +224,10 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext>[] = [
     const message = `${over}: compress decision prose first; never drop failed approaches or anchors`;
     return lineCount(c) > LINE_CAP ? [at(LINE_CAP + 1, message)] : [];
   }),
-  // Write redacts them; a document holding one scores lower.
   rule("secret", "finding", "secrets", (c) => {
     const done = c.opts.redacted ? ", redacted by write" : "; write redacts it";
     return c.secrets.map((s) => at(s.line, `a secret (${s.kind})${done}`));
   }),
-  // An abandoned step is closed.
   rule("dropped", "finding", "dropped", (c) =>
     (c.dropped ?? []).map((i) => {
       const item = `[${i.section}] ${quoted(i.text, QUOTE_CUT)}`;
@@ -328,19 +321,16 @@ function handoffContext(input: string, opts: HandoffValidateOptions) {
   const resembles = (s: Candidate) => s.depth <= 2 || nearest(s.title, SECTION_NAMES) !== null;
   const strays = candidates.filter((s) => !used.has(s.line) && resembles(s));
 
-  const byKey = new Map<string, { text: string; line: number }[]>();
-  for (const item of model.items) {
-    const text = item.text.trim();
-    if (!NONE.test(text)) byKey.set(item.section, [...(byKey.get(item.section) ?? []), { text, line: item.line }]);
-  }
   const keyItems = model.items.filter((i) => i.section === "key files" && !/^none\.?$/i.test(i.text.trim()));
   const keyFiles = model.keyFiles
     .map((k, i) => ({ ...k, line: keyItems[i]!.line, item: keyItems[i]!.text.trim() }))
     .filter((k) => !NONE.test(k.item));
-  const prior = opts.prior;
   const anchors = readAnchors(model, layout, first.get("environment anchors"), opts.mode);
-  const items = (name: string) => byKey.get(name.toLowerCase()) ?? [];
-  const dropped = prior === null || prior === undefined ? null : droppedItems(prior, text);
+  const items = (name: string) => model.items.flatMap((i) => {
+    const text = i.text.trim();
+    return i.section === name.toLowerCase() && !NONE.test(text) ? [{ text, line: i.line }] : [];
+  });
+  const dropped = opts.prior == null ? null : droppedItems(opts.prior, text);
   const secrets: readonly RedactionFinding[] = [];
   return { opts, input, text, lines, flags: tree.flags, secrets, layout, model, shaped, sections, first,
     missing, strays, items, keyFiles, dropped, ...anchors };
