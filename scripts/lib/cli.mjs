@@ -1142,8 +1142,8 @@ function parseDraftName(kind, arg) {
   if (m === null || !(dir === "." || dir === ".ai/memory/drafts" || dir.endsWith("/.ai/memory/drafts"))) {
     const want = `.ai/memory/drafts/${kind}-<8 hex>.md`;
     const shown = JSON.stringify(arg.slice(0, 80));
-    const said = `the path \`read ${kind}\` printed on its DRAFT: line`;
-    throw new UsageError(`--from-draft takes ${said} (${want}), not ${shown}`);
+    const said2 = `the path \`read ${kind}\` printed on its DRAFT: line`;
+    throw new UsageError(`--from-draft takes ${said2} (${want}), not ${shown}`);
   }
   if (m[1] !== kind) {
     const other = draftShown({ kind: m[1], id: m[2] });
@@ -2397,8 +2397,8 @@ function countWords(text) {
     const k = (items2.get(h)?.length ?? 0) + (dropped.get(h) ?? 0);
     return k === 0 ? null : `${k} ${one}${k === 1 ? "" : "s"}`;
   };
-  const plan = n2("## Plan state", "step");
-  const parts = [n2("## User requests", "request"), plan && `a plan of ${plan}`, n2("## Files edited", "file")];
+  const plan2 = n2("## Plan state", "step");
+  const parts = [n2("## User requests", "request"), plan2 && `a plan of ${plan2}`, n2("## Files edited", "file")];
   const all = [...parts, n2("## Commands", "command")].filter((p) => p !== null);
   return all.length > 0 ? all.join(", ") : "tool calls only (no request, plan, file or command)";
 }
@@ -3414,8 +3414,8 @@ async function publish(spec) {
     if (prior === null) unlinkQuiet(tempPath);
     else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
     if (err instanceof HelperError) {
-      const said = err.message.replace(/; nothing was (?:published|changed)/, "");
-      if (!restored) err.message = `${said}; ${afterRollback(false, spec.file)}`;
+      const said2 = err.message.replace(/; nothing was (?:published|changed)/, "");
+      if (!restored) err.message = `${said2}; ${afterRollback(false, spec.file)}`;
       throw err;
     }
     throw new Refused(`cannot save ${spec.file}: ${err.message}; ${afterRollback(restored, spec.file)}`);
@@ -8468,13 +8468,13 @@ async function mergeDriverStep(root, opts, env) {
     const note = `the merge driver was not ${remove ? "removed" : "registered"}: ${err.message}`;
     return { lines: [], notes: [note], attributes: false };
   }
-  const said = (done2, todo) => opts.dryRun === true ? `would ${todo}` : done2;
+  const said2 = (done2, todo) => opts.dryRun === true ? `would ${todo}` : done2;
   const lines3 = [];
   const [driver, block2] = [`the merge driver ${DRIVER_NAME}`, "the merge driver's block"];
-  if (change.config && remove) lines3.push(`${said("removed", "remove")} ${driver} from .git/config`);
-  else if (change.config) lines3.push(`${said("registered", "register")} ${driver} in .git/config`);
-  if (change.attributes && remove) lines3.push(`${said("removed", "remove")} ${block2} from .gitattributes`);
-  else if (change.attributes) lines3.push(`${said("added", "add")} ${block2} to .gitattributes`);
+  if (change.config && remove) lines3.push(`${said2("removed", "remove")} ${driver} from .git/config`);
+  else if (change.config) lines3.push(`${said2("registered", "register")} ${driver} in .git/config`);
+  if (change.attributes && remove) lines3.push(`${said2("removed", "remove")} ${block2} from .gitattributes`);
+  else if (change.attributes) lines3.push(`${said2("added", "add")} ${block2} to .gitattributes`);
   return { lines: lines3, notes: change.notes, attributes: change.attributes };
 }
 function attributesOnlyOurs(top) {
@@ -9490,13 +9490,13 @@ var init_brief = __esm({
 function parseCheckpoint(text) {
   const { items: items2 } = readCheckpointText(text);
   const of = (heading) => (items2.get(`## ${heading}`) ?? []).map((line) => line.slice(2));
-  const plan = of("Plan state").flatMap((item) => {
+  const plan2 = of("Plan state").flatMap((item) => {
     const m = /^\[([x~ -])\] (.*)$/.exec(item);
     return m ? [{ status: STATUS[m[1]], text: m[2] }] : [];
   });
   return {
     requests: of("User requests").map((r) => r.replace(/^The user wrote: /, "")),
-    plan,
+    plan: plan2,
     failedCommands: of("Commands").filter((c) => / — exit [1-9]\d*$/.test(c))
   };
 }
@@ -9519,21 +9519,21 @@ function lines(b) {
 }
 function briefFromCheckpoint(text, age) {
   const cp = parseCheckpoint(text);
-  const plan = planStatusOf(cp);
+  const plan2 = planStatusOf(cp);
   const last = cp.requests.at(-1);
   const failed = cp.failedCommands.slice(-3).map((c) => flatten(c, 120));
   return lines({
     goal: last ? `the user's last request: ${flatten(last, 300)} ${CAPTURED}` : `none captured ${CAPTURED}`,
-    planStatus: plan.text,
+    planStatus: plan2.text,
     decisionsInForce: `none recorded (no handoff was written) ${CAPTURED}`,
     doNotRetry: `${failed.length > 0 ? `commands that failed: ${failed.join("; ")}` : "none recorded"} ${CAPTURED}`,
     driftAndLessons: `no handoff; drift not measured ${CAPTURED}; source: checkpoint ${age}`,
-    proposedNextStep: nextStepOf(plan.current)
+    proposedNextStep: nextStepOf(plan2.current)
   });
 }
 function foldCheckpoint(brief, text, age) {
   const cp = parseCheckpoint(text);
-  const plan = planStatusOf(cp);
+  const plan2 = planStatusOf(cp);
   const f = brief.frame;
   const step2 = (current) => {
     if (f === void 0) return nextStepOf(current);
@@ -9542,12 +9542,12 @@ function foldCheckpoint(brief, text, age) {
   };
   return lines({
     goal: brief.goal,
-    planStatus: cp.plan.length > 0 ? plan.text : brief.planStatus,
+    planStatus: cp.plan.length > 0 ? plan2.text : brief.planStatus,
     decisionsInForce: brief.decisionsInForce,
     doNotRetry: brief.doNotRetry,
     // The source is a clause like the others: whole clauses drop before it, nothing follows a cut.
     driftAndLessons: brief.driftClauses ? fitClauses([...brief.driftClauses, { text: `source: checkpoint ${age}`, rank: RANK.source }], MAX_FIELD_CHARS) : `${brief.driftAndLessons}; source: checkpoint ${age}`,
-    proposedNextStep: plan.current === null ? brief.proposedNextStep : step2(plan.current)
+    proposedNextStep: plan2.current === null ? brief.proposedNextStep : step2(plan2.current)
   });
 }
 function briefFromStash(stash, restore2) {
@@ -9681,9 +9681,9 @@ function mergeHandoffs(later, other) {
     const key = firstLine2(s.text);
     if (RANK2[s.status] > RANK2[theirStatus.get(key) ?? "unmarked"]) theirStatus.set(key, s.status);
   }
-  const plan = sectionBody(lines3, a, "plan");
-  if (plan !== null) {
-    for (let i = plan.from; i < plan.to; i++) {
+  const plan2 = sectionBody(lines3, a, "plan");
+  if (plan2 !== null) {
+    for (let i = plan2.from; i < plan2.to; i++) {
       const m = PLAN_LINE.exec(lines3[i]);
       if (!m) continue;
       const mine = m[2] === "~" ? "in-progress" : m[2] === " " ? "todo" : m[2] === "-" ? "abandoned" : "done";
@@ -11555,19 +11555,19 @@ function format(documentText, range, options) {
     return token;
   }
   const editOperations = [];
-  function addEdit(text, startOffset, endOffset) {
+  function addEdit2(text, startOffset, endOffset) {
     if (!hasError && (!range || startOffset < rangeEnd && endOffset > rangeStart) && documentText.substring(startOffset, endOffset) !== text) {
       editOperations.push({ offset: startOffset, length: endOffset - startOffset, content: text });
     }
   }
   let firstToken = scanNext();
   if (options.keepLines && numberLineBreaks > 0) {
-    addEdit(repeat(eol, numberLineBreaks), 0, 0);
+    addEdit2(repeat(eol, numberLineBreaks), 0, 0);
   }
   if (firstToken !== 17) {
     let firstTokenStart = scanner.getTokenOffset() + formatTextStart;
     let initialIndent = indentValue.length * initialIndentLevel < 20 && options.insertSpaces ? cachedSpaces[indentValue.length * initialIndentLevel] : repeat(indentValue, initialIndentLevel);
-    addEdit(initialIndent, formatTextStart, firstTokenStart);
+    addEdit2(initialIndent, formatTextStart, firstTokenStart);
   }
   while (firstToken !== 17) {
     let firstTokenEnd = scanner.getTokenOffset() + scanner.getTokenLength() + formatTextStart;
@@ -11576,7 +11576,7 @@ function format(documentText, range, options) {
     let needsLineBreak = false;
     while (numberLineBreaks === 0 && (secondToken === 12 || secondToken === 13)) {
       let commentTokenStart = scanner.getTokenOffset() + formatTextStart;
-      addEdit(cachedSpaces[1], firstTokenEnd, commentTokenStart);
+      addEdit2(cachedSpaces[1], firstTokenEnd, commentTokenStart);
       firstTokenEnd = scanner.getTokenOffset() + scanner.getTokenLength() + formatTextStart;
       needsLineBreak = secondToken === 12;
       replaceContent = needsLineBreak ? newLinesAndIndent() : "";
@@ -11676,7 +11676,7 @@ function format(documentText, range, options) {
       }
     }
     const secondTokenStart = scanner.getTokenOffset() + formatTextStart;
-    addEdit(replaceContent, firstTokenEnd, secondTokenStart);
+    addEdit2(replaceContent, firstTokenEnd, secondTokenStart);
     firstToken = secondToken;
   }
   return editOperations;
@@ -13365,33 +13365,33 @@ function planOf(ctx) {
   const dryRun = ctx.values["dry-run"] === true;
   return { base, global, dryRun, source, dest: path45.join(base, CANONICAL), agents, shown };
 }
-async function agentVerb(ctx, plan, verb, agent, dryRun) {
-  const helperPath = path45.join(plan.dest, "scripts", "memory_io.mjs");
-  const values = { agent: agent.name, "dry-run": dryRun, ...plan.global ? { global: true } : { root: plan.base } };
-  const out = await verb.run({ ...ctx, values, positionals: [], helperPath, skillDir: plan.dest });
+async function agentVerb(ctx, plan2, verb, agent, dryRun) {
+  const helperPath = path45.join(plan2.dest, "scripts", "memory_io.mjs");
+  const values = { agent: agent.name, "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
+  const out = await verb.run({ ...ctx, values, positionals: [], helperPath, skillDir: plan2.dest });
   const lines3 = String(out.stdout).split("\n").filter((l) => l !== "");
   return { lines: lines3.map((l) => `${agent.name}: ${l}`), notes: out.stderr };
 }
-function linkPlaces(plan, agents) {
-  const places = agents.map((a) => linkFolderFor(a, plan.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path45.join(plan.base, f, "session-handoff"));
+function linkPlaces(plan2, agents) {
+  const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
+  return [...new Set(places)].map((f) => path45.join(plan2.base, f, "session-handoff"));
 }
 function counted(steps2) {
   const n2 = (a) => steps2.filter((s) => s.action === a).length;
   const parts = [`${n2("create")} new files`, `${n2("update")} changed`, `${n2("remove")} removed`];
   return parts.filter((s) => !s.startsWith("0 ")).join(", ");
 }
-function refuseLinkOnTheWay(plan) {
-  const link = linkOnTheWay(plan.base, plan.dest);
+function refuseLinkOnTheWay(plan2) {
+  const link = linkOnTheWay(plan2.base, plan2.dest);
   if (link !== null) {
     const fix = "Replace the link with a folder, or run init where it points";
     const why = "init writes and removes only in the project's own folders, so nothing was changed";
-    throw new Refused(`${plan.shown(link)} is a link; ${why}. ${fix}`);
+    throw new Refused(`${plan2.shown(link)} is a link; ${why}. ${fix}`);
   }
 }
-async function init(ctx, plan) {
-  const { dest, source, shown } = plan;
-  refuseLinkOnTheWay(plan);
+async function init(ctx, plan2) {
+  const { dest, source, shown } = plan2;
+  refuseLinkOnTheWay(plan2);
   const running = dest === source || existsSync7(dest) && realpathSync5(dest) === source;
   if (!running && existsSync7(dest) && lstatSync23(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
@@ -13407,7 +13407,7 @@ async function init(ctx, plan) {
     throw new Refused(`${names2.join(", ")}${more} ${why}. ${fix}`);
   }
   const writes = steps2.map((s) => path45.join(dest, s.rel));
-  const links = linkPlaces(plan, plan.agents).map((place) => {
+  const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
       throw new Refused(`${shown(place)} is ${state}; nothing was changed. Move it away, then run init again`);
@@ -13418,7 +13418,7 @@ async function init(ctx, plan) {
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const made = [dest, ...links.map((l) => path45.dirname(l.place))].flatMap((d) => missingUnder(plan.base, d));
+  const made = [dest, ...links.map((l) => path45.dirname(l.place))].flatMap((d) => missingUnder(plan2.base, d));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -13427,44 +13427,44 @@ async function init(ctx, plan) {
   }
   const lines3 = [];
   const notes = [];
-  for (const agent of plan.agents) {
-    const dry = await agentVerb(ctx, plan, installVerb, agent, true);
-    if (plan.dryRun) {
+  for (const agent of plan2.agents) {
+    const dry = await agentVerb(ctx, plan2, installVerb, agent, true);
+    if (plan2.dryRun) {
       lines3.push(...dry.lines);
       notes.push(...dry.notes);
     }
   }
   if (steps2.length === 0) lines3.unshift(`unchanged ${shown(dest)}`);
   else {
-    if (!plan.dryRun) applySteps(source, dest, steps2);
-    lines3.unshift(`${plan.dryRun ? "would copy" : "copied"} the skill to ${shown(dest)} (${counted(steps2)})`);
+    if (!plan2.dryRun) applySteps(source, dest, steps2);
+    lines3.unshift(`${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown(dest)} (${counted(steps2)})`);
   }
   const after = [];
   for (const l of links) {
     if (l.asCopy) {
-      if (!plan.dryRun) applySteps(source, l.place, l.copy);
-      const copied = `${plan.dryRun ? "would copy" : "copied"} the skill to ${shown(l.place)} (${counted(l.copy)})`;
+      if (!plan2.dryRun) applySteps(source, l.place, l.copy);
+      const copied = `${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown(l.place)} (${counted(l.copy)})`;
       after.push(l.copy.length === 0 ? `unchanged ${shown(l.place)}` : copied);
     } else if (l.state === "ours") after.push(`unchanged ${shown(l.place)}`);
     else {
-      if (!plan.dryRun) makeLink(l.place, dest);
-      after.push(`${plan.dryRun ? "would link" : "linked"} ${shown(l.place)} -> ${shown(dest)}`);
+      if (!plan2.dryRun) makeLink(l.place, dest);
+      after.push(`${plan2.dryRun ? "would link" : "linked"} ${shown(l.place)} -> ${shown(dest)}`);
     }
   }
   lines3.splice(1, 0, ...after);
-  if (!plan.dryRun && !running && (steps2.length > 0 || made.length > 0 || record2 === null)) {
+  if (!plan2.dryRun && !running && (steps2.length > 0 || made.length > 0 || record2 === null)) {
     writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   }
-  if (!plan.dryRun) {
-    for (const agent of plan.agents) {
-      const done2 = await agentVerb(ctx, plan, installVerb, agent, false);
+  if (!plan2.dryRun) {
+    for (const agent of plan2.agents) {
+      const done2 = await agentVerb(ctx, plan2, installVerb, agent, false);
       lines3.push(...done2.lines);
       notes.push(...done2.notes);
     }
   }
-  const who = plan.agents.map((a) => a.name).join(", ");
+  const who = plan2.agents.map((a) => a.name).join(", ");
   const copy = shown(path45.join(dest, "scripts", "memory_io.mjs"));
-  if (!plan.dryRun) lines3.push(`check: node ${copy} doctor${plan.global ? " --global" : ""}`);
+  if (!plan2.dryRun) lines3.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   lines3.push(`next: start a new session (${who}) and ${SAY2}`);
   return ok(`${lines3.join("\n")}
 `, notes);
@@ -13476,30 +13476,30 @@ function missingUnder(base, dir) {
   }
   return out;
 }
-async function undo(ctx, plan) {
-  const { dest, source, shown } = plan;
-  refuseLinkOnTheWay(plan);
+async function undo(ctx, plan2) {
+  const { dest, source, shown } = plan2;
+  refuseLinkOnTheWay(plan2);
   const record2 = readCopyRecord(dest);
   const lines3 = [];
   const notes = [];
-  for (const agent of plan.agents) {
-    const done2 = await agentVerb(ctx, plan, uninstallVerb, agent, plan.dryRun);
+  for (const agent of plan2.agents) {
+    const done2 = await agentVerb(ctx, plan2, uninstallVerb, agent, plan2.dryRun);
     lines3.push(...done2.lines);
     notes.push(...done2.notes);
   }
-  const would = plan.dryRun ? "would remove" : "removed";
-  for (const place of linkPlaces(plan, Object.values(AGENTS))) {
+  const would = plan2.dryRun ? "would remove" : "removed";
+  for (const place of linkPlaces(plan2, Object.values(AGENTS))) {
     const state = linkState(place, dest);
     const sameCopy = state === "copy" && copySteps(source, place).every((s) => s.action === "remove");
     const ours = state === "ours" || sameCopy;
     if (state === "absent") continue;
-    if (!ours || linkOnTheWay(plan.base, place) !== null) {
+    if (!ours || linkOnTheWay(plan2.base, place) !== null) {
       lines3.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
       continue;
     }
-    if (!plan.dryRun) {
+    if (!plan2.dryRun) {
       rmSync4(place, { recursive: state === "copy", force: true });
-      removeEmptyUpTo(path45.dirname(place), path45.join(plan.base, path45.relative(plan.base, place).split(path45.sep)[0]));
+      removeEmptyUpTo(path45.dirname(place), path45.join(plan2.base, path45.relative(plan2.base, place).split(path45.sep)[0]));
     }
     lines3.push(`${would} ${shown(place)}`);
   }
@@ -13507,19 +13507,19 @@ async function undo(ctx, plan) {
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const files = all.filter((rel) => !kept.includes(rel));
   if (files.length > 0 && !(existsSync7(dest) && lstatSync23(dest).isSymbolicLink())) {
-    if (!plan.dryRun) {
+    if (!plan2.dryRun) {
       for (const rel of files) rmSync4(path45.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
-      for (const rel of files) removeEmptyUpTo(path45.dirname(path45.join(dest, rel)), plan.base);
+      for (const rel of files) removeEmptyUpTo(path45.dirname(path45.join(dest, rel)), plan2.base);
     }
     lines3.push(`${would} ${shown(dest)} (${files.length} files)`);
     for (const rel of kept) lines3.push(`left ${shown(path45.join(dest, rel))}: you edited it since init copied it`);
   }
   const made = [...record2?.createdDirs ?? []].sort((a, b) => b.length - a.length);
-  for (const rel of plan.dryRun ? [] : made) {
-    if (linkOnTheWay(plan.base, path45.join(plan.base, rel)) !== null) continue;
+  for (const rel of plan2.dryRun ? [] : made) {
+    if (linkOnTheWay(plan2.base, path45.join(plan2.base, rel)) !== null) continue;
     try {
-      rmdirSync5(path45.join(plan.base, rel));
+      rmdirSync5(path45.join(plan2.base, rel));
     } catch {
     }
   }
@@ -13583,8 +13583,8 @@ folder that is something else, and whatever install refuses (tried first with
 exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 `,
       async run(ctx) {
-        const plan = planOf(ctx);
-        return ctx.values.undo === true ? undo(ctx, plan) : init(ctx, plan);
+        const plan2 = planOf(ctx);
+        return ctx.values.undo === true ? undo(ctx, plan2) : init(ctx, plan2);
       }
     };
   }
@@ -14002,9 +14002,9 @@ function reportText(result) {
   }
   for (const run of runs) {
     const out = run.stdout.trim();
-    const said = out === "" ? "printed nothing" : `printed ${quotedValue(out.slice(0, 300))}`;
+    const said2 = out === "" ? "printed nothing" : `printed ${quotedValue(out.slice(0, 300))}`;
     const stderr = run.stderr.trim() ? `; stderr ${quotedValue(run.stderr.trim().slice(0, 300))}` : "";
-    lines3.push(`ran ${run.file} SessionStart (PATH=/usr/bin:/bin): exit ${run.code ?? "none"}, ${said}${stderr}`);
+    lines3.push(`ran ${run.file} SessionStart (PATH=/usr/bin:/bin): exit ${run.code ?? "none"}, ${said2}${stderr}`);
   }
   for (const n2 of notes) lines3.push(`note: ${n2}`);
   const { verdict, archives, journal, paused, git } = memory;
@@ -14427,7 +14427,21 @@ function versionOf(value) {
   return typeof value === "string" && /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/.test(value) ? value : null;
 }
 function noEvents(line) {
-  return { line, calls: [], results: [], usage: null, window: null, items: false };
+  return {
+    line,
+    calls: [],
+    results: [],
+    usage: null,
+    window: null,
+    items: false,
+    record: false,
+    ts: null,
+    version: null,
+    id: null,
+    users: [],
+    claim: null,
+    rank: 0
+  };
 }
 function textOf(content, types) {
   if (typeof content === "string") return content;
@@ -14470,101 +14484,6 @@ function resultStatus(rec, block2) {
   if (obj(tur) !== null && obj(tur).interrupted !== true) return exitFromText(text) ?? "ok";
   return exitFromText(text) ?? "unknown";
 }
-function parseClaude(lines3) {
-  const cap = emptyCapture("claude");
-  const pending = /* @__PURE__ */ new Map();
-  const plans = { todo: null, from: null, taskCreates: /* @__PURE__ */ new Map(), tasks: /* @__PURE__ */ new Map() };
-  for (const line of lines3) {
-    if (cap.records > 0 && line.includes('"tool_use_id":"') && !line.includes('"type":"assistant"')) {
-      const ids = [...line.matchAll(/"tool_use_id":"([^"\\]+)"/g)].map((m) => m[1]);
-      if (ids.length > 0 && !ids.some((id) => pending.has(id) || plans.taskCreates.has(id))) {
-        if (!line.includes('"isSidechain":true')) cap.records++;
-        continue;
-      }
-    }
-    const rec = parseLine(line);
-    if (rec === null || rec.isSidechain === true || typeof rec.agentId === "string") continue;
-    const type = rec.type;
-    if (typeof type !== "string" || !RECORD_TYPES.has(type)) continue;
-    cap.records++;
-    cap.firstTimestamp ??= str(rec.timestamp);
-    cap.version = versionOf(rec.version) ?? cap.version ?? null;
-    if (type === "attachment") {
-      const queued = obj(rec.attachment);
-      const prompt = queued?.commandMode === void 0 || queued.commandMode === "prompt";
-      const text = queued?.type === "queued_command" && prompt ? blockText(queued.prompt) : "";
-      if (text.trim() !== "" && !SCAFFOLDING.test(text)) cap.userRequests.push(text);
-      continue;
-    }
-    const content = obj(rec.message)?.content;
-    if (content === void 0) continue;
-    if (type === "user") {
-      const blocks = Array.isArray(content) ? content.map(obj) : [];
-      const results = blocks.filter((b) => b?.type === "tool_result");
-      for (const b of results) {
-        const id = str(b.tool_use_id);
-        if (id === null) continue;
-        const run = pending.get(id);
-        if (run !== void 0) run.status = resultStatus(rec, b);
-        pending.delete(id);
-        taskCreated(plans, id, b, results.length === 1 ? rec : null);
-      }
-      if (results.length > 0 || rec.toolUseResult !== void 0 || rec.isMeta === true) continue;
-      const text = rec.isCompactSummary === true ? "" : blockText(content);
-      if (text.trim() !== "" && !text.startsWith("[Request interrupted by user") && !SCAFFOLDING.test(text)) {
-        cap.userRequests.push(text);
-      }
-      continue;
-    }
-    if (type !== "assistant" || !Array.isArray(content)) continue;
-    for (const b of content.map(obj)) {
-      const text = b?.type === "text" ? str(b.text) : null;
-      if (text !== null && text.trim() !== "") cap.lastClaim = text;
-      if (b?.type !== "tool_use") continue;
-      const run = toolUse(cap, plans, b);
-      const id = str(b.id);
-      if (run !== null && id !== null) pending.set(id, run);
-    }
-  }
-  cap.plan = plans.from === "todo" || plans.tasks.size === 0 ? plans.todo : [...plans.tasks.values()];
-  cap.planFinal = plans.from === "todo";
-  return cap;
-}
-function toolUse(cap, plans, b) {
-  const name2 = str(b.name) ?? "";
-  const input = obj(b.input) ?? {};
-  if (name2 === "Bash") {
-    const run = { command: str(input.command) ?? "", status: "unknown" };
-    cap.commands.push(run);
-    return run;
-  }
-  if (EDIT_TOOLS.has(name2)) noteEdit(cap.filesEdited, str(input.file_path) ?? str(input.notebook_path) ?? "");
-  else if (name2 === "TodoWrite" && Array.isArray(input.todos)) {
-    const todos = input.todos.map(obj).filter((t) => t !== null);
-    plans.todo = todos.map((t) => ({ text: str(t.content) ?? str(t.activeForm) ?? "", status: planStatus(t.status) }));
-    plans.from = "todo";
-  } else if (name2 === "TaskCreate") {
-    const item = { text: str(input.subject) ?? str(input.description) ?? "", status: "open" };
-    const id = str(b.id);
-    if (id !== null) plans.taskCreates.set(id, item);
-    plans.from = "tasks";
-  } else if (name2 === "TaskUpdate") {
-    const task = plans.tasks.get(String(input.taskId ?? ""));
-    if (task !== void 0 && input.status !== void 0) task.status = planStatus(input.status);
-    if (task !== void 0 && typeof input.subject === "string") task.text = input.subject;
-    plans.from = "tasks";
-  }
-  return null;
-}
-function taskCreated(plans, id, block2, only) {
-  const created = plans.taskCreates.get(id);
-  if (created === void 0) return;
-  const text = blockText(block2.content);
-  const fromResult = only === null ? null : str(obj(obj(only.toolUseResult)?.task)?.id);
-  const taskId = /\bTask #(\w+)/.exec(text)?.[1] ?? fromResult;
-  if (taskId !== null) plans.tasks.set(taskId, created);
-  plans.taskCreates.delete(id);
-}
 function claudeWindow(model) {
   if (model === null) return CLAUDE_DEFAULT_WINDOW;
   if (/\[1m\]$/i.test(model) || ONE_MILLION.has(model.toLowerCase())) return 1e6;
@@ -14586,31 +14505,73 @@ function claudeUsage(rec) {
 function claudeEvents(rec, line) {
   const ev = noEvents(line);
   ev.usage = claudeUsage(rec);
+  const type = rec.type;
   if (rec.isSidechain === true || typeof rec.agentId === "string") return ev;
+  if (typeof type !== "string" || !RECORD_TYPES.has(type)) return ev;
+  ev.record = true;
+  ev.ts = str(rec.timestamp);
+  ev.version = versionOf(rec.version);
+  if (type === "attachment") {
+    const queued = obj(rec.attachment);
+    const prompt = queued?.commandMode === void 0 || queued.commandMode === "prompt";
+    const text = queued?.type === "queued_command" && prompt ? blockText(queued.prompt) : "";
+    if (text.trim() !== "" && !SCAFFOLDING.test(text)) ev.users.push(text);
+    return ev;
+  }
   const content = obj(rec.message)?.content;
-  if (!Array.isArray(content)) return ev;
-  for (const b of content.map(obj)) {
-    if (rec.type === "assistant" && b?.type === "tool_use") {
-      const input = obj(b.input);
-      const name2 = str(b.name) ?? "";
-      const command = name2 === "Bash" ? str(input?.command) ?? "" : null;
-      const file = str(input?.file_path) ?? str(input?.notebook_path) ?? "";
-      const edit2 = EDIT_TOOLS.has(name2) ? { kind: "edit", path: file } : { kind: "other" };
-      const event = command !== null ? { kind: "command", command } : edit2;
-      const at2 = { id: str(b.id), ts: str(rec.timestamp), cwd: str(rec.cwd) };
-      ev.calls.push({ ...at2, events: [event], text: command ?? "", result: null });
-    } else if (rec.type === "user" && b?.type === "tool_result") {
+  if (type === "user" && content !== void 0) {
+    const results = (Array.isArray(content) ? content.map(obj) : []).filter((b) => b?.type === "tool_result");
+    for (const b of results) {
       const id = str(b.tool_use_id);
-      if (id !== null) ev.results.push({ id, text: textOf(b.content), failed: b.is_error === true });
+      const task = taskOf(b, results.length === 1 ? rec : null);
+      const result = { text: textOf(b.content), failed: b.is_error === true, status: resultStatus(rec, b) };
+      if (id !== null) ev.results.push({ id, ...result, task });
+    }
+    if (results.length > 0 || rec.toolUseResult !== void 0 || rec.isMeta === true) return ev;
+    const text = rec.isCompactSummary === true ? "" : blockText(content);
+    if (text.trim() !== "" && !text.startsWith("[Request interrupted by user") && !SCAFFOLDING.test(text)) {
+      ev.users.push(text);
     }
   }
+  if (type !== "assistant" || !Array.isArray(content)) return ev;
+  for (const b of content.map(obj)) {
+    const text = b?.type === "text" ? str(b.text) : null;
+    if (text !== null && text.trim() !== "") ev.claim = text;
+    if (b?.type === "tool_use") ev.calls.push(claudeCall(rec, b));
+  }
   return ev;
+}
+function claudeCall(rec, b) {
+  const input = obj(b.input) ?? {};
+  const name2 = str(b.name) ?? "";
+  const call = { id: str(b.id), ts: str(rec.timestamp), cwd: str(rec.cwd), events: [], text: "", result: null };
+  if (name2 === "Bash") {
+    call.text = str(input.command) ?? "";
+    call.events.push({ kind: "command", command: call.text });
+  } else if (EDIT_TOOLS.has(name2)) {
+    call.events.push({ kind: "edit", path: str(input.file_path) ?? str(input.notebook_path) ?? "" });
+  } else {
+    call.events.push({ kind: "other" });
+  }
+  if (name2 === "TodoWrite" && Array.isArray(input.todos)) {
+    const todos = input.todos.map(obj).filter((t) => t !== null);
+    call.plan = todos.map((t) => ({ text: str(t.content) ?? str(t.activeForm) ?? "", status: planStatus(t.status) }));
+  } else if (name2 === "TaskCreate") {
+    call.task = { create: { text: str(input.subject) ?? str(input.description) ?? "", status: "open" } };
+  } else if (name2 === "TaskUpdate") {
+    const status = input.status === void 0 ? void 0 : planStatus(input.status);
+    call.task = { update: String(input.taskId ?? ""), status, subject: str(input.subject) ?? void 0 };
+  }
+  return call;
+}
+function taskOf(block2, only) {
+  const fromResult = only === null ? null : str(obj(obj(only.toolUseResult)?.task)?.id);
+  return /\bTask #(\w+)/.exec(blockText(block2.content))?.[1] ?? fromResult;
 }
 var SCAFFOLDING, TEXT, blockText, RECORD_TYPES, CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
 var init_claude = __esm({
   "src/agents/transcripts/claude.ts"() {
     "use strict";
-    init_types2();
     init_types2();
     SCAFFOLDING = new RegExp(
       String.raw`^\s*(<command-name>|<command-message>|<local-command-std(out|err)>|<system-reminder>` + "|<bash-input>|<bash-stdout>|Caveat: The messages below)"
@@ -14648,11 +14609,11 @@ function outputStatus(output) {
   }
   return "unknown";
 }
-function patchFiles(input) {
+function patchEdits(input) {
   const files = [];
   const names2 = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names2)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  return files;
+  return files.map((path56) => ({ kind: "edit", path: path56 }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -14677,140 +14638,6 @@ function scriptCalls(script) {
   }
   return out;
 }
-function parseCodex(lines3) {
-  const cap = emptyCapture("codex");
-  const r = {
-    steps: [],
-    calls: /* @__PURE__ */ new Set(),
-    itemized: /* @__PURE__ */ new Set(),
-    openScripts: /* @__PURE__ */ new Set(),
-    users: [[], [], []],
-    claims: [null, null, null]
-  };
-  const pending = /* @__PURE__ */ new Map();
-  const add = (step2, call) => addStep(r, step2, call);
-  for (const line of lines3) {
-    const rec = parseLine(line);
-    if (rec === null) continue;
-    const payload = obj(rec.payload);
-    if (payload === null || typeof rec.type !== "string") continue;
-    cap.records++;
-    cap.firstTimestamp ??= str(rec.timestamp);
-    if (rec.type === "session_meta") {
-      cap.version = versionOf(payload.cli_version) ?? cap.version ?? null;
-      continue;
-    }
-    if (rec.type === "event_msg") {
-      const text = str(payload.message);
-      const words = text !== null && text.trim() !== "";
-      if (payload.type === "user_message" && words && !SCAFFOLDING2.test(text)) r.users[0].push(text);
-      if (payload.type === "agent_message" && words) r.claims[0] = text;
-      if (payload.type === "item_completed") itemStep(r, obj(payload.item));
-      continue;
-    }
-    if (rec.type !== "response_item") continue;
-    const kind = payload.type;
-    const id = str(payload.call_id) ?? str(payload.id);
-    if (kind === "message") {
-      const text = contentText(payload.content);
-      if (text.trim() === "") continue;
-      if (payload.role === "user" && !SCAFFOLDING2.test(text)) r.users[1].push(text);
-      if (payload.role === "assistant") r.claims[1] = text;
-    } else if (kind === "function_call" || kind === "local_shell_call") {
-      const name2 = str(payload.name) ?? (kind === "local_shell_call" ? "local_shell" : "");
-      const given = callArgs(payload);
-      const args = typeof given === "string" ? {} : given ?? {};
-      if (name2 === "update_plan" && Array.isArray(args.plan)) {
-        const steps2 = args.plan.map(obj).filter((p) => p !== null);
-        cap.plan = steps2.map((p) => ({ text: str(p.step) ?? "", status: planStatus(p.status) }));
-        cap.planFinal = true;
-        continue;
-      }
-      const command = name2 === "apply_patch" ? str(args.input) : commandOf(name2, args);
-      if (command === null) continue;
-      if (name2 === "apply_patch" || shellPatch(command)) {
-        add({ kind: "edit", files: patchFiles(command) }, id);
-        continue;
-      }
-      const run = { command, status: "unknown" };
-      add({ kind: "command", run }, id);
-      if (id !== null) pending.set(id, run);
-    } else if (kind === "custom_tool_call") {
-      const input = str(payload.input);
-      if (input === null) continue;
-      if (payload.name === "apply_patch") add({ kind: "edit", files: patchFiles(input) }, id);
-      else if (payload.name === "exec") {
-        if (id !== null) r.openScripts.add(id);
-        for (const c of scriptCalls(input)) {
-          if (c.tool === "apply_patch" || shellPatch(c.text)) add({ kind: "edit", files: patchFiles(c.text) }, id);
-          else add({ kind: "command", run: { command: c.text, status: "unknown" } }, id);
-        }
-      }
-    } else if (kind === "function_call_output" || kind === "custom_tool_call_output") {
-      const callId = str(payload.call_id);
-      if (callId === null) continue;
-      r.openScripts.delete(callId);
-      const run = pending.get(callId);
-      if (run !== void 0) {
-        run.status = outputStatus(payload.output);
-        pending.delete(callId);
-      }
-    }
-  }
-  for (const { step: step2, call } of r.steps) {
-    if (call !== null && r.itemized.has(call)) continue;
-    if (step2.kind === "command") cap.commands.push(step2.run);
-    else for (const f of step2.files) noteEdit(cap.filesEdited, f);
-  }
-  cap.userRequests = r.users.find((u) => u.length > 0) ?? [];
-  cap.lastClaim = r.claims[0] ?? r.claims[1] ?? r.claims[2];
-  return cap;
-}
-function addStep(r, step2, call) {
-  r.steps.push({ step: step2, call });
-  if (call !== null) r.calls.add(call);
-}
-function itemStep(r, item) {
-  if (item === null) return;
-  const type = item.type;
-  if (type === "UserMessage" || type === "AgentMessage") {
-    const text = contentText(item.content);
-    if (text.trim() === "") return;
-    if (type === "UserMessage" && !SCAFFOLDING2.test(text)) r.users[2].push(text);
-    if (type === "AgentMessage") r.claims[2] = text;
-    return;
-  }
-  if (type !== "CommandExecution" && type !== "FileChange") return;
-  const id = str(item.id);
-  if (id !== null && r.calls.has(id)) r.itemized.add(id);
-  else for (const open of r.openScripts) r.itemized.add(open);
-  if (type === "CommandExecution") {
-    const command = commandOf("exec_command", item);
-    if (command === null) return;
-    const code = item.exit_code;
-    const done2 = item.status === "completed" ? "ok" : "unknown";
-    const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : done2;
-    addStep(r, { kind: "command", run: { command, status } }, null);
-    return;
-  }
-  if (item.status === "failed" || item.status === "declined") return;
-  const files = [];
-  const changes = item.changes;
-  if (Array.isArray(changes)) {
-    for (const c of changes.map(obj)) noteEdit(files, str(c?.path) ?? "");
-  } else if (obj(changes) !== null) {
-    for (const [file, change] of Object.entries(obj(changes))) {
-      noteEdit(files, file);
-      const moved = str(obj(change)?.move_path);
-      if (moved !== null) noteEdit(files, moved);
-    }
-  }
-  addStep(r, { kind: "edit", files }, null);
-}
-function argvText(cmd2) {
-  if (typeof cmd2 === "string") return cmd2;
-  return Array.isArray(cmd2) ? cmd2.filter((c) => typeof c === "string").join(" ") : "";
-}
 function callArgs(p) {
   const raw = p.arguments ?? p.input ?? p.action;
   if (typeof raw !== "string") return obj(raw);
@@ -14822,14 +14649,26 @@ function callArgs(p) {
   }
 }
 function itemCall(item, at2) {
-  const failed = typeof item.exit_code === "number" ? item.exit_code !== 0 : item.status === "failed";
-  const result = { text: str(item.aggregated_output) ?? "", failed };
-  if (item.type === "FileChange") {
-    const events = Object.keys(obj(item.changes) ?? {}).map((file) => ({ kind: "edit", path: file }));
-    return { ...at2, events, text: "", result, item: true };
+  const code = item.exit_code;
+  const failed = typeof code === "number" ? code !== 0 : item.status === "failed";
+  const done2 = item.status === "completed" ? "ok" : "unknown";
+  const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : done2;
+  const result = { text: str(item.aggregated_output) ?? "", failed, status };
+  const call = { ...at2, id: str(item.id), events: [], text: "", result, status, item: true };
+  if (item.type === "CommandExecution") {
+    call.text = commandOf("exec_command", item) ?? "";
+    call.events.push({ kind: "command", command: call.text });
+  } else if (item.status === "failed" || item.status === "declined") {
+    call.events.push({ kind: "other" });
+  } else if (Array.isArray(item.changes)) {
+    for (const c of item.changes.map(obj)) addEdit(call.events, str(c?.path));
+  } else {
+    for (const [file, change] of Object.entries(obj(item.changes) ?? {})) {
+      addEdit(call.events, file);
+      addEdit(call.events, str(obj(change)?.move_path));
+    }
   }
-  const command = commandOf("exec_command", { command: item.command }) ?? "";
-  return { ...at2, events: [{ kind: "command", command }], text: argvText(item.command), result, item: true };
+  return call;
 }
 function codexUsage(rec, payload) {
   if (rec.type === "token_usage_record") {
@@ -14848,56 +14687,83 @@ function codexUsage(rec, payload) {
 function codexEvents(rec, line, state) {
   const ev = noEvents(line);
   const p = obj(rec.payload);
-  if (p === null) return ev;
+  if (p === null || typeof rec.type !== "string") return ev;
+  ev.record = true;
+  ev.ts = str(rec.timestamp);
   if (rec.type === "session_meta" || rec.type === "turn_context") state.cwd = str(p.cwd) ?? state.cwd;
+  if (rec.type === "session_meta") ev.version = versionOf(p.cli_version);
   ev.usage = codexUsage(rec, p);
   if (rec.type === "event_msg" && p.type === "task_started" && num(p.model_context_window) > 0) {
     ev.window = num(p.model_context_window);
   }
-  const at2 = { id: null, ts: str(rec.timestamp), cwd: state.cwd };
+  const at2 = { ts: ev.ts, cwd: state.cwd };
   if (rec.type === "event_msg") {
-    const item = obj(p.item) ?? p;
-    if (item.type === "CommandExecution" || item.type === "FileChange") {
+    const item = p.type === "item_completed" ? obj(p.item) : null;
+    if (item?.type === "UserMessage" || item?.type === "AgentMessage") {
+      said(ev, 2, item.type === "UserMessage", contentText(item.content));
+    } else if (item?.type === "CommandExecution" || item?.type === "FileChange") {
       ev.items = true;
       ev.calls.push(itemCall(item, at2));
+    } else if (p.type === "user_message" || p.type === "agent_message") {
+      said(ev, 0, p.type === "user_message", str(p.message) ?? "");
     }
     return ev;
   }
   if (rec.type !== "response_item") return ev;
-  if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
-    const id = str(p.call_id);
+  const id = str(p.call_id) ?? str(p.id);
+  if (p.type === "message" && (p.role === "user" || p.role === "assistant")) {
+    said(ev, 1, p.role === "user", contentText(p.content));
+  } else if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
     const out = p.output;
-    const text2 = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
-    if (id !== null) ev.results.push({ id, text: text2, failed: /Process exited with code [1-9]/.test(text2) });
-    return ev;
+    const text = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
+    const failed = /Process exited with code [1-9]/.test(text);
+    if (str(p.call_id) !== null) ev.results.push({ id: str(p.call_id), text, failed, status: outputStatus(out) });
+  } else if (p.type === "function_call" || p.type === "custom_tool_call" || p.type === "local_shell_call") {
+    ev.calls.push(codexCall(p, { ...at2, id }));
   }
-  if (p.type !== "function_call" && p.type !== "custom_tool_call" && p.type !== "local_shell_call") return ev;
-  const name2 = str(p.name) ?? "";
-  const args = callArgs(p);
-  const command = typeof args === "string" ? "" : argvText(args?.cmd ?? args?.command);
-  let events = [{ kind: "other" }];
-  if (name2 === "apply_patch") {
-    const patch = typeof args === "string" ? args : str(args?.input) ?? "";
-    const files = patch.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$/gm);
-    events = [...files].map((m) => ({ kind: "edit", path: m[1].trim() }));
-  } else if (name2 === "exec_command" || name2 === "shell" || p.type === "local_shell_call") {
-    events = [{ kind: "command", command }];
-  }
-  const text = typeof args === "string" ? args : command;
-  ev.calls.push({ ...at2, id: str(p.call_id) ?? str(p.id), events, text, result: null });
   return ev;
 }
-var SCAFFOLDING2, TEXT_PARTS, contentText;
+function said(ev, rank, user, text) {
+  if (text.trim() === "") return;
+  ev.rank = rank;
+  if (!user) ev.claim = text;
+  else if (!SCAFFOLDING2.test(text)) ev.users.push(text);
+}
+function codexCall(p, at2) {
+  const name2 = str(p.name) ?? (p.type === "local_shell_call" ? "local_shell" : "");
+  const given = callArgs(p);
+  const args = typeof given === "string" ? {} : given ?? {};
+  const raw = typeof given === "string" ? given : null;
+  const call = { ...at2, events: [{ kind: "other" }], text: raw ?? "", result: null };
+  if (name2 === "update_plan" && Array.isArray(args.plan)) {
+    const steps2 = args.plan.map(obj).filter((s) => s !== null);
+    call.plan = steps2.map((s) => ({ text: str(s.step) ?? "", status: planStatus(s.status) }));
+  } else if (name2 === "apply_patch") {
+    call.events = patchEdits(raw ?? str(args.input) ?? "");
+  } else if (name2 === "exec" && p.type === "custom_tool_call" && raw !== null) {
+    call.script = true;
+    call.events = scriptCalls(raw).flatMap(
+      (c) => c.tool === "apply_patch" || shellPatch(c.text) ? patchEdits(c.text) : [{ kind: "command", command: c.text }]
+    );
+  } else if (p.type !== "custom_tool_call") {
+    const command = commandOf(name2, args);
+    if (command === null) return call;
+    call.text = command;
+    call.events = shellPatch(command) ? patchEdits(command) : [{ kind: "command", command }];
+  }
+  return call;
+}
+var SCAFFOLDING2, TEXT_PARTS, contentText, addEdit;
 var init_codex = __esm({
   "src/agents/transcripts/codex.ts"() {
     "use strict";
-    init_types2();
     init_types2();
     SCAFFOLDING2 = new RegExp(
       String.raw`^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>` + String.raw`|# AGENTS\.md instructions|<INSTRUCTIONS>)`
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
+    addEdit = (events, path56) => path56 && events.push({ kind: "edit", path: path56 });
   }
 });
 
@@ -14910,54 +14776,6 @@ function resultText(result) {
     return "";
   }
 }
-function parseGemini(lines3) {
-  const cap = emptyCapture("gemini");
-  const recs = lines3.map(parseLine);
-  const lastOf = /* @__PURE__ */ new Map();
-  recs.forEach((r, i) => {
-    const id = r !== null && (r.type === "user" || r.type === "gemini") ? str(r.id) : null;
-    if (id !== null) lastOf.set(id, i);
-  });
-  for (let i = 0; i < recs.length; i++) {
-    const rec = recs[i];
-    if (rec === null) continue;
-    const id = rec.type === "user" || rec.type === "gemini" ? str(rec.id) : null;
-    if (id !== null && lastOf.get(id) !== i) continue;
-    const ts = str(rec.timestamp) ?? str(rec.startTime);
-    if (rec.type !== "user" && rec.type !== "gemini") {
-      if (ts !== null && cap.firstTimestamp === null && "sessionId" in rec) cap.firstTimestamp = ts;
-      continue;
-    }
-    cap.records++;
-    if (ts !== null && cap.firstTimestamp === null) cap.firstTimestamp = ts;
-    const body = textOf(rec.content);
-    if (rec.type === "user") {
-      const words = body.replace(HOOK_CONTEXT, "");
-      if (words.trim() !== "") cap.userRequests.push(words);
-      continue;
-    }
-    if (body.trim() !== "") cap.lastClaim = body;
-    if (!Array.isArray(rec.toolCalls)) continue;
-    for (const raw of rec.toolCalls) {
-      const call = obj(raw);
-      if (call === null) continue;
-      const name2 = str(call.name) ?? "";
-      const args = obj(call.args) ?? {};
-      if (name2 === "run_shell_command") {
-        const out = resultText(call.result);
-        const status = exitFromText(out) ?? (call.status === "success" && !/Exit Code:/i.test(out) ? "ok" : "unknown");
-        cap.commands.push({ command: str(args.command) ?? "", status });
-      } else if (EDIT_TOOLS.has(name2)) {
-        noteEdit(cap.filesEdited, str(args.file_path) ?? str(args.absolute_path) ?? "");
-      } else if (name2 === "write_todos" && Array.isArray(args.todos)) {
-        const todos = args.todos.map(obj).filter((t) => t !== null);
-        cap.plan = todos.map((t) => ({ text: str(t.description) ?? "", status: planStatus(t.status) }));
-        cap.planFinal = true;
-      }
-    }
-  }
-  return cap;
-}
 function recordedResult(result) {
   if (result === void 0 || result === null) return null;
   if (typeof result === "string") return result;
@@ -14969,46 +14787,53 @@ function recordedResult(result) {
 }
 function geminiEvents(rec, line) {
   const ev = noEvents(line);
-  if (rec.type !== "gemini" || !Array.isArray(rec.toolCalls)) return ev;
+  const ts = str(rec.timestamp) ?? str(rec.startTime);
+  if (rec.type !== "user" && rec.type !== "gemini") {
+    if ("sessionId" in rec) ev.ts = ts;
+    return ev;
+  }
+  ev.record = true;
+  ev.ts = ts;
+  ev.id = str(rec.id);
+  const body = textOf(rec.content);
+  if (rec.type === "user") {
+    const words = body.replace(HOOK_CONTEXT, "");
+    if (words.trim() !== "") ev.users.push(words);
+    return ev;
+  }
+  if (body.trim() !== "") ev.claim = body;
+  if (!Array.isArray(rec.toolCalls)) return ev;
   for (const call of rec.toolCalls.map(obj)) {
-    if (call === null) continue;
-    const name2 = str(call.name) ?? "";
-    const args = obj(call.args);
-    const command = name2 === "run_shell_command" ? str(args?.command) ?? "" : null;
-    const path56 = str(args?.file_path) ?? "";
-    const edit2 = EDIT_TOOLS.has(name2) ? { kind: "edit", path: path56 } : { kind: "other" };
-    const event = command !== null ? { kind: "command", command } : edit2;
-    const out = recordedResult(call.result);
-    const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
-    const ts = str(call.timestamp) ?? str(rec.timestamp);
-    const result = out === null ? null : { text: out, failed };
-    ev.calls.push({ id: null, ts, cwd: null, events: [event], text: command ?? "", result });
+    if (call !== null) ev.calls.push(geminiCall(call, str(call.timestamp) ?? str(rec.timestamp)));
   }
   return ev;
+}
+function geminiCall(call, ts) {
+  const name2 = str(call.name) ?? "";
+  const args = obj(call.args) ?? {};
+  const out = recordedResult(call.result);
+  const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
+  const shown = resultText(call.result);
+  const status = exitFromText(shown) ?? (call.status === "success" && !/Exit Code:/i.test(shown) ? "ok" : "unknown");
+  const result = out === null ? null : { text: out, failed, status };
+  const made = { id: null, ts, cwd: null, events: [{ kind: "other" }], text: "", result, status };
+  if (name2 === "run_shell_command") {
+    made.text = str(args.command) ?? "";
+    made.events = [{ kind: "command", command: made.text }];
+  } else if (EDIT_TOOLS.has(name2)) {
+    made.events = [{ kind: "edit", path: str(args.file_path) ?? str(args.absolute_path) ?? "" }];
+  } else if (name2 === "write_todos" && Array.isArray(args.todos)) {
+    const todos = args.todos.map(obj).filter((t) => t !== null);
+    made.plan = todos.map((t) => ({ text: str(t.description) ?? "", status: planStatus(t.status) }));
+  }
+  return made;
 }
 var HOOK_CONTEXT;
 var init_gemini = __esm({
   "src/agents/transcripts/gemini.ts"() {
     "use strict";
     init_types2();
-    init_types2();
     HOOK_CONTEXT = /^\s*<hook_context>[\s\S]*?<\/hook_context>\s*/;
-  }
-});
-
-// src/agents/transcripts/parsers.ts
-var PARSERS;
-var init_parsers = __esm({
-  "src/agents/transcripts/parsers.ts"() {
-    "use strict";
-    init_claude();
-    init_codex();
-    init_gemini();
-    PARSERS = {
-      codex: parseCodex,
-      gemini: parseGemini,
-      claude: parseClaude
-    };
   }
 });
 
@@ -15027,9 +14852,9 @@ function sniffFormat(lines3) {
   }
   return null;
 }
-function readEvents(format2, lines3, usageOnly = false) {
+function readEvents(format2, lines3, only) {
   const f = FORMATS[format2];
-  const words = usageOnly ? f.usage : f.words;
+  const words = only === "all" ? /^/ : only === "usage" ? f.usage : f.words;
   if (words === null) return [];
   const state = { cwd: null };
   const out = [];
@@ -15039,7 +14864,7 @@ function readEvents(format2, lines3, usageOnly = false) {
     if (rec === null) continue;
     const ev = f.events(rec, i, state);
     const any = ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null;
-    if (any || ev.items) out.push(ev);
+    if (any || ev.items || only === "all") out.push(ev);
   }
   return out;
 }
@@ -15094,6 +14919,101 @@ var init_transcripts = __esm({
         usage: /"usage"/,
         planMarkers: ["TodoWrite", "TaskCreate", "TaskUpdate"]
       }
+    };
+  }
+});
+
+// src/agents/transcripts/parsers.ts
+function parseTranscript(format2, lines3) {
+  return captureOf(format2, readEvents(format2, lines3, "all"));
+}
+function captureOf(format2, events) {
+  const cap = emptyCapture(format2);
+  const lastWrite = /* @__PURE__ */ new Map();
+  events.forEach((ev, i) => ev.id !== null && lastWrite.set(ev.id, i));
+  const said2 = { users: [[], [], []], claims: [null, null, null] };
+  const plans = { todo: null, from: null, taskCreates: /* @__PURE__ */ new Map(), tasks: /* @__PURE__ */ new Map() };
+  const steps2 = [];
+  const runs = /* @__PURE__ */ new Map();
+  const waiting = /* @__PURE__ */ new Map();
+  const calls = /* @__PURE__ */ new Set();
+  const itemized = /* @__PURE__ */ new Set();
+  const openScripts = /* @__PURE__ */ new Set();
+  for (const [i, ev] of events.entries()) {
+    if (ev.id !== null && lastWrite.get(ev.id) !== i) continue;
+    if (ev.record) cap.records++;
+    cap.firstTimestamp ??= ev.ts;
+    cap.version = ev.version ?? cap.version ?? null;
+    said2.users[ev.rank].push(...ev.users);
+    said2.claims[ev.rank] = ev.claim ?? said2.claims[ev.rank];
+    for (const r of ev.results) {
+      const run = waiting.get(r.id);
+      if (run !== void 0) run.status = r.status;
+      waiting.delete(r.id);
+      openScripts.delete(r.id);
+      taskCreated(plans, r.id, r.task ?? null);
+    }
+    for (const call of ev.calls) {
+      if (call.item === true) {
+        if (call.id !== null && calls.has(call.id)) itemized.add(call.id);
+        else for (const open of openScripts) itemized.add(open);
+      } else if (call.id !== null) {
+        calls.add(call.id);
+        if (call.script === true) openScripts.add(call.id);
+      }
+      plan(plans, call);
+      const commands = call.events.filter((e) => e.kind === "command");
+      const made = commands.map((e) => ({ command: e.command ?? "", status: call.status ?? "unknown" }));
+      if (made.length === 1 && call.id !== null && call.item !== true && call.script !== true) {
+        waiting.set(call.id, made[0]);
+      }
+      runs.set(call, made);
+      steps2.push(call);
+    }
+  }
+  for (const call of steps2) {
+    if (call.item !== true && call.id !== null && itemized.has(call.id)) continue;
+    cap.commands.push(...runs.get(call));
+    for (const e of call.events) if (e.kind === "edit") noteEdit(cap.filesEdited, e.path ?? "");
+  }
+  cap.userRequests = said2.users.find((u) => u.length > 0) ?? [];
+  cap.lastClaim = said2.claims[0] ?? said2.claims[1] ?? said2.claims[2] ?? null;
+  cap.plan = plans.from === "todo" || plans.tasks.size === 0 ? plans.todo : [...plans.tasks.values()];
+  cap.planFinal = plans.from === "todo";
+  return cap;
+}
+function plan(plans, call) {
+  if (call.plan !== void 0) {
+    plans.todo = call.plan;
+    plans.from = "todo";
+  }
+  const task = call.task;
+  if (task === void 0) return;
+  plans.from = "tasks";
+  if ("create" in task) {
+    if (call.id !== null) plans.taskCreates.set(call.id, task.create);
+    return;
+  }
+  const known = plans.tasks.get(task.update);
+  if (known !== void 0 && task.status !== void 0) known.status = task.status;
+  if (known !== void 0 && task.subject !== void 0) known.text = task.subject;
+}
+function taskCreated(plans, id, taskId) {
+  const created = plans.taskCreates.get(id);
+  if (created === void 0) return;
+  if (taskId !== null) plans.tasks.set(taskId, created);
+  plans.taskCreates.delete(id);
+}
+var PARSERS;
+var init_parsers = __esm({
+  "src/agents/transcripts/parsers.ts"() {
+    "use strict";
+    init_transcripts();
+    init_types2();
+    PARSERS = {
+      codex: (lines3) => parseTranscript("codex", lines3),
+      gemini: (lines3) => parseTranscript("gemini", lines3),
+      claude: (lines3) => parseTranscript("claude", lines3)
     };
   }
 });
@@ -15297,9 +15217,9 @@ function renderCheckpoint(input) {
     return { heading, items: (all ?? []).slice(-LISTED_ITEMS).map(item), dropped: Math.max(0, n2 - LISTED_ITEMS) };
   };
   const safe = (text2, max) => safeItem(text2, max, findings);
-  const said = (what, raw, max) => `- ${what}: "${safe(raw, max).replace(/"/g, "'")}"`;
+  const said2 = (what, raw, max) => `- ${what}: "${safe(raw, max).replace(/"/g, "'")}"`;
   const command = (c) => safe(c, CAP.command).replace(/`/g, "'");
-  const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => said("The user wrote", r, CAP.request));
+  const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => said2("The user wrote", r, CAP.request));
   const sections = [
     { heading: "## User requests", items: requests, dropped: 0 },
     list2("## Plan state", cap?.plan, (p) => `- ${MARK[p.status]} ${safe(p.text, CAP.plan)}`),
@@ -15307,13 +15227,13 @@ function renderCheckpoint(input) {
     list2("## Commands", cap?.commands, (c) => `- \`${command(c.command)}\` \u2014 ${c.status}`),
     {
       heading: "## Last claim",
-      items: cap?.lastClaim ? [said("The agent claimed (not verified)", cap.lastClaim, CAP.claim)] : [],
+      items: cap?.lastClaim ? [said2("The agent claimed (not verified)", cap.lastClaim, CAP.claim)] : [],
       dropped: 0
     }
   ];
   const summary = input.compactSummary;
   if (summary !== null && summary.trim() !== "") {
-    const items2 = [said("The harness summarised (not verified)", summary, CAP.summary)];
+    const items2 = [said2("The harness summarised (not verified)", summary, CAP.summary)];
     sections.push({ heading: "## Compaction summary", items: items2, dropped: 0 });
   }
   if (input.prior) mergePrior(sections, input.prior);
@@ -15434,7 +15354,7 @@ function readUsage(transcriptPath) {
     if (format2 !== "claude" && format2 !== "codex") return null;
     for (const bytes of TAILS) {
       const { lines: lines3 } = tailPart(opened.file, bytes);
-      const points = usagePoints(readEvents(format2, lines3, true));
+      const points = usagePoints(readEvents(format2, lines3, "usage"));
       if (points.length > 0 || bytes >= opened.file.size) return { points, lines: lines3, format: format2 };
     }
     return null;
