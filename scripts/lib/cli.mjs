@@ -5785,7 +5785,8 @@ function ledgerContext(input, kind) {
       if (f && !current.fields.has(f[1])) current.fields.set(f[1], f[2].trim());
     }
   }
-  return { input, text, lines: text.split("\n"), flags: tree.flags, secrets: [], kind, schema, badHeadings, entries: entries2 };
+  const secrets = [];
+  return { input, text, lines: text.split("\n"), flags: tree.flags, secrets, kind, schema, badHeadings, entries: entries2 };
 }
 function validateLedger(input, kind, redacted) {
   const pass = redacted ?? redactText(input);

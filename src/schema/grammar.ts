@@ -16,9 +16,7 @@ export interface Flag {
   message: string;
 }
 
-export interface Tree extends Block {
-  flags: Flag[];
-}
+export type Tree = Block & { flags: Flag[] };
 
 /** An open list item and the column its content starts at. */
 interface Container {

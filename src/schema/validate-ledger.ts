@@ -1,10 +1,10 @@
 // `validate lessons|solutions`: errors are only the file format's, so ledgers the reference helper wrote keep working.
-import { redactText } from "../guard/redact.ts";
+import { redactText, type RedactionFinding } from "../guard/redact.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { parseBlocks } from "./grammar.ts";
 import { itemText, normaliseText } from "./handoff.ts";
 import { at, BEGIN, lineCount, QUOTE_CUT, ruleOf, runRules } from "./validate-common.ts";
-import { TEXT_RULES, titleMissing, type DocumentText, type Part, type RedactedText } from "./validate-common.ts";
+import { TEXT_RULES, titleMissing, type Part, type RedactedText } from "./validate-common.ts";
 import type { Rule, Validation } from "./validate-common.ts";
 import { MARKER } from "./values.ts";
 
@@ -30,13 +30,7 @@ interface LedgerEntry {
   reuses: number | null;
 }
 
-interface LedgerContext extends DocumentText {
-  kind: LedgerKind;
-  schema: (typeof SCHEMAS)[LedgerKind];
-  /** `## ` headings that are not entry headings. */
-  badHeadings: { line: number; title: string }[];
-  entries: LedgerEntry[];
-}
+type LedgerContext = ReturnType<typeof ledgerContext>;
 
 type Check = (c: LedgerContext, e: LedgerEntry) => boolean;
 
@@ -106,12 +100,12 @@ export const LEDGER_PARTS: readonly Part<LedgerContext>[] = [
 ];
 
 // Entries from the blocks: a heading in a fence or a comment is none.
-function ledgerContext(input: string, kind: LedgerKind): LedgerContext {
+function ledgerContext(input: string, kind: LedgerKind) {
   const schema = SCHEMAS[kind];
   const text = normaliseText(input);
   const entry = new RegExp(`^${schema.prefix}-(\\d{4}): \\S`);
   const entries: LedgerEntry[] = [];
-  const badHeadings: LedgerContext["badHeadings"] = [];
+  const badHeadings: { line: number; title: string }[] = [];
   const first = new Map<string, number>();
   let current: LedgerEntry | null = null;
   const tree = parseBlocks(text);
@@ -131,7 +125,8 @@ function ledgerContext(input: string, kind: LedgerKind): LedgerContext {
       if (f && !current.fields.has(f[1]!)) current.fields.set(f[1]!, f[2]!.trim());
     }
   }
-  return { input, text, lines: text.split("\n"), flags: tree.flags, secrets: [], kind, schema, badHeadings, entries };
+  const secrets: readonly RedactionFinding[] = [];
+  return { input, text, lines: text.split("\n"), flags: tree.flags, secrets, kind, schema, badHeadings, entries };
 }
 
 /** Validates a ledger: runs `LEDGER_RULES` and scores `LEDGER_PARTS`. */
