@@ -52,8 +52,7 @@ export function ruleOf<C>() {
   });
 }
 
-export const at = (line: number, message: string, severity?: "error" | "finding"): Hit =>
-  ({ line, message, severity });
+export const at = (line: number, message: string, severity?: "error" | "finding"): Hit => ({ line, message, severity });
 
 /** Every document's context: the text as given, then LF-normalised without a BOM. */
 export interface DocumentText {
