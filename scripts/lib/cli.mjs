@@ -320,6 +320,246 @@ var init_errors = __esm({
   }
 });
 
+// src/verbs/types.ts
+function ok(stdout, stderr = [], code = 0) {
+  return { stdout, stderr, code };
+}
+var SESSION_VERBS, HARNESS_VERBS;
+var init_types = __esm({
+  "src/verbs/types.ts"() {
+    "use strict";
+    SESSION_VERBS = ["hook", "context", "statusline"];
+    HARNESS_VERBS = [...SESSION_VERBS, "checkpoint"];
+  }
+});
+
+// src/schema/conflicted.ts
+function conflictSides(input) {
+  const ours = [];
+  const theirs = [];
+  let fence = null;
+  let side = "out";
+  let first = 0;
+  let complete = false;
+  for (const [i, line] of input.replace(/\r\n?/g, "\n").split("\n").entries()) {
+    const marker = side === "ours" || side === "base";
+    if (side === "out" && fence === null && line.startsWith("<<<<<<< ")) {
+      side = "ours";
+      first ||= i + 1;
+    } else if (side === "out") {
+      const f = FENCE.exec(line)?.[1];
+      if (fence === null) fence = f ?? null;
+      else if (f && f[0] === fence[0] && f.length >= fence.length && line.trim() === f) fence = null;
+      ours.push(line);
+      theirs.push(line);
+    } else if (marker && (line.startsWith("||||||| ") || line === "|||||||")) side = "base";
+    else if (marker && line === "=======") side = "theirs";
+    else if (side === "ours") ours.push(line);
+    else if (side === "theirs" && line.startsWith(">>>>>>> ")) {
+      side = "out";
+      complete = true;
+    } else if (side === "theirs") theirs.push(line);
+  }
+  return complete ? { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") } : null;
+}
+function isConflicted(text) {
+  return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
+}
+var FENCE, CONFLICTED_MESSAGE;
+var init_conflicted = __esm({
+  "src/schema/conflicted.ts"() {
+    "use strict";
+    FENCE = /^ {0,3}(`{3,}|~{3,})/;
+    CONFLICTED_MESSAGE = "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: keep one side (archive the other), then save it whole";
+  }
+});
+
+// src/schema/values.ts
+import path2 from "node:path";
+function isNullObjectId(value) {
+  return /^(?:0{40}|0{64})$/.test(value);
+}
+function asObjectId(value) {
+  const lower = value.toLowerCase();
+  return OBJECT_ID.test(lower) && !isNullObjectId(lower) ? lower : null;
+}
+function parseStrictTime(value, nowMs) {
+  const m = ISO.exec(value);
+  if (!m) return { error: "not a strict ISO-8601 time with a zone" };
+  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
+  const second = m[6] === void 0 ? 0 : Number(m[6]);
+  const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day < 1 || day > daysInMonth) return { error: "no such day" };
+  let offsetMin = 0;
+  if (m[8] !== "Z") {
+    const oh = Number(m[9]);
+    const om = Number(m[10]);
+    if (oh > 23 || om > 59) return { error: "zone offset out of range" };
+    offsetMin = (m[8].startsWith("-") ? -1 : 1) * (oh * 60 + om);
+  }
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fraction * 1e3) - offsetMin * 6e4;
+  if (year < 1970) return { error: "before 1970" };
+  if (utc > nowMs + CLOCK_SKEW_MS) return { error: "in the future" };
+  return { iso: value, ms: utc };
+}
+function unticked(value) {
+  const m = /^`([^`]*)`$/.exec(value.trim());
+  return m ? m[1].trim() : value.trim();
+}
+function isoSeconds(ms) {
+  return new Date(Math.floor(ms / 1e3) * 1e3).toISOString().replace(".000Z", "Z");
+}
+function isPlausibleBranch(name2) {
+  if (name2 === "(detached)") return true;
+  if (name2.length === 0 || name2.length > 255) return false;
+  if (BRANCH_FORBIDDEN.test(name2)) return false;
+  if (/^[-/]|[/.]$|\.lock$/.test(name2)) return false;
+  if (name2.includes("..") || name2.includes("//") || name2.includes("@{") || name2 === "@") return false;
+  return !name2.split("/").some((part) => part.startsWith("."));
+}
+function safeRelativePath(value) {
+  if (value.length === 0 || value.length > 4096) return null;
+  if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
+  if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
+  const normal = path2.posix.normalize(value);
+  if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
+  return normal.replace(/\/$/, "");
+}
+var MARKER, CLOCK_SKEW_MS, OBJECT_ID, ISO, BRANCH_FORBIDDEN;
+var init_values = __esm({
+  "src/schema/values.ts"() {
+    "use strict";
+    MARKER = "<!-- memory-schema: v1 -->";
+    CLOCK_SKEW_MS = 5 * 60 * 1e3;
+    OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+    ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
+    BRANCH_FORBIDDEN = /[\x00-\x20\x7f~^:?*[\\$`;|&<>'"]/;
+  }
+});
+
+// src/schema/validate-common.ts
+function ruleOf() {
+  return (id, severity, part, check) => ({
+    id,
+    severity,
+    part,
+    check
+  });
+}
+function bounded(list2, what) {
+  if (list2.length <= MAX_LISTED_ISSUES) return list2;
+  const rest = list2.length - MAX_LISTED_ISSUES;
+  return [...list2.slice(0, MAX_LISTED_ISSUES), { rule: "more", line: 0, message: `\u2026 and ${rest} more ${what}` }];
+}
+function runRules(rules, parts, pass, c, dropped = []) {
+  const maps = lineMaps(pass);
+  c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
+  const errors = [];
+  const findings = [];
+  const lost = /* @__PURE__ */ new Map();
+  for (const rule5 of rules) {
+    for (const hit of rule5.check(c)) {
+      const severity = hit.severity ?? (rule5.severity === "error" ? "error" : "finding");
+      const issue = { rule: rule5.id, line: maps.toOriginal(hit.line), message: hit.message };
+      (severity === "error" ? errors : findings).push(issue);
+      lost.set(rule5.part, (lost.get(rule5.part) ?? 0) + 1);
+    }
+  }
+  const scored = {};
+  let got = 0;
+  let max = 0;
+  for (const { part, weight, of } of parts) {
+    const shares = of ? of(c) : 1;
+    if (shares === null) continue;
+    const score2 = Math.round(weight * Math.max(0, shares - (lost.get(part) ?? 0)) / shares);
+    scored[part] = { score: score2, max: weight };
+    got += score2;
+    max += weight;
+  }
+  errors.sort((a, b) => a.line - b.line);
+  findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
+  const score = max === 0 ? 100 : Math.round(got / max * 100);
+  const listed2 = { errors: bounded(errors, "error(s)"), findings: bounded(findings, "finding(s)") };
+  return { valid: errors.length === 0, ...listed2, score, parts: scored, dropped };
+}
+function editDistance(a, b) {
+  const [s, t] = [a.slice(0, 100), b.slice(0, 100)];
+  const d = Array.from({ length: s.length + 1 }, (_, i) => Array.from({ length: t.length + 1 }, (_2, j) => i + j));
+  for (let i = 1; i <= s.length; i++) {
+    for (let j = 1; j <= t.length; j++) {
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (s[i - 1] === t[j - 1] ? 0 : 1));
+      const swapped = i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1];
+      if (swapped) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[s.length][t.length];
+}
+function nearest(title, names2) {
+  let best = null;
+  let bestD = Infinity;
+  for (const n2 of names2) {
+    const d = editDistance(title.toLowerCase(), n2.toLowerCase());
+    if (d < bestD) [bestD, best] = [d, n2];
+  }
+  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
+}
+function issueLines(list2) {
+  return list2.map((i) => i.rule === "more" ? i.message : `line ${i.line}: ${i.rule}: ${i.message}`);
+}
+function scoreLine(v) {
+  const parts = Object.entries(v.parts).map(([name2, p]) => `${name2} ${p.score}/${p.max}`);
+  return `score: ${v.score}/100 (${parts.join(", ")})`;
+}
+function lineMaps(pass) {
+  const spans = pass.findings.filter((f) => (f.lines ?? 1) > 1).map((f) => ({ line: f.line, extra: f.lines - 1 }));
+  spans.sort((a, b) => a.line - b.line);
+  return {
+    toOriginal(line) {
+      let acc = 0;
+      for (const s of spans) {
+        if (line <= s.line - acc) break;
+        acc += s.extra;
+      }
+      return line === 0 ? 0 : line + acc;
+    },
+    toRedacted(line) {
+      let acc = 0;
+      for (const s of spans) {
+        if (line <= s.line) break;
+        acc += Math.min(s.extra, line - s.line);
+      }
+      return line === 0 ? 0 : line - acc;
+    }
+  };
+}
+var at, BEGIN, titleMissing, lineCount, rule, TEXT_RULES, MAX_LISTED_ISSUES, QUOTE_CUT;
+var init_validate_common = __esm({
+  "src/schema/validate-common.ts"() {
+    "use strict";
+    init_conflicted();
+    init_values();
+    at = (line, message, severity) => ({ line, message, severity });
+    BEGIN = `the document must begin with the line ${MARKER}`;
+    titleMissing = (title) => `the document must have the heading "${title}" in its first four lines`;
+    lineCount = (c) => c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length;
+    rule = ruleOf();
+    TEXT_RULES = {
+      bom: rule("bom", "finding", null, (c) => c.input.startsWith("\uFEFF") ? [at(1, "a UTF-8 byte order mark starts the text; write drops it")] : []),
+      crlf: rule("crlf", "finding", null, (c) => c.input.includes("\r") ? [at(1, "CR or CRLF line ends; write turns them into LF")] : []),
+      newline: rule("newline", "error", null, (c) => c.text.endsWith("\n") ? [] : [at(c.lines.length, "the document must end with a newline")]),
+      markdown: rule("markdown", "finding", null, (c) => c.flags.map((f) => at(f.line, f.message))),
+      conflicted: rule("conflicted", "error", null, (c) => {
+        const sides = conflictSides(c.text);
+        return sides === null ? [] : [at(sides.line, CONFLICTED_MESSAGE)];
+      })
+    };
+    MAX_LISTED_ISSUES = 200;
+    QUOTE_CUT = { max: 80 };
+  }
+});
+
 // src/guard/file-verdict.ts
 function firstNul(bytes) {
   return bytes.indexOf(0);
@@ -413,71 +653,6 @@ var init_failpoint = __esm({
     "use strict";
     POLL_MS = 10;
     PAUSE_LIMIT_MS = 3e4;
-  }
-});
-
-// src/schema/values.ts
-import path2 from "node:path";
-function isNullObjectId(value) {
-  return /^(?:0{40}|0{64})$/.test(value);
-}
-function asObjectId(value) {
-  const lower = value.toLowerCase();
-  return OBJECT_ID.test(lower) && !isNullObjectId(lower) ? lower : null;
-}
-function parseStrictTime(value, nowMs) {
-  const m = ISO.exec(value);
-  if (!m) return { error: "not a strict ISO-8601 time with a zone" };
-  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
-  const second = m[6] === void 0 ? 0 : Number(m[6]);
-  const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
-  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (day < 1 || day > daysInMonth) return { error: "no such day" };
-  let offsetMin = 0;
-  if (m[8] !== "Z") {
-    const oh = Number(m[9]);
-    const om = Number(m[10]);
-    if (oh > 23 || om > 59) return { error: "zone offset out of range" };
-    offsetMin = (m[8].startsWith("-") ? -1 : 1) * (oh * 60 + om);
-  }
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fraction * 1e3) - offsetMin * 6e4;
-  if (year < 1970) return { error: "before 1970" };
-  if (utc > nowMs + CLOCK_SKEW_MS) return { error: "in the future" };
-  return { iso: value, ms: utc };
-}
-function unticked(value) {
-  const m = /^`([^`]*)`$/.exec(value.trim());
-  return m ? m[1].trim() : value.trim();
-}
-function isoSeconds(ms) {
-  return new Date(Math.floor(ms / 1e3) * 1e3).toISOString().replace(".000Z", "Z");
-}
-function isPlausibleBranch(name2) {
-  if (name2 === "(detached)") return true;
-  if (name2.length === 0 || name2.length > 255) return false;
-  if (BRANCH_FORBIDDEN.test(name2)) return false;
-  if (/^[-/]|[/.]$|\.lock$/.test(name2)) return false;
-  if (name2.includes("..") || name2.includes("//") || name2.includes("@{") || name2 === "@") return false;
-  return !name2.split("/").some((part) => part.startsWith("."));
-}
-function safeRelativePath(value) {
-  if (value.length === 0 || value.length > 4096) return null;
-  if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
-  if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
-  const normal = path2.posix.normalize(value);
-  if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
-  return normal.replace(/\/$/, "");
-}
-var MARKER, CLOCK_SKEW_MS, OBJECT_ID, ISO, BRANCH_FORBIDDEN;
-var init_values = __esm({
-  "src/schema/values.ts"() {
-    "use strict";
-    MARKER = "<!-- memory-schema: v1 -->";
-    CLOCK_SKEW_MS = 5 * 60 * 1e3;
-    OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-    ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
-    BRANCH_FORBIDDEN = /[\x00-\x20\x7f~^:?*[\\$`;|&<>'"]/;
   }
 });
 
@@ -1523,16 +1698,6 @@ root: --root DIR, else found upward from here (references/verbs.md#the-root)
   }
 });
 
-// src/verbs/types.ts
-function ok(stdout, stderr = [], code = 0) {
-  return { stdout, stderr, code };
-}
-var init_types = __esm({
-  "src/verbs/types.ts"() {
-    "use strict";
-  }
-});
-
 // src/schema/grammar.ts
 function parseBlocks(text) {
   const reader = new LineReader(text.length);
@@ -1782,169 +1947,6 @@ var init_state_time = __esm({
   }
 });
 
-// src/schema/conflicted.ts
-function conflictSides(input) {
-  const ours = [];
-  const theirs = [];
-  let fence = null;
-  let side = "out";
-  let first = 0;
-  let complete = false;
-  for (const [i, line] of input.replace(/\r\n?/g, "\n").split("\n").entries()) {
-    const marker = side === "ours" || side === "base";
-    if (side === "out" && fence === null && line.startsWith("<<<<<<< ")) {
-      side = "ours";
-      first ||= i + 1;
-    } else if (side === "out") {
-      const f = FENCE.exec(line)?.[1];
-      if (fence === null) fence = f ?? null;
-      else if (f && f[0] === fence[0] && f.length >= fence.length && line.trim() === f) fence = null;
-      ours.push(line);
-      theirs.push(line);
-    } else if (marker && (line.startsWith("||||||| ") || line === "|||||||")) side = "base";
-    else if (marker && line === "=======") side = "theirs";
-    else if (side === "ours") ours.push(line);
-    else if (side === "theirs" && line.startsWith(">>>>>>> ")) {
-      side = "out";
-      complete = true;
-    } else if (side === "theirs") theirs.push(line);
-  }
-  return complete ? { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") } : null;
-}
-function isConflicted(text) {
-  return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
-}
-var FENCE, CONFLICTED_MESSAGE;
-var init_conflicted = __esm({
-  "src/schema/conflicted.ts"() {
-    "use strict";
-    FENCE = /^ {0,3}(`{3,}|~{3,})/;
-    CONFLICTED_MESSAGE = "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: keep one side (archive the other), then save it whole";
-  }
-});
-
-// src/schema/validate-common.ts
-function ruleOf() {
-  return (id, severity, part, check) => ({
-    id,
-    severity,
-    part,
-    check
-  });
-}
-function bounded(list2, what) {
-  if (list2.length <= MAX_LISTED_ISSUES) return list2;
-  const rest = list2.length - MAX_LISTED_ISSUES;
-  return [...list2.slice(0, MAX_LISTED_ISSUES), { rule: "more", line: 0, message: `\u2026 and ${rest} more ${what}` }];
-}
-function runRules(rules, parts, pass, c, dropped = []) {
-  const maps = lineMaps(pass);
-  c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
-  const errors = [];
-  const findings = [];
-  const lost = /* @__PURE__ */ new Map();
-  for (const rule5 of rules) {
-    for (const hit of rule5.check(c)) {
-      const severity = hit.severity ?? (rule5.severity === "error" ? "error" : "finding");
-      const issue = { rule: rule5.id, line: maps.toOriginal(hit.line), message: hit.message };
-      (severity === "error" ? errors : findings).push(issue);
-      lost.set(rule5.part, (lost.get(rule5.part) ?? 0) + 1);
-    }
-  }
-  const scored = {};
-  let got = 0;
-  let max = 0;
-  for (const { part, weight, of } of parts) {
-    const shares = of ? of(c) : 1;
-    if (shares === null) continue;
-    const score2 = Math.round(weight * Math.max(0, shares - (lost.get(part) ?? 0)) / shares);
-    scored[part] = { score: score2, max: weight };
-    got += score2;
-    max += weight;
-  }
-  errors.sort((a, b) => a.line - b.line);
-  findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
-  const score = max === 0 ? 100 : Math.round(got / max * 100);
-  const listed2 = { errors: bounded(errors, "error(s)"), findings: bounded(findings, "finding(s)") };
-  return { valid: errors.length === 0, ...listed2, score, parts: scored, dropped };
-}
-function editDistance2(a, b) {
-  const s = a.slice(0, 100);
-  const t = b.slice(0, 100);
-  let prev = Array.from({ length: t.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= s.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= t.length; j++) {
-      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (s[i - 1] === t[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[t.length];
-}
-function nearest2(title, names2) {
-  let best = null;
-  let bestD = Infinity;
-  for (const n2 of names2) {
-    const d = editDistance2(title.toLowerCase(), n2.toLowerCase());
-    if (d < bestD) [bestD, best] = [d, n2];
-  }
-  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
-}
-function issueLines(list2) {
-  return list2.map((i) => i.rule === "more" ? i.message : `line ${i.line}: ${i.rule}: ${i.message}`);
-}
-function scoreLine(v) {
-  const parts = Object.entries(v.parts).map(([name2, p]) => `${name2} ${p.score}/${p.max}`);
-  return `score: ${v.score}/100 (${parts.join(", ")})`;
-}
-function lineMaps(pass) {
-  const spans = pass.findings.filter((f) => (f.lines ?? 1) > 1).map((f) => ({ line: f.line, extra: f.lines - 1 }));
-  spans.sort((a, b) => a.line - b.line);
-  return {
-    toOriginal(line) {
-      let acc = 0;
-      for (const s of spans) {
-        if (line <= s.line - acc) break;
-        acc += s.extra;
-      }
-      return line === 0 ? 0 : line + acc;
-    },
-    toRedacted(line) {
-      let acc = 0;
-      for (const s of spans) {
-        if (line <= s.line) break;
-        acc += Math.min(s.extra, line - s.line);
-      }
-      return line === 0 ? 0 : line - acc;
-    }
-  };
-}
-var at, BEGIN, titleMissing, lineCount, rule, TEXT_RULES, MAX_LISTED_ISSUES, QUOTE_CUT;
-var init_validate_common = __esm({
-  "src/schema/validate-common.ts"() {
-    "use strict";
-    init_conflicted();
-    init_values();
-    at = (line, message, severity) => ({ line, message, severity });
-    BEGIN = `the document must begin with the line ${MARKER}`;
-    titleMissing = (title) => `the document must have the heading "${title}" in its first four lines`;
-    lineCount = (c) => c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length;
-    rule = ruleOf();
-    TEXT_RULES = {
-      bom: rule("bom", "finding", null, (c) => c.input.startsWith("\uFEFF") ? [at(1, "a UTF-8 byte order mark starts the text; write drops it")] : []),
-      crlf: rule("crlf", "finding", null, (c) => c.input.includes("\r") ? [at(1, "CR or CRLF line ends; write turns them into LF")] : []),
-      newline: rule("newline", "error", null, (c) => c.text.endsWith("\n") ? [] : [at(c.lines.length, "the document must end with a newline")]),
-      markdown: rule("markdown", "finding", null, (c) => c.flags.map((f) => at(f.line, f.message))),
-      conflicted: rule("conflicted", "error", null, (c) => {
-        const sides = conflictSides(c.text);
-        return sides === null ? [] : [at(sides.line, CONFLICTED_MESSAGE)];
-      })
-    };
-    MAX_LISTED_ISSUES = 200;
-    QUOTE_CUT = { max: 80 };
-  }
-});
-
 // src/schema/handoff.ts
 function straySentence(strays) {
   if (strays.length === 0) return null;
@@ -2036,7 +2038,7 @@ function readHandoff(text, tree, lists = true) {
       const key = title.toLowerCase();
       stray = !KNOWN_SECTIONS.has(key);
       if (stray) {
-        const near = nearest2(title, SECTION_TITLES);
+        const near = nearest(title, SECTION_TITLES);
         out.strays.push({ title, near, line: node.line });
         section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
         continue;
@@ -5454,11 +5456,11 @@ function handoffContext(input, opts) {
   const missing = [];
   for (const name2 of shaped ? SECTION_NAMES : []) {
     if (OPTIONAL_SECTIONS.has(name2) || first.has(name2.toLowerCase())) continue;
-    const look = candidates.find((c) => !used.has(c.line) && nearest2(c.title, [name2]) === name2) ?? null;
+    const look = candidates.find((c) => !used.has(c.line) && nearest(c.title, [name2]) === name2) ?? null;
     if (look) used.add(look.line);
     missing.push({ name: name2, look });
   }
-  const resembles = (s) => s.depth <= 2 || nearest2(s.title, SECTION_NAMES) !== null;
+  const resembles = (s) => s.depth <= 2 || nearest(s.title, SECTION_NAMES) !== null;
   const strays = candidates.filter((s) => !used.has(s.line) && resembles(s));
   const keyItems = model.items.filter((i) => i.section === "key files" && !/^none\.?$/i.test(i.text.trim()));
   const keyFiles = model.keyFiles.map((k, i) => ({ ...k, line: keyItems[i].line, item: keyItems[i].text.trim() })).filter((k) => !NONE.test(k.item));
@@ -5594,7 +5596,7 @@ var init_validate = __esm({
         return at(next ? next.line : c.lines.length, `required section \`## ${name2}\` is missing; ${keep}`);
       })),
       rule3("unknown-section", "finding", null, (c) => c.strays.map((s) => {
-        const near = nearest2(s.title, SECTION_NAMES);
+        const near = nearest(s.title, SECTION_NAMES);
         const raw = `${quoted(s.raw.trim(), QUOTE_CUT)} is not a section of schema v1`;
         return at(s.line, near ? `${raw}: did you mean \`## ${near}\`?` : `${raw}; nothing reads it`);
       })),
@@ -10524,9 +10526,8 @@ function psQuote(s) {
   return `'${s.replace(/'/g, "''")}'`;
 }
 function nodeRun(args) {
-  const known = NODE_LOCATIONS.map((p) => p.startsWith("$HOME") ? `"${p}"` : p).join(" ");
   const record2 = `"$(cat "\${XDG_CONFIG_HOME:-$HOME/.config}/${NODE_RECORD}" 2>/dev/null)"`;
-  return `for n in "$SESSION_HANDOFF_NODE" ${record2} "$(command -v node)" ${known}; do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`;
+  return `for n in "$SESSION_HANDOFF_NODE" ${record2} "$(command -v node)" ${KNOWN_NODES}; do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`;
 }
 function hookCommand(helper, args, projectVar) {
   const rel = projectVar !== null && helper.rel !== null;
@@ -10538,19 +10539,12 @@ function hookCommandPowerShell(abs, args) {
   const onPath = `(Get-Command node ${PS_FIRST} -ExpandProperty Source)`;
   return `$f=${psQuote(abs)}; if (Test-Path -LiteralPath $f -PathType Leaf) { $c=if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }; foreach ($n in @($env:SESSION_HANDOFF_NODE, ${record2}, ${onPath}, "$env:ProgramFiles\\nodejs\\node.exe")) { if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${args}; exit $LASTEXITCODE } } }; exit 0`;
 }
-var CLINE_HOOK_MARK, NODE_LOCATIONS, NODE_RECORD, PS_FIRST;
+var CLINE_HOOK_MARK, KNOWN_NODES, NODE_RECORD, PS_FIRST;
 var init_command = __esm({
   "src/agents/command.ts"() {
     "use strict";
     CLINE_HOOK_MARK = "# session-handoff: installed hook";
-    NODE_LOCATIONS = [
-      "/opt/homebrew/bin/node",
-      "/usr/local/bin/node",
-      "$HOME/.volta/bin/node",
-      "$HOME/.local/share/fnm/aliases/default/bin/node",
-      "$HOME/.asdf/shims/node",
-      "$HOME/.local/share/mise/shims/node"
-    ];
+    KNOWN_NODES = '/opt/homebrew/bin/node /usr/local/bin/node "$HOME/.volta/bin/node" "$HOME/.local/share/fnm/aliases/default/bin/node" "$HOME/.asdf/shims/node" "$HOME/.local/share/mise/shims/node"';
     NODE_RECORD = "session-handoff/node";
     PS_FIRST = "-ErrorAction SilentlyContinue | Select-Object -First 1";
   }
@@ -13596,57 +13590,74 @@ import { spawn } from "node:child_process";
 import { randomBytes as randomBytes3 } from "node:crypto";
 import { existsSync as existsSync8, lstatSync as lstatSync24, readFileSync as readFileSync14 } from "node:fs";
 import path46 from "node:path";
+function readText(p) {
+  try {
+    return lstatSync24(p).isFile() ? readFileSync14(p, "utf8") : null;
+  } catch {
+    return null;
+  }
+}
+function installedForms(edit2) {
+  return edit2.hooks.flatMap((h) => {
+    const now = edit2.command(h.args);
+    return [now, `${now.slice(0, now.indexOf(FILE_TAIL) + FILE_TAIL.length)}node "$f" ${h.args}`];
+  });
+}
+function installShaped(edit2, command) {
+  for (const form of installedForms(edit2)) {
+    const tail = form.slice(form.indexOf(FILE_TAIL));
+    if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
+    const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
+    const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
+    const base = (windowsShaped(name2) ? path46.win32 : path46.posix).basename(name2);
+    if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
+  }
+  return null;
+}
 function outdatedReasons(text, edit2) {
-  const out = [];
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
-  const others = ours.filter((h) => !forms.includes(h.command)).map((h) => JSON.stringify(installShaped(edit2, h.command)));
-  if (others.length > 0) out.push(`its commands run another copy of the helper (${[...new Set(others)].join(", ")})`);
-  if (ours.some((h) => /(^|[;|&]\s*|\|\|\s*)node "\$f"/.test(h.command))) {
+  const others = ours.filter((h) => !forms.includes(h.command));
+  const copies = new Set(others.map((h) => JSON.stringify(installShaped(edit2, h.command))));
+  const events = new Set(edit2.hooks.map((h) => h.event));
+  const stray = new Set(ours.filter((h) => !events.has(h.event)).map((h) => h.event));
+  const matcher = edit2.hooks.find((h) => h.event === "SessionStart")?.matcher;
+  const noFork = ours.some((h) => h.event === "SessionStart" && h.matcher?.split("|").includes("fork") === false);
+  const out = [];
+  if (copies.size > 0) out.push(`its commands run another copy of the helper (${[...copies].join(", ")})`);
+  if (ours.some((h) => h.command.includes('|| node "$f" '))) {
     const where = "nvm, fnm, volta, a harness started from a GUI";
     out.push(`its commands run bare node, which fails where node is not on the hook's PATH (${where})`);
   }
-  const start = edit2.hooks.find((h) => h.event === "SessionStart");
-  const noFork = (h) => h.event === "SessionStart" && h.matcher !== null && !h.matcher.split("|").includes("fork");
-  if (start?.matcher !== void 0 && ours.some(noFork)) {
-    out.push(`its SessionStart matcher lacks fork (now ${SESSION_MATCHER})`);
-  }
-  const events = new Set(edit2.hooks.map((h) => h.event));
-  const stray = [...new Set(ours.filter((h) => !events.has(h.event)).map((h) => h.event))];
-  if (stray.length > 0) out.push(`it holds a hook of ours on ${stray.join(", ")}, which install no longer adds`);
+  if (matcher !== void 0 && noFork) out.push(`its SessionStart matcher lacks fork (now ${matcher})`);
+  if (stray.size > 0) out.push(`it holds a hook of ours on ${[...stray].join(", ")}, which install no longer adds`);
   return out;
 }
-function codexTrust(env, home, hooksFile) {
-  let toml = "";
-  try {
-    const p = path46.join(env.CODEX_HOME || path46.join(home, ".codex"), "config.toml");
-    if (lstatSync24(p).isFile()) toml = readFileSync14(p, "utf8");
-  } catch {
+function startCommands(edit2, text, file, current) {
+  if (edit2.kind !== "json-hooks") {
+    return { run: current && edit2.file.endsWith("TaskStart") ? [["/bin/sh", file]] : [], foreign: [] };
   }
+  const forms = installedForms(edit2);
+  const all = oursIn(text).filter((h) => h.event === "SessionStart").map((h) => h.command);
+  const run = all.filter((c) => forms.includes(c)).map((c) => ["/bin/sh", "-c", c]);
+  return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
+}
+function codexTrust(env, home, hooksFile) {
+  const toml = readText(path46.join(env.CODEX_HOME || path46.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
 }
-function budgetFinding(text, file, fixCmd) {
-  let span;
-  try {
-    span = findBlock(text, file);
-  } catch {
-    return null;
-  }
-  if (span === null) return null;
-  const end = blockEndByte(text, span);
+function budgetFinding(text, file, fixCmd2) {
+  const span = findBlock(text, file);
+  const end = span === null ? 0 : blockEndByte(text, span);
   if (end <= CODEX_BUDGET) return null;
   const past = `past the ${CODEX_BUDGET} bytes of AGENTS.md text Codex reads; Codex never sees it`;
-  const fix = `${fixCmd} (it moves the block to the top)`;
+  const fix = `${fixCmd2} (it moves the block to the top)`;
   return { what: `${file}: the session-handoff block ends at byte ${end}, ${past}`, fix };
 }
-function startFolderNote({ name: name2 }) {
-  const anywhere = `for monorepos, or to start anywhere, use install --agent ${name2} --global`;
-  return `${name2}: project hooks load only when ${name2} starts at the project root (not from a subfolder); ${anywhere}`;
-}
 function posixShell(env, platform = process.platform) {
-  if (platform !== "win32") return POSIX_SHELL;
+  if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
   const git = programs.map((d) => path46.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
@@ -13657,7 +13668,7 @@ function posixShell(env, platform = process.platform) {
 }
 function runStart(file, argv, root, env, platform = process.platform) {
   const windows = platform === "win32";
-  const shell = argv[0] === POSIX_SHELL ? posixShell(env, platform) : argv[0];
+  const shell = argv[0] === "/bin/sh" ? posixShell(env, platform) : argv[0];
   if (shell === null) {
     const notRun = "no POSIX shell (Git for Windows' sh.exe) was found to run it as the harness would";
     return Promise.resolve({ file, code: null, stdout: "", stderr: "", notRun });
@@ -13681,44 +13692,7 @@ function runStart(file, argv, root, env, platform = process.platform) {
     child.stdin.end(input);
   });
 }
-function installedForms(edit2) {
-  const forms = [];
-  for (const h of edit2.hooks) {
-    const now = edit2.command(h.args);
-    const tail = `${nodeRun(h.args)}; :`;
-    forms.push(now);
-    if (now.endsWith(tail)) forms.push(`${now.slice(0, -tail.length)}node "$f" ${h.args}`);
-  }
-  return forms;
-}
-function installShaped(edit2, command) {
-  for (const form of installedForms(edit2)) {
-    const at2 = form.indexOf(FILE_TAIL);
-    if (!form.startsWith(FILE_HEAD) || at2 === -1) {
-      if (form === command) return "";
-      continue;
-    }
-    const tail = form.slice(at2);
-    if (!command.startsWith(FILE_HEAD) || !command.endsWith(tail)) continue;
-    const word = FILE_WORD.exec(command.slice(FILE_HEAD.length, command.length - tail.length));
-    if (word === null) continue;
-    const name2 = word[1].startsWith("'") ? word[1].slice(1, -1).replace(/\x27\\\x27\x27/g, "'") : word[1];
-    if ((windowsShaped(name2) ? path46.win32 : path46.posix).basename(name2) !== HELPER_FILE) continue;
-    return `${word[0].slice(0, word[0].length - word[1].length)}${name2}`;
-  }
-  return null;
-}
-function startCommands(edit2, text, file, current) {
-  if (edit2.kind === "json-hooks") {
-    const forms = installedForms(edit2);
-    const all = oursIn(text).filter((h) => h.event === "SessionStart").map((h) => h.command);
-    const run = all.filter((c) => forms.includes(c)).map((c) => [POSIX_SHELL, "-c", c]);
-    return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
-  }
-  if (edit2.kind !== "owned-file" || edit2.mode !== 493) return { run: [], foreign: [] };
-  return current ? { run: [[POSIX_SHELL, file]], foreign: [] } : { run: [], foreign: [`/bin/sh ${edit2.file}`] };
-}
-var POSIX_SHELL, WINDOWS_ENV, KEPT_ENV, FILE_WORD, FILE_HEAD, FILE_TAIL;
+var FILE_TAIL, WINDOWS_ENV, KEPT_ENV;
 var init_doctor_checks = __esm({
   "src/agents/doctor-checks.ts"() {
     "use strict";
@@ -13726,9 +13700,8 @@ var init_doctor_checks = __esm({
     init_command();
     init_harness_path();
     init_probe_session();
-    init_agents();
     init_md_block();
-    POSIX_SHELL = "/bin/sh";
+    FILE_TAIL = '; [ ! -f "$f" ] || ';
     WINDOWS_ENV = [
       "USERPROFILE",
       "SystemRoot",
@@ -13740,9 +13713,6 @@ var init_doctor_checks = __esm({
       "LOCALAPPDATA"
     ];
     KEPT_ENV = ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR"];
-    FILE_WORD = /^(?:"\$[A-Za-z_][A-Za-z0-9_]*"\/)?([A-Za-z0-9_./:@%+=-]+|\x27(?:[^\x27]|\x27\\\x27\x27)*\x27)$/;
-    FILE_HEAD = "f=";
-    FILE_TAIL = '; [ ! -f "$f" ] || ';
   }
 });
 
@@ -13788,125 +13758,107 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import { lstatSync as lstatSync25, readdirSync as readdirSync13, readFileSync as readFileSync16 } from "node:fs";
+import { readdirSync as readdirSync13 } from "node:fs";
 import path48 from "node:path";
-function readText(p) {
+function fixCmd(r, verb, withRoot = true) {
+  const h = shellWord(r.helper.abs);
+  const root = withRoot ? shellWord(r.root) : "";
+  if (h !== null && root !== null) return `node ${h} ${verb}${withRoot ? ` --root ${root}` : ""}`;
+  const where = `${quotedValue(r.helper.abs)}${withRoot ? ` with --root ${quotedValue(r.root)}` : ""}`;
+  return `\`${verb}\` of the helper ${where} ${NO_PASTE}`;
+}
+function agentFix(r, verb, name2) {
+  return fixCmd(r, `${verb} --agent ${name2}${r.global ? " --global" : ""}`, verb !== "init" || !r.global);
+}
+async function agentInstalls(r, name2, agent) {
+  const skill = [
+    ...agent.skillFolders.project.map((f) => path48.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path48.join(r.home, f, "session-handoff"))
+  ].filter((d) => exists(path48.join(d, "SKILL.md")));
+  let edits = [];
   try {
-    return lstatSync25(p).isFile() ? readFileSync16(p, "utf8") : null;
+    edits = agent.edits(r.helper, r.global);
   } catch {
-    return null;
+  }
+  const install = {};
+  r.agents[name2] = { skill, install };
+  for (const edit2 of edits) install[edit2.file] = await installState(r, name2, edit2);
+  if (skill.length === 0 && Object.values(install).some(installed)) {
+    const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
+    const what = `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`;
+    r.problems.push({ what, fix: agentFix(r, "init", name2) });
+  }
+  for (const dir of skill) {
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path48.join(dir, f)));
+    if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
+    const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
+    r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
 }
-function removePause(file) {
-  const w = shellWord(file);
-  return w !== null ? `rm ${w}` : `remove the file ${quotedValue(file)} ${NO_PASTE}`;
-}
-function editsOf(r, agent) {
-  try {
-    return agent.edits(r.helper, r.global);
-  } catch {
-    return [];
-  }
-}
-function agentInstalls(r) {
-  const agents = {};
-  const starts = [];
-  for (const [name2, agent] of Object.entries(AGENTS)) {
-    const skill = [
-      ...agent.skillFolders.project.map((f) => path48.join(r.root, f, "session-handoff")),
-      ...agent.skillFolders.home.map((f) => path48.join(r.home, f, "session-handoff"))
-    ].filter((d) => exists(path48.join(d, "SKILL.md")));
-    const install = {};
-    for (const edit2 of editsOf(r, agent)) {
-      install[edit2.file] = installState(r, name2, edit2, editPath(r.global ? r.home : r.root, edit2), agents, starts);
-    }
-    agents[name2] = { ...agents[name2], skill, install };
-    if (skill.length === 0 && Object.values(install).some((st) => st === "current" || st === "outdated")) {
-      const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
-      const what = `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`;
-      r.problems.push({ what, fix: r.nodeRun(`init --agent ${name2}${gflag(r)}`, !r.global) });
-    }
-    for (const dir of skill) {
-      const lacking2 = HELPER_FILES.filter((f) => !exists(path48.join(dir, f)));
-      if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
-      const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
-      r.problems.push({ what, fix: r.nodeRun(`init --agent ${name2}${gflag(r)}`, !r.global) });
-    }
-  }
-  return { agents, starts };
-}
-function installState(r, name2, edit2, file, agents, starts) {
-  const agent = AGENTS[name2];
-  const reinstall = cmd(r, `install --agent ${name2}${gflag(r)}`);
+async function installState(r, name2, edit2) {
+  const file = editPath(r.global ? r.home : r.root, edit2);
   const text = readText(file);
-  let judged = text;
-  if (text !== null && edit2.kind === "json-hooks") {
-    judged = withoutForeignHooks(text, (c) => installShaped(edit2, c) !== null);
+  if (text === null || !holdsOurs(edit2, text)) return "absent";
+  const reinstall = agentFix(r, "install", name2);
+  const state = judge(r, name2, edit2, text, reinstall);
+  const shown = r.global ? `~/${edit2.file}` : edit2.file;
+  const found = startCommands(edit2, text, file, state === "current");
+  for (const argv of found.run) await startRun(r, shown, argv, name2);
+  for (const c of found.foreign) {
+    const names2 = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
+    const what = `${shown}: ${names2}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c)}`;
+    r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
-  let state = "absent";
-  if (judged !== null && holdsOurs(edit2, judged)) {
-    try {
-      const span = edit2.kind === "md-block" ? findBlock(judged, edit2.file) : null;
-      if (span !== null && !blockAgents(judged, span).includes(name2)) return "absent";
-      state = installText(edit2, name2, judged, edit2.file) === judged ? "current" : "outdated";
-    } catch (err) {
-      state = "malformed";
-      const fix = `fix ${edit2.file} by hand, then ${reinstall}`;
-      r.problems.push({ what: `${edit2.file}: ${err.message.split("\n")[0]}`, fix });
-    }
+  if (!installed(state)) return state;
+  if (path48.basename(edit2.file) === "AGENTS.md") {
+    const over = budgetFinding(text, edit2.file, reinstall);
+    if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
+    const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
+    if (name2 === "codex") r.notes.push(`codex: ${subfolders}`);
   }
-  if (state === "outdated") {
-    const why = edit2.kind === "json-hooks" && judged !== null ? outdatedReasons(judged, edit2) : [];
-    const what = `${name2}: ${edit2.file} holds an outdated session-handoff entry`;
-    const fix = `${reinstall} (upgrades it in place)`;
-    r.problems.push({ what: why.length > 0 ? `${what}: ${why.join("; ")}` : what, fix });
-  }
-  const installed = state === "current" || state === "outdated";
-  if (installed && text !== null) {
-    if (edit2.kind === "md-block" && path48.basename(edit2.file) === "AGENTS.md") {
-      const over = budgetFinding(text, edit2.file, reinstall);
-      if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
-      const subfolders = "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
-      if (name2 === "codex") r.notes.push(subfolders);
-    }
-    if (edit2.kind === "json-hooks" && name2 === "codex") {
-      agents[name2] = { ...agents[name2], trust: codexTrust(r.env, r.home, file) };
-    }
-    const fromStart = agent.fromStartFolder === true;
-    if (edit2.kind === "json-hooks" && fromStart && !r.global) r.notes.push(startFolderNote(agent));
-  }
-  const withStarts = edit2.kind === "json-hooks" || installed && !edit2.file.endsWith("TaskResume");
-  if (withStarts && text !== null && holdsOurs(edit2, text)) {
-    const shown = r.global ? `~/${edit2.file}` : edit2.file;
-    const found = startCommands(edit2, text, file, state === "current");
-    for (const argv of found.run) starts.push({ shown, argv, agent: name2 });
-    for (const c of found.foreign) {
-      const fix = `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours`;
-      const names2 = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
-      const command = quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c);
-      r.problems.push({ what: `${shown}: ${names2}: ${command}`, fix });
-    }
+  if (edit2.kind === "json-hooks" && name2 === "codex") r.agents[name2].trust = codexTrust(r.env, r.home, file);
+  if (edit2.kind === "json-hooks" && AGENTS[name2].fromStartFolder && !r.global) {
+    const only = `project hooks load only when ${name2} starts at the project root (not from a subfolder)`;
+    r.notes.push(`${name2}: ${only}; for monorepos, or to start anywhere, use install --agent ${name2} --global`);
   }
   return state;
 }
-function pluginInstalls(r, agents) {
+function judge(r, name2, edit2, text, reinstall) {
+  const ours = edit2.kind === "json-hooks" ? withoutForeignHooks(text, (c) => installShaped(edit2, c) !== null) : text;
+  if (!holdsOurs(edit2, ours)) return "absent";
+  let want;
+  try {
+    const span = edit2.kind === "md-block" ? findBlock(ours, edit2.file) : null;
+    if (span !== null && !blockAgents(ours, span).includes(name2)) return "absent";
+    want = installText(edit2, name2, ours, edit2.file);
+  } catch (err) {
+    const what2 = `${edit2.file}: ${err.message.split("\n")[0]}`;
+    r.problems.push({ what: what2, fix: `fix ${edit2.file} by hand, then ${reinstall}` });
+    return "malformed";
+  }
+  if (want === ours) return "current";
+  const why = edit2.kind === "json-hooks" ? outdatedReasons(ours, edit2) : [];
+  const what = `${name2}: ${edit2.file} holds an outdated session-handoff entry${why.length > 0 ? ": " : ""}`;
+  r.problems.push({ what: `${what}${why.join("; ")}`, fix: `${reinstall} (upgrades it in place)` });
+  return "outdated";
+}
+function pluginInstalls(r) {
   const plugins = claudePluginInstalls(r.home);
   if (plugins.length === 0) return;
-  agents["claude-code"] = { ...agents["claude-code"], plugin: plugins };
+  const claude = r.agents["claude-code"];
+  claude.plugin = plugins;
   for (const p of plugins) {
     const state = `${p.scope} scope${p.version ? `, ${p.version}` : ""}, ${p.enabled ? "enabled" : "disabled"}`;
     r.notes.push(`claude-code: the plugin ${p.key} is installed (${state})`);
+    if (!p.rootSkill) continue;
+    const unlisted = `which Claude Code 2.1.112 does not list ("Unknown skill")`;
+    const fix = `reinstall it from the dist-plugin branch (README, "Install")`;
+    r.notes.push(`claude-code: the plugin ${p.key} has its SKILL.md at its root, ${unlisted}: ${fix}`);
   }
-  const unlisted = `which Claude Code 2.1.112 does not list ("Unknown skill"): reinstall it from the dist-plugin`;
-  for (const p of plugins.filter((p2) => p2.rootSkill)) {
-    const note = `the plugin ${p.key} has its SKILL.md at its root, ${unlisted} branch (README, "Install")`;
-    r.notes.push(`claude-code: ${note}`);
-  }
-  const installed = Object.entries(agents["claude-code"]?.install ?? {});
-  const hooked = installed.some(([f, st]) => f.endsWith("settings.json") && (st === "current" || st === "outdated"));
+  const hooked = Object.entries(claude.install).some(([f, st]) => f.endsWith("settings.json") && installed(st));
   if (plugins.some((p) => p.enabled) && hooked) {
     const what = "claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory";
-    const uninstall = cmd(r, `uninstall --agent claude-code${gflag(r)}`);
+    const uninstall = agentFix(r, "uninstall", "claude-code");
     const fix = `${uninstall} (the plugin's hooks stay), or disable the plugin with /plugin`;
     r.problems.push({ what: `${what}: every session gets the notice twice`, fix });
   }
@@ -13918,22 +13870,23 @@ async function memoryState(r) {
   const interrupted = interruptedSave(root) || Object.values(files).includes("interrupted");
   const unsafe = Object.values(files).some((s) => s === "unsafe" || s === "foreign");
   const verdict = interrupted ? "interrupted" : unsafe ? "unsafe" : files.handoff === "present" ? "parked" : "clean";
-  if (interrupted) problems.push({ what: "an interrupted save needs recovery", fix: cmd(r, "recover") });
+  if (interrupted) problems.push({ what: "an interrupted save needs recovery", fix: fixCmd(r, "recover") });
   const lock = lockState(memoryDir(root));
   if (lock.unproven) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
-    const fix = `${cmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
+    const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
     problems.push({ what: `the memory lock ${path48.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
     problems.push({ what: "a memory file failed safety or schema checks", fix });
   }
-  if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: cmd(r, "publish") });
+  if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: fixCmd(r, "publish") });
   const driverGone = await driverPartMissing(root, r.env);
   if (driverGone !== null) {
-    problems.push({ what: `${driverGone}: memory files merge as text (conflict markers)`, fix: cmd(r, "publish") });
+    const what = `${driverGone}: memory files merge as text (conflict markers)`;
+    problems.push({ what, fix: fixCmd(r, "publish") });
   }
   let archives = 0;
   try {
@@ -13942,10 +13895,12 @@ async function memoryState(r) {
   }
   const journal = journalState(r);
   const paused = pauseSwitch(memoryDir(root), r.env);
-  if (paused) {
-    const byEnv = paused.startsWith("SESSION_HANDOFF_DISABLE");
-    const what = `memory writes are paused by ${byEnv ? paused : quotedPath(paused)}`;
-    problems.push({ what, fix: byEnv ? "unset SESSION_HANDOFF_DISABLE" : removePause(paused) });
+  if (paused?.startsWith("SESSION_HANDOFF_DISABLE")) {
+    problems.push({ what: `memory writes are paused by ${paused}`, fix: "unset SESSION_HANDOFF_DISABLE" });
+  } else if (paused) {
+    const word = shellWord(paused);
+    const fix = word !== null ? `rm ${word}` : `remove the file ${quotedValue(paused)} ${NO_PASTE}`;
+    problems.push({ what: `memory writes are paused by ${quotedPath(paused)}`, fix });
   }
   return { verdict, files, archives, paused, git: await gitState(r), journal };
 }
@@ -13979,19 +13934,15 @@ async function gitState(r) {
     return null;
   }
 }
-async function startRuns(r, starts) {
-  const runs = [];
-  for (const s of starts) {
-    const run = await runStart(s.shown, s.argv, r.root, r.env);
-    runs.push(run);
-    if (run.notRun !== void 0) r.notes.push(`${run.file} SessionStart: not run: ${run.notRun}`);
-    else if (run.code !== 0) {
-      const stderr = run.stderr ? `: ${quotedValue(run.stderr.trim().split("\n")[0])}` : "";
-      const what = `${run.file}: its SessionStart command exited ${run.code ?? "by a signal or timeout"}${stderr}`;
-      r.problems.push({ what, fix: cmd(r, `install --agent ${s.agent}${gflag(r)}`) });
-    }
+async function startRun(r, shown, argv, name2) {
+  const run = await runStart(shown, argv, r.root, r.env);
+  r.runs.push(run);
+  if (run.notRun !== void 0) r.notes.push(`${run.file} SessionStart: not run: ${run.notRun}`);
+  else if (run.code !== 0) {
+    const stderr = run.stderr ? `: ${quotedValue(run.stderr.trim().split("\n")[0])}` : "";
+    const what = `${run.file}: its SessionStart command exited ${run.code ?? "by a signal or timeout"}${stderr}`;
+    r.problems.push({ what, fix: agentFix(r, "install", name2) });
   }
-  return runs;
 }
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
@@ -14019,7 +13970,7 @@ function reportText(result) {
   fix: ${p.fix}`);
   return showRefused(lines3.join("\n")).text;
 }
-var NO_PASTE, HELPER_FILES, doctorVerb, cmd, gflag;
+var HELPER_FILES, NO_PASTE, installed, doctorVerb;
 var init_doctor = __esm({
   "src/verbs/doctor.ts"() {
     "use strict";
@@ -14048,28 +13999,24 @@ var init_doctor = __esm({
     init_common();
     init_types();
     init_errors();
-    NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
     HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
+    NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
+    installed = (state) => state === "current" || state === "outdated";
     doctorVerb = {
       name: "doctor",
       options: { root: { type: "string" }, json: { type: "boolean" }, global: { type: "boolean" } },
       positionals: [0, 0],
       help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
 
-A read-only health report: the Node version; per agent, where the skill is and
-whether its hook or block is "not installed", "current" or "outdated" (with why);
-each installed SessionStart command run as a harness would (/bin/sh -c with
-PATH=/usr/bin:/bin; on Windows Git's sh.exe, or not run) and what it printed;
-Codex's trust entry; an AGENTS.md block past the 32 KiB Codex reads; a Claude Code
-plugin beside installed hooks; and the memory dir: \`check\`'s verdict, archives,
-the journal, the kill switch, the lock, the merge driver, git's view of .ai/. Each
-problem comes with the command that fixes it. Changes nothing. Every line it can
-print: references/verbs.md#doctor.
+A read-only health report: Node; per agent, its skill folders and whether each
+hook or block is "not installed", "current" or "outdated" (with why); each
+installed SessionStart command run as a harness would; the memory dir. Each
+problem comes with the command that fixes it. Changes nothing. Every line it
+can print: references/verbs.md#doctor.
 
 options:
-  --global    report the per-user files instead of the project's (runs from the
-              home folder too)
-  --json      print one object {"ok", "node", "agents", "runs", "notes",
+  --global    the per-user files (runs from the home folder too)
+  --json      one object {"ok", "node", "helper", "agents", "runs", "notes",
               "memory", "problems": [{"what", "fix"}]}
   --root DIR  the project root
 ${ROOT_HELP}
@@ -14087,31 +14034,21 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = path48.resolve(home);
         }
         const helper = helperLocation(ctx, root);
-        const nodeRun2 = (verb, rootArg) => {
-          const h = shellWord(helper.abs);
-          const r2 = rootArg ? shellWord(root) : "";
-          if (h !== null && r2 !== null) return `node ${h} ${verb}${rootArg ? ` --root ${r2}` : ""}`;
-          const where = `${quotedValue(helper.abs)}${rootArg ? ` with --root ${quotedValue(root)}` : ""}`;
-          return `\`${verb}\` of the helper ${where} ${NO_PASTE}`;
-        };
-        const r = { root, home, global, helper, env: ctx.env, nodeRun: nodeRun2, problems: [], notes: [] };
+        const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
         const node = process.versions.node;
         if (Number(node.split(".")[0]) < 20) {
           r.problems.push({ what: `Node ${node} is older than 20`, fix: "install Node.js 20 or newer" });
         }
-        const { agents, starts } = agentInstalls(r);
-        pluginInstalls(r, agents);
+        for (const [name2, agent] of Object.entries(AGENTS)) await agentInstalls(r, name2, agent);
+        pluginInstalls(r);
         const memory = await memoryState(r);
-        const runs = await startRuns(r, starts);
+        const { agents, runs, problems } = r;
         const notes = [...new Set(r.notes)];
-        const { problems } = r;
         const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes, memory, problems };
         return ok(`${ctx.values.json ? JSON.stringify(result) : reportText(result)}
 `);
       }
     };
-    cmd = (r, verb) => r.nodeRun(verb, true);
-    gflag = (r) => r.global ? " --global" : "";
   }
 });
 
@@ -14587,10 +14524,10 @@ var init_claude = __esm({
 
 // src/agents/transcripts/codex.ts
 function commandOf(name2, args) {
-  const cmd2 = args.cmd ?? args.command;
-  if (typeof cmd2 === "string") return cmd2;
-  if (Array.isArray(cmd2) && cmd2.every((c) => typeof c === "string")) {
-    const parts = cmd2;
+  const cmd = args.cmd ?? args.command;
+  if (typeof cmd === "string") return cmd;
+  if (Array.isArray(cmd) && cmd.every((c) => typeof c === "string")) {
+    const parts = cmd;
     if (parts.length === 3 && /(^|\/)(ba|z)?sh$/.test(parts[0]) && /^-l?c$/.test(parts[1])) return parts[2];
     return parts.join(" ");
   }
@@ -15322,7 +15259,7 @@ __export(context_exports, {
   offerText: () => offerText,
   userHelperWithoutMemory: () => userHelperWithoutMemory
 });
-import { existsSync as existsSync11, lstatSync as lstatSync26, mkdirSync as mkdirSync8 } from "node:fs";
+import { existsSync as existsSync11, lstatSync as lstatSync25, mkdirSync as mkdirSync8 } from "node:fs";
 import path50 from "node:path";
 function userHelperWithoutMemory(skillDir, home, root) {
   if (!skillDir || home === "" || existsSync11(path50.join(root, ".ai", "memory"))) return false;
@@ -15367,7 +15304,7 @@ function readUsage(transcriptPath) {
 }
 function exists2(p) {
   try {
-    lstatSync26(p);
+    lstatSync25(p);
     return true;
   } catch {
     return false;
@@ -15496,7 +15433,7 @@ __export(checkpoint_exports, {
   CHECKPOINT_LINES: () => CHECKPOINT_LINES,
   checkpointVerb: () => checkpointVerb
 });
-import { lstatSync as lstatSync27, readdirSync as readdirSync14 } from "node:fs";
+import { lstatSync as lstatSync26, readdirSync as readdirSync14 } from "node:fs";
 import path51 from "node:path";
 function projectHandoffs(root) {
   const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
@@ -15535,7 +15472,7 @@ function pruneOfferMarkers(dir, nowMs) {
   for (const name2 of names2) {
     const p = path51.join(dir, name2);
     try {
-      if (nowMs - lstatSync27(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
+      if (nowMs - lstatSync26(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     } catch {
     }
   }
@@ -15845,7 +15782,7 @@ __export(statusline_exports, {
   statusText: () => statusText,
   statuslineVerb: () => statuslineVerb
 });
-import { readFileSync as readFileSync17 } from "node:fs";
+import { readFileSync as readFileSync16 } from "node:fs";
 import path52 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
@@ -15916,7 +15853,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync17(path52.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync16(path52.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;
@@ -16329,7 +16266,7 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import { lstatSync as lstatSync28, unlinkSync as unlinkSync11 } from "node:fs";
+import { lstatSync as lstatSync27, unlinkSync as unlinkSync11 } from "node:fs";
 import path54 from "node:path";
 var journalVerb;
 var init_journal = __esm({
@@ -16385,7 +16322,7 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync28(path54.join(journalDir(root), f.name));
+            const st = lstatSync27(path54.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
@@ -16407,7 +16344,7 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync13, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync29, mkdirSync as mkdirSync9, openSync as openSync11, readFileSync as readFileSync18, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync13, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync28, mkdirSync as mkdirSync9, openSync as openSync11, readFileSync as readFileSync17, writeSync as writeSync2 } from "node:fs";
 import path55 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync11(p, flags | NOFOLLOW);
@@ -16419,7 +16356,7 @@ function onRegularFile(p, flags, use) {
   }
 }
 function memorySide(p, side) {
-  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync18(fd)));
+  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync17(fd)));
   if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
   return m.text;
 }
@@ -16432,10 +16369,10 @@ function archiveDirOf(top, memRel) {
     at2 = path55.join(at2, part);
     let st;
     try {
-      st = lstatSync29(at2);
+      st = lstatSync28(at2);
     } catch {
       mkdirSync9(at2, { mode: 448 });
-      st = lstatSync29(at2);
+      st = lstatSync28(at2);
     }
     if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
@@ -16621,6 +16558,7 @@ init_builtins();
 init_errors();
 init_invisible();
 init_quote();
+init_types();
 import path from "node:path";
 var REFUSAL_PREFIX = "memory operation refused: ";
 var USAGE_PREFIX = "usage error: ";
@@ -16634,7 +16572,7 @@ function geminiHookRun(argv) {
   return argv.some((a, i) => a === "--format=gemini" || a === "--format" && argv[i + 1] === "gemini");
 }
 var GEMINI_SILENT = "{}\n";
-var neverFails = (verb) => verb === "hook" || verb === "checkpoint";
+var neverFails = (verb) => HARNESS_VERBS.includes(verb ?? "");
 async function guarded(outer, dispatch2) {
   const proc = { ...outer, writeErr: (text) => outer.writeErr(showRefused(text).text) };
   if (!geminiHookRun(proc.argv)) return dispatch2(proc);
@@ -16717,8 +16655,7 @@ async function runVerb(name2, verb, proc) {
       const prefix = err instanceof Absent ? "" : err instanceof UsageError ? USAGE_PREFIX : REFUSAL_PREFIX;
       proc.writeErr(`${prefix}${err.message}
 `);
-      if (err instanceof UsageError) return usageExit;
-      return err.code;
+      return err instanceof UsageError ? usageExit : neverFails(name2) ? 0 : err.code;
     }
     const text = err instanceof Error ? err.stack ?? err.message : String(err);
     proc.writeErr(`memory_io internal error: ${text}
@@ -16756,6 +16693,7 @@ function parseArgsMessage(err, verb) {
 }
 
 // src/help.ts
+init_validate_common();
 var HELP_WIDTH = 80;
 var LABEL = /^(\s*)(usage|exit|exit codes|stdin|stdout|stderr|example|examples|options|verbs|kill switch):( +)(?=\S)/;
 var COLUMN = /^(\s*)(\S(?:.*?\S)?)( {2,})(?=\S)/;
@@ -16795,7 +16733,7 @@ function wrapHelp(text, width = HELP_WIDTH) {
     const hang = hangOf(line);
     let cut = line.lastIndexOf(" ", width);
     let keep = 0;
-    if (cut <= hang - 1 || line.slice(0, cut).trim() === "") {
+    if (cut < hang) {
       const punct = Math.max(...[",", ";", "/"].map((c) => line.lastIndexOf(c, width - 1)));
       if (punct >= hang) {
         cut = punct;
@@ -16821,20 +16759,7 @@ function wrapHelp(text, width = HELP_WIDTH) {
   }
   return out.join("\n");
 }
-function editDistance(a, b) {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_2, j) => i + j));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[a.length][b.length];
-}
-function nearest(word, names2) {
+function nearest2(word, names2) {
   const w = word.toLowerCase();
   if (w === "") return null;
   const limit = Math.min(3, Math.max(1, Math.floor(w.length / 3)));
@@ -16852,140 +16777,206 @@ function nearest(word, names2) {
   return null;
 }
 
-// src/verbs/examples.ts
-var EXAMPLES = {
-  read: ["node memory_io.mjs read handoff", "# keep the token on its CURRENT-SHA256: line for `write`"],
-  write: [
-    "# the first save (token `absent`); later, the token `read handoff` printed.",
-    "# A quoted heredoc ('EOF') keeps the shell from expanding anything in it;",
-    "# write stamps Saved: and fills an empty anchors section itself.",
-    "node memory_io.mjs write handoff --expected-current-sha256 absent <<'EOF'",
-    "<!-- memory-schema: v1 -->",
-    "# Session Handoff",
-    "",
-    "## Current goal",
-    "Stream the CSV importer so large files fit in memory.",
-    "## Plan",
-    "- [~] Stream rows: reader done, dedupe not started",
-    "## Decisions",
-    "- [user-directed] Keep the first of two duplicates: the audit log needs it",
-    "## Failed approaches",
-    "- sort -u before import: it reorders rows, which the audit log forbids",
-    "## Open questions",
-    "- none",
-    "## Next steps",
-    "1. Hash rows in src/import/dedupe.ts and run `npm test -- csv`",
-    "## Key files",
-    "- none",
-    "## Environment anchors",
-    "EOF"
-  ],
-  search: ["node memory_io.mjs search sqlite lock --since 2026-06-01"],
-  impact: ["node memory_io.mjs impact"],
-  journal: ["node memory_io.mjs journal purge --before 2026-01"],
-  "read-target": [
-    "node memory_io.mjs read-target --target AGENTS.md",
-    "# its token goes to `promote --expected-current-sha256`"
-  ],
-  promote: [
-    "# after read-target printed CURRENT-SHA256: absent (no AGENTS.md yet)",
-    "node memory_io.mjs promote --target AGENTS.md \\",
-    "  --expected-current-sha256 absent <<'EOF'",
-    "- Run the integration tests against the real database before a release.",
-    "EOF"
-  ],
-  check: ['node memory_io.mjs check; echo "exit $?"   # 2: a handoff is parked'],
-  recover: ["node memory_io.mjs check || node memory_io.mjs recover   # after exit 1"],
-  anchors: ["node memory_io.mjs anchors", "node memory_io.mjs anchors --key-file notes.txt   # outside git"],
-  drift: [
-    "node memory_io.mjs drift --json",
-    "# a handoff pasted from another machine, checked against this repository:",
-    "node memory_io.mjs drift --stdin < pasted-handoff.md"
-  ],
-  brief: ["node memory_io.mjs brief   # the whole resume in one call; exit 3: cold start"],
-  hook: ["node memory_io.mjs hook --mode session </dev/null"],
-  validate: [
-    "node memory_io.mjs validate handoff   # the saved file: errors, score, findings",
-    "node memory_io.mjs validate handoff --stdin < draft.md   # before saving"
-  ],
-  archives: [
-    "node memory_io.mjs archives list",
-    "# then: archives show <name>, or make one current again (its token from read):",
-    "# archives restore <name> --expected-current-sha256 <token>"
-  ],
-  init: [
-    "npx session-handoff init --dry-run   # what it would do, for the agents found",
-    "npx session-handoff init --agent claude-code --agent codex"
-  ],
-  install: [
-    "node memory_io.mjs install --agent claude-code --dry-run   # what would change",
-    "node memory_io.mjs install --agent claude-code"
-  ],
-  uninstall: ["node memory_io.mjs uninstall --agent claude-code   # the files as they were"],
-  doctor: ["node memory_io.mjs doctor   # each problem with the command that fixes it"],
-  publish: [
-    "# only when the user asks; --push also pushes to the branch's upstream",
-    'node memory_io.mjs publish --message "handoff: CSV importer, stopped at dedupe"'
-  ],
-  checkpoint: [
-    "# what a PreCompact hook runs (install writes it); always exit 0, stdout empty",
-    `echo '{"session_id":"s1","hook_event_name":"PreCompact"}' |`,
-    "  node memory_io.mjs checkpoint --format claude"
-  ],
-  context: [
-    "# what a UserPromptSubmit or PostToolUse hook runs (install writes it); exit 0",
-    `echo '{"session_id":"s1","hook_event_name":"PostToolUse"}' |`,
-    "  node memory_io.mjs context --format claude"
-  ],
-  statusline: [
-    "# what Claude Code's status line runs (install writes it); exit 0",
-    `echo '{"context_window":{"used_percentage":45}}' | node memory_io.mjs statusline`
-  ],
-  redact: ["git diff | node memory_io.mjs redact --json"],
-  "merge-driver": [
-    "# registered by install and publish; git runs it as: merge-driver %O %A %B %P",
-    "node memory_io.mjs merge-driver --help"
-  ]
+// src/verbs/index.ts
+var VERBS = {
+  read: {
+    load: async () => (await Promise.resolve().then(() => (init_read2(), read_exports))).readVerb,
+    summary: "print a memory file in the untrusted envelope, with its token",
+    example: ["node memory_io.mjs read handoff", "# keep the token on its CURRENT-SHA256: line for `write`"]
+  },
+  write: {
+    load: async () => (await Promise.resolve().then(() => (init_write(), write_exports))).writeVerb,
+    summary: "replace a memory file (compare-and-swap on its token)",
+    example: [
+      "# the first save (token `absent`); later, the token `read handoff` printed.",
+      "# A quoted heredoc ('EOF') keeps the shell from expanding anything in it;",
+      "# write stamps Saved: and fills an empty anchors section itself.",
+      "node memory_io.mjs write handoff --expected-current-sha256 absent <<'EOF'",
+      "<!-- memory-schema: v1 -->",
+      "# Session Handoff",
+      "",
+      "## Current goal",
+      "Stream the CSV importer so large files fit in memory.",
+      "## Plan",
+      "- [~] Stream rows: reader done, dedupe not started",
+      "## Decisions",
+      "- [user-directed] Keep the first of two duplicates: the audit log needs it",
+      "## Failed approaches",
+      "- sort -u before import: it reorders rows, which the audit log forbids",
+      "## Open questions",
+      "- none",
+      "## Next steps",
+      "1. Hash rows in src/import/dedupe.ts and run `npm test -- csv`",
+      "## Key files",
+      "- none",
+      "## Environment anchors",
+      "EOF"
+    ]
+  },
+  "read-target": {
+    load: async () => (await Promise.resolve().then(() => (init_read2(), read_exports))).readTargetVerb,
+    summary: "print AGENTS.md or CLAUDE.md in the envelope, with its token",
+    example: [
+      "node memory_io.mjs read-target --target AGENTS.md",
+      "# its token goes to `promote --expected-current-sha256`"
+    ]
+  },
+  promote: {
+    load: async () => (await Promise.resolve().then(() => (init_promote(), promote_exports))).promoteVerb,
+    summary: "append an approved lesson to AGENTS.md or CLAUDE.md (compare-and-swap)",
+    example: [
+      "# after read-target printed CURRENT-SHA256: absent (no AGENTS.md yet)",
+      "node memory_io.mjs promote --target AGENTS.md \\",
+      "  --expected-current-sha256 absent <<'EOF'",
+      "- Run the integration tests against the real database before a release.",
+      "EOF"
+    ]
+  },
+  check: {
+    load: async () => (await Promise.resolve().then(() => (init_check(), check_exports))).checkVerb,
+    summary: "bootstrap check: 0 nothing parked, 1 interrupted save, 2 handoff parked, 3 unsafe",
+    example: ['node memory_io.mjs check; echo "exit $?"   # 2: a handoff is parked']
+  },
+  recover: {
+    load: async () => (await Promise.resolve().then(() => (init_recover2(), recover_exports))).recoverVerb,
+    summary: "repair what an interrupted save left; idempotent",
+    example: ["node memory_io.mjs check || node memory_io.mjs recover   # after exit 1"]
+  },
+  anchors: {
+    load: async () => (await Promise.resolve().then(() => (init_anchors2(), anchors_exports))).anchorsVerb,
+    summary: "print the git anchors (branch, HEAD, dirty files, date) for a save",
+    example: ["node memory_io.mjs anchors", "node memory_io.mjs anchors --key-file notes.txt   # outside git"]
+  },
+  drift: {
+    load: async () => (await Promise.resolve().then(() => (init_drift2(), drift_exports))).driftVerb,
+    summary: "measure how far the repository moved since the handoff: verdict and numbers",
+    example: [
+      "node memory_io.mjs drift --json",
+      "# a handoff pasted from another machine, checked against this repository:",
+      "node memory_io.mjs drift --stdin < pasted-handoff.md"
+    ]
+  },
+  brief: {
+    load: async () => (await Promise.resolve().then(() => (init_brief2(), brief_exports))).briefVerb,
+    summary: "the six-line warm-start brief for a resume (exit 3: cold start)",
+    example: ["node memory_io.mjs brief   # the whole resume in one call; exit 3: cold start"]
+  },
+  hook: {
+    load: async () => (await Promise.resolve().then(() => (init_hook(), hook_exports))).hookVerb,
+    summary: "session-start hook: fixed sentences about parked memory",
+    example: ["node memory_io.mjs hook --mode session </dev/null"]
+  },
+  validate: {
+    load: async () => (await Promise.resolve().then(() => (init_validate2(), validate_exports))).validateVerb,
+    summary: "check a memory document: schema errors (exit 2), score 0-100, findings, dropped items",
+    example: [
+      "node memory_io.mjs validate handoff   # the saved file: errors, score, findings",
+      "node memory_io.mjs validate handoff --stdin < draft.md   # before saving"
+    ]
+  },
+  archives: {
+    load: async () => (await Promise.resolve().then(() => (init_archives(), archives_exports))).archivesVerb,
+    summary: "list, show or restore (compare-and-swap) the archived handoffs",
+    example: [
+      "node memory_io.mjs archives list",
+      "# then: archives show <name>, or make one current again (its token from read):",
+      "# archives restore <name> --expected-current-sha256 <token>"
+    ]
+  },
+  init: {
+    load: async () => (await Promise.resolve().then(() => (init_init(), init_exports))).initVerb,
+    summary: "set the skill up in a project: copy it, make every agent see it, install the hooks",
+    example: [
+      "npx session-handoff init --dry-run   # what it would do, for the agents found",
+      "npx session-handoff init --agent claude-code --agent codex"
+    ]
+  },
+  install: {
+    load: async () => (await Promise.resolve().then(() => (init_install(), install_exports))).installVerb,
+    summary: "wire the session-start hook or bootstrap block into an agent's files",
+    example: [
+      "node memory_io.mjs install --agent claude-code --dry-run   # what would change",
+      "node memory_io.mjs install --agent claude-code"
+    ]
+  },
+  uninstall: {
+    load: async () => (await Promise.resolve().then(() => (init_uninstall(), uninstall_exports))).uninstallVerb,
+    summary: "remove exactly what install added",
+    example: ["node memory_io.mjs uninstall --agent claude-code   # the files as they were"]
+  },
+  doctor: {
+    load: async () => (await Promise.resolve().then(() => (init_doctor(), doctor_exports))).doctorVerb,
+    summary: "read-only health report: Node, installs per agent, memory dir; each problem with its fix",
+    example: ["node memory_io.mjs doctor   # each problem with the command that fixes it"]
+  },
+  publish: {
+    load: async () => (await Promise.resolve().then(() => (init_publish2(), publish_exports))).publishVerb,
+    summary: "commit exactly the memory dir (on the user's request); --push to the upstream",
+    example: [
+      "# only when the user asks; --push also pushes to the branch's upstream",
+      'node memory_io.mjs publish --message "handoff: CSV importer, stopped at dedupe"'
+    ]
+  },
+  checkpoint: {
+    load: async () => (await Promise.resolve().then(() => (init_checkpoint2(), checkpoint_exports))).checkpointVerb,
+    summary: "compaction/session-end hooks: capture the session (exit 0)",
+    example: [
+      "# what a PreCompact hook runs (install writes it); always exit 0, stdout empty",
+      `echo '{"session_id":"s1","hook_event_name":"PreCompact"}' |`,
+      "  node memory_io.mjs checkpoint --format claude"
+    ]
+  },
+  statusline: {
+    load: async () => (await Promise.resolve().then(() => (init_statusline(), statusline_exports))).statuslineVerb,
+    summary: "Claude Code's status line: yours, then the handoff's state",
+    example: [
+      "# what Claude Code's status line runs (install writes it); exit 0",
+      `echo '{"context_window":{"used_percentage":45}}' | node memory_io.mjs statusline`
+    ]
+  },
+  context: {
+    load: async () => (await Promise.resolve().then(() => (init_context(), context_exports))).contextVerb,
+    summary: "prompt/tool hooks: offer a handoff once near a full context",
+    example: [
+      "# what a UserPromptSubmit or PostToolUse hook runs (install writes it); exit 0",
+      `echo '{"session_id":"s1","hook_event_name":"PostToolUse"}' |`,
+      "  node memory_io.mjs context --format claude"
+    ]
+  },
+  search: {
+    load: async () => (await Promise.resolve().then(() => (init_search2(), search_exports))).searchVerb,
+    summary: "search memory: journal, archives, ledgers, checkpoints",
+    example: ["node memory_io.mjs search sqlite lock --since 2026-06-01"]
+  },
+  impact: {
+    load: async () => (await Promise.resolve().then(() => (init_impact(), impact_exports))).impactVerb,
+    summary: "did the handoffs help? measured from the journal's resumes",
+    example: ["node memory_io.mjs impact"]
+  },
+  journal: {
+    load: async () => (await Promise.resolve().then(() => (init_journal(), journal_exports))).journalVerb,
+    summary: "journal purge [--before YYYY-MM]: delete journal files",
+    example: ["node memory_io.mjs journal purge --before 2026-01"]
+  },
+  "merge-driver": {
+    load: async () => (await Promise.resolve().then(() => (init_merge_driver2(), merge_driver_exports))).mergeDriverVerb,
+    example: [
+      "# registered by install and publish; git runs it as: merge-driver %O %A %B %P",
+      "node memory_io.mjs merge-driver --help"
+    ]
+  },
+  redact: {
+    load: async () => (await Promise.resolve().then(() => (init_redact2(), redact_exports))).redactVerb,
+    summary: "copy stdin to stdout with secrets replaced by <redacted: KIND>",
+    example: ["git diff | node memory_io.mjs redact --json"]
+  }
 };
-function exampleBlock(verb) {
-  const lines3 = EXAMPLES[verb];
-  if (!lines3 || lines3.length === 0) return "";
-  return `
-example:
-${lines3.join("\n")}
-`;
-}
 
 // src/usage.ts
-var SUMMARIES = {
-  read: "print a memory file in the untrusted envelope, with its token",
-  write: "replace a memory file (compare-and-swap on its token)",
-  "read-target": "print AGENTS.md or CLAUDE.md in the envelope, with its token",
-  promote: "append an approved lesson to AGENTS.md or CLAUDE.md (compare-and-swap)",
-  check: "bootstrap check: 0 nothing parked, 1 interrupted save, 2 handoff parked, 3 unsafe",
-  recover: "repair what an interrupted save left; idempotent",
-  anchors: "print the git anchors (branch, HEAD, dirty files, date) for a save",
-  drift: "measure how far the repository moved since the handoff: verdict and numbers",
-  brief: "the six-line warm-start brief for a resume (exit 3: cold start)",
-  hook: "session-start hook: fixed sentences about parked memory",
-  validate: "check a memory document: schema errors (exit 2), score 0-100, findings, dropped items",
-  archives: "list, show or restore (compare-and-swap) the archived handoffs",
-  init: "set the skill up in a project: copy it, make every agent see it, install the hooks",
-  install: "wire the session-start hook or bootstrap block into an agent's files",
-  uninstall: "remove exactly what install added",
-  doctor: "read-only health report: Node, installs per agent, memory dir; each problem with its fix",
-  publish: "commit exactly the memory dir (on the user's request); --push to the upstream",
-  checkpoint: "compaction/session-end hooks: capture the session (exit 0)",
-  statusline: "Claude Code's status line: yours, then the handoff's state",
-  context: "prompt/tool hooks: offer a handoff once near a full context",
-  search: "search memory: journal, archives, ledgers, checkpoints",
-  impact: "did the handoffs help? measured from the journal's resumes",
-  journal: "journal purge [--before YYYY-MM]: delete journal files",
-  redact: "copy stdin to stdout with secrets replaced by <redacted: KIND>"
-};
 function usageText() {
-  const width = Math.max(...Object.keys(SUMMARIES).map((v) => v.length));
-  const lines3 = Object.entries(SUMMARIES).map(([name2, summary]) => `  ${name2.padEnd(width)}  ${summary}`);
+  const listed2 = Object.entries(VERBS).filter(([, v]) => v.summary !== void 0);
+  const width = Math.max(...listed2.map(([name2]) => name2.length));
+  const lines3 = listed2.map(([name2, v]) => `  ${name2.padEnd(width)}  ${v.summary}`);
   const text = [
     "usage: node memory_io.mjs <verb> [options]",
     "",
@@ -17019,7 +17010,10 @@ function usageText() {
   return wrapHelp(text);
 }
 function verbHelp(name2, help) {
-  return wrapHelp(`${help.replace(/\n*$/, "\n")}${exampleBlock(name2)}`);
+  return wrapHelp(`${help.replace(/\n*$/, "\n")}
+example:
+${VERBS[name2].example.join("\n")}
+`);
 }
 var SAID_FOR = {
   resume: "brief",
@@ -17029,38 +17023,9 @@ var SAID_FOR = {
   restore: "archives"
 };
 function suggestion(word, verbs) {
-  const near = SAID_FOR[word.toLowerCase()] ?? nearest(word, verbs);
+  const near = SAID_FOR[word.toLowerCase()] ?? nearest2(word, verbs);
   return near === null ? "" : `; did you mean ${near}?`;
 }
-
-// src/verbs/index.ts
-var VERBS = {
-  read: async () => (await Promise.resolve().then(() => (init_read2(), read_exports))).readVerb,
-  write: async () => (await Promise.resolve().then(() => (init_write(), write_exports))).writeVerb,
-  "read-target": async () => (await Promise.resolve().then(() => (init_read2(), read_exports))).readTargetVerb,
-  promote: async () => (await Promise.resolve().then(() => (init_promote(), promote_exports))).promoteVerb,
-  check: async () => (await Promise.resolve().then(() => (init_check(), check_exports))).checkVerb,
-  recover: async () => (await Promise.resolve().then(() => (init_recover2(), recover_exports))).recoverVerb,
-  anchors: async () => (await Promise.resolve().then(() => (init_anchors2(), anchors_exports))).anchorsVerb,
-  drift: async () => (await Promise.resolve().then(() => (init_drift2(), drift_exports))).driftVerb,
-  brief: async () => (await Promise.resolve().then(() => (init_brief2(), brief_exports))).briefVerb,
-  hook: async () => (await Promise.resolve().then(() => (init_hook(), hook_exports))).hookVerb,
-  validate: async () => (await Promise.resolve().then(() => (init_validate2(), validate_exports))).validateVerb,
-  archives: async () => (await Promise.resolve().then(() => (init_archives(), archives_exports))).archivesVerb,
-  init: async () => (await Promise.resolve().then(() => (init_init(), init_exports))).initVerb,
-  install: async () => (await Promise.resolve().then(() => (init_install(), install_exports))).installVerb,
-  uninstall: async () => (await Promise.resolve().then(() => (init_uninstall(), uninstall_exports))).uninstallVerb,
-  doctor: async () => (await Promise.resolve().then(() => (init_doctor(), doctor_exports))).doctorVerb,
-  publish: async () => (await Promise.resolve().then(() => (init_publish2(), publish_exports))).publishVerb,
-  checkpoint: async () => (await Promise.resolve().then(() => (init_checkpoint2(), checkpoint_exports))).checkpointVerb,
-  statusline: async () => (await Promise.resolve().then(() => (init_statusline(), statusline_exports))).statuslineVerb,
-  context: async () => (await Promise.resolve().then(() => (init_context(), context_exports))).contextVerb,
-  search: async () => (await Promise.resolve().then(() => (init_search2(), search_exports))).searchVerb,
-  impact: async () => (await Promise.resolve().then(() => (init_impact(), impact_exports))).impactVerb,
-  journal: async () => (await Promise.resolve().then(() => (init_journal(), journal_exports))).journalVerb,
-  "merge-driver": async () => (await Promise.resolve().then(() => (init_merge_driver2(), merge_driver_exports))).mergeDriverVerb,
-  redact: async () => (await Promise.resolve().then(() => (init_redact2(), redact_exports))).redactVerb
-};
 
 // src/cli.ts
 var VERSION2 = "0.1.0";
@@ -17077,7 +17042,7 @@ ${usageText()}`);
     return 2;
   }
   if (first === "--help" || first === "-h" || first === "help") {
-    const load3 = topic === void 0 ? void 0 : VERBS[topic];
+    const load3 = topic === void 0 ? void 0 : VERBS[topic]?.load;
     if (load3 !== void 0) {
       proc.writeOut(verbHelp(topic, (await load3()).help));
       return 0;
@@ -17095,7 +17060,7 @@ ${usageText()}`);
 `);
     return 0;
   }
-  const load2 = VERBS[first];
+  const load2 = VERBS[first]?.load;
   if (load2 === void 0) {
     proc.writeErr(`${USAGE_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, names2)}
 
@@ -17115,7 +17080,7 @@ init_redact();
 
 // src/main.ts
 init_errors();
-import { closeSync as closeSync14, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync30, openSync as openSync12, readSync as readSync5, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync14, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync29, openSync as openSync12, readSync as readSync5, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
 function writeFd(fd, data) {
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let off = 0;
@@ -17259,7 +17224,7 @@ function heldOutput(fd, redact2) {
 function runningFile(file) {
   if (file === void 0) return void 0;
   try {
-    return lstatSync30(file).isSymbolicLink() ? realpathSync6(file) : file;
+    return lstatSync29(file).isSymbolicLink() ? realpathSync6(file) : file;
   } catch {
     return file;
   }
