@@ -5503,8 +5503,7 @@ function validateHandoff(input, opts) {
   return runRules(HANDOFF_RULES, HANDOFF_PARTS, pass, c, (c.dropped ?? []).map((i) => i.text));
 }
 function handoffKeyFiles(text) {
-  const t = normaliseText(text);
-  return readHandoff(t, parseBlocks(t)).keyFiles.flatMap((k) => k.path === null ? [] : [k.path]);
+  return parseHandoff(text).keyFiles.flatMap((k) => k.path === null ? [] : [k.path]);
 }
 var OPTIONAL_SECTIONS, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, items, HANDOFF_PARTS, steps;
 var init_validate = __esm({

@@ -3,7 +3,7 @@ import { redactText, type RedactionFinding } from "../guard/redact.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { isEmptyAnchorsBody, quotedPath, readAnchorLine } from "./anchor-lines.ts";
 import { parseBlocks } from "./grammar.ts";
-import { normaliseText, readHandoff, SECTION_TITLES } from "./handoff.ts";
+import { normaliseText, parseHandoff, readHandoff, SECTION_TITLES } from "./handoff.ts";
 import type { HandoffHeading, ParsedHandoff } from "./handoff.ts";
 import { droppedItems } from "./open-items.ts";
 import { stateTime } from "./state-time.ts";
@@ -353,6 +353,5 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
 
 /** The usable key file paths of a handoff (root-relative, inside the root), for the caller to look up. */
 export function handoffKeyFiles(text: string): string[] {
-  const t = normaliseText(text);
-  return readHandoff(t, parseBlocks(t)).keyFiles.flatMap((k) => (k.path === null ? [] : [k.path]));
+  return parseHandoff(text).keyFiles.flatMap((k) => (k.path === null ? [] : [k.path]));
 }
