@@ -496,10 +496,10 @@ function editDistance(a, b) {
   }
   return d[s.length][t.length];
 }
-function nearest(title, names2) {
+function nearest(title, names) {
   let best = null;
   let bestD = Infinity;
-  for (const n2 of names2) {
+  for (const n2 of names) {
     const d = editDistance(title.toLowerCase(), n2.toLowerCase());
     if (d < bestD) [bestD, best] = [d, n2];
   }
@@ -1312,6 +1312,12 @@ function draftShown(d) {
   return d === void 0 ? ".ai/memory/drafts" : `.ai/memory/drafts/${fileName(d)}`;
 }
 function parseDraftName(kind, arg) {
+  if (arg === void 0) {
+    const own = draftShown({ kind, id: randomBytes2(4).toString("hex") });
+    throw new UsageError(
+      `--from-draft takes the path \`read ${kind}\` printed on its DRAFT: line; the shared ${draftShown()}/${kind}.md is not read any more. Write your whole document to ${own} with your file tool, then run \`write ${kind} --from-draft ${own} --expected-current-sha256 <token>\``
+    );
+  }
   const m = PER_READ.exec(path9.basename(arg));
   const dir = path9.dirname(arg).split(path9.sep).join("/");
   if (m === null || !(dir === "." || dir === ".ai/memory/drafts" || dir.endsWith("/.ai/memory/drafts"))) {
@@ -1332,8 +1338,7 @@ function newDraft(root, kind, env) {
     if (treeVerdict(root) !== "ok" || pauseSwitch(memoryDir(root), env) !== null) return d;
     ensureDir(draftsDir(root));
     ensureIgnored(draftsDir(root));
-    removeLeftBehind(root, false);
-    createExclusive(path9.join(draftsDir(root), `.read-${kind}-${d.id}`), "");
+    removeLeftBehind(root);
   } catch {
   }
   return d;
@@ -1383,8 +1388,7 @@ function takeDraft(root, d) {
     if (now.size > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} is ${now.size} bytes; ${limit}`);
     const bytes = readAll(fd);
     if (bytes.length > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} grew while it was read; ${limit}`);
-    const marks = d.id === null ? sharedReads(root, d.kind, now.mtimeMs) : [`.read-${d.kind}-${d.id}`];
-    return { bytes, id: draftId(now), marks };
+    return { bytes, id: draftId(now) };
   } finally {
     closeSync2(fd);
   }
@@ -1396,18 +1400,6 @@ function removeDraft(root, d, taken) {
   const file = path9.join(draftsDir(root), fileName(d));
   const st = lstatOrNull(file);
   if (st !== null && st.isFile() && draftId(st) === taken.id) removeName(file, draftShown(d));
-  for (const m of taken.marks) removeName(path9.join(draftsDir(root), m), m);
-}
-function sharedReads(root, kind, writtenMs) {
-  const marks = readdirSync2(draftsDir(root)).filter((name2) => {
-    const st = READ_MARK.exec(name2)?.[1] === kind ? lstatOrNull(path9.join(draftsDir(root), name2)) : null;
-    return st !== null && st.mtimeMs <= writtenMs && st.mtimeMs > writtenMs - LEFT_BEHIND_MS;
-  });
-  if (marks.length < 2) return marks;
-  const own = draftShown({ kind, id: randomBytes2(4).toString("hex") });
-  throw new Refused(
-    `${draftShown({ kind, id: null })} may be another session's draft: ${marks.length} reads of ${kind} came before it was written, and a save must publish only its own document. It was kept. Write your whole document to ${own} with your file tool, then run \`write ${kind} --from-draft ${own} --expected-current-sha256 <token>\``
-  );
 }
 function ensureIgnored(dir, text = DRAFTS_IGNORED) {
   createExclusive(path9.join(dir, ".gitignore"), text);
@@ -1415,30 +1407,24 @@ function ensureIgnored(dir, text = DRAFTS_IGNORED) {
 function removeLeftoverDrafts(root) {
   if (treeVerdict(root) !== "ok" || lstatOrNull(draftsDir(root)) === null) return [];
   ensureIgnored(draftsDir(root));
-  return removeLeftBehind(root, true);
+  return removeLeftBehind(root);
 }
-function removeLeftBehind(root, shared) {
+function removeLeftBehind(root) {
   const dir = draftsDir(root);
   const out = [];
-  const marks = [];
   const old = Date.now() - LEFT_BEHIND_MS;
   for (const name2 of readdirSync2(dir)) {
-    const isMark = READ_MARK.test(name2);
-    const isShared = SHARED.test(name2);
-    const st = isMark || isShared || PER_READ.test(name2) ? lstatOrNull(path9.join(dir, name2)) : null;
-    if (st === null || st.isDirectory()) continue;
-    if (isMark && st.mtimeMs > old) marks.push({ name: name2, ms: st.mtimeMs });
-    else if (isMark) removeName(path9.join(dir, name2), name2);
-    else if (shared && isShared || st.mtimeMs <= old) {
-      removeName(path9.join(dir, name2), `${draftShown()}/${name2}`);
+    const retired = RETIRED.test(name2);
+    const st = retired || PER_READ.test(name2) ? lstatOrNull(path9.join(dir, name2)) : null;
+    if (st === null || st.isDirectory() || !retired && st.mtimeMs > old) continue;
+    removeName(path9.join(dir, name2), `${draftShown()}/${name2}`);
+    if (!name2.startsWith(".read-")) {
       out.push(`removed a leftover draft ${draftShown()}/${name2} (drafts are private; write it again to save it)`);
     }
   }
-  marks.sort((a, b) => b.ms - a.ms);
-  for (const m of marks.slice(MARKS_KEPT)) removeName(path9.join(dir, m.name), m.name);
   return out;
 }
-var DRAFTS_IGNORED, PER_READ, SHARED, READ_MARK, LEFT_BEHIND_MS, MARKS_KEPT, draftsDir, fileName;
+var DRAFTS_IGNORED, PER_READ, RETIRED, LEFT_BEHIND_MS, draftsDir, fileName;
 var init_drafts = __esm({
   "src/store/drafts.ts"() {
     "use strict";
@@ -1448,12 +1434,10 @@ var init_drafts = __esm({
     init_pause();
     DRAFTS_IGNORED = "# Written by session-handoff: drafts of `write --from-draft`, never committed.\n*\n";
     PER_READ = /^(handoff|lessons|solutions)-([0-9a-f]{8})\.md$/;
-    SHARED = /^(handoff|lessons|solutions)\.md$/;
-    READ_MARK = /^\.read-(handoff|lessons|solutions)-([0-9a-f]{8})$/;
+    RETIRED = /^(handoff|lessons|solutions)\.md$|^\.read-(handoff|lessons|solutions)-[0-9a-f]{8}$/;
     LEFT_BEHIND_MS = 60 * 60 * 1e3;
-    MARKS_KEPT = 64;
     draftsDir = (root) => path9.join(memoryDir(root), "drafts");
-    fileName = (d) => d.id === null ? `${d.kind}.md` : `${d.kind}-${d.id}.md`;
+    fileName = (d) => `${d.kind}-${d.id}.md`;
   }
 });
 
@@ -1951,8 +1935,8 @@ var init_state_time = __esm({
 function straySentence(strays) {
   if (strays.length === 0) return null;
   const near = [...new Set(strays.flatMap((s) => s.near === null ? [] : [s.near]))];
-  const names2 = near.map((n2) => `\`## ${n2}\``).join(", ");
-  const lent = near.length > 0 ? ` (did you mean ${names2}? its items are read as that section's)` : "";
+  const names = near.map((n2) => `\`## ${n2}\``).join(", ");
+  const lent = near.length > 0 ? ` (did you mean ${names}? its items are read as that section's)` : "";
   const lost = strays.some((s) => s.near === null) ? "; nothing reads a section with no near name" : "";
   const what = strays.length === 1 ? "a section" : `${strays.length} sections`;
   return `the handoff has ${what} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
@@ -2209,7 +2193,7 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, lstatSync as lstatSync6, openSync as openSync3, readdirSync as readdirSync3, readSync as readSync2, unlinkSync as unlinkSync2 } from "node:fs";
+import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, lstatSync as lstatSync6, openSync as openSync3, readSync as readSync2, unlinkSync as unlinkSync2 } from "node:fs";
 import path12 from "node:path";
 function checkpointsDir(root) {
   return path12.join(memoryDir(root), "checkpoints");
@@ -2285,14 +2269,8 @@ function timeOf(value, now) {
 }
 function listCheckpoints(root, now = Date.now()) {
   if (checkpointsDirState(root) !== "ok") return [];
-  let names2;
-  try {
-    names2 = readdirSync3(checkpointsDir(root));
-  } catch {
-    return [];
-  }
   const out = [];
-  for (const name2 of names2) {
+  for (const name2 of listDir(checkpointsDir(root))) {
     if (!CHECKPOINT_NAME.test(name2)) continue;
     const read = readHeadAndTime(path12.join(checkpointsDir(root), name2), 1024);
     const head = read?.bytes.toString("utf8") ?? "";
@@ -2355,7 +2333,7 @@ var init_probe_session = __esm({
 });
 
 // src/verbs/checkpoint-surface.ts
-import { readdirSync as readdirSync4 } from "node:fs";
+import { readdirSync as readdirSync3 } from "node:fs";
 import path13 from "node:path";
 function minutesAgo(savedMs2, now) {
   if (savedMs2 === null) return "at an unknown time";
@@ -2444,14 +2422,14 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   }
 }
 function toldToAnySession(root, token) {
-  let names2;
+  let names;
   try {
-    names2 = readdirSync4(checkpointsDir(root));
+    names = readdirSync3(checkpointsDir(root));
   } catch {
     return false;
   }
   const told = (name2) => readHead(path13.join(checkpointsDir(root), name2), 128)?.trim() === token;
-  return names2.some((name2) => name2.startsWith(".delivered-") && told(name2));
+  return names.some((name2) => name2.startsWith(".delivered-") && told(name2));
 }
 function checkpointNoteForHandoff(root, handoffText, now = Date.now()) {
   try {
@@ -2621,7 +2599,7 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a 
 });
 
 // src/git/git-dir.ts
-import { lstatSync as lstatSync7, readdirSync as readdirSync5, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
+import { lstatSync as lstatSync7, readdirSync as readdirSync4, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
 import path14 from "node:path";
 function lstatOrNull2(p) {
   try {
@@ -2666,7 +2644,7 @@ function isShallow(gitDir) {
 function reflogFiles(dir, out) {
   let entries2;
   try {
-    entries2 = readdirSync5(dir, { withFileTypes: true });
+    entries2 = readdirSync4(dir, { withFileTypes: true });
   } catch {
     return;
   }
@@ -2706,7 +2684,7 @@ function branchPresent(gitDir, branch) {
   if (branch.split("/").some((part) => part === "" || part === "." || part === "..")) return false;
   if (isFile(path14.join(common, "refs", "heads", branch))) return true;
   try {
-    for (const remote of readdirSync5(path14.join(common, "refs", "remotes"))) {
+    for (const remote of readdirSync4(path14.join(common, "refs", "remotes"))) {
       if (isFile(path14.join(common, "refs", "remotes", remote, branch))) return true;
     }
   } catch {
@@ -3141,7 +3119,7 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import { lstatSync as lstatSync9, readdirSync as readdirSync6, unlinkSync as unlinkSync3 } from "node:fs";
+import { lstatSync as lstatSync9, readdirSync as readdirSync5, unlinkSync as unlinkSync3 } from "node:fs";
 import path18 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
@@ -3152,12 +3130,9 @@ function archiveSeq(name2) {
 }
 function archiveName(prefix, dir, now = /* @__PURE__ */ new Date()) {
   let top = 0n;
-  try {
-    for (const name2 of readdirSync6(dir)) {
-      const seq = archiveSeq(name2);
-      if (seq !== null && seq > top) top = seq;
-    }
-  } catch {
+  for (const name2 of listDir(dir)) {
+    const seq = archiveSeq(name2);
+    if (seq !== null && seq > top) top = seq;
   }
   return `${prefix}-${archiveStamp(now)}-${top + 1n}-${randomHex8()}.md`;
 }
@@ -3186,7 +3161,7 @@ function archivesKept(dir) {
 }
 function prunable(dir) {
   const entries2 = [];
-  for (const name2 of readdirSync6(dir)) {
+  for (const name2 of readdirSync5(dir)) {
     const st = PRUNABLE_NAME.test(name2) ? lstatSync9(path18.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
@@ -3237,6 +3212,7 @@ var init_archive = __esm({
   "src/store/archive.ts"() {
     "use strict";
     init_files();
+    init_private();
     init_settings();
     ARCHIVE_NAME = /^HANDOFF-[A-Za-z0-9._-]+\.md$/;
     PRUNABLE_NAME = /^HANDOFF-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3,6}Z-(?:\d{1,30}-)?[0-9a-f]{8}\.md$/;
@@ -4026,13 +4002,9 @@ var init_partition = __esm({
 });
 
 // src/guard/redact-kit.ts
-function tally(n2) {
-  REDACTION_WORK.charsScanned += n2;
-}
 function newlineOffsets(text) {
   const out = [];
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) out.push(i);
-  tally(text.length);
   return out;
 }
 function rule2(id, keywords, source, entropy, extra = {}, flags = "") {
@@ -4102,7 +4074,7 @@ function notAnAssignedSecret(v) {
   const flag = v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v);
   return placeholderOrVariable(v) || flag || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || proseLike(v);
 }
-var ESCAPE_END, L, R, LD, RD, REDACTION_WORK, PLACEHOLDER_WORDS, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
+var ESCAPE_END, L, R, LD, RD, PLACEHOLDER_WORDS, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
 var init_redact_kit = __esm({
   "src/guard/redact-kit.ts"() {
     "use strict";
@@ -4111,7 +4083,6 @@ var init_redact_kit = __esm({
     R = "(?![A-Za-z0-9_])";
     LD = `(?<![A-Za-z0-9_-]${ESCAPE_END})`;
     RD = "(?![A-Za-z0-9_-])";
-    REDACTION_WORK = { regexRuns: 0, charsScanned: 0 };
     PLACEHOLDER_WORDS = "password|passwd|pass|pwd|secret|changeme|redacted|hidden|none|null|undefined|true|false";
     PLACEHOLDER = new RegExp(
       `^(?:\\$.*|%[A-Za-z_(].*|\\{.*\\}|<.*>|\\[.*\\]|\\*+|x+|X+|\\.\\.\\.|\u2026|${PLACEHOLDER_WORDS})$`,
@@ -4145,13 +4116,11 @@ function printable(bytes) {
 function decodedRuns(text, covered) {
   const out = new Pieces();
   BASE64_RUN.lastIndex = 0;
-  tally(text.length);
   for (const m of text.matchAll(BASE64_RUN)) {
     const start = m.index;
     const end = start + m[0].length;
     if (covered(start, end)) continue;
     const bytes = Buffer.from(m[0], "base64");
-    tally(m[0].length);
     if (bytes.length === 0 || !printable(bytes)) continue;
     out.add(bytes.toString("latin1"), start, end);
     out.endGroup();
@@ -4176,7 +4145,6 @@ function linesOf(text) {
     lines3.push([s, t]);
     s = e + 1;
   }
-  tally(text.length);
   return lines3;
 }
 function splitRuns(text, covered) {
@@ -4242,7 +4210,6 @@ function wrappedRuns(text) {
 function continuedRuns(text) {
   if (!text.includes("\\\n") && !text.includes("\\\r\n")) return EMPTY;
   const out = new Pieces();
-  tally(text.length);
   for (const m of text.matchAll(/[^]*?(?:\\\r?\n|$)/g)) {
     if (m[0] === "") break;
     const cut = m[0].endsWith("\\\r\n") ? 3 : m[0].endsWith("\\\n") ? 2 : 0;
@@ -4256,7 +4223,6 @@ var init_redact_derived = __esm({
   "src/guard/redact-derived.ts"() {
     "use strict";
     init_partition();
-    init_redact_kit();
     EMPTY = { text: "", original: () => null };
     Pieces = class {
       parts = [];
@@ -4301,14 +4267,12 @@ var init_redact_derived = __esm({
 function sticky(pattern, text, at2) {
   pattern.lastIndex = at2;
   const hit = pattern.test(text);
-  tally(hit ? pattern.lastIndex - at2 : 1);
   return hit ? pattern.lastIndex : -1;
 }
 function linePrefix(text, start) {
   let k = start;
   while (k > 0 && start - k < 40 && text[k - 1] !== "\n") k--;
   if (k > 0 && text[k - 1] !== "\n") return "";
-  tally(start - k);
   return text.slice(k, start).trim();
 }
 function nextLine(text, at2, prefix) {
@@ -4392,7 +4356,6 @@ function plainRunEnd(text, start) {
     PLAIN_RUN.lastIndex = start;
     PLAIN_RUN.test(text);
     plain = { text, from: start, to: PLAIN_RUN.lastIndex };
-    tally(plain.to - start);
   }
   return plain.to;
 }
@@ -4407,7 +4370,6 @@ function endsValue(text, at2, c, inQuery) {
   const cap = Math.min(text.length, at2 + 2 + GENERIC_VALUE_MAX);
   let k = at2 + 2;
   while (k < cap && isNameChar(text.charCodeAt(k))) k++;
-  tally(k - at2);
   return text.charCodeAt(k) === 61;
 }
 function genericValueEnd(text, start, inQuery) {
@@ -4436,7 +4398,6 @@ function genericValueEnd(text, start, inQuery) {
     const c = text[at2];
     return c === "," || c === ";" || c === "&" || c === ">" && angles < 0 || c === "`" && backticks % 2 === 1;
   };
-  tally(end - start);
   while (end > start) {
     const c = text[end - 1];
     if (!droppable(end - 1) && !(".:!?".includes(c) && end - 2 >= start && droppable(end - 2))) break;
@@ -4490,7 +4451,6 @@ function unticked2(text, [a, b]) {
 function tableSpans(text, m) {
   const block2 = m[0];
   const base = m.index;
-  tally(block2.length);
   const lines3 = [...block2.matchAll(/[^\n]+/g)].map((l) => [base + l.index, base + l.index + l[0].length]);
   const end = base + block2.length;
   if (lines3.length < 3) return { spans: [], end };
@@ -4544,7 +4504,6 @@ function cookieSpans(text, m) {
     while (i < text.length && !stopAt(i) && text[i] !== ";") i++;
     if (text[i] === ";") i++;
   }
-  tally(i - m.index);
   return { spans: out, end: i };
 }
 function notACliPassword(v, m) {
@@ -4555,7 +4514,6 @@ function notACliPassword(v, m) {
 function awsCandidates(text, from, to) {
   const out = [];
   const window = text.slice(from, to);
-  tally(window.length);
   for (const m of window.matchAll(AWS_SECRET)) {
     const v = m[0];
     if (/[a-z]/.test(v) && /[A-Z]/.test(v) && /[0-9/+]/.test(v)) out.push([from + m.index, from + m.index + 40]);
@@ -4565,7 +4523,6 @@ function awsCandidates(text, from, to) {
 function awsUnnamedSpans(text) {
   if (!/AKIA|ASIA|ABIA|ACCA|A3T|\[/.test(text)) return [];
   const out = [];
-  tally(text.length);
   let open = null;
   let newlines;
   const flush = () => {
@@ -4595,7 +4552,6 @@ function awsUnnamedSpans(text) {
       if (++n2 > AWS_SECTION_LINES || /^[ \t]*\[/.test(text.slice(to + 1, to + 80))) break;
     }
     const section = text.slice(from, to);
-    tally(section.length);
     if (AWS_CREDENTIAL_NAME.test(section)) out.push(...awsCandidates(text, from, to));
   }
   flush();
@@ -4660,7 +4616,6 @@ function proseSpans(text, out) {
   let words = 0;
   let lastKeyword = -Infinity;
   let pending = [];
-  tally(text.length);
   for (const m of text.matchAll(WORDS_AND_RUNS)) {
     const run = m.groups?.["run"];
     if (run === void 0) {
@@ -4689,14 +4644,12 @@ function proseSpans(text, out) {
 function variableSpans(text, out) {
   if (!text.includes("$")) return;
   const used = /* @__PURE__ */ new Map();
-  tally(text.length);
   for (const m of text.matchAll(USES)) {
     const name2 = m.groups?.["b"] ?? m.groups?.["u"];
     const kind = m.groups?.["b"] !== void 0 ? "bearer-token" : "cli-password";
     if (name2 !== void 0) used.set(name2, { at: m.index, kind });
   }
   if (used.size === 0) return;
-  tally(text.length);
   for (const m of text.matchAll(ASSIGNMENTS)) {
     const use = used.get(m.groups["name"]);
     if (use === void 0 || m.index >= use.at) continue;
@@ -4709,7 +4662,6 @@ function variableSpans(text, out) {
   }
 }
 function saidSpans(text, out) {
-  tally(text.length);
   for (const m of text.matchAll(new RegExp(SAID_PASSWORD, "dgi"))) {
     const [a, z0] = m.indices.groups["v"];
     let z = z0;
@@ -4946,16 +4898,12 @@ function keptByRule(rule5, secret, m) {
 }
 function collectSpans(text, rules, skip, found) {
   const present2 = keywordsIn(text.toLowerCase());
-  const work = REDACTION_WORK;
   for (const rule5 of rules) {
     if (rule5.keywords && !rule5.keywords.some((k) => present2.has(k))) continue;
     const pattern = rule5.pattern;
     pattern.lastIndex = 0;
     for (; ; ) {
-      const from = pattern.lastIndex;
       const m = pattern.exec(text);
-      work.regexRuns++;
-      work.charsScanned += (m === null ? text.length : m.index + m[0].length) - from;
       if (m === null) break;
       if (m[0].length === 0) {
         pattern.lastIndex++;
@@ -4987,11 +4935,6 @@ function hyphenJoinedWords(s) {
   return parts.length > 2 && parts.every((p) => /^(?:[A-Za-z]+|\d+)$/.test(p));
 }
 function redactText(text, options = {}) {
-  redactionPasses.calls++;
-  redactionPasses.chars += text.length;
-  return redact(text, options);
-}
-function redact(text, options) {
   const exempt = options.exemptLines?.size ? options.exemptLines : void 0;
   let lineStarts;
   const lineOf = (at2) => partitionPoint(lineStarts.length, (i) => lineStarts[i] <= at2);
@@ -5055,7 +4998,7 @@ function render(text, spans) {
   return { text: out.join(""), findings };
 }
 function redactTranscript(text, options = {}) {
-  return redact(text, { ...options, transcript: true });
+  return redactText(text, { ...options, transcript: true });
 }
 function redactVendorShapes(text) {
   const spans = new Spans();
@@ -5070,7 +5013,7 @@ function formatRedactionReport(findings) {
   const more = findings.length > 20 ? `, \u2026 and ${findings.length - 20} more` : "";
   return `${head}: ${named.join(", ")}${more}`;
 }
-var GENERIC_KEY, CLI_VALUE, CLI_QUOTED, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, DERIVED_RULES, Spans, redactionPasses;
+var GENERIC_KEY, CLI_VALUE, CLI_QUOTED, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, DERIVED_RULES, Spans;
 var init_redact = __esm({
   "src/guard/redact.ts"() {
     "use strict";
@@ -5290,7 +5233,6 @@ var init_redact = __esm({
         this.list.splice(at2, to - at2, { start: from, end: until, kind });
       }
     };
-    redactionPasses = { calls: 0, chars: 0 };
   }
 });
 
@@ -6409,7 +6351,7 @@ var init_outcome = __esm({
 });
 
 // src/journal/store.ts
-import { closeSync as closeSync7, fsyncSync as fsyncSync2, linkSync as linkSync4, lstatSync as lstatSync12, mkdirSync as mkdirSync3, openSync as openSync6, readdirSync as readdirSync7 } from "node:fs";
+import { closeSync as closeSync7, fsyncSync as fsyncSync2, linkSync as linkSync4, lstatSync as lstatSync12, mkdirSync as mkdirSync3, openSync as openSync6 } from "node:fs";
 import { renameSync as renameSync3, unlinkSync as unlinkSync6, writeFileSync as writeFileSync4 } from "node:fs";
 import path25 from "node:path";
 function journalDir(root) {
@@ -6426,13 +6368,7 @@ function parseJournalName(name2) {
   return { name: name2, period: `${m[1]}-${m[2]}`, kind: "month", part };
 }
 function listJournal(root) {
-  let names2;
-  try {
-    names2 = readdirSync7(journalDir(root));
-  } catch {
-    return [];
-  }
-  return names2.map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
+  return listDir(journalDir(root)).map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
   return exists(path25.join(journalDir(root), "OFF"));
@@ -6592,7 +6528,7 @@ var init_store = __esm({
 
 // src/journal/record.ts
 import { createHash } from "node:crypto";
-import { readdirSync as readdirSync8, unlinkSync as unlinkSync7 } from "node:fs";
+import { unlinkSync as unlinkSync7 } from "node:fs";
 import path26 from "node:path";
 function monthIndex(period) {
   return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
@@ -6638,14 +6574,8 @@ function retriedNotes(root, priorToken) {
   return [...seen].slice(0, 5).map((c) => `note: this session ran \`${c}\`, ${why}; ${todo}`);
 }
 async function handoffWithToken(root, token) {
-  const files = [path26.join(memoryDir(root), "HANDOFF.md")];
-  try {
-    for (const n2 of readdirSync8(archiveDir(root))) {
-      if (/^HANDOFF-.*\.md$/.test(n2)) files.push(path26.join(archiveDir(root), n2));
-    }
-  } catch {
-  }
-  for (const f of files) {
+  const archived = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2));
+  for (const f of [path26.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path26.join(archiveDir(root), n2))]) {
     try {
       const r = await readStable(f);
       if (r !== null && r.token === token) return r.bytes.toString("utf8");
@@ -6755,8 +6685,8 @@ async function foldOne(root, nowMonth, fp) {
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
   for (const f of files) unlinkSync7(path26.join(dir, f.name));
-  const names2 = files.map((f) => `journal/${f.name}`).join(", ");
-  return `journal: folded ${names2} (${entries2.length} entries) into journal/${yearName}`;
+  const names = files.map((f) => `journal/${f.name}`).join(", ");
+  return `journal: folded ${names} (${entries2.length} entries) into journal/${yearName}`;
 }
 function insertSection(text, period, section) {
   const heads = [...text.matchAll(/^## (\d{4}-\d{2})$/gm)];
@@ -6773,7 +6703,9 @@ var init_record = __esm({
     init_handoff();
     init_open_items();
     init_validate();
+    init_archive();
     init_files();
+    init_private();
     init_paths();
     init_root();
     init_entry();
@@ -6911,7 +6843,7 @@ var init_write = __esm({
       positionals: [1, 2],
       help: `usage: node memory_io.mjs write <handoff|lessons|solutions> [--root DIR]
          --expected-current-sha256 TOKEN [--lock-timeout SECONDS] < document
-       node memory_io.mjs write <handoff|lessons|solutions> --from-draft [DRAFT]
+       node memory_io.mjs write <handoff|lessons|solutions> --from-draft DRAFT
          [--root DIR] --expected-current-sha256 TOKEN [--lock-timeout SECONDS]
 
 Replaces <root>/.ai/memory/<FILE> with the whole document, only if the file is still the
@@ -6923,9 +6855,8 @@ section is filled with what \`anchors\` prints.
 
 options:
   --expected-current-sha256 TOKEN  the token \`read\` printed, or \`absent\`
-  --from-draft [DRAFT]  the document from DRAFT, the path on \`read\`'s DRAFT: line
-                    (removed by a save, kept by a refusal); no DRAFT: the shared
-                    drafts/<kind>.md (refused when two reads came before it)
+  --from-draft DRAFT  the document from DRAFT, the path on \`read\`'s DRAFT: line
+                    (removed by a save, kept by a refusal)
   --lock-timeout S  seconds to wait for the lock (default 10; 0 tries once)
 
 stdout: "saved <FILE>[; archived previous handoff as <name>]" or "unchanged <FILE>",
@@ -6948,7 +6879,7 @@ exit:   0 saved or unchanged;
           }
           return save(ctx, kind, await stdinForValidate(ctx));
         }
-        const d = named === void 0 ? { kind, id: null } : parseDraftName(kind, named);
+        const d = parseDraftName(kind, named);
         const root = rootOption(ctx);
         let taken = null;
         let failed = null;
@@ -7488,7 +7419,7 @@ When the kill switch is on, the paused sentence is printed too and the code is k
 });
 
 // src/store/checkpoint-cleanup.ts
-import { linkSync as linkSync5, lstatSync as lstatSync14, readdirSync as readdirSync9, unlinkSync as unlinkSync8 } from "node:fs";
+import { linkSync as linkSync5, lstatSync as lstatSync14, readdirSync as readdirSync6, unlinkSync as unlinkSync8 } from "node:fs";
 import path31 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
@@ -7528,15 +7459,15 @@ function cleanCheckpointLeftovers(root) {
     }
   }
   try {
-    const names2 = readdirSync9(dir);
+    const names = readdirSync6(dir);
     const live = /* @__PURE__ */ new Set();
-    for (const name2 of names2) {
+    for (const name2 of names) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
       const bytes = readHeadBytes(path31.join(dir, name2));
       if (bytes !== null) live.add(tokenOf(bytes));
     }
     const kept = [];
-    for (const name2 of names2) {
+    for (const name2 of names) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
       const told = readHead(path31.join(dir, name2), 128)?.trim() ?? "";
@@ -7569,7 +7500,7 @@ var recover_exports = {};
 __export(recover_exports, {
   recoverVerb: () => recoverVerb
 });
-import { readdirSync as readdirSync10 } from "node:fs";
+import { readdirSync as readdirSync7 } from "node:fs";
 var recoverVerb;
 var init_recover2 = __esm({
   "src/verbs/recover.ts"() {
@@ -7593,11 +7524,10 @@ Repairs what an interrupted save left (a private claim or temp file, a half-done
 step, pruning a crash skipped): afterwards each file is whole -- the complete old or the
 complete new version --, no prior version is lost, and no private file remains; the
 reference helper's (memory_io.py) leftovers too. It also removes what an interrupted
-\`checkpoint\` left in checkpoints/, and leftover drafts (the shared <kind>.md; a read's
-own once untouched for an hour), saying each. Idempotent and resumable; with nothing
-to do it prints "nothing to recover". The next \`write\` runs the same repair first.
-A private name holding what no save leaves (a link, a directory, a file hard-linked
-elsewhere) is refused, naming it: move it away, then retry.
+\`checkpoint\` left in checkpoints/, and drafts untouched for an hour, saying each.
+Idempotent and resumable; with nothing to do it prints "nothing to recover". The next
+\`write\` runs the same repair first. A private name holding what no save leaves (a link, a
+directory, a file hard-linked elsewhere) is refused, naming it: move it away, then retry.
 ${ROOT_HELP}
 exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
 `,
@@ -7606,7 +7536,7 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
         const root = rootOption(ctx);
         let actions = [];
         if (checkTree(root) || pendingRepairs(root).length > 0) {
-          const dotted = () => readdirSync10(checkpointsDir(root)).some((n2) => n2.startsWith("."));
+          const dotted = () => readdirSync7(checkpointsDir(root)).some((n2) => n2.startsWith("."));
           const leftovers = () => checkpointsDirState(root) === "ok" && dotted();
           const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
           const { result, repairs } = await underLock(options, async () => [
@@ -10124,7 +10054,7 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync17, readdirSync as readdirSync11 } from "node:fs";
+import { lstatSync as lstatSync17, readdirSync as readdirSync8 } from "node:fs";
 import path36 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
@@ -10137,7 +10067,7 @@ function listArchives(root) {
   }
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
-  for (const name2 of readdirSync11(dir)) {
+  for (const name2 of readdirSync8(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
       const s = lstatSync17(path36.join(dir, name2));
@@ -10147,11 +10077,14 @@ function listArchives(root) {
   }
   return out.sort(newestFirst);
 }
-async function readArchive(root, name2) {
+function assertArchiveName(name2) {
   if (!ARCHIVE_NAME.test(name2)) {
     const shape = "HANDOFF-<letters, digits, . _ ->.md";
     throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (${shape}); run \`archives list\``);
   }
+}
+async function readArchive(root, name2) {
+  assertArchiveName(name2);
   const got = checkTree(root) ? await readStable(path36.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
   if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path36.join(archiveDir(root), name2));
@@ -10397,10 +10330,7 @@ async function restore(ctx, name2) {
       failpoint: failpointOf(ctx),
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
-        if (!ARCHIVE_NAME.test(name2)) {
-          const shape = "(HANDOFF-<letters, digits, . _ ->.md); run `archives list`";
-          throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name ${shape}`);
-        }
+        assertArchiveName(name2);
         try {
           lstatSync18(path37.join(archiveDir(root), name2));
         } catch {
@@ -10443,7 +10373,6 @@ var init_archives = __esm({
   "src/verbs/archives.ts"() {
     "use strict";
     init_quote();
-    init_anchor_lines();
     init_errors();
     init_untrusted();
     init_file_verdict();
@@ -10452,7 +10381,6 @@ var init_archives = __esm({
     init_redact();
     init_sanitize();
     init_handoff();
-    init_archive();
     init_archive_entries();
     init_files();
     init_mutate();
@@ -10584,8 +10512,8 @@ function blockAgents(text, span) {
   const lines3 = text.split("\n").slice(span.begin + 1, span.end);
   const line = lines3.map((l) => l.replace(/\r$/, "")).find((l) => l.startsWith(AGENTS_LINE));
   if (!line) return [];
-  const names2 = line.slice(AGENTS_LINE.length).replace(/\.\s*$/, "").split(",");
-  return names2.map((s) => s.trim()).filter(Boolean);
+  const names = line.slice(AGENTS_LINE.length).replace(/\.\s*$/, "").split(",");
+  return names.map((s) => s.trim()).filter(Boolean);
 }
 function eolOf(text) {
   return text.includes("\r\n") ? "\r\n" : "\n";
@@ -10834,7 +10762,7 @@ alwaysApply: true
 });
 
 // src/agents/skill-place.ts
-import { accessSync, closeSync as closeSync10, constants as constants6, lstatSync as lstatSync19, mkdirSync as mkdirSync5, openSync as openSync8, readdirSync as readdirSync12, readFileSync as readFileSync11 } from "node:fs";
+import { accessSync, closeSync as closeSync10, constants as constants6, lstatSync as lstatSync19, mkdirSync as mkdirSync5, openSync as openSync8, readdirSync as readdirSync9, readFileSync as readFileSync11 } from "node:fs";
 import { readlinkSync as readlinkSync3, renameSync as renameSync4, rmdirSync as rmdirSync2, rmSync as rmSync3, statSync as statSync2, symlinkSync, writeFileSync as writeFileSync5 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
 import path38 from "node:path";
@@ -10865,7 +10793,7 @@ function skillFiles(dir) {
       return;
     }
     if (st.isDirectory()) {
-      for (const name2 of readdirSync12(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
+      for (const name2 of readdirSync9(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
     } else if (st.isFile()) out.push(rel);
   };
   for (const e of SKILL_ENTRIES) walk2(e);
@@ -13343,8 +13271,8 @@ function planOf(ctx) {
   if (global) {
     const without = agents.filter((a) => a.skillFolders.home.length === 0);
     if (without.length > 0 && named.length > 0) {
-      const names2 = without.map((a) => a.name).join(", ");
-      throw new Refused(`${names2} has no per-user folders; nothing was changed. Run init in the project instead`);
+      const names = without.map((a) => a.name).join(", ");
+      throw new Refused(`${names} has no per-user folders; nothing was changed. Run init in the project instead`);
     }
     agents = agents.filter((a) => a.skillFolders.home.length > 0);
   }
@@ -13394,11 +13322,11 @@ async function init(ctx, plan2) {
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && ctx.values.replace !== true) {
-    const names2 = edited.slice(0, 5).map((rel) => shown(path45.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown(path45.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
-    throw new Refused(`${names2.join(", ")}${more} ${why}. ${fix}`);
+    throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
   const writes = steps2.map((s) => path45.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
@@ -13757,7 +13685,7 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import { readdirSync as readdirSync13 } from "node:fs";
+import { readdirSync as readdirSync10 } from "node:fs";
 import path48 from "node:path";
 function fixCmd(r, verb, withRoot = true) {
   const h = shellWord(r.helper.abs);
@@ -13804,8 +13732,8 @@ async function installState(r, name2, edit2) {
   const found = startCommands(edit2, text, file, state === "current");
   for (const argv of found.run) await startRun(r, shown, argv, name2);
   for (const c of found.foreign) {
-    const names2 = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
-    const what = `${shown}: ${names2}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c)}`;
+    const names = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
+    const what = `${shown}: ${names}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c)}`;
     r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
@@ -13889,7 +13817,7 @@ async function memoryState(r) {
   }
   let archives = 0;
   try {
-    archives = readdirSync13(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
+    archives = readdirSync10(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
   } catch {
   }
   const journal = journalState(r);
@@ -14548,8 +14476,8 @@ function outputStatus(output) {
 }
 function patchEdits(input) {
   const files = [];
-  const names2 = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
-  for (const m of input.matchAll(names2)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
+  const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
+  for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
   return files.map((path56) => ({ kind: "edit", path: path56 }));
 }
 function shellPatch(command) {
@@ -15432,7 +15360,7 @@ __export(checkpoint_exports, {
   CHECKPOINT_LINES: () => CHECKPOINT_LINES,
   checkpointVerb: () => checkpointVerb
 });
-import { lstatSync as lstatSync26, readdirSync as readdirSync14 } from "node:fs";
+import { lstatSync as lstatSync26, readdirSync as readdirSync11 } from "node:fs";
 import path51 from "node:path";
 function projectHandoffs(root) {
   const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
@@ -15462,13 +15390,13 @@ function projectHandoffs(root) {
   };
 }
 function pruneOfferMarkers(dir, nowMs) {
-  let names2;
+  let names;
   try {
-    names2 = readdirSync14(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200);
+    names = readdirSync11(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200);
   } catch {
     return;
   }
-  for (const name2 of names2) {
+  for (const name2 of names) {
     const p = path51.join(dir, name2);
     try {
       if (nowMs - lstatSync26(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
@@ -15869,7 +15797,6 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
 });
 
 // src/journal/search.ts
-import { readdirSync as readdirSync15 } from "node:fs";
 import path53 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
@@ -15930,13 +15857,6 @@ async function readText2(p, file, notes) {
   if (loaded.warning !== null) notes.push(loaded.warning);
   return loaded.text;
 }
-function names(dir) {
-  try {
-    return readdirSync15(dir).sort();
-  } catch {
-    return [];
-  }
-}
 async function searchMemory(root, words, opts = {}) {
   const kinds = new Set(opts.kinds ?? SEARCH_KINDS);
   const mem = memoryDir(root);
@@ -15974,7 +15894,7 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of names(path53.join(mem, folder)).filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path53.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
       const text = await readText2(path53.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
@@ -16009,6 +15929,7 @@ var init_search = __esm({
     init_file_verdict();
     init_files();
     init_paths();
+    init_private();
     init_entry();
     init_store();
     SEARCH_KINDS = ["journal", "archive", "handoff", "ledger", "checkpoint"];
@@ -16758,13 +16679,13 @@ function wrapHelp(text, width = HELP_WIDTH) {
   }
   return out.join("\n");
 }
-function nearest2(word, names2) {
+function nearest2(word, names) {
   const w = word.toLowerCase();
   if (w === "") return null;
   const limit = Math.min(3, Math.max(1, Math.floor(w.length / 3)));
   let best = null;
   let bestDistance = Infinity;
-  for (const name2 of names2) {
+  for (const name2 of names) {
     const distance = editDistance(w, name2.toLowerCase());
     if (distance < bestDistance) {
       best = name2;
@@ -16772,7 +16693,7 @@ function nearest2(word, names2) {
     }
   }
   if (best !== null && bestDistance <= limit) return best;
-  if (w.length >= 3) return names2.find((n2) => n2.toLowerCase().startsWith(w)) ?? null;
+  if (w.length >= 3) return names.find((n2) => n2.toLowerCase().startsWith(w)) ?? null;
   return null;
 }
 
@@ -17033,7 +16954,7 @@ function main(proc) {
 }
 async function dispatch(proc) {
   const [first, topic] = proc.argv;
-  const names2 = Object.keys(VERBS);
+  const names = Object.keys(VERBS);
   if (first === void 0) {
     proc.writeErr(`${USAGE_PREFIX}no verb given
 
@@ -17047,7 +16968,7 @@ ${usageText()}`);
       return 0;
     }
     if (topic !== void 0 && !topic.startsWith("-")) {
-      proc.writeErr(`${USAGE_PREFIX}no help for ${quotedValue(topic)}: not a verb${suggestion(topic, names2)}
+      proc.writeErr(`${USAGE_PREFIX}no help for ${quotedValue(topic)}: not a verb${suggestion(topic, names)}
 `);
       return 2;
     }
@@ -17061,7 +16982,7 @@ ${usageText()}`);
   }
   const load2 = VERBS[first]?.load;
   if (load2 === void 0) {
-    proc.writeErr(`${USAGE_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, names2)}
+    proc.writeErr(`${USAGE_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, names)}
 
 ${usageText()}`);
     return 2;
@@ -17204,7 +17125,7 @@ function stdinIsTerminal() {
     return true;
   }
 }
-function heldOutput(fd, redact2) {
+function heldOutput(fd, redact) {
   const parts = [];
   return {
     write: (data) => void parts.push(Buffer.from(data)),
@@ -17212,11 +17133,11 @@ function heldOutput(fd, redact2) {
       const all = Buffer.concat(parts);
       let text = null;
       try {
-        if (redact2 !== void 0) text = new TextDecoder("utf-8", { fatal: true }).decode(all);
+        if (redact !== void 0) text = new TextDecoder("utf-8", { fatal: true }).decode(all);
       } catch {
         text = null;
       }
-      if (all.length > 0) writeFd(fd, text === null ? all : redact2(text));
+      if (all.length > 0) writeFd(fd, text === null ? all : redact(text));
     }
   };
 }
@@ -17228,9 +17149,9 @@ function runningFile(file) {
     return file;
   }
 }
-async function runProcess(dispatch2, redact2) {
-  const out = heldOutput(1, redact2);
-  const err = heldOutput(2, redact2);
+async function runProcess(dispatch2, redact) {
+  const out = heldOutput(1, redact);
+  const err = heldOutput(2, redact);
   const gemini = geminiHookRun(process.argv.slice(2));
   if (gemini) process.removeAllListeners("warning");
   let code;

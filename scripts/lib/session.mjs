@@ -1224,6 +1224,7 @@ var init_archive = __esm({
   "src/store/archive.ts"() {
     "use strict";
     init_files();
+    init_private();
     init_settings();
     PRUNABLE_NAME = /^HANDOFF-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3,6}Z-(?:\d{1,30}-)?[0-9a-f]{8}\.md$/;
   }
@@ -1987,7 +1988,7 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync5, constants as constants4, fstatSync as fstatSync5, lstatSync as lstatSync9, openSync as openSync4, readdirSync as readdirSync4, readSync as readSync3, unlinkSync as unlinkSync2 } from "node:fs";
+import { closeSync as closeSync5, constants as constants4, fstatSync as fstatSync5, lstatSync as lstatSync9, openSync as openSync4, readSync as readSync3, unlinkSync as unlinkSync2 } from "node:fs";
 import path17 from "node:path";
 function checkpointsDir(root) {
   return path17.join(memoryDir(root), "checkpoints");
@@ -2063,14 +2064,8 @@ function timeOf(value, now) {
 }
 function listCheckpoints(root, now = Date.now()) {
   if (checkpointsDirState(root) !== "ok") return [];
-  let names;
-  try {
-    names = readdirSync4(checkpointsDir(root));
-  } catch {
-    return [];
-  }
   const out = [];
-  for (const name of names) {
+  for (const name of listDir(checkpointsDir(root))) {
     if (!CHECKPOINT_NAME.test(name)) continue;
     const read = readHeadAndTime(path17.join(checkpointsDir(root), name), 1024);
     const head = read?.bytes.toString("utf8") ?? "";
@@ -2132,7 +2127,7 @@ var init_probe_session = __esm({
 });
 
 // src/verbs/checkpoint-surface.ts
-import { readdirSync as readdirSync5 } from "node:fs";
+import { readdirSync as readdirSync4 } from "node:fs";
 import path18 from "node:path";
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
@@ -2223,7 +2218,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
 function toldToAnySession(root, token) {
   let names;
   try {
-    names = readdirSync5(checkpointsDir(root));
+    names = readdirSync4(checkpointsDir(root));
   } catch {
     return false;
   }
