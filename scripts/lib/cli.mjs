@@ -374,6 +374,71 @@ var init_conflicted = __esm({
   }
 });
 
+// src/schema/values.ts
+import path2 from "node:path";
+function isNullObjectId(value) {
+  return /^(?:0{40}|0{64})$/.test(value);
+}
+function asObjectId(value) {
+  const lower = value.toLowerCase();
+  return OBJECT_ID.test(lower) && !isNullObjectId(lower) ? lower : null;
+}
+function parseStrictTime(value, nowMs) {
+  const m = ISO.exec(value);
+  if (!m) return { error: "not a strict ISO-8601 time with a zone" };
+  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
+  const second = m[6] === void 0 ? 0 : Number(m[6]);
+  const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day < 1 || day > daysInMonth) return { error: "no such day" };
+  let offsetMin = 0;
+  if (m[8] !== "Z") {
+    const oh = Number(m[9]);
+    const om = Number(m[10]);
+    if (oh > 23 || om > 59) return { error: "zone offset out of range" };
+    offsetMin = (m[8].startsWith("-") ? -1 : 1) * (oh * 60 + om);
+  }
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fraction * 1e3) - offsetMin * 6e4;
+  if (year < 1970) return { error: "before 1970" };
+  if (utc > nowMs + CLOCK_SKEW_MS) return { error: "in the future" };
+  return { iso: value, ms: utc };
+}
+function unticked(value) {
+  const m = /^`([^`]*)`$/.exec(value.trim());
+  return m ? m[1].trim() : value.trim();
+}
+function isoSeconds(ms) {
+  return new Date(Math.floor(ms / 1e3) * 1e3).toISOString().replace(".000Z", "Z");
+}
+function isPlausibleBranch(name2) {
+  if (name2 === "(detached)") return true;
+  if (name2.length === 0 || name2.length > 255) return false;
+  if (BRANCH_FORBIDDEN.test(name2)) return false;
+  if (/^[-/]|[/.]$|\.lock$/.test(name2)) return false;
+  if (name2.includes("..") || name2.includes("//") || name2.includes("@{") || name2 === "@") return false;
+  return !name2.split("/").some((part) => part.startsWith("."));
+}
+function safeRelativePath(value) {
+  if (value.length === 0 || value.length > 4096) return null;
+  if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
+  if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
+  const normal = path2.posix.normalize(value);
+  if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
+  return normal.replace(/\/$/, "");
+}
+var MARKER, CLOCK_SKEW_MS, OBJECT_ID, ISO, BRANCH_FORBIDDEN;
+var init_values = __esm({
+  "src/schema/values.ts"() {
+    "use strict";
+    MARKER = "<!-- memory-schema: v1 -->";
+    CLOCK_SKEW_MS = 5 * 60 * 1e3;
+    OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+    ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
+    BRANCH_FORBIDDEN = /[\x00-\x20\x7f~^:?*[\\$`;|&<>'"]/;
+  }
+});
+
 // src/schema/validate-common.ts
 function ruleOf() {
   return (id, severity, part, check) => ({
@@ -393,31 +458,31 @@ function runRules(rules, parts, pass, c, dropped = []) {
   c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
   const errors = [];
   const findings = [];
+  const lost = /* @__PURE__ */ new Map();
   for (const rule5 of rules) {
     for (const hit of rule5.check(c)) {
       const severity = hit.severity ?? (rule5.severity === "error" ? "error" : "finding");
       const issue = { rule: rule5.id, line: maps.toOriginal(hit.line), message: hit.message };
       (severity === "error" ? errors : findings).push(issue);
+      lost.set(rule5.part, (lost.get(rule5.part) ?? 0) + 1);
     }
   }
   const scored = {};
   let got = 0;
   let max = 0;
-  for (const p of parts) {
-    const score2 = p.score(c);
-    if (score2 === null) continue;
-    scored[p.part] = { score: score2, max: p.weight };
+  for (const { part, weight, of } of parts) {
+    const shares = of ? of(c) : 1;
+    if (shares === null) continue;
+    const score2 = Math.round(weight * Math.max(0, shares - (lost.get(part) ?? 0)) / shares);
+    scored[part] = { score: score2, max: weight };
     got += score2;
-    max += p.weight;
+    max += weight;
   }
   errors.sort((a, b) => a.line - b.line);
   findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
   const score = max === 0 ? 100 : Math.round(got / max * 100);
   const listed2 = { errors: bounded(errors, "error(s)"), findings: bounded(findings, "finding(s)") };
   return { valid: errors.length === 0, ...listed2, score, parts: scored, dropped };
-}
-function proportion(good, total, max) {
-  return total === 0 ? max : Math.round(good / total * max);
 }
 function editDistance(a, b) {
   const [s, t] = [a.slice(0, 100), b.slice(0, 100)];
@@ -469,13 +534,13 @@ function lineMaps(pass) {
     }
   };
 }
-var at, MARKER, BEGIN, titleMissing, lineCount, rule, TEXT_RULES, MAX_LISTED_ISSUES, QUOTE_CUT;
+var at, BEGIN, titleMissing, lineCount, rule, TEXT_RULES, MAX_LISTED_ISSUES, QUOTE_CUT;
 var init_validate_common = __esm({
   "src/schema/validate-common.ts"() {
     "use strict";
     init_conflicted();
-    at = (line, message, severity) => severity === void 0 ? { line, message } : { line, message, severity };
-    MARKER = "<!-- memory-schema: v1 -->";
+    init_values();
+    at = (line, message, severity) => ({ line, message, severity });
     BEGIN = `the document must begin with the line ${MARKER}`;
     titleMissing = (title) => `the document must have the heading "${title}" in its first four lines`;
     lineCount = (c) => c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length;
@@ -483,9 +548,7 @@ var init_validate_common = __esm({
     TEXT_RULES = {
       bom: rule("bom", "finding", null, (c) => c.input.startsWith("\uFEFF") ? [at(1, "a UTF-8 byte order mark starts the text; write drops it")] : []),
       crlf: rule("crlf", "finding", null, (c) => c.input.includes("\r") ? [at(1, "CR or CRLF line ends; write turns them into LF")] : []),
-      // Write refuses a text without its final newline.
       newline: rule("newline", "error", null, (c) => c.text.endsWith("\n") ? [] : [at(c.lines.length, "the document must end with a newline")]),
-      // The line grammar reads such a line as plain text: the finding says what to write instead.
       markdown: rule("markdown", "finding", null, (c) => c.flags.map((f) => at(f.line, f.message))),
       conflicted: rule("conflicted", "error", null, (c) => {
         const sides = conflictSides(c.text);
@@ -593,70 +656,6 @@ var init_failpoint = __esm({
   }
 });
 
-// src/schema/values.ts
-import path2 from "node:path";
-function isNullObjectId(value) {
-  return /^(?:0{40}|0{64})$/.test(value);
-}
-function asObjectId(value) {
-  const lower = value.toLowerCase();
-  return OBJECT_ID.test(lower) && !isNullObjectId(lower) ? lower : null;
-}
-function parseStrictTime(value, nowMs) {
-  const m = ISO.exec(value);
-  if (!m) return { error: "not a strict ISO-8601 time with a zone" };
-  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
-  const second = m[6] === void 0 ? 0 : Number(m[6]);
-  const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
-  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (day < 1 || day > daysInMonth) return { error: "no such day" };
-  let offsetMin = 0;
-  if (m[8] !== "Z") {
-    const oh = Number(m[9]);
-    const om = Number(m[10]);
-    if (oh > 23 || om > 59) return { error: "zone offset out of range" };
-    offsetMin = (m[8].startsWith("-") ? -1 : 1) * (oh * 60 + om);
-  }
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fraction * 1e3) - offsetMin * 6e4;
-  if (year < 1970) return { error: "before 1970" };
-  if (utc > nowMs + CLOCK_SKEW_MS) return { error: "in the future" };
-  return { iso: value, ms: utc };
-}
-function unticked(value) {
-  const m = /^`([^`]*)`$/.exec(value.trim());
-  return m ? m[1].trim() : value.trim();
-}
-function isoSeconds(ms) {
-  return new Date(Math.floor(ms / 1e3) * 1e3).toISOString().replace(".000Z", "Z");
-}
-function isPlausibleBranch(name2) {
-  if (name2 === "(detached)") return true;
-  if (name2.length === 0 || name2.length > 255) return false;
-  if (BRANCH_FORBIDDEN.test(name2)) return false;
-  if (/^[-/]|[/.]$|\.lock$/.test(name2)) return false;
-  if (name2.includes("..") || name2.includes("//") || name2.includes("@{") || name2 === "@") return false;
-  return !name2.split("/").some((part) => part.startsWith("."));
-}
-function safeRelativePath(value) {
-  if (value.length === 0 || value.length > 4096) return null;
-  if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
-  if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
-  const normal = path2.posix.normalize(value);
-  if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
-  return normal.replace(/\/$/, "");
-}
-var CLOCK_SKEW_MS, OBJECT_ID, ISO, BRANCH_FORBIDDEN;
-var init_values = __esm({
-  "src/schema/values.ts"() {
-    "use strict";
-    CLOCK_SKEW_MS = 5 * 60 * 1e3;
-    OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-    ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
-    BRANCH_FORBIDDEN = /[\x00-\x20\x7f~^:?*[\\$`;|&<>'"]/;
-  }
-});
-
 // src/schema/anchor-lines.ts
 function quotePath(p) {
   const refused = refusedIndexes(p);
@@ -693,26 +692,32 @@ function readQuoted(s, start) {
   }
   return { value: Buffer.from(bytes).toString("utf8"), end: start + m[0].length };
 }
-function readPath(v, i, sep, last) {
-  if (v[i] === '"') return readQuoted(v, i);
-  const at2 = v.indexOf(sep, i);
-  if (at2 === -1 && !last) return null;
-  const end = at2 === -1 ? v.length : at2;
-  return { value: v.slice(i, end), end };
+function readItems(value, tail) {
+  const v = value.trim();
+  const afterQuote = new RegExp(`${tail}(?:, |$)`, "y");
+  const bare = new RegExp(`(.*?)${tail}(?:, |$)`, "y");
+  const out = [];
+  for (let i = 0; i < v.length; ) {
+    const q = v[i] === '"' ? readQuoted(v, i) : null;
+    if (v[i] === '"' && q === null) return null;
+    const re = q ? afterQuote : bare;
+    re.lastIndex = q ? q.end : i;
+    const m = re.exec(v);
+    const path55 = q ? q.value : m?.[1];
+    if (!m || !path55) return null;
+    out.push({ path: path55, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    i = re.lastIndex;
+  }
+  return out.length > 0 ? out : null;
 }
 function parsePathList(value) {
-  const v = value.trim();
-  if (v === "none") return { paths: [], more: 0 };
-  const paths = [];
-  for (let i = 0; i < v.length; i += 2) {
-    const p = readPath(v, i, ", ", true);
-    if (!p || p.value === "" || p.end < v.length && !v.startsWith(", ", p.end)) return null;
-    const tail = v[i] === '"' ? null : /^\u2026 and (\d+) more$/.exec(p.value);
-    if (tail) return p.end === v.length ? { paths, more: Number(tail[1]) } : null;
-    paths.push(p.value);
-    i = p.end;
-  }
-  return paths.length > 0 ? { paths, more: 0 } : null;
+  if (value.trim() === "none") return { paths: [], more: 0 };
+  const items2 = readItems(value, "");
+  const tails = items2?.map((x) => x.quoted ? null : MORE.exec(x.path)) ?? [];
+  const at2 = tails.findIndex((t) => t !== null);
+  if (items2 === null || at2 >= 0 && at2 < items2.length - 1) return null;
+  const paths = items2.slice(0, at2 >= 0 ? at2 : items2.length).map((x) => x.path);
+  return { paths, more: at2 >= 0 ? Number(tails[at2][1]) : 0 };
 }
 function renderPathList(paths, limit = MAX_LISTED_DIRTY) {
   if (paths.length === 0) return "none";
@@ -729,17 +734,8 @@ function unquoteBranch(value) {
   return q !== null && q.end === value.length ? q.value : value;
 }
 function parseDirtyHashes(value) {
-  const v = value.trim();
-  const out = [];
-  for (let i = 0; i < v.length; ) {
-    const q = v[i] === '"' ? readQuoted(v, i) : null;
-    const m = q ? HASH_VALUE.exec(v.slice(q.end)) : BARE_ITEM.exec(v.slice(i));
-    const path55 = q ? q.value : m?.[1];
-    if (!m || !path55) return null;
-    out.push({ path: path55, id: m[q ? 1 : 2] });
-    i = (q ? q.end : i) + m[0].length;
-  }
-  return out.length > 0 ? out : null;
+  const items2 = readItems(value, " ([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)");
+  return items2?.map((x) => ({ path: x.path, id: x.value })) ?? null;
 }
 function renderInProgress(p) {
   return `${p.words} (${p.conflicted} conflicted files)`;
@@ -749,19 +745,10 @@ function parseInProgress(value) {
   return m ? { words: m[1], conflicted: Number(m[2]) } : null;
 }
 function parseKeyFileMtimes(value) {
-  const v = value.trim();
-  const out = [];
-  for (let i = 0; i < v.length; ) {
-    const p = readPath(v, i, " @ ", false);
-    if (!p || !v.startsWith(" @ ", p.end)) return null;
-    const comma = v.indexOf(", ", p.end + 3);
-    const end = comma === -1 ? v.length : comma;
-    const time = v.slice(p.end + 3, end).trim();
-    if (p.value.length === 0 || time.length === 0) return null;
-    out.push({ path: p.value, mtime: time === "missing" ? null : time });
-    i = end + 2;
-  }
-  return out;
+  if (value.trim() === "") return [];
+  const items2 = readItems(value, " @ ((?:(?!, ).)*)");
+  if (items2 === null || items2.some((x) => x.value.trim() === "")) return null;
+  return items2.map((x) => ({ path: x.path, mtime: x.value.trim() === "missing" ? null : x.value.trim() }));
 }
 function renderAnchorLines(a) {
   if (!a.insideGit) {
@@ -809,9 +796,9 @@ function valueError(label, value) {
       return `date ${quotedValue(v.slice(0, 60))} is not an ISO-8601 time with a zone${zoneless}`;
     }
     case "Key file mtimes": {
-      const items = parseKeyFileMtimes(value);
-      if (!items?.length) return `key file mtimes: ${shown} is not \`<path> @ <ISO-8601 time, or missing>, \u2026\``;
-      const time = items.find((i) => i.mtime !== null && !isIsoWithZone(i.mtime))?.mtime;
+      const items2 = parseKeyFileMtimes(value);
+      if (!items2?.length) return `key file mtimes: ${shown} is not \`<path> @ <ISO-8601 time, or missing>, \u2026\``;
+      const time = items2.find((i) => i.mtime !== null && !isIsoWithZone(i.mtime))?.mtime;
       return time ? `key file mtimes: ${quotedValue(time)} is not an ISO-8601 time with a zone (or \`missing\`)` : null;
     }
   }
@@ -844,7 +831,7 @@ function isEmptyAnchorsBody(lines3) {
     return m !== null && /^<[^<>]*>$/.test(m[1].trim());
   });
 }
-var MAX_LISTED_DIRTY, NEEDS_QUOTES, ESCAPES, UNESCAPE, QUOTED, HASH, HASH_VALUE, BARE_ITEM, LINE, OTHER_LABEL, isIsoWithZone;
+var MAX_LISTED_DIRTY, NEEDS_QUOTES, ESCAPES, UNESCAPE, QUOTED, MORE, LINE, OTHER_LABEL, isIsoWithZone;
 var init_anchor_lines = __esm({
   "src/schema/anchor-lines.ts"() {
     "use strict";
@@ -866,9 +853,7 @@ var init_anchor_lines = __esm({
     };
     UNESCAPE = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
     QUOTED = /"((?:[^"\\]|\\.)*)"/y;
-    HASH = "([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)";
-    HASH_VALUE = new RegExp(`^ ${HASH}`);
-    BARE_ITEM = new RegExp(`^([^ "].*?) ${HASH}`);
+    MORE = /^\u2026 and (\d+) more$/;
     LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
     OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
     isIsoWithZone = (value) => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));
@@ -944,7 +929,7 @@ function checkTree(root, opts = {}) {
   }
   throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
 }
-var FILE_OF, HEADING_OF, MARKER2, MAX_DOCUMENT_BYTES, TARGETS, REAL_DIRS, MEMORY_SUBDIRS;
+var FILE_OF, HEADING_OF, MAX_DOCUMENT_BYTES, TARGETS, REAL_DIRS, MEMORY_SUBDIRS;
 var init_paths = __esm({
   "src/store/paths.ts"() {
     "use strict";
@@ -960,7 +945,6 @@ var init_paths = __esm({
       lessons: "# Lessons",
       solutions: "# Solutions"
     };
-    MARKER2 = "<!-- memory-schema: v1 -->";
     MAX_DOCUMENT_BYTES = 1e6;
     TARGETS = ["AGENTS.md", "CLAUDE.md"];
     REAL_DIRS = "memory must live in real directories under the root";
@@ -1717,7 +1701,7 @@ function close(block2) {
   const last = block2.children[block2.children.length - 1];
   if (last && (block2.type === "list" || block2.type === "listItem")) block2.end = last.end;
 }
-var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER3, DESTINATION, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY, LineReader;
+var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER2, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY, LineReader;
 var init_grammar = __esm({
   "src/schema/grammar.ts"() {
     "use strict";
@@ -1726,9 +1710,8 @@ var init_grammar = __esm({
     FENCE_CLOSE = /^(`{3,}|~{3,})[ \t]*$/;
     SETEXT = /^(?:=+|-+)[ \t]*$/;
     THEMATIC = /^(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/;
-    MARKER3 = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
-    DESTINATION = String.raw`[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)[ \t]*(?:(?:"[^"]*"|'[^']*'|\([^()]*\))[ \t]*)?`;
-    DEFINITION = new RegExp(String.raw`^\[(?:[^\\[\]]|\\.){1,999}\]:(?:[ \t]*$|${DESTINATION}$)`);
+    MARKER2 = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
+    DEFINITION = /^\[(?:[^\\[\]]|\\.){1,999}\]:/;
     TAG = "[A-Za-z][A-Za-z0-9-]*";
     ATTRIBUTE = `(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^"'=<>\`\\x00-\\x20]+|'[^']*'|"[^"]*"))?)`;
     BLOCK_NAMES = "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
@@ -1854,7 +1837,7 @@ var init_grammar = __esm({
           this.add(depth, "thematicBreak", at2);
           return;
         }
-        const marker = MARKER3.exec(s);
+        const marker = MARKER2.exec(s);
         if (marker) return this.item(depth, from, marker, open);
         if (s[0] === ">") this.flag(SAY.quote);
         else if (s[0] === "<" && HTML_BLOCK.test(s)) this.flag(SAY.html);
@@ -1887,7 +1870,7 @@ var init_grammar = __esm({
         const inner = this.stack.length - 1;
         if (rest === line.length) return;
         if (spaces >= 5) this.flag(SAY.wide);
-        if (MARKER3.test(line.slice(rest))) {
+        if (MARKER2.test(line.slice(rest))) {
           this.flag(SAY.twoMarkers);
           return this.paragraphLine(inner, rest);
         }
@@ -1973,9 +1956,9 @@ function planStep(raw) {
   return { status, text: raw.slice(m[0].length) };
 }
 function allSteps(text, list2, depth, out) {
-  const items = list2.children;
-  for (let i = 0; i < items.length; i++) {
-    const children = items[i].children;
+  const items2 = list2.children;
+  for (let i = 0; i < items2.length; i++) {
+    const children = items2[i].children;
     let own = 0;
     while (own < children.length && children[own].type !== "list") own++;
     const step2 = planStep(own > 0 ? text.slice(children[0].start, children[own - 1].end) : "");
@@ -1998,7 +1981,8 @@ function parseHandoff(input) {
 }
 function readHandoff(text, tree, lists = true) {
   const out = {
-    marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
+    marker: text.startsWith(`${MARKER}
+`) || text === MARKER,
     heading: false,
     saved: null,
     savedLine: null,
@@ -2063,21 +2047,21 @@ function readHandoff(text, tree, lists = true) {
     }
     if (node.type !== "list" || !lists && section !== "environment anchors") continue;
     const listed2 = node.children;
-    const items = [];
-    for (let i = 0; i < listed2.length; i++) items.push(itemText(text, listed2[i]));
+    const items2 = [];
+    for (let i = 0; i < listed2.length; i++) items2.push(itemText(text, listed2[i]));
     if (section !== "(repeated)" && !stray && lists) {
-      for (let i = 0; i < listed2.length; i++) out.items.push({ section, text: items[i], line: listed2[i].line });
+      for (let i = 0; i < listed2.length; i++) out.items.push({ section, text: items2[i], line: listed2[i].line });
     }
     const into = listOf[section];
-    if (into !== void 0) for (let i = 0; i < items.length; i++) into.push(items[i]);
+    if (into !== void 0) for (let i = 0; i < items2.length; i++) into.push(items2[i]);
     if (section === "plan") {
-      for (let i = 0; i < items.length; i++) out.plan.push(planStep(items[i]));
+      for (let i = 0; i < items2.length; i++) out.plan.push(planStep(items2[i]));
       allSteps(text, node, 0, out.steps);
     } else if (section === "key files") {
-      for (const item of items) if (!/^none\.?$/i.test(item.trim())) out.keyFiles.push(keyFile(item));
+      for (const item of items2) if (!/^none\.?$/i.test(item.trim())) out.keyFiles.push(keyFile(item));
     } else if (section === "environment anchors" && !out.anchors.present) {
       out.anchors.present = true;
-      for (const item of items) {
+      for (const item of items2) {
         const m = ANCHOR.exec(item);
         const key = m ? ANCHOR_KEY[m[1].toLowerCase()] : null;
         if (key !== null && (out.anchors[key] ?? null) === null) out.anchors[key] = m[2];
@@ -2192,7 +2176,7 @@ function headerValue(text, name2) {
 }
 function isCheckpointText(text) {
   const lines3 = text.split("\n", 4);
-  return lines3[0] === "<!-- memory-schema: v1 -->" && lines3.includes(CHECKPOINT_HEADING);
+  return lines3[0] === MARKER && lines3.includes(CHECKPOINT_HEADING);
 }
 function isAnchorsOnlySource(source) {
   const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
@@ -2202,6 +2186,7 @@ var CHECKPOINT_HEADING, CHECKPOINT_NAME;
 var init_checkpoint_name = __esm({
   "src/schema/checkpoint-name.ts"() {
     "use strict";
+    init_values();
     CHECKPOINT_HEADING = "# Session Checkpoint";
     CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
   }
@@ -2235,20 +2220,20 @@ function readCheckpointText(text) {
   const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
   const triggers = trigger === null ? [] : [...trigger[2]?.split(", ") ?? [], trigger[1]];
   const source = /^Source: (.*)$/m.exec(text)?.[1] ?? null;
-  const items = /* @__PURE__ */ new Map();
+  const items2 = /* @__PURE__ */ new Map();
   const dropped = /* @__PURE__ */ new Map();
   let section = null;
   for (const line of text.split("\n")) {
     if (line.startsWith("## ")) {
       section = line;
-      items.set(section, []);
+      items2.set(section, []);
     } else if (section !== null && line.startsWith("- ") && line !== "- none captured") {
       const older = /^- \((\d+) older left out\)$/.exec(line);
       if (older) dropped.set(section, Number(older[1]));
-      else items.get(section).push(line);
+      else items2.get(section).push(line);
     }
   }
-  return { triggers, source, items, dropped };
+  return { triggers, source, items: items2, dropped };
 }
 function readHead(filePath, bytes = 1024) {
   return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
@@ -2387,9 +2372,9 @@ function currentCheckpoint(root, handoff, now) {
   return null;
 }
 function countWords(text) {
-  const { items, dropped } = readCheckpointText(text);
+  const { items: items2, dropped } = readCheckpointText(text);
   const n2 = (h, one) => {
-    const k = (items.get(h)?.length ?? 0) + (dropped.get(h) ?? 0);
+    const k = (items2.get(h)?.length ?? 0) + (dropped.get(h) ?? 0);
     return k === 0 ? null : `${k} ${one}${k === 1 ? "" : "s"}`;
   };
   const plan2 = n2("## Plan state", "step");
@@ -2657,13 +2642,13 @@ function isShallow(gitDir) {
   return gitDir !== null && isFile(path14.join(commonDirOf(gitDir), "shallow"));
 }
 function reflogFiles(dir, out) {
-  let entries;
+  let entries2;
   try {
-    entries = readdirSync4(dir, { withFileTypes: true });
+    entries2 = readdirSync4(dir, { withFileTypes: true });
   } catch {
     return;
   }
-  for (const e of entries) {
+  for (const e of entries2) {
     if (out.length >= MAX_REFLOG_FILES) return;
     const p = path14.join(dir, e.name);
     if (e.isDirectory()) reflogFiles(p, out);
@@ -3175,19 +3160,19 @@ function archivesKept(dir) {
   return { keep: settings.archivesKept, problems };
 }
 function prunable(dir) {
-  const entries = [];
+  const entries2 = [];
   for (const name2 of readdirSync5(dir)) {
     const st = PRUNABLE_NAME.test(name2) ? lstatSync9(path18.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
-    entries.push({ name: name2, mtimeMs: st.mtimeMs });
+    entries2.push({ name: name2, mtimeMs: st.mtimeMs });
   }
-  return entries;
+  return entries2;
 }
 function archiveExcess(dir) {
   try {
-    const entries = prunable(dir);
-    return typeof entries === "string" ? 0 : Math.max(0, entries.length - archivesKept(dir).keep);
+    const entries2 = prunable(dir);
+    return typeof entries2 === "string" ? 0 : Math.max(0, entries2.length - archivesKept(dir).keep);
   } catch {
     return 0;
   }
@@ -3195,21 +3180,21 @@ function archiveExcess(dir) {
 function pruneArchive(dir, justArchived = null) {
   const { keep, problems } = archivesKept(dir);
   const warnings = [...problems];
-  let entries;
+  let entries2;
   try {
-    entries = prunable(dir);
+    entries2 = prunable(dir);
   } catch (err) {
     const why = `archive pruning skipped: cannot list ${dir}: ${err.message}`;
     return { deleted: [], keep, warnings: [...warnings, why] };
   }
-  if (typeof entries === "string") {
-    const why = `archive/${entries} is a link, hard-linked or not a regular file; nothing was deleted`;
+  if (typeof entries2 === "string") {
+    const why = `archive/${entries2} is a link, hard-linked or not a regular file; nothing was deleted`;
     warnings.push(`archive pruning skipped: ${why} (move it away to resume pruning)`);
     return { deleted: [], keep, warnings };
   }
-  entries.sort(newestFirst);
-  const kept = entries.filter((e) => e.name === justArchived);
-  const rest = entries.filter((e) => e.name !== justArchived);
+  entries2.sort(newestFirst);
+  const kept = entries2.filter((e) => e.name === justArchived);
+  const rest = entries2.filter((e) => e.name !== justArchived);
   const doomed = rest.slice(Math.max(0, keep - kept.length));
   const deleted = [];
   for (const entry of doomed) {
@@ -3262,9 +3247,9 @@ function notOurs(e, filePath, arch, siblings) {
   accounted += BigInt(siblings.filter((o) => o.path !== e.path && inoOf(o.path) === st.ino).length);
   return st.nlink > accounted ? "has hard links the helper did not make" : null;
 }
-function groupByFile(entries) {
+function groupByFile(entries2) {
   const byFile = /* @__PURE__ */ new Map();
-  for (const e of entries) {
+  for (const e of entries2) {
     const key = path19.join(path19.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
@@ -5264,7 +5249,7 @@ function units(text, limit) {
       out.push(typeof c === "string" ? c : c.segment);
     }
   };
-  for (const m of text.matchAll(MARKER4)) {
+  for (const m of text.matchAll(MARKER3)) {
     rest(m.index);
     if (out.length > limit) return out;
     out.push(m[0]);
@@ -5284,14 +5269,14 @@ function sanitize(text, opts = {}) {
 function quoted(text, opts = {}) {
   return inQuotes(sanitize(text, opts));
 }
-var MARKER4, segmenter, SIMPLE;
+var MARKER3, segmenter, SIMPLE;
 var init_sanitize = __esm({
   "src/guard/sanitize.ts"() {
     "use strict";
     init_invisible();
     init_redact();
     init_quote();
-    MARKER4 = /<U\+[0-9A-F]{4,6}>|<redacted: [a-z0-9-]+>|<0x[0-9A-F]{2}>/g;
+    MARKER3 = /<U\+[0-9A-F]{4,6}>|<redacted: [a-z0-9-]+>|<0x[0-9A-F]{2}>/g;
     SIMPLE = /^[\n\x20-\x7e]*$/;
   }
 });
@@ -5300,17 +5285,17 @@ var init_sanitize = __esm({
 function openItems(text) {
   const h = parseHandoff(text);
   const first = (t) => t.split("\n")[0].trim();
-  const items = [];
+  const items2 = [];
   for (const s of h.steps) {
-    if (s.status === "todo" || s.status === "in-progress") items.push({ section: "Plan", text: first(s.text) });
+    if (s.status === "todo" || s.status === "in-progress") items2.push({ section: "Plan", text: first(s.text) });
   }
   for (const raw of h.nextSteps) {
     const m = NEXT_CHECKBOX.exec(raw);
     if (m?.[1] === "-") continue;
     const text2 = first(m ? raw.slice(m[0].length) : raw);
-    if (text2 !== "" && !NONE_ITEM.test(text2)) items.push({ section: "Next steps", text: text2 });
+    if (text2 !== "" && !NONE_ITEM.test(text2)) items2.push({ section: "Next steps", text: text2 });
   }
-  return items;
+  return items2;
 }
 function normalise(s) {
   return s.toLowerCase().replace(/[`*_]/g, "").replace(/\s+/g, " ").replace(/[\s.;:,—–-]+$/, "").trim();
@@ -5324,12 +5309,12 @@ function droppedItems(prior, next) {
     return !(title.length >= 6 && title.length < needle.length && haystack.includes(title));
   });
 }
-function droppedReport(items) {
-  if (items.length === 0) return null;
-  const shown = items.slice(0, 10).map((i) => `  - [${i.section}] ${sanitize(i.text, { max: 100 })}`);
-  const more = items.length > 10 ? [`  \u2026 and ${items.length - 10} more`] : [];
+function droppedReport(items2) {
+  if (items2.length === 0) return null;
+  const shown = items2.slice(0, 10).map((i) => `  - [${i.section}] ${sanitize(i.text, { max: 100 })}`);
+  const more = items2.length > 10 ? [`  \u2026 and ${items2.length - 10} more`] : [];
   return [
-    `note: ${items.length} open item(s) of the previous handoff are neither carried over nor marked done; carry them over, or name each in the plan as done (\`- [x] <item>\`) or dropped (\`- [-] <item> \u2014 dropped: <why>\`):`,
+    `note: ${items2.length} open item(s) of the previous handoff are neither carried over nor marked done; carry them over, or name each in the plan as done (\`- [x] <item>\`) or dropped (\`- [-] <item> \u2014 dropped: <why>\`):`,
     ...shown,
     ...more
   ].join("\n");
@@ -5359,28 +5344,6 @@ function handoffLayout(text, model = readHandoff(text, parseBlocks(text))) {
     anchors = { start: heading.line, end };
   }
   return { lines: lines3, titleIndex, savedIndex: (model.savedLine ?? 0) - 1, anchors };
-}
-function sectionErrors(c) {
-  const hits = HANDOFF_RULES.filter((r) => SECTION_RULES.has(r.id)).flatMap((r) => r.check(c));
-  return hits.filter((h) => h.severity !== "finding").length;
-}
-function keyFilesPart(c) {
-  const existing = c.opts.existingKeyFiles;
-  if (!existing) return null;
-  return proportion(c.keyFiles.filter((k) => k.path !== null && existing.has(k.path)).length, c.keyFiles.length, 10);
-}
-function verificationPart(c) {
-  if (!c.first.get("verification")) return null;
-  const checks = checksOf(c).length;
-  return (checks > 0 ? 3 + share(checks, looseChecks(c).length, 4) : 0) + (accepted(c).length > 0 ? 3 : 0);
-}
-function anchorsPart(c) {
-  if (!c.anchorsAt) return 0;
-  if (c.anchorLines === null) return null;
-  const head = c.model.anchors.head === null ? void 0 : unticked(c.model.anchors.head);
-  const headOk = !c.gitForm || head !== void 0 && FULL_HEAD.test(head) && !isNullObjectId(head.toLowerCase());
-  const malformed = c.anchorLines.some((a) => a.error !== null && !a.unknown);
-  return (headOk ? 5 : 0) + (c.lackingAnchors.length === 0 && !malformed ? 5 : 0);
 }
 function readAnchors(model, layout, heading, mode) {
   const body = heading && layout.anchors ? layout.lines.slice(layout.anchors.start, layout.anchors.end) : null;
@@ -5433,25 +5396,22 @@ function handoffContext(input, opts) {
   }
   const used = /* @__PURE__ */ new Set();
   const missing = [];
-  for (const s of shaped ? HANDOFF_SECTIONS : []) {
-    if (s.optional || first.has(s.name.toLowerCase())) continue;
-    const look = candidates.find((c) => !used.has(c.line) && nearest(c.title, [s.name]) === s.name) ?? null;
+  for (const name2 of shaped ? SECTION_NAMES : []) {
+    if (OPTIONAL_SECTIONS.has(name2) || first.has(name2.toLowerCase())) continue;
+    const look = candidates.find((c) => !used.has(c.line) && nearest(c.title, [name2]) === name2) ?? null;
     if (look) used.add(look.line);
-    missing.push({ name: s.name, look });
+    missing.push({ name: name2, look });
   }
   const resembles = (s) => s.depth <= 2 || nearest(s.title, SECTION_NAMES) !== null;
   const strays = candidates.filter((s) => !used.has(s.line) && resembles(s));
-  const byKey = /* @__PURE__ */ new Map();
-  for (const item of model.items) {
-    const text2 = item.text.trim();
-    if (!NONE.test(text2)) byKey.set(item.section, [...byKey.get(item.section) ?? [], { text: text2, line: item.line }]);
-  }
   const keyItems = model.items.filter((i) => i.section === "key files" && !/^none\.?$/i.test(i.text.trim()));
   const keyFiles = model.keyFiles.map((k, i) => ({ ...k, line: keyItems[i].line, item: keyItems[i].text.trim() })).filter((k) => !NONE.test(k.item));
-  const prior = opts.prior;
   const anchors = readAnchors(model, layout, first.get("environment anchors"), opts.mode);
-  const items = (name2) => byKey.get(name2.toLowerCase()) ?? [];
-  const dropped = prior === null || prior === void 0 ? null : droppedItems(prior, text);
+  const items2 = (name2) => model.items.flatMap((i) => {
+    const text2 = i.text.trim();
+    return i.section === name2.toLowerCase() && !NONE.test(text2) ? [{ text: text2, line: i.line }] : [];
+  });
+  const dropped = opts.prior == null ? null : droppedItems(opts.prior, text);
   const secrets = [];
   return {
     opts,
@@ -5467,15 +5427,14 @@ function handoffContext(input, opts) {
     first,
     missing,
     strays,
-    items,
+    items: items2,
     keyFiles,
     dropped,
     ...anchors
   };
 }
 function validateHandoff(input, opts) {
-  const given = opts.secrets !== void 0 && opts.redactedText !== void 0;
-  let pass = given ? { text: opts.redactedText, findings: opts.secrets } : redactText(input);
+  let pass = opts.redacted ?? redactText(input);
   const range = pass.findings.length > 0 ? handoffLayout(input).anchors : null;
   if (range !== null && pass.findings.some((f) => f.line > range.start && f.line <= range.end)) {
     const exemptLines = /* @__PURE__ */ new Set();
@@ -5486,10 +5445,9 @@ function validateHandoff(input, opts) {
   return runRules(HANDOFF_RULES, HANDOFF_PARTS, pass, c, (c.dropped ?? []).map((i) => i.text));
 }
 function handoffKeyFiles(text) {
-  const t = normaliseText(text);
-  return readHandoff(t, parseBlocks(t)).keyFiles.flatMap((k) => k.path === null ? [] : [k.path]);
+  return parseHandoff(text).keyFiles.flatMap((k) => k.path === null ? [] : [k.path]);
 }
-var OPTIONAL, HANDOFF_SECTIONS, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, FULL_HEAD, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, HANDOFF_PARTS, SECTION_RULES, share, unlabelled, causeless, steps, vague, accepted, checksOf, looseChecks;
+var OPTIONAL_SECTIONS, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, items, HANDOFF_PARTS, steps;
 var init_validate = __esm({
   "src/schema/validate.ts"() {
     "use strict";
@@ -5503,8 +5461,7 @@ var init_validate = __esm({
     init_validate_common();
     init_validate_common();
     init_values();
-    OPTIONAL = /* @__PURE__ */ new Set(["Scope", "Verification"]);
-    HANDOFF_SECTIONS = SECTION_TITLES.map((name2) => ({ name: name2, optional: OPTIONAL.has(name2) }));
+    OPTIONAL_SECTIONS = /* @__PURE__ */ new Set(["Scope", "Verification"]);
     LINE_CAP = 150;
     TITLE = "# Session Handoff";
     LABELS = ["[user-directed]", "[user-approved]", "[agent-proposed]"];
@@ -5518,7 +5475,6 @@ var init_validate = __esm({
     NOT_RUN = /^[^:]+:\s*not run\b\s*[,:;—–-]?\s*\S/i;
     ACCEPTED = /^Accepted:\s*\S/i;
     PLAN_BOX = /^\[([ xX~-])\]\s+\S/;
-    FULL_HEAD = /^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
     SECTION_NAMES = SECTION_TITLES;
     SECTION_INDEX = new Map(SECTION_NAMES.map((n2, i) => [n2.toLowerCase(), i]));
     SECTION_ORDER = SECTION_NAMES.map((n2) => `## ${n2}`).join(", ");
@@ -5538,7 +5494,6 @@ var init_validate = __esm({
       TEXT_RULES.newline,
       TEXT_RULES.conflicted,
       TEXT_RULES.markdown,
-      // An error on disk, a finding on stdin (write stamps it).
       rule3("saved", "error or finding", "saved", (c) => {
         const { saved, savedLine } = c.model;
         const form = c.opts.mode === "root" && c.shaped ? "error" : "finding";
@@ -5556,10 +5511,9 @@ var init_validate = __esm({
         const misspelt = c.sections.filter((s) => s.heading.title !== s.name);
         return misspelt.map((s) => at(s.heading.line, `write the heading as \`## ${s.name}\``));
       }),
-      // A required section appears once; an optional one repeated is a finding.
-      rule3("section-repeated", "error or finding", "sections", (c) => c.sections.filter((h) => c.first.get(h.key) !== h.heading).map(({ heading, index, name: name2, key }) => {
+      rule3("section-repeated", "error or finding", "sections", (c) => c.sections.filter((h) => c.first.get(h.key) !== h.heading).map(({ heading, name: name2, key }) => {
         const message = `\`## ${name2}\` appears again (first at line ${c.first.get(key).line}); merge the two`;
-        return at(heading.line, message, HANDOFF_SECTIONS[index].optional ? "finding" : "error");
+        return at(heading.line, message, OPTIONAL_SECTIONS.has(name2) ? "finding" : "error");
       })),
       rule3("section-order", "error", "sections", (c) => {
         const out = [];
@@ -5591,7 +5545,6 @@ var init_validate = __esm({
         const message = "the anchors section is empty; write fills it with what `anchors` prints";
         return c.anchorsEmpty ? [at(c.anchorsAt.line, message)] : [];
       }),
-      // Every line `anchors` prints, and nothing else; once each.
       rule3("anchor-line", "error", "anchors", (c) => (c.anchorLines ?? []).filter((a) => a.error !== null && !a.unknown).map((a) => at(a.line, a.error))),
       rule3("anchor-unknown", "finding", null, (c) => (c.anchorLines ?? []).filter((a) => a.unknown).map((a) => at(a.line, a.error))),
       rule3("anchor-missing", "finding", "anchors", (c) => c.anchorLines === null ? [] : c.lackingAnchors.map((l) => at(c.anchorsAt.line, `no \`- ${l}:\` anchor line`))),
@@ -5612,7 +5565,6 @@ var init_validate = __esm({
         const none = c.gitForm && head !== null && unticked(head) === "none (no commits yet)";
         return onAnchors(c, none, "HEAD is `none (no commits yet)`: drift cannot check this handoff against history");
       }),
-      // A dropped step says why.
       rule3("plan-step", "finding", null, (c) => c.items("Plan").flatMap((step2) => {
         const m = PLAN_BOX.exec(step2.text);
         if (!m) return [at(step2.line, "a plan step without `[x]`, `[~]`, `[ ]` or `[-] \u2026 \u2014 dropped: <why>`")];
@@ -5621,20 +5573,19 @@ var init_validate = __esm({
       })),
       rule3("decision-label", "finding", "decisions", (c) => {
         const message = "a decision without [user-directed], [user-approved] or [agent-proposed]";
-        return unlabelled(c).map((d) => at(d.line, message));
+        return c.items("Decisions").flatMap((d) => LABELS.some((l) => d.text.includes(l)) ? [] : [at(d.line, message)]);
       }),
       rule3("failed-cause", "finding", "failed", (c) => {
         const message = "a failed approach without its cause (`<what was tried>: <why it failed>`): it invites a retry";
-        return causeless(c).map((f) => at(f.line, message));
+        return c.items("Failed approaches").flatMap((f) => CAUSE.test(f.text) ? [] : [at(f.line, message)]);
       }),
       rule3("next-step", "finding", "nextSteps", (c) => {
         const message = "a next step naming no path, command or check: too vague to start cold";
-        const out = vague(c).map((n2) => at(n2.line, message));
+        const out = steps(c).flatMap((n2) => CONCRETE.test(n2.text) ? [] : [at(n2.line, message)]);
         const heading = c.first.get("next steps");
         if (steps(c).length === 0 && heading) out.push(at(heading.line, "no next step"));
         return out;
       }),
-      // The first next step is bounded.
       rule3("next-action", "finding", "nextAction", (c) => {
         const first = steps(c)[0];
         const message = "the first next step has no acceptance criteria (`\u2014 done when <check passes>`)";
@@ -5644,15 +5595,18 @@ var init_validate = __esm({
       rule3("accepted", "finding", "verification", (c) => {
         const heading = c.first.get("verification");
         const message = "no `- Accepted: <who, what, revision>` (or `- Accepted: not yet, <what awaits review>`)";
-        return heading && accepted(c).length === 0 ? [at(heading.line, message)] : [];
+        const accepted = c.items("Verification").some((v) => ACCEPTED.test(v.text));
+        return heading && !accepted ? [at(heading.line, message)] : [];
       }),
       // Optional, as the template says: a handoff without the section is not judged on it.
       rule3("verification", "finding", "verification", (c) => {
         const heading = c.first.get("verification");
         if (!heading) return [];
         const form = "`<check>: <command> -> <result> @ <revision>` or `<check>: not run, <why>`";
-        const out = looseChecks(c).map((v) => at(v.line, `a verification line that is not ${form}`));
-        if (checksOf(c).length === 0) out.push(at(heading.line, "no check recorded"));
+        const checks = c.items("Verification").filter((v) => !ACCEPTED.test(v.text));
+        const loose = checks.filter((v) => !VERIFIED.test(v.text) && !NOT_RUN.test(v.text));
+        const out = loose.map((v) => at(v.line, `a verification line that is not ${form}`));
+        if (checks.length === 0) out.push(at(heading.line, "no check recorded"));
         return out;
       }),
       rule3("key-file", "finding", "keyFiles", (c) => {
@@ -5669,40 +5623,31 @@ var init_validate = __esm({
         const message = `${over}: compress decision prose first; never drop failed approaches or anchors`;
         return lineCount(c) > LINE_CAP ? [at(LINE_CAP + 1, message)] : [];
       }),
-      // Write redacts them; a document holding one scores lower.
       rule3("secret", "finding", "secrets", (c) => {
-        const done2 = c.opts.secrets ? ", redacted by write" : "; write redacts it";
+        const done2 = c.opts.redacted ? ", redacted by write" : "; write redacts it";
         return c.secrets.map((s) => at(s.line, `a secret (${s.kind})${done2}`));
       }),
-      // An abandoned step is closed.
       rule3("dropped", "finding", "dropped", (c) => (c.dropped ?? []).map((i) => {
         const item = `[${i.section}] ${quoted(i.text, QUOTE_CUT)}`;
         return at(0, `${item} of the previous handoff is neither carried over nor closed`);
       }))
     ];
+    items = (c, name2) => Math.max(1, c.items(name2).length);
     HANDOFF_PARTS = [
-      { part: "sections", weight: 15, score: (c) => c.shaped ? Math.max(0, 15 - 5 * sectionErrors(c)) : 0 },
-      { part: "saved", weight: 5, score: (c) => stateTime(null, c.model.saved, c.opts.nowMs).known ? 5 : 0 },
-      { part: "anchors", weight: 10, score: anchorsPart },
-      { part: "failed", weight: 10, score: (c) => share(c.items("Failed approaches").length, causeless(c).length, 10) },
-      { part: "decisions", weight: 10, score: (c) => share(c.items("Decisions").length, unlabelled(c).length, 10) },
-      { part: "nextSteps", weight: 10, score: (c) => steps(c).length ? share(steps(c).length, vague(c).length, 10) : 0 },
-      { part: "nextAction", weight: 5, score: (c) => ACCEPTANCE.test(steps(c)[0]?.text ?? "") ? 5 : 0 },
-      { part: "keyFiles", weight: 10, score: keyFilesPart },
-      { part: "verification", weight: 10, score: verificationPart },
-      { part: "size", weight: 5, score: (c) => lineCount(c) > LINE_CAP ? 0 : 5 },
-      { part: "secrets", weight: 5, score: (c) => c.secrets.length === 0 ? 5 : 0 },
-      { part: "dropped", weight: 5, score: (c) => c.dropped === null ? null : c.dropped.length === 0 ? 5 : 0 }
+      { part: "sections", weight: 15, of: () => 3 },
+      { part: "saved", weight: 5 },
+      { part: "anchors", weight: 10, of: (c) => c.anchorsAt && c.anchorLines === null ? null : 2 },
+      { part: "failed", weight: 10, of: (c) => items(c, "Failed approaches") },
+      { part: "decisions", weight: 10, of: (c) => items(c, "Decisions") },
+      { part: "nextSteps", weight: 10, of: (c) => items(c, "Next steps") },
+      { part: "nextAction", weight: 5 },
+      { part: "keyFiles", weight: 10, of: (c) => c.opts.existingKeyFiles ? Math.max(1, c.keyFiles.length) : null },
+      { part: "verification", weight: 10, of: (c) => c.first.get("verification") ? 1 + items(c, "Verification") : null },
+      { part: "size", weight: 5 },
+      { part: "secrets", weight: 5 },
+      { part: "dropped", weight: 5, of: (c) => c.dropped === null ? null : 1 }
     ];
-    SECTION_RULES = /* @__PURE__ */ new Set(["section-repeated", "section-order", "section-missing"]);
-    share = (total, bad2, max) => proportion(total - bad2, total, max);
-    unlabelled = (c) => c.items("Decisions").filter((d) => !LABELS.some((l) => d.text.includes(l)));
-    causeless = (c) => c.items("Failed approaches").filter((f) => !CAUSE.test(f.text));
     steps = (c) => c.items("Next steps");
-    vague = (c) => steps(c).filter((n2) => !CONCRETE.test(n2.text));
-    accepted = (c) => c.items("Verification").filter((v) => ACCEPTED.test(v.text));
-    checksOf = (c) => c.items("Verification").filter((v) => !ACCEPTED.test(v.text));
-    looseChecks = (c) => checksOf(c).filter((v) => !VERIFIED.test(v.text) && !NOT_RUN.test(v.text));
   }
 });
 
@@ -5762,7 +5707,7 @@ function ledgerContext(input, kind) {
   const schema = SCHEMAS[kind];
   const text = normaliseText(input);
   const entry = new RegExp(`^${schema.prefix}-(\\d{4}): \\S`);
-  const entries = [];
+  const entries2 = [];
   const badHeadings = [];
   const first = /* @__PURE__ */ new Map();
   let current = null;
@@ -5774,7 +5719,7 @@ function ledgerContext(input, kind) {
       if (!m) badHeadings.push({ line: block2.line, title });
       current = m ? { number: m[1], line: block2.line, fields: /* @__PURE__ */ new Map(), reuses: first.get(m[1]) ?? null } : null;
       if (m && !first.has(m[1])) first.set(m[1], block2.line);
-      if (current) entries.push(current);
+      if (current) entries2.push(current);
       continue;
     }
     if (current === null || block2.type !== "list") continue;
@@ -5783,13 +5728,14 @@ function ledgerContext(input, kind) {
       if (f && !current.fields.has(f[1])) current.fields.set(f[1], f[2].trim());
     }
   }
-  return { input, text, lines: text.split("\n"), flags: tree.flags, secrets: [], kind, schema, badHeadings, entries };
+  const secrets = [];
+  return { input, text, lines: text.split("\n"), flags: tree.flags, secrets, kind, schema, badHeadings, entries: entries2 };
 }
 function validateLedger(input, kind, redacted) {
   const pass = redacted ?? redactText(input);
   return runRules(LEDGER_RULES, LEDGER_PARTS, pass, ledgerContext(pass.text, kind));
 }
-var SCHEMAS, LABEL2, LESSON_STATUS, SOLUTION_STATUS, name, lacking, bad, badSource, badLessonStatus, badSolutionStatus, badDate, badStatus, badEntry, count, each, rule4, LEDGER_RULES, LEDGER_PARTS;
+var SCHEMAS, LABEL2, LESSON_STATUS, SOLUTION_STATUS, name, lacking, bad, badSource, badLessonStatus, badSolutionStatus, badDate, badStatus, each, rule4, LEDGER_RULES, entries, LEDGER_PARTS;
 var init_validate_ledger = __esm({
   "src/schema/validate-ledger.ts"() {
     "use strict";
@@ -5799,6 +5745,7 @@ var init_validate_ledger = __esm({
     init_handoff();
     init_validate_common();
     init_validate_common();
+    init_values();
     SCHEMAS = {
       lessons: { title: "# Lessons", prefix: "L", fields: ["When", "Lesson", "Why", "Source", "Status"], cap: 200 },
       solutions: {
@@ -5819,8 +5766,6 @@ var init_validate_ledger = __esm({
     badSolutionStatus = bad("solutions", "Status", SOLUTION_STATUS);
     badDate = bad("solutions", "Recorded", /^\d{4}-\d{2}-\d{2}\b/);
     badStatus = (c, e) => badLessonStatus(c, e) || badSolutionStatus(c, e);
-    badEntry = (c, e) => badSource(c, e) || badStatus(c, e) || badDate(c, e);
-    count = (c, good, max) => proportion(c.entries.filter(good).length, c.entries.length, max);
     each = (c, test, says) => c.entries.filter((e) => test(c, e)).map((e) => at(e.line, `${name(c, e)}${says}`));
     rule4 = ruleOf();
     LEDGER_RULES = [
@@ -5856,27 +5801,30 @@ var init_validate_ledger = __esm({
       }),
       rule4("secret", "finding", "secrets", (c) => c.secrets.map((s) => at(s.line, `a secret (${s.kind}); write redacts it`)))
     ];
+    entries = (c) => Math.max(1, c.entries.length);
     LEDGER_PARTS = [
-      { part: "fields", weight: 50, score: (c) => count(c, (e) => lacking(c, e).length === 0, 50) },
-      { part: "status", weight: 20, score: (c) => count(c, (e) => !badEntry(c, e), 20) },
-      { part: "numbering", weight: 10, score: (c) => c.entries.some((e) => e.reuses !== null) ? 0 : 10 },
-      { part: "size", weight: 10, score: (c) => lineCount(c) > c.schema.cap ? 0 : 10 },
-      { part: "secrets", weight: 10, score: (c) => c.secrets.length === 0 ? 10 : 0 }
+      { part: "fields", weight: 50, of: entries },
+      { part: "status", weight: 20, of: entries },
+      { part: "numbering", weight: 10 },
+      { part: "size", weight: 10 },
+      { part: "secrets", weight: 10 }
     ];
   }
 });
 
 // src/store/document.ts
-function decodeInput(raw, what) {
+function decodeStdin(raw, what) {
   if (raw.length === 0) throw new Refused(`stdin is empty: send the whole ${what} on stdin`);
   const nul = raw.indexOf(0);
   if (nul >= 0) throw new Refused(`the ${what} contains a NUL byte (at byte ${nul}); send text only`);
-  let text;
   try {
-    text = utf8.decode(raw);
+    return utf8.decode(raw);
   } catch {
     throw new Refused(`the ${what} is not valid UTF-8; convert it to UTF-8 and retry`);
   }
+}
+function decodeInput(raw, what) {
+  let text = decodeStdin(raw, what);
   const notes = [];
   if (text.startsWith("\uFEFF")) {
     text = text.slice(1);
@@ -5915,8 +5863,8 @@ import { closeSync as closeSync6, lstatSync as lstatSync11 } from "node:fs";
 import path23 from "node:path";
 function schemaRefusal(file, errors) {
   const more = /\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0;
-  const count2 = errors.filter((e) => e.rule !== "more").length + Number(more);
-  return new Refused([`${file} has ${count2} schema error(s)`, ...issueLines(errors)].join("\n"));
+  const count = errors.filter((e) => e.rule !== "more").length + Number(more);
+  return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
 }
 function scoreNotes(v) {
   const shown = v.findings.filter((f) => f.rule !== "dropped" && f.rule !== "more");
@@ -5953,8 +5901,7 @@ function checkDocument(raw, kind, root) {
   const file = FILE_OF[kind];
   let errors;
   if (kind === "handoff") {
-    const pass = { secrets: redacted.findings, redactedText: redacted.text };
-    errors = validateHandoff(decoded2.text, { mode: "stdin", nowMs: Date.now(), ...pass }).errors;
+    errors = validateHandoff(decoded2.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
     if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(peekCurrent(root, file), decoded2.text)) {
       errors = errors.filter((e) => e.rule !== "anchor-line");
     }
@@ -6091,8 +6038,7 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
     nowMs,
     prior: unchanged ? null : priorText2,
     existingKeyFiles: existing,
-    secrets: redacted.findings,
-    redactedText: redacted.text
+    redacted
   });
   if (stamped.insertedAt !== null) {
     for (const f of v.findings) if (f.line > stamped.insertedAt) f.line--;
@@ -6157,7 +6103,7 @@ var init_harness_path = __esm({
 
 // src/journal/entry.ts
 function journalHeader(period, part = 1) {
-  return `${MARKER2}
+  return `${MARKER}
 # Journal ${period}${part > 1 ? ` (part ${part})` : ""}
 `;
 }
@@ -6184,18 +6130,18 @@ function renderSaveEntry(facts, droppedOpen) {
   return fitEntry(`## ${facts.time} save ${facts.token.slice(0, 16)}`, lines3, FROM_NEXT);
 }
 function renderResumeEntry(time, key, token, score, o) {
-  const items = [["Resumed", token.slice(0, 16)]];
-  if (score !== null) items.push(["Handoff score", String(score)]);
-  items.push(["Next step followed", o.followed]);
-  for (const r of o.retried) items.push(["Failed approach retried", redactTranscript(r).text]);
-  items.push(["Calls to first edit", o.callsToFirstEdit === null ? "no edit" : String(o.callsToFirstEdit)]);
-  return fitEntry(`## ${time} resume ${key}`, items);
+  const items2 = [["Resumed", token.slice(0, 16)]];
+  if (score !== null) items2.push(["Handoff score", String(score)]);
+  items2.push(["Next step followed", o.followed]);
+  for (const r of o.retried) items2.push(["Failed approach retried", redactTranscript(r).text]);
+  items2.push(["Calls to first edit", o.callsToFirstEdit === null ? "no edit" : String(o.callsToFirstEdit)]);
+  return fitEntry(`## ${time} resume ${key}`, items2);
 }
-function fitEntry(heading, items, redacted = /* @__PURE__ */ new Set()) {
+function fitEntry(heading, items2, redacted = /* @__PURE__ */ new Set()) {
   const one = ([label, text]) => {
     return [label, sanitize(text, { max: ITEM_MAX, redact: !redacted.has(label) })];
   };
-  const shown = items.map(one).filter(([, t]) => t !== "");
+  const shown = items2.map(one).filter(([, t]) => t !== "");
   let left = 0;
   const render2 = () => {
     const body = shown.map(([l, t]) => `- ${l}: ${t}
@@ -6219,10 +6165,10 @@ ${body}${left > 0 ? `- Dropped: (${left} more items left out)
 }
 function parseJournal(text, kind = "month") {
   const lines3 = text.split("\n");
-  const entries = [];
+  const entries2 = [];
   const problems = [];
   const title = "the second line must be `# Journal <YYYY-MM>` (or `# Journal <YYYY>`)";
-  if (lines3[0] !== MARKER2) problems.push({ line: 1, message: `the first line must be ${MARKER2}` });
+  if (lines3[0] !== MARKER) problems.push({ line: 1, message: `the first line must be ${MARKER}` });
   if (!/^# Journal \d{4}(-\d{2})?( \(part \d+\))?$/.test(lines3[1] ?? "")) problems.push({ line: 2, message: title });
   let current = null;
   for (let i = 2; i < lines3.length; i++) {
@@ -6240,7 +6186,7 @@ function parseJournal(text, kind = "month") {
     const h = HEADING.exec(line);
     if (h) {
       current = { time: h[1], kind: h[2], id: h[3], items: [], line: n2 };
-      entries.push(current);
+      entries2.push(current);
       continue;
     }
     if (kind === "year" && (/^## \d{4}-\d{2}$/.test(line) || /^- /.test(line))) continue;
@@ -6254,22 +6200,22 @@ function parseJournal(text, kind = "month") {
     const inside = `expected \`- <Label>: <text>\` with a known label (${ENTRY_LABELS.join(", ")})`;
     problems.push({ line: n2, message: current === null ? outside : inside });
   }
-  return { entries, problems };
+  return { entries: entries2, problems };
 }
 function mergeJournalMonth(ours, theirs) {
   if (parseJournal(ours).problems.length > 0 || parseJournal(theirs).problems.length > 0) return null;
   const split = (text) => text.split(/^(?=## \d{4}-\d{2}-\d{2}T)/m);
   const [header, ...mine] = split(ours);
-  const entries = /* @__PURE__ */ new Map();
+  const entries2 = /* @__PURE__ */ new Map();
   for (const chunk of [...mine, ...split(theirs).slice(1)]) {
     const body = `${chunk.replace(/\n+$/, "")}
 
 `;
-    entries.set(body, body);
+    entries2.set(body, body);
   }
   const key = (e) => /^## (\S+) (\S+) (\S+)/.exec(e).slice(1).join(" ");
   const order = (x, y) => x < y ? -1 : x > y ? 1 : 0;
-  const sorted = [...entries.values()].sort((x, y) => order(key(x), key(y)) || order(x, y));
+  const sorted = [...entries2.values()].sort((x, y) => order(key(x), key(y)) || order(x, y));
   return `${header.replace(/\n+$/, "")}
 
 ${sorted.join("")}`;
@@ -6291,7 +6237,7 @@ var init_entry = __esm({
     init_redact();
     init_sanitize();
     init_handoff();
-    init_paths();
+    init_values();
     ENTRY_MAX_BYTES = 4096;
     ENTRY_LABELS = [
       "Branch",
@@ -6364,11 +6310,11 @@ function briefCall(command) {
   return { rootArg: r ? r[1] ?? r[2] ?? r[3] ?? null : null };
 }
 function findLastResume(lineEvents) {
-  const items = lineEvents.some((ev) => ev.items);
+  const items2 = lineEvents.some((ev) => ev.items);
   const all = lineEvents.flatMap(
     (ev) => ev.calls.flatMap(
       (call2) => call2.events.map((raw) => {
-        const counted2 = !items || call2.item === true || raw.kind === "other";
+        const counted2 = !items2 || call2.item === true || raw.kind === "other";
         return { raw, event: counted2 ? raw : { kind: "other" }, call: call2, line: ev.line };
       })
     )
@@ -6670,25 +6616,25 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     return [`journal: resume not recorded: ${messageOf(err)}`];
   }
 }
-function summaryLine(entries) {
-  const saves = entries.filter((e) => e.kind === "save").length;
-  const resumes = entries.length - saves;
+function summaryLine(entries2) {
+  const saves = entries2.filter((e) => e.kind === "save").length;
+  const resumes = entries2.length - saves;
   const listed2 = (e, label) => e.items.filter((i) => i.label === label && i.text[0] !== "(");
-  const count2 = (label) => entries.reduce((n2, e) => n2 + listed2(e, label).length, 0);
-  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count2("Finished")} step(s) finished`];
-  parts.push(`${count2("Dropped")} item(s) dropped`, `${count2("Superseded")} decision(s) superseded`);
+  const count = (label) => entries2.reduce((n2, e) => n2 + listed2(e, label).length, 0);
+  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count("Finished")} step(s) finished`];
+  parts.push(`${count("Dropped")} item(s) dropped`, `${count("Superseded")} decision(s) superseded`);
   return `- (${parts.join(", ")})`;
 }
-function foldSection(period, entries) {
+function foldSection(period, entries2) {
   const lines3 = [`## ${period}`];
   const order = (a, b) => a.time + a.id < b.time + b.id ? -1 : 1;
-  for (const e of [...entries].sort(order)) {
-    const items = e.items.filter((i) => FOLD_KEPT.has(i.label));
-    if (items.length === 0) continue;
-    const kept = items.map((i) => `${i.label}: ${i.text}`).join("; ");
+  for (const e of [...entries2].sort(order)) {
+    const items2 = e.items.filter((i) => FOLD_KEPT.has(i.label));
+    if (items2.length === 0) continue;
+    const kept = items2.map((i) => `${i.label}: ${i.text}`).join("; ");
     lines3.push(`- ${e.time.slice(0, 10)} ${e.kind} ${e.id}: ${kept}`);
   }
-  lines3.push(summaryLine(entries));
+  lines3.push(summaryLine(entries2));
   return `${lines3.join("\n")}
 
 `;
@@ -6718,7 +6664,7 @@ async function foldOne(root, nowMonth, fp) {
   const period = due[0].period;
   const files = due.filter((f) => f.period === period);
   const dir = ensureJournalDir(root);
-  const entries = [];
+  const entries2 = [];
   for (const f of files) {
     const read = readJournalFile(dir, f.name);
     if (read === null) continue;
@@ -6727,7 +6673,7 @@ async function foldOne(root, nowMonth, fp) {
       const p = parsed.problems[0];
       throw new HelperError(`journal/${f.name} line ${p.line}: ${p.message}`, 2);
     }
-    entries.push(...parsed.entries);
+    entries2.push(...parsed.entries);
   }
   const year = period.slice(0, 4);
   const yearName = `${year}.md`;
@@ -6735,12 +6681,12 @@ async function foldOne(root, nowMonth, fp) {
   const text = current === null ? `${journalHeader(year)}
 ` : current.bytes.toString("utf8");
   if (!new RegExp(`^## ${period}$`, "m").test(text)) {
-    const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries)));
+    const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries2)));
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
   for (const f of files) unlinkSync7(path26.join(dir, f.name));
   const names = files.map((f) => `journal/${f.name}`).join(", ");
-  return `journal: folded ${names} (${entries.length} entries) into journal/${yearName}`;
+  return `journal: folded ${names} (${entries2.length} entries) into journal/${yearName}`;
 }
 function insertSection(text, period, section) {
   const heads = [...text.matchAll(/^## (\d{4}-\d{2})$/gm)];
@@ -7156,7 +7102,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     }
     const bytes = readAll(fd, void 0, 0);
     const lines3 = bytes.subarray(0, 4096).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
-    const ok2 = lines3[0] === MARKER2 && lines3.slice(0, 4).includes(HEADING_OF[kind]);
+    const ok2 = lines3[0] === MARKER && lines3.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok2) return { kind, status: "foreign", mtimeMs };
     if (firstNul(bytes) >= 0) return { kind, status: "unsafe", mtimeMs };
     if (!opts.text) return { kind, status: "present", mtimeMs };
@@ -7190,6 +7136,7 @@ var init_inspect = __esm({
     init_file_verdict();
     init_files();
     init_paths();
+    init_values();
     init_private();
     init_archive();
     init_recover();
@@ -7296,8 +7243,8 @@ async function objectIds(git, revs) {
   const lines3 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
   return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines3[i] ?? "")?.[1] ?? null);
 }
-async function untrackedInStashes(git, count2, paths) {
-  const asks = Array.from({ length: Math.min(count2, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
+async function untrackedInStashes(git, count, paths) {
+  const asks = Array.from({ length: Math.min(count, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
   const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
   const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
   return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
@@ -7334,12 +7281,12 @@ async function gatherFateLogs(git, opts) {
 async function handoffInStash(root, env) {
   const top = gitTopOf(root);
   const gitDir = top === null ? null : gitDirOf(top);
-  const count2 = stashCount(gitDir === null ? null : commonDirOf(gitDir));
-  if (top === null || count2 === 0) return null;
+  const count = stashCount(gitDir === null ? null : commonDirOf(gitDir));
+  if (top === null || count === 0) return null;
   const handoff = `${path30.relative(top, root).split(path30.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
   if (/[\r\n]/.test(handoff)) return null;
   const git = (args, input) => runGit(root, args, env, void 0, { input });
-  const n2 = Math.min(count2, 100);
+  const n2 = Math.min(count, 100);
   const revs = Array.from({ length: n2 }, (_, i) => [`stash@{${i}}^3:`, `stash@{${i}}:`, `stash@{${i}}^1:`]);
   try {
     const ids = await objectIds(git, revs.flat().map((r) => `${r}${handoff}`));
@@ -7494,8 +7441,8 @@ function cleanCheckpointLeftovers(root) {
   const dir = checkpointsDir(root);
   if (checkpointsDirState(root) !== "ok") return [];
   const actions = [];
-  const entries = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
-  for (const e of [...entries.filter((x) => x.role === "tmp"), ...entries.filter((x) => x.role === "claim")]) {
+  const entries2 = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
+  for (const e of [...entries2.filter((x) => x.role === "tmp"), ...entries2.filter((x) => x.role === "claim")]) {
     const st = lstatSync14(e.path, { throwIfNoEntry: false });
     if (st === void 0 || st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
@@ -7942,12 +7889,12 @@ var require_cjs = __commonJS({
         for (const sig of signals_js_1.signals) {
           this.#sigListeners[sig] = () => {
             const listeners = this.#process.listeners(sig);
-            let { count: count2 } = this.#emitter;
+            let { count } = this.#emitter;
             const p = process3;
             if (typeof p.__signal_exit_emitter__ === "object" && typeof p.__signal_exit_emitter__.count === "number") {
-              count2 += p.__signal_exit_emitter__.count;
+              count += p.__signal_exit_emitter__.count;
             }
-            if (listeners.length === count2) {
+            if (listeners.length === count) {
               this.unload();
               const ret = this.#emitter.emit("exit", null, sig);
               const s = sig === "SIGHUP" ? this.#hupSig : sig;
@@ -9292,16 +9239,16 @@ function fitClauses(clauses, max, sep = "; ") {
   }
   return cutAtWord(joined(), max);
 }
-function fitList(items, shownMax, max, cutOne, sep = "; ") {
-  let n2 = Math.min(items.length, shownMax);
+function fitList(items2, shownMax, max, cutOne, sep = "; ") {
+  let n2 = Math.min(items2.length, shownMax);
   const render2 = (k) => {
-    const more = items.length > k ? ` (+${items.length - k} more)` : "";
-    return { text: `${items.slice(0, k).join(sep)}${more}`, more };
+    const more = items2.length > k ? ` (+${items2.length - k} more)` : "";
+    return { text: `${items2.slice(0, k).join(sep)}${more}`, more };
   };
   while (n2 > 1 && cpLength(render2(n2).text) > max) n2--;
   const r = render2(n2);
   if (cpLength(r.text) <= max) return r.text;
-  return `${cutOne(items[0], max - cpLength(r.more))}${r.more}`;
+  return `${cutOne(items2[0], max - cpLength(r.more))}${r.more}`;
 }
 var ELLIPSIS;
 var init_cut = __esm({
@@ -9330,9 +9277,9 @@ function frameNextStep(verdict, step2, question, notHere = null, ageOnly = false
 function flatten(text, max = MAX_FIELD_CHARS) {
   return cutAtWord(sanitize(text), max);
 }
-function causeList(items, max, budget) {
-  const shownItems = items.slice(0, max);
-  const more = items.length > max ? ` (+${items.length - max} more)` : "";
+function causeList(items2, max, budget) {
+  const shownItems = items2.slice(0, max);
+  const more = items2.length > max ? ` (+${items2.length - max} more)` : "";
   const per = Math.max(40, Math.floor((budget - more.length) / Math.max(1, shownItems.length)) - 2);
   const shown = shownItems.map((raw) => {
     const item = flatten(raw, 1e4);
@@ -9353,16 +9300,16 @@ function countLedger(text, needles) {
   const body = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
   const top = parseBlocks(body).children;
   const heads = top.filter((b) => b.type === "heading" && b.depth === 2);
-  const items = top.filter((b) => b.type === "list").flatMap((l) => l.children);
-  const entries = heads.length > 0 ? heads.map((h, i) => body.slice(h.start, heads[i + 1]?.start ?? body.length)) : items.map((b) => body.slice(b.start, b.end));
+  const items2 = top.filter((b) => b.type === "list").flatMap((l) => l.children);
+  const entries2 = heads.length > 0 ? heads.map((h, i) => body.slice(h.start, heads[i + 1]?.start ?? body.length)) : items2.map((b) => body.slice(b.start, b.end));
   const useful = needles.filter((n2) => n2.length >= 3);
-  const matching = entries.filter((e) => useful.some((n2) => e.includes(n2))).length;
-  return { entries: entries.length, matching };
+  const matching = entries2.filter((e) => useful.some((n2) => e.includes(n2))).length;
+  return { entries: entries2.length, matching };
 }
 function ledgerText(name2, c) {
   if (c === null) return null;
-  const entries = c.entries === 1 ? "entry" : "entries";
-  return `${name2} ${c.entries} ${entries} (${c.matching} mention the key files or branch)`;
+  const entries2 = c.entries === 1 ? "entry" : "entries";
+  return `${name2} ${c.entries} ${entries2} (${c.matching} mention the key files or branch)`;
 }
 function draftBrief(h, drift, ledgers) {
   const notHere = drift.notHereReason ? notHereWords(drift.notHereReason) : null;
@@ -9389,7 +9336,7 @@ function draftBrief(h, drift, ledgers) {
   }
   const inForce = h.decisions.filter((d) => !/\(superseded\b/i.test(d));
   const keepCause = (item, room) => causeList([item], 1, room);
-  const fitItems = (items) => items.length === 0 ? "none recorded" : fitList(items.map((d) => flatten(d, 1e4)), 4, MAX_FIELD_CHARS, keepCause);
+  const fitItems = (items2) => items2.length === 0 ? "none recorded" : fitList(items2.map((d) => flatten(d, 1e4)), 4, MAX_FIELD_CHARS, keepCause);
   const decisionsInForce = fitItems(inForce);
   const doNotRetry = fitItems(h.failedApproaches);
   const ledgerBits = [ledgerText("LESSONS.md", ledgers.lessons), ledgerText("SOLUTIONS.md", ledgers.solutions)].filter((x) => x !== null);
@@ -9473,8 +9420,8 @@ var init_brief = __esm({
 
 // src/brief/checkpoint-brief.ts
 function parseCheckpoint(text) {
-  const { items } = readCheckpointText(text);
-  const of = (heading) => (items.get(`## ${heading}`) ?? []).map((line) => line.slice(2));
+  const { items: items2 } = readCheckpointText(text);
+  const of = (heading) => (items2.get(`## ${heading}`) ?? []).map((line) => line.slice(2));
   const plan2 = of("Plan state").flatMap((item) => {
     const m = /^\[([x~ -])\] (.*)$/.exec(item);
     return m ? [{ status: STATUS[m[1]], text: m[2] }] : [];
@@ -9711,7 +9658,7 @@ var init_merge_driver = __esm({
     NONE_ITEM2 = /^(none|none recorded|n\/a|-)\.?$/i;
     PLAN_LINE = /^(\s*[-*+] \[)([ xX~-])(\]\s+)(.*)$/;
     firstLine2 = (t) => t.split("\n")[0].trim();
-    real = (items) => items.filter((t) => !NONE_ITEM2.test(t.trim()));
+    real = (items2) => items2.filter((t) => !NONE_ITEM2.test(t.trim()));
   }
 });
 
@@ -10157,7 +10104,6 @@ var init_archive_entries = __esm({
 // src/verbs/validate.ts
 var validate_exports = {};
 __export(validate_exports, {
-  renderValidation: () => renderValidation,
   validateVerb: () => validateVerb
 });
 function priorText(file, got) {
@@ -10166,17 +10112,6 @@ function priorText(file, got) {
     return memoryText(file, got.bytes).text;
   } catch {
     return null;
-  }
-}
-async function stdinText(ctx) {
-  const raw = await ctx.readStdin(MAX_DOCUMENT_BYTES);
-  if (raw.length === 0) throw new Refused("stdin is empty: send the whole document on stdin");
-  const nul = raw.indexOf(0);
-  if (nul >= 0) throw new Refused(`the document contains a NUL byte (at byte ${nul}); send text only`);
-  try {
-    return utf82.decode(raw);
-  } catch {
-    throw new Refused("the document is not valid UTF-8; convert it to UTF-8 and retry");
   }
 }
 function renderValidation(file, v) {
@@ -10198,7 +10133,7 @@ async function existingKeyFiles(root, text) {
   for (const k of handoffKeyFiles(text)) if (await statInsideRoot(root, k) !== null) out.add(k);
   return out;
 }
-var UTF8_ONLY, utf82, validateVerb;
+var UTF8_ONLY, validateVerb;
 var init_validate2 = __esm({
   "src/verbs/validate.ts"() {
     "use strict";
@@ -10211,12 +10146,12 @@ var init_validate2 = __esm({
     init_archive_entries();
     init_paths();
     init_read();
+    init_document();
     init_common();
     init_types();
     init_sanitize();
     init_memory_text();
     UTF8_ONLY = "a memory file is UTF-8; write refuses it";
-    utf82 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     validateVerb = {
       name: "validate",
       options: { root: { type: "string" }, stdin: { type: "boolean" }, json: { type: "boolean" } },
@@ -10259,7 +10194,7 @@ exit: 0 valid (findings or not)
         let invalid = [];
         const stderr = [];
         if (fromStdin) {
-          text = await stdinText(ctx);
+          text = decodeStdin(await ctx.readStdin(MAX_DOCUMENT_BYTES), "document");
           if (root !== null && kind === "handoff") {
             prior = priorText("HANDOFF.md", await readMemoryFile(root, "handoff"));
           }
@@ -10317,14 +10252,14 @@ function restoreProblem(bytes) {
   if (bytes.includes(0)) return "it contains a NUL byte";
   let text;
   try {
-    text = utf83.decode(bytes);
+    text = utf82.decode(bytes);
   } catch {
     return "it is not valid UTF-8";
   }
   if (text.startsWith("\uFEFF")) return "it starts with a byte order mark";
   if (text.includes("\r")) return "it has CR line ends";
   const lines3 = text.split("\n");
-  if (lines3[0] !== MARKER2) return `its first line is not ${MARKER2}`;
+  if (lines3[0] !== MARKER) return `its first line is not ${MARKER}`;
   const heading = HEADING_OF.handoff;
   if (!lines3.slice(0, 4).includes(heading)) return `it has no "${heading}" in its first four lines`;
   if (!text.endsWith("\n")) return "it does not end with a newline";
@@ -10433,7 +10368,7 @@ CURRENT-SHA256: ${result.unchanged}
 CURRENT-SHA256: ${p.token}
 `, p.warnings);
 }
-var utf83, archivesVerb;
+var utf82, archivesVerb;
 var init_archives = __esm({
   "src/verbs/archives.ts"() {
     "use strict";
@@ -10450,10 +10385,11 @@ var init_archives = __esm({
     init_files();
     init_mutate();
     init_paths();
+    init_values();
     init_publish();
     init_common();
     init_types();
-    utf83 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    utf82 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     archivesVerb = {
       name: "archives",
       options: {
@@ -11144,10 +11080,10 @@ var init_agent_file = __esm({
 function createScanner(text, ignoreTrivia = false) {
   const len = text.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
-  function scanHexDigits(count2, exact) {
+  function scanHexDigits(count, exact) {
     let digits = 0;
     let value2 = 0;
-    while (digits < count2 || !exact) {
+    while (digits < count || !exact) {
       let ch = text.charCodeAt(pos);
       if (ch >= 48 && ch <= 57) {
         value2 = value2 * 16 + ch - 48;
@@ -11161,7 +11097,7 @@ function createScanner(text, ignoreTrivia = false) {
       pos++;
       digits++;
     }
-    if (digits < count2) {
+    if (digits < count) {
       value2 = -1;
     }
     return value2;
@@ -13669,8 +13605,8 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   if (paths.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
   const status = await git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...paths], "git status");
   if (status === "") return { committed: false, paths: [], commit: null, pushed: null };
-  const entries = status.split("\0").filter((e) => e.length > 3);
-  const changed = entries.map((e) => e.slice(3)).filter((p) => paths.includes(p));
+  const entries2 = status.split("\0").filter((e) => e.length > 3);
+  const changed = entries2.map((e) => e.slice(3)).filter((p) => paths.includes(p));
   const upstream = push ? await pushTarget(top, env, runHooks) : null;
   const before = await git(["ls-files", "-s", "-z", "--", ...changed], "git ls-files");
   await git(["add", "-A", "--", ...changed], "git add");
@@ -13713,14 +13649,14 @@ async function pushTarget(top, env, runHooks) {
   return { remote: remote.stdout.toString("utf8").trim(), merge: merge.stdout.toString("utf8").trim() };
 }
 async function restoreIndex(top, env, paths, before) {
-  const entries = before.split("\0").filter(Boolean).map((e) => {
+  const entries2 = before.split("\0").filter(Boolean).map((e) => {
     const tab = e.indexOf("	");
     return { info: e.slice(0, tab).split(" "), file: e.slice(tab + 1) };
   });
-  const gone = paths.filter((p) => !entries.some((e) => e.file === p));
+  const gone = paths.filter((p) => !entries2.some((e) => e.file === p));
   try {
     if (gone.length > 0) await runGit(top, ["update-index", "--force-remove", "--", ...gone], env);
-    for (const { info, file } of entries) {
+    for (const { info, file } of entries2) {
       if (info[2] === "0") await runGit(top, ["update-index", "--cacheinfo", info[0], info[1], file], env);
     }
   } catch {
@@ -14675,7 +14611,7 @@ function renderCheckpoint(input) {
   const cap = input.capture;
   const earlier = [...new Set(input.prior?.triggers ?? [])].filter((t) => t !== input.trigger);
   const head = [
-    "<!-- memory-schema: v1 -->",
+    MARKER,
     CHECKPOINT_HEADING,
     `Saved: ${input.saved}`,
     `Session: ${input.session}`,
@@ -14707,8 +14643,8 @@ function renderCheckpoint(input) {
   ];
   const summary = input.compactSummary;
   if (summary !== null && summary.trim() !== "") {
-    const items = [said2("The harness summarised (not verified)", summary, CAP.summary)];
-    sections.push({ heading: "## Compaction summary", items, dropped: 0 });
+    const items2 = [said2("The harness summarised (not verified)", summary, CAP.summary)];
+    sections.push({ heading: "## Compaction summary", items: items2, dropped: 0 });
   }
   if (input.prior) mergePrior(sections, input.prior);
   sections.push({ heading: ANCHORS, items: input.anchorLines, dropped: 0 });
@@ -14768,6 +14704,7 @@ var init_checkpoint = __esm({
     init_anchor_lines();
     init_capture();
     init_checkpoint_name();
+    init_values();
     init_checkpoint_name();
     CHECKPOINT_MAX_BYTES = 4096;
     MAX_REQUESTS = 3;
@@ -14777,7 +14714,6 @@ var init_checkpoint = __esm({
       PostCompact: "post-compact",
       SessionEnd: "session-end",
       Stop: "stop",
-      // Not a harness event: the context verb names its own checkpoint so.
       ContextThreshold: "context-threshold"
     };
     CAP = { request: 400, plan: 160, file: 200, command: 200, claim: 600, summary: 1200 };
@@ -15687,12 +15623,12 @@ function group(list2) {
     medianCallsToFirstEdit: median(list2.flatMap((r) => r.callsToFirstEdit === null ? [] : [r.callsToFirstEdit]))
   };
 }
-function record(items) {
-  const get = (label) => items.find((i) => i.label === label)?.text;
+function record(items2) {
+  const get = (label) => items2.find((i) => i.label === label)?.text;
   const score = Number(get("Handoff score"));
   const followed = get("Next step followed");
   const calls = Number(get("Calls to first edit"));
-  const retried = items.filter((i) => i.label === "Failed approach retried").length;
+  const retried = items2.filter((i) => i.label === "Failed approach retried").length;
   const told = followed === "yes" || followed === "no" ? followed : "unknown";
   const callsToFirstEdit = Number.isInteger(calls) ? calls : null;
   return { score: Number.isInteger(score) ? score : null, followed: told, retried, callsToFirstEdit };
@@ -15707,19 +15643,19 @@ function readResumes(root) {
     for (const e of parseJournal(text, f.kind).entries) if (e.kind === "resume") resumes.push(record(e.items));
     for (const folded of f.kind === "year" ? foldedLines(text) : []) {
       if (folded.kind !== "resume") continue;
-      const items = folded.items.split("; ").map((part) => {
+      const items2 = folded.items.split("; ").map((part) => {
         const c = part.indexOf(": ");
         return { label: part.slice(0, c), text: part.slice(c + 2) };
       });
-      resumes.push(record(items));
+      resumes.push(record(items2));
     }
   }
   return { resumes, files };
 }
 function lines2(g) {
   const unmeasured = "not measurable (no resume named a file or command to start with)";
-  const share2 = Math.round(g.followed / g.judged * 100);
-  const pct = g.judged === 0 ? unmeasured : `${g.followed} of ${g.judged} (${share2}%)`;
+  const share = Math.round(g.followed / g.judged * 100);
+  const pct = g.judged === 0 ? unmeasured : `${g.followed} of ${g.judged} (${share}%)`;
   return [
     `next step followed: ${pct}`,
     `failed approaches retried: ${g.retried} (in ${g.resumesWithRetry} of ${g.resumes} resumes)`,
