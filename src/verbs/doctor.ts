@@ -21,7 +21,7 @@ import { pauseSwitch } from "../store/pause.ts";
 import { LOCK_NAME, lockState } from "../store/private.ts";
 import { exists } from "../store/root.ts";
 import { showRefused } from "../guard/invisible.ts";
-import { helperLocation } from "./agent-files.ts";
+import { helperLocation } from "../agents/target.ts";
 import { homeFolder } from "../store/home.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
