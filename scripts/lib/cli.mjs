@@ -1297,7 +1297,7 @@ var init_drafts = __esm({
 });
 
 // src/store/root.ts
-import { lstatSync as lstatSync5, readFileSync as readFileSync2, realpathSync } from "node:fs";
+import { lstatSync as lstatSync5, realpathSync } from "node:fs";
 import path10 from "node:path";
 function realOrNull(p) {
   try {
@@ -1319,34 +1319,14 @@ function ceilings(env) {
   return out;
 }
 function safeDirectories(env) {
-  const home = homeFolder(env);
-  const files = [];
-  const noSystem = env.GIT_CONFIG_NOSYSTEM;
-  if (!noSystem || /^(?:0|false|no|off)$/i.test(noSystem)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
-  const xdg = path10.join(env.XDG_CONFIG_HOME || path10.join(home, ".config"), "git", "config");
-  if (env.GIT_CONFIG_GLOBAL !== void 0) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(xdg, path10.join(home, ".gitconfig"));
+  const args = ["config", "-z", "--show-scope", "--type=path", "--get-all", "safe.directory"];
+  const runEnv = { ...env, PATH: env.PATH ?? process.env.PATH, HOME: homeFolder(env) };
+  const r = childProcess().spawnSync("git", args, { cwd: "/", env: runEnv, encoding: "utf8", timeout: 5e3 });
+  const fields = r.status === 0 ? r.stdout.split("\0") : [];
   let out = [];
-  for (const file of files) {
-    let text;
-    try {
-      text = readFileSync2(file, "utf8");
-    } catch {
-      continue;
-    }
-    let inSafe = false;
-    for (const raw of text.split(/\r?\n/)) {
-      const line = raw.replace(/(^|\s)[#;].*$/, "").trim();
-      if (line.startsWith("[")) {
-        inSafe = /^\[\s*safe\s*\]$/i.test(line);
-        continue;
-      }
-      const m = inSafe ? /^directory\s*=\s*(.*)$/i.exec(line) : null;
-      if (!m) continue;
-      const value = m[1].replace(/^"(.*)"$/, "$1");
-      if (value === "") out = [];
-      else out.push(value.startsWith("~/") ? path10.join(home, value.slice(2)) : value);
-    }
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    if (!["system", "global", "command"].includes(fields[i])) continue;
+    out = fields[i + 1] === "" ? [] : [...out, fields[i + 1]];
   }
   return out;
 }
@@ -1456,6 +1436,7 @@ var NOT_A_PROJECT;
 var init_root = __esm({
   "src/store/root.ts"() {
     "use strict";
+    init_builtins();
     init_errors();
     init_home();
     init_pause();
@@ -1524,6 +1505,7 @@ var init_common = __esm({
     init_anchor_lines();
     init_errors();
     init_files();
+    init_pause();
     init_root();
     CHOOSE = "pass --root <project> to choose another";
     ROOT_HELP = `
@@ -2634,7 +2616,7 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a 
 });
 
 // src/git/git-dir.ts
-import { lstatSync as lstatSync7, readdirSync as readdirSync5, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
+import { lstatSync as lstatSync7, readdirSync as readdirSync5, readFileSync as readFileSync2, readlinkSync as readlinkSync2 } from "node:fs";
 import path14 from "node:path";
 function lstatOrNull2(p) {
   try {
@@ -2645,7 +2627,7 @@ function lstatOrNull2(p) {
 }
 function readSmall(p) {
   try {
-    return isFile(p) ? readFileSync3(p, "utf8").slice(0, 4096) : null;
+    return isFile(p) ? readFileSync2(p, "utf8").slice(0, 4096) : null;
   } catch {
     return null;
   }
@@ -2667,7 +2649,7 @@ function gitDirOf(top) {
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync3(path14.join(gitDir, "commondir"), "utf8").trim();
+    const text = readFileSync2(path14.join(gitDir, "commondir"), "utf8").trim();
     if (text !== "") return path14.resolve(gitDir, text);
   } catch {
   }
@@ -2698,7 +2680,7 @@ function reflogNames(gitDir, id) {
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
     try {
-      const buf = readFileSync3(f);
+      const buf = readFileSync2(f);
       budget -= buf.length;
       if (budget < 0) return false;
       for (let at2 = buf.indexOf(needle); at2 !== -1; at2 = buf.indexOf(needle, at2 + 1)) {
@@ -2726,7 +2708,7 @@ function branchPresent(gitDir, branch) {
   }
   let packed;
   try {
-    packed = readFileSync3(path14.join(common, "packed-refs"), "utf8");
+    packed = readFileSync2(path14.join(common, "packed-refs"), "utf8");
   } catch {
     return false;
   }
@@ -2759,7 +2741,7 @@ function inProgressWords(p) {
 }
 function objectFormat(gitDir) {
   try {
-    const config = gitDir === null ? "" : readFileSync3(path14.join(commonDirOf(gitDir), "config"), "utf8");
+    const config = gitDir === null ? "" : readFileSync2(path14.join(commonDirOf(gitDir), "config"), "utf8");
     return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
   } catch {
     return "sha1";
@@ -2774,7 +2756,7 @@ function blobIdOf(abs, format2) {
   else if (st.size > MAX_HASHED_BYTES) return "over 8 MB";
   else {
     try {
-      bytes = readFileSync3(abs);
+      bytes = readFileSync2(abs);
     } catch {
       return null;
     }
@@ -2797,7 +2779,7 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { existsSync as existsSync2, linkSync, lstatSync as lstatSync8, mkdirSync as mkdirSync2, readFileSync as readFileSync4, renameSync, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
+import { existsSync as existsSync2, linkSync, lstatSync as lstatSync8, mkdirSync as mkdirSync2, readFileSync as readFileSync3, renameSync, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
 import path15 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
@@ -2809,7 +2791,7 @@ function beside(root, name2) {
   return saves === null ? null : path15.join(path15.dirname(saves), name2);
 }
 function recordLines(p, re) {
-  const lines3 = readFileSync4(p, "utf8").slice(0, 16384).split("\n");
+  const lines3 = readFileSync3(p, "utf8").slice(0, 16384).split("\n");
   return lines3.map((l) => re.exec(l)).filter((m) => m !== null);
 }
 function addRecord(p, re, line, drop) {
@@ -2850,7 +2832,7 @@ function cloneIdOf(root, create = false) {
     }
   }
   try {
-    const id = readFileSync4(p, "utf8").trim();
+    const id = readFileSync3(p, "utf8").trim();
     return /^[0-9a-f]{16}$/.test(id) ? id : null;
   } catch {
     return null;
@@ -3086,7 +3068,7 @@ var init_lock = __esm({
 });
 
 // src/store/settings.ts
-import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync4, openSync as openSync4, readFileSync as readFileSync5 } from "node:fs";
+import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync4, openSync as openSync4, readFileSync as readFileSync4 } from "node:fs";
 import path17 from "node:path";
 function readSmall2(file) {
   let fd;
@@ -3097,7 +3079,7 @@ function readSmall2(file) {
   }
   try {
     const st = fstatSync4(fd);
-    return st.isFile() && st.size <= MAX_SETTINGS_BYTES ? readFileSync5(fd, "utf8") : "";
+    return st.isFile() && st.size <= MAX_SETTINGS_BYTES ? readFileSync4(fd, "utf8") : "";
   } catch {
     return "";
   } finally {
@@ -3549,12 +3531,12 @@ var init_publish = __esm({
 });
 
 // src/store/repair.ts
-import { linkSync as linkSync3, readFileSync as readFileSync6, rmSync as rmSync2, unlinkSync as unlinkSync5 } from "node:fs";
+import { linkSync as linkSync3, readFileSync as readFileSync5, rmSync as rmSync2, unlinkSync as unlinkSync5 } from "node:fs";
 import path21 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   let bytes;
   try {
-    bytes = readFileSync6(claimPath);
+    bytes = readFileSync5(claimPath);
   } catch {
     return void 0;
   }
@@ -3563,7 +3545,7 @@ function archiveEntryWithBytes(dir, claimPath) {
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     try {
-      return readFileSync6(p).equals(bytes);
+      return readFileSync5(p).equals(bytes);
     } catch {
       return false;
     }
@@ -7264,7 +7246,7 @@ var init_inspect = __esm({
 });
 
 // src/git/merge-driver-state.ts
-import { readFileSync as readFileSync7 } from "node:fs";
+import { readFileSync as readFileSync6 } from "node:fs";
 import path29 from "node:path";
 function mergeDriverMissing(root) {
   const top = gitTopOf(root);
@@ -7273,14 +7255,14 @@ function mergeDriverMissing(root) {
   if (gitDir === null) return false;
   let attrs;
   try {
-    attrs = readFileSync7(path29.join(top, ".gitattributes"), "utf8");
+    attrs = readFileSync6(path29.join(top, ".gitattributes"), "utf8");
   } catch {
     return false;
   }
   if (!new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m").test(attrs)) return false;
   let config = "";
   try {
-    config = readFileSync7(path29.join(commonDirOf(gitDir), "config"), "utf8");
+    config = readFileSync6(path29.join(commonDirOf(gitDir), "config"), "utf8");
   } catch {
     return true;
   }
@@ -7297,7 +7279,7 @@ var init_merge_driver_state = __esm({
 });
 
 // src/git/fates.ts
-import { closeSync as closeSync9, openSync as openSync7, readFileSync as readFileSync8, readSync as readSync3 } from "node:fs";
+import { closeSync as closeSync9, openSync as openSync7, readFileSync as readFileSync7, readSync as readSync3 } from "node:fs";
 import path30 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
@@ -7350,7 +7332,7 @@ function clonedAfter(gitDir, savedMs2) {
 function stashCount(commonDir) {
   if (commonDir === null) return 0;
   try {
-    const log = readFileSync8(path30.join(commonDir, "logs", "refs", "stash"), "utf8");
+    const log = readFileSync7(path30.join(commonDir, "logs", "refs", "stash"), "utf8");
     return log.split("\n").filter((l) => l !== "").length;
   } catch {
     return 0;
@@ -8359,7 +8341,7 @@ var require_lib = __commonJS({
 });
 
 // src/git/merge-driver-config.ts
-import { existsSync as existsSync3, lchownSync, lstatSync as lstatSync15, mkdirSync as mkdirSync4, readFileSync as readFileSync9, realpathSync as realpathSync3 } from "node:fs";
+import { existsSync as existsSync3, lchownSync, lstatSync as lstatSync15, mkdirSync as mkdirSync4, readFileSync as readFileSync8, realpathSync as realpathSync3 } from "node:fs";
 import { rmdirSync, unlinkSync as unlinkSync9 } from "node:fs";
 import path32 from "node:path";
 function cloneOf(root) {
@@ -8388,7 +8370,7 @@ function readRegular(p) {
   const st = lstatSync15(p, { throwIfNoEntry: false });
   if (st === void 0) return null;
   if (!st.isFile()) throw new Error(`${p} is not a regular file (a link or a folder)`);
-  return readFileSync9(p, "utf8");
+  return readFileSync8(p, "utf8");
 }
 function giveTo(p, like) {
   if (process.geteuid?.() !== 0) return;
@@ -8427,12 +8409,12 @@ async function registerMergeDriver(root, helperPath, env) {
   if (c === null || helperPath === null) return out;
   let copy;
   try {
-    const bytes = readFileSync9(path32.join(path32.dirname(helperPath), "lib", "cli.mjs"));
+    const bytes = readFileSync8(path32.join(path32.dirname(helperPath), "lib", "cli.mjs"));
     mkdirSync4(path32.dirname(c.copy), { recursive: true, mode: 448 });
     giveTo(path32.dirname(c.copy), c.common);
     const st = lstatSync15(c.copy, { throwIfNoEntry: false });
     if (st !== void 0 && !st.isFile()) unlinkSync9(c.copy);
-    const same = st !== void 0 && st.isFile() && readFileSync9(c.copy).equals(bytes);
+    const same = st !== void 0 && st.isFile() && readFileSync8(c.copy).equals(bytes);
     if (!same) import_write_file_atomic.default.sync(c.copy, bytes, { mode: 420 });
     giveTo(c.copy, c.common);
     copy = realpathSync3(c.copy);
@@ -8532,7 +8514,7 @@ async function mergeDriverStep(root, opts, env) {
 }
 function attributesOnlyOurs(top) {
   try {
-    const { rest, had } = withoutBlock(readFileSync9(path32.join(top, ".gitattributes"), "utf8"));
+    const { rest, had } = withoutBlock(readFileSync8(path32.join(top, ".gitattributes"), "utf8"));
     return had && rest === "";
   } catch {
     return false;
@@ -8779,7 +8761,7 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import { readFileSync as readFileSync10, statSync } from "node:fs";
+import { readFileSync as readFileSync9, statSync } from "node:fs";
 import path33 from "node:path";
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
@@ -8826,7 +8808,7 @@ function maybeTracked(gitDir, topRelative) {
   const index = path33.join(gitDir, "index");
   try {
     if (statSync(index).size > 64 * 1024 * 1024) return true;
-    const buf = readFileSync10(index);
+    const buf = readFileSync9(index);
     if (buf.length >= 8 && buf.readUInt32BE(4) >= 4) return true;
     return buf.includes(Buffer.from(`${topRelative}\0`, "utf8"));
   } catch {
@@ -10904,7 +10886,7 @@ alwaysApply: true
 });
 
 // src/agents/skill-place.ts
-import { accessSync, closeSync as closeSync10, constants as constants6, lstatSync as lstatSync19, mkdirSync as mkdirSync5, openSync as openSync8, readdirSync as readdirSync12, readFileSync as readFileSync11 } from "node:fs";
+import { accessSync, closeSync as closeSync10, constants as constants6, lstatSync as lstatSync19, mkdirSync as mkdirSync5, openSync as openSync8, readdirSync as readdirSync12, readFileSync as readFileSync10 } from "node:fs";
 import { readlinkSync as readlinkSync3, renameSync as renameSync4, rmdirSync as rmdirSync2, rmSync as rmSync3, statSync as statSync2, symlinkSync, writeFileSync as writeFileSync5 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
 import path38 from "node:path";
@@ -10948,11 +10930,11 @@ function copySteps(from, to) {
     const dest = path38.join(to, rel);
     let have = null;
     try {
-      have = lstatSync19(dest).isFile() ? readFileSync11(dest) : null;
+      have = lstatSync19(dest).isFile() ? readFileSync10(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: present(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync11(path38.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync10(path38.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
@@ -10987,7 +10969,7 @@ function readCopyRecord(dir) {
     throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
   }
   try {
-    const r = JSON.parse(readFileSync11(file, "utf8"));
+    const r = JSON.parse(readFileSync10(file, "utf8"));
     const files = r.files;
     if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
     if (!Array.isArray(r.createdDirs)) return null;
@@ -11059,7 +11041,7 @@ function applySteps(from, to, steps2) {
     mkdirSync5(path38.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
     const src = path38.join(from, s.rel);
-    writeFileSync5(temp, readFileSync11(src), { mode: statSync2(src).mode & 511 });
+    writeFileSync5(temp, readFileSync10(src), { mode: statSync2(src).mode & 511 });
     renameSync4(temp, dest);
   }
 }
@@ -11084,7 +11066,7 @@ var init_skill_place = __esm({
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    hashOf = (file) => createHash2("sha256").update(readFileSync11(file)).digest("hex");
+    hashOf = (file) => createHash2("sha256").update(readFileSync10(file)).digest("hex");
     safeDir = (d) => typeof d === "string" && d !== "" && !path38.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
@@ -12834,7 +12816,7 @@ var init_plan = __esm({
 });
 
 // src/store/agent-file.ts
-import { accessSync as accessSync2, closeSync as closeSync11, constants as constants7, existsSync as existsSync5, lstatSync as lstatSync20, mkdirSync as mkdirSync6, openSync as openSync9, readFileSync as readFileSync12 } from "node:fs";
+import { accessSync as accessSync2, closeSync as closeSync11, constants as constants7, existsSync as existsSync5, lstatSync as lstatSync20, mkdirSync as mkdirSync6, openSync as openSync9, readFileSync as readFileSync11 } from "node:fs";
 import { readlinkSync as readlinkSync4, rmdirSync as rmdirSync3, unlinkSync as unlinkSync10 } from "node:fs";
 import path40 from "node:path";
 async function readAgentFile(file, snippet) {
@@ -12955,7 +12937,7 @@ function prepareDir(dir) {
 function recordNode(dir, execPath) {
   const target = path40.join(dir, "node");
   try {
-    if (readFileSync12(target, "utf8") === `${execPath}
+    if (readFileSync11(target, "utf8") === `${execPath}
 `) return;
   } catch {
   }
@@ -12967,7 +12949,7 @@ function recordPath(dir, file) {
 }
 function readRecord(dir, file) {
   try {
-    const r = JSON.parse(readFileSync12(recordPath(dir, file), "utf8"));
+    const r = JSON.parse(readFileSync11(recordPath(dir, file), "utf8"));
     return r.path === file ? r : null;
   } catch {
     return null;
@@ -13269,14 +13251,14 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import { lstatSync as lstatSync22, readFileSync as readFileSync13 } from "node:fs";
+import { lstatSync as lstatSync22, readFileSync as readFileSync12 } from "node:fs";
 import path44 from "node:path";
 function anotherInstalled(t, skip) {
   return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
     const file = editPath(t.base, edit2);
     const st = lstatSync22(file, { throwIfNoEntry: false });
     if (skip.has(file) || st === void 0 || !st.isFile() || st.size > 4e6) return false;
-    return holdsOurs(edit2, readFileSync13(file, "utf8"));
+    return holdsOurs(edit2, readFileSync12(file, "utf8"));
   }));
 }
 var uninstallVerb, noDriver;
@@ -13657,7 +13639,7 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { existsSync as existsSync8, lstatSync as lstatSync24, readFileSync as readFileSync14 } from "node:fs";
+import { existsSync as existsSync8, lstatSync as lstatSync24, readFileSync as readFileSync13 } from "node:fs";
 import path46 from "node:path";
 function outdatedReasons(text, edit2) {
   const out = [];
@@ -13683,7 +13665,7 @@ function codexTrust(env, home, hooksFile) {
   let toml = "";
   try {
     const p = path46.join(env.CODEX_HOME || path46.join(home, ".codex"), "config.toml");
-    if (lstatSync24(p).isFile()) toml = readFileSync14(p, "utf8");
+    if (lstatSync24(p).isFile()) toml = readFileSync13(p, "utf8");
   } catch {
   }
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
@@ -13810,11 +13792,11 @@ var init_doctor_checks = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync9, readFileSync as readFileSync15 } from "node:fs";
+import { existsSync as existsSync9, readFileSync as readFileSync14 } from "node:fs";
 import path47 from "node:path";
 function json(file) {
   try {
-    const v = JSON.parse(readFileSync15(file, "utf8").slice(0, 1e6));
+    const v = JSON.parse(readFileSync14(file, "utf8").slice(0, 1e6));
     return isObj2(v) ? v : null;
   } catch {
     return null;
@@ -13851,11 +13833,11 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import { lstatSync as lstatSync25, readdirSync as readdirSync13, readFileSync as readFileSync16 } from "node:fs";
+import { lstatSync as lstatSync25, readdirSync as readdirSync13, readFileSync as readFileSync15 } from "node:fs";
 import path48 from "node:path";
 function readText(p) {
   try {
-    return lstatSync25(p).isFile() ? readFileSync16(p, "utf8") : null;
+    return lstatSync25(p).isFile() ? readFileSync15(p, "utf8") : null;
   } catch {
     return null;
   }
@@ -14104,7 +14086,6 @@ var init_doctor = __esm({
     init_store();
     init_pause();
     init_private();
-    init_root();
     init_invisible();
     init_agent_files();
     init_home();
@@ -15988,7 +15969,7 @@ __export(statusline_exports, {
   statusText: () => statusText,
   statuslineVerb: () => statuslineVerb
 });
-import { readFileSync as readFileSync17 } from "node:fs";
+import { readFileSync as readFileSync16 } from "node:fs";
 import path52 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
@@ -16059,7 +16040,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync17(path52.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync16(path52.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;
@@ -16550,7 +16531,7 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync13, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync29, mkdirSync as mkdirSync9, openSync as openSync11, readFileSync as readFileSync18, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync13, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync29, mkdirSync as mkdirSync9, openSync as openSync11, readFileSync as readFileSync17, writeSync as writeSync2 } from "node:fs";
 import path55 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync11(p, flags | NOFOLLOW);
@@ -16562,7 +16543,7 @@ function onRegularFile(p, flags, use) {
   }
 }
 function memorySide(p, side) {
-  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync18(fd)));
+  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync17(fd)));
   if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
   return m.text;
 }

@@ -345,7 +345,7 @@ var init_pause = __esm({
 });
 
 // src/store/root.ts
-import { lstatSync as lstatSync3, readFileSync, realpathSync as realpathSync2 } from "node:fs";
+import { lstatSync as lstatSync3, realpathSync as realpathSync2 } from "node:fs";
 import path5 from "node:path";
 function realOrNull(p) {
   try {
@@ -367,34 +367,14 @@ function ceilings(env) {
   return out;
 }
 function safeDirectories(env) {
-  const home = homeFolder(env);
-  const files = [];
-  const noSystem = env.GIT_CONFIG_NOSYSTEM;
-  if (!noSystem || /^(?:0|false|no|off)$/i.test(noSystem)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
-  const xdg = path5.join(env.XDG_CONFIG_HOME || path5.join(home, ".config"), "git", "config");
-  if (env.GIT_CONFIG_GLOBAL !== void 0) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(xdg, path5.join(home, ".gitconfig"));
+  const args = ["config", "-z", "--show-scope", "--type=path", "--get-all", "safe.directory"];
+  const runEnv = { ...env, PATH: env.PATH ?? process.env.PATH, HOME: homeFolder(env) };
+  const r = childProcess().spawnSync("git", args, { cwd: "/", env: runEnv, encoding: "utf8", timeout: 5e3 });
+  const fields = r.status === 0 ? r.stdout.split("\0") : [];
   let out = [];
-  for (const file of files) {
-    let text;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch {
-      continue;
-    }
-    let inSafe = false;
-    for (const raw of text.split(/\r?\n/)) {
-      const line = raw.replace(/(^|\s)[#;].*$/, "").trim();
-      if (line.startsWith("[")) {
-        inSafe = /^\[\s*safe\s*\]$/i.test(line);
-        continue;
-      }
-      const m = inSafe ? /^directory\s*=\s*(.*)$/i.exec(line) : null;
-      if (!m) continue;
-      const value = m[1].replace(/^"(.*)"$/, "$1");
-      if (value === "") out = [];
-      else out.push(value.startsWith("~/") ? path5.join(home, value.slice(2)) : value);
-    }
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    if (!["system", "global", "command"].includes(fields[i])) continue;
+    out = fields[i + 1] === "" ? [] : [...out, fields[i + 1]];
   }
   return out;
 }
@@ -504,6 +484,7 @@ var NOT_A_PROJECT;
 var init_root = __esm({
   "src/store/root.ts"() {
     "use strict";
+    init_builtins();
     init_errors();
     init_home();
     init_pause();
@@ -512,7 +493,7 @@ var init_root = __esm({
 });
 
 // src/git/git-dir.ts
-import { lstatSync as lstatSync4, readdirSync, readFileSync as readFileSync2, readlinkSync } from "node:fs";
+import { lstatSync as lstatSync4, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path6 from "node:path";
 function lstatOrNull(p) {
   try {
@@ -523,7 +504,7 @@ function lstatOrNull(p) {
 }
 function readSmall(p) {
   try {
-    return isFile(p) ? readFileSync2(p, "utf8").slice(0, 4096) : null;
+    return isFile(p) ? readFileSync(p, "utf8").slice(0, 4096) : null;
   } catch {
     return null;
   }
@@ -545,7 +526,7 @@ function gitDirOf(top) {
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync2(path6.join(gitDir, "commondir"), "utf8").trim();
+    const text = readFileSync(path6.join(gitDir, "commondir"), "utf8").trim();
     if (text !== "") return path6.resolve(gitDir, text);
   } catch {
   }
@@ -566,7 +547,7 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { existsSync, linkSync, lstatSync as lstatSync5, mkdirSync, readFileSync as readFileSync3, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, lstatSync as lstatSync5, mkdirSync, readFileSync as readFileSync2, renameSync, rmSync, writeFileSync } from "node:fs";
 import path7 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
@@ -578,7 +559,7 @@ function beside(root, name) {
   return saves === null ? null : path7.join(path7.dirname(saves), name);
 }
 function recordLines(p, re) {
-  const lines = readFileSync3(p, "utf8").slice(0, 16384).split("\n");
+  const lines = readFileSync2(p, "utf8").slice(0, 16384).split("\n");
   return lines.map((l) => re.exec(l)).filter((m) => m !== null);
 }
 function addRecord(p, re, line, drop) {
@@ -619,7 +600,7 @@ function cloneIdOf(root, create = false) {
     }
   }
   try {
-    const id = readFileSync3(p, "utf8").trim();
+    const id = readFileSync2(p, "utf8").trim();
     return /^[0-9a-f]{16}$/.test(id) ? id : null;
   } catch {
     return null;
@@ -1019,7 +1000,7 @@ var init_files = __esm({
 });
 
 // src/store/private.ts
-import { lstatSync as lstatSync7, readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
+import { lstatSync as lstatSync7, readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
 import { hostname } from "node:os";
 import path10 from "node:path";
 function listDir(dir) {
@@ -1051,7 +1032,7 @@ function hasPrivatePartner(dir, file, ino) {
 }
 function readOwner(lockDir) {
   try {
-    const text = readFileSync4(path10.join(lockDir, OWNER_NAME), "utf8");
+    const text = readFileSync3(path10.join(lockDir, OWNER_NAME), "utf8");
     const data = JSON.parse(text);
     if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
     return { pid: data.pid, host: data.host, nonce: data.nonce };
@@ -1070,9 +1051,9 @@ function processAlive(pid) {
 }
 function startedAfter(pid, ms) {
   try {
-    const stat = readFileSync4(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync3(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync4("/proc/stat", "utf8"))?.[1]);
+    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync3("/proc/stat", "utf8"))?.[1]);
     const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
     return Number.isFinite(startMs) && startMs > ms + 1e3;
   } catch {
@@ -1117,7 +1098,7 @@ var init_private = __esm({
 });
 
 // src/store/settings.ts
-import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, openSync as openSync3, readFileSync as readFileSync5 } from "node:fs";
+import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, openSync as openSync3, readFileSync as readFileSync4 } from "node:fs";
 import path11 from "node:path";
 function readSmall2(file) {
   let fd;
@@ -1128,7 +1109,7 @@ function readSmall2(file) {
   }
   try {
     const st = fstatSync3(fd);
-    return st.isFile() && st.size <= MAX_SETTINGS_BYTES ? readFileSync5(fd, "utf8") : "";
+    return st.isFile() && st.size <= MAX_SETTINGS_BYTES ? readFileSync4(fd, "utf8") : "";
   } catch {
     return "";
   } finally {
@@ -1875,6 +1856,7 @@ var init_common = __esm({
     init_anchor_lines();
     init_errors();
     init_files();
+    init_pause();
     init_root();
     CHOOSE = "pass --root <project> to choose another";
   }
@@ -3182,7 +3164,7 @@ __export(statusline_exports, {
   statusText: () => statusText,
   statuslineVerb: () => statuslineVerb
 });
-import { readFileSync as readFileSync6 } from "node:fs";
+import { readFileSync as readFileSync5 } from "node:fs";
 import path21 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
@@ -3253,7 +3235,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync6(path21.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync5(path21.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;

@@ -1,12 +1,11 @@
 // Finding the project root, the same way for every verb (docs/design.md#the-root), so that no
 // two verbs ever see two different memories, and never a memory someone else controls.
-import { lstatSync, readFileSync, realpathSync } from "node:fs";
+import { lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
+import { childProcess } from "../builtins.ts";
 import { Refused } from "../errors.ts";
 import { homeFolder, samePath } from "./home.ts";
 import { exists } from "./pause.ts";
-
-export { exists };
 
 type Env = Record<string, string | undefined>;
 
@@ -45,36 +44,17 @@ function ceilings(env: Env): string[] {
   return out;
 }
 
-// git's `safe.directory` values from the global and system config files, read with no git process (no includes).
+// git's `safe.directory` values from the scopes git trusts for it (not a repository's own config), `~` expanded.
 function safeDirectories(env: Env): string[] {
-  const home = homeFolder(env);
-  const files: string[] = [];
-  const noSystem = env.GIT_CONFIG_NOSYSTEM;
-  if (!noSystem || /^(?:0|false|no|off)$/i.test(noSystem)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
-  const xdg = path.join(env.XDG_CONFIG_HOME || path.join(home, ".config"), "git", "config");
-  if (env.GIT_CONFIG_GLOBAL !== undefined) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(xdg, path.join(home, ".gitconfig"));
+  const args = ["config", "-z", "--show-scope", "--type=path", "--get-all", "safe.directory"];
+  const runEnv = { ...env, PATH: env.PATH ?? process.env.PATH, HOME: homeFolder(env) };
+  const r = childProcess().spawnSync("git", args, { cwd: "/", env: runEnv, encoding: "utf8", timeout: 5000 });
+  const fields = r.status === 0 ? r.stdout.split("\0") : [];
   let out: string[] = [];
-  for (const file of files) {
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch {
-      continue;
-    }
-    let inSafe = false;
-    for (const raw of text.split(/\r?\n/)) {
-      const line = raw.replace(/(^|\s)[#;].*$/, "").trim();
-      if (line.startsWith("[")) {
-        inSafe = /^\[\s*safe\s*\]$/i.test(line);
-        continue;
-      }
-      const m = inSafe ? /^directory\s*=\s*(.*)$/i.exec(line) : null;
-      if (!m) continue;
-      const value = m[1]!.replace(/^"(.*)"$/, "$1");
-      if (value === "") out = [];
-      else out.push(value.startsWith("~/") ? path.join(home, value.slice(2)) : value);
-    }
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    if (!["system", "global", "command"].includes(fields[i]!)) continue;
+    // An empty value clears the list, as git reads it.
+    out = fields[i + 1] === "" ? [] : [...out, fields[i + 1]!];
   }
   return out;
 }
