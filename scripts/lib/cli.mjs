@@ -2673,49 +2673,22 @@ function reflogFiles(dir, out) {
   }
 }
 function reflogNames(gitDir, id) {
-  if (gitDir === null || isNullObjectId(id.toLowerCase())) return false;
+  const want = id.toLowerCase();
+  if (gitDir === null || isNullObjectId(want)) return false;
   const files = [];
   for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path14.join(dir, "logs"), files);
-  const needle = Buffer.from(id.toLowerCase(), "latin1");
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
     try {
-      const buf = readFileSync2(f);
-      budget -= buf.length;
+      const text = readFileSync2(f, "latin1");
+      budget -= text.length;
       if (budget < 0) return false;
-      for (let at2 = buf.indexOf(needle); at2 !== -1; at2 = buf.indexOf(needle, at2 + 1)) {
-        const before = at2 === 0 ? 10 : buf[at2 - 1];
-        const after = buf[at2 + needle.length];
-        if ((before === 10 || before === 32) && (after === 32 || after === 10 || after === void 0))
-          return true;
-      }
+      const named = (line) => line.split(" ", 2).includes(want);
+      if (text.split("\n").some(named)) return true;
     } catch {
     }
   }
   return false;
-}
-function branchPresent(gitDir, branch) {
-  if (gitDir === null) return null;
-  const common = commonDirOf(gitDir);
-  if (isFile(path14.join(common, "reftable", "tables.list"))) return null;
-  if (branch.split("/").some((part) => part === "" || part === "." || part === "..")) return false;
-  if (isFile(path14.join(common, "refs", "heads", branch))) return true;
-  try {
-    for (const remote of readdirSync5(path14.join(common, "refs", "remotes"))) {
-      if (isFile(path14.join(common, "refs", "remotes", remote, branch))) return true;
-    }
-  } catch {
-  }
-  let packed;
-  try {
-    packed = readFileSync2(path14.join(common, "packed-refs"), "utf8");
-  } catch {
-    return false;
-  }
-  return packed.split("\n").some((line) => {
-    const ref = line.split(" ")[1] ?? "";
-    return ref === `refs/heads/${branch}` || /^refs\/remotes\/[^/]+\/(.+)$/.exec(ref)?.[1] === branch;
-  });
 }
 function inProgressOf(gitDir) {
   if (gitDir === null) return null;
@@ -8867,16 +8840,17 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   facts.shallow = isShallow(gitDir);
   const savedBranch = effectiveBranch(anchors.branch, anchors.inProgress);
   const onBranch = effectiveBranch(snap.branch, facts.inProgress.current);
-  if (savedBranch !== null && savedBranch !== "(detached)" && savedBranch !== onBranch)
-    facts.savedBranchPresent = branchPresent(gitDir, savedBranch);
+  const moved = savedBranch !== null && savedBranch !== "(detached)" && savedBranch !== onBranch;
+  const presentP = moved ? branchPresent(git, savedBranch) : null;
   let committer = null;
   if (head !== null && logP !== null)
     committer = await measureHead(facts, snap, head, await logP, git, `${prefix}.ai/memory/`, gitDir);
+  if (presentP !== null) facts.savedBranchPresent = await presentP;
   const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !snap.dirty.includes(p));
-  const moved = head !== null && snap.head !== null && snap.head !== head;
+  const headMoved = head !== null && snap.head !== null && snap.head !== head;
   let changed = null;
-  if (head !== null && !moved && facts.headReachable === true) changed = /* @__PURE__ */ new Set();
-  else if (moved && savedPresent(facts) && keyFiles.length > 0) {
+  if (head !== null && !headMoved && facts.headReachable === true) changed = /* @__PURE__ */ new Set();
+  else if (headMoved && savedPresent(facts) && keyFiles.length > 0) {
     const d = await git(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
     if (d.code === 0) changed = new Set(d.stdout.toString("utf8").split("\0"));
   }
@@ -8978,6 +8952,13 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
     }
   }
   return committer;
+}
+async function branchPresent(git, branch) {
+  if (/[\x00-\x1f\x7f]/.test(branch)) return false;
+  const r = await git(["for-each-ref", "--format=%(refname)", `refs/heads/${branch}`, `refs/remotes/*/${branch}`]);
+  if (r.code !== 0) return null;
+  const remote = (ref) => /^refs\/remotes\/[^/]+\/(.+)$/.exec(ref)?.[1];
+  return r.stdout.toString("utf8").split("\n").some((ref) => ref === `refs/heads/${branch}` || remote(ref) === branch);
 }
 async function sameAttributesButOurs(head, git) {
   const [then, now] = await Promise.all([git(["show", `${head}:${ATTRIBUTES}`]), git(["show", `HEAD:${ATTRIBUTES}`])]);

@@ -6,7 +6,7 @@ import { quotedValue } from "../guard/quote.ts";
 import type { CheckedAnchors } from "../schema/handoff.ts";
 import { isoSeconds, parseStrictTime, type ObjectId } from "../schema/values.ts";
 import { statInsideRoot } from "./anchors.ts";
-import { blobIdOf, branchPresent, commonDirOf, gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "./git-dir.ts";
+import { blobIdOf, commonDirOf, gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "./git-dir.ts";
 import { isShallow, objectFormat, reflogNames } from "./git-dir.ts";
 import { clonedAfter, fatesOf, gatherFateLogs } from "./fates.ts";
 import { GitUnavailable, runGit, type Git, type GitResult } from "./run.ts";
@@ -184,16 +184,17 @@ async function measureRepo(
   facts.shallow = isShallow(gitDir);
   const savedBranch = effectiveBranch(anchors.branch, anchors.inProgress);
   const onBranch = effectiveBranch(snap.branch, facts.inProgress.current);
-  if (savedBranch !== null && savedBranch !== "(detached)" && savedBranch !== onBranch)
-    facts.savedBranchPresent = branchPresent(gitDir, savedBranch);
+  const moved = savedBranch !== null && savedBranch !== "(detached)" && savedBranch !== onBranch;
+  const presentP = moved ? branchPresent(git, savedBranch) : null;
   let committer: string | null = null;
   if (head !== null && logP !== null)
     committer = await measureHead(facts, snap, head, await logP, git, `${prefix}.ai/memory/`, gitDir);
+  if (presentP !== null) facts.savedBranchPresent = await presentP;
   const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !snap.dirty.includes(p));
-  const moved = head !== null && snap.head !== null && snap.head !== head;
+  const headMoved = head !== null && snap.head !== null && snap.head !== head;
   let changed: Set<string> | null = null;
-  if (head !== null && !moved && facts.headReachable === true) changed = new Set();
-  else if (moved && savedPresent(facts) && keyFiles.length > 0) {
+  if (head !== null && !headMoved && facts.headReachable === true) changed = new Set();
+  else if (headMoved && savedPresent(facts) && keyFiles.length > 0) {
     const d = await git(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
     if (d.code === 0) changed = new Set(d.stdout.toString("utf8").split("\0"));
   }
@@ -319,6 +320,17 @@ async function measureHead(
     }
   }
   return committer;
+}
+
+// Whether the branch is here, local or remote-tracking; null when git cannot tell.
+async function branchPresent(git: Git, branch: string): Promise<boolean | null> {
+  // No ref name holds a control character, and git could not be passed one.
+  if (/[\x00-\x1f\x7f]/.test(branch)) return false;
+  const r = await git(["for-each-ref", "--format=%(refname)", `refs/heads/${branch}`, `refs/remotes/*/${branch}`]);
+  if (r.code !== 0) return null;
+  // A pattern also names the refs below it, and `*` in a handoff's branch is a glob: only exact names count.
+  const remote = (ref: string) => /^refs\/remotes\/[^/]+\/(.+)$/.exec(ref)?.[1];
+  return r.stdout.toString("utf8").split("\n").some((ref) => ref === `refs/heads/${branch}` || remote(ref) === branch);
 }
 
 // The top's `.gitattributes` at the saved commit and at HEAD are the same but for our block (missing reads empty).

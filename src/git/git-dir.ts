@@ -89,58 +89,25 @@ function reflogFiles(dir: string, out: string[]): void {
  * now means the history was rewritten, not that it was never fetched. Bounded in files and bytes ("not named" past).
  */
 export function reflogNames(gitDir: string | null, id: string): boolean {
+  const want = id.toLowerCase();
   // The null id is every reflog's "old" value on its first line: it never means the commit was here.
-  if (gitDir === null || isNullObjectId(id.toLowerCase())) return false;
+  if (gitDir === null || isNullObjectId(want)) return false;
   const files: string[] = [];
   for (const dir of new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path.join(dir, "logs"), files);
-  const needle = Buffer.from(id.toLowerCase(), "latin1");
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
     try {
-      const buf = readFileSync(f);
-      budget -= buf.length;
+      const text = readFileSync(f, "latin1");
+      budget -= text.length;
       if (budget < 0) return false;
-      // Each line is `<old> <new> <ident>\t<message>`: the id at a line start or after one space.
-      for (let at = buf.indexOf(needle); at !== -1; at = buf.indexOf(needle, at + 1)) {
-        const before = at === 0 ? 0x0a : buf[at - 1];
-        const after = buf[at + needle.length];
-        if ((before === 0x0a || before === 0x20) && (after === 0x20 || after === 0x0a || after === undefined))
-          return true;
-      }
+      // Each line is `<old> <new> <ident>\t<message>`.
+      const named = (line: string) => line.split(" ", 2).includes(want);
+      if (text.split("\n").some(named)) return true;
     } catch {
       // an unreadable reflog names nothing
     }
   }
   return false;
-}
-
-/**
- * Whether a branch exists in this clone, local or remote-tracking, read from loose refs and `packed-refs`; null
- * when files cannot tell (a reftable repository, an unknown git dir).
- */
-export function branchPresent(gitDir: string | null, branch: string): boolean | null {
-  if (gitDir === null) return null;
-  const common = commonDirOf(gitDir);
-  if (isFile(path.join(common, "reftable", "tables.list"))) return null;
-  if (branch.split("/").some((part) => part === "" || part === "." || part === "..")) return false;
-  if (isFile(path.join(common, "refs", "heads", branch))) return true;
-  try {
-    for (const remote of readdirSync(path.join(common, "refs", "remotes"))) {
-      if (isFile(path.join(common, "refs", "remotes", remote, branch))) return true;
-    }
-  } catch {
-    // no remotes
-  }
-  let packed: string;
-  try {
-    packed = readFileSync(path.join(common, "packed-refs"), "utf8");
-  } catch {
-    return false;
-  }
-  return packed.split("\n").some((line) => {
-    const ref = line.split(" ")[1] ?? "";
-    return ref === `refs/heads/${branch}` || /^refs\/remotes\/[^/]+\/(.+)$/.exec(ref)?.[1] === branch;
-  });
 }
 
 /** An operation in progress: its name, and the branch being rebased when there is one. */
