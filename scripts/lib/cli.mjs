@@ -557,9 +557,9 @@ function parseDirtyHashes(value) {
   for (let i = 0; i < v.length; ) {
     const q = v[i] === '"' ? readQuoted(v, i) : null;
     const m = q ? HASH_VALUE.exec(v.slice(q.end)) : BARE_ITEM.exec(v.slice(i));
-    const path56 = q ? q.value : m?.[1];
-    if (!m || !path56) return null;
-    out.push({ path: path56, id: m[q ? 1 : 2] });
+    const path55 = q ? q.value : m?.[1];
+    if (!m || !path55) return null;
+    out.push({ path: path55, id: m[q ? 1 : 2] });
     i = (q ? q.end : i) + m[0].length;
   }
   return out.length > 0 ? out : null;
@@ -2824,41 +2824,30 @@ function markedHere(root, text) {
   const id = mark === void 0 ? null : cloneIdOf(root);
   return mark === void 0 || id === null ? null : mark === id;
 }
-function statKey(st) {
-  return `${st.size} ${st.mtimeNs} ${st.ctimeNs} ${st.ino}`;
-}
-function savedHereByStat(root, key) {
-  const p = savesPath(root);
-  try {
-    return p !== null && recordLines(p, LINE2).some((m) => m[2] === key);
-  } catch {
-    return false;
-  }
-}
 function readSaves(root) {
   const p = savesPath(root);
   if (p === null) return null;
   try {
     if (!lstatSync8(p).isFile()) return null;
     const lines3 = recordLines(p, LINE2);
-    return { tokens: lines3.map((m) => m[1]), stamps: lines3.flatMap((m) => m[3] === void 0 ? [] : [m[3]]) };
+    return { tokens: lines3.map((m) => m[1]), stamps: lines3.flatMap((m) => m[2] === void 0 ? [] : [m[2]]) };
   } catch {
     return null;
   }
 }
-function recordSave(root, token, key = null, stamp = null) {
+function recordSave(root, token, stamp) {
   const p = savesPath(root);
   if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
   const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
-  addRecord(p, LINE2, `${token}${key === null ? "" : ` ${key}`}${safeStamp}`, (m) => m[1] === token);
+  addRecord(p, LINE2, `${token}${safeStamp}`, (m) => m[1] === token);
 }
-function notSavedHere(root, token, text = null) {
+function savedHere(root, text, token) {
   const marked = markedHere(root, text);
-  if (marked !== null) return !marked;
+  if (marked !== null) return marked;
   const saves = readSaves(root);
-  if (saves === null || saves.tokens.includes(token)) return false;
+  if (saves === null) return null;
   const stamp = text === null ? null : savedStampOf(text);
-  return stamp === null || !saves.stamps.includes(stamp);
+  return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(token());
 }
 function agentOfEnv(env) {
   const named = env.SESSION_HANDOFF_AGENT?.trim() ?? "";
@@ -2890,7 +2879,7 @@ var init_saves = __esm({
     init_builtins();
     init_git_dir();
     KEPT = 10;
-    LINE2 = /^([0-9a-f]{64})(?: (\d+ \d+ \d+ \d+))?(?: @(\S+))?$/;
+    LINE2 = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
@@ -4026,9 +4015,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path56 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path56)) return true;
-  const parts = path56.split(/\??\.|::|->/);
+  const path55 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path55)) return true;
+  const parts = path55.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -6807,7 +6796,6 @@ var write_exports = {};
 __export(write_exports, {
   writeVerb: () => writeVerb
 });
-import { lstatSync as lstatSync13 } from "node:fs";
 import path27 from "node:path";
 async function save(ctx, kind, document) {
   const expected = expectedTokenOption(ctx);
@@ -6879,12 +6867,7 @@ async function save(ctx, kind, document) {
   const notes = b?.notes ?? [];
   const saved = result ?? b.prior;
   if (kind === "handoff") {
-    let key = null;
-    try {
-      key = statKey(lstatSync13(path27.join(memoryDir(root), file), { bigint: true }));
-    } catch {
-    }
-    recordSave(root, saved.token, key, savedStampOf(saved.bytes.toString("utf8")));
+    recordSave(root, saved.token, savedStampOf(saved.bytes.toString("utf8")));
     if (result !== null) recordSavedBy(root, saved.token, agentOfEnv(ctx.env));
   }
   if (result === null) return ok(`unchanged ${file}
@@ -7494,7 +7477,7 @@ When the kill switch is on, the paused sentence is printed too and the code is k
 });
 
 // src/store/checkpoint-cleanup.ts
-import { linkSync as linkSync5, lstatSync as lstatSync14, readdirSync as readdirSync9, unlinkSync as unlinkSync8 } from "node:fs";
+import { linkSync as linkSync5, lstatSync as lstatSync13, readdirSync as readdirSync9, unlinkSync as unlinkSync8 } from "node:fs";
 import path31 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
@@ -7518,7 +7501,7 @@ function cleanCheckpointLeftovers(root) {
   const actions = [];
   const entries = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
   for (const e of [...entries.filter((x) => x.role === "tmp"), ...entries.filter((x) => x.role === "claim")]) {
-    const st = lstatSync14(e.path, { throwIfNoEntry: false });
+    const st = lstatSync13(e.path, { throwIfNoEntry: false });
     if (st === void 0 || st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
       try {
@@ -7546,7 +7529,7 @@ function cleanCheckpointLeftovers(root) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
       const told = readHead(path31.join(dir, name2), 128)?.trim() ?? "";
-      const st = lstatSync14(path31.join(dir, name2), { throwIfNoEntry: false });
+      const st = lstatSync13(path31.join(dir, name2), { throwIfNoEntry: false });
       if (readHead(path31.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path31.join(dir, name2));
       else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
     }
@@ -8100,7 +8083,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path56 = __require("path");
+    var path55 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -8153,7 +8136,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path56.resolve(filename);
+      const absoluteName = path55.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -8314,7 +8297,7 @@ var require_lib = __commonJS({
 });
 
 // src/git/merge-driver-config.ts
-import { existsSync as existsSync3, lchownSync, lstatSync as lstatSync15, mkdirSync as mkdirSync4, readFileSync as readFileSync8, realpathSync as realpathSync3 } from "node:fs";
+import { existsSync as existsSync3, lchownSync, lstatSync as lstatSync14, mkdirSync as mkdirSync4, readFileSync as readFileSync8, realpathSync as realpathSync3 } from "node:fs";
 import { rmdirSync, unlinkSync as unlinkSync9 } from "node:fs";
 import path32 from "node:path";
 function cloneOf(root) {
@@ -8340,7 +8323,7 @@ function attributesLine(top, root) {
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME}`;
 }
 function readRegular(p) {
-  const st = lstatSync15(p, { throwIfNoEntry: false });
+  const st = lstatSync14(p, { throwIfNoEntry: false });
   if (st === void 0) return null;
   if (!st.isFile()) throw new Error(`${p} is not a regular file (a link or a folder)`);
   return readFileSync8(p, "utf8");
@@ -8348,7 +8331,7 @@ function readRegular(p) {
 function giveTo(p, like) {
   if (process.geteuid?.() !== 0) return;
   try {
-    const { uid, gid } = lstatSync15(like);
+    const { uid, gid } = lstatSync14(like);
     lchownSync(p, uid, gid);
   } catch {
   }
@@ -8385,7 +8368,7 @@ async function registerMergeDriver(root, helperPath, env) {
     const bytes = readFileSync8(path32.join(path32.dirname(helperPath), "lib", "cli.mjs"));
     mkdirSync4(path32.dirname(c.copy), { recursive: true, mode: 448 });
     giveTo(path32.dirname(c.copy), c.common);
-    const st = lstatSync15(c.copy, { throwIfNoEntry: false });
+    const st = lstatSync14(c.copy, { throwIfNoEntry: false });
     if (st !== void 0 && !st.isFile()) unlinkSync9(c.copy);
     const same = st !== void 0 && st.isFile() && readFileSync8(c.copy).equals(bytes);
     if (!same) import_write_file_atomic.default.sync(c.copy, bytes, { mode: 420 });
@@ -8833,7 +8816,8 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   const { root, top, prefix, keyFiles, git, opts } = at2;
   const head = anchors.head;
   const gitDir = top === null ? null : gitDirOf(top);
-  const elsewhere = opts.handoffToken != null && notSavedHere(root, opts.handoffToken, opts.handoffText ?? null);
+  const token = opts.handoffToken;
+  const elsewhere = token != null && savedHere(root, opts.handoffText ?? null, () => token) === false;
   facts.current = snap;
   const op = inProgressOf(gitDir);
   facts.inProgress = { saved: anchors.inProgress, current: op === null ? null : inProgressWords(op) };
@@ -9974,8 +9958,6 @@ __export(hook_exports, {
   hookVerb: () => hookVerb,
   readHookJson: () => readHookJson
 });
-import path35 from "node:path";
-import { lstatSync as lstatSync16 } from "node:fs";
 function ageText(text, now) {
   const glance = glanceAtHandoff(text, now);
   const words = ageWords(glance.stateTime, now);
@@ -9992,19 +9974,6 @@ async function readHookJson(ctx, max) {
   } catch {
     return null;
   }
-}
-function savedHere(root, text) {
-  const saves = readSaves(root);
-  if (saves === null) return true;
-  try {
-    const stat = lstatSync16(path35.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
-    if (savedHereByStat(root, statKey(stat))) return true;
-  } catch {
-  }
-  const marked = markedHere(root, text);
-  if (marked !== null) return marked;
-  const stamp = savedStampOf(text);
-  return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(tokenOf(Buffer.from(text, "utf8")));
 }
 function composeHookText(root, files, interrupted, paused, now, cp) {
   const lines3 = [];
@@ -10027,7 +9996,8 @@ function composeHookText(root, files, interrupted, paused, now, cp) {
     if (cp?.handoffOlderThanSession) lines3.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
     else lines3.push(SENTENCES.handoff(glance.age));
     if (glance.strays) lines3.push(`session-handoff: ${glance.strays}.`);
-    if (text2 !== null && !savedHere(root, text2)) lines3.push(SENTENCES.elsewhere());
+    if (text2 !== null && savedHere(root, text2, () => tokenOf(Buffer.from(text2))) === false)
+      lines3.push(SENTENCES.elsewhere());
   }
   if (cp) lines3.push(...cp.lines);
   if (paused) lines3.push(SENTENCES.paused());
@@ -10138,14 +10108,14 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync17, readdirSync as readdirSync11 } from "node:fs";
-import path36 from "node:path";
+import { lstatSync as lstatSync15, readdirSync as readdirSync11 } from "node:fs";
+import path35 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
   let st;
   try {
-    st = lstatSync17(dir);
+    st = lstatSync15(dir);
   } catch {
     return [];
   }
@@ -10154,7 +10124,7 @@ function listArchives(root) {
   for (const name2 of readdirSync11(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync17(path36.join(dir, name2));
+      const s = lstatSync15(path35.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -10166,9 +10136,9 @@ async function readArchive(root, name2) {
     const shape = "HANDOFF-<letters, digits, . _ ->.md";
     throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (${shape}); run \`archives list\``);
   }
-  const got = checkTree(root) ? await readStable(path36.join(archiveDir(root), name2)) : null;
+  const got = checkTree(root) ? await readStable(path35.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path36.join(archiveDir(root), name2));
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path35.join(archiveDir(root), name2));
   return got;
 }
 var init_archive_entries = __esm({
@@ -10337,8 +10307,8 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import { lstatSync as lstatSync18 } from "node:fs";
-import path37 from "node:path";
+import { lstatSync as lstatSync16 } from "node:fs";
+import path36 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -10428,7 +10398,7 @@ async function restore(ctx, name2) {
           throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name ${shape}`);
         }
         try {
-          lstatSync18(path37.join(archiveDir(root), name2));
+          lstatSync16(path36.join(archiveDir(root), name2));
         } catch {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
@@ -10438,7 +10408,7 @@ async function restore(ctx, name2) {
       const archived2 = await readArchive(root, name2);
       const problem = restoreProblem(archived2.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path37.join(memoryDir(root), file));
+      const current = await readStable(path36.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived2.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -10867,20 +10837,20 @@ alwaysApply: true
 });
 
 // src/agents/skill-place.ts
-import { accessSync, closeSync as closeSync10, constants as constants6, lstatSync as lstatSync19, mkdirSync as mkdirSync5, openSync as openSync8, readdirSync as readdirSync12, readFileSync as readFileSync10 } from "node:fs";
+import { accessSync, closeSync as closeSync10, constants as constants6, lstatSync as lstatSync17, mkdirSync as mkdirSync5, openSync as openSync8, readdirSync as readdirSync12, readFileSync as readFileSync10 } from "node:fs";
 import { readlinkSync as readlinkSync3, renameSync as renameSync4, rmdirSync as rmdirSync2, rmSync as rmSync3, statSync as statSync2, symlinkSync, writeFileSync as writeFileSync5 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
-import path38 from "node:path";
+import path37 from "node:path";
 function present(p) {
   try {
-    lstatSync19(p);
+    lstatSync17(p);
     return true;
   } catch {
     return false;
   }
 }
 function detectAgents(agents, base, global) {
-  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => present(path38.join(base, m))));
+  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => present(path37.join(base, m))));
 }
 function linkFolderFor(agent, global) {
   const folders = agent.skillFolders[global ? "home" : "project"];
@@ -10890,10 +10860,10 @@ function linkFolderFor(agent, global) {
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path38.join(dir, rel);
+    const abs = path37.join(dir, rel);
     let st;
     try {
-      st = lstatSync19(abs);
+      st = lstatSync17(abs);
     } catch {
       return;
     }
@@ -10908,28 +10878,28 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps2 = [];
   for (const rel of want) {
-    const dest = path38.join(to, rel);
+    const dest = path37.join(to, rel);
     let have = null;
     try {
-      have = lstatSync19(dest).isFile() ? readFileSync10(dest) : null;
+      have = lstatSync17(dest).isFile() ? readFileSync10(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: present(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync10(path38.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync10(path37.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
   return steps2;
 }
 function linkOnTheWay(base, p) {
-  const parts = path38.relative(base, path38.dirname(p)).split(path38.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path38.dirname(p);
+  const parts = path37.relative(base, path37.dirname(p)).split(path37.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path37.dirname(p);
   let at2 = base;
   for (const part of parts) {
-    at2 = path38.join(at2, part);
+    at2 = path37.join(at2, part);
     let st;
     try {
-      st = lstatSync19(at2, { throwIfNoEntry: false });
+      st = lstatSync17(at2, { throwIfNoEntry: false });
     } catch {
       return null;
     }
@@ -10938,10 +10908,10 @@ function linkOnTheWay(base, p) {
   return null;
 }
 function readCopyRecord(dir) {
-  const file = path38.join(dir, RECORD);
+  const file = path37.join(dir, RECORD);
   let st;
   try {
-    st = lstatSync19(file, { throwIfNoEntry: false });
+    st = lstatSync17(file, { throwIfNoEntry: false });
   } catch {
     return null;
   }
@@ -10961,9 +10931,9 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path38.join(dir, rel))]));
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path37.join(dir, rel))]));
   const flags = constants6.O_WRONLY | constants6.O_CREAT | constants6.O_TRUNC | (constants6.O_NOFOLLOW ?? 0);
-  const fd = openSync8(path38.join(dir, RECORD), flags, 420);
+  const fd = openSync8(path37.join(dir, RECORD), flags, 420);
   try {
     writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
@@ -10972,40 +10942,40 @@ function writeCopyRecord(dir, createdDirs) {
   }
 }
 function dropCopyRecord(dir) {
-  rmSync3(path38.join(dir, RECORD), { force: true });
+  rmSync3(path37.join(dir, RECORD), { force: true });
 }
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
-    const file = path38.join(dir, rel);
-    return !lstatSync19(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
+    const file = path37.join(dir, rel);
+    return !lstatSync17(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
 }
 function linkState(place, target) {
   let st;
   try {
-    st = lstatSync19(place);
+    st = lstatSync17(place);
   } catch {
     return "absent";
   }
   if (st.isSymbolicLink()) {
     const to = readlinkSync3(place);
-    return path38.resolve(path38.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path37.resolve(path37.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return present(path38.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return present(path37.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path38.dirname(file);
-  for (let i = 0; i < 64 && !present(dir); i++) dir = path38.dirname(dir);
-  if (!lstatSync19(dir).isDirectory()) return `${dir} is not a folder`;
+  let dir = path37.dirname(file);
+  for (let i = 0; i < 64 && !present(dir); i++) dir = path37.dirname(dir);
+  if (!lstatSync17(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync(dir, constants6.W_OK);
   } catch {
     return `${dir} is not writable`;
   }
   try {
-    if (present(file) && lstatSync19(file).isFile()) accessSync(file, constants6.W_OK);
+    if (present(file) && lstatSync17(file).isFile()) accessSync(file, constants6.W_OK);
   } catch {
     return `${file} is not writable`;
   }
@@ -11013,21 +10983,21 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps2) {
   for (const s of steps2) {
-    const dest = path38.join(to, s.rel);
+    const dest = path37.join(to, s.rel);
     if (s.action === "remove") {
       rmSync3(dest, { force: true });
-      removeEmptyUpTo(path38.dirname(dest), to);
+      removeEmptyUpTo(path37.dirname(dest), to);
       continue;
     }
-    mkdirSync5(path38.dirname(dest), { recursive: true });
+    mkdirSync5(path37.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path38.join(from, s.rel);
+    const src = path37.join(from, s.rel);
     writeFileSync5(temp, readFileSync10(src), { mode: statSync2(src).mode & 511 });
     renameSync4(temp, dest);
   }
 }
 function removeEmptyUpTo(dir, stop) {
-  for (let d = dir; d.startsWith(`${stop}${path38.sep}`); d = path38.dirname(d)) {
+  for (let d = dir; d.startsWith(`${stop}${path37.sep}`); d = path37.dirname(d)) {
     try {
       rmdirSync2(d);
     } catch {
@@ -11036,8 +11006,8 @@ function removeEmptyUpTo(dir, stop) {
   }
 }
 function makeLink(place, target) {
-  mkdirSync5(path38.dirname(place), { recursive: true });
-  symlinkSync(path38.relative(path38.dirname(place), target), place, "dir");
+  mkdirSync5(path37.dirname(place), { recursive: true });
+  symlinkSync(path37.relative(path37.dirname(place), target), place, "dir");
 }
 var SKILL_ENTRIES, CANONICAL, RECORD, hashOf, safeDir;
 var init_skill_place = __esm({
@@ -11048,7 +11018,7 @@ var init_skill_place = __esm({
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
     hashOf = (file) => createHash2("sha256").update(readFileSync10(file)).digest("hex");
-    safeDir = (d) => typeof d === "string" && d !== "" && !path38.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path37.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -11859,12 +11829,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path56) {
+function findNodeAtLocation(root, path55) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path56) {
+  for (let segment of path55) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -12230,14 +12200,14 @@ var init_parser = __esm({
 
 // node_modules/jsonc-parser/lib/esm/impl/edit.js
 function setProperty(text, originalPath, value, options) {
-  const path56 = originalPath.slice();
+  const path55 = originalPath.slice();
   const errors = [];
   const root = parseTree(text, errors);
   let parent = void 0;
   let lastSegment = void 0;
-  while (path56.length > 0) {
-    lastSegment = path56.pop();
-    parent = findNodeAtLocation(root, path56);
+  while (path55.length > 0) {
+    lastSegment = path55.pop();
+    parent = findNodeAtLocation(root, path55);
     if (parent === void 0 && value !== void 0) {
       if (typeof lastSegment === "string") {
         value = { [lastSegment]: value };
@@ -12417,8 +12387,8 @@ function printParseErrorCode(code) {
   }
   return "<unknown ParseErrorCode>";
 }
-function modify(text, path56, value, options) {
-  return setProperty(text, path56, value, options);
+function modify(text, path55, value, options) {
+  return setProperty(text, path55, value, options);
 }
 function applyEdits(text, edits) {
   let sortedEdits = edits.slice(0).sort((a, b) => {
@@ -12604,8 +12574,8 @@ function formatOf(text) {
   const tabs = indent.startsWith("	");
   return { insertSpaces: !tabs, tabSize: tabs ? 1 : indent.length, eol: text.includes("\r\n") ? "\r\n" : "\n" };
 }
-function edit(text, path56, value, fmt, insert = false) {
-  return applyEdits(text, modify(text, path56, value, { formattingOptions: fmt, isArrayInsertion: insert }));
+function edit(text, path55, value, fmt, insert = false) {
+  return applyEdits(text, modify(text, path55, value, { formattingOptions: fmt, isArrayInsertion: insert }));
 }
 function parsedHooks(text) {
   const v = parse2(text, [], JSONC);
@@ -12738,7 +12708,7 @@ var init_json_hooks = __esm({
 });
 
 // src/agents/plan.ts
-import path39 from "node:path";
+import path38 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2.hooks, edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12784,7 +12754,7 @@ function uninstallText(edit2, agent, current, shown) {
   }
 }
 function editPath(base, edit2) {
-  return path39.join(base, ...edit2.file.split("/"));
+  return path38.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
@@ -12797,9 +12767,9 @@ var init_plan = __esm({
 });
 
 // src/store/agent-file.ts
-import { accessSync as accessSync2, closeSync as closeSync11, constants as constants7, existsSync as existsSync5, lstatSync as lstatSync20, mkdirSync as mkdirSync6, openSync as openSync9, readFileSync as readFileSync11 } from "node:fs";
+import { accessSync as accessSync2, closeSync as closeSync11, constants as constants7, existsSync as existsSync5, lstatSync as lstatSync18, mkdirSync as mkdirSync6, openSync as openSync9, readFileSync as readFileSync11 } from "node:fs";
 import { readlinkSync as readlinkSync4, rmdirSync as rmdirSync3, unlinkSync as unlinkSync10 } from "node:fs";
-import path40 from "node:path";
+import path39 from "node:path";
 async function readAgentFile(file, snippet) {
   let read;
   try {
@@ -12833,7 +12803,7 @@ function linkTarget(file) {
 function assertReplaceable(file, snippet) {
   try {
     closeSync11(openSync9(file, constants7.O_WRONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK));
-    accessSync2(path40.dirname(file), constants7.W_OK);
+    accessSync2(path39.dirname(file), constants7.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -12843,7 +12813,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path40.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path39.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -12875,9 +12845,9 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
 function missingDirs(base, dir) {
   const missing = [];
   let cur = base;
-  for (const part of path40.relative(base, dir).split(path40.sep).filter(Boolean)) {
-    cur = path40.join(cur, part);
-    const st = missing.length > 0 ? void 0 : lstatSync20(cur, { throwIfNoEntry: false });
+  for (const part of path39.relative(base, dir).split(path39.sep).filter(Boolean)) {
+    cur = path39.join(cur, part);
+    const st = missing.length > 0 ? void 0 : lstatSync18(cur, { throwIfNoEntry: false });
     if (st === void 0) missing.push(cur);
     else if (st.isSymbolicLink() || !st.isDirectory()) {
       const what = st.isSymbolicLink() ? "a link" : "not a directory";
@@ -12901,11 +12871,11 @@ function removeEmptyDirs(dirs) {
   return removed;
 }
 function recordsDir(env, home) {
-  return path40.join(userDir(env, home), "installs");
+  return path39.join(userDir(env, home), "installs");
 }
 function prepareDir(dir) {
   const missing = [];
-  for (let d = dir; !existsSync5(d) && path40.dirname(d) !== d; d = path40.dirname(d)) missing.unshift(d);
+  for (let d = dir; !existsSync5(d) && path39.dirname(d) !== d; d = path39.dirname(d)) missing.unshift(d);
   try {
     mkdirSync6(dir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -12916,7 +12886,7 @@ function prepareDir(dir) {
   return missing;
 }
 function recordNode(dir, execPath) {
-  const target = path40.join(dir, "node");
+  const target = path39.join(dir, "node");
   try {
     if (readFileSync11(target, "utf8") === `${execPath}
 `) return;
@@ -12926,7 +12896,7 @@ function recordNode(dir, execPath) {
 `, { mode: 420 });
 }
 function recordPath(dir, file) {
-  return path40.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
+  return path39.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
 }
 function readRecord(dir, file) {
   try {
@@ -12938,7 +12908,7 @@ function readRecord(dir, file) {
 }
 function writeRecord(dir, record2) {
   const made = [];
-  for (const d of [path40.dirname(path40.dirname(dir)), path40.dirname(dir), dir]) {
+  for (const d of [path39.dirname(path39.dirname(dir)), path39.dirname(dir), dir]) {
     try {
       mkdirSync6(d, { mode: 448 });
       made.push(d);
@@ -12955,10 +12925,10 @@ function dropRecord(dir, file) {
   }
   if (removeEmptyDirs([dir]).length === 0) return;
   try {
-    unlinkSync10(path40.join(path40.dirname(dir), "node"));
+    unlinkSync10(path39.join(path39.dirname(dir), "node"));
   } catch {
   }
-  removeEmptyDirs([path40.dirname(dir)]);
+  removeEmptyDirs([path39.dirname(dir)]);
 }
 var import_write_file_atomic2;
 var init_agent_file = __esm({
@@ -12974,20 +12944,20 @@ var init_agent_file = __esm({
 
 // src/verbs/agent-files.ts
 import { realpathSync as realpathSync4 } from "node:fs";
-import path41 from "node:path";
+import path40 from "node:path";
 function real2(p) {
   try {
     return realpathSync4(p);
   } catch {
-    return path41.resolve(p);
+    return path40.resolve(p);
   }
 }
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path41.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path41.join(real2(path41.dirname(path41.dirname(path41.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path40.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path40.join(real2(path40.dirname(path40.dirname(path40.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path41.relative(real2(root), abs);
-  return { abs, rel: rel.startsWith("..") || path41.isAbsolute(rel) ? null : rel.split(path41.sep).join("/") };
+  const rel = path40.relative(real2(root), abs);
+  return { abs, rel: rel.startsWith("..") || path40.isAbsolute(rel) ? null : rel.split(path40.sep).join("/") };
 }
 function agentTarget(ctx, verb) {
   const name2 = ctx.values.agent;
@@ -13031,8 +13001,8 @@ var init_agent_files = __esm({
 });
 
 // src/store/install-lock.ts
-import { lstatSync as lstatSync21, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
-import path42 from "node:path";
+import { lstatSync as lstatSync19, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
+import path41 from "node:path";
 function underInstallLock(verb) {
   return {
     ...verb,
@@ -13042,12 +13012,12 @@ function underInstallLock(verb) {
       const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
       let root = null;
       try {
-        root = global ? null : findRoot(path42.resolve(ctx.cwd, given), ctx.env).root;
+        root = global ? null : findRoot(path41.resolve(ctx.cwd, given), ctx.env).root;
       } catch {
         return verb.run(ctx);
       }
-      const lockDir = path42.join(root === null ? userDir(ctx.env) : path42.join(root, ".ai"), ".install.lock");
-      const parent = path42.dirname(lockDir);
+      const lockDir = path41.join(root === null ? userDir(ctx.env) : path41.join(root, ".ai"), ".install.lock");
+      const parent = path41.dirname(lockDir);
       const made = makeParent(parent);
       const emptiedByVerb = verb.name === "uninstall";
       const what = "another install or uninstall is editing these agent files";
@@ -13060,9 +13030,9 @@ function underInstallLock(verb) {
           await lock.release();
         }
       } finally {
-        const stop = global ? path42.resolve(homeFolder(ctx.env) || "/") : root;
-        const below = (dir) => dir.startsWith(`${stop}${path42.sep}`);
-        for (let dir = parent; (made !== null || emptiedByVerb) && below(dir); dir = path42.dirname(dir)) {
+        const stop = global ? path41.resolve(homeFolder(ctx.env) || "/") : root;
+        const below = (dir) => dir.startsWith(`${stop}${path41.sep}`);
+        for (let dir = parent; (made !== null || emptiedByVerb) && below(dir); dir = path41.dirname(dir)) {
           try {
             rmdirSync4(dir);
           } catch {
@@ -13075,7 +13045,7 @@ function underInstallLock(verb) {
   };
 }
 function makeParent(dir) {
-  const st = lstatSync21(dir, { throwIfNoEntry: false });
+  const st = lstatSync19(dir, { throwIfNoEntry: false });
   if (st === void 0) return mkdirSync7(dir, { recursive: true, mode: 448 }) ?? null;
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
@@ -13101,7 +13071,7 @@ __export(install_exports, {
   installVerb: () => installVerb
 });
 import { existsSync as existsSync6 } from "node:fs";
-import path43 from "node:path";
+import path42 from "node:path";
 var installHelpCommon, installVerb;
 var init_install = __esm({
   "src/verbs/install.ts"() {
@@ -13168,7 +13138,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         const t = agentTarget(ctx, "install");
         assertNotPaused(t.memDir, ctx.env);
         const targets = t.targets();
-        for (const { file } of targets) missingDirs(t.base, path43.dirname(file));
+        for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
         const plans = [];
         for (const { edit: edit2, file, shown } of targets) {
           const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -13193,7 +13163,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
             lines3.push(`would ${verb} ${p.shown}`);
             continue;
           }
-          const dirs = missingDirs(t.base, path43.dirname(p.file));
+          const dirs = missingDirs(t.base, path42.dirname(p.file));
           makeDirs(dirs);
           const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
           try {
@@ -13232,12 +13202,12 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import { lstatSync as lstatSync22, readFileSync as readFileSync12 } from "node:fs";
-import path44 from "node:path";
+import { lstatSync as lstatSync20, readFileSync as readFileSync12 } from "node:fs";
+import path43 from "node:path";
 function anotherInstalled(t, skip) {
   return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
     const file = editPath(t.base, edit2);
-    const st = lstatSync22(file, { throwIfNoEntry: false });
+    const st = lstatSync20(file, { throwIfNoEntry: false });
     if (skip.has(file) || st === void 0 || !st.isFile() || st.size > 4e6) return false;
     return holdsOurs(edit2, readFileSync12(file, "utf8"));
   }));
@@ -13286,7 +13256,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         assertNotPaused(t.memDir, ctx.env);
         const records = recordsDir(ctx.env, t.home);
         const targets = t.targets();
-        for (const { file } of targets) missingDirs(t.base, path44.dirname(file));
+        for (const { file } of targets) missingDirs(t.base, path43.dirname(file));
         const plans = [];
         for (const { edit: edit2, file, shown } of targets) {
           const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -13341,8 +13311,8 @@ var init_exports = {};
 __export(init_exports, {
   initVerb: () => initVerb
 });
-import { existsSync as existsSync7, lstatSync as lstatSync23, realpathSync as realpathSync5, rmdirSync as rmdirSync5, rmSync as rmSync4 } from "node:fs";
-import path45 from "node:path";
+import { existsSync as existsSync7, lstatSync as lstatSync21, realpathSync as realpathSync5, rmdirSync as rmdirSync5, rmSync as rmSync4 } from "node:fs";
+import path44 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
   if (global && typeof ctx.values.root === "string") {
@@ -13359,7 +13329,7 @@ function planOf(ctx) {
   if (global) base = realpathSync5(homeFolder(ctx.env));
   else {
     const given = typeof ctx.values.root === "string";
-    const found = findRoot(path45.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
+    const found = findRoot(path44.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
     if (!given && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -13384,16 +13354,16 @@ function planOf(ctx) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync5(path45.dirname(path45.dirname(path45.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync7(path45.join(source, "SKILL.md"))) {
+  const source = realpathSync5(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync7(path44.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p) => `${global ? "~/" : ""}${path45.relative(base, p).split(path45.sep).join("/")}`;
+  const shown = (p) => `${global ? "~/" : ""}${path44.relative(base, p).split(path44.sep).join("/")}`;
   const dryRun = ctx.values["dry-run"] === true;
-  return { base, global, dryRun, source, dest: path45.join(base, CANONICAL), agents, shown };
+  return { base, global, dryRun, source, dest: path44.join(base, CANONICAL), agents, shown };
 }
 async function agentVerb(ctx, plan, verb, agent, dryRun) {
-  const helperPath = path45.join(plan.dest, "scripts", "memory_io.mjs");
+  const helperPath = path44.join(plan.dest, "scripts", "memory_io.mjs");
   const values = { agent: agent.name, "dry-run": dryRun, ...plan.global ? { global: true } : { root: plan.base } };
   const out = await verb.run({ ...ctx, values, positionals: [], helperPath, skillDir: plan.dest });
   const lines3 = String(out.stdout).split("\n").filter((l) => l !== "");
@@ -13401,7 +13371,7 @@ async function agentVerb(ctx, plan, verb, agent, dryRun) {
 }
 function linkPlaces(plan, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path45.join(plan.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path44.join(plan.base, f, "session-handoff"));
 }
 function counted(steps2) {
   const n2 = (a) => steps2.filter((s) => s.action === a).length;
@@ -13420,20 +13390,20 @@ async function init(ctx, plan) {
   const { dest, source, shown } = plan;
   refuseLinkOnTheWay(plan);
   const running = dest === source || existsSync7(dest) && realpathSync5(dest) === source;
-  if (!running && existsSync7(dest) && lstatSync23(dest).isSymbolicLink()) {
+  if (!running && existsSync7(dest) && lstatSync21(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps2 = running ? [] : copySteps(source, dest);
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && ctx.values.replace !== true) {
-    const names2 = edited.slice(0, 5).map((rel) => shown(path45.join(dest, rel)));
+    const names2 = edited.slice(0, 5).map((rel) => shown(path44.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names2.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path45.join(dest, s.rel));
+  const writes = steps2.map((s) => path44.join(dest, s.rel));
   const links = linkPlaces(plan, plan.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -13441,11 +13411,11 @@ async function init(ctx, plan) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path45.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path44.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const made = [dest, ...links.map((l) => path45.dirname(l.place))].flatMap((d) => missingUnder(plan.base, d));
+  const made = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => missingUnder(plan.base, d));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -13490,7 +13460,7 @@ async function init(ctx, plan) {
     }
   }
   const who = plan.agents.map((a) => a.name).join(", ");
-  const copy = shown(path45.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path44.join(dest, "scripts", "memory_io.mjs"));
   if (!plan.dryRun) lines3.push(`check: node ${copy} doctor${plan.global ? " --global" : ""}`);
   lines3.push(`next: start a new session (${who}) and ${SAY2}`);
   return ok(`${lines3.join("\n")}
@@ -13498,8 +13468,8 @@ async function init(ctx, plan) {
 }
 function missingUnder(base, dir) {
   const out = [];
-  for (let d = dir; d.startsWith(`${base}${path45.sep}`) && !existsSync7(d); d = path45.dirname(d)) {
-    out.push(path45.relative(base, d).split(path45.sep).join("/"));
+  for (let d = dir; d.startsWith(`${base}${path44.sep}`) && !existsSync7(d); d = path44.dirname(d)) {
+    out.push(path44.relative(base, d).split(path44.sep).join("/"));
   }
   return out;
 }
@@ -13526,27 +13496,27 @@ async function undo(ctx, plan) {
     }
     if (!plan.dryRun) {
       rmSync4(place, { recursive: state === "copy", force: true });
-      removeEmptyUpTo(path45.dirname(place), path45.join(plan.base, path45.relative(plan.base, place).split(path45.sep)[0]));
+      removeEmptyUpTo(path44.dirname(place), path44.join(plan.base, path44.relative(plan.base, place).split(path44.sep)[0]));
     }
     lines3.push(`${would} ${shown(place)}`);
   }
   const all = skillFiles(dest);
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const files = all.filter((rel) => !kept.includes(rel));
-  if (files.length > 0 && !(existsSync7(dest) && lstatSync23(dest).isSymbolicLink())) {
+  if (files.length > 0 && !(existsSync7(dest) && lstatSync21(dest).isSymbolicLink())) {
     if (!plan.dryRun) {
-      for (const rel of files) rmSync4(path45.join(dest, rel), { force: true });
+      for (const rel of files) rmSync4(path44.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
-      for (const rel of files) removeEmptyUpTo(path45.dirname(path45.join(dest, rel)), plan.base);
+      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), plan.base);
     }
     lines3.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines3.push(`left ${shown(path45.join(dest, rel))}: you edited it since init copied it`);
+    for (const rel of kept) lines3.push(`left ${shown(path44.join(dest, rel))}: you edited it since init copied it`);
   }
   const made = [...record2?.createdDirs ?? []].sort((a, b) => b.length - a.length);
   for (const rel of plan.dryRun ? [] : made) {
-    if (linkOnTheWay(plan.base, path45.join(plan.base, rel)) !== null) continue;
+    if (linkOnTheWay(plan.base, path44.join(plan.base, rel)) !== null) continue;
     try {
-      rmdirSync5(path45.join(plan.base, rel));
+      rmdirSync5(path44.join(plan.base, rel));
     } catch {
     }
   }
@@ -13620,8 +13590,8 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { existsSync as existsSync8, lstatSync as lstatSync24, readFileSync as readFileSync13 } from "node:fs";
-import path46 from "node:path";
+import { existsSync as existsSync8, lstatSync as lstatSync22, readFileSync as readFileSync13 } from "node:fs";
+import path45 from "node:path";
 function outdatedReasons(text, edit2) {
   const out = [];
   const forms = installedForms(edit2);
@@ -13645,8 +13615,8 @@ function outdatedReasons(text, edit2) {
 function codexTrust(env, home, hooksFile) {
   let toml = "";
   try {
-    const p = path46.join(env.CODEX_HOME || path46.join(home, ".codex"), "config.toml");
-    if (lstatSync24(p).isFile()) toml = readFileSync13(p, "utf8");
+    const p = path45.join(env.CODEX_HOME || path45.join(home, ".codex"), "config.toml");
+    if (lstatSync22(p).isFile()) toml = readFileSync13(p, "utf8");
   } catch {
   }
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
@@ -13674,9 +13644,9 @@ function startFolderNote({ name: name2 }) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return POSIX_SHELL;
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path46.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path45.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path46.win32.join(dir, "sh.exe");
+    const sh = path45.win32.join(dir, "sh.exe");
     if (existsSync8(sh)) return sh;
   }
   return null;
@@ -13729,7 +13699,7 @@ function installShaped(edit2, command) {
     const word = FILE_WORD.exec(command.slice(FILE_HEAD.length, command.length - tail.length));
     if (word === null) continue;
     const name2 = word[1].startsWith("'") ? word[1].slice(1, -1).replace(/\x27\\\x27\x27/g, "'") : word[1];
-    if ((windowsShaped(name2) ? path46.win32 : path46.posix).basename(name2) !== HELPER_FILE) continue;
+    if ((windowsShaped(name2) ? path45.win32 : path45.posix).basename(name2) !== HELPER_FILE) continue;
     return `${word[0].slice(0, word[0].length - word[1].length)}${name2}`;
   }
   return null;
@@ -13774,7 +13744,7 @@ var init_doctor_checks = __esm({
 
 // src/agents/claude-plugin.ts
 import { existsSync as existsSync9, readFileSync as readFileSync14 } from "node:fs";
-import path47 from "node:path";
+import path46 from "node:path";
 function json(file) {
   try {
     const v = JSON.parse(readFileSync14(file, "utf8").slice(0, 1e6));
@@ -13784,16 +13754,16 @@ function json(file) {
   }
 }
 function claudePluginInstalls(home) {
-  const plugins = json(path47.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path46.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path47.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path46.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = isObj2(raw) ? raw : {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path47.isAbsolute(at2) && existsSync9(path47.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path46.isAbsolute(at2) && existsSync9(path46.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -13814,11 +13784,11 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import { lstatSync as lstatSync25, readdirSync as readdirSync13, readFileSync as readFileSync15 } from "node:fs";
-import path48 from "node:path";
+import { lstatSync as lstatSync23, readdirSync as readdirSync13, readFileSync as readFileSync15 } from "node:fs";
+import path47 from "node:path";
 function readText(p) {
   try {
-    return lstatSync25(p).isFile() ? readFileSync15(p, "utf8") : null;
+    return lstatSync23(p).isFile() ? readFileSync15(p, "utf8") : null;
   } catch {
     return null;
   }
@@ -13839,9 +13809,9 @@ function agentInstalls(r) {
   const starts = [];
   for (const [name2, agent] of Object.entries(AGENTS)) {
     const skill = [
-      ...agent.skillFolders.project.map((f) => path48.join(r.root, f, "session-handoff")),
-      ...agent.skillFolders.home.map((f) => path48.join(r.home, f, "session-handoff"))
-    ].filter((d) => exists(path48.join(d, "SKILL.md")));
+      ...agent.skillFolders.project.map((f) => path47.join(r.root, f, "session-handoff")),
+      ...agent.skillFolders.home.map((f) => path47.join(r.home, f, "session-handoff"))
+    ].filter((d) => exists(path47.join(d, "SKILL.md")));
     const install = {};
     for (const edit2 of editsOf(r, agent)) {
       install[edit2.file] = installState(r, name2, edit2, editPath(r.global ? r.home : r.root, edit2), agents, starts);
@@ -13853,7 +13823,7 @@ function agentInstalls(r) {
       r.problems.push({ what, fix: r.nodeRun(`init --agent ${name2}${gflag(r)}`, !r.global) });
     }
     for (const dir of skill) {
-      const lacking2 = HELPER_FILES.filter((f) => !exists(path48.join(dir, f)));
+      const lacking2 = HELPER_FILES.filter((f) => !exists(path47.join(dir, f)));
       if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
       const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
       r.problems.push({ what, fix: r.nodeRun(`init --agent ${name2}${gflag(r)}`, !r.global) });
@@ -13889,7 +13859,7 @@ function installState(r, name2, edit2, file, agents, starts) {
   }
   const installed = state === "current" || state === "outdated";
   if (installed && text !== null) {
-    if (edit2.kind === "md-block" && path48.basename(edit2.file) === "AGENTS.md") {
+    if (edit2.kind === "md-block" && path47.basename(edit2.file) === "AGENTS.md") {
       const over = budgetFinding(text, edit2.file, reinstall);
       if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
       const subfolders = "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -13950,7 +13920,7 @@ async function memoryState(r) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${cmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path48.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path47.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -13989,7 +13959,7 @@ function journalState(r) {
     }
   }
   for (const p of problems) {
-    const where = `${path48.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path47.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     r.problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -14109,7 +14079,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path48.resolve(home);
+          root = path47.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const nodeRun2 = (verb, rootArg) => {
@@ -14142,7 +14112,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 
 // src/git/publish-memory.ts
 import { accessSync as accessSync3, constants as constants8, existsSync as existsSync10, statSync as statSync3 } from "node:fs";
-import path49 from "node:path";
+import path48 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -14152,11 +14122,11 @@ async function skippedPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path49.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path48.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
     try {
-      accessSync3(path49.join(hooksDir, h), constants8.X_OK);
-      return statSync3(path49.join(hooksDir, h)).isFile();
+      accessSync3(path48.join(hooksDir, h), constants8.X_OK);
+      return statSync3(path48.join(hooksDir, h)).isFile();
     } catch {
       return false;
     }
@@ -14190,7 +14160,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path49.relative(top, memDir).split(path49.sep).join("/");
+  const memRel = path48.relative(top, memDir).split(path48.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   const ignored = await Promise.all(
     [`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env))
@@ -14213,7 +14183,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync10(path49.join(memDir, "journal", "OFF"));
+  const journal = !existsSync10(path48.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -15001,8 +14971,8 @@ function geminiEvents(rec, line) {
     const name2 = str(call.name) ?? "";
     const args = obj(call.args);
     const command = name2 === "run_shell_command" ? str(args?.command) ?? "" : null;
-    const path56 = str(args?.file_path) ?? "";
-    const edit2 = EDIT_TOOLS.has(name2) ? { kind: "edit", path: path56 } : { kind: "other" };
+    const path55 = str(args?.file_path) ?? "";
+    const edit2 = EDIT_TOOLS.has(name2) ? { kind: "edit", path: path55 } : { kind: "other" };
     const event = command !== null ? { kind: "command", command } : edit2;
     const out = recordedResult(call.result);
     const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
@@ -15427,13 +15397,13 @@ __export(context_exports, {
   offerText: () => offerText,
   userHelperWithoutMemory: () => userHelperWithoutMemory
 });
-import { existsSync as existsSync11, lstatSync as lstatSync26, mkdirSync as mkdirSync8 } from "node:fs";
-import path50 from "node:path";
+import { existsSync as existsSync11, lstatSync as lstatSync24, mkdirSync as mkdirSync8 } from "node:fs";
+import path49 from "node:path";
 function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync11(path50.join(root, ".ai", "memory"))) return false;
+  if (!skillDir || home === "" || existsSync11(path49.join(root, ".ai", "memory"))) return false;
   const under = (dir, base) => {
-    const rel = path50.relative(base, dir);
-    return !rel.startsWith("..") && !path50.isAbsolute(rel);
+    const rel = path49.relative(base, dir);
+    return !rel.startsWith("..") && !path49.isAbsolute(rel);
   };
   return under(skillDir, home) && !under(skillDir, root);
 }
@@ -15472,7 +15442,7 @@ function readUsage(transcriptPath) {
 }
 function exists2(p) {
   try {
-    lstatSync26(p);
+    lstatSync24(p);
     return true;
   } catch {
     return false;
@@ -15601,10 +15571,10 @@ __export(checkpoint_exports, {
   CHECKPOINT_LINES: () => CHECKPOINT_LINES,
   checkpointVerb: () => checkpointVerb
 });
-import { lstatSync as lstatSync27, readdirSync as readdirSync14 } from "node:fs";
-import path51 from "node:path";
+import { lstatSync as lstatSync25, readdirSync as readdirSync14 } from "node:fs";
+import path50 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path50.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -15620,7 +15590,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path51.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path50.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -15638,9 +15608,9 @@ function pruneOfferMarkers(dir, nowMs) {
     return;
   }
   for (const name2 of names2) {
-    const p = path51.join(dir, name2);
+    const p = path50.join(dir, name2);
     try {
-      if (nowMs - lstatSync27(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
+      if (nowMs - lstatSync25(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     } catch {
     }
   }
@@ -15755,7 +15725,7 @@ async function runCheckpoint(ctx) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
   }
   const home = homeFolder(ctx.env);
-  if (root === path51.parse(root).root || home !== "" && samePath(root, path51.resolve(home))) {
+  if (root === path50.parse(root).root || home !== "" && samePath(root, path50.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return ok("", [...notes, CHECKPOINT_LINES.skipped(why)]);
   }
@@ -15772,7 +15742,7 @@ async function runCheckpoint(ctx) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path51.join(dir, name2);
+  const file = path50.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -15951,7 +15921,7 @@ __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
 import { readFileSync as readFileSync16 } from "node:fs";
-import path52 from "node:path";
+import path51 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -16021,7 +15991,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync16(path52.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync16(path51.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;
@@ -16039,7 +16009,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
 
 // src/journal/search.ts
 import { readdirSync as readdirSync15 } from "node:fs";
-import path53 from "node:path";
+import path52 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -16128,7 +16098,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText2(path53.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText2(path52.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -16143,9 +16113,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of names(path53.join(mem, folder)).filter((n2) => pattern.test(n2))) {
+    for (const name2 of names(path52.join(mem, folder)).filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText2(path53.join(mem, file), file, notes);
+      const text = await readText2(path52.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -16434,8 +16404,8 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import { lstatSync as lstatSync28, unlinkSync as unlinkSync11 } from "node:fs";
-import path54 from "node:path";
+import { lstatSync as lstatSync26, unlinkSync as unlinkSync11 } from "node:fs";
+import path53 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -16490,13 +16460,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync28(path54.join(journalDir(root), f.name));
+            const st = lstatSync26(path53.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync11(path54.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync11(path53.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -16512,8 +16482,8 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync13, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync29, mkdirSync as mkdirSync9, openSync as openSync11, readFileSync as readFileSync17, writeSync as writeSync2 } from "node:fs";
-import path55 from "node:path";
+import { closeSync as closeSync13, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync27, mkdirSync as mkdirSync9, openSync as openSync11, readFileSync as readFileSync17, writeSync as writeSync2 } from "node:fs";
+import path54 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync11(p, flags | NOFOLLOW);
   try {
@@ -16534,13 +16504,13 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path55.join(at2, part);
+    at2 = path54.join(at2, part);
     let st;
     try {
-      st = lstatSync29(at2);
+      st = lstatSync27(at2);
     } catch {
       mkdirSync9(at2, { mode: 448 });
-      st = lstatSync29(at2);
+      st = lstatSync27(at2);
     }
     if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
@@ -16647,7 +16617,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive2(path55.join(dir, name2), loser);
+          createExclusive2(path54.join(dir, name2), loser);
           const merged = mergeHandoffs(winner, loser);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
           const at2 = stateTimeOfText(loser, Date.now());
@@ -17220,7 +17190,7 @@ init_redact();
 
 // src/main.ts
 init_errors();
-import { closeSync as closeSync14, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync30, openSync as openSync12, readSync as readSync5, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync14, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync28, openSync as openSync12, readSync as readSync5, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
 function writeFd(fd, data) {
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let off = 0;
@@ -17364,7 +17334,7 @@ function heldOutput(fd, redact2) {
 function runningFile(file) {
   if (file === void 0) return void 0;
   try {
-    return lstatSync30(file).isSymbolicLink() ? realpathSync6(file) : file;
+    return lstatSync28(file).isSymbolicLink() ? realpathSync6(file) : file;
   } catch {
     return file;
   }

@@ -611,27 +611,24 @@ function markedHere(root, text) {
   const id = mark === void 0 ? null : cloneIdOf(root);
   return mark === void 0 || id === null ? null : mark === id;
 }
-function statKey(st) {
-  return `${st.size} ${st.mtimeNs} ${st.ctimeNs} ${st.ino}`;
-}
-function savedHereByStat(root, key) {
-  const p = savesPath(root);
-  try {
-    return p !== null && recordLines(p, LINE).some((m) => m[2] === key);
-  } catch {
-    return false;
-  }
-}
 function readSaves(root) {
   const p = savesPath(root);
   if (p === null) return null;
   try {
     if (!lstatSync5(p).isFile()) return null;
     const lines = recordLines(p, LINE);
-    return { tokens: lines.map((m) => m[1]), stamps: lines.flatMap((m) => m[3] === void 0 ? [] : [m[3]]) };
+    return { tokens: lines.map((m) => m[1]), stamps: lines.flatMap((m) => m[2] === void 0 ? [] : [m[2]]) };
   } catch {
     return null;
   }
+}
+function savedHere(root, text, token) {
+  const marked = markedHere(root, text);
+  if (marked !== null) return marked;
+  const saves = readSaves(root);
+  if (saves === null) return null;
+  const stamp = text === null ? null : savedStampOf(text);
+  return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(token());
 }
 function recordSavedBy(root, token, agent) {
   const p = beside(root, "saved-by");
@@ -646,7 +643,7 @@ var init_saves = __esm({
     init_builtins();
     init_git_dir();
     KEPT = 10;
-    LINE = /^([0-9a-f]{64})(?: (\d+ \d+ \d+ \d+))?(?: @(\S+))?$/;
+    LINE = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
@@ -2240,8 +2237,6 @@ __export(hook_exports, {
   hookVerb: () => hookVerb,
   readHookJson: () => readHookJson
 });
-import path19 from "node:path";
-import { lstatSync as lstatSync10 } from "node:fs";
 function ageText(text, now) {
   const glance = glanceAtHandoff(text, now);
   const words = ageWords(glance.stateTime, now);
@@ -2258,19 +2253,6 @@ async function readHookJson(ctx, max) {
   } catch {
     return null;
   }
-}
-function savedHere(root, text) {
-  const saves = readSaves(root);
-  if (saves === null) return true;
-  try {
-    const stat = lstatSync10(path19.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
-    if (savedHereByStat(root, statKey(stat))) return true;
-  } catch {
-  }
-  const marked = markedHere(root, text);
-  if (marked !== null) return marked;
-  const stamp = savedStampOf(text);
-  return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(tokenOf(Buffer.from(text, "utf8")));
 }
 function composeHookText(root, files, interrupted, paused, now, cp) {
   const lines = [];
@@ -2293,7 +2275,8 @@ function composeHookText(root, files, interrupted, paused, now, cp) {
     if (cp?.handoffOlderThanSession) lines.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
     else lines.push(SENTENCES.handoff(glance.age));
     if (glance.strays) lines.push(`session-handoff: ${glance.strays}.`);
-    if (text2 !== null && !savedHere(root, text2)) lines.push(SENTENCES.elsewhere());
+    if (text2 !== null && savedHere(root, text2, () => tokenOf(Buffer.from(text2))) === false)
+      lines.push(SENTENCES.elsewhere());
   }
   if (cp) lines.push(...cp.lines);
   if (paused) lines.push(SENTENCES.paused());
@@ -2707,8 +2690,8 @@ function geminiEvents(rec, line) {
     const name = str(call.name) ?? "";
     const args = obj(call.args);
     const command = name === "run_shell_command" ? str(args?.command) ?? "" : null;
-    const path22 = str(args?.file_path) ?? "";
-    const edit = EDIT_TOOLS.has(name) ? { kind: "edit", path: path22 } : { kind: "other" };
+    const path21 = str(args?.file_path) ?? "";
+    const edit = EDIT_TOOLS.has(name) ? { kind: "edit", path: path21 } : { kind: "other" };
     const event = command !== null ? { kind: "command", command } : edit;
     const out = recordedResult(call.result);
     const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
@@ -2860,13 +2843,13 @@ __export(context_exports, {
   offerText: () => offerText,
   userHelperWithoutMemory: () => userHelperWithoutMemory
 });
-import { existsSync as existsSync3, lstatSync as lstatSync11, mkdirSync as mkdirSync3 } from "node:fs";
-import path20 from "node:path";
+import { existsSync as existsSync3, lstatSync as lstatSync10, mkdirSync as mkdirSync3 } from "node:fs";
+import path19 from "node:path";
 function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync3(path20.join(root, ".ai", "memory"))) return false;
+  if (!skillDir || home === "" || existsSync3(path19.join(root, ".ai", "memory"))) return false;
   const under = (dir, base) => {
-    const rel = path20.relative(base, dir);
-    return !rel.startsWith("..") && !path20.isAbsolute(rel);
+    const rel = path19.relative(base, dir);
+    return !rel.startsWith("..") && !path19.isAbsolute(rel);
   };
   return under(skillDir, home) && !under(skillDir, root);
 }
@@ -2905,7 +2888,7 @@ function readUsage(transcriptPath) {
 }
 function exists2(p) {
   try {
-    lstatSync11(p);
+    lstatSync10(p);
     return true;
   } catch {
     return false;
@@ -3165,7 +3148,7 @@ __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
 import { readFileSync as readFileSync5 } from "node:fs";
-import path21 from "node:path";
+import path20 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -3235,7 +3218,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync5(path21.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync5(path20.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;

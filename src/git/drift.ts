@@ -11,7 +11,7 @@ import { isShallow, objectFormat, reflogNames } from "./git-dir.ts";
 import { clonedAfter, fatesOf, gatherFateLogs } from "./fates.ts";
 import { GitUnavailable, runGit, type Git, type GitResult } from "./run.ts";
 import { attributesNotOurs } from "./merge-driver-config.ts";
-import { notSavedHere, savedByOf } from "./saves.ts";
+import { savedByOf, savedHere } from "./saves.ts";
 import { readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
 import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport } from "./verdict.ts";
 
@@ -176,7 +176,8 @@ async function measureRepo(
   const head = anchors.head;
   const gitDir = top === null ? null : gitDirOf(top);
   // Memory from elsewhere: this clone's record of its saves does not hold the token; its author is looked up then.
-  const elsewhere = opts.handoffToken != null && notSavedHere(root, opts.handoffToken, opts.handoffText ?? null);
+  const token = opts.handoffToken;
+  const elsewhere = token != null && savedHere(root, opts.handoffText ?? null, () => token) === false;
   facts.current = snap;
   const op = inProgressOf(gitDir);
   facts.inProgress = { saved: anchors.inProgress, current: op === null ? null : inProgressWords(op) };

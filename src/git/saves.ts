@@ -50,9 +50,9 @@ function addRecord(p: string, re: RegExp, line: string, drop: (m: RegExpExecArra
   }
 }
 
-// Each line: `<token>` then, when known, the published file's `<size> <mtime ns> <ctime ns> <inode>`, then
-// `@<Saved: stamp>` (a hand edit or the merge driver changes the token, never the stamp).
-const LINE = /^([0-9a-f]{64})(?: (\d+ \d+ \d+ \d+))?(?: @(\S+))?$/;
+// Each line: `<token>` then `@<Saved: stamp>` (a hand edit or the merge driver changes the token, never the stamp);
+// an older version put the published file's stat between them.
+const LINE = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
 
 /**
  * What tells a save of this clone apart in a handoff's text: its `Saved:` stamp and the first 12 digits of its HEAD
@@ -104,60 +104,45 @@ export function markClone(text: string, id: string | null): string {
   return lines.join("\n");
 }
 
-/** Whether this clone saved the text, by its clone mark; null when the mark or this clone's id is missing. */
-export function markedHere(root: string, text: string | null): boolean | null {
+// Whether this clone saved the text, by its clone mark; null when the mark or this clone's id is missing.
+function markedHere(root: string, text: string | null): boolean | null {
   const mark = text === null ? undefined : CLONE_MARK.exec(text)?.[1];
   const id = mark === undefined ? null : cloneIdOf(root);
   return mark === undefined || id === null ? null : mark === id;
 }
 
-/** A file's identity as the saves record keeps it: size, mtime and ctime in ns, inode. */
-export function statKey(st: { size: bigint; mtimeNs: bigint; ctimeNs: bigint; ino: bigint }): string {
-  return `${st.size} ${st.mtimeNs} ${st.ctimeNs} ${st.ino}`;
-}
-
-/** True when the handoff is still the very file one of this clone's saves published: saved here, with no hashing. */
-export function savedHereByStat(root: string, key: string): boolean {
-  const p = savesPath(root);
-  try {
-    return p !== null && recordLines(p, LINE).some((m) => m[2] === key);
-  } catch {
-    return false;
-  }
-}
-
-/** The tokens and `Saved:` stamps this clone recorded; null outside git or before its first recorded save. */
-export function readSaves(root: string): { tokens: string[]; stamps: string[] } | null {
+// The tokens and `Saved:` stamps this clone recorded; null outside git or before its first recorded save.
+function readSaves(root: string): { tokens: string[]; stamps: string[] } | null {
   const p = savesPath(root);
   if (p === null) return null;
   try {
     if (!lstatSync(p).isFile()) return null;
     const lines = recordLines(p, LINE);
-    return { tokens: lines.map((m) => m[1]!), stamps: lines.flatMap((m) => (m[3] === undefined ? [] : [m[3]])) };
+    return { tokens: lines.map((m) => m[1]!), stamps: lines.flatMap((m) => (m[2] === undefined ? [] : [m[2]])) };
   } catch {
     return null;
   }
 }
 
-/** Records a handoff save's token, with the published file's `statKey` and its `Saved:` stamp when known. */
-export function recordSave(root: string, token: string, key: string | null = null, stamp: string | null = null): void {
+/** Records a handoff save's token and its `Saved:` stamp. */
+export function recordSave(root: string, token: string, stamp: string | null): void {
   const p = savesPath(root);
   if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
   const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
-  addRecord(p, LINE, `${token}${key === null ? "" : ` ${key}`}${safeStamp}`, (m) => m[1] === token);
+  addRecord(p, LINE, `${token}${safeStamp}`, (m) => m[1] === token);
 }
 
 /**
- * True when this clone's record exists and holds neither `token` nor the text's `Saved:` stamp (a handoff saved
- * here keeps its stamp through a hand edit or the merge driver); false outside git or before the first save.
+ * Whether this clone saved the handoff: by its clone mark, else by its record of tokens and `Saved:` stamps (a
+ * hand edit keeps both mark and stamp); null outside git or before its first recorded save. `token` runs last.
  */
-export function notSavedHere(root: string, token: string, text: string | null = null): boolean {
+export function savedHere(root: string, text: string | null, token: () => string): boolean | null {
   const marked = markedHere(root, text);
-  if (marked !== null) return !marked;
+  if (marked !== null) return marked;
   const saves = readSaves(root);
-  if (saves === null || saves.tokens.includes(token)) return false;
+  if (saves === null) return null;
   const stamp = text === null ? null : savedStampOf(text);
-  return stamp === null || !saves.stamps.includes(stamp);
+  return (stamp !== null && saves.stamps.includes(stamp)) || saves.tokens.includes(token());
 }
 
 /**
