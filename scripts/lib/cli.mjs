@@ -2696,21 +2696,10 @@ function inProgressOf(gitDir) {
     const d = path14.join(gitDir, dir);
     if (!isDir(d) || dir === "rebase-apply" && isFile(path14.join(d, "applying"))) continue;
     const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path14.join(d, "head-name")) ?? "");
-    return { operation: "rebase", branch: m ? m[1] : null };
+    return m ? `rebase of ${m[1]}` : "rebase";
   }
-  const files = [
-    ["MERGE_HEAD", "merge"],
-    ["CHERRY_PICK_HEAD", "cherry-pick"],
-    ["REVERT_HEAD", "revert"],
-    ["BISECT_LOG", "bisect"]
-  ];
-  for (const [file, operation] of files) {
-    if (isFile(path14.join(gitDir, file))) return { operation, branch: null };
-  }
-  return null;
-}
-function inProgressWords(p) {
-  return p.branch === null ? p.operation : `${p.operation} of ${p.branch}`;
+  const files = { MERGE_HEAD: "merge", CHERRY_PICK_HEAD: "cherry-pick", REVERT_HEAD: "revert", BISECT_LOG: "bisect" };
+  return Object.entries(files).find(([file]) => isFile(path14.join(gitDir, file)))?.[1] ?? null;
 }
 function objectFormat(gitDir) {
   try {
@@ -3917,7 +3906,7 @@ async function collectAnchors(root, env, nowMs, keyFiles, opts = {}) {
       const s = r.snapshot;
       const top = gitTopOf(root);
       const op = top === null ? null : inProgressOf(gitDirOf(top));
-      const inProgress = op === null ? null : { words: inProgressWords(op), conflicted: s.conflicted ?? 0 };
+      const inProgress = op === null ? null : { words: op, conflicted: s.conflicted ?? 0 };
       const dirtyHashes = opts.hashes === true && top !== null ? dirtyHashesOf(top, s.dirty) : [];
       return {
         insideGit: true,
@@ -8717,7 +8706,6 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import { readFileSync as readFileSync9, statSync } from "node:fs";
 import path33 from "node:path";
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
@@ -8758,18 +8746,6 @@ function parseHistory(out, memoryPrefix, handoffPath = `${memoryPrefix}HANDOFF.m
 function authorWords(raw) {
   const [name2 = "", email = ""] = raw.split("");
   return `${quotedValue(name2)} ${quotedValue(email)}`;
-}
-function maybeTracked(gitDir, topRelative) {
-  if (gitDir === null) return false;
-  const index = path33.join(gitDir, "index");
-  try {
-    if (statSync(index).size > 64 * 1024 * 1024) return true;
-    const buf = readFileSync9(index);
-    if (buf.length >= 8 && buf.readUInt32BE(4) >= 4) return true;
-    return buf.includes(Buffer.from(`${topRelative}\0`, "utf8"));
-  } catch {
-    return false;
-  }
 }
 async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   let processes = 1;
@@ -8819,8 +8795,7 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   const token = opts.handoffToken;
   const elsewhere = token != null && savedHere(root, opts.handoffText ?? null, () => token) === false;
   facts.current = snap;
-  const op = inProgressOf(gitDir);
-  facts.inProgress = { saved: anchors.inProgress, current: op === null ? null : inProgressWords(op) };
+  facts.inProgress = { saved: anchors.inProgress, current: inProgressOf(gitDir) };
   facts.shallow = isShallow(gitDir);
   const savedBranch = effectiveBranch(anchors.branch, anchors.inProgress);
   const onBranch = effectiveBranch(snap.branch, facts.inProgress.current);
@@ -8848,7 +8823,7 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   facts.dirtyKeyFiles = keyFiles.filter((k) => newlyDirty(`${prefix}${k}`));
   if (!elsewhere) return;
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
-  if (committer === null && snap.head !== null && maybeTracked(gitDir, handoffPath)) {
+  if (committer === null && snap.head !== null && (await git(["cat-file", "-e", `HEAD:${handoffPath}`])).code === 0) {
     const last = await git(["log", "-1", "--no-merges", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
     committer = last.code === 0 ? last.stdout.toString("utf8").trim() || null : null;
   }
@@ -10837,8 +10812,8 @@ alwaysApply: true
 });
 
 // src/agents/skill-place.ts
-import { accessSync, closeSync as closeSync10, constants as constants6, lstatSync as lstatSync17, mkdirSync as mkdirSync5, openSync as openSync8, readdirSync as readdirSync12, readFileSync as readFileSync10 } from "node:fs";
-import { readlinkSync as readlinkSync3, renameSync as renameSync4, rmdirSync as rmdirSync2, rmSync as rmSync3, statSync as statSync2, symlinkSync, writeFileSync as writeFileSync5 } from "node:fs";
+import { accessSync, closeSync as closeSync10, constants as constants6, lstatSync as lstatSync17, mkdirSync as mkdirSync5, openSync as openSync8, readdirSync as readdirSync12, readFileSync as readFileSync9 } from "node:fs";
+import { readlinkSync as readlinkSync3, renameSync as renameSync4, rmdirSync as rmdirSync2, rmSync as rmSync3, statSync, symlinkSync, writeFileSync as writeFileSync5 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
 import path37 from "node:path";
 function present(p) {
@@ -10881,11 +10856,11 @@ function copySteps(from, to) {
     const dest = path37.join(to, rel);
     let have = null;
     try {
-      have = lstatSync17(dest).isFile() ? readFileSync10(dest) : null;
+      have = lstatSync17(dest).isFile() ? readFileSync9(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: present(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync10(path37.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync9(path37.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
@@ -10920,7 +10895,7 @@ function readCopyRecord(dir) {
     throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
   }
   try {
-    const r = JSON.parse(readFileSync10(file, "utf8"));
+    const r = JSON.parse(readFileSync9(file, "utf8"));
     const files = r.files;
     if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
     if (!Array.isArray(r.createdDirs)) return null;
@@ -10992,7 +10967,7 @@ function applySteps(from, to, steps2) {
     mkdirSync5(path37.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
     const src = path37.join(from, s.rel);
-    writeFileSync5(temp, readFileSync10(src), { mode: statSync2(src).mode & 511 });
+    writeFileSync5(temp, readFileSync9(src), { mode: statSync(src).mode & 511 });
     renameSync4(temp, dest);
   }
 }
@@ -11017,7 +10992,7 @@ var init_skill_place = __esm({
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    hashOf = (file) => createHash2("sha256").update(readFileSync10(file)).digest("hex");
+    hashOf = (file) => createHash2("sha256").update(readFileSync9(file)).digest("hex");
     safeDir = (d) => typeof d === "string" && d !== "" && !path37.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
@@ -12767,7 +12742,7 @@ var init_plan = __esm({
 });
 
 // src/store/agent-file.ts
-import { accessSync as accessSync2, closeSync as closeSync11, constants as constants7, existsSync as existsSync5, lstatSync as lstatSync18, mkdirSync as mkdirSync6, openSync as openSync9, readFileSync as readFileSync11 } from "node:fs";
+import { accessSync as accessSync2, closeSync as closeSync11, constants as constants7, existsSync as existsSync5, lstatSync as lstatSync18, mkdirSync as mkdirSync6, openSync as openSync9, readFileSync as readFileSync10 } from "node:fs";
 import { readlinkSync as readlinkSync4, rmdirSync as rmdirSync3, unlinkSync as unlinkSync10 } from "node:fs";
 import path39 from "node:path";
 async function readAgentFile(file, snippet) {
@@ -12888,7 +12863,7 @@ function prepareDir(dir) {
 function recordNode(dir, execPath) {
   const target = path39.join(dir, "node");
   try {
-    if (readFileSync11(target, "utf8") === `${execPath}
+    if (readFileSync10(target, "utf8") === `${execPath}
 `) return;
   } catch {
   }
@@ -12900,7 +12875,7 @@ function recordPath(dir, file) {
 }
 function readRecord(dir, file) {
   try {
-    const r = JSON.parse(readFileSync11(recordPath(dir, file), "utf8"));
+    const r = JSON.parse(readFileSync10(recordPath(dir, file), "utf8"));
     return r.path === file ? r : null;
   } catch {
     return null;
@@ -13202,14 +13177,14 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import { lstatSync as lstatSync20, readFileSync as readFileSync12 } from "node:fs";
+import { lstatSync as lstatSync20, readFileSync as readFileSync11 } from "node:fs";
 import path43 from "node:path";
 function anotherInstalled(t, skip) {
   return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
     const file = editPath(t.base, edit2);
     const st = lstatSync20(file, { throwIfNoEntry: false });
     if (skip.has(file) || st === void 0 || !st.isFile() || st.size > 4e6) return false;
-    return holdsOurs(edit2, readFileSync12(file, "utf8"));
+    return holdsOurs(edit2, readFileSync11(file, "utf8"));
   }));
 }
 var uninstallVerb, noDriver;
@@ -13590,7 +13565,7 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { existsSync as existsSync8, lstatSync as lstatSync22, readFileSync as readFileSync13 } from "node:fs";
+import { existsSync as existsSync8, lstatSync as lstatSync22, readFileSync as readFileSync12 } from "node:fs";
 import path45 from "node:path";
 function outdatedReasons(text, edit2) {
   const out = [];
@@ -13616,7 +13591,7 @@ function codexTrust(env, home, hooksFile) {
   let toml = "";
   try {
     const p = path45.join(env.CODEX_HOME || path45.join(home, ".codex"), "config.toml");
-    if (lstatSync22(p).isFile()) toml = readFileSync13(p, "utf8");
+    if (lstatSync22(p).isFile()) toml = readFileSync12(p, "utf8");
   } catch {
   }
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
@@ -13743,11 +13718,11 @@ var init_doctor_checks = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync9, readFileSync as readFileSync14 } from "node:fs";
+import { existsSync as existsSync9, readFileSync as readFileSync13 } from "node:fs";
 import path46 from "node:path";
 function json(file) {
   try {
-    const v = JSON.parse(readFileSync14(file, "utf8").slice(0, 1e6));
+    const v = JSON.parse(readFileSync13(file, "utf8").slice(0, 1e6));
     return isObj2(v) ? v : null;
   } catch {
     return null;
@@ -13784,11 +13759,11 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import { lstatSync as lstatSync23, readdirSync as readdirSync13, readFileSync as readFileSync15 } from "node:fs";
+import { lstatSync as lstatSync23, readdirSync as readdirSync13, readFileSync as readFileSync14 } from "node:fs";
 import path47 from "node:path";
 function readText(p) {
   try {
-    return lstatSync23(p).isFile() ? readFileSync15(p, "utf8") : null;
+    return lstatSync23(p).isFile() ? readFileSync14(p, "utf8") : null;
   } catch {
     return null;
   }
@@ -14111,7 +14086,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync3, constants as constants8, existsSync as existsSync10, statSync as statSync3 } from "node:fs";
+import { accessSync as accessSync3, constants as constants8, existsSync as existsSync10, statSync as statSync2 } from "node:fs";
 import path48 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
@@ -14126,7 +14101,7 @@ async function skippedPrograms(top, env, push) {
   const executable = (h) => {
     try {
       accessSync3(path48.join(hooksDir, h), constants8.X_OK);
-      return statSync3(path48.join(hooksDir, h)).isFile();
+      return statSync2(path48.join(hooksDir, h)).isFile();
     } catch {
       return false;
     }
@@ -15641,7 +15616,7 @@ async function checkpointAnchors(root, env, nowMs, excludes) {
   const top = gitTopOf(root);
   const op = top === null ? null : inProgressOf(gitDirOf(top));
   const conflicted = s.conflicted ?? 0;
-  if (op !== null) lines3.push(`- In progress: ${renderInProgress({ words: inProgressWords(op), conflicted })}`);
+  if (op !== null) lines3.push(`- In progress: ${renderInProgress({ words: op, conflicted })}`);
   return anchorsWithoutTokens(lines3);
 }
 function enough(cap, file, from, lastMessage) {
@@ -15920,7 +15895,7 @@ __export(statusline_exports, {
   statusText: () => statusText,
   statuslineVerb: () => statuslineVerb
 });
-import { readFileSync as readFileSync16 } from "node:fs";
+import { readFileSync as readFileSync15 } from "node:fs";
 import path51 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
@@ -15991,7 +15966,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync16(path51.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync15(path51.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;
@@ -16482,7 +16457,7 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync13, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync27, mkdirSync as mkdirSync9, openSync as openSync11, readFileSync as readFileSync17, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync13, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync27, mkdirSync as mkdirSync9, openSync as openSync11, readFileSync as readFileSync16, writeSync as writeSync2 } from "node:fs";
 import path54 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync11(p, flags | NOFOLLOW);
@@ -16494,7 +16469,7 @@ function onRegularFile(p, flags, use) {
   }
 }
 function memorySide(p, side) {
-  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync17(fd)));
+  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync16(fd)));
   if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
   return m.text;
 }

@@ -4,7 +4,7 @@ import { lstat } from "node:fs/promises";
 import path from "node:path";
 import type { AnchorValues, DirtyHash } from "../schema/anchor-lines.ts";
 import { isoSeconds, safeRelativePath } from "../schema/values.ts";
-import { blobIdOf, gitDirOf, gitTopOf, inProgressOf, inProgressWords, objectFormat } from "./git-dir.ts";
+import { blobIdOf, gitDirOf, gitTopOf, inProgressOf, objectFormat } from "./git-dir.ts";
 import { GitUnavailable } from "./run.ts";
 import { BROKEN_REPO_FIX, readSnapshot } from "./status.ts";
 
@@ -91,7 +91,7 @@ export async function collectAnchors(
       const s = r.snapshot;
       const top = gitTopOf(root);
       const op = top === null ? null : inProgressOf(gitDirOf(top));
-      const inProgress = op === null ? null : { words: inProgressWords(op), conflicted: s.conflicted ?? 0 };
+      const inProgress = op === null ? null : { words: op, conflicted: s.conflicted ?? 0 };
       const dirtyHashes = opts.hashes === true && top !== null ? dirtyHashesOf(top, s.dirty) : [];
       return {
         insideGit: true, branch: s.branch, head: s.head, dirty: s.dirty, date, keyFileMtimes: [], inProgress,

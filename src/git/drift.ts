@@ -1,13 +1,12 @@
 // Gathers the drift facts (docs/design.md#verdicts-and-the-brief) with as few git processes as the answer needs,
 // then hands them to the pure `assessDrift`.
-import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { quotedValue } from "../guard/quote.ts";
 import type { CheckedAnchors } from "../schema/handoff.ts";
 import { isoSeconds, parseStrictTime, type ObjectId } from "../schema/values.ts";
 import { statInsideRoot } from "./anchors.ts";
-import { blobIdOf, commonDirOf, gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "./git-dir.ts";
-import { isShallow, objectFormat, reflogNames } from "./git-dir.ts";
+import { blobIdOf, commonDirOf, gitDirOf, gitTopOf, inProgressOf, isShallow } from "./git-dir.ts";
+import { objectFormat, reflogNames } from "./git-dir.ts";
 import { clonedAfter, fatesOf, gatherFateLogs } from "./fates.ts";
 import { GitUnavailable, runGit, type Git, type GitResult } from "./run.ts";
 import { attributesNotOurs } from "./merge-driver-config.ts";
@@ -15,10 +14,7 @@ import { savedByOf, savedHere } from "./saves.ts";
 import { readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
 import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport } from "./verdict.ts";
 
-/**
- * Starts drift's `git status` before the handoff is read, so that git's work overlaps reading and parsing it
- * (performance.md). Pass the promise to `measureDrift`, which handles a rejection.
- */
+/** Starts drift's `git status` early, so that git's work overlaps reading the handoff (for `measureDrift`). */
 export function startStatus(
   root: string, env: Record<string, string | undefined>, excludes: readonly string[] = [],
 ): Promise<SnapshotResult> {
@@ -27,19 +23,16 @@ export function startStatus(
   return p;
 }
 
-/** Most commits the history log classifies (memory-only or not) before falling back to a count. */
+// Most commits the history log classifies before falling back to a count.
 const MAX_LOGGED_COMMITS = 2000;
-/** Most commits since the saved date for which `sinceSaved` is computed (null beyond). */
+// Most commits since the saved date for which `sinceSaved` is computed (null beyond).
 const MAX_SINCE_SAVED = 500;
 // The top's attributes file, where install and publish keep the merge driver's block.
 const ATTRIBUTES = ".gitattributes";
 
 /**
- * Parses the history log (`\x01<side>\x02<author>\x04<parents>\0`, then `\n` and NUL-ended top-relative paths; a
- * merge diffed against its first parent): per side, the commits, those touching only `memoryPrefix` (at least one
- * path, all under it), and those touching `.gitattributes` and otherwise only memory (memory-only when the file's
- * text outside our block is the same at both ends); `handoffCommitter`: the author (`name\x03e-mail`) of HEAD's
- * newest non-merge commit touching the handoff. Pure.
+ * Parses `historyArgs`' log: per side, the commits, those touching only memory, those touching `.gitattributes` and
+ * otherwise only memory; `handoffCommitter`: the author of HEAD's newest non-merge commit touching the handoff.
  */
 export function parseHistory(out: Buffer, memoryPrefix: string, handoffPath = `${memoryPrefix}HANDOFF.md`) {
   const counts = {
@@ -69,32 +62,13 @@ export function parseHistory(out: Buffer, memoryPrefix: string, handoffPath = `$
   return counts;
 }
 
-// `name\x03e-mail` as brief and drift print it, each part quoted by the one rule for file-controlled values
-// (docs/design.md#memory-from-elsewhere), so neither can end its quotation nor reorder the line.
+// `name\x03e-mail` with each part quoted, so that neither can end its quotation nor reorder the line.
 function authorWords(raw: string): string {
   const [name = "", email = ""] = raw.split("\x03");
   return `${quotedValue(name)} ${quotedValue(email)}`;
 }
 
-// Is the handoff tracked? Its path is looked up in the index's bytes without a git process; an index that cannot
-// be searched that way (v4 compresses paths) counts as tracked.
-function maybeTracked(gitDir: string | null, topRelative: string): boolean {
-  if (gitDir === null) return false;
-  const index = path.join(gitDir, "index");
-  try {
-    if (statSync(index).size > 64 * 1024 * 1024) return true;
-    const buf = readFileSync(index);
-    if (buf.length >= 8 && buf.readUInt32BE(4) >= 4) return true;
-    return buf.includes(Buffer.from(`${topRelative}\0`, "utf8"));
-  } catch {
-    return false;
-  }
-}
-
-/**
- * `early`: a `startStatus` already running; `excludes`: root-relative folders `git status` leaves out (the running
- * skill's); `handoffToken` and `handoffText` tell whether this clone saved the handoff (null token: a pasted one).
- */
+/** `excludes`: root-relative folders `git status` leaves out; a null `handoffToken`: a pasted handoff. */
 export interface DriftOptions {
   early?: Promise<SnapshotResult> | null;
   excludes?: readonly string[];
@@ -179,8 +153,7 @@ async function measureRepo(
   const token = opts.handoffToken;
   const elsewhere = token != null && savedHere(root, opts.handoffText ?? null, () => token) === false;
   facts.current = snap;
-  const op = inProgressOf(gitDir);
-  facts.inProgress = { saved: anchors.inProgress, current: op === null ? null : inProgressWords(op) };
+  facts.inProgress = { saved: anchors.inProgress, current: inProgressOf(gitDir) };
   // A shallow clone's counts cover only the history it holds.
   facts.shallow = isShallow(gitDir);
   const savedBranch = effectiveBranch(anchors.branch, anchors.inProgress);
@@ -214,7 +187,8 @@ async function measureRepo(
   if (!elsewhere) return;
   // The commits since the save usually hold the last change to the handoff; only when none does is its history read.
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
-  if (committer === null && snap.head !== null && maybeTracked(gitDir, handoffPath)) {
+  // Only a handoff in HEAD's tree has a last commit: checking first spares a walk of all history.
+  if (committer === null && snap.head !== null && (await git(["cat-file", "-e", `HEAD:${handoffPath}`])).code === 0) {
     const last = await git(["log", "-1", "--no-merges", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
     committer = last.code === 0 ? last.stdout.toString("utf8").trim() || null : null;
   }
