@@ -1338,13 +1338,8 @@ function listedSafe(dir, safe) {
   });
 }
 function distrust(dir, uid, safe) {
-  if (uid === void 0) return null;
-  let st;
-  try {
-    st = lstatSync5(dir);
-  } catch {
-    return null;
-  }
+  const st = uid === void 0 ? void 0 : lstatSync5(dir, { throwIfNoEntry: false });
+  if (st === void 0) return null;
   let why = null;
   if (st.uid !== uid && st.uid !== 0) why = `owned by another user (uid ${st.uid})`;
   if ((st.mode & 514) === 514) why = "a sticky folder anyone can write to";
@@ -1356,12 +1351,8 @@ function dubious(root, uid, env, safe) {
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
     if (exists(path10.join(dir, ".git"))) {
-      let owner;
-      try {
-        owner = lstatSync5(dir).uid;
-      } catch {
-        return null;
-      }
+      const owner = lstatSync5(dir, { throwIfNoEntry: false })?.uid;
+      if (owner === void 0) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
       if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
       const what = `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious`;
@@ -1376,15 +1367,10 @@ function dubious(root, uid, env, safe) {
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  for (const p of [path10.join(dir, ".ai"), path10.join(dir, ".ai", "memory")]) {
-    try {
-      const st = lstatSync5(p);
-      if (st.uid !== uid && st.uid !== 0) return false;
-    } catch {
-      return false;
-    }
-  }
-  return true;
+  return [path10.join(dir, ".ai"), path10.join(dir, ".ai", "memory")].every((p) => {
+    const owner = lstatSync5(p, { throwIfNoEntry: false })?.uid;
+    return owner === uid || owner === 0;
+  });
 }
 function distrustedAbove(dir, env, opts = {}) {
   return distrust(dir, "uid" in opts ? opts.uid : process.getuid?.(), () => safeDirectories(env));
@@ -3740,7 +3726,7 @@ var init_run = __esm({
     GIT_TIMEOUT_MS = 15e3;
     GitUnavailable = class extends Error {
       reason;
-      /** The cause alone, for a sentence that says "git could not be used" itself. */
+      // The cause alone, for a sentence that says "git could not be used" itself.
       why;
       constructor(reason, message, why = message) {
         super(message);
@@ -7224,7 +7210,7 @@ var init_merge_driver_state = __esm({
 });
 
 // src/git/fates.ts
-import { closeSync as closeSync9, openSync as openSync7, readFileSync as readFileSync7, readSync as readSync3 } from "node:fs";
+import { readFileSync as readFileSync7 } from "node:fs";
 import path30 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
@@ -7264,11 +7250,8 @@ function fatesOf(i) {
 function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
   try {
-    const fd = openSync7(path30.join(gitDir, "logs", "HEAD"), "r");
-    const buf = Buffer.alloc(4096);
-    const n2 = readSync3(fd, buf, 0, buf.length, 0);
-    closeSync9(fd);
-    const m = / (\d+) [+-]\d{4}\tclone: /.exec(buf.subarray(0, n2).toString("utf8").split("\n")[0] ?? "");
+    const first = readFileSync7(path30.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
+    const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
     return m !== null && Number(m[1]) * 1e3 >= savedMs2;
   } catch {
     return false;
@@ -10812,7 +10795,7 @@ alwaysApply: true
 });
 
 // src/agents/skill-place.ts
-import { accessSync, closeSync as closeSync10, constants as constants6, lstatSync as lstatSync17, mkdirSync as mkdirSync5, openSync as openSync8, readdirSync as readdirSync12, readFileSync as readFileSync9 } from "node:fs";
+import { accessSync, closeSync as closeSync9, constants as constants6, lstatSync as lstatSync17, mkdirSync as mkdirSync5, openSync as openSync7, readdirSync as readdirSync12, readFileSync as readFileSync9 } from "node:fs";
 import { readlinkSync as readlinkSync3, renameSync as renameSync4, rmdirSync as rmdirSync2, rmSync as rmSync3, statSync, symlinkSync, writeFileSync as writeFileSync5 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
 import path37 from "node:path";
@@ -10908,12 +10891,12 @@ function readCopyRecord(dir) {
 function writeCopyRecord(dir, createdDirs) {
   const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path37.join(dir, rel))]));
   const flags = constants6.O_WRONLY | constants6.O_CREAT | constants6.O_TRUNC | (constants6.O_NOFOLLOW ?? 0);
-  const fd = openSync8(path37.join(dir, RECORD), flags, 420);
+  const fd = openSync7(path37.join(dir, RECORD), flags, 420);
   try {
     writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
   } finally {
-    closeSync10(fd);
+    closeSync9(fd);
   }
 }
 function dropCopyRecord(dir) {
@@ -12742,7 +12725,7 @@ var init_plan = __esm({
 });
 
 // src/store/agent-file.ts
-import { accessSync as accessSync2, closeSync as closeSync11, constants as constants7, existsSync as existsSync5, lstatSync as lstatSync18, mkdirSync as mkdirSync6, openSync as openSync9, readFileSync as readFileSync10 } from "node:fs";
+import { accessSync as accessSync2, closeSync as closeSync10, constants as constants7, existsSync as existsSync5, lstatSync as lstatSync18, mkdirSync as mkdirSync6, openSync as openSync8, readFileSync as readFileSync10 } from "node:fs";
 import { readlinkSync as readlinkSync4, rmdirSync as rmdirSync3, unlinkSync as unlinkSync10 } from "node:fs";
 import path39 from "node:path";
 async function readAgentFile(file, snippet) {
@@ -12777,7 +12760,7 @@ function linkTarget(file) {
 }
 function assertReplaceable(file, snippet) {
   try {
-    closeSync11(openSync9(file, constants7.O_WRONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK));
+    closeSync10(openSync8(file, constants7.O_WRONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK));
     accessSync2(path39.dirname(file), constants7.W_OK);
   } catch (err) {
     const code = err.code;
@@ -15070,12 +15053,12 @@ var init_transcripts = __esm({
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync12, constants as constants9, fstatSync as fstatSync6, openSync as openSync10, readSync as readSync4 } from "node:fs";
+import { closeSync as closeSync11, constants as constants9, fstatSync as fstatSync6, openSync as openSync9, readSync as readSync3 } from "node:fs";
 function readAt(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
   while (got < length) {
-    const n2 = readSync4(fd, buf, got, length - got, position + got);
+    const n2 = readSync3(fd, buf, got, length - got, position + got);
     if (n2 === 0) break;
     got += n2;
   }
@@ -15099,7 +15082,7 @@ function openTranscript(transcriptPath) {
   if (!where.ok) return { ok: false, reason: where.reason };
   let fd;
   try {
-    fd = openSync10(where.path, constants9.O_RDONLY | constants9.O_NOFOLLOW | constants9.O_NONBLOCK);
+    fd = openSync9(where.path, constants9.O_RDONLY | constants9.O_NOFOLLOW | constants9.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     const known = { ENOENT: "does not exist", ELOOP: "is a link" };
@@ -15113,12 +15096,12 @@ function openTranscript(transcriptPath) {
   } catch (err) {
     reason = readFailure(err);
   }
-  closeSync12(fd);
+  closeSync11(fd);
   return { ok: false, reason };
 }
 function closeTranscript(file) {
   try {
-    closeSync12(file.fd);
+    closeSync11(file.fd);
   } catch {
   }
 }
@@ -16457,15 +16440,15 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync13, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync27, mkdirSync as mkdirSync9, openSync as openSync11, readFileSync as readFileSync16, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync12, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync27, mkdirSync as mkdirSync9, openSync as openSync10, readFileSync as readFileSync16, writeSync as writeSync2 } from "node:fs";
 import path54 from "node:path";
 function onRegularFile(p, flags, use) {
-  const fd = openSync11(p, flags | NOFOLLOW);
+  const fd = openSync10(p, flags | NOFOLLOW);
   try {
     if (!fstatSync7(fd).isFile()) throw new Error(`${p} is not a regular file`);
     return use(fd);
   } finally {
-    closeSync13(fd);
+    closeSync12(fd);
   }
 }
 function memorySide(p, side) {
@@ -16492,11 +16475,11 @@ function archiveDirOf(top, memRel) {
   return at2;
 }
 function createExclusive2(p, text) {
-  const fd = openSync11(p, constants10.O_WRONLY | constants10.O_CREAT | constants10.O_EXCL | NOFOLLOW, 384);
+  const fd = openSync10(p, constants10.O_WRONLY | constants10.O_CREAT | constants10.O_EXCL | NOFOLLOW, 384);
   try {
     writeSync2(fd, Buffer.from(text, "utf8"));
   } finally {
-    closeSync13(fd);
+    closeSync12(fd);
   }
 }
 async function otherAuthor(cwd, env, side, file) {
@@ -17165,7 +17148,7 @@ init_redact();
 
 // src/main.ts
 init_errors();
-import { closeSync as closeSync14, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync28, openSync as openSync12, readSync as readSync5, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync13, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync28, openSync as openSync11, readSync as readSync4, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
 function writeFd(fd, data) {
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let off = 0;
@@ -17193,7 +17176,7 @@ function readFd(fd, maxBytes, deadline) {
     const buf = Buffer.allocUnsafe(Math.min(65536, maxBytes + 1 - total));
     let n2;
     try {
-      n2 = readSync5(fd, buf, 0, buf.length, null);
+      n2 = readSync4(fd, buf, 0, buf.length, null);
     } catch (err) {
       const code = err.code;
       if (code === "EOF" || code === "EBADF") break;
@@ -17236,7 +17219,7 @@ function readPipeWithin(stdin, ms, maxBytes) {
   let fd;
   try {
     if (process.platform !== "linux" || !stdin.isFIFO()) return void 0;
-    fd = openSync12("/proc/self/fd/0", constants11.O_RDONLY | constants11.O_NONBLOCK);
+    fd = openSync11("/proc/self/fd/0", constants11.O_RDONLY | constants11.O_NONBLOCK);
   } catch {
     return void 0;
   }
@@ -17246,7 +17229,7 @@ function readPipeWithin(stdin, ms, maxBytes) {
   } catch {
     return null;
   } finally {
-    closeSync14(fd);
+    closeSync13(fd);
   }
 }
 function readStdinWithin(ms, maxBytes) {

@@ -386,13 +386,8 @@ function listedSafe(dir, safe) {
   });
 }
 function distrust(dir, uid, safe) {
-  if (uid === void 0) return null;
-  let st;
-  try {
-    st = lstatSync3(dir);
-  } catch {
-    return null;
-  }
+  const st = uid === void 0 ? void 0 : lstatSync3(dir, { throwIfNoEntry: false });
+  if (st === void 0) return null;
   let why = null;
   if (st.uid !== uid && st.uid !== 0) why = `owned by another user (uid ${st.uid})`;
   if ((st.mode & 514) === 514) why = "a sticky folder anyone can write to";
@@ -404,12 +399,8 @@ function dubious(root, uid, env, safe) {
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
     if (exists(path5.join(dir, ".git"))) {
-      let owner;
-      try {
-        owner = lstatSync3(dir).uid;
-      } catch {
-        return null;
-      }
+      const owner = lstatSync3(dir, { throwIfNoEntry: false })?.uid;
+      if (owner === void 0) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
       if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
       const what = `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious`;
@@ -424,15 +415,10 @@ function dubious(root, uid, env, safe) {
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  for (const p of [path5.join(dir, ".ai"), path5.join(dir, ".ai", "memory")]) {
-    try {
-      const st = lstatSync3(p);
-      if (st.uid !== uid && st.uid !== 0) return false;
-    } catch {
-      return false;
-    }
-  }
-  return true;
+  return [path5.join(dir, ".ai"), path5.join(dir, ".ai", "memory")].every((p) => {
+    const owner = lstatSync3(p, { throwIfNoEntry: false })?.uid;
+    return owner === uid || owner === 0;
+  });
 }
 function distrustedAbove(dir, env, opts = {}) {
   return distrust(dir, "uid" in opts ? opts.uid : process.getuid?.(), () => safeDirectories(env));
@@ -3098,7 +3084,7 @@ var init_run = __esm({
     GIT_TIMEOUT_MS = 15e3;
     GitUnavailable = class extends Error {
       reason;
-      /** The cause alone, for a sentence that says "git could not be used" itself. */
+      // The cause alone, for a sentence that says "git could not be used" itself.
       why;
       constructor(reason, message, why = message) {
         super(message);

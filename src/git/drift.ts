@@ -118,8 +118,7 @@ export async function measureDrift(
   }
   const stats = await keyFilesP;
   const missing = stats.filter((k) => k.stat === null).map((k) => k.path);
-  // A key file the plan will create, absent at the save and still absent, is not drift
-  // (docs/decisions/first-resume.md): only one that existed then, or may have, is missing.
+  // A key file the plan will create, absent at the save and still absent, is not drift.
   const notYet = await absentAtSave(missing, facts, anchors, prefix, git);
   facts.missingKeyFiles = missing.filter((k) => !notYet.includes(k));
   facts.keyFilesNotYetCreated = notYet;
@@ -178,16 +177,14 @@ async function measureRepo(
     const fromElsewhere = elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null);
     facts.dirtyFates = await measureFates(git, facts, anchors, { top, gitDir, cleaned, fromElsewhere });
   }
-  // Uncommitted edits to key files since the save: dirty now (an untracked folder counts for the files in it) and
-  // not listed dirty at the save.
+  // Key files dirty now (an untracked folder counts for the files in it) and not listed dirty at the save.
   const isDirty = (list: readonly string[], p: string) =>
     list.some((d) => d === p || (d.endsWith("/") && p.startsWith(d)));
   const newlyDirty = (p: string) => isDirty(snap.dirty, p) && !isDirty(facts.saved.dirty ?? [], p);
   facts.dirtyKeyFiles = keyFiles.filter((k) => newlyDirty(`${prefix}${k}`));
   if (!elsewhere) return;
-  // The commits since the save usually hold the last change to the handoff; only when none does is its history read.
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
-  // Only a handoff in HEAD's tree has a last commit: checking first spares a walk of all history.
+  // Only when the commits since the save did not name its committer; a handoff not in HEAD has none to walk for.
   if (committer === null && snap.head !== null && (await git(["cat-file", "-e", `HEAD:${handoffPath}`])).code === 0) {
     const last = await git(["log", "-1", "--no-merges", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
     committer = last.code === 0 ? last.stdout.toString("utf8").trim() || null : null;
@@ -195,9 +192,8 @@ async function measureRepo(
   facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
 }
 
-// The missing key files absent at the save too: outside git, those the `Key file mtimes` anchor recorded missing;
-// in git, those neither in the saved commit's tree nor under a path dirty at the save. An ignored file that existed
-// then cannot be told from one never made: it counts as absent. [] when it cannot be told.
+// The missing key files absent at the save too: recorded missing outside git; in git, neither in the saved tree nor
+// dirty at the save (an ignored file then counts as absent). [] when it cannot be told.
 async function absentAtSave(
   missing: string[], facts: DriftFacts, anchors: CheckedAnchors, prefix: string, git: Git,
 ): Promise<string[]> {
@@ -225,8 +221,7 @@ function normalTime(text: string): string {
   return "error" in t ? text : isoSeconds(t.ms);
 }
 
-// The commits between the saved HEAD and HEAD with the paths each touches, from one `git log` that also gives
-// ahead and behind. `-z` keeps paths unquoted; `--no-renames` lists both sides of a move.
+// The commits between the saved HEAD and HEAD with their paths: one `git log` that also gives ahead and behind.
 function historyArgs(id: ObjectId, ...extra: string[]): string[] {
   return [
     "log", "--left-right", "--format=%x01%m%x02%an%x03%ae%x04%p", "--name-only", "-z", "--no-renames",
@@ -246,8 +241,7 @@ async function measureHead(
     const h = parseHistory(log.stdout, memoryPrefix);
     counted = { ahead: h.ahead, behind: h.behind };
     memoryOnly = { ahead: h.memoryOnlyAhead, behind: h.memoryOnlyBehind };
-    // Our merge-driver block is not the user's change: commits of memory and `.gitattributes` count as memory-only
-    // when nothing else in that file changed.
+    // Our merge-driver block is not the user's change: with nothing else in `.gitattributes` changed, memory-only.
     if (h.attributesAhead + h.attributesBehind > 0 && (await sameAttributesButOurs(head, git))) {
       memoryOnly = { ahead: memoryOnly.ahead + h.attributesAhead, behind: memoryOnly.behind + h.attributesBehind };
     }
@@ -282,8 +276,7 @@ async function measureHead(
     const r = await git(["rev-list", "--count", `--since=@${Math.floor(facts.saved.date.ms / 1000)}`, "HEAD"]);
     if (r.code === 0) facts.commitsSinceDate = Number(r.stdout.toString("utf8").trim());
   }
-  // The old object is here: count HEAD's commits that are not a rewritten copy of the saved side's, only when the
-  // commits since the saved date are few enough to compare.
+  // The old object is here: HEAD's commits that are no rewritten copy of the saved side's, when few enough.
   const since = facts.commitsSinceDate;
   if (!facts.objectMissing && snap.head !== null && since !== null && since <= MAX_SINCE_SAVED) {
     // A rebased publish commit is no copy of a saved commit (it came after the save): memory-only ones don't count.
@@ -321,8 +314,7 @@ async function countBoth(head: ObjectId, git: Git): Promise<{ ahead: number; beh
   return m ? { behind: Number(m[1]), ahead: Number(m[2]) } : null;
 }
 
-// `rev-list <id> --not --all` lists nothing when a ref (or HEAD) contains the id, refs/stash included (a stash
-// made on the saved commit keeps it). Reflogs are not refs: a commit kept only by the reflog is listed.
+// Lists nothing when a ref (refs/stash too) or HEAD contains the id; a commit kept only by a reflog is listed.
 async function reachableFromRef(head: ObjectId, git: Git, facts: DriftFacts): Promise<boolean> {
   const r = await git(["rev-list", "--max-count=1", head, "--not", "--all"]);
   if (r.code !== 0) {

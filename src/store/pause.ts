@@ -26,10 +26,7 @@ export function disabledByEnv(env: Record<string, string | undefined>): boolean 
   return v !== undefined && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
 }
 
-/**
- * The first kill switch that is on, as the thing to remove to resume, or null: `SESSION_HANDOFF_DISABLE`,
- * `<memory dir>/PAUSE`, the file `SESSION_HANDOFF_PAUSE` names (`~` expanded), then the user dir's `PAUSE`.
- */
+/** The first kill switch that is on, as the thing to remove to resume, or null. */
 export function pauseSwitch(memDir: string | null, env: Record<string, string | undefined>): string | null {
   if (disabledByEnv(env)) {
     const v = env.SESSION_HANDOFF_DISABLE!.slice(0, 40);
