@@ -1106,11 +1106,6 @@ function exists(p) {
     return false;
   }
 }
-function expandHome(p, env) {
-  if (p === "~") return homeFolder(env);
-  if (p.startsWith("~/")) return path8.join(homeFolder(env), p.slice(2));
-  return p;
-}
 function disabledByEnv(env) {
   const v = env.SESSION_HANDOFF_DISABLE;
   return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
@@ -1120,14 +1115,10 @@ function pauseSwitch(memDir, env) {
     const v = env.SESSION_HANDOFF_DISABLE.slice(0, 40);
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
-  if (memDir !== null && exists(path8.join(memDir, "PAUSE"))) return path8.join(memDir, "PAUSE");
-  const named = env.SESSION_HANDOFF_PAUSE;
-  if (named) {
-    const p = expandHome(named, env);
-    if (exists(p)) return p;
-  }
-  const global = path8.join(userDir(env), "PAUSE");
-  return exists(global) ? global : null;
+  const named = env.SESSION_HANDOFF_PAUSE || null;
+  const home = named !== null && /^~(\/|$)/.test(named) ? path8.join(homeFolder(env), named.slice(1)) : named;
+  const files = [memDir === null ? null : path8.join(memDir, "PAUSE"), home, path8.join(userDir(env), "PAUSE")];
+  return files.find((p) => p !== null && exists(p)) ?? null;
 }
 function assertNotPaused(memDir, env) {
   const sw = pauseSwitch(memDir, env);
@@ -14120,10 +14111,8 @@ async function publishTarget(root, memDir, env) {
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
   const memRel = path48.relative(top, memDir).split(path48.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
-  const ignored = await Promise.all(
-    [`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env))
-  );
-  if (ignored.some((r) => r.code === 0)) {
+  const ignored = await runGit(top, ["check-ignore", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
+  if (ignored.code === 0) {
     throw new Refused(
       `${memRel}/ is ignored by git (.gitignore); publish only commits a memory dir that git tracks: remove the ignore rule first, or keep memory private and do not publish`
     );

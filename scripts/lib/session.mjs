@@ -312,11 +312,6 @@ function exists(p) {
     return false;
   }
 }
-function expandHome(p, env) {
-  if (p === "~") return homeFolder(env);
-  if (p.startsWith("~/")) return path4.join(homeFolder(env), p.slice(2));
-  return p;
-}
 function disabledByEnv(env) {
   const v = env.SESSION_HANDOFF_DISABLE;
   return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
@@ -326,14 +321,10 @@ function pauseSwitch(memDir, env) {
     const v = env.SESSION_HANDOFF_DISABLE.slice(0, 40);
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
-  if (memDir !== null && exists(path4.join(memDir, "PAUSE"))) return path4.join(memDir, "PAUSE");
-  const named = env.SESSION_HANDOFF_PAUSE;
-  if (named) {
-    const p = expandHome(named, env);
-    if (exists(p)) return p;
-  }
-  const global = path4.join(userDir(env), "PAUSE");
-  return exists(global) ? global : null;
+  const named = env.SESSION_HANDOFF_PAUSE || null;
+  const home = named !== null && /^~(\/|$)/.test(named) ? path4.join(homeFolder(env), named.slice(1)) : named;
+  const files = [memDir === null ? null : path4.join(memDir, "PAUSE"), home, path4.join(userDir(env), "PAUSE")];
+  return files.find((p) => p !== null && exists(p)) ?? null;
 }
 var init_pause = __esm({
   "src/store/pause.ts"() {

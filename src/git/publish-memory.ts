@@ -96,11 +96,9 @@ export async function publishTarget(root: string, memDir: string, env: Env): Pro
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
   const memRel = path.relative(top, memDir).split(path.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
-  // One path per run: git refuses --quiet with several. The folder, or its files by a pattern.
-  const ignored = await Promise.all(
-    [`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env)),
-  );
-  if (ignored.some((r) => r.code === 0)) {
+  // The folder, or its files by a pattern: exit 0 when either is ignored.
+  const ignored = await runGit(top, ["check-ignore", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
+  if (ignored.code === 0) {
     throw new Refused(
       `${memRel}/ is ignored by git (.gitignore); publish only commits a memory dir that git tracks: remove the ` +
         `ignore rule first, or keep memory private and do not publish`,
