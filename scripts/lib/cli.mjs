@@ -1147,8 +1147,8 @@ function parseDraftName(kind, arg) {
   if (m === null || !(dir === "." || dir === ".ai/memory/drafts" || dir.endsWith("/.ai/memory/drafts"))) {
     const want = `.ai/memory/drafts/${kind}-<8 hex>.md`;
     const shown = JSON.stringify(arg.slice(0, 80));
-    const said = `the path \`read ${kind}\` printed on its DRAFT: line`;
-    throw new UsageError(`--from-draft takes ${said} (${want}), not ${shown}`);
+    const said2 = `the path \`read ${kind}\` printed on its DRAFT: line`;
+    throw new UsageError(`--from-draft takes ${said2} (${want}), not ${shown}`);
   }
   if (m[1] !== kind) {
     const other = draftShown({ kind: m[1], id: m[2] });
@@ -2371,8 +2371,8 @@ function countWords(text) {
     const k = (items.get(h)?.length ?? 0) + (dropped.get(h) ?? 0);
     return k === 0 ? null : `${k} ${one}${k === 1 ? "" : "s"}`;
   };
-  const plan = n2("## Plan state", "step");
-  const parts = [n2("## User requests", "request"), plan && `a plan of ${plan}`, n2("## Files edited", "file")];
+  const plan2 = n2("## Plan state", "step");
+  const parts = [n2("## User requests", "request"), plan2 && `a plan of ${plan2}`, n2("## Files edited", "file")];
   const all = [...parts, n2("## Commands", "command")].filter((p) => p !== null);
   return all.length > 0 ? all.join(", ") : "tool calls only (no request, plan, file or command)";
 }
@@ -3339,8 +3339,8 @@ async function publish(spec) {
     if (prior === null) unlinkQuiet(tempPath);
     else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
     if (err instanceof HelperError) {
-      const said = err.message.replace(/; nothing was (?:published|changed)/, "");
-      if (!restored) err.message = `${said}; ${afterRollback(false, spec.file)}`;
+      const said2 = err.message.replace(/; nothing was (?:published|changed)/, "");
+      if (!restored) err.message = `${said2}; ${afterRollback(false, spec.file)}`;
       throw err;
     }
     throw new Refused(`cannot save ${spec.file}: ${err.message}; ${afterRollback(restored, spec.file)}`);
@@ -8422,13 +8422,13 @@ async function mergeDriverStep(root, opts, env) {
     const note = `the merge driver was not ${remove ? "removed" : "registered"}: ${err.message}`;
     return { lines: [], notes: [note], attributes: false };
   }
-  const said = (done2, todo) => opts.dryRun === true ? `would ${todo}` : done2;
+  const said2 = (done2, todo) => opts.dryRun === true ? `would ${todo}` : done2;
   const lines3 = [];
   const [driver, block2] = [`the merge driver ${DRIVER_NAME}`, "the merge driver's block"];
-  if (change.config && remove) lines3.push(`${said("removed", "remove")} ${driver} from .git/config`);
-  else if (change.config) lines3.push(`${said("registered", "register")} ${driver} in .git/config`);
-  if (change.attributes && remove) lines3.push(`${said("removed", "remove")} ${block2} from .gitattributes`);
-  else if (change.attributes) lines3.push(`${said("added", "add")} ${block2} to .gitattributes`);
+  if (change.config && remove) lines3.push(`${said2("removed", "remove")} ${driver} from .git/config`);
+  else if (change.config) lines3.push(`${said2("registered", "register")} ${driver} in .git/config`);
+  if (change.attributes && remove) lines3.push(`${said2("removed", "remove")} ${block2} from .gitattributes`);
+  else if (change.attributes) lines3.push(`${said2("added", "add")} ${block2} to .gitattributes`);
   return { lines: lines3, notes: change.notes, attributes: change.attributes };
 }
 function attributesOnlyOurs(top) {
@@ -9439,13 +9439,13 @@ var init_brief = __esm({
 function parseCheckpoint(text) {
   const { items } = readCheckpointText(text);
   const of = (heading) => (items.get(`## ${heading}`) ?? []).map((line) => line.slice(2));
-  const plan = of("Plan state").flatMap((item) => {
+  const plan2 = of("Plan state").flatMap((item) => {
     const m = /^\[([x~ -])\] (.*)$/.exec(item);
     return m ? [{ status: STATUS[m[1]], text: m[2] }] : [];
   });
   return {
     requests: of("User requests").map((r) => r.replace(/^The user wrote: /, "")),
-    plan,
+    plan: plan2,
     failedCommands: of("Commands").filter((c) => / — exit [1-9]\d*$/.test(c))
   };
 }
@@ -9468,21 +9468,21 @@ function lines(b) {
 }
 function briefFromCheckpoint(text, age) {
   const cp = parseCheckpoint(text);
-  const plan = planStatusOf(cp);
+  const plan2 = planStatusOf(cp);
   const last = cp.requests.at(-1);
   const failed = cp.failedCommands.slice(-3).map((c) => flatten(c, 120));
   return lines({
     goal: last ? `the user's last request: ${flatten(last, 300)} ${CAPTURED}` : `none captured ${CAPTURED}`,
-    planStatus: plan.text,
+    planStatus: plan2.text,
     decisionsInForce: `none recorded (no handoff was written) ${CAPTURED}`,
     doNotRetry: `${failed.length > 0 ? `commands that failed: ${failed.join("; ")}` : "none recorded"} ${CAPTURED}`,
     driftAndLessons: `no handoff; drift not measured ${CAPTURED}; source: checkpoint ${age}`,
-    proposedNextStep: nextStepOf(plan.current)
+    proposedNextStep: nextStepOf(plan2.current)
   });
 }
 function foldCheckpoint(brief, text, age) {
   const cp = parseCheckpoint(text);
-  const plan = planStatusOf(cp);
+  const plan2 = planStatusOf(cp);
   const f = brief.frame;
   const step2 = (current) => {
     if (f === void 0) return nextStepOf(current);
@@ -9491,12 +9491,12 @@ function foldCheckpoint(brief, text, age) {
   };
   return lines({
     goal: brief.goal,
-    planStatus: cp.plan.length > 0 ? plan.text : brief.planStatus,
+    planStatus: cp.plan.length > 0 ? plan2.text : brief.planStatus,
     decisionsInForce: brief.decisionsInForce,
     doNotRetry: brief.doNotRetry,
     // The source is a clause like the others: whole clauses drop before it, nothing follows a cut.
     driftAndLessons: brief.driftClauses ? fitClauses([...brief.driftClauses, { text: `source: checkpoint ${age}`, rank: RANK.source }], MAX_FIELD_CHARS) : `${brief.driftAndLessons}; source: checkpoint ${age}`,
-    proposedNextStep: plan.current === null ? brief.proposedNextStep : step2(plan.current)
+    proposedNextStep: plan2.current === null ? brief.proposedNextStep : step2(plan2.current)
   });
 }
 function briefFromStash(stash, restore2) {
@@ -9630,9 +9630,9 @@ function mergeHandoffs(later, other) {
     const key = firstLine2(s.text);
     if (RANK2[s.status] > RANK2[theirStatus.get(key) ?? "unmarked"]) theirStatus.set(key, s.status);
   }
-  const plan = sectionBody(lines3, a, "plan");
-  if (plan !== null) {
-    for (let i = plan.from; i < plan.to; i++) {
+  const plan2 = sectionBody(lines3, a, "plan");
+  if (plan2 !== null) {
+    for (let i = plan2.from; i < plan2.to; i++) {
       const m = PLAN_LINE.exec(lines3[i]);
       if (!m) continue;
       const mine = m[2] === "~" ? "in-progress" : m[2] === " " ? "todo" : m[2] === "-" ? "abandoned" : "done";
@@ -10469,9 +10469,8 @@ function psQuote(s) {
   return `'${s.replace(/'/g, "''")}'`;
 }
 function nodeRun(args) {
-  const known = NODE_LOCATIONS.map((p) => p.startsWith("$HOME") ? `"${p}"` : p).join(" ");
   const record2 = `"$(cat "\${XDG_CONFIG_HOME:-$HOME/.config}/${NODE_RECORD}" 2>/dev/null)"`;
-  return `for n in "$SESSION_HANDOFF_NODE" ${record2} "$(command -v node)" ${known}; do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`;
+  return `for n in "$SESSION_HANDOFF_NODE" ${record2} "$(command -v node)" ${KNOWN_NODES}; do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`;
 }
 function hookCommand(helper, args, projectVar) {
   const rel = projectVar !== null && helper.rel !== null;
@@ -10483,19 +10482,12 @@ function hookCommandPowerShell(abs, args) {
   const onPath = `(Get-Command node ${PS_FIRST} -ExpandProperty Source)`;
   return `$f=${psQuote(abs)}; if (Test-Path -LiteralPath $f -PathType Leaf) { $c=if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }; foreach ($n in @($env:SESSION_HANDOFF_NODE, ${record2}, ${onPath}, "$env:ProgramFiles\\nodejs\\node.exe")) { if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${args}; exit $LASTEXITCODE } } }; exit 0`;
 }
-var CLINE_HOOK_MARK, NODE_LOCATIONS, NODE_RECORD, PS_FIRST;
+var CLINE_HOOK_MARK, KNOWN_NODES, NODE_RECORD, PS_FIRST;
 var init_command = __esm({
   "src/agents/command.ts"() {
     "use strict";
     CLINE_HOOK_MARK = "# session-handoff: installed hook";
-    NODE_LOCATIONS = [
-      "/opt/homebrew/bin/node",
-      "/usr/local/bin/node",
-      "$HOME/.volta/bin/node",
-      "$HOME/.local/share/fnm/aliases/default/bin/node",
-      "$HOME/.asdf/shims/node",
-      "$HOME/.local/share/mise/shims/node"
-    ];
+    KNOWN_NODES = '/opt/homebrew/bin/node /usr/local/bin/node "$HOME/.volta/bin/node" "$HOME/.local/share/fnm/aliases/default/bin/node" "$HOME/.asdf/shims/node" "$HOME/.local/share/mise/shims/node"';
     NODE_RECORD = "session-handoff/node";
     PS_FIRST = "-ErrorAction SilentlyContinue | Select-Object -First 1";
   }
@@ -11501,19 +11493,19 @@ function format(documentText, range, options) {
     return token;
   }
   const editOperations = [];
-  function addEdit(text, startOffset, endOffset) {
+  function addEdit2(text, startOffset, endOffset) {
     if (!hasError && (!range || startOffset < rangeEnd && endOffset > rangeStart) && documentText.substring(startOffset, endOffset) !== text) {
       editOperations.push({ offset: startOffset, length: endOffset - startOffset, content: text });
     }
   }
   let firstToken = scanNext();
   if (options.keepLines && numberLineBreaks > 0) {
-    addEdit(repeat(eol, numberLineBreaks), 0, 0);
+    addEdit2(repeat(eol, numberLineBreaks), 0, 0);
   }
   if (firstToken !== 17) {
     let firstTokenStart = scanner.getTokenOffset() + formatTextStart;
     let initialIndent = indentValue.length * initialIndentLevel < 20 && options.insertSpaces ? cachedSpaces[indentValue.length * initialIndentLevel] : repeat(indentValue, initialIndentLevel);
-    addEdit(initialIndent, formatTextStart, firstTokenStart);
+    addEdit2(initialIndent, formatTextStart, firstTokenStart);
   }
   while (firstToken !== 17) {
     let firstTokenEnd = scanner.getTokenOffset() + scanner.getTokenLength() + formatTextStart;
@@ -11522,7 +11514,7 @@ function format(documentText, range, options) {
     let needsLineBreak = false;
     while (numberLineBreaks === 0 && (secondToken === 12 || secondToken === 13)) {
       let commentTokenStart = scanner.getTokenOffset() + formatTextStart;
-      addEdit(cachedSpaces[1], firstTokenEnd, commentTokenStart);
+      addEdit2(cachedSpaces[1], firstTokenEnd, commentTokenStart);
       firstTokenEnd = scanner.getTokenOffset() + scanner.getTokenLength() + formatTextStart;
       needsLineBreak = secondToken === 12;
       replaceContent = needsLineBreak ? newLinesAndIndent() : "";
@@ -11622,7 +11614,7 @@ function format(documentText, range, options) {
       }
     }
     const secondTokenStart = scanner.getTokenOffset() + formatTextStart;
-    addEdit(replaceContent, firstTokenEnd, secondTokenStart);
+    addEdit2(replaceContent, firstTokenEnd, secondTokenStart);
     firstToken = secondToken;
   }
   return editOperations;
@@ -13311,33 +13303,33 @@ function planOf(ctx) {
   const dryRun = ctx.values["dry-run"] === true;
   return { base, global, dryRun, source, dest: path44.join(base, CANONICAL), agents, shown };
 }
-async function agentVerb(ctx, plan, verb, agent, dryRun) {
-  const helperPath = path44.join(plan.dest, "scripts", "memory_io.mjs");
-  const values = { agent: agent.name, "dry-run": dryRun, ...plan.global ? { global: true } : { root: plan.base } };
-  const out = await verb.run({ ...ctx, values, positionals: [], helperPath, skillDir: plan.dest });
+async function agentVerb(ctx, plan2, verb, agent, dryRun) {
+  const helperPath = path44.join(plan2.dest, "scripts", "memory_io.mjs");
+  const values = { agent: agent.name, "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
+  const out = await verb.run({ ...ctx, values, positionals: [], helperPath, skillDir: plan2.dest });
   const lines3 = String(out.stdout).split("\n").filter((l) => l !== "");
   return { lines: lines3.map((l) => `${agent.name}: ${l}`), notes: out.stderr };
 }
-function linkPlaces(plan, agents) {
-  const places = agents.map((a) => linkFolderFor(a, plan.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path44.join(plan.base, f, "session-handoff"));
+function linkPlaces(plan2, agents) {
+  const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
+  return [...new Set(places)].map((f) => path44.join(plan2.base, f, "session-handoff"));
 }
 function counted(steps2) {
   const n2 = (a) => steps2.filter((s) => s.action === a).length;
   const parts = [`${n2("create")} new files`, `${n2("update")} changed`, `${n2("remove")} removed`];
   return parts.filter((s) => !s.startsWith("0 ")).join(", ");
 }
-function refuseLinkOnTheWay(plan) {
-  const link = linkOnTheWay(plan.base, plan.dest);
+function refuseLinkOnTheWay(plan2) {
+  const link = linkOnTheWay(plan2.base, plan2.dest);
   if (link !== null) {
     const fix = "Replace the link with a folder, or run init where it points";
     const why = "init writes and removes only in the project's own folders, so nothing was changed";
-    throw new Refused(`${plan.shown(link)} is a link; ${why}. ${fix}`);
+    throw new Refused(`${plan2.shown(link)} is a link; ${why}. ${fix}`);
   }
 }
-async function init(ctx, plan) {
-  const { dest, source, shown } = plan;
-  refuseLinkOnTheWay(plan);
+async function init(ctx, plan2) {
+  const { dest, source, shown } = plan2;
+  refuseLinkOnTheWay(plan2);
   const running = dest === source || existsSync7(dest) && realpathSync5(dest) === source;
   if (!running && existsSync7(dest) && lstatSync21(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
@@ -13353,7 +13345,7 @@ async function init(ctx, plan) {
     throw new Refused(`${names2.join(", ")}${more} ${why}. ${fix}`);
   }
   const writes = steps2.map((s) => path44.join(dest, s.rel));
-  const links = linkPlaces(plan, plan.agents).map((place) => {
+  const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
       throw new Refused(`${shown(place)} is ${state}; nothing was changed. Move it away, then run init again`);
@@ -13364,7 +13356,7 @@ async function init(ctx, plan) {
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const made = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => missingUnder(plan.base, d));
+  const made = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => missingUnder(plan2.base, d));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -13373,44 +13365,44 @@ async function init(ctx, plan) {
   }
   const lines3 = [];
   const notes = [];
-  for (const agent of plan.agents) {
-    const dry = await agentVerb(ctx, plan, installVerb, agent, true);
-    if (plan.dryRun) {
+  for (const agent of plan2.agents) {
+    const dry = await agentVerb(ctx, plan2, installVerb, agent, true);
+    if (plan2.dryRun) {
       lines3.push(...dry.lines);
       notes.push(...dry.notes);
     }
   }
   if (steps2.length === 0) lines3.unshift(`unchanged ${shown(dest)}`);
   else {
-    if (!plan.dryRun) applySteps(source, dest, steps2);
-    lines3.unshift(`${plan.dryRun ? "would copy" : "copied"} the skill to ${shown(dest)} (${counted(steps2)})`);
+    if (!plan2.dryRun) applySteps(source, dest, steps2);
+    lines3.unshift(`${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown(dest)} (${counted(steps2)})`);
   }
   const after = [];
   for (const l of links) {
     if (l.asCopy) {
-      if (!plan.dryRun) applySteps(source, l.place, l.copy);
-      const copied = `${plan.dryRun ? "would copy" : "copied"} the skill to ${shown(l.place)} (${counted(l.copy)})`;
+      if (!plan2.dryRun) applySteps(source, l.place, l.copy);
+      const copied = `${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown(l.place)} (${counted(l.copy)})`;
       after.push(l.copy.length === 0 ? `unchanged ${shown(l.place)}` : copied);
     } else if (l.state === "ours") after.push(`unchanged ${shown(l.place)}`);
     else {
-      if (!plan.dryRun) makeLink(l.place, dest);
-      after.push(`${plan.dryRun ? "would link" : "linked"} ${shown(l.place)} -> ${shown(dest)}`);
+      if (!plan2.dryRun) makeLink(l.place, dest);
+      after.push(`${plan2.dryRun ? "would link" : "linked"} ${shown(l.place)} -> ${shown(dest)}`);
     }
   }
   lines3.splice(1, 0, ...after);
-  if (!plan.dryRun && !running && (steps2.length > 0 || made.length > 0 || record2 === null)) {
+  if (!plan2.dryRun && !running && (steps2.length > 0 || made.length > 0 || record2 === null)) {
     writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   }
-  if (!plan.dryRun) {
-    for (const agent of plan.agents) {
-      const done2 = await agentVerb(ctx, plan, installVerb, agent, false);
+  if (!plan2.dryRun) {
+    for (const agent of plan2.agents) {
+      const done2 = await agentVerb(ctx, plan2, installVerb, agent, false);
       lines3.push(...done2.lines);
       notes.push(...done2.notes);
     }
   }
-  const who = plan.agents.map((a) => a.name).join(", ");
+  const who = plan2.agents.map((a) => a.name).join(", ");
   const copy = shown(path44.join(dest, "scripts", "memory_io.mjs"));
-  if (!plan.dryRun) lines3.push(`check: node ${copy} doctor${plan.global ? " --global" : ""}`);
+  if (!plan2.dryRun) lines3.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   lines3.push(`next: start a new session (${who}) and ${SAY2}`);
   return ok(`${lines3.join("\n")}
 `, notes);
@@ -13422,30 +13414,30 @@ function missingUnder(base, dir) {
   }
   return out;
 }
-async function undo(ctx, plan) {
-  const { dest, source, shown } = plan;
-  refuseLinkOnTheWay(plan);
+async function undo(ctx, plan2) {
+  const { dest, source, shown } = plan2;
+  refuseLinkOnTheWay(plan2);
   const record2 = readCopyRecord(dest);
   const lines3 = [];
   const notes = [];
-  for (const agent of plan.agents) {
-    const done2 = await agentVerb(ctx, plan, uninstallVerb, agent, plan.dryRun);
+  for (const agent of plan2.agents) {
+    const done2 = await agentVerb(ctx, plan2, uninstallVerb, agent, plan2.dryRun);
     lines3.push(...done2.lines);
     notes.push(...done2.notes);
   }
-  const would = plan.dryRun ? "would remove" : "removed";
-  for (const place of linkPlaces(plan, Object.values(AGENTS))) {
+  const would = plan2.dryRun ? "would remove" : "removed";
+  for (const place of linkPlaces(plan2, Object.values(AGENTS))) {
     const state = linkState(place, dest);
     const sameCopy = state === "copy" && copySteps(source, place).every((s) => s.action === "remove");
     const ours = state === "ours" || sameCopy;
     if (state === "absent") continue;
-    if (!ours || linkOnTheWay(plan.base, place) !== null) {
+    if (!ours || linkOnTheWay(plan2.base, place) !== null) {
       lines3.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
       continue;
     }
-    if (!plan.dryRun) {
+    if (!plan2.dryRun) {
       rmSync4(place, { recursive: state === "copy", force: true });
-      removeEmptyUpTo(path44.dirname(place), path44.join(plan.base, path44.relative(plan.base, place).split(path44.sep)[0]));
+      removeEmptyUpTo(path44.dirname(place), path44.join(plan2.base, path44.relative(plan2.base, place).split(path44.sep)[0]));
     }
     lines3.push(`${would} ${shown(place)}`);
   }
@@ -13453,19 +13445,19 @@ async function undo(ctx, plan) {
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const files = all.filter((rel) => !kept.includes(rel));
   if (files.length > 0 && !(existsSync7(dest) && lstatSync21(dest).isSymbolicLink())) {
-    if (!plan.dryRun) {
+    if (!plan2.dryRun) {
       for (const rel of files) rmSync4(path44.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
-      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), plan.base);
+      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), plan2.base);
     }
     lines3.push(`${would} ${shown(dest)} (${files.length} files)`);
     for (const rel of kept) lines3.push(`left ${shown(path44.join(dest, rel))}: you edited it since init copied it`);
   }
   const made = [...record2?.createdDirs ?? []].sort((a, b) => b.length - a.length);
-  for (const rel of plan.dryRun ? [] : made) {
-    if (linkOnTheWay(plan.base, path44.join(plan.base, rel)) !== null) continue;
+  for (const rel of plan2.dryRun ? [] : made) {
+    if (linkOnTheWay(plan2.base, path44.join(plan2.base, rel)) !== null) continue;
     try {
-      rmdirSync5(path44.join(plan.base, rel));
+      rmdirSync5(path44.join(plan2.base, rel));
     } catch {
     }
   }
@@ -13529,8 +13521,8 @@ folder that is something else, and whatever install refuses (tried first with
 exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 `,
       async run(ctx) {
-        const plan = planOf(ctx);
-        return ctx.values.undo === true ? undo(ctx, plan) : init(ctx, plan);
+        const plan2 = planOf(ctx);
+        return ctx.values.undo === true ? undo(ctx, plan2) : init(ctx, plan2);
       }
     };
   }
@@ -13541,57 +13533,74 @@ import { spawn } from "node:child_process";
 import { randomBytes as randomBytes3 } from "node:crypto";
 import { existsSync as existsSync8, lstatSync as lstatSync22, readFileSync as readFileSync12 } from "node:fs";
 import path45 from "node:path";
+function readText(p) {
+  try {
+    return lstatSync22(p).isFile() ? readFileSync12(p, "utf8") : null;
+  } catch {
+    return null;
+  }
+}
+function installedForms(edit2) {
+  return edit2.hooks.flatMap((h) => {
+    const now = edit2.command(h.args);
+    return [now, `${now.slice(0, now.indexOf(FILE_TAIL) + FILE_TAIL.length)}node "$f" ${h.args}`];
+  });
+}
+function installShaped(edit2, command) {
+  for (const form of installedForms(edit2)) {
+    const tail = form.slice(form.indexOf(FILE_TAIL));
+    if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
+    const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
+    const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
+    const base = (windowsShaped(name2) ? path45.win32 : path45.posix).basename(name2);
+    if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
+  }
+  return null;
+}
 function outdatedReasons(text, edit2) {
-  const out = [];
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
-  const others = ours.filter((h) => !forms.includes(h.command)).map((h) => JSON.stringify(installShaped(edit2, h.command)));
-  if (others.length > 0) out.push(`its commands run another copy of the helper (${[...new Set(others)].join(", ")})`);
-  if (ours.some((h) => /(^|[;|&]\s*|\|\|\s*)node "\$f"/.test(h.command))) {
+  const others = ours.filter((h) => !forms.includes(h.command));
+  const copies = new Set(others.map((h) => JSON.stringify(installShaped(edit2, h.command))));
+  const events = new Set(edit2.hooks.map((h) => h.event));
+  const stray = new Set(ours.filter((h) => !events.has(h.event)).map((h) => h.event));
+  const matcher = edit2.hooks.find((h) => h.event === "SessionStart")?.matcher;
+  const noFork = ours.some((h) => h.event === "SessionStart" && h.matcher?.split("|").includes("fork") === false);
+  const out = [];
+  if (copies.size > 0) out.push(`its commands run another copy of the helper (${[...copies].join(", ")})`);
+  if (ours.some((h) => h.command.includes('|| node "$f" '))) {
     const where = "nvm, fnm, volta, a harness started from a GUI";
     out.push(`its commands run bare node, which fails where node is not on the hook's PATH (${where})`);
   }
-  const start = edit2.hooks.find((h) => h.event === "SessionStart");
-  const noFork = (h) => h.event === "SessionStart" && h.matcher !== null && !h.matcher.split("|").includes("fork");
-  if (start?.matcher !== void 0 && ours.some(noFork)) {
-    out.push(`its SessionStart matcher lacks fork (now ${SESSION_MATCHER})`);
-  }
-  const events = new Set(edit2.hooks.map((h) => h.event));
-  const stray = [...new Set(ours.filter((h) => !events.has(h.event)).map((h) => h.event))];
-  if (stray.length > 0) out.push(`it holds a hook of ours on ${stray.join(", ")}, which install no longer adds`);
+  if (matcher !== void 0 && noFork) out.push(`its SessionStart matcher lacks fork (now ${matcher})`);
+  if (stray.size > 0) out.push(`it holds a hook of ours on ${[...stray].join(", ")}, which install no longer adds`);
   return out;
 }
-function codexTrust(env, home, hooksFile) {
-  let toml = "";
-  try {
-    const p = path45.join(env.CODEX_HOME || path45.join(home, ".codex"), "config.toml");
-    if (lstatSync22(p).isFile()) toml = readFileSync12(p, "utf8");
-  } catch {
+function startCommands(edit2, text, file, current) {
+  if (edit2.kind !== "json-hooks") {
+    return { run: current && edit2.file.endsWith("TaskStart") ? [["/bin/sh", file]] : [], foreign: [] };
   }
+  const forms = installedForms(edit2);
+  const all = oursIn(text).filter((h) => h.event === "SessionStart").map((h) => h.command);
+  const run = all.filter((c) => forms.includes(c)).map((c) => ["/bin/sh", "-c", c]);
+  return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
+}
+function codexTrust(env, home, hooksFile) {
+  const toml = readText(path45.join(env.CODEX_HOME || path45.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
 }
-function budgetFinding(text, file, fixCmd) {
-  let span;
-  try {
-    span = findBlock(text, file);
-  } catch {
-    return null;
-  }
-  if (span === null) return null;
-  const end = blockEndByte(text, span);
+function budgetFinding(text, file, fixCmd2) {
+  const span = findBlock(text, file);
+  const end = span === null ? 0 : blockEndByte(text, span);
   if (end <= CODEX_BUDGET) return null;
   const past = `past the ${CODEX_BUDGET} bytes of AGENTS.md text Codex reads; Codex never sees it`;
-  const fix = `${fixCmd} (it moves the block to the top)`;
+  const fix = `${fixCmd2} (it moves the block to the top)`;
   return { what: `${file}: the session-handoff block ends at byte ${end}, ${past}`, fix };
 }
-function startFolderNote({ name: name2 }) {
-  const anywhere = `for monorepos, or to start anywhere, use install --agent ${name2} --global`;
-  return `${name2}: project hooks load only when ${name2} starts at the project root (not from a subfolder); ${anywhere}`;
-}
 function posixShell(env, platform = process.platform) {
-  if (platform !== "win32") return POSIX_SHELL;
+  if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
   const git = programs.map((d) => path45.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
@@ -13602,7 +13611,7 @@ function posixShell(env, platform = process.platform) {
 }
 function runStart(file, argv, root, env, platform = process.platform) {
   const windows = platform === "win32";
-  const shell = argv[0] === POSIX_SHELL ? posixShell(env, platform) : argv[0];
+  const shell = argv[0] === "/bin/sh" ? posixShell(env, platform) : argv[0];
   if (shell === null) {
     const notRun = "no POSIX shell (Git for Windows' sh.exe) was found to run it as the harness would";
     return Promise.resolve({ file, code: null, stdout: "", stderr: "", notRun });
@@ -13626,44 +13635,7 @@ function runStart(file, argv, root, env, platform = process.platform) {
     child.stdin.end(input);
   });
 }
-function installedForms(edit2) {
-  const forms = [];
-  for (const h of edit2.hooks) {
-    const now = edit2.command(h.args);
-    const tail = `${nodeRun(h.args)}; :`;
-    forms.push(now);
-    if (now.endsWith(tail)) forms.push(`${now.slice(0, -tail.length)}node "$f" ${h.args}`);
-  }
-  return forms;
-}
-function installShaped(edit2, command) {
-  for (const form of installedForms(edit2)) {
-    const at2 = form.indexOf(FILE_TAIL);
-    if (!form.startsWith(FILE_HEAD) || at2 === -1) {
-      if (form === command) return "";
-      continue;
-    }
-    const tail = form.slice(at2);
-    if (!command.startsWith(FILE_HEAD) || !command.endsWith(tail)) continue;
-    const word = FILE_WORD.exec(command.slice(FILE_HEAD.length, command.length - tail.length));
-    if (word === null) continue;
-    const name2 = word[1].startsWith("'") ? word[1].slice(1, -1).replace(/\x27\\\x27\x27/g, "'") : word[1];
-    if ((windowsShaped(name2) ? path45.win32 : path45.posix).basename(name2) !== HELPER_FILE) continue;
-    return `${word[0].slice(0, word[0].length - word[1].length)}${name2}`;
-  }
-  return null;
-}
-function startCommands(edit2, text, file, current) {
-  if (edit2.kind === "json-hooks") {
-    const forms = installedForms(edit2);
-    const all = oursIn(text).filter((h) => h.event === "SessionStart").map((h) => h.command);
-    const run = all.filter((c) => forms.includes(c)).map((c) => [POSIX_SHELL, "-c", c]);
-    return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
-  }
-  if (edit2.kind !== "owned-file" || edit2.mode !== 493) return { run: [], foreign: [] };
-  return current ? { run: [[POSIX_SHELL, file]], foreign: [] } : { run: [], foreign: [`/bin/sh ${edit2.file}`] };
-}
-var POSIX_SHELL, WINDOWS_ENV, KEPT_ENV, FILE_WORD, FILE_HEAD, FILE_TAIL;
+var FILE_TAIL, WINDOWS_ENV, KEPT_ENV;
 var init_doctor_checks = __esm({
   "src/agents/doctor-checks.ts"() {
     "use strict";
@@ -13671,9 +13643,8 @@ var init_doctor_checks = __esm({
     init_command();
     init_harness_path();
     init_probe_session();
-    init_agents();
     init_md_block();
-    POSIX_SHELL = "/bin/sh";
+    FILE_TAIL = '; [ ! -f "$f" ] || ';
     WINDOWS_ENV = [
       "USERPROFILE",
       "SystemRoot",
@@ -13685,9 +13656,6 @@ var init_doctor_checks = __esm({
       "LOCALAPPDATA"
     ];
     KEPT_ENV = ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR"];
-    FILE_WORD = /^(?:"\$[A-Za-z_][A-Za-z0-9_]*"\/)?([A-Za-z0-9_./:@%+=-]+|\x27(?:[^\x27]|\x27\\\x27\x27)*\x27)$/;
-    FILE_HEAD = "f=";
-    FILE_TAIL = '; [ ! -f "$f" ] || ';
   }
 });
 
@@ -13733,125 +13701,107 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import { lstatSync as lstatSync23, readdirSync as readdirSync13, readFileSync as readFileSync14 } from "node:fs";
+import { readdirSync as readdirSync13 } from "node:fs";
 import path47 from "node:path";
-function readText(p) {
+function fixCmd(r, verb, withRoot = true) {
+  const h = shellWord(r.helper.abs);
+  const root = withRoot ? shellWord(r.root) : "";
+  if (h !== null && root !== null) return `node ${h} ${verb}${withRoot ? ` --root ${root}` : ""}`;
+  const where = `${quotedValue(r.helper.abs)}${withRoot ? ` with --root ${quotedValue(r.root)}` : ""}`;
+  return `\`${verb}\` of the helper ${where} ${NO_PASTE}`;
+}
+function agentFix(r, verb, name2) {
+  return fixCmd(r, `${verb} --agent ${name2}${r.global ? " --global" : ""}`, verb !== "init" || !r.global);
+}
+async function agentInstalls(r, name2, agent) {
+  const skill = [
+    ...agent.skillFolders.project.map((f) => path47.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path47.join(r.home, f, "session-handoff"))
+  ].filter((d) => exists(path47.join(d, "SKILL.md")));
+  let edits = [];
   try {
-    return lstatSync23(p).isFile() ? readFileSync14(p, "utf8") : null;
+    edits = agent.edits(r.helper, r.global);
   } catch {
-    return null;
+  }
+  const install = {};
+  r.agents[name2] = { skill, install };
+  for (const edit2 of edits) install[edit2.file] = await installState(r, name2, edit2);
+  if (skill.length === 0 && Object.values(install).some(installed)) {
+    const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
+    const what = `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`;
+    r.problems.push({ what, fix: agentFix(r, "init", name2) });
+  }
+  for (const dir of skill) {
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path47.join(dir, f)));
+    if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
+    const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
+    r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
 }
-function removePause(file) {
-  const w = shellWord(file);
-  return w !== null ? `rm ${w}` : `remove the file ${quotedValue(file)} ${NO_PASTE}`;
-}
-function editsOf(r, agent) {
-  try {
-    return agent.edits(r.helper, r.global);
-  } catch {
-    return [];
-  }
-}
-function agentInstalls(r) {
-  const agents = {};
-  const starts = [];
-  for (const [name2, agent] of Object.entries(AGENTS)) {
-    const skill = [
-      ...agent.skillFolders.project.map((f) => path47.join(r.root, f, "session-handoff")),
-      ...agent.skillFolders.home.map((f) => path47.join(r.home, f, "session-handoff"))
-    ].filter((d) => exists(path47.join(d, "SKILL.md")));
-    const install = {};
-    for (const edit2 of editsOf(r, agent)) {
-      install[edit2.file] = installState(r, name2, edit2, editPath(r.global ? r.home : r.root, edit2), agents, starts);
-    }
-    agents[name2] = { ...agents[name2], skill, install };
-    if (skill.length === 0 && Object.values(install).some((st) => st === "current" || st === "outdated")) {
-      const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
-      const what = `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`;
-      r.problems.push({ what, fix: r.nodeRun(`init --agent ${name2}${gflag(r)}`, !r.global) });
-    }
-    for (const dir of skill) {
-      const lacking2 = HELPER_FILES.filter((f) => !exists(path47.join(dir, f)));
-      if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
-      const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
-      r.problems.push({ what, fix: r.nodeRun(`init --agent ${name2}${gflag(r)}`, !r.global) });
-    }
-  }
-  return { agents, starts };
-}
-function installState(r, name2, edit2, file, agents, starts) {
-  const agent = AGENTS[name2];
-  const reinstall = cmd(r, `install --agent ${name2}${gflag(r)}`);
+async function installState(r, name2, edit2) {
+  const file = editPath(r.global ? r.home : r.root, edit2);
   const text = readText(file);
-  let judged = text;
-  if (text !== null && edit2.kind === "json-hooks") {
-    judged = withoutForeignHooks(text, (c) => installShaped(edit2, c) !== null);
+  if (text === null || !holdsOurs(edit2, text)) return "absent";
+  const reinstall = agentFix(r, "install", name2);
+  const state = judge(r, name2, edit2, text, reinstall);
+  const shown = r.global ? `~/${edit2.file}` : edit2.file;
+  const found = startCommands(edit2, text, file, state === "current");
+  for (const argv of found.run) await startRun(r, shown, argv, name2);
+  for (const c of found.foreign) {
+    const names2 = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
+    const what = `${shown}: ${names2}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c)}`;
+    r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
-  let state = "absent";
-  if (judged !== null && holdsOurs(edit2, judged)) {
-    try {
-      const span = edit2.kind === "md-block" ? findBlock(judged, edit2.file) : null;
-      if (span !== null && !blockAgents(judged, span).includes(name2)) return "absent";
-      state = installText(edit2, name2, judged, edit2.file) === judged ? "current" : "outdated";
-    } catch (err) {
-      state = "malformed";
-      const fix = `fix ${edit2.file} by hand, then ${reinstall}`;
-      r.problems.push({ what: `${edit2.file}: ${err.message.split("\n")[0]}`, fix });
-    }
+  if (!installed(state)) return state;
+  if (path47.basename(edit2.file) === "AGENTS.md") {
+    const over = budgetFinding(text, edit2.file, reinstall);
+    if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
+    const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
+    if (name2 === "codex") r.notes.push(`codex: ${subfolders}`);
   }
-  if (state === "outdated") {
-    const why = edit2.kind === "json-hooks" && judged !== null ? outdatedReasons(judged, edit2) : [];
-    const what = `${name2}: ${edit2.file} holds an outdated session-handoff entry`;
-    const fix = `${reinstall} (upgrades it in place)`;
-    r.problems.push({ what: why.length > 0 ? `${what}: ${why.join("; ")}` : what, fix });
-  }
-  const installed = state === "current" || state === "outdated";
-  if (installed && text !== null) {
-    if (edit2.kind === "md-block" && path47.basename(edit2.file) === "AGENTS.md") {
-      const over = budgetFinding(text, edit2.file, reinstall);
-      if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
-      const subfolders = "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
-      if (name2 === "codex") r.notes.push(subfolders);
-    }
-    if (edit2.kind === "json-hooks" && name2 === "codex") {
-      agents[name2] = { ...agents[name2], trust: codexTrust(r.env, r.home, file) };
-    }
-    const fromStart = agent.fromStartFolder === true;
-    if (edit2.kind === "json-hooks" && fromStart && !r.global) r.notes.push(startFolderNote(agent));
-  }
-  const withStarts = edit2.kind === "json-hooks" || installed && !edit2.file.endsWith("TaskResume");
-  if (withStarts && text !== null && holdsOurs(edit2, text)) {
-    const shown = r.global ? `~/${edit2.file}` : edit2.file;
-    const found = startCommands(edit2, text, file, state === "current");
-    for (const argv of found.run) starts.push({ shown, argv, agent: name2 });
-    for (const c of found.foreign) {
-      const fix = `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours`;
-      const names2 = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
-      const command = quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c);
-      r.problems.push({ what: `${shown}: ${names2}: ${command}`, fix });
-    }
+  if (edit2.kind === "json-hooks" && name2 === "codex") r.agents[name2].trust = codexTrust(r.env, r.home, file);
+  if (edit2.kind === "json-hooks" && AGENTS[name2].fromStartFolder && !r.global) {
+    const only = `project hooks load only when ${name2} starts at the project root (not from a subfolder)`;
+    r.notes.push(`${name2}: ${only}; for monorepos, or to start anywhere, use install --agent ${name2} --global`);
   }
   return state;
 }
-function pluginInstalls(r, agents) {
+function judge(r, name2, edit2, text, reinstall) {
+  const ours = edit2.kind === "json-hooks" ? withoutForeignHooks(text, (c) => installShaped(edit2, c) !== null) : text;
+  if (!holdsOurs(edit2, ours)) return "absent";
+  let want;
+  try {
+    const span = edit2.kind === "md-block" ? findBlock(ours, edit2.file) : null;
+    if (span !== null && !blockAgents(ours, span).includes(name2)) return "absent";
+    want = installText(edit2, name2, ours, edit2.file);
+  } catch (err) {
+    const what2 = `${edit2.file}: ${err.message.split("\n")[0]}`;
+    r.problems.push({ what: what2, fix: `fix ${edit2.file} by hand, then ${reinstall}` });
+    return "malformed";
+  }
+  if (want === ours) return "current";
+  const why = edit2.kind === "json-hooks" ? outdatedReasons(ours, edit2) : [];
+  const what = `${name2}: ${edit2.file} holds an outdated session-handoff entry${why.length > 0 ? ": " : ""}`;
+  r.problems.push({ what: `${what}${why.join("; ")}`, fix: `${reinstall} (upgrades it in place)` });
+  return "outdated";
+}
+function pluginInstalls(r) {
   const plugins = claudePluginInstalls(r.home);
   if (plugins.length === 0) return;
-  agents["claude-code"] = { ...agents["claude-code"], plugin: plugins };
+  const claude = r.agents["claude-code"];
+  claude.plugin = plugins;
   for (const p of plugins) {
     const state = `${p.scope} scope${p.version ? `, ${p.version}` : ""}, ${p.enabled ? "enabled" : "disabled"}`;
     r.notes.push(`claude-code: the plugin ${p.key} is installed (${state})`);
+    if (!p.rootSkill) continue;
+    const unlisted = `which Claude Code 2.1.112 does not list ("Unknown skill")`;
+    const fix = `reinstall it from the dist-plugin branch (README, "Install")`;
+    r.notes.push(`claude-code: the plugin ${p.key} has its SKILL.md at its root, ${unlisted}: ${fix}`);
   }
-  const unlisted = `which Claude Code 2.1.112 does not list ("Unknown skill"): reinstall it from the dist-plugin`;
-  for (const p of plugins.filter((p2) => p2.rootSkill)) {
-    const note = `the plugin ${p.key} has its SKILL.md at its root, ${unlisted} branch (README, "Install")`;
-    r.notes.push(`claude-code: ${note}`);
-  }
-  const installed = Object.entries(agents["claude-code"]?.install ?? {});
-  const hooked = installed.some(([f, st]) => f.endsWith("settings.json") && (st === "current" || st === "outdated"));
+  const hooked = Object.entries(claude.install).some(([f, st]) => f.endsWith("settings.json") && installed(st));
   if (plugins.some((p) => p.enabled) && hooked) {
     const what = "claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory";
-    const uninstall = cmd(r, `uninstall --agent claude-code${gflag(r)}`);
+    const uninstall = agentFix(r, "uninstall", "claude-code");
     const fix = `${uninstall} (the plugin's hooks stay), or disable the plugin with /plugin`;
     r.problems.push({ what: `${what}: every session gets the notice twice`, fix });
   }
@@ -13863,22 +13813,23 @@ async function memoryState(r) {
   const interrupted = interruptedSave(root) || Object.values(files).includes("interrupted");
   const unsafe = Object.values(files).some((s) => s === "unsafe" || s === "foreign");
   const verdict = interrupted ? "interrupted" : unsafe ? "unsafe" : files.handoff === "present" ? "parked" : "clean";
-  if (interrupted) problems.push({ what: "an interrupted save needs recovery", fix: cmd(r, "recover") });
+  if (interrupted) problems.push({ what: "an interrupted save needs recovery", fix: fixCmd(r, "recover") });
   const lock = lockState(memoryDir(root));
   if (lock.unproven) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
-    const fix = `${cmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
+    const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
     problems.push({ what: `the memory lock ${path47.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
     problems.push({ what: "a memory file failed safety or schema checks", fix });
   }
-  if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: cmd(r, "publish") });
+  if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: fixCmd(r, "publish") });
   const driverGone = await driverPartMissing(root, r.env);
   if (driverGone !== null) {
-    problems.push({ what: `${driverGone}: memory files merge as text (conflict markers)`, fix: cmd(r, "publish") });
+    const what = `${driverGone}: memory files merge as text (conflict markers)`;
+    problems.push({ what, fix: fixCmd(r, "publish") });
   }
   let archives = 0;
   try {
@@ -13887,10 +13838,12 @@ async function memoryState(r) {
   }
   const journal = journalState(r);
   const paused = pauseSwitch(memoryDir(root), r.env);
-  if (paused) {
-    const byEnv = paused.startsWith("SESSION_HANDOFF_DISABLE");
-    const what = `memory writes are paused by ${byEnv ? paused : quotedPath(paused)}`;
-    problems.push({ what, fix: byEnv ? "unset SESSION_HANDOFF_DISABLE" : removePause(paused) });
+  if (paused?.startsWith("SESSION_HANDOFF_DISABLE")) {
+    problems.push({ what: `memory writes are paused by ${paused}`, fix: "unset SESSION_HANDOFF_DISABLE" });
+  } else if (paused) {
+    const word = shellWord(paused);
+    const fix = word !== null ? `rm ${word}` : `remove the file ${quotedValue(paused)} ${NO_PASTE}`;
+    problems.push({ what: `memory writes are paused by ${quotedPath(paused)}`, fix });
   }
   return { verdict, files, archives, paused, git: await gitState(r), journal };
 }
@@ -13924,19 +13877,15 @@ async function gitState(r) {
     return null;
   }
 }
-async function startRuns(r, starts) {
-  const runs = [];
-  for (const s of starts) {
-    const run = await runStart(s.shown, s.argv, r.root, r.env);
-    runs.push(run);
-    if (run.notRun !== void 0) r.notes.push(`${run.file} SessionStart: not run: ${run.notRun}`);
-    else if (run.code !== 0) {
-      const stderr = run.stderr ? `: ${quotedValue(run.stderr.trim().split("\n")[0])}` : "";
-      const what = `${run.file}: its SessionStart command exited ${run.code ?? "by a signal or timeout"}${stderr}`;
-      r.problems.push({ what, fix: cmd(r, `install --agent ${s.agent}${gflag(r)}`) });
-    }
+async function startRun(r, shown, argv, name2) {
+  const run = await runStart(shown, argv, r.root, r.env);
+  r.runs.push(run);
+  if (run.notRun !== void 0) r.notes.push(`${run.file} SessionStart: not run: ${run.notRun}`);
+  else if (run.code !== 0) {
+    const stderr = run.stderr ? `: ${quotedValue(run.stderr.trim().split("\n")[0])}` : "";
+    const what = `${run.file}: its SessionStart command exited ${run.code ?? "by a signal or timeout"}${stderr}`;
+    r.problems.push({ what, fix: agentFix(r, "install", name2) });
   }
-  return runs;
 }
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
@@ -13948,9 +13897,9 @@ function reportText(result) {
   }
   for (const run of runs) {
     const out = run.stdout.trim();
-    const said = out === "" ? "printed nothing" : `printed ${quotedValue(out.slice(0, 300))}`;
+    const said2 = out === "" ? "printed nothing" : `printed ${quotedValue(out.slice(0, 300))}`;
     const stderr = run.stderr.trim() ? `; stderr ${quotedValue(run.stderr.trim().slice(0, 300))}` : "";
-    lines3.push(`ran ${run.file} SessionStart (PATH=/usr/bin:/bin): exit ${run.code ?? "none"}, ${said}${stderr}`);
+    lines3.push(`ran ${run.file} SessionStart (PATH=/usr/bin:/bin): exit ${run.code ?? "none"}, ${said2}${stderr}`);
   }
   for (const n2 of notes) lines3.push(`note: ${n2}`);
   const { verdict, archives, journal, paused, git } = memory;
@@ -13964,7 +13913,7 @@ function reportText(result) {
   fix: ${p.fix}`);
   return showRefused(lines3.join("\n")).text;
 }
-var NO_PASTE, HELPER_FILES, doctorVerb, cmd, gflag;
+var HELPER_FILES, NO_PASTE, installed, doctorVerb;
 var init_doctor = __esm({
   "src/verbs/doctor.ts"() {
     "use strict";
@@ -13992,28 +13941,24 @@ var init_doctor = __esm({
     init_common();
     init_types();
     init_errors();
-    NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
     HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
+    NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
+    installed = (state) => state === "current" || state === "outdated";
     doctorVerb = {
       name: "doctor",
       options: { root: { type: "string" }, json: { type: "boolean" }, global: { type: "boolean" } },
       positionals: [0, 0],
       help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
 
-A read-only health report: the Node version; per agent, where the skill is and
-whether its hook or block is "not installed", "current" or "outdated" (with why);
-each installed SessionStart command run as a harness would (/bin/sh -c with
-PATH=/usr/bin:/bin; on Windows Git's sh.exe, or not run) and what it printed;
-Codex's trust entry; an AGENTS.md block past the 32 KiB Codex reads; a Claude Code
-plugin beside installed hooks; and the memory dir: \`check\`'s verdict, archives,
-the journal, the kill switch, the lock, the merge driver, git's view of .ai/. Each
-problem comes with the command that fixes it. Changes nothing. Every line it can
-print: references/verbs.md#doctor.
+A read-only health report: Node; per agent, its skill folders and whether each
+hook or block is "not installed", "current" or "outdated" (with why); each
+installed SessionStart command run as a harness would; the memory dir. Each
+problem comes with the command that fixes it. Changes nothing. Every line it
+can print: references/verbs.md#doctor.
 
 options:
-  --global    report the per-user files instead of the project's (runs from the
-              home folder too)
-  --json      print one object {"ok", "node", "agents", "runs", "notes",
+  --global    the per-user files (runs from the home folder too)
+  --json      one object {"ok", "node", "helper", "agents", "runs", "notes",
               "memory", "problems": [{"what", "fix"}]}
   --root DIR  the project root
 ${ROOT_HELP}
@@ -14031,31 +13976,21 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = path47.resolve(home);
         }
         const helper = helperLocation(ctx, root);
-        const nodeRun2 = (verb, rootArg) => {
-          const h = shellWord(helper.abs);
-          const r2 = rootArg ? shellWord(root) : "";
-          if (h !== null && r2 !== null) return `node ${h} ${verb}${rootArg ? ` --root ${r2}` : ""}`;
-          const where = `${quotedValue(helper.abs)}${rootArg ? ` with --root ${quotedValue(root)}` : ""}`;
-          return `\`${verb}\` of the helper ${where} ${NO_PASTE}`;
-        };
-        const r = { root, home, global, helper, env: ctx.env, nodeRun: nodeRun2, problems: [], notes: [] };
+        const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
         const node = process.versions.node;
         if (Number(node.split(".")[0]) < 20) {
           r.problems.push({ what: `Node ${node} is older than 20`, fix: "install Node.js 20 or newer" });
         }
-        const { agents, starts } = agentInstalls(r);
-        pluginInstalls(r, agents);
+        for (const [name2, agent] of Object.entries(AGENTS)) await agentInstalls(r, name2, agent);
+        pluginInstalls(r);
         const memory = await memoryState(r);
-        const runs = await startRuns(r, starts);
+        const { agents, runs, problems } = r;
         const notes = [...new Set(r.notes)];
-        const { problems } = r;
         const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes, memory, problems };
         return ok(`${ctx.values.json ? JSON.stringify(result) : reportText(result)}
 `);
       }
     };
-    cmd = (r, verb) => r.nodeRun(verb, true);
-    gflag = (r) => r.global ? " --global" : "";
   }
 });
 
@@ -14370,7 +14305,21 @@ function versionOf(value) {
   return typeof value === "string" && /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/.test(value) ? value : null;
 }
 function noEvents(line) {
-  return { line, calls: [], results: [], usage: null, window: null, items: false };
+  return {
+    line,
+    calls: [],
+    results: [],
+    usage: null,
+    window: null,
+    items: false,
+    record: false,
+    ts: null,
+    version: null,
+    id: null,
+    users: [],
+    claim: null,
+    rank: 0
+  };
 }
 function textOf(content, types) {
   if (typeof content === "string") return content;
@@ -14413,101 +14362,6 @@ function resultStatus(rec, block2) {
   if (obj(tur) !== null && obj(tur).interrupted !== true) return exitFromText(text) ?? "ok";
   return exitFromText(text) ?? "unknown";
 }
-function parseClaude(lines3) {
-  const cap = emptyCapture("claude");
-  const pending = /* @__PURE__ */ new Map();
-  const plans = { todo: null, from: null, taskCreates: /* @__PURE__ */ new Map(), tasks: /* @__PURE__ */ new Map() };
-  for (const line of lines3) {
-    if (cap.records > 0 && line.includes('"tool_use_id":"') && !line.includes('"type":"assistant"')) {
-      const ids = [...line.matchAll(/"tool_use_id":"([^"\\]+)"/g)].map((m) => m[1]);
-      if (ids.length > 0 && !ids.some((id) => pending.has(id) || plans.taskCreates.has(id))) {
-        if (!line.includes('"isSidechain":true')) cap.records++;
-        continue;
-      }
-    }
-    const rec = parseLine(line);
-    if (rec === null || rec.isSidechain === true || typeof rec.agentId === "string") continue;
-    const type = rec.type;
-    if (typeof type !== "string" || !RECORD_TYPES.has(type)) continue;
-    cap.records++;
-    cap.firstTimestamp ??= str(rec.timestamp);
-    cap.version = versionOf(rec.version) ?? cap.version ?? null;
-    if (type === "attachment") {
-      const queued = obj(rec.attachment);
-      const prompt = queued?.commandMode === void 0 || queued.commandMode === "prompt";
-      const text = queued?.type === "queued_command" && prompt ? blockText(queued.prompt) : "";
-      if (text.trim() !== "" && !SCAFFOLDING.test(text)) cap.userRequests.push(text);
-      continue;
-    }
-    const content = obj(rec.message)?.content;
-    if (content === void 0) continue;
-    if (type === "user") {
-      const blocks = Array.isArray(content) ? content.map(obj) : [];
-      const results = blocks.filter((b) => b?.type === "tool_result");
-      for (const b of results) {
-        const id = str(b.tool_use_id);
-        if (id === null) continue;
-        const run = pending.get(id);
-        if (run !== void 0) run.status = resultStatus(rec, b);
-        pending.delete(id);
-        taskCreated(plans, id, b, results.length === 1 ? rec : null);
-      }
-      if (results.length > 0 || rec.toolUseResult !== void 0 || rec.isMeta === true) continue;
-      const text = rec.isCompactSummary === true ? "" : blockText(content);
-      if (text.trim() !== "" && !text.startsWith("[Request interrupted by user") && !SCAFFOLDING.test(text)) {
-        cap.userRequests.push(text);
-      }
-      continue;
-    }
-    if (type !== "assistant" || !Array.isArray(content)) continue;
-    for (const b of content.map(obj)) {
-      const text = b?.type === "text" ? str(b.text) : null;
-      if (text !== null && text.trim() !== "") cap.lastClaim = text;
-      if (b?.type !== "tool_use") continue;
-      const run = toolUse(cap, plans, b);
-      const id = str(b.id);
-      if (run !== null && id !== null) pending.set(id, run);
-    }
-  }
-  cap.plan = plans.from === "todo" || plans.tasks.size === 0 ? plans.todo : [...plans.tasks.values()];
-  cap.planFinal = plans.from === "todo";
-  return cap;
-}
-function toolUse(cap, plans, b) {
-  const name2 = str(b.name) ?? "";
-  const input = obj(b.input) ?? {};
-  if (name2 === "Bash") {
-    const run = { command: str(input.command) ?? "", status: "unknown" };
-    cap.commands.push(run);
-    return run;
-  }
-  if (EDIT_TOOLS.has(name2)) noteEdit(cap.filesEdited, str(input.file_path) ?? str(input.notebook_path) ?? "");
-  else if (name2 === "TodoWrite" && Array.isArray(input.todos)) {
-    const todos = input.todos.map(obj).filter((t) => t !== null);
-    plans.todo = todos.map((t) => ({ text: str(t.content) ?? str(t.activeForm) ?? "", status: planStatus(t.status) }));
-    plans.from = "todo";
-  } else if (name2 === "TaskCreate") {
-    const item = { text: str(input.subject) ?? str(input.description) ?? "", status: "open" };
-    const id = str(b.id);
-    if (id !== null) plans.taskCreates.set(id, item);
-    plans.from = "tasks";
-  } else if (name2 === "TaskUpdate") {
-    const task = plans.tasks.get(String(input.taskId ?? ""));
-    if (task !== void 0 && input.status !== void 0) task.status = planStatus(input.status);
-    if (task !== void 0 && typeof input.subject === "string") task.text = input.subject;
-    plans.from = "tasks";
-  }
-  return null;
-}
-function taskCreated(plans, id, block2, only) {
-  const created = plans.taskCreates.get(id);
-  if (created === void 0) return;
-  const text = blockText(block2.content);
-  const fromResult = only === null ? null : str(obj(obj(only.toolUseResult)?.task)?.id);
-  const taskId = /\bTask #(\w+)/.exec(text)?.[1] ?? fromResult;
-  if (taskId !== null) plans.tasks.set(taskId, created);
-  plans.taskCreates.delete(id);
-}
 function claudeWindow(model) {
   if (model === null) return CLAUDE_DEFAULT_WINDOW;
   if (/\[1m\]$/i.test(model) || ONE_MILLION.has(model.toLowerCase())) return 1e6;
@@ -14529,31 +14383,73 @@ function claudeUsage(rec) {
 function claudeEvents(rec, line) {
   const ev = noEvents(line);
   ev.usage = claudeUsage(rec);
+  const type = rec.type;
   if (rec.isSidechain === true || typeof rec.agentId === "string") return ev;
+  if (typeof type !== "string" || !RECORD_TYPES.has(type)) return ev;
+  ev.record = true;
+  ev.ts = str(rec.timestamp);
+  ev.version = versionOf(rec.version);
+  if (type === "attachment") {
+    const queued = obj(rec.attachment);
+    const prompt = queued?.commandMode === void 0 || queued.commandMode === "prompt";
+    const text = queued?.type === "queued_command" && prompt ? blockText(queued.prompt) : "";
+    if (text.trim() !== "" && !SCAFFOLDING.test(text)) ev.users.push(text);
+    return ev;
+  }
   const content = obj(rec.message)?.content;
-  if (!Array.isArray(content)) return ev;
-  for (const b of content.map(obj)) {
-    if (rec.type === "assistant" && b?.type === "tool_use") {
-      const input = obj(b.input);
-      const name2 = str(b.name) ?? "";
-      const command = name2 === "Bash" ? str(input?.command) ?? "" : null;
-      const file = str(input?.file_path) ?? str(input?.notebook_path) ?? "";
-      const edit2 = EDIT_TOOLS.has(name2) ? { kind: "edit", path: file } : { kind: "other" };
-      const event = command !== null ? { kind: "command", command } : edit2;
-      const at2 = { id: str(b.id), ts: str(rec.timestamp), cwd: str(rec.cwd) };
-      ev.calls.push({ ...at2, events: [event], text: command ?? "", result: null });
-    } else if (rec.type === "user" && b?.type === "tool_result") {
+  if (type === "user" && content !== void 0) {
+    const results = (Array.isArray(content) ? content.map(obj) : []).filter((b) => b?.type === "tool_result");
+    for (const b of results) {
       const id = str(b.tool_use_id);
-      if (id !== null) ev.results.push({ id, text: textOf(b.content), failed: b.is_error === true });
+      const task = taskOf(b, results.length === 1 ? rec : null);
+      const result = { text: textOf(b.content), failed: b.is_error === true, status: resultStatus(rec, b) };
+      if (id !== null) ev.results.push({ id, ...result, task });
+    }
+    if (results.length > 0 || rec.toolUseResult !== void 0 || rec.isMeta === true) return ev;
+    const text = rec.isCompactSummary === true ? "" : blockText(content);
+    if (text.trim() !== "" && !text.startsWith("[Request interrupted by user") && !SCAFFOLDING.test(text)) {
+      ev.users.push(text);
     }
   }
+  if (type !== "assistant" || !Array.isArray(content)) return ev;
+  for (const b of content.map(obj)) {
+    const text = b?.type === "text" ? str(b.text) : null;
+    if (text !== null && text.trim() !== "") ev.claim = text;
+    if (b?.type === "tool_use") ev.calls.push(claudeCall(rec, b));
+  }
   return ev;
+}
+function claudeCall(rec, b) {
+  const input = obj(b.input) ?? {};
+  const name2 = str(b.name) ?? "";
+  const call = { id: str(b.id), ts: str(rec.timestamp), cwd: str(rec.cwd), events: [], text: "", result: null };
+  if (name2 === "Bash") {
+    call.text = str(input.command) ?? "";
+    call.events.push({ kind: "command", command: call.text });
+  } else if (EDIT_TOOLS.has(name2)) {
+    call.events.push({ kind: "edit", path: str(input.file_path) ?? str(input.notebook_path) ?? "" });
+  } else {
+    call.events.push({ kind: "other" });
+  }
+  if (name2 === "TodoWrite" && Array.isArray(input.todos)) {
+    const todos = input.todos.map(obj).filter((t) => t !== null);
+    call.plan = todos.map((t) => ({ text: str(t.content) ?? str(t.activeForm) ?? "", status: planStatus(t.status) }));
+  } else if (name2 === "TaskCreate") {
+    call.task = { create: { text: str(input.subject) ?? str(input.description) ?? "", status: "open" } };
+  } else if (name2 === "TaskUpdate") {
+    const status = input.status === void 0 ? void 0 : planStatus(input.status);
+    call.task = { update: String(input.taskId ?? ""), status, subject: str(input.subject) ?? void 0 };
+  }
+  return call;
+}
+function taskOf(block2, only) {
+  const fromResult = only === null ? null : str(obj(obj(only.toolUseResult)?.task)?.id);
+  return /\bTask #(\w+)/.exec(blockText(block2.content))?.[1] ?? fromResult;
 }
 var SCAFFOLDING, TEXT, blockText, RECORD_TYPES, CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
 var init_claude = __esm({
   "src/agents/transcripts/claude.ts"() {
     "use strict";
-    init_types2();
     init_types2();
     SCAFFOLDING = new RegExp(
       String.raw`^\s*(<command-name>|<command-message>|<local-command-std(out|err)>|<system-reminder>` + "|<bash-input>|<bash-stdout>|Caveat: The messages below)"
@@ -14568,10 +14464,10 @@ var init_claude = __esm({
 
 // src/agents/transcripts/codex.ts
 function commandOf(name2, args) {
-  const cmd2 = args.cmd ?? args.command;
-  if (typeof cmd2 === "string") return cmd2;
-  if (Array.isArray(cmd2) && cmd2.every((c) => typeof c === "string")) {
-    const parts = cmd2;
+  const cmd = args.cmd ?? args.command;
+  if (typeof cmd === "string") return cmd;
+  if (Array.isArray(cmd) && cmd.every((c) => typeof c === "string")) {
+    const parts = cmd;
     if (parts.length === 3 && /(^|\/)(ba|z)?sh$/.test(parts[0]) && /^-l?c$/.test(parts[1])) return parts[2];
     return parts.join(" ");
   }
@@ -14591,11 +14487,11 @@ function outputStatus(output) {
   }
   return "unknown";
 }
-function patchFiles(input) {
+function patchEdits(input) {
   const files = [];
   const names2 = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names2)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  return files;
+  return files.map((path55) => ({ kind: "edit", path: path55 }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -14620,140 +14516,6 @@ function scriptCalls(script) {
   }
   return out;
 }
-function parseCodex(lines3) {
-  const cap = emptyCapture("codex");
-  const r = {
-    steps: [],
-    calls: /* @__PURE__ */ new Set(),
-    itemized: /* @__PURE__ */ new Set(),
-    openScripts: /* @__PURE__ */ new Set(),
-    users: [[], [], []],
-    claims: [null, null, null]
-  };
-  const pending = /* @__PURE__ */ new Map();
-  const add = (step2, call) => addStep(r, step2, call);
-  for (const line of lines3) {
-    const rec = parseLine(line);
-    if (rec === null) continue;
-    const payload = obj(rec.payload);
-    if (payload === null || typeof rec.type !== "string") continue;
-    cap.records++;
-    cap.firstTimestamp ??= str(rec.timestamp);
-    if (rec.type === "session_meta") {
-      cap.version = versionOf(payload.cli_version) ?? cap.version ?? null;
-      continue;
-    }
-    if (rec.type === "event_msg") {
-      const text = str(payload.message);
-      const words = text !== null && text.trim() !== "";
-      if (payload.type === "user_message" && words && !SCAFFOLDING2.test(text)) r.users[0].push(text);
-      if (payload.type === "agent_message" && words) r.claims[0] = text;
-      if (payload.type === "item_completed") itemStep(r, obj(payload.item));
-      continue;
-    }
-    if (rec.type !== "response_item") continue;
-    const kind = payload.type;
-    const id = str(payload.call_id) ?? str(payload.id);
-    if (kind === "message") {
-      const text = contentText(payload.content);
-      if (text.trim() === "") continue;
-      if (payload.role === "user" && !SCAFFOLDING2.test(text)) r.users[1].push(text);
-      if (payload.role === "assistant") r.claims[1] = text;
-    } else if (kind === "function_call" || kind === "local_shell_call") {
-      const name2 = str(payload.name) ?? (kind === "local_shell_call" ? "local_shell" : "");
-      const given = callArgs(payload);
-      const args = typeof given === "string" ? {} : given ?? {};
-      if (name2 === "update_plan" && Array.isArray(args.plan)) {
-        const steps2 = args.plan.map(obj).filter((p) => p !== null);
-        cap.plan = steps2.map((p) => ({ text: str(p.step) ?? "", status: planStatus(p.status) }));
-        cap.planFinal = true;
-        continue;
-      }
-      const command = name2 === "apply_patch" ? str(args.input) : commandOf(name2, args);
-      if (command === null) continue;
-      if (name2 === "apply_patch" || shellPatch(command)) {
-        add({ kind: "edit", files: patchFiles(command) }, id);
-        continue;
-      }
-      const run = { command, status: "unknown" };
-      add({ kind: "command", run }, id);
-      if (id !== null) pending.set(id, run);
-    } else if (kind === "custom_tool_call") {
-      const input = str(payload.input);
-      if (input === null) continue;
-      if (payload.name === "apply_patch") add({ kind: "edit", files: patchFiles(input) }, id);
-      else if (payload.name === "exec") {
-        if (id !== null) r.openScripts.add(id);
-        for (const c of scriptCalls(input)) {
-          if (c.tool === "apply_patch" || shellPatch(c.text)) add({ kind: "edit", files: patchFiles(c.text) }, id);
-          else add({ kind: "command", run: { command: c.text, status: "unknown" } }, id);
-        }
-      }
-    } else if (kind === "function_call_output" || kind === "custom_tool_call_output") {
-      const callId = str(payload.call_id);
-      if (callId === null) continue;
-      r.openScripts.delete(callId);
-      const run = pending.get(callId);
-      if (run !== void 0) {
-        run.status = outputStatus(payload.output);
-        pending.delete(callId);
-      }
-    }
-  }
-  for (const { step: step2, call } of r.steps) {
-    if (call !== null && r.itemized.has(call)) continue;
-    if (step2.kind === "command") cap.commands.push(step2.run);
-    else for (const f of step2.files) noteEdit(cap.filesEdited, f);
-  }
-  cap.userRequests = r.users.find((u) => u.length > 0) ?? [];
-  cap.lastClaim = r.claims[0] ?? r.claims[1] ?? r.claims[2];
-  return cap;
-}
-function addStep(r, step2, call) {
-  r.steps.push({ step: step2, call });
-  if (call !== null) r.calls.add(call);
-}
-function itemStep(r, item) {
-  if (item === null) return;
-  const type = item.type;
-  if (type === "UserMessage" || type === "AgentMessage") {
-    const text = contentText(item.content);
-    if (text.trim() === "") return;
-    if (type === "UserMessage" && !SCAFFOLDING2.test(text)) r.users[2].push(text);
-    if (type === "AgentMessage") r.claims[2] = text;
-    return;
-  }
-  if (type !== "CommandExecution" && type !== "FileChange") return;
-  const id = str(item.id);
-  if (id !== null && r.calls.has(id)) r.itemized.add(id);
-  else for (const open of r.openScripts) r.itemized.add(open);
-  if (type === "CommandExecution") {
-    const command = commandOf("exec_command", item);
-    if (command === null) return;
-    const code = item.exit_code;
-    const done2 = item.status === "completed" ? "ok" : "unknown";
-    const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : done2;
-    addStep(r, { kind: "command", run: { command, status } }, null);
-    return;
-  }
-  if (item.status === "failed" || item.status === "declined") return;
-  const files = [];
-  const changes = item.changes;
-  if (Array.isArray(changes)) {
-    for (const c of changes.map(obj)) noteEdit(files, str(c?.path) ?? "");
-  } else if (obj(changes) !== null) {
-    for (const [file, change] of Object.entries(obj(changes))) {
-      noteEdit(files, file);
-      const moved = str(obj(change)?.move_path);
-      if (moved !== null) noteEdit(files, moved);
-    }
-  }
-  addStep(r, { kind: "edit", files }, null);
-}
-function argvText(cmd2) {
-  if (typeof cmd2 === "string") return cmd2;
-  return Array.isArray(cmd2) ? cmd2.filter((c) => typeof c === "string").join(" ") : "";
-}
 function callArgs(p) {
   const raw = p.arguments ?? p.input ?? p.action;
   if (typeof raw !== "string") return obj(raw);
@@ -14765,14 +14527,26 @@ function callArgs(p) {
   }
 }
 function itemCall(item, at2) {
-  const failed = typeof item.exit_code === "number" ? item.exit_code !== 0 : item.status === "failed";
-  const result = { text: str(item.aggregated_output) ?? "", failed };
-  if (item.type === "FileChange") {
-    const events = Object.keys(obj(item.changes) ?? {}).map((file) => ({ kind: "edit", path: file }));
-    return { ...at2, events, text: "", result, item: true };
+  const code = item.exit_code;
+  const failed = typeof code === "number" ? code !== 0 : item.status === "failed";
+  const done2 = item.status === "completed" ? "ok" : "unknown";
+  const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : done2;
+  const result = { text: str(item.aggregated_output) ?? "", failed, status };
+  const call = { ...at2, id: str(item.id), events: [], text: "", result, status, item: true };
+  if (item.type === "CommandExecution") {
+    call.text = commandOf("exec_command", item) ?? "";
+    call.events.push({ kind: "command", command: call.text });
+  } else if (item.status === "failed" || item.status === "declined") {
+    call.events.push({ kind: "other" });
+  } else if (Array.isArray(item.changes)) {
+    for (const c of item.changes.map(obj)) addEdit(call.events, str(c?.path));
+  } else {
+    for (const [file, change] of Object.entries(obj(item.changes) ?? {})) {
+      addEdit(call.events, file);
+      addEdit(call.events, str(obj(change)?.move_path));
+    }
   }
-  const command = commandOf("exec_command", { command: item.command }) ?? "";
-  return { ...at2, events: [{ kind: "command", command }], text: argvText(item.command), result, item: true };
+  return call;
 }
 function codexUsage(rec, payload) {
   if (rec.type === "token_usage_record") {
@@ -14791,56 +14565,83 @@ function codexUsage(rec, payload) {
 function codexEvents(rec, line, state) {
   const ev = noEvents(line);
   const p = obj(rec.payload);
-  if (p === null) return ev;
+  if (p === null || typeof rec.type !== "string") return ev;
+  ev.record = true;
+  ev.ts = str(rec.timestamp);
   if (rec.type === "session_meta" || rec.type === "turn_context") state.cwd = str(p.cwd) ?? state.cwd;
+  if (rec.type === "session_meta") ev.version = versionOf(p.cli_version);
   ev.usage = codexUsage(rec, p);
   if (rec.type === "event_msg" && p.type === "task_started" && num(p.model_context_window) > 0) {
     ev.window = num(p.model_context_window);
   }
-  const at2 = { id: null, ts: str(rec.timestamp), cwd: state.cwd };
+  const at2 = { ts: ev.ts, cwd: state.cwd };
   if (rec.type === "event_msg") {
-    const item = obj(p.item) ?? p;
-    if (item.type === "CommandExecution" || item.type === "FileChange") {
+    const item = p.type === "item_completed" ? obj(p.item) : null;
+    if (item?.type === "UserMessage" || item?.type === "AgentMessage") {
+      said(ev, 2, item.type === "UserMessage", contentText(item.content));
+    } else if (item?.type === "CommandExecution" || item?.type === "FileChange") {
       ev.items = true;
       ev.calls.push(itemCall(item, at2));
+    } else if (p.type === "user_message" || p.type === "agent_message") {
+      said(ev, 0, p.type === "user_message", str(p.message) ?? "");
     }
     return ev;
   }
   if (rec.type !== "response_item") return ev;
-  if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
-    const id = str(p.call_id);
+  const id = str(p.call_id) ?? str(p.id);
+  if (p.type === "message" && (p.role === "user" || p.role === "assistant")) {
+    said(ev, 1, p.role === "user", contentText(p.content));
+  } else if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
     const out = p.output;
-    const text2 = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
-    if (id !== null) ev.results.push({ id, text: text2, failed: /Process exited with code [1-9]/.test(text2) });
-    return ev;
+    const text = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
+    const failed = /Process exited with code [1-9]/.test(text);
+    if (str(p.call_id) !== null) ev.results.push({ id: str(p.call_id), text, failed, status: outputStatus(out) });
+  } else if (p.type === "function_call" || p.type === "custom_tool_call" || p.type === "local_shell_call") {
+    ev.calls.push(codexCall(p, { ...at2, id }));
   }
-  if (p.type !== "function_call" && p.type !== "custom_tool_call" && p.type !== "local_shell_call") return ev;
-  const name2 = str(p.name) ?? "";
-  const args = callArgs(p);
-  const command = typeof args === "string" ? "" : argvText(args?.cmd ?? args?.command);
-  let events = [{ kind: "other" }];
-  if (name2 === "apply_patch") {
-    const patch = typeof args === "string" ? args : str(args?.input) ?? "";
-    const files = patch.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$/gm);
-    events = [...files].map((m) => ({ kind: "edit", path: m[1].trim() }));
-  } else if (name2 === "exec_command" || name2 === "shell" || p.type === "local_shell_call") {
-    events = [{ kind: "command", command }];
-  }
-  const text = typeof args === "string" ? args : command;
-  ev.calls.push({ ...at2, id: str(p.call_id) ?? str(p.id), events, text, result: null });
   return ev;
 }
-var SCAFFOLDING2, TEXT_PARTS, contentText;
+function said(ev, rank, user, text) {
+  if (text.trim() === "") return;
+  ev.rank = rank;
+  if (!user) ev.claim = text;
+  else if (!SCAFFOLDING2.test(text)) ev.users.push(text);
+}
+function codexCall(p, at2) {
+  const name2 = str(p.name) ?? (p.type === "local_shell_call" ? "local_shell" : "");
+  const given = callArgs(p);
+  const args = typeof given === "string" ? {} : given ?? {};
+  const raw = typeof given === "string" ? given : null;
+  const call = { ...at2, events: [{ kind: "other" }], text: raw ?? "", result: null };
+  if (name2 === "update_plan" && Array.isArray(args.plan)) {
+    const steps2 = args.plan.map(obj).filter((s) => s !== null);
+    call.plan = steps2.map((s) => ({ text: str(s.step) ?? "", status: planStatus(s.status) }));
+  } else if (name2 === "apply_patch") {
+    call.events = patchEdits(raw ?? str(args.input) ?? "");
+  } else if (name2 === "exec" && p.type === "custom_tool_call" && raw !== null) {
+    call.script = true;
+    call.events = scriptCalls(raw).flatMap(
+      (c) => c.tool === "apply_patch" || shellPatch(c.text) ? patchEdits(c.text) : [{ kind: "command", command: c.text }]
+    );
+  } else if (p.type !== "custom_tool_call") {
+    const command = commandOf(name2, args);
+    if (command === null) return call;
+    call.text = command;
+    call.events = shellPatch(command) ? patchEdits(command) : [{ kind: "command", command }];
+  }
+  return call;
+}
+var SCAFFOLDING2, TEXT_PARTS, contentText, addEdit;
 var init_codex = __esm({
   "src/agents/transcripts/codex.ts"() {
     "use strict";
-    init_types2();
     init_types2();
     SCAFFOLDING2 = new RegExp(
       String.raw`^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>` + String.raw`|# AGENTS\.md instructions|<INSTRUCTIONS>)`
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
+    addEdit = (events, path55) => path55 && events.push({ kind: "edit", path: path55 });
   }
 });
 
@@ -14853,54 +14654,6 @@ function resultText(result) {
     return "";
   }
 }
-function parseGemini(lines3) {
-  const cap = emptyCapture("gemini");
-  const recs = lines3.map(parseLine);
-  const lastOf = /* @__PURE__ */ new Map();
-  recs.forEach((r, i) => {
-    const id = r !== null && (r.type === "user" || r.type === "gemini") ? str(r.id) : null;
-    if (id !== null) lastOf.set(id, i);
-  });
-  for (let i = 0; i < recs.length; i++) {
-    const rec = recs[i];
-    if (rec === null) continue;
-    const id = rec.type === "user" || rec.type === "gemini" ? str(rec.id) : null;
-    if (id !== null && lastOf.get(id) !== i) continue;
-    const ts = str(rec.timestamp) ?? str(rec.startTime);
-    if (rec.type !== "user" && rec.type !== "gemini") {
-      if (ts !== null && cap.firstTimestamp === null && "sessionId" in rec) cap.firstTimestamp = ts;
-      continue;
-    }
-    cap.records++;
-    if (ts !== null && cap.firstTimestamp === null) cap.firstTimestamp = ts;
-    const body = textOf(rec.content);
-    if (rec.type === "user") {
-      const words = body.replace(HOOK_CONTEXT, "");
-      if (words.trim() !== "") cap.userRequests.push(words);
-      continue;
-    }
-    if (body.trim() !== "") cap.lastClaim = body;
-    if (!Array.isArray(rec.toolCalls)) continue;
-    for (const raw of rec.toolCalls) {
-      const call = obj(raw);
-      if (call === null) continue;
-      const name2 = str(call.name) ?? "";
-      const args = obj(call.args) ?? {};
-      if (name2 === "run_shell_command") {
-        const out = resultText(call.result);
-        const status = exitFromText(out) ?? (call.status === "success" && !/Exit Code:/i.test(out) ? "ok" : "unknown");
-        cap.commands.push({ command: str(args.command) ?? "", status });
-      } else if (EDIT_TOOLS.has(name2)) {
-        noteEdit(cap.filesEdited, str(args.file_path) ?? str(args.absolute_path) ?? "");
-      } else if (name2 === "write_todos" && Array.isArray(args.todos)) {
-        const todos = args.todos.map(obj).filter((t) => t !== null);
-        cap.plan = todos.map((t) => ({ text: str(t.description) ?? "", status: planStatus(t.status) }));
-        cap.planFinal = true;
-      }
-    }
-  }
-  return cap;
-}
 function recordedResult(result) {
   if (result === void 0 || result === null) return null;
   if (typeof result === "string") return result;
@@ -14912,46 +14665,53 @@ function recordedResult(result) {
 }
 function geminiEvents(rec, line) {
   const ev = noEvents(line);
-  if (rec.type !== "gemini" || !Array.isArray(rec.toolCalls)) return ev;
+  const ts = str(rec.timestamp) ?? str(rec.startTime);
+  if (rec.type !== "user" && rec.type !== "gemini") {
+    if ("sessionId" in rec) ev.ts = ts;
+    return ev;
+  }
+  ev.record = true;
+  ev.ts = ts;
+  ev.id = str(rec.id);
+  const body = textOf(rec.content);
+  if (rec.type === "user") {
+    const words = body.replace(HOOK_CONTEXT, "");
+    if (words.trim() !== "") ev.users.push(words);
+    return ev;
+  }
+  if (body.trim() !== "") ev.claim = body;
+  if (!Array.isArray(rec.toolCalls)) return ev;
   for (const call of rec.toolCalls.map(obj)) {
-    if (call === null) continue;
-    const name2 = str(call.name) ?? "";
-    const args = obj(call.args);
-    const command = name2 === "run_shell_command" ? str(args?.command) ?? "" : null;
-    const path55 = str(args?.file_path) ?? "";
-    const edit2 = EDIT_TOOLS.has(name2) ? { kind: "edit", path: path55 } : { kind: "other" };
-    const event = command !== null ? { kind: "command", command } : edit2;
-    const out = recordedResult(call.result);
-    const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
-    const ts = str(call.timestamp) ?? str(rec.timestamp);
-    const result = out === null ? null : { text: out, failed };
-    ev.calls.push({ id: null, ts, cwd: null, events: [event], text: command ?? "", result });
+    if (call !== null) ev.calls.push(geminiCall(call, str(call.timestamp) ?? str(rec.timestamp)));
   }
   return ev;
+}
+function geminiCall(call, ts) {
+  const name2 = str(call.name) ?? "";
+  const args = obj(call.args) ?? {};
+  const out = recordedResult(call.result);
+  const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
+  const shown = resultText(call.result);
+  const status = exitFromText(shown) ?? (call.status === "success" && !/Exit Code:/i.test(shown) ? "ok" : "unknown");
+  const result = out === null ? null : { text: out, failed, status };
+  const made = { id: null, ts, cwd: null, events: [{ kind: "other" }], text: "", result, status };
+  if (name2 === "run_shell_command") {
+    made.text = str(args.command) ?? "";
+    made.events = [{ kind: "command", command: made.text }];
+  } else if (EDIT_TOOLS.has(name2)) {
+    made.events = [{ kind: "edit", path: str(args.file_path) ?? str(args.absolute_path) ?? "" }];
+  } else if (name2 === "write_todos" && Array.isArray(args.todos)) {
+    const todos = args.todos.map(obj).filter((t) => t !== null);
+    made.plan = todos.map((t) => ({ text: str(t.description) ?? "", status: planStatus(t.status) }));
+  }
+  return made;
 }
 var HOOK_CONTEXT;
 var init_gemini = __esm({
   "src/agents/transcripts/gemini.ts"() {
     "use strict";
     init_types2();
-    init_types2();
     HOOK_CONTEXT = /^\s*<hook_context>[\s\S]*?<\/hook_context>\s*/;
-  }
-});
-
-// src/agents/transcripts/parsers.ts
-var PARSERS;
-var init_parsers = __esm({
-  "src/agents/transcripts/parsers.ts"() {
-    "use strict";
-    init_claude();
-    init_codex();
-    init_gemini();
-    PARSERS = {
-      codex: parseCodex,
-      gemini: parseGemini,
-      claude: parseClaude
-    };
   }
 });
 
@@ -14970,9 +14730,9 @@ function sniffFormat(lines3) {
   }
   return null;
 }
-function readEvents(format2, lines3, usageOnly = false) {
+function readEvents(format2, lines3, only) {
   const f = FORMATS[format2];
-  const words = usageOnly ? f.usage : f.words;
+  const words = only === "all" ? /^/ : only === "usage" ? f.usage : f.words;
   if (words === null) return [];
   const state = { cwd: null };
   const out = [];
@@ -14982,7 +14742,7 @@ function readEvents(format2, lines3, usageOnly = false) {
     if (rec === null) continue;
     const ev = f.events(rec, i, state);
     const any = ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null;
-    if (any || ev.items) out.push(ev);
+    if (any || ev.items || only === "all") out.push(ev);
   }
   return out;
 }
@@ -15037,6 +14797,101 @@ var init_transcripts = __esm({
         usage: /"usage"/,
         planMarkers: ["TodoWrite", "TaskCreate", "TaskUpdate"]
       }
+    };
+  }
+});
+
+// src/agents/transcripts/parsers.ts
+function parseTranscript(format2, lines3) {
+  return captureOf(format2, readEvents(format2, lines3, "all"));
+}
+function captureOf(format2, events) {
+  const cap = emptyCapture(format2);
+  const lastWrite = /* @__PURE__ */ new Map();
+  events.forEach((ev, i) => ev.id !== null && lastWrite.set(ev.id, i));
+  const said2 = { users: [[], [], []], claims: [null, null, null] };
+  const plans = { todo: null, from: null, taskCreates: /* @__PURE__ */ new Map(), tasks: /* @__PURE__ */ new Map() };
+  const steps2 = [];
+  const runs = /* @__PURE__ */ new Map();
+  const waiting = /* @__PURE__ */ new Map();
+  const calls = /* @__PURE__ */ new Set();
+  const itemized = /* @__PURE__ */ new Set();
+  const openScripts = /* @__PURE__ */ new Set();
+  for (const [i, ev] of events.entries()) {
+    if (ev.id !== null && lastWrite.get(ev.id) !== i) continue;
+    if (ev.record) cap.records++;
+    cap.firstTimestamp ??= ev.ts;
+    cap.version = ev.version ?? cap.version ?? null;
+    said2.users[ev.rank].push(...ev.users);
+    said2.claims[ev.rank] = ev.claim ?? said2.claims[ev.rank];
+    for (const r of ev.results) {
+      const run = waiting.get(r.id);
+      if (run !== void 0) run.status = r.status;
+      waiting.delete(r.id);
+      openScripts.delete(r.id);
+      taskCreated(plans, r.id, r.task ?? null);
+    }
+    for (const call of ev.calls) {
+      if (call.item === true) {
+        if (call.id !== null && calls.has(call.id)) itemized.add(call.id);
+        else for (const open of openScripts) itemized.add(open);
+      } else if (call.id !== null) {
+        calls.add(call.id);
+        if (call.script === true) openScripts.add(call.id);
+      }
+      plan(plans, call);
+      const commands = call.events.filter((e) => e.kind === "command");
+      const made = commands.map((e) => ({ command: e.command ?? "", status: call.status ?? "unknown" }));
+      if (made.length === 1 && call.id !== null && call.item !== true && call.script !== true) {
+        waiting.set(call.id, made[0]);
+      }
+      runs.set(call, made);
+      steps2.push(call);
+    }
+  }
+  for (const call of steps2) {
+    if (call.item !== true && call.id !== null && itemized.has(call.id)) continue;
+    cap.commands.push(...runs.get(call));
+    for (const e of call.events) if (e.kind === "edit") noteEdit(cap.filesEdited, e.path ?? "");
+  }
+  cap.userRequests = said2.users.find((u) => u.length > 0) ?? [];
+  cap.lastClaim = said2.claims[0] ?? said2.claims[1] ?? said2.claims[2] ?? null;
+  cap.plan = plans.from === "todo" || plans.tasks.size === 0 ? plans.todo : [...plans.tasks.values()];
+  cap.planFinal = plans.from === "todo";
+  return cap;
+}
+function plan(plans, call) {
+  if (call.plan !== void 0) {
+    plans.todo = call.plan;
+    plans.from = "todo";
+  }
+  const task = call.task;
+  if (task === void 0) return;
+  plans.from = "tasks";
+  if ("create" in task) {
+    if (call.id !== null) plans.taskCreates.set(call.id, task.create);
+    return;
+  }
+  const known = plans.tasks.get(task.update);
+  if (known !== void 0 && task.status !== void 0) known.status = task.status;
+  if (known !== void 0 && task.subject !== void 0) known.text = task.subject;
+}
+function taskCreated(plans, id, taskId) {
+  const created = plans.taskCreates.get(id);
+  if (created === void 0) return;
+  if (taskId !== null) plans.tasks.set(taskId, created);
+  plans.taskCreates.delete(id);
+}
+var PARSERS;
+var init_parsers = __esm({
+  "src/agents/transcripts/parsers.ts"() {
+    "use strict";
+    init_transcripts();
+    init_types2();
+    PARSERS = {
+      codex: (lines3) => parseTranscript("codex", lines3),
+      gemini: (lines3) => parseTranscript("gemini", lines3),
+      claude: (lines3) => parseTranscript("claude", lines3)
     };
   }
 });
@@ -15240,9 +15095,9 @@ function renderCheckpoint(input) {
     return { heading, items: (all ?? []).slice(-LISTED_ITEMS).map(item), dropped: Math.max(0, n2 - LISTED_ITEMS) };
   };
   const safe = (text2, max) => safeItem(text2, max, findings);
-  const said = (what, raw, max) => `- ${what}: "${safe(raw, max).replace(/"/g, "'")}"`;
+  const said2 = (what, raw, max) => `- ${what}: "${safe(raw, max).replace(/"/g, "'")}"`;
   const command = (c) => safe(c, CAP.command).replace(/`/g, "'");
-  const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => said("The user wrote", r, CAP.request));
+  const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => said2("The user wrote", r, CAP.request));
   const sections = [
     { heading: "## User requests", items: requests, dropped: 0 },
     list2("## Plan state", cap?.plan, (p) => `- ${MARK[p.status]} ${safe(p.text, CAP.plan)}`),
@@ -15250,13 +15105,13 @@ function renderCheckpoint(input) {
     list2("## Commands", cap?.commands, (c) => `- \`${command(c.command)}\` \u2014 ${c.status}`),
     {
       heading: "## Last claim",
-      items: cap?.lastClaim ? [said("The agent claimed (not verified)", cap.lastClaim, CAP.claim)] : [],
+      items: cap?.lastClaim ? [said2("The agent claimed (not verified)", cap.lastClaim, CAP.claim)] : [],
       dropped: 0
     }
   ];
   const summary = input.compactSummary;
   if (summary !== null && summary.trim() !== "") {
-    const items = [said("The harness summarised (not verified)", summary, CAP.summary)];
+    const items = [said2("The harness summarised (not verified)", summary, CAP.summary)];
     sections.push({ heading: "## Compaction summary", items, dropped: 0 });
   }
   if (input.prior) mergePrior(sections, input.prior);
@@ -15344,7 +15199,7 @@ __export(context_exports, {
   offerText: () => offerText,
   userHelperWithoutMemory: () => userHelperWithoutMemory
 });
-import { existsSync as existsSync11, lstatSync as lstatSync24, mkdirSync as mkdirSync8 } from "node:fs";
+import { existsSync as existsSync11, lstatSync as lstatSync23, mkdirSync as mkdirSync8 } from "node:fs";
 import path49 from "node:path";
 function userHelperWithoutMemory(skillDir, home, root) {
   if (!skillDir || home === "" || existsSync11(path49.join(root, ".ai", "memory"))) return false;
@@ -15377,7 +15232,7 @@ function readUsage(transcriptPath) {
     if (format2 !== "claude" && format2 !== "codex") return null;
     for (const bytes of TAILS) {
       const { lines: lines3 } = tailPart(opened.file, bytes);
-      const points = usagePoints(readEvents(format2, lines3, true));
+      const points = usagePoints(readEvents(format2, lines3, "usage"));
       if (points.length > 0 || bytes >= opened.file.size) return { points, lines: lines3, format: format2 };
     }
     return null;
@@ -15389,7 +15244,7 @@ function readUsage(transcriptPath) {
 }
 function exists2(p) {
   try {
-    lstatSync24(p);
+    lstatSync23(p);
     return true;
   } catch {
     return false;
@@ -15518,7 +15373,7 @@ __export(checkpoint_exports, {
   CHECKPOINT_LINES: () => CHECKPOINT_LINES,
   checkpointVerb: () => checkpointVerb
 });
-import { lstatSync as lstatSync25, readdirSync as readdirSync14 } from "node:fs";
+import { lstatSync as lstatSync24, readdirSync as readdirSync14 } from "node:fs";
 import path50 from "node:path";
 function projectHandoffs(root) {
   const bytes = readHeadBytes(path50.join(memoryDir(root), "HANDOFF.md"));
@@ -15557,7 +15412,7 @@ function pruneOfferMarkers(dir, nowMs) {
   for (const name2 of names2) {
     const p = path50.join(dir, name2);
     try {
-      if (nowMs - lstatSync25(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
+      if (nowMs - lstatSync24(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     } catch {
     }
   }
@@ -15867,7 +15722,7 @@ __export(statusline_exports, {
   statusText: () => statusText,
   statuslineVerb: () => statuslineVerb
 });
-import { readFileSync as readFileSync15 } from "node:fs";
+import { readFileSync as readFileSync14 } from "node:fs";
 import path51 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
@@ -15938,7 +15793,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync15(path51.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync14(path51.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;
@@ -16351,7 +16206,7 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import { lstatSync as lstatSync26, unlinkSync as unlinkSync11 } from "node:fs";
+import { lstatSync as lstatSync25, unlinkSync as unlinkSync11 } from "node:fs";
 import path53 from "node:path";
 var journalVerb;
 var init_journal = __esm({
@@ -16407,7 +16262,7 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync26(path53.join(journalDir(root), f.name));
+            const st = lstatSync25(path53.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
@@ -16429,7 +16284,7 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync12, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync27, mkdirSync as mkdirSync9, openSync as openSync10, readFileSync as readFileSync16, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync12, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync26, mkdirSync as mkdirSync9, openSync as openSync10, readFileSync as readFileSync15, writeSync as writeSync2 } from "node:fs";
 import path54 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync10(p, flags | NOFOLLOW);
@@ -16441,7 +16296,7 @@ function onRegularFile(p, flags, use) {
   }
 }
 function memorySide(p, side) {
-  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync16(fd)));
+  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync15(fd)));
   if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
   return m.text;
 }
@@ -16454,10 +16309,10 @@ function archiveDirOf(top, memRel) {
     at2 = path54.join(at2, part);
     let st;
     try {
-      st = lstatSync27(at2);
+      st = lstatSync26(at2);
     } catch {
       mkdirSync9(at2, { mode: 448 });
-      st = lstatSync27(at2);
+      st = lstatSync26(at2);
     }
     if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
@@ -17137,7 +16992,7 @@ init_redact();
 
 // src/main.ts
 init_errors();
-import { closeSync as closeSync13, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync28, openSync as openSync11, readSync as readSync4, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync13, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync27, openSync as openSync11, readSync as readSync4, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
 function writeFd(fd, data) {
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let off = 0;
@@ -17281,7 +17136,7 @@ function heldOutput(fd, redact2) {
 function runningFile(file) {
   if (file === void 0) return void 0;
   try {
-    return lstatSync28(file).isSymbolicLink() ? realpathSync6(file) : file;
+    return lstatSync27(file).isSymbolicLink() ? realpathSync6(file) : file;
   } catch {
     return file;
   }
