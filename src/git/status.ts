@@ -1,18 +1,12 @@
 // The repository's state now, from one `git status` process: branch, HEAD, upstream counts and dirty files.
 import { firstLine, runGit } from "./run.ts";
 
-// The upstream of the current branch and how far HEAD is from it (null counts: upstream gone).
-interface UpstreamGap {
-  name: string;
-  ahead: number | null;
-  behind: number | null;
-}
-
 /** `branch` is `(detached)` off a branch, `head` null before the first commit, `dirty` top-relative. */
 export interface Snapshot {
   branch: string;
   head: string | null;
-  upstream: UpstreamGap | null;
+  // The current branch's upstream and how far HEAD is from it (null counts: upstream gone).
+  upstream: { name: string; ahead: number | null; behind: number | null } | null;
   dirty: string[];
   conflicted?: number;
 }

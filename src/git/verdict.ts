@@ -13,7 +13,7 @@ const STALE_DAYS = 14;
 const STALE_COMMITS = 30;
 const DAY_MS = 86_400_000;
 
-export type GitState = "repo" | "not-repo" | "broken" | "missing" | "timeout" | "failed";
+type GitState = "repo" | "not-repo" | "broken" | "missing" | "timeout" | "failed";
 type Saved = { branch: string | null; head: string | null; dirty: string[] | null; dirtyMore?: number };
 type InProgress = { saved: string | null; current: string | null };
 
@@ -42,16 +42,11 @@ export interface DriftFacts {
   changedKeyFiles?: string[];
   dirtyKeyFiles?: string[];
   inProgress?: InProgress;
-  provenance?: Provenance | null;
+  // Set only when this clone did not save the handoff; `committer` of its last commit, quoted.
+  provenance?: { committer: string | null; someoneElse: boolean } | null;
   savedBy?: string | null;
   ageUnknown?: "missing" | "malformed" | "future" | null;
   dirtyFates?: DirtyFate[];
-}
-
-/** Set only when this clone's record of its saves lacks the handoff; `committer` of its last commit, quoted. */
-export interface Provenance {
-  committer: string | null;
-  someoneElse: boolean;
 }
 
 /** `drift --json`'s document. */
