@@ -132,14 +132,7 @@ export async function measureDrift(
   return { report: assessDrift(facts), gitProcesses: processes };
 }
 
-interface At {
-  root: string;
-  top: string | null;
-  prefix: string;
-  keyFiles: string[];
-  git: Git;
-  opts: DriftOptions;
-}
+type At = { root: string; top: string | null; prefix: string; keyFiles: string[]; git: Git; opts: DriftOptions };
 
 // The facts only a readable repository gives: in progress, shallow, the saved branch, history, fates, provenance.
 async function measureRepo(

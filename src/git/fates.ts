@@ -13,10 +13,7 @@ export type DirtyFate =
   | { path: string; fate: "reverted" | "changed" | "unchanged" | "dirty" | "not-here" | "clean" };
 
 /** One commit (or stash entry) of a `--raw -z` log: its name and the new blob id of each path it touched. */
-interface Touch {
-  name: string;
-  paths: Map<string, string>;
-}
+type Touch = { name: string; paths: Map<string, string> };
 
 // Parses `git log --raw --no-abbrev --no-renames -z --format=%x01<name>`.
 function parseRawLog(out: Buffer): Touch[] {

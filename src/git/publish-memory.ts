@@ -81,10 +81,7 @@ async function gitOut(top: string, args: string[], env: Env, what: string, runHo
   return r.stdout.toString("utf8");
 }
 
-interface PublishTarget {
-  top: string;
-  memRel: string;
-}
+type PublishTarget = { top: string; memRel: string };
 
 /** Where publish commits, or the refusals that come before anything is written (the disk then as it was). */
 export async function publishTarget(root: string, memDir: string, env: Env): Promise<PublishTarget> {
