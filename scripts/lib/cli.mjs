@@ -320,6 +320,183 @@ var init_errors = __esm({
   }
 });
 
+// src/verbs/types.ts
+function ok(stdout, stderr = [], code = 0) {
+  return { stdout, stderr, code };
+}
+var SESSION_VERBS, HARNESS_VERBS;
+var init_types = __esm({
+  "src/verbs/types.ts"() {
+    "use strict";
+    SESSION_VERBS = ["hook", "context", "statusline"];
+    HARNESS_VERBS = [...SESSION_VERBS, "checkpoint"];
+  }
+});
+
+// src/schema/conflicted.ts
+function conflictSides(input) {
+  const ours = [];
+  const theirs = [];
+  let fence = null;
+  let side = "out";
+  let first = 0;
+  let complete = false;
+  for (const [i, line] of input.replace(/\r\n?/g, "\n").split("\n").entries()) {
+    const marker = side === "ours" || side === "base";
+    if (side === "out" && fence === null && line.startsWith("<<<<<<< ")) {
+      side = "ours";
+      first ||= i + 1;
+    } else if (side === "out") {
+      const f = FENCE.exec(line)?.[1];
+      if (fence === null) fence = f ?? null;
+      else if (f && f[0] === fence[0] && f.length >= fence.length && line.trim() === f) fence = null;
+      ours.push(line);
+      theirs.push(line);
+    } else if (marker && (line.startsWith("||||||| ") || line === "|||||||")) side = "base";
+    else if (marker && line === "=======") side = "theirs";
+    else if (side === "ours") ours.push(line);
+    else if (side === "theirs" && line.startsWith(">>>>>>> ")) {
+      side = "out";
+      complete = true;
+    } else if (side === "theirs") theirs.push(line);
+  }
+  return complete ? { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") } : null;
+}
+function isConflicted(text) {
+  return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
+}
+var FENCE, CONFLICTED_MESSAGE;
+var init_conflicted = __esm({
+  "src/schema/conflicted.ts"() {
+    "use strict";
+    FENCE = /^ {0,3}(`{3,}|~{3,})/;
+    CONFLICTED_MESSAGE = "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: keep one side (archive the other), then save it whole";
+  }
+});
+
+// src/schema/validate-common.ts
+function ruleOf() {
+  return (id, severity, part, check) => ({
+    id,
+    severity,
+    part,
+    check
+  });
+}
+function bounded(list2, what) {
+  if (list2.length <= MAX_LISTED_ISSUES) return list2;
+  const rest = list2.length - MAX_LISTED_ISSUES;
+  return [...list2.slice(0, MAX_LISTED_ISSUES), { rule: "more", line: 0, message: `\u2026 and ${rest} more ${what}` }];
+}
+function runRules(rules, parts, pass, c, dropped = []) {
+  const maps = lineMaps(pass);
+  c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
+  const errors = [];
+  const findings = [];
+  for (const rule5 of rules) {
+    for (const hit of rule5.check(c)) {
+      const severity = hit.severity ?? (rule5.severity === "error" ? "error" : "finding");
+      const issue = { rule: rule5.id, line: maps.toOriginal(hit.line), message: hit.message };
+      (severity === "error" ? errors : findings).push(issue);
+    }
+  }
+  const scored = {};
+  let got = 0;
+  let max = 0;
+  for (const p of parts) {
+    const score2 = p.score(c);
+    if (score2 === null) continue;
+    scored[p.part] = { score: score2, max: p.weight };
+    got += score2;
+    max += p.weight;
+  }
+  errors.sort((a, b) => a.line - b.line);
+  findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
+  const score = max === 0 ? 100 : Math.round(got / max * 100);
+  const listed2 = { errors: bounded(errors, "error(s)"), findings: bounded(findings, "finding(s)") };
+  return { valid: errors.length === 0, ...listed2, score, parts: scored, dropped };
+}
+function proportion(good, total, max) {
+  return total === 0 ? max : Math.round(good / total * max);
+}
+function editDistance(a, b) {
+  const [s, t] = [a.slice(0, 100), b.slice(0, 100)];
+  const d = Array.from({ length: s.length + 1 }, (_, i) => Array.from({ length: t.length + 1 }, (_2, j) => i + j));
+  for (let i = 1; i <= s.length; i++) {
+    for (let j = 1; j <= t.length; j++) {
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (s[i - 1] === t[j - 1] ? 0 : 1));
+      const swapped = i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1];
+      if (swapped) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[s.length][t.length];
+}
+function nearest(title, names) {
+  let best = null;
+  let bestD = Infinity;
+  for (const n2 of names) {
+    const d = editDistance(title.toLowerCase(), n2.toLowerCase());
+    if (d < bestD) [bestD, best] = [d, n2];
+  }
+  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
+}
+function issueLines(list2) {
+  return list2.map((i) => i.rule === "more" ? i.message : `line ${i.line}: ${i.rule}: ${i.message}`);
+}
+function scoreLine(v) {
+  const parts = Object.entries(v.parts).map(([name2, p]) => `${name2} ${p.score}/${p.max}`);
+  return `score: ${v.score}/100 (${parts.join(", ")})`;
+}
+function lineMaps(pass) {
+  const spans = pass.findings.filter((f) => (f.lines ?? 1) > 1).map((f) => ({ line: f.line, extra: f.lines - 1 }));
+  spans.sort((a, b) => a.line - b.line);
+  return {
+    toOriginal(line) {
+      let acc = 0;
+      for (const s of spans) {
+        if (line <= s.line - acc) break;
+        acc += s.extra;
+      }
+      return line === 0 ? 0 : line + acc;
+    },
+    toRedacted(line) {
+      let acc = 0;
+      for (const s of spans) {
+        if (line <= s.line) break;
+        acc += Math.min(s.extra, line - s.line);
+      }
+      return line === 0 ? 0 : line - acc;
+    }
+  };
+}
+var at, MARKER, BEGIN, titleMissing, lineCount, rule, TEXT_RULES, MAX_LISTED_ISSUES, QUOTE_CUT;
+var init_validate_common = __esm({
+  "src/schema/validate-common.ts"() {
+    "use strict";
+    init_conflicted();
+    at = (line, message, severity) => severity === void 0 ? { line, message } : { line, message, severity };
+    MARKER = "<!-- memory-schema: v1 -->";
+    BEGIN = `the document must begin with the line ${MARKER}`;
+    titleMissing = (title) => `the document must have the heading "${title}" in its first four lines`;
+    lineCount = (c) => c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length;
+    rule = ruleOf();
+    TEXT_RULES = {
+      bom: rule("bom", "finding", null, (c) => c.input.startsWith("\uFEFF") ? [at(1, "a UTF-8 byte order mark starts the text; write drops it")] : []),
+      crlf: rule("crlf", "finding", null, (c) => c.input.includes("\r") ? [at(1, "CR or CRLF line ends; write turns them into LF")] : []),
+      // Write refuses a text without its final newline.
+      newline: rule("newline", "error", null, (c) => c.text.endsWith("\n") ? [] : [at(c.lines.length, "the document must end with a newline")]),
+      // The line grammar reads such a line as plain text: the finding says what to write instead.
+      markdown: rule("markdown", "finding", null, (c) => c.flags.map((f) => at(f.line, f.message))),
+      conflicted: rule("conflicted", "error", null, (c) => {
+        const sides = conflictSides(c.text);
+        return sides === null ? [] : [at(sides.line, CONFLICTED_MESSAGE)];
+      })
+    };
+    MAX_LISTED_ISSUES = 200;
+    QUOTE_CUT = { max: 80 };
+  }
+});
+
 // src/guard/file-verdict.ts
 function firstNul(bytes) {
   return bytes.indexOf(0);
@@ -767,7 +944,7 @@ function checkTree(root, opts = {}) {
   }
   throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
 }
-var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS, REAL_DIRS, MEMORY_SUBDIRS;
+var FILE_OF, HEADING_OF, MARKER2, MAX_DOCUMENT_BYTES, TARGETS, REAL_DIRS, MEMORY_SUBDIRS;
 var init_paths = __esm({
   "src/store/paths.ts"() {
     "use strict";
@@ -783,7 +960,7 @@ var init_paths = __esm({
       lessons: "# Lessons",
       solutions: "# Solutions"
     };
-    MARKER = "<!-- memory-schema: v1 -->";
+    MARKER2 = "<!-- memory-schema: v1 -->";
     MAX_DOCUMENT_BYTES = 1e6;
     TARGETS = ["AGENTS.md", "CLAUDE.md"];
     REAL_DIRS = "memory must live in real directories under the root";
@@ -1142,6 +1319,12 @@ function draftShown(d) {
   return d === void 0 ? ".ai/memory/drafts" : `.ai/memory/drafts/${fileName(d)}`;
 }
 function parseDraftName(kind, arg) {
+  if (arg === void 0) {
+    const own = draftShown({ kind, id: randomBytes2(4).toString("hex") });
+    throw new UsageError(
+      `--from-draft takes the path \`read ${kind}\` printed on its DRAFT: line; the shared ${draftShown()}/${kind}.md is not read any more. Write your whole document to ${own} with your file tool, then run \`write ${kind} --from-draft ${own} --expected-current-sha256 <token>\``
+    );
+  }
   const m = PER_READ.exec(path9.basename(arg));
   const dir = path9.dirname(arg).split(path9.sep).join("/");
   if (m === null || !(dir === "." || dir === ".ai/memory/drafts" || dir.endsWith("/.ai/memory/drafts"))) {
@@ -1162,8 +1345,7 @@ function newDraft(root, kind, env) {
     if (treeVerdict(root) !== "ok" || pauseSwitch(memoryDir(root), env) !== null) return d;
     ensureDir(draftsDir(root));
     ensureIgnored(draftsDir(root));
-    removeLeftBehind(root, false);
-    createExclusive(path9.join(draftsDir(root), `.read-${kind}-${d.id}`), "");
+    removeLeftBehind(root);
   } catch {
   }
   return d;
@@ -1213,8 +1395,7 @@ function takeDraft(root, d) {
     if (now.size > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} is ${now.size} bytes; ${limit}`);
     const bytes = readAll(fd);
     if (bytes.length > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} grew while it was read; ${limit}`);
-    const marks = d.id === null ? sharedReads(root, d.kind, now.mtimeMs) : [`.read-${d.kind}-${d.id}`];
-    return { bytes, id: draftId(now), marks };
+    return { bytes, id: draftId(now) };
   } finally {
     closeSync2(fd);
   }
@@ -1226,18 +1407,6 @@ function removeDraft(root, d, taken) {
   const file = path9.join(draftsDir(root), fileName(d));
   const st = lstatOrNull(file);
   if (st !== null && st.isFile() && draftId(st) === taken.id) removeName(file, draftShown(d));
-  for (const m of taken.marks) removeName(path9.join(draftsDir(root), m), m);
-}
-function sharedReads(root, kind, writtenMs) {
-  const marks = readdirSync2(draftsDir(root)).filter((name2) => {
-    const st = READ_MARK.exec(name2)?.[1] === kind ? lstatOrNull(path9.join(draftsDir(root), name2)) : null;
-    return st !== null && st.mtimeMs <= writtenMs && st.mtimeMs > writtenMs - LEFT_BEHIND_MS;
-  });
-  if (marks.length < 2) return marks;
-  const own = draftShown({ kind, id: randomBytes2(4).toString("hex") });
-  throw new Refused(
-    `${draftShown({ kind, id: null })} may be another session's draft: ${marks.length} reads of ${kind} came before it was written, and a save must publish only its own document. It was kept. Write your whole document to ${own} with your file tool, then run \`write ${kind} --from-draft ${own} --expected-current-sha256 <token>\``
-  );
 }
 function ensureIgnored(dir, text = DRAFTS_IGNORED) {
   createExclusive(path9.join(dir, ".gitignore"), text);
@@ -1245,30 +1414,24 @@ function ensureIgnored(dir, text = DRAFTS_IGNORED) {
 function removeLeftoverDrafts(root) {
   if (treeVerdict(root) !== "ok" || lstatOrNull(draftsDir(root)) === null) return [];
   ensureIgnored(draftsDir(root));
-  return removeLeftBehind(root, true);
+  return removeLeftBehind(root);
 }
-function removeLeftBehind(root, shared) {
+function removeLeftBehind(root) {
   const dir = draftsDir(root);
   const out = [];
-  const marks = [];
   const old = Date.now() - LEFT_BEHIND_MS;
   for (const name2 of readdirSync2(dir)) {
-    const isMark = READ_MARK.test(name2);
-    const isShared = SHARED.test(name2);
-    const st = isMark || isShared || PER_READ.test(name2) ? lstatOrNull(path9.join(dir, name2)) : null;
-    if (st === null || st.isDirectory()) continue;
-    if (isMark && st.mtimeMs > old) marks.push({ name: name2, ms: st.mtimeMs });
-    else if (isMark) removeName(path9.join(dir, name2), name2);
-    else if (shared && isShared || st.mtimeMs <= old) {
-      removeName(path9.join(dir, name2), `${draftShown()}/${name2}`);
+    const retired = RETIRED.test(name2);
+    const st = retired || PER_READ.test(name2) ? lstatOrNull(path9.join(dir, name2)) : null;
+    if (st === null || st.isDirectory() || !retired && st.mtimeMs > old) continue;
+    removeName(path9.join(dir, name2), `${draftShown()}/${name2}`);
+    if (!name2.startsWith(".read-")) {
       out.push(`removed a leftover draft ${draftShown()}/${name2} (drafts are private; write it again to save it)`);
     }
   }
-  marks.sort((a, b) => b.ms - a.ms);
-  for (const m of marks.slice(MARKS_KEPT)) removeName(path9.join(dir, m.name), m.name);
   return out;
 }
-var DRAFTS_IGNORED, PER_READ, SHARED, READ_MARK, LEFT_BEHIND_MS, MARKS_KEPT, draftsDir, fileName;
+var DRAFTS_IGNORED, PER_READ, RETIRED, LEFT_BEHIND_MS, draftsDir, fileName;
 var init_drafts = __esm({
   "src/store/drafts.ts"() {
     "use strict";
@@ -1278,12 +1441,10 @@ var init_drafts = __esm({
     init_pause();
     DRAFTS_IGNORED = "# Written by session-handoff: drafts of `write --from-draft`, never committed.\n*\n";
     PER_READ = /^(handoff|lessons|solutions)-([0-9a-f]{8})\.md$/;
-    SHARED = /^(handoff|lessons|solutions)\.md$/;
-    READ_MARK = /^\.read-(handoff|lessons|solutions)-([0-9a-f]{8})$/;
+    RETIRED = /^(handoff|lessons|solutions)\.md$|^\.read-(handoff|lessons|solutions)-[0-9a-f]{8}$/;
     LEFT_BEHIND_MS = 60 * 60 * 1e3;
-    MARKS_KEPT = 64;
     draftsDir = (root) => path9.join(memoryDir(root), "drafts");
-    fileName = (d) => d.id === null ? `${d.kind}.md` : `${d.kind}-${d.id}.md`;
+    fileName = (d) => `${d.kind}-${d.id}.md`;
   }
 });
 
@@ -1496,16 +1657,6 @@ root: --root DIR, else found upward from here (references/verbs.md#the-root)
   }
 });
 
-// src/verbs/types.ts
-function ok(stdout, stderr = [], code = 0) {
-  return { stdout, stderr, code };
-}
-var init_types = __esm({
-  "src/verbs/types.ts"() {
-    "use strict";
-  }
-});
-
 // src/schema/grammar.ts
 function parseBlocks(text) {
   const reader = new LineReader(text.length);
@@ -1525,7 +1676,7 @@ function close(block2) {
   const last = block2.children[block2.children.length - 1];
   if (last && (block2.type === "list" || block2.type === "listItem")) block2.end = last.end;
 }
-var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER2, DESTINATION, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY, LineReader;
+var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER3, DESTINATION, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY, LineReader;
 var init_grammar = __esm({
   "src/schema/grammar.ts"() {
     "use strict";
@@ -1534,7 +1685,7 @@ var init_grammar = __esm({
     FENCE_CLOSE = /^(`{3,}|~{3,})[ \t]*$/;
     SETEXT = /^(?:=+|-+)[ \t]*$/;
     THEMATIC = /^(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/;
-    MARKER2 = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
+    MARKER3 = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
     DESTINATION = String.raw`[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)[ \t]*(?:(?:"[^"]*"|'[^']*'|\([^()]*\))[ \t]*)?`;
     DEFINITION = new RegExp(String.raw`^\[(?:[^\\[\]]|\\.){1,999}\]:(?:[ \t]*$|${DESTINATION}$)`);
     TAG = "[A-Za-z][A-Za-z0-9-]*";
@@ -1662,7 +1813,7 @@ var init_grammar = __esm({
           this.add(depth, "thematicBreak", at2);
           return;
         }
-        const marker = MARKER2.exec(s);
+        const marker = MARKER3.exec(s);
         if (marker) return this.item(depth, from, marker, open);
         if (s[0] === ">") this.flag(SAY.quote);
         else if (s[0] === "<" && HTML_BLOCK.test(s)) this.flag(SAY.html);
@@ -1695,7 +1846,7 @@ var init_grammar = __esm({
         const inner = this.stack.length - 1;
         if (rest === line.length) return;
         if (spaces >= 5) this.flag(SAY.wide);
-        if (MARKER2.test(line.slice(rest))) {
+        if (MARKER3.test(line.slice(rest))) {
           this.flag(SAY.twoMarkers);
           return this.paragraphLine(inner, rest);
         }
@@ -1756,177 +1907,12 @@ var init_state_time = __esm({
   }
 });
 
-// src/schema/conflicted.ts
-function conflictSides(input) {
-  const ours = [];
-  const theirs = [];
-  let fence = null;
-  let side = "out";
-  let first = 0;
-  let complete = false;
-  for (const [i, line] of input.replace(/\r\n?/g, "\n").split("\n").entries()) {
-    const marker = side === "ours" || side === "base";
-    if (side === "out" && fence === null && line.startsWith("<<<<<<< ")) {
-      side = "ours";
-      first ||= i + 1;
-    } else if (side === "out") {
-      const f = FENCE.exec(line)?.[1];
-      if (fence === null) fence = f ?? null;
-      else if (f && f[0] === fence[0] && f.length >= fence.length && line.trim() === f) fence = null;
-      ours.push(line);
-      theirs.push(line);
-    } else if (marker && (line.startsWith("||||||| ") || line === "|||||||")) side = "base";
-    else if (marker && line === "=======") side = "theirs";
-    else if (side === "ours") ours.push(line);
-    else if (side === "theirs" && line.startsWith(">>>>>>> ")) {
-      side = "out";
-      complete = true;
-    } else if (side === "theirs") theirs.push(line);
-  }
-  return complete ? { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") } : null;
-}
-function isConflicted(text) {
-  return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
-}
-var FENCE, CONFLICTED_MESSAGE;
-var init_conflicted = __esm({
-  "src/schema/conflicted.ts"() {
-    "use strict";
-    FENCE = /^ {0,3}(`{3,}|~{3,})/;
-    CONFLICTED_MESSAGE = "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: keep one side (archive the other), then save it whole";
-  }
-});
-
-// src/schema/validate-common.ts
-function ruleOf() {
-  return (id, severity, part, check) => ({
-    id,
-    severity,
-    part,
-    check
-  });
-}
-function bounded(list2, what) {
-  if (list2.length <= MAX_LISTED_ISSUES) return list2;
-  const rest = list2.length - MAX_LISTED_ISSUES;
-  return [...list2.slice(0, MAX_LISTED_ISSUES), { rule: "more", line: 0, message: `\u2026 and ${rest} more ${what}` }];
-}
-function runRules(rules, parts, pass, c, dropped = []) {
-  const maps = lineMaps(pass);
-  c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
-  const errors = [];
-  const findings = [];
-  for (const rule5 of rules) {
-    for (const hit of rule5.check(c)) {
-      const severity = hit.severity ?? (rule5.severity === "error" ? "error" : "finding");
-      const issue = { rule: rule5.id, line: maps.toOriginal(hit.line), message: hit.message };
-      (severity === "error" ? errors : findings).push(issue);
-    }
-  }
-  const scored = {};
-  let got = 0;
-  let max = 0;
-  for (const p of parts) {
-    const score2 = p.score(c);
-    if (score2 === null) continue;
-    scored[p.part] = { score: score2, max: p.weight };
-    got += score2;
-    max += p.weight;
-  }
-  errors.sort((a, b) => a.line - b.line);
-  findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
-  const score = max === 0 ? 100 : Math.round(got / max * 100);
-  const listed2 = { errors: bounded(errors, "error(s)"), findings: bounded(findings, "finding(s)") };
-  return { valid: errors.length === 0, ...listed2, score, parts: scored, dropped };
-}
-function proportion(good, total, max) {
-  return total === 0 ? max : Math.round(good / total * max);
-}
-function editDistance2(a, b) {
-  const s = a.slice(0, 100);
-  const t = b.slice(0, 100);
-  let prev = Array.from({ length: t.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= s.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= t.length; j++) {
-      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (s[i - 1] === t[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[t.length];
-}
-function nearest2(title, names2) {
-  let best = null;
-  let bestD = Infinity;
-  for (const n2 of names2) {
-    const d = editDistance2(title.toLowerCase(), n2.toLowerCase());
-    if (d < bestD) [bestD, best] = [d, n2];
-  }
-  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
-}
-function issueLines(list2) {
-  return list2.map((i) => i.rule === "more" ? i.message : `line ${i.line}: ${i.rule}: ${i.message}`);
-}
-function scoreLine(v) {
-  const parts = Object.entries(v.parts).map(([name2, p]) => `${name2} ${p.score}/${p.max}`);
-  return `score: ${v.score}/100 (${parts.join(", ")})`;
-}
-function lineMaps(pass) {
-  const spans = pass.findings.filter((f) => (f.lines ?? 1) > 1).map((f) => ({ line: f.line, extra: f.lines - 1 }));
-  spans.sort((a, b) => a.line - b.line);
-  return {
-    toOriginal(line) {
-      let acc = 0;
-      for (const s of spans) {
-        if (line <= s.line - acc) break;
-        acc += s.extra;
-      }
-      return line === 0 ? 0 : line + acc;
-    },
-    toRedacted(line) {
-      let acc = 0;
-      for (const s of spans) {
-        if (line <= s.line) break;
-        acc += Math.min(s.extra, line - s.line);
-      }
-      return line === 0 ? 0 : line - acc;
-    }
-  };
-}
-var at, MARKER3, BEGIN, titleMissing, lineCount, rule, TEXT_RULES, MAX_LISTED_ISSUES, QUOTE_CUT;
-var init_validate_common = __esm({
-  "src/schema/validate-common.ts"() {
-    "use strict";
-    init_conflicted();
-    at = (line, message, severity) => severity === void 0 ? { line, message } : { line, message, severity };
-    MARKER3 = "<!-- memory-schema: v1 -->";
-    BEGIN = `the document must begin with the line ${MARKER3}`;
-    titleMissing = (title) => `the document must have the heading "${title}" in its first four lines`;
-    lineCount = (c) => c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length;
-    rule = ruleOf();
-    TEXT_RULES = {
-      bom: rule("bom", "finding", null, (c) => c.input.startsWith("\uFEFF") ? [at(1, "a UTF-8 byte order mark starts the text; write drops it")] : []),
-      crlf: rule("crlf", "finding", null, (c) => c.input.includes("\r") ? [at(1, "CR or CRLF line ends; write turns them into LF")] : []),
-      // Write refuses a text without its final newline.
-      newline: rule("newline", "error", null, (c) => c.text.endsWith("\n") ? [] : [at(c.lines.length, "the document must end with a newline")]),
-      // The line grammar reads such a line as plain text: the finding says what to write instead.
-      markdown: rule("markdown", "finding", null, (c) => c.flags.map((f) => at(f.line, f.message))),
-      conflicted: rule("conflicted", "error", null, (c) => {
-        const sides = conflictSides(c.text);
-        return sides === null ? [] : [at(sides.line, CONFLICTED_MESSAGE)];
-      })
-    };
-    MAX_LISTED_ISSUES = 200;
-    QUOTE_CUT = { max: 80 };
-  }
-});
-
 // src/schema/handoff.ts
 function straySentence(strays) {
   if (strays.length === 0) return null;
   const near = [...new Set(strays.flatMap((s) => s.near === null ? [] : [s.near]))];
-  const names2 = near.map((n2) => `\`## ${n2}\``).join(", ");
-  const lent = near.length > 0 ? ` (did you mean ${names2}? its items are read as that section's)` : "";
+  const names = near.map((n2) => `\`## ${n2}\``).join(", ");
+  const lent = near.length > 0 ? ` (did you mean ${names}? its items are read as that section's)` : "";
   const lost = strays.some((s) => s.near === null) ? "; nothing reads a section with no near name" : "";
   const what = strays.length === 1 ? "a section" : `${strays.length} sections`;
   return `the handoff has ${what} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
@@ -2011,7 +1997,7 @@ function readHandoff(text, tree, lists = true) {
       const key = title.toLowerCase();
       stray = !KNOWN_SECTIONS.has(key);
       if (stray) {
-        const near = nearest2(title, SECTION_TITLES);
+        const near = nearest(title, SECTION_TITLES);
         out.strays.push({ title, near, line: node.line });
         section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
         continue;
@@ -2181,7 +2167,7 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, lstatSync as lstatSync6, openSync as openSync3, readdirSync as readdirSync3, readSync as readSync2, unlinkSync as unlinkSync2 } from "node:fs";
+import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, lstatSync as lstatSync6, openSync as openSync3, readSync as readSync2, unlinkSync as unlinkSync2 } from "node:fs";
 import path12 from "node:path";
 function checkpointsDir(root) {
   return path12.join(memoryDir(root), "checkpoints");
@@ -2257,14 +2243,8 @@ function timeOf(value, now) {
 }
 function listCheckpoints(root, now = Date.now()) {
   if (checkpointsDirState(root) !== "ok") return [];
-  let names2;
-  try {
-    names2 = readdirSync3(checkpointsDir(root));
-  } catch {
-    return [];
-  }
   const out = [];
-  for (const name2 of names2) {
+  for (const name2 of listDir(checkpointsDir(root))) {
     if (!CHECKPOINT_NAME.test(name2)) continue;
     const read = readHeadAndTime(path12.join(checkpointsDir(root), name2), 1024);
     const head = read?.bytes.toString("utf8") ?? "";
@@ -2327,7 +2307,7 @@ var init_probe_session = __esm({
 });
 
 // src/verbs/checkpoint-surface.ts
-import { readdirSync as readdirSync4 } from "node:fs";
+import { readdirSync as readdirSync3 } from "node:fs";
 import path13 from "node:path";
 function minutesAgo(savedMs2, now) {
   if (savedMs2 === null) return "at an unknown time";
@@ -2416,14 +2396,14 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   }
 }
 function toldToAnySession(root, token) {
-  let names2;
+  let names;
   try {
-    names2 = readdirSync4(checkpointsDir(root));
+    names = readdirSync3(checkpointsDir(root));
   } catch {
     return false;
   }
   const told = (name2) => readHead(path13.join(checkpointsDir(root), name2), 128)?.trim() === token;
-  return names2.some((name2) => name2.startsWith(".delivered-") && told(name2));
+  return names.some((name2) => name2.startsWith(".delivered-") && told(name2));
 }
 function checkpointNoteForHandoff(root, handoffText, now = Date.now()) {
   try {
@@ -2593,7 +2573,7 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a 
 });
 
 // src/git/git-dir.ts
-import { lstatSync as lstatSync7, readdirSync as readdirSync5, readFileSync as readFileSync2, readlinkSync as readlinkSync2 } from "node:fs";
+import { lstatSync as lstatSync7, readdirSync as readdirSync4, readFileSync as readFileSync2, readlinkSync as readlinkSync2 } from "node:fs";
 import path14 from "node:path";
 function lstatOrNull2(p) {
   try {
@@ -2638,7 +2618,7 @@ function isShallow(gitDir) {
 function reflogFiles(dir, out) {
   let entries;
   try {
-    entries = readdirSync5(dir, { withFileTypes: true });
+    entries = readdirSync4(dir, { withFileTypes: true });
   } catch {
     return;
   }
@@ -3064,7 +3044,7 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import { lstatSync as lstatSync9, readdirSync as readdirSync6, unlinkSync as unlinkSync3 } from "node:fs";
+import { lstatSync as lstatSync9, readdirSync as readdirSync5, unlinkSync as unlinkSync3 } from "node:fs";
 import path18 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
@@ -3075,12 +3055,9 @@ function archiveSeq(name2) {
 }
 function archiveName(prefix, dir, now = /* @__PURE__ */ new Date()) {
   let top = 0n;
-  try {
-    for (const name2 of readdirSync6(dir)) {
-      const seq = archiveSeq(name2);
-      if (seq !== null && seq > top) top = seq;
-    }
-  } catch {
+  for (const name2 of listDir(dir)) {
+    const seq = archiveSeq(name2);
+    if (seq !== null && seq > top) top = seq;
   }
   return `${prefix}-${archiveStamp(now)}-${top + 1n}-${randomHex8()}.md`;
 }
@@ -3109,7 +3086,7 @@ function archivesKept(dir) {
 }
 function prunable(dir) {
   const entries = [];
-  for (const name2 of readdirSync6(dir)) {
+  for (const name2 of readdirSync5(dir)) {
     const st = PRUNABLE_NAME.test(name2) ? lstatSync9(path18.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
@@ -3160,6 +3137,7 @@ var init_archive = __esm({
   "src/store/archive.ts"() {
     "use strict";
     init_files();
+    init_private();
     init_settings();
     ARCHIVE_NAME = /^HANDOFF-[A-Za-z0-9._-]+\.md$/;
     PRUNABLE_NAME = /^HANDOFF-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3,6}Z-(?:\d{1,30}-)?[0-9a-f]{8}\.md$/;
@@ -3949,13 +3927,9 @@ var init_partition = __esm({
 });
 
 // src/guard/redact-kit.ts
-function tally(n2) {
-  REDACTION_WORK.charsScanned += n2;
-}
 function newlineOffsets(text) {
   const out = [];
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) out.push(i);
-  tally(text.length);
   return out;
 }
 function rule2(id, keywords, source, entropy, extra = {}, flags = "") {
@@ -4025,7 +3999,7 @@ function notAnAssignedSecret(v) {
   const flag = v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v);
   return placeholderOrVariable(v) || flag || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || proseLike(v);
 }
-var ESCAPE_END, L, R, LD, RD, REDACTION_WORK, PLACEHOLDER_WORDS, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
+var ESCAPE_END, L, R, LD, RD, PLACEHOLDER_WORDS, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
 var init_redact_kit = __esm({
   "src/guard/redact-kit.ts"() {
     "use strict";
@@ -4034,7 +4008,6 @@ var init_redact_kit = __esm({
     R = "(?![A-Za-z0-9_])";
     LD = `(?<![A-Za-z0-9_-]${ESCAPE_END})`;
     RD = "(?![A-Za-z0-9_-])";
-    REDACTION_WORK = { regexRuns: 0, charsScanned: 0 };
     PLACEHOLDER_WORDS = "password|passwd|pass|pwd|secret|changeme|redacted|hidden|none|null|undefined|true|false";
     PLACEHOLDER = new RegExp(
       `^(?:\\$.*|%[A-Za-z_(].*|\\{.*\\}|<.*>|\\[.*\\]|\\*+|x+|X+|\\.\\.\\.|\u2026|${PLACEHOLDER_WORDS})$`,
@@ -4068,13 +4041,11 @@ function printable(bytes) {
 function decodedRuns(text, covered) {
   const out = new Pieces();
   BASE64_RUN.lastIndex = 0;
-  tally(text.length);
   for (const m of text.matchAll(BASE64_RUN)) {
     const start = m.index;
     const end = start + m[0].length;
     if (covered(start, end)) continue;
     const bytes = Buffer.from(m[0], "base64");
-    tally(m[0].length);
     if (bytes.length === 0 || !printable(bytes)) continue;
     out.add(bytes.toString("latin1"), start, end);
     out.endGroup();
@@ -4099,7 +4070,6 @@ function linesOf(text) {
     lines3.push([s, t]);
     s = e + 1;
   }
-  tally(text.length);
   return lines3;
 }
 function splitRuns(text, covered) {
@@ -4165,7 +4135,6 @@ function wrappedRuns(text) {
 function continuedRuns(text) {
   if (!text.includes("\\\n") && !text.includes("\\\r\n")) return EMPTY;
   const out = new Pieces();
-  tally(text.length);
   for (const m of text.matchAll(/[^]*?(?:\\\r?\n|$)/g)) {
     if (m[0] === "") break;
     const cut = m[0].endsWith("\\\r\n") ? 3 : m[0].endsWith("\\\n") ? 2 : 0;
@@ -4179,7 +4148,6 @@ var init_redact_derived = __esm({
   "src/guard/redact-derived.ts"() {
     "use strict";
     init_partition();
-    init_redact_kit();
     EMPTY = { text: "", original: () => null };
     Pieces = class {
       parts = [];
@@ -4224,14 +4192,12 @@ var init_redact_derived = __esm({
 function sticky(pattern, text, at2) {
   pattern.lastIndex = at2;
   const hit = pattern.test(text);
-  tally(hit ? pattern.lastIndex - at2 : 1);
   return hit ? pattern.lastIndex : -1;
 }
 function linePrefix(text, start) {
   let k = start;
   while (k > 0 && start - k < 40 && text[k - 1] !== "\n") k--;
   if (k > 0 && text[k - 1] !== "\n") return "";
-  tally(start - k);
   return text.slice(k, start).trim();
 }
 function nextLine(text, at2, prefix) {
@@ -4315,7 +4281,6 @@ function plainRunEnd(text, start) {
     PLAIN_RUN.lastIndex = start;
     PLAIN_RUN.test(text);
     plain = { text, from: start, to: PLAIN_RUN.lastIndex };
-    tally(plain.to - start);
   }
   return plain.to;
 }
@@ -4330,7 +4295,6 @@ function endsValue(text, at2, c, inQuery) {
   const cap = Math.min(text.length, at2 + 2 + GENERIC_VALUE_MAX);
   let k = at2 + 2;
   while (k < cap && isNameChar(text.charCodeAt(k))) k++;
-  tally(k - at2);
   return text.charCodeAt(k) === 61;
 }
 function genericValueEnd(text, start, inQuery) {
@@ -4359,7 +4323,6 @@ function genericValueEnd(text, start, inQuery) {
     const c = text[at2];
     return c === "," || c === ";" || c === "&" || c === ">" && angles < 0 || c === "`" && backticks % 2 === 1;
   };
-  tally(end - start);
   while (end > start) {
     const c = text[end - 1];
     if (!droppable(end - 1) && !(".:!?".includes(c) && end - 2 >= start && droppable(end - 2))) break;
@@ -4413,7 +4376,6 @@ function unticked2(text, [a, b]) {
 function tableSpans(text, m) {
   const block2 = m[0];
   const base = m.index;
-  tally(block2.length);
   const lines3 = [...block2.matchAll(/[^\n]+/g)].map((l) => [base + l.index, base + l.index + l[0].length]);
   const end = base + block2.length;
   if (lines3.length < 3) return { spans: [], end };
@@ -4467,7 +4429,6 @@ function cookieSpans(text, m) {
     while (i < text.length && !stopAt(i) && text[i] !== ";") i++;
     if (text[i] === ";") i++;
   }
-  tally(i - m.index);
   return { spans: out, end: i };
 }
 function notACliPassword(v, m) {
@@ -4478,7 +4439,6 @@ function notACliPassword(v, m) {
 function awsCandidates(text, from, to) {
   const out = [];
   const window = text.slice(from, to);
-  tally(window.length);
   for (const m of window.matchAll(AWS_SECRET)) {
     const v = m[0];
     if (/[a-z]/.test(v) && /[A-Z]/.test(v) && /[0-9/+]/.test(v)) out.push([from + m.index, from + m.index + 40]);
@@ -4488,7 +4448,6 @@ function awsCandidates(text, from, to) {
 function awsUnnamedSpans(text) {
   if (!/AKIA|ASIA|ABIA|ACCA|A3T|\[/.test(text)) return [];
   const out = [];
-  tally(text.length);
   let open = null;
   let newlines;
   const flush = () => {
@@ -4518,7 +4477,6 @@ function awsUnnamedSpans(text) {
       if (++n2 > AWS_SECTION_LINES || /^[ \t]*\[/.test(text.slice(to + 1, to + 80))) break;
     }
     const section = text.slice(from, to);
-    tally(section.length);
     if (AWS_CREDENTIAL_NAME.test(section)) out.push(...awsCandidates(text, from, to));
   }
   flush();
@@ -4583,7 +4541,6 @@ function proseSpans(text, out) {
   let words = 0;
   let lastKeyword = -Infinity;
   let pending = [];
-  tally(text.length);
   for (const m of text.matchAll(WORDS_AND_RUNS)) {
     const run = m.groups?.["run"];
     if (run === void 0) {
@@ -4612,14 +4569,12 @@ function proseSpans(text, out) {
 function variableSpans(text, out) {
   if (!text.includes("$")) return;
   const used = /* @__PURE__ */ new Map();
-  tally(text.length);
   for (const m of text.matchAll(USES)) {
     const name2 = m.groups?.["b"] ?? m.groups?.["u"];
     const kind = m.groups?.["b"] !== void 0 ? "bearer-token" : "cli-password";
     if (name2 !== void 0) used.set(name2, { at: m.index, kind });
   }
   if (used.size === 0) return;
-  tally(text.length);
   for (const m of text.matchAll(ASSIGNMENTS)) {
     const use = used.get(m.groups["name"]);
     if (use === void 0 || m.index >= use.at) continue;
@@ -4632,7 +4587,6 @@ function variableSpans(text, out) {
   }
 }
 function saidSpans(text, out) {
-  tally(text.length);
   for (const m of text.matchAll(new RegExp(SAID_PASSWORD, "dgi"))) {
     const [a, z0] = m.indices.groups["v"];
     let z = z0;
@@ -4869,16 +4823,12 @@ function keptByRule(rule5, secret, m) {
 }
 function collectSpans(text, rules, skip, found) {
   const present2 = keywordsIn(text.toLowerCase());
-  const work = REDACTION_WORK;
   for (const rule5 of rules) {
     if (rule5.keywords && !rule5.keywords.some((k) => present2.has(k))) continue;
     const pattern = rule5.pattern;
     pattern.lastIndex = 0;
     for (; ; ) {
-      const from = pattern.lastIndex;
       const m = pattern.exec(text);
-      work.regexRuns++;
-      work.charsScanned += (m === null ? text.length : m.index + m[0].length) - from;
       if (m === null) break;
       if (m[0].length === 0) {
         pattern.lastIndex++;
@@ -4910,11 +4860,6 @@ function hyphenJoinedWords(s) {
   return parts.length > 2 && parts.every((p) => /^(?:[A-Za-z]+|\d+)$/.test(p));
 }
 function redactText(text, options = {}) {
-  redactionPasses.calls++;
-  redactionPasses.chars += text.length;
-  return redact(text, options);
-}
-function redact(text, options) {
   const exempt = options.exemptLines?.size ? options.exemptLines : void 0;
   let lineStarts;
   const lineOf = (at2) => partitionPoint(lineStarts.length, (i) => lineStarts[i] <= at2);
@@ -4978,7 +4923,7 @@ function render(text, spans) {
   return { text: out.join(""), findings };
 }
 function redactTranscript(text, options = {}) {
-  return redact(text, { ...options, transcript: true });
+  return redactText(text, { ...options, transcript: true });
 }
 function redactVendorShapes(text) {
   const spans = new Spans();
@@ -4993,7 +4938,7 @@ function formatRedactionReport(findings) {
   const more = findings.length > 20 ? `, \u2026 and ${findings.length - 20} more` : "";
   return `${head}: ${named.join(", ")}${more}`;
 }
-var GENERIC_KEY, CLI_VALUE, CLI_QUOTED, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, DERIVED_RULES, Spans, redactionPasses;
+var GENERIC_KEY, CLI_VALUE, CLI_QUOTED, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, DERIVED_RULES, Spans;
 var init_redact = __esm({
   "src/guard/redact.ts"() {
     "use strict";
@@ -5213,7 +5158,6 @@ var init_redact = __esm({
         this.list.splice(at2, to - at2, { start: from, end: until, kind });
       }
     };
-    redactionPasses = { calls: 0, chars: 0 };
   }
 });
 
@@ -5383,7 +5327,7 @@ function handoffContext(input, opts) {
   const model = readHandoff(text, tree);
   const layout = handoffLayout(text, model);
   const { lines: lines3 } = layout;
-  const shaped = lines3[0] === MARKER3 && layout.titleIndex >= 0;
+  const shaped = lines3[0] === MARKER && layout.titleIndex >= 0;
   const first = /* @__PURE__ */ new Map();
   const sections = [];
   const candidates = [];
@@ -5401,11 +5345,11 @@ function handoffContext(input, opts) {
   const missing = [];
   for (const s of shaped ? HANDOFF_SECTIONS : []) {
     if (s.optional || first.has(s.name.toLowerCase())) continue;
-    const look = candidates.find((c) => !used.has(c.line) && nearest2(c.title, [s.name]) === s.name) ?? null;
+    const look = candidates.find((c) => !used.has(c.line) && nearest(c.title, [s.name]) === s.name) ?? null;
     if (look) used.add(look.line);
     missing.push({ name: s.name, look });
   }
-  const resembles = (s) => s.depth <= 2 || nearest2(s.title, SECTION_NAMES) !== null;
+  const resembles = (s) => s.depth <= 2 || nearest(s.title, SECTION_NAMES) !== null;
   const strays = candidates.filter((s) => !used.has(s.line) && resembles(s));
   const byKey = /* @__PURE__ */ new Map();
   for (const item of model.items) {
@@ -5495,7 +5439,7 @@ var init_validate = __esm({
       TEXT_RULES.bom,
       TEXT_RULES.crlf,
       rule3("marker", "error", "sections", (c) => {
-        if (c.lines[0] === MARKER3) return [];
+        if (c.lines[0] === MARKER) return [];
         const seen = /^<!--\s*memory-schema:\s*(\S+)\s*-->$/.exec(c.lines[0]?.trim() ?? "");
         const version = seen && `the marker says schema ${quoted(seen[1], QUOTE_CUT)}; this helper reads v1 only: `;
         return [at(1, version ? `${version}${BEGIN}` : `${BEGIN}; start from templates/handoff.md`)];
@@ -5549,7 +5493,7 @@ var init_validate = __esm({
         return at(next ? next.line : c.lines.length, `required section \`## ${name2}\` is missing; ${keep}`);
       })),
       rule3("unknown-section", "finding", null, (c) => c.strays.map((s) => {
-        const near = nearest2(s.title, SECTION_NAMES);
+        const near = nearest(s.title, SECTION_NAMES);
         const raw = `${quoted(s.raw.trim(), QUOTE_CUT)} is not a section of schema v1`;
         return at(s.line, near ? `${raw}: did you mean \`## ${near}\`?` : `${raw}; nothing reads it`);
       })),
@@ -5792,7 +5736,7 @@ var init_validate_ledger = __esm({
     LEDGER_RULES = [
       TEXT_RULES.bom,
       TEXT_RULES.crlf,
-      rule4("marker", "error", null, (c) => c.lines[0] === MARKER3 ? [] : [at(1, BEGIN)]),
+      rule4("marker", "error", null, (c) => c.lines[0] === MARKER ? [] : [at(1, BEGIN)]),
       rule4("heading", "error", null, (c) => c.lines.slice(0, 4).includes(c.schema.title) ? [] : [at(1, titleMissing(c.schema.title))]),
       TEXT_RULES.newline,
       TEXT_RULES.conflicted,
@@ -6123,7 +6067,7 @@ var init_harness_path = __esm({
 
 // src/journal/entry.ts
 function journalHeader(period, part = 1) {
-  return `${MARKER}
+  return `${MARKER2}
 # Journal ${period}${part > 1 ? ` (part ${part})` : ""}
 `;
 }
@@ -6188,7 +6132,7 @@ function parseJournal(text, kind = "month") {
   const entries = [];
   const problems = [];
   const title = "the second line must be `# Journal <YYYY-MM>` (or `# Journal <YYYY>`)";
-  if (lines3[0] !== MARKER) problems.push({ line: 1, message: `the first line must be ${MARKER}` });
+  if (lines3[0] !== MARKER2) problems.push({ line: 1, message: `the first line must be ${MARKER2}` });
   if (!/^# Journal \d{4}(-\d{2})?( \(part \d+\))?$/.test(lines3[1] ?? "")) problems.push({ line: 2, message: title });
   let current = null;
   for (let i = 2; i < lines3.length; i++) {
@@ -6371,7 +6315,7 @@ var init_outcome = __esm({
 });
 
 // src/journal/store.ts
-import { closeSync as closeSync7, fsyncSync as fsyncSync2, linkSync as linkSync4, lstatSync as lstatSync12, mkdirSync as mkdirSync3, openSync as openSync6, readdirSync as readdirSync7 } from "node:fs";
+import { closeSync as closeSync7, fsyncSync as fsyncSync2, linkSync as linkSync4, lstatSync as lstatSync12, mkdirSync as mkdirSync3, openSync as openSync6 } from "node:fs";
 import { renameSync as renameSync3, unlinkSync as unlinkSync6, writeFileSync as writeFileSync4 } from "node:fs";
 import path25 from "node:path";
 function journalDir(root) {
@@ -6388,13 +6332,7 @@ function parseJournalName(name2) {
   return { name: name2, period: `${m[1]}-${m[2]}`, kind: "month", part };
 }
 function listJournal(root) {
-  let names2;
-  try {
-    names2 = readdirSync7(journalDir(root));
-  } catch {
-    return [];
-  }
-  return names2.map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
+  return listDir(journalDir(root)).map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
   return exists(path25.join(journalDir(root), "OFF"));
@@ -6554,7 +6492,7 @@ var init_store = __esm({
 
 // src/journal/record.ts
 import { createHash } from "node:crypto";
-import { readdirSync as readdirSync8, unlinkSync as unlinkSync7 } from "node:fs";
+import { unlinkSync as unlinkSync7 } from "node:fs";
 import path26 from "node:path";
 function monthIndex(period) {
   return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
@@ -6600,14 +6538,8 @@ function retriedNotes(root, priorToken) {
   return [...seen].slice(0, 5).map((c) => `note: this session ran \`${c}\`, ${why}; ${todo}`);
 }
 async function handoffWithToken(root, token) {
-  const files = [path26.join(memoryDir(root), "HANDOFF.md")];
-  try {
-    for (const n2 of readdirSync8(archiveDir(root))) {
-      if (/^HANDOFF-.*\.md$/.test(n2)) files.push(path26.join(archiveDir(root), n2));
-    }
-  } catch {
-  }
-  for (const f of files) {
+  const archived = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2));
+  for (const f of [path26.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path26.join(archiveDir(root), n2))]) {
     try {
       const r = await readStable(f);
       if (r !== null && r.token === token) return r.bytes.toString("utf8");
@@ -6717,8 +6649,8 @@ async function foldOne(root, nowMonth, fp) {
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
   for (const f of files) unlinkSync7(path26.join(dir, f.name));
-  const names2 = files.map((f) => `journal/${f.name}`).join(", ");
-  return `journal: folded ${names2} (${entries.length} entries) into journal/${yearName}`;
+  const names = files.map((f) => `journal/${f.name}`).join(", ");
+  return `journal: folded ${names} (${entries.length} entries) into journal/${yearName}`;
 }
 function insertSection(text, period, section) {
   const heads = [...text.matchAll(/^## (\d{4}-\d{2})$/gm)];
@@ -6735,7 +6667,9 @@ var init_record = __esm({
     init_handoff();
     init_open_items();
     init_validate();
+    init_archive();
     init_files();
+    init_private();
     init_paths();
     init_root();
     init_entry();
@@ -6867,7 +6801,7 @@ var init_write = __esm({
       positionals: [1, 2],
       help: `usage: node memory_io.mjs write <handoff|lessons|solutions> [--root DIR]
          --expected-current-sha256 TOKEN [--lock-timeout SECONDS] < document
-       node memory_io.mjs write <handoff|lessons|solutions> --from-draft [DRAFT]
+       node memory_io.mjs write <handoff|lessons|solutions> --from-draft DRAFT
          [--root DIR] --expected-current-sha256 TOKEN [--lock-timeout SECONDS]
 
 Replaces <root>/.ai/memory/<FILE> with the whole document, only if the file is still the
@@ -6879,9 +6813,8 @@ section is filled with what \`anchors\` prints.
 
 options:
   --expected-current-sha256 TOKEN  the token \`read\` printed, or \`absent\`
-  --from-draft [DRAFT]  the document from DRAFT, the path on \`read\`'s DRAFT: line
-                    (removed by a save, kept by a refusal); no DRAFT: the shared
-                    drafts/<kind>.md (refused when two reads came before it)
+  --from-draft DRAFT  the document from DRAFT, the path on \`read\`'s DRAFT: line
+                    (removed by a save, kept by a refusal)
   --lock-timeout S  seconds to wait for the lock (default 10; 0 tries once)
 
 stdout: "saved <FILE>[; archived previous handoff as <name>]" or "unchanged <FILE>",
@@ -6904,7 +6837,7 @@ exit:   0 saved or unchanged;
           }
           return save(ctx, kind, await stdinForValidate(ctx));
         }
-        const d = named === void 0 ? { kind, id: null } : parseDraftName(kind, named);
+        const d = parseDraftName(kind, named);
         const root = rootOption(ctx);
         let taken = null;
         let failed = null;
@@ -7127,7 +7060,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     }
     const bytes = readAll(fd, void 0, 0);
     const lines3 = bytes.subarray(0, 4096).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
-    const ok2 = lines3[0] === MARKER && lines3.slice(0, 4).includes(HEADING_OF[kind]);
+    const ok2 = lines3[0] === MARKER2 && lines3.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok2) return { kind, status: "foreign", mtimeMs };
     if (firstNul(bytes) >= 0) return { kind, status: "unsafe", mtimeMs };
     if (!opts.text) return { kind, status: "present", mtimeMs };
@@ -7440,7 +7373,7 @@ When the kill switch is on, the paused sentence is printed too and the code is k
 });
 
 // src/store/checkpoint-cleanup.ts
-import { linkSync as linkSync5, lstatSync as lstatSync13, readdirSync as readdirSync9, unlinkSync as unlinkSync8 } from "node:fs";
+import { linkSync as linkSync5, lstatSync as lstatSync13, readdirSync as readdirSync6, unlinkSync as unlinkSync8 } from "node:fs";
 import path31 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
@@ -7480,15 +7413,15 @@ function cleanCheckpointLeftovers(root) {
     }
   }
   try {
-    const names2 = readdirSync9(dir);
+    const names = readdirSync6(dir);
     const live = /* @__PURE__ */ new Set();
-    for (const name2 of names2) {
+    for (const name2 of names) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
       const bytes = readHeadBytes(path31.join(dir, name2));
       if (bytes !== null) live.add(tokenOf(bytes));
     }
     const kept = [];
-    for (const name2 of names2) {
+    for (const name2 of names) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
       const told = readHead(path31.join(dir, name2), 128)?.trim() ?? "";
@@ -7521,7 +7454,7 @@ var recover_exports = {};
 __export(recover_exports, {
   recoverVerb: () => recoverVerb
 });
-import { readdirSync as readdirSync10 } from "node:fs";
+import { readdirSync as readdirSync7 } from "node:fs";
 var recoverVerb;
 var init_recover2 = __esm({
   "src/verbs/recover.ts"() {
@@ -7545,11 +7478,10 @@ Repairs what an interrupted save left (a private claim or temp file, a half-done
 step, pruning a crash skipped): afterwards each file is whole -- the complete old or the
 complete new version --, no prior version is lost, and no private file remains; the
 reference helper's (memory_io.py) leftovers too. It also removes what an interrupted
-\`checkpoint\` left in checkpoints/, and leftover drafts (the shared <kind>.md; a read's
-own once untouched for an hour), saying each. Idempotent and resumable; with nothing
-to do it prints "nothing to recover". The next \`write\` runs the same repair first.
-A private name holding what no save leaves (a link, a directory, a file hard-linked
-elsewhere) is refused, naming it: move it away, then retry.
+\`checkpoint\` left in checkpoints/, and drafts untouched for an hour, saying each.
+Idempotent and resumable; with nothing to do it prints "nothing to recover". The next
+\`write\` runs the same repair first. A private name holding what no save leaves (a link, a
+directory, a file hard-linked elsewhere) is refused, naming it: move it away, then retry.
 ${ROOT_HELP}
 exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
 `,
@@ -7558,7 +7490,7 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
         const root = rootOption(ctx);
         let actions = [];
         if (checkTree(root) || pendingRepairs(root).length > 0) {
-          const dotted = () => readdirSync10(checkpointsDir(root)).some((n2) => n2.startsWith("."));
+          const dotted = () => readdirSync7(checkpointsDir(root)).some((n2) => n2.startsWith("."));
           const leftovers = () => checkpointsDirState(root) === "ok" && dotted();
           const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
           const { result, repairs } = await underLock(options, async () => [
@@ -10057,7 +9989,7 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync15, readdirSync as readdirSync11 } from "node:fs";
+import { lstatSync as lstatSync15, readdirSync as readdirSync8 } from "node:fs";
 import path35 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
@@ -10070,7 +10002,7 @@ function listArchives(root) {
   }
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
-  for (const name2 of readdirSync11(dir)) {
+  for (const name2 of readdirSync8(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
       const s = lstatSync15(path35.join(dir, name2));
@@ -10080,11 +10012,14 @@ function listArchives(root) {
   }
   return out.sort(newestFirst);
 }
-async function readArchive(root, name2) {
+function assertArchiveName(name2) {
   if (!ARCHIVE_NAME.test(name2)) {
     const shape = "HANDOFF-<letters, digits, . _ ->.md";
     throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (${shape}); run \`archives list\``);
   }
+}
+async function readArchive(root, name2) {
+  assertArchiveName(name2);
   const got = checkTree(root) ? await readStable(path35.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
   if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path35.join(archiveDir(root), name2));
@@ -10271,7 +10206,7 @@ function restoreProblem(bytes) {
   if (text.startsWith("\uFEFF")) return "it starts with a byte order mark";
   if (text.includes("\r")) return "it has CR line ends";
   const lines3 = text.split("\n");
-  if (lines3[0] !== MARKER) return `its first line is not ${MARKER}`;
+  if (lines3[0] !== MARKER2) return `its first line is not ${MARKER2}`;
   const heading = HEADING_OF.handoff;
   if (!lines3.slice(0, 4).includes(heading)) return `it has no "${heading}" in its first four lines`;
   if (!text.endsWith("\n")) return "it does not end with a newline";
@@ -10342,10 +10277,7 @@ async function restore(ctx, name2) {
       failpoint: failpointOf(ctx),
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
-        if (!ARCHIVE_NAME.test(name2)) {
-          const shape = "(HANDOFF-<letters, digits, . _ ->.md); run `archives list`";
-          throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name ${shape}`);
-        }
+        assertArchiveName(name2);
         try {
           lstatSync16(path36.join(archiveDir(root), name2));
         } catch {
@@ -10388,7 +10320,6 @@ var init_archives = __esm({
   "src/verbs/archives.ts"() {
     "use strict";
     init_quote();
-    init_anchor_lines();
     init_errors();
     init_untrusted();
     init_file_verdict();
@@ -10397,7 +10328,6 @@ var init_archives = __esm({
     init_redact();
     init_sanitize();
     init_handoff();
-    init_archive();
     init_archive_entries();
     init_files();
     init_mutate();
@@ -10528,8 +10458,8 @@ function blockAgents(text, span) {
   const lines3 = text.split("\n").slice(span.begin + 1, span.end);
   const line = lines3.map((l) => l.replace(/\r$/, "")).find((l) => l.startsWith(AGENTS_LINE));
   if (!line) return [];
-  const names2 = line.slice(AGENTS_LINE.length).replace(/\.\s*$/, "").split(",");
-  return names2.map((s) => s.trim()).filter(Boolean);
+  const names = line.slice(AGENTS_LINE.length).replace(/\.\s*$/, "").split(",");
+  return names.map((s) => s.trim()).filter(Boolean);
 }
 function eolOf(text) {
   return text.includes("\r\n") ? "\r\n" : "\n";
@@ -10778,7 +10708,7 @@ alwaysApply: true
 });
 
 // src/agents/skill-place.ts
-import { accessSync, closeSync as closeSync9, constants as constants6, lstatSync as lstatSync17, mkdirSync as mkdirSync5, openSync as openSync7, readdirSync as readdirSync12, readFileSync as readFileSync9 } from "node:fs";
+import { accessSync, closeSync as closeSync9, constants as constants6, lstatSync as lstatSync17, mkdirSync as mkdirSync5, openSync as openSync7, readdirSync as readdirSync9, readFileSync as readFileSync9 } from "node:fs";
 import { readlinkSync as readlinkSync3, renameSync as renameSync4, rmdirSync as rmdirSync2, rmSync as rmSync3, statSync, symlinkSync, writeFileSync as writeFileSync5 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
 import path37 from "node:path";
@@ -10809,7 +10739,7 @@ function skillFiles(dir) {
       return;
     }
     if (st.isDirectory()) {
-      for (const name2 of readdirSync12(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
+      for (const name2 of readdirSync9(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
     } else if (st.isFile()) out.push(rel);
   };
   for (const e of SKILL_ENTRIES) walk2(e);
@@ -13287,8 +13217,8 @@ function planOf(ctx) {
   if (global) {
     const without = agents.filter((a) => a.skillFolders.home.length === 0);
     if (without.length > 0 && named.length > 0) {
-      const names2 = without.map((a) => a.name).join(", ");
-      throw new Refused(`${names2} has no per-user folders; nothing was changed. Run init in the project instead`);
+      const names = without.map((a) => a.name).join(", ");
+      throw new Refused(`${names} has no per-user folders; nothing was changed. Run init in the project instead`);
     }
     agents = agents.filter((a) => a.skillFolders.home.length > 0);
   }
@@ -13338,11 +13268,11 @@ async function init(ctx, plan2) {
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && ctx.values.replace !== true) {
-    const names2 = edited.slice(0, 5).map((rel) => shown(path44.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown(path44.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
-    throw new Refused(`${names2.join(", ")}${more} ${why}. ${fix}`);
+    throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
   const writes = steps2.map((s) => path44.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
@@ -13701,7 +13631,7 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import { readdirSync as readdirSync13 } from "node:fs";
+import { readdirSync as readdirSync10 } from "node:fs";
 import path47 from "node:path";
 function fixCmd(r, verb, withRoot = true) {
   const h = shellWord(r.helper.abs);
@@ -13748,8 +13678,8 @@ async function installState(r, name2, edit2) {
   const found = startCommands(edit2, text, file, state === "current");
   for (const argv of found.run) await startRun(r, shown, argv, name2);
   for (const c of found.foreign) {
-    const names2 = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
-    const what = `${shown}: ${names2}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c)}`;
+    const names = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
+    const what = `${shown}: ${names}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c)}`;
     r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
@@ -13833,7 +13763,7 @@ async function memoryState(r) {
   }
   let archives = 0;
   try {
-    archives = readdirSync13(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
+    archives = readdirSync10(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
   } catch {
   }
   const journal = journalState(r);
@@ -14489,8 +14419,8 @@ function outputStatus(output) {
 }
 function patchEdits(input) {
   const files = [];
-  const names2 = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
-  for (const m of input.matchAll(names2)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
+  const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
+  for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
   return files.map((path55) => ({ kind: "edit", path: path55 }));
 }
 function shellPatch(command) {
@@ -15373,7 +15303,7 @@ __export(checkpoint_exports, {
   CHECKPOINT_LINES: () => CHECKPOINT_LINES,
   checkpointVerb: () => checkpointVerb
 });
-import { lstatSync as lstatSync24, readdirSync as readdirSync14 } from "node:fs";
+import { lstatSync as lstatSync24, readdirSync as readdirSync11 } from "node:fs";
 import path50 from "node:path";
 function projectHandoffs(root) {
   const bytes = readHeadBytes(path50.join(memoryDir(root), "HANDOFF.md"));
@@ -15403,13 +15333,13 @@ function projectHandoffs(root) {
   };
 }
 function pruneOfferMarkers(dir, nowMs) {
-  let names2;
+  let names;
   try {
-    names2 = readdirSync14(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200);
+    names = readdirSync11(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200);
   } catch {
     return;
   }
-  for (const name2 of names2) {
+  for (const name2 of names) {
     const p = path50.join(dir, name2);
     try {
       if (nowMs - lstatSync24(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
@@ -15810,7 +15740,6 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
 });
 
 // src/journal/search.ts
-import { readdirSync as readdirSync15 } from "node:fs";
 import path52 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
@@ -15871,13 +15800,6 @@ async function readText2(p, file, notes) {
   if (loaded.warning !== null) notes.push(loaded.warning);
   return loaded.text;
 }
-function names(dir) {
-  try {
-    return readdirSync15(dir).sort();
-  } catch {
-    return [];
-  }
-}
 async function searchMemory(root, words, opts = {}) {
   const kinds = new Set(opts.kinds ?? SEARCH_KINDS);
   const mem = memoryDir(root);
@@ -15915,7 +15837,7 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of names(path52.join(mem, folder)).filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path52.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
       const text = await readText2(path52.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
@@ -15950,6 +15872,7 @@ var init_search = __esm({
     init_file_verdict();
     init_files();
     init_paths();
+    init_private();
     init_entry();
     init_store();
     SEARCH_KINDS = ["journal", "archive", "handoff", "ledger", "checkpoint"];
@@ -16498,6 +16421,7 @@ init_builtins();
 init_errors();
 init_invisible();
 init_quote();
+init_types();
 import path from "node:path";
 var REFUSAL_PREFIX = "memory operation refused: ";
 var USAGE_PREFIX = "usage error: ";
@@ -16511,7 +16435,7 @@ function geminiHookRun(argv) {
   return argv.some((a, i) => a === "--format=gemini" || a === "--format" && argv[i + 1] === "gemini");
 }
 var GEMINI_SILENT = "{}\n";
-var neverFails = (verb) => verb === "hook" || verb === "checkpoint";
+var neverFails = (verb) => HARNESS_VERBS.includes(verb ?? "");
 async function guarded(outer, dispatch2) {
   const proc = { ...outer, writeErr: (text) => outer.writeErr(showRefused(text).text) };
   if (!geminiHookRun(proc.argv)) return dispatch2(proc);
@@ -16594,8 +16518,7 @@ async function runVerb(name2, verb, proc) {
       const prefix = err instanceof Absent ? "" : err instanceof UsageError ? USAGE_PREFIX : REFUSAL_PREFIX;
       proc.writeErr(`${prefix}${err.message}
 `);
-      if (err instanceof UsageError) return usageExit;
-      return err.code;
+      return err instanceof UsageError ? usageExit : neverFails(name2) ? 0 : err.code;
     }
     const text = err instanceof Error ? err.stack ?? err.message : String(err);
     proc.writeErr(`memory_io internal error: ${text}
@@ -16633,6 +16556,7 @@ function parseArgsMessage(err, verb) {
 }
 
 // src/help.ts
+init_validate_common();
 var HELP_WIDTH = 80;
 var LABEL = /^(\s*)(usage|exit|exit codes|stdin|stdout|stderr|example|examples|options|verbs|kill switch):( +)(?=\S)/;
 var COLUMN = /^(\s*)(\S(?:.*?\S)?)( {2,})(?=\S)/;
@@ -16672,7 +16596,7 @@ function wrapHelp(text, width = HELP_WIDTH) {
     const hang = hangOf(line);
     let cut = line.lastIndexOf(" ", width);
     let keep = 0;
-    if (cut <= hang - 1 || line.slice(0, cut).trim() === "") {
+    if (cut < hang) {
       const punct = Math.max(...[",", ";", "/"].map((c) => line.lastIndexOf(c, width - 1)));
       if (punct >= hang) {
         cut = punct;
@@ -16698,26 +16622,13 @@ function wrapHelp(text, width = HELP_WIDTH) {
   }
   return out.join("\n");
 }
-function editDistance(a, b) {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_2, j) => i + j));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[a.length][b.length];
-}
-function nearest(word, names2) {
+function nearest2(word, names) {
   const w = word.toLowerCase();
   if (w === "") return null;
   const limit = Math.min(3, Math.max(1, Math.floor(w.length / 3)));
   let best = null;
   let bestDistance = Infinity;
-  for (const name2 of names2) {
+  for (const name2 of names) {
     const distance = editDistance(w, name2.toLowerCase());
     if (distance < bestDistance) {
       best = name2;
@@ -16725,144 +16636,210 @@ function nearest(word, names2) {
     }
   }
   if (best !== null && bestDistance <= limit) return best;
-  if (w.length >= 3) return names2.find((n2) => n2.toLowerCase().startsWith(w)) ?? null;
+  if (w.length >= 3) return names.find((n2) => n2.toLowerCase().startsWith(w)) ?? null;
   return null;
 }
 
-// src/verbs/examples.ts
-var EXAMPLES = {
-  read: ["node memory_io.mjs read handoff", "# keep the token on its CURRENT-SHA256: line for `write`"],
-  write: [
-    "# the first save (token `absent`); later, the token `read handoff` printed.",
-    "# A quoted heredoc ('EOF') keeps the shell from expanding anything in it;",
-    "# write stamps Saved: and fills an empty anchors section itself.",
-    "node memory_io.mjs write handoff --expected-current-sha256 absent <<'EOF'",
-    "<!-- memory-schema: v1 -->",
-    "# Session Handoff",
-    "",
-    "## Current goal",
-    "Stream the CSV importer so large files fit in memory.",
-    "## Plan",
-    "- [~] Stream rows: reader done, dedupe not started",
-    "## Decisions",
-    "- [user-directed] Keep the first of two duplicates: the audit log needs it",
-    "## Failed approaches",
-    "- sort -u before import: it reorders rows, which the audit log forbids",
-    "## Open questions",
-    "- none",
-    "## Next steps",
-    "1. Hash rows in src/import/dedupe.ts and run `npm test -- csv`",
-    "## Key files",
-    "- none",
-    "## Environment anchors",
-    "EOF"
-  ],
-  search: ["node memory_io.mjs search sqlite lock --since 2026-06-01"],
-  impact: ["node memory_io.mjs impact"],
-  journal: ["node memory_io.mjs journal purge --before 2026-01"],
-  "read-target": [
-    "node memory_io.mjs read-target --target AGENTS.md",
-    "# its token goes to `promote --expected-current-sha256`"
-  ],
-  promote: [
-    "# after read-target printed CURRENT-SHA256: absent (no AGENTS.md yet)",
-    "node memory_io.mjs promote --target AGENTS.md \\",
-    "  --expected-current-sha256 absent <<'EOF'",
-    "- Run the integration tests against the real database before a release.",
-    "EOF"
-  ],
-  check: ['node memory_io.mjs check; echo "exit $?"   # 2: a handoff is parked'],
-  recover: ["node memory_io.mjs check || node memory_io.mjs recover   # after exit 1"],
-  anchors: ["node memory_io.mjs anchors", "node memory_io.mjs anchors --key-file notes.txt   # outside git"],
-  drift: [
-    "node memory_io.mjs drift --json",
-    "# a handoff pasted from another machine, checked against this repository:",
-    "node memory_io.mjs drift --stdin < pasted-handoff.md"
-  ],
-  brief: ["node memory_io.mjs brief   # the whole resume in one call; exit 3: cold start"],
-  hook: ["node memory_io.mjs hook --mode session </dev/null"],
-  validate: [
-    "node memory_io.mjs validate handoff   # the saved file: errors, score, findings",
-    "node memory_io.mjs validate handoff --stdin < draft.md   # before saving"
-  ],
-  archives: [
-    "node memory_io.mjs archives list",
-    "# then: archives show <name>, or make one current again (its token from read):",
-    "# archives restore <name> --expected-current-sha256 <token>"
-  ],
-  init: [
-    "npx session-handoff init --dry-run   # what it would do, for the agents found",
-    "npx session-handoff init --agent claude-code --agent codex"
-  ],
-  install: [
-    "node memory_io.mjs install --agent claude-code --dry-run   # what would change",
-    "node memory_io.mjs install --agent claude-code"
-  ],
-  uninstall: ["node memory_io.mjs uninstall --agent claude-code   # the files as they were"],
-  doctor: ["node memory_io.mjs doctor   # each problem with the command that fixes it"],
-  publish: [
-    "# only when the user asks; --push also pushes to the branch's upstream",
-    'node memory_io.mjs publish --message "handoff: CSV importer, stopped at dedupe"'
-  ],
-  checkpoint: [
-    "# what a PreCompact hook runs (install writes it); always exit 0, stdout empty",
-    `echo '{"session_id":"s1","hook_event_name":"PreCompact"}' |`,
-    "  node memory_io.mjs checkpoint --format claude"
-  ],
-  context: [
-    "# what a UserPromptSubmit or PostToolUse hook runs (install writes it); exit 0",
-    `echo '{"session_id":"s1","hook_event_name":"PostToolUse"}' |`,
-    "  node memory_io.mjs context --format claude"
-  ],
-  statusline: [
-    "# what Claude Code's status line runs (install writes it); exit 0",
-    `echo '{"context_window":{"used_percentage":45}}' | node memory_io.mjs statusline`
-  ],
-  redact: ["git diff | node memory_io.mjs redact --json"],
-  "merge-driver": [
-    "# registered by install and publish; git runs it as: merge-driver %O %A %B %P",
-    "node memory_io.mjs merge-driver --help"
-  ]
+// src/verbs/index.ts
+var VERBS = {
+  read: {
+    load: async () => (await Promise.resolve().then(() => (init_read2(), read_exports))).readVerb,
+    summary: "print a memory file in the untrusted envelope, with its token",
+    example: ["node memory_io.mjs read handoff", "# keep the token on its CURRENT-SHA256: line for `write`"]
+  },
+  write: {
+    load: async () => (await Promise.resolve().then(() => (init_write(), write_exports))).writeVerb,
+    summary: "replace a memory file (compare-and-swap on its token)",
+    example: [
+      "# the first save (token `absent`); later, the token `read handoff` printed.",
+      "# A quoted heredoc ('EOF') keeps the shell from expanding anything in it;",
+      "# write stamps Saved: and fills an empty anchors section itself.",
+      "node memory_io.mjs write handoff --expected-current-sha256 absent <<'EOF'",
+      "<!-- memory-schema: v1 -->",
+      "# Session Handoff",
+      "",
+      "## Current goal",
+      "Stream the CSV importer so large files fit in memory.",
+      "## Plan",
+      "- [~] Stream rows: reader done, dedupe not started",
+      "## Decisions",
+      "- [user-directed] Keep the first of two duplicates: the audit log needs it",
+      "## Failed approaches",
+      "- sort -u before import: it reorders rows, which the audit log forbids",
+      "## Open questions",
+      "- none",
+      "## Next steps",
+      "1. Hash rows in src/import/dedupe.ts and run `npm test -- csv`",
+      "## Key files",
+      "- none",
+      "## Environment anchors",
+      "EOF"
+    ]
+  },
+  "read-target": {
+    load: async () => (await Promise.resolve().then(() => (init_read2(), read_exports))).readTargetVerb,
+    summary: "print AGENTS.md or CLAUDE.md in the envelope, with its token",
+    example: [
+      "node memory_io.mjs read-target --target AGENTS.md",
+      "# its token goes to `promote --expected-current-sha256`"
+    ]
+  },
+  promote: {
+    load: async () => (await Promise.resolve().then(() => (init_promote(), promote_exports))).promoteVerb,
+    summary: "append an approved lesson to AGENTS.md or CLAUDE.md (compare-and-swap)",
+    example: [
+      "# after read-target printed CURRENT-SHA256: absent (no AGENTS.md yet)",
+      "node memory_io.mjs promote --target AGENTS.md \\",
+      "  --expected-current-sha256 absent <<'EOF'",
+      "- Run the integration tests against the real database before a release.",
+      "EOF"
+    ]
+  },
+  check: {
+    load: async () => (await Promise.resolve().then(() => (init_check(), check_exports))).checkVerb,
+    summary: "bootstrap check: 0 nothing parked, 1 interrupted save, 2 handoff parked, 3 unsafe",
+    example: ['node memory_io.mjs check; echo "exit $?"   # 2: a handoff is parked']
+  },
+  recover: {
+    load: async () => (await Promise.resolve().then(() => (init_recover2(), recover_exports))).recoverVerb,
+    summary: "repair what an interrupted save left; idempotent",
+    example: ["node memory_io.mjs check || node memory_io.mjs recover   # after exit 1"]
+  },
+  anchors: {
+    load: async () => (await Promise.resolve().then(() => (init_anchors2(), anchors_exports))).anchorsVerb,
+    summary: "print the git anchors (branch, HEAD, dirty files, date) for a save",
+    example: ["node memory_io.mjs anchors", "node memory_io.mjs anchors --key-file notes.txt   # outside git"]
+  },
+  drift: {
+    load: async () => (await Promise.resolve().then(() => (init_drift2(), drift_exports))).driftVerb,
+    summary: "measure how far the repository moved since the handoff: verdict and numbers",
+    example: [
+      "node memory_io.mjs drift --json",
+      "# a handoff pasted from another machine, checked against this repository:",
+      "node memory_io.mjs drift --stdin < pasted-handoff.md"
+    ]
+  },
+  brief: {
+    load: async () => (await Promise.resolve().then(() => (init_brief2(), brief_exports))).briefVerb,
+    summary: "the six-line warm-start brief for a resume (exit 3: cold start)",
+    example: ["node memory_io.mjs brief   # the whole resume in one call; exit 3: cold start"]
+  },
+  hook: {
+    load: async () => (await Promise.resolve().then(() => (init_hook(), hook_exports))).hookVerb,
+    summary: "session-start hook: fixed sentences about parked memory",
+    example: ["node memory_io.mjs hook --mode session </dev/null"]
+  },
+  validate: {
+    load: async () => (await Promise.resolve().then(() => (init_validate2(), validate_exports))).validateVerb,
+    summary: "check a memory document: schema errors (exit 2), score 0-100, findings, dropped items",
+    example: [
+      "node memory_io.mjs validate handoff   # the saved file: errors, score, findings",
+      "node memory_io.mjs validate handoff --stdin < draft.md   # before saving"
+    ]
+  },
+  archives: {
+    load: async () => (await Promise.resolve().then(() => (init_archives(), archives_exports))).archivesVerb,
+    summary: "list, show or restore (compare-and-swap) the archived handoffs",
+    example: [
+      "node memory_io.mjs archives list",
+      "# then: archives show <name>, or make one current again (its token from read):",
+      "# archives restore <name> --expected-current-sha256 <token>"
+    ]
+  },
+  init: {
+    load: async () => (await Promise.resolve().then(() => (init_init(), init_exports))).initVerb,
+    summary: "set the skill up in a project: copy it, make every agent see it, install the hooks",
+    example: [
+      "npx session-handoff init --dry-run   # what it would do, for the agents found",
+      "npx session-handoff init --agent claude-code --agent codex"
+    ]
+  },
+  install: {
+    load: async () => (await Promise.resolve().then(() => (init_install(), install_exports))).installVerb,
+    summary: "wire the session-start hook or bootstrap block into an agent's files",
+    example: [
+      "node memory_io.mjs install --agent claude-code --dry-run   # what would change",
+      "node memory_io.mjs install --agent claude-code"
+    ]
+  },
+  uninstall: {
+    load: async () => (await Promise.resolve().then(() => (init_uninstall(), uninstall_exports))).uninstallVerb,
+    summary: "remove exactly what install added",
+    example: ["node memory_io.mjs uninstall --agent claude-code   # the files as they were"]
+  },
+  doctor: {
+    load: async () => (await Promise.resolve().then(() => (init_doctor(), doctor_exports))).doctorVerb,
+    summary: "read-only health report: Node, installs per agent, memory dir; each problem with its fix",
+    example: ["node memory_io.mjs doctor   # each problem with the command that fixes it"]
+  },
+  publish: {
+    load: async () => (await Promise.resolve().then(() => (init_publish2(), publish_exports))).publishVerb,
+    summary: "commit exactly the memory dir (on the user's request); --push to the upstream",
+    example: [
+      "# only when the user asks; --push also pushes to the branch's upstream",
+      'node memory_io.mjs publish --message "handoff: CSV importer, stopped at dedupe"'
+    ]
+  },
+  checkpoint: {
+    load: async () => (await Promise.resolve().then(() => (init_checkpoint2(), checkpoint_exports))).checkpointVerb,
+    summary: "compaction/session-end hooks: capture the session (exit 0)",
+    example: [
+      "# what a PreCompact hook runs (install writes it); always exit 0, stdout empty",
+      `echo '{"session_id":"s1","hook_event_name":"PreCompact"}' |`,
+      "  node memory_io.mjs checkpoint --format claude"
+    ]
+  },
+  statusline: {
+    load: async () => (await Promise.resolve().then(() => (init_statusline(), statusline_exports))).statuslineVerb,
+    summary: "Claude Code's status line: yours, then the handoff's state",
+    example: [
+      "# what Claude Code's status line runs (install writes it); exit 0",
+      `echo '{"context_window":{"used_percentage":45}}' | node memory_io.mjs statusline`
+    ]
+  },
+  context: {
+    load: async () => (await Promise.resolve().then(() => (init_context(), context_exports))).contextVerb,
+    summary: "prompt/tool hooks: offer a handoff once near a full context",
+    example: [
+      "# what a UserPromptSubmit or PostToolUse hook runs (install writes it); exit 0",
+      `echo '{"session_id":"s1","hook_event_name":"PostToolUse"}' |`,
+      "  node memory_io.mjs context --format claude"
+    ]
+  },
+  search: {
+    load: async () => (await Promise.resolve().then(() => (init_search2(), search_exports))).searchVerb,
+    summary: "search memory: journal, archives, ledgers, checkpoints",
+    example: ["node memory_io.mjs search sqlite lock --since 2026-06-01"]
+  },
+  impact: {
+    load: async () => (await Promise.resolve().then(() => (init_impact(), impact_exports))).impactVerb,
+    summary: "did the handoffs help? measured from the journal's resumes",
+    example: ["node memory_io.mjs impact"]
+  },
+  journal: {
+    load: async () => (await Promise.resolve().then(() => (init_journal(), journal_exports))).journalVerb,
+    summary: "journal purge [--before YYYY-MM]: delete journal files",
+    example: ["node memory_io.mjs journal purge --before 2026-01"]
+  },
+  "merge-driver": {
+    load: async () => (await Promise.resolve().then(() => (init_merge_driver2(), merge_driver_exports))).mergeDriverVerb,
+    example: [
+      "# registered by install and publish; git runs it as: merge-driver %O %A %B %P",
+      "node memory_io.mjs merge-driver --help"
+    ]
+  },
+  redact: {
+    load: async () => (await Promise.resolve().then(() => (init_redact2(), redact_exports))).redactVerb,
+    summary: "copy stdin to stdout with secrets replaced by <redacted: KIND>",
+    example: ["git diff | node memory_io.mjs redact --json"]
+  }
 };
-function exampleBlock(verb) {
-  const lines3 = EXAMPLES[verb];
-  if (!lines3 || lines3.length === 0) return "";
-  return `
-example:
-${lines3.join("\n")}
-`;
-}
 
 // src/usage.ts
-var SUMMARIES = {
-  read: "print a memory file in the untrusted envelope, with its token",
-  write: "replace a memory file (compare-and-swap on its token)",
-  "read-target": "print AGENTS.md or CLAUDE.md in the envelope, with its token",
-  promote: "append an approved lesson to AGENTS.md or CLAUDE.md (compare-and-swap)",
-  check: "bootstrap check: 0 nothing parked, 1 interrupted save, 2 handoff parked, 3 unsafe",
-  recover: "repair what an interrupted save left; idempotent",
-  anchors: "print the git anchors (branch, HEAD, dirty files, date) for a save",
-  drift: "measure how far the repository moved since the handoff: verdict and numbers",
-  brief: "the six-line warm-start brief for a resume (exit 3: cold start)",
-  hook: "session-start hook: fixed sentences about parked memory",
-  validate: "check a memory document: schema errors (exit 2), score 0-100, findings, dropped items",
-  archives: "list, show or restore (compare-and-swap) the archived handoffs",
-  init: "set the skill up in a project: copy it, make every agent see it, install the hooks",
-  install: "wire the session-start hook or bootstrap block into an agent's files",
-  uninstall: "remove exactly what install added",
-  doctor: "read-only health report: Node, installs per agent, memory dir; each problem with its fix",
-  publish: "commit exactly the memory dir (on the user's request); --push to the upstream",
-  checkpoint: "compaction/session-end hooks: capture the session (exit 0)",
-  statusline: "Claude Code's status line: yours, then the handoff's state",
-  context: "prompt/tool hooks: offer a handoff once near a full context",
-  search: "search memory: journal, archives, ledgers, checkpoints",
-  impact: "did the handoffs help? measured from the journal's resumes",
-  journal: "journal purge [--before YYYY-MM]: delete journal files",
-  redact: "copy stdin to stdout with secrets replaced by <redacted: KIND>"
-};
 function usageText() {
-  const width = Math.max(...Object.keys(SUMMARIES).map((v) => v.length));
-  const lines3 = Object.entries(SUMMARIES).map(([name2, summary]) => `  ${name2.padEnd(width)}  ${summary}`);
+  const listed2 = Object.entries(VERBS).filter(([, v]) => v.summary !== void 0);
+  const width = Math.max(...listed2.map(([name2]) => name2.length));
+  const lines3 = listed2.map(([name2, v]) => `  ${name2.padEnd(width)}  ${v.summary}`);
   const text = [
     "usage: node memory_io.mjs <verb> [options]",
     "",
@@ -16896,7 +16873,10 @@ function usageText() {
   return wrapHelp(text);
 }
 function verbHelp(name2, help) {
-  return wrapHelp(`${help.replace(/\n*$/, "\n")}${exampleBlock(name2)}`);
+  return wrapHelp(`${help.replace(/\n*$/, "\n")}
+example:
+${VERBS[name2].example.join("\n")}
+`);
 }
 var SAID_FOR = {
   resume: "brief",
@@ -16906,38 +16886,9 @@ var SAID_FOR = {
   restore: "archives"
 };
 function suggestion(word, verbs) {
-  const near = SAID_FOR[word.toLowerCase()] ?? nearest(word, verbs);
+  const near = SAID_FOR[word.toLowerCase()] ?? nearest2(word, verbs);
   return near === null ? "" : `; did you mean ${near}?`;
 }
-
-// src/verbs/index.ts
-var VERBS = {
-  read: async () => (await Promise.resolve().then(() => (init_read2(), read_exports))).readVerb,
-  write: async () => (await Promise.resolve().then(() => (init_write(), write_exports))).writeVerb,
-  "read-target": async () => (await Promise.resolve().then(() => (init_read2(), read_exports))).readTargetVerb,
-  promote: async () => (await Promise.resolve().then(() => (init_promote(), promote_exports))).promoteVerb,
-  check: async () => (await Promise.resolve().then(() => (init_check(), check_exports))).checkVerb,
-  recover: async () => (await Promise.resolve().then(() => (init_recover2(), recover_exports))).recoverVerb,
-  anchors: async () => (await Promise.resolve().then(() => (init_anchors2(), anchors_exports))).anchorsVerb,
-  drift: async () => (await Promise.resolve().then(() => (init_drift2(), drift_exports))).driftVerb,
-  brief: async () => (await Promise.resolve().then(() => (init_brief2(), brief_exports))).briefVerb,
-  hook: async () => (await Promise.resolve().then(() => (init_hook(), hook_exports))).hookVerb,
-  validate: async () => (await Promise.resolve().then(() => (init_validate2(), validate_exports))).validateVerb,
-  archives: async () => (await Promise.resolve().then(() => (init_archives(), archives_exports))).archivesVerb,
-  init: async () => (await Promise.resolve().then(() => (init_init(), init_exports))).initVerb,
-  install: async () => (await Promise.resolve().then(() => (init_install(), install_exports))).installVerb,
-  uninstall: async () => (await Promise.resolve().then(() => (init_uninstall(), uninstall_exports))).uninstallVerb,
-  doctor: async () => (await Promise.resolve().then(() => (init_doctor(), doctor_exports))).doctorVerb,
-  publish: async () => (await Promise.resolve().then(() => (init_publish2(), publish_exports))).publishVerb,
-  checkpoint: async () => (await Promise.resolve().then(() => (init_checkpoint2(), checkpoint_exports))).checkpointVerb,
-  statusline: async () => (await Promise.resolve().then(() => (init_statusline(), statusline_exports))).statuslineVerb,
-  context: async () => (await Promise.resolve().then(() => (init_context(), context_exports))).contextVerb,
-  search: async () => (await Promise.resolve().then(() => (init_search2(), search_exports))).searchVerb,
-  impact: async () => (await Promise.resolve().then(() => (init_impact(), impact_exports))).impactVerb,
-  journal: async () => (await Promise.resolve().then(() => (init_journal(), journal_exports))).journalVerb,
-  "merge-driver": async () => (await Promise.resolve().then(() => (init_merge_driver2(), merge_driver_exports))).mergeDriverVerb,
-  redact: async () => (await Promise.resolve().then(() => (init_redact2(), redact_exports))).redactVerb
-};
 
 // src/cli.ts
 var VERSION2 = "0.1.0";
@@ -16946,7 +16897,7 @@ function main(proc) {
 }
 async function dispatch(proc) {
   const [first, topic] = proc.argv;
-  const names2 = Object.keys(VERBS);
+  const names = Object.keys(VERBS);
   if (first === void 0) {
     proc.writeErr(`${USAGE_PREFIX}no verb given
 
@@ -16954,13 +16905,13 @@ ${usageText()}`);
     return 2;
   }
   if (first === "--help" || first === "-h" || first === "help") {
-    const load3 = topic === void 0 ? void 0 : VERBS[topic];
+    const load3 = topic === void 0 ? void 0 : VERBS[topic]?.load;
     if (load3 !== void 0) {
       proc.writeOut(verbHelp(topic, (await load3()).help));
       return 0;
     }
     if (topic !== void 0 && !topic.startsWith("-")) {
-      proc.writeErr(`${USAGE_PREFIX}no help for ${quotedValue(topic)}: not a verb${suggestion(topic, names2)}
+      proc.writeErr(`${USAGE_PREFIX}no help for ${quotedValue(topic)}: not a verb${suggestion(topic, names)}
 `);
       return 2;
     }
@@ -16972,9 +16923,9 @@ ${usageText()}`);
 `);
     return 0;
   }
-  const load2 = VERBS[first];
+  const load2 = VERBS[first]?.load;
   if (load2 === void 0) {
-    proc.writeErr(`${USAGE_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, names2)}
+    proc.writeErr(`${USAGE_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, names)}
 
 ${usageText()}`);
     return 2;
@@ -17117,7 +17068,7 @@ function stdinIsTerminal() {
     return true;
   }
 }
-function heldOutput(fd, redact2) {
+function heldOutput(fd, redact) {
   const parts = [];
   return {
     write: (data) => void parts.push(Buffer.from(data)),
@@ -17125,11 +17076,11 @@ function heldOutput(fd, redact2) {
       const all = Buffer.concat(parts);
       let text = null;
       try {
-        if (redact2 !== void 0) text = new TextDecoder("utf-8", { fatal: true }).decode(all);
+        if (redact !== void 0) text = new TextDecoder("utf-8", { fatal: true }).decode(all);
       } catch {
         text = null;
       }
-      if (all.length > 0) writeFd(fd, text === null ? all : redact2(text));
+      if (all.length > 0) writeFd(fd, text === null ? all : redact(text));
     }
   };
 }
@@ -17141,9 +17092,9 @@ function runningFile(file) {
     return file;
   }
 }
-async function runProcess(dispatch2, redact2) {
-  const out = heldOutput(1, redact2);
-  const err = heldOutput(2, redact2);
+async function runProcess(dispatch2, redact) {
+  const out = heldOutput(1, redact);
+  const err = heldOutput(2, redact);
   const gemini = geminiHookRun(process.argv.slice(2));
   if (gemini) process.removeAllListeners("warning");
   let code;

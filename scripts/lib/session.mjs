@@ -236,6 +236,19 @@ var init_quote = __esm({
   }
 });
 
+// src/verbs/types.ts
+function ok(stdout, stderr = [], code = 0) {
+  return { stdout, stderr, code };
+}
+var SESSION_VERBS, HARNESS_VERBS;
+var init_types = __esm({
+  "src/verbs/types.ts"() {
+    "use strict";
+    SESSION_VERBS = ["hook", "context", "statusline"];
+    HARNESS_VERBS = [...SESSION_VERBS, "checkpoint"];
+  }
+});
+
 // src/schema/values.ts
 import path2 from "node:path";
 function parseStrictTime(value, nowMs) {
@@ -1169,6 +1182,7 @@ var init_archive = __esm({
   "src/store/archive.ts"() {
     "use strict";
     init_files();
+    init_private();
     init_settings();
     PRUNABLE_NAME = /^HANDOFF-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3,6}Z-(?:\d{1,30}-)?[0-9a-f]{8}\.md$/;
   }
@@ -1573,17 +1587,16 @@ function ruleOf() {
   });
 }
 function editDistance(a, b) {
-  const s = a.slice(0, 100);
-  const t = b.slice(0, 100);
-  let prev = Array.from({ length: t.length + 1 }, (_, i) => i);
+  const [s, t] = [a.slice(0, 100), b.slice(0, 100)];
+  const d = Array.from({ length: s.length + 1 }, (_, i) => Array.from({ length: t.length + 1 }, (_2, j) => i + j));
   for (let i = 1; i <= s.length; i++) {
-    const cur = [i];
     for (let j = 1; j <= t.length; j++) {
-      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (s[i - 1] === t[j - 1] ? 0 : 1));
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (s[i - 1] === t[j - 1] ? 0 : 1));
+      const swapped = i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1];
+      if (swapped) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
     }
-    prev = cur;
   }
-  return prev[t.length];
+  return d[s.length][t.length];
 }
 function nearest(title, names) {
   let best = null;
@@ -1910,16 +1923,6 @@ var init_render = __esm({
   }
 });
 
-// src/verbs/types.ts
-function ok(stdout, stderr = [], code = 0) {
-  return { stdout, stderr, code };
-}
-var init_types = __esm({
-  "src/verbs/types.ts"() {
-    "use strict";
-  }
-});
-
 // src/schema/checkpoint-name.ts
 function headerValue(text, name) {
   const lines = text.split("\n", 12);
@@ -1944,7 +1947,7 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync5, constants as constants4, fstatSync as fstatSync5, lstatSync as lstatSync9, openSync as openSync4, readdirSync as readdirSync4, readSync as readSync3, unlinkSync as unlinkSync2 } from "node:fs";
+import { closeSync as closeSync5, constants as constants4, fstatSync as fstatSync5, lstatSync as lstatSync9, openSync as openSync4, readSync as readSync3, unlinkSync as unlinkSync2 } from "node:fs";
 import path17 from "node:path";
 function checkpointsDir(root) {
   return path17.join(memoryDir(root), "checkpoints");
@@ -2020,14 +2023,8 @@ function timeOf(value, now) {
 }
 function listCheckpoints(root, now = Date.now()) {
   if (checkpointsDirState(root) !== "ok") return [];
-  let names;
-  try {
-    names = readdirSync4(checkpointsDir(root));
-  } catch {
-    return [];
-  }
   const out = [];
-  for (const name of names) {
+  for (const name of listDir(checkpointsDir(root))) {
     if (!CHECKPOINT_NAME.test(name)) continue;
     const read = readHeadAndTime(path17.join(checkpointsDir(root), name), 1024);
     const head = read?.bytes.toString("utf8") ?? "";
@@ -2089,7 +2086,7 @@ var init_probe_session = __esm({
 });
 
 // src/verbs/checkpoint-surface.ts
-import { readdirSync as readdirSync5 } from "node:fs";
+import { readdirSync as readdirSync4 } from "node:fs";
 import path18 from "node:path";
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
@@ -2180,7 +2177,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
 function toldToAnySession(root, token) {
   let names;
   try {
-    names = readdirSync5(checkpointsDir(root));
+    names = readdirSync4(checkpointsDir(root));
   } catch {
     return false;
   }
@@ -3418,6 +3415,7 @@ init_builtins();
 init_errors();
 init_invisible();
 init_quote();
+init_types();
 import path from "node:path";
 var REFUSAL_PREFIX = "memory operation refused: ";
 var USAGE_PREFIX = "usage error: ";
@@ -3431,7 +3429,7 @@ function geminiHookRun(argv) {
   return argv.some((a, i) => a === "--format=gemini" || a === "--format" && argv[i + 1] === "gemini");
 }
 var GEMINI_SILENT = "{}\n";
-var neverFails = (verb) => verb === "hook" || verb === "checkpoint";
+var neverFails = (verb) => HARNESS_VERBS.includes(verb ?? "");
 async function guarded(outer, dispatch) {
   const proc = { ...outer, writeErr: (text) => outer.writeErr(showRefused(text).text) };
   if (!geminiHookRun(proc.argv)) return dispatch(proc);
@@ -3514,8 +3512,7 @@ async function runVerb(name, verb, proc) {
       const prefix = err instanceof Absent ? "" : err instanceof UsageError ? USAGE_PREFIX : REFUSAL_PREFIX;
       proc.writeErr(`${prefix}${err.message}
 `);
-      if (err instanceof UsageError) return usageExit;
-      return err.code;
+      return err instanceof UsageError ? usageExit : neverFails(name) ? 0 : err.code;
     }
     const text = err instanceof Error ? err.stack ?? err.message : String(err);
     proc.writeErr(`memory_io internal error: ${text}
@@ -3734,7 +3731,8 @@ async function runProcess(dispatch, redact) {
 }
 
 // src/entries/session.ts
-var SESSION_VERBS = {
+init_types();
+var LOAD = {
   hook: async () => (await Promise.resolve().then(() => (init_hook(), hook_exports))).hookVerb,
   context: async () => (await Promise.resolve().then(() => (init_context(), context_exports))).contextVerb,
   statusline: async () => (await Promise.resolve().then(() => (init_statusline(), statusline_exports))).statuslineVerb
@@ -3742,9 +3740,8 @@ var SESSION_VERBS = {
 await runProcess(
   (proc) => guarded(proc, async (p) => {
     const name = p.argv[0] ?? "";
-    const load2 = SESSION_VERBS[name];
-    if (load2 !== void 0) return runVerb(name, await load2(), p);
-    p.writeErr(`${USAGE_PREFIX}lib/session.mjs runs hook, context and statusline only; run memory_io.mjs
+    if (Object.hasOwn(LOAD, name)) return runVerb(name, await LOAD[name](), p);
+    p.writeErr(`${USAGE_PREFIX}lib/session.mjs runs ${SESSION_VERBS.join(", ")} only; run memory_io.mjs
 `);
     return 2;
   })

@@ -20,7 +20,7 @@ export const writeVerb: Verb = {
   positionals: [1, 2],
   help: `usage: node memory_io.mjs write <handoff|lessons|solutions> [--root DIR]
          --expected-current-sha256 TOKEN [--lock-timeout SECONDS] < document
-       node memory_io.mjs write <handoff|lessons|solutions> --from-draft [DRAFT]
+       node memory_io.mjs write <handoff|lessons|solutions> --from-draft DRAFT
          [--root DIR] --expected-current-sha256 TOKEN [--lock-timeout SECONDS]
 
 Replaces <root>/.ai/memory/<FILE> with the whole document, only if the file is still the
@@ -32,9 +32,8 @@ section is filled with what \`anchors\` prints.
 
 options:
   --expected-current-sha256 TOKEN  the token \`read\` printed, or \`absent\`
-  --from-draft [DRAFT]  the document from DRAFT, the path on \`read\`'s DRAFT: line
-                    (removed by a save, kept by a refusal); no DRAFT: the shared
-                    drafts/<kind>.md (refused when two reads came before it)
+  --from-draft DRAFT  the document from DRAFT, the path on \`read\`'s DRAFT: line
+                    (removed by a save, kept by a refusal)
   --lock-timeout S  seconds to wait for the lock (default 10; 0 tries once)
 
 stdout: "saved <FILE>[; archived previous handoff as <name>]" or "unchanged <FILE>",
@@ -58,7 +57,7 @@ exit:   0 saved or unchanged;
       return save(ctx, kind, await stdinForValidate(ctx));
     }
     // The draft is kept until a save takes it: a refusal leaves it to be fixed and retried.
-    const d: Draft = named === undefined ? { kind, id: null } : parseDraftName(kind, named);
+    const d: Draft = parseDraftName(kind, named);
     const root = rootOption(ctx);
     let taken: Taken | null = null;
     let failed: HelperError | null = null;

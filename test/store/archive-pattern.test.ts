@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { PRUNABLE_NAME } from "../../src/store/archive.ts";
 import { archives, gitRepo, handoff, helper, save } from "../helpers.ts";
 
-// Contract §2 and §13 ruling 28: pruning, and the unsafe-entry check that can stop it, look
+// Pruning, and the unsafe-entry check that can stop it, look
 // only at names the helpers make; a user's own file in archive/ is never deleted.
 
 describe("PRUNABLE_NAME", () => {

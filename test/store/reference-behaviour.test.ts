@@ -4,7 +4,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { archives, handoff, helper, helperAsync, MARKER, sha, tempDir, waitFor } from "../helpers.ts";
 
-// Contract §13 ruling 33: the behaviour the reference helper's own test suite (memory_io.py,
+// The behaviour the reference helper's own test suite (memory_io.py,
 // session-memory plugin) pins, re-expressed as our tests of the shared behaviour, driving our
 // built helper as users run it. Its in-process phase hooks map to our failpoint seam
 // (CONTRIBUTING, "The reference's tests"). Where we differ on purpose, README's table says
