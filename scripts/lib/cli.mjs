@@ -374,6 +374,71 @@ var init_conflicted = __esm({
   }
 });
 
+// src/schema/values.ts
+import path2 from "node:path";
+function isNullObjectId(value) {
+  return /^(?:0{40}|0{64})$/.test(value);
+}
+function asObjectId(value) {
+  const lower = value.toLowerCase();
+  return OBJECT_ID.test(lower) && !isNullObjectId(lower) ? lower : null;
+}
+function parseStrictTime(value, nowMs) {
+  const m = ISO.exec(value);
+  if (!m) return { error: "not a strict ISO-8601 time with a zone" };
+  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
+  const second = m[6] === void 0 ? 0 : Number(m[6]);
+  const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day < 1 || day > daysInMonth) return { error: "no such day" };
+  let offsetMin = 0;
+  if (m[8] !== "Z") {
+    const oh = Number(m[9]);
+    const om = Number(m[10]);
+    if (oh > 23 || om > 59) return { error: "zone offset out of range" };
+    offsetMin = (m[8].startsWith("-") ? -1 : 1) * (oh * 60 + om);
+  }
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fraction * 1e3) - offsetMin * 6e4;
+  if (year < 1970) return { error: "before 1970" };
+  if (utc > nowMs + CLOCK_SKEW_MS) return { error: "in the future" };
+  return { iso: value, ms: utc };
+}
+function unticked(value) {
+  const m = /^`([^`]*)`$/.exec(value.trim());
+  return m ? m[1].trim() : value.trim();
+}
+function isoSeconds(ms) {
+  return new Date(Math.floor(ms / 1e3) * 1e3).toISOString().replace(".000Z", "Z");
+}
+function isPlausibleBranch(name2) {
+  if (name2 === "(detached)") return true;
+  if (name2.length === 0 || name2.length > 255) return false;
+  if (BRANCH_FORBIDDEN.test(name2)) return false;
+  if (/^[-/]|[/.]$|\.lock$/.test(name2)) return false;
+  if (name2.includes("..") || name2.includes("//") || name2.includes("@{") || name2 === "@") return false;
+  return !name2.split("/").some((part) => part.startsWith("."));
+}
+function safeRelativePath(value) {
+  if (value.length === 0 || value.length > 4096) return null;
+  if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
+  if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
+  const normal = path2.posix.normalize(value);
+  if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
+  return normal.replace(/\/$/, "");
+}
+var MARKER, CLOCK_SKEW_MS, OBJECT_ID, ISO, BRANCH_FORBIDDEN;
+var init_values = __esm({
+  "src/schema/values.ts"() {
+    "use strict";
+    MARKER = "<!-- memory-schema: v1 -->";
+    CLOCK_SKEW_MS = 5 * 60 * 1e3;
+    OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+    ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
+    BRANCH_FORBIDDEN = /[\x00-\x20\x7f~^:?*[\\$`;|&<>'"]/;
+  }
+});
+
 // src/schema/validate-common.ts
 function ruleOf() {
   return (id, severity, part, check) => ({
@@ -393,31 +458,31 @@ function runRules(rules, parts, pass, c, dropped = []) {
   c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
   const errors = [];
   const findings = [];
+  const lost = /* @__PURE__ */ new Map();
   for (const rule5 of rules) {
     for (const hit of rule5.check(c)) {
       const severity = hit.severity ?? (rule5.severity === "error" ? "error" : "finding");
       const issue = { rule: rule5.id, line: maps.toOriginal(hit.line), message: hit.message };
       (severity === "error" ? errors : findings).push(issue);
+      lost.set(rule5.part, (lost.get(rule5.part) ?? 0) + 1);
     }
   }
   const scored = {};
   let got = 0;
   let max = 0;
-  for (const p of parts) {
-    const score2 = p.score(c);
-    if (score2 === null) continue;
-    scored[p.part] = { score: score2, max: p.weight };
+  for (const { part, weight, of } of parts) {
+    const shares = of ? of(c) : 1;
+    if (shares === null) continue;
+    const score2 = Math.round(weight * Math.max(0, shares - (lost.get(part) ?? 0)) / shares);
+    scored[part] = { score: score2, max: weight };
     got += score2;
-    max += p.weight;
+    max += weight;
   }
   errors.sort((a, b) => a.line - b.line);
   findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
   const score = max === 0 ? 100 : Math.round(got / max * 100);
   const listed2 = { errors: bounded(errors, "error(s)"), findings: bounded(findings, "finding(s)") };
   return { valid: errors.length === 0, ...listed2, score, parts: scored, dropped };
-}
-function proportion(good, total, max) {
-  return total === 0 ? max : Math.round(good / total * max);
 }
 function editDistance(a, b) {
   const [s, t] = [a.slice(0, 100), b.slice(0, 100)];
@@ -469,13 +534,13 @@ function lineMaps(pass) {
     }
   };
 }
-var at, MARKER, BEGIN, titleMissing, lineCount, rule, TEXT_RULES, MAX_LISTED_ISSUES, QUOTE_CUT;
+var at, BEGIN, titleMissing, lineCount, rule, TEXT_RULES, MAX_LISTED_ISSUES, QUOTE_CUT;
 var init_validate_common = __esm({
   "src/schema/validate-common.ts"() {
     "use strict";
     init_conflicted();
-    at = (line, message, severity) => severity === void 0 ? { line, message } : { line, message, severity };
-    MARKER = "<!-- memory-schema: v1 -->";
+    init_values();
+    at = (line, message, severity) => ({ line, message, severity });
     BEGIN = `the document must begin with the line ${MARKER}`;
     titleMissing = (title) => `the document must have the heading "${title}" in its first four lines`;
     lineCount = (c) => c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length;
@@ -483,9 +548,7 @@ var init_validate_common = __esm({
     TEXT_RULES = {
       bom: rule("bom", "finding", null, (c) => c.input.startsWith("\uFEFF") ? [at(1, "a UTF-8 byte order mark starts the text; write drops it")] : []),
       crlf: rule("crlf", "finding", null, (c) => c.input.includes("\r") ? [at(1, "CR or CRLF line ends; write turns them into LF")] : []),
-      // Write refuses a text without its final newline.
       newline: rule("newline", "error", null, (c) => c.text.endsWith("\n") ? [] : [at(c.lines.length, "the document must end with a newline")]),
-      // The line grammar reads such a line as plain text: the finding says what to write instead.
       markdown: rule("markdown", "finding", null, (c) => c.flags.map((f) => at(f.line, f.message))),
       conflicted: rule("conflicted", "error", null, (c) => {
         const sides = conflictSides(c.text);
@@ -593,70 +656,6 @@ var init_failpoint = __esm({
   }
 });
 
-// src/schema/values.ts
-import path2 from "node:path";
-function isNullObjectId(value) {
-  return /^(?:0{40}|0{64})$/.test(value);
-}
-function asObjectId(value) {
-  const lower = value.toLowerCase();
-  return OBJECT_ID.test(lower) && !isNullObjectId(lower) ? lower : null;
-}
-function parseStrictTime(value, nowMs) {
-  const m = ISO.exec(value);
-  if (!m) return { error: "not a strict ISO-8601 time with a zone" };
-  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
-  const second = m[6] === void 0 ? 0 : Number(m[6]);
-  const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
-  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (day < 1 || day > daysInMonth) return { error: "no such day" };
-  let offsetMin = 0;
-  if (m[8] !== "Z") {
-    const oh = Number(m[9]);
-    const om = Number(m[10]);
-    if (oh > 23 || om > 59) return { error: "zone offset out of range" };
-    offsetMin = (m[8].startsWith("-") ? -1 : 1) * (oh * 60 + om);
-  }
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fraction * 1e3) - offsetMin * 6e4;
-  if (year < 1970) return { error: "before 1970" };
-  if (utc > nowMs + CLOCK_SKEW_MS) return { error: "in the future" };
-  return { iso: value, ms: utc };
-}
-function unticked(value) {
-  const m = /^`([^`]*)`$/.exec(value.trim());
-  return m ? m[1].trim() : value.trim();
-}
-function isoSeconds(ms) {
-  return new Date(Math.floor(ms / 1e3) * 1e3).toISOString().replace(".000Z", "Z");
-}
-function isPlausibleBranch(name2) {
-  if (name2 === "(detached)") return true;
-  if (name2.length === 0 || name2.length > 255) return false;
-  if (BRANCH_FORBIDDEN.test(name2)) return false;
-  if (/^[-/]|[/.]$|\.lock$/.test(name2)) return false;
-  if (name2.includes("..") || name2.includes("//") || name2.includes("@{") || name2 === "@") return false;
-  return !name2.split("/").some((part) => part.startsWith("."));
-}
-function safeRelativePath(value) {
-  if (value.length === 0 || value.length > 4096) return null;
-  if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
-  if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
-  const normal = path2.posix.normalize(value);
-  if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
-  return normal.replace(/\/$/, "");
-}
-var CLOCK_SKEW_MS, OBJECT_ID, ISO, BRANCH_FORBIDDEN;
-var init_values = __esm({
-  "src/schema/values.ts"() {
-    "use strict";
-    CLOCK_SKEW_MS = 5 * 60 * 1e3;
-    OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-    ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
-    BRANCH_FORBIDDEN = /[\x00-\x20\x7f~^:?*[\\$`;|&<>'"]/;
-  }
-});
-
 // src/schema/anchor-lines.ts
 function quotePath(p) {
   const refused = refusedIndexes(p);
@@ -693,26 +692,32 @@ function readQuoted(s, start) {
   }
   return { value: Buffer.from(bytes).toString("utf8"), end: start + m[0].length };
 }
-function readPath(v, i, sep, last) {
-  if (v[i] === '"') return readQuoted(v, i);
-  const at2 = v.indexOf(sep, i);
-  if (at2 === -1 && !last) return null;
-  const end = at2 === -1 ? v.length : at2;
-  return { value: v.slice(i, end), end };
+function readItems(value, tail) {
+  const v = value.trim();
+  const afterQuote = new RegExp(`${tail}(?:, |$)`, "y");
+  const bare = new RegExp(`(.*?)${tail}(?:, |$)`, "y");
+  const out = [];
+  for (let i = 0; i < v.length; ) {
+    const q = v[i] === '"' ? readQuoted(v, i) : null;
+    if (v[i] === '"' && q === null) return null;
+    const re = q ? afterQuote : bare;
+    re.lastIndex = q ? q.end : i;
+    const m = re.exec(v);
+    const path54 = q ? q.value : m?.[1];
+    if (!m || !path54) return null;
+    out.push({ path: path54, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    i = re.lastIndex;
+  }
+  return out.length > 0 ? out : null;
 }
 function parsePathList(value) {
-  const v = value.trim();
-  if (v === "none") return { paths: [], more: 0 };
-  const paths = [];
-  for (let i = 0; i < v.length; i += 2) {
-    const p = readPath(v, i, ", ", true);
-    if (!p || p.value === "" || p.end < v.length && !v.startsWith(", ", p.end)) return null;
-    const tail = v[i] === '"' ? null : /^\u2026 and (\d+) more$/.exec(p.value);
-    if (tail) return p.end === v.length ? { paths, more: Number(tail[1]) } : null;
-    paths.push(p.value);
-    i = p.end;
-  }
-  return paths.length > 0 ? { paths, more: 0 } : null;
+  if (value.trim() === "none") return { paths: [], more: 0 };
+  const items2 = readItems(value, "");
+  const tails = items2?.map((x) => x.quoted ? null : MORE.exec(x.path)) ?? [];
+  const at2 = tails.findIndex((t) => t !== null);
+  if (items2 === null || at2 >= 0 && at2 < items2.length - 1) return null;
+  const paths = items2.slice(0, at2 >= 0 ? at2 : items2.length).map((x) => x.path);
+  return { paths, more: at2 >= 0 ? Number(tails[at2][1]) : 0 };
 }
 function renderPathList(paths, limit = MAX_LISTED_DIRTY) {
   if (paths.length === 0) return "none";
@@ -729,17 +734,8 @@ function unquoteBranch(value) {
   return q !== null && q.end === value.length ? q.value : value;
 }
 function parseDirtyHashes(value) {
-  const v = value.trim();
-  const out = [];
-  for (let i = 0; i < v.length; ) {
-    const q = v[i] === '"' ? readQuoted(v, i) : null;
-    const m = q ? HASH_VALUE.exec(v.slice(q.end)) : BARE_ITEM.exec(v.slice(i));
-    const path55 = q ? q.value : m?.[1];
-    if (!m || !path55) return null;
-    out.push({ path: path55, id: m[q ? 1 : 2] });
-    i = (q ? q.end : i) + m[0].length;
-  }
-  return out.length > 0 ? out : null;
+  const items2 = readItems(value, " ([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)");
+  return items2?.map((x) => ({ path: x.path, id: x.value })) ?? null;
 }
 function renderInProgress(p) {
   return `${p.words} (${p.conflicted} conflicted files)`;
@@ -749,19 +745,10 @@ function parseInProgress(value) {
   return m ? { words: m[1], conflicted: Number(m[2]) } : null;
 }
 function parseKeyFileMtimes(value) {
-  const v = value.trim();
-  const out = [];
-  for (let i = 0; i < v.length; ) {
-    const p = readPath(v, i, " @ ", false);
-    if (!p || !v.startsWith(" @ ", p.end)) return null;
-    const comma = v.indexOf(", ", p.end + 3);
-    const end = comma === -1 ? v.length : comma;
-    const time = v.slice(p.end + 3, end).trim();
-    if (p.value.length === 0 || time.length === 0) return null;
-    out.push({ path: p.value, mtime: time === "missing" ? null : time });
-    i = end + 2;
-  }
-  return out;
+  if (value.trim() === "") return [];
+  const items2 = readItems(value, " @ ((?:(?!, ).)*)");
+  if (items2 === null || items2.some((x) => x.value.trim() === "")) return null;
+  return items2.map((x) => ({ path: x.path, mtime: x.value.trim() === "missing" ? null : x.value.trim() }));
 }
 function renderAnchorLines(a) {
   if (!a.insideGit) {
@@ -809,9 +796,9 @@ function valueError(label, value) {
       return `date ${quotedValue(v.slice(0, 60))} is not an ISO-8601 time with a zone${zoneless}`;
     }
     case "Key file mtimes": {
-      const items = parseKeyFileMtimes(value);
-      if (!items?.length) return `key file mtimes: ${shown} is not \`<path> @ <ISO-8601 time, or missing>, \u2026\``;
-      const time = items.find((i) => i.mtime !== null && !isIsoWithZone(i.mtime))?.mtime;
+      const items2 = parseKeyFileMtimes(value);
+      if (!items2?.length) return `key file mtimes: ${shown} is not \`<path> @ <ISO-8601 time, or missing>, \u2026\``;
+      const time = items2.find((i) => i.mtime !== null && !isIsoWithZone(i.mtime))?.mtime;
       return time ? `key file mtimes: ${quotedValue(time)} is not an ISO-8601 time with a zone (or \`missing\`)` : null;
     }
   }
@@ -844,7 +831,7 @@ function isEmptyAnchorsBody(lines3) {
     return m !== null && /^<[^<>]*>$/.test(m[1].trim());
   });
 }
-var MAX_LISTED_DIRTY, NEEDS_QUOTES, ESCAPES, UNESCAPE, QUOTED, HASH, HASH_VALUE, BARE_ITEM, LINE, OTHER_LABEL, isIsoWithZone;
+var MAX_LISTED_DIRTY, NEEDS_QUOTES, ESCAPES, UNESCAPE, QUOTED, MORE, LINE, OTHER_LABEL, isIsoWithZone;
 var init_anchor_lines = __esm({
   "src/schema/anchor-lines.ts"() {
     "use strict";
@@ -866,9 +853,7 @@ var init_anchor_lines = __esm({
     };
     UNESCAPE = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
     QUOTED = /"((?:[^"\\]|\\.)*)"/y;
-    HASH = "([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)";
-    HASH_VALUE = new RegExp(`^ ${HASH}`);
-    BARE_ITEM = new RegExp(`^([^ "].*?) ${HASH}`);
+    MORE = /^\u2026 and (\d+) more$/;
     LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
     OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
     isIsoWithZone = (value) => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));
@@ -944,7 +929,7 @@ function checkTree(root, opts = {}) {
   }
   throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
 }
-var FILE_OF, HEADING_OF, MARKER2, MAX_DOCUMENT_BYTES, TARGETS, REAL_DIRS, MEMORY_SUBDIRS;
+var FILE_OF, HEADING_OF, MAX_DOCUMENT_BYTES, TARGETS, REAL_DIRS, MEMORY_SUBDIRS;
 var init_paths = __esm({
   "src/store/paths.ts"() {
     "use strict";
@@ -960,7 +945,6 @@ var init_paths = __esm({
       lessons: "# Lessons",
       solutions: "# Solutions"
     };
-    MARKER2 = "<!-- memory-schema: v1 -->";
     MAX_DOCUMENT_BYTES = 1e6;
     TARGETS = ["AGENTS.md", "CLAUDE.md"];
     REAL_DIRS = "memory must live in real directories under the root";
@@ -1676,7 +1660,7 @@ function close(block2) {
   const last = block2.children[block2.children.length - 1];
   if (last && (block2.type === "list" || block2.type === "listItem")) block2.end = last.end;
 }
-var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER3, DESTINATION, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY, LineReader;
+var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER2, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY, LineReader;
 var init_grammar = __esm({
   "src/schema/grammar.ts"() {
     "use strict";
@@ -1685,9 +1669,8 @@ var init_grammar = __esm({
     FENCE_CLOSE = /^(`{3,}|~{3,})[ \t]*$/;
     SETEXT = /^(?:=+|-+)[ \t]*$/;
     THEMATIC = /^(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/;
-    MARKER3 = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
-    DESTINATION = String.raw`[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)[ \t]*(?:(?:"[^"]*"|'[^']*'|\([^()]*\))[ \t]*)?`;
-    DEFINITION = new RegExp(String.raw`^\[(?:[^\\[\]]|\\.){1,999}\]:(?:[ \t]*$|${DESTINATION}$)`);
+    MARKER2 = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
+    DEFINITION = /^\[(?:[^\\[\]]|\\.){1,999}\]:/;
     TAG = "[A-Za-z][A-Za-z0-9-]*";
     ATTRIBUTE = `(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^"'=<>\`\\x00-\\x20]+|'[^']*'|"[^"]*"))?)`;
     BLOCK_NAMES = "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
@@ -1813,7 +1796,7 @@ var init_grammar = __esm({
           this.add(depth, "thematicBreak", at2);
           return;
         }
-        const marker = MARKER3.exec(s);
+        const marker = MARKER2.exec(s);
         if (marker) return this.item(depth, from, marker, open);
         if (s[0] === ">") this.flag(SAY.quote);
         else if (s[0] === "<" && HTML_BLOCK.test(s)) this.flag(SAY.html);
@@ -1846,7 +1829,7 @@ var init_grammar = __esm({
         const inner = this.stack.length - 1;
         if (rest === line.length) return;
         if (spaces >= 5) this.flag(SAY.wide);
-        if (MARKER3.test(line.slice(rest))) {
+        if (MARKER2.test(line.slice(rest))) {
           this.flag(SAY.twoMarkers);
           return this.paragraphLine(inner, rest);
         }
@@ -1932,9 +1915,9 @@ function planStep(raw) {
   return { status, text: raw.slice(m[0].length) };
 }
 function allSteps(text, list2, depth, out) {
-  const items = list2.children;
-  for (let i = 0; i < items.length; i++) {
-    const children = items[i].children;
+  const items2 = list2.children;
+  for (let i = 0; i < items2.length; i++) {
+    const children = items2[i].children;
     let own = 0;
     while (own < children.length && children[own].type !== "list") own++;
     const step2 = planStep(own > 0 ? text.slice(children[0].start, children[own - 1].end) : "");
@@ -1957,7 +1940,8 @@ function parseHandoff(input) {
 }
 function readHandoff(text, tree, lists = true) {
   const out = {
-    marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
+    marker: text.startsWith(`${MARKER}
+`) || text === MARKER,
     heading: false,
     saved: null,
     savedLine: null,
@@ -2022,21 +2006,21 @@ function readHandoff(text, tree, lists = true) {
     }
     if (node.type !== "list" || !lists && section !== "environment anchors") continue;
     const listed2 = node.children;
-    const items = [];
-    for (let i = 0; i < listed2.length; i++) items.push(itemText(text, listed2[i]));
+    const items2 = [];
+    for (let i = 0; i < listed2.length; i++) items2.push(itemText(text, listed2[i]));
     if (section !== "(repeated)" && !stray && lists) {
-      for (let i = 0; i < listed2.length; i++) out.items.push({ section, text: items[i], line: listed2[i].line });
+      for (let i = 0; i < listed2.length; i++) out.items.push({ section, text: items2[i], line: listed2[i].line });
     }
     const into = listOf[section];
-    if (into !== void 0) for (let i = 0; i < items.length; i++) into.push(items[i]);
+    if (into !== void 0) for (let i = 0; i < items2.length; i++) into.push(items2[i]);
     if (section === "plan") {
-      for (let i = 0; i < items.length; i++) out.plan.push(planStep(items[i]));
+      for (let i = 0; i < items2.length; i++) out.plan.push(planStep(items2[i]));
       allSteps(text, node, 0, out.steps);
     } else if (section === "key files") {
-      for (const item of items) if (!/^none\.?$/i.test(item.trim())) out.keyFiles.push(keyFile(item));
+      for (const item of items2) if (!/^none\.?$/i.test(item.trim())) out.keyFiles.push(keyFile(item));
     } else if (section === "environment anchors" && !out.anchors.present) {
       out.anchors.present = true;
-      for (const item of items) {
+      for (const item of items2) {
         const m = ANCHOR.exec(item);
         const key = m ? ANCHOR_KEY[m[1].toLowerCase()] : null;
         if (key !== null && (out.anchors[key] ?? null) === null) out.anchors[key] = m[2];
@@ -2151,7 +2135,7 @@ function headerValue(text, name2) {
 }
 function isCheckpointText(text) {
   const lines3 = text.split("\n", 4);
-  return lines3[0] === "<!-- memory-schema: v1 -->" && lines3.includes(CHECKPOINT_HEADING);
+  return lines3[0] === MARKER && lines3.includes(CHECKPOINT_HEADING);
 }
 function isAnchorsOnlySource(source) {
   const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
@@ -2161,6 +2145,7 @@ var CHECKPOINT_HEADING, CHECKPOINT_NAME;
 var init_checkpoint_name = __esm({
   "src/schema/checkpoint-name.ts"() {
     "use strict";
+    init_values();
     CHECKPOINT_HEADING = "# Session Checkpoint";
     CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
   }
@@ -2194,20 +2179,20 @@ function readCheckpointText(text) {
   const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
   const triggers = trigger === null ? [] : [...trigger[2]?.split(", ") ?? [], trigger[1]];
   const source = /^Source: (.*)$/m.exec(text)?.[1] ?? null;
-  const items = /* @__PURE__ */ new Map();
+  const items2 = /* @__PURE__ */ new Map();
   const dropped = /* @__PURE__ */ new Map();
   let section = null;
   for (const line of text.split("\n")) {
     if (line.startsWith("## ")) {
       section = line;
-      items.set(section, []);
+      items2.set(section, []);
     } else if (section !== null && line.startsWith("- ") && line !== "- none captured") {
       const older = /^- \((\d+) older left out\)$/.exec(line);
       if (older) dropped.set(section, Number(older[1]));
-      else items.get(section).push(line);
+      else items2.get(section).push(line);
     }
   }
-  return { triggers, source, items, dropped };
+  return { triggers, source, items: items2, dropped };
 }
 function readHead(filePath, bytes = 1024) {
   return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
@@ -2346,9 +2331,9 @@ function currentCheckpoint(root, handoff, now) {
   return null;
 }
 function countWords(text) {
-  const { items, dropped } = readCheckpointText(text);
+  const { items: items2, dropped } = readCheckpointText(text);
   const n2 = (h, one) => {
-    const k = (items.get(h)?.length ?? 0) + (dropped.get(h) ?? 0);
+    const k = (items2.get(h)?.length ?? 0) + (dropped.get(h) ?? 0);
     return k === 0 ? null : `${k} ${one}${k === 1 ? "" : "s"}`;
   };
   const plan2 = n2("## Plan state", "step");
@@ -2616,13 +2601,13 @@ function isShallow(gitDir) {
   return gitDir !== null && isFile(path14.join(commonDirOf(gitDir), "shallow"));
 }
 function reflogFiles(dir, out) {
-  let entries;
+  let entries2;
   try {
-    entries = readdirSync4(dir, { withFileTypes: true });
+    entries2 = readdirSync4(dir, { withFileTypes: true });
   } catch {
     return;
   }
-  for (const e of entries) {
+  for (const e of entries2) {
     if (out.length >= MAX_REFLOG_FILES) return;
     const p = path14.join(dir, e.name);
     if (e.isDirectory()) reflogFiles(p, out);
@@ -3085,19 +3070,19 @@ function archivesKept(dir) {
   return { keep: settings.archivesKept, problems };
 }
 function prunable(dir) {
-  const entries = [];
+  const entries2 = [];
   for (const name2 of readdirSync5(dir)) {
     const st = PRUNABLE_NAME.test(name2) ? lstatSync9(path18.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
-    entries.push({ name: name2, mtimeMs: st.mtimeMs });
+    entries2.push({ name: name2, mtimeMs: st.mtimeMs });
   }
-  return entries;
+  return entries2;
 }
 function archiveExcess(dir) {
   try {
-    const entries = prunable(dir);
-    return typeof entries === "string" ? 0 : Math.max(0, entries.length - archivesKept(dir).keep);
+    const entries2 = prunable(dir);
+    return typeof entries2 === "string" ? 0 : Math.max(0, entries2.length - archivesKept(dir).keep);
   } catch {
     return 0;
   }
@@ -3105,21 +3090,21 @@ function archiveExcess(dir) {
 function pruneArchive(dir, justArchived = null) {
   const { keep, problems } = archivesKept(dir);
   const warnings = [...problems];
-  let entries;
+  let entries2;
   try {
-    entries = prunable(dir);
+    entries2 = prunable(dir);
   } catch (err) {
     const why = `archive pruning skipped: cannot list ${dir}: ${err.message}`;
     return { deleted: [], keep, warnings: [...warnings, why] };
   }
-  if (typeof entries === "string") {
-    const why = `archive/${entries} is a link, hard-linked or not a regular file; nothing was deleted`;
+  if (typeof entries2 === "string") {
+    const why = `archive/${entries2} is a link, hard-linked or not a regular file; nothing was deleted`;
     warnings.push(`archive pruning skipped: ${why} (move it away to resume pruning)`);
     return { deleted: [], keep, warnings };
   }
-  entries.sort(newestFirst);
-  const kept = entries.filter((e) => e.name === justArchived);
-  const rest = entries.filter((e) => e.name !== justArchived);
+  entries2.sort(newestFirst);
+  const kept = entries2.filter((e) => e.name === justArchived);
+  const rest = entries2.filter((e) => e.name !== justArchived);
   const doomed = rest.slice(Math.max(0, keep - kept.length));
   const deleted = [];
   for (const entry of doomed) {
@@ -3172,9 +3157,9 @@ function notOurs(e, filePath, arch, siblings) {
   accounted += BigInt(siblings.filter((o) => o.path !== e.path && inoOf(o.path) === st.ino).length);
   return st.nlink > accounted ? "has hard links the helper did not make" : null;
 }
-function groupByFile(entries) {
+function groupByFile(entries2) {
   const byFile = /* @__PURE__ */ new Map();
-  for (const e of entries) {
+  for (const e of entries2) {
     const key = path19.join(path19.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
@@ -3955,9 +3940,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path55 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path55)) return true;
-  const parts = path55.split(/\??\.|::|->/);
+  const path54 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path54)) return true;
+  const parts = path54.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -5174,7 +5159,7 @@ function units(text, limit) {
       out.push(typeof c === "string" ? c : c.segment);
     }
   };
-  for (const m of text.matchAll(MARKER4)) {
+  for (const m of text.matchAll(MARKER3)) {
     rest(m.index);
     if (out.length > limit) return out;
     out.push(m[0]);
@@ -5194,14 +5179,14 @@ function sanitize(text, opts = {}) {
 function quoted(text, opts = {}) {
   return inQuotes(sanitize(text, opts));
 }
-var MARKER4, segmenter, SIMPLE;
+var MARKER3, segmenter, SIMPLE;
 var init_sanitize = __esm({
   "src/guard/sanitize.ts"() {
     "use strict";
     init_invisible();
     init_redact();
     init_quote();
-    MARKER4 = /<U\+[0-9A-F]{4,6}>|<redacted: [a-z0-9-]+>|<0x[0-9A-F]{2}>/g;
+    MARKER3 = /<U\+[0-9A-F]{4,6}>|<redacted: [a-z0-9-]+>|<0x[0-9A-F]{2}>/g;
     SIMPLE = /^[\n\x20-\x7e]*$/;
   }
 });
@@ -5210,17 +5195,17 @@ var init_sanitize = __esm({
 function openItems(text) {
   const h = parseHandoff(text);
   const first = (t) => t.split("\n")[0].trim();
-  const items = [];
+  const items2 = [];
   for (const s of h.steps) {
-    if (s.status === "todo" || s.status === "in-progress") items.push({ section: "Plan", text: first(s.text) });
+    if (s.status === "todo" || s.status === "in-progress") items2.push({ section: "Plan", text: first(s.text) });
   }
   for (const raw of h.nextSteps) {
     const m = NEXT_CHECKBOX.exec(raw);
     if (m?.[1] === "-") continue;
     const text2 = first(m ? raw.slice(m[0].length) : raw);
-    if (text2 !== "" && !NONE_ITEM.test(text2)) items.push({ section: "Next steps", text: text2 });
+    if (text2 !== "" && !NONE_ITEM.test(text2)) items2.push({ section: "Next steps", text: text2 });
   }
-  return items;
+  return items2;
 }
 function normalise(s) {
   return s.toLowerCase().replace(/[`*_]/g, "").replace(/\s+/g, " ").replace(/[\s.;:,—–-]+$/, "").trim();
@@ -5234,12 +5219,12 @@ function droppedItems(prior, next) {
     return !(title.length >= 6 && title.length < needle.length && haystack.includes(title));
   });
 }
-function droppedReport(items) {
-  if (items.length === 0) return null;
-  const shown = items.slice(0, 10).map((i) => `  - [${i.section}] ${sanitize(i.text, { max: 100 })}`);
-  const more = items.length > 10 ? [`  \u2026 and ${items.length - 10} more`] : [];
+function droppedReport(items2) {
+  if (items2.length === 0) return null;
+  const shown = items2.slice(0, 10).map((i) => `  - [${i.section}] ${sanitize(i.text, { max: 100 })}`);
+  const more = items2.length > 10 ? [`  \u2026 and ${items2.length - 10} more`] : [];
   return [
-    `note: ${items.length} open item(s) of the previous handoff are neither carried over nor marked done; carry them over, or name each in the plan as done (\`- [x] <item>\`) or dropped (\`- [-] <item> \u2014 dropped: <why>\`):`,
+    `note: ${items2.length} open item(s) of the previous handoff are neither carried over nor marked done; carry them over, or name each in the plan as done (\`- [x] <item>\`) or dropped (\`- [-] <item> \u2014 dropped: <why>\`):`,
     ...shown,
     ...more
   ].join("\n");
@@ -5269,28 +5254,6 @@ function handoffLayout(text, model = readHandoff(text, parseBlocks(text))) {
     anchors = { start: heading.line, end };
   }
   return { lines: lines3, titleIndex, savedIndex: (model.savedLine ?? 0) - 1, anchors };
-}
-function sectionErrors(c) {
-  const hits = HANDOFF_RULES.filter((r) => SECTION_RULES.has(r.id)).flatMap((r) => r.check(c));
-  return hits.filter((h) => h.severity !== "finding").length;
-}
-function keyFilesPart(c) {
-  const existing = c.opts.existingKeyFiles;
-  if (!existing) return null;
-  return proportion(c.keyFiles.filter((k) => k.path !== null && existing.has(k.path)).length, c.keyFiles.length, 10);
-}
-function verificationPart(c) {
-  if (!c.first.get("verification")) return null;
-  const checks = checksOf(c).length;
-  return (checks > 0 ? 3 + share(checks, looseChecks(c).length, 4) : 0) + (accepted(c).length > 0 ? 3 : 0);
-}
-function anchorsPart(c) {
-  if (!c.anchorsAt) return 0;
-  if (c.anchorLines === null) return null;
-  const head = c.model.anchors.head === null ? void 0 : unticked(c.model.anchors.head);
-  const headOk = !c.gitForm || head !== void 0 && FULL_HEAD.test(head) && !isNullObjectId(head.toLowerCase());
-  const malformed = c.anchorLines.some((a) => a.error !== null && !a.unknown);
-  return (headOk ? 5 : 0) + (c.lackingAnchors.length === 0 && !malformed ? 5 : 0);
 }
 function readAnchors(model, layout, heading, mode) {
   const body = heading && layout.anchors ? layout.lines.slice(layout.anchors.start, layout.anchors.end) : null;
@@ -5343,25 +5306,22 @@ function handoffContext(input, opts) {
   }
   const used = /* @__PURE__ */ new Set();
   const missing = [];
-  for (const s of shaped ? HANDOFF_SECTIONS : []) {
-    if (s.optional || first.has(s.name.toLowerCase())) continue;
-    const look = candidates.find((c) => !used.has(c.line) && nearest(c.title, [s.name]) === s.name) ?? null;
+  for (const name2 of shaped ? SECTION_NAMES : []) {
+    if (OPTIONAL_SECTIONS.has(name2) || first.has(name2.toLowerCase())) continue;
+    const look = candidates.find((c) => !used.has(c.line) && nearest(c.title, [name2]) === name2) ?? null;
     if (look) used.add(look.line);
-    missing.push({ name: s.name, look });
+    missing.push({ name: name2, look });
   }
   const resembles = (s) => s.depth <= 2 || nearest(s.title, SECTION_NAMES) !== null;
   const strays = candidates.filter((s) => !used.has(s.line) && resembles(s));
-  const byKey = /* @__PURE__ */ new Map();
-  for (const item of model.items) {
-    const text2 = item.text.trim();
-    if (!NONE.test(text2)) byKey.set(item.section, [...byKey.get(item.section) ?? [], { text: text2, line: item.line }]);
-  }
   const keyItems = model.items.filter((i) => i.section === "key files" && !/^none\.?$/i.test(i.text.trim()));
   const keyFiles = model.keyFiles.map((k, i) => ({ ...k, line: keyItems[i].line, item: keyItems[i].text.trim() })).filter((k) => !NONE.test(k.item));
-  const prior = opts.prior;
   const anchors = readAnchors(model, layout, first.get("environment anchors"), opts.mode);
-  const items = (name2) => byKey.get(name2.toLowerCase()) ?? [];
-  const dropped = prior === null || prior === void 0 ? null : droppedItems(prior, text);
+  const items2 = (name2) => model.items.flatMap((i) => {
+    const text2 = i.text.trim();
+    return i.section === name2.toLowerCase() && !NONE.test(text2) ? [{ text: text2, line: i.line }] : [];
+  });
+  const dropped = opts.prior == null ? null : droppedItems(opts.prior, text);
   const secrets = [];
   return {
     opts,
@@ -5377,15 +5337,14 @@ function handoffContext(input, opts) {
     first,
     missing,
     strays,
-    items,
+    items: items2,
     keyFiles,
     dropped,
     ...anchors
   };
 }
 function validateHandoff(input, opts) {
-  const given = opts.secrets !== void 0 && opts.redactedText !== void 0;
-  let pass = given ? { text: opts.redactedText, findings: opts.secrets } : redactText(input);
+  let pass = opts.redacted ?? redactText(input);
   const range = pass.findings.length > 0 ? handoffLayout(input).anchors : null;
   if (range !== null && pass.findings.some((f) => f.line > range.start && f.line <= range.end)) {
     const exemptLines = /* @__PURE__ */ new Set();
@@ -5396,10 +5355,9 @@ function validateHandoff(input, opts) {
   return runRules(HANDOFF_RULES, HANDOFF_PARTS, pass, c, (c.dropped ?? []).map((i) => i.text));
 }
 function handoffKeyFiles(text) {
-  const t = normaliseText(text);
-  return readHandoff(t, parseBlocks(t)).keyFiles.flatMap((k) => k.path === null ? [] : [k.path]);
+  return parseHandoff(text).keyFiles.flatMap((k) => k.path === null ? [] : [k.path]);
 }
-var OPTIONAL, HANDOFF_SECTIONS, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, FULL_HEAD, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, HANDOFF_PARTS, SECTION_RULES, share, unlabelled, causeless, steps, vague, accepted, checksOf, looseChecks;
+var OPTIONAL_SECTIONS, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, items, HANDOFF_PARTS, steps;
 var init_validate = __esm({
   "src/schema/validate.ts"() {
     "use strict";
@@ -5413,8 +5371,7 @@ var init_validate = __esm({
     init_validate_common();
     init_validate_common();
     init_values();
-    OPTIONAL = /* @__PURE__ */ new Set(["Scope", "Verification"]);
-    HANDOFF_SECTIONS = SECTION_TITLES.map((name2) => ({ name: name2, optional: OPTIONAL.has(name2) }));
+    OPTIONAL_SECTIONS = /* @__PURE__ */ new Set(["Scope", "Verification"]);
     LINE_CAP = 150;
     TITLE = "# Session Handoff";
     LABELS = ["[user-directed]", "[user-approved]", "[agent-proposed]"];
@@ -5428,7 +5385,6 @@ var init_validate = __esm({
     NOT_RUN = /^[^:]+:\s*not run\b\s*[,:;—–-]?\s*\S/i;
     ACCEPTED = /^Accepted:\s*\S/i;
     PLAN_BOX = /^\[([ xX~-])\]\s+\S/;
-    FULL_HEAD = /^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
     SECTION_NAMES = SECTION_TITLES;
     SECTION_INDEX = new Map(SECTION_NAMES.map((n2, i) => [n2.toLowerCase(), i]));
     SECTION_ORDER = SECTION_NAMES.map((n2) => `## ${n2}`).join(", ");
@@ -5448,7 +5404,6 @@ var init_validate = __esm({
       TEXT_RULES.newline,
       TEXT_RULES.conflicted,
       TEXT_RULES.markdown,
-      // An error on disk, a finding on stdin (write stamps it).
       rule3("saved", "error or finding", "saved", (c) => {
         const { saved, savedLine } = c.model;
         const form = c.opts.mode === "root" && c.shaped ? "error" : "finding";
@@ -5466,10 +5421,9 @@ var init_validate = __esm({
         const misspelt = c.sections.filter((s) => s.heading.title !== s.name);
         return misspelt.map((s) => at(s.heading.line, `write the heading as \`## ${s.name}\``));
       }),
-      // A required section appears once; an optional one repeated is a finding.
-      rule3("section-repeated", "error or finding", "sections", (c) => c.sections.filter((h) => c.first.get(h.key) !== h.heading).map(({ heading, index, name: name2, key }) => {
+      rule3("section-repeated", "error or finding", "sections", (c) => c.sections.filter((h) => c.first.get(h.key) !== h.heading).map(({ heading, name: name2, key }) => {
         const message = `\`## ${name2}\` appears again (first at line ${c.first.get(key).line}); merge the two`;
-        return at(heading.line, message, HANDOFF_SECTIONS[index].optional ? "finding" : "error");
+        return at(heading.line, message, OPTIONAL_SECTIONS.has(name2) ? "finding" : "error");
       })),
       rule3("section-order", "error", "sections", (c) => {
         const out = [];
@@ -5501,7 +5455,6 @@ var init_validate = __esm({
         const message = "the anchors section is empty; write fills it with what `anchors` prints";
         return c.anchorsEmpty ? [at(c.anchorsAt.line, message)] : [];
       }),
-      // Every line `anchors` prints, and nothing else; once each.
       rule3("anchor-line", "error", "anchors", (c) => (c.anchorLines ?? []).filter((a) => a.error !== null && !a.unknown).map((a) => at(a.line, a.error))),
       rule3("anchor-unknown", "finding", null, (c) => (c.anchorLines ?? []).filter((a) => a.unknown).map((a) => at(a.line, a.error))),
       rule3("anchor-missing", "finding", "anchors", (c) => c.anchorLines === null ? [] : c.lackingAnchors.map((l) => at(c.anchorsAt.line, `no \`- ${l}:\` anchor line`))),
@@ -5522,7 +5475,6 @@ var init_validate = __esm({
         const none = c.gitForm && head !== null && unticked(head) === "none (no commits yet)";
         return onAnchors(c, none, "HEAD is `none (no commits yet)`: drift cannot check this handoff against history");
       }),
-      // A dropped step says why.
       rule3("plan-step", "finding", null, (c) => c.items("Plan").flatMap((step2) => {
         const m = PLAN_BOX.exec(step2.text);
         if (!m) return [at(step2.line, "a plan step without `[x]`, `[~]`, `[ ]` or `[-] \u2026 \u2014 dropped: <why>`")];
@@ -5531,20 +5483,19 @@ var init_validate = __esm({
       })),
       rule3("decision-label", "finding", "decisions", (c) => {
         const message = "a decision without [user-directed], [user-approved] or [agent-proposed]";
-        return unlabelled(c).map((d) => at(d.line, message));
+        return c.items("Decisions").flatMap((d) => LABELS.some((l) => d.text.includes(l)) ? [] : [at(d.line, message)]);
       }),
       rule3("failed-cause", "finding", "failed", (c) => {
         const message = "a failed approach without its cause (`<what was tried>: <why it failed>`): it invites a retry";
-        return causeless(c).map((f) => at(f.line, message));
+        return c.items("Failed approaches").flatMap((f) => CAUSE.test(f.text) ? [] : [at(f.line, message)]);
       }),
       rule3("next-step", "finding", "nextSteps", (c) => {
         const message = "a next step naming no path, command or check: too vague to start cold";
-        const out = vague(c).map((n2) => at(n2.line, message));
+        const out = steps(c).flatMap((n2) => CONCRETE.test(n2.text) ? [] : [at(n2.line, message)]);
         const heading = c.first.get("next steps");
         if (steps(c).length === 0 && heading) out.push(at(heading.line, "no next step"));
         return out;
       }),
-      // The first next step is bounded.
       rule3("next-action", "finding", "nextAction", (c) => {
         const first = steps(c)[0];
         const message = "the first next step has no acceptance criteria (`\u2014 done when <check passes>`)";
@@ -5554,15 +5505,18 @@ var init_validate = __esm({
       rule3("accepted", "finding", "verification", (c) => {
         const heading = c.first.get("verification");
         const message = "no `- Accepted: <who, what, revision>` (or `- Accepted: not yet, <what awaits review>`)";
-        return heading && accepted(c).length === 0 ? [at(heading.line, message)] : [];
+        const accepted = c.items("Verification").some((v) => ACCEPTED.test(v.text));
+        return heading && !accepted ? [at(heading.line, message)] : [];
       }),
       // Optional, as the template says: a handoff without the section is not judged on it.
       rule3("verification", "finding", "verification", (c) => {
         const heading = c.first.get("verification");
         if (!heading) return [];
         const form = "`<check>: <command> -> <result> @ <revision>` or `<check>: not run, <why>`";
-        const out = looseChecks(c).map((v) => at(v.line, `a verification line that is not ${form}`));
-        if (checksOf(c).length === 0) out.push(at(heading.line, "no check recorded"));
+        const checks = c.items("Verification").filter((v) => !ACCEPTED.test(v.text));
+        const loose = checks.filter((v) => !VERIFIED.test(v.text) && !NOT_RUN.test(v.text));
+        const out = loose.map((v) => at(v.line, `a verification line that is not ${form}`));
+        if (checks.length === 0) out.push(at(heading.line, "no check recorded"));
         return out;
       }),
       rule3("key-file", "finding", "keyFiles", (c) => {
@@ -5579,40 +5533,31 @@ var init_validate = __esm({
         const message = `${over}: compress decision prose first; never drop failed approaches or anchors`;
         return lineCount(c) > LINE_CAP ? [at(LINE_CAP + 1, message)] : [];
       }),
-      // Write redacts them; a document holding one scores lower.
       rule3("secret", "finding", "secrets", (c) => {
-        const done2 = c.opts.secrets ? ", redacted by write" : "; write redacts it";
+        const done2 = c.opts.redacted ? ", redacted by write" : "; write redacts it";
         return c.secrets.map((s) => at(s.line, `a secret (${s.kind})${done2}`));
       }),
-      // An abandoned step is closed.
       rule3("dropped", "finding", "dropped", (c) => (c.dropped ?? []).map((i) => {
         const item = `[${i.section}] ${quoted(i.text, QUOTE_CUT)}`;
         return at(0, `${item} of the previous handoff is neither carried over nor closed`);
       }))
     ];
+    items = (c, name2) => Math.max(1, c.items(name2).length);
     HANDOFF_PARTS = [
-      { part: "sections", weight: 15, score: (c) => c.shaped ? Math.max(0, 15 - 5 * sectionErrors(c)) : 0 },
-      { part: "saved", weight: 5, score: (c) => stateTime(null, c.model.saved, c.opts.nowMs).known ? 5 : 0 },
-      { part: "anchors", weight: 10, score: anchorsPart },
-      { part: "failed", weight: 10, score: (c) => share(c.items("Failed approaches").length, causeless(c).length, 10) },
-      { part: "decisions", weight: 10, score: (c) => share(c.items("Decisions").length, unlabelled(c).length, 10) },
-      { part: "nextSteps", weight: 10, score: (c) => steps(c).length ? share(steps(c).length, vague(c).length, 10) : 0 },
-      { part: "nextAction", weight: 5, score: (c) => ACCEPTANCE.test(steps(c)[0]?.text ?? "") ? 5 : 0 },
-      { part: "keyFiles", weight: 10, score: keyFilesPart },
-      { part: "verification", weight: 10, score: verificationPart },
-      { part: "size", weight: 5, score: (c) => lineCount(c) > LINE_CAP ? 0 : 5 },
-      { part: "secrets", weight: 5, score: (c) => c.secrets.length === 0 ? 5 : 0 },
-      { part: "dropped", weight: 5, score: (c) => c.dropped === null ? null : c.dropped.length === 0 ? 5 : 0 }
+      { part: "sections", weight: 15, of: () => 3 },
+      { part: "saved", weight: 5 },
+      { part: "anchors", weight: 10, of: (c) => c.anchorsAt && c.anchorLines === null ? null : 2 },
+      { part: "failed", weight: 10, of: (c) => items(c, "Failed approaches") },
+      { part: "decisions", weight: 10, of: (c) => items(c, "Decisions") },
+      { part: "nextSteps", weight: 10, of: (c) => items(c, "Next steps") },
+      { part: "nextAction", weight: 5 },
+      { part: "keyFiles", weight: 10, of: (c) => c.opts.existingKeyFiles ? Math.max(1, c.keyFiles.length) : null },
+      { part: "verification", weight: 10, of: (c) => c.first.get("verification") ? 1 + items(c, "Verification") : null },
+      { part: "size", weight: 5 },
+      { part: "secrets", weight: 5 },
+      { part: "dropped", weight: 5, of: (c) => c.dropped === null ? null : 1 }
     ];
-    SECTION_RULES = /* @__PURE__ */ new Set(["section-repeated", "section-order", "section-missing"]);
-    share = (total, bad2, max) => proportion(total - bad2, total, max);
-    unlabelled = (c) => c.items("Decisions").filter((d) => !LABELS.some((l) => d.text.includes(l)));
-    causeless = (c) => c.items("Failed approaches").filter((f) => !CAUSE.test(f.text));
     steps = (c) => c.items("Next steps");
-    vague = (c) => steps(c).filter((n2) => !CONCRETE.test(n2.text));
-    accepted = (c) => c.items("Verification").filter((v) => ACCEPTED.test(v.text));
-    checksOf = (c) => c.items("Verification").filter((v) => !ACCEPTED.test(v.text));
-    looseChecks = (c) => checksOf(c).filter((v) => !VERIFIED.test(v.text) && !NOT_RUN.test(v.text));
   }
 });
 
@@ -5672,7 +5617,7 @@ function ledgerContext(input, kind) {
   const schema = SCHEMAS[kind];
   const text = normaliseText(input);
   const entry = new RegExp(`^${schema.prefix}-(\\d{4}): \\S`);
-  const entries = [];
+  const entries2 = [];
   const badHeadings = [];
   const first = /* @__PURE__ */ new Map();
   let current = null;
@@ -5684,7 +5629,7 @@ function ledgerContext(input, kind) {
       if (!m) badHeadings.push({ line: block2.line, title });
       current = m ? { number: m[1], line: block2.line, fields: /* @__PURE__ */ new Map(), reuses: first.get(m[1]) ?? null } : null;
       if (m && !first.has(m[1])) first.set(m[1], block2.line);
-      if (current) entries.push(current);
+      if (current) entries2.push(current);
       continue;
     }
     if (current === null || block2.type !== "list") continue;
@@ -5693,13 +5638,14 @@ function ledgerContext(input, kind) {
       if (f && !current.fields.has(f[1])) current.fields.set(f[1], f[2].trim());
     }
   }
-  return { input, text, lines: text.split("\n"), flags: tree.flags, secrets: [], kind, schema, badHeadings, entries };
+  const secrets = [];
+  return { input, text, lines: text.split("\n"), flags: tree.flags, secrets, kind, schema, badHeadings, entries: entries2 };
 }
 function validateLedger(input, kind, redacted) {
   const pass = redacted ?? redactText(input);
   return runRules(LEDGER_RULES, LEDGER_PARTS, pass, ledgerContext(pass.text, kind));
 }
-var SCHEMAS, LABEL2, LESSON_STATUS, SOLUTION_STATUS, name, lacking, bad, badSource, badLessonStatus, badSolutionStatus, badDate, badStatus, badEntry, count, each, rule4, LEDGER_RULES, LEDGER_PARTS;
+var SCHEMAS, LABEL2, LESSON_STATUS, SOLUTION_STATUS, name, lacking, bad, badSource, badLessonStatus, badSolutionStatus, badDate, badStatus, each, rule4, LEDGER_RULES, entries, LEDGER_PARTS;
 var init_validate_ledger = __esm({
   "src/schema/validate-ledger.ts"() {
     "use strict";
@@ -5709,6 +5655,7 @@ var init_validate_ledger = __esm({
     init_handoff();
     init_validate_common();
     init_validate_common();
+    init_values();
     SCHEMAS = {
       lessons: { title: "# Lessons", prefix: "L", fields: ["When", "Lesson", "Why", "Source", "Status"], cap: 200 },
       solutions: {
@@ -5729,8 +5676,6 @@ var init_validate_ledger = __esm({
     badSolutionStatus = bad("solutions", "Status", SOLUTION_STATUS);
     badDate = bad("solutions", "Recorded", /^\d{4}-\d{2}-\d{2}\b/);
     badStatus = (c, e) => badLessonStatus(c, e) || badSolutionStatus(c, e);
-    badEntry = (c, e) => badSource(c, e) || badStatus(c, e) || badDate(c, e);
-    count = (c, good, max) => proportion(c.entries.filter(good).length, c.entries.length, max);
     each = (c, test, says) => c.entries.filter((e) => test(c, e)).map((e) => at(e.line, `${name(c, e)}${says}`));
     rule4 = ruleOf();
     LEDGER_RULES = [
@@ -5766,27 +5711,30 @@ var init_validate_ledger = __esm({
       }),
       rule4("secret", "finding", "secrets", (c) => c.secrets.map((s) => at(s.line, `a secret (${s.kind}); write redacts it`)))
     ];
+    entries = (c) => Math.max(1, c.entries.length);
     LEDGER_PARTS = [
-      { part: "fields", weight: 50, score: (c) => count(c, (e) => lacking(c, e).length === 0, 50) },
-      { part: "status", weight: 20, score: (c) => count(c, (e) => !badEntry(c, e), 20) },
-      { part: "numbering", weight: 10, score: (c) => c.entries.some((e) => e.reuses !== null) ? 0 : 10 },
-      { part: "size", weight: 10, score: (c) => lineCount(c) > c.schema.cap ? 0 : 10 },
-      { part: "secrets", weight: 10, score: (c) => c.secrets.length === 0 ? 10 : 0 }
+      { part: "fields", weight: 50, of: entries },
+      { part: "status", weight: 20, of: entries },
+      { part: "numbering", weight: 10 },
+      { part: "size", weight: 10 },
+      { part: "secrets", weight: 10 }
     ];
   }
 });
 
 // src/store/document.ts
-function decodeInput(raw, what) {
+function decodeStdin(raw, what) {
   if (raw.length === 0) throw new Refused(`stdin is empty: send the whole ${what} on stdin`);
   const nul = raw.indexOf(0);
   if (nul >= 0) throw new Refused(`the ${what} contains a NUL byte (at byte ${nul}); send text only`);
-  let text;
   try {
-    text = utf8.decode(raw);
+    return utf8.decode(raw);
   } catch {
     throw new Refused(`the ${what} is not valid UTF-8; convert it to UTF-8 and retry`);
   }
+}
+function decodeInput(raw, what) {
+  let text = decodeStdin(raw, what);
   const notes = [];
   if (text.startsWith("\uFEFF")) {
     text = text.slice(1);
@@ -5825,8 +5773,8 @@ import { closeSync as closeSync6, lstatSync as lstatSync11 } from "node:fs";
 import path23 from "node:path";
 function schemaRefusal(file, errors) {
   const more = /\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0;
-  const count2 = errors.filter((e) => e.rule !== "more").length + Number(more);
-  return new Refused([`${file} has ${count2} schema error(s)`, ...issueLines(errors)].join("\n"));
+  const count = errors.filter((e) => e.rule !== "more").length + Number(more);
+  return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
 }
 function scoreNotes(v) {
   const shown = v.findings.filter((f) => f.rule !== "dropped" && f.rule !== "more");
@@ -5863,8 +5811,7 @@ function checkDocument(raw, kind, root) {
   const file = FILE_OF[kind];
   let errors;
   if (kind === "handoff") {
-    const pass = { secrets: redacted.findings, redactedText: redacted.text };
-    errors = validateHandoff(decoded2.text, { mode: "stdin", nowMs: Date.now(), ...pass }).errors;
+    errors = validateHandoff(decoded2.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
     if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(peekCurrent(root, file), decoded2.text)) {
       errors = errors.filter((e) => e.rule !== "anchor-line");
     }
@@ -6001,8 +5948,7 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
     nowMs,
     prior: unchanged ? null : priorText2,
     existingKeyFiles: existing,
-    secrets: redacted.findings,
-    redactedText: redacted.text
+    redacted
   });
   if (stamped.insertedAt !== null) {
     for (const f of v.findings) if (f.line > stamped.insertedAt) f.line--;
@@ -6067,7 +6013,7 @@ var init_harness_path = __esm({
 
 // src/journal/entry.ts
 function journalHeader(period, part = 1) {
-  return `${MARKER2}
+  return `${MARKER}
 # Journal ${period}${part > 1 ? ` (part ${part})` : ""}
 `;
 }
@@ -6094,18 +6040,18 @@ function renderSaveEntry(facts, droppedOpen) {
   return fitEntry(`## ${facts.time} save ${facts.token.slice(0, 16)}`, lines3, FROM_NEXT);
 }
 function renderResumeEntry(time, key, token, score, o) {
-  const items = [["Resumed", token.slice(0, 16)]];
-  if (score !== null) items.push(["Handoff score", String(score)]);
-  items.push(["Next step followed", o.followed]);
-  for (const r of o.retried) items.push(["Failed approach retried", redactTranscript(r).text]);
-  items.push(["Calls to first edit", o.callsToFirstEdit === null ? "no edit" : String(o.callsToFirstEdit)]);
-  return fitEntry(`## ${time} resume ${key}`, items);
+  const items2 = [["Resumed", token.slice(0, 16)]];
+  if (score !== null) items2.push(["Handoff score", String(score)]);
+  items2.push(["Next step followed", o.followed]);
+  for (const r of o.retried) items2.push(["Failed approach retried", redactTranscript(r).text]);
+  items2.push(["Calls to first edit", o.callsToFirstEdit === null ? "no edit" : String(o.callsToFirstEdit)]);
+  return fitEntry(`## ${time} resume ${key}`, items2);
 }
-function fitEntry(heading, items, redacted = /* @__PURE__ */ new Set()) {
+function fitEntry(heading, items2, redacted = /* @__PURE__ */ new Set()) {
   const one = ([label, text]) => {
     return [label, sanitize(text, { max: ITEM_MAX, redact: !redacted.has(label) })];
   };
-  const shown = items.map(one).filter(([, t]) => t !== "");
+  const shown = items2.map(one).filter(([, t]) => t !== "");
   let left = 0;
   const render2 = () => {
     const body = shown.map(([l, t]) => `- ${l}: ${t}
@@ -6129,10 +6075,10 @@ ${body}${left > 0 ? `- Dropped: (${left} more items left out)
 }
 function parseJournal(text, kind = "month") {
   const lines3 = text.split("\n");
-  const entries = [];
+  const entries2 = [];
   const problems = [];
   const title = "the second line must be `# Journal <YYYY-MM>` (or `# Journal <YYYY>`)";
-  if (lines3[0] !== MARKER2) problems.push({ line: 1, message: `the first line must be ${MARKER2}` });
+  if (lines3[0] !== MARKER) problems.push({ line: 1, message: `the first line must be ${MARKER}` });
   if (!/^# Journal \d{4}(-\d{2})?( \(part \d+\))?$/.test(lines3[1] ?? "")) problems.push({ line: 2, message: title });
   let current = null;
   for (let i = 2; i < lines3.length; i++) {
@@ -6150,7 +6096,7 @@ function parseJournal(text, kind = "month") {
     const h = HEADING.exec(line);
     if (h) {
       current = { time: h[1], kind: h[2], id: h[3], items: [], line: n2 };
-      entries.push(current);
+      entries2.push(current);
       continue;
     }
     if (kind === "year" && (/^## \d{4}-\d{2}$/.test(line) || /^- /.test(line))) continue;
@@ -6164,22 +6110,22 @@ function parseJournal(text, kind = "month") {
     const inside = `expected \`- <Label>: <text>\` with a known label (${ENTRY_LABELS.join(", ")})`;
     problems.push({ line: n2, message: current === null ? outside : inside });
   }
-  return { entries, problems };
+  return { entries: entries2, problems };
 }
 function mergeJournalMonth(ours, theirs) {
   if (parseJournal(ours).problems.length > 0 || parseJournal(theirs).problems.length > 0) return null;
   const split = (text) => text.split(/^(?=## \d{4}-\d{2}-\d{2}T)/m);
   const [header, ...mine] = split(ours);
-  const entries = /* @__PURE__ */ new Map();
+  const entries2 = /* @__PURE__ */ new Map();
   for (const chunk of [...mine, ...split(theirs).slice(1)]) {
     const body = `${chunk.replace(/\n+$/, "")}
 
 `;
-    entries.set(body, body);
+    entries2.set(body, body);
   }
   const key = (e) => /^## (\S+) (\S+) (\S+)/.exec(e).slice(1).join(" ");
   const order = (x, y) => x < y ? -1 : x > y ? 1 : 0;
-  const sorted = [...entries.values()].sort((x, y) => order(key(x), key(y)) || order(x, y));
+  const sorted = [...entries2.values()].sort((x, y) => order(key(x), key(y)) || order(x, y));
   return `${header.replace(/\n+$/, "")}
 
 ${sorted.join("")}`;
@@ -6201,7 +6147,7 @@ var init_entry = __esm({
     init_redact();
     init_sanitize();
     init_handoff();
-    init_paths();
+    init_values();
     ENTRY_MAX_BYTES = 4096;
     ENTRY_LABELS = [
       "Branch",
@@ -6274,11 +6220,11 @@ function briefCall(command) {
   return { rootArg: r ? r[1] ?? r[2] ?? r[3] ?? null : null };
 }
 function findLastResume(lineEvents) {
-  const items = lineEvents.some((ev) => ev.items);
+  const items2 = lineEvents.some((ev) => ev.items);
   const all = lineEvents.flatMap(
     (ev) => ev.calls.flatMap(
       (call2) => call2.events.map((raw) => {
-        const counted2 = !items || call2.item === true || raw.kind === "other";
+        const counted2 = !items2 || call2.item === true || raw.kind === "other";
         return { raw, event: counted2 ? raw : { kind: "other" }, call: call2, line: ev.line };
       })
     )
@@ -6580,25 +6526,25 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     return [`journal: resume not recorded: ${messageOf(err)}`];
   }
 }
-function summaryLine(entries) {
-  const saves = entries.filter((e) => e.kind === "save").length;
-  const resumes = entries.length - saves;
+function summaryLine(entries2) {
+  const saves = entries2.filter((e) => e.kind === "save").length;
+  const resumes = entries2.length - saves;
   const listed2 = (e, label) => e.items.filter((i) => i.label === label && i.text[0] !== "(");
-  const count2 = (label) => entries.reduce((n2, e) => n2 + listed2(e, label).length, 0);
-  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count2("Finished")} step(s) finished`];
-  parts.push(`${count2("Dropped")} item(s) dropped`, `${count2("Superseded")} decision(s) superseded`);
+  const count = (label) => entries2.reduce((n2, e) => n2 + listed2(e, label).length, 0);
+  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count("Finished")} step(s) finished`];
+  parts.push(`${count("Dropped")} item(s) dropped`, `${count("Superseded")} decision(s) superseded`);
   return `- (${parts.join(", ")})`;
 }
-function foldSection(period, entries) {
+function foldSection(period, entries2) {
   const lines3 = [`## ${period}`];
   const order = (a, b) => a.time + a.id < b.time + b.id ? -1 : 1;
-  for (const e of [...entries].sort(order)) {
-    const items = e.items.filter((i) => FOLD_KEPT.has(i.label));
-    if (items.length === 0) continue;
-    const kept = items.map((i) => `${i.label}: ${i.text}`).join("; ");
+  for (const e of [...entries2].sort(order)) {
+    const items2 = e.items.filter((i) => FOLD_KEPT.has(i.label));
+    if (items2.length === 0) continue;
+    const kept = items2.map((i) => `${i.label}: ${i.text}`).join("; ");
     lines3.push(`- ${e.time.slice(0, 10)} ${e.kind} ${e.id}: ${kept}`);
   }
-  lines3.push(summaryLine(entries));
+  lines3.push(summaryLine(entries2));
   return `${lines3.join("\n")}
 
 `;
@@ -6628,7 +6574,7 @@ async function foldOne(root, nowMonth, fp) {
   const period = due[0].period;
   const files = due.filter((f) => f.period === period);
   const dir = ensureJournalDir(root);
-  const entries = [];
+  const entries2 = [];
   for (const f of files) {
     const read = readJournalFile(dir, f.name);
     if (read === null) continue;
@@ -6637,7 +6583,7 @@ async function foldOne(root, nowMonth, fp) {
       const p = parsed.problems[0];
       throw new HelperError(`journal/${f.name} line ${p.line}: ${p.message}`, 2);
     }
-    entries.push(...parsed.entries);
+    entries2.push(...parsed.entries);
   }
   const year = period.slice(0, 4);
   const yearName = `${year}.md`;
@@ -6645,12 +6591,12 @@ async function foldOne(root, nowMonth, fp) {
   const text = current === null ? `${journalHeader(year)}
 ` : current.bytes.toString("utf8");
   if (!new RegExp(`^## ${period}$`, "m").test(text)) {
-    const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries)));
+    const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries2)));
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
   for (const f of files) unlinkSync7(path26.join(dir, f.name));
   const names = files.map((f) => `journal/${f.name}`).join(", ");
-  return `journal: folded ${names} (${entries.length} entries) into journal/${yearName}`;
+  return `journal: folded ${names} (${entries2.length} entries) into journal/${yearName}`;
 }
 function insertSection(text, period, section) {
   const heads = [...text.matchAll(/^## (\d{4}-\d{2})$/gm)];
@@ -7060,7 +7006,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     }
     const bytes = readAll(fd, void 0, 0);
     const lines3 = bytes.subarray(0, 4096).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
-    const ok2 = lines3[0] === MARKER2 && lines3.slice(0, 4).includes(HEADING_OF[kind]);
+    const ok2 = lines3[0] === MARKER && lines3.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok2) return { kind, status: "foreign", mtimeMs };
     if (firstNul(bytes) >= 0) return { kind, status: "unsafe", mtimeMs };
     if (!opts.text) return { kind, status: "present", mtimeMs };
@@ -7094,6 +7040,7 @@ var init_inspect = __esm({
     init_file_verdict();
     init_files();
     init_paths();
+    init_values();
     init_private();
     init_archive();
     init_recover();
@@ -7197,8 +7144,8 @@ async function objectIds(git, revs) {
   const lines3 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
   return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines3[i] ?? "")?.[1] ?? null);
 }
-async function untrackedInStashes(git, count2, paths) {
-  const asks = Array.from({ length: Math.min(count2, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
+async function untrackedInStashes(git, count, paths) {
+  const asks = Array.from({ length: Math.min(count, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
   const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
   const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
   return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
@@ -7235,12 +7182,12 @@ async function gatherFateLogs(git, opts) {
 async function handoffInStash(root, env) {
   const top = gitTopOf(root);
   const gitDir = top === null ? null : gitDirOf(top);
-  const count2 = stashCount(gitDir === null ? null : commonDirOf(gitDir));
-  if (top === null || count2 === 0) return null;
+  const count = stashCount(gitDir === null ? null : commonDirOf(gitDir));
+  if (top === null || count === 0) return null;
   const handoff = `${path30.relative(top, root).split(path30.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
   if (/[\r\n]/.test(handoff)) return null;
   const git = (args, input) => runGit(root, args, env, void 0, { input });
-  const n2 = Math.min(count2, 100);
+  const n2 = Math.min(count, 100);
   const revs = Array.from({ length: n2 }, (_, i) => [`stash@{${i}}^3:`, `stash@{${i}}:`, `stash@{${i}}^1:`]);
   try {
     const ids = await objectIds(git, revs.flat().map((r) => `${r}${handoff}`));
@@ -7395,8 +7342,8 @@ function cleanCheckpointLeftovers(root) {
   const dir = checkpointsDir(root);
   if (checkpointsDirState(root) !== "ok") return [];
   const actions = [];
-  const entries = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
-  for (const e of [...entries.filter((x) => x.role === "tmp"), ...entries.filter((x) => x.role === "claim")]) {
+  const entries2 = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
+  for (const e of [...entries2.filter((x) => x.role === "tmp"), ...entries2.filter((x) => x.role === "claim")]) {
     const st = lstatSync13(e.path, { throwIfNoEntry: false });
     if (st === void 0 || st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
@@ -7843,12 +7790,12 @@ var require_cjs = __commonJS({
         for (const sig of signals_js_1.signals) {
           this.#sigListeners[sig] = () => {
             const listeners = this.#process.listeners(sig);
-            let { count: count2 } = this.#emitter;
+            let { count } = this.#emitter;
             const p = process3;
             if (typeof p.__signal_exit_emitter__ === "object" && typeof p.__signal_exit_emitter__.count === "number") {
-              count2 += p.__signal_exit_emitter__.count;
+              count += p.__signal_exit_emitter__.count;
             }
-            if (listeners.length === count2) {
+            if (listeners.length === count) {
               this.unload();
               const ret = this.#emitter.emit("exit", null, sig);
               const s = sig === "SIGHUP" ? this.#hupSig : sig;
@@ -7978,7 +7925,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path55 = __require("path");
+    var path54 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -8031,7 +7978,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path55.resolve(filename);
+      const absoluteName = path54.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -8324,7 +8271,7 @@ async function unregisterMergeDriver(root, env) {
   }
   return out;
 }
-async function previewMergeDriver(root, remove, env) {
+async function previewMergeDriver(root, remove2, env) {
   const c = cloneOf(root);
   if (c === null) return { config: false, attributes: false, notes: [] };
   const driver = await configValue(c.top, "driver", env);
@@ -8333,33 +8280,33 @@ async function previewMergeDriver(root, remove, env) {
     text = readRegular(path32.join(c.top, ".gitattributes"));
   } catch (err) {
     const notes = [`.gitattributes would not be changed: ${err.message}`];
-    return { config: remove ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
+    return { config: remove2 ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
   }
   const { had, line } = withoutBlock(text ?? "");
-  if (remove) return { config: driver !== null && driverParts(driver) !== null, attributes: had, notes: [] };
+  if (remove2) return { config: driver !== null && driverParts(driver) !== null, attributes: had, notes: [] };
   const copy = existsSync3(c.copy) ? realpathSync3(c.copy) : c.copy;
   const config = driver !== driverCommand(process.execPath, copy);
   return { config, attributes: !(had && line === attributesLine(c.top, root)), notes: [] };
 }
 async function mergeDriverStep(root, opts, env) {
   if (root === null) return { lines: [], notes: [], attributes: false };
-  const remove = opts.remove === true;
+  const remove2 = opts.remove === true;
   let change;
   try {
-    if (opts.dryRun === true) change = await previewMergeDriver(root, remove, env);
-    else if (remove) change = await unregisterMergeDriver(root, env);
+    if (opts.dryRun === true) change = await previewMergeDriver(root, remove2, env);
+    else if (remove2) change = await unregisterMergeDriver(root, env);
     else change = await registerMergeDriver(root, opts.helperPath ?? null, env);
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
-    const note = `the merge driver was not ${remove ? "removed" : "registered"}: ${err.message}`;
+    const note = `the merge driver was not ${remove2 ? "removed" : "registered"}: ${err.message}`;
     return { lines: [], notes: [note], attributes: false };
   }
   const said2 = (done2, todo) => opts.dryRun === true ? `would ${todo}` : done2;
   const lines3 = [];
   const [driver, block2] = [`the merge driver ${DRIVER_NAME}`, "the merge driver's block"];
-  if (change.config && remove) lines3.push(`${said2("removed", "remove")} ${driver} from .git/config`);
+  if (change.config && remove2) lines3.push(`${said2("removed", "remove")} ${driver} from .git/config`);
   else if (change.config) lines3.push(`${said2("registered", "register")} ${driver} in .git/config`);
-  if (change.attributes && remove) lines3.push(`${said2("removed", "remove")} ${block2} from .gitattributes`);
+  if (change.attributes && remove2) lines3.push(`${said2("removed", "remove")} ${block2} from .gitattributes`);
   else if (change.attributes) lines3.push(`${said2("added", "add")} ${block2} to .gitattributes`);
   return { lines: lines3, notes: change.notes, attributes: change.attributes };
 }
@@ -9188,16 +9135,16 @@ function fitClauses(clauses, max, sep = "; ") {
   }
   return cutAtWord(joined(), max);
 }
-function fitList(items, shownMax, max, cutOne, sep = "; ") {
-  let n2 = Math.min(items.length, shownMax);
+function fitList(items2, shownMax, max, cutOne, sep = "; ") {
+  let n2 = Math.min(items2.length, shownMax);
   const render2 = (k) => {
-    const more = items.length > k ? ` (+${items.length - k} more)` : "";
-    return { text: `${items.slice(0, k).join(sep)}${more}`, more };
+    const more = items2.length > k ? ` (+${items2.length - k} more)` : "";
+    return { text: `${items2.slice(0, k).join(sep)}${more}`, more };
   };
   while (n2 > 1 && cpLength(render2(n2).text) > max) n2--;
   const r = render2(n2);
   if (cpLength(r.text) <= max) return r.text;
-  return `${cutOne(items[0], max - cpLength(r.more))}${r.more}`;
+  return `${cutOne(items2[0], max - cpLength(r.more))}${r.more}`;
 }
 var ELLIPSIS;
 var init_cut = __esm({
@@ -9226,9 +9173,9 @@ function frameNextStep(verdict, step2, question, notHere = null, ageOnly = false
 function flatten(text, max = MAX_FIELD_CHARS) {
   return cutAtWord(sanitize(text), max);
 }
-function causeList(items, max, budget) {
-  const shownItems = items.slice(0, max);
-  const more = items.length > max ? ` (+${items.length - max} more)` : "";
+function causeList(items2, max, budget) {
+  const shownItems = items2.slice(0, max);
+  const more = items2.length > max ? ` (+${items2.length - max} more)` : "";
   const per = Math.max(40, Math.floor((budget - more.length) / Math.max(1, shownItems.length)) - 2);
   const shown = shownItems.map((raw) => {
     const item = flatten(raw, 1e4);
@@ -9249,16 +9196,16 @@ function countLedger(text, needles) {
   const body = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
   const top = parseBlocks(body).children;
   const heads = top.filter((b) => b.type === "heading" && b.depth === 2);
-  const items = top.filter((b) => b.type === "list").flatMap((l) => l.children);
-  const entries = heads.length > 0 ? heads.map((h, i) => body.slice(h.start, heads[i + 1]?.start ?? body.length)) : items.map((b) => body.slice(b.start, b.end));
+  const items2 = top.filter((b) => b.type === "list").flatMap((l) => l.children);
+  const entries2 = heads.length > 0 ? heads.map((h, i) => body.slice(h.start, heads[i + 1]?.start ?? body.length)) : items2.map((b) => body.slice(b.start, b.end));
   const useful = needles.filter((n2) => n2.length >= 3);
-  const matching = entries.filter((e) => useful.some((n2) => e.includes(n2))).length;
-  return { entries: entries.length, matching };
+  const matching = entries2.filter((e) => useful.some((n2) => e.includes(n2))).length;
+  return { entries: entries2.length, matching };
 }
 function ledgerText(name2, c) {
   if (c === null) return null;
-  const entries = c.entries === 1 ? "entry" : "entries";
-  return `${name2} ${c.entries} ${entries} (${c.matching} mention the key files or branch)`;
+  const entries2 = c.entries === 1 ? "entry" : "entries";
+  return `${name2} ${c.entries} ${entries2} (${c.matching} mention the key files or branch)`;
 }
 function draftBrief(h, drift, ledgers) {
   const notHere = drift.notHereReason ? notHereWords(drift.notHereReason) : null;
@@ -9285,7 +9232,7 @@ function draftBrief(h, drift, ledgers) {
   }
   const inForce = h.decisions.filter((d) => !/\(superseded\b/i.test(d));
   const keepCause = (item, room) => causeList([item], 1, room);
-  const fitItems = (items) => items.length === 0 ? "none recorded" : fitList(items.map((d) => flatten(d, 1e4)), 4, MAX_FIELD_CHARS, keepCause);
+  const fitItems = (items2) => items2.length === 0 ? "none recorded" : fitList(items2.map((d) => flatten(d, 1e4)), 4, MAX_FIELD_CHARS, keepCause);
   const decisionsInForce = fitItems(inForce);
   const doNotRetry = fitItems(h.failedApproaches);
   const ledgerBits = [ledgerText("LESSONS.md", ledgers.lessons), ledgerText("SOLUTIONS.md", ledgers.solutions)].filter((x) => x !== null);
@@ -9369,8 +9316,8 @@ var init_brief = __esm({
 
 // src/brief/checkpoint-brief.ts
 function parseCheckpoint(text) {
-  const { items } = readCheckpointText(text);
-  const of = (heading) => (items.get(`## ${heading}`) ?? []).map((line) => line.slice(2));
+  const { items: items2 } = readCheckpointText(text);
+  const of = (heading) => (items2.get(`## ${heading}`) ?? []).map((line) => line.slice(2));
   const plan2 = of("Plan state").flatMap((item) => {
     const m = /^\[([x~ -])\] (.*)$/.exec(item);
     return m ? [{ status: STATUS[m[1]], text: m[2] }] : [];
@@ -9607,7 +9554,7 @@ var init_merge_driver = __esm({
     NONE_ITEM2 = /^(none|none recorded|n\/a|-)\.?$/i;
     PLAN_LINE = /^(\s*[-*+] \[)([ xX~-])(\]\s+)(.*)$/;
     firstLine2 = (t) => t.split("\n")[0].trim();
-    real = (items) => items.filter((t) => !NONE_ITEM2.test(t.trim()));
+    real = (items2) => items2.filter((t) => !NONE_ITEM2.test(t.trim()));
   }
 });
 
@@ -10039,7 +9986,6 @@ var init_archive_entries = __esm({
 // src/verbs/validate.ts
 var validate_exports = {};
 __export(validate_exports, {
-  renderValidation: () => renderValidation,
   validateVerb: () => validateVerb
 });
 function priorText(file, got) {
@@ -10048,17 +9994,6 @@ function priorText(file, got) {
     return memoryText(file, got.bytes).text;
   } catch {
     return null;
-  }
-}
-async function stdinText(ctx) {
-  const raw = await ctx.readStdin(MAX_DOCUMENT_BYTES);
-  if (raw.length === 0) throw new Refused("stdin is empty: send the whole document on stdin");
-  const nul = raw.indexOf(0);
-  if (nul >= 0) throw new Refused(`the document contains a NUL byte (at byte ${nul}); send text only`);
-  try {
-    return utf82.decode(raw);
-  } catch {
-    throw new Refused("the document is not valid UTF-8; convert it to UTF-8 and retry");
   }
 }
 function renderValidation(file, v) {
@@ -10080,7 +10015,7 @@ async function existingKeyFiles(root, text) {
   for (const k of handoffKeyFiles(text)) if (await statInsideRoot(root, k) !== null) out.add(k);
   return out;
 }
-var UTF8_ONLY, utf82, validateVerb;
+var UTF8_ONLY, validateVerb;
 var init_validate2 = __esm({
   "src/verbs/validate.ts"() {
     "use strict";
@@ -10093,12 +10028,12 @@ var init_validate2 = __esm({
     init_archive_entries();
     init_paths();
     init_read();
+    init_document();
     init_common();
     init_types();
     init_sanitize();
     init_memory_text();
     UTF8_ONLY = "a memory file is UTF-8; write refuses it";
-    utf82 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     validateVerb = {
       name: "validate",
       options: { root: { type: "string" }, stdin: { type: "boolean" }, json: { type: "boolean" } },
@@ -10141,7 +10076,7 @@ exit: 0 valid (findings or not)
         let invalid = [];
         const stderr = [];
         if (fromStdin) {
-          text = await stdinText(ctx);
+          text = decodeStdin(await ctx.readStdin(MAX_DOCUMENT_BYTES), "document");
           if (root !== null && kind === "handoff") {
             prior = priorText("HANDOFF.md", await readMemoryFile(root, "handoff"));
           }
@@ -10199,14 +10134,14 @@ function restoreProblem(bytes) {
   if (bytes.includes(0)) return "it contains a NUL byte";
   let text;
   try {
-    text = utf83.decode(bytes);
+    text = utf82.decode(bytes);
   } catch {
     return "it is not valid UTF-8";
   }
   if (text.startsWith("\uFEFF")) return "it starts with a byte order mark";
   if (text.includes("\r")) return "it has CR line ends";
   const lines3 = text.split("\n");
-  if (lines3[0] !== MARKER2) return `its first line is not ${MARKER2}`;
+  if (lines3[0] !== MARKER) return `its first line is not ${MARKER}`;
   const heading = HEADING_OF.handoff;
   if (!lines3.slice(0, 4).includes(heading)) return `it has no "${heading}" in its first four lines`;
   if (!text.endsWith("\n")) return "it does not end with a newline";
@@ -10315,7 +10250,7 @@ CURRENT-SHA256: ${result.unchanged}
 CURRENT-SHA256: ${p.token}
 `, p.warnings);
 }
-var utf83, archivesVerb;
+var utf82, archivesVerb;
 var init_archives = __esm({
   "src/verbs/archives.ts"() {
     "use strict";
@@ -10332,10 +10267,11 @@ var init_archives = __esm({
     init_files();
     init_mutate();
     init_paths();
+    init_values();
     init_publish();
     init_common();
     init_types();
-    utf83 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    utf82 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     archivesVerb = {
       name: "archives",
       options: {
@@ -10469,19 +10405,13 @@ function blockEndByte(text, span) {
   return Buffer.byteLength(lines3.slice(0, span.end + 1).join("\n"), "utf8");
 }
 function insertBlock(text, blk, eol) {
-  const big = Buffer.byteLength(text, "utf8") > TOP_BLOCK_FROM;
-  if (!big) {
-    const blankEnd = text.endsWith(`${eol}${eol}`) || text.endsWith("\n\n");
-    const sep = blankEnd ? "" : text.endsWith("\n") ? eol : `${eol}${eol}`;
-    return `${text}${sep}${blk}${eol}`;
+  if (Buffer.byteLength(text, "utf8") <= TOP_BLOCK_FROM) {
+    return text.endsWith("\n") ? `${text}${eol}${blk}${eol}` : `${text}${eol}${eol}${blk}`;
   }
   const lines3 = text.split("\n");
   const cr = eol === "\r\n" ? "\r" : "";
   const heading = /^#{1,6}(\s|$)/.test(lines3[0].replace(/\r$/, ""));
-  const at2 = heading ? 1 : 0;
-  const piece = [...heading ? [cr] : [], `${blk}${cr}`];
-  if ((lines3[at2] ?? "").replace(/\r$/, "") !== "") piece.push(cr);
-  lines3.splice(at2, 0, ...piece);
+  lines3.splice(heading ? 1 : 0, 0, ...heading ? [cr, `${blk}${cr}`] : [`${blk}${cr}`, cr]);
   return lines3.join("\n");
 }
 function putBlock(text, file, agent, body) {
@@ -10509,12 +10439,13 @@ function dropBlock(text, span) {
   const blank = (i) => i >= 0 && i < lines3.length && lines3[i].replace(/\r$/, "") === "";
   let from = span.begin;
   let to = span.end;
-  const atEnd = lines3.slice(span.end + 1).every((l) => l.replace(/\r$/, "") === "");
-  if (atEnd && from > 0 && blank(from - 1)) from--;
-  else if (!atEnd && blank(to + 1) && (from === 0 || blank(from - 1))) to++;
+  if (from > 0 && blank(from - 1)) from--;
+  else if (from === 0 && blank(to + 1)) to++;
+  const last = span.end === lines3.length - 1;
   lines3.splice(from, to - from + 1);
+  if (last && lines3.length > 0) lines3[lines3.length - 1] = lines3[lines3.length - 1].replace(/\r$/, "");
   const out = lines3.join("\n");
-  return out.trim() === "" ? null : out;
+  return out === "" ? null : out;
 }
 function takeBlock(text, file, agent, body) {
   const span = findBlock(text, file);
@@ -10893,14 +10824,148 @@ var init_skill_place = __esm({
   }
 });
 
+// src/agents/agent-file.ts
+import { accessSync as accessSync2, closeSync as closeSync10, constants as constants7, existsSync as existsSync5, lstatSync as lstatSync18, mkdirSync as mkdirSync6, openSync as openSync8, readFileSync as readFileSync10 } from "node:fs";
+import { readlinkSync as readlinkSync4, rmdirSync as rmdirSync3, unlinkSync as unlinkSync10 } from "node:fs";
+import path38 from "node:path";
+async function readAgentFile(file, snippet) {
+  let read;
+  try {
+    read = await readStable(file);
+  } catch (err) {
+    if (!(err instanceof UnsafeFile)) throw err;
+    const what = err.state === "link" ? `is a link to ${linkTarget(file)}` : "is not a regular file";
+    const why = "links are never followed or replaced, so nothing was changed";
+    throw new Refused(`${file} ${what}; ${why}. Add this to its target by hand:
+${snippet}`);
+  }
+  if (read === null) return { bytes: null, token: "absent" };
+  if (read.stat.nlink !== 1n) {
+    throw new Refused(`${file} has more than one hard link; nothing was changed. Add this to it by hand:
+${snippet}`);
+  }
+  assertReplaceable(file, snippet);
+  const bad2 = firstInvalidUtf8(read.bytes);
+  if (bad2 >= 0) {
+    throw new Refused(`${file} is not valid UTF-8 (byte ${bad2}): fix or re-save it as UTF-8, then run this again`);
+  }
+  return { bytes: read.bytes, token: read.token };
+}
+function linkTarget(file) {
+  try {
+    return readlinkSync4(file);
+  } catch {
+    return "another file";
+  }
+}
+function assertReplaceable(file, snippet) {
+  try {
+    closeSync10(openSync8(file, constants7.O_WRONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK));
+    accessSync2(path38.dirname(file), constants7.W_OK);
+  } catch (err) {
+    const code = err.code;
+    if (code === "EPERM") {
+      const why = "it is immutable or append-only: EPERM";
+      const fix = `Clear the flag (chattr -i -a ${file}) and run this again, or add this by hand`;
+      throw new Refused(`${file} cannot be replaced (${why}); nothing was changed. ${fix}:
+${snippet}`);
+    }
+    if (code === "EACCES") {
+      const fix = `Make it writable (chmod u+w ${file} ${path38.dirname(file)}) and run this again, or add this by hand`;
+      throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
+${snippet}`);
+    }
+    throw err;
+  }
+}
+function firstInvalidUtf8(bytes) {
+  const again = Buffer.from(bytes.toString("utf8"), "utf8");
+  let i = 0;
+  while (i < bytes.length && again[i] === bytes[i]) i++;
+  if (i === bytes.length && again.length === bytes.length) return -1;
+  while (i > 0 && (again[i] & 192) === 128) i--;
+  return i;
+}
+async function writeAgentFile(file, expected, bytes, mode, fp) {
+  const now = await readStable(file, { failpoint: fp });
+  if ((now === null ? "absent" : now.token) !== expected) {
+    const what = "changed since it was read (another program wrote it)";
+    throw new Refused(`${file} ${what}; nothing was changed; run this again`);
+  }
+  if (bytes === null) unlinkSync10(file);
+  else {
+    const tmpfileCreated = () => failpoint(fp, "before-publication");
+    const opts = now === null ? { mode: mode & ~process.umask(), tmpfileCreated } : { tmpfileCreated };
+    await (0, import_write_file_atomic2.default)(file, bytes, opts);
+  }
+  await failpoint(fp, "after-publication");
+}
+function missingDirs(base, dir) {
+  const missing = [];
+  let cur = base;
+  for (const part of path38.relative(base, dir).split(path38.sep).filter(Boolean)) {
+    cur = path38.join(cur, part);
+    const st = missing.length > 0 ? void 0 : lstatSync18(cur, { throwIfNoEntry: false });
+    if (st === void 0) missing.push(cur);
+    else if (st.isSymbolicLink() || !st.isDirectory()) {
+      const what = st.isSymbolicLink() ? "a link" : "not a directory";
+      throw new Refused(`${cur} is ${what}; install writes only through real directories, so nothing was changed`);
+    }
+  }
+  return missing;
+}
+function makeDirs(dirs) {
+  for (const d of dirs) mkdirSync6(d, { mode: 493 });
+}
+function removeEmptyDirs(dirs) {
+  const removed = [];
+  for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
+    try {
+      rmdirSync3(d);
+      removed.push(d);
+    } catch {
+    }
+  }
+  return removed;
+}
+function recordNode(dir, execPath) {
+  const target = path38.join(dir, "node");
+  try {
+    if (readFileSync10(target, "utf8") === `${execPath}
+`) return;
+  } catch {
+  }
+  const missing = [];
+  for (let d = dir; !existsSync5(d) && path38.dirname(d) !== d; d = path38.dirname(d)) missing.unshift(d);
+  try {
+    mkdirSync6(dir, { recursive: true, mode: 448 });
+  } catch (err) {
+    removeEmptyDirs(missing);
+    const why = err.code ?? err.message;
+    throw new Refused(`${dir} could not be made (${why}); install records the Node there, so nothing was changed`);
+  }
+  import_write_file_atomic2.default.sync(target, `${execPath}
+`, { mode: 420 });
+}
+var import_write_file_atomic2;
+var init_agent_file = __esm({
+  "src/agents/agent-file.ts"() {
+    "use strict";
+    import_write_file_atomic2 = __toESM(require_lib(), 1);
+    init_errors();
+    init_failpoint();
+    init_files();
+  }
+});
+
 // node_modules/jsonc-parser/lib/esm/impl/scanner.js
 function createScanner(text, ignoreTrivia = false) {
   const len = text.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
-  function scanHexDigits(count2, exact) {
+  function scanHexDigits(count, exact) {
     let digits = 0;
     let value2 = 0;
-    while (digits < count2 || !exact) {
+    while (digits < count || !exact) {
       let ch = text.charCodeAt(pos);
       if (ch >= 48 && ch <= 57) {
         value2 = value2 * 16 + ch - 48;
@@ -10914,7 +10979,7 @@ function createScanner(text, ignoreTrivia = false) {
       pos++;
       digits++;
     }
-    if (digits < count2) {
+    if (digits < count) {
       value2 = -1;
     }
     return value2;
@@ -11320,7 +11385,7 @@ var init_scanner = __esm({
 });
 
 // node_modules/jsonc-parser/lib/esm/impl/string-intern.js
-var cachedSpaces, maxCachedValues, cachedBreakLinesWithSpaces, supportedEols;
+var cachedSpaces, maxCachedValues, cachedBreakLinesWithSpaces;
 var init_string_intern = __esm({
   "node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
     cachedSpaces = new Array(20).fill(0).map((_, index) => {
@@ -11351,245 +11416,10 @@ var init_string_intern = __esm({
         })
       }
     };
-    supportedEols = ["\n", "\r", "\r\n"];
   }
 });
 
 // node_modules/jsonc-parser/lib/esm/impl/format.js
-function format(documentText, range, options) {
-  let initialIndentLevel;
-  let formatText;
-  let formatTextStart;
-  let rangeStart;
-  let rangeEnd;
-  if (range) {
-    rangeStart = range.offset;
-    rangeEnd = rangeStart + range.length;
-    formatTextStart = rangeStart;
-    while (formatTextStart > 0 && !isEOL(documentText, formatTextStart - 1)) {
-      formatTextStart--;
-    }
-    let endOffset = rangeEnd;
-    while (endOffset < documentText.length && !isEOL(documentText, endOffset)) {
-      endOffset++;
-    }
-    formatText = documentText.substring(formatTextStart, endOffset);
-    initialIndentLevel = computeIndentLevel(formatText, options);
-  } else {
-    formatText = documentText;
-    initialIndentLevel = 0;
-    formatTextStart = 0;
-    rangeStart = 0;
-    rangeEnd = documentText.length;
-  }
-  const eol = getEOL(options, documentText);
-  const eolFastPathSupported = supportedEols.includes(eol);
-  let numberLineBreaks = 0;
-  let indentLevel = 0;
-  let indentValue;
-  if (options.insertSpaces) {
-    indentValue = cachedSpaces[options.tabSize || 4] ?? repeat(cachedSpaces[1], options.tabSize || 4);
-  } else {
-    indentValue = "	";
-  }
-  const indentType = indentValue === "	" ? "	" : " ";
-  let scanner = createScanner(formatText, false);
-  let hasError = false;
-  function newLinesAndIndent() {
-    if (numberLineBreaks > 1) {
-      return repeat(eol, numberLineBreaks) + repeat(indentValue, initialIndentLevel + indentLevel);
-    }
-    const amountOfSpaces = indentValue.length * (initialIndentLevel + indentLevel);
-    if (!eolFastPathSupported || amountOfSpaces > cachedBreakLinesWithSpaces[indentType][eol].length) {
-      return eol + repeat(indentValue, initialIndentLevel + indentLevel);
-    }
-    if (amountOfSpaces <= 0) {
-      return eol;
-    }
-    return cachedBreakLinesWithSpaces[indentType][eol][amountOfSpaces];
-  }
-  function scanNext() {
-    let token = scanner.scan();
-    numberLineBreaks = 0;
-    while (token === 15 || token === 14) {
-      if (token === 14 && options.keepLines) {
-        numberLineBreaks += 1;
-      } else if (token === 14) {
-        numberLineBreaks = 1;
-      }
-      token = scanner.scan();
-    }
-    hasError = token === 16 || scanner.getTokenError() !== 0;
-    return token;
-  }
-  const editOperations = [];
-  function addEdit2(text, startOffset, endOffset) {
-    if (!hasError && (!range || startOffset < rangeEnd && endOffset > rangeStart) && documentText.substring(startOffset, endOffset) !== text) {
-      editOperations.push({ offset: startOffset, length: endOffset - startOffset, content: text });
-    }
-  }
-  let firstToken = scanNext();
-  if (options.keepLines && numberLineBreaks > 0) {
-    addEdit2(repeat(eol, numberLineBreaks), 0, 0);
-  }
-  if (firstToken !== 17) {
-    let firstTokenStart = scanner.getTokenOffset() + formatTextStart;
-    let initialIndent = indentValue.length * initialIndentLevel < 20 && options.insertSpaces ? cachedSpaces[indentValue.length * initialIndentLevel] : repeat(indentValue, initialIndentLevel);
-    addEdit2(initialIndent, formatTextStart, firstTokenStart);
-  }
-  while (firstToken !== 17) {
-    let firstTokenEnd = scanner.getTokenOffset() + scanner.getTokenLength() + formatTextStart;
-    let secondToken = scanNext();
-    let replaceContent = "";
-    let needsLineBreak = false;
-    while (numberLineBreaks === 0 && (secondToken === 12 || secondToken === 13)) {
-      let commentTokenStart = scanner.getTokenOffset() + formatTextStart;
-      addEdit2(cachedSpaces[1], firstTokenEnd, commentTokenStart);
-      firstTokenEnd = scanner.getTokenOffset() + scanner.getTokenLength() + formatTextStart;
-      needsLineBreak = secondToken === 12;
-      replaceContent = needsLineBreak ? newLinesAndIndent() : "";
-      secondToken = scanNext();
-    }
-    if (secondToken === 2) {
-      if (firstToken !== 1) {
-        indentLevel--;
-      }
-      ;
-      if (options.keepLines && numberLineBreaks > 0 || !options.keepLines && firstToken !== 1) {
-        replaceContent = newLinesAndIndent();
-      } else if (options.keepLines) {
-        replaceContent = cachedSpaces[1];
-      }
-    } else if (secondToken === 4) {
-      if (firstToken !== 3) {
-        indentLevel--;
-      }
-      ;
-      if (options.keepLines && numberLineBreaks > 0 || !options.keepLines && firstToken !== 3) {
-        replaceContent = newLinesAndIndent();
-      } else if (options.keepLines) {
-        replaceContent = cachedSpaces[1];
-      }
-    } else {
-      switch (firstToken) {
-        case 3:
-        case 1:
-          indentLevel++;
-          if (options.keepLines && numberLineBreaks > 0 || !options.keepLines) {
-            replaceContent = newLinesAndIndent();
-          } else {
-            replaceContent = cachedSpaces[1];
-          }
-          break;
-        case 5:
-          if (options.keepLines && numberLineBreaks > 0 || !options.keepLines) {
-            replaceContent = newLinesAndIndent();
-          } else {
-            replaceContent = cachedSpaces[1];
-          }
-          break;
-        case 12:
-          replaceContent = newLinesAndIndent();
-          break;
-        case 13:
-          if (numberLineBreaks > 0) {
-            replaceContent = newLinesAndIndent();
-          } else if (!needsLineBreak) {
-            replaceContent = cachedSpaces[1];
-          }
-          break;
-        case 6:
-          if (options.keepLines && numberLineBreaks > 0) {
-            replaceContent = newLinesAndIndent();
-          } else if (!needsLineBreak) {
-            replaceContent = cachedSpaces[1];
-          }
-          break;
-        case 10:
-          if (options.keepLines && numberLineBreaks > 0) {
-            replaceContent = newLinesAndIndent();
-          } else if (secondToken === 6 && !needsLineBreak) {
-            replaceContent = "";
-          }
-          break;
-        case 7:
-        case 8:
-        case 9:
-        case 11:
-        case 2:
-        case 4:
-          if (options.keepLines && numberLineBreaks > 0) {
-            replaceContent = newLinesAndIndent();
-          } else {
-            if ((secondToken === 12 || secondToken === 13) && !needsLineBreak) {
-              replaceContent = cachedSpaces[1];
-            } else if (secondToken !== 5 && secondToken !== 17) {
-              hasError = true;
-            }
-          }
-          break;
-        case 16:
-          hasError = true;
-          break;
-      }
-      if (numberLineBreaks > 0 && (secondToken === 12 || secondToken === 13)) {
-        replaceContent = newLinesAndIndent();
-      }
-    }
-    if (secondToken === 17) {
-      if (options.keepLines && numberLineBreaks > 0) {
-        replaceContent = newLinesAndIndent();
-      } else {
-        replaceContent = options.insertFinalNewline ? eol : "";
-      }
-    }
-    const secondTokenStart = scanner.getTokenOffset() + formatTextStart;
-    addEdit2(replaceContent, firstTokenEnd, secondTokenStart);
-    firstToken = secondToken;
-  }
-  return editOperations;
-}
-function repeat(s, count2) {
-  let result = "";
-  for (let i = 0; i < count2; i++) {
-    result += s;
-  }
-  return result;
-}
-function computeIndentLevel(content, options) {
-  let i = 0;
-  let nChars = 0;
-  const tabSize = options.tabSize || 4;
-  while (i < content.length) {
-    let ch = content.charAt(i);
-    if (ch === cachedSpaces[1]) {
-      nChars++;
-    } else if (ch === "	") {
-      nChars += tabSize;
-    } else {
-      break;
-    }
-    i++;
-  }
-  return Math.floor(nChars / tabSize);
-}
-function getEOL(options, text) {
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charAt(i);
-    if (ch === "\r") {
-      if (i + 1 < text.length && text.charAt(i + 1) === "\n") {
-        return "\r\n";
-      }
-      return "\r";
-    } else if (ch === "\n") {
-      return "\n";
-    }
-  }
-  return options && options.eol || "\n";
-}
-function isEOL(text, offset) {
-  return "\r\n".indexOf(text.charAt(offset)) !== -1;
-}
 var init_format = __esm({
   "node_modules/jsonc-parser/lib/esm/impl/format.js"() {
     "use strict";
@@ -11700,12 +11530,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path55) {
+function findNodeAtLocation(root, path54) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path55) {
+  for (let segment of path54) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -12070,148 +11900,6 @@ var init_parser = __esm({
 });
 
 // node_modules/jsonc-parser/lib/esm/impl/edit.js
-function setProperty(text, originalPath, value, options) {
-  const path55 = originalPath.slice();
-  const errors = [];
-  const root = parseTree(text, errors);
-  let parent = void 0;
-  let lastSegment = void 0;
-  while (path55.length > 0) {
-    lastSegment = path55.pop();
-    parent = findNodeAtLocation(root, path55);
-    if (parent === void 0 && value !== void 0) {
-      if (typeof lastSegment === "string") {
-        value = { [lastSegment]: value };
-      } else {
-        value = [value];
-      }
-    } else {
-      break;
-    }
-  }
-  if (!parent) {
-    if (value === void 0) {
-      throw new Error("Can not delete in empty document");
-    }
-    return withFormatting(text, { offset: root ? root.offset : 0, length: root ? root.length : 0, content: JSON.stringify(value) }, options);
-  } else if (parent.type === "object" && typeof lastSegment === "string" && Array.isArray(parent.children)) {
-    const existing = findNodeAtLocation(parent, [lastSegment]);
-    if (existing !== void 0) {
-      if (value === void 0) {
-        if (!existing.parent) {
-          throw new Error("Malformed AST");
-        }
-        const propertyIndex = parent.children.indexOf(existing.parent);
-        let removeBegin;
-        let removeEnd = existing.parent.offset + existing.parent.length;
-        if (propertyIndex > 0) {
-          let previous = parent.children[propertyIndex - 1];
-          removeBegin = previous.offset + previous.length;
-        } else {
-          removeBegin = parent.offset + 1;
-          if (parent.children.length > 1) {
-            let next = parent.children[1];
-            removeEnd = next.offset;
-          }
-        }
-        return withFormatting(text, { offset: removeBegin, length: removeEnd - removeBegin, content: "" }, options);
-      } else {
-        return withFormatting(text, { offset: existing.offset, length: existing.length, content: JSON.stringify(value) }, options);
-      }
-    } else {
-      if (value === void 0) {
-        return [];
-      }
-      const newProperty = `${JSON.stringify(lastSegment)}: ${JSON.stringify(value)}`;
-      const index = options.getInsertionIndex ? options.getInsertionIndex(parent.children.map((p) => p.children[0].value)) : parent.children.length;
-      let edit2;
-      if (index > 0) {
-        let previous = parent.children[index - 1];
-        edit2 = { offset: previous.offset + previous.length, length: 0, content: "," + newProperty };
-      } else if (parent.children.length === 0) {
-        edit2 = { offset: parent.offset + 1, length: 0, content: newProperty };
-      } else {
-        edit2 = { offset: parent.offset + 1, length: 0, content: newProperty + "," };
-      }
-      return withFormatting(text, edit2, options);
-    }
-  } else if (parent.type === "array" && typeof lastSegment === "number" && Array.isArray(parent.children)) {
-    const insertIndex = lastSegment;
-    if (insertIndex === -1) {
-      const newProperty = `${JSON.stringify(value)}`;
-      let edit2;
-      if (parent.children.length === 0) {
-        edit2 = { offset: parent.offset + 1, length: 0, content: newProperty };
-      } else {
-        const previous = parent.children[parent.children.length - 1];
-        edit2 = { offset: previous.offset + previous.length, length: 0, content: "," + newProperty };
-      }
-      return withFormatting(text, edit2, options);
-    } else if (value === void 0 && parent.children.length >= 0) {
-      const removalIndex = lastSegment;
-      const toRemove = parent.children[removalIndex];
-      let edit2;
-      if (parent.children.length === 1) {
-        edit2 = { offset: parent.offset + 1, length: parent.length - 2, content: "" };
-      } else if (parent.children.length - 1 === removalIndex) {
-        let previous = parent.children[removalIndex - 1];
-        let offset = previous.offset + previous.length;
-        let parentEndOffset = parent.offset + parent.length;
-        edit2 = { offset, length: parentEndOffset - 2 - offset, content: "" };
-      } else {
-        edit2 = { offset: toRemove.offset, length: parent.children[removalIndex + 1].offset - toRemove.offset, content: "" };
-      }
-      return withFormatting(text, edit2, options);
-    } else if (value !== void 0) {
-      let edit2;
-      const newProperty = `${JSON.stringify(value)}`;
-      if (!options.isArrayInsertion && parent.children.length > lastSegment) {
-        const toModify = parent.children[lastSegment];
-        edit2 = { offset: toModify.offset, length: toModify.length, content: newProperty };
-      } else if (parent.children.length === 0 || lastSegment === 0) {
-        edit2 = { offset: parent.offset + 1, length: 0, content: parent.children.length === 0 ? newProperty : newProperty + "," };
-      } else {
-        const index = lastSegment > parent.children.length ? parent.children.length : lastSegment;
-        const previous = parent.children[index - 1];
-        edit2 = { offset: previous.offset + previous.length, length: 0, content: "," + newProperty };
-      }
-      return withFormatting(text, edit2, options);
-    } else {
-      throw new Error(`Can not ${value === void 0 ? "remove" : options.isArrayInsertion ? "insert" : "modify"} Array index ${insertIndex} as length is not sufficient`);
-    }
-  } else {
-    throw new Error(`Can not add ${typeof lastSegment !== "number" ? "index" : "property"} to parent of type ${parent.type}`);
-  }
-}
-function withFormatting(text, edit2, options) {
-  if (!options.formattingOptions) {
-    return [edit2];
-  }
-  let newText = applyEdit(text, edit2);
-  let begin = edit2.offset;
-  let end = edit2.offset + edit2.content.length;
-  if (edit2.length === 0 || edit2.content.length === 0) {
-    while (begin > 0 && !isEOL(newText, begin - 1)) {
-      begin--;
-    }
-    while (end < newText.length && !isEOL(newText, end)) {
-      end++;
-    }
-  }
-  const edits = format(newText, { offset: begin, length: end - begin }, { ...options.formattingOptions, keepLines: false });
-  for (let i = edits.length - 1; i >= 0; i--) {
-    const edit3 = edits[i];
-    newText = applyEdit(newText, edit3);
-    begin = Math.min(begin, edit3.offset);
-    end = Math.max(end, edit3.offset + edit3.length);
-    end += edit3.content.length - edit3.length;
-  }
-  const editLength = text.length - (newText.length - end) - begin;
-  return [{ offset: begin, length: editLength, content: newText.substring(begin, end) }];
-}
-function applyEdit(text, edit2) {
-  return text.substring(0, edit2.offset) + edit2.content + text.substring(edit2.offset + edit2.length);
-}
 var init_edit = __esm({
   "node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
     "use strict";
@@ -12258,30 +11946,7 @@ function printParseErrorCode(code) {
   }
   return "<unknown ParseErrorCode>";
 }
-function modify(text, path55, value, options) {
-  return setProperty(text, path55, value, options);
-}
-function applyEdits(text, edits) {
-  let sortedEdits = edits.slice(0).sort((a, b) => {
-    const diff = a.offset - b.offset;
-    if (diff === 0) {
-      return a.length - b.length;
-    }
-    return diff;
-  });
-  let lastModifiedOffset = text.length;
-  for (let i = sortedEdits.length - 1; i >= 0; i--) {
-    let e = sortedEdits[i];
-    if (e.offset + e.length <= lastModifiedOffset) {
-      text = applyEdit(text, e);
-    } else {
-      throw new Error("Overlapping edit");
-    }
-    lastModifiedOffset = e.offset;
-  }
-  return text;
-}
-var createScanner2, ScanError, SyntaxKind, parse2, visit2, ParseErrorCode;
+var createScanner2, ScanError, SyntaxKind, parse2, parseTree2, findNodeAtLocation2, visit2, ParseErrorCode;
 var init_main = __esm({
   "node_modules/jsonc-parser/lib/esm/main.js"() {
     "use strict";
@@ -12319,6 +11984,8 @@ var init_main = __esm({
       SyntaxKind2[SyntaxKind2["EOF"] = 17] = "EOF";
     })(SyntaxKind || (SyntaxKind = {}));
     parse2 = parse;
+    parseTree2 = parseTree;
+    findNodeAtLocation2 = findNodeAtLocation;
     visit2 = visit;
     (function(ParseErrorCode2) {
       ParseErrorCode2[ParseErrorCode2["InvalidSymbol"] = 1] = "InvalidSymbol";
@@ -12440,13 +12107,42 @@ function duplicateKey(text) {
   return found;
 }
 function formatOf(text) {
-  const m = /\n([ \t]+)["\]}]/.exec(text);
-  const indent = m ? m[1] : "  ";
-  const tabs = indent.startsWith("	");
-  return { insertSpaces: !tabs, tabSize: tabs ? 1 : indent.length, eol: text.includes("\r\n") ? "\r\n" : "\n" };
+  return { unit: /\n([ \t]+)["\]}]/.exec(text)?.[1] ?? "  ", eol: text.includes("\r\n") ? "\r\n" : "\n" };
 }
-function edit(text, path55, value, fmt, insert = false) {
-  return applyEdits(text, modify(text, path55, value, { formattingOptions: fmt, isArrayInsertion: insert }));
+function edit(text, at2, value, fmt, insert = false) {
+  const tree = parseTree2(text, [], JSONC);
+  let parent = findNodeAtLocation2(tree, at2.slice(0, -1));
+  for (; parent === void 0 && value !== void 0; parent = findNodeAtLocation2(tree, at2.slice(0, -1))) {
+    value = { [at2[at2.length - 1]]: value };
+    at2 = at2.slice(0, -1);
+  }
+  if (parent === void 0) return text;
+  const key = at2[at2.length - 1];
+  const kids = parent.children ?? [];
+  const i = typeof key === "number" ? key : kids.findIndex((p) => p.children[0].value === key);
+  const show2 = (v, indent2) => JSON.stringify(v, null, fmt.unit).split("\n").join(fmt.eol + indent2);
+  if (value === void 0) return i < 0 || i >= kids.length ? text : remove(text, parent, i, fmt);
+  if (i >= 0 && i < kids.length && !insert) {
+    const node = typeof key === "number" ? kids[i] : kids[i].children[1];
+    return splice(text, node.offset, node.length, show2(value, indentAt(text, node.offset)));
+  }
+  const indent = indentAt(text, parent.offset) + fmt.unit;
+  const item = (typeof key === "number" ? "" : `${JSON.stringify(key)}: `) + show2(value, indent);
+  const pos = i < 0 || i > kids.length ? kids.length : i;
+  if (pos > 0) return splice(text, endOf(kids[pos - 1]), 0, `,${fmt.eol}${indent}${item}`);
+  if (kids.length > 0) return splice(text, kids[0].offset, 0, `${item},${fmt.eol}${indent}`);
+  const close2 = parent.length === 2 ? fmt.eol + indentAt(text, parent.offset) : "";
+  return splice(text, parent.offset + 1, 0, `${fmt.eol}${indent}${item}${close2}`);
+}
+function remove(text, parent, i, fmt) {
+  const kids = parent.children;
+  const end = endOf(kids[i]);
+  if (i > 0) return splice(text, endOf(kids[i - 1]), end - endOf(kids[i - 1]), "");
+  if (kids.length > 1) return splice(text, kids[0].offset, kids[1].offset - kids[0].offset, "");
+  const close2 = parent.offset + parent.length - 1;
+  const from = /^\s*$/.test(text.slice(parent.offset + 1, kids[0].offset)) ? parent.offset + 1 : kids[0].offset;
+  const rest = text.slice(end, close2);
+  return splice(text, from, (rest === fmt.eol + indentAt(text, parent.offset) ? close2 : end) - from, "");
 }
 function parsedHooks(text) {
   const v = parse2(text, [], JSONC);
@@ -12549,23 +12245,24 @@ function mergeStatusLine(text, command, args) {
   const theirs = was === null ? null : isOurStatus(was) ? theirsOf(was) : was;
   const want = command(theirs === null ? args : `${args} --then '${theirs.replaceAll("'", `'\\''`)}'`);
   if (was === want) return text;
-  const line = isObj(sl) ? { ...sl, command: want } : { type: "command", command: want };
-  return keepBom(text, (body) => edit(body, ["statusLine"], line, formatOf(body)));
+  const line = { type: "command", command: want };
+  const [at2, value] = isObj(sl) ? [["statusLine", "command"], want] : [["statusLine"], line];
+  return keepBom(text, (body) => edit(body, at2, value, formatOf(body)));
 }
 function removeStatusLine(text) {
   const parsed = parseJsonc(text);
   if (!isObj(parsed) || !isObj(parsed.statusLine) || typeof parsed.statusLine.command !== "string") return text;
-  const sl = parsed.statusLine;
-  const was = sl.command;
+  const was = parsed.statusLine.command;
   if (!isOurStatus(was)) return text;
   const theirs = theirsOf(was);
-  const line = theirs === null ? void 0 : { ...sl, command: theirs };
-  return keepBom(text, (body) => edit(body, ["statusLine"], line, formatOf(body)));
+  const at2 = theirs === null ? ["statusLine"] : ["statusLine", "command"];
+  return keepBom(text, (body) => edit(body, at2, theirs ?? void 0, formatOf(body)));
 }
-var HELPER_FILE, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, THEN, isOurStatus;
+var HELPER_FILE, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, indentAt, splice, endOf, THEN, isOurStatus;
 var init_json_hooks = __esm({
   "src/agents/json-hooks.ts"() {
     "use strict";
+    init_main();
     init_main();
     init_errors();
     HELPER_FILE = "memory_io.mjs";
@@ -12573,13 +12270,16 @@ var init_json_hooks = __esm({
     isObj = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
     JSONC = { allowTrailingComma: true, disallowComments: false };
     parseJsonc = (text) => parse2(text.replace(/^\uFEFF/, ""), [], JSONC);
+    indentAt = (text, at2) => /^[ \t]*/.exec(text.slice(text.lastIndexOf("\n", at2 - 1) + 1))[0];
+    splice = (text, at2, cut, put) => text.slice(0, at2) + put + text.slice(at2 + cut);
+    endOf = (n2) => n2.offset + n2.length;
     THEN = / statusline --then '((?:[^']|'\\'')*)'/;
     isOurStatus = (command) => command.includes(HELPER_FILE) && / statusline\b/.test(command);
   }
 });
 
 // src/agents/plan.ts
-import path38 from "node:path";
+import path39 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2.hooks, edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12625,7 +12325,7 @@ function uninstallText(edit2, agent, current, shown) {
   }
 }
 function editPath(base, edit2) {
-  return path38.join(base, ...edit2.file.split("/"));
+  return path39.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
@@ -12637,543 +12337,216 @@ var init_plan = __esm({
   }
 });
 
-// src/store/agent-file.ts
-import { accessSync as accessSync2, closeSync as closeSync10, constants as constants7, existsSync as existsSync5, lstatSync as lstatSync18, mkdirSync as mkdirSync6, openSync as openSync8, readFileSync as readFileSync10 } from "node:fs";
-import { readlinkSync as readlinkSync4, rmdirSync as rmdirSync3, unlinkSync as unlinkSync10 } from "node:fs";
-import path39 from "node:path";
-async function readAgentFile(file, snippet) {
-  let read;
-  try {
-    read = await readStable(file);
-  } catch (err) {
-    if (!(err instanceof UnsafeFile)) throw err;
-    const what = err.state === "link" ? `is a link to ${linkTarget(file)}` : "is not a regular file";
-    const why = "links are never followed or replaced, so nothing was changed";
-    throw new Refused(`${file} ${what}; ${why}. Add this to its target by hand:
-${snippet}`);
-  }
-  if (read === null) return { bytes: null, token: "absent" };
-  if (read.stat.nlink !== 1n) {
-    throw new Refused(`${file} has more than one hard link; nothing was changed. Add this to it by hand:
-${snippet}`);
-  }
-  assertReplaceable(file, snippet);
-  const bad2 = firstInvalidUtf8(read.bytes);
-  if (bad2 >= 0) {
-    throw new Refused(`${file} is not valid UTF-8 (byte ${bad2}): fix or re-save it as UTF-8, then run this again`);
-  }
-  return { bytes: read.bytes, token: read.token };
-}
-function linkTarget(file) {
-  try {
-    return readlinkSync4(file);
-  } catch {
-    return "another file";
-  }
-}
-function assertReplaceable(file, snippet) {
-  try {
-    closeSync10(openSync8(file, constants7.O_WRONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK));
-    accessSync2(path39.dirname(file), constants7.W_OK);
-  } catch (err) {
-    const code = err.code;
-    if (code === "EPERM") {
-      const why = "it is immutable or append-only: EPERM";
-      const fix = `Clear the flag (chattr -i -a ${file}) and run this again, or add this by hand`;
-      throw new Refused(`${file} cannot be replaced (${why}); nothing was changed. ${fix}:
-${snippet}`);
-    }
-    if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path39.dirname(file)}) and run this again, or add this by hand`;
-      throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
-${snippet}`);
-    }
-    throw err;
-  }
-}
-function firstInvalidUtf8(bytes) {
-  const again = Buffer.from(bytes.toString("utf8"), "utf8");
-  let i = 0;
-  while (i < bytes.length && again[i] === bytes[i]) i++;
-  if (i === bytes.length && again.length === bytes.length) return -1;
-  while (i > 0 && (again[i] & 192) === 128) i--;
-  return i;
-}
-async function writeAgentFile(file, expected, bytes, mode, fp) {
-  const now = await readStable(file, { failpoint: fp });
-  if ((now === null ? "absent" : now.token) !== expected) {
-    const what = "changed since it was read (another program wrote it)";
-    throw new Refused(`${file} ${what}; nothing was changed; run this again`);
-  }
-  if (bytes === null) unlinkSync10(file);
-  else {
-    const tmpfileCreated = () => failpoint(fp, "before-publication");
-    const opts = now === null ? { mode: mode & ~process.umask(), tmpfileCreated } : { tmpfileCreated };
-    await (0, import_write_file_atomic2.default)(file, bytes, opts);
-  }
-  await failpoint(fp, "after-publication");
-}
-function missingDirs(base, dir) {
-  const missing = [];
-  let cur = base;
-  for (const part of path39.relative(base, dir).split(path39.sep).filter(Boolean)) {
-    cur = path39.join(cur, part);
-    const st = missing.length > 0 ? void 0 : lstatSync18(cur, { throwIfNoEntry: false });
-    if (st === void 0) missing.push(cur);
-    else if (st.isSymbolicLink() || !st.isDirectory()) {
-      const what = st.isSymbolicLink() ? "a link" : "not a directory";
-      throw new Refused(`${cur} is ${what}; install writes only through real directories, so nothing was changed`);
-    }
-  }
-  return missing;
-}
-function makeDirs(dirs) {
-  for (const d of dirs) mkdirSync6(d, { mode: 493 });
-}
-function removeEmptyDirs(dirs) {
-  const removed = [];
-  for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
-    try {
-      rmdirSync3(d);
-      removed.push(d);
-    } catch {
-    }
-  }
-  return removed;
-}
-function recordsDir(env, home) {
-  return path39.join(userDir(env, home), "installs");
-}
-function prepareDir(dir) {
-  const missing = [];
-  for (let d = dir; !existsSync5(d) && path39.dirname(d) !== d; d = path39.dirname(d)) missing.unshift(d);
-  try {
-    mkdirSync6(dir, { recursive: true, mode: 448 });
-  } catch (err) {
-    removeEmptyDirs(missing);
-    const why = err.code ?? err.message;
-    throw new Refused(`${dir} could not be made (${why}); install keeps its records there, so nothing was changed`);
-  }
-  return missing;
-}
-function recordNode(dir, execPath) {
-  const target = path39.join(dir, "node");
-  try {
-    if (readFileSync10(target, "utf8") === `${execPath}
-`) return;
-  } catch {
-  }
-  import_write_file_atomic2.default.sync(target, `${execPath}
-`, { mode: 420 });
-}
-function recordPath(dir, file) {
-  return path39.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
-}
-function readRecord(dir, file) {
-  try {
-    const r = JSON.parse(readFileSync10(recordPath(dir, file), "utf8"));
-    return r.path === file ? r : null;
-  } catch {
-    return null;
-  }
-}
-function writeRecord(dir, record2) {
-  const made = [];
-  for (const d of [path39.dirname(path39.dirname(dir)), path39.dirname(dir), dir]) {
-    try {
-      mkdirSync6(d, { mode: 448 });
-      made.push(d);
-    } catch {
-    }
-  }
-  import_write_file_atomic2.default.sync(recordPath(dir, record2.path), JSON.stringify(record2), { mode: 384 });
-  return made;
-}
-function dropRecord(dir, file) {
-  try {
-    unlinkSync10(recordPath(dir, file));
-  } catch {
-  }
-  if (removeEmptyDirs([dir]).length === 0) return;
-  try {
-    unlinkSync10(path39.join(path39.dirname(dir), "node"));
-  } catch {
-  }
-  removeEmptyDirs([path39.dirname(dir)]);
-}
-var import_write_file_atomic2;
-var init_agent_file = __esm({
-  "src/store/agent-file.ts"() {
-    "use strict";
-    import_write_file_atomic2 = __toESM(require_lib(), 1);
-    init_errors();
-    init_failpoint();
-    init_home();
-    init_files();
-  }
-});
-
-// src/verbs/agent-files.ts
-import { realpathSync as realpathSync4 } from "node:fs";
+// src/agents/installer.ts
+import { existsSync as existsSync6, lstatSync as lstatSync19, readFileSync as readFileSync11 } from "node:fs";
 import path40 from "node:path";
-function real2(p) {
-  try {
-    return realpathSync4(p);
-  } catch {
-    return path40.resolve(p);
+async function install(t, env) {
+  const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
+  if (!t.home) {
+    const why = "the recorded Node lives under it";
+    throw new Refused(`install needs ${homeVar} set (${why}); nothing was changed`);
   }
-}
-function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path40.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path40.join(real2(path40.dirname(path40.dirname(path40.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
-  if (root === null) return { abs, rel: null };
-  const rel = path40.relative(real2(root), abs);
-  return { abs, rel: rel.startsWith("..") || path40.isAbsolute(rel) ? null : rel.split(path40.sep).join("/") };
-}
-function agentTarget(ctx, verb) {
-  const name2 = ctx.values.agent;
-  if (!isAgentName(name2)) {
-    const got = typeof name2 === "string" ? `, got ${quotedValue(name2)}` : "";
-    throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${got}`);
+  if (!existsSync6(t.home)) {
+    const where = "install records the Node under it, so nothing was changed";
+    throw new Refused(`${homeVar} (${quotedValue(t.home)}) does not exist; ${where}`);
   }
-  const global = ctx.values.global === true;
-  const home = homeFolder(ctx.env);
-  if (global && typeof ctx.values.root === "string") {
-    throw new UsageError(`${verb}: --global and --root exclude each other`);
+  assertNotPaused(t.memDir, env);
+  const targets = t.targets();
+  for (const { file } of targets) missingDirs(t.base, path40.dirname(file));
+  const plans = [];
+  for (const { edit: edit2, file, shown } of targets) {
+    const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
+    const next = installText(edit2, t.agent.name, snap.bytes?.toString("utf8") ?? null, shown);
+    plans.push({ edit: edit2, file, shown, snap, next });
   }
-  const root = global ? null : rootOption(ctx);
-  const agent = AGENTS[name2];
-  const helper = helperLocation(ctx, root);
-  const base = global ? real2(home) : root;
-  const shown = (file) => global ? `~/${file}` : file;
-  const target = (edit2) => ({ edit: edit2, file: editPath(base, edit2), shown: shown(edit2.file) });
-  const targets = () => agent.edits(helper, global).map(target);
-  const memDir = root === null ? null : memoryDir(root);
-  return { agent, global, base, home, memDir, helper, targets, dryRun: ctx.values["dry-run"] === true };
+  const lines3 = [];
+  if (!t.dryRun) recordNode(userDir(env, t.home), process.execPath);
+  for (const p of plans) {
+    const bytes = Buffer.from(p.next, "utf8");
+    const verb = p.snap.bytes === null ? "create" : "update";
+    if (p.snap.bytes?.equals(bytes) || t.dryRun) {
+      lines3.push(p.snap.bytes?.equals(bytes) ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
+      continue;
+    }
+    const dirs = missingDirs(t.base, path40.dirname(p.file));
+    makeDirs(dirs);
+    const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
+    try {
+      await writeAgentFile(p.file, p.snap.token, bytes, mode, env.MEMORY_IO_FAILPOINT || void 0);
+    } catch (err) {
+      removeEmptyDirs(dirs);
+      throw err;
+    }
+    lines3.push(`${verb}d ${p.shown}`);
+  }
+  const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
+  const local = t.global ? [] : plans.filter((p) => p.next.includes(t.helper.abs)).map((p) => p.shown);
+  const keep = local.map((f) => `${f} names this clone's path to the helper: keep it out of git (docs/install.md)`);
+  return { lines: [...lines3, ...driver.lines], notes: [...driver.notes, ...keep] };
 }
-var AGENT_OPTIONS;
-var init_agent_files = __esm({
-  "src/verbs/agent-files.ts"() {
+async function uninstall(t, env) {
+  assertNotPaused(t.memDir, env);
+  const targets = t.targets();
+  for (const { file } of targets) missingDirs(t.base, path40.dirname(file));
+  const plans = [];
+  for (const { edit: edit2, file, shown } of targets) {
+    const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
+    const current = snap.bytes?.toString("utf8") ?? null;
+    const next = current === null ? null : uninstallText(edit2, t.agent.name, current, shown);
+    const verb = current === null || next === current ? "unchanged" : next === null ? "removed" : "updated";
+    plans.push({ file, shown, snap, next, verb });
+  }
+  const lines3 = [];
+  for (const p of plans) {
+    if (t.dryRun && p.verb !== "unchanged") lines3.push(`would ${p.verb.replace(/d$/, "")} ${p.shown}`);
+    else lines3.push(`${p.verb} ${p.shown}`);
+    if (t.dryRun || p.verb === "unchanged") continue;
+    const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
+    await writeAgentFile(p.file, p.snap.token, bytes, 420, env.MEMORY_IO_FAILPOINT || void 0);
+  }
+  const last = !t.global && !anotherInstalled(t, t.dryRun ? new Set(plans.map((p) => p.file)) : /* @__PURE__ */ new Set());
+  const none = { lines: [], notes: [] };
+  const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
+  const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
+  for (const p of removed) removeEmptyUpTo(path40.dirname(p.file), t.base);
+  return { lines: [...lines3, ...driver.lines], notes: driver.notes };
+}
+function anotherInstalled(t, skip) {
+  return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
+    const file = editPath(t.base, edit2);
+    const st = lstatSync19(file, { throwIfNoEntry: false });
+    if (skip.has(file) || st === void 0 || !st.isFile() || st.size > 4e6) return false;
+    return holdsOurs(edit2, readFileSync11(file, "utf8"));
+  }));
+}
+var init_installer = __esm({
+  "src/agents/installer.ts"() {
     "use strict";
+    init_errors();
+    init_merge_driver_config();
     init_quote();
+    init_pause();
+    init_agent_file();
+    init_home();
     init_agents();
     init_plan();
-    init_errors();
-    init_home();
-    init_paths();
-    init_common();
-    AGENT_OPTIONS = {
-      agent: { type: "string" },
-      root: { type: "string" },
-      global: { type: "boolean" },
-      "dry-run": { type: "boolean" }
-    };
+    init_skill_place();
   }
 });
 
-// src/store/install-lock.ts
-import { lstatSync as lstatSync19, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
+// src/agents/install-lock.ts
+import { lstatSync as lstatSync20, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
 import path41 from "node:path";
-function underInstallLock(verb) {
-  return {
-    ...verb,
-    async run(ctx) {
-      if (ctx.values["dry-run"] === true) return verb.run(ctx);
-      const global = ctx.values.global === true;
-      const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
-      let root = null;
-      try {
-        root = global ? null : findRoot(path41.resolve(ctx.cwd, given), ctx.env).root;
-      } catch {
-        return verb.run(ctx);
-      }
-      const lockDir = path41.join(root === null ? userDir(ctx.env) : path41.join(root, ".ai"), ".install.lock");
-      const parent = path41.dirname(lockDir);
-      const made = makeParent(parent);
-      const emptiedByVerb = verb.name === "uninstall";
-      const what = "another install or uninstall is editing these agent files";
-      try {
-        const retry = "wait for it to finish and retry";
-        const lock = await acquireLockDir(lockDir, INSTALL_LOCK_SECONDS, { what, retry, makeParent: true });
-        try {
-          return await verb.run(ctx);
-        } finally {
-          await lock.release();
-        }
-      } finally {
-        const stop = global ? path41.resolve(homeFolder(ctx.env) || "/") : root;
-        const below = (dir) => dir.startsWith(`${stop}${path41.sep}`);
-        for (let dir = parent; (made !== null || emptiedByVerb) && below(dir); dir = path41.dirname(dir)) {
-          try {
-            rmdirSync4(dir);
-          } catch {
-            break;
-          }
-          if (dir === made && !emptiedByVerb) break;
-        }
-      }
+async function underInstallLock(ctx, uninstall2, run) {
+  if (ctx.values["dry-run"] === true) return run();
+  const global = ctx.values.global === true;
+  const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
+  let root = null;
+  try {
+    root = global ? null : findRoot(path41.resolve(ctx.cwd, given), ctx.env).root;
+  } catch {
+    return run();
+  }
+  const lockDir = path41.join(root === null ? userDir(ctx.env) : path41.join(root, ".ai"), ".install.lock");
+  const parent = path41.dirname(lockDir);
+  const made = makeParent(parent);
+  try {
+    const what = "another install or uninstall is editing these agent files";
+    const retry = "wait for it to finish and retry";
+    const lock = await acquireLockDir(lockDir, 10, { what, retry, makeParent: true });
+    try {
+      return await run();
+    } finally {
+      await lock.release();
     }
-  };
+  } finally {
+    const stop = global ? path41.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path41.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path41.dirname(dir)) {
+      try {
+        rmdirSync4(dir);
+      } catch {
+        break;
+      }
+      if (dir === made && !uninstall2) break;
+    }
+  }
 }
 function makeParent(dir) {
-  const st = lstatSync19(dir, { throwIfNoEntry: false });
+  const st = lstatSync20(dir, { throwIfNoEntry: false });
   if (st === void 0) return mkdirSync7(dir, { recursive: true, mode: 448 }) ?? null;
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
   }
   return null;
 }
-var INSTALL_LOCK_SECONDS;
 var init_install_lock = __esm({
-  "src/store/install-lock.ts"() {
+  "src/agents/install-lock.ts"() {
     "use strict";
     init_errors();
     init_home();
     init_lock();
     init_root();
-    INSTALL_LOCK_SECONDS = 10;
   }
 });
 
-// src/verbs/install.ts
-var install_exports = {};
-__export(install_exports, {
-  installHelpCommon: () => installHelpCommon,
-  installVerb: () => installVerb
-});
-import { existsSync as existsSync6 } from "node:fs";
+// src/agents/target.ts
+import { realpathSync as realpathSync4 } from "node:fs";
 import path42 from "node:path";
-var installHelpCommon, installVerb;
-var init_install = __esm({
-  "src/verbs/install.ts"() {
+function real2(p) {
+  try {
+    return realpathSync4(p);
+  } catch {
+    return path42.resolve(p);
+  }
+}
+function helperLocation(ctx, root) {
+  const running = ctx.helperPath ?? path42.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path42.join(real2(path42.dirname(path42.dirname(path42.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  if (root === null) return { abs, rel: null };
+  const rel = path42.relative(real2(root), abs);
+  return { abs, rel: rel.startsWith("..") || path42.isAbsolute(rel) ? null : rel.split(path42.sep).join("/") };
+}
+function targetOf(agent, root, helper, env, dryRun) {
+  const global = root === null;
+  const home = homeFolder(env);
+  const base = root ?? real2(home);
+  const target = (edit2) => ({ edit: edit2, file: editPath(base, edit2), shown: global ? `~/${edit2.file}` : edit2.file });
+  const targets = () => agent.edits(helper, global).map(target);
+  return { agent, global, base, home, memDir: root === null ? null : memoryDir(root), helper, targets, dryRun };
+}
+function agentTarget(ctx, verb, rootOf) {
+  const name2 = ctx.values.agent;
+  if (!isAgentName(name2)) {
+    const got = typeof name2 === "string" ? `, got ${quotedValue(name2)}` : "";
+    throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${got}`);
+  }
+  const global = ctx.values.global === true;
+  if (global && typeof ctx.values.root === "string") {
+    throw new UsageError(`${verb}: --global and --root exclude each other`);
+  }
+  const root = global ? null : rootOf();
+  return targetOf(AGENTS[name2], root, helperLocation(ctx, root), ctx.env, ctx.values["dry-run"] === true);
+}
+var AGENT_OPTIONS, AGENT_HELP;
+var init_target = __esm({
+  "src/agents/target.ts"() {
     "use strict";
     init_quote();
-    init_plan();
-    init_files();
-    init_pause();
-    init_merge_driver_config();
-    init_agent_file();
-    init_agent_file();
     init_errors();
     init_home();
-    init_agent_files();
-    init_common();
-    init_types();
-    init_install_lock();
-    installHelpCommon = `  --global      edit the per-user files (~/.claude, ~/.codex, ~/.config/opencode,
-                ~/.gemini) instead of the project's; cline and cursor have none
-  --root DIR    the project root
-${ROOT_HELP}`;
-    installVerb = underInstallLock({
-      name: "install",
-      options: AGENT_OPTIONS,
-      positionals: [0, 0],
-      help: `usage: node memory_io.mjs install --agent claude-code|codex|opencode|cline|gemini|cursor
-         [--root DIR | --global] [--dry-run]
-
-Wires the session-start hook (and, where the harness has the events, the checkpoint
-hooks) or the bootstrap block into an agent's own files:
-  claude-code  .claude/settings.json: SessionStart, PreCompact, PostCompact, SessionEnd
-  codex        AGENTS.md block; .codex/hooks.json: SessionStart, PreCompact, SessionEnd
-  opencode     AGENTS.md block (shared with codex)
-  cline        .clinerules/00-session-handoff.md; .clinerules/hooks/TaskStart and
-               TaskResume (and their .ps1 forms)
-  gemini       GEMINI.md block; .gemini/settings.json: SessionStart, SessionEnd
-  cursor       .cursor/rules/session-handoff.mdc (alwaysApply)
-JSON settings are edited in place (other keys, comments and layout kept); Markdown
-blocks sit between <!-- session-handoff:begin --> and <!-- session-handoff:end -->.
-A file it cannot edit safely (malformed markers, JSON that does not parse, a link,
-a file not ours, a read-only one) is refused with a snippet to paste by hand,
-nothing changed. Idempotent; each file is replaced whole (a temp, then a rename);
-what it changed is recorded under \${XDG_CONFIG_HOME:-~/.config}/session-handoff/
-installs/ for \`uninstall\`. In a git repository it also registers the merge driver.
-Every case, its words and the hook commands: references/verbs.md#install.
-
-options:
-  --agent NAME  the agent whose files to edit
-  --dry-run     say what would change, change nothing
-${installHelpCommon}
-stdout: one line per file: "created F", "updated F" or "unchanged F" ("would
-        create F", "would update F" with --dry-run).
-exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
-        not parse, a read-only file, a concurrent edit);
-        4 paused; 5 another install or uninstall held the install lock for 10 s.
-`,
-      async run(ctx) {
-        const home = homeFolder(ctx.env);
-        const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
-        const why = "the per-user records and the recorded Node live under it";
-        if (!home) throw new Refused(`install needs ${homeVar} set (${why}); nothing was changed`);
-        const where = "install keeps its records under it, so nothing was changed";
-        if (!existsSync6(home)) throw new Refused(`${homeVar} (${quotedValue(home)}) does not exist; ${where}`);
-        const t = agentTarget(ctx, "install");
-        assertNotPaused(t.memDir, ctx.env);
-        const targets = t.targets();
-        for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
-        const plans = [];
-        for (const { edit: edit2, file, shown } of targets) {
-          const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
-          const next = installText(edit2, t.agent.name, snap.bytes?.toString("utf8") ?? null, shown);
-          plans.push({ edit: edit2, file, shown, snap, next });
-        }
-        const lines3 = [];
-        const records = recordsDir(ctx.env, t.home);
-        let madeForRecords = [];
-        if (!t.dryRun) {
-          madeForRecords = prepareDir(records);
-          recordNode(userDir(ctx.env, t.home), process.execPath);
-        }
-        for (const p of plans) {
-          const bytes = Buffer.from(p.next, "utf8");
-          if (p.snap.bytes?.equals(bytes)) {
-            lines3.push(`unchanged ${p.shown}`);
-            continue;
-          }
-          const verb = p.snap.bytes === null ? "create" : "update";
-          if (t.dryRun) {
-            lines3.push(`would ${verb} ${p.shown}`);
-            continue;
-          }
-          const dirs = missingDirs(t.base, path42.dirname(p.file));
-          makeDirs(dirs);
-          const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
-          try {
-            await writeAgentFile(p.file, p.snap.token, bytes, mode, failpointOf(ctx));
-          } catch (err) {
-            removeEmptyDirs(dirs);
-            throw err;
-          }
-          const prior = readRecord(records, p.file);
-          const kept = prior !== null && prior.after === p.snap.token;
-          const record2 = {
-            path: p.file,
-            before: kept ? prior.before : p.snap.bytes?.toString("base64") ?? null,
-            restorable: prior === null || kept && prior.restorable !== false,
-            after: tokenOf(bytes),
-            createdDirs: [...prior?.createdDirs ?? [], ...dirs, ...madeForRecords]
-          };
-          madeForRecords = [];
-          const made = writeRecord(records, record2);
-          if (made.length > 0) writeRecord(records, { ...record2, createdDirs: [...record2.createdDirs, ...made] });
-          lines3.push(`${verb}d ${p.shown}`);
-        }
-        const opts = { dryRun: t.dryRun, helperPath: t.helper.abs };
-        const driver = await mergeDriverStep(t.global ? null : t.base, opts, ctx.env);
-        const local = t.global ? [] : plans.filter((p) => p.next.includes(t.helper.abs)).map((p) => p.shown);
-        const keep = local.map((f) => `${f} names this clone's path to the helper: keep it out of git (docs/install.md)`);
-        return ok(`${[...lines3, ...driver.lines].join("\n")}
-`, [...driver.notes, ...keep]);
-      }
-    });
-  }
-});
-
-// src/verbs/uninstall.ts
-var uninstall_exports = {};
-__export(uninstall_exports, {
-  uninstallVerb: () => uninstallVerb
-});
-import { lstatSync as lstatSync20, readFileSync as readFileSync11 } from "node:fs";
-import path43 from "node:path";
-function anotherInstalled(t, skip) {
-  return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
-    const file = editPath(t.base, edit2);
-    const st = lstatSync20(file, { throwIfNoEntry: false });
-    if (skip.has(file) || st === void 0 || !st.isFile() || st.size > 4e6) return false;
-    return holdsOurs(edit2, readFileSync11(file, "utf8"));
-  }));
-}
-var uninstallVerb, noDriver;
-var init_uninstall = __esm({
-  "src/verbs/uninstall.ts"() {
-    "use strict";
-    init_merge_driver_config();
-    init_plan();
+    init_paths();
     init_agents();
-    init_pause();
-    init_files();
-    init_agent_file();
-    init_agent_file();
-    init_agent_files();
-    init_common();
-    init_install();
-    init_types();
-    init_install_lock();
-    uninstallVerb = underInstallLock({
-      name: "uninstall",
-      options: AGENT_OPTIONS,
-      positionals: [0, 0],
-      help: `usage: node memory_io.mjs uninstall --agent claude-code|codex|opencode|cline|gemini|cursor
-         [--root DIR | --global] [--dry-run]
-
-Removes exactly what \`install --agent\` added. A file nothing else changed since
-install gets its original bytes back (a file install created is deleted); otherwise
-only our entries go, every other byte kept. Folders install created go when empty;
-the merge driver goes with the last agent installed here. Every case and its words:
-references/verbs.md#uninstall.
-
-options:
-  --agent NAME  the agent whose files to restore
-  --dry-run     say what would change, change nothing
-${installHelpCommon}
-stdout: one line per file: "restored F", "updated F", "removed F" or "unchanged F"
-        ("would \u2026" with --dry-run).
-exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
-        not parse, a read-only file, a concurrent edit);
-        4 paused; 5 another install or uninstall held the install lock for 10 s.
-`,
-      async run(ctx) {
-        const t = agentTarget(ctx, "uninstall");
-        assertNotPaused(t.memDir, ctx.env);
-        const records = recordsDir(ctx.env, t.home);
-        const targets = t.targets();
-        for (const { file } of targets) missingDirs(t.base, path43.dirname(file));
-        const plans = [];
-        for (const { edit: edit2, file, shown } of targets) {
-          const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
-          const record2 = readRecord(records, file);
-          if (snap.bytes === null) {
-            plans.push({ edit: edit2, file, shown, snap, next: null, verb: "unchanged", record: record2 });
-            continue;
-          }
-          const current = snap.bytes.toString("utf8");
-          let next = uninstallText(edit2, t.agent.name, current, shown);
-          let verb = next === null ? "removed" : next === current ? "unchanged" : "updated";
-          const before = record2?.before == null ? null : Buffer.from(record2.before, "base64").toString("utf8");
-          const clean = (next === null || !holdsOurs(edit2, next)) && (before === null || !holdsOurs(edit2, before));
-          if (record2 !== null && record2.restorable !== false && record2.after === snap.token && clean) {
-            next = before;
-            verb = next === null ? "removed" : "restored";
-          }
-          plans.push({ edit: edit2, file, shown, snap, next, verb, record: record2 });
-        }
-        const lines3 = [];
-        const dirs = [];
-        for (const p of plans) {
-          if (t.dryRun) {
-            lines3.push(p.verb === "unchanged" ? `unchanged ${p.shown}` : `would ${p.verb.replace(/d$/, "")} ${p.shown}`);
-            continue;
-          }
-          if (p.verb !== "unchanged") {
-            const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
-            await writeAgentFile(p.file, p.snap.token, bytes, 420, failpointOf(ctx));
-          }
-          lines3.push(`${p.verb} ${p.shown}`);
-          if (p.record !== null && (p.next === null || p.verb === "restored" || !holdsOurs(p.edit, p.next))) {
-            dropRecord(records, p.file);
-            dirs.push(...p.record.createdDirs);
-          } else if (p.record !== null && p.next !== null && p.verb !== "unchanged") {
-            writeRecord(records, { ...p.record, after: tokenOf(Buffer.from(p.next, "utf8")) });
-          }
-        }
-        const last = !t.global && !anotherInstalled(t, t.dryRun ? new Set(plans.map((p) => p.file)) : /* @__PURE__ */ new Set());
-        const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, ctx.env) : noDriver;
-        if (!t.dryRun) removeEmptyDirs(dirs);
-        return ok(`${[...lines3, ...driver.lines].join("\n")}
-`, driver.notes);
-      }
-    });
-    noDriver = { lines: [], notes: [] };
+    init_plan();
+    AGENT_OPTIONS = {
+      agent: { type: "string" },
+      root: { type: "string" },
+      global: { type: "boolean" },
+      "dry-run": { type: "boolean" }
+    };
+    AGENT_HELP = `  --global      edit the per-user files (~/.claude, ~/.codex, ~/.config/opencode,
+                ~/.gemini) instead of the project's; cline and cursor have none
+  --root DIR    the project root`;
   }
 });
 
@@ -13183,7 +12556,7 @@ __export(init_exports, {
   initVerb: () => initVerb
 });
 import { existsSync as existsSync7, lstatSync as lstatSync21, realpathSync as realpathSync5, rmdirSync as rmdirSync5, rmSync as rmSync4 } from "node:fs";
-import path44 from "node:path";
+import path43 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
   if (global && typeof ctx.values.root === "string") {
@@ -13194,13 +12567,13 @@ function planOf(ctx) {
     if (!isAgentName(n2)) throw new UsageError(`init: unknown agent ${quotedValue(n2)}; name one of ${NAMES}`);
   }
   if (!ctx.env.HOME || !existsSync7(ctx.env.HOME)) {
-    throw new Refused("init needs HOME set to an existing folder (install keeps records there); nothing was changed");
+    throw new Refused("init needs HOME set to an existing folder (install records Node there); nothing was changed");
   }
   let base;
   if (global) base = realpathSync5(homeFolder(ctx.env));
   else {
     const given = typeof ctx.values.root === "string";
-    const found = findRoot(path44.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
+    const found = findRoot(path43.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
     if (!given && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -13225,24 +12598,25 @@ function planOf(ctx) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync5(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync7(path44.join(source, "SKILL.md"))) {
+  const source = realpathSync5(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync7(path43.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p) => `${global ? "~/" : ""}${path44.relative(base, p).split(path44.sep).join("/")}`;
+  const shown = (p) => `${global ? "~/" : ""}${path43.relative(base, p).split(path43.sep).join("/")}`;
   const dryRun = ctx.values["dry-run"] === true;
-  return { base, global, dryRun, source, dest: path44.join(base, CANONICAL), agents, shown };
+  return { base, global, dryRun, source, dest: path43.join(base, CANONICAL), agents, shown };
 }
-async function agentVerb(ctx, plan2, verb, agent, dryRun) {
-  const helperPath = path44.join(plan2.dest, "scripts", "memory_io.mjs");
-  const values = { agent: agent.name, "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
-  const out = await verb.run({ ...ctx, values, positionals: [], helperPath, skillDir: plan2.dest });
-  const lines3 = String(out.stdout).split("\n").filter((l) => l !== "");
-  return { lines: lines3.map((l) => `${agent.name}: ${l}`), notes: out.stderr };
+async function agentRun(ctx, plan2, run, agent, dryRun) {
+  const root = plan2.global ? null : plan2.base;
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path43.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
+  const t = targetOf(agent, root, helper, ctx.env, dryRun);
+  const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
+  return { lines: out.lines.map((l) => `${agent.name}: ${l}`), notes: out.notes };
 }
 function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path44.join(plan2.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path43.join(plan2.base, f, "session-handoff"));
 }
 function counted(steps2) {
   const n2 = (a) => steps2.filter((s) => s.action === a).length;
@@ -13268,13 +12642,13 @@ async function init(ctx, plan2) {
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && ctx.values.replace !== true) {
-    const names = edited.slice(0, 5).map((rel) => shown(path44.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown(path43.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path44.join(dest, s.rel));
+  const writes = steps2.map((s) => path43.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -13282,11 +12656,11 @@ async function init(ctx, plan2) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path44.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path43.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const made = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => missingUnder(plan2.base, d));
+  const made = [dest, ...links.map((l) => path43.dirname(l.place))].flatMap((d) => missingUnder(plan2.base, d));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -13296,7 +12670,7 @@ async function init(ctx, plan2) {
   const lines3 = [];
   const notes = [];
   for (const agent of plan2.agents) {
-    const dry = await agentVerb(ctx, plan2, installVerb, agent, true);
+    const dry = await agentRun(ctx, plan2, install, agent, true);
     if (plan2.dryRun) {
       lines3.push(...dry.lines);
       notes.push(...dry.notes);
@@ -13325,13 +12699,13 @@ async function init(ctx, plan2) {
   }
   if (!plan2.dryRun) {
     for (const agent of plan2.agents) {
-      const done2 = await agentVerb(ctx, plan2, installVerb, agent, false);
+      const done2 = await agentRun(ctx, plan2, install, agent, false);
       lines3.push(...done2.lines);
       notes.push(...done2.notes);
     }
   }
   const who = plan2.agents.map((a) => a.name).join(", ");
-  const copy = shown(path44.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path43.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines3.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   lines3.push(`next: start a new session (${who}) and ${SAY2}`);
   return ok(`${lines3.join("\n")}
@@ -13339,8 +12713,8 @@ async function init(ctx, plan2) {
 }
 function missingUnder(base, dir) {
   const out = [];
-  for (let d = dir; d.startsWith(`${base}${path44.sep}`) && !existsSync7(d); d = path44.dirname(d)) {
-    out.push(path44.relative(base, d).split(path44.sep).join("/"));
+  for (let d = dir; d.startsWith(`${base}${path43.sep}`) && !existsSync7(d); d = path43.dirname(d)) {
+    out.push(path43.relative(base, d).split(path43.sep).join("/"));
   }
   return out;
 }
@@ -13351,7 +12725,7 @@ async function undo(ctx, plan2) {
   const lines3 = [];
   const notes = [];
   for (const agent of plan2.agents) {
-    const done2 = await agentVerb(ctx, plan2, uninstallVerb, agent, plan2.dryRun);
+    const done2 = await agentRun(ctx, plan2, uninstall, agent, plan2.dryRun);
     lines3.push(...done2.lines);
     notes.push(...done2.notes);
   }
@@ -13367,7 +12741,7 @@ async function undo(ctx, plan2) {
     }
     if (!plan2.dryRun) {
       rmSync4(place, { recursive: state === "copy", force: true });
-      removeEmptyUpTo(path44.dirname(place), path44.join(plan2.base, path44.relative(plan2.base, place).split(path44.sep)[0]));
+      removeEmptyUpTo(path43.dirname(place), path43.join(plan2.base, path43.relative(plan2.base, place).split(path43.sep)[0]));
     }
     lines3.push(`${would} ${shown(place)}`);
   }
@@ -13376,18 +12750,18 @@ async function undo(ctx, plan2) {
   const files = all.filter((rel) => !kept.includes(rel));
   if (files.length > 0 && !(existsSync7(dest) && lstatSync21(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync4(path44.join(dest, rel), { force: true });
+      for (const rel of files) rmSync4(path43.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
-      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), plan2.base);
+      for (const rel of files) removeEmptyUpTo(path43.dirname(path43.join(dest, rel)), plan2.base);
     }
     lines3.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines3.push(`left ${shown(path44.join(dest, rel))}: you edited it since init copied it`);
+    for (const rel of kept) lines3.push(`left ${shown(path43.join(dest, rel))}: you edited it since init copied it`);
   }
   const made = [...record2?.createdDirs ?? []].sort((a, b) => b.length - a.length);
   for (const rel of plan2.dryRun ? [] : made) {
-    if (linkOnTheWay(plan2.base, path44.join(plan2.base, rel)) !== null) continue;
+    if (linkOnTheWay(plan2.base, path43.join(plan2.base, rel)) !== null) continue;
     try {
-      rmdirSync5(path44.join(plan2.base, rel));
+      rmdirSync5(path43.join(plan2.base, rel));
     } catch {
     }
   }
@@ -13403,13 +12777,14 @@ var init_init = __esm({
     init_skill_place();
     init_skill_place();
     init_skill_place();
+    init_installer();
+    init_install_lock();
+    init_target();
     init_errors();
     init_quote();
     init_root();
     init_home();
-    init_install();
     init_types();
-    init_uninstall();
     NAMES = Object.keys(AGENTS).join("|");
     SAY2 = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
     initVerb = {
@@ -13458,11 +12833,117 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
   }
 });
 
+// src/verbs/install.ts
+var install_exports = {};
+__export(install_exports, {
+  installVerb: () => installVerb
+});
+var installVerb;
+var init_install = __esm({
+  "src/verbs/install.ts"() {
+    "use strict";
+    init_installer();
+    init_install_lock();
+    init_target();
+    init_common();
+    init_types();
+    installVerb = {
+      name: "install",
+      options: AGENT_OPTIONS,
+      positionals: [0, 0],
+      help: `usage: node memory_io.mjs install --agent claude-code|codex|opencode|cline|gemini|cursor
+         [--root DIR | --global] [--dry-run]
+
+Wires the session-start hook (and, where the harness has the events, the checkpoint
+hooks) or the bootstrap block into an agent's own files:
+  claude-code  .claude/settings.json: SessionStart, PreCompact, PostCompact, SessionEnd
+  codex        AGENTS.md block; .codex/hooks.json: SessionStart, PreCompact, SessionEnd
+  opencode     AGENTS.md block (shared with codex)
+  cline        .clinerules/00-session-handoff.md; .clinerules/hooks/TaskStart and
+               TaskResume (and their .ps1 forms)
+  gemini       GEMINI.md block; .gemini/settings.json: SessionStart, SessionEnd
+  cursor       .cursor/rules/session-handoff.mdc (alwaysApply)
+JSON settings are edited in place (other keys, comments and layout kept); Markdown
+blocks sit between <!-- session-handoff:begin --> and <!-- session-handoff:end -->.
+A file it cannot edit safely (malformed markers, JSON that does not parse, a link,
+a file not ours, a read-only one) is refused with a snippet to paste by hand,
+nothing changed. Idempotent; each file is replaced whole (a temp, then a rename);
+it reformats nothing of yours, so \`uninstall\` takes out exactly what it added.
+In a git repository it also registers the merge driver.
+Every case, its words and the hook commands: references/verbs.md#install.
+
+options:
+  --agent NAME  the agent whose files to edit
+  --dry-run     say what would change, change nothing
+${AGENT_HELP}
+${ROOT_HELP}
+stdout: one line per file: "created F", "updated F" or "unchanged F" ("would
+        create F", "would update F" with --dry-run).
+exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
+        not parse, a read-only file, a concurrent edit);
+        4 paused; 5 another install or uninstall held the install lock for 10 s.
+`,
+      run: (ctx) => underInstallLock(ctx, false, async () => {
+        const done2 = await install(agentTarget(ctx, "install", () => rootOption(ctx)), ctx.env);
+        return ok(`${done2.lines.join("\n")}
+`, done2.notes);
+      })
+    };
+  }
+});
+
+// src/verbs/uninstall.ts
+var uninstall_exports = {};
+__export(uninstall_exports, {
+  uninstallVerb: () => uninstallVerb
+});
+var uninstallVerb;
+var init_uninstall = __esm({
+  "src/verbs/uninstall.ts"() {
+    "use strict";
+    init_installer();
+    init_install_lock();
+    init_target();
+    init_common();
+    init_types();
+    uninstallVerb = {
+      name: "uninstall",
+      options: AGENT_OPTIONS,
+      positionals: [0, 0],
+      help: `usage: node memory_io.mjs uninstall --agent claude-code|codex|opencode|cline|gemini|cursor
+         [--root DIR | --global] [--dry-run]
+
+Removes exactly what \`install --agent\` added, every other byte kept: a file
+nothing else changed since install gets its original bytes back; a file holding
+nothing else (one install created) is deleted, and folders left empty go. The
+merge driver goes with the last agent installed here. Every case and its words:
+references/verbs.md#uninstall.
+
+options:
+  --agent NAME  the agent whose files to restore
+  --dry-run     say what would change, change nothing
+${AGENT_HELP}
+${ROOT_HELP}
+stdout: one line per file: "updated F", "removed F" or "unchanged F" ("would \u2026"
+        with --dry-run).
+exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
+        not parse, a read-only file, a concurrent edit);
+        4 paused; 5 another install or uninstall held the install lock for 10 s.
+`,
+      run: (ctx) => underInstallLock(ctx, true, async () => {
+        const done2 = await uninstall(agentTarget(ctx, "uninstall", () => rootOption(ctx)), ctx.env);
+        return ok(`${done2.lines.join("\n")}
+`, done2.notes);
+      })
+    };
+  }
+});
+
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes3 } from "node:crypto";
 import { existsSync as existsSync8, lstatSync as lstatSync22, readFileSync as readFileSync12 } from "node:fs";
-import path45 from "node:path";
+import path44 from "node:path";
 function readText(p) {
   try {
     return lstatSync22(p).isFile() ? readFileSync12(p, "utf8") : null;
@@ -13482,7 +12963,7 @@ function installShaped(edit2, command) {
     if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path45.win32 : path45.posix).basename(name2);
+    const base = (windowsShaped(name2) ? path44.win32 : path44.posix).basename(name2);
     if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
@@ -13516,7 +12997,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readText(path45.join(env.CODEX_HOME || path45.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readText(path44.join(env.CODEX_HOME || path44.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -13532,9 +13013,9 @@ function budgetFinding(text, file, fixCmd2) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path45.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path44.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path45.win32.join(dir, "sh.exe");
+    const sh = path44.win32.join(dir, "sh.exe");
     if (existsSync8(sh)) return sh;
   }
   return null;
@@ -13591,7 +13072,7 @@ var init_doctor_checks = __esm({
 
 // src/agents/claude-plugin.ts
 import { existsSync as existsSync9, readFileSync as readFileSync13 } from "node:fs";
-import path46 from "node:path";
+import path45 from "node:path";
 function json(file) {
   try {
     const v = JSON.parse(readFileSync13(file, "utf8").slice(0, 1e6));
@@ -13601,16 +13082,16 @@ function json(file) {
   }
 }
 function claudePluginInstalls(home) {
-  const plugins = json(path46.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path45.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path46.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path45.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = isObj2(raw) ? raw : {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path46.isAbsolute(at2) && existsSync9(path46.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path45.isAbsolute(at2) && existsSync9(path45.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -13632,7 +13113,7 @@ __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
 import { readdirSync as readdirSync10 } from "node:fs";
-import path47 from "node:path";
+import path46 from "node:path";
 function fixCmd(r, verb, withRoot = true) {
   const h = shellWord(r.helper.abs);
   const root = withRoot ? shellWord(r.root) : "";
@@ -13645,24 +13126,24 @@ function agentFix(r, verb, name2) {
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path47.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path47.join(r.home, f, "session-handoff"))
-  ].filter((d) => exists(path47.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path46.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path46.join(r.home, f, "session-handoff"))
+  ].filter((d) => exists(path46.join(d, "SKILL.md")));
   let edits = [];
   try {
     edits = agent.edits(r.helper, r.global);
   } catch {
   }
-  const install = {};
-  r.agents[name2] = { skill, install };
-  for (const edit2 of edits) install[edit2.file] = await installState(r, name2, edit2);
-  if (skill.length === 0 && Object.values(install).some(installed)) {
+  const install2 = {};
+  r.agents[name2] = { skill, install: install2 };
+  for (const edit2 of edits) install2[edit2.file] = await installState(r, name2, edit2);
+  if (skill.length === 0 && Object.values(install2).some(installed)) {
     const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
     const what = `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path47.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path46.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -13683,7 +13164,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path47.basename(edit2.file) === "AGENTS.md") {
+  if (path46.basename(edit2.file) === "AGENTS.md") {
     const over = budgetFinding(text, edit2.file, reinstall);
     if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -13731,8 +13212,8 @@ function pluginInstalls(r) {
   const hooked = Object.entries(claude.install).some(([f, st]) => f.endsWith("settings.json") && installed(st));
   if (plugins.some((p) => p.enabled) && hooked) {
     const what = "claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory";
-    const uninstall = agentFix(r, "uninstall", "claude-code");
-    const fix = `${uninstall} (the plugin's hooks stay), or disable the plugin with /plugin`;
+    const uninstall2 = agentFix(r, "uninstall", "claude-code");
+    const fix = `${uninstall2} (the plugin's hooks stay), or disable the plugin with /plugin`;
     r.problems.push({ what: `${what}: every session gets the notice twice`, fix });
   }
 }
@@ -13749,7 +13230,7 @@ async function memoryState(r) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path47.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path46.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -13791,7 +13272,7 @@ function journalState(r) {
     }
   }
   for (const p of problems) {
-    const where = `${path47.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path46.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     r.problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -13866,7 +13347,7 @@ var init_doctor = __esm({
     init_pause();
     init_private();
     init_invisible();
-    init_agent_files();
+    init_target();
     init_home();
     init_common();
     init_types();
@@ -13903,7 +13384,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path47.resolve(home);
+          root = path46.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -13926,7 +13407,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 
 // src/git/publish-memory.ts
 import { accessSync as accessSync3, constants as constants8, existsSync as existsSync10, statSync as statSync2 } from "node:fs";
-import path48 from "node:path";
+import path47 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -13936,11 +13417,11 @@ async function skippedPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path48.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path47.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
     try {
-      accessSync3(path48.join(hooksDir, h), constants8.X_OK);
-      return statSync2(path48.join(hooksDir, h)).isFile();
+      accessSync3(path47.join(hooksDir, h), constants8.X_OK);
+      return statSync2(path47.join(hooksDir, h)).isFile();
     } catch {
       return false;
     }
@@ -13974,7 +13455,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path48.relative(top, memDir).split(path48.sep).join("/");
+  const memRel = path47.relative(top, memDir).split(path47.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   const ignored = await runGit(top, ["check-ignore", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
   if (ignored.code === 0) {
@@ -13995,7 +13476,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync10(path48.join(memDir, "journal", "OFF"));
+  const journal = !existsSync10(path47.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -14003,8 +13484,8 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   if (paths.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
   const status = await git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...paths], "git status");
   if (status === "") return { committed: false, paths: [], commit: null, pushed: null };
-  const entries = status.split("\0").filter((e) => e.length > 3);
-  const changed = entries.map((e) => e.slice(3)).filter((p) => paths.includes(p));
+  const entries2 = status.split("\0").filter((e) => e.length > 3);
+  const changed = entries2.map((e) => e.slice(3)).filter((p) => paths.includes(p));
   const upstream = push ? await pushTarget(top, env, runHooks) : null;
   const before = await git(["ls-files", "-s", "-z", "--", ...changed], "git ls-files");
   await git(["add", "-A", "--", ...changed], "git add");
@@ -14047,14 +13528,14 @@ async function pushTarget(top, env, runHooks) {
   return { remote: remote.stdout.toString("utf8").trim(), merge: merge.stdout.toString("utf8").trim() };
 }
 async function restoreIndex(top, env, paths, before) {
-  const entries = before.split("\0").filter(Boolean).map((e) => {
+  const entries2 = before.split("\0").filter(Boolean).map((e) => {
     const tab = e.indexOf("	");
     return { info: e.slice(0, tab).split(" "), file: e.slice(tab + 1) };
   });
-  const gone = paths.filter((p) => !entries.some((e) => e.file === p));
+  const gone = paths.filter((p) => !entries2.some((e) => e.file === p));
   try {
     if (gone.length > 0) await runGit(top, ["update-index", "--force-remove", "--", ...gone], env);
-    for (const { info, file } of entries) {
+    for (const { info, file } of entries2) {
       if (info[2] === "0") await runGit(top, ["update-index", "--cacheinfo", info[0], info[1], file], env);
     }
   } catch {
@@ -14100,7 +13581,7 @@ var init_publish2 = __esm({
     init_redact();
     init_merge_driver_config();
     init_publish_memory();
-    init_agent_files();
+    init_target();
     init_paths();
     init_pause();
     init_common();
@@ -14421,7 +13902,7 @@ function patchEdits(input) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  return files.map((path55) => ({ kind: "edit", path: path55 }));
+  return files.map((path54) => ({ kind: "edit", path: path54 }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -14571,7 +14052,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path55) => path55 && events.push({ kind: "edit", path: path55 });
+    addEdit = (events, path54) => path54 && events.push({ kind: "edit", path: path54 });
   }
 });
 
@@ -15009,7 +14490,7 @@ function renderCheckpoint(input) {
   const cap = input.capture;
   const earlier = [...new Set(input.prior?.triggers ?? [])].filter((t) => t !== input.trigger);
   const head = [
-    "<!-- memory-schema: v1 -->",
+    MARKER,
     CHECKPOINT_HEADING,
     `Saved: ${input.saved}`,
     `Session: ${input.session}`,
@@ -15041,8 +14522,8 @@ function renderCheckpoint(input) {
   ];
   const summary = input.compactSummary;
   if (summary !== null && summary.trim() !== "") {
-    const items = [said2("The harness summarised (not verified)", summary, CAP.summary)];
-    sections.push({ heading: "## Compaction summary", items, dropped: 0 });
+    const items2 = [said2("The harness summarised (not verified)", summary, CAP.summary)];
+    sections.push({ heading: "## Compaction summary", items: items2, dropped: 0 });
   }
   if (input.prior) mergePrior(sections, input.prior);
   sections.push({ heading: ANCHORS, items: input.anchorLines, dropped: 0 });
@@ -15102,6 +14583,7 @@ var init_checkpoint = __esm({
     init_anchor_lines();
     init_capture();
     init_checkpoint_name();
+    init_values();
     init_checkpoint_name();
     CHECKPOINT_MAX_BYTES = 4096;
     MAX_REQUESTS = 3;
@@ -15111,7 +14593,6 @@ var init_checkpoint = __esm({
       PostCompact: "post-compact",
       SessionEnd: "session-end",
       Stop: "stop",
-      // Not a harness event: the context verb names its own checkpoint so.
       ContextThreshold: "context-threshold"
     };
     CAP = { request: 400, plan: 160, file: 200, command: 200, claim: 600, summary: 1200 };
@@ -15130,12 +14611,12 @@ __export(context_exports, {
   userHelperWithoutMemory: () => userHelperWithoutMemory
 });
 import { existsSync as existsSync11, lstatSync as lstatSync23, mkdirSync as mkdirSync8 } from "node:fs";
-import path49 from "node:path";
+import path48 from "node:path";
 function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync11(path49.join(root, ".ai", "memory"))) return false;
+  if (!skillDir || home === "" || existsSync11(path48.join(root, ".ai", "memory"))) return false;
   const under = (dir, base) => {
-    const rel = path49.relative(base, dir);
-    return !rel.startsWith("..") && !path49.isAbsolute(rel);
+    const rel = path48.relative(base, dir);
+    return !rel.startsWith("..") && !path48.isAbsolute(rel);
   };
   return under(skillDir, home) && !under(skillDir, root);
 }
@@ -15304,9 +14785,9 @@ __export(checkpoint_exports, {
   checkpointVerb: () => checkpointVerb
 });
 import { lstatSync as lstatSync24, readdirSync as readdirSync11 } from "node:fs";
-import path50 from "node:path";
+import path49 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path50.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path49.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -15322,7 +14803,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path50.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path49.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -15340,7 +14821,7 @@ function pruneOfferMarkers(dir, nowMs) {
     return;
   }
   for (const name2 of names) {
-    const p = path50.join(dir, name2);
+    const p = path49.join(dir, name2);
     try {
       if (nowMs - lstatSync24(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     } catch {
@@ -15457,7 +14938,7 @@ async function runCheckpoint(ctx) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
   }
   const home = homeFolder(ctx.env);
-  if (root === path50.parse(root).root || home !== "" && samePath(root, path50.resolve(home))) {
+  if (root === path49.parse(root).root || home !== "" && samePath(root, path49.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return ok("", [...notes, CHECKPOINT_LINES.skipped(why)]);
   }
@@ -15474,7 +14955,7 @@ async function runCheckpoint(ctx) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path50.join(dir, name2);
+  const file = path49.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -15653,7 +15134,7 @@ __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
 import { readFileSync as readFileSync14 } from "node:fs";
-import path51 from "node:path";
+import path50 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -15723,7 +15204,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync14(path51.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync14(path50.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;
@@ -15740,7 +15221,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
 });
 
 // src/journal/search.ts
-import path52 from "node:path";
+import path51 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15822,7 +15303,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText2(path52.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText2(path51.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -15837,9 +15318,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path52.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path51.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText2(path52.join(mem, file), file, notes);
+      const text = await readText2(path51.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -16021,12 +15502,12 @@ function group(list2) {
     medianCallsToFirstEdit: median(list2.flatMap((r) => r.callsToFirstEdit === null ? [] : [r.callsToFirstEdit]))
   };
 }
-function record(items) {
-  const get = (label) => items.find((i) => i.label === label)?.text;
+function record(items2) {
+  const get = (label) => items2.find((i) => i.label === label)?.text;
   const score = Number(get("Handoff score"));
   const followed = get("Next step followed");
   const calls = Number(get("Calls to first edit"));
-  const retried = items.filter((i) => i.label === "Failed approach retried").length;
+  const retried = items2.filter((i) => i.label === "Failed approach retried").length;
   const told = followed === "yes" || followed === "no" ? followed : "unknown";
   const callsToFirstEdit = Number.isInteger(calls) ? calls : null;
   return { score: Number.isInteger(score) ? score : null, followed: told, retried, callsToFirstEdit };
@@ -16041,19 +15522,19 @@ function readResumes(root) {
     for (const e of parseJournal(text, f.kind).entries) if (e.kind === "resume") resumes.push(record(e.items));
     for (const folded of f.kind === "year" ? foldedLines(text) : []) {
       if (folded.kind !== "resume") continue;
-      const items = folded.items.split("; ").map((part) => {
+      const items2 = folded.items.split("; ").map((part) => {
         const c = part.indexOf(": ");
         return { label: part.slice(0, c), text: part.slice(c + 2) };
       });
-      resumes.push(record(items));
+      resumes.push(record(items2));
     }
   }
   return { resumes, files };
 }
 function lines2(g) {
   const unmeasured = "not measurable (no resume named a file or command to start with)";
-  const share2 = Math.round(g.followed / g.judged * 100);
-  const pct = g.judged === 0 ? unmeasured : `${g.followed} of ${g.judged} (${share2}%)`;
+  const share = Math.round(g.followed / g.judged * 100);
+  const pct = g.judged === 0 ? unmeasured : `${g.followed} of ${g.judged} (${share}%)`;
   return [
     `next step followed: ${pct}`,
     `failed approaches retried: ${g.retried} (in ${g.resumesWithRetry} of ${g.resumes} resumes)`,
@@ -16130,7 +15611,7 @@ __export(journal_exports, {
   journalVerb: () => journalVerb
 });
 import { lstatSync as lstatSync25, unlinkSync as unlinkSync11 } from "node:fs";
-import path53 from "node:path";
+import path52 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -16185,13 +15666,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync25(path53.join(journalDir(root), f.name));
+            const st = lstatSync25(path52.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync11(path53.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync11(path52.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -16208,7 +15689,7 @@ __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
 import { closeSync as closeSync12, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync26, mkdirSync as mkdirSync9, openSync as openSync10, readFileSync as readFileSync15, writeSync as writeSync2 } from "node:fs";
-import path54 from "node:path";
+import path53 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync10(p, flags | NOFOLLOW);
   try {
@@ -16229,7 +15710,7 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path54.join(at2, part);
+    at2 = path53.join(at2, part);
     let st;
     try {
       st = lstatSync26(at2);
@@ -16342,7 +15823,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive2(path54.join(dir, name2), loser);
+          createExclusive2(path53.join(dir, name2), loser);
           const merged = mergeHandoffs(winner, loser);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
           const at2 = stateTimeOfText(loser, Date.now());

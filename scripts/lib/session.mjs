@@ -284,10 +284,11 @@ function safeRelativePath(value) {
   if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
   return normal.replace(/\/$/, "");
 }
-var CLOCK_SKEW_MS, ISO;
+var MARKER, CLOCK_SKEW_MS, ISO;
 var init_values = __esm({
   "src/schema/values.ts"() {
     "use strict";
+    MARKER = "<!-- memory-schema: v1 -->";
     CLOCK_SKEW_MS = 5 * 60 * 1e3;
     ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
   }
@@ -750,7 +751,7 @@ function quotedPath(p) {
   const q = quotePath(p);
   return q.startsWith('"') ? q : `"${q}"`;
 }
-var NEEDS_QUOTES, ESCAPES, HASH, HASH_VALUE, BARE_ITEM;
+var NEEDS_QUOTES, ESCAPES;
 var init_anchor_lines = __esm({
   "src/schema/anchor-lines.ts"() {
     "use strict";
@@ -769,9 +770,6 @@ var init_anchor_lines = __esm({
       '"': '\\"',
       "\\": "\\\\"
     };
-    HASH = "([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)";
-    HASH_VALUE = new RegExp(`^ ${HASH}`);
-    BARE_ITEM = new RegExp(`^([^ "].*?) ${HASH}`);
   }
 });
 
@@ -833,7 +831,7 @@ function checkTree(root, opts = {}) {
   }
   throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
 }
-var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS, REAL_DIRS, MEMORY_SUBDIRS;
+var FILE_OF, HEADING_OF, MAX_DOCUMENT_BYTES, TARGETS, REAL_DIRS, MEMORY_SUBDIRS;
 var init_paths = __esm({
   "src/store/paths.ts"() {
     "use strict";
@@ -849,7 +847,6 @@ var init_paths = __esm({
       lessons: "# Lessons",
       solutions: "# Solutions"
     };
-    MARKER = "<!-- memory-schema: v1 -->";
     MAX_DOCUMENT_BYTES = 1e6;
     TARGETS = ["AGENTS.md", "CLAUDE.md"];
     REAL_DIRS = "memory must live in real directories under the root";
@@ -1321,6 +1318,7 @@ var init_inspect = __esm({
     init_file_verdict();
     init_files();
     init_paths();
+    init_values();
     init_private();
     init_archive();
     init_recover();
@@ -1384,7 +1382,7 @@ function close(block) {
   const last = block.children[block.children.length - 1];
   if (last && (block.type === "list" || block.type === "listItem")) block.end = last.end;
 }
-var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER2, DESTINATION, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY, LineReader;
+var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER2, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY, LineReader;
 var init_grammar = __esm({
   "src/schema/grammar.ts"() {
     "use strict";
@@ -1394,8 +1392,7 @@ var init_grammar = __esm({
     SETEXT = /^(?:=+|-+)[ \t]*$/;
     THEMATIC = /^(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/;
     MARKER2 = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
-    DESTINATION = String.raw`[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)[ \t]*(?:(?:"[^"]*"|'[^']*'|\([^()]*\))[ \t]*)?`;
-    DEFINITION = new RegExp(String.raw`^\[(?:[^\\[\]]|\\.){1,999}\]:(?:[ \t]*$|${DESTINATION}$)`);
+    DEFINITION = /^\[(?:[^\\[\]]|\\.){1,999}\]:/;
     TAG = "[A-Za-z][A-Za-z0-9-]*";
     ATTRIBUTE = `(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^"'=<>\`\\x00-\\x20]+|'[^']*'|"[^"]*"))?)`;
     BLOCK_NAMES = "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
@@ -1607,21 +1604,19 @@ function nearest(title, names) {
   }
   return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
 }
-var at, MARKER3, BEGIN, rule, TEXT_RULES;
+var at, BEGIN, rule, TEXT_RULES;
 var init_validate_common = __esm({
   "src/schema/validate-common.ts"() {
     "use strict";
     init_conflicted();
-    at = (line, message, severity) => severity === void 0 ? { line, message } : { line, message, severity };
-    MARKER3 = "<!-- memory-schema: v1 -->";
-    BEGIN = `the document must begin with the line ${MARKER3}`;
+    init_values();
+    at = (line, message, severity) => ({ line, message, severity });
+    BEGIN = `the document must begin with the line ${MARKER}`;
     rule = ruleOf();
     TEXT_RULES = {
       bom: rule("bom", "finding", null, (c) => c.input.startsWith("\uFEFF") ? [at(1, "a UTF-8 byte order mark starts the text; write drops it")] : []),
       crlf: rule("crlf", "finding", null, (c) => c.input.includes("\r") ? [at(1, "CR or CRLF line ends; write turns them into LF")] : []),
-      // Write refuses a text without its final newline.
       newline: rule("newline", "error", null, (c) => c.text.endsWith("\n") ? [] : [at(c.lines.length, "the document must end with a newline")]),
-      // The line grammar reads such a line as plain text: the finding says what to write instead.
       markdown: rule("markdown", "finding", null, (c) => c.flags.map((f) => at(f.line, f.message))),
       conflicted: rule("conflicted", "error", null, (c) => {
         const sides = conflictSides(c.text);
@@ -1677,7 +1672,8 @@ function keyFile(raw) {
 }
 function readHandoff(text, tree, lists = true) {
   const out = {
-    marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
+    marker: text.startsWith(`${MARKER}
+`) || text === MARKER,
     heading: false,
     saved: null,
     savedLine: null,
@@ -1931,7 +1927,7 @@ function headerValue(text, name) {
 }
 function isCheckpointText(text) {
   const lines = text.split("\n", 4);
-  return lines[0] === "<!-- memory-schema: v1 -->" && lines.includes(CHECKPOINT_HEADING);
+  return lines[0] === MARKER && lines.includes(CHECKPOINT_HEADING);
 }
 function isAnchorsOnlySource(source) {
   const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
@@ -1941,6 +1937,7 @@ var CHECKPOINT_HEADING, CHECKPOINT_NAME;
 var init_checkpoint_name = __esm({
   "src/schema/checkpoint-name.ts"() {
     "use strict";
+    init_values();
     CHECKPOINT_HEADING = "# Session Checkpoint";
     CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
   }

@@ -12,7 +12,8 @@ import { goalLineOf, handoffStateTime, parseHandoff } from "../schema/handoff.ts
 import { assertArchiveName, listArchives, readArchive } from "../store/archive-entries.ts";
 import { readStable } from "../store/files.ts";
 import { underLock } from "../store/mutate.ts";
-import { archiveDir, archivePrefixOf, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
+import { archiveDir, archivePrefixOf, HEADING_OF, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
+import { MARKER } from "../schema/values.ts";
 import { publish } from "../store/publish.ts";
 import { expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
 import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";

@@ -20,7 +20,7 @@ import { journalDir, journalOff, listJournal, readJournalFile } from "../journal
 import { exists, pauseSwitch } from "../store/pause.ts";
 import { LOCK_NAME, lockState } from "../store/private.ts";
 import { showRefused } from "../guard/invisible.ts";
-import { helperLocation } from "./agent-files.ts";
+import { helperLocation } from "../agents/target.ts";
 import { homeFolder } from "../store/home.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";

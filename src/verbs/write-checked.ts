@@ -89,8 +89,7 @@ export function checkDocument(raw: Buffer, kind: Kind, root: string): Checked {
   const file = FILE_OF[kind];
   let errors: Issue[];
   if (kind === "handoff") {
-    const pass = { secrets: redacted.findings, redactedText: redacted.text };
-    errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), ...pass }).errors;
+    errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
     // Anchors identical to the current handoff's are refilled: their lines are not the agent's.
     if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(peekCurrent(root, file), decoded.text)) {
       errors = errors.filter((e) => e.rule !== "anchor-line");
@@ -259,8 +258,7 @@ async function buildHandoff(
   const existing = new Set<string>();
   for (const k of keyFiles) if ((await statInsideRoot(root, k)) !== null) existing.add(k);
   const v = validateHandoff(text, {
-    mode: "root", nowMs, prior: unchanged ? null : priorText, existingKeyFiles: existing,
-    secrets: redacted.findings, redactedText: redacted.text,
+    mode: "root", nowMs, prior: unchanged ? null : priorText, existingKeyFiles: existing, redacted,
   });
   // Findings name the lines of the document as sent, before the inserted `Saved:` line.
   if (stamped.insertedAt !== null) for (const f of v.findings) if (f.line > stamped.insertedAt) f.line--;

@@ -183,10 +183,10 @@ describe("install's refusals, word for word", () => {
     const root = gitRepo();
     const before = snapshot(root);
     expect(helper(["install", "--agent", "claude-code", "--root", root], { env: { HOME: "" } }).stderr).toContain(
-      `${REFUSED}install needs HOME set (the per-user records and the recorded Node live under it); nothing was changed\n`,
+      `${REFUSED}install needs HOME set (the recorded Node lives under it); nothing was changed\n`,
     );
     const gone = path.join(tempDir("sh-home-"), "gone");
-    expect(helper(["install", "--agent", "claude-code", "--root", root], { env: { HOME: gone } }).stderr).toContain(`${REFUSED}HOME (${JSON.stringify(gone)}) does not exist; install keeps its records under it, so nothing was changed\n`);
+    expect(helper(["install", "--agent", "claude-code", "--root", root], { env: { HOME: gone } }).stderr).toContain(`${REFUSED}HOME (${JSON.stringify(gone)}) does not exist; install records the Node under it, so nothing was changed\n`);
     expect(snapshot(root)).toEqual(before);
   });
 });
