@@ -703,9 +703,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path55 = q ? q.value : m?.[1];
-    if (!m || !path55) return null;
-    out.push({ path: path55, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path54 = q ? q.value : m?.[1];
+    if (!m || !path54) return null;
+    out.push({ path: path54, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -1267,11 +1267,6 @@ function exists(p) {
     return false;
   }
 }
-function expandHome(p, env) {
-  if (p === "~") return homeFolder(env);
-  if (p.startsWith("~/")) return path8.join(homeFolder(env), p.slice(2));
-  return p;
-}
 function disabledByEnv(env) {
   const v = env.SESSION_HANDOFF_DISABLE;
   return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
@@ -1281,14 +1276,10 @@ function pauseSwitch(memDir, env) {
     const v = env.SESSION_HANDOFF_DISABLE.slice(0, 40);
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
-  if (memDir !== null && exists(path8.join(memDir, "PAUSE"))) return path8.join(memDir, "PAUSE");
-  const named = env.SESSION_HANDOFF_PAUSE;
-  if (named) {
-    const p = expandHome(named, env);
-    if (exists(p)) return p;
-  }
-  const global = path8.join(userDir(env), "PAUSE");
-  return exists(global) ? global : null;
+  const named = env.SESSION_HANDOFF_PAUSE || null;
+  const home = named !== null && /^~(\/|$)/.test(named) ? path8.join(homeFolder(env), named.slice(1)) : named;
+  const files = [memDir === null ? null : path8.join(memDir, "PAUSE"), home, path8.join(userDir(env), "PAUSE")];
+  return files.find((p) => p !== null && exists(p)) ?? null;
 }
 function assertNotPaused(memDir, env) {
   const sw = pauseSwitch(memDir, env);
@@ -1594,7 +1585,7 @@ var init_checkpoints = __esm({
 });
 
 // src/store/root.ts
-import { lstatSync as lstatSync6, readFileSync as readFileSync2, realpathSync } from "node:fs";
+import { lstatSync as lstatSync6, realpathSync } from "node:fs";
 import path11 from "node:path";
 function realOrNull(p) {
   try {
@@ -1616,34 +1607,14 @@ function ceilings(env) {
   return out;
 }
 function safeDirectories(env) {
-  const home = homeFolder(env);
-  const files = [];
-  const noSystem = env.GIT_CONFIG_NOSYSTEM;
-  if (!noSystem || /^(?:0|false|no|off)$/i.test(noSystem)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
-  const xdg = path11.join(env.XDG_CONFIG_HOME || path11.join(home, ".config"), "git", "config");
-  if (env.GIT_CONFIG_GLOBAL !== void 0) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(xdg, path11.join(home, ".gitconfig"));
+  const args = ["config", "-z", "--show-scope", "--type=path", "--get-all", "safe.directory"];
+  const runEnv = { ...env, PATH: env.PATH ?? process.env.PATH, HOME: homeFolder(env) };
+  const r = childProcess().spawnSync("git", args, { cwd: "/", env: runEnv, encoding: "utf8", timeout: 5e3 });
+  const fields = r.status === 0 ? r.stdout.split("\0") : [];
   let out = [];
-  for (const file of files) {
-    let text;
-    try {
-      text = readFileSync2(file, "utf8");
-    } catch {
-      continue;
-    }
-    let inSafe = false;
-    for (const raw of text.split(/\r?\n/)) {
-      const line = raw.replace(/(^|\s)[#;].*$/, "").trim();
-      if (line.startsWith("[")) {
-        inSafe = /^\[\s*safe\s*\]$/i.test(line);
-        continue;
-      }
-      const m = inSafe ? /^directory\s*=\s*(.*)$/i.exec(line) : null;
-      if (!m) continue;
-      const value = m[1].replace(/^"(.*)"$/, "$1");
-      if (value === "") out = [];
-      else out.push(value.startsWith("~/") ? path11.join(home, value.slice(2)) : value);
-    }
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    if (!["system", "global", "command"].includes(fields[i])) continue;
+    out = fields[i + 1] === "" ? [] : [...out, fields[i + 1]];
   }
   return out;
 }
@@ -1655,13 +1626,8 @@ function listedSafe(dir, safe) {
   });
 }
 function distrust(dir, uid, safe) {
-  if (uid === void 0) return null;
-  let st;
-  try {
-    st = lstatSync6(dir);
-  } catch {
-    return null;
-  }
+  const st = uid === void 0 ? void 0 : lstatSync6(dir, { throwIfNoEntry: false });
+  if (st === void 0) return null;
   let why = null;
   if (st.uid !== uid && st.uid !== 0) why = `owned by another user (uid ${st.uid})`;
   if ((st.mode & 514) === 514) why = "a sticky folder anyone can write to";
@@ -1673,12 +1639,8 @@ function dubious(root, uid, env, safe) {
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
     if (exists(path11.join(dir, ".git"))) {
-      let owner;
-      try {
-        owner = lstatSync6(dir).uid;
-      } catch {
-        return null;
-      }
+      const owner = lstatSync6(dir, { throwIfNoEntry: false })?.uid;
+      if (owner === void 0) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
       if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
       const what = `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious`;
@@ -1693,15 +1655,10 @@ function dubious(root, uid, env, safe) {
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  for (const p of [path11.join(dir, ".ai"), path11.join(dir, ".ai", "memory")]) {
-    try {
-      const st = lstatSync6(p);
-      if (st.uid !== uid && st.uid !== 0) return false;
-    } catch {
-      return false;
-    }
-  }
-  return true;
+  return [path11.join(dir, ".ai"), path11.join(dir, ".ai", "memory")].every((p) => {
+    const owner = lstatSync6(p, { throwIfNoEntry: false })?.uid;
+    return owner === uid || owner === 0;
+  });
 }
 function distrustedAbove(dir, env, opts = {}) {
   return distrust(dir, "uid" in opts ? opts.uid : process.getuid?.(), () => safeDirectories(env));
@@ -1753,6 +1710,7 @@ var NOT_A_PROJECT;
 var init_root = __esm({
   "src/store/root.ts"() {
     "use strict";
+    init_builtins();
     init_errors();
     init_home();
     init_pause();
@@ -1821,6 +1779,7 @@ var init_common = __esm({
     init_anchor_lines();
     init_errors();
     init_files();
+    init_pause();
     init_root();
     CHOOSE = "pass --root <project> to choose another";
     ROOT_HELP = `
@@ -2577,7 +2536,7 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a 
 });
 
 // src/git/git-dir.ts
-import { lstatSync as lstatSync7, readdirSync as readdirSync4, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
+import { lstatSync as lstatSync7, readdirSync as readdirSync4, readFileSync as readFileSync2, readlinkSync as readlinkSync2 } from "node:fs";
 import path14 from "node:path";
 function lstatOrNull2(p) {
   try {
@@ -2588,7 +2547,7 @@ function lstatOrNull2(p) {
 }
 function readSmall(p) {
   try {
-    return isFile(p) ? readFileSync3(p, "utf8").slice(0, 4096) : null;
+    return isFile(p) ? readFileSync2(p, "utf8").slice(0, 4096) : null;
   } catch {
     return null;
   }
@@ -2610,7 +2569,7 @@ function gitDirOf(top) {
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync3(path14.join(gitDir, "commondir"), "utf8").trim();
+    const text = readFileSync2(path14.join(gitDir, "commondir"), "utf8").trim();
     if (text !== "") return path14.resolve(gitDir, text);
   } catch {
   }
@@ -2634,49 +2593,22 @@ function reflogFiles(dir, out) {
   }
 }
 function reflogNames(gitDir, id) {
-  if (gitDir === null || isNullObjectId(id.toLowerCase())) return false;
+  const want = id.toLowerCase();
+  if (gitDir === null || isNullObjectId(want)) return false;
   const files = [];
   for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path14.join(dir, "logs"), files);
-  const needle = Buffer.from(id.toLowerCase(), "latin1");
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
     try {
-      const buf = readFileSync3(f);
-      budget -= buf.length;
+      const text = readFileSync2(f, "latin1");
+      budget -= text.length;
       if (budget < 0) return false;
-      for (let at2 = buf.indexOf(needle); at2 !== -1; at2 = buf.indexOf(needle, at2 + 1)) {
-        const before = at2 === 0 ? 10 : buf[at2 - 1];
-        const after = buf[at2 + needle.length];
-        if ((before === 10 || before === 32) && (after === 32 || after === 10 || after === void 0))
-          return true;
-      }
+      const named = (line) => line.split(" ", 2).includes(want);
+      if (text.split("\n").some(named)) return true;
     } catch {
     }
   }
   return false;
-}
-function branchPresent(gitDir, branch) {
-  if (gitDir === null) return null;
-  const common = commonDirOf(gitDir);
-  if (isFile(path14.join(common, "reftable", "tables.list"))) return null;
-  if (branch.split("/").some((part) => part === "" || part === "." || part === "..")) return false;
-  if (isFile(path14.join(common, "refs", "heads", branch))) return true;
-  try {
-    for (const remote of readdirSync4(path14.join(common, "refs", "remotes"))) {
-      if (isFile(path14.join(common, "refs", "remotes", remote, branch))) return true;
-    }
-  } catch {
-  }
-  let packed;
-  try {
-    packed = readFileSync3(path14.join(common, "packed-refs"), "utf8");
-  } catch {
-    return false;
-  }
-  return packed.split("\n").some((line) => {
-    const ref = line.split(" ")[1] ?? "";
-    return ref === `refs/heads/${branch}` || /^refs\/remotes\/[^/]+\/(.+)$/.exec(ref)?.[1] === branch;
-  });
 }
 function inProgressOf(gitDir) {
   if (gitDir === null) return null;
@@ -2684,25 +2616,14 @@ function inProgressOf(gitDir) {
     const d = path14.join(gitDir, dir);
     if (!isDir(d) || dir === "rebase-apply" && isFile(path14.join(d, "applying"))) continue;
     const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path14.join(d, "head-name")) ?? "");
-    return { operation: "rebase", branch: m ? m[1] : null };
+    return m ? `rebase of ${m[1]}` : "rebase";
   }
-  const files = [
-    ["MERGE_HEAD", "merge"],
-    ["CHERRY_PICK_HEAD", "cherry-pick"],
-    ["REVERT_HEAD", "revert"],
-    ["BISECT_LOG", "bisect"]
-  ];
-  for (const [file, operation] of files) {
-    if (isFile(path14.join(gitDir, file))) return { operation, branch: null };
-  }
-  return null;
-}
-function inProgressWords(p) {
-  return p.branch === null ? p.operation : `${p.operation} of ${p.branch}`;
+  const files = { MERGE_HEAD: "merge", CHERRY_PICK_HEAD: "cherry-pick", REVERT_HEAD: "revert", BISECT_LOG: "bisect" };
+  return Object.entries(files).find(([file]) => isFile(path14.join(gitDir, file)))?.[1] ?? null;
 }
 function objectFormat(gitDir) {
   try {
-    const config = gitDir === null ? "" : readFileSync3(path14.join(commonDirOf(gitDir), "config"), "utf8");
+    const config = gitDir === null ? "" : readFileSync2(path14.join(commonDirOf(gitDir), "config"), "utf8");
     return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
   } catch {
     return "sha1";
@@ -2717,7 +2638,7 @@ function blobIdOf(abs, format2) {
   else if (st.size > MAX_HASHED_BYTES) return "over 8 MB";
   else {
     try {
-      bytes = readFileSync3(abs);
+      bytes = readFileSync2(abs);
     } catch {
       return null;
     }
@@ -2740,7 +2661,7 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { existsSync as existsSync2, linkSync, lstatSync as lstatSync8, mkdirSync as mkdirSync2, readFileSync as readFileSync4, renameSync, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
+import { existsSync as existsSync2, linkSync, lstatSync as lstatSync8, mkdirSync as mkdirSync2, readFileSync as readFileSync3, renameSync, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
 import path15 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
@@ -2752,7 +2673,7 @@ function beside(root, name2) {
   return saves === null ? null : path15.join(path15.dirname(saves), name2);
 }
 function recordLines(p, re) {
-  const lines2 = readFileSync4(p, "utf8").slice(0, 16384).split("\n");
+  const lines2 = readFileSync3(p, "utf8").slice(0, 16384).split("\n");
   return lines2.map((l) => re.exec(l)).filter((m) => m !== null);
 }
 function addRecord(p, re, line, drop) {
@@ -2793,7 +2714,7 @@ function cloneIdOf(root, create = false) {
     }
   }
   try {
-    const id = readFileSync4(p, "utf8").trim();
+    const id = readFileSync3(p, "utf8").trim();
     return /^[0-9a-f]{16}$/.test(id) ? id : null;
   } catch {
     return null;
@@ -2812,41 +2733,30 @@ function markedHere(root, text) {
   const id = mark === void 0 ? null : cloneIdOf(root);
   return mark === void 0 || id === null ? null : mark === id;
 }
-function statKey(st) {
-  return `${st.size} ${st.mtimeNs} ${st.ctimeNs} ${st.ino}`;
-}
-function savedHereByStat(root, key) {
-  const p = savesPath(root);
-  try {
-    return p !== null && recordLines(p, LINE2).some((m) => m[2] === key);
-  } catch {
-    return false;
-  }
-}
 function readSaves(root) {
   const p = savesPath(root);
   if (p === null) return null;
   try {
     if (!lstatSync8(p).isFile()) return null;
     const lines2 = recordLines(p, LINE2);
-    return { tokens: lines2.map((m) => m[1]), stamps: lines2.flatMap((m) => m[3] === void 0 ? [] : [m[3]]) };
+    return { tokens: lines2.map((m) => m[1]), stamps: lines2.flatMap((m) => m[2] === void 0 ? [] : [m[2]]) };
   } catch {
     return null;
   }
 }
-function recordSave(root, token, key = null, stamp = null) {
+function recordSave(root, token, stamp) {
   const p = savesPath(root);
   if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
   const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
-  addRecord(p, LINE2, `${token}${key === null ? "" : ` ${key}`}${safeStamp}`, (m) => m[1] === token);
+  addRecord(p, LINE2, `${token}${safeStamp}`, (m) => m[1] === token);
 }
-function notSavedHere(root, token, text = null) {
+function savedHere(root, text, token) {
   const marked = markedHere(root, text);
-  if (marked !== null) return !marked;
+  if (marked !== null) return marked;
   const saves = readSaves(root);
-  if (saves === null || saves.tokens.includes(token)) return false;
+  if (saves === null) return null;
   const stamp = text === null ? null : savedStampOf(text);
-  return stamp === null || !saves.stamps.includes(stamp);
+  return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(token());
 }
 function agentOfEnv(env) {
   const named = env.SESSION_HANDOFF_AGENT?.trim() ?? "";
@@ -2878,7 +2788,7 @@ var init_saves = __esm({
     init_builtins();
     init_git_dir();
     KEPT = 10;
-    LINE2 = /^([0-9a-f]{64})(?: (\d+ \d+ \d+ \d+))?(?: @(\S+))?$/;
+    LINE2 = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
@@ -3029,7 +2939,7 @@ var init_lock = __esm({
 });
 
 // src/store/settings.ts
-import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync4, openSync as openSync4, readFileSync as readFileSync5 } from "node:fs";
+import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync4, openSync as openSync4, readFileSync as readFileSync4 } from "node:fs";
 import path17 from "node:path";
 function readSmall2(file) {
   let fd;
@@ -3040,7 +2950,7 @@ function readSmall2(file) {
   }
   try {
     const st = fstatSync4(fd);
-    return st.isFile() && st.size <= MAX_SETTINGS_BYTES ? readFileSync5(fd, "utf8") : "";
+    return st.isFile() && st.size <= MAX_SETTINGS_BYTES ? readFileSync4(fd, "utf8") : "";
   } catch {
     return "";
   } finally {
@@ -3490,12 +3400,12 @@ var init_publish = __esm({
 });
 
 // src/store/repair.ts
-import { linkSync as linkSync3, readFileSync as readFileSync6, rmSync as rmSync2, unlinkSync as unlinkSync5 } from "node:fs";
+import { linkSync as linkSync3, readFileSync as readFileSync5, rmSync as rmSync2, unlinkSync as unlinkSync5 } from "node:fs";
 import path21 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   let bytes;
   try {
-    bytes = readFileSync6(claimPath);
+    bytes = readFileSync5(claimPath);
   } catch {
     return void 0;
   }
@@ -3504,7 +3414,7 @@ function archiveEntryWithBytes(dir, claimPath) {
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     try {
-      return readFileSync6(p).equals(bytes);
+      return readFileSync5(p).equals(bytes);
     } catch {
       return false;
     }
@@ -3748,7 +3658,7 @@ var init_run = __esm({
     GIT_TIMEOUT_MS = 15e3;
     GitUnavailable = class extends Error {
       reason;
-      /** The cause alone, for a sentence that says "git could not be used" itself. */
+      // The cause alone, for a sentence that says "git could not be used" itself.
       why;
       constructor(reason, message, why = message) {
         super(message);
@@ -3914,7 +3824,7 @@ async function collectAnchors(root, env, nowMs, keyFiles, opts = {}) {
       const s = r.snapshot;
       const top = gitTopOf(root);
       const op = top === null ? null : inProgressOf(gitDirOf(top));
-      const inProgress = op === null ? null : { words: inProgressWords(op), conflicted: s.conflicted ?? 0 };
+      const inProgress = op === null ? null : { words: op, conflicted: s.conflicted ?? 0 };
       const dirtyHashes = opts.hashes === true && top !== null ? dirtyHashesOf(top, s.dirty) : [];
       return {
         insideGit: true,
@@ -4008,9 +3918,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path55 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path55)) return true;
-  const parts = path55.split(/\??\.|::|->/);
+  const path54 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path54)) return true;
+  const parts = path54.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -6697,7 +6607,6 @@ var write_exports = {};
 __export(write_exports, {
   writeVerb: () => writeVerb
 });
-import { lstatSync as lstatSync12 } from "node:fs";
 import path27 from "node:path";
 async function save(ctx, kind, document) {
   const expected = expectedTokenOption(ctx);
@@ -6762,12 +6671,7 @@ async function save(ctx, kind, document) {
   const notes = b?.notes ?? [];
   const saved = result ?? b.prior;
   if (kind === "handoff") {
-    let key = null;
-    try {
-      key = statKey(lstatSync12(path27.join(memoryDir(root), file), { bigint: true }));
-    } catch {
-    }
-    recordSave(root, saved.token, key, savedStampOf(saved.bytes.toString("utf8")));
+    recordSave(root, saved.token, savedStampOf(saved.bytes.toString("utf8")));
     if (result !== null) recordSavedBy(root, saved.token, agentOfEnv(ctx.env));
   }
   if (result === null) return ok(`unchanged ${file}
@@ -7102,7 +7006,7 @@ var init_inspect = __esm({
 });
 
 // src/git/merge-driver-state.ts
-import { readFileSync as readFileSync7 } from "node:fs";
+import { readFileSync as readFileSync6 } from "node:fs";
 import path29 from "node:path";
 function mergeDriverMissing(root) {
   const top = gitTopOf(root);
@@ -7111,14 +7015,14 @@ function mergeDriverMissing(root) {
   if (gitDir === null) return false;
   let attrs;
   try {
-    attrs = readFileSync7(path29.join(top, ".gitattributes"), "utf8");
+    attrs = readFileSync6(path29.join(top, ".gitattributes"), "utf8");
   } catch {
     return false;
   }
   if (!new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m").test(attrs)) return false;
   let config = "";
   try {
-    config = readFileSync7(path29.join(commonDirOf(gitDir), "config"), "utf8");
+    config = readFileSync6(path29.join(commonDirOf(gitDir), "config"), "utf8");
   } catch {
     return true;
   }
@@ -7135,7 +7039,7 @@ var init_merge_driver_state = __esm({
 });
 
 // src/git/fates.ts
-import { closeSync as closeSync8, openSync as openSync7, readFileSync as readFileSync8, readSync as readSync3 } from "node:fs";
+import { readFileSync as readFileSync7 } from "node:fs";
 import path30 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
@@ -7175,11 +7079,8 @@ function fatesOf(i) {
 function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
   try {
-    const fd = openSync7(path30.join(gitDir, "logs", "HEAD"), "r");
-    const buf = Buffer.alloc(4096);
-    const n2 = readSync3(fd, buf, 0, buf.length, 0);
-    closeSync8(fd);
-    const m = / (\d+) [+-]\d{4}\tclone: /.exec(buf.subarray(0, n2).toString("utf8").split("\n")[0] ?? "");
+    const first = readFileSync7(path30.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
+    const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
     return m !== null && Number(m[1]) * 1e3 >= savedMs2;
   } catch {
     return false;
@@ -7188,7 +7089,7 @@ function clonedAfter(gitDir, savedMs2) {
 function stashCount(commonDir) {
   if (commonDir === null) return 0;
   try {
-    const log = readFileSync8(path30.join(commonDir, "logs", "refs", "stash"), "utf8");
+    const log = readFileSync7(path30.join(commonDir, "logs", "refs", "stash"), "utf8");
     return log.split("\n").filter((l) => l !== "").length;
   } catch {
     return 0;
@@ -7377,7 +7278,7 @@ When the kill switch is on, the paused sentence is printed too and the code is k
 });
 
 // src/store/checkpoint-cleanup.ts
-import { linkSync as linkSync5, lstatSync as lstatSync13, readdirSync as readdirSync6, unlinkSync as unlinkSync8 } from "node:fs";
+import { linkSync as linkSync5, lstatSync as lstatSync12, readdirSync as readdirSync6, unlinkSync as unlinkSync8 } from "node:fs";
 import path31 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
@@ -7401,7 +7302,7 @@ function cleanCheckpointLeftovers(root) {
   const actions = [];
   const entries2 = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
   for (const e of [...entries2.filter((x) => x.role === "tmp"), ...entries2.filter((x) => x.role === "claim")]) {
-    const st = lstatSync13(e.path, { throwIfNoEntry: false });
+    const st = lstatSync12(e.path, { throwIfNoEntry: false });
     if (st === void 0 || st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
       try {
@@ -7429,7 +7330,7 @@ function cleanCheckpointLeftovers(root) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
       const told = readHead(path31.join(dir, name2), 128)?.trim() ?? "";
-      const st = lstatSync13(path31.join(dir, name2), { throwIfNoEntry: false });
+      const st = lstatSync12(path31.join(dir, name2), { throwIfNoEntry: false });
       if (readHead(path31.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path31.join(dir, name2));
       else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
     }
@@ -7982,7 +7883,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path55 = __require("path");
+    var path54 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -8035,7 +7936,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path55.resolve(filename);
+      const absoluteName = path54.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -8196,7 +8097,7 @@ var require_lib = __commonJS({
 });
 
 // src/git/merge-driver-config.ts
-import { existsSync as existsSync3, lchownSync, lstatSync as lstatSync14, mkdirSync as mkdirSync4, readFileSync as readFileSync9, realpathSync as realpathSync3 } from "node:fs";
+import { existsSync as existsSync3, lchownSync, lstatSync as lstatSync13, mkdirSync as mkdirSync4, readFileSync as readFileSync8, realpathSync as realpathSync3 } from "node:fs";
 import { rmdirSync, unlinkSync as unlinkSync9 } from "node:fs";
 import path32 from "node:path";
 function cloneOf(root) {
@@ -8222,15 +8123,15 @@ function attributesLine(top, root) {
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME}`;
 }
 function readRegular(p) {
-  const st = lstatSync14(p, { throwIfNoEntry: false });
+  const st = lstatSync13(p, { throwIfNoEntry: false });
   if (st === void 0) return null;
   if (!st.isFile()) throw new Error(`${p} is not a regular file (a link or a folder)`);
-  return readFileSync9(p, "utf8");
+  return readFileSync8(p, "utf8");
 }
 function giveTo(p, like) {
   if (process.geteuid?.() !== 0) return;
   try {
-    const { uid, gid } = lstatSync14(like);
+    const { uid, gid } = lstatSync13(like);
     lchownSync(p, uid, gid);
   } catch {
   }
@@ -8264,12 +8165,12 @@ async function registerMergeDriver(root, helperPath, env) {
   if (c === null || helperPath === null) return out;
   let copy;
   try {
-    const bytes = readFileSync9(path32.join(path32.dirname(helperPath), "lib", "cli.mjs"));
+    const bytes = readFileSync8(path32.join(path32.dirname(helperPath), "lib", "cli.mjs"));
     mkdirSync4(path32.dirname(c.copy), { recursive: true, mode: 448 });
     giveTo(path32.dirname(c.copy), c.common);
-    const st = lstatSync14(c.copy, { throwIfNoEntry: false });
+    const st = lstatSync13(c.copy, { throwIfNoEntry: false });
     if (st !== void 0 && !st.isFile()) unlinkSync9(c.copy);
-    const same = st !== void 0 && st.isFile() && readFileSync9(c.copy).equals(bytes);
+    const same = st !== void 0 && st.isFile() && readFileSync8(c.copy).equals(bytes);
     if (!same) import_write_file_atomic.default.sync(c.copy, bytes, { mode: 420 });
     giveTo(c.copy, c.common);
     copy = realpathSync3(c.copy);
@@ -8369,7 +8270,7 @@ async function mergeDriverStep(root, opts, env) {
 }
 function attributesOnlyOurs(top) {
   try {
-    const { rest, had } = withoutBlock(readFileSync9(path32.join(top, ".gitattributes"), "utf8"));
+    const { rest, had } = withoutBlock(readFileSync8(path32.join(top, ".gitattributes"), "utf8"));
     return had && rest === "";
   } catch {
     return false;
@@ -8616,7 +8517,6 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import { readFileSync as readFileSync10, statSync } from "node:fs";
 import path33 from "node:path";
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
@@ -8657,18 +8557,6 @@ function parseHistory(out, memoryPrefix, handoffPath = `${memoryPrefix}HANDOFF.m
 function authorWords(raw) {
   const [name2 = "", email = ""] = raw.split("");
   return `${quotedValue(name2)} ${quotedValue(email)}`;
-}
-function maybeTracked(gitDir, topRelative) {
-  if (gitDir === null) return false;
-  const index = path33.join(gitDir, "index");
-  try {
-    if (statSync(index).size > 64 * 1024 * 1024) return true;
-    const buf = readFileSync10(index);
-    if (buf.length >= 8 && buf.readUInt32BE(4) >= 4) return true;
-    return buf.includes(Buffer.from(`${topRelative}\0`, "utf8"));
-  } catch {
-    return false;
-  }
 }
 async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   let processes = 1;
@@ -8715,23 +8603,24 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   const { root, top, prefix, keyFiles, git, opts } = at2;
   const head = anchors.head;
   const gitDir = top === null ? null : gitDirOf(top);
-  const elsewhere = opts.handoffToken != null && notSavedHere(root, opts.handoffToken, opts.handoffText ?? null);
+  const token = opts.handoffToken;
+  const elsewhere = token != null && savedHere(root, opts.handoffText ?? null, () => token) === false;
   facts.current = snap;
-  const op = inProgressOf(gitDir);
-  facts.inProgress = { saved: anchors.inProgress, current: op === null ? null : inProgressWords(op) };
+  facts.inProgress = { saved: anchors.inProgress, current: inProgressOf(gitDir) };
   facts.shallow = isShallow(gitDir);
   const savedBranch = effectiveBranch(anchors.branch, anchors.inProgress);
   const onBranch = effectiveBranch(snap.branch, facts.inProgress.current);
-  if (savedBranch !== null && savedBranch !== "(detached)" && savedBranch !== onBranch)
-    facts.savedBranchPresent = branchPresent(gitDir, savedBranch);
+  const moved = savedBranch !== null && savedBranch !== "(detached)" && savedBranch !== onBranch;
+  const presentP = moved ? branchPresent(git, savedBranch) : null;
   let committer = null;
   if (head !== null && logP !== null)
     committer = await measureHead(facts, snap, head, await logP, git, `${prefix}.ai/memory/`, gitDir);
+  if (presentP !== null) facts.savedBranchPresent = await presentP;
   const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !snap.dirty.includes(p));
-  const moved = head !== null && snap.head !== null && snap.head !== head;
+  const headMoved = head !== null && snap.head !== null && snap.head !== head;
   let changed = null;
-  if (head !== null && !moved && facts.headReachable === true) changed = /* @__PURE__ */ new Set();
-  else if (moved && savedPresent(facts) && keyFiles.length > 0) {
+  if (head !== null && !headMoved && facts.headReachable === true) changed = /* @__PURE__ */ new Set();
+  else if (headMoved && savedPresent(facts) && keyFiles.length > 0) {
     const d = await git(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
     if (d.code === 0) changed = new Set(d.stdout.toString("utf8").split("\0"));
   }
@@ -8745,7 +8634,7 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   facts.dirtyKeyFiles = keyFiles.filter((k) => newlyDirty(`${prefix}${k}`));
   if (!elsewhere) return;
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
-  if (committer === null && snap.head !== null && maybeTracked(gitDir, handoffPath)) {
+  if (committer === null && snap.head !== null && (await git(["cat-file", "-e", `HEAD:${handoffPath}`])).code === 0) {
     const last = await git(["log", "-1", "--no-merges", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
     committer = last.code === 0 ? last.stdout.toString("utf8").trim() || null : null;
   }
@@ -8833,6 +8722,13 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
     }
   }
   return committer;
+}
+async function branchPresent(git, branch) {
+  if (/[\x00-\x1f\x7f]/.test(branch)) return false;
+  const r = await git(["for-each-ref", "--format=%(refname)", `refs/heads/${branch}`, `refs/remotes/*/${branch}`]);
+  if (r.code !== 0) return null;
+  const remote = (ref) => /^refs\/remotes\/[^/]+\/(.+)$/.exec(ref)?.[1];
+  return r.stdout.toString("utf8").split("\n").some((ref) => ref === `refs/heads/${branch}` || remote(ref) === branch);
 }
 async function sameAttributesButOurs(head, git) {
   const [then, now] = await Promise.all([git(["show", `${head}:${ATTRIBUTES}`]), git(["show", `HEAD:${ATTRIBUTES}`])]);
@@ -9837,25 +9733,10 @@ __export(hook_exports, {
   HOOK_LIMIT: () => HOOK_LIMIT,
   hookVerb: () => hookVerb
 });
-import path36 from "node:path";
-import { lstatSync as lstatSync15 } from "node:fs";
 function ageText(text, now) {
   const glance = glanceAtHandoff(text, now);
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
-}
-function savedHere(root, text) {
-  const saves = readSaves(root);
-  if (saves === null) return true;
-  try {
-    const stat = lstatSync15(path36.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
-    if (savedHereByStat(root, statKey(stat))) return true;
-  } catch {
-  }
-  const marked = markedHere(root, text);
-  if (marked !== null) return marked;
-  const stamp = savedStampOf(text);
-  return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(tokenOf(Buffer.from(text, "utf8")));
 }
 function composeHookText(root, files, interrupted, paused, now, cp) {
   const lines2 = [];
@@ -9878,7 +9759,8 @@ function composeHookText(root, files, interrupted, paused, now, cp) {
     if (cp?.handoffOlderThanSession) lines2.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
     else lines2.push(SENTENCES.handoff(glance.age));
     if (glance.strays) lines2.push(`session-handoff: ${glance.strays}.`);
-    if (text2 !== null && !savedHere(root, text2)) lines2.push(SENTENCES.elsewhere());
+    if (text2 !== null && savedHere(root, text2, () => tokenOf(Buffer.from(text2))) === false)
+      lines2.push(SENTENCES.elsewhere());
   }
   if (cp) lines2.push(...cp.lines);
   if (paused) lines2.push(SENTENCES.paused());
@@ -9990,14 +9872,14 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync16, readdirSync as readdirSync8 } from "node:fs";
-import path37 from "node:path";
+import { lstatSync as lstatSync14, readdirSync as readdirSync8 } from "node:fs";
+import path36 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
   let st;
   try {
-    st = lstatSync16(dir);
+    st = lstatSync14(dir);
   } catch {
     return [];
   }
@@ -10006,7 +9888,7 @@ function listArchives(root) {
   for (const name2 of readdirSync8(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync16(path37.join(dir, name2));
+      const s = lstatSync14(path36.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -10021,9 +9903,9 @@ function assertArchiveName(name2) {
 }
 async function readArchive(root, name2) {
   assertArchiveName(name2);
-  const got = checkTree(root) ? await readStable(path37.join(archiveDir(root), name2)) : null;
+  const got = checkTree(root) ? await readStable(path36.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path37.join(archiveDir(root), name2));
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path36.join(archiveDir(root), name2));
   return got;
 }
 var init_archive_entries = __esm({
@@ -10180,8 +10062,8 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import { lstatSync as lstatSync17 } from "node:fs";
-import path38 from "node:path";
+import { lstatSync as lstatSync15 } from "node:fs";
+import path37 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -10268,7 +10150,7 @@ async function restore(ctx, name2) {
       validate: () => {
         assertArchiveName(name2);
         try {
-          lstatSync17(path38.join(archiveDir(root), name2));
+          lstatSync15(path37.join(archiveDir(root), name2));
         } catch {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
@@ -10278,7 +10160,7 @@ async function restore(ctx, name2) {
       const archived2 = await readArchive(root, name2);
       const problem = restoreProblem(archived2.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path38.join(memoryDir(root), file));
+      const current = await readStable(path37.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived2.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -10693,20 +10575,20 @@ alwaysApply: true
 });
 
 // src/agents/skill-place.ts
-import { accessSync, closeSync as closeSync9, constants as constants6, lstatSync as lstatSync18, mkdirSync as mkdirSync5, openSync as openSync8, readdirSync as readdirSync9, readFileSync as readFileSync11 } from "node:fs";
-import { readlinkSync as readlinkSync3, renameSync as renameSync4, rmdirSync as rmdirSync2, rmSync as rmSync3, statSync as statSync2, symlinkSync, writeFileSync as writeFileSync5 } from "node:fs";
+import { accessSync, closeSync as closeSync8, constants as constants6, lstatSync as lstatSync16, mkdirSync as mkdirSync5, openSync as openSync7, readdirSync as readdirSync9, readFileSync as readFileSync9 } from "node:fs";
+import { readlinkSync as readlinkSync3, renameSync as renameSync4, rmdirSync as rmdirSync2, rmSync as rmSync3, statSync, symlinkSync, writeFileSync as writeFileSync5 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
-import path39 from "node:path";
+import path38 from "node:path";
 function present(p) {
   try {
-    lstatSync18(p);
+    lstatSync16(p);
     return true;
   } catch {
     return false;
   }
 }
 function detectAgents(agents, base, global) {
-  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => present(path39.join(base, m))));
+  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => present(path38.join(base, m))));
 }
 function linkFolderFor(agent, global) {
   const folders = agent.skillFolders[global ? "home" : "project"];
@@ -10716,10 +10598,10 @@ function linkFolderFor(agent, global) {
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path39.join(dir, rel);
+    const abs = path38.join(dir, rel);
     let st;
     try {
-      st = lstatSync18(abs);
+      st = lstatSync16(abs);
     } catch {
       return;
     }
@@ -10734,28 +10616,28 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps2 = [];
   for (const rel of want) {
-    const dest = path39.join(to, rel);
+    const dest = path38.join(to, rel);
     let have = null;
     try {
-      have = lstatSync18(dest).isFile() ? readFileSync11(dest) : null;
+      have = lstatSync16(dest).isFile() ? readFileSync9(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: present(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync11(path39.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync9(path38.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
   return steps2;
 }
 function linkOnTheWay(base, p) {
-  const parts = path39.relative(base, path39.dirname(p)).split(path39.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path39.dirname(p);
+  const parts = path38.relative(base, path38.dirname(p)).split(path38.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path38.dirname(p);
   let at2 = base;
   for (const part of parts) {
-    at2 = path39.join(at2, part);
+    at2 = path38.join(at2, part);
     let st;
     try {
-      st = lstatSync18(at2, { throwIfNoEntry: false });
+      st = lstatSync16(at2, { throwIfNoEntry: false });
     } catch {
       return null;
     }
@@ -10764,10 +10646,10 @@ function linkOnTheWay(base, p) {
   return null;
 }
 function readCopyRecord(dir) {
-  const file = path39.join(dir, RECORD);
+  const file = path38.join(dir, RECORD);
   let st;
   try {
-    st = lstatSync18(file, { throwIfNoEntry: false });
+    st = lstatSync16(file, { throwIfNoEntry: false });
   } catch {
     return null;
   }
@@ -10776,7 +10658,7 @@ function readCopyRecord(dir) {
     throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
   }
   try {
-    const r = JSON.parse(readFileSync11(file, "utf8"));
+    const r = JSON.parse(readFileSync9(file, "utf8"));
     const files = r.files;
     if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
     if (!Array.isArray(r.createdDirs)) return null;
@@ -10787,51 +10669,51 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path39.join(dir, rel))]));
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path38.join(dir, rel))]));
   const flags = constants6.O_WRONLY | constants6.O_CREAT | constants6.O_TRUNC | (constants6.O_NOFOLLOW ?? 0);
-  const fd = openSync8(path39.join(dir, RECORD), flags, 420);
+  const fd = openSync7(path38.join(dir, RECORD), flags, 420);
   try {
     writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
   } finally {
-    closeSync9(fd);
+    closeSync8(fd);
   }
 }
 function dropCopyRecord(dir) {
-  rmSync3(path39.join(dir, RECORD), { force: true });
+  rmSync3(path38.join(dir, RECORD), { force: true });
 }
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
-    const file = path39.join(dir, rel);
-    return !lstatSync18(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
+    const file = path38.join(dir, rel);
+    return !lstatSync16(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
 }
 function linkState(place, target) {
   let st;
   try {
-    st = lstatSync18(place);
+    st = lstatSync16(place);
   } catch {
     return "absent";
   }
   if (st.isSymbolicLink()) {
     const to = readlinkSync3(place);
-    return path39.resolve(path39.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path38.resolve(path38.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return present(path39.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return present(path38.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path39.dirname(file);
-  for (let i = 0; i < 64 && !present(dir); i++) dir = path39.dirname(dir);
-  if (!lstatSync18(dir).isDirectory()) return `${dir} is not a folder`;
+  let dir = path38.dirname(file);
+  for (let i = 0; i < 64 && !present(dir); i++) dir = path38.dirname(dir);
+  if (!lstatSync16(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync(dir, constants6.W_OK);
   } catch {
     return `${dir} is not writable`;
   }
   try {
-    if (present(file) && lstatSync18(file).isFile()) accessSync(file, constants6.W_OK);
+    if (present(file) && lstatSync16(file).isFile()) accessSync(file, constants6.W_OK);
   } catch {
     return `${file} is not writable`;
   }
@@ -10839,21 +10721,21 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps2) {
   for (const s of steps2) {
-    const dest = path39.join(to, s.rel);
+    const dest = path38.join(to, s.rel);
     if (s.action === "remove") {
       rmSync3(dest, { force: true });
-      removeEmptyUpTo(path39.dirname(dest), to);
+      removeEmptyUpTo(path38.dirname(dest), to);
       continue;
     }
-    mkdirSync5(path39.dirname(dest), { recursive: true });
+    mkdirSync5(path38.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path39.join(from, s.rel);
-    writeFileSync5(temp, readFileSync11(src), { mode: statSync2(src).mode & 511 });
+    const src = path38.join(from, s.rel);
+    writeFileSync5(temp, readFileSync9(src), { mode: statSync(src).mode & 511 });
     renameSync4(temp, dest);
   }
 }
 function removeEmptyUpTo(dir, stop) {
-  for (let d = dir; d.startsWith(`${stop}${path39.sep}`); d = path39.dirname(d)) {
+  for (let d = dir; d.startsWith(`${stop}${path38.sep}`); d = path38.dirname(d)) {
     try {
       rmdirSync2(d);
     } catch {
@@ -10862,8 +10744,8 @@ function removeEmptyUpTo(dir, stop) {
   }
 }
 function makeLink(place, target) {
-  mkdirSync5(path39.dirname(place), { recursive: true });
-  symlinkSync(path39.relative(path39.dirname(place), target), place, "dir");
+  mkdirSync5(path38.dirname(place), { recursive: true });
+  symlinkSync(path38.relative(path38.dirname(place), target), place, "dir");
 }
 var SKILL_ENTRIES, CANONICAL, RECORD, hashOf, safeDir;
 var init_skill_place = __esm({
@@ -10873,15 +10755,15 @@ var init_skill_place = __esm({
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    hashOf = (file) => createHash2("sha256").update(readFileSync11(file)).digest("hex");
-    safeDir = (d) => typeof d === "string" && d !== "" && !path39.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+    hashOf = (file) => createHash2("sha256").update(readFileSync9(file)).digest("hex");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path38.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
 // src/agents/agent-file.ts
-import { accessSync as accessSync2, closeSync as closeSync10, constants as constants7, existsSync as existsSync6, lstatSync as lstatSync19, mkdirSync as mkdirSync6, openSync as openSync9, readFileSync as readFileSync12 } from "node:fs";
+import { accessSync as accessSync2, closeSync as closeSync9, constants as constants7, existsSync as existsSync6, lstatSync as lstatSync17, mkdirSync as mkdirSync6, openSync as openSync8, readFileSync as readFileSync10 } from "node:fs";
 import { readlinkSync as readlinkSync4, rmdirSync as rmdirSync3, unlinkSync as unlinkSync10 } from "node:fs";
-import path40 from "node:path";
+import path39 from "node:path";
 async function readAgentFile(file, snippet) {
   let read;
   try {
@@ -10914,8 +10796,8 @@ function linkTarget(file) {
 }
 function assertReplaceable(file, snippet) {
   try {
-    closeSync10(openSync9(file, constants7.O_WRONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK));
-    accessSync2(path40.dirname(file), constants7.W_OK);
+    closeSync9(openSync8(file, constants7.O_WRONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK));
+    accessSync2(path39.dirname(file), constants7.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -10925,7 +10807,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path40.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path39.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -10957,9 +10839,9 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
 function missingDirs(base, dir) {
   const missing = [];
   let cur = base;
-  for (const part of path40.relative(base, dir).split(path40.sep).filter(Boolean)) {
-    cur = path40.join(cur, part);
-    const st = missing.length > 0 ? void 0 : lstatSync19(cur, { throwIfNoEntry: false });
+  for (const part of path39.relative(base, dir).split(path39.sep).filter(Boolean)) {
+    cur = path39.join(cur, part);
+    const st = missing.length > 0 ? void 0 : lstatSync17(cur, { throwIfNoEntry: false });
     if (st === void 0) missing.push(cur);
     else if (st.isSymbolicLink() || !st.isDirectory()) {
       const what = st.isSymbolicLink() ? "a link" : "not a directory";
@@ -10983,14 +10865,14 @@ function removeEmptyDirs(dirs) {
   return removed;
 }
 function recordNode(dir, execPath) {
-  const target = path40.join(dir, "node");
+  const target = path39.join(dir, "node");
   try {
-    if (readFileSync12(target, "utf8") === `${execPath}
+    if (readFileSync10(target, "utf8") === `${execPath}
 `) return;
   } catch {
   }
   const missing = [];
-  for (let d = dir; !existsSync6(d) && path40.dirname(d) !== d; d = path40.dirname(d)) missing.unshift(d);
+  for (let d = dir; !existsSync6(d) && path39.dirname(d) !== d; d = path39.dirname(d)) missing.unshift(d);
   try {
     mkdirSync6(dir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -11584,12 +11466,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path55) {
+function findNodeAtLocation(root, path54) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path55) {
+  for (let segment of path54) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -12333,7 +12215,7 @@ var init_json_hooks = __esm({
 });
 
 // src/agents/plan.ts
-import path41 from "node:path";
+import path40 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2.hooks, edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12379,7 +12261,7 @@ function uninstallText(edit2, agent, current, shown) {
   }
 }
 function editPath(base, edit2) {
-  return path41.join(base, ...edit2.file.split("/"));
+  return path40.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
@@ -12392,8 +12274,8 @@ var init_plan = __esm({
 });
 
 // src/agents/installer.ts
-import { existsSync as existsSync7, lstatSync as lstatSync20, readFileSync as readFileSync13 } from "node:fs";
-import path42 from "node:path";
+import { existsSync as existsSync7, lstatSync as lstatSync18, readFileSync as readFileSync11 } from "node:fs";
+import path41 from "node:path";
 async function install(t, env) {
   const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) {
@@ -12406,7 +12288,7 @@ async function install(t, env) {
   }
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -12422,7 +12304,7 @@ async function install(t, env) {
       lines2.push(p.snap.bytes?.equals(bytes) ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
-    const dirs = missingDirs(t.base, path42.dirname(p.file));
+    const dirs = missingDirs(t.base, path41.dirname(p.file));
     makeDirs(dirs);
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
@@ -12441,7 +12323,7 @@ async function install(t, env) {
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -12462,15 +12344,15 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeEmptyUpTo(path42.dirname(p.file), t.base);
+  for (const p of removed) removeEmptyUpTo(path41.dirname(p.file), t.base);
   return { lines: [...lines2, ...driver.lines], notes: driver.notes };
 }
 function anotherInstalled(t, skip) {
   return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
     const file = editPath(t.base, edit2);
-    const st = lstatSync20(file, { throwIfNoEntry: false });
+    const st = lstatSync18(file, { throwIfNoEntry: false });
     if (skip.has(file) || st === void 0 || !st.isFile() || st.size > 4e6) return false;
-    return holdsOurs(edit2, readFileSync13(file, "utf8"));
+    return holdsOurs(edit2, readFileSync11(file, "utf8"));
   }));
 }
 var init_installer = __esm({
@@ -12489,20 +12371,20 @@ var init_installer = __esm({
 });
 
 // src/agents/install-lock.ts
-import { lstatSync as lstatSync21, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
-import path43 from "node:path";
+import { lstatSync as lstatSync19, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
+import path42 from "node:path";
 async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
   let root = null;
   try {
-    root = global ? null : findRoot(path43.resolve(ctx.cwd, given), ctx.env).root;
+    root = global ? null : findRoot(path42.resolve(ctx.cwd, given), ctx.env).root;
   } catch {
     return run();
   }
-  const lockDir = path43.join(root === null ? userDir(ctx.env) : path43.join(root, ".ai"), ".install.lock");
-  const parent = path43.dirname(lockDir);
+  const lockDir = path42.join(root === null ? userDir(ctx.env) : path42.join(root, ".ai"), ".install.lock");
+  const parent = path42.dirname(lockDir);
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
@@ -12514,9 +12396,9 @@ async function underInstallLock(ctx, uninstall2, run) {
       await lock.release();
     }
   } finally {
-    const stop = global ? path43.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path43.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path43.dirname(dir)) {
+    const stop = global ? path42.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path42.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path42.dirname(dir)) {
       try {
         rmdirSync4(dir);
       } catch {
@@ -12527,7 +12409,7 @@ async function underInstallLock(ctx, uninstall2, run) {
   }
 }
 function makeParent(dir) {
-  const st = lstatSync21(dir, { throwIfNoEntry: false });
+  const st = lstatSync19(dir, { throwIfNoEntry: false });
   if (st === void 0) return mkdirSync7(dir, { recursive: true, mode: 448 }) ?? null;
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
@@ -12546,20 +12428,20 @@ var init_install_lock = __esm({
 
 // src/agents/target.ts
 import { realpathSync as realpathSync4 } from "node:fs";
-import path44 from "node:path";
+import path43 from "node:path";
 function real2(p) {
   try {
     return realpathSync4(p);
   } catch {
-    return path44.resolve(p);
+    return path43.resolve(p);
   }
 }
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path44.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path44.join(real2(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path43.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path43.join(real2(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path44.relative(real2(root), abs);
-  return { abs, rel: rel.startsWith("..") || path44.isAbsolute(rel) ? null : rel.split(path44.sep).join("/") };
+  const rel = path43.relative(real2(root), abs);
+  return { abs, rel: rel.startsWith("..") || path43.isAbsolute(rel) ? null : rel.split(path43.sep).join("/") };
 }
 function targetOf(agent, root, helper, env, dryRun) {
   const global = root === null;
@@ -12609,8 +12491,8 @@ var init_exports = {};
 __export(init_exports, {
   initVerb: () => initVerb
 });
-import { existsSync as existsSync8, lstatSync as lstatSync22, realpathSync as realpathSync5, rmdirSync as rmdirSync5, rmSync as rmSync4 } from "node:fs";
-import path45 from "node:path";
+import { existsSync as existsSync8, lstatSync as lstatSync20, realpathSync as realpathSync5, rmdirSync as rmdirSync5, rmSync as rmSync4 } from "node:fs";
+import path44 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
   if (global && typeof ctx.values.root === "string") {
@@ -12627,7 +12509,7 @@ function planOf(ctx) {
   if (global) base = realpathSync5(homeFolder(ctx.env));
   else {
     const given = typeof ctx.values.root === "string";
-    const found = findRoot(path45.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
+    const found = findRoot(path44.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
     if (!given && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -12652,17 +12534,17 @@ function planOf(ctx) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync5(path45.dirname(path45.dirname(path45.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync8(path45.join(source, "SKILL.md"))) {
+  const source = realpathSync5(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync8(path44.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p) => `${global ? "~/" : ""}${path45.relative(base, p).split(path45.sep).join("/")}`;
+  const shown = (p) => `${global ? "~/" : ""}${path44.relative(base, p).split(path44.sep).join("/")}`;
   const dryRun = ctx.values["dry-run"] === true;
-  return { base, global, dryRun, source, dest: path45.join(base, CANONICAL), agents, shown };
+  return { base, global, dryRun, source, dest: path44.join(base, CANONICAL), agents, shown };
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path45.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path44.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = targetOf(agent, root, helper, ctx.env, dryRun);
   const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
@@ -12670,7 +12552,7 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
 }
 function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path45.join(plan2.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path44.join(plan2.base, f, "session-handoff"));
 }
 function counted(steps2) {
   const n2 = (a) => steps2.filter((s) => s.action === a).length;
@@ -12689,20 +12571,20 @@ async function init(ctx, plan2) {
   const { dest, source, shown } = plan2;
   refuseLinkOnTheWay(plan2);
   const running = dest === source || existsSync8(dest) && realpathSync5(dest) === source;
-  if (!running && existsSync8(dest) && lstatSync22(dest).isSymbolicLink()) {
+  if (!running && existsSync8(dest) && lstatSync20(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps2 = running ? [] : copySteps(source, dest);
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && ctx.values.replace !== true) {
-    const names = edited.slice(0, 5).map((rel) => shown(path45.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown(path44.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path45.join(dest, s.rel));
+  const writes = steps2.map((s) => path44.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -12710,11 +12592,11 @@ async function init(ctx, plan2) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path45.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path44.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const made = [dest, ...links.map((l) => path45.dirname(l.place))].flatMap((d) => missingUnder(plan2.base, d));
+  const made = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => missingUnder(plan2.base, d));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -12759,7 +12641,7 @@ async function init(ctx, plan2) {
     }
   }
   const who = plan2.agents.map((a) => a.name).join(", ");
-  const copy = shown(path45.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path44.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   lines2.push(`next: start a new session (${who}) and ${SAY2}`);
   return ok(`${lines2.join("\n")}
@@ -12767,8 +12649,8 @@ async function init(ctx, plan2) {
 }
 function missingUnder(base, dir) {
   const out = [];
-  for (let d = dir; d.startsWith(`${base}${path45.sep}`) && !existsSync8(d); d = path45.dirname(d)) {
-    out.push(path45.relative(base, d).split(path45.sep).join("/"));
+  for (let d = dir; d.startsWith(`${base}${path44.sep}`) && !existsSync8(d); d = path44.dirname(d)) {
+    out.push(path44.relative(base, d).split(path44.sep).join("/"));
   }
   return out;
 }
@@ -12795,27 +12677,27 @@ async function undo(ctx, plan2) {
     }
     if (!plan2.dryRun) {
       rmSync4(place, { recursive: state === "copy", force: true });
-      removeEmptyUpTo(path45.dirname(place), path45.join(plan2.base, path45.relative(plan2.base, place).split(path45.sep)[0]));
+      removeEmptyUpTo(path44.dirname(place), path44.join(plan2.base, path44.relative(plan2.base, place).split(path44.sep)[0]));
     }
     lines2.push(`${would} ${shown(place)}`);
   }
   const all = skillFiles(dest);
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const files = all.filter((rel) => !kept.includes(rel));
-  if (files.length > 0 && !(existsSync8(dest) && lstatSync22(dest).isSymbolicLink())) {
+  if (files.length > 0 && !(existsSync8(dest) && lstatSync20(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync4(path45.join(dest, rel), { force: true });
+      for (const rel of files) rmSync4(path44.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
-      for (const rel of files) removeEmptyUpTo(path45.dirname(path45.join(dest, rel)), plan2.base);
+      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), plan2.base);
     }
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines2.push(`left ${shown(path45.join(dest, rel))}: you edited it since init copied it`);
+    for (const rel of kept) lines2.push(`left ${shown(path44.join(dest, rel))}: you edited it since init copied it`);
   }
   const made = [...record2?.createdDirs ?? []].sort((a, b) => b.length - a.length);
   for (const rel of plan2.dryRun ? [] : made) {
-    if (linkOnTheWay(plan2.base, path45.join(plan2.base, rel)) !== null) continue;
+    if (linkOnTheWay(plan2.base, path44.join(plan2.base, rel)) !== null) continue;
     try {
-      rmdirSync5(path45.join(plan2.base, rel));
+      rmdirSync5(path44.join(plan2.base, rel));
     } catch {
     }
   }
@@ -12996,11 +12878,11 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { existsSync as existsSync9, lstatSync as lstatSync23, readFileSync as readFileSync14 } from "node:fs";
-import path46 from "node:path";
+import { existsSync as existsSync9, lstatSync as lstatSync21, readFileSync as readFileSync12 } from "node:fs";
+import path45 from "node:path";
 function readText(p) {
   try {
-    return lstatSync23(p).isFile() ? readFileSync14(p, "utf8") : null;
+    return lstatSync21(p).isFile() ? readFileSync12(p, "utf8") : null;
   } catch {
     return null;
   }
@@ -13017,7 +12899,7 @@ function installShaped(edit2, command) {
     if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path46.win32 : path46.posix).basename(name2);
+    const base = (windowsShaped(name2) ? path45.win32 : path45.posix).basename(name2);
     if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
@@ -13051,7 +12933,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readText(path46.join(env.CODEX_HOME || path46.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readText(path45.join(env.CODEX_HOME || path45.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -13067,9 +12949,9 @@ function budgetFinding(text, file, fixCmd2) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path46.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path45.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path46.win32.join(dir, "sh.exe");
+    const sh = path45.win32.join(dir, "sh.exe");
     if (existsSync9(sh)) return sh;
   }
   return null;
@@ -13125,27 +13007,27 @@ var init_doctor_checks = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync10, readFileSync as readFileSync15 } from "node:fs";
-import path47 from "node:path";
+import { existsSync as existsSync10, readFileSync as readFileSync13 } from "node:fs";
+import path46 from "node:path";
 function json(file) {
   try {
-    const v = JSON.parse(readFileSync15(file, "utf8").slice(0, 1e6));
+    const v = JSON.parse(readFileSync13(file, "utf8").slice(0, 1e6));
     return isObj2(v) ? v : null;
   } catch {
     return null;
   }
 }
 function claudePluginInstalls(home) {
-  const plugins = json(path47.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path46.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path47.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path46.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = isObj2(raw) ? raw : {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path47.isAbsolute(at2) && existsSync10(path47.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path46.isAbsolute(at2) && existsSync10(path46.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -13167,7 +13049,7 @@ __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
 import { readdirSync as readdirSync10 } from "node:fs";
-import path48 from "node:path";
+import path47 from "node:path";
 function fixCmd(r, verb, withRoot = true) {
   const h = shellWord(r.helper.abs);
   const root = withRoot ? shellWord(r.root) : "";
@@ -13180,9 +13062,9 @@ function agentFix(r, verb, name2) {
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path48.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path48.join(r.home, f, "session-handoff"))
-  ].filter((d) => exists(path48.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path47.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path47.join(r.home, f, "session-handoff"))
+  ].filter((d) => exists(path47.join(d, "SKILL.md")));
   let edits = [];
   try {
     edits = agent.edits(r.helper, r.global);
@@ -13197,7 +13079,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path48.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path47.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -13218,7 +13100,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path48.basename(edit2.file) === "AGENTS.md") {
+  if (path47.basename(edit2.file) === "AGENTS.md") {
     const over = budgetFinding(text, edit2.file, reinstall);
     if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -13284,7 +13166,7 @@ async function memoryState(r) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path48.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path47.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -13326,7 +13208,7 @@ function journalState(r) {
     }
   }
   for (const p of problems) {
-    const where = `${path48.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path47.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     r.problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -13400,7 +13282,6 @@ var init_doctor = __esm({
     init_store();
     init_pause();
     init_private();
-    init_root();
     init_invisible();
     init_target();
     init_home();
@@ -13439,7 +13320,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path48.resolve(home);
+          root = path47.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -13461,8 +13342,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, statSync as statSync3 } from "node:fs";
-import path49 from "node:path";
+import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, statSync as statSync2 } from "node:fs";
+import path48 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -13472,11 +13353,11 @@ async function skippedPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path49.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path48.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
     try {
-      accessSync3(path49.join(hooksDir, h), constants8.X_OK);
-      return statSync3(path49.join(hooksDir, h)).isFile();
+      accessSync3(path48.join(hooksDir, h), constants8.X_OK);
+      return statSync2(path48.join(hooksDir, h)).isFile();
     } catch {
       return false;
     }
@@ -13510,12 +13391,10 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path49.relative(top, memDir).split(path49.sep).join("/");
+  const memRel = path48.relative(top, memDir).split(path48.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
-  const ignored = await Promise.all(
-    [`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env))
-  );
-  if (ignored.some((r) => r.code === 0)) {
+  const ignored = await runGit(top, ["check-ignore", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
+  if (ignored.code === 0) {
     throw new Refused(
       `${memRel}/ is ignored by git (.gitignore); publish only commits a memory dir that git tracks: remove the ignore rule first, or keep memory private and do not publish`
     );
@@ -13533,7 +13412,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync11(path49.join(memDir, "journal", "OFF"));
+  const journal = !existsSync11(path48.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -13959,7 +13838,7 @@ function patchEdits(input) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  return files.map((path55) => ({ kind: "edit", path: path55 }));
+  return files.map((path54) => ({ kind: "edit", path: path54 }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -14109,7 +13988,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path55) => path55 && events.push({ kind: "edit", path: path55 });
+    addEdit = (events, path54) => path54 && events.push({ kind: "edit", path: path54 });
   }
 });
 
@@ -14365,12 +14244,12 @@ var init_parsers = __esm({
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync11, constants as constants9, fstatSync as fstatSync6, openSync as openSync10, readSync as readSync4 } from "node:fs";
+import { closeSync as closeSync10, constants as constants9, fstatSync as fstatSync6, openSync as openSync9, readSync as readSync3 } from "node:fs";
 function readAt(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
   while (got < length) {
-    const n2 = readSync4(fd, buf, got, length - got, position + got);
+    const n2 = readSync3(fd, buf, got, length - got, position + got);
     if (n2 === 0) break;
     got += n2;
   }
@@ -14394,7 +14273,7 @@ function openTranscript(transcriptPath) {
   if (!where.ok) return { ok: false, reason: where.reason };
   let fd;
   try {
-    fd = openSync10(where.path, constants9.O_RDONLY | constants9.O_NOFOLLOW | constants9.O_NONBLOCK);
+    fd = openSync9(where.path, constants9.O_RDONLY | constants9.O_NOFOLLOW | constants9.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     const known = { ENOENT: "does not exist", ELOOP: "is a link" };
@@ -14408,12 +14287,12 @@ function openTranscript(transcriptPath) {
   } catch (err) {
     reason = readFailure(err);
   }
-  closeSync11(fd);
+  closeSync10(fd);
   return { ok: false, reason };
 }
 function closeTranscript(file) {
   try {
-    closeSync11(file.fd);
+    closeSync10(file.fd);
   } catch {
   }
 }
@@ -14666,10 +14545,10 @@ __export(checkpoint_exports, {
   CHECKPOINT_LINES: () => CHECKPOINT_LINES,
   checkpointVerb: () => checkpointVerb
 });
-import { lstatSync as lstatSync24, readdirSync as readdirSync11 } from "node:fs";
-import path50 from "node:path";
+import { lstatSync as lstatSync22, readdirSync as readdirSync11 } from "node:fs";
+import path49 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path50.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path49.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -14685,7 +14564,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path50.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path49.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -14698,8 +14577,8 @@ function projectHandoffs(root) {
 function pruneOfferMarkers(dir, nowMs) {
   try {
     for (const name2 of readdirSync11(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
-      const p = path50.join(dir, name2);
-      if (nowMs - lstatSync24(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
+      const p = path49.join(dir, name2);
+      if (nowMs - lstatSync22(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     }
   } catch {
   }
@@ -14730,7 +14609,7 @@ async function checkpointAnchors(root, env, nowMs, excludes) {
   const top = gitTopOf(root);
   const op = top === null ? null : inProgressOf(gitDirOf(top));
   const conflicted = s.conflicted ?? 0;
-  if (op !== null) lines2.push(`- In progress: ${renderInProgress({ words: inProgressWords(op), conflicted })}`);
+  if (op !== null) lines2.push(`- In progress: ${renderInProgress({ words: op, conflicted })}`);
   return anchorsWithoutTokens(lines2);
 }
 function enough(cap, file, from, lastMessage) {
@@ -14814,7 +14693,7 @@ async function runCheckpoint(ctx) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
   }
   const home = homeFolder(ctx.env);
-  if (root === path50.parse(root).root || home !== "" && samePath(root, path50.resolve(home))) {
+  if (root === path49.parse(root).root || home !== "" && samePath(root, path49.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return ok("", [...notes, CHECKPOINT_LINES.skipped(why)]);
   }
@@ -14831,7 +14710,7 @@ async function runCheckpoint(ctx) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path50.join(dir, name2);
+  const file = path49.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -15007,8 +14886,8 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import { readFileSync as readFileSync16 } from "node:fs";
-import path51 from "node:path";
+import { readFileSync as readFileSync14 } from "node:fs";
+import path50 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -15074,7 +14953,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync16(path51.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync14(path50.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;
@@ -15237,7 +15116,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path52 from "node:path";
+import path51 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15319,7 +15198,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText2(path52.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText2(path51.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -15334,9 +15213,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path52.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path51.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText2(path52.join(mem, file), file, notes);
+      const text = await readText2(path51.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -15626,8 +15505,8 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import { lstatSync as lstatSync25, unlinkSync as unlinkSync11 } from "node:fs";
-import path53 from "node:path";
+import { lstatSync as lstatSync23, unlinkSync as unlinkSync11 } from "node:fs";
+import path52 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -15682,13 +15561,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync25(path53.join(journalDir(root), f.name));
+            const st = lstatSync23(path52.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync11(path53.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync11(path52.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -15704,19 +15583,19 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync12, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync26, mkdirSync as mkdirSync9, openSync as openSync11, readFileSync as readFileSync17, writeSync as writeSync2 } from "node:fs";
-import path54 from "node:path";
+import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync24, mkdirSync as mkdirSync9, openSync as openSync10, readFileSync as readFileSync15, writeSync as writeSync2 } from "node:fs";
+import path53 from "node:path";
 function onRegularFile(p, flags, use) {
-  const fd = openSync11(p, flags | NOFOLLOW);
+  const fd = openSync10(p, flags | NOFOLLOW);
   try {
     if (!fstatSync7(fd).isFile()) throw new Error(`${p} is not a regular file`);
     return use(fd);
   } finally {
-    closeSync12(fd);
+    closeSync11(fd);
   }
 }
 function memorySide(p, side) {
-  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync17(fd)));
+  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync15(fd)));
   if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
   return m.text;
 }
@@ -15726,24 +15605,24 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path54.join(at2, part);
+    at2 = path53.join(at2, part);
     let st;
     try {
-      st = lstatSync26(at2);
+      st = lstatSync24(at2);
     } catch {
       mkdirSync9(at2, { mode: 448 });
-      st = lstatSync26(at2);
+      st = lstatSync24(at2);
     }
     if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
   return at2;
 }
 function createExclusive2(p, text) {
-  const fd = openSync11(p, constants10.O_WRONLY | constants10.O_CREAT | constants10.O_EXCL | NOFOLLOW, 384);
+  const fd = openSync10(p, constants10.O_WRONLY | constants10.O_CREAT | constants10.O_EXCL | NOFOLLOW, 384);
   try {
     writeSync2(fd, Buffer.from(text, "utf8"));
   } finally {
-    closeSync12(fd);
+    closeSync11(fd);
   }
 }
 async function otherAuthor(cwd, env, side, file) {
@@ -15839,7 +15718,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive2(path54.join(dir, name2), loser);
+          createExclusive2(path53.join(dir, name2), loser);
           const merged = mergeHandoffs(winner, loser);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
           const at2 = stateTimeOfText(loser, Date.now());
@@ -16440,7 +16319,7 @@ init_redact();
 
 // src/main.ts
 init_errors();
-import { closeSync as closeSync13, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync27, openSync as openSync12, readSync as readSync5, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync12, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync25, openSync as openSync11, readSync as readSync4, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
 function writeFd(fd, data) {
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let off = 0;
@@ -16468,7 +16347,7 @@ function readFd(fd, maxBytes, deadline) {
     const buf = Buffer.allocUnsafe(Math.min(65536, maxBytes + 1 - total));
     let n2;
     try {
-      n2 = readSync5(fd, buf, 0, buf.length, null);
+      n2 = readSync4(fd, buf, 0, buf.length, null);
     } catch (err) {
       const code = err.code;
       if (code === "EOF" || code === "EBADF") break;
@@ -16511,7 +16390,7 @@ function readPipeWithin(stdin, ms, maxBytes) {
   let fd;
   try {
     if (process.platform !== "linux" || !stdin.isFIFO()) return void 0;
-    fd = openSync12("/proc/self/fd/0", constants11.O_RDONLY | constants11.O_NONBLOCK);
+    fd = openSync11("/proc/self/fd/0", constants11.O_RDONLY | constants11.O_NONBLOCK);
   } catch {
     return void 0;
   }
@@ -16521,7 +16400,7 @@ function readPipeWithin(stdin, ms, maxBytes) {
   } catch {
     return null;
   } finally {
-    closeSync13(fd);
+    closeSync12(fd);
   }
 }
 function readStdinWithin(ms, maxBytes) {
@@ -16584,7 +16463,7 @@ function heldOutput(fd, redact) {
 function runningFile(file) {
   if (file === void 0) return void 0;
   try {
-    return lstatSync27(file).isSymbolicLink() ? realpathSync6(file) : file;
+    return lstatSync25(file).isSymbolicLink() ? realpathSync6(file) : file;
   } catch {
     return file;
   }

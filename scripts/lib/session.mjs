@@ -326,11 +326,6 @@ function exists(p) {
     return false;
   }
 }
-function expandHome(p, env) {
-  if (p === "~") return homeFolder(env);
-  if (p.startsWith("~/")) return path4.join(homeFolder(env), p.slice(2));
-  return p;
-}
 function disabledByEnv(env) {
   const v = env.SESSION_HANDOFF_DISABLE;
   return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
@@ -340,14 +335,10 @@ function pauseSwitch(memDir, env) {
     const v = env.SESSION_HANDOFF_DISABLE.slice(0, 40);
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
-  if (memDir !== null && exists(path4.join(memDir, "PAUSE"))) return path4.join(memDir, "PAUSE");
-  const named = env.SESSION_HANDOFF_PAUSE;
-  if (named) {
-    const p = expandHome(named, env);
-    if (exists(p)) return p;
-  }
-  const global = path4.join(userDir(env), "PAUSE");
-  return exists(global) ? global : null;
+  const named = env.SESSION_HANDOFF_PAUSE || null;
+  const home = named !== null && /^~(\/|$)/.test(named) ? path4.join(homeFolder(env), named.slice(1)) : named;
+  const files = [memDir === null ? null : path4.join(memDir, "PAUSE"), home, path4.join(userDir(env), "PAUSE")];
+  return files.find((p) => p !== null && exists(p)) ?? null;
 }
 var init_pause = __esm({
   "src/store/pause.ts"() {
@@ -359,7 +350,7 @@ var init_pause = __esm({
 });
 
 // src/store/root.ts
-import { lstatSync as lstatSync3, readFileSync, realpathSync as realpathSync2 } from "node:fs";
+import { lstatSync as lstatSync3, realpathSync as realpathSync2 } from "node:fs";
 import path5 from "node:path";
 function realOrNull(p) {
   try {
@@ -381,34 +372,14 @@ function ceilings(env) {
   return out;
 }
 function safeDirectories(env) {
-  const home = homeFolder(env);
-  const files = [];
-  const noSystem = env.GIT_CONFIG_NOSYSTEM;
-  if (!noSystem || /^(?:0|false|no|off)$/i.test(noSystem)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
-  const xdg = path5.join(env.XDG_CONFIG_HOME || path5.join(home, ".config"), "git", "config");
-  if (env.GIT_CONFIG_GLOBAL !== void 0) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(xdg, path5.join(home, ".gitconfig"));
+  const args = ["config", "-z", "--show-scope", "--type=path", "--get-all", "safe.directory"];
+  const runEnv = { ...env, PATH: env.PATH ?? process.env.PATH, HOME: homeFolder(env) };
+  const r = childProcess().spawnSync("git", args, { cwd: "/", env: runEnv, encoding: "utf8", timeout: 5e3 });
+  const fields = r.status === 0 ? r.stdout.split("\0") : [];
   let out = [];
-  for (const file of files) {
-    let text;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch {
-      continue;
-    }
-    let inSafe = false;
-    for (const raw of text.split(/\r?\n/)) {
-      const line = raw.replace(/(^|\s)[#;].*$/, "").trim();
-      if (line.startsWith("[")) {
-        inSafe = /^\[\s*safe\s*\]$/i.test(line);
-        continue;
-      }
-      const m = inSafe ? /^directory\s*=\s*(.*)$/i.exec(line) : null;
-      if (!m) continue;
-      const value = m[1].replace(/^"(.*)"$/, "$1");
-      if (value === "") out = [];
-      else out.push(value.startsWith("~/") ? path5.join(home, value.slice(2)) : value);
-    }
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    if (!["system", "global", "command"].includes(fields[i])) continue;
+    out = fields[i + 1] === "" ? [] : [...out, fields[i + 1]];
   }
   return out;
 }
@@ -420,13 +391,8 @@ function listedSafe(dir, safe) {
   });
 }
 function distrust(dir, uid, safe) {
-  if (uid === void 0) return null;
-  let st;
-  try {
-    st = lstatSync3(dir);
-  } catch {
-    return null;
-  }
+  const st = uid === void 0 ? void 0 : lstatSync3(dir, { throwIfNoEntry: false });
+  if (st === void 0) return null;
   let why = null;
   if (st.uid !== uid && st.uid !== 0) why = `owned by another user (uid ${st.uid})`;
   if ((st.mode & 514) === 514) why = "a sticky folder anyone can write to";
@@ -438,12 +404,8 @@ function dubious(root, uid, env, safe) {
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
     if (exists(path5.join(dir, ".git"))) {
-      let owner;
-      try {
-        owner = lstatSync3(dir).uid;
-      } catch {
-        return null;
-      }
+      const owner = lstatSync3(dir, { throwIfNoEntry: false })?.uid;
+      if (owner === void 0) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
       if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
       const what = `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious`;
@@ -458,15 +420,10 @@ function dubious(root, uid, env, safe) {
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  for (const p of [path5.join(dir, ".ai"), path5.join(dir, ".ai", "memory")]) {
-    try {
-      const st = lstatSync3(p);
-      if (st.uid !== uid && st.uid !== 0) return false;
-    } catch {
-      return false;
-    }
-  }
-  return true;
+  return [path5.join(dir, ".ai"), path5.join(dir, ".ai", "memory")].every((p) => {
+    const owner = lstatSync3(p, { throwIfNoEntry: false })?.uid;
+    return owner === uid || owner === 0;
+  });
 }
 function distrustedAbove(dir, env, opts = {}) {
   return distrust(dir, "uid" in opts ? opts.uid : process.getuid?.(), () => safeDirectories(env));
@@ -518,6 +475,7 @@ var NOT_A_PROJECT;
 var init_root = __esm({
   "src/store/root.ts"() {
     "use strict";
+    init_builtins();
     init_errors();
     init_home();
     init_pause();
@@ -526,7 +484,7 @@ var init_root = __esm({
 });
 
 // src/git/git-dir.ts
-import { lstatSync as lstatSync4, readdirSync, readFileSync as readFileSync2, readlinkSync } from "node:fs";
+import { lstatSync as lstatSync4, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path6 from "node:path";
 function lstatOrNull(p) {
   try {
@@ -537,7 +495,7 @@ function lstatOrNull(p) {
 }
 function readSmall(p) {
   try {
-    return isFile(p) ? readFileSync2(p, "utf8").slice(0, 4096) : null;
+    return isFile(p) ? readFileSync(p, "utf8").slice(0, 4096) : null;
   } catch {
     return null;
   }
@@ -559,7 +517,7 @@ function gitDirOf(top) {
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync2(path6.join(gitDir, "commondir"), "utf8").trim();
+    const text = readFileSync(path6.join(gitDir, "commondir"), "utf8").trim();
     if (text !== "") return path6.resolve(gitDir, text);
   } catch {
   }
@@ -580,7 +538,7 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { existsSync, linkSync, lstatSync as lstatSync5, mkdirSync, readFileSync as readFileSync3, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, lstatSync as lstatSync5, mkdirSync, readFileSync as readFileSync2, renameSync, rmSync, writeFileSync } from "node:fs";
 import path7 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
@@ -592,7 +550,7 @@ function beside(root, name) {
   return saves === null ? null : path7.join(path7.dirname(saves), name);
 }
 function recordLines(p, re) {
-  const lines = readFileSync3(p, "utf8").slice(0, 16384).split("\n");
+  const lines = readFileSync2(p, "utf8").slice(0, 16384).split("\n");
   return lines.map((l) => re.exec(l)).filter((m) => m !== null);
 }
 function addRecord(p, re, line, drop) {
@@ -633,7 +591,7 @@ function cloneIdOf(root, create = false) {
     }
   }
   try {
-    const id = readFileSync3(p, "utf8").trim();
+    const id = readFileSync2(p, "utf8").trim();
     return /^[0-9a-f]{16}$/.test(id) ? id : null;
   } catch {
     return null;
@@ -644,27 +602,24 @@ function markedHere(root, text) {
   const id = mark === void 0 ? null : cloneIdOf(root);
   return mark === void 0 || id === null ? null : mark === id;
 }
-function statKey(st) {
-  return `${st.size} ${st.mtimeNs} ${st.ctimeNs} ${st.ino}`;
-}
-function savedHereByStat(root, key) {
-  const p = savesPath(root);
-  try {
-    return p !== null && recordLines(p, LINE).some((m) => m[2] === key);
-  } catch {
-    return false;
-  }
-}
 function readSaves(root) {
   const p = savesPath(root);
   if (p === null) return null;
   try {
     if (!lstatSync5(p).isFile()) return null;
     const lines = recordLines(p, LINE);
-    return { tokens: lines.map((m) => m[1]), stamps: lines.flatMap((m) => m[3] === void 0 ? [] : [m[3]]) };
+    return { tokens: lines.map((m) => m[1]), stamps: lines.flatMap((m) => m[2] === void 0 ? [] : [m[2]]) };
   } catch {
     return null;
   }
+}
+function savedHere(root, text, token) {
+  const marked = markedHere(root, text);
+  if (marked !== null) return marked;
+  const saves = readSaves(root);
+  if (saves === null) return null;
+  const stamp = text === null ? null : savedStampOf(text);
+  return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(token());
 }
 function recordSavedBy(root, token, agent) {
   const p = beside(root, "saved-by");
@@ -679,7 +634,7 @@ var init_saves = __esm({
     init_builtins();
     init_git_dir();
     KEPT = 10;
-    LINE = /^([0-9a-f]{64})(?: (\d+ \d+ \d+ \d+))?(?: @(\S+))?$/;
+    LINE = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
@@ -1029,7 +984,7 @@ var init_files = __esm({
 });
 
 // src/store/private.ts
-import { lstatSync as lstatSync7, readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
+import { lstatSync as lstatSync7, readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
 import { hostname } from "node:os";
 import path10 from "node:path";
 function listDir(dir) {
@@ -1061,7 +1016,7 @@ function hasPrivatePartner(dir, file, ino) {
 }
 function readOwner(lockDir) {
   try {
-    const text = readFileSync4(path10.join(lockDir, OWNER_NAME), "utf8");
+    const text = readFileSync3(path10.join(lockDir, OWNER_NAME), "utf8");
     const data = JSON.parse(text);
     if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
     return { pid: data.pid, host: data.host, nonce: data.nonce };
@@ -1080,9 +1035,9 @@ function processAlive(pid) {
 }
 function startedAfter(pid, ms) {
   try {
-    const stat = readFileSync4(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync3(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync4("/proc/stat", "utf8"))?.[1]);
+    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync3("/proc/stat", "utf8"))?.[1]);
     const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
     return Number.isFinite(startMs) && startMs > ms + 1e3;
   } catch {
@@ -1127,7 +1082,7 @@ var init_private = __esm({
 });
 
 // src/store/settings.ts
-import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, openSync as openSync3, readFileSync as readFileSync5 } from "node:fs";
+import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, openSync as openSync3, readFileSync as readFileSync4 } from "node:fs";
 import path11 from "node:path";
 function readSmall2(file) {
   let fd;
@@ -1138,7 +1093,7 @@ function readSmall2(file) {
   }
   try {
     const st = fstatSync3(fd);
-    return st.isFile() && st.size <= MAX_SETTINGS_BYTES ? readFileSync5(fd, "utf8") : "";
+    return st.isFile() && st.size <= MAX_SETTINGS_BYTES ? readFileSync4(fd, "utf8") : "";
   } catch {
     return "";
   } finally {
@@ -1884,6 +1839,7 @@ var init_common = __esm({
     init_anchor_lines();
     init_errors();
     init_files();
+    init_pause();
     init_root();
     CHOOSE = "pass --root <project> to choose another";
   }
@@ -2276,25 +2232,10 @@ __export(hook_exports, {
   HOOK_LIMIT: () => HOOK_LIMIT,
   hookVerb: () => hookVerb
 });
-import path20 from "node:path";
-import { lstatSync as lstatSync10 } from "node:fs";
 function ageText(text, now) {
   const glance = glanceAtHandoff(text, now);
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
-}
-function savedHere(root, text) {
-  const saves = readSaves(root);
-  if (saves === null) return true;
-  try {
-    const stat = lstatSync10(path20.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
-    if (savedHereByStat(root, statKey(stat))) return true;
-  } catch {
-  }
-  const marked = markedHere(root, text);
-  if (marked !== null) return marked;
-  const stamp = savedStampOf(text);
-  return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(tokenOf(Buffer.from(text, "utf8")));
 }
 function composeHookText(root, files, interrupted, paused, now, cp) {
   const lines = [];
@@ -2317,7 +2258,8 @@ function composeHookText(root, files, interrupted, paused, now, cp) {
     if (cp?.handoffOlderThanSession) lines.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
     else lines.push(SENTENCES.handoff(glance.age));
     if (glance.strays) lines.push(`session-handoff: ${glance.strays}.`);
-    if (text2 !== null && !savedHere(root, text2)) lines.push(SENTENCES.elsewhere());
+    if (text2 !== null && savedHere(root, text2, () => tokenOf(Buffer.from(text2))) === false)
+      lines.push(SENTENCES.elsewhere());
   }
   if (cp) lines.push(...cp.lines);
   if (paused) lines.push(SENTENCES.paused());
@@ -2725,7 +2667,7 @@ function patchEdits(input) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  return files.map((path22) => ({ kind: "edit", path: path22 }));
+  return files.map((path21) => ({ kind: "edit", path: path21 }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -2875,7 +2817,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path22) => path22 && events.push({ kind: "edit", path: path22 });
+    addEdit = (events, path21) => path21 && events.push({ kind: "edit", path: path21 });
   }
 });
 
@@ -3309,7 +3251,7 @@ var init_run = __esm({
     GIT_TIMEOUT_MS = 15e3;
     GitUnavailable = class extends Error {
       reason;
-      /** The cause alone, for a sentence that says "git could not be used" itself. */
+      // The cause alone, for a sentence that says "git could not be used" itself.
       why;
       constructor(reason, message, why = message) {
         super(message);
@@ -3357,8 +3299,8 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import { readFileSync as readFileSync6 } from "node:fs";
-import path21 from "node:path";
+import { readFileSync as readFileSync5 } from "node:fs";
+import path20 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -3424,7 +3366,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync6(path21.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync5(path20.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;

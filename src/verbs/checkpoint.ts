@@ -19,7 +19,7 @@ import { formatRedactionReport } from "../guard/redact.ts";
 import { anchorsWithoutTokens } from "../guard/token-shape.ts";
 import { runGit } from "../git/run.ts";
 import { skillExcludes } from "../git/anchors.ts";
-import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "../git/git-dir.ts";
+import { gitDirOf, gitTopOf, inProgressOf } from "../git/git-dir.ts";
 import { parseStatusV2, statusArgs } from "../git/status.ts";
 import { quotePath, renderInProgress } from "../schema/anchor-lines.ts";
 import { CHECKPOINT_MAX_BYTES, headerValue, isAnchorsOnlySource, isCheckpointText } from "../schema/checkpoint.ts";
@@ -164,7 +164,7 @@ async function checkpointAnchors(root: string, env: VerbContext["env"], nowMs: n
   const top = gitTopOf(root);
   const op = top === null ? null : inProgressOf(gitDirOf(top));
   const conflicted = s.conflicted ?? 0;
-  if (op !== null) lines.push(`- In progress: ${renderInProgress({ words: inProgressWords(op), conflicted })}`);
+  if (op !== null) lines.push(`- In progress: ${renderInProgress({ words: op, conflicted })}`);
   return anchorsWithoutTokens(lines);
 }
 

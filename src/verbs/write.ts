@@ -1,6 +1,5 @@
-import { lstatSync } from "node:fs";
 import path from "node:path";
-import { agentOfEnv, recordSave as recordCloneSave, recordSavedBy, savedStampOf, statKey } from "../git/saves.ts";
+import { agentOfEnv, recordSave as recordCloneSave, recordSavedBy, savedStampOf } from "../git/saves.ts";
 import { HelperError, Refused, UsageError } from "../errors.ts";
 import { draftShown, parseDraftName, removeDraft, takeDraft, type Draft, type Taken } from "../store/drafts.ts";
 import { underLock } from "../store/mutate.ts";
@@ -150,13 +149,7 @@ async function save(ctx: VerbContext, kind: Kind, document: () => Buffer): Promi
   const saved = result ?? b!.prior!;
   // This clone's record of its handoff saves, and which agent saved it, for the next brief.
   if (kind === "handoff") {
-    let key: string | null = null;
-    try {
-      key = statKey(lstatSync(path.join(memoryDir(root), file), { bigint: true }));
-    } catch {
-      // no stat: the hook hashes instead
-    }
-    recordCloneSave(root, saved.token, key, savedStampOf(saved.bytes.toString("utf8")));
+    recordCloneSave(root, saved.token, savedStampOf(saved.bytes.toString("utf8")));
     if (result !== null) recordSavedBy(root, saved.token, agentOfEnv(ctx.env));
   }
   if (result === null) return ok(`unchanged ${file}\nCURRENT-SHA256: ${saved.token}\n`, [...repairs, ...notes]);
