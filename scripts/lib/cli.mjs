@@ -14639,11 +14639,12 @@ function capture(transcript, lastMessage, format2, notes, project) {
   try {
     if (chosen === null) return anchorsOnly("transcript in an unrecognised format", CHECKPOINT_LINES.unknownFormat());
     const after = (lines2) => {
-      const events = readEvents(chosen, lines2);
+      const events = readEvents(chosen, lines2, "all");
       save2 = findLastSave(events, project);
       resume = findLastResume(events);
       toolCalls = countToolCalls(events, save2?.line);
-      return PARSERS[chosen](save2 === null ? lines2 : lines2.slice(save2.line + 1));
+      const from = save2?.line ?? -1;
+      return captureOf(chosen, events.filter((ev) => ev.line > from));
     };
     let read = Math.min(file.size, FIRST_TAIL_BYTES);
     const part = tailPart(file, read);

@@ -2,7 +2,7 @@
 import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Busy, HelperError } from "../errors.ts";
-import { PARSERS } from "../agents/transcripts/parsers.ts";
+import { captureOf, PARSERS } from "../agents/transcripts/parsers.ts";
 import { anchorsOnlySource, captureSource, countToolCalls, FORMATS } from "../agents/transcripts/index.ts";
 import { isFormat, readEvents, sniffFormat } from "../agents/transcripts/index.ts";
 import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, headLines } from "../agents/transcripts/tail.ts";
@@ -214,11 +214,12 @@ function capture(
     if (chosen === null) return anchorsOnly("transcript in an unrecognised format", CHECKPOINT_LINES.unknownFormat());
     // Only the records after the session's last save count.
     const after = (lines: readonly string[]) => {
-      const events = readEvents(chosen, lines);
+      const events = readEvents(chosen, lines, "all");
       save = findLastSave(events, project);
       resume = findLastResume(events);
       toolCalls = countToolCalls(events, save?.line);
-      return PARSERS[chosen](save === null ? lines : lines.slice(save.line + 1));
+      const from = save?.line ?? -1;
+      return captureOf(chosen, events.filter((ev) => ev.line > from));
     };
     // The last 1 MiB first; all of the last 4 MiB when that lacks what is needed, or the save may lie before it.
     let read = Math.min(file.size, FIRST_TAIL_BYTES);
