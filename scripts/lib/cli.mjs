@@ -14887,7 +14887,6 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import { readFileSync as readFileSync14 } from "node:fs";
 import path50 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
@@ -14901,7 +14900,7 @@ function statusText(handoff, commits, pct, now) {
   return parts.join(" \xB7 ");
 }
 async function commitsSince(root, handoff, env) {
-  const head = /^- HEAD: `?([0-9a-f]{40}|[0-9a-f]{64})`?$/m.exec(handoff)?.[1];
+  const head = /^`?([0-9a-f]{40}|[0-9a-f]{64})`?$/.exec(parseHandoff(handoff).anchors.head ?? "")?.[1];
   if (head === void 0) return null;
   try {
     const r = await runGit(root, ["rev-list", "--count", `${head}..HEAD`], env, 500);
@@ -14921,6 +14920,7 @@ var init_statusline = __esm({
     init_run();
     init_state_time();
     init_handoff();
+    init_checkpoints();
     init_paths();
     init_common();
     init_types();
@@ -14952,11 +14952,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          let handoff = null;
-          try {
-            handoff = readFileSync14(path50.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
-          } catch {
-          }
+          const handoff = readHead(path50.join(memoryDir(root), "HANDOFF.md"), 1e6);
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
@@ -15584,7 +15580,7 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync24, mkdirSync as mkdirSync9, openSync as openSync10, readFileSync as readFileSync15, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync24, mkdirSync as mkdirSync9, openSync as openSync10, readFileSync as readFileSync14, writeSync as writeSync2 } from "node:fs";
 import path53 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync10(p, flags | NOFOLLOW);
@@ -15596,7 +15592,7 @@ function onRegularFile(p, flags, use) {
   }
 }
 function memorySide(p, side) {
-  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync15(fd)));
+  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync14(fd)));
   if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
   return m.text;
 }

@@ -1670,6 +1670,10 @@ function keyFile(raw) {
   const why = tick ? tick[2].replace(/^[\u2014\u2013:-]\s*/, "") : sep ? raw.slice(sep.index + sep[0].length) : "";
   return { raw: pathText, path: safeRelativePath(pathText), why: why.trim() };
 }
+function parseHandoff(input) {
+  const text = normaliseText(input);
+  return readHandoff(text, parseBlocks(text));
+}
 function readHandoff(text, tree, lists = true) {
   const out = {
     marker: text.startsWith(`${MARKER}
@@ -3299,7 +3303,6 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import { readFileSync as readFileSync5 } from "node:fs";
 import path20 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
@@ -3313,7 +3316,7 @@ function statusText(handoff, commits, pct, now) {
   return parts.join(" \xB7 ");
 }
 async function commitsSince(root, handoff, env) {
-  const head = /^- HEAD: `?([0-9a-f]{40}|[0-9a-f]{64})`?$/m.exec(handoff)?.[1];
+  const head = /^`?([0-9a-f]{40}|[0-9a-f]{64})`?$/.exec(parseHandoff(handoff).anchors.head ?? "")?.[1];
   if (head === void 0) return null;
   try {
     const r = await runGit(root, ["rev-list", "--count", `${head}..HEAD`], env, 500);
@@ -3333,6 +3336,7 @@ var init_statusline = __esm({
     init_run();
     init_state_time();
     init_handoff();
+    init_checkpoints();
     init_paths();
     init_common();
     init_types();
@@ -3364,11 +3368,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          let handoff = null;
-          try {
-            handoff = readFileSync5(path20.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
-          } catch {
-          }
+          const handoff = readHead(path20.join(memoryDir(root), "HANDOFF.md"), 1e6);
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);

@@ -1,12 +1,12 @@
 // Claude Code's status line (docs/context-threshold.md): the user's own first (`--then`), then the handoff's state.
 import { childProcess } from "../builtins.ts";
-import { readFileSync } from "node:fs";
 import path from "node:path";
 import { hookCwd } from "../agents/harness-path.ts";
 import { hookObject } from "../agents/hook-input.ts";
 import { runGit } from "../git/run.ts";
 import { ageWords } from "../schema/state-time.ts";
-import { stateTimeOfText } from "../schema/handoff.ts";
+import { parseHandoff, stateTimeOfText } from "../schema/handoff.ts";
+import { readHead } from "../store/checkpoints.ts";
 import { memoryDir } from "../store/paths.ts";
 import { rootOption } from "./common.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
@@ -25,7 +25,8 @@ function statusText(handoff: string | null, commits: number | null, pct: number 
 }
 
 async function commitsSince(root: string, handoff: string, env: VerbContext["env"]): Promise<number | null> {
-  const head = /^- HEAD: `?([0-9a-f]{40}|[0-9a-f]{64})`?$/m.exec(handoff)?.[1];
+  // The anchors section's HEAD, not a `- HEAD:` line quoted elsewhere in the document.
+  const head = /^`?([0-9a-f]{40}|[0-9a-f]{64})`?$/.exec(parseHandoff(handoff).anchors.head ?? "")?.[1];
   if (head === undefined) return null;
   try {
     // The helper's git runner: nothing the repository names runs.
@@ -65,12 +66,8 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
     let ours = "";
     try {
       const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-      let handoff: string | null = null;
-      try {
-        handoff = readFileSync(path.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1_000_000);
-      } catch {
-        // none
-      }
+      // A regular file only, no link followed, never a blocking read (a FIFO would hang every turn).
+      const handoff = readHead(path.join(memoryDir(root), "HANDOFF.md"), 1_000_000);
       const cw = input.context_window as Record<string, unknown> | undefined;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
       const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);

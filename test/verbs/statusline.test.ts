@@ -1,6 +1,7 @@
 // Claude Code's status line of ours: composed with the user's own command, installed and
 // uninstalled exactly, through the built helper.
 import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { execFileSync } from "node:child_process";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -47,5 +48,24 @@ describe("statusline", () => {
     git(root, "commit", "-qm", "a");
     const r = helper(["statusline"], { input: JSON.stringify({ cwd: root }) });
     expect(r.stdout).toBe("handoff: saved today · 1 commit since\n");
+  });
+
+  it("reads HANDOFF.md only as a regular file (a FIFO there is none, at once) and takes HEAD from the anchors", () => {
+    const root = gitRepo();
+    const mem = path.join(root, ".ai", "memory");
+    mkdirSync(mem, { recursive: true });
+    execFileSync("mkfifo", [path.join(mem, "HANDOFF.md")]);
+    const fifo = helper(["statusline"], { input: JSON.stringify({ cwd: root }), timeout: 10_000 });
+    expect(fifo.stdout).toBe("handoff: none\n");
+    execFileSync("rm", [path.join(mem, "HANDOFF.md")]);
+    const head = git(root, "rev-parse", "HEAD").trim();
+    writeFileSync(path.join(root, "a.txt"), "a\n");
+    git(root, "add", "a.txt");
+    git(root, "commit", "-qm", "a");
+    const quoted = "- HEAD: " + "0".repeat(40);
+    const doc = `# Session Handoff\nSaved: 2026-11-30T10:00:00Z\n\n## Decisions\n\n\`\`\`\n${quoted}\n\`\`\`\n\n` +
+      `## Environment anchors\n- Branch: main\n- HEAD: ${head}\n- Dirty files: none\n- Date: 2026-11-30T10:00:00Z\n`;
+    writeFileSync(path.join(mem, "HANDOFF.md"), doc);
+    expect(helper(["statusline"], { input: JSON.stringify({ cwd: root }) }).stdout).toMatch(/ · 1 commit since\n$/);
   });
 });
