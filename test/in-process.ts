@@ -7,12 +7,16 @@ import { main } from "../src/cli.ts";
 import { redactText } from "../src/guard/redact.ts";
 import { cleanEnv, HELPER, type Run } from "./helpers.ts";
 
-/** Runs one verb in this process with `input` on stdin; resolves with what the bundle would print and exit with. */
+/**
+ * Runs one verb in this process with `input` on stdin; resolves with what the bundle would print and exit with.
+ * `env` is added to cleanEnv(), as helper() does; `wholeEnv` is the verb's whole environment instead.
+ */
 export async function inProcess(
   args: string[],
-  opts: { input?: string | Buffer; env?: Record<string, string>; cwd?: string } = {},
+  opts: { input?: string | Buffer; env?: Record<string, string>; wholeEnv?: Record<string, string | undefined>; cwd?: string } = {},
 ): Promise<Run> {
-  if (/(^|,)[a-z-]+:crash(,|$)/.test(opts.env?.MEMORY_IO_FAILPOINT ?? "")) {
+  const env = opts.wholeEnv ?? cleanEnv(opts.env);
+  if (/(^|,)[a-z-]+:crash(,|$)/.test(env.MEMORY_IO_FAILPOINT ?? "")) {
     throw new Error("a crash failpoint kills the process it runs in: spawn the bundle (helper) for it");
   }
   const out: Buffer[] = [];
@@ -22,7 +26,7 @@ export async function inProcess(
   try {
     code = await main({
       argv: args,
-      env: cleanEnv(opts.env),
+      env,
       cwd: opts.cwd ?? process.cwd(),
       stdinIsTTY: false,
       readStdin: async (max) => stdin.subarray(0, max + 1),
