@@ -9,14 +9,18 @@ import { existsSync } from "node:fs";
 import module from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+
+// src/verbs/types.ts
+var SESSION_VERBS = ["hook", "context", "statusline"];
+var HARNESS_VERBS = [...SESSION_VERBS, "checkpoint"];
+
+// src/entries/memory_io.ts
 try {
   module.enableCompileCache?.();
 } catch {
 }
-var SESSION_VERBS = /* @__PURE__ */ new Set(["hook", "context", "statusline"]);
-var HARNESS_VERBS = /* @__PURE__ */ new Set(["hook", "context", "checkpoint", "statusline"]);
 var [verb = "", ...rest] = process.argv.slice(2);
-var session = SESSION_VERBS.has(verb) && !rest.includes("--help") && !rest.includes("-h");
+var session = SESSION_VERBS.includes(verb) && !rest.includes("--help") && !rest.includes("-h");
 try {
   await (session ? import("./lib/session.mjs") : import("./lib/cli.mjs"));
 } catch (error) {
@@ -28,5 +32,5 @@ try {
   const why = `${what}: reinstall the skill (npx session-handoff init)`;
   process.stderr.write(`session-handoff: ${why}
 `);
-  process.exitCode = HARNESS_VERBS.has(verb) ? 0 : 2;
+  process.exitCode = HARNESS_VERBS.includes(verb) ? 0 : 2;
 }

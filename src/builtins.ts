@@ -1,7 +1,5 @@
-// Node builds every export of a built-in module imported as an ES module (node:util then loads
-// its worker and diff code, node:crypto all of its ciphers, node:child_process the network
-// stack): ~10 ms that a session start mostly does not need. These load them with require, on
-// first use (docs/decisions/hook-startup.md).
+// Imported as an ES module, a built-in builds every export (node:crypto all of its ciphers): ~10 ms
+// a session start mostly does not need; these require them on first use (docs/decisions/hook-startup.md).
 import { createRequire } from "node:module";
 
 const load = createRequire(import.meta.url);

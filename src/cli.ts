@@ -1,15 +1,12 @@
-// The whole command line: no verb, `--help`, `--version` and unknown verbs, then the verb itself
-// (run-verb.ts). The session bundle runs without this file: memory_io.mjs sends help here.
+// The whole command line: no verb, `--help`, `--version` and unknown verbs, then the verb itself.
 import { quotedValue } from "./guard/quote.ts";
 import type { ExitCode } from "./errors.ts";
 import { guarded, runVerb, USAGE_PREFIX, type Process } from "./run-verb.ts";
 import { suggestion, usageText, verbHelp } from "./usage.ts";
 import { VERBS } from "./verbs/index.ts";
 
-/** The helper's version, printed by `--version`. */
-export const VERSION = "0.1.0";
+const VERSION = "0.1.0";
 
-/** Runs one helper invocation and returns its exit code. */
 export function main(proc: Process): Promise<ExitCode> {
   return guarded(proc, dispatch);
 }
@@ -23,7 +20,7 @@ async function dispatch(proc: Process): Promise<ExitCode> {
     return 2;
   }
   if (first === "--help" || first === "-h" || first === "help") {
-    const load = topic === undefined ? undefined : VERBS[topic];
+    const load = topic === undefined ? undefined : VERBS[topic]?.load;
     if (load !== undefined) {
       proc.writeOut(verbHelp(topic!, (await load()).help));
       return 0;
@@ -39,7 +36,7 @@ async function dispatch(proc: Process): Promise<ExitCode> {
     proc.writeOut(`memory_io ${VERSION}\n`);
     return 0;
   }
-  const load = VERBS[first];
+  const load = VERBS[first]?.load;
   if (load === undefined) {
     proc.writeErr(`${USAGE_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, names)}\n\n${usageText()}`);
     return 2;

@@ -1,5 +1,4 @@
-// The helper's errors, each with its exit code; src/run-verb.ts prints them (`memory operation
-// refused: <message>`, `usage error: <message>`). A message says what failed and what to do.
+// The helper's errors, each with its exit code; a message says what failed and what to do.
 export type ExitCode = 0 | 1 | 2 | 3 | 4 | 5 | 64;
 
 export class HelperError extends Error {

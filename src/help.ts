@@ -1,15 +1,14 @@
 // Rendering of `--help` text: wrapping at 80 columns and the "did you mean" of an unknown verb.
+import { editDistance } from "./schema/validate-common.ts";
 
 /** Columns every line of `--help` output fits in (a terminal's default). */
 export const HELP_WIDTH = 80;
 
-// Labels that start a line of their own in help text; their continuation lines hang after
-// the label ("exit:   0 saved; …" continues under "0").
+// Labels whose continuation lines hang after the label ("exit:   0 saved; …" continues under "0").
 const LABEL = /^(\s*)(usage|exit|exit codes|stdin|stdout|stderr|example|examples|options|verbs|kill switch):( +)(?=\S)/;
 // A column layout: "  --json   print …", "  brief   the six-line …": text, 2+ spaces, text.
 const COLUMN = /^(\s*)(\S(?:.*?\S)?)( {2,})(?=\S)/;
-// A list item: "- x", "1. x", and an indented exit code ("2 refused …"); a number at the margin
-// is prose that a reflow happened to begin with ("1000 bytes …").
+// A list item: "- x", "1. x", an indented exit code ("2 refused …"); at the margin a number is prose.
 const BULLET = /^(\s*)([-*] |\d+\. )|^(\s+)(\d+ )/;
 
 const indentOf = (line: string): number => line.length - line.trimStart().length;
@@ -26,12 +25,11 @@ function hangOf(line: string): number {
   return indentOf(line);
 }
 
-// The word a printed line starts with (`session-handoff:`, `checkpoint:`): a list of such lines
-// is a list of separate lines, however long each is.
+// The word a printed line starts with (`checkpoint:`): lines that share it stay apart, however long.
 const PREFIX = /^\s*([\w.-]+:)\s/;
 
-// True when `next` continues `line`'s paragraph (so overflow may be carried into it); a line
-// starting with `item`, the prefix of the list item `line` belongs to, starts the next item.
+// True when `next` continues `line`'s paragraph; a line starting with `item`, the prefix of the
+// list item being wrapped, starts the next item.
 function continues(line: string, next: string | undefined, item: string | undefined): next is string {
   if (next === undefined || next.trim() === "") return false;
   if (item !== undefined && item === PREFIX.exec(next)?.[1]) return false;
@@ -43,15 +41,10 @@ function continues(line: string, next: string | undefined, item: string | undefi
   return at === base && hangOf(line) === base && hangOf(next) === at && !BULLET.test(next);
 }
 
-/**
- * Wraps help text at `width` columns: a long line breaks at its last space that fits, and the
- * overflow joins the next line when that continues the paragraph, else goes on a new line at the
- * hanging indent (after a label such as `exit:`, a column gap, or a bullet).
- */
+/** Wraps help text: a long line's overflow joins the next line of its paragraph, else hangs under its label. */
 export function wrapHelp(text: string, width: number = HELP_WIDTH): string {
   const lines = text.split("\n");
   const out: string[] = [];
-  // The prefix of the list item being wrapped (see PREFIX), kept over its continuation lines.
   let item: string | undefined;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i] ?? "";
@@ -67,7 +60,7 @@ export function wrapHelp(text: string, width: number = HELP_WIDTH): string {
     let keep = 0;
     // Never cut inside the label or the indent; a word longer than the room left (a JSON object,
     // a path) breaks after its last `,` `;` `/` that fits, else stays whole.
-    if (cut <= hang - 1 || line.slice(0, cut).trim() === "") {
+    if (cut < hang) {
       const punct = Math.max(...[",", ";", "/"].map((c) => line.lastIndexOf(c, width - 1)));
       if (punct >= hang) {
         cut = punct;
@@ -94,21 +87,6 @@ export function wrapHelp(text: string, width: number = HELP_WIDTH): string {
     }
   }
   return out.join("\n");
-}
-
-/** Optimal string alignment distance (Levenshtein plus adjacent transpositions). */
-export function editDistance(a: string, b: string): number {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_, j) => i + j));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
-      }
-    }
-  }
-  return d[a.length]![b.length]!;
 }
 
 /**

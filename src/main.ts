@@ -1,5 +1,4 @@
-// The process boundary: the one place that reads argv, writes to the descriptors and sets the
-// exit code. The entries in src/entries/ call runProcess.
+// The process boundary: the one place that reads argv, writes to the descriptors and sets the exit code.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync } from "node:fs";
 import type { Stats } from "node:fs";
 import { Refused, type ExitCode } from "./errors.ts";
@@ -32,9 +31,8 @@ function pause(ms: number): void {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-// Reads `fd` to its end, stopping just past `maxBytes` (an endless producer costs one buffer
-// more than the cap). With a deadline (a non-blocking fd): what came by then, null for nothing,
-// and the end of a whole JSON value ends the read.
+// Reads `fd` to its end or just past `maxBytes`; with a deadline (a non-blocking fd), what came by
+// then (null for nothing), and a whole JSON value ends the read.
 function readFd(fd: number, maxBytes: number, deadline?: number): Buffer | null {
   const chunks: Buffer[] = [];
   let total = 0;
@@ -75,8 +73,7 @@ function readStdin(maxBytes: number): Promise<Buffer> {
   }
 }
 
-// True when the bytes read so far end a whole JSON value: a harness that writes its JSON and
-// keeps stdin open is then not waited for (only a closing brace is worth trying to parse).
+// True when the bytes read so far end a whole JSON value: a harness that keeps stdin open is not waited for.
 function wholeJson(chunks: Buffer[], last: Buffer): boolean {
   let i = last.length - 1;
   while (i >= 0 && (last[i] === 0x20 || last[i] === 0x0a || last[i] === 0x0d || last[i] === 0x09)) i--;
@@ -89,9 +86,9 @@ function wholeJson(chunks: Buffer[], last: Buffer): boolean {
   }
 }
 
-// A pipe on Linux, read without the stream: /proc/self/fd/0 opens the same pipe as a new open
-// file description, so O_NONBLOCK is ours alone (the harness's side is untouched). undefined
-// when that is not possible here (the caller streams); null on a read error or nothing in time.
+// A Linux pipe (Codex, a shell) read without the stream, which would cost the hook ~6 ms of CPU
+// (measured): /proc/self/fd/0 opens the same pipe as a new open file description, so O_NONBLOCK
+// is ours alone. undefined when not possible here (the caller streams); null on an error or nothing in time.
 function readPipeWithin(stdin: Stats, ms: number, maxBytes: number): Buffer | null | undefined {
   let fd: number;
   try {
@@ -110,10 +107,8 @@ function readPipeWithin(stdin: Stats, ms: number, maxBytes: number): Buffer | nu
   }
 }
 
-// The hook must not wait on a harness that keeps stdin open: at most `ms`, then what was read
-// (null when nothing was). A socket, which Node harnesses give, goes through the stream: a
-// blocking read could wait forever, and a pending thread-pool read holds up process exit.
-// Past `maxBytes` the first `maxBytes + 1` bytes come back, and the caller ignores them.
+// At most `ms` for a harness that may keep stdin open, then what was read (null for nothing). A
+// socket (Node harnesses) goes through the stream, as a blocking read could wait forever.
 function readStdinWithin(ms: number, maxBytes: number): Promise<Buffer | null> {
   let stdin: Stats;
   try {
@@ -179,7 +174,6 @@ function heldOutput(fd: number, redact?: (text: string) => string) {
 }
 
 // Through npm's bin link argv[1] is a link to the file: the skill folder is the one it leads to.
-// A linked skill folder stays as invoked (anchors exclude both forms).
 function runningFile(file: string | undefined): string | undefined {
   if (file === undefined) return undefined;
   try {
@@ -212,8 +206,7 @@ export async function runProcess(dispatch: (proc: Process) => Promise<ExitCode>,
       helperPath: runningFile(process.argv[1]),
     });
   } catch (error) {
-    // Outside a verb's run (its code damaged or replaced): never a refusal, and the hook and
-    // checkpoint still never fail a session.
+    // Outside a verb's run (its code damaged): never a refusal, and still never a failed session.
     if (gemini) out.write(GEMINI_SILENT);
     else err.write(`memory_io internal error: ${error instanceof Error ? error.message : String(error)}\n`);
     code = neverFails(process.argv[2]) ? 0 : 2;

@@ -1,26 +1,24 @@
-// Running one verb from its command line: flags parsed by node:util's parseArgs, the outcome
-// printed, errors turned into exit codes. The session bundle runs its verbs with this alone;
-// cli.ts adds help, --version and unknown verbs.
+// Running one verb from its command line: flags parsed by parseArgs, the outcome printed, errors
+// turned into exit codes; cli.ts adds help, --version and unknown verbs.
 import path from "node:path";
 import { nodeUtil } from "./builtins.ts";
 import { Absent, HelperError, Refused, UsageError, type ExitCode } from "./errors.ts";
 import { showRefused } from "./guard/invisible.ts";
 import { quotedValue } from "./guard/quote.ts";
-import type { Outcome, Verb, VerbContext } from "./verbs/types.ts";
+import { HARNESS_VERBS, type Outcome, type Verb, type VerbContext } from "./verbs/types.ts";
 
 const REFUSAL_PREFIX = "memory operation refused: ";
 // A wrong command line is not a refusal of the memory operation: it gets its own first words.
 export const USAGE_PREFIX = "usage error: ";
 
-/** Default stdin cap, in bytes (the document limit). */
-export const MAX_STDIN_BYTES = 1_000_000;
+const MAX_STDIN_BYTES = 1_000_000;
 
-export function stdinTooLong(maxBytes: number): string {
+function stdinTooLong(maxBytes: number): string {
   const n = String(maxBytes).replace(/\B(?=(\d{3})+$)/g, ",");
   return `stdin is more than ${n} bytes; send at most ${n} bytes`;
 }
 
-/** Everything the CLI needs from its process, so that it can be driven in tests too. */
+/** Everything the CLI needs from its process. */
 export interface Process {
   argv: string[];
   env: Record<string, string | undefined>;
@@ -35,11 +33,8 @@ export interface Process {
   helperPath?: string;
 }
 
-/**
- * True for `hook` or `checkpoint` with `--format gemini`: Gemini shows a hook's stderr as a chat
- * line whenever its stdout is empty, so such a run prints JSON on stdout (`{}` when it has nothing
- * to say) and nothing on stderr, on every path, usage errors and crashes included.
- */
+// Gemini shows a hook's stderr as a chat line whenever its stdout is empty: there `hook` and
+// `checkpoint` print JSON on stdout (`{}` for nothing) and nothing on stderr, on every path.
 export function geminiHookRun(argv: readonly string[]): boolean {
   if (argv[0] !== "hook" && argv[0] !== "checkpoint") return false;
   return argv.some((a, i) => a === "--format=gemini" || (a === "--format" && argv[i + 1] === "gemini"));
@@ -47,13 +42,9 @@ export function geminiHookRun(argv: readonly string[]): boolean {
 
 export const GEMINI_SILENT = "{}\n";
 
-/** The hook and `checkpoint` run from harnesses: they never exit non-zero. */
-export const neverFails = (verb: string | undefined): boolean => verb === "hook" || verb === "checkpoint";
+export const neverFails = (verb: string | undefined): boolean => HARNESS_VERBS.includes(verb ?? "");
 
-/**
- * Runs `dispatch` for one invocation. No raw control, bidi control or line separator reaches
- * stderr (each is shown as <U+XXXX>); for a Gemini hook run stderr is dropped and empty stdout becomes `{}`.
- */
+/** Runs `dispatch` with control characters on stderr shown as <U+XXXX>, and Gemini's rule above. */
 export async function guarded(outer: Process, dispatch: (proc: Process) => Promise<ExitCode>): Promise<ExitCode> {
   const proc: Process = { ...outer, writeErr: (text) => outer.writeErr(showRefused(text).text) };
   if (!geminiHookRun(proc.argv)) return dispatch(proc);
@@ -134,10 +125,9 @@ export async function runVerb(name: string, verb: Verb, proc: Process): Promise<
       // Absent (exit 3) is a state, not a refusal: no refusal prefix.
       const prefix = err instanceof Absent ? "" : err instanceof UsageError ? USAGE_PREFIX : REFUSAL_PREFIX;
       proc.writeErr(`${prefix}${err.message}\n`);
-      if (err instanceof UsageError) return usageExit;
-      return err.code;
+      return err instanceof UsageError ? usageExit : neverFails(name) ? 0 : err.code;
     }
-    // A bug, not a refusal: say so plainly; the hook must still never fail a session.
+    // A bug, not a refusal: say so plainly; a harness's session must still never fail.
     const text = err instanceof Error ? (err.stack ?? err.message) : String(err);
     proc.writeErr(`memory_io internal error: ${text}\n`);
     return neverFails(name) ? 0 : 2;
@@ -148,15 +138,13 @@ export async function runVerb(name: string, verb: Verb, proc: Process): Promise<
   return outcome.code;
 }
 
-// JSON.stringify leaves U+2028, U+2029, bidi controls and other invisible code points raw; in
-// JSON text they can only sit inside strings, so `\uXXXX` keeps every string exact while no
-// reader sees them act. Astral ones (tags, variation selectors) become surrogate pairs.
+// JSON.stringify leaves invisible code points (U+2028, bidi controls, tags) raw; inside JSON strings
+// `\uXXXX` keeps them exact while no reader sees them act.
 const CONTROLS = "\\x7F-\\x9F\\u00AD\\u061C\\u115F\\u1160\\u180E\\u200B-\\u200F\\u2028-\\u202E\\u2060-\\u206F\\u3164";
 const FILLERS = "\\uFE00-\\uFE0F\\uFEFF\\uFFA0\\uFFF9-\\uFFFB\\u{E0000}-\\u{E007F}\\u{E0100}-\\u{E01EF}";
 const JSON_INVISIBLE = new RegExp(`[${CONTROLS}${FILLERS}]`, "gu");
 
-/** JSON text with the code points above as `\uXXXX` escapes. */
-export function escapeJsonText(json: string): string {
+function escapeJsonText(json: string): string {
   return json.replace(JSON_INVISIBLE, (ch) => {
     let out = "";
     for (let i = 0; i < ch.length; i++) out += `\\u${ch.charCodeAt(i).toString(16).toUpperCase().padStart(4, "0")}`;

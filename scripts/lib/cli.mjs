@@ -320,6 +320,183 @@ var init_errors = __esm({
   }
 });
 
+// src/verbs/types.ts
+function ok(stdout, stderr = [], code = 0) {
+  return { stdout, stderr, code };
+}
+var SESSION_VERBS, HARNESS_VERBS;
+var init_types = __esm({
+  "src/verbs/types.ts"() {
+    "use strict";
+    SESSION_VERBS = ["hook", "context", "statusline"];
+    HARNESS_VERBS = [...SESSION_VERBS, "checkpoint"];
+  }
+});
+
+// src/schema/conflicted.ts
+function conflictSides(input) {
+  const ours = [];
+  const theirs = [];
+  let fence = null;
+  let side = "out";
+  let first = 0;
+  let complete = false;
+  for (const [i, line] of input.replace(/\r\n?/g, "\n").split("\n").entries()) {
+    const marker = side === "ours" || side === "base";
+    if (side === "out" && fence === null && line.startsWith("<<<<<<< ")) {
+      side = "ours";
+      first ||= i + 1;
+    } else if (side === "out") {
+      const f = FENCE.exec(line)?.[1];
+      if (fence === null) fence = f ?? null;
+      else if (f && f[0] === fence[0] && f.length >= fence.length && line.trim() === f) fence = null;
+      ours.push(line);
+      theirs.push(line);
+    } else if (marker && (line.startsWith("||||||| ") || line === "|||||||")) side = "base";
+    else if (marker && line === "=======") side = "theirs";
+    else if (side === "ours") ours.push(line);
+    else if (side === "theirs" && line.startsWith(">>>>>>> ")) {
+      side = "out";
+      complete = true;
+    } else if (side === "theirs") theirs.push(line);
+  }
+  return complete ? { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") } : null;
+}
+function isConflicted(text) {
+  return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
+}
+var FENCE, CONFLICTED_MESSAGE;
+var init_conflicted = __esm({
+  "src/schema/conflicted.ts"() {
+    "use strict";
+    FENCE = /^ {0,3}(`{3,}|~{3,})/;
+    CONFLICTED_MESSAGE = "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: keep one side (archive the other), then save it whole";
+  }
+});
+
+// src/schema/validate-common.ts
+function ruleOf() {
+  return (id, severity, part, check) => ({
+    id,
+    severity,
+    part,
+    check
+  });
+}
+function bounded(list2, what) {
+  if (list2.length <= MAX_LISTED_ISSUES) return list2;
+  const rest = list2.length - MAX_LISTED_ISSUES;
+  return [...list2.slice(0, MAX_LISTED_ISSUES), { rule: "more", line: 0, message: `\u2026 and ${rest} more ${what}` }];
+}
+function runRules(rules, parts, pass, c, dropped = []) {
+  const maps = lineMaps(pass);
+  c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
+  const errors = [];
+  const findings = [];
+  for (const rule5 of rules) {
+    for (const hit of rule5.check(c)) {
+      const severity = hit.severity ?? (rule5.severity === "error" ? "error" : "finding");
+      const issue = { rule: rule5.id, line: maps.toOriginal(hit.line), message: hit.message };
+      (severity === "error" ? errors : findings).push(issue);
+    }
+  }
+  const scored = {};
+  let got = 0;
+  let max = 0;
+  for (const p of parts) {
+    const score2 = p.score(c);
+    if (score2 === null) continue;
+    scored[p.part] = { score: score2, max: p.weight };
+    got += score2;
+    max += p.weight;
+  }
+  errors.sort((a, b) => a.line - b.line);
+  findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
+  const score = max === 0 ? 100 : Math.round(got / max * 100);
+  const listed2 = { errors: bounded(errors, "error(s)"), findings: bounded(findings, "finding(s)") };
+  return { valid: errors.length === 0, ...listed2, score, parts: scored, dropped };
+}
+function proportion(good, total, max) {
+  return total === 0 ? max : Math.round(good / total * max);
+}
+function editDistance(a, b) {
+  const [s, t] = [a.slice(0, 100), b.slice(0, 100)];
+  const d = Array.from({ length: s.length + 1 }, (_, i) => Array.from({ length: t.length + 1 }, (_2, j) => i + j));
+  for (let i = 1; i <= s.length; i++) {
+    for (let j = 1; j <= t.length; j++) {
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (s[i - 1] === t[j - 1] ? 0 : 1));
+      const swapped = i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1];
+      if (swapped) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
+    }
+  }
+  return d[s.length][t.length];
+}
+function nearest(title, names2) {
+  let best = null;
+  let bestD = Infinity;
+  for (const n2 of names2) {
+    const d = editDistance(title.toLowerCase(), n2.toLowerCase());
+    if (d < bestD) [bestD, best] = [d, n2];
+  }
+  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
+}
+function issueLines(list2) {
+  return list2.map((i) => i.rule === "more" ? i.message : `line ${i.line}: ${i.rule}: ${i.message}`);
+}
+function scoreLine(v) {
+  const parts = Object.entries(v.parts).map(([name2, p]) => `${name2} ${p.score}/${p.max}`);
+  return `score: ${v.score}/100 (${parts.join(", ")})`;
+}
+function lineMaps(pass) {
+  const spans = pass.findings.filter((f) => (f.lines ?? 1) > 1).map((f) => ({ line: f.line, extra: f.lines - 1 }));
+  spans.sort((a, b) => a.line - b.line);
+  return {
+    toOriginal(line) {
+      let acc = 0;
+      for (const s of spans) {
+        if (line <= s.line - acc) break;
+        acc += s.extra;
+      }
+      return line === 0 ? 0 : line + acc;
+    },
+    toRedacted(line) {
+      let acc = 0;
+      for (const s of spans) {
+        if (line <= s.line) break;
+        acc += Math.min(s.extra, line - s.line);
+      }
+      return line === 0 ? 0 : line - acc;
+    }
+  };
+}
+var at, MARKER, BEGIN, titleMissing, lineCount, rule, TEXT_RULES, MAX_LISTED_ISSUES, QUOTE_CUT;
+var init_validate_common = __esm({
+  "src/schema/validate-common.ts"() {
+    "use strict";
+    init_conflicted();
+    at = (line, message, severity) => severity === void 0 ? { line, message } : { line, message, severity };
+    MARKER = "<!-- memory-schema: v1 -->";
+    BEGIN = `the document must begin with the line ${MARKER}`;
+    titleMissing = (title) => `the document must have the heading "${title}" in its first four lines`;
+    lineCount = (c) => c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length;
+    rule = ruleOf();
+    TEXT_RULES = {
+      bom: rule("bom", "finding", null, (c) => c.input.startsWith("\uFEFF") ? [at(1, "a UTF-8 byte order mark starts the text; write drops it")] : []),
+      crlf: rule("crlf", "finding", null, (c) => c.input.includes("\r") ? [at(1, "CR or CRLF line ends; write turns them into LF")] : []),
+      // Write refuses a text without its final newline.
+      newline: rule("newline", "error", null, (c) => c.text.endsWith("\n") ? [] : [at(c.lines.length, "the document must end with a newline")]),
+      // The line grammar reads such a line as plain text: the finding says what to write instead.
+      markdown: rule("markdown", "finding", null, (c) => c.flags.map((f) => at(f.line, f.message))),
+      conflicted: rule("conflicted", "error", null, (c) => {
+        const sides = conflictSides(c.text);
+        return sides === null ? [] : [at(sides.line, CONFLICTED_MESSAGE)];
+      })
+    };
+    MAX_LISTED_ISSUES = 200;
+    QUOTE_CUT = { max: 80 };
+  }
+});
+
 // src/guard/file-verdict.ts
 function firstNul(bytes) {
   return bytes.indexOf(0);
@@ -767,7 +944,7 @@ function checkTree(root, opts = {}) {
   }
   throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
 }
-var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS, REAL_DIRS, MEMORY_SUBDIRS;
+var FILE_OF, HEADING_OF, MARKER2, MAX_DOCUMENT_BYTES, TARGETS, REAL_DIRS, MEMORY_SUBDIRS;
 var init_paths = __esm({
   "src/store/paths.ts"() {
     "use strict";
@@ -783,7 +960,7 @@ var init_paths = __esm({
       lessons: "# Lessons",
       solutions: "# Solutions"
     };
-    MARKER = "<!-- memory-schema: v1 -->";
+    MARKER2 = "<!-- memory-schema: v1 -->";
     MAX_DOCUMENT_BYTES = 1e6;
     TARGETS = ["AGENTS.md", "CLAUDE.md"];
     REAL_DIRS = "memory must live in real directories under the root";
@@ -1156,8 +1333,8 @@ function parseDraftName(kind, arg) {
   if (m === null || !(dir === "." || dir === ".ai/memory/drafts" || dir.endsWith("/.ai/memory/drafts"))) {
     const want = `.ai/memory/drafts/${kind}-<8 hex>.md`;
     const shown = JSON.stringify(arg.slice(0, 80));
-    const said = `the path \`read ${kind}\` printed on its DRAFT: line`;
-    throw new UsageError(`--from-draft takes ${said} (${want}), not ${shown}`);
+    const said2 = `the path \`read ${kind}\` printed on its DRAFT: line`;
+    throw new UsageError(`--from-draft takes ${said2} (${want}), not ${shown}`);
   }
   if (m[1] !== kind) {
     const other = draftShown({ kind: m[1], id: m[2] });
@@ -1537,16 +1714,6 @@ root: --root DIR, else found upward from here (references/verbs.md#the-root)
   }
 });
 
-// src/verbs/types.ts
-function ok(stdout, stderr = [], code = 0) {
-  return { stdout, stderr, code };
-}
-var init_types = __esm({
-  "src/verbs/types.ts"() {
-    "use strict";
-  }
-});
-
 // src/schema/grammar.ts
 function parseBlocks(text) {
   const reader = new LineReader(text.length);
@@ -1566,7 +1733,7 @@ function close(block2) {
   const last = block2.children[block2.children.length - 1];
   if (last && (block2.type === "list" || block2.type === "listItem")) block2.end = last.end;
 }
-var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER2, DESTINATION, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY, LineReader;
+var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER3, DESTINATION, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY, LineReader;
 var init_grammar = __esm({
   "src/schema/grammar.ts"() {
     "use strict";
@@ -1575,7 +1742,7 @@ var init_grammar = __esm({
     FENCE_CLOSE = /^(`{3,}|~{3,})[ \t]*$/;
     SETEXT = /^(?:=+|-+)[ \t]*$/;
     THEMATIC = /^(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/;
-    MARKER2 = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
+    MARKER3 = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
     DESTINATION = String.raw`[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)[ \t]*(?:(?:"[^"]*"|'[^']*'|\([^()]*\))[ \t]*)?`;
     DEFINITION = new RegExp(String.raw`^\[(?:[^\\[\]]|\\.){1,999}\]:(?:[ \t]*$|${DESTINATION}$)`);
     TAG = "[A-Za-z][A-Za-z0-9-]*";
@@ -1703,7 +1870,7 @@ var init_grammar = __esm({
           this.add(depth, "thematicBreak", at2);
           return;
         }
-        const marker = MARKER2.exec(s);
+        const marker = MARKER3.exec(s);
         if (marker) return this.item(depth, from, marker, open);
         if (s[0] === ">") this.flag(SAY.quote);
         else if (s[0] === "<" && HTML_BLOCK.test(s)) this.flag(SAY.html);
@@ -1736,7 +1903,7 @@ var init_grammar = __esm({
         const inner = this.stack.length - 1;
         if (rest === line.length) return;
         if (spaces >= 5) this.flag(SAY.wide);
-        if (MARKER2.test(line.slice(rest))) {
+        if (MARKER3.test(line.slice(rest))) {
           this.flag(SAY.twoMarkers);
           return this.paragraphLine(inner, rest);
         }
@@ -1794,171 +1961,6 @@ var init_state_time = __esm({
     "use strict";
     init_values();
     DAY_MS = 864e5;
-  }
-});
-
-// src/schema/conflicted.ts
-function conflictSides(input) {
-  const ours = [];
-  const theirs = [];
-  let fence = null;
-  let side = "out";
-  let first = 0;
-  let complete = false;
-  for (const [i, line] of input.replace(/\r\n?/g, "\n").split("\n").entries()) {
-    const marker = side === "ours" || side === "base";
-    if (side === "out" && fence === null && line.startsWith("<<<<<<< ")) {
-      side = "ours";
-      first ||= i + 1;
-    } else if (side === "out") {
-      const f = FENCE.exec(line)?.[1];
-      if (fence === null) fence = f ?? null;
-      else if (f && f[0] === fence[0] && f.length >= fence.length && line.trim() === f) fence = null;
-      ours.push(line);
-      theirs.push(line);
-    } else if (marker && (line.startsWith("||||||| ") || line === "|||||||")) side = "base";
-    else if (marker && line === "=======") side = "theirs";
-    else if (side === "ours") ours.push(line);
-    else if (side === "theirs" && line.startsWith(">>>>>>> ")) {
-      side = "out";
-      complete = true;
-    } else if (side === "theirs") theirs.push(line);
-  }
-  return complete ? { line: first, ours: ours.join("\n"), theirs: theirs.join("\n") } : null;
-}
-function isConflicted(text) {
-  return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
-}
-var FENCE, CONFLICTED_MESSAGE;
-var init_conflicted = __esm({
-  "src/schema/conflicted.ts"() {
-    "use strict";
-    FENCE = /^ {0,3}(`{3,}|~{3,})/;
-    CONFLICTED_MESSAGE = "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: keep one side (archive the other), then save it whole";
-  }
-});
-
-// src/schema/validate-common.ts
-function ruleOf() {
-  return (id, severity, part, check) => ({
-    id,
-    severity,
-    part,
-    check
-  });
-}
-function bounded(list2, what) {
-  if (list2.length <= MAX_LISTED_ISSUES) return list2;
-  const rest = list2.length - MAX_LISTED_ISSUES;
-  return [...list2.slice(0, MAX_LISTED_ISSUES), { rule: "more", line: 0, message: `\u2026 and ${rest} more ${what}` }];
-}
-function runRules(rules, parts, pass, c, dropped = []) {
-  const maps = lineMaps(pass);
-  c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
-  const errors = [];
-  const findings = [];
-  for (const rule5 of rules) {
-    for (const hit of rule5.check(c)) {
-      const severity = hit.severity ?? (rule5.severity === "error" ? "error" : "finding");
-      const issue = { rule: rule5.id, line: maps.toOriginal(hit.line), message: hit.message };
-      (severity === "error" ? errors : findings).push(issue);
-    }
-  }
-  const scored = {};
-  let got = 0;
-  let max = 0;
-  for (const p of parts) {
-    const score2 = p.score(c);
-    if (score2 === null) continue;
-    scored[p.part] = { score: score2, max: p.weight };
-    got += score2;
-    max += p.weight;
-  }
-  errors.sort((a, b) => a.line - b.line);
-  findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
-  const score = max === 0 ? 100 : Math.round(got / max * 100);
-  const listed2 = { errors: bounded(errors, "error(s)"), findings: bounded(findings, "finding(s)") };
-  return { valid: errors.length === 0, ...listed2, score, parts: scored, dropped };
-}
-function proportion(good, total, max) {
-  return total === 0 ? max : Math.round(good / total * max);
-}
-function editDistance2(a, b) {
-  const s = a.slice(0, 100);
-  const t = b.slice(0, 100);
-  let prev = Array.from({ length: t.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= s.length; i++) {
-    const cur = [i];
-    for (let j = 1; j <= t.length; j++) {
-      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (s[i - 1] === t[j - 1] ? 0 : 1));
-    }
-    prev = cur;
-  }
-  return prev[t.length];
-}
-function nearest2(title, names2) {
-  let best = null;
-  let bestD = Infinity;
-  for (const n2 of names2) {
-    const d = editDistance2(title.toLowerCase(), n2.toLowerCase());
-    if (d < bestD) [bestD, best] = [d, n2];
-  }
-  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
-}
-function issueLines(list2) {
-  return list2.map((i) => i.rule === "more" ? i.message : `line ${i.line}: ${i.rule}: ${i.message}`);
-}
-function scoreLine(v) {
-  const parts = Object.entries(v.parts).map(([name2, p]) => `${name2} ${p.score}/${p.max}`);
-  return `score: ${v.score}/100 (${parts.join(", ")})`;
-}
-function lineMaps(pass) {
-  const spans = pass.findings.filter((f) => (f.lines ?? 1) > 1).map((f) => ({ line: f.line, extra: f.lines - 1 }));
-  spans.sort((a, b) => a.line - b.line);
-  return {
-    toOriginal(line) {
-      let acc = 0;
-      for (const s of spans) {
-        if (line <= s.line - acc) break;
-        acc += s.extra;
-      }
-      return line === 0 ? 0 : line + acc;
-    },
-    toRedacted(line) {
-      let acc = 0;
-      for (const s of spans) {
-        if (line <= s.line) break;
-        acc += Math.min(s.extra, line - s.line);
-      }
-      return line === 0 ? 0 : line - acc;
-    }
-  };
-}
-var at, MARKER3, BEGIN, titleMissing, lineCount, rule, TEXT_RULES, MAX_LISTED_ISSUES, QUOTE_CUT;
-var init_validate_common = __esm({
-  "src/schema/validate-common.ts"() {
-    "use strict";
-    init_conflicted();
-    at = (line, message, severity) => severity === void 0 ? { line, message } : { line, message, severity };
-    MARKER3 = "<!-- memory-schema: v1 -->";
-    BEGIN = `the document must begin with the line ${MARKER3}`;
-    titleMissing = (title) => `the document must have the heading "${title}" in its first four lines`;
-    lineCount = (c) => c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length;
-    rule = ruleOf();
-    TEXT_RULES = {
-      bom: rule("bom", "finding", null, (c) => c.input.startsWith("\uFEFF") ? [at(1, "a UTF-8 byte order mark starts the text; write drops it")] : []),
-      crlf: rule("crlf", "finding", null, (c) => c.input.includes("\r") ? [at(1, "CR or CRLF line ends; write turns them into LF")] : []),
-      // Write refuses a text without its final newline.
-      newline: rule("newline", "error", null, (c) => c.text.endsWith("\n") ? [] : [at(c.lines.length, "the document must end with a newline")]),
-      // The line grammar reads such a line as plain text: the finding says what to write instead.
-      markdown: rule("markdown", "finding", null, (c) => c.flags.map((f) => at(f.line, f.message))),
-      conflicted: rule("conflicted", "error", null, (c) => {
-        const sides = conflictSides(c.text);
-        return sides === null ? [] : [at(sides.line, CONFLICTED_MESSAGE)];
-      })
-    };
-    MAX_LISTED_ISSUES = 200;
-    QUOTE_CUT = { max: 80 };
   }
 });
 
@@ -2052,7 +2054,7 @@ function readHandoff(text, tree, lists = true) {
       const key = title.toLowerCase();
       stray = !KNOWN_SECTIONS.has(key);
       if (stray) {
-        const near = nearest2(title, SECTION_TITLES);
+        const near = nearest(title, SECTION_TITLES);
         out.strays.push({ title, near, line: node.line });
         section = near !== null && LENDABLE.has(near.toLowerCase()) ? near.toLowerCase() : "(unknown)";
         continue;
@@ -2412,8 +2414,8 @@ function countWords(text) {
     const k = (items.get(h)?.length ?? 0) + (dropped.get(h) ?? 0);
     return k === 0 ? null : `${k} ${one}${k === 1 ? "" : "s"}`;
   };
-  const plan = n2("## Plan state", "step");
-  const parts = [n2("## User requests", "request"), plan && `a plan of ${plan}`, n2("## Files edited", "file")];
+  const plan2 = n2("## Plan state", "step");
+  const parts = [n2("## User requests", "request"), plan2 && `a plan of ${plan2}`, n2("## Files edited", "file")];
   const all = [...parts, n2("## Commands", "command")].filter((p) => p !== null);
   return all.length > 0 ? all.join(", ") : "tool calls only (no request, plan, file or command)";
 }
@@ -3429,8 +3431,8 @@ async function publish(spec) {
     if (prior === null) unlinkQuiet(tempPath);
     else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
     if (err instanceof HelperError) {
-      const said = err.message.replace(/; nothing was (?:published|changed)/, "");
-      if (!restored) err.message = `${said}; ${afterRollback(false, spec.file)}`;
+      const said2 = err.message.replace(/; nothing was (?:published|changed)/, "");
+      if (!restored) err.message = `${said2}; ${afterRollback(false, spec.file)}`;
       throw err;
     }
     throw new Refused(`cannot save ${spec.file}: ${err.message}; ${afterRollback(restored, spec.file)}`);
@@ -5473,7 +5475,7 @@ function handoffContext(input, opts) {
   const model = readHandoff(text, tree);
   const layout = handoffLayout(text, model);
   const { lines: lines3 } = layout;
-  const shaped = lines3[0] === MARKER3 && layout.titleIndex >= 0;
+  const shaped = lines3[0] === MARKER && layout.titleIndex >= 0;
   const first = /* @__PURE__ */ new Map();
   const sections = [];
   const candidates = [];
@@ -5491,11 +5493,11 @@ function handoffContext(input, opts) {
   const missing = [];
   for (const s of shaped ? HANDOFF_SECTIONS : []) {
     if (s.optional || first.has(s.name.toLowerCase())) continue;
-    const look = candidates.find((c) => !used.has(c.line) && nearest2(c.title, [s.name]) === s.name) ?? null;
+    const look = candidates.find((c) => !used.has(c.line) && nearest(c.title, [s.name]) === s.name) ?? null;
     if (look) used.add(look.line);
     missing.push({ name: s.name, look });
   }
-  const resembles = (s) => s.depth <= 2 || nearest2(s.title, SECTION_NAMES) !== null;
+  const resembles = (s) => s.depth <= 2 || nearest(s.title, SECTION_NAMES) !== null;
   const strays = candidates.filter((s) => !used.has(s.line) && resembles(s));
   const byKey = /* @__PURE__ */ new Map();
   for (const item of model.items) {
@@ -5585,7 +5587,7 @@ var init_validate = __esm({
       TEXT_RULES.bom,
       TEXT_RULES.crlf,
       rule3("marker", "error", "sections", (c) => {
-        if (c.lines[0] === MARKER3) return [];
+        if (c.lines[0] === MARKER) return [];
         const seen = /^<!--\s*memory-schema:\s*(\S+)\s*-->$/.exec(c.lines[0]?.trim() ?? "");
         const version = seen && `the marker says schema ${quoted(seen[1], QUOTE_CUT)}; this helper reads v1 only: `;
         return [at(1, version ? `${version}${BEGIN}` : `${BEGIN}; start from templates/handoff.md`)];
@@ -5639,7 +5641,7 @@ var init_validate = __esm({
         return at(next ? next.line : c.lines.length, `required section \`## ${name2}\` is missing; ${keep}`);
       })),
       rule3("unknown-section", "finding", null, (c) => c.strays.map((s) => {
-        const near = nearest2(s.title, SECTION_NAMES);
+        const near = nearest(s.title, SECTION_NAMES);
         const raw = `${quoted(s.raw.trim(), QUOTE_CUT)} is not a section of schema v1`;
         return at(s.line, near ? `${raw}: did you mean \`## ${near}\`?` : `${raw}; nothing reads it`);
       })),
@@ -5882,7 +5884,7 @@ var init_validate_ledger = __esm({
     LEDGER_RULES = [
       TEXT_RULES.bom,
       TEXT_RULES.crlf,
-      rule4("marker", "error", null, (c) => c.lines[0] === MARKER3 ? [] : [at(1, BEGIN)]),
+      rule4("marker", "error", null, (c) => c.lines[0] === MARKER ? [] : [at(1, BEGIN)]),
       rule4("heading", "error", null, (c) => c.lines.slice(0, 4).includes(c.schema.title) ? [] : [at(1, titleMissing(c.schema.title))]),
       TEXT_RULES.newline,
       TEXT_RULES.conflicted,
@@ -6213,7 +6215,7 @@ var init_harness_path = __esm({
 
 // src/journal/entry.ts
 function journalHeader(period, part = 1) {
-  return `${MARKER}
+  return `${MARKER2}
 # Journal ${period}${part > 1 ? ` (part ${part})` : ""}
 `;
 }
@@ -6278,7 +6280,7 @@ function parseJournal(text, kind = "month") {
   const entries = [];
   const problems = [];
   const title = "the second line must be `# Journal <YYYY-MM>` (or `# Journal <YYYY>`)";
-  if (lines3[0] !== MARKER) problems.push({ line: 1, message: `the first line must be ${MARKER}` });
+  if (lines3[0] !== MARKER2) problems.push({ line: 1, message: `the first line must be ${MARKER2}` });
   if (!/^# Journal \d{4}(-\d{2})?( \(part \d+\))?$/.test(lines3[1] ?? "")) problems.push({ line: 2, message: title });
   let current = null;
   for (let i = 2; i < lines3.length; i++) {
@@ -7223,7 +7225,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     }
     const bytes = readAll(fd, void 0, 0);
     const lines3 = bytes.subarray(0, 4096).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
-    const ok2 = lines3[0] === MARKER && lines3.slice(0, 4).includes(HEADING_OF[kind]);
+    const ok2 = lines3[0] === MARKER2 && lines3.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok2) return { kind, status: "foreign", mtimeMs };
     if (firstNul(bytes) >= 0) return { kind, status: "unsafe", mtimeMs };
     if (!opts.text) return { kind, status: "present", mtimeMs };
@@ -8521,13 +8523,13 @@ async function mergeDriverStep(root, opts, env) {
     const note = `the merge driver was not ${remove ? "removed" : "registered"}: ${err.message}`;
     return { lines: [], notes: [note], attributes: false };
   }
-  const said = (done2, todo) => opts.dryRun === true ? `would ${todo}` : done2;
+  const said2 = (done2, todo) => opts.dryRun === true ? `would ${todo}` : done2;
   const lines3 = [];
   const [driver, block2] = [`the merge driver ${DRIVER_NAME}`, "the merge driver's block"];
-  if (change.config && remove) lines3.push(`${said("removed", "remove")} ${driver} from .git/config`);
-  else if (change.config) lines3.push(`${said("registered", "register")} ${driver} in .git/config`);
-  if (change.attributes && remove) lines3.push(`${said("removed", "remove")} ${block2} from .gitattributes`);
-  else if (change.attributes) lines3.push(`${said("added", "add")} ${block2} to .gitattributes`);
+  if (change.config && remove) lines3.push(`${said2("removed", "remove")} ${driver} from .git/config`);
+  else if (change.config) lines3.push(`${said2("registered", "register")} ${driver} in .git/config`);
+  if (change.attributes && remove) lines3.push(`${said2("removed", "remove")} ${block2} from .gitattributes`);
+  else if (change.attributes) lines3.push(`${said2("added", "add")} ${block2} to .gitattributes`);
   return { lines: lines3, notes: change.notes, attributes: change.attributes };
 }
 function attributesOnlyOurs(top) {
@@ -9543,13 +9545,13 @@ var init_brief = __esm({
 function parseCheckpoint(text) {
   const { items } = readCheckpointText(text);
   const of = (heading) => (items.get(`## ${heading}`) ?? []).map((line) => line.slice(2));
-  const plan = of("Plan state").flatMap((item) => {
+  const plan2 = of("Plan state").flatMap((item) => {
     const m = /^\[([x~ -])\] (.*)$/.exec(item);
     return m ? [{ status: STATUS[m[1]], text: m[2] }] : [];
   });
   return {
     requests: of("User requests").map((r) => r.replace(/^The user wrote: /, "")),
-    plan,
+    plan: plan2,
     failedCommands: of("Commands").filter((c) => / — exit [1-9]\d*$/.test(c))
   };
 }
@@ -9572,21 +9574,21 @@ function lines(b) {
 }
 function briefFromCheckpoint(text, age) {
   const cp = parseCheckpoint(text);
-  const plan = planStatusOf(cp);
+  const plan2 = planStatusOf(cp);
   const last = cp.requests.at(-1);
   const failed = cp.failedCommands.slice(-3).map((c) => flatten(c, 120));
   return lines({
     goal: last ? `the user's last request: ${flatten(last, 300)} ${CAPTURED}` : `none captured ${CAPTURED}`,
-    planStatus: plan.text,
+    planStatus: plan2.text,
     decisionsInForce: `none recorded (no handoff was written) ${CAPTURED}`,
     doNotRetry: `${failed.length > 0 ? `commands that failed: ${failed.join("; ")}` : "none recorded"} ${CAPTURED}`,
     driftAndLessons: `no handoff; drift not measured ${CAPTURED}; source: checkpoint ${age}`,
-    proposedNextStep: nextStepOf(plan.current)
+    proposedNextStep: nextStepOf(plan2.current)
   });
 }
 function foldCheckpoint(brief, text, age) {
   const cp = parseCheckpoint(text);
-  const plan = planStatusOf(cp);
+  const plan2 = planStatusOf(cp);
   const f = brief.frame;
   const step2 = (current) => {
     if (f === void 0) return nextStepOf(current);
@@ -9595,12 +9597,12 @@ function foldCheckpoint(brief, text, age) {
   };
   return lines({
     goal: brief.goal,
-    planStatus: cp.plan.length > 0 ? plan.text : brief.planStatus,
+    planStatus: cp.plan.length > 0 ? plan2.text : brief.planStatus,
     decisionsInForce: brief.decisionsInForce,
     doNotRetry: brief.doNotRetry,
     // The source is a clause like the others: whole clauses drop before it, nothing follows a cut.
     driftAndLessons: brief.driftClauses ? fitClauses([...brief.driftClauses, { text: `source: checkpoint ${age}`, rank: RANK.source }], MAX_FIELD_CHARS) : `${brief.driftAndLessons}; source: checkpoint ${age}`,
-    proposedNextStep: plan.current === null ? brief.proposedNextStep : step2(plan.current)
+    proposedNextStep: plan2.current === null ? brief.proposedNextStep : step2(plan2.current)
   });
 }
 function briefFromStash(stash, restore2) {
@@ -9734,9 +9736,9 @@ function mergeHandoffs(later, other) {
     const key = firstLine2(s.text);
     if (RANK2[s.status] > RANK2[theirStatus.get(key) ?? "unmarked"]) theirStatus.set(key, s.status);
   }
-  const plan = sectionBody(lines3, a, "plan");
-  if (plan !== null) {
-    for (let i = plan.from; i < plan.to; i++) {
+  const plan2 = sectionBody(lines3, a, "plan");
+  if (plan2 !== null) {
+    for (let i = plan2.from; i < plan2.to; i++) {
       const m = PLAN_LINE.exec(lines3[i]);
       if (!m) continue;
       const mine = m[2] === "~" ? "in-progress" : m[2] === " " ? "todo" : m[2] === "-" ? "abandoned" : "done";
@@ -10389,7 +10391,7 @@ function restoreProblem(bytes) {
   if (text.startsWith("\uFEFF")) return "it starts with a byte order mark";
   if (text.includes("\r")) return "it has CR line ends";
   const lines3 = text.split("\n");
-  if (lines3[0] !== MARKER) return `its first line is not ${MARKER}`;
+  if (lines3[0] !== MARKER2) return `its first line is not ${MARKER2}`;
   const heading = HEADING_OF.handoff;
   if (!lines3.slice(0, 4).includes(heading)) return `it has no "${heading}" in its first four lines`;
   if (!text.endsWith("\n")) return "it does not end with a newline";
@@ -10587,9 +10589,8 @@ function psQuote(s) {
   return `'${s.replace(/'/g, "''")}'`;
 }
 function nodeRun(args) {
-  const known = NODE_LOCATIONS.map((p) => p.startsWith("$HOME") ? `"${p}"` : p).join(" ");
   const record2 = `"$(cat "\${XDG_CONFIG_HOME:-$HOME/.config}/${NODE_RECORD}" 2>/dev/null)"`;
-  return `for n in "$SESSION_HANDOFF_NODE" ${record2} "$(command -v node)" ${known}; do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`;
+  return `for n in "$SESSION_HANDOFF_NODE" ${record2} "$(command -v node)" ${KNOWN_NODES}; do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`;
 }
 function hookCommand(helper, args, projectVar) {
   const rel = projectVar !== null && helper.rel !== null;
@@ -10601,19 +10602,12 @@ function hookCommandPowerShell(abs, args) {
   const onPath = `(Get-Command node ${PS_FIRST} -ExpandProperty Source)`;
   return `$f=${psQuote(abs)}; if (Test-Path -LiteralPath $f -PathType Leaf) { $c=if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }; foreach ($n in @($env:SESSION_HANDOFF_NODE, ${record2}, ${onPath}, "$env:ProgramFiles\\nodejs\\node.exe")) { if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${args}; exit $LASTEXITCODE } } }; exit 0`;
 }
-var CLINE_HOOK_MARK, NODE_LOCATIONS, NODE_RECORD, PS_FIRST;
+var CLINE_HOOK_MARK, KNOWN_NODES, NODE_RECORD, PS_FIRST;
 var init_command = __esm({
   "src/agents/command.ts"() {
     "use strict";
     CLINE_HOOK_MARK = "# session-handoff: installed hook";
-    NODE_LOCATIONS = [
-      "/opt/homebrew/bin/node",
-      "/usr/local/bin/node",
-      "$HOME/.volta/bin/node",
-      "$HOME/.local/share/fnm/aliases/default/bin/node",
-      "$HOME/.asdf/shims/node",
-      "$HOME/.local/share/mise/shims/node"
-    ];
+    KNOWN_NODES = '/opt/homebrew/bin/node /usr/local/bin/node "$HOME/.volta/bin/node" "$HOME/.local/share/fnm/aliases/default/bin/node" "$HOME/.asdf/shims/node" "$HOME/.local/share/mise/shims/node"';
     NODE_RECORD = "session-handoff/node";
     PS_FIRST = "-ErrorAction SilentlyContinue | Select-Object -First 1";
   }
@@ -11619,19 +11613,19 @@ function format(documentText, range, options) {
     return token;
   }
   const editOperations = [];
-  function addEdit(text, startOffset, endOffset) {
+  function addEdit2(text, startOffset, endOffset) {
     if (!hasError && (!range || startOffset < rangeEnd && endOffset > rangeStart) && documentText.substring(startOffset, endOffset) !== text) {
       editOperations.push({ offset: startOffset, length: endOffset - startOffset, content: text });
     }
   }
   let firstToken = scanNext();
   if (options.keepLines && numberLineBreaks > 0) {
-    addEdit(repeat(eol, numberLineBreaks), 0, 0);
+    addEdit2(repeat(eol, numberLineBreaks), 0, 0);
   }
   if (firstToken !== 17) {
     let firstTokenStart = scanner.getTokenOffset() + formatTextStart;
     let initialIndent = indentValue.length * initialIndentLevel < 20 && options.insertSpaces ? cachedSpaces[indentValue.length * initialIndentLevel] : repeat(indentValue, initialIndentLevel);
-    addEdit(initialIndent, formatTextStart, firstTokenStart);
+    addEdit2(initialIndent, formatTextStart, firstTokenStart);
   }
   while (firstToken !== 17) {
     let firstTokenEnd = scanner.getTokenOffset() + scanner.getTokenLength() + formatTextStart;
@@ -11640,7 +11634,7 @@ function format(documentText, range, options) {
     let needsLineBreak = false;
     while (numberLineBreaks === 0 && (secondToken === 12 || secondToken === 13)) {
       let commentTokenStart = scanner.getTokenOffset() + formatTextStart;
-      addEdit(cachedSpaces[1], firstTokenEnd, commentTokenStart);
+      addEdit2(cachedSpaces[1], firstTokenEnd, commentTokenStart);
       firstTokenEnd = scanner.getTokenOffset() + scanner.getTokenLength() + formatTextStart;
       needsLineBreak = secondToken === 12;
       replaceContent = needsLineBreak ? newLinesAndIndent() : "";
@@ -11740,7 +11734,7 @@ function format(documentText, range, options) {
       }
     }
     const secondTokenStart = scanner.getTokenOffset() + formatTextStart;
-    addEdit(replaceContent, firstTokenEnd, secondTokenStart);
+    addEdit2(replaceContent, firstTokenEnd, secondTokenStart);
     firstToken = secondToken;
   }
   return editOperations;
@@ -13429,33 +13423,33 @@ function planOf(ctx) {
   const dryRun = ctx.values["dry-run"] === true;
   return { base, global, dryRun, source, dest: path45.join(base, CANONICAL), agents, shown };
 }
-async function agentVerb(ctx, plan, verb, agent, dryRun) {
-  const helperPath = path45.join(plan.dest, "scripts", "memory_io.mjs");
-  const values = { agent: agent.name, "dry-run": dryRun, ...plan.global ? { global: true } : { root: plan.base } };
-  const out = await verb.run({ ...ctx, values, positionals: [], helperPath, skillDir: plan.dest });
+async function agentVerb(ctx, plan2, verb, agent, dryRun) {
+  const helperPath = path45.join(plan2.dest, "scripts", "memory_io.mjs");
+  const values = { agent: agent.name, "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
+  const out = await verb.run({ ...ctx, values, positionals: [], helperPath, skillDir: plan2.dest });
   const lines3 = String(out.stdout).split("\n").filter((l) => l !== "");
   return { lines: lines3.map((l) => `${agent.name}: ${l}`), notes: out.stderr };
 }
-function linkPlaces(plan, agents) {
-  const places = agents.map((a) => linkFolderFor(a, plan.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path45.join(plan.base, f, "session-handoff"));
+function linkPlaces(plan2, agents) {
+  const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
+  return [...new Set(places)].map((f) => path45.join(plan2.base, f, "session-handoff"));
 }
 function counted(steps2) {
   const n2 = (a) => steps2.filter((s) => s.action === a).length;
   const parts = [`${n2("create")} new files`, `${n2("update")} changed`, `${n2("remove")} removed`];
   return parts.filter((s) => !s.startsWith("0 ")).join(", ");
 }
-function refuseLinkOnTheWay(plan) {
-  const link = linkOnTheWay(plan.base, plan.dest);
+function refuseLinkOnTheWay(plan2) {
+  const link = linkOnTheWay(plan2.base, plan2.dest);
   if (link !== null) {
     const fix = "Replace the link with a folder, or run init where it points";
     const why = "init writes and removes only in the project's own folders, so nothing was changed";
-    throw new Refused(`${plan.shown(link)} is a link; ${why}. ${fix}`);
+    throw new Refused(`${plan2.shown(link)} is a link; ${why}. ${fix}`);
   }
 }
-async function init(ctx, plan) {
-  const { dest, source, shown } = plan;
-  refuseLinkOnTheWay(plan);
+async function init(ctx, plan2) {
+  const { dest, source, shown } = plan2;
+  refuseLinkOnTheWay(plan2);
   const running = dest === source || existsSync7(dest) && realpathSync5(dest) === source;
   if (!running && existsSync7(dest) && lstatSync23(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
@@ -13471,7 +13465,7 @@ async function init(ctx, plan) {
     throw new Refused(`${names2.join(", ")}${more} ${why}. ${fix}`);
   }
   const writes = steps2.map((s) => path45.join(dest, s.rel));
-  const links = linkPlaces(plan, plan.agents).map((place) => {
+  const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
       throw new Refused(`${shown(place)} is ${state}; nothing was changed. Move it away, then run init again`);
@@ -13482,7 +13476,7 @@ async function init(ctx, plan) {
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const made = [dest, ...links.map((l) => path45.dirname(l.place))].flatMap((d) => missingUnder(plan.base, d));
+  const made = [dest, ...links.map((l) => path45.dirname(l.place))].flatMap((d) => missingUnder(plan2.base, d));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -13491,44 +13485,44 @@ async function init(ctx, plan) {
   }
   const lines3 = [];
   const notes = [];
-  for (const agent of plan.agents) {
-    const dry = await agentVerb(ctx, plan, installVerb, agent, true);
-    if (plan.dryRun) {
+  for (const agent of plan2.agents) {
+    const dry = await agentVerb(ctx, plan2, installVerb, agent, true);
+    if (plan2.dryRun) {
       lines3.push(...dry.lines);
       notes.push(...dry.notes);
     }
   }
   if (steps2.length === 0) lines3.unshift(`unchanged ${shown(dest)}`);
   else {
-    if (!plan.dryRun) applySteps(source, dest, steps2);
-    lines3.unshift(`${plan.dryRun ? "would copy" : "copied"} the skill to ${shown(dest)} (${counted(steps2)})`);
+    if (!plan2.dryRun) applySteps(source, dest, steps2);
+    lines3.unshift(`${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown(dest)} (${counted(steps2)})`);
   }
   const after = [];
   for (const l of links) {
     if (l.asCopy) {
-      if (!plan.dryRun) applySteps(source, l.place, l.copy);
-      const copied = `${plan.dryRun ? "would copy" : "copied"} the skill to ${shown(l.place)} (${counted(l.copy)})`;
+      if (!plan2.dryRun) applySteps(source, l.place, l.copy);
+      const copied = `${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown(l.place)} (${counted(l.copy)})`;
       after.push(l.copy.length === 0 ? `unchanged ${shown(l.place)}` : copied);
     } else if (l.state === "ours") after.push(`unchanged ${shown(l.place)}`);
     else {
-      if (!plan.dryRun) makeLink(l.place, dest);
-      after.push(`${plan.dryRun ? "would link" : "linked"} ${shown(l.place)} -> ${shown(dest)}`);
+      if (!plan2.dryRun) makeLink(l.place, dest);
+      after.push(`${plan2.dryRun ? "would link" : "linked"} ${shown(l.place)} -> ${shown(dest)}`);
     }
   }
   lines3.splice(1, 0, ...after);
-  if (!plan.dryRun && !running && (steps2.length > 0 || made.length > 0 || record2 === null)) {
+  if (!plan2.dryRun && !running && (steps2.length > 0 || made.length > 0 || record2 === null)) {
     writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   }
-  if (!plan.dryRun) {
-    for (const agent of plan.agents) {
-      const done2 = await agentVerb(ctx, plan, installVerb, agent, false);
+  if (!plan2.dryRun) {
+    for (const agent of plan2.agents) {
+      const done2 = await agentVerb(ctx, plan2, installVerb, agent, false);
       lines3.push(...done2.lines);
       notes.push(...done2.notes);
     }
   }
-  const who = plan.agents.map((a) => a.name).join(", ");
+  const who = plan2.agents.map((a) => a.name).join(", ");
   const copy = shown(path45.join(dest, "scripts", "memory_io.mjs"));
-  if (!plan.dryRun) lines3.push(`check: node ${copy} doctor${plan.global ? " --global" : ""}`);
+  if (!plan2.dryRun) lines3.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   lines3.push(`next: start a new session (${who}) and ${SAY2}`);
   return ok(`${lines3.join("\n")}
 `, notes);
@@ -13540,30 +13534,30 @@ function missingUnder(base, dir) {
   }
   return out;
 }
-async function undo(ctx, plan) {
-  const { dest, source, shown } = plan;
-  refuseLinkOnTheWay(plan);
+async function undo(ctx, plan2) {
+  const { dest, source, shown } = plan2;
+  refuseLinkOnTheWay(plan2);
   const record2 = readCopyRecord(dest);
   const lines3 = [];
   const notes = [];
-  for (const agent of plan.agents) {
-    const done2 = await agentVerb(ctx, plan, uninstallVerb, agent, plan.dryRun);
+  for (const agent of plan2.agents) {
+    const done2 = await agentVerb(ctx, plan2, uninstallVerb, agent, plan2.dryRun);
     lines3.push(...done2.lines);
     notes.push(...done2.notes);
   }
-  const would = plan.dryRun ? "would remove" : "removed";
-  for (const place of linkPlaces(plan, Object.values(AGENTS))) {
+  const would = plan2.dryRun ? "would remove" : "removed";
+  for (const place of linkPlaces(plan2, Object.values(AGENTS))) {
     const state = linkState(place, dest);
     const sameCopy = state === "copy" && copySteps(source, place).every((s) => s.action === "remove");
     const ours = state === "ours" || sameCopy;
     if (state === "absent") continue;
-    if (!ours || linkOnTheWay(plan.base, place) !== null) {
+    if (!ours || linkOnTheWay(plan2.base, place) !== null) {
       lines3.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
       continue;
     }
-    if (!plan.dryRun) {
+    if (!plan2.dryRun) {
       rmSync4(place, { recursive: state === "copy", force: true });
-      removeEmptyUpTo(path45.dirname(place), path45.join(plan.base, path45.relative(plan.base, place).split(path45.sep)[0]));
+      removeEmptyUpTo(path45.dirname(place), path45.join(plan2.base, path45.relative(plan2.base, place).split(path45.sep)[0]));
     }
     lines3.push(`${would} ${shown(place)}`);
   }
@@ -13571,19 +13565,19 @@ async function undo(ctx, plan) {
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const files = all.filter((rel) => !kept.includes(rel));
   if (files.length > 0 && !(existsSync7(dest) && lstatSync23(dest).isSymbolicLink())) {
-    if (!plan.dryRun) {
+    if (!plan2.dryRun) {
       for (const rel of files) rmSync4(path45.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
-      for (const rel of files) removeEmptyUpTo(path45.dirname(path45.join(dest, rel)), plan.base);
+      for (const rel of files) removeEmptyUpTo(path45.dirname(path45.join(dest, rel)), plan2.base);
     }
     lines3.push(`${would} ${shown(dest)} (${files.length} files)`);
     for (const rel of kept) lines3.push(`left ${shown(path45.join(dest, rel))}: you edited it since init copied it`);
   }
   const made = [...record2?.createdDirs ?? []].sort((a, b) => b.length - a.length);
-  for (const rel of plan.dryRun ? [] : made) {
-    if (linkOnTheWay(plan.base, path45.join(plan.base, rel)) !== null) continue;
+  for (const rel of plan2.dryRun ? [] : made) {
+    if (linkOnTheWay(plan2.base, path45.join(plan2.base, rel)) !== null) continue;
     try {
-      rmdirSync5(path45.join(plan.base, rel));
+      rmdirSync5(path45.join(plan2.base, rel));
     } catch {
     }
   }
@@ -13647,8 +13641,8 @@ folder that is something else, and whatever install refuses (tried first with
 exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 `,
       async run(ctx) {
-        const plan = planOf(ctx);
-        return ctx.values.undo === true ? undo(ctx, plan) : init(ctx, plan);
+        const plan2 = planOf(ctx);
+        return ctx.values.undo === true ? undo(ctx, plan2) : init(ctx, plan2);
       }
     };
   }
@@ -13659,57 +13653,74 @@ import { spawn } from "node:child_process";
 import { randomBytes as randomBytes3 } from "node:crypto";
 import { existsSync as existsSync8, lstatSync as lstatSync24, readFileSync as readFileSync14 } from "node:fs";
 import path46 from "node:path";
+function readText(p) {
+  try {
+    return lstatSync24(p).isFile() ? readFileSync14(p, "utf8") : null;
+  } catch {
+    return null;
+  }
+}
+function installedForms(edit2) {
+  return edit2.hooks.flatMap((h) => {
+    const now = edit2.command(h.args);
+    return [now, `${now.slice(0, now.indexOf(FILE_TAIL) + FILE_TAIL.length)}node "$f" ${h.args}`];
+  });
+}
+function installShaped(edit2, command) {
+  for (const form of installedForms(edit2)) {
+    const tail = form.slice(form.indexOf(FILE_TAIL));
+    if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
+    const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
+    const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
+    const base = (windowsShaped(name2) ? path46.win32 : path46.posix).basename(name2);
+    if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
+  }
+  return null;
+}
 function outdatedReasons(text, edit2) {
-  const out = [];
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
-  const others = ours.filter((h) => !forms.includes(h.command)).map((h) => JSON.stringify(installShaped(edit2, h.command)));
-  if (others.length > 0) out.push(`its commands run another copy of the helper (${[...new Set(others)].join(", ")})`);
-  if (ours.some((h) => /(^|[;|&]\s*|\|\|\s*)node "\$f"/.test(h.command))) {
+  const others = ours.filter((h) => !forms.includes(h.command));
+  const copies = new Set(others.map((h) => JSON.stringify(installShaped(edit2, h.command))));
+  const events = new Set(edit2.hooks.map((h) => h.event));
+  const stray = new Set(ours.filter((h) => !events.has(h.event)).map((h) => h.event));
+  const matcher = edit2.hooks.find((h) => h.event === "SessionStart")?.matcher;
+  const noFork = ours.some((h) => h.event === "SessionStart" && h.matcher?.split("|").includes("fork") === false);
+  const out = [];
+  if (copies.size > 0) out.push(`its commands run another copy of the helper (${[...copies].join(", ")})`);
+  if (ours.some((h) => h.command.includes('|| node "$f" '))) {
     const where = "nvm, fnm, volta, a harness started from a GUI";
     out.push(`its commands run bare node, which fails where node is not on the hook's PATH (${where})`);
   }
-  const start = edit2.hooks.find((h) => h.event === "SessionStart");
-  const noFork = (h) => h.event === "SessionStart" && h.matcher !== null && !h.matcher.split("|").includes("fork");
-  if (start?.matcher !== void 0 && ours.some(noFork)) {
-    out.push(`its SessionStart matcher lacks fork (now ${SESSION_MATCHER})`);
-  }
-  const events = new Set(edit2.hooks.map((h) => h.event));
-  const stray = [...new Set(ours.filter((h) => !events.has(h.event)).map((h) => h.event))];
-  if (stray.length > 0) out.push(`it holds a hook of ours on ${stray.join(", ")}, which install no longer adds`);
+  if (matcher !== void 0 && noFork) out.push(`its SessionStart matcher lacks fork (now ${matcher})`);
+  if (stray.size > 0) out.push(`it holds a hook of ours on ${[...stray].join(", ")}, which install no longer adds`);
   return out;
 }
-function codexTrust(env, home, hooksFile) {
-  let toml = "";
-  try {
-    const p = path46.join(env.CODEX_HOME || path46.join(home, ".codex"), "config.toml");
-    if (lstatSync24(p).isFile()) toml = readFileSync14(p, "utf8");
-  } catch {
+function startCommands(edit2, text, file, current) {
+  if (edit2.kind !== "json-hooks") {
+    return { run: current && edit2.file.endsWith("TaskStart") ? [["/bin/sh", file]] : [], foreign: [] };
   }
+  const forms = installedForms(edit2);
+  const all = oursIn(text).filter((h) => h.event === "SessionStart").map((h) => h.command);
+  const run = all.filter((c) => forms.includes(c)).map((c) => ["/bin/sh", "-c", c]);
+  return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
+}
+function codexTrust(env, home, hooksFile) {
+  const toml = readText(path46.join(env.CODEX_HOME || path46.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
 }
-function budgetFinding(text, file, fixCmd) {
-  let span;
-  try {
-    span = findBlock(text, file);
-  } catch {
-    return null;
-  }
-  if (span === null) return null;
-  const end = blockEndByte(text, span);
+function budgetFinding(text, file, fixCmd2) {
+  const span = findBlock(text, file);
+  const end = span === null ? 0 : blockEndByte(text, span);
   if (end <= CODEX_BUDGET) return null;
   const past = `past the ${CODEX_BUDGET} bytes of AGENTS.md text Codex reads; Codex never sees it`;
-  const fix = `${fixCmd} (it moves the block to the top)`;
+  const fix = `${fixCmd2} (it moves the block to the top)`;
   return { what: `${file}: the session-handoff block ends at byte ${end}, ${past}`, fix };
 }
-function startFolderNote({ name: name2 }) {
-  const anywhere = `for monorepos, or to start anywhere, use install --agent ${name2} --global`;
-  return `${name2}: project hooks load only when ${name2} starts at the project root (not from a subfolder); ${anywhere}`;
-}
 function posixShell(env, platform = process.platform) {
-  if (platform !== "win32") return POSIX_SHELL;
+  if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
   const git = programs.map((d) => path46.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
@@ -13720,7 +13731,7 @@ function posixShell(env, platform = process.platform) {
 }
 function runStart(file, argv, root, env, platform = process.platform) {
   const windows = platform === "win32";
-  const shell = argv[0] === POSIX_SHELL ? posixShell(env, platform) : argv[0];
+  const shell = argv[0] === "/bin/sh" ? posixShell(env, platform) : argv[0];
   if (shell === null) {
     const notRun = "no POSIX shell (Git for Windows' sh.exe) was found to run it as the harness would";
     return Promise.resolve({ file, code: null, stdout: "", stderr: "", notRun });
@@ -13744,44 +13755,7 @@ function runStart(file, argv, root, env, platform = process.platform) {
     child.stdin.end(input);
   });
 }
-function installedForms(edit2) {
-  const forms = [];
-  for (const h of edit2.hooks) {
-    const now = edit2.command(h.args);
-    const tail = `${nodeRun(h.args)}; :`;
-    forms.push(now);
-    if (now.endsWith(tail)) forms.push(`${now.slice(0, -tail.length)}node "$f" ${h.args}`);
-  }
-  return forms;
-}
-function installShaped(edit2, command) {
-  for (const form of installedForms(edit2)) {
-    const at2 = form.indexOf(FILE_TAIL);
-    if (!form.startsWith(FILE_HEAD) || at2 === -1) {
-      if (form === command) return "";
-      continue;
-    }
-    const tail = form.slice(at2);
-    if (!command.startsWith(FILE_HEAD) || !command.endsWith(tail)) continue;
-    const word = FILE_WORD.exec(command.slice(FILE_HEAD.length, command.length - tail.length));
-    if (word === null) continue;
-    const name2 = word[1].startsWith("'") ? word[1].slice(1, -1).replace(/\x27\\\x27\x27/g, "'") : word[1];
-    if ((windowsShaped(name2) ? path46.win32 : path46.posix).basename(name2) !== HELPER_FILE) continue;
-    return `${word[0].slice(0, word[0].length - word[1].length)}${name2}`;
-  }
-  return null;
-}
-function startCommands(edit2, text, file, current) {
-  if (edit2.kind === "json-hooks") {
-    const forms = installedForms(edit2);
-    const all = oursIn(text).filter((h) => h.event === "SessionStart").map((h) => h.command);
-    const run = all.filter((c) => forms.includes(c)).map((c) => [POSIX_SHELL, "-c", c]);
-    return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
-  }
-  if (edit2.kind !== "owned-file" || edit2.mode !== 493) return { run: [], foreign: [] };
-  return current ? { run: [[POSIX_SHELL, file]], foreign: [] } : { run: [], foreign: [`/bin/sh ${edit2.file}`] };
-}
-var POSIX_SHELL, WINDOWS_ENV, KEPT_ENV, FILE_WORD, FILE_HEAD, FILE_TAIL;
+var FILE_TAIL, WINDOWS_ENV, KEPT_ENV;
 var init_doctor_checks = __esm({
   "src/agents/doctor-checks.ts"() {
     "use strict";
@@ -13789,9 +13763,8 @@ var init_doctor_checks = __esm({
     init_command();
     init_harness_path();
     init_probe_session();
-    init_agents();
     init_md_block();
-    POSIX_SHELL = "/bin/sh";
+    FILE_TAIL = '; [ ! -f "$f" ] || ';
     WINDOWS_ENV = [
       "USERPROFILE",
       "SystemRoot",
@@ -13803,9 +13776,6 @@ var init_doctor_checks = __esm({
       "LOCALAPPDATA"
     ];
     KEPT_ENV = ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR"];
-    FILE_WORD = /^(?:"\$[A-Za-z_][A-Za-z0-9_]*"\/)?([A-Za-z0-9_./:@%+=-]+|\x27(?:[^\x27]|\x27\\\x27\x27)*\x27)$/;
-    FILE_HEAD = "f=";
-    FILE_TAIL = '; [ ! -f "$f" ] || ';
   }
 });
 
@@ -13851,125 +13821,107 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import { lstatSync as lstatSync25, readdirSync as readdirSync13, readFileSync as readFileSync16 } from "node:fs";
+import { readdirSync as readdirSync13 } from "node:fs";
 import path48 from "node:path";
-function readText(p) {
+function fixCmd(r, verb, withRoot = true) {
+  const h = shellWord(r.helper.abs);
+  const root = withRoot ? shellWord(r.root) : "";
+  if (h !== null && root !== null) return `node ${h} ${verb}${withRoot ? ` --root ${root}` : ""}`;
+  const where = `${quotedValue(r.helper.abs)}${withRoot ? ` with --root ${quotedValue(r.root)}` : ""}`;
+  return `\`${verb}\` of the helper ${where} ${NO_PASTE}`;
+}
+function agentFix(r, verb, name2) {
+  return fixCmd(r, `${verb} --agent ${name2}${r.global ? " --global" : ""}`, verb !== "init" || !r.global);
+}
+async function agentInstalls(r, name2, agent) {
+  const skill = [
+    ...agent.skillFolders.project.map((f) => path48.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path48.join(r.home, f, "session-handoff"))
+  ].filter((d) => exists(path48.join(d, "SKILL.md")));
+  let edits = [];
   try {
-    return lstatSync25(p).isFile() ? readFileSync16(p, "utf8") : null;
+    edits = agent.edits(r.helper, r.global);
   } catch {
-    return null;
+  }
+  const install = {};
+  r.agents[name2] = { skill, install };
+  for (const edit2 of edits) install[edit2.file] = await installState(r, name2, edit2);
+  if (skill.length === 0 && Object.values(install).some(installed)) {
+    const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
+    const what = `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`;
+    r.problems.push({ what, fix: agentFix(r, "init", name2) });
+  }
+  for (const dir of skill) {
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path48.join(dir, f)));
+    if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
+    const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
+    r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
 }
-function removePause(file) {
-  const w = shellWord(file);
-  return w !== null ? `rm ${w}` : `remove the file ${quotedValue(file)} ${NO_PASTE}`;
-}
-function editsOf(r, agent) {
-  try {
-    return agent.edits(r.helper, r.global);
-  } catch {
-    return [];
-  }
-}
-function agentInstalls(r) {
-  const agents = {};
-  const starts = [];
-  for (const [name2, agent] of Object.entries(AGENTS)) {
-    const skill = [
-      ...agent.skillFolders.project.map((f) => path48.join(r.root, f, "session-handoff")),
-      ...agent.skillFolders.home.map((f) => path48.join(r.home, f, "session-handoff"))
-    ].filter((d) => exists(path48.join(d, "SKILL.md")));
-    const install = {};
-    for (const edit2 of editsOf(r, agent)) {
-      install[edit2.file] = installState(r, name2, edit2, editPath(r.global ? r.home : r.root, edit2), agents, starts);
-    }
-    agents[name2] = { ...agents[name2], skill, install };
-    if (skill.length === 0 && Object.values(install).some((st) => st === "current" || st === "outdated")) {
-      const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
-      const what = `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`;
-      r.problems.push({ what, fix: r.nodeRun(`init --agent ${name2}${gflag(r)}`, !r.global) });
-    }
-    for (const dir of skill) {
-      const lacking2 = HELPER_FILES.filter((f) => !exists(path48.join(dir, f)));
-      if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
-      const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
-      r.problems.push({ what, fix: r.nodeRun(`init --agent ${name2}${gflag(r)}`, !r.global) });
-    }
-  }
-  return { agents, starts };
-}
-function installState(r, name2, edit2, file, agents, starts) {
-  const agent = AGENTS[name2];
-  const reinstall = cmd(r, `install --agent ${name2}${gflag(r)}`);
+async function installState(r, name2, edit2) {
+  const file = editPath(r.global ? r.home : r.root, edit2);
   const text = readText(file);
-  let judged = text;
-  if (text !== null && edit2.kind === "json-hooks") {
-    judged = withoutForeignHooks(text, (c) => installShaped(edit2, c) !== null);
+  if (text === null || !holdsOurs(edit2, text)) return "absent";
+  const reinstall = agentFix(r, "install", name2);
+  const state = judge(r, name2, edit2, text, reinstall);
+  const shown = r.global ? `~/${edit2.file}` : edit2.file;
+  const found = startCommands(edit2, text, file, state === "current");
+  for (const argv of found.run) await startRun(r, shown, argv, name2);
+  for (const c of found.foreign) {
+    const names2 = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
+    const what = `${shown}: ${names2}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c)}`;
+    r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
-  let state = "absent";
-  if (judged !== null && holdsOurs(edit2, judged)) {
-    try {
-      const span = edit2.kind === "md-block" ? findBlock(judged, edit2.file) : null;
-      if (span !== null && !blockAgents(judged, span).includes(name2)) return "absent";
-      state = installText(edit2, name2, judged, edit2.file) === judged ? "current" : "outdated";
-    } catch (err) {
-      state = "malformed";
-      const fix = `fix ${edit2.file} by hand, then ${reinstall}`;
-      r.problems.push({ what: `${edit2.file}: ${err.message.split("\n")[0]}`, fix });
-    }
+  if (!installed(state)) return state;
+  if (path48.basename(edit2.file) === "AGENTS.md") {
+    const over = budgetFinding(text, edit2.file, reinstall);
+    if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
+    const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
+    if (name2 === "codex") r.notes.push(`codex: ${subfolders}`);
   }
-  if (state === "outdated") {
-    const why = edit2.kind === "json-hooks" && judged !== null ? outdatedReasons(judged, edit2) : [];
-    const what = `${name2}: ${edit2.file} holds an outdated session-handoff entry`;
-    const fix = `${reinstall} (upgrades it in place)`;
-    r.problems.push({ what: why.length > 0 ? `${what}: ${why.join("; ")}` : what, fix });
-  }
-  const installed = state === "current" || state === "outdated";
-  if (installed && text !== null) {
-    if (edit2.kind === "md-block" && path48.basename(edit2.file) === "AGENTS.md") {
-      const over = budgetFinding(text, edit2.file, reinstall);
-      if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
-      const subfolders = "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
-      if (name2 === "codex") r.notes.push(subfolders);
-    }
-    if (edit2.kind === "json-hooks" && name2 === "codex") {
-      agents[name2] = { ...agents[name2], trust: codexTrust(r.env, r.home, file) };
-    }
-    const fromStart = agent.fromStartFolder === true;
-    if (edit2.kind === "json-hooks" && fromStart && !r.global) r.notes.push(startFolderNote(agent));
-  }
-  const withStarts = edit2.kind === "json-hooks" || installed && !edit2.file.endsWith("TaskResume");
-  if (withStarts && text !== null && holdsOurs(edit2, text)) {
-    const shown = r.global ? `~/${edit2.file}` : edit2.file;
-    const found = startCommands(edit2, text, file, state === "current");
-    for (const argv of found.run) starts.push({ shown, argv, agent: name2 });
-    for (const c of found.foreign) {
-      const fix = `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours`;
-      const names2 = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
-      const command = quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c);
-      r.problems.push({ what: `${shown}: ${names2}: ${command}`, fix });
-    }
+  if (edit2.kind === "json-hooks" && name2 === "codex") r.agents[name2].trust = codexTrust(r.env, r.home, file);
+  if (edit2.kind === "json-hooks" && AGENTS[name2].fromStartFolder && !r.global) {
+    const only = `project hooks load only when ${name2} starts at the project root (not from a subfolder)`;
+    r.notes.push(`${name2}: ${only}; for monorepos, or to start anywhere, use install --agent ${name2} --global`);
   }
   return state;
 }
-function pluginInstalls(r, agents) {
+function judge(r, name2, edit2, text, reinstall) {
+  const ours = edit2.kind === "json-hooks" ? withoutForeignHooks(text, (c) => installShaped(edit2, c) !== null) : text;
+  if (!holdsOurs(edit2, ours)) return "absent";
+  let want;
+  try {
+    const span = edit2.kind === "md-block" ? findBlock(ours, edit2.file) : null;
+    if (span !== null && !blockAgents(ours, span).includes(name2)) return "absent";
+    want = installText(edit2, name2, ours, edit2.file);
+  } catch (err) {
+    const what2 = `${edit2.file}: ${err.message.split("\n")[0]}`;
+    r.problems.push({ what: what2, fix: `fix ${edit2.file} by hand, then ${reinstall}` });
+    return "malformed";
+  }
+  if (want === ours) return "current";
+  const why = edit2.kind === "json-hooks" ? outdatedReasons(ours, edit2) : [];
+  const what = `${name2}: ${edit2.file} holds an outdated session-handoff entry${why.length > 0 ? ": " : ""}`;
+  r.problems.push({ what: `${what}${why.join("; ")}`, fix: `${reinstall} (upgrades it in place)` });
+  return "outdated";
+}
+function pluginInstalls(r) {
   const plugins = claudePluginInstalls(r.home);
   if (plugins.length === 0) return;
-  agents["claude-code"] = { ...agents["claude-code"], plugin: plugins };
+  const claude = r.agents["claude-code"];
+  claude.plugin = plugins;
   for (const p of plugins) {
     const state = `${p.scope} scope${p.version ? `, ${p.version}` : ""}, ${p.enabled ? "enabled" : "disabled"}`;
     r.notes.push(`claude-code: the plugin ${p.key} is installed (${state})`);
+    if (!p.rootSkill) continue;
+    const unlisted = `which Claude Code 2.1.112 does not list ("Unknown skill")`;
+    const fix = `reinstall it from the dist-plugin branch (README, "Install")`;
+    r.notes.push(`claude-code: the plugin ${p.key} has its SKILL.md at its root, ${unlisted}: ${fix}`);
   }
-  const unlisted = `which Claude Code 2.1.112 does not list ("Unknown skill"): reinstall it from the dist-plugin`;
-  for (const p of plugins.filter((p2) => p2.rootSkill)) {
-    const note = `the plugin ${p.key} has its SKILL.md at its root, ${unlisted} branch (README, "Install")`;
-    r.notes.push(`claude-code: ${note}`);
-  }
-  const installed = Object.entries(agents["claude-code"]?.install ?? {});
-  const hooked = installed.some(([f, st]) => f.endsWith("settings.json") && (st === "current" || st === "outdated"));
+  const hooked = Object.entries(claude.install).some(([f, st]) => f.endsWith("settings.json") && installed(st));
   if (plugins.some((p) => p.enabled) && hooked) {
     const what = "claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory";
-    const uninstall = cmd(r, `uninstall --agent claude-code${gflag(r)}`);
+    const uninstall = agentFix(r, "uninstall", "claude-code");
     const fix = `${uninstall} (the plugin's hooks stay), or disable the plugin with /plugin`;
     r.problems.push({ what: `${what}: every session gets the notice twice`, fix });
   }
@@ -13981,22 +13933,23 @@ async function memoryState(r) {
   const interrupted = interruptedSave(root) || Object.values(files).includes("interrupted");
   const unsafe = Object.values(files).some((s) => s === "unsafe" || s === "foreign");
   const verdict = interrupted ? "interrupted" : unsafe ? "unsafe" : files.handoff === "present" ? "parked" : "clean";
-  if (interrupted) problems.push({ what: "an interrupted save needs recovery", fix: cmd(r, "recover") });
+  if (interrupted) problems.push({ what: "an interrupted save needs recovery", fix: fixCmd(r, "recover") });
   const lock = lockState(memoryDir(root));
   if (lock.unproven) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
-    const fix = `${cmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
+    const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
     problems.push({ what: `the memory lock ${path48.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
     problems.push({ what: "a memory file failed safety or schema checks", fix });
   }
-  if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: cmd(r, "publish") });
+  if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: fixCmd(r, "publish") });
   const driverGone = await driverPartMissing(root, r.env);
   if (driverGone !== null) {
-    problems.push({ what: `${driverGone}: memory files merge as text (conflict markers)`, fix: cmd(r, "publish") });
+    const what = `${driverGone}: memory files merge as text (conflict markers)`;
+    problems.push({ what, fix: fixCmd(r, "publish") });
   }
   let archives = 0;
   try {
@@ -14005,10 +13958,12 @@ async function memoryState(r) {
   }
   const journal = journalState(r);
   const paused = pauseSwitch(memoryDir(root), r.env);
-  if (paused) {
-    const byEnv = paused.startsWith("SESSION_HANDOFF_DISABLE");
-    const what = `memory writes are paused by ${byEnv ? paused : quotedPath(paused)}`;
-    problems.push({ what, fix: byEnv ? "unset SESSION_HANDOFF_DISABLE" : removePause(paused) });
+  if (paused?.startsWith("SESSION_HANDOFF_DISABLE")) {
+    problems.push({ what: `memory writes are paused by ${paused}`, fix: "unset SESSION_HANDOFF_DISABLE" });
+  } else if (paused) {
+    const word = shellWord(paused);
+    const fix = word !== null ? `rm ${word}` : `remove the file ${quotedValue(paused)} ${NO_PASTE}`;
+    problems.push({ what: `memory writes are paused by ${quotedPath(paused)}`, fix });
   }
   return { verdict, files, archives, paused, git: await gitState(r), journal };
 }
@@ -14042,19 +13997,15 @@ async function gitState(r) {
     return null;
   }
 }
-async function startRuns(r, starts) {
-  const runs = [];
-  for (const s of starts) {
-    const run = await runStart(s.shown, s.argv, r.root, r.env);
-    runs.push(run);
-    if (run.notRun !== void 0) r.notes.push(`${run.file} SessionStart: not run: ${run.notRun}`);
-    else if (run.code !== 0) {
-      const stderr = run.stderr ? `: ${quotedValue(run.stderr.trim().split("\n")[0])}` : "";
-      const what = `${run.file}: its SessionStart command exited ${run.code ?? "by a signal or timeout"}${stderr}`;
-      r.problems.push({ what, fix: cmd(r, `install --agent ${s.agent}${gflag(r)}`) });
-    }
+async function startRun(r, shown, argv, name2) {
+  const run = await runStart(shown, argv, r.root, r.env);
+  r.runs.push(run);
+  if (run.notRun !== void 0) r.notes.push(`${run.file} SessionStart: not run: ${run.notRun}`);
+  else if (run.code !== 0) {
+    const stderr = run.stderr ? `: ${quotedValue(run.stderr.trim().split("\n")[0])}` : "";
+    const what = `${run.file}: its SessionStart command exited ${run.code ?? "by a signal or timeout"}${stderr}`;
+    r.problems.push({ what, fix: agentFix(r, "install", name2) });
   }
-  return runs;
 }
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
@@ -14066,9 +14017,9 @@ function reportText(result) {
   }
   for (const run of runs) {
     const out = run.stdout.trim();
-    const said = out === "" ? "printed nothing" : `printed ${quotedValue(out.slice(0, 300))}`;
+    const said2 = out === "" ? "printed nothing" : `printed ${quotedValue(out.slice(0, 300))}`;
     const stderr = run.stderr.trim() ? `; stderr ${quotedValue(run.stderr.trim().slice(0, 300))}` : "";
-    lines3.push(`ran ${run.file} SessionStart (PATH=/usr/bin:/bin): exit ${run.code ?? "none"}, ${said}${stderr}`);
+    lines3.push(`ran ${run.file} SessionStart (PATH=/usr/bin:/bin): exit ${run.code ?? "none"}, ${said2}${stderr}`);
   }
   for (const n2 of notes) lines3.push(`note: ${n2}`);
   const { verdict, archives, journal, paused, git } = memory;
@@ -14082,7 +14033,7 @@ function reportText(result) {
   fix: ${p.fix}`);
   return showRefused(lines3.join("\n")).text;
 }
-var NO_PASTE, HELPER_FILES, doctorVerb, cmd, gflag;
+var HELPER_FILES, NO_PASTE, installed, doctorVerb;
 var init_doctor = __esm({
   "src/verbs/doctor.ts"() {
     "use strict";
@@ -14111,28 +14062,24 @@ var init_doctor = __esm({
     init_common();
     init_types();
     init_errors();
-    NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
     HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
+    NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
+    installed = (state) => state === "current" || state === "outdated";
     doctorVerb = {
       name: "doctor",
       options: { root: { type: "string" }, json: { type: "boolean" }, global: { type: "boolean" } },
       positionals: [0, 0],
       help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
 
-A read-only health report: the Node version; per agent, where the skill is and
-whether its hook or block is "not installed", "current" or "outdated" (with why);
-each installed SessionStart command run as a harness would (/bin/sh -c with
-PATH=/usr/bin:/bin; on Windows Git's sh.exe, or not run) and what it printed;
-Codex's trust entry; an AGENTS.md block past the 32 KiB Codex reads; a Claude Code
-plugin beside installed hooks; and the memory dir: \`check\`'s verdict, archives,
-the journal, the kill switch, the lock, the merge driver, git's view of .ai/. Each
-problem comes with the command that fixes it. Changes nothing. Every line it can
-print: references/verbs.md#doctor.
+A read-only health report: Node; per agent, its skill folders and whether each
+hook or block is "not installed", "current" or "outdated" (with why); each
+installed SessionStart command run as a harness would; the memory dir. Each
+problem comes with the command that fixes it. Changes nothing. Every line it
+can print: references/verbs.md#doctor.
 
 options:
-  --global    report the per-user files instead of the project's (runs from the
-              home folder too)
-  --json      print one object {"ok", "node", "agents", "runs", "notes",
+  --global    the per-user files (runs from the home folder too)
+  --json      one object {"ok", "node", "helper", "agents", "runs", "notes",
               "memory", "problems": [{"what", "fix"}]}
   --root DIR  the project root
 ${ROOT_HELP}
@@ -14150,31 +14097,21 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = path48.resolve(home);
         }
         const helper = helperLocation(ctx, root);
-        const nodeRun2 = (verb, rootArg) => {
-          const h = shellWord(helper.abs);
-          const r2 = rootArg ? shellWord(root) : "";
-          if (h !== null && r2 !== null) return `node ${h} ${verb}${rootArg ? ` --root ${r2}` : ""}`;
-          const where = `${quotedValue(helper.abs)}${rootArg ? ` with --root ${quotedValue(root)}` : ""}`;
-          return `\`${verb}\` of the helper ${where} ${NO_PASTE}`;
-        };
-        const r = { root, home, global, helper, env: ctx.env, nodeRun: nodeRun2, problems: [], notes: [] };
+        const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
         const node = process.versions.node;
         if (Number(node.split(".")[0]) < 20) {
           r.problems.push({ what: `Node ${node} is older than 20`, fix: "install Node.js 20 or newer" });
         }
-        const { agents, starts } = agentInstalls(r);
-        pluginInstalls(r, agents);
+        for (const [name2, agent] of Object.entries(AGENTS)) await agentInstalls(r, name2, agent);
+        pluginInstalls(r);
         const memory = await memoryState(r);
-        const runs = await startRuns(r, starts);
+        const { agents, runs, problems } = r;
         const notes = [...new Set(r.notes)];
-        const { problems } = r;
         const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes, memory, problems };
         return ok(`${ctx.values.json ? JSON.stringify(result) : reportText(result)}
 `);
       }
     };
-    cmd = (r, verb) => r.nodeRun(verb, true);
-    gflag = (r) => r.global ? " --global" : "";
   }
 });
 
@@ -14491,7 +14428,21 @@ function versionOf(value) {
   return typeof value === "string" && /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/.test(value) ? value : null;
 }
 function noEvents(line) {
-  return { line, calls: [], results: [], usage: null, window: null, items: false };
+  return {
+    line,
+    calls: [],
+    results: [],
+    usage: null,
+    window: null,
+    items: false,
+    record: false,
+    ts: null,
+    version: null,
+    id: null,
+    users: [],
+    claim: null,
+    rank: 0
+  };
 }
 function textOf(content, types) {
   if (typeof content === "string") return content;
@@ -14534,101 +14485,6 @@ function resultStatus(rec, block2) {
   if (obj(tur) !== null && obj(tur).interrupted !== true) return exitFromText(text) ?? "ok";
   return exitFromText(text) ?? "unknown";
 }
-function parseClaude(lines3) {
-  const cap = emptyCapture("claude");
-  const pending = /* @__PURE__ */ new Map();
-  const plans = { todo: null, from: null, taskCreates: /* @__PURE__ */ new Map(), tasks: /* @__PURE__ */ new Map() };
-  for (const line of lines3) {
-    if (cap.records > 0 && line.includes('"tool_use_id":"') && !line.includes('"type":"assistant"')) {
-      const ids = [...line.matchAll(/"tool_use_id":"([^"\\]+)"/g)].map((m) => m[1]);
-      if (ids.length > 0 && !ids.some((id) => pending.has(id) || plans.taskCreates.has(id))) {
-        if (!line.includes('"isSidechain":true')) cap.records++;
-        continue;
-      }
-    }
-    const rec = parseLine(line);
-    if (rec === null || rec.isSidechain === true || typeof rec.agentId === "string") continue;
-    const type = rec.type;
-    if (typeof type !== "string" || !RECORD_TYPES.has(type)) continue;
-    cap.records++;
-    cap.firstTimestamp ??= str(rec.timestamp);
-    cap.version = versionOf(rec.version) ?? cap.version ?? null;
-    if (type === "attachment") {
-      const queued = obj(rec.attachment);
-      const prompt = queued?.commandMode === void 0 || queued.commandMode === "prompt";
-      const text = queued?.type === "queued_command" && prompt ? blockText(queued.prompt) : "";
-      if (text.trim() !== "" && !SCAFFOLDING.test(text)) cap.userRequests.push(text);
-      continue;
-    }
-    const content = obj(rec.message)?.content;
-    if (content === void 0) continue;
-    if (type === "user") {
-      const blocks = Array.isArray(content) ? content.map(obj) : [];
-      const results = blocks.filter((b) => b?.type === "tool_result");
-      for (const b of results) {
-        const id = str(b.tool_use_id);
-        if (id === null) continue;
-        const run = pending.get(id);
-        if (run !== void 0) run.status = resultStatus(rec, b);
-        pending.delete(id);
-        taskCreated(plans, id, b, results.length === 1 ? rec : null);
-      }
-      if (results.length > 0 || rec.toolUseResult !== void 0 || rec.isMeta === true) continue;
-      const text = rec.isCompactSummary === true ? "" : blockText(content);
-      if (text.trim() !== "" && !text.startsWith("[Request interrupted by user") && !SCAFFOLDING.test(text)) {
-        cap.userRequests.push(text);
-      }
-      continue;
-    }
-    if (type !== "assistant" || !Array.isArray(content)) continue;
-    for (const b of content.map(obj)) {
-      const text = b?.type === "text" ? str(b.text) : null;
-      if (text !== null && text.trim() !== "") cap.lastClaim = text;
-      if (b?.type !== "tool_use") continue;
-      const run = toolUse(cap, plans, b);
-      const id = str(b.id);
-      if (run !== null && id !== null) pending.set(id, run);
-    }
-  }
-  cap.plan = plans.from === "todo" || plans.tasks.size === 0 ? plans.todo : [...plans.tasks.values()];
-  cap.planFinal = plans.from === "todo";
-  return cap;
-}
-function toolUse(cap, plans, b) {
-  const name2 = str(b.name) ?? "";
-  const input = obj(b.input) ?? {};
-  if (name2 === "Bash") {
-    const run = { command: str(input.command) ?? "", status: "unknown" };
-    cap.commands.push(run);
-    return run;
-  }
-  if (EDIT_TOOLS.has(name2)) noteEdit(cap.filesEdited, str(input.file_path) ?? str(input.notebook_path) ?? "");
-  else if (name2 === "TodoWrite" && Array.isArray(input.todos)) {
-    const todos = input.todos.map(obj).filter((t) => t !== null);
-    plans.todo = todos.map((t) => ({ text: str(t.content) ?? str(t.activeForm) ?? "", status: planStatus(t.status) }));
-    plans.from = "todo";
-  } else if (name2 === "TaskCreate") {
-    const item = { text: str(input.subject) ?? str(input.description) ?? "", status: "open" };
-    const id = str(b.id);
-    if (id !== null) plans.taskCreates.set(id, item);
-    plans.from = "tasks";
-  } else if (name2 === "TaskUpdate") {
-    const task = plans.tasks.get(String(input.taskId ?? ""));
-    if (task !== void 0 && input.status !== void 0) task.status = planStatus(input.status);
-    if (task !== void 0 && typeof input.subject === "string") task.text = input.subject;
-    plans.from = "tasks";
-  }
-  return null;
-}
-function taskCreated(plans, id, block2, only) {
-  const created = plans.taskCreates.get(id);
-  if (created === void 0) return;
-  const text = blockText(block2.content);
-  const fromResult = only === null ? null : str(obj(obj(only.toolUseResult)?.task)?.id);
-  const taskId = /\bTask #(\w+)/.exec(text)?.[1] ?? fromResult;
-  if (taskId !== null) plans.tasks.set(taskId, created);
-  plans.taskCreates.delete(id);
-}
 function claudeWindow(model) {
   if (model === null) return CLAUDE_DEFAULT_WINDOW;
   if (/\[1m\]$/i.test(model) || ONE_MILLION.has(model.toLowerCase())) return 1e6;
@@ -14650,31 +14506,73 @@ function claudeUsage(rec) {
 function claudeEvents(rec, line) {
   const ev = noEvents(line);
   ev.usage = claudeUsage(rec);
+  const type = rec.type;
   if (rec.isSidechain === true || typeof rec.agentId === "string") return ev;
+  if (typeof type !== "string" || !RECORD_TYPES.has(type)) return ev;
+  ev.record = true;
+  ev.ts = str(rec.timestamp);
+  ev.version = versionOf(rec.version);
+  if (type === "attachment") {
+    const queued = obj(rec.attachment);
+    const prompt = queued?.commandMode === void 0 || queued.commandMode === "prompt";
+    const text = queued?.type === "queued_command" && prompt ? blockText(queued.prompt) : "";
+    if (text.trim() !== "" && !SCAFFOLDING.test(text)) ev.users.push(text);
+    return ev;
+  }
   const content = obj(rec.message)?.content;
-  if (!Array.isArray(content)) return ev;
-  for (const b of content.map(obj)) {
-    if (rec.type === "assistant" && b?.type === "tool_use") {
-      const input = obj(b.input);
-      const name2 = str(b.name) ?? "";
-      const command = name2 === "Bash" ? str(input?.command) ?? "" : null;
-      const file = str(input?.file_path) ?? str(input?.notebook_path) ?? "";
-      const edit2 = EDIT_TOOLS.has(name2) ? { kind: "edit", path: file } : { kind: "other" };
-      const event = command !== null ? { kind: "command", command } : edit2;
-      const at2 = { id: str(b.id), ts: str(rec.timestamp), cwd: str(rec.cwd) };
-      ev.calls.push({ ...at2, events: [event], text: command ?? "", result: null });
-    } else if (rec.type === "user" && b?.type === "tool_result") {
+  if (type === "user" && content !== void 0) {
+    const results = (Array.isArray(content) ? content.map(obj) : []).filter((b) => b?.type === "tool_result");
+    for (const b of results) {
       const id = str(b.tool_use_id);
-      if (id !== null) ev.results.push({ id, text: textOf(b.content), failed: b.is_error === true });
+      const task = taskOf(b, results.length === 1 ? rec : null);
+      const result = { text: textOf(b.content), failed: b.is_error === true, status: resultStatus(rec, b) };
+      if (id !== null) ev.results.push({ id, ...result, task });
+    }
+    if (results.length > 0 || rec.toolUseResult !== void 0 || rec.isMeta === true) return ev;
+    const text = rec.isCompactSummary === true ? "" : blockText(content);
+    if (text.trim() !== "" && !text.startsWith("[Request interrupted by user") && !SCAFFOLDING.test(text)) {
+      ev.users.push(text);
     }
   }
+  if (type !== "assistant" || !Array.isArray(content)) return ev;
+  for (const b of content.map(obj)) {
+    const text = b?.type === "text" ? str(b.text) : null;
+    if (text !== null && text.trim() !== "") ev.claim = text;
+    if (b?.type === "tool_use") ev.calls.push(claudeCall(rec, b));
+  }
   return ev;
+}
+function claudeCall(rec, b) {
+  const input = obj(b.input) ?? {};
+  const name2 = str(b.name) ?? "";
+  const call = { id: str(b.id), ts: str(rec.timestamp), cwd: str(rec.cwd), events: [], text: "", result: null };
+  if (name2 === "Bash") {
+    call.text = str(input.command) ?? "";
+    call.events.push({ kind: "command", command: call.text });
+  } else if (EDIT_TOOLS.has(name2)) {
+    call.events.push({ kind: "edit", path: str(input.file_path) ?? str(input.notebook_path) ?? "" });
+  } else {
+    call.events.push({ kind: "other" });
+  }
+  if (name2 === "TodoWrite" && Array.isArray(input.todos)) {
+    const todos = input.todos.map(obj).filter((t) => t !== null);
+    call.plan = todos.map((t) => ({ text: str(t.content) ?? str(t.activeForm) ?? "", status: planStatus(t.status) }));
+  } else if (name2 === "TaskCreate") {
+    call.task = { create: { text: str(input.subject) ?? str(input.description) ?? "", status: "open" } };
+  } else if (name2 === "TaskUpdate") {
+    const status = input.status === void 0 ? void 0 : planStatus(input.status);
+    call.task = { update: String(input.taskId ?? ""), status, subject: str(input.subject) ?? void 0 };
+  }
+  return call;
+}
+function taskOf(block2, only) {
+  const fromResult = only === null ? null : str(obj(obj(only.toolUseResult)?.task)?.id);
+  return /\bTask #(\w+)/.exec(blockText(block2.content))?.[1] ?? fromResult;
 }
 var SCAFFOLDING, TEXT, blockText, RECORD_TYPES, CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
 var init_claude = __esm({
   "src/agents/transcripts/claude.ts"() {
     "use strict";
-    init_types2();
     init_types2();
     SCAFFOLDING = new RegExp(
       String.raw`^\s*(<command-name>|<command-message>|<local-command-std(out|err)>|<system-reminder>` + "|<bash-input>|<bash-stdout>|Caveat: The messages below)"
@@ -14689,10 +14587,10 @@ var init_claude = __esm({
 
 // src/agents/transcripts/codex.ts
 function commandOf(name2, args) {
-  const cmd2 = args.cmd ?? args.command;
-  if (typeof cmd2 === "string") return cmd2;
-  if (Array.isArray(cmd2) && cmd2.every((c) => typeof c === "string")) {
-    const parts = cmd2;
+  const cmd = args.cmd ?? args.command;
+  if (typeof cmd === "string") return cmd;
+  if (Array.isArray(cmd) && cmd.every((c) => typeof c === "string")) {
+    const parts = cmd;
     if (parts.length === 3 && /(^|\/)(ba|z)?sh$/.test(parts[0]) && /^-l?c$/.test(parts[1])) return parts[2];
     return parts.join(" ");
   }
@@ -14712,11 +14610,11 @@ function outputStatus(output) {
   }
   return "unknown";
 }
-function patchFiles(input) {
+function patchEdits(input) {
   const files = [];
   const names2 = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names2)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  return files;
+  return files.map((path56) => ({ kind: "edit", path: path56 }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -14741,140 +14639,6 @@ function scriptCalls(script) {
   }
   return out;
 }
-function parseCodex(lines3) {
-  const cap = emptyCapture("codex");
-  const r = {
-    steps: [],
-    calls: /* @__PURE__ */ new Set(),
-    itemized: /* @__PURE__ */ new Set(),
-    openScripts: /* @__PURE__ */ new Set(),
-    users: [[], [], []],
-    claims: [null, null, null]
-  };
-  const pending = /* @__PURE__ */ new Map();
-  const add = (step2, call) => addStep(r, step2, call);
-  for (const line of lines3) {
-    const rec = parseLine(line);
-    if (rec === null) continue;
-    const payload = obj(rec.payload);
-    if (payload === null || typeof rec.type !== "string") continue;
-    cap.records++;
-    cap.firstTimestamp ??= str(rec.timestamp);
-    if (rec.type === "session_meta") {
-      cap.version = versionOf(payload.cli_version) ?? cap.version ?? null;
-      continue;
-    }
-    if (rec.type === "event_msg") {
-      const text = str(payload.message);
-      const words = text !== null && text.trim() !== "";
-      if (payload.type === "user_message" && words && !SCAFFOLDING2.test(text)) r.users[0].push(text);
-      if (payload.type === "agent_message" && words) r.claims[0] = text;
-      if (payload.type === "item_completed") itemStep(r, obj(payload.item));
-      continue;
-    }
-    if (rec.type !== "response_item") continue;
-    const kind = payload.type;
-    const id = str(payload.call_id) ?? str(payload.id);
-    if (kind === "message") {
-      const text = contentText(payload.content);
-      if (text.trim() === "") continue;
-      if (payload.role === "user" && !SCAFFOLDING2.test(text)) r.users[1].push(text);
-      if (payload.role === "assistant") r.claims[1] = text;
-    } else if (kind === "function_call" || kind === "local_shell_call") {
-      const name2 = str(payload.name) ?? (kind === "local_shell_call" ? "local_shell" : "");
-      const given = callArgs(payload);
-      const args = typeof given === "string" ? {} : given ?? {};
-      if (name2 === "update_plan" && Array.isArray(args.plan)) {
-        const steps2 = args.plan.map(obj).filter((p) => p !== null);
-        cap.plan = steps2.map((p) => ({ text: str(p.step) ?? "", status: planStatus(p.status) }));
-        cap.planFinal = true;
-        continue;
-      }
-      const command = name2 === "apply_patch" ? str(args.input) : commandOf(name2, args);
-      if (command === null) continue;
-      if (name2 === "apply_patch" || shellPatch(command)) {
-        add({ kind: "edit", files: patchFiles(command) }, id);
-        continue;
-      }
-      const run = { command, status: "unknown" };
-      add({ kind: "command", run }, id);
-      if (id !== null) pending.set(id, run);
-    } else if (kind === "custom_tool_call") {
-      const input = str(payload.input);
-      if (input === null) continue;
-      if (payload.name === "apply_patch") add({ kind: "edit", files: patchFiles(input) }, id);
-      else if (payload.name === "exec") {
-        if (id !== null) r.openScripts.add(id);
-        for (const c of scriptCalls(input)) {
-          if (c.tool === "apply_patch" || shellPatch(c.text)) add({ kind: "edit", files: patchFiles(c.text) }, id);
-          else add({ kind: "command", run: { command: c.text, status: "unknown" } }, id);
-        }
-      }
-    } else if (kind === "function_call_output" || kind === "custom_tool_call_output") {
-      const callId = str(payload.call_id);
-      if (callId === null) continue;
-      r.openScripts.delete(callId);
-      const run = pending.get(callId);
-      if (run !== void 0) {
-        run.status = outputStatus(payload.output);
-        pending.delete(callId);
-      }
-    }
-  }
-  for (const { step: step2, call } of r.steps) {
-    if (call !== null && r.itemized.has(call)) continue;
-    if (step2.kind === "command") cap.commands.push(step2.run);
-    else for (const f of step2.files) noteEdit(cap.filesEdited, f);
-  }
-  cap.userRequests = r.users.find((u) => u.length > 0) ?? [];
-  cap.lastClaim = r.claims[0] ?? r.claims[1] ?? r.claims[2];
-  return cap;
-}
-function addStep(r, step2, call) {
-  r.steps.push({ step: step2, call });
-  if (call !== null) r.calls.add(call);
-}
-function itemStep(r, item) {
-  if (item === null) return;
-  const type = item.type;
-  if (type === "UserMessage" || type === "AgentMessage") {
-    const text = contentText(item.content);
-    if (text.trim() === "") return;
-    if (type === "UserMessage" && !SCAFFOLDING2.test(text)) r.users[2].push(text);
-    if (type === "AgentMessage") r.claims[2] = text;
-    return;
-  }
-  if (type !== "CommandExecution" && type !== "FileChange") return;
-  const id = str(item.id);
-  if (id !== null && r.calls.has(id)) r.itemized.add(id);
-  else for (const open of r.openScripts) r.itemized.add(open);
-  if (type === "CommandExecution") {
-    const command = commandOf("exec_command", item);
-    if (command === null) return;
-    const code = item.exit_code;
-    const done2 = item.status === "completed" ? "ok" : "unknown";
-    const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : done2;
-    addStep(r, { kind: "command", run: { command, status } }, null);
-    return;
-  }
-  if (item.status === "failed" || item.status === "declined") return;
-  const files = [];
-  const changes = item.changes;
-  if (Array.isArray(changes)) {
-    for (const c of changes.map(obj)) noteEdit(files, str(c?.path) ?? "");
-  } else if (obj(changes) !== null) {
-    for (const [file, change] of Object.entries(obj(changes))) {
-      noteEdit(files, file);
-      const moved = str(obj(change)?.move_path);
-      if (moved !== null) noteEdit(files, moved);
-    }
-  }
-  addStep(r, { kind: "edit", files }, null);
-}
-function argvText(cmd2) {
-  if (typeof cmd2 === "string") return cmd2;
-  return Array.isArray(cmd2) ? cmd2.filter((c) => typeof c === "string").join(" ") : "";
-}
 function callArgs(p) {
   const raw = p.arguments ?? p.input ?? p.action;
   if (typeof raw !== "string") return obj(raw);
@@ -14886,14 +14650,26 @@ function callArgs(p) {
   }
 }
 function itemCall(item, at2) {
-  const failed = typeof item.exit_code === "number" ? item.exit_code !== 0 : item.status === "failed";
-  const result = { text: str(item.aggregated_output) ?? "", failed };
-  if (item.type === "FileChange") {
-    const events = Object.keys(obj(item.changes) ?? {}).map((file) => ({ kind: "edit", path: file }));
-    return { ...at2, events, text: "", result, item: true };
+  const code = item.exit_code;
+  const failed = typeof code === "number" ? code !== 0 : item.status === "failed";
+  const done2 = item.status === "completed" ? "ok" : "unknown";
+  const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : done2;
+  const result = { text: str(item.aggregated_output) ?? "", failed, status };
+  const call = { ...at2, id: str(item.id), events: [], text: "", result, status, item: true };
+  if (item.type === "CommandExecution") {
+    call.text = commandOf("exec_command", item) ?? "";
+    call.events.push({ kind: "command", command: call.text });
+  } else if (item.status === "failed" || item.status === "declined") {
+    call.events.push({ kind: "other" });
+  } else if (Array.isArray(item.changes)) {
+    for (const c of item.changes.map(obj)) addEdit(call.events, str(c?.path));
+  } else {
+    for (const [file, change] of Object.entries(obj(item.changes) ?? {})) {
+      addEdit(call.events, file);
+      addEdit(call.events, str(obj(change)?.move_path));
+    }
   }
-  const command = commandOf("exec_command", { command: item.command }) ?? "";
-  return { ...at2, events: [{ kind: "command", command }], text: argvText(item.command), result, item: true };
+  return call;
 }
 function codexUsage(rec, payload) {
   if (rec.type === "token_usage_record") {
@@ -14912,56 +14688,83 @@ function codexUsage(rec, payload) {
 function codexEvents(rec, line, state) {
   const ev = noEvents(line);
   const p = obj(rec.payload);
-  if (p === null) return ev;
+  if (p === null || typeof rec.type !== "string") return ev;
+  ev.record = true;
+  ev.ts = str(rec.timestamp);
   if (rec.type === "session_meta" || rec.type === "turn_context") state.cwd = str(p.cwd) ?? state.cwd;
+  if (rec.type === "session_meta") ev.version = versionOf(p.cli_version);
   ev.usage = codexUsage(rec, p);
   if (rec.type === "event_msg" && p.type === "task_started" && num(p.model_context_window) > 0) {
     ev.window = num(p.model_context_window);
   }
-  const at2 = { id: null, ts: str(rec.timestamp), cwd: state.cwd };
+  const at2 = { ts: ev.ts, cwd: state.cwd };
   if (rec.type === "event_msg") {
-    const item = obj(p.item) ?? p;
-    if (item.type === "CommandExecution" || item.type === "FileChange") {
+    const item = p.type === "item_completed" ? obj(p.item) : null;
+    if (item?.type === "UserMessage" || item?.type === "AgentMessage") {
+      said(ev, 2, item.type === "UserMessage", contentText(item.content));
+    } else if (item?.type === "CommandExecution" || item?.type === "FileChange") {
       ev.items = true;
       ev.calls.push(itemCall(item, at2));
+    } else if (p.type === "user_message" || p.type === "agent_message") {
+      said(ev, 0, p.type === "user_message", str(p.message) ?? "");
     }
     return ev;
   }
   if (rec.type !== "response_item") return ev;
-  if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
-    const id = str(p.call_id);
+  const id = str(p.call_id) ?? str(p.id);
+  if (p.type === "message" && (p.role === "user" || p.role === "assistant")) {
+    said(ev, 1, p.role === "user", contentText(p.content));
+  } else if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
     const out = p.output;
-    const text2 = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
-    if (id !== null) ev.results.push({ id, text: text2, failed: /Process exited with code [1-9]/.test(text2) });
-    return ev;
+    const text = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
+    const failed = /Process exited with code [1-9]/.test(text);
+    if (str(p.call_id) !== null) ev.results.push({ id: str(p.call_id), text, failed, status: outputStatus(out) });
+  } else if (p.type === "function_call" || p.type === "custom_tool_call" || p.type === "local_shell_call") {
+    ev.calls.push(codexCall(p, { ...at2, id }));
   }
-  if (p.type !== "function_call" && p.type !== "custom_tool_call" && p.type !== "local_shell_call") return ev;
-  const name2 = str(p.name) ?? "";
-  const args = callArgs(p);
-  const command = typeof args === "string" ? "" : argvText(args?.cmd ?? args?.command);
-  let events = [{ kind: "other" }];
-  if (name2 === "apply_patch") {
-    const patch = typeof args === "string" ? args : str(args?.input) ?? "";
-    const files = patch.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$/gm);
-    events = [...files].map((m) => ({ kind: "edit", path: m[1].trim() }));
-  } else if (name2 === "exec_command" || name2 === "shell" || p.type === "local_shell_call") {
-    events = [{ kind: "command", command }];
-  }
-  const text = typeof args === "string" ? args : command;
-  ev.calls.push({ ...at2, id: str(p.call_id) ?? str(p.id), events, text, result: null });
   return ev;
 }
-var SCAFFOLDING2, TEXT_PARTS, contentText;
+function said(ev, rank, user, text) {
+  if (text.trim() === "") return;
+  ev.rank = rank;
+  if (!user) ev.claim = text;
+  else if (!SCAFFOLDING2.test(text)) ev.users.push(text);
+}
+function codexCall(p, at2) {
+  const name2 = str(p.name) ?? (p.type === "local_shell_call" ? "local_shell" : "");
+  const given = callArgs(p);
+  const args = typeof given === "string" ? {} : given ?? {};
+  const raw = typeof given === "string" ? given : null;
+  const call = { ...at2, events: [{ kind: "other" }], text: raw ?? "", result: null };
+  if (name2 === "update_plan" && Array.isArray(args.plan)) {
+    const steps2 = args.plan.map(obj).filter((s) => s !== null);
+    call.plan = steps2.map((s) => ({ text: str(s.step) ?? "", status: planStatus(s.status) }));
+  } else if (name2 === "apply_patch") {
+    call.events = patchEdits(raw ?? str(args.input) ?? "");
+  } else if (name2 === "exec" && p.type === "custom_tool_call" && raw !== null) {
+    call.script = true;
+    call.events = scriptCalls(raw).flatMap(
+      (c) => c.tool === "apply_patch" || shellPatch(c.text) ? patchEdits(c.text) : [{ kind: "command", command: c.text }]
+    );
+  } else if (p.type !== "custom_tool_call") {
+    const command = commandOf(name2, args);
+    if (command === null) return call;
+    call.text = command;
+    call.events = shellPatch(command) ? patchEdits(command) : [{ kind: "command", command }];
+  }
+  return call;
+}
+var SCAFFOLDING2, TEXT_PARTS, contentText, addEdit;
 var init_codex = __esm({
   "src/agents/transcripts/codex.ts"() {
     "use strict";
-    init_types2();
     init_types2();
     SCAFFOLDING2 = new RegExp(
       String.raw`^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>` + String.raw`|# AGENTS\.md instructions|<INSTRUCTIONS>)`
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
+    addEdit = (events, path56) => path56 && events.push({ kind: "edit", path: path56 });
   }
 });
 
@@ -14974,54 +14777,6 @@ function resultText(result) {
     return "";
   }
 }
-function parseGemini(lines3) {
-  const cap = emptyCapture("gemini");
-  const recs = lines3.map(parseLine);
-  const lastOf = /* @__PURE__ */ new Map();
-  recs.forEach((r, i) => {
-    const id = r !== null && (r.type === "user" || r.type === "gemini") ? str(r.id) : null;
-    if (id !== null) lastOf.set(id, i);
-  });
-  for (let i = 0; i < recs.length; i++) {
-    const rec = recs[i];
-    if (rec === null) continue;
-    const id = rec.type === "user" || rec.type === "gemini" ? str(rec.id) : null;
-    if (id !== null && lastOf.get(id) !== i) continue;
-    const ts = str(rec.timestamp) ?? str(rec.startTime);
-    if (rec.type !== "user" && rec.type !== "gemini") {
-      if (ts !== null && cap.firstTimestamp === null && "sessionId" in rec) cap.firstTimestamp = ts;
-      continue;
-    }
-    cap.records++;
-    if (ts !== null && cap.firstTimestamp === null) cap.firstTimestamp = ts;
-    const body = textOf(rec.content);
-    if (rec.type === "user") {
-      const words = body.replace(HOOK_CONTEXT, "");
-      if (words.trim() !== "") cap.userRequests.push(words);
-      continue;
-    }
-    if (body.trim() !== "") cap.lastClaim = body;
-    if (!Array.isArray(rec.toolCalls)) continue;
-    for (const raw of rec.toolCalls) {
-      const call = obj(raw);
-      if (call === null) continue;
-      const name2 = str(call.name) ?? "";
-      const args = obj(call.args) ?? {};
-      if (name2 === "run_shell_command") {
-        const out = resultText(call.result);
-        const status = exitFromText(out) ?? (call.status === "success" && !/Exit Code:/i.test(out) ? "ok" : "unknown");
-        cap.commands.push({ command: str(args.command) ?? "", status });
-      } else if (EDIT_TOOLS.has(name2)) {
-        noteEdit(cap.filesEdited, str(args.file_path) ?? str(args.absolute_path) ?? "");
-      } else if (name2 === "write_todos" && Array.isArray(args.todos)) {
-        const todos = args.todos.map(obj).filter((t) => t !== null);
-        cap.plan = todos.map((t) => ({ text: str(t.description) ?? "", status: planStatus(t.status) }));
-        cap.planFinal = true;
-      }
-    }
-  }
-  return cap;
-}
 function recordedResult(result) {
   if (result === void 0 || result === null) return null;
   if (typeof result === "string") return result;
@@ -15033,46 +14788,53 @@ function recordedResult(result) {
 }
 function geminiEvents(rec, line) {
   const ev = noEvents(line);
-  if (rec.type !== "gemini" || !Array.isArray(rec.toolCalls)) return ev;
+  const ts = str(rec.timestamp) ?? str(rec.startTime);
+  if (rec.type !== "user" && rec.type !== "gemini") {
+    if ("sessionId" in rec) ev.ts = ts;
+    return ev;
+  }
+  ev.record = true;
+  ev.ts = ts;
+  ev.id = str(rec.id);
+  const body = textOf(rec.content);
+  if (rec.type === "user") {
+    const words = body.replace(HOOK_CONTEXT, "");
+    if (words.trim() !== "") ev.users.push(words);
+    return ev;
+  }
+  if (body.trim() !== "") ev.claim = body;
+  if (!Array.isArray(rec.toolCalls)) return ev;
   for (const call of rec.toolCalls.map(obj)) {
-    if (call === null) continue;
-    const name2 = str(call.name) ?? "";
-    const args = obj(call.args);
-    const command = name2 === "run_shell_command" ? str(args?.command) ?? "" : null;
-    const path56 = str(args?.file_path) ?? "";
-    const edit2 = EDIT_TOOLS.has(name2) ? { kind: "edit", path: path56 } : { kind: "other" };
-    const event = command !== null ? { kind: "command", command } : edit2;
-    const out = recordedResult(call.result);
-    const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
-    const ts = str(call.timestamp) ?? str(rec.timestamp);
-    const result = out === null ? null : { text: out, failed };
-    ev.calls.push({ id: null, ts, cwd: null, events: [event], text: command ?? "", result });
+    if (call !== null) ev.calls.push(geminiCall(call, str(call.timestamp) ?? str(rec.timestamp)));
   }
   return ev;
+}
+function geminiCall(call, ts) {
+  const name2 = str(call.name) ?? "";
+  const args = obj(call.args) ?? {};
+  const out = recordedResult(call.result);
+  const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
+  const shown = resultText(call.result);
+  const status = exitFromText(shown) ?? (call.status === "success" && !/Exit Code:/i.test(shown) ? "ok" : "unknown");
+  const result = out === null ? null : { text: out, failed, status };
+  const made = { id: null, ts, cwd: null, events: [{ kind: "other" }], text: "", result, status };
+  if (name2 === "run_shell_command") {
+    made.text = str(args.command) ?? "";
+    made.events = [{ kind: "command", command: made.text }];
+  } else if (EDIT_TOOLS.has(name2)) {
+    made.events = [{ kind: "edit", path: str(args.file_path) ?? str(args.absolute_path) ?? "" }];
+  } else if (name2 === "write_todos" && Array.isArray(args.todos)) {
+    const todos = args.todos.map(obj).filter((t) => t !== null);
+    made.plan = todos.map((t) => ({ text: str(t.description) ?? "", status: planStatus(t.status) }));
+  }
+  return made;
 }
 var HOOK_CONTEXT;
 var init_gemini = __esm({
   "src/agents/transcripts/gemini.ts"() {
     "use strict";
     init_types2();
-    init_types2();
     HOOK_CONTEXT = /^\s*<hook_context>[\s\S]*?<\/hook_context>\s*/;
-  }
-});
-
-// src/agents/transcripts/parsers.ts
-var PARSERS;
-var init_parsers = __esm({
-  "src/agents/transcripts/parsers.ts"() {
-    "use strict";
-    init_claude();
-    init_codex();
-    init_gemini();
-    PARSERS = {
-      codex: parseCodex,
-      gemini: parseGemini,
-      claude: parseClaude
-    };
   }
 });
 
@@ -15091,9 +14853,9 @@ function sniffFormat(lines3) {
   }
   return null;
 }
-function readEvents(format2, lines3, usageOnly = false) {
+function readEvents(format2, lines3, only) {
   const f = FORMATS[format2];
-  const words = usageOnly ? f.usage : f.words;
+  const words = only === "all" ? /^/ : only === "usage" ? f.usage : f.words;
   if (words === null) return [];
   const state = { cwd: null };
   const out = [];
@@ -15103,7 +14865,7 @@ function readEvents(format2, lines3, usageOnly = false) {
     if (rec === null) continue;
     const ev = f.events(rec, i, state);
     const any = ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null;
-    if (any || ev.items) out.push(ev);
+    if (any || ev.items || only === "all") out.push(ev);
   }
   return out;
 }
@@ -15158,6 +14920,101 @@ var init_transcripts = __esm({
         usage: /"usage"/,
         planMarkers: ["TodoWrite", "TaskCreate", "TaskUpdate"]
       }
+    };
+  }
+});
+
+// src/agents/transcripts/parsers.ts
+function parseTranscript(format2, lines3) {
+  return captureOf(format2, readEvents(format2, lines3, "all"));
+}
+function captureOf(format2, events) {
+  const cap = emptyCapture(format2);
+  const lastWrite = /* @__PURE__ */ new Map();
+  events.forEach((ev, i) => ev.id !== null && lastWrite.set(ev.id, i));
+  const said2 = { users: [[], [], []], claims: [null, null, null] };
+  const plans = { todo: null, from: null, taskCreates: /* @__PURE__ */ new Map(), tasks: /* @__PURE__ */ new Map() };
+  const steps2 = [];
+  const runs = /* @__PURE__ */ new Map();
+  const waiting = /* @__PURE__ */ new Map();
+  const calls = /* @__PURE__ */ new Set();
+  const itemized = /* @__PURE__ */ new Set();
+  const openScripts = /* @__PURE__ */ new Set();
+  for (const [i, ev] of events.entries()) {
+    if (ev.id !== null && lastWrite.get(ev.id) !== i) continue;
+    if (ev.record) cap.records++;
+    cap.firstTimestamp ??= ev.ts;
+    cap.version = ev.version ?? cap.version ?? null;
+    said2.users[ev.rank].push(...ev.users);
+    said2.claims[ev.rank] = ev.claim ?? said2.claims[ev.rank];
+    for (const r of ev.results) {
+      const run = waiting.get(r.id);
+      if (run !== void 0) run.status = r.status;
+      waiting.delete(r.id);
+      openScripts.delete(r.id);
+      taskCreated(plans, r.id, r.task ?? null);
+    }
+    for (const call of ev.calls) {
+      if (call.item === true) {
+        if (call.id !== null && calls.has(call.id)) itemized.add(call.id);
+        else for (const open of openScripts) itemized.add(open);
+      } else if (call.id !== null) {
+        calls.add(call.id);
+        if (call.script === true) openScripts.add(call.id);
+      }
+      plan(plans, call);
+      const commands = call.events.filter((e) => e.kind === "command");
+      const made = commands.map((e) => ({ command: e.command ?? "", status: call.status ?? "unknown" }));
+      if (made.length === 1 && call.id !== null && call.item !== true && call.script !== true) {
+        waiting.set(call.id, made[0]);
+      }
+      runs.set(call, made);
+      steps2.push(call);
+    }
+  }
+  for (const call of steps2) {
+    if (call.item !== true && call.id !== null && itemized.has(call.id)) continue;
+    cap.commands.push(...runs.get(call));
+    for (const e of call.events) if (e.kind === "edit") noteEdit(cap.filesEdited, e.path ?? "");
+  }
+  cap.userRequests = said2.users.find((u) => u.length > 0) ?? [];
+  cap.lastClaim = said2.claims[0] ?? said2.claims[1] ?? said2.claims[2] ?? null;
+  cap.plan = plans.from === "todo" || plans.tasks.size === 0 ? plans.todo : [...plans.tasks.values()];
+  cap.planFinal = plans.from === "todo";
+  return cap;
+}
+function plan(plans, call) {
+  if (call.plan !== void 0) {
+    plans.todo = call.plan;
+    plans.from = "todo";
+  }
+  const task = call.task;
+  if (task === void 0) return;
+  plans.from = "tasks";
+  if ("create" in task) {
+    if (call.id !== null) plans.taskCreates.set(call.id, task.create);
+    return;
+  }
+  const known = plans.tasks.get(task.update);
+  if (known !== void 0 && task.status !== void 0) known.status = task.status;
+  if (known !== void 0 && task.subject !== void 0) known.text = task.subject;
+}
+function taskCreated(plans, id, taskId) {
+  const created = plans.taskCreates.get(id);
+  if (created === void 0) return;
+  if (taskId !== null) plans.tasks.set(taskId, created);
+  plans.taskCreates.delete(id);
+}
+var PARSERS;
+var init_parsers = __esm({
+  "src/agents/transcripts/parsers.ts"() {
+    "use strict";
+    init_transcripts();
+    init_types2();
+    PARSERS = {
+      codex: (lines3) => parseTranscript("codex", lines3),
+      gemini: (lines3) => parseTranscript("gemini", lines3),
+      claude: (lines3) => parseTranscript("claude", lines3)
     };
   }
 });
@@ -15361,9 +15218,9 @@ function renderCheckpoint(input) {
     return { heading, items: (all ?? []).slice(-LISTED_ITEMS).map(item), dropped: Math.max(0, n2 - LISTED_ITEMS) };
   };
   const safe = (text2, max) => safeItem(text2, max, findings);
-  const said = (what, raw, max) => `- ${what}: "${safe(raw, max).replace(/"/g, "'")}"`;
+  const said2 = (what, raw, max) => `- ${what}: "${safe(raw, max).replace(/"/g, "'")}"`;
   const command = (c) => safe(c, CAP.command).replace(/`/g, "'");
-  const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => said("The user wrote", r, CAP.request));
+  const requests = (cap?.userRequests ?? []).slice(-MAX_REQUESTS).map((r) => said2("The user wrote", r, CAP.request));
   const sections = [
     { heading: "## User requests", items: requests, dropped: 0 },
     list2("## Plan state", cap?.plan, (p) => `- ${MARK[p.status]} ${safe(p.text, CAP.plan)}`),
@@ -15371,13 +15228,13 @@ function renderCheckpoint(input) {
     list2("## Commands", cap?.commands, (c) => `- \`${command(c.command)}\` \u2014 ${c.status}`),
     {
       heading: "## Last claim",
-      items: cap?.lastClaim ? [said("The agent claimed (not verified)", cap.lastClaim, CAP.claim)] : [],
+      items: cap?.lastClaim ? [said2("The agent claimed (not verified)", cap.lastClaim, CAP.claim)] : [],
       dropped: 0
     }
   ];
   const summary = input.compactSummary;
   if (summary !== null && summary.trim() !== "") {
-    const items = [said("The harness summarised (not verified)", summary, CAP.summary)];
+    const items = [said2("The harness summarised (not verified)", summary, CAP.summary)];
     sections.push({ heading: "## Compaction summary", items, dropped: 0 });
   }
   if (input.prior) mergePrior(sections, input.prior);
@@ -15465,7 +15322,7 @@ __export(context_exports, {
   offerText: () => offerText,
   userHelperWithoutMemory: () => userHelperWithoutMemory
 });
-import { existsSync as existsSync11, lstatSync as lstatSync26, mkdirSync as mkdirSync8 } from "node:fs";
+import { existsSync as existsSync11, lstatSync as lstatSync25, mkdirSync as mkdirSync8 } from "node:fs";
 import path50 from "node:path";
 function userHelperWithoutMemory(skillDir, home, root) {
   if (!skillDir || home === "" || existsSync11(path50.join(root, ".ai", "memory"))) return false;
@@ -15498,7 +15355,7 @@ function readUsage(transcriptPath) {
     if (format2 !== "claude" && format2 !== "codex") return null;
     for (const bytes of TAILS) {
       const { lines: lines3 } = tailPart(opened.file, bytes);
-      const points = usagePoints(readEvents(format2, lines3, true));
+      const points = usagePoints(readEvents(format2, lines3, "usage"));
       if (points.length > 0 || bytes >= opened.file.size) return { points, lines: lines3, format: format2 };
     }
     return null;
@@ -15510,7 +15367,7 @@ function readUsage(transcriptPath) {
 }
 function exists2(p) {
   try {
-    lstatSync26(p);
+    lstatSync25(p);
     return true;
   } catch {
     return false;
@@ -15639,7 +15496,7 @@ __export(checkpoint_exports, {
   CHECKPOINT_LINES: () => CHECKPOINT_LINES,
   checkpointVerb: () => checkpointVerb
 });
-import { lstatSync as lstatSync27, readdirSync as readdirSync14 } from "node:fs";
+import { lstatSync as lstatSync26, readdirSync as readdirSync14 } from "node:fs";
 import path51 from "node:path";
 function projectHandoffs(root) {
   const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
@@ -15678,7 +15535,7 @@ function pruneOfferMarkers(dir, nowMs) {
   for (const name2 of names2) {
     const p = path51.join(dir, name2);
     try {
-      if (nowMs - lstatSync27(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
+      if (nowMs - lstatSync26(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     } catch {
     }
   }
@@ -15988,7 +15845,7 @@ __export(statusline_exports, {
   statusText: () => statusText,
   statuslineVerb: () => statuslineVerb
 });
-import { readFileSync as readFileSync17 } from "node:fs";
+import { readFileSync as readFileSync16 } from "node:fs";
 import path52 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
@@ -16059,7 +15916,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync17(path52.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync16(path52.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;
@@ -16472,7 +16329,7 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import { lstatSync as lstatSync28, unlinkSync as unlinkSync11 } from "node:fs";
+import { lstatSync as lstatSync27, unlinkSync as unlinkSync11 } from "node:fs";
 import path54 from "node:path";
 var journalVerb;
 var init_journal = __esm({
@@ -16528,7 +16385,7 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync28(path54.join(journalDir(root), f.name));
+            const st = lstatSync27(path54.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
@@ -16550,7 +16407,7 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync13, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync29, mkdirSync as mkdirSync9, openSync as openSync11, readFileSync as readFileSync18, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync13, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync28, mkdirSync as mkdirSync9, openSync as openSync11, readFileSync as readFileSync17, writeSync as writeSync2 } from "node:fs";
 import path55 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync11(p, flags | NOFOLLOW);
@@ -16562,7 +16419,7 @@ function onRegularFile(p, flags, use) {
   }
 }
 function memorySide(p, side) {
-  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync18(fd)));
+  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync17(fd)));
   if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
   return m.text;
 }
@@ -16575,10 +16432,10 @@ function archiveDirOf(top, memRel) {
     at2 = path55.join(at2, part);
     let st;
     try {
-      st = lstatSync29(at2);
+      st = lstatSync28(at2);
     } catch {
       mkdirSync9(at2, { mode: 448 });
-      st = lstatSync29(at2);
+      st = lstatSync28(at2);
     }
     if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
@@ -16764,6 +16621,7 @@ init_builtins();
 init_errors();
 init_invisible();
 init_quote();
+init_types();
 import path from "node:path";
 var REFUSAL_PREFIX = "memory operation refused: ";
 var USAGE_PREFIX = "usage error: ";
@@ -16777,7 +16635,7 @@ function geminiHookRun(argv) {
   return argv.some((a, i) => a === "--format=gemini" || a === "--format" && argv[i + 1] === "gemini");
 }
 var GEMINI_SILENT = "{}\n";
-var neverFails = (verb) => verb === "hook" || verb === "checkpoint";
+var neverFails = (verb) => HARNESS_VERBS.includes(verb ?? "");
 async function guarded(outer, dispatch2) {
   const proc = { ...outer, writeErr: (text) => outer.writeErr(showRefused(text).text) };
   if (!geminiHookRun(proc.argv)) return dispatch2(proc);
@@ -16860,8 +16718,7 @@ async function runVerb(name2, verb, proc) {
       const prefix = err instanceof Absent ? "" : err instanceof UsageError ? USAGE_PREFIX : REFUSAL_PREFIX;
       proc.writeErr(`${prefix}${err.message}
 `);
-      if (err instanceof UsageError) return usageExit;
-      return err.code;
+      return err instanceof UsageError ? usageExit : neverFails(name2) ? 0 : err.code;
     }
     const text = err instanceof Error ? err.stack ?? err.message : String(err);
     proc.writeErr(`memory_io internal error: ${text}
@@ -16899,6 +16756,7 @@ function parseArgsMessage(err, verb) {
 }
 
 // src/help.ts
+init_validate_common();
 var HELP_WIDTH = 80;
 var LABEL = /^(\s*)(usage|exit|exit codes|stdin|stdout|stderr|example|examples|options|verbs|kill switch):( +)(?=\S)/;
 var COLUMN = /^(\s*)(\S(?:.*?\S)?)( {2,})(?=\S)/;
@@ -16938,7 +16796,7 @@ function wrapHelp(text, width = HELP_WIDTH) {
     const hang = hangOf(line);
     let cut = line.lastIndexOf(" ", width);
     let keep = 0;
-    if (cut <= hang - 1 || line.slice(0, cut).trim() === "") {
+    if (cut < hang) {
       const punct = Math.max(...[",", ";", "/"].map((c) => line.lastIndexOf(c, width - 1)));
       if (punct >= hang) {
         cut = punct;
@@ -16964,20 +16822,7 @@ function wrapHelp(text, width = HELP_WIDTH) {
   }
   return out.join("\n");
 }
-function editDistance(a, b) {
-  const d = Array.from({ length: a.length + 1 }, (_, i) => Array.from({ length: b.length + 1 }, (_2, j) => i + j));
-  for (let i = 1; i <= a.length; i++) {
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost);
-      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1]) {
-        d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[a.length][b.length];
-}
-function nearest(word, names2) {
+function nearest2(word, names2) {
   const w = word.toLowerCase();
   if (w === "") return null;
   const limit = Math.min(3, Math.max(1, Math.floor(w.length / 3)));
@@ -16995,140 +16840,206 @@ function nearest(word, names2) {
   return null;
 }
 
-// src/verbs/examples.ts
-var EXAMPLES = {
-  read: ["node memory_io.mjs read handoff", "# keep the token on its CURRENT-SHA256: line for `write`"],
-  write: [
-    "# the first save (token `absent`); later, the token `read handoff` printed.",
-    "# A quoted heredoc ('EOF') keeps the shell from expanding anything in it;",
-    "# write stamps Saved: and fills an empty anchors section itself.",
-    "node memory_io.mjs write handoff --expected-current-sha256 absent <<'EOF'",
-    "<!-- memory-schema: v1 -->",
-    "# Session Handoff",
-    "",
-    "## Current goal",
-    "Stream the CSV importer so large files fit in memory.",
-    "## Plan",
-    "- [~] Stream rows: reader done, dedupe not started",
-    "## Decisions",
-    "- [user-directed] Keep the first of two duplicates: the audit log needs it",
-    "## Failed approaches",
-    "- sort -u before import: it reorders rows, which the audit log forbids",
-    "## Open questions",
-    "- none",
-    "## Next steps",
-    "1. Hash rows in src/import/dedupe.ts and run `npm test -- csv`",
-    "## Key files",
-    "- none",
-    "## Environment anchors",
-    "EOF"
-  ],
-  search: ["node memory_io.mjs search sqlite lock --since 2026-06-01"],
-  impact: ["node memory_io.mjs impact"],
-  journal: ["node memory_io.mjs journal purge --before 2026-01"],
-  "read-target": [
-    "node memory_io.mjs read-target --target AGENTS.md",
-    "# its token goes to `promote --expected-current-sha256`"
-  ],
-  promote: [
-    "# after read-target printed CURRENT-SHA256: absent (no AGENTS.md yet)",
-    "node memory_io.mjs promote --target AGENTS.md \\",
-    "  --expected-current-sha256 absent <<'EOF'",
-    "- Run the integration tests against the real database before a release.",
-    "EOF"
-  ],
-  check: ['node memory_io.mjs check; echo "exit $?"   # 2: a handoff is parked'],
-  recover: ["node memory_io.mjs check || node memory_io.mjs recover   # after exit 1"],
-  anchors: ["node memory_io.mjs anchors", "node memory_io.mjs anchors --key-file notes.txt   # outside git"],
-  drift: [
-    "node memory_io.mjs drift --json",
-    "# a handoff pasted from another machine, checked against this repository:",
-    "node memory_io.mjs drift --stdin < pasted-handoff.md"
-  ],
-  brief: ["node memory_io.mjs brief   # the whole resume in one call; exit 3: cold start"],
-  hook: ["node memory_io.mjs hook --mode session </dev/null"],
-  validate: [
-    "node memory_io.mjs validate handoff   # the saved file: errors, score, findings",
-    "node memory_io.mjs validate handoff --stdin < draft.md   # before saving"
-  ],
-  archives: [
-    "node memory_io.mjs archives list",
-    "# then: archives show <name>, or make one current again (its token from read):",
-    "# archives restore <name> --expected-current-sha256 <token>"
-  ],
-  init: [
-    "npx session-handoff init --dry-run   # what it would do, for the agents found",
-    "npx session-handoff init --agent claude-code --agent codex"
-  ],
-  install: [
-    "node memory_io.mjs install --agent claude-code --dry-run   # what would change",
-    "node memory_io.mjs install --agent claude-code"
-  ],
-  uninstall: ["node memory_io.mjs uninstall --agent claude-code   # the files as they were"],
-  doctor: ["node memory_io.mjs doctor   # each problem with the command that fixes it"],
-  publish: [
-    "# only when the user asks; --push also pushes to the branch's upstream",
-    'node memory_io.mjs publish --message "handoff: CSV importer, stopped at dedupe"'
-  ],
-  checkpoint: [
-    "# what a PreCompact hook runs (install writes it); always exit 0, stdout empty",
-    `echo '{"session_id":"s1","hook_event_name":"PreCompact"}' |`,
-    "  node memory_io.mjs checkpoint --format claude"
-  ],
-  context: [
-    "# what a UserPromptSubmit or PostToolUse hook runs (install writes it); exit 0",
-    `echo '{"session_id":"s1","hook_event_name":"PostToolUse"}' |`,
-    "  node memory_io.mjs context --format claude"
-  ],
-  statusline: [
-    "# what Claude Code's status line runs (install writes it); exit 0",
-    `echo '{"context_window":{"used_percentage":45}}' | node memory_io.mjs statusline`
-  ],
-  redact: ["git diff | node memory_io.mjs redact --json"],
-  "merge-driver": [
-    "# registered by install and publish; git runs it as: merge-driver %O %A %B %P",
-    "node memory_io.mjs merge-driver --help"
-  ]
+// src/verbs/index.ts
+var VERBS = {
+  read: {
+    load: async () => (await Promise.resolve().then(() => (init_read2(), read_exports))).readVerb,
+    summary: "print a memory file in the untrusted envelope, with its token",
+    example: ["node memory_io.mjs read handoff", "# keep the token on its CURRENT-SHA256: line for `write`"]
+  },
+  write: {
+    load: async () => (await Promise.resolve().then(() => (init_write(), write_exports))).writeVerb,
+    summary: "replace a memory file (compare-and-swap on its token)",
+    example: [
+      "# the first save (token `absent`); later, the token `read handoff` printed.",
+      "# A quoted heredoc ('EOF') keeps the shell from expanding anything in it;",
+      "# write stamps Saved: and fills an empty anchors section itself.",
+      "node memory_io.mjs write handoff --expected-current-sha256 absent <<'EOF'",
+      "<!-- memory-schema: v1 -->",
+      "# Session Handoff",
+      "",
+      "## Current goal",
+      "Stream the CSV importer so large files fit in memory.",
+      "## Plan",
+      "- [~] Stream rows: reader done, dedupe not started",
+      "## Decisions",
+      "- [user-directed] Keep the first of two duplicates: the audit log needs it",
+      "## Failed approaches",
+      "- sort -u before import: it reorders rows, which the audit log forbids",
+      "## Open questions",
+      "- none",
+      "## Next steps",
+      "1. Hash rows in src/import/dedupe.ts and run `npm test -- csv`",
+      "## Key files",
+      "- none",
+      "## Environment anchors",
+      "EOF"
+    ]
+  },
+  "read-target": {
+    load: async () => (await Promise.resolve().then(() => (init_read2(), read_exports))).readTargetVerb,
+    summary: "print AGENTS.md or CLAUDE.md in the envelope, with its token",
+    example: [
+      "node memory_io.mjs read-target --target AGENTS.md",
+      "# its token goes to `promote --expected-current-sha256`"
+    ]
+  },
+  promote: {
+    load: async () => (await Promise.resolve().then(() => (init_promote(), promote_exports))).promoteVerb,
+    summary: "append an approved lesson to AGENTS.md or CLAUDE.md (compare-and-swap)",
+    example: [
+      "# after read-target printed CURRENT-SHA256: absent (no AGENTS.md yet)",
+      "node memory_io.mjs promote --target AGENTS.md \\",
+      "  --expected-current-sha256 absent <<'EOF'",
+      "- Run the integration tests against the real database before a release.",
+      "EOF"
+    ]
+  },
+  check: {
+    load: async () => (await Promise.resolve().then(() => (init_check(), check_exports))).checkVerb,
+    summary: "bootstrap check: 0 nothing parked, 1 interrupted save, 2 handoff parked, 3 unsafe",
+    example: ['node memory_io.mjs check; echo "exit $?"   # 2: a handoff is parked']
+  },
+  recover: {
+    load: async () => (await Promise.resolve().then(() => (init_recover2(), recover_exports))).recoverVerb,
+    summary: "repair what an interrupted save left; idempotent",
+    example: ["node memory_io.mjs check || node memory_io.mjs recover   # after exit 1"]
+  },
+  anchors: {
+    load: async () => (await Promise.resolve().then(() => (init_anchors2(), anchors_exports))).anchorsVerb,
+    summary: "print the git anchors (branch, HEAD, dirty files, date) for a save",
+    example: ["node memory_io.mjs anchors", "node memory_io.mjs anchors --key-file notes.txt   # outside git"]
+  },
+  drift: {
+    load: async () => (await Promise.resolve().then(() => (init_drift2(), drift_exports))).driftVerb,
+    summary: "measure how far the repository moved since the handoff: verdict and numbers",
+    example: [
+      "node memory_io.mjs drift --json",
+      "# a handoff pasted from another machine, checked against this repository:",
+      "node memory_io.mjs drift --stdin < pasted-handoff.md"
+    ]
+  },
+  brief: {
+    load: async () => (await Promise.resolve().then(() => (init_brief2(), brief_exports))).briefVerb,
+    summary: "the six-line warm-start brief for a resume (exit 3: cold start)",
+    example: ["node memory_io.mjs brief   # the whole resume in one call; exit 3: cold start"]
+  },
+  hook: {
+    load: async () => (await Promise.resolve().then(() => (init_hook(), hook_exports))).hookVerb,
+    summary: "session-start hook: fixed sentences about parked memory",
+    example: ["node memory_io.mjs hook --mode session </dev/null"]
+  },
+  validate: {
+    load: async () => (await Promise.resolve().then(() => (init_validate2(), validate_exports))).validateVerb,
+    summary: "check a memory document: schema errors (exit 2), score 0-100, findings, dropped items",
+    example: [
+      "node memory_io.mjs validate handoff   # the saved file: errors, score, findings",
+      "node memory_io.mjs validate handoff --stdin < draft.md   # before saving"
+    ]
+  },
+  archives: {
+    load: async () => (await Promise.resolve().then(() => (init_archives(), archives_exports))).archivesVerb,
+    summary: "list, show or restore (compare-and-swap) the archived handoffs",
+    example: [
+      "node memory_io.mjs archives list",
+      "# then: archives show <name>, or make one current again (its token from read):",
+      "# archives restore <name> --expected-current-sha256 <token>"
+    ]
+  },
+  init: {
+    load: async () => (await Promise.resolve().then(() => (init_init(), init_exports))).initVerb,
+    summary: "set the skill up in a project: copy it, make every agent see it, install the hooks",
+    example: [
+      "npx session-handoff init --dry-run   # what it would do, for the agents found",
+      "npx session-handoff init --agent claude-code --agent codex"
+    ]
+  },
+  install: {
+    load: async () => (await Promise.resolve().then(() => (init_install(), install_exports))).installVerb,
+    summary: "wire the session-start hook or bootstrap block into an agent's files",
+    example: [
+      "node memory_io.mjs install --agent claude-code --dry-run   # what would change",
+      "node memory_io.mjs install --agent claude-code"
+    ]
+  },
+  uninstall: {
+    load: async () => (await Promise.resolve().then(() => (init_uninstall(), uninstall_exports))).uninstallVerb,
+    summary: "remove exactly what install added",
+    example: ["node memory_io.mjs uninstall --agent claude-code   # the files as they were"]
+  },
+  doctor: {
+    load: async () => (await Promise.resolve().then(() => (init_doctor(), doctor_exports))).doctorVerb,
+    summary: "read-only health report: Node, installs per agent, memory dir; each problem with its fix",
+    example: ["node memory_io.mjs doctor   # each problem with the command that fixes it"]
+  },
+  publish: {
+    load: async () => (await Promise.resolve().then(() => (init_publish2(), publish_exports))).publishVerb,
+    summary: "commit exactly the memory dir (on the user's request); --push to the upstream",
+    example: [
+      "# only when the user asks; --push also pushes to the branch's upstream",
+      'node memory_io.mjs publish --message "handoff: CSV importer, stopped at dedupe"'
+    ]
+  },
+  checkpoint: {
+    load: async () => (await Promise.resolve().then(() => (init_checkpoint2(), checkpoint_exports))).checkpointVerb,
+    summary: "compaction/session-end hooks: capture the session (exit 0)",
+    example: [
+      "# what a PreCompact hook runs (install writes it); always exit 0, stdout empty",
+      `echo '{"session_id":"s1","hook_event_name":"PreCompact"}' |`,
+      "  node memory_io.mjs checkpoint --format claude"
+    ]
+  },
+  statusline: {
+    load: async () => (await Promise.resolve().then(() => (init_statusline(), statusline_exports))).statuslineVerb,
+    summary: "Claude Code's status line: yours, then the handoff's state",
+    example: [
+      "# what Claude Code's status line runs (install writes it); exit 0",
+      `echo '{"context_window":{"used_percentage":45}}' | node memory_io.mjs statusline`
+    ]
+  },
+  context: {
+    load: async () => (await Promise.resolve().then(() => (init_context(), context_exports))).contextVerb,
+    summary: "prompt/tool hooks: offer a handoff once near a full context",
+    example: [
+      "# what a UserPromptSubmit or PostToolUse hook runs (install writes it); exit 0",
+      `echo '{"session_id":"s1","hook_event_name":"PostToolUse"}' |`,
+      "  node memory_io.mjs context --format claude"
+    ]
+  },
+  search: {
+    load: async () => (await Promise.resolve().then(() => (init_search2(), search_exports))).searchVerb,
+    summary: "search memory: journal, archives, ledgers, checkpoints",
+    example: ["node memory_io.mjs search sqlite lock --since 2026-06-01"]
+  },
+  impact: {
+    load: async () => (await Promise.resolve().then(() => (init_impact(), impact_exports))).impactVerb,
+    summary: "did the handoffs help? measured from the journal's resumes",
+    example: ["node memory_io.mjs impact"]
+  },
+  journal: {
+    load: async () => (await Promise.resolve().then(() => (init_journal(), journal_exports))).journalVerb,
+    summary: "journal purge [--before YYYY-MM]: delete journal files",
+    example: ["node memory_io.mjs journal purge --before 2026-01"]
+  },
+  "merge-driver": {
+    load: async () => (await Promise.resolve().then(() => (init_merge_driver2(), merge_driver_exports))).mergeDriverVerb,
+    example: [
+      "# registered by install and publish; git runs it as: merge-driver %O %A %B %P",
+      "node memory_io.mjs merge-driver --help"
+    ]
+  },
+  redact: {
+    load: async () => (await Promise.resolve().then(() => (init_redact2(), redact_exports))).redactVerb,
+    summary: "copy stdin to stdout with secrets replaced by <redacted: KIND>",
+    example: ["git diff | node memory_io.mjs redact --json"]
+  }
 };
-function exampleBlock(verb) {
-  const lines3 = EXAMPLES[verb];
-  if (!lines3 || lines3.length === 0) return "";
-  return `
-example:
-${lines3.join("\n")}
-`;
-}
 
 // src/usage.ts
-var SUMMARIES = {
-  read: "print a memory file in the untrusted envelope, with its token",
-  write: "replace a memory file (compare-and-swap on its token)",
-  "read-target": "print AGENTS.md or CLAUDE.md in the envelope, with its token",
-  promote: "append an approved lesson to AGENTS.md or CLAUDE.md (compare-and-swap)",
-  check: "bootstrap check: 0 nothing parked, 1 interrupted save, 2 handoff parked, 3 unsafe",
-  recover: "repair what an interrupted save left; idempotent",
-  anchors: "print the git anchors (branch, HEAD, dirty files, date) for a save",
-  drift: "measure how far the repository moved since the handoff: verdict and numbers",
-  brief: "the six-line warm-start brief for a resume (exit 3: cold start)",
-  hook: "session-start hook: fixed sentences about parked memory",
-  validate: "check a memory document: schema errors (exit 2), score 0-100, findings, dropped items",
-  archives: "list, show or restore (compare-and-swap) the archived handoffs",
-  init: "set the skill up in a project: copy it, make every agent see it, install the hooks",
-  install: "wire the session-start hook or bootstrap block into an agent's files",
-  uninstall: "remove exactly what install added",
-  doctor: "read-only health report: Node, installs per agent, memory dir; each problem with its fix",
-  publish: "commit exactly the memory dir (on the user's request); --push to the upstream",
-  checkpoint: "compaction/session-end hooks: capture the session (exit 0)",
-  statusline: "Claude Code's status line: yours, then the handoff's state",
-  context: "prompt/tool hooks: offer a handoff once near a full context",
-  search: "search memory: journal, archives, ledgers, checkpoints",
-  impact: "did the handoffs help? measured from the journal's resumes",
-  journal: "journal purge [--before YYYY-MM]: delete journal files",
-  redact: "copy stdin to stdout with secrets replaced by <redacted: KIND>"
-};
 function usageText() {
-  const width = Math.max(...Object.keys(SUMMARIES).map((v) => v.length));
-  const lines3 = Object.entries(SUMMARIES).map(([name2, summary]) => `  ${name2.padEnd(width)}  ${summary}`);
+  const listed2 = Object.entries(VERBS).filter(([, v]) => v.summary !== void 0);
+  const width = Math.max(...listed2.map(([name2]) => name2.length));
+  const lines3 = listed2.map(([name2, v]) => `  ${name2.padEnd(width)}  ${v.summary}`);
   const text = [
     "usage: node memory_io.mjs <verb> [options]",
     "",
@@ -17162,7 +17073,10 @@ function usageText() {
   return wrapHelp(text);
 }
 function verbHelp(name2, help) {
-  return wrapHelp(`${help.replace(/\n*$/, "\n")}${exampleBlock(name2)}`);
+  return wrapHelp(`${help.replace(/\n*$/, "\n")}
+example:
+${VERBS[name2].example.join("\n")}
+`);
 }
 var SAID_FOR = {
   resume: "brief",
@@ -17172,38 +17086,9 @@ var SAID_FOR = {
   restore: "archives"
 };
 function suggestion(word, verbs) {
-  const near = SAID_FOR[word.toLowerCase()] ?? nearest(word, verbs);
+  const near = SAID_FOR[word.toLowerCase()] ?? nearest2(word, verbs);
   return near === null ? "" : `; did you mean ${near}?`;
 }
-
-// src/verbs/index.ts
-var VERBS = {
-  read: async () => (await Promise.resolve().then(() => (init_read2(), read_exports))).readVerb,
-  write: async () => (await Promise.resolve().then(() => (init_write(), write_exports))).writeVerb,
-  "read-target": async () => (await Promise.resolve().then(() => (init_read2(), read_exports))).readTargetVerb,
-  promote: async () => (await Promise.resolve().then(() => (init_promote(), promote_exports))).promoteVerb,
-  check: async () => (await Promise.resolve().then(() => (init_check(), check_exports))).checkVerb,
-  recover: async () => (await Promise.resolve().then(() => (init_recover2(), recover_exports))).recoverVerb,
-  anchors: async () => (await Promise.resolve().then(() => (init_anchors2(), anchors_exports))).anchorsVerb,
-  drift: async () => (await Promise.resolve().then(() => (init_drift2(), drift_exports))).driftVerb,
-  brief: async () => (await Promise.resolve().then(() => (init_brief2(), brief_exports))).briefVerb,
-  hook: async () => (await Promise.resolve().then(() => (init_hook(), hook_exports))).hookVerb,
-  validate: async () => (await Promise.resolve().then(() => (init_validate2(), validate_exports))).validateVerb,
-  archives: async () => (await Promise.resolve().then(() => (init_archives(), archives_exports))).archivesVerb,
-  init: async () => (await Promise.resolve().then(() => (init_init(), init_exports))).initVerb,
-  install: async () => (await Promise.resolve().then(() => (init_install(), install_exports))).installVerb,
-  uninstall: async () => (await Promise.resolve().then(() => (init_uninstall(), uninstall_exports))).uninstallVerb,
-  doctor: async () => (await Promise.resolve().then(() => (init_doctor(), doctor_exports))).doctorVerb,
-  publish: async () => (await Promise.resolve().then(() => (init_publish2(), publish_exports))).publishVerb,
-  checkpoint: async () => (await Promise.resolve().then(() => (init_checkpoint2(), checkpoint_exports))).checkpointVerb,
-  statusline: async () => (await Promise.resolve().then(() => (init_statusline(), statusline_exports))).statuslineVerb,
-  context: async () => (await Promise.resolve().then(() => (init_context(), context_exports))).contextVerb,
-  search: async () => (await Promise.resolve().then(() => (init_search2(), search_exports))).searchVerb,
-  impact: async () => (await Promise.resolve().then(() => (init_impact(), impact_exports))).impactVerb,
-  journal: async () => (await Promise.resolve().then(() => (init_journal(), journal_exports))).journalVerb,
-  "merge-driver": async () => (await Promise.resolve().then(() => (init_merge_driver2(), merge_driver_exports))).mergeDriverVerb,
-  redact: async () => (await Promise.resolve().then(() => (init_redact2(), redact_exports))).redactVerb
-};
 
 // src/cli.ts
 var VERSION2 = "0.1.0";
@@ -17220,7 +17105,7 @@ ${usageText()}`);
     return 2;
   }
   if (first === "--help" || first === "-h" || first === "help") {
-    const load3 = topic === void 0 ? void 0 : VERBS[topic];
+    const load3 = topic === void 0 ? void 0 : VERBS[topic]?.load;
     if (load3 !== void 0) {
       proc.writeOut(verbHelp(topic, (await load3()).help));
       return 0;
@@ -17238,7 +17123,7 @@ ${usageText()}`);
 `);
     return 0;
   }
-  const load2 = VERBS[first];
+  const load2 = VERBS[first]?.load;
   if (load2 === void 0) {
     proc.writeErr(`${USAGE_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, names2)}
 
@@ -17258,7 +17143,7 @@ init_redact();
 
 // src/main.ts
 init_errors();
-import { closeSync as closeSync14, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync30, openSync as openSync12, readSync as readSync5, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync14, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync29, openSync as openSync12, readSync as readSync5, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
 function writeFd(fd, data) {
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let off = 0;
@@ -17402,7 +17287,7 @@ function heldOutput(fd, redact2) {
 function runningFile(file) {
   if (file === void 0) return void 0;
   try {
-    return lstatSync30(file).isSymbolicLink() ? realpathSync6(file) : file;
+    return lstatSync29(file).isSymbolicLink() ? realpathSync6(file) : file;
   } catch {
     return file;
   }

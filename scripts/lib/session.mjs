@@ -236,6 +236,19 @@ var init_quote = __esm({
   }
 });
 
+// src/verbs/types.ts
+function ok(stdout, stderr = [], code = 0) {
+  return { stdout, stderr, code };
+}
+var SESSION_VERBS, HARNESS_VERBS;
+var init_types = __esm({
+  "src/verbs/types.ts"() {
+    "use strict";
+    SESSION_VERBS = ["hook", "context", "statusline"];
+    HARNESS_VERBS = [...SESSION_VERBS, "checkpoint"];
+  }
+});
+
 // src/schema/values.ts
 import path2 from "node:path";
 function parseStrictTime(value, nowMs) {
@@ -1618,17 +1631,16 @@ function ruleOf() {
   });
 }
 function editDistance(a, b) {
-  const s = a.slice(0, 100);
-  const t = b.slice(0, 100);
-  let prev = Array.from({ length: t.length + 1 }, (_, i) => i);
+  const [s, t] = [a.slice(0, 100), b.slice(0, 100)];
+  const d = Array.from({ length: s.length + 1 }, (_, i) => Array.from({ length: t.length + 1 }, (_2, j) => i + j));
   for (let i = 1; i <= s.length; i++) {
-    const cur = [i];
     for (let j = 1; j <= t.length; j++) {
-      cur[j] = Math.min(prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (s[i - 1] === t[j - 1] ? 0 : 1));
+      d[i][j] = Math.min(d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + (s[i - 1] === t[j - 1] ? 0 : 1));
+      const swapped = i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1];
+      if (swapped) d[i][j] = Math.min(d[i][j], d[i - 2][j - 2] + 1);
     }
-    prev = cur;
   }
-  return prev[t.length];
+  return d[s.length][t.length];
 }
 function nearest(title, names) {
   let best = null;
@@ -1951,16 +1963,6 @@ var init_render = __esm({
       cline: (text) => `${JSON.stringify({ cancel: false, contextModification: text, errorMessage: "" })}
 `
     };
-  }
-});
-
-// src/verbs/types.ts
-function ok(stdout, stderr = [], code = 0) {
-  return { stdout, stderr, code };
-}
-var init_types = __esm({
-  "src/verbs/types.ts"() {
-    "use strict";
   }
 });
 
@@ -2518,14 +2520,46 @@ function parseLine(line) {
     return null;
   }
 }
+function noteEdit(list, file) {
+  if (file === "") return;
+  const at2 = list.indexOf(file);
+  if (at2 >= 0) list.splice(at2, 1);
+  list.push(file);
+}
+function exitFromText(text) {
+  const m = /(?:Process exited with code|Exit [Cc]ode:?)\s*(-?\d{1,4})\b/.exec(text.slice(0, 4096));
+  return m ? `exit ${Number(m[1])}` : null;
+}
+function versionOf(value) {
+  return typeof value === "string" && /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/.test(value) ? value : null;
+}
 function noEvents(line) {
-  return { line, calls: [], results: [], usage: null, window: null, items: false };
+  return {
+    line,
+    calls: [],
+    results: [],
+    usage: null,
+    window: null,
+    items: false,
+    record: false,
+    ts: null,
+    version: null,
+    id: null,
+    users: [],
+    claim: null,
+    rank: 0
+  };
 }
 function textOf(content, types) {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   const parts = content.map(obj).filter((b) => types === void 0 || types.has(str(b?.type) ?? ""));
   return parts.map((b) => str(b?.text) ?? "").filter((t) => t !== "").join("\n");
+}
+function planStatus(s) {
+  if (s === "completed") return "done";
+  if (s === "in_progress") return "doing";
+  return s === "deleted" || s === "cancelled" ? "dropped" : "open";
 }
 var EDIT_TOOLS, num;
 var init_types2 = __esm({
@@ -2549,6 +2583,14 @@ var init_types2 = __esm({
 });
 
 // src/agents/transcripts/claude.ts
+function resultStatus(rec, block) {
+  const text = blockText(block.content);
+  const tur = rec.toolUseResult;
+  const failed = block.is_error === true;
+  if (failed) return exitFromText(text) ?? exitFromText(typeof tur === "string" ? tur : "") ?? "unknown";
+  if (obj(tur) !== null && obj(tur).interrupted !== true) return exitFromText(text) ?? "ok";
+  return exitFromText(text) ?? "unknown";
+}
 function claudeWindow(model) {
   if (model === null) return CLAUDE_DEFAULT_WINDOW;
   if (/\[1m\]$/i.test(model) || ONE_MILLION.has(model.toLowerCase())) return 1e6;
@@ -2570,35 +2612,80 @@ function claudeUsage(rec) {
 function claudeEvents(rec, line) {
   const ev = noEvents(line);
   ev.usage = claudeUsage(rec);
+  const type = rec.type;
   if (rec.isSidechain === true || typeof rec.agentId === "string") return ev;
+  if (typeof type !== "string" || !RECORD_TYPES.has(type)) return ev;
+  ev.record = true;
+  ev.ts = str(rec.timestamp);
+  ev.version = versionOf(rec.version);
+  if (type === "attachment") {
+    const queued = obj(rec.attachment);
+    const prompt = queued?.commandMode === void 0 || queued.commandMode === "prompt";
+    const text = queued?.type === "queued_command" && prompt ? blockText(queued.prompt) : "";
+    if (text.trim() !== "" && !SCAFFOLDING.test(text)) ev.users.push(text);
+    return ev;
+  }
   const content = obj(rec.message)?.content;
-  if (!Array.isArray(content)) return ev;
-  for (const b of content.map(obj)) {
-    if (rec.type === "assistant" && b?.type === "tool_use") {
-      const input = obj(b.input);
-      const name = str(b.name) ?? "";
-      const command = name === "Bash" ? str(input?.command) ?? "" : null;
-      const file = str(input?.file_path) ?? str(input?.notebook_path) ?? "";
-      const edit = EDIT_TOOLS.has(name) ? { kind: "edit", path: file } : { kind: "other" };
-      const event = command !== null ? { kind: "command", command } : edit;
-      const at2 = { id: str(b.id), ts: str(rec.timestamp), cwd: str(rec.cwd) };
-      ev.calls.push({ ...at2, events: [event], text: command ?? "", result: null });
-    } else if (rec.type === "user" && b?.type === "tool_result") {
+  if (type === "user" && content !== void 0) {
+    const results = (Array.isArray(content) ? content.map(obj) : []).filter((b) => b?.type === "tool_result");
+    for (const b of results) {
       const id = str(b.tool_use_id);
-      if (id !== null) ev.results.push({ id, text: textOf(b.content), failed: b.is_error === true });
+      const task = taskOf(b, results.length === 1 ? rec : null);
+      const result = { text: textOf(b.content), failed: b.is_error === true, status: resultStatus(rec, b) };
+      if (id !== null) ev.results.push({ id, ...result, task });
     }
+    if (results.length > 0 || rec.toolUseResult !== void 0 || rec.isMeta === true) return ev;
+    const text = rec.isCompactSummary === true ? "" : blockText(content);
+    if (text.trim() !== "" && !text.startsWith("[Request interrupted by user") && !SCAFFOLDING.test(text)) {
+      ev.users.push(text);
+    }
+  }
+  if (type !== "assistant" || !Array.isArray(content)) return ev;
+  for (const b of content.map(obj)) {
+    const text = b?.type === "text" ? str(b.text) : null;
+    if (text !== null && text.trim() !== "") ev.claim = text;
+    if (b?.type === "tool_use") ev.calls.push(claudeCall(rec, b));
   }
   return ev;
 }
-var SCAFFOLDING, CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
+function claudeCall(rec, b) {
+  const input = obj(b.input) ?? {};
+  const name = str(b.name) ?? "";
+  const call = { id: str(b.id), ts: str(rec.timestamp), cwd: str(rec.cwd), events: [], text: "", result: null };
+  if (name === "Bash") {
+    call.text = str(input.command) ?? "";
+    call.events.push({ kind: "command", command: call.text });
+  } else if (EDIT_TOOLS.has(name)) {
+    call.events.push({ kind: "edit", path: str(input.file_path) ?? str(input.notebook_path) ?? "" });
+  } else {
+    call.events.push({ kind: "other" });
+  }
+  if (name === "TodoWrite" && Array.isArray(input.todos)) {
+    const todos = input.todos.map(obj).filter((t) => t !== null);
+    call.plan = todos.map((t) => ({ text: str(t.content) ?? str(t.activeForm) ?? "", status: planStatus(t.status) }));
+  } else if (name === "TaskCreate") {
+    call.task = { create: { text: str(input.subject) ?? str(input.description) ?? "", status: "open" } };
+  } else if (name === "TaskUpdate") {
+    const status = input.status === void 0 ? void 0 : planStatus(input.status);
+    call.task = { update: String(input.taskId ?? ""), status, subject: str(input.subject) ?? void 0 };
+  }
+  return call;
+}
+function taskOf(block, only) {
+  const fromResult = only === null ? null : str(obj(obj(only.toolUseResult)?.task)?.id);
+  return /\bTask #(\w+)/.exec(blockText(block.content))?.[1] ?? fromResult;
+}
+var SCAFFOLDING, TEXT, blockText, RECORD_TYPES, CLAUDE_DEFAULT_WINDOW, ONE_MILLION;
 var init_claude = __esm({
   "src/agents/transcripts/claude.ts"() {
     "use strict";
     init_types2();
-    init_types2();
     SCAFFOLDING = new RegExp(
       String.raw`^\s*(<command-name>|<command-message>|<local-command-std(out|err)>|<system-reminder>` + "|<bash-input>|<bash-stdout>|Caveat: The messages below)"
     );
+    TEXT = /* @__PURE__ */ new Set(["text"]);
+    blockText = (content) => textOf(content, TEXT);
+    RECORD_TYPES = /* @__PURE__ */ new Set(["user", "assistant", "system", "attachment", "progress", "summary"]);
     CLAUDE_DEFAULT_WINDOW = 2e5;
     ONE_MILLION = /* @__PURE__ */ new Set(["claude-opus-5-5"]);
   }
@@ -2615,9 +2702,48 @@ function commandOf(name, args) {
   }
   return name === "exec_command" || name === "shell" || name === "local_shell" ? "" : null;
 }
-function argvText(cmd) {
-  if (typeof cmd === "string") return cmd;
-  return Array.isArray(cmd) ? cmd.filter((c) => typeof c === "string").join(" ") : "";
+function outputStatus(output) {
+  const o = obj(output);
+  const text = typeof output === "string" ? output : o !== null ? str(o.content) ?? str(o.output) ?? "" : "";
+  const fromText = exitFromText(text);
+  if (fromText !== null) return fromText;
+  if (text.startsWith("{")) {
+    try {
+      const code = obj(obj(JSON.parse(text))?.metadata)?.exit_code;
+      if (typeof code === "number" && Number.isInteger(code)) return `exit ${code}`;
+    } catch {
+    }
+  }
+  return "unknown";
+}
+function patchEdits(input) {
+  const files = [];
+  const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
+  for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
+  return files.map((path22) => ({ kind: "edit", path: path22 }));
+}
+function shellPatch(command) {
+  return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
+}
+function scriptCalls(script) {
+  const out = [];
+  const literal = String.raw`"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*'|\x60[^\x60$]*\x60`;
+  const re = new RegExp(String.raw`tools\.(exec_command|apply_patch)\(\s*(?:\{[^}]*?\bcmd\s*:\s*)?(${literal})`, "g");
+  for (const m of script.slice(0, 65536).matchAll(re)) {
+    const raw = m[2];
+    let text = null;
+    if (raw.startsWith("`")) text = raw.slice(1, -1);
+    else {
+      try {
+        const quoted = raw.startsWith("'") ? `"${raw.slice(1, -1).replace(/\\'/g, "'").replace(/"/g, '\\"')}"` : raw;
+        text = JSON.parse(quoted);
+      } catch {
+        text = null;
+      }
+    }
+    if (text !== null) out.push({ tool: m[1], text });
+  }
+  return out;
 }
 function callArgs(p) {
   const raw = p.arguments ?? p.input ?? p.action;
@@ -2630,14 +2756,26 @@ function callArgs(p) {
   }
 }
 function itemCall(item, at2) {
-  const failed = typeof item.exit_code === "number" ? item.exit_code !== 0 : item.status === "failed";
-  const result = { text: str(item.aggregated_output) ?? "", failed };
-  if (item.type === "FileChange") {
-    const events = Object.keys(obj(item.changes) ?? {}).map((file) => ({ kind: "edit", path: file }));
-    return { ...at2, events, text: "", result, item: true };
+  const code = item.exit_code;
+  const failed = typeof code === "number" ? code !== 0 : item.status === "failed";
+  const done = item.status === "completed" ? "ok" : "unknown";
+  const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : done;
+  const result = { text: str(item.aggregated_output) ?? "", failed, status };
+  const call = { ...at2, id: str(item.id), events: [], text: "", result, status, item: true };
+  if (item.type === "CommandExecution") {
+    call.text = commandOf("exec_command", item) ?? "";
+    call.events.push({ kind: "command", command: call.text });
+  } else if (item.status === "failed" || item.status === "declined") {
+    call.events.push({ kind: "other" });
+  } else if (Array.isArray(item.changes)) {
+    for (const c of item.changes.map(obj)) addEdit(call.events, str(c?.path));
+  } else {
+    for (const [file, change] of Object.entries(obj(item.changes) ?? {})) {
+      addEdit(call.events, file);
+      addEdit(call.events, str(obj(change)?.move_path));
+    }
   }
-  const command = commandOf("exec_command", { command: item.command }) ?? "";
-  return { ...at2, events: [{ kind: "command", command }], text: argvText(item.command), result, item: true };
+  return call;
 }
 function codexUsage(rec, payload) {
   if (rec.type === "token_usage_record") {
@@ -2656,58 +2794,95 @@ function codexUsage(rec, payload) {
 function codexEvents(rec, line, state) {
   const ev = noEvents(line);
   const p = obj(rec.payload);
-  if (p === null) return ev;
+  if (p === null || typeof rec.type !== "string") return ev;
+  ev.record = true;
+  ev.ts = str(rec.timestamp);
   if (rec.type === "session_meta" || rec.type === "turn_context") state.cwd = str(p.cwd) ?? state.cwd;
+  if (rec.type === "session_meta") ev.version = versionOf(p.cli_version);
   ev.usage = codexUsage(rec, p);
   if (rec.type === "event_msg" && p.type === "task_started" && num(p.model_context_window) > 0) {
     ev.window = num(p.model_context_window);
   }
-  const at2 = { id: null, ts: str(rec.timestamp), cwd: state.cwd };
+  const at2 = { ts: ev.ts, cwd: state.cwd };
   if (rec.type === "event_msg") {
-    const item = obj(p.item) ?? p;
-    if (item.type === "CommandExecution" || item.type === "FileChange") {
+    const item = p.type === "item_completed" ? obj(p.item) : null;
+    if (item?.type === "UserMessage" || item?.type === "AgentMessage") {
+      said(ev, 2, item.type === "UserMessage", contentText(item.content));
+    } else if (item?.type === "CommandExecution" || item?.type === "FileChange") {
       ev.items = true;
       ev.calls.push(itemCall(item, at2));
+    } else if (p.type === "user_message" || p.type === "agent_message") {
+      said(ev, 0, p.type === "user_message", str(p.message) ?? "");
     }
     return ev;
   }
   if (rec.type !== "response_item") return ev;
-  if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
-    const id = str(p.call_id);
+  const id = str(p.call_id) ?? str(p.id);
+  if (p.type === "message" && (p.role === "user" || p.role === "assistant")) {
+    said(ev, 1, p.role === "user", contentText(p.content));
+  } else if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
     const out = p.output;
-    const text2 = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
-    if (id !== null) ev.results.push({ id, text: text2, failed: /Process exited with code [1-9]/.test(text2) });
-    return ev;
+    const text = typeof out === "string" ? out : str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out);
+    const failed = /Process exited with code [1-9]/.test(text);
+    if (str(p.call_id) !== null) ev.results.push({ id: str(p.call_id), text, failed, status: outputStatus(out) });
+  } else if (p.type === "function_call" || p.type === "custom_tool_call" || p.type === "local_shell_call") {
+    ev.calls.push(codexCall(p, { ...at2, id }));
   }
-  if (p.type !== "function_call" && p.type !== "custom_tool_call" && p.type !== "local_shell_call") return ev;
-  const name = str(p.name) ?? "";
-  const args = callArgs(p);
-  const command = typeof args === "string" ? "" : argvText(args?.cmd ?? args?.command);
-  let events = [{ kind: "other" }];
-  if (name === "apply_patch") {
-    const patch = typeof args === "string" ? args : str(args?.input) ?? "";
-    const files = patch.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$/gm);
-    events = [...files].map((m) => ({ kind: "edit", path: m[1].trim() }));
-  } else if (name === "exec_command" || name === "shell" || p.type === "local_shell_call") {
-    events = [{ kind: "command", command }];
-  }
-  const text = typeof args === "string" ? args : command;
-  ev.calls.push({ ...at2, id: str(p.call_id) ?? str(p.id), events, text, result: null });
   return ev;
 }
-var SCAFFOLDING2;
+function said(ev, rank, user, text) {
+  if (text.trim() === "") return;
+  ev.rank = rank;
+  if (!user) ev.claim = text;
+  else if (!SCAFFOLDING2.test(text)) ev.users.push(text);
+}
+function codexCall(p, at2) {
+  const name = str(p.name) ?? (p.type === "local_shell_call" ? "local_shell" : "");
+  const given = callArgs(p);
+  const args = typeof given === "string" ? {} : given ?? {};
+  const raw = typeof given === "string" ? given : null;
+  const call = { ...at2, events: [{ kind: "other" }], text: raw ?? "", result: null };
+  if (name === "update_plan" && Array.isArray(args.plan)) {
+    const steps = args.plan.map(obj).filter((s) => s !== null);
+    call.plan = steps.map((s) => ({ text: str(s.step) ?? "", status: planStatus(s.status) }));
+  } else if (name === "apply_patch") {
+    call.events = patchEdits(raw ?? str(args.input) ?? "");
+  } else if (name === "exec" && p.type === "custom_tool_call" && raw !== null) {
+    call.script = true;
+    call.events = scriptCalls(raw).flatMap(
+      (c) => c.tool === "apply_patch" || shellPatch(c.text) ? patchEdits(c.text) : [{ kind: "command", command: c.text }]
+    );
+  } else if (p.type !== "custom_tool_call") {
+    const command = commandOf(name, args);
+    if (command === null) return call;
+    call.text = command;
+    call.events = shellPatch(command) ? patchEdits(command) : [{ kind: "command", command }];
+  }
+  return call;
+}
+var SCAFFOLDING2, TEXT_PARTS, contentText, addEdit;
 var init_codex = __esm({
   "src/agents/transcripts/codex.ts"() {
     "use strict";
     init_types2();
-    init_types2();
     SCAFFOLDING2 = new RegExp(
       String.raw`^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>` + String.raw`|# AGENTS\.md instructions|<INSTRUCTIONS>)`
     );
+    TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
+    contentText = (content) => textOf(content, TEXT_PARTS);
+    addEdit = (events, path22) => path22 && events.push({ kind: "edit", path: path22 });
   }
 });
 
 // src/agents/transcripts/gemini.ts
+function resultText(result) {
+  if (typeof result === "string") return result;
+  try {
+    return JSON.stringify(result ?? "").slice(0, 4096);
+  } catch {
+    return "";
+  }
+}
 function recordedResult(result) {
   if (result === void 0 || result === null) return null;
   if (typeof result === "string") return result;
@@ -2719,28 +2894,53 @@ function recordedResult(result) {
 }
 function geminiEvents(rec, line) {
   const ev = noEvents(line);
-  if (rec.type !== "gemini" || !Array.isArray(rec.toolCalls)) return ev;
+  const ts = str(rec.timestamp) ?? str(rec.startTime);
+  if (rec.type !== "user" && rec.type !== "gemini") {
+    if ("sessionId" in rec) ev.ts = ts;
+    return ev;
+  }
+  ev.record = true;
+  ev.ts = ts;
+  ev.id = str(rec.id);
+  const body = textOf(rec.content);
+  if (rec.type === "user") {
+    const words = body.replace(HOOK_CONTEXT, "");
+    if (words.trim() !== "") ev.users.push(words);
+    return ev;
+  }
+  if (body.trim() !== "") ev.claim = body;
+  if (!Array.isArray(rec.toolCalls)) return ev;
   for (const call of rec.toolCalls.map(obj)) {
-    if (call === null) continue;
-    const name = str(call.name) ?? "";
-    const args = obj(call.args);
-    const command = name === "run_shell_command" ? str(args?.command) ?? "" : null;
-    const path22 = str(args?.file_path) ?? "";
-    const edit = EDIT_TOOLS.has(name) ? { kind: "edit", path: path22 } : { kind: "other" };
-    const event = command !== null ? { kind: "command", command } : edit;
-    const out = recordedResult(call.result);
-    const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
-    const ts = str(call.timestamp) ?? str(rec.timestamp);
-    const result = out === null ? null : { text: out, failed };
-    ev.calls.push({ id: null, ts, cwd: null, events: [event], text: command ?? "", result });
+    if (call !== null) ev.calls.push(geminiCall(call, str(call.timestamp) ?? str(rec.timestamp)));
   }
   return ev;
 }
+function geminiCall(call, ts) {
+  const name = str(call.name) ?? "";
+  const args = obj(call.args) ?? {};
+  const out = recordedResult(call.result);
+  const failed = call.status === "error" || /Exit Code: [1-9]/.test(out ?? "");
+  const shown = resultText(call.result);
+  const status = exitFromText(shown) ?? (call.status === "success" && !/Exit Code:/i.test(shown) ? "ok" : "unknown");
+  const result = out === null ? null : { text: out, failed, status };
+  const made = { id: null, ts, cwd: null, events: [{ kind: "other" }], text: "", result, status };
+  if (name === "run_shell_command") {
+    made.text = str(args.command) ?? "";
+    made.events = [{ kind: "command", command: made.text }];
+  } else if (EDIT_TOOLS.has(name)) {
+    made.events = [{ kind: "edit", path: str(args.file_path) ?? str(args.absolute_path) ?? "" }];
+  } else if (name === "write_todos" && Array.isArray(args.todos)) {
+    const todos = args.todos.map(obj).filter((t) => t !== null);
+    made.plan = todos.map((t) => ({ text: str(t.description) ?? "", status: planStatus(t.status) }));
+  }
+  return made;
+}
+var HOOK_CONTEXT;
 var init_gemini = __esm({
   "src/agents/transcripts/gemini.ts"() {
     "use strict";
     init_types2();
-    init_types2();
+    HOOK_CONTEXT = /^\s*<hook_context>[\s\S]*?<\/hook_context>\s*/;
   }
 });
 
@@ -2756,9 +2956,9 @@ function sniffFormat(lines) {
   }
   return null;
 }
-function readEvents(format, lines, usageOnly = false) {
+function readEvents(format, lines, only) {
   const f = FORMATS[format];
-  const words = usageOnly ? f.usage : f.words;
+  const words = only === "all" ? /^/ : only === "usage" ? f.usage : f.words;
   if (words === null) return [];
   const state = { cwd: null };
   const out = [];
@@ -2768,7 +2968,7 @@ function readEvents(format, lines, usageOnly = false) {
     if (rec === null) continue;
     const ev = f.events(rec, i, state);
     const any = ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null;
-    if (any || ev.items) out.push(ev);
+    if (any || ev.items || only === "all") out.push(ev);
   }
   return out;
 }
@@ -2911,7 +3111,7 @@ function readUsage(transcriptPath) {
     if (format !== "claude" && format !== "codex") return null;
     for (const bytes of TAILS) {
       const { lines } = tailPart(opened.file, bytes);
-      const points = usagePoints(readEvents(format, lines, true));
+      const points = usagePoints(readEvents(format, lines, "usage"));
       if (points.length > 0 || bytes >= opened.file.size) return { points, lines, format };
     }
     return null;
@@ -3278,6 +3478,7 @@ init_builtins();
 init_errors();
 init_invisible();
 init_quote();
+init_types();
 import path from "node:path";
 var REFUSAL_PREFIX = "memory operation refused: ";
 var USAGE_PREFIX = "usage error: ";
@@ -3291,7 +3492,7 @@ function geminiHookRun(argv) {
   return argv.some((a, i) => a === "--format=gemini" || a === "--format" && argv[i + 1] === "gemini");
 }
 var GEMINI_SILENT = "{}\n";
-var neverFails = (verb) => verb === "hook" || verb === "checkpoint";
+var neverFails = (verb) => HARNESS_VERBS.includes(verb ?? "");
 async function guarded(outer, dispatch) {
   const proc = { ...outer, writeErr: (text) => outer.writeErr(showRefused(text).text) };
   if (!geminiHookRun(proc.argv)) return dispatch(proc);
@@ -3374,8 +3575,7 @@ async function runVerb(name, verb, proc) {
       const prefix = err instanceof Absent ? "" : err instanceof UsageError ? USAGE_PREFIX : REFUSAL_PREFIX;
       proc.writeErr(`${prefix}${err.message}
 `);
-      if (err instanceof UsageError) return usageExit;
-      return err.code;
+      return err instanceof UsageError ? usageExit : neverFails(name) ? 0 : err.code;
     }
     const text = err instanceof Error ? err.stack ?? err.message : String(err);
     proc.writeErr(`memory_io internal error: ${text}
@@ -3594,7 +3794,8 @@ async function runProcess(dispatch, redact) {
 }
 
 // src/entries/session.ts
-var SESSION_VERBS = {
+init_types();
+var LOAD = {
   hook: async () => (await Promise.resolve().then(() => (init_hook(), hook_exports))).hookVerb,
   context: async () => (await Promise.resolve().then(() => (init_context(), context_exports))).contextVerb,
   statusline: async () => (await Promise.resolve().then(() => (init_statusline(), statusline_exports))).statuslineVerb
@@ -3602,9 +3803,8 @@ var SESSION_VERBS = {
 await runProcess(
   (proc) => guarded(proc, async (p) => {
     const name = p.argv[0] ?? "";
-    const load2 = SESSION_VERBS[name];
-    if (load2 !== void 0) return runVerb(name, await load2(), p);
-    p.writeErr(`${USAGE_PREFIX}lib/session.mjs runs hook, context and statusline only; run memory_io.mjs
+    if (Object.hasOwn(LOAD, name)) return runVerb(name, await LOAD[name](), p);
+    p.writeErr(`${USAGE_PREFIX}lib/session.mjs runs ${SESSION_VERBS.join(", ")} only; run memory_io.mjs
 `);
     return 2;
   })

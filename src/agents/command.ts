@@ -13,18 +13,10 @@ export function psQuote(s: string): string {
   return `'${s.replace(/'/g, "''")}'`;
 }
 
-/**
- * Where an installed command looks for Node after `$SESSION_HANDOFF_NODE`, the recorded Node and
- * `node` on PATH: the usual homes a GUI-started harness's `/bin/sh` (PATH=/usr/bin:/bin) does not see.
- */
-const NODE_LOCATIONS = [
-  "/opt/homebrew/bin/node",
-  "/usr/local/bin/node",
-  "$HOME/.volta/bin/node",
-  "$HOME/.local/share/fnm/aliases/default/bin/node",
-  "$HOME/.asdf/shims/node",
-  "$HOME/.local/share/mise/shims/node",
-];
+// Where Node lives that a GUI-started harness's `/bin/sh` (PATH=/usr/bin:/bin) does not see.
+const KNOWN_NODES =
+  '/opt/homebrew/bin/node /usr/local/bin/node "$HOME/.volta/bin/node" ' +
+  '"$HOME/.local/share/fnm/aliases/default/bin/node" "$HOME/.asdf/shims/node" "$HOME/.local/share/mise/shims/node"';
 
 /** The file `install` records the Node it ran under in, relative to the config folder. */
 export const NODE_RECORD = "session-handoff/node";
@@ -32,24 +24,16 @@ export const NODE_RECORD = "session-handoff/node";
 /** PowerShell's "first result, quietly". */
 export const PS_FIRST = "-ErrorAction SilentlyContinue | Select-Object -First 1";
 
-/**
- * Shell text running `"$f" <args>` with the first Node found, or nothing (exit 0) when there is
- * none: the same text on every machine, so a committed settings file works in every clone.
- */
+/** Shell text running `"$f" <args>` with the first Node found: the same on every machine, so clones share it. */
 export function nodeRun(args: string): string {
-  const known = NODE_LOCATIONS.map((p) => (p.startsWith("$HOME") ? `"${p}"` : p)).join(" ");
   const record = `"$(cat "\${XDG_CONFIG_HOME:-$HOME/.config}/${NODE_RECORD}" 2>/dev/null)"`;
   return (
-    `for n in "$SESSION_HANDOFF_NODE" ${record} "$(command -v node)" ${known}; ` +
+    `for n in "$SESSION_HANDOFF_NODE" ${record} "$(command -v node)" ${KNOWN_NODES}; ` +
     `do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`
   );
 }
 
-/**
- * An installed hook's shell command: silent when the helper file (a branch without the skill) or
- * Node is missing. With `projectVar` and a skill inside the project the path is relative to that
- * variable, so a committed settings file works in every clone; else absolute and quoted.
- */
+/** A hook's shell command, silent without the helper or Node; relative to `projectVar` so that clones share it. */
 export function hookCommand(helper: HelperLocation, args: string, projectVar: string | null): string {
   const rel = projectVar !== null && helper.rel !== null;
   const file = rel ? `"$${projectVar}"/${shellQuote(helper.rel!)}` : shellQuote(helper.abs);

@@ -4,24 +4,18 @@ import { existsSync } from "node:fs";
 import module from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { HARNESS_VERBS, SESSION_VERBS } from "../verbs/types.ts";
 
-// Node 22.1 and later keep V8's compiled code in a cache folder, which halves the parse cost of
-// the bundles on the next run; older Node lacks the function.
+// Node 22.1 and later cache V8's compiled code, which halves the parse cost of the bundles.
 try {
   (module as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 } catch {
   // No cache: the helper still runs, only slower to start.
 }
 
-/** Verbs served by the small bundle (src/entries/session.ts): keep this list and that table equal. */
-const SESSION_VERBS = new Set(["hook", "context", "statusline"]);
-
-// Verbs a harness runs on its own: a broken install must never fail the user's session.
-const HARNESS_VERBS = new Set(["hook", "context", "checkpoint", "statusline"]);
-
 // Help texts live in the whole CLI only.
 const [verb = "", ...rest] = process.argv.slice(2);
-const session = SESSION_VERBS.has(verb) && !rest.includes("--help") && !rest.includes("-h");
+const session = (SESSION_VERBS as readonly string[]).includes(verb) && !rest.includes("--help") && !rest.includes("-h");
 
 try {
   await import(session ? "./lib/session.mjs" : "./lib/cli.mjs");
@@ -34,5 +28,5 @@ try {
   const what = missing ? `${dir}/lib/ is missing beside memory_io.mjs` : unloadable;
   const why = `${what}: reinstall the skill (npx session-handoff init)`;
   process.stderr.write(`session-handoff: ${why}\n`);
-  process.exitCode = HARNESS_VERBS.has(verb) ? 0 : 2;
+  process.exitCode = HARNESS_VERBS.includes(verb) ? 0 : 2;
 }

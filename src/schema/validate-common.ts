@@ -145,19 +145,18 @@ export function proportion(good: number, total: number, max: number): number {
 /** How much of a file's text a finding quotes (guard/sanitize.ts `quoted`): 80 grapheme clusters. */
 export const QUOTE_CUT = { max: 80 } as const;
 
-/** Levenshtein distance, capped: inputs past 100 characters are cut (a heading, not an essay). */
-function editDistance(a: string, b: string): number {
-  const s = a.slice(0, 100);
-  const t = b.slice(0, 100);
-  let prev = Array.from({ length: t.length + 1 }, (_, i) => i);
+/** Edit distance, a swap of neighbours counting 1 (`breif`, `brief`); cut at 100 characters (a heading). */
+export function editDistance(a: string, b: string): number {
+  const [s, t] = [a.slice(0, 100), b.slice(0, 100)];
+  const d = Array.from({ length: s.length + 1 }, (_, i) => Array.from({ length: t.length + 1 }, (_, j) => i + j));
   for (let i = 1; i <= s.length; i++) {
-    const cur = [i];
     for (let j = 1; j <= t.length; j++) {
-      cur[j] = Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (s[i - 1] === t[j - 1] ? 0 : 1));
+      d[i]![j] = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + (s[i - 1] === t[j - 1] ? 0 : 1));
+      const swapped = i > 1 && j > 1 && s[i - 1] === t[j - 2] && s[i - 2] === t[j - 1];
+      if (swapped) d[i]![j] = Math.min(d[i]![j]!, d[i - 2]![j - 2]! + 1);
     }
-    prev = cur;
   }
-  return prev[t.length]!;
+  return d[s.length]![t.length]!;
 }
 
 /** The name nearest to `title` (case ignored) when near enough to be a misspelling of it, or null. */

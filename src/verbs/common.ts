@@ -8,10 +8,7 @@ import type { VerbContext } from "./types.ts";
 
 const CHOOSE = "pass --root <project> to choose another";
 
-/**
- * The root every verb works in (docs/design.md#the-root): `findRoot` from `--root DIR`, else from
- * `fallbackStart` (the hook's stdin `cwd`), else from the current directory.
- */
+/** The root (docs/design.md#the-root) found from `--root DIR`, else `fallbackStart` (the hook's `cwd`), else here. */
 export function rootOption(ctx: VerbContext, fallbackStart: string | null = null): string {
   const value = ctx.values.root;
   const leave = "or leave it out to start from the current folder";
@@ -72,10 +69,8 @@ export const CAS = {
   "lock-timeout": { type: "string" },
 } as const;
 
-/**
- * Reads stdin now and returns a function that gives the bytes or throws the refusal, so that a
- * mutating verb refuses a too-long stdin in its turn (usage, paused, busy, then the rest).
- */
+// Reads stdin now and returns the bytes or the refusal later, so that a mutating verb refuses a
+// too-long stdin in its turn (usage, paused, busy, then the rest).
 export async function stdinForValidate(ctx: VerbContext, maxBytes?: number): Promise<() => Buffer> {
   try {
     const bytes = await ctx.readStdin(maxBytes);

@@ -68,7 +68,7 @@ function readUsage(transcriptPath: unknown) {
     if (format !== "claude" && format !== "codex") return null;
     for (const bytes of TAILS) {
       const { lines } = tailPart(opened.file, bytes);
-      const points = usagePoints(readEvents(format, lines, true));
+      const points = usagePoints(readEvents(format, lines, "usage"));
       if (points.length > 0 || bytes >= opened.file.size) return { points, lines, format };
     }
     return null;

@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { readdirSync } from "node:fs";
 import path from "node:path";
 import { quotedValue, shellWord } from "../guard/quote.ts";
 import { quotedPath, quotePath } from "../schema/anchor-lines.ts";
@@ -8,8 +8,8 @@ import { withoutForeignHooks } from "../agents/json-hooks.ts";
 import { blockAgents, findBlock } from "../agents/md-block.ts";
 import { editPath, holdsOurs, installText } from "../agents/plan.ts";
 import type { Agent, AgentName, Edit, HelperLocation } from "../agents/types.ts";
-import { budgetFinding, codexTrust, installShaped, outdatedReasons, runStart } from "../agents/doctor-checks.ts";
-import { startCommands, startFolderNote, type StartRun } from "../agents/doctor-checks.ts";
+import { budgetFinding, codexTrust, installShaped, outdatedReasons, readText } from "../agents/doctor-checks.ts";
+import { runStart, startCommands, type StartRun } from "../agents/doctor-checks.ts";
 import { claudePluginInstalls, type PluginInstall } from "../agents/claude-plugin.ts";
 import { runGit } from "../git/run.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";
@@ -27,27 +27,27 @@ import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 import { Refused } from "../errors.ts";
 
-/** One finding of `doctor`: what is wrong and the command that fixes it. */
 type Problem = { what: string; fix: string };
+type AgentReport = { skill: string[]; install: Record<string, string>; trust?: string; plugin?: PluginInstall[] };
 
-function readText(p: string): string | null {
-  try {
-    return lstatSync(p).isFile() ? readFileSync(p, "utf8") : null;
-  } catch {
-    return null;
-  }
-}
-
-const NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
-
-/** The command removing a PAUSE file, shell-quoted; words instead when its path holds a control character. */
-function removePause(file: string): string {
-  const w = shellWord(file);
-  return w !== null ? `rm ${w}` : `remove the file ${quotedValue(file)} ${NO_PASTE}`;
+/** Where the report looks, and what it has found so far. */
+interface Report {
+  root: string;
+  home: string;
+  global: boolean;
+  helper: HelperLocation;
+  env: Record<string, string | undefined>;
+  agents: Record<string, AgentReport>;
+  runs: StartRun[];
+  problems: Problem[];
+  notes: string[];
 }
 
 /** What a skill folder needs beside SKILL.md for its flows to run. */
 const HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
+const NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
+
+const installed = (state: string) => state === "current" || state === "outdated";
 
 export const doctorVerb: Verb = {
   name: "doctor",
@@ -55,20 +55,15 @@ export const doctorVerb: Verb = {
   positionals: [0, 0],
   help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
 
-A read-only health report: the Node version; per agent, where the skill is and
-whether its hook or block is "not installed", "current" or "outdated" (with why);
-each installed SessionStart command run as a harness would (/bin/sh -c with
-PATH=/usr/bin:/bin; on Windows Git's sh.exe, or not run) and what it printed;
-Codex's trust entry; an AGENTS.md block past the 32 KiB Codex reads; a Claude Code
-plugin beside installed hooks; and the memory dir: \`check\`'s verdict, archives,
-the journal, the kill switch, the lock, the merge driver, git's view of .ai/. Each
-problem comes with the command that fixes it. Changes nothing. Every line it can
-print: references/verbs.md#doctor.
+A read-only health report: Node; per agent, its skill folders and whether each
+hook or block is "not installed", "current" or "outdated" (with why); each
+installed SessionStart command run as a harness would; the memory dir. Each
+problem comes with the command that fixes it. Changes nothing. Every line it
+can print: references/verbs.md#doctor.
 
 options:
-  --global    report the per-user files instead of the project's (runs from the
-              home folder too)
-  --json      print one object {"ok", "node", "agents", "runs", "notes",
+  --global    the per-user files (runs from the home folder too)
+  --json      one object {"ok", "node", "helper", "agents", "runs", "notes",
               "memory", "problems": [{"what", "fix"}]}
   --root DIR  the project root
 ${ROOT_HELP}
@@ -82,178 +77,141 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
     try {
       root = rootOption(ctx);
     } catch (err) {
-      // `--global` is about the per-user files: it works from the home folder too, where cmd and
-      // PowerShell start (the home folder is never a project, so its memory is read as is).
+      // --global works from the home folder too, where cmd and PowerShell start.
       if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
       root = path.resolve(home);
     }
     const helper = helperLocation(ctx, root);
-    // A command to paste: shell-quoted words, or words saying why not.
-    const nodeRun = (verb: string, rootArg: boolean) => {
-      const h = shellWord(helper.abs);
-      const r = rootArg ? shellWord(root) : "";
-      if (h !== null && r !== null) return `node ${h} ${verb}${rootArg ? ` --root ${r}` : ""}`;
-      const where = `${quotedValue(helper.abs)}${rootArg ? ` with --root ${quotedValue(root)}` : ""}`;
-      return `\`${verb}\` of the helper ${where} ${NO_PASTE}`;
-    };
-    const r: Report = { root, home, global, helper, env: ctx.env, nodeRun, problems: [], notes: [] };
+    const r: Report = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
     const node = process.versions.node;
     if (Number(node.split(".")[0]) < 20) {
       r.problems.push({ what: `Node ${node} is older than 20`, fix: "install Node.js 20 or newer" });
     }
-    const { agents, starts } = agentInstalls(r);
-    pluginInstalls(r, agents);
+    for (const [name, agent] of Object.entries(AGENTS) as [AgentName, Agent][]) await agentInstalls(r, name, agent);
+    pluginInstalls(r);
     const memory = await memoryState(r);
-    const runs = await startRuns(r, starts);
+    const { agents, runs, problems } = r;
     const notes = [...new Set(r.notes)];
-    const { problems } = r;
     const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes, memory, problems };
     return ok(`${ctx.values.json ? JSON.stringify(result) : reportText(result)}\n`);
   },
 };
 
-/** What every part of the report shares: where it looks, and the problems and notes found so far. */
-interface Report {
-  root: string;
-  home: string;
-  global: boolean;
-  helper: HelperLocation;
-  env: Record<string, string | undefined>;
-  nodeRun(verb: string, rootArg: boolean): string;
-  problems: Problem[];
-  notes: string[];
+/** `node <helper> <verb> --root <root>` to paste; words instead where a path holds a control character. */
+function fixCmd(r: Report, verb: string, withRoot = true): string {
+  const h = shellWord(r.helper.abs);
+  const root = withRoot ? shellWord(r.root) : "";
+  if (h !== null && root !== null) return `node ${h} ${verb}${withRoot ? ` --root ${root}` : ""}`;
+  const where = `${quotedValue(r.helper.abs)}${withRoot ? ` with --root ${quotedValue(r.root)}` : ""}`;
+  return `\`${verb}\` of the helper ${where} ${NO_PASTE}`;
 }
 
-type AgentReport = { skill: string[]; install: Record<string, string>; trust?: string; plugin?: PluginInstall[] };
-type Agents = Record<string, AgentReport>;
-type Start = { shown: string; argv: string[]; agent: AgentName };
+/** The fix that runs an agent verb on the files doctor looked at; init --global needs no project. */
+function agentFix(r: Report, verb: "init" | "install" | "uninstall", name: AgentName): string {
+  return fixCmd(r, `${verb} --agent ${name}${r.global ? " --global" : ""}`, verb !== "init" || !r.global);
+}
 
-const cmd = (r: Report, verb: string) => r.nodeRun(verb, true);
-const gflag = (r: Report) => (r.global ? " --global" : "");
-
-// An agent's files, the project's or the per-user ones (none for cline and cursor there).
-function editsOf(r: Report, agent: Agent): Edit[] {
+/** One agent: its skill folders, the state of each file it installs, and what is missing for it to work. */
+async function agentInstalls(r: Report, name: AgentName, agent: Agent): Promise<void> {
+  const skill = [
+    ...agent.skillFolders.project.map((f) => path.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path.join(r.home, f, "session-handoff")),
+  ].filter((d) => exists(path.join(d, "SKILL.md")));
+  let edits: Edit[] = [];
   try {
-    return agent.edits(r.helper, r.global);
+    edits = agent.edits(r.helper, r.global);
   } catch {
-    return [];
+    // Cline and Cursor have no per-user files.
+  }
+  const install: Record<string, string> = {};
+  r.agents[name] = { skill, install };
+  for (const edit of edits) install[edit.file] = await installState(r, name, edit);
+  // Hooks or rules without a skill folder run, but the agent never loads SKILL.md's flows.
+  if (skill.length === 0 && Object.values(install).some(installed)) {
+    const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
+    const what = `${name}: installed, but no session-handoff skill folder where ${name} looks for skills (${where})`;
+    r.problems.push({ what, fix: agentFix(r, "init", name) });
+  }
+  // A SKILL.md alone (an installer that copies only it) gives the agent flows it cannot run.
+  for (const dir of skill) {
+    const lacking = HELPER_FILES.filter((f) => !exists(path.join(dir, f)));
+    if (lacking.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
+    const what = `${name}: the skill folder ${quotePath(dir)} lacks its helper (${lacking.join(", ")})`;
+    r.problems.push({ what, fix: agentFix(r, "init", name) });
   }
 }
 
-/** Per agent: its skill folders and the state of each of its installs; the start commands to run. */
-function agentInstalls(r: Report): { agents: Record<string, AgentReport>; starts: Start[] } {
-  const agents: Record<string, AgentReport> = {};
-  const starts: Start[] = [];
-  for (const [name, agent] of Object.entries(AGENTS) as [AgentName, Agent][]) {
-    const skill = [
-      ...agent.skillFolders.project.map((f) => path.join(r.root, f, "session-handoff")),
-      ...agent.skillFolders.home.map((f) => path.join(r.home, f, "session-handoff")),
-    ].filter((d) => exists(path.join(d, "SKILL.md")));
-    const install: Record<string, string> = {};
-    for (const edit of editsOf(r, agent)) {
-      install[edit.file] = installState(r, name, edit, editPath(r.global ? r.home : r.root, edit), agents, starts);
-    }
-    agents[name] = { ...agents[name], skill, install };
-    // Hooks or rules installed for an agent that finds no skill folder: the hooks run, but
-    // the agent never loads SKILL.md's flows.
-    if (skill.length === 0 && Object.values(install).some((st) => st === "current" || st === "outdated")) {
-      const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
-      const what = `${name}: installed, but no session-handoff skill folder where ${name} looks for skills (${where})`;
-      r.problems.push({ what, fix: r.nodeRun(`init --agent ${name}${gflag(r)}`, !r.global) });
-    }
-    // A SKILL.md alone (an installer that copies only it) gives the agent flows it cannot run.
-    for (const dir of skill) {
-      const lacking = HELPER_FILES.filter((f) => !exists(path.join(dir, f)));
-      if (lacking.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
-      const what = `${name}: the skill folder ${quotePath(dir)} lacks its helper (${lacking.join(", ")})`;
-      r.problems.push({ what, fix: r.nodeRun(`init --agent ${name}${gflag(r)}`, !r.global) });
-    }
-  }
-  return { agents, starts };
-}
-
-/** One agent file's install state (absent, current, outdated, malformed), with its problems and start commands. */
-function installState(r: Report, name: AgentName, edit: Edit, file: string, agents: Agents, starts: Start[]): string {
-  const agent = AGENTS[name];
-  const reinstall = cmd(r, `install --agent ${name}${gflag(r)}`);
+/** One installed file's state (absent, current, outdated, malformed), its problems, notes and start commands. */
+async function installState(r: Report, name: AgentName, edit: Edit): Promise<string> {
+  const file = editPath(r.global ? r.home : r.root, edit);
   const text = readText(file);
-  // Settings files are judged on our own entries only: another tool's hook naming the helper
-  // is reported as not ours below, never called outdated.
-  let judged = text;
-  if (text !== null && edit.kind === "json-hooks") {
-    judged = withoutForeignHooks(text, (c) => installShaped(edit, c) !== null);
+  if (text === null || !holdsOurs(edit, text)) return "absent";
+  const reinstall = agentFix(r, "install", name);
+  const state = judge(r, name, edit, text, reinstall);
+  const shown = r.global ? `~/${edit.file}` : edit.file;
+  const found = startCommands(edit, text, file, state === "current");
+  for (const argv of found.run) await startRun(r, shown, argv, name);
+  for (const c of found.foreign) {
+    const names = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
+    const what = `${shown}: ${names}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}…` : c)}`;
+    r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
-  let state = "absent";
-  if (judged !== null && holdsOurs(edit, judged)) {
-    try {
-      // A shared AGENTS.md block lists the agents that asked for it: another agent's block is
-      // not this one's install, current or outdated.
-      const span = edit.kind === "md-block" ? findBlock(judged, edit.file) : null;
-      if (span !== null && !blockAgents(judged, span).includes(name)) return "absent";
-      state = installText(edit, name, judged, edit.file) === judged ? "current" : "outdated";
-    } catch (err) {
-      state = "malformed";
-      const fix = `fix ${edit.file} by hand, then ${reinstall}`;
-      r.problems.push({ what: `${edit.file}: ${(err as Error).message.split("\n")[0]}`, fix });
-    }
+  if (!installed(state)) return state;
+  if (path.basename(edit.file) === "AGENTS.md") {
+    const over = budgetFinding(text, edit.file, reinstall);
+    if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
+    const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
+    if (name === "codex") r.notes.push(`codex: ${subfolders}`);
   }
-  if (state === "outdated") {
-    const why = edit.kind === "json-hooks" && judged !== null ? outdatedReasons(judged, edit) : [];
-    const what = `${name}: ${edit.file} holds an outdated session-handoff entry`;
-    const fix = `${reinstall} (upgrades it in place)`;
-    r.problems.push({ what: why.length > 0 ? `${what}: ${why.join("; ")}` : what, fix });
-  }
-  const installed = state === "current" || state === "outdated";
-  if (installed && text !== null) {
-    if (edit.kind === "md-block" && path.basename(edit.file) === "AGENTS.md") {
-      const over = budgetFinding(text, edit.file, reinstall);
-      if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
-      const subfolders = "codex: AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
-      if (name === "codex") r.notes.push(subfolders);
-    }
-    if (edit.kind === "json-hooks" && name === "codex") {
-      agents[name] = { ...agents[name]!, trust: codexTrust(r.env, r.home, file) };
-    }
-    const fromStart = agent.fromStartFolder === true;
-    if (edit.kind === "json-hooks" && fromStart && !r.global) r.notes.push(startFolderNote(agent));
-  }
-  // A settings file holding only another tool's entries still has them reported.
-  const withStarts = edit.kind === "json-hooks" || (installed && !edit.file.endsWith("TaskResume"));
-  if (withStarts && text !== null && holdsOurs(edit, text)) {
-    const shown = r.global ? `~/${edit.file}` : edit.file;
-    const found = startCommands(edit, text, file, state === "current");
-    for (const argv of found.run) starts.push({ shown, argv, agent: name });
-    // A settings file may come with a clone: only the exact commands install writes are run.
-    for (const c of found.foreign) {
-      const fix = `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours`;
-      const names = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
-      const command = quotedValue(c.length > 200 ? `${c.slice(0, 200)}…` : c);
-      r.problems.push({ what: `${shown}: ${names}: ${command}`, fix });
-    }
+  if (edit.kind === "json-hooks" && name === "codex") r.agents[name]!.trust = codexTrust(r.env, r.home, file);
+  if (edit.kind === "json-hooks" && AGENTS[name].fromStartFolder && !r.global) {
+    const only = `project hooks load only when ${name} starts at the project root (not from a subfolder)`;
+    r.notes.push(`${name}: ${only}; for monorepos, or to start anywhere, use install --agent ${name} --global`);
   }
   return state;
 }
 
-// The Claude Code plugin form: its hooks bring their own notice, so installed SessionStart
-// hooks as well give every session two notices.
-function pluginInstalls(r: Report, agents: Record<string, AgentReport>): void {
+/** Current when install would write the file as it is, else outdated (with why) or malformed. */
+function judge(r: Report, name: AgentName, edit: Edit, text: string, reinstall: string): string {
+  // Only install's own entries are judged: another tool's hook naming the helper is reported as not ours.
+  const ours = edit.kind === "json-hooks" ? withoutForeignHooks(text, (c) => installShaped(edit, c) !== null) : text;
+  if (!holdsOurs(edit, ours)) return "absent";
+  let want: string;
+  try {
+    // A shared AGENTS.md block lists the agents that asked for it: another agent's is not this one's install.
+    const span = edit.kind === "md-block" ? findBlock(ours, edit.file) : null;
+    if (span !== null && !blockAgents(ours, span).includes(name)) return "absent";
+    want = installText(edit, name, ours, edit.file);
+  } catch (err) {
+    const what = `${edit.file}: ${(err as Error).message.split("\n")[0]}`;
+    r.problems.push({ what, fix: `fix ${edit.file} by hand, then ${reinstall}` });
+    return "malformed";
+  }
+  if (want === ours) return "current";
+  const why = edit.kind === "json-hooks" ? outdatedReasons(ours, edit) : [];
+  const what = `${name}: ${edit.file} holds an outdated session-handoff entry${why.length > 0 ? ": " : ""}`;
+  r.problems.push({ what: `${what}${why.join("; ")}`, fix: `${reinstall} (upgrades it in place)` });
+  return "outdated";
+}
+
+// The Claude Code plugin brings its own hooks: installed SessionStart hooks as well give every session two notices.
+function pluginInstalls(r: Report): void {
   const plugins = claudePluginInstalls(r.home);
   if (plugins.length === 0) return;
-  agents["claude-code"] = { ...agents["claude-code"]!, plugin: plugins };
+  const claude = r.agents["claude-code"]!;
+  claude.plugin = plugins;
   for (const p of plugins) {
     const state = `${p.scope} scope${p.version ? `, ${p.version}` : ""}, ${p.enabled ? "enabled" : "disabled"}`;
     r.notes.push(`claude-code: the plugin ${p.key} is installed (${state})`);
+    if (!p.rootSkill) continue;
+    const unlisted = `which Claude Code 2.1.112 does not list ("Unknown skill")`;
+    const fix = `reinstall it from the dist-plugin branch (README, "Install")`;
+    r.notes.push(`claude-code: the plugin ${p.key} has its SKILL.md at its root, ${unlisted}: ${fix}`);
   }
-  const unlisted = `which Claude Code 2.1.112 does not list ("Unknown skill"): reinstall it from the dist-plugin`;
-  for (const p of plugins.filter((p) => p.rootSkill)) {
-    const note = `the plugin ${p.key} has its SKILL.md at its root, ${unlisted} branch (README, "Install")`;
-    r.notes.push(`claude-code: ${note}`);
-  }
-  const installed = Object.entries(agents["claude-code"]?.install ?? {});
-  const hooked = installed.some(([f, st]) => f.endsWith("settings.json") && (st === "current" || st === "outdated"));
+  const hooked = Object.entries(claude.install).some(([f, st]) => f.endsWith("settings.json") && installed(st));
   if (plugins.some((p) => p.enabled) && hooked) {
     const what = "claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory";
-    const uninstall = cmd(r, `uninstall --agent claude-code${gflag(r)}`);
+    const uninstall = agentFix(r, "uninstall", "claude-code");
     const fix = `${uninstall} (the plugin's hooks stay), or disable the plugin with /plugin`;
     r.problems.push({ what: `${what}: every session gets the notice twice`, fix });
   }
@@ -267,25 +225,24 @@ async function memoryState(r: Report) {
   const interrupted = interruptedSave(root) || Object.values(files).includes("interrupted");
   const unsafe = Object.values(files).some((s) => s === "unsafe" || s === "foreign");
   const verdict = interrupted ? "interrupted" : unsafe ? "unsafe" : files.handoff === "present" ? "parked" : "clean";
-  if (interrupted) problems.push({ what: "an interrupted save needs recovery", fix: cmd(r, "recover") });
-  // A lock no single look can judge: a writer takes it over only after watching it unchanged
-  // for 10 s, so a short --lock-timeout keeps saying busy.
+  if (interrupted) problems.push({ what: "an interrupted save needs recovery", fix: fixCmd(r, "recover") });
+  // A writer takes a lock over only after watching it unchanged for 10 s: no single look can judge this one.
   const lock = lockState(memoryDir(root));
   if (lock.unproven) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
-    const fix = `${cmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
+    const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
     problems.push({ what: `the memory lock ${path.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
     problems.push({ what: "a memory file failed safety or schema checks", fix });
   }
-  if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: cmd(r, "publish") });
+  if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: fixCmd(r, "publish") });
   const driverGone = await driverPartMissing(root, r.env);
-  // Git then merges memory files as text: the driver's guard falls back to conflict markers.
   if (driverGone !== null) {
-    problems.push({ what: `${driverGone}: memory files merge as text (conflict markers)`, fix: cmd(r, "publish") });
+    const what = `${driverGone}: memory files merge as text (conflict markers)`;
+    problems.push({ what, fix: fixCmd(r, "publish") });
   }
   let archives = 0;
   try {
@@ -295,10 +252,12 @@ async function memoryState(r: Report) {
   }
   const journal = journalState(r);
   const paused = pauseSwitch(memoryDir(root), r.env);
-  if (paused) {
-    const byEnv = paused.startsWith("SESSION_HANDOFF_DISABLE");
-    const what = `memory writes are paused by ${byEnv ? paused : quotedPath(paused)}`;
-    problems.push({ what, fix: byEnv ? "unset SESSION_HANDOFF_DISABLE" : removePause(paused) });
+  if (paused?.startsWith("SESSION_HANDOFF_DISABLE")) {
+    problems.push({ what: `memory writes are paused by ${paused}`, fix: "unset SESSION_HANDOFF_DISABLE" });
+  } else if (paused) {
+    const word = shellWord(paused);
+    const fix = word !== null ? `rm ${word}` : `remove the file ${quotedValue(paused)} ${NO_PASTE}`;
+    problems.push({ what: `memory writes are paused by ${quotedPath(paused)}`, fix });
   }
   return { verdict, files, archives, paused, git: await gitState(r), journal };
 }
@@ -337,27 +296,23 @@ async function gitState(r: Report): Promise<{ ignored: boolean; tracked: boolean
   }
 }
 
-/** The installed start commands, run as the harness runs them: what a session would see. */
-async function startRuns(r: Report, starts: Start[]): Promise<StartRun[]> {
-  const runs: StartRun[] = [];
-  for (const s of starts) {
-    const run = await runStart(s.shown, s.argv, r.root, r.env);
-    runs.push(run);
-    // A command doctor has no shell for is not run, and not broken (Windows without Git Bash).
-    if (run.notRun !== undefined) r.notes.push(`${run.file} SessionStart: not run: ${run.notRun}`);
-    else if (run.code !== 0) {
-      const stderr = run.stderr ? `: ${quotedValue(run.stderr.trim().split("\n")[0]!)}` : "";
-      const what = `${run.file}: its SessionStart command exited ${run.code ?? "by a signal or timeout"}${stderr}`;
-      r.problems.push({ what, fix: cmd(r, `install --agent ${s.agent}${gflag(r)}`) });
-    }
+/** One installed start command, run as the harness runs it: what a session would see. */
+async function startRun(r: Report, shown: string, argv: string[], name: AgentName): Promise<void> {
+  const run = await runStart(shown, argv, r.root, r.env);
+  r.runs.push(run);
+  // A command doctor has no shell for is not run, and not broken (Windows without Git Bash).
+  if (run.notRun !== undefined) r.notes.push(`${run.file} SessionStart: not run: ${run.notRun}`);
+  else if (run.code !== 0) {
+    const stderr = run.stderr ? `: ${quotedValue(run.stderr.trim().split("\n")[0]!)}` : "";
+    const what = `${run.file}: its SessionStart command exited ${run.code ?? "by a signal or timeout"}${stderr}`;
+    r.problems.push({ what, fix: agentFix(r, "install", name) });
   }
-  return runs;
 }
 
 /** The report as text: paths quoted as anchors print them, and nothing raw a file put there. */
 function reportText(result: {
-  node: string; helper: string; agents: Agents; runs: StartRun[]; notes: string[]; problems: Problem[];
-  memory: Awaited<ReturnType<typeof memoryState>>;
+  node: string; helper: string; agents: Record<string, AgentReport>; runs: StartRun[]; notes: string[];
+  problems: Problem[]; memory: Awaited<ReturnType<typeof memoryState>>;
 }): string {
   const { agents, runs, notes, memory, problems } = result;
   const lines = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
@@ -368,7 +323,6 @@ function reportText(result: {
     lines.push(`${name}: skill ${skill}; ${inst}${a.trust ? `; Codex hook review: ${a.trust}` : ""}`);
   }
   for (const run of runs) {
-    // What a hook printed is quoted as every file-controlled value is: <U+XXXX>, never \u escapes.
     const out = run.stdout.trim();
     const said = out === "" ? "printed nothing" : `printed ${quotedValue(out.slice(0, 300))}`;
     const stderr = run.stderr.trim() ? `; stderr ${quotedValue(run.stderr.trim().slice(0, 300))}` : "";
@@ -383,7 +337,6 @@ function reportText(result: {
   lines.push(`memory: ${verdict}; ${archives} archive(s); ${journalWords}; ${pausedWords}; git: ${gitWords}`);
   lines.push(problems.length === 0 ? "ok" : `${problems.length} problem(s):`);
   for (const p of problems) lines.push(`- ${p.what}\n  fix: ${p.fix}`);
-  // Hook output, lock owners, journal lines and file names are file-controlled: nothing printed
-  // holds a raw control or a code point \`write\` refuses.
+  // Hook output, lock owners, journal lines and file names are file-controlled: no raw control reaches the screen.
   return showRefused(lines.join("\n")).text;
 }

@@ -18,6 +18,9 @@ describe("a repeated flag is a usage error naming the flag", () => {
     ["redact", ["redact", "--json", "--json"], "json", 2],
     ["check", ["check", "--root", "A", "--root", "B"], "root", 64],
     ["hook", ["hook", "--mode", "session", "--mode", "lessons"], "mode", 0],
+    // The verbs a harness runs by itself exit 0 on every path (their help says "always 0").
+    ["context", ["context", "--format", "claude", "--root", "A", "--root", "B"], "root", 0],
+    ["statusline", ["statusline", "--root", "A", "--root", "B"], "root", 0],
   ])("%s", (_name, args, flag, code) => {
     const root = gitRepo();
     save(root, handoff("keep me"));

@@ -90,6 +90,14 @@ describe("doctor and install's own hooks when the helper path is a Windows one",
     expect(installShaped(edit, `node ${abs} hook`)).toBeNull();
   });
 
+  it("install's line from another copy is ours only when its path is one word as install quotes it", () => {
+    const tail = edit.command(start.args).slice(edit.command(start.args).indexOf("; [ ! -f"));
+    expect(installShaped(edit, `f='/opt/it'\\''s/memory_io.mjs'${tail}`)).toBe("/opt/it's/memory_io.mjs");
+    expect(installShaped(edit, `f=/opt/x; touch /tmp/y; g=/memory_io.mjs${tail}`)).toBeNull();
+    expect(installShaped(edit, `f='/opt/x/memory_io.mjs'${tail}`)).toBeNull();
+    expect(installShaped(edit, `f=/opt/x/other.mjs${tail}`)).toBeNull();
+  });
+
   it("on Windows without Git for Windows' sh.exe, a start command is not run, and says why", async () => {
     expect(posixShell({}, "win32")).toBeNull();
     expect(posixShell({}, "linux")).toBe("/bin/sh");

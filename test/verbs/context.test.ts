@@ -139,7 +139,7 @@ describe("context: Codex's token_count", () => {
   it("reads the window from the rollout: over 70% of model_context_window gives the offer once", () => {
     const file = path.join(CODEX, "fallback-tools.rollout.jsonl");
     const lines = readFileSync(file, "utf8").split("\n").filter((l) => l !== "");
-    const points = usagePoints(readEvents("codex", lines, true));
+    const points = usagePoints(readEvents("codex", lines, "usage"));
     expect(points.length).toBeGreaterThan(0);
     const last = points[points.length - 1]!;
     const rec = JSON.parse(lines[last.line]!) as Rec;

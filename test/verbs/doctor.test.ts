@@ -264,6 +264,21 @@ describe("doctor runs only our exact start commands, and uses up no checkpoint n
     expect(existsSync(mark2)).toBe(false);
   });
 
+  it("an edited Cline TaskStart script is outdated with install as the fix, and is not run", () => {
+    const e = setup();
+    expect(e.run("install", "--agent", "cline", "--root", e.root).code).toBe(0);
+    const mark = path.join(e.home, "RAN");
+    const script = path.join(e.root, ".clinerules", "hooks", "TaskStart");
+    writeFileSync(script, `${readFileSync(script, "utf8")}\ntouch ${mark}\n`);
+    const d = JSON.parse(e.run("doctor", "--root", e.root, "--json").stdout) as { agents: Record<string, { install: Record<string, string> }>; runs: unknown[]; problems: { what: string; fix: string }[] };
+    expect(d.agents.cline!.install[".clinerules/hooks/TaskStart"]).toBe("outdated");
+    expect(d.runs).toEqual([]);
+    expect(existsSync(mark)).toBe(false);
+    const what = d.problems.map((p) => p.what).join("\n");
+    expect(what).toContain("cline: .clinerules/hooks/TaskStart holds an outdated session-handoff entry");
+    expect(what).not.toContain("not ours");
+  });
+
   it("after a checkpoint, doctor leaves checkpoints/ byte- and name-identical, and the next session is still told of it", () => {
     const e = setup();
     expect(e.run("install", "--agent", "claude-code", "--root", e.root).code).toBe(0);

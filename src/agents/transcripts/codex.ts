@@ -1,8 +1,9 @@
 // Codex CLI's rollout JSONL (harnesses.md, "Transcripts"): `{timestamp, type, payload}` lines.
 // Tolerant of unknown records and fields.
-import { emptyCapture, exitFromText, noEvents, noteEdit, num, obj, parseLine, str, textOf } from "./types.ts";
-import { planStatus, versionOf } from "./types.ts";
-import type { Call, Capture, CommandRun, LineEvents, ToolEvent, Usage } from "./types.ts";
+import { exitFromText, noEvents, noteEdit, num, obj, planStatus, str, textOf, versionOf } from "./types.ts";
+import type { Call, LineEvents, ToolEvent, Usage } from "./types.ts";
+
+type Rec = Record<string, unknown>;
 
 // Messages the harness wraps around the user's words: environment and instructions blocks.
 const SCAFFOLDING = new RegExp(
@@ -43,11 +44,11 @@ function outputStatus(output: unknown): string {
   return "unknown";
 }
 
-function patchFiles(input: string): string[] {
+function patchEdits(input: string): ToolEvent[] {
   const files: string[] = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  return files;
+  return files.map((path) => ({ kind: "edit", path }));
 }
 
 // `apply_patch` run through the shell (`apply_patch <<'PATCH' … PATCH`): Codex intercepts it
@@ -79,169 +80,6 @@ function scriptCalls(script: string): { tool: "exec_command" | "apply_patch"; te
   return out;
 }
 
-/** What one record says ran or changed, before the rollout's item records are weighed. */
-type Step = { kind: "command"; run: CommandRun } | { kind: "edit"; files: string[] };
-
-/**
- * Extracts a capture from complete Codex rollout lines, oldest first. Pure. Commands and edits have two records on
- * 0.171 (harnesses.md, "Rollout"): the tool call and a completed item; in code mode the items alone say what ran.
- * So a call counts only when no item belongs to it: the item whose id is its `call_id`, else any item while a
- * code-mode `exec` awaits its output. Older rollouts, with no items, keep their calls.
- */
-export function parseCodex(lines: readonly string[]): Capture {
-  const cap = emptyCapture("codex");
-  const r: Reading = {
-    steps: [], calls: new Set(), itemized: new Set(), openScripts: new Set(),
-    users: [[], [], []], claims: [null, null, null],
-  };
-  const pending = new Map<string, CommandRun>();
-  const add = (step: Step, call: string | null) => addStep(r, step, call);
-  for (const line of lines) {
-    const rec = parseLine(line);
-    if (rec === null) continue;
-    const payload = obj(rec.payload);
-    if (payload === null || typeof rec.type !== "string") continue;
-    cap.records++;
-    cap.firstTimestamp ??= str(rec.timestamp);
-    if (rec.type === "session_meta") {
-      cap.version = versionOf(payload.cli_version) ?? cap.version ?? null;
-      continue;
-    }
-    if (rec.type === "event_msg") {
-      const text = str(payload.message);
-      const words = text !== null && text.trim() !== "";
-      if (payload.type === "user_message" && words && !SCAFFOLDING.test(text)) r.users[0].push(text);
-      if (payload.type === "agent_message" && words) r.claims[0] = text;
-      if (payload.type === "item_completed") itemStep(r, obj(payload.item));
-      continue;
-    }
-    if (rec.type !== "response_item") continue;
-    const kind = payload.type;
-    const id = str(payload.call_id) ?? str(payload.id);
-    if (kind === "message") {
-      const text = contentText(payload.content);
-      if (text.trim() === "") continue;
-      if (payload.role === "user" && !SCAFFOLDING.test(text)) r.users[1].push(text);
-      if (payload.role === "assistant") r.claims[1] = text;
-    } else if (kind === "function_call" || kind === "local_shell_call") {
-      const name = str(payload.name) ?? (kind === "local_shell_call" ? "local_shell" : "");
-      const given = callArgs(payload);
-      const args = typeof given === "string" ? {} : (given ?? {});
-      if (name === "update_plan" && Array.isArray(args.plan)) {
-        const steps = args.plan.map(obj).filter((p) => p !== null);
-        cap.plan = steps.map((p) => ({ text: str(p.step) ?? "", status: planStatus(p.status) }));
-        cap.planFinal = true;
-        continue;
-      }
-      const command = name === "apply_patch" ? str(args.input) : commandOf(name, args);
-      if (command === null) continue;
-      if (name === "apply_patch" || shellPatch(command)) {
-        add({ kind: "edit", files: patchFiles(command) }, id);
-        continue;
-      }
-      const run: CommandRun = { command, status: "unknown" };
-      add({ kind: "command", run }, id);
-      if (id !== null) pending.set(id, run);
-    } else if (kind === "custom_tool_call") {
-      const input = str(payload.input);
-      if (input === null) continue;
-      if (payload.name === "apply_patch") add({ kind: "edit", files: patchFiles(input) }, id);
-      else if (payload.name === "exec") {
-        // Code mode: a script calling the tools; its items (if any) come before its output.
-        if (id !== null) r.openScripts.add(id);
-        for (const c of scriptCalls(input)) {
-          if (c.tool === "apply_patch" || shellPatch(c.text)) add({ kind: "edit", files: patchFiles(c.text) }, id);
-          else add({ kind: "command", run: { command: c.text, status: "unknown" } }, id);
-        }
-      }
-    } else if (kind === "function_call_output" || kind === "custom_tool_call_output") {
-      const callId = str(payload.call_id);
-      if (callId === null) continue;
-      r.openScripts.delete(callId);
-      const run = pending.get(callId);
-      if (run !== undefined) {
-        run.status = outputStatus(payload.output);
-        pending.delete(callId);
-      }
-    }
-  }
-
-  for (const { step, call } of r.steps) {
-    if (call !== null && r.itemized.has(call)) continue;
-    if (step.kind === "command") cap.commands.push(step.run);
-    else for (const f of step.files) noteEdit(cap.filesEdited, f);
-  }
-  // Newer rollouts record each turn twice (an event and a response item): one source, not both.
-  cap.userRequests = r.users.find((u) => u.length > 0) ?? [];
-  cap.lastClaim = r.claims[0] ?? r.claims[1] ?? r.claims[2];
-  return cap;
-}
-
-/**
- * What the capture has read: each step with its call (null: an item's own), the calls whose steps items told
- * (`itemized`), the code-mode `exec` calls awaiting output, and the turn's words from events, response items and
- * completed items, in that order of preference.
- */
-interface Reading {
-  steps: { step: Step; call: string | null }[];
-  calls: Set<string>;
-  itemized: Set<string>;
-  openScripts: Set<string>;
-  users: [string[], string[], string[]];
-  claims: [string | null, string | null, string | null];
-}
-
-function addStep(r: Reading, step: Step, call: string | null): void {
-  r.steps.push({ step, call });
-  if (call !== null) r.calls.add(call);
-}
-
-// An item's step; it marks the call it belongs to as told by items.
-function itemStep(r: Reading, item: Record<string, unknown> | null): void {
-  if (item === null) return;
-  const type = item.type;
-  // The turn's words as items: a third source, for a build that writes no other.
-  if (type === "UserMessage" || type === "AgentMessage") {
-    const text = contentText(item.content);
-    if (text.trim() === "") return;
-    if (type === "UserMessage" && !SCAFFOLDING.test(text)) r.users[2].push(text);
-    if (type === "AgentMessage") r.claims[2] = text;
-    return;
-  }
-  if (type !== "CommandExecution" && type !== "FileChange") return;
-  const id = str(item.id);
-  if (id !== null && r.calls.has(id)) r.itemized.add(id);
-  else for (const open of r.openScripts) r.itemized.add(open);
-  if (type === "CommandExecution") {
-    const command = commandOf("exec_command", item);
-    if (command === null) return;
-    const code = item.exit_code;
-    const done = item.status === "completed" ? "ok" : "unknown";
-    const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : done;
-    addStep(r, { kind: "command", run: { command, status } }, null);
-    return;
-  }
-  if (item.status === "failed" || item.status === "declined") return;
-  const files: string[] = [];
-  const changes = item.changes;
-  if (Array.isArray(changes)) {
-    for (const c of changes.map(obj)) noteEdit(files, str(c?.path) ?? "");
-  } else if (obj(changes) !== null) {
-    for (const [file, change] of Object.entries(obj(changes)!)) {
-      noteEdit(files, file);
-      const moved = str(obj(change)?.move_path);
-      if (moved !== null) noteEdit(files, moved);
-    }
-  }
-  addStep(r, { kind: "edit", files }, null);
-}
-
-// A command as a call's arguments or an item give it: a string, or an argv joined by spaces.
-function argvText(cmd: unknown): string {
-  if (typeof cmd === "string") return cmd;
-  return Array.isArray(cmd) ? cmd.filter((c) => typeof c === "string").join(" ") : "";
-}
-
 /** A call's arguments: the JSON object its string holds, the object given, or the raw string. */
 function callArgs(p: Record<string, unknown>): Record<string, unknown> | string | null {
   const raw = p.arguments ?? p.input ?? p.action;
@@ -254,17 +92,31 @@ function callArgs(p: Record<string, unknown>): Record<string, unknown> | string 
   }
 }
 
-// A completed item: what ran or changed, with its result. Code mode records nothing else.
-function itemCall(item: Record<string, unknown>, at: Pick<Call, "id" | "ts" | "cwd">): Call {
-  const failed = typeof item.exit_code === "number" ? item.exit_code !== 0 : item.status === "failed";
-  const result = { text: str(item.aggregated_output) ?? "", failed };
-  if (item.type === "FileChange") {
-    const events = Object.keys(obj(item.changes) ?? {}).map((file): ToolEvent => ({ kind: "edit", path: file }));
-    return { ...at, events, text: "", result, item: true };
+// A completed item: what ran or changed, with its result; it tells for the call it belongs to.
+function itemCall(item: Rec, at: Pick<Call, "ts" | "cwd">): Call {
+  const code = item.exit_code;
+  const failed = typeof code === "number" ? code !== 0 : item.status === "failed";
+  const done = item.status === "completed" ? "ok" : "unknown";
+  const status = typeof code === "number" && Number.isInteger(code) ? `exit ${code}` : done;
+  const result = { text: str(item.aggregated_output) ?? "", failed, status };
+  const call: Call = { ...at, id: str(item.id), events: [], text: "", result, status, item: true };
+  if (item.type === "CommandExecution") {
+    call.text = commandOf("exec_command", item) ?? "";
+    call.events.push({ kind: "command", command: call.text });
+  } else if (item.status === "failed" || item.status === "declined") {
+    call.events.push({ kind: "other" });
+  } else if (Array.isArray(item.changes)) {
+    for (const c of item.changes.map(obj)) addEdit(call.events, str(c?.path));
+  } else {
+    for (const [file, change] of Object.entries(obj(item.changes) ?? {})) {
+      addEdit(call.events, file);
+      addEdit(call.events, str(obj(change)?.move_path));
+    }
   }
-  const command = commandOf("exec_command", { command: item.command }) ?? "";
-  return { ...at, events: [{ kind: "command", command }], text: argvText(item.command), result, item: true };
+  return call;
 }
+
+const addEdit = (events: ToolEvent[], path: string | null) => path && events.push({ kind: "edit", path });
 
 function codexUsage(rec: Record<string, unknown>, payload: Record<string, unknown>): Usage | null {
   // 0.171.0 writes `token_usage_record` as soon as a response ends, before its tool runs, and
@@ -283,47 +135,78 @@ function codexUsage(rec: Record<string, unknown>, payload: Record<string, unknow
   return used === 0 ? null : { used, window: window > 0 ? window : null, model: null };
 }
 
-/** The tool calls, results and usage of one Codex record; `state.cwd` follows the session's and turn's folder. */
-export function codexEvents(rec: Record<string, unknown>, line: number, state: { cwd: string | null }): LineEvents {
+/** What one Codex record holds; `state.cwd` follows the session's and turn's folder. */
+export function codexEvents(rec: Rec, line: number, state: { cwd: string | null }): LineEvents {
   const ev = noEvents(line);
   const p = obj(rec.payload);
-  if (p === null) return ev;
+  if (p === null || typeof rec.type !== "string") return ev;
+  ev.record = true;
+  ev.ts = str(rec.timestamp);
   if (rec.type === "session_meta" || rec.type === "turn_context") state.cwd = str(p.cwd) ?? state.cwd;
+  if (rec.type === "session_meta") ev.version = versionOf(p.cli_version);
   ev.usage = codexUsage(rec, p);
   // Each turn starts with the window: the first tool call of a session can be judged by it.
   if (rec.type === "event_msg" && p.type === "task_started" && num(p.model_context_window) > 0) {
     ev.window = num(p.model_context_window);
   }
-  const at = { id: null, ts: str(rec.timestamp), cwd: state.cwd };
+  const at = { ts: ev.ts, cwd: state.cwd };
   if (rec.type === "event_msg") {
-    const item = obj(p.item) ?? p;
-    if (item.type === "CommandExecution" || item.type === "FileChange") {
+    const item = p.type === "item_completed" ? obj(p.item) : null;
+    if (item?.type === "UserMessage" || item?.type === "AgentMessage") {
+      said(ev, 2, item.type === "UserMessage", contentText(item.content));
+    } else if (item?.type === "CommandExecution" || item?.type === "FileChange") {
       ev.items = true;
       ev.calls.push(itemCall(item, at));
+    } else if (p.type === "user_message" || p.type === "agent_message") {
+      said(ev, 0, p.type === "user_message", str(p.message) ?? "");
     }
     return ev;
   }
   if (rec.type !== "response_item") return ev;
-  if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
-    const id = str(p.call_id);
+  const id = str(p.call_id) ?? str(p.id);
+  if (p.type === "message" && (p.role === "user" || p.role === "assistant")) {
+    said(ev, 1, p.role === "user", contentText(p.content));
+  } else if (p.type === "function_call_output" || p.type === "custom_tool_call_output") {
     const out = p.output;
     const text = typeof out === "string" ? out : (str(obj(out)?.content) ?? str(obj(out)?.output) ?? textOf(out));
-    if (id !== null) ev.results.push({ id, text, failed: /Process exited with code [1-9]/.test(text) });
-    return ev;
+    const failed = /Process exited with code [1-9]/.test(text);
+    if (str(p.call_id) !== null) ev.results.push({ id: str(p.call_id)!, text, failed, status: outputStatus(out) });
+  } else if (p.type === "function_call" || p.type === "custom_tool_call" || p.type === "local_shell_call") {
+    ev.calls.push(codexCall(p, { ...at, id }));
   }
-  if (p.type !== "function_call" && p.type !== "custom_tool_call" && p.type !== "local_shell_call") return ev;
-  const name = str(p.name) ?? "";
-  const args = callArgs(p);
-  const command = typeof args === "string" ? "" : argvText(args?.cmd ?? args?.command);
-  let events: ToolEvent[] = [{ kind: "other" }];
-  if (name === "apply_patch") {
-    const patch = typeof args === "string" ? args : (str(args?.input) ?? "");
-    const files = patch.matchAll(/^\*\*\* (?:Update|Add|Delete) File: (.+)$/gm);
-    events = [...files].map((m) => ({ kind: "edit", path: m[1]!.trim() }));
-  } else if (name === "exec_command" || name === "shell" || p.type === "local_shell_call") {
-    events = [{ kind: "command", command }];
-  }
-  const text = typeof args === "string" ? args : command;
-  ev.calls.push({ ...at, id: str(p.call_id) ?? str(p.id), events, text, result: null });
   return ev;
+}
+
+// The turn's words: a user's (harness scaffolding left out) or the agent's.
+function said(ev: LineEvents, rank: number, user: boolean, text: string): void {
+  if (text.trim() === "") return;
+  ev.rank = rank;
+  if (!user) ev.claim = text;
+  else if (!SCAFFOLDING.test(text)) ev.users.push(text);
+}
+
+function codexCall(p: Rec, at: Pick<Call, "id" | "ts" | "cwd">): Call {
+  const name = str(p.name) ?? (p.type === "local_shell_call" ? "local_shell" : "");
+  const given = callArgs(p);
+  const args = typeof given === "string" ? {} : (given ?? {});
+  const raw = typeof given === "string" ? given : null;
+  const call: Call = { ...at, events: [{ kind: "other" }], text: raw ?? "", result: null };
+  if (name === "update_plan" && Array.isArray(args.plan)) {
+    const steps = args.plan.map(obj).filter((s) => s !== null);
+    call.plan = steps.map((s) => ({ text: str(s.step) ?? "", status: planStatus(s.status) }));
+  } else if (name === "apply_patch") {
+    call.events = patchEdits(raw ?? str(args.input) ?? "");
+  } else if (name === "exec" && p.type === "custom_tool_call" && raw !== null) {
+    // Code mode: a script calling the tools; its items (if any) come before its output.
+    call.script = true;
+    call.events = scriptCalls(raw).flatMap((c): ToolEvent[] =>
+      c.tool === "apply_patch" || shellPatch(c.text) ? patchEdits(c.text) : [{ kind: "command", command: c.text }],
+    );
+  } else if (p.type !== "custom_tool_call") {
+    const command = commandOf(name, args);
+    if (command === null) return call;
+    call.text = command;
+    call.events = shellPatch(command) ? patchEdits(command) : [{ kind: "command", command }];
+  }
+  return call;
 }

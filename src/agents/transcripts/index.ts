@@ -60,10 +60,13 @@ export function sniffFormat(lines: readonly string[]): TranscriptFormat | null {
   return null;
 }
 
-/** The events of `lines` (oldest first), one entry per line that holds any; `usageOnly` reads usage only. */
-export function readEvents(format: TranscriptFormat, lines: readonly string[], usageOnly = false): LineEvents[] {
+/**
+ * The events of `lines` (oldest first). By default and with "usage", only lines that may hold calls, results or
+ * usage (or usage alone) are read, one entry per line that holds any; "all" reads every line, for the capture.
+ */
+export function readEvents(format: TranscriptFormat, lines: readonly string[], only?: "usage" | "all"): LineEvents[] {
   const f = FORMATS[format];
-  const words = usageOnly ? f.usage : f.words;
+  const words = only === "all" ? /^/ : only === "usage" ? f.usage : f.words;
   if (words === null) return [];
   const state = { cwd: null as string | null };
   const out: LineEvents[] = [];
@@ -73,7 +76,7 @@ export function readEvents(format: TranscriptFormat, lines: readonly string[], u
     if (rec === null) continue;
     const ev = f.events(rec, i, state);
     const any = ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null;
-    if (any || ev.items) out.push(ev);
+    if (any || ev.items || only === "all") out.push(ev);
   }
   return out;
 }

@@ -44,14 +44,21 @@ export function versionOf(value: unknown): string | null {
   return typeof value === "string" && /^[0-9A-Za-z][0-9A-Za-z.+_-]{0,39}$/.test(value) ? value : null;
 }
 
-/** What a tool call did, as the journal's resume outcome reads it. */
+/** What a tool call did, as the journal's resume outcome and the checkpoint read it. */
 export interface ToolEvent {
   kind: "command" | "edit" | "other";
   command?: string;
   path?: string;
 }
 
-/** One tool call as every consumer but the capture reads it. */
+/** A tool call's result: `status` is the checkpoint's word for a command (`exit N`, `ok` or `unknown`). */
+export interface Result {
+  text: string;
+  failed: boolean;
+  status: string;
+}
+
+/** One tool call, or one Codex completed item (`item`: what ran, not a call of its own). */
 export interface Call {
   id: string | null;
   ts: string | null;
@@ -61,9 +68,16 @@ export interface Call {
   /** The text a save of this helper is looked for in: the command, or a tool's raw input. */
   text: string;
   /** Its result when the same record holds it (Gemini, Codex items); null when not recorded there. */
-  result: { text: string; failed: boolean } | null;
-  /** A Codex completed item: what ran, not a call of its own. */
+  result: Result | null;
   item?: boolean;
+  /** A Codex code-mode script: items that arrive before its output tell what it ran. */
+  script?: boolean;
+  /** A command's status when the call's own record tells it (Gemini, Codex items). */
+  status?: string;
+  /** A whole plan written at once (TodoWrite, update_plan, write_todos). */
+  plan?: PlanItem[];
+  /** Claude Code's task tools: a task created (named by its answer) or one updated by its id. */
+  task?: { create: PlanItem } | { update: string; status?: PlanItem["status"]; subject?: string };
 }
 
 /** The context in use after one response; the window when the record says it or the model tells it. */
@@ -73,21 +87,34 @@ export interface Usage {
   model: string | null;
 }
 
-/** What one transcript line holds for the consumers beyond the capture. */
+/** What one transcript line holds; a format's reader fills it, every consumer reads it. */
 export interface LineEvents {
   line: number;
   calls: Call[];
-  /** Results recorded here for calls made elsewhere, by call id. */
-  results: { id: string; text: string; failed: boolean }[];
+  /** Results recorded here for calls made elsewhere, by call id; `task` is the task id a TaskCreate's answer names. */
+  results: (Result & { id: string; task?: string | null })[];
   usage: Usage | null;
   /** A window the line names without a usage (Codex's task_started). */
   window: number | null;
   /** Codex: the line is a completed item (items then say what ran). */
   items: boolean;
+  /** A complete record of the format, counted by the capture; its timestamp and the version it names. */
+  record: boolean;
+  ts: string | null;
+  version: string | null;
+  /** A message's id when a later line may write it again (Gemini): the last write counts. */
+  id: string | null;
+  /** The user's words and the agent's last text; `rank` orders Codex's three copies of them (0 preferred). */
+  users: string[];
+  claim: string | null;
+  rank: number;
 }
 
 export function noEvents(line: number): LineEvents {
-  return { line, calls: [], results: [], usage: null, window: null, items: false };
+  return {
+    line, calls: [], results: [], usage: null, window: null, items: false,
+    record: false, ts: null, version: null, id: null, users: [], claim: null, rank: 0,
+  };
 }
 
 /** Tool names that edit a file, in every format (the resume outcome's edits). */

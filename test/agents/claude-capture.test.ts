@@ -1,10 +1,13 @@
-// parseClaude must capture exactly what reading every line in order captures: the in-order reader is kept
-// here as the oracle, and both read the same seeded transcripts (duplicated ids, results before their calls,
-// several results in a line, sidechains, subagents, torn lines, records without timestamps first, the task tools).
+// The Claude Code capture (the events reader folded) must capture exactly what a plain reader of every line in
+// order captures: that reader, written apart, is the oracle, and both read the same seeded transcripts (duplicated
+// ids, results before their calls, several results in a line, sidechains, subagents, torn lines, records without
+// timestamps first, the task tools, ids that JSON escapes, tool_use_id keys outside tool_result blocks).
 import { describe, expect, it } from "vitest";
-import { parseClaude } from "../../src/agents/transcripts/claude.ts";
+import { PARSERS } from "../../src/agents/transcripts/parsers.ts";
 import { emptyCapture, exitFromText, noteEdit, obj, parseLine, str, type Capture, type CommandRun, type PlanItem } from "../../src/agents/transcripts/types.ts";
 import { LISTED_ITEMS } from "../../src/schema/capture.ts";
+
+const parseClaude = PARSERS.claude;
 
 const EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
 // User-entry text that the harness wrote, not the user: slash-command scaffolding, reminders.
@@ -34,16 +37,6 @@ function parseClaudeInOrder(lines: readonly string[]): Capture {
   let todo: PlanItem[] | null = null;
   let planFrom: "todo" | "tasks" | null = null;
   for (const line of lines) {
-    // Most of a tail's bytes are tool results nobody waits for (file reads, searches): a line
-    // answering only calls we do not track is counted, not parsed. The quoted key cannot occur
-    // unescaped inside a JSON string, so a user's text cannot trigger this.
-    if (cap.records > 0 && line.includes('"tool_use_id":"') && !line.includes('"type":"assistant"')) {
-      const ids = [...line.matchAll(/"tool_use_id":"([^"\\]+)"/g)].map((m) => m[1]!);
-      if (ids.length > 0 && !ids.some((id) => pending.has(id) || taskCreates.has(id))) {
-        if (!line.includes('"isSidechain":true')) cap.records++;
-        continue;
-      }
-    }
     const rec = parseLine(line);
     if (rec === null) continue;
     if (rec.isSidechain === true || typeof rec.agentId === "string") continue;
@@ -203,7 +196,6 @@ describe("parseClaude captures what reading every line in order captures", () =>
     for (const s of ["ok", "unknown", "exit 1", "exit 2", "exit 3"]) expect(statuses).toContain(s);
     expect(caps.some((c) => c.commands.length > LISTED_ITEMS)).toBe(true);
     expect(caps.some((c) => c.plan !== null && c.plan.some((p) => p.text.startsWith("task")))).toBe(true);
-    expect(caps.some((c) => c.firstTimestamp === null)).toBe(true);
   });
   it("a listed command keeps the status of the first result after its call, not a later one", () => {
     const l = (o: Record<string, unknown>) => JSON.stringify({ sessionId: "s", uuid: "u", timestamp: "2026-11-30T10:00:00Z", ...o });
@@ -219,9 +211,7 @@ describe("parseClaude captures what reading every line in order captures", () =>
 });
 
 
-// Found by the hostile test of 2026-11-30: lines the deferred reader skips by their raw text
-// (a pending id in a compact `"tool_use_id":"…"`), which the in-order reader parses whole.
-describe("parseClaude agrees with the in-order reader on lines the raw-text filter misreads", () => {
+describe("parseClaude agrees with the in-order reader on lines a raw-text reading would misread", () => {
   const l = (o: Record<string, unknown>) => JSON.stringify({ sessionId: "s", uuid: "u", timestamp: "2026-11-30T10:00:00Z", ...o });
   const call = (id: string, command: string) => l({ type: "assistant", message: { role: "assistant", content: [{ type: "tool_use", id, name: "Bash", input: { command } }] } });
   it("a result whose id is escaped in the JSON, beside a plain one in the same line", () => {
@@ -248,15 +238,16 @@ describe("parseClaude agrees with the in-order reader on lines the raw-text filt
       expect(comparable(parseClaude(lines)), lines.join("\n").slice(0, 2000)).toEqual(comparable(parseClaudeInOrder(lines)));
     }
   });
-  it("a user entry with such a key, once its command was answered (the in-order reader skips it unparsed)", () => {
+  it("a user entry with such a key, once its command was answered, is the user's words (a sidechain's is not)", () => {
     const res = (id: string, text: string) => l({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: text }] }, toolUseResult: { interrupted: false } });
     const lines = [
       l({ type: "user", message: { role: "user", content: "go" } }),
       call("a", "one"),
       res("a", "Exit code 1"),
-      l({ type: "user", message: { role: "user", content: [{ type: "text", text: "not seen by the in-order reader", tool_use_id: "a" }] } }),
-      l({ type: "user", message: { role: "user", content: [{ type: "text", text: "nor this", tool_use_id: "a" }] }, isSidechain: true }),
+      l({ type: "user", message: { role: "user", content: [{ type: "text", text: "seen", tool_use_id: "a" }] } }),
+      l({ type: "user", message: { role: "user", content: [{ type: "text", text: "not this", tool_use_id: "a" }] }, isSidechain: true }),
     ];
     expect(comparable(parseClaude(lines))).toEqual(comparable(parseClaudeInOrder(lines)));
+    expect(parseClaude(lines).userRequests).toEqual(["go", "seen"]);
   });
 });
