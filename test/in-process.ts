@@ -13,7 +13,12 @@ import { cleanEnv, HELPER, type Run } from "./helpers.ts";
  */
 export async function inProcess(
   args: string[],
-  opts: { input?: string | Buffer; env?: Record<string, string>; wholeEnv?: Record<string, string | undefined>; cwd?: string } = {},
+  opts: {
+    input?: string | Buffer;
+    env?: Record<string, string>;
+    wholeEnv?: Record<string, string | undefined>;
+    cwd?: string;
+  } = {},
 ): Promise<Run> {
   const env = opts.wholeEnv ?? cleanEnv(opts.env);
   if (/(^|,)[a-z-]+:crash(,|$)/.test(env.MEMORY_IO_FAILPOINT ?? "")) {
@@ -40,7 +45,8 @@ export async function inProcess(
     err.push(`memory_io internal error: ${error instanceof Error ? error.message : String(error)}\n`);
     code = 2;
   }
-  return { code, signal: null, stdout: redactText(Buffer.concat(out).toString("utf8")).text, stderr: redactText(err.join("")).text };
+  const stdout = redactText(Buffer.concat(out).toString("utf8")).text;
+  return { code, signal: null, stdout, stderr: redactText(err.join("")).text };
 }
 
 /** The token `read` reports (or `absent`), read in this process. */
@@ -54,7 +60,8 @@ export async function tokenIn(root: string, kind = "handoff"): Promise<string> {
 /** Writes a handoff in this process, asserting success; returns the new token. */
 export async function saveIn(root: string, doc: string, token?: string): Promise<string> {
   const expected = token ?? (await tokenIn(root));
-  const r = await inProcess(["write", "handoff", "--root", root, "--expected-current-sha256", expected], { input: doc });
+  const args = ["write", "handoff", "--root", root, "--expected-current-sha256", expected];
+  const r = await inProcess(args, { input: doc });
   if (r.code !== 0) throw new Error(`write failed (${r.code}): ${r.stderr}`);
   return /CURRENT-SHA256: (\S+)\n$/.exec(r.stdout)![1]!;
 }
