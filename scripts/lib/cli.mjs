@@ -374,6 +374,71 @@ var init_conflicted = __esm({
   }
 });
 
+// src/schema/values.ts
+import path2 from "node:path";
+function isNullObjectId(value) {
+  return /^(?:0{40}|0{64})$/.test(value);
+}
+function asObjectId(value) {
+  const lower = value.toLowerCase();
+  return OBJECT_ID.test(lower) && !isNullObjectId(lower) ? lower : null;
+}
+function parseStrictTime(value, nowMs) {
+  const m = ISO.exec(value);
+  if (!m) return { error: "not a strict ISO-8601 time with a zone" };
+  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
+  const second = m[6] === void 0 ? 0 : Number(m[6]);
+  const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
+  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
+  if (day < 1 || day > daysInMonth) return { error: "no such day" };
+  let offsetMin = 0;
+  if (m[8] !== "Z") {
+    const oh = Number(m[9]);
+    const om = Number(m[10]);
+    if (oh > 23 || om > 59) return { error: "zone offset out of range" };
+    offsetMin = (m[8].startsWith("-") ? -1 : 1) * (oh * 60 + om);
+  }
+  const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fraction * 1e3) - offsetMin * 6e4;
+  if (year < 1970) return { error: "before 1970" };
+  if (utc > nowMs + CLOCK_SKEW_MS) return { error: "in the future" };
+  return { iso: value, ms: utc };
+}
+function unticked(value) {
+  const m = /^`([^`]*)`$/.exec(value.trim());
+  return m ? m[1].trim() : value.trim();
+}
+function isoSeconds(ms) {
+  return new Date(Math.floor(ms / 1e3) * 1e3).toISOString().replace(".000Z", "Z");
+}
+function isPlausibleBranch(name2) {
+  if (name2 === "(detached)") return true;
+  if (name2.length === 0 || name2.length > 255) return false;
+  if (BRANCH_FORBIDDEN.test(name2)) return false;
+  if (/^[-/]|[/.]$|\.lock$/.test(name2)) return false;
+  if (name2.includes("..") || name2.includes("//") || name2.includes("@{") || name2 === "@") return false;
+  return !name2.split("/").some((part) => part.startsWith("."));
+}
+function safeRelativePath(value) {
+  if (value.length === 0 || value.length > 4096) return null;
+  if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
+  if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
+  const normal = path2.posix.normalize(value);
+  if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
+  return normal.replace(/\/$/, "");
+}
+var MARKER, CLOCK_SKEW_MS, OBJECT_ID, ISO, BRANCH_FORBIDDEN;
+var init_values = __esm({
+  "src/schema/values.ts"() {
+    "use strict";
+    MARKER = "<!-- memory-schema: v1 -->";
+    CLOCK_SKEW_MS = 5 * 60 * 1e3;
+    OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
+    ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
+    BRANCH_FORBIDDEN = /[\x00-\x20\x7f~^:?*[\\$`;|&<>'"]/;
+  }
+});
+
 // src/schema/validate-common.ts
 function ruleOf() {
   return (id, severity, part, check) => ({
@@ -393,31 +458,31 @@ function runRules(rules, parts, pass, c, dropped = []) {
   c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
   const errors = [];
   const findings = [];
+  const lost = /* @__PURE__ */ new Map();
   for (const rule5 of rules) {
     for (const hit of rule5.check(c)) {
       const severity = hit.severity ?? (rule5.severity === "error" ? "error" : "finding");
       const issue = { rule: rule5.id, line: maps.toOriginal(hit.line), message: hit.message };
       (severity === "error" ? errors : findings).push(issue);
+      lost.set(rule5.part, (lost.get(rule5.part) ?? 0) + 1);
     }
   }
   const scored = {};
   let got = 0;
   let max = 0;
-  for (const p of parts) {
-    const score2 = p.score(c);
-    if (score2 === null) continue;
-    scored[p.part] = { score: score2, max: p.weight };
+  for (const { part, weight, of } of parts) {
+    const shares = of ? of(c) : 1;
+    if (shares === null) continue;
+    const score2 = Math.round(weight * Math.max(0, shares - (lost.get(part) ?? 0)) / shares);
+    scored[part] = { score: score2, max: weight };
     got += score2;
-    max += p.weight;
+    max += weight;
   }
   errors.sort((a, b) => a.line - b.line);
   findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
   const score = max === 0 ? 100 : Math.round(got / max * 100);
   const listed2 = { errors: bounded(errors, "error(s)"), findings: bounded(findings, "finding(s)") };
   return { valid: errors.length === 0, ...listed2, score, parts: scored, dropped };
-}
-function proportion(good, total, max) {
-  return total === 0 ? max : Math.round(good / total * max);
 }
 function editDistance(a, b) {
   const [s, t] = [a.slice(0, 100), b.slice(0, 100)];
@@ -431,10 +496,10 @@ function editDistance(a, b) {
   }
   return d[s.length][t.length];
 }
-function nearest(title, names2) {
+function nearest(title, names) {
   let best = null;
   let bestD = Infinity;
-  for (const n2 of names2) {
+  for (const n2 of names) {
     const d = editDistance(title.toLowerCase(), n2.toLowerCase());
     if (d < bestD) [bestD, best] = [d, n2];
   }
@@ -469,13 +534,13 @@ function lineMaps(pass) {
     }
   };
 }
-var at, MARKER, BEGIN, titleMissing, lineCount, rule, TEXT_RULES, MAX_LISTED_ISSUES, QUOTE_CUT;
+var at, BEGIN, titleMissing, lineCount, rule, TEXT_RULES, MAX_LISTED_ISSUES, QUOTE_CUT;
 var init_validate_common = __esm({
   "src/schema/validate-common.ts"() {
     "use strict";
     init_conflicted();
-    at = (line, message, severity) => severity === void 0 ? { line, message } : { line, message, severity };
-    MARKER = "<!-- memory-schema: v1 -->";
+    init_values();
+    at = (line, message, severity) => ({ line, message, severity });
     BEGIN = `the document must begin with the line ${MARKER}`;
     titleMissing = (title) => `the document must have the heading "${title}" in its first four lines`;
     lineCount = (c) => c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length;
@@ -483,9 +548,7 @@ var init_validate_common = __esm({
     TEXT_RULES = {
       bom: rule("bom", "finding", null, (c) => c.input.startsWith("\uFEFF") ? [at(1, "a UTF-8 byte order mark starts the text; write drops it")] : []),
       crlf: rule("crlf", "finding", null, (c) => c.input.includes("\r") ? [at(1, "CR or CRLF line ends; write turns them into LF")] : []),
-      // Write refuses a text without its final newline.
       newline: rule("newline", "error", null, (c) => c.text.endsWith("\n") ? [] : [at(c.lines.length, "the document must end with a newline")]),
-      // The line grammar reads such a line as plain text: the finding says what to write instead.
       markdown: rule("markdown", "finding", null, (c) => c.flags.map((f) => at(f.line, f.message))),
       conflicted: rule("conflicted", "error", null, (c) => {
         const sides = conflictSides(c.text);
@@ -593,70 +656,6 @@ var init_failpoint = __esm({
   }
 });
 
-// src/schema/values.ts
-import path2 from "node:path";
-function isNullObjectId(value) {
-  return /^(?:0{40}|0{64})$/.test(value);
-}
-function asObjectId(value) {
-  const lower = value.toLowerCase();
-  return OBJECT_ID.test(lower) && !isNullObjectId(lower) ? lower : null;
-}
-function parseStrictTime(value, nowMs) {
-  const m = ISO.exec(value);
-  if (!m) return { error: "not a strict ISO-8601 time with a zone" };
-  const [year, month, day, hour, minute] = m.slice(1, 6).map(Number);
-  const second = m[6] === void 0 ? 0 : Number(m[6]);
-  const fraction = m[7] === void 0 ? 0 : Number(`0.${m[7]}`);
-  if (month < 1 || month > 12 || hour > 23 || minute > 59 || second > 59) return { error: "a field is out of range" };
-  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate();
-  if (day < 1 || day > daysInMonth) return { error: "no such day" };
-  let offsetMin = 0;
-  if (m[8] !== "Z") {
-    const oh = Number(m[9]);
-    const om = Number(m[10]);
-    if (oh > 23 || om > 59) return { error: "zone offset out of range" };
-    offsetMin = (m[8].startsWith("-") ? -1 : 1) * (oh * 60 + om);
-  }
-  const utc = Date.UTC(year, month - 1, day, hour, minute, second) + Math.floor(fraction * 1e3) - offsetMin * 6e4;
-  if (year < 1970) return { error: "before 1970" };
-  if (utc > nowMs + CLOCK_SKEW_MS) return { error: "in the future" };
-  return { iso: value, ms: utc };
-}
-function unticked(value) {
-  const m = /^`([^`]*)`$/.exec(value.trim());
-  return m ? m[1].trim() : value.trim();
-}
-function isoSeconds(ms) {
-  return new Date(Math.floor(ms / 1e3) * 1e3).toISOString().replace(".000Z", "Z");
-}
-function isPlausibleBranch(name2) {
-  if (name2 === "(detached)") return true;
-  if (name2.length === 0 || name2.length > 255) return false;
-  if (BRANCH_FORBIDDEN.test(name2)) return false;
-  if (/^[-/]|[/.]$|\.lock$/.test(name2)) return false;
-  if (name2.includes("..") || name2.includes("//") || name2.includes("@{") || name2 === "@") return false;
-  return !name2.split("/").some((part) => part.startsWith("."));
-}
-function safeRelativePath(value) {
-  if (value.length === 0 || value.length > 4096) return null;
-  if (/[\x00-\x1f\x7f\\]/.test(value)) return null;
-  if (value.startsWith("/") || value.startsWith("~") || /^[A-Za-z]:/.test(value)) return null;
-  const normal = path2.posix.normalize(value);
-  if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
-  return normal.replace(/\/$/, "");
-}
-var CLOCK_SKEW_MS, OBJECT_ID, ISO, BRANCH_FORBIDDEN;
-var init_values = __esm({
-  "src/schema/values.ts"() {
-    "use strict";
-    CLOCK_SKEW_MS = 5 * 60 * 1e3;
-    OBJECT_ID = /^(?:[0-9a-f]{40}|[0-9a-f]{64})$/;
-    ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
-    BRANCH_FORBIDDEN = /[\x00-\x20\x7f~^:?*[\\$`;|&<>'"]/;
-  }
-});
-
 // src/schema/anchor-lines.ts
 function quotePath(p) {
   const refused = refusedIndexes(p);
@@ -693,26 +692,32 @@ function readQuoted(s, start) {
   }
   return { value: Buffer.from(bytes).toString("utf8"), end: start + m[0].length };
 }
-function readPath(v, i, sep, last) {
-  if (v[i] === '"') return readQuoted(v, i);
-  const at2 = v.indexOf(sep, i);
-  if (at2 === -1 && !last) return null;
-  const end = at2 === -1 ? v.length : at2;
-  return { value: v.slice(i, end), end };
+function readItems(value, tail) {
+  const v = value.trim();
+  const afterQuote = new RegExp(`${tail}(?:, |$)`, "y");
+  const bare = new RegExp(`(.*?)${tail}(?:, |$)`, "y");
+  const out = [];
+  for (let i = 0; i < v.length; ) {
+    const q = v[i] === '"' ? readQuoted(v, i) : null;
+    if (v[i] === '"' && q === null) return null;
+    const re = q ? afterQuote : bare;
+    re.lastIndex = q ? q.end : i;
+    const m = re.exec(v);
+    const path54 = q ? q.value : m?.[1];
+    if (!m || !path54) return null;
+    out.push({ path: path54, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    i = re.lastIndex;
+  }
+  return out.length > 0 ? out : null;
 }
 function parsePathList(value) {
-  const v = value.trim();
-  if (v === "none") return { paths: [], more: 0 };
-  const paths = [];
-  for (let i = 0; i < v.length; i += 2) {
-    const p = readPath(v, i, ", ", true);
-    if (!p || p.value === "" || p.end < v.length && !v.startsWith(", ", p.end)) return null;
-    const tail = v[i] === '"' ? null : /^\u2026 and (\d+) more$/.exec(p.value);
-    if (tail) return p.end === v.length ? { paths, more: Number(tail[1]) } : null;
-    paths.push(p.value);
-    i = p.end;
-  }
-  return paths.length > 0 ? { paths, more: 0 } : null;
+  if (value.trim() === "none") return { paths: [], more: 0 };
+  const items2 = readItems(value, "");
+  const tails = items2?.map((x) => x.quoted ? null : MORE.exec(x.path)) ?? [];
+  const at2 = tails.findIndex((t) => t !== null);
+  if (items2 === null || at2 >= 0 && at2 < items2.length - 1) return null;
+  const paths = items2.slice(0, at2 >= 0 ? at2 : items2.length).map((x) => x.path);
+  return { paths, more: at2 >= 0 ? Number(tails[at2][1]) : 0 };
 }
 function renderPathList(paths, limit = MAX_LISTED_DIRTY) {
   if (paths.length === 0) return "none";
@@ -729,17 +734,8 @@ function unquoteBranch(value) {
   return q !== null && q.end === value.length ? q.value : value;
 }
 function parseDirtyHashes(value) {
-  const v = value.trim();
-  const out = [];
-  for (let i = 0; i < v.length; ) {
-    const q = v[i] === '"' ? readQuoted(v, i) : null;
-    const m = q ? HASH_VALUE.exec(v.slice(q.end)) : BARE_ITEM.exec(v.slice(i));
-    const path56 = q ? q.value : m?.[1];
-    if (!m || !path56) return null;
-    out.push({ path: path56, id: m[q ? 1 : 2] });
-    i = (q ? q.end : i) + m[0].length;
-  }
-  return out.length > 0 ? out : null;
+  const items2 = readItems(value, " ([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)");
+  return items2?.map((x) => ({ path: x.path, id: x.value })) ?? null;
 }
 function renderInProgress(p) {
   return `${p.words} (${p.conflicted} conflicted files)`;
@@ -749,26 +745,17 @@ function parseInProgress(value) {
   return m ? { words: m[1], conflicted: Number(m[2]) } : null;
 }
 function parseKeyFileMtimes(value) {
-  const v = value.trim();
-  const out = [];
-  for (let i = 0; i < v.length; ) {
-    const p = readPath(v, i, " @ ", false);
-    if (!p || !v.startsWith(" @ ", p.end)) return null;
-    const comma = v.indexOf(", ", p.end + 3);
-    const end = comma === -1 ? v.length : comma;
-    const time = v.slice(p.end + 3, end).trim();
-    if (p.value.length === 0 || time.length === 0) return null;
-    out.push({ path: p.value, mtime: time === "missing" ? null : time });
-    i = end + 2;
-  }
-  return out;
+  if (value.trim() === "") return [];
+  const items2 = readItems(value, " @ ((?:(?!, ).)*)");
+  if (items2 === null || items2.some((x) => x.value.trim() === "")) return null;
+  return items2.map((x) => ({ path: x.path, mtime: x.value.trim() === "missing" ? null : x.value.trim() }));
 }
 function renderAnchorLines(a) {
   if (!a.insideGit) {
-    const lines3 = [`- Date: ${a.date}`];
+    const lines2 = [`- Date: ${a.date}`];
     const mtimes = a.keyFileMtimes.map((k) => `${quotePath(k.path)} @ ${k.mtime ?? "missing"}`);
-    if (mtimes.length > 0) lines3.push(`- Key file mtimes: ${mtimes.join(", ")}`);
-    return `${lines3.join("\n")}
+    if (mtimes.length > 0) lines2.push(`- Key file mtimes: ${mtimes.join(", ")}`);
+    return `${lines2.join("\n")}
 `;
   }
   const hashes = a.dirtyHashes?.map((x) => `${quotePath(x.path)} ${x.id}`).join(", ");
@@ -809,9 +796,9 @@ function valueError(label, value) {
       return `date ${quotedValue(v.slice(0, 60))} is not an ISO-8601 time with a zone${zoneless}`;
     }
     case "Key file mtimes": {
-      const items = parseKeyFileMtimes(value);
-      if (!items?.length) return `key file mtimes: ${shown} is not \`<path> @ <ISO-8601 time, or missing>, \u2026\``;
-      const time = items.find((i) => i.mtime !== null && !isIsoWithZone(i.mtime))?.mtime;
+      const items2 = parseKeyFileMtimes(value);
+      if (!items2?.length) return `key file mtimes: ${shown} is not \`<path> @ <ISO-8601 time, or missing>, \u2026\``;
+      const time = items2.find((i) => i.mtime !== null && !isIsoWithZone(i.mtime))?.mtime;
       return time ? `key file mtimes: ${quotedValue(time)} is not an ISO-8601 time with a zone (or \`missing\`)` : null;
     }
   }
@@ -835,8 +822,8 @@ function readAnchorLine(line) {
   const paste = "paste what `anchors` prints, or leave the section empty for write to fill";
   return { error: `${shown} is not an anchor line; ${paste}` };
 }
-function isEmptyAnchorsBody(lines3) {
-  return lines3.every((raw) => {
+function isEmptyAnchorsBody(lines2) {
+  return lines2.every((raw) => {
     const line = raw.trim();
     if (line === "" || /^(?:[-*+] )?none$/i.test(line)) return true;
     if (/^(?:[-*+] )?<[^<>]*>$/.test(line) || /^<!--.*-->$/.test(line)) return true;
@@ -844,7 +831,7 @@ function isEmptyAnchorsBody(lines3) {
     return m !== null && /^<[^<>]*>$/.test(m[1].trim());
   });
 }
-var MAX_LISTED_DIRTY, NEEDS_QUOTES, ESCAPES, UNESCAPE, QUOTED, HASH, HASH_VALUE, BARE_ITEM, LINE, OTHER_LABEL, isIsoWithZone;
+var MAX_LISTED_DIRTY, NEEDS_QUOTES, ESCAPES, UNESCAPE, QUOTED, MORE, LINE, OTHER_LABEL, isIsoWithZone;
 var init_anchor_lines = __esm({
   "src/schema/anchor-lines.ts"() {
     "use strict";
@@ -866,9 +853,7 @@ var init_anchor_lines = __esm({
     };
     UNESCAPE = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
     QUOTED = /"((?:[^"\\]|\\.)*)"/y;
-    HASH = "([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)";
-    HASH_VALUE = new RegExp(`^ ${HASH}`);
-    BARE_ITEM = new RegExp(`^([^ "].*?) ${HASH}`);
+    MORE = /^\u2026 and (\d+) more$/;
     LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
     OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
     isIsoWithZone = (value) => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));
@@ -944,7 +929,7 @@ function checkTree(root, opts = {}) {
   }
   throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
 }
-var FILE_OF, HEADING_OF, MARKER2, MAX_DOCUMENT_BYTES, TARGETS, REAL_DIRS, MEMORY_SUBDIRS;
+var FILE_OF, HEADING_OF, MAX_DOCUMENT_BYTES, TARGETS, REAL_DIRS, MEMORY_SUBDIRS;
 var init_paths = __esm({
   "src/store/paths.ts"() {
     "use strict";
@@ -960,7 +945,6 @@ var init_paths = __esm({
       lessons: "# Lessons",
       solutions: "# Solutions"
     };
-    MARKER2 = "<!-- memory-schema: v1 -->";
     MAX_DOCUMENT_BYTES = 1e6;
     TARGETS = ["AGENTS.md", "CLAUDE.md"];
     REAL_DIRS = "memory must live in real directories under the root";
@@ -1283,11 +1267,6 @@ function exists(p) {
     return false;
   }
 }
-function expandHome(p, env) {
-  if (p === "~") return homeFolder(env);
-  if (p.startsWith("~/")) return path8.join(homeFolder(env), p.slice(2));
-  return p;
-}
 function disabledByEnv(env) {
   const v = env.SESSION_HANDOFF_DISABLE;
   return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
@@ -1297,14 +1276,10 @@ function pauseSwitch(memDir, env) {
     const v = env.SESSION_HANDOFF_DISABLE.slice(0, 40);
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
-  if (memDir !== null && exists(path8.join(memDir, "PAUSE"))) return path8.join(memDir, "PAUSE");
-  const named = env.SESSION_HANDOFF_PAUSE;
-  if (named) {
-    const p = expandHome(named, env);
-    if (exists(p)) return p;
-  }
-  const global = path8.join(userDir(env), "PAUSE");
-  return exists(global) ? global : null;
+  const named = env.SESSION_HANDOFF_PAUSE || null;
+  const home = named !== null && /^~(\/|$)/.test(named) ? path8.join(homeFolder(env), named.slice(1)) : named;
+  const files = [memDir === null ? null : path8.join(memDir, "PAUSE"), home, path8.join(userDir(env), "PAUSE")];
+  return files.find((p) => p !== null && exists(p)) ?? null;
 }
 function assertNotPaused(memDir, env) {
   const sw = pauseSwitch(memDir, env);
@@ -1328,6 +1303,12 @@ function draftShown(d) {
   return d === void 0 ? ".ai/memory/drafts" : `.ai/memory/drafts/${fileName(d)}`;
 }
 function parseDraftName(kind, arg) {
+  if (arg === void 0) {
+    const own = draftShown({ kind, id: randomBytes2(4).toString("hex") });
+    throw new UsageError(
+      `--from-draft takes the path \`read ${kind}\` printed on its DRAFT: line; the shared ${draftShown()}/${kind}.md is not read any more. Write your whole document to ${own} with your file tool, then run \`write ${kind} --from-draft ${own} --expected-current-sha256 <token>\``
+    );
+  }
   const m = PER_READ.exec(path9.basename(arg));
   const dir = path9.dirname(arg).split(path9.sep).join("/");
   if (m === null || !(dir === "." || dir === ".ai/memory/drafts" || dir.endsWith("/.ai/memory/drafts"))) {
@@ -1348,8 +1329,7 @@ function newDraft(root, kind, env) {
     if (treeVerdict(root) !== "ok" || pauseSwitch(memoryDir(root), env) !== null) return d;
     ensureDir(draftsDir(root));
     ensureIgnored(draftsDir(root));
-    removeLeftBehind(root, false);
-    createExclusive(path9.join(draftsDir(root), `.read-${kind}-${d.id}`), "");
+    removeLeftBehind(root);
   } catch {
   }
   return d;
@@ -1399,8 +1379,7 @@ function takeDraft(root, d) {
     if (now.size > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} is ${now.size} bytes; ${limit}`);
     const bytes = readAll(fd);
     if (bytes.length > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} grew while it was read; ${limit}`);
-    const marks = d.id === null ? sharedReads(root, d.kind, now.mtimeMs) : [`.read-${d.kind}-${d.id}`];
-    return { bytes, id: draftId(now), marks };
+    return { bytes, id: draftId(now) };
   } finally {
     closeSync2(fd);
   }
@@ -1412,18 +1391,6 @@ function removeDraft(root, d, taken) {
   const file = path9.join(draftsDir(root), fileName(d));
   const st = lstatOrNull(file);
   if (st !== null && st.isFile() && draftId(st) === taken.id) removeName(file, draftShown(d));
-  for (const m of taken.marks) removeName(path9.join(draftsDir(root), m), m);
-}
-function sharedReads(root, kind, writtenMs) {
-  const marks = readdirSync2(draftsDir(root)).filter((name2) => {
-    const st = READ_MARK.exec(name2)?.[1] === kind ? lstatOrNull(path9.join(draftsDir(root), name2)) : null;
-    return st !== null && st.mtimeMs <= writtenMs && st.mtimeMs > writtenMs - LEFT_BEHIND_MS;
-  });
-  if (marks.length < 2) return marks;
-  const own = draftShown({ kind, id: randomBytes2(4).toString("hex") });
-  throw new Refused(
-    `${draftShown({ kind, id: null })} may be another session's draft: ${marks.length} reads of ${kind} came before it was written, and a save must publish only its own document. It was kept. Write your whole document to ${own} with your file tool, then run \`write ${kind} --from-draft ${own} --expected-current-sha256 <token>\``
-  );
 }
 function ensureIgnored(dir, text = DRAFTS_IGNORED) {
   createExclusive(path9.join(dir, ".gitignore"), text);
@@ -1431,30 +1398,24 @@ function ensureIgnored(dir, text = DRAFTS_IGNORED) {
 function removeLeftoverDrafts(root) {
   if (treeVerdict(root) !== "ok" || lstatOrNull(draftsDir(root)) === null) return [];
   ensureIgnored(draftsDir(root));
-  return removeLeftBehind(root, true);
+  return removeLeftBehind(root);
 }
-function removeLeftBehind(root, shared) {
+function removeLeftBehind(root) {
   const dir = draftsDir(root);
   const out = [];
-  const marks = [];
   const old = Date.now() - LEFT_BEHIND_MS;
   for (const name2 of readdirSync2(dir)) {
-    const isMark = READ_MARK.test(name2);
-    const isShared = SHARED.test(name2);
-    const st = isMark || isShared || PER_READ.test(name2) ? lstatOrNull(path9.join(dir, name2)) : null;
-    if (st === null || st.isDirectory()) continue;
-    if (isMark && st.mtimeMs > old) marks.push({ name: name2, ms: st.mtimeMs });
-    else if (isMark) removeName(path9.join(dir, name2), name2);
-    else if (shared && isShared || st.mtimeMs <= old) {
-      removeName(path9.join(dir, name2), `${draftShown()}/${name2}`);
+    const retired = RETIRED.test(name2);
+    const st = retired || PER_READ.test(name2) ? lstatOrNull(path9.join(dir, name2)) : null;
+    if (st === null || st.isDirectory() || !retired && st.mtimeMs > old) continue;
+    removeName(path9.join(dir, name2), `${draftShown()}/${name2}`);
+    if (!name2.startsWith(".read-")) {
       out.push(`removed a leftover draft ${draftShown()}/${name2} (drafts are private; write it again to save it)`);
     }
   }
-  marks.sort((a, b) => b.ms - a.ms);
-  for (const m of marks.slice(MARKS_KEPT)) removeName(path9.join(dir, m.name), m.name);
   return out;
 }
-var DRAFTS_IGNORED, PER_READ, SHARED, READ_MARK, LEFT_BEHIND_MS, MARKS_KEPT, draftsDir, fileName;
+var DRAFTS_IGNORED, PER_READ, RETIRED, LEFT_BEHIND_MS, draftsDir, fileName;
 var init_drafts = __esm({
   "src/store/drafts.ts"() {
     "use strict";
@@ -1464,18 +1425,168 @@ var init_drafts = __esm({
     init_pause();
     DRAFTS_IGNORED = "# Written by session-handoff: drafts of `write --from-draft`, never committed.\n*\n";
     PER_READ = /^(handoff|lessons|solutions)-([0-9a-f]{8})\.md$/;
-    SHARED = /^(handoff|lessons|solutions)\.md$/;
-    READ_MARK = /^\.read-(handoff|lessons|solutions)-([0-9a-f]{8})$/;
+    RETIRED = /^(handoff|lessons|solutions)\.md$|^\.read-(handoff|lessons|solutions)-[0-9a-f]{8}$/;
     LEFT_BEHIND_MS = 60 * 60 * 1e3;
-    MARKS_KEPT = 64;
     draftsDir = (root) => path9.join(memoryDir(root), "drafts");
-    fileName = (d) => d.id === null ? `${d.kind}.md` : `${d.kind}-${d.id}.md`;
+    fileName = (d) => `${d.kind}-${d.id}.md`;
+  }
+});
+
+// src/schema/checkpoint-name.ts
+function headerValue(text, name2) {
+  const lines2 = text.split("\n", 12);
+  for (const line of lines2) if (line.startsWith(`${name2}: `)) return line.slice(name2.length + 2).trim();
+  return null;
+}
+function isCheckpointText(text) {
+  const lines2 = text.split("\n", 4);
+  return lines2[0] === MARKER && lines2.includes(CHECKPOINT_HEADING);
+}
+function isAnchorsOnlySource(source) {
+  const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
+  return source !== null && words.test(source);
+}
+var CHECKPOINT_HEADING, CHECKPOINT_NAME;
+var init_checkpoint_name = __esm({
+  "src/schema/checkpoint-name.ts"() {
+    "use strict";
+    init_values();
+    CHECKPOINT_HEADING = "# Session Checkpoint";
+    CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
+  }
+});
+
+// src/store/checkpoints.ts
+import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, lstatSync as lstatSync5, openSync as openSync3, readSync as readSync2, unlinkSync as unlinkSync2 } from "node:fs";
+import path10 from "node:path";
+function checkpointsDir(root) {
+  return path10.join(memoryDir(root), "checkpoints");
+}
+function mayBeToken(id) {
+  for (const m of id.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
+  return false;
+}
+function sessionFileId(id) {
+  if (typeof id !== "string" || id === "") return "unknown";
+  const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]);
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayBeToken(id)) return id;
+  return nodeCrypto().createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
+}
+function checkpointsDirState(root) {
+  try {
+    const st = lstatSync5(checkpointsDir(root));
+    return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
+  } catch {
+    return "missing";
+  }
+}
+function readCheckpointText(text) {
+  const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
+  const triggers = trigger === null ? [] : [...trigger[2]?.split(", ") ?? [], trigger[1]];
+  const source = /^Source: (.*)$/m.exec(text)?.[1] ?? null;
+  const items2 = /* @__PURE__ */ new Map();
+  const dropped = /* @__PURE__ */ new Map();
+  let section = null;
+  for (const line of text.split("\n")) {
+    if (line.startsWith("## ")) {
+      section = line;
+      items2.set(section, []);
+    } else if (section !== null && line.startsWith("- ") && line !== "- none captured") {
+      const older = /^- \((\d+) older left out\)$/.exec(line);
+      if (older) dropped.set(section, Number(older[1]));
+      else items2.get(section).push(line);
+    }
+  }
+  return { triggers, source, items: items2, dropped };
+}
+function readHead(filePath, bytes = 1024) {
+  return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
+}
+function readHeadBytes(filePath, bytes = 1e6) {
+  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
+}
+function readHeadAndTime(filePath, bytes) {
+  let fd;
+  try {
+    fd = openSync3(filePath, constants3.O_RDONLY | constants3.O_NOFOLLOW | constants3.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync3(fd, { bigint: true });
+    if (!st.isFile()) return null;
+    const partnered = st.nlink === 2n && hasPrivatePartner(path10.dirname(filePath), path10.basename(filePath), st.ino);
+    if (st.nlink !== 1n && !partnered) return null;
+    const want = Math.min(bytes, Number(st.size) + 1);
+    const buf = Buffer.alloc(want);
+    const n2 = readSync2(fd, buf, 0, want, 0);
+    return { bytes: buf.subarray(0, n2), mtimeNs: st.mtimeNs };
+  } catch {
+    return null;
+  } finally {
+    closeSync3(fd);
+  }
+}
+function timeOf(value, now) {
+  const t = value === null ? null : parseStrictTime(value, now);
+  return t !== null && "ms" in t ? t.ms : null;
+}
+function listCheckpoints(root, now = Date.now()) {
+  if (checkpointsDirState(root) !== "ok") return [];
+  const out = [];
+  for (const name2 of listDir(checkpointsDir(root))) {
+    if (!CHECKPOINT_NAME.test(name2)) continue;
+    const read = readHeadAndTime(path10.join(checkpointsDir(root), name2), 1024);
+    const head = read?.bytes.toString("utf8") ?? "";
+    if (read === null || !isCheckpointText(head)) continue;
+    const savedMs2 = timeOf(headerValue(head, "Saved"), now);
+    const sessionStartMs = timeOf(headerValue(head, "Session-start"), now);
+    const since = headerValue(head, "Since-handoff");
+    const anchorsOnly = isAnchorsOnlySource(headerValue(head, "Source"));
+    out.push({ session: name2.slice(0, -3), name: name2, savedMs: savedMs2, sessionStartMs, since, anchorsOnly, mtimeNs: read.mtimeNs });
+  }
+  const order = (a, b) => a === b ? 0 : a < b ? -1 : 1;
+  const saved = (e) => e.savedMs ?? -Infinity;
+  return out.sort((a, b) => saved(b) - saved(a) || order(b.mtimeNs, a.mtimeNs) || order(a.name, b.name));
+}
+function rmQuietRegular(p) {
+  try {
+    const st = lstatSync5(p);
+    if (st.isFile() || st.isSymbolicLink()) unlinkSync2(p);
+  } catch {
+  }
+}
+function deliveredPath(root, session) {
+  return path10.join(checkpointsDir(root), `.delivered-${session}`);
+}
+function readDelivered(root, session) {
+  return readHead(deliveredPath(root, session), 128)?.trim() ?? null;
+}
+function writeDelivered(root, session, token) {
+  const p = deliveredPath(root, session);
+  rmQuietRegular(p);
+  return createExclusive(p, `${token}
+`);
+}
+var CHECKPOINTS_GITIGNORE, FILE_SAFE_ID, WINDOWS_RESERVED;
+var init_checkpoints = __esm({
+  "src/store/checkpoints.ts"() {
+    "use strict";
+    init_builtins();
+    init_checkpoint_name();
+    init_values();
+    init_files();
+    init_private();
+    init_paths();
+    CHECKPOINTS_GITIGNORE = "# Written by session-handoff: session checkpoints, never committed.\n*\n";
+    FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
+    WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
   }
 });
 
 // src/store/root.ts
-import { lstatSync as lstatSync5, readFileSync as readFileSync2, realpathSync } from "node:fs";
-import path10 from "node:path";
+import { lstatSync as lstatSync6, realpathSync } from "node:fs";
+import path11 from "node:path";
 function realOrNull(p) {
   try {
     return realpathSync(p);
@@ -1484,46 +1595,26 @@ function realOrNull(p) {
   }
 }
 function within(child, parent) {
-  const rel = path10.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path10.isAbsolute(rel);
+  const rel = path11.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path11.isAbsolute(rel);
 }
 function ceilings(env) {
   const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path10.delimiter)) {
-    if (c === "" || !path10.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? path10.resolve(c));
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path11.delimiter)) {
+    if (c === "" || !path11.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? path11.resolve(c));
   }
   return out;
 }
 function safeDirectories(env) {
-  const home = homeFolder(env);
-  const files = [];
-  const noSystem = env.GIT_CONFIG_NOSYSTEM;
-  if (!noSystem || /^(?:0|false|no|off)$/i.test(noSystem)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
-  const xdg = path10.join(env.XDG_CONFIG_HOME || path10.join(home, ".config"), "git", "config");
-  if (env.GIT_CONFIG_GLOBAL !== void 0) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(xdg, path10.join(home, ".gitconfig"));
+  const args = ["config", "-z", "--show-scope", "--type=path", "--get-all", "safe.directory"];
+  const runEnv = { ...env, PATH: env.PATH ?? process.env.PATH, HOME: homeFolder(env) };
+  const r = childProcess().spawnSync("git", args, { cwd: "/", env: runEnv, encoding: "utf8", timeout: 5e3 });
+  const fields = r.status === 0 ? r.stdout.split("\0") : [];
   let out = [];
-  for (const file of files) {
-    let text;
-    try {
-      text = readFileSync2(file, "utf8");
-    } catch {
-      continue;
-    }
-    let inSafe = false;
-    for (const raw of text.split(/\r?\n/)) {
-      const line = raw.replace(/(^|\s)[#;].*$/, "").trim();
-      if (line.startsWith("[")) {
-        inSafe = /^\[\s*safe\s*\]$/i.test(line);
-        continue;
-      }
-      const m = inSafe ? /^directory\s*=\s*(.*)$/i.exec(line) : null;
-      if (!m) continue;
-      const value = m[1].replace(/^"(.*)"$/, "$1");
-      if (value === "") out = [];
-      else out.push(value.startsWith("~/") ? path10.join(home, value.slice(2)) : value);
-    }
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    if (!["system", "global", "command"].includes(fields[i])) continue;
+    out = fields[i + 1] === "" ? [] : [...out, fields[i + 1]];
   }
   return out;
 }
@@ -1531,17 +1622,12 @@ function listedSafe(dir, safe) {
   return safe.some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
-    return (realOrNull(s) ?? path10.resolve(s)) === dir;
+    return (realOrNull(s) ?? path11.resolve(s)) === dir;
   });
 }
 function distrust(dir, uid, safe) {
-  if (uid === void 0) return null;
-  let st;
-  try {
-    st = lstatSync5(dir);
-  } catch {
-    return null;
-  }
+  const st = uid === void 0 ? void 0 : lstatSync6(dir, { throwIfNoEntry: false });
+  if (st === void 0) return null;
   let why = null;
   if (st.uid !== uid && st.uid !== 0) why = `owned by another user (uid ${st.uid})`;
   if ((st.mode & 514) === 514) why = "a sticky folder anyone can write to";
@@ -1552,13 +1638,9 @@ function dubious(root, uid, env, safe) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
-    if (exists(path10.join(dir, ".git"))) {
-      let owner;
-      try {
-        owner = lstatSync5(dir).uid;
-      } catch {
-        return null;
-      }
+    if (exists(path11.join(dir, ".git"))) {
+      const owner = lstatSync6(dir, { throwIfNoEntry: false })?.uid;
+      if (owner === void 0) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
       if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
       const what = `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious`;
@@ -1566,29 +1648,24 @@ function dubious(root, uid, env, safe) {
       const fix = `run from a project of your own, or, if you trust it, ${trust}`;
       return new Refused(`${what}; its memory is not used: ${fix}`);
     }
-    const parent = path10.dirname(dir);
+    const parent = path11.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
     dir = parent;
   }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  for (const p of [path10.join(dir, ".ai"), path10.join(dir, ".ai", "memory")]) {
-    try {
-      const st = lstatSync5(p);
-      if (st.uid !== uid && st.uid !== 0) return false;
-    } catch {
-      return false;
-    }
-  }
-  return true;
+  return [path11.join(dir, ".ai"), path11.join(dir, ".ai", "memory")].every((p) => {
+    const owner = lstatSync6(p, { throwIfNoEntry: false })?.uid;
+    return owner === uid || owner === 0;
+  });
 }
 function distrustedAbove(dir, env, opts = {}) {
   return distrust(dir, "uid" in opts ? opts.uid : process.getuid?.(), () => safeDirectories(env));
 }
 function findRoot(startPath, env, opts = {}) {
   const start = realOrNull(startPath);
-  const st = start === null ? void 0 : lstatSync5(start, { throwIfNoEntry: false });
+  const st = start === null ? void 0 : lstatSync6(start, { throwIfNoEntry: false });
   if (start === null || st === void 0) {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
@@ -1609,7 +1686,7 @@ function findRoot(startPath, env, opts = {}) {
   return found;
 }
 function walk(start, env, uid, safe, home) {
-  if (exists(path10.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+  if (exists(path11.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
@@ -1618,12 +1695,12 @@ function walk(start, env, uid, safe, home) {
       const why = distrust(dir, uid, safe);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
-    if (exists(path10.join(dir, ".ai", "memory"))) {
+    if (exists(path11.join(dir, ".ai", "memory"))) {
       if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
       return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
     }
-    if (exists(path10.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = path10.dirname(dir);
+    if (exists(path11.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = path11.dirname(dir);
     const ceiling = stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home);
     if (parent === dir || ceiling) return { root: start, start, by: "start" };
     dir = parent;
@@ -1633,6 +1710,7 @@ var NOT_A_PROJECT;
 var init_root = __esm({
   "src/store/root.ts"() {
     "use strict";
+    init_builtins();
     init_errors();
     init_home();
     init_pause();
@@ -1641,16 +1719,16 @@ var init_root = __esm({
 });
 
 // src/verbs/common.ts
-import path11 from "node:path";
+import path12 from "node:path";
 function rootOption(ctx, fallbackStart = null) {
   const value = ctx.values.root;
   const leave = "or leave it out to start from the current folder";
   if (value === "") throw new UsageError(`--root needs a folder: pass --root <project>, ${leave}`);
   const given = typeof value === "string";
-  const found = findRoot(path11.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
+  const found = findRoot(path12.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
   const [root, start] = [quotedPath(found.root), quotedPath(found.start)];
-  if (!given && found.by === "memory" && found.root !== found.start && !exists(path11.join(found.root, ".git"))) {
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path12.join(found.root, ".git"))) {
     ctx.warn(`using the memory of ${root}, found above ${start}, which is in no git repository: ${CHOOSE}`);
   }
   if (!given && found.stopped) {
@@ -1701,6 +1779,7 @@ var init_common = __esm({
     init_anchor_lines();
     init_errors();
     init_files();
+    init_pause();
     init_root();
     CHOOSE = "pass --root <project> to choose another";
     ROOT_HELP = `
@@ -1717,9 +1796,9 @@ root: --root DIR, else found upward from here (references/verbs.md#the-root)
 // src/schema/grammar.ts
 function parseBlocks(text) {
   const reader = new LineReader(text.length);
-  const lines3 = text.split("\n");
-  if (lines3.length > 1 && lines3[lines3.length - 1] === "") lines3.pop();
-  for (const line of lines3) reader.read(line);
+  const lines2 = text.split("\n");
+  if (lines2.length > 1 && lines2[lines2.length - 1] === "") lines2.pop();
+  for (const line of lines2) reader.read(line);
   if (reader.leaf !== null) reader.unclosed(reader.leaf);
   close(reader.doc);
   return reader.doc;
@@ -1733,7 +1812,7 @@ function close(block2) {
   const last = block2.children[block2.children.length - 1];
   if (last && (block2.type === "list" || block2.type === "listItem")) block2.end = last.end;
 }
-var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER3, DESTINATION, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY, LineReader;
+var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER2, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY, LineReader;
 var init_grammar = __esm({
   "src/schema/grammar.ts"() {
     "use strict";
@@ -1742,9 +1821,8 @@ var init_grammar = __esm({
     FENCE_CLOSE = /^(`{3,}|~{3,})[ \t]*$/;
     SETEXT = /^(?:=+|-+)[ \t]*$/;
     THEMATIC = /^(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/;
-    MARKER3 = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
-    DESTINATION = String.raw`[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)[ \t]*(?:(?:"[^"]*"|'[^']*'|\([^()]*\))[ \t]*)?`;
-    DEFINITION = new RegExp(String.raw`^\[(?:[^\\[\]]|\\.){1,999}\]:(?:[ \t]*$|${DESTINATION}$)`);
+    MARKER2 = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
+    DEFINITION = /^\[(?:[^\\[\]]|\\.){1,999}\]:/;
     TAG = "[A-Za-z][A-Za-z0-9-]*";
     ATTRIBUTE = `(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^"'=<>\`\\x00-\\x20]+|'[^']*'|"[^"]*"))?)`;
     BLOCK_NAMES = "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
@@ -1870,7 +1948,7 @@ var init_grammar = __esm({
           this.add(depth, "thematicBreak", at2);
           return;
         }
-        const marker = MARKER3.exec(s);
+        const marker = MARKER2.exec(s);
         if (marker) return this.item(depth, from, marker, open);
         if (s[0] === ">") this.flag(SAY.quote);
         else if (s[0] === "<" && HTML_BLOCK.test(s)) this.flag(SAY.html);
@@ -1903,7 +1981,7 @@ var init_grammar = __esm({
         const inner = this.stack.length - 1;
         if (rest === line.length) return;
         if (spaces >= 5) this.flag(SAY.wide);
-        if (MARKER3.test(line.slice(rest))) {
+        if (MARKER2.test(line.slice(rest))) {
           this.flag(SAY.twoMarkers);
           return this.paragraphLine(inner, rest);
         }
@@ -1968,8 +2046,8 @@ var init_state_time = __esm({
 function straySentence(strays) {
   if (strays.length === 0) return null;
   const near = [...new Set(strays.flatMap((s) => s.near === null ? [] : [s.near]))];
-  const names2 = near.map((n2) => `\`## ${n2}\``).join(", ");
-  const lent = near.length > 0 ? ` (did you mean ${names2}? its items are read as that section's)` : "";
+  const names = near.map((n2) => `\`## ${n2}\``).join(", ");
+  const lent = near.length > 0 ? ` (did you mean ${names}? its items are read as that section's)` : "";
   const lost = strays.some((s) => s.near === null) ? "; nothing reads a section with no near name" : "";
   const what = strays.length === 1 ? "a section" : `${strays.length} sections`;
   return `the handoff has ${what} schema v1 does not know${lent}${lost}: run \`validate handoff\` and fix the heading`;
@@ -1989,9 +2067,9 @@ function planStep(raw) {
   return { status, text: raw.slice(m[0].length) };
 }
 function allSteps(text, list2, depth, out) {
-  const items = list2.children;
-  for (let i = 0; i < items.length; i++) {
-    const children = items[i].children;
+  const items2 = list2.children;
+  for (let i = 0; i < items2.length; i++) {
+    const children = items2[i].children;
     let own = 0;
     while (own < children.length && children[own].type !== "list") own++;
     const step2 = planStep(own > 0 ? text.slice(children[0].start, children[own - 1].end) : "");
@@ -2014,7 +2092,8 @@ function parseHandoff(input) {
 }
 function readHandoff(text, tree, lists = true) {
   const out = {
-    marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
+    marker: text.startsWith(`${MARKER}
+`) || text === MARKER,
     heading: false,
     saved: null,
     savedLine: null,
@@ -2065,10 +2144,10 @@ function readHandoff(text, tree, lists = true) {
     }
     if (section === null) {
       if (node.type !== "paragraph" || out.saved !== null) continue;
-      const lines3 = text.slice(node.start, node.end).split("\n");
-      const i = lines3.findIndex((l) => /^Saved:/.test(l.trim()));
+      const lines2 = text.slice(node.start, node.end).split("\n");
+      const i = lines2.findIndex((l) => /^Saved:/.test(l.trim()));
       if (i >= 0) {
-        out.saved = lines3[i].trim().slice("Saved:".length).trim();
+        out.saved = lines2[i].trim().slice("Saved:".length).trim();
         out.savedLine = node.line + i;
       }
       continue;
@@ -2079,21 +2158,21 @@ function readHandoff(text, tree, lists = true) {
     }
     if (node.type !== "list" || !lists && section !== "environment anchors") continue;
     const listed2 = node.children;
-    const items = [];
-    for (let i = 0; i < listed2.length; i++) items.push(itemText(text, listed2[i]));
+    const items2 = [];
+    for (let i = 0; i < listed2.length; i++) items2.push(itemText(text, listed2[i]));
     if (section !== "(repeated)" && !stray && lists) {
-      for (let i = 0; i < listed2.length; i++) out.items.push({ section, text: items[i], line: listed2[i].line });
+      for (let i = 0; i < listed2.length; i++) out.items.push({ section, text: items2[i], line: listed2[i].line });
     }
     const into = listOf[section];
-    if (into !== void 0) for (let i = 0; i < items.length; i++) into.push(items[i]);
+    if (into !== void 0) for (let i = 0; i < items2.length; i++) into.push(items2[i]);
     if (section === "plan") {
-      for (let i = 0; i < items.length; i++) out.plan.push(planStep(items[i]));
+      for (let i = 0; i < items2.length; i++) out.plan.push(planStep(items2[i]));
       allSteps(text, node, 0, out.steps);
     } else if (section === "key files") {
-      for (const item of items) if (!/^none\.?$/i.test(item.trim())) out.keyFiles.push(keyFile(item));
+      for (const item of items2) if (!/^none\.?$/i.test(item.trim())) out.keyFiles.push(keyFile(item));
     } else if (section === "environment anchors" && !out.anchors.present) {
       out.anchors.present = true;
-      for (const item of items) {
+      for (const item of items2) {
         const m = ANCHOR.exec(item);
         const key = m ? ANCHOR_KEY[m[1].toLowerCase()] : null;
         if (key !== null && (out.anchors[key] ?? null) === null) out.anchors[key] = m[2];
@@ -2200,163 +2279,6 @@ var init_handoff = __esm({
   }
 });
 
-// src/schema/checkpoint-name.ts
-function headerValue(text, name2) {
-  const lines3 = text.split("\n", 12);
-  for (const line of lines3) if (line.startsWith(`${name2}: `)) return line.slice(name2.length + 2).trim();
-  return null;
-}
-function isCheckpointText(text) {
-  const lines3 = text.split("\n", 4);
-  return lines3[0] === "<!-- memory-schema: v1 -->" && lines3.includes(CHECKPOINT_HEADING);
-}
-function isAnchorsOnlySource(source) {
-  const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
-  return source !== null && words.test(source);
-}
-var CHECKPOINT_HEADING, CHECKPOINT_NAME;
-var init_checkpoint_name = __esm({
-  "src/schema/checkpoint-name.ts"() {
-    "use strict";
-    CHECKPOINT_HEADING = "# Session Checkpoint";
-    CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
-  }
-});
-
-// src/store/checkpoints.ts
-import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, lstatSync as lstatSync6, openSync as openSync3, readdirSync as readdirSync3, readSync as readSync2, unlinkSync as unlinkSync2 } from "node:fs";
-import path12 from "node:path";
-function checkpointsDir(root) {
-  return path12.join(memoryDir(root), "checkpoints");
-}
-function mayBeToken(id) {
-  for (const m of id.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
-  return false;
-}
-function sessionFileId(id) {
-  if (typeof id !== "string" || id === "") return "unknown";
-  const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]);
-  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayBeToken(id)) return id;
-  return nodeCrypto().createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
-}
-function checkpointsDirState(root) {
-  try {
-    const st = lstatSync6(checkpointsDir(root));
-    return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
-  } catch {
-    return "missing";
-  }
-}
-function readCheckpointText(text) {
-  const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
-  const triggers = trigger === null ? [] : [...trigger[2]?.split(", ") ?? [], trigger[1]];
-  const source = /^Source: (.*)$/m.exec(text)?.[1] ?? null;
-  const items = /* @__PURE__ */ new Map();
-  const dropped = /* @__PURE__ */ new Map();
-  let section = null;
-  for (const line of text.split("\n")) {
-    if (line.startsWith("## ")) {
-      section = line;
-      items.set(section, []);
-    } else if (section !== null && line.startsWith("- ") && line !== "- none captured") {
-      const older = /^- \((\d+) older left out\)$/.exec(line);
-      if (older) dropped.set(section, Number(older[1]));
-      else items.get(section).push(line);
-    }
-  }
-  return { triggers, source, items, dropped };
-}
-function readHead(filePath, bytes = 1024) {
-  return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
-}
-function readHeadBytes(filePath, bytes = 1e6) {
-  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
-}
-function readHeadAndTime(filePath, bytes) {
-  let fd;
-  try {
-    fd = openSync3(filePath, constants3.O_RDONLY | constants3.O_NOFOLLOW | constants3.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fstatSync3(fd, { bigint: true });
-    if (!st.isFile()) return null;
-    const partnered = st.nlink === 2n && hasPrivatePartner(path12.dirname(filePath), path12.basename(filePath), st.ino);
-    if (st.nlink !== 1n && !partnered) return null;
-    const want = Math.min(bytes, Number(st.size) + 1);
-    const buf = Buffer.alloc(want);
-    const n2 = readSync2(fd, buf, 0, want, 0);
-    return { bytes: buf.subarray(0, n2), mtimeNs: st.mtimeNs };
-  } catch {
-    return null;
-  } finally {
-    closeSync3(fd);
-  }
-}
-function timeOf(value, now) {
-  const t = value === null ? null : parseStrictTime(value, now);
-  return t !== null && "ms" in t ? t.ms : null;
-}
-function listCheckpoints(root, now = Date.now()) {
-  if (checkpointsDirState(root) !== "ok") return [];
-  let names2;
-  try {
-    names2 = readdirSync3(checkpointsDir(root));
-  } catch {
-    return [];
-  }
-  const out = [];
-  for (const name2 of names2) {
-    if (!CHECKPOINT_NAME.test(name2)) continue;
-    const read = readHeadAndTime(path12.join(checkpointsDir(root), name2), 1024);
-    const head = read?.bytes.toString("utf8") ?? "";
-    if (read === null || !isCheckpointText(head)) continue;
-    const savedMs2 = timeOf(headerValue(head, "Saved"), now);
-    const sessionStartMs = timeOf(headerValue(head, "Session-start"), now);
-    const since = headerValue(head, "Since-handoff");
-    const anchorsOnly = isAnchorsOnlySource(headerValue(head, "Source"));
-    out.push({ session: name2.slice(0, -3), name: name2, savedMs: savedMs2, sessionStartMs, since, anchorsOnly, mtimeNs: read.mtimeNs });
-  }
-  const order = (a, b) => a === b ? 0 : a < b ? -1 : 1;
-  const saved = (e) => e.savedMs ?? -Infinity;
-  return out.sort((a, b) => saved(b) - saved(a) || order(b.mtimeNs, a.mtimeNs) || order(a.name, b.name));
-}
-function rmQuietRegular(p) {
-  try {
-    const st = lstatSync6(p);
-    if (st.isFile() || st.isSymbolicLink()) unlinkSync2(p);
-  } catch {
-  }
-}
-function deliveredPath(root, session) {
-  return path12.join(checkpointsDir(root), `.delivered-${session}`);
-}
-function readDelivered(root, session) {
-  return readHead(deliveredPath(root, session), 128)?.trim() ?? null;
-}
-function writeDelivered(root, session, token) {
-  const p = deliveredPath(root, session);
-  rmQuietRegular(p);
-  return createExclusive(p, `${token}
-`);
-}
-var CHECKPOINTS_GITIGNORE, FILE_SAFE_ID, WINDOWS_RESERVED;
-var init_checkpoints = __esm({
-  "src/store/checkpoints.ts"() {
-    "use strict";
-    init_builtins();
-    init_checkpoint_name();
-    init_values();
-    init_files();
-    init_private();
-    init_paths();
-    CHECKPOINTS_GITIGNORE = "# Written by session-handoff: session checkpoints, never committed.\n*\n";
-    FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
-    WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
-  }
-});
-
 // src/store/probe-session.ts
 function isProbeSession(id) {
   return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
@@ -2369,8 +2291,8 @@ var init_probe_session = __esm({
   }
 });
 
-// src/verbs/checkpoint-surface.ts
-import { readdirSync as readdirSync4 } from "node:fs";
+// src/brief/checkpoint-surface.ts
+import { readdirSync as readdirSync3 } from "node:fs";
 import path13 from "node:path";
 function minutesAgo(savedMs2, now) {
   if (savedMs2 === null) return "at an unknown time";
@@ -2390,10 +2312,6 @@ function handoffOrderOf(text, now, token = tokenOf(Buffer.from(text, "utf8"))) {
     }
   };
 }
-function handoffOrder(root, now) {
-  const bytes = readHeadBytes(path13.join(memoryDir(root), FILE_OF.handoff));
-  return bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
-}
 function newerThanHandoff(entry, handoff) {
   if (entry.since !== null) return entry.since === handoff.token;
   if (handoff.stateMs === null || entry.savedMs === null) return null;
@@ -2409,9 +2327,9 @@ function currentCheckpoint(root, handoff, now) {
   return null;
 }
 function countWords(text) {
-  const { items, dropped } = readCheckpointText(text);
+  const { items: items2, dropped } = readCheckpointText(text);
   const n2 = (h, one) => {
-    const k = (items.get(h)?.length ?? 0) + (dropped.get(h) ?? 0);
+    const k = (items2.get(h)?.length ?? 0) + (dropped.get(h) ?? 0);
     return k === 0 ? null : `${k} ${one}${k === 1 ? "" : "s"}`;
   };
   const plan2 = n2("## Plan state", "step");
@@ -2424,7 +2342,8 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const handoff = handoffPresent ? handoffOrder(root, now) : null;
+    const bytes = handoffPresent ? readHeadBytes(path13.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
     let chosen;
@@ -2459,14 +2378,12 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   }
 }
 function toldToAnySession(root, token) {
-  let names2;
+  const told = (name2) => readHead(path13.join(checkpointsDir(root), name2), 128)?.trim() === token;
   try {
-    names2 = readdirSync4(checkpointsDir(root));
+    return readdirSync3(checkpointsDir(root)).some((name2) => name2.startsWith(".delivered-") && told(name2));
   } catch {
     return false;
   }
-  const told = (name2) => readHead(path13.join(checkpointsDir(root), name2), 128)?.trim() === token;
-  return names2.some((name2) => name2.startsWith(".delivered-") && told(name2));
 }
 function checkpointNoteForHandoff(root, handoffText, now = Date.now()) {
   try {
@@ -2492,7 +2409,7 @@ function checkpointParked(root) {
 }
 var CHECKPOINT_SENTENCES;
 var init_checkpoint_surface = __esm({
-  "src/verbs/checkpoint-surface.ts"() {
+  "src/brief/checkpoint-surface.ts"() {
     "use strict";
     init_handoff();
     init_checkpoints();
@@ -2510,35 +2427,6 @@ var init_checkpoint_surface = __esm({
   }
 });
 
-// src/verbs/checkpoint-read.ts
-async function readCheckpoint(root, session) {
-  const absent = ok("CURRENT-SHA256: absent\n", [], 3);
-  if (!checkTree(root)) return absent;
-  const state = checkpointsDirState(root);
-  if (state === "missing") return absent;
-  if (state === "unsafe") {
-    const why = "is a link or not a directory; memory must live in real directories under the root (move it away)";
-    throw new Refused(`${checkpointsDir(root)} ${why}`);
-  }
-  const id = session !== void 0 ? sessionFileId(session) : listCheckpoints(root)[0]?.session;
-  if (id === void 0) return absent;
-  const got = await readManagedFile(checkpointsDir(root), `${id}.md`, memoryDir(root));
-  if (got === null) return absent;
-  const { out, warning } = renderEnvelope(`checkpoints/${id}.md`, got.token, got.bytes);
-  return ok(out, warning ? [warning] : []);
-}
-var init_checkpoint_read = __esm({
-  "src/verbs/checkpoint-read.ts"() {
-    "use strict";
-    init_untrusted();
-    init_errors();
-    init_checkpoints();
-    init_paths();
-    init_read();
-    init_types();
-  }
-});
-
 // src/verbs/read.ts
 var read_exports = {};
 __export(read_exports, {
@@ -2550,19 +2438,31 @@ function envelope(file, got) {
   const { out, warning } = renderEnvelope(file, got.token, got.bytes);
   return ok(out, warning ? [warning] : []);
 }
+async function readCheckpoint(root, session) {
+  const state = checkTree(root) ? checkpointsDirState(root) : "missing";
+  if (state === "unsafe") {
+    const why = "is a link or not a directory; memory must live in real directories under the root (move it away)";
+    throw new Refused(`${checkpointsDir(root)} ${why}`);
+  }
+  const newest = () => listCheckpoints(root)[0]?.session;
+  const id = state === "missing" ? void 0 : session !== void 0 ? sessionFileId(session) : newest();
+  const got = id === void 0 ? null : await readManagedFile(checkpointsDir(root), `${id}.md`, memoryDir(root));
+  return envelope(`checkpoints/${id}.md`, got);
+}
 var ABSENT, readVerb, readTargetVerb;
 var init_read2 = __esm({
   "src/verbs/read.ts"() {
     "use strict";
+    init_errors();
     init_untrusted();
     init_file_verdict();
     init_read();
     init_drafts();
+    init_checkpoints();
     init_paths();
     init_common();
     init_types();
     init_checkpoint_surface();
-    init_checkpoint_read();
     ABSENT = "CURRENT-SHA256: absent\n";
     readVerb = {
       name: "read",
@@ -2636,7 +2536,7 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a 
 });
 
 // src/git/git-dir.ts
-import { lstatSync as lstatSync7, readdirSync as readdirSync5, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
+import { lstatSync as lstatSync7, readdirSync as readdirSync4, readFileSync as readFileSync2, readlinkSync as readlinkSync2 } from "node:fs";
 import path14 from "node:path";
 function lstatOrNull2(p) {
   try {
@@ -2647,7 +2547,7 @@ function lstatOrNull2(p) {
 }
 function readSmall(p) {
   try {
-    return isFile(p) ? readFileSync3(p, "utf8").slice(0, 4096) : null;
+    return isFile(p) ? readFileSync2(p, "utf8").slice(0, 4096) : null;
   } catch {
     return null;
   }
@@ -2669,7 +2569,7 @@ function gitDirOf(top) {
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync3(path14.join(gitDir, "commondir"), "utf8").trim();
+    const text = readFileSync2(path14.join(gitDir, "commondir"), "utf8").trim();
     if (text !== "") return path14.resolve(gitDir, text);
   } catch {
   }
@@ -2679,13 +2579,13 @@ function isShallow(gitDir) {
   return gitDir !== null && isFile(path14.join(commonDirOf(gitDir), "shallow"));
 }
 function reflogFiles(dir, out) {
-  let entries;
+  let entries2;
   try {
-    entries = readdirSync5(dir, { withFileTypes: true });
+    entries2 = readdirSync4(dir, { withFileTypes: true });
   } catch {
     return;
   }
-  for (const e of entries) {
+  for (const e of entries2) {
     if (out.length >= MAX_REFLOG_FILES) return;
     const p = path14.join(dir, e.name);
     if (e.isDirectory()) reflogFiles(p, out);
@@ -2693,49 +2593,22 @@ function reflogFiles(dir, out) {
   }
 }
 function reflogNames(gitDir, id) {
-  if (gitDir === null || isNullObjectId(id.toLowerCase())) return false;
+  const want = id.toLowerCase();
+  if (gitDir === null || isNullObjectId(want)) return false;
   const files = [];
   for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path14.join(dir, "logs"), files);
-  const needle = Buffer.from(id.toLowerCase(), "latin1");
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
     try {
-      const buf = readFileSync3(f);
-      budget -= buf.length;
+      const text = readFileSync2(f, "latin1");
+      budget -= text.length;
       if (budget < 0) return false;
-      for (let at2 = buf.indexOf(needle); at2 !== -1; at2 = buf.indexOf(needle, at2 + 1)) {
-        const before = at2 === 0 ? 10 : buf[at2 - 1];
-        const after = buf[at2 + needle.length];
-        if ((before === 10 || before === 32) && (after === 32 || after === 10 || after === void 0))
-          return true;
-      }
+      const named = (line) => line.split(" ", 2).includes(want);
+      if (text.split("\n").some(named)) return true;
     } catch {
     }
   }
   return false;
-}
-function branchPresent(gitDir, branch) {
-  if (gitDir === null) return null;
-  const common = commonDirOf(gitDir);
-  if (isFile(path14.join(common, "reftable", "tables.list"))) return null;
-  if (branch.split("/").some((part) => part === "" || part === "." || part === "..")) return false;
-  if (isFile(path14.join(common, "refs", "heads", branch))) return true;
-  try {
-    for (const remote of readdirSync5(path14.join(common, "refs", "remotes"))) {
-      if (isFile(path14.join(common, "refs", "remotes", remote, branch))) return true;
-    }
-  } catch {
-  }
-  let packed;
-  try {
-    packed = readFileSync3(path14.join(common, "packed-refs"), "utf8");
-  } catch {
-    return false;
-  }
-  return packed.split("\n").some((line) => {
-    const ref = line.split(" ")[1] ?? "";
-    return ref === `refs/heads/${branch}` || /^refs\/remotes\/[^/]+\/(.+)$/.exec(ref)?.[1] === branch;
-  });
 }
 function inProgressOf(gitDir) {
   if (gitDir === null) return null;
@@ -2743,25 +2616,14 @@ function inProgressOf(gitDir) {
     const d = path14.join(gitDir, dir);
     if (!isDir(d) || dir === "rebase-apply" && isFile(path14.join(d, "applying"))) continue;
     const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path14.join(d, "head-name")) ?? "");
-    return { operation: "rebase", branch: m ? m[1] : null };
+    return m ? `rebase of ${m[1]}` : "rebase";
   }
-  const files = [
-    ["MERGE_HEAD", "merge"],
-    ["CHERRY_PICK_HEAD", "cherry-pick"],
-    ["REVERT_HEAD", "revert"],
-    ["BISECT_LOG", "bisect"]
-  ];
-  for (const [file, operation] of files) {
-    if (isFile(path14.join(gitDir, file))) return { operation, branch: null };
-  }
-  return null;
-}
-function inProgressWords(p) {
-  return p.branch === null ? p.operation : `${p.operation} of ${p.branch}`;
+  const files = { MERGE_HEAD: "merge", CHERRY_PICK_HEAD: "cherry-pick", REVERT_HEAD: "revert", BISECT_LOG: "bisect" };
+  return Object.entries(files).find(([file]) => isFile(path14.join(gitDir, file)))?.[1] ?? null;
 }
 function objectFormat(gitDir) {
   try {
-    const config = gitDir === null ? "" : readFileSync3(path14.join(commonDirOf(gitDir), "config"), "utf8");
+    const config = gitDir === null ? "" : readFileSync2(path14.join(commonDirOf(gitDir), "config"), "utf8");
     return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
   } catch {
     return "sha1";
@@ -2776,7 +2638,7 @@ function blobIdOf(abs, format2) {
   else if (st.size > MAX_HASHED_BYTES) return "over 8 MB";
   else {
     try {
-      bytes = readFileSync3(abs);
+      bytes = readFileSync2(abs);
     } catch {
       return null;
     }
@@ -2799,7 +2661,7 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { existsSync as existsSync2, linkSync, lstatSync as lstatSync8, mkdirSync as mkdirSync2, readFileSync as readFileSync4, renameSync, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
+import { existsSync as existsSync2, linkSync, lstatSync as lstatSync8, mkdirSync as mkdirSync2, readFileSync as readFileSync3, renameSync, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
 import path15 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
@@ -2811,8 +2673,8 @@ function beside(root, name2) {
   return saves === null ? null : path15.join(path15.dirname(saves), name2);
 }
 function recordLines(p, re) {
-  const lines3 = readFileSync4(p, "utf8").slice(0, 16384).split("\n");
-  return lines3.map((l) => re.exec(l)).filter((m) => m !== null);
+  const lines2 = readFileSync3(p, "utf8").slice(0, 16384).split("\n");
+  return lines2.map((l) => re.exec(l)).filter((m) => m !== null);
 }
 function addRecord(p, re, line, drop) {
   try {
@@ -2852,7 +2714,7 @@ function cloneIdOf(root, create = false) {
     }
   }
   try {
-    const id = readFileSync4(p, "utf8").trim();
+    const id = readFileSync3(p, "utf8").trim();
     return /^[0-9a-f]{16}$/.test(id) ? id : null;
   } catch {
     return null;
@@ -2860,52 +2722,41 @@ function cloneIdOf(root, create = false) {
 }
 function markClone(text, id) {
   if (id === null) return text;
-  const lines3 = text.split("\n").filter((l) => !CLONE_MARK.test(l));
-  const saved = lines3.findIndex((l) => /^Saved:/.test(l));
+  const lines2 = text.split("\n").filter((l) => !CLONE_MARK.test(l));
+  const saved = lines2.findIndex((l) => /^Saved:/.test(l));
   if (saved === -1) return text;
-  lines3.splice(saved + 1, 0, `<!-- saved in clone ${id} -->`);
-  return lines3.join("\n");
+  lines2.splice(saved + 1, 0, `<!-- saved in clone ${id} -->`);
+  return lines2.join("\n");
 }
 function markedHere(root, text) {
   const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
   const id = mark === void 0 ? null : cloneIdOf(root);
   return mark === void 0 || id === null ? null : mark === id;
 }
-function statKey(st) {
-  return `${st.size} ${st.mtimeNs} ${st.ctimeNs} ${st.ino}`;
-}
-function savedHereByStat(root, key) {
-  const p = savesPath(root);
-  try {
-    return p !== null && recordLines(p, LINE2).some((m) => m[2] === key);
-  } catch {
-    return false;
-  }
-}
 function readSaves(root) {
   const p = savesPath(root);
   if (p === null) return null;
   try {
     if (!lstatSync8(p).isFile()) return null;
-    const lines3 = recordLines(p, LINE2);
-    return { tokens: lines3.map((m) => m[1]), stamps: lines3.flatMap((m) => m[3] === void 0 ? [] : [m[3]]) };
+    const lines2 = recordLines(p, LINE2);
+    return { tokens: lines2.map((m) => m[1]), stamps: lines2.flatMap((m) => m[2] === void 0 ? [] : [m[2]]) };
   } catch {
     return null;
   }
 }
-function recordSave(root, token, key = null, stamp = null) {
+function recordSave(root, token, stamp) {
   const p = savesPath(root);
   if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
   const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
-  addRecord(p, LINE2, `${token}${key === null ? "" : ` ${key}`}${safeStamp}`, (m) => m[1] === token);
+  addRecord(p, LINE2, `${token}${safeStamp}`, (m) => m[1] === token);
 }
-function notSavedHere(root, token, text = null) {
+function savedHere(root, text, token) {
   const marked = markedHere(root, text);
-  if (marked !== null) return !marked;
+  if (marked !== null) return marked;
   const saves = readSaves(root);
-  if (saves === null || saves.tokens.includes(token)) return false;
+  if (saves === null) return null;
   const stamp = text === null ? null : savedStampOf(text);
-  return stamp === null || !saves.stamps.includes(stamp);
+  return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(token());
 }
 function agentOfEnv(env) {
   const named = env.SESSION_HANDOFF_AGENT?.trim() ?? "";
@@ -2937,7 +2788,7 @@ var init_saves = __esm({
     init_builtins();
     init_git_dir();
     KEPT = 10;
-    LINE2 = /^([0-9a-f]{64})(?: (\d+ \d+ \d+ \d+))?(?: @(\S+))?$/;
+    LINE2 = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
@@ -3088,7 +2939,7 @@ var init_lock = __esm({
 });
 
 // src/store/settings.ts
-import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync4, openSync as openSync4, readFileSync as readFileSync5 } from "node:fs";
+import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync4, openSync as openSync4, readFileSync as readFileSync4 } from "node:fs";
 import path17 from "node:path";
 function readSmall2(file) {
   let fd;
@@ -3099,7 +2950,7 @@ function readSmall2(file) {
   }
   try {
     const st = fstatSync4(fd);
-    return st.isFile() && st.size <= MAX_SETTINGS_BYTES ? readFileSync5(fd, "utf8") : "";
+    return st.isFile() && st.size <= MAX_SETTINGS_BYTES ? readFileSync4(fd, "utf8") : "";
   } catch {
     return "";
   } finally {
@@ -3156,7 +3007,7 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import { lstatSync as lstatSync9, readdirSync as readdirSync6, unlinkSync as unlinkSync3 } from "node:fs";
+import { lstatSync as lstatSync9, readdirSync as readdirSync5, unlinkSync as unlinkSync3 } from "node:fs";
 import path18 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
@@ -3167,12 +3018,9 @@ function archiveSeq(name2) {
 }
 function archiveName(prefix, dir, now = /* @__PURE__ */ new Date()) {
   let top = 0n;
-  try {
-    for (const name2 of readdirSync6(dir)) {
-      const seq = archiveSeq(name2);
-      if (seq !== null && seq > top) top = seq;
-    }
-  } catch {
+  for (const name2 of listDir(dir)) {
+    const seq = archiveSeq(name2);
+    if (seq !== null && seq > top) top = seq;
   }
   return `${prefix}-${archiveStamp(now)}-${top + 1n}-${randomHex8()}.md`;
 }
@@ -3200,19 +3048,19 @@ function archivesKept(dir) {
   return { keep: settings.archivesKept, problems };
 }
 function prunable(dir) {
-  const entries = [];
-  for (const name2 of readdirSync6(dir)) {
+  const entries2 = [];
+  for (const name2 of readdirSync5(dir)) {
     const st = PRUNABLE_NAME.test(name2) ? lstatSync9(path18.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
-    entries.push({ name: name2, mtimeMs: st.mtimeMs });
+    entries2.push({ name: name2, mtimeMs: st.mtimeMs });
   }
-  return entries;
+  return entries2;
 }
 function archiveExcess(dir) {
   try {
-    const entries = prunable(dir);
-    return typeof entries === "string" ? 0 : Math.max(0, entries.length - archivesKept(dir).keep);
+    const entries2 = prunable(dir);
+    return typeof entries2 === "string" ? 0 : Math.max(0, entries2.length - archivesKept(dir).keep);
   } catch {
     return 0;
   }
@@ -3220,21 +3068,21 @@ function archiveExcess(dir) {
 function pruneArchive(dir, justArchived = null) {
   const { keep, problems } = archivesKept(dir);
   const warnings = [...problems];
-  let entries;
+  let entries2;
   try {
-    entries = prunable(dir);
+    entries2 = prunable(dir);
   } catch (err) {
     const why = `archive pruning skipped: cannot list ${dir}: ${err.message}`;
     return { deleted: [], keep, warnings: [...warnings, why] };
   }
-  if (typeof entries === "string") {
-    const why = `archive/${entries} is a link, hard-linked or not a regular file; nothing was deleted`;
+  if (typeof entries2 === "string") {
+    const why = `archive/${entries2} is a link, hard-linked or not a regular file; nothing was deleted`;
     warnings.push(`archive pruning skipped: ${why} (move it away to resume pruning)`);
     return { deleted: [], keep, warnings };
   }
-  entries.sort(newestFirst);
-  const kept = entries.filter((e) => e.name === justArchived);
-  const rest = entries.filter((e) => e.name !== justArchived);
+  entries2.sort(newestFirst);
+  const kept = entries2.filter((e) => e.name === justArchived);
+  const rest = entries2.filter((e) => e.name !== justArchived);
   const doomed = rest.slice(Math.max(0, keep - kept.length));
   const deleted = [];
   for (const entry of doomed) {
@@ -3252,6 +3100,7 @@ var init_archive = __esm({
   "src/store/archive.ts"() {
     "use strict";
     init_files();
+    init_private();
     init_settings();
     ARCHIVE_NAME = /^HANDOFF-[A-Za-z0-9._-]+\.md$/;
     PRUNABLE_NAME = /^HANDOFF-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3,6}Z-(?:\d{1,30}-)?[0-9a-f]{8}\.md$/;
@@ -3286,9 +3135,9 @@ function notOurs(e, filePath, arch, siblings) {
   accounted += BigInt(siblings.filter((o) => o.path !== e.path && inoOf(o.path) === st.ino).length);
   return st.nlink > accounted ? "has hard links the helper did not make" : null;
 }
-function groupByFile(entries) {
+function groupByFile(entries2) {
   const byFile = /* @__PURE__ */ new Map();
-  for (const e of entries) {
+  for (const e of entries2) {
     const key = path19.join(path19.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
@@ -3551,12 +3400,12 @@ var init_publish = __esm({
 });
 
 // src/store/repair.ts
-import { linkSync as linkSync3, readFileSync as readFileSync6, rmSync as rmSync2, unlinkSync as unlinkSync5 } from "node:fs";
+import { linkSync as linkSync3, readFileSync as readFileSync5, rmSync as rmSync2, unlinkSync as unlinkSync5 } from "node:fs";
 import path21 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   let bytes;
   try {
-    bytes = readFileSync6(claimPath);
+    bytes = readFileSync5(claimPath);
   } catch {
     return void 0;
   }
@@ -3565,7 +3414,7 @@ function archiveEntryWithBytes(dir, claimPath) {
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     try {
-      return readFileSync6(p).equals(bytes);
+      return readFileSync5(p).equals(bytes);
     } catch {
       return false;
     }
@@ -3809,7 +3658,7 @@ var init_run = __esm({
     GIT_TIMEOUT_MS = 15e3;
     GitUnavailable = class extends Error {
       reason;
-      /** The cause alone, for a sentence that says "git could not be used" itself. */
+      // The cause alone, for a sentence that says "git could not be used" itself.
       why;
       constructor(reason, message, why = message) {
         super(message);
@@ -3975,7 +3824,7 @@ async function collectAnchors(root, env, nowMs, keyFiles, opts = {}) {
       const s = r.snapshot;
       const top = gitTopOf(root);
       const op = top === null ? null : inProgressOf(gitDirOf(top));
-      const inProgress = op === null ? null : { words: inProgressWords(op), conflicted: s.conflicted ?? 0 };
+      const inProgress = op === null ? null : { words: op, conflicted: s.conflicted ?? 0 };
       const dirtyHashes = opts.hashes === true && top !== null ? dirtyHashesOf(top, s.dirty) : [];
       return {
         insideGit: true,
@@ -4041,13 +3890,9 @@ var init_partition = __esm({
 });
 
 // src/guard/redact-kit.ts
-function tally(n2) {
-  REDACTION_WORK.charsScanned += n2;
-}
 function newlineOffsets(text) {
   const out = [];
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) out.push(i);
-  tally(text.length);
   return out;
 }
 function rule2(id, keywords, source, entropy, extra = {}, flags = "") {
@@ -4073,9 +3918,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path56 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path56)) return true;
-  const parts = path56.split(/\??\.|::|->/);
+  const path54 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path54)) return true;
+  const parts = path54.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -4117,7 +3962,7 @@ function notAnAssignedSecret(v) {
   const flag = v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v);
   return placeholderOrVariable(v) || flag || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || proseLike(v);
 }
-var ESCAPE_END, L, R, LD, RD, REDACTION_WORK, PLACEHOLDER_WORDS, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
+var ESCAPE_END, L, R, LD, RD, PLACEHOLDER_WORDS, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
 var init_redact_kit = __esm({
   "src/guard/redact-kit.ts"() {
     "use strict";
@@ -4126,7 +3971,6 @@ var init_redact_kit = __esm({
     R = "(?![A-Za-z0-9_])";
     LD = `(?<![A-Za-z0-9_-]${ESCAPE_END})`;
     RD = "(?![A-Za-z0-9_-])";
-    REDACTION_WORK = { regexRuns: 0, charsScanned: 0 };
     PLACEHOLDER_WORDS = "password|passwd|pass|pwd|secret|changeme|redacted|hidden|none|null|undefined|true|false";
     PLACEHOLDER = new RegExp(
       `^(?:\\$.*|%[A-Za-z_(].*|\\{.*\\}|<.*>|\\[.*\\]|\\*+|x+|X+|\\.\\.\\.|\u2026|${PLACEHOLDER_WORDS})$`,
@@ -4160,13 +4004,11 @@ function printable(bytes) {
 function decodedRuns(text, covered) {
   const out = new Pieces();
   BASE64_RUN.lastIndex = 0;
-  tally(text.length);
   for (const m of text.matchAll(BASE64_RUN)) {
     const start = m.index;
     const end = start + m[0].length;
     if (covered(start, end)) continue;
     const bytes = Buffer.from(m[0], "base64");
-    tally(m[0].length);
     if (bytes.length === 0 || !printable(bytes)) continue;
     out.add(bytes.toString("latin1"), start, end);
     out.endGroup();
@@ -4182,17 +4024,16 @@ function pieceStart(text, a, z) {
   return b;
 }
 function linesOf(text) {
-  const lines3 = [];
+  const lines2 = [];
   for (let s = 0; s <= text.length; ) {
     let e = text.indexOf("\n", s);
     if (e === -1) e = text.length;
     let t = e;
     while (t > s && (text[t - 1] === " " || text[t - 1] === "	" || text[t - 1] === "\r")) t--;
-    lines3.push([s, t]);
+    lines2.push([s, t]);
     s = e + 1;
   }
-  tally(text.length);
-  return lines3;
+  return lines2;
 }
 function splitRuns(text, covered) {
   const out = new Pieces();
@@ -4221,12 +4062,12 @@ function splitRuns(text, covered) {
 }
 function wrappedRuns(text) {
   const out = new Pieces();
-  const lines3 = linesOf(text);
-  for (let i = 0; i < lines3.length - 1; ) {
-    const [a, z] = lines3[i];
+  const lines2 = linesOf(text);
+  for (let i = 0; i < lines2.length - 1; ) {
+    const [a, z] = lines2[i];
     const width = z - a;
     const head = pieceStart(text, a, z);
-    const next = lines3[i + 1];
+    const next = lines2[i + 1];
     const prefixEnd = pieceStart(text, next[0], next[1]);
     const prefix = text.slice(next[0], prefixEnd);
     const badPrefix = prefix.length > MAX_PREFIX || /[A-Za-z0-9]/.test(prefix) || !text.startsWith(prefix, a);
@@ -4236,8 +4077,8 @@ function wrappedRuns(text) {
     }
     const group2 = [[head, z]];
     let j = i + 1;
-    for (; j < lines3.length; j++) {
-      const [la, lz] = lines3[j];
+    for (; j < lines2.length; j++) {
+      const [la, lz] = lines2[j];
       const body = la + prefix.length;
       if (lz - la > width || !text.startsWith(prefix, la) || lz === body || pieceStart(text, la, lz) !== body) break;
       group2.push([body, lz]);
@@ -4257,7 +4098,6 @@ function wrappedRuns(text) {
 function continuedRuns(text) {
   if (!text.includes("\\\n") && !text.includes("\\\r\n")) return EMPTY;
   const out = new Pieces();
-  tally(text.length);
   for (const m of text.matchAll(/[^]*?(?:\\\r?\n|$)/g)) {
     if (m[0] === "") break;
     const cut = m[0].endsWith("\\\r\n") ? 3 : m[0].endsWith("\\\n") ? 2 : 0;
@@ -4271,7 +4111,6 @@ var init_redact_derived = __esm({
   "src/guard/redact-derived.ts"() {
     "use strict";
     init_partition();
-    init_redact_kit();
     EMPTY = { text: "", original: () => null };
     Pieces = class {
       parts = [];
@@ -4316,14 +4155,12 @@ var init_redact_derived = __esm({
 function sticky(pattern, text, at2) {
   pattern.lastIndex = at2;
   const hit = pattern.test(text);
-  tally(hit ? pattern.lastIndex - at2 : 1);
   return hit ? pattern.lastIndex : -1;
 }
 function linePrefix(text, start) {
   let k = start;
   while (k > 0 && start - k < 40 && text[k - 1] !== "\n") k--;
   if (k > 0 && text[k - 1] !== "\n") return "";
-  tally(start - k);
   return text.slice(k, start).trim();
 }
 function nextLine(text, at2, prefix) {
@@ -4407,7 +4244,6 @@ function plainRunEnd(text, start) {
     PLAIN_RUN.lastIndex = start;
     PLAIN_RUN.test(text);
     plain = { text, from: start, to: PLAIN_RUN.lastIndex };
-    tally(plain.to - start);
   }
   return plain.to;
 }
@@ -4422,7 +4258,6 @@ function endsValue(text, at2, c, inQuery) {
   const cap = Math.min(text.length, at2 + 2 + GENERIC_VALUE_MAX);
   let k = at2 + 2;
   while (k < cap && isNameChar(text.charCodeAt(k))) k++;
-  tally(k - at2);
   return text.charCodeAt(k) === 61;
 }
 function genericValueEnd(text, start, inQuery) {
@@ -4451,7 +4286,6 @@ function genericValueEnd(text, start, inQuery) {
     const c = text[at2];
     return c === "," || c === ";" || c === "&" || c === ">" && angles < 0 || c === "`" && backticks % 2 === 1;
   };
-  tally(end - start);
   while (end > start) {
     const c = text[end - 1];
     if (!droppable(end - 1) && !(".:!?".includes(c) && end - 2 >= start && droppable(end - 2))) break;
@@ -4505,13 +4339,12 @@ function unticked2(text, [a, b]) {
 function tableSpans(text, m) {
   const block2 = m[0];
   const base = m.index;
-  tally(block2.length);
-  const lines3 = [...block2.matchAll(/[^\n]+/g)].map((l) => [base + l.index, base + l.index + l[0].length]);
+  const lines2 = [...block2.matchAll(/[^\n]+/g)].map((l) => [base + l.index, base + l.index + l[0].length]);
   const end = base + block2.length;
-  if (lines3.length < 3) return { spans: [], end };
-  const secretColumns = cells(text, ...lines3[0]).map((c) => SECRET_NAME.test(text.slice(...unticked2(text, c))));
+  if (lines2.length < 3) return { spans: [], end };
+  const secretColumns = cells(text, ...lines2[0]).map((c) => SECRET_NAME.test(text.slice(...unticked2(text, c))));
   const out = [];
-  for (const [from, to] of lines3.slice(2)) {
+  for (const [from, to] of lines2.slice(2)) {
     const row = cells(text, from, to);
     const firstNames = row.length > 1 && SECRET_NAME.test(text.slice(...unticked2(text, row[0])));
     row.forEach((c, k) => {
@@ -4559,7 +4392,6 @@ function cookieSpans(text, m) {
     while (i < text.length && !stopAt(i) && text[i] !== ";") i++;
     if (text[i] === ";") i++;
   }
-  tally(i - m.index);
   return { spans: out, end: i };
 }
 function notACliPassword(v, m) {
@@ -4570,7 +4402,6 @@ function notACliPassword(v, m) {
 function awsCandidates(text, from, to) {
   const out = [];
   const window = text.slice(from, to);
-  tally(window.length);
   for (const m of window.matchAll(AWS_SECRET)) {
     const v = m[0];
     if (/[a-z]/.test(v) && /[A-Z]/.test(v) && /[0-9/+]/.test(v)) out.push([from + m.index, from + m.index + 40]);
@@ -4580,7 +4411,6 @@ function awsCandidates(text, from, to) {
 function awsUnnamedSpans(text) {
   if (!/AKIA|ASIA|ABIA|ACCA|A3T|\[/.test(text)) return [];
   const out = [];
-  tally(text.length);
   let open = null;
   let newlines;
   const flush = () => {
@@ -4610,7 +4440,6 @@ function awsUnnamedSpans(text) {
       if (++n2 > AWS_SECTION_LINES || /^[ \t]*\[/.test(text.slice(to + 1, to + 80))) break;
     }
     const section = text.slice(from, to);
-    tally(section.length);
     if (AWS_CREDENTIAL_NAME.test(section)) out.push(...awsCandidates(text, from, to));
   }
   flush();
@@ -4675,7 +4504,6 @@ function proseSpans(text, out) {
   let words = 0;
   let lastKeyword = -Infinity;
   let pending = [];
-  tally(text.length);
   for (const m of text.matchAll(WORDS_AND_RUNS)) {
     const run = m.groups?.["run"];
     if (run === void 0) {
@@ -4704,14 +4532,12 @@ function proseSpans(text, out) {
 function variableSpans(text, out) {
   if (!text.includes("$")) return;
   const used = /* @__PURE__ */ new Map();
-  tally(text.length);
   for (const m of text.matchAll(USES)) {
     const name2 = m.groups?.["b"] ?? m.groups?.["u"];
     const kind = m.groups?.["b"] !== void 0 ? "bearer-token" : "cli-password";
     if (name2 !== void 0) used.set(name2, { at: m.index, kind });
   }
   if (used.size === 0) return;
-  tally(text.length);
   for (const m of text.matchAll(ASSIGNMENTS)) {
     const use = used.get(m.groups["name"]);
     if (use === void 0 || m.index >= use.at) continue;
@@ -4724,7 +4550,6 @@ function variableSpans(text, out) {
   }
 }
 function saidSpans(text, out) {
-  tally(text.length);
   for (const m of text.matchAll(new RegExp(SAID_PASSWORD, "dgi"))) {
     const [a, z0] = m.indices.groups["v"];
     let z = z0;
@@ -4766,12 +4591,12 @@ function notADiscordBotToken(secret, m) {
   const named = m.groups?.["s"] !== void 0 || m.groups?.["s1"] !== void 0;
   if (named) return looksLikeCode(secret) || !/\d/.test(secret);
   const id = secret.slice(0, secret.indexOf("."));
-  const decoded2 = Buffer.from(id.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("latin1");
-  return !/^\d{17,20}$/.test(decoded2);
+  const decoded = Buffer.from(id.replace(/-/g, "+").replace(/_/g, "/"), "base64").toString("latin1");
+  return !/^\d{17,20}$/.test(decoded);
 }
 function notADockerAuth(secret) {
-  const decoded2 = Buffer.from(secret, "base64").toString("latin1");
-  return !/^[\x21-\x7e]+:[\x20-\x7e]+$/.test(decoded2);
+  const decoded = Buffer.from(secret, "base64").toString("latin1");
+  return !/^[\x21-\x7e]+:[\x20-\x7e]+$/.test(decoded);
 }
 var DISCORD_TOKEN, VENDOR_RULES;
 var init_redact_vendors = __esm({
@@ -4961,16 +4786,12 @@ function keptByRule(rule5, secret, m) {
 }
 function collectSpans(text, rules, skip, found) {
   const present2 = keywordsIn(text.toLowerCase());
-  const work = REDACTION_WORK;
   for (const rule5 of rules) {
     if (rule5.keywords && !rule5.keywords.some((k) => present2.has(k))) continue;
     const pattern = rule5.pattern;
     pattern.lastIndex = 0;
     for (; ; ) {
-      const from = pattern.lastIndex;
       const m = pattern.exec(text);
-      work.regexRuns++;
-      work.charsScanned += (m === null ? text.length : m.index + m[0].length) - from;
       if (m === null) break;
       if (m[0].length === 0) {
         pattern.lastIndex++;
@@ -5002,11 +4823,6 @@ function hyphenJoinedWords(s) {
   return parts.length > 2 && parts.every((p) => /^(?:[A-Za-z]+|\d+)$/.test(p));
 }
 function redactText(text, options = {}) {
-  redactionPasses.calls++;
-  redactionPasses.chars += text.length;
-  return redact(text, options);
-}
-function redact(text, options) {
   const exempt = options.exemptLines?.size ? options.exemptLines : void 0;
   let lineStarts;
   const lineOf = (at2) => partitionPoint(lineStarts.length, (i) => lineStarts[i] <= at2);
@@ -5070,7 +4886,7 @@ function render(text, spans) {
   return { text: out.join(""), findings };
 }
 function redactTranscript(text, options = {}) {
-  return redact(text, { ...options, transcript: true });
+  return redactText(text, { ...options, transcript: true });
 }
 function redactVendorShapes(text) {
   const spans = new Spans();
@@ -5085,7 +4901,7 @@ function formatRedactionReport(findings) {
   const more = findings.length > 20 ? `, \u2026 and ${findings.length - 20} more` : "";
   return `${head}: ${named.join(", ")}${more}`;
 }
-var GENERIC_KEY, CLI_VALUE, CLI_QUOTED, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, DERIVED_RULES, Spans, redactionPasses;
+var GENERIC_KEY, CLI_VALUE, CLI_QUOTED, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, DERIVED_RULES, Spans;
 var init_redact = __esm({
   "src/guard/redact.ts"() {
     "use strict";
@@ -5305,7 +5121,6 @@ var init_redact = __esm({
         this.list.splice(at2, to - at2, { start: from, end: until, kind });
       }
     };
-    redactionPasses = { calls: 0, chars: 0 };
   }
 });
 
@@ -5322,7 +5137,7 @@ function units(text, limit) {
       out.push(typeof c === "string" ? c : c.segment);
     }
   };
-  for (const m of text.matchAll(MARKER4)) {
+  for (const m of text.matchAll(MARKER3)) {
     rest(m.index);
     if (out.length > limit) return out;
     out.push(m[0]);
@@ -5342,14 +5157,14 @@ function sanitize(text, opts = {}) {
 function quoted(text, opts = {}) {
   return inQuotes(sanitize(text, opts));
 }
-var MARKER4, segmenter, SIMPLE;
+var MARKER3, segmenter, SIMPLE;
 var init_sanitize = __esm({
   "src/guard/sanitize.ts"() {
     "use strict";
     init_invisible();
     init_redact();
     init_quote();
-    MARKER4 = /<U\+[0-9A-F]{4,6}>|<redacted: [a-z0-9-]+>|<0x[0-9A-F]{2}>/g;
+    MARKER3 = /<U\+[0-9A-F]{4,6}>|<redacted: [a-z0-9-]+>|<0x[0-9A-F]{2}>/g;
     SIMPLE = /^[\n\x20-\x7e]*$/;
   }
 });
@@ -5358,17 +5173,17 @@ var init_sanitize = __esm({
 function openItems(text) {
   const h = parseHandoff(text);
   const first = (t) => t.split("\n")[0].trim();
-  const items = [];
+  const items2 = [];
   for (const s of h.steps) {
-    if (s.status === "todo" || s.status === "in-progress") items.push({ section: "Plan", text: first(s.text) });
+    if (s.status === "todo" || s.status === "in-progress") items2.push({ section: "Plan", text: first(s.text) });
   }
   for (const raw of h.nextSteps) {
     const m = NEXT_CHECKBOX.exec(raw);
     if (m?.[1] === "-") continue;
     const text2 = first(m ? raw.slice(m[0].length) : raw);
-    if (text2 !== "" && !NONE_ITEM.test(text2)) items.push({ section: "Next steps", text: text2 });
+    if (text2 !== "" && !NONE_ITEM.test(text2)) items2.push({ section: "Next steps", text: text2 });
   }
-  return items;
+  return items2;
 }
 function normalise(s) {
   return s.toLowerCase().replace(/[`*_]/g, "").replace(/\s+/g, " ").replace(/[\s.;:,—–-]+$/, "").trim();
@@ -5382,12 +5197,12 @@ function droppedItems(prior, next) {
     return !(title.length >= 6 && title.length < needle.length && haystack.includes(title));
   });
 }
-function droppedReport(items) {
-  if (items.length === 0) return null;
-  const shown = items.slice(0, 10).map((i) => `  - [${i.section}] ${sanitize(i.text, { max: 100 })}`);
-  const more = items.length > 10 ? [`  \u2026 and ${items.length - 10} more`] : [];
+function droppedReport(items2) {
+  if (items2.length === 0) return null;
+  const shown = items2.slice(0, 10).map((i) => `  - [${i.section}] ${sanitize(i.text, { max: 100 })}`);
+  const more = items2.length > 10 ? [`  \u2026 and ${items2.length - 10} more`] : [];
   return [
-    `note: ${items.length} open item(s) of the previous handoff are neither carried over nor marked done; carry them over, or name each in the plan as done (\`- [x] <item>\`) or dropped (\`- [-] <item> \u2014 dropped: <why>\`):`,
+    `note: ${items2.length} open item(s) of the previous handoff are neither carried over nor marked done; carry them over, or name each in the plan as done (\`- [x] <item>\`) or dropped (\`- [-] <item> \u2014 dropped: <why>\`):`,
     ...shown,
     ...more
   ].join("\n");
@@ -5405,40 +5220,18 @@ var init_open_items = __esm({
 
 // src/schema/validate.ts
 function handoffLayout(text, model = readHandoff(text, parseBlocks(text))) {
-  const lines3 = text.split("\n");
-  const titleIndex = lines3.slice(0, 4).indexOf(TITLE);
+  const lines2 = text.split("\n");
+  const titleIndex = lines2.slice(0, 4).indexOf(TITLE);
   const heading = model.headings.find((h) => h.depth === 2 && h.title.toLowerCase() === "environment anchors");
   let anchors = null;
   if (heading) {
     const isTitle = (h) => h.depth === 1 && h.line - 1 === titleIndex;
     const next = model.headings.find((h) => h.line > heading.line && h.depth <= 2 && !isTitle(h));
-    let end = Math.min(next ? next.line - 1 : lines3.length, lines3.length);
-    while (end > heading.line && (lines3[end - 1] ?? "").trim() === "") end--;
+    let end = Math.min(next ? next.line - 1 : lines2.length, lines2.length);
+    while (end > heading.line && (lines2[end - 1] ?? "").trim() === "") end--;
     anchors = { start: heading.line, end };
   }
-  return { lines: lines3, titleIndex, savedIndex: (model.savedLine ?? 0) - 1, anchors };
-}
-function sectionErrors(c) {
-  const hits = HANDOFF_RULES.filter((r) => SECTION_RULES.has(r.id)).flatMap((r) => r.check(c));
-  return hits.filter((h) => h.severity !== "finding").length;
-}
-function keyFilesPart(c) {
-  const existing = c.opts.existingKeyFiles;
-  if (!existing) return null;
-  return proportion(c.keyFiles.filter((k) => k.path !== null && existing.has(k.path)).length, c.keyFiles.length, 10);
-}
-function verificationPart(c) {
-  if (!c.first.get("verification")) return null;
-  const checks = checksOf(c).length;
-  return (checks > 0 ? 3 + share(checks, looseChecks(c).length, 4) : 0) + (accepted(c).length > 0 ? 3 : 0);
-}
-function anchorsPart(c) {
-  if (!c.anchorsAt) return 0;
-  if (c.anchorLines === null) return null;
-  const head = c.model.anchors.head === null ? void 0 : unticked(c.model.anchors.head);
-  const headOk = !c.gitForm || head !== void 0 && FULL_HEAD.test(head) && !isNullObjectId(head.toLowerCase());
-  const malformed = c.anchorLines.some((a) => a.error !== null && !a.unknown);
-  return (headOk ? 5 : 0) + (c.lackingAnchors.length === 0 && !malformed ? 5 : 0);
+  return { lines: lines2, titleIndex, savedIndex: (model.savedLine ?? 0) - 1, anchors };
 }
 function readAnchors(model, layout, heading, mode) {
   const body = heading && layout.anchors ? layout.lines.slice(layout.anchors.start, layout.anchors.end) : null;
@@ -5474,15 +5267,15 @@ function handoffContext(input, opts) {
   const tree = parseBlocks(text);
   const model = readHandoff(text, tree);
   const layout = handoffLayout(text, model);
-  const { lines: lines3 } = layout;
-  const shaped = lines3[0] === MARKER && layout.titleIndex >= 0;
+  const { lines: lines2 } = layout;
+  const shaped = lines2[0] === MARKER && layout.titleIndex >= 0;
   const first = /* @__PURE__ */ new Map();
   const sections = [];
   const candidates = [];
   for (const h of model.headings) {
     const index = h.depth === 2 ? sectionIndex(h.title) : void 0;
     if (index === void 0) {
-      if (h.depth !== 1 || h.line - 1 !== layout.titleIndex) candidates.push({ ...h, raw: lines3[h.line - 1] });
+      if (h.depth !== 1 || h.line - 1 !== layout.titleIndex) candidates.push({ ...h, raw: lines2[h.line - 1] });
       continue;
     }
     const key = h.title.toLowerCase();
@@ -5491,31 +5284,28 @@ function handoffContext(input, opts) {
   }
   const used = /* @__PURE__ */ new Set();
   const missing = [];
-  for (const s of shaped ? HANDOFF_SECTIONS : []) {
-    if (s.optional || first.has(s.name.toLowerCase())) continue;
-    const look = candidates.find((c) => !used.has(c.line) && nearest(c.title, [s.name]) === s.name) ?? null;
+  for (const name2 of shaped ? SECTION_NAMES : []) {
+    if (OPTIONAL_SECTIONS.has(name2) || first.has(name2.toLowerCase())) continue;
+    const look = candidates.find((c) => !used.has(c.line) && nearest(c.title, [name2]) === name2) ?? null;
     if (look) used.add(look.line);
-    missing.push({ name: s.name, look });
+    missing.push({ name: name2, look });
   }
   const resembles = (s) => s.depth <= 2 || nearest(s.title, SECTION_NAMES) !== null;
   const strays = candidates.filter((s) => !used.has(s.line) && resembles(s));
-  const byKey = /* @__PURE__ */ new Map();
-  for (const item of model.items) {
-    const text2 = item.text.trim();
-    if (!NONE.test(text2)) byKey.set(item.section, [...byKey.get(item.section) ?? [], { text: text2, line: item.line }]);
-  }
   const keyItems = model.items.filter((i) => i.section === "key files" && !/^none\.?$/i.test(i.text.trim()));
   const keyFiles = model.keyFiles.map((k, i) => ({ ...k, line: keyItems[i].line, item: keyItems[i].text.trim() })).filter((k) => !NONE.test(k.item));
-  const prior = opts.prior;
   const anchors = readAnchors(model, layout, first.get("environment anchors"), opts.mode);
-  const items = (name2) => byKey.get(name2.toLowerCase()) ?? [];
-  const dropped = prior === null || prior === void 0 ? null : droppedItems(prior, text);
+  const items2 = (name2) => model.items.flatMap((i) => {
+    const text2 = i.text.trim();
+    return i.section === name2.toLowerCase() && !NONE.test(text2) ? [{ text: text2, line: i.line }] : [];
+  });
+  const dropped = opts.prior == null ? null : droppedItems(opts.prior, text);
   const secrets = [];
   return {
     opts,
     input,
     text,
-    lines: lines3,
+    lines: lines2,
     flags: tree.flags,
     secrets,
     layout,
@@ -5525,15 +5315,14 @@ function handoffContext(input, opts) {
     first,
     missing,
     strays,
-    items,
+    items: items2,
     keyFiles,
     dropped,
     ...anchors
   };
 }
 function validateHandoff(input, opts) {
-  const given = opts.secrets !== void 0 && opts.redactedText !== void 0;
-  let pass = given ? { text: opts.redactedText, findings: opts.secrets } : redactText(input);
+  let pass = opts.redacted ?? redactText(input);
   const range = pass.findings.length > 0 ? handoffLayout(input).anchors : null;
   if (range !== null && pass.findings.some((f) => f.line > range.start && f.line <= range.end)) {
     const exemptLines = /* @__PURE__ */ new Set();
@@ -5544,10 +5333,9 @@ function validateHandoff(input, opts) {
   return runRules(HANDOFF_RULES, HANDOFF_PARTS, pass, c, (c.dropped ?? []).map((i) => i.text));
 }
 function handoffKeyFiles(text) {
-  const t = normaliseText(text);
-  return readHandoff(t, parseBlocks(t)).keyFiles.flatMap((k) => k.path === null ? [] : [k.path]);
+  return parseHandoff(text).keyFiles.flatMap((k) => k.path === null ? [] : [k.path]);
 }
-var OPTIONAL, HANDOFF_SECTIONS, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, FULL_HEAD, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, HANDOFF_PARTS, SECTION_RULES, share, unlabelled, causeless, steps, vague, accepted, checksOf, looseChecks;
+var OPTIONAL_SECTIONS, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, items, HANDOFF_PARTS, steps;
 var init_validate = __esm({
   "src/schema/validate.ts"() {
     "use strict";
@@ -5561,8 +5349,7 @@ var init_validate = __esm({
     init_validate_common();
     init_validate_common();
     init_values();
-    OPTIONAL = /* @__PURE__ */ new Set(["Scope", "Verification"]);
-    HANDOFF_SECTIONS = SECTION_TITLES.map((name2) => ({ name: name2, optional: OPTIONAL.has(name2) }));
+    OPTIONAL_SECTIONS = /* @__PURE__ */ new Set(["Scope", "Verification"]);
     LINE_CAP = 150;
     TITLE = "# Session Handoff";
     LABELS = ["[user-directed]", "[user-approved]", "[agent-proposed]"];
@@ -5576,7 +5363,6 @@ var init_validate = __esm({
     NOT_RUN = /^[^:]+:\s*not run\b\s*[,:;—–-]?\s*\S/i;
     ACCEPTED = /^Accepted:\s*\S/i;
     PLAN_BOX = /^\[([ xX~-])\]\s+\S/;
-    FULL_HEAD = /^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
     SECTION_NAMES = SECTION_TITLES;
     SECTION_INDEX = new Map(SECTION_NAMES.map((n2, i) => [n2.toLowerCase(), i]));
     SECTION_ORDER = SECTION_NAMES.map((n2) => `## ${n2}`).join(", ");
@@ -5596,7 +5382,6 @@ var init_validate = __esm({
       TEXT_RULES.newline,
       TEXT_RULES.conflicted,
       TEXT_RULES.markdown,
-      // An error on disk, a finding on stdin (write stamps it).
       rule3("saved", "error or finding", "saved", (c) => {
         const { saved, savedLine } = c.model;
         const form = c.opts.mode === "root" && c.shaped ? "error" : "finding";
@@ -5614,10 +5399,9 @@ var init_validate = __esm({
         const misspelt = c.sections.filter((s) => s.heading.title !== s.name);
         return misspelt.map((s) => at(s.heading.line, `write the heading as \`## ${s.name}\``));
       }),
-      // A required section appears once; an optional one repeated is a finding.
-      rule3("section-repeated", "error or finding", "sections", (c) => c.sections.filter((h) => c.first.get(h.key) !== h.heading).map(({ heading, index, name: name2, key }) => {
+      rule3("section-repeated", "error or finding", "sections", (c) => c.sections.filter((h) => c.first.get(h.key) !== h.heading).map(({ heading, name: name2, key }) => {
         const message = `\`## ${name2}\` appears again (first at line ${c.first.get(key).line}); merge the two`;
-        return at(heading.line, message, HANDOFF_SECTIONS[index].optional ? "finding" : "error");
+        return at(heading.line, message, OPTIONAL_SECTIONS.has(name2) ? "finding" : "error");
       })),
       rule3("section-order", "error", "sections", (c) => {
         const out = [];
@@ -5649,7 +5433,6 @@ var init_validate = __esm({
         const message = "the anchors section is empty; write fills it with what `anchors` prints";
         return c.anchorsEmpty ? [at(c.anchorsAt.line, message)] : [];
       }),
-      // Every line `anchors` prints, and nothing else; once each.
       rule3("anchor-line", "error", "anchors", (c) => (c.anchorLines ?? []).filter((a) => a.error !== null && !a.unknown).map((a) => at(a.line, a.error))),
       rule3("anchor-unknown", "finding", null, (c) => (c.anchorLines ?? []).filter((a) => a.unknown).map((a) => at(a.line, a.error))),
       rule3("anchor-missing", "finding", "anchors", (c) => c.anchorLines === null ? [] : c.lackingAnchors.map((l) => at(c.anchorsAt.line, `no \`- ${l}:\` anchor line`))),
@@ -5670,7 +5453,6 @@ var init_validate = __esm({
         const none = c.gitForm && head !== null && unticked(head) === "none (no commits yet)";
         return onAnchors(c, none, "HEAD is `none (no commits yet)`: drift cannot check this handoff against history");
       }),
-      // A dropped step says why.
       rule3("plan-step", "finding", null, (c) => c.items("Plan").flatMap((step2) => {
         const m = PLAN_BOX.exec(step2.text);
         if (!m) return [at(step2.line, "a plan step without `[x]`, `[~]`, `[ ]` or `[-] \u2026 \u2014 dropped: <why>`")];
@@ -5679,20 +5461,19 @@ var init_validate = __esm({
       })),
       rule3("decision-label", "finding", "decisions", (c) => {
         const message = "a decision without [user-directed], [user-approved] or [agent-proposed]";
-        return unlabelled(c).map((d) => at(d.line, message));
+        return c.items("Decisions").flatMap((d) => LABELS.some((l) => d.text.includes(l)) ? [] : [at(d.line, message)]);
       }),
       rule3("failed-cause", "finding", "failed", (c) => {
         const message = "a failed approach without its cause (`<what was tried>: <why it failed>`): it invites a retry";
-        return causeless(c).map((f) => at(f.line, message));
+        return c.items("Failed approaches").flatMap((f) => CAUSE.test(f.text) ? [] : [at(f.line, message)]);
       }),
       rule3("next-step", "finding", "nextSteps", (c) => {
         const message = "a next step naming no path, command or check: too vague to start cold";
-        const out = vague(c).map((n2) => at(n2.line, message));
+        const out = steps(c).flatMap((n2) => CONCRETE.test(n2.text) ? [] : [at(n2.line, message)]);
         const heading = c.first.get("next steps");
         if (steps(c).length === 0 && heading) out.push(at(heading.line, "no next step"));
         return out;
       }),
-      // The first next step is bounded.
       rule3("next-action", "finding", "nextAction", (c) => {
         const first = steps(c)[0];
         const message = "the first next step has no acceptance criteria (`\u2014 done when <check passes>`)";
@@ -5702,15 +5483,18 @@ var init_validate = __esm({
       rule3("accepted", "finding", "verification", (c) => {
         const heading = c.first.get("verification");
         const message = "no `- Accepted: <who, what, revision>` (or `- Accepted: not yet, <what awaits review>`)";
-        return heading && accepted(c).length === 0 ? [at(heading.line, message)] : [];
+        const accepted = c.items("Verification").some((v) => ACCEPTED.test(v.text));
+        return heading && !accepted ? [at(heading.line, message)] : [];
       }),
       // Optional, as the template says: a handoff without the section is not judged on it.
       rule3("verification", "finding", "verification", (c) => {
         const heading = c.first.get("verification");
         if (!heading) return [];
         const form = "`<check>: <command> -> <result> @ <revision>` or `<check>: not run, <why>`";
-        const out = looseChecks(c).map((v) => at(v.line, `a verification line that is not ${form}`));
-        if (checksOf(c).length === 0) out.push(at(heading.line, "no check recorded"));
+        const checks = c.items("Verification").filter((v) => !ACCEPTED.test(v.text));
+        const loose = checks.filter((v) => !VERIFIED.test(v.text) && !NOT_RUN.test(v.text));
+        const out = loose.map((v) => at(v.line, `a verification line that is not ${form}`));
+        if (checks.length === 0) out.push(at(heading.line, "no check recorded"));
         return out;
       }),
       rule3("key-file", "finding", "keyFiles", (c) => {
@@ -5727,61 +5511,52 @@ var init_validate = __esm({
         const message = `${over}: compress decision prose first; never drop failed approaches or anchors`;
         return lineCount(c) > LINE_CAP ? [at(LINE_CAP + 1, message)] : [];
       }),
-      // Write redacts them; a document holding one scores lower.
       rule3("secret", "finding", "secrets", (c) => {
-        const done2 = c.opts.secrets ? ", redacted by write" : "; write redacts it";
+        const done2 = c.opts.redacted ? ", redacted by write" : "; write redacts it";
         return c.secrets.map((s) => at(s.line, `a secret (${s.kind})${done2}`));
       }),
-      // An abandoned step is closed.
       rule3("dropped", "finding", "dropped", (c) => (c.dropped ?? []).map((i) => {
         const item = `[${i.section}] ${quoted(i.text, QUOTE_CUT)}`;
         return at(0, `${item} of the previous handoff is neither carried over nor closed`);
       }))
     ];
+    items = (c, name2) => Math.max(1, c.items(name2).length);
     HANDOFF_PARTS = [
-      { part: "sections", weight: 15, score: (c) => c.shaped ? Math.max(0, 15 - 5 * sectionErrors(c)) : 0 },
-      { part: "saved", weight: 5, score: (c) => stateTime(null, c.model.saved, c.opts.nowMs).known ? 5 : 0 },
-      { part: "anchors", weight: 10, score: anchorsPart },
-      { part: "failed", weight: 10, score: (c) => share(c.items("Failed approaches").length, causeless(c).length, 10) },
-      { part: "decisions", weight: 10, score: (c) => share(c.items("Decisions").length, unlabelled(c).length, 10) },
-      { part: "nextSteps", weight: 10, score: (c) => steps(c).length ? share(steps(c).length, vague(c).length, 10) : 0 },
-      { part: "nextAction", weight: 5, score: (c) => ACCEPTANCE.test(steps(c)[0]?.text ?? "") ? 5 : 0 },
-      { part: "keyFiles", weight: 10, score: keyFilesPart },
-      { part: "verification", weight: 10, score: verificationPart },
-      { part: "size", weight: 5, score: (c) => lineCount(c) > LINE_CAP ? 0 : 5 },
-      { part: "secrets", weight: 5, score: (c) => c.secrets.length === 0 ? 5 : 0 },
-      { part: "dropped", weight: 5, score: (c) => c.dropped === null ? null : c.dropped.length === 0 ? 5 : 0 }
+      { part: "sections", weight: 15, of: () => 3 },
+      { part: "saved", weight: 5 },
+      { part: "anchors", weight: 10, of: (c) => c.anchorsAt && c.anchorLines === null ? null : 2 },
+      { part: "failed", weight: 10, of: (c) => items(c, "Failed approaches") },
+      { part: "decisions", weight: 10, of: (c) => items(c, "Decisions") },
+      { part: "nextSteps", weight: 10, of: (c) => items(c, "Next steps") },
+      { part: "nextAction", weight: 5 },
+      { part: "keyFiles", weight: 10, of: (c) => c.opts.existingKeyFiles ? Math.max(1, c.keyFiles.length) : null },
+      { part: "verification", weight: 10, of: (c) => c.first.get("verification") ? 1 + items(c, "Verification") : null },
+      { part: "size", weight: 5 },
+      { part: "secrets", weight: 5 },
+      { part: "dropped", weight: 5, of: (c) => c.dropped === null ? null : 1 }
     ];
-    SECTION_RULES = /* @__PURE__ */ new Set(["section-repeated", "section-order", "section-missing"]);
-    share = (total, bad2, max) => proportion(total - bad2, total, max);
-    unlabelled = (c) => c.items("Decisions").filter((d) => !LABELS.some((l) => d.text.includes(l)));
-    causeless = (c) => c.items("Failed approaches").filter((f) => !CAUSE.test(f.text));
     steps = (c) => c.items("Next steps");
-    vague = (c) => steps(c).filter((n2) => !CONCRETE.test(n2.text));
-    accepted = (c) => c.items("Verification").filter((v) => ACCEPTED.test(v.text));
-    checksOf = (c) => c.items("Verification").filter((v) => !ACCEPTED.test(v.text));
-    looseChecks = (c) => checksOf(c).filter((v) => !VERIFIED.test(v.text) && !NOT_RUN.test(v.text));
   }
 });
 
 // src/schema/stamp.ts
 function stampSaved(text, iso) {
   const layout = handoffLayout(text);
-  const lines3 = [...layout.lines];
+  const lines2 = [...layout.lines];
   if (layout.savedIndex >= 0) {
-    const old = lines3[layout.savedIndex].trim().replace(/^Saved:\s*/, "");
-    lines3[layout.savedIndex] = `Saved: ${iso}`;
-    return { text: lines3.join("\n"), replaced: old, insertedAt: null };
+    const old = lines2[layout.savedIndex].trim().replace(/^Saved:\s*/, "");
+    lines2[layout.savedIndex] = `Saved: ${iso}`;
+    return { text: lines2.join("\n"), replaced: old, insertedAt: null };
   }
   let at2 = Math.max(0, layout.titleIndex) + 1;
-  while (at2 < lines3.length - 1 && lines3[at2].trim() === "") at2++;
-  const next = lines3[at2];
-  lines3.splice(at2, 0, ...next !== void 0 && next.trim() !== "" ? [`Saved: ${iso}`, ""] : [`Saved: ${iso}`]);
-  return { text: lines3.join("\n"), replaced: null, insertedAt: at2 + 1 };
+  while (at2 < lines2.length - 1 && lines2[at2].trim() === "") at2++;
+  const next = lines2[at2];
+  lines2.splice(at2, 0, ...next !== void 0 && next.trim() !== "" ? [`Saved: ${iso}`, ""] : [`Saved: ${iso}`]);
+  return { text: lines2.join("\n"), replaced: null, insertedAt: at2 + 1 };
 }
 function anchorsBody(text) {
-  const { lines: lines3, anchors } = handoffLayout(text);
-  return anchors ? lines3.slice(anchors.start, anchors.end) : null;
+  const { lines: lines2, anchors } = handoffLayout(text);
+  return anchors ? lines2.slice(anchors.start, anchors.end) : null;
 }
 function anchorsEmpty(text) {
   const body = anchorsBody(text);
@@ -5792,8 +5567,8 @@ function fillAnchors(text, rendered) {
   const range = layout.anchors;
   if (!range) return { text, lines: /* @__PURE__ */ new Set() };
   const fresh = rendered.replace(/\n$/, "").split("\n");
-  const lines3 = [...layout.lines.slice(0, range.start), ...fresh, ...layout.lines.slice(range.end)];
-  const out = lines3.join("\n");
+  const lines2 = [...layout.lines.slice(0, range.start), ...fresh, ...layout.lines.slice(range.end)];
+  const out = lines2.join("\n");
   const filled = new Set(fresh.map((_, i) => range.start + i + 1));
   return { text: out.endsWith("\n") ? out : `${out}
 `, lines: filled };
@@ -5820,7 +5595,7 @@ function ledgerContext(input, kind) {
   const schema = SCHEMAS[kind];
   const text = normaliseText(input);
   const entry = new RegExp(`^${schema.prefix}-(\\d{4}): \\S`);
-  const entries = [];
+  const entries2 = [];
   const badHeadings = [];
   const first = /* @__PURE__ */ new Map();
   let current = null;
@@ -5832,7 +5607,7 @@ function ledgerContext(input, kind) {
       if (!m) badHeadings.push({ line: block2.line, title });
       current = m ? { number: m[1], line: block2.line, fields: /* @__PURE__ */ new Map(), reuses: first.get(m[1]) ?? null } : null;
       if (m && !first.has(m[1])) first.set(m[1], block2.line);
-      if (current) entries.push(current);
+      if (current) entries2.push(current);
       continue;
     }
     if (current === null || block2.type !== "list") continue;
@@ -5841,13 +5616,14 @@ function ledgerContext(input, kind) {
       if (f && !current.fields.has(f[1])) current.fields.set(f[1], f[2].trim());
     }
   }
-  return { input, text, lines: text.split("\n"), flags: tree.flags, secrets: [], kind, schema, badHeadings, entries };
+  const secrets = [];
+  return { input, text, lines: text.split("\n"), flags: tree.flags, secrets, kind, schema, badHeadings, entries: entries2 };
 }
 function validateLedger(input, kind, redacted) {
   const pass = redacted ?? redactText(input);
   return runRules(LEDGER_RULES, LEDGER_PARTS, pass, ledgerContext(pass.text, kind));
 }
-var SCHEMAS, LABEL2, LESSON_STATUS, SOLUTION_STATUS, name, lacking, bad, badSource, badLessonStatus, badSolutionStatus, badDate, badStatus, badEntry, count, each, rule4, LEDGER_RULES, LEDGER_PARTS;
+var SCHEMAS, LABEL2, LESSON_STATUS, SOLUTION_STATUS, name, lacking, bad, badSource, badLessonStatus, badSolutionStatus, badDate, badStatus, each, rule4, LEDGER_RULES, entries, LEDGER_PARTS;
 var init_validate_ledger = __esm({
   "src/schema/validate-ledger.ts"() {
     "use strict";
@@ -5857,6 +5633,7 @@ var init_validate_ledger = __esm({
     init_handoff();
     init_validate_common();
     init_validate_common();
+    init_values();
     SCHEMAS = {
       lessons: { title: "# Lessons", prefix: "L", fields: ["When", "Lesson", "Why", "Source", "Status"], cap: 200 },
       solutions: {
@@ -5877,8 +5654,6 @@ var init_validate_ledger = __esm({
     badSolutionStatus = bad("solutions", "Status", SOLUTION_STATUS);
     badDate = bad("solutions", "Recorded", /^\d{4}-\d{2}-\d{2}\b/);
     badStatus = (c, e) => badLessonStatus(c, e) || badSolutionStatus(c, e);
-    badEntry = (c, e) => badSource(c, e) || badStatus(c, e) || badDate(c, e);
-    count = (c, good, max) => proportion(c.entries.filter(good).length, c.entries.length, max);
     each = (c, test, says) => c.entries.filter((e) => test(c, e)).map((e) => at(e.line, `${name(c, e)}${says}`));
     rule4 = ruleOf();
     LEDGER_RULES = [
@@ -5914,27 +5689,30 @@ var init_validate_ledger = __esm({
       }),
       rule4("secret", "finding", "secrets", (c) => c.secrets.map((s) => at(s.line, `a secret (${s.kind}); write redacts it`)))
     ];
+    entries = (c) => Math.max(1, c.entries.length);
     LEDGER_PARTS = [
-      { part: "fields", weight: 50, score: (c) => count(c, (e) => lacking(c, e).length === 0, 50) },
-      { part: "status", weight: 20, score: (c) => count(c, (e) => !badEntry(c, e), 20) },
-      { part: "numbering", weight: 10, score: (c) => c.entries.some((e) => e.reuses !== null) ? 0 : 10 },
-      { part: "size", weight: 10, score: (c) => lineCount(c) > c.schema.cap ? 0 : 10 },
-      { part: "secrets", weight: 10, score: (c) => c.secrets.length === 0 ? 10 : 0 }
+      { part: "fields", weight: 50, of: entries },
+      { part: "status", weight: 20, of: entries },
+      { part: "numbering", weight: 10 },
+      { part: "size", weight: 10 },
+      { part: "secrets", weight: 10 }
     ];
   }
 });
 
 // src/store/document.ts
-function decodeInput(raw, what) {
+function decodeStdin(raw, what) {
   if (raw.length === 0) throw new Refused(`stdin is empty: send the whole ${what} on stdin`);
   const nul = raw.indexOf(0);
   if (nul >= 0) throw new Refused(`the ${what} contains a NUL byte (at byte ${nul}); send text only`);
-  let text;
   try {
-    text = utf8.decode(raw);
+    return utf8.decode(raw);
   } catch {
     throw new Refused(`the ${what} is not valid UTF-8; convert it to UTF-8 and retry`);
   }
+}
+function decodeInput(raw, what) {
+  let text = decodeStdin(raw, what);
   const notes = [];
   if (text.startsWith("\uFEFF")) {
     text = text.slice(1);
@@ -5968,34 +5746,19 @@ var init_document = __esm({
   }
 });
 
-// src/verbs/write-checked.ts
-import { closeSync as closeSync6, lstatSync as lstatSync11 } from "node:fs";
+// src/git/write-checked.ts
 import path23 from "node:path";
 function schemaRefusal(file, errors) {
   const more = /\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0;
-  const count2 = errors.filter((e) => e.rule !== "more").length + Number(more);
-  return new Refused([`${file} has ${count2} schema error(s)`, ...issueLines(errors)].join("\n"));
+  const count = errors.filter((e) => e.rule !== "more").length + Number(more);
+  return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
 }
 function scoreNotes(v) {
   const shown = v.findings.filter((f) => f.rule !== "dropped" && f.rule !== "more");
-  const lines3 = issueLines(shown.slice(0, MAX_FINDINGS_SHOWN)).map((l) => `finding: ${l}`);
+  const lines2 = issueLines(shown.slice(0, MAX_FINDINGS_SHOWN)).map((l) => `finding: ${l}`);
   const rest = shown.length - MAX_FINDINGS_SHOWN + (v.findings.some((f) => f.rule === "more") ? 1 : 0);
-  if (rest > 0) lines3.push(`finding: \u2026 and more; run \`validate\` for the full list`);
-  return [scoreLine(v), ...lines3];
-}
-function peekCurrent(root, file) {
-  try {
-    lstatSync11(memoryDir(root));
-    const opened = openRegular(path23.join(memoryDir(root), file));
-    if (opened === null) return null;
-    try {
-      return readAll(opened.fd).toString("utf8");
-    } finally {
-      closeSync6(opened.fd);
-    }
-  } catch {
-    return null;
-  }
+  if (rest > 0) lines2.push(`finding: \u2026 and more; run \`validate\` for the full list`);
+  return [scoreLine(v), ...lines2];
 }
 function sameAnchors(a, b) {
   const mine = anchorsBody(b);
@@ -6005,22 +5768,22 @@ function checkDocument(raw, kind, root) {
   if (raw.length > MAX_DOCUMENT_BYTES + 4096) {
     throw new Refused(`the document is ${raw.length} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes`);
   }
-  const decoded2 = decodeInput(raw, "document");
-  const redacted = redactText(decoded2.text);
+  const decoded = decodeInput(raw, "document");
+  const redacted = redactText(decoded.text);
   finalBytes(redacted.text, raw.length);
   const file = FILE_OF[kind];
   let errors;
   if (kind === "handoff") {
-    const pass = { secrets: redacted.findings, redactedText: redacted.text };
-    errors = validateHandoff(decoded2.text, { mode: "stdin", nowMs: Date.now(), ...pass }).errors;
-    if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(peekCurrent(root, file), decoded2.text)) {
+    errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
+    const current = () => readHeadBytes(path23.join(memoryDir(root), file))?.toString("utf8") ?? null;
+    if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(current(), decoded.text)) {
       errors = errors.filter((e) => e.rule !== "anchor-line");
     }
   } else {
-    errors = validateLedger(decoded2.text, kind, redacted).errors;
+    errors = validateLedger(decoded.text, kind, redacted).errors;
   }
   if (errors.length > 0) throw schemaRefusal(file, errors);
-  return { kind, text: decoded2.text, notes: decoded2.notes, rawBytes: raw.length, redacted };
+  return { kind, text: decoded.text, notes: decoded.notes, rawBytes: raw.length, redacted };
 }
 function minutes(ms) {
   return Math.round(Math.abs(ms) / 6e4);
@@ -6028,9 +5791,9 @@ function minutes(ms) {
 function editAnchors(text, edit2) {
   const range = handoffLayout(text).anchors;
   if (range === null) return text;
-  const lines3 = text.split("\n");
-  const body = edit2(lines3.slice(range.start, range.end));
-  return [...lines3.slice(0, range.start), ...body, ...lines3.slice(range.end)].join("\n");
+  const lines2 = text.split("\n");
+  const body = edit2(lines2.slice(range.start, range.end));
+  return [...lines2.slice(0, range.start), ...body, ...lines2.slice(range.end)].join("\n");
 }
 function replaceDate(text, iso) {
   return editAnchors(text, (body) => {
@@ -6040,8 +5803,8 @@ function replaceDate(text, iso) {
   });
 }
 function withDirtyHashes(text, hashes) {
-  return editAnchors(text, (lines3) => {
-    const body = lines3.filter((l) => !l.startsWith("- Dirty hashes: "));
+  return editAnchors(text, (lines2) => {
+    const body = lines2.filter((l) => !l.startsWith("- Dirty hashes: "));
     if (hashes !== null) {
       const at2 = body.findIndex((l) => l.startsWith("- Dirty files: "));
       body.splice(at2 === -1 ? body.length : at2 + 1, 0, hashes);
@@ -6130,8 +5893,8 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
   const inSent = (line) => sent !== null && line > sent.start && line <= sent.end;
   if (range !== null && checked.redacted.findings.some((f) => inSent(f.line))) {
     const now = new Set(await anchorsNow());
-    const lines3 = text.split("\n");
-    for (let i = range.start; i < range.end; i++) if (now.has(lines3[i])) exempt.add(i + 1);
+    const lines2 = text.split("\n");
+    for (let i = range.start; i < range.end; i++) if (now.has(lines2[i])) exempt.add(i + 1);
   }
   const redacted = redactText(text, { exemptLines: exempt });
   if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
@@ -6149,8 +5912,7 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
     nowMs,
     prior: unchanged ? null : priorText2,
     existingKeyFiles: existing,
-    secrets: redacted.findings,
-    redactedText: redacted.text
+    redacted
   });
   if (stamped.insertedAt !== null) {
     for (const f of v.findings) if (f.line > stamped.insertedAt) f.line--;
@@ -6159,7 +5921,7 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
 }
 var MAX_FINDINGS_SHOWN;
 var init_write_checked = __esm({
-  "src/verbs/write-checked.ts"() {
+  "src/git/write-checked.ts"() {
     "use strict";
     init_quote();
     init_errors();
@@ -6174,6 +5936,7 @@ var init_write_checked = __esm({
     init_validate_ledger();
     init_values();
     init_document();
+    init_checkpoints();
     init_files();
     init_paths();
     MAX_FINDINGS_SHOWN = 20;
@@ -6215,7 +5978,7 @@ var init_harness_path = __esm({
 
 // src/journal/entry.ts
 function journalHeader(period, part = 1) {
-  return `${MARKER2}
+  return `${MARKER}
 # Journal ${period}${part > 1 ? ` (part ${part})` : ""}
 `;
 }
@@ -6229,31 +5992,31 @@ function added(now, was = []) {
 function renderSaveEntry(facts, droppedOpen) {
   const next = parseHandoff(facts.next);
   const prior = facts.prior === null ? null : parseHandoff(facts.prior);
-  const lines3 = [];
-  if (next.anchors.branch) lines3.push(["Branch", next.anchors.branch]);
-  if (next.anchors.head) lines3.push(["HEAD", next.anchors.head]);
+  const lines2 = [];
+  if (next.anchors.branch) lines2.push(["Branch", next.anchors.branch]);
+  if (next.anchors.head) lines2.push(["HEAD", next.anchors.head]);
   const goal = next.goal.split("\n").find((l) => l.trim() !== "");
-  if (goal) lines3.push(["Goal", goal]);
-  for (const s of added(done(next), done(prior))) lines3.push(["Finished", s]);
-  for (const d of added(next.decisions, prior?.decisions)) lines3.push(["Decision", d]);
-  for (const d of added(prior?.decisions ?? [], next.decisions)) lines3.push(["Superseded", d]);
-  for (const f of added(next.failedApproaches, prior?.failedApproaches)) lines3.push(["Failed approach", f]);
-  for (const d of droppedOpen) lines3.push(["Dropped", d]);
-  return fitEntry(`## ${facts.time} save ${facts.token.slice(0, 16)}`, lines3, FROM_NEXT);
+  if (goal) lines2.push(["Goal", goal]);
+  for (const s of added(done(next), done(prior))) lines2.push(["Finished", s]);
+  for (const d of added(next.decisions, prior?.decisions)) lines2.push(["Decision", d]);
+  for (const d of added(prior?.decisions ?? [], next.decisions)) lines2.push(["Superseded", d]);
+  for (const f of added(next.failedApproaches, prior?.failedApproaches)) lines2.push(["Failed approach", f]);
+  for (const d of droppedOpen) lines2.push(["Dropped", d]);
+  return fitEntry(`## ${facts.time} save ${facts.token.slice(0, 16)}`, lines2, FROM_NEXT);
 }
 function renderResumeEntry(time, key, token, score, o) {
-  const items = [["Resumed", token.slice(0, 16)]];
-  if (score !== null) items.push(["Handoff score", String(score)]);
-  items.push(["Next step followed", o.followed]);
-  for (const r of o.retried) items.push(["Failed approach retried", redactTranscript(r).text]);
-  items.push(["Calls to first edit", o.callsToFirstEdit === null ? "no edit" : String(o.callsToFirstEdit)]);
-  return fitEntry(`## ${time} resume ${key}`, items);
+  const items2 = [["Resumed", token.slice(0, 16)]];
+  if (score !== null) items2.push(["Handoff score", String(score)]);
+  items2.push(["Next step followed", o.followed]);
+  for (const r of o.retried) items2.push(["Failed approach retried", redactTranscript(r).text]);
+  items2.push(["Calls to first edit", o.callsToFirstEdit === null ? "no edit" : String(o.callsToFirstEdit)]);
+  return fitEntry(`## ${time} resume ${key}`, items2);
 }
-function fitEntry(heading, items, redacted = /* @__PURE__ */ new Set()) {
+function fitEntry(heading, items2, redacted = /* @__PURE__ */ new Set()) {
   const one = ([label, text]) => {
     return [label, sanitize(text, { max: ITEM_MAX, redact: !redacted.has(label) })];
   };
-  const shown = items.map(one).filter(([, t]) => t !== "");
+  const shown = items2.map(one).filter(([, t]) => t !== "");
   let left = 0;
   const render2 = () => {
     const body = shown.map(([l, t]) => `- ${l}: ${t}
@@ -6276,15 +6039,15 @@ ${body}${left > 0 ? `- Dropped: (${left} more items left out)
   return out;
 }
 function parseJournal(text, kind = "month") {
-  const lines3 = text.split("\n");
-  const entries = [];
+  const lines2 = text.split("\n");
+  const entries2 = [];
   const problems = [];
   const title = "the second line must be `# Journal <YYYY-MM>` (or `# Journal <YYYY>`)";
-  if (lines3[0] !== MARKER2) problems.push({ line: 1, message: `the first line must be ${MARKER2}` });
-  if (!/^# Journal \d{4}(-\d{2})?( \(part \d+\))?$/.test(lines3[1] ?? "")) problems.push({ line: 2, message: title });
+  if (lines2[0] !== MARKER) problems.push({ line: 1, message: `the first line must be ${MARKER}` });
+  if (!/^# Journal \d{4}(-\d{2})?( \(part \d+\))?$/.test(lines2[1] ?? "")) problems.push({ line: 2, message: title });
   let current = null;
-  for (let i = 2; i < lines3.length; i++) {
-    const line = lines3[i];
+  for (let i = 2; i < lines2.length; i++) {
+    const line = lines2[i];
     const n2 = i + 1;
     if (/^(<{7}|={7}|>{7})( |$)/.test(line)) {
       const message = "a merge conflict marker: resolve the conflict (keep both sides' entries, each once)";
@@ -6298,7 +6061,7 @@ function parseJournal(text, kind = "month") {
     const h = HEADING.exec(line);
     if (h) {
       current = { time: h[1], kind: h[2], id: h[3], items: [], line: n2 };
-      entries.push(current);
+      entries2.push(current);
       continue;
     }
     if (kind === "year" && (/^## \d{4}-\d{2}$/.test(line) || /^- /.test(line))) continue;
@@ -6312,22 +6075,22 @@ function parseJournal(text, kind = "month") {
     const inside = `expected \`- <Label>: <text>\` with a known label (${ENTRY_LABELS.join(", ")})`;
     problems.push({ line: n2, message: current === null ? outside : inside });
   }
-  return { entries, problems };
+  return { entries: entries2, problems };
 }
 function mergeJournalMonth(ours, theirs) {
   if (parseJournal(ours).problems.length > 0 || parseJournal(theirs).problems.length > 0) return null;
   const split = (text) => text.split(/^(?=## \d{4}-\d{2}-\d{2}T)/m);
   const [header, ...mine] = split(ours);
-  const entries = /* @__PURE__ */ new Map();
+  const entries2 = /* @__PURE__ */ new Map();
   for (const chunk of [...mine, ...split(theirs).slice(1)]) {
     const body = `${chunk.replace(/\n+$/, "")}
 
 `;
-    entries.set(body, body);
+    entries2.set(body, body);
   }
   const key = (e) => /^## (\S+) (\S+) (\S+)/.exec(e).slice(1).join(" ");
   const order = (x, y) => x < y ? -1 : x > y ? 1 : 0;
-  const sorted = [...entries.values()].sort((x, y) => order(key(x), key(y)) || order(x, y));
+  const sorted = [...entries2.values()].sort((x, y) => order(key(x), key(y)) || order(x, y));
   return `${header.replace(/\n+$/, "")}
 
 ${sorted.join("")}`;
@@ -6349,7 +6112,7 @@ var init_entry = __esm({
     init_redact();
     init_sanitize();
     init_handoff();
-    init_paths();
+    init_values();
     ENTRY_MAX_BYTES = 4096;
     ENTRY_LABELS = [
       "Branch",
@@ -6422,11 +6185,11 @@ function briefCall(command) {
   return { rootArg: r ? r[1] ?? r[2] ?? r[3] ?? null : null };
 }
 function findLastResume(lineEvents) {
-  const items = lineEvents.some((ev) => ev.items);
+  const items2 = lineEvents.some((ev) => ev.items);
   const all = lineEvents.flatMap(
     (ev) => ev.calls.flatMap(
       (call2) => call2.events.map((raw) => {
-        const counted2 = !items || call2.item === true || raw.kind === "other";
+        const counted2 = !items2 || call2.item === true || raw.kind === "other";
         return { raw, event: counted2 ? raw : { kind: "other" }, call: call2, line: ev.line };
       })
     )
@@ -6463,7 +6226,7 @@ var init_outcome = __esm({
 });
 
 // src/journal/store.ts
-import { closeSync as closeSync7, fsyncSync as fsyncSync2, linkSync as linkSync4, lstatSync as lstatSync12, mkdirSync as mkdirSync3, openSync as openSync6, readdirSync as readdirSync7 } from "node:fs";
+import { closeSync as closeSync6, fsyncSync as fsyncSync2, linkSync as linkSync4, lstatSync as lstatSync11, mkdirSync as mkdirSync3, openSync as openSync6 } from "node:fs";
 import { renameSync as renameSync3, unlinkSync as unlinkSync6, writeFileSync as writeFileSync4 } from "node:fs";
 import path25 from "node:path";
 function journalDir(root) {
@@ -6480,13 +6243,7 @@ function parseJournalName(name2) {
   return { name: name2, period: `${m[1]}-${m[2]}`, kind: "month", part };
 }
 function listJournal(root) {
-  let names2;
-  try {
-    names2 = readdirSync7(journalDir(root));
-  } catch {
-    return [];
-  }
-  return names2.map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
+  return listDir(journalDir(root)).map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
   return exists(path25.join(journalDir(root), "OFF"));
@@ -6507,7 +6264,7 @@ function readJournalFile(dir, name2) {
     const bytes = readAll(opened.fd, MAX_DOCUMENT_BYTES);
     return { bytes, token: tokenOf(bytes) };
   } finally {
-    closeSync7(opened.fd);
+    closeSync6(opened.fd);
   }
 }
 function readJournalText(root, f) {
@@ -6521,7 +6278,7 @@ function repairJournal(dir) {
   const actions = [];
   for (const e of listPrivate(dir)) {
     if (e.pid !== process.pid && processAlive(e.pid)) continue;
-    if (lstatSync12(e.path).isSymbolicLink()) continue;
+    if (lstatSync11(e.path).isSymbolicLink()) continue;
     if (e.role === "tmp") {
       unlinkSync6(e.path);
       continue;
@@ -6551,7 +6308,7 @@ function writeTemp2(p, bytes) {
     writeFileSync4(fd, bytes);
     fsyncSync2(fd);
   } finally {
-    closeSync7(fd);
+    closeSync6(fd);
   }
 }
 async function publishJournalFile(dir, name2, expected, bytes, fp) {
@@ -6597,7 +6354,7 @@ function ensureJournalDir(root) {
     const code = err.code;
     if (code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${err.message}`);
   }
-  const st = lstatSync12(dir);
+  const st = lstatSync11(dir);
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is a link or not a directory; move it away so the journal can be written`);
   }
@@ -6646,7 +6403,7 @@ var init_store = __esm({
 
 // src/journal/record.ts
 import { createHash } from "node:crypto";
-import { readdirSync as readdirSync8, unlinkSync as unlinkSync7 } from "node:fs";
+import { unlinkSync as unlinkSync7 } from "node:fs";
 import path26 from "node:path";
 function monthIndex(period) {
   return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
@@ -6692,14 +6449,8 @@ function retriedNotes(root, priorToken) {
   return [...seen].slice(0, 5).map((c) => `note: this session ran \`${c}\`, ${why}; ${todo}`);
 }
 async function handoffWithToken(root, token) {
-  const files = [path26.join(memoryDir(root), "HANDOFF.md")];
-  try {
-    for (const n2 of readdirSync8(archiveDir(root))) {
-      if (/^HANDOFF-.*\.md$/.test(n2)) files.push(path26.join(archiveDir(root), n2));
-    }
-  } catch {
-  }
-  for (const f of files) {
+  const archived = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2));
+  for (const f of [path26.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path26.join(archiveDir(root), n2))]) {
     try {
       const r = await readStable(f);
       if (r !== null && r.token === token) return r.bytes.toString("utf8");
@@ -6740,26 +6491,26 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     return [`journal: resume not recorded: ${messageOf(err)}`];
   }
 }
-function summaryLine(entries) {
-  const saves = entries.filter((e) => e.kind === "save").length;
-  const resumes = entries.length - saves;
+function summaryLine(entries2) {
+  const saves = entries2.filter((e) => e.kind === "save").length;
+  const resumes = entries2.length - saves;
   const listed2 = (e, label) => e.items.filter((i) => i.label === label && i.text[0] !== "(");
-  const count2 = (label) => entries.reduce((n2, e) => n2 + listed2(e, label).length, 0);
-  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count2("Finished")} step(s) finished`];
-  parts.push(`${count2("Dropped")} item(s) dropped`, `${count2("Superseded")} decision(s) superseded`);
+  const count = (label) => entries2.reduce((n2, e) => n2 + listed2(e, label).length, 0);
+  const parts = [`${saves} save(s)`, `${resumes} resume(s)`, `${count("Finished")} step(s) finished`];
+  parts.push(`${count("Dropped")} item(s) dropped`, `${count("Superseded")} decision(s) superseded`);
   return `- (${parts.join(", ")})`;
 }
-function foldSection(period, entries) {
-  const lines3 = [`## ${period}`];
+function foldSection(period, entries2) {
+  const lines2 = [`## ${period}`];
   const order = (a, b) => a.time + a.id < b.time + b.id ? -1 : 1;
-  for (const e of [...entries].sort(order)) {
-    const items = e.items.filter((i) => FOLD_KEPT.has(i.label));
-    if (items.length === 0) continue;
-    const kept = items.map((i) => `${i.label}: ${i.text}`).join("; ");
-    lines3.push(`- ${e.time.slice(0, 10)} ${e.kind} ${e.id}: ${kept}`);
+  for (const e of [...entries2].sort(order)) {
+    const items2 = e.items.filter((i) => FOLD_KEPT.has(i.label));
+    if (items2.length === 0) continue;
+    const kept = items2.map((i) => `${i.label}: ${i.text}`).join("; ");
+    lines2.push(`- ${e.time.slice(0, 10)} ${e.kind} ${e.id}: ${kept}`);
   }
-  lines3.push(summaryLine(entries));
-  return `${lines3.join("\n")}
+  lines2.push(summaryLine(entries2));
+  return `${lines2.join("\n")}
 
 `;
 }
@@ -6788,7 +6539,7 @@ async function foldOne(root, nowMonth, fp) {
   const period = due[0].period;
   const files = due.filter((f) => f.period === period);
   const dir = ensureJournalDir(root);
-  const entries = [];
+  const entries2 = [];
   for (const f of files) {
     const read = readJournalFile(dir, f.name);
     if (read === null) continue;
@@ -6797,7 +6548,7 @@ async function foldOne(root, nowMonth, fp) {
       const p = parsed.problems[0];
       throw new HelperError(`journal/${f.name} line ${p.line}: ${p.message}`, 2);
     }
-    entries.push(...parsed.entries);
+    entries2.push(...parsed.entries);
   }
   const year = period.slice(0, 4);
   const yearName = `${year}.md`;
@@ -6805,12 +6556,12 @@ async function foldOne(root, nowMonth, fp) {
   const text = current === null ? `${journalHeader(year)}
 ` : current.bytes.toString("utf8");
   if (!new RegExp(`^## ${period}$`, "m").test(text)) {
-    const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries)));
+    const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries2)));
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
   for (const f of files) unlinkSync7(path26.join(dir, f.name));
-  const names2 = files.map((f) => `journal/${f.name}`).join(", ");
-  return `journal: folded ${names2} (${entries.length} entries) into journal/${yearName}`;
+  const names = files.map((f) => `journal/${f.name}`).join(", ");
+  return `journal: folded ${names} (${entries2.length} entries) into journal/${yearName}`;
 }
 function insertSection(text, period, section) {
   const heads = [...text.matchAll(/^## (\d{4}-\d{2})$/gm)];
@@ -6827,7 +6578,9 @@ var init_record = __esm({
     init_handoff();
     init_open_items();
     init_validate();
+    init_archive();
     init_files();
+    init_private();
     init_paths();
     init_root();
     init_entry();
@@ -6854,7 +6607,6 @@ var write_exports = {};
 __export(write_exports, {
   writeVerb: () => writeVerb
 });
-import { lstatSync as lstatSync13 } from "node:fs";
 import path27 from "node:path";
 async function save(ctx, kind, document) {
   const expected = expectedTokenOption(ctx);
@@ -6873,65 +6625,53 @@ async function save(ctx, kind, document) {
   }
   let built = null;
   let journalNotes = [];
-  const { result, repairs } = await underLock(
-    {
-      root,
-      env: ctx.env,
-      lockTimeoutSeconds,
-      failpoint: failpointOf(ctx),
-      validate: () => {
-        if (refusal !== null) throw refusal.error;
-      },
-      // No memory dir: the file cannot exist, so only `absent` can be the current token.
-      precheck: async () => {
-        if (expected !== "absent") {
-          const what = `expected ${expected}, current absent`;
-          throw new Refused(`${file} changed since it was read (${what}); read again and merge`);
-        }
-      }
-    },
-    async (lock) => {
-      const now = await readStable(path27.join(memoryDir(root), file)).catch(() => void 0);
-      const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
-      const b2 = same ? prebuilt : await buildDocument(checked, root, anchors);
-      built = b2;
-      if (b2.unchanged) return null;
-      const readToken = b2.prior?.token ?? "absent";
-      const published = publish({
-        dir: memoryDir(root),
-        file,
-        archiveDir: archiveDir(root),
-        archivePrefix: archivePrefixOf(file),
-        archivePrior: kind === "handoff",
-        expectedToken: expected,
-        newMode: 384,
-        build: (prior2) => {
-          if ((prior2 === null ? "absent" : tokenOf(prior2)) !== readToken) {
-            throw new Refused(`${file} changed since it was read (another program wrote it); read again and merge`);
-          }
-          return b2.bytes;
-        },
-        failpoint: failpointOf(ctx),
-        lock
-      });
-      if (kind !== "handoff") return published;
-      const done2 = await published;
-      const prior = b2.prior?.bytes.toString("utf8") ?? null;
-      const entry = { prior, next: done2.bytes.toString("utf8"), token: done2.token };
-      journalNotes = await recordSave2(root, entry, failpointOf(ctx));
-      return done2;
+  const validate = () => {
+    if (refusal !== null) throw refusal.error;
+  };
+  const precheck = async () => {
+    if (expected !== "absent") {
+      const what = `expected ${expected}, current absent`;
+      throw new Refused(`${file} changed since it was read (${what}); read again and merge`);
     }
-  );
+  };
+  const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx), validate, precheck };
+  const { result, repairs } = await underLock(options, async (lock) => {
+    const now = await readStable(path27.join(memoryDir(root), file)).catch(() => void 0);
+    const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
+    const b2 = same ? prebuilt : await buildDocument(checked, root, anchors);
+    built = b2;
+    if (b2.unchanged) return null;
+    const readToken = b2.prior?.token ?? "absent";
+    const build = (prior2) => {
+      if ((prior2 === null ? "absent" : tokenOf(prior2)) !== readToken) {
+        throw new Refused(`${file} changed since it was read (another program wrote it); read again and merge`);
+      }
+      return b2.bytes;
+    };
+    const published = publish({
+      dir: memoryDir(root),
+      file,
+      archiveDir: archiveDir(root),
+      archivePrefix: archivePrefixOf(file),
+      archivePrior: kind === "handoff",
+      expectedToken: expected,
+      newMode: 384,
+      build,
+      lock,
+      failpoint: failpointOf(ctx)
+    });
+    if (kind !== "handoff") return published;
+    const done2 = await published;
+    const prior = b2.prior?.bytes.toString("utf8") ?? null;
+    const entry = { prior, next: done2.bytes.toString("utf8"), token: done2.token };
+    journalNotes = await recordSave2(root, entry, failpointOf(ctx));
+    return done2;
+  });
   const b = built;
   const notes = b?.notes ?? [];
   const saved = result ?? b.prior;
   if (kind === "handoff") {
-    let key = null;
-    try {
-      key = statKey(lstatSync13(path27.join(memoryDir(root), file), { bigint: true }));
-    } catch {
-    }
-    recordSave(root, saved.token, key, savedStampOf(saved.bytes.toString("utf8")));
+    recordSave(root, saved.token, savedStampOf(saved.bytes.toString("utf8")));
     if (result !== null) recordSavedBy(root, saved.token, agentOfEnv(ctx.env));
   }
   if (result === null) return ok(`unchanged ${file}
@@ -6965,7 +6705,7 @@ var init_write = __esm({
       positionals: [1, 2],
       help: `usage: node memory_io.mjs write <handoff|lessons|solutions> [--root DIR]
          --expected-current-sha256 TOKEN [--lock-timeout SECONDS] < document
-       node memory_io.mjs write <handoff|lessons|solutions> --from-draft [DRAFT]
+       node memory_io.mjs write <handoff|lessons|solutions> --from-draft DRAFT
          [--root DIR] --expected-current-sha256 TOKEN [--lock-timeout SECONDS]
 
 Replaces <root>/.ai/memory/<FILE> with the whole document, only if the file is still the
@@ -6977,9 +6717,8 @@ section is filled with what \`anchors\` prints.
 
 options:
   --expected-current-sha256 TOKEN  the token \`read\` printed, or \`absent\`
-  --from-draft [DRAFT]  the document from DRAFT, the path on \`read\`'s DRAFT: line
-                    (removed by a save, kept by a refusal); no DRAFT: the shared
-                    drafts/<kind>.md (refused when two reads came before it)
+  --from-draft DRAFT  the document from DRAFT, the path on \`read\`'s DRAFT: line
+                    (removed by a save, kept by a refusal)
   --lock-timeout S  seconds to wait for the lock (default 10; 0 tries once)
 
 stdout: "saved <FILE>[; archived previous handoff as <name>]" or "unchanged <FILE>",
@@ -7002,7 +6741,7 @@ exit:   0 saved or unchanged;
           }
           return save(ctx, kind, await stdinForValidate(ctx));
         }
-        const d = named === void 0 ? { kind, id: null } : parseDraftName(kind, named);
+        const d = parseDraftName(kind, named);
         const root = rootOption(ctx);
         let taken = null;
         let failed = null;
@@ -7128,10 +6867,10 @@ exit:   0 appended, or already there; 2 refused (stale token: read again; bad te
               if (raw.length > MAX_PROMOTE_BYTES) {
                 throw new Refused(`the lesson is ${raw.length} bytes; promote appends at most ${MAX_PROMOTE_BYTES} bytes`);
               }
-              const decoded2 = decodeInput(raw, "lesson");
-              const redacted = redactForSave(decoded2.text);
+              const decoded = decodeInput(raw, "lesson");
+              const redacted = redactForSave(decoded.text);
               text = redacted.text;
-              notes = [...decoded2.notes, ...redacted.notes];
+              notes = [...decoded.notes, ...redacted.notes];
             },
             // Before the memory dir is made for the lock, a stale token is refused as publish would.
             precheck: async () => {
@@ -7181,7 +6920,7 @@ CURRENT-SHA256: ${result.token}
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync8, fstatSync as fstatSync5 } from "node:fs";
+import { closeSync as closeSync7, fstatSync as fstatSync5 } from "node:fs";
 import path28 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
@@ -7224,8 +6963,8 @@ function inspectFile(root, kind, retry = true, opts = {}) {
       return { kind, status: writerLive() ? "present" : "interrupted", mtimeMs };
     }
     const bytes = readAll(fd, void 0, 0);
-    const lines3 = bytes.subarray(0, 4096).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
-    const ok2 = lines3[0] === MARKER2 && lines3.slice(0, 4).includes(HEADING_OF[kind]);
+    const lines2 = bytes.subarray(0, 4096).toString("utf8").replace(/^\uFEFF/, "").split(/\r?\n/);
+    const ok2 = lines2[0] === MARKER && lines2.slice(0, 4).includes(HEADING_OF[kind]);
     if (!ok2) return { kind, status: "foreign", mtimeMs };
     if (firstNul(bytes) >= 0) return { kind, status: "unsafe", mtimeMs };
     if (!opts.text) return { kind, status: "present", mtimeMs };
@@ -7234,7 +6973,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     const text = same && lstatBig(filePath)?.ino === stat.ino ? bytes.toString("utf8") : null;
     return { kind, status: "present", mtimeMs, text };
   } finally {
-    closeSync8(fd);
+    closeSync7(fd);
   }
 }
 function liveWriter(memDir) {
@@ -7259,6 +6998,7 @@ var init_inspect = __esm({
     init_file_verdict();
     init_files();
     init_paths();
+    init_values();
     init_private();
     init_archive();
     init_recover();
@@ -7266,7 +7006,7 @@ var init_inspect = __esm({
 });
 
 // src/git/merge-driver-state.ts
-import { readFileSync as readFileSync7 } from "node:fs";
+import { readFileSync as readFileSync6 } from "node:fs";
 import path29 from "node:path";
 function mergeDriverMissing(root) {
   const top = gitTopOf(root);
@@ -7275,14 +7015,14 @@ function mergeDriverMissing(root) {
   if (gitDir === null) return false;
   let attrs;
   try {
-    attrs = readFileSync7(path29.join(top, ".gitattributes"), "utf8");
+    attrs = readFileSync6(path29.join(top, ".gitattributes"), "utf8");
   } catch {
     return false;
   }
   if (!new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m").test(attrs)) return false;
   let config = "";
   try {
-    config = readFileSync7(path29.join(commonDirOf(gitDir), "config"), "utf8");
+    config = readFileSync6(path29.join(commonDirOf(gitDir), "config"), "utf8");
   } catch {
     return true;
   }
@@ -7299,7 +7039,7 @@ var init_merge_driver_state = __esm({
 });
 
 // src/git/fates.ts
-import { closeSync as closeSync9, openSync as openSync7, readFileSync as readFileSync8, readSync as readSync3 } from "node:fs";
+import { readFileSync as readFileSync7 } from "node:fs";
 import path30 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
@@ -7339,11 +7079,8 @@ function fatesOf(i) {
 function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
   try {
-    const fd = openSync7(path30.join(gitDir, "logs", "HEAD"), "r");
-    const buf = Buffer.alloc(4096);
-    const n2 = readSync3(fd, buf, 0, buf.length, 0);
-    closeSync9(fd);
-    const m = / (\d+) [+-]\d{4}\tclone: /.exec(buf.subarray(0, n2).toString("utf8").split("\n")[0] ?? "");
+    const first = readFileSync7(path30.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
+    const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
     return m !== null && Number(m[1]) * 1e3 >= savedMs2;
   } catch {
     return false;
@@ -7352,7 +7089,7 @@ function clonedAfter(gitDir, savedMs2) {
 function stashCount(commonDir) {
   if (commonDir === null) return 0;
   try {
-    const log = readFileSync8(path30.join(commonDir, "logs", "refs", "stash"), "utf8");
+    const log = readFileSync7(path30.join(commonDir, "logs", "refs", "stash"), "utf8");
     return log.split("\n").filter((l) => l !== "").length;
   } catch {
     return 0;
@@ -7362,11 +7099,11 @@ async function objectIds(git, revs) {
   if (revs.length === 0) return [];
   const r = await git(["cat-file", "--batch-check"], revs.map((x) => `${x}
 `).join(""));
-  const lines3 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
-  return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines3[i] ?? "")?.[1] ?? null);
+  const lines2 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
+  return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines2[i] ?? "")?.[1] ?? null);
 }
-async function untrackedInStashes(git, count2, paths) {
-  const asks = Array.from({ length: Math.min(count2, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
+async function untrackedInStashes(git, count, paths) {
+  const asks = Array.from({ length: Math.min(count, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
   const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
   const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
   return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
@@ -7403,12 +7140,12 @@ async function gatherFateLogs(git, opts) {
 async function handoffInStash(root, env) {
   const top = gitTopOf(root);
   const gitDir = top === null ? null : gitDirOf(top);
-  const count2 = stashCount(gitDir === null ? null : commonDirOf(gitDir));
-  if (top === null || count2 === 0) return null;
+  const count = stashCount(gitDir === null ? null : commonDirOf(gitDir));
+  if (top === null || count === 0) return null;
   const handoff = `${path30.relative(top, root).split(path30.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
   if (/[\r\n]/.test(handoff)) return null;
   const git = (args, input) => runGit(root, args, env, void 0, { input });
-  const n2 = Math.min(count2, 100);
+  const n2 = Math.min(count, 100);
   const revs = Array.from({ length: n2 }, (_, i) => [`stash@{${i}}^3:`, `stash@{${i}}:`, `stash@{${i}}^1:`]);
   try {
     const ids = await objectIds(git, revs.flat().map((r) => `${r}${handoff}`));
@@ -7541,7 +7278,7 @@ When the kill switch is on, the paused sentence is printed too and the code is k
 });
 
 // src/store/checkpoint-cleanup.ts
-import { linkSync as linkSync5, lstatSync as lstatSync14, readdirSync as readdirSync9, unlinkSync as unlinkSync8 } from "node:fs";
+import { linkSync as linkSync5, lstatSync as lstatSync12, readdirSync as readdirSync6, unlinkSync as unlinkSync8 } from "node:fs";
 import path31 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
@@ -7563,9 +7300,9 @@ function cleanCheckpointLeftovers(root) {
   const dir = checkpointsDir(root);
   if (checkpointsDirState(root) !== "ok") return [];
   const actions = [];
-  const entries = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
-  for (const e of [...entries.filter((x) => x.role === "tmp"), ...entries.filter((x) => x.role === "claim")]) {
-    const st = lstatSync14(e.path, { throwIfNoEntry: false });
+  const entries2 = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
+  for (const e of [...entries2.filter((x) => x.role === "tmp"), ...entries2.filter((x) => x.role === "claim")]) {
+    const st = lstatSync12(e.path, { throwIfNoEntry: false });
     if (st === void 0 || st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
       try {
@@ -7581,19 +7318,19 @@ function cleanCheckpointLeftovers(root) {
     }
   }
   try {
-    const names2 = readdirSync9(dir);
+    const names = readdirSync6(dir);
     const live = /* @__PURE__ */ new Set();
-    for (const name2 of names2) {
+    for (const name2 of names) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
       const bytes = readHeadBytes(path31.join(dir, name2));
       if (bytes !== null) live.add(tokenOf(bytes));
     }
     const kept = [];
-    for (const name2 of names2) {
+    for (const name2 of names) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
       const told = readHead(path31.join(dir, name2), 128)?.trim() ?? "";
-      const st = lstatSync14(path31.join(dir, name2), { throwIfNoEntry: false });
+      const st = lstatSync12(path31.join(dir, name2), { throwIfNoEntry: false });
       if (readHead(path31.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path31.join(dir, name2));
       else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
     }
@@ -7622,7 +7359,7 @@ var recover_exports = {};
 __export(recover_exports, {
   recoverVerb: () => recoverVerb
 });
-import { readdirSync as readdirSync10 } from "node:fs";
+import { readdirSync as readdirSync7 } from "node:fs";
 var recoverVerb;
 var init_recover2 = __esm({
   "src/verbs/recover.ts"() {
@@ -7646,11 +7383,10 @@ Repairs what an interrupted save left (a private claim or temp file, a half-done
 step, pruning a crash skipped): afterwards each file is whole -- the complete old or the
 complete new version --, no prior version is lost, and no private file remains; the
 reference helper's (memory_io.py) leftovers too. It also removes what an interrupted
-\`checkpoint\` left in checkpoints/, and leftover drafts (the shared <kind>.md; a read's
-own once untouched for an hour), saying each. Idempotent and resumable; with nothing
-to do it prints "nothing to recover". The next \`write\` runs the same repair first.
-A private name holding what no save leaves (a link, a directory, a file hard-linked
-elsewhere) is refused, naming it: move it away, then retry.
+\`checkpoint\` left in checkpoints/, and drafts untouched for an hour, saying each.
+Idempotent and resumable; with nothing to do it prints "nothing to recover". The next
+\`write\` runs the same repair first. A private name holding what no save leaves (a link, a
+directory, a file hard-linked elsewhere) is refused, naming it: move it away, then retry.
 ${ROOT_HELP}
 exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
 `,
@@ -7659,7 +7395,7 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
         const root = rootOption(ctx);
         let actions = [];
         if (checkTree(root) || pendingRepairs(root).length > 0) {
-          const dotted = () => readdirSync10(checkpointsDir(root)).some((n2) => n2.startsWith("."));
+          const dotted = () => readdirSync7(checkpointsDir(root)).some((n2) => n2.startsWith("."));
           const leftovers = () => checkpointsDirState(root) === "ok" && dotted();
           const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
           const { result, repairs } = await underLock(options, async () => [
@@ -7687,9 +7423,9 @@ function mayHoldToken(text) {
 function withoutTokens(text) {
   return mayHoldToken(text) ? redactVendorShapes(text) : text;
 }
-function anchorsWithoutTokens(lines3) {
+function anchorsWithoutTokens(lines2) {
   const one = (l) => l.startsWith("- HEAD: ") || l.startsWith("- Date: ") ? l : withoutTokens(l);
-  return typeof lines3 === "string" ? lines3.split("\n").map(one).join("\n") : lines3.map(one);
+  return typeof lines2 === "string" ? lines2.split("\n").map(one).join("\n") : lines2.map(one);
 }
 var init_token_shape = __esm({
   "src/guard/token-shape.ts"() {
@@ -8012,12 +7748,12 @@ var require_cjs = __commonJS({
         for (const sig of signals_js_1.signals) {
           this.#sigListeners[sig] = () => {
             const listeners = this.#process.listeners(sig);
-            let { count: count2 } = this.#emitter;
+            let { count } = this.#emitter;
             const p = process3;
             if (typeof p.__signal_exit_emitter__ === "object" && typeof p.__signal_exit_emitter__.count === "number") {
-              count2 += p.__signal_exit_emitter__.count;
+              count += p.__signal_exit_emitter__.count;
             }
-            if (listeners.length === count2) {
+            if (listeners.length === count) {
               this.unload();
               const ret = this.#emitter.emit("exit", null, sig);
               const s = sig === "SIGHUP" ? this.#hupSig : sig;
@@ -8147,7 +7883,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path56 = __require("path");
+    var path54 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -8200,7 +7936,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path56.resolve(filename);
+      const absoluteName = path54.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -8361,7 +8097,7 @@ var require_lib = __commonJS({
 });
 
 // src/git/merge-driver-config.ts
-import { existsSync as existsSync3, lchownSync, lstatSync as lstatSync15, mkdirSync as mkdirSync4, readFileSync as readFileSync9, realpathSync as realpathSync3 } from "node:fs";
+import { existsSync as existsSync3, lchownSync, lstatSync as lstatSync13, mkdirSync as mkdirSync4, readFileSync as readFileSync8, realpathSync as realpathSync3 } from "node:fs";
 import { rmdirSync, unlinkSync as unlinkSync9 } from "node:fs";
 import path32 from "node:path";
 function cloneOf(root) {
@@ -8387,27 +8123,27 @@ function attributesLine(top, root) {
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME}`;
 }
 function readRegular(p) {
-  const st = lstatSync15(p, { throwIfNoEntry: false });
+  const st = lstatSync13(p, { throwIfNoEntry: false });
   if (st === void 0) return null;
   if (!st.isFile()) throw new Error(`${p} is not a regular file (a link or a folder)`);
-  return readFileSync9(p, "utf8");
+  return readFileSync8(p, "utf8");
 }
 function giveTo(p, like) {
   if (process.geteuid?.() !== 0) return;
   try {
-    const { uid, gid } = lstatSync15(like);
+    const { uid, gid } = lstatSync13(like);
     lchownSync(p, uid, gid);
   } catch {
   }
 }
 function withoutBlock(text) {
-  const lines3 = text.split("\n");
-  const start = lines3.findIndex((l) => l === BEGIN2 || l === BEGIN_NL);
-  const end = start === -1 ? -1 : lines3.indexOf(END, start);
+  const lines2 = text.split("\n");
+  const start = lines2.findIndex((l) => l === BEGIN2 || l === BEGIN_NL);
+  const end = start === -1 ? -1 : lines2.indexOf(END, start);
   if (end === -1) return { rest: text, had: false, line: null };
-  let rest = [...lines3.slice(0, start), ...lines3.slice(end + 1)].join("\n");
-  if (lines3[start] === BEGIN_NL && rest.endsWith("\n") && end + 1 === lines3.length - 1) rest = rest.slice(0, -1);
-  return { rest, had: true, line: lines3.slice(start + 1, end).join("\n") };
+  let rest = [...lines2.slice(0, start), ...lines2.slice(end + 1)].join("\n");
+  if (lines2[start] === BEGIN_NL && rest.endsWith("\n") && end + 1 === lines2.length - 1) rest = rest.slice(0, -1);
+  return { rest, had: true, line: lines2.slice(start + 1, end).join("\n") };
 }
 function attributesNotOurs(text) {
   return withoutBlock(text).rest;
@@ -8429,12 +8165,12 @@ async function registerMergeDriver(root, helperPath, env) {
   if (c === null || helperPath === null) return out;
   let copy;
   try {
-    const bytes = readFileSync9(path32.join(path32.dirname(helperPath), "lib", "cli.mjs"));
+    const bytes = readFileSync8(path32.join(path32.dirname(helperPath), "lib", "cli.mjs"));
     mkdirSync4(path32.dirname(c.copy), { recursive: true, mode: 448 });
     giveTo(path32.dirname(c.copy), c.common);
-    const st = lstatSync15(c.copy, { throwIfNoEntry: false });
+    const st = lstatSync13(c.copy, { throwIfNoEntry: false });
     if (st !== void 0 && !st.isFile()) unlinkSync9(c.copy);
-    const same = st !== void 0 && st.isFile() && readFileSync9(c.copy).equals(bytes);
+    const same = st !== void 0 && st.isFile() && readFileSync8(c.copy).equals(bytes);
     if (!same) import_write_file_atomic.default.sync(c.copy, bytes, { mode: 420 });
     giveTo(c.copy, c.common);
     copy = realpathSync3(c.copy);
@@ -8493,7 +8229,7 @@ async function unregisterMergeDriver(root, env) {
   }
   return out;
 }
-async function previewMergeDriver(root, remove, env) {
+async function previewMergeDriver(root, remove2, env) {
   const c = cloneOf(root);
   if (c === null) return { config: false, attributes: false, notes: [] };
   const driver = await configValue(c.top, "driver", env);
@@ -8502,39 +8238,39 @@ async function previewMergeDriver(root, remove, env) {
     text = readRegular(path32.join(c.top, ".gitattributes"));
   } catch (err) {
     const notes = [`.gitattributes would not be changed: ${err.message}`];
-    return { config: remove ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
+    return { config: remove2 ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
   }
   const { had, line } = withoutBlock(text ?? "");
-  if (remove) return { config: driver !== null && driverParts(driver) !== null, attributes: had, notes: [] };
+  if (remove2) return { config: driver !== null && driverParts(driver) !== null, attributes: had, notes: [] };
   const copy = existsSync3(c.copy) ? realpathSync3(c.copy) : c.copy;
   const config = driver !== driverCommand(process.execPath, copy);
   return { config, attributes: !(had && line === attributesLine(c.top, root)), notes: [] };
 }
 async function mergeDriverStep(root, opts, env) {
   if (root === null) return { lines: [], notes: [], attributes: false };
-  const remove = opts.remove === true;
+  const remove2 = opts.remove === true;
   let change;
   try {
-    if (opts.dryRun === true) change = await previewMergeDriver(root, remove, env);
-    else if (remove) change = await unregisterMergeDriver(root, env);
+    if (opts.dryRun === true) change = await previewMergeDriver(root, remove2, env);
+    else if (remove2) change = await unregisterMergeDriver(root, env);
     else change = await registerMergeDriver(root, opts.helperPath ?? null, env);
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
-    const note = `the merge driver was not ${remove ? "removed" : "registered"}: ${err.message}`;
+    const note = `the merge driver was not ${remove2 ? "removed" : "registered"}: ${err.message}`;
     return { lines: [], notes: [note], attributes: false };
   }
   const said2 = (done2, todo) => opts.dryRun === true ? `would ${todo}` : done2;
-  const lines3 = [];
+  const lines2 = [];
   const [driver, block2] = [`the merge driver ${DRIVER_NAME}`, "the merge driver's block"];
-  if (change.config && remove) lines3.push(`${said2("removed", "remove")} ${driver} from .git/config`);
-  else if (change.config) lines3.push(`${said2("registered", "register")} ${driver} in .git/config`);
-  if (change.attributes && remove) lines3.push(`${said2("removed", "remove")} ${block2} from .gitattributes`);
-  else if (change.attributes) lines3.push(`${said2("added", "add")} ${block2} to .gitattributes`);
-  return { lines: lines3, notes: change.notes, attributes: change.attributes };
+  if (change.config && remove2) lines2.push(`${said2("removed", "remove")} ${driver} from .git/config`);
+  else if (change.config) lines2.push(`${said2("registered", "register")} ${driver} in .git/config`);
+  if (change.attributes && remove2) lines2.push(`${said2("removed", "remove")} ${block2} from .gitattributes`);
+  else if (change.attributes) lines2.push(`${said2("added", "add")} ${block2} to .gitattributes`);
+  return { lines: lines2, notes: change.notes, attributes: change.attributes };
 }
 function attributesOnlyOurs(top) {
   try {
-    const { rest, had } = withoutBlock(readFileSync9(path32.join(top, ".gitattributes"), "utf8"));
+    const { rest, had } = withoutBlock(readFileSync8(path32.join(top, ".gitattributes"), "utf8"));
     return had && rest === "";
   } catch {
     return false;
@@ -8781,7 +8517,6 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import { readFileSync as readFileSync10, statSync } from "node:fs";
 import path33 from "node:path";
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
@@ -8822,18 +8557,6 @@ function parseHistory(out, memoryPrefix, handoffPath = `${memoryPrefix}HANDOFF.m
 function authorWords(raw) {
   const [name2 = "", email = ""] = raw.split("");
   return `${quotedValue(name2)} ${quotedValue(email)}`;
-}
-function maybeTracked(gitDir, topRelative) {
-  if (gitDir === null) return false;
-  const index = path33.join(gitDir, "index");
-  try {
-    if (statSync(index).size > 64 * 1024 * 1024) return true;
-    const buf = readFileSync10(index);
-    if (buf.length >= 8 && buf.readUInt32BE(4) >= 4) return true;
-    return buf.includes(Buffer.from(`${topRelative}\0`, "utf8"));
-  } catch {
-    return false;
-  }
 }
 async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   let processes = 1;
@@ -8880,23 +8603,24 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   const { root, top, prefix, keyFiles, git, opts } = at2;
   const head = anchors.head;
   const gitDir = top === null ? null : gitDirOf(top);
-  const elsewhere = opts.handoffToken != null && notSavedHere(root, opts.handoffToken, opts.handoffText ?? null);
+  const token = opts.handoffToken;
+  const elsewhere = token != null && savedHere(root, opts.handoffText ?? null, () => token) === false;
   facts.current = snap;
-  const op = inProgressOf(gitDir);
-  facts.inProgress = { saved: anchors.inProgress, current: op === null ? null : inProgressWords(op) };
+  facts.inProgress = { saved: anchors.inProgress, current: inProgressOf(gitDir) };
   facts.shallow = isShallow(gitDir);
   const savedBranch = effectiveBranch(anchors.branch, anchors.inProgress);
   const onBranch = effectiveBranch(snap.branch, facts.inProgress.current);
-  if (savedBranch !== null && savedBranch !== "(detached)" && savedBranch !== onBranch)
-    facts.savedBranchPresent = branchPresent(gitDir, savedBranch);
+  const moved = savedBranch !== null && savedBranch !== "(detached)" && savedBranch !== onBranch;
+  const presentP = moved ? branchPresent(git, savedBranch) : null;
   let committer = null;
   if (head !== null && logP !== null)
     committer = await measureHead(facts, snap, head, await logP, git, `${prefix}.ai/memory/`, gitDir);
+  if (presentP !== null) facts.savedBranchPresent = await presentP;
   const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !snap.dirty.includes(p));
-  const moved = head !== null && snap.head !== null && snap.head !== head;
+  const headMoved = head !== null && snap.head !== null && snap.head !== head;
   let changed = null;
-  if (head !== null && !moved && facts.headReachable === true) changed = /* @__PURE__ */ new Set();
-  else if (moved && savedPresent(facts) && keyFiles.length > 0) {
+  if (head !== null && !headMoved && facts.headReachable === true) changed = /* @__PURE__ */ new Set();
+  else if (headMoved && savedPresent(facts) && keyFiles.length > 0) {
     const d = await git(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
     if (d.code === 0) changed = new Set(d.stdout.toString("utf8").split("\0"));
   }
@@ -8910,7 +8634,7 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   facts.dirtyKeyFiles = keyFiles.filter((k) => newlyDirty(`${prefix}${k}`));
   if (!elsewhere) return;
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
-  if (committer === null && snap.head !== null && maybeTracked(gitDir, handoffPath)) {
+  if (committer === null && snap.head !== null && (await git(["cat-file", "-e", `HEAD:${handoffPath}`])).code === 0) {
     const last = await git(["log", "-1", "--no-merges", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
     committer = last.code === 0 ? last.stdout.toString("utf8").trim() || null : null;
   }
@@ -8998,6 +8722,13 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
     }
   }
   return committer;
+}
+async function branchPresent(git, branch) {
+  if (/[\x00-\x1f\x7f]/.test(branch)) return false;
+  const r = await git(["for-each-ref", "--format=%(refname)", `refs/heads/${branch}`, `refs/remotes/*/${branch}`]);
+  if (r.code !== 0) return null;
+  const remote = (ref) => /^refs\/remotes\/[^/]+\/(.+)$/.exec(ref)?.[1];
+  return r.stdout.toString("utf8").split("\n").some((ref) => ref === `refs/heads/${branch}` || remote(ref) === branch);
 }
 async function sameAttributesButOurs(head, git) {
   const [then, now] = await Promise.all([git(["show", `${head}:${ATTRIBUTES}`]), git(["show", `HEAD:${ATTRIBUTES}`])]);
@@ -9119,20 +8850,13 @@ var init_memory_text = __esm({
   }
 });
 
-// src/verbs/handoff-input.ts
+// src/store/handoff-input.ts
 async function loadHandoff(ctx, root, fromStdin) {
-  if (fromStdin) {
-    const bytes = await ctx.readStdin(MAX_DOCUMENT_BYTES);
-    if (bytes.length === 0) return null;
-    return { ...decoded("the pasted handoff", bytes), pasted: true };
-  }
-  const file = await readMemoryFile(root, "handoff");
-  if (file === null) return null;
-  return { ...decoded("HANDOFF.md", file.bytes), pasted: false, token: file.token };
-}
-function decoded(file, bytes) {
-  const m = loadMemoryText(file, bytes);
-  return { text: m.text, warnings: m.warning === null ? [] : [m.warning] };
+  const file = fromStdin ? null : await readMemoryFile(root, "handoff");
+  const bytes = fromStdin ? await ctx.readStdin(MAX_DOCUMENT_BYTES) : file?.bytes;
+  if (bytes === void 0 || fromStdin && bytes.length === 0) return null;
+  const m = loadMemoryText(fromStdin ? "the pasted handoff" : "HANDOFF.md", bytes);
+  return { text: m.text, warnings: m.warning === null ? [] : [m.warning], pasted: fromStdin, token: file?.token };
 }
 function shapeWarnings(h, pasted) {
   const out = [];
@@ -9149,7 +8873,7 @@ function shapeWarnings(h, pasted) {
   return out;
 }
 var init_handoff_input = __esm({
-  "src/verbs/handoff-input.ts"() {
+  "src/store/handoff-input.ts"() {
     "use strict";
     init_memory_text();
     init_sanitize();
@@ -9188,7 +8912,7 @@ function renderDrift(r) {
   const changed = r.branchChanged ? " (changed)" : "";
   const shallow = r.shallow ? " (shallow clone)" : "";
   const op = r.inProgress;
-  const lines3 = [
+  const lines2 = [
     `verdict: ${r.verdict}`,
     `summary: ${r.summary}`,
     `branch: saved ${branch(r.saved.branch, "unverifiable")}, now ${branch(r.current.branch, "none")}${changed}`,
@@ -9210,7 +8934,7 @@ function renderDrift(r) {
     ...r.sinceSaved === null ? [] : [`commits since the save, rewritten copies left out: ${r.sinceSaved}`],
     ...r.notHereReason === null ? [] : [`saved HEAD: ${notHereWords(r.notHereReason)}`]
   ];
-  return `${showRefused(lines3.join("\n")).text}
+  return `${showRefused(lines2.join("\n")).text}
 `;
 }
 var driftVerb;
@@ -9352,9 +9076,9 @@ function cutAtWord(text, max) {
   const head = cps.slice(0, cut).join("");
   return `${head.replace(/[\s;,:—–-]+$/u, "")}${ELLIPSIS}`;
 }
-function fitClauses(clauses, max, sep = "; ") {
+function fitClauses(clauses, max) {
   const kept = clauses.filter((c) => c.text !== "");
-  const joined = () => kept.map((c) => c.text).join(sep);
+  const joined = () => kept.map((c) => c.text).join("; ");
   while (kept.length > 1 && cpLength(joined()) > max) {
     let drop = 0;
     for (let i = 1; i < kept.length; i++) if (kept[i].rank <= kept[drop].rank) drop = i;
@@ -9362,16 +9086,16 @@ function fitClauses(clauses, max, sep = "; ") {
   }
   return cutAtWord(joined(), max);
 }
-function fitList(items, shownMax, max, cutOne, sep = "; ") {
-  let n2 = Math.min(items.length, shownMax);
+function fitList(items2, shownMax, max, cutOne) {
+  let n2 = Math.min(items2.length, shownMax);
   const render2 = (k) => {
-    const more = items.length > k ? ` (+${items.length - k} more)` : "";
-    return { text: `${items.slice(0, k).join(sep)}${more}`, more };
+    const more = items2.length > k ? ` (+${items2.length - k} more)` : "";
+    return { text: `${items2.slice(0, k).join("; ")}${more}`, more };
   };
   while (n2 > 1 && cpLength(render2(n2).text) > max) n2--;
   const r = render2(n2);
   if (cpLength(r.text) <= max) return r.text;
-  return `${cutOne(items[0], max - cpLength(r.more))}${r.more}`;
+  return `${cutOne(items2[0], max - cpLength(r.more))}${r.more}`;
 }
 var ELLIPSIS;
 var init_cut = __esm({
@@ -9400,9 +9124,9 @@ function frameNextStep(verdict, step2, question, notHere = null, ageOnly = false
 function flatten(text, max = MAX_FIELD_CHARS) {
   return cutAtWord(sanitize(text), max);
 }
-function causeList(items, max, budget) {
-  const shownItems = items.slice(0, max);
-  const more = items.length > max ? ` (+${items.length - max} more)` : "";
+function causeList(items2, max, budget) {
+  const shownItems = items2.slice(0, max);
+  const more = items2.length > max ? ` (+${items2.length - max} more)` : "";
   const per = Math.max(40, Math.floor((budget - more.length) / Math.max(1, shownItems.length)) - 2);
   const shown = shownItems.map((raw) => {
     const item = flatten(raw, 1e4);
@@ -9423,16 +9147,16 @@ function countLedger(text, needles) {
   const body = text.replace(/^\uFEFF/, "").replace(/\r\n?/g, "\n");
   const top = parseBlocks(body).children;
   const heads = top.filter((b) => b.type === "heading" && b.depth === 2);
-  const items = top.filter((b) => b.type === "list").flatMap((l) => l.children);
-  const entries = heads.length > 0 ? heads.map((h, i) => body.slice(h.start, heads[i + 1]?.start ?? body.length)) : items.map((b) => body.slice(b.start, b.end));
+  const items2 = top.filter((b) => b.type === "list").flatMap((l) => l.children);
+  const entries2 = heads.length > 0 ? heads.map((h, i) => body.slice(h.start, heads[i + 1]?.start ?? body.length)) : items2.map((b) => body.slice(b.start, b.end));
   const useful = needles.filter((n2) => n2.length >= 3);
-  const matching = entries.filter((e) => useful.some((n2) => e.includes(n2))).length;
-  return { entries: entries.length, matching };
+  const matching = entries2.filter((e) => useful.some((n2) => e.includes(n2))).length;
+  return { entries: entries2.length, matching };
 }
 function ledgerText(name2, c) {
   if (c === null) return null;
-  const entries = c.entries === 1 ? "entry" : "entries";
-  return `${name2} ${c.entries} ${entries} (${c.matching} mention the key files or branch)`;
+  const entries2 = c.entries === 1 ? "entry" : "entries";
+  return `${name2} ${c.entries} ${entries2} (${c.matching} mention the key files or branch)`;
 }
 function draftBrief(h, drift, ledgers) {
   const notHere = drift.notHereReason ? notHereWords(drift.notHereReason) : null;
@@ -9459,7 +9183,7 @@ function draftBrief(h, drift, ledgers) {
   }
   const inForce = h.decisions.filter((d) => !/\(superseded\b/i.test(d));
   const keepCause = (item, room) => causeList([item], 1, room);
-  const fitItems = (items) => items.length === 0 ? "none recorded" : fitList(items.map((d) => flatten(d, 1e4)), 4, MAX_FIELD_CHARS, keepCause);
+  const fitItems = (items2) => items2.length === 0 ? "none recorded" : fitList(items2.map((d) => flatten(d, 1e4)), 4, MAX_FIELD_CHARS, keepCause);
   const decisionsInForce = fitItems(inForce);
   const doNotRetry = fitItems(h.failedApproaches);
   const ledgerBits = [ledgerText("LESSONS.md", ledgers.lessons), ledgerText("SOLUTIONS.md", ledgers.solutions)].filter((x) => x !== null);
@@ -9475,19 +9199,12 @@ function draftBrief(h, drift, ledgers) {
   const open = h.openQuestions.find((q) => !NONE2.test(q.trim()));
   const frame = { verdict: drift.verdict, question: open === void 0 ? null : flatten(open, 200), notHere, ageOnly };
   const proposedNextStep = frameNextStep(frame.verdict, nextText, frame.question, notHere, ageOnly);
-  const values = [goal, planStatus2, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep];
-  const lines3 = BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`);
-  return {
-    goal,
-    planStatus: planStatus2,
-    decisionsInForce,
-    doNotRetry,
-    driftAndLessons,
-    proposedNextStep,
-    lines: lines3,
-    frame,
-    driftClauses
-  };
+  const fields = { goal, planStatus: planStatus2, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep };
+  return { ...withLines(fields), frame, driftClauses };
+}
+function withLines(b) {
+  const values = [b.goal, b.planStatus, b.decisionsInForce, b.doNotRetry, b.driftAndLessons, b.proposedNextStep];
+  return { ...b, lines: BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`) };
 }
 function driftSummaryClauses(summary) {
   return sanitize(summary).split("; ").map((text, i) => {
@@ -9543,8 +9260,8 @@ var init_brief = __esm({
 
 // src/brief/checkpoint-brief.ts
 function parseCheckpoint(text) {
-  const { items } = readCheckpointText(text);
-  const of = (heading) => (items.get(`## ${heading}`) ?? []).map((line) => line.slice(2));
+  const { items: items2 } = readCheckpointText(text);
+  const of = (heading) => (items2.get(`## ${heading}`) ?? []).map((line) => line.slice(2));
   const plan2 = of("Plan state").flatMap((item) => {
     const m = /^\[([x~ -])\] (.*)$/.exec(item);
     return m ? [{ status: STATUS[m[1]], text: m[2] }] : [];
@@ -9568,16 +9285,12 @@ function planStatusOf(cp) {
 function nextStepOf(current) {
   return current !== null ? `${flatten(current, 200)} ${CAPTURED} \u2014 Confirm?` : `review the checkpoint (\`read checkpoint\`) with the user and write a handoff ${CAPTURED} \u2014 Confirm?`;
 }
-function lines(b) {
-  const values = [b.goal, b.planStatus, b.decisionsInForce, b.doNotRetry, b.driftAndLessons, b.proposedNextStep];
-  return { ...b, lines: BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`) };
-}
 function briefFromCheckpoint(text, age) {
   const cp = parseCheckpoint(text);
   const plan2 = planStatusOf(cp);
   const last = cp.requests.at(-1);
   const failed = cp.failedCommands.slice(-3).map((c) => flatten(c, 120));
-  return lines({
+  return withLines({
     goal: last ? `the user's last request: ${flatten(last, 300)} ${CAPTURED}` : `none captured ${CAPTURED}`,
     planStatus: plan2.text,
     decisionsInForce: `none recorded (no handoff was written) ${CAPTURED}`,
@@ -9595,7 +9308,7 @@ function foldCheckpoint(brief, text, age) {
     const marked = `${flatten(current, 200)} ${CAPTURED}`;
     return frameNextStep(f.verdict, marked, f.question, f.notHere ?? null, f.ageOnly === true);
   };
-  return lines({
+  return withLines({
     goal: brief.goal,
     planStatus: cp.plan.length > 0 ? plan2.text : brief.planStatus,
     decisionsInForce: brief.decisionsInForce,
@@ -9607,7 +9320,7 @@ function foldCheckpoint(brief, text, age) {
 }
 function briefFromStash(stash, restore2) {
   const notRead = `not read: the handoff is in ${stash}`;
-  return lines({
+  const brief = withLines({
     goal: `${notRead}, not in the working tree`,
     planStatus: notRead,
     decisionsInForce: notRead,
@@ -9615,13 +9328,37 @@ function briefFromStash(stash, restore2) {
     driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is in ${stash}; drift not measured`,
     proposedNextStep: `bring the handoff back with \`${restore2}\`, then run brief again \u2014 Confirm?`
   });
+  return { ...brief, source: "stash" };
+}
+async function newestText(root, handoff, now) {
+  const got = currentCheckpoint(root, handoff, now);
+  if (got === null || got.newer !== true || got.entry.savedMs === null) return null;
+  const age = minutesAgo(got.entry.savedMs, now);
+  try {
+    const file = await readManagedFile(checkpointsDir(root), got.entry.name, memoryDir(root));
+    return file === null ? null : { text: file.bytes.toString("utf8"), age };
+  } catch {
+    return null;
+  }
+}
+async function coldBriefFromCheckpoint(root) {
+  const got = await newestText(root, null, Date.now());
+  return got === null ? null : { ...briefFromCheckpoint(got.text, got.age), source: "checkpoint" };
+}
+async function briefWithCheckpoint(root, handoffText, brief, now) {
+  const got = await newestText(root, handoffOrderOf(handoffText, now), now);
+  if (got === null) return brief;
+  return { ...foldCheckpoint(brief, got.text, got.age), source: "handoff+checkpoint" };
 }
 var CAPTURED, STATUS;
 var init_checkpoint_brief = __esm({
   "src/brief/checkpoint-brief.ts"() {
     "use strict";
     init_checkpoints();
+    init_paths();
+    init_read();
     init_brief();
+    init_checkpoint_surface();
     init_cut();
     CAPTURED = "(captured, not confirmed)";
     STATUS = { x: "done", "~": "doing", " ": "open", "-": "dropped" };
@@ -9640,12 +9377,12 @@ function laterHandoff(ours, theirs, nowMs) {
 }
 function markMerged(text, archiveName2, note = null) {
   const line = `Merged-with: archive/${archiveName2}${note === null ? "" : `; ${note}`}`;
-  const lines3 = text.split("\n").filter((l) => !MERGED_LINE.test(l));
-  const saved = lines3.findIndex((l) => /^Saved:/.test(l));
-  const title = lines3.findIndex((l) => l === "# Session Handoff");
-  const at2 = saved !== -1 ? saved + 1 : title !== -1 ? title + 1 : Math.min(1, lines3.length);
-  lines3.splice(at2, 0, line);
-  return lines3.join("\n");
+  const lines2 = text.split("\n").filter((l) => !MERGED_LINE.test(l));
+  const saved = lines2.findIndex((l) => /^Saved:/.test(l));
+  const title = lines2.findIndex((l) => l === "# Session Handoff");
+  const at2 = saved !== -1 ? saved + 1 : title !== -1 ? title + 1 : Math.min(1, lines2.length);
+  lines2.splice(at2, 0, line);
+  return lines2.join("\n");
 }
 function splitLedger(text, prefix) {
   const re = new RegExp(`^## ${prefix}-(\\d{4}): `);
@@ -9694,36 +9431,36 @@ function mergeLedgers(ours, theirs, prefix) {
   return `${[head.join("\n"), ...blocks].join("\n\n")}
 `;
 }
-function sectionBody(lines3, h, title) {
+function sectionBody(lines2, h, title) {
   const at2 = h.headings.findIndex((x) => x.depth === 2 && x.title.toLowerCase() === title);
   if (at2 === -1) return null;
   const next = h.headings.slice(at2 + 1).find((x) => x.depth <= 2);
-  return { from: h.headings[at2].line, to: next === void 0 ? lines3.length : next.line - 1 };
+  return { from: h.headings[at2].line, to: next === void 0 ? lines2.length : next.line - 1 };
 }
-function addItems(lines3, h, heading, add) {
+function addItems(lines2, h, heading, add) {
   if (add.length === 0) return;
-  const body = sectionBody(lines3, h, heading.toLowerCase());
+  const body = sectionBody(lines2, h, heading.toLowerCase());
   const bullets = add.map((t) => `- ${t}`);
   if (body === null) {
     const later = ["next steps", "key files", "environment anchors"];
     const before = h.headings.find((x) => x.depth === 2 && later.includes(x.title.toLowerCase()));
-    lines3.splice(before === void 0 ? lines3.length : before.line - 1, 0, `## ${heading}`, ...bullets, "");
+    lines2.splice(before === void 0 ? lines2.length : before.line - 1, 0, `## ${heading}`, ...bullets, "");
     return;
   }
   let end = body.to;
-  while (end > body.from && lines3[end - 1].trim() === "") end--;
-  const none = lines3.slice(body.from, end).findIndex((l) => /^[-*+]\s+(none|none recorded|n\/a)\.?\s*$/i.test(l));
-  if (none !== -1 && lines3.slice(body.from, end).filter((l) => /^[-*+]\s/.test(l)).length === 1) {
-    lines3.splice(body.from + none, 1, ...bullets);
+  while (end > body.from && lines2[end - 1].trim() === "") end--;
+  const none = lines2.slice(body.from, end).findIndex((l) => /^[-*+]\s+(none|none recorded|n\/a)\.?\s*$/i.test(l));
+  if (none !== -1 && lines2.slice(body.from, end).filter((l) => /^[-*+]\s/.test(l)).length === 1) {
+    lines2.splice(body.from + none, 1, ...bullets);
     return;
   }
-  lines3.splice(end, 0, ...bullets);
+  lines2.splice(end, 0, ...bullets);
 }
 function mergeHandoffs(later, other) {
   const text = later.replace(/\r\n?/g, "\n");
   const a = parseHandoff(text);
   const b = parseHandoff(other);
-  const lines3 = text.split("\n");
+  const lines2 = text.split("\n");
   const missing = (mine, theirs) => {
     const have = new Set(mine.map((t) => t.trim()));
     return real(theirs).filter((t) => !have.has(t.trim()) && (have.add(t.trim()), true));
@@ -9736,14 +9473,14 @@ function mergeHandoffs(later, other) {
     const key = firstLine2(s.text);
     if (RANK2[s.status] > RANK2[theirStatus.get(key) ?? "unmarked"]) theirStatus.set(key, s.status);
   }
-  const plan2 = sectionBody(lines3, a, "plan");
+  const plan2 = sectionBody(lines2, a, "plan");
   if (plan2 !== null) {
     for (let i = plan2.from; i < plan2.to; i++) {
-      const m = PLAN_LINE.exec(lines3[i]);
+      const m = PLAN_LINE.exec(lines2[i]);
       if (!m) continue;
       const mine = m[2] === "~" ? "in-progress" : m[2] === " " ? "todo" : m[2] === "-" ? "abandoned" : "done";
       const theirs = theirStatus.get(m[4].trim());
-      if (theirs !== void 0 && RANK2[theirs] > RANK2[mine]) lines3[i] = `${m[1]}${BOX[theirs]}${m[3]}${m[4]}`;
+      if (theirs !== void 0 && RANK2[theirs] > RANK2[mine]) lines2[i] = `${m[1]}${BOX[theirs]}${m[3]}${m[4]}`;
     }
   }
   const known = new Set(a.steps.map((s) => firstLine2(s.text)));
@@ -9751,7 +9488,7 @@ function mergeHandoffs(later, other) {
   const done2 = new Set([...a.steps, ...b.steps].filter((s) => RANK2[s.status] === 3).map((s) => firstLine2(s.text)));
   const open = b.nextSteps.filter((t) => !/^\[-\]/.test(t) && !done2.has(firstLine2(t.replace(/^\[[ xX~-]\]\s*/, ""))));
   const next = missing(a.nextSteps, open);
-  let out = lines3.join("\n");
+  let out = lines2.join("\n");
   const edits = [
     ["Plan", newSteps],
     ["Decisions", decisions],
@@ -9781,54 +9518,14 @@ var init_merge_driver = __esm({
     NONE_ITEM2 = /^(none|none recorded|n\/a|-)\.?$/i;
     PLAN_LINE = /^(\s*[-*+] \[)([ xX~-])(\]\s+)(.*)$/;
     firstLine2 = (t) => t.split("\n")[0].trim();
-    real = (items) => items.filter((t) => !NONE_ITEM2.test(t.trim()));
-  }
-});
-
-// src/verbs/brief-checkpoint.ts
-async function newestText(root, handoff, now) {
-  const got = currentCheckpoint(root, handoff, now);
-  if (got === null || got.newer !== true || got.entry.savedMs === null) return null;
-  const age = minutesAgo(got.entry.savedMs, now);
-  try {
-    const file = await readManagedFile(checkpointsDir(root), got.entry.name, memoryDir(root));
-    return file === null ? null : { text: file.bytes.toString("utf8"), age };
-  } catch {
-    return null;
-  }
-}
-async function coldBriefFromCheckpoint(root, json2) {
-  const got = await newestText(root, null, Date.now());
-  if (got === null) return null;
-  const brief = briefFromCheckpoint(got.text, got.age);
-  if (!json2) return ok(renderBrief(brief), []);
-  return ok(`${JSON.stringify({ brief: { ...brief, source: "checkpoint" }, drift: null })}
-`, []);
-}
-async function briefWithCheckpoint(root, handoffText, brief, now) {
-  const got = await newestText(root, handoffOrderOf(handoffText, now), now);
-  if (got === null) return brief;
-  return { ...foldCheckpoint(brief, got.text, got.age), source: "handoff+checkpoint" };
-}
-var init_brief_checkpoint = __esm({
-  "src/verbs/brief-checkpoint.ts"() {
-    "use strict";
-    init_checkpoint_brief();
-    init_brief();
-    init_checkpoints();
-    init_paths();
-    init_read();
-    init_checkpoint_surface();
-    init_types();
+    real = (items2) => items2.filter((t) => !NONE_ITEM2.test(t.trim()));
   }
 });
 
 // src/verbs/brief.ts
 var brief_exports = {};
 __export(brief_exports, {
-  COLD_START: () => COLD_START,
-  briefVerb: () => briefVerb,
-  conflictedMessage: () => conflictedMessage
+  briefVerb: () => briefVerb
 });
 import { existsSync as existsSync4 } from "node:fs";
 import path34 from "node:path";
@@ -9836,14 +9533,10 @@ function sideTime(text, now) {
   const st = stateTimeOfText(text, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
 }
-function conflictedMessage(ours, theirs) {
-  return `HANDOFF.md has unresolved merge conflicts: one side ${ours}, the other ${theirs}; keep one side of each conflict (archive the other), then resume`;
-}
 function withDriftNote(b, note) {
   const driftClauses = b.driftClauses ? [{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses] : void 0;
   const driftAndLessons = driftClauses ? fitClauses(driftClauses, MAX_FIELD_CHARS) : `${note}; ${b.driftAndLessons}`;
-  const lines3 = b.lines.map((l) => l.startsWith("Drift & lessons: ") ? `Drift & lessons: ${driftAndLessons}` : l);
-  return { ...b, driftAndLessons, lines: lines3, driftClauses };
+  return withLines({ ...b, driftAndLessons, driftClauses });
 }
 var COLD_START, briefVerb;
 var init_brief2 = __esm({
@@ -9865,7 +9558,6 @@ var init_brief2 = __esm({
     init_handoff_input();
     init_memory_text();
     init_types();
-    init_brief_checkpoint();
     COLD_START = "No saved session state exists.";
     briefVerb = {
       name: "brief",
@@ -9904,14 +9596,12 @@ exit: 0 brief printed
         const json2 = ctx.values.json === true;
         const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
         if (loaded === null) {
-          const stashed = ctx.values.stdin === true ? null : await handoffInStash(root, ctx.env);
-          if (stashed !== null) {
-            const b = briefFromStash(stashed.stash, stashed.restore);
-            return ok(json2 ? `${JSON.stringify({ brief: { ...b, source: "stash" }, drift: null })}
+          const stdin = ctx.values.stdin === true;
+          const stashed = stdin ? null : await handoffInStash(root, ctx.env);
+          const fromStash = stashed === null ? null : briefFromStash(stashed.stash, stashed.restore);
+          const b = fromStash ?? (stdin ? null : await coldBriefFromCheckpoint(root));
+          if (b !== null) return ok(json2 ? `${JSON.stringify({ brief: b, drift: null })}
 ` : renderBrief(b), []);
-          }
-          const fromCheckpoint = ctx.values.stdin === true ? null : await coldBriefFromCheckpoint(root, json2);
-          if (fromCheckpoint !== null) return fromCheckpoint;
           return ok(json2 ? `${JSON.stringify({ brief: null, message: COLD_START })}
 ` : `${COLD_START}
 `, [], 3);
@@ -9919,7 +9609,8 @@ exit: 0 brief printed
         const now = Date.now();
         const sides = conflictSides(loaded.text);
         if (sides !== null) {
-          const message = conflictedMessage(sideTime(sides.ours, now), sideTime(sides.theirs, now));
+          const [ours, theirs] = [sideTime(sides.ours, now), sideTime(sides.theirs, now)];
+          const message = `HANDOFF.md has unresolved merge conflicts: one side ${ours}, the other ${theirs}; keep one side of each conflict (archive the other), then resume`;
           return ok(json2 ? `${JSON.stringify({ brief: null, message })}
 ` : `${message}
 `, loaded.warnings, 2);
@@ -9965,6 +9656,36 @@ exit: 0 brief printed
   }
 });
 
+// src/agents/hook-input.ts
+import { existsSync as existsSync5 } from "node:fs";
+import path35 from "node:path";
+async function readHookJson(ctx, max) {
+  return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
+}
+function hookObject(data, max) {
+  if (data === null || data.length === 0) return void 0;
+  if (data.length > max) return null;
+  try {
+    const o = JSON.parse(data.toString("utf8"));
+    return o !== null && typeof o === "object" && !Array.isArray(o) ? o : null;
+  } catch {
+    return null;
+  }
+}
+function userHelperWithoutMemory(skillDir, home, root) {
+  if (!skillDir || home === "" || existsSync5(path35.join(root, ".ai", "memory"))) return false;
+  const under = (dir, base) => {
+    const rel = path35.relative(base, dir);
+    return !rel.startsWith("..") && !path35.isAbsolute(rel);
+  };
+  return under(skillDir, home) && !under(skillDir, root);
+}
+var init_hook_input = __esm({
+  "src/agents/hook-input.ts"() {
+    "use strict";
+  }
+});
+
 // src/agents/render.ts
 function sessionStartJson(text) {
   return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text } })}
@@ -9974,16 +9695,16 @@ function isHookFormat(s) {
   return typeof s === "string" && Object.hasOwn(ENVELOPES, s);
 }
 function renderHook(format2, text, limit) {
-  const lines3 = text.split("\n").filter((l) => l !== "");
-  if (lines3.length === 0) return "";
+  const lines2 = text.split("\n").filter((l) => l !== "");
+  if (lines2.length === 0) return "";
   for (; ; ) {
-    const out = ENVELOPES[format2](lines3.join("\n"));
+    const out = ENVELOPES[format2](lines2.join("\n"));
     if (out.length < limit) return out;
-    if (lines3.length > 1) {
-      lines3.pop();
+    if (lines2.length > 1) {
+      lines2.pop();
       continue;
     }
-    lines3[0] = lines3[0].slice(0, Math.max(0, lines3[0].length - (out.length - limit) - 1));
+    lines2[0] = lines2[0].slice(0, Math.max(0, lines2[0].length - (out.length - limit) - 1));
   }
 }
 var ENVELOPES;
@@ -10010,67 +9731,40 @@ var init_render = __esm({
 var hook_exports = {};
 __export(hook_exports, {
   HOOK_LIMIT: () => HOOK_LIMIT,
-  hookVerb: () => hookVerb,
-  readHookJson: () => readHookJson
+  hookVerb: () => hookVerb
 });
-import path35 from "node:path";
-import { lstatSync as lstatSync16 } from "node:fs";
 function ageText(text, now) {
   const glance = glanceAtHandoff(text, now);
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
-async function readHookJson(ctx, max) {
-  if (ctx.stdinIsTTY) return void 0;
-  const data = await ctx.readStdinWithin(1e3, max);
-  if (data === null || data.length === 0) return void 0;
-  if (data.length > max) return null;
-  try {
-    const o = JSON.parse(data.toString("utf8"));
-    return o !== null && typeof o === "object" && !Array.isArray(o) ? o : null;
-  } catch {
-    return null;
-  }
-}
-function savedHere(root, text) {
-  const saves = readSaves(root);
-  if (saves === null) return true;
-  try {
-    const stat = lstatSync16(path35.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
-    if (savedHereByStat(root, statKey(stat))) return true;
-  } catch {
-  }
-  const marked = markedHere(root, text);
-  if (marked !== null) return marked;
-  const stamp = savedStampOf(text);
-  return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(tokenOf(Buffer.from(text, "utf8")));
-}
 function composeHookText(root, files, interrupted, paused, now, cp) {
-  const lines3 = [];
+  const lines2 = [];
   for (const f of files) {
-    if (f.status === "unsafe" || f.status === "foreign") lines3.push(SENTENCES.unsafe(FILE_OF[f.kind]));
+    if (f.status === "unsafe" || f.status === "foreign") lines2.push(SENTENCES.unsafe(FILE_OF[f.kind]));
   }
-  if (interrupted || files.some((f) => f.status === "interrupted")) lines3.push(SENTENCES.interrupted());
+  if (interrupted || files.some((f) => f.status === "interrupted")) lines2.push(SENTENCES.interrupted());
   for (const f of files) {
     if (f.status !== "present") continue;
     if (f.kind !== "handoff") {
-      lines3.push(SENTENCES.lessons());
+      lines2.push(SENTENCES.lessons());
       continue;
     }
     const text2 = typeof f.text === "string" ? f.text : null;
     if (text2 !== null && isConflicted(text2)) {
-      lines3.push(SENTENCES.conflicted());
+      lines2.push(SENTENCES.conflicted());
       continue;
     }
     const glance = text2 === null ? { age: "age unknown", strays: null } : ageText(text2, now);
-    if (cp?.handoffOlderThanSession) lines3.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
-    else lines3.push(SENTENCES.handoff(glance.age));
-    if (glance.strays) lines3.push(`session-handoff: ${glance.strays}.`);
-    if (text2 !== null && !savedHere(root, text2)) lines3.push(SENTENCES.elsewhere());
+    if (cp?.handoffOlderThanSession) lines2.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
+    else lines2.push(SENTENCES.handoff(glance.age));
+    if (glance.strays) lines2.push(`session-handoff: ${glance.strays}.`);
+    if (text2 !== null && savedHere(root, text2, () => tokenOf(Buffer.from(text2))) === false)
+      lines2.push(SENTENCES.elsewhere());
   }
-  if (cp) lines3.push(...cp.lines);
-  if (paused) lines3.push(SENTENCES.paused());
-  const text = lines3.join("\n");
+  if (cp) lines2.push(...cp.lines);
+  if (paused) lines2.push(SENTENCES.paused());
+  const text = lines2.join("\n");
   return text.length > 0 ? `${text.slice(0, HOOK_LIMIT - 1)}
 ` : "";
 }
@@ -10090,6 +9784,7 @@ var init_hook = __esm({
     init_handoff();
     init_common();
     init_harness_path();
+    init_hook_input();
     init_render();
     init_types();
     init_checkpoint_surface();
@@ -10177,34 +9872,37 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync17, readdirSync as readdirSync11 } from "node:fs";
+import { lstatSync as lstatSync14, readdirSync as readdirSync8 } from "node:fs";
 import path36 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
   let st;
   try {
-    st = lstatSync17(dir);
+    st = lstatSync14(dir);
   } catch {
     return [];
   }
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
-  for (const name2 of readdirSync11(dir)) {
+  for (const name2 of readdirSync8(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync17(path36.join(dir, name2));
+      const s = lstatSync14(path36.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
   }
   return out.sort(newestFirst);
 }
-async function readArchive(root, name2) {
+function assertArchiveName(name2) {
   if (!ARCHIVE_NAME.test(name2)) {
     const shape = "HANDOFF-<letters, digits, . _ ->.md";
     throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name (${shape}); run \`archives list\``);
   }
+}
+async function readArchive(root, name2) {
+  assertArchiveName(name2);
   const got = checkTree(root) ? await readStable(path36.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
   if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path36.join(archiveDir(root), name2));
@@ -10224,7 +9922,6 @@ var init_archive_entries = __esm({
 // src/verbs/validate.ts
 var validate_exports = {};
 __export(validate_exports, {
-  renderValidation: () => renderValidation,
   validateVerb: () => validateVerb
 });
 function priorText(file, got) {
@@ -10235,29 +9932,18 @@ function priorText(file, got) {
     return null;
   }
 }
-async function stdinText(ctx) {
-  const raw = await ctx.readStdin(MAX_DOCUMENT_BYTES);
-  if (raw.length === 0) throw new Refused("stdin is empty: send the whole document on stdin");
-  const nul = raw.indexOf(0);
-  if (nul >= 0) throw new Refused(`the document contains a NUL byte (at byte ${nul}); send text only`);
-  try {
-    return utf82.decode(raw);
-  } catch {
-    throw new Refused("the document is not valid UTF-8; convert it to UTF-8 and retry");
-  }
-}
 function renderValidation(file, v) {
   const errorCount = v.errors.filter((e) => e.rule !== "more").length;
   const more = v.errors.some((e) => e.rule === "more") ? "+" : "";
   const head = v.valid ? `${file}: valid` : `${file}: invalid, ${errorCount}${more} schema error(s)`;
-  const lines3 = [
+  const lines2 = [
     `${head}, score ${v.score}/100`,
     ...issueLines(v.errors).map((l) => `error: ${l}`),
     `parts: ${Object.entries(v.parts).map(([k, p]) => `${k} ${p.score}/${p.max}`).join(", ")}`,
     ...issueLines(v.findings.filter((f) => f.rule !== "dropped")).map((l) => `finding: ${l}`),
     ...v.dropped.map((d) => `dropped: ${quoted(d)}`)
   ];
-  return `${lines3.join("\n")}
+  return `${lines2.join("\n")}
 `;
 }
 async function existingKeyFiles(root, text) {
@@ -10265,7 +9951,7 @@ async function existingKeyFiles(root, text) {
   for (const k of handoffKeyFiles(text)) if (await statInsideRoot(root, k) !== null) out.add(k);
   return out;
 }
-var UTF8_ONLY, utf82, validateVerb;
+var UTF8_ONLY, validateVerb;
 var init_validate2 = __esm({
   "src/verbs/validate.ts"() {
     "use strict";
@@ -10278,12 +9964,12 @@ var init_validate2 = __esm({
     init_archive_entries();
     init_paths();
     init_read();
+    init_document();
     init_common();
     init_types();
     init_sanitize();
     init_memory_text();
     UTF8_ONLY = "a memory file is UTF-8; write refuses it";
-    utf82 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     validateVerb = {
       name: "validate",
       options: { root: { type: "string" }, stdin: { type: "boolean" }, json: { type: "boolean" } },
@@ -10326,7 +10012,7 @@ exit: 0 valid (findings or not)
         let invalid = [];
         const stderr = [];
         if (fromStdin) {
-          text = await stdinText(ctx);
+          text = decodeStdin(await ctx.readStdin(MAX_DOCUMENT_BYTES), "document");
           if (root !== null && kind === "handoff") {
             prior = priorText("HANDOFF.md", await readMemoryFile(root, "handoff"));
           }
@@ -10376,7 +10062,7 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import { lstatSync as lstatSync18 } from "node:fs";
+import { lstatSync as lstatSync15 } from "node:fs";
 import path37 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
@@ -10384,16 +10070,16 @@ function restoreProblem(bytes) {
   if (bytes.includes(0)) return "it contains a NUL byte";
   let text;
   try {
-    text = utf83.decode(bytes);
+    text = utf82.decode(bytes);
   } catch {
     return "it is not valid UTF-8";
   }
   if (text.startsWith("\uFEFF")) return "it starts with a byte order mark";
   if (text.includes("\r")) return "it has CR line ends";
-  const lines3 = text.split("\n");
-  if (lines3[0] !== MARKER2) return `its first line is not ${MARKER2}`;
+  const lines2 = text.split("\n");
+  if (lines2[0] !== MARKER) return `its first line is not ${MARKER}`;
   const heading = HEADING_OF.handoff;
-  if (!lines3.slice(0, 4).includes(heading)) return `it has no "${heading}" in its first four lines`;
+  if (!lines2.slice(0, 4).includes(heading)) return `it has no "${heading}" in its first four lines`;
   if (!text.endsWith("\n")) return "it does not end with a newline";
   const hidden = findInvisible(text)[0];
   const at2 = hidden && `line ${hidden.line}, column ${hidden.column}: ${hidden.codePoint}`;
@@ -10462,12 +10148,9 @@ async function restore(ctx, name2) {
       failpoint: failpointOf(ctx),
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
-        if (!ARCHIVE_NAME.test(name2)) {
-          const shape = "(HANDOFF-<letters, digits, . _ ->.md); run `archives list`";
-          throw new Refused(`${quotedPath(name2.slice(0, 100))} is not an archive name ${shape}`);
-        }
+        assertArchiveName(name2);
         try {
-          lstatSync18(path37.join(archiveDir(root), name2));
+          lstatSync15(path37.join(archiveDir(root), name2));
         } catch {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
@@ -10503,12 +10186,11 @@ CURRENT-SHA256: ${result.unchanged}
 CURRENT-SHA256: ${p.token}
 `, p.warnings);
 }
-var utf83, archivesVerb;
+var utf82, archivesVerb;
 var init_archives = __esm({
   "src/verbs/archives.ts"() {
     "use strict";
     init_quote();
-    init_anchor_lines();
     init_errors();
     init_untrusted();
     init_file_verdict();
@@ -10517,15 +10199,15 @@ var init_archives = __esm({
     init_redact();
     init_sanitize();
     init_handoff();
-    init_archive();
     init_archive_entries();
     init_files();
     init_mutate();
     init_paths();
+    init_values();
     init_publish();
     init_common();
     init_types();
-    utf83 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    utf82 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
     archivesVerb = {
       name: "archives",
       options: {
@@ -10631,11 +10313,11 @@ ${body}
 ${BLOCK_END}`;
 }
 function findBlock(text, file) {
-  const lines3 = text.split("\n");
-  const at2 = (marker) => lines3.flatMap((l, i) => l.replace(/\r$/, "").trim() === marker ? [i] : []);
+  const lines2 = text.split("\n");
+  const at2 = (marker) => lines2.flatMap((l, i) => l.replace(/\r$/, "").trim() === marker ? [i] : []);
   const begins = at2(BLOCK_BEGIN);
   const ends = at2(BLOCK_END);
-  const mentions = lines3.filter((l) => l.includes("session-handoff:begin") || l.includes("session-handoff:end")).length;
+  const mentions = lines2.filter((l) => l.includes("session-handoff:begin") || l.includes("session-handoff:end")).length;
   if (begins.length === 0 && ends.length === 0 && mentions === 0) return null;
   if (begins.length !== 1 || ends.length !== 1 || mentions !== 2 || ends[0] < begins[0]) {
     const expected = `expected one \`${BLOCK_BEGIN}\` line, then one \`${BLOCK_END}\` line`;
@@ -10645,34 +10327,28 @@ function findBlock(text, file) {
   return { begin: begins[0], end: ends[0] };
 }
 function blockAgents(text, span) {
-  const lines3 = text.split("\n").slice(span.begin + 1, span.end);
-  const line = lines3.map((l) => l.replace(/\r$/, "")).find((l) => l.startsWith(AGENTS_LINE));
+  const lines2 = text.split("\n").slice(span.begin + 1, span.end);
+  const line = lines2.map((l) => l.replace(/\r$/, "")).find((l) => l.startsWith(AGENTS_LINE));
   if (!line) return [];
-  const names2 = line.slice(AGENTS_LINE.length).replace(/\.\s*$/, "").split(",");
-  return names2.map((s) => s.trim()).filter(Boolean);
+  const names = line.slice(AGENTS_LINE.length).replace(/\.\s*$/, "").split(",");
+  return names.map((s) => s.trim()).filter(Boolean);
 }
 function eolOf(text) {
   return text.includes("\r\n") ? "\r\n" : "\n";
 }
 function blockEndByte(text, span) {
-  const lines3 = text.split("\n");
-  return Buffer.byteLength(lines3.slice(0, span.end + 1).join("\n"), "utf8");
+  const lines2 = text.split("\n");
+  return Buffer.byteLength(lines2.slice(0, span.end + 1).join("\n"), "utf8");
 }
 function insertBlock(text, blk, eol) {
-  const big = Buffer.byteLength(text, "utf8") > TOP_BLOCK_FROM;
-  if (!big) {
-    const blankEnd = text.endsWith(`${eol}${eol}`) || text.endsWith("\n\n");
-    const sep = blankEnd ? "" : text.endsWith("\n") ? eol : `${eol}${eol}`;
-    return `${text}${sep}${blk}${eol}`;
+  if (Buffer.byteLength(text, "utf8") <= TOP_BLOCK_FROM) {
+    return text.endsWith("\n") ? `${text}${eol}${blk}${eol}` : `${text}${eol}${eol}${blk}`;
   }
-  const lines3 = text.split("\n");
+  const lines2 = text.split("\n");
   const cr = eol === "\r\n" ? "\r" : "";
-  const heading = /^#{1,6}(\s|$)/.test(lines3[0].replace(/\r$/, ""));
-  const at2 = heading ? 1 : 0;
-  const piece = [...heading ? [cr] : [], `${blk}${cr}`];
-  if ((lines3[at2] ?? "").replace(/\r$/, "") !== "") piece.push(cr);
-  lines3.splice(at2, 0, ...piece);
-  return lines3.join("\n");
+  const heading = /^#{1,6}(\s|$)/.test(lines2[0].replace(/\r$/, ""));
+  lines2.splice(heading ? 1 : 0, 0, ...heading ? [cr, `${blk}${cr}`] : [`${blk}${cr}`, cr]);
+  return lines2.join("\n");
 }
 function putBlock(text, file, agent, body) {
   if (text === null || text === "") return `${block(body([agent]))}
@@ -10689,22 +10365,23 @@ function putBlock(text, file, agent, body) {
   return replaceBlock(text, span, blk);
 }
 function replaceBlock(text, span, blk) {
-  const lines3 = text.split("\n");
-  const cr = lines3[span.end].endsWith("\r") ? "\r" : "";
-  lines3.splice(span.begin, span.end - span.begin + 1, `${blk}${cr}`);
-  return lines3.join("\n");
+  const lines2 = text.split("\n");
+  const cr = lines2[span.end].endsWith("\r") ? "\r" : "";
+  lines2.splice(span.begin, span.end - span.begin + 1, `${blk}${cr}`);
+  return lines2.join("\n");
 }
 function dropBlock(text, span) {
-  const lines3 = text.split("\n");
-  const blank = (i) => i >= 0 && i < lines3.length && lines3[i].replace(/\r$/, "") === "";
+  const lines2 = text.split("\n");
+  const blank = (i) => i >= 0 && i < lines2.length && lines2[i].replace(/\r$/, "") === "";
   let from = span.begin;
   let to = span.end;
-  const atEnd = lines3.slice(span.end + 1).every((l) => l.replace(/\r$/, "") === "");
-  if (atEnd && from > 0 && blank(from - 1)) from--;
-  else if (!atEnd && blank(to + 1) && (from === 0 || blank(from - 1))) to++;
-  lines3.splice(from, to - from + 1);
-  const out = lines3.join("\n");
-  return out.trim() === "" ? null : out;
+  if (from > 0 && blank(from - 1)) from--;
+  else if (from === 0 && blank(to + 1)) to++;
+  const last = span.end === lines2.length - 1;
+  lines2.splice(from, to - from + 1);
+  if (last && lines2.length > 0) lines2[lines2.length - 1] = lines2[lines2.length - 1].replace(/\r$/, "");
+  const out = lines2.join("\n");
+  return out === "" ? null : out;
 }
 function takeBlock(text, file, agent, body) {
   const span = findBlock(text, file);
@@ -10898,13 +10575,13 @@ alwaysApply: true
 });
 
 // src/agents/skill-place.ts
-import { accessSync, closeSync as closeSync10, constants as constants6, lstatSync as lstatSync19, mkdirSync as mkdirSync5, openSync as openSync8, readdirSync as readdirSync12, readFileSync as readFileSync11 } from "node:fs";
-import { readlinkSync as readlinkSync3, renameSync as renameSync4, rmdirSync as rmdirSync2, rmSync as rmSync3, statSync as statSync2, symlinkSync, writeFileSync as writeFileSync5 } from "node:fs";
+import { accessSync, closeSync as closeSync8, constants as constants6, lstatSync as lstatSync16, mkdirSync as mkdirSync5, openSync as openSync7, readdirSync as readdirSync9, readFileSync as readFileSync9 } from "node:fs";
+import { readlinkSync as readlinkSync3, renameSync as renameSync4, rmdirSync as rmdirSync2, rmSync as rmSync3, statSync, symlinkSync, writeFileSync as writeFileSync5 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
 import path38 from "node:path";
 function present(p) {
   try {
-    lstatSync19(p);
+    lstatSync16(p);
     return true;
   } catch {
     return false;
@@ -10924,12 +10601,12 @@ function skillFiles(dir) {
     const abs = path38.join(dir, rel);
     let st;
     try {
-      st = lstatSync19(abs);
+      st = lstatSync16(abs);
     } catch {
       return;
     }
     if (st.isDirectory()) {
-      for (const name2 of readdirSync12(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
+      for (const name2 of readdirSync9(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
     } else if (st.isFile()) out.push(rel);
   };
   for (const e of SKILL_ENTRIES) walk2(e);
@@ -10942,11 +10619,11 @@ function copySteps(from, to) {
     const dest = path38.join(to, rel);
     let have = null;
     try {
-      have = lstatSync19(dest).isFile() ? readFileSync11(dest) : null;
+      have = lstatSync16(dest).isFile() ? readFileSync9(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: present(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync11(path38.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync9(path38.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
@@ -10960,7 +10637,7 @@ function linkOnTheWay(base, p) {
     at2 = path38.join(at2, part);
     let st;
     try {
-      st = lstatSync19(at2, { throwIfNoEntry: false });
+      st = lstatSync16(at2, { throwIfNoEntry: false });
     } catch {
       return null;
     }
@@ -10972,7 +10649,7 @@ function readCopyRecord(dir) {
   const file = path38.join(dir, RECORD);
   let st;
   try {
-    st = lstatSync19(file, { throwIfNoEntry: false });
+    st = lstatSync16(file, { throwIfNoEntry: false });
   } catch {
     return null;
   }
@@ -10981,7 +10658,7 @@ function readCopyRecord(dir) {
     throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
   }
   try {
-    const r = JSON.parse(readFileSync11(file, "utf8"));
+    const r = JSON.parse(readFileSync9(file, "utf8"));
     const files = r.files;
     if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
     if (!Array.isArray(r.createdDirs)) return null;
@@ -10994,12 +10671,12 @@ function readCopyRecord(dir) {
 function writeCopyRecord(dir, createdDirs) {
   const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path38.join(dir, rel))]));
   const flags = constants6.O_WRONLY | constants6.O_CREAT | constants6.O_TRUNC | (constants6.O_NOFOLLOW ?? 0);
-  const fd = openSync8(path38.join(dir, RECORD), flags, 420);
+  const fd = openSync7(path38.join(dir, RECORD), flags, 420);
   try {
     writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
   } finally {
-    closeSync10(fd);
+    closeSync8(fd);
   }
 }
 function dropCopyRecord(dir) {
@@ -11008,14 +10685,14 @@ function dropCopyRecord(dir) {
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
     const file = path38.join(dir, rel);
-    return !lstatSync19(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
+    return !lstatSync16(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
 }
 function linkState(place, target) {
   let st;
   try {
-    st = lstatSync19(place);
+    st = lstatSync16(place);
   } catch {
     return "absent";
   }
@@ -11029,14 +10706,14 @@ function linkState(place, target) {
 function unwritable(file) {
   let dir = path38.dirname(file);
   for (let i = 0; i < 64 && !present(dir); i++) dir = path38.dirname(dir);
-  if (!lstatSync19(dir).isDirectory()) return `${dir} is not a folder`;
+  if (!lstatSync16(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync(dir, constants6.W_OK);
   } catch {
     return `${dir} is not writable`;
   }
   try {
-    if (present(file) && lstatSync19(file).isFile()) accessSync(file, constants6.W_OK);
+    if (present(file) && lstatSync16(file).isFile()) accessSync(file, constants6.W_OK);
   } catch {
     return `${file} is not writable`;
   }
@@ -11053,7 +10730,7 @@ function applySteps(from, to, steps2) {
     mkdirSync5(path38.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
     const src = path38.join(from, s.rel);
-    writeFileSync5(temp, readFileSync11(src), { mode: statSync2(src).mode & 511 });
+    writeFileSync5(temp, readFileSync9(src), { mode: statSync(src).mode & 511 });
     renameSync4(temp, dest);
   }
 }
@@ -11078,8 +10755,142 @@ var init_skill_place = __esm({
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    hashOf = (file) => createHash2("sha256").update(readFileSync11(file)).digest("hex");
+    hashOf = (file) => createHash2("sha256").update(readFileSync9(file)).digest("hex");
     safeDir = (d) => typeof d === "string" && d !== "" && !path38.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+  }
+});
+
+// src/agents/agent-file.ts
+import { accessSync as accessSync2, closeSync as closeSync9, constants as constants7, existsSync as existsSync6, lstatSync as lstatSync17, mkdirSync as mkdirSync6, openSync as openSync8, readFileSync as readFileSync10 } from "node:fs";
+import { readlinkSync as readlinkSync4, rmdirSync as rmdirSync3, unlinkSync as unlinkSync10 } from "node:fs";
+import path39 from "node:path";
+async function readAgentFile(file, snippet) {
+  let read;
+  try {
+    read = await readStable(file);
+  } catch (err) {
+    if (!(err instanceof UnsafeFile)) throw err;
+    const what = err.state === "link" ? `is a link to ${linkTarget(file)}` : "is not a regular file";
+    const why = "links are never followed or replaced, so nothing was changed";
+    throw new Refused(`${file} ${what}; ${why}. Add this to its target by hand:
+${snippet}`);
+  }
+  if (read === null) return { bytes: null, token: "absent" };
+  if (read.stat.nlink !== 1n) {
+    throw new Refused(`${file} has more than one hard link; nothing was changed. Add this to it by hand:
+${snippet}`);
+  }
+  assertReplaceable(file, snippet);
+  const bad2 = firstInvalidUtf8(read.bytes);
+  if (bad2 >= 0) {
+    throw new Refused(`${file} is not valid UTF-8 (byte ${bad2}): fix or re-save it as UTF-8, then run this again`);
+  }
+  return { bytes: read.bytes, token: read.token };
+}
+function linkTarget(file) {
+  try {
+    return readlinkSync4(file);
+  } catch {
+    return "another file";
+  }
+}
+function assertReplaceable(file, snippet) {
+  try {
+    closeSync9(openSync8(file, constants7.O_WRONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK));
+    accessSync2(path39.dirname(file), constants7.W_OK);
+  } catch (err) {
+    const code = err.code;
+    if (code === "EPERM") {
+      const why = "it is immutable or append-only: EPERM";
+      const fix = `Clear the flag (chattr -i -a ${file}) and run this again, or add this by hand`;
+      throw new Refused(`${file} cannot be replaced (${why}); nothing was changed. ${fix}:
+${snippet}`);
+    }
+    if (code === "EACCES") {
+      const fix = `Make it writable (chmod u+w ${file} ${path39.dirname(file)}) and run this again, or add this by hand`;
+      throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
+${snippet}`);
+    }
+    throw err;
+  }
+}
+function firstInvalidUtf8(bytes) {
+  const again = Buffer.from(bytes.toString("utf8"), "utf8");
+  let i = 0;
+  while (i < bytes.length && again[i] === bytes[i]) i++;
+  if (i === bytes.length && again.length === bytes.length) return -1;
+  while (i > 0 && (again[i] & 192) === 128) i--;
+  return i;
+}
+async function writeAgentFile(file, expected, bytes, mode, fp) {
+  const now = await readStable(file, { failpoint: fp });
+  if ((now === null ? "absent" : now.token) !== expected) {
+    const what = "changed since it was read (another program wrote it)";
+    throw new Refused(`${file} ${what}; nothing was changed; run this again`);
+  }
+  if (bytes === null) unlinkSync10(file);
+  else {
+    const tmpfileCreated = () => failpoint(fp, "before-publication");
+    const opts = now === null ? { mode: mode & ~process.umask(), tmpfileCreated } : { tmpfileCreated };
+    await (0, import_write_file_atomic2.default)(file, bytes, opts);
+  }
+  await failpoint(fp, "after-publication");
+}
+function missingDirs(base, dir) {
+  const missing = [];
+  let cur = base;
+  for (const part of path39.relative(base, dir).split(path39.sep).filter(Boolean)) {
+    cur = path39.join(cur, part);
+    const st = missing.length > 0 ? void 0 : lstatSync17(cur, { throwIfNoEntry: false });
+    if (st === void 0) missing.push(cur);
+    else if (st.isSymbolicLink() || !st.isDirectory()) {
+      const what = st.isSymbolicLink() ? "a link" : "not a directory";
+      throw new Refused(`${cur} is ${what}; install writes only through real directories, so nothing was changed`);
+    }
+  }
+  return missing;
+}
+function makeDirs(dirs) {
+  for (const d of dirs) mkdirSync6(d, { mode: 493 });
+}
+function removeEmptyDirs(dirs) {
+  const removed = [];
+  for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
+    try {
+      rmdirSync3(d);
+      removed.push(d);
+    } catch {
+    }
+  }
+  return removed;
+}
+function recordNode(dir, execPath) {
+  const target = path39.join(dir, "node");
+  try {
+    if (readFileSync10(target, "utf8") === `${execPath}
+`) return;
+  } catch {
+  }
+  const missing = [];
+  for (let d = dir; !existsSync6(d) && path39.dirname(d) !== d; d = path39.dirname(d)) missing.unshift(d);
+  try {
+    mkdirSync6(dir, { recursive: true, mode: 448 });
+  } catch (err) {
+    removeEmptyDirs(missing);
+    const why = err.code ?? err.message;
+    throw new Refused(`${dir} could not be made (${why}); install records the Node there, so nothing was changed`);
+  }
+  import_write_file_atomic2.default.sync(target, `${execPath}
+`, { mode: 420 });
+}
+var import_write_file_atomic2;
+var init_agent_file = __esm({
+  "src/agents/agent-file.ts"() {
+    "use strict";
+    import_write_file_atomic2 = __toESM(require_lib(), 1);
+    init_errors();
+    init_failpoint();
+    init_files();
   }
 });
 
@@ -11087,10 +10898,10 @@ var init_skill_place = __esm({
 function createScanner(text, ignoreTrivia = false) {
   const len = text.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
-  function scanHexDigits(count2, exact) {
+  function scanHexDigits(count, exact) {
     let digits = 0;
     let value2 = 0;
-    while (digits < count2 || !exact) {
+    while (digits < count || !exact) {
       let ch = text.charCodeAt(pos);
       if (ch >= 48 && ch <= 57) {
         value2 = value2 * 16 + ch - 48;
@@ -11104,7 +10915,7 @@ function createScanner(text, ignoreTrivia = false) {
       pos++;
       digits++;
     }
-    if (digits < count2) {
+    if (digits < count) {
       value2 = -1;
     }
     return value2;
@@ -11510,7 +11321,7 @@ var init_scanner = __esm({
 });
 
 // node_modules/jsonc-parser/lib/esm/impl/string-intern.js
-var cachedSpaces, maxCachedValues, cachedBreakLinesWithSpaces, supportedEols;
+var cachedSpaces, maxCachedValues, cachedBreakLinesWithSpaces;
 var init_string_intern = __esm({
   "node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
     cachedSpaces = new Array(20).fill(0).map((_, index) => {
@@ -11541,245 +11352,10 @@ var init_string_intern = __esm({
         })
       }
     };
-    supportedEols = ["\n", "\r", "\r\n"];
   }
 });
 
 // node_modules/jsonc-parser/lib/esm/impl/format.js
-function format(documentText, range, options) {
-  let initialIndentLevel;
-  let formatText;
-  let formatTextStart;
-  let rangeStart;
-  let rangeEnd;
-  if (range) {
-    rangeStart = range.offset;
-    rangeEnd = rangeStart + range.length;
-    formatTextStart = rangeStart;
-    while (formatTextStart > 0 && !isEOL(documentText, formatTextStart - 1)) {
-      formatTextStart--;
-    }
-    let endOffset = rangeEnd;
-    while (endOffset < documentText.length && !isEOL(documentText, endOffset)) {
-      endOffset++;
-    }
-    formatText = documentText.substring(formatTextStart, endOffset);
-    initialIndentLevel = computeIndentLevel(formatText, options);
-  } else {
-    formatText = documentText;
-    initialIndentLevel = 0;
-    formatTextStart = 0;
-    rangeStart = 0;
-    rangeEnd = documentText.length;
-  }
-  const eol = getEOL(options, documentText);
-  const eolFastPathSupported = supportedEols.includes(eol);
-  let numberLineBreaks = 0;
-  let indentLevel = 0;
-  let indentValue;
-  if (options.insertSpaces) {
-    indentValue = cachedSpaces[options.tabSize || 4] ?? repeat(cachedSpaces[1], options.tabSize || 4);
-  } else {
-    indentValue = "	";
-  }
-  const indentType = indentValue === "	" ? "	" : " ";
-  let scanner = createScanner(formatText, false);
-  let hasError = false;
-  function newLinesAndIndent() {
-    if (numberLineBreaks > 1) {
-      return repeat(eol, numberLineBreaks) + repeat(indentValue, initialIndentLevel + indentLevel);
-    }
-    const amountOfSpaces = indentValue.length * (initialIndentLevel + indentLevel);
-    if (!eolFastPathSupported || amountOfSpaces > cachedBreakLinesWithSpaces[indentType][eol].length) {
-      return eol + repeat(indentValue, initialIndentLevel + indentLevel);
-    }
-    if (amountOfSpaces <= 0) {
-      return eol;
-    }
-    return cachedBreakLinesWithSpaces[indentType][eol][amountOfSpaces];
-  }
-  function scanNext() {
-    let token = scanner.scan();
-    numberLineBreaks = 0;
-    while (token === 15 || token === 14) {
-      if (token === 14 && options.keepLines) {
-        numberLineBreaks += 1;
-      } else if (token === 14) {
-        numberLineBreaks = 1;
-      }
-      token = scanner.scan();
-    }
-    hasError = token === 16 || scanner.getTokenError() !== 0;
-    return token;
-  }
-  const editOperations = [];
-  function addEdit2(text, startOffset, endOffset) {
-    if (!hasError && (!range || startOffset < rangeEnd && endOffset > rangeStart) && documentText.substring(startOffset, endOffset) !== text) {
-      editOperations.push({ offset: startOffset, length: endOffset - startOffset, content: text });
-    }
-  }
-  let firstToken = scanNext();
-  if (options.keepLines && numberLineBreaks > 0) {
-    addEdit2(repeat(eol, numberLineBreaks), 0, 0);
-  }
-  if (firstToken !== 17) {
-    let firstTokenStart = scanner.getTokenOffset() + formatTextStart;
-    let initialIndent = indentValue.length * initialIndentLevel < 20 && options.insertSpaces ? cachedSpaces[indentValue.length * initialIndentLevel] : repeat(indentValue, initialIndentLevel);
-    addEdit2(initialIndent, formatTextStart, firstTokenStart);
-  }
-  while (firstToken !== 17) {
-    let firstTokenEnd = scanner.getTokenOffset() + scanner.getTokenLength() + formatTextStart;
-    let secondToken = scanNext();
-    let replaceContent = "";
-    let needsLineBreak = false;
-    while (numberLineBreaks === 0 && (secondToken === 12 || secondToken === 13)) {
-      let commentTokenStart = scanner.getTokenOffset() + formatTextStart;
-      addEdit2(cachedSpaces[1], firstTokenEnd, commentTokenStart);
-      firstTokenEnd = scanner.getTokenOffset() + scanner.getTokenLength() + formatTextStart;
-      needsLineBreak = secondToken === 12;
-      replaceContent = needsLineBreak ? newLinesAndIndent() : "";
-      secondToken = scanNext();
-    }
-    if (secondToken === 2) {
-      if (firstToken !== 1) {
-        indentLevel--;
-      }
-      ;
-      if (options.keepLines && numberLineBreaks > 0 || !options.keepLines && firstToken !== 1) {
-        replaceContent = newLinesAndIndent();
-      } else if (options.keepLines) {
-        replaceContent = cachedSpaces[1];
-      }
-    } else if (secondToken === 4) {
-      if (firstToken !== 3) {
-        indentLevel--;
-      }
-      ;
-      if (options.keepLines && numberLineBreaks > 0 || !options.keepLines && firstToken !== 3) {
-        replaceContent = newLinesAndIndent();
-      } else if (options.keepLines) {
-        replaceContent = cachedSpaces[1];
-      }
-    } else {
-      switch (firstToken) {
-        case 3:
-        case 1:
-          indentLevel++;
-          if (options.keepLines && numberLineBreaks > 0 || !options.keepLines) {
-            replaceContent = newLinesAndIndent();
-          } else {
-            replaceContent = cachedSpaces[1];
-          }
-          break;
-        case 5:
-          if (options.keepLines && numberLineBreaks > 0 || !options.keepLines) {
-            replaceContent = newLinesAndIndent();
-          } else {
-            replaceContent = cachedSpaces[1];
-          }
-          break;
-        case 12:
-          replaceContent = newLinesAndIndent();
-          break;
-        case 13:
-          if (numberLineBreaks > 0) {
-            replaceContent = newLinesAndIndent();
-          } else if (!needsLineBreak) {
-            replaceContent = cachedSpaces[1];
-          }
-          break;
-        case 6:
-          if (options.keepLines && numberLineBreaks > 0) {
-            replaceContent = newLinesAndIndent();
-          } else if (!needsLineBreak) {
-            replaceContent = cachedSpaces[1];
-          }
-          break;
-        case 10:
-          if (options.keepLines && numberLineBreaks > 0) {
-            replaceContent = newLinesAndIndent();
-          } else if (secondToken === 6 && !needsLineBreak) {
-            replaceContent = "";
-          }
-          break;
-        case 7:
-        case 8:
-        case 9:
-        case 11:
-        case 2:
-        case 4:
-          if (options.keepLines && numberLineBreaks > 0) {
-            replaceContent = newLinesAndIndent();
-          } else {
-            if ((secondToken === 12 || secondToken === 13) && !needsLineBreak) {
-              replaceContent = cachedSpaces[1];
-            } else if (secondToken !== 5 && secondToken !== 17) {
-              hasError = true;
-            }
-          }
-          break;
-        case 16:
-          hasError = true;
-          break;
-      }
-      if (numberLineBreaks > 0 && (secondToken === 12 || secondToken === 13)) {
-        replaceContent = newLinesAndIndent();
-      }
-    }
-    if (secondToken === 17) {
-      if (options.keepLines && numberLineBreaks > 0) {
-        replaceContent = newLinesAndIndent();
-      } else {
-        replaceContent = options.insertFinalNewline ? eol : "";
-      }
-    }
-    const secondTokenStart = scanner.getTokenOffset() + formatTextStart;
-    addEdit2(replaceContent, firstTokenEnd, secondTokenStart);
-    firstToken = secondToken;
-  }
-  return editOperations;
-}
-function repeat(s, count2) {
-  let result = "";
-  for (let i = 0; i < count2; i++) {
-    result += s;
-  }
-  return result;
-}
-function computeIndentLevel(content, options) {
-  let i = 0;
-  let nChars = 0;
-  const tabSize = options.tabSize || 4;
-  while (i < content.length) {
-    let ch = content.charAt(i);
-    if (ch === cachedSpaces[1]) {
-      nChars++;
-    } else if (ch === "	") {
-      nChars += tabSize;
-    } else {
-      break;
-    }
-    i++;
-  }
-  return Math.floor(nChars / tabSize);
-}
-function getEOL(options, text) {
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charAt(i);
-    if (ch === "\r") {
-      if (i + 1 < text.length && text.charAt(i + 1) === "\n") {
-        return "\r\n";
-      }
-      return "\r";
-    } else if (ch === "\n") {
-      return "\n";
-    }
-  }
-  return options && options.eol || "\n";
-}
-function isEOL(text, offset) {
-  return "\r\n".indexOf(text.charAt(offset)) !== -1;
-}
 var init_format = __esm({
   "node_modules/jsonc-parser/lib/esm/impl/format.js"() {
     "use strict";
@@ -11890,12 +11466,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path56) {
+function findNodeAtLocation(root, path54) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path56) {
+  for (let segment of path54) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -12260,148 +11836,6 @@ var init_parser = __esm({
 });
 
 // node_modules/jsonc-parser/lib/esm/impl/edit.js
-function setProperty(text, originalPath, value, options) {
-  const path56 = originalPath.slice();
-  const errors = [];
-  const root = parseTree(text, errors);
-  let parent = void 0;
-  let lastSegment = void 0;
-  while (path56.length > 0) {
-    lastSegment = path56.pop();
-    parent = findNodeAtLocation(root, path56);
-    if (parent === void 0 && value !== void 0) {
-      if (typeof lastSegment === "string") {
-        value = { [lastSegment]: value };
-      } else {
-        value = [value];
-      }
-    } else {
-      break;
-    }
-  }
-  if (!parent) {
-    if (value === void 0) {
-      throw new Error("Can not delete in empty document");
-    }
-    return withFormatting(text, { offset: root ? root.offset : 0, length: root ? root.length : 0, content: JSON.stringify(value) }, options);
-  } else if (parent.type === "object" && typeof lastSegment === "string" && Array.isArray(parent.children)) {
-    const existing = findNodeAtLocation(parent, [lastSegment]);
-    if (existing !== void 0) {
-      if (value === void 0) {
-        if (!existing.parent) {
-          throw new Error("Malformed AST");
-        }
-        const propertyIndex = parent.children.indexOf(existing.parent);
-        let removeBegin;
-        let removeEnd = existing.parent.offset + existing.parent.length;
-        if (propertyIndex > 0) {
-          let previous = parent.children[propertyIndex - 1];
-          removeBegin = previous.offset + previous.length;
-        } else {
-          removeBegin = parent.offset + 1;
-          if (parent.children.length > 1) {
-            let next = parent.children[1];
-            removeEnd = next.offset;
-          }
-        }
-        return withFormatting(text, { offset: removeBegin, length: removeEnd - removeBegin, content: "" }, options);
-      } else {
-        return withFormatting(text, { offset: existing.offset, length: existing.length, content: JSON.stringify(value) }, options);
-      }
-    } else {
-      if (value === void 0) {
-        return [];
-      }
-      const newProperty = `${JSON.stringify(lastSegment)}: ${JSON.stringify(value)}`;
-      const index = options.getInsertionIndex ? options.getInsertionIndex(parent.children.map((p) => p.children[0].value)) : parent.children.length;
-      let edit2;
-      if (index > 0) {
-        let previous = parent.children[index - 1];
-        edit2 = { offset: previous.offset + previous.length, length: 0, content: "," + newProperty };
-      } else if (parent.children.length === 0) {
-        edit2 = { offset: parent.offset + 1, length: 0, content: newProperty };
-      } else {
-        edit2 = { offset: parent.offset + 1, length: 0, content: newProperty + "," };
-      }
-      return withFormatting(text, edit2, options);
-    }
-  } else if (parent.type === "array" && typeof lastSegment === "number" && Array.isArray(parent.children)) {
-    const insertIndex = lastSegment;
-    if (insertIndex === -1) {
-      const newProperty = `${JSON.stringify(value)}`;
-      let edit2;
-      if (parent.children.length === 0) {
-        edit2 = { offset: parent.offset + 1, length: 0, content: newProperty };
-      } else {
-        const previous = parent.children[parent.children.length - 1];
-        edit2 = { offset: previous.offset + previous.length, length: 0, content: "," + newProperty };
-      }
-      return withFormatting(text, edit2, options);
-    } else if (value === void 0 && parent.children.length >= 0) {
-      const removalIndex = lastSegment;
-      const toRemove = parent.children[removalIndex];
-      let edit2;
-      if (parent.children.length === 1) {
-        edit2 = { offset: parent.offset + 1, length: parent.length - 2, content: "" };
-      } else if (parent.children.length - 1 === removalIndex) {
-        let previous = parent.children[removalIndex - 1];
-        let offset = previous.offset + previous.length;
-        let parentEndOffset = parent.offset + parent.length;
-        edit2 = { offset, length: parentEndOffset - 2 - offset, content: "" };
-      } else {
-        edit2 = { offset: toRemove.offset, length: parent.children[removalIndex + 1].offset - toRemove.offset, content: "" };
-      }
-      return withFormatting(text, edit2, options);
-    } else if (value !== void 0) {
-      let edit2;
-      const newProperty = `${JSON.stringify(value)}`;
-      if (!options.isArrayInsertion && parent.children.length > lastSegment) {
-        const toModify = parent.children[lastSegment];
-        edit2 = { offset: toModify.offset, length: toModify.length, content: newProperty };
-      } else if (parent.children.length === 0 || lastSegment === 0) {
-        edit2 = { offset: parent.offset + 1, length: 0, content: parent.children.length === 0 ? newProperty : newProperty + "," };
-      } else {
-        const index = lastSegment > parent.children.length ? parent.children.length : lastSegment;
-        const previous = parent.children[index - 1];
-        edit2 = { offset: previous.offset + previous.length, length: 0, content: "," + newProperty };
-      }
-      return withFormatting(text, edit2, options);
-    } else {
-      throw new Error(`Can not ${value === void 0 ? "remove" : options.isArrayInsertion ? "insert" : "modify"} Array index ${insertIndex} as length is not sufficient`);
-    }
-  } else {
-    throw new Error(`Can not add ${typeof lastSegment !== "number" ? "index" : "property"} to parent of type ${parent.type}`);
-  }
-}
-function withFormatting(text, edit2, options) {
-  if (!options.formattingOptions) {
-    return [edit2];
-  }
-  let newText = applyEdit(text, edit2);
-  let begin = edit2.offset;
-  let end = edit2.offset + edit2.content.length;
-  if (edit2.length === 0 || edit2.content.length === 0) {
-    while (begin > 0 && !isEOL(newText, begin - 1)) {
-      begin--;
-    }
-    while (end < newText.length && !isEOL(newText, end)) {
-      end++;
-    }
-  }
-  const edits = format(newText, { offset: begin, length: end - begin }, { ...options.formattingOptions, keepLines: false });
-  for (let i = edits.length - 1; i >= 0; i--) {
-    const edit3 = edits[i];
-    newText = applyEdit(newText, edit3);
-    begin = Math.min(begin, edit3.offset);
-    end = Math.max(end, edit3.offset + edit3.length);
-    end += edit3.content.length - edit3.length;
-  }
-  const editLength = text.length - (newText.length - end) - begin;
-  return [{ offset: begin, length: editLength, content: newText.substring(begin, end) }];
-}
-function applyEdit(text, edit2) {
-  return text.substring(0, edit2.offset) + edit2.content + text.substring(edit2.offset + edit2.length);
-}
 var init_edit = __esm({
   "node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
     "use strict";
@@ -12448,30 +11882,7 @@ function printParseErrorCode(code) {
   }
   return "<unknown ParseErrorCode>";
 }
-function modify(text, path56, value, options) {
-  return setProperty(text, path56, value, options);
-}
-function applyEdits(text, edits) {
-  let sortedEdits = edits.slice(0).sort((a, b) => {
-    const diff = a.offset - b.offset;
-    if (diff === 0) {
-      return a.length - b.length;
-    }
-    return diff;
-  });
-  let lastModifiedOffset = text.length;
-  for (let i = sortedEdits.length - 1; i >= 0; i--) {
-    let e = sortedEdits[i];
-    if (e.offset + e.length <= lastModifiedOffset) {
-      text = applyEdit(text, e);
-    } else {
-      throw new Error("Overlapping edit");
-    }
-    lastModifiedOffset = e.offset;
-  }
-  return text;
-}
-var createScanner2, ScanError, SyntaxKind, parse2, visit2, ParseErrorCode;
+var createScanner2, ScanError, SyntaxKind, parse2, parseTree2, findNodeAtLocation2, visit2, ParseErrorCode;
 var init_main = __esm({
   "node_modules/jsonc-parser/lib/esm/main.js"() {
     "use strict";
@@ -12509,6 +11920,8 @@ var init_main = __esm({
       SyntaxKind2[SyntaxKind2["EOF"] = 17] = "EOF";
     })(SyntaxKind || (SyntaxKind = {}));
     parse2 = parse;
+    parseTree2 = parseTree;
+    findNodeAtLocation2 = findNodeAtLocation;
     visit2 = visit;
     (function(ParseErrorCode2) {
       ParseErrorCode2[ParseErrorCode2["InvalidSymbol"] = 1] = "InvalidSymbol";
@@ -12596,9 +12009,9 @@ function parseSettings(text, file, snippet) {
   if (!isObj(parsed)) throw byHand(file, " does not hold a JSON object", snippet);
   const twice = duplicateKey(body);
   if (twice !== null) {
-    const lines3 = twice.lines.join(" and ");
+    const lines2 = twice.lines.join(" and ");
     throw new Refused(
-      `${file} has the key "${twice.key}" twice in one object (lines ${lines3}); nothing was changed. Merge the two into one "${twice.key}" (keep the entries of both), then run this again.`
+      `${file} has the key "${twice.key}" twice in one object (lines ${lines2}); nothing was changed. Merge the two into one "${twice.key}" (keep the entries of both), then run this again.`
     );
   }
   if (parsed.hooks !== void 0 && !isObj(parsed.hooks)) {
@@ -12630,13 +12043,42 @@ function duplicateKey(text) {
   return found;
 }
 function formatOf(text) {
-  const m = /\n([ \t]+)["\]}]/.exec(text);
-  const indent = m ? m[1] : "  ";
-  const tabs = indent.startsWith("	");
-  return { insertSpaces: !tabs, tabSize: tabs ? 1 : indent.length, eol: text.includes("\r\n") ? "\r\n" : "\n" };
+  return { unit: /\n([ \t]+)["\]}]/.exec(text)?.[1] ?? "  ", eol: text.includes("\r\n") ? "\r\n" : "\n" };
 }
-function edit(text, path56, value, fmt, insert = false) {
-  return applyEdits(text, modify(text, path56, value, { formattingOptions: fmt, isArrayInsertion: insert }));
+function edit(text, at2, value, fmt, insert = false) {
+  const tree = parseTree2(text, [], JSONC);
+  let parent = findNodeAtLocation2(tree, at2.slice(0, -1));
+  for (; parent === void 0 && value !== void 0; parent = findNodeAtLocation2(tree, at2.slice(0, -1))) {
+    value = { [at2[at2.length - 1]]: value };
+    at2 = at2.slice(0, -1);
+  }
+  if (parent === void 0) return text;
+  const key = at2[at2.length - 1];
+  const kids = parent.children ?? [];
+  const i = typeof key === "number" ? key : kids.findIndex((p) => p.children[0].value === key);
+  const show2 = (v, indent2) => JSON.stringify(v, null, fmt.unit).split("\n").join(fmt.eol + indent2);
+  if (value === void 0) return i < 0 || i >= kids.length ? text : remove(text, parent, i, fmt);
+  if (i >= 0 && i < kids.length && !insert) {
+    const node = typeof key === "number" ? kids[i] : kids[i].children[1];
+    return splice(text, node.offset, node.length, show2(value, indentAt(text, node.offset)));
+  }
+  const indent = indentAt(text, parent.offset) + fmt.unit;
+  const item = (typeof key === "number" ? "" : `${JSON.stringify(key)}: `) + show2(value, indent);
+  const pos = i < 0 || i > kids.length ? kids.length : i;
+  if (pos > 0) return splice(text, endOf(kids[pos - 1]), 0, `,${fmt.eol}${indent}${item}`);
+  if (kids.length > 0) return splice(text, kids[0].offset, 0, `${item},${fmt.eol}${indent}`);
+  const close2 = parent.length === 2 ? fmt.eol + indentAt(text, parent.offset) : "";
+  return splice(text, parent.offset + 1, 0, `${fmt.eol}${indent}${item}${close2}`);
+}
+function remove(text, parent, i, fmt) {
+  const kids = parent.children;
+  const end = endOf(kids[i]);
+  if (i > 0) return splice(text, endOf(kids[i - 1]), end - endOf(kids[i - 1]), "");
+  if (kids.length > 1) return splice(text, kids[0].offset, kids[1].offset - kids[0].offset, "");
+  const close2 = parent.offset + parent.length - 1;
+  const from = /^\s*$/.test(text.slice(parent.offset + 1, kids[0].offset)) ? parent.offset + 1 : kids[0].offset;
+  const rest = text.slice(end, close2);
+  return splice(text, from, (rest === fmt.eol + indentAt(text, parent.offset) ? close2 : end) - from, "");
 }
 function parsedHooks(text) {
   const v = parse2(text, [], JSONC);
@@ -12739,23 +12181,24 @@ function mergeStatusLine(text, command, args) {
   const theirs = was === null ? null : isOurStatus(was) ? theirsOf(was) : was;
   const want = command(theirs === null ? args : `${args} --then '${theirs.replaceAll("'", `'\\''`)}'`);
   if (was === want) return text;
-  const line = isObj(sl) ? { ...sl, command: want } : { type: "command", command: want };
-  return keepBom(text, (body) => edit(body, ["statusLine"], line, formatOf(body)));
+  const line = { type: "command", command: want };
+  const [at2, value] = isObj(sl) ? [["statusLine", "command"], want] : [["statusLine"], line];
+  return keepBom(text, (body) => edit(body, at2, value, formatOf(body)));
 }
 function removeStatusLine(text) {
   const parsed = parseJsonc(text);
   if (!isObj(parsed) || !isObj(parsed.statusLine) || typeof parsed.statusLine.command !== "string") return text;
-  const sl = parsed.statusLine;
-  const was = sl.command;
+  const was = parsed.statusLine.command;
   if (!isOurStatus(was)) return text;
   const theirs = theirsOf(was);
-  const line = theirs === null ? void 0 : { ...sl, command: theirs };
-  return keepBom(text, (body) => edit(body, ["statusLine"], line, formatOf(body)));
+  const at2 = theirs === null ? ["statusLine"] : ["statusLine", "command"];
+  return keepBom(text, (body) => edit(body, at2, theirs ?? void 0, formatOf(body)));
 }
-var HELPER_FILE, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, THEN, isOurStatus;
+var HELPER_FILE, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, indentAt, splice, endOf, THEN, isOurStatus;
 var init_json_hooks = __esm({
   "src/agents/json-hooks.ts"() {
     "use strict";
+    init_main();
     init_main();
     init_errors();
     HELPER_FILE = "memory_io.mjs";
@@ -12763,13 +12206,16 @@ var init_json_hooks = __esm({
     isObj = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
     JSONC = { allowTrailingComma: true, disallowComments: false };
     parseJsonc = (text) => parse2(text.replace(/^\uFEFF/, ""), [], JSONC);
+    indentAt = (text, at2) => /^[ \t]*/.exec(text.slice(text.lastIndexOf("\n", at2 - 1) + 1))[0];
+    splice = (text, at2, cut, put) => text.slice(0, at2) + put + text.slice(at2 + cut);
+    endOf = (n2) => n2.offset + n2.length;
     THEN = / statusline --then '((?:[^']|'\\'')*)'/;
     isOurStatus = (command) => command.includes(HELPER_FILE) && / statusline\b/.test(command);
   }
 });
 
 // src/agents/plan.ts
-import path39 from "node:path";
+import path40 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2.hooks, edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12815,7 +12261,7 @@ function uninstallText(edit2, agent, current, shown) {
   }
 }
 function editPath(base, edit2) {
-  return path39.join(base, ...edit2.file.split("/"));
+  return path40.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
@@ -12827,543 +12273,216 @@ var init_plan = __esm({
   }
 });
 
-// src/store/agent-file.ts
-import { accessSync as accessSync2, closeSync as closeSync11, constants as constants7, existsSync as existsSync5, lstatSync as lstatSync20, mkdirSync as mkdirSync6, openSync as openSync9, readFileSync as readFileSync12 } from "node:fs";
-import { readlinkSync as readlinkSync4, rmdirSync as rmdirSync3, unlinkSync as unlinkSync10 } from "node:fs";
-import path40 from "node:path";
-async function readAgentFile(file, snippet) {
-  let read;
-  try {
-    read = await readStable(file);
-  } catch (err) {
-    if (!(err instanceof UnsafeFile)) throw err;
-    const what = err.state === "link" ? `is a link to ${linkTarget(file)}` : "is not a regular file";
-    const why = "links are never followed or replaced, so nothing was changed";
-    throw new Refused(`${file} ${what}; ${why}. Add this to its target by hand:
-${snippet}`);
-  }
-  if (read === null) return { bytes: null, token: "absent" };
-  if (read.stat.nlink !== 1n) {
-    throw new Refused(`${file} has more than one hard link; nothing was changed. Add this to it by hand:
-${snippet}`);
-  }
-  assertReplaceable(file, snippet);
-  const bad2 = firstInvalidUtf8(read.bytes);
-  if (bad2 >= 0) {
-    throw new Refused(`${file} is not valid UTF-8 (byte ${bad2}): fix or re-save it as UTF-8, then run this again`);
-  }
-  return { bytes: read.bytes, token: read.token };
-}
-function linkTarget(file) {
-  try {
-    return readlinkSync4(file);
-  } catch {
-    return "another file";
-  }
-}
-function assertReplaceable(file, snippet) {
-  try {
-    closeSync11(openSync9(file, constants7.O_WRONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK));
-    accessSync2(path40.dirname(file), constants7.W_OK);
-  } catch (err) {
-    const code = err.code;
-    if (code === "EPERM") {
-      const why = "it is immutable or append-only: EPERM";
-      const fix = `Clear the flag (chattr -i -a ${file}) and run this again, or add this by hand`;
-      throw new Refused(`${file} cannot be replaced (${why}); nothing was changed. ${fix}:
-${snippet}`);
-    }
-    if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path40.dirname(file)}) and run this again, or add this by hand`;
-      throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
-${snippet}`);
-    }
-    throw err;
-  }
-}
-function firstInvalidUtf8(bytes) {
-  const again = Buffer.from(bytes.toString("utf8"), "utf8");
-  let i = 0;
-  while (i < bytes.length && again[i] === bytes[i]) i++;
-  if (i === bytes.length && again.length === bytes.length) return -1;
-  while (i > 0 && (again[i] & 192) === 128) i--;
-  return i;
-}
-async function writeAgentFile(file, expected, bytes, mode, fp) {
-  const now = await readStable(file, { failpoint: fp });
-  if ((now === null ? "absent" : now.token) !== expected) {
-    const what = "changed since it was read (another program wrote it)";
-    throw new Refused(`${file} ${what}; nothing was changed; run this again`);
-  }
-  if (bytes === null) unlinkSync10(file);
-  else {
-    const tmpfileCreated = () => failpoint(fp, "before-publication");
-    const opts = now === null ? { mode: mode & ~process.umask(), tmpfileCreated } : { tmpfileCreated };
-    await (0, import_write_file_atomic2.default)(file, bytes, opts);
-  }
-  await failpoint(fp, "after-publication");
-}
-function missingDirs(base, dir) {
-  const missing = [];
-  let cur = base;
-  for (const part of path40.relative(base, dir).split(path40.sep).filter(Boolean)) {
-    cur = path40.join(cur, part);
-    const st = missing.length > 0 ? void 0 : lstatSync20(cur, { throwIfNoEntry: false });
-    if (st === void 0) missing.push(cur);
-    else if (st.isSymbolicLink() || !st.isDirectory()) {
-      const what = st.isSymbolicLink() ? "a link" : "not a directory";
-      throw new Refused(`${cur} is ${what}; install writes only through real directories, so nothing was changed`);
-    }
-  }
-  return missing;
-}
-function makeDirs(dirs) {
-  for (const d of dirs) mkdirSync6(d, { mode: 493 });
-}
-function removeEmptyDirs(dirs) {
-  const removed = [];
-  for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
-    try {
-      rmdirSync3(d);
-      removed.push(d);
-    } catch {
-    }
-  }
-  return removed;
-}
-function recordsDir(env, home) {
-  return path40.join(userDir(env, home), "installs");
-}
-function prepareDir(dir) {
-  const missing = [];
-  for (let d = dir; !existsSync5(d) && path40.dirname(d) !== d; d = path40.dirname(d)) missing.unshift(d);
-  try {
-    mkdirSync6(dir, { recursive: true, mode: 448 });
-  } catch (err) {
-    removeEmptyDirs(missing);
-    const why = err.code ?? err.message;
-    throw new Refused(`${dir} could not be made (${why}); install keeps its records there, so nothing was changed`);
-  }
-  return missing;
-}
-function recordNode(dir, execPath) {
-  const target = path40.join(dir, "node");
-  try {
-    if (readFileSync12(target, "utf8") === `${execPath}
-`) return;
-  } catch {
-  }
-  import_write_file_atomic2.default.sync(target, `${execPath}
-`, { mode: 420 });
-}
-function recordPath(dir, file) {
-  return path40.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
-}
-function readRecord(dir, file) {
-  try {
-    const r = JSON.parse(readFileSync12(recordPath(dir, file), "utf8"));
-    return r.path === file ? r : null;
-  } catch {
-    return null;
-  }
-}
-function writeRecord(dir, record2) {
-  const made = [];
-  for (const d of [path40.dirname(path40.dirname(dir)), path40.dirname(dir), dir]) {
-    try {
-      mkdirSync6(d, { mode: 448 });
-      made.push(d);
-    } catch {
-    }
-  }
-  import_write_file_atomic2.default.sync(recordPath(dir, record2.path), JSON.stringify(record2), { mode: 384 });
-  return made;
-}
-function dropRecord(dir, file) {
-  try {
-    unlinkSync10(recordPath(dir, file));
-  } catch {
-  }
-  if (removeEmptyDirs([dir]).length === 0) return;
-  try {
-    unlinkSync10(path40.join(path40.dirname(dir), "node"));
-  } catch {
-  }
-  removeEmptyDirs([path40.dirname(dir)]);
-}
-var import_write_file_atomic2;
-var init_agent_file = __esm({
-  "src/store/agent-file.ts"() {
-    "use strict";
-    import_write_file_atomic2 = __toESM(require_lib(), 1);
-    init_errors();
-    init_failpoint();
-    init_home();
-    init_files();
-  }
-});
-
-// src/verbs/agent-files.ts
-import { realpathSync as realpathSync4 } from "node:fs";
+// src/agents/installer.ts
+import { existsSync as existsSync7, lstatSync as lstatSync18, readFileSync as readFileSync11 } from "node:fs";
 import path41 from "node:path";
-function real2(p) {
-  try {
-    return realpathSync4(p);
-  } catch {
-    return path41.resolve(p);
+async function install(t, env) {
+  const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
+  if (!t.home) {
+    const why = "the recorded Node lives under it";
+    throw new Refused(`install needs ${homeVar} set (${why}); nothing was changed`);
   }
-}
-function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path41.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path41.join(real2(path41.dirname(path41.dirname(path41.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
-  if (root === null) return { abs, rel: null };
-  const rel = path41.relative(real2(root), abs);
-  return { abs, rel: rel.startsWith("..") || path41.isAbsolute(rel) ? null : rel.split(path41.sep).join("/") };
-}
-function agentTarget(ctx, verb) {
-  const name2 = ctx.values.agent;
-  if (!isAgentName(name2)) {
-    const got = typeof name2 === "string" ? `, got ${quotedValue(name2)}` : "";
-    throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${got}`);
+  if (!existsSync7(t.home)) {
+    const where = "install records the Node under it, so nothing was changed";
+    throw new Refused(`${homeVar} (${quotedValue(t.home)}) does not exist; ${where}`);
   }
-  const global = ctx.values.global === true;
-  const home = homeFolder(ctx.env);
-  if (global && typeof ctx.values.root === "string") {
-    throw new UsageError(`${verb}: --global and --root exclude each other`);
+  assertNotPaused(t.memDir, env);
+  const targets = t.targets();
+  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  const plans = [];
+  for (const { edit: edit2, file, shown } of targets) {
+    const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
+    const next = installText(edit2, t.agent.name, snap.bytes?.toString("utf8") ?? null, shown);
+    plans.push({ edit: edit2, file, shown, snap, next });
   }
-  const root = global ? null : rootOption(ctx);
-  const agent = AGENTS[name2];
-  const helper = helperLocation(ctx, root);
-  const base = global ? real2(home) : root;
-  const shown = (file) => global ? `~/${file}` : file;
-  const target = (edit2) => ({ edit: edit2, file: editPath(base, edit2), shown: shown(edit2.file) });
-  const targets = () => agent.edits(helper, global).map(target);
-  const memDir = root === null ? null : memoryDir(root);
-  return { agent, global, base, home, memDir, helper, targets, dryRun: ctx.values["dry-run"] === true };
+  const lines2 = [];
+  if (!t.dryRun) recordNode(userDir(env, t.home), process.execPath);
+  for (const p of plans) {
+    const bytes = Buffer.from(p.next, "utf8");
+    const verb = p.snap.bytes === null ? "create" : "update";
+    if (p.snap.bytes?.equals(bytes) || t.dryRun) {
+      lines2.push(p.snap.bytes?.equals(bytes) ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
+      continue;
+    }
+    const dirs = missingDirs(t.base, path41.dirname(p.file));
+    makeDirs(dirs);
+    const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
+    try {
+      await writeAgentFile(p.file, p.snap.token, bytes, mode, env.MEMORY_IO_FAILPOINT || void 0);
+    } catch (err) {
+      removeEmptyDirs(dirs);
+      throw err;
+    }
+    lines2.push(`${verb}d ${p.shown}`);
+  }
+  const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
+  const local = t.global ? [] : plans.filter((p) => p.next.includes(t.helper.abs)).map((p) => p.shown);
+  const keep = local.map((f) => `${f} names this clone's path to the helper: keep it out of git (docs/install.md)`);
+  return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...keep] };
 }
-var AGENT_OPTIONS;
-var init_agent_files = __esm({
-  "src/verbs/agent-files.ts"() {
+async function uninstall(t, env) {
+  assertNotPaused(t.memDir, env);
+  const targets = t.targets();
+  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  const plans = [];
+  for (const { edit: edit2, file, shown } of targets) {
+    const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
+    const current = snap.bytes?.toString("utf8") ?? null;
+    const next = current === null ? null : uninstallText(edit2, t.agent.name, current, shown);
+    const verb = current === null || next === current ? "unchanged" : next === null ? "removed" : "updated";
+    plans.push({ file, shown, snap, next, verb });
+  }
+  const lines2 = [];
+  for (const p of plans) {
+    if (t.dryRun && p.verb !== "unchanged") lines2.push(`would ${p.verb.replace(/d$/, "")} ${p.shown}`);
+    else lines2.push(`${p.verb} ${p.shown}`);
+    if (t.dryRun || p.verb === "unchanged") continue;
+    const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
+    await writeAgentFile(p.file, p.snap.token, bytes, 420, env.MEMORY_IO_FAILPOINT || void 0);
+  }
+  const last = !t.global && !anotherInstalled(t, t.dryRun ? new Set(plans.map((p) => p.file)) : /* @__PURE__ */ new Set());
+  const none = { lines: [], notes: [] };
+  const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
+  const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
+  for (const p of removed) removeEmptyUpTo(path41.dirname(p.file), t.base);
+  return { lines: [...lines2, ...driver.lines], notes: driver.notes };
+}
+function anotherInstalled(t, skip) {
+  return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
+    const file = editPath(t.base, edit2);
+    const st = lstatSync18(file, { throwIfNoEntry: false });
+    if (skip.has(file) || st === void 0 || !st.isFile() || st.size > 4e6) return false;
+    return holdsOurs(edit2, readFileSync11(file, "utf8"));
+  }));
+}
+var init_installer = __esm({
+  "src/agents/installer.ts"() {
     "use strict";
+    init_errors();
+    init_merge_driver_config();
     init_quote();
+    init_pause();
+    init_agent_file();
+    init_home();
     init_agents();
     init_plan();
-    init_errors();
-    init_home();
-    init_paths();
-    init_common();
-    AGENT_OPTIONS = {
-      agent: { type: "string" },
-      root: { type: "string" },
-      global: { type: "boolean" },
-      "dry-run": { type: "boolean" }
-    };
+    init_skill_place();
   }
 });
 
-// src/store/install-lock.ts
-import { lstatSync as lstatSync21, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
+// src/agents/install-lock.ts
+import { lstatSync as lstatSync19, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
 import path42 from "node:path";
-function underInstallLock(verb) {
-  return {
-    ...verb,
-    async run(ctx) {
-      if (ctx.values["dry-run"] === true) return verb.run(ctx);
-      const global = ctx.values.global === true;
-      const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
-      let root = null;
-      try {
-        root = global ? null : findRoot(path42.resolve(ctx.cwd, given), ctx.env).root;
-      } catch {
-        return verb.run(ctx);
-      }
-      const lockDir = path42.join(root === null ? userDir(ctx.env) : path42.join(root, ".ai"), ".install.lock");
-      const parent = path42.dirname(lockDir);
-      const made = makeParent(parent);
-      const emptiedByVerb = verb.name === "uninstall";
-      const what = "another install or uninstall is editing these agent files";
-      try {
-        const retry = "wait for it to finish and retry";
-        const lock = await acquireLockDir(lockDir, INSTALL_LOCK_SECONDS, { what, retry, makeParent: true });
-        try {
-          return await verb.run(ctx);
-        } finally {
-          await lock.release();
-        }
-      } finally {
-        const stop = global ? path42.resolve(homeFolder(ctx.env) || "/") : root;
-        const below = (dir) => dir.startsWith(`${stop}${path42.sep}`);
-        for (let dir = parent; (made !== null || emptiedByVerb) && below(dir); dir = path42.dirname(dir)) {
-          try {
-            rmdirSync4(dir);
-          } catch {
-            break;
-          }
-          if (dir === made && !emptiedByVerb) break;
-        }
-      }
+async function underInstallLock(ctx, uninstall2, run) {
+  if (ctx.values["dry-run"] === true) return run();
+  const global = ctx.values.global === true;
+  const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
+  let root = null;
+  try {
+    root = global ? null : findRoot(path42.resolve(ctx.cwd, given), ctx.env).root;
+  } catch {
+    return run();
+  }
+  const lockDir = path42.join(root === null ? userDir(ctx.env) : path42.join(root, ".ai"), ".install.lock");
+  const parent = path42.dirname(lockDir);
+  const made = makeParent(parent);
+  try {
+    const what = "another install or uninstall is editing these agent files";
+    const retry = "wait for it to finish and retry";
+    const lock = await acquireLockDir(lockDir, 10, { what, retry, makeParent: true });
+    try {
+      return await run();
+    } finally {
+      await lock.release();
     }
-  };
+  } finally {
+    const stop = global ? path42.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path42.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path42.dirname(dir)) {
+      try {
+        rmdirSync4(dir);
+      } catch {
+        break;
+      }
+      if (dir === made && !uninstall2) break;
+    }
+  }
 }
 function makeParent(dir) {
-  const st = lstatSync21(dir, { throwIfNoEntry: false });
+  const st = lstatSync19(dir, { throwIfNoEntry: false });
   if (st === void 0) return mkdirSync7(dir, { recursive: true, mode: 448 }) ?? null;
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
   }
   return null;
 }
-var INSTALL_LOCK_SECONDS;
 var init_install_lock = __esm({
-  "src/store/install-lock.ts"() {
+  "src/agents/install-lock.ts"() {
     "use strict";
     init_errors();
     init_home();
     init_lock();
     init_root();
-    INSTALL_LOCK_SECONDS = 10;
   }
 });
 
-// src/verbs/install.ts
-var install_exports = {};
-__export(install_exports, {
-  installHelpCommon: () => installHelpCommon,
-  installVerb: () => installVerb
-});
-import { existsSync as existsSync6 } from "node:fs";
+// src/agents/target.ts
+import { realpathSync as realpathSync4 } from "node:fs";
 import path43 from "node:path";
-var installHelpCommon, installVerb;
-var init_install = __esm({
-  "src/verbs/install.ts"() {
+function real2(p) {
+  try {
+    return realpathSync4(p);
+  } catch {
+    return path43.resolve(p);
+  }
+}
+function helperLocation(ctx, root) {
+  const running = ctx.helperPath ?? path43.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path43.join(real2(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  if (root === null) return { abs, rel: null };
+  const rel = path43.relative(real2(root), abs);
+  return { abs, rel: rel.startsWith("..") || path43.isAbsolute(rel) ? null : rel.split(path43.sep).join("/") };
+}
+function targetOf(agent, root, helper, env, dryRun) {
+  const global = root === null;
+  const home = homeFolder(env);
+  const base = root ?? real2(home);
+  const target = (edit2) => ({ edit: edit2, file: editPath(base, edit2), shown: global ? `~/${edit2.file}` : edit2.file });
+  const targets = () => agent.edits(helper, global).map(target);
+  return { agent, global, base, home, memDir: root === null ? null : memoryDir(root), helper, targets, dryRun };
+}
+function agentTarget(ctx, verb, rootOf) {
+  const name2 = ctx.values.agent;
+  if (!isAgentName(name2)) {
+    const got = typeof name2 === "string" ? `, got ${quotedValue(name2)}` : "";
+    throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${got}`);
+  }
+  const global = ctx.values.global === true;
+  if (global && typeof ctx.values.root === "string") {
+    throw new UsageError(`${verb}: --global and --root exclude each other`);
+  }
+  const root = global ? null : rootOf();
+  return targetOf(AGENTS[name2], root, helperLocation(ctx, root), ctx.env, ctx.values["dry-run"] === true);
+}
+var AGENT_OPTIONS, AGENT_HELP;
+var init_target = __esm({
+  "src/agents/target.ts"() {
     "use strict";
     init_quote();
-    init_plan();
-    init_files();
-    init_pause();
-    init_merge_driver_config();
-    init_agent_file();
-    init_agent_file();
     init_errors();
     init_home();
-    init_agent_files();
-    init_common();
-    init_types();
-    init_install_lock();
-    installHelpCommon = `  --global      edit the per-user files (~/.claude, ~/.codex, ~/.config/opencode,
-                ~/.gemini) instead of the project's; cline and cursor have none
-  --root DIR    the project root
-${ROOT_HELP}`;
-    installVerb = underInstallLock({
-      name: "install",
-      options: AGENT_OPTIONS,
-      positionals: [0, 0],
-      help: `usage: node memory_io.mjs install --agent claude-code|codex|opencode|cline|gemini|cursor
-         [--root DIR | --global] [--dry-run]
-
-Wires the session-start hook (and, where the harness has the events, the checkpoint
-hooks) or the bootstrap block into an agent's own files:
-  claude-code  .claude/settings.json: SessionStart, PreCompact, PostCompact, SessionEnd
-  codex        AGENTS.md block; .codex/hooks.json: SessionStart, PreCompact, SessionEnd
-  opencode     AGENTS.md block (shared with codex)
-  cline        .clinerules/00-session-handoff.md; .clinerules/hooks/TaskStart and
-               TaskResume (and their .ps1 forms)
-  gemini       GEMINI.md block; .gemini/settings.json: SessionStart, SessionEnd
-  cursor       .cursor/rules/session-handoff.mdc (alwaysApply)
-JSON settings are edited in place (other keys, comments and layout kept); Markdown
-blocks sit between <!-- session-handoff:begin --> and <!-- session-handoff:end -->.
-A file it cannot edit safely (malformed markers, JSON that does not parse, a link,
-a file not ours, a read-only one) is refused with a snippet to paste by hand,
-nothing changed. Idempotent; each file is replaced whole (a temp, then a rename);
-what it changed is recorded under \${XDG_CONFIG_HOME:-~/.config}/session-handoff/
-installs/ for \`uninstall\`. In a git repository it also registers the merge driver.
-Every case, its words and the hook commands: references/verbs.md#install.
-
-options:
-  --agent NAME  the agent whose files to edit
-  --dry-run     say what would change, change nothing
-${installHelpCommon}
-stdout: one line per file: "created F", "updated F" or "unchanged F" ("would
-        create F", "would update F" with --dry-run).
-exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
-        not parse, a read-only file, a concurrent edit);
-        4 paused; 5 another install or uninstall held the install lock for 10 s.
-`,
-      async run(ctx) {
-        const home = homeFolder(ctx.env);
-        const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
-        const why = "the per-user records and the recorded Node live under it";
-        if (!home) throw new Refused(`install needs ${homeVar} set (${why}); nothing was changed`);
-        const where = "install keeps its records under it, so nothing was changed";
-        if (!existsSync6(home)) throw new Refused(`${homeVar} (${quotedValue(home)}) does not exist; ${where}`);
-        const t = agentTarget(ctx, "install");
-        assertNotPaused(t.memDir, ctx.env);
-        const targets = t.targets();
-        for (const { file } of targets) missingDirs(t.base, path43.dirname(file));
-        const plans = [];
-        for (const { edit: edit2, file, shown } of targets) {
-          const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
-          const next = installText(edit2, t.agent.name, snap.bytes?.toString("utf8") ?? null, shown);
-          plans.push({ edit: edit2, file, shown, snap, next });
-        }
-        const lines3 = [];
-        const records = recordsDir(ctx.env, t.home);
-        let madeForRecords = [];
-        if (!t.dryRun) {
-          madeForRecords = prepareDir(records);
-          recordNode(userDir(ctx.env, t.home), process.execPath);
-        }
-        for (const p of plans) {
-          const bytes = Buffer.from(p.next, "utf8");
-          if (p.snap.bytes?.equals(bytes)) {
-            lines3.push(`unchanged ${p.shown}`);
-            continue;
-          }
-          const verb = p.snap.bytes === null ? "create" : "update";
-          if (t.dryRun) {
-            lines3.push(`would ${verb} ${p.shown}`);
-            continue;
-          }
-          const dirs = missingDirs(t.base, path43.dirname(p.file));
-          makeDirs(dirs);
-          const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
-          try {
-            await writeAgentFile(p.file, p.snap.token, bytes, mode, failpointOf(ctx));
-          } catch (err) {
-            removeEmptyDirs(dirs);
-            throw err;
-          }
-          const prior = readRecord(records, p.file);
-          const kept = prior !== null && prior.after === p.snap.token;
-          const record2 = {
-            path: p.file,
-            before: kept ? prior.before : p.snap.bytes?.toString("base64") ?? null,
-            restorable: prior === null || kept && prior.restorable !== false,
-            after: tokenOf(bytes),
-            createdDirs: [...prior?.createdDirs ?? [], ...dirs, ...madeForRecords]
-          };
-          madeForRecords = [];
-          const made = writeRecord(records, record2);
-          if (made.length > 0) writeRecord(records, { ...record2, createdDirs: [...record2.createdDirs, ...made] });
-          lines3.push(`${verb}d ${p.shown}`);
-        }
-        const opts = { dryRun: t.dryRun, helperPath: t.helper.abs };
-        const driver = await mergeDriverStep(t.global ? null : t.base, opts, ctx.env);
-        const local = t.global ? [] : plans.filter((p) => p.next.includes(t.helper.abs)).map((p) => p.shown);
-        const keep = local.map((f) => `${f} names this clone's path to the helper: keep it out of git (docs/install.md)`);
-        return ok(`${[...lines3, ...driver.lines].join("\n")}
-`, [...driver.notes, ...keep]);
-      }
-    });
-  }
-});
-
-// src/verbs/uninstall.ts
-var uninstall_exports = {};
-__export(uninstall_exports, {
-  uninstallVerb: () => uninstallVerb
-});
-import { lstatSync as lstatSync22, readFileSync as readFileSync13 } from "node:fs";
-import path44 from "node:path";
-function anotherInstalled(t, skip) {
-  return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
-    const file = editPath(t.base, edit2);
-    const st = lstatSync22(file, { throwIfNoEntry: false });
-    if (skip.has(file) || st === void 0 || !st.isFile() || st.size > 4e6) return false;
-    return holdsOurs(edit2, readFileSync13(file, "utf8"));
-  }));
-}
-var uninstallVerb, noDriver;
-var init_uninstall = __esm({
-  "src/verbs/uninstall.ts"() {
-    "use strict";
-    init_merge_driver_config();
-    init_plan();
+    init_paths();
     init_agents();
-    init_pause();
-    init_files();
-    init_agent_file();
-    init_agent_file();
-    init_agent_files();
-    init_common();
-    init_install();
-    init_types();
-    init_install_lock();
-    uninstallVerb = underInstallLock({
-      name: "uninstall",
-      options: AGENT_OPTIONS,
-      positionals: [0, 0],
-      help: `usage: node memory_io.mjs uninstall --agent claude-code|codex|opencode|cline|gemini|cursor
-         [--root DIR | --global] [--dry-run]
-
-Removes exactly what \`install --agent\` added. A file nothing else changed since
-install gets its original bytes back (a file install created is deleted); otherwise
-only our entries go, every other byte kept. Folders install created go when empty;
-the merge driver goes with the last agent installed here. Every case and its words:
-references/verbs.md#uninstall.
-
-options:
-  --agent NAME  the agent whose files to restore
-  --dry-run     say what would change, change nothing
-${installHelpCommon}
-stdout: one line per file: "restored F", "updated F", "removed F" or "unchanged F"
-        ("would \u2026" with --dry-run).
-exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
-        not parse, a read-only file, a concurrent edit);
-        4 paused; 5 another install or uninstall held the install lock for 10 s.
-`,
-      async run(ctx) {
-        const t = agentTarget(ctx, "uninstall");
-        assertNotPaused(t.memDir, ctx.env);
-        const records = recordsDir(ctx.env, t.home);
-        const targets = t.targets();
-        for (const { file } of targets) missingDirs(t.base, path44.dirname(file));
-        const plans = [];
-        for (const { edit: edit2, file, shown } of targets) {
-          const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
-          const record2 = readRecord(records, file);
-          if (snap.bytes === null) {
-            plans.push({ edit: edit2, file, shown, snap, next: null, verb: "unchanged", record: record2 });
-            continue;
-          }
-          const current = snap.bytes.toString("utf8");
-          let next = uninstallText(edit2, t.agent.name, current, shown);
-          let verb = next === null ? "removed" : next === current ? "unchanged" : "updated";
-          const before = record2?.before == null ? null : Buffer.from(record2.before, "base64").toString("utf8");
-          const clean = (next === null || !holdsOurs(edit2, next)) && (before === null || !holdsOurs(edit2, before));
-          if (record2 !== null && record2.restorable !== false && record2.after === snap.token && clean) {
-            next = before;
-            verb = next === null ? "removed" : "restored";
-          }
-          plans.push({ edit: edit2, file, shown, snap, next, verb, record: record2 });
-        }
-        const lines3 = [];
-        const dirs = [];
-        for (const p of plans) {
-          if (t.dryRun) {
-            lines3.push(p.verb === "unchanged" ? `unchanged ${p.shown}` : `would ${p.verb.replace(/d$/, "")} ${p.shown}`);
-            continue;
-          }
-          if (p.verb !== "unchanged") {
-            const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
-            await writeAgentFile(p.file, p.snap.token, bytes, 420, failpointOf(ctx));
-          }
-          lines3.push(`${p.verb} ${p.shown}`);
-          if (p.record !== null && (p.next === null || p.verb === "restored" || !holdsOurs(p.edit, p.next))) {
-            dropRecord(records, p.file);
-            dirs.push(...p.record.createdDirs);
-          } else if (p.record !== null && p.next !== null && p.verb !== "unchanged") {
-            writeRecord(records, { ...p.record, after: tokenOf(Buffer.from(p.next, "utf8")) });
-          }
-        }
-        const last = !t.global && !anotherInstalled(t, t.dryRun ? new Set(plans.map((p) => p.file)) : /* @__PURE__ */ new Set());
-        const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, ctx.env) : noDriver;
-        if (!t.dryRun) removeEmptyDirs(dirs);
-        return ok(`${[...lines3, ...driver.lines].join("\n")}
-`, driver.notes);
-      }
-    });
-    noDriver = { lines: [], notes: [] };
+    init_plan();
+    AGENT_OPTIONS = {
+      agent: { type: "string" },
+      root: { type: "string" },
+      global: { type: "boolean" },
+      "dry-run": { type: "boolean" }
+    };
+    AGENT_HELP = `  --global      edit the per-user files (~/.claude, ~/.codex, ~/.config/opencode,
+                ~/.gemini) instead of the project's; cline and cursor have none
+  --root DIR    the project root`;
   }
 });
 
@@ -13372,8 +12491,8 @@ var init_exports = {};
 __export(init_exports, {
   initVerb: () => initVerb
 });
-import { existsSync as existsSync7, lstatSync as lstatSync23, realpathSync as realpathSync5, rmdirSync as rmdirSync5, rmSync as rmSync4 } from "node:fs";
-import path45 from "node:path";
+import { existsSync as existsSync8, lstatSync as lstatSync20, realpathSync as realpathSync5, rmdirSync as rmdirSync5, rmSync as rmSync4 } from "node:fs";
+import path44 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
   if (global && typeof ctx.values.root === "string") {
@@ -13383,14 +12502,14 @@ function planOf(ctx) {
   for (const n2 of named) {
     if (!isAgentName(n2)) throw new UsageError(`init: unknown agent ${quotedValue(n2)}; name one of ${NAMES}`);
   }
-  if (!ctx.env.HOME || !existsSync7(ctx.env.HOME)) {
-    throw new Refused("init needs HOME set to an existing folder (install keeps records there); nothing was changed");
+  if (!ctx.env.HOME || !existsSync8(ctx.env.HOME)) {
+    throw new Refused("init needs HOME set to an existing folder (install records Node there); nothing was changed");
   }
   let base;
   if (global) base = realpathSync5(homeFolder(ctx.env));
   else {
     const given = typeof ctx.values.root === "string";
-    const found = findRoot(path45.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
+    const found = findRoot(path44.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
     if (!given && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -13407,32 +12526,33 @@ function planOf(ctx) {
   if (global) {
     const without = agents.filter((a) => a.skillFolders.home.length === 0);
     if (without.length > 0 && named.length > 0) {
-      const names2 = without.map((a) => a.name).join(", ");
-      throw new Refused(`${names2} has no per-user folders; nothing was changed. Run init in the project instead`);
+      const names = without.map((a) => a.name).join(", ");
+      throw new Refused(`${names} has no per-user folders; nothing was changed. Run init in the project instead`);
     }
     agents = agents.filter((a) => a.skillFolders.home.length > 0);
   }
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync5(path45.dirname(path45.dirname(path45.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync7(path45.join(source, "SKILL.md"))) {
+  const source = realpathSync5(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync8(path44.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p) => `${global ? "~/" : ""}${path45.relative(base, p).split(path45.sep).join("/")}`;
+  const shown = (p) => `${global ? "~/" : ""}${path44.relative(base, p).split(path44.sep).join("/")}`;
   const dryRun = ctx.values["dry-run"] === true;
-  return { base, global, dryRun, source, dest: path45.join(base, CANONICAL), agents, shown };
+  return { base, global, dryRun, source, dest: path44.join(base, CANONICAL), agents, shown };
 }
-async function agentVerb(ctx, plan2, verb, agent, dryRun) {
-  const helperPath = path45.join(plan2.dest, "scripts", "memory_io.mjs");
-  const values = { agent: agent.name, "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
-  const out = await verb.run({ ...ctx, values, positionals: [], helperPath, skillDir: plan2.dest });
-  const lines3 = String(out.stdout).split("\n").filter((l) => l !== "");
-  return { lines: lines3.map((l) => `${agent.name}: ${l}`), notes: out.stderr };
+async function agentRun(ctx, plan2, run, agent, dryRun) {
+  const root = plan2.global ? null : plan2.base;
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path44.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
+  const t = targetOf(agent, root, helper, ctx.env, dryRun);
+  const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
+  return { lines: out.lines.map((l) => `${agent.name}: ${l}`), notes: out.notes };
 }
 function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path45.join(plan2.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path44.join(plan2.base, f, "session-handoff"));
 }
 function counted(steps2) {
   const n2 = (a) => steps2.filter((s) => s.action === a).length;
@@ -13450,21 +12570,21 @@ function refuseLinkOnTheWay(plan2) {
 async function init(ctx, plan2) {
   const { dest, source, shown } = plan2;
   refuseLinkOnTheWay(plan2);
-  const running = dest === source || existsSync7(dest) && realpathSync5(dest) === source;
-  if (!running && existsSync7(dest) && lstatSync23(dest).isSymbolicLink()) {
+  const running = dest === source || existsSync8(dest) && realpathSync5(dest) === source;
+  if (!running && existsSync8(dest) && lstatSync20(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps2 = running ? [] : copySteps(source, dest);
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && ctx.values.replace !== true) {
-    const names2 = edited.slice(0, 5).map((rel) => shown(path45.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown(path44.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
-    throw new Refused(`${names2.join(", ")}${more} ${why}. ${fix}`);
+    throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path45.join(dest, s.rel));
+  const writes = steps2.map((s) => path44.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -13472,30 +12592,30 @@ async function init(ctx, plan2) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path45.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path44.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const made = [dest, ...links.map((l) => path45.dirname(l.place))].flatMap((d) => missingUnder(plan2.base, d));
+  const made = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => missingUnder(plan2.base, d));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
       throw new Refused(`cannot write ${file}: ${why}; nothing was changed. Fix its permissions, then run init again`);
     }
   }
-  const lines3 = [];
+  const lines2 = [];
   const notes = [];
   for (const agent of plan2.agents) {
-    const dry = await agentVerb(ctx, plan2, installVerb, agent, true);
+    const dry = await agentRun(ctx, plan2, install, agent, true);
     if (plan2.dryRun) {
-      lines3.push(...dry.lines);
+      lines2.push(...dry.lines);
       notes.push(...dry.notes);
     }
   }
-  if (steps2.length === 0) lines3.unshift(`unchanged ${shown(dest)}`);
+  if (steps2.length === 0) lines2.unshift(`unchanged ${shown(dest)}`);
   else {
     if (!plan2.dryRun) applySteps(source, dest, steps2);
-    lines3.unshift(`${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown(dest)} (${counted(steps2)})`);
+    lines2.unshift(`${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown(dest)} (${counted(steps2)})`);
   }
   const after = [];
   for (const l of links) {
@@ -13509,28 +12629,28 @@ async function init(ctx, plan2) {
       after.push(`${plan2.dryRun ? "would link" : "linked"} ${shown(l.place)} -> ${shown(dest)}`);
     }
   }
-  lines3.splice(1, 0, ...after);
+  lines2.splice(1, 0, ...after);
   if (!plan2.dryRun && !running && (steps2.length > 0 || made.length > 0 || record2 === null)) {
     writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   }
   if (!plan2.dryRun) {
     for (const agent of plan2.agents) {
-      const done2 = await agentVerb(ctx, plan2, installVerb, agent, false);
-      lines3.push(...done2.lines);
+      const done2 = await agentRun(ctx, plan2, install, agent, false);
+      lines2.push(...done2.lines);
       notes.push(...done2.notes);
     }
   }
   const who = plan2.agents.map((a) => a.name).join(", ");
-  const copy = shown(path45.join(dest, "scripts", "memory_io.mjs"));
-  if (!plan2.dryRun) lines3.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
-  lines3.push(`next: start a new session (${who}) and ${SAY2}`);
-  return ok(`${lines3.join("\n")}
+  const copy = shown(path44.join(dest, "scripts", "memory_io.mjs"));
+  if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
+  lines2.push(`next: start a new session (${who}) and ${SAY2}`);
+  return ok(`${lines2.join("\n")}
 `, notes);
 }
 function missingUnder(base, dir) {
   const out = [];
-  for (let d = dir; d.startsWith(`${base}${path45.sep}`) && !existsSync7(d); d = path45.dirname(d)) {
-    out.push(path45.relative(base, d).split(path45.sep).join("/"));
+  for (let d = dir; d.startsWith(`${base}${path44.sep}`) && !existsSync8(d); d = path44.dirname(d)) {
+    out.push(path44.relative(base, d).split(path44.sep).join("/"));
   }
   return out;
 }
@@ -13538,11 +12658,11 @@ async function undo(ctx, plan2) {
   const { dest, source, shown } = plan2;
   refuseLinkOnTheWay(plan2);
   const record2 = readCopyRecord(dest);
-  const lines3 = [];
+  const lines2 = [];
   const notes = [];
   for (const agent of plan2.agents) {
-    const done2 = await agentVerb(ctx, plan2, uninstallVerb, agent, plan2.dryRun);
-    lines3.push(...done2.lines);
+    const done2 = await agentRun(ctx, plan2, uninstall, agent, plan2.dryRun);
+    lines2.push(...done2.lines);
     notes.push(...done2.notes);
   }
   const would = plan2.dryRun ? "would remove" : "removed";
@@ -13552,37 +12672,37 @@ async function undo(ctx, plan2) {
     const ours = state === "ours" || sameCopy;
     if (state === "absent") continue;
     if (!ours || linkOnTheWay(plan2.base, place) !== null) {
-      lines3.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
+      lines2.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
       continue;
     }
     if (!plan2.dryRun) {
       rmSync4(place, { recursive: state === "copy", force: true });
-      removeEmptyUpTo(path45.dirname(place), path45.join(plan2.base, path45.relative(plan2.base, place).split(path45.sep)[0]));
+      removeEmptyUpTo(path44.dirname(place), path44.join(plan2.base, path44.relative(plan2.base, place).split(path44.sep)[0]));
     }
-    lines3.push(`${would} ${shown(place)}`);
+    lines2.push(`${would} ${shown(place)}`);
   }
   const all = skillFiles(dest);
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const files = all.filter((rel) => !kept.includes(rel));
-  if (files.length > 0 && !(existsSync7(dest) && lstatSync23(dest).isSymbolicLink())) {
+  if (files.length > 0 && !(existsSync8(dest) && lstatSync20(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync4(path45.join(dest, rel), { force: true });
+      for (const rel of files) rmSync4(path44.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
-      for (const rel of files) removeEmptyUpTo(path45.dirname(path45.join(dest, rel)), plan2.base);
+      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), plan2.base);
     }
-    lines3.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines3.push(`left ${shown(path45.join(dest, rel))}: you edited it since init copied it`);
+    lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
+    for (const rel of kept) lines2.push(`left ${shown(path44.join(dest, rel))}: you edited it since init copied it`);
   }
   const made = [...record2?.createdDirs ?? []].sort((a, b) => b.length - a.length);
   for (const rel of plan2.dryRun ? [] : made) {
-    if (linkOnTheWay(plan2.base, path45.join(plan2.base, rel)) !== null) continue;
+    if (linkOnTheWay(plan2.base, path44.join(plan2.base, rel)) !== null) continue;
     try {
-      rmdirSync5(path45.join(plan2.base, rel));
+      rmdirSync5(path44.join(plan2.base, rel));
     } catch {
     }
   }
-  if (lines3.length === 0) lines3.push("nothing of session-handoff's init to undo here");
-  return ok(`${lines3.join("\n")}
+  if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
+  return ok(`${lines2.join("\n")}
 `, notes);
 }
 var NAMES, SAY2, initVerb;
@@ -13593,13 +12713,14 @@ var init_init = __esm({
     init_skill_place();
     init_skill_place();
     init_skill_place();
+    init_installer();
+    init_install_lock();
+    init_target();
     init_errors();
     init_quote();
     init_root();
     init_home();
-    init_install();
     init_types();
-    init_uninstall();
     NAMES = Object.keys(AGENTS).join("|");
     SAY2 = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
     initVerb = {
@@ -13648,14 +12769,120 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
   }
 });
 
+// src/verbs/install.ts
+var install_exports = {};
+__export(install_exports, {
+  installVerb: () => installVerb
+});
+var installVerb;
+var init_install = __esm({
+  "src/verbs/install.ts"() {
+    "use strict";
+    init_installer();
+    init_install_lock();
+    init_target();
+    init_common();
+    init_types();
+    installVerb = {
+      name: "install",
+      options: AGENT_OPTIONS,
+      positionals: [0, 0],
+      help: `usage: node memory_io.mjs install --agent claude-code|codex|opencode|cline|gemini|cursor
+         [--root DIR | --global] [--dry-run]
+
+Wires the session-start hook (and, where the harness has the events, the checkpoint
+hooks) or the bootstrap block into an agent's own files:
+  claude-code  .claude/settings.json: SessionStart, PreCompact, PostCompact, SessionEnd
+  codex        AGENTS.md block; .codex/hooks.json: SessionStart, PreCompact, SessionEnd
+  opencode     AGENTS.md block (shared with codex)
+  cline        .clinerules/00-session-handoff.md; .clinerules/hooks/TaskStart and
+               TaskResume (and their .ps1 forms)
+  gemini       GEMINI.md block; .gemini/settings.json: SessionStart, SessionEnd
+  cursor       .cursor/rules/session-handoff.mdc (alwaysApply)
+JSON settings are edited in place (other keys, comments and layout kept); Markdown
+blocks sit between <!-- session-handoff:begin --> and <!-- session-handoff:end -->.
+A file it cannot edit safely (malformed markers, JSON that does not parse, a link,
+a file not ours, a read-only one) is refused with a snippet to paste by hand,
+nothing changed. Idempotent; each file is replaced whole (a temp, then a rename);
+it reformats nothing of yours, so \`uninstall\` takes out exactly what it added.
+In a git repository it also registers the merge driver.
+Every case, its words and the hook commands: references/verbs.md#install.
+
+options:
+  --agent NAME  the agent whose files to edit
+  --dry-run     say what would change, change nothing
+${AGENT_HELP}
+${ROOT_HELP}
+stdout: one line per file: "created F", "updated F" or "unchanged F" ("would
+        create F", "would update F" with --dry-run).
+exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
+        not parse, a read-only file, a concurrent edit);
+        4 paused; 5 another install or uninstall held the install lock for 10 s.
+`,
+      run: (ctx) => underInstallLock(ctx, false, async () => {
+        const done2 = await install(agentTarget(ctx, "install", () => rootOption(ctx)), ctx.env);
+        return ok(`${done2.lines.join("\n")}
+`, done2.notes);
+      })
+    };
+  }
+});
+
+// src/verbs/uninstall.ts
+var uninstall_exports = {};
+__export(uninstall_exports, {
+  uninstallVerb: () => uninstallVerb
+});
+var uninstallVerb;
+var init_uninstall = __esm({
+  "src/verbs/uninstall.ts"() {
+    "use strict";
+    init_installer();
+    init_install_lock();
+    init_target();
+    init_common();
+    init_types();
+    uninstallVerb = {
+      name: "uninstall",
+      options: AGENT_OPTIONS,
+      positionals: [0, 0],
+      help: `usage: node memory_io.mjs uninstall --agent claude-code|codex|opencode|cline|gemini|cursor
+         [--root DIR | --global] [--dry-run]
+
+Removes exactly what \`install --agent\` added, every other byte kept: a file
+nothing else changed since install gets its original bytes back; a file holding
+nothing else (one install created) is deleted, and folders left empty go. The
+merge driver goes with the last agent installed here. Every case and its words:
+references/verbs.md#uninstall.
+
+options:
+  --agent NAME  the agent whose files to restore
+  --dry-run     say what would change, change nothing
+${AGENT_HELP}
+${ROOT_HELP}
+stdout: one line per file: "updated F", "removed F" or "unchanged F" ("would \u2026"
+        with --dry-run).
+exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
+        not parse, a read-only file, a concurrent edit);
+        4 paused; 5 another install or uninstall held the install lock for 10 s.
+`,
+      run: (ctx) => underInstallLock(ctx, true, async () => {
+        const done2 = await uninstall(agentTarget(ctx, "uninstall", () => rootOption(ctx)), ctx.env);
+        return ok(`${done2.lines.join("\n")}
+`, done2.notes);
+      })
+    };
+  }
+});
+
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { existsSync as existsSync8, lstatSync as lstatSync24, readFileSync as readFileSync14 } from "node:fs";
-import path46 from "node:path";
+import { existsSync as existsSync9, lstatSync as lstatSync21, readFileSync as readFileSync12 } from "node:fs";
+import path45 from "node:path";
 function readText(p) {
   try {
-    return lstatSync24(p).isFile() ? readFileSync14(p, "utf8") : null;
+    return lstatSync21(p).isFile() ? readFileSync12(p, "utf8") : null;
   } catch {
     return null;
   }
@@ -13672,7 +12899,7 @@ function installShaped(edit2, command) {
     if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path46.win32 : path46.posix).basename(name2);
+    const base = (windowsShaped(name2) ? path45.win32 : path45.posix).basename(name2);
     if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
@@ -13706,7 +12933,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readText(path46.join(env.CODEX_HOME || path46.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readText(path45.join(env.CODEX_HOME || path45.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -13722,10 +12949,10 @@ function budgetFinding(text, file, fixCmd2) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path46.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path45.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path46.win32.join(dir, "sh.exe");
-    if (existsSync8(sh)) return sh;
+    const sh = path45.win32.join(dir, "sh.exe");
+    if (existsSync9(sh)) return sh;
   }
   return null;
 }
@@ -13780,27 +13007,27 @@ var init_doctor_checks = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync9, readFileSync as readFileSync15 } from "node:fs";
-import path47 from "node:path";
+import { existsSync as existsSync10, readFileSync as readFileSync13 } from "node:fs";
+import path46 from "node:path";
 function json(file) {
   try {
-    const v = JSON.parse(readFileSync15(file, "utf8").slice(0, 1e6));
+    const v = JSON.parse(readFileSync13(file, "utf8").slice(0, 1e6));
     return isObj2(v) ? v : null;
   } catch {
     return null;
   }
 }
 function claudePluginInstalls(home) {
-  const plugins = json(path47.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path46.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path47.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path46.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = isObj2(raw) ? raw : {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path47.isAbsolute(at2) && existsSync9(path47.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path46.isAbsolute(at2) && existsSync10(path46.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -13821,8 +13048,8 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import { readdirSync as readdirSync13 } from "node:fs";
-import path48 from "node:path";
+import { readdirSync as readdirSync10 } from "node:fs";
+import path47 from "node:path";
 function fixCmd(r, verb, withRoot = true) {
   const h = shellWord(r.helper.abs);
   const root = withRoot ? shellWord(r.root) : "";
@@ -13835,24 +13062,24 @@ function agentFix(r, verb, name2) {
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path48.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path48.join(r.home, f, "session-handoff"))
-  ].filter((d) => exists(path48.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path47.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path47.join(r.home, f, "session-handoff"))
+  ].filter((d) => exists(path47.join(d, "SKILL.md")));
   let edits = [];
   try {
     edits = agent.edits(r.helper, r.global);
   } catch {
   }
-  const install = {};
-  r.agents[name2] = { skill, install };
-  for (const edit2 of edits) install[edit2.file] = await installState(r, name2, edit2);
-  if (skill.length === 0 && Object.values(install).some(installed)) {
+  const install2 = {};
+  r.agents[name2] = { skill, install: install2 };
+  for (const edit2 of edits) install2[edit2.file] = await installState(r, name2, edit2);
+  if (skill.length === 0 && Object.values(install2).some(installed)) {
     const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
     const what = `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path48.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path47.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -13868,12 +13095,12 @@ async function installState(r, name2, edit2) {
   const found = startCommands(edit2, text, file, state === "current");
   for (const argv of found.run) await startRun(r, shown, argv, name2);
   for (const c of found.foreign) {
-    const names2 = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
-    const what = `${shown}: ${names2}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c)}`;
+    const names = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
+    const what = `${shown}: ${names}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c)}`;
     r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path48.basename(edit2.file) === "AGENTS.md") {
+  if (path47.basename(edit2.file) === "AGENTS.md") {
     const over = budgetFinding(text, edit2.file, reinstall);
     if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -13921,8 +13148,8 @@ function pluginInstalls(r) {
   const hooked = Object.entries(claude.install).some(([f, st]) => f.endsWith("settings.json") && installed(st));
   if (plugins.some((p) => p.enabled) && hooked) {
     const what = "claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory";
-    const uninstall = agentFix(r, "uninstall", "claude-code");
-    const fix = `${uninstall} (the plugin's hooks stay), or disable the plugin with /plugin`;
+    const uninstall2 = agentFix(r, "uninstall", "claude-code");
+    const fix = `${uninstall2} (the plugin's hooks stay), or disable the plugin with /plugin`;
     r.problems.push({ what: `${what}: every session gets the notice twice`, fix });
   }
 }
@@ -13939,7 +13166,7 @@ async function memoryState(r) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path48.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path47.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -13953,7 +13180,7 @@ async function memoryState(r) {
   }
   let archives = 0;
   try {
-    archives = readdirSync13(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
+    archives = readdirSync10(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
   } catch {
   }
   const journal = journalState(r);
@@ -13981,7 +13208,7 @@ function journalState(r) {
     }
   }
   for (const p of problems) {
-    const where = `${path48.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path47.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     r.problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -14009,29 +13236,29 @@ async function startRun(r, shown, argv, name2) {
 }
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
-  const lines3 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
+  const lines2 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
   for (const [name2, a] of Object.entries(agents)) {
     const inst = Object.entries(a.install).map(([f, s]) => `${f} ${s === "absent" ? "not installed" : s}`).join(", ");
     const skill = a.skill.length > 0 ? a.skill.map(quotePath).join(", ") : "not found";
-    lines3.push(`${name2}: skill ${skill}; ${inst}${a.trust ? `; Codex hook review: ${a.trust}` : ""}`);
+    lines2.push(`${name2}: skill ${skill}; ${inst}${a.trust ? `; Codex hook review: ${a.trust}` : ""}`);
   }
   for (const run of runs) {
     const out = run.stdout.trim();
     const said2 = out === "" ? "printed nothing" : `printed ${quotedValue(out.slice(0, 300))}`;
     const stderr = run.stderr.trim() ? `; stderr ${quotedValue(run.stderr.trim().slice(0, 300))}` : "";
-    lines3.push(`ran ${run.file} SessionStart (PATH=/usr/bin:/bin): exit ${run.code ?? "none"}, ${said2}${stderr}`);
+    lines2.push(`ran ${run.file} SessionStart (PATH=/usr/bin:/bin): exit ${run.code ?? "none"}, ${said2}${stderr}`);
   }
-  for (const n2 of notes) lines3.push(`note: ${n2}`);
+  for (const n2 of notes) lines2.push(`note: ${n2}`);
   const { verdict, archives, journal, paused, git } = memory;
   const tracked = git?.tracked ? "tracked" : "untracked";
   const gitWords = git === null ? "not a repository" : `${git.ignored ? "ignored" : "not ignored"}, ${tracked}`;
   const journalWords = `journal: ${journal.files} file(s)${journal.off ? ", off (journal/OFF)" : ""}`;
   const pausedWords = paused ? `paused (${paused})` : "not paused";
-  lines3.push(`memory: ${verdict}; ${archives} archive(s); ${journalWords}; ${pausedWords}; git: ${gitWords}`);
-  lines3.push(problems.length === 0 ? "ok" : `${problems.length} problem(s):`);
-  for (const p of problems) lines3.push(`- ${p.what}
+  lines2.push(`memory: ${verdict}; ${archives} archive(s); ${journalWords}; ${pausedWords}; git: ${gitWords}`);
+  lines2.push(problems.length === 0 ? "ok" : `${problems.length} problem(s):`);
+  for (const p of problems) lines2.push(`- ${p.what}
   fix: ${p.fix}`);
-  return showRefused(lines3.join("\n")).text;
+  return showRefused(lines2.join("\n")).text;
 }
 var HELPER_FILES, NO_PASTE, installed, doctorVerb;
 var init_doctor = __esm({
@@ -14055,9 +13282,8 @@ var init_doctor = __esm({
     init_store();
     init_pause();
     init_private();
-    init_root();
     init_invisible();
-    init_agent_files();
+    init_target();
     init_home();
     init_common();
     init_types();
@@ -14094,7 +13320,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path48.resolve(home);
+          root = path47.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -14116,8 +13342,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync3, constants as constants8, existsSync as existsSync10, statSync as statSync3 } from "node:fs";
-import path49 from "node:path";
+import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, statSync as statSync2 } from "node:fs";
+import path48 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -14127,11 +13353,11 @@ async function skippedPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path49.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path48.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
     try {
-      accessSync3(path49.join(hooksDir, h), constants8.X_OK);
-      return statSync3(path49.join(hooksDir, h)).isFile();
+      accessSync3(path48.join(hooksDir, h), constants8.X_OK);
+      return statSync2(path48.join(hooksDir, h)).isFile();
     } catch {
       return false;
     }
@@ -14165,12 +13391,10 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path49.relative(top, memDir).split(path49.sep).join("/");
+  const memRel = path48.relative(top, memDir).split(path48.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
-  const ignored = await Promise.all(
-    [`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env))
-  );
-  if (ignored.some((r) => r.code === 0)) {
+  const ignored = await runGit(top, ["check-ignore", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
+  if (ignored.code === 0) {
     throw new Refused(
       `${memRel}/ is ignored by git (.gitignore); publish only commits a memory dir that git tracks: remove the ignore rule first, or keep memory private and do not publish`
     );
@@ -14188,7 +13412,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync10(path49.join(memDir, "journal", "OFF"));
+  const journal = !existsSync11(path48.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -14196,8 +13420,8 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   if (paths.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
   const status = await git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...paths], "git status");
   if (status === "") return { committed: false, paths: [], commit: null, pushed: null };
-  const entries = status.split("\0").filter((e) => e.length > 3);
-  const changed = entries.map((e) => e.slice(3)).filter((p) => paths.includes(p));
+  const entries2 = status.split("\0").filter((e) => e.length > 3);
+  const changed = entries2.map((e) => e.slice(3)).filter((p) => paths.includes(p));
   const upstream = push ? await pushTarget(top, env, runHooks) : null;
   const before = await git(["ls-files", "-s", "-z", "--", ...changed], "git ls-files");
   await git(["add", "-A", "--", ...changed], "git add");
@@ -14240,14 +13464,14 @@ async function pushTarget(top, env, runHooks) {
   return { remote: remote.stdout.toString("utf8").trim(), merge: merge.stdout.toString("utf8").trim() };
 }
 async function restoreIndex(top, env, paths, before) {
-  const entries = before.split("\0").filter(Boolean).map((e) => {
+  const entries2 = before.split("\0").filter(Boolean).map((e) => {
     const tab = e.indexOf("	");
     return { info: e.slice(0, tab).split(" "), file: e.slice(tab + 1) };
   });
-  const gone = paths.filter((p) => !entries.some((e) => e.file === p));
+  const gone = paths.filter((p) => !entries2.some((e) => e.file === p));
   try {
     if (gone.length > 0) await runGit(top, ["update-index", "--force-remove", "--", ...gone], env);
-    for (const { info, file } of entries) {
+    for (const { info, file } of entries2) {
       if (info[2] === "0") await runGit(top, ["update-index", "--cacheinfo", info[0], info[1], file], env);
     }
   } catch {
@@ -14293,7 +13517,7 @@ var init_publish2 = __esm({
     init_redact();
     init_merge_driver_config();
     init_publish_memory();
-    init_agent_files();
+    init_target();
     init_paths();
     init_pause();
     init_common();
@@ -14373,12 +13597,12 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
 `, notes);
         if (!r.committed) return ok(`${[...driver.lines, "nothing to publish"].join("\n")}
 `, notes);
-        const lines3 = [...driver.lines, `published ${r.paths.length} file(s) in ${r.commit.slice(0, 12)}`];
-        if (r.attributes) lines3.push(ATTRIBUTES_COMMITTED);
+        const lines2 = [...driver.lines, `published ${r.paths.length} file(s) in ${r.commit.slice(0, 12)}`];
+        if (r.attributes) lines2.push(ATTRIBUTES_COMMITTED);
         const skipped = skippedLine(r.skipped);
-        if (skipped) lines3.push(skipped);
-        if (r.pushed) lines3.push(`pushed to ${r.pushed}`);
-        return ok(`${lines3.join("\n")}
+        if (skipped) lines2.push(skipped);
+        if (r.pushed) lines2.push(`pushed to ${r.pushed}`);
+        return ok(`${lines2.join("\n")}
 `, notes);
       }
     };
@@ -14612,9 +13836,9 @@ function outputStatus(output) {
 }
 function patchEdits(input) {
   const files = [];
-  const names2 = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
-  for (const m of input.matchAll(names2)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  return files.map((path56) => ({ kind: "edit", path: path56 }));
+  const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
+  for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
+  return files.map((path54) => ({ kind: "edit", path: path54 }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -14764,7 +13988,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path56) => path56 && events.push({ kind: "edit", path: path56 });
+    addEdit = (events, path54) => path54 && events.push({ kind: "edit", path: path54 });
   }
 });
 
@@ -14842,9 +14066,9 @@ var init_gemini = __esm({
 function isFormat(value) {
   return typeof value === "string" && Object.hasOwn(FORMATS, value);
 }
-function sniffFormat(lines3) {
+function sniffFormat(lines2) {
   let seen = 0;
-  for (const line of lines3) {
+  for (const line of lines2) {
     if (!line.startsWith("{")) continue;
     if (++seen > 50) break;
     const rec = parseLine(line);
@@ -14853,15 +14077,15 @@ function sniffFormat(lines3) {
   }
   return null;
 }
-function readEvents(format2, lines3, only) {
+function readEvents(format2, lines2, only) {
   const f = FORMATS[format2];
   const words = only === "all" ? /^/ : only === "usage" ? f.usage : f.words;
   if (words === null) return [];
   const state = { cwd: null };
   const out = [];
-  for (let i = 0; i < lines3.length; i++) {
-    if (!words.test(lines3[i])) continue;
-    const rec = parseLine(lines3[i]);
+  for (let i = 0; i < lines2.length; i++) {
+    if (!words.test(lines2[i])) continue;
+    const rec = parseLine(lines2[i]);
     if (rec === null) continue;
     const ev = f.events(rec, i, state);
     const any = ev.calls.length > 0 || ev.results.length > 0 || ev.usage !== null || ev.window !== null;
@@ -14925,8 +14149,8 @@ var init_transcripts = __esm({
 });
 
 // src/agents/transcripts/parsers.ts
-function parseTranscript(format2, lines3) {
-  return captureOf(format2, readEvents(format2, lines3, "all"));
+function parseTranscript(format2, lines2) {
+  return captureOf(format2, readEvents(format2, lines2, "all"));
 }
 function captureOf(format2, events) {
   const cap = emptyCapture(format2);
@@ -15012,20 +14236,20 @@ var init_parsers = __esm({
     init_transcripts();
     init_types2();
     PARSERS = {
-      codex: (lines3) => parseTranscript("codex", lines3),
-      gemini: (lines3) => parseTranscript("gemini", lines3),
-      claude: (lines3) => parseTranscript("claude", lines3)
+      codex: (lines2) => parseTranscript("codex", lines2),
+      gemini: (lines2) => parseTranscript("gemini", lines2),
+      claude: (lines2) => parseTranscript("claude", lines2)
     };
   }
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync12, constants as constants9, fstatSync as fstatSync6, openSync as openSync10, readSync as readSync4 } from "node:fs";
+import { closeSync as closeSync10, constants as constants9, fstatSync as fstatSync6, openSync as openSync9, readSync as readSync3 } from "node:fs";
 function readAt(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
   while (got < length) {
-    const n2 = readSync4(fd, buf, got, length - got, position + got);
+    const n2 = readSync3(fd, buf, got, length - got, position + got);
     if (n2 === 0) break;
     got += n2;
   }
@@ -15049,7 +14273,7 @@ function openTranscript(transcriptPath) {
   if (!where.ok) return { ok: false, reason: where.reason };
   let fd;
   try {
-    fd = openSync10(where.path, constants9.O_RDONLY | constants9.O_NOFOLLOW | constants9.O_NONBLOCK);
+    fd = openSync9(where.path, constants9.O_RDONLY | constants9.O_NOFOLLOW | constants9.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     const known = { ENOENT: "does not exist", ELOOP: "is a link" };
@@ -15063,12 +14287,12 @@ function openTranscript(transcriptPath) {
   } catch (err) {
     reason = readFailure(err);
   }
-  closeSync12(fd);
+  closeSync10(fd);
   return { ok: false, reason };
 }
 function closeTranscript(file) {
   try {
-    closeSync12(file.fd);
+    closeSync10(file.fd);
   } catch {
   }
 }
@@ -15079,8 +14303,8 @@ function tailPart(file, bytes) {
   const peek = length < TAIL_BYTES ? 1 : 0;
   const buf = readAt(file.fd, length + peek, start - peek);
   const first = buf.indexOf(10) + 1;
-  const lines3 = completeLines(buf, false);
-  return { lines: lines3, from: lines3.length > 0 ? start - peek + first : file.size };
+  const lines2 = completeLines(buf, false);
+  return { lines: lines2, from: lines2.length > 0 ? start - peek + first : file.size };
 }
 function headLines(file, bytes) {
   return linesFromStart(file.fd, file.size, bytes);
@@ -15202,7 +14426,7 @@ function renderCheckpoint(input) {
   const cap = input.capture;
   const earlier = [...new Set(input.prior?.triggers ?? [])].filter((t) => t !== input.trigger);
   const head = [
-    "<!-- memory-schema: v1 -->",
+    MARKER,
     CHECKPOINT_HEADING,
     `Saved: ${input.saved}`,
     `Session: ${input.session}`,
@@ -15234,8 +14458,8 @@ function renderCheckpoint(input) {
   ];
   const summary = input.compactSummary;
   if (summary !== null && summary.trim() !== "") {
-    const items = [said2("The harness summarised (not verified)", summary, CAP.summary)];
-    sections.push({ heading: "## Compaction summary", items, dropped: 0 });
+    const items2 = [said2("The harness summarised (not verified)", summary, CAP.summary)];
+    sections.push({ heading: "## Compaction summary", items: items2, dropped: 0 });
   }
   if (input.prior) mergePrior(sections, input.prior);
   sections.push({ heading: ANCHORS, items: input.anchorLines, dropped: 0 });
@@ -15295,6 +14519,7 @@ var init_checkpoint = __esm({
     init_anchor_lines();
     init_capture();
     init_checkpoint_name();
+    init_values();
     init_checkpoint_name();
     CHECKPOINT_MAX_BYTES = 4096;
     MAX_REQUESTS = 3;
@@ -15304,7 +14529,6 @@ var init_checkpoint = __esm({
       PostCompact: "post-compact",
       SessionEnd: "session-end",
       Stop: "stop",
-      // Not a harness event: the context verb names its own checkpoint so.
       ContextThreshold: "context-threshold"
     };
     CAP = { request: 400, plan: 160, file: 200, command: 200, claim: 600, summary: 1200 };
@@ -15315,191 +14539,16 @@ var init_checkpoint = __esm({
   }
 });
 
-// src/verbs/context.ts
-var context_exports = {};
-__export(context_exports, {
-  contextVerb: () => contextVerb,
-  offerText: () => offerText,
-  userHelperWithoutMemory: () => userHelperWithoutMemory
-});
-import { existsSync as existsSync11, lstatSync as lstatSync25, mkdirSync as mkdirSync8 } from "node:fs";
-import path50 from "node:path";
-function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync11(path50.join(root, ".ai", "memory"))) return false;
-  const under = (dir, base) => {
-    const rel = path50.relative(base, dir);
-    return !rel.startsWith("..") && !path50.isAbsolute(rel);
-  };
-  return under(skillDir, home) && !under(skillDir, root);
-}
-function offerText(pct, used, window, threshold) {
-  return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
-}
-async function readInput(ctx) {
-  if (ctx.stdinIsTTY) return null;
-  const data = await ctx.readStdinWithin(1e3, STDIN_BYTES);
-  if (data === null || data.length === 0 || data.length > STDIN_BYTES) return null;
-  try {
-    const raw = JSON.parse(data.toString("utf8"));
-    return raw !== null && typeof raw === "object" && !Array.isArray(raw) ? raw : null;
-  } catch {
-    return null;
-  }
-}
-function readUsage(transcriptPath) {
-  if (typeof transcriptPath !== "string" || transcriptPath === "") return null;
-  const opened = openTranscript(transcriptPath);
-  if (!opened.ok) return null;
-  try {
-    const format2 = sniffFormat(opened.file.head);
-    if (format2 !== "claude" && format2 !== "codex") return null;
-    for (const bytes of TAILS) {
-      const { lines: lines3 } = tailPart(opened.file, bytes);
-      const points = usagePoints(readEvents(format2, lines3, "usage"));
-      if (points.length > 0 || bytes >= opened.file.size) return { points, lines: lines3, format: format2 };
-    }
-    return null;
-  } catch {
-    return null;
-  } finally {
-    closeTranscript(opened.file);
-  }
-}
-function exists2(p) {
-  try {
-    lstatSync25(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function strings(v, out = [], depth = 0) {
-  if (typeof v === "string") out.push(v);
-  else if (v !== null && typeof v === "object" && depth < 8) {
-    for (const x of Object.values(v)) strings(x, out, depth + 1);
-  }
-  return out;
-}
-async function decide(ctx, input, format2) {
-  const say = (line) => `memory_io context: ${line}`;
-  let root;
-  try {
-    root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-  } catch (err) {
-    return ok("", [say(`${err.message}; printing nothing`)]);
-  }
-  const event = typeof input.hook_event_name === "string" ? input.hook_event_name : "UserPromptSubmit";
-  if (event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
-    const token = savedToken(strings(input.tool_response).join("\n"), false);
-    if (token !== null) recordSavedBy(root, token, AGENT_OF_FORMAT[format2] ?? null);
-  }
-  const memDir = memoryDir(root);
-  const { settings, problems } = readSettings(memDir);
-  const warn = problems.map(say);
-  const quiet = ok("", warn);
-  if (!settings.contextOffer || pauseSwitch(memDir, ctx.env) !== null || treeUnsafe(root) === true) return quiet;
-  if (userHelperWithoutMemory(ctx.skillDir, homeFolder(ctx.env), root)) return quiet;
-  const usage = readUsage(input.transcript_path);
-  const last = usage?.points.at(-1);
-  const window = settings.contextWindow ?? last?.window;
-  if (!usage || !last || window == null) return quiet;
-  const above = (p) => p.used * 100 / window >= settings.contextThreshold;
-  const marker = `${checkpointsDir(root)}/.offered-${sessionFileId(input.session_id)}`;
-  if (!above(last)) {
-    rmQuietRegular(marker);
-    return quiet;
-  }
-  if (exists2(marker)) return quiet;
-  let at2 = usage.points.length - 1;
-  while (at2 > 0 && above(usage.points[at2 - 1])) at2--;
-  const since = usage.lines.slice(usage.points[at2].line);
-  const saved = findLastSave(readEvents(usage.format, since), { accepts: () => true, current: null }) !== null;
-  const pct = Math.floor(last.used * 100 / window);
-  try {
-    checkTree(root, { create: true });
-    mkdirSync8(checkpointsDir(root), { recursive: true, mode: 448 });
-  } catch (err) {
-    return ok("", [...warn, say(`${err.message}; printing nothing`)]);
-  }
-  if (!createExclusive(marker, `${JSON.stringify({ pct, used: last.used, window, saved })}
-`) || saved) return quiet;
-  if (typeof ctx.helperPath === "string") {
-    childProcess().spawnSync(process.execPath, [ctx.helperPath, "checkpoint", "--format", format2, "--root", root], {
-      input: JSON.stringify({ ...input, hook_event_name: "ContextThreshold" }),
-      env: ctx.env,
-      stdio: ["pipe", "ignore", "ignore"],
-      timeout: 8e3
-    });
-  }
-  const additionalContext = offerText(pct, last.used, window, settings.contextThreshold);
-  return ok(`${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext } })}
-`, warn);
-}
-var TAILS, STDIN_BYTES, AGENT_OF_FORMAT, contextVerb;
-var init_context = __esm({
-  "src/verbs/context.ts"() {
-    "use strict";
-    init_builtins();
-    init_tail();
-    init_transcripts();
-    init_last_save();
-    init_saves();
-    init_harness_path();
-    init_checkpoints();
-    init_files();
-    init_paths();
-    init_inspect();
-    init_pause();
-    init_settings();
-    init_common();
-    init_home();
-    init_types();
-    TAILS = [256 * 1024, 1024 * 1024];
-    STDIN_BYTES = 65536;
-    AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
-    contextVerb = {
-      name: "context",
-      options: { root: { type: "string" }, format: { type: "string" } },
-      positionals: [0, 0],
-      get help() {
-        return `usage: node memory_io.mjs context --format claude|codex [--root DIR]
-
-The context-threshold offer, run by the harness's UserPromptSubmit and PostToolUse hooks. Reads
-the hook's JSON on stdin and the transcript's last 256 KiB (1 MiB when that holds no usage). When
-the context in use is at or above the threshold of the window and this session was not told yet,
-it prints once, as {"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"\u2026"}}:
-  ${offerText(75, 15e4, 2e5, 70)}
-and writes the session's checkpoint (Trigger: context-threshold). Back under the threshold (after
-a compaction) the next crossing is told again; a handoff saved after the crossing silences it.
-.ai/memory/settings.json sets it (a bad value is named on stderr and its default used):
-  {"contextOffer": true, "contextThreshold": 70, "contextWindow": null, "archivesKept": 5}
-Nothing is printed when the offer is off, memory writes are paused, SESSION_HANDOFF_DISABLE is
-set, or the memory tree is unsafe. How usage and the window are counted: docs/context-threshold.md.
-exit: always 0.
-`;
-      },
-      async run(ctx) {
-        const format2 = ctx.values.format ?? "claude";
-        if (format2 !== "claude" && format2 !== "codex") {
-          return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
-        }
-        const input = await readInput(ctx);
-        return input === null ? ok("", []) : decide(ctx, input, format2);
-      }
-    };
-  }
-});
-
 // src/verbs/checkpoint.ts
 var checkpoint_exports = {};
 __export(checkpoint_exports, {
   CHECKPOINT_LINES: () => CHECKPOINT_LINES,
   checkpointVerb: () => checkpointVerb
 });
-import { lstatSync as lstatSync26, readdirSync as readdirSync14 } from "node:fs";
-import path51 from "node:path";
+import { lstatSync as lstatSync22, readdirSync as readdirSync11 } from "node:fs";
+import path49 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path49.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -15515,7 +14564,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path51.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path49.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -15526,18 +14575,12 @@ function projectHandoffs(root) {
   };
 }
 function pruneOfferMarkers(dir, nowMs) {
-  let names2;
   try {
-    names2 = readdirSync14(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200);
-  } catch {
-    return;
-  }
-  for (const name2 of names2) {
-    const p = path51.join(dir, name2);
-    try {
-      if (nowMs - lstatSync26(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
-    } catch {
+    for (const name2 of readdirSync11(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
+      const p = path49.join(dir, name2);
+      if (nowMs - lstatSync22(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     }
+  } catch {
   }
 }
 async function checkpointAnchors(root, env, nowMs, excludes) {
@@ -15562,12 +14605,12 @@ async function checkpointAnchors(root, env, nowMs, excludes) {
   if (s.dirty.length > shown.length) shown.push(`\u2026 and ${s.dirty.length - shown.length} more`);
   const dirty = shown.length > 0 ? shown.join(", ") : "none";
   const head = s.head ?? "none (no commits yet)";
-  const lines3 = [`- Branch: ${s.branch}`, `- HEAD: ${head}`, `- Dirty files: ${dirty}`, date];
+  const lines2 = [`- Branch: ${s.branch}`, `- HEAD: ${head}`, `- Dirty files: ${dirty}`, date];
   const top = gitTopOf(root);
   const op = top === null ? null : inProgressOf(gitDirOf(top));
   const conflicted = s.conflicted ?? 0;
-  if (op !== null) lines3.push(`- In progress: ${renderInProgress({ words: inProgressWords(op), conflicted })}`);
-  return anchorsWithoutTokens(lines3);
+  if (op !== null) lines2.push(`- In progress: ${renderInProgress({ words: op, conflicted })}`);
+  return anchorsWithoutTokens(lines2);
 }
 function enough(cap, file, from, lastMessage) {
   if (cap.userRequests.length < MAX_REQUESTS) return false;
@@ -15595,12 +14638,13 @@ function capture(transcript, lastMessage, format2, notes, project) {
   let resume = null;
   try {
     if (chosen === null) return anchorsOnly("transcript in an unrecognised format", CHECKPOINT_LINES.unknownFormat());
-    const after = (lines3) => {
-      const events = readEvents(chosen, lines3);
+    const after = (lines2) => {
+      const events = readEvents(chosen, lines2, "all");
       save2 = findLastSave(events, project);
       resume = findLastResume(events);
       toolCalls = countToolCalls(events, save2?.line);
-      return PARSERS[chosen](save2 === null ? lines3 : lines3.slice(save2.line + 1));
+      const from = save2?.line ?? -1;
+      return captureOf(chosen, events.filter((ev) => ev.line > from));
     };
     let read = Math.min(file.size, FIRST_TAIL_BYTES);
     const part = tailPart(file, read);
@@ -15621,7 +14665,7 @@ function capture(transcript, lastMessage, format2, notes, project) {
 }
 function sessionStartOf(file, format2) {
   const parse3 = PARSERS[format2];
-  const first = (lines3) => parse3(lines3.slice(0, 16)).firstTimestamp ?? (lines3.length > 16 ? parse3(lines3).firstTimestamp : null);
+  const first = (lines2) => parse3(lines2.slice(0, 16)).firstTimestamp ?? (lines2.length > 16 ? parse3(lines2).firstTimestamp : null);
   const fromHead = first(file.head);
   if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;
   return first(headLines(file, TAIL_BYTES));
@@ -15635,7 +14679,7 @@ async function runCheckpoint(ctx) {
   }
   if (disabledByEnv(ctx.env)) return ok("", []);
   const notes = [];
-  const json2 = await readHookJson(ctx, STDIN_BYTES2);
+  const json2 = await readHookJson(ctx, STDIN_BYTES);
   const input = json2 === void 0 ? {} : json2;
   if (str2(input?.agent_id) !== null) return ok("", [CHECKPOINT_LINES.subagent()]);
   if (input === null) notes.push(CHECKPOINT_LINES.badInput());
@@ -15650,7 +14694,7 @@ async function runCheckpoint(ctx) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
   }
   const home = homeFolder(ctx.env);
-  if (root === path51.parse(root).root || home !== "" && samePath(root, path51.resolve(home))) {
+  if (root === path49.parse(root).root || home !== "" && samePath(root, path49.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return ok("", [...notes, CHECKPOINT_LINES.skipped(why)]);
   }
@@ -15667,7 +14711,7 @@ async function runCheckpoint(ctx) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path51.join(dir, name2);
+  const file = path49.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -15748,7 +14792,7 @@ async function runCheckpoint(ctx) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
   }
 }
-var HELP2, CHECKPOINT_LINES, STDIN_BYTES2, LOCK_BUDGET_MS, ARCHIVES_HASHED, OFFER_MARKER_DAYS, str2, checkpointVerb;
+var HELP2, CHECKPOINT_LINES, STDIN_BYTES, LOCK_BUDGET_MS, ARCHIVES_HASHED, OFFER_MARKER_DAYS, str2, checkpointVerb;
 var init_checkpoint2 = __esm({
   "src/verbs/checkpoint.ts"() {
     "use strict";
@@ -15760,6 +14804,7 @@ var init_checkpoint2 = __esm({
     init_tail();
     init_types2();
     init_harness_path();
+    init_hook_input();
     init_last_save();
     init_record();
     init_outcome();
@@ -15786,8 +14831,6 @@ var init_checkpoint2 = __esm({
     init_pause();
     init_publish();
     init_common();
-    init_context();
-    init_hook();
     init_types();
     HELP2 = `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
 
@@ -15824,7 +14867,7 @@ exit: always 0, usage errors included -- a hook must never block the harness.
       usage: (what) => `checkpoint: ${what}; nothing was captured`,
       redacted: (report) => `checkpoint: ${report.replace(/ \(line \d+\)/g, "")} from the transcript`
     };
-    STDIN_BYTES2 = 1024 * 1024;
+    STDIN_BYTES = 1024 * 1024;
     LOCK_BUDGET_MS = 1200;
     ARCHIVES_HASHED = 50;
     OFFER_MARKER_DAYS = 7;
@@ -15842,11 +14885,10 @@ exit: always 0, usage errors included -- a hook must never block the harness.
 // src/verbs/statusline.ts
 var statusline_exports = {};
 __export(statusline_exports, {
-  statusText: () => statusText,
   statuslineVerb: () => statuslineVerb
 });
-import { readFileSync as readFileSync16 } from "node:fs";
-import path52 from "node:path";
+import { readFileSync as readFileSync14 } from "node:fs";
+import path50 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -15875,6 +14917,7 @@ var init_statusline = __esm({
     "use strict";
     init_builtins();
     init_harness_path();
+    init_hook_input();
     init_run();
     init_state_time();
     init_handoff();
@@ -15897,12 +14940,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
 `,
       async run(ctx) {
         const data = ctx.stdinIsTTY ? null : await ctx.readStdinWithin(1e3, 65536);
-        let input = {};
-        try {
-          const v = data === null ? null : JSON.parse(data.toString("utf8"));
-          if (v !== null && typeof v === "object" && !Array.isArray(v)) input = v;
-        } catch {
-        }
+        const input = hookObject(data, 65536) ?? {};
         let theirs = "";
         const then = ctx.values.then;
         if (typeof then === "string" && then !== "") {
@@ -15916,7 +14954,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync16(path52.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync14(path50.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;
@@ -15932,9 +14970,154 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
   }
 });
 
+// src/verbs/context.ts
+var context_exports = {};
+__export(context_exports, {
+  contextVerb: () => contextVerb
+});
+import { mkdirSync as mkdirSync8 } from "node:fs";
+function offerText(pct, used, window, threshold) {
+  return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
+}
+function readUsage(transcriptPath) {
+  if (typeof transcriptPath !== "string" || transcriptPath === "") return null;
+  const opened = openTranscript(transcriptPath);
+  if (!opened.ok) return null;
+  try {
+    const format2 = sniffFormat(opened.file.head);
+    if (format2 !== "claude" && format2 !== "codex") return null;
+    for (const bytes of TAILS) {
+      const { lines: lines2 } = tailPart(opened.file, bytes);
+      const points = usagePoints(readEvents(format2, lines2, "usage"));
+      if (points.length > 0 || bytes >= opened.file.size) return { points, lines: lines2, format: format2 };
+    }
+    return null;
+  } catch {
+    return null;
+  } finally {
+    closeTranscript(opened.file);
+  }
+}
+function strings(v, out = [], depth = 0) {
+  if (typeof v === "string") out.push(v);
+  else if (v !== null && typeof v === "object" && depth < 8) {
+    for (const x of Object.values(v)) strings(x, out, depth + 1);
+  }
+  return out;
+}
+async function decide(ctx, input, format2) {
+  const say = (line) => `memory_io context: ${line}`;
+  let root;
+  try {
+    root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
+  } catch (err) {
+    return ok("", [say(`${err.message}; printing nothing`)]);
+  }
+  const event = typeof input.hook_event_name === "string" ? input.hook_event_name : "UserPromptSubmit";
+  if (event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
+    const token = savedToken(strings(input.tool_response).join("\n"), false);
+    if (token !== null) recordSavedBy(root, token, AGENT_OF_FORMAT[format2] ?? null);
+  }
+  const memDir = memoryDir(root);
+  const { settings, problems } = readSettings(memDir);
+  const warn = problems.map(say);
+  const quiet = ok("", warn);
+  if (!settings.contextOffer || pauseSwitch(memDir, ctx.env) !== null || treeUnsafe(root) === true) return quiet;
+  if (userHelperWithoutMemory(ctx.skillDir, homeFolder(ctx.env), root)) return quiet;
+  const usage = readUsage(input.transcript_path);
+  const last = usage?.points.at(-1);
+  const window = settings.contextWindow ?? last?.window;
+  if (!usage || !last || window == null) return quiet;
+  const above = (p) => p.used * 100 / window >= settings.contextThreshold;
+  const marker = `${checkpointsDir(root)}/.offered-${sessionFileId(input.session_id)}`;
+  if (!above(last)) {
+    rmQuietRegular(marker);
+    return quiet;
+  }
+  if (exists(marker)) return quiet;
+  let at2 = usage.points.length - 1;
+  while (at2 > 0 && above(usage.points[at2 - 1])) at2--;
+  const since = usage.lines.slice(usage.points[at2].line);
+  const saved = findLastSave(readEvents(usage.format, since), { accepts: () => true, current: null }) !== null;
+  const pct = Math.floor(last.used * 100 / window);
+  try {
+    checkTree(root, { create: true });
+    mkdirSync8(checkpointsDir(root), { recursive: true, mode: 448 });
+  } catch (err) {
+    return ok("", [...warn, say(`${err.message}; printing nothing`)]);
+  }
+  if (!createExclusive(marker, `${JSON.stringify({ pct, used: last.used, window, saved })}
+`) || saved) return quiet;
+  if (typeof ctx.helperPath === "string") {
+    childProcess().spawnSync(process.execPath, [ctx.helperPath, "checkpoint", "--format", format2, "--root", root], {
+      input: JSON.stringify({ ...input, hook_event_name: "ContextThreshold" }),
+      env: ctx.env,
+      stdio: ["pipe", "ignore", "ignore"],
+      timeout: 8e3
+    });
+  }
+  const additionalContext = offerText(pct, last.used, window, settings.contextThreshold);
+  return ok(`${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext } })}
+`, warn);
+}
+var TAILS, STDIN_BYTES2, AGENT_OF_FORMAT, contextVerb;
+var init_context = __esm({
+  "src/verbs/context.ts"() {
+    "use strict";
+    init_builtins();
+    init_tail();
+    init_transcripts();
+    init_last_save();
+    init_saves();
+    init_harness_path();
+    init_hook_input();
+    init_checkpoints();
+    init_files();
+    init_paths();
+    init_inspect();
+    init_pause();
+    init_settings();
+    init_common();
+    init_home();
+    init_types();
+    TAILS = [256 * 1024, 1024 * 1024];
+    STDIN_BYTES2 = 65536;
+    AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
+    contextVerb = {
+      name: "context",
+      options: { root: { type: "string" }, format: { type: "string" } },
+      positionals: [0, 0],
+      get help() {
+        return `usage: node memory_io.mjs context --format claude|codex [--root DIR]
+
+The context-threshold offer, run by the harness's UserPromptSubmit and PostToolUse hooks. Reads
+the hook's JSON on stdin and the transcript's last 256 KiB (1 MiB when that holds no usage). When
+the context in use is at or above the threshold of the window and this session was not told yet,
+it prints once, as {"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"\u2026"}}:
+  ${offerText(75, 15e4, 2e5, 70)}
+and writes the session's checkpoint (Trigger: context-threshold). Back under the threshold (after
+a compaction) the next crossing is told again; a handoff saved after the crossing silences it.
+.ai/memory/settings.json sets it (a bad value is named on stderr and its default used):
+  {"contextOffer": true, "contextThreshold": 70, "contextWindow": null, "archivesKept": 5}
+Nothing is printed when the offer is off, memory writes are paused, SESSION_HANDOFF_DISABLE is
+set, or the memory tree is unsafe. How usage and the window are counted: docs/context-threshold.md.
+exit: always 0.
+`;
+      },
+      async run(ctx) {
+        const format2 = ctx.values.format ?? "claude";
+        if (format2 !== "claude" && format2 !== "codex") {
+          return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
+        }
+        const input = await readHookJson(ctx, STDIN_BYTES2);
+        return input ? decide(ctx, input, format2) : ok("", []);
+      }
+    };
+  }
+});
+
 // src/journal/search.ts
-import { readdirSync as readdirSync15 } from "node:fs";
-import path53 from "node:path";
+import path51 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15994,13 +15177,6 @@ async function readText2(p, file, notes) {
   if (loaded.warning !== null) notes.push(loaded.warning);
   return loaded.text;
 }
-function names(dir) {
-  try {
-    return readdirSync15(dir).sort();
-  } catch {
-    return [];
-  }
-}
 async function searchMemory(root, words, opts = {}) {
   const kinds = new Set(opts.kinds ?? SEARCH_KINDS);
   const mem = memoryDir(root);
@@ -16023,7 +15199,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText2(path53.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText2(path51.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -16038,9 +15214,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of names(path53.join(mem, folder)).filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path51.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText2(path53.join(mem, file), file, notes);
+      const text = await readText2(path51.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -16073,6 +15249,7 @@ var init_search = __esm({
     init_file_verdict();
     init_files();
     init_paths();
+    init_private();
     init_entry();
     init_store();
     SEARCH_KINDS = ["journal", "archive", "handoff", "ledger", "checkpoint"];
@@ -16221,12 +15398,12 @@ function group(list2) {
     medianCallsToFirstEdit: median(list2.flatMap((r) => r.callsToFirstEdit === null ? [] : [r.callsToFirstEdit]))
   };
 }
-function record(items) {
-  const get = (label) => items.find((i) => i.label === label)?.text;
+function record(items2) {
+  const get = (label) => items2.find((i) => i.label === label)?.text;
   const score = Number(get("Handoff score"));
   const followed = get("Next step followed");
   const calls = Number(get("Calls to first edit"));
-  const retried = items.filter((i) => i.label === "Failed approach retried").length;
+  const retried = items2.filter((i) => i.label === "Failed approach retried").length;
   const told = followed === "yes" || followed === "no" ? followed : "unknown";
   const callsToFirstEdit = Number.isInteger(calls) ? calls : null;
   return { score: Number.isInteger(score) ? score : null, followed: told, retried, callsToFirstEdit };
@@ -16241,19 +15418,19 @@ function readResumes(root) {
     for (const e of parseJournal(text, f.kind).entries) if (e.kind === "resume") resumes.push(record(e.items));
     for (const folded of f.kind === "year" ? foldedLines(text) : []) {
       if (folded.kind !== "resume") continue;
-      const items = folded.items.split("; ").map((part) => {
+      const items2 = folded.items.split("; ").map((part) => {
         const c = part.indexOf(": ");
         return { label: part.slice(0, c), text: part.slice(c + 2) };
       });
-      resumes.push(record(items));
+      resumes.push(record(items2));
     }
   }
   return { resumes, files };
 }
-function lines2(g) {
+function lines(g) {
   const unmeasured = "not measurable (no resume named a file or command to start with)";
-  const share2 = Math.round(g.followed / g.judged * 100);
-  const pct = g.judged === 0 ? unmeasured : `${g.followed} of ${g.judged} (${share2}%)`;
+  const share = Math.round(g.followed / g.judged * 100);
+  const pct = g.judged === 0 ? unmeasured : `${g.followed} of ${g.judged} (${share}%)`;
   return [
     `next step followed: ${pct}`,
     `failed approaches retried: ${g.retried} (in ${g.resumesWithRetry} of ${g.resumes} resumes)`,
@@ -16308,11 +15485,11 @@ exit:   0 (also with no resume recorded).
           return ok(`impact: no resume recorded yet (${files} journal file(s) read); ${todo}
 `);
         }
-        const out = [`impact: ${all.resumes} resume(s) recorded in ${files} journal file(s)`, ...lines2(all)];
+        const out = [`impact: ${all.resumes} resume(s) recorded in ${files} journal file(s)`, ...lines(all)];
         const against = `handoffs scoring ${GOOD_SCORE} or more`;
         if (shown) {
-          out.push(`${against} (${good.resumes} resumes):`, ...lines2(good).map((l) => `  ${l}`));
-          out.push(`the rest (${rest.resumes} resumes):`, ...lines2(rest).map((l) => `  ${l}`));
+          out.push(`${against} (${good.resumes} resumes):`, ...lines(good).map((l) => `  ${l}`));
+          out.push(`the rest (${rest.resumes} resumes):`, ...lines(rest).map((l) => `  ${l}`));
         } else {
           const counts = `${good.resumes} and ${rest.resumes}; ${MIN_GROUP} needed in each`;
           out.push(`${against} against the rest: too few resumes (${counts})`);
@@ -16329,8 +15506,8 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import { lstatSync as lstatSync27, unlinkSync as unlinkSync11 } from "node:fs";
-import path54 from "node:path";
+import { lstatSync as lstatSync23, unlinkSync as unlinkSync11 } from "node:fs";
+import path52 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -16385,13 +15562,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync27(path54.join(journalDir(root), f.name));
+            const st = lstatSync23(path52.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync11(path54.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync11(path52.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -16407,19 +15584,19 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync13, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync28, mkdirSync as mkdirSync9, openSync as openSync11, readFileSync as readFileSync17, writeSync as writeSync2 } from "node:fs";
-import path55 from "node:path";
+import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync24, mkdirSync as mkdirSync9, openSync as openSync10, readFileSync as readFileSync15, writeSync as writeSync2 } from "node:fs";
+import path53 from "node:path";
 function onRegularFile(p, flags, use) {
-  const fd = openSync11(p, flags | NOFOLLOW);
+  const fd = openSync10(p, flags | NOFOLLOW);
   try {
     if (!fstatSync7(fd).isFile()) throw new Error(`${p} is not a regular file`);
     return use(fd);
   } finally {
-    closeSync13(fd);
+    closeSync11(fd);
   }
 }
 function memorySide(p, side) {
-  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync17(fd)));
+  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync15(fd)));
   if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
   return m.text;
 }
@@ -16429,24 +15606,24 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path55.join(at2, part);
+    at2 = path53.join(at2, part);
     let st;
     try {
-      st = lstatSync28(at2);
+      st = lstatSync24(at2);
     } catch {
       mkdirSync9(at2, { mode: 448 });
-      st = lstatSync28(at2);
+      st = lstatSync24(at2);
     }
     if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
   return at2;
 }
 function createExclusive2(p, text) {
-  const fd = openSync11(p, constants10.O_WRONLY | constants10.O_CREAT | constants10.O_EXCL | NOFOLLOW, 384);
+  const fd = openSync10(p, constants10.O_WRONLY | constants10.O_CREAT | constants10.O_EXCL | NOFOLLOW, 384);
   try {
     writeSync2(fd, Buffer.from(text, "utf8"));
   } finally {
-    closeSync13(fd);
+    closeSync11(fd);
   }
 }
 async function otherAuthor(cwd, env, side, file) {
@@ -16542,7 +15719,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive2(path55.join(dir, name2), loser);
+          createExclusive2(path53.join(dir, name2), loser);
           const merged = mergeHandoffs(winner, loser);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
           const at2 = stateTimeOfText(loser, Date.now());
@@ -16781,11 +15958,11 @@ function continues(line, next, item) {
   return at2 === base && hangOf(line) === base && hangOf(next) === at2 && !BULLET.test(next);
 }
 function wrapHelp(text, width = HELP_WIDTH) {
-  const lines3 = text.split("\n");
+  const lines2 = text.split("\n");
   const out = [];
   let item;
-  for (let i = 0; i < lines3.length; i++) {
-    const line = lines3[i] ?? "";
+  for (let i = 0; i < lines2.length; i++) {
+    const line = lines2[i] ?? "";
     const own = PREFIX.exec(line)?.[1];
     if (own !== void 0) item = own;
     else if (line.trim() === "" || indentOf(line) === 0) item = void 0;
@@ -16811,24 +15988,24 @@ function wrapHelp(text, width = HELP_WIDTH) {
     }
     out.push(line.slice(0, cut + keep).trimEnd());
     const overflow = line.slice(cut + keep).trim();
-    const next = lines3[i + 1];
+    const next = lines2[i + 1];
     if (continues(line, next, item)) {
       const glue = overflow.endsWith("/") && /^[\w.-]+\//.test(next.trimStart()) ? "" : " ";
-      lines3[i + 1] = `${" ".repeat(indentOf(next))}${overflow}${glue}${next.trimStart()}`;
+      lines2[i + 1] = `${" ".repeat(indentOf(next))}${overflow}${glue}${next.trimStart()}`;
     } else {
       const under = own !== void 0 && hang === indentOf(line) && hang > 0 ? hang + 2 : hang;
-      lines3.splice(i + 1, 0, `${" ".repeat(under)}${overflow}`);
+      lines2.splice(i + 1, 0, `${" ".repeat(under)}${overflow}`);
     }
   }
   return out.join("\n");
 }
-function nearest2(word, names2) {
+function nearest2(word, names) {
   const w = word.toLowerCase();
   if (w === "") return null;
   const limit = Math.min(3, Math.max(1, Math.floor(w.length / 3)));
   let best = null;
   let bestDistance = Infinity;
-  for (const name2 of names2) {
+  for (const name2 of names) {
     const distance = editDistance(w, name2.toLowerCase());
     if (distance < bestDistance) {
       best = name2;
@@ -16836,7 +16013,7 @@ function nearest2(word, names2) {
     }
   }
   if (best !== null && bestDistance <= limit) return best;
-  if (w.length >= 3) return names2.find((n2) => n2.toLowerCase().startsWith(w)) ?? null;
+  if (w.length >= 3) return names.find((n2) => n2.toLowerCase().startsWith(w)) ?? null;
   return null;
 }
 
@@ -17039,14 +16216,14 @@ var VERBS = {
 function usageText() {
   const listed2 = Object.entries(VERBS).filter(([, v]) => v.summary !== void 0);
   const width = Math.max(...listed2.map(([name2]) => name2.length));
-  const lines3 = listed2.map(([name2, v]) => `  ${name2.padEnd(width)}  ${v.summary}`);
+  const lines2 = listed2.map(([name2, v]) => `  ${name2.padEnd(width)}  ${v.summary}`);
   const text = [
     "usage: node memory_io.mjs <verb> [options]",
     "",
     "Safe reads and writes of an agent's session memory under <root>/.ai/memory/.",
     "",
     "verbs:",
-    ...lines3,
+    ...lines2,
     "",
     "`node memory_io.mjs <verb> --help` (or `--help <verb>`) describes a verb.",
     "",
@@ -17097,7 +16274,7 @@ function main(proc) {
 }
 async function dispatch(proc) {
   const [first, topic] = proc.argv;
-  const names2 = Object.keys(VERBS);
+  const names = Object.keys(VERBS);
   if (first === void 0) {
     proc.writeErr(`${USAGE_PREFIX}no verb given
 
@@ -17111,7 +16288,7 @@ ${usageText()}`);
       return 0;
     }
     if (topic !== void 0 && !topic.startsWith("-")) {
-      proc.writeErr(`${USAGE_PREFIX}no help for ${quotedValue(topic)}: not a verb${suggestion(topic, names2)}
+      proc.writeErr(`${USAGE_PREFIX}no help for ${quotedValue(topic)}: not a verb${suggestion(topic, names)}
 `);
       return 2;
     }
@@ -17125,7 +16302,7 @@ ${usageText()}`);
   }
   const load2 = VERBS[first]?.load;
   if (load2 === void 0) {
-    proc.writeErr(`${USAGE_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, names2)}
+    proc.writeErr(`${USAGE_PREFIX}unknown verb ${quotedValue(first)}${suggestion(first, names)}
 
 ${usageText()}`);
     return 2;
@@ -17143,7 +16320,7 @@ init_redact();
 
 // src/main.ts
 init_errors();
-import { closeSync as closeSync14, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync29, openSync as openSync12, readSync as readSync5, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync12, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync25, openSync as openSync11, readSync as readSync4, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
 function writeFd(fd, data) {
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let off = 0;
@@ -17171,7 +16348,7 @@ function readFd(fd, maxBytes, deadline) {
     const buf = Buffer.allocUnsafe(Math.min(65536, maxBytes + 1 - total));
     let n2;
     try {
-      n2 = readSync5(fd, buf, 0, buf.length, null);
+      n2 = readSync4(fd, buf, 0, buf.length, null);
     } catch (err) {
       const code = err.code;
       if (code === "EOF" || code === "EBADF") break;
@@ -17214,7 +16391,7 @@ function readPipeWithin(stdin, ms, maxBytes) {
   let fd;
   try {
     if (process.platform !== "linux" || !stdin.isFIFO()) return void 0;
-    fd = openSync12("/proc/self/fd/0", constants11.O_RDONLY | constants11.O_NONBLOCK);
+    fd = openSync11("/proc/self/fd/0", constants11.O_RDONLY | constants11.O_NONBLOCK);
   } catch {
     return void 0;
   }
@@ -17224,7 +16401,7 @@ function readPipeWithin(stdin, ms, maxBytes) {
   } catch {
     return null;
   } finally {
-    closeSync14(fd);
+    closeSync12(fd);
   }
 }
 function readStdinWithin(ms, maxBytes) {
@@ -17268,7 +16445,7 @@ function stdinIsTerminal() {
     return true;
   }
 }
-function heldOutput(fd, redact2) {
+function heldOutput(fd, redact) {
   const parts = [];
   return {
     write: (data) => void parts.push(Buffer.from(data)),
@@ -17276,25 +16453,25 @@ function heldOutput(fd, redact2) {
       const all = Buffer.concat(parts);
       let text = null;
       try {
-        if (redact2 !== void 0) text = new TextDecoder("utf-8", { fatal: true }).decode(all);
+        if (redact !== void 0) text = new TextDecoder("utf-8", { fatal: true }).decode(all);
       } catch {
         text = null;
       }
-      if (all.length > 0) writeFd(fd, text === null ? all : redact2(text));
+      if (all.length > 0) writeFd(fd, text === null ? all : redact(text));
     }
   };
 }
 function runningFile(file) {
   if (file === void 0) return void 0;
   try {
-    return lstatSync29(file).isSymbolicLink() ? realpathSync6(file) : file;
+    return lstatSync25(file).isSymbolicLink() ? realpathSync6(file) : file;
   } catch {
     return file;
   }
 }
-async function runProcess(dispatch2, redact2) {
-  const out = heldOutput(1, redact2);
-  const err = heldOutput(2, redact2);
+async function runProcess(dispatch2, redact) {
+  const out = heldOutput(1, redact);
+  const err = heldOutput(2, redact);
   const gemini = geminiHookRun(process.argv.slice(2));
   if (gemini) process.removeAllListeners("warning");
   let code;

@@ -284,10 +284,11 @@ function safeRelativePath(value) {
   if (normal === "." || normal === ".." || normal.startsWith("../")) return null;
   return normal.replace(/\/$/, "");
 }
-var CLOCK_SKEW_MS, ISO;
+var MARKER, CLOCK_SKEW_MS, ISO;
 var init_values = __esm({
   "src/schema/values.ts"() {
     "use strict";
+    MARKER = "<!-- memory-schema: v1 -->";
     CLOCK_SKEW_MS = 5 * 60 * 1e3;
     ISO = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-](\d{2}):?(\d{2}))$/;
   }
@@ -325,11 +326,6 @@ function exists(p) {
     return false;
   }
 }
-function expandHome(p, env) {
-  if (p === "~") return homeFolder(env);
-  if (p.startsWith("~/")) return path4.join(homeFolder(env), p.slice(2));
-  return p;
-}
 function disabledByEnv(env) {
   const v = env.SESSION_HANDOFF_DISABLE;
   return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
@@ -339,14 +335,10 @@ function pauseSwitch(memDir, env) {
     const v = env.SESSION_HANDOFF_DISABLE.slice(0, 40);
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
-  if (memDir !== null && exists(path4.join(memDir, "PAUSE"))) return path4.join(memDir, "PAUSE");
-  const named = env.SESSION_HANDOFF_PAUSE;
-  if (named) {
-    const p = expandHome(named, env);
-    if (exists(p)) return p;
-  }
-  const global = path4.join(userDir(env), "PAUSE");
-  return exists(global) ? global : null;
+  const named = env.SESSION_HANDOFF_PAUSE || null;
+  const home = named !== null && /^~(\/|$)/.test(named) ? path4.join(homeFolder(env), named.slice(1)) : named;
+  const files = [memDir === null ? null : path4.join(memDir, "PAUSE"), home, path4.join(userDir(env), "PAUSE")];
+  return files.find((p) => p !== null && exists(p)) ?? null;
 }
 var init_pause = __esm({
   "src/store/pause.ts"() {
@@ -358,7 +350,7 @@ var init_pause = __esm({
 });
 
 // src/store/root.ts
-import { lstatSync as lstatSync3, readFileSync, realpathSync as realpathSync2 } from "node:fs";
+import { lstatSync as lstatSync3, realpathSync as realpathSync2 } from "node:fs";
 import path5 from "node:path";
 function realOrNull(p) {
   try {
@@ -380,34 +372,14 @@ function ceilings(env) {
   return out;
 }
 function safeDirectories(env) {
-  const home = homeFolder(env);
-  const files = [];
-  const noSystem = env.GIT_CONFIG_NOSYSTEM;
-  if (!noSystem || /^(?:0|false|no|off)$/i.test(noSystem)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
-  const xdg = path5.join(env.XDG_CONFIG_HOME || path5.join(home, ".config"), "git", "config");
-  if (env.GIT_CONFIG_GLOBAL !== void 0) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(xdg, path5.join(home, ".gitconfig"));
+  const args = ["config", "-z", "--show-scope", "--type=path", "--get-all", "safe.directory"];
+  const runEnv = { ...env, PATH: env.PATH ?? process.env.PATH, HOME: homeFolder(env) };
+  const r = childProcess().spawnSync("git", args, { cwd: "/", env: runEnv, encoding: "utf8", timeout: 5e3 });
+  const fields = r.status === 0 ? r.stdout.split("\0") : [];
   let out = [];
-  for (const file of files) {
-    let text;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch {
-      continue;
-    }
-    let inSafe = false;
-    for (const raw of text.split(/\r?\n/)) {
-      const line = raw.replace(/(^|\s)[#;].*$/, "").trim();
-      if (line.startsWith("[")) {
-        inSafe = /^\[\s*safe\s*\]$/i.test(line);
-        continue;
-      }
-      const m = inSafe ? /^directory\s*=\s*(.*)$/i.exec(line) : null;
-      if (!m) continue;
-      const value = m[1].replace(/^"(.*)"$/, "$1");
-      if (value === "") out = [];
-      else out.push(value.startsWith("~/") ? path5.join(home, value.slice(2)) : value);
-    }
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    if (!["system", "global", "command"].includes(fields[i])) continue;
+    out = fields[i + 1] === "" ? [] : [...out, fields[i + 1]];
   }
   return out;
 }
@@ -419,13 +391,8 @@ function listedSafe(dir, safe) {
   });
 }
 function distrust(dir, uid, safe) {
-  if (uid === void 0) return null;
-  let st;
-  try {
-    st = lstatSync3(dir);
-  } catch {
-    return null;
-  }
+  const st = uid === void 0 ? void 0 : lstatSync3(dir, { throwIfNoEntry: false });
+  if (st === void 0) return null;
   let why = null;
   if (st.uid !== uid && st.uid !== 0) why = `owned by another user (uid ${st.uid})`;
   if ((st.mode & 514) === 514) why = "a sticky folder anyone can write to";
@@ -437,12 +404,8 @@ function dubious(root, uid, env, safe) {
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
     if (exists(path5.join(dir, ".git"))) {
-      let owner;
-      try {
-        owner = lstatSync3(dir).uid;
-      } catch {
-        return null;
-      }
+      const owner = lstatSync3(dir, { throwIfNoEntry: false })?.uid;
+      if (owner === void 0) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
       if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
       const what = `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious`;
@@ -457,15 +420,10 @@ function dubious(root, uid, env, safe) {
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  for (const p of [path5.join(dir, ".ai"), path5.join(dir, ".ai", "memory")]) {
-    try {
-      const st = lstatSync3(p);
-      if (st.uid !== uid && st.uid !== 0) return false;
-    } catch {
-      return false;
-    }
-  }
-  return true;
+  return [path5.join(dir, ".ai"), path5.join(dir, ".ai", "memory")].every((p) => {
+    const owner = lstatSync3(p, { throwIfNoEntry: false })?.uid;
+    return owner === uid || owner === 0;
+  });
 }
 function distrustedAbove(dir, env, opts = {}) {
   return distrust(dir, "uid" in opts ? opts.uid : process.getuid?.(), () => safeDirectories(env));
@@ -517,6 +475,7 @@ var NOT_A_PROJECT;
 var init_root = __esm({
   "src/store/root.ts"() {
     "use strict";
+    init_builtins();
     init_errors();
     init_home();
     init_pause();
@@ -525,7 +484,7 @@ var init_root = __esm({
 });
 
 // src/git/git-dir.ts
-import { lstatSync as lstatSync4, readdirSync, readFileSync as readFileSync2, readlinkSync } from "node:fs";
+import { lstatSync as lstatSync4, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path6 from "node:path";
 function lstatOrNull(p) {
   try {
@@ -536,7 +495,7 @@ function lstatOrNull(p) {
 }
 function readSmall(p) {
   try {
-    return isFile(p) ? readFileSync2(p, "utf8").slice(0, 4096) : null;
+    return isFile(p) ? readFileSync(p, "utf8").slice(0, 4096) : null;
   } catch {
     return null;
   }
@@ -558,7 +517,7 @@ function gitDirOf(top) {
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync2(path6.join(gitDir, "commondir"), "utf8").trim();
+    const text = readFileSync(path6.join(gitDir, "commondir"), "utf8").trim();
     if (text !== "") return path6.resolve(gitDir, text);
   } catch {
   }
@@ -579,7 +538,7 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { existsSync, linkSync, lstatSync as lstatSync5, mkdirSync, readFileSync as readFileSync3, renameSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, linkSync, lstatSync as lstatSync5, mkdirSync, readFileSync as readFileSync2, renameSync, rmSync, writeFileSync } from "node:fs";
 import path7 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
@@ -591,7 +550,7 @@ function beside(root, name) {
   return saves === null ? null : path7.join(path7.dirname(saves), name);
 }
 function recordLines(p, re) {
-  const lines = readFileSync3(p, "utf8").slice(0, 16384).split("\n");
+  const lines = readFileSync2(p, "utf8").slice(0, 16384).split("\n");
   return lines.map((l) => re.exec(l)).filter((m) => m !== null);
 }
 function addRecord(p, re, line, drop) {
@@ -632,7 +591,7 @@ function cloneIdOf(root, create = false) {
     }
   }
   try {
-    const id = readFileSync3(p, "utf8").trim();
+    const id = readFileSync2(p, "utf8").trim();
     return /^[0-9a-f]{16}$/.test(id) ? id : null;
   } catch {
     return null;
@@ -643,27 +602,24 @@ function markedHere(root, text) {
   const id = mark === void 0 ? null : cloneIdOf(root);
   return mark === void 0 || id === null ? null : mark === id;
 }
-function statKey(st) {
-  return `${st.size} ${st.mtimeNs} ${st.ctimeNs} ${st.ino}`;
-}
-function savedHereByStat(root, key) {
-  const p = savesPath(root);
-  try {
-    return p !== null && recordLines(p, LINE).some((m) => m[2] === key);
-  } catch {
-    return false;
-  }
-}
 function readSaves(root) {
   const p = savesPath(root);
   if (p === null) return null;
   try {
     if (!lstatSync5(p).isFile()) return null;
     const lines = recordLines(p, LINE);
-    return { tokens: lines.map((m) => m[1]), stamps: lines.flatMap((m) => m[3] === void 0 ? [] : [m[3]]) };
+    return { tokens: lines.map((m) => m[1]), stamps: lines.flatMap((m) => m[2] === void 0 ? [] : [m[2]]) };
   } catch {
     return null;
   }
+}
+function savedHere(root, text, token) {
+  const marked = markedHere(root, text);
+  if (marked !== null) return marked;
+  const saves = readSaves(root);
+  if (saves === null) return null;
+  const stamp = text === null ? null : savedStampOf(text);
+  return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(token());
 }
 function recordSavedBy(root, token, agent) {
   const p = beside(root, "saved-by");
@@ -678,7 +634,7 @@ var init_saves = __esm({
     init_builtins();
     init_git_dir();
     KEPT = 10;
-    LINE = /^([0-9a-f]{64})(?: (\d+ \d+ \d+ \d+))?(?: @(\S+))?$/;
+    LINE = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
     SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
@@ -795,7 +751,7 @@ function quotedPath(p) {
   const q = quotePath(p);
   return q.startsWith('"') ? q : `"${q}"`;
 }
-var NEEDS_QUOTES, ESCAPES, HASH, HASH_VALUE, BARE_ITEM;
+var NEEDS_QUOTES, ESCAPES;
 var init_anchor_lines = __esm({
   "src/schema/anchor-lines.ts"() {
     "use strict";
@@ -814,9 +770,6 @@ var init_anchor_lines = __esm({
       '"': '\\"',
       "\\": "\\\\"
     };
-    HASH = "([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)";
-    HASH_VALUE = new RegExp(`^ ${HASH}`);
-    BARE_ITEM = new RegExp(`^([^ "].*?) ${HASH}`);
   }
 });
 
@@ -878,7 +831,7 @@ function checkTree(root, opts = {}) {
   }
   throw new Refused(`${dir} ${why}; memory must live in real directories of yours under the root (move it away)`);
 }
-var FILE_OF, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, TARGETS, REAL_DIRS, MEMORY_SUBDIRS;
+var FILE_OF, HEADING_OF, MAX_DOCUMENT_BYTES, TARGETS, REAL_DIRS, MEMORY_SUBDIRS;
 var init_paths = __esm({
   "src/store/paths.ts"() {
     "use strict";
@@ -894,7 +847,6 @@ var init_paths = __esm({
       lessons: "# Lessons",
       solutions: "# Solutions"
     };
-    MARKER = "<!-- memory-schema: v1 -->";
     MAX_DOCUMENT_BYTES = 1e6;
     TARGETS = ["AGENTS.md", "CLAUDE.md"];
     REAL_DIRS = "memory must live in real directories under the root";
@@ -1032,7 +984,7 @@ var init_files = __esm({
 });
 
 // src/store/private.ts
-import { lstatSync as lstatSync7, readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
+import { lstatSync as lstatSync7, readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
 import { hostname } from "node:os";
 import path10 from "node:path";
 function listDir(dir) {
@@ -1064,7 +1016,7 @@ function hasPrivatePartner(dir, file, ino) {
 }
 function readOwner(lockDir) {
   try {
-    const text = readFileSync4(path10.join(lockDir, OWNER_NAME), "utf8");
+    const text = readFileSync3(path10.join(lockDir, OWNER_NAME), "utf8");
     const data = JSON.parse(text);
     if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
     return { pid: data.pid, host: data.host, nonce: data.nonce };
@@ -1083,9 +1035,9 @@ function processAlive(pid) {
 }
 function startedAfter(pid, ms) {
   try {
-    const stat = readFileSync4(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync3(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync4("/proc/stat", "utf8"))?.[1]);
+    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync3("/proc/stat", "utf8"))?.[1]);
     const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
     return Number.isFinite(startMs) && startMs > ms + 1e3;
   } catch {
@@ -1130,7 +1082,7 @@ var init_private = __esm({
 });
 
 // src/store/settings.ts
-import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, openSync as openSync3, readFileSync as readFileSync5 } from "node:fs";
+import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, openSync as openSync3, readFileSync as readFileSync4 } from "node:fs";
 import path11 from "node:path";
 function readSmall2(file) {
   let fd;
@@ -1141,7 +1093,7 @@ function readSmall2(file) {
   }
   try {
     const st = fstatSync3(fd);
-    return st.isFile() && st.size <= MAX_SETTINGS_BYTES ? readFileSync5(fd, "utf8") : "";
+    return st.isFile() && st.size <= MAX_SETTINGS_BYTES ? readFileSync4(fd, "utf8") : "";
   } catch {
     return "";
   } finally {
@@ -1227,6 +1179,7 @@ var init_archive = __esm({
   "src/store/archive.ts"() {
     "use strict";
     init_files();
+    init_private();
     init_settings();
     PRUNABLE_NAME = /^HANDOFF-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3,6}Z-(?:\d{1,30}-)?[0-9a-f]{8}\.md$/;
   }
@@ -1365,6 +1318,7 @@ var init_inspect = __esm({
     init_file_verdict();
     init_files();
     init_paths();
+    init_values();
     init_private();
     init_archive();
     init_recover();
@@ -1428,7 +1382,7 @@ function close(block) {
   const last = block.children[block.children.length - 1];
   if (last && (block.type === "list" || block.type === "listItem")) block.end = last.end;
 }
-var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER2, DESTINATION, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY, LineReader;
+var ATX, FENCE_OPEN, FENCE_CLOSE, SETEXT, THEMATIC, MARKER2, DEFINITION, TAG, ATTRIBUTE, BLOCK_NAMES, HTML_BLOCK, MAX_DEPTH, SAY, LineReader;
 var init_grammar = __esm({
   "src/schema/grammar.ts"() {
     "use strict";
@@ -1438,8 +1392,7 @@ var init_grammar = __esm({
     SETEXT = /^(?:=+|-+)[ \t]*$/;
     THEMATIC = /^(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/;
     MARKER2 = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
-    DESTINATION = String.raw`[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)[ \t]*(?:(?:"[^"]*"|'[^']*'|\([^()]*\))[ \t]*)?`;
-    DEFINITION = new RegExp(String.raw`^\[(?:[^\\[\]]|\\.){1,999}\]:(?:[ \t]*$|${DESTINATION}$)`);
+    DEFINITION = /^\[(?:[^\\[\]]|\\.){1,999}\]:/;
     TAG = "[A-Za-z][A-Za-z0-9-]*";
     ATTRIBUTE = `(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^"'=<>\`\\x00-\\x20]+|'[^']*'|"[^"]*"))?)`;
     BLOCK_NAMES = "address|article|aside|base|basefont|blockquote|body|caption|center|col|colgroup|dd|details|dialog|dir|div|dl|dt|fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|title|tr|track|ul";
@@ -1651,21 +1604,19 @@ function nearest(title, names) {
   }
   return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
 }
-var at, MARKER3, BEGIN, rule, TEXT_RULES;
+var at, BEGIN, rule, TEXT_RULES;
 var init_validate_common = __esm({
   "src/schema/validate-common.ts"() {
     "use strict";
     init_conflicted();
-    at = (line, message, severity) => severity === void 0 ? { line, message } : { line, message, severity };
-    MARKER3 = "<!-- memory-schema: v1 -->";
-    BEGIN = `the document must begin with the line ${MARKER3}`;
+    init_values();
+    at = (line, message, severity) => ({ line, message, severity });
+    BEGIN = `the document must begin with the line ${MARKER}`;
     rule = ruleOf();
     TEXT_RULES = {
       bom: rule("bom", "finding", null, (c) => c.input.startsWith("\uFEFF") ? [at(1, "a UTF-8 byte order mark starts the text; write drops it")] : []),
       crlf: rule("crlf", "finding", null, (c) => c.input.includes("\r") ? [at(1, "CR or CRLF line ends; write turns them into LF")] : []),
-      // Write refuses a text without its final newline.
       newline: rule("newline", "error", null, (c) => c.text.endsWith("\n") ? [] : [at(c.lines.length, "the document must end with a newline")]),
-      // The line grammar reads such a line as plain text: the finding says what to write instead.
       markdown: rule("markdown", "finding", null, (c) => c.flags.map((f) => at(f.line, f.message))),
       conflicted: rule("conflicted", "error", null, (c) => {
         const sides = conflictSides(c.text);
@@ -1721,7 +1672,8 @@ function keyFile(raw) {
 }
 function readHandoff(text, tree, lists = true) {
   const out = {
-    marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
+    marker: text.startsWith(`${MARKER}
+`) || text === MARKER,
     heading: false,
     saved: null,
     savedLine: null,
@@ -1887,6 +1839,7 @@ var init_common = __esm({
     init_anchor_lines();
     init_errors();
     init_files();
+    init_pause();
     init_root();
     CHOOSE = "pass --root <project> to choose another";
   }
@@ -1922,6 +1875,36 @@ var init_harness_path = __esm({
     "use strict";
     init_quote();
     init_anchor_lines();
+  }
+});
+
+// src/agents/hook-input.ts
+import { existsSync as existsSync3 } from "node:fs";
+import path17 from "node:path";
+async function readHookJson(ctx, max) {
+  return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
+}
+function hookObject(data, max) {
+  if (data === null || data.length === 0) return void 0;
+  if (data.length > max) return null;
+  try {
+    const o = JSON.parse(data.toString("utf8"));
+    return o !== null && typeof o === "object" && !Array.isArray(o) ? o : null;
+  } catch {
+    return null;
+  }
+}
+function userHelperWithoutMemory(skillDir, home, root) {
+  if (!skillDir || home === "" || existsSync3(path17.join(root, ".ai", "memory"))) return false;
+  const under = (dir, base) => {
+    const rel = path17.relative(base, dir);
+    return !rel.startsWith("..") && !path17.isAbsolute(rel);
+  };
+  return under(skillDir, home) && !under(skillDir, root);
+}
+var init_hook_input = __esm({
+  "src/agents/hook-input.ts"() {
+    "use strict";
   }
 });
 
@@ -1974,7 +1957,7 @@ function headerValue(text, name) {
 }
 function isCheckpointText(text) {
   const lines = text.split("\n", 4);
-  return lines[0] === "<!-- memory-schema: v1 -->" && lines.includes(CHECKPOINT_HEADING);
+  return lines[0] === MARKER && lines.includes(CHECKPOINT_HEADING);
 }
 function isAnchorsOnlySource(source) {
   const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
@@ -1984,16 +1967,17 @@ var CHECKPOINT_HEADING, CHECKPOINT_NAME;
 var init_checkpoint_name = __esm({
   "src/schema/checkpoint-name.ts"() {
     "use strict";
+    init_values();
     CHECKPOINT_HEADING = "# Session Checkpoint";
     CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
   }
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync5, constants as constants4, fstatSync as fstatSync5, lstatSync as lstatSync9, openSync as openSync4, readdirSync as readdirSync4, readSync as readSync3, unlinkSync as unlinkSync2 } from "node:fs";
-import path17 from "node:path";
+import { closeSync as closeSync5, constants as constants4, fstatSync as fstatSync5, lstatSync as lstatSync9, openSync as openSync4, readSync as readSync3, unlinkSync as unlinkSync2 } from "node:fs";
+import path18 from "node:path";
 function checkpointsDir(root) {
-  return path17.join(memoryDir(root), "checkpoints");
+  return path18.join(memoryDir(root), "checkpoints");
 }
 function mayBeToken(id) {
   for (const m of id.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
@@ -2048,7 +2032,7 @@ function readHeadAndTime(filePath, bytes) {
   try {
     const st = fstatSync5(fd, { bigint: true });
     if (!st.isFile()) return null;
-    const partnered = st.nlink === 2n && hasPrivatePartner(path17.dirname(filePath), path17.basename(filePath), st.ino);
+    const partnered = st.nlink === 2n && hasPrivatePartner(path18.dirname(filePath), path18.basename(filePath), st.ino);
     if (st.nlink !== 1n && !partnered) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
@@ -2066,16 +2050,10 @@ function timeOf(value, now) {
 }
 function listCheckpoints(root, now = Date.now()) {
   if (checkpointsDirState(root) !== "ok") return [];
-  let names;
-  try {
-    names = readdirSync4(checkpointsDir(root));
-  } catch {
-    return [];
-  }
   const out = [];
-  for (const name of names) {
+  for (const name of listDir(checkpointsDir(root))) {
     if (!CHECKPOINT_NAME.test(name)) continue;
-    const read = readHeadAndTime(path17.join(checkpointsDir(root), name), 1024);
+    const read = readHeadAndTime(path18.join(checkpointsDir(root), name), 1024);
     const head = read?.bytes.toString("utf8") ?? "";
     if (read === null || !isCheckpointText(head)) continue;
     const savedMs = timeOf(headerValue(head, "Saved"), now);
@@ -2096,7 +2074,7 @@ function rmQuietRegular(p) {
   }
 }
 function deliveredPath(root, session) {
-  return path17.join(checkpointsDir(root), `.delivered-${session}`);
+  return path18.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
   return readHead(deliveredPath(root, session), 128)?.trim() ?? null;
@@ -2134,9 +2112,9 @@ var init_probe_session = __esm({
   }
 });
 
-// src/verbs/checkpoint-surface.ts
-import { readdirSync as readdirSync5 } from "node:fs";
-import path18 from "node:path";
+// src/brief/checkpoint-surface.ts
+import { readdirSync as readdirSync4 } from "node:fs";
+import path19 from "node:path";
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs) / 6e4);
@@ -2154,10 +2132,6 @@ function handoffOrderOf(text, now, token = tokenOf(Buffer.from(text, "utf8"))) {
       return ms;
     }
   };
-}
-function handoffOrder(root, now) {
-  const bytes = readHeadBytes(path18.join(memoryDir(root), FILE_OF.handoff));
-  return bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
 }
 function newerThanHandoff(entry, handoff) {
   if (entry.since !== null) return entry.since === handoff.token;
@@ -2189,7 +2163,8 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const handoff = handoffPresent ? handoffOrder(root, now) : null;
+    const bytes = handoffPresent ? readHeadBytes(path19.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
     let chosen;
@@ -2204,7 +2179,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return none();
-    const file = await readStable(path18.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path19.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return none();
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -2224,18 +2199,16 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   }
 }
 function toldToAnySession(root, token) {
-  let names;
+  const told = (name) => readHead(path19.join(checkpointsDir(root), name), 128)?.trim() === token;
   try {
-    names = readdirSync5(checkpointsDir(root));
+    return readdirSync4(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
   } catch {
     return false;
   }
-  const told = (name) => readHead(path18.join(checkpointsDir(root), name), 128)?.trim() === token;
-  return names.some((name) => name.startsWith(".delivered-") && told(name));
 }
 var CHECKPOINT_SENTENCES;
 var init_checkpoint_surface = __esm({
-  "src/verbs/checkpoint-surface.ts"() {
+  "src/brief/checkpoint-surface.ts"() {
     "use strict";
     init_handoff();
     init_checkpoints();
@@ -2257,40 +2230,12 @@ var init_checkpoint_surface = __esm({
 var hook_exports = {};
 __export(hook_exports, {
   HOOK_LIMIT: () => HOOK_LIMIT,
-  hookVerb: () => hookVerb,
-  readHookJson: () => readHookJson
+  hookVerb: () => hookVerb
 });
-import path19 from "node:path";
-import { lstatSync as lstatSync10 } from "node:fs";
 function ageText(text, now) {
   const glance = glanceAtHandoff(text, now);
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
-}
-async function readHookJson(ctx, max) {
-  if (ctx.stdinIsTTY) return void 0;
-  const data = await ctx.readStdinWithin(1e3, max);
-  if (data === null || data.length === 0) return void 0;
-  if (data.length > max) return null;
-  try {
-    const o = JSON.parse(data.toString("utf8"));
-    return o !== null && typeof o === "object" && !Array.isArray(o) ? o : null;
-  } catch {
-    return null;
-  }
-}
-function savedHere(root, text) {
-  const saves = readSaves(root);
-  if (saves === null) return true;
-  try {
-    const stat = lstatSync10(path19.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
-    if (savedHereByStat(root, statKey(stat))) return true;
-  } catch {
-  }
-  const marked = markedHere(root, text);
-  if (marked !== null) return marked;
-  const stamp = savedStampOf(text);
-  return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(tokenOf(Buffer.from(text, "utf8")));
 }
 function composeHookText(root, files, interrupted, paused, now, cp) {
   const lines = [];
@@ -2313,7 +2258,8 @@ function composeHookText(root, files, interrupted, paused, now, cp) {
     if (cp?.handoffOlderThanSession) lines.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
     else lines.push(SENTENCES.handoff(glance.age));
     if (glance.strays) lines.push(`session-handoff: ${glance.strays}.`);
-    if (text2 !== null && !savedHere(root, text2)) lines.push(SENTENCES.elsewhere());
+    if (text2 !== null && savedHere(root, text2, () => tokenOf(Buffer.from(text2))) === false)
+      lines.push(SENTENCES.elsewhere());
   }
   if (cp) lines.push(...cp.lines);
   if (paused) lines.push(SENTENCES.paused());
@@ -2337,6 +2283,7 @@ var init_hook = __esm({
     init_handoff();
     init_common();
     init_harness_path();
+    init_hook_input();
     init_render();
     init_types();
     init_checkpoint_surface();
@@ -2720,7 +2667,7 @@ function patchEdits(input) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  return files.map((path22) => ({ kind: "edit", path: path22 }));
+  return files.map((path21) => ({ kind: "edit", path: path21 }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -2870,7 +2817,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path22) => path22 && events.push({ kind: "edit", path: path22 });
+    addEdit = (events, path21) => path21 && events.push({ kind: "edit", path: path21 });
   }
 });
 
@@ -3074,33 +3021,11 @@ var init_last_save = __esm({
 // src/verbs/context.ts
 var context_exports = {};
 __export(context_exports, {
-  contextVerb: () => contextVerb,
-  offerText: () => offerText,
-  userHelperWithoutMemory: () => userHelperWithoutMemory
+  contextVerb: () => contextVerb
 });
-import { existsSync as existsSync3, lstatSync as lstatSync11, mkdirSync as mkdirSync3 } from "node:fs";
-import path20 from "node:path";
-function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync3(path20.join(root, ".ai", "memory"))) return false;
-  const under = (dir, base) => {
-    const rel = path20.relative(base, dir);
-    return !rel.startsWith("..") && !path20.isAbsolute(rel);
-  };
-  return under(skillDir, home) && !under(skillDir, root);
-}
+import { mkdirSync as mkdirSync3 } from "node:fs";
 function offerText(pct, used, window, threshold) {
   return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
-}
-async function readInput(ctx) {
-  if (ctx.stdinIsTTY) return null;
-  const data = await ctx.readStdinWithin(1e3, STDIN_BYTES);
-  if (data === null || data.length === 0 || data.length > STDIN_BYTES) return null;
-  try {
-    const raw = JSON.parse(data.toString("utf8"));
-    return raw !== null && typeof raw === "object" && !Array.isArray(raw) ? raw : null;
-  } catch {
-    return null;
-  }
 }
 function readUsage(transcriptPath) {
   if (typeof transcriptPath !== "string" || transcriptPath === "") return null;
@@ -3119,14 +3044,6 @@ function readUsage(transcriptPath) {
     return null;
   } finally {
     closeTranscript(opened.file);
-  }
-}
-function exists2(p) {
-  try {
-    lstatSync11(p);
-    return true;
-  } catch {
-    return false;
   }
 }
 function strings(v, out = [], depth = 0) {
@@ -3165,7 +3082,7 @@ async function decide(ctx, input, format) {
     rmQuietRegular(marker);
     return quiet;
   }
-  if (exists2(marker)) return quiet;
+  if (exists(marker)) return quiet;
   let at2 = usage.points.length - 1;
   while (at2 > 0 && above(usage.points[at2 - 1])) at2--;
   const since = usage.lines.slice(usage.points[at2].line);
@@ -3201,6 +3118,7 @@ var init_context = __esm({
     init_last_save();
     init_saves();
     init_harness_path();
+    init_hook_input();
     init_checkpoints();
     init_files();
     init_paths();
@@ -3239,8 +3157,8 @@ exit: always 0.
         if (format !== "claude" && format !== "codex") {
           return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
         }
-        const input = await readInput(ctx);
-        return input === null ? ok("", []) : decide(ctx, input, format);
+        const input = await readHookJson(ctx, STDIN_BYTES);
+        return input ? decide(ctx, input, format) : ok("", []);
       }
     };
   }
@@ -3333,7 +3251,7 @@ var init_run = __esm({
     GIT_TIMEOUT_MS = 15e3;
     GitUnavailable = class extends Error {
       reason;
-      /** The cause alone, for a sentence that says "git could not be used" itself. */
+      // The cause alone, for a sentence that says "git could not be used" itself.
       why;
       constructor(reason, message, why = message) {
         super(message);
@@ -3379,11 +3297,10 @@ var init_run = __esm({
 // src/verbs/statusline.ts
 var statusline_exports = {};
 __export(statusline_exports, {
-  statusText: () => statusText,
   statuslineVerb: () => statuslineVerb
 });
-import { readFileSync as readFileSync6 } from "node:fs";
-import path21 from "node:path";
+import { readFileSync as readFileSync5 } from "node:fs";
+import path20 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -3412,6 +3329,7 @@ var init_statusline = __esm({
     "use strict";
     init_builtins();
     init_harness_path();
+    init_hook_input();
     init_run();
     init_state_time();
     init_handoff();
@@ -3434,12 +3352,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
 `,
       async run(ctx) {
         const data = ctx.stdinIsTTY ? null : await ctx.readStdinWithin(1e3, 65536);
-        let input = {};
-        try {
-          const v = data === null ? null : JSON.parse(data.toString("utf8"));
-          if (v !== null && typeof v === "object" && !Array.isArray(v)) input = v;
-        } catch {
-        }
+        const input = hookObject(data, 65536) ?? {};
         let theirs = "";
         const then = ctx.values.then;
         if (typeof then === "string" && then !== "") {
@@ -3453,7 +3366,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
           let handoff = null;
           try {
-            handoff = readFileSync6(path21.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
+            handoff = readFileSync5(path20.join(memoryDir(root), "HANDOFF.md"), "utf8").slice(0, 1e6);
           } catch {
           }
           const cw = input.context_window;

@@ -4,7 +4,6 @@ import path from "node:path";
 
 /** One install of this skill's plugin; `enabled` is true unless settings' `enabledPlugins` says false. */
 export interface PluginInstall {
-  /** `session-handoff@<marketplace>`. */
   key: string;
   scope: string;
   version: string | null;

@@ -1,12 +1,13 @@
-import { applyEdits, createScanner, modify, parse, printParseErrorCode, visit } from "jsonc-parser/lib/esm/main.js";
-import type { FormattingOptions, JSONPath, ParseError } from "jsonc-parser/lib/esm/main.js";
+import { createScanner, findNodeAtLocation, parse, parseTree } from "jsonc-parser/lib/esm/main.js";
+import { printParseErrorCode, visit } from "jsonc-parser/lib/esm/main.js";
+import type { JSONPath, Node, ParseError } from "jsonc-parser/lib/esm/main.js";
 import { Refused } from "../errors.ts";
 import type { HookSpec, JsonHooksEdit } from "./types.ts";
 
 /** Our JSON entries are the hooks whose command names the helper. */
 export const HELPER_FILE = "memory_io.mjs";
 
-/** Deepest nesting of arrays and objects a settings file may have before it is refused. */
+// jsonc-parser recurses once per level: deeper files are refused rather than overflow the stack.
 const MAX_JSON_DEPTH = 64;
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
@@ -18,20 +19,17 @@ const JSONC = { allowTrailingComma: true, disallowComments: false };
 
 const parseJsonc = (text: string) => parse(text.replace(/^\uFEFF/, ""), [], JSONC) as Json;
 
-// Edits `text` without its byte-order mark, which is put back.
 function keepBom(text: string, change: (body: string) => string): string {
   const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
   return bom + change(text.slice(bom.length));
 }
 
-// The refusal for a file that cannot be edited safely, with the snippet to paste by hand.
 function byHand(file: string, what: string, snippet: string): Refused {
   return new Refused(`${file}${what}; nothing was changed. Add this to it by hand:\n${snippet}`);
 }
 
-// Removes from `groups` of `event` the hooks `drop` names: a group all of them whole, else its
-// hooks one by one, last first so that the paths of those before stay valid.
-function dropHooks(text: string, event: string, groups: Json[], drop: (h: Json) => boolean, fmt: FormattingOptions) {
+// Removes the hooks `drop` names from an event's groups (a group of only those whole), last first so paths stay valid.
+function dropHooks(text: string, event: string, groups: Json[], drop: (h: Json) => boolean, fmt: Format) {
   let out = text;
   for (let g = groups.length - 1; g >= 0; g--) {
     const group = groups[g]!;
@@ -71,8 +69,8 @@ function groupsOf(hooks: HookSpec[], commands: HookCommands): Obj {
   return out;
 }
 
-// jsonc-parser's parse and modify recurse once per level. Its SyntaxKind is a const enum we cannot import:
-// 1 and 3 open a brace and a bracket, 2 and 4 close them, 17 is the end.
+// jsonc-parser's SyntaxKind is a const enum we cannot import: 1 and 3 open a brace and a bracket, 2 and 4 close them,
+// 17 is the end.
 function depthOf(text: string): number {
   const scanner = createScanner(text, false);
   let depth = 0;
@@ -84,10 +82,8 @@ function depthOf(text: string): number {
   return max;
 }
 
-/**
- * Parses a settings file: JSON with comments and trailing commas (Gemini accepts both), an object whose `hooks`
- * is an object of arrays. @throws Refused (exit 2) saying what is wrong, with `snippet` to paste by hand.
- */
+// Parses a settings file, JSON with comments and trailing commas (Gemini accepts both), whose `hooks` is an object
+// of arrays; anything else is Refused with the snippet to paste by hand.
 function parseSettings(text: string, file: string, snippet: string): Obj {
   const body = text.replace(/^\uFEFF/, "");
   if (depthOf(body) > MAX_JSON_DEPTH) {
@@ -118,7 +114,7 @@ function parseSettings(text: string, file: string, snippet: string): Obj {
   return parsed;
 }
 
-// The first key that appears twice in one object, with the 1-based lines of both; null when none.
+// The first key that appears twice in one object, with the 1-based lines of both.
 function duplicateKey(text: string): { key: string; lines: [number, number] } | null {
   const stack: Map<string, number>[] = [];
   let found: { key: string; lines: [number, number] } | null = null;
@@ -140,17 +136,57 @@ function duplicateKey(text: string): { key: string; lines: [number, number] } | 
   return found;
 }
 
+type Format = { unit: string; eol: string };
+
 // How the file is laid out, so that what we insert looks like what is there.
-function formatOf(text: string): FormattingOptions {
-  const m = /\n([ \t]+)["\]}]/.exec(text);
-  const indent = m ? m[1]! : "  ";
-  const tabs = indent.startsWith("\t");
-  return { insertSpaces: !tabs, tabSize: tabs ? 1 : indent.length, eol: text.includes("\r\n") ? "\r\n" : "\n" };
+function formatOf(text: string): Format {
+  return { unit: /\n([ \t]+)["\]}]/.exec(text)?.[1] ?? "  ", eol: text.includes("\r\n") ? "\r\n" : "\n" };
 }
 
-// One jsonc-parser edit (value undefined: remove), comments and layout around it kept.
-function edit(text: string, path: JSONPath, value: Json | undefined, fmt: FormattingOptions, insert = false): string {
-  return applyEdits(text, modify(text, path, value, { formattingOptions: fmt, isArrayInsertion: insert }));
+// The leading blanks of the line `offset` is on.
+const indentAt = (text: string, at: number) => /^[ \t]*/.exec(text.slice(text.lastIndexOf("\n", at - 1) + 1))![0];
+const splice = (text: string, at: number, cut: number, put: string) => text.slice(0, at) + put + text.slice(at + cut);
+const endOf = (n: Node) => n.offset + n.length;
+
+// One edit (value undefined: remove) that touches no byte but ours: an insertion is undone exactly by the removal,
+// so uninstall gives back the user's layout.
+function edit(text: string, at: JSONPath, value: Json | undefined, fmt: Format, insert = false): string {
+  const tree = parseTree(text, [], JSONC)!;
+  let parent = findNodeAtLocation(tree, at.slice(0, -1));
+  // A missing parent (no `hooks` yet) is added with the value in it.
+  for (; parent === undefined && value !== undefined; parent = findNodeAtLocation(tree, at.slice(0, -1))) {
+    value = { [at[at.length - 1]!]: value };
+    at = at.slice(0, -1);
+  }
+  if (parent === undefined) return text;
+  const key = at[at.length - 1]!;
+  const kids = parent.children ?? [];
+  const i = typeof key === "number" ? key : kids.findIndex((p) => p.children![0]!.value === key);
+  const show = (v: Json, indent: string) => JSON.stringify(v, null, fmt.unit).split("\n").join(fmt.eol + indent);
+  if (value === undefined) return i < 0 || i >= kids.length ? text : remove(text, parent, i, fmt);
+  if (i >= 0 && i < kids.length && !insert) {
+    const node = typeof key === "number" ? kids[i]! : kids[i]!.children![1]!;
+    return splice(text, node.offset, node.length, show(value, indentAt(text, node.offset)));
+  }
+  const indent = indentAt(text, parent.offset) + fmt.unit;
+  const item = (typeof key === "number" ? "" : `${JSON.stringify(key)}: `) + show(value, indent);
+  const pos = i < 0 || i > kids.length ? kids.length : i;
+  if (pos > 0) return splice(text, endOf(kids[pos - 1]!), 0, `,${fmt.eol}${indent}${item}`);
+  if (kids.length > 0) return splice(text, kids[0]!.offset, 0, `${item},${fmt.eol}${indent}`);
+  const close = parent.length === 2 ? fmt.eol + indentAt(text, parent.offset) : "";
+  return splice(text, parent.offset + 1, 0, `${fmt.eol}${indent}${item}${close}`);
+}
+
+// Removes the `i`th child of `parent` with what the insertion put before it (a comma, a line break, the indent).
+function remove(text: string, parent: Node, i: number, fmt: Format): string {
+  const kids = parent.children!;
+  const end = endOf(kids[i]!);
+  if (i > 0) return splice(text, endOf(kids[i - 1]!), end - endOf(kids[i - 1]!), "");
+  if (kids.length > 1) return splice(text, kids[0]!.offset, kids[1]!.offset - kids[0]!.offset, "");
+  const close = parent.offset + parent.length - 1;
+  const from = /^\s*$/.test(text.slice(parent.offset + 1, kids[0]!.offset)) ? parent.offset + 1 : kids[0]!.offset;
+  const rest = text.slice(end, close);
+  return splice(text, from, (rest === fmt.eol + indentAt(text, parent.offset) ? close : end) - from, "");
 }
 
 function parsedHooks(text: string): Obj {
@@ -174,10 +210,8 @@ function withoutOurs(groups: Json[]): { kept: Json[]; at: number | null } {
   return { kept, at };
 }
 
-/**
- * Removes our hooks from `text`; with `ours`, puts them in where the first of ours stood (else at the end). An
- * event already as it should be is not touched, so a re-install changes no byte; emptied events and `hooks` go.
- */
+// Removes our hooks from `text`, then puts `ours` where the first of ours stood (else at the end); an event already
+// as it should be is not touched, so a re-install changes no byte.
 function rewrite(text: string, ours: Obj | null): string {
   const fmt = formatOf(text);
   let out = text;
@@ -192,7 +226,6 @@ function rewrite(text: string, ours: Obj | null): string {
       out = edit(out, ["hooks", event], undefined, fmt);
       continue;
     }
-    // Ours out, then ours in at their place.
     out = dropHooks(out, event, groups, isOurs, fmt);
     const base = at ?? kept.length;
     want.forEach((group, i) => {
@@ -276,18 +309,18 @@ export function mergeStatusLine(text: string, command: (args: string) => string,
   const theirs = was === null ? null : isOurStatus(was) ? theirsOf(was) : was;
   const want = command(theirs === null ? args : `${args} --then '${theirs.replaceAll("'", `'\\''`)}'`);
   if (was === want) return text;
-  const line: Obj = isObj(sl) ? { ...sl, command: want } : { type: "command", command: want };
-  return keepBom(text, (body) => edit(body, ["statusLine"], line, formatOf(body)));
+  const line = { type: "command", command: want };
+  const [at, value]: [JSONPath, Json] = isObj(sl) ? [["statusLine", "command"], want] : [["statusLine"], line];
+  return keepBom(text, (body) => edit(body, at, value, formatOf(body)));
 }
 
 /** The settings text with our status line taken out: the user's command put back as it was, or the key removed. */
 export function removeStatusLine(text: string): string {
   const parsed = parseJsonc(text);
   if (!isObj(parsed) || !isObj(parsed.statusLine) || typeof parsed.statusLine.command !== "string") return text;
-  const sl = parsed.statusLine;
-  const was = sl.command as string;
+  const was = parsed.statusLine.command;
   if (!isOurStatus(was)) return text;
   const theirs = theirsOf(was);
-  const line = theirs === null ? undefined : { ...sl, command: theirs };
-  return keepBom(text, (body) => edit(body, ["statusLine"], line, formatOf(body)));
+  const at = theirs === null ? ["statusLine"] : ["statusLine", "command"];
+  return keepBom(text, (body) => edit(body, at, theirs ?? undefined, formatOf(body)));
 }

@@ -6,7 +6,6 @@ import type { AgentName, HelperLocation } from "./types.ts";
 export const BLOCK_BEGIN = "<!-- session-handoff:begin -->";
 const BLOCK_END = "<!-- session-handoff:end -->";
 
-/** Prefix of the block's line naming the agents that asked for it. */
 const AGENTS_LINE = "Installed by session-handoff for:";
 
 /** The bootstrap for harnesses that read instruction files; short, as Codex reads only 32 KiB of AGENTS.md text. */
@@ -27,7 +26,7 @@ export function block(body: string): string {
   return `${BLOCK_BEGIN}\n${body}\n${BLOCK_END}`;
 }
 
-/** Where our block sits in a Markdown file: line indexes of the two markers. */
+/** Line indexes of our block's two markers. */
 type BlockSpan = { begin: number; end: number };
 
 /** Finds our block: one begin marker line, then one end marker line; anything else is refused, never guessed. */
@@ -55,13 +54,12 @@ export function blockAgents(text: string, span: BlockSpan): string[] {
   return names.map((s) => s.trim()).filter(Boolean);
 }
 
-/** Past this many bytes, a new block goes near the top of the file, not at its end. */
 const TOP_BLOCK_FROM = 28 * 1024;
 
 /** Codex reads the first 32 KiB of all AGENTS.md text (harnesses.md): a block must end within them. */
 export const CODEX_BUDGET = 32 * 1024;
 
-// The file's own line ending: CRLF when it has one, so an install never mixes them.
+// CRLF when the file has one, so an install never mixes line endings.
 function eolOf(text: string): string {
   return text.includes("\r\n") ? "\r\n" : "\n";
 }
@@ -72,31 +70,22 @@ export function blockEndByte(text: string, span: BlockSpan): number {
   return Buffer.byteLength(lines.slice(0, span.end + 1).join("\n"), "utf8");
 }
 
-// `text` (no block of ours) with `blk` put in: after a first line that is a heading, else at
-// the top, when the file is over TOP_BLOCK_FROM bytes (so that Codex reads it); else at the end.
+// `text` with `blk` at its end after a blank line; past TOP_BLOCK_FROM bytes (so that Codex reads it) at the top,
+// after a heading line. dropBlock takes out exactly what this adds, a file's missing final newline included.
 function insertBlock(text: string, blk: string, eol: string): string {
-  const big = Buffer.byteLength(text, "utf8") > TOP_BLOCK_FROM;
-  if (!big) {
-    const blankEnd = text.endsWith(`${eol}${eol}`) || text.endsWith("\n\n");
-    const sep = blankEnd ? "" : text.endsWith("\n") ? eol : `${eol}${eol}`;
-    return `${text}${sep}${blk}${eol}`;
+  if (Buffer.byteLength(text, "utf8") <= TOP_BLOCK_FROM) {
+    return text.endsWith("\n") ? `${text}${eol}${blk}${eol}` : `${text}${eol}${eol}${blk}`;
   }
   const lines = text.split("\n");
   const cr = eol === "\r\n" ? "\r" : "";
   const heading = /^#{1,6}(\s|$)/.test(lines[0]!.replace(/\r$/, ""));
-  const at = heading ? 1 : 0;
-  const piece = [...(heading ? [cr] : []), `${blk}${cr}`];
-  if ((lines[at] ?? "").replace(/\r$/, "") !== "") piece.push(cr);
-  lines.splice(at, 0, ...piece);
+  lines.splice(heading ? 1 : 0, 0, ...(heading ? [cr, `${blk}${cr}`] : [`${blk}${cr}`, cr]));
   return lines.join("\n");
 }
 
 type Body = (agents: AgentName[]) => string;
 
-/**
- * Puts our block, listing `agent` too, into `text` (null: a new file): in place, else added; a block ending past
- * CODEX_BUDGET is moved near the top. The file's line endings are kept.
- */
+/** Puts our block, listing `agent` too, into `text` (null: a new file); a block ending past CODEX_BUDGET moves up. */
 export function putBlock(text: string | null, file: string, agent: AgentName, body: Body): string {
   if (text === null || text === "") return `${block(body([agent]))}\n`;
   const eol = eolOf(text);
@@ -111,7 +100,6 @@ export function putBlock(text: string | null, file: string, agent: AgentName, bo
   return replaceBlock(text, span, blk);
 }
 
-// `text` with the block at `span` replaced by `blk`, the end marker's line ending kept.
 function replaceBlock(text: string, span: BlockSpan, blk: string): string {
   const lines = text.split("\n");
   const cr = lines[span.end]!.endsWith("\r") ? "\r" : "";
@@ -125,12 +113,14 @@ function dropBlock(text: string, span: BlockSpan): string | null {
   const blank = (i: number) => i >= 0 && i < lines.length && lines[i]!.replace(/\r$/, "") === "";
   let from = span.begin;
   let to = span.end;
-  const atEnd = lines.slice(span.end + 1).every((l) => l.replace(/\r$/, "") === "");
-  if (atEnd && from > 0 && blank(from - 1)) from--;
-  else if (!atEnd && blank(to + 1) && (from === 0 || blank(from - 1))) to++;
+  if (from > 0 && blank(from - 1)) from--;
+  else if (from === 0 && blank(to + 1)) to++;
+  const last = span.end === lines.length - 1;
   lines.splice(from, to - from + 1);
+  // The file ended with our end marker: it had no final newline before.
+  if (last && lines.length > 0) lines[lines.length - 1] = lines[lines.length - 1]!.replace(/\r$/, "");
   const out = lines.join("\n");
-  return out.trim() === "" ? null : out;
+  return out === "" ? null : out;
 }
 
 /** `text` with `agent` taken off our block, which goes with the last agent; null when nothing would be left. */

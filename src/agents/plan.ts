@@ -58,7 +58,6 @@ export function uninstallText(edit: Edit, agent: AgentName, current: string, sho
   }
 }
 
-/** The absolute path of an edit's file under `base`. */
 export function editPath(base: string, edit: Edit): string {
   return path.join(base, ...edit.file.split("/"));
 }

@@ -5,9 +5,9 @@ import path from "node:path";
 import { Refused } from "../errors.ts";
 import type { Agent } from "./types.ts";
 
-/** The skill's entries: what `init` copies and every install channel delivers. */
+/** What `init` copies and every install channel delivers. */
 const SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
-/** The folder holding the one copy, in the project or in HOME (the skills installers' place too). */
+/** The one copy, in the project or in HOME (the skills installers' place too). */
 export const CANONICAL = ".agents/skills/session-handoff";
 
 function present(p: string): boolean {
@@ -19,7 +19,6 @@ function present(p: string): boolean {
   }
 }
 
-/** The agents whose marker is in `base`, in the table's order. */
 export function detectAgents(agents: Agent[], base: string, global: boolean): Agent[] {
   return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => present(path.join(base, m))));
 }
@@ -50,7 +49,6 @@ export function skillFiles(dir: string): string[] {
   return out.sort();
 }
 
-/** One step of putting the skill's files in a folder. */
 type FileStep = { rel: string; action: "create" | "update" | "remove" };
 
 /** What copying `from`'s skill files into `to` changes: files to create or update, stale ones to remove. */
@@ -76,15 +74,12 @@ export function copySteps(from: string, to: string): FileStep[] {
 /** What init records beside its copy: each file's hash as copied, and the folders it made (relative, `/`). */
 type CopyRecord = { files: Record<string, string>; createdDirs: string[] };
 
-/** The record's name in the copy's folder (outside the skill's entries: never copied or listed). */
+// Outside the skill's entries: never copied or listed.
 const RECORD = ".init.json";
 
 const hashOf = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
 
-/**
- * The first folder from `base` (exclusive) down to `p`'s parent that is a link, or null: init
- * writes and removes only through real folders of the project, never into one a link points at.
- */
+/** The first folder from `base` (exclusive) down to `p`'s parent that is a link, or null. */
 export function linkOnTheWay(base: string, p: string): string | null {
   const parts = path.relative(base, path.dirname(p)).split(path.sep).filter((x) => x !== "");
   if (parts[0] === "..") return path.dirname(p);
@@ -102,7 +97,7 @@ export function linkOnTheWay(base: string, p: string): string | null {
   return null;
 }
 
-/** A folder init recorded as made: relative, inside the base, and not reached through a link. */
+// A folder init recorded as made: relative and inside the base.
 const safeDir = (d: unknown): d is string =>
   typeof d === "string" && d !== "" && !path.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
 
@@ -144,7 +139,6 @@ export function writeCopyRecord(dir: string, createdDirs: string[]): void {
   }
 }
 
-/** Removes the copy's record (init --undo). */
 export function dropCopyRecord(dir: string): void {
   rmSync(path.join(dir, RECORD), { force: true });
 }
@@ -158,7 +152,7 @@ export function editedFiles(dir: string, steps: FileStep[], record: CopyRecord |
   return steps.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
 }
 
-/** The state of a link place: absent, our link, or something else (what it is, in words). */
+/** A link place's state: absent, our link, a copy, or what else it is, in words. */
 export function linkState(place: string, target: string): "absent" | "ours" | "copy" | string {
   let st;
   try {
@@ -221,7 +215,7 @@ export function removeEmptyUpTo(dir: string, stop: string): void {
   }
 }
 
-/** Links `place` to `target` (relative, so a committed link works in every clone). */
+/** Links `place` to `target`, relative so that a committed link works in every clone. */
 export function makeLink(place: string, target: string): void {
   mkdirSync(path.dirname(place), { recursive: true });
   symlinkSync(path.relative(path.dirname(place), target), place, "dir");

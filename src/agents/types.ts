@@ -1,7 +1,5 @@
-/** Output formats of `hook --format`. */
 export type HookFormat = "text" | "claude" | "codex" | "gemini" | "cursor" | "cline";
 
-/** Agent names of `install --agent`. */
 export type AgentName = "claude-code" | "codex" | "opencode" | "cline" | "gemini" | "cursor";
 
 /** The real path of the helper's `scripts/memory_io.mjs`; `rel` to the project root when inside it. */
@@ -13,7 +11,6 @@ export interface HelperLocation {
 /** One hook a settings file runs: `<helper> <args>` on `event`; `timeout` in the harness's unit. */
 export interface HookSpec {
   event: string;
-  /** Omitted where the harness matches lifecycle events by exact name (Gemini). */
   matcher?: string;
   args: string;
   timeout: number;
@@ -53,7 +50,6 @@ type Folders = { project: string[]; home: string[] };
 /** One harness; files are relative to the project root, or to HOME with `global`. */
 export interface Agent {
   name: AgentName;
-  /** Where it looks for skills. */
   skillFolders: Folders;
   /** What shows that the agent is used in a project (or in HOME). */
   markers: Folders;

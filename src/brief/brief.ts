@@ -39,6 +39,8 @@ export interface Brief {
   frame?: { verdict: string; question: string | null; notHere?: string | null; ageOnly?: boolean };
   /** The ranked clauses `Drift & lessons` was fitted from, for a field added to later (a checkpoint's source). */
   driftClauses?: Clause[];
+  /** Where a brief not drafted from the handoff alone came from (JSON only). */
+  source?: string;
 }
 
 const STALE =
@@ -127,12 +129,8 @@ function ledgerText(name: string, c: Counts | null): string | null {
 export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: LedgerCounts): Brief {
   const notHere = drift.notHereReason ? notHereWords(drift.notHereReason) : null;
   // Unverifiable only for want of a state time: git compared the anchors and they match.
-  const ageOnly =
-    drift.verdict === "unverifiable" &&
-    notHere === null &&
-    drift.git.state === "repo" &&
-    drift.headReachable === true &&
-    drift.ageDays === null;
+  const ageOnly = drift.verdict === "unverifiable" && notHere === null && drift.git.state === "repo" &&
+    drift.headReachable === true && drift.ageDays === null;
   const goal = flatten(h.goal) || "none recorded";
 
   // Every checkbox at any depth counts; `[-] … — dropped:` steps are closed.
@@ -180,11 +178,14 @@ export function draftBrief(h: ParsedHandoff, drift: DriftReport, ledgers: Ledger
   const frame = { verdict: drift.verdict, question: open === undefined ? null : flatten(open, 200), notHere, ageOnly };
   const proposedNextStep = frameNextStep(frame.verdict, nextText, frame.question, notHere, ageOnly);
 
-  const values = [goal, planStatus, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep];
-  const lines = BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`);
-  return {
-    goal, planStatus, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep, lines, frame, driftClauses,
-  };
+  const fields = { goal, planStatus, decisionsInForce, doNotRetry, driftAndLessons, proposedNextStep };
+  return { ...withLines(fields), frame, driftClauses };
+}
+
+/** The brief with its six lines rendered from its fields. */
+export function withLines(b: Omit<Brief, "lines">): Brief {
+  const values = [b.goal, b.planStatus, b.decisionsInForce, b.doNotRetry, b.driftAndLessons, b.proposedNextStep];
+  return { ...b, lines: BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`) };
 }
 
 /** How much a `Drift & lessons` clause matters: the lowest go first when the field is too long. */

@@ -1,22 +1,20 @@
 // `brief` from an automatic checkpoint (docs/design.md#checkpoints): drafted from it alone with no handoff, or
-// folded into the handoff's brief when newer. Pure.
-import { readCheckpointText } from "../store/checkpoints.ts";
-import { BRIEF_LABELS, flatten, frameNextStep, MAX_FIELD_CHARS, RANK, type Brief } from "./brief.ts";
+// folded into the handoff's brief when newer.
+import { checkpointsDir, readCheckpointText } from "../store/checkpoints.ts";
+import { memoryDir } from "../store/paths.ts";
+import { readManagedFile } from "../store/read.ts";
+import { flatten, frameNextStep, MAX_FIELD_CHARS, RANK, withLines, type Brief } from "./brief.ts";
+import { currentCheckpoint, handoffOrderOf, minutesAgo, type HandoffOrder } from "./checkpoint-surface.ts";
 import { fitClauses } from "./cut.ts";
 
 /** The mark on every field drafted from a checkpoint. */
-export const CAPTURED = "(captured, not confirmed)";
+const CAPTURED = "(captured, not confirmed)";
 
-interface ParsedCheckpoint {
-  requests: string[];
-  plan: { status: "done" | "doing" | "open" | "dropped"; text: string }[];
-  // Commands whose recorded status is a non-zero exit.
-  failedCommands: string[];
-}
+type ParsedCheckpoint = ReturnType<typeof parseCheckpoint>;
 
 const STATUS = { x: "done", "~": "doing", " ": "open", "-": "dropped" } as const;
 
-function parseCheckpoint(text: string): ParsedCheckpoint {
+function parseCheckpoint(text: string) {
   const { items } = readCheckpointText(text);
   const of = (heading: string) => (items.get(`## ${heading}`) ?? []).map((line) => line.slice(2));
   const plan = of("Plan state").flatMap((item) => {
@@ -47,18 +45,13 @@ function nextStepOf(current: string | null): string {
     : `review the checkpoint (\`read checkpoint\`) with the user and write a handoff ${CAPTURED} — Confirm?`;
 }
 
-function lines(b: Omit<Brief, "lines">): Brief {
-  const values = [b.goal, b.planStatus, b.decisionsInForce, b.doNotRetry, b.driftAndLessons, b.proposedNextStep];
-  return { ...b, lines: BRIEF_LABELS.map((label, i) => `${label} ${values[i]}`) };
-}
-
 /** The brief drafted from a checkpoint alone (no handoff). `age` reads like `12 minutes ago`. */
-export function briefFromCheckpoint(text: string, age: string): Brief {
+function briefFromCheckpoint(text: string, age: string): Brief {
   const cp = parseCheckpoint(text);
   const plan = planStatusOf(cp);
   const last = cp.requests.at(-1);
   const failed = cp.failedCommands.slice(-3).map((c) => flatten(c, 120));
-  return lines({
+  return withLines({
     goal: last ? `the user's last request: ${flatten(last, 300)} ${CAPTURED}` : `none captured ${CAPTURED}`,
     planStatus: plan.text,
     decisionsInForce: `none recorded (no handoff was written) ${CAPTURED}`,
@@ -70,7 +63,7 @@ export function briefFromCheckpoint(text: string, age: string): Brief {
 
 // Plan status and the next step come from a newer checkpoint; the step keeps the handoff brief's frame (drift's
 // verdict before it, the open question after it): a newer checkpoint does not make those go away.
-export function foldCheckpoint(brief: Brief, text: string, age: string): Brief {
+function foldCheckpoint(brief: Brief, text: string, age: string): Brief {
   const cp = parseCheckpoint(text);
   const plan = planStatusOf(cp);
   const f = brief.frame;
@@ -79,7 +72,7 @@ export function foldCheckpoint(brief: Brief, text: string, age: string): Brief {
     const marked = `${flatten(current, 200)} ${CAPTURED}`;
     return frameNextStep(f.verdict, marked, f.question, f.notHere ?? null, f.ageOnly === true);
   };
-  return lines({
+  return withLines({
     goal: brief.goal,
     planStatus: cp.plan.length > 0 ? plan.text : brief.planStatus,
     decisionsInForce: brief.decisionsInForce,
@@ -95,9 +88,37 @@ export function foldCheckpoint(brief: Brief, text: string, age: string): Brief {
 /** The brief when a stash entry holds the handoff the working tree lacks: where, and how to bring it back. */
 export function briefFromStash(stash: string, restore: string): Brief {
   const notRead = `not read: the handoff is in ${stash}`;
-  return lines({
+  const brief = withLines({
     goal: `${notRead}, not in the working tree`, planStatus: notRead, decisionsInForce: notRead, doNotRetry: notRead,
     driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is in ${stash}; drift not measured`,
     proposedNextStep: `bring the handoff back with \`${restore}\`, then run brief again — Confirm?`,
   });
+  return { ...brief, source: "stash" };
+}
+
+// Only a checkpoint newer than the handoff (by its Since-handoff token) is folded in.
+async function newestText(root: string, handoff: HandoffOrder | null, now: number) {
+  const got = currentCheckpoint(root, handoff, now);
+  if (got === null || got.newer !== true || got.entry.savedMs === null) return null;
+  const age = minutesAgo(got.entry.savedMs, now);
+  try {
+    const file = await readManagedFile(checkpointsDir(root), got.entry.name, memoryDir(root));
+    return file === null ? null : { text: file.bytes.toString("utf8"), age };
+  } catch {
+    // An unsafe or racing checkpoint is not a reason to refuse the brief.
+    return null;
+  }
+}
+
+/** The brief from the newest checkpoint when there is no handoff, or null when there is none either. */
+export async function coldBriefFromCheckpoint(root: string): Promise<Brief | null> {
+  const got = await newestText(root, null, Date.now());
+  return got === null ? null : { ...briefFromCheckpoint(got.text, got.age), source: "checkpoint" };
+}
+
+/** The handoff's brief, with a newer checkpoint folded in. */
+export async function briefWithCheckpoint(root: string, handoffText: string, brief: Brief, now: number) {
+  const got = await newestText(root, handoffOrderOf(handoffText, now), now);
+  if (got === null) return brief;
+  return { ...foldCheckpoint(brief, got.text, got.age), source: "handoff+checkpoint" };
 }

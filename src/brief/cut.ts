@@ -5,16 +5,14 @@ import { sanitize } from "../guard/sanitize.ts";
 const ELLIPSIS = "…";
 
 /** Code-point length, as the brief's limits count. */
-export function cpLength(s: string): number {
+function cpLength(s: string): number {
   let n = 0;
   for (const _ of s) n++;
   return n;
 }
 
-/**
- * The half-open UTF-16 ranges of the code spans opening before `limit` (a backtick run up to the next run of the
- * same length). A run length with no closer left is not searched again, so the cost stays linear.
- */
+// The code spans opening before `limit`, as half-open UTF-16 ranges; a run length with no closer left is not
+// searched again, so the cost stays linear.
 function codeSpans(s: string, limit: number): [number, number][] {
   const runEnd = (k: number): number => {
     while (s.charCodeAt(k) === 96) k++;
@@ -82,9 +80,9 @@ export interface Clause {
 }
 
 /** Joins clauses within `max` code points, dropping the least important (the last of equal rank) first. */
-export function fitClauses(clauses: readonly Clause[], max: number, sep = "; "): string {
+export function fitClauses(clauses: readonly Clause[], max: number): string {
   const kept = clauses.filter((c) => c.text !== "");
-  const joined = () => kept.map((c) => c.text).join(sep);
+  const joined = () => kept.map((c) => c.text).join("; ");
   while (kept.length > 1 && cpLength(joined()) > max) {
     let drop = 0;
     for (let i = 1; i < kept.length; i++) if (kept[i]!.rank <= kept[drop]!.rank) drop = i;
@@ -95,12 +93,12 @@ export function fitClauses(clauses: readonly Clause[], max: number, sep = "; "):
 
 /** A list field within `max` code points: its last items go first (`(+N more)`); a lone item is cut by `cutOne`. */
 export function fitList(
-  items: readonly string[], shownMax: number, max: number, cutOne: (item: string, room: number) => string, sep = "; ",
+  items: readonly string[], shownMax: number, max: number, cutOne: (item: string, room: number) => string,
 ): string {
   let n = Math.min(items.length, shownMax);
   const render = (k: number) => {
     const more = items.length > k ? ` (+${items.length - k} more)` : "";
-    return { text: `${items.slice(0, k).join(sep)}${more}`, more };
+    return { text: `${items.slice(0, k).join("; ")}${more}`, more };
   };
   while (n > 1 && cpLength(render(n).text) > max) n--;
   const r = render(n);

@@ -1,14 +1,14 @@
-// The environment anchors of a save (docs/design.md#verdicts-and-the-brief, docs/design.md#files-on-disk).
+// The environment anchors of a save: what git and the files say at the root when it is saved.
 import { realpathSync } from "node:fs";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
 import type { AnchorValues, DirtyHash } from "../schema/anchor-lines.ts";
 import { isoSeconds, safeRelativePath } from "../schema/values.ts";
-import { blobIdOf, gitDirOf, gitTopOf, inProgressOf, inProgressWords, objectFormat } from "./git-dir.ts";
+import { blobIdOf, gitDirOf, gitTopOf, inProgressOf, objectFormat } from "./git-dir.ts";
 import { GitUnavailable } from "./run.ts";
 import { BROKEN_REPO_FIX, readSnapshot } from "./status.ts";
 
-/** Most dirty files hashed (the rest are not anchored by content). */
+// Most dirty files hashed (the rest are not anchored by content).
 const MAX_DIRTY_HASHES = 20;
 
 /** `gitNote`: why git gave nothing (null inside git); `skippedKeyFiles`: key files refused, with the reason. */
@@ -17,10 +17,7 @@ interface CollectedAnchors extends AnchorValues {
   skippedKeyFiles: { path: string; reason: string }[];
 }
 
-/**
- * A path from a user or a file, looked up inside the root without opening it or following a final link
- * (docs/design.md#tokens-and-the-publication-protocol); null when missing or behind a parent that is not a folder.
- */
+/** A path from a user or a file, looked up inside the root without following a link; null when missing. */
 export async function statInsideRoot(root: string, rel: string): Promise<{ mtimeMs: number } | null> {
   const parts = rel.split("/");
   let at = root;
@@ -39,9 +36,8 @@ export async function statInsideRoot(root: string, rel: string): Promise<{ mtime
 }
 
 /**
- * The running skill's own folder, as invoked and as its real path, relative to the root when strictly inside it:
- * what `git status` leaves out, so that a skill copied into the project is never dirty work. Paths holding a
- * control character are left out (they could not be passed to git).
+ * The running skill's folder, as invoked and as its real path, relative to the root when inside it: what `git status`
+ * leaves out, so that a skill copied into the project is never dirty work.
  */
 export function skillExcludes(root: string, skillDir: string | null): string[] {
   if (skillDir === null) return [];
@@ -50,7 +46,7 @@ export function skillExcludes(root: string, skillDir: string | null): string[] {
   try {
     real = realpathSync(skillDir);
   } catch {
-    // A skill folder that cannot be resolved is only excluded as invoked.
+    // excluded as invoked only
   }
   for (const dir of [path.resolve(skillDir), real]) {
     if (dir === null) continue;
@@ -74,11 +70,7 @@ function dirtyHashesOf(top: string, dirty: readonly string[]): DirtyHash[] {
   return out;
 }
 
-/**
- * Collects the anchors at the root with one git process: branch, HEAD, dirty files (the memory dir and the
- * running skill's folder left out), the operation in progress and the time; outside git (said in `gitNote`), the
- * time and each key file's modification time.
- */
+/** The anchors at the root with one git process; outside git (said in `gitNote`), the key files' mtimes. */
 export async function collectAnchors(
   root: string, env: Record<string, string | undefined>, nowMs: number, keyFiles: readonly string[],
   opts: { skillDir?: string | null; hashes?: boolean } = {},
@@ -91,7 +83,7 @@ export async function collectAnchors(
       const s = r.snapshot;
       const top = gitTopOf(root);
       const op = top === null ? null : inProgressOf(gitDirOf(top));
-      const inProgress = op === null ? null : { words: inProgressWords(op), conflicted: s.conflicted ?? 0 };
+      const inProgress = op === null ? null : { words: op, conflicted: s.conflicted ?? 0 };
       const dirtyHashes = opts.hashes === true && top !== null ? dirtyHashesOf(top, s.dirty) : [];
       return {
         insideGit: true, branch: s.branch, head: s.head, dirty: s.dirty, date, keyFileMtimes: [], inProgress,

@@ -1,24 +1,20 @@
 // Gathers the drift facts (docs/design.md#verdicts-and-the-brief) with as few git processes as the answer needs,
 // then hands them to the pure `assessDrift`.
-import { readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { quotedValue } from "../guard/quote.ts";
 import type { CheckedAnchors } from "../schema/handoff.ts";
 import { isoSeconds, parseStrictTime, type ObjectId } from "../schema/values.ts";
 import { statInsideRoot } from "./anchors.ts";
-import { blobIdOf, branchPresent, commonDirOf, gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "./git-dir.ts";
-import { isShallow, objectFormat, reflogNames } from "./git-dir.ts";
+import { blobIdOf, commonDirOf, gitDirOf, gitTopOf, inProgressOf, isShallow } from "./git-dir.ts";
+import { objectFormat, reflogNames } from "./git-dir.ts";
 import { clonedAfter, fatesOf, gatherFateLogs } from "./fates.ts";
 import { GitUnavailable, runGit, type Git, type GitResult } from "./run.ts";
 import { attributesNotOurs } from "./merge-driver-config.ts";
-import { notSavedHere, savedByOf } from "./saves.ts";
+import { savedByOf, savedHere } from "./saves.ts";
 import { readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
 import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport } from "./verdict.ts";
 
-/**
- * Starts drift's `git status` before the handoff is read, so that git's work overlaps reading and parsing it
- * (performance.md). Pass the promise to `measureDrift`, which handles a rejection.
- */
+/** Starts drift's `git status` early, so that git's work overlaps reading the handoff (for `measureDrift`). */
 export function startStatus(
   root: string, env: Record<string, string | undefined>, excludes: readonly string[] = [],
 ): Promise<SnapshotResult> {
@@ -27,19 +23,16 @@ export function startStatus(
   return p;
 }
 
-/** Most commits the history log classifies (memory-only or not) before falling back to a count. */
+// Most commits the history log classifies before falling back to a count.
 const MAX_LOGGED_COMMITS = 2000;
-/** Most commits since the saved date for which `sinceSaved` is computed (null beyond). */
+// Most commits since the saved date for which `sinceSaved` is computed (null beyond).
 const MAX_SINCE_SAVED = 500;
 // The top's attributes file, where install and publish keep the merge driver's block.
 const ATTRIBUTES = ".gitattributes";
 
 /**
- * Parses the history log (`\x01<side>\x02<author>\x04<parents>\0`, then `\n` and NUL-ended top-relative paths; a
- * merge diffed against its first parent): per side, the commits, those touching only `memoryPrefix` (at least one
- * path, all under it), and those touching `.gitattributes` and otherwise only memory (memory-only when the file's
- * text outside our block is the same at both ends); `handoffCommitter`: the author (`name\x03e-mail`) of HEAD's
- * newest non-merge commit touching the handoff. Pure.
+ * Parses `historyArgs`' log: per side, the commits, those touching only memory, those touching `.gitattributes` and
+ * otherwise only memory; `handoffCommitter`: the author of HEAD's newest non-merge commit touching the handoff.
  */
 export function parseHistory(out: Buffer, memoryPrefix: string, handoffPath = `${memoryPrefix}HANDOFF.md`) {
   const counts = {
@@ -69,32 +62,13 @@ export function parseHistory(out: Buffer, memoryPrefix: string, handoffPath = `$
   return counts;
 }
 
-// `name\x03e-mail` as brief and drift print it, each part quoted by the one rule for file-controlled values
-// (docs/design.md#memory-from-elsewhere), so neither can end its quotation nor reorder the line.
+// `name\x03e-mail` with each part quoted, so that neither can end its quotation nor reorder the line.
 function authorWords(raw: string): string {
   const [name = "", email = ""] = raw.split("\x03");
   return `${quotedValue(name)} ${quotedValue(email)}`;
 }
 
-// Is the handoff tracked? Its path is looked up in the index's bytes without a git process; an index that cannot
-// be searched that way (v4 compresses paths) counts as tracked.
-function maybeTracked(gitDir: string | null, topRelative: string): boolean {
-  if (gitDir === null) return false;
-  const index = path.join(gitDir, "index");
-  try {
-    if (statSync(index).size > 64 * 1024 * 1024) return true;
-    const buf = readFileSync(index);
-    if (buf.length >= 8 && buf.readUInt32BE(4) >= 4) return true;
-    return buf.includes(Buffer.from(`${topRelative}\0`, "utf8"));
-  } catch {
-    return false;
-  }
-}
-
-/**
- * `early`: a `startStatus` already running; `excludes`: root-relative folders `git status` leaves out (the running
- * skill's); `handoffToken` and `handoffText` tell whether this clone saved the handoff (null token: a pasted one).
- */
+/** `excludes`: root-relative folders `git status` leaves out; a null `handoffToken`: a pasted handoff. */
 export interface DriftOptions {
   early?: Promise<SnapshotResult> | null;
   excludes?: readonly string[];
@@ -144,8 +118,7 @@ export async function measureDrift(
   }
   const stats = await keyFilesP;
   const missing = stats.filter((k) => k.stat === null).map((k) => k.path);
-  // A key file the plan will create, absent at the save and still absent, is not drift
-  // (docs/decisions/first-resume.md): only one that existed then, or may have, is missing.
+  // A key file the plan will create, absent at the save and still absent, is not drift.
   const notYet = await absentAtSave(missing, facts, anchors, prefix, git);
   facts.missingKeyFiles = missing.filter((k) => !notYet.includes(k));
   facts.keyFilesNotYetCreated = notYet;
@@ -159,14 +132,7 @@ export async function measureDrift(
   return { report: assessDrift(facts), gitProcesses: processes };
 }
 
-interface At {
-  root: string;
-  top: string | null;
-  prefix: string;
-  keyFiles: string[];
-  git: Git;
-  opts: DriftOptions;
-}
+type At = { root: string; top: string | null; prefix: string; keyFiles: string[]; git: Git; opts: DriftOptions };
 
 // The facts only a readable repository gives: in progress, shallow, the saved branch, history, fates, provenance.
 async function measureRepo(
@@ -176,24 +142,25 @@ async function measureRepo(
   const head = anchors.head;
   const gitDir = top === null ? null : gitDirOf(top);
   // Memory from elsewhere: this clone's record of its saves does not hold the token; its author is looked up then.
-  const elsewhere = opts.handoffToken != null && notSavedHere(root, opts.handoffToken, opts.handoffText ?? null);
+  const token = opts.handoffToken;
+  const elsewhere = token != null && savedHere(root, opts.handoffText ?? null, () => token) === false;
   facts.current = snap;
-  const op = inProgressOf(gitDir);
-  facts.inProgress = { saved: anchors.inProgress, current: op === null ? null : inProgressWords(op) };
+  facts.inProgress = { saved: anchors.inProgress, current: inProgressOf(gitDir) };
   // A shallow clone's counts cover only the history it holds.
   facts.shallow = isShallow(gitDir);
   const savedBranch = effectiveBranch(anchors.branch, anchors.inProgress);
   const onBranch = effectiveBranch(snap.branch, facts.inProgress.current);
-  if (savedBranch !== null && savedBranch !== "(detached)" && savedBranch !== onBranch)
-    facts.savedBranchPresent = branchPresent(gitDir, savedBranch);
+  const moved = savedBranch !== null && savedBranch !== "(detached)" && savedBranch !== onBranch;
+  const presentP = moved ? branchPresent(git, savedBranch) : null;
   let committer: string | null = null;
   if (head !== null && logP !== null)
     committer = await measureHead(facts, snap, head, await logP, git, `${prefix}.ai/memory/`, gitDir);
+  if (presentP !== null) facts.savedBranchPresent = await presentP;
   const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !snap.dirty.includes(p));
-  const moved = head !== null && snap.head !== null && snap.head !== head;
+  const headMoved = head !== null && snap.head !== null && snap.head !== head;
   let changed: Set<string> | null = null;
-  if (head !== null && !moved && facts.headReachable === true) changed = new Set();
-  else if (moved && savedPresent(facts) && keyFiles.length > 0) {
+  if (head !== null && !headMoved && facts.headReachable === true) changed = new Set();
+  else if (headMoved && savedPresent(facts) && keyFiles.length > 0) {
     const d = await git(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
     if (d.code === 0) changed = new Set(d.stdout.toString("utf8").split("\0"));
   }
@@ -203,25 +170,23 @@ async function measureRepo(
     const fromElsewhere = elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null);
     facts.dirtyFates = await measureFates(git, facts, anchors, { top, gitDir, cleaned, fromElsewhere });
   }
-  // Uncommitted edits to key files since the save: dirty now (an untracked folder counts for the files in it) and
-  // not listed dirty at the save.
+  // Key files dirty now (an untracked folder counts for the files in it) and not listed dirty at the save.
   const isDirty = (list: readonly string[], p: string) =>
     list.some((d) => d === p || (d.endsWith("/") && p.startsWith(d)));
   const newlyDirty = (p: string) => isDirty(snap.dirty, p) && !isDirty(facts.saved.dirty ?? [], p);
   facts.dirtyKeyFiles = keyFiles.filter((k) => newlyDirty(`${prefix}${k}`));
   if (!elsewhere) return;
-  // The commits since the save usually hold the last change to the handoff; only when none does is its history read.
   const handoffPath = `${prefix}.ai/memory/HANDOFF.md`;
-  if (committer === null && snap.head !== null && maybeTracked(gitDir, handoffPath)) {
+  // Only when the commits since the save did not name its committer; a handoff not in HEAD has none to walk for.
+  if (committer === null && snap.head !== null && (await git(["cat-file", "-e", `HEAD:${handoffPath}`])).code === 0) {
     const last = await git(["log", "-1", "--no-merges", "--format=%an%x03%ae", "--", `:(top,literal)${handoffPath}`]);
     committer = last.code === 0 ? last.stdout.toString("utf8").trim() || null : null;
   }
   facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
 }
 
-// The missing key files absent at the save too: outside git, those the `Key file mtimes` anchor recorded missing;
-// in git, those neither in the saved commit's tree nor under a path dirty at the save. An ignored file that existed
-// then cannot be told from one never made: it counts as absent. [] when it cannot be told.
+// The missing key files absent at the save too: recorded missing outside git; in git, neither in the saved tree nor
+// dirty at the save (an ignored file then counts as absent). [] when it cannot be told.
 async function absentAtSave(
   missing: string[], facts: DriftFacts, anchors: CheckedAnchors, prefix: string, git: Git,
 ): Promise<string[]> {
@@ -249,8 +214,7 @@ function normalTime(text: string): string {
   return "error" in t ? text : isoSeconds(t.ms);
 }
 
-// The commits between the saved HEAD and HEAD with the paths each touches, from one `git log` that also gives
-// ahead and behind. `-z` keeps paths unquoted; `--no-renames` lists both sides of a move.
+// The commits between the saved HEAD and HEAD with their paths: one `git log` that also gives ahead and behind.
 function historyArgs(id: ObjectId, ...extra: string[]): string[] {
   return [
     "log", "--left-right", "--format=%x01%m%x02%an%x03%ae%x04%p", "--name-only", "-z", "--no-renames",
@@ -270,8 +234,7 @@ async function measureHead(
     const h = parseHistory(log.stdout, memoryPrefix);
     counted = { ahead: h.ahead, behind: h.behind };
     memoryOnly = { ahead: h.memoryOnlyAhead, behind: h.memoryOnlyBehind };
-    // Our merge-driver block is not the user's change: commits of memory and `.gitattributes` count as memory-only
-    // when nothing else in that file changed.
+    // Our merge-driver block is not the user's change: with nothing else in `.gitattributes` changed, memory-only.
     if (h.attributesAhead + h.attributesBehind > 0 && (await sameAttributesButOurs(head, git))) {
       memoryOnly = { ahead: memoryOnly.ahead + h.attributesAhead, behind: memoryOnly.behind + h.attributesBehind };
     }
@@ -306,8 +269,7 @@ async function measureHead(
     const r = await git(["rev-list", "--count", `--since=@${Math.floor(facts.saved.date.ms / 1000)}`, "HEAD"]);
     if (r.code === 0) facts.commitsSinceDate = Number(r.stdout.toString("utf8").trim());
   }
-  // The old object is here: count HEAD's commits that are not a rewritten copy of the saved side's, only when the
-  // commits since the saved date are few enough to compare.
+  // The old object is here: HEAD's commits that are no rewritten copy of the saved side's, when few enough.
   const since = facts.commitsSinceDate;
   if (!facts.objectMissing && snap.head !== null && since !== null && since <= MAX_SINCE_SAVED) {
     // A rebased publish commit is no copy of a saved commit (it came after the save): memory-only ones don't count.
@@ -319,6 +281,17 @@ async function measureHead(
     }
   }
   return committer;
+}
+
+// Whether the branch is here, local or remote-tracking; null when git cannot tell.
+async function branchPresent(git: Git, branch: string): Promise<boolean | null> {
+  // No ref name holds a control character, and git could not be passed one.
+  if (/[\x00-\x1f\x7f]/.test(branch)) return false;
+  const r = await git(["for-each-ref", "--format=%(refname)", `refs/heads/${branch}`, `refs/remotes/*/${branch}`]);
+  if (r.code !== 0) return null;
+  // A pattern also names the refs below it, and `*` in a handoff's branch is a glob: only exact names count.
+  const remote = (ref: string) => /^refs\/remotes\/[^/]+\/(.+)$/.exec(ref)?.[1];
+  return r.stdout.toString("utf8").split("\n").some((ref) => ref === `refs/heads/${branch}` || remote(ref) === branch);
 }
 
 // The top's `.gitattributes` at the saved commit and at HEAD are the same but for our block (missing reads empty).
@@ -334,8 +307,7 @@ async function countBoth(head: ObjectId, git: Git): Promise<{ ahead: number; beh
   return m ? { behind: Number(m[1]), ahead: Number(m[2]) } : null;
 }
 
-// `rev-list <id> --not --all` lists nothing when a ref (or HEAD) contains the id, refs/stash included (a stash
-// made on the saved commit keeps it). Reflogs are not refs: a commit kept only by the reflog is listed.
+// Lists nothing when a ref (refs/stash too) or HEAD contains the id; a commit kept only by a reflog is listed.
 async function reachableFromRef(head: ObjectId, git: Git, facts: DriftFacts): Promise<boolean> {
   const r = await git(["rev-list", "--max-count=1", head, "--not", "--all"]);
   if (r.code !== 0) {

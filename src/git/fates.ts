@@ -1,6 +1,6 @@
-// What became of each file dirty at the save (docs/design.md#what-became-of-the-dirty-files): exactly one fate per
-// file, told from git's own records, so that drift's summary, its JSON and the brief can never disagree.
-import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+// What became of each file dirty at the save: one fate per file, told from git's own records, so that drift's
+// summary, its JSON and the brief can never disagree.
+import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { DirtyHash } from "../schema/anchor-lines.ts";
 import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
@@ -13,10 +13,7 @@ export type DirtyFate =
   | { path: string; fate: "reverted" | "changed" | "unchanged" | "dirty" | "not-here" | "clean" };
 
 /** One commit (or stash entry) of a `--raw -z` log: its name and the new blob id of each path it touched. */
-interface Touch {
-  name: string;
-  paths: Map<string, string>;
-}
+type Touch = { name: string; paths: Map<string, string> };
 
 // Parses `git log --raw --no-abbrev --no-renames -z --format=%x01<name>`.
 function parseRawLog(out: Buffer): Touch[] {
@@ -36,10 +33,8 @@ function parseRawLog(out: Buffer): Touch[] {
 const ZERO = /^0+$/;
 
 /**
- * Inputs of `fatesOf`. `blobNow`: a path's blob id now, or null (absent, a folder). The logs, newest first (null:
- * not run or failed): commits since the save on HEAD, on other refs (never refs/stash), and the stash entries.
- * `fromElsewhere`: the handoff was saved in another clone. `fromSaved`: the walks started at the saved commit, so
- * finding nothing means reverted.
+ * The logs, newest first (null: not run or failed): commits since the save on HEAD, on other refs, stash entries.
+ * `fromSaved`: the walks started at the saved commit, so finding nothing means reverted.
  */
 interface FateInputs {
   savedDirty: readonly string[];
@@ -84,11 +79,8 @@ export function fatesOf(i: FateInputs): DirtyFate[] {
 export function clonedAfter(gitDir: string | null, savedMs: number | null): boolean {
   if (gitDir === null || savedMs === null) return false;
   try {
-    const fd = openSync(path.join(gitDir, "logs", "HEAD"), "r");
-    const buf = Buffer.alloc(4096);
-    const n = readSync(fd, buf, 0, buf.length, 0);
-    closeSync(fd);
-    const m = / (\d+) [+-]\d{4}\tclone: /.exec(buf.subarray(0, n).toString("utf8").split("\n")[0] ?? "");
+    const first = readFileSync(path.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0]!;
+    const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
     return m !== null && Number(m[1]) * 1000 >= savedMs;
   } catch {
     return false;
@@ -97,7 +89,7 @@ export function clonedAfter(gitDir: string | null, savedMs: number | null): bool
 
 const RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
 
-/** How many stash entries the stash's reflog holds (read as a file, no git process). */
+// How many stash entries the stash's reflog holds, read with no git process: `check` runs this.
 function stashCount(commonDir: string | null): number {
   if (commonDir === null) return 0;
   try {

@@ -1,5 +1,5 @@
-// Facts read from a work tree's git dir with no process (the hook and `check` use them on their hot paths): where
-// it is, whether the clone is shallow, what its reflogs and refs name, what git is in the middle of, blob ids.
+// Facts read from a work tree's git dir with no process, for the hook's and `check`'s time and for what git cannot
+// tell (a reflog naming a commit whose object is gone).
 import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { nodeCrypto } from "../builtins.ts";
@@ -18,7 +18,6 @@ function lstatOrNull(p: string) {
 const isFile = (p: string) => lstatOrNull(p)?.isFile() ?? false;
 const isDir = (p: string) => lstatOrNull(p)?.isDirectory() ?? false;
 
-/** The first 4,096 characters of a regular file, or null. */
 function readSmall(p: string): string | null {
   try {
     return isFile(p) ? readFileSync(p, "utf8").slice(0, 4096) : null;
@@ -27,10 +26,7 @@ function readSmall(p: string): string | null {
   }
 }
 
-/**
- * The folder holding `.git` at or above `root` (the top of its work tree); null when there is none, or when the
- * walk would pass a folder of another user or a sticky one anyone can write to (`opts.uid`: tests only).
- */
+/** The folder holding `.git` at or above `root`; null when none (`opts.uid`: tests only). */
 export function gitTopOf(root: string, opts: { uid?: number } = {}): string | null {
   for (let dir = root; ; dir = path.dirname(dir)) {
     // Above the root the root walk's ownership rule holds: a `.git` another user controls (/tmp/.git) is not ours.
@@ -84,29 +80,22 @@ function reflogFiles(dir: string, out: string[]): void {
   }
 }
 
-/**
- * True when one of this clone's reflogs names `id` as an old or new value: the commit was here once, so its absence
- * now means the history was rewritten, not that it was never fetched. Bounded in files and bytes ("not named" past).
- */
+/** True when one of this clone's reflogs names `id`: the commit was here once (git skips a missing object). */
 export function reflogNames(gitDir: string | null, id: string): boolean {
+  const want = id.toLowerCase();
   // The null id is every reflog's "old" value on its first line: it never means the commit was here.
-  if (gitDir === null || isNullObjectId(id.toLowerCase())) return false;
+  if (gitDir === null || isNullObjectId(want)) return false;
   const files: string[] = [];
   for (const dir of new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path.join(dir, "logs"), files);
-  const needle = Buffer.from(id.toLowerCase(), "latin1");
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
     try {
-      const buf = readFileSync(f);
-      budget -= buf.length;
+      const text = readFileSync(f, "latin1");
+      budget -= text.length;
       if (budget < 0) return false;
-      // Each line is `<old> <new> <ident>\t<message>`: the id at a line start or after one space.
-      for (let at = buf.indexOf(needle); at !== -1; at = buf.indexOf(needle, at + 1)) {
-        const before = at === 0 ? 0x0a : buf[at - 1];
-        const after = buf[at + needle.length];
-        if ((before === 0x0a || before === 0x20) && (after === 0x20 || after === 0x0a || after === undefined))
-          return true;
-      }
+      // Each line is `<old> <new> <ident>\t<message>`.
+      const named = (line: string) => line.split(" ", 2).includes(want);
+      if (text.split("\n").some(named)) return true;
     } catch {
       // an unreadable reflog names nothing
     }
@@ -115,65 +104,20 @@ export function reflogNames(gitDir: string | null, id: string): boolean {
 }
 
 /**
- * Whether a branch exists in this clone, local or remote-tracking, read from loose refs and `packed-refs`; null
- * when files cannot tell (a reftable repository, an unknown git dir).
+ * The operation in progress as the `- In progress:` anchor words it (`rebase of feature/login`, `merge`), from git's
+ * state files; a `rebase-apply/` holding `applying` is `git am`, which no anchor names.
  */
-export function branchPresent(gitDir: string | null, branch: string): boolean | null {
-  if (gitDir === null) return null;
-  const common = commonDirOf(gitDir);
-  if (isFile(path.join(common, "reftable", "tables.list"))) return null;
-  if (branch.split("/").some((part) => part === "" || part === "." || part === "..")) return false;
-  if (isFile(path.join(common, "refs", "heads", branch))) return true;
-  try {
-    for (const remote of readdirSync(path.join(common, "refs", "remotes"))) {
-      if (isFile(path.join(common, "refs", "remotes", remote, branch))) return true;
-    }
-  } catch {
-    // no remotes
-  }
-  let packed: string;
-  try {
-    packed = readFileSync(path.join(common, "packed-refs"), "utf8");
-  } catch {
-    return false;
-  }
-  return packed.split("\n").some((line) => {
-    const ref = line.split(" ")[1] ?? "";
-    return ref === `refs/heads/${branch}` || /^refs\/remotes\/[^/]+\/(.+)$/.exec(ref)?.[1] === branch;
-  });
-}
-
-/** An operation in progress: its name, and the branch being rebased when there is one. */
-interface InProgress {
-  operation: "rebase" | "merge" | "cherry-pick" | "revert" | "bisect";
-  branch: string | null;
-}
-
-/**
- * The operation in progress, from the state files git leaves in the git dir; null when none or
- * the git dir is unknown. A `rebase-apply/` holding `applying` is `git am`, which no anchor names.
- */
-export function inProgressOf(gitDir: string | null): InProgress | null {
+export function inProgressOf(gitDir: string | null): string | null {
   if (gitDir === null) return null;
   for (const dir of ["rebase-merge", "rebase-apply"]) {
     const d = path.join(gitDir, dir);
     if (!isDir(d) || (dir === "rebase-apply" && isFile(path.join(d, "applying")))) continue;
     // `refs/heads/feature/login` -> `feature/login`; a detached rebase has no branch.
     const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path.join(d, "head-name")) ?? "");
-    return { operation: "rebase", branch: m ? m[1]! : null };
+    return m ? `rebase of ${m[1]}` : "rebase";
   }
-  const files = [
-    ["MERGE_HEAD", "merge"], ["CHERRY_PICK_HEAD", "cherry-pick"], ["REVERT_HEAD", "revert"], ["BISECT_LOG", "bisect"],
-  ] as const;
-  for (const [file, operation] of files) {
-    if (isFile(path.join(gitDir, file))) return { operation, branch: null };
-  }
-  return null;
-}
-
-/** `rebase of feature/login`, `merge`, … (the words of the `- In progress:` anchor, without the count). */
-export function inProgressWords(p: InProgress): string {
-  return p.branch === null ? p.operation : `${p.operation} of ${p.branch}`;
+  const files = { MERGE_HEAD: "merge", CHERRY_PICK_HEAD: "cherry-pick", REVERT_HEAD: "revert", BISECT_LOG: "bisect" };
+  return Object.entries(files).find(([file]) => isFile(path.join(gitDir, file)))?.[1] ?? null;
 }
 
 const MAX_HASHED_BYTES = 8 * 1024 * 1024;
@@ -188,10 +132,7 @@ export function objectFormat(gitDir: string | null): "sha1" | "sha256" {
   }
 }
 
-/**
- * git's blob id of the file at `abs` with no filters (a link: its target text), as the `- Dirty hashes:` anchor
- * records it: `deleted` when missing, `over 8 MB` past that size; null for what git stores no blob for (a folder).
- */
+/** git's blob id of the file at `abs` with no filters (a link: its target), or `deleted`, `over 8 MB`, null. */
 export function blobIdOf(abs: string, format: "sha1" | "sha256"): string | null {
   const st = lstatOrNull(abs);
   if (st === null) return "deleted";

@@ -1,4 +1,4 @@
-// `publish`: commits exactly the memory dir's public files (docs/design.md#integrations), pushing with `--push`.
+// `publish`: commits exactly the memory dir's public files, pushing with `--push`.
 import { accessSync, constants, existsSync, statSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
@@ -7,11 +7,7 @@ import { firstLine, GIT_TIMEOUT_MS, GitUnavailable, runGit } from "./run.ts";
 
 type Env = Record<string, string | undefined>;
 
-/**
- * The public files of a memory dir (memory-dir-relative): the three memory files, the archives and (unless
- * `journal/OFF` exists) the journal's files; never a private file, `PAUSE`, `drafts/` nor `checkpoints/` (they
- * quote the user's words).
- */
+/** A public file of a memory dir (relative to it): never a private file, `PAUSE`, `drafts/` nor `checkpoints/`. */
 export function isPublicMemoryPath(rel: string, journal = true): boolean {
   return (
     /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) ||
@@ -20,7 +16,7 @@ export function isPublicMemoryPath(rel: string, journal = true): boolean {
   );
 }
 
-/** What `publish` did: top-relative `paths`; `skipped`: the repository's hooks and signing it did not run. */
+// What `publish` did: top-relative `paths`; `skipped`: the repository's hooks and signing it did not run.
 interface PublishMemoryResult {
   committed: boolean;
   paths: string[];
@@ -63,7 +59,7 @@ const LS_MEMORY = ["ls-files", "-z", "--cached", "--others", "--exclude-standard
 // A push sends objects over the network: git's ordinary 15 s would stop a slow but working one.
 const PUSH_TIMEOUT_MS = 5 * 60_000;
 
-/** runGit, with a git that ran too long or could not run turned into a refusal naming the step. */
+// runGit, with a git that ran too long or could not run turned into a refusal naming the step.
 async function step(top: string, args: string[], env: Env, what: string, runHooks: boolean, done = "") {
   const timeoutMs = args[0] === "push" ? PUSH_TIMEOUT_MS : GIT_TIMEOUT_MS;
   try {
@@ -85,16 +81,9 @@ async function gitOut(top: string, args: string[], env: Env, what: string, runHo
   return r.stdout.toString("utf8");
 }
 
-/** Where publish commits: the repository top and the memory dir relative to it, `/`-separated. */
-interface PublishTarget {
-  top: string;
-  memRel: string;
-}
+type PublishTarget = { top: string; memRel: string };
 
-/**
- * The refusals of `publish` that come before anything is written (not a git repository, a memory dir outside it,
- * git-ignored or empty): run before the merge driver's step, so that a refusal leaves the disk as it was.
- */
+/** Where publish commits, or the refusals that come before anything is written (the disk then as it was). */
 export async function publishTarget(root: string, memDir: string, env: Env): Promise<PublishTarget> {
   const topOut = await runGit(root, ["rev-parse", "--show-toplevel"], env);
   if (topOut.code !== 0)
@@ -104,11 +93,9 @@ export async function publishTarget(root: string, memDir: string, env: Env): Pro
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
   const memRel = path.relative(top, memDir).split(path.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
-  // One path per run: git refuses --quiet with several. The folder, or its files by a pattern.
-  const ignored = await Promise.all(
-    [`${memRel}/`, `${memRel}/HANDOFF.md`].map((p) => runGit(top, ["check-ignore", "-q", "--", p], env)),
-  );
-  if (ignored.some((r) => r.code === 0)) {
+  // The folder, or its files by a pattern: exit 0 when either is ignored.
+  const ignored = await runGit(top, ["check-ignore", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
+  if (ignored.code === 0) {
     throw new Refused(
       `${memRel}/ is ignored by git (.gitignore); publish only commits a memory dir that git tracks: remove the ` +
         `ignore rule first, or keep memory private and do not publish`,
@@ -126,9 +113,8 @@ export async function publishTarget(root: string, memDir: string, env: Env): Pro
 }
 
 /**
- * Commits the memory dir's public files `git commit --only`-style (what else the user staged stays staged and out
- * of it); with `push`, pushes HEAD to the branch's upstream only. The repository's hooks and signing run only with
- * `runHooks`. The caller holds the memory lock. Throws Refused with git's own error.
+ * Commits the memory dir's public files `git commit --only`-style (what else the user staged stays out of it); with
+ * `push`, pushes HEAD to the branch's upstream only. The caller holds the memory lock. Throws Refused.
  */
 export async function publishMemory(
   target: PublishTarget, memDir: string, message: string, push: boolean, env: Env,
@@ -178,7 +164,7 @@ export async function publishMemory(
   };
 }
 
-/** The current branch's upstream (remote and merge ref), or a refusal that says how to set one. */
+// The current branch's upstream (remote and merge ref), or a refusal that says how to set one.
 async function pushTarget(top: string, env: Env, runHooks: boolean): Promise<{ remote: string; merge: string }> {
   const head = await gitOut(top, ["symbolic-ref", "--short", "-q", "HEAD"], env, "finding the branch", runHooks);
   const branch = head.trim();

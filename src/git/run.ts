@@ -1,6 +1,5 @@
 // Runs git: an argument vector (never a shell), a timeout, no optional locks, an environment that cannot redirect
-// it to another repository (docs/design.md#tokens-and-the-publication-protocol), and nothing run that the
-// repository names (docs/decisions/git-runs-nothing.md).
+// it to another repository, and nothing run that the repository names (docs/decisions/git-runs-nothing.md).
 import { childProcess } from "../builtins.ts";
 import { quotedValue } from "../guard/quote.ts";
 
@@ -12,13 +11,12 @@ export interface GitResult {
   stderr: string;
 }
 
-/** A git runner bound to one folder and environment. */
 export type Git = (args: readonly string[], input?: string) => Promise<GitResult>;
 
 /** git could not be run to the end: not on PATH, killed after its timeout, or stopped for another reason. */
 export class GitUnavailable extends Error {
   readonly reason: "missing" | "timeout" | "failed";
-  /** The cause alone, for a sentence that says "git could not be used" itself. */
+  // The cause alone, for a sentence that says "git could not be used" itself.
   readonly why: string;
   constructor(reason: "missing" | "timeout" | "failed", message: string, why = message) {
     super(message);
@@ -28,9 +26,8 @@ export class GitUnavailable extends Error {
   }
 }
 
-// Variables that would point git at another repository, index or object store than the one under the root (set
-// when the helper runs from a git hook), or turn off the pathspec magic that excludes the memory dir.
-// GIT_CEILING_DIRECTORIES is kept: the root walk honours it too (docs/design.md#the-root).
+// Variables that would point git at another repository, index or object store than the root's (set when the helper
+// runs from a git hook), or turn off the pathspec magic that excludes the memory dir.
 const DROPPED_ENV = [
   "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
   "GIT_COMMON_DIR", "GIT_NAMESPACE", "GIT_DISCOVERY_ACROSS_FILESYSTEM", "GIT_LITERAL_PATHSPECS", "GIT_GLOB_PATHSPECS",
@@ -71,7 +68,7 @@ const NAMED = "^(filter|diff)\\.";
 
 const namedCache = new Map<string, Promise<Pair[]>>();
 
-/** The neutral values for the filters and diff drivers the config at `cwd` names (`git config` runs none). */
+// The neutral values for the filters and diff drivers the config at `cwd` names (`git config` runs none).
 function namedOverrides(cwd: string, env: Record<string, string>, timeoutMs: number): Promise<Pair[]> {
   let p = namedCache.get(cwd);
   if (p === undefined) {
@@ -108,10 +105,7 @@ function withConfig(env: Record<string, string>, pairs: readonly Pair[]): Record
   return out;
 }
 
-/**
- * Runs `git <args>` in `cwd` without a shell; callers never pass text read from a memory file. The repository's
- * hooks and signing run only with `hooksAndSigning` (`publish --run-hooks`); `input` goes to git's stdin.
- */
+/** Runs `git <args>` in `cwd`; the repository's hooks and signing run only with `hooksAndSigning`. */
 export async function runGit(
   cwd: string, args: readonly string[], env: Record<string, string | undefined>, timeoutMs = GIT_TIMEOUT_MS,
   opts: { hooksAndSigning?: boolean; input?: string } = {},
@@ -151,7 +145,7 @@ function spawnGit(
   });
 }
 
-/** First line of git's stderr, for a diagnostic (`fatal: ` kept, trailing space trimmed). */
+/** The first non-empty line of git's stderr, for a diagnostic. */
 export function firstLine(text: string): string {
   return (text.split("\n").find((l) => l.trim() !== "") ?? "").trim();
 }

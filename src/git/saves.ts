@@ -1,6 +1,5 @@
-// Which handoffs this clone saved (docs/design.md#verdicts-and-the-brief): the tokens of its last saves in
-// `<git dir>/session-handoff/saves`, never in the memory dir (which a pull or a merge brings from elsewhere).
-// Files only, no git process: the hook reads it.
+// Which handoffs this clone saved, kept in its git dir, never in the memory dir (which a pull or a merge brings from
+// elsewhere); files only, no git process: the hook reads them.
 import { existsSync, linkSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { nodeCrypto } from "../builtins.ts";
@@ -8,10 +7,7 @@ import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
 
 const KEPT = 10;
 
-/**
- * `<common git dir>/session-handoff/saves` for the repository holding `root`; null outside git, or when that
- * repository is above a folder the root walk distrusts (`gitTopOf`; `opts.uid`: tests).
- */
+/** `<common git dir>/session-handoff/saves` for the repository holding `root`; null outside git (`gitTopOf`). */
 export function savesPath(root: string, opts: { uid?: number } = {}): string | null {
   const top = gitTopOf(root, opts);
   const gitDir = top === null ? null : gitDirOf(top);
@@ -30,8 +26,8 @@ function recordLines(p: string, re: RegExp): RegExpExecArray[] {
   return lines.map((l) => re.exec(l)).filter((m): m is RegExpExecArray => m !== null);
 }
 
-// Adds `line` to the record at `p` (the last KEPT kept, `drop` ones left out), replaced by a rename so that a
-// reader never sees half of it. Never throws: a read-only git dir leaves the save standing, the record unknown.
+// Adds `line` to the record at `p` by a rename, so that a reader never sees half of it; a read-only git dir only
+// leaves the record unknown.
 function addRecord(p: string, re: RegExp, line: string, drop: (m: RegExpExecArray) => boolean): void {
   try {
     mkdirSync(path.dirname(p), { recursive: true, mode: 0o700 });
@@ -39,25 +35,22 @@ function addRecord(p: string, re: RegExp, line: string, drop: (m: RegExpExecArra
     try {
       kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
     } catch {
-      // the first one recorded
+      // the first line recorded
     }
     const tmp = `${p}.tmp-${process.pid}`;
     rmSync(tmp, { force: true });
     writeFileSync(tmp, `${[...kept, line].slice(-KEPT).join("\n")}\n`, { mode: 0o600, flag: "wx" });
     renameSync(tmp, p);
   } catch {
-    // see above
+    // the save stands without its record
   }
 }
 
-// Each line: `<token>` then, when known, the published file's `<size> <mtime ns> <ctime ns> <inode>`, then
-// `@<Saved: stamp>` (a hand edit or the merge driver changes the token, never the stamp).
-const LINE = /^([0-9a-f]{64})(?: (\d+ \d+ \d+ \d+))?(?: @(\S+))?$/;
+// Each line: `<token>` then `@<Saved: stamp>` (a hand edit or the merge driver changes the token, never the stamp);
+// an older version put the published file's stat between them.
+const LINE = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
 
-/**
- * What tells a save of this clone apart in a handoff's text: its `Saved:` stamp and the first 12 digits of its HEAD
- * anchor, which a hand edit or the merge driver keeps. Null without a `Saved:` line.
- */
+/** A save's `Saved:` stamp and its HEAD anchor's first 12 digits, which a hand edit or the merge driver keeps. */
 export function savedStampOf(text: string): string | null {
   const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1];
   if (saved === undefined) return null;
@@ -104,66 +97,45 @@ export function markClone(text: string, id: string | null): string {
   return lines.join("\n");
 }
 
-/** Whether this clone saved the text, by its clone mark; null when the mark or this clone's id is missing. */
-export function markedHere(root: string, text: string | null): boolean | null {
+// Whether this clone saved the text, by its clone mark; null when the mark or this clone's id is missing.
+function markedHere(root: string, text: string | null): boolean | null {
   const mark = text === null ? undefined : CLONE_MARK.exec(text)?.[1];
   const id = mark === undefined ? null : cloneIdOf(root);
   return mark === undefined || id === null ? null : mark === id;
 }
 
-/** A file's identity as the saves record keeps it: size, mtime and ctime in ns, inode. */
-export function statKey(st: { size: bigint; mtimeNs: bigint; ctimeNs: bigint; ino: bigint }): string {
-  return `${st.size} ${st.mtimeNs} ${st.ctimeNs} ${st.ino}`;
-}
-
-/** True when the handoff is still the very file one of this clone's saves published: saved here, with no hashing. */
-export function savedHereByStat(root: string, key: string): boolean {
-  const p = savesPath(root);
-  try {
-    return p !== null && recordLines(p, LINE).some((m) => m[2] === key);
-  } catch {
-    return false;
-  }
-}
-
-/** The tokens and `Saved:` stamps this clone recorded; null outside git or before its first recorded save. */
-export function readSaves(root: string): { tokens: string[]; stamps: string[] } | null {
+// The tokens and `Saved:` stamps this clone recorded; null outside git or before its first recorded save.
+function readSaves(root: string): { tokens: string[]; stamps: string[] } | null {
   const p = savesPath(root);
   if (p === null) return null;
   try {
     if (!lstatSync(p).isFile()) return null;
     const lines = recordLines(p, LINE);
-    return { tokens: lines.map((m) => m[1]!), stamps: lines.flatMap((m) => (m[3] === undefined ? [] : [m[3]])) };
+    return { tokens: lines.map((m) => m[1]!), stamps: lines.flatMap((m) => (m[2] === undefined ? [] : [m[2]])) };
   } catch {
     return null;
   }
 }
 
-/** Records a handoff save's token, with the published file's `statKey` and its `Saved:` stamp when known. */
-export function recordSave(root: string, token: string, key: string | null = null, stamp: string | null = null): void {
+/** Records a handoff save's token and its `Saved:` stamp. */
+export function recordSave(root: string, token: string, stamp: string | null): void {
   const p = savesPath(root);
   if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
   const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
-  addRecord(p, LINE, `${token}${key === null ? "" : ` ${key}`}${safeStamp}`, (m) => m[1] === token);
+  addRecord(p, LINE, `${token}${safeStamp}`, (m) => m[1] === token);
 }
 
-/**
- * True when this clone's record exists and holds neither `token` nor the text's `Saved:` stamp (a handoff saved
- * here keeps its stamp through a hand edit or the merge driver); false outside git or before the first save.
- */
-export function notSavedHere(root: string, token: string, text: string | null = null): boolean {
+/** Whether this clone saved the handoff: by its mark, else by its record; null outside git or before a save. */
+export function savedHere(root: string, text: string | null, token: () => string): boolean | null {
   const marked = markedHere(root, text);
-  if (marked !== null) return !marked;
+  if (marked !== null) return marked;
   const saves = readSaves(root);
-  if (saves === null || saves.tokens.includes(token)) return false;
+  if (saves === null) return null;
   const stamp = text === null ? null : savedStampOf(text);
-  return stamp === null || !saves.stamps.includes(stamp);
+  return (stamp !== null && saves.stamps.includes(stamp)) || saves.tokens.includes(token());
 }
 
-/**
- * The harness a save ran in, from what each sets in its tools' environment; `SESSION_HANDOFF_AGENT` names it
- * first. Null: unknown.
- */
+/** The harness a save ran in, from what each sets in its tools' environment; null when unknown. */
 export function agentOfEnv(env: Record<string, string | undefined>): string | null {
   const named = env.SESSION_HANDOFF_AGENT?.trim() ?? "";
   if (/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}$/.test(named)) return named;

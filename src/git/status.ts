@@ -1,21 +1,13 @@
-// The repository's state now, from one `git status` process: branch, HEAD, upstream counts and
-// dirty files.
+// The repository's state now, from one `git status` process: branch, HEAD, upstream counts and dirty files.
 import { firstLine, runGit } from "./run.ts";
-
-/** The upstream of the current branch and how far HEAD is from it (null counts: upstream gone). */
-export interface UpstreamGap {
-  name: string;
-  ahead: number | null;
-  behind: number | null;
-}
 
 /** `branch` is `(detached)` off a branch, `head` null before the first commit, `dirty` top-relative. */
 export interface Snapshot {
   branch: string;
   head: string | null;
-  upstream: UpstreamGap | null;
+  // The current branch's upstream and how far HEAD is from it (null counts: upstream gone).
+  upstream: { name: string; ahead: number | null; behind: number | null } | null;
   dirty: string[];
-  /** How many dirty paths are unmerged (conflicts of a merge, rebase, cherry-pick or revert). */
   conflicted?: number;
 }
 
@@ -38,12 +30,11 @@ export const STATUS_ARGS = [
   ":(exclude).ai/memory",
 ] as const;
 
-/** The status command also leaving out `excludes` (the running skill's folder, root-relative, computed here). */
+/** The status command also leaving out `excludes` (root-relative). */
 export function statusArgs(excludes: readonly string[] = []): readonly string[] {
   return excludes.length === 0 ? STATUS_ARGS : [...STATUS_ARGS, ...excludes.map((e) => `:(exclude,literal)${e}`)];
 }
 
-/** Parses `git status --porcelain=v2 --branch -z` output. */
 export function parseStatusV2(out: Buffer): Snapshot {
   const fields = out.toString("utf8").split("\0");
   let branch = "(detached)";
@@ -82,7 +73,7 @@ export function parseStatusV2(out: Buffer): Snapshot {
   return { branch, head, upstream: upstreamName === null ? null : { name: upstreamName, ...gap }, dirty, conflicted };
 }
 
-/** Runs the status command at the root; throws GitUnavailable when git is missing or timed out. */
+/** Runs the status command at the root; throws GitUnavailable. */
 export async function readSnapshot(
   root: string, env: Record<string, string | undefined>, excludes: readonly string[] = [],
 ): Promise<SnapshotResult> {

@@ -1,5 +1,4 @@
-// Drift arithmetic and the verdict (docs/design.md#verdicts-and-the-brief). Pure: plain facts in, the report out;
-// drift.ts gathers the facts.
+// Drift arithmetic and the verdict: plain facts in (drift.ts gathers them), the report out.
 import { quoted, sanitize } from "../guard/sanitize.ts";
 import { withoutTokens } from "../guard/token-shape.ts";
 import { quotedPath } from "../schema/anchor-lines.ts";
@@ -7,30 +6,27 @@ import type { ValidTime } from "../schema/values.ts";
 import type { DirtyFate } from "./fates.ts";
 import { BROKEN_REPO_FIX, type Snapshot } from "./status.ts";
 
-/** In precedence order, strongest first. */
+// In precedence order, strongest first.
 type Verdict = "unverifiable" | "rewritten" | "stale" | "drifted" | "fresh";
 
 const STALE_DAYS = 14;
 const STALE_COMMITS = 30;
 const DAY_MS = 86_400_000;
 
-export type GitState = "repo" | "not-repo" | "broken" | "missing" | "timeout" | "failed";
+type GitState = "repo" | "not-repo" | "broken" | "missing" | "timeout" | "failed";
 type Saved = { branch: string | null; head: string | null; dirty: string[] | null; dirtyMore?: number };
 type InProgress = { saved: string | null; current: string | null };
 
 /** What drift.ts gathered; an optional field is absent when it was not looked up. */
 export interface DriftFacts {
   nowMs: number;
-  /** `dirtyMore`: how many dirty paths the saved list left off (`… and N more`). */
   saved: Saved & { date: ValidTime | null };
   git: { state: GitState; note: string | null };
-  /** The repository now; null unless `git.state` is `repo`. */
   current: Snapshot | null;
   /** From HEAD or a ref (the reflog and dangling objects do not count); null when not checked. */
   headReachable: boolean | null;
   objectMissing: boolean;
   shallow: boolean;
-  /** This clone's reflog files name the saved HEAD (looked up only when its object is missing). */
   reflogNamed?: boolean;
   /** HEAD's commits not patch-equivalent to the saved side's (saved object present but unreachable). */
   sinceSaved?: number | null;
@@ -39,31 +35,21 @@ export interface DriftFacts {
   behind: number | null;
   /** Commits on HEAD since the saved date, counted only when the saved HEAD is unreachable. */
   commitsSinceDate: number | null;
-  /** Key files (root-relative) gone now that existed (or may have) at the save. */
   missingKeyFiles: string[];
   keyFilesNotYetCreated?: string[];
   unverifiable: string[];
   memoryOnlyCommits?: number;
-  /** Key files changed since the save (outside git: by the `Key file mtimes` anchor). */
   changedKeyFiles?: string[];
-  /** Key files with uncommitted changes now that were not dirty at the save. */
   dirtyKeyFiles?: string[];
-  /** The operation git was in at the save and now (`rebase of feature/login`, `merge`, …). */
   inProgress?: InProgress;
-  provenance?: Provenance | null;
-  /** The agent this clone recorded for the save (`Claude Code`, `Codex`, …). */
+  // Set only when this clone did not save the handoff; `committer` of its last commit, quoted.
+  provenance?: { committer: string | null; someoneElse: boolean } | null;
   savedBy?: string | null;
   ageUnknown?: "missing" | "malformed" | "future" | null;
   dirtyFates?: DirtyFate[];
 }
 
-/** Set only when this clone's record of its saves lacks the handoff; `committer` of its last commit, quoted. */
-export interface Provenance {
-  committer: string | null;
-  someoneElse: boolean;
-}
-
-/** `drift --json`'s document (docs/design.md#verdicts-and-the-brief describes its fields). */
+/** `drift --json`'s document. */
 export type DriftReport = ReturnType<typeof assessDrift>;
 type NotHere = "not-fetched" | "shallow" | null;
 
@@ -91,21 +77,21 @@ function listed(paths: readonly string[]): string {
   return paths.length > 3 ? `${shown} and ${paths.length - 3} more` : shown;
 }
 
-/** The words for a saved HEAD that is not here (`drift --help` and the brief use them). */
+/** The words for a saved HEAD that is not here. */
 export function notHereWords(reason: "not-fetched" | "shallow"): string {
   return reason === "shallow"
     ? "not in this clone: deepen it (git fetch --deepen or --unshallow)"
     : "not in this clone: fetch, or the history was rewritten";
 }
 
-/** Why the age is unknown, in the words the summary uses (and `drift --help` lists). */
+// Why the age is unknown, in the words the summary uses.
 function ageUnknownWords(reason: "missing" | "malformed" | "future" | null): string {
   if (reason === "future") return "age unknown: the saved time is more than 5 minutes in the future";
   if (reason === "malformed") return "age unknown: the saved time is not a strict ISO-8601 time with a zone";
   return "age unknown: the handoff has no `- Date:` or `Saved:` time";
 }
 
-// One clause per fate, paths grouped (docs/design.md#what-became-of-the-dirty-files).
+// One clause per fate, paths grouped.
 function fateClauses(fates: readonly DirtyFate[]): string[] {
   const group = new Map<string, string[]>();
   for (const f of fates) {

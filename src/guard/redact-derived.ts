@@ -1,6 +1,5 @@
 /** Forms a secret hides in (base64 decoded, split or wrapped lines, continuations), each mapped back. Linear. */
 import { partitionPoint } from "./partition.ts";
-import { tally } from "./redact-kit.ts";
 
 /** A derived text and the original range a span of it came from (null: not one whole piece). */
 export interface Derived {
@@ -64,13 +63,11 @@ function printable(bytes: Buffer): boolean {
 export function decodedRuns(text: string, covered: (start: number, end: number) => boolean): Derived {
   const out = new Pieces();
   BASE64_RUN.lastIndex = 0;
-  tally(text.length);
   for (const m of text.matchAll(BASE64_RUN)) {
     const start = m.index;
     const end = start + m[0].length;
     if (covered(start, end)) continue;
     const bytes = Buffer.from(m[0], "base64");
-    tally(m[0].length);
     if (bytes.length === 0 || !printable(bytes)) continue;
     out.add(bytes.toString("latin1"), start, end);
     out.endGroup();
@@ -104,7 +101,6 @@ function linesOf(text: string): Array<[number, number]> {
     lines.push([s, t]);
     s = e + 1;
   }
-  tally(text.length);
   return lines;
 }
 
@@ -183,7 +179,6 @@ export function wrappedRuns(text: string): Derived {
 export function continuedRuns(text: string): Derived {
   if (!text.includes("\\\n") && !text.includes("\\\r\n")) return EMPTY;
   const out = new Pieces();
-  tally(text.length);
   for (const m of text.matchAll(/[^]*?(?:\\\r?\n|$)/g)) {
     if (m[0] === "") break;
     const cut = m[0].endsWith("\\\r\n") ? 3 : m[0].endsWith("\\\n") ? 2 : 0;

@@ -28,18 +28,10 @@ export const R = "(?![A-Za-z0-9_])";
 export const LD = `(?<![A-Za-z0-9_-]${ESCAPE_END})`;
 export const RD = "(?![A-Za-z0-9_-])";
 
-/** Pattern executions and the characters they and the scanners read: tests prove redaction linear by counting. */
-export const REDACTION_WORK = { regexRuns: 0, charsScanned: 0 };
-
-export function tally(n: number): void {
-  REDACTION_WORK.charsScanned += n;
-}
-
 /** Offsets of every `\n` in `text`, in order. */
 export function newlineOffsets(text: string): number[] {
   const out: number[] = [];
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) out.push(i);
-  tally(text.length);
   return out;
 }
 

@@ -1,7 +1,7 @@
 /** Rules that read the syntax around a secret: PEM blocks, assignments, tables, cookies, unnamed AWS keys. Linear. */
 import { partitionPoint } from "./partition.ts";
 import { PATH_OR_URL, looksLikeCode, newlineOffsets, notAnAssignedSecret } from "./redact-kit.ts";
-import { placeholderOrVariable, shannonEntropy, tally } from "./redact-kit.ts";
+import { placeholderOrVariable, shannonEntropy } from "./redact-kit.ts";
 
 type Range = [number, number];
 
@@ -24,7 +24,6 @@ const PEM_MIN_MATERIAL = 32;
 function sticky(pattern: RegExp, text: string, at: number): number {
   pattern.lastIndex = at;
   const hit = pattern.test(text);
-  tally(hit ? pattern.lastIndex - at : 1);
   return hit ? pattern.lastIndex : -1;
 }
 
@@ -33,7 +32,6 @@ function linePrefix(text: string, start: number): string {
   let k = start;
   while (k > 0 && start - k < 40 && text[k - 1] !== "\n") k--;
   if (k > 0 && text[k - 1] !== "\n") return "";
-  tally(start - k);
   return text.slice(k, start).trim();
 }
 
@@ -145,7 +143,6 @@ function plainRunEnd(text: string, start: number): number {
     PLAIN_RUN.lastIndex = start;
     PLAIN_RUN.test(text);
     plain = { text, from: start, to: PLAIN_RUN.lastIndex };
-    tally(plain.to - start);
   }
   return plain.to;
 }
@@ -167,7 +164,6 @@ function endsValue(text: string, at: number, c: number, inQuery: boolean): boole
   const cap = Math.min(text.length, at + 2 + GENERIC_VALUE_MAX);
   let k = at + 2;
   while (k < cap && isNameChar(text.charCodeAt(k))) k++;
-  tally(k - at);
   return text.charCodeAt(k) === 0x3d;
 }
 
@@ -201,7 +197,6 @@ export function genericValueEnd(text: string, start: number, inQuery: boolean): 
     const c = text[at]!;
     return c === "," || c === ";" || c === "&" || (c === ">" && angles < 0) || (c === "`" && backticks % 2 === 1);
   };
-  tally(end - start);
   while (end > start) {
     const c = text[end - 1]!;
     // `…value`.` at the end of a sentence: the period follows the closing backtick.
@@ -274,7 +269,6 @@ function unticked(text: string, [a, b]: [number, number]): [number, number] {
 export function tableSpans(text: string, m: RegExpExecArray): { spans: Array<[number, number]>; end: number } {
   const block = m[0];
   const base = m.index;
-  tally(block.length);
   const lines = [...block.matchAll(/[^\n]+/g)].map((l): Range => [base + l.index, base + l.index + l[0].length]);
   const end = base + block.length;
   if (lines.length < 3) return { spans: [], end };
@@ -335,7 +329,6 @@ export function cookieSpans(text: string, m: RegExpExecArray): { spans: Array<[n
     while (i < text.length && !stopAt(i) && text[i] !== ";") i++;
     if (text[i] === ";") i++;
   }
-  tally(i - m.index);
   return { spans: out, end: i };
 }
 
@@ -360,7 +353,6 @@ const AWS_CREDENTIAL_NAME = /aws_(?:secret_access_key|access_key_id|session_toke
 function awsCandidates(text: string, from: number, to: number): Array<[number, number]> {
   const out: Array<[number, number]> = [];
   const window = text.slice(from, to);
-  tally(window.length);
   for (const m of window.matchAll(AWS_SECRET)) {
     const v = m[0];
     if (/[a-z]/.test(v) && /[A-Z]/.test(v) && /[0-9/+]/.test(v)) out.push([from + m.index, from + m.index + 40]);
@@ -379,7 +371,6 @@ const AWS_CONTEXT = new RegExp(
 export function awsUnnamedSpans(text: string): Array<[number, number]> {
   if (!/AKIA|ASIA|ABIA|ACCA|A3T|\[/.test(text)) return [];
   const out: Array<[number, number]> = [];
-  tally(text.length);
   // Windows of neighbouring ids overlap: they are merged and each merged one searched once.
   let open: [number, number] | null = null;
   let newlines: number[] | undefined;
@@ -410,7 +401,6 @@ export function awsUnnamedSpans(text: string): Array<[number, number]> {
       if (++n > AWS_SECTION_LINES || /^[ \t]*\[/.test(text.slice(to + 1, to + 80))) break;
     }
     const section = text.slice(from, to);
-    tally(section.length);
     if (AWS_CREDENTIAL_NAME.test(section)) out.push(...awsCandidates(text, from, to));
   }
   flush();

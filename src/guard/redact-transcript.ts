@@ -1,5 +1,5 @@
 /** Rules for transcript text only (what a session said and ran, never a user's document). Pure; linear. */
-import { UUID, looksLikeCode, namesSomething, placeholderOrVariable, shannonEntropy, tally } from "./redact-kit.ts";
+import { UUID, looksLikeCode, namesSomething, placeholderOrVariable, shannonEntropy } from "./redact-kit.ts";
 
 type TranscriptSpan = [number, number, string];
 
@@ -26,7 +26,6 @@ function proseSpans(text: string, out: TranscriptSpan[]): void {
   let lastKeyword = -Infinity;
   // Runs not yet near a keyword, with the word count when they were seen.
   let pending: Array<[number, number, number]> = [];
-  tally(text.length);
   for (const m of text.matchAll(WORDS_AND_RUNS)) {
     const run = m.groups?.["run"];
     if (run === undefined) {
@@ -66,14 +65,12 @@ function variableSpans(text: string, out: TranscriptSpan[]): void {
   if (!text.includes("$")) return;
   // The last use of each variable, and what it is used as.
   const used = new Map<string, { at: number; kind: string }>();
-  tally(text.length);
   for (const m of text.matchAll(USES)) {
     const name = m.groups?.["b"] ?? m.groups?.["u"];
     const kind = m.groups?.["b"] !== undefined ? "bearer-token" : "cli-password";
     if (name !== undefined) used.set(name, { at: m.index, kind });
   }
   if (used.size === 0) return;
-  tally(text.length);
   for (const m of text.matchAll(ASSIGNMENTS)) {
     const use = used.get(m.groups!["name"]!);
     if (use === undefined || m.index >= use.at) continue;
@@ -92,7 +89,6 @@ const SAID_PASSWORD =
   /(?:\bis\b|\bwas\b|:|=)[ \t]*(?:now[ \t]+)?["'`]?(?<v>[^\s"'`]{1,128})/.source;
 
 function saidSpans(text: string, out: TranscriptSpan[]): void {
-  tally(text.length);
   for (const m of text.matchAll(new RegExp(SAID_PASSWORD, "dgi"))) {
     const [a, z0] = m.indices!.groups!["v"]!;
     let z = z0;

@@ -1,7 +1,7 @@
 // Secret redaction, pure: every text written or printed passes through {@link redactText}. Our own rules after
 // gitleaks' ideas (MIT): a shape per vendor, a keyword prefilter, an entropy floor, allow-lists.
 import { partitionPoint } from "./partition.ts";
-import { L, LD, REDACTION_WORK, PATH_OR_URL, R, RD, globallyAllowed, newlineOffsets } from "./redact-kit.ts";
+import { L, LD, PATH_OR_URL, R, RD, globallyAllowed, newlineOffsets } from "./redact-kit.ts";
 import { looksLikeCode, notAnAssignedSecret, placeholderOrVariable, proseLike, rule } from "./redact-kit.ts";
 import { shannonEntropy, type RedactionRule } from "./redact-kit.ts";
 import { continuedRuns, decodedRuns, splitRuns, wrappedRuns } from "./redact-derived.ts";
@@ -10,7 +10,7 @@ import { notACliPassword, refineGenericValue, refinePem, tableSpans } from "./re
 import { transcriptSpans } from "./redact-transcript.ts";
 import { VENDOR_RULES } from "./redact-vendors.ts";
 
-export { REDACTION_WORK, shannonEntropy, type RedactionRule };
+export { shannonEntropy, type RedactionRule };
 
 /** One secret found: its rule id (the KIND), 1-based line and column, length in code points, `lines` past one. */
 export interface RedactionFinding {
@@ -266,16 +266,12 @@ function collectSpans(
   found: (start: number, end: number, rule: RedactionRule) => void,
 ): void {
   const present = keywordsIn(text.toLowerCase());
-  const work = REDACTION_WORK;
   for (const rule of rules) {
     if (rule.keywords && !rule.keywords.some((k) => present.has(k))) continue;
     const pattern = rule.pattern;
     pattern.lastIndex = 0;
     for (;;) {
-      const from = pattern.lastIndex;
       const m = pattern.exec(text);
-      work.regexRuns++;
-      work.charsScanned += (m === null ? text.length : m.index + m[0].length) - from;
       if (m === null) break;
       if (m[0].length === 0) {
         pattern.lastIndex++;
@@ -355,17 +351,8 @@ class Spans {
   }
 }
 
-/** Every pass of {@link redactText}, counted for the tests (one pass per written document). */
-export const redactionPasses = { calls: 0, chars: 0 };
-
 /** Each secret in `text` as `<redacted: KIND>`, and the findings in order; an earlier rule's overlapping span wins. */
 export function redactText(text: string, options: RedactOptions = {}): Redacted {
-  redactionPasses.calls++;
-  redactionPasses.chars += text.length;
-  return redact(text, options);
-}
-
-function redact(text: string, options: RedactOptions): Redacted {
   const exempt = options.exemptLines?.size ? options.exemptLines : undefined;
   let lineStarts: number[] | undefined;
   const lineOf = (at: number): number => partitionPoint(lineStarts!.length, (i) => lineStarts![i]! <= at);
@@ -440,7 +427,7 @@ function render(text: string, spans: readonly Span[]): Redacted {
 
 /** {@link redactText} for transcript text: the transcript-only rules of redact-transcript.ts run too. */
 export function redactTranscript(text: string, options: Omit<RedactOptions, "transcript"> = {}): Redacted {
-  return redact(text, { ...options, transcript: true });
+  return redactText(text, { ...options, transcript: true });
 }
 
 /** Redacts only the vendors' exact token shapes (a branch name, a path, an anchor line); the same string when none. */

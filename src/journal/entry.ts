@@ -3,7 +3,7 @@
 import { redactTranscript } from "../guard/redact.ts";
 import { sanitize } from "../guard/sanitize.ts";
 import { parseHandoff, type ParsedHandoff } from "../schema/handoff.ts";
-import { MARKER } from "../store/paths.ts";
+import { MARKER } from "../schema/values.ts";
 import type { Outcome } from "./outcome.ts";
 
 /** Most bytes one entry may take, heading included. */

@@ -1,14 +1,16 @@
 // What a saving `write handoff` adds to the project's memory over months: one journal entry,
 // then at most one fold of an old month into its year file (docs/decisions/journal.md).
 import { createHash } from "node:crypto";
-import { readdirSync, unlinkSync } from "node:fs";
+import { unlinkSync } from "node:fs";
 import path from "node:path";
 import { harnessPath, windowsShaped } from "../agents/harness-path.ts";
 import { HelperError } from "../errors.ts";
 import { parseHandoff } from "../schema/handoff.ts";
 import { droppedItems } from "../schema/open-items.ts";
 import { validateHandoff } from "../schema/validate.ts";
+import { ARCHIVE_NAME } from "../store/archive.ts";
 import { readStable } from "../store/files.ts";
+import { listDir } from "../store/private.ts";
 import { archiveDir, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
 import { findRoot } from "../store/root.ts";
 import { journalHeader, parseJournal, renderResumeEntry, renderSaveEntry, type JournalEntry } from "./entry.ts";
@@ -88,15 +90,8 @@ function retriedNotes(root: string, priorToken: string): string[] {
 
 /** The handoff text whose token is `token`: the current HANDOFF.md or one of the archives. */
 async function handoffWithToken(root: string, token: string): Promise<string | null> {
-  const files = [path.join(memoryDir(root), "HANDOFF.md")];
-  try {
-    for (const n of readdirSync(archiveDir(root))) {
-      if (/^HANDOFF-.*\.md$/.test(n)) files.push(path.join(archiveDir(root), n));
-    }
-  } catch {
-    // No archive yet.
-  }
-  for (const f of files) {
+  const archived = listDir(archiveDir(root)).filter((n) => ARCHIVE_NAME.test(n));
+  for (const f of [path.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n) => path.join(archiveDir(root), n))]) {
     try {
       const r = await readStable(f);
       if (r !== null && r.token === token) return r.bytes.toString("utf8");

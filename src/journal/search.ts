@@ -1,11 +1,11 @@
 // `search`: literal words over all the project's memory holds (journal, archives, ledgers, the handoff,
 // checkpoints), ranked, with no index on disk (docs/decisions/journal.md). Reads only.
-import { readdirSync } from "node:fs";
 import path from "node:path";
 import { loadMemoryText } from "../guard/memory-text.ts";
 import { firstNul } from "../guard/file-verdict.ts";
 import { readStable } from "../store/files.ts";
 import { memoryDir } from "../store/paths.ts";
+import { listDir } from "../store/private.ts";
 import { foldedLines, parseJournal } from "./entry.ts";
 import { journalDir, listJournal } from "./store.ts";
 
@@ -114,13 +114,6 @@ async function readText(p: string, file: string, notes: string[]): Promise<strin
   return loaded.text;
 }
 
-function names(dir: string): string[] {
-  try {
-    return readdirSync(dir).sort();
-  } catch {
-    return [];
-  }
-}
 
 type SearchOptions = { since?: string | null; kinds?: readonly SearchKind[]; limit?: number };
 
@@ -167,7 +160,7 @@ export async function searchMemory(root: string, words: readonly string[], opts:
   const dated = (text: string) => markdownUnits(text, stateDate(text));
   const docs = async (kind: SearchKind, folder: string, pattern: RegExp, units: (text: string) => Unit[]) => {
     if (!kinds.has(kind)) return;
-    for (const name of names(path.join(mem, folder)).filter((n) => pattern.test(n))) {
+    for (const name of listDir(path.join(mem, folder)).sort().filter((n) => pattern.test(n))) {
       const file = folder === "" ? name : `${folder}/${name}`;
       const text = await readText(path.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units(text));

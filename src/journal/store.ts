@@ -1,6 +1,6 @@
 // The journal folder `.ai/memory/journal/`: month files, their continuations, year files, the `OFF` switch, and
 // an append that leaves an entry whole or absent (docs/decisions/journal.md). Writers hold the memory lock.
-import { closeSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, readdirSync } from "node:fs";
+import { closeSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync } from "node:fs";
 import { renameSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { HelperError, Refused } from "../errors.ts";
@@ -9,7 +9,7 @@ import { exists } from "../store/pause.ts";
 import { syncDir } from "../store/publish.ts";
 import { openRegular, randomHex8, readAll, tokenOf } from "../store/files.ts";
 import { MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
-import { listPrivate, privateName, processAlive } from "../store/private.ts";
+import { listDir, listPrivate, privateName, processAlive } from "../store/private.ts";
 import { journalHeader, parseJournal } from "./entry.ts";
 
 export function journalDir(root: string): string {
@@ -40,13 +40,7 @@ function parseJournalName(name: string): JournalFile | null {
 
 /** The journal files present, oldest period first, parts in order. */
 export function listJournal(root: string): JournalFile[] {
-  let names: string[];
-  try {
-    names = readdirSync(journalDir(root));
-  } catch {
-    return [];
-  }
-  return names
+  return listDir(journalDir(root))
     .map(parseJournalName)
     .filter((f): f is JournalFile => f !== null)
     .sort((a, b) => (a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1));

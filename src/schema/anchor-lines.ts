@@ -3,7 +3,6 @@ import { refusedIndexes } from "../guard/invisible.ts";
 import { quotedValue } from "../guard/quote.ts";
 import { asObjectId, isNullObjectId, parseStrictTime } from "./values.ts";
 
-/** Most dirty paths written on the `- Dirty files:` line; the rest are counted (`… and N more`). */
 const MAX_LISTED_DIRTY = 50;
 
 const NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
@@ -38,7 +37,6 @@ const UNESCAPE: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12
 
 const QUOTED = /"((?:[^"\\]|\\.)*)"/y;
 
-/** Reads one C-quoted string starting at `start` (the opening quote); null when malformed. */
 function readQuoted(s: string, start: number): { value: string; end: number } | null {
   QUOTED.lastIndex = start;
   const m = QUOTED.exec(s);
@@ -57,29 +55,37 @@ function readQuoted(s: string, start: number): { value: string; end: number } | 
   return { value: Buffer.from(bytes).toString("utf8"), end: start + m[0].length };
 }
 
-/** Reads a path at `i`: C-quoted, or bare up to `sep` (or to the end when `last` allows); null when malformed. */
-function readPath(v: string, i: number, sep: string, last: boolean): { value: string; end: number } | null {
-  if (v[i] === '"') return readQuoted(v, i);
-  const at = v.indexOf(sep, i);
-  if (at === -1 && !last) return null;
-  const end = at === -1 ? v.length : at;
-  return { value: v.slice(i, end), end };
+// Reads `<path><tail>, …` (each path C-quoted or bare up to `tail`, whose group is the value); null if malformed.
+function readItems(value: string, tail: string): { path: string; value: string; quoted: boolean }[] | null {
+  const v = value.trim();
+  const afterQuote = new RegExp(`${tail}(?:, |$)`, "y");
+  const bare = new RegExp(`(.*?)${tail}(?:, |$)`, "y");
+  const out: { path: string; value: string; quoted: boolean }[] = [];
+  for (let i = 0; i < v.length; ) {
+    const q = v[i] === '"' ? readQuoted(v, i) : null;
+    if (v[i] === '"' && q === null) return null;
+    const re = q ? afterQuote : bare;
+    re.lastIndex = q ? q.end : i;
+    const m = re.exec(v);
+    const path = q ? q.value : m?.[1];
+    if (!m || !path) return null;
+    out.push({ path, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    i = re.lastIndex;
+  }
+  return out.length > 0 ? out : null;
 }
+
+const MORE = /^\u2026 and (\d+) more$/;
 
 /** Parses a path list as `renderPathList` writes it (`none`: empty; `… and N more` counted); null if malformed. */
 export function parsePathList(value: string): { paths: string[]; more: number } | null {
-  const v = value.trim();
-  if (v === "none") return { paths: [], more: 0 };
-  const paths: string[] = [];
-  for (let i = 0; i < v.length; i += 2) {
-    const p = readPath(v, i, ", ", true);
-    if (!p || p.value === "" || (p.end < v.length && !v.startsWith(", ", p.end))) return null;
-    const tail = v[i] === '"' ? null : /^\u2026 and (\d+) more$/.exec(p.value);
-    if (tail) return p.end === v.length ? { paths, more: Number(tail[1]) } : null;
-    paths.push(p.value);
-    i = p.end;
-  }
-  return paths.length > 0 ? { paths, more: 0 } : null;
+  if (value.trim() === "none") return { paths: [], more: 0 };
+  const items = readItems(value, "");
+  const tails = items?.map((x) => (x.quoted ? null : MORE.exec(x.path))) ?? [];
+  const at = tails.findIndex((t) => t !== null);
+  if (items === null || (at >= 0 && at < items.length - 1)) return null;
+  const paths = items.slice(0, at >= 0 ? at : items.length).map((x) => x.path);
+  return { paths, more: at >= 0 ? Number(tails[at]![1]) : 0 };
 }
 
 /** Writes paths for an anchor line: `none`, or quoted paths joined by `, ` (at most `limit`). */
@@ -105,10 +111,9 @@ export function unquoteBranch(value: string): string {
 /** What the anchor lines are made from (inside git: branch, HEAD, dirty files; outside: key file mtimes). */
 export interface AnchorValues {
   insideGit: boolean;
-  /** Branch name or `(detached)`; HEAD null without commits. */
   branch: string | null;
   head: string | null;
-  /** Dirty paths relative to the repository top, the memory dir excluded. */
+  /** Relative to the repository top, the memory dir excluded. */
   dirty: string[];
   date: string;
   keyFileMtimes: { path: string; mtime: string | null }[];
@@ -116,33 +121,18 @@ export interface AnchorValues {
   dirtyHashes?: DirtyHash[];
 }
 
-/** One item of the `- Dirty hashes:` anchor: a path and its blob id (40 or 64 hex), `deleted` or `over 8 MB`. */
+/** A `- Dirty hashes:` item: a path and its blob id (40 or 64 hex), `deleted` or `over 8 MB`. */
 export interface DirtyHash {
   path: string;
   id: string;
 }
 
-const HASH = "([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)(?:, |$)";
-const HASH_VALUE = new RegExp(`^ ${HASH}`);
-// A bare path ends at the first space before a value that ends the item.
-const BARE_ITEM = new RegExp(`^([^ "].*?) ${HASH}`);
-
 /** Reads a `- Dirty hashes:` value (`<path> <blob id | deleted | over 8 MB>, …`); null when malformed. */
 export function parseDirtyHashes(value: string): DirtyHash[] | null {
-  const v = value.trim();
-  const out: DirtyHash[] = [];
-  for (let i = 0; i < v.length; ) {
-    const q = v[i] === '"' ? readQuoted(v, i) : null;
-    const m = q ? HASH_VALUE.exec(v.slice(q.end)) : BARE_ITEM.exec(v.slice(i));
-    const path = q ? q.value : m?.[1];
-    if (!m || !path) return null;
-    out.push({ path, id: m[q ? 1 : 2]! });
-    i = (q ? q.end : i) + m[0].length;
-  }
-  return out.length > 0 ? out : null;
+  const items = readItems(value, " ([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)");
+  return items?.map((x) => ({ path: x.path, id: x.value })) ?? null;
 }
 
-/** The value of the `- In progress:` anchor: `<operation>[ of <branch>] (<n> conflicted files)`. */
 export function renderInProgress(p: { words: string; conflicted: number }): string {
   return `${p.words} (${p.conflicted} conflicted files)`;
 }
@@ -155,19 +145,10 @@ export function parseInProgress(value: string): { words: string; conflicted: num
 
 /** Reads a `- Key file mtimes:` value (`<path> @ <ISO or missing>, …`), times as written; null when malformed. */
 export function parseKeyFileMtimes(value: string): { path: string; mtime: string | null }[] | null {
-  const v = value.trim();
-  const out: { path: string; mtime: string | null }[] = [];
-  for (let i = 0; i < v.length; ) {
-    const p = readPath(v, i, " @ ", false);
-    if (!p || !v.startsWith(" @ ", p.end)) return null;
-    const comma = v.indexOf(", ", p.end + 3);
-    const end = comma === -1 ? v.length : comma;
-    const time = v.slice(p.end + 3, end).trim();
-    if (p.value.length === 0 || time.length === 0) return null;
-    out.push({ path: p.value, mtime: time === "missing" ? null : time });
-    i = end + 2;
-  }
-  return out;
+  if (value.trim() === "") return [];
+  const items = readItems(value, " @ ((?:(?!, ).)*)");
+  if (items === null || items.some((x) => x.value.trim() === "")) return null;
+  return items.map((x) => ({ path: x.path, mtime: x.value.trim() === "missing" ? null : x.value.trim() }));
 }
 
 /** Renders the anchors section's lines (without the heading), ending with a newline. */
@@ -190,14 +171,12 @@ export function renderAnchorLines(a: AnchorValues): string {
   ].join("\n");
 }
 
-/** Anchor labels, as `anchors` prints them. */
 type AnchorLabel = "Branch" | "HEAD" | "Dirty files" | "Dirty hashes" | "In progress" | "Date" | "Key file mtimes";
 
 type AnchorLine = { label: AnchorLabel; value: string } | { error: string; unknown?: true };
 
 const LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
-// A later version's label (`- Something new: …`) is a finding, not an error, so that older
-// readers and newer writers keep working together.
+// A later version's label is a finding, not an error, so older readers and newer writers work together.
 const OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
 // A time of the right shape, in the future or not: the future is a finding, not a malformed line.
 const isIsoWithZone = (value: string): boolean => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));

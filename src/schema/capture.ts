@@ -1,6 +1,5 @@
 // What a transcript adapter extracts for a checkpoint; it lives with the document that renders it.
 
-/** One step of the latest plan or todo list, as the harness recorded it. */
 export interface PlanItem {
   text: string;
   status: "done" | "doing" | "open" | "dropped";
@@ -19,14 +18,12 @@ export interface Capture {
   firstTimestamp: string | null;
   /** Text typed by the user (scaffolding, tool results and meta records left out). */
   userRequests: string[];
-  /** The latest plan/todo state, or null when the tail holds none. */
   plan: PlanItem[] | null;
   /** True when the plan is a whole list written at once with no later plan record: nothing earlier can change it. */
   planFinal: boolean;
-  /** Paths the agent edited or wrote, in the order of their last edit, without repeats. */
+  /** In the order of their last edit, without repeats. */
   filesEdited: string[];
   commands: CommandRun[];
-  /** The last text the assistant wrote: a claim, not a fact. */
   lastClaim: string | null;
   /** Complete records the adapter understood (0 means an anchors-only checkpoint). */
   records: number;

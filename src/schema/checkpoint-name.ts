@@ -1,4 +1,5 @@
 // A checkpoint's names and header lines, apart from its rendering so the session-start verbs never load that.
+import { MARKER } from "./values.ts";
 
 /** The heading of a checkpoint (docs/design.md#checkpoints). */
 export const CHECKPOINT_HEADING = "# Session Checkpoint";
@@ -16,7 +17,7 @@ export function headerValue(text: string, name: HeaderName) {
 /** True when `text` has the shape of a checkpoint: the marker, then the heading in the first four lines. */
 export function isCheckpointText(text: string): boolean {
   const lines = text.split("\n", 4);
-  return lines[0] === "<!-- memory-schema: v1 -->" && lines.includes(CHECKPOINT_HEADING);
+  return lines[0] === MARKER && lines.includes(CHECKPOINT_HEADING);
 }
 
 /** True when a checkpoint's `Source:` says it holds the anchors only: never announced as work, never parked. */

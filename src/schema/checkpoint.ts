@@ -5,24 +5,24 @@ import type { RedactionFinding } from "../guard/redact.ts";
 import { quotePath } from "./anchor-lines.ts";
 import { LISTED_ITEMS, type Capture } from "./capture.ts";
 import { CHECKPOINT_HEADING } from "./checkpoint-name.ts";
+import { MARKER } from "./values.ts";
 
 export * from "./checkpoint-name.ts";
 
 export const CHECKPOINT_MAX_BYTES = 4096;
 export const MAX_REQUESTS = 3;
 
+// ContextThreshold is no harness event: the context verb names its own checkpoint so.
 const TRIGGERS: Record<string, string> = {
   PreCompact: "pre-compact", PreCompress: "pre-compact", PostCompact: "post-compact", SessionEnd: "session-end",
-  Stop: "stop",
-  // Not a harness event: the context verb names its own checkpoint so.
-  ContextThreshold: "context-threshold",
+  Stop: "stop", ContextThreshold: "context-threshold",
 };
 
 export function triggerOf(event: unknown): string {
   return (typeof event === "string" && Object.hasOwn(TRIGGERS, event) ? TRIGGERS[event] : null) ?? "unknown";
 }
 
-/** Everything a checkpoint is made of; strings are raw (this module makes them safe). */
+/** Everything a checkpoint is made of; strings are raw (this module makes them safe), anchor lines rendered. */
 export interface CheckpointInput {
   saved: string;
   session: string;
@@ -31,7 +31,6 @@ export interface CheckpointInput {
   source: string;
   capture: Capture | null;
   compactSummary: string | null;
-  // Already rendered: never cut, never redacted.
   anchorLines: string[];
   root: string;
   sinceHandoff?: string | null;
@@ -88,7 +87,7 @@ export function renderCheckpoint(input: CheckpointInput): { text: string; findin
   const cap = input.capture;
   const earlier = [...new Set(input.prior?.triggers ?? [])].filter((t) => t !== input.trigger);
   const head = [
-    "<!-- memory-schema: v1 -->",
+    MARKER,
     CHECKPOINT_HEADING,
     `Saved: ${input.saved}`,
     `Session: ${input.session}`,

@@ -2,10 +2,7 @@
 
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
 
-/**
- * The two documents a text holding git's conflict markers holds (lines outside conflicts are on both), ours
- * (`<<<<<<<` side) and theirs, with the 1-based line of the first marker; null when it holds no complete conflict.
- */
+/** The two sides of a text holding git's conflict markers and the first marker's line; null without a conflict. */
 export function conflictSides(input: string): { line: number; ours: string; theirs: string } | null {
   const ours: string[] = [];
   const theirs: string[] = [];
@@ -40,7 +37,6 @@ export function isConflicted(text: string): boolean {
   return text.includes("\n<<<<<<< ") || text.startsWith("<<<<<<< ") ? conflictSides(text) !== null : false;
 }
 
-/** The message of the `conflicted` schema error (`validate`, `write`; docs/design.md#conflicted-memory). */
 export const CONFLICTED_MESSAGE =
   "unresolved merge conflict markers (<<<<<<<, =======, >>>>>>>) from a merge: " +
   "keep one side (archive the other), then save it whole";

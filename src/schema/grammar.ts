@@ -7,7 +7,6 @@ export interface Block {
   end: number;
   line: number;
   children: Block[];
-  /** Heading level (1-6). */
   depth?: number;
 }
 
@@ -17,12 +16,9 @@ export interface Flag {
   message: string;
 }
 
-/** The document's blocks and the lines the grammar flagged. */
-export interface Tree extends Block {
-  flags: Flag[];
-}
+export type Tree = Block & { flags: Flag[] };
 
-/** An open list item: its block and the column its content starts at. */
+/** An open list item and the column its content starts at. */
 interface Container {
   block: Block;
   col: number;
@@ -42,9 +38,8 @@ const FENCE_CLOSE = /^(`{3,}|~{3,})[ \t]*$/;
 const SETEXT = /^(?:=+|-+)[ \t]*$/;
 const THEMATIC = /^(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$/;
 const MARKER = /^(?:[-*+]|(\d{1,9})[.)])(?=[ \t]|$)/;
-// A link reference definition: `[label]:`, then a destination and an optional title, or nothing (one split over lines).
-const DESTINATION = String.raw`[ \t]*(?:<[^<>\n]*>|[^\s\x00-\x1f]+)[ \t]*(?:(?:"[^"]*"|'[^']*'|\([^()]*\))[ \t]*)?`;
-const DEFINITION = new RegExp(String.raw`^\[(?:[^\\[\]]|\\.){1,999}\]:(?:[ \t]*$|${DESTINATION}$)`);
+// `[label]:` opens what may be a link reference definition: flagged whatever follows, never parsed.
+const DEFINITION = /^\[(?:[^\\[\]]|\\.){1,999}\]:/;
 const TAG = "[A-Za-z][A-Za-z0-9-]*";
 const ATTRIBUTE = `(?:\\s+[a-zA-Z_:][a-zA-Z0-9:._-]*(?:\\s*=\\s*(?:[^"'=<>\`\\x00-\\x20]+|'[^']*'|"[^"]*"))?)`;
 const BLOCK_NAMES =
@@ -52,8 +47,7 @@ const BLOCK_NAMES =
   "fieldset|figcaption|figure|footer|form|frame|frameset|h[1-6]|head|header|hr|html|iframe|legend|li|link|main|" +
   "menu|menuitem|nav|noframes|ol|optgroup|option|p|param|search|section|summary|table|tbody|td|tfoot|th|thead|" +
   "title|tr|track|ul";
-// The HTML blocks CommonMark starts other than a comment: raw text tags, `<?`, `<!X`, CDATA, block
-// tags, and any complete tag alone on its line.
+// The HTML blocks CommonMark starts other than a comment (a complete tag alone on its line included).
 const HTML_BLOCK = new RegExp(
   `^(?:<(?:script|pre|textarea|style)(?:\\s|>|$)|<[?]|<![A-Za-z]|<!\\[CDATA\\[|</?(?:${BLOCK_NAMES})(?:\\s|/?>|$)` +
     `|(?:<${TAG}${ATTRIBUTE}*\\s*/?>|</${TAG}\\s*>)\\s*$)`,

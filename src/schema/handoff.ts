@@ -3,25 +3,24 @@ import * as anchor from "./anchor-lines.ts";
 import { parseBlocks, type Block } from "./grammar.ts";
 import { stateTime, type StateTime } from "./state-time.ts";
 import { nearest } from "./validate-common.ts";
-import { asObjectId, isPlausibleBranch, parseStrictTime, safeRelativePath, unticked } from "./values.ts";
+import { asObjectId, isPlausibleBranch, MARKER, parseStrictTime, safeRelativePath, unticked } from "./values.ts";
 
 /** A plan step: `- [x]` done, `- [~]` in progress, `- [ ]` todo, `- [-] <step> — dropped: <why>` abandoned. */
 export interface PlanStep {
   status: "done" | "in-progress" | "todo" | "abandoned" | "unmarked";
   text: string;
-  /** Nesting level in `steps` (0 for a top-level item); absent in `plan`. */
   depth?: number;
 }
 
 /** A `## Key files` entry `- <path> — <why>`: the path as written, normalised (null outside the root), the why. */
-export interface KeyFile {
+interface KeyFile {
   raw: string;
   path: string | null;
   why: string;
 }
 
 /** The raw text of each anchor line after its label (null when absent; the last two absent when never written). */
-export interface RawAnchors {
+interface RawAnchors {
   present: boolean;
   branch: string | null;
   head: string | null;
@@ -32,7 +31,7 @@ export interface RawAnchors {
   dirtyHashes?: string | null;
 }
 
-/** A heading outside code, comments and lists: its level, its title and its 1-based line. */
+/** A heading outside code, comments and lists. */
 export interface HandoffHeading {
   depth: number;
   title: string;
@@ -43,7 +42,6 @@ export interface HandoffHeading {
 export interface ParsedHandoff {
   marker: boolean;
   heading: boolean;
-  /** Text after `Saved:`, and its line. */
   saved: string | null;
   savedLine: number | null;
   sections: string[];
@@ -65,7 +63,6 @@ export interface ParsedHandoff {
   strays: { title: string; near: string | null; line: number }[];
 }
 
-/** The level-2 section titles of schema v1, in order. */
 export const SECTION_TITLES = [
   "Current goal", "Scope", "Plan", "Verification", "Decisions",
   "Failed approaches", "Open questions", "Next steps", "Key files", "Environment anchors",
@@ -99,7 +96,7 @@ const ANCHOR_KEY: Record<string, Exclude<keyof RawAnchors, "present">> = {
   "in progress": "inProgress", "dirty hashes": "dirtyHashes",
 };
 
-/** Source of a list item without its bullet: from its first child to its last. */
+/** A list item's source without its bullet. */
 export function itemText(text: string, item: Block): string {
   const first = item.children[0];
   const last = item.children[item.children.length - 1];
@@ -113,8 +110,7 @@ function planStep(raw: string): PlanStep {
   return { status, text: raw.slice(m[0].length) };
 }
 
-// Every checkbox of a plan list, depth first: an item's own text is its blocks before its first
-// nested list. Index loops: the session-start hook runs this in code V8 has not compiled yet.
+// Every checkbox of a plan list, depth first; index loops, as the session-start hook runs this before V8 compiles it.
 function allSteps(text: string, list: Block, depth: number, out: PlanStep[]): void {
   const items = list.children;
   for (let i = 0; i < items.length; i++) {
@@ -147,7 +143,7 @@ export function parseHandoff(input: string): ParsedHandoff {
 // The one reading of a handoff; with `lists` false it skips what the session-start hook never needs.
 export function readHandoff(text: string, tree: Block, lists = true): ParsedHandoff {
   const out: ParsedHandoff = {
-    marker: text.startsWith("<!-- memory-schema: v1 -->\n") || text === "<!-- memory-schema: v1 -->",
+    marker: text.startsWith(`${MARKER}\n`) || text === MARKER,
     heading: false, saved: null, savedLine: null, sections: [], goal: "", plan: [], steps: [],
     decisions: [], failedApproaches: [], openQuestions: [], nextSteps: [], keyFiles: [],
     anchors: { present: false, branch: null, head: null, dirty: null, date: null, keyFileMtimes: null },
@@ -223,7 +219,6 @@ export function readHandoff(text: string, tree: Block, lists = true): ParsedHand
       }
     }
   }
-  // A section heading with no list still counts as present.
   if (seen.has("environment anchors")) out.anchors.present = true;
   out.goal = goalParts.join("\n\n").trim();
   return out;
@@ -234,7 +229,6 @@ export function handoffStateTime(h: ParsedHandoff, nowMs: number): StateTime {
   return stateTime(h.anchors.date, h.saved, nowMs);
 }
 
-/** `handoffStateTime(parseHandoff(text))`, without the fields only list items give. */
 export function stateTimeOfText(text: string, nowMs: number): StateTime {
   return glanceAtHandoff(text, nowMs).stateTime;
 }

@@ -38,8 +38,7 @@ export function droppedItems(prior: string, next: string): OpenItem[] {
   return openItems(prior).filter((item) => {
     const needle = normalise(item.text);
     if (needle.length === 0 || haystack.includes(needle)) return false;
-    // An item is often carried with its note trimmed ("Add mul: written, no test yet" ->
-    // "[x] Add mul"): its title, the part before a colon or a dash, is enough to count.
+    // An item is often carried with its note trimmed: its title, before a colon or a dash, is enough.
     const title = normalise(item.text.split(/:\s|\s[—–-]\s|\s\(/)[0] ?? "");
     return !(title.length >= 6 && title.length < needle.length && haystack.includes(title));
   });

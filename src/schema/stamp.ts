@@ -4,10 +4,7 @@ import { isEmptyAnchorsBody } from "./anchor-lines.ts";
 
 type Stamped = { text: string; replaced: string | null; insertedAt: number | null };
 
-/**
- * Stamps `Saved: <iso>`: replaces the preamble's `Saved:` line (`replaced`: the agent's value), or inserts one after
- * `# Session Handoff` (`insertedAt`: its 1-based line).
- */
+/** Stamps `Saved: <iso>`: replaces the preamble's `Saved:` line, or inserts one after `# Session Handoff`. */
 export function stampSaved(text: string, iso: string): Stamped {
   const layout = handoffLayout(text);
   const lines = [...layout.lines];
@@ -30,7 +27,7 @@ export function anchorsBody(text: string): string[] | null {
   return anchors ? lines.slice(anchors.start, anchors.end) : null;
 }
 
-/** True when the anchors section exists and is empty (docs/design.md#files-on-disk) (blank, `- none`, placeholders). */
+/** True when the anchors section exists and is empty (blank, `- none`, placeholders). */
 export function anchorsEmpty(text: string): boolean {
   const body = anchorsBody(text);
   return body !== null && isEmptyAnchorsBody(body);

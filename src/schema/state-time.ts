@@ -8,9 +8,8 @@ export type StateTime =
   | { known: true; time: ValidTime; source: "date" | "saved" }
   | { known: false; reason: "missing" | "malformed" | "future" };
 
-// The first of `- Date:` and `Saved:` that parses strictly; more than 5 minutes ahead is the
-// future and the age unknown, without consulting the other (a clock ahead of the server must not
-// make an old handoff look new). Malformed values are skipped, but named when nothing parses.
+// The first of `- Date:` and `Saved:` that parses; a future one makes the age unknown without consulting the other,
+// so a clock ahead of the server never makes an old handoff look new.
 export function stateTime(date: string | null, saved: string | null, nowMs: number): StateTime {
   let malformed = false;
   const values = [[date, "date"], [saved, "saved"]] as const;

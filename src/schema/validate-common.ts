@@ -2,8 +2,9 @@
 import type { RedactionFinding } from "../guard/redact.ts";
 import { conflictSides, CONFLICTED_MESSAGE } from "./conflicted.ts";
 import type { Flag } from "./grammar.ts";
+import { MARKER } from "./values.ts";
 
-/** One error or finding: a kebab-case rule id, a 1-based line (0: the document as a whole), a message. */
+/** One error or finding; line 0 is the document as a whole. */
 export interface Issue {
   rule: string;
   line: number;
@@ -20,7 +21,7 @@ export interface Validation {
   dropped: string[];
 }
 
-/** What a rule reports: a line (0: the whole document), a message, and its severity when the rule's can vary. */
+/** What a rule reports, with its severity when the rule's can vary. */
 export interface Hit {
   line: number;
   message: string;
@@ -30,31 +31,30 @@ export interface Hit {
 type Severity = "error" | "finding" | "error or finding";
 
 /** A row of a rule table (docs/decisions/validation-table.md): its id, severity, the part it lowers, its check. */
-export interface Rule<C, P extends string = string> {
+export interface Rule<C> {
   id: string;
   severity: Severity;
-  part: P | null;
+  part: string | null;
   check: (c: C) => Hit[];
 }
 
-/** A row of a part table: the part, its weight (points possible) and its points; null leaves the part out. */
-export interface PartRule<C, P extends string = string> {
-  part: P;
+/** A part of the score: its points and the shares its rules' hits take (null: not judged; absent: one share). */
+export interface Part<C> {
+  part: string;
   weight: number;
-  score: (c: C) => number | null;
+  of?: (c: C) => number | null;
 }
 
 /** A rule table's row maker, typed by the table's context. */
-export function ruleOf<C, P extends string>() {
-  return (id: string, severity: Severity, part: P | null, check: (c: C) => Hit[]): Rule<C, P> => ({
+export function ruleOf<C>() {
+  return (id: string, severity: Severity, part: string | null, check: (c: C) => Hit[]): Rule<C> => ({
     id, severity, part, check,
   });
 }
 
-export const at = (line: number, message: string, severity?: "error" | "finding"): Hit =>
-  severity === undefined ? { line, message } : { line, message, severity };
+export const at = (line: number, message: string, severity?: "error" | "finding"): Hit => ({ line, message, severity });
 
-/** Every document's context: the text as given, LF-normalised without a BOM, its lines, flags and secrets. */
+/** Every document's context: the text as given, then LF-normalised without a BOM. */
 export interface DocumentText {
   input: string;
   text: string;
@@ -63,22 +63,19 @@ export interface DocumentText {
   secrets: readonly RedactionFinding[];
 }
 
-export const MARKER = "<!-- memory-schema: v1 -->";
 export const BEGIN = `the document must begin with the line ${MARKER}`;
 export const titleMissing = (title: string) => `the document must have the heading "${title}" in its first four lines`;
 export const lineCount = (c: DocumentText) => (c.text.endsWith("\n") ? c.lines.length - 1 : c.lines.length);
 
-const rule = ruleOf<DocumentText, never>();
+const rule = ruleOf<DocumentText>();
 /** The rules every memory document shares: BOM and CR findings, the final newline, conflict markers. */
 export const TEXT_RULES = {
   bom: rule("bom", "finding", null, (c) =>
     c.input.startsWith("\uFEFF") ? [at(1, "a UTF-8 byte order mark starts the text; write drops it")] : []),
   crlf: rule("crlf", "finding", null, (c) =>
     c.input.includes("\r") ? [at(1, "CR or CRLF line ends; write turns them into LF")] : []),
-  // Write refuses a text without its final newline.
   newline: rule("newline", "error", null, (c) =>
     c.text.endsWith("\n") ? [] : [at(c.lines.length, "the document must end with a newline")]),
-  // The line grammar reads such a line as plain text: the finding says what to write instead.
   markdown: rule("markdown", "finding", null, (c) => c.flags.map((f) => at(f.line, f.message))),
   conflicted: rule("conflicted", "error", null, (c) => {
     const sides = conflictSides(c.text);
@@ -95,40 +92,43 @@ function bounded(list: Issue[], what: string): Issue[] {
   return [...list.slice(0, MAX_LISTED_ISSUES), { rule: "more", line: 0, message: `… and ${rest} more ${what}` }];
 }
 
-/** A redaction pass over a text: the redacted text and its secrets, at lines of the text as given. */
+/** A redaction pass: the redacted text and its secrets, at lines of the text as given. */
 export interface RedactedText {
   text: string;
   findings: readonly RedactionFinding[];
 }
 
 /**
- * Runs a rule table and a part table over a context built from the redacted text (so no message
- * can quote a secret), with issues at the author's lines: by line, whole-document findings last,
- * table order on one line.
+ * Runs a rule table over a context built from the redacted text (so no message can quote a secret), with issues at
+ * the author's lines: by line, whole-document findings last, table order on one line. Each hit of a rule takes one
+ * share of its part's points.
  */
 export function runRules<C extends DocumentText>(
-  rules: readonly Rule<C>[], parts: readonly PartRule<C>[], pass: RedactedText, c: C, dropped: string[] = [],
+  rules: readonly Rule<C>[], parts: readonly Part<C>[], pass: RedactedText, c: C, dropped: string[] = [],
 ): Validation {
   const maps = lineMaps(pass);
   c.secrets = pass.findings.map((f) => ({ ...f, line: maps.toRedacted(f.line) }));
   const errors: Issue[] = [];
   const findings: Issue[] = [];
+  const lost = new Map<string | null, number>();
   for (const rule of rules) {
     for (const hit of rule.check(c)) {
       const severity = hit.severity ?? (rule.severity === "error" ? "error" : "finding");
       const issue = { rule: rule.id, line: maps.toOriginal(hit.line), message: hit.message };
       (severity === "error" ? errors : findings).push(issue);
+      lost.set(rule.part, (lost.get(rule.part) ?? 0) + 1);
     }
   }
   const scored: Validation["parts"] = {};
   let got = 0;
   let max = 0;
-  for (const p of parts) {
-    const score = p.score(c);
-    if (score === null) continue;
-    scored[p.part] = { score, max: p.weight };
+  for (const { part, weight, of } of parts) {
+    const shares = of ? of(c) : 1;
+    if (shares === null) continue;
+    const score = Math.round((weight * Math.max(0, shares - (lost.get(part) ?? 0))) / shares);
+    scored[part] = { score, max: weight };
     got += score;
-    max += p.weight;
+    max += weight;
   }
   errors.sort((a, b) => a.line - b.line);
   findings.sort((a, b) => (a.line === 0 ? 1 : 0) - (b.line === 0 ? 1 : 0) || a.line - b.line);
@@ -137,12 +137,6 @@ export function runRules<C extends DocumentText>(
   return { valid: errors.length === 0, ...listed, score, parts: scored, dropped };
 }
 
-/** A part scored in proportion: `good` of `total` items earn their share of `max` (full when there are none). */
-export function proportion(good: number, total: number, max: number): number {
-  return total === 0 ? max : Math.round((good / total) * max);
-}
-
-/** How much of a file's text a finding quotes (guard/sanitize.ts `quoted`): 80 grapheme clusters. */
 export const QUOTE_CUT = { max: 80 } as const;
 
 /** Edit distance, a swap of neighbours counting 1 (`breif`, `brief`); cut at 100 characters (a heading). */
@@ -170,12 +164,12 @@ export function nearest(title: string, names: readonly string[]): string | null 
   return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
 }
 
-/** Renders issues as the lines `write` and `validate` print: `line L: <rule>: <message>`. */
+/** Issues as `write` and `validate` print them. */
 export function issueLines(list: readonly Issue[]): string[] {
   return list.map((i) => (i.rule === "more" ? i.message : `line ${i.line}: ${i.rule}: ${i.message}`));
 }
 
-/** `score: N/100 (part a/b, …)`: the one-line score `write` prints on stderr. */
+/** The one-line score `write` prints on stderr. */
 export function scoreLine(v: Validation): string {
   const parts = Object.entries(v.parts).map(([name, p]) => `${name} ${p.score}/${p.max}`);
   return `score: ${v.score}/100 (${parts.join(", ")})`;

@@ -1,11 +1,12 @@
 // `validate lessons|solutions`: errors are only the file format's, so ledgers the reference helper wrote keep working.
-import { redactText } from "../guard/redact.ts";
+import { redactText, type RedactionFinding } from "../guard/redact.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { parseBlocks } from "./grammar.ts";
 import { itemText, normaliseText } from "./handoff.ts";
-import { at, BEGIN, lineCount, MARKER, proportion, QUOTE_CUT, ruleOf, runRules } from "./validate-common.ts";
-import { TEXT_RULES, titleMissing, type DocumentText, type PartRule, type RedactedText } from "./validate-common.ts";
+import { at, BEGIN, lineCount, QUOTE_CUT, ruleOf, runRules } from "./validate-common.ts";
+import { TEXT_RULES, titleMissing, type Part, type RedactedText } from "./validate-common.ts";
 import type { Rule, Validation } from "./validate-common.ts";
+import { MARKER } from "./values.ts";
 
 export type LedgerKind = "lessons" | "solutions";
 
@@ -29,15 +30,8 @@ interface LedgerEntry {
   reuses: number | null;
 }
 
-interface LedgerContext extends DocumentText {
-  kind: LedgerKind;
-  schema: (typeof SCHEMAS)[LedgerKind];
-  /** `## ` headings that are not entry headings. */
-  badHeadings: { line: number; title: string }[];
-  entries: LedgerEntry[];
-}
+type LedgerContext = ReturnType<typeof ledgerContext>;
 
-type LedgerPart = "fields" | "status" | "numbering" | "size" | "secrets";
 type Check = (c: LedgerContext, e: LedgerEntry) => boolean;
 
 const name = (c: LedgerContext, e: LedgerEntry) => `${c.schema.prefix}-${e.number}`;
@@ -50,16 +44,13 @@ const badLessonStatus = bad("lessons", "Status", LESSON_STATUS);
 const badSolutionStatus = bad("solutions", "Status", SOLUTION_STATUS);
 const badDate = bad("solutions", "Recorded", /^\d{4}-\d{2}-\d{2}\b/);
 const badStatus: Check = (c, e) => badLessonStatus(c, e) || badSolutionStatus(c, e);
-const badEntry: Check = (c, e) => badSource(c, e) || badStatus(c, e) || badDate(c, e);
-const count = (c: LedgerContext, good: (e: LedgerEntry) => boolean, max: number) =>
-  proportion(c.entries.filter(good).length, c.entries.length, max);
 // One finding on each entry `test` picks, its message after the entry's name.
 const each = (c: LedgerContext, test: Check, says: string) =>
   c.entries.filter((e) => test(c, e)).map((e) => at(e.line, `${name(c, e)}${says}`));
-const rule = ruleOf<LedgerContext, LedgerPart>();
+const rule = ruleOf<LedgerContext>();
 
 /** The ledgers' rules, in the order their issues are listed when two fall on one line. */
-export const LEDGER_RULES: readonly Rule<LedgerContext, LedgerPart>[] = [
+export const LEDGER_RULES: readonly Rule<LedgerContext>[] = [
   TEXT_RULES.bom,
   TEXT_RULES.crlf,
   rule("marker", "error", null, (c) => (c.lines[0] === MARKER ? [] : [at(1, BEGIN)])),
@@ -98,22 +89,23 @@ export const LEDGER_RULES: readonly Rule<LedgerContext, LedgerPart>[] = [
     c.secrets.map((s) => at(s.line, `a secret (${s.kind}); write redacts it`))),
 ];
 
-/** The ledgers' score parts with their weights, in the order the result lists them. */
-export const LEDGER_PARTS: readonly PartRule<LedgerContext, LedgerPart>[] = [
-  { part: "fields", weight: 50, score: (c) => count(c, (e) => lacking(c, e).length === 0, 50) },
-  { part: "status", weight: 20, score: (c) => count(c, (e) => !badEntry(c, e), 20) },
-  { part: "numbering", weight: 10, score: (c) => (c.entries.some((e) => e.reuses !== null) ? 0 : 10) },
-  { part: "size", weight: 10, score: (c) => (lineCount(c) > c.schema.cap ? 0 : 10) },
-  { part: "secrets", weight: 10, score: (c) => (c.secrets.length === 0 ? 10 : 0) },
+const entries = (c: LedgerContext) => Math.max(1, c.entries.length);
+/** The ledgers' score parts, in the order the result lists them: each hit of a rule lowering a part takes one share. */
+export const LEDGER_PARTS: readonly Part<LedgerContext>[] = [
+  { part: "fields", weight: 50, of: entries },
+  { part: "status", weight: 20, of: entries },
+  { part: "numbering", weight: 10 },
+  { part: "size", weight: 10 },
+  { part: "secrets", weight: 10 },
 ];
 
 // Entries from the blocks: a heading in a fence or a comment is none.
-function ledgerContext(input: string, kind: LedgerKind): LedgerContext {
+function ledgerContext(input: string, kind: LedgerKind) {
   const schema = SCHEMAS[kind];
   const text = normaliseText(input);
   const entry = new RegExp(`^${schema.prefix}-(\\d{4}): \\S`);
   const entries: LedgerEntry[] = [];
-  const badHeadings: LedgerContext["badHeadings"] = [];
+  const badHeadings: { line: number; title: string }[] = [];
   const first = new Map<string, number>();
   let current: LedgerEntry | null = null;
   const tree = parseBlocks(text);
@@ -133,7 +125,8 @@ function ledgerContext(input: string, kind: LedgerKind): LedgerContext {
       if (f && !current.fields.has(f[1]!)) current.fields.set(f[1]!, f[2]!.trim());
     }
   }
-  return { input, text, lines: text.split("\n"), flags: tree.flags, secrets: [], kind, schema, badHeadings, entries };
+  const secrets: readonly RedactionFinding[] = [];
+  return { input, text, lines: text.split("\n"), flags: tree.flags, secrets, kind, schema, badHeadings, entries };
 }
 
 /** Validates a ledger: runs `LEDGER_RULES` and scores `LEDGER_PARTS`. */

@@ -3,18 +3,17 @@ import { redactText, type RedactionFinding } from "../guard/redact.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { isEmptyAnchorsBody, quotedPath, readAnchorLine } from "./anchor-lines.ts";
 import { parseBlocks } from "./grammar.ts";
-import { normaliseText, readHandoff, SECTION_TITLES } from "./handoff.ts";
+import { normaliseText, parseHandoff, readHandoff, SECTION_TITLES } from "./handoff.ts";
 import type { HandoffHeading, ParsedHandoff } from "./handoff.ts";
 import { droppedItems } from "./open-items.ts";
 import { stateTime } from "./state-time.ts";
-import { at, BEGIN, lineCount, MARKER, nearest, proportion, QUOTE_CUT, ruleOf, runRules } from "./validate-common.ts";
+import { at, BEGIN, lineCount, nearest, QUOTE_CUT, ruleOf, runRules } from "./validate-common.ts";
 import { TEXT_RULES, titleMissing } from "./validate-common.ts";
-import type { Hit, PartRule, Rule, Validation } from "./validate-common.ts";
-import { isNullObjectId, unticked } from "./values.ts";
+import type { Hit, Part, RedactedText, Rule, Validation } from "./validate-common.ts";
+import { MARKER, unticked } from "./values.ts";
 
-const OPTIONAL: ReadonlySet<string> = new Set(["Scope", "Verification"]);
-/** The handoff's sections in order; the optional ones may be left out. */
-export const HANDOFF_SECTIONS = SECTION_TITLES.map((name: string) => ({ name, optional: OPTIONAL.has(name) }));
+/** The sections a handoff may leave out. */
+export const OPTIONAL_SECTIONS: ReadonlySet<string> = new Set(["Scope", "Verification"]);
 
 const LINE_CAP = 150;
 const TITLE = "# Session Handoff";
@@ -24,13 +23,11 @@ const LABELS = ["[user-directed]", "[user-approved]", "[agent-proposed]"];
 export interface HandoffValidateOptions {
   mode: "stdin" | "root";
   nowMs: number;
-  /** The previous handoff's text, for the dropped items (none when null or absent). */
   prior?: string | null;
   /** Key file paths (root-relative, normalised) that exist; null or absent: not checked. */
   existingKeyFiles?: ReadonlySet<string> | null;
-  /** Secrets already found by `write`'s redaction, and the text they redact to: no second pass. */
-  secrets?: readonly RedactionFinding[];
-  redactedText?: string;
+  /** `write`'s redaction pass, so there is no second one. */
+  redacted?: RedactedText;
 }
 
 /**
@@ -63,28 +60,22 @@ const VERIFIED = /^[^:]+:\s*\S.*\s(?:->|→)\s*\S.*\s@\s*\S+/;
 const NOT_RUN = /^[^:]+:\s*not run\b\s*[,:;—–-]?\s*\S/i;
 const ACCEPTED = /^Accepted:\s*\S/i;
 const PLAN_BOX = /^\[([ xX~-])\]\s+\S/;
-const FULL_HEAD = /^([0-9a-fA-F]{40}|[0-9a-fA-F]{64})$/;
 
-/** Everything the rules read, built once per document: the model (values), positions, and shared facts. */
 type HandoffContext = ReturnType<typeof handoffContext>;
 type Layout = ReturnType<typeof handoffLayout>;
 type Candidate = HandoffHeading & { raw: string };
-
-type HandoffPart =
-  | "sections" | "saved" | "anchors" | "failed" | "decisions" | "nextSteps" | "nextAction" | "keyFiles"
-  | "verification" | "size" | "secrets" | "dropped";
 
 const SECTION_NAMES: readonly string[] = SECTION_TITLES;
 const SECTION_INDEX = new Map(SECTION_NAMES.map((n, i) => [n.toLowerCase(), i]));
 const SECTION_ORDER = SECTION_NAMES.map((n) => `## ${n}`).join(", ");
 const sectionIndex = (title: string): number | undefined => SECTION_INDEX.get(title.toLowerCase());
-const rule = ruleOf<HandoffContext, HandoffPart>();
+const rule = ruleOf<HandoffContext>();
 // An anchors rule's one hit on the section's heading, when the section is read.
 const onAnchors = (c: HandoffContext, when: boolean, message: string): Hit[] =>
   c.anchorLines !== null && when ? [at(c.anchorsAt!.line, message)] : [];
 
 /** The rules, in the order their issues are listed when two fall on one line. */
-export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
+export const HANDOFF_RULES: readonly Rule<HandoffContext>[] = [
   TEXT_RULES.bom,
   TEXT_RULES.crlf,
   rule("marker", "error", "sections", (c) => {
@@ -97,7 +88,6 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
   TEXT_RULES.newline,
   TEXT_RULES.conflicted,
   TEXT_RULES.markdown,
-  // An error on disk, a finding on stdin (write stamps it).
   rule("saved", "error or finding", "saved", (c) => {
     const { saved, savedLine } = c.model;
     const form = c.opts.mode === "root" && c.shaped ? "error" : "finding";
@@ -115,11 +105,10 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
     const misspelt = c.sections.filter((s) => s.heading.title !== s.name);
     return misspelt.map((s) => at(s.heading.line, `write the heading as \`## ${s.name}\``));
   }),
-  // A required section appears once; an optional one repeated is a finding.
   rule("section-repeated", "error or finding", "sections", (c) =>
-    c.sections.filter((h) => c.first.get(h.key) !== h.heading).map(({ heading, index, name, key }) => {
+    c.sections.filter((h) => c.first.get(h.key) !== h.heading).map(({ heading, name, key }) => {
       const message = `\`## ${name}\` appears again (first at line ${c.first.get(key)!.line}); merge the two`;
-      return at(heading.line, message, HANDOFF_SECTIONS[index]!.optional ? "finding" : "error");
+      return at(heading.line, message, OPTIONAL_SECTIONS.has(name) ? "finding" : "error");
     })),
   rule("section-order", "error", "sections", (c) => {
     const out: Hit[] = [];
@@ -153,7 +142,6 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
     const message = "the anchors section is empty; write fills it with what `anchors` prints";
     return c.anchorsEmpty ? [at(c.anchorsAt!.line, message)] : [];
   }),
-  // Every line `anchors` prints, and nothing else; once each.
   rule("anchor-line", "error", "anchors", (c) =>
     (c.anchorLines ?? []).filter((a) => a.error !== null && !a.unknown).map((a) => at(a.line, a.error!))),
   rule("anchor-unknown", "finding", null, (c) =>
@@ -177,7 +165,6 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
     const none = c.gitForm && head !== null && unticked(head) === "none (no commits yet)";
     return onAnchors(c, none, "HEAD is `none (no commits yet)`: drift cannot check this handoff against history");
   }),
-  // A dropped step says why.
   rule("plan-step", "finding", null, (c) =>
     c.items("Plan").flatMap((step) => {
       const m = PLAN_BOX.exec(step.text);
@@ -187,20 +174,19 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
     })),
   rule("decision-label", "finding", "decisions", (c) => {
     const message = "a decision without [user-directed], [user-approved] or [agent-proposed]";
-    return unlabelled(c).map((d) => at(d.line, message));
+    return c.items("Decisions").flatMap((d) => (LABELS.some((l) => d.text.includes(l)) ? [] : [at(d.line, message)]));
   }),
   rule("failed-cause", "finding", "failed", (c) => {
     const message = "a failed approach without its cause (`<what was tried>: <why it failed>`): it invites a retry";
-    return causeless(c).map((f) => at(f.line, message));
+    return c.items("Failed approaches").flatMap((f) => (CAUSE.test(f.text) ? [] : [at(f.line, message)]));
   }),
   rule("next-step", "finding", "nextSteps", (c) => {
     const message = "a next step naming no path, command or check: too vague to start cold";
-    const out = vague(c).map((n) => at(n.line, message));
+    const out = steps(c).flatMap((n) => (CONCRETE.test(n.text) ? [] : [at(n.line, message)]));
     const heading = c.first.get("next steps");
     if (steps(c).length === 0 && heading) out.push(at(heading.line, "no next step"));
     return out;
   }),
-  // The first next step is bounded.
   rule("next-action", "finding", "nextAction", (c) => {
     const first = steps(c)[0];
     const message = "the first next step has no acceptance criteria (`— done when <check passes>`)";
@@ -210,15 +196,18 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
   rule("accepted", "finding", "verification", (c) => {
     const heading = c.first.get("verification");
     const message = "no `- Accepted: <who, what, revision>` (or `- Accepted: not yet, <what awaits review>`)";
-    return heading && accepted(c).length === 0 ? [at(heading.line, message)] : [];
+    const accepted = c.items("Verification").some((v) => ACCEPTED.test(v.text));
+    return heading && !accepted ? [at(heading.line, message)] : [];
   }),
   // Optional, as the template says: a handoff without the section is not judged on it.
   rule("verification", "finding", "verification", (c) => {
     const heading = c.first.get("verification");
     if (!heading) return [];
     const form = "`<check>: <command> -> <result> @ <revision>` or `<check>: not run, <why>`";
-    const out = looseChecks(c).map((v) => at(v.line, `a verification line that is not ${form}`));
-    if (checksOf(c).length === 0) out.push(at(heading.line, "no check recorded"));
+    const checks = c.items("Verification").filter((v) => !ACCEPTED.test(v.text));
+    const loose = checks.filter((v) => !VERIFIED.test(v.text) && !NOT_RUN.test(v.text));
+    const out = loose.map((v) => at(v.line, `a verification line that is not ${form}`));
+    if (checks.length === 0) out.push(at(heading.line, "no check recorded"));
     return out;
   }),
   rule("key-file", "finding", "keyFiles", (c) => {
@@ -235,12 +224,10 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
     const message = `${over}: compress decision prose first; never drop failed approaches or anchors`;
     return lineCount(c) > LINE_CAP ? [at(LINE_CAP + 1, message)] : [];
   }),
-  // Write redacts them; a document holding one scores lower.
   rule("secret", "finding", "secrets", (c) => {
-    const done = c.opts.secrets ? ", redacted by write" : "; write redacts it";
+    const done = c.opts.redacted ? ", redacted by write" : "; write redacts it";
     return c.secrets.map((s) => at(s.line, `a secret (${s.kind})${done}`));
   }),
-  // An abandoned step is closed.
   rule("dropped", "finding", "dropped", (c) =>
     (c.dropped ?? []).map((i) => {
       const item = `[${i.section}] ${quoted(i.text, QUOTE_CUT)}`;
@@ -248,58 +235,24 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext, HandoffPart>[] = [
     })),
 ];
 
-/** The score's parts with their weights, in the order the result lists them; null leaves a part out. */
-export const HANDOFF_PARTS: readonly PartRule<HandoffContext, HandoffPart>[] = [
-  { part: "sections", weight: 15, score: (c) => (c.shaped ? Math.max(0, 15 - 5 * sectionErrors(c)) : 0) },
-  { part: "saved", weight: 5, score: (c) => (stateTime(null, c.model.saved, c.opts.nowMs).known ? 5 : 0) },
-  { part: "anchors", weight: 10, score: anchorsPart },
-  { part: "failed", weight: 10, score: (c) => share(c.items("Failed approaches").length, causeless(c).length, 10) },
-  { part: "decisions", weight: 10, score: (c) => share(c.items("Decisions").length, unlabelled(c).length, 10) },
-  { part: "nextSteps", weight: 10, score: (c) => (steps(c).length ? share(steps(c).length, vague(c).length, 10) : 0) },
-  { part: "nextAction", weight: 5, score: (c) => (ACCEPTANCE.test(steps(c)[0]?.text ?? "") ? 5 : 0) },
-  { part: "keyFiles", weight: 10, score: keyFilesPart },
-  { part: "verification", weight: 10, score: verificationPart },
-  { part: "size", weight: 5, score: (c) => (lineCount(c) > LINE_CAP ? 0 : 5) },
-  { part: "secrets", weight: 5, score: (c) => (c.secrets.length === 0 ? 5 : 0) },
-  { part: "dropped", weight: 5, score: (c) => (c.dropped === null ? null : c.dropped.length === 0 ? 5 : 0) },
+const items = (c: HandoffContext, name: string) => Math.max(1, c.items(name).length);
+/** The score's parts in the order the result lists them: each hit of a rule lowering a part takes one share. */
+export const HANDOFF_PARTS: readonly Part<HandoffContext>[] = [
+  { part: "sections", weight: 15, of: () => 3 },
+  { part: "saved", weight: 5 },
+  { part: "anchors", weight: 10, of: (c) => (c.anchorsAt && c.anchorLines === null ? null : 2) },
+  { part: "failed", weight: 10, of: (c) => items(c, "Failed approaches") },
+  { part: "decisions", weight: 10, of: (c) => items(c, "Decisions") },
+  { part: "nextSteps", weight: 10, of: (c) => items(c, "Next steps") },
+  { part: "nextAction", weight: 5 },
+  { part: "keyFiles", weight: 10, of: (c) => (c.opts.existingKeyFiles ? Math.max(1, c.keyFiles.length) : null) },
+  { part: "verification", weight: 10, of: (c) => (c.first.get("verification") ? 1 + items(c, "Verification") : null) },
+  { part: "size", weight: 5 },
+  { part: "secrets", weight: 5 },
+  { part: "dropped", weight: 5, of: (c) => (c.dropped === null ? null : 1) },
 ];
 
-// Each repeated required section, section out of order and missing section costs 5 points.
-const SECTION_RULES = new Set(["section-repeated", "section-order", "section-missing"]);
-function sectionErrors(c: HandoffContext): number {
-  const hits = HANDOFF_RULES.filter((r) => SECTION_RULES.has(r.id)).flatMap((r) => r.check(c));
-  return hits.filter((h) => h.severity !== "finding").length;
-}
-const share = (total: number, bad: number, max: number) => proportion(total - bad, total, max);
-const unlabelled = (c: HandoffContext) => c.items("Decisions").filter((d) => !LABELS.some((l) => d.text.includes(l)));
-const causeless = (c: HandoffContext) => c.items("Failed approaches").filter((f) => !CAUSE.test(f.text));
 const steps = (c: HandoffContext) => c.items("Next steps");
-const vague = (c: HandoffContext) => steps(c).filter((n) => !CONCRETE.test(n.text));
-const accepted = (c: HandoffContext) => c.items("Verification").filter((v) => ACCEPTED.test(v.text));
-const checksOf = (c: HandoffContext) => c.items("Verification").filter((v) => !ACCEPTED.test(v.text));
-const looseChecks = (c: HandoffContext) => checksOf(c).filter((v) => !VERIFIED.test(v.text) && !NOT_RUN.test(v.text));
-
-function keyFilesPart(c: HandoffContext): number | null {
-  const existing = c.opts.existingKeyFiles;
-  if (!existing) return null;
-  return proportion(c.keyFiles.filter((k) => k.path !== null && existing.has(k.path)).length, c.keyFiles.length, 10);
-}
-
-function verificationPart(c: HandoffContext): number | null {
-  if (!c.first.get("verification")) return null;
-  const checks = checksOf(c).length;
-  return (checks > 0 ? 3 + share(checks, looseChecks(c).length, 4) : 0) + (accepted(c).length > 0 ? 3 : 0);
-}
-
-/** The anchors' part of the score: 5 for a full HEAD (in git), 5 for every needed line and no malformed one. */
-function anchorsPart(c: HandoffContext): number | null {
-  if (!c.anchorsAt) return 0;
-  if (c.anchorLines === null) return null;
-  const head = c.model.anchors.head === null ? undefined : unticked(c.model.anchors.head);
-  const headOk = !c.gitForm || (head !== undefined && FULL_HEAD.test(head) && !isNullObjectId(head.toLowerCase()));
-  const malformed = c.anchorLines.some((a) => a.error !== null && !a.unknown);
-  return (headOk ? 5 : 0) + (c.lackingAnchors.length === 0 && !malformed ? 5 : 0);
-}
 
 // The anchors section's lines checked against what `anchors` prints (comments skipped), and what the model lacks.
 function readAnchors(model: ParsedHandoff, layout: Layout, heading: HandoffHeading | undefined, mode: string) {
@@ -358,29 +311,26 @@ function handoffContext(input: string, opts: HandoffValidateOptions) {
   const used = new Set<number>();
   // Each missing required section (when shaped) with the heading that looks like it.
   const missing: { name: string; look: Candidate | null }[] = [];
-  for (const s of shaped ? HANDOFF_SECTIONS : []) {
-    if (s.optional || first.has(s.name.toLowerCase())) continue;
-    const look = candidates.find((c) => !used.has(c.line) && nearest(c.title, [s.name]) === s.name) ?? null;
+  for (const name of shaped ? SECTION_NAMES : []) {
+    if (OPTIONAL_SECTIONS.has(name) || first.has(name.toLowerCase())) continue;
+    const look = candidates.find((c) => !used.has(c.line) && nearest(c.title, [name]) === name) ?? null;
     if (look) used.add(look.line);
-    missing.push({ name: s.name, look });
+    missing.push({ name, look });
   }
   // A level-3+ heading that resembles no section is an ordinary sub-heading.
   const resembles = (s: Candidate) => s.depth <= 2 || nearest(s.title, SECTION_NAMES) !== null;
   const strays = candidates.filter((s) => !used.has(s.line) && resembles(s));
 
-  const byKey = new Map<string, { text: string; line: number }[]>();
-  for (const item of model.items) {
-    const text = item.text.trim();
-    if (!NONE.test(text)) byKey.set(item.section, [...(byKey.get(item.section) ?? []), { text, line: item.line }]);
-  }
   const keyItems = model.items.filter((i) => i.section === "key files" && !/^none\.?$/i.test(i.text.trim()));
   const keyFiles = model.keyFiles
     .map((k, i) => ({ ...k, line: keyItems[i]!.line, item: keyItems[i]!.text.trim() }))
     .filter((k) => !NONE.test(k.item));
-  const prior = opts.prior;
   const anchors = readAnchors(model, layout, first.get("environment anchors"), opts.mode);
-  const items = (name: string) => byKey.get(name.toLowerCase()) ?? [];
-  const dropped = prior === null || prior === undefined ? null : droppedItems(prior, text);
+  const items = (name: string) => model.items.flatMap((i) => {
+    const text = i.text.trim();
+    return i.section === name.toLowerCase() && !NONE.test(text) ? [{ text, line: i.line }] : [];
+  });
+  const dropped = opts.prior == null ? null : droppedItems(opts.prior, text);
   const secrets: readonly RedactionFinding[] = [];
   return { opts, input, text, lines, flags: tree.flags, secrets, layout, model, shaped, sections, first,
     missing, strays, items, keyFiles, dropped, ...anchors };
@@ -388,8 +338,7 @@ function handoffContext(input: string, opts: HandoffValidateOptions) {
 
 /** Validates a handoff: `valid` is false exactly when an error was found; never throws on content. */
 export function validateHandoff(input: string, opts: HandoffValidateOptions): Validation {
-  const given = opts.secrets !== undefined && opts.redactedText !== undefined;
-  let pass = given ? { text: opts.redactedText!, findings: opts.secrets! } : redactText(input);
+  let pass = opts.redacted ?? redactText(input);
   // Anchor lines are judged as written (a branch may look like an assignment); only a vendor's
   // token shape is redacted there, as `anchors` does, and output redaction covers the rest.
   const range = pass.findings.length > 0 ? handoffLayout(input).anchors : null;
@@ -404,6 +353,5 @@ export function validateHandoff(input: string, opts: HandoffValidateOptions): Va
 
 /** The usable key file paths of a handoff (root-relative, inside the root), for the caller to look up. */
 export function handoffKeyFiles(text: string): string[] {
-  const t = normaliseText(text);
-  return readHandoff(t, parseBlocks(t)).keyFiles.flatMap((k) => (k.path === null ? [] : [k.path]));
+  return parseHandoff(text).keyFiles.flatMap((k) => (k.path === null ? [] : [k.path]));
 }

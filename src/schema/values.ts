@@ -1,6 +1,9 @@
 // The values a handoff carries (object ids, times, branches, paths), free of Markdown so git/ can use them.
 import path from "node:path";
 
+/** The first line of every memory document of schema v1. */
+export const MARKER = "<!-- memory-schema: v1 -->";
+
 /** A full git object id (40 or 64 lowercase hex) that this helper validated itself. */
 export type ObjectId = string & { readonly __brand: "ObjectId" };
 
@@ -64,8 +67,7 @@ export function isoSeconds(ms: number): string {
   return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(".000Z", "Z");
 }
 
-// Characters git forbids in ref names, plus shell metacharacters: a branch anchor holding
-// `$(…)` or backticks is treated as hostile, not as a name (docs/design.md#files-on-disk).
+// Characters git forbids in ref names, plus shell metacharacters: a branch holding `$(…)` is hostile, not a name.
 const BRANCH_FORBIDDEN = /[\x00-\x20\x7f~^:?*[\\$`;|&<>'"]/;
 
 /** True for `(detached)` or a name by git's ref-name rules with no shell metacharacter (never passed to git). */

@@ -30,12 +30,17 @@ export function listArchives(root: string): { name: string; mtimeMs: number; reg
   return out.sort(newestFirst);
 }
 
-/** Reads one archived handoff by its bare name, safely. @throws Refused (exit 2); Absent (exit 3) for none. */
-export async function readArchive(root: string, name: string): Promise<ReadFile> {
+/** @throws Refused (exit 2) for a name that is not an archive's. */
+export function assertArchiveName(name: string): void {
   if (!ARCHIVE_NAME.test(name)) {
     const shape = "HANDOFF-<letters, digits, . _ ->.md";
     throw new Refused(`${quotedPath(name.slice(0, 100))} is not an archive name (${shape}); run \`archives list\``);
   }
+}
+
+/** Reads one archived handoff by its bare name, safely. @throws Refused (exit 2); Absent (exit 3) for none. */
+export async function readArchive(root: string, name: string): Promise<ReadFile> {
+  assertArchiveName(name);
   const got = checkTree(root) ? await readStable(path.join(archiveDir(root), name)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name}; run \`archives list\``);
   if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path.join(archiveDir(root), name));

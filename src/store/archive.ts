@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { randomHex8 } from "./files.ts";
+import { listDir } from "./private.ts";
 import { readSettings } from "./settings.ts";
 
 /** Archive names `show`/`restore` accept, as the reference's (docs/design.md#files-on-disk). */
@@ -30,13 +31,9 @@ function archiveSeq(name: string): bigint | null {
  */
 export function archiveName(prefix: string, dir: string, now = new Date()): string {
   let top = 0n;
-  try {
-    for (const name of readdirSync(dir)) {
-      const seq = archiveSeq(name);
-      if (seq !== null && seq > top) top = seq;
-    }
-  } catch {
-    // No archive yet: the first is 1.
+  for (const name of listDir(dir)) {
+    const seq = archiveSeq(name);
+    if (seq !== null && seq > top) top = seq;
   }
   return `${prefix}-${archiveStamp(now)}-${top + 1n}-${randomHex8()}.md`;
 }

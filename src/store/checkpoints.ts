@@ -1,13 +1,13 @@
 // The `checkpoints/` folder as the session-start verbs see it (hook, check, read): listing, reading and
 // the hook's delivered-once markers. Retention and leftovers are in checkpoint-cleanup.ts.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readdirSync, readSync, unlinkSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { nodeCrypto } from "../builtins.ts";
 import { CHECKPOINT_NAME, headerValue, isAnchorsOnlySource, isCheckpointText } from "../schema/checkpoint-name.ts";
 import type { CheckpointSections } from "../schema/checkpoint.ts";
 import { parseStrictTime } from "../schema/values.ts";
 import { createExclusive } from "./files.ts";
-import { hasPrivatePartner } from "./private.ts";
+import { hasPrivatePartner, listDir } from "./private.ts";
 import { memoryDir } from "./paths.ts";
 
 export const CHECKPOINTS_GITIGNORE = "# Written by session-handoff: session checkpoints, never committed.\n*\n";
@@ -117,14 +117,8 @@ function timeOf(value: string | null, now: number): number | null {
 /** The checkpoints in `checkpoints/`, newest `Saved:` first; anything not shaped like one is ignored. */
 export function listCheckpoints(root: string, now = Date.now()): CheckpointEntry[] {
   if (checkpointsDirState(root) !== "ok") return [];
-  let names: string[];
-  try {
-    names = readdirSync(checkpointsDir(root));
-  } catch {
-    return [];
-  }
   const out: (CheckpointEntry & { mtimeNs: bigint })[] = [];
-  for (const name of names) {
+  for (const name of listDir(checkpointsDir(root))) {
     if (!CHECKPOINT_NAME.test(name)) continue;
     const read = readHeadAndTime(path.join(checkpointsDir(root), name), 1024);
     const head = read?.bytes.toString("utf8") ?? "";

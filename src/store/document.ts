@@ -4,20 +4,24 @@ import { formatRedactionReport, redactText } from "../guard/redact.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
-/**
- * Decodes a document for saving: refuses empty input, NUL bytes, invalid UTF-8 and invisible or control characters
- * out of their allowed context; drops a leading BOM and turns CRLF into LF, saying so.
- */
-export function decodeInput(raw: Buffer, what: string): { text: string; notes: string[] } {
+/** Decodes a document sent on stdin: refuses empty input, a NUL byte and invalid UTF-8. */
+export function decodeStdin(raw: Buffer, what: string): string {
   if (raw.length === 0) throw new Refused(`stdin is empty: send the whole ${what} on stdin`);
   const nul = raw.indexOf(0);
   if (nul >= 0) throw new Refused(`the ${what} contains a NUL byte (at byte ${nul}); send text only`);
-  let text: string;
   try {
-    text = utf8.decode(raw);
+    return utf8.decode(raw);
   } catch {
     throw new Refused(`the ${what} is not valid UTF-8; convert it to UTF-8 and retry`);
   }
+}
+
+/**
+ * Decodes a document for saving as `decodeStdin` does, and refuses invisible or control characters out of their
+ * allowed context; drops a leading BOM and turns CRLF into LF, saying so.
+ */
+export function decodeInput(raw: Buffer, what: string): { text: string; notes: string[] } {
+  let text = decodeStdin(raw, what);
   const notes: string[] = [];
   if (text.startsWith("\uFEFF")) {
     text = text.slice(1);

@@ -18,7 +18,6 @@ export const HEADING_OF: Record<Kind, string> = {
   solutions: "# Solutions",
 };
 
-export const MARKER = "<!-- memory-schema: v1 -->";
 export const MAX_DOCUMENT_BYTES = 1_000_000;
 
 // The root files `read --target` and `promote` may touch.

@@ -14,35 +14,23 @@ export function exists(p: string): boolean {
   }
 }
 
-function expandHome(p: string, env: Record<string, string | undefined>): string {
-  if (p === "~") return homeFolder(env);
-  if (p.startsWith("~/")) return path.join(homeFolder(env), p.slice(2));
-  return p;
-}
-
 /** True when `SESSION_HANDOFF_DISABLE` is set to anything but empty, `0`, `false`, `no` or `off`. */
 export function disabledByEnv(env: Record<string, string | undefined>): boolean {
   const v = env.SESSION_HANDOFF_DISABLE;
   return v !== undefined && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
 }
 
-/**
- * The first kill switch that is on, as the thing to remove to resume, or null: `SESSION_HANDOFF_DISABLE`,
- * `<memory dir>/PAUSE`, the file `SESSION_HANDOFF_PAUSE` names (`~` expanded), then the user dir's `PAUSE`.
- */
+/** The first kill switch that is on, as the thing to remove to resume, or null. */
 export function pauseSwitch(memDir: string | null, env: Record<string, string | undefined>): string | null {
   if (disabledByEnv(env)) {
     const v = env.SESSION_HANDOFF_DISABLE!.slice(0, 40);
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
-  if (memDir !== null && exists(path.join(memDir, "PAUSE"))) return path.join(memDir, "PAUSE");
-  const named = env.SESSION_HANDOFF_PAUSE;
-  if (named) {
-    const p = expandHome(named, env);
-    if (exists(p)) return p;
-  }
-  const global = path.join(userDir(env), "PAUSE");
-  return exists(global) ? global : null;
+  // The file SESSION_HANDOFF_PAUSE names, `~` expanded, is the second of three.
+  const named = env.SESSION_HANDOFF_PAUSE || null;
+  const home = named !== null && /^~(\/|$)/.test(named) ? path.join(homeFolder(env), named.slice(1)) : named;
+  const files = [memDir === null ? null : path.join(memDir, "PAUSE"), home, path.join(userDir(env), "PAUSE")];
+  return files.find((p) => p !== null && exists(p)) ?? null;
 }
 
 /** @throws Paused (exit 4) when any kill switch is on. */

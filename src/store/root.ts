@@ -1,12 +1,11 @@
-// Finding the project root, the same way for every verb (docs/design.md#the-root), so that no
-// two verbs ever see two different memories, and never a memory someone else controls.
-import { lstatSync, readFileSync, realpathSync } from "node:fs";
+// Finding the project root, the same way for every verb, so that no two verbs ever see two different memories,
+// and never a memory someone else controls.
+import { lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
+import { childProcess } from "../builtins.ts";
 import { Refused } from "../errors.ts";
 import { homeFolder, samePath } from "./home.ts";
 import { exists } from "./pause.ts";
-
-export { exists };
 
 type Env = Record<string, string | undefined>;
 
@@ -45,36 +44,17 @@ function ceilings(env: Env): string[] {
   return out;
 }
 
-// git's `safe.directory` values from the global and system config files, read with no git process (no includes).
+// git's `safe.directory` values from the scopes git trusts for it (not a repository's own config), `~` expanded.
 function safeDirectories(env: Env): string[] {
-  const home = homeFolder(env);
-  const files: string[] = [];
-  const noSystem = env.GIT_CONFIG_NOSYSTEM;
-  if (!noSystem || /^(?:0|false|no|off)$/i.test(noSystem)) files.push(env.GIT_CONFIG_SYSTEM || "/etc/gitconfig");
-  const xdg = path.join(env.XDG_CONFIG_HOME || path.join(home, ".config"), "git", "config");
-  if (env.GIT_CONFIG_GLOBAL !== undefined) files.push(env.GIT_CONFIG_GLOBAL);
-  else files.push(xdg, path.join(home, ".gitconfig"));
+  const args = ["config", "-z", "--show-scope", "--type=path", "--get-all", "safe.directory"];
+  const runEnv = { ...env, PATH: env.PATH ?? process.env.PATH, HOME: homeFolder(env) };
+  const r = childProcess().spawnSync("git", args, { cwd: "/", env: runEnv, encoding: "utf8", timeout: 5000 });
+  const fields = r.status === 0 ? r.stdout.split("\0") : [];
   let out: string[] = [];
-  for (const file of files) {
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch {
-      continue;
-    }
-    let inSafe = false;
-    for (const raw of text.split(/\r?\n/)) {
-      const line = raw.replace(/(^|\s)[#;].*$/, "").trim();
-      if (line.startsWith("[")) {
-        inSafe = /^\[\s*safe\s*\]$/i.test(line);
-        continue;
-      }
-      const m = inSafe ? /^directory\s*=\s*(.*)$/i.exec(line) : null;
-      if (!m) continue;
-      const value = m[1]!.replace(/^"(.*)"$/, "$1");
-      if (value === "") out = [];
-      else out.push(value.startsWith("~/") ? path.join(home, value.slice(2)) : value);
-    }
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    if (!["system", "global", "command"].includes(fields[i]!)) continue;
+    // An empty value clears the list, as git reads it.
+    out = fields[i + 1] === "" ? [] : [...out, fields[i + 1]!];
   }
   return out;
 }
@@ -90,13 +70,9 @@ function listedSafe(dir: string, safe: readonly string[]): boolean {
 // Why the walk must not look inside `dir` above the start, or null: a sticky world-writable folder such as /tmp
 // (anyone may have planted `.ai` there) or another uid's but root's, unless `safe.directory` lists it.
 function distrust(dir: string, uid: number | undefined, safe: () => readonly string[]): string | null {
-  if (uid === undefined) return null;
-  let st;
-  try {
-    st = lstatSync(dir);
-  } catch {
-    return null;
-  }
+  // The walk reached `dir` from below: only its vanishing could make lstat fail.
+  const st = uid === undefined ? undefined : lstatSync(dir, { throwIfNoEntry: false });
+  if (st === undefined) return null;
   let why: string | null = null;
   if (st.uid !== uid && st.uid !== 0) why = `owned by another user (uid ${st.uid})`;
   if ((st.mode & 0o1002) === 0o1002) why = "a sticky folder anyone can write to";
@@ -110,12 +86,8 @@ function dubious(root: string, uid: number | undefined, env: Env, safe: () => re
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
     if (exists(path.join(dir, ".git"))) {
-      let owner: number;
-      try {
-        owner = lstatSync(dir).uid;
-      } catch {
-        return null;
-      }
+      const owner = lstatSync(dir, { throwIfNoEntry: false })?.uid;
+      if (owner === undefined) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
       if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
       const what = `${dir} is a git repository owned by another user (uid ${owner}), which git refuses as dubious`;
@@ -132,15 +104,10 @@ function dubious(root: string, uid: number | undefined, env: Env, safe: () => re
 // A memory above the start is adopted only when its folders are the user's or root's.
 function memoryOwnedWell(dir: string, uid: number | undefined): boolean {
   if (uid === undefined) return true;
-  for (const p of [path.join(dir, ".ai"), path.join(dir, ".ai", "memory")]) {
-    try {
-      const st = lstatSync(p);
-      if (st.uid !== uid && st.uid !== 0) return false;
-    } catch {
-      return false;
-    }
-  }
-  return true;
+  return [path.join(dir, ".ai"), path.join(dir, ".ai", "memory")].every((p) => {
+    const owner = lstatSync(p, { throwIfNoEntry: false })?.uid;
+    return owner === uid || owner === 0;
+  });
 }
 
 /** Why a folder above a trusted start must not be looked inside (findRoot's rule), for code that walks up itself. */
@@ -148,10 +115,7 @@ export function distrustedAbove(dir: string, env: Env, opts: { uid?: number } = 
   return distrust(dir, "uid" in opts ? opts.uid : process.getuid?.(), () => safeDirectories(env));
 }
 
-/**
- * Finds the root from `start` (docs/design.md#the-root): the nearest folder at or above its real path holding
- * `.ai/memory` or `.git`, else the start, never looking inside a distrusted folder nor past a ceiling or HOME.
- */
+/** The nearest folder at or above `start` holding `.ai/memory` or `.git`, else the start; never a distrusted one. */
 export function findRoot(startPath: string, env: Env, opts: { uid?: number } = {}): FoundRoot {
   const start = realOrNull(startPath);
   const st = start === null ? undefined : lstatSync(start, { throwIfNoEntry: false });

@@ -1,5 +1,4 @@
 import { quotedValue } from "../guard/quote.ts";
-import { quotedPath } from "../schema/anchor-lines.ts";
 import { lstatSync } from "node:fs";
 import path from "node:path";
 import { Absent, Refused, UsageError } from "../errors.ts";
@@ -10,11 +9,11 @@ import { findInvisible } from "../guard/invisible.ts";
 import { redactText } from "../guard/redact.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { goalLineOf, handoffStateTime, parseHandoff } from "../schema/handoff.ts";
-import { ARCHIVE_NAME } from "../store/archive.ts";
-import { listArchives, readArchive } from "../store/archive-entries.ts";
+import { assertArchiveName, listArchives, readArchive } from "../store/archive-entries.ts";
 import { readStable } from "../store/files.ts";
 import { underLock } from "../store/mutate.ts";
-import { archiveDir, archivePrefixOf, HEADING_OF, MARKER, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
+import { archiveDir, archivePrefixOf, HEADING_OF, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
+import { MARKER } from "../schema/values.ts";
 import { publish } from "../store/publish.ts";
 import { expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
 import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
@@ -107,10 +106,7 @@ async function restore(ctx: VerbContext, name: string): Promise<Outcome> {
       root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx),
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
-        if (!ARCHIVE_NAME.test(name)) {
-          const shape = "(HANDOFF-<letters, digits, . _ ->.md); run `archives list`";
-          throw new Refused(`${quotedPath(name.slice(0, 100))} is not an archive name ${shape}`);
-        }
+        assertArchiveName(name);
         try {
           lstatSync(path.join(archiveDir(root), name));
         } catch {

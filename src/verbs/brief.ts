@@ -2,11 +2,11 @@ import { HelperError } from "../errors.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
 import { handoffInStash } from "../git/fates.ts";
-import { briefFromStash } from "../brief/checkpoint-brief.ts";
+import { briefFromStash, briefWithCheckpoint, coldBriefFromCheckpoint } from "../brief/checkpoint-brief.ts";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import {
-  countLedger, draftBrief, MAX_FIELD_CHARS, RANK, renderBrief, type Brief, type LedgerCounts,
+  countLedger, draftBrief, MAX_FIELD_CHARS, RANK, renderBrief, withLines, type Brief, type LedgerCounts,
 } from "../brief/brief.ts";
 import { fitClauses } from "../brief/cut.ts";
 import { MERGED_LINE, mergedSentence } from "../git/merge-driver.ts";
@@ -15,33 +15,23 @@ import { archiveDir, FILE_OF } from "../store/paths.ts";
 import { checkAnchors, parseHandoff, stateTimeOfText } from "../schema/handoff.ts";
 import { readMemoryFile } from "../store/read.ts";
 import { rootOption, ROOT_HELP } from "./common.ts";
-import { loadHandoff, shapeWarnings } from "./handoff-input.ts";
+import { loadHandoff, shapeWarnings } from "../store/handoff-input.ts";
 import { loadMemoryText } from "../guard/memory-text.ts";
 import { ok, type Verb } from "./types.ts";
-import { briefWithCheckpoint, coldBriefFromCheckpoint } from "./brief-checkpoint.ts";
 
 function sideTime(text: string, now: number): string {
   const st = stateTimeOfText(text, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
 }
 
-/** What `brief` prints (exit 2) for a handoff holding merge conflict markers. */
-export function conflictedMessage(ours: string, theirs: string): string {
-  return `HANDOFF.md has unresolved merge conflicts: one side ${ours}, the other ${theirs}; keep one side of ` +
-    `each conflict (archive the other), then resume`;
-}
-
-// Puts a fixed note first in Drift & lessons, as a clause ranked first after the verdict, so that
-// the field stays within its length.
+// A fixed note first in Drift & lessons after the verdict, as a clause, so the field stays within its length.
 function withDriftNote(b: Brief, note: string): Brief {
   const driftClauses = b.driftClauses ? [{ text: note, rank: RANK.verdict + 1 }, ...b.driftClauses] : undefined;
   const driftAndLessons = driftClauses ? fitClauses(driftClauses, MAX_FIELD_CHARS) : `${note}; ${b.driftAndLessons}`;
-  const lines = b.lines.map((l) => (l.startsWith("Drift & lessons: ") ? `Drift & lessons: ${driftAndLessons}` : l));
-  return { ...b, driftAndLessons, lines, driftClauses };
+  return withLines({ ...b, driftAndLessons, driftClauses });
 }
 
-/** The cold-start sentence. */
-export const COLD_START = "No saved session state exists.";
+const COLD_START = "No saved session state exists.";
 
 /** `brief`: the six-line warm-start brief (docs/design.md#verdicts-and-the-brief). */
 export const briefVerb: Verb = {
@@ -82,20 +72,20 @@ exit: 0 brief printed
     const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
     if (loaded === null) {
       // A stash took the memory dir: its handoff is on file, and the brief says how to bring it back.
-      const stashed = ctx.values.stdin === true ? null : await handoffInStash(root, ctx.env);
-      if (stashed !== null) {
-        const b = briefFromStash(stashed.stash, stashed.restore);
-        return ok(json ? `${JSON.stringify({ brief: { ...b, source: "stash" }, drift: null })}\n` : renderBrief(b), []);
-      }
-      const fromCheckpoint = ctx.values.stdin === true ? null : await coldBriefFromCheckpoint(root, json);
-      if (fromCheckpoint !== null) return fromCheckpoint;
+      const stdin = ctx.values.stdin === true;
+      const stashed = stdin ? null : await handoffInStash(root, ctx.env);
+      const fromStash = stashed === null ? null : briefFromStash(stashed.stash, stashed.restore);
+      const b = fromStash ?? (stdin ? null : await coldBriefFromCheckpoint(root));
+      if (b !== null) return ok(json ? `${JSON.stringify({ brief: b, drift: null })}\n` : renderBrief(b), []);
       return ok(json ? `${JSON.stringify({ brief: null, message: COLD_START })}\n` : `${COLD_START}\n`, [], 3);
     }
     const now = Date.now();
     // Merge conflict markers: two handoffs in one file, never briefed as one.
     const sides = conflictSides(loaded.text);
     if (sides !== null) {
-      const message = conflictedMessage(sideTime(sides.ours, now), sideTime(sides.theirs, now));
+      const [ours, theirs] = [sideTime(sides.ours, now), sideTime(sides.theirs, now)];
+      const message = `HANDOFF.md has unresolved merge conflicts: one side ${ours}, the other ${theirs}; ` +
+        "keep one side of each conflict (archive the other), then resume";
       return ok(json ? `${JSON.stringify({ brief: null, message })}\n` : `${message}\n`, loaded.warnings, 2);
     }
     const parsed = parseHandoff(loaded.text);

@@ -2,7 +2,7 @@
 import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Busy, HelperError } from "../errors.ts";
-import { PARSERS } from "../agents/transcripts/parsers.ts";
+import { captureOf, PARSERS } from "../agents/transcripts/parsers.ts";
 import { anchorsOnlySource, captureSource, countToolCalls, FORMATS } from "../agents/transcripts/index.ts";
 import { isFormat, readEvents, sniffFormat } from "../agents/transcripts/index.ts";
 import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, headLines } from "../agents/transcripts/tail.ts";
@@ -10,6 +10,7 @@ import { openTranscript, readFailure, TAIL_BYTES, tailLines, tailPart } from "..
 import type { TranscriptFile } from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
 import { hookCwd } from "../agents/harness-path.ts";
+import { readHookJson, userHelperWithoutMemory } from "../agents/hook-input.ts";
 import { findLastSave, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
 import { recordResume } from "../journal/record.ts";
 import { findLastResume, type ResumeCall } from "../journal/outcome.ts";
@@ -18,7 +19,7 @@ import { formatRedactionReport } from "../guard/redact.ts";
 import { anchorsWithoutTokens } from "../guard/token-shape.ts";
 import { runGit } from "../git/run.ts";
 import { skillExcludes } from "../git/anchors.ts";
-import { gitDirOf, gitTopOf, inProgressOf, inProgressWords } from "../git/git-dir.ts";
+import { gitDirOf, gitTopOf, inProgressOf } from "../git/git-dir.ts";
 import { parseStatusV2, statusArgs } from "../git/status.ts";
 import { quotePath, renderInProgress } from "../schema/anchor-lines.ts";
 import { CHECKPOINT_MAX_BYTES, headerValue, isAnchorsOnlySource, isCheckpointText } from "../schema/checkpoint.ts";
@@ -36,8 +37,6 @@ import { archiveDir, ensureDir, memoryDir } from "../store/paths.ts";
 import { disabledByEnv, pauseSwitch } from "../store/pause.ts";
 import { publish } from "../store/publish.ts";
 import { failpointOf, rootOption } from "./common.ts";
-import { userHelperWithoutMemory } from "./context.ts";
-import { readHookJson } from "./hook.ts";
 import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
 
 const HELP = `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
@@ -125,19 +124,13 @@ function projectHandoffs(root: string): ProjectHandoffs {
 
 // Run where a checkpoint is written, never on the context hook's path; at most 200 names looked at.
 function pruneOfferMarkers(dir: string, nowMs: number): void {
-  let names: string[];
   try {
-    names = readdirSync(dir).filter((n) => n.startsWith(".offered-")).slice(0, 200);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const p = path.join(dir, name);
-    try {
+    for (const name of readdirSync(dir).filter((n) => n.startsWith(".offered-")).slice(0, 200)) {
+      const p = path.join(dir, name);
       if (nowMs - lstatSync(p).mtimeMs > OFFER_MARKER_DAYS * 86_400_000) rmQuietRegular(p);
-    } catch {
-      // Gone already.
     }
+  } catch {
+    // A marker gone already: the rest wait for the next checkpoint.
   }
 }
 
@@ -171,12 +164,11 @@ async function checkpointAnchors(root: string, env: VerbContext["env"], nowMs: n
   const top = gitTopOf(root);
   const op = top === null ? null : inProgressOf(gitDirOf(top));
   const conflicted = s.conflicted ?? 0;
-  if (op !== null) lines.push(`- In progress: ${renderInProgress({ words: inProgressWords(op), conflicted })}`);
+  if (op !== null) lines.push(`- In progress: ${renderInProgress({ words: op, conflicted })}`);
   return anchorsWithoutTokens(lines);
 }
 
-// Whether the tail read holds what a checkpoint needs, so that the rest of the 4 MiB need not be parsed
-// (docs/decisions/checkpoint-window.md): three requests, a last claim, and a plan nothing earlier can change.
+// Whether the tail read holds what a checkpoint needs, so the rest need not be parsed (checkpoint-window.md).
 function enough(cap: Capture, file: TranscriptFile, from: number, lastMessage: string | null): boolean {
   if (cap.userRequests.length < MAX_REQUESTS) return false;
   if (cap.lastClaim === null && lastMessage === null) return false;
@@ -222,11 +214,12 @@ function capture(
     if (chosen === null) return anchorsOnly("transcript in an unrecognised format", CHECKPOINT_LINES.unknownFormat());
     // Only the records after the session's last save count.
     const after = (lines: readonly string[]) => {
-      const events = readEvents(chosen, lines);
+      const events = readEvents(chosen, lines, "all");
       save = findLastSave(events, project);
       resume = findLastResume(events);
       toolCalls = countToolCalls(events, save?.line);
-      return PARSERS[chosen](save === null ? lines : lines.slice(save.line + 1));
+      const from = save?.line ?? -1;
+      return captureOf(chosen, events.filter((ev) => ev.line > from));
     };
     // The last 1 MiB first; all of the last 4 MiB when that lacks what is needed, or the save may lie before it.
     let read = Math.min(file.size, FIRST_TAIL_BYTES);
@@ -249,8 +242,7 @@ function capture(
   return { cap, source: captureSource(cap), headStart, recognised: true, save, toolCalls, resume };
 }
 
-// The file's first timestamp: its first lines usually hold it; when the 64 KiB head holds none (a long
-// first record) and the whole file lies within the last TAIL_BYTES, the file is read from its start.
+// The file's first timestamp; past a long first record the file is read from its start when it is short enough.
 function sessionStartOf(file: TranscriptFile, format: TranscriptFormat): string | null {
   const parse = PARSERS[format];
   const first = (lines: readonly string[]) =>

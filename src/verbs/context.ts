@@ -1,19 +1,18 @@
-// The context-threshold offer (docs/context-threshold.md): run on every prompt and tool call, it tells the agent
-// once, when the context in use crosses the threshold, to offer a handoff, and writes a checkpoint then.
-// On the hot path: one small settings read, one transcript tail, no git.
+// The context-threshold offer (docs/context-threshold.md), run on every prompt and tool call: so one small
+// settings read, one transcript tail, no git.
 import { childProcess } from "../builtins.ts";
-import { existsSync, lstatSync, mkdirSync } from "node:fs";
-import path from "node:path";
+import { mkdirSync } from "node:fs";
 import { closeTranscript, openTranscript, tailPart } from "../agents/transcripts/tail.ts";
 import { readEvents, sniffFormat, usagePoints, type UsagePoint } from "../agents/transcripts/index.ts";
 import { findLastSave, isSaveCommand, savedToken } from "../agents/transcripts/last-save.ts";
 import { recordSavedBy } from "../git/saves.ts";
 import { hookCwd } from "../agents/harness-path.ts";
+import { readHookJson, userHelperWithoutMemory } from "../agents/hook-input.ts";
 import { checkpointsDir, rmQuietRegular, sessionFileId } from "../store/checkpoints.ts";
 import { createExclusive } from "../store/files.ts";
 import { checkTree, memoryDir } from "../store/paths.ts";
 import { treeUnsafe } from "../store/inspect.ts";
-import { pauseSwitch } from "../store/pause.ts";
+import { exists, pauseSwitch } from "../store/pause.ts";
 import { readSettings } from "../store/settings.ts";
 import { rootOption } from "./common.ts";
 import { homeFolder } from "../store/home.ts";
@@ -25,37 +24,12 @@ const TAILS = [256 * 1024, 1024 * 1024];
 const STDIN_BYTES = 65_536;
 const AGENT_OF_FORMAT: Record<string, string> = { claude: "Claude Code", codex: "Codex" };
 
-// A helper installed for the user fires in every project: one with no .ai/memory never used the skill
-// (docs/decisions/checkpoint-without-memory.md).
-export function userHelperWithoutMemory(skillDir: string | null | undefined, home: string, root: string): boolean {
-  if (!skillDir || home === "" || existsSync(path.join(root, ".ai", "memory"))) return false;
-  const under = (dir: string, base: string) => {
-    const rel = path.relative(base, dir);
-    return !rel.startsWith("..") && !path.isAbsolute(rel);
-  };
-  return under(skillDir, home) && !under(skillDir, root);
-}
-
 /** The sentence the agent gets once per crossing. */
-export function offerText(pct: number, used: number, window: number, threshold: number): string {
-  return (
-    `session-handoff: this session's context is ${pct}% full ` +
-    `(${used} of ${window} tokens; the threshold is ${threshold}%). ` +
-    "Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; " +
-    "save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net."
-  );
-}
-
-async function readInput(ctx: VerbContext): Promise<Record<string, unknown> | null> {
-  if (ctx.stdinIsTTY) return null;
-  const data = await ctx.readStdinWithin(1000, STDIN_BYTES);
-  if (data === null || data.length === 0 || data.length > STDIN_BYTES) return null;
-  try {
-    const raw = JSON.parse(data.toString("utf8")) as unknown;
-    return raw !== null && typeof raw === "object" && !Array.isArray(raw) ? (raw as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
+function offerText(pct: number, used: number, window: number, threshold: number): string {
+  return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ` +
+    `${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff ` +
+    "skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as " +
+    "a safety net.";
 }
 
 /** The usage points of the transcript's tail, and its lines; null when it cannot be read. */
@@ -76,15 +50,6 @@ function readUsage(transcriptPath: unknown) {
     return null;
   } finally {
     closeTranscript(opened.file);
-  }
-}
-
-function exists(p: string): boolean {
-  try {
-    lstatSync(p);
-    return true;
-  } catch {
-    return false;
   }
 }
 
@@ -182,7 +147,7 @@ exit: always 0.
     if (format !== "claude" && format !== "codex") {
       return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
     }
-    const input = await readInput(ctx);
-    return input === null ? ok("", []) : decide(ctx, input, format);
+    const input = await readHookJson(ctx, STDIN_BYTES);
+    return input ? decide(ctx, input, format) : ok("", []);
   },
 };

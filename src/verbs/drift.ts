@@ -8,7 +8,7 @@ import { withoutTokens } from "../guard/token-shape.ts";
 import { quotedPath } from "../schema/anchor-lines.ts";
 import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
 import { rootOption, ROOT_HELP } from "./common.ts";
-import { loadHandoff, shapeWarnings } from "./handoff-input.ts";
+import { loadHandoff, shapeWarnings } from "../store/handoff-input.ts";
 import { ok, type Verb } from "./types.ts";
 
 // A count git could not give (the saved HEAD unreachable, no repository): said in words.

@@ -1,7 +1,5 @@
 import { quotedValue } from "../guard/quote.ts";
-import path from "node:path";
-import { lstatSync } from "node:fs";
-import { markedHere, readSaves, savedHereByStat, savedStampOf, statKey } from "../git/saves.ts";
+import { savedHere } from "../git/saves.ts";
 import { isConflicted } from "../schema/conflicted.ts";
 import { inspectFile, interruptedSave, treeUnsafe, type FileInspection } from "../store/inspect.ts";
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
@@ -12,10 +10,10 @@ import { ageWords } from "../schema/state-time.ts";
 import { glanceAtHandoff, straySentence } from "../schema/handoff.ts";
 import { rootOption } from "./common.ts";
 import { hookCwd } from "../agents/harness-path.ts";
+import { readHookJson } from "../agents/hook-input.ts";
 import { isHookFormat, renderHook } from "../agents/render.ts";
-import { ok, type Verb, type VerbContext } from "./types.ts";
-import { CHECKPOINT_SENTENCES, checkpointHookLines } from "./checkpoint-surface.ts";
-import type { CheckpointHookLines } from "./checkpoint-surface.ts";
+import { ok, type Verb } from "./types.ts";
+import { CHECKPOINT_SENTENCES, checkpointHookLines, type CheckpointHookLines } from "../brief/checkpoint-surface.ts";
 
 /** Longest hook output, in characters. */
 export const HOOK_LIMIT = 2000;
@@ -59,38 +57,6 @@ function ageText(text: string, now: number): { age: string; strays: string | nul
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
 
-/** The harness's JSON object on stdin: undefined with none, null when it is not one or over `max` bytes. */
-export async function readHookJson(ctx: VerbContext, max: number): Promise<Record<string, unknown> | null | undefined> {
-  if (ctx.stdinIsTTY) return undefined;
-  // A harness may keep stdin open: never wait more than a second.
-  const data = await ctx.readStdinWithin(1000, max);
-  if (data === null || data.length === 0) return undefined;
-  if (data.length > max) return null;
-  try {
-    const o = JSON.parse(data.toString("utf8")) as unknown;
-    return o !== null && typeof o === "object" && !Array.isArray(o) ? (o as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
-// Whether the handoff was saved in this clone: known by the stat of a file one of its saves published, else hashed.
-function savedHere(root: string, text: string): boolean {
-  const saves = readSaves(root);
-  // Outside git or before this clone's first recorded save: nothing to say (no hashing either).
-  if (saves === null) return true;
-  try {
-    const stat = lstatSync(path.join(memoryDir(root), "HANDOFF.md"), { bigint: true });
-    if (savedHereByStat(root, statKey(stat))) return true;
-  } catch {
-    // hashed below
-  }
-  const marked = markedHere(root, text);
-  if (marked !== null) return marked;
-  const stamp = savedStampOf(text);
-  return (stamp !== null && saves.stamps.includes(stamp)) || saves.tokens.includes(tokenOf(Buffer.from(text, "utf8")));
-}
-
 // Most important first, under HOOK_LIMIT characters; empty when every file looked at is missing and nothing is paused.
 function composeHookText(
   root: string, files: FileInspection[], interrupted: boolean, paused: boolean, now: number, cp?: CheckpointHookLines,
@@ -116,7 +82,8 @@ function composeHookText(
     if (cp?.handoffOlderThanSession) lines.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
     else lines.push(SENTENCES.handoff(glance.age));
     if (glance.strays) lines.push(`session-handoff: ${glance.strays}.`);
-    if (text !== null && !savedHere(root, text)) lines.push(SENTENCES.elsewhere());
+    if (text !== null && savedHere(root, text, () => tokenOf(Buffer.from(text))) === false)
+      lines.push(SENTENCES.elsewhere());
   }
   if (cp) lines.push(...cp.lines);
   if (paused) lines.push(SENTENCES.paused());

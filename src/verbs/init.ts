@@ -5,18 +5,18 @@ import { applySteps, CANONICAL, copySteps, detectAgents, dropCopyRecord, editedF
 import { linkFolderFor, linkOnTheWay, linkState, makeLink, readCopyRecord } from "../agents/skill-place.ts";
 import { removeEmptyUpTo, skillFiles, unwritable, writeCopyRecord } from "../agents/skill-place.ts";
 import type { Agent } from "../agents/types.ts";
+import { install, uninstall } from "../agents/installer.ts";
+import { underInstallLock } from "../agents/install-lock.ts";
+import { helperLocation, targetOf } from "../agents/target.ts";
 import { Refused, UsageError } from "../errors.ts";
 import { quotedValue } from "../guard/quote.ts";
 import { findRoot } from "../store/root.ts";
 import { homeFolder } from "../store/home.ts";
-import { installVerb } from "./install.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
-import { uninstallVerb } from "./uninstall.ts";
 
 const NAMES = Object.keys(AGENTS).join("|");
 const SAY = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
 
-/** Where init acts: the base folder, the skill it copies (`source`, to `dest`), the agents. */
 type Plan = ReturnType<typeof planOf>;
 
 export const initVerb: Verb = {
@@ -73,7 +73,7 @@ function planOf(ctx: VerbContext) {
     if (!isAgentName(n)) throw new UsageError(`init: unknown agent ${quotedValue(n)}; name one of ${NAMES}`);
   }
   if (!ctx.env.HOME || !existsSync(ctx.env.HOME)) {
-    throw new Refused("init needs HOME set to an existing folder (install keeps records there); nothing was changed");
+    throw new Refused("init needs HOME set to an existing folder (install records Node there); nothing was changed");
   }
   let base: string;
   if (global) base = realpathSync(homeFolder(ctx.env));
@@ -115,16 +115,17 @@ function planOf(ctx: VerbContext) {
   return { base, global, dryRun, source, dest: path.join(base, CANONICAL), agents, shown };
 }
 
-/** `install` or `uninstall` for one agent, in this process, as if run from the copied skill. */
-async function agentVerb(ctx: VerbContext, plan: Plan, verb: Verb, agent: Agent, dryRun: boolean) {
-  const helperPath = path.join(plan.dest, "scripts", "memory_io.mjs");
-  const values = { agent: agent.name, "dry-run": dryRun, ...(plan.global ? { global: true } : { root: plan.base }) };
-  const out = await verb.run({ ...ctx, values, positionals: [], helperPath, skillDir: plan.dest });
-  const lines = String(out.stdout).split("\n").filter((l) => l !== "");
-  return { lines: lines.map((l) => `${agent.name}: ${l}`), notes: out.stderr };
+/** `install` or `uninstall` for one agent, under the install lock, as if run from the copied skill. */
+async function agentRun(ctx: VerbContext, plan: Plan, run: typeof install, agent: Agent, dryRun: boolean) {
+  const root = plan.global ? null : plan.base;
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path.join(plan.dest, "scripts", "memory_io.mjs") }, root);
+  const values = { "dry-run": dryRun, ...(plan.global ? { global: true } : { root: plan.base }) };
+  const t = targetOf(agent, root, helper, ctx.env, dryRun);
+  const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
+  return { lines: out.lines.map((l) => `${agent.name}: ${l}`), notes: out.notes };
 }
 
-/** Each agent's link place (deduplicated), for the agents that do not read the copy's folder. */
+/** The link places of the agents that do not read the copy's folder. */
 function linkPlaces(plan: Plan, agents: Agent[]): string[] {
   const places = agents.map((a) => linkFolderFor(a, plan.global)).filter((f): f is string => f !== null);
   return [...new Set(places)].map((f) => path.join(plan.base, f, "session-handoff"));
@@ -136,7 +137,6 @@ function counted(steps: { action: string }[]): string {
   return parts.filter((s) => !s.startsWith("0 ")).join(", ");
 }
 
-/** Refuses when a folder on the way to the copy is a link: init never works through one. */
 function refuseLinkOnTheWay(plan: Plan): void {
   const link = linkOnTheWay(plan.base, plan.dest);
   if (link !== null) {
@@ -182,12 +182,11 @@ async function init(ctx: VerbContext, plan: Plan) {
       throw new Refused(`cannot write ${file}: ${why}; nothing was changed. Fix its permissions, then run init again`);
     }
   }
-  // Every agent's install is tried first with --dry-run: a file it would refuse stops init
-  // before anything is copied.
+  // Every install is tried first with --dry-run: a file it would refuse stops init before anything is copied.
   const lines: string[] = [];
   const notes: string[] = [];
   for (const agent of plan.agents) {
-    const dry = await agentVerb(ctx, plan, installVerb, agent, true);
+    const dry = await agentRun(ctx, plan, install, agent, true);
     if (plan.dryRun) {
       lines.push(...dry.lines);
       notes.push(...dry.notes);
@@ -216,7 +215,7 @@ async function init(ctx: VerbContext, plan: Plan) {
   }
   if (!plan.dryRun) {
     for (const agent of plan.agents) {
-      const done = await agentVerb(ctx, plan, installVerb, agent, false);
+      const done = await agentRun(ctx, plan, install, agent, false);
       lines.push(...done.lines);
       notes.push(...done.notes);
     }
@@ -245,7 +244,7 @@ async function undo(ctx: VerbContext, plan: Plan) {
   const lines: string[] = [];
   const notes: string[] = [];
   for (const agent of plan.agents) {
-    const done = await agentVerb(ctx, plan, uninstallVerb, agent, plan.dryRun);
+    const done = await agentRun(ctx, plan, uninstall, agent, plan.dryRun);
     lines.push(...done.lines);
     notes.push(...done.notes);
   }
@@ -266,7 +265,7 @@ async function undo(ctx: VerbContext, plan: Plan) {
     }
     lines.push(`${would} ${shown(place)}`);
   }
-  // A file the user edited since init copied it stays (with no record, every file goes, as before).
+  // A file the user edited since init copied it stays (with no record, every file goes).
   const all = skillFiles(dest);
   const kept = record === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record);
   const files = all.filter((rel) => !kept.includes(rel));
@@ -279,7 +278,7 @@ async function undo(ctx: VerbContext, plan: Plan) {
     lines.push(`${would} ${shown(dest)} (${files.length} files)`);
     for (const rel of kept) lines.push(`left ${shown(path.join(dest, rel))}: you edited it since init copied it`);
   }
-  // The folders init made (.cline/ for Cline's link), deepest first, when nothing else is in them.
+  // The folders init made (.cline/ for Cline's link), deepest first, when empty.
   const made = [...(record?.createdDirs ?? [])].sort((a, b) => b.length - a.length);
   for (const rel of plan.dryRun ? [] : made) {
     if (linkOnTheWay(plan.base, path.join(plan.base, rel)) !== null) continue;

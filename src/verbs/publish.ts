@@ -2,7 +2,7 @@ import { HelperError, Refused } from "../errors.ts";
 import { redactText } from "../guard/redact.ts";
 import { mergeDriverStep } from "../git/merge-driver-config.ts";
 import { publishMemory, publishTarget } from "../git/publish-memory.ts";
-import { helperLocation } from "./agent-files.ts";
+import { helperLocation } from "../agents/target.ts";
 import { checkTree, memoryDir } from "../store/paths.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { failpointOf, lockTimeoutOption, ROOT_HELP, rootOption } from "./common.ts";

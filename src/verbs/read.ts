@@ -1,12 +1,13 @@
+import { Refused } from "../errors.ts";
 import { renderEnvelope } from "../guard/untrusted.ts";
 import { firstNul, unsafeBytes } from "../guard/file-verdict.ts";
 import { readManagedFile, readMemoryFile } from "../store/read.ts";
 import { draftShown, newDraft } from "../store/drafts.ts";
-import { FILE_OF, memoryDir, parseKind, parseTarget } from "../store/paths.ts";
+import { checkpointsDir, checkpointsDirState, listCheckpoints, sessionFileId } from "../store/checkpoints.ts";
+import { checkTree, FILE_OF, memoryDir, parseKind, parseTarget } from "../store/paths.ts";
 import { failpointOf, rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Outcome, type Verb } from "./types.ts";
-import { checkpointNoteForHandoff } from "./checkpoint-surface.ts";
-import { readCheckpoint } from "./checkpoint-read.ts";
+import { checkpointNoteForHandoff } from "../brief/checkpoint-surface.ts";
 
 const ABSENT = "CURRENT-SHA256: absent\n";
 
@@ -14,6 +15,20 @@ function envelope(file: string, got: { token: string; bytes: Buffer } | null): O
   if (got === null) return ok(ABSENT, [], 3);
   const { out, warning } = renderEnvelope(file, got.token, got.bytes);
   return ok(out, warning ? [warning] : []);
+}
+
+/** As `read`, FILE `checkpoints/<id>.md`, the newest by `Saved:` without `--session`; exit 3 when none. */
+async function readCheckpoint(root: string, session: string | undefined): Promise<Outcome> {
+  // The same tree verdict as `read handoff` (docs/design.md#one-reading-of-the-handoff).
+  const state = checkTree(root) ? checkpointsDirState(root) : "missing";
+  if (state === "unsafe") {
+    const why = "is a link or not a directory; memory must live in real directories under the root (move it away)";
+    throw new Refused(`${checkpointsDir(root)} ${why}`);
+  }
+  const newest = () => listCheckpoints(root)[0]?.session;
+  const id = state === "missing" ? undefined : session !== undefined ? sessionFileId(session) : newest();
+  const got = id === undefined ? null : await readManagedFile(checkpointsDir(root), `${id}.md`, memoryDir(root));
+  return envelope(`checkpoints/${id}.md`, got);
 }
 
 /** `read <kind>` (docs/design.md#tokens-and-the-publication-protocol). */

@@ -20,11 +20,10 @@ Repairs what an interrupted save left (a private claim or temp file, a half-done
 step, pruning a crash skipped): afterwards each file is whole -- the complete old or the
 complete new version --, no prior version is lost, and no private file remains; the
 reference helper's (memory_io.py) leftovers too. It also removes what an interrupted
-\`checkpoint\` left in checkpoints/, and leftover drafts (the shared <kind>.md; a read's
-own once untouched for an hour), saying each. Idempotent and resumable; with nothing
-to do it prints "nothing to recover". The next \`write\` runs the same repair first.
-A private name holding what no save leaves (a link, a directory, a file hard-linked
-elsewhere) is refused, naming it: move it away, then retry.
+\`checkpoint\` left in checkpoints/, and drafts untouched for an hour, saying each.
+Idempotent and resumable; with nothing to do it prints "nothing to recover". The next
+\`write\` runs the same repair first. A private name holding what no save leaves (a link, a
+directory, a file hard-linked elsewhere) is refused, naming it: move it away, then retry.
 ${ROOT_HELP}
 exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
 `,

@@ -1,10 +1,9 @@
-// Claude Code's status line (docs/context-threshold.md): the user's own status line command
-// first, when install found one (`--then`), then the handoff's state: saved how long ago,
-// commits since, context used. Interactive sessions only: Claude Code never runs it with -p.
+// Claude Code's status line (docs/context-threshold.md): the user's own first (`--then`), then the handoff's state.
 import { childProcess } from "../builtins.ts";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { hookCwd } from "../agents/harness-path.ts";
+import { hookObject } from "../agents/hook-input.ts";
 import { runGit } from "../git/run.ts";
 import { ageWords } from "../schema/state-time.ts";
 import { stateTimeOfText } from "../schema/handoff.ts";
@@ -13,7 +12,7 @@ import { rootOption } from "./common.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
 
 /** The state part of the line, from the handoff's text, the commits since its HEAD anchor and the percent used. */
-export function statusText(handoff: string | null, commits: number | null, pct: number | null, now: number): string {
+function statusText(handoff: string | null, commits: number | null, pct: number | null, now: number): string {
   const parts: string[] = [];
   if (handoff === null) parts.push("handoff: none");
   else {
@@ -38,7 +37,6 @@ async function commitsSince(root: string, handoff: string, env: VerbContext["env
   }
 }
 
-/** `statusline [--then COMMAND]`: prints one line; always exit 0. */
 export const statuslineVerb: Verb = {
   name: "statusline",
   options: { then: { type: "string" }, root: { type: "string" } },
@@ -55,13 +53,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
 `,
   async run(ctx) {
     const data = ctx.stdinIsTTY ? null : await ctx.readStdinWithin(1000, 65_536);
-    let input: Record<string, unknown> = {};
-    try {
-      const v = data === null ? null : (JSON.parse(data.toString("utf8")) as unknown);
-      if (v !== null && typeof v === "object" && !Array.isArray(v)) input = v as Record<string, unknown>;
-    } catch {
-      // no input: our part alone
-    }
+    const input = hookObject(data, 65_536) ?? {};
     let theirs = "";
     const then = ctx.values.then;
     if (typeof then === "string" && then !== "") {

@@ -1,4 +1,4 @@
-import { Absent, Refused } from "../errors.ts";
+import { Absent } from "../errors.ts";
 import { statInsideRoot } from "../git/anchors.ts";
 import { findInvisible } from "../guard/invisible.ts";
 import { handoffKeyFiles, validateHandoff } from "../schema/validate.ts";
@@ -7,8 +7,9 @@ import { validateLedger } from "../schema/validate-ledger.ts";
 import { listArchives, readArchive } from "../store/archive-entries.ts";
 import { FILE_OF, MAX_DOCUMENT_BYTES, parseKind, type Kind } from "../store/paths.ts";
 import { readMemoryFile } from "../store/read.ts";
+import { decodeStdin } from "../store/document.ts";
 import { rootOption } from "./common.ts";
-import { ok, type Verb, type VerbContext } from "./types.ts";
+import { ok, type Verb } from "./types.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { loadMemoryText, memoryText, type InvalidByte } from "../guard/memory-text.ts";
 import type { ReadFile } from "../store/files.ts";
@@ -24,22 +25,9 @@ function priorText(file: string, got: ReadFile | null): string | null {
 }
 
 const UTF8_ONLY = "a memory file is UTF-8; write refuses it";
-const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-
-async function stdinText(ctx: VerbContext): Promise<string> {
-  const raw = await ctx.readStdin(MAX_DOCUMENT_BYTES);
-  if (raw.length === 0) throw new Refused("stdin is empty: send the whole document on stdin");
-  const nul = raw.indexOf(0);
-  if (nul >= 0) throw new Refused(`the document contains a NUL byte (at byte ${nul}); send text only`);
-  try {
-    return utf8.decode(raw);
-  } catch {
-    throw new Refused("the document is not valid UTF-8; convert it to UTF-8 and retry");
-  }
-}
 
 /** Human rendering of a validation: the verdict and score, errors, parts, findings, dropped items. */
-export function renderValidation(file: string, v: Validation): string {
+function renderValidation(file: string, v: Validation): string {
   const errorCount = v.errors.filter((e) => e.rule !== "more").length;
   const more = v.errors.some((e) => e.rule === "more") ? "+" : "";
   const head = v.valid ? `${file}: valid` : `${file}: invalid, ${errorCount}${more} schema error(s)`;
@@ -102,7 +90,7 @@ exit: 0 valid (findings or not)
     let invalid: InvalidByte[] = [];
     const stderr: string[] = [];
     if (fromStdin) {
-      text = await stdinText(ctx);
+      text = decodeStdin(await ctx.readStdin(MAX_DOCUMENT_BYTES), "document");
       if (root !== null && kind === "handoff") {
         prior = priorText("HANDOFF.md", await readMemoryFile(root, "handoff"));
       }

@@ -1,6 +1,5 @@
-import { lstatSync } from "node:fs";
 import path from "node:path";
-import { agentOfEnv, recordSave as recordCloneSave, recordSavedBy, savedStampOf, statKey } from "../git/saves.ts";
+import { agentOfEnv, recordSave as recordCloneSave, recordSavedBy, savedStampOf } from "../git/saves.ts";
 import { HelperError, Refused, UsageError } from "../errors.ts";
 import { draftShown, parseDraftName, removeDraft, takeDraft, type Draft, type Taken } from "../store/drafts.ts";
 import { underLock } from "../store/mutate.ts";
@@ -10,7 +9,7 @@ import { readStable, tokenOf } from "../store/files.ts";
 import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
 import { ROOT_HELP, stdinForValidate } from "./common.ts";
 import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
-import { buildDocument, checkDocument, type Built, type Checked } from "./write-checked.ts";
+import { buildDocument, checkDocument, type Built, type Checked } from "../git/write-checked.ts";
 import { recordSave } from "../journal/record.ts";
 
 /** `write <kind> --expected-current-sha256 TOKEN`: replace a memory file by compare-and-swap. */
@@ -21,7 +20,7 @@ export const writeVerb: Verb = {
   positionals: [1, 2],
   help: `usage: node memory_io.mjs write <handoff|lessons|solutions> [--root DIR]
          --expected-current-sha256 TOKEN [--lock-timeout SECONDS] < document
-       node memory_io.mjs write <handoff|lessons|solutions> --from-draft [DRAFT]
+       node memory_io.mjs write <handoff|lessons|solutions> --from-draft DRAFT
          [--root DIR] --expected-current-sha256 TOKEN [--lock-timeout SECONDS]
 
 Replaces <root>/.ai/memory/<FILE> with the whole document, only if the file is still the
@@ -33,9 +32,8 @@ section is filled with what \`anchors\` prints.
 
 options:
   --expected-current-sha256 TOKEN  the token \`read\` printed, or \`absent\`
-  --from-draft [DRAFT]  the document from DRAFT, the path on \`read\`'s DRAFT: line
-                    (removed by a save, kept by a refusal); no DRAFT: the shared
-                    drafts/<kind>.md (refused when two reads came before it)
+  --from-draft DRAFT  the document from DRAFT, the path on \`read\`'s DRAFT: line
+                    (removed by a save, kept by a refusal)
   --lock-timeout S  seconds to wait for the lock (default 10; 0 tries once)
 
 stdout: "saved <FILE>[; archived previous handoff as <name>]" or "unchanged <FILE>",
@@ -59,7 +57,7 @@ exit:   0 saved or unchanged;
       return save(ctx, kind, await stdinForValidate(ctx));
     }
     // The draft is kept until a save takes it: a refusal leaves it to be fixed and retried.
-    const d: Draft = named === undefined ? { kind, id: null } : parseDraftName(kind, named);
+    const d: Draft = parseDraftName(kind, named);
     const root = rootOption(ctx);
     let taken: Taken | null = null;
     let failed: HelperError | null = null;
@@ -106,71 +104,52 @@ async function save(ctx: VerbContext, kind: Kind, document: () => Buffer): Promi
   }
   let built: Built | null = null;
   let journalNotes: string[] = [];
-  const { result, repairs } = await underLock(
-    {
-      root,
-      env: ctx.env,
-      lockTimeoutSeconds,
+  const validate = () => {
+    if (refusal !== null) throw refusal.error;
+  };
+  // No memory dir: the file cannot exist, so only `absent` can be the current token.
+  const precheck = async () => {
+    if (expected !== "absent") {
+      const what = `expected ${expected}, current absent`;
+      throw new Refused(`${file} changed since it was read (${what}); read again and merge`);
+    }
+  };
+  const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx), validate, precheck };
+  const { result, repairs } = await underLock(options, async (lock) => {
+    // Built again when a repair under the lock changed the current version.
+    const now = await readStable(path.join(memoryDir(root), file)).catch(() => undefined);
+    const same = prebuilt !== null && now !== undefined && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
+    const b = same ? prebuilt! : await buildDocument(checked!, root, anchors);
+    built = b;
+    // The same state again: keep the file, archive nothing, whatever the token.
+    if (b.unchanged) return null;
+    const readToken = b.prior?.token ?? "absent";
+    // What was built came from the version read above; another program's write since is a change.
+    const build = (prior: Buffer | null) => {
+      if ((prior === null ? "absent" : tokenOf(prior)) !== readToken) {
+        throw new Refused(`${file} changed since it was read (another program wrote it); read again and merge`);
+      }
+      return b.bytes;
+    };
+    const published = publish({
+      dir: memoryDir(root), file, archiveDir: archiveDir(root), archivePrefix: archivePrefixOf(file),
+      archivePrior: kind === "handoff", expectedToken: expected, newMode: 0o600, build, lock,
       failpoint: failpointOf(ctx),
-      validate: () => {
-        if (refusal !== null) throw refusal.error;
-      },
-      // No memory dir: the file cannot exist, so only `absent` can be the current token.
-      precheck: async () => {
-        if (expected !== "absent") {
-          const what = `expected ${expected}, current absent`;
-          throw new Refused(`${file} changed since it was read (${what}); read again and merge`);
-        }
-      },
-    },
-    async (lock) => {
-      // Built again when a repair under the lock changed the current version.
-      const now = await readStable(path.join(memoryDir(root), file)).catch(() => undefined);
-      const same = prebuilt !== null && now !== undefined && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
-      const b = same ? prebuilt! : await buildDocument(checked!, root, anchors);
-      built = b;
-      // The same state again: keep the file, archive nothing, whatever the token.
-      if (b.unchanged) return null;
-      const readToken = b.prior?.token ?? "absent";
-      const published = publish({
-        dir: memoryDir(root),
-        file,
-        archiveDir: archiveDir(root),
-        archivePrefix: archivePrefixOf(file),
-        archivePrior: kind === "handoff",
-        expectedToken: expected,
-        newMode: 0o600,
-        build: (prior) => {
-          // What was built came from the version read above; another program's write since is a change.
-          if ((prior === null ? "absent" : tokenOf(prior)) !== readToken) {
-            throw new Refused(`${file} changed since it was read (another program wrote it); read again and merge`);
-          }
-          return b.bytes;
-        },
-        failpoint: failpointOf(ctx),
-        lock,
-      });
-      if (kind !== "handoff") return published;
-      // Still under the lock: the journal is appended by the same writer that saved.
-      const done = await published;
-      const prior = b.prior?.bytes.toString("utf8") ?? null;
-      const entry = { prior, next: done.bytes.toString("utf8"), token: done.token };
-      journalNotes = await recordSave(root, entry, failpointOf(ctx));
-      return done;
-    },
-  );
+    });
+    if (kind !== "handoff") return published;
+    // Still under the lock: the journal is appended by the same writer that saved.
+    const done = await published;
+    const prior = b.prior?.bytes.toString("utf8") ?? null;
+    const entry = { prior, next: done.bytes.toString("utf8"), token: done.token };
+    journalNotes = await recordSave(root, entry, failpointOf(ctx));
+    return done;
+  });
   const b = built as Built | null;
   const notes = b?.notes ?? [];
   const saved = result ?? b!.prior!;
   // This clone's record of its handoff saves, and which agent saved it, for the next brief.
   if (kind === "handoff") {
-    let key: string | null = null;
-    try {
-      key = statKey(lstatSync(path.join(memoryDir(root), file), { bigint: true }));
-    } catch {
-      // no stat: the hook hashes instead
-    }
-    recordCloneSave(root, saved.token, key, savedStampOf(saved.bytes.toString("utf8")));
+    recordCloneSave(root, saved.token, savedStampOf(saved.bytes.toString("utf8")));
     if (result !== null) recordSavedBy(root, saved.token, agentOfEnv(ctx.env));
   }
   if (result === null) return ok(`unchanged ${file}\nCURRENT-SHA256: ${saved.token}\n`, [...repairs, ...notes]);

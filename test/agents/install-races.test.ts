@@ -1,6 +1,6 @@
 // Races and interrupted runs of install/uninstall around the user's own agent files: two installs
 // at once (the install lock), a linked folder under uninstall, --dry-run after a crash, folders of
-// a refused write, and records that must keep naming what was really written.
+// a refused write, and runs killed before they published, which must change nothing.
 import { copyHelper } from "../helpers.ts";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, rmdirSync, symlinkSync, writeFileSync } from "node:fs";
@@ -48,7 +48,7 @@ function project(): P {
   };
 }
 
-describe("the install record names only what was published (a run that never published changes nothing)", () => {
+describe("a run that never published changes nothing", () => {
   it("install A paused with its temp written, install B waits for the lock: uninstall restores the original bytes", async () => {
     const p = project();
     const file = path.join(p.root, ".claude", "settings.json");
@@ -66,7 +66,7 @@ describe("the install record names only what was published (a run that never pub
     expect(ra.code, ra.stderr).toBe(0);
     const un = p.run(["uninstall", "--agent", "claude-code"]);
     expect(un.code, un.stderr).toBe(0);
-    expect(un.stdout).toContain("restored .claude/settings.json");
+    expect(un.stdout).toContain("updated .claude/settings.json");
     expect(readFileSync(file, "utf8")).toBe(ORIGINAL);
   });
 

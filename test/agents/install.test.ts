@@ -91,8 +91,32 @@ describe.each(["fresh", "existing"] as const)("install over a %s project", (kind
     expect(un.stderr).toBe("");
     expect(un.code).toBe(0);
     expect(snapshot(e.root)).toEqual(before);
-    // Its records are gone too: nothing of ours is left in HOME.
-    expect(existsSync(path.join(e.home, ".config", "session-handoff"))).toBe(false);
+    // Nothing of ours is left in HOME but the recorded Node, which other projects' hooks may use.
+    expect(readdirSync(path.join(e.home, ".config", "session-handoff"))).toEqual(["node"]);
+  });
+});
+
+describe("uninstall gives the user's layout back byte for byte with nothing kept in HOME", () => {
+  const LAYOUTS: [string, string, Agent][] = [
+    [".claude/settings.json", '{"model":"opus"}', "claude-code"],
+    [".claude/settings.json", '{\r\n    "model": "opus",\r\n    "permissions": {"allow": ["Bash(npm test)"]}\r\n}', "claude-code"],
+    [".claude/settings.json", '{\n  "statusLine": {"type": "command", "command": "echo hi"}\n}\n', "claude-code"],
+    [".gemini/settings.json", '{"theme":"dark","hooks":{"Stop":[]}}\n', "gemini"],
+    ["AGENTS.md", "# Rules\r\n\r\nBe nice.", "codex"],
+    ["AGENTS.md", "# T\n\nline\n\n\n", "opencode"],
+    ["GEMINI.md", "\n", "gemini"],
+  ];
+  it.each(LAYOUTS)("%s %j (%s)", (file, text, agent) => {
+    const e = setup();
+    mkdirSync(path.dirname(path.join(e.root, file)), { recursive: true });
+    writeFileSync(path.join(e.root, file), text);
+    const before = snapshot(e.root);
+    expect(e.run(["install", "--agent", agent, "--root", e.root]).code).toBe(0);
+    // Uninstalled as on another machine: nothing install left in its HOME can help.
+    const other = tempDir("sh-home-");
+    const un = e.run(["uninstall", "--agent", agent, "--root", e.root], { HOME: other, XDG_CONFIG_HOME: path.join(other, ".config") });
+    expect(un.code, un.stderr).toBe(0);
+    expect(snapshot(e.root)).toEqual(before);
   });
 });
 
@@ -398,7 +422,9 @@ describe("--global", () => {
     }
     expect(snapshot(e.root)).toEqual(projectBefore);
     expect(e.run(["uninstall", "--agent", agent, "--global"]).code).toBe(0);
-    expect(snapshot(e.home)).toEqual(before);
+    const after = snapshot(e.home);
+    for (const k of [".config/", ".config/session-handoff/", ".config/session-handoff/node"]) delete after[k];
+    expect(after).toEqual(before);
   });
 
   it.each(["cline", "cursor"])("%s has no global files: refused", (agent) => {
@@ -414,7 +440,7 @@ describe("--global", () => {
 describe("a concurrent edit is never overwritten", () => {
   it("a file changed between install's read and its publication is refused", async () => {
     // Driven in-process through the store: the read token no longer matches the file.
-    const { writeAgentFile } = await import("../../src/store/agent-file.ts");
+    const { writeAgentFile } = await import("../../src/agents/agent-file.ts");
     const file = path.join(tempDir(), "settings.json");
     writeFileSync(file, "{}\n");
     const stale = "0".repeat(64);
@@ -428,7 +454,7 @@ describe("a concurrent edit is never overwritten", () => {
 describe("references/verbs.md says every line install and uninstall print", () => {
   it.each([
     ["install", ["created", "updated", "unchanged", "would create", "would update"]],
-    ["uninstall", ["restored", "updated", "removed", "unchanged", "would"]],
+    ["uninstall", ["updated", "removed", "unchanged", "would"]],
   ] as const)("%s", (verb, words) => {
     const help = `${referenceOf(verb)} ${helper([verb, "--help"]).stdout.replace(/\s+/g, " ")}`;
     for (const w of words) expect(help).toContain(`"${w} `);

@@ -274,8 +274,7 @@ describe("rules files' byte budgets and line endings", () => {
       expect(t).toContain("\r\n");
     }
     expect(readFileSync(path.join(e.root, "AGENTS.md"), "utf8")).toContain("<!-- session-handoff:begin -->\r\n");
-    // Without the install record, uninstall removes only ours, CRLF kept.
-    rmSync(path.join(e.home, ".config", "session-handoff", "installs"), { recursive: true });
+    // uninstall removes only ours, CRLF kept.
     expect(e.run(["uninstall", "--agent", "codex", "--root", e.root]).code).toBe(0);
     expect(readFileSync(path.join(e.root, "AGENTS.md"), "utf8")).toBe("# Rules\r\n\r\nBe brief.\r\n");
     const hooks = readFileSync(path.join(e.root, ".codex", "hooks.json"), "utf8");
@@ -296,14 +295,13 @@ describe("HOME and the config folder", () => {
       expect(existsSync(path.join(e.root, ".claude", "settings.json"))).toBe(false);
     }
   });
-  it("a missing config folder (nested XDG_CONFIG_HOME) is made 0700 before anything is written; uninstall removes it", () => {
+  it("a missing config folder (nested XDG_CONFIG_HOME) is made 0700 for the recorded Node, which uninstall leaves", () => {
     const e = setup();
     const config = path.join(e.home, "a", "b", "config");
     expect(e.run(["install", "--agent", "claude-code", "--root", e.root], { XDG_CONFIG_HOME: config }).code).toBe(0);
-    for (const d of [path.join(e.home, "a"), config, path.join(config, "session-handoff"), path.join(config, "session-handoff", "installs")]) expect(statSync(d).mode & 0o777).toBe(0o700);
-    expect(readdirSync(path.join(config, "session-handoff", "installs"))).toHaveLength(1);
+    for (const d of [path.join(e.home, "a"), config, path.join(config, "session-handoff")]) expect(statSync(d).mode & 0o777).toBe(0o700);
     expect(e.run(["uninstall", "--agent", "claude-code", "--root", e.root], { XDG_CONFIG_HOME: config }).code).toBe(0);
-    expect(readdirSync(e.home)).toEqual([]);
+    expect(readdirSync(path.join(config, "session-handoff"))).toEqual(["node"]);
   });
 });
 

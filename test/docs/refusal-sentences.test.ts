@@ -87,9 +87,9 @@ describe("the memory tree's refusals, word for word", () => {
 
 describe("write --from-draft's refusals, word for word", () => {
   const again = "write the whole document there with your file tool, then run this again";
-  const fromDraft = (root: string) => helper(["write", "handoff", "--from-draft", "--root", root, "--expected-current-sha256", "absent"]);
-  const draft = (root: string) => mem(root, "drafts", "handoff.md");
-  const rel = ".ai/memory/drafts/handoff.md";
+  const rel = ".ai/memory/drafts/handoff-0123abcd.md";
+  const fromDraft = (root: string) => helper(["write", "handoff", "--from-draft", rel, "--root", root, "--expected-current-sha256", "absent"]);
+  const draft = (root: string) => mem(root, "drafts", "handoff-0123abcd.md");
 
   it("a directory is left; a link and a hard-linked file are removed unread", () => {
     const root = gitRepo();
@@ -117,11 +117,16 @@ describe("write --from-draft's refusals, word for word", () => {
     const other = gitRepo();
     mkdirSync(mem(other), { recursive: true });
     const elsewhere = tempDir("sh-drafts-");
-    writeFileSync(path.join(elsewhere, "handoff.md"), handoff("x"));
+    writeFileSync(path.join(elsewhere, "handoff-0123abcd.md"), handoff("x"));
     symlinkSync(elsewhere, mem(other, "drafts"));
     // The tree's one verdict refuses a linked drafts/ before the draft is looked at.
     expect(fromDraft(other).stderr).toContain(`${REFUSED}${mem(other, "drafts")} is a link; memory must live in real directories under the root (move the link away)\n`);
-    expect(existsSync(path.join(elsewhere, "handoff.md"))).toBe(true);
+    expect(existsSync(path.join(elsewhere, "handoff-0123abcd.md"))).toBe(true);
+  });
+
+  it("no draft path: the shared draft of older flows is not read, and a draft of its own is named", () => {
+    const r = helper(["write", "handoff", "--from-draft", "--root", gitRepo(), "--expected-current-sha256", "absent"]);
+    expect(r.stderr).toMatch(/^usage error: --from-draft takes the path `read handoff` printed on its DRAFT: line; the shared \.ai\/memory\/drafts\/handoff\.md is not read any more\. Write your whole document to \.ai\/memory\/drafts\/handoff-[0-9a-f]{8}\.md with your file tool, then run `write handoff --from-draft \S+ --expected-current-sha256 <token>`\n/);
   });
 });
 
@@ -178,10 +183,10 @@ describe("install's refusals, word for word", () => {
     const root = gitRepo();
     const before = snapshot(root);
     expect(helper(["install", "--agent", "claude-code", "--root", root], { env: { HOME: "" } }).stderr).toContain(
-      `${REFUSED}install needs HOME set (the per-user records and the recorded Node live under it); nothing was changed\n`,
+      `${REFUSED}install needs HOME set (the recorded Node lives under it); nothing was changed\n`,
     );
     const gone = path.join(tempDir("sh-home-"), "gone");
-    expect(helper(["install", "--agent", "claude-code", "--root", root], { env: { HOME: gone } }).stderr).toContain(`${REFUSED}HOME (${JSON.stringify(gone)}) does not exist; install keeps its records under it, so nothing was changed\n`);
+    expect(helper(["install", "--agent", "claude-code", "--root", root], { env: { HOME: gone } }).stderr).toContain(`${REFUSED}HOME (${JSON.stringify(gone)}) does not exist; install records the Node under it, so nothing was changed\n`);
     expect(snapshot(root)).toEqual(before);
   });
 });

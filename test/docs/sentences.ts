@@ -17,7 +17,7 @@ export interface Sentence {
 }
 
 const HOOK = "src/verbs/hook.ts";
-const SURFACE = "src/verbs/checkpoint-surface.ts";
+const SURFACE = "src/brief/checkpoint-surface.ts";
 const BRIEF = "src/brief/brief.ts";
 
 export const SENTENCES: readonly Sentence[] = [
@@ -51,7 +51,7 @@ export const SENTENCES: readonly Sentence[] = [
   { id: "drift.verdict", source: "src/verbs/drift.ts", text: "verdict: {verdict}" },
   // The agent writes its draft where this line says (docs/decisions/drafts.md).
   { id: "read.draft", source: "src/verbs/read.ts", doc: "docs/decisions/drafts.md", text: "DRAFT: {path}" },
-  { id: "write.shared-draft", source: "src/store/drafts.ts", doc: "docs/decisions/drafts.md", text: "{draft} may be another session's draft: {n} reads of {kind} came before it was written" },
+  { id: "write.shared-draft", source: "src/store/drafts.ts", doc: "docs/decisions/drafts.md", text: "--from-draft takes the path `read {kind}` printed on its DRAFT: line; the shared {draft} is not read any more" },
 ];
 
 /** The fixed parts of a sentence: the words between its `{…}` parts, trimmed, at least 4 characters. */

@@ -335,6 +335,25 @@ const histories: [string, () => Scripted, Expect][] = [
     { verdict: "rewritten", ahead: null, behind: null, ageDays: 3, missing: [], branchChanged: false, reachable: false, since: 1, notHere: null },
   ],
   [
+    "a saved branch here only as a remote-tracking one: moved from it",
+    () => {
+      const root = newRepo(NOW - 2 * DAY);
+      const head = git(root, ["rev-parse", "HEAD"]);
+      git(root, ["update-ref", "refs/remotes/origin/feature/away", head]);
+      return { root, text: saved(head, 1, { branch: "feature/away" }) };
+    },
+    { verdict: "drifted", ahead: 0, behind: 0, ageDays: 1, missing: [], branchChanged: true, reachable: true },
+  ],
+  [
+    "a saved branch named as a glob matches no real branch: not in this clone",
+    () => {
+      const root = newRepo(NOW - 2 * DAY);
+      git(root, ["update-ref", "refs/remotes/origin/feature/away", "HEAD"]);
+      return { root, text: saved(git(root, ["rev-parse", "HEAD"]), 1, { branch: "feature/*" }) };
+    },
+    { verdict: "fresh", ahead: 0, behind: 0, ageDays: 1, missing: [], branchChanged: null, reachable: true },
+  ],
+  [
     "a saved branch absent from this clone: not in this clone, not drifted",
     () => {
       const root = newRepo(NOW - 2 * DAY);

@@ -1,4 +1,4 @@
-// Ruling 49's human half (docs/design.md#verdicts-and-the-brief): file-controlled values -- handoff
+// The human half of the verdicts (docs/design.md#verdicts-and-the-brief): file-controlled values -- handoff
 // text, commit authors, branch and file names -- in the human output of brief, drift, archives
 // list, doctor and refusals are quoted or enveloped, and no raw control, bidi control or line
 // separator gets through (shown as <U+XXXX>). Hostile names made with real git, the built bundle.

@@ -66,7 +66,7 @@ describe("findInvisible: refused anywhere, with its position", () => {
   });
 });
 
-// The living scripts of field report #26 and the emoji forms of ruling 7: all pass.
+// The living scripts of field report #26 and the emoji forms: all pass.
 const PASSES: Array<[string, string]> = [
   ["Persian ZWNJ (half-space)", "می\u200Cخواهم کتاب\u200Cها را بخوانم"],
   ["Arabic ZWJ between letters", "ل\u200Dا"],
@@ -153,7 +153,7 @@ describe("findInvisible: the context-dependent ones, refused out of context", ()
   });
 });
 
-// Ruling 7 by the data itself: every sequence Unicode standardizes passes (tools/unicode-tables.mjs).
+// The emoji rule by the data itself: every sequence Unicode standardizes passes (tools/unicode-tables.mjs).
 describe("findInvisible: every standardized and emoji variation sequence of the UCD passes", () => {
   const ucd = (file: string) => JSON.parse(readFileSync(path.join(UCD, file), "utf8"));
   const seq = (codes: string[]) => codes.map((c) => ch(parseInt(c, 16))).join("");

@@ -1,4 +1,4 @@
-// Ruling 53 end to end through the built bundle (docs/decisions/redaction-prefixes.md): the
+// The prefix rules end to end through the built bundle (docs/decisions/redaction-prefixes.md): the
 // hostile tester's leaks reach neither HANDOFF.md, nor a checkpoint, nor a commit message, nor
 // any output, and `validate` no longer scores them secrets 5/5.
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";

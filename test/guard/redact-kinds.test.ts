@@ -161,7 +161,7 @@ describe("property: each family inserted at random positions in a real handoff; 
   });
 });
 
-describe("linear on pathological input (1 MB): work counted, never timed", () => {
+describe("linear on pathological input: a ratio of CPU times, never an absolute time", () => {
   it.each<[string, (k: number) => string, number]>([
     ["PEM headers followed by short lines", (k) => `-----BEGIN PRIVATE KEY-----\n${"ab\n".repeat(k)}`, 300_000],
     ["PEM BEGIN then base64 without end", (k) => `-----BEGIN PRIVATE KEY-----\n${`${"A".repeat(63)}1\n`.repeat(k)}`, 15_000],
@@ -175,5 +175,17 @@ describe("linear on pathological input (1 MB): work counted, never timed", () =>
     ["block scalars", (k) => "password: |\n".repeat(k), 80_000],
   ])("%s", (_name, make, k) => {
     expectLinear(redactText, make, k);
+  });
+});
+
+describe("the linearity check itself", () => {
+  it("fails on a quadratic scan", () => {
+    // Each character looks back over all before it, as a look-back without its cap would.
+    const quadratic = (text: string): number => {
+      let seen = 0;
+      for (let i = 0; i < text.length; i++) seen += text.lastIndexOf("\n", i) === -1 ? i : 0;
+      return seen;
+    };
+    expect(() => expectLinear(quadratic, (k) => "a".repeat(k), 40_000)).toThrow(/the CPU time/);
   });
 });

@@ -1,4 +1,4 @@
-// Ruling 53 (docs/decisions/redaction-prefixes.md): secrets anywhere a prefix can sit, the
+// docs/decisions/redaction-prefixes.md: secrets anywhere a prefix can sit, the
 // wrapped and split forms, the unnamed AWS secret, and the transcript-only rules.
 import { describe, expect, it } from "vitest";
 import { redactText, redactTranscript } from "../../src/guard/redact.ts";
@@ -229,7 +229,7 @@ describe("transcript text only: a key pasted in prose", () => {
   });
 });
 
-describe("anchor lines keep ruling 6, except a vendor's exact token shape", () => {
+describe("anchor lines keep their values, except a vendor's exact token shape", () => {
   const t = githubToken(61);
   it("redacts a token-shaped branch or file name on an exempt line", () => {
     const doc = `- Branch: ${t}\n- Dirty files: notes/${stripeKey(62)}.md\n`;

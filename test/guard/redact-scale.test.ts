@@ -1,13 +1,13 @@
-// Redaction stays linear on pathological inputs up to the document limit (1 MB): the work is
-// counted, never timed. Apart from test/guard/redact.test.ts because the 1 MB cases take minutes
+// Redaction stays linear on pathological inputs up to the document limit (1 MB): CPU time at
+// 1/8 and the whole size, a ratio, never an absolute time. Apart from test/guard/redact.test.ts because the 1 MB cases take minutes
 // on two cores: \`npm run test:reliability\` runs this file (vitest.config.ts, HEAVY).
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { redactText, redactTranscript } from "../../src/guard/redact.ts";
 import { adversarialDocument } from "../../bench/adversarial.mjs";
-import { expectLinear, workOf } from "../fixtures/redaction/work.ts";
+import { expectLinear } from "../fixtures/redaction/work.ts";
 
-describe("no pathological input makes redaction slow (1 MB, the document limit): work counted, never timed", () => {
-  // Each family is k repetitions of a unit; expectLinear compares k with k/2.
+describe("no pathological input makes redaction slow (1 MB, the document limit)", () => {
+  // Each family is k repetitions of a unit; expectLinear compares k with k/8.
   it.each<[string, (k: number) => string, number]>([
     ["one long word", (k) => "a".repeat(k), 1_000_000],
     ["keywords without values", (k) => "password".repeat(k), 120_000],
@@ -29,7 +29,7 @@ describe("no pathological input makes redaction slow (1 MB, the document limit):
     ["unbalanced brackets", (k) => `secret=${"(".repeat(k)}${")".repeat(k)}`, 500_000],
     ["URL passwords full of # and ?", (k) => `x://u:${"p#?".repeat(20)}`.repeat(k), 15_000],
     ["one URL password of ?", (k) => `postgres://a:${"?".repeat(k)}`, 1_000_000],
-    // Ruling 53's scanners: prefixed PEM lines, base64 runs, split lines, AWS windows, prose.
+    // The scanners: prefixed PEM lines, base64 runs, split lines, AWS windows, prose.
     ["prefixed PEM lines without an end", (k) => `> -----BEGIN PRIVATE KEY-----\n${`> ${"A".repeat(63)}1\n`.repeat(k)}`, 15_000],
     ["base64 lines that decode to text", (k) => `${Buffer.from("ABCDEFGHIJKLMNOPQRSTUVWXYZ").toString("base64")}\n`.repeat(k), 25_000],
     ["lines under one prefix", (k) => `# ${"Ab1".repeat(10)}\n`.repeat(k), 30_000],
@@ -43,19 +43,8 @@ describe("no pathological input makes redaction slow (1 MB, the document limit):
   });
 });
 
-describe("what the 1 MB bench row costs: counted passes over the input", () => {
+describe("what the 1 MB bench row costs", () => {
   it("the bench's hostile mix is linear", () => {
     expectLinear(redactText, (k) => adversarialDocument(k), 1_000_000);
-  });
-
-  // Each `password=` starts a value that runs 256 characters; a plain run is read once for all
-  // of them, not once per assignment (35 passes before).
-  it.each<[string, string]>([
-    ["assignments without values", "password="],
-    ["assignments with values", "password=Xk9mQ2pL7vR4tY"],
-    ["nested assignments", "admin_pw="],
-  ])("%s: at most 12 passes", (_name, unit) => {
-    const text = `password: ${unit.repeat(Math.floor(1_000_000 / unit.length))}`;
-    expect(workOf(redactText, text).charsScanned / text.length).toBeLessThanOrEqual(12);
   });
 });

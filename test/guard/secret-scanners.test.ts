@@ -1,4 +1,4 @@
-// Ruling 56's last part: no literal in the repository is flagged by a common secret scanner
+// No literal in the repository is flagged by a common secret scanner
 // (fixtures assemble their fakes at test time: test/fixtures/redaction/, fakes.ts). secretlint
 // with its recommended preset runs over every tracked and new file, as `npm run scan-secrets` does.
 import { execFileSync, spawnSync } from "node:child_process";

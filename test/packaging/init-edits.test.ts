@@ -51,6 +51,8 @@ describe("init and the user's edits to the copied skill", () => {
 describe("init --undo and the folders init made", () => {
   it("Cline: the .cline/ init made for its link goes; .clinerules/ (the user's) stays", () => {
     const p = project([".clinerules"]);
+    // An empty folder is one uninstall cannot tell from one install made: the user's holds a rule.
+    writeFileSync(path.join(p.root, ".clinerules", "10-style.md"), "Prefer small functions.\n");
     expect(p.run().code).toBe(0);
     expect(existsSync(path.join(p.root, ".cline", "skills", "session-handoff"))).toBe(true);
     const undo = p.run("--undo");

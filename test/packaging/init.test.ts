@@ -161,7 +161,10 @@ describe("init --global", () => {
     const { root, env } = project([]);
     const home = env.HOME!;
     for (const d of [".claude", ".codex"]) mkdirSync(path.join(home, d));
-    const before = snapshot([home]);
+    writeFileSync(path.join(home, ".codex", "config.toml"), "model = \"o3\"\n");
+    // The recorded Node stays in the user's config folder: other projects' hooks may use it.
+    const mine = (s: string) => s.split("\n").filter((l) => !l.startsWith(path.join(home, ".config"))).join("\n");
+    const before = mine(snapshot([home]));
     const helper = path.join(REPO, "scripts", "memory_io.mjs");
     const r = spawnSync(process.execPath, [helper, "init", "--global"], { cwd: root, env, encoding: "utf8" });
     expect(r.status, r.stderr).toBe(0);
@@ -172,7 +175,7 @@ describe("init --global", () => {
     expect(JSON.parse(doctor.stdout).problems).toEqual([]);
     const undo = spawnSync(process.execPath, [helper, "init", "--global", "--undo"], { cwd: root, env, encoding: "utf8" });
     expect(undo.status, undo.stderr).toBe(0);
-    expect(snapshot([home])).toBe(before);
+    expect(mine(snapshot([home]))).toBe(before);
   });
 });
 

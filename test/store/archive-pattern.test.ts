@@ -5,9 +5,9 @@ import { PRUNABLE_NAME } from "../../src/store/archive.ts";
 import { archives, gitRepo, handoff, helper } from "../helpers.ts";
 import { saveIn } from "../in-process.ts";
 
-// Contract §2 and §13 ruling 28: pruning, and the unsafe-entry check that can stop it, look
-// only at names the helpers make; a user's own file in archive/ is never deleted. The saves run
-// in this process (test/in-process.ts); check runs through the built helper.
+// Pruning, and the unsafe-entry check that can stop it, look only at names the helpers make; a
+// user's own file in archive/ is never deleted. The saves run in this process
+// (test/in-process.ts); check runs through the built helper.
 
 describe("PRUNABLE_NAME", () => {
   it.each([

@@ -67,7 +67,7 @@ for (let round = 0; round < Number(rounds); round++) {
   let file = saveFrom(draft);
   if (round === 0) meet();
   let w = helper(["write", "handoff", "--from-draft", ...(mode === "own" ? [draft] : []), "--expected-current-sha256", token, "--lock-timeout", "90"]);
-  // The shared draft refused as maybe another session's: its own draft, as the refusal says.
+  // The shared draft is refused, naming a draft of its own: that one, as the refusal says.
   const named = /Write your whole document to (\S+) /.exec(w.stderr)?.[1];
   if (w.status === 2 && named !== undefined) {
     attempts.push({ round, draft, token, code: w.status, stdout: w.stdout, stderr: w.stderr, kept: null });

@@ -85,7 +85,7 @@ export function checkOutcomes(results: Saver[], published: Map<string, string>, 
       } else {
         // A loser was told why, and its own draft is still there.
         expect(a.code, a.stderr).toBe(2);
-        expect(a.stderr).toMatch(/changed since it was read|may be another session's draft/);
+        expect(a.stderr).toMatch(/changed since it was read|is not read any more/);
         if (/changed since it was read/.test(a.stderr)) expect(a.kept === null ? null : goal(a.kept), a.draft).toBe(String(s.index));
       }
     }

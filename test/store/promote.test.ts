@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { alreadyPresent } from "../../src/store/append.ts";
 import { gitRepo, helper, sha, snapshot, tempDir } from "../helpers.ts";
 
-// Contract §13 ruling 10 and field report 21: a retried promotion appends nothing.
+// Field report 21: a retried promotion appends nothing.
 // Field report 20: a link is refused naming where it points and what to do.
 
 describe("alreadyPresent", () => {

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { archives, handoff, helper, helperAsync, MARKER, sha, tempDir, waitFor } from "../helpers.ts";
 import { inProcess } from "../in-process.ts";
 
-// Contract §13 ruling 33: the behaviour the reference helper's own test suite (memory_io.py,
+// The behaviour the reference helper's own test suite (memory_io.py,
 // session-memory plugin) pins, re-expressed as our tests of the shared behaviour, driving our
 // built helper as users run it (the many saves of the two retention cases run in this process:
 // test/in-process.ts). Its in-process phase hooks map to our failpoint seam

@@ -72,7 +72,7 @@ describe("usage errors name the flag, exit 2, change nothing", () => {
   });
 
   it("check exits 64 on a usage error, because 2 means parked", async () => {
-    // --root is optional (contract "Words" 1.1): an unknown flag is the usage error here.
+    // --root is optional: an unknown flag is the usage error here.
     const r = helper(["check", "--bogus"]);
     expect(r.code).toBe(64);
     expect(r.stderr).toMatch(/--bogus/);
@@ -87,7 +87,7 @@ describe("usage errors name the flag, exit 2, change nothing", () => {
 });
 
 describe("hostile roots and trees", () => {
-  // A link as --root is followed to its real path (contract "Words" 1.1): test/verbs/root.test.ts.
+  // A link as --root is followed to its real path: test/verbs/root.test.ts.
   it("refuses a missing root and a file as root", async () => {
     const dir = tempDir();
     writeFileSync(path.join(dir, "file"), "x");

@@ -44,7 +44,7 @@ describe.skipIf(!asRoot)("the walk stops at what another user controls (as root,
     expect(found.stopped?.why).toMatch(/belongs to another user/);
   });
 
-  it("a checkout owned by another uid is trusted when git's safe.directory lists it (global config read as a file)", () => {
+  it("a checkout owned by another uid is trusted when git's safe.directory lists it (in the global config)", () => {
     const checkout = gitRepo();
     mkdirSync(path.join(checkout, "pkg", "api"), { recursive: true });
     chownSync(checkout, NOBODY, NOBODY);

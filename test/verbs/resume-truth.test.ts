@@ -150,8 +150,8 @@ describe("case 3: memory-only commits are not drift", () => {
     expect(d.summary.match(/not saved in this clone/g)).toHaveLength(1);
     expect((await brief(theirs))[4]).toContain('the handoff was not saved in this clone; its last commit is by "Me Myself" "test@example.com"');
     // For me it is my own save: nothing said.
-    // The token, then the published file's size, mtime, ctime and inode (the hook's no-hash check).
-    expect(readFileSync(path.join(mine, ".git", "session-handoff", "saves"), "utf8")).toMatch(new RegExp(`^${token} \\d+ \\d+ \\d+ \\d+ @\\S+\\n$`));
+    // The token, then the `Saved:` stamp with the HEAD anchor's first 12 digits.
+    expect(readFileSync(path.join(mine, ".git", "session-handoff", "saves"), "utf8")).toMatch(new RegExp(`^${token} @\\S+\\+[0-9a-f]{12}\\n$`));
     const own = await drift(mine);
     expect(own.provenance).toBeNull();
     expect(own.summary).not.toContain("not saved in this clone");

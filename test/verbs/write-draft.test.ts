@@ -1,7 +1,6 @@
 // `write <kind> --from-draft` (docs/decisions/save-form.md, docs/decisions/drafts.md): the agent
-// writes the document with its own file tool to the draft its read named (or the shared
-// drafts/<kind>.md), the helper saves it as `write` saves stdin, removes it after a save and
-// keeps it after a refusal.
+// writes the document with its own file tool to the draft its read named, the helper saves it
+// as `write` saves stdin, removes it after a save and keeps it after a refusal.
 import { chmodSync, closeSync, existsSync, fstatSync, openSync, readdirSync, linkSync, mkdirSync, readFileSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import path from "node:path";
@@ -9,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { git, gitRepo, handoff, helper, MARKER, sha, snapshot, tempDir, tokenOf, unstamped, type Run } from "../helpers.ts";
 
 const MEM = (root: string) => path.join(root, ".ai", "memory");
-const DRAFT = (root: string, kind = "handoff") => path.join(MEM(root), "drafts", `${kind}.md`);
+// A name as `read` prints one (any 8 hex digits are a per-read name).
+const DRAFT = (root: string, kind = "handoff") => path.join(MEM(root), "drafts", `${kind}-0123abcd.md`);
 
 // What a harness's file tool does: the folders made as needed, the file with the default mode.
 function draft(root: string, text: string | Buffer, kind = "handoff", mode = 0o644): string {
@@ -20,7 +20,7 @@ function draft(root: string, text: string | Buffer, kind = "handoff", mode = 0o6
 }
 
 const write = (root: string, kind: string, token: string, extra: string[] = [], env: Record<string, string> = {}): Run =>
-  helper(["write", kind, "--from-draft", "--expected-current-sha256", token, ...extra], { cwd: root, env, input: "stdin is not the document\n" });
+  helper(["write", kind, "--from-draft", DRAFT(root, kind), "--expected-current-sha256", token, ...extra], { cwd: root, env, input: "stdin is not the document\n" });
 
 // A document no inline shell form carries through Gemini CLI's policy: backticks, `$HOME`,
 // `$(…)` and a line `EOF`, in the places a handoff holds them.
@@ -28,7 +28,7 @@ const TRICKY_GOAL = "Keep `$HOME` and $(rm -rf /) as text; a heredoc would stop 
 const trickyHandoff = () =>
   handoff(TRICKY_GOAL).replace("## Key files\n- none\n", "## Key files\n- `src/$(whoami).ts` — named by `$(whoami)`, not run\n- `README.md` — says `EOF` and $HOME\n");
 
-describe("write --from-draft: the document from drafts/<kind>.md", () => {
+describe("write --from-draft: the document from drafts/<kind>-<8 hex>.md", () => {
   it("a handoff with backticks, $HOME, $(…) and a line EOF lands byte-exact; the draft is gone; stdin is not read", () => {
     const root = gitRepo();
     writeFileSync(path.join(root, "README.md"), "x\n");
@@ -101,7 +101,7 @@ describe("write --from-draft: a refusal keeps the draft, a save removes it", () 
     expect(r.stderr).toMatch(reason);
     expect(r.stdout).toBe("");
   };
-  const keptNote = /the draft \.ai\/memory\/drafts\/handoff\.md was kept: fix it and run this again\n$/;
+  const keptNote = /the draft \.ai\/memory\/drafts\/handoff-0123abcd\.md was kept: fix it and run this again\n$/;
 
   it("a stale token: refused, nothing saved, the draft kept, the refusal says so", () => {
     const root = gitRepo();
@@ -148,13 +148,13 @@ describe("write --from-draft: a refusal keeps the draft, a save removes it", () 
     expect(existsSync(DRAFT(root))).toBe(false);
   });
 
-  it("a link planted at drafts/handoff.md: refused, the link removed unread, its target untouched", () => {
+  it("a link planted at the draft: refused, the link removed unread, its target untouched", () => {
     const root = gitRepo();
     const outside = path.join(tempDir(), "secret.md");
     writeFileSync(outside, handoff("not yours"));
     mkdirSync(path.dirname(DRAFT(root)), { recursive: true });
     symlinkSync(outside, DRAFT(root));
-    refused(write(root, "handoff", "absent"), 2, /drafts\/handoff\.md is a link; it was removed unread/);
+    refused(write(root, "handoff", "absent"), 2, /drafts\/handoff-0123abcd\.md is a link; it was removed unread/);
     expect(existsSync(DRAFT(root))).toBe(false);
     expect(readFileSync(outside, "utf8")).toBe(handoff("not yours"));
     expect(existsSync(path.join(MEM(root), "HANDOFF.md"))).toBe(false);
@@ -182,7 +182,7 @@ describe("write --from-draft: a refusal keeps the draft, a save removes it", () 
   it("over 1,000,000 bytes: refused naming the size, kept to be shortened", () => {
     const root = gitRepo();
     draft(root, handoff("x".repeat(1_000_001)));
-    refused(write(root, "handoff", "absent"), 2, /the draft \.ai\/memory\/drafts\/handoff\.md is \d+ bytes; memory documents are at most 1000000 bytes/);
+    refused(write(root, "handoff", "absent"), 2, /the draft \.ai\/memory\/drafts\/handoff-0123abcd\.md is \d+ bytes; memory documents are at most 1000000 bytes/);
     expect(existsSync(DRAFT(root))).toBe(true);
   });
 
@@ -200,7 +200,7 @@ describe("write --from-draft: a refusal keeps the draft, a save removes it", () 
   it("no draft: refused, saying where to write it", () => {
     const root = gitRepo();
     const r = write(root, "handoff", "absent");
-    refused(r, 2, /no draft at \.ai\/memory\/drafts\/handoff\.md: write the whole document there with your file tool/);
+    refused(r, 2, /no draft at \.ai\/memory\/drafts\/handoff-0123abcd\.md: write the whole document there with your file tool/);
     expect(r.stderr).not.toMatch(/was removed/);
     expect(existsSync(MEM(root))).toBe(false);
   });
@@ -228,13 +228,15 @@ describe("a leftover draft is private junk, not an interrupted save", () => {
     draft(root, handoff("saved"));
     expect(write(root, "handoff", "absent").code).toBe(0);
     const saved = readFileSync(path.join(MEM(root), "HANDOFF.md"));
-    draft(root, handoff("left behind"));
+    // An older flow's shared draft is junk at any age.
+    const shared = path.join(MEM(root), "drafts", "handoff.md");
+    writeFileSync(shared, handoff("left behind"));
     const c = helper(["check", "--root", root]);
     expect(c.code).toBe(2);
     const r = helper(["recover", "--root", root]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toContain("removed a leftover draft .ai/memory/drafts/handoff.md");
-    expect(existsSync(DRAFT(root))).toBe(false);
+    expect(existsSync(shared)).toBe(false);
     expect(readFileSync(path.join(MEM(root), "HANDOFF.md")).equals(saved)).toBe(true);
     expect(helper(["recover", "--root", root]).stdout).toBe("nothing to recover\n");
   });
@@ -266,14 +268,13 @@ describe("a draft per read (docs/decisions/drafts.md)", () => {
   };
   const writeOwn = (root: string, kind: string, draft: string, token: string): Run =>
     helper(["write", kind, "--from-draft", draft, "--expected-current-sha256", token], { cwd: root });
-  const marks = (root: string) => readdirSync(path.join(MEM(root), "drafts")).filter((n) => n.startsWith(".read-")).sort();
   const refused = (r: Run, code: number, reason: RegExp) => {
     expect(r.code, r.stderr).toBe(code);
     expect(r.stderr).toMatch(reason);
     expect(r.stdout).toBe("");
   };
 
-  it("read names a new draft each time; the write of it saves it, and removes the draft and the read's mark", () => {
+  it("read names a new draft each time; the write of it saves it and removes the draft", () => {
     const root = gitRepo();
     draft(root, handoff("first"));
     expect(write(root, "handoff", "absent").code).toBe(0);
@@ -281,14 +282,12 @@ describe("a draft per read (docs/decisions/drafts.md)", () => {
     const b = readDraft(root);
     expect(a.draft).not.toBe(b.draft);
     expect(a.token).toBe(b.token);
-    expect(marks(root)).toHaveLength(2);
     writeFileSync(path.join(root, a.draft), handoff("session A"));
     writeFileSync(path.join(root, b.draft), handoff("session B"));
     const r = writeOwn(root, "handoff", a.draft, a.token);
     expect(r.code, r.stderr).toBe(0);
     expect(unstamped(readFileSync(path.join(MEM(root), "HANDOFF.md"), "utf8"))).toBe(unstamped(handoff("session A")));
     expect(existsSync(path.join(root, a.draft))).toBe(false);
-    expect(marks(root)).toEqual([`.read-handoff-${path.basename(b.draft).slice(8, 16)}`]);
     // B, same token: told it changed, its own draft kept, never A's text published as B's.
     const rb = writeOwn(root, "handoff", b.draft, b.token);
     expect(rb.code).toBe(2);
@@ -333,30 +332,17 @@ describe("a draft per read (docs/decisions/drafts.md)", () => {
     expect(r.stderr).toMatch(/^usage error: write takes a draft path only with --from-draft/);
   });
 
-  it("the shared draft after one read saves as before and drops that read's mark", () => {
+  it("--from-draft without a path (an older SKILL.md's shared draft) is refused, naming a draft of its own", () => {
     const root = gitRepo();
     draft(root, handoff("first"));
     expect(write(root, "handoff", "absent").code).toBe(0);
     const { token } = readDraft(root);
-    draft(root, handoff("second"));
-    const r = write(root, "handoff", token);
-    expect(r.code, r.stderr).toBe(0);
-    expect(marks(root)).toEqual([]);
-    expect(existsSync(DRAFT(root))).toBe(false);
-  });
-
-  it("the shared draft written after two reads is refused as maybe another session's, kept; the path it names saves", () => {
-    const root = gitRepo();
-    draft(root, handoff("first"));
-    expect(write(root, "handoff", "absent").code).toBe(0);
-    const { token } = readDraft(root);
-    readDraft(root);
-    draft(root, handoff("whose?"));
-    const before = readFileSync(path.join(MEM(root), "HANDOFF.md"));
-    const r = write(root, "handoff", token);
-    refused(r, 2, /\.ai\/memory\/drafts\/handoff\.md may be another session's draft: 2 reads of handoff came before it was written/);
-    expect(readFileSync(path.join(MEM(root), "HANDOFF.md")).equals(before)).toBe(true);
-    expect(readFileSync(DRAFT(root), "utf8")).toBe(handoff("whose?"));
+    const shared = path.join(MEM(root), "drafts", "handoff.md");
+    writeFileSync(shared, handoff("whose?"));
+    const before = snapshot(MEM(root));
+    const r = helper(["write", "handoff", "--from-draft", "--expected-current-sha256", token], { cwd: root });
+    refused(r, 2, /^usage error: --from-draft takes the path `read handoff` printed on its DRAFT: line; the shared \.ai\/memory\/drafts\/handoff\.md is not read any more/);
+    expect(snapshot(MEM(root))).toEqual(before);
     const own = /Write your whole document to (\S+) with your file tool, then run `write handoff --from-draft \1 --expected-current-sha256 <token>`/.exec(r.stderr)?.[1];
     expect(own, r.stderr).toMatch(/^\.ai\/memory\/drafts\/handoff-[0-9a-f]{8}\.md$/);
     writeFileSync(path.join(root, own!), handoff("mine"));
@@ -365,7 +351,7 @@ describe("a draft per read (docs/decisions/drafts.md)", () => {
     expect(unstamped(readFileSync(path.join(MEM(root), "HANDOFF.md"), "utf8"))).toBe(unstamped(handoff("mine")));
   });
 
-  it("a read removes drafts and marks left behind for an hour; recover removes them, never a younger per-read draft", () => {
+  it("a read removes drafts left behind for an hour and older flows' files; recover too, never a younger draft", () => {
     const root = gitRepo();
     draft(root, handoff("first"));
     expect(write(root, "handoff", "absent").code).toBe(0);
@@ -375,10 +361,11 @@ describe("a draft per read (docs/decisions/drafts.md)", () => {
     writeFileSync(path.join(root, young.draft), handoff("young"));
     const hourAgo = new Date(Date.now() - 61 * 60 * 1000);
     utimesSync(path.join(root, old.draft), hourAgo, hourAgo);
-    utimesSync(path.join(MEM(root), "drafts", `.read-handoff-${path.basename(old.draft).slice(8, 16)}`), hourAgo, hourAgo);
+    const retired = ["handoff.md", ".read-handoff-0123abcd"].map((n) => path.join(MEM(root), "drafts", n));
+    for (const f of retired) writeFileSync(f, "");
     readDraft(root);
     expect(existsSync(path.join(root, old.draft))).toBe(false);
-    expect(marks(root)).toHaveLength(2);
+    expect(retired.filter((f) => existsSync(f))).toEqual([]);
     const r = helper(["recover", "--root", root]);
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(path.join(root, young.draft), "utf8")).toBe(handoff("young"));
@@ -388,7 +375,7 @@ describe("a draft per read (docs/decisions/drafts.md)", () => {
     expect(existsSync(path.join(root, young.draft))).toBe(false);
   });
 
-  it("read never creates the memory dir: no mark, but a draft name all the same", () => {
+  it("read never creates the memory dir, but names a draft all the same", () => {
     const root = gitRepo();
     const r = helper(["read", "handoff", "--root", root]);
     expect(r.code).toBe(3);

@@ -1,18 +1,22 @@
 // Redaction in a write (docs/design.md#redaction): the saved bytes and the notes hold no secret,
-// and the journal entry is rendered from the redacted text without redacting it again (counted
-// through the test-only counter of src/guard/redact.ts).
+// and the journal entry is rendered from the redacted text without redacting it again (the real
+// redactText, wrapped by a spy for this file only).
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import { beforeEach, describe, expect, it } from "vitest";
-import { redactionPasses, redactText } from "../../src/guard/redact.ts";
+import { beforeEach, describe, expect, it, vi } from "vitest";
+import { redactText, redactTranscript } from "../../src/guard/redact.ts";
 import { recordSave } from "../../src/journal/record.ts";
-import { buildDocument, checkDocument } from "../../src/verbs/write-checked.ts";
+import { buildDocument, checkDocument } from "../../src/git/write-checked.ts";
 import { githubToken, stripeKey } from "../fixtures/redaction/attacks.ts";
 import { gitRepo, handoff, MARKER, tempDir } from "../helpers.ts";
 
+vi.mock("../../src/guard/redact.ts", async (original) => {
+  const real = await original<typeof import("../../src/guard/redact.ts")>();
+  return { ...real, redactText: vi.fn(real.redactText), redactTranscript: vi.fn(real.redactTranscript) };
+});
+
 beforeEach(() => {
-  redactionPasses.calls = 0;
-  redactionPasses.chars = 0;
+  vi.mocked(redactText).mockClear();
 });
 
 /** A handoff whose goal is `goal`, with `anchors` as its anchors section's body. */
@@ -50,9 +54,10 @@ describe("write redacts", () => {
     const root = tempDir();
     mkdirSync(path.join(root, ".ai", "memory"), { recursive: true });
     const next = redactText(handoff(`Rotate ${githubToken(4)} and ship.`).replace("## Decisions\n- none", "## Decisions\n- [user-directed] Ship on Friday\n- [agent-proposed] Keep one lock")).text;
-    redactionPasses.calls = 0;
+    vi.mocked(redactText).mockClear();
     const notes = await recordSave(root, { prior: null, next, token: "a".repeat(64) }, undefined);
     expect(notes).toEqual([]);
-    expect(redactionPasses.calls).toBe(0);
+    expect(redactText).not.toHaveBeenCalled();
+    expect(redactTranscript).not.toHaveBeenCalled();
   });
 });

@@ -41,12 +41,12 @@ beforeAll(() => {
   ]);
   mkdirSync(draftDir, { recursive: true });
   // The draft as a Windows editor saves it: CRLF line ends (a BOM too).
-  writeFileSync(path.join(draftDir, "handoff.md"), `\uFEFF${crlf(handoff("second goal from a CRLF draft"))}`);
+  writeFileSync(path.join(draftDir, "handoff-0123abcd.md"), `\uFEFF${crlf(handoff("second goal from a CRLF draft"))}`);
   results = {
     ...results,
     ...runBatch(helper, [
       { id: "read-2", args: ["read", "handoff"], cwd: P, env },
-      { id: "write-draft", args: ["write", "handoff", "--from-draft", "--expected-current-sha256", "{{token:read-2}}"], cwd: P, env },
+      { id: "write-draft", args: ["write", "handoff", "--from-draft", ".ai/memory/drafts/handoff-0123abcd.md", "--expected-current-sha256", "{{token:read-2}}"], cwd: P, env },
       { id: "archives", args: ["archives", "list"], cwd: P, env },
       { id: "brief", args: ["brief"], cwd: P, env },
       { id: "brief-stdin", args: ["brief", "--stdin"], cwd: P, env, stdin: crlf(handoff("a pasted goal")) },

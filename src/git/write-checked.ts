@@ -1,22 +1,21 @@
-// What `write` does to a document before publishing it: schema errors refused, `Saved:` stamped,
-// an empty anchors section filled (git runs only then, inside the lock), secrets redacted with the
-// anchor exemption, the `unchanged` comparison, and the score and findings for stderr.
+// What `write` does to a document before publishing it: refuse schema errors, stamp `Saved:`, fill anchors,
+// redact secrets, compare with the current file, and score it.
 import { quotedValue } from "../guard/quote.ts";
-import { closeSync, lstatSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
-import { collectAnchors, statInsideRoot } from "../git/anchors.ts";
+import { collectAnchors, statInsideRoot } from "./anchors.ts";
 import { formatRedactionReport, redactText } from "../guard/redact.ts";
 import { renderAnchorLines } from "../schema/anchor-lines.ts";
 import { droppedItems, droppedReport } from "../schema/open-items.ts";
-import { cloneIdOf, markClone } from "../git/saves.ts";
+import { cloneIdOf, markClone } from "./saves.ts";
 import { anchorsBody, anchorsEmpty, comparable, fillAnchors, stampSaved } from "../schema/stamp.ts";
 import { handoffKeyFiles, handoffLayout, validateHandoff } from "../schema/validate.ts";
 import { issueLines, scoreLine, type Issue, type Validation } from "../schema/validate-common.ts";
 import { validateLedger } from "../schema/validate-ledger.ts";
 import { CLOCK_SKEW_MS, isoSeconds } from "../schema/values.ts";
 import { decodeInput } from "../store/document.ts";
-import { openRegular, readAll, readStable, UnsafeFile, type ReadFile } from "../store/files.ts";
+import { readHeadBytes } from "../store/checkpoints.ts";
+import { readStable, UnsafeFile, type ReadFile } from "../store/files.ts";
 import { FILE_OF, MAX_DOCUMENT_BYTES, memoryDir, type Kind } from "../store/paths.ts";
 
 /** Most findings `write` prints on stderr; `validate` lists them all. */
@@ -36,10 +35,9 @@ function scoreNotes(v: Validation): string[] {
   return [scoreLine(v), ...lines];
 }
 
-/** A document decoded, redacted and checked before the lock. */
+/** A document decoded, redacted and checked before the lock; `text` is as sent, not yet stamped or redacted. */
 export interface Checked {
   kind: Kind;
-  /** LF text as sent (BOM dropped), not yet stamped or redacted. */
   text: string;
   notes: string[];
   /** Bytes received, the size a refusal names first. */
@@ -47,37 +45,15 @@ export interface Checked {
   redacted: ReturnType<typeof redactText>;
 }
 
-export interface AnchorsContext {
-  env: Record<string, string | undefined>;
-  /** The running skill's folder, left out of the dirty files as `anchors` leaves it out. */
-  skillDir: string | null;
-}
-
-// A look at the current handoff without the lock, never a basis for publication (which reads again).
-function peekCurrent(root: string, file: string): string | null {
-  try {
-    lstatSync(memoryDir(root));
-    const opened = openRegular(path.join(memoryDir(root), file));
-    if (opened === null) return null;
-    try {
-      return readAll(opened.fd).toString("utf8");
-    } finally {
-      closeSync(opened.fd);
-    }
-  } catch {
-    return null;
-  }
-}
+/** The environment git runs in, and the running skill's folder, left out of the dirty files as `anchors` does. */
+type AnchorsContext = { env: Record<string, string | undefined>; skillDir: string | null };
 
 function sameAnchors(a: string | null, b: string): boolean {
   const mine = anchorsBody(b);
   return a !== null && mine !== null && JSON.stringify(anchorsBody(a)) === JSON.stringify(mine);
 }
 
-/**
- * Decodes the document and refuses its size and schema errors, before the memory dir is created;
- * a handoff's missing `Saved:` and empty anchors are not errors: write supplies them.
- */
+/** Refuses the document's size and schema errors before the memory dir is created (write supplies `Saved:`). */
 export function checkDocument(raw: Buffer, kind: Kind, root: string): Checked {
   if (raw.length > MAX_DOCUMENT_BYTES + 4096) {
     throw new Refused(`the document is ${raw.length} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes`);
@@ -89,10 +65,11 @@ export function checkDocument(raw: Buffer, kind: Kind, root: string): Checked {
   const file = FILE_OF[kind];
   let errors: Issue[];
   if (kind === "handoff") {
-    const pass = { secrets: redacted.findings, redactedText: redacted.text };
-    errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), ...pass }).errors;
-    // Anchors identical to the current handoff's are refilled: their lines are not the agent's.
-    if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(peekCurrent(root, file), decoded.text)) {
+    errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
+    // Anchors identical to the current handoff's are refilled: their lines are not the agent's (a look without
+    // the lock, never a basis for publication, which reads again).
+    const current = () => readHeadBytes(path.join(memoryDir(root), file))?.toString("utf8") ?? null;
+    if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(current(), decoded.text)) {
       errors = errors.filter((e) => e.rule !== "anchor-line");
     }
   } else {
@@ -102,13 +79,11 @@ export function checkDocument(raw: Buffer, kind: Kind, root: string): Checked {
   return { kind, text: decoded.text, notes: decoded.notes, rawBytes: raw.length, redacted };
 }
 
-/** What a write will publish, or that it is `unchanged` (nothing is published then). */
+/** What a write will publish (nothing when `unchanged`), the current file as read, and the stderr lines. */
 export interface Built {
   bytes: Buffer;
-  /** The current file as read (null: none). */
   prior: ReadFile | null;
   unchanged: boolean;
-  /** stderr lines: normalisation, stamping, anchors, redaction, dropped items, score, findings. */
   notes: string[];
 }
 
@@ -116,7 +91,6 @@ function minutes(ms: number): number {
   return Math.round(Math.abs(ms) / 60_000);
 }
 
-// `text` with its anchors section's lines passed through `edit`.
 function editAnchors(text: string, edit: (body: string[]) => string[]): string {
   const range = handoffLayout(text).anchors;
   if (range === null) return text;
@@ -157,11 +131,7 @@ function finalBytes(text: string, rawBytes: number): Buffer {
   return bytes;
 }
 
-/**
- * Under the lock: reads the current file; for a handoff stamps `Saved:`, fills an empty anchors
- * section and redacts with the anchor exemption; compares with the current file ignoring `Saved:`
- * and a self-filled `- Date:`. Runs git only when it fills anchors or checks the agent's.
- */
+/** Under the lock: stamps, fills anchors and redacts a handoff, and compares it with the current file. */
 export async function buildDocument(checked: Checked, root: string, anchors: AnchorsContext): Promise<Built> {
   const file = FILE_OF[checked.kind];
   const prior = await readStable(path.join(memoryDir(root), file));
@@ -259,8 +229,7 @@ async function buildHandoff(
   const existing = new Set<string>();
   for (const k of keyFiles) if ((await statInsideRoot(root, k)) !== null) existing.add(k);
   const v = validateHandoff(text, {
-    mode: "root", nowMs, prior: unchanged ? null : priorText, existingKeyFiles: existing,
-    secrets: redacted.findings, redactedText: redacted.text,
+    mode: "root", nowMs, prior: unchanged ? null : priorText, existingKeyFiles: existing, redacted,
   });
   // Findings name the lines of the document as sent, before the inserted `Saved:` line.
   if (stamped.insertedAt !== null) for (const f of v.findings) if (f.line > stamped.insertedAt) f.line--;

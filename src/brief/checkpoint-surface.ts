@@ -1,5 +1,4 @@
-// Where checkpoints surface in the verbs every session starts with (docs/design.md#checkpoints): the hook's
-// sentences and delivered-once marker, `check`'s parked state, `read handoff`'s note. The hook derives only
+// Where checkpoints surface in hook, check, read and brief (docs/design.md#checkpoints). The hook derives only
 // numbers and states from a checkpoint (its age, token and `Session-start:`), never its characters.
 import { readdirSync } from "node:fs";
 import path from "node:path";
@@ -35,13 +34,7 @@ export function handoffOrderOf(text: string, now: number, token = tokenOf(Buffer
   };
 }
 
-function handoffOrder(root: string, now: number): HandoffOrder | null {
-  const bytes = readHeadBytes(path.join(memoryDir(root), FILE_OF.handoff));
-  return bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
-}
-
-// Newer: its `Since-handoff:` is the handoff's token; without that line, its `Saved:` is later than the
-// handoff's state time. Null when neither can tell.
+// Newer: `Since-handoff:` names the handoff's token, else `Saved:` is after its state time; null when unknown.
 function newerThanHandoff(entry: CheckpointEntry, handoff: HandoffOrder): boolean | null {
   if (entry.since !== null) return entry.since === handoff.token;
   if (handoff.stateMs === null || entry.savedMs === null) return null;
@@ -96,24 +89,23 @@ export const CHECKPOINT_SENTENCES = {
     "resume it over the work in progress; treat it as background only.",
 } as const;
 
-export type HookSession = { source: string | null; sessionId: unknown };
-
 /** The hook's checkpoint lines, and whether, after `compact`, the handoff is older than this session's start. */
 export type CheckpointHookLines = { lines: string[]; handoffOlderThanSession: boolean };
 
 /**
- * The hook's checkpoint sentence: a capture newer than the handoff (or with none), told at most once per session
- * and token across every source (the delivered-once marker, written without the lock, never while paused); on
- * `source: compact` the session's own checkpoint. Never throws; unsafe entries say nothing.
+ * The hook's checkpoint sentence: a capture newer than the handoff (or with none), told once per session and token
+ * (a marker written without the lock, never while paused); on `compact` the session's own. Never throws.
  */
 export async function checkpointHookLines(
-  root: string, input: HookSession, handoffPresent: boolean, paused: boolean, now: number,
+  root: string, input: { source: string | null; sessionId: unknown }, handoffPresent: boolean, paused: boolean,
+  now: number,
 ): Promise<CheckpointHookLines> {
   let older = false;
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const handoff = handoffPresent ? handoffOrder(root, now) : null;
+    const bytes = handoffPresent ? readHeadBytes(path.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
     let chosen: Chosen | null;
@@ -153,14 +145,12 @@ export async function checkpointHookLines(
 }
 
 function toldToAnySession(root: string, token: string): boolean {
-  let names: string[];
+  const told = (name: string) => readHead(path.join(checkpointsDir(root), name), 128)?.trim() === token;
   try {
-    names = readdirSync(checkpointsDir(root));
+    return readdirSync(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
   } catch {
     return false;
   }
-  const told = (name: string) => readHead(path.join(checkpointsDir(root), name), 128)?.trim() === token;
-  return names.some((name) => name.startsWith(".delivered-") && told(name));
 }
 
 /** `read handoff`'s stderr note: only for a capture newer than the handoff, or with no handoff. Never throws. */

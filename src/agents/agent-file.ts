@@ -1,19 +1,13 @@
-// The agent files install and uninstall edit (settings, AGENTS.md, rules) live outside the memory
-// dir, often in HOME: each is replaced whole with write-file-atomic (temp, fsync, rename), so a
-// kill leaves the old bytes or the new (docs/decisions/agent-files-atomic.md).
+// Agent files are replaced whole with write-file-atomic, so a kill leaves the old bytes or the new.
 import { accessSync, closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readFileSync } from "node:fs";
 import { readlinkSync, rmdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { Refused } from "../errors.ts";
-import { failpoint } from "./failpoint.ts";
-import { userDir } from "./home.ts";
-import { readStable, tokenOf, UnsafeFile, type ReadFile } from "./files.ts";
+import { failpoint } from "../store/failpoint.ts";
+import { readStable, UnsafeFile, type ReadFile } from "../store/files.ts";
 
-/**
- * Reads an agent file for an edit: a regular file with one link that this user may replace, or
- * absent. @throws Refused (exit 2) for anything else, with `snippet` to paste by hand.
- */
+/** Reads a file to edit: absent, or a regular file with one link this user may replace; else Refused with `snippet`. */
 export async function readAgentFile(file: string, snippet: string): Promise<{ bytes: Buffer | null; token: string }> {
   let read: ReadFile | null;
   try {
@@ -29,8 +23,8 @@ export async function readAgentFile(file: string, snippet: string): Promise<{ by
     throw new Refused(`${file} has more than one hard link; nothing was changed. Add this to it by hand:\n${snippet}`);
   }
   assertReplaceable(file, snippet);
+  // Decoding would turn such bytes into U+FFFD and the edit would write them back changed.
   const bad = firstInvalidUtf8(read.bytes);
-  // Decoding would turn the bytes into U+FFFD and the edit would write them back changed.
   if (bad >= 0) {
     throw new Refused(`${file} is not valid UTF-8 (byte ${bad}): fix or re-save it as UTF-8, then run this again`);
   }
@@ -45,11 +39,8 @@ function linkTarget(file: string): string {
   }
 }
 
-/**
- * Refuses a file the user has set so that it is not changed: read-only for this user (EACCES),
- * immutable or append-only (EPERM, `chattr +i`/`+a`), or in a folder this user cannot write.
- * Opening for writing without truncating or writing is the one probe that sees all three.
- */
+// Refuses a file that is read-only, immutable or append-only, or in a folder this user cannot write: opening it
+// for writing, without truncating, is the one probe that sees all three.
 function assertReplaceable(file: string, snippet: string): void {
   try {
     closeSync(openSync(file, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
@@ -69,8 +60,7 @@ function assertReplaceable(file: string, snippet: string): void {
   }
 }
 
-// The offset of the first byte that is not valid UTF-8, or -1: decoding puts U+FFFD there, so the re-encoded bytes
-// first differ inside that replacement, whose first byte is the offset.
+// The offset of the first byte that is not valid UTF-8, or -1: where the re-encoded bytes' U+FFFD starts.
 function firstInvalidUtf8(bytes: Buffer): number {
   const again = Buffer.from(bytes.toString("utf8"), "utf8");
   let i = 0;
@@ -80,10 +70,7 @@ function firstInvalidUtf8(bytes: Buffer): number {
   return i;
 }
 
-/**
- * Replaces `file` with `bytes` (or removes it, for null) only while it is still the version whose token was read;
- * a new file gets `mode` under the umask, a replaced one keeps its owner and mode (write-file-atomic copies them).
- */
+/** Replaces `file` with `bytes` (null: removes it) while it is still the version read; a new file gets `mode`. */
 export async function writeAgentFile(file: string, expected: string, bytes: Buffer | null, mode: number, fp?: string) {
   const now = await readStable(file, { failpoint: fp });
   if ((now === null ? "absent" : now.token) !== expected) {
@@ -134,37 +121,6 @@ export function removeEmptyDirs(dirs: string[]): string[] {
   return removed;
 }
 
-/** What install remembers about a file it changed: `before` is base64 or null, `after` the token it wrote. */
-interface InstallRecord {
-  path: string;
-  before: string | null;
-  after: string;
-  // False once someone else changed the file between two installs: uninstall then removes only ours.
-  restorable?: boolean;
-  createdDirs: string[];
-}
-
-export { userDir };
-
-/** Where install records live: beside the global kill switch, never in the project (a record is one machine's). */
-export function recordsDir(env: Record<string, string | undefined>, home: string): string {
-  return path.join(userDir(env, home), "installs");
-}
-
-/** Makes `dir` (0700, the user's private config) before anything is written. @returns the folders made, top first. */
-export function prepareDir(dir: string): string[] {
-  const missing: string[] = [];
-  for (let d = dir; !existsSync(d) && path.dirname(d) !== d; d = path.dirname(d)) missing.unshift(d);
-  try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-  } catch (err) {
-    removeEmptyDirs(missing);
-    const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-    throw new Refused(`${dir} could not be made (${why}); install keeps its records there, so nothing was changed`);
-  }
-  return missing;
-}
-
 /** Records the Node that runs install as `<user dir>/node`, the second place an installed command looks. */
 export function recordNode(dir: string, execPath: string): void {
   const target = path.join(dir, "node");
@@ -173,53 +129,14 @@ export function recordNode(dir: string, execPath: string): void {
   } catch {
     // None yet.
   }
+  const missing: string[] = [];
+  for (let d = dir; !existsSync(d) && path.dirname(d) !== d; d = path.dirname(d)) missing.unshift(d);
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+  } catch (err) {
+    removeEmptyDirs(missing);
+    const why = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new Refused(`${dir} could not be made (${why}); install records the Node there, so nothing was changed`);
+  }
   writeFileAtomic.sync(target, `${execPath}\n`, { mode: 0o644 });
-}
-
-function recordPath(dir: string, file: string): string {
-  return path.join(dir, `${tokenOf(Buffer.from(file, "utf8")).slice(0, 16)}.json`);
-}
-
-/** The record of `file`, or null (none, or unreadable: uninstall then removes only ours). */
-export function readRecord(dir: string, file: string): InstallRecord | null {
-  try {
-    const r = JSON.parse(readFileSync(recordPath(dir, file), "utf8")) as InstallRecord;
-    return r.path === file ? r : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Writes a record. @returns the folders it made. */
-export function writeRecord(dir: string, record: InstallRecord): string[] {
-  const made: string[] = [];
-  for (const d of [path.dirname(path.dirname(dir)), path.dirname(dir), dir]) {
-    try {
-      mkdirSync(d, { mode: 0o700 });
-      made.push(d);
-    } catch {
-      // It exists.
-    }
-  }
-  writeFileAtomic.sync(recordPath(dir, record.path), JSON.stringify(record), { mode: 0o600 });
-  return made;
-}
-
-/**
- * Deletes a record and the records folder when it is empty; with no record left anywhere,
- * the recorded Node goes too (nothing installed needs it), and the user dir when empty.
- */
-export function dropRecord(dir: string, file: string): void {
-  try {
-    unlinkSync(recordPath(dir, file));
-  } catch {
-    // Already gone.
-  }
-  if (removeEmptyDirs([dir]).length === 0) return;
-  try {
-    unlinkSync(path.join(path.dirname(dir), "node"));
-  } catch {
-    // None recorded.
-  }
-  removeEmptyDirs([path.dirname(dir)]);
 }

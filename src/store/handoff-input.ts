@@ -2,33 +2,19 @@ import { loadMemoryText } from "../guard/memory-text.ts";
 import type { ParsedHandoff } from "../schema/handoff.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { QUOTE_CUT } from "../schema/validate-common.ts";
-import { MAX_DOCUMENT_BYTES } from "../store/paths.ts";
-import { readMemoryFile } from "../store/read.ts";
-import type { VerbContext } from "./types.ts";
+import { MAX_DOCUMENT_BYTES } from "./paths.ts";
+import { readMemoryFile } from "./read.ts";
 
-interface Loaded {
-  text: string;
-  pasted: boolean;
-  token?: string;
-  /** What was shown as `<U+XXXX>` / `<0xNN>`. */
-  warnings: string[];
-}
+type Stdin = { readStdin(maxBytes: number): Promise<Buffer> };
 
 /** The handoff text drift and brief work from: `--stdin` (pasted) or the file; null when absent. */
-export async function loadHandoff(ctx: VerbContext, root: string, fromStdin: boolean): Promise<Loaded | null> {
-  if (fromStdin) {
-    const bytes = await ctx.readStdin(MAX_DOCUMENT_BYTES);
-    if (bytes.length === 0) return null;
-    return { ...decoded("the pasted handoff", bytes), pasted: true };
-  }
-  const file = await readMemoryFile(root, "handoff");
-  if (file === null) return null;
-  return { ...decoded("HANDOFF.md", file.bytes), pasted: false, token: file.token };
-}
-
-function decoded(file: string, bytes: Buffer): { text: string; warnings: string[] } {
-  const m = loadMemoryText(file, bytes);
-  return { text: m.text, warnings: m.warning === null ? [] : [m.warning] };
+export async function loadHandoff(ctx: Stdin, root: string, fromStdin: boolean) {
+  const file = fromStdin ? null : await readMemoryFile(root, "handoff");
+  const bytes = fromStdin ? await ctx.readStdin(MAX_DOCUMENT_BYTES) : file?.bytes;
+  if (bytes === undefined || (fromStdin && bytes.length === 0)) return null;
+  // The warnings name what was shown as `<U+XXXX>` / `<0xNN>`.
+  const m = loadMemoryText(fromStdin ? "the pasted handoff" : "HANDOFF.md", bytes);
+  return { text: m.text, warnings: m.warning === null ? [] : [m.warning], pasted: fromStdin, token: file?.token };
 }
 
 /** Warnings about the handoff's shape that the reader should know before trusting it. */

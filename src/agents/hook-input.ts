@@ -1,0 +1,34 @@
+// What the hook verbs (hook, context, checkpoint, statusline) share about how a harness runs them.
+import { existsSync } from "node:fs";
+import path from "node:path";
+
+type HookStdin = { stdinIsTTY: boolean; readStdinWithin(ms: number, maxBytes?: number): Promise<Buffer | null> };
+
+/** The harness's JSON object on stdin: undefined with none, null when it is not one or over `max` bytes. */
+export async function readHookJson(ctx: HookStdin, max: number): Promise<Record<string, unknown> | null | undefined> {
+  // A harness may keep stdin open: never wait more than a second.
+  return ctx.stdinIsTTY ? undefined : hookObject(await ctx.readStdinWithin(1000, max), max);
+}
+
+/** As readHookJson, for stdin already read. */
+export function hookObject(data: Buffer | null, max: number): Record<string, unknown> | null | undefined {
+  if (data === null || data.length === 0) return undefined;
+  if (data.length > max) return null;
+  try {
+    const o = JSON.parse(data.toString("utf8")) as unknown;
+    return o !== null && typeof o === "object" && !Array.isArray(o) ? (o as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+// A helper installed for the user fires in every project: one with no .ai/memory never used the skill
+// (docs/decisions/checkpoint-without-memory.md).
+export function userHelperWithoutMemory(skillDir: string | null | undefined, home: string, root: string): boolean {
+  if (!skillDir || home === "" || existsSync(path.join(root, ".ai", "memory"))) return false;
+  const under = (dir: string, base: string) => {
+    const rel = path.relative(base, dir);
+    return !rel.startsWith("..") && !path.isAbsolute(rel);
+  };
+  return under(skillDir, home) && !under(skillDir, root);
+}

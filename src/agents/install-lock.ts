@@ -1,0 +1,59 @@
+// install and uninstall edit agent files under this lock, so two runs sharing a file (AGENTS.md)
+// never lose each other's edit (measured: docs/decisions/agent-files-atomic.md).
+import { lstatSync, mkdirSync, rmdirSync } from "node:fs";
+import path from "node:path";
+import { Refused } from "../errors.ts";
+import { homeFolder, userDir } from "../store/home.ts";
+import { acquireLockDir } from "../store/lock.ts";
+import { findRoot } from "../store/root.ts";
+import type { Caller } from "./target.ts";
+
+/**
+ * Runs `run` under the install lock of the project (or of the user, with --global); `--dry-run` and a bad
+ * `--root` take none. Folders made for the lock, or emptied by uninstall, go when empty, never the root or HOME.
+ */
+export async function underInstallLock<T>(ctx: Caller, uninstall: boolean, run: () => Promise<T>): Promise<T> {
+  if (ctx.values["dry-run"] === true) return run();
+  const global = ctx.values.global === true;
+  const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
+  let root: string | null = null;
+  try {
+    root = global ? null : findRoot(path.resolve(ctx.cwd, given), ctx.env).root;
+  } catch {
+    return run();
+  }
+  const lockDir = path.join(root === null ? userDir(ctx.env) : path.join(root, ".ai"), ".install.lock");
+  const parent = path.dirname(lockDir);
+  const made = makeParent(parent);
+  try {
+    const what = "another install or uninstall is editing these agent files";
+    const retry = "wait for it to finish and retry";
+    const lock = await acquireLockDir(lockDir, 10, { what, retry, makeParent: true });
+    try {
+      return await run();
+    } finally {
+      await lock.release();
+    }
+  } finally {
+    const stop = global ? path.resolve(homeFolder(ctx.env) || "/") : root!;
+    const below = (dir: string) => dir.startsWith(`${stop}${path.sep}`);
+    for (let dir = parent; (made !== null || uninstall) && below(dir); dir = path.dirname(dir)) {
+      try {
+        rmdirSync(dir);
+      } catch {
+        break; // not empty: something else lives there
+      }
+      if (dir === made && !uninstall) break;
+    }
+  }
+}
+
+// The topmost folder this call made (it and those below it are removed when left empty), or null.
+function makeParent(dir: string): string | null {
+  const st = lstatSync(dir, { throwIfNoEntry: false });
+  if (st === undefined) return mkdirSync(dir, { recursive: true, mode: 0o700 }) ?? null;
+  if (st.isSymbolicLink() || !st.isDirectory()) {
+    throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
+  }
+  return null;
+}

@@ -1,0 +1,105 @@
+// install and uninstall of one agent's files, used by their verbs and by init.
+import { existsSync, lstatSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { Refused } from "../errors.ts";
+import { mergeDriverStep } from "../git/merge-driver-config.ts";
+import { quotedValue } from "../guard/quote.ts";
+import { assertNotPaused } from "../store/pause.ts";
+import { makeDirs, missingDirs, readAgentFile, recordNode, removeEmptyDirs, writeAgentFile } from "./agent-file.ts";
+import { userDir } from "../store/home.ts";
+import { AGENTS } from "./index.ts";
+import { editPath, holdsOurs, installText, snippetOf, uninstallText } from "./plan.ts";
+import { removeEmptyUpTo } from "./skill-place.ts";
+import type { Target } from "./target.ts";
+
+type Env = Record<string, string | undefined>;
+
+/** Writes the agent's entries into its files. @returns a line per file, and notes for stderr. */
+export async function install(t: Target, env: Env) {
+  const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
+  if (!t.home) {
+    const why = "the recorded Node lives under it";
+    throw new Refused(`install needs ${homeVar} set (${why}); nothing was changed`);
+  }
+  if (!existsSync(t.home)) {
+    const where = "install records the Node under it, so nothing was changed";
+    throw new Refused(`${homeVar} (${quotedValue(t.home)}) does not exist; ${where}`);
+  }
+  assertNotPaused(t.memDir, env);
+  const targets = t.targets();
+  for (const { file } of targets) missingDirs(t.base, path.dirname(file));
+  // Every new text is computed before anything is written: a refusal for one file changes none.
+  const plans = [];
+  for (const { edit, file, shown } of targets) {
+    const snap = await readAgentFile(file, snippetOf(edit, t.agent.name));
+    const next = installText(edit, t.agent.name, snap.bytes?.toString("utf8") ?? null, shown);
+    plans.push({ edit, file, shown, snap, next });
+  }
+  const lines: string[] = [];
+  if (!t.dryRun) recordNode(userDir(env, t.home), process.execPath);
+  for (const p of plans) {
+    const bytes = Buffer.from(p.next, "utf8");
+    const verb = p.snap.bytes === null ? "create" : "update";
+    if (p.snap.bytes?.equals(bytes) || t.dryRun) {
+      lines.push(p.snap.bytes?.equals(bytes) ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
+      continue;
+    }
+    const dirs = missingDirs(t.base, path.dirname(p.file));
+    makeDirs(dirs);
+    const mode = p.edit.kind === "owned-file" ? p.edit.mode : 0o644;
+    try {
+      await writeAgentFile(p.file, p.snap.token, bytes, mode, env.MEMORY_IO_FAILPOINT || undefined);
+    } catch (err) {
+      removeEmptyDirs(dirs);
+      throw err;
+    }
+    lines.push(`${verb}d ${p.shown}`);
+  }
+  const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
+  // A project file naming this clone's absolute path breaks the hook in every other clone.
+  const local = t.global ? [] : plans.filter((p) => p.next.includes(t.helper.abs)).map((p) => p.shown);
+  const keep = local.map((f) => `${f} names this clone's path to the helper: keep it out of git (docs/install.md)`);
+  return { lines: [...lines, ...driver.lines], notes: [...driver.notes, ...keep] };
+}
+
+/** Takes the agent's entries out of its files, every other byte kept; a file left empty and its empty folders go. */
+export async function uninstall(t: Target, env: Env) {
+  assertNotPaused(t.memDir, env);
+  const targets = t.targets();
+  // As install: a link on the way is refused (a linked .claude/ is the user's own settings).
+  for (const { file } of targets) missingDirs(t.base, path.dirname(file));
+  const plans = [];
+  for (const { edit, file, shown } of targets) {
+    const snap = await readAgentFile(file, snippetOf(edit, t.agent.name));
+    const current = snap.bytes?.toString("utf8") ?? null;
+    const next = current === null ? null : uninstallText(edit, t.agent.name, current, shown);
+    const verb = current === null || next === current ? "unchanged" : next === null ? "removed" : "updated";
+    plans.push({ file, shown, snap, next, verb });
+  }
+  const lines: string[] = [];
+  for (const p of plans) {
+    if (t.dryRun && p.verb !== "unchanged") lines.push(`would ${p.verb.replace(/d$/, "")} ${p.shown}`);
+    else lines.push(`${p.verb} ${p.shown}`);
+    if (t.dryRun || p.verb === "unchanged") continue;
+    const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
+    await writeAgentFile(p.file, p.snap.token, bytes, 0o644, env.MEMORY_IO_FAILPOINT || undefined);
+  }
+  // The driver serves every agent installed here: it goes with the last one, before the folders it may empty.
+  const last = !t.global && !anotherInstalled(t, t.dryRun ? new Set(plans.map((p) => p.file)) : new Set());
+  const none = { lines: [] as string[], notes: [] as string[] };
+  const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
+  const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
+  for (const p of removed) removeEmptyUpTo(path.dirname(p.file), t.base);
+  return { lines: [...lines, ...driver.lines], notes: driver.notes };
+}
+
+// Whether another agent's files here still hold an entry of ours; `skip` holds the files a dry run
+// would change. Only small regular files are read (a FIFO would block).
+function anotherInstalled(t: Target, skip: Set<string>): boolean {
+  return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit) => {
+    const file = editPath(t.base, edit);
+    const st = lstatSync(file, { throwIfNoEntry: false });
+    if (skip.has(file) || st === undefined || !st.isFile() || st.size > 4_000_000) return false;
+    return holdsOurs(edit, readFileSync(file, "utf8"));
+  }));
+}

@@ -1,0 +1,76 @@
+import { realpathSync } from "node:fs";
+import path from "node:path";
+import { quotedValue } from "../guard/quote.ts";
+import { UsageError } from "../errors.ts";
+import { homeFolder } from "../store/home.ts";
+import { memoryDir } from "../store/paths.ts";
+import { AGENTS, isAgentName } from "./index.ts";
+import { editPath } from "./plan.ts";
+import type { Agent, Edit, HelperLocation } from "./types.ts";
+
+/** Options shared by install and uninstall. */
+export const AGENT_OPTIONS = {
+  agent: { type: "string" },
+  root: { type: "string" },
+  global: { type: "boolean" },
+  "dry-run": { type: "boolean" },
+} as const;
+
+/** The lines `install --help` and `uninstall --help` share. */
+export const AGENT_HELP = `  --global      edit the per-user files (~/.claude, ~/.codex, ~/.config/opencode,
+                ~/.gemini) instead of the project's; cline and cursor have none
+  --root DIR    the project root`;
+
+type Env = Record<string, string | undefined>;
+
+/** What a verb knows of its caller that install and uninstall need. */
+export interface Caller {
+  values: Record<string, unknown>;
+  env: Env;
+  cwd: string;
+  helperPath?: string;
+}
+
+function real(p: string): string {
+  try {
+    return realpathSync(p);
+  } catch {
+    return path.resolve(p);
+  }
+}
+
+/** `scripts/memory_io.mjs` of the skill folder the running helper belongs to. */
+export function helperLocation(ctx: Pick<Caller, "cwd" | "helperPath">, root: string | null): HelperLocation {
+  const running = ctx.helperPath ?? path.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path.join(real(path.dirname(path.dirname(path.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  if (root === null) return { abs, rel: null };
+  const rel = path.relative(real(root), abs);
+  return { abs, rel: rel.startsWith("..") || path.isAbsolute(rel) ? null : rel.split(path.sep).join("/") };
+}
+
+/** Where install and uninstall act: `base` is the project root or HOME; `memDir` (null with --global) may be paused. */
+export function targetOf(agent: Agent, root: string | null, helper: HelperLocation, env: Env, dryRun: boolean) {
+  const global = root === null;
+  const home = homeFolder(env);
+  const base = root ?? real(home);
+  const target = (edit: Edit) => ({ edit, file: editPath(base, edit), shown: global ? `~/${edit.file}` : edit.file });
+  const targets = () => agent.edits(helper, global).map(target);
+  return { agent, global, base, home, memDir: root === null ? null : memoryDir(root), helper, targets, dryRun };
+}
+
+export type Target = ReturnType<typeof targetOf>;
+
+/** The target of `--agent`, `--global`, `--root` (found by `rootOf`) and `--dry-run`. Throws UsageError. */
+export function agentTarget(ctx: Caller, verb: string, rootOf: () => string): Target {
+  const name = ctx.values.agent;
+  if (!isAgentName(name)) {
+    const got = typeof name === "string" ? `, got ${quotedValue(name)}` : "";
+    throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${got}`);
+  }
+  const global = ctx.values.global === true;
+  if (global && typeof ctx.values.root === "string") {
+    throw new UsageError(`${verb}: --global and --root exclude each other`);
+  }
+  const root = global ? null : rootOf();
+  return targetOf(AGENTS[name], root, helperLocation(ctx, root), ctx.env, ctx.values["dry-run"] === true);
+}
