@@ -29,23 +29,46 @@ export function git(cwd: string, ...args: string[]): string {
 
 let repoTemplate: string | null = null;
 
-/**
- * A temp git repository with one commit. The first is made with git and kept for this test
- * process; the others are copies of it (the same repository, without three git processes each).
- */
-export function gitRepo(): string {
+/** The repository every gitRepo() copies: made with git once for this test process. */
+function repoTemplateDir(): string {
   if (repoTemplate === null || !existsSync(repoTemplate)) {
-    const dir = realpathSync(mkdtempSync(path.join(tmpdir(), "sh-repo-template-")));
-    process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
+    const dir = lastingDir("sh-repo-template-");
     git(dir, "init", "-q");
     writeFileSync(path.join(dir, "README.md"), "scratch\n");
     git(dir, "add", "README.md");
     git(dir, "commit", "-qm", "init");
     repoTemplate = dir;
   }
-  const dir = tempDir("sh-repo-");
-  cpSync(repoTemplate, dir, { recursive: true, preserveTimestamps: true });
+  return repoTemplate;
+}
+
+/** A temp dir that lasts until this test process exits (a fixture several tests copy). */
+function lastingDir(prefix: string): string {
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), prefix)));
+  process.on("exit", () => rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/**
+ * A temp git repository with one commit. The first is made with git and kept for this test
+ * process; the others are copies of it (the same repository, without three git processes each).
+ */
+export function gitRepo(): string {
+  return copyOf(repoTemplateDir());
+}
+
+/** Like gitRepo(), but lasting until this test process exits: a fixture made once, that tests copy (copyOf). */
+export function lastingGitRepo(): string {
+  const dir = lastingDir("sh-fixture-");
+  cpSync(repoTemplateDir(), dir, { recursive: true, preserveTimestamps: true });
+  return dir;
+}
+
+/** A copy of `dir` (a fixture: a repository with its memory folder) in a temp dir of this test. */
+export function copyOf(dir: string): string {
+  const copy = tempDir("sh-repo-");
+  cpSync(dir, copy, { recursive: true, preserveTimestamps: true });
+  return copy;
 }
 
 /** Result of one helper run. */

@@ -3,10 +3,12 @@ import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, symlinkSync
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { archives, handoff, helper, helperAsync, MARKER, sha, tempDir, waitFor } from "../helpers.ts";
+import { inProcess } from "../in-process.ts";
 
 // The behaviour the reference helper's own test suite (memory_io.py,
 // session-memory plugin) pins, re-expressed as our tests of the shared behaviour, driving our
-// built helper as users run it. Its in-process phase hooks map to our failpoint seam
+// built helper as users run it (the many saves of the two retention cases run in this process:
+// test/in-process.ts). Its in-process phase hooks map to our failpoint seam
 // (CONTRIBUTING, "The reference's tests"). Where we differ on purpose, README's table says
 // so, and the test pins our side.
 
@@ -26,6 +28,12 @@ function tokenOf(root: string, kind: Kind): string {
 /** Reads the current token, then writes `text` with it (the reference's write-current). */
 function writeCurrent(root: string, kind: Kind, text: string) {
   return helper(["write", kind, "--root", root, "--expected-current-sha256", tokenOf(root, kind)], { input: text });
+}
+
+/** writeCurrent in this process. */
+async function writeCurrentIn(root: string, kind: Kind, text: string) {
+  const token = /^CURRENT-SHA256: (\S+)$/m.exec((await inProcess(["read", kind, "--root", root])).stdout)![1]!;
+  return inProcess(["write", kind, "--root", root, "--expected-current-sha256", token], { input: text });
 }
 
 async function parked(args: string[], input: string, phase: string) {
@@ -76,9 +84,9 @@ describe("shared with the reference helper", () => {
     expect(readFileSync(outside, "utf8")).toBe("outside stays intact\n");
   });
 
-  it("a handoff is archived before it is replaced, and five archives are kept", () => {
+  it("a handoff is archived before it is replaced, and five archives are kept", async () => {
     const root = tempDir();
-    for (let i = 0; i < 7; i++) expect(writeCurrent(root, "handoff", doc("handoff", `checkpoint-${i}`)).code).toBe(0);
+    for (let i = 0; i < 7; i++) expect((await writeCurrentIn(root, "handoff", doc("handoff", `checkpoint-${i}`))).code).toBe(0);
     const names = archives(root).filter((n) => /^HANDOFF-.*\.md$/.test(n));
     expect(names).toHaveLength(5);
     const current = readFileSync(mem(root, "HANDOFF.md"), "utf8");
@@ -87,14 +95,14 @@ describe("shared with the reference helper", () => {
     expect(names.some((n) => readFileSync(mem(root, "archive", n), "utf8").includes("checkpoint-5"))).toBe(true);
   });
 
-  it("an unsafe archive entry is never deleted (ours: a name outside the archive pattern is not even looked at)", () => {
+  it("an unsafe archive entry is never deleted (ours: a name outside the archive pattern is not even looked at)", async () => {
     const root = tempDir();
     expect(writeCurrent(root, "handoff", doc("handoff", "first")).code).toBe(0);
     mkdirSync(mem(root, "archive"), { recursive: true });
     const outside = path.join(root, "outside.md");
     writeFileSync(outside, "do not delete\n");
     symlinkSync(outside, mem(root, "archive", "HANDOFF-linked.md"));
-    for (let i = 0; i < 7; i++) expect(writeCurrent(root, "handoff", doc("handoff", `later-${i}`)).code).toBe(0);
+    for (let i = 0; i < 7; i++) expect((await writeCurrentIn(root, "handoff", doc("handoff", `later-${i}`))).code).toBe(0);
     expect(existsSync(mem(root, "archive", "HANDOFF-linked.md"))).toBe(true);
     expect(readFileSync(outside, "utf8")).toBe("do not delete\n");
     expect(archives(root).filter((n) => /^HANDOFF-.*\.md$/.test(n)).length).toBeGreaterThan(5);

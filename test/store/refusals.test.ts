@@ -2,14 +2,21 @@ import { execFileSync } from "node:child_process";
 import { linkSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gitRepo, handoff, helper, save, sha, snapshot, tempDir } from "../helpers.ts";
+import { gitRepo, handoff, helper, sha, snapshot, tempDir } from "../helpers.ts";
+import { inProcess, saveIn } from "../in-process.ts";
 
 const mem = (root: string, ...p: string[]) => path.join(root, ".ai", "memory", ...p);
 
-/** Runs a helper call that must be refused, and proves nothing under `dir` changed. */
-function refused(dir: string, args: string[], input: string | Buffer, pattern: RegExp, code = 2, first = /^memory operation refused: /): void {
+/**
+ * Runs a helper call that must be refused, and proves nothing under `dir` changed. The verb runs in
+ * this process (test/in-process.ts); with `spawn`, through the built bundle (stdin's own limits,
+ * a fifo, exit codes at the process boundary).
+ */
+async function refused(
+  dir: string, args: string[], input: string | Buffer, pattern: RegExp, code = 2, first = /^memory operation refused: /, spawn = false,
+): Promise<void> {
   const before = snapshot(dir);
-  const r = helper(args, { input });
+  const r = spawn ? helper(args, { input }) : await inProcess(args, { input });
   expect(r.code, r.stderr).toBe(code);
   expect(r.stderr).toMatch(first);
   expect(r.stderr).toMatch(pattern);
@@ -31,15 +38,17 @@ describe("write refuses bad documents and changes nothing", () => {
     ["over 1,000,000 bytes", `${good}${"a".repeat(1_000_001)}\n`, /stdin is more than 1,000,000 bytes; send at most 1,000,000 bytes/],
     ["a zero-width character", handoff("a\u200Bb"), /invisible/],
   ];
-  it.each(cases)("%s", (_name, input, pattern) => {
+  it.each(cases)("%s", async (_name, input, pattern) => {
     const root = gitRepo();
-    refused(root, ["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], input, pattern);
+    // stdin's own limits (empty, too long) through the built bundle, which reads the descriptor.
+    const spawn = /stdin/.test(pattern.source);
+    await refused(root, ["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], input, pattern, 2, undefined, spawn);
   });
 
-  it.each(cases)("%s, over an existing handoff", (_name, input, pattern) => {
+  it.each(cases)("%s, over an existing handoff", async (_name, input, pattern) => {
     const root = gitRepo();
-    const t = save(root, good, "absent");
-    refused(root, ["write", "handoff", "--root", root, "--expected-current-sha256", t], input, pattern);
+    const t = await saveIn(root, good, "absent");
+    await refused(root, ["write", "handoff", "--root", root, "--expected-current-sha256", t], input, pattern);
   });
 });
 
@@ -56,20 +65,20 @@ describe("usage errors name the flag, exit 2, change nothing", () => {
     [["read", "handoff", "lessons", "--root", "ROOT"], /at most 1/],
     [["frobnicate"], /unknown verb "frobnicate"/],
     [["write", "handoff", "--root", "ROOT", "--expected-current-sha256", "absent", "--lock-timeout", "soon"], /--lock-timeout/],
-  ])("%j", (args, pattern) => {
+  ])("%j", async (args, pattern) => {
     const root = gitRepo();
     const first = /64 lowercase hex|unknown kind/.test(pattern.source) ? /^memory operation refused: / : /^usage error: /;
-    refused(root, args.map((a) => (a === "ROOT" ? root : a)), handoff("x"), pattern, 2, first);
+    await refused(root, args.map((a) => (a === "ROOT" ? root : a)), handoff("x"), pattern, 2, first);
   });
 
-  it("check exits 64 on a usage error, because 2 means parked", () => {
+  it("check exits 64 on a usage error, because 2 means parked", async () => {
     // --root is optional: an unknown flag is the usage error here.
     const r = helper(["check", "--bogus"]);
     expect(r.code).toBe(64);
     expect(r.stderr).toMatch(/--bogus/);
   });
 
-  it("hook exits 0 on a usage error and prints the problem on stderr only", () => {
+  it("hook exits 0 on a usage error and prints the problem on stderr only", async () => {
     const r = helper(["hook", "--mode", "everything"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("");
@@ -79,7 +88,7 @@ describe("usage errors name the flag, exit 2, change nothing", () => {
 
 describe("hostile roots and trees", () => {
   // A link as --root is followed to its real path: test/verbs/root.test.ts.
-  it("refuses a missing root and a file as root", () => {
+  it("refuses a missing root and a file as root", async () => {
     const dir = tempDir();
     writeFileSync(path.join(dir, "file"), "x");
     mkdirSync(path.join(dir, "real"));
@@ -88,17 +97,17 @@ describe("hostile roots and trees", () => {
       [path.join(dir, "missing"), /does not exist/],
       [path.join(dir, "file"), /not a directory/],
     ] as const) {
-      refused(dir, ["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], handoff("x"), pattern);
-      refused(dir, ["read", "handoff", "--root", root], "", pattern);
+      await refused(dir, ["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], handoff("x"), pattern);
+      await refused(dir, ["read", "handoff", "--root", root], "", pattern);
     }
   });
 
-  it.each([".ai", ".ai/memory", ".ai/memory/archive"])("refuses %s as a link or a file, leaving the outside untouched", (rel) => {
+  it.each([".ai", ".ai/memory", ".ai/memory/archive"])("refuses %s as a link or a file, leaving the outside untouched", async (rel) => {
     for (const shape of ["link", "file"] as const) {
       const root = gitRepo();
       const outside = tempDir("sh-outside-");
       writeFileSync(path.join(outside, "keep.txt"), "outside\n");
-      if (rel !== ".ai") save(root, handoff("prior"), "absent");
+      if (rel !== ".ai") await saveIn(root, handoff("prior"), "absent");
       if (rel === ".ai/memory/archive") {
         // Needs a prior handoff so the write would archive.
       }
@@ -109,14 +118,14 @@ describe("hostile roots and trees", () => {
       else writeFileSync(target, "not a dir\n");
       const outsideBefore = snapshot(outside);
       const token = rel === ".ai" ? "absent" : sha(handoff("prior"));
-      refused(root, ["write", "handoff", "--root", root, "--expected-current-sha256", token], handoff("new"), shape === "link" ? /is a link/ : /not a directory/);
+      await refused(root, ["write", "handoff", "--root", root, "--expected-current-sha256", token], handoff("new"), shape === "link" ? /is a link/ : /not a directory/);
       expect(snapshot(outside)).toEqual(outsideBefore);
     }
   });
 
-  it.each(["link", "hard link", "fifo", "directory"])("refuses HANDOFF.md as a %s on read and write, never hanging", (shape) => {
+  it.each(["link", "hard link", "fifo", "directory"])("refuses HANDOFF.md as a %s on read and write, never hanging", async (shape) => {
     const root = gitRepo();
-    save(root, handoff("x"), "absent");
+    await saveIn(root, handoff("x"), "absent");
     const outside = tempDir("sh-outside-");
     const victim = path.join(outside, "victim.md");
     writeFileSync(victim, handoff("outside"));
@@ -127,28 +136,30 @@ describe("hostile roots and trees", () => {
     if (shape === "fifo") execFileSync("mkfifo", [f]);
     if (shape === "directory") mkdirSync(f);
     const pattern = { link: /is a link/, "hard link": /more than one hard link/, fifo: /not a regular file/, directory: /not a regular file/ }[shape]!;
-    refused(root, ["read", "handoff", "--root", root], "", pattern);
-    refused(root, ["write", "handoff", "--root", root, "--expected-current-sha256", sha(handoff("outside"))], handoff("new"), pattern);
+    // A fifo through the built bundle: a hang there ends at the spawn's timeout, not the test run's.
+    const spawn = shape === "fifo";
+    await refused(root, ["read", "handoff", "--root", root], "", pattern, 2, undefined, spawn);
+    await refused(root, ["write", "handoff", "--root", root, "--expected-current-sha256", sha(handoff("outside"))], handoff("new"), pattern, 2, undefined, spawn);
     expect(readFileSync(victim, "utf8")).toBe(handoff("outside"));
   });
 
   // One verdict on one file (docs/design.md#tokens-and-the-publication-protocol): the same
   // document sent back is not `unchanged` when read refuses the file it would compare with.
-  it.each(["the file's token", "absent"])("a hard-linked HANDOFF.md sent back unchanged, token %s: write refuses as read does", (which) => {
+  it.each(["the file's token", "absent"])("a hard-linked HANDOFF.md sent back unchanged, token %s: write refuses as read does", async (which) => {
     const root = gitRepo();
     const doc = handoff("x");
-    save(root, doc, "absent");
+    await saveIn(root, doc, "absent");
     const f = mem(root, "HANDOFF.md");
     const bytes = readFileSync(f);
     const other = path.join(tempDir("sh-outside-"), "other-name.md");
     linkSync(f, other);
     const pattern = /HANDOFF\.md has more than one hard link; the helper only uses regular files with one link \(move it away and retry\)$/m;
-    refused(root, ["read", "handoff", "--root", root], "", pattern);
-    refused(root, ["write", "handoff", "--root", root, "--expected-current-sha256", which === "absent" ? "absent" : sha(bytes.toString("utf8"))], bytes, pattern);
+    await refused(root, ["read", "handoff", "--root", root], "", pattern);
+    await refused(root, ["write", "handoff", "--root", root, "--expected-current-sha256", which === "absent" ? "absent" : sha(bytes.toString("utf8"))], bytes, pattern);
     expect(readFileSync(other)).toEqual(bytes);
   });
 
-  it.each(["link", "hard link", "fifo", "directory"])("refuses AGENTS.md as a %s on read-target and promote", (shape) => {
+  it.each(["link", "hard link", "fifo", "directory"])("refuses AGENTS.md as a %s on read-target and promote", async (shape) => {
     const root = gitRepo();
     const outside = tempDir("sh-outside-");
     const victim = path.join(outside, "AGENTS.md");
@@ -159,30 +170,31 @@ describe("hostile roots and trees", () => {
     if (shape === "fifo") execFileSync("mkfifo", [f]);
     if (shape === "directory") mkdirSync(f);
     const pattern = { link: /is a link/, "hard link": /more than one hard link/, fifo: /not a regular file/, directory: /not a regular file/ }[shape]!;
-    refused(root, ["read-target", "--root", root, "--target", "AGENTS.md"], "", pattern);
+    const spawn = shape === "fifo";
+    await refused(root, ["read-target", "--root", root, "--target", "AGENTS.md"], "", pattern, 2, undefined, spawn);
     mkdirSync(path.join(root, ".ai", "memory"), { recursive: true, mode: 0o700 });
-    refused(root, ["promote", "--root", root, "--target", "AGENTS.md", "--expected-current-sha256", sha("# outside\n")], "- lesson\n", pattern);
+    await refused(root, ["promote", "--root", root, "--target", "AGENTS.md", "--expected-current-sha256", sha("# outside\n")], "- lesson\n", pattern, 2, undefined, spawn);
     expect(readFileSync(victim, "utf8")).toBe("# outside\n");
   });
 });
 
 describe("the kill switch", () => {
-  it("refuses writes with exit 4 naming the file to remove, while reads keep working", () => {
+  it("refuses writes with exit 4 naming the file to remove, while reads keep working", async () => {
     const root = gitRepo();
-    const t = save(root, handoff("x"), "absent");
+    const t = await saveIn(root, handoff("x"), "absent");
     writeFileSync(mem(root, "PAUSE"), "");
-    refused(root, ["write", "handoff", "--root", root, "--expected-current-sha256", t], handoff("y"), new RegExp(`memory writes are paused: remove ${mem(root, "PAUSE")} to resume`), 4);
+    await refused(root, ["write", "handoff", "--root", root, "--expected-current-sha256", t], handoff("y"), new RegExp(`memory writes are paused: remove ${mem(root, "PAUSE")} to resume`), 4);
     expect(helper(["read", "handoff", "--root", root]).code).toBe(0);
   });
 
-  it("puts paused before a bad document (usage, paused, busy, the rest)", () => {
+  it("puts paused before a bad document (usage, paused, busy, the rest)", async () => {
     const root = gitRepo();
-    save(root, handoff("x"), "absent");
+    await saveIn(root, handoff("x"), "absent");
     writeFileSync(mem(root, "PAUSE"), "");
-    refused(root, ["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], "garbage", /paused/, 4);
+    await refused(root, ["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], "garbage", /paused/, 4);
   });
 
-  it("honours SESSION_HANDOFF_PAUSE with ~ expanded, the global PAUSE, and SESSION_HANDOFF_DISABLE=1", () => {
+  it("honours SESSION_HANDOFF_PAUSE with ~ expanded, the global PAUSE, and SESSION_HANDOFF_DISABLE=1", async () => {
     const root = gitRepo();
     const home = tempDir("sh-home-");
     writeFileSync(path.join(home, "pause-here"), "");

@@ -1,5 +1,6 @@
 // Issue 9: `check`, `read`, `brief` and the hook agree on every fixture (one table): the same
-// root, the same parked state, the same age.
+// root, the same parked state, the same age. check, read and brief run in this process
+// (test/in-process.ts); the hook of each fixture runs through the built bundle.
 import { spawnSync } from "node:child_process";
 import { chmodSync, lstatSync, mkdirSync, readdirSync, renameSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -7,12 +8,16 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { DAY, ENV, git, handoff, iso, newRepo, tempDir } from "../git/repo.ts";
 import { briefBody } from "../helpers.ts";
+import { inProcess } from "../in-process.ts";
 
 const BUNDLE = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../scripts/memory_io.mjs");
 const NOW = Date.now();
 
-function run(args: string[], opts: { cwd?: string; env?: Record<string, string>; input?: string } = {}) {
-  const r = spawnSync(process.execPath, [BUNDLE, ...args], { env: { ...ENV, XDG_CONFIG_HOME: "/nonexistent-sh-config", ...opts.env }, cwd: opts.cwd, input: opts.input ?? "", encoding: "utf8" });
+/** Runs a verb in this process (test/in-process.ts), or with `spawn` through the built bundle. */
+async function run(args: string[], opts: { cwd?: string; env?: Record<string, string>; input?: string; spawn?: boolean } = {}) {
+  const env = { ...ENV, XDG_CONFIG_HOME: "/nonexistent-sh-config", ...opts.env };
+  if (opts.spawn !== true) return inProcess(args, { wholeEnv: env, cwd: opts.cwd, input: opts.input });
+  const r = spawnSync(process.execPath, [BUNDLE, ...args], { env, cwd: opts.cwd, input: opts.input ?? "", encoding: "utf8" });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -182,12 +187,12 @@ function snapshot(dir: string): string[] {
 }
 
 describe("check, read, brief and hook agree", () => {
-  it.each(fixtures)("%s", (_name, build) => {
+  it.each(fixtures)("%s", async (_name, build) => {
     const f = build();
-    const check = run(["check", "--root", f.start]);
-    const read = run(["read", "handoff", "--root", f.start]);
-    const brief = run(["brief", "--root", f.start]);
-    const hook = run(["hook", "--mode", "session"], { cwd: f.start });
+    const check = await run(["check", "--root", f.start]);
+    const read = await run(["read", "handoff", "--root", f.start]);
+    const brief = await run(["brief", "--root", f.start]);
+    const hook = await run(["hook", "--mode", "session"], { cwd: f.start, spawn: true });
     const want = {
       nothing: { check: 0, read: 3, brief: 3, hook: "" },
       parked: { check: 2, read: 0, brief: 0, hook: "parked handoff exists" },
@@ -204,14 +209,14 @@ describe("check, read, brief and hook agree", () => {
       expect(hook.stdout).toBe(
         "session-handoff: the memory folder .ai/memory failed memory safety or schema checks (.ai, .ai/memory or a folder in it is a link, not a directory or another user's); do not load memory from it, and tell the user it needs attention.\n",
       );
-      expect(run(["hook", "--mode", "lessons"], { cwd: f.start }).stdout).toBe(hook.stdout);
-      expect(run(["read", "lessons", "--root", f.start]).code).toBe(2);
-      expect(run(["read", "checkpoint", "--root", f.start]).code).toBe(2);
+      expect((await run(["hook", "--mode", "lessons"], { cwd: f.start })).stdout).toBe(hook.stdout);
+      expect((await run(["read", "lessons", "--root", f.start])).code).toBe(2);
+      expect((await run(["read", "checkpoint", "--root", f.start])).code).toBe(2);
       // drift and archives give the same verdict; write refuses and changes nothing.
-      expect(run(["drift", "--root", f.start]).code).toBe(2);
-      expect(run(["archives", "list", "--root", f.start]).code).toBe(2);
+      expect((await run(["drift", "--root", f.start])).code).toBe(2);
+      expect((await run(["archives", "list", "--root", f.start])).code).toBe(2);
       const before = snapshot(path.join(f.start, ".ai"));
-      const write = run(["write", "handoff", "--root", f.start, "--expected-current-sha256", "absent"], { input: handoff({ saved: iso(NOW), head: null, date: iso(NOW) }) });
+      const write = await run(["write", "handoff", "--root", f.start, "--expected-current-sha256", "absent"], { input: handoff({ saved: iso(NOW), head: null, date: iso(NOW) }) });
       expect(write.code).toBe(2);
       expect(write.stderr).toMatch(/memory operation refused: .*(is a link|is not a directory)/);
       expect(snapshot(path.join(f.start, ".ai"))).toEqual(before);

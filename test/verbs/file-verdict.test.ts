@@ -1,31 +1,14 @@
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { main } from "../../src/cli.ts";
-import { redactText } from "../../src/guard/redact.ts";
-import { aged, cleanEnv, gitRepo, handoff, helper, sha } from "../helpers.ts";
+import { aged, gitRepo, handoff, helper, sha } from "../helpers.ts";
+import { inProcess } from "../in-process.ts";
 
 // One verdict on a memory file's bytes, through every verb (docs/design.md#one-verdict-on-a-files-bytes): a NUL
 // makes the file unsafe for all of them; invalid UTF-8 and code points write refuses are loaded, never silently
 // (shown as <0xNN> / <U+XXXX>, with read's warning on stderr); write refuses them all. The verbs run in this
 // process (12 verbs x 11 inputs as processes took most of this file's time); the built bundle is checked to agree
 // on two inputs below.
-
-type Run = { code: number | null; stdout: string; stderr: string };
-
-/** Runs one verb in this process as the CLI bundle would (its output redacted), with `input` on stdin. */
-async function inProcess(args: string[], opts: { cwd?: string; input?: string | Buffer } = {}): Promise<Run> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const stdin = Buffer.from(opts.input ?? "");
-  const code = await main({
-    argv: args, env: cleanEnv(), cwd: opts.cwd ?? process.cwd(), stdinIsTTY: false,
-    readStdin: async () => stdin, readStdinWithin: async () => stdin,
-    writeOut: (d) => out.push(typeof d === "string" ? d : Buffer.from(d).toString("utf8")),
-    writeErr: (t) => err.push(t),
-  });
-  return { code, stdout: redactText(out.join("")).text, stderr: redactText(err.join("")).text };
-}
 
 const ARCHIVE = "HANDOFF-2026-11-20T10-00-00Z-1-0123abcd.md";
 const OLD = "2026-11-20T10:00:00Z";
