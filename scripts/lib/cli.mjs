@@ -12109,7 +12109,8 @@ function rewrite(text, ours) {
     next.splice(at2 ?? next.length, 0, ...want);
     if (JSON.stringify(next) === JSON.stringify(groups)) continue;
     if (next.length === 0 && at2 !== null) {
-      out = edit(out, ["hooks", event], void 0, fmt);
+      out = dropHooks(out, event, groups, isOurs, fmt);
+      if (bareAt(out, ["hooks", event])) out = edit(out, ["hooks", event], void 0, fmt);
       continue;
     }
     out = dropHooks(out, event, groups, isOurs, fmt);
@@ -12122,8 +12123,13 @@ function rewrite(text, ours) {
     if (existing[event] === void 0) out = edit(out, ["hooks", event], groups, fmt);
   }
   const emptied = Object.keys(existing).length > 0 && Object.keys(parsedHooks(out)).length === 0;
-  if (ours === null && emptied) out = edit(out, ["hooks"], void 0, fmt);
+  if (ours === null && emptied && bareAt(out, ["hooks"])) out = edit(out, ["hooks"], void 0, fmt);
   return out;
+}
+function bareAt(text, where) {
+  const tree = parseTree2(text);
+  const node = tree === void 0 ? void 0 : findNodeAtLocation2(tree, where);
+  return node !== void 0 && /^[[{]\s*[\]}]$/.test(text.slice(node.offset, node.offset + node.length));
 }
 function mergeHooks(text, file, hooks, commands) {
   const snippet = hooksSnippet(hooks, commands);
@@ -12274,7 +12280,7 @@ var init_plan = __esm({
 });
 
 // src/agents/installer.ts
-import { existsSync as existsSync7, lstatSync as lstatSync18, readFileSync as readFileSync11 } from "node:fs";
+import { existsSync as existsSync7, lstatSync as lstatSync18, readFileSync as readFileSync11, rmSync as rmSync4 } from "node:fs";
 import path41 from "node:path";
 async function install(t, env) {
   const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
@@ -12297,6 +12303,7 @@ async function install(t, env) {
   }
   const lines2 = [];
   if (!t.dryRun) recordNode(userDir(env, t.home), process.execPath);
+  const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
   for (const p of plans) {
     const bytes = Buffer.from(p.next, "utf8");
     const verb = p.snap.bytes === null ? "create" : "update";
@@ -12318,7 +12325,13 @@ async function install(t, env) {
   const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
   const local = t.global ? [] : plans.filter((p) => p.next.includes(t.helper.abs)).map((p) => p.shown);
   const keep = local.map((f) => `${f} names this clone's path to the helper: keep it out of git (docs/install.md)`);
-  return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...keep] };
+  return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...keep, ...old] };
+}
+function dropOldRecords(dir) {
+  const records = path41.join(dir, "installs");
+  if (lstatSync18(records, { throwIfNoEntry: false }) === void 0) return [];
+  rmSync4(records, { recursive: true, force: true });
+  return [`removed ${records}: an older version's copies of agent files, no longer read`];
 }
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
@@ -12345,7 +12358,8 @@ async function uninstall(t, env) {
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
   for (const p of removed) removeEmptyUpTo(path41.dirname(p.file), t.base);
-  return { lines: [...lines2, ...driver.lines], notes: driver.notes };
+  const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
+  return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...old] };
 }
 function anotherInstalled(t, skip) {
   return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
@@ -12491,7 +12505,7 @@ var init_exports = {};
 __export(init_exports, {
   initVerb: () => initVerb
 });
-import { existsSync as existsSync8, lstatSync as lstatSync20, realpathSync as realpathSync5, rmdirSync as rmdirSync5, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync8, lstatSync as lstatSync20, realpathSync as realpathSync5, rmdirSync as rmdirSync5, rmSync as rmSync5 } from "node:fs";
 import path44 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
@@ -12676,7 +12690,7 @@ async function undo(ctx, plan2) {
       continue;
     }
     if (!plan2.dryRun) {
-      rmSync4(place, { recursive: state === "copy", force: true });
+      rmSync5(place, { recursive: state === "copy", force: true });
       removeEmptyUpTo(path44.dirname(place), path44.join(plan2.base, path44.relative(plan2.base, place).split(path44.sep)[0]));
     }
     lines2.push(`${would} ${shown(place)}`);
@@ -12686,7 +12700,7 @@ async function undo(ctx, plan2) {
   const files = all.filter((rel) => !kept.includes(rel));
   if (files.length > 0 && !(existsSync8(dest) && lstatSync20(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync4(path44.join(dest, rel), { force: true });
+      for (const rel of files) rmSync5(path44.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
       for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), plan2.base);
     }

@@ -1,5 +1,5 @@
 // install and uninstall of one agent's files, used by their verbs and by init.
-import { existsSync, lstatSync, readFileSync } from "node:fs";
+import { existsSync, lstatSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { mergeDriverStep } from "../git/merge-driver-config.ts";
@@ -37,6 +37,7 @@ export async function install(t: Target, env: Env) {
   }
   const lines: string[] = [];
   if (!t.dryRun) recordNode(userDir(env, t.home), process.execPath);
+  const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
   for (const p of plans) {
     const bytes = Buffer.from(p.next, "utf8");
     const verb = p.snap.bytes === null ? "create" : "update";
@@ -59,7 +60,16 @@ export async function install(t: Target, env: Env) {
   // A project file naming this clone's absolute path breaks the hook in every other clone.
   const local = t.global ? [] : plans.filter((p) => p.next.includes(t.helper.abs)).map((p) => p.shown);
   const keep = local.map((f) => `${f} names this clone's path to the helper: keep it out of git (docs/install.md)`);
-  return { lines: [...lines, ...driver.lines], notes: [...driver.notes, ...keep] };
+  return { lines: [...lines, ...driver.lines], notes: [...driver.notes, ...keep, ...old] };
+}
+
+// Versions before this one kept copies of the agents' files (the user's settings, maybe secrets) under
+// `installs/`; nothing reads them now, so install and uninstall remove them.
+function dropOldRecords(dir: string): string[] {
+  const records = path.join(dir, "installs");
+  if (lstatSync(records, { throwIfNoEntry: false }) === undefined) return [];
+  rmSync(records, { recursive: true, force: true });
+  return [`removed ${records}: an older version's copies of agent files, no longer read`];
 }
 
 /** Takes the agent's entries out of its files, every other byte kept; a file left empty and its empty folders go. */
@@ -90,7 +100,8 @@ export async function uninstall(t: Target, env: Env) {
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
   for (const p of removed) removeEmptyUpTo(path.dirname(p.file), t.base);
-  return { lines: [...lines, ...driver.lines], notes: driver.notes };
+  const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
+  return { lines: [...lines, ...driver.lines], notes: [...driver.notes, ...old] };
 }
 
 // Whether another agent's files here still hold an entry of ours; `skip` holds the files a dry run

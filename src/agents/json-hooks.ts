@@ -223,7 +223,8 @@ function rewrite(text: string, ours: Obj | null): string {
     next.splice(at ?? next.length, 0, ...want);
     if (JSON.stringify(next) === JSON.stringify(groups)) continue;
     if (next.length === 0 && at !== null) {
-      out = edit(out, ["hooks", event], undefined, fmt);
+      out = dropHooks(out, event, groups, isOurs, fmt);
+      if (bareAt(out, ["hooks", event])) out = edit(out, ["hooks", event], undefined, fmt);
       continue;
     }
     out = dropHooks(out, event, groups, isOurs, fmt);
@@ -236,8 +237,15 @@ function rewrite(text: string, ours: Obj | null): string {
     if (existing[event] === undefined) out = edit(out, ["hooks", event], groups, fmt);
   }
   const emptied = Object.keys(existing).length > 0 && Object.keys(parsedHooks(out)).length === 0;
-  if (ours === null && emptied) out = edit(out, ["hooks"], undefined, fmt);
+  if (ours === null && emptied && bareAt(out, ["hooks"])) out = edit(out, ["hooks"], undefined, fmt);
   return out;
+}
+
+// A container emptied of our entries goes only when nothing of the user's is left in it, not even a comment.
+function bareAt(text: string, where: JSONPath): boolean {
+  const tree = parseTree(text);
+  const node = tree === undefined ? undefined : findNodeAtLocation(tree, where);
+  return node !== undefined && /^[[{]\s*[\]}]$/.test(text.slice(node.offset, node.offset + node.length));
 }
 
 /** The settings text with our hooks merged in, everything of the user's kept; `text` null: a new file. */

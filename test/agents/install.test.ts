@@ -105,6 +105,9 @@ describe("uninstall gives the user's layout back byte for byte with nothing kept
     ["AGENTS.md", "# Rules\r\n\r\nBe nice.", "codex"],
     ["AGENTS.md", "# T\n\nline\n\n\n", "opencode"],
     ["GEMINI.md", "\n", "gemini"],
+    // The user's comments inside the containers our entries join: kept, and so are the containers.
+    [".claude/settings.json", '{\n  "hooks": {\n    // mine go here\n    "SessionStart": [\n      // off\n    ]\n  },\n  "m": 1\n}\n', "claude-code"],
+    [".claude/settings.json", '/* head */\n{\n  // c\n  "hooks": { /* x */ }\n}\n', "claude-code"],
   ];
   it.each(LAYOUTS)("%s %j (%s)", (file, text, agent) => {
     const e = setup();
@@ -117,6 +120,21 @@ describe("uninstall gives the user's layout back byte for byte with nothing kept
     const un = e.run(["uninstall", "--agent", agent, "--root", e.root], { HOME: other, XDG_CONFIG_HOME: path.join(other, ".config") });
     expect(un.code, un.stderr).toBe(0);
     expect(snapshot(e.root)).toEqual(before);
+  });
+});
+
+describe("an older version's install records", () => {
+  it("are removed from HOME by install and by uninstall, with a note: they held copies of the user's files", () => {
+    const e = setup();
+    const records = path.join(e.home, ".config", "session-handoff", "installs");
+    for (const verb of ["install", "uninstall"]) {
+      mkdirSync(records, { recursive: true });
+      writeFileSync(path.join(records, "0123abcd.json"), '{"before":"e30K"}\n');
+      const r = e.run([verb, "--agent", "claude-code", "--root", e.root]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain("an older version's copies of agent files, no longer read");
+      expect(existsSync(records)).toBe(false);
+    }
   });
 });
 

@@ -55,7 +55,7 @@ describe("statusline", () => {
     const mem = path.join(root, ".ai", "memory");
     mkdirSync(mem, { recursive: true });
     execFileSync("mkfifo", [path.join(mem, "HANDOFF.md")]);
-    const fifo = helper(["statusline"], { input: JSON.stringify({ cwd: root }), timeout: 10_000 });
+    const fifo = helper(["statusline"], { input: JSON.stringify({ cwd: root }) });
     expect(fifo.stdout).toBe("handoff: none\n");
     execFileSync("rm", [path.join(mem, "HANDOFF.md")]);
     const head = git(root, "rev-parse", "HEAD").trim();
