@@ -35,7 +35,7 @@ export function draftShown(d?: Draft): string {
  * inside drafts/, so no other file can be read through it. @throws UsageError for none, another name or kind.
  */
 export function parseDraftName(kind: Kind, arg: string | undefined): Draft {
-  if (arg === undefined) {
+  if (arg === undefined || path.basename(arg) === `${kind}.md`) {
     // An older SKILL.md's shared drafts/<kind>.md: two sessions would share it, so a path of its own is named.
     const own = draftShown({ kind, id: randomBytes(4).toString("hex") });
     throw new UsageError(

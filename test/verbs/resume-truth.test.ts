@@ -451,7 +451,7 @@ describe("case 7: what moved and what was cleaned", () => {
   });
 });
 
-describe("case 8: the brief shows what blocks the next step (contract §5 brief)", () => {
+describe("case 8: the brief shows what blocks the next step", () => {
   function withSections(open: string, failed: string): string {
     return NESTED.replace("## Open questions\n- none", `## Open questions\n${open}`).replace("## Failed approaches\n- none", `## Failed approaches\n${failed}`);
   }
@@ -580,7 +580,7 @@ describe("also: history wording, the skill's own folder, odd paths", () => {
     ["Persian with a half-space (ZWNJ)", "می\u200cخواهم.md", "می\u200cخواهم.md"],
     ["a stray joiner at a name's start", "\u200cstray.md", '"\\342\\200\\214stray.md"'],
     ["plain non-ASCII", "café.md", "café.md"],
-  ])("a dirty path with %s is quoted per ruling 4 and read back by drift", async (_name, file, written) => {
+  ])("a dirty path with %s is quoted so that drift reads it back exactly", async (_name, file, written) => {
     const root = newRepo(NOW - DAY);
     writeFileSync(path.join(root, file), "x\n");
     const a = await run(["anchors", "--root", root]);

@@ -332,7 +332,10 @@ describe("a draft per read (docs/decisions/drafts.md)", () => {
     expect(r.stderr).toMatch(/^usage error: write takes a draft path only with --from-draft/);
   });
 
-  it("--from-draft without a path (an older SKILL.md's shared draft) is refused, naming a draft of its own", () => {
+  it.each([
+    ["without a path", [] as string[]],
+    ["with the shared path", [".ai/memory/drafts/handoff.md"]],
+  ])("--from-draft %s (an older SKILL.md's shared draft) is refused, naming a draft of its own", (_name, given) => {
     const root = gitRepo();
     draft(root, handoff("first"));
     expect(write(root, "handoff", "absent").code).toBe(0);
@@ -340,7 +343,7 @@ describe("a draft per read (docs/decisions/drafts.md)", () => {
     const shared = path.join(MEM(root), "drafts", "handoff.md");
     writeFileSync(shared, handoff("whose?"));
     const before = snapshot(MEM(root));
-    const r = helper(["write", "handoff", "--from-draft", "--expected-current-sha256", token], { cwd: root });
+    const r = helper(["write", "handoff", "--from-draft", ...given, "--expected-current-sha256", token], { cwd: root });
     refused(r, 2, /^usage error: --from-draft takes the path `read handoff` printed on its DRAFT: line; the shared \.ai\/memory\/drafts\/handoff\.md is not read any more/);
     expect(snapshot(MEM(root))).toEqual(before);
     const own = /Write your whole document to (\S+) with your file tool, then run `write handoff --from-draft \1 --expected-current-sha256 <token>`/.exec(r.stderr)?.[1];
