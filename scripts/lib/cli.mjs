@@ -14243,17 +14243,11 @@ function taskCreated(plans, id, taskId) {
   if (taskId !== null) plans.tasks.set(taskId, created);
   plans.taskCreates.delete(id);
 }
-var PARSERS;
 var init_parsers = __esm({
   "src/agents/transcripts/parsers.ts"() {
     "use strict";
     init_transcripts();
     init_types2();
-    PARSERS = {
-      codex: (lines2) => parseTranscript("codex", lines2),
-      gemini: (lines2) => parseTranscript("gemini", lines2),
-      claude: (lines2) => parseTranscript("claude", lines2)
-    };
   }
 });
 
@@ -14669,7 +14663,7 @@ function capture(transcript, lastMessage, format2, notes, project) {
       cap = after(tailLines(file, read));
     }
     headStart = read < file.size ? sessionStartOf(file, chosen) : null;
-    if (cap.version == null && read < file.size) cap.version = PARSERS[chosen](file.head.slice(0, 16)).version ?? null;
+    if (cap.version == null && read < file.size) cap.version = parseTranscript(chosen, file.head.slice(0, 16)).version ?? null;
   } catch (err) {
     return unread(readFailure(err));
   } finally {
@@ -14678,7 +14672,7 @@ function capture(transcript, lastMessage, format2, notes, project) {
   return { cap, source: captureSource(cap), headStart, recognised: true, save: save2, toolCalls, resume };
 }
 function sessionStartOf(file, format2) {
-  const parse3 = PARSERS[format2];
+  const parse3 = (lines2) => parseTranscript(format2, lines2);
   const first = (lines2) => parse3(lines2.slice(0, 16)).firstTimestamp ?? (lines2.length > 16 ? parse3(lines2).firstTimestamp : null);
   const fromHead = first(file.head);
   if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;

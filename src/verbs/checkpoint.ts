@@ -2,7 +2,7 @@
 import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Busy, HelperError } from "../errors.ts";
-import { captureOf, PARSERS } from "../agents/transcripts/parsers.ts";
+import { captureOf, parseTranscript } from "../agents/transcripts/parsers.ts";
 import { anchorsOnlySource, captureSource, countToolCalls, FORMATS } from "../agents/transcripts/index.ts";
 import { isFormat, readEvents, sniffFormat } from "../agents/transcripts/index.ts";
 import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, headLines } from "../agents/transcripts/tail.ts";
@@ -233,7 +233,7 @@ function capture(
     // The file's first records date the session's start when the part read does not reach them.
     headStart = read < file.size ? sessionStartOf(file, chosen) : null;
     // Codex names its version in the file's first record, which a tail may not reach.
-    if (cap.version == null && read < file.size) cap.version = PARSERS[chosen](file.head.slice(0, 16)).version ?? null;
+    if (cap.version == null && read < file.size) cap.version = parseTranscript(chosen, file.head.slice(0, 16)).version ?? null;
   } catch (err) {
     return unread(readFailure(err));
   } finally {
@@ -244,7 +244,7 @@ function capture(
 
 // The file's first timestamp; past a long first record the file is read from its start when it is short enough.
 function sessionStartOf(file: TranscriptFile, format: TranscriptFormat): string | null {
-  const parse = PARSERS[format];
+  const parse = (lines: readonly string[]) => parseTranscript(format, lines);
   const first = (lines: readonly string[]) =>
     parse(lines.slice(0, 16)).firstTimestamp ?? (lines.length > 16 ? parse(lines).firstTimestamp : null);
   const fromHead = first(file.head);

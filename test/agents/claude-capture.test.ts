@@ -3,11 +3,11 @@
 // ids, results before their calls, several results in a line, sidechains, subagents, torn lines, records without
 // timestamps first, the task tools, ids that JSON escapes, tool_use_id keys outside tool_result blocks).
 import { describe, expect, it } from "vitest";
-import { PARSERS } from "../../src/agents/transcripts/parsers.ts";
+import { parseTranscript } from "../../src/agents/transcripts/parsers.ts";
 import { emptyCapture, exitFromText, noteEdit, obj, parseLine, str, type Capture, type CommandRun, type PlanItem } from "../../src/agents/transcripts/types.ts";
 import { LISTED_ITEMS } from "../../src/schema/capture.ts";
 
-const parseClaude = PARSERS.claude;
+const parseClaude = (lines: readonly string[]) => parseTranscript("claude", lines);
 
 const EDIT_TOOLS = new Set(["Edit", "Write", "MultiEdit", "NotebookEdit"]);
 // User-entry text that the harness wrote, not the user: slash-command scaffolding, reminders.

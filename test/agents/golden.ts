@@ -2,7 +2,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { PARSERS } from "../../src/agents/transcripts/parsers.ts";
+import { parseTranscript } from "../../src/agents/transcripts/parsers.ts";
 import type { TranscriptFormat } from "../../src/agents/transcripts/types.ts";
 import { renderCheckpoint } from "../../src/schema/checkpoint.ts";
 import { withFakes } from "../fixtures/transcripts/fakes.ts";
@@ -22,7 +22,7 @@ export const FIXED_ANCHORS = ["- Branch: main", "- HEAD: 11111111111111111111111
 /** The checkpoint of fixture `name`, with a fixed Saved: time and anchors. */
 export function goldenCheckpoint(name: string, format: TranscriptFormat): string {
   const lines = withFakes(readFileSync(path.join(FIXTURES, `${name}.jsonl`), "utf8")).split("\n");
-  const cap = PARSERS[format](lines);
+  const cap = parseTranscript(format, lines);
   return renderCheckpoint({
     saved: "2026-11-30T12:00:00Z",
     session: "s",

@@ -5,7 +5,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { captureSource, sniffFormat } from "../../src/agents/transcripts/index.ts";
-import { PARSERS } from "../../src/agents/transcripts/parsers.ts";
+import { parseTranscript } from "../../src/agents/transcripts/parsers.ts";
 import type { TranscriptFormat } from "../../src/agents/transcripts/types.ts";
 import { renderCheckpoint } from "../../src/schema/checkpoint.ts";
 import { gitRepo } from "../helpers.ts";
@@ -24,7 +24,7 @@ function read(file: string, text = real(file)): { format: TranscriptFormat | nul
   const lines = text.split("\n");
   const format = sniffFormat(lines);
   if (format === null) return { format, source: "", sections: "" };
-  const cap = PARSERS[format](lines);
+  const cap = parseTranscript(format, lines);
   const doc = renderCheckpoint({ saved: "2026-12-01T00:00:00Z", session: "s", sessionStart: cap.firstTimestamp, trigger: "session-end", source: captureSource(cap), capture: cap, compactSummary: null, anchorLines: FIXED_ANCHORS, root: PROJECT }).text;
   return { format, source: captureSource(cap), sections: doc.slice(doc.indexOf("## User requests"), doc.indexOf("## Environment anchors")) };
 }

@@ -2,14 +2,16 @@ import { closeSync, openSync, readFileSync, symlinkSync, writeFileSync, writeSyn
 import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { PARSERS } from "../../src/agents/transcripts/parsers.ts";
+import { parseTranscript } from "../../src/agents/transcripts/parsers.ts";
 import { closeTranscript, earlierHolds, HEAD_BYTES, openTranscript, readTranscriptTail, TAIL_BYTES, tailLines } from "../../src/agents/transcripts/tail.ts";
 import { exitFromText } from "../../src/agents/transcripts/types.ts";
 import { sniffFormat } from "../../src/agents/transcripts/index.ts";
 import { CHECKPOINT_MAX_BYTES, renderCheckpoint, safeItem, sameCheckpoint, triggerOf } from "../../src/schema/checkpoint.ts";
 import { tempDir } from "../helpers.ts";
 
-const { claude: parseClaude, codex: parseCodex, gemini: parseGemini } = PARSERS;
+const parseClaude = (lines: readonly string[]) => parseTranscript("claude", lines);
+const parseCodex = (lines: readonly string[]) => parseTranscript("codex", lines);
+const parseGemini = (lines: readonly string[]) => parseTranscript("gemini", lines);
 import { FIXED_ANCHORS, FIXTURES, GOLDEN, goldenCheckpoint } from "./golden.ts";
 import { FAKE_GITHUB_TOKEN, withFakes } from "../fixtures/transcripts/fakes.ts";
 

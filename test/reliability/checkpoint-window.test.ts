@@ -1,7 +1,7 @@
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { PARSERS } from "../../src/agents/transcripts/parsers.ts";
+import { parseTranscript } from "../../src/agents/transcripts/parsers.ts";
 import { readTranscriptTail } from "../../src/agents/transcripts/tail.ts";
 import type { TranscriptFormat } from "../../src/agents/transcripts/types.ts";
 import { renderCheckpoint } from "../../src/schema/checkpoint.ts";
@@ -208,7 +208,7 @@ const sectionsOf = (t: string) => {
 function oracle(file: string, format: TranscriptFormat, root: string) {
   const tail = readTranscriptTail(file);
   if (!tail.ok) throw new Error(tail.reason);
-  const cap = PARSERS[format](tail.tail);
+  const cap = parseTranscript(format, tail.tail);
   cap.filesEdited = [];
   cap.commands = [];
   const { text } = renderCheckpoint({ saved: "x", session: "x", sessionStart: null, trigger: "pre-compact", source: "x", capture: cap, compactSummary: null, anchorLines: [], root });

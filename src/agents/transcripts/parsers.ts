@@ -9,12 +9,6 @@ export function parseTranscript(format: TranscriptFormat, lines: readonly string
   return captureOf(format, readEvents(format, lines, "all"));
 }
 
-export const PARSERS: Record<TranscriptFormat, (lines: readonly string[]) => Capture> = {
-  codex: (lines) => parseTranscript("codex", lines),
-  gemini: (lines) => parseTranscript("gemini", lines),
-  claude: (lines) => parseTranscript("claude", lines),
-};
-
 /**
  * The capture of a transcript's events. A command takes the status its result gives. A Codex call that a completed
  * item tells (the item whose id is the call's, else any item while a code-mode script awaits its output) counts only
