@@ -14663,7 +14663,8 @@ function capture(transcript, lastMessage, format2, notes, project) {
       cap = after(tailLines(file, read));
     }
     headStart = read < file.size ? sessionStartOf(file, chosen) : null;
-    if (cap.version == null && read < file.size) cap.version = parseTranscript(chosen, file.head.slice(0, 16)).version ?? null;
+    const headVersion = () => parseTranscript(chosen, file.head.slice(0, 16)).version ?? null;
+    if (cap.version == null && read < file.size) cap.version = headVersion();
   } catch (err) {
     return unread(readFailure(err));
   } finally {

@@ -233,7 +233,8 @@ function capture(
     // The file's first records date the session's start when the part read does not reach them.
     headStart = read < file.size ? sessionStartOf(file, chosen) : null;
     // Codex names its version in the file's first record, which a tail may not reach.
-    if (cap.version == null && read < file.size) cap.version = parseTranscript(chosen, file.head.slice(0, 16)).version ?? null;
+    const headVersion = () => parseTranscript(chosen, file.head.slice(0, 16)).version ?? null;
+    if (cap.version == null && read < file.size) cap.version = headVersion();
   } catch (err) {
     return unread(readFailure(err));
   } finally {
