@@ -14662,9 +14662,12 @@ function capture(transcript, lastMessage, format2, notes, project) {
       read = Math.min(file.size, TAIL_BYTES);
       cap = after(tailLines(file, read));
     }
-    headStart = read < file.size ? sessionStartOf(file, chosen) : null;
-    const headVersion = () => parseTranscript(chosen, file.head.slice(0, 16)).version ?? null;
-    if (cap.version == null && read < file.size) cap.version = headVersion();
+    headStart = null;
+    if (read < file.size) {
+      const head = parseTranscript(chosen, file.head.slice(0, 16));
+      headStart = sessionStartOf(file, chosen, head.firstTimestamp);
+      cap.version ??= head.version ?? null;
+    }
   } catch (err) {
     return unread(readFailure(err));
   } finally {
@@ -14672,10 +14675,10 @@ function capture(transcript, lastMessage, format2, notes, project) {
   }
   return { cap, source: captureSource(cap), headStart, recognised: true, save: save2, toolCalls, resume };
 }
-function sessionStartOf(file, format2) {
+function sessionStartOf(file, format2, firstSixteen) {
   const parse3 = (lines2) => parseTranscript(format2, lines2);
   const first = (lines2) => parse3(lines2.slice(0, 16)).firstTimestamp ?? (lines2.length > 16 ? parse3(lines2).firstTimestamp : null);
-  const fromHead = first(file.head);
+  const fromHead = firstSixteen ?? (file.head.length > 16 ? parse3(file.head).firstTimestamp : null);
   if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;
   return first(headLines(file, TAIL_BYTES));
 }

@@ -230,11 +230,14 @@ function capture(
       read = Math.min(file.size, TAIL_BYTES);
       cap = after(tailLines(file, read));
     }
-    // The file's first records date the session's start when the part read does not reach them.
-    headStart = read < file.size ? sessionStartOf(file, chosen) : null;
-    // Codex names its version in the file's first record, which a tail may not reach.
-    const headVersion = () => parseTranscript(chosen, file.head.slice(0, 16)).version ?? null;
-    if (cap.version == null && read < file.size) cap.version = headVersion();
+    // When the part read does not reach the file's first records, they date the session's start and name
+    // Codex's version (in its first record).
+    headStart = null;
+    if (read < file.size) {
+      const head = parseTranscript(chosen, file.head.slice(0, 16));
+      headStart = sessionStartOf(file, chosen, head.firstTimestamp);
+      cap.version ??= head.version ?? null;
+    }
   } catch (err) {
     return unread(readFailure(err));
   } finally {
@@ -243,12 +246,13 @@ function capture(
   return { cap, source: captureSource(cap), headStart, recognised: true, save, toolCalls, resume };
 }
 
-// The file's first timestamp; past a long first record the file is read from its start when it is short enough.
-function sessionStartOf(file: TranscriptFile, format: TranscriptFormat): string | null {
+// The file's first timestamp (`firstSixteen`: that of the head's first 16 lines); past a long first record the
+// file is read from its start when it is short enough.
+function sessionStartOf(file: TranscriptFile, format: TranscriptFormat, firstSixteen: string | null): string | null {
   const parse = (lines: readonly string[]) => parseTranscript(format, lines);
   const first = (lines: readonly string[]) =>
     parse(lines.slice(0, 16)).firstTimestamp ?? (lines.length > 16 ? parse(lines).firstTimestamp : null);
-  const fromHead = first(file.head);
+  const fromHead = firstSixteen ?? (file.head.length > 16 ? parse(file.head).firstTimestamp : null);
   if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;
   return first(headLines(file, TAIL_BYTES));
 }
