@@ -13743,6 +13743,7 @@ function claudeUsage(rec) {
 }
 function claudeEvents(rec, line) {
   const ev = noEvents(line);
+  ev.id = str(rec.uuid);
   ev.usage = claudeUsage(rec);
   const type = rec.type;
   if (rec.isSidechain === true || typeof rec.agentId === "string") return ev;
@@ -13938,6 +13939,7 @@ function codexEvents(rec, line, state) {
   const at2 = { ts: ev.ts, cwd: state.cwd };
   if (rec.type === "event_msg") {
     const item = p.type === "item_completed" ? obj(p.item) : null;
+    ev.id = str(item?.id);
     if (item?.type === "UserMessage" || item?.type === "AgentMessage") {
       said(ev, 2, item.type === "UserMessage", contentText(item.content));
     } else if (item?.type === "CommandExecution" || item?.type === "FileChange") {
@@ -14098,7 +14100,7 @@ function readEvents(format2, lines2, only) {
   const state = { cwd: null };
   const out = [];
   for (let i = 0; i < lines2.length; i++) {
-    if (!words.test(lines2[i])) continue;
+    if (!words.test(lines2[i]) || lines2[i] === lines2[i - 1]) continue;
     const rec = parseLine(lines2[i]);
     if (rec === null) continue;
     const ev = f.events(rec, i, state);

@@ -18,7 +18,7 @@ import { FAKE_GITHUB_TOKEN, withFakes } from "../fixtures/transcripts/fakes.ts";
 // Contract §12, rulings 19–22: one adapter per transcript format, each pinned by a golden
 // checkpoint, tolerant of what it does not know; the tail reader is bounded.
 
-const claudeLine = (o: Record<string, unknown>) => JSON.stringify({ sessionId: "s", uuid: "u", timestamp: "2026-11-30T10:00:00Z", ...o });
+const claudeLine = (o: Record<string, unknown>) => JSON.stringify({ sessionId: "s", timestamp: "2026-11-30T10:00:00Z", ...o });
 const userSays = (text: string, extra: Record<string, unknown> = {}) => claudeLine({ type: "user", message: { role: "user", content: text }, ...extra });
 
 describe("golden transcripts give the expected checkpoints", () => {

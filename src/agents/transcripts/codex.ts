@@ -152,6 +152,7 @@ export function codexEvents(rec: Rec, line: number, state: { cwd: string | null 
   const at = { ts: ev.ts, cwd: state.cwd };
   if (rec.type === "event_msg") {
     const item = p.type === "item_completed" ? obj(p.item) : null;
+    ev.id = str(item?.id);
     if (item?.type === "UserMessage" || item?.type === "AgentMessage") {
       said(ev, 2, item.type === "UserMessage", contentText(item.content));
     } else if (item?.type === "CommandExecution" || item?.type === "FileChange") {
