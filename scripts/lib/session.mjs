@@ -2644,6 +2644,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
+import path20 from "node:path";
 function commandOf(name, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
@@ -2668,11 +2669,15 @@ function outputStatus(output) {
   }
   return "unknown";
 }
-function patchEdits(input) {
+function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
-  for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  return files.map((path21) => ({ kind: "edit", path: path21 }));
+  const style = cwd === null ? null : windowsShaped(cwd) ? path20.win32 : cwd.startsWith("/") ? path20.posix : null;
+  for (const m of input.matchAll(names)) {
+    const file = (m[1] ?? m[2] ?? "").trim();
+    noteEdit(files, style === null || file === "" || path20.win32.isAbsolute(file) ? file : style.join(cwd, file));
+  }
+  return files.map((p) => ({ kind: "edit", path: p }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -2799,17 +2804,18 @@ function codexCall(p, at2) {
     const steps = args.plan.map(obj).filter((s) => s !== null);
     call.plan = steps.map((s) => ({ text: str(s.step) ?? "", status: planStatus(s.status) }));
   } else if (name === "apply_patch") {
-    call.events = patchEdits(raw ?? str(args.input) ?? "");
+    call.events = patchEdits(raw ?? str(args.input) ?? "", at2.cwd);
   } else if (name === "exec" && p.type === "custom_tool_call" && raw !== null) {
     call.script = true;
-    call.events = scriptCalls(raw).flatMap(
-      (c) => c.tool === "apply_patch" || shellPatch(c.text) ? patchEdits(c.text) : [{ kind: "command", command: c.text }]
-    );
+    call.events = scriptCalls(raw).flatMap((c) => {
+      const patch = c.tool === "apply_patch" || shellPatch(c.text);
+      return patch ? patchEdits(c.text, at2.cwd) : [{ kind: "command", command: c.text }];
+    });
   } else if (p.type !== "custom_tool_call") {
     const command = commandOf(name, args);
     if (command === null) return call;
     call.text = command;
-    call.events = shellPatch(command) ? patchEdits(command) : [{ kind: "command", command }];
+    call.events = shellPatch(command) ? patchEdits(command, at2.cwd) : [{ kind: "command", command }];
   }
   return call;
 }
@@ -2817,13 +2823,14 @@ var SCAFFOLDING2, TEXT_PARTS, contentText, addEdit;
 var init_codex = __esm({
   "src/agents/transcripts/codex.ts"() {
     "use strict";
+    init_harness_path();
     init_types2();
     SCAFFOLDING2 = new RegExp(
       String.raw`^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>` + String.raw`|# AGENTS\.md instructions|<INSTRUCTIONS>)`
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path21) => path21 && events.push({ kind: "edit", path: path21 });
+    addEdit = (events, path22) => path22 && events.push({ kind: "edit", path: path22 });
   }
 });
 
@@ -3305,7 +3312,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path20 from "node:path";
+import path21 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -3370,7 +3377,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path20.join(memoryDir(root), "HANDOFF.md"), 1e6);
+          const handoff = readHead(path21.join(memoryDir(root), "HANDOFF.md"), 1e6);
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);

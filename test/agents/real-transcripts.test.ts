@@ -119,6 +119,23 @@ describe("a transcript written again into the same file is read once", () => {
   });
 });
 
+describe("Codex names an edited file one way, with completed items or without", () => {
+  const file = "codex-cli-0.171.0/fallback-tools.rollout.jsonl";
+  const edited = (cwd: string, items: boolean) => {
+    const lines = real(file).replaceAll(PROJECT, cwd).split("\n");
+    const s = read(file, lines.filter((l) => items || !l.includes('"item_completed"')).join("\n")).sections;
+    return s.slice(s.indexOf("## Files edited"), s.indexOf("## Commands"));
+  };
+  it.each([
+    ["the repository root", PROJECT, "- src/sub.js"],
+    ["a folder inside the repository", `${PROJECT}/pkg`, "- pkg/src/sub.js"],
+    ["a folder outside the repository", "/home/dev/other", "- /home/dev/other/src/sub.js"],
+  ])("a session in %s", (_, cwd, line) => {
+    expect(edited(cwd, true)).toBe(`## Files edited\n${line}\n\n`);
+    expect(edited(cwd, false)).toBe(`## Files edited\n${line}\n\n`);
+  });
+});
+
 describe("formats by shape, not version (docs/design.md#checkpoints)", () => {
   it.each([
     ["claude-code-2.1.332/queued.transcript.jsonl", /"version":"2\.1\.332"/g, '"version":"7.0.0-next"', "claude 7.0.0-next"],

@@ -1,5 +1,7 @@
 // Codex CLI's rollout JSONL (harnesses.md, "Transcripts"): `{timestamp, type, payload}` lines.
 // Tolerant of unknown records and fields.
+import path from "node:path";
+import { windowsShaped } from "../harness-path.ts";
 import { exitFromText, noEvents, noteEdit, num, obj, planStatus, str, textOf, versionOf } from "./types.ts";
 import type { Call, LineEvents, ToolEvent, Usage } from "./types.ts";
 
@@ -44,11 +46,16 @@ function outputStatus(output: unknown): string {
   return "unknown";
 }
 
-function patchEdits(input: string): ToolEvent[] {
+// A patch names files from the session's folder and an item by absolute path: joined, a file has one name.
+function patchEdits(input: string, cwd: string | null): ToolEvent[] {
   const files: string[] = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
-  for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  return files.map((path) => ({ kind: "edit", path }));
+  const style = cwd === null ? null : windowsShaped(cwd) ? path.win32 : cwd.startsWith("/") ? path.posix : null;
+  for (const m of input.matchAll(names)) {
+    const file = (m[1] ?? m[2] ?? "").trim();
+    noteEdit(files, style === null || file === "" || path.win32.isAbsolute(file) ? file : style.join(cwd!, file));
+  }
+  return files.map((p) => ({ kind: "edit", path: p }));
 }
 
 // `apply_patch` run through the shell (`apply_patch <<'PATCH' … PATCH`): Codex intercepts it
@@ -196,18 +203,19 @@ function codexCall(p: Rec, at: Pick<Call, "id" | "ts" | "cwd">): Call {
     const steps = args.plan.map(obj).filter((s) => s !== null);
     call.plan = steps.map((s) => ({ text: str(s.step) ?? "", status: planStatus(s.status) }));
   } else if (name === "apply_patch") {
-    call.events = patchEdits(raw ?? str(args.input) ?? "");
+    call.events = patchEdits(raw ?? str(args.input) ?? "", at.cwd);
   } else if (name === "exec" && p.type === "custom_tool_call" && raw !== null) {
     // Code mode: a script calling the tools; its items (if any) come before its output.
     call.script = true;
-    call.events = scriptCalls(raw).flatMap((c): ToolEvent[] =>
-      c.tool === "apply_patch" || shellPatch(c.text) ? patchEdits(c.text) : [{ kind: "command", command: c.text }],
-    );
+    call.events = scriptCalls(raw).flatMap((c): ToolEvent[] => {
+      const patch = c.tool === "apply_patch" || shellPatch(c.text);
+      return patch ? patchEdits(c.text, at.cwd) : [{ kind: "command", command: c.text }];
+    });
   } else if (p.type !== "custom_tool_call") {
     const command = commandOf(name, args);
     if (command === null) return call;
     call.text = command;
-    call.events = shellPatch(command) ? patchEdits(command) : [{ kind: "command", command }];
+    call.events = shellPatch(command) ? patchEdits(command, at.cwd) : [{ kind: "command", command }];
   }
   return call;
 }
