@@ -14313,21 +14313,24 @@ function closeTranscript(file) {
   } catch {
   }
 }
-function tailPart(file, bytes) {
-  const length = Math.min(file.size, bytes, TAIL_BYTES);
-  const start = file.size - length;
-  if (start === 0) return { lines: linesFromStart(file.fd, file.size, length), from: 0 };
+function tailPart(file, bytes, end = file.size, skipped = 0) {
+  const length = Math.min(end, bytes, TAIL_BYTES);
+  const start = end - length;
+  if (start === 0) return { lines: linesFromStart(file.fd, end, length), from: 0, skipped };
   const peek = length < TAIL_BYTES ? 1 : 0;
   const buf = readAt(file.fd, length + peek, start - peek);
-  const first = buf.indexOf(10) + 1;
   const lines2 = completeLines(buf, false);
-  return { lines: lines2, from: lines2.length > 0 ? start - peek + first : file.size };
+  if (lines2.length > 0) return { lines: lines2, from: start - peek + buf.indexOf(10) + 1, skipped };
+  const floor = Math.max(0, file.size - OVERLONG_SCAN);
+  for (let at2 = start; at2 > floor; at2 -= FIRST_TAIL_BYTES) {
+    const from = Math.max(floor, at2 - FIRST_TAIL_BYTES);
+    const newline = readAt(file.fd, at2 - from, from).lastIndexOf(10);
+    if (newline >= 0) return tailPart(file, bytes, from + newline + 1, skipped + 1);
+  }
+  return { lines: lines2, from: end, skipped };
 }
 function headLines(file, bytes) {
   return linesFromStart(file.fd, file.size, bytes);
-}
-function tailLines(file, bytes) {
-  return tailPart(file, bytes).lines;
 }
 function earlierHolds(file, before, markers) {
   const start = file.size - Math.min(file.size, TAIL_BYTES);
@@ -14348,7 +14351,7 @@ function holdsAny(buf, markers) {
     return false;
   });
 }
-var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES;
+var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES, OVERLONG_SCAN;
 var init_tail = __esm({
   "src/agents/transcripts/tail.ts"() {
     "use strict";
@@ -14356,6 +14359,7 @@ var init_tail = __esm({
     TAIL_BYTES = 4 * 1024 * 1024;
     FIRST_TAIL_BYTES = 1024 * 1024;
     HEAD_BYTES = 64 * 1024;
+    OVERLONG_SCAN = 32 * 1024 * 1024;
   }
 });
 
@@ -14664,13 +14668,15 @@ function capture(transcript, lastMessage, format2, notes, project) {
       return captureOf(chosen, events.filter((ev) => ev.line > from));
     };
     let read = Math.min(file.size, FIRST_TAIL_BYTES);
-    const part = tailPart(file, read);
+    let part = tailPart(file, read);
     cap = after(part.lines);
     const short2 = !enough(cap, file, part.from, lastMessage) || earlierHolds(file, part.from, ["write handoff"]);
     if (read < Math.min(file.size, TAIL_BYTES) && save2 === null && short2) {
       read = Math.min(file.size, TAIL_BYTES);
-      cap = after(tailLines(file, read));
+      part = tailPart(file, read);
+      cap = after(part.lines);
     }
+    if (part.skipped > 0) notes.push(CHECKPOINT_LINES.overlong(part.skipped, read));
     headStart = null;
     if (read < file.size) {
       const head = parseTranscript(chosen, file.head.slice(0, 16));
@@ -14886,6 +14892,7 @@ exit: always 0, usage errors included -- a hook must never block the harness.
       removed: (name2) => `checkpoint: no tool call since the session's last handoff save; removed checkpoints/${name2}, which it supersedes`,
       noMemory: (root) => `checkpoint: ${root} has no .ai/memory and this helper is installed for the user, not the project; nothing was captured`,
       usage: (what) => `checkpoint: ${what}; nothing was captured`,
+      overlong: (n2, bytes) => `checkpoint: skipped the transcript's last ${n2} record(s), each over ${+(bytes / 2 ** 20).toFixed(1)} MiB`,
       redacted: (report) => `checkpoint: ${report.replace(/ \(line \d+\)/g, "")} from the transcript`
     };
     STDIN_BYTES = 1024 * 1024;

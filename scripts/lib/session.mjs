@@ -2427,17 +2427,23 @@ function closeTranscript(file) {
   } catch {
   }
 }
-function tailPart(file, bytes) {
-  const length = Math.min(file.size, bytes, TAIL_BYTES);
-  const start = file.size - length;
-  if (start === 0) return { lines: linesFromStart(file.fd, file.size, length), from: 0 };
+function tailPart(file, bytes, end = file.size, skipped = 0) {
+  const length = Math.min(end, bytes, TAIL_BYTES);
+  const start = end - length;
+  if (start === 0) return { lines: linesFromStart(file.fd, end, length), from: 0, skipped };
   const peek = length < TAIL_BYTES ? 1 : 0;
   const buf = readAt(file.fd, length + peek, start - peek);
-  const first = buf.indexOf(10) + 1;
   const lines = completeLines(buf, false);
-  return { lines, from: lines.length > 0 ? start - peek + first : file.size };
+  if (lines.length > 0) return { lines, from: start - peek + buf.indexOf(10) + 1, skipped };
+  const floor = Math.max(0, file.size - OVERLONG_SCAN);
+  for (let at2 = start; at2 > floor; at2 -= FIRST_TAIL_BYTES) {
+    const from = Math.max(floor, at2 - FIRST_TAIL_BYTES);
+    const newline = readAt(file.fd, at2 - from, from).lastIndexOf(10);
+    if (newline >= 0) return tailPart(file, bytes, from + newline + 1, skipped + 1);
+  }
+  return { lines, from: end, skipped };
 }
-var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES;
+var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES, OVERLONG_SCAN;
 var init_tail = __esm({
   "src/agents/transcripts/tail.ts"() {
     "use strict";
@@ -2445,6 +2451,7 @@ var init_tail = __esm({
     TAIL_BYTES = 4 * 1024 * 1024;
     FIRST_TAIL_BYTES = 1024 * 1024;
     HEAD_BYTES = 64 * 1024;
+    OVERLONG_SCAN = 32 * 1024 * 1024;
   }
 });
 

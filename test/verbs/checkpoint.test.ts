@@ -118,6 +118,22 @@ describe("checkpoint: capture from the hook input and the transcript", () => {
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(4096);
   });
 
+  it("a 5 MB last record is skipped with a note; the records before it are captured", () => {
+    const root = gitRepo();
+    const p = path.join(root, "t.jsonl");
+    const rec = (o: Record<string, unknown>) => `${JSON.stringify({ sessionId: "s", timestamp: "2026-11-30T01:00:00Z", ...o })}\n`;
+    const call = rec({ type: "assistant", message: { content: [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "npm test" } }] } });
+    const result = rec({ type: "user", message: { content: [{ type: "tool_result", tool_use_id: "t1", content: "big", is_error: false }] } });
+    writeFileSync(p, rec({ type: "user", message: { content: "run the tests" } }) + call + result.replace("big", "x".repeat(5_000_000)));
+    const r = checkpoint(root, { transcript_path: p });
+    expect(r.code).toBe(0);
+    // The last 1 MiB lacks the last statement, so all of the last 4 MiB is read.
+    expect(r.stderr).toContain(CHECKPOINT_LINES.overlong(1, 4 * 1024 * 1024));
+    const text = cpText(root, "sess-1")!;
+    expect(text).toContain('- The user wrote: "run the tests"');
+    expect(text).toContain("- `npm test` — unknown");
+  });
+
   describe("the part read: the last 1 MiB, all of the last 4 MiB when that lacks what is needed", () => {
     const rec = (o: Record<string, unknown>) => `${JSON.stringify({ sessionId: "s", timestamp: "2026-11-30T01:00:00Z", ...o })}\n`;
     const user = (text: string) => rec({ type: "user", message: { content: text } });
