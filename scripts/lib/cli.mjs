@@ -7224,7 +7224,8 @@ exit: 0 nothing parked
         brings it back)
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no v1
         marker, a private name holding what no save leaves): do not load it; or
-        conflicted: a memory file holds unresolved merge conflict markers
+        conflicted: a memory file holds unresolved merge conflict markers; or a
+        root every verb refuses (another user's checkout, /tmp, $HOME)
       64 usage error
 --json prints {"code", "state", "files", "paused", "message"} and, when they apply,
 "parked" ("handoff", "stash", "checkpoint" or "conflicted"), "stash", "restore",
@@ -7236,6 +7237,7 @@ When the kill switch is on, the paused sentence is printed too and the code is k
         try {
           root = rootOption(ctx);
         } catch (err) {
+          if (err instanceof Refused) throw new HelperError(err.message, 3);
           throw new UsageError(err.message);
         }
         const kinds = ["handoff", "lessons", "solutions"];
