@@ -1326,7 +1326,7 @@ function parseDraftName(kind, arg) {
 function newDraft(root, kind, env) {
   const d = { kind, id: randomBytes2(4).toString("hex") };
   try {
-    if (treeVerdict(root) !== "ok" || pauseSwitch(memoryDir(root), env) !== null) return d;
+    if (pauseSwitch(memoryDir(root), env) !== null || !checkTree(root, { create: true })) return d;
     ensureDir(draftsDir(root));
     ensureIgnored(draftsDir(root));
     removeLeftBehind(root);

@@ -378,11 +378,19 @@ describe("a draft per read (docs/decisions/drafts.md)", () => {
     expect(existsSync(path.join(root, young.draft))).toBe(false);
   });
 
-  it("read never creates the memory dir, but names a draft all the same", () => {
+  it("a first read makes the folder of the draft it names (0700), so a shell can write it; paused, it makes none", () => {
     const root = gitRepo();
     const r = helper(["read", "handoff", "--root", root]);
     expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(/^DRAFT: \.ai\/memory\/drafts\/handoff-[0-9a-f]{8}\.md$/m);
-    expect(existsSync(path.join(root, ".ai"))).toBe(false);
+    const draft = /^DRAFT: (\.ai\/memory\/drafts\/handoff-[0-9a-f]{8}\.md)$/m.exec(r.stderr)![1]!;
+    // What `cat > <draft>` does: no folder is made on the way.
+    writeFileSync(path.join(root, draft), handoff("first save"), { flag: "wx" });
+    for (const dir of [".ai", ".ai/memory", ".ai/memory/drafts"]) expect(statSync(path.join(root, dir)).mode & 0o777).toBe(0o700);
+    const token = "absent";
+    expect(helper(["write", "handoff", "--root", root, "--from-draft", draft, "--expected-current-sha256", token]).code).toBe(0);
+    const paused = gitRepo();
+    const p = helper(["read", "handoff", "--root", paused], { env: { SESSION_HANDOFF_DISABLE: "1" } });
+    expect(p.stderr).toMatch(/^DRAFT: /m);
+    expect(existsSync(path.join(paused, ".ai"))).toBe(false);
   });
 });
