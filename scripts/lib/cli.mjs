@@ -5335,7 +5335,7 @@ function validateHandoff(input, opts) {
 function handoffKeyFiles(text) {
   return parseHandoff(text).keyFiles.flatMap((k) => k.path === null ? [] : [k.path]);
 }
-var OPTIONAL_SECTIONS, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, items, HANDOFF_PARTS, steps;
+var OPTIONAL_SECTIONS, TEMPLATE_PLACEHOLDERS, PLACEHOLDER2, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, items, HANDOFF_PARTS, steps;
 var init_validate = __esm({
   "src/schema/validate.ts"() {
     "use strict";
@@ -5350,6 +5350,25 @@ var init_validate = __esm({
     init_validate_common();
     init_values();
     OPTIONAL_SECTIONS = /* @__PURE__ */ new Set(["Scope", "Verification"]);
+    TEMPLATE_PLACEHOLDERS = new Set(`<the outcome the user asked for, one or two sentences>
+<optional: what is authorised; what needs the user's decision first. Nothing to say: leave this heading out>
+- [x] <done: implemented, not necessarily verified>
+- [~] <in progress: where it stopped>
+- [ ] <to do>
+- [-] <abandoned on purpose> \u2014 dropped: <why>
+<optional, like Scope: left out, the score does not count it; each check apart from the plan:>
+- <check>: <command> -> <result> @ <revision>
+- <check>: not run, <why>
+- Accepted: <who, what, revision> or not yet, <what awaits review>
+- [user-directed] <the user stated it>: <why>
+- [user-approved] <proposed, then examined and accepted by the user>: <why>
+- [agent-proposed] <not yet examined by the user>: <why>
+- [user-approved] <a replaced choice> (superseded by <what>)
+- <what was tried>: <why it failed, what ruled it out>
+- <unknown, or what waits on the user; a required section with nothing in it keeps its heading and \`- none\`>
+1. <first action, concrete enough to start cold: a path, a command or a named check> \u2014 done when <acceptance criteria>
+- \`<relative path>\` \u2014 <why it matters>`.split("\n"));
+    PLACEHOLDER2 = "the template's placeholder text, unfilled: write this session's own words or delete the line";
     LINE_CAP = 150;
     TITLE = "# Session Handoff";
     LABELS = ["[user-directed]", "[user-approved]", "[agent-proposed]"];
@@ -5381,6 +5400,7 @@ var init_validate = __esm({
       rule3("heading", "error", "sections", (c) => c.layout.titleIndex < 0 ? [at(1, titleMissing(TITLE))] : []),
       TEXT_RULES.newline,
       TEXT_RULES.conflicted,
+      rule3("placeholder", "error", null, (c) => c.lines.flatMap((line, i) => TEMPLATE_PLACEHOLDERS.has(line) ? [at(i + 1, PLACEHOLDER2)] : [])),
       TEXT_RULES.markdown,
       rule3("saved", "error or finding", "saved", (c) => {
         const { saved, savedLine } = c.model;
@@ -14135,9 +14155,6 @@ function countToolCalls(events, after = -1) {
 function captureSource(cap) {
   return `${cap.format} ${cap.version ?? "unknown"}`;
 }
-function anchorsOnlySource(why) {
-  return `anchors only (${why})`;
-}
 var CODEX_TYPES, FORMATS;
 var init_transcripts = __esm({
   "src/agents/transcripts/index.ts"() {
@@ -14330,9 +14347,6 @@ function tailPart(file, bytes, end = file.size, skipped = 0) {
     if (newline >= 0) return tailPart(file, bytes, from + newline + 1, skipped + 1);
   }
   return { lines: lines2, from: end, skipped };
-}
-function headLines(file, bytes) {
-  return linesFromStart(file.fd, file.size, bytes);
 }
 function earlierHolds(file, before, markers) {
   const start = file.size - Math.min(file.size, TAIL_BYTES);
@@ -14643,7 +14657,7 @@ function enough(cap, file, from, lastMessage) {
 function capture(transcript, lastMessage, format2, notes, project) {
   const anchorsOnly = (why, note) => {
     notes.push(note);
-    return { cap: null, source: anchorsOnlySource(why), headStart: null, recognised: false, save: null, toolCalls: 0 };
+    return { cap: null, source: `anchors only (${why})`, headStart: null, recognised: false, save: null, toolCalls: 0 };
   };
   if (transcript === null) {
     const note = CHECKPOINT_LINES.noTranscript("the hook input names no transcript");
@@ -14697,7 +14711,7 @@ function sessionStartOf(file, format2, firstSixteen) {
   const first = (lines2) => parse3(lines2.slice(0, 16)).firstTimestamp ?? (lines2.length > 16 ? parse3(lines2).firstTimestamp : null);
   const fromHead = firstSixteen ?? (file.head.length > 16 ? parse3(file.head).firstTimestamp : null);
   if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;
-  return first(headLines(file, TAIL_BYTES));
+  return first(tailPart(file, TAIL_BYTES).lines);
 }
 async function runCheckpoint(ctx) {
   const startMs = Date.now();

@@ -3,9 +3,9 @@ import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Busy, HelperError } from "../errors.ts";
 import { captureOf, parseTranscript } from "../agents/transcripts/parsers.ts";
-import { anchorsOnlySource, captureSource, countToolCalls, FORMATS } from "../agents/transcripts/index.ts";
+import { captureSource, countToolCalls, FORMATS } from "../agents/transcripts/index.ts";
 import { isFormat, readEvents, sniffFormat } from "../agents/transcripts/index.ts";
-import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, headLines } from "../agents/transcripts/tail.ts";
+import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES } from "../agents/transcripts/tail.ts";
 import { openTranscript, readFailure, TAIL_BYTES, tailPart } from "../agents/transcripts/tail.ts";
 import type { TranscriptFile } from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
@@ -194,7 +194,7 @@ function capture(
 ): Got {
   const anchorsOnly = (why: string, note: string): Got => {
     notes.push(note);
-    return { cap: null, source: anchorsOnlySource(why), headStart: null, recognised: false, save: null, toolCalls: 0 };
+    return { cap: null, source: `anchors only (${why})`, headStart: null, recognised: false, save: null, toolCalls: 0 };
   };
   if (transcript === null) {
     const note = CHECKPOINT_LINES.noTranscript("the hook input names no transcript");
@@ -258,7 +258,7 @@ function sessionStartOf(file: TranscriptFile, format: TranscriptFormat, firstSix
     parse(lines.slice(0, 16)).firstTimestamp ?? (lines.length > 16 ? parse(lines).firstTimestamp : null);
   const fromHead = firstSixteen ?? (file.head.length > 16 ? parse(file.head).firstTimestamp : null);
   if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;
-  return first(headLines(file, TAIL_BYTES));
+  return first(tailPart(file, TAIL_BYTES).lines);
 }
 
 async function runCheckpoint(ctx: VerbContext): Promise<Outcome> {

@@ -5,7 +5,7 @@ import { chmodSync, closeSync, existsSync, fstatSync, openSync, readdirSync, lin
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { git, gitRepo, handoff, helper, MARKER, sha, snapshot, tempDir, tokenOf, unstamped, type Run } from "../helpers.ts";
+import { git, gitRepo, handoff, helper, HELPER, MARKER, sha, snapshot, tempDir, tokenOf, unstamped, type Run } from "../helpers.ts";
 
 const MEM = (root: string) => path.join(root, ".ai", "memory");
 // A name as `read` prints one (any 8 hex digits are a per-read name).
@@ -133,6 +133,24 @@ describe("write --from-draft: a refusal keeps the draft, a save removes it", () 
     expect(r.stderr).toMatch(keptNote);
     expect(existsSync(path.join(MEM(root), "HANDOFF.md"))).toBe(false);
     expect(existsSync(DRAFT(root))).toBe(true);
+  });
+
+  it("the template copied unfilled: refused naming each placeholder line (the anchors' is write's to fill); one left is refused alone", () => {
+    const root = gitRepo();
+    const template = readFileSync(path.join(path.dirname(HELPER), "..", "templates", "handoff.md"), "utf8");
+    const skeleton = template.slice(0, template.indexOf("<!-- Worked example"));
+    draft(root, skeleton);
+    const r = write(root, "handoff", "absent");
+    refused(r, 2, /HANDOFF\.md has 18 schema error\(s\)/);
+    const todo = "placeholder: the template's placeholder text, unfilled: write this session's own words or delete the line";
+    expect(r.stderr).toContain(`line 5: ${todo}\n`);
+    expect(r.stderr.split("\n").filter((l) => l.endsWith(todo))).toHaveLength(18);
+    expect(r.stderr).toMatch(keptNote);
+    expect(existsSync(path.join(MEM(root), "HANDOFF.md"))).toBe(false);
+    draft(root, handoff("one placeholder left").replace("## Open questions\n- none", "## Open questions\n- none\n- [ ] <to do>"));
+    const one = write(root, "handoff", "absent");
+    refused(one, 2, /HANDOFF\.md has 1 schema error\(s\)/);
+    expect(one.stderr).toMatch(/^line \d+: placeholder: /m);
   });
 
   it("a secret is redacted before anything is saved, and the draft is removed", () => {

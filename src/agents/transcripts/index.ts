@@ -107,8 +107,3 @@ export function countToolCalls(events: readonly LineEvents[], after = -1): numbe
 export function captureSource(cap: Capture): string {
   return `${cap.format} ${cap.version ?? "unknown"}`;
 }
-
-/** The `Source:` value of an anchors-only checkpoint: `anchors only (<why>)`. */
-export function anchorsOnlySource(why: string): string {
-  return `anchors only (${why})`;
-}

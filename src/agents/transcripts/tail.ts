@@ -111,11 +111,6 @@ export function tailPart(file: TranscriptFile, bytes: number, end = file.size, s
   return { lines, from: end, skipped };
 }
 
-/** The complete lines of the first `bytes` of an open transcript. Throws the read's error. */
-export function headLines(file: TranscriptFile, bytes: number): string[] {
-  return linesFromStart(file.fd, file.size, bytes);
-}
-
 /**
  * True when the bytes from TAIL_BYTES before the end up to offset `before` (the partial first line included) hold
  * any of `markers` as written: a byte search, no parse. Throws the read's error.
