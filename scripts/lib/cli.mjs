@@ -15658,14 +15658,6 @@ function archiveDirOf(top, memRel) {
   }
   return at2;
 }
-function createExclusive2(p, text) {
-  const fd = openSync10(p, constants10.O_WRONLY | constants10.O_CREAT | constants10.O_EXCL | NOFOLLOW, 384);
-  try {
-    writeSync2(fd, Buffer.from(text, "utf8"));
-  } finally {
-    closeSync11(fd);
-  }
-}
 async function otherAuthor(cwd, env, side, file) {
   const blob = await runGit(cwd, ["hash-object", "--", side], env);
   if (blob.code !== 0) return null;
@@ -15682,6 +15674,7 @@ var init_merge_driver2 = __esm({
     init_handoff();
     init_run();
     init_archive();
+    init_files();
     init_entry();
     init_types();
     init_memory_text();
@@ -15704,7 +15697,8 @@ changes that copy; without it git merges as text and keeps the conflict).
                A line \`Merged-with: archive/<name>; merged with <author>'s handoff of
                <time>: +N decisions, +M failed approaches\` follows its Saved: line; the
                whole other handoff goes to archive/<name> (created, never replacing a
-               file). brief then says "two handoffs met in a merge; the other is
+               file; git commits only <ours>, so \`publish\` commits it, as every
+               archive). brief then says "two handoffs met in a merge; the other is
                archive/<name>; merged with \u2026".
   LESSONS.md, SOLUTIONS.md   entries merged by id, both sides kept; an id whose text
                differs keeps ours and renumbers theirs to the next free id, with a line
@@ -15759,7 +15753,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive2(path54.join(dir, name2), loser);
+          if (!createExclusive(path54.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
           const merged = mergeHandoffs(winner, loser);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
           const at2 = stateTimeOfText(loser, Date.now());
@@ -15767,7 +15761,8 @@ exit: 0 merged; 1 not merged (git's conflict stands)
           const of = at2.known ? ` of ${at2.time.iso}` : "";
           const note = `merged with ${whose} handoff${of}: ${mergeCountsText(merged.added)}`;
           writeResult(ours, markMerged(merged.text, name2, note));
-          return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name2}`]);
+          const kept = `${file}: kept the later handoff; the other is archive/${name2}`;
+          return ok("", [`session-handoff merge driver: ${kept}, not in this merge's commit: \`publish\` commits it`]);
         } catch (err) {
           return gitMerge([], `the other handoff could not be archived (${err.message})`);
         }
