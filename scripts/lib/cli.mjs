@@ -5546,13 +5546,14 @@ function stampSaved(text, iso) {
   if (layout.savedIndex >= 0) {
     const old = lines2[layout.savedIndex].trim().replace(/^Saved:\s*/, "");
     lines2[layout.savedIndex] = `Saved: ${iso}`;
-    return { text: lines2.join("\n"), replaced: old, insertedAt: null };
+    return { text: lines2.join("\n"), replaced: old, insertedAt: null, inserted: 0 };
   }
   let at2 = Math.max(0, layout.titleIndex) + 1;
   while (at2 < lines2.length - 1 && lines2[at2].trim() === "") at2++;
   const next = lines2[at2];
-  lines2.splice(at2, 0, ...next !== void 0 && next.trim() !== "" ? [`Saved: ${iso}`, ""] : [`Saved: ${iso}`]);
-  return { text: lines2.join("\n"), replaced: null, insertedAt: at2 + 1 };
+  const added2 = next !== void 0 && next.trim() !== "" ? [`Saved: ${iso}`, ""] : [`Saved: ${iso}`];
+  lines2.splice(at2, 0, ...added2);
+  return { text: lines2.join("\n"), replaced: null, insertedAt: at2 + 1, inserted: added2.length };
 }
 function anchorsBody(text) {
   const { lines: lines2, anchors } = handoffLayout(text);
@@ -5840,6 +5841,8 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
   const nowMs = Date.now();
   const iso = isoSeconds(nowMs);
   const stamped = stampSaved(checked.text, iso);
+  const { insertedAt, inserted } = stamped;
+  const sentLine = (line) => insertedAt !== null && line >= insertedAt + inserted ? line - inserted : line;
   if (stamped.replaced !== null) {
     const then = Date.parse(stamped.replaced.replace(/^`(.*)`$/, "$1"));
     const was = `note: Saved: ${quotedValue(stamped.replaced.slice(0, 60))}`;
@@ -5897,7 +5900,8 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
     for (let i = range.start; i < range.end; i++) if (now.has(lines2[i])) exempt.add(i + 1);
   }
   const redacted = redactText(text, { exemptLines: exempt });
-  if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
+  const sentFindings = redacted.findings.map((f) => ({ ...f, line: sentLine(f.line) }));
+  if (redacted.findings.length > 0) notes.push(formatRedactionReport(sentFindings));
   const markedText = marked(redacted.text);
   const bytes = finalBytes(markedText, checked.rawBytes);
   const unchanged = sentBack || priorText2 !== null && comparable(priorText2, fill) === comparable(markedText, fill);
@@ -5914,9 +5918,7 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
     existingKeyFiles: existing,
     redacted
   });
-  if (stamped.insertedAt !== null) {
-    for (const f of v.findings) if (f.line > stamped.insertedAt) f.line--;
-  }
+  for (const f of v.findings) f.line = sentLine(f.line);
   return { bytes, prior, unchanged, notes: [...notes, ...scoreNotes(v)] };
 }
 var MAX_FINDINGS_SHOWN;
@@ -7497,9 +7499,9 @@ exit: 0 printed
   }
 });
 
-// node_modules/imurmurhash/imurmurhash.js
+// ../../main/node_modules/imurmurhash/imurmurhash.js
 var require_imurmurhash = __commonJS({
-  "node_modules/imurmurhash/imurmurhash.js"(exports, module) {
+  "../../main/node_modules/imurmurhash/imurmurhash.js"(exports, module) {
     /**
      * @preserve
      * JS Implementation of incremental MurmurHash3 (r150) (as of May 10, 2013)
@@ -7606,9 +7608,9 @@ var require_imurmurhash = __commonJS({
   }
 });
 
-// node_modules/signal-exit/dist/cjs/signals.js
+// ../../main/node_modules/signal-exit/dist/cjs/signals.js
 var require_signals = __commonJS({
-  "node_modules/signal-exit/dist/cjs/signals.js"(exports) {
+  "../../main/node_modules/signal-exit/dist/cjs/signals.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.signals = void 0;
@@ -7637,9 +7639,9 @@ var require_signals = __commonJS({
   }
 });
 
-// node_modules/signal-exit/dist/cjs/index.js
+// ../../main/node_modules/signal-exit/dist/cjs/index.js
 var require_cjs = __commonJS({
-  "node_modules/signal-exit/dist/cjs/index.js"(exports) {
+  "../../main/node_modules/signal-exit/dist/cjs/index.js"(exports) {
     "use strict";
     var _a;
     Object.defineProperty(exports, "__esModule", { value: true });
@@ -7872,9 +7874,9 @@ var require_cjs = __commonJS({
   }
 });
 
-// node_modules/write-file-atomic/lib/index.js
+// ../../main/node_modules/write-file-atomic/lib/index.js
 var require_lib = __commonJS({
-  "node_modules/write-file-atomic/lib/index.js"(exports, module) {
+  "../../main/node_modules/write-file-atomic/lib/index.js"(exports, module) {
     "use strict";
     module.exports = writeFile;
     module.exports.sync = writeFileSync6;
@@ -10894,7 +10896,7 @@ var init_agent_file = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/scanner.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js
 function createScanner(text, ignoreTrivia = false) {
   const len = text.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
@@ -11233,7 +11235,7 @@ function isDigit(ch) {
 }
 var CharacterCodes;
 var init_scanner = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
     "use strict";
     (function(CharacterCodes2) {
       CharacterCodes2[CharacterCodes2["lineFeed"] = 10] = "lineFeed";
@@ -11320,10 +11322,10 @@ var init_scanner = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/string-intern.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js
 var cachedSpaces, maxCachedValues, cachedBreakLinesWithSpaces;
 var init_string_intern = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
     cachedSpaces = new Array(20).fill(0).map((_, index) => {
       return " ".repeat(index);
     });
@@ -11355,16 +11357,16 @@ var init_string_intern = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/format.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/format.js
 var init_format = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/format.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/format.js"() {
     "use strict";
     init_scanner();
     init_string_intern();
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/parser.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js
 function parse(text, errors = [], options = ParseOptions.DEFAULT) {
   let currentProperty = null;
   let currentParent = [];
@@ -11824,7 +11826,7 @@ function getNodeType(value) {
 }
 var ParseOptions;
 var init_parser = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
     "use strict";
     init_scanner();
     (function(ParseOptions2) {
@@ -11835,16 +11837,16 @@ var init_parser = __esm({
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/impl/edit.js
+// ../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js
 var init_edit = __esm({
-  "node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
     "use strict";
     init_format();
     init_parser();
   }
 });
 
-// node_modules/jsonc-parser/lib/esm/main.js
+// ../../main/node_modules/jsonc-parser/lib/esm/main.js
 function printParseErrorCode(code) {
   switch (code) {
     case 1:
@@ -11884,7 +11886,7 @@ function printParseErrorCode(code) {
 }
 var createScanner2, ScanError, SyntaxKind, parse2, parseTree2, findNodeAtLocation2, visit2, ParseErrorCode;
 var init_main = __esm({
-  "node_modules/jsonc-parser/lib/esm/main.js"() {
+  "../../main/node_modules/jsonc-parser/lib/esm/main.js"() {
     "use strict";
     init_format();
     init_edit();
