@@ -3,6 +3,7 @@ import { readlinkSync, renameSync, rmdirSync, rmSync, statSync, symlinkSync, wri
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { Refused } from "../errors.ts";
+import { exists } from "../store/fs.ts";
 import type { Agent } from "./types.ts";
 
 /** What `init` copies and every install channel delivers. */
@@ -10,17 +11,8 @@ const SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates
 /** The one copy, in the project or in HOME (the skills installers' place too). */
 export const CANONICAL = ".agents/skills/session-handoff";
 
-function present(p: string): boolean {
-  try {
-    lstatSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export function detectAgents(agents: Agent[], base: string, global: boolean): Agent[] {
-  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => present(path.join(base, m))));
+  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => exists(path.join(base, m))));
 }
 
 /** The folder (relative to the base) where `agent` finds the skill when it does not read the copy's folder. */
@@ -63,7 +55,7 @@ export function copySteps(from: string, to: string): FileStep[] {
     } catch {
       // Absent, or a file where a folder belongs: the writes' own checks refuse that.
     }
-    if (have === null) steps.push({ rel, action: present(dest) ? "update" : "create" });
+    if (have === null) steps.push({ rel, action: exists(dest) ? "update" : "create" });
     else if (!have.equals(readFileSync(path.join(from, rel)))) steps.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
@@ -165,14 +157,14 @@ export function linkState(place: string, target: string): "absent" | "ours" | "c
     return path.resolve(path.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
   // A real folder holding a SKILL.md is an earlier copy of the skill: it is kept up to date as a copy.
-  if (st.isDirectory()) return present(path.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return exists(path.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 
 /** Why `file` (to be created or replaced) cannot be written, or null. */
 export function unwritable(file: string): string | null {
   let dir = path.dirname(file);
-  for (let i = 0; i < 64 && !present(dir); i++) dir = path.dirname(dir);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path.dirname(dir);
   if (!lstatSync(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync(dir, constants.W_OK);
@@ -180,7 +172,7 @@ export function unwritable(file: string): string | null {
     return `${dir} is not writable`;
   }
   try {
-    if (present(file) && lstatSync(file).isFile()) accessSync(file, constants.W_OK);
+    if (exists(file) && lstatSync(file).isFile()) accessSync(file, constants.W_OK);
   } catch {
     return `${file} is not writable`;
   }

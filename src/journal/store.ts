@@ -5,7 +5,7 @@ import { renameSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { HelperError, Refused } from "../errors.ts";
 import { failpoint } from "../store/failpoint.ts";
-import { exists } from "../store/pause.ts";
+import { exists } from "../store/fs.ts";
 import { syncDir } from "../store/publish.ts";
 import { openRegular, randomHex8, readAll, tokenOf } from "../store/files.ts";
 import { MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
