@@ -10566,189 +10566,10 @@ alwaysApply: true
   }
 });
 
-// src/agents/skill-place.ts
-import { accessSync, closeSync as closeSync8, constants as constants6, lstatSync as lstatSync14, mkdirSync as mkdirSync5, openSync as openSync7, readdirSync as readdirSync9, readFileSync as readFileSync9 } from "node:fs";
-import { readlinkSync as readlinkSync3, renameSync as renameSync4, rmdirSync as rmdirSync2, rmSync as rmSync3, statSync, symlinkSync, writeFileSync as writeFileSync5 } from "node:fs";
-import { createHash as createHash2 } from "node:crypto";
-import path38 from "node:path";
-function detectAgents(agents, base, global) {
-  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => exists(path38.join(base, m))));
-}
-function linkFolderFor(agent, global) {
-  const folders = agent.skillFolders[global ? "home" : "project"];
-  if (folders.length === 0 || folders.includes(".agents/skills")) return null;
-  return folders[0];
-}
-function skillFiles(dir) {
-  const out = [];
-  const walk2 = (rel) => {
-    const abs = path38.join(dir, rel);
-    let st;
-    try {
-      st = lstatSync14(abs);
-    } catch {
-      return;
-    }
-    if (st.isDirectory()) {
-      for (const name2 of readdirSync9(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
-    } else if (st.isFile()) out.push(rel);
-  };
-  for (const e of SKILL_ENTRIES) walk2(e);
-  return out.sort();
-}
-function copySteps(from, to) {
-  const want = skillFiles(from);
-  const steps2 = [];
-  for (const rel of want) {
-    const dest = path38.join(to, rel);
-    let have = null;
-    try {
-      have = lstatSync14(dest).isFile() ? readFileSync9(dest) : null;
-    } catch {
-    }
-    if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync9(path38.join(from, rel)))) steps2.push({ rel, action: "update" });
-  }
-  const wanted = new Set(want);
-  for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
-  return steps2;
-}
-function linkOnTheWay(base, p) {
-  const parts = path38.relative(base, path38.dirname(p)).split(path38.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path38.dirname(p);
-  let at2 = base;
-  for (const part of parts) {
-    at2 = path38.join(at2, part);
-    let st;
-    try {
-      st = lstatSync14(at2, { throwIfNoEntry: false });
-    } catch {
-      return null;
-    }
-    if (st === void 0 || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
-  }
-  return null;
-}
-function readCopyRecord(dir) {
-  const file = path38.join(dir, RECORD);
-  let st;
-  try {
-    st = lstatSync14(file, { throwIfNoEntry: false });
-  } catch {
-    return null;
-  }
-  if (st === void 0) return null;
-  if (!st.isFile() || st.size > 1e6) {
-    throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
-  }
-  try {
-    const r = JSON.parse(readFileSync9(file, "utf8"));
-    const files = r.files;
-    if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
-    if (!Array.isArray(r.createdDirs)) return null;
-    if (!Object.values(files).every((h) => typeof h === "string")) return null;
-    return { files, createdDirs: r.createdDirs.filter(safeDir) };
-  } catch {
-    return null;
-  }
-}
-function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path38.join(dir, rel))]));
-  const flags = constants6.O_WRONLY | constants6.O_CREAT | constants6.O_TRUNC | (constants6.O_NOFOLLOW ?? 0);
-  const fd = openSync7(path38.join(dir, RECORD), flags, 420);
-  try {
-    writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
-`);
-  } finally {
-    closeSync8(fd);
-  }
-}
-function dropCopyRecord(dir) {
-  rmSync3(path38.join(dir, RECORD), { force: true });
-}
-function editedFiles(dir, steps2, record2) {
-  const changed = (rel) => {
-    const file = path38.join(dir, rel);
-    return !lstatSync14(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
-  };
-  return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
-}
-function linkState(place, target) {
-  let st;
-  try {
-    st = lstatSync14(place);
-  } catch {
-    return "absent";
-  }
-  if (st.isSymbolicLink()) {
-    const to = readlinkSync3(place);
-    return path38.resolve(path38.dirname(place), to) === target ? "ours" : `a link to ${to}`;
-  }
-  if (st.isDirectory()) return exists(path38.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
-  return "a file";
-}
-function unwritable(file) {
-  let dir = path38.dirname(file);
-  for (let i = 0; i < 64 && !exists(dir); i++) dir = path38.dirname(dir);
-  if (!lstatSync14(dir).isDirectory()) return `${dir} is not a folder`;
-  try {
-    accessSync(dir, constants6.W_OK);
-  } catch {
-    return `${dir} is not writable`;
-  }
-  try {
-    if (exists(file) && lstatSync14(file).isFile()) accessSync(file, constants6.W_OK);
-  } catch {
-    return `${file} is not writable`;
-  }
-  return null;
-}
-function applySteps(from, to, steps2) {
-  for (const s of steps2) {
-    const dest = path38.join(to, s.rel);
-    if (s.action === "remove") {
-      rmSync3(dest, { force: true });
-      removeEmptyUpTo(path38.dirname(dest), to);
-      continue;
-    }
-    mkdirSync5(path38.dirname(dest), { recursive: true });
-    const temp = `${dest}.tmp-${process.pid}`;
-    const src = path38.join(from, s.rel);
-    writeFileSync5(temp, readFileSync9(src), { mode: statSync(src).mode & 511 });
-    renameSync4(temp, dest);
-  }
-}
-function removeEmptyUpTo(dir, stop) {
-  for (let d = dir; d.startsWith(`${stop}${path38.sep}`); d = path38.dirname(d)) {
-    try {
-      rmdirSync2(d);
-    } catch {
-      return;
-    }
-  }
-}
-function makeLink(place, target) {
-  mkdirSync5(path38.dirname(place), { recursive: true });
-  symlinkSync(path38.relative(path38.dirname(place), target), place, "dir");
-}
-var SKILL_ENTRIES, CANONICAL, RECORD, hashOf, safeDir;
-var init_skill_place = __esm({
-  "src/agents/skill-place.ts"() {
-    "use strict";
-    init_errors();
-    init_fs();
-    SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
-    CANONICAL = ".agents/skills/session-handoff";
-    RECORD = ".init.json";
-    hashOf = (file) => createHash2("sha256").update(readFileSync9(file)).digest("hex");
-    safeDir = (d) => typeof d === "string" && d !== "" && !path38.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
-  }
-});
-
 // src/agents/agent-file.ts
-import { accessSync as accessSync2, closeSync as closeSync9, constants as constants7, existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync6, openSync as openSync8, readFileSync as readFileSync10 } from "node:fs";
-import { readlinkSync as readlinkSync4, rmdirSync as rmdirSync3, unlinkSync as unlinkSync10 } from "node:fs";
-import path39 from "node:path";
+import { accessSync, closeSync as closeSync8, constants as constants6, existsSync as existsSync6, lstatSync as lstatSync14, mkdirSync as mkdirSync5, openSync as openSync7, readFileSync as readFileSync9 } from "node:fs";
+import { readlinkSync as readlinkSync3, rmdirSync as rmdirSync2, unlinkSync as unlinkSync10 } from "node:fs";
+import path38 from "node:path";
 async function readAgentFile(file, snippet) {
   let read;
   try {
@@ -10774,15 +10595,15 @@ ${snippet}`);
 }
 function linkTarget(file) {
   try {
-    return readlinkSync4(file);
+    return readlinkSync3(file);
   } catch {
     return "another file";
   }
 }
 function assertReplaceable(file, snippet) {
   try {
-    closeSync9(openSync8(file, constants7.O_WRONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK));
-    accessSync2(path39.dirname(file), constants7.W_OK);
+    closeSync8(openSync7(file, constants6.O_WRONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK));
+    accessSync(path38.dirname(file), constants6.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -10792,7 +10613,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path39.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path38.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -10821,14 +10642,18 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
   }
   await failpoint(fp, "after-publication");
 }
+function dirsBelow(base, dir) {
+  const rel = path38.relative(base, dir);
+  if (rel.split(path38.sep)[0] === ".." || path38.isAbsolute(rel)) return [];
+  let cur = base;
+  return rel.split(path38.sep).filter(Boolean).map((part) => cur = path38.join(cur, part));
+}
 function missingDirs(base, dir) {
   const missing = [];
-  let cur = base;
-  for (const part of path39.relative(base, dir).split(path39.sep).filter(Boolean)) {
-    cur = path39.join(cur, part);
-    const st = missing.length > 0 ? void 0 : lstatSync15(cur, { throwIfNoEntry: false });
+  for (const cur of dirsBelow(base, dir)) {
+    const st = missing.length > 0 ? void 0 : lstatSync14(cur, { throwIfNoEntry: false });
     if (st === void 0) missing.push(cur);
-    else if (st.isSymbolicLink() || !st.isDirectory()) {
+    else if (!st.isDirectory()) {
       const what = st.isSymbolicLink() ? "a link" : "not a directory";
       throw new Refused(`${cur} is ${what}; install writes only through real directories, so nothing was changed`);
     }
@@ -10836,13 +10661,13 @@ function missingDirs(base, dir) {
   return missing;
 }
 function makeDirs(dirs) {
-  for (const d of dirs) mkdirSync6(d, { mode: 493 });
+  for (const d of dirs) mkdirSync5(d, { mode: 493 });
 }
 function removeEmptyDirs(dirs) {
   const removed = [];
   for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
     try {
-      rmdirSync3(d);
+      rmdirSync2(d);
       removed.push(d);
     } catch {
     }
@@ -10850,16 +10675,15 @@ function removeEmptyDirs(dirs) {
   return removed;
 }
 function recordNode(dir, execPath) {
-  const target = path39.join(dir, "node");
+  const target = path38.join(dir, "node");
   try {
-    if (readFileSync10(target, "utf8") === `${execPath}
+    if (readFileSync9(target, "utf8") === `${execPath}
 `) return;
   } catch {
   }
-  const missing = [];
-  for (let d = dir; !existsSync6(d) && path39.dirname(d) !== d; d = path39.dirname(d)) missing.unshift(d);
+  const missing = dirsBelow(path38.parse(dir).root, dir).filter((d) => !existsSync6(d));
   try {
-    mkdirSync6(dir, { recursive: true, mode: 448 });
+    mkdirSync5(dir, { recursive: true, mode: 448 });
   } catch (err) {
     removeEmptyDirs(missing);
     const why = err.code ?? err.message;
@@ -10868,7 +10692,7 @@ function recordNode(dir, execPath) {
   import_write_file_atomic2.default.sync(target, `${execPath}
 `, { mode: 420 });
 }
-var import_write_file_atomic2;
+var import_write_file_atomic2, removeEmptyUpTo;
 var init_agent_file = __esm({
   "src/agents/agent-file.ts"() {
     "use strict";
@@ -10876,6 +10700,178 @@ var init_agent_file = __esm({
     init_errors();
     init_failpoint();
     init_files();
+    removeEmptyUpTo = (dir, stop) => removeEmptyDirs(dirsBelow(stop, dir));
+  }
+});
+
+// src/agents/skill-place.ts
+import { accessSync as accessSync2, closeSync as closeSync9, constants as constants7, lstatSync as lstatSync15, mkdirSync as mkdirSync6, openSync as openSync8, readdirSync as readdirSync9, readFileSync as readFileSync10 } from "node:fs";
+import { readlinkSync as readlinkSync4, renameSync as renameSync4, rmSync as rmSync3, statSync, symlinkSync, writeFileSync as writeFileSync5 } from "node:fs";
+import { createHash as createHash2 } from "node:crypto";
+import path39 from "node:path";
+function detectAgents(agents, base, global) {
+  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => exists(path39.join(base, m))));
+}
+function linkFolderFor(agent, global) {
+  const folders = agent.skillFolders[global ? "home" : "project"];
+  if (folders.length === 0 || folders.includes(".agents/skills")) return null;
+  return folders[0];
+}
+function skillFiles(dir) {
+  const out = [];
+  const walk2 = (rel) => {
+    const abs = path39.join(dir, rel);
+    let st;
+    try {
+      st = lstatSync15(abs);
+    } catch {
+      return;
+    }
+    if (st.isDirectory()) {
+      for (const name2 of readdirSync9(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
+    } else if (st.isFile()) out.push(rel);
+  };
+  for (const e of SKILL_ENTRIES) walk2(e);
+  return out.sort();
+}
+function copySteps(from, to) {
+  const want = skillFiles(from);
+  const steps2 = [];
+  for (const rel of want) {
+    const dest = path39.join(to, rel);
+    let have = null;
+    try {
+      have = lstatSync15(dest).isFile() ? readFileSync10(dest) : null;
+    } catch {
+    }
+    if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
+    else if (!have.equals(readFileSync10(path39.join(from, rel)))) steps2.push({ rel, action: "update" });
+  }
+  const wanted = new Set(want);
+  for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
+  return steps2;
+}
+function linkOnTheWay(base, p) {
+  const parts = path39.relative(base, path39.dirname(p)).split(path39.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path39.dirname(p);
+  let at2 = base;
+  for (const part of parts) {
+    at2 = path39.join(at2, part);
+    let st;
+    try {
+      st = lstatSync15(at2, { throwIfNoEntry: false });
+    } catch {
+      return null;
+    }
+    if (st === void 0 || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
+  }
+  return null;
+}
+function readCopyRecord(dir) {
+  const file = path39.join(dir, RECORD);
+  let st;
+  try {
+    st = lstatSync15(file, { throwIfNoEntry: false });
+  } catch {
+    return null;
+  }
+  if (st === void 0) return null;
+  if (!st.isFile() || st.size > 1e6) {
+    throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
+  }
+  try {
+    const r = JSON.parse(readFileSync10(file, "utf8"));
+    const files = r.files;
+    if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
+    if (!Array.isArray(r.createdDirs)) return null;
+    if (!Object.values(files).every((h) => typeof h === "string")) return null;
+    return { files, createdDirs: r.createdDirs.filter(safeDir) };
+  } catch {
+    return null;
+  }
+}
+function writeCopyRecord(dir, createdDirs) {
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path39.join(dir, rel))]));
+  const flags = constants7.O_WRONLY | constants7.O_CREAT | constants7.O_TRUNC | (constants7.O_NOFOLLOW ?? 0);
+  const fd = openSync8(path39.join(dir, RECORD), flags, 420);
+  try {
+    writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
+`);
+  } finally {
+    closeSync9(fd);
+  }
+}
+function dropCopyRecord(dir) {
+  rmSync3(path39.join(dir, RECORD), { force: true });
+}
+function editedFiles(dir, steps2, record2) {
+  const changed = (rel) => {
+    const file = path39.join(dir, rel);
+    return !lstatSync15(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
+  };
+  return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
+}
+function linkState(place, target) {
+  let st;
+  try {
+    st = lstatSync15(place);
+  } catch {
+    return "absent";
+  }
+  if (st.isSymbolicLink()) {
+    const to = readlinkSync4(place);
+    return path39.resolve(path39.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+  }
+  if (st.isDirectory()) return exists(path39.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  return "a file";
+}
+function unwritable(file) {
+  let dir = path39.dirname(file);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path39.dirname(dir);
+  if (!lstatSync15(dir).isDirectory()) return `${dir} is not a folder`;
+  try {
+    accessSync2(dir, constants7.W_OK);
+  } catch {
+    return `${dir} is not writable`;
+  }
+  try {
+    if (exists(file) && lstatSync15(file).isFile()) accessSync2(file, constants7.W_OK);
+  } catch {
+    return `${file} is not writable`;
+  }
+  return null;
+}
+function applySteps(from, to, steps2) {
+  for (const s of steps2) {
+    const dest = path39.join(to, s.rel);
+    if (s.action === "remove") {
+      rmSync3(dest, { force: true });
+      removeEmptyUpTo(path39.dirname(dest), to);
+      continue;
+    }
+    mkdirSync6(path39.dirname(dest), { recursive: true });
+    const temp = `${dest}.tmp-${process.pid}`;
+    const src = path39.join(from, s.rel);
+    writeFileSync5(temp, readFileSync10(src), { mode: statSync(src).mode & 511 });
+    renameSync4(temp, dest);
+  }
+}
+function makeLink(place, target) {
+  mkdirSync6(path39.dirname(place), { recursive: true });
+  symlinkSync(path39.relative(path39.dirname(place), target), place, "dir");
+}
+var SKILL_ENTRIES, CANONICAL, RECORD, hashOf, safeDir;
+var init_skill_place = __esm({
+  "src/agents/skill-place.ts"() {
+    "use strict";
+    init_errors();
+    init_fs();
+    init_agent_file();
+    SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
+    CANONICAL = ".agents/skills/session-handoff";
+    RECORD = ".init.json";
+    hashOf = (file) => createHash2("sha256").update(readFileSync10(file)).digest("hex");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path39.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -12362,15 +12358,15 @@ var init_installer = __esm({
     init_quote();
     init_pause();
     init_agent_file();
+    init_agent_file();
     init_home();
     init_agents();
     init_plan();
-    init_skill_place();
   }
 });
 
 // src/agents/install-lock.ts
-import { lstatSync as lstatSync17, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
+import { lstatSync as lstatSync17, mkdirSync as mkdirSync7, rmdirSync as rmdirSync3 } from "node:fs";
 import path42 from "node:path";
 async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
@@ -12399,7 +12395,7 @@ async function underInstallLock(ctx, uninstall2, run) {
     const below = (dir) => dir.startsWith(`${stop}${path42.sep}`);
     for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path42.dirname(dir)) {
       try {
-        rmdirSync4(dir);
+        rmdirSync3(dir);
       } catch {
         break;
       }
@@ -12490,7 +12486,7 @@ var init_exports = {};
 __export(init_exports, {
   initVerb: () => initVerb
 });
-import { existsSync as existsSync8, lstatSync as lstatSync18, realpathSync as realpathSync5, rmdirSync as rmdirSync5, rmSync as rmSync5 } from "node:fs";
+import { existsSync as existsSync8, lstatSync as lstatSync18, realpathSync as realpathSync5, rmSync as rmSync5 } from "node:fs";
 import path44 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
@@ -12595,7 +12591,8 @@ async function init(ctx, plan2) {
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const made = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => missingUnder(plan2.base, d));
+  const below = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
+  const made = below.filter((d) => !existsSync8(d)).map((d) => path44.relative(plan2.base, d).split(path44.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -12646,13 +12643,6 @@ async function init(ctx, plan2) {
   return ok(`${lines2.join("\n")}
 `, notes);
 }
-function missingUnder(base, dir) {
-  const out = [];
-  for (let d = dir; d.startsWith(`${base}${path44.sep}`) && !existsSync8(d); d = path44.dirname(d)) {
-    out.push(path44.relative(base, d).split(path44.sep).join("/"));
-  }
-  return out;
-}
 async function undo(ctx, plan2) {
   const { dest, source, shown } = plan2;
   refuseLinkOnTheWay(plan2);
@@ -12692,14 +12682,8 @@ async function undo(ctx, plan2) {
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
     for (const rel of kept) lines2.push(`left ${shown(path44.join(dest, rel))}: you edited it since init copied it`);
   }
-  const made = [...record2?.createdDirs ?? []].sort((a, b) => b.length - a.length);
-  for (const rel of plan2.dryRun ? [] : made) {
-    if (linkOnTheWay(plan2.base, path44.join(plan2.base, rel)) !== null) continue;
-    try {
-      rmdirSync5(path44.join(plan2.base, rel));
-    } catch {
-    }
-  }
+  const made = (record2?.createdDirs ?? []).map((rel) => path44.join(plan2.base, rel));
+  if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
   return ok(`${lines2.join("\n")}
 `, notes);
@@ -12712,6 +12696,7 @@ var init_init = __esm({
     init_skill_place();
     init_skill_place();
     init_skill_place();
+    init_agent_file();
     init_installer();
     init_install_lock();
     init_target();

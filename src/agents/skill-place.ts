@@ -1,9 +1,10 @@
 import { accessSync, closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync } from "node:fs";
-import { readlinkSync, renameSync, rmdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { exists } from "../store/fs.ts";
+import { removeEmptyUpTo } from "./agent-file.ts";
 import type { Agent } from "./types.ts";
 
 /** What `init` copies and every install channel delivers. */
@@ -193,17 +194,6 @@ export function applySteps(from: string, to: string, steps: FileStep[]): void {
     const src = path.join(from, s.rel);
     writeFileSync(temp, readFileSync(src), { mode: statSync(src).mode & 0o777 });
     renameSync(temp, dest);
-  }
-}
-
-/** Removes `dir` and its parents while empty, never `stop` or above it. */
-export function removeEmptyUpTo(dir: string, stop: string): void {
-  for (let d = dir; d.startsWith(`${stop}${path.sep}`); d = path.dirname(d)) {
-    try {
-      rmdirSync(d);
-    } catch {
-      return;
-    }
   }
 }
 
