@@ -2724,12 +2724,8 @@ function cloneIdOf(root, create = false) {
       rmSync(tmp, { force: true });
     }
   }
-  try {
-    const id = readFileSync4(p, "utf8").trim();
-    return /^[0-9a-f]{16}$/.test(id) ? id : null;
-  } catch {
-    return null;
-  }
+  const id = readSmall(p)?.trim() ?? "";
+  return /^[0-9a-f]{16}$/.test(id) ? id : null;
 }
 function markClone(text, id) {
   if (id === null) return text;
@@ -2798,6 +2794,7 @@ var init_saves = __esm({
     "use strict";
     init_builtins();
     init_git_dir();
+    init_fs();
     KEPT = 10;
     LINE2 = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
@@ -7009,13 +7006,8 @@ function mergeDriverMissing(root) {
   if (top === null) return false;
   const gitDir = gitDirOf(top);
   if (gitDir === null) return false;
-  let attrs;
-  try {
-    attrs = readFileSync6(path29.join(top, ".gitattributes"), "utf8");
-  } catch {
-    return false;
-  }
-  if (!new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m").test(attrs)) return false;
+  const attrs = readSmall(path29.join(top, ".gitattributes"));
+  if (attrs === null || !new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m").test(attrs)) return false;
   let config = "";
   try {
     config = readFileSync6(path29.join(commonDirOf(gitDir), "config"), "utf8");
@@ -7029,6 +7021,7 @@ var init_merge_driver_state = __esm({
   "src/git/merge-driver-state.ts"() {
     "use strict";
     init_git_dir();
+    init_fs();
     DRIVER_NAME = "session-handoff";
     MERGE_DRIVER_MISSING = ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges memory files as text (conflict markers can land); run `install` or `publish` once in this clone";
   }
@@ -9869,12 +9862,8 @@ import path36 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
-  let st;
-  try {
-    st = lstatSync12(dir);
-  } catch {
-    return [];
-  }
+  const st = lstatOrNull(dir);
+  if (st === null) return [];
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
   for (const name2 of readdirSync8(dir)) {
@@ -9907,6 +9896,7 @@ var init_archive_entries = __esm({
     init_errors();
     init_archive();
     init_files();
+    init_fs();
     init_paths();
   }
 });
@@ -10054,7 +10044,6 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import { lstatSync as lstatSync13 } from "node:fs";
 import path37 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
@@ -10141,9 +10130,7 @@ async function restore(ctx, name2) {
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         assertArchiveName(name2);
-        try {
-          lstatSync13(path37.join(archiveDir(root), name2));
-        } catch {
+        if (!exists(path37.join(archiveDir(root), name2))) {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
       }
@@ -10192,6 +10179,7 @@ var init_archives = __esm({
     init_sanitize();
     init_handoff();
     init_archive_entries();
+    init_fs();
     init_files();
     init_mutate();
     init_paths();
@@ -10567,7 +10555,7 @@ alwaysApply: true
 });
 
 // src/agents/agent-file.ts
-import { accessSync, closeSync as closeSync8, constants as constants6, existsSync as existsSync6, lstatSync as lstatSync14, mkdirSync as mkdirSync5, openSync as openSync7, readFileSync as readFileSync9 } from "node:fs";
+import { accessSync, closeSync as closeSync8, constants as constants6, existsSync as existsSync6, lstatSync as lstatSync13, mkdirSync as mkdirSync5, openSync as openSync7 } from "node:fs";
 import { readlinkSync as readlinkSync3, rmdirSync as rmdirSync2, unlinkSync as unlinkSync10 } from "node:fs";
 import path38 from "node:path";
 async function readAgentFile(file, snippet) {
@@ -10651,7 +10639,7 @@ function dirsBelow(base, dir) {
 function missingDirs(base, dir) {
   const missing = [];
   for (const cur of dirsBelow(base, dir)) {
-    const st = missing.length > 0 ? void 0 : lstatSync14(cur, { throwIfNoEntry: false });
+    const st = missing.length > 0 ? void 0 : lstatSync13(cur, { throwIfNoEntry: false });
     if (st === void 0) missing.push(cur);
     else if (!st.isDirectory()) {
       const what = st.isSymbolicLink() ? "a link" : "not a directory";
@@ -10676,11 +10664,8 @@ function removeEmptyDirs(dirs) {
 }
 function recordNode(dir, execPath) {
   const target = path38.join(dir, "node");
-  try {
-    if (readFileSync9(target, "utf8") === `${execPath}
+  if (readSmall(target) === `${execPath}
 `) return;
-  } catch {
-  }
   const missing = dirsBelow(path38.parse(dir).root, dir).filter((d) => !existsSync6(d));
   try {
     mkdirSync5(dir, { recursive: true, mode: 448 });
@@ -10699,13 +10684,14 @@ var init_agent_file = __esm({
     import_write_file_atomic2 = __toESM(require_lib(), 1);
     init_errors();
     init_failpoint();
+    init_fs();
     init_files();
     removeEmptyUpTo = (dir, stop) => removeEmptyDirs(dirsBelow(stop, dir));
   }
 });
 
 // src/agents/skill-place.ts
-import { accessSync as accessSync2, closeSync as closeSync9, constants as constants7, lstatSync as lstatSync15, mkdirSync as mkdirSync6, openSync as openSync8, readdirSync as readdirSync9, readFileSync as readFileSync10 } from "node:fs";
+import { accessSync as accessSync2, closeSync as closeSync9, constants as constants7, lstatSync as lstatSync14, mkdirSync as mkdirSync6, openSync as openSync8, readdirSync as readdirSync9, readFileSync as readFileSync9 } from "node:fs";
 import { readlinkSync as readlinkSync4, renameSync as renameSync4, rmSync as rmSync3, statSync, symlinkSync, writeFileSync as writeFileSync5 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
 import path39 from "node:path";
@@ -10721,12 +10707,8 @@ function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
     const abs = path39.join(dir, rel);
-    let st;
-    try {
-      st = lstatSync15(abs);
-    } catch {
-      return;
-    }
+    const st = lstatOrNull(abs);
+    if (st === null) return;
     if (st.isDirectory()) {
       for (const name2 of readdirSync9(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
     } else if (st.isFile()) out.push(rel);
@@ -10741,11 +10723,11 @@ function copySteps(from, to) {
     const dest = path39.join(to, rel);
     let have = null;
     try {
-      have = lstatSync15(dest).isFile() ? readFileSync10(dest) : null;
+      have = lstatSync14(dest).isFile() ? readFileSync9(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync10(path39.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync9(path39.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
@@ -10757,30 +10739,20 @@ function linkOnTheWay(base, p) {
   let at2 = base;
   for (const part of parts) {
     at2 = path39.join(at2, part);
-    let st;
-    try {
-      st = lstatSync15(at2, { throwIfNoEntry: false });
-    } catch {
-      return null;
-    }
-    if (st === void 0 || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
+    const st = lstatOrNull(at2);
+    if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
   }
   return null;
 }
 function readCopyRecord(dir) {
   const file = path39.join(dir, RECORD);
-  let st;
-  try {
-    st = lstatSync15(file, { throwIfNoEntry: false });
-  } catch {
-    return null;
-  }
-  if (st === void 0) return null;
+  const st = lstatOrNull(file);
+  if (st === null) return null;
   if (!st.isFile() || st.size > 1e6) {
     throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
   }
   try {
-    const r = JSON.parse(readFileSync10(file, "utf8"));
+    const r = JSON.parse(readFileSync9(file, "utf8"));
     const files = r.files;
     if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
     if (!Array.isArray(r.createdDirs)) return null;
@@ -10807,17 +10779,13 @@ function dropCopyRecord(dir) {
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
     const file = path39.join(dir, rel);
-    return !lstatSync15(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
+    return !lstatSync14(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
 }
 function linkState(place, target) {
-  let st;
-  try {
-    st = lstatSync15(place);
-  } catch {
-    return "absent";
-  }
+  const st = lstatOrNull(place);
+  if (st === null) return "absent";
   if (st.isSymbolicLink()) {
     const to = readlinkSync4(place);
     return path39.resolve(path39.dirname(place), to) === target ? "ours" : `a link to ${to}`;
@@ -10828,14 +10796,14 @@ function linkState(place, target) {
 function unwritable(file) {
   let dir = path39.dirname(file);
   for (let i = 0; i < 64 && !exists(dir); i++) dir = path39.dirname(dir);
-  if (!lstatSync15(dir).isDirectory()) return `${dir} is not a folder`;
+  if (!lstatSync14(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync2(dir, constants7.W_OK);
   } catch {
     return `${dir} is not writable`;
   }
   try {
-    if (exists(file) && lstatSync15(file).isFile()) accessSync2(file, constants7.W_OK);
+    if (exists(file) && lstatSync14(file).isFile()) accessSync2(file, constants7.W_OK);
   } catch {
     return `${file} is not writable`;
   }
@@ -10852,7 +10820,7 @@ function applySteps(from, to, steps2) {
     mkdirSync6(path39.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
     const src = path39.join(from, s.rel);
-    writeFileSync5(temp, readFileSync10(src), { mode: statSync(src).mode & 511 });
+    writeFileSync5(temp, readFileSync9(src), { mode: statSync(src).mode & 511 });
     renameSync4(temp, dest);
   }
 }
@@ -10870,7 +10838,7 @@ var init_skill_place = __esm({
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    hashOf = (file) => createHash2("sha256").update(readFileSync10(file)).digest("hex");
+    hashOf = (file) => createHash2("sha256").update(readFileSync9(file)).digest("hex");
     safeDir = (d) => typeof d === "string" && d !== "" && !path39.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
@@ -12261,7 +12229,7 @@ var init_plan = __esm({
 });
 
 // src/agents/installer.ts
-import { existsSync as existsSync7, lstatSync as lstatSync16, readFileSync as readFileSync11, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync7, lstatSync as lstatSync15, readFileSync as readFileSync10, rmSync as rmSync4 } from "node:fs";
 import path41 from "node:path";
 async function install(t, env) {
   const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
@@ -12310,7 +12278,7 @@ async function install(t, env) {
 }
 function dropOldRecords(dir) {
   const records = path41.join(dir, "installs");
-  if (lstatSync16(records, { throwIfNoEntry: false }) === void 0) return [];
+  if (lstatSync15(records, { throwIfNoEntry: false }) === void 0) return [];
   rmSync4(records, { recursive: true, force: true });
   return [`removed ${records}: an older version's copies of agent files, no longer read`];
 }
@@ -12345,9 +12313,9 @@ async function uninstall(t, env) {
 function anotherInstalled(t, skip) {
   return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
     const file = editPath(t.base, edit2);
-    const st = lstatSync16(file, { throwIfNoEntry: false });
+    const st = lstatSync15(file, { throwIfNoEntry: false });
     if (skip.has(file) || st === void 0 || !st.isFile() || st.size > 4e6) return false;
-    return holdsOurs(edit2, readFileSync11(file, "utf8"));
+    return holdsOurs(edit2, readFileSync10(file, "utf8"));
   }));
 }
 var init_installer = __esm({
@@ -12366,7 +12334,7 @@ var init_installer = __esm({
 });
 
 // src/agents/install-lock.ts
-import { lstatSync as lstatSync17, mkdirSync as mkdirSync7, rmdirSync as rmdirSync3 } from "node:fs";
+import { lstatSync as lstatSync16, mkdirSync as mkdirSync7, rmdirSync as rmdirSync3 } from "node:fs";
 import path42 from "node:path";
 async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
@@ -12404,7 +12372,7 @@ async function underInstallLock(ctx, uninstall2, run) {
   }
 }
 function makeParent(dir) {
-  const st = lstatSync17(dir, { throwIfNoEntry: false });
+  const st = lstatSync16(dir, { throwIfNoEntry: false });
   if (st === void 0) return mkdirSync7(dir, { recursive: true, mode: 448 }) ?? null;
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
@@ -12486,7 +12454,7 @@ var init_exports = {};
 __export(init_exports, {
   initVerb: () => initVerb
 });
-import { existsSync as existsSync8, lstatSync as lstatSync18, realpathSync as realpathSync5, rmSync as rmSync5 } from "node:fs";
+import { existsSync as existsSync8, lstatSync as lstatSync17, realpathSync as realpathSync5, rmSync as rmSync5 } from "node:fs";
 import path44 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
@@ -12566,7 +12534,7 @@ async function init(ctx, plan2) {
   const { dest, source, shown } = plan2;
   refuseLinkOnTheWay(plan2);
   const running = dest === source || existsSync8(dest) && realpathSync5(dest) === source;
-  if (!running && existsSync8(dest) && lstatSync18(dest).isSymbolicLink()) {
+  if (!running && existsSync8(dest) && lstatSync17(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps2 = running ? [] : copySteps(source, dest);
@@ -12673,7 +12641,7 @@ async function undo(ctx, plan2) {
   const all = skillFiles(dest);
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const files = all.filter((rel) => !kept.includes(rel));
-  if (files.length > 0 && !(existsSync8(dest) && lstatSync18(dest).isSymbolicLink())) {
+  if (files.length > 0 && !(existsSync8(dest) && lstatSync17(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
       for (const rel of files) rmSync5(path44.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
@@ -12985,11 +12953,11 @@ var init_doctor_checks = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync10, readFileSync as readFileSync12 } from "node:fs";
+import { existsSync as existsSync10, readFileSync as readFileSync11 } from "node:fs";
 import path46 from "node:path";
 function json(file) {
   try {
-    const v = JSON.parse(readFileSync12(file, "utf8").slice(0, 1e6));
+    const v = JSON.parse(readFileSync11(file, "utf8").slice(0, 1e6));
     return isObj2(v) ? v : null;
   } catch {
     return null;
@@ -14518,7 +14486,7 @@ __export(checkpoint_exports, {
   CHECKPOINT_LINES: () => CHECKPOINT_LINES,
   checkpointVerb: () => checkpointVerb
 });
-import { lstatSync as lstatSync19, readdirSync as readdirSync11 } from "node:fs";
+import { lstatSync as lstatSync18, readdirSync as readdirSync11 } from "node:fs";
 import path49 from "node:path";
 function projectHandoffs(root) {
   const bytes = readHeadBytes(path49.join(memoryDir(root), "HANDOFF.md"));
@@ -14551,7 +14519,7 @@ function pruneOfferMarkers(dir, nowMs) {
   try {
     for (const name2 of readdirSync11(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
       const p = path49.join(dir, name2);
-      if (nowMs - lstatSync19(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
+      if (nowMs - lstatSync18(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     }
   } catch {
   }
@@ -15480,7 +15448,7 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import { lstatSync as lstatSync20, unlinkSync as unlinkSync11 } from "node:fs";
+import { lstatSync as lstatSync19, unlinkSync as unlinkSync11 } from "node:fs";
 import path52 from "node:path";
 var journalVerb;
 var init_journal = __esm({
@@ -15536,7 +15504,7 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync20(path52.join(journalDir(root), f.name));
+            const st = lstatSync19(path52.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
@@ -15558,7 +15526,7 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync21, mkdirSync as mkdirSync9, openSync as openSync10, readFileSync as readFileSync13, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync20, mkdirSync as mkdirSync9, openSync as openSync10, readFileSync as readFileSync12, writeSync as writeSync2 } from "node:fs";
 import path53 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync10(p, flags | NOFOLLOW);
@@ -15570,7 +15538,7 @@ function onRegularFile(p, flags, use) {
   }
 }
 function memorySide(p, side) {
-  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync13(fd)));
+  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync12(fd)));
   if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
   return m.text;
 }
@@ -15583,10 +15551,10 @@ function archiveDirOf(top, memRel) {
     at2 = path53.join(at2, part);
     let st;
     try {
-      st = lstatSync21(at2);
+      st = lstatSync20(at2);
     } catch {
       mkdirSync9(at2, { mode: 448 });
-      st = lstatSync21(at2);
+      st = lstatSync20(at2);
     }
     if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
@@ -16294,7 +16262,7 @@ init_redact();
 
 // src/main.ts
 init_errors();
-import { closeSync as closeSync12, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync22, openSync as openSync11, readSync as readSync4, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync12, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync21, openSync as openSync11, readSync as readSync4, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
 function writeFd(fd, data) {
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let off = 0;
@@ -16438,7 +16406,7 @@ function heldOutput(fd, redact) {
 function runningFile(file) {
   if (file === void 0) return void 0;
   try {
-    return lstatSync22(file).isSymbolicLink() ? realpathSync6(file) : file;
+    return lstatSync21(file).isSymbolicLink() ? realpathSync6(file) : file;
   } catch {
     return file;
   }

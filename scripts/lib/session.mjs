@@ -576,12 +576,8 @@ function cloneIdOf(root, create = false) {
       rmSync(tmp, { force: true });
     }
   }
-  try {
-    const id = readFileSync3(p, "utf8").trim();
-    return /^[0-9a-f]{16}$/.test(id) ? id : null;
-  } catch {
-    return null;
-  }
+  const id = readSmall(p)?.trim() ?? "";
+  return /^[0-9a-f]{16}$/.test(id) ? id : null;
 }
 function markedHere(root, text) {
   const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
@@ -619,6 +615,7 @@ var init_saves = __esm({
     "use strict";
     init_builtins();
     init_git_dir();
+    init_fs();
     KEPT = 10;
     LINE = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;

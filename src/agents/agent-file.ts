@@ -1,10 +1,11 @@
 // Agent files are replaced whole with write-file-atomic, so a kill leaves the old bytes or the new.
-import { accessSync, closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readFileSync } from "node:fs";
+import { accessSync, closeSync, constants, existsSync, lstatSync, mkdirSync, openSync } from "node:fs";
 import { readlinkSync, rmdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { Refused } from "../errors.ts";
 import { failpoint } from "../store/failpoint.ts";
+import { readSmall } from "../store/fs.ts";
 import { readStable, UnsafeFile, type ReadFile } from "../store/files.ts";
 
 /** Reads a file to edit: absent, or a regular file with one link this user may replace; else Refused with `snippet`. */
@@ -133,11 +134,7 @@ export const removeEmptyUpTo = (dir: string, stop: string) => removeEmptyDirs(di
 /** Records the Node that runs install as `<user dir>/node`, the second place an installed command looks. */
 export function recordNode(dir: string, execPath: string): void {
   const target = path.join(dir, "node");
-  try {
-    if (readFileSync(target, "utf8") === `${execPath}\n`) return;
-  } catch {
-    // None yet.
-  }
+  if (readSmall(target) === `${execPath}\n`) return;
   const missing = dirsBelow(path.parse(dir).root, dir).filter((d) => !existsSync(d));
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });

@@ -3,7 +3,7 @@ import { readlinkSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync 
 import { createHash } from "node:crypto";
 import path from "node:path";
 import { Refused } from "../errors.ts";
-import { exists } from "../store/fs.ts";
+import { exists, lstatOrNull } from "../store/fs.ts";
 import { removeEmptyUpTo } from "./agent-file.ts";
 import type { Agent } from "./types.ts";
 
@@ -28,12 +28,8 @@ export function skillFiles(dir: string): string[] {
   const out: string[] = [];
   const walk = (rel: string) => {
     const abs = path.join(dir, rel);
-    let st;
-    try {
-      st = lstatSync(abs);
-    } catch {
-      return;
-    }
+    const st = lstatOrNull(abs);
+    if (st === null) return;
     if (st.isDirectory()) {
       for (const name of readdirSync(abs).sort()) walk(rel === "" ? name : `${rel}/${name}`);
     } else if (st.isFile()) out.push(rel);
@@ -79,13 +75,9 @@ export function linkOnTheWay(base: string, p: string): string | null {
   let at = base;
   for (const part of parts) {
     at = path.join(at, part);
-    let st;
-    try {
-      st = lstatSync(at, { throwIfNoEntry: false });
-    } catch {
-      return null; // a file where a folder belongs: the writes' own checks refuse it
-    }
-    if (st === undefined || !st.isDirectory()) return st?.isSymbolicLink() ? at : null;
+    // Null past a file where a folder belongs: the writes' own checks refuse it.
+    const st = lstatOrNull(at);
+    if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at : null;
   }
   return null;
 }
@@ -97,13 +89,9 @@ const safeDir = (d: unknown): d is string =>
 /** The copy's record, or null (none, or not JSON of its shape); a link, a FIFO or over 1 MB is refused. */
 export function readCopyRecord(dir: string): CopyRecord | null {
   const file = path.join(dir, RECORD);
-  let st;
-  try {
-    st = lstatSync(file, { throwIfNoEntry: false });
-  } catch {
-    return null; // a file where the copy's folder belongs: init's own checks refuse it
-  }
-  if (st === undefined) return null;
+  // Null too for a file where the copy's folder belongs: init's own checks refuse it.
+  const st = lstatOrNull(file);
+  if (st === null) return null;
   if (!st.isFile() || st.size > 1_000_000) {
     throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. ` +
       "Remove it, then run init again");
@@ -147,12 +135,8 @@ export function editedFiles(dir: string, steps: FileStep[], record: CopyRecord |
 
 /** A link place's state: absent, our link, a copy, or what else it is, in words. */
 export function linkState(place: string, target: string): "absent" | "ours" | "copy" | string {
-  let st;
-  try {
-    st = lstatSync(place);
-  } catch {
-    return "absent";
-  }
+  const st = lstatOrNull(place);
+  if (st === null) return "absent";
   if (st.isSymbolicLink()) {
     const to = readlinkSync(place);
     return path.resolve(path.dirname(place), to) === target ? "ours" : `a link to ${to}`;
