@@ -953,7 +953,15 @@ var init_paths = __esm({
 });
 
 // src/store/files.ts
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, writeFileSync as writeFileSync2 } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  writeFileSync as writeFileSync2
+} from "node:fs";
 import path4 from "node:path";
 function tokenOf(bytes) {
   return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
@@ -1322,8 +1330,16 @@ var init_pause = __esm({
 
 // src/store/drafts.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
-import { chmodSync, closeSync as closeSync3, constants as constants3, fchmodSync, fstatSync as fstatSync3, openSync as openSync3, readdirSync as readdirSync2 } from "node:fs";
-import { unlinkSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync as closeSync3,
+  constants as constants3,
+  fchmodSync,
+  fstatSync as fstatSync3,
+  openSync as openSync3,
+  readdirSync as readdirSync2,
+  unlinkSync
+} from "node:fs";
 import path9 from "node:path";
 function draftShown(d) {
   return d === void 0 ? ".ai/memory/drafts" : `.ai/memory/drafts/${fileName(d)}`;
@@ -2437,7 +2453,6 @@ var init_checkpoint_surface = __esm({
     "use strict";
     init_handoff();
     init_checkpoints();
-    init_checkpoints();
     init_files();
     init_probe_session();
     init_paths();
@@ -3165,8 +3180,19 @@ var init_recover = __esm({
 });
 
 // src/store/publish.ts
-import { closeSync as closeSync5, constants as constants5, fchmodSync as fchmodSync2, fchownSync, fsyncSync, linkSync as linkSync2, lstatSync as lstatSync8, openSync as openSync5 } from "node:fs";
-import { renameSync as renameSync2, unlinkSync as unlinkSync4, writeSync } from "node:fs";
+import {
+  closeSync as closeSync5,
+  constants as constants5,
+  fchmodSync as fchmodSync2,
+  fchownSync,
+  fsyncSync,
+  linkSync as linkSync2,
+  lstatSync as lstatSync8,
+  openSync as openSync5,
+  renameSync as renameSync2,
+  unlinkSync as unlinkSync4,
+  writeSync
+} from "node:fs";
 import path20 from "node:path";
 function syncDir(dir) {
   try {
@@ -3515,7 +3541,6 @@ var init_repair = __esm({
     init_private();
     init_paths();
     init_publish();
-    init_recover();
     init_recover();
   }
 });
@@ -4444,7 +4469,6 @@ var init_redact_syntax = __esm({
     "use strict";
     init_partition();
     init_redact_kit();
-    init_redact_kit();
     PEM_END = /-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----/y;
     PEM_HEADER = /(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID):[^\r\n\\]*/y;
     PEM_BODY = /=?[A-Za-z0-9+/]+={0,3}/y;
@@ -4900,10 +4924,7 @@ var init_redact = __esm({
     "use strict";
     init_partition();
     init_redact_kit();
-    init_redact_kit();
-    init_redact_kit();
     init_redact_derived();
-    init_redact_syntax();
     init_redact_syntax();
     init_redact_transcript();
     init_redact_vendors();
@@ -5340,7 +5361,6 @@ var init_validate = __esm({
     init_open_items();
     init_state_time();
     init_validate_common();
-    init_validate_common();
     init_values();
     OPTIONAL_SECTIONS = /* @__PURE__ */ new Set(["Scope", "Verification"]);
     LINE_CAP = 150;
@@ -5624,7 +5644,6 @@ var init_validate_ledger = __esm({
     init_sanitize();
     init_grammar();
     init_handoff();
-    init_validate_common();
     init_validate_common();
     init_values();
     SCHEMAS = {
@@ -6219,8 +6238,17 @@ var init_outcome = __esm({
 });
 
 // src/journal/store.ts
-import { closeSync as closeSync6, fsyncSync as fsyncSync2, linkSync as linkSync4, lstatSync as lstatSync9, mkdirSync as mkdirSync3, openSync as openSync6 } from "node:fs";
-import { renameSync as renameSync3, unlinkSync as unlinkSync6, writeFileSync as writeFileSync4 } from "node:fs";
+import {
+  closeSync as closeSync6,
+  fsyncSync as fsyncSync2,
+  linkSync as linkSync4,
+  lstatSync as lstatSync9,
+  mkdirSync as mkdirSync3,
+  openSync as openSync6,
+  renameSync as renameSync3,
+  unlinkSync as unlinkSync6,
+  writeFileSync as writeFileSync4
+} from "node:fs";
 import path25 from "node:path";
 function journalDir(root) {
   return path25.join(memoryDir(root), "journal");
@@ -6579,7 +6607,6 @@ var init_record = __esm({
     init_entry();
     init_outcome();
     init_store();
-    init_store();
     FOLD_AFTER_MONTHS = 7;
     FOLD_KEPT = /* @__PURE__ */ new Set([
       "Decision",
@@ -6686,7 +6713,6 @@ var init_write = __esm({
     init_paths();
     init_publish();
     init_files();
-    init_common();
     init_common();
     init_types();
     init_write_checked();
@@ -6810,7 +6836,6 @@ var init_promote = __esm({
     init_paths();
     init_read();
     init_publish();
-    init_common();
     init_common();
     init_append();
     init_types();
@@ -7334,7 +7359,6 @@ var init_checkpoint_cleanup = __esm({
   "src/store/checkpoint-cleanup.ts"() {
     "use strict";
     init_checkpoint_name();
-    init_checkpoints();
     init_checkpoints();
     init_files();
     init_private();
@@ -8086,8 +8110,16 @@ var require_lib = __commonJS({
 });
 
 // src/git/merge-driver-config.ts
-import { existsSync as existsSync3, lchownSync, lstatSync as lstatSync11, mkdirSync as mkdirSync4, readFileSync as readFileSync8, realpathSync as realpathSync3 } from "node:fs";
-import { rmdirSync, unlinkSync as unlinkSync9 } from "node:fs";
+import {
+  existsSync as existsSync3,
+  lchownSync,
+  lstatSync as lstatSync11,
+  mkdirSync as mkdirSync4,
+  readFileSync as readFileSync8,
+  realpathSync as realpathSync3,
+  rmdirSync,
+  unlinkSync as unlinkSync9
+} from "node:fs";
 import path32 from "node:path";
 function cloneOf(root) {
   const top = gitTopOf(root);
@@ -8788,7 +8820,6 @@ var init_drift = __esm({
     init_quote();
     init_values();
     init_anchors();
-    init_git_dir();
     init_git_dir();
     init_fates();
     init_run();
@@ -10436,7 +10467,6 @@ var init_agents = __esm({
     "use strict";
     init_md_block();
     init_command();
-    init_command();
     init_errors();
     SESSION_MATCHER = "startup|resume|clear|compact|fork";
     CURSOR_DESCRIPTION = "Session handoff bootstrap: check for parked session memory at session start";
@@ -10555,8 +10585,18 @@ alwaysApply: true
 });
 
 // src/agents/agent-file.ts
-import { accessSync, closeSync as closeSync8, constants as constants6, existsSync as existsSync6, lstatSync as lstatSync13, mkdirSync as mkdirSync5, openSync as openSync7 } from "node:fs";
-import { readlinkSync as readlinkSync3, rmdirSync as rmdirSync2, unlinkSync as unlinkSync10 } from "node:fs";
+import {
+  accessSync,
+  closeSync as closeSync8,
+  constants as constants6,
+  existsSync as existsSync6,
+  lstatSync as lstatSync13,
+  mkdirSync as mkdirSync5,
+  openSync as openSync7,
+  readlinkSync as readlinkSync3,
+  rmdirSync as rmdirSync2,
+  unlinkSync as unlinkSync10
+} from "node:fs";
 import path38 from "node:path";
 async function readAgentFile(file, snippet) {
   let read;
@@ -10691,8 +10731,22 @@ var init_agent_file = __esm({
 });
 
 // src/agents/skill-place.ts
-import { accessSync as accessSync2, closeSync as closeSync9, constants as constants7, lstatSync as lstatSync14, mkdirSync as mkdirSync6, openSync as openSync8, readdirSync as readdirSync9, readFileSync as readFileSync9 } from "node:fs";
-import { readlinkSync as readlinkSync4, renameSync as renameSync4, rmSync as rmSync3, statSync, symlinkSync, writeFileSync as writeFileSync5 } from "node:fs";
+import {
+  accessSync as accessSync2,
+  closeSync as closeSync9,
+  constants as constants7,
+  lstatSync as lstatSync14,
+  mkdirSync as mkdirSync6,
+  openSync as openSync8,
+  readdirSync as readdirSync9,
+  readFileSync as readFileSync9,
+  readlinkSync as readlinkSync4,
+  renameSync as renameSync4,
+  rmSync as rmSync3,
+  statSync,
+  symlinkSync,
+  writeFileSync as writeFileSync5
+} from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
 import path39 from "node:path";
 function detectAgents(agents, base, global) {
@@ -12154,7 +12208,6 @@ var init_json_hooks = __esm({
   "src/agents/json-hooks.ts"() {
     "use strict";
     init_main();
-    init_main();
     init_errors();
     HELPER_FILE = "memory_io.mjs";
     MAX_JSON_DEPTH = 64;
@@ -12325,7 +12378,6 @@ var init_installer = __esm({
     init_merge_driver_config();
     init_quote();
     init_pause();
-    init_agent_file();
     init_agent_file();
     init_home();
     init_agents();
@@ -12661,8 +12713,6 @@ var init_init = __esm({
   "src/verbs/init.ts"() {
     "use strict";
     init_agents();
-    init_skill_place();
-    init_skill_place();
     init_skill_place();
     init_agent_file();
     init_installer();
@@ -13217,7 +13267,6 @@ var init_doctor = __esm({
     init_json_hooks();
     init_md_block();
     init_plan();
-    init_doctor_checks();
     init_doctor_checks();
     init_claude_plugin();
     init_run();
@@ -14744,8 +14793,6 @@ var init_checkpoint2 = __esm({
     init_errors();
     init_parsers();
     init_transcripts();
-    init_transcripts();
-    init_tail();
     init_tail();
     init_types2();
     init_harness_path();
@@ -14762,9 +14809,7 @@ var init_checkpoint2 = __esm({
     init_status();
     init_anchor_lines();
     init_checkpoint();
-    init_checkpoint();
     init_values();
-    init_checkpoints();
     init_checkpoints();
     init_drafts();
     init_archive_entries();
@@ -16262,7 +16307,16 @@ init_redact();
 
 // src/main.ts
 init_errors();
-import { closeSync as closeSync12, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync21, openSync as openSync11, readSync as readSync4, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
+import {
+  closeSync as closeSync12,
+  constants as constants11,
+  fstatSync as fstatSync8,
+  lstatSync as lstatSync21,
+  openSync as openSync11,
+  readSync as readSync4,
+  realpathSync as realpathSync6,
+  writeSync as writeSync3
+} from "node:fs";
 function writeFd(fd, data) {
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let off = 0;

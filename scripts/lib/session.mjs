@@ -838,7 +838,15 @@ var init_paths = __esm({
 });
 
 // src/store/files.ts
-import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, openSync as openSync3, readlinkSync as readlinkSync2, readSync as readSync2, writeFileSync as writeFileSync3 } from "node:fs";
+import {
+  closeSync as closeSync3,
+  constants as constants3,
+  fstatSync as fstatSync3,
+  openSync as openSync3,
+  readlinkSync as readlinkSync2,
+  readSync as readSync2,
+  writeFileSync as writeFileSync3
+} from "node:fs";
 import path8 from "node:path";
 function tokenOf(bytes) {
   return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
@@ -2210,7 +2218,6 @@ var init_checkpoint_surface = __esm({
     "use strict";
     init_handoff();
     init_checkpoints();
-    init_checkpoints();
     init_files();
     init_probe_session();
     init_paths();
@@ -3379,7 +3386,16 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
 
 // src/main.ts
 init_errors();
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readSync,
+  realpathSync,
+  writeSync
+} from "node:fs";
 
 // src/run-verb.ts
 init_builtins();

@@ -1,8 +1,8 @@
 // The merge driver's registration (docs/decisions/merge-driver.md): a `merge "session-handoff"` section in this
 // clone's git config, a block of ours in the root `.gitattributes`, and a copy of the helper outside the work tree
 // that the driver runs (a merge can change the helper in the repository, never this copy).
-import { existsSync, lchownSync, lstatSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
-import { rmdirSync, unlinkSync } from "node:fs";
+import { existsSync, lchownSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmdirSync,
+  unlinkSync } from "node:fs";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";

@@ -1,7 +1,7 @@
 // The journal folder `.ai/memory/journal/`: month files, their continuations, year files, the `OFF` switch, and
 // an append that leaves an entry whole or absent (docs/decisions/journal.md). Writers hold the memory lock.
-import { closeSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync } from "node:fs";
-import { renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { closeSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, renameSync, unlinkSync,
+  writeFileSync } from "node:fs";
 import path from "node:path";
 import { HelperError, Refused } from "../errors.ts";
 import { failpoint } from "../store/failpoint.ts";

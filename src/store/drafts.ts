@@ -1,8 +1,8 @@
 // Drafts for `write --from-draft` (docs/decisions/drafts.md): each `read <kind>` names its own
 // `drafts/<kind>-<8 hex>.md`, so that two sessions saving at once never share one.
 import { randomBytes } from "node:crypto";
-import { chmodSync, closeSync, constants, fchmodSync, fstatSync, openSync, readdirSync } from "node:fs";
-import { unlinkSync, type Stats } from "node:fs";
+import { chmodSync, closeSync, constants, fchmodSync, fstatSync, openSync, readdirSync, unlinkSync,
+  type Stats } from "node:fs";
 import path from "node:path";
 import { Refused, UsageError } from "../errors.ts";
 import { createExclusive, readAll } from "./files.ts";

@@ -8,8 +8,8 @@ import { withoutForeignHooks } from "../agents/json-hooks.ts";
 import { blockAgents, findBlock } from "../agents/md-block.ts";
 import { editPath, holdsOurs, installText } from "../agents/plan.ts";
 import type { Agent, AgentName, Edit, HelperLocation } from "../agents/types.ts";
-import { budgetFinding, codexTrust, installShaped, outdatedReasons } from "../agents/doctor-checks.ts";
-import { runStart, startCommands, type StartRun } from "../agents/doctor-checks.ts";
+import { budgetFinding, codexTrust, installShaped, outdatedReasons, runStart, startCommands,
+  type StartRun } from "../agents/doctor-checks.ts";
 import { claudePluginInstalls, type PluginInstall } from "../agents/claude-plugin.ts";
 import { runGit } from "../git/run.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";

@@ -1,9 +1,8 @@
 import { existsSync, lstatSync, realpathSync, rmSync } from "node:fs";
 import path from "node:path";
 import { AGENTS, isAgentName } from "../agents/index.ts";
-import { applySteps, CANONICAL, copySteps, detectAgents, dropCopyRecord, editedFiles } from "../agents/skill-place.ts";
-import { linkFolderFor, linkOnTheWay, linkState, makeLink, readCopyRecord } from "../agents/skill-place.ts";
-import { skillFiles, unwritable, writeCopyRecord } from "../agents/skill-place.ts";
+import { applySteps, CANONICAL, copySteps, detectAgents, dropCopyRecord, editedFiles, linkFolderFor, linkOnTheWay,
+  linkState, makeLink, readCopyRecord, skillFiles, unwritable, writeCopyRecord } from "../agents/skill-place.ts";
 import { dirsBelow, removeEmptyDirs, removeEmptyUpTo } from "../agents/agent-file.ts";
 import type { Agent } from "../agents/types.ts";
 import { install, uninstall } from "../agents/installer.ts";
