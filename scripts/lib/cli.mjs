@@ -953,7 +953,15 @@ var init_paths = __esm({
 });
 
 // src/store/files.ts
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, writeFileSync as writeFileSync2 } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  writeFileSync as writeFileSync2
+} from "node:fs";
 import path4 from "node:path";
 function tokenOf(bytes) {
   return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
@@ -1235,6 +1243,40 @@ var init_read = __esm({
   }
 });
 
+// src/store/fs.ts
+import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, lstatSync as lstatSync3, openSync as openSync2, readFileSync as readFileSync2 } from "node:fs";
+function lstatOrNull(p) {
+  try {
+    return lstatSync3(p);
+  } catch {
+    return null;
+  }
+}
+function readSmall(p, maxBytes = 1e6) {
+  if (constants2.O_NOFOLLOW === void 0 && !lstatOrNull(p)?.isFile()) return null;
+  let fd;
+  try {
+    fd = openSync2(p, constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync2(fd);
+    return st.isFile() && st.size <= maxBytes ? readFileSync2(fd, "utf8") : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync2(fd);
+  }
+}
+var exists;
+var init_fs = __esm({
+  "src/store/fs.ts"() {
+    "use strict";
+    exists = (p) => lstatOrNull(p) !== null;
+  }
+});
+
 // src/store/home.ts
 import { homedir } from "node:os";
 import path7 from "node:path";
@@ -1257,16 +1299,7 @@ var init_home = __esm({
 });
 
 // src/store/pause.ts
-import { lstatSync as lstatSync3 } from "node:fs";
 import path8 from "node:path";
-function exists(p) {
-  try {
-    lstatSync3(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
 function disabledByEnv(env) {
   const v = env.SESSION_HANDOFF_DISABLE;
   return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
@@ -1291,13 +1324,22 @@ var init_pause = __esm({
     init_quote();
     init_errors();
     init_home();
+    init_fs();
   }
 });
 
 // src/store/drafts.ts
 import { randomBytes as randomBytes2 } from "node:crypto";
-import { chmodSync, closeSync as closeSync2, constants as constants2, fchmodSync, fstatSync as fstatSync2, lstatSync as lstatSync4, openSync as openSync2 } from "node:fs";
-import { readdirSync as readdirSync2, unlinkSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync as closeSync3,
+  constants as constants3,
+  fchmodSync,
+  fstatSync as fstatSync3,
+  openSync as openSync3,
+  readdirSync as readdirSync2,
+  unlinkSync
+} from "node:fs";
 import path9 from "node:path";
 function draftShown(d) {
   return d === void 0 ? ".ai/memory/drafts" : `.ai/memory/drafts/${fileName(d)}`;
@@ -1334,9 +1376,6 @@ function newDraft(root, kind, env) {
   }
   return d;
 }
-function lstatOrNull(p) {
-  return lstatSync4(p, { throwIfNoEntry: false }) ?? null;
-}
 function removeName(p, shown) {
   try {
     unlinkSync(p);
@@ -1365,13 +1404,13 @@ function takeDraft(root, d) {
   if (!st.isFile()) throw removed(st.isSymbolicLink() ? "is a link" : "is not a regular file");
   let fd;
   try {
-    fd = openSync2(file, constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK);
+    fd = openSync3(file, constants3.O_RDONLY | constants3.O_NOFOLLOW | constants3.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     throw removed(`cannot be read (${code === "ELOOP" ? "it became a link" : code ?? "error"})`);
   }
   try {
-    const now = fstatSync2(fd);
+    const now = fstatSync3(fd);
     if (!now.isFile() || now.ino !== st.ino) throw new Refused(`${rel} was replaced while it was read; ${again}`);
     if (now.nlink !== 1) throw removed("is hard-linked elsewhere");
     if ((now.mode & 63) !== 0) fchmodSync(fd, 384);
@@ -1381,7 +1420,7 @@ function takeDraft(root, d) {
     if (bytes.length > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} grew while it was read; ${limit}`);
     return { bytes, id: draftId(now) };
   } finally {
-    closeSync2(fd);
+    closeSync3(fd);
   }
 }
 function draftId(st) {
@@ -1421,6 +1460,7 @@ var init_drafts = __esm({
     "use strict";
     init_errors();
     init_files();
+    init_fs();
     init_paths();
     init_pause();
     DRAFTS_IGNORED = "# Written by session-handoff: drafts of `write --from-draft`, never committed.\n*\n";
@@ -1457,7 +1497,7 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, lstatSync as lstatSync5, openSync as openSync3, readSync as readSync2, unlinkSync as unlinkSync2 } from "node:fs";
+import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync4, lstatSync as lstatSync4, openSync as openSync4, readSync as readSync2, unlinkSync as unlinkSync2 } from "node:fs";
 import path10 from "node:path";
 function checkpointsDir(root) {
   return path10.join(memoryDir(root), "checkpoints");
@@ -1474,7 +1514,7 @@ function sessionFileId(id) {
 }
 function checkpointsDirState(root) {
   try {
-    const st = lstatSync5(checkpointsDir(root));
+    const st = lstatSync4(checkpointsDir(root));
     return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
   } catch {
     return "missing";
@@ -1508,12 +1548,12 @@ function readHeadBytes(filePath, bytes = 1e6) {
 function readHeadAndTime(filePath, bytes) {
   let fd;
   try {
-    fd = openSync3(filePath, constants3.O_RDONLY | constants3.O_NOFOLLOW | constants3.O_NONBLOCK);
+    fd = openSync4(filePath, constants4.O_RDONLY | constants4.O_NOFOLLOW | constants4.O_NONBLOCK);
   } catch {
     return null;
   }
   try {
-    const st = fstatSync3(fd, { bigint: true });
+    const st = fstatSync4(fd, { bigint: true });
     if (!st.isFile()) return null;
     const partnered = st.nlink === 2n && hasPrivatePartner(path10.dirname(filePath), path10.basename(filePath), st.ino);
     if (st.nlink !== 1n && !partnered) return null;
@@ -1524,7 +1564,7 @@ function readHeadAndTime(filePath, bytes) {
   } catch {
     return null;
   } finally {
-    closeSync3(fd);
+    closeSync4(fd);
   }
 }
 function timeOf(value, now) {
@@ -1551,7 +1591,7 @@ function listCheckpoints(root, now = Date.now()) {
 }
 function rmQuietRegular(p) {
   try {
-    const st = lstatSync5(p);
+    const st = lstatSync4(p);
     if (st.isFile() || st.isSymbolicLink()) unlinkSync2(p);
   } catch {
   }
@@ -1585,7 +1625,7 @@ var init_checkpoints = __esm({
 });
 
 // src/store/root.ts
-import { lstatSync as lstatSync6, realpathSync } from "node:fs";
+import { lstatSync as lstatSync5, realpathSync } from "node:fs";
 import path11 from "node:path";
 function realOrNull(p) {
   try {
@@ -1626,7 +1666,7 @@ function listedSafe(dir, safe) {
   });
 }
 function distrust(dir, uid, safe) {
-  const st = uid === void 0 ? void 0 : lstatSync6(dir, { throwIfNoEntry: false });
+  const st = uid === void 0 ? void 0 : lstatSync5(dir, { throwIfNoEntry: false });
   if (st === void 0) return null;
   let why = null;
   if (st.uid !== uid && st.uid !== 0) why = `owned by another user (uid ${st.uid})`;
@@ -1639,7 +1679,7 @@ function dubious(root, uid, env, safe) {
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
     if (exists(path11.join(dir, ".git"))) {
-      const owner = lstatSync6(dir, { throwIfNoEntry: false })?.uid;
+      const owner = lstatSync5(dir, { throwIfNoEntry: false })?.uid;
       if (owner === void 0) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
       if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
@@ -1656,7 +1696,7 @@ function dubious(root, uid, env, safe) {
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
   return [path11.join(dir, ".ai"), path11.join(dir, ".ai", "memory")].every((p) => {
-    const owner = lstatSync6(p, { throwIfNoEntry: false })?.uid;
+    const owner = lstatSync5(p, { throwIfNoEntry: false })?.uid;
     return owner === uid || owner === 0;
   });
 }
@@ -1665,7 +1705,7 @@ function distrustedAbove(dir, env, opts = {}) {
 }
 function findRoot(startPath, env, opts = {}) {
   const start = realOrNull(startPath);
-  const st = start === null ? void 0 : lstatSync6(start, { throwIfNoEntry: false });
+  const st = start === null ? void 0 : lstatSync5(start, { throwIfNoEntry: false });
   if (start === null || st === void 0) {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
@@ -1713,7 +1753,7 @@ var init_root = __esm({
     init_builtins();
     init_errors();
     init_home();
-    init_pause();
+    init_fs();
     NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
   }
 });
@@ -1779,7 +1819,7 @@ var init_common = __esm({
     init_anchor_lines();
     init_errors();
     init_files();
-    init_pause();
+    init_fs();
     init_root();
     CHOOSE = "pass --root <project> to choose another";
     ROOT_HELP = `
@@ -2413,7 +2453,6 @@ var init_checkpoint_surface = __esm({
     "use strict";
     init_handoff();
     init_checkpoints();
-    init_checkpoints();
     init_files();
     init_probe_session();
     init_paths();
@@ -2536,26 +2575,12 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a 
 });
 
 // src/git/git-dir.ts
-import { lstatSync as lstatSync7, readdirSync as readdirSync4, readFileSync as readFileSync2, readlinkSync as readlinkSync2 } from "node:fs";
+import { readdirSync as readdirSync4, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
 import path14 from "node:path";
-function lstatOrNull2(p) {
-  try {
-    return lstatSync7(p);
-  } catch {
-    return null;
-  }
-}
-function readSmall(p) {
-  try {
-    return isFile(p) ? readFileSync2(p, "utf8").slice(0, 4096) : null;
-  } catch {
-    return null;
-  }
-}
 function gitTopOf(root, opts = {}) {
   for (let dir = root; ; dir = path14.dirname(dir)) {
     if (dir !== root && distrustedAbove(dir, process.env, opts) !== null) return null;
-    if (lstatOrNull2(path14.join(dir, ".git")) !== null) return dir;
+    if (lstatOrNull(path14.join(dir, ".git")) !== null) return dir;
     if (path14.dirname(dir) === dir) return null;
   }
 }
@@ -2569,7 +2594,7 @@ function gitDirOf(top) {
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync2(path14.join(gitDir, "commondir"), "utf8").trim();
+    const text = readFileSync3(path14.join(gitDir, "commondir"), "utf8").trim();
     if (text !== "") return path14.resolve(gitDir, text);
   } catch {
   }
@@ -2600,7 +2625,7 @@ function reflogNames(gitDir, id) {
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
     try {
-      const text = readFileSync2(f, "latin1");
+      const text = readFileSync3(f, "latin1");
       budget -= text.length;
       if (budget < 0) return false;
       const named = (line) => line.split(" ", 2).includes(want);
@@ -2623,14 +2648,14 @@ function inProgressOf(gitDir) {
 }
 function objectFormat(gitDir) {
   try {
-    const config = gitDir === null ? "" : readFileSync2(path14.join(commonDirOf(gitDir), "config"), "utf8");
+    const config = gitDir === null ? "" : readFileSync3(path14.join(commonDirOf(gitDir), "config"), "utf8");
     return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
   } catch {
     return "sha1";
   }
 }
 function blobIdOf(abs, format2) {
-  const st = lstatOrNull2(abs);
+  const st = lstatOrNull(abs);
   if (st === null) return "deleted";
   let bytes;
   if (st.isSymbolicLink()) bytes = Buffer.from(readlinkSync2(abs));
@@ -2638,7 +2663,7 @@ function blobIdOf(abs, format2) {
   else if (st.size > MAX_HASHED_BYTES) return "over 8 MB";
   else {
     try {
-      bytes = readFileSync2(abs);
+      bytes = readFileSync3(abs);
     } catch {
       return null;
     }
@@ -2652,8 +2677,9 @@ var init_git_dir = __esm({
     init_builtins();
     init_values();
     init_root();
-    isFile = (p) => lstatOrNull2(p)?.isFile() ?? false;
-    isDir = (p) => lstatOrNull2(p)?.isDirectory() ?? false;
+    init_fs();
+    isFile = (p) => lstatOrNull(p)?.isFile() ?? false;
+    isDir = (p) => lstatOrNull(p)?.isDirectory() ?? false;
     MAX_REFLOG_BYTES = 64 * 1024 * 1024;
     MAX_REFLOG_FILES = 2e3;
     MAX_HASHED_BYTES = 8 * 1024 * 1024;
@@ -2661,7 +2687,7 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { existsSync as existsSync2, linkSync, lstatSync as lstatSync8, mkdirSync as mkdirSync2, readFileSync as readFileSync3, renameSync, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
+import { existsSync as existsSync2, linkSync, lstatSync as lstatSync6, mkdirSync as mkdirSync2, readFileSync as readFileSync4, renameSync, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
 import path15 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
@@ -2673,7 +2699,7 @@ function beside(root, name2) {
   return saves === null ? null : path15.join(path15.dirname(saves), name2);
 }
 function recordLines(p, re) {
-  const lines2 = readFileSync3(p, "utf8").slice(0, 16384).split("\n");
+  const lines2 = readFileSync4(p, "utf8").slice(0, 16384).split("\n");
   return lines2.map((l) => re.exec(l)).filter((m) => m !== null);
 }
 function addRecord(p, re, line, drop) {
@@ -2713,12 +2739,8 @@ function cloneIdOf(root, create = false) {
       rmSync(tmp, { force: true });
     }
   }
-  try {
-    const id = readFileSync3(p, "utf8").trim();
-    return /^[0-9a-f]{16}$/.test(id) ? id : null;
-  } catch {
-    return null;
-  }
+  const id = readSmall(p)?.trim() ?? "";
+  return /^[0-9a-f]{16}$/.test(id) ? id : null;
 }
 function markClone(text, id) {
   if (id === null) return text;
@@ -2737,7 +2759,7 @@ function readSaves(root) {
   const p = savesPath(root);
   if (p === null) return null;
   try {
-    if (!lstatSync8(p).isFile()) return null;
+    if (!lstatSync6(p).isFile()) return null;
     const lines2 = recordLines(p, LINE2);
     return { tokens: lines2.map((m) => m[1]), stamps: lines2.flatMap((m) => m[2] === void 0 ? [] : [m[2]]) };
   } catch {
@@ -2787,6 +2809,7 @@ var init_saves = __esm({
     "use strict";
     init_builtins();
     init_git_dir();
+    init_fs();
     KEPT = 10;
     LINE2 = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
@@ -2939,27 +2962,11 @@ var init_lock = __esm({
 });
 
 // src/store/settings.ts
-import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync4, openSync as openSync4, readFileSync as readFileSync4 } from "node:fs";
 import path17 from "node:path";
-function readSmall2(file) {
-  let fd;
-  try {
-    fd = openSync4(file, constants4.O_RDONLY | constants4.O_NOFOLLOW | constants4.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fstatSync4(fd);
-    return st.isFile() && st.size <= MAX_SETTINGS_BYTES ? readFileSync4(fd, "utf8") : "";
-  } catch {
-    return "";
-  } finally {
-    closeSync4(fd);
-  }
-}
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const text = readSmall2(path17.join(memDir, SETTINGS_FILE));
+  const file = path17.join(memDir, SETTINGS_FILE);
+  const text = readSmall(file, MAX_SETTINGS_BYTES) ?? (lstatOrNull(file)?.isSymbolicLink() === false ? "" : null);
   if (text === null) return { settings, problems: [] };
   let parsed;
   try {
@@ -2991,6 +2998,7 @@ var init_settings = __esm({
   "src/store/settings.ts"() {
     "use strict";
     init_quote();
+    init_fs();
     SETTINGS_FILE = "settings.json";
     MAX_SETTINGS_BYTES = 16 * 1024;
     DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
@@ -3007,7 +3015,7 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import { lstatSync as lstatSync9, readdirSync as readdirSync5, unlinkSync as unlinkSync3 } from "node:fs";
+import { lstatSync as lstatSync7, readdirSync as readdirSync5, unlinkSync as unlinkSync3 } from "node:fs";
 import path18 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
@@ -3050,7 +3058,7 @@ function archivesKept(dir) {
 function prunable(dir) {
   const entries2 = [];
   for (const name2 of readdirSync5(dir)) {
-    const st = PRUNABLE_NAME.test(name2) ? lstatSync9(path18.join(dir, name2), { throwIfNoEntry: false }) : void 0;
+    const st = PRUNABLE_NAME.test(name2) ? lstatSync7(path18.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
     entries2.push({ name: name2, mtimeMs: st.mtimeMs });
@@ -3172,8 +3180,19 @@ var init_recover = __esm({
 });
 
 // src/store/publish.ts
-import { closeSync as closeSync5, constants as constants5, fchmodSync as fchmodSync2, fchownSync, fsyncSync, linkSync as linkSync2, lstatSync as lstatSync10, openSync as openSync5 } from "node:fs";
-import { renameSync as renameSync2, unlinkSync as unlinkSync4, writeSync } from "node:fs";
+import {
+  closeSync as closeSync5,
+  constants as constants5,
+  fchmodSync as fchmodSync2,
+  fchownSync,
+  fsyncSync,
+  linkSync as linkSync2,
+  lstatSync as lstatSync8,
+  openSync as openSync5,
+  renameSync as renameSync2,
+  unlinkSync as unlinkSync4,
+  writeSync
+} from "node:fs";
 import path20 from "node:path";
 function syncDir(dir) {
   try {
@@ -3318,7 +3337,7 @@ async function publish(spec) {
 function claimIsWhatWeRead(claimPath, prior) {
   let st;
   try {
-    st = lstatSync10(claimPath, { bigint: true });
+    st = lstatSync8(claimPath, { bigint: true });
   } catch {
     return "changed";
   }
@@ -3342,7 +3361,7 @@ function putBack(claimPath, filePath) {
     if (err.code === "EEXIST") return false;
   }
   try {
-    if (lstatSync10(filePath, { throwIfNoEntry: false }) !== void 0) return false;
+    if (lstatSync8(filePath, { throwIfNoEntry: false }) !== void 0) return false;
     renameSync2(claimPath, filePath);
     return true;
   } catch {
@@ -3361,7 +3380,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
       unlinkQuiet(path20.join(spec.archiveDir, archived));
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
-    if (lstatSync10(filePath, { throwIfNoEntry: false }) !== void 0) return false;
+    if (lstatSync8(filePath, { throwIfNoEntry: false }) !== void 0) return false;
     try {
       renameSync2(claimPath, filePath);
     } catch {
@@ -3522,7 +3541,6 @@ var init_repair = __esm({
     init_private();
     init_paths();
     init_publish();
-    init_recover();
     init_recover();
   }
 });
@@ -4451,7 +4469,6 @@ var init_redact_syntax = __esm({
     "use strict";
     init_partition();
     init_redact_kit();
-    init_redact_kit();
     PEM_END = /-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----/y;
     PEM_HEADER = /(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID):[^\r\n\\]*/y;
     PEM_BODY = /=?[A-Za-z0-9+/]+={0,3}/y;
@@ -4785,9 +4802,9 @@ function keptByRule(rule5, secret, m) {
   return rule5.entropy !== void 0 && entropy < rule5.entropy || rule5.allow?.(secret, m) === true;
 }
 function collectSpans(text, rules, skip, found) {
-  const present2 = keywordsIn(text.toLowerCase());
+  const present = keywordsIn(text.toLowerCase());
   for (const rule5 of rules) {
-    if (rule5.keywords && !rule5.keywords.some((k) => present2.has(k))) continue;
+    if (rule5.keywords && !rule5.keywords.some((k) => present.has(k))) continue;
     const pattern = rule5.pattern;
     pattern.lastIndex = 0;
     for (; ; ) {
@@ -4907,10 +4924,7 @@ var init_redact = __esm({
     "use strict";
     init_partition();
     init_redact_kit();
-    init_redact_kit();
-    init_redact_kit();
     init_redact_derived();
-    init_redact_syntax();
     init_redact_syntax();
     init_redact_transcript();
     init_redact_vendors();
@@ -5347,7 +5361,6 @@ var init_validate = __esm({
     init_open_items();
     init_state_time();
     init_validate_common();
-    init_validate_common();
     init_values();
     OPTIONAL_SECTIONS = /* @__PURE__ */ new Set(["Scope", "Verification"]);
     LINE_CAP = 150;
@@ -5632,7 +5645,6 @@ var init_validate_ledger = __esm({
     init_sanitize();
     init_grammar();
     init_handoff();
-    init_validate_common();
     init_validate_common();
     init_values();
     SCHEMAS = {
@@ -6228,8 +6240,17 @@ var init_outcome = __esm({
 });
 
 // src/journal/store.ts
-import { closeSync as closeSync6, fsyncSync as fsyncSync2, linkSync as linkSync4, lstatSync as lstatSync11, mkdirSync as mkdirSync3, openSync as openSync6 } from "node:fs";
-import { renameSync as renameSync3, unlinkSync as unlinkSync6, writeFileSync as writeFileSync4 } from "node:fs";
+import {
+  closeSync as closeSync6,
+  fsyncSync as fsyncSync2,
+  linkSync as linkSync4,
+  lstatSync as lstatSync9,
+  mkdirSync as mkdirSync3,
+  openSync as openSync6,
+  renameSync as renameSync3,
+  unlinkSync as unlinkSync6,
+  writeFileSync as writeFileSync4
+} from "node:fs";
 import path25 from "node:path";
 function journalDir(root) {
   return path25.join(memoryDir(root), "journal");
@@ -6280,7 +6301,7 @@ function repairJournal(dir) {
   const actions = [];
   for (const e of listPrivate(dir)) {
     if (e.pid !== process.pid && processAlive(e.pid)) continue;
-    if (lstatSync11(e.path).isSymbolicLink()) continue;
+    if (lstatSync9(e.path).isSymbolicLink()) continue;
     if (e.role === "tmp") {
       unlinkSync6(e.path);
       continue;
@@ -6356,7 +6377,7 @@ function ensureJournalDir(root) {
     const code = err.code;
     if (code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${err.message}`);
   }
-  const st = lstatSync11(dir);
+  const st = lstatSync9(dir);
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is a link or not a directory; move it away so the journal can be written`);
   }
@@ -6393,7 +6414,7 @@ var init_store = __esm({
     "use strict";
     init_errors();
     init_failpoint();
-    init_pause();
+    init_fs();
     init_publish();
     init_files();
     init_paths();
@@ -6588,7 +6609,6 @@ var init_record = __esm({
     init_entry();
     init_outcome();
     init_store();
-    init_store();
     FOLD_AFTER_MONTHS = 7;
     FOLD_KEPT = /* @__PURE__ */ new Set([
       "Decision",
@@ -6695,7 +6715,6 @@ var init_write = __esm({
     init_paths();
     init_publish();
     init_files();
-    init_common();
     init_common();
     init_types();
     init_write_checked();
@@ -6819,7 +6838,6 @@ var init_promote = __esm({
     init_paths();
     init_read();
     init_publish();
-    init_common();
     init_common();
     init_append();
     init_types();
@@ -7015,13 +7033,8 @@ function mergeDriverMissing(root) {
   if (top === null) return false;
   const gitDir = gitDirOf(top);
   if (gitDir === null) return false;
-  let attrs;
-  try {
-    attrs = readFileSync6(path29.join(top, ".gitattributes"), "utf8");
-  } catch {
-    return false;
-  }
-  if (!new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m").test(attrs)) return false;
+  const attrs = readSmall(path29.join(top, ".gitattributes"));
+  if (attrs === null || !new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m").test(attrs)) return false;
   let config = "";
   try {
     config = readFileSync6(path29.join(commonDirOf(gitDir), "config"), "utf8");
@@ -7035,6 +7048,7 @@ var init_merge_driver_state = __esm({
   "src/git/merge-driver-state.ts"() {
     "use strict";
     init_git_dir();
+    init_fs();
     DRIVER_NAME = "session-handoff";
     MERGE_DRIVER_MISSING = ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges memory files as text (conflict markers can land); run `install` or `publish` once in this clone";
   }
@@ -7280,7 +7294,7 @@ When the kill switch is on, the paused sentence is printed too and the code is k
 });
 
 // src/store/checkpoint-cleanup.ts
-import { linkSync as linkSync5, lstatSync as lstatSync12, readdirSync as readdirSync6, unlinkSync as unlinkSync8 } from "node:fs";
+import { linkSync as linkSync5, lstatSync as lstatSync10, readdirSync as readdirSync6, unlinkSync as unlinkSync8 } from "node:fs";
 import path31 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
@@ -7304,7 +7318,7 @@ function cleanCheckpointLeftovers(root) {
   const actions = [];
   const entries2 = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
   for (const e of [...entries2.filter((x) => x.role === "tmp"), ...entries2.filter((x) => x.role === "claim")]) {
-    const st = lstatSync12(e.path, { throwIfNoEntry: false });
+    const st = lstatSync10(e.path, { throwIfNoEntry: false });
     if (st === void 0 || st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
       try {
@@ -7332,7 +7346,7 @@ function cleanCheckpointLeftovers(root) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
       const told = readHead(path31.join(dir, name2), 128)?.trim() ?? "";
-      const st = lstatSync12(path31.join(dir, name2), { throwIfNoEntry: false });
+      const st = lstatSync10(path31.join(dir, name2), { throwIfNoEntry: false });
       if (readHead(path31.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path31.join(dir, name2));
       else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
     }
@@ -7347,7 +7361,6 @@ var init_checkpoint_cleanup = __esm({
   "src/store/checkpoint-cleanup.ts"() {
     "use strict";
     init_checkpoint_name();
-    init_checkpoints();
     init_checkpoints();
     init_files();
     init_private();
@@ -8099,8 +8112,16 @@ var require_lib = __commonJS({
 });
 
 // src/git/merge-driver-config.ts
-import { existsSync as existsSync3, lchownSync, lstatSync as lstatSync13, mkdirSync as mkdirSync4, readFileSync as readFileSync8, realpathSync as realpathSync3 } from "node:fs";
-import { rmdirSync, unlinkSync as unlinkSync9 } from "node:fs";
+import {
+  existsSync as existsSync3,
+  lchownSync,
+  lstatSync as lstatSync11,
+  mkdirSync as mkdirSync4,
+  readFileSync as readFileSync8,
+  realpathSync as realpathSync3,
+  rmdirSync,
+  unlinkSync as unlinkSync9
+} from "node:fs";
 import path32 from "node:path";
 function cloneOf(root) {
   const top = gitTopOf(root);
@@ -8125,15 +8146,14 @@ function attributesLine(top, root) {
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME}`;
 }
 function readRegular(p) {
-  const st = lstatSync13(p, { throwIfNoEntry: false });
-  if (st === void 0) return null;
-  if (!st.isFile()) throw new Error(`${p} is not a regular file (a link or a folder)`);
-  return readFileSync8(p, "utf8");
+  const text = readSmall(p);
+  if (text !== null || !exists(p)) return text;
+  throw new Error(`${p} is not a regular file of at most 1 MB this user can read; links and folders are never edited`);
 }
 function giveTo(p, like) {
   if (process.geteuid?.() !== 0) return;
   try {
-    const { uid, gid } = lstatSync13(like);
+    const { uid, gid } = lstatSync11(like);
     lchownSync(p, uid, gid);
   } catch {
   }
@@ -8170,7 +8190,7 @@ async function registerMergeDriver(root, helperPath, env) {
     const bytes = readFileSync8(path32.join(path32.dirname(helperPath), "lib", "cli.mjs"));
     mkdirSync4(path32.dirname(c.copy), { recursive: true, mode: 448 });
     giveTo(path32.dirname(c.copy), c.common);
-    const st = lstatSync13(c.copy, { throwIfNoEntry: false });
+    const st = lstatSync11(c.copy, { throwIfNoEntry: false });
     if (st !== void 0 && !st.isFile()) unlinkSync9(c.copy);
     const same = st !== void 0 && st.isFile() && readFileSync8(c.copy).equals(bytes);
     if (!same) import_write_file_atomic.default.sync(c.copy, bytes, { mode: 420 });
@@ -8271,12 +8291,8 @@ async function mergeDriverStep(root, opts, env) {
   return { lines: lines2, notes: change.notes, attributes: change.attributes };
 }
 function attributesOnlyOurs(top) {
-  try {
-    const { rest, had } = withoutBlock(readFileSync8(path32.join(top, ".gitattributes"), "utf8"));
-    return had && rest === "";
-  } catch {
-    return false;
-  }
+  const { rest, had } = withoutBlock(readSmall(path32.join(top, ".gitattributes")) ?? "");
+  return had && rest === "";
 }
 async function driverPartMissing(root, env) {
   const c = cloneOf(root);
@@ -8300,6 +8316,7 @@ var init_merge_driver_config = __esm({
     import_write_file_atomic = __toESM(require_lib(), 1);
     init_git_dir();
     init_run();
+    init_fs();
     init_merge_driver_state();
     init_merge_driver_state();
     BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
@@ -8778,11 +8795,11 @@ function blankFacts(anchors, nowMs) {
 async function measureFates(git, facts, anchors, at2) {
   const now = facts.current;
   const head = facts.saved.head;
-  const present2 = savedPresent(facts);
+  const present = savedPresent(facts);
   const format2 = objectFormat(at2.gitDir);
   const logs = await gatherFateLogs(git, {
     commonDir: at2.gitDir === null ? null : commonDirOf(at2.gitDir),
-    savedHead: present2 ? head : null,
+    savedHead: present ? head : null,
     savedDateMs: facts.saved.date?.ms ?? null,
     cleaned: at2.cleaned,
     headExists: now.head !== null
@@ -8794,7 +8811,7 @@ async function measureFates(git, facts, anchors, at2) {
     blobNow: (p) => blobIdOf(path33.join(at2.top, p), format2),
     ...logs,
     // A clone made after the save did not save it, record or not.
-    fromSaved: present2 && head !== null,
+    fromSaved: present && head !== null,
     fromElsewhere: at2.fromElsewhere
   });
 }
@@ -8805,7 +8822,6 @@ var init_drift = __esm({
     init_quote();
     init_values();
     init_anchors();
-    init_git_dir();
     init_git_dir();
     init_fates();
     init_run();
@@ -9874,23 +9890,19 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync14, readdirSync as readdirSync8 } from "node:fs";
+import { lstatSync as lstatSync12, readdirSync as readdirSync8 } from "node:fs";
 import path36 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
-  let st;
-  try {
-    st = lstatSync14(dir);
-  } catch {
-    return [];
-  }
+  const st = lstatOrNull(dir);
+  if (st === null) return [];
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
   for (const name2 of readdirSync8(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync14(path36.join(dir, name2));
+      const s = lstatSync12(path36.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -9917,6 +9929,7 @@ var init_archive_entries = __esm({
     init_errors();
     init_archive();
     init_files();
+    init_fs();
     init_paths();
   }
 });
@@ -10064,7 +10077,6 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import { lstatSync as lstatSync15 } from "node:fs";
 import path37 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
@@ -10151,9 +10163,7 @@ async function restore(ctx, name2) {
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         assertArchiveName(name2);
-        try {
-          lstatSync15(path37.join(archiveDir(root), name2));
-        } catch {
+        if (!exists(path37.join(archiveDir(root), name2))) {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
       }
@@ -10202,6 +10212,7 @@ var init_archives = __esm({
     init_sanitize();
     init_handoff();
     init_archive_entries();
+    init_fs();
     init_files();
     init_mutate();
     init_paths();
@@ -10458,7 +10469,6 @@ var init_agents = __esm({
     "use strict";
     init_md_block();
     init_command();
-    init_command();
     init_errors();
     SESSION_MATCHER = "startup|resume|clear|compact|fork";
     CURSOR_DESCRIPTION = "Session handoff bootstrap: check for parked session memory at session start";
@@ -10576,196 +10586,20 @@ alwaysApply: true
   }
 });
 
-// src/agents/skill-place.ts
-import { accessSync, closeSync as closeSync8, constants as constants6, lstatSync as lstatSync16, mkdirSync as mkdirSync5, openSync as openSync7, readdirSync as readdirSync9, readFileSync as readFileSync9 } from "node:fs";
-import { readlinkSync as readlinkSync3, renameSync as renameSync4, rmdirSync as rmdirSync2, rmSync as rmSync3, statSync, symlinkSync, writeFileSync as writeFileSync5 } from "node:fs";
-import { createHash as createHash2 } from "node:crypto";
-import path38 from "node:path";
-function present(p) {
-  try {
-    lstatSync16(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function detectAgents(agents, base, global) {
-  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => present(path38.join(base, m))));
-}
-function linkFolderFor(agent, global) {
-  const folders = agent.skillFolders[global ? "home" : "project"];
-  if (folders.length === 0 || folders.includes(".agents/skills")) return null;
-  return folders[0];
-}
-function skillFiles(dir) {
-  const out = [];
-  const walk2 = (rel) => {
-    const abs = path38.join(dir, rel);
-    let st;
-    try {
-      st = lstatSync16(abs);
-    } catch {
-      return;
-    }
-    if (st.isDirectory()) {
-      for (const name2 of readdirSync9(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
-    } else if (st.isFile()) out.push(rel);
-  };
-  for (const e of SKILL_ENTRIES) walk2(e);
-  return out.sort();
-}
-function copySteps(from, to) {
-  const want = skillFiles(from);
-  const steps2 = [];
-  for (const rel of want) {
-    const dest = path38.join(to, rel);
-    let have = null;
-    try {
-      have = lstatSync16(dest).isFile() ? readFileSync9(dest) : null;
-    } catch {
-    }
-    if (have === null) steps2.push({ rel, action: present(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync9(path38.join(from, rel)))) steps2.push({ rel, action: "update" });
-  }
-  const wanted = new Set(want);
-  for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
-  return steps2;
-}
-function linkOnTheWay(base, p) {
-  const parts = path38.relative(base, path38.dirname(p)).split(path38.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path38.dirname(p);
-  let at2 = base;
-  for (const part of parts) {
-    at2 = path38.join(at2, part);
-    let st;
-    try {
-      st = lstatSync16(at2, { throwIfNoEntry: false });
-    } catch {
-      return null;
-    }
-    if (st === void 0 || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
-  }
-  return null;
-}
-function readCopyRecord(dir) {
-  const file = path38.join(dir, RECORD);
-  let st;
-  try {
-    st = lstatSync16(file, { throwIfNoEntry: false });
-  } catch {
-    return null;
-  }
-  if (st === void 0) return null;
-  if (!st.isFile() || st.size > 1e6) {
-    throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
-  }
-  try {
-    const r = JSON.parse(readFileSync9(file, "utf8"));
-    const files = r.files;
-    if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
-    if (!Array.isArray(r.createdDirs)) return null;
-    if (!Object.values(files).every((h) => typeof h === "string")) return null;
-    return { files, createdDirs: r.createdDirs.filter(safeDir) };
-  } catch {
-    return null;
-  }
-}
-function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path38.join(dir, rel))]));
-  const flags = constants6.O_WRONLY | constants6.O_CREAT | constants6.O_TRUNC | (constants6.O_NOFOLLOW ?? 0);
-  const fd = openSync7(path38.join(dir, RECORD), flags, 420);
-  try {
-    writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
-`);
-  } finally {
-    closeSync8(fd);
-  }
-}
-function dropCopyRecord(dir) {
-  rmSync3(path38.join(dir, RECORD), { force: true });
-}
-function editedFiles(dir, steps2, record2) {
-  const changed = (rel) => {
-    const file = path38.join(dir, rel);
-    return !lstatSync16(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
-  };
-  return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
-}
-function linkState(place, target) {
-  let st;
-  try {
-    st = lstatSync16(place);
-  } catch {
-    return "absent";
-  }
-  if (st.isSymbolicLink()) {
-    const to = readlinkSync3(place);
-    return path38.resolve(path38.dirname(place), to) === target ? "ours" : `a link to ${to}`;
-  }
-  if (st.isDirectory()) return present(path38.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
-  return "a file";
-}
-function unwritable(file) {
-  let dir = path38.dirname(file);
-  for (let i = 0; i < 64 && !present(dir); i++) dir = path38.dirname(dir);
-  if (!lstatSync16(dir).isDirectory()) return `${dir} is not a folder`;
-  try {
-    accessSync(dir, constants6.W_OK);
-  } catch {
-    return `${dir} is not writable`;
-  }
-  try {
-    if (present(file) && lstatSync16(file).isFile()) accessSync(file, constants6.W_OK);
-  } catch {
-    return `${file} is not writable`;
-  }
-  return null;
-}
-function applySteps(from, to, steps2) {
-  for (const s of steps2) {
-    const dest = path38.join(to, s.rel);
-    if (s.action === "remove") {
-      rmSync3(dest, { force: true });
-      removeEmptyUpTo(path38.dirname(dest), to);
-      continue;
-    }
-    mkdirSync5(path38.dirname(dest), { recursive: true });
-    const temp = `${dest}.tmp-${process.pid}`;
-    const src = path38.join(from, s.rel);
-    writeFileSync5(temp, readFileSync9(src), { mode: statSync(src).mode & 511 });
-    renameSync4(temp, dest);
-  }
-}
-function removeEmptyUpTo(dir, stop) {
-  for (let d = dir; d.startsWith(`${stop}${path38.sep}`); d = path38.dirname(d)) {
-    try {
-      rmdirSync2(d);
-    } catch {
-      return;
-    }
-  }
-}
-function makeLink(place, target) {
-  mkdirSync5(path38.dirname(place), { recursive: true });
-  symlinkSync(path38.relative(path38.dirname(place), target), place, "dir");
-}
-var SKILL_ENTRIES, CANONICAL, RECORD, hashOf, safeDir;
-var init_skill_place = __esm({
-  "src/agents/skill-place.ts"() {
-    "use strict";
-    init_errors();
-    SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
-    CANONICAL = ".agents/skills/session-handoff";
-    RECORD = ".init.json";
-    hashOf = (file) => createHash2("sha256").update(readFileSync9(file)).digest("hex");
-    safeDir = (d) => typeof d === "string" && d !== "" && !path38.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
-  }
-});
-
 // src/agents/agent-file.ts
-import { accessSync as accessSync2, closeSync as closeSync9, constants as constants7, existsSync as existsSync6, lstatSync as lstatSync17, mkdirSync as mkdirSync6, openSync as openSync8, readFileSync as readFileSync10 } from "node:fs";
-import { readlinkSync as readlinkSync4, rmdirSync as rmdirSync3, unlinkSync as unlinkSync10 } from "node:fs";
-import path39 from "node:path";
+import {
+  accessSync,
+  closeSync as closeSync8,
+  constants as constants6,
+  existsSync as existsSync6,
+  lstatSync as lstatSync13,
+  mkdirSync as mkdirSync5,
+  openSync as openSync7,
+  readlinkSync as readlinkSync3,
+  rmdirSync as rmdirSync2,
+  unlinkSync as unlinkSync10
+} from "node:fs";
+import path38 from "node:path";
 async function readAgentFile(file, snippet) {
   let read;
   try {
@@ -10791,15 +10625,15 @@ ${snippet}`);
 }
 function linkTarget(file) {
   try {
-    return readlinkSync4(file);
+    return readlinkSync3(file);
   } catch {
     return "another file";
   }
 }
 function assertReplaceable(file, snippet) {
   try {
-    closeSync9(openSync8(file, constants7.O_WRONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK));
-    accessSync2(path39.dirname(file), constants7.W_OK);
+    closeSync8(openSync7(file, constants6.O_WRONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK));
+    accessSync(path38.dirname(file), constants6.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -10809,7 +10643,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path39.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path38.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -10838,14 +10672,18 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
   }
   await failpoint(fp, "after-publication");
 }
+function dirsBelow(base, dir) {
+  const rel = path38.relative(base, dir);
+  if (rel.split(path38.sep)[0] === ".." || path38.isAbsolute(rel)) return [];
+  let cur = base;
+  return rel.split(path38.sep).filter(Boolean).map((part) => cur = path38.join(cur, part));
+}
 function missingDirs(base, dir) {
   const missing = [];
-  let cur = base;
-  for (const part of path39.relative(base, dir).split(path39.sep).filter(Boolean)) {
-    cur = path39.join(cur, part);
-    const st = missing.length > 0 ? void 0 : lstatSync17(cur, { throwIfNoEntry: false });
+  for (const cur of dirsBelow(base, dir)) {
+    const st = missing.length > 0 ? void 0 : lstatSync13(cur, { throwIfNoEntry: false });
     if (st === void 0) missing.push(cur);
-    else if (st.isSymbolicLink() || !st.isDirectory()) {
+    else if (!st.isDirectory()) {
       const what = st.isSymbolicLink() ? "a link" : "not a directory";
       throw new Refused(`${cur} is ${what}; install writes only through real directories, so nothing was changed`);
     }
@@ -10853,13 +10691,13 @@ function missingDirs(base, dir) {
   return missing;
 }
 function makeDirs(dirs) {
-  for (const d of dirs) mkdirSync6(d, { mode: 493 });
+  for (const d of dirs) mkdirSync5(d, { mode: 493 });
 }
 function removeEmptyDirs(dirs) {
   const removed = [];
   for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
     try {
-      rmdirSync3(d);
+      rmdirSync2(d);
       removed.push(d);
     } catch {
     }
@@ -10867,16 +10705,12 @@ function removeEmptyDirs(dirs) {
   return removed;
 }
 function recordNode(dir, execPath) {
-  const target = path39.join(dir, "node");
-  try {
-    if (readFileSync10(target, "utf8") === `${execPath}
+  const target = path38.join(dir, "node");
+  if (readSmall(target) === `${execPath}
 `) return;
-  } catch {
-  }
-  const missing = [];
-  for (let d = dir; !existsSync6(d) && path39.dirname(d) !== d; d = path39.dirname(d)) missing.unshift(d);
+  const missing = dirsBelow(path38.parse(dir).root, dir).filter((d) => !existsSync6(d));
   try {
-    mkdirSync6(dir, { recursive: true, mode: 448 });
+    mkdirSync5(dir, { recursive: true, mode: 448 });
   } catch (err) {
     removeEmptyDirs(missing);
     const why = err.code ?? err.message;
@@ -10885,14 +10719,183 @@ function recordNode(dir, execPath) {
   import_write_file_atomic2.default.sync(target, `${execPath}
 `, { mode: 420 });
 }
-var import_write_file_atomic2;
+var import_write_file_atomic2, removeEmptyUpTo;
 var init_agent_file = __esm({
   "src/agents/agent-file.ts"() {
     "use strict";
     import_write_file_atomic2 = __toESM(require_lib(), 1);
     init_errors();
     init_failpoint();
+    init_fs();
     init_files();
+    removeEmptyUpTo = (dir, stop) => removeEmptyDirs(dirsBelow(stop, dir));
+  }
+});
+
+// src/agents/skill-place.ts
+import {
+  accessSync as accessSync2,
+  closeSync as closeSync9,
+  constants as constants7,
+  lstatSync as lstatSync14,
+  mkdirSync as mkdirSync6,
+  openSync as openSync8,
+  readdirSync as readdirSync9,
+  readFileSync as readFileSync9,
+  readlinkSync as readlinkSync4,
+  renameSync as renameSync4,
+  rmSync as rmSync3,
+  statSync,
+  symlinkSync,
+  writeFileSync as writeFileSync5
+} from "node:fs";
+import { createHash as createHash2 } from "node:crypto";
+import path39 from "node:path";
+function detectAgents(agents, base, global) {
+  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => exists(path39.join(base, m))));
+}
+function linkFolderFor(agent, global) {
+  const folders = agent.skillFolders[global ? "home" : "project"];
+  if (folders.length === 0 || folders.includes(".agents/skills")) return null;
+  return folders[0];
+}
+function skillFiles(dir) {
+  const out = [];
+  const walk2 = (rel) => {
+    const abs = path39.join(dir, rel);
+    const st = lstatOrNull(abs);
+    if (st === null) return;
+    if (st.isDirectory()) {
+      for (const name2 of readdirSync9(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
+    } else if (st.isFile()) out.push(rel);
+  };
+  for (const e of SKILL_ENTRIES) walk2(e);
+  return out.sort();
+}
+function copySteps(from, to) {
+  const want = skillFiles(from);
+  const steps2 = [];
+  for (const rel of want) {
+    const dest = path39.join(to, rel);
+    let have = null;
+    try {
+      have = lstatSync14(dest).isFile() ? readFileSync9(dest) : null;
+    } catch {
+    }
+    if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
+    else if (!have.equals(readFileSync9(path39.join(from, rel)))) steps2.push({ rel, action: "update" });
+  }
+  const wanted = new Set(want);
+  for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
+  return steps2;
+}
+function linkOnTheWay(base, p) {
+  const parts = path39.relative(base, path39.dirname(p)).split(path39.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path39.dirname(p);
+  let at2 = base;
+  for (const part of parts) {
+    at2 = path39.join(at2, part);
+    const st = lstatOrNull(at2);
+    if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
+  }
+  return null;
+}
+function readCopyRecord(dir) {
+  const file = path39.join(dir, RECORD);
+  const st = lstatOrNull(file);
+  if (st === null) return null;
+  if (!st.isFile() || st.size > 1e6) {
+    throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
+  }
+  try {
+    const r = JSON.parse(readFileSync9(file, "utf8"));
+    const files = r.files;
+    if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
+    if (!Array.isArray(r.createdDirs)) return null;
+    if (!Object.values(files).every((h) => typeof h === "string")) return null;
+    return { files, createdDirs: r.createdDirs.filter(safeDir) };
+  } catch {
+    return null;
+  }
+}
+function writeCopyRecord(dir, createdDirs) {
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path39.join(dir, rel))]));
+  const flags = constants7.O_WRONLY | constants7.O_CREAT | constants7.O_TRUNC | (constants7.O_NOFOLLOW ?? 0);
+  const fd = openSync8(path39.join(dir, RECORD), flags, 420);
+  try {
+    writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
+`);
+  } finally {
+    closeSync9(fd);
+  }
+}
+function dropCopyRecord(dir) {
+  rmSync3(path39.join(dir, RECORD), { force: true });
+}
+function editedFiles(dir, steps2, record2) {
+  const changed = (rel) => {
+    const file = path39.join(dir, rel);
+    return !lstatSync14(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
+  };
+  return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
+}
+function linkState(place, target) {
+  const st = lstatOrNull(place);
+  if (st === null) return "absent";
+  if (st.isSymbolicLink()) {
+    const to = readlinkSync4(place);
+    return path39.resolve(path39.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+  }
+  if (st.isDirectory()) return exists(path39.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  return "a file";
+}
+function unwritable(file) {
+  let dir = path39.dirname(file);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path39.dirname(dir);
+  if (!lstatSync14(dir).isDirectory()) return `${dir} is not a folder`;
+  try {
+    accessSync2(dir, constants7.W_OK);
+  } catch {
+    return `${dir} is not writable`;
+  }
+  try {
+    if (exists(file) && lstatSync14(file).isFile()) accessSync2(file, constants7.W_OK);
+  } catch {
+    return `${file} is not writable`;
+  }
+  return null;
+}
+function applySteps(from, to, steps2) {
+  for (const s of steps2) {
+    const dest = path39.join(to, s.rel);
+    if (s.action === "remove") {
+      rmSync3(dest, { force: true });
+      removeEmptyUpTo(path39.dirname(dest), to);
+      continue;
+    }
+    mkdirSync6(path39.dirname(dest), { recursive: true });
+    const temp = `${dest}.tmp-${process.pid}`;
+    const src = path39.join(from, s.rel);
+    writeFileSync5(temp, readFileSync9(src), { mode: statSync(src).mode & 511 });
+    renameSync4(temp, dest);
+  }
+}
+function makeLink(place, target) {
+  mkdirSync6(path39.dirname(place), { recursive: true });
+  symlinkSync(path39.relative(path39.dirname(place), target), place, "dir");
+}
+var SKILL_ENTRIES, CANONICAL, RECORD, hashOf, safeDir;
+var init_skill_place = __esm({
+  "src/agents/skill-place.ts"() {
+    "use strict";
+    init_errors();
+    init_fs();
+    init_agent_file();
+    SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
+    CANONICAL = ".agents/skills/session-handoff";
+    RECORD = ".init.json";
+    hashOf = (file) => createHash2("sha256").update(readFileSync9(file)).digest("hex");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path39.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -12207,7 +12210,6 @@ var init_json_hooks = __esm({
   "src/agents/json-hooks.ts"() {
     "use strict";
     init_main();
-    init_main();
     init_errors();
     HELPER_FILE = "memory_io.mjs";
     MAX_JSON_DEPTH = 64;
@@ -12282,7 +12284,7 @@ var init_plan = __esm({
 });
 
 // src/agents/installer.ts
-import { existsSync as existsSync7, lstatSync as lstatSync18, readFileSync as readFileSync11, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync7, lstatSync as lstatSync15, readFileSync as readFileSync10, rmSync as rmSync4 } from "node:fs";
 import path41 from "node:path";
 async function install(t, env) {
   const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
@@ -12331,7 +12333,7 @@ async function install(t, env) {
 }
 function dropOldRecords(dir) {
   const records = path41.join(dir, "installs");
-  if (lstatSync18(records, { throwIfNoEntry: false }) === void 0) return [];
+  if (lstatSync15(records, { throwIfNoEntry: false }) === void 0) return [];
   rmSync4(records, { recursive: true, force: true });
   return [`removed ${records}: an older version's copies of agent files, no longer read`];
 }
@@ -12366,9 +12368,9 @@ async function uninstall(t, env) {
 function anotherInstalled(t, skip) {
   return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
     const file = editPath(t.base, edit2);
-    const st = lstatSync18(file, { throwIfNoEntry: false });
+    const st = lstatSync15(file, { throwIfNoEntry: false });
     if (skip.has(file) || st === void 0 || !st.isFile() || st.size > 4e6) return false;
-    return holdsOurs(edit2, readFileSync11(file, "utf8"));
+    return holdsOurs(edit2, readFileSync10(file, "utf8"));
   }));
 }
 var init_installer = __esm({
@@ -12382,12 +12384,11 @@ var init_installer = __esm({
     init_home();
     init_agents();
     init_plan();
-    init_skill_place();
   }
 });
 
 // src/agents/install-lock.ts
-import { lstatSync as lstatSync19, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
+import { lstatSync as lstatSync16, mkdirSync as mkdirSync7, rmdirSync as rmdirSync3 } from "node:fs";
 import path42 from "node:path";
 async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
@@ -12416,7 +12417,7 @@ async function underInstallLock(ctx, uninstall2, run) {
     const below = (dir) => dir.startsWith(`${stop}${path42.sep}`);
     for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path42.dirname(dir)) {
       try {
-        rmdirSync4(dir);
+        rmdirSync3(dir);
       } catch {
         break;
       }
@@ -12425,7 +12426,7 @@ async function underInstallLock(ctx, uninstall2, run) {
   }
 }
 function makeParent(dir) {
-  const st = lstatSync19(dir, { throwIfNoEntry: false });
+  const st = lstatSync16(dir, { throwIfNoEntry: false });
   if (st === void 0) return mkdirSync7(dir, { recursive: true, mode: 448 }) ?? null;
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
@@ -12507,7 +12508,7 @@ var init_exports = {};
 __export(init_exports, {
   initVerb: () => initVerb
 });
-import { existsSync as existsSync8, lstatSync as lstatSync20, realpathSync as realpathSync5, rmdirSync as rmdirSync5, rmSync as rmSync5 } from "node:fs";
+import { existsSync as existsSync8, lstatSync as lstatSync17, realpathSync as realpathSync5, rmSync as rmSync5 } from "node:fs";
 import path44 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
@@ -12587,7 +12588,7 @@ async function init(ctx, plan2) {
   const { dest, source, shown } = plan2;
   refuseLinkOnTheWay(plan2);
   const running = dest === source || existsSync8(dest) && realpathSync5(dest) === source;
-  if (!running && existsSync8(dest) && lstatSync20(dest).isSymbolicLink()) {
+  if (!running && existsSync8(dest) && lstatSync17(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps2 = running ? [] : copySteps(source, dest);
@@ -12612,7 +12613,8 @@ async function init(ctx, plan2) {
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const made = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => missingUnder(plan2.base, d));
+  const below = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
+  const made = below.filter((d) => !existsSync8(d)).map((d) => path44.relative(plan2.base, d).split(path44.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -12663,13 +12665,6 @@ async function init(ctx, plan2) {
   return ok(`${lines2.join("\n")}
 `, notes);
 }
-function missingUnder(base, dir) {
-  const out = [];
-  for (let d = dir; d.startsWith(`${base}${path44.sep}`) && !existsSync8(d); d = path44.dirname(d)) {
-    out.push(path44.relative(base, d).split(path44.sep).join("/"));
-  }
-  return out;
-}
 async function undo(ctx, plan2) {
   const { dest, source, shown } = plan2;
   refuseLinkOnTheWay(plan2);
@@ -12700,7 +12695,7 @@ async function undo(ctx, plan2) {
   const all = skillFiles(dest);
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const files = all.filter((rel) => !kept.includes(rel));
-  if (files.length > 0 && !(existsSync8(dest) && lstatSync20(dest).isSymbolicLink())) {
+  if (files.length > 0 && !(existsSync8(dest) && lstatSync17(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
       for (const rel of files) rmSync5(path44.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
@@ -12709,14 +12704,8 @@ async function undo(ctx, plan2) {
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
     for (const rel of kept) lines2.push(`left ${shown(path44.join(dest, rel))}: you edited it since init copied it`);
   }
-  const made = [...record2?.createdDirs ?? []].sort((a, b) => b.length - a.length);
-  for (const rel of plan2.dryRun ? [] : made) {
-    if (linkOnTheWay(plan2.base, path44.join(plan2.base, rel)) !== null) continue;
-    try {
-      rmdirSync5(path44.join(plan2.base, rel));
-    } catch {
-    }
-  }
+  const made = (record2?.createdDirs ?? []).map((rel) => path44.join(plan2.base, rel));
+  if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
   return ok(`${lines2.join("\n")}
 `, notes);
@@ -12727,8 +12716,7 @@ var init_init = __esm({
     "use strict";
     init_agents();
     init_skill_place();
-    init_skill_place();
-    init_skill_place();
+    init_agent_file();
     init_installer();
     init_install_lock();
     init_target();
@@ -12894,15 +12882,8 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { existsSync as existsSync9, lstatSync as lstatSync21, readFileSync as readFileSync12 } from "node:fs";
+import { existsSync as existsSync9 } from "node:fs";
 import path45 from "node:path";
-function readText(p) {
-  try {
-    return lstatSync21(p).isFile() ? readFileSync12(p, "utf8") : null;
-  } catch {
-    return null;
-  }
-}
 function installedForms(edit2) {
   return edit2.hooks.flatMap((h) => {
     const now = edit2.command(h.args);
@@ -12949,7 +12930,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readText(path45.join(env.CODEX_HOME || path45.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readSmall(path45.join(env.CODEX_HOME || path45.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -13006,6 +12987,7 @@ var init_doctor_checks = __esm({
     init_command();
     init_harness_path();
     init_probe_session();
+    init_fs();
     init_md_block();
     FILE_TAIL = '; [ ! -f "$f" ] || ';
     WINDOWS_ENV = [
@@ -13023,11 +13005,11 @@ var init_doctor_checks = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync10, readFileSync as readFileSync13 } from "node:fs";
+import { existsSync as existsSync10, readFileSync as readFileSync11 } from "node:fs";
 import path46 from "node:path";
 function json(file) {
   try {
-    const v = JSON.parse(readFileSync13(file, "utf8").slice(0, 1e6));
+    const v = JSON.parse(readFileSync11(file, "utf8").slice(0, 1e6));
     return isObj2(v) ? v : null;
   } catch {
     return null;
@@ -13103,7 +13085,7 @@ async function agentInstalls(r, name2, agent) {
 }
 async function installState(r, name2, edit2) {
   const file = editPath(r.global ? r.home : r.root, edit2);
-  const text = readText(file);
+  const text = readSmall(file);
   if (text === null || !holdsOurs(edit2, text)) return "absent";
   const reinstall = agentFix(r, "install", name2);
   const state = judge(r, name2, edit2, text, reinstall);
@@ -13288,7 +13270,6 @@ var init_doctor = __esm({
     init_md_block();
     init_plan();
     init_doctor_checks();
-    init_doctor_checks();
     init_claude_plugin();
     init_run();
     init_archive();
@@ -13297,6 +13278,7 @@ var init_doctor = __esm({
     init_entry();
     init_store();
     init_pause();
+    init_fs();
     init_private();
     init_invisible();
     init_target();
@@ -14555,7 +14537,7 @@ __export(checkpoint_exports, {
   CHECKPOINT_LINES: () => CHECKPOINT_LINES,
   checkpointVerb: () => checkpointVerb
 });
-import { lstatSync as lstatSync22, readdirSync as readdirSync11 } from "node:fs";
+import { lstatSync as lstatSync18, readdirSync as readdirSync11 } from "node:fs";
 import path49 from "node:path";
 function projectHandoffs(root) {
   const bytes = readHeadBytes(path49.join(memoryDir(root), "HANDOFF.md"));
@@ -14588,7 +14570,7 @@ function pruneOfferMarkers(dir, nowMs) {
   try {
     for (const name2 of readdirSync11(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
       const p = path49.join(dir, name2);
-      if (nowMs - lstatSync22(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
+      if (nowMs - lstatSync18(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     }
   } catch {
   }
@@ -14813,8 +14795,6 @@ var init_checkpoint2 = __esm({
     init_errors();
     init_parsers();
     init_transcripts();
-    init_transcripts();
-    init_tail();
     init_tail();
     init_types2();
     init_harness_path();
@@ -14831,9 +14811,7 @@ var init_checkpoint2 = __esm({
     init_status();
     init_anchor_lines();
     init_checkpoint();
-    init_checkpoint();
     init_values();
-    init_checkpoints();
     init_checkpoints();
     init_drafts();
     init_archive_entries();
@@ -15086,6 +15064,7 @@ var init_context = __esm({
     init_paths();
     init_inspect();
     init_pause();
+    init_fs();
     init_settings();
     init_common();
     init_home();
@@ -15169,7 +15148,7 @@ function ledgerUnits(text) {
   }
   return units2;
 }
-async function readText2(p, file, notes) {
+async function readText(p, file, notes) {
   let bytes;
   try {
     const r = await readStable(p);
@@ -15209,7 +15188,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText2(path51.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText(path51.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -15226,7 +15205,7 @@ async function searchMemory(root, words, opts = {}) {
     if (!kinds.has(kind)) return;
     for (const name2 of listDir(path51.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText2(path51.join(mem, file), file, notes);
+      const text = await readText(path51.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -15516,7 +15495,7 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import { lstatSync as lstatSync23, unlinkSync as unlinkSync11 } from "node:fs";
+import { lstatSync as lstatSync19, unlinkSync as unlinkSync11 } from "node:fs";
 import path52 from "node:path";
 var journalVerb;
 var init_journal = __esm({
@@ -15526,7 +15505,7 @@ var init_journal = __esm({
     init_errors();
     init_store();
     init_paths();
-    init_pause();
+    init_fs();
     init_mutate();
     init_common();
     init_types();
@@ -15572,7 +15551,7 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync23(path52.join(journalDir(root), f.name));
+            const st = lstatSync19(path52.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
@@ -15594,7 +15573,7 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync24, mkdirSync as mkdirSync9, openSync as openSync10, readFileSync as readFileSync14, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync20, mkdirSync as mkdirSync9, openSync as openSync10, readFileSync as readFileSync12, writeSync as writeSync2 } from "node:fs";
 import path53 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync10(p, flags | NOFOLLOW);
@@ -15606,7 +15585,7 @@ function onRegularFile(p, flags, use) {
   }
 }
 function memorySide(p, side) {
-  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync14(fd)));
+  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync12(fd)));
   if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
   return m.text;
 }
@@ -15619,10 +15598,10 @@ function archiveDirOf(top, memRel) {
     at2 = path53.join(at2, part);
     let st;
     try {
-      st = lstatSync24(at2);
+      st = lstatSync20(at2);
     } catch {
       mkdirSync9(at2, { mode: 448 });
-      st = lstatSync24(at2);
+      st = lstatSync20(at2);
     }
     if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
@@ -16330,7 +16309,16 @@ init_redact();
 
 // src/main.ts
 init_errors();
-import { closeSync as closeSync12, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync25, openSync as openSync11, readSync as readSync4, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
+import {
+  closeSync as closeSync12,
+  constants as constants11,
+  fstatSync as fstatSync8,
+  lstatSync as lstatSync21,
+  openSync as openSync11,
+  readSync as readSync4,
+  realpathSync as realpathSync6,
+  writeSync as writeSync3
+} from "node:fs";
 function writeFd(fd, data) {
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let off = 0;
@@ -16474,7 +16462,7 @@ function heldOutput(fd, redact) {
 function runningFile(file) {
   if (file === void 0) return void 0;
   try {
-    return lstatSync25(file).isSymbolicLink() ? realpathSync6(file) : file;
+    return lstatSync21(file).isSymbolicLink() ? realpathSync6(file) : file;
   } catch {
     return file;
   }

@@ -1,22 +1,14 @@
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, lstatSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { HELPER_FILE, oursIn } from "./json-hooks.ts";
 import { shellQuote } from "./command.ts";
 import { windowsShaped } from "./harness-path.ts";
 import { PROBE_SESSION_PREFIX } from "../store/probe-session.ts";
+import { readSmall } from "../store/fs.ts";
 import { blockEndByte, CODEX_BUDGET, findBlock } from "./md-block.ts";
 import type { Edit, JsonHooksEdit } from "./types.ts";
-
-/** A regular file's text; null when it is missing, a link or unreadable. */
-export function readText(p: string): string | null {
-  try {
-    return lstatSync(p).isFile() ? readFileSync(p, "utf8") : null;
-  } catch {
-    return null;
-  }
-}
 
 const FILE_TAIL = '; [ ! -f "$f" ] || ';
 
@@ -78,7 +70,7 @@ export function startCommands(edit: Edit, text: string, file: string, current: b
 // Codex records its review of a hook under `[hooks.state."<hooks.json>:session_start:…"]` with a hash of unknown
 // recipe: doctor tells only whether an entry exists.
 export function codexTrust(env: Record<string, string | undefined>, home: string, hooksFile: string): string {
-  const toml = readText(path.join(env.CODEX_HOME || path.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readSmall(path.join(env.CODEX_HOME || path.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";

@@ -1,12 +1,13 @@
 // The merge driver's registration (docs/decisions/merge-driver.md): a `merge "session-handoff"` section in this
 // clone's git config, a block of ours in the root `.gitattributes`, and a copy of the helper outside the work tree
 // that the driver runs (a merge can change the helper in the repository, never this copy).
-import { existsSync, lchownSync, lstatSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
-import { rmdirSync, unlinkSync } from "node:fs";
+import { existsSync, lchownSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmdirSync,
+  unlinkSync } from "node:fs";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
 import { GitUnavailable, runGit } from "./run.ts";
+import { exists, readSmall } from "../store/fs.ts";
 import { DRIVER_NAME } from "./merge-driver-state.ts";
 
 export { MERGE_DRIVER_MISSING, mergeDriverMissing } from "./merge-driver-state.ts";
@@ -63,10 +64,9 @@ function attributesLine(top: string, root: string): string {
 
 // A file that must be a regular file, as text, or null when missing; a link or anything else is refused.
 function readRegular(p: string): string | null {
-  const st = lstatSync(p, { throwIfNoEntry: false });
-  if (st === undefined) return null;
-  if (!st.isFile()) throw new Error(`${p} is not a regular file (a link or a folder)`);
-  return readFileSync(p, "utf8");
+  const text = readSmall(p);
+  if (text !== null || !exists(p)) return text;
+  throw new Error(`${p} is not a regular file of at most 1 MB this user can read; links and folders are never edited`);
 }
 
 // Root registering in another user's clone gives what it wrote to the owner of `like`, so they can still change
@@ -245,12 +245,8 @@ export async function mergeDriverStep(
 
 /** True when the top's `.gitattributes` holds our block and nothing else (what `install` creates). */
 export function attributesOnlyOurs(top: string): boolean {
-  try {
-    const { rest, had } = withoutBlock(readFileSync(path.join(top, ".gitattributes"), "utf8"));
-    return had && rest === "";
-  } catch {
-    return false;
-  }
+  const { rest, had } = withoutBlock(readSmall(path.join(top, ".gitattributes")) ?? "");
+  return had && rest === "";
 }
 
 /** What this clone's registered driver runs that is gone (its helper copy, or node), for `doctor`; else null. */

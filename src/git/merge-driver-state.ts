@@ -3,6 +3,7 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
+import { readSmall } from "../store/fs.ts";
 
 /** The driver's name in `.git/config` and `.gitattributes`. */
 export const DRIVER_NAME = "session-handoff";
@@ -16,13 +17,8 @@ export function mergeDriverMissing(root: string): boolean {
   if (top === null) return false;
   const gitDir = gitDirOf(top);
   if (gitDir === null) return false;
-  let attrs: string;
-  try {
-    attrs = readFileSync(path.join(top, ".gitattributes"), "utf8");
-  } catch {
-    return false;
-  }
-  if (!new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m").test(attrs)) return false;
+  const attrs = readSmall(path.join(top, ".gitattributes"));
+  if (attrs === null || !new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m").test(attrs)) return false;
   let config = "";
   try {
     config = readFileSync(path.join(commonDirOf(gitDir), "config"), "utf8");

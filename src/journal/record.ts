@@ -15,8 +15,8 @@ import { archiveDir, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
 import { findRoot } from "../store/root.ts";
 import { journalHeader, parseJournal, renderResumeEntry, renderSaveEntry, type JournalEntry } from "./entry.ts";
 import { measureOutcome, type ResumeCall } from "./outcome.ts";
-import { appendEntry, ensureJournalDir, journalOff, listJournal, monthOf, publishJournalFile } from "./store.ts";
-import { readJournalFile, readJournalText } from "./store.ts";
+import { appendEntry, ensureJournalDir, journalOff, listJournal, monthOf, publishJournalFile, readJournalFile,
+  readJournalText } from "./store.ts";
 
 /** Months this many or more before the save's month are folded: 6 whole months are kept. */
 const FOLD_AFTER_MONTHS = 7;

@@ -1,11 +1,11 @@
 // The journal folder `.ai/memory/journal/`: month files, their continuations, year files, the `OFF` switch, and
 // an append that leaves an entry whole or absent (docs/decisions/journal.md). Writers hold the memory lock.
-import { closeSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync } from "node:fs";
-import { renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { closeSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, renameSync, unlinkSync,
+  writeFileSync } from "node:fs";
 import path from "node:path";
 import { HelperError, Refused } from "../errors.ts";
 import { failpoint } from "../store/failpoint.ts";
-import { exists } from "../store/pause.ts";
+import { exists } from "../store/fs.ts";
 import { syncDir } from "../store/publish.ts";
 import { openRegular, randomHex8, readAll, tokenOf } from "../store/files.ts";
 import { MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";

@@ -1,11 +1,12 @@
 // Drafts for `write --from-draft` (docs/decisions/drafts.md): each `read <kind>` names its own
 // `drafts/<kind>-<8 hex>.md`, so that two sessions saving at once never share one.
 import { randomBytes } from "node:crypto";
-import { chmodSync, closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync } from "node:fs";
-import { readdirSync, unlinkSync, type Stats } from "node:fs";
+import { chmodSync, closeSync, constants, fchmodSync, fstatSync, openSync, readdirSync, unlinkSync,
+  type Stats } from "node:fs";
 import path from "node:path";
 import { Refused, UsageError } from "../errors.ts";
 import { createExclusive, readAll } from "./files.ts";
+import { lstatOrNull } from "./fs.ts";
 import { checkTree, ensureDir, MAX_DOCUMENT_BYTES, memoryDir, treeVerdict, type Kind } from "./paths.ts";
 import { pauseSwitch } from "./pause.ts";
 
@@ -74,10 +75,6 @@ export function newDraft(root: string, kind: Kind, env: Record<string, string | 
     // Nothing cleared: the name printed is still this read's own.
   }
   return d;
-}
-
-function lstatOrNull(p: string): Stats | null {
-  return lstatSync(p, { throwIfNoEntry: false }) ?? null;
 }
 
 function removeName(p: string, shown: string): void {

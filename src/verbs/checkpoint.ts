@@ -3,11 +3,10 @@ import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Busy, HelperError } from "../errors.ts";
 import { captureOf, parseTranscript } from "../agents/transcripts/parsers.ts";
-import { anchorsOnlySource, captureSource, countToolCalls, FORMATS } from "../agents/transcripts/index.ts";
-import { isFormat, readEvents, sniffFormat } from "../agents/transcripts/index.ts";
-import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, headLines } from "../agents/transcripts/tail.ts";
-import { openTranscript, readFailure, TAIL_BYTES, tailLines, tailPart } from "../agents/transcripts/tail.ts";
-import type { TranscriptFile } from "../agents/transcripts/tail.ts";
+import { anchorsOnlySource, captureSource, countToolCalls, FORMATS, isFormat, readEvents,
+  sniffFormat } from "../agents/transcripts/index.ts";
+import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, headLines, openTranscript, readFailure, TAIL_BYTES, tailLines,
+  tailPart, type TranscriptFile } from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
 import { hookCwd } from "../agents/harness-path.ts";
 import { readHookJson, userHelperWithoutMemory } from "../agents/hook-input.ts";
@@ -22,11 +21,11 @@ import { skillExcludes } from "../git/anchors.ts";
 import { gitDirOf, gitTopOf, inProgressOf } from "../git/git-dir.ts";
 import { parseStatusV2, statusArgs } from "../git/status.ts";
 import { quotePath, renderInProgress } from "../schema/anchor-lines.ts";
-import { CHECKPOINT_MAX_BYTES, headerValue, isAnchorsOnlySource, isCheckpointText } from "../schema/checkpoint.ts";
-import { MAX_REQUESTS, renderCheckpoint, sameCheckpoint, triggerOf } from "../schema/checkpoint.ts";
+import { CHECKPOINT_MAX_BYTES, headerValue, isAnchorsOnlySource, isCheckpointText, MAX_REQUESTS, renderCheckpoint,
+  sameCheckpoint, triggerOf } from "../schema/checkpoint.ts";
 import { isoSeconds, parseStrictTime } from "../schema/values.ts";
-import { CHECKPOINTS_GITIGNORE, checkpointsDir, checkpointsDirState } from "../store/checkpoints.ts";
-import { readCheckpointText, readHead, readHeadBytes, rmQuietRegular, sessionFileId } from "../store/checkpoints.ts";
+import { CHECKPOINTS_GITIGNORE, checkpointsDir, checkpointsDirState, readCheckpointText, readHead, readHeadBytes,
+  rmQuietRegular, sessionFileId } from "../store/checkpoints.ts";
 import { ensureIgnored } from "../store/drafts.ts";
 import { listArchives } from "../store/archive-entries.ts";
 import { readStable, tokenOf } from "../store/files.ts";

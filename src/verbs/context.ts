@@ -12,7 +12,8 @@ import { checkpointsDir, rmQuietRegular, sessionFileId } from "../store/checkpoi
 import { createExclusive } from "../store/files.ts";
 import { checkTree, memoryDir } from "../store/paths.ts";
 import { treeUnsafe } from "../store/inspect.ts";
-import { exists, pauseSwitch } from "../store/pause.ts";
+import { pauseSwitch } from "../store/pause.ts";
+import { exists } from "../store/fs.ts";
 import { readSettings } from "../store/settings.ts";
 import { rootOption } from "./common.ts";
 import { homeFolder } from "../store/home.ts";

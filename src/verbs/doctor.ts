@@ -8,8 +8,8 @@ import { withoutForeignHooks } from "../agents/json-hooks.ts";
 import { blockAgents, findBlock } from "../agents/md-block.ts";
 import { editPath, holdsOurs, installText } from "../agents/plan.ts";
 import type { Agent, AgentName, Edit, HelperLocation } from "../agents/types.ts";
-import { budgetFinding, codexTrust, installShaped, outdatedReasons, readText } from "../agents/doctor-checks.ts";
-import { runStart, startCommands, type StartRun } from "../agents/doctor-checks.ts";
+import { budgetFinding, codexTrust, installShaped, outdatedReasons, runStart, startCommands,
+  type StartRun } from "../agents/doctor-checks.ts";
 import { claudePluginInstalls, type PluginInstall } from "../agents/claude-plugin.ts";
 import { runGit } from "../git/run.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";
@@ -17,7 +17,8 @@ import { inspectFile, interruptedSave } from "../store/inspect.ts";
 import { archiveDir, memoryDir, type Kind } from "../store/paths.ts";
 import { parseJournal } from "../journal/entry.ts";
 import { journalDir, journalOff, listJournal, readJournalFile } from "../journal/store.ts";
-import { exists, pauseSwitch } from "../store/pause.ts";
+import { pauseSwitch } from "../store/pause.ts";
+import { exists, readSmall } from "../store/fs.ts";
 import { LOCK_NAME, lockState } from "../store/private.ts";
 import { showRefused } from "../guard/invisible.ts";
 import { helperLocation } from "../agents/target.ts";
@@ -143,7 +144,7 @@ async function agentInstalls(r: Report, name: AgentName, agent: Agent): Promise<
 /** One installed file's state (absent, current, outdated, malformed), its problems, notes and start commands. */
 async function installState(r: Report, name: AgentName, edit: Edit): Promise<string> {
   const file = editPath(r.global ? r.home : r.root, edit);
-  const text = readText(file);
+  const text = readSmall(file);
   if (text === null || !holdsOurs(edit, text)) return "absent";
   const reinstall = agentFix(r, "install", name);
   const state = judge(r, name, edit, text, reinstall);
