@@ -7512,9 +7512,9 @@ exit: 0 printed
   }
 });
 
-// ../../main/node_modules/imurmurhash/imurmurhash.js
+// node_modules/imurmurhash/imurmurhash.js
 var require_imurmurhash = __commonJS({
-  "../../main/node_modules/imurmurhash/imurmurhash.js"(exports, module) {
+  "node_modules/imurmurhash/imurmurhash.js"(exports, module) {
     /**
      * @preserve
      * JS Implementation of incremental MurmurHash3 (r150) (as of May 10, 2013)
@@ -7621,9 +7621,9 @@ var require_imurmurhash = __commonJS({
   }
 });
 
-// ../../main/node_modules/signal-exit/dist/cjs/signals.js
+// node_modules/signal-exit/dist/cjs/signals.js
 var require_signals = __commonJS({
-  "../../main/node_modules/signal-exit/dist/cjs/signals.js"(exports) {
+  "node_modules/signal-exit/dist/cjs/signals.js"(exports) {
     "use strict";
     Object.defineProperty(exports, "__esModule", { value: true });
     exports.signals = void 0;
@@ -7652,9 +7652,9 @@ var require_signals = __commonJS({
   }
 });
 
-// ../../main/node_modules/signal-exit/dist/cjs/index.js
+// node_modules/signal-exit/dist/cjs/index.js
 var require_cjs = __commonJS({
-  "../../main/node_modules/signal-exit/dist/cjs/index.js"(exports) {
+  "node_modules/signal-exit/dist/cjs/index.js"(exports) {
     "use strict";
     var _a;
     Object.defineProperty(exports, "__esModule", { value: true });
@@ -7887,9 +7887,9 @@ var require_cjs = __commonJS({
   }
 });
 
-// ../../main/node_modules/write-file-atomic/lib/index.js
+// node_modules/write-file-atomic/lib/index.js
 var require_lib = __commonJS({
-  "../../main/node_modules/write-file-atomic/lib/index.js"(exports, module) {
+  "node_modules/write-file-atomic/lib/index.js"(exports, module) {
     "use strict";
     module.exports = writeFile;
     module.exports.sync = writeFileSync6;
@@ -10899,7 +10899,7 @@ var init_skill_place = __esm({
   }
 });
 
-// ../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js
+// node_modules/jsonc-parser/lib/esm/impl/scanner.js
 function createScanner(text, ignoreTrivia = false) {
   const len = text.length;
   let pos = 0, value = "", tokenOffset = 0, token = 16, lineNumber = 0, lineStartOffset = 0, tokenLineStartOffset = 0, prevTokenLineStartOffset = 0, scanError = 0;
@@ -11238,7 +11238,7 @@ function isDigit(ch) {
 }
 var CharacterCodes;
 var init_scanner = __esm({
-  "../../main/node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
+  "node_modules/jsonc-parser/lib/esm/impl/scanner.js"() {
     "use strict";
     (function(CharacterCodes2) {
       CharacterCodes2[CharacterCodes2["lineFeed"] = 10] = "lineFeed";
@@ -11325,10 +11325,10 @@ var init_scanner = __esm({
   }
 });
 
-// ../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js
+// node_modules/jsonc-parser/lib/esm/impl/string-intern.js
 var cachedSpaces, maxCachedValues, cachedBreakLinesWithSpaces;
 var init_string_intern = __esm({
-  "../../main/node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
+  "node_modules/jsonc-parser/lib/esm/impl/string-intern.js"() {
     cachedSpaces = new Array(20).fill(0).map((_, index) => {
       return " ".repeat(index);
     });
@@ -11360,16 +11360,16 @@ var init_string_intern = __esm({
   }
 });
 
-// ../../main/node_modules/jsonc-parser/lib/esm/impl/format.js
+// node_modules/jsonc-parser/lib/esm/impl/format.js
 var init_format = __esm({
-  "../../main/node_modules/jsonc-parser/lib/esm/impl/format.js"() {
+  "node_modules/jsonc-parser/lib/esm/impl/format.js"() {
     "use strict";
     init_scanner();
     init_string_intern();
   }
 });
 
-// ../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js
+// node_modules/jsonc-parser/lib/esm/impl/parser.js
 function parse(text, errors = [], options = ParseOptions.DEFAULT) {
   let currentProperty = null;
   let currentParent = [];
@@ -11829,7 +11829,7 @@ function getNodeType(value) {
 }
 var ParseOptions;
 var init_parser = __esm({
-  "../../main/node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
+  "node_modules/jsonc-parser/lib/esm/impl/parser.js"() {
     "use strict";
     init_scanner();
     (function(ParseOptions2) {
@@ -11840,16 +11840,16 @@ var init_parser = __esm({
   }
 });
 
-// ../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js
+// node_modules/jsonc-parser/lib/esm/impl/edit.js
 var init_edit = __esm({
-  "../../main/node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
+  "node_modules/jsonc-parser/lib/esm/impl/edit.js"() {
     "use strict";
     init_format();
     init_parser();
   }
 });
 
-// ../../main/node_modules/jsonc-parser/lib/esm/main.js
+// node_modules/jsonc-parser/lib/esm/main.js
 function printParseErrorCode(code) {
   switch (code) {
     case 1:
@@ -11889,7 +11889,7 @@ function printParseErrorCode(code) {
 }
 var createScanner2, ScanError, SyntaxKind, parse2, parseTree2, findNodeAtLocation2, visit2, ParseErrorCode;
 var init_main = __esm({
-  "../../main/node_modules/jsonc-parser/lib/esm/main.js"() {
+  "node_modules/jsonc-parser/lib/esm/main.js"() {
     "use strict";
     init_format();
     init_edit();
