@@ -703,9 +703,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path54 = q ? q.value : m?.[1];
-    if (!m || !path54) return null;
-    out.push({ path: path54, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path53 = q ? q.value : m?.[1];
+    if (!m || !path53) return null;
+    out.push({ path: path53, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -3918,9 +3918,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path54 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path54)) return true;
-  const parts = path54.split(/\??\.|::|->/);
+  const path53 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path53)) return true;
+  const parts = path53.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -7005,498 +7005,6 @@ var init_inspect = __esm({
   }
 });
 
-// src/git/merge-driver-state.ts
-import { readFileSync as readFileSync6 } from "node:fs";
-import path29 from "node:path";
-function mergeDriverMissing(root) {
-  const top = gitTopOf(root);
-  if (top === null) return false;
-  const gitDir = gitDirOf(top);
-  if (gitDir === null) return false;
-  let attrs;
-  try {
-    attrs = readFileSync6(path29.join(top, ".gitattributes"), "utf8");
-  } catch {
-    return false;
-  }
-  if (!new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m").test(attrs)) return false;
-  let config = "";
-  try {
-    config = readFileSync6(path29.join(commonDirOf(gitDir), "config"), "utf8");
-  } catch {
-    return true;
-  }
-  return !/^\s*\[merge\s+"session-handoff"\]/im.test(config);
-}
-var DRIVER_NAME, MERGE_DRIVER_MISSING;
-var init_merge_driver_state = __esm({
-  "src/git/merge-driver-state.ts"() {
-    "use strict";
-    init_git_dir();
-    DRIVER_NAME = "session-handoff";
-    MERGE_DRIVER_MISSING = ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges memory files as text (conflict markers can land); run `install` or `publish` once in this clone";
-  }
-});
-
-// src/git/fates.ts
-import { readFileSync as readFileSync7 } from "node:fs";
-import path30 from "node:path";
-function parseRawLog(out) {
-  return out.toString("utf8").split("").slice(1).map((rec) => {
-    const [name2 = "", ...rest] = rec.split("\0");
-    const paths = /* @__PURE__ */ new Map();
-    for (let i = 0; i + 1 < rest.length; i += 2) {
-      const meta = rest[i].replace(/^\n/, "");
-      if (!meta.startsWith(":")) break;
-      paths.set(rest[i + 1], meta.split(" ")[3] ?? "");
-    }
-    return { name: name2.trim(), paths };
-  });
-}
-function fatesOf(i) {
-  const hashOf2 = new Map(i.hashes.map((h) => [h.path, h.id]));
-  return i.savedDirty.map((p) => {
-    const saved = hashOf2.get(p);
-    const known = saved !== void 0 && saved !== "over 8 MB";
-    if (i.nowDirty.includes(p)) {
-      if (!known) return { path: p, fate: "dirty" };
-      const now = i.blobNow(p);
-      return { path: p, fate: (saved === "deleted" ? now === null : now === saved) ? "unchanged" : "changed" };
-    }
-    const sameContent = (id) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);
-    const holds = (t) => [...t.paths].some(([q, id]) => p.endsWith("/") ? q.startsWith(p) : q === p && sameContent(id));
-    const head = i.onHead?.find(holds);
-    if (head) return { path: p, fate: "committed", commit: head.name, onHead: true };
-    const stash = i.stashes?.find(holds);
-    if (stash) return { path: p, fate: "stashed", stash: stash.name };
-    const other = i.elsewhere?.find(holds);
-    if (other) return { path: p, fate: "committed", commit: other.name, onHead: false };
-    if (i.fromElsewhere) return { path: p, fate: "not-here" };
-    if (!i.fromSaved || i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
-    return { path: p, fate: "reverted" };
-  });
-}
-function clonedAfter(gitDir, savedMs2) {
-  if (gitDir === null || savedMs2 === null) return false;
-  try {
-    const first = readFileSync7(path30.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
-    const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
-    return m !== null && Number(m[1]) * 1e3 >= savedMs2;
-  } catch {
-    return false;
-  }
-}
-function stashCount(commonDir) {
-  if (commonDir === null) return 0;
-  try {
-    const log = readFileSync7(path30.join(commonDir, "logs", "refs", "stash"), "utf8");
-    return log.split("\n").filter((l) => l !== "").length;
-  } catch {
-    return 0;
-  }
-}
-async function objectIds(git, revs) {
-  if (revs.length === 0) return [];
-  const r = await git(["cat-file", "--batch-check"], revs.map((x) => `${x}
-`).join(""));
-  const lines2 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
-  return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines2[i] ?? "")?.[1] ?? null);
-}
-async function untrackedInStashes(git, count, paths) {
-  const asks = Array.from({ length: Math.min(count, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
-  const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
-  const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
-  return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
-}
-async function gatherFateLogs(git, opts) {
-  if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [] };
-  const specs = ["--", ...opts.cleaned.map((p) => `:(top,literal)${p}`)];
-  const since = opts.savedDateMs === null ? [] : [`--since=@${Math.floor(opts.savedDateMs / 1e3)}`];
-  const bound = opts.savedHead !== null ? [`^${opts.savedHead}`] : [...since, "--max-count=500"];
-  const run = async (args) => {
-    const r = await git(args);
-    return r.code === 0 ? parseRawLog(r.stdout) : null;
-  };
-  const stashes = stashCount(opts.commonDir);
-  const notHead = opts.headExists ? ["^HEAD"] : [];
-  const stashLog = ["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs];
-  const [onHead, elsewhere, tracked, untracked] = await Promise.all([
-    opts.headExists ? run(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
-    run(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
-    stashes > 0 ? run(stashLog) : [],
-    stashes > 0 ? untrackedInStashes(git, stashes, opts.cleaned) : []
-  ]);
-  const byName = /* @__PURE__ */ new Map();
-  for (const t of tracked ?? []) byName.set(t.name, t);
-  for (const u of untracked) {
-    const t = byName.get(u.stash) ?? { name: u.stash, paths: /* @__PURE__ */ new Map() };
-    t.paths.set(u.p, u.id);
-    byName.set(u.stash, t);
-  }
-  const n2 = (name2) => Number(/\d+/.exec(name2)?.[0] ?? 0);
-  const all = tracked === null ? null : [...byName.values()].sort((a, b) => n2(a.name) - n2(b.name));
-  return { onHead, elsewhere, stashes: all };
-}
-async function handoffInStash(root, env) {
-  const top = gitTopOf(root);
-  const gitDir = top === null ? null : gitDirOf(top);
-  const count = stashCount(gitDir === null ? null : commonDirOf(gitDir));
-  if (top === null || count === 0) return null;
-  const handoff = `${path30.relative(top, root).split(path30.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
-  if (/[\r\n]/.test(handoff)) return null;
-  const git = (args, input) => runGit(root, args, env, void 0, { input });
-  const n2 = Math.min(count, 100);
-  const revs = Array.from({ length: n2 }, (_, i) => [`stash@{${i}}^3:`, `stash@{${i}}:`, `stash@{${i}}^1:`]);
-  try {
-    const ids = await objectIds(git, revs.flat().map((r) => `${r}${handoff}`));
-    for (let i = 0; i < n2; i++) {
-      const [untracked, tracked, before] = ids.slice(i * 3, i * 3 + 3);
-      if (untracked)
-        return { stash: `stash@{${i}}`, restore: `git restore --overlay --source=stash@{${i}}^3 -- .ai/memory` };
-      if (tracked && !before) {
-        return { stash: `stash@{${i}}`, restore: `git restore --source=stash@{${i}} -- .ai/memory/HANDOFF.md` };
-      }
-    }
-  } catch (err) {
-    if (!(err instanceof GitUnavailable)) throw err;
-  }
-  return null;
-}
-var ZERO, RAW;
-var init_fates = __esm({
-  "src/git/fates.ts"() {
-    "use strict";
-    init_git_dir();
-    init_run();
-    ZERO = /^0+$/;
-    RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
-  }
-});
-
-// src/verbs/check.ts
-var check_exports = {};
-__export(check_exports, {
-  checkVerb: () => checkVerb
-});
-var MESSAGES, CHECKPOINT_PARKED, stashedMessage, checkVerb;
-var init_check = __esm({
-  "src/verbs/check.ts"() {
-    "use strict";
-    init_errors();
-    init_inspect();
-    init_paths();
-    init_conflicted();
-    init_handoff();
-    init_merge_driver_state();
-    init_fates();
-    init_pause();
-    init_common();
-    init_types();
-    init_checkpoint_surface();
-    MESSAGES = {
-      clean: "nothing parked: no saved session state exists",
-      interrupted: "an interrupted save needs recovery: run `recover`, then check again",
-      parked: "a handoff is parked and can be resumed",
-      unsafe: "memory is unsafe or foreign: do not load it; tell the user",
-      conflicted: "memory is conflicted: unresolved merge conflict markers; do not load it: keep one side of each conflict, archive the other, then check again"
-    };
-    CHECKPOINT_PARKED = "an automatic checkpoint is parked: no handoff was written; the resume flow can draft from it";
-    stashedMessage = (stash, restore2) => `a handoff is parked in ${stash}, not in the working tree: bring it back with \`${restore2}\``;
-    checkVerb = {
-      name: "check",
-      options: { root: { type: "string" }, json: { type: "boolean" } },
-      positionals: [0, 0],
-      help: `usage: node memory_io.mjs check [--root DIR] [--json]
-
-Bootstrap check for AGENTS.md-style instructions: what is parked in <root>/.ai/memory?
-Reads nothing into the output and takes no lock. It prints one line, its state's:
-  "${MESSAGES.clean}" (0)
-  "${MESSAGES.interrupted}" (1)
-  "${MESSAGES.parked}" (2)
-  "${MESSAGES.unsafe}" (3)
-${ROOT_HELP}
-exit: 0 nothing parked
-      1 an interrupted save needs recovery: run \`recover\` (only when no live writer
-        holds the lock; takes precedence over 3)
-      2 a handoff is parked; or, with no handoff, an automatic checkpoint holding a
-        capture ("${CHECKPOINT_PARKED}"), or a stash entry holding the handoff
-        (\`git stash -u\` took the memory dir: the line names the command that
-        brings it back)
-      3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no v1
-        marker, a private name holding what no save leaves): do not load it; or
-        conflicted: a memory file holds unresolved merge conflict markers
-      64 usage error
---json prints {"code", "state", "files", "paused", "message"} and, when they apply,
-"parked" ("handoff", "stash", "checkpoint" or "conflicted"), "stash", "restore",
-"conflicted", "mergeDriverMissing" and "unknownSections": references/verbs.md#check.
-When the kill switch is on, the paused sentence is printed too and the code is kept.
-`,
-      async run(ctx) {
-        let root;
-        try {
-          root = rootOption(ctx);
-        } catch (err) {
-          throw new UsageError(err.message);
-        }
-        const kinds = ["handoff", "lessons", "solutions"];
-        const inspections = kinds.map((k) => inspectFile(root, k, true, { text: true }));
-        const conflicted = inspections.filter((i) => i.status === "present" && typeof i.text === "string" && isConflicted(i.text)).map((i) => FILE_OF[i.kind]);
-        const files = Object.fromEntries(inspections.map((i) => [i.kind, i.status]));
-        let state = null;
-        if (interruptedSave(root) || inspections.some((i) => i.status === "interrupted")) state = "interrupted";
-        else if (inspections.some((i) => i.status === "unsafe" || i.status === "foreign")) state = "unsafe";
-        else if (unsafePrivate(root)) state = "unsafe";
-        else if (conflicted.length > 0) state = "conflicted";
-        else if (files.handoff === "present") state = "parked";
-        const stashed = state === null && files.handoff === "missing" ? await handoffInStash(root, ctx.env) : null;
-        if (stashed !== null || state === null && files.handoff === "missing" && checkpointParked(root)) state = "parked";
-        state ??= "clean";
-        const code = { clean: 0, interrupted: 1, parked: 2, unsafe: 3, conflicted: 3 }[state];
-        const paused = pauseSwitch(memoryDir(root), ctx.env);
-        const pausedLine = paused ? `memory writes are paused: remove ${paused} to resume` : null;
-        let parked;
-        if (state === "conflicted") parked = "conflicted";
-        else if (state === "parked") parked = files.handoff === "present" ? "handoff" : stashed ? "stash" : "checkpoint";
-        let message = MESSAGES[state];
-        if (parked === "checkpoint") message = CHECKPOINT_PARKED;
-        else if (stashed) message = stashedMessage(stashed.stash, stashed.restore);
-        else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
-        const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...stashed };
-        if (state === "conflicted") result.conflicted = conflicted;
-        if (mergeDriverMissing(root)) result.mergeDriverMissing = true;
-        const handoff = inspections[0];
-        const readable = state === "parked" && typeof handoff.text === "string";
-        const strays = readable ? glanceAtHandoff(handoff.text, Date.now()).strays : [];
-        if (strays.length > 0) result.unknownSections = strays.map((s) => s.near);
-        if (ctx.values.json) return ok(`${JSON.stringify(result)}
-`, [], code);
-        return ok(`${[message, straySentence(strays), pausedLine].filter(Boolean).join("\n")}
-`, [], code);
-      }
-    };
-  }
-});
-
-// src/store/checkpoint-cleanup.ts
-import { linkSync as linkSync5, lstatSync as lstatSync12, readdirSync as readdirSync6, unlinkSync as unlinkSync8 } from "node:fs";
-import path31 from "node:path";
-function pruneCheckpoints(root, keep) {
-  const list2 = listCheckpoints(root);
-  const survivors = new Set(list2.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
-  survivors.add(keep);
-  const deleted = [];
-  for (const e of list2) {
-    if (survivors.has(e.name) || deleted.length >= list2.length - CHECKPOINT_KEEP) continue;
-    try {
-      unlinkSync8(path31.join(checkpointsDir(root), e.name));
-      deleted.push(e.name);
-    } catch {
-    }
-    rmQuietRegular(path31.join(checkpointsDir(root), `.delivered-${e.session}`));
-  }
-  return deleted;
-}
-function cleanCheckpointLeftovers(root) {
-  const dir = checkpointsDir(root);
-  if (checkpointsDirState(root) !== "ok") return [];
-  const actions = [];
-  const entries2 = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
-  for (const e of [...entries2.filter((x) => x.role === "tmp"), ...entries2.filter((x) => x.role === "claim")]) {
-    const st = lstatSync12(e.path, { throwIfNoEntry: false });
-    if (st === void 0 || st.isDirectory()) continue;
-    if (e.role === "claim" && st.isFile()) {
-      try {
-        linkSync5(e.path, path31.join(dir, e.file));
-        actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
-      } catch {
-      }
-    }
-    try {
-      unlinkSync8(e.path);
-      actions.push(`checkpoints/${e.file}: dropped ${e.name} left by an interrupted checkpoint`);
-    } catch {
-    }
-  }
-  try {
-    const names = readdirSync6(dir);
-    const live = /* @__PURE__ */ new Set();
-    for (const name2 of names) {
-      if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
-      const bytes = readHeadBytes(path31.join(dir, name2));
-      if (bytes !== null) live.add(tokenOf(bytes));
-    }
-    const kept = [];
-    for (const name2 of names) {
-      const m = /^\.delivered-(.+)$/.exec(name2);
-      if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      const told = readHead(path31.join(dir, name2), 128)?.trim() ?? "";
-      const st = lstatSync12(path31.join(dir, name2), { throwIfNoEntry: false });
-      if (readHead(path31.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path31.join(dir, name2));
-      else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
-    }
-    kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
-    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path31.join(dir, k.name));
-  } catch {
-  }
-  return actions;
-}
-var MARKERS_KEPT, CHECKPOINT_KEEP;
-var init_checkpoint_cleanup = __esm({
-  "src/store/checkpoint-cleanup.ts"() {
-    "use strict";
-    init_checkpoint_name();
-    init_checkpoints();
-    init_checkpoints();
-    init_files();
-    init_private();
-    MARKERS_KEPT = 20;
-    CHECKPOINT_KEEP = 5;
-  }
-});
-
-// src/verbs/recover.ts
-var recover_exports = {};
-__export(recover_exports, {
-  recoverVerb: () => recoverVerb
-});
-import { readdirSync as readdirSync7 } from "node:fs";
-var recoverVerb;
-var init_recover2 = __esm({
-  "src/verbs/recover.ts"() {
-    "use strict";
-    init_mutate();
-    init_recover();
-    init_paths();
-    init_pause();
-    init_common();
-    init_types();
-    init_checkpoints();
-    init_checkpoint_cleanup();
-    init_drafts();
-    recoverVerb = {
-      name: "recover",
-      options: { root: { type: "string" }, "lock-timeout": { type: "string" }, json: { type: "boolean" } },
-      positionals: [0, 0],
-      help: `usage: node memory_io.mjs recover [--root DIR] [--lock-timeout SECONDS] [--json]
-
-Repairs what an interrupted save left (a private claim or temp file, a half-done archive
-step, pruning a crash skipped): afterwards each file is whole -- the complete old or the
-complete new version --, no prior version is lost, and no private file remains; the
-reference helper's (memory_io.py) leftovers too. It also removes what an interrupted
-\`checkpoint\` left in checkpoints/, and drafts untouched for an hour, saying each.
-Idempotent and resumable; with nothing to do it prints "nothing to recover". The next
-\`write\` runs the same repair first. A private name holding what no save leaves (a link, a
-directory, a file hard-linked elsewhere) is refused, naming it: move it away, then retry.
-${ROOT_HELP}
-exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
-`,
-      async run(ctx) {
-        const lockTimeoutSeconds = lockTimeoutOption(ctx);
-        const root = rootOption(ctx);
-        let actions = [];
-        if (checkTree(root) || pendingRepairs(root).length > 0) {
-          const dotted = () => readdirSync7(checkpointsDir(root)).some((n2) => n2.startsWith("."));
-          const leftovers = () => checkpointsDirState(root) === "ok" && dotted();
-          const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
-          const { result, repairs } = await underLock(options, async () => [
-            ...leftovers() ? cleanCheckpointLeftovers(root) : [],
-            ...removeLeftoverDrafts(root)
-          ]);
-          actions = [...repairs.map((r) => r.replace(/^recovered: /, "")), ...result];
-        } else {
-          assertNotPaused(memoryDir(root), ctx.env);
-        }
-        if (ctx.values.json) return ok(`${JSON.stringify({ actions })}
-`);
-        return ok(actions.length > 0 ? `${actions.join("\n")}
-` : "nothing to recover\n");
-      }
-    };
-  }
-});
-
-// src/guard/token-shape.ts
-function mayHoldToken(text) {
-  for (const m of text.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
-  return false;
-}
-function withoutTokens(text) {
-  return mayHoldToken(text) ? redactVendorShapes(text) : text;
-}
-function anchorsWithoutTokens(lines2) {
-  const one = (l) => l.startsWith("- HEAD: ") || l.startsWith("- Date: ") ? l : withoutTokens(l);
-  return typeof lines2 === "string" ? lines2.split("\n").map(one).join("\n") : lines2.map(one);
-}
-var init_token_shape = __esm({
-  "src/guard/token-shape.ts"() {
-    "use strict";
-    init_redact();
-  }
-});
-
-// src/verbs/anchors.ts
-var anchors_exports = {};
-__export(anchors_exports, {
-  anchorsVerb: () => anchorsVerb
-});
-var anchorsVerb;
-var init_anchors2 = __esm({
-  "src/verbs/anchors.ts"() {
-    "use strict";
-    init_anchors();
-    init_token_shape();
-    init_anchor_lines();
-    init_common();
-    init_types();
-    anchorsVerb = {
-      name: "anchors",
-      options: { root: { type: "string" }, json: { type: "boolean" }, "key-file": { type: "string", multiple: true } },
-      positionals: [0, 0],
-      help: `usage: node memory_io.mjs anchors [--root DIR] [--key-file PATH]... [--json]
-
-Prints the lines of the handoff's \`## Environment anchors\` section (without the
-heading), ready to paste:
-  - Branch: <name, or (detached)>
-  - HEAD: <full 40/64-hex id>            (\`none (no commits yet)\` in a new repository)
-  - Dirty files: <paths, comma-separated, or none>
-  - Dirty hashes: <path> <blob id>, ...   (only with dirty files)
-  - Date: <now, ISO-8601 UTC with Z>
-  - In progress: <operation>[ of <branch>] (<n> conflicted files)
-                 (only while git is in the middle of a rebase, merge, \u2026)
-Outside a git repository, or when git is not on PATH (said on stderr), the Date
-and, with --key-file, \`- Key file mtimes: <path> @ <time, or missing>, ...\`.
-The memory dir and the running skill's own folder are never listed. Runs one git
-process; writes nothing. How each line is made: references/verbs.md#anchors.
-
-options:
-  --key-file PATH  a file inside the root whose time to record (repeatable)
-  --json      print {"insideGit", "branch", "head", "dirty", "date", "keyFileMtimes",
-              "gitNote", "markdown"}
-${ROOT_HELP}
-exit: 0 printed
-      2 usage error, or the root is missing or a link
-`,
-      async run(ctx) {
-        const root = rootOption(ctx);
-        const keyFiles = ctx.values["key-file"] ?? [];
-        const options = { skillDir: ctx.skillDir ?? null, hashes: true };
-        const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, options);
-        const markdown = anchorsWithoutTokens(renderAnchorLines(a));
-        const stderr = [];
-        if (a.gitNote !== null) stderr.push(`note: ${a.gitNote}`);
-        for (const s of a.skippedKeyFiles) stderr.push(`warning: --key-file ${quotedPath(s.path)} skipped: ${s.reason}`);
-        if (ctx.values.json === true) {
-          const { skippedKeyFiles: _skipped, ...rest } = a;
-          const branch = rest.branch === null ? null : withoutTokens(rest.branch);
-          return ok(`${JSON.stringify({ ...rest, branch, dirty: rest.dirty.map(withoutTokens), markdown })}
-`, stderr);
-        }
-        return ok(markdown, stderr);
-      }
-    };
-  }
-});
-
 // node_modules/imurmurhash/imurmurhash.js
 var require_imurmurhash = __commonJS({
   "node_modules/imurmurhash/imurmurhash.js"(exports, module) {
@@ -7883,7 +7391,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path54 = __require("path");
+    var path53 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -7936,7 +7444,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path54.resolve(filename);
+      const absoluteName = path53.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -8097,15 +7605,15 @@ var require_lib = __commonJS({
 });
 
 // src/git/merge-driver-config.ts
-import { existsSync as existsSync3, lchownSync, lstatSync as lstatSync13, mkdirSync as mkdirSync4, readFileSync as readFileSync8, realpathSync as realpathSync3 } from "node:fs";
-import { rmdirSync, unlinkSync as unlinkSync9 } from "node:fs";
-import path32 from "node:path";
+import { existsSync as existsSync3, lchownSync, lstatSync as lstatSync12, mkdirSync as mkdirSync4, readFileSync as readFileSync6, realpathSync as realpathSync3 } from "node:fs";
+import { rmdirSync, unlinkSync as unlinkSync8 } from "node:fs";
+import path29 from "node:path";
 function cloneOf(root) {
   const top = gitTopOf(root);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
-  return { top, common, copy: path32.join(common, "session-handoff", "merge-driver.mjs") };
+  return { top, common, copy: path29.join(common, "session-handoff", "merge-driver.mjs") };
 }
 function driverCommand(node, copy) {
   const run = `${shellQuote(node)} ${shellQuote(copy)}${DRIVER_ARGS}`;
@@ -8119,19 +7627,19 @@ function driverParts(command) {
   return m === null ? null : { node: unquote(m[1]), copy: unquote(m[2]) };
 }
 function attributesLine(top, root) {
-  const memRel = path32.relative(top, root).split(path32.sep).join("/");
+  const memRel = path29.relative(top, root).split(path29.sep).join("/");
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME}`;
 }
 function readRegular(p) {
-  const st = lstatSync13(p, { throwIfNoEntry: false });
+  const st = lstatSync12(p, { throwIfNoEntry: false });
   if (st === void 0) return null;
   if (!st.isFile()) throw new Error(`${p} is not a regular file (a link or a folder)`);
-  return readFileSync8(p, "utf8");
+  return readFileSync6(p, "utf8");
 }
 function giveTo(p, like) {
   if (process.geteuid?.() !== 0) return;
   try {
-    const { uid, gid } = lstatSync13(like);
+    const { uid, gid } = lstatSync12(like);
     lchownSync(p, uid, gid);
   } catch {
   }
@@ -8155,8 +7663,8 @@ ${line}
 ${END}
 `;
 }
-async function configValue(top, key, env) {
-  const r = await runGit(top, ["config", "--local", "--get", `merge.${DRIVER_NAME}.${key}`], env);
+async function configValue(top, key, env, local = true) {
+  const r = await runGit(top, ["config", ...local ? ["--local"] : [], "--get", `merge.${DRIVER_NAME}.${key}`], env);
   return r.code === 0 ? r.stdout.toString("utf8").replace(/\n$/, "") : null;
 }
 async function registerMergeDriver(root, helperPath, env) {
@@ -8165,12 +7673,12 @@ async function registerMergeDriver(root, helperPath, env) {
   if (c === null || helperPath === null) return out;
   let copy;
   try {
-    const bytes = readFileSync8(path32.join(path32.dirname(helperPath), "lib", "cli.mjs"));
-    mkdirSync4(path32.dirname(c.copy), { recursive: true, mode: 448 });
-    giveTo(path32.dirname(c.copy), c.common);
-    const st = lstatSync13(c.copy, { throwIfNoEntry: false });
-    if (st !== void 0 && !st.isFile()) unlinkSync9(c.copy);
-    const same = st !== void 0 && st.isFile() && readFileSync8(c.copy).equals(bytes);
+    const bytes = readFileSync6(path29.join(path29.dirname(helperPath), "lib", "cli.mjs"));
+    mkdirSync4(path29.dirname(c.copy), { recursive: true, mode: 448 });
+    giveTo(path29.dirname(c.copy), c.common);
+    const st = lstatSync12(c.copy, { throwIfNoEntry: false });
+    if (st !== void 0 && !st.isFile()) unlinkSync8(c.copy);
+    const same = st !== void 0 && st.isFile() && readFileSync6(c.copy).equals(bytes);
     if (!same) import_write_file_atomic.default.sync(c.copy, bytes, { mode: 420 });
     giveTo(c.copy, c.common);
     copy = realpathSync3(c.copy);
@@ -8185,9 +7693,9 @@ async function registerMergeDriver(root, helperPath, env) {
     await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
   }
-  if (out.config) giveTo(path32.join(c.common, "config"), c.common);
+  if (out.config) giveTo(path29.join(c.common, "config"), c.common);
   try {
-    const file = path32.join(c.top, ".gitattributes");
+    const file = path29.join(c.top, ".gitattributes");
     const before = readRegular(file);
     const want = attributesLine(c.top, root);
     const { rest, had, line } = withoutBlock(before ?? "");
@@ -8206,21 +7714,21 @@ async function unregisterMergeDriver(root, env) {
   const out = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
   try {
-    unlinkSync9(c.copy);
-    rmdirSync(path32.dirname(c.copy));
+    unlinkSync8(c.copy);
+    rmdirSync(path29.dirname(c.copy));
   } catch {
   }
   const driver = await configValue(c.top, "driver", env);
   if (driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
-    giveTo(path32.join(c.common, "config"), c.common);
+    giveTo(path29.join(c.common, "config"), c.common);
     out.config = r.code === 0;
   }
   try {
-    const file = path32.join(c.top, ".gitattributes");
+    const file = path29.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file) ?? "");
     if (had) {
-      if (rest === "") unlinkSync9(file);
+      if (rest === "") unlinkSync8(file);
       else import_write_file_atomic.default.sync(file, rest);
       out.attributes = true;
     }
@@ -8235,7 +7743,7 @@ async function previewMergeDriver(root, remove2, env) {
   const driver = await configValue(c.top, "driver", env);
   let text;
   try {
-    text = readRegular(path32.join(c.top, ".gitattributes"));
+    text = readRegular(path29.join(c.top, ".gitattributes"));
   } catch (err) {
     const notes = [`.gitattributes would not be changed: ${err.message}`];
     return { config: remove2 ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
@@ -8270,8 +7778,22 @@ async function mergeDriverStep(root, opts, env) {
 }
 function attributesOnlyOurs(top) {
   try {
-    const { rest, had } = withoutBlock(readFileSync8(path32.join(top, ".gitattributes"), "utf8"));
+    const { rest, had } = withoutBlock(readFileSync6(path29.join(top, ".gitattributes"), "utf8"));
     return had && rest === "";
+  } catch {
+    return false;
+  }
+}
+async function mergeDriverMissing(root, env) {
+  const c = cloneOf(root);
+  let attrs = "";
+  try {
+    attrs = c === null ? "" : readFileSync6(path29.join(c.top, ".gitattributes"), "utf8");
+  } catch {
+  }
+  if (c === null || !new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m").test(attrs)) return false;
+  try {
+    return await configValue(c.top, "driver", env, false) === null;
   } catch {
     return false;
   }
@@ -8281,7 +7803,7 @@ async function driverPartMissing(root, env) {
   if (c === null) return null;
   let command;
   try {
-    command = await configValue(c.top, "driver", env);
+    command = await configValue(c.top, "driver", env, false);
   } catch {
     return null;
   }
@@ -8291,21 +7813,480 @@ async function driverPartMissing(root, env) {
   if (!existsSync3(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
   return null;
 }
-var import_write_file_atomic, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote;
+var import_write_file_atomic, DRIVER_NAME, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote, MERGE_DRIVER_MISSING;
 var init_merge_driver_config = __esm({
   "src/git/merge-driver-config.ts"() {
     "use strict";
     import_write_file_atomic = __toESM(require_lib(), 1);
     init_git_dir();
     init_run();
-    init_merge_driver_state();
-    init_merge_driver_state();
+    DRIVER_NAME = "session-handoff";
     BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
     BEGIN_NL = BEGIN2.replace(/\)$/, "; newline added)");
     END = "# <<< session-handoff merge driver";
     DRIVER_ARGS = " merge-driver %O %A %B %P";
     COPY_GONE = "session-handoff merge driver: its helper copy or node is missing, git keeps the conflict; run install or publish in this clone";
     shellQuote = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
+    MERGE_DRIVER_MISSING = ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges memory files as text (conflict markers can land); run `install` or `publish` once in this clone";
+  }
+});
+
+// src/git/fates.ts
+import { readFileSync as readFileSync7 } from "node:fs";
+import path30 from "node:path";
+function parseRawLog(out) {
+  return out.toString("utf8").split("").slice(1).map((rec) => {
+    const [name2 = "", ...rest] = rec.split("\0");
+    const paths = /* @__PURE__ */ new Map();
+    for (let i = 0; i + 1 < rest.length; i += 2) {
+      const meta = rest[i].replace(/^\n/, "");
+      if (!meta.startsWith(":")) break;
+      paths.set(rest[i + 1], meta.split(" ")[3] ?? "");
+    }
+    return { name: name2.trim(), paths };
+  });
+}
+function fatesOf(i) {
+  const hashOf2 = new Map(i.hashes.map((h) => [h.path, h.id]));
+  return i.savedDirty.map((p) => {
+    const saved = hashOf2.get(p);
+    const known = saved !== void 0 && saved !== "over 8 MB";
+    if (i.nowDirty.includes(p)) {
+      if (!known) return { path: p, fate: "dirty" };
+      const now = i.blobNow(p);
+      return { path: p, fate: (saved === "deleted" ? now === null : now === saved) ? "unchanged" : "changed" };
+    }
+    const sameContent = (id) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);
+    const holds = (t) => [...t.paths].some(([q, id]) => p.endsWith("/") ? q.startsWith(p) : q === p && sameContent(id));
+    const head = i.onHead?.find(holds);
+    if (head) return { path: p, fate: "committed", commit: head.name, onHead: true };
+    const stash = i.stashes?.find(holds);
+    if (stash) return { path: p, fate: "stashed", stash: stash.name };
+    const other = i.elsewhere?.find(holds);
+    if (other) return { path: p, fate: "committed", commit: other.name, onHead: false };
+    if (i.fromElsewhere) return { path: p, fate: "not-here" };
+    if (!i.fromSaved || i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
+    return { path: p, fate: "reverted" };
+  });
+}
+function clonedAfter(gitDir, savedMs2) {
+  if (gitDir === null || savedMs2 === null) return false;
+  try {
+    const first = readFileSync7(path30.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
+    const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
+    return m !== null && Number(m[1]) * 1e3 >= savedMs2;
+  } catch {
+    return false;
+  }
+}
+function stashCount(commonDir) {
+  if (commonDir === null) return 0;
+  try {
+    const log = readFileSync7(path30.join(commonDir, "logs", "refs", "stash"), "utf8");
+    return log.split("\n").filter((l) => l !== "").length;
+  } catch {
+    return 0;
+  }
+}
+async function objectIds(git, revs) {
+  if (revs.length === 0) return [];
+  const r = await git(["cat-file", "--batch-check"], revs.map((x) => `${x}
+`).join(""));
+  const lines2 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
+  return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines2[i] ?? "")?.[1] ?? null);
+}
+async function untrackedInStashes(git, count, paths) {
+  const asks = Array.from({ length: Math.min(count, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
+  const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
+  const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
+  return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
+}
+async function gatherFateLogs(git, opts) {
+  if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [] };
+  const specs = ["--", ...opts.cleaned.map((p) => `:(top,literal)${p}`)];
+  const since = opts.savedDateMs === null ? [] : [`--since=@${Math.floor(opts.savedDateMs / 1e3)}`];
+  const bound = opts.savedHead !== null ? [`^${opts.savedHead}`] : [...since, "--max-count=500"];
+  const run = async (args) => {
+    const r = await git(args);
+    return r.code === 0 ? parseRawLog(r.stdout) : null;
+  };
+  const stashes = stashCount(opts.commonDir);
+  const notHead = opts.headExists ? ["^HEAD"] : [];
+  const stashLog = ["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs];
+  const [onHead, elsewhere, tracked, untracked] = await Promise.all([
+    opts.headExists ? run(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
+    run(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
+    stashes > 0 ? run(stashLog) : [],
+    stashes > 0 ? untrackedInStashes(git, stashes, opts.cleaned) : []
+  ]);
+  const byName = /* @__PURE__ */ new Map();
+  for (const t of tracked ?? []) byName.set(t.name, t);
+  for (const u of untracked) {
+    const t = byName.get(u.stash) ?? { name: u.stash, paths: /* @__PURE__ */ new Map() };
+    t.paths.set(u.p, u.id);
+    byName.set(u.stash, t);
+  }
+  const n2 = (name2) => Number(/\d+/.exec(name2)?.[0] ?? 0);
+  const all = tracked === null ? null : [...byName.values()].sort((a, b) => n2(a.name) - n2(b.name));
+  return { onHead, elsewhere, stashes: all };
+}
+async function handoffInStash(root, env) {
+  const top = gitTopOf(root);
+  const gitDir = top === null ? null : gitDirOf(top);
+  const count = stashCount(gitDir === null ? null : commonDirOf(gitDir));
+  if (top === null || count === 0) return null;
+  const handoff = `${path30.relative(top, root).split(path30.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
+  if (/[\r\n]/.test(handoff)) return null;
+  const git = (args, input) => runGit(root, args, env, void 0, { input });
+  const n2 = Math.min(count, 100);
+  const revs = Array.from({ length: n2 }, (_, i) => [`stash@{${i}}^3:`, `stash@{${i}}:`, `stash@{${i}}^1:`]);
+  try {
+    const ids = await objectIds(git, revs.flat().map((r) => `${r}${handoff}`));
+    for (let i = 0; i < n2; i++) {
+      const [untracked, tracked, before] = ids.slice(i * 3, i * 3 + 3);
+      if (untracked)
+        return { stash: `stash@{${i}}`, restore: `git restore --overlay --source=stash@{${i}}^3 -- .ai/memory` };
+      if (tracked && !before) {
+        return { stash: `stash@{${i}}`, restore: `git restore --source=stash@{${i}} -- .ai/memory/HANDOFF.md` };
+      }
+    }
+  } catch (err) {
+    if (!(err instanceof GitUnavailable)) throw err;
+  }
+  return null;
+}
+var ZERO, RAW;
+var init_fates = __esm({
+  "src/git/fates.ts"() {
+    "use strict";
+    init_git_dir();
+    init_run();
+    ZERO = /^0+$/;
+    RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
+  }
+});
+
+// src/verbs/check.ts
+var check_exports = {};
+__export(check_exports, {
+  checkVerb: () => checkVerb
+});
+var MESSAGES, CHECKPOINT_PARKED, stashedMessage, checkVerb;
+var init_check = __esm({
+  "src/verbs/check.ts"() {
+    "use strict";
+    init_errors();
+    init_inspect();
+    init_paths();
+    init_conflicted();
+    init_handoff();
+    init_merge_driver_config();
+    init_fates();
+    init_pause();
+    init_common();
+    init_types();
+    init_checkpoint_surface();
+    MESSAGES = {
+      clean: "nothing parked: no saved session state exists",
+      interrupted: "an interrupted save needs recovery: run `recover`, then check again",
+      parked: "a handoff is parked and can be resumed",
+      unsafe: "memory is unsafe or foreign: do not load it; tell the user",
+      conflicted: "memory is conflicted: unresolved merge conflict markers; do not load it: keep one side of each conflict, archive the other, then check again"
+    };
+    CHECKPOINT_PARKED = "an automatic checkpoint is parked: no handoff was written; the resume flow can draft from it";
+    stashedMessage = (stash, restore2) => `a handoff is parked in ${stash}, not in the working tree: bring it back with \`${restore2}\``;
+    checkVerb = {
+      name: "check",
+      options: { root: { type: "string" }, json: { type: "boolean" } },
+      positionals: [0, 0],
+      help: `usage: node memory_io.mjs check [--root DIR] [--json]
+
+Bootstrap check for AGENTS.md-style instructions: what is parked in <root>/.ai/memory?
+Reads nothing into the output and takes no lock. It prints one line, its state's:
+  "${MESSAGES.clean}" (0)
+  "${MESSAGES.interrupted}" (1)
+  "${MESSAGES.parked}" (2)
+  "${MESSAGES.unsafe}" (3)
+${ROOT_HELP}
+exit: 0 nothing parked
+      1 an interrupted save needs recovery: run \`recover\` (only when no live writer
+        holds the lock; takes precedence over 3)
+      2 a handoff is parked; or, with no handoff, an automatic checkpoint holding a
+        capture ("${CHECKPOINT_PARKED}"), or a stash entry holding the handoff
+        (\`git stash -u\` took the memory dir: the line names the command that
+        brings it back)
+      3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no v1
+        marker, a private name holding what no save leaves): do not load it; or
+        conflicted: a memory file holds unresolved merge conflict markers
+      64 usage error
+--json prints {"code", "state", "files", "paused", "message"} and, when they apply,
+"parked" ("handoff", "stash", "checkpoint" or "conflicted"), "stash", "restore",
+"conflicted", "mergeDriverMissing" and "unknownSections": references/verbs.md#check.
+When the kill switch is on, the paused sentence is printed too and the code is kept.
+`,
+      async run(ctx) {
+        let root;
+        try {
+          root = rootOption(ctx);
+        } catch (err) {
+          throw new UsageError(err.message);
+        }
+        const kinds = ["handoff", "lessons", "solutions"];
+        const inspections = kinds.map((k) => inspectFile(root, k, true, { text: true }));
+        const conflicted = inspections.filter((i) => i.status === "present" && typeof i.text === "string" && isConflicted(i.text)).map((i) => FILE_OF[i.kind]);
+        const files = Object.fromEntries(inspections.map((i) => [i.kind, i.status]));
+        let state = null;
+        if (interruptedSave(root) || inspections.some((i) => i.status === "interrupted")) state = "interrupted";
+        else if (inspections.some((i) => i.status === "unsafe" || i.status === "foreign")) state = "unsafe";
+        else if (unsafePrivate(root)) state = "unsafe";
+        else if (conflicted.length > 0) state = "conflicted";
+        else if (files.handoff === "present") state = "parked";
+        const stashed = state === null && files.handoff === "missing" ? await handoffInStash(root, ctx.env) : null;
+        if (stashed !== null || state === null && files.handoff === "missing" && checkpointParked(root)) state = "parked";
+        state ??= "clean";
+        const code = { clean: 0, interrupted: 1, parked: 2, unsafe: 3, conflicted: 3 }[state];
+        const paused = pauseSwitch(memoryDir(root), ctx.env);
+        const pausedLine = paused ? `memory writes are paused: remove ${paused} to resume` : null;
+        let parked;
+        if (state === "conflicted") parked = "conflicted";
+        else if (state === "parked") parked = files.handoff === "present" ? "handoff" : stashed ? "stash" : "checkpoint";
+        let message = MESSAGES[state];
+        if (parked === "checkpoint") message = CHECKPOINT_PARKED;
+        else if (stashed) message = stashedMessage(stashed.stash, stashed.restore);
+        else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
+        const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...stashed };
+        if (state === "conflicted") result.conflicted = conflicted;
+        if (await mergeDriverMissing(root, ctx.env)) result.mergeDriverMissing = true;
+        const handoff = inspections[0];
+        const readable = state === "parked" && typeof handoff.text === "string";
+        const strays = readable ? glanceAtHandoff(handoff.text, Date.now()).strays : [];
+        if (strays.length > 0) result.unknownSections = strays.map((s) => s.near);
+        if (ctx.values.json) return ok(`${JSON.stringify(result)}
+`, [], code);
+        return ok(`${[message, straySentence(strays), pausedLine].filter(Boolean).join("\n")}
+`, [], code);
+      }
+    };
+  }
+});
+
+// src/store/checkpoint-cleanup.ts
+import { linkSync as linkSync5, lstatSync as lstatSync13, readdirSync as readdirSync6, unlinkSync as unlinkSync9 } from "node:fs";
+import path31 from "node:path";
+function pruneCheckpoints(root, keep) {
+  const list2 = listCheckpoints(root);
+  const survivors = new Set(list2.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
+  survivors.add(keep);
+  const deleted = [];
+  for (const e of list2) {
+    if (survivors.has(e.name) || deleted.length >= list2.length - CHECKPOINT_KEEP) continue;
+    try {
+      unlinkSync9(path31.join(checkpointsDir(root), e.name));
+      deleted.push(e.name);
+    } catch {
+    }
+    rmQuietRegular(path31.join(checkpointsDir(root), `.delivered-${e.session}`));
+  }
+  return deleted;
+}
+function cleanCheckpointLeftovers(root) {
+  const dir = checkpointsDir(root);
+  if (checkpointsDirState(root) !== "ok") return [];
+  const actions = [];
+  const entries2 = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
+  for (const e of [...entries2.filter((x) => x.role === "tmp"), ...entries2.filter((x) => x.role === "claim")]) {
+    const st = lstatSync13(e.path, { throwIfNoEntry: false });
+    if (st === void 0 || st.isDirectory()) continue;
+    if (e.role === "claim" && st.isFile()) {
+      try {
+        linkSync5(e.path, path31.join(dir, e.file));
+        actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
+      } catch {
+      }
+    }
+    try {
+      unlinkSync9(e.path);
+      actions.push(`checkpoints/${e.file}: dropped ${e.name} left by an interrupted checkpoint`);
+    } catch {
+    }
+  }
+  try {
+    const names = readdirSync6(dir);
+    const live = /* @__PURE__ */ new Set();
+    for (const name2 of names) {
+      if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
+      const bytes = readHeadBytes(path31.join(dir, name2));
+      if (bytes !== null) live.add(tokenOf(bytes));
+    }
+    const kept = [];
+    for (const name2 of names) {
+      const m = /^\.delivered-(.+)$/.exec(name2);
+      if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
+      const told = readHead(path31.join(dir, name2), 128)?.trim() ?? "";
+      const st = lstatSync13(path31.join(dir, name2), { throwIfNoEntry: false });
+      if (readHead(path31.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path31.join(dir, name2));
+      else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
+    }
+    kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
+    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path31.join(dir, k.name));
+  } catch {
+  }
+  return actions;
+}
+var MARKERS_KEPT, CHECKPOINT_KEEP;
+var init_checkpoint_cleanup = __esm({
+  "src/store/checkpoint-cleanup.ts"() {
+    "use strict";
+    init_checkpoint_name();
+    init_checkpoints();
+    init_checkpoints();
+    init_files();
+    init_private();
+    MARKERS_KEPT = 20;
+    CHECKPOINT_KEEP = 5;
+  }
+});
+
+// src/verbs/recover.ts
+var recover_exports = {};
+__export(recover_exports, {
+  recoverVerb: () => recoverVerb
+});
+import { readdirSync as readdirSync7 } from "node:fs";
+var recoverVerb;
+var init_recover2 = __esm({
+  "src/verbs/recover.ts"() {
+    "use strict";
+    init_mutate();
+    init_recover();
+    init_paths();
+    init_pause();
+    init_common();
+    init_types();
+    init_checkpoints();
+    init_checkpoint_cleanup();
+    init_drafts();
+    recoverVerb = {
+      name: "recover",
+      options: { root: { type: "string" }, "lock-timeout": { type: "string" }, json: { type: "boolean" } },
+      positionals: [0, 0],
+      help: `usage: node memory_io.mjs recover [--root DIR] [--lock-timeout SECONDS] [--json]
+
+Repairs what an interrupted save left (a private claim or temp file, a half-done archive
+step, pruning a crash skipped): afterwards each file is whole -- the complete old or the
+complete new version --, no prior version is lost, and no private file remains; the
+reference helper's (memory_io.py) leftovers too. It also removes what an interrupted
+\`checkpoint\` left in checkpoints/, and drafts untouched for an hour, saying each.
+Idempotent and resumable; with nothing to do it prints "nothing to recover". The next
+\`write\` runs the same repair first. A private name holding what no save leaves (a link, a
+directory, a file hard-linked elsewhere) is refused, naming it: move it away, then retry.
+${ROOT_HELP}
+exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
+`,
+      async run(ctx) {
+        const lockTimeoutSeconds = lockTimeoutOption(ctx);
+        const root = rootOption(ctx);
+        let actions = [];
+        if (checkTree(root) || pendingRepairs(root).length > 0) {
+          const dotted = () => readdirSync7(checkpointsDir(root)).some((n2) => n2.startsWith("."));
+          const leftovers = () => checkpointsDirState(root) === "ok" && dotted();
+          const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
+          const { result, repairs } = await underLock(options, async () => [
+            ...leftovers() ? cleanCheckpointLeftovers(root) : [],
+            ...removeLeftoverDrafts(root)
+          ]);
+          actions = [...repairs.map((r) => r.replace(/^recovered: /, "")), ...result];
+        } else {
+          assertNotPaused(memoryDir(root), ctx.env);
+        }
+        if (ctx.values.json) return ok(`${JSON.stringify({ actions })}
+`);
+        return ok(actions.length > 0 ? `${actions.join("\n")}
+` : "nothing to recover\n");
+      }
+    };
+  }
+});
+
+// src/guard/token-shape.ts
+function mayHoldToken(text) {
+  for (const m of text.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
+  return false;
+}
+function withoutTokens(text) {
+  return mayHoldToken(text) ? redactVendorShapes(text) : text;
+}
+function anchorsWithoutTokens(lines2) {
+  const one = (l) => l.startsWith("- HEAD: ") || l.startsWith("- Date: ") ? l : withoutTokens(l);
+  return typeof lines2 === "string" ? lines2.split("\n").map(one).join("\n") : lines2.map(one);
+}
+var init_token_shape = __esm({
+  "src/guard/token-shape.ts"() {
+    "use strict";
+    init_redact();
+  }
+});
+
+// src/verbs/anchors.ts
+var anchors_exports = {};
+__export(anchors_exports, {
+  anchorsVerb: () => anchorsVerb
+});
+var anchorsVerb;
+var init_anchors2 = __esm({
+  "src/verbs/anchors.ts"() {
+    "use strict";
+    init_anchors();
+    init_token_shape();
+    init_anchor_lines();
+    init_common();
+    init_types();
+    anchorsVerb = {
+      name: "anchors",
+      options: { root: { type: "string" }, json: { type: "boolean" }, "key-file": { type: "string", multiple: true } },
+      positionals: [0, 0],
+      help: `usage: node memory_io.mjs anchors [--root DIR] [--key-file PATH]... [--json]
+
+Prints the lines of the handoff's \`## Environment anchors\` section (without the
+heading), ready to paste:
+  - Branch: <name, or (detached)>
+  - HEAD: <full 40/64-hex id>            (\`none (no commits yet)\` in a new repository)
+  - Dirty files: <paths, comma-separated, or none>
+  - Dirty hashes: <path> <blob id>, ...   (only with dirty files)
+  - Date: <now, ISO-8601 UTC with Z>
+  - In progress: <operation>[ of <branch>] (<n> conflicted files)
+                 (only while git is in the middle of a rebase, merge, \u2026)
+Outside a git repository, or when git is not on PATH (said on stderr), the Date
+and, with --key-file, \`- Key file mtimes: <path> @ <time, or missing>, ...\`.
+The memory dir and the running skill's own folder are never listed. Runs one git
+process; writes nothing. How each line is made: references/verbs.md#anchors.
+
+options:
+  --key-file PATH  a file inside the root whose time to record (repeatable)
+  --json      print {"insideGit", "branch", "head", "dirty", "date", "keyFileMtimes",
+              "gitNote", "markdown"}
+${ROOT_HELP}
+exit: 0 printed
+      2 usage error, or the root is missing or a link
+`,
+      async run(ctx) {
+        const root = rootOption(ctx);
+        const keyFiles = ctx.values["key-file"] ?? [];
+        const options = { skillDir: ctx.skillDir ?? null, hashes: true };
+        const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, options);
+        const markdown = anchorsWithoutTokens(renderAnchorLines(a));
+        const stderr = [];
+        if (a.gitNote !== null) stderr.push(`note: ${a.gitNote}`);
+        for (const s of a.skippedKeyFiles) stderr.push(`warning: --key-file ${quotedPath(s.path)} skipped: ${s.reason}`);
+        if (ctx.values.json === true) {
+          const { skippedKeyFiles: _skipped, ...rest } = a;
+          const branch = rest.branch === null ? null : withoutTokens(rest.branch);
+          return ok(`${JSON.stringify({ ...rest, branch, dirty: rest.dirty.map(withoutTokens), markdown })}
+`, stderr);
+        }
+        return ok(markdown, stderr);
+      }
+    };
   }
 });
 
@@ -8517,7 +8498,7 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import path33 from "node:path";
+import path32 from "node:path";
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
   p.catch(() => void 0);
@@ -8568,7 +8549,7 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   const keyFiles = [.../* @__PURE__ */ new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
   const top = gitTopOf(root);
-  const rel = top === null ? "" : path33.relative(top, root).split(path33.sep).join("/");
+  const rel = top === null ? "" : path32.relative(top, root).split(path32.sep).join("/");
   const prefix = rel === "" ? "" : `${rel}/`;
   if (opts.handoffToken != null) facts.savedBy = savedByOf(root, opts.handoffToken);
   try {
@@ -8789,7 +8770,7 @@ async function measureFates(git, facts, anchors, at2) {
     savedDirty: facts.saved.dirty ?? [],
     hashes: anchors.dirtyHashes ?? [],
     nowDirty: now.dirty,
-    blobNow: (p) => blobIdOf(path33.join(at2.top, p), format2),
+    blobNow: (p) => blobIdOf(path32.join(at2.top, p), format2),
     ...logs,
     // A clone made after the save did not save it, record or not.
     fromSaved: present2 && head !== null,
@@ -9528,7 +9509,7 @@ __export(brief_exports, {
   briefVerb: () => briefVerb
 });
 import { existsSync as existsSync4 } from "node:fs";
-import path34 from "node:path";
+import path33 from "node:path";
 function sideTime(text, now) {
   const st = stateTimeOfText(text, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
@@ -9645,7 +9626,7 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync4(path34.join(archiveDir(root), merged[1])))
+        if (merged && existsSync4(path33.join(archiveDir(root), merged[1])))
           brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
@@ -9658,7 +9639,7 @@ exit: 0 brief printed
 
 // src/agents/hook-input.ts
 import { existsSync as existsSync5 } from "node:fs";
-import path35 from "node:path";
+import path34 from "node:path";
 async function readHookJson(ctx, max) {
   return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
 }
@@ -9673,10 +9654,10 @@ function hookObject(data, max) {
   }
 }
 function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync5(path35.join(root, ".ai", "memory"))) return false;
+  if (!skillDir || home === "" || existsSync5(path34.join(root, ".ai", "memory"))) return false;
   const under = (dir, base) => {
-    const rel = path35.relative(base, dir);
-    return !rel.startsWith("..") && !path35.isAbsolute(rel);
+    const rel = path34.relative(base, dir);
+    return !rel.startsWith("..") && !path34.isAbsolute(rel);
   };
   return under(skillDir, home) && !under(skillDir, root);
 }
@@ -9873,7 +9854,7 @@ ${paused ? `${SENTENCES.paused()}
 
 // src/store/archive-entries.ts
 import { lstatSync as lstatSync14, readdirSync as readdirSync8 } from "node:fs";
-import path36 from "node:path";
+import path35 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
@@ -9888,7 +9869,7 @@ function listArchives(root) {
   for (const name2 of readdirSync8(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync14(path36.join(dir, name2));
+      const s = lstatSync14(path35.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -9903,9 +9884,9 @@ function assertArchiveName(name2) {
 }
 async function readArchive(root, name2) {
   assertArchiveName(name2);
-  const got = checkTree(root) ? await readStable(path36.join(archiveDir(root), name2)) : null;
+  const got = checkTree(root) ? await readStable(path35.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path36.join(archiveDir(root), name2));
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path35.join(archiveDir(root), name2));
   return got;
 }
 var init_archive_entries = __esm({
@@ -10063,7 +10044,7 @@ __export(archives_exports, {
   restoreProblem: () => restoreProblem
 });
 import { lstatSync as lstatSync15 } from "node:fs";
-import path37 from "node:path";
+import path36 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -10150,7 +10131,7 @@ async function restore(ctx, name2) {
       validate: () => {
         assertArchiveName(name2);
         try {
-          lstatSync15(path37.join(archiveDir(root), name2));
+          lstatSync15(path36.join(archiveDir(root), name2));
         } catch {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
@@ -10160,7 +10141,7 @@ async function restore(ctx, name2) {
       const archived2 = await readArchive(root, name2);
       const problem = restoreProblem(archived2.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path37.join(memoryDir(root), file));
+      const current = await readStable(path36.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived2.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -10575,10 +10556,10 @@ alwaysApply: true
 });
 
 // src/agents/skill-place.ts
-import { accessSync, closeSync as closeSync8, constants as constants6, lstatSync as lstatSync16, mkdirSync as mkdirSync5, openSync as openSync7, readdirSync as readdirSync9, readFileSync as readFileSync9 } from "node:fs";
+import { accessSync, closeSync as closeSync8, constants as constants6, lstatSync as lstatSync16, mkdirSync as mkdirSync5, openSync as openSync7, readdirSync as readdirSync9, readFileSync as readFileSync8 } from "node:fs";
 import { readlinkSync as readlinkSync3, renameSync as renameSync4, rmdirSync as rmdirSync2, rmSync as rmSync3, statSync, symlinkSync, writeFileSync as writeFileSync5 } from "node:fs";
 import { createHash as createHash2 } from "node:crypto";
-import path38 from "node:path";
+import path37 from "node:path";
 function present(p) {
   try {
     lstatSync16(p);
@@ -10588,7 +10569,7 @@ function present(p) {
   }
 }
 function detectAgents(agents, base, global) {
-  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => present(path38.join(base, m))));
+  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => present(path37.join(base, m))));
 }
 function linkFolderFor(agent, global) {
   const folders = agent.skillFolders[global ? "home" : "project"];
@@ -10598,7 +10579,7 @@ function linkFolderFor(agent, global) {
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path38.join(dir, rel);
+    const abs = path37.join(dir, rel);
     let st;
     try {
       st = lstatSync16(abs);
@@ -10616,25 +10597,25 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps2 = [];
   for (const rel of want) {
-    const dest = path38.join(to, rel);
+    const dest = path37.join(to, rel);
     let have = null;
     try {
-      have = lstatSync16(dest).isFile() ? readFileSync9(dest) : null;
+      have = lstatSync16(dest).isFile() ? readFileSync8(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: present(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync9(path38.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync8(path37.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
   return steps2;
 }
 function linkOnTheWay(base, p) {
-  const parts = path38.relative(base, path38.dirname(p)).split(path38.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path38.dirname(p);
+  const parts = path37.relative(base, path37.dirname(p)).split(path37.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path37.dirname(p);
   let at2 = base;
   for (const part of parts) {
-    at2 = path38.join(at2, part);
+    at2 = path37.join(at2, part);
     let st;
     try {
       st = lstatSync16(at2, { throwIfNoEntry: false });
@@ -10646,7 +10627,7 @@ function linkOnTheWay(base, p) {
   return null;
 }
 function readCopyRecord(dir) {
-  const file = path38.join(dir, RECORD);
+  const file = path37.join(dir, RECORD);
   let st;
   try {
     st = lstatSync16(file, { throwIfNoEntry: false });
@@ -10658,7 +10639,7 @@ function readCopyRecord(dir) {
     throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
   }
   try {
-    const r = JSON.parse(readFileSync9(file, "utf8"));
+    const r = JSON.parse(readFileSync8(file, "utf8"));
     const files = r.files;
     if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
     if (!Array.isArray(r.createdDirs)) return null;
@@ -10669,9 +10650,9 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path38.join(dir, rel))]));
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path37.join(dir, rel))]));
   const flags = constants6.O_WRONLY | constants6.O_CREAT | constants6.O_TRUNC | (constants6.O_NOFOLLOW ?? 0);
-  const fd = openSync7(path38.join(dir, RECORD), flags, 420);
+  const fd = openSync7(path37.join(dir, RECORD), flags, 420);
   try {
     writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
@@ -10680,11 +10661,11 @@ function writeCopyRecord(dir, createdDirs) {
   }
 }
 function dropCopyRecord(dir) {
-  rmSync3(path38.join(dir, RECORD), { force: true });
+  rmSync3(path37.join(dir, RECORD), { force: true });
 }
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
-    const file = path38.join(dir, rel);
+    const file = path37.join(dir, rel);
     return !lstatSync16(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
@@ -10698,14 +10679,14 @@ function linkState(place, target) {
   }
   if (st.isSymbolicLink()) {
     const to = readlinkSync3(place);
-    return path38.resolve(path38.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path37.resolve(path37.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return present(path38.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return present(path37.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path38.dirname(file);
-  for (let i = 0; i < 64 && !present(dir); i++) dir = path38.dirname(dir);
+  let dir = path37.dirname(file);
+  for (let i = 0; i < 64 && !present(dir); i++) dir = path37.dirname(dir);
   if (!lstatSync16(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync(dir, constants6.W_OK);
@@ -10721,21 +10702,21 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps2) {
   for (const s of steps2) {
-    const dest = path38.join(to, s.rel);
+    const dest = path37.join(to, s.rel);
     if (s.action === "remove") {
       rmSync3(dest, { force: true });
-      removeEmptyUpTo(path38.dirname(dest), to);
+      removeEmptyUpTo(path37.dirname(dest), to);
       continue;
     }
-    mkdirSync5(path38.dirname(dest), { recursive: true });
+    mkdirSync5(path37.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path38.join(from, s.rel);
-    writeFileSync5(temp, readFileSync9(src), { mode: statSync(src).mode & 511 });
+    const src = path37.join(from, s.rel);
+    writeFileSync5(temp, readFileSync8(src), { mode: statSync(src).mode & 511 });
     renameSync4(temp, dest);
   }
 }
 function removeEmptyUpTo(dir, stop) {
-  for (let d = dir; d.startsWith(`${stop}${path38.sep}`); d = path38.dirname(d)) {
+  for (let d = dir; d.startsWith(`${stop}${path37.sep}`); d = path37.dirname(d)) {
     try {
       rmdirSync2(d);
     } catch {
@@ -10744,8 +10725,8 @@ function removeEmptyUpTo(dir, stop) {
   }
 }
 function makeLink(place, target) {
-  mkdirSync5(path38.dirname(place), { recursive: true });
-  symlinkSync(path38.relative(path38.dirname(place), target), place, "dir");
+  mkdirSync5(path37.dirname(place), { recursive: true });
+  symlinkSync(path37.relative(path37.dirname(place), target), place, "dir");
 }
 var SKILL_ENTRIES, CANONICAL, RECORD, hashOf, safeDir;
 var init_skill_place = __esm({
@@ -10755,15 +10736,15 @@ var init_skill_place = __esm({
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    hashOf = (file) => createHash2("sha256").update(readFileSync9(file)).digest("hex");
-    safeDir = (d) => typeof d === "string" && d !== "" && !path38.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+    hashOf = (file) => createHash2("sha256").update(readFileSync8(file)).digest("hex");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path37.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
 // src/agents/agent-file.ts
-import { accessSync as accessSync2, closeSync as closeSync9, constants as constants7, existsSync as existsSync6, lstatSync as lstatSync17, mkdirSync as mkdirSync6, openSync as openSync8, readFileSync as readFileSync10 } from "node:fs";
+import { accessSync as accessSync2, closeSync as closeSync9, constants as constants7, existsSync as existsSync6, lstatSync as lstatSync17, mkdirSync as mkdirSync6, openSync as openSync8, readFileSync as readFileSync9 } from "node:fs";
 import { readlinkSync as readlinkSync4, rmdirSync as rmdirSync3, unlinkSync as unlinkSync10 } from "node:fs";
-import path39 from "node:path";
+import path38 from "node:path";
 async function readAgentFile(file, snippet) {
   let read;
   try {
@@ -10797,7 +10778,7 @@ function linkTarget(file) {
 function assertReplaceable(file, snippet) {
   try {
     closeSync9(openSync8(file, constants7.O_WRONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK));
-    accessSync2(path39.dirname(file), constants7.W_OK);
+    accessSync2(path38.dirname(file), constants7.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -10807,7 +10788,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path39.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path38.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -10839,8 +10820,8 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
 function missingDirs(base, dir) {
   const missing = [];
   let cur = base;
-  for (const part of path39.relative(base, dir).split(path39.sep).filter(Boolean)) {
-    cur = path39.join(cur, part);
+  for (const part of path38.relative(base, dir).split(path38.sep).filter(Boolean)) {
+    cur = path38.join(cur, part);
     const st = missing.length > 0 ? void 0 : lstatSync17(cur, { throwIfNoEntry: false });
     if (st === void 0) missing.push(cur);
     else if (st.isSymbolicLink() || !st.isDirectory()) {
@@ -10865,14 +10846,14 @@ function removeEmptyDirs(dirs) {
   return removed;
 }
 function recordNode(dir, execPath) {
-  const target = path39.join(dir, "node");
+  const target = path38.join(dir, "node");
   try {
-    if (readFileSync10(target, "utf8") === `${execPath}
+    if (readFileSync9(target, "utf8") === `${execPath}
 `) return;
   } catch {
   }
   const missing = [];
-  for (let d = dir; !existsSync6(d) && path39.dirname(d) !== d; d = path39.dirname(d)) missing.unshift(d);
+  for (let d = dir; !existsSync6(d) && path38.dirname(d) !== d; d = path38.dirname(d)) missing.unshift(d);
   try {
     mkdirSync6(dir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -11466,12 +11447,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path54) {
+function findNodeAtLocation(root, path53) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path54) {
+  for (let segment of path53) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -12221,7 +12202,7 @@ var init_json_hooks = __esm({
 });
 
 // src/agents/plan.ts
-import path40 from "node:path";
+import path39 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2.hooks, edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12267,7 +12248,7 @@ function uninstallText(edit2, agent, current, shown) {
   }
 }
 function editPath(base, edit2) {
-  return path40.join(base, ...edit2.file.split("/"));
+  return path39.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
@@ -12280,8 +12261,8 @@ var init_plan = __esm({
 });
 
 // src/agents/installer.ts
-import { existsSync as existsSync7, lstatSync as lstatSync18, readFileSync as readFileSync11, rmSync as rmSync4 } from "node:fs";
-import path41 from "node:path";
+import { existsSync as existsSync7, lstatSync as lstatSync18, readFileSync as readFileSync10, rmSync as rmSync4 } from "node:fs";
+import path40 from "node:path";
 async function install(t, env) {
   const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) {
@@ -12294,7 +12275,7 @@ async function install(t, env) {
   }
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path40.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -12311,7 +12292,7 @@ async function install(t, env) {
       lines2.push(p.snap.bytes?.equals(bytes) ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
-    const dirs = missingDirs(t.base, path41.dirname(p.file));
+    const dirs = missingDirs(t.base, path40.dirname(p.file));
     makeDirs(dirs);
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
@@ -12328,7 +12309,7 @@ async function install(t, env) {
   return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...keep, ...old] };
 }
 function dropOldRecords(dir) {
-  const records = path41.join(dir, "installs");
+  const records = path40.join(dir, "installs");
   if (lstatSync18(records, { throwIfNoEntry: false }) === void 0) return [];
   rmSync4(records, { recursive: true, force: true });
   return [`removed ${records}: an older version's copies of agent files, no longer read`];
@@ -12336,7 +12317,7 @@ function dropOldRecords(dir) {
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path40.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -12357,7 +12338,7 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeEmptyUpTo(path41.dirname(p.file), t.base);
+  for (const p of removed) removeEmptyUpTo(path40.dirname(p.file), t.base);
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
   return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...old] };
 }
@@ -12366,7 +12347,7 @@ function anotherInstalled(t, skip) {
     const file = editPath(t.base, edit2);
     const st = lstatSync18(file, { throwIfNoEntry: false });
     if (skip.has(file) || st === void 0 || !st.isFile() || st.size > 4e6) return false;
-    return holdsOurs(edit2, readFileSync11(file, "utf8"));
+    return holdsOurs(edit2, readFileSync10(file, "utf8"));
   }));
 }
 var init_installer = __esm({
@@ -12386,19 +12367,19 @@ var init_installer = __esm({
 
 // src/agents/install-lock.ts
 import { lstatSync as lstatSync19, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
-import path42 from "node:path";
+import path41 from "node:path";
 async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
   let root = null;
   try {
-    root = global ? null : findRoot(path42.resolve(ctx.cwd, given), ctx.env).root;
+    root = global ? null : findRoot(path41.resolve(ctx.cwd, given), ctx.env).root;
   } catch {
     return run();
   }
-  const lockDir = path42.join(root === null ? userDir(ctx.env) : path42.join(root, ".ai"), ".install.lock");
-  const parent = path42.dirname(lockDir);
+  const lockDir = path41.join(root === null ? userDir(ctx.env) : path41.join(root, ".ai"), ".install.lock");
+  const parent = path41.dirname(lockDir);
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
@@ -12410,9 +12391,9 @@ async function underInstallLock(ctx, uninstall2, run) {
       await lock.release();
     }
   } finally {
-    const stop = global ? path42.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path42.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path42.dirname(dir)) {
+    const stop = global ? path41.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path41.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path41.dirname(dir)) {
       try {
         rmdirSync4(dir);
       } catch {
@@ -12442,20 +12423,20 @@ var init_install_lock = __esm({
 
 // src/agents/target.ts
 import { realpathSync as realpathSync4 } from "node:fs";
-import path43 from "node:path";
+import path42 from "node:path";
 function real2(p) {
   try {
     return realpathSync4(p);
   } catch {
-    return path43.resolve(p);
+    return path42.resolve(p);
   }
 }
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path43.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path43.join(real2(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path42.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path42.join(real2(path42.dirname(path42.dirname(path42.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path43.relative(real2(root), abs);
-  return { abs, rel: rel.startsWith("..") || path43.isAbsolute(rel) ? null : rel.split(path43.sep).join("/") };
+  const rel = path42.relative(real2(root), abs);
+  return { abs, rel: rel.startsWith("..") || path42.isAbsolute(rel) ? null : rel.split(path42.sep).join("/") };
 }
 function targetOf(agent, root, helper, env, dryRun) {
   const global = root === null;
@@ -12506,7 +12487,7 @@ __export(init_exports, {
   initVerb: () => initVerb
 });
 import { existsSync as existsSync8, lstatSync as lstatSync20, realpathSync as realpathSync5, rmdirSync as rmdirSync5, rmSync as rmSync5 } from "node:fs";
-import path44 from "node:path";
+import path43 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
   if (global && typeof ctx.values.root === "string") {
@@ -12523,7 +12504,7 @@ function planOf(ctx) {
   if (global) base = realpathSync5(homeFolder(ctx.env));
   else {
     const given = typeof ctx.values.root === "string";
-    const found = findRoot(path44.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
+    const found = findRoot(path43.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
     if (!given && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -12548,17 +12529,17 @@ function planOf(ctx) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync5(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync8(path44.join(source, "SKILL.md"))) {
+  const source = realpathSync5(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync8(path43.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p) => `${global ? "~/" : ""}${path44.relative(base, p).split(path44.sep).join("/")}`;
+  const shown = (p) => `${global ? "~/" : ""}${path43.relative(base, p).split(path43.sep).join("/")}`;
   const dryRun = ctx.values["dry-run"] === true;
-  return { base, global, dryRun, source, dest: path44.join(base, CANONICAL), agents, shown };
+  return { base, global, dryRun, source, dest: path43.join(base, CANONICAL), agents, shown };
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path44.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path43.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = targetOf(agent, root, helper, ctx.env, dryRun);
   const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
@@ -12566,7 +12547,7 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
 }
 function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path44.join(plan2.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path43.join(plan2.base, f, "session-handoff"));
 }
 function counted(steps2) {
   const n2 = (a) => steps2.filter((s) => s.action === a).length;
@@ -12592,13 +12573,13 @@ async function init(ctx, plan2) {
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && ctx.values.replace !== true) {
-    const names = edited.slice(0, 5).map((rel) => shown(path44.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown(path43.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path44.join(dest, s.rel));
+  const writes = steps2.map((s) => path43.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -12606,11 +12587,11 @@ async function init(ctx, plan2) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path44.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path43.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const made = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => missingUnder(plan2.base, d));
+  const made = [dest, ...links.map((l) => path43.dirname(l.place))].flatMap((d) => missingUnder(plan2.base, d));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -12655,7 +12636,7 @@ async function init(ctx, plan2) {
     }
   }
   const who = plan2.agents.map((a) => a.name).join(", ");
-  const copy = shown(path44.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path43.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   lines2.push(`next: start a new session (${who}) and ${SAY2}`);
   return ok(`${lines2.join("\n")}
@@ -12663,8 +12644,8 @@ async function init(ctx, plan2) {
 }
 function missingUnder(base, dir) {
   const out = [];
-  for (let d = dir; d.startsWith(`${base}${path44.sep}`) && !existsSync8(d); d = path44.dirname(d)) {
-    out.push(path44.relative(base, d).split(path44.sep).join("/"));
+  for (let d = dir; d.startsWith(`${base}${path43.sep}`) && !existsSync8(d); d = path43.dirname(d)) {
+    out.push(path43.relative(base, d).split(path43.sep).join("/"));
   }
   return out;
 }
@@ -12691,7 +12672,7 @@ async function undo(ctx, plan2) {
     }
     if (!plan2.dryRun) {
       rmSync5(place, { recursive: state === "copy", force: true });
-      removeEmptyUpTo(path44.dirname(place), path44.join(plan2.base, path44.relative(plan2.base, place).split(path44.sep)[0]));
+      removeEmptyUpTo(path43.dirname(place), path43.join(plan2.base, path43.relative(plan2.base, place).split(path43.sep)[0]));
     }
     lines2.push(`${would} ${shown(place)}`);
   }
@@ -12700,18 +12681,18 @@ async function undo(ctx, plan2) {
   const files = all.filter((rel) => !kept.includes(rel));
   if (files.length > 0 && !(existsSync8(dest) && lstatSync20(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync5(path44.join(dest, rel), { force: true });
+      for (const rel of files) rmSync5(path43.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
-      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), plan2.base);
+      for (const rel of files) removeEmptyUpTo(path43.dirname(path43.join(dest, rel)), plan2.base);
     }
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines2.push(`left ${shown(path44.join(dest, rel))}: you edited it since init copied it`);
+    for (const rel of kept) lines2.push(`left ${shown(path43.join(dest, rel))}: you edited it since init copied it`);
   }
   const made = [...record2?.createdDirs ?? []].sort((a, b) => b.length - a.length);
   for (const rel of plan2.dryRun ? [] : made) {
-    if (linkOnTheWay(plan2.base, path44.join(plan2.base, rel)) !== null) continue;
+    if (linkOnTheWay(plan2.base, path43.join(plan2.base, rel)) !== null) continue;
     try {
-      rmdirSync5(path44.join(plan2.base, rel));
+      rmdirSync5(path43.join(plan2.base, rel));
     } catch {
     }
   }
@@ -12892,11 +12873,11 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { existsSync as existsSync9, lstatSync as lstatSync21, readFileSync as readFileSync12 } from "node:fs";
-import path45 from "node:path";
+import { existsSync as existsSync9, lstatSync as lstatSync21, readFileSync as readFileSync11 } from "node:fs";
+import path44 from "node:path";
 function readText(p) {
   try {
-    return lstatSync21(p).isFile() ? readFileSync12(p, "utf8") : null;
+    return lstatSync21(p).isFile() ? readFileSync11(p, "utf8") : null;
   } catch {
     return null;
   }
@@ -12913,7 +12894,7 @@ function installShaped(edit2, command) {
     if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path45.win32 : path45.posix).basename(name2);
+    const base = (windowsShaped(name2) ? path44.win32 : path44.posix).basename(name2);
     if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
@@ -12947,7 +12928,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readText(path45.join(env.CODEX_HOME || path45.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readText(path44.join(env.CODEX_HOME || path44.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -12963,9 +12944,9 @@ function budgetFinding(text, file, fixCmd2) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path45.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path44.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path45.win32.join(dir, "sh.exe");
+    const sh = path44.win32.join(dir, "sh.exe");
     if (existsSync9(sh)) return sh;
   }
   return null;
@@ -13021,27 +13002,27 @@ var init_doctor_checks = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync10, readFileSync as readFileSync13 } from "node:fs";
-import path46 from "node:path";
+import { existsSync as existsSync10, readFileSync as readFileSync12 } from "node:fs";
+import path45 from "node:path";
 function json(file) {
   try {
-    const v = JSON.parse(readFileSync13(file, "utf8").slice(0, 1e6));
+    const v = JSON.parse(readFileSync12(file, "utf8").slice(0, 1e6));
     return isObj2(v) ? v : null;
   } catch {
     return null;
   }
 }
 function claudePluginInstalls(home) {
-  const plugins = json(path46.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path45.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path46.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path45.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = isObj2(raw) ? raw : {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path46.isAbsolute(at2) && existsSync10(path46.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path45.isAbsolute(at2) && existsSync10(path45.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -13063,7 +13044,7 @@ __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
 import { readdirSync as readdirSync10 } from "node:fs";
-import path47 from "node:path";
+import path46 from "node:path";
 function fixCmd(r, verb, withRoot = true) {
   const h = shellWord(r.helper.abs);
   const root = withRoot ? shellWord(r.root) : "";
@@ -13076,9 +13057,9 @@ function agentFix(r, verb, name2) {
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path47.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path47.join(r.home, f, "session-handoff"))
-  ].filter((d) => exists(path47.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path46.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path46.join(r.home, f, "session-handoff"))
+  ].filter((d) => exists(path46.join(d, "SKILL.md")));
   let edits = [];
   try {
     edits = agent.edits(r.helper, r.global);
@@ -13093,7 +13074,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path47.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path46.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -13114,7 +13095,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path47.basename(edit2.file) === "AGENTS.md") {
+  if (path46.basename(edit2.file) === "AGENTS.md") {
     const over = budgetFinding(text, edit2.file, reinstall);
     if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -13180,13 +13161,13 @@ async function memoryState(r) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path47.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path46.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
     problems.push({ what: "a memory file failed safety or schema checks", fix });
   }
-  if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: fixCmd(r, "publish") });
+  if (await mergeDriverMissing(root, r.env)) problems.push({ what: MERGE_DRIVER_MISSING, fix: fixCmd(r, "publish") });
   const driverGone = await driverPartMissing(root, r.env);
   if (driverGone !== null) {
     const what = `${driverGone}: memory files merge as text (conflict markers)`;
@@ -13222,7 +13203,7 @@ function journalState(r) {
     }
   }
   for (const p of problems) {
-    const where = `${path47.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path46.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     r.problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -13334,7 +13315,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path47.resolve(home);
+          root = path46.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -13357,7 +13338,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 
 // src/git/publish-memory.ts
 import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, statSync as statSync2 } from "node:fs";
-import path48 from "node:path";
+import path47 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -13367,11 +13348,11 @@ async function skippedPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path48.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path47.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
     try {
-      accessSync3(path48.join(hooksDir, h), constants8.X_OK);
-      return statSync2(path48.join(hooksDir, h)).isFile();
+      accessSync3(path47.join(hooksDir, h), constants8.X_OK);
+      return statSync2(path47.join(hooksDir, h)).isFile();
     } catch {
       return false;
     }
@@ -13405,7 +13386,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path48.relative(top, memDir).split(path48.sep).join("/");
+  const memRel = path47.relative(top, memDir).split(path47.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   const ignored = await runGit(top, ["check-ignore", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
   if (ignored.code === 0) {
@@ -13426,7 +13407,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync11(path48.join(memDir, "journal", "OFF"));
+  const journal = !existsSync11(path47.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -13852,7 +13833,7 @@ function patchEdits(input) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  return files.map((path54) => ({ kind: "edit", path: path54 }));
+  return files.map((path53) => ({ kind: "edit", path: path53 }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -14002,7 +13983,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path54) => path54 && events.push({ kind: "edit", path: path54 });
+    addEdit = (events, path53) => path53 && events.push({ kind: "edit", path: path53 });
   }
 });
 
@@ -14554,9 +14535,9 @@ __export(checkpoint_exports, {
   checkpointVerb: () => checkpointVerb
 });
 import { lstatSync as lstatSync22, readdirSync as readdirSync11 } from "node:fs";
-import path49 from "node:path";
+import path48 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path49.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path48.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -14572,7 +14553,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path49.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path48.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -14585,7 +14566,7 @@ function projectHandoffs(root) {
 function pruneOfferMarkers(dir, nowMs) {
   try {
     for (const name2 of readdirSync11(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
-      const p = path49.join(dir, name2);
+      const p = path48.join(dir, name2);
       if (nowMs - lstatSync22(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     }
   } catch {
@@ -14706,7 +14687,7 @@ async function runCheckpoint(ctx) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
   }
   const home = homeFolder(ctx.env);
-  if (root === path49.parse(root).root || home !== "" && samePath(root, path49.resolve(home))) {
+  if (root === path48.parse(root).root || home !== "" && samePath(root, path48.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return ok("", [...notes, CHECKPOINT_LINES.skipped(why)]);
   }
@@ -14723,7 +14704,7 @@ async function runCheckpoint(ctx) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path49.join(dir, name2);
+  const file = path48.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -14899,7 +14880,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path50 from "node:path";
+import path49 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -14964,7 +14945,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path50.join(memoryDir(root), "HANDOFF.md"), 1e6);
+          const handoff = readHead(path49.join(memoryDir(root), "HANDOFF.md"), 1e6);
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
@@ -15126,7 +15107,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path51 from "node:path";
+import path50 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15208,7 +15189,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText2(path51.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText2(path50.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -15223,9 +15204,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path51.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path50.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText2(path51.join(mem, file), file, notes);
+      const text = await readText2(path50.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -15516,7 +15497,7 @@ __export(journal_exports, {
   journalVerb: () => journalVerb
 });
 import { lstatSync as lstatSync23, unlinkSync as unlinkSync11 } from "node:fs";
-import path52 from "node:path";
+import path51 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -15571,13 +15552,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync23(path52.join(journalDir(root), f.name));
+            const st = lstatSync23(path51.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync11(path52.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync11(path51.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -15593,8 +15574,8 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync24, mkdirSync as mkdirSync9, openSync as openSync10, readFileSync as readFileSync14, writeSync as writeSync2 } from "node:fs";
-import path53 from "node:path";
+import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync24, mkdirSync as mkdirSync9, openSync as openSync10, readFileSync as readFileSync13, writeSync as writeSync2 } from "node:fs";
+import path52 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync10(p, flags | NOFOLLOW);
   try {
@@ -15605,7 +15586,7 @@ function onRegularFile(p, flags, use) {
   }
 }
 function memorySide(p, side) {
-  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync14(fd)));
+  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync13(fd)));
   if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
   return m.text;
 }
@@ -15615,7 +15596,7 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path53.join(at2, part);
+    at2 = path52.join(at2, part);
     let st;
     try {
       st = lstatSync24(at2);
@@ -15728,7 +15709,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive2(path53.join(dir, name2), loser);
+          createExclusive2(path52.join(dir, name2), loser);
           const merged = mergeHandoffs(winner, loser);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
           const at2 = stateTimeOfText(loser, Date.now());

@@ -7,9 +7,9 @@ import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
 import { GitUnavailable, runGit } from "./run.ts";
-import { DRIVER_NAME } from "./merge-driver-state.ts";
 
-export { MERGE_DRIVER_MISSING, mergeDriverMissing } from "./merge-driver-state.ts";
+/** The driver's name in git's config and `.gitattributes`. */
+const DRIVER_NAME = "session-handoff";
 
 type Env = Record<string, string | undefined>;
 
@@ -102,8 +102,9 @@ function blockFor(before: string, line: string): string {
   return `${before}${needsNewline ? "\n" : ""}${needsNewline ? BEGIN_NL : BEGIN}\n${line}\n${END}\n`;
 }
 
-async function configValue(top: string, key: string, env: Env): Promise<string | null> {
-  const r = await runGit(top, ["config", "--local", "--get", `merge.${DRIVER_NAME}.${key}`], env);
+// `local`: this clone's own file, which registration writes; else the value git merges with (any file, includes too).
+async function configValue(top: string, key: string, env: Env, local = true): Promise<string | null> {
+  const r = await runGit(top, ["config", ...(local ? ["--local"] : []), "--get", `merge.${DRIVER_NAME}.${key}`], env);
   return r.code === 0 ? r.stdout.toString("utf8").replace(/\n$/, "") : null;
 }
 
@@ -253,13 +254,35 @@ export function attributesOnlyOurs(top: string): boolean {
   }
 }
 
+/** The sentence `doctor` and `check` print when `mergeDriverMissing` is true. */
+export const MERGE_DRIVER_MISSING =
+  ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges " +
+    "memory files as text (conflict markers can land); run `install` or `publish` once in this clone";
+
+/** True when the top's `.gitattributes` names our driver but git's config for this clone sets none: a text merge. */
+export async function mergeDriverMissing(root: string, env: Env): Promise<boolean> {
+  const c = cloneOf(root);
+  let attrs = "";
+  try {
+    attrs = c === null ? "" : readFileSync(path.join(c.top, ".gitattributes"), "utf8");
+  } catch {
+    // No attributes: no driver named.
+  }
+  if (c === null || !new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m").test(attrs)) return false;
+  try {
+    return (await configValue(c.top, "driver", env, false)) === null;
+  } catch {
+    return false; // no git on PATH: no merge runs at all
+  }
+}
+
 /** What this clone's registered driver runs that is gone (its helper copy, or node), for `doctor`; else null. */
 export async function driverPartMissing(root: string, env: Env): Promise<string | null> {
   const c = cloneOf(root);
   if (c === null) return null;
   let command: string | null;
   try {
-    command = await configValue(c.top, "driver", env);
+    command = await configValue(c.top, "driver", env, false);
   } catch {
     return null; // no git on PATH: no merge runs the driver either
   }
