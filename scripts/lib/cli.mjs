@@ -6267,6 +6267,21 @@ function readJournalFile(dir, name2) {
     closeSync6(opened.fd);
   }
 }
+function journalHealth(root) {
+  const journalFiles = listJournal(root);
+  const problems = [];
+  for (const f of journalFiles) {
+    const file = `journal/${f.name}`;
+    try {
+      const read = readJournalFile(journalDir(root), f.name);
+      const first = read === null ? void 0 : parseJournal(read.bytes.toString("utf8"), f.kind).problems[0];
+      if (first) problems.push({ file, ...first });
+    } catch (err) {
+      problems.push({ file, line: 0, message: err.message });
+    }
+  }
+  return { files: journalFiles.length, off: journalOff(root), problems };
+}
 function readJournalText(root, f) {
   try {
     return readJournalFile(journalDir(root), f.name)?.bytes.toString("utf8") ?? null;
@@ -12870,14 +12885,51 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
   }
 });
 
+// src/agents/claude-plugin.ts
+import { existsSync as existsSync9, readFileSync as readFileSync11 } from "node:fs";
+import path44 from "node:path";
+function json(file) {
+  try {
+    const v = JSON.parse(readFileSync11(file, "utf8").slice(0, 1e6));
+    return isObj2(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+function claudePluginInstalls(home) {
+  const plugins = json(path44.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
+  if (plugins === null || typeof plugins !== "object") return [];
+  const enabledMap = json(path44.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const out = [];
+  for (const [key, list2] of Object.entries(plugins)) {
+    if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
+    for (const raw of list2) {
+      const e = isObj2(raw) ? raw : {};
+      const at2 = e.installPath;
+      const rootSkill = typeof at2 === "string" && path44.isAbsolute(at2) && existsSync9(path44.join(at2, "SKILL.md"));
+      const scope = typeof e.scope === "string" ? e.scope : "unknown";
+      const version = typeof e.version === "string" ? e.version : null;
+      out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
+    }
+  }
+  return out;
+}
+var isObj2;
+var init_claude_plugin = __esm({
+  "src/agents/claude-plugin.ts"() {
+    "use strict";
+    isObj2 = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+  }
+});
+
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { existsSync as existsSync9, lstatSync as lstatSync21, readFileSync as readFileSync11 } from "node:fs";
-import path44 from "node:path";
+import { existsSync as existsSync10, lstatSync as lstatSync21, readdirSync as readdirSync10, readFileSync as readFileSync12 } from "node:fs";
+import path45 from "node:path";
 function readText(p) {
   try {
-    return lstatSync21(p).isFile() ? readFileSync11(p, "utf8") : null;
+    return lstatSync21(p).isFile() ? readFileSync12(p, "utf8") : null;
   } catch {
     return null;
   }
@@ -12894,7 +12946,7 @@ function installShaped(edit2, command) {
     if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path44.win32 : path44.posix).basename(name2);
+    const base = (windowsShaped(name2) ? path45.win32 : path45.posix).basename(name2);
     if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
@@ -12928,7 +12980,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readText(path44.join(env.CODEX_HOME || path44.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readText(path45.join(env.CODEX_HOME || path45.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -12944,10 +12996,10 @@ function budgetFinding(text, file, fixCmd2) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path44.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path45.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path44.win32.join(dir, "sh.exe");
-    if (existsSync9(sh)) return sh;
+    const sh = path45.win32.join(dir, "sh.exe");
+    if (existsSync10(sh)) return sh;
   }
   return null;
 }
@@ -12977,74 +13029,6 @@ function runStart(file, argv, root, env, platform = process.platform) {
     child.stdin.end(input);
   });
 }
-var FILE_TAIL, WINDOWS_ENV, KEPT_ENV;
-var init_doctor_checks = __esm({
-  "src/agents/doctor-checks.ts"() {
-    "use strict";
-    init_json_hooks();
-    init_command();
-    init_harness_path();
-    init_probe_session();
-    init_md_block();
-    FILE_TAIL = '; [ ! -f "$f" ] || ';
-    WINDOWS_ENV = [
-      "USERPROFILE",
-      "SystemRoot",
-      "SystemDrive",
-      "TEMP",
-      "TMP",
-      "ProgramFiles",
-      "APPDATA",
-      "LOCALAPPDATA"
-    ];
-    KEPT_ENV = ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR"];
-  }
-});
-
-// src/agents/claude-plugin.ts
-import { existsSync as existsSync10, readFileSync as readFileSync12 } from "node:fs";
-import path45 from "node:path";
-function json(file) {
-  try {
-    const v = JSON.parse(readFileSync12(file, "utf8").slice(0, 1e6));
-    return isObj2(v) ? v : null;
-  } catch {
-    return null;
-  }
-}
-function claudePluginInstalls(home) {
-  const plugins = json(path45.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
-  if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path45.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
-  const out = [];
-  for (const [key, list2] of Object.entries(plugins)) {
-    if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
-    for (const raw of list2) {
-      const e = isObj2(raw) ? raw : {};
-      const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path45.isAbsolute(at2) && existsSync10(path45.join(at2, "SKILL.md"));
-      const scope = typeof e.scope === "string" ? e.scope : "unknown";
-      const version = typeof e.version === "string" ? e.version : null;
-      out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
-    }
-  }
-  return out;
-}
-var isObj2;
-var init_claude_plugin = __esm({
-  "src/agents/claude-plugin.ts"() {
-    "use strict";
-    isObj2 = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
-  }
-});
-
-// src/verbs/doctor.ts
-var doctor_exports = {};
-__export(doctor_exports, {
-  doctorVerb: () => doctorVerb
-});
-import { readdirSync as readdirSync10 } from "node:fs";
-import path46 from "node:path";
 function fixCmd(r, verb, withRoot = true) {
   const h = shellWord(r.helper.abs);
   const root = withRoot ? shellWord(r.root) : "";
@@ -13057,9 +13041,9 @@ function agentFix(r, verb, name2) {
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path46.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path46.join(r.home, f, "session-handoff"))
-  ].filter((d) => exists(path46.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path45.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path45.join(r.home, f, "session-handoff"))
+  ].filter((d) => exists(path45.join(d, "SKILL.md")));
   let edits = [];
   try {
     edits = agent.edits(r.helper, r.global);
@@ -13074,7 +13058,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path46.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path45.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -13095,7 +13079,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path46.basename(edit2.file) === "AGENTS.md") {
+  if (path45.basename(edit2.file) === "AGENTS.md") {
     const over = budgetFinding(text, edit2.file, reinstall);
     if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -13148,7 +13132,7 @@ function pluginInstalls(r) {
     r.problems.push({ what: `${what}: every session gets the notice twice`, fix });
   }
 }
-async function memoryState(r) {
+async function memoryState(r, journal) {
   const { root, problems } = r;
   const kinds = ["handoff", "lessons", "solutions"];
   const files = Object.fromEntries(kinds.map((k) => [k, inspectFile(root, k).status]));
@@ -13161,7 +13145,7 @@ async function memoryState(r) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path46.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path45.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -13178,7 +13162,11 @@ async function memoryState(r) {
     archives = readdirSync10(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
   } catch {
   }
-  const journal = journalState(r);
+  for (const p of journal.problems) {
+    const where = `${path45.join(".ai", "memory", p.file)} line ${p.line}`;
+    const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
+    problems.push({ what, fix: "fix that line by hand, or move the file away" });
+  }
   const paused = pauseSwitch(memoryDir(root), r.env);
   if (paused?.startsWith("SESSION_HANDOFF_DISABLE")) {
     problems.push({ what: `memory writes are paused by ${paused}`, fix: "unset SESSION_HANDOFF_DISABLE" });
@@ -13188,26 +13176,6 @@ async function memoryState(r) {
     problems.push({ what: `memory writes are paused by ${quotedPath(paused)}`, fix });
   }
   return { verdict, files, archives, paused, git: await gitState(r), journal };
-}
-function journalState(r) {
-  const journalFiles = listJournal(r.root);
-  const problems = [];
-  for (const f of journalFiles) {
-    const file = `journal/${f.name}`;
-    try {
-      const read = readJournalFile(journalDir(r.root), f.name);
-      const first = read === null ? void 0 : parseJournal(read.bytes.toString("utf8"), f.kind).problems[0];
-      if (first) problems.push({ file, ...first });
-    } catch (err) {
-      problems.push({ file, line: 0, message: err.message });
-    }
-  }
-  for (const p of problems) {
-    const where = `${path46.join(".ai", "memory", p.file)} line ${p.line}`;
-    const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
-    r.problems.push({ what, fix: "fix that line by hand, or move the file away" });
-  }
-  return { files: journalFiles.length, off: journalOff(r.root), problems };
 }
 async function gitState(r) {
   try {
@@ -13229,6 +13197,51 @@ async function startRun(r, shown, argv, name2) {
     r.problems.push({ what, fix: agentFix(r, "install", name2) });
   }
 }
+var FILE_TAIL, WINDOWS_ENV, KEPT_ENV, HELPER_FILES, NO_PASTE, installed;
+var init_doctor_checks = __esm({
+  "src/agents/doctor-checks.ts"() {
+    "use strict";
+    init_json_hooks();
+    init_command();
+    init_harness_path();
+    init_agents();
+    init_claude_plugin();
+    init_md_block();
+    init_plan();
+    init_merge_driver_config();
+    init_run();
+    init_archive();
+    init_inspect();
+    init_paths();
+    init_pause();
+    init_probe_session();
+    init_private();
+    init_anchor_lines();
+    init_quote();
+    FILE_TAIL = '; [ ! -f "$f" ] || ';
+    WINDOWS_ENV = [
+      "USERPROFILE",
+      "SystemRoot",
+      "SystemDrive",
+      "TEMP",
+      "TMP",
+      "ProgramFiles",
+      "APPDATA",
+      "LOCALAPPDATA"
+    ];
+    KEPT_ENV = ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR"];
+    HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
+    NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
+    installed = (state) => state === "current" || state === "outdated";
+  }
+});
+
+// src/verbs/doctor.ts
+var doctor_exports = {};
+__export(doctor_exports, {
+  doctorVerb: () => doctorVerb
+});
+import path46 from "node:path";
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
   const lines2 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
@@ -13255,37 +13268,21 @@ function reportText(result) {
   fix: ${p.fix}`);
   return showRefused(lines2.join("\n")).text;
 }
-var HELPER_FILES, NO_PASTE, installed, doctorVerb;
+var doctorVerb;
 var init_doctor = __esm({
   "src/verbs/doctor.ts"() {
     "use strict";
     init_quote();
     init_anchor_lines();
-    init_merge_driver_config();
     init_agents();
-    init_json_hooks();
-    init_md_block();
-    init_plan();
     init_doctor_checks();
-    init_doctor_checks();
-    init_claude_plugin();
-    init_run();
-    init_archive();
-    init_inspect();
-    init_paths();
-    init_entry();
     init_store();
-    init_pause();
-    init_private();
     init_invisible();
     init_target();
     init_home();
     init_common();
     init_types();
     init_errors();
-    HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
-    NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
-    installed = (state) => state === "current" || state === "outdated";
     doctorVerb = {
       name: "doctor",
       options: { root: { type: "string" }, json: { type: "boolean" }, global: { type: "boolean" } },
@@ -13325,7 +13322,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         }
         for (const [name2, agent] of Object.entries(AGENTS)) await agentInstalls(r, name2, agent);
         pluginInstalls(r);
-        const memory = await memoryState(r);
+        const memory = await memoryState(r, journalHealth(root));
         const { agents, runs, problems } = r;
         const notes = [...new Set(r.notes)];
         const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes, memory, problems };
