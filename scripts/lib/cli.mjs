@@ -8148,7 +8148,16 @@ function cleanCheckpointLeftovers(root) {
   }
   return actions;
 }
-var MARKERS_KEPT, CHECKPOINT_KEEP;
+function pruneOfferMarkers(dir, nowMs) {
+  try {
+    for (const name2 of readdirSync6(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
+      const p = path31.join(dir, name2);
+      if (nowMs - lstatSync13(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
+    }
+  } catch {
+  }
+}
+var MARKERS_KEPT, CHECKPOINT_KEEP, OFFER_MARKER_DAYS;
 var init_checkpoint_cleanup = __esm({
   "src/store/checkpoint-cleanup.ts"() {
     "use strict";
@@ -8159,6 +8168,7 @@ var init_checkpoint_cleanup = __esm({
     init_private();
     MARKERS_KEPT = 20;
     CHECKPOINT_KEEP = 5;
+    OFFER_MARKER_DAYS = 7;
   }
 });
 
@@ -14525,13 +14535,7 @@ var init_checkpoint = __esm({
   }
 });
 
-// src/verbs/checkpoint.ts
-var checkpoint_exports = {};
-__export(checkpoint_exports, {
-  CHECKPOINT_LINES: () => CHECKPOINT_LINES,
-  checkpointVerb: () => checkpointVerb
-});
-import { lstatSync as lstatSync22, readdirSync as readdirSync11 } from "node:fs";
+// src/brief/checkpoint-capture.ts
 import path48 from "node:path";
 function projectHandoffs(root) {
   const bytes = readHeadBytes(path48.join(memoryDir(root), "HANDOFF.md"));
@@ -14559,15 +14563,6 @@ function projectHandoffs(root) {
       return archived.has(token);
     }
   };
-}
-function pruneOfferMarkers(dir, nowMs) {
-  try {
-    for (const name2 of readdirSync11(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
-      const p = path48.join(dir, name2);
-      if (nowMs - lstatSync22(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
-    }
-  } catch {
-  }
 }
 async function checkpointAnchors(root, env, nowMs, excludes) {
   const date = `- Date: ${isoSeconds(nowMs)}`;
@@ -14660,44 +14655,24 @@ function sessionStartOf(file, format2, firstSixteen) {
   if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;
   return first(headLines(file, TAIL_BYTES));
 }
-async function runCheckpoint(ctx) {
-  const startMs = Date.now();
-  const format2 = ctx.values.format;
-  if (format2 !== void 0 && !isFormat(format2)) {
-    const got2 = quotedValue(String(format2).slice(0, 40));
-    return ok("", [CHECKPOINT_LINES.usage(`--format must be claude, codex or gemini, got ${got2}`)]);
-  }
-  if (disabledByEnv(ctx.env)) return ok("", []);
-  const notes = [];
-  const json2 = await readHookJson(ctx, STDIN_BYTES);
-  const input = json2 === void 0 ? {} : json2;
-  if (str2(input?.agent_id) !== null) return ok("", [CHECKPOINT_LINES.subagent()]);
-  if (input === null) notes.push(CHECKPOINT_LINES.badInput());
-  const hook = input ?? {};
-  const lastMessage = str2(hook.last_assistant_message);
-  const compactSummary = str2(hook.compact_summary);
-  let root;
-  try {
-    const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
-    root = rootOption(ctx, given ? null : hookCwd(hook.cwd));
-  } catch (err) {
-    return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
-  }
-  const home = homeFolder(ctx.env);
+async function writeCheckpoint(root, hook, notes, o) {
+  const home = homeFolder(o.env);
   if (root === path48.parse(root).root || home !== "" && samePath(root, path48.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
-    return ok("", [...notes, CHECKPOINT_LINES.skipped(why)]);
+    return [...notes, CHECKPOINT_LINES.skipped(why)];
   }
-  if (pauseSwitch(memoryDir(root), ctx.env) !== null) return ok("", [CHECKPOINT_LINES.paused()]);
-  if (userHelperWithoutMemory(ctx.skillDir, home, root)) return ok("", [...notes, CHECKPOINT_LINES.noMemory(root)]);
+  if (pauseSwitch(memoryDir(root), o.env) !== null) return [CHECKPOINT_LINES.paused()];
+  if (userHelperWithoutMemory(o.skillDir, home, root)) return [...notes, CHECKPOINT_LINES.noMemory(root)];
+  const lastMessage = nonEmpty(hook.last_assistant_message);
+  const compactSummary = nonEmpty(hook.compact_summary);
   const session = sessionFileId(hook.session_id);
   const name2 = `${session}.md`;
   const nowMs = Date.now();
-  const anchorsP = checkpointAnchors(root, ctx.env, nowMs, skillExcludes(root, ctx.skillDir ?? null));
+  const anchorsP = checkpointAnchors(root, o.env, nowMs, skillExcludes(root, o.skillDir));
   const project = projectHandoffs(root);
-  const got = capture(str2(hook.transcript_path), lastMessage, format2, notes, project);
+  const got = capture(nonEmpty(hook.transcript_path), lastMessage, o.format, notes, project);
   if (lastMessage !== null && (got.cap !== null || !got.recognised)) {
-    (got.cap ??= emptyCapture(isFormat(format2) ? format2 : "claude")).lastClaim = lastMessage;
+    (got.cap ??= emptyCapture(isFormat(o.format) ? o.format : "claude")).lastClaim = lastMessage;
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
@@ -14706,23 +14681,23 @@ async function runCheckpoint(ctx) {
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
   const nothing = got.recognised && got.toolCalls === 0;
-  const lockWait = () => Math.max(0, (LOCK_BUDGET_MS - (Date.now() - startMs)) / 1e3);
+  const lockWait = () => Math.max(0, (LOCK_BUDGET_MS - (Date.now() - o.startMs)) / 1e3);
   const resumed = () => {
     const token = project.current?.token ?? null;
-    return got.resume ? recordResume(root, got.resume, session, token, ctx.env, failpointOf(ctx)) : Promise.resolve([]);
+    return got.resume ? recordResume(root, got.resume, session, token, o.env, o.failpoint) : Promise.resolve([]);
   };
   if (nothing && (before === null || beforeSince === since && compactSummary === null)) {
     let journal = [];
     if (got.resume) {
       try {
-        journal = (await underLock({ root, env: ctx.env, lockTimeoutSeconds: lockWait() }, resumed)).result;
+        journal = (await underLock({ root, env: o.env, lockTimeoutSeconds: lockWait() }, resumed)).result;
       } catch {
       }
     }
-    return ok("", [...notes, ...journal, CHECKPOINT_LINES.nothing(got.save !== null)]);
+    return [...notes, ...journal, CHECKPOINT_LINES.nothing(got.save !== null)];
   }
   try {
-    const options = { root, env: ctx.env, lockTimeoutSeconds: lockWait() };
+    const options = { root, env: o.env, lockTimeoutSeconds: lockWait() };
     const { result, repairs } = await underLock(options, async (lock) => {
       const journal = await resumed();
       ensureDir(dir);
@@ -14769,22 +14744,22 @@ async function runCheckpoint(ctx) {
         expectedToken: prior?.token ?? "absent",
         newMode: 384,
         build: () => Buffer.from(text, "utf8"),
-        failpoint: failpointOf(ctx),
+        failpoint: o.failpoint,
         lock
       });
       pruneCheckpoints(root, name2);
       return [...cleaned, ...report, ...published.warnings, CHECKPOINT_LINES.saved(name2)];
     });
-    return ok("", [...notes, ...repairs, ...result]);
+    return [...notes, ...repairs, ...result];
   } catch (err) {
-    if (err instanceof HelperError && err.code === 4) return ok("", [CHECKPOINT_LINES.paused()]);
-    if (err instanceof Busy) return ok("", [CHECKPOINT_LINES.busy(err.holder.who, err.holder.lock)]);
-    return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
+    if (err instanceof HelperError && err.code === 4) return [CHECKPOINT_LINES.paused()];
+    if (err instanceof Busy) return [CHECKPOINT_LINES.busy(err.holder.who, err.holder.lock)];
+    return [...notes, CHECKPOINT_LINES.skipped(err.message)];
   }
 }
-var HELP2, CHECKPOINT_LINES, STDIN_BYTES, LOCK_BUDGET_MS, ARCHIVES_HASHED, OFFER_MARKER_DAYS, str2, checkpointVerb;
-var init_checkpoint2 = __esm({
-  "src/verbs/checkpoint.ts"() {
+var CHECKPOINT_LINES, LOCK_BUDGET_MS, ARCHIVES_HASHED, nonEmpty;
+var init_checkpoint_capture = __esm({
+  "src/brief/checkpoint-capture.ts"() {
     "use strict";
     init_errors();
     init_parsers();
@@ -14793,12 +14768,10 @@ var init_checkpoint2 = __esm({
     init_tail();
     init_tail();
     init_types2();
-    init_harness_path();
     init_hook_input();
     init_last_save();
     init_record();
     init_outcome();
-    init_quote();
     init_redact();
     init_token_shape();
     init_run();
@@ -14817,9 +14790,46 @@ var init_checkpoint2 = __esm({
     init_checkpoint_cleanup();
     init_mutate();
     init_home();
-    init_paths();
     init_pause();
+    init_paths();
     init_publish();
+    CHECKPOINT_LINES = {
+      saved: (name2) => `checkpoint: saved checkpoints/${name2}`,
+      unchanged: (name2) => `checkpoint: unchanged checkpoints/${name2}`,
+      paused: () => "checkpoint: memory writes are paused; nothing was captured",
+      subagent: () => "checkpoint: the hook input comes from a subagent (agent_id); nothing was captured",
+      busy: (who, lock) => `checkpoint: memory is busy: ${who} holds the lock ${lock}; skipped, nothing was captured`,
+      skipped: (reason) => `checkpoint: skipped: ${reason}`,
+      noTranscript: (reason) => `checkpoint: ${reason}; captured the anchors only`,
+      unknownFormat: () => "checkpoint: the transcript's format is not recognised; captured the anchors only",
+      badInput: () => "checkpoint: the hook input is not a JSON object (or is over 1 MiB); captured the anchors only",
+      nothing: (afterSave) => `checkpoint: no tool call ${afterSave ? "since the session's last handoff save" : "in the session"}; nothing written`,
+      removed: (name2) => `checkpoint: no tool call since the session's last handoff save; removed checkpoints/${name2}, which it supersedes`,
+      noMemory: (root) => `checkpoint: ${root} has no .ai/memory and this helper is installed for the user, not the project; nothing was captured`,
+      usage: (what) => `checkpoint: ${what}; nothing was captured`,
+      redacted: (report) => `checkpoint: ${report.replace(/ \(line \d+\)/g, "")} from the transcript`
+    };
+    LOCK_BUDGET_MS = 1200;
+    ARCHIVES_HASHED = 50;
+    nonEmpty = (v) => typeof v === "string" && v !== "" ? v : null;
+  }
+});
+
+// src/verbs/checkpoint.ts
+var checkpoint_exports = {};
+__export(checkpoint_exports, {
+  checkpointVerb: () => checkpointVerb
+});
+var HELP2, STDIN_BYTES, checkpointVerb;
+var init_checkpoint2 = __esm({
+  "src/verbs/checkpoint.ts"() {
+    "use strict";
+    init_transcripts();
+    init_harness_path();
+    init_hook_input();
+    init_checkpoint_capture();
+    init_quote();
+    init_pause();
     init_common();
     init_types();
     HELP2 = `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
@@ -14841,33 +14851,36 @@ stdout: nothing (with --format gemini \`{}\` and nothing on stderr). stderr: one
 nothing at all with SESSION_HANDOFF_DISABLE set.
 exit: always 0, usage errors included -- a hook must never block the harness.
 `;
-    CHECKPOINT_LINES = {
-      saved: (name2) => `checkpoint: saved checkpoints/${name2}`,
-      unchanged: (name2) => `checkpoint: unchanged checkpoints/${name2}`,
-      paused: () => "checkpoint: memory writes are paused; nothing was captured",
-      subagent: () => "checkpoint: the hook input comes from a subagent (agent_id); nothing was captured",
-      busy: (who, lock) => `checkpoint: memory is busy: ${who} holds the lock ${lock}; skipped, nothing was captured`,
-      skipped: (reason) => `checkpoint: skipped: ${reason}`,
-      noTranscript: (reason) => `checkpoint: ${reason}; captured the anchors only`,
-      unknownFormat: () => "checkpoint: the transcript's format is not recognised; captured the anchors only",
-      badInput: () => "checkpoint: the hook input is not a JSON object (or is over 1 MiB); captured the anchors only",
-      nothing: (afterSave) => `checkpoint: no tool call ${afterSave ? "since the session's last handoff save" : "in the session"}; nothing written`,
-      removed: (name2) => `checkpoint: no tool call since the session's last handoff save; removed checkpoints/${name2}, which it supersedes`,
-      noMemory: (root) => `checkpoint: ${root} has no .ai/memory and this helper is installed for the user, not the project; nothing was captured`,
-      usage: (what) => `checkpoint: ${what}; nothing was captured`,
-      redacted: (report) => `checkpoint: ${report.replace(/ \(line \d+\)/g, "")} from the transcript`
-    };
     STDIN_BYTES = 1024 * 1024;
-    LOCK_BUDGET_MS = 1200;
-    ARCHIVES_HASHED = 50;
-    OFFER_MARKER_DAYS = 7;
-    str2 = (v) => typeof v === "string" && v !== "" ? v : null;
     checkpointVerb = {
       name: "checkpoint",
       options: { root: { type: "string" }, format: { type: "string" } },
       positionals: [0, 0],
       help: HELP2,
-      run: runCheckpoint
+      async run(ctx) {
+        const startMs = Date.now();
+        const format2 = ctx.values.format;
+        if (format2 !== void 0 && !isFormat(format2)) {
+          const got = quotedValue(String(format2).slice(0, 40));
+          return ok("", [CHECKPOINT_LINES.usage(`--format must be claude, codex or gemini, got ${got}`)]);
+        }
+        if (disabledByEnv(ctx.env)) return ok("", []);
+        const notes = [];
+        const json2 = await readHookJson(ctx, STDIN_BYTES);
+        const input = json2 === void 0 ? {} : json2;
+        if (nonEmpty(input?.agent_id) !== null) return ok("", [CHECKPOINT_LINES.subagent()]);
+        if (input === null) notes.push(CHECKPOINT_LINES.badInput());
+        const hook = input ?? {};
+        let root;
+        try {
+          const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
+          root = rootOption(ctx, given ? null : hookCwd(hook.cwd));
+        } catch (err) {
+          return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
+        }
+        const o = { env: ctx.env, skillDir: ctx.skillDir ?? null, failpoint: failpointOf(ctx), format: format2, startMs };
+        return ok("", await writeCheckpoint(root, hook, notes, o));
+      }
     };
   }
 });
@@ -15493,7 +15506,7 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import { lstatSync as lstatSync23, unlinkSync as unlinkSync11 } from "node:fs";
+import { lstatSync as lstatSync22, unlinkSync as unlinkSync11 } from "node:fs";
 import path51 from "node:path";
 var journalVerb;
 var init_journal = __esm({
@@ -15549,7 +15562,7 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync23(path51.join(journalDir(root), f.name));
+            const st = lstatSync22(path51.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
@@ -15571,7 +15584,7 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync24, mkdirSync as mkdirSync9, openSync as openSync10, readFileSync as readFileSync13, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync23, mkdirSync as mkdirSync9, openSync as openSync10, readFileSync as readFileSync13, writeSync as writeSync2 } from "node:fs";
 import path52 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync10(p, flags | NOFOLLOW);
@@ -15596,10 +15609,10 @@ function archiveDirOf(top, memRel) {
     at2 = path52.join(at2, part);
     let st;
     try {
-      st = lstatSync24(at2);
+      st = lstatSync23(at2);
     } catch {
       mkdirSync9(at2, { mode: 448 });
-      st = lstatSync24(at2);
+      st = lstatSync23(at2);
     }
     if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
@@ -16307,7 +16320,7 @@ init_redact();
 
 // src/main.ts
 init_errors();
-import { closeSync as closeSync12, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync25, openSync as openSync11, readSync as readSync4, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
+import { closeSync as closeSync12, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync24, openSync as openSync11, readSync as readSync4, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
 function writeFd(fd, data) {
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let off = 0;
@@ -16451,7 +16464,7 @@ function heldOutput(fd, redact) {
 function runningFile(file) {
   if (file === void 0) return void 0;
   try {
-    return lstatSync25(file).isSymbolicLink() ? realpathSync6(file) : file;
+    return lstatSync24(file).isSymbolicLink() ? realpathSync6(file) : file;
   } catch {
     return file;
   }
