@@ -581,11 +581,10 @@ var init_file_verdict = __esm({
 });
 
 // src/guard/untrusted.ts
-import { randomBytes } from "node:crypto";
 function nonceFor(holds) {
   let nonce;
   do {
-    nonce = randomBytes(8).toString("hex");
+    nonce = nodeCrypto().randomBytes(8).toString("hex");
   } while (holds(nonce));
   return nonce;
 }
@@ -612,6 +611,7 @@ ${body}<<<END UNTRUSTED ${file} ${nonce}>>>
 var init_untrusted = __esm({
   "src/guard/untrusted.ts"() {
     "use strict";
+    init_builtins();
     init_file_verdict();
     init_invisible();
   }
@@ -1295,7 +1295,6 @@ var init_pause = __esm({
 });
 
 // src/store/drafts.ts
-import { randomBytes as randomBytes2 } from "node:crypto";
 import { chmodSync, closeSync as closeSync2, constants as constants2, fchmodSync, fstatSync as fstatSync2, lstatSync as lstatSync4, openSync as openSync2 } from "node:fs";
 import { readdirSync as readdirSync2, unlinkSync } from "node:fs";
 import path9 from "node:path";
@@ -1304,7 +1303,7 @@ function draftShown(d) {
 }
 function parseDraftName(kind, arg) {
   if (arg === void 0 || path9.basename(arg) === `${kind}.md`) {
-    const own = draftShown({ kind, id: randomBytes2(4).toString("hex") });
+    const own = draftShown({ kind, id: randomHex8() });
     throw new UsageError(
       `--from-draft takes the path \`read ${kind}\` printed on its DRAFT: line; the shared ${draftShown()}/${kind}.md is not read any more. Write your whole document to ${own} with your file tool, then run \`write ${kind} --from-draft ${own} --expected-current-sha256 <token>\``
     );
@@ -1324,7 +1323,7 @@ function parseDraftName(kind, arg) {
   return { kind, id: m[2] };
 }
 function newDraft(root, kind, env) {
-  const d = { kind, id: randomBytes2(4).toString("hex") };
+  const d = { kind, id: randomHex8() };
   try {
     if (treeVerdict(root) !== "ok" || pauseSwitch(memoryDir(root), env) !== null) return d;
     ensureDir(draftsDir(root));
@@ -6417,7 +6416,6 @@ var init_store = __esm({
 });
 
 // src/journal/record.ts
-import { createHash } from "node:crypto";
 import { unlinkSync as unlinkSync7 } from "node:fs";
 import path26 from "node:path";
 function monthIndex(period) {
@@ -6588,6 +6586,7 @@ var FOLD_AFTER_MONTHS, FOLD_KEPT, isoSecond, sha256, messageOf;
 var init_record = __esm({
   "src/journal/record.ts"() {
     "use strict";
+    init_builtins();
     init_harness_path();
     init_errors();
     init_handoff();
@@ -6612,7 +6611,7 @@ var init_record = __esm({
       "Calls to first edit"
     ]);
     isoSecond = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-    sha256 = (text) => createHash("sha256").update(text).digest("hex");
+    sha256 = (text) => nodeCrypto().createHash("sha256").update(text).digest("hex");
     messageOf = (err) => err instanceof Error ? err.message : String(err);
   }
 });
@@ -10583,7 +10582,6 @@ alwaysApply: true
 // src/agents/skill-place.ts
 import { accessSync, closeSync as closeSync8, constants as constants6, lstatSync as lstatSync16, mkdirSync as mkdirSync5, openSync as openSync7, readdirSync as readdirSync9, readFileSync as readFileSync8 } from "node:fs";
 import { readlinkSync as readlinkSync3, renameSync as renameSync4, rmdirSync as rmdirSync2, rmSync as rmSync3, statSync, symlinkSync, writeFileSync as writeFileSync5 } from "node:fs";
-import { createHash as createHash2 } from "node:crypto";
 import path37 from "node:path";
 function present(p) {
   try {
@@ -10757,11 +10755,12 @@ var SKILL_ENTRIES, CANONICAL, RECORD, hashOf, safeDir;
 var init_skill_place = __esm({
   "src/agents/skill-place.ts"() {
     "use strict";
+    init_builtins();
     init_errors();
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    hashOf = (file) => createHash2("sha256").update(readFileSync8(file)).digest("hex");
+    hashOf = (file) => nodeCrypto().createHash("sha256").update(readFileSync8(file)).digest("hex");
     safeDir = (d) => typeof d === "string" && d !== "" && !path37.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
@@ -12933,8 +12932,6 @@ var init_claude_plugin = __esm({
 });
 
 // src/agents/doctor-checks.ts
-import { spawn } from "node:child_process";
-import { randomBytes as randomBytes3 } from "node:crypto";
 import { existsSync as existsSync10, lstatSync as lstatSync21, readdirSync as readdirSync10, readFileSync as readFileSync12 } from "node:fs";
 import path45 from "node:path";
 function readText(p) {
@@ -13023,10 +13020,10 @@ function runStart(file, argv, root, env, platform = process.platform) {
   const PATH2 = windows ? env.PATH ?? env.Path ?? "" : "/usr/bin:/bin";
   const childEnv = { PATH: PATH2, CLAUDE_PROJECT_DIR: root, GEMINI_PROJECT_DIR: root };
   for (const k of [...KEPT_ENV, ...windows ? WINDOWS_ENV : []]) if (env[k]) childEnv[k] = env[k];
-  const session_id = `${PROBE_SESSION_PREFIX}${randomBytes3(4).toString("hex")}`;
+  const session_id = `${PROBE_SESSION_PREFIX}${randomHex8()}`;
   const input = JSON.stringify({ session_id, cwd: root, hook_event_name: "SessionStart", source: "startup" });
   return new Promise((resolve) => {
-    const child = spawn(shell, argv.slice(1), { cwd: root, env: childEnv, timeout: 1e4 });
+    const child = childProcess().spawn(shell, argv.slice(1), { cwd: root, env: childEnv, timeout: 1e4 });
     const out = [];
     const err = [];
     const text = (bufs) => Buffer.concat(bufs).toString("utf8").slice(0, 2e3);
@@ -13211,6 +13208,7 @@ var FILE_TAIL, WINDOWS_ENV, KEPT_ENV, HELPER_FILES, NO_PASTE, installed;
 var init_doctor_checks = __esm({
   "src/agents/doctor-checks.ts"() {
     "use strict";
+    init_builtins();
     init_json_hooks();
     init_command();
     init_harness_path();
@@ -13220,6 +13218,7 @@ var init_doctor_checks = __esm({
     init_plan();
     init_merge_driver_config();
     init_run();
+    init_files();
     init_archive();
     init_inspect();
     init_paths();

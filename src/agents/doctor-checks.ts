@@ -1,5 +1,4 @@
-import { spawn } from "node:child_process";
-import { randomBytes } from "node:crypto";
+import { childProcess } from "../builtins.ts";
 import { existsSync, lstatSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { HELPER_FILE, oursIn, withoutForeignHooks } from "./json-hooks.ts";
@@ -12,6 +11,7 @@ import { editPath, holdsOurs, installText } from "./plan.ts";
 import type { Agent, AgentName, Edit, HelperLocation, JsonHooksEdit } from "./types.ts";
 import { driverPartMissing, MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
 import { runGit } from "../git/run.ts";
+import { randomHex8 } from "../store/files.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";
 import { inspectFile, interruptedSave } from "../store/inspect.ts";
 import { archiveDir, memoryDir, type Kind } from "../store/paths.ts";
@@ -141,10 +141,10 @@ export function runStart(
   const PATH = windows ? (env.PATH ?? env.Path ?? "") : "/usr/bin:/bin";
   const childEnv: Record<string, string> = { PATH, CLAUDE_PROJECT_DIR: root, GEMINI_PROJECT_DIR: root };
   for (const k of [...KEPT_ENV, ...(windows ? WINDOWS_ENV : [])]) if (env[k]) childEnv[k] = env[k]!;
-  const session_id = `${PROBE_SESSION_PREFIX}${randomBytes(4).toString("hex")}`;
+  const session_id = `${PROBE_SESSION_PREFIX}${randomHex8()}`;
   const input = JSON.stringify({ session_id, cwd: root, hook_event_name: "SessionStart", source: "startup" });
   return new Promise((resolve) => {
-    const child = spawn(shell, argv.slice(1), { cwd: root, env: childEnv, timeout: 10_000 });
+    const child = childProcess().spawn(shell, argv.slice(1), { cwd: root, env: childEnv, timeout: 10_000 });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     const text = (bufs: Buffer[]) => Buffer.concat(bufs).toString("utf8").slice(0, 2000);
