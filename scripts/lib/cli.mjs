@@ -7791,43 +7791,33 @@ async function mergeDriverStep(root, opts, env) {
   return { lines: lines2, notes: change.notes, attributes: change.attributes };
 }
 function attributesOnlyOurs(top) {
+  const { rest, had } = withoutBlock(textOr(top, ".gitattributes"));
+  return had && rest === "";
+}
+function textOr(dir, name2) {
   try {
-    const { rest, had } = withoutBlock(readFileSync6(path29.join(top, ".gitattributes"), "utf8"));
-    return had && rest === "";
+    return readFileSync6(path29.join(dir, name2), "utf8");
   } catch {
-    return false;
+    return "";
   }
 }
 async function mergeDriverMissing(root, env) {
   const c = cloneOf(root);
-  let attrs = "";
-  try {
-    attrs = c === null ? "" : readFileSync6(path29.join(c.top, ".gitattributes"), "utf8");
-  } catch {
-  }
-  if (c === null || !new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m").test(attrs)) return false;
-  try {
-    return await configValue(c.top, "driver", env, false) === null;
-  } catch {
-    return false;
-  }
+  if (c === null || !NAMES_OURS.test(textOr(c.top, ".gitattributes"))) return false;
+  if (/^\s*\[merge\s+"session-handoff"\]/im.test(textOr(c.common, "config"))) return false;
+  return await effectiveDriver(c.top, env) === null;
 }
 async function driverPartMissing(root, env) {
   const c = cloneOf(root);
   if (c === null) return null;
-  let command;
-  try {
-    command = await configValue(c.top, "driver", env, false);
-  } catch {
-    return null;
-  }
-  const parts = command === null ? null : driverParts(command);
+  const command = await effectiveDriver(c.top, env);
+  const parts = command == null ? null : driverParts(command);
   if (parts === null) return null;
   if (!existsSync3(parts.copy)) return `the merge driver's copy of the helper ${parts.copy} is missing`;
   if (!existsSync3(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
   return null;
 }
-var import_write_file_atomic, DRIVER_NAME, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote, MERGE_DRIVER_MISSING;
+var import_write_file_atomic, DRIVER_NAME, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
 var init_merge_driver_config = __esm({
   "src/git/merge-driver-config.ts"() {
     "use strict";
@@ -7842,6 +7832,8 @@ var init_merge_driver_config = __esm({
     COPY_GONE = "session-handoff merge driver: its helper copy or node is missing, git keeps the conflict; run install or publish in this clone";
     shellQuote = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
     MERGE_DRIVER_MISSING = ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges memory files as text (conflict markers can land); run `install` or `publish` once in this clone";
+    NAMES_OURS = new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m");
+    effectiveDriver = (top, env) => configValue(top, "driver", env, false).catch(() => void 0);
   }
 });
 

@@ -246,11 +246,16 @@ export async function mergeDriverStep(
 
 /** True when the top's `.gitattributes` holds our block and nothing else (what `install` creates). */
 export function attributesOnlyOurs(top: string): boolean {
+  const { rest, had } = withoutBlock(textOr(top, ".gitattributes"));
+  return had && rest === "";
+}
+
+// A file's text; "" when it cannot be read.
+function textOr(dir: string, name: string): string {
   try {
-    const { rest, had } = withoutBlock(readFileSync(path.join(top, ".gitattributes"), "utf8"));
-    return had && rest === "";
+    return readFileSync(path.join(dir, name), "utf8");
   } catch {
-    return false;
+    return "";
   }
 }
 
@@ -259,34 +264,25 @@ export const MERGE_DRIVER_MISSING =
   ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges " +
     "memory files as text (conflict markers can land); run `install` or `publish` once in this clone";
 
+const NAMES_OURS = new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m");
 /** True when the top's `.gitattributes` names our driver but git's config for this clone sets none: a text merge. */
 export async function mergeDriverMissing(root: string, env: Env): Promise<boolean> {
   const c = cloneOf(root);
-  let attrs = "";
-  try {
-    attrs = c === null ? "" : readFileSync(path.join(c.top, ".gitattributes"), "utf8");
-  } catch {
-    // No attributes: no driver named.
-  }
-  if (c === null || !new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m").test(attrs)) return false;
-  try {
-    return (await configValue(c.top, "driver", env, false)) === null;
-  } catch {
-    return false; // no git on PATH: no merge runs at all
-  }
+  if (c === null || !NAMES_OURS.test(textOr(c.top, ".gitattributes"))) return false;
+  // Our section in this clone's own file spares `check` a git process; else git says (the user's file, includes).
+  if (/^\s*\[merge\s+"session-handoff"\]/im.test(textOr(c.common, "config"))) return false;
+  return (await effectiveDriver(c.top, env)) === null;
 }
+
+// The driver command git merges with; undefined when git cannot run here (no PATH), as then no merge runs either.
+const effectiveDriver = (top: string, env: Env) => configValue(top, "driver", env, false).catch(() => undefined);
 
 /** What this clone's registered driver runs that is gone (its helper copy, or node), for `doctor`; else null. */
 export async function driverPartMissing(root: string, env: Env): Promise<string | null> {
   const c = cloneOf(root);
   if (c === null) return null;
-  let command: string | null;
-  try {
-    command = await configValue(c.top, "driver", env, false);
-  } catch {
-    return null; // no git on PATH: no merge runs the driver either
-  }
-  const parts = command === null ? null : driverParts(command);
+  const command = await effectiveDriver(c.top, env);
+  const parts = command == null ? null : driverParts(command);
   if (parts === null) return null;
   if (!existsSync(parts.copy)) return `the merge driver's copy of the helper ${parts.copy} is missing`;
   if (!existsSync(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
