@@ -581,11 +581,10 @@ var init_file_verdict = __esm({
 });
 
 // src/guard/untrusted.ts
-import { randomBytes } from "node:crypto";
 function nonceFor(holds) {
   let nonce;
   do {
-    nonce = randomBytes(8).toString("hex");
+    nonce = nodeCrypto().randomBytes(8).toString("hex");
   } while (holds(nonce));
   return nonce;
 }
@@ -612,6 +611,7 @@ ${body}<<<END UNTRUSTED ${file} ${nonce}>>>
 var init_untrusted = __esm({
   "src/guard/untrusted.ts"() {
     "use strict";
+    init_builtins();
     init_file_verdict();
     init_invisible();
   }
@@ -703,9 +703,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path54 = q ? q.value : m?.[1];
-    if (!m || !path54) return null;
-    out.push({ path: path54, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path53 = q ? q.value : m?.[1];
+    if (!m || !path53) return null;
+    out.push({ path: path53, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -1329,7 +1329,6 @@ var init_pause = __esm({
 });
 
 // src/store/drafts.ts
-import { randomBytes as randomBytes2 } from "node:crypto";
 import {
   chmodSync,
   closeSync as closeSync3,
@@ -1346,7 +1345,7 @@ function draftShown(d) {
 }
 function parseDraftName(kind, arg) {
   if (arg === void 0 || path9.basename(arg) === `${kind}.md`) {
-    const own = draftShown({ kind, id: randomBytes2(4).toString("hex") });
+    const own = draftShown({ kind, id: randomHex8() });
     throw new UsageError(
       `--from-draft takes the path \`read ${kind}\` printed on its DRAFT: line; the shared ${draftShown()}/${kind}.md is not read any more. Write your whole document to ${own} with your file tool, then run \`write ${kind} --from-draft ${own} --expected-current-sha256 <token>\``
     );
@@ -1366,7 +1365,7 @@ function parseDraftName(kind, arg) {
   return { kind, id: m[2] };
 }
 function newDraft(root, kind, env) {
-  const d = { kind, id: randomBytes2(4).toString("hex") };
+  const d = { kind, id: randomHex8() };
   try {
     if (treeVerdict(root) !== "ok" || pauseSwitch(memoryDir(root), env) !== null) return d;
     ensureDir(draftsDir(root));
@@ -3936,9 +3935,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path54 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path54)) return true;
-  const parts = path54.split(/\??\.|::|->/);
+  const path53 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path53)) return true;
+  const parts = path53.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -6290,6 +6289,21 @@ function readJournalFile(dir, name2) {
     closeSync6(opened.fd);
   }
 }
+function journalHealth(root) {
+  const journalFiles = listJournal(root);
+  const problems = [];
+  for (const f of journalFiles) {
+    const file = `journal/${f.name}`;
+    try {
+      const read = readJournalFile(journalDir(root), f.name);
+      const first = read === null ? void 0 : parseJournal(read.bytes.toString("utf8"), f.kind).problems[0];
+      if (first) problems.push({ file, ...first });
+    } catch (err) {
+      problems.push({ file, line: 0, message: err.message });
+    }
+  }
+  return { files: journalFiles.length, off: journalOff(root), problems };
+}
 function readJournalText(root, f) {
   try {
     return readJournalFile(journalDir(root), f.name)?.bytes.toString("utf8") ?? null;
@@ -6425,7 +6439,6 @@ var init_store = __esm({
 });
 
 // src/journal/record.ts
-import { createHash } from "node:crypto";
 import { unlinkSync as unlinkSync7 } from "node:fs";
 import path26 from "node:path";
 function monthIndex(period) {
@@ -6596,6 +6609,7 @@ var FOLD_AFTER_MONTHS, FOLD_KEPT, isoSecond, sha256, messageOf;
 var init_record = __esm({
   "src/journal/record.ts"() {
     "use strict";
+    init_builtins();
     init_harness_path();
     init_errors();
     init_handoff();
@@ -6619,7 +6633,7 @@ var init_record = __esm({
       "Calls to first edit"
     ]);
     isoSecond = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-    sha256 = (text) => createHash("sha256").update(text).digest("hex");
+    sha256 = (text) => nodeCrypto().createHash("sha256").update(text).digest("hex");
     messageOf = (err) => err instanceof Error ? err.message : String(err);
   }
 });
@@ -7025,493 +7039,6 @@ var init_inspect = __esm({
   }
 });
 
-// src/git/merge-driver-state.ts
-import { readFileSync as readFileSync6 } from "node:fs";
-import path29 from "node:path";
-function mergeDriverMissing(root) {
-  const top = gitTopOf(root);
-  if (top === null) return false;
-  const gitDir = gitDirOf(top);
-  if (gitDir === null) return false;
-  const attrs = readSmall(path29.join(top, ".gitattributes"));
-  if (attrs === null || !new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m").test(attrs)) return false;
-  let config = "";
-  try {
-    config = readFileSync6(path29.join(commonDirOf(gitDir), "config"), "utf8");
-  } catch {
-    return true;
-  }
-  return !/^\s*\[merge\s+"session-handoff"\]/im.test(config);
-}
-var DRIVER_NAME, MERGE_DRIVER_MISSING;
-var init_merge_driver_state = __esm({
-  "src/git/merge-driver-state.ts"() {
-    "use strict";
-    init_git_dir();
-    init_fs();
-    DRIVER_NAME = "session-handoff";
-    MERGE_DRIVER_MISSING = ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges memory files as text (conflict markers can land); run `install` or `publish` once in this clone";
-  }
-});
-
-// src/git/fates.ts
-import { readFileSync as readFileSync7 } from "node:fs";
-import path30 from "node:path";
-function parseRawLog(out) {
-  return out.toString("utf8").split("").slice(1).map((rec) => {
-    const [name2 = "", ...rest] = rec.split("\0");
-    const paths = /* @__PURE__ */ new Map();
-    for (let i = 0; i + 1 < rest.length; i += 2) {
-      const meta = rest[i].replace(/^\n/, "");
-      if (!meta.startsWith(":")) break;
-      paths.set(rest[i + 1], meta.split(" ")[3] ?? "");
-    }
-    return { name: name2.trim(), paths };
-  });
-}
-function fatesOf(i) {
-  const hashOf2 = new Map(i.hashes.map((h) => [h.path, h.id]));
-  return i.savedDirty.map((p) => {
-    const saved = hashOf2.get(p);
-    const known = saved !== void 0 && saved !== "over 8 MB";
-    if (i.nowDirty.includes(p)) {
-      if (!known) return { path: p, fate: "dirty" };
-      const now = i.blobNow(p);
-      return { path: p, fate: (saved === "deleted" ? now === null : now === saved) ? "unchanged" : "changed" };
-    }
-    const sameContent = (id) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);
-    const holds = (t) => [...t.paths].some(([q, id]) => p.endsWith("/") ? q.startsWith(p) : q === p && sameContent(id));
-    const head = i.onHead?.find(holds);
-    if (head) return { path: p, fate: "committed", commit: head.name, onHead: true };
-    const stash = i.stashes?.find(holds);
-    if (stash) return { path: p, fate: "stashed", stash: stash.name };
-    const other = i.elsewhere?.find(holds);
-    if (other) return { path: p, fate: "committed", commit: other.name, onHead: false };
-    if (i.fromElsewhere) return { path: p, fate: "not-here" };
-    if (!i.fromSaved || i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
-    return { path: p, fate: "reverted" };
-  });
-}
-function clonedAfter(gitDir, savedMs2) {
-  if (gitDir === null || savedMs2 === null) return false;
-  try {
-    const first = readFileSync7(path30.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
-    const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
-    return m !== null && Number(m[1]) * 1e3 >= savedMs2;
-  } catch {
-    return false;
-  }
-}
-function stashCount(commonDir) {
-  if (commonDir === null) return 0;
-  try {
-    const log = readFileSync7(path30.join(commonDir, "logs", "refs", "stash"), "utf8");
-    return log.split("\n").filter((l) => l !== "").length;
-  } catch {
-    return 0;
-  }
-}
-async function objectIds(git, revs) {
-  if (revs.length === 0) return [];
-  const r = await git(["cat-file", "--batch-check"], revs.map((x) => `${x}
-`).join(""));
-  const lines2 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
-  return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines2[i] ?? "")?.[1] ?? null);
-}
-async function untrackedInStashes(git, count, paths) {
-  const asks = Array.from({ length: Math.min(count, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
-  const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
-  const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
-  return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
-}
-async function gatherFateLogs(git, opts) {
-  if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [] };
-  const specs = ["--", ...opts.cleaned.map((p) => `:(top,literal)${p}`)];
-  const since = opts.savedDateMs === null ? [] : [`--since=@${Math.floor(opts.savedDateMs / 1e3)}`];
-  const bound = opts.savedHead !== null ? [`^${opts.savedHead}`] : [...since, "--max-count=500"];
-  const run = async (args) => {
-    const r = await git(args);
-    return r.code === 0 ? parseRawLog(r.stdout) : null;
-  };
-  const stashes = stashCount(opts.commonDir);
-  const notHead = opts.headExists ? ["^HEAD"] : [];
-  const stashLog = ["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs];
-  const [onHead, elsewhere, tracked, untracked] = await Promise.all([
-    opts.headExists ? run(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
-    run(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
-    stashes > 0 ? run(stashLog) : [],
-    stashes > 0 ? untrackedInStashes(git, stashes, opts.cleaned) : []
-  ]);
-  const byName = /* @__PURE__ */ new Map();
-  for (const t of tracked ?? []) byName.set(t.name, t);
-  for (const u of untracked) {
-    const t = byName.get(u.stash) ?? { name: u.stash, paths: /* @__PURE__ */ new Map() };
-    t.paths.set(u.p, u.id);
-    byName.set(u.stash, t);
-  }
-  const n2 = (name2) => Number(/\d+/.exec(name2)?.[0] ?? 0);
-  const all = tracked === null ? null : [...byName.values()].sort((a, b) => n2(a.name) - n2(b.name));
-  return { onHead, elsewhere, stashes: all };
-}
-async function handoffInStash(root, env) {
-  const top = gitTopOf(root);
-  const gitDir = top === null ? null : gitDirOf(top);
-  const count = stashCount(gitDir === null ? null : commonDirOf(gitDir));
-  if (top === null || count === 0) return null;
-  const handoff = `${path30.relative(top, root).split(path30.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
-  if (/[\r\n]/.test(handoff)) return null;
-  const git = (args, input) => runGit(root, args, env, void 0, { input });
-  const n2 = Math.min(count, 100);
-  const revs = Array.from({ length: n2 }, (_, i) => [`stash@{${i}}^3:`, `stash@{${i}}:`, `stash@{${i}}^1:`]);
-  try {
-    const ids = await objectIds(git, revs.flat().map((r) => `${r}${handoff}`));
-    for (let i = 0; i < n2; i++) {
-      const [untracked, tracked, before] = ids.slice(i * 3, i * 3 + 3);
-      if (untracked)
-        return { stash: `stash@{${i}}`, restore: `git restore --overlay --source=stash@{${i}}^3 -- .ai/memory` };
-      if (tracked && !before) {
-        return { stash: `stash@{${i}}`, restore: `git restore --source=stash@{${i}} -- .ai/memory/HANDOFF.md` };
-      }
-    }
-  } catch (err) {
-    if (!(err instanceof GitUnavailable)) throw err;
-  }
-  return null;
-}
-var ZERO, RAW;
-var init_fates = __esm({
-  "src/git/fates.ts"() {
-    "use strict";
-    init_git_dir();
-    init_run();
-    ZERO = /^0+$/;
-    RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
-  }
-});
-
-// src/verbs/check.ts
-var check_exports = {};
-__export(check_exports, {
-  checkVerb: () => checkVerb
-});
-var MESSAGES, CHECKPOINT_PARKED, stashedMessage, checkVerb;
-var init_check = __esm({
-  "src/verbs/check.ts"() {
-    "use strict";
-    init_errors();
-    init_inspect();
-    init_paths();
-    init_conflicted();
-    init_handoff();
-    init_merge_driver_state();
-    init_fates();
-    init_pause();
-    init_common();
-    init_types();
-    init_checkpoint_surface();
-    MESSAGES = {
-      clean: "nothing parked: no saved session state exists",
-      interrupted: "an interrupted save needs recovery: run `recover`, then check again",
-      parked: "a handoff is parked and can be resumed",
-      unsafe: "memory is unsafe or foreign: do not load it; tell the user",
-      conflicted: "memory is conflicted: unresolved merge conflict markers; do not load it: keep one side of each conflict, archive the other, then check again"
-    };
-    CHECKPOINT_PARKED = "an automatic checkpoint is parked: no handoff was written; the resume flow can draft from it";
-    stashedMessage = (stash, restore2) => `a handoff is parked in ${stash}, not in the working tree: bring it back with \`${restore2}\``;
-    checkVerb = {
-      name: "check",
-      options: { root: { type: "string" }, json: { type: "boolean" } },
-      positionals: [0, 0],
-      help: `usage: node memory_io.mjs check [--root DIR] [--json]
-
-Bootstrap check for AGENTS.md-style instructions: what is parked in <root>/.ai/memory?
-Reads nothing into the output and takes no lock. It prints one line, its state's:
-  "${MESSAGES.clean}" (0)
-  "${MESSAGES.interrupted}" (1)
-  "${MESSAGES.parked}" (2)
-  "${MESSAGES.unsafe}" (3)
-${ROOT_HELP}
-exit: 0 nothing parked
-      1 an interrupted save needs recovery: run \`recover\` (only when no live writer
-        holds the lock; takes precedence over 3)
-      2 a handoff is parked; or, with no handoff, an automatic checkpoint holding a
-        capture ("${CHECKPOINT_PARKED}"), or a stash entry holding the handoff
-        (\`git stash -u\` took the memory dir: the line names the command that
-        brings it back)
-      3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no v1
-        marker, a private name holding what no save leaves): do not load it; or
-        conflicted: a memory file holds unresolved merge conflict markers
-      64 usage error
---json prints {"code", "state", "files", "paused", "message"} and, when they apply,
-"parked" ("handoff", "stash", "checkpoint" or "conflicted"), "stash", "restore",
-"conflicted", "mergeDriverMissing" and "unknownSections": references/verbs.md#check.
-When the kill switch is on, the paused sentence is printed too and the code is kept.
-`,
-      async run(ctx) {
-        let root;
-        try {
-          root = rootOption(ctx);
-        } catch (err) {
-          throw new UsageError(err.message);
-        }
-        const kinds = ["handoff", "lessons", "solutions"];
-        const inspections = kinds.map((k) => inspectFile(root, k, true, { text: true }));
-        const conflicted = inspections.filter((i) => i.status === "present" && typeof i.text === "string" && isConflicted(i.text)).map((i) => FILE_OF[i.kind]);
-        const files = Object.fromEntries(inspections.map((i) => [i.kind, i.status]));
-        let state = null;
-        if (interruptedSave(root) || inspections.some((i) => i.status === "interrupted")) state = "interrupted";
-        else if (inspections.some((i) => i.status === "unsafe" || i.status === "foreign")) state = "unsafe";
-        else if (unsafePrivate(root)) state = "unsafe";
-        else if (conflicted.length > 0) state = "conflicted";
-        else if (files.handoff === "present") state = "parked";
-        const stashed = state === null && files.handoff === "missing" ? await handoffInStash(root, ctx.env) : null;
-        if (stashed !== null || state === null && files.handoff === "missing" && checkpointParked(root)) state = "parked";
-        state ??= "clean";
-        const code = { clean: 0, interrupted: 1, parked: 2, unsafe: 3, conflicted: 3 }[state];
-        const paused = pauseSwitch(memoryDir(root), ctx.env);
-        const pausedLine = paused ? `memory writes are paused: remove ${paused} to resume` : null;
-        let parked;
-        if (state === "conflicted") parked = "conflicted";
-        else if (state === "parked") parked = files.handoff === "present" ? "handoff" : stashed ? "stash" : "checkpoint";
-        let message = MESSAGES[state];
-        if (parked === "checkpoint") message = CHECKPOINT_PARKED;
-        else if (stashed) message = stashedMessage(stashed.stash, stashed.restore);
-        else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
-        const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...stashed };
-        if (state === "conflicted") result.conflicted = conflicted;
-        if (mergeDriverMissing(root)) result.mergeDriverMissing = true;
-        const handoff = inspections[0];
-        const readable = state === "parked" && typeof handoff.text === "string";
-        const strays = readable ? glanceAtHandoff(handoff.text, Date.now()).strays : [];
-        if (strays.length > 0) result.unknownSections = strays.map((s) => s.near);
-        if (ctx.values.json) return ok(`${JSON.stringify(result)}
-`, [], code);
-        return ok(`${[message, straySentence(strays), pausedLine].filter(Boolean).join("\n")}
-`, [], code);
-      }
-    };
-  }
-});
-
-// src/store/checkpoint-cleanup.ts
-import { linkSync as linkSync5, lstatSync as lstatSync10, readdirSync as readdirSync6, unlinkSync as unlinkSync8 } from "node:fs";
-import path31 from "node:path";
-function pruneCheckpoints(root, keep) {
-  const list2 = listCheckpoints(root);
-  const survivors = new Set(list2.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
-  survivors.add(keep);
-  const deleted = [];
-  for (const e of list2) {
-    if (survivors.has(e.name) || deleted.length >= list2.length - CHECKPOINT_KEEP) continue;
-    try {
-      unlinkSync8(path31.join(checkpointsDir(root), e.name));
-      deleted.push(e.name);
-    } catch {
-    }
-    rmQuietRegular(path31.join(checkpointsDir(root), `.delivered-${e.session}`));
-  }
-  return deleted;
-}
-function cleanCheckpointLeftovers(root) {
-  const dir = checkpointsDir(root);
-  if (checkpointsDirState(root) !== "ok") return [];
-  const actions = [];
-  const entries2 = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
-  for (const e of [...entries2.filter((x) => x.role === "tmp"), ...entries2.filter((x) => x.role === "claim")]) {
-    const st = lstatSync10(e.path, { throwIfNoEntry: false });
-    if (st === void 0 || st.isDirectory()) continue;
-    if (e.role === "claim" && st.isFile()) {
-      try {
-        linkSync5(e.path, path31.join(dir, e.file));
-        actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
-      } catch {
-      }
-    }
-    try {
-      unlinkSync8(e.path);
-      actions.push(`checkpoints/${e.file}: dropped ${e.name} left by an interrupted checkpoint`);
-    } catch {
-    }
-  }
-  try {
-    const names = readdirSync6(dir);
-    const live = /* @__PURE__ */ new Set();
-    for (const name2 of names) {
-      if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
-      const bytes = readHeadBytes(path31.join(dir, name2));
-      if (bytes !== null) live.add(tokenOf(bytes));
-    }
-    const kept = [];
-    for (const name2 of names) {
-      const m = /^\.delivered-(.+)$/.exec(name2);
-      if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      const told = readHead(path31.join(dir, name2), 128)?.trim() ?? "";
-      const st = lstatSync10(path31.join(dir, name2), { throwIfNoEntry: false });
-      if (readHead(path31.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path31.join(dir, name2));
-      else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
-    }
-    kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
-    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path31.join(dir, k.name));
-  } catch {
-  }
-  return actions;
-}
-var MARKERS_KEPT, CHECKPOINT_KEEP;
-var init_checkpoint_cleanup = __esm({
-  "src/store/checkpoint-cleanup.ts"() {
-    "use strict";
-    init_checkpoint_name();
-    init_checkpoints();
-    init_files();
-    init_private();
-    MARKERS_KEPT = 20;
-    CHECKPOINT_KEEP = 5;
-  }
-});
-
-// src/verbs/recover.ts
-var recover_exports = {};
-__export(recover_exports, {
-  recoverVerb: () => recoverVerb
-});
-import { readdirSync as readdirSync7 } from "node:fs";
-var recoverVerb;
-var init_recover2 = __esm({
-  "src/verbs/recover.ts"() {
-    "use strict";
-    init_mutate();
-    init_recover();
-    init_paths();
-    init_pause();
-    init_common();
-    init_types();
-    init_checkpoints();
-    init_checkpoint_cleanup();
-    init_drafts();
-    recoverVerb = {
-      name: "recover",
-      options: { root: { type: "string" }, "lock-timeout": { type: "string" }, json: { type: "boolean" } },
-      positionals: [0, 0],
-      help: `usage: node memory_io.mjs recover [--root DIR] [--lock-timeout SECONDS] [--json]
-
-Repairs what an interrupted save left (a private claim or temp file, a half-done archive
-step, pruning a crash skipped): afterwards each file is whole -- the complete old or the
-complete new version --, no prior version is lost, and no private file remains; the
-reference helper's (memory_io.py) leftovers too. It also removes what an interrupted
-\`checkpoint\` left in checkpoints/, and drafts untouched for an hour, saying each.
-Idempotent and resumable; with nothing to do it prints "nothing to recover". The next
-\`write\` runs the same repair first. A private name holding what no save leaves (a link, a
-directory, a file hard-linked elsewhere) is refused, naming it: move it away, then retry.
-${ROOT_HELP}
-exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
-`,
-      async run(ctx) {
-        const lockTimeoutSeconds = lockTimeoutOption(ctx);
-        const root = rootOption(ctx);
-        let actions = [];
-        if (checkTree(root) || pendingRepairs(root).length > 0) {
-          const dotted = () => readdirSync7(checkpointsDir(root)).some((n2) => n2.startsWith("."));
-          const leftovers = () => checkpointsDirState(root) === "ok" && dotted();
-          const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
-          const { result, repairs } = await underLock(options, async () => [
-            ...leftovers() ? cleanCheckpointLeftovers(root) : [],
-            ...removeLeftoverDrafts(root)
-          ]);
-          actions = [...repairs.map((r) => r.replace(/^recovered: /, "")), ...result];
-        } else {
-          assertNotPaused(memoryDir(root), ctx.env);
-        }
-        if (ctx.values.json) return ok(`${JSON.stringify({ actions })}
-`);
-        return ok(actions.length > 0 ? `${actions.join("\n")}
-` : "nothing to recover\n");
-      }
-    };
-  }
-});
-
-// src/guard/token-shape.ts
-function mayHoldToken(text) {
-  for (const m of text.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
-  return false;
-}
-function withoutTokens(text) {
-  return mayHoldToken(text) ? redactVendorShapes(text) : text;
-}
-function anchorsWithoutTokens(lines2) {
-  const one = (l) => l.startsWith("- HEAD: ") || l.startsWith("- Date: ") ? l : withoutTokens(l);
-  return typeof lines2 === "string" ? lines2.split("\n").map(one).join("\n") : lines2.map(one);
-}
-var init_token_shape = __esm({
-  "src/guard/token-shape.ts"() {
-    "use strict";
-    init_redact();
-  }
-});
-
-// src/verbs/anchors.ts
-var anchors_exports = {};
-__export(anchors_exports, {
-  anchorsVerb: () => anchorsVerb
-});
-var anchorsVerb;
-var init_anchors2 = __esm({
-  "src/verbs/anchors.ts"() {
-    "use strict";
-    init_anchors();
-    init_token_shape();
-    init_anchor_lines();
-    init_common();
-    init_types();
-    anchorsVerb = {
-      name: "anchors",
-      options: { root: { type: "string" }, json: { type: "boolean" }, "key-file": { type: "string", multiple: true } },
-      positionals: [0, 0],
-      help: `usage: node memory_io.mjs anchors [--root DIR] [--key-file PATH]... [--json]
-
-Prints the lines of the handoff's \`## Environment anchors\` section (without the
-heading), ready to paste:
-  - Branch: <name, or (detached)>
-  - HEAD: <full 40/64-hex id>            (\`none (no commits yet)\` in a new repository)
-  - Dirty files: <paths, comma-separated, or none>
-  - Dirty hashes: <path> <blob id>, ...   (only with dirty files)
-  - Date: <now, ISO-8601 UTC with Z>
-  - In progress: <operation>[ of <branch>] (<n> conflicted files)
-                 (only while git is in the middle of a rebase, merge, \u2026)
-Outside a git repository, or when git is not on PATH (said on stderr), the Date
-and, with --key-file, \`- Key file mtimes: <path> @ <time, or missing>, ...\`.
-The memory dir and the running skill's own folder are never listed. Runs one git
-process; writes nothing. How each line is made: references/verbs.md#anchors.
-
-options:
-  --key-file PATH  a file inside the root whose time to record (repeatable)
-  --json      print {"insideGit", "branch", "head", "dirty", "date", "keyFileMtimes",
-              "gitNote", "markdown"}
-${ROOT_HELP}
-exit: 0 printed
-      2 usage error, or the root is missing or a link
-`,
-      async run(ctx) {
-        const root = rootOption(ctx);
-        const keyFiles = ctx.values["key-file"] ?? [];
-        const options = { skillDir: ctx.skillDir ?? null, hashes: true };
-        const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, options);
-        const markdown = anchorsWithoutTokens(renderAnchorLines(a));
-        const stderr = [];
-        if (a.gitNote !== null) stderr.push(`note: ${a.gitNote}`);
-        for (const s of a.skippedKeyFiles) stderr.push(`warning: --key-file ${quotedPath(s.path)} skipped: ${s.reason}`);
-        if (ctx.values.json === true) {
-          const { skippedKeyFiles: _skipped, ...rest } = a;
-          const branch = rest.branch === null ? null : withoutTokens(rest.branch);
-          return ok(`${JSON.stringify({ ...rest, branch, dirty: rest.dirty.map(withoutTokens), markdown })}
-`, stderr);
-        }
-        return ok(markdown, stderr);
-      }
-    };
-  }
-});
-
 // node_modules/imurmurhash/imurmurhash.js
 var require_imurmurhash = __commonJS({
   "node_modules/imurmurhash/imurmurhash.js"(exports, module) {
@@ -7898,7 +7425,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path54 = __require("path");
+    var path53 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -7951,7 +7478,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path54.resolve(filename);
+      const absoluteName = path53.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -8115,20 +7642,20 @@ var require_lib = __commonJS({
 import {
   existsSync as existsSync3,
   lchownSync,
-  lstatSync as lstatSync11,
+  lstatSync as lstatSync10,
   mkdirSync as mkdirSync4,
-  readFileSync as readFileSync8,
+  readFileSync as readFileSync6,
   realpathSync as realpathSync3,
   rmdirSync,
-  unlinkSync as unlinkSync9
+  unlinkSync as unlinkSync8
 } from "node:fs";
-import path32 from "node:path";
+import path29 from "node:path";
 function cloneOf(root) {
   const top = gitTopOf(root);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
-  return { top, common, copy: path32.join(common, "session-handoff", "merge-driver.mjs") };
+  return { top, common, copy: path29.join(common, "session-handoff", "merge-driver.mjs") };
 }
 function driverCommand(node, copy) {
   const run = `${shellQuote(node)} ${shellQuote(copy)}${DRIVER_ARGS}`;
@@ -8142,7 +7669,7 @@ function driverParts(command) {
   return m === null ? null : { node: unquote(m[1]), copy: unquote(m[2]) };
 }
 function attributesLine(top, root) {
-  const memRel = path32.relative(top, root).split(path32.sep).join("/");
+  const memRel = path29.relative(top, root).split(path29.sep).join("/");
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME}`;
 }
 function readRegular(p) {
@@ -8153,7 +7680,7 @@ function readRegular(p) {
 function giveTo(p, like) {
   if (process.geteuid?.() !== 0) return;
   try {
-    const { uid, gid } = lstatSync11(like);
+    const { uid, gid } = lstatSync10(like);
     lchownSync(p, uid, gid);
   } catch {
   }
@@ -8177,8 +7704,8 @@ ${line}
 ${END}
 `;
 }
-async function configValue(top, key, env) {
-  const r = await runGit(top, ["config", "--local", "--get", `merge.${DRIVER_NAME}.${key}`], env);
+async function configValue(top, key, env, local = true) {
+  const r = await runGit(top, ["config", ...local ? ["--local"] : [], "--get", `merge.${DRIVER_NAME}.${key}`], env);
   return r.code === 0 ? r.stdout.toString("utf8").replace(/\n$/, "") : null;
 }
 async function registerMergeDriver(root, helperPath, env) {
@@ -8187,12 +7714,12 @@ async function registerMergeDriver(root, helperPath, env) {
   if (c === null || helperPath === null) return out;
   let copy;
   try {
-    const bytes = readFileSync8(path32.join(path32.dirname(helperPath), "lib", "cli.mjs"));
-    mkdirSync4(path32.dirname(c.copy), { recursive: true, mode: 448 });
-    giveTo(path32.dirname(c.copy), c.common);
-    const st = lstatSync11(c.copy, { throwIfNoEntry: false });
-    if (st !== void 0 && !st.isFile()) unlinkSync9(c.copy);
-    const same = st !== void 0 && st.isFile() && readFileSync8(c.copy).equals(bytes);
+    const bytes = readFileSync6(path29.join(path29.dirname(helperPath), "lib", "cli.mjs"));
+    mkdirSync4(path29.dirname(c.copy), { recursive: true, mode: 448 });
+    giveTo(path29.dirname(c.copy), c.common);
+    const st = lstatSync10(c.copy, { throwIfNoEntry: false });
+    if (st !== void 0 && !st.isFile()) unlinkSync8(c.copy);
+    const same = st !== void 0 && st.isFile() && readFileSync6(c.copy).equals(bytes);
     if (!same) import_write_file_atomic.default.sync(c.copy, bytes, { mode: 420 });
     giveTo(c.copy, c.common);
     copy = realpathSync3(c.copy);
@@ -8207,9 +7734,9 @@ async function registerMergeDriver(root, helperPath, env) {
     await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
   }
-  if (out.config) giveTo(path32.join(c.common, "config"), c.common);
+  if (out.config) giveTo(path29.join(c.common, "config"), c.common);
   try {
-    const file = path32.join(c.top, ".gitattributes");
+    const file = path29.join(c.top, ".gitattributes");
     const before = readRegular(file);
     const want = attributesLine(c.top, root);
     const { rest, had, line } = withoutBlock(before ?? "");
@@ -8228,21 +7755,21 @@ async function unregisterMergeDriver(root, env) {
   const out = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
   try {
-    unlinkSync9(c.copy);
-    rmdirSync(path32.dirname(c.copy));
+    unlinkSync8(c.copy);
+    rmdirSync(path29.dirname(c.copy));
   } catch {
   }
   const driver = await configValue(c.top, "driver", env);
   if (driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
-    giveTo(path32.join(c.common, "config"), c.common);
+    giveTo(path29.join(c.common, "config"), c.common);
     out.config = r.code === 0;
   }
   try {
-    const file = path32.join(c.top, ".gitattributes");
+    const file = path29.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file) ?? "");
     if (had) {
-      if (rest === "") unlinkSync9(file);
+      if (rest === "") unlinkSync8(file);
       else import_write_file_atomic.default.sync(file, rest);
       out.attributes = true;
     }
@@ -8257,7 +7784,7 @@ async function previewMergeDriver(root, remove2, env) {
   const driver = await configValue(c.top, "driver", env);
   let text;
   try {
-    text = readRegular(path32.join(c.top, ".gitattributes"));
+    text = readRegular(path29.join(c.top, ".gitattributes"));
   } catch (err) {
     const notes = [`.gitattributes would not be changed: ${err.message}`];
     return { config: remove2 ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
@@ -8291,25 +7818,29 @@ async function mergeDriverStep(root, opts, env) {
   return { lines: lines2, notes: change.notes, attributes: change.attributes };
 }
 function attributesOnlyOurs(top) {
-  const { rest, had } = withoutBlock(readSmall(path32.join(top, ".gitattributes")) ?? "");
+  const { rest, had } = withoutBlock(textOr(top, ".gitattributes"));
   return had && rest === "";
+}
+function textOr(dir, name2) {
+  return readSmall(path29.join(dir, name2)) ?? "";
+}
+async function mergeDriverMissing(root, env) {
+  const c = cloneOf(root);
+  if (c === null || !NAMES_OURS.test(textOr(c.top, ".gitattributes"))) return false;
+  if (/^\s*\[merge\s+"session-handoff"\]/im.test(textOr(c.common, "config"))) return false;
+  return await effectiveDriver(c.top, env) === null;
 }
 async function driverPartMissing(root, env) {
   const c = cloneOf(root);
   if (c === null) return null;
-  let command;
-  try {
-    command = await configValue(c.top, "driver", env);
-  } catch {
-    return null;
-  }
-  const parts = command === null ? null : driverParts(command);
+  const command = await effectiveDriver(c.top, env);
+  const parts = command == null ? null : driverParts(command);
   if (parts === null) return null;
   if (!existsSync3(parts.copy)) return `the merge driver's copy of the helper ${parts.copy} is missing`;
   if (!existsSync3(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
   return null;
 }
-var import_write_file_atomic, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote;
+var import_write_file_atomic, DRIVER_NAME, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
 var init_merge_driver_config = __esm({
   "src/git/merge-driver-config.ts"() {
     "use strict";
@@ -8317,14 +7848,484 @@ var init_merge_driver_config = __esm({
     init_git_dir();
     init_run();
     init_fs();
-    init_merge_driver_state();
-    init_merge_driver_state();
+    DRIVER_NAME = "session-handoff";
     BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
     BEGIN_NL = BEGIN2.replace(/\)$/, "; newline added)");
     END = "# <<< session-handoff merge driver";
     DRIVER_ARGS = " merge-driver %O %A %B %P";
     COPY_GONE = "session-handoff merge driver: its helper copy or node is missing, git keeps the conflict; run install or publish in this clone";
     shellQuote = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
+    MERGE_DRIVER_MISSING = ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges memory files as text (conflict markers can land); run `install` or `publish` once in this clone";
+    NAMES_OURS = new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m");
+    effectiveDriver = (top, env) => configValue(top, "driver", env, false).catch(() => void 0);
+  }
+});
+
+// src/git/fates.ts
+import { readFileSync as readFileSync7 } from "node:fs";
+import path30 from "node:path";
+function parseRawLog(out) {
+  return out.toString("utf8").split("").slice(1).map((rec) => {
+    const [name2 = "", ...rest] = rec.split("\0");
+    const paths = /* @__PURE__ */ new Map();
+    for (let i = 0; i + 1 < rest.length; i += 2) {
+      const meta = rest[i].replace(/^\n/, "");
+      if (!meta.startsWith(":")) break;
+      paths.set(rest[i + 1], meta.split(" ")[3] ?? "");
+    }
+    return { name: name2.trim(), paths };
+  });
+}
+function fatesOf(i) {
+  const hashOf2 = new Map(i.hashes.map((h) => [h.path, h.id]));
+  return i.savedDirty.map((p) => {
+    const saved = hashOf2.get(p);
+    const known = saved !== void 0 && saved !== "over 8 MB";
+    if (i.nowDirty.includes(p)) {
+      if (!known) return { path: p, fate: "dirty" };
+      const now = i.blobNow(p);
+      return { path: p, fate: (saved === "deleted" ? now === null : now === saved) ? "unchanged" : "changed" };
+    }
+    const sameContent = (id) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);
+    const holds = (t) => [...t.paths].some(([q, id]) => p.endsWith("/") ? q.startsWith(p) : q === p && sameContent(id));
+    const head = i.onHead?.find(holds);
+    if (head) return { path: p, fate: "committed", commit: head.name, onHead: true };
+    const stash = i.stashes?.find(holds);
+    if (stash) return { path: p, fate: "stashed", stash: stash.name };
+    const other = i.elsewhere?.find(holds);
+    if (other) return { path: p, fate: "committed", commit: other.name, onHead: false };
+    if (i.fromElsewhere) return { path: p, fate: "not-here" };
+    if (!i.fromSaved || i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
+    return { path: p, fate: "reverted" };
+  });
+}
+function clonedAfter(gitDir, savedMs2) {
+  if (gitDir === null || savedMs2 === null) return false;
+  try {
+    const first = readFileSync7(path30.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
+    const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
+    return m !== null && Number(m[1]) * 1e3 >= savedMs2;
+  } catch {
+    return false;
+  }
+}
+function stashCount(commonDir) {
+  if (commonDir === null) return 0;
+  try {
+    const log = readFileSync7(path30.join(commonDir, "logs", "refs", "stash"), "utf8");
+    return log.split("\n").filter((l) => l !== "").length;
+  } catch {
+    return 0;
+  }
+}
+async function objectIds(git, revs) {
+  if (revs.length === 0) return [];
+  const r = await git(["cat-file", "--batch-check"], revs.map((x) => `${x}
+`).join(""));
+  const lines2 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
+  return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines2[i] ?? "")?.[1] ?? null);
+}
+async function untrackedInStashes(git, count, paths) {
+  const asks = Array.from({ length: Math.min(count, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
+  const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
+  const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
+  return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
+}
+async function gatherFateLogs(git, opts) {
+  if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [] };
+  const specs = ["--", ...opts.cleaned.map((p) => `:(top,literal)${p}`)];
+  const since = opts.savedDateMs === null ? [] : [`--since=@${Math.floor(opts.savedDateMs / 1e3)}`];
+  const bound = opts.savedHead !== null ? [`^${opts.savedHead}`] : [...since, "--max-count=500"];
+  const run = async (args) => {
+    const r = await git(args);
+    return r.code === 0 ? parseRawLog(r.stdout) : null;
+  };
+  const stashes = stashCount(opts.commonDir);
+  const notHead = opts.headExists ? ["^HEAD"] : [];
+  const stashLog = ["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs];
+  const [onHead, elsewhere, tracked, untracked] = await Promise.all([
+    opts.headExists ? run(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
+    run(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
+    stashes > 0 ? run(stashLog) : [],
+    stashes > 0 ? untrackedInStashes(git, stashes, opts.cleaned) : []
+  ]);
+  const byName = /* @__PURE__ */ new Map();
+  for (const t of tracked ?? []) byName.set(t.name, t);
+  for (const u of untracked) {
+    const t = byName.get(u.stash) ?? { name: u.stash, paths: /* @__PURE__ */ new Map() };
+    t.paths.set(u.p, u.id);
+    byName.set(u.stash, t);
+  }
+  const n2 = (name2) => Number(/\d+/.exec(name2)?.[0] ?? 0);
+  const all = tracked === null ? null : [...byName.values()].sort((a, b) => n2(a.name) - n2(b.name));
+  return { onHead, elsewhere, stashes: all };
+}
+async function handoffInStash(root, env) {
+  const top = gitTopOf(root);
+  const gitDir = top === null ? null : gitDirOf(top);
+  const count = stashCount(gitDir === null ? null : commonDirOf(gitDir));
+  if (top === null || count === 0) return null;
+  const handoff = `${path30.relative(top, root).split(path30.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
+  if (/[\r\n]/.test(handoff)) return null;
+  const git = (args, input) => runGit(root, args, env, void 0, { input });
+  const n2 = Math.min(count, 100);
+  const revs = Array.from({ length: n2 }, (_, i) => [`stash@{${i}}^3:`, `stash@{${i}}:`, `stash@{${i}}^1:`]);
+  try {
+    const ids = await objectIds(git, revs.flat().map((r) => `${r}${handoff}`));
+    for (let i = 0; i < n2; i++) {
+      const [untracked, tracked, before] = ids.slice(i * 3, i * 3 + 3);
+      if (untracked)
+        return { stash: `stash@{${i}}`, restore: `git restore --overlay --source=stash@{${i}}^3 -- .ai/memory` };
+      if (tracked && !before) {
+        return { stash: `stash@{${i}}`, restore: `git restore --source=stash@{${i}} -- .ai/memory/HANDOFF.md` };
+      }
+    }
+  } catch (err) {
+    if (!(err instanceof GitUnavailable)) throw err;
+  }
+  return null;
+}
+var ZERO, RAW;
+var init_fates = __esm({
+  "src/git/fates.ts"() {
+    "use strict";
+    init_git_dir();
+    init_run();
+    ZERO = /^0+$/;
+    RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
+  }
+});
+
+// src/verbs/check.ts
+var check_exports = {};
+__export(check_exports, {
+  checkVerb: () => checkVerb
+});
+var MESSAGES, CHECKPOINT_PARKED, stashedMessage, checkVerb;
+var init_check = __esm({
+  "src/verbs/check.ts"() {
+    "use strict";
+    init_errors();
+    init_inspect();
+    init_paths();
+    init_conflicted();
+    init_handoff();
+    init_merge_driver_config();
+    init_fates();
+    init_pause();
+    init_common();
+    init_types();
+    init_checkpoint_surface();
+    MESSAGES = {
+      clean: "nothing parked: no saved session state exists",
+      interrupted: "an interrupted save needs recovery: run `recover`, then check again",
+      parked: "a handoff is parked and can be resumed",
+      unsafe: "memory is unsafe or foreign: do not load it; tell the user",
+      conflicted: "memory is conflicted: unresolved merge conflict markers; do not load it: keep one side of each conflict, archive the other, then check again"
+    };
+    CHECKPOINT_PARKED = "an automatic checkpoint is parked: no handoff was written; the resume flow can draft from it";
+    stashedMessage = (stash, restore2) => `a handoff is parked in ${stash}, not in the working tree: bring it back with \`${restore2}\``;
+    checkVerb = {
+      name: "check",
+      options: { root: { type: "string" }, json: { type: "boolean" } },
+      positionals: [0, 0],
+      help: `usage: node memory_io.mjs check [--root DIR] [--json]
+
+Bootstrap check for AGENTS.md-style instructions: what is parked in <root>/.ai/memory?
+Reads nothing into the output and takes no lock. It prints one line, its state's:
+  "${MESSAGES.clean}" (0)
+  "${MESSAGES.interrupted}" (1)
+  "${MESSAGES.parked}" (2)
+  "${MESSAGES.unsafe}" (3)
+${ROOT_HELP}
+exit: 0 nothing parked
+      1 an interrupted save needs recovery: run \`recover\` (only when no live writer
+        holds the lock; takes precedence over 3)
+      2 a handoff is parked; or, with no handoff, an automatic checkpoint holding a
+        capture ("${CHECKPOINT_PARKED}"), or a stash entry holding the handoff
+        (\`git stash -u\` took the memory dir: the line names the command that
+        brings it back)
+      3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no v1
+        marker, a private name holding what no save leaves): do not load it; or
+        conflicted: a memory file holds unresolved merge conflict markers
+      64 usage error
+--json prints {"code", "state", "files", "paused", "message"} and, when they apply,
+"parked" ("handoff", "stash", "checkpoint" or "conflicted"), "stash", "restore",
+"conflicted", "mergeDriverMissing" and "unknownSections": references/verbs.md#check.
+When the kill switch is on, the paused sentence is printed too and the code is kept.
+`,
+      async run(ctx) {
+        let root;
+        try {
+          root = rootOption(ctx);
+        } catch (err) {
+          throw new UsageError(err.message);
+        }
+        const kinds = ["handoff", "lessons", "solutions"];
+        const inspections = kinds.map((k) => inspectFile(root, k, true, { text: true }));
+        const conflicted = inspections.filter((i) => i.status === "present" && typeof i.text === "string" && isConflicted(i.text)).map((i) => FILE_OF[i.kind]);
+        const files = Object.fromEntries(inspections.map((i) => [i.kind, i.status]));
+        let state = null;
+        if (interruptedSave(root) || inspections.some((i) => i.status === "interrupted")) state = "interrupted";
+        else if (inspections.some((i) => i.status === "unsafe" || i.status === "foreign")) state = "unsafe";
+        else if (unsafePrivate(root)) state = "unsafe";
+        else if (conflicted.length > 0) state = "conflicted";
+        else if (files.handoff === "present") state = "parked";
+        const stashed = state === null && files.handoff === "missing" ? await handoffInStash(root, ctx.env) : null;
+        if (stashed !== null || state === null && files.handoff === "missing" && checkpointParked(root)) state = "parked";
+        state ??= "clean";
+        const code = { clean: 0, interrupted: 1, parked: 2, unsafe: 3, conflicted: 3 }[state];
+        const paused = pauseSwitch(memoryDir(root), ctx.env);
+        const pausedLine = paused ? `memory writes are paused: remove ${paused} to resume` : null;
+        let parked;
+        if (state === "conflicted") parked = "conflicted";
+        else if (state === "parked") parked = files.handoff === "present" ? "handoff" : stashed ? "stash" : "checkpoint";
+        let message = MESSAGES[state];
+        if (parked === "checkpoint") message = CHECKPOINT_PARKED;
+        else if (stashed) message = stashedMessage(stashed.stash, stashed.restore);
+        else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
+        const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...stashed };
+        if (state === "conflicted") result.conflicted = conflicted;
+        if (await mergeDriverMissing(root, ctx.env)) result.mergeDriverMissing = true;
+        const handoff = inspections[0];
+        const readable = state === "parked" && typeof handoff.text === "string";
+        const strays = readable ? glanceAtHandoff(handoff.text, Date.now()).strays : [];
+        if (strays.length > 0) result.unknownSections = strays.map((s) => s.near);
+        if (ctx.values.json) return ok(`${JSON.stringify(result)}
+`, [], code);
+        return ok(`${[message, straySentence(strays), pausedLine].filter(Boolean).join("\n")}
+`, [], code);
+      }
+    };
+  }
+});
+
+// src/store/checkpoint-cleanup.ts
+import { linkSync as linkSync5, lstatSync as lstatSync11, readdirSync as readdirSync6, unlinkSync as unlinkSync9 } from "node:fs";
+import path31 from "node:path";
+function pruneCheckpoints(root, keep) {
+  const list2 = listCheckpoints(root);
+  const survivors = new Set(list2.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
+  survivors.add(keep);
+  const deleted = [];
+  for (const e of list2) {
+    if (survivors.has(e.name) || deleted.length >= list2.length - CHECKPOINT_KEEP) continue;
+    try {
+      unlinkSync9(path31.join(checkpointsDir(root), e.name));
+      deleted.push(e.name);
+    } catch {
+    }
+    rmQuietRegular(path31.join(checkpointsDir(root), `.delivered-${e.session}`));
+  }
+  return deleted;
+}
+function cleanCheckpointLeftovers(root) {
+  const dir = checkpointsDir(root);
+  if (checkpointsDirState(root) !== "ok") return [];
+  const actions = [];
+  const entries2 = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
+  for (const e of [...entries2.filter((x) => x.role === "tmp"), ...entries2.filter((x) => x.role === "claim")]) {
+    const st = lstatSync11(e.path, { throwIfNoEntry: false });
+    if (st === void 0 || st.isDirectory()) continue;
+    if (e.role === "claim" && st.isFile()) {
+      try {
+        linkSync5(e.path, path31.join(dir, e.file));
+        actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
+      } catch {
+      }
+    }
+    try {
+      unlinkSync9(e.path);
+      actions.push(`checkpoints/${e.file}: dropped ${e.name} left by an interrupted checkpoint`);
+    } catch {
+    }
+  }
+  try {
+    const names = readdirSync6(dir);
+    const live = /* @__PURE__ */ new Set();
+    for (const name2 of names) {
+      if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
+      const bytes = readHeadBytes(path31.join(dir, name2));
+      if (bytes !== null) live.add(tokenOf(bytes));
+    }
+    const kept = [];
+    for (const name2 of names) {
+      const m = /^\.delivered-(.+)$/.exec(name2);
+      if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
+      const told = readHead(path31.join(dir, name2), 128)?.trim() ?? "";
+      const st = lstatSync11(path31.join(dir, name2), { throwIfNoEntry: false });
+      if (readHead(path31.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path31.join(dir, name2));
+      else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
+    }
+    kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
+    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path31.join(dir, k.name));
+  } catch {
+  }
+  return actions;
+}
+function pruneOfferMarkers(dir, nowMs) {
+  try {
+    for (const name2 of readdirSync6(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
+      const p = path31.join(dir, name2);
+      if (nowMs - lstatSync11(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
+    }
+  } catch {
+  }
+}
+var MARKERS_KEPT, CHECKPOINT_KEEP, OFFER_MARKER_DAYS;
+var init_checkpoint_cleanup = __esm({
+  "src/store/checkpoint-cleanup.ts"() {
+    "use strict";
+    init_checkpoint_name();
+    init_checkpoints();
+    init_files();
+    init_private();
+    MARKERS_KEPT = 20;
+    CHECKPOINT_KEEP = 5;
+    OFFER_MARKER_DAYS = 7;
+  }
+});
+
+// src/verbs/recover.ts
+var recover_exports = {};
+__export(recover_exports, {
+  recoverVerb: () => recoverVerb
+});
+import { readdirSync as readdirSync7 } from "node:fs";
+var recoverVerb;
+var init_recover2 = __esm({
+  "src/verbs/recover.ts"() {
+    "use strict";
+    init_mutate();
+    init_recover();
+    init_paths();
+    init_pause();
+    init_common();
+    init_types();
+    init_checkpoints();
+    init_checkpoint_cleanup();
+    init_drafts();
+    recoverVerb = {
+      name: "recover",
+      options: { root: { type: "string" }, "lock-timeout": { type: "string" }, json: { type: "boolean" } },
+      positionals: [0, 0],
+      help: `usage: node memory_io.mjs recover [--root DIR] [--lock-timeout SECONDS] [--json]
+
+Repairs what an interrupted save left (a private claim or temp file, a half-done archive
+step, pruning a crash skipped): afterwards each file is whole -- the complete old or the
+complete new version --, no prior version is lost, and no private file remains; the
+reference helper's (memory_io.py) leftovers too. It also removes what an interrupted
+\`checkpoint\` left in checkpoints/, and drafts untouched for an hour, saying each.
+Idempotent and resumable; with nothing to do it prints "nothing to recover". The next
+\`write\` runs the same repair first. A private name holding what no save leaves (a link, a
+directory, a file hard-linked elsewhere) is refused, naming it: move it away, then retry.
+${ROOT_HELP}
+exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
+`,
+      async run(ctx) {
+        const lockTimeoutSeconds = lockTimeoutOption(ctx);
+        const root = rootOption(ctx);
+        let actions = [];
+        if (checkTree(root) || pendingRepairs(root).length > 0) {
+          const dotted = () => readdirSync7(checkpointsDir(root)).some((n2) => n2.startsWith("."));
+          const leftovers = () => checkpointsDirState(root) === "ok" && dotted();
+          const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
+          const { result, repairs } = await underLock(options, async () => [
+            ...leftovers() ? cleanCheckpointLeftovers(root) : [],
+            ...removeLeftoverDrafts(root)
+          ]);
+          actions = [...repairs.map((r) => r.replace(/^recovered: /, "")), ...result];
+        } else {
+          assertNotPaused(memoryDir(root), ctx.env);
+        }
+        if (ctx.values.json) return ok(`${JSON.stringify({ actions })}
+`);
+        return ok(actions.length > 0 ? `${actions.join("\n")}
+` : "nothing to recover\n");
+      }
+    };
+  }
+});
+
+// src/guard/token-shape.ts
+function mayHoldToken(text) {
+  for (const m of text.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
+  return false;
+}
+function withoutTokens(text) {
+  return mayHoldToken(text) ? redactVendorShapes(text) : text;
+}
+function anchorsWithoutTokens(lines2) {
+  const one = (l) => l.startsWith("- HEAD: ") || l.startsWith("- Date: ") ? l : withoutTokens(l);
+  return typeof lines2 === "string" ? lines2.split("\n").map(one).join("\n") : lines2.map(one);
+}
+var init_token_shape = __esm({
+  "src/guard/token-shape.ts"() {
+    "use strict";
+    init_redact();
+  }
+});
+
+// src/verbs/anchors.ts
+var anchors_exports = {};
+__export(anchors_exports, {
+  anchorsVerb: () => anchorsVerb
+});
+var anchorsVerb;
+var init_anchors2 = __esm({
+  "src/verbs/anchors.ts"() {
+    "use strict";
+    init_anchors();
+    init_token_shape();
+    init_anchor_lines();
+    init_common();
+    init_types();
+    anchorsVerb = {
+      name: "anchors",
+      options: { root: { type: "string" }, json: { type: "boolean" }, "key-file": { type: "string", multiple: true } },
+      positionals: [0, 0],
+      help: `usage: node memory_io.mjs anchors [--root DIR] [--key-file PATH]... [--json]
+
+Prints the lines of the handoff's \`## Environment anchors\` section (without the
+heading), ready to paste:
+  - Branch: <name, or (detached)>
+  - HEAD: <full 40/64-hex id>            (\`none (no commits yet)\` in a new repository)
+  - Dirty files: <paths, comma-separated, or none>
+  - Dirty hashes: <path> <blob id>, ...   (only with dirty files)
+  - Date: <now, ISO-8601 UTC with Z>
+  - In progress: <operation>[ of <branch>] (<n> conflicted files)
+                 (only while git is in the middle of a rebase, merge, \u2026)
+Outside a git repository, or when git is not on PATH (said on stderr), the Date
+and, with --key-file, \`- Key file mtimes: <path> @ <time, or missing>, ...\`.
+The memory dir and the running skill's own folder are never listed. Runs one git
+process; writes nothing. How each line is made: references/verbs.md#anchors.
+
+options:
+  --key-file PATH  a file inside the root whose time to record (repeatable)
+  --json      print {"insideGit", "branch", "head", "dirty", "date", "keyFileMtimes",
+              "gitNote", "markdown"}
+${ROOT_HELP}
+exit: 0 printed
+      2 usage error, or the root is missing or a link
+`,
+      async run(ctx) {
+        const root = rootOption(ctx);
+        const keyFiles = ctx.values["key-file"] ?? [];
+        const options = { skillDir: ctx.skillDir ?? null, hashes: true };
+        const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, options);
+        const markdown = anchorsWithoutTokens(renderAnchorLines(a));
+        const stderr = [];
+        if (a.gitNote !== null) stderr.push(`note: ${a.gitNote}`);
+        for (const s of a.skippedKeyFiles) stderr.push(`warning: --key-file ${quotedPath(s.path)} skipped: ${s.reason}`);
+        if (ctx.values.json === true) {
+          const { skippedKeyFiles: _skipped, ...rest } = a;
+          const branch = rest.branch === null ? null : withoutTokens(rest.branch);
+          return ok(`${JSON.stringify({ ...rest, branch, dirty: rest.dirty.map(withoutTokens), markdown })}
+`, stderr);
+        }
+        return ok(markdown, stderr);
+      }
+    };
   }
 });
 
@@ -8536,7 +8537,7 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import path33 from "node:path";
+import path32 from "node:path";
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
   p.catch(() => void 0);
@@ -8587,7 +8588,7 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   const keyFiles = [.../* @__PURE__ */ new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
   const top = gitTopOf(root);
-  const rel = top === null ? "" : path33.relative(top, root).split(path33.sep).join("/");
+  const rel = top === null ? "" : path32.relative(top, root).split(path32.sep).join("/");
   const prefix = rel === "" ? "" : `${rel}/`;
   if (opts.handoffToken != null) facts.savedBy = savedByOf(root, opts.handoffToken);
   try {
@@ -8808,7 +8809,7 @@ async function measureFates(git, facts, anchors, at2) {
     savedDirty: facts.saved.dirty ?? [],
     hashes: anchors.dirtyHashes ?? [],
     nowDirty: now.dirty,
-    blobNow: (p) => blobIdOf(path33.join(at2.top, p), format2),
+    blobNow: (p) => blobIdOf(path32.join(at2.top, p), format2),
     ...logs,
     // A clone made after the save did not save it, record or not.
     fromSaved: present && head !== null,
@@ -9546,7 +9547,7 @@ __export(brief_exports, {
   briefVerb: () => briefVerb
 });
 import { existsSync as existsSync4 } from "node:fs";
-import path34 from "node:path";
+import path33 from "node:path";
 function sideTime(text, now) {
   const st = stateTimeOfText(text, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
@@ -9663,7 +9664,7 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync4(path34.join(archiveDir(root), merged[1])))
+        if (merged && existsSync4(path33.join(archiveDir(root), merged[1])))
           brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
@@ -9676,7 +9677,7 @@ exit: 0 brief printed
 
 // src/agents/hook-input.ts
 import { existsSync as existsSync5 } from "node:fs";
-import path35 from "node:path";
+import path34 from "node:path";
 async function readHookJson(ctx, max) {
   return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
 }
@@ -9691,10 +9692,10 @@ function hookObject(data, max) {
   }
 }
 function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync5(path35.join(root, ".ai", "memory"))) return false;
+  if (!skillDir || home === "" || existsSync5(path34.join(root, ".ai", "memory"))) return false;
   const under = (dir, base) => {
-    const rel = path35.relative(base, dir);
-    return !rel.startsWith("..") && !path35.isAbsolute(rel);
+    const rel = path34.relative(base, dir);
+    return !rel.startsWith("..") && !path34.isAbsolute(rel);
   };
   return under(skillDir, home) && !under(skillDir, root);
 }
@@ -9891,7 +9892,7 @@ ${paused ? `${SENTENCES.paused()}
 
 // src/store/archive-entries.ts
 import { lstatSync as lstatSync12, readdirSync as readdirSync8 } from "node:fs";
-import path36 from "node:path";
+import path35 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
@@ -9902,7 +9903,7 @@ function listArchives(root) {
   for (const name2 of readdirSync8(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync12(path36.join(dir, name2));
+      const s = lstatSync12(path35.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -9917,9 +9918,9 @@ function assertArchiveName(name2) {
 }
 async function readArchive(root, name2) {
   assertArchiveName(name2);
-  const got = checkTree(root) ? await readStable(path36.join(archiveDir(root), name2)) : null;
+  const got = checkTree(root) ? await readStable(path35.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path36.join(archiveDir(root), name2));
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path35.join(archiveDir(root), name2));
   return got;
 }
 var init_archive_entries = __esm({
@@ -10077,7 +10078,7 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import path37 from "node:path";
+import path36 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -10163,7 +10164,7 @@ async function restore(ctx, name2) {
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         assertArchiveName(name2);
-        if (!exists(path37.join(archiveDir(root), name2))) {
+        if (!exists(path36.join(archiveDir(root), name2))) {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
       }
@@ -10172,7 +10173,7 @@ async function restore(ctx, name2) {
       const archived2 = await readArchive(root, name2);
       const problem = restoreProblem(archived2.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path37.join(memoryDir(root), file));
+      const current = await readStable(path36.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived2.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -10599,7 +10600,7 @@ import {
   rmdirSync as rmdirSync2,
   unlinkSync as unlinkSync10
 } from "node:fs";
-import path38 from "node:path";
+import path37 from "node:path";
 async function readAgentFile(file, snippet) {
   let read;
   try {
@@ -10633,7 +10634,7 @@ function linkTarget(file) {
 function assertReplaceable(file, snippet) {
   try {
     closeSync8(openSync7(file, constants6.O_WRONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK));
-    accessSync(path38.dirname(file), constants6.W_OK);
+    accessSync(path37.dirname(file), constants6.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -10643,7 +10644,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path38.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path37.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -10673,10 +10674,10 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
   await failpoint(fp, "after-publication");
 }
 function dirsBelow(base, dir) {
-  const rel = path38.relative(base, dir);
-  if (rel.split(path38.sep)[0] === ".." || path38.isAbsolute(rel)) return [];
+  const rel = path37.relative(base, dir);
+  if (rel.split(path37.sep)[0] === ".." || path37.isAbsolute(rel)) return [];
   let cur = base;
-  return rel.split(path38.sep).filter(Boolean).map((part) => cur = path38.join(cur, part));
+  return rel.split(path37.sep).filter(Boolean).map((part) => cur = path37.join(cur, part));
 }
 function missingDirs(base, dir) {
   const missing = [];
@@ -10705,10 +10706,10 @@ function removeEmptyDirs(dirs) {
   return removed;
 }
 function recordNode(dir, execPath) {
-  const target = path38.join(dir, "node");
+  const target = path37.join(dir, "node");
   if (readSmall(target) === `${execPath}
 `) return;
-  const missing = dirsBelow(path38.parse(dir).root, dir).filter((d) => !existsSync6(d));
+  const missing = dirsBelow(path37.parse(dir).root, dir).filter((d) => !existsSync6(d));
   try {
     mkdirSync5(dir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -10741,7 +10742,7 @@ import {
   mkdirSync as mkdirSync6,
   openSync as openSync8,
   readdirSync as readdirSync9,
-  readFileSync as readFileSync9,
+  readFileSync as readFileSync8,
   readlinkSync as readlinkSync4,
   renameSync as renameSync4,
   rmSync as rmSync3,
@@ -10749,10 +10750,9 @@ import {
   symlinkSync,
   writeFileSync as writeFileSync5
 } from "node:fs";
-import { createHash as createHash2 } from "node:crypto";
-import path39 from "node:path";
+import path38 from "node:path";
 function detectAgents(agents, base, global) {
-  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => exists(path39.join(base, m))));
+  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => exists(path38.join(base, m))));
 }
 function linkFolderFor(agent, global) {
   const folders = agent.skillFolders[global ? "home" : "project"];
@@ -10762,7 +10762,7 @@ function linkFolderFor(agent, global) {
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path39.join(dir, rel);
+    const abs = path38.join(dir, rel);
     const st = lstatOrNull(abs);
     if (st === null) return;
     if (st.isDirectory()) {
@@ -10776,39 +10776,39 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps2 = [];
   for (const rel of want) {
-    const dest = path39.join(to, rel);
+    const dest = path38.join(to, rel);
     let have = null;
     try {
-      have = lstatSync14(dest).isFile() ? readFileSync9(dest) : null;
+      have = lstatSync14(dest).isFile() ? readFileSync8(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync9(path39.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync8(path38.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
   return steps2;
 }
 function linkOnTheWay(base, p) {
-  const parts = path39.relative(base, path39.dirname(p)).split(path39.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path39.dirname(p);
+  const parts = path38.relative(base, path38.dirname(p)).split(path38.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path38.dirname(p);
   let at2 = base;
   for (const part of parts) {
-    at2 = path39.join(at2, part);
+    at2 = path38.join(at2, part);
     const st = lstatOrNull(at2);
     if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
   }
   return null;
 }
 function readCopyRecord(dir) {
-  const file = path39.join(dir, RECORD);
+  const file = path38.join(dir, RECORD);
   const st = lstatOrNull(file);
   if (st === null) return null;
   if (!st.isFile() || st.size > 1e6) {
     throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
   }
   try {
-    const r = JSON.parse(readFileSync9(file, "utf8"));
+    const r = JSON.parse(readFileSync8(file, "utf8"));
     const files = r.files;
     if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
     if (!Array.isArray(r.createdDirs)) return null;
@@ -10819,9 +10819,9 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path39.join(dir, rel))]));
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path38.join(dir, rel))]));
   const flags = constants7.O_WRONLY | constants7.O_CREAT | constants7.O_TRUNC | (constants7.O_NOFOLLOW ?? 0);
-  const fd = openSync8(path39.join(dir, RECORD), flags, 420);
+  const fd = openSync8(path38.join(dir, RECORD), flags, 420);
   try {
     writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
@@ -10830,11 +10830,11 @@ function writeCopyRecord(dir, createdDirs) {
   }
 }
 function dropCopyRecord(dir) {
-  rmSync3(path39.join(dir, RECORD), { force: true });
+  rmSync3(path38.join(dir, RECORD), { force: true });
 }
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
-    const file = path39.join(dir, rel);
+    const file = path38.join(dir, rel);
     return !lstatSync14(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
@@ -10844,14 +10844,14 @@ function linkState(place, target) {
   if (st === null) return "absent";
   if (st.isSymbolicLink()) {
     const to = readlinkSync4(place);
-    return path39.resolve(path39.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path38.resolve(path38.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return exists(path39.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return exists(path38.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path39.dirname(file);
-  for (let i = 0; i < 64 && !exists(dir); i++) dir = path39.dirname(dir);
+  let dir = path38.dirname(file);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path38.dirname(dir);
   if (!lstatSync14(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync2(dir, constants7.W_OK);
@@ -10867,35 +10867,36 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps2) {
   for (const s of steps2) {
-    const dest = path39.join(to, s.rel);
+    const dest = path38.join(to, s.rel);
     if (s.action === "remove") {
       rmSync3(dest, { force: true });
-      removeEmptyUpTo(path39.dirname(dest), to);
+      removeEmptyUpTo(path38.dirname(dest), to);
       continue;
     }
-    mkdirSync6(path39.dirname(dest), { recursive: true });
+    mkdirSync6(path38.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path39.join(from, s.rel);
-    writeFileSync5(temp, readFileSync9(src), { mode: statSync(src).mode & 511 });
+    const src = path38.join(from, s.rel);
+    writeFileSync5(temp, readFileSync8(src), { mode: statSync(src).mode & 511 });
     renameSync4(temp, dest);
   }
 }
 function makeLink(place, target) {
-  mkdirSync6(path39.dirname(place), { recursive: true });
-  symlinkSync(path39.relative(path39.dirname(place), target), place, "dir");
+  mkdirSync6(path38.dirname(place), { recursive: true });
+  symlinkSync(path38.relative(path38.dirname(place), target), place, "dir");
 }
 var SKILL_ENTRIES, CANONICAL, RECORD, hashOf, safeDir;
 var init_skill_place = __esm({
   "src/agents/skill-place.ts"() {
     "use strict";
+    init_builtins();
     init_errors();
     init_fs();
     init_agent_file();
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    hashOf = (file) => createHash2("sha256").update(readFileSync9(file)).digest("hex");
-    safeDir = (d) => typeof d === "string" && d !== "" && !path39.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+    hashOf = (file) => nodeCrypto().createHash("sha256").update(readFileSync8(file)).digest("hex");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path38.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -11471,12 +11472,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path54) {
+function findNodeAtLocation(root, path53) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path54) {
+  for (let segment of path53) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -12225,7 +12226,7 @@ var init_json_hooks = __esm({
 });
 
 // src/agents/plan.ts
-import path40 from "node:path";
+import path39 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2.hooks, edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12271,7 +12272,7 @@ function uninstallText(edit2, agent, current, shown) {
   }
 }
 function editPath(base, edit2) {
-  return path40.join(base, ...edit2.file.split("/"));
+  return path39.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
@@ -12284,8 +12285,8 @@ var init_plan = __esm({
 });
 
 // src/agents/installer.ts
-import { existsSync as existsSync7, lstatSync as lstatSync15, readFileSync as readFileSync10, rmSync as rmSync4 } from "node:fs";
-import path41 from "node:path";
+import { existsSync as existsSync7, lstatSync as lstatSync15, readFileSync as readFileSync9, rmSync as rmSync4 } from "node:fs";
+import path40 from "node:path";
 async function install(t, env) {
   const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) {
@@ -12298,7 +12299,7 @@ async function install(t, env) {
   }
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path40.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -12315,7 +12316,7 @@ async function install(t, env) {
       lines2.push(p.snap.bytes?.equals(bytes) ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
-    const dirs = missingDirs(t.base, path41.dirname(p.file));
+    const dirs = missingDirs(t.base, path40.dirname(p.file));
     makeDirs(dirs);
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
@@ -12332,7 +12333,7 @@ async function install(t, env) {
   return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...keep, ...old] };
 }
 function dropOldRecords(dir) {
-  const records = path41.join(dir, "installs");
+  const records = path40.join(dir, "installs");
   if (lstatSync15(records, { throwIfNoEntry: false }) === void 0) return [];
   rmSync4(records, { recursive: true, force: true });
   return [`removed ${records}: an older version's copies of agent files, no longer read`];
@@ -12340,7 +12341,7 @@ function dropOldRecords(dir) {
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path40.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -12361,7 +12362,7 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeEmptyUpTo(path41.dirname(p.file), t.base);
+  for (const p of removed) removeEmptyUpTo(path40.dirname(p.file), t.base);
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
   return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...old] };
 }
@@ -12370,7 +12371,7 @@ function anotherInstalled(t, skip) {
     const file = editPath(t.base, edit2);
     const st = lstatSync15(file, { throwIfNoEntry: false });
     if (skip.has(file) || st === void 0 || !st.isFile() || st.size > 4e6) return false;
-    return holdsOurs(edit2, readFileSync10(file, "utf8"));
+    return holdsOurs(edit2, readFileSync9(file, "utf8"));
   }));
 }
 var init_installer = __esm({
@@ -12389,19 +12390,19 @@ var init_installer = __esm({
 
 // src/agents/install-lock.ts
 import { lstatSync as lstatSync16, mkdirSync as mkdirSync7, rmdirSync as rmdirSync3 } from "node:fs";
-import path42 from "node:path";
+import path41 from "node:path";
 async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
   let root = null;
   try {
-    root = global ? null : findRoot(path42.resolve(ctx.cwd, given), ctx.env).root;
+    root = global ? null : findRoot(path41.resolve(ctx.cwd, given), ctx.env).root;
   } catch {
     return run();
   }
-  const lockDir = path42.join(root === null ? userDir(ctx.env) : path42.join(root, ".ai"), ".install.lock");
-  const parent = path42.dirname(lockDir);
+  const lockDir = path41.join(root === null ? userDir(ctx.env) : path41.join(root, ".ai"), ".install.lock");
+  const parent = path41.dirname(lockDir);
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
@@ -12413,9 +12414,9 @@ async function underInstallLock(ctx, uninstall2, run) {
       await lock.release();
     }
   } finally {
-    const stop = global ? path42.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path42.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path42.dirname(dir)) {
+    const stop = global ? path41.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path41.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path41.dirname(dir)) {
       try {
         rmdirSync3(dir);
       } catch {
@@ -12445,20 +12446,20 @@ var init_install_lock = __esm({
 
 // src/agents/target.ts
 import { realpathSync as realpathSync4 } from "node:fs";
-import path43 from "node:path";
+import path42 from "node:path";
 function real2(p) {
   try {
     return realpathSync4(p);
   } catch {
-    return path43.resolve(p);
+    return path42.resolve(p);
   }
 }
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path43.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path43.join(real2(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path42.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path42.join(real2(path42.dirname(path42.dirname(path42.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path43.relative(real2(root), abs);
-  return { abs, rel: rel.startsWith("..") || path43.isAbsolute(rel) ? null : rel.split(path43.sep).join("/") };
+  const rel = path42.relative(real2(root), abs);
+  return { abs, rel: rel.startsWith("..") || path42.isAbsolute(rel) ? null : rel.split(path42.sep).join("/") };
 }
 function targetOf(agent, root, helper, env, dryRun) {
   const global = root === null;
@@ -12509,7 +12510,7 @@ __export(init_exports, {
   initVerb: () => initVerb
 });
 import { existsSync as existsSync8, lstatSync as lstatSync17, realpathSync as realpathSync5, rmSync as rmSync5 } from "node:fs";
-import path44 from "node:path";
+import path43 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
   if (global && typeof ctx.values.root === "string") {
@@ -12526,7 +12527,7 @@ function planOf(ctx) {
   if (global) base = realpathSync5(homeFolder(ctx.env));
   else {
     const given = typeof ctx.values.root === "string";
-    const found = findRoot(path44.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
+    const found = findRoot(path43.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
     if (!given && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -12551,17 +12552,17 @@ function planOf(ctx) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync5(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync8(path44.join(source, "SKILL.md"))) {
+  const source = realpathSync5(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync8(path43.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p) => `${global ? "~/" : ""}${path44.relative(base, p).split(path44.sep).join("/")}`;
+  const shown = (p) => `${global ? "~/" : ""}${path43.relative(base, p).split(path43.sep).join("/")}`;
   const dryRun = ctx.values["dry-run"] === true;
-  return { base, global, dryRun, source, dest: path44.join(base, CANONICAL), agents, shown };
+  return { base, global, dryRun, source, dest: path43.join(base, CANONICAL), agents, shown };
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path44.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path43.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = targetOf(agent, root, helper, ctx.env, dryRun);
   const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
@@ -12569,7 +12570,7 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
 }
 function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path44.join(plan2.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path43.join(plan2.base, f, "session-handoff"));
 }
 function counted(steps2) {
   const n2 = (a) => steps2.filter((s) => s.action === a).length;
@@ -12595,13 +12596,13 @@ async function init(ctx, plan2) {
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && ctx.values.replace !== true) {
-    const names = edited.slice(0, 5).map((rel) => shown(path44.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown(path43.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path44.join(dest, s.rel));
+  const writes = steps2.map((s) => path43.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -12609,12 +12610,12 @@ async function init(ctx, plan2) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path44.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path43.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const below = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
-  const made = below.filter((d) => !existsSync8(d)).map((d) => path44.relative(plan2.base, d).split(path44.sep).join("/"));
+  const below = [dest, ...links.map((l) => path43.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
+  const made = below.filter((d) => !existsSync8(d)).map((d) => path43.relative(plan2.base, d).split(path43.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -12659,7 +12660,7 @@ async function init(ctx, plan2) {
     }
   }
   const who = plan2.agents.map((a) => a.name).join(", ");
-  const copy = shown(path44.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path43.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   lines2.push(`next: start a new session (${who}) and ${SAY2}`);
   return ok(`${lines2.join("\n")}
@@ -12688,7 +12689,7 @@ async function undo(ctx, plan2) {
     }
     if (!plan2.dryRun) {
       rmSync5(place, { recursive: state === "copy", force: true });
-      removeEmptyUpTo(path44.dirname(place), path44.join(plan2.base, path44.relative(plan2.base, place).split(path44.sep)[0]));
+      removeEmptyUpTo(path43.dirname(place), path43.join(plan2.base, path43.relative(plan2.base, place).split(path43.sep)[0]));
     }
     lines2.push(`${would} ${shown(place)}`);
   }
@@ -12697,14 +12698,14 @@ async function undo(ctx, plan2) {
   const files = all.filter((rel) => !kept.includes(rel));
   if (files.length > 0 && !(existsSync8(dest) && lstatSync17(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync5(path44.join(dest, rel), { force: true });
+      for (const rel of files) rmSync5(path43.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
-      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), plan2.base);
+      for (const rel of files) removeEmptyUpTo(path43.dirname(path43.join(dest, rel)), plan2.base);
     }
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines2.push(`left ${shown(path44.join(dest, rel))}: you edited it since init copied it`);
+    for (const rel of kept) lines2.push(`left ${shown(path43.join(dest, rel))}: you edited it since init copied it`);
   }
-  const made = (record2?.createdDirs ?? []).map((rel) => path44.join(plan2.base, rel));
+  const made = (record2?.createdDirs ?? []).map((rel) => path43.join(plan2.base, rel));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
   return ok(`${lines2.join("\n")}
@@ -12879,10 +12880,45 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
   }
 });
 
+// src/agents/claude-plugin.ts
+import { existsSync as existsSync9, readFileSync as readFileSync10 } from "node:fs";
+import path44 from "node:path";
+function json(file) {
+  try {
+    const v = JSON.parse(readFileSync10(file, "utf8").slice(0, 1e6));
+    return isObj2(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+function claudePluginInstalls(home) {
+  const plugins = json(path44.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
+  if (plugins === null || typeof plugins !== "object") return [];
+  const enabledMap = json(path44.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const out = [];
+  for (const [key, list2] of Object.entries(plugins)) {
+    if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
+    for (const raw of list2) {
+      const e = isObj2(raw) ? raw : {};
+      const at2 = e.installPath;
+      const rootSkill = typeof at2 === "string" && path44.isAbsolute(at2) && existsSync9(path44.join(at2, "SKILL.md"));
+      const scope = typeof e.scope === "string" ? e.scope : "unknown";
+      const version = typeof e.version === "string" ? e.version : null;
+      out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
+    }
+  }
+  return out;
+}
+var isObj2;
+var init_claude_plugin = __esm({
+  "src/agents/claude-plugin.ts"() {
+    "use strict";
+    isObj2 = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+  }
+});
+
 // src/agents/doctor-checks.ts
-import { spawn } from "node:child_process";
-import { randomBytes as randomBytes3 } from "node:crypto";
-import { existsSync as existsSync9 } from "node:fs";
+import { existsSync as existsSync10, readdirSync as readdirSync10 } from "node:fs";
 import path45 from "node:path";
 function installedForms(edit2) {
   return edit2.hooks.flatMap((h) => {
@@ -12949,7 +12985,7 @@ function posixShell(env, platform = process.platform) {
   const git = programs.map((d) => path45.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
     const sh = path45.win32.join(dir, "sh.exe");
-    if (existsSync9(sh)) return sh;
+    if (existsSync10(sh)) return sh;
   }
   return null;
 }
@@ -12963,10 +12999,10 @@ function runStart(file, argv, root, env, platform = process.platform) {
   const PATH2 = windows ? env.PATH ?? env.Path ?? "" : "/usr/bin:/bin";
   const childEnv = { PATH: PATH2, CLAUDE_PROJECT_DIR: root, GEMINI_PROJECT_DIR: root };
   for (const k of [...KEPT_ENV, ...windows ? WINDOWS_ENV : []]) if (env[k]) childEnv[k] = env[k];
-  const session_id = `${PROBE_SESSION_PREFIX}${randomBytes3(4).toString("hex")}`;
+  const session_id = `${PROBE_SESSION_PREFIX}${randomHex8()}`;
   const input = JSON.stringify({ session_id, cwd: root, hook_event_name: "SessionStart", source: "startup" });
   return new Promise((resolve) => {
-    const child = spawn(shell, argv.slice(1), { cwd: root, env: childEnv, timeout: 1e4 });
+    const child = childProcess().spawn(shell, argv.slice(1), { cwd: root, env: childEnv, timeout: 1e4 });
     const out = [];
     const err = [];
     const text = (bufs) => Buffer.concat(bufs).toString("utf8").slice(0, 2e3);
@@ -12979,75 +13015,6 @@ function runStart(file, argv, root, env, platform = process.platform) {
     child.stdin.end(input);
   });
 }
-var FILE_TAIL, WINDOWS_ENV, KEPT_ENV;
-var init_doctor_checks = __esm({
-  "src/agents/doctor-checks.ts"() {
-    "use strict";
-    init_json_hooks();
-    init_command();
-    init_harness_path();
-    init_probe_session();
-    init_fs();
-    init_md_block();
-    FILE_TAIL = '; [ ! -f "$f" ] || ';
-    WINDOWS_ENV = [
-      "USERPROFILE",
-      "SystemRoot",
-      "SystemDrive",
-      "TEMP",
-      "TMP",
-      "ProgramFiles",
-      "APPDATA",
-      "LOCALAPPDATA"
-    ];
-    KEPT_ENV = ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR"];
-  }
-});
-
-// src/agents/claude-plugin.ts
-import { existsSync as existsSync10, readFileSync as readFileSync11 } from "node:fs";
-import path46 from "node:path";
-function json(file) {
-  try {
-    const v = JSON.parse(readFileSync11(file, "utf8").slice(0, 1e6));
-    return isObj2(v) ? v : null;
-  } catch {
-    return null;
-  }
-}
-function claudePluginInstalls(home) {
-  const plugins = json(path46.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
-  if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path46.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
-  const out = [];
-  for (const [key, list2] of Object.entries(plugins)) {
-    if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
-    for (const raw of list2) {
-      const e = isObj2(raw) ? raw : {};
-      const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path46.isAbsolute(at2) && existsSync10(path46.join(at2, "SKILL.md"));
-      const scope = typeof e.scope === "string" ? e.scope : "unknown";
-      const version = typeof e.version === "string" ? e.version : null;
-      out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
-    }
-  }
-  return out;
-}
-var isObj2;
-var init_claude_plugin = __esm({
-  "src/agents/claude-plugin.ts"() {
-    "use strict";
-    isObj2 = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
-  }
-});
-
-// src/verbs/doctor.ts
-var doctor_exports = {};
-__export(doctor_exports, {
-  doctorVerb: () => doctorVerb
-});
-import { readdirSync as readdirSync10 } from "node:fs";
-import path47 from "node:path";
 function fixCmd(r, verb, withRoot = true) {
   const h = shellWord(r.helper.abs);
   const root = withRoot ? shellWord(r.root) : "";
@@ -13060,9 +13027,9 @@ function agentFix(r, verb, name2) {
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path47.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path47.join(r.home, f, "session-handoff"))
-  ].filter((d) => exists(path47.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path45.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path45.join(r.home, f, "session-handoff"))
+  ].filter((d) => exists(path45.join(d, "SKILL.md")));
   let edits = [];
   try {
     edits = agent.edits(r.helper, r.global);
@@ -13077,7 +13044,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path47.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path45.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -13098,7 +13065,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path47.basename(edit2.file) === "AGENTS.md") {
+  if (path45.basename(edit2.file) === "AGENTS.md") {
     const over = budgetFinding(text, edit2.file, reinstall);
     if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -13151,7 +13118,7 @@ function pluginInstalls(r) {
     r.problems.push({ what: `${what}: every session gets the notice twice`, fix });
   }
 }
-async function memoryState(r) {
+async function memoryState(r, journal) {
   const { root, problems } = r;
   const kinds = ["handoff", "lessons", "solutions"];
   const files = Object.fromEntries(kinds.map((k) => [k, inspectFile(root, k).status]));
@@ -13164,13 +13131,13 @@ async function memoryState(r) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path47.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path45.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
     problems.push({ what: "a memory file failed safety or schema checks", fix });
   }
-  if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: fixCmd(r, "publish") });
+  if (await mergeDriverMissing(root, r.env)) problems.push({ what: MERGE_DRIVER_MISSING, fix: fixCmd(r, "publish") });
   const driverGone = await driverPartMissing(root, r.env);
   if (driverGone !== null) {
     const what = `${driverGone}: memory files merge as text (conflict markers)`;
@@ -13181,7 +13148,11 @@ async function memoryState(r) {
     archives = readdirSync10(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
   } catch {
   }
-  const journal = journalState(r);
+  for (const p of journal.problems) {
+    const where = `${path45.join(".ai", "memory", p.file)} line ${p.line}`;
+    const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
+    problems.push({ what, fix: "fix that line by hand, or move the file away" });
+  }
   const paused = pauseSwitch(memoryDir(root), r.env);
   if (paused?.startsWith("SESSION_HANDOFF_DISABLE")) {
     problems.push({ what: `memory writes are paused by ${paused}`, fix: "unset SESSION_HANDOFF_DISABLE" });
@@ -13191,26 +13162,6 @@ async function memoryState(r) {
     problems.push({ what: `memory writes are paused by ${quotedPath(paused)}`, fix });
   }
   return { verdict, files, archives, paused, git: await gitState(r), journal };
-}
-function journalState(r) {
-  const journalFiles = listJournal(r.root);
-  const problems = [];
-  for (const f of journalFiles) {
-    const file = `journal/${f.name}`;
-    try {
-      const read = readJournalFile(journalDir(r.root), f.name);
-      const first = read === null ? void 0 : parseJournal(read.bytes.toString("utf8"), f.kind).problems[0];
-      if (first) problems.push({ file, ...first });
-    } catch (err) {
-      problems.push({ file, line: 0, message: err.message });
-    }
-  }
-  for (const p of problems) {
-    const where = `${path47.join(".ai", "memory", p.file)} line ${p.line}`;
-    const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
-    r.problems.push({ what, fix: "fix that line by hand, or move the file away" });
-  }
-  return { files: journalFiles.length, off: journalOff(r.root), problems };
 }
 async function gitState(r) {
   try {
@@ -13232,6 +13183,54 @@ async function startRun(r, shown, argv, name2) {
     r.problems.push({ what, fix: agentFix(r, "install", name2) });
   }
 }
+var FILE_TAIL, WINDOWS_ENV, KEPT_ENV, HELPER_FILES, NO_PASTE, installed;
+var init_doctor_checks = __esm({
+  "src/agents/doctor-checks.ts"() {
+    "use strict";
+    init_builtins();
+    init_json_hooks();
+    init_command();
+    init_harness_path();
+    init_agents();
+    init_claude_plugin();
+    init_md_block();
+    init_plan();
+    init_merge_driver_config();
+    init_run();
+    init_files();
+    init_archive();
+    init_inspect();
+    init_paths();
+    init_pause();
+    init_fs();
+    init_probe_session();
+    init_private();
+    init_anchor_lines();
+    init_quote();
+    FILE_TAIL = '; [ ! -f "$f" ] || ';
+    WINDOWS_ENV = [
+      "USERPROFILE",
+      "SystemRoot",
+      "SystemDrive",
+      "TEMP",
+      "TMP",
+      "ProgramFiles",
+      "APPDATA",
+      "LOCALAPPDATA"
+    ];
+    KEPT_ENV = ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR"];
+    HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
+    NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
+    installed = (state) => state === "current" || state === "outdated";
+  }
+});
+
+// src/verbs/doctor.ts
+var doctor_exports = {};
+__export(doctor_exports, {
+  doctorVerb: () => doctorVerb
+});
+import path46 from "node:path";
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
   const lines2 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
@@ -13258,37 +13257,21 @@ function reportText(result) {
   fix: ${p.fix}`);
   return showRefused(lines2.join("\n")).text;
 }
-var HELPER_FILES, NO_PASTE, installed, doctorVerb;
+var doctorVerb;
 var init_doctor = __esm({
   "src/verbs/doctor.ts"() {
     "use strict";
     init_quote();
     init_anchor_lines();
-    init_merge_driver_config();
     init_agents();
-    init_json_hooks();
-    init_md_block();
-    init_plan();
     init_doctor_checks();
-    init_claude_plugin();
-    init_run();
-    init_archive();
-    init_inspect();
-    init_paths();
-    init_entry();
     init_store();
-    init_pause();
-    init_fs();
-    init_private();
     init_invisible();
     init_target();
     init_home();
     init_common();
     init_types();
     init_errors();
-    HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
-    NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
-    installed = (state) => state === "current" || state === "outdated";
     doctorVerb = {
       name: "doctor",
       options: { root: { type: "string" }, json: { type: "boolean" }, global: { type: "boolean" } },
@@ -13318,7 +13301,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path47.resolve(home);
+          root = path46.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -13328,7 +13311,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         }
         for (const [name2, agent] of Object.entries(AGENTS)) await agentInstalls(r, name2, agent);
         pluginInstalls(r);
-        const memory = await memoryState(r);
+        const memory = await memoryState(r, journalHealth(root));
         const { agents, runs, problems } = r;
         const notes = [...new Set(r.notes)];
         const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes, memory, problems };
@@ -13341,7 +13324,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 
 // src/git/publish-memory.ts
 import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, statSync as statSync2 } from "node:fs";
-import path48 from "node:path";
+import path47 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -13351,11 +13334,11 @@ async function skippedPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path48.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path47.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
     try {
-      accessSync3(path48.join(hooksDir, h), constants8.X_OK);
-      return statSync2(path48.join(hooksDir, h)).isFile();
+      accessSync3(path47.join(hooksDir, h), constants8.X_OK);
+      return statSync2(path47.join(hooksDir, h)).isFile();
     } catch {
       return false;
     }
@@ -13389,7 +13372,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path48.relative(top, memDir).split(path48.sep).join("/");
+  const memRel = path47.relative(top, memDir).split(path47.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   const ignored = await runGit(top, ["check-ignore", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
   if (ignored.code === 0) {
@@ -13410,7 +13393,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync11(path48.join(memDir, "journal", "OFF"));
+  const journal = !existsSync11(path47.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -13836,7 +13819,7 @@ function patchEdits(input) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  return files.map((path54) => ({ kind: "edit", path: path54 }));
+  return files.map((path53) => ({ kind: "edit", path: path53 }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -13986,7 +13969,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path54) => path54 && events.push({ kind: "edit", path: path54 });
+    addEdit = (events, path53) => path53 && events.push({ kind: "edit", path: path53 });
   }
 });
 
@@ -14531,16 +14514,10 @@ var init_checkpoint = __esm({
   }
 });
 
-// src/verbs/checkpoint.ts
-var checkpoint_exports = {};
-__export(checkpoint_exports, {
-  CHECKPOINT_LINES: () => CHECKPOINT_LINES,
-  checkpointVerb: () => checkpointVerb
-});
-import { lstatSync as lstatSync18, readdirSync as readdirSync11 } from "node:fs";
-import path49 from "node:path";
+// src/brief/checkpoint-capture.ts
+import path48 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path49.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path48.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -14556,7 +14533,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path49.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path48.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -14565,15 +14542,6 @@ function projectHandoffs(root) {
       return archived.has(token);
     }
   };
-}
-function pruneOfferMarkers(dir, nowMs) {
-  try {
-    for (const name2 of readdirSync11(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
-      const p = path49.join(dir, name2);
-      if (nowMs - lstatSync18(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
-    }
-  } catch {
-  }
 }
 async function checkpointAnchors(root, env, nowMs, excludes) {
   const date = `- Date: ${isoSeconds(nowMs)}`;
@@ -14666,69 +14634,49 @@ function sessionStartOf(file, format2, firstSixteen) {
   if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;
   return first(headLines(file, TAIL_BYTES));
 }
-async function runCheckpoint(ctx) {
-  const startMs = Date.now();
-  const format2 = ctx.values.format;
-  if (format2 !== void 0 && !isFormat(format2)) {
-    const got2 = quotedValue(String(format2).slice(0, 40));
-    return ok("", [CHECKPOINT_LINES.usage(`--format must be claude, codex or gemini, got ${got2}`)]);
-  }
-  if (disabledByEnv(ctx.env)) return ok("", []);
-  const notes = [];
-  const json2 = await readHookJson(ctx, STDIN_BYTES);
-  const input = json2 === void 0 ? {} : json2;
-  if (str2(input?.agent_id) !== null) return ok("", [CHECKPOINT_LINES.subagent()]);
-  if (input === null) notes.push(CHECKPOINT_LINES.badInput());
-  const hook = input ?? {};
-  const lastMessage = str2(hook.last_assistant_message);
-  const compactSummary = str2(hook.compact_summary);
-  let root;
-  try {
-    const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
-    root = rootOption(ctx, given ? null : hookCwd(hook.cwd));
-  } catch (err) {
-    return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
-  }
-  const home = homeFolder(ctx.env);
-  if (root === path49.parse(root).root || home !== "" && samePath(root, path49.resolve(home))) {
+async function writeCheckpoint(root, hook, notes, o) {
+  const home = homeFolder(o.env);
+  if (root === path48.parse(root).root || home !== "" && samePath(root, path48.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
-    return ok("", [...notes, CHECKPOINT_LINES.skipped(why)]);
+    return [...notes, CHECKPOINT_LINES.skipped(why)];
   }
-  if (pauseSwitch(memoryDir(root), ctx.env) !== null) return ok("", [CHECKPOINT_LINES.paused()]);
-  if (userHelperWithoutMemory(ctx.skillDir, home, root)) return ok("", [...notes, CHECKPOINT_LINES.noMemory(root)]);
+  if (pauseSwitch(memoryDir(root), o.env) !== null) return [CHECKPOINT_LINES.paused()];
+  if (userHelperWithoutMemory(o.skillDir, home, root)) return [...notes, CHECKPOINT_LINES.noMemory(root)];
+  const lastMessage = nonEmpty(hook.last_assistant_message);
+  const compactSummary = nonEmpty(hook.compact_summary);
   const session = sessionFileId(hook.session_id);
   const name2 = `${session}.md`;
   const nowMs = Date.now();
-  const anchorsP = checkpointAnchors(root, ctx.env, nowMs, skillExcludes(root, ctx.skillDir ?? null));
+  const anchorsP = checkpointAnchors(root, o.env, nowMs, skillExcludes(root, o.skillDir));
   const project = projectHandoffs(root);
-  const got = capture(str2(hook.transcript_path), lastMessage, format2, notes, project);
+  const got = capture(nonEmpty(hook.transcript_path), lastMessage, o.format, notes, project);
   if (lastMessage !== null && (got.cap !== null || !got.recognised)) {
-    (got.cap ??= emptyCapture(isFormat(format2) ? format2 : "claude")).lastClaim = lastMessage;
+    (got.cap ??= emptyCapture(isFormat(o.format) ? o.format : "claude")).lastClaim = lastMessage;
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path49.join(dir, name2);
+  const file = path48.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
   const nothing = got.recognised && got.toolCalls === 0;
-  const lockWait = () => Math.max(0, (LOCK_BUDGET_MS - (Date.now() - startMs)) / 1e3);
+  const lockWait = () => Math.max(0, (LOCK_BUDGET_MS - (Date.now() - o.startMs)) / 1e3);
   const resumed = () => {
     const token = project.current?.token ?? null;
-    return got.resume ? recordResume(root, got.resume, session, token, ctx.env, failpointOf(ctx)) : Promise.resolve([]);
+    return got.resume ? recordResume(root, got.resume, session, token, o.env, o.failpoint) : Promise.resolve([]);
   };
   if (nothing && (before === null || beforeSince === since && compactSummary === null)) {
     let journal = [];
     if (got.resume) {
       try {
-        journal = (await underLock({ root, env: ctx.env, lockTimeoutSeconds: lockWait() }, resumed)).result;
+        journal = (await underLock({ root, env: o.env, lockTimeoutSeconds: lockWait() }, resumed)).result;
       } catch {
       }
     }
-    return ok("", [...notes, ...journal, CHECKPOINT_LINES.nothing(got.save !== null)]);
+    return [...notes, ...journal, CHECKPOINT_LINES.nothing(got.save !== null)];
   }
   try {
-    const options = { root, env: ctx.env, lockTimeoutSeconds: lockWait() };
+    const options = { root, env: o.env, lockTimeoutSeconds: lockWait() };
     const { result, repairs } = await underLock(options, async (lock) => {
       const journal = await resumed();
       ensureDir(dir);
@@ -14775,34 +14723,34 @@ async function runCheckpoint(ctx) {
         expectedToken: prior?.token ?? "absent",
         newMode: 384,
         build: () => Buffer.from(text, "utf8"),
-        failpoint: failpointOf(ctx),
+        failpoint: o.failpoint,
         lock
       });
       pruneCheckpoints(root, name2);
       return [...cleaned, ...report, ...published.warnings, CHECKPOINT_LINES.saved(name2)];
     });
-    return ok("", [...notes, ...repairs, ...result]);
+    return [...notes, ...repairs, ...result];
   } catch (err) {
-    if (err instanceof HelperError && err.code === 4) return ok("", [CHECKPOINT_LINES.paused()]);
-    if (err instanceof Busy) return ok("", [CHECKPOINT_LINES.busy(err.holder.who, err.holder.lock)]);
-    return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
+    if (err instanceof HelperError && err.code === 4) return [CHECKPOINT_LINES.paused()];
+    if (err instanceof Busy) return [CHECKPOINT_LINES.busy(err.holder.who, err.holder.lock)];
+    return [...notes, CHECKPOINT_LINES.skipped(err.message)];
   }
 }
-var HELP2, CHECKPOINT_LINES, STDIN_BYTES, LOCK_BUDGET_MS, ARCHIVES_HASHED, OFFER_MARKER_DAYS, str2, checkpointVerb;
-var init_checkpoint2 = __esm({
-  "src/verbs/checkpoint.ts"() {
+var CHECKPOINT_LINES, LOCK_BUDGET_MS, ARCHIVES_HASHED, nonEmpty;
+var init_checkpoint_capture = __esm({
+  "src/brief/checkpoint-capture.ts"() {
     "use strict";
     init_errors();
     init_parsers();
     init_transcripts();
+    init_transcripts();
+    init_tail();
     init_tail();
     init_types2();
-    init_harness_path();
     init_hook_input();
     init_last_save();
     init_record();
     init_outcome();
-    init_quote();
     init_redact();
     init_token_shape();
     init_run();
@@ -14811,7 +14759,9 @@ var init_checkpoint2 = __esm({
     init_status();
     init_anchor_lines();
     init_checkpoint();
+    init_checkpoint();
     init_values();
+    init_checkpoints();
     init_checkpoints();
     init_drafts();
     init_archive_entries();
@@ -14819,9 +14769,46 @@ var init_checkpoint2 = __esm({
     init_checkpoint_cleanup();
     init_mutate();
     init_home();
-    init_paths();
     init_pause();
+    init_paths();
     init_publish();
+    CHECKPOINT_LINES = {
+      saved: (name2) => `checkpoint: saved checkpoints/${name2}`,
+      unchanged: (name2) => `checkpoint: unchanged checkpoints/${name2}`,
+      paused: () => "checkpoint: memory writes are paused; nothing was captured",
+      subagent: () => "checkpoint: the hook input comes from a subagent (agent_id); nothing was captured",
+      busy: (who, lock) => `checkpoint: memory is busy: ${who} holds the lock ${lock}; skipped, nothing was captured`,
+      skipped: (reason) => `checkpoint: skipped: ${reason}`,
+      noTranscript: (reason) => `checkpoint: ${reason}; captured the anchors only`,
+      unknownFormat: () => "checkpoint: the transcript's format is not recognised; captured the anchors only",
+      badInput: () => "checkpoint: the hook input is not a JSON object (or is over 1 MiB); captured the anchors only",
+      nothing: (afterSave) => `checkpoint: no tool call ${afterSave ? "since the session's last handoff save" : "in the session"}; nothing written`,
+      removed: (name2) => `checkpoint: no tool call since the session's last handoff save; removed checkpoints/${name2}, which it supersedes`,
+      noMemory: (root) => `checkpoint: ${root} has no .ai/memory and this helper is installed for the user, not the project; nothing was captured`,
+      usage: (what) => `checkpoint: ${what}; nothing was captured`,
+      redacted: (report) => `checkpoint: ${report.replace(/ \(line \d+\)/g, "")} from the transcript`
+    };
+    LOCK_BUDGET_MS = 1200;
+    ARCHIVES_HASHED = 50;
+    nonEmpty = (v) => typeof v === "string" && v !== "" ? v : null;
+  }
+});
+
+// src/verbs/checkpoint.ts
+var checkpoint_exports = {};
+__export(checkpoint_exports, {
+  checkpointVerb: () => checkpointVerb
+});
+var HELP2, STDIN_BYTES, checkpointVerb;
+var init_checkpoint2 = __esm({
+  "src/verbs/checkpoint.ts"() {
+    "use strict";
+    init_transcripts();
+    init_harness_path();
+    init_hook_input();
+    init_checkpoint_capture();
+    init_quote();
+    init_pause();
     init_common();
     init_types();
     HELP2 = `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
@@ -14843,33 +14830,36 @@ stdout: nothing (with --format gemini \`{}\` and nothing on stderr). stderr: one
 nothing at all with SESSION_HANDOFF_DISABLE set.
 exit: always 0, usage errors included -- a hook must never block the harness.
 `;
-    CHECKPOINT_LINES = {
-      saved: (name2) => `checkpoint: saved checkpoints/${name2}`,
-      unchanged: (name2) => `checkpoint: unchanged checkpoints/${name2}`,
-      paused: () => "checkpoint: memory writes are paused; nothing was captured",
-      subagent: () => "checkpoint: the hook input comes from a subagent (agent_id); nothing was captured",
-      busy: (who, lock) => `checkpoint: memory is busy: ${who} holds the lock ${lock}; skipped, nothing was captured`,
-      skipped: (reason) => `checkpoint: skipped: ${reason}`,
-      noTranscript: (reason) => `checkpoint: ${reason}; captured the anchors only`,
-      unknownFormat: () => "checkpoint: the transcript's format is not recognised; captured the anchors only",
-      badInput: () => "checkpoint: the hook input is not a JSON object (or is over 1 MiB); captured the anchors only",
-      nothing: (afterSave) => `checkpoint: no tool call ${afterSave ? "since the session's last handoff save" : "in the session"}; nothing written`,
-      removed: (name2) => `checkpoint: no tool call since the session's last handoff save; removed checkpoints/${name2}, which it supersedes`,
-      noMemory: (root) => `checkpoint: ${root} has no .ai/memory and this helper is installed for the user, not the project; nothing was captured`,
-      usage: (what) => `checkpoint: ${what}; nothing was captured`,
-      redacted: (report) => `checkpoint: ${report.replace(/ \(line \d+\)/g, "")} from the transcript`
-    };
     STDIN_BYTES = 1024 * 1024;
-    LOCK_BUDGET_MS = 1200;
-    ARCHIVES_HASHED = 50;
-    OFFER_MARKER_DAYS = 7;
-    str2 = (v) => typeof v === "string" && v !== "" ? v : null;
     checkpointVerb = {
       name: "checkpoint",
       options: { root: { type: "string" }, format: { type: "string" } },
       positionals: [0, 0],
       help: HELP2,
-      run: runCheckpoint
+      async run(ctx) {
+        const startMs = Date.now();
+        const format2 = ctx.values.format;
+        if (format2 !== void 0 && !isFormat(format2)) {
+          const got = quotedValue(String(format2).slice(0, 40));
+          return ok("", [CHECKPOINT_LINES.usage(`--format must be claude, codex or gemini, got ${got}`)]);
+        }
+        if (disabledByEnv(ctx.env)) return ok("", []);
+        const notes = [];
+        const json2 = await readHookJson(ctx, STDIN_BYTES);
+        const input = json2 === void 0 ? {} : json2;
+        if (nonEmpty(input?.agent_id) !== null) return ok("", [CHECKPOINT_LINES.subagent()]);
+        if (input === null) notes.push(CHECKPOINT_LINES.badInput());
+        const hook = input ?? {};
+        let root;
+        try {
+          const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
+          root = rootOption(ctx, given ? null : hookCwd(hook.cwd));
+        } catch (err) {
+          return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
+        }
+        const o = { env: ctx.env, skillDir: ctx.skillDir ?? null, failpoint: failpointOf(ctx), format: format2, startMs };
+        return ok("", await writeCheckpoint(root, hook, notes, o));
+      }
     };
   }
 });
@@ -14879,7 +14869,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path50 from "node:path";
+import path49 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -14944,7 +14934,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path50.join(memoryDir(root), "HANDOFF.md"), 1e6);
+          const handoff = readHead(path49.join(memoryDir(root), "HANDOFF.md"), 1e6);
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
@@ -15002,15 +14992,16 @@ async function decide(ctx, input, format2) {
     return ok("", [say(`${err.message}; printing nothing`)]);
   }
   const event = typeof input.hook_event_name === "string" ? input.hook_event_name : "UserPromptSubmit";
-  if (event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
+  const memDir = memoryDir(root);
+  const paused = pauseSwitch(memDir, ctx.env) !== null;
+  if (!paused && event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
     const token = savedToken(strings(input.tool_response).join("\n"), false);
     if (token !== null) recordSavedBy(root, token, AGENT_OF_FORMAT[format2] ?? null);
   }
-  const memDir = memoryDir(root);
   const { settings, problems } = readSettings(memDir);
   const warn = problems.map(say);
   const quiet = ok("", warn);
-  if (!settings.contextOffer || pauseSwitch(memDir, ctx.env) !== null || treeUnsafe(root) === true) return quiet;
+  if (!settings.contextOffer || paused || treeUnsafe(root) === true) return quiet;
   if (userHelperWithoutMemory(ctx.skillDir, homeFolder(ctx.env), root)) return quiet;
   const usage = readUsage(input.transcript_path);
   const last = usage?.points.at(-1);
@@ -15106,7 +15097,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path51 from "node:path";
+import path50 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15188,7 +15179,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText(path51.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText(path50.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -15203,9 +15194,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path51.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path50.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText(path51.join(mem, file), file, notes);
+      const text = await readText(path50.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -15495,8 +15486,8 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import { lstatSync as lstatSync19, unlinkSync as unlinkSync11 } from "node:fs";
-import path52 from "node:path";
+import { lstatSync as lstatSync18, unlinkSync as unlinkSync11 } from "node:fs";
+import path51 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -15551,13 +15542,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync19(path52.join(journalDir(root), f.name));
+            const st = lstatSync18(path51.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync11(path52.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync11(path51.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -15573,8 +15564,8 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync20, mkdirSync as mkdirSync9, openSync as openSync10, readFileSync as readFileSync12, writeSync as writeSync2 } from "node:fs";
-import path53 from "node:path";
+import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync19, mkdirSync as mkdirSync9, openSync as openSync10, readFileSync as readFileSync11, writeSync as writeSync2 } from "node:fs";
+import path52 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync10(p, flags | NOFOLLOW);
   try {
@@ -15585,7 +15576,7 @@ function onRegularFile(p, flags, use) {
   }
 }
 function memorySide(p, side) {
-  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync12(fd)));
+  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync11(fd)));
   if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
   return m.text;
 }
@@ -15595,13 +15586,13 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path53.join(at2, part);
+    at2 = path52.join(at2, part);
     let st;
     try {
-      st = lstatSync20(at2);
+      st = lstatSync19(at2);
     } catch {
       mkdirSync9(at2, { mode: 448 });
-      st = lstatSync20(at2);
+      st = lstatSync19(at2);
     }
     if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
@@ -15708,7 +15699,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive2(path53.join(dir, name2), loser);
+          createExclusive2(path52.join(dir, name2), loser);
           const merged = mergeHandoffs(winner, loser);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
           const at2 = stateTimeOfText(loser, Date.now());
@@ -16313,7 +16304,7 @@ import {
   closeSync as closeSync12,
   constants as constants11,
   fstatSync as fstatSync8,
-  lstatSync as lstatSync21,
+  lstatSync as lstatSync20,
   openSync as openSync11,
   readSync as readSync4,
   realpathSync as realpathSync6,
@@ -16462,7 +16453,7 @@ function heldOutput(fd, redact) {
 function runningFile(file) {
   if (file === void 0) return void 0;
   try {
-    return lstatSync21(file).isSymbolicLink() ? realpathSync6(file) : file;
+    return lstatSync20(file).isSymbolicLink() ? realpathSync6(file) : file;
   } catch {
     return file;
   }

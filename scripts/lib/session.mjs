@@ -3067,15 +3067,16 @@ async function decide(ctx, input, format) {
     return ok("", [say(`${err.message}; printing nothing`)]);
   }
   const event = typeof input.hook_event_name === "string" ? input.hook_event_name : "UserPromptSubmit";
-  if (event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
+  const memDir = memoryDir(root);
+  const paused = pauseSwitch(memDir, ctx.env) !== null;
+  if (!paused && event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
     const token = savedToken(strings(input.tool_response).join("\n"), false);
     if (token !== null) recordSavedBy(root, token, AGENT_OF_FORMAT[format] ?? null);
   }
-  const memDir = memoryDir(root);
   const { settings, problems } = readSettings(memDir);
   const warn = problems.map(say);
   const quiet = ok("", warn);
-  if (!settings.contextOffer || pauseSwitch(memDir, ctx.env) !== null || treeUnsafe(root) === true) return quiet;
+  if (!settings.contextOffer || paused || treeUnsafe(root) === true) return quiet;
   if (userHelperWithoutMemory(ctx.skillDir, homeFolder(ctx.env), root)) return quiet;
   const usage = readUsage(input.transcript_path);
   const last = usage?.points.at(-1);

@@ -1,6 +1,6 @@
 import { accessSync, closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync,
   renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { createHash } from "node:crypto";
+import { nodeCrypto } from "../builtins.ts";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { exists, lstatOrNull } from "../store/fs.ts";
@@ -66,7 +66,7 @@ type CopyRecord = { files: Record<string, string>; createdDirs: string[] };
 // Outside the skill's entries: never copied or listed.
 const RECORD = ".init.json";
 
-const hashOf = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
+const hashOf = (file: string) => nodeCrypto().createHash("sha256").update(readFileSync(file)).digest("hex");
 
 /** The first folder from `base` (exclusive) down to `p`'s parent that is a link, or null. */
 export function linkOnTheWay(base: string, p: string): string | null {

@@ -1,6 +1,6 @@
 // What a saving `write handoff` adds to the project's memory over months: one journal entry,
 // then at most one fold of an old month into its year file (docs/decisions/journal.md).
-import { createHash } from "node:crypto";
+import { nodeCrypto } from "../builtins.ts";
 import { unlinkSync } from "node:fs";
 import path from "node:path";
 import { harnessPath, windowsShaped } from "../agents/harness-path.ts";
@@ -28,7 +28,7 @@ const FOLD_KEPT = new Set([
 ]);
 
 const isoSecond = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
+const sha256 = (text: string): string => nodeCrypto().createHash("sha256").update(text).digest("hex");
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 function monthIndex(period: string): number {

@@ -73,6 +73,23 @@ export function readJournalFile(dir: string, name: string): { bytes: Buffer; tok
   }
 }
 
+/** The journal's files, its OFF switch, and the first line of each file that breaks its schema (for `doctor`). */
+export function journalHealth(root: string) {
+  const journalFiles = listJournal(root);
+  const problems: { file: string; line: number; message: string }[] = [];
+  for (const f of journalFiles) {
+    const file = `journal/${f.name}`;
+    try {
+      const read = readJournalFile(journalDir(root), f.name);
+      const first = read === null ? undefined : parseJournal(read.bytes.toString("utf8"), f.kind).problems[0];
+      if (first) problems.push({ file, ...first });
+    } catch (err) {
+      problems.push({ file, line: 0, message: (err as Error).message });
+    }
+  }
+  return { files: journalFiles.length, off: journalOff(root), problems };
+}
+
 /** A journal file's text, or null when it is absent or cannot be read (a reader skips it). */
 export function readJournalText(root: string, f: JournalFile): string | null {
   try {

@@ -83,3 +83,18 @@ export function cleanCheckpointLeftovers(root: string): string[] {
   }
   return actions;
 }
+
+// A context-offer marker's session is long over after a week (a live one is told again at worst).
+const OFFER_MARKER_DAYS = 7;
+
+// Run where a checkpoint is written, never on the context hook's path; at most 200 names looked at.
+export function pruneOfferMarkers(dir: string, nowMs: number): void {
+  try {
+    for (const name of readdirSync(dir).filter((n) => n.startsWith(".offered-")).slice(0, 200)) {
+      const p = path.join(dir, name);
+      if (nowMs - lstatSync(p).mtimeMs > OFFER_MARKER_DAYS * 86_400_000) rmQuietRegular(p);
+    }
+  } catch {
+    // A marker gone already: the rest wait for the next checkpoint.
+  }
+}
