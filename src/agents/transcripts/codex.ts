@@ -2,8 +2,8 @@
 // Tolerant of unknown records and fields.
 import path from "node:path";
 import { windowsShaped } from "../harness-path.ts";
-import { exitFromText, noEvents, noteEdit, num, obj, planStatus, str, textOf, versionOf } from "./types.ts";
-import type { Call, LineEvents, ToolEvent, Usage } from "./types.ts";
+import { exitFromText, noEvents, noteEdit, num, obj, planStatus, str, textOf, versionOf, type Call, type LineEvents,
+  type ToolEvent, type Usage } from "./types.ts";
 
 type Rec = Record<string, unknown>;
 
