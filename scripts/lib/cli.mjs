@@ -13842,12 +13842,9 @@ function outputStatus(output) {
 function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
-  const style = cwd === null ? null : windowsShaped(cwd) ? path48.win32 : cwd.startsWith("/") ? path48.posix : null;
-  for (const m of input.matchAll(names)) {
-    const file = (m[1] ?? m[2] ?? "").trim();
-    noteEdit(files, style === null || file === "" || path48.win32.isAbsolute(file) ? file : style.join(cwd, file));
-  }
-  return files.map((p) => ({ kind: "edit", path: p }));
+  for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
+  const os = cwd === null ? null : windowsShaped(cwd) ? path48.win32 : cwd.startsWith("/") ? path48.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path48.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");

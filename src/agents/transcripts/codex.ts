@@ -50,12 +50,9 @@ function outputStatus(output: unknown): string {
 function patchEdits(input: string, cwd: string | null): ToolEvent[] {
   const files: string[] = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
-  const style = cwd === null ? null : windowsShaped(cwd) ? path.win32 : cwd.startsWith("/") ? path.posix : null;
-  for (const m of input.matchAll(names)) {
-    const file = (m[1] ?? m[2] ?? "").trim();
-    noteEdit(files, style === null || file === "" || path.win32.isAbsolute(file) ? file : style.join(cwd!, file));
-  }
-  return files.map((p) => ({ kind: "edit", path: p }));
+  for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
+  const os = cwd === null ? null : windowsShaped(cwd) ? path.win32 : cwd.startsWith("/") ? path.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path.win32.isAbsolute(f) ? f : os.join(cwd!, f) }));
 }
 
 // `apply_patch` run through the shell (`apply_patch <<'PATCH' … PATCH`): Codex intercepts it
