@@ -12243,14 +12243,16 @@ function installText(edit2, agent, current, shown) {
     }
     case "md-block":
       return putBlock(current, shown, agent, edit2.body);
-    case "owned-file":
-      if (current !== null && current !== edit2.content && !isOwned(current)) {
+    case "owned-file": {
+      const span = current === null ? { before: "", after: "" } : ownedSpan(edit2, current);
+      if (span === null) {
         const why = "exists and was not written by install; nothing was changed";
         throw new Refused(`${shown} ${why}. Move it away, or merge this into it by hand:
 ${edit2.content}`);
       }
       if (current !== null && edit2.content.includes(BLOCK_BEGIN)) findBlock(current, shown);
-      return edit2.content;
+      return span.before + edit2.content + span.after;
+    }
   }
 }
 function uninstallText(edit2, agent, current, shown) {
@@ -12262,9 +12264,24 @@ function uninstallText(edit2, agent, current, shown) {
     }
     case "md-block":
       return takeBlock(current, shown, agent, edit2.body);
-    case "owned-file":
-      return isOwned(current) ? null : current;
+    case "owned-file": {
+      const span = ownedSpan(edit2, current);
+      if (span === null) return current;
+      return (span.before + span.after).trim() === "" ? null : span.before + span.after;
+    }
   }
+}
+function ownedSpan(edit2, text) {
+  const want = edit2.content.replace(/\r?\n$/, "").split(/\r?\n/);
+  const lines2 = text.split("\n");
+  const bare = (i) => lines2[i].replace(/\r$/, "");
+  const from = lines2.findIndex((_, i) => bare(i) === want[0]);
+  if (from < 0) return null;
+  let to = lines2.findIndex((_, i) => i > from && bare(i) === want[want.length - 1]);
+  if (to < 0) to = lines2.length - 1;
+  if (!isOwned(lines2.slice(from, to + 1).join("\n"))) return null;
+  return { before: lines2.slice(0, from).map((l) => `${l}
+`).join(""), after: lines2.slice(to + 1).join("\n") };
 }
 function editPath(base, edit2) {
   return path40.join(base, ...edit2.file.split("/"));

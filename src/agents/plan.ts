@@ -3,7 +3,7 @@ import { Refused } from "../errors.ts";
 import { mergeHooks, mergeStatusLine, removeHooks, removeStatusLine, hooksSnippet, HELPER_FILE } from "./json-hooks.ts";
 import { block, BLOCK_BEGIN, findBlock, putBlock, takeBlock } from "./md-block.ts";
 import { CLINE_HOOK_MARK } from "./command.ts";
-import type { AgentName, Edit } from "./types.ts";
+import type { AgentName, Edit, OwnedFileEdit } from "./types.ts";
 
 /** What a user would paste by hand for an edit, when the file cannot be edited safely. */
 export function snippetOf(edit: Edit, agent: AgentName): string {
@@ -32,13 +32,15 @@ export function installText(edit: Edit, agent: AgentName, current: string | null
     }
     case "md-block":
       return putBlock(current, shown, agent, edit.body);
-    case "owned-file":
-      if (current !== null && current !== edit.content && !isOwned(current)) {
+    case "owned-file": {
+      const span = current === null ? { before: "", after: "" } : ownedSpan(edit, current);
+      if (span === null) {
         const why = "exists and was not written by install; nothing was changed";
         throw new Refused(`${shown} ${why}. Move it away, or merge this into it by hand:\n${edit.content}`);
       }
       if (current !== null && edit.content.includes(BLOCK_BEGIN)) findBlock(current, shown);
-      return edit.content;
+      return span.before + edit.content + span.after;
+    }
   }
 }
 
@@ -53,9 +55,26 @@ export function uninstallText(edit: Edit, agent: AgentName, current: string, sho
     }
     case "md-block":
       return takeBlock(current, shown, agent, edit.body);
-    case "owned-file":
-      return isOwned(current) ? null : current;
+    case "owned-file": {
+      const span = ownedSpan(edit, current);
+      if (span === null) return current;
+      return (span.before + span.after).trim() === "" ? null : span.before + span.after;
+    }
   }
+}
+
+// Our part of a file install creates runs from the first line it writes through its last (the end marker, or the
+// script's `exit 0`; an older script had none: to the end); lines the user added around it are theirs.
+function ownedSpan(edit: OwnedFileEdit, text: string): { before: string; after: string } | null {
+  const want = edit.content.replace(/\r?\n$/, "").split(/\r?\n/);
+  const lines = text.split("\n");
+  const bare = (i: number) => lines[i]!.replace(/\r$/, "");
+  const from = lines.findIndex((_, i) => bare(i) === want[0]);
+  if (from < 0) return null;
+  let to = lines.findIndex((_, i) => i > from && bare(i) === want[want.length - 1]);
+  if (to < 0) to = lines.length - 1;
+  if (!isOwned(lines.slice(from, to + 1).join("\n"))) return null;
+  return { before: lines.slice(0, from).map((l) => `${l}\n`).join(""), after: lines.slice(to + 1).join("\n") };
 }
 
 export function editPath(base: string, edit: Edit): string {

@@ -401,6 +401,18 @@ describe("uninstall after the user changed the file", () => {
     expect(text).toContain("- Also: no semicolons.");
   });
 
+  it("cline, cursor: lines the user added to a file install created stay; a file of only ours goes", () => {
+    const e = setup();
+    for (const a of ["cline", "cursor"]) expect(e.run(["install", "--agent", a, "--root", e.root]).code).toBe(0);
+    const mine = { ".clinerules/00-session-handoff.md": "\n- my own rule\n", ".clinerules/hooks/TaskStart": "echo mine\n", ".cursor/rules/session-handoff.mdc": "- my cursor rule" };
+    for (const [f, add] of Object.entries(mine)) writeFileSync(path.join(e.root, f), readFileSync(path.join(e.root, f), "utf8") + add);
+    // A second install rewrites our part only.
+    for (const a of ["cline", "cursor"]) expect(e.run(["install", "--agent", a, "--root", e.root]).stdout).not.toMatch(/updated/);
+    for (const a of ["cline", "cursor"]) expect(e.run(["uninstall", "--agent", a, "--root", e.root]).code).toBe(0);
+    for (const [f, add] of Object.entries(mine)) expect(readFileSync(path.join(e.root, f), "utf8")).toBe(add);
+    expect(readdirSync(path.join(e.root, ".clinerules", "hooks")).sort()).toEqual(["TaskStart"]);
+  });
+
   it("a folder install created keeps the user's file that appeared in it", () => {
     const e = setup();
     e.run(["install", "--agent", "cursor", "--root", e.root]);
