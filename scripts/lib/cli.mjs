@@ -703,9 +703,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path54 = q ? q.value : m?.[1];
-    if (!m || !path54) return null;
-    out.push({ path: path54, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path55 = q ? q.value : m?.[1];
+    if (!m || !path55) return null;
+    out.push({ path: path55, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -3918,9 +3918,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path54 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path54)) return true;
-  const parts = path54.split(/\??\.|::|->/);
+  const path55 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path55)) return true;
+  const parts = path55.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -7883,7 +7883,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path54 = __require("path");
+    var path55 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -7936,7 +7936,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path54.resolve(filename);
+      const absoluteName = path55.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -11466,12 +11466,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path54) {
+function findNodeAtLocation(root, path55) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path54) {
+  for (let segment of path55) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -11945,13 +11945,30 @@ var init_main = __esm({
 });
 
 // src/agents/json-hooks.ts
+import path40 from "node:path";
+function installedForms(spec, args = spec.hooks.map((h) => h.args)) {
+  return args.flatMap((a) => {
+    const now = spec.command(a);
+    return [now, `${now.slice(0, now.indexOf(FILE_TAIL) + FILE_TAIL.length)}node "$f" ${a}`];
+  });
+}
+function installShaped(spec, command, args) {
+  for (const form of installedForms(spec, args)) {
+    const tail = form.slice(form.indexOf(FILE_TAIL));
+    if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
+    const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
+    const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
+    const base = (windowsShaped(name2) ? path40.win32 : path40.posix).basename(name2);
+    if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
+  }
+  return null;
+}
 function keepBom(text, change) {
   const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
   return bom + change(text.slice(bom.length));
 }
-function byHand(file, what, snippet) {
-  return new Refused(`${file}${what}; nothing was changed. Add this to it by hand:
-${snippet}`);
+function byHand(file, what, fix) {
+  return new Refused(`${file}${what}; nothing was changed. ${fix}`);
 }
 function dropHooks(text, event, groups, drop, fmt) {
   let out = text;
@@ -11967,9 +11984,6 @@ function dropHooks(text, event, groups, drop, fmt) {
     }
   }
   return out;
-}
-function isOurs(hook) {
-  return isObj(hook) && typeof hook.command === "string" && hook.command.includes(HELPER_FILE);
 }
 function hooksSnippet(hooks, commands) {
   return JSON.stringify({ hooks: groupsOf(hooks, commands) }, null, 2);
@@ -11995,18 +12009,18 @@ function depthOf(text) {
   }
   return max;
 }
-function parseSettings(text, file, snippet) {
+function parseSettings(text, file, fix) {
   const body = text.replace(/^\uFEFF/, "");
   if (depthOf(body) > MAX_JSON_DEPTH) {
-    throw byHand(file, ` nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`, snippet);
+    throw byHand(file, ` nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`, fix);
   }
   const errors = [];
   const parsed = parse2(body, errors, JSONC);
   if (errors.length > 0) {
     const e = errors[0];
-    throw byHand(file, ` is not valid JSON (${printParseErrorCode(e.error)} at offset ${e.offset})`, snippet);
+    throw byHand(file, ` is not valid JSON (${printParseErrorCode(e.error)} at offset ${e.offset})`, fix);
   }
-  if (!isObj(parsed)) throw byHand(file, " does not hold a JSON object", snippet);
+  if (!isObj(parsed)) throw byHand(file, " does not hold a JSON object", fix);
   const twice = duplicateKey(body);
   if (twice !== null) {
     const lines2 = twice.lines.join(" and ");
@@ -12015,10 +12029,10 @@ function parseSettings(text, file, snippet) {
     );
   }
   if (parsed.hooks !== void 0 && !isObj(parsed.hooks)) {
-    throw byHand(file, `: "hooks" is not an object`, snippet);
+    throw byHand(file, `: "hooks" is not an object`, fix);
   }
   for (const [event, groups] of Object.entries(parsed.hooks ?? {})) {
-    if (!Array.isArray(groups)) throw byHand(file, `: hooks.${event} is not a list`, snippet);
+    if (!Array.isArray(groups)) throw byHand(file, `: hooks.${event} is not a list`, fix);
   }
   return parsed;
 }
@@ -12084,7 +12098,7 @@ function parsedHooks(text) {
   const v = parse2(text, [], JSONC);
   return isObj(v) && isObj(v.hooks) ? v.hooks : {};
 }
-function withoutOurs(groups) {
+function withoutOurs(groups, isOurs) {
   const kept = [];
   let at2 = null;
   for (const g of groups) {
@@ -12098,13 +12112,13 @@ function withoutOurs(groups) {
   }
   return { kept, at: at2 };
 }
-function rewrite(text, ours) {
+function rewrite(text, ours, isOurs) {
   const fmt = formatOf(text);
   let out = text;
   const existing = parsedHooks(text);
   for (const [event, groups] of Object.entries(existing)) {
     const want = ours?.[event] ?? [];
-    const { kept, at: at2 } = withoutOurs(groups);
+    const { kept, at: at2 } = withoutOurs(groups, isOurs);
     const next = [...kept];
     next.splice(at2 ?? next.length, 0, ...want);
     if (JSON.stringify(next) === JSON.stringify(groups)) continue;
@@ -12131,35 +12145,26 @@ function bareAt(text, where) {
   const node = tree === void 0 ? void 0 : findNodeAtLocation2(tree, where);
   return node !== void 0 && /^[[{]\s*[\]}]$/.test(text.slice(node.offset, node.offset + node.length));
 }
-function mergeHooks(text, file, hooks, commands) {
-  const snippet = hooksSnippet(hooks, commands);
-  const ours = groupsOf(hooks, commands);
-  if (text === null) return `${JSON.stringify({ hooks: ours }, null, 2)}
+function mergeHooks(text, file, spec) {
+  const ours = groupsOf(spec.hooks, spec);
+  const blank = text === null || text.replace(/^\uFEFF/, "").trim() === "";
+  if (blank) return `${JSON.stringify({ hooks: ours }, null, 2)}
 `;
-  parseSettings(text, file, snippet);
-  return keepBom(text, (body) => rewrite(body, ours));
+  parseSettings(text, file, `Add this to it by hand:
+${hooksSnippet(spec.hooks, spec)}`);
+  return keepBom(text, (body) => rewrite(body, ours, oursFor(spec)));
 }
-function removeHooks(text, file) {
-  const settings = parseSettings(text, file, "(nothing to add: remove the hooks whose command names memory_io.mjs)");
-  if (!isObj(settings.hooks) || !JSON.stringify(settings.hooks).includes(HELPER_FILE)) return text;
-  const next = keepBom(text, (body) => rewrite(body, null));
+function holdsOurHooks(text, spec) {
+  return oursIn(text).some((h) => installShaped(spec, h.command) !== null);
+}
+function removeHooks(text, file, spec) {
+  if (text.replace(/^\uFEFF/, "").trim() === "") return text;
+  parseSettings(text, file, "Fix it and run this again, or take out the hooks of session-handoff by hand.");
+  if (!holdsOurHooks(text, spec)) return text;
+  const next = keepBom(text, (body) => rewrite(body, null, oursFor(spec)));
   const left = parseJsonc(next);
   if (isObj(left) && Object.keys(left).length === 0 && !/\/[/*]/.test(next)) return null;
   return next;
-}
-function withoutForeignHooks(text, exact) {
-  const foreign = (h) => isOurs(h) && !exact(h.command);
-  const fmt = formatOf(text);
-  const hits = (g) => isObj(g) && Array.isArray(g.hooks) && g.hooks.some(foreign);
-  return keepBom(text, (body) => {
-    let out = body;
-    for (const [event, groups] of Object.entries(parsedHooks(out))) {
-      if (!Array.isArray(groups) || !groups.some(hits)) continue;
-      const all = groups.every((g) => hits(g) && g.hooks.every(foreign));
-      out = all ? edit(out, ["hooks", event], void 0, fmt) : dropHooks(out, event, groups, foreign, fmt);
-    }
-    return out;
-  });
 }
 function oursIn(text) {
   const hooks = parsedHooks(text.replace(/^\uFEFF/, ""));
@@ -12169,7 +12174,7 @@ function oursIn(text) {
     for (const g of groups) {
       if (!isObj(g) || !Array.isArray(g.hooks)) continue;
       const matcher = typeof g.matcher === "string" ? g.matcher : null;
-      for (const h of g.hooks) if (isOurs(h)) out.push({ event, command: h.command, matcher });
+      for (const h of g.hooks) if (namesHelper(h)) out.push({ event, command: h.command, matcher });
     }
   }
   return out;
@@ -12178,36 +12183,41 @@ function theirsOf(ours) {
   const m = THEN.exec(ours);
   return m ? m[1].replaceAll(`'\\''`, "'") : null;
 }
-function mergeStatusLine(text, command, args) {
+function mergeStatusLine(text, spec, args) {
   const parsed = parseJsonc(text);
   if (!isObj(parsed)) return text;
   const sl = parsed.statusLine;
   if (sl !== void 0 && !(isObj(sl) && typeof sl.command === "string")) return text;
   const was = isObj(sl) ? sl.command : null;
-  const theirs = was === null ? null : isOurStatus(was) ? theirsOf(was) : was;
-  const want = command(theirs === null ? args : `${args} --then '${theirs.replaceAll("'", `'\\''`)}'`);
+  const theirs = was === null ? null : isOurStatus(spec, was) ? theirsOf(was) : was;
+  const want = spec.command(theirs === null ? args : `${args} --then '${theirs.replaceAll("'", `'\\''`)}'`);
   if (was === want) return text;
   const line = { type: "command", command: want };
   const [at2, value] = isObj(sl) ? [["statusLine", "command"], want] : [["statusLine"], line];
   return keepBom(text, (body) => edit(body, at2, value, formatOf(body)));
 }
-function removeStatusLine(text) {
+function removeStatusLine(text, spec) {
   const parsed = parseJsonc(text);
   if (!isObj(parsed) || !isObj(parsed.statusLine) || typeof parsed.statusLine.command !== "string") return text;
   const was = parsed.statusLine.command;
-  if (!isOurStatus(was)) return text;
+  if (!isOurStatus(spec, was)) return text;
   const theirs = theirsOf(was);
   const at2 = theirs === null ? ["statusLine"] : ["statusLine", "command"];
   return keepBom(text, (body) => edit(body, at2, theirs ?? void 0, formatOf(body)));
 }
-var HELPER_FILE, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, indentAt, splice, endOf, THEN, isOurStatus;
+var HELPER_FILE, FILE_TAIL, oursFor, namesHelper, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, indentAt, splice, endOf, THEN, isOurStatus;
 var init_json_hooks = __esm({
   "src/agents/json-hooks.ts"() {
     "use strict";
     init_main();
     init_main();
     init_errors();
+    init_command();
+    init_harness_path();
     HELPER_FILE = "memory_io.mjs";
+    FILE_TAIL = '; [ ! -f "$f" ] || ';
+    oursFor = (spec) => (hook) => isObj(hook) && typeof hook.command === "string" && installShaped(spec, hook.command) !== null;
+    namesHelper = (hook) => isObj(hook) && typeof hook.command === "string" && hook.command.includes(HELPER_FILE);
     MAX_JSON_DEPTH = 64;
     isObj = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
     JSONC = { allowTrailingComma: true, disallowComments: false };
@@ -12216,19 +12226,19 @@ var init_json_hooks = __esm({
     splice = (text, at2, cut, put) => text.slice(0, at2) + put + text.slice(at2 + cut);
     endOf = (n2) => n2.offset + n2.length;
     THEN = / statusline --then '((?:[^']|'\\'')*)'/;
-    isOurStatus = (command) => command.includes(HELPER_FILE) && / statusline\b/.test(command);
+    isOurStatus = (spec, command) => installShaped(spec, command.replace(THEN, " statusline"), ["statusline"]) !== null;
   }
 });
 
 // src/agents/plan.ts
-import path40 from "node:path";
+import path41 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2.hooks, edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
   return edit2.content;
 }
 function holdsOurs(edit2, text) {
-  if (edit2.kind === "json-hooks") return text.includes(HELPER_FILE);
+  if (edit2.kind === "json-hooks") return holdsOurHooks(text, edit2);
   if (edit2.kind === "md-block") return text.includes(BLOCK_BEGIN);
   return isOwned(text);
 }
@@ -12238,8 +12248,8 @@ function isOwned(text) {
 function installText(edit2, agent, current, shown) {
   switch (edit2.kind) {
     case "json-hooks": {
-      const merged = mergeHooks(current, shown, edit2.hooks, edit2);
-      return edit2.statusLine === void 0 ? merged : mergeStatusLine(merged, edit2.command, edit2.statusLine);
+      const merged = mergeHooks(current, shown, edit2);
+      return edit2.statusLine === void 0 ? merged : mergeStatusLine(merged, edit2, edit2.statusLine);
     }
     case "md-block":
       return putBlock(current, shown, agent, edit2.body);
@@ -12258,8 +12268,8 @@ ${edit2.content}`);
 function uninstallText(edit2, agent, current, shown) {
   switch (edit2.kind) {
     case "json-hooks": {
-      const left = edit2.statusLine === void 0 ? current : removeStatusLine(current);
-      const rest = removeHooks(left, shown);
+      const left = edit2.statusLine === void 0 ? current : removeStatusLine(current, edit2);
+      const rest = removeHooks(left, shown, edit2);
       return rest !== null && rest === left && left !== current && /^\s*\{\s*\}\s*$/.test(left) ? null : rest;
     }
     case "md-block":
@@ -12284,12 +12294,13 @@ function ownedSpan(edit2, text) {
 `).join(""), after: lines2.slice(to + 1).join("\n") };
 }
 function editPath(base, edit2) {
-  return path40.join(base, ...edit2.file.split("/"));
+  return path41.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
     "use strict";
     init_errors();
+    init_json_hooks();
     init_json_hooks();
     init_md_block();
     init_command();
@@ -12298,7 +12309,7 @@ var init_plan = __esm({
 
 // src/agents/installer.ts
 import { existsSync as existsSync7, lstatSync as lstatSync18, readFileSync as readFileSync11, rmSync as rmSync4 } from "node:fs";
-import path41 from "node:path";
+import path42 from "node:path";
 async function install(t, env) {
   const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) {
@@ -12311,7 +12322,7 @@ async function install(t, env) {
   }
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -12328,7 +12339,7 @@ async function install(t, env) {
       lines2.push(p.snap.bytes?.equals(bytes) ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
-    const dirs = missingDirs(t.base, path41.dirname(p.file));
+    const dirs = missingDirs(t.base, path42.dirname(p.file));
     makeDirs(dirs);
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
@@ -12345,7 +12356,7 @@ async function install(t, env) {
   return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...keep, ...old] };
 }
 function dropOldRecords(dir) {
-  const records = path41.join(dir, "installs");
+  const records = path42.join(dir, "installs");
   if (lstatSync18(records, { throwIfNoEntry: false }) === void 0) return [];
   rmSync4(records, { recursive: true, force: true });
   return [`removed ${records}: an older version's copies of agent files, no longer read`];
@@ -12353,7 +12364,7 @@ function dropOldRecords(dir) {
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -12374,7 +12385,7 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeEmptyUpTo(path41.dirname(p.file), t.base);
+  for (const p of removed) removeEmptyUpTo(path42.dirname(p.file), t.base);
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
   return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...old] };
 }
@@ -12403,19 +12414,19 @@ var init_installer = __esm({
 
 // src/agents/install-lock.ts
 import { lstatSync as lstatSync19, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
-import path42 from "node:path";
+import path43 from "node:path";
 async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
   let root = null;
   try {
-    root = global ? null : findRoot(path42.resolve(ctx.cwd, given), ctx.env).root;
+    root = global ? null : findRoot(path43.resolve(ctx.cwd, given), ctx.env).root;
   } catch {
     return run();
   }
-  const lockDir = path42.join(root === null ? userDir(ctx.env) : path42.join(root, ".ai"), ".install.lock");
-  const parent = path42.dirname(lockDir);
+  const lockDir = path43.join(root === null ? userDir(ctx.env) : path43.join(root, ".ai"), ".install.lock");
+  const parent = path43.dirname(lockDir);
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
@@ -12427,9 +12438,9 @@ async function underInstallLock(ctx, uninstall2, run) {
       await lock.release();
     }
   } finally {
-    const stop = global ? path42.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path42.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path42.dirname(dir)) {
+    const stop = global ? path43.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path43.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path43.dirname(dir)) {
       try {
         rmdirSync4(dir);
       } catch {
@@ -12459,20 +12470,20 @@ var init_install_lock = __esm({
 
 // src/agents/target.ts
 import { realpathSync as realpathSync4 } from "node:fs";
-import path43 from "node:path";
+import path44 from "node:path";
 function real2(p) {
   try {
     return realpathSync4(p);
   } catch {
-    return path43.resolve(p);
+    return path44.resolve(p);
   }
 }
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path43.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path43.join(real2(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path44.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path44.join(real2(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path43.relative(real2(root), abs);
-  return { abs, rel: rel.startsWith("..") || path43.isAbsolute(rel) ? null : rel.split(path43.sep).join("/") };
+  const rel = path44.relative(real2(root), abs);
+  return { abs, rel: rel.startsWith("..") || path44.isAbsolute(rel) ? null : rel.split(path44.sep).join("/") };
 }
 function targetOf(agent, root, helper, env, dryRun) {
   const global = root === null;
@@ -12523,7 +12534,7 @@ __export(init_exports, {
   initVerb: () => initVerb
 });
 import { existsSync as existsSync8, lstatSync as lstatSync20, realpathSync as realpathSync5, rmdirSync as rmdirSync5, rmSync as rmSync5 } from "node:fs";
-import path44 from "node:path";
+import path45 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
   if (global && typeof ctx.values.root === "string") {
@@ -12540,7 +12551,7 @@ function planOf(ctx) {
   if (global) base = realpathSync5(homeFolder(ctx.env));
   else {
     const given = typeof ctx.values.root === "string";
-    const found = findRoot(path44.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
+    const found = findRoot(path45.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
     if (!given && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -12565,17 +12576,17 @@ function planOf(ctx) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync5(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync8(path44.join(source, "SKILL.md"))) {
+  const source = realpathSync5(path45.dirname(path45.dirname(path45.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync8(path45.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p) => `${global ? "~/" : ""}${path44.relative(base, p).split(path44.sep).join("/")}`;
+  const shown = (p) => `${global ? "~/" : ""}${path45.relative(base, p).split(path45.sep).join("/")}`;
   const dryRun = ctx.values["dry-run"] === true;
-  return { base, global, dryRun, source, dest: path44.join(base, CANONICAL), agents, shown };
+  return { base, global, dryRun, source, dest: path45.join(base, CANONICAL), agents, shown };
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path44.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path45.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = targetOf(agent, root, helper, ctx.env, dryRun);
   const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
@@ -12583,7 +12594,7 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
 }
 function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path44.join(plan2.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path45.join(plan2.base, f, "session-handoff"));
 }
 function counted(steps2) {
   const n2 = (a) => steps2.filter((s) => s.action === a).length;
@@ -12609,13 +12620,13 @@ async function init(ctx, plan2) {
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && ctx.values.replace !== true) {
-    const names = edited.slice(0, 5).map((rel) => shown(path44.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown(path45.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path44.join(dest, s.rel));
+  const writes = steps2.map((s) => path45.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -12623,11 +12634,11 @@ async function init(ctx, plan2) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path44.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path45.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const made = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => missingUnder(plan2.base, d));
+  const made = [dest, ...links.map((l) => path45.dirname(l.place))].flatMap((d) => missingUnder(plan2.base, d));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -12672,7 +12683,7 @@ async function init(ctx, plan2) {
     }
   }
   const who = plan2.agents.map((a) => a.name).join(", ");
-  const copy = shown(path44.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path45.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   lines2.push(`next: start a new session (${who}) and ${SAY2}`);
   return ok(`${lines2.join("\n")}
@@ -12680,8 +12691,8 @@ async function init(ctx, plan2) {
 }
 function missingUnder(base, dir) {
   const out = [];
-  for (let d = dir; d.startsWith(`${base}${path44.sep}`) && !existsSync8(d); d = path44.dirname(d)) {
-    out.push(path44.relative(base, d).split(path44.sep).join("/"));
+  for (let d = dir; d.startsWith(`${base}${path45.sep}`) && !existsSync8(d); d = path45.dirname(d)) {
+    out.push(path45.relative(base, d).split(path45.sep).join("/"));
   }
   return out;
 }
@@ -12708,7 +12719,7 @@ async function undo(ctx, plan2) {
     }
     if (!plan2.dryRun) {
       rmSync5(place, { recursive: state === "copy", force: true });
-      removeEmptyUpTo(path44.dirname(place), path44.join(plan2.base, path44.relative(plan2.base, place).split(path44.sep)[0]));
+      removeEmptyUpTo(path45.dirname(place), path45.join(plan2.base, path45.relative(plan2.base, place).split(path45.sep)[0]));
     }
     lines2.push(`${would} ${shown(place)}`);
   }
@@ -12717,18 +12728,18 @@ async function undo(ctx, plan2) {
   const files = all.filter((rel) => !kept.includes(rel));
   if (files.length > 0 && !(existsSync8(dest) && lstatSync20(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync5(path44.join(dest, rel), { force: true });
+      for (const rel of files) rmSync5(path45.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
-      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), plan2.base);
+      for (const rel of files) removeEmptyUpTo(path45.dirname(path45.join(dest, rel)), plan2.base);
     }
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines2.push(`left ${shown(path44.join(dest, rel))}: you edited it since init copied it`);
+    for (const rel of kept) lines2.push(`left ${shown(path45.join(dest, rel))}: you edited it since init copied it`);
   }
   const made = [...record2?.createdDirs ?? []].sort((a, b) => b.length - a.length);
   for (const rel of plan2.dryRun ? [] : made) {
-    if (linkOnTheWay(plan2.base, path44.join(plan2.base, rel)) !== null) continue;
+    if (linkOnTheWay(plan2.base, path45.join(plan2.base, rel)) !== null) continue;
     try {
-      rmdirSync5(path44.join(plan2.base, rel));
+      rmdirSync5(path45.join(plan2.base, rel));
     } catch {
     }
   }
@@ -12910,30 +12921,13 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes3 } from "node:crypto";
 import { existsSync as existsSync9, lstatSync as lstatSync21, readFileSync as readFileSync12 } from "node:fs";
-import path45 from "node:path";
+import path46 from "node:path";
 function readText(p) {
   try {
     return lstatSync21(p).isFile() ? readFileSync12(p, "utf8") : null;
   } catch {
     return null;
   }
-}
-function installedForms(edit2) {
-  return edit2.hooks.flatMap((h) => {
-    const now = edit2.command(h.args);
-    return [now, `${now.slice(0, now.indexOf(FILE_TAIL) + FILE_TAIL.length)}node "$f" ${h.args}`];
-  });
-}
-function installShaped(edit2, command) {
-  for (const form of installedForms(edit2)) {
-    const tail = form.slice(form.indexOf(FILE_TAIL));
-    if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
-    const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
-    const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path45.win32 : path45.posix).basename(name2);
-    if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
-  }
-  return null;
 }
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
@@ -12964,7 +12958,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readText(path45.join(env.CODEX_HOME || path45.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readText(path46.join(env.CODEX_HOME || path46.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -12980,9 +12974,9 @@ function budgetFinding(text, file, fixCmd2) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path45.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path46.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path45.win32.join(dir, "sh.exe");
+    const sh = path46.win32.join(dir, "sh.exe");
     if (existsSync9(sh)) return sh;
   }
   return null;
@@ -13013,16 +13007,13 @@ function runStart(file, argv, root, env, platform = process.platform) {
     child.stdin.end(input);
   });
 }
-var FILE_TAIL, WINDOWS_ENV, KEPT_ENV;
+var WINDOWS_ENV, KEPT_ENV;
 var init_doctor_checks = __esm({
   "src/agents/doctor-checks.ts"() {
     "use strict";
     init_json_hooks();
-    init_command();
-    init_harness_path();
     init_probe_session();
     init_md_block();
-    FILE_TAIL = '; [ ! -f "$f" ] || ';
     WINDOWS_ENV = [
       "USERPROFILE",
       "SystemRoot",
@@ -13039,7 +13030,7 @@ var init_doctor_checks = __esm({
 
 // src/agents/claude-plugin.ts
 import { existsSync as existsSync10, readFileSync as readFileSync13 } from "node:fs";
-import path46 from "node:path";
+import path47 from "node:path";
 function json(file) {
   try {
     const v = JSON.parse(readFileSync13(file, "utf8").slice(0, 1e6));
@@ -13049,16 +13040,16 @@ function json(file) {
   }
 }
 function claudePluginInstalls(home) {
-  const plugins = json(path46.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path47.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path46.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path47.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = isObj2(raw) ? raw : {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path46.isAbsolute(at2) && existsSync10(path46.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path47.isAbsolute(at2) && existsSync10(path47.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -13080,7 +13071,7 @@ __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
 import { readdirSync as readdirSync10 } from "node:fs";
-import path47 from "node:path";
+import path48 from "node:path";
 function fixCmd(r, verb, withRoot = true) {
   const h = shellWord(r.helper.abs);
   const root = withRoot ? shellWord(r.root) : "";
@@ -13093,9 +13084,9 @@ function agentFix(r, verb, name2) {
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path47.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path47.join(r.home, f, "session-handoff"))
-  ].filter((d) => exists(path47.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path48.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path48.join(r.home, f, "session-handoff"))
+  ].filter((d) => exists(path48.join(d, "SKILL.md")));
   let edits = [];
   try {
     edits = agent.edits(r.helper, r.global);
@@ -13110,7 +13101,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path47.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path48.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -13119,7 +13110,7 @@ async function agentInstalls(r, name2, agent) {
 async function installState(r, name2, edit2) {
   const file = editPath(r.global ? r.home : r.root, edit2);
   const text = readText(file);
-  if (text === null || !holdsOurs(edit2, text)) return "absent";
+  if (text === null) return "absent";
   const reinstall = agentFix(r, "install", name2);
   const state = judge(r, name2, edit2, text, reinstall);
   const shown = r.global ? `~/${edit2.file}` : edit2.file;
@@ -13131,7 +13122,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path47.basename(edit2.file) === "AGENTS.md") {
+  if (path48.basename(edit2.file) === "AGENTS.md") {
     const over = budgetFinding(text, edit2.file, reinstall);
     if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -13144,8 +13135,7 @@ async function installState(r, name2, edit2) {
   }
   return state;
 }
-function judge(r, name2, edit2, text, reinstall) {
-  const ours = edit2.kind === "json-hooks" ? withoutForeignHooks(text, (c) => installShaped(edit2, c) !== null) : text;
+function judge(r, name2, edit2, ours, reinstall) {
   if (!holdsOurs(edit2, ours)) return "absent";
   let want;
   try {
@@ -13197,7 +13187,7 @@ async function memoryState(r) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path47.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path48.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -13239,7 +13229,7 @@ function journalState(r) {
     }
   }
   for (const p of problems) {
-    const where = `${path47.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path48.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     r.problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -13299,7 +13289,6 @@ var init_doctor = __esm({
     init_anchor_lines();
     init_merge_driver_config();
     init_agents();
-    init_json_hooks();
     init_md_block();
     init_plan();
     init_doctor_checks();
@@ -13351,7 +13340,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path47.resolve(home);
+          root = path48.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -13374,7 +13363,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 
 // src/git/publish-memory.ts
 import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, statSync as statSync2 } from "node:fs";
-import path48 from "node:path";
+import path49 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -13384,11 +13373,11 @@ async function skippedPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path48.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path49.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
     try {
-      accessSync3(path48.join(hooksDir, h), constants8.X_OK);
-      return statSync2(path48.join(hooksDir, h)).isFile();
+      accessSync3(path49.join(hooksDir, h), constants8.X_OK);
+      return statSync2(path49.join(hooksDir, h)).isFile();
     } catch {
       return false;
     }
@@ -13422,7 +13411,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path48.relative(top, memDir).split(path48.sep).join("/");
+  const memRel = path49.relative(top, memDir).split(path49.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   const ignored = await runGit(top, ["check-ignore", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
   if (ignored.code === 0) {
@@ -13443,7 +13432,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync11(path48.join(memDir, "journal", "OFF"));
+  const journal = !existsSync11(path49.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -13869,7 +13858,7 @@ function patchEdits(input) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  return files.map((path54) => ({ kind: "edit", path: path54 }));
+  return files.map((path55) => ({ kind: "edit", path: path55 }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -14019,7 +14008,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path54) => path54 && events.push({ kind: "edit", path: path54 });
+    addEdit = (events, path55) => path55 && events.push({ kind: "edit", path: path55 });
   }
 });
 
@@ -14571,9 +14560,9 @@ __export(checkpoint_exports, {
   checkpointVerb: () => checkpointVerb
 });
 import { lstatSync as lstatSync22, readdirSync as readdirSync11 } from "node:fs";
-import path49 from "node:path";
+import path50 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path49.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path50.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -14589,7 +14578,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path49.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path50.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -14602,7 +14591,7 @@ function projectHandoffs(root) {
 function pruneOfferMarkers(dir, nowMs) {
   try {
     for (const name2 of readdirSync11(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
-      const p = path49.join(dir, name2);
+      const p = path50.join(dir, name2);
       if (nowMs - lstatSync22(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     }
   } catch {
@@ -14723,7 +14712,7 @@ async function runCheckpoint(ctx) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
   }
   const home = homeFolder(ctx.env);
-  if (root === path49.parse(root).root || home !== "" && samePath(root, path49.resolve(home))) {
+  if (root === path50.parse(root).root || home !== "" && samePath(root, path50.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return ok("", [...notes, CHECKPOINT_LINES.skipped(why)]);
   }
@@ -14740,7 +14729,7 @@ async function runCheckpoint(ctx) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path49.join(dir, name2);
+  const file = path50.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -14916,7 +14905,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path50 from "node:path";
+import path51 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -14981,7 +14970,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path50.join(memoryDir(root), "HANDOFF.md"), 1e6);
+          const handoff = readHead(path51.join(memoryDir(root), "HANDOFF.md"), 1e6);
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
@@ -15142,7 +15131,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path51 from "node:path";
+import path52 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15224,7 +15213,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText2(path51.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText2(path52.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -15239,9 +15228,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path51.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path52.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText2(path51.join(mem, file), file, notes);
+      const text = await readText2(path52.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -15532,7 +15521,7 @@ __export(journal_exports, {
   journalVerb: () => journalVerb
 });
 import { lstatSync as lstatSync23, unlinkSync as unlinkSync11 } from "node:fs";
-import path52 from "node:path";
+import path53 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -15587,13 +15576,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync23(path52.join(journalDir(root), f.name));
+            const st = lstatSync23(path53.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync11(path52.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync11(path53.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -15610,7 +15599,7 @@ __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
 import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync24, mkdirSync as mkdirSync9, openSync as openSync10, readFileSync as readFileSync14, writeSync as writeSync2 } from "node:fs";
-import path53 from "node:path";
+import path54 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync10(p, flags | NOFOLLOW);
   try {
@@ -15631,7 +15620,7 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path53.join(at2, part);
+    at2 = path54.join(at2, part);
     let st;
     try {
       st = lstatSync24(at2);
@@ -15744,7 +15733,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive2(path53.join(dir, name2), loser);
+          createExclusive2(path54.join(dir, name2), loser);
           const merged = mergeHandoffs(winner, loser);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
           const at2 = stateTimeOfText(loser, Date.now());

@@ -2,9 +2,7 @@ import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, lstatSync, readFileSync } from "node:fs";
 import path from "node:path";
-import { HELPER_FILE, oursIn } from "./json-hooks.ts";
-import { shellQuote } from "./command.ts";
-import { windowsShaped } from "./harness-path.ts";
+import { installedForms, installShaped, oursIn } from "./json-hooks.ts";
 import { PROBE_SESSION_PREFIX } from "../store/probe-session.ts";
 import { blockEndByte, CODEX_BUDGET, findBlock } from "./md-block.ts";
 import type { Edit, JsonHooksEdit } from "./types.ts";
@@ -16,30 +14,6 @@ export function readText(p: string): string | null {
   } catch {
     return null;
   }
-}
-
-const FILE_TAIL = '; [ ! -f "$f" ] || ';
-
-// What install writes for each hook now, and the bare-`node` form of before, which it upgrades in place.
-function installedForms(edit: JsonHooksEdit): string[] {
-  return edit.hooks.flatMap((h) => {
-    const now = edit.command(h.args);
-    return [now, `${now.slice(0, now.indexOf(FILE_TAIL) + FILE_TAIL.length)}node "$f" ${h.args}`];
-  });
-}
-
-/** The helper path of a command install writes from any copy of the helper; null for another tool's command. */
-export function installShaped(edit: JsonHooksEdit, command: string): string | null {
-  for (const form of installedForms(edit)) {
-    const tail = form.slice(form.indexOf(FILE_TAIL));
-    if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
-    const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length))!;
-    const name = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    // The path is one word exactly as install quotes it, naming our helper (a Windows path read as Windows does).
-    const base = (windowsShaped(name) ? path.win32 : path.posix).basename(name);
-    if (shellQuote(name) === word && base === HELPER_FILE) return dir + name;
-  }
-  return null;
 }
 
 /** Why a settings file of ours is outdated, in words; only install's own entries are judged. */

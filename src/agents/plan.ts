@@ -1,6 +1,7 @@
 import path from "node:path";
 import { Refused } from "../errors.ts";
-import { mergeHooks, mergeStatusLine, removeHooks, removeStatusLine, hooksSnippet, HELPER_FILE } from "./json-hooks.ts";
+import { holdsOurHooks, hooksSnippet, mergeHooks, mergeStatusLine } from "./json-hooks.ts";
+import { removeHooks, removeStatusLine } from "./json-hooks.ts";
 import { block, BLOCK_BEGIN, findBlock, putBlock, takeBlock } from "./md-block.ts";
 import { CLINE_HOOK_MARK } from "./command.ts";
 import type { AgentName, Edit, OwnedFileEdit } from "./types.ts";
@@ -14,7 +15,7 @@ export function snippetOf(edit: Edit, agent: AgentName): string {
 
 /** True when `text` still holds something install put there (a hook, a block, an owned file). */
 export function holdsOurs(edit: Edit, text: string): boolean {
-  if (edit.kind === "json-hooks") return text.includes(HELPER_FILE);
+  if (edit.kind === "json-hooks") return holdsOurHooks(text, edit);
   if (edit.kind === "md-block") return text.includes(BLOCK_BEGIN);
   return isOwned(text);
 }
@@ -27,8 +28,8 @@ function isOwned(text: string): boolean {
 export function installText(edit: Edit, agent: AgentName, current: string | null, shown: string): string {
   switch (edit.kind) {
     case "json-hooks": {
-      const merged = mergeHooks(current, shown, edit.hooks, edit);
-      return edit.statusLine === undefined ? merged : mergeStatusLine(merged, edit.command, edit.statusLine);
+      const merged = mergeHooks(current, shown, edit);
+      return edit.statusLine === undefined ? merged : mergeStatusLine(merged, edit, edit.statusLine);
     }
     case "md-block":
       return putBlock(current, shown, agent, edit.body);
@@ -48,8 +49,8 @@ export function installText(edit: Edit, agent: AgentName, current: string | null
 export function uninstallText(edit: Edit, agent: AgentName, current: string, shown: string): string | null {
   switch (edit.kind) {
     case "json-hooks": {
-      const left = edit.statusLine === undefined ? current : removeStatusLine(current);
-      const rest = removeHooks(left, shown);
+      const left = edit.statusLine === undefined ? current : removeStatusLine(current, edit);
+      const rest = removeHooks(left, shown, edit);
       // Nothing but an empty object left once the status line went too: the file goes.
       return rest !== null && rest === left && left !== current && /^\s*\{\s*\}\s*$/.test(left) ? null : rest;
     }

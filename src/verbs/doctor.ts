@@ -4,11 +4,10 @@ import { quotedValue, shellWord } from "../guard/quote.ts";
 import { quotedPath, quotePath } from "../schema/anchor-lines.ts";
 import { driverPartMissing, MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
 import { AGENTS } from "../agents/index.ts";
-import { withoutForeignHooks } from "../agents/json-hooks.ts";
 import { blockAgents, findBlock } from "../agents/md-block.ts";
 import { editPath, holdsOurs, installText } from "../agents/plan.ts";
 import type { Agent, AgentName, Edit, HelperLocation } from "../agents/types.ts";
-import { budgetFinding, codexTrust, installShaped, outdatedReasons, readText } from "../agents/doctor-checks.ts";
+import { budgetFinding, codexTrust, outdatedReasons, readText } from "../agents/doctor-checks.ts";
 import { runStart, startCommands, type StartRun } from "../agents/doctor-checks.ts";
 import { claudePluginInstalls, type PluginInstall } from "../agents/claude-plugin.ts";
 import { runGit } from "../git/run.ts";
@@ -144,7 +143,7 @@ async function agentInstalls(r: Report, name: AgentName, agent: Agent): Promise<
 async function installState(r: Report, name: AgentName, edit: Edit): Promise<string> {
   const file = editPath(r.global ? r.home : r.root, edit);
   const text = readText(file);
-  if (text === null || !holdsOurs(edit, text)) return "absent";
+  if (text === null) return "absent";
   const reinstall = agentFix(r, "install", name);
   const state = judge(r, name, edit, text, reinstall);
   const shown = r.global ? `~/${edit.file}` : edit.file;
@@ -171,9 +170,8 @@ async function installState(r: Report, name: AgentName, edit: Edit): Promise<str
 }
 
 /** Current when install would write the file as it is, else outdated (with why) or malformed. */
-function judge(r: Report, name: AgentName, edit: Edit, text: string, reinstall: string): string {
-  // Only install's own entries are judged: another tool's hook naming the helper is reported as not ours.
-  const ours = edit.kind === "json-hooks" ? withoutForeignHooks(text, (c) => installShaped(edit, c) !== null) : text;
+// Only install's own entries are judged: install leaves another tool's hook naming the helper as it is.
+function judge(r: Report, name: AgentName, edit: Edit, ours: string, reinstall: string): string {
   if (!holdsOurs(edit, ours)) return "absent";
   let want: string;
   try {

@@ -108,6 +108,10 @@ describe("uninstall gives the user's layout back byte for byte with nothing kept
     // The user's comments inside the containers our entries join: kept, and so are the containers.
     [".claude/settings.json", '{\n  "hooks": {\n    // mine go here\n    "SessionStart": [\n      // off\n    ]\n  },\n  "m": 1\n}\n', "claude-code"],
     [".claude/settings.json", '/* head */\n{\n  // c\n  "hooks": { /* x */ }\n}\n', "claude-code"],
+    // Another tool's commands that merely name a memory_io.mjs are the user's, not an older install of ours.
+    [".claude/settings.json", '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"node /opt/other/memory_io.mjs something"}]}]}}\n', "claude-code"],
+    [".codex/hooks.json", '{"hooks":{"SessionEnd":[{"hooks":[{"type":"command","command":"node ~/tools/memory_io.mjs backup"}]}]}}', "codex"],
+    [".claude/settings.json", '{"statusLine":{"type":"command","command":"node ~/tools/memory_io.mjs statusline"}}\n', "claude-code"],
   ];
   it.each(LAYOUTS)("%s %j (%s)", (file, text, agent) => {
     const e = setup();
@@ -115,11 +119,39 @@ describe("uninstall gives the user's layout back byte for byte with nothing kept
     writeFileSync(path.join(e.root, file), text);
     const before = snapshot(e.root);
     expect(e.run(["install", "--agent", agent, "--root", e.root]).code).toBe(0);
+    const theirs = /"command":"(node [^"]*)"/.exec(text)?.[1];
+    if (theirs !== undefined) expect(readFileSync(path.join(e.root, file), "utf8")).toContain(theirs);
     // Uninstalled as on another machine: nothing install left in its HOME can help.
     const other = tempDir("sh-home-");
     const un = e.run(["uninstall", "--agent", agent, "--root", e.root], { HOME: other, XDG_CONFIG_HOME: path.join(other, ".config") });
     expect(un.code, un.stderr).toBe(0);
     expect(snapshot(e.root)).toEqual(before);
+  });
+});
+
+describe("an empty settings file", () => {
+  // An empty file is no settings, as JSON-with-comments readers take it (docs/decisions/install-records.md).
+  it.each([["claude-code", ".claude/settings.json", ""], ["gemini", ".gemini/settings.json", " \n"]])("%s: %s %j gets our hooks; uninstall leaves none", (agent, file, text) => {
+    const e = setup();
+    mkdirSync(path.dirname(path.join(e.root, file)), { recursive: true });
+    writeFileSync(path.join(e.root, file), text);
+    const un = e.run(["uninstall", "--agent", agent, "--root", e.root]);
+    expect(un.code, un.stderr).toBe(0);
+    expect(un.stdout).toContain(`unchanged ${file}`);
+    const r = e.run(["install", "--agent", agent, "--root", e.root]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`updated ${file}`);
+    expect(JSON.parse(readFileSync(path.join(e.root, file), "utf8")).hooks.SessionStart).toHaveLength(1);
+    expect(e.run(["uninstall", "--agent", agent, "--root", e.root]).stdout).toContain(`removed ${file}`);
+  });
+
+  it("uninstall refuses JSON that does not parse by saying what to do, with no snippet", () => {
+    const e = setup();
+    writeFileSync(path.join(e.root, ".claude", "settings.json"), "{,\n");
+    const r = e.run(["uninstall", "--agent", "claude-code", "--root", e.root]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("nothing was changed. Fix it and run this again, or take out the hooks of session-handoff by hand.");
+    expect(r.stderr).not.toContain("Add this");
   });
 });
 
@@ -523,8 +555,9 @@ describe("a re-install after the user's own edit", () => {
     const file = path.join(e.root, ".claude", "settings.json");
     const s = JSON.parse(readFileSync(file, "utf8"));
     s.permissions = { allow: ["Bash(ls)"] };
-    // Our entry went stale too (an older install), so the next install rewrites the file.
-    s.hooks.SessionStart[1].hooks[0].command = s.hooks.SessionStart[1].hooks[0].command.replace("--format claude", "--format text");
+    // Our entry is an older version's (bare node), so the next install rewrites the file.
+    const ours = s.hooks.SessionStart[1].hooks[0];
+    ours.command = `${ours.command.slice(0, ours.command.indexOf("|| ") + 3)}node "$f" hook --mode session --format claude`;
     writeFileSync(file, `${JSON.stringify(s, null, 2)}\n`);
     expect(e.run(["install", "--agent", "claude-code", "--root", e.root]).stdout).toContain("updated .claude/settings.json");
     e.run(["uninstall", "--agent", "claude-code", "--root", e.root]);
