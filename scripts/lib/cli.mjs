@@ -12357,9 +12357,14 @@ async function install(t, env) {
 }
 function dropOldRecords(dir) {
   const records = path42.join(dir, "installs");
+  const what = "an older version's copies of agent files, no longer read";
   if (lstatSync18(records, { throwIfNoEntry: false }) === void 0) return [];
-  rmSync4(records, { recursive: true, force: true });
-  return [`removed ${records}: an older version's copies of agent files, no longer read`];
+  try {
+    rmSync4(records, { recursive: true, force: true });
+  } catch (err) {
+    return [`${records} could not be removed (${err.code}): ${what}; delete it by hand`];
+  }
+  return [`removed ${records}: ${what}`];
 }
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);

@@ -64,12 +64,17 @@ export async function install(t: Target, env: Env) {
 }
 
 // Versions before this one kept copies of the agents' files (the user's settings, maybe secrets) under
-// `installs/`; nothing reads them now, so install and uninstall remove them.
+// `installs/`; nothing reads them now, so install and uninstall remove them, or say so when they cannot.
 function dropOldRecords(dir: string): string[] {
   const records = path.join(dir, "installs");
+  const what = "an older version's copies of agent files, no longer read";
   if (lstatSync(records, { throwIfNoEntry: false }) === undefined) return [];
-  rmSync(records, { recursive: true, force: true });
-  return [`removed ${records}: an older version's copies of agent files, no longer read`];
+  try {
+    rmSync(records, { recursive: true, force: true });
+  } catch (err) {
+    return [`${records} could not be removed (${(err as NodeJS.ErrnoException).code}): ${what}; delete it by hand`];
+  }
+  return [`removed ${records}: ${what}`];
 }
 
 /** Takes the agent's entries out of its files, every other byte kept; a file left empty and its empty folders go. */

@@ -2,7 +2,7 @@
 // built helper copied into a scratch project as users install it.
 import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { MARKER, gitRepo, helper, referenceOf, tempDir } from "../helpers.ts";
@@ -166,6 +166,30 @@ describe("an older version's install records", () => {
       expect(r.code, r.stderr).toBe(0);
       expect(r.stderr).toContain("an older version's copies of agent files, no longer read");
       expect(existsSync(records)).toBe(false);
+    }
+  });
+});
+
+describe("an older version's records that cannot be removed", () => {
+  // Root ignores modes: there the folder is made immutable instead (chattr +i), or the test is skipped.
+  it("are a note on stderr; install and uninstall go on", (ctx) => {
+    const e = setup();
+    const records = path.join(e.home, ".config", "session-handoff", "installs");
+    mkdirSync(records, { recursive: true });
+    writeFileSync(path.join(records, "0123abcd.json"), '{"before":"e30K"}\n');
+    const root = process.getuid?.() === 0;
+    if (root && spawnSync("chattr", ["+i", records]).status !== 0) ctx.skip();
+    if (!root) chmodSync(records, 0o500);
+    try {
+      for (const verb of ["install", "uninstall"]) {
+        const r = e.run([verb, "--agent", "claude-code", "--root", e.root]);
+        expect(r.code, r.stderr).toBe(0);
+        expect(r.stderr).toMatch(/installs could not be removed \(E[A-Z]+\): an older version's copies/);
+      }
+      expect(existsSync(path.join(e.root, ".claude", "settings.json"))).toBe(false);
+    } finally {
+      if (root) spawnSync("chattr", ["-i", records]);
+      else chmodSync(records, 0o700);
     }
   });
 });
