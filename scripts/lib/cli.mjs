@@ -703,9 +703,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path55 = q ? q.value : m?.[1];
-    if (!m || !path55) return null;
-    out.push({ path: path55, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path56 = q ? q.value : m?.[1];
+    if (!m || !path56) return null;
+    out.push({ path: path56, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -3918,9 +3918,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path55 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path55)) return true;
-  const parts = path55.split(/\??\.|::|->/);
+  const path56 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path56)) return true;
+  const parts = path56.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -7883,7 +7883,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path55 = __require("path");
+    var path56 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -7936,7 +7936,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path55.resolve(filename);
+      const absoluteName = path56.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -11466,12 +11466,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path55) {
+function findNodeAtLocation(root, path56) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path55) {
+  for (let segment of path56) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -12375,14 +12375,14 @@ async function uninstall(t, env) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
     const current = snap.bytes?.toString("utf8") ?? null;
     const next = current === null ? null : uninstallText(edit2, t.agent.name, current, shown);
-    const verb = current === null || next === current ? "unchanged" : next === null ? "removed" : "updated";
+    const verb = current === null ? "absent" : next === current ? "unchanged" : next === null ? "removed" : "updated";
     plans.push({ file, shown, snap, next, verb });
   }
   const lines2 = [];
   for (const p of plans) {
-    if (t.dryRun && p.verb !== "unchanged") lines2.push(`would ${p.verb.replace(/d$/, "")} ${p.shown}`);
-    else lines2.push(`${p.verb} ${p.shown}`);
-    if (t.dryRun || p.verb === "unchanged") continue;
+    const acts = p.verb === "removed" || p.verb === "updated";
+    lines2.push(`${t.dryRun && acts ? `would ${p.verb.replace(/d$/, "")}` : p.verb} ${p.shown}`);
+    if (t.dryRun || !acts) continue;
     const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
     await writeAgentFile(p.file, p.snap.token, bytes, 420, env.MEMORY_IO_FAILPOINT || void 0);
   }
@@ -12392,7 +12392,7 @@ async function uninstall(t, env) {
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
   for (const p of removed) removeEmptyUpTo(path42.dirname(p.file), t.base);
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
-  return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...old] };
+  return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...old], last };
 }
 function anotherInstalled(t, skip) {
   return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
@@ -12880,11 +12880,14 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
+import { existsSync as existsSync9 } from "node:fs";
+import path46 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
     "use strict";
     init_installer();
+    init_skill_place();
     init_install_lock();
     init_target();
     init_common();
@@ -12907,16 +12910,20 @@ options:
   --dry-run     say what would change, change nothing
 ${AGENT_HELP}
 ${ROOT_HELP}
-stdout: one line per file: "updated F", "removed F" or "unchanged F" ("would \u2026"
-        with --dry-run).
+stdout: one line per file: "updated F", "removed F", "unchanged F" or "absent F"
+        (no such file) ("would \u2026" with --dry-run). With the last agent gone, a
+        note says the skill's copy init made stays (init --undo removes it).
 exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         not parse, a read-only file, a concurrent edit);
         4 paused; 5 another install or uninstall held the install lock for 10 s.
 `,
       run: (ctx) => underInstallLock(ctx, true, async () => {
-        const done2 = await uninstall(agentTarget(ctx, "uninstall", () => rootOption(ctx)), ctx.env);
+        const t = agentTarget(ctx, "uninstall", () => rootOption(ctx));
+        const done2 = await uninstall(t, ctx.env);
+        const copy = done2.last && existsSync9(path46.join(t.base, CANONICAL));
+        const stays = copy ? [`the skill's copy ${CANONICAL} and its links stay: init --undo removes them`] : [];
         return ok(`${done2.lines.join("\n")}
-`, done2.notes);
+`, [...done2.notes, ...stays]);
       })
     };
   }
@@ -12925,8 +12932,8 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 // src/agents/doctor-checks.ts
 import { spawn } from "node:child_process";
 import { randomBytes as randomBytes3 } from "node:crypto";
-import { existsSync as existsSync9, lstatSync as lstatSync21, readFileSync as readFileSync12 } from "node:fs";
-import path46 from "node:path";
+import { existsSync as existsSync10, lstatSync as lstatSync21, readFileSync as readFileSync12 } from "node:fs";
+import path47 from "node:path";
 function readText(p) {
   try {
     return lstatSync21(p).isFile() ? readFileSync12(p, "utf8") : null;
@@ -12963,7 +12970,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readText(path46.join(env.CODEX_HOME || path46.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readText(path47.join(env.CODEX_HOME || path47.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -12979,10 +12986,10 @@ function budgetFinding(text, file, fixCmd2) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path46.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path47.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path46.win32.join(dir, "sh.exe");
-    if (existsSync9(sh)) return sh;
+    const sh = path47.win32.join(dir, "sh.exe");
+    if (existsSync10(sh)) return sh;
   }
   return null;
 }
@@ -13034,8 +13041,8 @@ var init_doctor_checks = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync10, readFileSync as readFileSync13 } from "node:fs";
-import path47 from "node:path";
+import { existsSync as existsSync11, readFileSync as readFileSync13 } from "node:fs";
+import path48 from "node:path";
 function json(file) {
   try {
     const v = JSON.parse(readFileSync13(file, "utf8").slice(0, 1e6));
@@ -13045,16 +13052,16 @@ function json(file) {
   }
 }
 function claudePluginInstalls(home) {
-  const plugins = json(path47.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path48.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path47.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path48.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = isObj2(raw) ? raw : {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path47.isAbsolute(at2) && existsSync10(path47.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path48.isAbsolute(at2) && existsSync11(path48.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -13076,7 +13083,7 @@ __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
 import { readdirSync as readdirSync10 } from "node:fs";
-import path48 from "node:path";
+import path49 from "node:path";
 function fixCmd(r, verb, withRoot = true) {
   const h = shellWord(r.helper.abs);
   const root = withRoot ? shellWord(r.root) : "";
@@ -13089,9 +13096,9 @@ function agentFix(r, verb, name2) {
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path48.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path48.join(r.home, f, "session-handoff"))
-  ].filter((d) => exists(path48.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path49.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path49.join(r.home, f, "session-handoff"))
+  ].filter((d) => exists(path49.join(d, "SKILL.md")));
   let edits = [];
   try {
     edits = agent.edits(r.helper, r.global);
@@ -13106,7 +13113,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path48.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path49.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -13127,7 +13134,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path48.basename(edit2.file) === "AGENTS.md") {
+  if (path49.basename(edit2.file) === "AGENTS.md") {
     const over = budgetFinding(text, edit2.file, reinstall);
     if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -13192,7 +13199,7 @@ async function memoryState(r) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path48.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path49.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -13234,7 +13241,7 @@ function journalState(r) {
     }
   }
   for (const p of problems) {
-    const where = `${path48.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path49.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     r.problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -13345,7 +13352,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path48.resolve(home);
+          root = path49.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -13367,8 +13374,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, statSync as statSync2 } from "node:fs";
-import path49 from "node:path";
+import { accessSync as accessSync3, constants as constants8, existsSync as existsSync12, statSync as statSync2 } from "node:fs";
+import path50 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -13378,11 +13385,11 @@ async function skippedPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path49.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path50.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
     try {
-      accessSync3(path49.join(hooksDir, h), constants8.X_OK);
-      return statSync2(path49.join(hooksDir, h)).isFile();
+      accessSync3(path50.join(hooksDir, h), constants8.X_OK);
+      return statSync2(path50.join(hooksDir, h)).isFile();
     } catch {
       return false;
     }
@@ -13416,7 +13423,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path49.relative(top, memDir).split(path49.sep).join("/");
+  const memRel = path50.relative(top, memDir).split(path50.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   const ignored = await runGit(top, ["check-ignore", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
   if (ignored.code === 0) {
@@ -13437,7 +13444,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync11(path49.join(memDir, "journal", "OFF"));
+  const journal = !existsSync12(path50.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -13863,7 +13870,7 @@ function patchEdits(input) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  return files.map((path55) => ({ kind: "edit", path: path55 }));
+  return files.map((path56) => ({ kind: "edit", path: path56 }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -14013,7 +14020,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path55) => path55 && events.push({ kind: "edit", path: path55 });
+    addEdit = (events, path56) => path56 && events.push({ kind: "edit", path: path56 });
   }
 });
 
@@ -14565,9 +14572,9 @@ __export(checkpoint_exports, {
   checkpointVerb: () => checkpointVerb
 });
 import { lstatSync as lstatSync22, readdirSync as readdirSync11 } from "node:fs";
-import path50 from "node:path";
+import path51 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path50.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -14583,7 +14590,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path50.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path51.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -14596,7 +14603,7 @@ function projectHandoffs(root) {
 function pruneOfferMarkers(dir, nowMs) {
   try {
     for (const name2 of readdirSync11(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
-      const p = path50.join(dir, name2);
+      const p = path51.join(dir, name2);
       if (nowMs - lstatSync22(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     }
   } catch {
@@ -14717,7 +14724,7 @@ async function runCheckpoint(ctx) {
     return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
   }
   const home = homeFolder(ctx.env);
-  if (root === path50.parse(root).root || home !== "" && samePath(root, path50.resolve(home))) {
+  if (root === path51.parse(root).root || home !== "" && samePath(root, path51.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return ok("", [...notes, CHECKPOINT_LINES.skipped(why)]);
   }
@@ -14734,7 +14741,7 @@ async function runCheckpoint(ctx) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path50.join(dir, name2);
+  const file = path51.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -14910,7 +14917,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path51 from "node:path";
+import path52 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -14975,7 +14982,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path51.join(memoryDir(root), "HANDOFF.md"), 1e6);
+          const handoff = readHead(path52.join(memoryDir(root), "HANDOFF.md"), 1e6);
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
@@ -15136,7 +15143,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path52 from "node:path";
+import path53 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15218,7 +15225,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText2(path52.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText2(path53.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -15233,9 +15240,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path52.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path53.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText2(path52.join(mem, file), file, notes);
+      const text = await readText2(path53.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -15526,7 +15533,7 @@ __export(journal_exports, {
   journalVerb: () => journalVerb
 });
 import { lstatSync as lstatSync23, unlinkSync as unlinkSync11 } from "node:fs";
-import path53 from "node:path";
+import path54 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -15581,13 +15588,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync23(path53.join(journalDir(root), f.name));
+            const st = lstatSync23(path54.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync11(path53.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync11(path54.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -15604,7 +15611,7 @@ __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
 import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync24, mkdirSync as mkdirSync9, openSync as openSync10, readFileSync as readFileSync14, writeSync as writeSync2 } from "node:fs";
-import path54 from "node:path";
+import path55 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync10(p, flags | NOFOLLOW);
   try {
@@ -15625,7 +15632,7 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path54.join(at2, part);
+    at2 = path55.join(at2, part);
     let st;
     try {
       st = lstatSync24(at2);
@@ -15738,7 +15745,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive2(path54.join(dir, name2), loser);
+          createExclusive2(path55.join(dir, name2), loser);
           const merged = mergeHandoffs(winner, loser);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
           const at2 = stateTimeOfText(loser, Date.now());

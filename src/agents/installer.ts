@@ -88,14 +88,14 @@ export async function uninstall(t: Target, env: Env) {
     const snap = await readAgentFile(file, snippetOf(edit, t.agent.name));
     const current = snap.bytes?.toString("utf8") ?? null;
     const next = current === null ? null : uninstallText(edit, t.agent.name, current, shown);
-    const verb = current === null || next === current ? "unchanged" : next === null ? "removed" : "updated";
+    const verb = current === null ? "absent" : next === current ? "unchanged" : next === null ? "removed" : "updated";
     plans.push({ file, shown, snap, next, verb });
   }
   const lines: string[] = [];
   for (const p of plans) {
-    if (t.dryRun && p.verb !== "unchanged") lines.push(`would ${p.verb.replace(/d$/, "")} ${p.shown}`);
-    else lines.push(`${p.verb} ${p.shown}`);
-    if (t.dryRun || p.verb === "unchanged") continue;
+    const acts = p.verb === "removed" || p.verb === "updated";
+    lines.push(`${t.dryRun && acts ? `would ${p.verb.replace(/d$/, "")}` : p.verb} ${p.shown}`);
+    if (t.dryRun || !acts) continue;
     const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
     await writeAgentFile(p.file, p.snap.token, bytes, 0o644, env.MEMORY_IO_FAILPOINT || undefined);
   }
@@ -106,7 +106,7 @@ export async function uninstall(t: Target, env: Env) {
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
   for (const p of removed) removeEmptyUpTo(path.dirname(p.file), t.base);
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
-  return { lines: [...lines, ...driver.lines], notes: [...driver.notes, ...old] };
+  return { lines: [...lines, ...driver.lines], notes: [...driver.notes, ...old], last };
 }
 
 // Whether another agent's files here still hold an entry of ours; `skip` holds the files a dry run

@@ -1,4 +1,7 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { uninstall } from "../agents/installer.ts";
+import { CANONICAL } from "../agents/skill-place.ts";
 import { underInstallLock } from "../agents/install-lock.ts";
 import { AGENT_HELP, AGENT_OPTIONS, agentTarget } from "../agents/target.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
@@ -22,15 +25,20 @@ options:
   --dry-run     say what would change, change nothing
 ${AGENT_HELP}
 ${ROOT_HELP}
-stdout: one line per file: "updated F", "removed F" or "unchanged F" ("would …"
-        with --dry-run).
+stdout: one line per file: "updated F", "removed F", "unchanged F" or "absent F"
+        (no such file) ("would …" with --dry-run). With the last agent gone, a
+        note says the skill's copy init made stays (init --undo removes it).
 exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         not parse, a read-only file, a concurrent edit);
         4 paused; 5 another install or uninstall held the install lock for 10 s.
 `,
   run: (ctx) =>
     underInstallLock(ctx, true, async () => {
-      const done = await uninstall(agentTarget(ctx, "uninstall", () => rootOption(ctx)), ctx.env);
-      return ok(`${done.lines.join("\n")}\n`, done.notes);
+      const t = agentTarget(ctx, "uninstall", () => rootOption(ctx));
+      const done = await uninstall(t, ctx.env);
+      // The last agent gone, what init copied is all that is left of the skill here.
+      const copy = done.last && existsSync(path.join(t.base, CANONICAL));
+      const stays = copy ? [`the skill's copy ${CANONICAL} and its links stay: init --undo removes them`] : [];
+      return ok(`${done.lines.join("\n")}\n`, [...done.notes, ...stays]);
     }),
 };

@@ -540,7 +540,7 @@ describe("a concurrent edit is never overwritten", () => {
 describe("references/verbs.md says every line install and uninstall print", () => {
   it.each([
     ["install", ["created", "updated", "unchanged", "would create", "would update"]],
-    ["uninstall", ["updated", "removed", "unchanged", "would"]],
+    ["uninstall", ["updated", "removed", "unchanged", "absent", "would"]],
   ] as const)("%s", (verb, words) => {
     const help = `${referenceOf(verb)} ${helper([verb, "--help"]).stdout.replace(/\s+/g, " ")}`;
     for (const w of words) expect(help).toContain(`"${w} `);

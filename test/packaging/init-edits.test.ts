@@ -14,7 +14,7 @@ function project(folders: string[]) {
   for (const f of folders) mkdirSync(path.join(root, f), { recursive: true });
   const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
   const run = (...args: string[]) => helper(["init", ...args, "--root", root], { env });
-  return { root, run, skill: path.join(root, ".agents", "skills", "session-handoff") };
+  return { root, run, env, skill: path.join(root, ".agents", "skills", "session-handoff") };
 }
 
 describe("init and the user's edits to the copied skill", () => {
@@ -45,6 +45,24 @@ describe("init and the user's edits to the copied skill", () => {
     expect(undo.stdout).toContain("left .agents/skills/session-handoff/SKILL.md: you edited it since init copied it");
     expect(readFileSync(file, "utf8")).toBe("mine\n");
     expect(existsSync(path.join(p.skill, "scripts"))).toBe(false);
+  });
+});
+
+describe("uninstall after init", () => {
+  it("the last agent's uninstall says the copy stays and init --undo removes it; undo then calls gone files absent", () => {
+    const p = project([".claude", ".codex"]);
+    expect(p.run().code).toBe(0);
+    const codex = helper(["uninstall", "--agent", "codex", "--root", p.root], { env: p.env });
+    expect(codex.stderr).not.toContain("init --undo");
+    const last = helper(["uninstall", "--agent", "claude-code", "--root", p.root], { env: p.env });
+    expect(last.code, last.stderr).toBe(0);
+    expect(last.stderr).toContain(".agents/skills/session-handoff and its links stay: init --undo removes them");
+    const undo = p.run("--undo");
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(undo.stdout).toContain("claude-code: absent .claude/settings.json\n");
+    expect(undo.stdout).not.toMatch(/unchanged/);
+    expect(undo.stderr).not.toContain("init --undo");
+    expect(existsSync(p.skill)).toBe(false);
   });
 });
 
