@@ -11985,8 +11985,8 @@ function dropHooks(text, event, groups, drop, fmt) {
   }
   return out;
 }
-function hooksSnippet(hooks, commands) {
-  return JSON.stringify({ hooks: groupsOf(hooks, commands) }, null, 2);
+function hooksSnippet(spec) {
+  return JSON.stringify({ hooks: groupsOf(spec) }, null, 2);
 }
 function groupOf(h, commands) {
   const hook = { type: "command", command: commands.command(h.args) };
@@ -11994,9 +11994,9 @@ function groupOf(h, commands) {
   hook.timeout = h.timeout;
   return h.matcher === void 0 ? { hooks: [hook] } : { matcher: h.matcher, hooks: [hook] };
 }
-function groupsOf(hooks, commands) {
+function groupsOf(spec) {
   const out = {};
-  for (const h of hooks) out[h.event] = [...out[h.event] ?? [], groupOf(h, commands)];
+  for (const h of spec.hooks) out[h.event] = [...out[h.event] ?? [], groupOf(h, spec)];
   return out;
 }
 function depthOf(text) {
@@ -12146,16 +12146,13 @@ function bareAt(text, where) {
   return node !== void 0 && /^[[{]\s*[\]}]$/.test(text.slice(node.offset, node.offset + node.length));
 }
 function mergeHooks(text, file, spec) {
-  const ours = groupsOf(spec.hooks, spec);
+  const ours = groupsOf(spec);
   const blank = text === null || text.replace(/^\uFEFF/, "").trim() === "";
   if (blank) return `${JSON.stringify({ hooks: ours }, null, 2)}
 `;
   parseSettings(text, file, `Add this to it by hand:
-${hooksSnippet(spec.hooks, spec)}`);
+${hooksSnippet(spec)}`);
   return keepBom(text, (body) => rewrite(body, ours, oursFor(spec)));
-}
-function holdsOurHooks(text, spec) {
-  return oursIn(text).some((h) => installShaped(spec, h.command) !== null);
 }
 function removeHooks(text, file, spec) {
   if (text.replace(/^\uFEFF/, "").trim() === "") return text;
@@ -12205,7 +12202,7 @@ function removeStatusLine(text, spec) {
   const at2 = theirs === null ? ["statusLine"] : ["statusLine", "command"];
   return keepBom(text, (body) => edit(body, at2, theirs ?? void 0, formatOf(body)));
 }
-var HELPER_FILE, FILE_TAIL, oursFor, namesHelper, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, indentAt, splice, endOf, THEN, isOurStatus;
+var HELPER_FILE, FILE_TAIL, oursFor, namesHelper, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, indentAt, splice, endOf, holdsOurHooks, THEN, isOurStatus;
 var init_json_hooks = __esm({
   "src/agents/json-hooks.ts"() {
     "use strict";
@@ -12225,6 +12222,7 @@ var init_json_hooks = __esm({
     indentAt = (text, at2) => /^[ \t]*/.exec(text.slice(text.lastIndexOf("\n", at2 - 1) + 1))[0];
     splice = (text, at2, cut, put) => text.slice(0, at2) + put + text.slice(at2 + cut);
     endOf = (n2) => n2.offset + n2.length;
+    holdsOurHooks = (text, spec) => oursIn(text).some((h) => oursFor(spec)(h));
     THEN = / statusline --then '((?:[^']|'\\'')*)'/;
     isOurStatus = (spec, command) => installShaped(spec, command.replace(THEN, " statusline"), ["statusline"]) !== null;
   }
@@ -12233,17 +12231,14 @@ var init_json_hooks = __esm({
 // src/agents/plan.ts
 import path41 from "node:path";
 function snippetOf(edit2, agent) {
-  if (edit2.kind === "json-hooks") return hooksSnippet(edit2.hooks, edit2);
+  if (edit2.kind === "json-hooks") return hooksSnippet(edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
   return edit2.content;
 }
 function holdsOurs(edit2, text) {
   if (edit2.kind === "json-hooks") return holdsOurHooks(text, edit2);
   if (edit2.kind === "md-block") return text.includes(BLOCK_BEGIN);
-  return isOwned(text);
-}
-function isOwned(text) {
-  return text.includes(BLOCK_BEGIN) || text.includes(CLINE_HOOK_MARK);
+  return ownedSpan(edit2, text) !== null;
 }
 function installText(edit2, agent, current, shown) {
   switch (edit2.kind) {
@@ -12254,14 +12249,14 @@ function installText(edit2, agent, current, shown) {
     case "md-block":
       return putBlock(current, shown, agent, edit2.body);
     case "owned-file": {
-      const span = current === null ? { before: "", after: "" } : ownedSpan(edit2, current);
-      if (span === null) {
+      const put = current === null ? (ours) => ours : ownedSpan(edit2, current);
+      if (put === null) {
         const why = "exists and was not written by install; nothing was changed";
         throw new Refused(`${shown} ${why}. Move it away, or merge this into it by hand:
 ${edit2.content}`);
       }
       if (current !== null && edit2.content.includes(BLOCK_BEGIN)) findBlock(current, shown);
-      return span.before + edit2.content + span.after;
+      return put(edit2.content);
     }
   }
 }
@@ -12275,9 +12270,8 @@ function uninstallText(edit2, agent, current, shown) {
     case "md-block":
       return takeBlock(current, shown, agent, edit2.body);
     case "owned-file": {
-      const span = ownedSpan(edit2, current);
-      if (span === null) return current;
-      return (span.before + span.after).trim() === "" ? null : span.before + span.after;
+      const rest = ownedSpan(edit2, current)?.("");
+      return rest === void 0 ? current : rest.trim() === "" ? null : rest;
     }
   }
 }
@@ -12289,9 +12283,10 @@ function ownedSpan(edit2, text) {
   if (from < 0) return null;
   let to = lines2.findIndex((_, i) => i > from && bare(i) === want[want.length - 1]);
   if (to < 0) to = lines2.length - 1;
-  if (!isOwned(lines2.slice(from, to + 1).join("\n"))) return null;
-  return { before: lines2.slice(0, from).map((l) => `${l}
-`).join(""), after: lines2.slice(to + 1).join("\n") };
+  const ours = lines2.slice(from, to + 1).join("\n");
+  if (!ours.includes(BLOCK_BEGIN) && !ours.includes(CLINE_HOOK_MARK)) return null;
+  return (mid) => lines2.slice(0, from).map((l) => `${l}
+`).join("") + mid + lines2.slice(to + 1).join("\n");
 }
 function editPath(base, edit2) {
   return path41.join(base, ...edit2.file.split("/"));

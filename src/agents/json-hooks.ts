@@ -12,7 +12,7 @@ export const HELPER_FILE = "memory_io.mjs";
 
 const FILE_TAIL = '; [ ! -f "$f" ] || ';
 
-type Commands = Pick<JsonHooksEdit, "command" | "hooks">;
+type Commands = Pick<JsonHooksEdit, "command" | "commandWindows" | "hooks">;
 
 // What install writes for each hook now, and the bare-`node` form of before, which it upgrades in place.
 export function installedForms(spec: Commands, args = spec.hooks.map((h) => h.args)): string[] {
@@ -81,23 +81,21 @@ function dropHooks(text: string, event: string, groups: Json[], drop: (h: Json) 
   return out;
 }
 
-type HookCommands = Pick<JsonHooksEdit, "command" | "commandWindows">;
-
 /** The JSON a user pastes by hand when the file cannot be edited safely. */
-export function hooksSnippet(hooks: HookSpec[], commands: HookCommands): string {
-  return JSON.stringify({ hooks: groupsOf(hooks, commands) }, null, 2);
+export function hooksSnippet(spec: Commands): string {
+  return JSON.stringify({ hooks: groupsOf(spec) }, null, 2);
 }
 
-function groupOf(h: HookSpec, commands: HookCommands): Obj {
+function groupOf(h: HookSpec, commands: Commands): Obj {
   const hook: Obj = { type: "command", command: commands.command(h.args) };
   if (commands.commandWindows) hook.commandWindows = commands.commandWindows(h.args);
   hook.timeout = h.timeout;
   return h.matcher === undefined ? { hooks: [hook] } : { matcher: h.matcher, hooks: [hook] };
 }
 
-function groupsOf(hooks: HookSpec[], commands: HookCommands): Obj {
+function groupsOf(spec: Commands): Obj {
   const out: Obj = {};
-  for (const h of hooks) out[h.event] = [...((out[h.event] as Json[] | undefined) ?? []), groupOf(h, commands)];
+  for (const h of spec.hooks) out[h.event] = [...((out[h.event] as Json[] | undefined) ?? []), groupOf(h, spec)];
   return out;
 }
 
@@ -285,17 +283,15 @@ function bareAt(text: string, where: JSONPath): boolean {
  * (blanks only) is no settings, as JSON-with-comments readers take it: it gets what a new file gets.
  */
 export function mergeHooks(text: string | null, file: string, spec: JsonHooksEdit): string {
-  const ours = groupsOf(spec.hooks, spec);
+  const ours = groupsOf(spec);
   const blank = text === null || text.replace(/^\uFEFF/, "").trim() === "";
   if (blank) return `${JSON.stringify({ hooks: ours }, null, 2)}\n`;
-  parseSettings(text, file, `Add this to it by hand:\n${hooksSnippet(spec.hooks, spec)}`);
+  parseSettings(text, file, `Add this to it by hand:\n${hooksSnippet(spec)}`);
   return keepBom(text, (body) => rewrite(body, ours, oursFor(spec)));
 }
 
 /** Whether the settings text holds a hook of ours. */
-export function holdsOurHooks(text: string, spec: Commands): boolean {
-  return oursIn(text).some((h) => installShaped(spec, h.command) !== null);
-}
+export const holdsOurHooks = (text: string, spec: Commands) => oursIn(text).some((h) => oursFor(spec)(h));
 
 /** The settings text with every hook of ours removed, or null when only an empty object would be left. */
 export function removeHooks(text: string, file: string, spec: Commands): string | null {

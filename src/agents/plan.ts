@@ -8,7 +8,7 @@ import type { AgentName, Edit, OwnedFileEdit } from "./types.ts";
 
 /** What a user would paste by hand for an edit, when the file cannot be edited safely. */
 export function snippetOf(edit: Edit, agent: AgentName): string {
-  if (edit.kind === "json-hooks") return hooksSnippet(edit.hooks, edit);
+  if (edit.kind === "json-hooks") return hooksSnippet(edit);
   if (edit.kind === "md-block") return block(edit.body([agent]));
   return edit.content;
 }
@@ -17,11 +17,7 @@ export function snippetOf(edit: Edit, agent: AgentName): string {
 export function holdsOurs(edit: Edit, text: string): boolean {
   if (edit.kind === "json-hooks") return holdsOurHooks(text, edit);
   if (edit.kind === "md-block") return text.includes(BLOCK_BEGIN);
-  return isOwned(text);
-}
-
-function isOwned(text: string): boolean {
-  return text.includes(BLOCK_BEGIN) || text.includes(CLINE_HOOK_MARK);
+  return ownedSpan(edit, text) !== null;
 }
 
 /** The text install wants for one file, given what is there (null: absent). Pure; throws Refused. */
@@ -34,13 +30,13 @@ export function installText(edit: Edit, agent: AgentName, current: string | null
     case "md-block":
       return putBlock(current, shown, agent, edit.body);
     case "owned-file": {
-      const span = current === null ? { before: "", after: "" } : ownedSpan(edit, current);
-      if (span === null) {
+      const put = current === null ? (ours: string) => ours : ownedSpan(edit, current);
+      if (put === null) {
         const why = "exists and was not written by install; nothing was changed";
         throw new Refused(`${shown} ${why}. Move it away, or merge this into it by hand:\n${edit.content}`);
       }
       if (current !== null && edit.content.includes(BLOCK_BEGIN)) findBlock(current, shown);
-      return span.before + edit.content + span.after;
+      return put(edit.content);
     }
   }
 }
@@ -57,16 +53,16 @@ export function uninstallText(edit: Edit, agent: AgentName, current: string, sho
     case "md-block":
       return takeBlock(current, shown, agent, edit.body);
     case "owned-file": {
-      const span = ownedSpan(edit, current);
-      if (span === null) return current;
-      return (span.before + span.after).trim() === "" ? null : span.before + span.after;
+      const rest = ownedSpan(edit, current)?.("");
+      return rest === undefined ? current : rest.trim() === "" ? null : rest;
     }
   }
 }
 
 // Our part of a file install creates runs from the first line it writes through its last (the end marker, or the
-// script's `exit 0`; an older script had none: to the end); lines the user added around it are theirs.
-function ownedSpan(edit: OwnedFileEdit, text: string): { before: string; after: string } | null {
+// script's `exit 0`; an older script had none: to the end); lines the user added around it are theirs. Returns the
+// text with our part replaced, or null when there is none.
+function ownedSpan(edit: OwnedFileEdit, text: string): ((ours: string) => string) | null {
   const want = edit.content.replace(/\r?\n$/, "").split(/\r?\n/);
   const lines = text.split("\n");
   const bare = (i: number) => lines[i]!.replace(/\r$/, "");
@@ -74,8 +70,9 @@ function ownedSpan(edit: OwnedFileEdit, text: string): { before: string; after: 
   if (from < 0) return null;
   let to = lines.findIndex((_, i) => i > from && bare(i) === want[want.length - 1]);
   if (to < 0) to = lines.length - 1;
-  if (!isOwned(lines.slice(from, to + 1).join("\n"))) return null;
-  return { before: lines.slice(0, from).map((l) => `${l}\n`).join(""), after: lines.slice(to + 1).join("\n") };
+  const ours = lines.slice(from, to + 1).join("\n");
+  if (!ours.includes(BLOCK_BEGIN) && !ours.includes(CLINE_HOOK_MARK)) return null;
+  return (mid) => lines.slice(0, from).map((l) => `${l}\n`).join("") + mid + lines.slice(to + 1).join("\n");
 }
 
 export function editPath(base: string, edit: Edit): string {
