@@ -5856,13 +5856,13 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
   const fill = !sentBack && (anchorsEmpty(text) || sameAnchors(priorText2, text));
   let exempt = /* @__PURE__ */ new Set();
   const keyFiles = handoffKeyFiles(text);
-  let collected = null;
+  let collected2 = null;
   const anchorsNow = async () => {
-    if (collected === null) {
-      collected = await collectAnchors(root, env, nowMs, keyFiles, { skillDir, hashes: true });
-      if (collected.gitNote !== null && fill) notes.push(`note: anchors filled outside git: ${collected.gitNote}`);
+    if (collected2 === null) {
+      collected2 = await collectAnchors(root, env, nowMs, keyFiles, { skillDir, hashes: true });
+      if (collected2.gitNote !== null && fill) notes.push(`note: anchors filled outside git: ${collected2.gitNote}`);
     }
-    return renderAnchorLines(collected).split("\n");
+    return renderAnchorLines(collected2).split("\n");
   };
   if (fill) {
     const filled = fillAnchors(text, (await anchorsNow()).join("\n"));
@@ -5883,7 +5883,7 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
     if (line("Branch") !== void 0 && line("HEAD") !== void 0) {
       const now = await anchorsNow();
       const current = now.includes(`- Branch: ${line("Branch")}`) && now.includes(`- HEAD: ${line("HEAD")}`);
-      if (collected.insideGit && current) {
+      if (collected2.insideGit && current) {
         text = withDirtyHashes(text, now.find((l) => l.startsWith("- Dirty hashes: ")) ?? null);
       }
     }
@@ -10770,7 +10770,12 @@ async function readAgentFile(file, snippet) {
     read = await readStable(file);
   } catch (err) {
     if (!(err instanceof UnsafeFile)) throw err;
-    const what = err.state === "link" ? `is a link to ${linkTarget(file)}` : "is not a regular file";
+    let to = "another file";
+    try {
+      to = readlinkSync4(file);
+    } catch {
+    }
+    const what = err.state === "link" ? `is a link to ${to}` : "is not a regular file";
     const why = "links are never followed or replaced, so nothing was changed";
     throw new Refused(`${file} ${what}; ${why}. Add this to its target by hand:
 ${snippet}`);
@@ -10786,13 +10791,6 @@ ${snippet}`);
     throw new Refused(`${file} is not valid UTF-8 (byte ${bad2}): fix or re-save it as UTF-8, then run this again`);
   }
   return { bytes: read.bytes, token: read.token };
-}
-function linkTarget(file) {
-  try {
-    return readlinkSync4(file);
-  } catch {
-    return "another file";
-  }
 }
 function assertReplaceable(file, snippet) {
   try {
@@ -12023,10 +12021,8 @@ function parseSettings(text, file, fix) {
   if (!isObj(parsed)) throw byHand(file, " does not hold a JSON object", fix);
   const twice = duplicateKey(body);
   if (twice !== null) {
-    const lines2 = twice.lines.join(" and ");
-    throw new Refused(
-      `${file} has the key "${twice.key}" twice in one object (lines ${lines2}); nothing was changed. Merge the two into one "${twice.key}" (keep the entries of both), then run this again.`
-    );
+    const what = ` has the key "${twice.key}" twice in one object (lines ${twice.lines.join(" and ")})`;
+    throw byHand(file, what, `Merge the two into one "${twice.key}" (keep the entries of both), then run this again.`);
   }
   if (parsed.hooks !== void 0 && !isObj(parsed.hooks)) {
     throw byHand(file, `: "hooks" is not an object`, fix);
@@ -12094,10 +12090,6 @@ function remove(text, parent, i, fmt) {
   const rest = text.slice(end, close2);
   return splice(text, from, (rest === fmt.eol + indentAt(text, parent.offset) ? close2 : end) - from, "");
 }
-function parsedHooks(text) {
-  const v = parse2(text, [], JSONC);
-  return isObj(v) && isObj(v.hooks) ? v.hooks : {};
-}
 function withoutOurs(groups, isOurs) {
   const kept = [];
   let at2 = null;
@@ -12147,8 +12139,7 @@ function bareAt(text, where) {
 }
 function mergeHooks(text, file, spec) {
   const ours = groupsOf(spec);
-  const blank = text === null || text.replace(/^\uFEFF/, "").trim() === "";
-  if (blank) return `${JSON.stringify({ hooks: ours }, null, 2)}
+  if (text === null || !text.replace(/^\uFEFF/, "").trim()) return `${JSON.stringify({ hooks: ours }, null, 2)}
 `;
   parseSettings(text, file, `Add this to it by hand:
 ${hooksSnippet(spec)}`);
@@ -12164,7 +12155,7 @@ function removeHooks(text, file, spec) {
   return next;
 }
 function oursIn(text) {
-  const hooks = parsedHooks(text.replace(/^\uFEFF/, ""));
+  const hooks = parsedHooks(text);
   const out = [];
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) continue;
@@ -12202,7 +12193,7 @@ function removeStatusLine(text, spec) {
   const at2 = theirs === null ? ["statusLine"] : ["statusLine", "command"];
   return keepBom(text, (body) => edit(body, at2, theirs ?? void 0, formatOf(body)));
 }
-var HELPER_FILE, FILE_TAIL, oursFor, namesHelper, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, indentAt, splice, endOf, holdsOurHooks, THEN, isOurStatus;
+var HELPER_FILE, FILE_TAIL, commandOf, oursFor, namesHelper, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, indentAt, splice, endOf, parsedHooks, hooksOf, holdsOurHooks, THEN, isOurStatus;
 var init_json_hooks = __esm({
   "src/agents/json-hooks.ts"() {
     "use strict";
@@ -12213,8 +12204,9 @@ var init_json_hooks = __esm({
     init_harness_path();
     HELPER_FILE = "memory_io.mjs";
     FILE_TAIL = '; [ ! -f "$f" ] || ';
-    oursFor = (spec) => (hook) => isObj(hook) && typeof hook.command === "string" && installShaped(spec, hook.command) !== null;
-    namesHelper = (hook) => isObj(hook) && typeof hook.command === "string" && hook.command.includes(HELPER_FILE);
+    commandOf = (hook) => isObj(hook) && typeof hook.command === "string" ? hook.command : "";
+    oursFor = (spec) => (hook) => installShaped(spec, commandOf(hook)) !== null;
+    namesHelper = (hook) => commandOf(hook).includes(HELPER_FILE);
     MAX_JSON_DEPTH = 64;
     isObj = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
     JSONC = { allowTrailingComma: true, disallowComments: false };
@@ -12222,7 +12214,9 @@ var init_json_hooks = __esm({
     indentAt = (text, at2) => /^[ \t]*/.exec(text.slice(text.lastIndexOf("\n", at2 - 1) + 1))[0];
     splice = (text, at2, cut, put) => text.slice(0, at2) + put + text.slice(at2 + cut);
     endOf = (n2) => n2.offset + n2.length;
-    holdsOurHooks = (text, spec) => oursIn(text).some((h) => oursFor(spec)(h));
+    parsedHooks = (text) => hooksOf(parseJsonc(text));
+    hooksOf = (v) => isObj(v) && isObj(v.hooks) ? v.hooks : {};
+    holdsOurHooks = (text, spec) => oursIn(text).some(oursFor(spec));
     THEN = / statusline --then '((?:[^']|'\\'')*)'/;
     isOurStatus = (spec, command) => installShaped(spec, command.replace(THEN, " statusline"), ["statusline"]) !== null;
   }
@@ -12250,11 +12244,9 @@ function installText(edit2, agent, current, shown) {
       return putBlock(current, shown, agent, edit2.body);
     case "owned-file": {
       const put = current === null ? (ours) => ours : ownedSpan(edit2, current);
-      if (put === null) {
-        const why = "exists and was not written by install; nothing was changed";
-        throw new Refused(`${shown} ${why}. Move it away, or merge this into it by hand:
+      const why = "exists and was not written by install; nothing was changed. Move it away, or merge this into it";
+      if (put === null) throw new Refused(`${shown} ${why} by hand:
 ${edit2.content}`);
-      }
       if (current !== null && edit2.content.includes(BLOCK_BEGIN)) findBlock(current, shown);
       return put(edit2.content);
     }
@@ -12303,18 +12295,13 @@ var init_plan = __esm({
 });
 
 // src/agents/installer.ts
-import { existsSync as existsSync7, lstatSync as lstatSync18, readFileSync as readFileSync11, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync7, lstatSync as lstatSync18, mkdirSync as mkdirSync7, readFileSync as readFileSync11, rmSync as rmSync4 } from "node:fs";
 import path42 from "node:path";
 async function install(t, env) {
-  const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
-  if (!t.home) {
-    const why = "the recorded Node lives under it";
-    throw new Refused(`install needs ${homeVar} set (${why}); nothing was changed`);
-  }
-  if (!existsSync7(t.home)) {
-    const where = "install records the Node under it, so nothing was changed";
-    throw new Refused(`${homeVar} (${quotedValue(t.home)}) does not exist; ${where}`);
-  }
+  const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
+  if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
+  const where = "install records the Node under it, so nothing was changed";
+  if (!existsSync7(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
   for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
@@ -12346,9 +12333,33 @@ async function install(t, env) {
     lines2.push(`${verb}d ${p.shown}`);
   }
   const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
-  const local = t.global ? [] : plans.filter((p) => p.next.includes(t.helper.abs)).map((p) => p.shown);
-  const keep = local.map((f) => `${f} names this clone's path to the helper: keep it out of git (docs/install.md)`);
+  const keep = [];
+  for (const p of t.global ? [] : plans.filter((q) => q.next.includes(t.helper.abs))) {
+    const x = excludeOf(t.base, p.file);
+    if (x !== null && x.at >= 0) continue;
+    const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
+    if (x !== null && ls?.stdout.length === 0) {
+      if (!t.dryRun) mkdirSync7(path42.dirname(x.file), { recursive: true });
+      if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
+      lines2.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
+    } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
+  }
   return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...keep, ...old] };
+}
+function excludeOf(base, file) {
+  const top = gitTopOf(base);
+  const gitDir = top === null ? null : gitDirOf(top);
+  if (top === null || gitDir === null) return null;
+  const exclude = path42.join(commonDirOf(gitDir), "info", "exclude");
+  const text = existsSync7(exclude) ? readFileSync11(exclude, "utf8") : "";
+  const rel = path42.relative(top, file).split(path42.sep).join("/");
+  const pair = `${EXCLUDE_MARK}
+/${rel}
+`;
+  const ls = ["ls-files", "--", `:(literal)${rel}`];
+  return { top, file: exclude, text, pair, ls, at: `
+${text}`.indexOf(`
+${pair}`) };
 }
 function dropOldRecords(dir) {
   const records = path42.join(dir, "installs");
@@ -12386,6 +12397,12 @@ async function uninstall(t, env) {
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
   for (const p of removed) removeEmptyUpTo(path42.dirname(p.file), t.base);
+  for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
+    const x = excludeOf(t.base, p.file);
+    if (x === null || x.at < 0) continue;
+    if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
+    lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
+  }
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
   return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...old], last };
 }
@@ -12397,11 +12414,15 @@ function anotherInstalled(t, skip) {
     return holdsOurs(edit2, readFileSync11(file, "utf8"));
   }));
 }
+var import_write_file_atomic3, EXCLUDE_MARK;
 var init_installer = __esm({
   "src/agents/installer.ts"() {
     "use strict";
+    import_write_file_atomic3 = __toESM(require_lib(), 1);
     init_errors();
+    init_git_dir();
     init_merge_driver_config();
+    init_run();
     init_quote();
     init_pause();
     init_agent_file();
@@ -12409,11 +12430,12 @@ var init_installer = __esm({
     init_agents();
     init_plan();
     init_skill_place();
+    EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
   }
 });
 
 // src/agents/install-lock.ts
-import { lstatSync as lstatSync19, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
+import { lstatSync as lstatSync19, mkdirSync as mkdirSync8, rmdirSync as rmdirSync4 } from "node:fs";
 import path43 from "node:path";
 async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
@@ -12452,7 +12474,7 @@ async function underInstallLock(ctx, uninstall2, run) {
 }
 function makeParent(dir) {
   const st = lstatSync19(dir, { throwIfNoEntry: false });
-  if (st === void 0) return mkdirSync7(dir, { recursive: true, mode: 448 }) ?? null;
+  if (st === void 0) return mkdirSync8(dir, { recursive: true, mode: 448 }) ?? null;
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
   }
@@ -12500,9 +12522,8 @@ function agentTarget(ctx, verb, rootOf) {
     throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${got}`);
   }
   const global = ctx.values.global === true;
-  if (global && typeof ctx.values.root === "string") {
-    throw new UsageError(`${verb}: --global and --root exclude each other`);
-  }
+  const both = global && typeof ctx.values.root === "string";
+  if (both) throw new UsageError(`${verb}: --global and --root exclude each other`);
   const root = global ? null : rootOf();
   return targetOf(AGENTS[name2], root, helperLocation(ctx, root), ctx.env, ctx.values["dry-run"] === true);
 }
@@ -12537,9 +12558,8 @@ import { existsSync as existsSync8, lstatSync as lstatSync20, realpathSync as re
 import path45 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
-  if (global && typeof ctx.values.root === "string") {
-    throw new UsageError("init: --global and --root exclude each other");
-  }
+  const both = global && typeof ctx.values.root === "string";
+  if (both) throw new UsageError("init: --global and --root exclude each other");
   const named = ctx.values.agent ?? [];
   for (const n2 of named) {
     if (!isAgentName(n2)) throw new UsageError(`init: unknown agent ${quotedValue(n2)}; name one of ${NAMES}`);
@@ -12596,6 +12616,10 @@ function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
   return [...new Set(places)].map((f) => path45.join(plan2.base, f, "session-handoff"));
 }
+function collected() {
+  const out = { lines: [], notes: [] };
+  return { ...out, take: (o) => void (out.lines.push(...o.lines), out.notes.push(...o.notes)) };
+}
 function counted(steps2) {
   const n2 = (a) => steps2.filter((s) => s.action === a).length;
   const parts = [`${n2("create")} new files`, `${n2("update")} changed`, `${n2("remove")} removed`];
@@ -12645,14 +12669,10 @@ async function init(ctx, plan2) {
       throw new Refused(`cannot write ${file}: ${why}; nothing was changed. Fix its permissions, then run init again`);
     }
   }
-  const lines2 = [];
-  const notes = [];
+  const { lines: lines2, notes, take } = collected();
   for (const agent of plan2.agents) {
     const dry = await agentRun(ctx, plan2, install, agent, true);
-    if (plan2.dryRun) {
-      lines2.push(...dry.lines);
-      notes.push(...dry.notes);
-    }
+    if (plan2.dryRun) take(dry);
   }
   if (steps2.length === 0) lines2.unshift(`unchanged ${shown(dest)}`);
   else {
@@ -12675,13 +12695,7 @@ async function init(ctx, plan2) {
   if (!plan2.dryRun && !running && (steps2.length > 0 || made.length > 0 || record2 === null)) {
     writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   }
-  if (!plan2.dryRun) {
-    for (const agent of plan2.agents) {
-      const done2 = await agentRun(ctx, plan2, install, agent, false);
-      lines2.push(...done2.lines);
-      notes.push(...done2.notes);
-    }
-  }
+  for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
   const who = plan2.agents.map((a) => a.name).join(", ");
   const copy = shown(path45.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
@@ -12700,13 +12714,8 @@ async function undo(ctx, plan2) {
   const { dest, source, shown } = plan2;
   refuseLinkOnTheWay(plan2);
   const record2 = readCopyRecord(dest);
-  const lines2 = [];
-  const notes = [];
-  for (const agent of plan2.agents) {
-    const done2 = await agentRun(ctx, plan2, uninstall, agent, plan2.dryRun);
-    lines2.push(...done2.lines);
-    notes.push(...done2.notes);
-  }
+  const { lines: lines2, notes, take } = collected();
+  for (const agent of plan2.agents) take(await agentRun(ctx, plan2, uninstall, agent, plan2.dryRun));
   const would = plan2.dryRun ? "would remove" : "removed";
   for (const place of linkPlaces(plan2, Object.values(AGENTS))) {
     const state = linkState(place, dest);
@@ -12841,14 +12850,11 @@ hooks) or the bootstrap block into an agent's own files:
                TaskResume (and their .ps1 forms)
   gemini       GEMINI.md block; .gemini/settings.json: SessionStart, SessionEnd
   cursor       .cursor/rules/session-handoff.mdc (alwaysApply)
-JSON settings are edited in place (other keys, comments and layout kept); Markdown
-blocks sit between <!-- session-handoff:begin --> and <!-- session-handoff:end -->.
-A file it cannot edit safely (malformed markers, JSON that does not parse, a link,
-a file not ours, a read-only one) is refused with a snippet to paste by hand,
-nothing changed. Idempotent; each file is replaced whole (a temp, then a rename);
-it reformats nothing of yours, so \`uninstall\` takes out exactly what it added.
-In a git repository it also registers the merge driver.
-Every case, its words and the hook commands: references/verbs.md#install.
+Only adds, reformatting nothing of yours, so \`uninstall\` takes out exactly what
+it added; idempotent. A file it cannot edit safely is refused, nothing changed,
+with a snippet to paste by hand. In git it registers the merge driver, and puts
+a file it creates naming this clone's path in .git/info/exclude. Every case,
+its words and the hook commands: references/verbs.md#install.
 
 options:
   --agent NAME  the agent whose files to edit
@@ -12894,11 +12900,9 @@ var init_uninstall = __esm({
       help: `usage: node memory_io.mjs uninstall --agent claude-code|codex|opencode|cline|gemini|cursor
          [--root DIR | --global] [--dry-run]
 
-Removes exactly what \`install --agent\` added, every other byte kept: a file
-nothing else changed since install gets its original bytes back; a file holding
-nothing else (one install created) is deleted, and folders left empty go. The
-merge driver goes with the last agent installed here. Every case and its words:
-references/verbs.md#uninstall.
+Removes exactly what \`install --agent\` added, every other byte kept; a file left
+holding nothing else is deleted, and folders left empty go. The merge driver goes
+with the last agent installed here. Every case: references/verbs.md#uninstall.
 
 options:
   --agent NAME  the agent whose files to restore
@@ -12906,8 +12910,7 @@ options:
 ${AGENT_HELP}
 ${ROOT_HELP}
 stdout: one line per file: "updated F", "removed F", "unchanged F" or "absent F"
-        (no such file) ("would \u2026" with --dry-run). With the last agent gone, a
-        note says the skill's copy init made stays (init --undo removes it).
+        (no such file) ("would \u2026" with --dry-run).
 exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         not parse, a read-only file, a concurrent edit);
         4 paused; 5 another install or uninstall held the install lock for 10 s.
@@ -12915,10 +12918,10 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const t = agentTarget(ctx, "uninstall", () => rootOption(ctx));
         const done2 = await uninstall(t, ctx.env);
-        const copy = done2.last && existsSync9(path46.join(t.base, CANONICAL));
-        const stays = copy ? [`the skill's copy ${CANONICAL} and its links stay: init --undo removes them`] : [];
+        const stays = done2.last && existsSync9(path46.join(t.base, CANONICAL));
+        const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
-`, [...done2.notes, ...stays]);
+`, [...done2.notes, ...stays ? [note] : []]);
       })
     };
   }
@@ -13837,7 +13840,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
-function commandOf(name2, args) {
+function commandOf2(name2, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
   if (Array.isArray(cmd) && cmd.every((c) => typeof c === "string")) {
@@ -13908,7 +13911,7 @@ function itemCall(item, at2) {
   const result = { text: str(item.aggregated_output) ?? "", failed, status };
   const call = { ...at2, id: str(item.id), events: [], text: "", result, status, item: true };
   if (item.type === "CommandExecution") {
-    call.text = commandOf("exec_command", item) ?? "";
+    call.text = commandOf2("exec_command", item) ?? "";
     call.events.push({ kind: "command", command: call.text });
   } else if (item.status === "failed" || item.status === "declined") {
     call.events.push({ kind: "other" });
@@ -13998,7 +14001,7 @@ function codexCall(p, at2) {
       (c) => c.tool === "apply_patch" || shellPatch(c.text) ? patchEdits(c.text) : [{ kind: "command", command: c.text }]
     );
   } else if (p.type !== "custom_tool_call") {
-    const command = commandOf(name2, args);
+    const command = commandOf2(name2, args);
     if (command === null) return call;
     call.text = command;
     call.events = shellPatch(command) ? patchEdits(command) : [{ kind: "command", command }];
@@ -14996,7 +14999,7 @@ var context_exports = {};
 __export(context_exports, {
   contextVerb: () => contextVerb
 });
-import { mkdirSync as mkdirSync8 } from "node:fs";
+import { mkdirSync as mkdirSync9 } from "node:fs";
 function offerText(pct, used, window, threshold) {
   return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
 }
@@ -15063,7 +15066,7 @@ async function decide(ctx, input, format2) {
   const pct = Math.floor(last.used * 100 / window);
   try {
     checkTree(root, { create: true });
-    mkdirSync8(checkpointsDir(root), { recursive: true, mode: 448 });
+    mkdirSync9(checkpointsDir(root), { recursive: true, mode: 448 });
   } catch (err) {
     return ok("", [...warn, say(`${err.message}; printing nothing`)]);
   }
@@ -15605,7 +15608,7 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync24, mkdirSync as mkdirSync9, openSync as openSync10, readFileSync as readFileSync14, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync24, mkdirSync as mkdirSync10, openSync as openSync10, readFileSync as readFileSync14, writeSync as writeSync2 } from "node:fs";
 import path55 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync10(p, flags | NOFOLLOW);
@@ -15632,7 +15635,7 @@ function archiveDirOf(top, memRel) {
     try {
       st = lstatSync24(at2);
     } catch {
-      mkdirSync9(at2, { mode: 448 });
+      mkdirSync10(at2, { mode: 448 });
       st = lstatSync24(at2);
     }
     if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);

@@ -36,12 +36,10 @@ export function installShaped(spec: Commands, command: string, args?: string[]):
   return null;
 }
 
-// Our hooks are those whose command is one install writes (now or before), from any copy of the helper: another
-// tool's command that merely names a memory_io.mjs is the user's.
-const oursFor = (spec: Commands) => (hook: Json): boolean =>
-  isObj(hook) && typeof hook.command === "string" && installShaped(spec, hook.command) !== null;
-const namesHelper = (hook: Json): boolean =>
-  isObj(hook) && typeof hook.command === "string" && hook.command.includes(HELPER_FILE);
+// Ours is a command install writes (now or before) from any copy of the helper; one merely naming it is the user's.
+const commandOf = (hook: Json) => (isObj(hook) && typeof hook.command === "string" ? hook.command : "");
+const oursFor = (spec: Commands) => (hook: Json) => installShaped(spec, commandOf(hook)) !== null;
+const namesHelper = (hook: Json) => commandOf(hook).includes(HELPER_FILE);
 
 // jsonc-parser recurses once per level: deeper files are refused rather than overflow the stack.
 const MAX_JSON_DEPTH = 64;
@@ -129,11 +127,8 @@ function parseSettings(text: string, file: string, fix: string): Obj {
   const twice = duplicateKey(body);
   if (twice !== null) {
     // A parser keeps the last of two keys and drops the first: an edit would delete the user's.
-    const lines = twice.lines.join(" and ");
-    throw new Refused(
-      `${file} has the key "${twice.key}" twice in one object (lines ${lines}); nothing was changed. ` +
-        `Merge the two into one "${twice.key}" (keep the entries of both), then run this again.`,
-    );
+    const what = ` has the key "${twice.key}" twice in one object (lines ${twice.lines.join(" and ")})`;
+    throw byHand(file, what, `Merge the two into one "${twice.key}" (keep the entries of both), then run this again.`);
   }
   if (parsed.hooks !== undefined && !isObj(parsed.hooks)) {
     throw byHand(file, `: "hooks" is not an object`, fix);
@@ -219,10 +214,8 @@ function remove(text: string, parent: Node, i: number, fmt: Format): string {
   return splice(text, from, (rest === fmt.eol + indentAt(text, parent.offset) ? close : end) - from, "");
 }
 
-function parsedHooks(text: string): Obj {
-  const v = parse(text, [], JSONC) as Json;
-  return isObj(v) && isObj(v.hooks) ? v.hooks : {};
-}
+const parsedHooks = (text: string): Obj => hooksOf(parseJsonc(text));
+const hooksOf = (v: Json): Obj => (isObj(v) && isObj(v.hooks) ? v.hooks : {});
 
 // An event's groups with ours taken out, and where the first of ours stood: an old form is upgraded in place.
 function withoutOurs(groups: Json[], isOurs: (h: Json) => boolean): { kept: Json[]; at: number | null } {
@@ -278,20 +271,16 @@ function bareAt(text: string, where: JSONPath): boolean {
   return node !== undefined && /^[[{]\s*[\]}]$/.test(text.slice(node.offset, node.offset + node.length));
 }
 
-/**
- * The settings text with our hooks merged in, everything of the user's kept; `text` null: a new file. An empty file
- * (blanks only) is no settings, as JSON-with-comments readers take it: it gets what a new file gets.
- */
+/** The settings text with our hooks merged in, the user's kept; `text` null or blank (no settings): a new file. */
 export function mergeHooks(text: string | null, file: string, spec: JsonHooksEdit): string {
   const ours = groupsOf(spec);
-  const blank = text === null || text.replace(/^\uFEFF/, "").trim() === "";
-  if (blank) return `${JSON.stringify({ hooks: ours }, null, 2)}\n`;
+  if (text === null || !text.replace(/^\uFEFF/, "").trim()) return `${JSON.stringify({ hooks: ours }, null, 2)}\n`;
   parseSettings(text, file, `Add this to it by hand:\n${hooksSnippet(spec)}`);
   return keepBom(text, (body) => rewrite(body, ours, oursFor(spec)));
 }
 
 /** Whether the settings text holds a hook of ours. */
-export const holdsOurHooks = (text: string, spec: Commands) => oursIn(text).some((h) => oursFor(spec)(h));
+export const holdsOurHooks = (text: string, spec: Commands) => oursIn(text).some(oursFor(spec));
 
 /** The settings text with every hook of ours removed, or null when only an empty object would be left. */
 export function removeHooks(text: string, file: string, spec: Commands): string | null {
@@ -306,7 +295,7 @@ export function removeHooks(text: string, file: string, spec: Commands): string 
 
 /** Each hook naming the helper in a settings file (ours or another tool's), with its event and matcher, for doctor. */
 export function oursIn(text: string): { event: string; command: string; matcher: string | null }[] {
-  const hooks = parsedHooks(text.replace(/^\uFEFF/, ""));
+  const hooks = parsedHooks(text);
   const out: { event: string; command: string; matcher: string | null }[] = [];
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) continue;

@@ -31,10 +31,8 @@ export function installText(edit: Edit, agent: AgentName, current: string | null
       return putBlock(current, shown, agent, edit.body);
     case "owned-file": {
       const put = current === null ? (ours: string) => ours : ownedSpan(edit, current);
-      if (put === null) {
-        const why = "exists and was not written by install; nothing was changed";
-        throw new Refused(`${shown} ${why}. Move it away, or merge this into it by hand:\n${edit.content}`);
-      }
+      const why = "exists and was not written by install; nothing was changed. Move it away, or merge this into it";
+      if (put === null) throw new Refused(`${shown} ${why} by hand:\n${edit.content}`);
       if (current !== null && edit.content.includes(BLOCK_BEGIN)) findBlock(current, shown);
       return put(edit.content);
     }

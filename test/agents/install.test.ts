@@ -76,9 +76,9 @@ describe.each(["fresh", "existing"] as const)("install over a %s project", (kind
     if (kind === "existing") userFiles(e.root);
     const before = snapshot(e.root);
     const first = e.run(["install", "--agent", agent, "--root", e.root]);
-    // Only Codex's hook file names an absolute path, which a teammate's clone cannot run.
-    const note = ".codex/hooks.json names this clone's path to the helper: keep it out of git (docs/install.md)\n";
-    expect(first.stderr).toBe(agent === "codex" ? note : "");
+    // Only Codex's hook file names an absolute path, which a teammate's clone cannot run: kept out of git.
+    expect(first.stderr).toBe("");
+    expect(first.stdout.includes("added .codex/hooks.json to .git/info/exclude")).toBe(agent === "codex");
     expect(first.code).toBe(0);
     expect(first.stdout).toMatch(/^(created|updated) /m);
     const installed = snapshot(e.root);
@@ -195,11 +195,25 @@ describe("an older version's records that cannot be removed", () => {
 });
 
 describe("what install writes", () => {
-  it("says which project file names this clone's path (Codex), and no other", () => {
+  it("keeps a file it creates naming this clone's path (Codex) out of git; one git tracks gets a note", () => {
     const e = setup();
+    const exclude = path.join(e.root, ".git", "info", "exclude");
+    const before = readFileSync(exclude);
     const codex = e.run(["install", "--agent", "codex", "--root", e.root]);
     expect(codex.code, codex.stderr).toBe(0);
-    expect(codex.stderr).toContain(".codex/hooks.json names this clone's path to the helper: keep it out of git");
+    expect(codex.stdout).toContain("added .codex/hooks.json to .git/info/exclude: it names this clone's path\n");
+    expect(codex.stderr).not.toContain("keep it out of git");
+    expect(spawnSync("git", ["status", "--porcelain"], { cwd: e.root, encoding: "utf8" }).stdout).not.toContain(".codex");
+    expect(e.run(["uninstall", "--agent", "codex", "--root", e.root]).stdout).toContain("removed .codex/hooks.json from .git/info/exclude\n");
+    expect(readFileSync(exclude)).toEqual(before);
+    mkdirSync(path.join(e.root, ".codex"));
+    writeFileSync(path.join(e.root, ".codex", "hooks.json"), "{}\n");
+    // Tracked (in the index), though gone from the work tree: install creates it, and does not exclude it.
+    spawnSync("git", ["add", ".codex/hooks.json"], { cwd: e.root });
+    rmSync(path.join(e.root, ".codex", "hooks.json"));
+    const tracked = e.run(["install", "--agent", "codex", "--root", e.root]);
+    expect(tracked.stderr).toContain(".codex/hooks.json names this clone's path to the helper: keep it out of git");
+    expect(readFileSync(exclude)).toEqual(before);
     const claude = e.run(["install", "--agent", "claude-code", "--root", e.root]);
     expect(claude.code, claude.stderr).toBe(0);
     expect(claude.stderr).not.toContain("names this clone's path");

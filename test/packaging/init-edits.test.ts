@@ -1,6 +1,7 @@
 // What init leaves of the user's own work: a re-run never overwrites a file of the copy they
 // edited (refused, naming it; --replace overwrites), `init --undo` keeps such a file and removes
 // the folders init made (Cline's .cline/) when nothing else is in them. docs/decisions/init.md.
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -63,6 +64,23 @@ describe("uninstall after init", () => {
     expect(undo.stdout).not.toMatch(/unchanged/);
     expect(undo.stderr).not.toContain("init --undo");
     expect(existsSync(p.skill)).toBe(false);
+  });
+});
+
+describe("init --agent codex and git", () => {
+  it("keeps .codex/hooks.json (this clone's path) out of git by the clone's exclude; --undo gives the exclude back", () => {
+    const p = project([]);
+    const exclude = path.join(p.root, ".git", "info", "exclude");
+    const before = readFileSync(exclude);
+    const r = p.run("--agent", "codex");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("codex: added .codex/hooks.json to .git/info/exclude");
+    const status = spawnSync("git", ["status", "--porcelain", "--untracked-files=all"], { cwd: p.root, encoding: "utf8" });
+    expect(status.stdout).toContain("AGENTS.md");
+    expect(status.stdout).not.toContain(".codex/");
+    expect(existsSync(path.join(p.root, ".gitignore"))).toBe(false);
+    expect(p.run("--undo", "--agent", "codex").code).toBe(0);
+    expect(readFileSync(exclude)).toEqual(before);
   });
 });
 
