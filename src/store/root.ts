@@ -5,7 +5,7 @@ import path from "node:path";
 import { childProcess } from "../builtins.ts";
 import { Refused } from "../errors.ts";
 import { homeFolder, samePath } from "./home.ts";
-import { exists } from "./pause.ts";
+import { exists } from "./fs.ts";
 
 type Env = Record<string, string | undefined>;
 
