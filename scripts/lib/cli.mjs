@@ -2686,7 +2686,7 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { existsSync as existsSync2, linkSync, lstatSync as lstatSync6, mkdirSync as mkdirSync2, readFileSync as readFileSync4, renameSync, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
+import { linkSync, lstatSync as lstatSync6, mkdirSync as mkdirSync2, renameSync, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
 import path15 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
@@ -2698,7 +2698,7 @@ function beside(root, name2) {
   return saves === null ? null : path15.join(path15.dirname(saves), name2);
 }
 function recordLines(p, re) {
-  const lines2 = readFileSync4(p, "utf8").slice(0, 16384).split("\n");
+  const lines2 = (readSmall(p) ?? "").slice(0, 16384).split("\n");
   return lines2.map((l) => re.exec(l)).filter((m) => m !== null);
 }
 function addRecord(p, re, line, drop) {
@@ -2726,10 +2726,12 @@ function savedStampOf(text) {
 function cloneIdOf(root, create = false) {
   const p = beside(root, "clone-id");
   if (p === null) return null;
-  if (create && !existsSync2(p)) {
+  const valid = (id) => id !== void 0 && /^[0-9a-f]{16}$/.test(id) ? id : null;
+  if (create && valid(readSmall(p)?.trim()) === null) {
     const tmp = `${p}.tmp-${process.pid}`;
     try {
       mkdirSync2(path15.dirname(p), { recursive: true, mode: 448 });
+      if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
       writeFileSync3(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
       linkSync(tmp, p);
@@ -2738,8 +2740,7 @@ function cloneIdOf(root, create = false) {
       rmSync(tmp, { force: true });
     }
   }
-  const id = readSmall(p)?.trim() ?? "";
-  return /^[0-9a-f]{16}$/.test(id) ? id : null;
+  return valid(readSmall(p)?.trim());
 }
 function markClone(text, id) {
   if (id === null) return text;
@@ -3418,12 +3419,12 @@ var init_publish = __esm({
 });
 
 // src/store/repair.ts
-import { linkSync as linkSync3, readFileSync as readFileSync5, rmSync as rmSync2, unlinkSync as unlinkSync5 } from "node:fs";
+import { linkSync as linkSync3, readFileSync as readFileSync4, rmSync as rmSync2, unlinkSync as unlinkSync5 } from "node:fs";
 import path21 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   let bytes;
   try {
-    bytes = readFileSync5(claimPath);
+    bytes = readFileSync4(claimPath);
   } catch {
     return void 0;
   }
@@ -3432,7 +3433,7 @@ function archiveEntryWithBytes(dir, claimPath) {
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     try {
-      return readFileSync5(p).equals(bytes);
+      return readFileSync4(p).equals(bytes);
     } catch {
       return false;
     }
@@ -7660,11 +7661,11 @@ var require_lib = __commonJS({
 
 // src/git/merge-driver-config.ts
 import {
-  existsSync as existsSync3,
+  existsSync as existsSync2,
   lchownSync,
   lstatSync as lstatSync10,
   mkdirSync as mkdirSync4,
-  readFileSync as readFileSync6,
+  readFileSync as readFileSync5,
   realpathSync as realpathSync3,
   rmdirSync,
   unlinkSync as unlinkSync8
@@ -7734,12 +7735,12 @@ async function registerMergeDriver(root, helperPath, env) {
   if (c === null || helperPath === null) return out;
   let copy;
   try {
-    const bytes = readFileSync6(path29.join(path29.dirname(helperPath), "lib", "cli.mjs"));
+    const bytes = readFileSync5(path29.join(path29.dirname(helperPath), "lib", "cli.mjs"));
     mkdirSync4(path29.dirname(c.copy), { recursive: true, mode: 448 });
     giveTo(path29.dirname(c.copy), c.common);
     const st = lstatSync10(c.copy, { throwIfNoEntry: false });
     if (st !== void 0 && !st.isFile()) unlinkSync8(c.copy);
-    const same = st !== void 0 && st.isFile() && readFileSync6(c.copy).equals(bytes);
+    const same = st !== void 0 && st.isFile() && readFileSync5(c.copy).equals(bytes);
     if (!same) import_write_file_atomic.default.sync(c.copy, bytes, { mode: 420 });
     giveTo(c.copy, c.common);
     copy = realpathSync3(c.copy);
@@ -7811,7 +7812,7 @@ async function previewMergeDriver(root, remove2, env) {
   }
   const { had, line } = withoutBlock(text ?? "");
   if (remove2) return { config: driver !== null && driverParts(driver) !== null, attributes: had, notes: [] };
-  const copy = existsSync3(c.copy) ? realpathSync3(c.copy) : c.copy;
+  const copy = existsSync2(c.copy) ? realpathSync3(c.copy) : c.copy;
   const config = driver !== driverCommand(process.execPath, copy);
   return { config, attributes: !(had && line === attributesLine(c.top, root)), notes: [] };
 }
@@ -7856,8 +7857,8 @@ async function driverPartMissing(root, env) {
   const command = await effectiveDriver(c.top, env);
   const parts = command == null ? null : driverParts(command);
   if (parts === null) return null;
-  if (!existsSync3(parts.copy)) return `the merge driver's copy of the helper ${parts.copy} is missing`;
-  if (!existsSync3(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
+  if (!existsSync2(parts.copy)) return `the merge driver's copy of the helper ${parts.copy} is missing`;
+  if (!existsSync2(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
   return null;
 }
 var import_write_file_atomic, DRIVER_NAME, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
@@ -7882,7 +7883,7 @@ var init_merge_driver_config = __esm({
 });
 
 // src/git/fates.ts
-import { readFileSync as readFileSync7 } from "node:fs";
+import { readFileSync as readFileSync6 } from "node:fs";
 import path30 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
@@ -7922,7 +7923,7 @@ function fatesOf(i) {
 function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
   try {
-    const first = readFileSync7(path30.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
+    const first = readFileSync6(path30.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
     const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
     return m !== null && Number(m[1]) * 1e3 >= savedMs2;
   } catch {
@@ -7932,7 +7933,7 @@ function clonedAfter(gitDir, savedMs2) {
 function stashCount(commonDir) {
   if (commonDir === null) return 0;
   try {
-    const log = readFileSync7(path30.join(commonDir, "logs", "refs", "stash"), "utf8");
+    const log = readFileSync6(path30.join(commonDir, "logs", "refs", "stash"), "utf8");
     return log.split("\n").filter((l) => l !== "").length;
   } catch {
     return 0;
@@ -9568,7 +9569,7 @@ var brief_exports = {};
 __export(brief_exports, {
   briefVerb: () => briefVerb
 });
-import { existsSync as existsSync4 } from "node:fs";
+import { existsSync as existsSync3 } from "node:fs";
 import path33 from "node:path";
 function sideTime(text, now) {
   const st = stateTimeOfText(text, now);
@@ -9686,7 +9687,7 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync4(path33.join(archiveDir(root), merged[1])))
+        if (merged && existsSync3(path33.join(archiveDir(root), merged[1])))
           brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
@@ -9698,7 +9699,7 @@ exit: 0 brief printed
 });
 
 // src/agents/hook-input.ts
-import { existsSync as existsSync5 } from "node:fs";
+import { existsSync as existsSync4 } from "node:fs";
 import path34 from "node:path";
 async function readHookJson(ctx, max) {
   return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
@@ -9714,7 +9715,7 @@ function hookObject(data, max) {
   }
 }
 function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync5(path34.join(root, ".ai", "memory"))) return false;
+  if (!skillDir || home === "" || existsSync4(path34.join(root, ".ai", "memory"))) return false;
   const under = (dir, base) => {
     const rel = path34.relative(base, dir);
     return !rel.startsWith("..") && !path34.isAbsolute(rel);
@@ -10614,7 +10615,7 @@ import {
   accessSync,
   closeSync as closeSync8,
   constants as constants6,
-  existsSync as existsSync6,
+  existsSync as existsSync5,
   lstatSync as lstatSync13,
   mkdirSync as mkdirSync5,
   openSync as openSync7,
@@ -10729,7 +10730,7 @@ function recordNode(dir, execPath) {
   const target = path37.join(dir, "node");
   if (readSmall(target) === `${execPath}
 `) return;
-  const missing = dirsBelow(path37.parse(dir).root, dir).filter((d) => !existsSync6(d));
+  const missing = dirsBelow(path37.parse(dir).root, dir).filter((d) => !existsSync5(d));
   try {
     mkdirSync5(dir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -10762,7 +10763,7 @@ import {
   mkdirSync as mkdirSync6,
   openSync as openSync8,
   readdirSync as readdirSync9,
-  readFileSync as readFileSync8,
+  readFileSync as readFileSync7,
   readlinkSync as readlinkSync4,
   renameSync as renameSync4,
   rmSync as rmSync3,
@@ -10799,11 +10800,11 @@ function copySteps(from, to) {
     const dest = path38.join(to, rel);
     let have = null;
     try {
-      have = lstatSync14(dest).isFile() ? readFileSync8(dest) : null;
+      have = lstatSync14(dest).isFile() ? readFileSync7(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync8(path38.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync7(path38.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
@@ -10828,7 +10829,7 @@ function readCopyRecord(dir) {
     throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
   }
   try {
-    const r = JSON.parse(readFileSync8(file, "utf8"));
+    const r = JSON.parse(readFileSync7(file, "utf8"));
     const files = r.files;
     if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
     if (!Array.isArray(r.createdDirs)) return null;
@@ -10896,7 +10897,7 @@ function applySteps(from, to, steps2) {
     mkdirSync6(path38.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
     const src = path38.join(from, s.rel);
-    writeFileSync5(temp, readFileSync8(src), { mode: statSync(src).mode & 511 });
+    writeFileSync5(temp, readFileSync7(src), { mode: statSync(src).mode & 511 });
     renameSync4(temp, dest);
   }
 }
@@ -10915,7 +10916,7 @@ var init_skill_place = __esm({
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    hashOf = (file) => nodeCrypto().createHash("sha256").update(readFileSync8(file)).digest("hex");
+    hashOf = (file) => nodeCrypto().createHash("sha256").update(readFileSync7(file)).digest("hex");
     safeDir = (d) => typeof d === "string" && d !== "" && !path38.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
@@ -12322,13 +12323,13 @@ var init_plan = __esm({
 });
 
 // src/agents/installer.ts
-import { existsSync as existsSync7, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readFileSync as readFileSync9, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readFileSync as readFileSync8, rmSync as rmSync4 } from "node:fs";
 import path41 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
   const where = "install records the Node under it, so nothing was changed";
-  if (!existsSync7(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
+  if (!existsSync6(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
   for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
@@ -12378,7 +12379,7 @@ function excludeOf(base, file) {
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const exclude = path41.join(commonDirOf(gitDir), "info", "exclude");
-  const text = existsSync7(exclude) ? readFileSync9(exclude, "utf8") : "";
+  const text = existsSync6(exclude) ? readFileSync8(exclude, "utf8") : "";
   const rel = path41.relative(top, file).split(path41.sep).join("/");
   const pair = `${EXCLUDE_MARK}
 /${rel}
@@ -12438,7 +12439,7 @@ function anotherInstalled(t, skip) {
     const file = editPath(t.base, edit2);
     const st = lstatSync15(file, { throwIfNoEntry: false });
     if (skip.has(file) || st === void 0 || !st.isFile() || st.size > 4e6) return false;
-    return holdsOurs(edit2, readFileSync9(file, "utf8"));
+    return holdsOurs(edit2, readFileSync8(file, "utf8"));
   }));
 }
 var import_write_file_atomic3, EXCLUDE_MARK;
@@ -12580,7 +12581,7 @@ var init_exports = {};
 __export(init_exports, {
   initVerb: () => initVerb
 });
-import { existsSync as existsSync8, lstatSync as lstatSync17, realpathSync as realpathSync5, rmSync as rmSync5 } from "node:fs";
+import { existsSync as existsSync7, lstatSync as lstatSync17, realpathSync as realpathSync5, rmSync as rmSync5 } from "node:fs";
 import path44 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
@@ -12590,7 +12591,7 @@ function planOf(ctx) {
   for (const n2 of named) {
     if (!isAgentName(n2)) throw new UsageError(`init: unknown agent ${quotedValue(n2)}; name one of ${NAMES}`);
   }
-  if (!ctx.env.HOME || !existsSync8(ctx.env.HOME)) {
+  if (!ctx.env.HOME || !existsSync7(ctx.env.HOME)) {
     throw new Refused("init needs HOME set to an existing folder (install records Node there); nothing was changed");
   }
   let base;
@@ -12623,7 +12624,7 @@ function planOf(ctx) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
   const source = realpathSync5(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync8(path44.join(source, "SKILL.md"))) {
+  if (!existsSync7(path44.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
   const shown = (p) => `${global ? "~/" : ""}${path44.relative(base, p).split(path44.sep).join("/")}`;
@@ -12662,8 +12663,8 @@ function refuseLinkOnTheWay(plan2) {
 async function init(ctx, plan2) {
   const { dest, source, shown } = plan2;
   refuseLinkOnTheWay(plan2);
-  const running = dest === source || existsSync8(dest) && realpathSync5(dest) === source;
-  if (!running && existsSync8(dest) && lstatSync17(dest).isSymbolicLink()) {
+  const running = dest === source || existsSync7(dest) && realpathSync5(dest) === source;
+  if (!running && existsSync7(dest) && lstatSync17(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps2 = running ? [] : copySteps(source, dest);
@@ -12689,7 +12690,7 @@ async function init(ctx, plan2) {
     return { place, state, asCopy, copy: copy2 };
   });
   const below = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
-  const made = below.filter((d) => !existsSync8(d)).map((d) => path44.relative(plan2.base, d).split(path44.sep).join("/"));
+  const made = below.filter((d) => !existsSync7(d)).map((d) => path44.relative(plan2.base, d).split(path44.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -12755,7 +12756,7 @@ async function undo(ctx, plan2) {
   const all = skillFiles(dest);
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const files = all.filter((rel) => !kept.includes(rel));
-  if (files.length > 0 && !(existsSync8(dest) && lstatSync17(dest).isSymbolicLink())) {
+  if (files.length > 0 && !(existsSync7(dest) && lstatSync17(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
       for (const rel of files) rmSync5(path44.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
@@ -12894,7 +12895,7 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import { existsSync as existsSync9 } from "node:fs";
+import { existsSync as existsSync8 } from "node:fs";
 import path45 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
@@ -12931,7 +12932,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const t = agentTarget(ctx, "uninstall", () => rootOption(ctx));
         const done2 = await uninstall(t, ctx.env);
-        const stays = done2.last && existsSync9(path45.join(t.base, CANONICAL));
+        const stays = done2.last && existsSync8(path45.join(t.base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
 `, [...done2.notes, ...stays ? [note] : []]);
@@ -12941,11 +12942,11 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync10, readFileSync as readFileSync10 } from "node:fs";
+import { existsSync as existsSync9, readFileSync as readFileSync9 } from "node:fs";
 import path46 from "node:path";
 function json(file) {
   try {
-    const v = JSON.parse(readFileSync10(file, "utf8").slice(0, 1e6));
+    const v = JSON.parse(readFileSync9(file, "utf8").slice(0, 1e6));
     return isObj2(v) ? v : null;
   } catch {
     return null;
@@ -12961,7 +12962,7 @@ function claudePluginInstalls(home) {
     for (const raw of list2) {
       const e = isObj2(raw) ? raw : {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path46.isAbsolute(at2) && existsSync10(path46.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path46.isAbsolute(at2) && existsSync9(path46.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -12978,7 +12979,7 @@ var init_claude_plugin = __esm({
 });
 
 // src/agents/doctor-checks.ts
-import { existsSync as existsSync11, readdirSync as readdirSync10 } from "node:fs";
+import { existsSync as existsSync10, readdirSync as readdirSync10 } from "node:fs";
 import path47 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
@@ -13028,7 +13029,7 @@ function posixShell(env, platform = process.platform) {
   const git = programs.map((d) => path47.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
     const sh = path47.win32.join(dir, "sh.exe");
-    if (existsSync11(sh)) return sh;
+    if (existsSync10(sh)) return sh;
   }
   return null;
 }
@@ -13362,7 +13363,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync3, constants as constants8, existsSync as existsSync12, statSync as statSync2 } from "node:fs";
+import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, statSync as statSync2 } from "node:fs";
 import path49 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
@@ -13432,7 +13433,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync12(path49.join(memDir, "journal", "OFF"));
+  const journal = !existsSync11(path49.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -15610,7 +15611,7 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync19, mkdirSync as mkdirSync10, openSync as openSync10, readFileSync as readFileSync11, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync19, mkdirSync as mkdirSync10, openSync as openSync10, readFileSync as readFileSync10, writeSync as writeSync2 } from "node:fs";
 import path55 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync10(p, flags | NOFOLLOW);
@@ -15622,7 +15623,7 @@ function onRegularFile(p, flags, use) {
   }
 }
 function memorySide(p, side) {
-  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync11(fd)));
+  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync10(fd)));
   if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
   return m.text;
 }

@@ -524,7 +524,7 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { existsSync, linkSync, lstatSync as lstatSync4, mkdirSync, readFileSync as readFileSync3, renameSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, lstatSync as lstatSync4, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path6 from "node:path";
 function savesPath(root, opts = {}) {
   const top = gitTopOf(root, opts);
@@ -536,7 +536,7 @@ function beside(root, name) {
   return saves === null ? null : path6.join(path6.dirname(saves), name);
 }
 function recordLines(p, re) {
-  const lines = readFileSync3(p, "utf8").slice(0, 16384).split("\n");
+  const lines = (readSmall(p) ?? "").slice(0, 16384).split("\n");
   return lines.map((l) => re.exec(l)).filter((m) => m !== null);
 }
 function addRecord(p, re, line, drop) {
@@ -564,10 +564,12 @@ function savedStampOf(text) {
 function cloneIdOf(root, create = false) {
   const p = beside(root, "clone-id");
   if (p === null) return null;
-  if (create && !existsSync(p)) {
+  const valid = (id) => id !== void 0 && /^[0-9a-f]{16}$/.test(id) ? id : null;
+  if (create && valid(readSmall(p)?.trim()) === null) {
     const tmp = `${p}.tmp-${process.pid}`;
     try {
       mkdirSync(path6.dirname(p), { recursive: true, mode: 448 });
+      if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
       writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
       linkSync(tmp, p);
@@ -576,8 +578,7 @@ function cloneIdOf(root, create = false) {
       rmSync(tmp, { force: true });
     }
   }
-  const id = readSmall(p)?.trim() ?? "";
-  return /^[0-9a-f]{16}$/.test(id) ? id : null;
+  return valid(readSmall(p)?.trim());
 }
 function markedHere(root, text) {
   const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
@@ -676,7 +677,7 @@ var init_file_verdict = __esm({
 });
 
 // src/store/failpoint.ts
-import { existsSync as existsSync2, writeFileSync as writeFileSync2 } from "node:fs";
+import { existsSync, writeFileSync as writeFileSync2 } from "node:fs";
 async function failpoint(spec, phase) {
   if (!spec) return;
   for (const one of spec.split(",")) {
@@ -700,7 +701,7 @@ async function act(action, phase) {
     writeFileSync2(`${base}.ready`, `${process.pid}
 `);
     const deadline = Date.now() + PAUSE_LIMIT_MS;
-    while (!existsSync2(`${base}.go`) && Date.now() < deadline) {
+    while (!existsSync(`${base}.go`) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   }
@@ -975,7 +976,7 @@ var init_files = __esm({
 });
 
 // src/store/private.ts
-import { lstatSync as lstatSync6, readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
+import { lstatSync as lstatSync6, readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
 import { hostname } from "node:os";
 import path9 from "node:path";
 function listDir(dir) {
@@ -1007,7 +1008,7 @@ function hasPrivatePartner(dir, file, ino) {
 }
 function readOwner(lockDir) {
   try {
-    const text = readFileSync4(path9.join(lockDir, OWNER_NAME), "utf8");
+    const text = readFileSync3(path9.join(lockDir, OWNER_NAME), "utf8");
     const data = JSON.parse(text);
     if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
     return { pid: data.pid, host: data.host, nonce: data.nonce };
@@ -1026,9 +1027,9 @@ function processAlive(pid) {
 }
 function startedAfter(pid, ms) {
   try {
-    const stat = readFileSync4(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync3(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync4("/proc/stat", "utf8"))?.[1]);
+    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync3("/proc/stat", "utf8"))?.[1]);
     const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
     return Number.isFinite(startMs) && startMs > ms + 1e3;
   } catch {
@@ -1885,7 +1886,7 @@ var init_harness_path = __esm({
 });
 
 // src/agents/hook-input.ts
-import { existsSync as existsSync3 } from "node:fs";
+import { existsSync as existsSync2 } from "node:fs";
 import path17 from "node:path";
 async function readHookJson(ctx, max) {
   return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
@@ -1901,7 +1902,7 @@ function hookObject(data, max) {
   }
 }
 function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync3(path17.join(root, ".ai", "memory"))) return false;
+  if (!skillDir || home === "" || existsSync2(path17.join(root, ".ai", "memory"))) return false;
   const under = (dir, base) => {
     const rel = path17.relative(base, dir);
     return !rel.startsWith("..") && !path17.isAbsolute(rel);
