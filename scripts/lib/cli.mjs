@@ -1262,7 +1262,9 @@ function readSmall(p, maxBytes = 1e6) {
   }
   try {
     const st = fstatSync2(fd);
-    return st.isFile() && st.size <= maxBytes ? readFileSync2(fd, "utf8") : null;
+    if (!st.isFile() || st.size > maxBytes) return null;
+    const bytes = readFileSync2(fd);
+    return bytes.length <= maxBytes ? bytes.toString("utf8") : null;
   } catch {
     return null;
   } finally {
@@ -12765,7 +12767,9 @@ async function undo(ctx, plan2) {
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
     for (const rel of kept) lines2.push(`left ${shown(path44.join(dest, rel))}: you edited it since init copied it`);
   }
-  const made = (record2?.createdDirs ?? []).map((rel) => path44.join(plan2.base, rel));
+  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path44.dirname(p))];
+  const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
+  const made = (record2?.createdDirs ?? []).map((rel) => path44.join(plan2.base, rel)).filter((d) => mayMake.has(d));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
   return ok(`${lines2.join("\n")}

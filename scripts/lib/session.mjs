@@ -334,7 +334,9 @@ function readSmall(p, maxBytes = 1e6) {
   }
   try {
     const st = fstatSync2(fd);
-    return st.isFile() && st.size <= maxBytes ? readFileSync(fd, "utf8") : null;
+    if (!st.isFile() || st.size > maxBytes) return null;
+    const bytes = readFileSync(fd);
+    return bytes.length <= maxBytes ? bytes.toString("utf8") : null;
   } catch {
     return null;
   } finally {
