@@ -515,7 +515,9 @@ process.stdout.write(JSON.stringify({ loadMs, firstMs, warmMedianMs: warm[warm.l
 
 function bigTranscript(dir, bytes = TRANSCRIPT_BYTES, name = "big-transcript.jsonl") {
   const file = path.join(dir, name);
-  const rec = (o) => `${JSON.stringify({ sessionId: "bench", uuid: "u", isSidechain: false, timestamp: "2026-11-30T09:00:00.000Z", ...o })}\n`;
+  // No uuid: the turn repeats, and the checkpoint counts a record whose uuid it saw already once (a real
+  // transcript gives every record its own).
+  const rec = (o) => `${JSON.stringify({ sessionId: "bench", isSidechain: false, timestamp: "2026-11-30T09:00:00.000Z", ...o })}\n`;
   const turn =
     rec({ type: "user", message: { role: "user", content: `Please continue with the refactor of module ${"m".repeat(400)}` } }) +
     rec({ type: "assistant", message: { role: "assistant", content: [{ type: "text", text: "Running the tests." }, { type: "tool_use", id: "toolu_1", name: "Bash", input: { command: "npm test" } }] } }) +
