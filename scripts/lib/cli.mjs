@@ -14630,7 +14630,7 @@ async function checkpointAnchors(root, env, nowMs, excludes) {
 function enough(cap, file, from, lastMessage) {
   if (cap.userRequests.length < MAX_REQUESTS) return false;
   if (cap.lastClaim === null && lastMessage === null) return false;
-  return cap.planFinal || !earlierHolds(file, from, FORMATS[cap.format].planMarkers);
+  return !earlierHolds(file, from, [...cap.planFinal ? [] : FORMATS[cap.format].planMarkers, "write handoff"]);
 }
 function capture(transcript, lastMessage, format2, notes, project) {
   const anchorsOnly = (why, note) => {
@@ -14664,8 +14664,8 @@ function capture(transcript, lastMessage, format2, notes, project) {
     let read = Math.min(file.size, FIRST_TAIL_BYTES);
     let part = tailPart(file, read);
     cap = after(part.lines);
-    const short2 = !enough(cap, file, part.from, lastMessage) || earlierHolds(file, part.from, ["write handoff"]);
-    if (read < Math.min(file.size, TAIL_BYTES) && save2 === null && short2) {
+    const more = read < Math.min(file.size, TAIL_BYTES) && save2 === null;
+    if (more && !enough(cap, file, part.from, lastMessage)) {
       read = Math.min(file.size, TAIL_BYTES);
       part = tailPart(file, read);
       cap = after(part.lines);

@@ -130,11 +130,12 @@ async function checkpointAnchors(root: string, env: Env, nowMs: number, excludes
   return anchorsWithoutTokens(lines);
 }
 
-// Whether the tail read holds what a checkpoint needs, so the rest need not be parsed (checkpoint-window.md).
+// Whether the tail read holds what a checkpoint needs, so the rest need not be parsed (checkpoint-window.md): the
+// recent requests, a last message, and before the part read no save, nor a plan when that part holds no final one.
 function enough(cap: Capture, file: TranscriptFile, from: number, lastMessage: string | null): boolean {
   if (cap.userRequests.length < MAX_REQUESTS) return false;
   if (cap.lastClaim === null && lastMessage === null) return false;
-  return cap.planFinal || !earlierHolds(file, from, FORMATS[cap.format].planMarkers);
+  return !earlierHolds(file, from, [...(cap.planFinal ? [] : FORMATS[cap.format].planMarkers), "write handoff"]);
 }
 
 interface Got {
@@ -187,8 +188,8 @@ function capture(
     let read = Math.min(file.size, FIRST_TAIL_BYTES);
     let part = tailPart(file, read);
     cap = after(part.lines);
-    const short = !enough(cap, file, part.from, lastMessage) || earlierHolds(file, part.from, ["write handoff"]);
-    if (read < Math.min(file.size, TAIL_BYTES) && (save as LastSave | null) === null && short) {
+    const more = read < Math.min(file.size, TAIL_BYTES) && (save as LastSave | null) === null;
+    if (more && !enough(cap, file, part.from, lastMessage)) {
       read = Math.min(file.size, TAIL_BYTES);
       part = tailPart(file, read);
       cap = after(part.lines);
