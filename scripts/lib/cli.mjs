@@ -2744,7 +2744,7 @@ function readSaves(root) {
     return null;
   }
 }
-function recordSave(root, token, stamp) {
+function recordSavedHere(root, token, stamp) {
   const p = savesPath(root);
   if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
   const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
@@ -6414,7 +6414,7 @@ function savedMs(text) {
   const ms = Date.parse(saved);
   return Number.isNaN(ms) ? null : ms;
 }
-async function recordSave2(root, save2, fp) {
+async function recordSave(root, save2, fp) {
   if (journalOff(root)) return [];
   const notes = [];
   const ms = savedMs(save2.next) ?? Date.now();
@@ -6664,14 +6664,14 @@ async function save(ctx, kind, document) {
     const done2 = await published;
     const prior = b2.prior?.bytes.toString("utf8") ?? null;
     const entry = { prior, next: done2.bytes.toString("utf8"), token: done2.token };
-    journalNotes = await recordSave2(root, entry, failpointOf(ctx));
+    journalNotes = await recordSave(root, entry, failpointOf(ctx));
     return done2;
   });
   const b = built;
   const notes = b?.notes ?? [];
   const saved = result ?? b.prior;
   if (kind === "handoff") {
-    recordSave(root, saved.token, savedStampOf(saved.bytes.toString("utf8")));
+    recordSavedHere(root, saved.token, savedStampOf(saved.bytes.toString("utf8")));
     if (result !== null) recordSavedBy(root, saved.token, agentOfEnv(ctx.env));
   }
   if (result === null) return ok(`unchanged ${file}

@@ -117,8 +117,8 @@ function readSaves(root: string): { tokens: string[]; stamps: string[] } | null 
   }
 }
 
-/** Records a handoff save's token and its `Saved:` stamp. */
-export function recordSave(root: string, token: string, stamp: string | null): void {
+/** Records in this clone's git dir a handoff save's token and its `Saved:` stamp, for `savedHere`. */
+export function recordSavedHere(root: string, token: string, stamp: string | null): void {
   const p = savesPath(root);
   if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
   const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
