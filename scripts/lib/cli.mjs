@@ -8559,11 +8559,7 @@ function authorWords(raw) {
   return `${quotedValue(name2)} ${quotedValue(email)}`;
 }
 async function measureDrift(root, env, anchors, nowMs, opts = {}) {
-  let processes = 1;
-  const git = (args, input) => {
-    processes++;
-    return runGit(root, args, env, void 0, { input });
-  };
+  const git = (args, input) => runGit(root, args, env, void 0, { input });
   const facts = blankFacts(anchors, nowMs);
   const keyFiles = [.../* @__PURE__ */ new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
@@ -8597,7 +8593,7 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
     const now = new Map(stats.map((k) => [k.path, k.stat === null ? null : isoSeconds(k.stat.mtimeMs)]));
     facts.changedKeyFiles = anchors.keyFileMtimes.filter((k) => now.get(k.path) !== (k.mtime === null ? null : normalTime(k.mtime))).map((k) => k.path);
   }
-  return { report: assessDrift(facts), gitProcesses: processes };
+  return assessDrift(facts);
 }
 async function measureRepo(at2, facts, anchors, snap, logP) {
   const { root, top, prefix, keyFiles, git, opts } = at2;
@@ -8996,7 +8992,7 @@ exit: 0 report printed (any verdict)
         }
         const now = Date.now();
         const parsed = parseHandoff(loaded.text);
-        const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, {
+        const report = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, {
           early,
           excludes,
           handoffToken: loaded.token ?? null,
@@ -9007,7 +9003,7 @@ exit: 0 report printed (any verdict)
           stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)");
         if (ctx.values.json === true) {
           const branch = report.current.branch === null ? null : withoutTokens(report.current.branch);
-          return ok(`${JSON.stringify({ ...report, current: { ...report.current, branch }, gitProcesses })}
+          return ok(`${JSON.stringify({ ...report, current: { ...report.current, branch } })}
 `, stderr);
         }
         return ok(renderDrift(report), stderr);
@@ -9617,7 +9613,7 @@ exit: 0 brief printed
         }
         const parsed = parseHandoff(loaded.text);
         const anchors = checkAnchors(parsed, now);
-        const { report } = await measureDrift(root, ctx.env, anchors, now, {
+        const report = await measureDrift(root, ctx.env, anchors, now, {
           early,
           excludes,
           handoffToken: loaded.token ?? null,

@@ -79,17 +79,12 @@ export interface DriftOptions {
 // With the saved commit's object here, reachable or not, its diff to HEAD is what changed.
 const savedPresent = (f: DriftFacts) => f.headReachable === true || (f.headReachable === false && !f.objectMissing);
 
-/** Measures drift at `root` against validated anchors; `gitProcesses` counts for the performance budget. */
+/** Measures drift at `root` against validated anchors. */
 export async function measureDrift(
   root: string, env: Record<string, string | undefined>, anchors: CheckedAnchors, nowMs: number,
   opts: DriftOptions = {},
-): Promise<{ report: DriftReport; gitProcesses: number }> {
-  // The status process counts whether it was started here or by `startStatus`.
-  let processes = 1;
-  const git: Git = (args, input) => {
-    processes++;
-    return runGit(root, args, env, undefined, { input });
-  };
+): Promise<DriftReport> {
+  const git: Git = (args, input) => runGit(root, args, env, undefined, { input });
   const facts = blankFacts(anchors, nowMs);
   const keyFiles = [...new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
@@ -129,7 +124,7 @@ export async function measureDrift(
       .filter((k) => now.get(k.path) !== (k.mtime === null ? null : normalTime(k.mtime)))
       .map((k) => k.path);
   }
-  return { report: assessDrift(facts), gitProcesses: processes };
+  return assessDrift(facts);
 }
 
 type At = { root: string; top: string | null; prefix: string; keyFiles: string[]; git: Git; opts: DriftOptions };
