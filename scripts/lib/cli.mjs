@@ -1584,7 +1584,7 @@ var init_checkpoints = __esm({
   }
 });
 
-// src/store/root.ts
+// src/git/root.ts
 import { lstatSync as lstatSync6, realpathSync } from "node:fs";
 import path11 from "node:path";
 function realOrNull(p) {
@@ -1708,7 +1708,7 @@ function walk(start, env, uid, safe, home) {
 }
 var NOT_A_PROJECT;
 var init_root = __esm({
-  "src/store/root.ts"() {
+  "src/git/root.ts"() {
     "use strict";
     init_builtins();
     init_errors();

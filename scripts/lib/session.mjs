@@ -349,7 +349,7 @@ var init_pause = __esm({
   }
 });
 
-// src/store/root.ts
+// src/git/root.ts
 import { lstatSync as lstatSync3, realpathSync as realpathSync2 } from "node:fs";
 import path5 from "node:path";
 function realOrNull(p) {
@@ -473,7 +473,7 @@ function walk(start, env, uid, safe, home) {
 }
 var NOT_A_PROJECT;
 var init_root = __esm({
-  "src/store/root.ts"() {
+  "src/git/root.ts"() {
     "use strict";
     init_builtins();
     init_errors();

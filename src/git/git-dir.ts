@@ -4,7 +4,7 @@ import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { nodeCrypto } from "../builtins.ts";
 import { isNullObjectId } from "../schema/values.ts";
-import { distrustedAbove } from "../store/root.ts";
+import { distrustedAbove } from "./root.ts";
 
 // Never following a link; null when it cannot be told.
 function lstatOrNull(p: string) {

@@ -10,7 +10,7 @@ import { AGENTS } from "../../src/agents/index.ts";
 import { installShaped, posixShell, runStart, startCommands } from "../../src/agents/doctor-checks.ts";
 import type { Edit } from "../../src/agents/types.ts";
 import { homeFolder, samePath } from "../../src/store/home.ts";
-import { findRoot, NOT_A_PROJECT } from "../../src/store/root.ts";
+import { findRoot, NOT_A_PROJECT } from "../../src/git/root.ts";
 import { cleanEnv, HELPER, tempDir } from "../helpers.ts";
 
 const codex = AGENTS.codex;

@@ -1,7 +1,7 @@
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { findRoot } from "../../src/store/root.ts";
+import { findRoot } from "../../src/git/root.ts";
 import { gitRepo, handoff, helper, tempDir, tokenOf } from "../helpers.ts";
 
 // The root walk trusts only what the user owns (docs/design.md#the-root): real folders, real

@@ -4,8 +4,8 @@ import { lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { childProcess } from "../builtins.ts";
 import { Refused } from "../errors.ts";
-import { homeFolder, samePath } from "./home.ts";
-import { exists } from "./pause.ts";
+import { homeFolder, samePath } from "../store/home.ts";
+import { exists } from "../store/pause.ts";
 
 type Env = Record<string, string | undefined>;
 
