@@ -1584,6 +1584,145 @@ var init_checkpoints = __esm({
   }
 });
 
+// src/git/run.ts
+function gitEnv(env) {
+  const out = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v !== void 0 && !DROPPED_ENV.includes(k)) out[k] = v;
+  }
+  out.GIT_OPTIONAL_LOCKS = "0";
+  out.GIT_TERMINAL_PROMPT = "0";
+  out.LC_ALL = "C";
+  delete out.GIT_EXTERNAL_DIFF;
+  out.GIT_PAGER = "cat";
+  return out;
+}
+function namedOverrides(cwd, env, timeoutMs) {
+  let p = namedCache.get(cwd);
+  if (p === void 0) {
+    const args = [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED];
+    p = spawnGit(cwd, args, env, timeoutMs).then((r) => {
+      const out = [];
+      for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
+        const m = NAMED_PROGRAMS.exec(key);
+        if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
+      }
+      return out;
+    });
+    namedCache.set(cwd, p);
+    p.catch(() => namedCache.delete(cwd));
+  }
+  return p;
+}
+function asArgs(pairs) {
+  return pairs.flatMap(([k, v]) => ["-c", `${k}=${v}`]);
+}
+function withConfig(env, pairs) {
+  const base = /^\d+$/.test(env.GIT_CONFIG_COUNT ?? "") ? Number(env.GIT_CONFIG_COUNT) : 0;
+  const out = { ...env };
+  pairs.forEach(([k, v], i) => {
+    out[`GIT_CONFIG_KEY_${base + i}`] = k;
+    out[`GIT_CONFIG_VALUE_${base + i}`] = v;
+  });
+  out.GIT_CONFIG_COUNT = String(base + pairs.length);
+  return out;
+}
+async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
+  for (const arg of args) {
+    if (/[\0\n\r]/.test(arg))
+      throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
+  }
+  const base = gitEnv(env);
+  const named = await namedOverrides(cwd, base, timeoutMs);
+  const fixed = asArgs([...NEUTRAL, ...opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING]);
+  const runEnv = named.length > 0 ? withConfig(base, named) : base;
+  return spawnGit(cwd, [...fixed, ...args], runEnv, timeoutMs, opts.input);
+}
+function runGitSync(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS) {
+  const all = ["--no-pager", ...asArgs([...NEUTRAL, ...NO_HOOKS_NOR_SIGNING]), ...args];
+  const r = childProcess().spawnSync("git", all, spawnOptions(cwd, gitEnv(env), timeoutMs));
+  return r.error || r.status === null ? null : { code: r.status, stdout: r.stdout, stderr: r.stderr.toString("utf8") };
+}
+function spawnGit(cwd, args, env, timeoutMs, input) {
+  return new Promise((resolve, reject) => {
+    const options = spawnOptions(cwd, env, timeoutMs);
+    const child = childProcess().execFile("git", ["--no-pager", ...args], options, (err, stdout, stderr) => {
+      const e = err;
+      if (e?.code === "ENOENT") reject(new GitUnavailable("missing", "git was not found on PATH"));
+      else if (e && (e.killed || e.signal === "SIGKILL")) {
+        reject(new GitUnavailable("timeout", `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`));
+      } else if (e && typeof e.code !== "number") {
+        reject(new GitUnavailable("failed", `git could not be run: ${e.message}`, e.message));
+      } else resolve({ code: typeof e?.code === "number" ? e.code : 0, stdout, stderr: stderr.toString("utf8") });
+    });
+    child.stdin?.on("error", () => void 0);
+    if (input !== void 0) child.stdin?.end(input);
+  });
+}
+function firstLine(text) {
+  return (text.split("\n").find((l) => l.trim() !== "") ?? "").trim();
+}
+var GIT_TIMEOUT_MS, GitUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, NAMED_PROGRAMS, NAMED, namedCache, spawnOptions;
+var init_run = __esm({
+  "src/git/run.ts"() {
+    "use strict";
+    init_builtins();
+    init_quote();
+    GIT_TIMEOUT_MS = 15e3;
+    GitUnavailable = class extends Error {
+      reason;
+      // The cause alone, for a sentence that says "git could not be used" itself.
+      why;
+      constructor(reason, message, why = message) {
+        super(message);
+        this.reason = reason;
+        this.why = why;
+        this.name = "GitUnavailable";
+      }
+    };
+    DROPPED_ENV = [
+      "GIT_DIR",
+      "GIT_WORK_TREE",
+      "GIT_INDEX_FILE",
+      "GIT_OBJECT_DIRECTORY",
+      "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+      "GIT_COMMON_DIR",
+      "GIT_NAMESPACE",
+      "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+      "GIT_LITERAL_PATHSPECS",
+      "GIT_GLOB_PATHSPECS",
+      "GIT_NOGLOB_PATHSPECS",
+      "GIT_ICASE_PATHSPECS",
+      "GIT_QUARANTINE_PATH"
+    ];
+    NEUTRAL = [
+      ["core.fsmonitor", "false"],
+      ["core.pager", "cat"],
+      ["log.showSignature", "false"],
+      ["gc.auto", "0"],
+      ["maintenance.auto", "false"],
+      ["protocol.ext.allow", "never"]
+    ];
+    NO_HOOKS_NOR_SIGNING = [
+      ["core.hooksPath", "/dev/null"],
+      ["commit.gpgSign", "false"],
+      ["tag.gpgSign", "false"]
+    ];
+    NAMED_PROGRAMS = /^(filter|diff)\.(.+)\.(clean|smudge|process|required|textconv|command)$/i;
+    NAMED = "^(filter|diff)\\.";
+    namedCache = /* @__PURE__ */ new Map();
+    spawnOptions = (cwd, env, timeoutMs) => ({
+      cwd,
+      env,
+      encoding: "buffer",
+      timeout: timeoutMs,
+      killSignal: "SIGKILL",
+      maxBuffer: 256 * 1024 * 1024,
+      windowsHide: true
+    });
+  }
+});
+
 // src/git/root.ts
 import { lstatSync as lstatSync6, realpathSync } from "node:fs";
 import path11 from "node:path";
@@ -1608,9 +1747,8 @@ function ceilings(env) {
 }
 function safeDirectories(env) {
   const args = ["config", "-z", "--show-scope", "--type=path", "--get-all", "safe.directory"];
-  const runEnv = { ...env, PATH: env.PATH ?? process.env.PATH, HOME: homeFolder(env) };
-  const r = childProcess().spawnSync("git", args, { cwd: "/", env: runEnv, encoding: "utf8", timeout: 5e3 });
-  const fields = r.status === 0 ? r.stdout.split("\0") : [];
+  const r = runGitSync("/", args, { ...env, PATH: env.PATH ?? process.env.PATH, HOME: homeFolder(env) }, 5e3);
+  const fields = r?.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
   let out = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
     if (!["system", "global", "command"].includes(fields[i])) continue;
@@ -1660,10 +1798,10 @@ function memoryOwnedWell(dir, uid) {
     return owner === uid || owner === 0;
   });
 }
-function distrustedAbove(dir, env, opts = {}) {
-  return distrust(dir, "uid" in opts ? opts.uid : process.getuid?.(), () => safeDirectories(env));
+function distrustedAbove(dir, env) {
+  return distrust(dir, process.getuid?.(), () => safeDirectories(env));
 }
-function findRoot(startPath, env, opts = {}) {
+function findRoot(startPath, env) {
   const start = realOrNull(startPath);
   const st = start === null ? void 0 : lstatSync6(start, { throwIfNoEntry: false });
   if (start === null || st === void 0) {
@@ -1673,7 +1811,7 @@ function findRoot(startPath, env, opts = {}) {
   const homeVar = homeFolder(env);
   const home = homeVar ? realOrNull(homeVar) : null;
   if (home !== null && samePath(start, home)) throw new Refused(NOT_A_PROJECT);
-  const uid = "uid" in opts ? opts.uid : process.getuid?.();
+  const uid = process.getuid?.();
   let safe = null;
   const safeList = () => safe ??= safeDirectories(env);
   if (uid !== void 0 && (st.mode & 514) === 514 && !listedSafe(start, safeList())) {
@@ -1710,10 +1848,10 @@ var NOT_A_PROJECT;
 var init_root = __esm({
   "src/git/root.ts"() {
     "use strict";
-    init_builtins();
     init_errors();
     init_home();
     init_pause();
+    init_run();
     NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
   }
 });
@@ -2552,9 +2690,9 @@ function readSmall(p) {
     return null;
   }
 }
-function gitTopOf(root, opts = {}) {
+function gitTopOf(root, env) {
   for (let dir = root; ; dir = path14.dirname(dir)) {
-    if (dir !== root && distrustedAbove(dir, process.env, opts) !== null) return null;
+    if (dir !== root && distrustedAbove(dir, env) !== null) return null;
     if (lstatOrNull2(path14.join(dir, ".git")) !== null) return dir;
     if (path14.dirname(dir) === dir) return null;
   }
@@ -2663,13 +2801,13 @@ var init_git_dir = __esm({
 // src/git/saves.ts
 import { existsSync as existsSync2, linkSync, lstatSync as lstatSync8, mkdirSync as mkdirSync2, readFileSync as readFileSync3, renameSync, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
 import path15 from "node:path";
-function savesPath(root, opts = {}) {
-  const top = gitTopOf(root, opts);
+function savesPath(root, env) {
+  const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   return gitDir === null ? null : path15.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
-function beside(root, name2) {
-  const saves = savesPath(root);
+function beside(root, env, name2) {
+  const saves = savesPath(root, env);
   return saves === null ? null : path15.join(path15.dirname(saves), name2);
 }
 function recordLines(p, re) {
@@ -2698,8 +2836,8 @@ function savedStampOf(text) {
   const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text)?.[1];
   return head === void 0 ? saved : `${saved}+${head}`;
 }
-function cloneIdOf(root, create = false) {
-  const p = beside(root, "clone-id");
+function cloneIdOf(root, env, create = false) {
+  const p = beside(root, env, "clone-id");
   if (p === null) return null;
   if (create && !existsSync2(p)) {
     const tmp = `${p}.tmp-${process.pid}`;
@@ -2728,13 +2866,13 @@ function markClone(text, id) {
   lines2.splice(saved + 1, 0, `<!-- saved in clone ${id} -->`);
   return lines2.join("\n");
 }
-function markedHere(root, text) {
+function markedHere(root, env, text) {
   const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
-  const id = mark === void 0 ? null : cloneIdOf(root);
+  const id = mark === void 0 ? null : cloneIdOf(root, env);
   return mark === void 0 || id === null ? null : mark === id;
 }
-function readSaves(root) {
-  const p = savesPath(root);
+function readSaves(root, env) {
+  const p = savesPath(root, env);
   if (p === null) return null;
   try {
     if (!lstatSync8(p).isFile()) return null;
@@ -2744,16 +2882,16 @@ function readSaves(root) {
     return null;
   }
 }
-function recordSavedHere(root, token, stamp) {
-  const p = savesPath(root);
+function recordSavedHere(root, env, token, stamp) {
+  const p = savesPath(root, env);
   if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
   const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
   addRecord(p, LINE2, `${token}${safeStamp}`, (m) => m[1] === token);
 }
-function savedHere(root, text, token) {
-  const marked = markedHere(root, text);
+function savedHere(root, env, text, token) {
+  const marked = markedHere(root, env, text);
   if (marked !== null) return marked;
-  const saves = readSaves(root);
+  const saves = readSaves(root, env);
   if (saves === null) return null;
   const stamp = text === null ? null : savedStampOf(text);
   return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(token());
@@ -2767,14 +2905,14 @@ function agentOfEnv(env) {
   if (env.OPENCODE === "1") return "OpenCode";
   return null;
 }
-function recordSavedBy(root, token, agent) {
-  const p = beside(root, "saved-by");
+function recordSavedBy(root, env, token, agent) {
+  const p = beside(root, env, "saved-by");
   const line = `${token} ${agent}`;
   if (p === null || agent === null || !SAVED_BY_LINE.test(line)) return;
   addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
 }
-function savedByOf(root, token) {
-  const p = beside(root, "saved-by");
+function savedByOf(root, env, token) {
+  const p = beside(root, env, "saved-by");
   try {
     return p === null ? null : recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null;
   } catch {
@@ -3568,139 +3706,6 @@ var init_mutate = __esm({
   }
 });
 
-// src/git/run.ts
-function gitEnv(env) {
-  const out = {};
-  for (const [k, v] of Object.entries(env)) {
-    if (v !== void 0 && !DROPPED_ENV.includes(k)) out[k] = v;
-  }
-  out.GIT_OPTIONAL_LOCKS = "0";
-  out.GIT_TERMINAL_PROMPT = "0";
-  out.LC_ALL = "C";
-  delete out.GIT_EXTERNAL_DIFF;
-  out.GIT_PAGER = "cat";
-  return out;
-}
-function namedOverrides(cwd, env, timeoutMs) {
-  let p = namedCache.get(cwd);
-  if (p === void 0) {
-    const args = [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED];
-    p = spawnGit(cwd, args, env, timeoutMs).then((r) => {
-      const out = [];
-      for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
-        const m = NAMED_PROGRAMS.exec(key);
-        if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
-      }
-      return out;
-    });
-    namedCache.set(cwd, p);
-    p.catch(() => namedCache.delete(cwd));
-  }
-  return p;
-}
-function asArgs(pairs) {
-  return pairs.flatMap(([k, v]) => ["-c", `${k}=${v}`]);
-}
-function withConfig(env, pairs) {
-  const base = /^\d+$/.test(env.GIT_CONFIG_COUNT ?? "") ? Number(env.GIT_CONFIG_COUNT) : 0;
-  const out = { ...env };
-  pairs.forEach(([k, v], i) => {
-    out[`GIT_CONFIG_KEY_${base + i}`] = k;
-    out[`GIT_CONFIG_VALUE_${base + i}`] = v;
-  });
-  out.GIT_CONFIG_COUNT = String(base + pairs.length);
-  return out;
-}
-async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
-  for (const arg of args) {
-    if (/[\0\n\r]/.test(arg))
-      throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
-  }
-  const base = gitEnv(env);
-  const named = await namedOverrides(cwd, base, timeoutMs);
-  const fixed = asArgs([...NEUTRAL, ...opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING]);
-  const runEnv = named.length > 0 ? withConfig(base, named) : base;
-  return spawnGit(cwd, [...fixed, ...args], runEnv, timeoutMs, opts.input);
-}
-function spawnGit(cwd, args, env, timeoutMs, input) {
-  return new Promise((resolve, reject) => {
-    const options = {
-      cwd,
-      env,
-      encoding: "buffer",
-      timeout: timeoutMs,
-      killSignal: "SIGKILL",
-      maxBuffer: 256 * 1024 * 1024,
-      windowsHide: true
-    };
-    const child = childProcess().execFile("git", ["--no-pager", ...args], options, (err, stdout, stderr) => {
-      const e = err;
-      if (e?.code === "ENOENT") reject(new GitUnavailable("missing", "git was not found on PATH"));
-      else if (e && (e.killed || e.signal === "SIGKILL")) {
-        reject(new GitUnavailable("timeout", `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`));
-      } else if (e && typeof e.code !== "number") {
-        reject(new GitUnavailable("failed", `git could not be run: ${e.message}`, e.message));
-      } else resolve({ code: typeof e?.code === "number" ? e.code : 0, stdout, stderr: stderr.toString("utf8") });
-    });
-    child.stdin?.on("error", () => void 0);
-    if (input !== void 0) child.stdin?.end(input);
-  });
-}
-function firstLine(text) {
-  return (text.split("\n").find((l) => l.trim() !== "") ?? "").trim();
-}
-var GIT_TIMEOUT_MS, GitUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, NAMED_PROGRAMS, NAMED, namedCache;
-var init_run = __esm({
-  "src/git/run.ts"() {
-    "use strict";
-    init_builtins();
-    init_quote();
-    GIT_TIMEOUT_MS = 15e3;
-    GitUnavailable = class extends Error {
-      reason;
-      // The cause alone, for a sentence that says "git could not be used" itself.
-      why;
-      constructor(reason, message, why = message) {
-        super(message);
-        this.reason = reason;
-        this.why = why;
-        this.name = "GitUnavailable";
-      }
-    };
-    DROPPED_ENV = [
-      "GIT_DIR",
-      "GIT_WORK_TREE",
-      "GIT_INDEX_FILE",
-      "GIT_OBJECT_DIRECTORY",
-      "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-      "GIT_COMMON_DIR",
-      "GIT_NAMESPACE",
-      "GIT_DISCOVERY_ACROSS_FILESYSTEM",
-      "GIT_LITERAL_PATHSPECS",
-      "GIT_GLOB_PATHSPECS",
-      "GIT_NOGLOB_PATHSPECS",
-      "GIT_ICASE_PATHSPECS",
-      "GIT_QUARANTINE_PATH"
-    ];
-    NEUTRAL = [
-      ["core.fsmonitor", "false"],
-      ["core.pager", "cat"],
-      ["log.showSignature", "false"],
-      ["gc.auto", "0"],
-      ["maintenance.auto", "false"],
-      ["protocol.ext.allow", "never"]
-    ];
-    NO_HOOKS_NOR_SIGNING = [
-      ["core.hooksPath", "/dev/null"],
-      ["commit.gpgSign", "false"],
-      ["tag.gpgSign", "false"]
-    ];
-    NAMED_PROGRAMS = /^(filter|diff)\.(.+)\.(clean|smudge|process|required|textconv|command)$/i;
-    NAMED = "^(filter|diff)\\.";
-    namedCache = /* @__PURE__ */ new Map();
-  }
-});
-
 // src/git/status.ts
 function statusArgs(excludes = []) {
   return excludes.length === 0 ? STATUS_ARGS : [...STATUS_ARGS, ...excludes.map((e) => `:(exclude,literal)${e}`)];
@@ -3815,17 +3820,17 @@ function dirtyHashesOf(top, dirty) {
   }
   return out;
 }
-async function collectAnchors(root, env, nowMs, keyFiles, opts = {}) {
+async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
   const date = isoSeconds(nowMs);
   let gitNote = null;
   try {
-    const r = await readSnapshot(root, env, skillExcludes(root, opts.skillDir ?? null));
+    const r = await readSnapshot(root, env, skillExcludes(root, skillDir));
     if (r.kind === "repo") {
       const s = r.snapshot;
-      const top = gitTopOf(root);
+      const top = gitTopOf(root, env);
       const op = top === null ? null : inProgressOf(gitDirOf(top));
       const inProgress = op === null ? null : { words: op, conflicted: s.conflicted ?? 0 };
-      const dirtyHashes = opts.hashes === true && top !== null ? dirtyHashesOf(top, s.dirty) : [];
+      const dirtyHashes = top !== null ? dirtyHashesOf(top, s.dirty) : [];
       return {
         insideGit: true,
         branch: s.branch,
@@ -5850,7 +5855,7 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
     }
   }
   let text = stamped.text;
-  const marked = (t) => markClone(t, cloneIdOf(root, true));
+  const marked = (t) => markClone(t, cloneIdOf(root, env, true));
   const mine = anchorsBody(text);
   const sentBack = priorText2 !== null && comparable(priorText2, false) === comparable(marked(text), false);
   const fill = !sentBack && (anchorsEmpty(text) || sameAnchors(priorText2, text));
@@ -5859,7 +5864,7 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
   let collected = null;
   const anchorsNow = async () => {
     if (collected === null) {
-      collected = await collectAnchors(root, env, nowMs, keyFiles, { skillDir, hashes: true });
+      collected = await collectAnchors(root, env, nowMs, keyFiles, skillDir);
       if (collected.gitNote !== null && fill) notes.push(`note: anchors filled outside git: ${collected.gitNote}`);
     }
     return renderAnchorLines(collected).split("\n");
@@ -6671,8 +6676,8 @@ async function save(ctx, kind, document) {
   const notes = b?.notes ?? [];
   const saved = result ?? b.prior;
   if (kind === "handoff") {
-    recordSavedHere(root, saved.token, savedStampOf(saved.bytes.toString("utf8")));
-    if (result !== null) recordSavedBy(root, saved.token, agentOfEnv(ctx.env));
+    recordSavedHere(root, ctx.env, saved.token, savedStampOf(saved.bytes.toString("utf8")));
+    if (result !== null) recordSavedBy(root, ctx.env, saved.token, agentOfEnv(ctx.env));
   }
   if (result === null) return ok(`unchanged ${file}
 CURRENT-SHA256: ${saved.token}
@@ -7008,8 +7013,8 @@ var init_inspect = __esm({
 // src/git/merge-driver-state.ts
 import { readFileSync as readFileSync6 } from "node:fs";
 import path29 from "node:path";
-function mergeDriverMissing(root) {
-  const top = gitTopOf(root);
+function mergeDriverMissing(root, env) {
+  const top = gitTopOf(root, env);
   if (top === null) return false;
   const gitDir = gitDirOf(top);
   if (gitDir === null) return false;
@@ -7138,7 +7143,7 @@ async function gatherFateLogs(git, opts) {
   return { onHead, elsewhere, stashes: all };
 }
 async function handoffInStash(root, env) {
-  const top = gitTopOf(root);
+  const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   const count = stashCount(gitDir === null ? null : commonDirOf(gitDir));
   if (top === null || count === 0) return null;
@@ -7263,7 +7268,7 @@ When the kill switch is on, the paused sentence is printed too and the code is k
         else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
         const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...stashed };
         if (state === "conflicted") result.conflicted = conflicted;
-        if (mergeDriverMissing(root)) result.mergeDriverMissing = true;
+        if (mergeDriverMissing(root, ctx.env)) result.mergeDriverMissing = true;
         const handoff = inspections[0];
         const readable = state === "parked" && typeof handoff.text === "string";
         const strays = readable ? glanceAtHandoff(handoff.text, Date.now()).strays : [];
@@ -7479,8 +7484,7 @@ exit: 0 printed
       async run(ctx) {
         const root = rootOption(ctx);
         const keyFiles = ctx.values["key-file"] ?? [];
-        const options = { skillDir: ctx.skillDir ?? null, hashes: true };
-        const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, options);
+        const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, ctx.skillDir ?? null);
         const markdown = anchorsWithoutTokens(renderAnchorLines(a));
         const stderr = [];
         if (a.gitNote !== null) stderr.push(`note: ${a.gitNote}`);
@@ -8100,8 +8104,8 @@ var require_lib = __commonJS({
 import { existsSync as existsSync3, lchownSync, lstatSync as lstatSync13, mkdirSync as mkdirSync4, readFileSync as readFileSync8, realpathSync as realpathSync3 } from "node:fs";
 import { rmdirSync, unlinkSync as unlinkSync9 } from "node:fs";
 import path32 from "node:path";
-function cloneOf(root) {
-  const top = gitTopOf(root);
+function cloneOf(root, env) {
+  const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
@@ -8160,7 +8164,7 @@ async function configValue(top, key, env) {
   return r.code === 0 ? r.stdout.toString("utf8").replace(/\n$/, "") : null;
 }
 async function registerMergeDriver(root, helperPath, env) {
-  const c = cloneOf(root);
+  const c = cloneOf(root, env);
   const out = { config: false, attributes: false, notes: [] };
   if (c === null || helperPath === null) return out;
   let copy;
@@ -8202,7 +8206,7 @@ async function registerMergeDriver(root, helperPath, env) {
   return out;
 }
 async function unregisterMergeDriver(root, env) {
-  const c = cloneOf(root);
+  const c = cloneOf(root, env);
   const out = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
   try {
@@ -8230,7 +8234,7 @@ async function unregisterMergeDriver(root, env) {
   return out;
 }
 async function previewMergeDriver(root, remove2, env) {
-  const c = cloneOf(root);
+  const c = cloneOf(root, env);
   if (c === null) return { config: false, attributes: false, notes: [] };
   const driver = await configValue(c.top, "driver", env);
   let text;
@@ -8277,7 +8281,7 @@ function attributesOnlyOurs(top) {
   }
 }
 async function driverPartMissing(root, env) {
-  const c = cloneOf(root);
+  const c = cloneOf(root, env);
   if (c === null) return null;
   let command;
   try {
@@ -8563,16 +8567,16 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   const facts = blankFacts(anchors, nowMs);
   const keyFiles = [.../* @__PURE__ */ new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
-  const top = gitTopOf(root);
+  const top = gitTopOf(root, env);
   const rel = top === null ? "" : path33.relative(top, root).split(path33.sep).join("/");
   const prefix = rel === "" ? "" : `${rel}/`;
-  if (opts.handoffToken != null) facts.savedBy = savedByOf(root, opts.handoffToken);
+  if (opts.handoffToken != null) facts.savedBy = savedByOf(root, env, opts.handoffToken);
   try {
     const statusP = opts.early ?? readSnapshot(root, env, opts.excludes ?? []);
     const logP = anchors.head === null ? null : git(historyArgs(anchors.head));
     logP?.catch(() => void 0);
     const status = await statusP;
-    const at2 = { root, top, prefix, keyFiles, git, opts };
+    const at2 = { root, env, top, prefix, keyFiles, git, opts };
     if (status.kind === "repo") await measureRepo(at2, facts, anchors, status.snapshot, logP);
     else {
       await logP?.catch(() => void 0);
@@ -8596,11 +8600,11 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   return assessDrift(facts);
 }
 async function measureRepo(at2, facts, anchors, snap, logP) {
-  const { root, top, prefix, keyFiles, git, opts } = at2;
+  const { root, env, top, prefix, keyFiles, git, opts } = at2;
   const head = anchors.head;
   const gitDir = top === null ? null : gitDirOf(top);
   const token = opts.handoffToken;
-  const elsewhere = token != null && savedHere(root, opts.handoffText ?? null, () => token) === false;
+  const elsewhere = token != null && savedHere(root, env, opts.handoffText ?? null, () => token) === false;
   facts.current = snap;
   facts.inProgress = { saved: anchors.inProgress, current: inProgressOf(gitDir) };
   facts.shallow = isShallow(gitDir);
@@ -9734,7 +9738,7 @@ function ageText(text, now) {
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
-function composeHookText(root, files, interrupted, paused, now, cp) {
+function composeHookText(root, env, files, interrupted, paused, now, cp) {
   const lines2 = [];
   for (const f of files) {
     if (f.status === "unsafe" || f.status === "foreign") lines2.push(SENTENCES.unsafe(FILE_OF[f.kind]));
@@ -9755,7 +9759,7 @@ function composeHookText(root, files, interrupted, paused, now, cp) {
     if (cp?.handoffOlderThanSession) lines2.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
     else lines2.push(SENTENCES.handoff(glance.age));
     if (glance.strays) lines2.push(`session-handoff: ${glance.strays}.`);
-    if (text2 !== null && savedHere(root, text2, () => tokenOf(Buffer.from(text2))) === false)
+    if (text2 !== null && savedHere(root, env, text2, () => tokenOf(Buffer.from(text2))) === false)
       lines2.push(SENTENCES.elsewhere());
   }
   if (cp) lines2.push(...cp.lines);
@@ -9857,11 +9861,11 @@ ${paused ? `${SENTENCES.paused()}
         const now = Date.now();
         if (mode === "lessons") {
           const interrupted = interruptedSave(root) && pendingRepairs(root).some((e) => e.file === FILE_OF.lessons);
-          return wrap(composeHookText(root, files, interrupted, paused, now));
+          return wrap(composeHookText(root, ctx.env, files, interrupted, paused, now));
         }
         const handoffPresent = files.some((f) => f.kind === "handoff" && f.status === "present");
         const checkpoint = await checkpointHookLines(root, input, handoffPresent, paused, now);
-        return wrap(composeHookText(root, files, interruptedSave(root), paused, now, checkpoint));
+        return wrap(composeHookText(root, ctx.env, files, interruptedSave(root), paused, now, checkpoint));
       }
     };
   }
@@ -13182,7 +13186,7 @@ async function memoryState(r) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
     problems.push({ what: "a memory file failed safety or schema checks", fix });
   }
-  if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: fixCmd(r, "publish") });
+  if (mergeDriverMissing(root, r.env)) problems.push({ what: MERGE_DRIVER_MISSING, fix: fixCmd(r, "publish") });
   const driverGone = await driverPartMissing(root, r.env);
   if (driverGone !== null) {
     const what = `${driverGone}: memory files merge as text (conflict markers)`;
@@ -14610,7 +14614,7 @@ async function checkpointAnchors(root, env, nowMs, excludes) {
   const dirty = shown.length > 0 ? shown.join(", ") : "none";
   const head = s.head ?? "none (no commits yet)";
   const lines2 = [`- Branch: ${s.branch}`, `- HEAD: ${head}`, `- Dirty files: ${dirty}`, date];
-  const top = gitTopOf(root);
+  const top = gitTopOf(root, env);
   const op = top === null ? null : inProgressOf(gitDirOf(top));
   const conflicted = s.conflicted ?? 0;
   if (op !== null) lines2.push(`- In progress: ${renderInProgress({ words: op, conflicted })}`);
@@ -15020,7 +15024,7 @@ async function decide(ctx, input, format2) {
   const event = typeof input.hook_event_name === "string" ? input.hook_event_name : "UserPromptSubmit";
   if (event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
     const token = savedToken(strings(input.tool_response).join("\n"), false);
-    if (token !== null) recordSavedBy(root, token, AGENT_OF_FORMAT[format2] ?? null);
+    if (token !== null) recordSavedBy(root, ctx.env, token, AGENT_OF_FORMAT[format2] ?? null);
   }
   const memDir = memoryDir(root);
   const { settings, problems } = readSettings(memDir);

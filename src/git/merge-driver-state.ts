@@ -11,8 +11,8 @@ export const DRIVER_NAME = "session-handoff";
  * True when the top's `.gitattributes` names our driver but this clone's config has no
  * `[merge "session-handoff"]` section: git then merges memory files as text. Reads files only.
  */
-export function mergeDriverMissing(root: string): boolean {
-  const top = gitTopOf(root);
+export function mergeDriverMissing(root: string, env: Record<string, string | undefined>): boolean {
+  const top = gitTopOf(root, env);
   if (top === null) return false;
   const gitDir = gitDirOf(top);
   if (gitDir === null) return false;

@@ -109,7 +109,7 @@ When the kill switch is on, the paused sentence is printed too and the code is k
     else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
     const result: CheckResult = { code, state, files, paused, message, ...(parked ? { parked } : {}), ...stashed };
     if (state === "conflicted") result.conflicted = conflicted;
-    if (mergeDriverMissing(root)) result.mergeDriverMissing = true;
+    if (mergeDriverMissing(root, ctx.env)) result.mergeDriverMissing = true;
     // Only known titles reach the output: check reads nothing of the file into it.
     const handoff = inspections[0]!;
     const readable = state === "parked" && typeof handoff.text === "string";

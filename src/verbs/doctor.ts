@@ -237,7 +237,7 @@ async function memoryState(r: Report) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
     problems.push({ what: "a memory file failed safety or schema checks", fix });
   }
-  if (mergeDriverMissing(root)) problems.push({ what: MERGE_DRIVER_MISSING, fix: fixCmd(r, "publish") });
+  if (mergeDriverMissing(root, r.env)) problems.push({ what: MERGE_DRIVER_MISSING, fix: fixCmd(r, "publish") });
   const driverGone = await driverPartMissing(root, r.env);
   if (driverGone !== null) {
     const what = `${driverGone}: memory files merge as text (conflict markers)`;
