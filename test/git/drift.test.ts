@@ -439,7 +439,8 @@ describe("dirty files then and now", () => {
       ["with space.txt", 'quo"te.txt', "com,ma.txt", "new\nline.txt", "ünïcödé.txt", "back\\slash.txt", "renamed file.txt", "keep.txt"].sort(),
     );
     const lines = renderAnchorLines(a);
-    expect(lines.split("\n")).toHaveLength(5);
+    // Branch, HEAD, Dirty files, Dirty hashes, Date.
+    expect(lines.split("\n")).toHaveLength(6);
     expect(lines).toContain('"new\\nline.txt"');
     expect(lines).toContain('"com,ma.txt"');
     expect(lines).toContain('"quo\\"te.txt"');
