@@ -2936,8 +2936,8 @@ var init_saves = __esm({
 import fs from "node:fs";
 import { hostname as hostname2 } from "node:os";
 import path16 from "node:path";
-async function acquireLock(memDir, timeoutSeconds, opts = {}) {
-  return acquireLockDir(path16.join(memDir, LOCK_NAME), timeoutSeconds, { ...opts, what: "memory is busy" });
+async function acquireLock(memDir, timeoutSeconds) {
+  return acquireLockDir(path16.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
 }
 async function acquireLockDir(lockDir, timeoutSeconds, opts) {
   const start = performance.now();
@@ -2946,10 +2946,7 @@ async function acquireLockDir(lockDir, timeoutSeconds, opts) {
   let seen = null;
   for (; ; ) {
     checkLockPath(lockDir);
-    if (tryMake(lockDir, me, opts.makeParent === true)) {
-      logLock(opts.log, "acquire");
-      return holding(lockDir, me, opts.log);
-    }
+    if (tryMake(lockDir, me, opts.makeParent === true)) return holding(lockDir, me);
     const now = performance.now();
     const owner = readOwner(lockDir);
     const st = fs.lstatSync(lockDir, { throwIfNoEntry: false });
@@ -3002,7 +2999,7 @@ function tryMake(lockDir, me, makeParent2) {
     throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
   }
 }
-function holding(lockDir, me, log) {
+function holding(lockDir, me) {
   const ours = () => readOwner(lockDir)?.nonce === me.nonce;
   let lost = false;
   const timer = setInterval(() => {
@@ -3027,7 +3024,6 @@ function holding(lockDir, me, log) {
     },
     async release() {
       clearInterval(timer);
-      logLock(log, "release");
       if (!ours()) return;
       try {
         fs.unlinkSync(path16.join(lockDir, OWNER_NAME));
@@ -3036,14 +3032,6 @@ function holding(lockDir, me, log) {
       }
     }
   };
-}
-function logLock(file, event) {
-  if (!file) return;
-  try {
-    fs.appendFileSync(file, `${event} ${process.pid} ${process.hrtime.bigint()}
-`);
-  } catch {
-  }
 }
 function takeOver(lockDir, dead) {
   const aside = `${lockDir}-dead-${process.pid}-${randomHex8()}`;
@@ -3668,17 +3656,16 @@ var init_repair = __esm({
 // src/store/mutate.ts
 async function underLock(opts, body) {
   const memDir = memoryDir(opts.root);
-  const log = opts.env.MEMORY_IO_LOCK_LOG || void 0;
   assertNotPaused(memDir, opts.env);
   const existed = checkTree(opts.root);
   let lock = null;
   let repairs = [];
   try {
-    if (existed) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log });
+    if (existed) lock = await acquireLock(memDir, opts.lockTimeoutSeconds);
     opts.validate?.();
     if (!existed) await opts.precheck?.();
     checkTree(opts.root, { create: true });
-    if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log });
+    if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds);
     assertNotPaused(memDir, opts.env);
     const repaired = needsRepair(opts.root) ? await repair(opts.root, opts.failpoint) : [];
     repairs = repaired.map((line) => `recovered: ${line}`);
