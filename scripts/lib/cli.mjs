@@ -14313,18 +14313,7 @@ function earlierHolds(file, before, markers) {
   return holdsAny(readAt(file.fd, before - start, start), markers);
 }
 function holdsAny(buf, markers) {
-  return markers.some((marker) => {
-    const whole = Buffer.from(marker, "latin1");
-    if (whole.length <= 4) return buf.includes(whole);
-    const probe = whole.subarray(0, 4);
-    let hits = 0;
-    for (let at2 = buf.indexOf(probe); at2 >= 0; at2 = buf.indexOf(probe, at2 + 1)) {
-      if (at2 + whole.length > buf.length) return false;
-      if (buf.compare(whole, 0, whole.length, at2, at2 + whole.length) === 0) return true;
-      if (++hits > 256) return buf.includes(whole, at2 + 1);
-    }
-    return false;
-  });
+  return markers.some((marker) => buf.includes(Buffer.from(marker, "latin1")));
 }
 var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES;
 var init_tail = __esm({
