@@ -14310,9 +14310,7 @@ function tailLines(file, bytes) {
 function earlierHolds(file, before, markers) {
   const start = file.size - Math.min(file.size, TAIL_BYTES);
   if (before <= start || markers.length === 0) return false;
-  return holdsAny(readAt(file.fd, before - start, start), markers);
-}
-function holdsAny(buf, markers) {
+  const buf = readAt(file.fd, before - start, start);
   return markers.some((marker) => buf.includes(Buffer.from(marker, "latin1")));
 }
 var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES;

@@ -117,22 +117,6 @@ export function tailLines(file: TranscriptFile, bytes: number): string[] {
 export function earlierHolds(file: TranscriptFile, before: number, markers: readonly string[]): boolean {
   const start = file.size - Math.min(file.size, TAIL_BYTES);
   if (before <= start || markers.length === 0) return false;
-  return holdsAny(readAt(file.fd, before - start, start), markers);
-}
-
-function holdsAny(buf: Buffer, markers: readonly string[]): boolean {
+  const buf = readAt(file.fd, before - start, start);
   return markers.some((marker) => buf.includes(Buffer.from(marker, "latin1")));
-}
-
-/** Reads the last `maxTail` bytes and the head of a transcript in one go; never throws. */
-export function readTranscriptTail(transcriptPath: string, maxTail = TAIL_BYTES) {
-  const opened = openTranscript(transcriptPath);
-  if (!opened.ok) return opened;
-  try {
-    return { ok: true as const, tail: tailLines(opened.file, maxTail), head: opened.file.head, size: opened.file.size };
-  } catch (err) {
-    return { ok: false as const, reason: readFailure(err) };
-  } finally {
-    closeTranscript(opened.file);
-  }
 }
