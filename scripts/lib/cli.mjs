@@ -8557,13 +8557,15 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   const top = gitTopOf(root, env);
   const rel = top === null ? "" : path33.relative(top, root).split(path33.sep).join("/");
   const prefix = rel === "" ? "" : `${rel}/`;
-  if (opts.handoffToken != null) facts.savedBy = savedByOf(root, env, opts.handoffToken);
+  const token = opts.handoffToken;
+  if (token != null) facts.savedBy = savedByOf(root, env, token);
+  const elsewhere = token != null && savedHere(root, env, opts.handoffText ?? null, () => token) === false;
   try {
     const statusP = opts.early ?? readSnapshot(root, env, opts.excludes ?? []);
     const logP = anchors.head === null ? null : git(historyArgs(anchors.head));
     logP?.catch(() => void 0);
     const status = await statusP;
-    const at2 = { root, env, top, prefix, keyFiles, git, opts };
+    const at2 = { elsewhere, top, prefix, keyFiles, git };
     if (status.kind === "repo") await measureRepo(at2, facts, anchors, status.snapshot, logP);
     else {
       await logP?.catch(() => void 0);
@@ -8587,11 +8589,9 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   return assessDrift(facts);
 }
 async function measureRepo(at2, facts, anchors, snap, logP) {
-  const { root, env, top, prefix, keyFiles, git, opts } = at2;
+  const { elsewhere, top, prefix, keyFiles, git } = at2;
   const head = anchors.head;
   const gitDir = top === null ? null : gitDirOf(top);
-  const token = opts.handoffToken;
-  const elsewhere = token != null && savedHere(root, env, opts.handoffText ?? null, () => token) === false;
   facts.current = snap;
   facts.inProgress = { saved: anchors.inProgress, current: inProgressOf(gitDir) };
   facts.shallow = isShallow(gitDir);

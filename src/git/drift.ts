@@ -91,14 +91,17 @@ export async function measureDrift(
   const top = gitTopOf(root, env);
   const rel = top === null ? "" : path.relative(top, root).split(path.sep).join("/");
   const prefix = rel === "" ? "" : `${rel}/`;
-  if (opts.handoffToken != null) facts.savedBy = savedByOf(root, env, opts.handoffToken);
+  const token = opts.handoffToken;
+  if (token != null) facts.savedBy = savedByOf(root, env, token);
+  // Memory from elsewhere: this clone's record of its saves does not hold the token; its author is looked up then.
+  const elsewhere = token != null && savedHere(root, env, opts.handoffText ?? null, () => token) === false;
   try {
     const statusP = opts.early ?? readSnapshot(root, env, opts.excludes ?? []);
     const logP = anchors.head === null ? null : git(historyArgs(anchors.head));
     // All are started before any is awaited; a rejection is handled below.
     logP?.catch(() => undefined);
     const status = await statusP;
-    const at = { root, env, top, prefix, keyFiles, git, opts };
+    const at = { elsewhere, top, prefix, keyFiles, git };
     if (status.kind === "repo") await measureRepo(at, facts, anchors, status.snapshot, logP);
     else {
       await logP?.catch(() => undefined);
@@ -127,21 +130,15 @@ export async function measureDrift(
   return assessDrift(facts);
 }
 
-type At = {
-  root: string; env: Record<string, string | undefined>; top: string | null; prefix: string; keyFiles: string[];
-  git: Git; opts: DriftOptions;
-};
+type At = { elsewhere: boolean; top: string | null; prefix: string; keyFiles: string[]; git: Git };
 
 // The facts only a readable repository gives: in progress, shallow, the saved branch, history, fates, provenance.
 async function measureRepo(
   at: At, facts: DriftFacts, anchors: CheckedAnchors, snap: Snapshot, logP: Promise<GitResult> | null,
 ): Promise<void> {
-  const { root, env, top, prefix, keyFiles, git, opts } = at;
+  const { elsewhere, top, prefix, keyFiles, git } = at;
   const head = anchors.head;
   const gitDir = top === null ? null : gitDirOf(top);
-  // Memory from elsewhere: this clone's record of its saves does not hold the token; its author is looked up then.
-  const token = opts.handoffToken;
-  const elsewhere = token != null && savedHere(root, env, opts.handoffText ?? null, () => token) === false;
   facts.current = snap;
   facts.inProgress = { saved: anchors.inProgress, current: inProgressOf(gitDir) };
   // A shallow clone's counts cover only the history it holds.
