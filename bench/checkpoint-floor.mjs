@@ -5,7 +5,9 @@
 // chunks, the schema, redaction, the claim-and-link checks -- so the ratio of this script is
 // the lowest any Node implementation of a checkpoint could reach on the same machine.
 //
-// It does, in the helper's order: read the hook's JSON from stdin; start `git status`; open the
+// It does, in the helper's order: read the hook's JSON from stdin; ask git which filters and diff
+// drivers the config names, then start `git status` (git runs no program a repository names:
+// docs/decisions/git-runs-nothing.md; the helper turns those off for status); open the
 // transcript without following a link, read its first 64 KiB and its last 1 MiB, split the
 // lines and parse every record that is not a tool's output; read the 3 MiB before that and
 // search them for a plan tool's name (the bench's transcript holds none, so the helper reads
@@ -19,9 +21,8 @@ import path from "node:path";
 
 const input = JSON.parse(readFileSync(0, "utf8"));
 const root = input.cwd;
-const status = new Promise((resolve) => {
-  execFile("git", ["status", "--porcelain=v2", "--branch", "-z"], { cwd: root, timeout: 500 }, (err, out) => resolve(err ? "" : out));
-});
+const git = (args) => new Promise((resolve) => execFile("git", args, { cwd: root, timeout: 500 }, (err, out) => resolve(err ? "" : out)));
+const status = git(["config", "-z", "--name-only", "--get-regexp", "^(filter|diff)\\."]).then(() => git(["status", "--porcelain=v2", "--branch", "-z"]));
 
 const readAt = (fd, length, position) => {
   const buf = Buffer.allocUnsafe(length);

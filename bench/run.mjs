@@ -163,6 +163,15 @@ function run(cmd, args, { cwd = work, input, env, ok = [0] } = {}) {
 }
 
 const helper = (args, opts) => run(node, [bundle, ...args], opts);
+// The process's own CPU time (every thread, user + system) at exit, from a preload: a figure the
+// machine's load moves far less than wall time; reported beside the gates, never gating.
+const CPU_PRELOAD = path.join(work, "cpu-preload.mjs");
+writeFileSync(CPU_PRELOAD, 'import { writeFileSync } from "node:fs";\nprocess.on("exit", () => { const u = process.cpuUsage(); writeFileSync(process.env.SH_BENCH_CPU_FILE, String((u.user + u.system) / 1000)); });\n');
+function cpuMs(bin, args, opts = {}) {
+  const file = path.join(work, "cpu.txt");
+  run(bin, ["--import", pathToFileURL(CPU_PRELOAD).href, ...args], { ...opts, env: { ...process.env, SH_BENCH_CPU_FILE: file } });
+  return Number(readFileSync(file, "utf8"));
+}
 const git = (cwd, args, input) => execFileSync("git", args, { cwd, input, encoding: "utf8", maxBuffer: 256 * 1024 * 1024, env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1", LC_ALL: "C" } });
 
 /**
@@ -532,13 +541,19 @@ function checkpointBench(root) {
   const small = bigTranscript(work, SMALL_TRANSCRIPT_BYTES, "small-transcript.jsonl");
   let n = 0;
   const input = (file) => JSON.stringify({ session_id: `bench-${n++ % 7}`, transcript_path: file, cwd: root, hook_event_name: "PreCompact", trigger: "auto" });
-  const floor = (file) => run(node, [path.join(repoRoot, "bench", "checkpoint-floor.mjs")], { cwd: floorRoot, input: JSON.stringify({ transcript_path: file, cwd: floorRoot }) }).ms;
+  const floorRun = (time, file) => time([path.join(repoRoot, "bench", "checkpoint-floor.mjs")], { cwd: floorRoot, input: JSON.stringify({ transcript_path: file, cwd: floorRoot }) });
+  const floor = (file) => floorRun((args, opts) => run(node, args, opts).ms, file);
+  const checkpointCpu = (file) => cpuMs(node, [bundle, "checkpoint", "--format", "claude"], { cwd: root, input: input(file) });
   const cases = [
     { name: "bare", once: () => run(node, ["-e", "0"]).ms },
     { name: "checkpoint", once: () => helper(["checkpoint", "--format", "claude"], { cwd: root, input: input(transcript) }).ms },
     { name: "small", once: () => helper(["checkpoint", "--format", "claude"], { cwd: root, input: input(small) }).ms },
     { name: "floor", once: () => floor(transcript) },
     { name: "floorSmall", once: () => floor(small) },
+    { name: "checkpointCpu", once: () => checkpointCpu(transcript) },
+    { name: "smallCpu", once: () => checkpointCpu(small) },
+    { name: "floorCpu", once: () => floorRun((args, opts) => cpuMs(node, args, opts), transcript) },
+    { name: "floorSmallCpu", once: () => floorRun((args, opts) => cpuMs(node, args, opts), small) },
   ];
   const t = rounds(cases);
   const bare = median(t.bare);
@@ -555,6 +570,8 @@ function checkpointBench(root) {
     small: { transcriptBytes: statSync(small).size, medianMs: round(smallMs), ratio: round(smallMs / bare, 3), spread: roundRatios(t, "small", "bare"), overFloor: gates[1] },
     floor: { medianMs: round(median(t.floor)), ratio: round(median(t.floor) / bare, 3) },
     floorSmall: { medianMs: round(median(t.floorSmall)), ratio: round(median(t.floorSmall) / bare, 3) },
+    // Per-round ratios of each process's own CPU time to the floor's (load-robust, not gating).
+    cpuOverFloor: { big: roundRatios(t, "checkpointCpu", "floorCpu").median, small: roundRatios(t, "smallCpu", "floorSmallCpu").median },
     gates,
   };
 }
@@ -578,6 +595,7 @@ function checkpointLines(c) {
     `checkpoint (${c.small.transcriptBytes} B transcript)  ${c.small.medianMs} ms  ${ratio(c.small)}  ${c.small.overFloor.median}× floor, ≤ ${c.small.overFloor.limit}× ${c.small.overFloor.pass ? "pass" : "FAIL"}`,
     `  floor, 50 MB: the same I/O alone (bench/checkpoint-floor.mjs)  ${c.floor.medianMs} ms  ${c.floor.ratio}×`,
     `  floor, 200 KB  ${c.floorSmall.medianMs} ms  ${c.floorSmall.ratio}×`,
+    `  CPU time over the floor's, per round  50 MB ${c.cpuOverFloor.big}×  200 KB ${c.cpuOverFloor.small}× (not gating)`,
   ];
 }
 
@@ -667,11 +685,6 @@ function nodesBench(root) {
   const binaries = [{ bin: node }];
   if (!quick) for (const major of FETCHED_NODES) binaries.push({ major, ...fetchedNode(major) });
   const input = JSON.stringify({ session_id: "bench", cwd: root, hook_event_name: "SessionStart", source: "startup" });
-  // The process's own CPU time (every thread, user + system) at exit, from a preload: a figure
-  // the machine's load moves far less than wall time; reported beside the gate, not gating.
-  const CPU_PRELOAD = path.join(work, "cpu-preload.mjs");
-  const cpuFile = path.join(work, "cpu.txt");
-  writeFileSync(CPU_PRELOAD, 'import { writeFileSync } from "node:fs";\nprocess.on("exit", () => { const u = process.cpuUsage(); writeFileSync(process.env.SH_BENCH_CPU_FILE, String((u.user + u.system) / 1000)); });\n');
   const lines = [];
   const gates = [];
   for (const b of binaries) {
@@ -683,10 +696,7 @@ function nodesBench(root) {
     const version = execFileSync(b.bin, ["--version"], { encoding: "utf8" }).trim();
     const major = Number(/^v(\d+)/.exec(version)[1]);
     log(`hook on Node ${version}: ${RUNS} rounds after ${WARMUP} warm-up`);
-    const cpu = (args, opts) => {
-      run(b.bin, ["--import", pathToFileURL(CPU_PRELOAD).href, ...args], { ...opts, env: { ...process.env, SH_BENCH_CPU_FILE: cpuFile } });
-      return Number(readFileSync(cpuFile, "utf8"));
-    };
+    const cpu = (args, opts) => cpuMs(b.bin, args, opts);
     const t = rounds([
       { name: "bare", once: () => run(b.bin, ["-e", "0"]).ms },
       { name: "hook", once: () => run(b.bin, [bundle, "hook", "--mode", "session"], { cwd: root, input }).ms },

@@ -581,11 +581,10 @@ var init_file_verdict = __esm({
 });
 
 // src/guard/untrusted.ts
-import { randomBytes } from "node:crypto";
 function nonceFor(holds) {
   let nonce;
   do {
-    nonce = randomBytes(8).toString("hex");
+    nonce = nodeCrypto().randomBytes(8).toString("hex");
   } while (holds(nonce));
   return nonce;
 }
@@ -612,6 +611,7 @@ ${body}<<<END UNTRUSTED ${file} ${nonce}>>>
 var init_untrusted = __esm({
   "src/guard/untrusted.ts"() {
     "use strict";
+    init_builtins();
     init_file_verdict();
     init_invisible();
   }
@@ -703,9 +703,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path54 = q ? q.value : m?.[1];
-    if (!m || !path54) return null;
-    out.push({ path: path54, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path53 = q ? q.value : m?.[1];
+    if (!m || !path53) return null;
+    out.push({ path: path53, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -953,7 +953,15 @@ var init_paths = __esm({
 });
 
 // src/store/files.ts
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, writeFileSync as writeFileSync2 } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  writeFileSync as writeFileSync2
+} from "node:fs";
 import path4 from "node:path";
 function tokenOf(bytes) {
   return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
@@ -1235,6 +1243,40 @@ var init_read = __esm({
   }
 });
 
+// src/store/fs.ts
+import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, lstatSync as lstatSync3, openSync as openSync2, readFileSync as readFileSync2 } from "node:fs";
+function lstatOrNull(p) {
+  try {
+    return lstatSync3(p);
+  } catch {
+    return null;
+  }
+}
+function readSmall(p, maxBytes = 1e6) {
+  if (constants2.O_NOFOLLOW === void 0 && !lstatOrNull(p)?.isFile()) return null;
+  let fd;
+  try {
+    fd = openSync2(p, constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync2(fd);
+    return st.isFile() && st.size <= maxBytes ? readFileSync2(fd, "utf8") : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync2(fd);
+  }
+}
+var exists;
+var init_fs = __esm({
+  "src/store/fs.ts"() {
+    "use strict";
+    exists = (p) => lstatOrNull(p) !== null;
+  }
+});
+
 // src/store/home.ts
 import { homedir } from "node:os";
 import path7 from "node:path";
@@ -1257,16 +1299,7 @@ var init_home = __esm({
 });
 
 // src/store/pause.ts
-import { lstatSync as lstatSync3 } from "node:fs";
 import path8 from "node:path";
-function exists(p) {
-  try {
-    lstatSync3(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
 function disabledByEnv(env) {
   const v = env.SESSION_HANDOFF_DISABLE;
   return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
@@ -1291,20 +1324,28 @@ var init_pause = __esm({
     init_quote();
     init_errors();
     init_home();
+    init_fs();
   }
 });
 
 // src/store/drafts.ts
-import { randomBytes as randomBytes2 } from "node:crypto";
-import { chmodSync, closeSync as closeSync2, constants as constants2, fchmodSync, fstatSync as fstatSync2, lstatSync as lstatSync4, openSync as openSync2 } from "node:fs";
-import { readdirSync as readdirSync2, unlinkSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync as closeSync3,
+  constants as constants3,
+  fchmodSync,
+  fstatSync as fstatSync3,
+  openSync as openSync3,
+  readdirSync as readdirSync2,
+  unlinkSync
+} from "node:fs";
 import path9 from "node:path";
 function draftShown(d) {
   return d === void 0 ? ".ai/memory/drafts" : `.ai/memory/drafts/${fileName(d)}`;
 }
 function parseDraftName(kind, arg) {
   if (arg === void 0 || path9.basename(arg) === `${kind}.md`) {
-    const own = draftShown({ kind, id: randomBytes2(4).toString("hex") });
+    const own = draftShown({ kind, id: randomHex8() });
     throw new UsageError(
       `--from-draft takes the path \`read ${kind}\` printed on its DRAFT: line; the shared ${draftShown()}/${kind}.md is not read any more. Write your whole document to ${own} with your file tool, then run \`write ${kind} --from-draft ${own} --expected-current-sha256 <token>\``
     );
@@ -1324,7 +1365,7 @@ function parseDraftName(kind, arg) {
   return { kind, id: m[2] };
 }
 function newDraft(root, kind, env) {
-  const d = { kind, id: randomBytes2(4).toString("hex") };
+  const d = { kind, id: randomHex8() };
   try {
     if (treeVerdict(root) !== "ok" || pauseSwitch(memoryDir(root), env) !== null) return d;
     ensureDir(draftsDir(root));
@@ -1333,9 +1374,6 @@ function newDraft(root, kind, env) {
   } catch {
   }
   return d;
-}
-function lstatOrNull(p) {
-  return lstatSync4(p, { throwIfNoEntry: false }) ?? null;
 }
 function removeName(p, shown) {
   try {
@@ -1365,13 +1403,13 @@ function takeDraft(root, d) {
   if (!st.isFile()) throw removed(st.isSymbolicLink() ? "is a link" : "is not a regular file");
   let fd;
   try {
-    fd = openSync2(file, constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK);
+    fd = openSync3(file, constants3.O_RDONLY | constants3.O_NOFOLLOW | constants3.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     throw removed(`cannot be read (${code === "ELOOP" ? "it became a link" : code ?? "error"})`);
   }
   try {
-    const now = fstatSync2(fd);
+    const now = fstatSync3(fd);
     if (!now.isFile() || now.ino !== st.ino) throw new Refused(`${rel} was replaced while it was read; ${again}`);
     if (now.nlink !== 1) throw removed("is hard-linked elsewhere");
     if ((now.mode & 63) !== 0) fchmodSync(fd, 384);
@@ -1381,7 +1419,7 @@ function takeDraft(root, d) {
     if (bytes.length > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} grew while it was read; ${limit}`);
     return { bytes, id: draftId(now) };
   } finally {
-    closeSync2(fd);
+    closeSync3(fd);
   }
 }
 function draftId(st) {
@@ -1421,6 +1459,7 @@ var init_drafts = __esm({
     "use strict";
     init_errors();
     init_files();
+    init_fs();
     init_paths();
     init_pause();
     DRAFTS_IGNORED = "# Written by session-handoff: drafts of `write --from-draft`, never committed.\n*\n";
@@ -1457,7 +1496,7 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, lstatSync as lstatSync5, openSync as openSync3, readSync as readSync2, unlinkSync as unlinkSync2 } from "node:fs";
+import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync4, lstatSync as lstatSync4, openSync as openSync4, readSync as readSync2, unlinkSync as unlinkSync2 } from "node:fs";
 import path10 from "node:path";
 function checkpointsDir(root) {
   return path10.join(memoryDir(root), "checkpoints");
@@ -1474,7 +1513,7 @@ function sessionFileId(id) {
 }
 function checkpointsDirState(root) {
   try {
-    const st = lstatSync5(checkpointsDir(root));
+    const st = lstatSync4(checkpointsDir(root));
     return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
   } catch {
     return "missing";
@@ -1508,12 +1547,12 @@ function readHeadBytes(filePath, bytes = 1e6) {
 function readHeadAndTime(filePath, bytes) {
   let fd;
   try {
-    fd = openSync3(filePath, constants3.O_RDONLY | constants3.O_NOFOLLOW | constants3.O_NONBLOCK);
+    fd = openSync4(filePath, constants4.O_RDONLY | constants4.O_NOFOLLOW | constants4.O_NONBLOCK);
   } catch {
     return null;
   }
   try {
-    const st = fstatSync3(fd, { bigint: true });
+    const st = fstatSync4(fd, { bigint: true });
     if (!st.isFile()) return null;
     const partnered = st.nlink === 2n && hasPrivatePartner(path10.dirname(filePath), path10.basename(filePath), st.ino);
     if (st.nlink !== 1n && !partnered) return null;
@@ -1524,7 +1563,7 @@ function readHeadAndTime(filePath, bytes) {
   } catch {
     return null;
   } finally {
-    closeSync3(fd);
+    closeSync4(fd);
   }
 }
 function timeOf(value, now) {
@@ -1551,7 +1590,7 @@ function listCheckpoints(root, now = Date.now()) {
 }
 function rmQuietRegular(p) {
   try {
-    const st = lstatSync5(p);
+    const st = lstatSync4(p);
     if (st.isFile() || st.isSymbolicLink()) unlinkSync2(p);
   } catch {
   }
@@ -1724,7 +1763,7 @@ var init_run = __esm({
 });
 
 // src/git/root.ts
-import { lstatSync as lstatSync6, realpathSync } from "node:fs";
+import { lstatSync as lstatSync5, realpathSync } from "node:fs";
 import path11 from "node:path";
 function realOrNull(p) {
   try {
@@ -1764,7 +1803,7 @@ function listedSafe(dir, safe) {
   });
 }
 function distrust(dir, uid, safe) {
-  const st = uid === void 0 ? void 0 : lstatSync6(dir, { throwIfNoEntry: false });
+  const st = uid === void 0 ? void 0 : lstatSync5(dir, { throwIfNoEntry: false });
   if (st === void 0) return null;
   let why = null;
   if (st.uid !== uid && st.uid !== 0) why = `owned by another user (uid ${st.uid})`;
@@ -1777,7 +1816,7 @@ function dubious(root, uid, env, safe) {
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
     if (exists(path11.join(dir, ".git"))) {
-      const owner = lstatSync6(dir, { throwIfNoEntry: false })?.uid;
+      const owner = lstatSync5(dir, { throwIfNoEntry: false })?.uid;
       if (owner === void 0) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
       if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
@@ -1794,7 +1833,7 @@ function dubious(root, uid, env, safe) {
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
   return [path11.join(dir, ".ai"), path11.join(dir, ".ai", "memory")].every((p) => {
-    const owner = lstatSync6(p, { throwIfNoEntry: false })?.uid;
+    const owner = lstatSync5(p, { throwIfNoEntry: false })?.uid;
     return owner === uid || owner === 0;
   });
 }
@@ -1803,7 +1842,7 @@ function distrustedAbove(dir, env) {
 }
 function findRoot(startPath, env) {
   const start = realOrNull(startPath);
-  const st = start === null ? void 0 : lstatSync6(start, { throwIfNoEntry: false });
+  const st = start === null ? void 0 : lstatSync5(start, { throwIfNoEntry: false });
   if (start === null || st === void 0) {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
@@ -1850,7 +1889,7 @@ var init_root = __esm({
     "use strict";
     init_errors();
     init_home();
-    init_pause();
+    init_fs();
     init_run();
     NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
   }
@@ -1917,7 +1956,7 @@ var init_common = __esm({
     init_anchor_lines();
     init_errors();
     init_files();
-    init_pause();
+    init_fs();
     init_root();
     CHOOSE = "pass --root <project> to choose another";
     ROOT_HELP = `
@@ -2551,7 +2590,6 @@ var init_checkpoint_surface = __esm({
     "use strict";
     init_handoff();
     init_checkpoints();
-    init_checkpoints();
     init_files();
     init_probe_session();
     init_paths();
@@ -2674,26 +2712,12 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a 
 });
 
 // src/git/git-dir.ts
-import { lstatSync as lstatSync7, readdirSync as readdirSync4, readFileSync as readFileSync2, readlinkSync as readlinkSync2 } from "node:fs";
+import { readdirSync as readdirSync4, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
 import path14 from "node:path";
-function lstatOrNull2(p) {
-  try {
-    return lstatSync7(p);
-  } catch {
-    return null;
-  }
-}
-function readSmall(p) {
-  try {
-    return isFile(p) ? readFileSync2(p, "utf8").slice(0, 4096) : null;
-  } catch {
-    return null;
-  }
-}
 function gitTopOf(root, env) {
   for (let dir = root; ; dir = path14.dirname(dir)) {
     if (dir !== root && distrustedAbove(dir, env) !== null) return null;
-    if (lstatOrNull2(path14.join(dir, ".git")) !== null) return dir;
+    if (lstatOrNull(path14.join(dir, ".git")) !== null) return dir;
     if (path14.dirname(dir) === dir) return null;
   }
 }
@@ -2707,7 +2731,7 @@ function gitDirOf(top) {
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync2(path14.join(gitDir, "commondir"), "utf8").trim();
+    const text = readFileSync3(path14.join(gitDir, "commondir"), "utf8").trim();
     if (text !== "") return path14.resolve(gitDir, text);
   } catch {
   }
@@ -2738,7 +2762,7 @@ function reflogNames(gitDir, id) {
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
     try {
-      const text = readFileSync2(f, "latin1");
+      const text = readFileSync3(f, "latin1");
       budget -= text.length;
       if (budget < 0) return false;
       const named = (line) => line.split(" ", 2).includes(want);
@@ -2761,14 +2785,14 @@ function inProgressOf(gitDir) {
 }
 function objectFormat(gitDir) {
   try {
-    const config = gitDir === null ? "" : readFileSync2(path14.join(commonDirOf(gitDir), "config"), "utf8");
+    const config = gitDir === null ? "" : readFileSync3(path14.join(commonDirOf(gitDir), "config"), "utf8");
     return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
   } catch {
     return "sha1";
   }
 }
 function blobIdOf(abs, format2) {
-  const st = lstatOrNull2(abs);
+  const st = lstatOrNull(abs);
   if (st === null) return "deleted";
   let bytes;
   if (st.isSymbolicLink()) bytes = Buffer.from(readlinkSync2(abs));
@@ -2776,7 +2800,7 @@ function blobIdOf(abs, format2) {
   else if (st.size > MAX_HASHED_BYTES) return "over 8 MB";
   else {
     try {
-      bytes = readFileSync2(abs);
+      bytes = readFileSync3(abs);
     } catch {
       return null;
     }
@@ -2790,8 +2814,9 @@ var init_git_dir = __esm({
     init_builtins();
     init_values();
     init_root();
-    isFile = (p) => lstatOrNull2(p)?.isFile() ?? false;
-    isDir = (p) => lstatOrNull2(p)?.isDirectory() ?? false;
+    init_fs();
+    isFile = (p) => lstatOrNull(p)?.isFile() ?? false;
+    isDir = (p) => lstatOrNull(p)?.isDirectory() ?? false;
     MAX_REFLOG_BYTES = 64 * 1024 * 1024;
     MAX_REFLOG_FILES = 2e3;
     MAX_HASHED_BYTES = 8 * 1024 * 1024;
@@ -2799,7 +2824,7 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { existsSync as existsSync2, linkSync, lstatSync as lstatSync8, mkdirSync as mkdirSync2, readFileSync as readFileSync3, renameSync, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
+import { existsSync as existsSync2, linkSync, lstatSync as lstatSync6, mkdirSync as mkdirSync2, readFileSync as readFileSync4, renameSync, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
 import path15 from "node:path";
 function savesPath(root, env) {
   const top = gitTopOf(root, env);
@@ -2811,7 +2836,7 @@ function beside(root, env, name2) {
   return saves === null ? null : path15.join(path15.dirname(saves), name2);
 }
 function recordLines(p, re) {
-  const lines2 = readFileSync3(p, "utf8").slice(0, 16384).split("\n");
+  const lines2 = readFileSync4(p, "utf8").slice(0, 16384).split("\n");
   return lines2.map((l) => re.exec(l)).filter((m) => m !== null);
 }
 function addRecord(p, re, line, drop) {
@@ -2851,12 +2876,8 @@ function cloneIdOf(root, env, create = false) {
       rmSync(tmp, { force: true });
     }
   }
-  try {
-    const id = readFileSync3(p, "utf8").trim();
-    return /^[0-9a-f]{16}$/.test(id) ? id : null;
-  } catch {
-    return null;
-  }
+  const id = readSmall(p)?.trim() ?? "";
+  return /^[0-9a-f]{16}$/.test(id) ? id : null;
 }
 function markClone(text, id) {
   if (id === null) return text;
@@ -2875,7 +2896,7 @@ function readSaves(root, env) {
   const p = savesPath(root, env);
   if (p === null) return null;
   try {
-    if (!lstatSync8(p).isFile()) return null;
+    if (!lstatSync6(p).isFile()) return null;
     const lines2 = recordLines(p, LINE2);
     return { tokens: lines2.map((m) => m[1]), stamps: lines2.flatMap((m) => m[2] === void 0 ? [] : [m[2]]) };
   } catch {
@@ -2925,6 +2946,7 @@ var init_saves = __esm({
     "use strict";
     init_builtins();
     init_git_dir();
+    init_fs();
     KEPT = 10;
     LINE2 = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
@@ -3065,27 +3087,11 @@ var init_lock = __esm({
 });
 
 // src/store/settings.ts
-import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync4, openSync as openSync4, readFileSync as readFileSync4 } from "node:fs";
 import path17 from "node:path";
-function readSmall2(file) {
-  let fd;
-  try {
-    fd = openSync4(file, constants4.O_RDONLY | constants4.O_NOFOLLOW | constants4.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fstatSync4(fd);
-    return st.isFile() && st.size <= MAX_SETTINGS_BYTES ? readFileSync4(fd, "utf8") : "";
-  } catch {
-    return "";
-  } finally {
-    closeSync4(fd);
-  }
-}
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const text = readSmall2(path17.join(memDir, SETTINGS_FILE));
+  const file = path17.join(memDir, SETTINGS_FILE);
+  const text = readSmall(file, MAX_SETTINGS_BYTES) ?? (lstatOrNull(file)?.isSymbolicLink() === false ? "" : null);
   if (text === null) return { settings, problems: [] };
   let parsed;
   try {
@@ -3117,6 +3123,7 @@ var init_settings = __esm({
   "src/store/settings.ts"() {
     "use strict";
     init_quote();
+    init_fs();
     SETTINGS_FILE = "settings.json";
     MAX_SETTINGS_BYTES = 16 * 1024;
     DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
@@ -3133,7 +3140,7 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import { lstatSync as lstatSync9, readdirSync as readdirSync5, unlinkSync as unlinkSync3 } from "node:fs";
+import { lstatSync as lstatSync7, readdirSync as readdirSync5, unlinkSync as unlinkSync3 } from "node:fs";
 import path18 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
@@ -3176,7 +3183,7 @@ function archivesKept(dir) {
 function prunable(dir) {
   const entries2 = [];
   for (const name2 of readdirSync5(dir)) {
-    const st = PRUNABLE_NAME.test(name2) ? lstatSync9(path18.join(dir, name2), { throwIfNoEntry: false }) : void 0;
+    const st = PRUNABLE_NAME.test(name2) ? lstatSync7(path18.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
     entries2.push({ name: name2, mtimeMs: st.mtimeMs });
@@ -3298,8 +3305,19 @@ var init_recover = __esm({
 });
 
 // src/store/publish.ts
-import { closeSync as closeSync5, constants as constants5, fchmodSync as fchmodSync2, fchownSync, fsyncSync, linkSync as linkSync2, lstatSync as lstatSync10, openSync as openSync5 } from "node:fs";
-import { renameSync as renameSync2, unlinkSync as unlinkSync4, writeSync } from "node:fs";
+import {
+  closeSync as closeSync5,
+  constants as constants5,
+  fchmodSync as fchmodSync2,
+  fchownSync,
+  fsyncSync,
+  linkSync as linkSync2,
+  lstatSync as lstatSync8,
+  openSync as openSync5,
+  renameSync as renameSync2,
+  unlinkSync as unlinkSync4,
+  writeSync
+} from "node:fs";
 import path20 from "node:path";
 function syncDir(dir) {
   try {
@@ -3444,7 +3462,7 @@ async function publish(spec) {
 function claimIsWhatWeRead(claimPath, prior) {
   let st;
   try {
-    st = lstatSync10(claimPath, { bigint: true });
+    st = lstatSync8(claimPath, { bigint: true });
   } catch {
     return "changed";
   }
@@ -3468,7 +3486,7 @@ function putBack(claimPath, filePath) {
     if (err.code === "EEXIST") return false;
   }
   try {
-    if (lstatSync10(filePath, { throwIfNoEntry: false }) !== void 0) return false;
+    if (lstatSync8(filePath, { throwIfNoEntry: false }) !== void 0) return false;
     renameSync2(claimPath, filePath);
     return true;
   } catch {
@@ -3487,7 +3505,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
       unlinkQuiet(path20.join(spec.archiveDir, archived));
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
-    if (lstatSync10(filePath, { throwIfNoEntry: false }) !== void 0) return false;
+    if (lstatSync8(filePath, { throwIfNoEntry: false }) !== void 0) return false;
     try {
       renameSync2(claimPath, filePath);
     } catch {
@@ -3648,7 +3666,6 @@ var init_repair = __esm({
     init_private();
     init_paths();
     init_publish();
-    init_recover();
     init_recover();
   }
 });
@@ -3910,9 +3927,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path54 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path54)) return true;
-  const parts = path54.split(/\??\.|::|->/);
+  const path53 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path53)) return true;
+  const parts = path53.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -4443,7 +4460,6 @@ var init_redact_syntax = __esm({
     "use strict";
     init_partition();
     init_redact_kit();
-    init_redact_kit();
     PEM_END = /-----END[ A-Z0-9_-]*PRIVATE KEY(?: BLOCK)?-----/y;
     PEM_HEADER = /(?:Proc-Type|DEK-Info|Version|Comment|Hash|Charset|MessageID):[^\r\n\\]*/y;
     PEM_BODY = /=?[A-Za-z0-9+/]+={0,3}/y;
@@ -4777,9 +4793,9 @@ function keptByRule(rule5, secret, m) {
   return rule5.entropy !== void 0 && entropy < rule5.entropy || rule5.allow?.(secret, m) === true;
 }
 function collectSpans(text, rules, skip, found) {
-  const present2 = keywordsIn(text.toLowerCase());
+  const present = keywordsIn(text.toLowerCase());
   for (const rule5 of rules) {
-    if (rule5.keywords && !rule5.keywords.some((k) => present2.has(k))) continue;
+    if (rule5.keywords && !rule5.keywords.some((k) => present.has(k))) continue;
     const pattern = rule5.pattern;
     pattern.lastIndex = 0;
     for (; ; ) {
@@ -4899,10 +4915,7 @@ var init_redact = __esm({
     "use strict";
     init_partition();
     init_redact_kit();
-    init_redact_kit();
-    init_redact_kit();
     init_redact_derived();
-    init_redact_syntax();
     init_redact_syntax();
     init_redact_transcript();
     init_redact_vendors();
@@ -5339,7 +5352,6 @@ var init_validate = __esm({
     init_open_items();
     init_state_time();
     init_validate_common();
-    init_validate_common();
     init_values();
     OPTIONAL_SECTIONS = /* @__PURE__ */ new Set(["Scope", "Verification"]);
     LINE_CAP = 150;
@@ -5538,13 +5550,14 @@ function stampSaved(text, iso) {
   if (layout.savedIndex >= 0) {
     const old = lines2[layout.savedIndex].trim().replace(/^Saved:\s*/, "");
     lines2[layout.savedIndex] = `Saved: ${iso}`;
-    return { text: lines2.join("\n"), replaced: old, insertedAt: null };
+    return { text: lines2.join("\n"), replaced: old, insertedAt: null, inserted: 0 };
   }
   let at2 = Math.max(0, layout.titleIndex) + 1;
   while (at2 < lines2.length - 1 && lines2[at2].trim() === "") at2++;
   const next = lines2[at2];
-  lines2.splice(at2, 0, ...next !== void 0 && next.trim() !== "" ? [`Saved: ${iso}`, ""] : [`Saved: ${iso}`]);
-  return { text: lines2.join("\n"), replaced: null, insertedAt: at2 + 1 };
+  const added2 = next !== void 0 && next.trim() !== "" ? [`Saved: ${iso}`, ""] : [`Saved: ${iso}`];
+  lines2.splice(at2, 0, ...added2);
+  return { text: lines2.join("\n"), replaced: null, insertedAt: at2 + 1, inserted: added2.length };
 }
 function anchorsBody(text) {
   const { lines: lines2, anchors } = handoffLayout(text);
@@ -5623,7 +5636,6 @@ var init_validate_ledger = __esm({
     init_sanitize();
     init_grammar();
     init_handoff();
-    init_validate_common();
     init_validate_common();
     init_values();
     SCHEMAS = {
@@ -5832,6 +5844,8 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
   const nowMs = Date.now();
   const iso = isoSeconds(nowMs);
   const stamped = stampSaved(checked.text, iso);
+  const { insertedAt, inserted } = stamped;
+  const sentLine = (line) => insertedAt !== null && line >= insertedAt + inserted ? line - inserted : line;
   if (stamped.replaced !== null) {
     const then = Date.parse(stamped.replaced.replace(/^`(.*)`$/, "$1"));
     const was = `note: Saved: ${quotedValue(stamped.replaced.slice(0, 60))}`;
@@ -5889,7 +5903,8 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
     for (let i = range.start; i < range.end; i++) if (now.has(lines2[i])) exempt.add(i + 1);
   }
   const redacted = redactText(text, { exemptLines: exempt });
-  if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
+  const sentFindings = redacted.findings.map((f) => ({ ...f, line: sentLine(f.line) }));
+  if (redacted.findings.length > 0) notes.push(formatRedactionReport(sentFindings));
   const markedText = marked(redacted.text);
   const bytes = finalBytes(markedText, checked.rawBytes);
   const unchanged = sentBack || priorText2 !== null && comparable(priorText2, fill) === comparable(markedText, fill);
@@ -5906,9 +5921,7 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
     existingKeyFiles: existing,
     redacted
   });
-  if (stamped.insertedAt !== null) {
-    for (const f of v.findings) if (f.line > stamped.insertedAt) f.line--;
-  }
+  for (const f of v.findings) f.line = sentLine(f.line);
   return { bytes, prior, unchanged, notes: [...notes, ...scoreNotes(v)] };
 }
 var MAX_FINDINGS_SHOWN;
@@ -6218,8 +6231,17 @@ var init_outcome = __esm({
 });
 
 // src/journal/store.ts
-import { closeSync as closeSync6, fsyncSync as fsyncSync2, linkSync as linkSync4, lstatSync as lstatSync11, mkdirSync as mkdirSync3, openSync as openSync6 } from "node:fs";
-import { renameSync as renameSync3, unlinkSync as unlinkSync6, writeFileSync as writeFileSync4 } from "node:fs";
+import {
+  closeSync as closeSync6,
+  fsyncSync as fsyncSync2,
+  linkSync as linkSync4,
+  lstatSync as lstatSync9,
+  mkdirSync as mkdirSync3,
+  openSync as openSync6,
+  renameSync as renameSync3,
+  unlinkSync as unlinkSync6,
+  writeFileSync as writeFileSync4
+} from "node:fs";
 import path25 from "node:path";
 function journalDir(root) {
   return path25.join(memoryDir(root), "journal");
@@ -6259,6 +6281,21 @@ function readJournalFile(dir, name2) {
     closeSync6(opened.fd);
   }
 }
+function journalHealth(root) {
+  const journalFiles = listJournal(root);
+  const problems = [];
+  for (const f of journalFiles) {
+    const file = `journal/${f.name}`;
+    try {
+      const read = readJournalFile(journalDir(root), f.name);
+      const first = read === null ? void 0 : parseJournal(read.bytes.toString("utf8"), f.kind).problems[0];
+      if (first) problems.push({ file, ...first });
+    } catch (err) {
+      problems.push({ file, line: 0, message: err.message });
+    }
+  }
+  return { files: journalFiles.length, off: journalOff(root), problems };
+}
 function readJournalText(root, f) {
   try {
     return readJournalFile(journalDir(root), f.name)?.bytes.toString("utf8") ?? null;
@@ -6270,7 +6307,7 @@ function repairJournal(dir) {
   const actions = [];
   for (const e of listPrivate(dir)) {
     if (e.pid !== process.pid && processAlive(e.pid)) continue;
-    if (lstatSync11(e.path).isSymbolicLink()) continue;
+    if (lstatSync9(e.path).isSymbolicLink()) continue;
     if (e.role === "tmp") {
       unlinkSync6(e.path);
       continue;
@@ -6346,7 +6383,7 @@ function ensureJournalDir(root) {
     const code = err.code;
     if (code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${err.message}`);
   }
-  const st = lstatSync11(dir);
+  const st = lstatSync9(dir);
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is a link or not a directory; move it away so the journal can be written`);
   }
@@ -6383,7 +6420,7 @@ var init_store = __esm({
     "use strict";
     init_errors();
     init_failpoint();
-    init_pause();
+    init_fs();
     init_publish();
     init_files();
     init_paths();
@@ -6394,7 +6431,6 @@ var init_store = __esm({
 });
 
 // src/journal/record.ts
-import { createHash } from "node:crypto";
 import { unlinkSync as unlinkSync7 } from "node:fs";
 import path26 from "node:path";
 function monthIndex(period) {
@@ -6565,6 +6601,7 @@ var FOLD_AFTER_MONTHS, FOLD_KEPT, isoSecond, sha256, messageOf;
 var init_record = __esm({
   "src/journal/record.ts"() {
     "use strict";
+    init_builtins();
     init_harness_path();
     init_errors();
     init_handoff();
@@ -6578,7 +6615,6 @@ var init_record = __esm({
     init_entry();
     init_outcome();
     init_store();
-    init_store();
     FOLD_AFTER_MONTHS = 7;
     FOLD_KEPT = /* @__PURE__ */ new Set([
       "Decision",
@@ -6589,7 +6625,7 @@ var init_record = __esm({
       "Calls to first edit"
     ]);
     isoSecond = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-    sha256 = (text) => createHash("sha256").update(text).digest("hex");
+    sha256 = (text) => nodeCrypto().createHash("sha256").update(text).digest("hex");
     messageOf = (err) => err instanceof Error ? err.message : String(err);
   }
 });
@@ -6685,7 +6721,6 @@ var init_write = __esm({
     init_paths();
     init_publish();
     init_files();
-    init_common();
     init_common();
     init_types();
     init_write_checked();
@@ -6809,7 +6844,6 @@ var init_promote = __esm({
     init_paths();
     init_read();
     init_publish();
-    init_common();
     init_common();
     init_append();
     init_types();
@@ -6994,497 +7028,6 @@ var init_inspect = __esm({
     init_private();
     init_archive();
     init_recover();
-  }
-});
-
-// src/git/merge-driver-state.ts
-import { readFileSync as readFileSync6 } from "node:fs";
-import path29 from "node:path";
-function mergeDriverMissing(root, env) {
-  const top = gitTopOf(root, env);
-  if (top === null) return false;
-  const gitDir = gitDirOf(top);
-  if (gitDir === null) return false;
-  let attrs;
-  try {
-    attrs = readFileSync6(path29.join(top, ".gitattributes"), "utf8");
-  } catch {
-    return false;
-  }
-  if (!new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m").test(attrs)) return false;
-  let config = "";
-  try {
-    config = readFileSync6(path29.join(commonDirOf(gitDir), "config"), "utf8");
-  } catch {
-    return true;
-  }
-  return !/^\s*\[merge\s+"session-handoff"\]/im.test(config);
-}
-var DRIVER_NAME, MERGE_DRIVER_MISSING;
-var init_merge_driver_state = __esm({
-  "src/git/merge-driver-state.ts"() {
-    "use strict";
-    init_git_dir();
-    DRIVER_NAME = "session-handoff";
-    MERGE_DRIVER_MISSING = ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges memory files as text (conflict markers can land); run `install` or `publish` once in this clone";
-  }
-});
-
-// src/git/fates.ts
-import { readFileSync as readFileSync7 } from "node:fs";
-import path30 from "node:path";
-function parseRawLog(out) {
-  return out.toString("utf8").split("").slice(1).map((rec) => {
-    const [name2 = "", ...rest] = rec.split("\0");
-    const paths = /* @__PURE__ */ new Map();
-    for (let i = 0; i + 1 < rest.length; i += 2) {
-      const meta = rest[i].replace(/^\n/, "");
-      if (!meta.startsWith(":")) break;
-      paths.set(rest[i + 1], meta.split(" ")[3] ?? "");
-    }
-    return { name: name2.trim(), paths };
-  });
-}
-function fatesOf(i) {
-  const hashOf2 = new Map(i.hashes.map((h) => [h.path, h.id]));
-  return i.savedDirty.map((p) => {
-    const saved = hashOf2.get(p);
-    const known = saved !== void 0 && saved !== "over 8 MB";
-    if (i.nowDirty.includes(p)) {
-      if (!known) return { path: p, fate: "dirty" };
-      const now = i.blobNow(p);
-      return { path: p, fate: (saved === "deleted" ? now === null : now === saved) ? "unchanged" : "changed" };
-    }
-    const sameContent = (id) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);
-    const holds = (t) => [...t.paths].some(([q, id]) => p.endsWith("/") ? q.startsWith(p) : q === p && sameContent(id));
-    const head = i.onHead?.find(holds);
-    if (head) return { path: p, fate: "committed", commit: head.name, onHead: true };
-    const stash = i.stashes?.find(holds);
-    if (stash) return { path: p, fate: "stashed", stash: stash.name };
-    const other = i.elsewhere?.find(holds);
-    if (other) return { path: p, fate: "committed", commit: other.name, onHead: false };
-    if (i.fromElsewhere) return { path: p, fate: "not-here" };
-    if (!i.fromSaved || i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
-    return { path: p, fate: "reverted" };
-  });
-}
-function clonedAfter(gitDir, savedMs2) {
-  if (gitDir === null || savedMs2 === null) return false;
-  try {
-    const first = readFileSync7(path30.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
-    const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
-    return m !== null && Number(m[1]) * 1e3 >= savedMs2;
-  } catch {
-    return false;
-  }
-}
-function stashCount(commonDir) {
-  if (commonDir === null) return 0;
-  try {
-    const log = readFileSync7(path30.join(commonDir, "logs", "refs", "stash"), "utf8");
-    return log.split("\n").filter((l) => l !== "").length;
-  } catch {
-    return 0;
-  }
-}
-async function objectIds(git, revs) {
-  if (revs.length === 0) return [];
-  const r = await git(["cat-file", "--batch-check"], revs.map((x) => `${x}
-`).join(""));
-  const lines2 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
-  return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines2[i] ?? "")?.[1] ?? null);
-}
-async function untrackedInStashes(git, count, paths) {
-  const asks = Array.from({ length: Math.min(count, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
-  const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
-  const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
-  return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
-}
-async function gatherFateLogs(git, opts) {
-  if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [] };
-  const specs = ["--", ...opts.cleaned.map((p) => `:(top,literal)${p}`)];
-  const since = opts.savedDateMs === null ? [] : [`--since=@${Math.floor(opts.savedDateMs / 1e3)}`];
-  const bound = opts.savedHead !== null ? [`^${opts.savedHead}`] : [...since, "--max-count=500"];
-  const run = async (args) => {
-    const r = await git(args);
-    return r.code === 0 ? parseRawLog(r.stdout) : null;
-  };
-  const stashes = stashCount(opts.commonDir);
-  const notHead = opts.headExists ? ["^HEAD"] : [];
-  const stashLog = ["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs];
-  const [onHead, elsewhere, tracked, untracked] = await Promise.all([
-    opts.headExists ? run(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
-    run(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
-    stashes > 0 ? run(stashLog) : [],
-    stashes > 0 ? untrackedInStashes(git, stashes, opts.cleaned) : []
-  ]);
-  const byName = /* @__PURE__ */ new Map();
-  for (const t of tracked ?? []) byName.set(t.name, t);
-  for (const u of untracked) {
-    const t = byName.get(u.stash) ?? { name: u.stash, paths: /* @__PURE__ */ new Map() };
-    t.paths.set(u.p, u.id);
-    byName.set(u.stash, t);
-  }
-  const n2 = (name2) => Number(/\d+/.exec(name2)?.[0] ?? 0);
-  const all = tracked === null ? null : [...byName.values()].sort((a, b) => n2(a.name) - n2(b.name));
-  return { onHead, elsewhere, stashes: all };
-}
-async function handoffInStash(root, env) {
-  const top = gitTopOf(root, env);
-  const gitDir = top === null ? null : gitDirOf(top);
-  const count = stashCount(gitDir === null ? null : commonDirOf(gitDir));
-  if (top === null || count === 0) return null;
-  const handoff = `${path30.relative(top, root).split(path30.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
-  if (/[\r\n]/.test(handoff)) return null;
-  const git = (args, input) => runGit(root, args, env, void 0, { input });
-  const n2 = Math.min(count, 100);
-  const revs = Array.from({ length: n2 }, (_, i) => [`stash@{${i}}^3:`, `stash@{${i}}:`, `stash@{${i}}^1:`]);
-  try {
-    const ids = await objectIds(git, revs.flat().map((r) => `${r}${handoff}`));
-    for (let i = 0; i < n2; i++) {
-      const [untracked, tracked, before] = ids.slice(i * 3, i * 3 + 3);
-      if (untracked)
-        return { stash: `stash@{${i}}`, restore: `git restore --overlay --source=stash@{${i}}^3 -- .ai/memory` };
-      if (tracked && !before) {
-        return { stash: `stash@{${i}}`, restore: `git restore --source=stash@{${i}} -- .ai/memory/HANDOFF.md` };
-      }
-    }
-  } catch (err) {
-    if (!(err instanceof GitUnavailable)) throw err;
-  }
-  return null;
-}
-var ZERO, RAW;
-var init_fates = __esm({
-  "src/git/fates.ts"() {
-    "use strict";
-    init_git_dir();
-    init_run();
-    ZERO = /^0+$/;
-    RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
-  }
-});
-
-// src/verbs/check.ts
-var check_exports = {};
-__export(check_exports, {
-  checkVerb: () => checkVerb
-});
-var MESSAGES, CHECKPOINT_PARKED, stashedMessage, checkVerb;
-var init_check = __esm({
-  "src/verbs/check.ts"() {
-    "use strict";
-    init_errors();
-    init_inspect();
-    init_paths();
-    init_conflicted();
-    init_handoff();
-    init_merge_driver_state();
-    init_fates();
-    init_pause();
-    init_common();
-    init_types();
-    init_checkpoint_surface();
-    MESSAGES = {
-      clean: "nothing parked: no saved session state exists",
-      interrupted: "an interrupted save needs recovery: run `recover`, then check again",
-      parked: "a handoff is parked and can be resumed",
-      unsafe: "memory is unsafe or foreign: do not load it; tell the user",
-      conflicted: "memory is conflicted: unresolved merge conflict markers; do not load it: keep one side of each conflict, archive the other, then check again"
-    };
-    CHECKPOINT_PARKED = "an automatic checkpoint is parked: no handoff was written; the resume flow can draft from it";
-    stashedMessage = (stash, restore2) => `a handoff is parked in ${stash}, not in the working tree: bring it back with \`${restore2}\``;
-    checkVerb = {
-      name: "check",
-      options: { root: { type: "string" }, json: { type: "boolean" } },
-      positionals: [0, 0],
-      help: `usage: node memory_io.mjs check [--root DIR] [--json]
-
-Bootstrap check for AGENTS.md-style instructions: what is parked in <root>/.ai/memory?
-Reads nothing into the output and takes no lock. It prints one line, its state's:
-  "${MESSAGES.clean}" (0)
-  "${MESSAGES.interrupted}" (1)
-  "${MESSAGES.parked}" (2)
-  "${MESSAGES.unsafe}" (3)
-${ROOT_HELP}
-exit: 0 nothing parked
-      1 an interrupted save needs recovery: run \`recover\` (only when no live writer
-        holds the lock; takes precedence over 3)
-      2 a handoff is parked; or, with no handoff, an automatic checkpoint holding a
-        capture ("${CHECKPOINT_PARKED}"), or a stash entry holding the handoff
-        (\`git stash -u\` took the memory dir: the line names the command that
-        brings it back)
-      3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no v1
-        marker, a private name holding what no save leaves): do not load it; or
-        conflicted: a memory file holds unresolved merge conflict markers
-      64 usage error
---json prints {"code", "state", "files", "paused", "message"} and, when they apply,
-"parked" ("handoff", "stash", "checkpoint" or "conflicted"), "stash", "restore",
-"conflicted", "mergeDriverMissing" and "unknownSections": references/verbs.md#check.
-When the kill switch is on, the paused sentence is printed too and the code is kept.
-`,
-      async run(ctx) {
-        let root;
-        try {
-          root = rootOption(ctx);
-        } catch (err) {
-          throw new UsageError(err.message);
-        }
-        const kinds = ["handoff", "lessons", "solutions"];
-        const inspections = kinds.map((k) => inspectFile(root, k, true, { text: true }));
-        const conflicted = inspections.filter((i) => i.status === "present" && typeof i.text === "string" && isConflicted(i.text)).map((i) => FILE_OF[i.kind]);
-        const files = Object.fromEntries(inspections.map((i) => [i.kind, i.status]));
-        let state = null;
-        if (interruptedSave(root) || inspections.some((i) => i.status === "interrupted")) state = "interrupted";
-        else if (inspections.some((i) => i.status === "unsafe" || i.status === "foreign")) state = "unsafe";
-        else if (unsafePrivate(root)) state = "unsafe";
-        else if (conflicted.length > 0) state = "conflicted";
-        else if (files.handoff === "present") state = "parked";
-        const stashed = state === null && files.handoff === "missing" ? await handoffInStash(root, ctx.env) : null;
-        if (stashed !== null || state === null && files.handoff === "missing" && checkpointParked(root)) state = "parked";
-        state ??= "clean";
-        const code = { clean: 0, interrupted: 1, parked: 2, unsafe: 3, conflicted: 3 }[state];
-        const paused = pauseSwitch(memoryDir(root), ctx.env);
-        const pausedLine = paused ? `memory writes are paused: remove ${paused} to resume` : null;
-        let parked;
-        if (state === "conflicted") parked = "conflicted";
-        else if (state === "parked") parked = files.handoff === "present" ? "handoff" : stashed ? "stash" : "checkpoint";
-        let message = MESSAGES[state];
-        if (parked === "checkpoint") message = CHECKPOINT_PARKED;
-        else if (stashed) message = stashedMessage(stashed.stash, stashed.restore);
-        else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
-        const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...stashed };
-        if (state === "conflicted") result.conflicted = conflicted;
-        if (mergeDriverMissing(root, ctx.env)) result.mergeDriverMissing = true;
-        const handoff = inspections[0];
-        const readable = state === "parked" && typeof handoff.text === "string";
-        const strays = readable ? glanceAtHandoff(handoff.text, Date.now()).strays : [];
-        if (strays.length > 0) result.unknownSections = strays.map((s) => s.near);
-        if (ctx.values.json) return ok(`${JSON.stringify(result)}
-`, [], code);
-        return ok(`${[message, straySentence(strays), pausedLine].filter(Boolean).join("\n")}
-`, [], code);
-      }
-    };
-  }
-});
-
-// src/store/checkpoint-cleanup.ts
-import { linkSync as linkSync5, lstatSync as lstatSync12, readdirSync as readdirSync6, unlinkSync as unlinkSync8 } from "node:fs";
-import path31 from "node:path";
-function pruneCheckpoints(root, keep) {
-  const list2 = listCheckpoints(root);
-  const survivors = new Set(list2.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
-  survivors.add(keep);
-  const deleted = [];
-  for (const e of list2) {
-    if (survivors.has(e.name) || deleted.length >= list2.length - CHECKPOINT_KEEP) continue;
-    try {
-      unlinkSync8(path31.join(checkpointsDir(root), e.name));
-      deleted.push(e.name);
-    } catch {
-    }
-    rmQuietRegular(path31.join(checkpointsDir(root), `.delivered-${e.session}`));
-  }
-  return deleted;
-}
-function cleanCheckpointLeftovers(root) {
-  const dir = checkpointsDir(root);
-  if (checkpointsDirState(root) !== "ok") return [];
-  const actions = [];
-  const entries2 = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
-  for (const e of [...entries2.filter((x) => x.role === "tmp"), ...entries2.filter((x) => x.role === "claim")]) {
-    const st = lstatSync12(e.path, { throwIfNoEntry: false });
-    if (st === void 0 || st.isDirectory()) continue;
-    if (e.role === "claim" && st.isFile()) {
-      try {
-        linkSync5(e.path, path31.join(dir, e.file));
-        actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
-      } catch {
-      }
-    }
-    try {
-      unlinkSync8(e.path);
-      actions.push(`checkpoints/${e.file}: dropped ${e.name} left by an interrupted checkpoint`);
-    } catch {
-    }
-  }
-  try {
-    const names = readdirSync6(dir);
-    const live = /* @__PURE__ */ new Set();
-    for (const name2 of names) {
-      if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
-      const bytes = readHeadBytes(path31.join(dir, name2));
-      if (bytes !== null) live.add(tokenOf(bytes));
-    }
-    const kept = [];
-    for (const name2 of names) {
-      const m = /^\.delivered-(.+)$/.exec(name2);
-      if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      const told = readHead(path31.join(dir, name2), 128)?.trim() ?? "";
-      const st = lstatSync12(path31.join(dir, name2), { throwIfNoEntry: false });
-      if (readHead(path31.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path31.join(dir, name2));
-      else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
-    }
-    kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
-    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path31.join(dir, k.name));
-  } catch {
-  }
-  return actions;
-}
-var MARKERS_KEPT, CHECKPOINT_KEEP;
-var init_checkpoint_cleanup = __esm({
-  "src/store/checkpoint-cleanup.ts"() {
-    "use strict";
-    init_checkpoint_name();
-    init_checkpoints();
-    init_checkpoints();
-    init_files();
-    init_private();
-    MARKERS_KEPT = 20;
-    CHECKPOINT_KEEP = 5;
-  }
-});
-
-// src/verbs/recover.ts
-var recover_exports = {};
-__export(recover_exports, {
-  recoverVerb: () => recoverVerb
-});
-import { readdirSync as readdirSync7 } from "node:fs";
-var recoverVerb;
-var init_recover2 = __esm({
-  "src/verbs/recover.ts"() {
-    "use strict";
-    init_mutate();
-    init_recover();
-    init_paths();
-    init_pause();
-    init_common();
-    init_types();
-    init_checkpoints();
-    init_checkpoint_cleanup();
-    init_drafts();
-    recoverVerb = {
-      name: "recover",
-      options: { root: { type: "string" }, "lock-timeout": { type: "string" }, json: { type: "boolean" } },
-      positionals: [0, 0],
-      help: `usage: node memory_io.mjs recover [--root DIR] [--lock-timeout SECONDS] [--json]
-
-Repairs what an interrupted save left (a private claim or temp file, a half-done archive
-step, pruning a crash skipped): afterwards each file is whole -- the complete old or the
-complete new version --, no prior version is lost, and no private file remains; the
-reference helper's (memory_io.py) leftovers too. It also removes what an interrupted
-\`checkpoint\` left in checkpoints/, and drafts untouched for an hour, saying each.
-Idempotent and resumable; with nothing to do it prints "nothing to recover". The next
-\`write\` runs the same repair first. A private name holding what no save leaves (a link, a
-directory, a file hard-linked elsewhere) is refused, naming it: move it away, then retry.
-${ROOT_HELP}
-exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
-`,
-      async run(ctx) {
-        const lockTimeoutSeconds = lockTimeoutOption(ctx);
-        const root = rootOption(ctx);
-        let actions = [];
-        if (checkTree(root) || pendingRepairs(root).length > 0) {
-          const dotted = () => readdirSync7(checkpointsDir(root)).some((n2) => n2.startsWith("."));
-          const leftovers = () => checkpointsDirState(root) === "ok" && dotted();
-          const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
-          const { result, repairs } = await underLock(options, async () => [
-            ...leftovers() ? cleanCheckpointLeftovers(root) : [],
-            ...removeLeftoverDrafts(root)
-          ]);
-          actions = [...repairs.map((r) => r.replace(/^recovered: /, "")), ...result];
-        } else {
-          assertNotPaused(memoryDir(root), ctx.env);
-        }
-        if (ctx.values.json) return ok(`${JSON.stringify({ actions })}
-`);
-        return ok(actions.length > 0 ? `${actions.join("\n")}
-` : "nothing to recover\n");
-      }
-    };
-  }
-});
-
-// src/guard/token-shape.ts
-function mayHoldToken(text) {
-  for (const m of text.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
-  return false;
-}
-function withoutTokens(text) {
-  return mayHoldToken(text) ? redactVendorShapes(text) : text;
-}
-function anchorsWithoutTokens(lines2) {
-  const one = (l) => l.startsWith("- HEAD: ") || l.startsWith("- Date: ") ? l : withoutTokens(l);
-  return typeof lines2 === "string" ? lines2.split("\n").map(one).join("\n") : lines2.map(one);
-}
-var init_token_shape = __esm({
-  "src/guard/token-shape.ts"() {
-    "use strict";
-    init_redact();
-  }
-});
-
-// src/verbs/anchors.ts
-var anchors_exports = {};
-__export(anchors_exports, {
-  anchorsVerb: () => anchorsVerb
-});
-var anchorsVerb;
-var init_anchors2 = __esm({
-  "src/verbs/anchors.ts"() {
-    "use strict";
-    init_anchors();
-    init_token_shape();
-    init_anchor_lines();
-    init_common();
-    init_types();
-    anchorsVerb = {
-      name: "anchors",
-      options: { root: { type: "string" }, json: { type: "boolean" }, "key-file": { type: "string", multiple: true } },
-      positionals: [0, 0],
-      help: `usage: node memory_io.mjs anchors [--root DIR] [--key-file PATH]... [--json]
-
-Prints the lines of the handoff's \`## Environment anchors\` section (without the
-heading), ready to paste:
-  - Branch: <name, or (detached)>
-  - HEAD: <full 40/64-hex id>            (\`none (no commits yet)\` in a new repository)
-  - Dirty files: <paths, comma-separated, or none>
-  - Dirty hashes: <path> <blob id>, ...   (only with dirty files)
-  - Date: <now, ISO-8601 UTC with Z>
-  - In progress: <operation>[ of <branch>] (<n> conflicted files)
-                 (only while git is in the middle of a rebase, merge, \u2026)
-Outside a git repository, or when git is not on PATH (said on stderr), the Date
-and, with --key-file, \`- Key file mtimes: <path> @ <time, or missing>, ...\`.
-The memory dir and the running skill's own folder are never listed. Runs one git
-process; writes nothing. How each line is made: references/verbs.md#anchors.
-
-options:
-  --key-file PATH  a file inside the root whose time to record (repeatable)
-  --json      print {"insideGit", "branch", "head", "dirty", "date", "keyFileMtimes",
-              "gitNote", "markdown"}
-${ROOT_HELP}
-exit: 0 printed
-      2 usage error, or the root is missing or a link
-`,
-      async run(ctx) {
-        const root = rootOption(ctx);
-        const keyFiles = ctx.values["key-file"] ?? [];
-        const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, ctx.skillDir ?? null);
-        const markdown = anchorsWithoutTokens(renderAnchorLines(a));
-        const stderr = [];
-        if (a.gitNote !== null) stderr.push(`note: ${a.gitNote}`);
-        for (const s of a.skippedKeyFiles) stderr.push(`warning: --key-file ${quotedPath(s.path)} skipped: ${s.reason}`);
-        if (ctx.values.json === true) {
-          const { skippedKeyFiles: _skipped, ...rest } = a;
-          const branch = rest.branch === null ? null : withoutTokens(rest.branch);
-          return ok(`${JSON.stringify({ ...rest, branch, dirty: rest.dirty.map(withoutTokens), markdown })}
-`, stderr);
-        }
-        return ok(markdown, stderr);
-      }
-    };
   }
 });
 
@@ -7874,7 +7417,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path54 = __require("path");
+    var path53 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -7927,7 +7470,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path54.resolve(filename);
+      const absoluteName = path53.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -8088,15 +7631,23 @@ var require_lib = __commonJS({
 });
 
 // src/git/merge-driver-config.ts
-import { existsSync as existsSync3, lchownSync, lstatSync as lstatSync13, mkdirSync as mkdirSync4, readFileSync as readFileSync8, realpathSync as realpathSync3 } from "node:fs";
-import { rmdirSync, unlinkSync as unlinkSync9 } from "node:fs";
-import path32 from "node:path";
+import {
+  existsSync as existsSync3,
+  lchownSync,
+  lstatSync as lstatSync10,
+  mkdirSync as mkdirSync4,
+  readFileSync as readFileSync6,
+  realpathSync as realpathSync3,
+  rmdirSync,
+  unlinkSync as unlinkSync8
+} from "node:fs";
+import path29 from "node:path";
 function cloneOf(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
-  return { top, common, copy: path32.join(common, "session-handoff", "merge-driver.mjs") };
+  return { top, common, copy: path29.join(common, "session-handoff", "merge-driver.mjs") };
 }
 function driverCommand(node, copy) {
   const run = `${shellQuote(node)} ${shellQuote(copy)}${DRIVER_ARGS}`;
@@ -8110,19 +7661,18 @@ function driverParts(command) {
   return m === null ? null : { node: unquote(m[1]), copy: unquote(m[2]) };
 }
 function attributesLine(top, root) {
-  const memRel = path32.relative(top, root).split(path32.sep).join("/");
+  const memRel = path29.relative(top, root).split(path29.sep).join("/");
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME}`;
 }
 function readRegular(p) {
-  const st = lstatSync13(p, { throwIfNoEntry: false });
-  if (st === void 0) return null;
-  if (!st.isFile()) throw new Error(`${p} is not a regular file (a link or a folder)`);
-  return readFileSync8(p, "utf8");
+  const text = readSmall(p);
+  if (text !== null || !exists(p)) return text;
+  throw new Error(`${p} is not a regular file of at most 1 MB this user can read; links and folders are never edited`);
 }
 function giveTo(p, like) {
   if (process.geteuid?.() !== 0) return;
   try {
-    const { uid, gid } = lstatSync13(like);
+    const { uid, gid } = lstatSync10(like);
     lchownSync(p, uid, gid);
   } catch {
   }
@@ -8146,8 +7696,8 @@ ${line}
 ${END}
 `;
 }
-async function configValue(top, key, env) {
-  const r = await runGit(top, ["config", "--local", "--get", `merge.${DRIVER_NAME}.${key}`], env);
+async function configValue(top, key, env, local = true) {
+  const r = await runGit(top, ["config", ...local ? ["--local"] : [], "--get", `merge.${DRIVER_NAME}.${key}`], env);
   return r.code === 0 ? r.stdout.toString("utf8").replace(/\n$/, "") : null;
 }
 async function registerMergeDriver(root, helperPath, env) {
@@ -8156,12 +7706,12 @@ async function registerMergeDriver(root, helperPath, env) {
   if (c === null || helperPath === null) return out;
   let copy;
   try {
-    const bytes = readFileSync8(path32.join(path32.dirname(helperPath), "lib", "cli.mjs"));
-    mkdirSync4(path32.dirname(c.copy), { recursive: true, mode: 448 });
-    giveTo(path32.dirname(c.copy), c.common);
-    const st = lstatSync13(c.copy, { throwIfNoEntry: false });
-    if (st !== void 0 && !st.isFile()) unlinkSync9(c.copy);
-    const same = st !== void 0 && st.isFile() && readFileSync8(c.copy).equals(bytes);
+    const bytes = readFileSync6(path29.join(path29.dirname(helperPath), "lib", "cli.mjs"));
+    mkdirSync4(path29.dirname(c.copy), { recursive: true, mode: 448 });
+    giveTo(path29.dirname(c.copy), c.common);
+    const st = lstatSync10(c.copy, { throwIfNoEntry: false });
+    if (st !== void 0 && !st.isFile()) unlinkSync8(c.copy);
+    const same = st !== void 0 && st.isFile() && readFileSync6(c.copy).equals(bytes);
     if (!same) import_write_file_atomic.default.sync(c.copy, bytes, { mode: 420 });
     giveTo(c.copy, c.common);
     copy = realpathSync3(c.copy);
@@ -8176,9 +7726,9 @@ async function registerMergeDriver(root, helperPath, env) {
     await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
   }
-  if (out.config) giveTo(path32.join(c.common, "config"), c.common);
+  if (out.config) giveTo(path29.join(c.common, "config"), c.common);
   try {
-    const file = path32.join(c.top, ".gitattributes");
+    const file = path29.join(c.top, ".gitattributes");
     const before = readRegular(file);
     const want = attributesLine(c.top, root);
     const { rest, had, line } = withoutBlock(before ?? "");
@@ -8197,21 +7747,21 @@ async function unregisterMergeDriver(root, env) {
   const out = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
   try {
-    unlinkSync9(c.copy);
-    rmdirSync(path32.dirname(c.copy));
+    unlinkSync8(c.copy);
+    rmdirSync(path29.dirname(c.copy));
   } catch {
   }
   const driver = await configValue(c.top, "driver", env);
   if (driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
-    giveTo(path32.join(c.common, "config"), c.common);
+    giveTo(path29.join(c.common, "config"), c.common);
     out.config = r.code === 0;
   }
   try {
-    const file = path32.join(c.top, ".gitattributes");
+    const file = path29.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file) ?? "");
     if (had) {
-      if (rest === "") unlinkSync9(file);
+      if (rest === "") unlinkSync8(file);
       else import_write_file_atomic.default.sync(file, rest);
       out.attributes = true;
     }
@@ -8226,7 +7776,7 @@ async function previewMergeDriver(root, remove2, env) {
   const driver = await configValue(c.top, "driver", env);
   let text;
   try {
-    text = readRegular(path32.join(c.top, ".gitattributes"));
+    text = readRegular(path29.join(c.top, ".gitattributes"));
   } catch (err) {
     const notes = [`.gitattributes would not be changed: ${err.message}`];
     return { config: remove2 ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
@@ -8260,43 +7810,513 @@ async function mergeDriverStep(root, opts, env) {
   return { lines: lines2, notes: change.notes, attributes: change.attributes };
 }
 function attributesOnlyOurs(top) {
-  try {
-    const { rest, had } = withoutBlock(readFileSync8(path32.join(top, ".gitattributes"), "utf8"));
-    return had && rest === "";
-  } catch {
-    return false;
-  }
+  const { rest, had } = withoutBlock(textOr(top, ".gitattributes"));
+  return had && rest === "";
+}
+function textOr(dir, name2) {
+  return readSmall(path29.join(dir, name2)) ?? "";
+}
+async function mergeDriverMissing(root, env) {
+  const c = cloneOf(root, env);
+  if (c === null || !NAMES_OURS.test(textOr(c.top, ".gitattributes"))) return false;
+  if (/^\s*\[merge\s+"session-handoff"\]/im.test(textOr(c.common, "config"))) return false;
+  return await effectiveDriver(c.top, env) === null;
 }
 async function driverPartMissing(root, env) {
   const c = cloneOf(root, env);
   if (c === null) return null;
-  let command;
-  try {
-    command = await configValue(c.top, "driver", env);
-  } catch {
-    return null;
-  }
-  const parts = command === null ? null : driverParts(command);
+  const command = await effectiveDriver(c.top, env);
+  const parts = command == null ? null : driverParts(command);
   if (parts === null) return null;
   if (!existsSync3(parts.copy)) return `the merge driver's copy of the helper ${parts.copy} is missing`;
   if (!existsSync3(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
   return null;
 }
-var import_write_file_atomic, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote;
+var import_write_file_atomic, DRIVER_NAME, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
 var init_merge_driver_config = __esm({
   "src/git/merge-driver-config.ts"() {
     "use strict";
     import_write_file_atomic = __toESM(require_lib(), 1);
     init_git_dir();
     init_run();
-    init_merge_driver_state();
-    init_merge_driver_state();
+    init_fs();
+    DRIVER_NAME = "session-handoff";
     BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
     BEGIN_NL = BEGIN2.replace(/\)$/, "; newline added)");
     END = "# <<< session-handoff merge driver";
     DRIVER_ARGS = " merge-driver %O %A %B %P";
     COPY_GONE = "session-handoff merge driver: its helper copy or node is missing, git keeps the conflict; run install or publish in this clone";
     shellQuote = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
+    MERGE_DRIVER_MISSING = ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges memory files as text (conflict markers can land); run `install` or `publish` once in this clone";
+    NAMES_OURS = new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m");
+    effectiveDriver = (top, env) => configValue(top, "driver", env, false).catch(() => void 0);
+  }
+});
+
+// src/git/fates.ts
+import { readFileSync as readFileSync7 } from "node:fs";
+import path30 from "node:path";
+function parseRawLog(out) {
+  return out.toString("utf8").split("").slice(1).map((rec) => {
+    const [name2 = "", ...rest] = rec.split("\0");
+    const paths = /* @__PURE__ */ new Map();
+    for (let i = 0; i + 1 < rest.length; i += 2) {
+      const meta = rest[i].replace(/^\n/, "");
+      if (!meta.startsWith(":")) break;
+      paths.set(rest[i + 1], meta.split(" ")[3] ?? "");
+    }
+    return { name: name2.trim(), paths };
+  });
+}
+function fatesOf(i) {
+  const hashOf2 = new Map(i.hashes.map((h) => [h.path, h.id]));
+  return i.savedDirty.map((p) => {
+    const saved = hashOf2.get(p);
+    const known = saved !== void 0 && saved !== "over 8 MB";
+    if (i.nowDirty.includes(p)) {
+      if (!known) return { path: p, fate: "dirty" };
+      const now = i.blobNow(p);
+      return { path: p, fate: (saved === "deleted" ? now === null : now === saved) ? "unchanged" : "changed" };
+    }
+    const sameContent = (id) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);
+    const holds = (t) => [...t.paths].some(([q, id]) => p.endsWith("/") ? q.startsWith(p) : q === p && sameContent(id));
+    const head = i.onHead?.find(holds);
+    if (head) return { path: p, fate: "committed", commit: head.name, onHead: true };
+    const stash = i.stashes?.find(holds);
+    if (stash) return { path: p, fate: "stashed", stash: stash.name };
+    const other = i.elsewhere?.find(holds);
+    if (other) return { path: p, fate: "committed", commit: other.name, onHead: false };
+    if (i.fromElsewhere) return { path: p, fate: "not-here" };
+    if (!i.fromSaved || i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
+    return { path: p, fate: "reverted" };
+  });
+}
+function clonedAfter(gitDir, savedMs2) {
+  if (gitDir === null || savedMs2 === null) return false;
+  try {
+    const first = readFileSync7(path30.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
+    const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
+    return m !== null && Number(m[1]) * 1e3 >= savedMs2;
+  } catch {
+    return false;
+  }
+}
+function stashCount(commonDir) {
+  if (commonDir === null) return 0;
+  try {
+    const log = readFileSync7(path30.join(commonDir, "logs", "refs", "stash"), "utf8");
+    return log.split("\n").filter((l) => l !== "").length;
+  } catch {
+    return 0;
+  }
+}
+async function objectIds(git, revs) {
+  if (revs.length === 0) return [];
+  const r = await git(["cat-file", "--batch-check"], revs.map((x) => `${x}
+`).join(""));
+  const lines2 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
+  return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines2[i] ?? "")?.[1] ?? null);
+}
+async function untrackedInStashes(git, count, paths) {
+  const asks = Array.from({ length: Math.min(count, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
+  const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
+  const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
+  return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
+}
+async function gatherFateLogs(git, opts) {
+  if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [] };
+  const specs = ["--", ...opts.cleaned.map((p) => `:(top,literal)${p}`)];
+  const since = opts.savedDateMs === null ? [] : [`--since=@${Math.floor(opts.savedDateMs / 1e3)}`];
+  const bound = opts.savedHead !== null ? [`^${opts.savedHead}`] : [...since, "--max-count=500"];
+  const run = async (args) => {
+    const r = await git(args);
+    return r.code === 0 ? parseRawLog(r.stdout) : null;
+  };
+  const stashes = stashCount(opts.commonDir);
+  const notHead = opts.headExists ? ["^HEAD"] : [];
+  const stashLog = ["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs];
+  const [onHead, elsewhere, tracked, untracked] = await Promise.all([
+    opts.headExists ? run(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
+    run(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
+    stashes > 0 ? run(stashLog) : [],
+    stashes > 0 ? untrackedInStashes(git, stashes, opts.cleaned) : []
+  ]);
+  const byName = /* @__PURE__ */ new Map();
+  for (const t of tracked ?? []) byName.set(t.name, t);
+  for (const u of untracked) {
+    const t = byName.get(u.stash) ?? { name: u.stash, paths: /* @__PURE__ */ new Map() };
+    t.paths.set(u.p, u.id);
+    byName.set(u.stash, t);
+  }
+  const n2 = (name2) => Number(/\d+/.exec(name2)?.[0] ?? 0);
+  const all = tracked === null ? null : [...byName.values()].sort((a, b) => n2(a.name) - n2(b.name));
+  return { onHead, elsewhere, stashes: all };
+}
+async function handoffInStash(root, env) {
+  const top = gitTopOf(root, env);
+  const gitDir = top === null ? null : gitDirOf(top);
+  const count = stashCount(gitDir === null ? null : commonDirOf(gitDir));
+  if (top === null || count === 0) return null;
+  const handoff = `${path30.relative(top, root).split(path30.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
+  if (/[\r\n]/.test(handoff)) return null;
+  const git = (args, input) => runGit(root, args, env, void 0, { input });
+  const n2 = Math.min(count, 100);
+  const revs = Array.from({ length: n2 }, (_, i) => [`stash@{${i}}^3:`, `stash@{${i}}:`, `stash@{${i}}^1:`]);
+  try {
+    const ids = await objectIds(git, revs.flat().map((r) => `${r}${handoff}`));
+    for (let i = 0; i < n2; i++) {
+      const [untracked, tracked, before] = ids.slice(i * 3, i * 3 + 3);
+      if (untracked)
+        return { stash: `stash@{${i}}`, restore: `git restore --overlay --source=stash@{${i}}^3 -- .ai/memory` };
+      if (tracked && !before) {
+        return { stash: `stash@{${i}}`, restore: `git restore --source=stash@{${i}} -- .ai/memory/HANDOFF.md` };
+      }
+    }
+  } catch (err) {
+    if (!(err instanceof GitUnavailable)) throw err;
+  }
+  return null;
+}
+var ZERO, RAW;
+var init_fates = __esm({
+  "src/git/fates.ts"() {
+    "use strict";
+    init_git_dir();
+    init_run();
+    ZERO = /^0+$/;
+    RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
+  }
+});
+
+// src/verbs/check.ts
+var check_exports = {};
+__export(check_exports, {
+  checkVerb: () => checkVerb
+});
+var MESSAGES, CHECKPOINT_PARKED, stashedMessage, checkVerb;
+var init_check = __esm({
+  "src/verbs/check.ts"() {
+    "use strict";
+    init_errors();
+    init_inspect();
+    init_paths();
+    init_conflicted();
+    init_handoff();
+    init_merge_driver_config();
+    init_fates();
+    init_pause();
+    init_common();
+    init_types();
+    init_checkpoint_surface();
+    MESSAGES = {
+      clean: "nothing parked: no saved session state exists",
+      interrupted: "an interrupted save needs recovery: run `recover`, then check again",
+      parked: "a handoff is parked and can be resumed",
+      unsafe: "memory is unsafe or foreign: do not load it; tell the user",
+      conflicted: "memory is conflicted: unresolved merge conflict markers; do not load it: keep one side of each conflict, archive the other, then check again"
+    };
+    CHECKPOINT_PARKED = "an automatic checkpoint is parked: no handoff was written; the resume flow can draft from it";
+    stashedMessage = (stash, restore2) => `a handoff is parked in ${stash}, not in the working tree: bring it back with \`${restore2}\``;
+    checkVerb = {
+      name: "check",
+      options: { root: { type: "string" }, json: { type: "boolean" } },
+      positionals: [0, 0],
+      help: `usage: node memory_io.mjs check [--root DIR] [--json]
+
+Bootstrap check for AGENTS.md-style instructions: what is parked in <root>/.ai/memory?
+Reads nothing into the output and takes no lock. It prints one line, its state's:
+  "${MESSAGES.clean}" (0)
+  "${MESSAGES.interrupted}" (1)
+  "${MESSAGES.parked}" (2)
+  "${MESSAGES.unsafe}" (3)
+${ROOT_HELP}
+exit: 0 nothing parked
+      1 an interrupted save needs recovery: run \`recover\` (only when no live writer
+        holds the lock; takes precedence over 3)
+      2 a handoff is parked; or, with no handoff, an automatic checkpoint holding a
+        capture ("${CHECKPOINT_PARKED}"), or a stash entry holding the handoff
+        (\`git stash -u\` took the memory dir: the line names the command that
+        brings it back)
+      3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no v1
+        marker, a private name holding what no save leaves): do not load it; or
+        conflicted: a memory file holds unresolved merge conflict markers
+      64 usage error
+--json prints {"code", "state", "files", "paused", "message"} and, when they apply,
+"parked" ("handoff", "stash", "checkpoint" or "conflicted"), "stash", "restore",
+"conflicted", "mergeDriverMissing" and "unknownSections": references/verbs.md#check.
+When the kill switch is on, the paused sentence is printed too and the code is kept.
+`,
+      async run(ctx) {
+        let root;
+        try {
+          root = rootOption(ctx);
+        } catch (err) {
+          throw new UsageError(err.message);
+        }
+        const kinds = ["handoff", "lessons", "solutions"];
+        const inspections = kinds.map((k) => inspectFile(root, k, true, { text: true }));
+        const conflicted = inspections.filter((i) => i.status === "present" && typeof i.text === "string" && isConflicted(i.text)).map((i) => FILE_OF[i.kind]);
+        const files = Object.fromEntries(inspections.map((i) => [i.kind, i.status]));
+        let state = null;
+        if (interruptedSave(root) || inspections.some((i) => i.status === "interrupted")) state = "interrupted";
+        else if (inspections.some((i) => i.status === "unsafe" || i.status === "foreign")) state = "unsafe";
+        else if (unsafePrivate(root)) state = "unsafe";
+        else if (conflicted.length > 0) state = "conflicted";
+        else if (files.handoff === "present") state = "parked";
+        const stashed = state === null && files.handoff === "missing" ? await handoffInStash(root, ctx.env) : null;
+        if (stashed !== null || state === null && files.handoff === "missing" && checkpointParked(root)) state = "parked";
+        state ??= "clean";
+        const code = { clean: 0, interrupted: 1, parked: 2, unsafe: 3, conflicted: 3 }[state];
+        const paused = pauseSwitch(memoryDir(root), ctx.env);
+        const pausedLine = paused ? `memory writes are paused: remove ${paused} to resume` : null;
+        let parked;
+        if (state === "conflicted") parked = "conflicted";
+        else if (state === "parked") parked = files.handoff === "present" ? "handoff" : stashed ? "stash" : "checkpoint";
+        let message = MESSAGES[state];
+        if (parked === "checkpoint") message = CHECKPOINT_PARKED;
+        else if (stashed) message = stashedMessage(stashed.stash, stashed.restore);
+        else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
+        const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...stashed };
+        if (state === "conflicted") result.conflicted = conflicted;
+        if (await mergeDriverMissing(root, ctx.env)) result.mergeDriverMissing = true;
+        const handoff = inspections[0];
+        const readable = state === "parked" && typeof handoff.text === "string";
+        const strays = readable ? glanceAtHandoff(handoff.text, Date.now()).strays : [];
+        if (strays.length > 0) result.unknownSections = strays.map((s) => s.near);
+        if (ctx.values.json) return ok(`${JSON.stringify(result)}
+`, [], code);
+        return ok(`${[message, straySentence(strays), pausedLine].filter(Boolean).join("\n")}
+`, [], code);
+      }
+    };
+  }
+});
+
+// src/store/checkpoint-cleanup.ts
+import { linkSync as linkSync5, lstatSync as lstatSync11, readdirSync as readdirSync6, unlinkSync as unlinkSync9 } from "node:fs";
+import path31 from "node:path";
+function pruneCheckpoints(root, keep) {
+  const list2 = listCheckpoints(root);
+  const survivors = new Set(list2.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
+  survivors.add(keep);
+  const deleted = [];
+  for (const e of list2) {
+    if (survivors.has(e.name) || deleted.length >= list2.length - CHECKPOINT_KEEP) continue;
+    try {
+      unlinkSync9(path31.join(checkpointsDir(root), e.name));
+      deleted.push(e.name);
+    } catch {
+    }
+    rmQuietRegular(path31.join(checkpointsDir(root), `.delivered-${e.session}`));
+  }
+  return deleted;
+}
+function cleanCheckpointLeftovers(root) {
+  const dir = checkpointsDir(root);
+  if (checkpointsDirState(root) !== "ok") return [];
+  const actions = [];
+  const entries2 = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
+  for (const e of [...entries2.filter((x) => x.role === "tmp"), ...entries2.filter((x) => x.role === "claim")]) {
+    const st = lstatSync11(e.path, { throwIfNoEntry: false });
+    if (st === void 0 || st.isDirectory()) continue;
+    if (e.role === "claim" && st.isFile()) {
+      try {
+        linkSync5(e.path, path31.join(dir, e.file));
+        actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
+      } catch {
+      }
+    }
+    try {
+      unlinkSync9(e.path);
+      actions.push(`checkpoints/${e.file}: dropped ${e.name} left by an interrupted checkpoint`);
+    } catch {
+    }
+  }
+  try {
+    const names = readdirSync6(dir);
+    const live = /* @__PURE__ */ new Set();
+    for (const name2 of names) {
+      if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
+      const bytes = readHeadBytes(path31.join(dir, name2));
+      if (bytes !== null) live.add(tokenOf(bytes));
+    }
+    const kept = [];
+    for (const name2 of names) {
+      const m = /^\.delivered-(.+)$/.exec(name2);
+      if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
+      const told = readHead(path31.join(dir, name2), 128)?.trim() ?? "";
+      const st = lstatSync11(path31.join(dir, name2), { throwIfNoEntry: false });
+      if (readHead(path31.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path31.join(dir, name2));
+      else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
+    }
+    kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
+    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path31.join(dir, k.name));
+  } catch {
+  }
+  return actions;
+}
+function pruneOfferMarkers(dir, nowMs) {
+  try {
+    for (const name2 of readdirSync6(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
+      const p = path31.join(dir, name2);
+      if (nowMs - lstatSync11(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
+    }
+  } catch {
+  }
+}
+var MARKERS_KEPT, CHECKPOINT_KEEP, OFFER_MARKER_DAYS;
+var init_checkpoint_cleanup = __esm({
+  "src/store/checkpoint-cleanup.ts"() {
+    "use strict";
+    init_checkpoint_name();
+    init_checkpoints();
+    init_files();
+    init_private();
+    MARKERS_KEPT = 20;
+    CHECKPOINT_KEEP = 5;
+    OFFER_MARKER_DAYS = 7;
+  }
+});
+
+// src/verbs/recover.ts
+var recover_exports = {};
+__export(recover_exports, {
+  recoverVerb: () => recoverVerb
+});
+import { readdirSync as readdirSync7 } from "node:fs";
+var recoverVerb;
+var init_recover2 = __esm({
+  "src/verbs/recover.ts"() {
+    "use strict";
+    init_mutate();
+    init_recover();
+    init_paths();
+    init_pause();
+    init_common();
+    init_types();
+    init_checkpoints();
+    init_checkpoint_cleanup();
+    init_drafts();
+    recoverVerb = {
+      name: "recover",
+      options: { root: { type: "string" }, "lock-timeout": { type: "string" }, json: { type: "boolean" } },
+      positionals: [0, 0],
+      help: `usage: node memory_io.mjs recover [--root DIR] [--lock-timeout SECONDS] [--json]
+
+Repairs what an interrupted save left (a private claim or temp file, a half-done archive
+step, pruning a crash skipped): afterwards each file is whole -- the complete old or the
+complete new version --, no prior version is lost, and no private file remains; the
+reference helper's (memory_io.py) leftovers too. It also removes what an interrupted
+\`checkpoint\` left in checkpoints/, and drafts untouched for an hour, saying each.
+Idempotent and resumable; with nothing to do it prints "nothing to recover". The next
+\`write\` runs the same repair first. A private name holding what no save leaves (a link, a
+directory, a file hard-linked elsewhere) is refused, naming it: move it away, then retry.
+${ROOT_HELP}
+exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
+`,
+      async run(ctx) {
+        const lockTimeoutSeconds = lockTimeoutOption(ctx);
+        const root = rootOption(ctx);
+        let actions = [];
+        if (checkTree(root) || pendingRepairs(root).length > 0) {
+          const dotted = () => readdirSync7(checkpointsDir(root)).some((n2) => n2.startsWith("."));
+          const leftovers = () => checkpointsDirState(root) === "ok" && dotted();
+          const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
+          const { result, repairs } = await underLock(options, async () => [
+            ...leftovers() ? cleanCheckpointLeftovers(root) : [],
+            ...removeLeftoverDrafts(root)
+          ]);
+          actions = [...repairs.map((r) => r.replace(/^recovered: /, "")), ...result];
+        } else {
+          assertNotPaused(memoryDir(root), ctx.env);
+        }
+        if (ctx.values.json) return ok(`${JSON.stringify({ actions })}
+`);
+        return ok(actions.length > 0 ? `${actions.join("\n")}
+` : "nothing to recover\n");
+      }
+    };
+  }
+});
+
+// src/guard/token-shape.ts
+function mayHoldToken(text) {
+  for (const m of text.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
+  return false;
+}
+function withoutTokens(text) {
+  return mayHoldToken(text) ? redactVendorShapes(text) : text;
+}
+function anchorsWithoutTokens(lines2) {
+  const one = (l) => l.startsWith("- HEAD: ") || l.startsWith("- Date: ") ? l : withoutTokens(l);
+  return typeof lines2 === "string" ? lines2.split("\n").map(one).join("\n") : lines2.map(one);
+}
+var init_token_shape = __esm({
+  "src/guard/token-shape.ts"() {
+    "use strict";
+    init_redact();
+  }
+});
+
+// src/verbs/anchors.ts
+var anchors_exports = {};
+__export(anchors_exports, {
+  anchorsVerb: () => anchorsVerb
+});
+var anchorsVerb;
+var init_anchors2 = __esm({
+  "src/verbs/anchors.ts"() {
+    "use strict";
+    init_anchors();
+    init_token_shape();
+    init_anchor_lines();
+    init_common();
+    init_types();
+    anchorsVerb = {
+      name: "anchors",
+      options: { root: { type: "string" }, json: { type: "boolean" }, "key-file": { type: "string", multiple: true } },
+      positionals: [0, 0],
+      help: `usage: node memory_io.mjs anchors [--root DIR] [--key-file PATH]... [--json]
+
+Prints the lines of the handoff's \`## Environment anchors\` section (without the
+heading), ready to paste:
+  - Branch: <name, or (detached)>
+  - HEAD: <full 40/64-hex id>            (\`none (no commits yet)\` in a new repository)
+  - Dirty files: <paths, comma-separated, or none>
+  - Dirty hashes: <path> <blob id>, ...   (only with dirty files)
+  - Date: <now, ISO-8601 UTC with Z>
+  - In progress: <operation>[ of <branch>] (<n> conflicted files)
+                 (only while git is in the middle of a rebase, merge, \u2026)
+Outside a git repository, or when git is not on PATH (said on stderr), the Date
+and, with --key-file, \`- Key file mtimes: <path> @ <time, or missing>, ...\`.
+The memory dir and the running skill's own folder are never listed. Runs one git
+process; writes nothing. How each line is made: references/verbs.md#anchors.
+
+options:
+  --key-file PATH  a file inside the root whose time to record (repeatable)
+  --json      print {"insideGit", "branch", "head", "dirty", "date", "keyFileMtimes",
+              "gitNote", "markdown"}
+${ROOT_HELP}
+exit: 0 printed
+      2 usage error, or the root is missing or a link
+`,
+      async run(ctx) {
+        const root = rootOption(ctx);
+        const keyFiles = ctx.values["key-file"] ?? [];
+        const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, ctx.skillDir ?? null);
+        const markdown = anchorsWithoutTokens(renderAnchorLines(a));
+        const stderr = [];
+        if (a.gitNote !== null) stderr.push(`note: ${a.gitNote}`);
+        for (const s of a.skippedKeyFiles) stderr.push(`warning: --key-file ${quotedPath(s.path)} skipped: ${s.reason}`);
+        if (ctx.values.json === true) {
+          const { skippedKeyFiles: _skipped, ...rest } = a;
+          const branch = rest.branch === null ? null : withoutTokens(rest.branch);
+          return ok(`${JSON.stringify({ ...rest, branch, dirty: rest.dirty.map(withoutTokens), markdown })}
+`, stderr);
+        }
+        return ok(markdown, stderr);
+      }
+    };
   }
 });
 
@@ -8508,7 +8528,7 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import path33 from "node:path";
+import path32 from "node:path";
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
   p.catch(() => void 0);
@@ -8555,7 +8575,7 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   const keyFiles = [.../* @__PURE__ */ new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
   const top = gitTopOf(root, env);
-  const rel = top === null ? "" : path33.relative(top, root).split(path33.sep).join("/");
+  const rel = top === null ? "" : path32.relative(top, root).split(path32.sep).join("/");
   const prefix = rel === "" ? "" : `${rel}/`;
   const token = opts.handoffToken;
   if (token != null) facts.savedBy = savedByOf(root, env, token);
@@ -8763,11 +8783,11 @@ function blankFacts(anchors, nowMs) {
 async function measureFates(git, facts, anchors, at2) {
   const now = facts.current;
   const head = facts.saved.head;
-  const present2 = savedPresent(facts);
+  const present = savedPresent(facts);
   const format2 = objectFormat(at2.gitDir);
   const logs = await gatherFateLogs(git, {
     commonDir: at2.gitDir === null ? null : commonDirOf(at2.gitDir),
-    savedHead: present2 ? head : null,
+    savedHead: present ? head : null,
     savedDateMs: facts.saved.date?.ms ?? null,
     cleaned: at2.cleaned,
     headExists: now.head !== null
@@ -8776,10 +8796,10 @@ async function measureFates(git, facts, anchors, at2) {
     savedDirty: facts.saved.dirty ?? [],
     hashes: anchors.dirtyHashes ?? [],
     nowDirty: now.dirty,
-    blobNow: (p) => blobIdOf(path33.join(at2.top, p), format2),
+    blobNow: (p) => blobIdOf(path32.join(at2.top, p), format2),
     ...logs,
     // A clone made after the save did not save it, record or not.
-    fromSaved: present2 && head !== null,
+    fromSaved: present && head !== null,
     fromElsewhere: at2.fromElsewhere
   });
 }
@@ -8790,7 +8810,6 @@ var init_drift = __esm({
     init_quote();
     init_values();
     init_anchors();
-    init_git_dir();
     init_git_dir();
     init_fates();
     init_run();
@@ -9515,7 +9534,7 @@ __export(brief_exports, {
   briefVerb: () => briefVerb
 });
 import { existsSync as existsSync4 } from "node:fs";
-import path34 from "node:path";
+import path33 from "node:path";
 function sideTime(text, now) {
   const st = stateTimeOfText(text, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
@@ -9632,7 +9651,7 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync4(path34.join(archiveDir(root), merged[1])))
+        if (merged && existsSync4(path33.join(archiveDir(root), merged[1])))
           brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
@@ -9645,7 +9664,7 @@ exit: 0 brief printed
 
 // src/agents/hook-input.ts
 import { existsSync as existsSync5 } from "node:fs";
-import path35 from "node:path";
+import path34 from "node:path";
 async function readHookJson(ctx, max) {
   return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
 }
@@ -9660,10 +9679,10 @@ function hookObject(data, max) {
   }
 }
 function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync5(path35.join(root, ".ai", "memory"))) return false;
+  if (!skillDir || home === "" || existsSync5(path34.join(root, ".ai", "memory"))) return false;
   const under = (dir, base) => {
-    const rel = path35.relative(base, dir);
-    return !rel.startsWith("..") && !path35.isAbsolute(rel);
+    const rel = path34.relative(base, dir);
+    return !rel.startsWith("..") && !path34.isAbsolute(rel);
   };
   return under(skillDir, home) && !under(skillDir, root);
 }
@@ -9859,23 +9878,19 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync14, readdirSync as readdirSync8 } from "node:fs";
-import path36 from "node:path";
+import { lstatSync as lstatSync12, readdirSync as readdirSync8 } from "node:fs";
+import path35 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
-  let st;
-  try {
-    st = lstatSync14(dir);
-  } catch {
-    return [];
-  }
+  const st = lstatOrNull(dir);
+  if (st === null) return [];
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
   for (const name2 of readdirSync8(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync14(path36.join(dir, name2));
+      const s = lstatSync12(path35.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -9890,9 +9905,9 @@ function assertArchiveName(name2) {
 }
 async function readArchive(root, name2) {
   assertArchiveName(name2);
-  const got = checkTree(root) ? await readStable(path36.join(archiveDir(root), name2)) : null;
+  const got = checkTree(root) ? await readStable(path35.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path36.join(archiveDir(root), name2));
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path35.join(archiveDir(root), name2));
   return got;
 }
 var init_archive_entries = __esm({
@@ -9902,6 +9917,7 @@ var init_archive_entries = __esm({
     init_errors();
     init_archive();
     init_files();
+    init_fs();
     init_paths();
   }
 });
@@ -10049,8 +10065,7 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import { lstatSync as lstatSync15 } from "node:fs";
-import path37 from "node:path";
+import path36 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -10136,9 +10151,7 @@ async function restore(ctx, name2) {
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         assertArchiveName(name2);
-        try {
-          lstatSync15(path37.join(archiveDir(root), name2));
-        } catch {
+        if (!exists(path36.join(archiveDir(root), name2))) {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
       }
@@ -10147,7 +10160,7 @@ async function restore(ctx, name2) {
       const archived2 = await readArchive(root, name2);
       const problem = restoreProblem(archived2.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path37.join(memoryDir(root), file));
+      const current = await readStable(path36.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived2.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -10187,6 +10200,7 @@ var init_archives = __esm({
     init_sanitize();
     init_handoff();
     init_archive_entries();
+    init_fs();
     init_files();
     init_mutate();
     init_paths();
@@ -10443,7 +10457,6 @@ var init_agents = __esm({
     "use strict";
     init_md_block();
     init_command();
-    init_command();
     init_errors();
     SESSION_MATCHER = "startup|resume|clear|compact|fork";
     CURSOR_DESCRIPTION = "Session handoff bootstrap: check for parked session memory at session start";
@@ -10561,196 +10574,20 @@ alwaysApply: true
   }
 });
 
-// src/agents/skill-place.ts
-import { accessSync, closeSync as closeSync8, constants as constants6, lstatSync as lstatSync16, mkdirSync as mkdirSync5, openSync as openSync7, readdirSync as readdirSync9, readFileSync as readFileSync9 } from "node:fs";
-import { readlinkSync as readlinkSync3, renameSync as renameSync4, rmdirSync as rmdirSync2, rmSync as rmSync3, statSync, symlinkSync, writeFileSync as writeFileSync5 } from "node:fs";
-import { createHash as createHash2 } from "node:crypto";
-import path38 from "node:path";
-function present(p) {
-  try {
-    lstatSync16(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-function detectAgents(agents, base, global) {
-  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => present(path38.join(base, m))));
-}
-function linkFolderFor(agent, global) {
-  const folders = agent.skillFolders[global ? "home" : "project"];
-  if (folders.length === 0 || folders.includes(".agents/skills")) return null;
-  return folders[0];
-}
-function skillFiles(dir) {
-  const out = [];
-  const walk2 = (rel) => {
-    const abs = path38.join(dir, rel);
-    let st;
-    try {
-      st = lstatSync16(abs);
-    } catch {
-      return;
-    }
-    if (st.isDirectory()) {
-      for (const name2 of readdirSync9(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
-    } else if (st.isFile()) out.push(rel);
-  };
-  for (const e of SKILL_ENTRIES) walk2(e);
-  return out.sort();
-}
-function copySteps(from, to) {
-  const want = skillFiles(from);
-  const steps2 = [];
-  for (const rel of want) {
-    const dest = path38.join(to, rel);
-    let have = null;
-    try {
-      have = lstatSync16(dest).isFile() ? readFileSync9(dest) : null;
-    } catch {
-    }
-    if (have === null) steps2.push({ rel, action: present(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync9(path38.join(from, rel)))) steps2.push({ rel, action: "update" });
-  }
-  const wanted = new Set(want);
-  for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
-  return steps2;
-}
-function linkOnTheWay(base, p) {
-  const parts = path38.relative(base, path38.dirname(p)).split(path38.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path38.dirname(p);
-  let at2 = base;
-  for (const part of parts) {
-    at2 = path38.join(at2, part);
-    let st;
-    try {
-      st = lstatSync16(at2, { throwIfNoEntry: false });
-    } catch {
-      return null;
-    }
-    if (st === void 0 || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
-  }
-  return null;
-}
-function readCopyRecord(dir) {
-  const file = path38.join(dir, RECORD);
-  let st;
-  try {
-    st = lstatSync16(file, { throwIfNoEntry: false });
-  } catch {
-    return null;
-  }
-  if (st === void 0) return null;
-  if (!st.isFile() || st.size > 1e6) {
-    throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
-  }
-  try {
-    const r = JSON.parse(readFileSync9(file, "utf8"));
-    const files = r.files;
-    if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
-    if (!Array.isArray(r.createdDirs)) return null;
-    if (!Object.values(files).every((h) => typeof h === "string")) return null;
-    return { files, createdDirs: r.createdDirs.filter(safeDir) };
-  } catch {
-    return null;
-  }
-}
-function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path38.join(dir, rel))]));
-  const flags = constants6.O_WRONLY | constants6.O_CREAT | constants6.O_TRUNC | (constants6.O_NOFOLLOW ?? 0);
-  const fd = openSync7(path38.join(dir, RECORD), flags, 420);
-  try {
-    writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
-`);
-  } finally {
-    closeSync8(fd);
-  }
-}
-function dropCopyRecord(dir) {
-  rmSync3(path38.join(dir, RECORD), { force: true });
-}
-function editedFiles(dir, steps2, record2) {
-  const changed = (rel) => {
-    const file = path38.join(dir, rel);
-    return !lstatSync16(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
-  };
-  return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
-}
-function linkState(place, target) {
-  let st;
-  try {
-    st = lstatSync16(place);
-  } catch {
-    return "absent";
-  }
-  if (st.isSymbolicLink()) {
-    const to = readlinkSync3(place);
-    return path38.resolve(path38.dirname(place), to) === target ? "ours" : `a link to ${to}`;
-  }
-  if (st.isDirectory()) return present(path38.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
-  return "a file";
-}
-function unwritable(file) {
-  let dir = path38.dirname(file);
-  for (let i = 0; i < 64 && !present(dir); i++) dir = path38.dirname(dir);
-  if (!lstatSync16(dir).isDirectory()) return `${dir} is not a folder`;
-  try {
-    accessSync(dir, constants6.W_OK);
-  } catch {
-    return `${dir} is not writable`;
-  }
-  try {
-    if (present(file) && lstatSync16(file).isFile()) accessSync(file, constants6.W_OK);
-  } catch {
-    return `${file} is not writable`;
-  }
-  return null;
-}
-function applySteps(from, to, steps2) {
-  for (const s of steps2) {
-    const dest = path38.join(to, s.rel);
-    if (s.action === "remove") {
-      rmSync3(dest, { force: true });
-      removeEmptyUpTo(path38.dirname(dest), to);
-      continue;
-    }
-    mkdirSync5(path38.dirname(dest), { recursive: true });
-    const temp = `${dest}.tmp-${process.pid}`;
-    const src = path38.join(from, s.rel);
-    writeFileSync5(temp, readFileSync9(src), { mode: statSync(src).mode & 511 });
-    renameSync4(temp, dest);
-  }
-}
-function removeEmptyUpTo(dir, stop) {
-  for (let d = dir; d.startsWith(`${stop}${path38.sep}`); d = path38.dirname(d)) {
-    try {
-      rmdirSync2(d);
-    } catch {
-      return;
-    }
-  }
-}
-function makeLink(place, target) {
-  mkdirSync5(path38.dirname(place), { recursive: true });
-  symlinkSync(path38.relative(path38.dirname(place), target), place, "dir");
-}
-var SKILL_ENTRIES, CANONICAL, RECORD, hashOf, safeDir;
-var init_skill_place = __esm({
-  "src/agents/skill-place.ts"() {
-    "use strict";
-    init_errors();
-    SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
-    CANONICAL = ".agents/skills/session-handoff";
-    RECORD = ".init.json";
-    hashOf = (file) => createHash2("sha256").update(readFileSync9(file)).digest("hex");
-    safeDir = (d) => typeof d === "string" && d !== "" && !path38.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
-  }
-});
-
 // src/agents/agent-file.ts
-import { accessSync as accessSync2, closeSync as closeSync9, constants as constants7, existsSync as existsSync6, lstatSync as lstatSync17, mkdirSync as mkdirSync6, openSync as openSync8, readFileSync as readFileSync10 } from "node:fs";
-import { readlinkSync as readlinkSync4, rmdirSync as rmdirSync3, unlinkSync as unlinkSync10 } from "node:fs";
-import path39 from "node:path";
+import {
+  accessSync,
+  closeSync as closeSync8,
+  constants as constants6,
+  existsSync as existsSync6,
+  lstatSync as lstatSync13,
+  mkdirSync as mkdirSync5,
+  openSync as openSync7,
+  readlinkSync as readlinkSync3,
+  rmdirSync as rmdirSync2,
+  unlinkSync as unlinkSync10
+} from "node:fs";
+import path37 from "node:path";
 async function readAgentFile(file, snippet) {
   let read;
   try {
@@ -10776,15 +10613,15 @@ ${snippet}`);
 }
 function linkTarget(file) {
   try {
-    return readlinkSync4(file);
+    return readlinkSync3(file);
   } catch {
     return "another file";
   }
 }
 function assertReplaceable(file, snippet) {
   try {
-    closeSync9(openSync8(file, constants7.O_WRONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK));
-    accessSync2(path39.dirname(file), constants7.W_OK);
+    closeSync8(openSync7(file, constants6.O_WRONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK));
+    accessSync(path37.dirname(file), constants6.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -10794,7 +10631,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path39.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path37.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -10823,14 +10660,18 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
   }
   await failpoint(fp, "after-publication");
 }
+function dirsBelow(base, dir) {
+  const rel = path37.relative(base, dir);
+  if (rel.split(path37.sep)[0] === ".." || path37.isAbsolute(rel)) return [];
+  let cur = base;
+  return rel.split(path37.sep).filter(Boolean).map((part) => cur = path37.join(cur, part));
+}
 function missingDirs(base, dir) {
   const missing = [];
-  let cur = base;
-  for (const part of path39.relative(base, dir).split(path39.sep).filter(Boolean)) {
-    cur = path39.join(cur, part);
-    const st = missing.length > 0 ? void 0 : lstatSync17(cur, { throwIfNoEntry: false });
+  for (const cur of dirsBelow(base, dir)) {
+    const st = missing.length > 0 ? void 0 : lstatSync13(cur, { throwIfNoEntry: false });
     if (st === void 0) missing.push(cur);
-    else if (st.isSymbolicLink() || !st.isDirectory()) {
+    else if (!st.isDirectory()) {
       const what = st.isSymbolicLink() ? "a link" : "not a directory";
       throw new Refused(`${cur} is ${what}; install writes only through real directories, so nothing was changed`);
     }
@@ -10838,13 +10679,13 @@ function missingDirs(base, dir) {
   return missing;
 }
 function makeDirs(dirs) {
-  for (const d of dirs) mkdirSync6(d, { mode: 493 });
+  for (const d of dirs) mkdirSync5(d, { mode: 493 });
 }
 function removeEmptyDirs(dirs) {
   const removed = [];
   for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
     try {
-      rmdirSync3(d);
+      rmdirSync2(d);
       removed.push(d);
     } catch {
     }
@@ -10852,16 +10693,12 @@ function removeEmptyDirs(dirs) {
   return removed;
 }
 function recordNode(dir, execPath) {
-  const target = path39.join(dir, "node");
-  try {
-    if (readFileSync10(target, "utf8") === `${execPath}
+  const target = path37.join(dir, "node");
+  if (readSmall(target) === `${execPath}
 `) return;
-  } catch {
-  }
-  const missing = [];
-  for (let d = dir; !existsSync6(d) && path39.dirname(d) !== d; d = path39.dirname(d)) missing.unshift(d);
+  const missing = dirsBelow(path37.parse(dir).root, dir).filter((d) => !existsSync6(d));
   try {
-    mkdirSync6(dir, { recursive: true, mode: 448 });
+    mkdirSync5(dir, { recursive: true, mode: 448 });
   } catch (err) {
     removeEmptyDirs(missing);
     const why = err.code ?? err.message;
@@ -10870,14 +10707,183 @@ function recordNode(dir, execPath) {
   import_write_file_atomic2.default.sync(target, `${execPath}
 `, { mode: 420 });
 }
-var import_write_file_atomic2;
+var import_write_file_atomic2, removeEmptyUpTo;
 var init_agent_file = __esm({
   "src/agents/agent-file.ts"() {
     "use strict";
     import_write_file_atomic2 = __toESM(require_lib(), 1);
     init_errors();
     init_failpoint();
+    init_fs();
     init_files();
+    removeEmptyUpTo = (dir, stop) => removeEmptyDirs(dirsBelow(stop, dir));
+  }
+});
+
+// src/agents/skill-place.ts
+import {
+  accessSync as accessSync2,
+  closeSync as closeSync9,
+  constants as constants7,
+  lstatSync as lstatSync14,
+  mkdirSync as mkdirSync6,
+  openSync as openSync8,
+  readdirSync as readdirSync9,
+  readFileSync as readFileSync8,
+  readlinkSync as readlinkSync4,
+  renameSync as renameSync4,
+  rmSync as rmSync3,
+  statSync,
+  symlinkSync,
+  writeFileSync as writeFileSync5
+} from "node:fs";
+import path38 from "node:path";
+function detectAgents(agents, base, global) {
+  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => exists(path38.join(base, m))));
+}
+function linkFolderFor(agent, global) {
+  const folders = agent.skillFolders[global ? "home" : "project"];
+  if (folders.length === 0 || folders.includes(".agents/skills")) return null;
+  return folders[0];
+}
+function skillFiles(dir) {
+  const out = [];
+  const walk2 = (rel) => {
+    const abs = path38.join(dir, rel);
+    const st = lstatOrNull(abs);
+    if (st === null) return;
+    if (st.isDirectory()) {
+      for (const name2 of readdirSync9(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
+    } else if (st.isFile()) out.push(rel);
+  };
+  for (const e of SKILL_ENTRIES) walk2(e);
+  return out.sort();
+}
+function copySteps(from, to) {
+  const want = skillFiles(from);
+  const steps2 = [];
+  for (const rel of want) {
+    const dest = path38.join(to, rel);
+    let have = null;
+    try {
+      have = lstatSync14(dest).isFile() ? readFileSync8(dest) : null;
+    } catch {
+    }
+    if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
+    else if (!have.equals(readFileSync8(path38.join(from, rel)))) steps2.push({ rel, action: "update" });
+  }
+  const wanted = new Set(want);
+  for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
+  return steps2;
+}
+function linkOnTheWay(base, p) {
+  const parts = path38.relative(base, path38.dirname(p)).split(path38.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path38.dirname(p);
+  let at2 = base;
+  for (const part of parts) {
+    at2 = path38.join(at2, part);
+    const st = lstatOrNull(at2);
+    if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
+  }
+  return null;
+}
+function readCopyRecord(dir) {
+  const file = path38.join(dir, RECORD);
+  const st = lstatOrNull(file);
+  if (st === null) return null;
+  if (!st.isFile() || st.size > 1e6) {
+    throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
+  }
+  try {
+    const r = JSON.parse(readFileSync8(file, "utf8"));
+    const files = r.files;
+    if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
+    if (!Array.isArray(r.createdDirs)) return null;
+    if (!Object.values(files).every((h) => typeof h === "string")) return null;
+    return { files, createdDirs: r.createdDirs.filter(safeDir) };
+  } catch {
+    return null;
+  }
+}
+function writeCopyRecord(dir, createdDirs) {
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path38.join(dir, rel))]));
+  const flags = constants7.O_WRONLY | constants7.O_CREAT | constants7.O_TRUNC | (constants7.O_NOFOLLOW ?? 0);
+  const fd = openSync8(path38.join(dir, RECORD), flags, 420);
+  try {
+    writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
+`);
+  } finally {
+    closeSync9(fd);
+  }
+}
+function dropCopyRecord(dir) {
+  rmSync3(path38.join(dir, RECORD), { force: true });
+}
+function editedFiles(dir, steps2, record2) {
+  const changed = (rel) => {
+    const file = path38.join(dir, rel);
+    return !lstatSync14(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
+  };
+  return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
+}
+function linkState(place, target) {
+  const st = lstatOrNull(place);
+  if (st === null) return "absent";
+  if (st.isSymbolicLink()) {
+    const to = readlinkSync4(place);
+    return path38.resolve(path38.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+  }
+  if (st.isDirectory()) return exists(path38.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  return "a file";
+}
+function unwritable(file) {
+  let dir = path38.dirname(file);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path38.dirname(dir);
+  if (!lstatSync14(dir).isDirectory()) return `${dir} is not a folder`;
+  try {
+    accessSync2(dir, constants7.W_OK);
+  } catch {
+    return `${dir} is not writable`;
+  }
+  try {
+    if (exists(file) && lstatSync14(file).isFile()) accessSync2(file, constants7.W_OK);
+  } catch {
+    return `${file} is not writable`;
+  }
+  return null;
+}
+function applySteps(from, to, steps2) {
+  for (const s of steps2) {
+    const dest = path38.join(to, s.rel);
+    if (s.action === "remove") {
+      rmSync3(dest, { force: true });
+      removeEmptyUpTo(path38.dirname(dest), to);
+      continue;
+    }
+    mkdirSync6(path38.dirname(dest), { recursive: true });
+    const temp = `${dest}.tmp-${process.pid}`;
+    const src = path38.join(from, s.rel);
+    writeFileSync5(temp, readFileSync8(src), { mode: statSync(src).mode & 511 });
+    renameSync4(temp, dest);
+  }
+}
+function makeLink(place, target) {
+  mkdirSync6(path38.dirname(place), { recursive: true });
+  symlinkSync(path38.relative(path38.dirname(place), target), place, "dir");
+}
+var SKILL_ENTRIES, CANONICAL, RECORD, hashOf, safeDir;
+var init_skill_place = __esm({
+  "src/agents/skill-place.ts"() {
+    "use strict";
+    init_builtins();
+    init_errors();
+    init_fs();
+    init_agent_file();
+    SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
+    CANONICAL = ".agents/skills/session-handoff";
+    RECORD = ".init.json";
+    hashOf = (file) => nodeCrypto().createHash("sha256").update(readFileSync8(file)).digest("hex");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path38.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -11453,12 +11459,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path54) {
+function findNodeAtLocation(root, path53) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path54) {
+  for (let segment of path53) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -12192,7 +12198,6 @@ var init_json_hooks = __esm({
   "src/agents/json-hooks.ts"() {
     "use strict";
     init_main();
-    init_main();
     init_errors();
     HELPER_FILE = "memory_io.mjs";
     MAX_JSON_DEPTH = 64;
@@ -12208,7 +12213,7 @@ var init_json_hooks = __esm({
 });
 
 // src/agents/plan.ts
-import path40 from "node:path";
+import path39 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2.hooks, edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12254,7 +12259,7 @@ function uninstallText(edit2, agent, current, shown) {
   }
 }
 function editPath(base, edit2) {
-  return path40.join(base, ...edit2.file.split("/"));
+  return path39.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
@@ -12267,8 +12272,8 @@ var init_plan = __esm({
 });
 
 // src/agents/installer.ts
-import { existsSync as existsSync7, lstatSync as lstatSync18, readFileSync as readFileSync11, rmSync as rmSync4 } from "node:fs";
-import path41 from "node:path";
+import { existsSync as existsSync7, lstatSync as lstatSync15, readFileSync as readFileSync9, rmSync as rmSync4 } from "node:fs";
+import path40 from "node:path";
 async function install(t, env) {
   const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) {
@@ -12281,7 +12286,7 @@ async function install(t, env) {
   }
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path40.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -12298,7 +12303,7 @@ async function install(t, env) {
       lines2.push(p.snap.bytes?.equals(bytes) ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
-    const dirs = missingDirs(t.base, path41.dirname(p.file));
+    const dirs = missingDirs(t.base, path40.dirname(p.file));
     makeDirs(dirs);
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
@@ -12315,15 +12320,15 @@ async function install(t, env) {
   return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...keep, ...old] };
 }
 function dropOldRecords(dir) {
-  const records = path41.join(dir, "installs");
-  if (lstatSync18(records, { throwIfNoEntry: false }) === void 0) return [];
+  const records = path40.join(dir, "installs");
+  if (lstatSync15(records, { throwIfNoEntry: false }) === void 0) return [];
   rmSync4(records, { recursive: true, force: true });
   return [`removed ${records}: an older version's copies of agent files, no longer read`];
 }
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path40.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -12344,16 +12349,16 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeEmptyUpTo(path41.dirname(p.file), t.base);
+  for (const p of removed) removeEmptyUpTo(path40.dirname(p.file), t.base);
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
   return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...old] };
 }
 function anotherInstalled(t, skip) {
   return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
     const file = editPath(t.base, edit2);
-    const st = lstatSync18(file, { throwIfNoEntry: false });
+    const st = lstatSync15(file, { throwIfNoEntry: false });
     if (skip.has(file) || st === void 0 || !st.isFile() || st.size > 4e6) return false;
-    return holdsOurs(edit2, readFileSync11(file, "utf8"));
+    return holdsOurs(edit2, readFileSync9(file, "utf8"));
   }));
 }
 var init_installer = __esm({
@@ -12367,25 +12372,24 @@ var init_installer = __esm({
     init_home();
     init_agents();
     init_plan();
-    init_skill_place();
   }
 });
 
 // src/agents/install-lock.ts
-import { lstatSync as lstatSync19, mkdirSync as mkdirSync7, rmdirSync as rmdirSync4 } from "node:fs";
-import path42 from "node:path";
+import { lstatSync as lstatSync16, mkdirSync as mkdirSync7, rmdirSync as rmdirSync3 } from "node:fs";
+import path41 from "node:path";
 async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
   let root = null;
   try {
-    root = global ? null : findRoot(path42.resolve(ctx.cwd, given), ctx.env).root;
+    root = global ? null : findRoot(path41.resolve(ctx.cwd, given), ctx.env).root;
   } catch {
     return run();
   }
-  const lockDir = path42.join(root === null ? userDir(ctx.env) : path42.join(root, ".ai"), ".install.lock");
-  const parent = path42.dirname(lockDir);
+  const lockDir = path41.join(root === null ? userDir(ctx.env) : path41.join(root, ".ai"), ".install.lock");
+  const parent = path41.dirname(lockDir);
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
@@ -12397,11 +12401,11 @@ async function underInstallLock(ctx, uninstall2, run) {
       await lock.release();
     }
   } finally {
-    const stop = global ? path42.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path42.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path42.dirname(dir)) {
+    const stop = global ? path41.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path41.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path41.dirname(dir)) {
       try {
-        rmdirSync4(dir);
+        rmdirSync3(dir);
       } catch {
         break;
       }
@@ -12410,7 +12414,7 @@ async function underInstallLock(ctx, uninstall2, run) {
   }
 }
 function makeParent(dir) {
-  const st = lstatSync19(dir, { throwIfNoEntry: false });
+  const st = lstatSync16(dir, { throwIfNoEntry: false });
   if (st === void 0) return mkdirSync7(dir, { recursive: true, mode: 448 }) ?? null;
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
@@ -12429,20 +12433,20 @@ var init_install_lock = __esm({
 
 // src/agents/target.ts
 import { realpathSync as realpathSync4 } from "node:fs";
-import path43 from "node:path";
+import path42 from "node:path";
 function real2(p) {
   try {
     return realpathSync4(p);
   } catch {
-    return path43.resolve(p);
+    return path42.resolve(p);
   }
 }
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path43.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path43.join(real2(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path42.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path42.join(real2(path42.dirname(path42.dirname(path42.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path43.relative(real2(root), abs);
-  return { abs, rel: rel.startsWith("..") || path43.isAbsolute(rel) ? null : rel.split(path43.sep).join("/") };
+  const rel = path42.relative(real2(root), abs);
+  return { abs, rel: rel.startsWith("..") || path42.isAbsolute(rel) ? null : rel.split(path42.sep).join("/") };
 }
 function targetOf(agent, root, helper, env, dryRun) {
   const global = root === null;
@@ -12492,8 +12496,8 @@ var init_exports = {};
 __export(init_exports, {
   initVerb: () => initVerb
 });
-import { existsSync as existsSync8, lstatSync as lstatSync20, realpathSync as realpathSync5, rmdirSync as rmdirSync5, rmSync as rmSync5 } from "node:fs";
-import path44 from "node:path";
+import { existsSync as existsSync8, lstatSync as lstatSync17, realpathSync as realpathSync5, rmSync as rmSync5 } from "node:fs";
+import path43 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
   if (global && typeof ctx.values.root === "string") {
@@ -12510,7 +12514,7 @@ function planOf(ctx) {
   if (global) base = realpathSync5(homeFolder(ctx.env));
   else {
     const given = typeof ctx.values.root === "string";
-    const found = findRoot(path44.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
+    const found = findRoot(path43.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
     if (!given && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -12535,17 +12539,17 @@ function planOf(ctx) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync5(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync8(path44.join(source, "SKILL.md"))) {
+  const source = realpathSync5(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync8(path43.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p) => `${global ? "~/" : ""}${path44.relative(base, p).split(path44.sep).join("/")}`;
+  const shown = (p) => `${global ? "~/" : ""}${path43.relative(base, p).split(path43.sep).join("/")}`;
   const dryRun = ctx.values["dry-run"] === true;
-  return { base, global, dryRun, source, dest: path44.join(base, CANONICAL), agents, shown };
+  return { base, global, dryRun, source, dest: path43.join(base, CANONICAL), agents, shown };
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path44.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path43.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = targetOf(agent, root, helper, ctx.env, dryRun);
   const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
@@ -12553,7 +12557,7 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
 }
 function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path44.join(plan2.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path43.join(plan2.base, f, "session-handoff"));
 }
 function counted(steps2) {
   const n2 = (a) => steps2.filter((s) => s.action === a).length;
@@ -12572,20 +12576,20 @@ async function init(ctx, plan2) {
   const { dest, source, shown } = plan2;
   refuseLinkOnTheWay(plan2);
   const running = dest === source || existsSync8(dest) && realpathSync5(dest) === source;
-  if (!running && existsSync8(dest) && lstatSync20(dest).isSymbolicLink()) {
+  if (!running && existsSync8(dest) && lstatSync17(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps2 = running ? [] : copySteps(source, dest);
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && ctx.values.replace !== true) {
-    const names = edited.slice(0, 5).map((rel) => shown(path44.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown(path43.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path44.join(dest, s.rel));
+  const writes = steps2.map((s) => path43.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -12593,11 +12597,12 @@ async function init(ctx, plan2) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path44.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path43.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const made = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => missingUnder(plan2.base, d));
+  const below = [dest, ...links.map((l) => path43.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
+  const made = below.filter((d) => !existsSync8(d)).map((d) => path43.relative(plan2.base, d).split(path43.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -12642,18 +12647,11 @@ async function init(ctx, plan2) {
     }
   }
   const who = plan2.agents.map((a) => a.name).join(", ");
-  const copy = shown(path44.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path43.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   lines2.push(`next: start a new session (${who}) and ${SAY2}`);
   return ok(`${lines2.join("\n")}
 `, notes);
-}
-function missingUnder(base, dir) {
-  const out = [];
-  for (let d = dir; d.startsWith(`${base}${path44.sep}`) && !existsSync8(d); d = path44.dirname(d)) {
-    out.push(path44.relative(base, d).split(path44.sep).join("/"));
-  }
-  return out;
 }
 async function undo(ctx, plan2) {
   const { dest, source, shown } = plan2;
@@ -12678,30 +12676,24 @@ async function undo(ctx, plan2) {
     }
     if (!plan2.dryRun) {
       rmSync5(place, { recursive: state === "copy", force: true });
-      removeEmptyUpTo(path44.dirname(place), path44.join(plan2.base, path44.relative(plan2.base, place).split(path44.sep)[0]));
+      removeEmptyUpTo(path43.dirname(place), path43.join(plan2.base, path43.relative(plan2.base, place).split(path43.sep)[0]));
     }
     lines2.push(`${would} ${shown(place)}`);
   }
   const all = skillFiles(dest);
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const files = all.filter((rel) => !kept.includes(rel));
-  if (files.length > 0 && !(existsSync8(dest) && lstatSync20(dest).isSymbolicLink())) {
+  if (files.length > 0 && !(existsSync8(dest) && lstatSync17(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync5(path44.join(dest, rel), { force: true });
+      for (const rel of files) rmSync5(path43.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
-      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), plan2.base);
+      for (const rel of files) removeEmptyUpTo(path43.dirname(path43.join(dest, rel)), plan2.base);
     }
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines2.push(`left ${shown(path44.join(dest, rel))}: you edited it since init copied it`);
+    for (const rel of kept) lines2.push(`left ${shown(path43.join(dest, rel))}: you edited it since init copied it`);
   }
-  const made = [...record2?.createdDirs ?? []].sort((a, b) => b.length - a.length);
-  for (const rel of plan2.dryRun ? [] : made) {
-    if (linkOnTheWay(plan2.base, path44.join(plan2.base, rel)) !== null) continue;
-    try {
-      rmdirSync5(path44.join(plan2.base, rel));
-    } catch {
-    }
-  }
+  const made = (record2?.createdDirs ?? []).map((rel) => path43.join(plan2.base, rel));
+  if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
   return ok(`${lines2.join("\n")}
 `, notes);
@@ -12712,8 +12704,7 @@ var init_init = __esm({
     "use strict";
     init_agents();
     init_skill_place();
-    init_skill_place();
-    init_skill_place();
+    init_agent_file();
     init_installer();
     init_install_lock();
     init_target();
@@ -12876,18 +12867,46 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
   }
 });
 
-// src/agents/doctor-checks.ts
-import { spawn } from "node:child_process";
-import { randomBytes as randomBytes3 } from "node:crypto";
-import { existsSync as existsSync9, lstatSync as lstatSync21, readFileSync as readFileSync12 } from "node:fs";
-import path45 from "node:path";
-function readText(p) {
+// src/agents/claude-plugin.ts
+import { existsSync as existsSync9, readFileSync as readFileSync10 } from "node:fs";
+import path44 from "node:path";
+function json(file) {
   try {
-    return lstatSync21(p).isFile() ? readFileSync12(p, "utf8") : null;
+    const v = JSON.parse(readFileSync10(file, "utf8").slice(0, 1e6));
+    return isObj2(v) ? v : null;
   } catch {
     return null;
   }
 }
+function claudePluginInstalls(home) {
+  const plugins = json(path44.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
+  if (plugins === null || typeof plugins !== "object") return [];
+  const enabledMap = json(path44.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const out = [];
+  for (const [key, list2] of Object.entries(plugins)) {
+    if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
+    for (const raw of list2) {
+      const e = isObj2(raw) ? raw : {};
+      const at2 = e.installPath;
+      const rootSkill = typeof at2 === "string" && path44.isAbsolute(at2) && existsSync9(path44.join(at2, "SKILL.md"));
+      const scope = typeof e.scope === "string" ? e.scope : "unknown";
+      const version = typeof e.version === "string" ? e.version : null;
+      out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
+    }
+  }
+  return out;
+}
+var isObj2;
+var init_claude_plugin = __esm({
+  "src/agents/claude-plugin.ts"() {
+    "use strict";
+    isObj2 = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+  }
+});
+
+// src/agents/doctor-checks.ts
+import { existsSync as existsSync10, readdirSync as readdirSync10 } from "node:fs";
+import path45 from "node:path";
 function installedForms(edit2) {
   return edit2.hooks.flatMap((h) => {
     const now = edit2.command(h.args);
@@ -12934,7 +12953,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readText(path45.join(env.CODEX_HOME || path45.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readSmall(path45.join(env.CODEX_HOME || path45.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -12953,7 +12972,7 @@ function posixShell(env, platform = process.platform) {
   const git = programs.map((d) => path45.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
     const sh = path45.win32.join(dir, "sh.exe");
-    if (existsSync9(sh)) return sh;
+    if (existsSync10(sh)) return sh;
   }
   return null;
 }
@@ -12967,10 +12986,10 @@ function runStart(file, argv, root, env, platform = process.platform) {
   const PATH2 = windows ? env.PATH ?? env.Path ?? "" : "/usr/bin:/bin";
   const childEnv = { PATH: PATH2, CLAUDE_PROJECT_DIR: root, GEMINI_PROJECT_DIR: root };
   for (const k of [...KEPT_ENV, ...windows ? WINDOWS_ENV : []]) if (env[k]) childEnv[k] = env[k];
-  const session_id = `${PROBE_SESSION_PREFIX}${randomBytes3(4).toString("hex")}`;
+  const session_id = `${PROBE_SESSION_PREFIX}${randomHex8()}`;
   const input = JSON.stringify({ session_id, cwd: root, hook_event_name: "SessionStart", source: "startup" });
   return new Promise((resolve) => {
-    const child = spawn(shell, argv.slice(1), { cwd: root, env: childEnv, timeout: 1e4 });
+    const child = childProcess().spawn(shell, argv.slice(1), { cwd: root, env: childEnv, timeout: 1e4 });
     const out = [];
     const err = [];
     const text = (bufs) => Buffer.concat(bufs).toString("utf8").slice(0, 2e3);
@@ -12983,74 +13002,6 @@ function runStart(file, argv, root, env, platform = process.platform) {
     child.stdin.end(input);
   });
 }
-var FILE_TAIL, WINDOWS_ENV, KEPT_ENV;
-var init_doctor_checks = __esm({
-  "src/agents/doctor-checks.ts"() {
-    "use strict";
-    init_json_hooks();
-    init_command();
-    init_harness_path();
-    init_probe_session();
-    init_md_block();
-    FILE_TAIL = '; [ ! -f "$f" ] || ';
-    WINDOWS_ENV = [
-      "USERPROFILE",
-      "SystemRoot",
-      "SystemDrive",
-      "TEMP",
-      "TMP",
-      "ProgramFiles",
-      "APPDATA",
-      "LOCALAPPDATA"
-    ];
-    KEPT_ENV = ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR"];
-  }
-});
-
-// src/agents/claude-plugin.ts
-import { existsSync as existsSync10, readFileSync as readFileSync13 } from "node:fs";
-import path46 from "node:path";
-function json(file) {
-  try {
-    const v = JSON.parse(readFileSync13(file, "utf8").slice(0, 1e6));
-    return isObj2(v) ? v : null;
-  } catch {
-    return null;
-  }
-}
-function claudePluginInstalls(home) {
-  const plugins = json(path46.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
-  if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path46.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
-  const out = [];
-  for (const [key, list2] of Object.entries(plugins)) {
-    if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
-    for (const raw of list2) {
-      const e = isObj2(raw) ? raw : {};
-      const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path46.isAbsolute(at2) && existsSync10(path46.join(at2, "SKILL.md"));
-      const scope = typeof e.scope === "string" ? e.scope : "unknown";
-      const version = typeof e.version === "string" ? e.version : null;
-      out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
-    }
-  }
-  return out;
-}
-var isObj2;
-var init_claude_plugin = __esm({
-  "src/agents/claude-plugin.ts"() {
-    "use strict";
-    isObj2 = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
-  }
-});
-
-// src/verbs/doctor.ts
-var doctor_exports = {};
-__export(doctor_exports, {
-  doctorVerb: () => doctorVerb
-});
-import { readdirSync as readdirSync10 } from "node:fs";
-import path47 from "node:path";
 function fixCmd(r, verb, withRoot = true) {
   const h = shellWord(r.helper.abs);
   const root = withRoot ? shellWord(r.root) : "";
@@ -13063,9 +13014,9 @@ function agentFix(r, verb, name2) {
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path47.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path47.join(r.home, f, "session-handoff"))
-  ].filter((d) => exists(path47.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path45.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path45.join(r.home, f, "session-handoff"))
+  ].filter((d) => exists(path45.join(d, "SKILL.md")));
   let edits = [];
   try {
     edits = agent.edits(r.helper, r.global);
@@ -13080,7 +13031,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path47.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path45.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -13088,7 +13039,7 @@ async function agentInstalls(r, name2, agent) {
 }
 async function installState(r, name2, edit2) {
   const file = editPath(r.global ? r.home : r.root, edit2);
-  const text = readText(file);
+  const text = readSmall(file);
   if (text === null || !holdsOurs(edit2, text)) return "absent";
   const reinstall = agentFix(r, "install", name2);
   const state = judge(r, name2, edit2, text, reinstall);
@@ -13101,7 +13052,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path47.basename(edit2.file) === "AGENTS.md") {
+  if (path45.basename(edit2.file) === "AGENTS.md") {
     const over = budgetFinding(text, edit2.file, reinstall);
     if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -13154,7 +13105,7 @@ function pluginInstalls(r) {
     r.problems.push({ what: `${what}: every session gets the notice twice`, fix });
   }
 }
-async function memoryState(r) {
+async function memoryState(r, journal) {
   const { root, problems } = r;
   const kinds = ["handoff", "lessons", "solutions"];
   const files = Object.fromEntries(kinds.map((k) => [k, inspectFile(root, k).status]));
@@ -13167,13 +13118,13 @@ async function memoryState(r) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path47.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path45.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
     problems.push({ what: "a memory file failed safety or schema checks", fix });
   }
-  if (mergeDriverMissing(root, r.env)) problems.push({ what: MERGE_DRIVER_MISSING, fix: fixCmd(r, "publish") });
+  if (await mergeDriverMissing(root, r.env)) problems.push({ what: MERGE_DRIVER_MISSING, fix: fixCmd(r, "publish") });
   const driverGone = await driverPartMissing(root, r.env);
   if (driverGone !== null) {
     const what = `${driverGone}: memory files merge as text (conflict markers)`;
@@ -13184,7 +13135,11 @@ async function memoryState(r) {
     archives = readdirSync10(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
   } catch {
   }
-  const journal = journalState(r);
+  for (const p of journal.problems) {
+    const where = `${path45.join(".ai", "memory", p.file)} line ${p.line}`;
+    const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
+    problems.push({ what, fix: "fix that line by hand, or move the file away" });
+  }
   const paused = pauseSwitch(memoryDir(root), r.env);
   if (paused?.startsWith("SESSION_HANDOFF_DISABLE")) {
     problems.push({ what: `memory writes are paused by ${paused}`, fix: "unset SESSION_HANDOFF_DISABLE" });
@@ -13194,26 +13149,6 @@ async function memoryState(r) {
     problems.push({ what: `memory writes are paused by ${quotedPath(paused)}`, fix });
   }
   return { verdict, files, archives, paused, git: await gitState(r), journal };
-}
-function journalState(r) {
-  const journalFiles = listJournal(r.root);
-  const problems = [];
-  for (const f of journalFiles) {
-    const file = `journal/${f.name}`;
-    try {
-      const read = readJournalFile(journalDir(r.root), f.name);
-      const first = read === null ? void 0 : parseJournal(read.bytes.toString("utf8"), f.kind).problems[0];
-      if (first) problems.push({ file, ...first });
-    } catch (err) {
-      problems.push({ file, line: 0, message: err.message });
-    }
-  }
-  for (const p of problems) {
-    const where = `${path47.join(".ai", "memory", p.file)} line ${p.line}`;
-    const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
-    r.problems.push({ what, fix: "fix that line by hand, or move the file away" });
-  }
-  return { files: journalFiles.length, off: journalOff(r.root), problems };
 }
 async function gitState(r) {
   try {
@@ -13235,6 +13170,54 @@ async function startRun(r, shown, argv, name2) {
     r.problems.push({ what, fix: agentFix(r, "install", name2) });
   }
 }
+var FILE_TAIL, WINDOWS_ENV, KEPT_ENV, HELPER_FILES, NO_PASTE, installed;
+var init_doctor_checks = __esm({
+  "src/agents/doctor-checks.ts"() {
+    "use strict";
+    init_builtins();
+    init_json_hooks();
+    init_command();
+    init_harness_path();
+    init_agents();
+    init_claude_plugin();
+    init_md_block();
+    init_plan();
+    init_merge_driver_config();
+    init_run();
+    init_files();
+    init_archive();
+    init_inspect();
+    init_paths();
+    init_pause();
+    init_fs();
+    init_probe_session();
+    init_private();
+    init_anchor_lines();
+    init_quote();
+    FILE_TAIL = '; [ ! -f "$f" ] || ';
+    WINDOWS_ENV = [
+      "USERPROFILE",
+      "SystemRoot",
+      "SystemDrive",
+      "TEMP",
+      "TMP",
+      "ProgramFiles",
+      "APPDATA",
+      "LOCALAPPDATA"
+    ];
+    KEPT_ENV = ["HOME", "XDG_CONFIG_HOME", "SESSION_HANDOFF_NODE", "SESSION_HANDOFF_DISABLE", "TMPDIR"];
+    HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
+    NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
+    installed = (state) => state === "current" || state === "outdated";
+  }
+});
+
+// src/verbs/doctor.ts
+var doctor_exports = {};
+__export(doctor_exports, {
+  doctorVerb: () => doctorVerb
+});
+import path46 from "node:path";
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
   const lines2 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
@@ -13261,37 +13244,21 @@ function reportText(result) {
   fix: ${p.fix}`);
   return showRefused(lines2.join("\n")).text;
 }
-var HELPER_FILES, NO_PASTE, installed, doctorVerb;
+var doctorVerb;
 var init_doctor = __esm({
   "src/verbs/doctor.ts"() {
     "use strict";
     init_quote();
     init_anchor_lines();
-    init_merge_driver_config();
     init_agents();
-    init_json_hooks();
-    init_md_block();
-    init_plan();
     init_doctor_checks();
-    init_doctor_checks();
-    init_claude_plugin();
-    init_run();
-    init_archive();
-    init_inspect();
-    init_paths();
-    init_entry();
     init_store();
-    init_pause();
-    init_private();
     init_invisible();
     init_target();
     init_home();
     init_common();
     init_types();
     init_errors();
-    HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
-    NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
-    installed = (state) => state === "current" || state === "outdated";
     doctorVerb = {
       name: "doctor",
       options: { root: { type: "string" }, json: { type: "boolean" }, global: { type: "boolean" } },
@@ -13321,7 +13288,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path47.resolve(home);
+          root = path46.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -13331,7 +13298,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
         }
         for (const [name2, agent] of Object.entries(AGENTS)) await agentInstalls(r, name2, agent);
         pluginInstalls(r);
-        const memory = await memoryState(r);
+        const memory = await memoryState(r, journalHealth(root));
         const { agents, runs, problems } = r;
         const notes = [...new Set(r.notes)];
         const result = { ok: problems.length === 0, node, helper: helper.abs, agents, runs, notes, memory, problems };
@@ -13344,7 +13311,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 
 // src/git/publish-memory.ts
 import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, statSync as statSync2 } from "node:fs";
-import path48 from "node:path";
+import path47 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -13354,11 +13321,11 @@ async function skippedPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path48.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path47.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
     try {
-      accessSync3(path48.join(hooksDir, h), constants8.X_OK);
-      return statSync2(path48.join(hooksDir, h)).isFile();
+      accessSync3(path47.join(hooksDir, h), constants8.X_OK);
+      return statSync2(path47.join(hooksDir, h)).isFile();
     } catch {
       return false;
     }
@@ -13392,7 +13359,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path48.relative(top, memDir).split(path48.sep).join("/");
+  const memRel = path47.relative(top, memDir).split(path47.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   const ignored = await runGit(top, ["check-ignore", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
   if (ignored.code === 0) {
@@ -13413,7 +13380,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync11(path48.join(memDir, "journal", "OFF"));
+  const journal = !existsSync11(path47.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -13839,7 +13806,7 @@ function patchEdits(input) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  return files.map((path54) => ({ kind: "edit", path: path54 }));
+  return files.map((path53) => ({ kind: "edit", path: path53 }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -13989,7 +13956,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path54) => path54 && events.push({ kind: "edit", path: path54 });
+    addEdit = (events, path53) => path53 && events.push({ kind: "edit", path: path53 });
   }
 });
 
@@ -14521,16 +14488,10 @@ var init_checkpoint = __esm({
   }
 });
 
-// src/verbs/checkpoint.ts
-var checkpoint_exports = {};
-__export(checkpoint_exports, {
-  CHECKPOINT_LINES: () => CHECKPOINT_LINES,
-  checkpointVerb: () => checkpointVerb
-});
-import { lstatSync as lstatSync22, readdirSync as readdirSync11 } from "node:fs";
-import path49 from "node:path";
+// src/brief/checkpoint-capture.ts
+import path48 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path49.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path48.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -14546,7 +14507,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path49.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path48.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -14555,15 +14516,6 @@ function projectHandoffs(root) {
       return archived.has(token);
     }
   };
-}
-function pruneOfferMarkers(dir, nowMs) {
-  try {
-    for (const name2 of readdirSync11(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
-      const p = path49.join(dir, name2);
-      if (nowMs - lstatSync22(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
-    }
-  } catch {
-  }
 }
 async function checkpointAnchors(root, env, nowMs, excludes) {
   const date = `- Date: ${isoSeconds(nowMs)}`;
@@ -14656,69 +14608,49 @@ function sessionStartOf(file, format2, firstSixteen) {
   if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;
   return first(headLines(file, TAIL_BYTES));
 }
-async function runCheckpoint(ctx) {
-  const startMs = Date.now();
-  const format2 = ctx.values.format;
-  if (format2 !== void 0 && !isFormat(format2)) {
-    const got2 = quotedValue(String(format2).slice(0, 40));
-    return ok("", [CHECKPOINT_LINES.usage(`--format must be claude, codex or gemini, got ${got2}`)]);
-  }
-  if (disabledByEnv(ctx.env)) return ok("", []);
-  const notes = [];
-  const json2 = await readHookJson(ctx, STDIN_BYTES);
-  const input = json2 === void 0 ? {} : json2;
-  if (str2(input?.agent_id) !== null) return ok("", [CHECKPOINT_LINES.subagent()]);
-  if (input === null) notes.push(CHECKPOINT_LINES.badInput());
-  const hook = input ?? {};
-  const lastMessage = str2(hook.last_assistant_message);
-  const compactSummary = str2(hook.compact_summary);
-  let root;
-  try {
-    const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
-    root = rootOption(ctx, given ? null : hookCwd(hook.cwd));
-  } catch (err) {
-    return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
-  }
-  const home = homeFolder(ctx.env);
-  if (root === path49.parse(root).root || home !== "" && samePath(root, path49.resolve(home))) {
+async function writeCheckpoint(root, hook, notes, o) {
+  const home = homeFolder(o.env);
+  if (root === path48.parse(root).root || home !== "" && samePath(root, path48.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
-    return ok("", [...notes, CHECKPOINT_LINES.skipped(why)]);
+    return [...notes, CHECKPOINT_LINES.skipped(why)];
   }
-  if (pauseSwitch(memoryDir(root), ctx.env) !== null) return ok("", [CHECKPOINT_LINES.paused()]);
-  if (userHelperWithoutMemory(ctx.skillDir, home, root)) return ok("", [...notes, CHECKPOINT_LINES.noMemory(root)]);
+  if (pauseSwitch(memoryDir(root), o.env) !== null) return [CHECKPOINT_LINES.paused()];
+  if (userHelperWithoutMemory(o.skillDir, home, root)) return [...notes, CHECKPOINT_LINES.noMemory(root)];
+  const lastMessage = nonEmpty(hook.last_assistant_message);
+  const compactSummary = nonEmpty(hook.compact_summary);
   const session = sessionFileId(hook.session_id);
   const name2 = `${session}.md`;
   const nowMs = Date.now();
-  const anchorsP = checkpointAnchors(root, ctx.env, nowMs, skillExcludes(root, ctx.skillDir ?? null));
+  const anchorsP = checkpointAnchors(root, o.env, nowMs, skillExcludes(root, o.skillDir));
   const project = projectHandoffs(root);
-  const got = capture(str2(hook.transcript_path), lastMessage, format2, notes, project);
+  const got = capture(nonEmpty(hook.transcript_path), lastMessage, o.format, notes, project);
   if (lastMessage !== null && (got.cap !== null || !got.recognised)) {
-    (got.cap ??= emptyCapture(isFormat(format2) ? format2 : "claude")).lastClaim = lastMessage;
+    (got.cap ??= emptyCapture(isFormat(o.format) ? o.format : "claude")).lastClaim = lastMessage;
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path49.join(dir, name2);
+  const file = path48.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
   const nothing = got.recognised && got.toolCalls === 0;
-  const lockWait = () => Math.max(0, (LOCK_BUDGET_MS - (Date.now() - startMs)) / 1e3);
+  const lockWait = () => Math.max(0, (LOCK_BUDGET_MS - (Date.now() - o.startMs)) / 1e3);
   const resumed = () => {
     const token = project.current?.token ?? null;
-    return got.resume ? recordResume(root, got.resume, session, token, ctx.env, failpointOf(ctx)) : Promise.resolve([]);
+    return got.resume ? recordResume(root, got.resume, session, token, o.env, o.failpoint) : Promise.resolve([]);
   };
   if (nothing && (before === null || beforeSince === since && compactSummary === null)) {
     let journal = [];
     if (got.resume) {
       try {
-        journal = (await underLock({ root, env: ctx.env, lockTimeoutSeconds: lockWait() }, resumed)).result;
+        journal = (await underLock({ root, env: o.env, lockTimeoutSeconds: lockWait() }, resumed)).result;
       } catch {
       }
     }
-    return ok("", [...notes, ...journal, CHECKPOINT_LINES.nothing(got.save !== null)]);
+    return [...notes, ...journal, CHECKPOINT_LINES.nothing(got.save !== null)];
   }
   try {
-    const options = { root, env: ctx.env, lockTimeoutSeconds: lockWait() };
+    const options = { root, env: o.env, lockTimeoutSeconds: lockWait() };
     const { result, repairs } = await underLock(options, async (lock) => {
       const journal = await resumed();
       ensureDir(dir);
@@ -14765,22 +14697,22 @@ async function runCheckpoint(ctx) {
         expectedToken: prior?.token ?? "absent",
         newMode: 384,
         build: () => Buffer.from(text, "utf8"),
-        failpoint: failpointOf(ctx),
+        failpoint: o.failpoint,
         lock
       });
       pruneCheckpoints(root, name2);
       return [...cleaned, ...report, ...published.warnings, CHECKPOINT_LINES.saved(name2)];
     });
-    return ok("", [...notes, ...repairs, ...result]);
+    return [...notes, ...repairs, ...result];
   } catch (err) {
-    if (err instanceof HelperError && err.code === 4) return ok("", [CHECKPOINT_LINES.paused()]);
-    if (err instanceof Busy) return ok("", [CHECKPOINT_LINES.busy(err.holder.who, err.holder.lock)]);
-    return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
+    if (err instanceof HelperError && err.code === 4) return [CHECKPOINT_LINES.paused()];
+    if (err instanceof Busy) return [CHECKPOINT_LINES.busy(err.holder.who, err.holder.lock)];
+    return [...notes, CHECKPOINT_LINES.skipped(err.message)];
   }
 }
-var HELP2, CHECKPOINT_LINES, STDIN_BYTES, LOCK_BUDGET_MS, ARCHIVES_HASHED, OFFER_MARKER_DAYS, str2, checkpointVerb;
-var init_checkpoint2 = __esm({
-  "src/verbs/checkpoint.ts"() {
+var CHECKPOINT_LINES, LOCK_BUDGET_MS, ARCHIVES_HASHED, nonEmpty;
+var init_checkpoint_capture = __esm({
+  "src/brief/checkpoint-capture.ts"() {
     "use strict";
     init_errors();
     init_parsers();
@@ -14789,12 +14721,10 @@ var init_checkpoint2 = __esm({
     init_tail();
     init_tail();
     init_types2();
-    init_harness_path();
     init_hook_input();
     init_last_save();
     init_record();
     init_outcome();
-    init_quote();
     init_redact();
     init_token_shape();
     init_run();
@@ -14813,9 +14743,46 @@ var init_checkpoint2 = __esm({
     init_checkpoint_cleanup();
     init_mutate();
     init_home();
-    init_paths();
     init_pause();
+    init_paths();
     init_publish();
+    CHECKPOINT_LINES = {
+      saved: (name2) => `checkpoint: saved checkpoints/${name2}`,
+      unchanged: (name2) => `checkpoint: unchanged checkpoints/${name2}`,
+      paused: () => "checkpoint: memory writes are paused; nothing was captured",
+      subagent: () => "checkpoint: the hook input comes from a subagent (agent_id); nothing was captured",
+      busy: (who, lock) => `checkpoint: memory is busy: ${who} holds the lock ${lock}; skipped, nothing was captured`,
+      skipped: (reason) => `checkpoint: skipped: ${reason}`,
+      noTranscript: (reason) => `checkpoint: ${reason}; captured the anchors only`,
+      unknownFormat: () => "checkpoint: the transcript's format is not recognised; captured the anchors only",
+      badInput: () => "checkpoint: the hook input is not a JSON object (or is over 1 MiB); captured the anchors only",
+      nothing: (afterSave) => `checkpoint: no tool call ${afterSave ? "since the session's last handoff save" : "in the session"}; nothing written`,
+      removed: (name2) => `checkpoint: no tool call since the session's last handoff save; removed checkpoints/${name2}, which it supersedes`,
+      noMemory: (root) => `checkpoint: ${root} has no .ai/memory and this helper is installed for the user, not the project; nothing was captured`,
+      usage: (what) => `checkpoint: ${what}; nothing was captured`,
+      redacted: (report) => `checkpoint: ${report.replace(/ \(line \d+\)/g, "")} from the transcript`
+    };
+    LOCK_BUDGET_MS = 1200;
+    ARCHIVES_HASHED = 50;
+    nonEmpty = (v) => typeof v === "string" && v !== "" ? v : null;
+  }
+});
+
+// src/verbs/checkpoint.ts
+var checkpoint_exports = {};
+__export(checkpoint_exports, {
+  checkpointVerb: () => checkpointVerb
+});
+var HELP2, STDIN_BYTES, checkpointVerb;
+var init_checkpoint2 = __esm({
+  "src/verbs/checkpoint.ts"() {
+    "use strict";
+    init_transcripts();
+    init_harness_path();
+    init_hook_input();
+    init_checkpoint_capture();
+    init_quote();
+    init_pause();
     init_common();
     init_types();
     HELP2 = `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
@@ -14837,33 +14804,36 @@ stdout: nothing (with --format gemini \`{}\` and nothing on stderr). stderr: one
 nothing at all with SESSION_HANDOFF_DISABLE set.
 exit: always 0, usage errors included -- a hook must never block the harness.
 `;
-    CHECKPOINT_LINES = {
-      saved: (name2) => `checkpoint: saved checkpoints/${name2}`,
-      unchanged: (name2) => `checkpoint: unchanged checkpoints/${name2}`,
-      paused: () => "checkpoint: memory writes are paused; nothing was captured",
-      subagent: () => "checkpoint: the hook input comes from a subagent (agent_id); nothing was captured",
-      busy: (who, lock) => `checkpoint: memory is busy: ${who} holds the lock ${lock}; skipped, nothing was captured`,
-      skipped: (reason) => `checkpoint: skipped: ${reason}`,
-      noTranscript: (reason) => `checkpoint: ${reason}; captured the anchors only`,
-      unknownFormat: () => "checkpoint: the transcript's format is not recognised; captured the anchors only",
-      badInput: () => "checkpoint: the hook input is not a JSON object (or is over 1 MiB); captured the anchors only",
-      nothing: (afterSave) => `checkpoint: no tool call ${afterSave ? "since the session's last handoff save" : "in the session"}; nothing written`,
-      removed: (name2) => `checkpoint: no tool call since the session's last handoff save; removed checkpoints/${name2}, which it supersedes`,
-      noMemory: (root) => `checkpoint: ${root} has no .ai/memory and this helper is installed for the user, not the project; nothing was captured`,
-      usage: (what) => `checkpoint: ${what}; nothing was captured`,
-      redacted: (report) => `checkpoint: ${report.replace(/ \(line \d+\)/g, "")} from the transcript`
-    };
     STDIN_BYTES = 1024 * 1024;
-    LOCK_BUDGET_MS = 1200;
-    ARCHIVES_HASHED = 50;
-    OFFER_MARKER_DAYS = 7;
-    str2 = (v) => typeof v === "string" && v !== "" ? v : null;
     checkpointVerb = {
       name: "checkpoint",
       options: { root: { type: "string" }, format: { type: "string" } },
       positionals: [0, 0],
       help: HELP2,
-      run: runCheckpoint
+      async run(ctx) {
+        const startMs = Date.now();
+        const format2 = ctx.values.format;
+        if (format2 !== void 0 && !isFormat(format2)) {
+          const got = quotedValue(String(format2).slice(0, 40));
+          return ok("", [CHECKPOINT_LINES.usage(`--format must be claude, codex or gemini, got ${got}`)]);
+        }
+        if (disabledByEnv(ctx.env)) return ok("", []);
+        const notes = [];
+        const json2 = await readHookJson(ctx, STDIN_BYTES);
+        const input = json2 === void 0 ? {} : json2;
+        if (nonEmpty(input?.agent_id) !== null) return ok("", [CHECKPOINT_LINES.subagent()]);
+        if (input === null) notes.push(CHECKPOINT_LINES.badInput());
+        const hook = input ?? {};
+        let root;
+        try {
+          const given = typeof ctx.values.root === "string" && ctx.values.root !== "";
+          root = rootOption(ctx, given ? null : hookCwd(hook.cwd));
+        } catch (err) {
+          return ok("", [...notes, CHECKPOINT_LINES.skipped(err.message)]);
+        }
+        const o = { env: ctx.env, skillDir: ctx.skillDir ?? null, failpoint: failpointOf(ctx), format: format2, startMs };
+        return ok("", await writeCheckpoint(root, hook, notes, o));
+      }
     };
   }
 });
@@ -14873,7 +14843,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path50 from "node:path";
+import path49 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -14938,7 +14908,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path50.join(memoryDir(root), "HANDOFF.md"), 1e6);
+          const handoff = readHead(path49.join(memoryDir(root), "HANDOFF.md"), 1e6);
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
@@ -14996,15 +14966,16 @@ async function decide(ctx, input, format2) {
     return ok("", [say(`${err.message}; printing nothing`)]);
   }
   const event = typeof input.hook_event_name === "string" ? input.hook_event_name : "UserPromptSubmit";
-  if (event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
+  const memDir = memoryDir(root);
+  const paused = pauseSwitch(memDir, ctx.env) !== null;
+  if (!paused && event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
     const token = savedToken(strings(input.tool_response).join("\n"), false);
     if (token !== null) recordSavedBy(root, ctx.env, token, AGENT_OF_FORMAT[format2] ?? null);
   }
-  const memDir = memoryDir(root);
   const { settings, problems } = readSettings(memDir);
   const warn = problems.map(say);
   const quiet = ok("", warn);
-  if (!settings.contextOffer || pauseSwitch(memDir, ctx.env) !== null || treeUnsafe(root) === true) return quiet;
+  if (!settings.contextOffer || paused || treeUnsafe(root) === true) return quiet;
   if (userHelperWithoutMemory(ctx.skillDir, homeFolder(ctx.env), root)) return quiet;
   const usage = readUsage(input.transcript_path);
   const last = usage?.points.at(-1);
@@ -15058,6 +15029,7 @@ var init_context = __esm({
     init_paths();
     init_inspect();
     init_pause();
+    init_fs();
     init_settings();
     init_common();
     init_home();
@@ -15099,7 +15071,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path51 from "node:path";
+import path50 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15141,7 +15113,7 @@ function ledgerUnits(text) {
   }
   return units2;
 }
-async function readText2(p, file, notes) {
+async function readText(p, file, notes) {
   let bytes;
   try {
     const r = await readStable(p);
@@ -15181,7 +15153,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText2(path51.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText(path50.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -15196,9 +15168,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path51.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path50.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText2(path51.join(mem, file), file, notes);
+      const text = await readText(path50.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -15488,8 +15460,8 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import { lstatSync as lstatSync23, unlinkSync as unlinkSync11 } from "node:fs";
-import path52 from "node:path";
+import { lstatSync as lstatSync18, unlinkSync as unlinkSync11 } from "node:fs";
+import path51 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -15498,7 +15470,7 @@ var init_journal = __esm({
     init_errors();
     init_store();
     init_paths();
-    init_pause();
+    init_fs();
     init_mutate();
     init_common();
     init_types();
@@ -15544,13 +15516,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync23(path52.join(journalDir(root), f.name));
+            const st = lstatSync18(path51.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync11(path52.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync11(path51.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -15566,8 +15538,8 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync24, mkdirSync as mkdirSync9, openSync as openSync10, readFileSync as readFileSync14, writeSync as writeSync2 } from "node:fs";
-import path53 from "node:path";
+import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync19, mkdirSync as mkdirSync9, openSync as openSync10, readFileSync as readFileSync11, writeSync as writeSync2 } from "node:fs";
+import path52 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync10(p, flags | NOFOLLOW);
   try {
@@ -15578,7 +15550,7 @@ function onRegularFile(p, flags, use) {
   }
 }
 function memorySide(p, side) {
-  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync14(fd)));
+  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync11(fd)));
   if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
   return m.text;
 }
@@ -15588,13 +15560,13 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path53.join(at2, part);
+    at2 = path52.join(at2, part);
     let st;
     try {
-      st = lstatSync24(at2);
+      st = lstatSync19(at2);
     } catch {
       mkdirSync9(at2, { mode: 448 });
-      st = lstatSync24(at2);
+      st = lstatSync19(at2);
     }
     if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
@@ -15701,7 +15673,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive2(path53.join(dir, name2), loser);
+          createExclusive2(path52.join(dir, name2), loser);
           const merged = mergeHandoffs(winner, loser);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
           const at2 = stateTimeOfText(loser, Date.now());
@@ -16302,7 +16274,16 @@ init_redact();
 
 // src/main.ts
 init_errors();
-import { closeSync as closeSync12, constants as constants11, fstatSync as fstatSync8, lstatSync as lstatSync25, openSync as openSync11, readSync as readSync4, realpathSync as realpathSync6, writeSync as writeSync3 } from "node:fs";
+import {
+  closeSync as closeSync12,
+  constants as constants11,
+  fstatSync as fstatSync8,
+  lstatSync as lstatSync20,
+  openSync as openSync11,
+  readSync as readSync4,
+  realpathSync as realpathSync6,
+  writeSync as writeSync3
+} from "node:fs";
 function writeFd(fd, data) {
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let off = 0;
@@ -16446,7 +16427,7 @@ function heldOutput(fd, redact) {
 function runningFile(file) {
   if (file === void 0) return void 0;
   try {
-    return lstatSync25(file).isSymbolicLink() ? realpathSync6(file) : file;
+    return lstatSync20(file).isSymbolicLink() ? realpathSync6(file) : file;
   } catch {
     return file;
   }

@@ -315,37 +315,37 @@ var init_home = __esm({
   }
 });
 
-// src/store/pause.ts
-import { lstatSync as lstatSync2 } from "node:fs";
-import path4 from "node:path";
-function exists(p) {
+// src/store/fs.ts
+import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, lstatSync as lstatSync2, openSync as openSync2, readFileSync } from "node:fs";
+function lstatOrNull(p) {
   try {
-    lstatSync2(p);
-    return true;
+    return lstatSync2(p);
   } catch {
-    return false;
+    return null;
   }
 }
-function disabledByEnv(env) {
-  const v = env.SESSION_HANDOFF_DISABLE;
-  return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
-}
-function pauseSwitch(memDir, env) {
-  if (disabledByEnv(env)) {
-    const v = env.SESSION_HANDOFF_DISABLE.slice(0, 40);
-    return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
+function readSmall(p, maxBytes = 1e6) {
+  if (constants2.O_NOFOLLOW === void 0 && !lstatOrNull(p)?.isFile()) return null;
+  let fd;
+  try {
+    fd = openSync2(p, constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK);
+  } catch {
+    return null;
   }
-  const named = env.SESSION_HANDOFF_PAUSE || null;
-  const home = named !== null && /^~(\/|$)/.test(named) ? path4.join(homeFolder(env), named.slice(1)) : named;
-  const files = [memDir === null ? null : path4.join(memDir, "PAUSE"), home, path4.join(userDir(env), "PAUSE")];
-  return files.find((p) => p !== null && exists(p)) ?? null;
+  try {
+    const st = fstatSync2(fd);
+    return st.isFile() && st.size <= maxBytes ? readFileSync(fd, "utf8") : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync2(fd);
+  }
 }
-var init_pause = __esm({
-  "src/store/pause.ts"() {
+var exists;
+var init_fs = __esm({
+  "src/store/fs.ts"() {
     "use strict";
-    init_quote();
-    init_errors();
-    init_home();
+    exists = (p) => lstatOrNull(p) !== null;
   }
 });
 
@@ -487,7 +487,7 @@ var init_run = __esm({
 
 // src/git/root.ts
 import { lstatSync as lstatSync3, realpathSync as realpathSync2 } from "node:fs";
-import path5 from "node:path";
+import path4 from "node:path";
 function realOrNull(p) {
   try {
     return realpathSync2(p);
@@ -496,14 +496,14 @@ function realOrNull(p) {
   }
 }
 function within(child, parent) {
-  const rel = path5.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path5.isAbsolute(rel);
+  const rel = path4.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path4.isAbsolute(rel);
 }
 function ceilings(env) {
   const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path5.delimiter)) {
-    if (c === "" || !path5.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? path5.resolve(c));
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path4.delimiter)) {
+    if (c === "" || !path4.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? path4.resolve(c));
   }
   return out;
 }
@@ -522,7 +522,7 @@ function listedSafe(dir, safe) {
   return safe.some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
-    return (realOrNull(s) ?? path5.resolve(s)) === dir;
+    return (realOrNull(s) ?? path4.resolve(s)) === dir;
   });
 }
 function distrust(dir, uid, safe) {
@@ -538,7 +538,7 @@ function dubious(root, uid, env, safe) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
-    if (exists(path5.join(dir, ".git"))) {
+    if (exists(path4.join(dir, ".git"))) {
       const owner = lstatSync3(dir, { throwIfNoEntry: false })?.uid;
       if (owner === void 0) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
@@ -548,14 +548,14 @@ function dubious(root, uid, env, safe) {
       const fix = `run from a project of your own, or, if you trust it, ${trust}`;
       return new Refused(`${what}; its memory is not used: ${fix}`);
     }
-    const parent = path5.dirname(dir);
+    const parent = path4.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
     dir = parent;
   }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  return [path5.join(dir, ".ai"), path5.join(dir, ".ai", "memory")].every((p) => {
+  return [path4.join(dir, ".ai"), path4.join(dir, ".ai", "memory")].every((p) => {
     const owner = lstatSync3(p, { throwIfNoEntry: false })?.uid;
     return owner === uid || owner === 0;
   });
@@ -586,7 +586,7 @@ function findRoot(startPath, env) {
   return found;
 }
 function walk(start, env, uid, safe, home) {
-  if (exists(path5.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+  if (exists(path4.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
@@ -595,12 +595,12 @@ function walk(start, env, uid, safe, home) {
       const why = distrust(dir, uid, safe);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
-    if (exists(path5.join(dir, ".ai", "memory"))) {
+    if (exists(path4.join(dir, ".ai", "memory"))) {
       if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
       return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
     }
-    if (exists(path5.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = path5.dirname(dir);
+    if (exists(path4.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = path4.dirname(dir);
     const ceiling = stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home);
     if (parent === dir || ceiling) return { root: start, start, by: "start" };
     dir = parent;
@@ -612,60 +612,46 @@ var init_root = __esm({
     "use strict";
     init_errors();
     init_home();
-    init_pause();
+    init_fs();
     init_run();
     NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
   }
 });
 
 // src/git/git-dir.ts
-import { lstatSync as lstatSync4, readdirSync, readFileSync, readlinkSync } from "node:fs";
-import path6 from "node:path";
-function lstatOrNull(p) {
-  try {
-    return lstatSync4(p);
-  } catch {
-    return null;
-  }
-}
-function readSmall(p) {
-  try {
-    return isFile(p) ? readFileSync(p, "utf8").slice(0, 4096) : null;
-  } catch {
-    return null;
-  }
-}
+import { readdirSync, readFileSync as readFileSync2, readlinkSync } from "node:fs";
+import path5 from "node:path";
 function gitTopOf(root, env) {
-  for (let dir = root; ; dir = path6.dirname(dir)) {
+  for (let dir = root; ; dir = path5.dirname(dir)) {
     if (dir !== root && distrustedAbove(dir, env) !== null) return null;
-    if (lstatOrNull(path6.join(dir, ".git")) !== null) return dir;
-    if (path6.dirname(dir) === dir) return null;
+    if (lstatOrNull(path5.join(dir, ".git")) !== null) return dir;
+    if (path5.dirname(dir) === dir) return null;
   }
 }
 function gitDirOf(top) {
-  const dotGit = path6.join(top, ".git");
+  const dotGit = path5.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
   const text = readSmall(dotGit);
   const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
-  const dir = m ? path6.resolve(top, m[1]) : null;
+  const dir = m ? path5.resolve(top, m[1]) : null;
   return dir !== null && isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync(path6.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path6.resolve(gitDir, text);
+    const text = readFileSync2(path5.join(gitDir, "commondir"), "utf8").trim();
+    if (text !== "") return path5.resolve(gitDir, text);
   } catch {
   }
   return gitDir;
 }
-var isFile, isDir, MAX_REFLOG_BYTES, MAX_HASHED_BYTES;
+var isDir, MAX_REFLOG_BYTES, MAX_HASHED_BYTES;
 var init_git_dir = __esm({
   "src/git/git-dir.ts"() {
     "use strict";
     init_builtins();
     init_values();
     init_root();
-    isFile = (p) => lstatOrNull(p)?.isFile() ?? false;
+    init_fs();
     isDir = (p) => lstatOrNull(p)?.isDirectory() ?? false;
     MAX_REFLOG_BYTES = 64 * 1024 * 1024;
     MAX_HASHED_BYTES = 8 * 1024 * 1024;
@@ -673,24 +659,24 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { existsSync, linkSync, lstatSync as lstatSync5, mkdirSync, readFileSync as readFileSync2, renameSync, rmSync, writeFileSync } from "node:fs";
-import path7 from "node:path";
+import { existsSync, linkSync, lstatSync as lstatSync4, mkdirSync, readFileSync as readFileSync3, renameSync, rmSync, writeFileSync } from "node:fs";
+import path6 from "node:path";
 function savesPath(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? null : path7.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path6.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function beside(root, env, name) {
   const saves = savesPath(root, env);
-  return saves === null ? null : path7.join(path7.dirname(saves), name);
+  return saves === null ? null : path6.join(path6.dirname(saves), name);
 }
 function recordLines(p, re) {
-  const lines = readFileSync2(p, "utf8").slice(0, 16384).split("\n");
+  const lines = readFileSync3(p, "utf8").slice(0, 16384).split("\n");
   return lines.map((l) => re.exec(l)).filter((m) => m !== null);
 }
 function addRecord(p, re, line, drop) {
   try {
-    mkdirSync(path7.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path6.dirname(p), { recursive: true, mode: 448 });
     let kept = [];
     try {
       kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
@@ -716,7 +702,7 @@ function cloneIdOf(root, env, create = false) {
   if (create && !existsSync(p)) {
     const tmp = `${p}.tmp-${process.pid}`;
     try {
-      mkdirSync(path7.dirname(p), { recursive: true, mode: 448 });
+      mkdirSync(path6.dirname(p), { recursive: true, mode: 448 });
       writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
       linkSync(tmp, p);
@@ -725,12 +711,8 @@ function cloneIdOf(root, env, create = false) {
       rmSync(tmp, { force: true });
     }
   }
-  try {
-    const id = readFileSync2(p, "utf8").trim();
-    return /^[0-9a-f]{16}$/.test(id) ? id : null;
-  } catch {
-    return null;
-  }
+  const id = readSmall(p)?.trim() ?? "";
+  return /^[0-9a-f]{16}$/.test(id) ? id : null;
 }
 function markedHere(root, env, text) {
   const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
@@ -741,7 +723,7 @@ function readSaves(root, env) {
   const p = savesPath(root, env);
   if (p === null) return null;
   try {
-    if (!lstatSync5(p).isFile()) return null;
+    if (!lstatSync4(p).isFile()) return null;
     const lines = recordLines(p, LINE);
     return { tokens: lines.map((m) => m[1]), stamps: lines.flatMap((m) => m[2] === void 0 ? [] : [m[2]]) };
   } catch {
@@ -768,6 +750,7 @@ var init_saves = __esm({
     "use strict";
     init_builtins();
     init_git_dir();
+    init_fs();
     KEPT = 10;
     LINE = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
     CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
@@ -909,13 +892,13 @@ var init_anchor_lines = __esm({
 });
 
 // src/store/paths.ts
-import { lstatSync as lstatSync6, mkdirSync as mkdirSync2 } from "node:fs";
-import path8 from "node:path";
+import { lstatSync as lstatSync5, mkdirSync as mkdirSync2 } from "node:fs";
+import path7 from "node:path";
 function memoryDir(root) {
-  return path8.join(root, ".ai", "memory");
+  return path7.join(root, ".ai", "memory");
 }
 function archiveDir(root) {
-  return path8.join(root, ".ai", "memory", "archive");
+  return path7.join(root, ".ai", "memory", "archive");
 }
 function ensureDir(dir) {
   try {
@@ -924,21 +907,21 @@ function ensureDir(dir) {
     const why = err.message;
     if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${why}`);
   }
-  const st = lstatSync6(dir, { throwIfNoEntry: false });
+  const st = lstatSync5(dir, { throwIfNoEntry: false });
   if (st === void 0 || st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
   }
 }
 function treeVerdict(root, uid = process.getuid?.()) {
   const mem = memoryDir(root);
-  for (const dir of [path8.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path8.join(mem, d))]) {
+  for (const dir of [path7.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path7.join(mem, d))]) {
     let st;
     try {
-      st = lstatSync6(dir);
+      st = lstatSync5(dir);
     } catch (err) {
       const code = err.code;
       if (code !== "ENOENT") return { dir, why: `cannot be inspected (${code ?? "error"})` };
-      if (dir === mem || dir === path8.dirname(mem)) return "missing";
+      if (dir === mem || dir === path7.dirname(mem)) return "missing";
       continue;
     }
     if (st.isSymbolicLink()) return { dir, why: "is a link" };
@@ -953,7 +936,7 @@ function checkTree(root, opts = {}) {
   let verdict = treeVerdict(root);
   if (verdict === "missing") {
     if (!opts.create) return false;
-    ensureDir(path8.join(root, ".ai"));
+    ensureDir(path7.join(root, ".ai"));
     ensureDir(memoryDir(root));
     verdict = treeVerdict(root);
   }
@@ -990,8 +973,16 @@ var init_paths = __esm({
 });
 
 // src/store/files.ts
-import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, openSync as openSync2, readlinkSync as readlinkSync2, readSync as readSync2, writeFileSync as writeFileSync3 } from "node:fs";
-import path9 from "node:path";
+import {
+  closeSync as closeSync3,
+  constants as constants3,
+  fstatSync as fstatSync3,
+  openSync as openSync3,
+  readlinkSync as readlinkSync2,
+  readSync as readSync2,
+  writeFileSync as writeFileSync3
+} from "node:fs";
+import path8 from "node:path";
 function tokenOf(bytes) {
   return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
 }
@@ -1011,10 +1002,10 @@ function describeLink(filePath) {
     const fix2 = "replace the link with the file it points to, or move it away, and retry";
     return `${filePath} is a link; ${ONE_LINK} (${fix2})`;
   }
-  const dir = path9.dirname(filePath);
-  const name = path9.basename(filePath);
-  const pointsAt = path9.resolve(dir, to);
-  const other = TARGETS.find((t) => t !== name && pointsAt === path9.join(dir, t));
+  const dir = path8.dirname(filePath);
+  const name = path8.basename(filePath);
+  const pointsAt = path8.resolve(dir, to);
+  const other = TARGETS.find((t) => t !== name && pointsAt === path8.join(dir, t));
   if (TARGETS.includes(name) && other !== void 0) {
     return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
   }
@@ -1024,7 +1015,7 @@ function describeLink(filePath) {
 function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
   let fd;
   try {
-    fd = openSync2(filePath, OPEN_FLAGS);
+    fd = openSync3(filePath, OPEN_FLAGS);
   } catch (err) {
     const code = err.code;
     if (code === "ENOENT") return null;
@@ -1033,13 +1024,13 @@ function openRegular(filePath, maxBytes = MAX_DOCUMENT_BYTES) {
     if (special) throw new UnsafeFile("not-regular", filePath);
     throw new Refused(`cannot open ${filePath}: ${err.message}`);
   }
-  const stat = fstatSync2(fd, { bigint: true });
+  const stat = fstatSync3(fd, { bigint: true });
   if (!stat.isFile()) {
-    closeSync2(fd);
+    closeSync3(fd);
     throw new UnsafeFile("not-regular", filePath);
   }
   if (stat.size > BigInt(maxBytes)) {
-    closeSync2(fd);
+    closeSync3(fd);
     throw new UnsafeFile("too-large", filePath);
   }
   return { fd, stat };
@@ -1067,7 +1058,7 @@ async function readStable(filePath, opts = {}) {
   try {
     await failpoint(opts.failpoint, "read-opened");
     const bytes = readAll(fd, opts.maxBytes);
-    const after = fstatSync2(fd, { bigint: true });
+    const after = fstatSync3(fd, { bigint: true });
     if (!sameVersion(stat, after) || BigInt(bytes.length) !== after.size) {
       throw new Refused(`${filePath} changed while it was read; read it again`);
     }
@@ -1075,7 +1066,7 @@ async function readStable(filePath, opts = {}) {
     const age = Date.now() - Number(after.mtimeNs / 1000000n);
     if (age >= 0 && age < QUIET_MS) await new Promise((resolve) => setTimeout(resolve, QUIET_MS - age));
     const again = readAll(fd, bytes.length, 0);
-    if (!again.equals(bytes) || !sameVersion(after, fstatSync2(fd, { bigint: true }))) {
+    if (!again.equals(bytes) || !sameVersion(after, fstatSync3(fd, { bigint: true }))) {
       throw new Refused(`${filePath} changed while it was read; read it again`);
     }
     let token = null;
@@ -1087,7 +1078,7 @@ async function readStable(filePath, opts = {}) {
       }
     };
   } finally {
-    closeSync2(fd);
+    closeSync3(fd);
   }
 }
 var ONE_LINK, UNSAFE, UnsafeFile, OPEN_FLAGS, QUIET_MS;
@@ -1113,15 +1104,15 @@ var init_files = __esm({
         this.state = state;
       }
     };
-    OPEN_FLAGS = constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK;
+    OPEN_FLAGS = constants3.O_RDONLY | constants3.O_NOFOLLOW | constants3.O_NONBLOCK;
     QUIET_MS = 50;
   }
 });
 
 // src/store/private.ts
-import { lstatSync as lstatSync7, readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
+import { lstatSync as lstatSync6, readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
 import { hostname } from "node:os";
-import path10 from "node:path";
+import path9 from "node:path";
 function listDir(dir) {
   try {
     return readdirSync2(dir);
@@ -1135,13 +1126,13 @@ function listPrivate(dir) {
     const m = PRIVATE_PATTERN.exec(name);
     if (!m) continue;
     const role = m[2] === "tmp" ? "tmp" : "claim";
-    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path10.join(dir, name) });
+    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path9.join(dir, name) });
   }
   return out;
 }
 function lstatBig(p) {
   try {
-    return lstatSync7(p, { bigint: true });
+    return lstatSync6(p, { bigint: true });
   } catch {
     return null;
   }
@@ -1151,7 +1142,7 @@ function hasPrivatePartner(dir, file, ino) {
 }
 function readOwner(lockDir) {
   try {
-    const text = readFileSync3(path10.join(lockDir, OWNER_NAME), "utf8");
+    const text = readFileSync4(path9.join(lockDir, OWNER_NAME), "utf8");
     const data = JSON.parse(text);
     if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
     return { pid: data.pid, host: data.host, nonce: data.nonce };
@@ -1170,9 +1161,9 @@ function processAlive(pid) {
 }
 function startedAfter(pid, ms) {
   try {
-    const stat = readFileSync3(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync4(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync3("/proc/stat", "utf8"))?.[1]);
+    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync4("/proc/stat", "utf8"))?.[1]);
     const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
     return Number.isFinite(startMs) && startMs > ms + 1e3;
   } catch {
@@ -1189,10 +1180,10 @@ function lockVerdict(owner, st, host, unchangedMs) {
   return "held";
 }
 function lockState(memDir) {
-  const lockDir = path10.join(memDir, LOCK_NAME);
+  const lockDir = path9.join(memDir, LOCK_NAME);
   let st;
   try {
-    st = lstatSync7(lockDir);
+    st = lstatSync6(lockDir);
   } catch {
     return { state: "free", pid: null, host: null, unproven: false };
   }
@@ -1217,27 +1208,11 @@ var init_private = __esm({
 });
 
 // src/store/settings.ts
-import { closeSync as closeSync3, constants as constants3, fstatSync as fstatSync3, openSync as openSync3, readFileSync as readFileSync4 } from "node:fs";
-import path11 from "node:path";
-function readSmall2(file) {
-  let fd;
-  try {
-    fd = openSync3(file, constants3.O_RDONLY | constants3.O_NOFOLLOW | constants3.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fstatSync3(fd);
-    return st.isFile() && st.size <= MAX_SETTINGS_BYTES ? readFileSync4(fd, "utf8") : "";
-  } catch {
-    return "";
-  } finally {
-    closeSync3(fd);
-  }
-}
+import path10 from "node:path";
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const text = readSmall2(path11.join(memDir, SETTINGS_FILE));
+  const file = path10.join(memDir, SETTINGS_FILE);
+  const text = readSmall(file, MAX_SETTINGS_BYTES) ?? (lstatOrNull(file)?.isSymbolicLink() === false ? "" : null);
   if (text === null) return { settings, problems: [] };
   let parsed;
   try {
@@ -1269,6 +1244,7 @@ var init_settings = __esm({
   "src/store/settings.ts"() {
     "use strict";
     init_quote();
+    init_fs();
     SETTINGS_FILE = "settings.json";
     MAX_SETTINGS_BYTES = 16 * 1024;
     DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
@@ -1285,16 +1261,16 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import { lstatSync as lstatSync8, readdirSync as readdirSync3, unlinkSync } from "node:fs";
-import path12 from "node:path";
+import { lstatSync as lstatSync7, readdirSync as readdirSync3, unlinkSync } from "node:fs";
+import path11 from "node:path";
 function archivesKept(dir) {
-  const { settings, problems } = readSettings(path12.dirname(dir));
+  const { settings, problems } = readSettings(path11.dirname(dir));
   return { keep: settings.archivesKept, problems };
 }
 function prunable(dir) {
   const entries = [];
   for (const name of readdirSync3(dir)) {
-    const st = PRUNABLE_NAME.test(name) ? lstatSync8(path12.join(dir, name), { throwIfNoEntry: false }) : void 0;
+    const st = PRUNABLE_NAME.test(name) ? lstatSync7(path11.join(dir, name), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name;
     entries.push({ name, mtimeMs: st.mtimeMs });
@@ -1321,7 +1297,7 @@ var init_archive = __esm({
 });
 
 // src/store/recover.ts
-import path13 from "node:path";
+import path12 from "node:path";
 function pendingRepairs(root) {
   return [
     ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
@@ -1332,7 +1308,7 @@ function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n) => inoOf(path13.join(dir, n)) === ino);
+  return listDir(dir).filter((n) => inoOf(path12.join(dir, n)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -1349,7 +1325,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries) {
-    const key = path13.join(path13.dirname(e.path), e.file);
+    const key = path12.join(path12.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -1379,7 +1355,7 @@ var init_recover = __esm({
 
 // src/store/inspect.ts
 import { closeSync as closeSync4, fstatSync as fstatSync4 } from "node:fs";
-import path14 from "node:path";
+import path13 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -1390,7 +1366,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe", mtimeMs: null };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
-  const filePath = path14.join(memDir, file);
+  const filePath = path13.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe", mtimeMs: null };
@@ -1457,6 +1433,32 @@ var init_inspect = __esm({
     init_private();
     init_archive();
     init_recover();
+  }
+});
+
+// src/store/pause.ts
+import path14 from "node:path";
+function disabledByEnv(env) {
+  const v = env.SESSION_HANDOFF_DISABLE;
+  return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
+}
+function pauseSwitch(memDir, env) {
+  if (disabledByEnv(env)) {
+    const v = env.SESSION_HANDOFF_DISABLE.slice(0, 40);
+    return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
+  }
+  const named = env.SESSION_HANDOFF_PAUSE || null;
+  const home = named !== null && /^~(\/|$)/.test(named) ? path14.join(homeFolder(env), named.slice(1)) : named;
+  const files = [memDir === null ? null : path14.join(memDir, "PAUSE"), home, path14.join(userDir(env), "PAUSE")];
+  return files.find((p) => p !== null && exists(p)) ?? null;
+}
+var init_pause = __esm({
+  "src/store/pause.ts"() {
+    "use strict";
+    init_quote();
+    init_errors();
+    init_home();
+    init_fs();
   }
 });
 
@@ -1978,7 +1980,7 @@ var init_common = __esm({
     init_anchor_lines();
     init_errors();
     init_files();
-    init_pause();
+    init_fs();
     init_root();
     CHOOSE = "pass --root <project> to choose another";
   }
@@ -2113,7 +2115,7 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync5, constants as constants4, fstatSync as fstatSync5, lstatSync as lstatSync9, openSync as openSync4, readSync as readSync3, unlinkSync as unlinkSync2 } from "node:fs";
+import { closeSync as closeSync5, constants as constants4, fstatSync as fstatSync5, lstatSync as lstatSync8, openSync as openSync4, readSync as readSync3, unlinkSync as unlinkSync2 } from "node:fs";
 import path18 from "node:path";
 function checkpointsDir(root) {
   return path18.join(memoryDir(root), "checkpoints");
@@ -2130,7 +2132,7 @@ function sessionFileId(id) {
 }
 function checkpointsDirState(root) {
   try {
-    const st = lstatSync9(checkpointsDir(root));
+    const st = lstatSync8(checkpointsDir(root));
     return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
   } catch {
     return "missing";
@@ -2207,7 +2209,7 @@ function listCheckpoints(root, now = Date.now()) {
 }
 function rmQuietRegular(p) {
   try {
-    const st = lstatSync9(p);
+    const st = lstatSync8(p);
     if (st.isFile() || st.isSymbolicLink()) unlinkSync2(p);
   } catch {
   }
@@ -2350,7 +2352,6 @@ var init_checkpoint_surface = __esm({
   "src/brief/checkpoint-surface.ts"() {
     "use strict";
     init_handoff();
-    init_checkpoints();
     init_checkpoints();
     init_files();
     init_probe_session();
@@ -3201,15 +3202,16 @@ async function decide(ctx, input, format) {
     return ok("", [say(`${err.message}; printing nothing`)]);
   }
   const event = typeof input.hook_event_name === "string" ? input.hook_event_name : "UserPromptSubmit";
-  if (event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
+  const memDir = memoryDir(root);
+  const paused = pauseSwitch(memDir, ctx.env) !== null;
+  if (!paused && event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
     const token = savedToken(strings(input.tool_response).join("\n"), false);
     if (token !== null) recordSavedBy(root, ctx.env, token, AGENT_OF_FORMAT[format] ?? null);
   }
-  const memDir = memoryDir(root);
   const { settings, problems } = readSettings(memDir);
   const warn = problems.map(say);
   const quiet = ok("", warn);
-  if (!settings.contextOffer || pauseSwitch(memDir, ctx.env) !== null || treeUnsafe(root) === true) return quiet;
+  if (!settings.contextOffer || paused || treeUnsafe(root) === true) return quiet;
   if (userHelperWithoutMemory(ctx.skillDir, homeFolder(ctx.env), root)) return quiet;
   const usage = readUsage(input.transcript_path);
   const last = usage?.points.at(-1);
@@ -3263,6 +3265,7 @@ var init_context = __esm({
     init_paths();
     init_inspect();
     init_pause();
+    init_fs();
     init_settings();
     init_common();
     init_home();
@@ -3389,7 +3392,16 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
 
 // src/main.ts
 init_errors();
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readSync,
+  realpathSync,
+  writeSync
+} from "node:fs";
 
 // src/run-verb.ts
 init_builtins();

@@ -1,10 +1,11 @@
 // Agent files are replaced whole with write-file-atomic, so a kill leaves the old bytes or the new.
-import { accessSync, closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readFileSync } from "node:fs";
-import { readlinkSync, rmdirSync, unlinkSync } from "node:fs";
+import { accessSync, closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readlinkSync, rmdirSync,
+  unlinkSync } from "node:fs";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { Refused } from "../errors.ts";
 import { failpoint } from "../store/failpoint.ts";
+import { readSmall } from "../store/fs.ts";
 import { readStable, UnsafeFile, type ReadFile } from "../store/files.ts";
 
 /** Reads a file to edit: absent, or a regular file with one link this user may replace; else Refused with `snippet`. */
@@ -86,15 +87,21 @@ export async function writeAgentFile(file: string, expected: string, bytes: Buff
   await failpoint(fp, "after-publication");
 }
 
+/** The folders below `base` down to `dir`, top first; none when `dir` is not below `base`. */
+export function dirsBelow(base: string, dir: string): string[] {
+  const rel = path.relative(base, dir);
+  if (rel.split(path.sep)[0] === ".." || path.isAbsolute(rel)) return [];
+  let cur = base;
+  return rel.split(path.sep).filter(Boolean).map((part) => (cur = path.join(cur, part)));
+}
+
 /** The folders from `base` (exclusive) down to `dir` that do not exist yet; those that exist must be real ones. */
 export function missingDirs(base: string, dir: string): string[] {
   const missing: string[] = [];
-  let cur = base;
-  for (const part of path.relative(base, dir).split(path.sep).filter(Boolean)) {
-    cur = path.join(cur, part);
+  for (const cur of dirsBelow(base, dir)) {
     const st = missing.length > 0 ? undefined : lstatSync(cur, { throwIfNoEntry: false });
     if (st === undefined) missing.push(cur);
-    else if (st.isSymbolicLink() || !st.isDirectory()) {
+    else if (!st.isDirectory()) {
       const what = st.isSymbolicLink() ? "a link" : "not a directory";
       throw new Refused(`${cur} is ${what}; install writes only through real directories, so nothing was changed`);
     }
@@ -121,16 +128,14 @@ export function removeEmptyDirs(dirs: string[]): string[] {
   return removed;
 }
 
+/** Removes `dir` and its parents while empty, never `stop` or above it. */
+export const removeEmptyUpTo = (dir: string, stop: string) => removeEmptyDirs(dirsBelow(stop, dir));
+
 /** Records the Node that runs install as `<user dir>/node`, the second place an installed command looks. */
 export function recordNode(dir: string, execPath: string): void {
   const target = path.join(dir, "node");
-  try {
-    if (readFileSync(target, "utf8") === `${execPath}\n`) return;
-  } catch {
-    // None yet.
-  }
-  const missing: string[] = [];
-  for (let d = dir; !existsSync(d) && path.dirname(d) !== d; d = path.dirname(d)) missing.unshift(d);
+  if (readSmall(target) === `${execPath}\n`) return;
+  const missing = dirsBelow(path.parse(dir).root, dir).filter((d) => !existsSync(d));
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
   } catch (err) {

@@ -1,8 +1,8 @@
 // One table of the harnesses `install --agent` knows, in the order `doctor` reports them
 // (harnesses.md has the facts each row relies on).
 import { block, bootstrapBody } from "./md-block.ts";
-import { CLINE_HOOK_MARK, hookCommand, hookCommandPowerShell, nodeRun, NODE_RECORD } from "./command.ts";
-import { PS_FIRST, psQuote, shellQuote } from "./command.ts";
+import { CLINE_HOOK_MARK, hookCommand, hookCommandPowerShell, nodeRun, NODE_RECORD, PS_FIRST, psQuote,
+  shellQuote } from "./command.ts";
 import { Refused } from "../errors.ts";
 import type { Agent, AgentName, BlockEdit, HelperLocation, OwnedFileEdit } from "./types.ts";
 

@@ -5,11 +5,11 @@ import { Refused } from "../errors.ts";
 import { mergeDriverStep } from "../git/merge-driver-config.ts";
 import { quotedValue } from "../guard/quote.ts";
 import { assertNotPaused } from "../store/pause.ts";
-import { makeDirs, missingDirs, readAgentFile, recordNode, removeEmptyDirs, writeAgentFile } from "./agent-file.ts";
+import { makeDirs, missingDirs, readAgentFile, recordNode, removeEmptyDirs, removeEmptyUpTo,
+  writeAgentFile } from "./agent-file.ts";
 import { userDir } from "../store/home.ts";
 import { AGENTS } from "./index.ts";
 import { editPath, holdsOurs, installText, snippetOf, uninstallText } from "./plan.ts";
-import { removeEmptyUpTo } from "./skill-place.ts";
 import type { Target } from "./target.ts";
 
 type Env = Record<string, string | undefined>;

@@ -1,6 +1,5 @@
-import { createScanner, findNodeAtLocation, parse, parseTree } from "jsonc-parser/lib/esm/main.js";
-import { printParseErrorCode, visit } from "jsonc-parser/lib/esm/main.js";
-import type { JSONPath, Node, ParseError } from "jsonc-parser/lib/esm/main.js";
+import { createScanner, findNodeAtLocation, parse, parseTree, printParseErrorCode, visit, type JSONPath, type Node,
+  type ParseError } from "jsonc-parser/lib/esm/main.js";
 import { Refused } from "../errors.ts";
 import type { HookSpec, JsonHooksEdit } from "./types.ts";
 

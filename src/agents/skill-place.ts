@@ -1,8 +1,10 @@
-import { accessSync, closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync } from "node:fs";
-import { readlinkSync, renameSync, rmdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { createHash } from "node:crypto";
+import { accessSync, closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync,
+  renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { nodeCrypto } from "../builtins.ts";
 import path from "node:path";
 import { Refused } from "../errors.ts";
+import { exists, lstatOrNull } from "../store/fs.ts";
+import { removeEmptyUpTo } from "./agent-file.ts";
 import type { Agent } from "./types.ts";
 
 /** What `init` copies and every install channel delivers. */
@@ -10,17 +12,8 @@ const SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates
 /** The one copy, in the project or in HOME (the skills installers' place too). */
 export const CANONICAL = ".agents/skills/session-handoff";
 
-function present(p: string): boolean {
-  try {
-    lstatSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 export function detectAgents(agents: Agent[], base: string, global: boolean): Agent[] {
-  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => present(path.join(base, m))));
+  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => exists(path.join(base, m))));
 }
 
 /** The folder (relative to the base) where `agent` finds the skill when it does not read the copy's folder. */
@@ -35,12 +28,8 @@ export function skillFiles(dir: string): string[] {
   const out: string[] = [];
   const walk = (rel: string) => {
     const abs = path.join(dir, rel);
-    let st;
-    try {
-      st = lstatSync(abs);
-    } catch {
-      return;
-    }
+    const st = lstatOrNull(abs);
+    if (st === null) return;
     if (st.isDirectory()) {
       for (const name of readdirSync(abs).sort()) walk(rel === "" ? name : `${rel}/${name}`);
     } else if (st.isFile()) out.push(rel);
@@ -63,7 +52,7 @@ export function copySteps(from: string, to: string): FileStep[] {
     } catch {
       // Absent, or a file where a folder belongs: the writes' own checks refuse that.
     }
-    if (have === null) steps.push({ rel, action: present(dest) ? "update" : "create" });
+    if (have === null) steps.push({ rel, action: exists(dest) ? "update" : "create" });
     else if (!have.equals(readFileSync(path.join(from, rel)))) steps.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
@@ -77,7 +66,7 @@ type CopyRecord = { files: Record<string, string>; createdDirs: string[] };
 // Outside the skill's entries: never copied or listed.
 const RECORD = ".init.json";
 
-const hashOf = (file: string) => createHash("sha256").update(readFileSync(file)).digest("hex");
+const hashOf = (file: string) => nodeCrypto().createHash("sha256").update(readFileSync(file)).digest("hex");
 
 /** The first folder from `base` (exclusive) down to `p`'s parent that is a link, or null. */
 export function linkOnTheWay(base: string, p: string): string | null {
@@ -86,13 +75,9 @@ export function linkOnTheWay(base: string, p: string): string | null {
   let at = base;
   for (const part of parts) {
     at = path.join(at, part);
-    let st;
-    try {
-      st = lstatSync(at, { throwIfNoEntry: false });
-    } catch {
-      return null; // a file where a folder belongs: the writes' own checks refuse it
-    }
-    if (st === undefined || !st.isDirectory()) return st?.isSymbolicLink() ? at : null;
+    // Null past a file where a folder belongs: the writes' own checks refuse it.
+    const st = lstatOrNull(at);
+    if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at : null;
   }
   return null;
 }
@@ -104,13 +89,9 @@ const safeDir = (d: unknown): d is string =>
 /** The copy's record, or null (none, or not JSON of its shape); a link, a FIFO or over 1 MB is refused. */
 export function readCopyRecord(dir: string): CopyRecord | null {
   const file = path.join(dir, RECORD);
-  let st;
-  try {
-    st = lstatSync(file, { throwIfNoEntry: false });
-  } catch {
-    return null; // a file where the copy's folder belongs: init's own checks refuse it
-  }
-  if (st === undefined) return null;
+  // Null too for a file where the copy's folder belongs: init's own checks refuse it.
+  const st = lstatOrNull(file);
+  if (st === null) return null;
   if (!st.isFile() || st.size > 1_000_000) {
     throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. ` +
       "Remove it, then run init again");
@@ -154,25 +135,21 @@ export function editedFiles(dir: string, steps: FileStep[], record: CopyRecord |
 
 /** A link place's state: absent, our link, a copy, or what else it is, in words. */
 export function linkState(place: string, target: string): "absent" | "ours" | "copy" | string {
-  let st;
-  try {
-    st = lstatSync(place);
-  } catch {
-    return "absent";
-  }
+  const st = lstatOrNull(place);
+  if (st === null) return "absent";
   if (st.isSymbolicLink()) {
     const to = readlinkSync(place);
     return path.resolve(path.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
   // A real folder holding a SKILL.md is an earlier copy of the skill: it is kept up to date as a copy.
-  if (st.isDirectory()) return present(path.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return exists(path.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 
 /** Why `file` (to be created or replaced) cannot be written, or null. */
 export function unwritable(file: string): string | null {
   let dir = path.dirname(file);
-  for (let i = 0; i < 64 && !present(dir); i++) dir = path.dirname(dir);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path.dirname(dir);
   if (!lstatSync(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync(dir, constants.W_OK);
@@ -180,7 +157,7 @@ export function unwritable(file: string): string | null {
     return `${dir} is not writable`;
   }
   try {
-    if (present(file) && lstatSync(file).isFile()) accessSync(file, constants.W_OK);
+    if (exists(file) && lstatSync(file).isFile()) accessSync(file, constants.W_OK);
   } catch {
     return `${file} is not writable`;
   }
@@ -201,17 +178,6 @@ export function applySteps(from: string, to: string, steps: FileStep[]): void {
     const src = path.join(from, s.rel);
     writeFileSync(temp, readFileSync(src), { mode: statSync(src).mode & 0o777 });
     renameSync(temp, dest);
-  }
-}
-
-/** Removes `dir` and its parents while empty, never `stop` or above it. */
-export function removeEmptyUpTo(dir: string, stop: string): void {
-  for (let d = dir; d.startsWith(`${stop}${path.sep}`); d = path.dirname(d)) {
-    try {
-      rmdirSync(d);
-    } catch {
-      return;
-    }
   }
 }
 

@@ -5,8 +5,8 @@ import { quotedValue } from "../guard/quote.ts";
 import type { CheckedAnchors } from "../schema/handoff.ts";
 import { isoSeconds, parseStrictTime, type ObjectId } from "../schema/values.ts";
 import { statInsideRoot } from "./anchors.ts";
-import { blobIdOf, commonDirOf, gitDirOf, gitTopOf, inProgressOf, isShallow } from "./git-dir.ts";
-import { objectFormat, reflogNames } from "./git-dir.ts";
+import { blobIdOf, commonDirOf, gitDirOf, gitTopOf, inProgressOf, isShallow, objectFormat,
+  reflogNames } from "./git-dir.ts";
 import { clonedAfter, fatesOf, gatherFateLogs } from "./fates.ts";
 import { GitUnavailable, runGit, type Git, type GitResult } from "./run.ts";
 import { attributesNotOurs } from "./merge-driver-config.ts";

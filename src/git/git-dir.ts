@@ -1,30 +1,14 @@
 // Facts read from a work tree's git dir with no process, for the hook's and `check`'s time and for what git cannot
 // tell (a reflog naming a commit whose object is gone).
-import { lstatSync, readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { nodeCrypto } from "../builtins.ts";
 import { isNullObjectId } from "../schema/values.ts";
 import { distrustedAbove } from "./root.ts";
-
-// Never following a link; null when it cannot be told.
-function lstatOrNull(p: string) {
-  try {
-    return lstatSync(p);
-  } catch {
-    return null;
-  }
-}
+import { lstatOrNull, readSmall } from "../store/fs.ts";
 
 const isFile = (p: string) => lstatOrNull(p)?.isFile() ?? false;
 const isDir = (p: string) => lstatOrNull(p)?.isDirectory() ?? false;
-
-function readSmall(p: string): string | null {
-  try {
-    return isFile(p) ? readFileSync(p, "utf8").slice(0, 4096) : null;
-  } catch {
-    return null;
-  }
-}
 
 /** The folder holding `.git` at or above `root`; null when none. `env`: the verb's, for git's `safe.directory`. */
 export function gitTopOf(root: string, env: Record<string, string | undefined>): string | null {

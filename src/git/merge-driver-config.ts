@@ -1,15 +1,16 @@
 // The merge driver's registration (docs/decisions/merge-driver.md): a `merge "session-handoff"` section in this
 // clone's git config, a block of ours in the root `.gitattributes`, and a copy of the helper outside the work tree
 // that the driver runs (a merge can change the helper in the repository, never this copy).
-import { existsSync, lchownSync, lstatSync, mkdirSync, readFileSync, realpathSync } from "node:fs";
-import { rmdirSync, unlinkSync } from "node:fs";
+import { existsSync, lchownSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmdirSync,
+  unlinkSync } from "node:fs";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
 import { GitUnavailable, runGit } from "./run.ts";
-import { DRIVER_NAME } from "./merge-driver-state.ts";
+import { exists, readSmall } from "../store/fs.ts";
 
-export { MERGE_DRIVER_MISSING, mergeDriverMissing } from "./merge-driver-state.ts";
+/** The driver's name in git's config and `.gitattributes`. */
+const DRIVER_NAME = "session-handoff";
 
 type Env = Record<string, string | undefined>;
 
@@ -63,10 +64,9 @@ function attributesLine(top: string, root: string): string {
 
 // A file that must be a regular file, as text, or null when missing; a link or anything else is refused.
 function readRegular(p: string): string | null {
-  const st = lstatSync(p, { throwIfNoEntry: false });
-  if (st === undefined) return null;
-  if (!st.isFile()) throw new Error(`${p} is not a regular file (a link or a folder)`);
-  return readFileSync(p, "utf8");
+  const text = readSmall(p);
+  if (text !== null || !exists(p)) return text;
+  throw new Error(`${p} is not a regular file of at most 1 MB this user can read; links and folders are never edited`);
 }
 
 // Root registering in another user's clone gives what it wrote to the owner of `like`, so they can still change
@@ -102,8 +102,9 @@ function blockFor(before: string, line: string): string {
   return `${before}${needsNewline ? "\n" : ""}${needsNewline ? BEGIN_NL : BEGIN}\n${line}\n${END}\n`;
 }
 
-async function configValue(top: string, key: string, env: Env): Promise<string | null> {
-  const r = await runGit(top, ["config", "--local", "--get", `merge.${DRIVER_NAME}.${key}`], env);
+// `local`: this clone's own file, which registration writes; else the value git merges with (any file, includes too).
+async function configValue(top: string, key: string, env: Env, local = true): Promise<string | null> {
+  const r = await runGit(top, ["config", ...(local ? ["--local"] : []), "--get", `merge.${DRIVER_NAME}.${key}`], env);
   return r.code === 0 ? r.stdout.toString("utf8").replace(/\n$/, "") : null;
 }
 
@@ -245,25 +246,39 @@ export async function mergeDriverStep(
 
 /** True when the top's `.gitattributes` holds our block and nothing else (what `install` creates). */
 export function attributesOnlyOurs(top: string): boolean {
-  try {
-    const { rest, had } = withoutBlock(readFileSync(path.join(top, ".gitattributes"), "utf8"));
-    return had && rest === "";
-  } catch {
-    return false;
-  }
+  const { rest, had } = withoutBlock(textOr(top, ".gitattributes"));
+  return had && rest === "";
 }
+
+// A small file's text; "" when it is missing or not a small regular file.
+function textOr(dir: string, name: string): string {
+  return readSmall(path.join(dir, name)) ?? "";
+}
+
+/** The sentence `doctor` and `check` print when `mergeDriverMissing` is true. */
+export const MERGE_DRIVER_MISSING =
+  ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges " +
+    "memory files as text (conflict markers can land); run `install` or `publish` once in this clone";
+
+const NAMES_OURS = new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m");
+/** True when the top's `.gitattributes` names our driver but git's config for this clone sets none: a text merge. */
+export async function mergeDriverMissing(root: string, env: Env): Promise<boolean> {
+  const c = cloneOf(root, env);
+  if (c === null || !NAMES_OURS.test(textOr(c.top, ".gitattributes"))) return false;
+  // Our section in this clone's own file spares `check` a git process; else git says (the user's file, includes).
+  if (/^\s*\[merge\s+"session-handoff"\]/im.test(textOr(c.common, "config"))) return false;
+  return (await effectiveDriver(c.top, env)) === null;
+}
+
+// The driver command git merges with; undefined when git cannot run here (no PATH), as then no merge runs either.
+const effectiveDriver = (top: string, env: Env) => configValue(top, "driver", env, false).catch(() => undefined);
 
 /** What this clone's registered driver runs that is gone (its helper copy, or node), for `doctor`; else null. */
 export async function driverPartMissing(root: string, env: Env): Promise<string | null> {
   const c = cloneOf(root, env);
   if (c === null) return null;
-  let command: string | null;
-  try {
-    command = await configValue(c.top, "driver", env);
-  } catch {
-    return null; // no git on PATH: no merge runs the driver either
-  }
-  const parts = command === null ? null : driverParts(command);
+  const command = await effectiveDriver(c.top, env);
+  const parts = command == null ? null : driverParts(command);
   if (parts === null) return null;
   if (!existsSync(parts.copy)) return `the merge driver's copy of the helper ${parts.copy} is missing`;
   if (!existsSync(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;

@@ -4,7 +4,7 @@ import { lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { homeFolder, samePath } from "../store/home.ts";
-import { exists } from "../store/pause.ts";
+import { exists } from "../store/fs.ts";
 import { runGitSync } from "./run.ts";
 
 type Env = Record<string, string | undefined>;

@@ -4,6 +4,7 @@ import { existsSync, linkSync, lstatSync, mkdirSync, readFileSync, renameSync, r
 import path from "node:path";
 import { nodeCrypto } from "../builtins.ts";
 import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
+import { readSmall } from "../store/fs.ts";
 
 const KEPT = 10;
 type Env = Record<string, string | undefined>;
@@ -80,12 +81,8 @@ export function cloneIdOf(root: string, env: Env, create = false): string | null
       rmSync(tmp, { force: true });
     }
   }
-  try {
-    const id = readFileSync(p, "utf8").trim();
-    return /^[0-9a-f]{16}$/.test(id) ? id : null;
-  } catch {
-    return null;
-  }
+  const id = readSmall(p)?.trim() ?? "";
+  return /^[0-9a-f]{16}$/.test(id) ? id : null;
 }
 
 /** The handoff text with this clone's mark after its `Saved:` line (an earlier mark replaced); as is with no id. */

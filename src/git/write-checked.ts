@@ -156,6 +156,9 @@ async function buildHandoff(
   const nowMs = Date.now();
   const iso = isoSeconds(nowMs);
   const stamped = stampSaved(checked.text, iso);
+  // Reports name the lines of the document as sent, before the inserted `Saved:` line.
+  const { insertedAt, inserted } = stamped;
+  const sentLine = (line: number) => (insertedAt !== null && line >= insertedAt + inserted ? line - inserted : line);
   if (stamped.replaced !== null) {
     const then = Date.parse(stamped.replaced.replace(/^`(.*)`$/, "$1"));
     const was = `note: Saved: ${quotedValue(stamped.replaced.slice(0, 60))}`;
@@ -218,7 +221,8 @@ async function buildHandoff(
     for (let i = range.start; i < range.end; i++) if (now.has(lines[i]!)) exempt.add(i + 1);
   }
   const redacted = redactText(text, { exemptLines: exempt });
-  if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
+  const sentFindings = redacted.findings.map((f) => ({ ...f, line: sentLine(f.line) }));
+  if (redacted.findings.length > 0) notes.push(formatRedactionReport(sentFindings));
   const markedText = marked(redacted.text);
   const bytes = finalBytes(markedText, checked.rawBytes);
   const unchanged = sentBack || (priorText !== null && comparable(priorText, fill) === comparable(markedText, fill));
@@ -231,7 +235,6 @@ async function buildHandoff(
   const v = validateHandoff(text, {
     mode: "root", nowMs, prior: unchanged ? null : priorText, existingKeyFiles: existing, redacted,
   });
-  // Findings name the lines of the document as sent, before the inserted `Saved:` line.
-  if (stamped.insertedAt !== null) for (const f of v.findings) if (f.line > stamped.insertedAt) f.line--;
+  for (const f of v.findings) f.line = sentLine(f.line);
   return { bytes, prior, unchanged, notes: [...notes, ...scoreNotes(v)] };
 }

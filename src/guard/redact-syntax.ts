@@ -1,7 +1,7 @@
 /** Rules that read the syntax around a secret: PEM blocks, assignments, tables, cookies, unnamed AWS keys. Linear. */
 import { partitionPoint } from "./partition.ts";
-import { PATH_OR_URL, looksLikeCode, newlineOffsets, notAnAssignedSecret } from "./redact-kit.ts";
-import { placeholderOrVariable, shannonEntropy } from "./redact-kit.ts";
+import { PATH_OR_URL, looksLikeCode, newlineOffsets, notAnAssignedSecret, placeholderOrVariable,
+  shannonEntropy } from "./redact-kit.ts";
 
 type Range = [number, number];
 

@@ -1,12 +1,11 @@
 // Secret redaction, pure: every text written or printed passes through {@link redactText}. Our own rules after
 // gitleaks' ideas (MIT): a shape per vendor, a keyword prefilter, an entropy floor, allow-lists.
 import { partitionPoint } from "./partition.ts";
-import { L, LD, PATH_OR_URL, R, RD, globallyAllowed, newlineOffsets } from "./redact-kit.ts";
-import { looksLikeCode, notAnAssignedSecret, placeholderOrVariable, proseLike, rule } from "./redact-kit.ts";
-import { shannonEntropy, type RedactionRule } from "./redact-kit.ts";
+import { L, LD, PATH_OR_URL, R, RD, globallyAllowed, newlineOffsets, looksLikeCode, notAnAssignedSecret,
+  placeholderOrVariable, proseLike, rule, shannonEntropy, type RedactionRule } from "./redact-kit.ts";
 import { continuedRuns, decodedRuns, splitRuns, wrappedRuns } from "./redact-derived.ts";
-import { awsUnnamedSpans, cookieSpans, genericValueEnd, keyNameValueKept } from "./redact-syntax.ts";
-import { notACliPassword, refineGenericValue, refinePem, tableSpans } from "./redact-syntax.ts";
+import { awsUnnamedSpans, cookieSpans, genericValueEnd, keyNameValueKept, notACliPassword, refineGenericValue,
+  refinePem, tableSpans } from "./redact-syntax.ts";
 import { transcriptSpans } from "./redact-transcript.ts";
 import { VENDOR_RULES } from "./redact-vendors.ts";
 

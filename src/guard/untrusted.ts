@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { nodeCrypto } from "../builtins.ts";
 import { shownWarning } from "./file-verdict.ts";
 import { renderVisible } from "./invisible.ts";
 
@@ -8,7 +8,7 @@ type Enveloped = { out: Buffer; warning: string | null };
 function nonceFor(holds: (nonce: string) => boolean): string {
   let nonce: string;
   do {
-    nonce = randomBytes(8).toString("hex");
+    nonce = nodeCrypto().randomBytes(8).toString("hex");
   } while (holds(nonce));
   return nonce;
 }

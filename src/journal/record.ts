@@ -1,6 +1,6 @@
 // What a saving `write handoff` adds to the project's memory over months: one journal entry,
 // then at most one fold of an old month into its year file (docs/decisions/journal.md).
-import { createHash } from "node:crypto";
+import { nodeCrypto } from "../builtins.ts";
 import { unlinkSync } from "node:fs";
 import path from "node:path";
 import { harnessPath, windowsShaped } from "../agents/harness-path.ts";
@@ -15,8 +15,8 @@ import { archiveDir, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
 import { findRoot } from "../git/root.ts";
 import { journalHeader, parseJournal, renderResumeEntry, renderSaveEntry, type JournalEntry } from "./entry.ts";
 import { measureOutcome, type ResumeCall } from "./outcome.ts";
-import { appendEntry, ensureJournalDir, journalOff, listJournal, monthOf, publishJournalFile } from "./store.ts";
-import { readJournalFile, readJournalText } from "./store.ts";
+import { appendEntry, ensureJournalDir, journalOff, listJournal, monthOf, publishJournalFile, readJournalFile,
+  readJournalText } from "./store.ts";
 
 /** Months this many or more before the save's month are folded: 6 whole months are kept. */
 const FOLD_AFTER_MONTHS = 7;
@@ -28,7 +28,7 @@ const FOLD_KEPT = new Set([
 ]);
 
 const isoSecond = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-const sha256 = (text: string): string => createHash("sha256").update(text).digest("hex");
+const sha256 = (text: string): string => nodeCrypto().createHash("sha256").update(text).digest("hex");
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 function monthIndex(period: string): number {

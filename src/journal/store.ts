@@ -1,11 +1,11 @@
 // The journal folder `.ai/memory/journal/`: month files, their continuations, year files, the `OFF` switch, and
 // an append that leaves an entry whole or absent (docs/decisions/journal.md). Writers hold the memory lock.
-import { closeSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync } from "node:fs";
-import { renameSync, unlinkSync, writeFileSync } from "node:fs";
+import { closeSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, renameSync, unlinkSync,
+  writeFileSync } from "node:fs";
 import path from "node:path";
 import { HelperError, Refused } from "../errors.ts";
 import { failpoint } from "../store/failpoint.ts";
-import { exists } from "../store/pause.ts";
+import { exists } from "../store/fs.ts";
 import { syncDir } from "../store/publish.ts";
 import { openRegular, randomHex8, readAll, tokenOf } from "../store/files.ts";
 import { MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
@@ -71,6 +71,23 @@ export function readJournalFile(dir: string, name: string): { bytes: Buffer; tok
   } finally {
     closeSync(opened.fd);
   }
+}
+
+/** The journal's files, its OFF switch, and the first line of each file that breaks its schema (for `doctor`). */
+export function journalHealth(root: string) {
+  const journalFiles = listJournal(root);
+  const problems: { file: string; line: number; message: string }[] = [];
+  for (const f of journalFiles) {
+    const file = `journal/${f.name}`;
+    try {
+      const read = readJournalFile(journalDir(root), f.name);
+      const first = read === null ? undefined : parseJournal(read.bytes.toString("utf8"), f.kind).problems[0];
+      if (first) problems.push({ file, ...first });
+    } catch (err) {
+      problems.push({ file, line: 0, message: (err as Error).message });
+    }
+  }
+  return { files: journalFiles.length, off: journalOff(root), problems };
 }
 
 /** A journal file's text, or null when it is absent or cannot be read (a reader skips it). */

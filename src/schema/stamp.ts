@@ -2,7 +2,8 @@
 import { handoffLayout } from "./validate.ts";
 import { isEmptyAnchorsBody } from "./anchor-lines.ts";
 
-type Stamped = { text: string; replaced: string | null; insertedAt: number | null };
+// `inserted`: the lines put in before the document's line `insertedAt` (1-based), which move every later line down.
+type Stamped = { text: string; replaced: string | null; insertedAt: number | null; inserted: number };
 
 /** Stamps `Saved: <iso>`: replaces the preamble's `Saved:` line, or inserts one after `# Session Handoff`. */
 export function stampSaved(text: string, iso: string): Stamped {
@@ -11,14 +12,15 @@ export function stampSaved(text: string, iso: string): Stamped {
   if (layout.savedIndex >= 0) {
     const old = lines[layout.savedIndex]!.trim().replace(/^Saved:\s*/, "");
     lines[layout.savedIndex] = `Saved: ${iso}`;
-    return { text: lines.join("\n"), replaced: old, insertedAt: null };
+    return { text: lines.join("\n"), replaced: old, insertedAt: null, inserted: 0 };
   }
   let at = Math.max(0, layout.titleIndex) + 1;
   while (at < lines.length - 1 && lines[at]!.trim() === "") at++;
   // A blank line keeps `Saved:` its own paragraph when a heading follows at once.
   const next = lines[at];
-  lines.splice(at, 0, ...(next !== undefined && next.trim() !== "" ? [`Saved: ${iso}`, ""] : [`Saved: ${iso}`]));
-  return { text: lines.join("\n"), replaced: null, insertedAt: at + 1 };
+  const added = next !== undefined && next.trim() !== "" ? [`Saved: ${iso}`, ""] : [`Saved: ${iso}`];
+  lines.splice(at, 0, ...added);
+  return { text: lines.join("\n"), replaced: null, insertedAt: at + 1, inserted: added.length };
 }
 
 /** The body lines of the anchors section as written, or null when there is no such section. */

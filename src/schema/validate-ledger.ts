@@ -3,9 +3,8 @@ import { redactText, type RedactionFinding } from "../guard/redact.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { parseBlocks } from "./grammar.ts";
 import { itemText, normaliseText } from "./handoff.ts";
-import { at, BEGIN, lineCount, QUOTE_CUT, ruleOf, runRules } from "./validate-common.ts";
-import { TEXT_RULES, titleMissing, type Part, type RedactedText } from "./validate-common.ts";
-import type { Rule, Validation } from "./validate-common.ts";
+import { at, BEGIN, lineCount, QUOTE_CUT, ruleOf, runRules, TEXT_RULES, titleMissing, type Part, type RedactedText,
+  type Rule, type Validation } from "./validate-common.ts";
 import { MARKER } from "./values.ts";
 
 export type LedgerKind = "lessons" | "solutions";

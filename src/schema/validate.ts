@@ -3,13 +3,12 @@ import { redactText, type RedactionFinding } from "../guard/redact.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { isEmptyAnchorsBody, quotedPath, readAnchorLine } from "./anchor-lines.ts";
 import { parseBlocks } from "./grammar.ts";
-import { normaliseText, parseHandoff, readHandoff, SECTION_TITLES } from "./handoff.ts";
-import type { HandoffHeading, ParsedHandoff } from "./handoff.ts";
+import { normaliseText, parseHandoff, readHandoff, SECTION_TITLES, type HandoffHeading,
+  type ParsedHandoff } from "./handoff.ts";
 import { droppedItems } from "./open-items.ts";
 import { stateTime } from "./state-time.ts";
-import { at, BEGIN, lineCount, nearest, QUOTE_CUT, ruleOf, runRules } from "./validate-common.ts";
-import { TEXT_RULES, titleMissing } from "./validate-common.ts";
-import type { Hit, Part, RedactedText, Rule, Validation } from "./validate-common.ts";
+import { at, BEGIN, lineCount, nearest, QUOTE_CUT, ruleOf, runRules, TEXT_RULES, titleMissing, type Hit, type Part,
+  type RedactedText, type Rule, type Validation } from "./validate-common.ts";
 import { MARKER, unticked } from "./values.ts";
 
 /** The sections a handoff may leave out. */

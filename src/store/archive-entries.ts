@@ -4,18 +4,15 @@ import path from "node:path";
 import { Absent, Refused } from "../errors.ts";
 import { ARCHIVE_NAME, newestFirst } from "./archive.ts";
 import { readStable, UnsafeFile, type ReadFile } from "./files.ts";
+import { lstatOrNull } from "./fs.ts";
 import { archiveDir, checkTree } from "./paths.ts";
 
 /** The archived handoffs, newest first; `regular` is false for an entry listed but never read (a link, say). */
 export function listArchives(root: string): { name: string; mtimeMs: number; regular: boolean }[] {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
-  let st;
-  try {
-    st = lstatSync(dir);
-  } catch {
-    return [];
-  }
+  const st = lstatOrNull(dir);
+  if (st === null) return [];
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
   for (const name of readdirSync(dir)) {

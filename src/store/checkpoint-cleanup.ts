@@ -3,8 +3,8 @@
 import { linkSync, lstatSync, readdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { CHECKPOINT_NAME } from "../schema/checkpoint-name.ts";
-import { checkpointsDir, checkpointsDirState, listCheckpoints } from "./checkpoints.ts";
-import { readHead, readHeadBytes, rmQuietRegular } from "./checkpoints.ts";
+import { checkpointsDir, checkpointsDirState, listCheckpoints, readHead, readHeadBytes,
+  rmQuietRegular } from "./checkpoints.ts";
 import { tokenOf } from "./files.ts";
 import { listPrivate } from "./private.ts";
 
@@ -82,4 +82,19 @@ export function cleanCheckpointLeftovers(root: string): string[] {
     // best effort
   }
   return actions;
+}
+
+// A context-offer marker's session is long over after a week (a live one is told again at worst).
+const OFFER_MARKER_DAYS = 7;
+
+// Run where a checkpoint is written, never on the context hook's path; at most 200 names looked at.
+export function pruneOfferMarkers(dir: string, nowMs: number): void {
+  try {
+    for (const name of readdirSync(dir).filter((n) => n.startsWith(".offered-")).slice(0, 200)) {
+      const p = path.join(dir, name);
+      if (nowMs - lstatSync(p).mtimeMs > OFFER_MARKER_DAYS * 86_400_000) rmQuietRegular(p);
+    }
+  } catch {
+    // A marker gone already: the rest wait for the next checkpoint.
+  }
 }

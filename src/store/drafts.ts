@@ -1,11 +1,11 @@
 // Drafts for `write --from-draft` (docs/decisions/drafts.md): each `read <kind>` names its own
 // `drafts/<kind>-<8 hex>.md`, so that two sessions saving at once never share one.
-import { randomBytes } from "node:crypto";
-import { chmodSync, closeSync, constants, fchmodSync, fstatSync, lstatSync, openSync } from "node:fs";
-import { readdirSync, unlinkSync, type Stats } from "node:fs";
+import { chmodSync, closeSync, constants, fchmodSync, fstatSync, openSync, readdirSync, unlinkSync,
+  type Stats } from "node:fs";
 import path from "node:path";
 import { Refused, UsageError } from "../errors.ts";
-import { createExclusive, readAll } from "./files.ts";
+import { createExclusive, randomHex8, readAll } from "./files.ts";
+import { lstatOrNull } from "./fs.ts";
 import { checkTree, ensureDir, MAX_DOCUMENT_BYTES, memoryDir, treeVerdict, type Kind } from "./paths.ts";
 import { pauseSwitch } from "./pause.ts";
 
@@ -37,7 +37,7 @@ export function draftShown(d?: Draft): string {
 export function parseDraftName(kind: Kind, arg: string | undefined): Draft {
   if (arg === undefined || path.basename(arg) === `${kind}.md`) {
     // An older SKILL.md's shared drafts/<kind>.md: two sessions would share it, so a path of its own is named.
-    const own = draftShown({ kind, id: randomBytes(4).toString("hex") });
+    const own = draftShown({ kind, id: randomHex8() });
     throw new UsageError(
       `--from-draft takes the path \`read ${kind}\` printed on its DRAFT: line; the shared ` +
         `${draftShown()}/${kind}.md is not read any more. Write your whole document to ${own} with your file tool, ` +
@@ -64,7 +64,7 @@ export function parseDraftName(kind: Kind, arg: string | undefined): Draft {
  * paused, drafts/ is made, ignored by git, and cleared of what was left behind. Best effort: the name is its own.
  */
 export function newDraft(root: string, kind: Kind, env: Record<string, string | undefined>): Draft {
-  const d: Draft = { kind, id: randomBytes(4).toString("hex") };
+  const d: Draft = { kind, id: randomHex8() };
   try {
     if (treeVerdict(root) !== "ok" || pauseSwitch(memoryDir(root), env) !== null) return d;
     ensureDir(draftsDir(root));
@@ -74,10 +74,6 @@ export function newDraft(root: string, kind: Kind, env: Record<string, string | 
     // Nothing cleared: the name printed is still this read's own.
   }
   return d;
-}
-
-function lstatOrNull(p: string): Stats | null {
-  return lstatSync(p, { throwIfNoEntry: false }) ?? null;
 }
 
 function removeName(p: string, shown: string): void {

@@ -1,5 +1,5 @@
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, writeFileSync } from "node:fs";
-import type { BigIntStats } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, writeFileSync,
+  type BigIntStats } from "node:fs";
 import path from "node:path";
 import { nodeCrypto } from "../builtins.ts";
 import { Refused } from "../errors.ts";

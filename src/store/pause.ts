@@ -1,18 +1,8 @@
 import { quotedValue } from "../guard/quote.ts";
-import { lstatSync } from "node:fs";
 import path from "node:path";
 import { Paused } from "../errors.ts";
 import { homeFolder, userDir } from "./home.ts";
-
-/** True when anything (a link too) is at `p`. */
-export function exists(p: string): boolean {
-  try {
-    lstatSync(p);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { exists } from "./fs.ts";
 
 /** True when `SESSION_HANDOFF_DISABLE` is set to anything but empty, `0`, `false`, `no` or `off`. */
 export function disabledByEnv(env: Record<string, string | undefined>): boolean {

@@ -1,5 +1,5 @@
-import { closeSync, constants, fchmodSync, fchownSync, fsyncSync, linkSync, lstatSync, openSync } from "node:fs";
-import { renameSync, unlinkSync, writeSync } from "node:fs";
+import { closeSync, constants, fchmodSync, fchownSync, fsyncSync, linkSync, lstatSync, openSync, renameSync, unlinkSync,
+  writeSync } from "node:fs";
 import path from "node:path";
 import { HelperError, Refused } from "../errors.ts";
 import { archiveName, pruneArchive } from "./archive.ts";

@@ -6,8 +6,8 @@ import { failpoint } from "./failpoint.ts";
 import { listDir, lstatBig, type PrivateEntry } from "./private.ts";
 import { archiveDir, archivePrefixOf, memoryDir } from "./paths.ts";
 import { linkIntoArchive } from "./publish.ts";
-import { ARCHIVE_TEMP, archiveEntriesWithIno, DEAD_LOCK, groupByFile, inoOf } from "./recover.ts";
-import { pendingRepairs, plantedPrivate } from "./recover.ts";
+import { ARCHIVE_TEMP, archiveEntriesWithIno, DEAD_LOCK, groupByFile, inoOf, pendingRepairs,
+  plantedPrivate } from "./recover.ts";
 
 // An archive entry holding these bytes: the reference helper archives by copying, so its copy is another inode.
 function archiveEntryWithBytes(dir: string, claimPath: string): string | undefined {

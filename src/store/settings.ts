@@ -1,8 +1,8 @@
 // The user's settings for this project, `.ai/memory/settings.json` (docs/context-threshold.md): read on the hook's
 // path at every turn, so one small read and no parser beyond JSON.
-import { closeSync, constants, fstatSync, openSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { quotedValue } from "../guard/quote.ts";
+import { lstatOrNull, readSmall } from "./fs.ts";
 
 const SETTINGS_FILE = "settings.json";
 const MAX_SETTINGS_BYTES = 16 * 1024;
@@ -29,28 +29,12 @@ const RULES: Record<keyof Settings, { ok: Check; want: string }> = {
   archivesKept: { ok: isInt(1, 1000), want: "a whole number from 1 to 1000" },
 };
 
-// The file's text; null when it cannot be opened (absent, a link), "" when it is not a file, too large or unreadable.
-function readSmall(file: string): string | null {
-  let fd: number;
-  try {
-    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fstatSync(fd);
-    return st.isFile() && st.size <= MAX_SETTINGS_BYTES ? readFileSync(fd, "utf8") : "";
-  } catch {
-    return "";
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /** The settings of the memory folder `memDir`, and the problems found, each naming the key and the default used. */
 export function readSettings(memDir: string): { settings: Settings; problems: string[] } {
   const settings = { ...DEFAULT_SETTINGS };
-  const text = readSmall(path.join(memDir, SETTINGS_FILE));
+  const file = path.join(memDir, SETTINGS_FILE);
+  // Absent or a link: the defaults, silently; anything else that is not a small readable file is named.
+  const text = readSmall(file, MAX_SETTINGS_BYTES) ?? (lstatOrNull(file)?.isSymbolicLink() === false ? "" : null);
   if (text === null) return { settings, problems: [] };
   let parsed: unknown;
   try {

@@ -1,5 +1,4 @@
 import { quotedValue } from "../guard/quote.ts";
-import { lstatSync } from "node:fs";
 import path from "node:path";
 import { Absent, Refused, UsageError } from "../errors.ts";
 import { renderEnvelope } from "../guard/untrusted.ts";
@@ -10,6 +9,7 @@ import { redactText } from "../guard/redact.ts";
 import { quoted } from "../guard/sanitize.ts";
 import { goalLineOf, handoffStateTime, parseHandoff } from "../schema/handoff.ts";
 import { assertArchiveName, listArchives, readArchive } from "../store/archive-entries.ts";
+import { exists } from "../store/fs.ts";
 import { readStable } from "../store/files.ts";
 import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, HEADING_OF, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
@@ -107,9 +107,7 @@ async function restore(ctx: VerbContext, name: string): Promise<Outcome> {
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         assertArchiveName(name);
-        try {
-          lstatSync(path.join(archiveDir(root), name));
-        } catch {
+        if (!exists(path.join(archiveDir(root), name))) {
           throw new Absent(`no archived handoff named ${name}; run \`archives list\``);
         }
       },

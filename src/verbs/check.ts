@@ -3,7 +3,7 @@ import { inspectFile, interruptedSave, unsafePrivate } from "../store/inspect.ts
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { isConflicted } from "../schema/conflicted.ts";
 import { glanceAtHandoff, straySentence } from "../schema/handoff.ts";
-import { mergeDriverMissing } from "../git/merge-driver-state.ts";
+import { mergeDriverMissing } from "../git/merge-driver-config.ts";
 import { handoffInStash } from "../git/fates.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
@@ -109,7 +109,7 @@ When the kill switch is on, the paused sentence is printed too and the code is k
     else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
     const result: CheckResult = { code, state, files, paused, message, ...(parked ? { parked } : {}), ...stashed };
     if (state === "conflicted") result.conflicted = conflicted;
-    if (mergeDriverMissing(root, ctx.env)) result.mergeDriverMissing = true;
+    if (await mergeDriverMissing(root, ctx.env)) result.mergeDriverMissing = true;
     // Only known titles reach the output: check reads nothing of the file into it.
     const handoff = inspections[0]!;
     const readable = state === "parked" && typeof handoff.text === "string";

@@ -3,7 +3,7 @@ import { quotedPath } from "../schema/anchor-lines.ts";
 import path from "node:path";
 import { HelperError, Refused, UsageError } from "../errors.ts";
 import { TOKEN_PATTERN } from "../store/files.ts";
-import { exists } from "../store/pause.ts";
+import { exists } from "../store/fs.ts";
 import { findRoot } from "../git/root.ts";
 import type { VerbContext } from "./types.ts";
 

@@ -12,7 +12,8 @@ import { checkpointsDir, rmQuietRegular, sessionFileId } from "../store/checkpoi
 import { createExclusive } from "../store/files.ts";
 import { checkTree, memoryDir } from "../store/paths.ts";
 import { treeUnsafe } from "../store/inspect.ts";
-import { exists, pauseSwitch } from "../store/pause.ts";
+import { pauseSwitch } from "../store/pause.ts";
+import { exists } from "../store/fs.ts";
 import { readSettings } from "../store/settings.ts";
 import { rootOption } from "./common.ts";
 import { homeFolder } from "../store/home.ts";
@@ -72,16 +73,18 @@ async function decide(ctx: VerbContext, input: Record<string, unknown>, format: 
     return ok("", [say(`${(err as Error).message}; printing nothing`)]);
   }
   const event = typeof input.hook_event_name === "string" ? input.hook_event_name : "UserPromptSubmit";
+  const memDir = memoryDir(root);
+  // A kill switch turns the whole hook off: not even which agent saved is recorded.
+  const paused = pauseSwitch(memDir, ctx.env) !== null;
   // After a tool call that saved the handoff, records which agent saved it (Codex tells its tools nothing).
-  if (event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
+  if (!paused && event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
     const token = savedToken(strings(input.tool_response).join("\n"), false);
     if (token !== null) recordSavedBy(root, ctx.env, token, AGENT_OF_FORMAT[format] ?? null);
   }
-  const memDir = memoryDir(root);
   const { settings, problems } = readSettings(memDir);
   const warn = problems.map(say);
   const quiet = ok("", warn);
-  if (!settings.contextOffer || pauseSwitch(memDir, ctx.env) !== null || treeUnsafe(root) === true) return quiet;
+  if (!settings.contextOffer || paused || treeUnsafe(root) === true) return quiet;
   if (userHelperWithoutMemory(ctx.skillDir, homeFolder(ctx.env), root)) return quiet;
   const usage = readUsage(input.transcript_path);
   const last = usage?.points.at(-1);

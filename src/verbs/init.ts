@@ -1,9 +1,9 @@
-import { existsSync, lstatSync, realpathSync, rmdirSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, realpathSync, rmSync } from "node:fs";
 import path from "node:path";
 import { AGENTS, isAgentName } from "../agents/index.ts";
-import { applySteps, CANONICAL, copySteps, detectAgents, dropCopyRecord, editedFiles } from "../agents/skill-place.ts";
-import { linkFolderFor, linkOnTheWay, linkState, makeLink, readCopyRecord } from "../agents/skill-place.ts";
-import { removeEmptyUpTo, skillFiles, unwritable, writeCopyRecord } from "../agents/skill-place.ts";
+import { applySteps, CANONICAL, copySteps, detectAgents, dropCopyRecord, editedFiles, linkFolderFor, linkOnTheWay,
+  linkState, makeLink, readCopyRecord, skillFiles, unwritable, writeCopyRecord } from "../agents/skill-place.ts";
+import { dirsBelow, removeEmptyDirs, removeEmptyUpTo } from "../agents/agent-file.ts";
 import type { Agent } from "../agents/types.ts";
 import { install, uninstall } from "../agents/installer.ts";
 import { underInstallLock } from "../agents/install-lock.ts";
@@ -175,7 +175,8 @@ async function init(ctx: VerbContext, plan: Plan) {
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy };
   });
-  const made = [dest, ...links.map((l) => path.dirname(l.place))].flatMap((d) => missingUnder(plan.base, d));
+  const below = [dest, ...links.map((l) => path.dirname(l.place))].flatMap((d) => dirsBelow(plan.base, d));
+  const made = below.filter((d) => !existsSync(d)).map((d) => path.relative(plan.base, d).split(path.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -228,15 +229,6 @@ async function init(ctx: VerbContext, plan: Plan) {
   return ok(`${lines.join("\n")}\n`, notes);
 }
 
-// The folders from `base` down to `dir` that do not exist yet, relative and `/`-separated.
-function missingUnder(base: string, dir: string): string[] {
-  const out: string[] = [];
-  for (let d = dir; d.startsWith(`${base}${path.sep}`) && !existsSync(d); d = path.dirname(d)) {
-    out.push(path.relative(base, d).split(path.sep).join("/"));
-  }
-  return out;
-}
-
 async function undo(ctx: VerbContext, plan: Plan) {
   const { dest, source, shown } = plan;
   refuseLinkOnTheWay(plan);
@@ -278,16 +270,9 @@ async function undo(ctx: VerbContext, plan: Plan) {
     lines.push(`${would} ${shown(dest)} (${files.length} files)`);
     for (const rel of kept) lines.push(`left ${shown(path.join(dest, rel))}: you edited it since init copied it`);
   }
-  // The folders init made (.cline/ for Cline's link), deepest first, when empty.
-  const made = [...(record?.createdDirs ?? [])].sort((a, b) => b.length - a.length);
-  for (const rel of plan.dryRun ? [] : made) {
-    if (linkOnTheWay(plan.base, path.join(plan.base, rel)) !== null) continue;
-    try {
-      rmdirSync(path.join(plan.base, rel));
-    } catch {
-      // Not empty (the user's files), or gone already.
-    }
-  }
+  // The folders init made (.cline/ for Cline's link), deepest first, when empty and not reached through a link.
+  const made = (record?.createdDirs ?? []).map((rel) => path.join(plan.base, rel));
+  if (!plan.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan.base, d) === null));
   if (lines.length === 0) lines.push("nothing of session-handoff's init to undo here");
   return ok(`${lines.join("\n")}\n`, notes);
 }

@@ -4,8 +4,8 @@ import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, MAX_DOCUMENT_BYTES, memoryDir, parseTarget } from "../store/paths.ts";
 import { readManagedFile } from "../store/read.ts";
 import { publish } from "../store/publish.ts";
-import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, ROOT_HELP } from "./common.ts";
-import { stdinForValidate } from "./common.ts";
+import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, ROOT_HELP,
+  stdinForValidate } from "./common.ts";
 import { alreadyPresent, appendedBytes } from "../store/append.ts";
 import { ok, type Verb } from "./types.ts";
 

@@ -6,8 +6,8 @@ import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, FILE_OF, memoryDir, parseKind, type Kind } from "../store/paths.ts";
 import { publish } from "../store/publish.ts";
 import { readStable, tokenOf } from "../store/files.ts";
-import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption } from "./common.ts";
-import { ROOT_HELP, stdinForValidate } from "./common.ts";
+import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, ROOT_HELP,
+  stdinForValidate } from "./common.ts";
 import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
 import { buildDocument, checkDocument, type Built, type Checked } from "../git/write-checked.ts";
 import { recordSave } from "../journal/record.ts";

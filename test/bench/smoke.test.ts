@@ -43,6 +43,7 @@ it("npm run bench --quick runs end to end and writes well-formed results", () =>
   expect(res.checkpoint.small.transcriptBytes).toBeLessThan(1024 * 1024);
   expect(positive(res.checkpoint.small.ratio)).toBe(true);
   expect(positive(res.checkpoint.floor.ratio) && positive(res.checkpoint.floorSmall.ratio)).toBe(true);
+  expect(positive(res.checkpoint.cpuOverFloor.big) && positive(res.checkpoint.cpuOverFloor.small)).toBe(true);
   // The speed gates: each row's median per-round ratio with its spread, judged pass or fail
   // (never by this test: docs/decisions/bench-method.md).
   const major = process.versions.node.split(".")[0];

@@ -101,9 +101,12 @@ describe("a helper whose scripts/lib/ is missing", () => {
 describe("the session bundle", () => {
   const session = readFileSync(path.join(path.dirname(HELPER), "lib", "session.mjs"), "utf8");
 
-  it("imports no node:crypto, node:util or node:child_process as an ES module", () => {
-    const imported = [...session.matchAll(/^import [^\n]* from "(node:[a-z_]+)";$/gm)].map((m) => m[1]);
-    expect(imported.filter((m) => ["node:crypto", "node:util", "node:child_process"].includes(m!))).toEqual([]);
+  it("imports no node:crypto, node:util or node:child_process as an ES module, nor does the whole CLI", () => {
+    const cli = readFileSync(path.join(path.dirname(HELPER), "lib", "cli.mjs"), "utf8");
+    for (const bundle of [session, cli]) {
+      const imported = [...bundle.matchAll(/^import [^\n]* from "(node:[a-z_]+)";$/gm)].map((m) => m[1]);
+      expect(imported.filter((m) => ["node:crypto", "node:util", "node:child_process"].includes(m!))).toEqual([]);
+    }
   });
 
   it("holds no overview or help examples; a session verb's --help comes from the whole CLI", () => {

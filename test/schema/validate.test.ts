@@ -340,12 +340,12 @@ describe("ruling 3: every output of `anchors` passes validate", () => {
 
 describe("stamping and filling (2)", () => {
   it.each([
-    ["replaces a value", "# Session Handoff\nSaved: yesterday\n", "# Session Handoff\nSaved: 2026-11-30T12:00:00Z\n", "yesterday", null],
-    ["inserts the line as the first non-blank one after the title", "# Session Handoff\n\n## Current goal\n", "# Session Handoff\n\nSaved: 2026-11-30T12:00:00Z\n\n## Current goal\n", null, 4],
-    ["leaves a Saved: inside a code block alone", "# Session Handoff\n\n```\nSaved: x\n```\n", "# Session Handoff\n\nSaved: 2026-11-30T12:00:00Z\n\n```\nSaved: x\n```\n", null, 4],
-  ])("Saved: %s", (_name, body, want, replaced, insertedAt) => {
+    ["replaces a value", "# Session Handoff\nSaved: yesterday\n", "# Session Handoff\nSaved: 2026-11-30T12:00:00Z\n", "yesterday", null, 0],
+    ["inserts the line as the first non-blank one after the title", "# Session Handoff\n\n## Current goal\n", "# Session Handoff\n\nSaved: 2026-11-30T12:00:00Z\n\n## Current goal\n", null, 4, 2],
+    ["leaves a Saved: inside a code block alone", "# Session Handoff\n\n```\nSaved: x\n```\n", "# Session Handoff\n\nSaved: 2026-11-30T12:00:00Z\n\n```\nSaved: x\n```\n", null, 4, 2],
+  ])("Saved: %s", (_name, body, want, replaced, insertedAt, inserted) => {
     const s = stampSaved(`<!-- memory-schema: v1 -->\n${body}`, "2026-11-30T12:00:00Z");
-    expect(s).toEqual({ text: `<!-- memory-schema: v1 -->\n${want}`, replaced, insertedAt });
+    expect(s).toEqual({ text: `<!-- memory-schema: v1 -->\n${want}`, replaced, insertedAt, inserted });
   });
 
   it("fills the anchors section's body and says which lines it wrote", () => {

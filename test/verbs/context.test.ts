@@ -1,6 +1,6 @@
 // The context-threshold offer through the built helper, over the real transcripts of
 // test/fixtures/transcripts/real with only the recorded usage numbers changed.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { claudeWindow } from "../../src/agents/transcripts/claude.ts";
@@ -247,6 +247,24 @@ Add a subtract function to src/math.js
     });
     expect(helper(["context", "--format", "codex"], { input })).toMatchObject({ code: 0, stdout: "" });
     expect(drift(root)).toContain("saved by Codex at ");
+  });
+
+  it("with a kill switch on, that hook changes nothing on disk: not the repository, its git dir or the home", () => {
+    const root = gitRepo();
+    const home = tempDir("sh-home-");
+    const token = saveWith(root, {});
+    const tool_input = { command: "node memory_io.mjs write handoff --from-draft --expected-current-sha256 absent" };
+    const input = JSON.stringify({ session_id: "c", cwd: root, hook_event_name: "PostToolUse", tool_input,
+      tool_response: `saved HANDOFF.md\nCURRENT-SHA256: ${token}\n` });
+    const files = (dir: string): string[] => readdirSync(dir, { recursive: true, encoding: "utf8" }).sort()
+      .map((f) => { const p = path.join(dir, f); return statSync(p).isFile() ? `${f} ${readFileSync(p, "base64")}` : f; });
+    const before = [...files(root), ...files(home)];
+    expect(helper(["context", "--format", "codex"], { input, env: { HOME: home, SESSION_HANDOFF_DISABLE: "1" } }).code).toBe(0);
+    expect([...files(root), ...files(home)]).toEqual(before);
+    writeFileSync(path.join(home, "PAUSE"), "");
+    const paused = [...files(root), ...files(home)];
+    expect(helper(["context", "--format", "codex"], { input, env: { HOME: home, SESSION_HANDOFF_PAUSE: "~/PAUSE" } }).code).toBe(0);
+    expect([...files(root), ...files(home)]).toEqual(paused);
   });
 });
 

@@ -300,3 +300,24 @@ describe("doctor runs only our exact start commands, and uses up no checkpoint n
     expect(next.stdout).toMatch(/checkpoint/);
   });
 });
+
+describe("a merge driver registered outside .git/config is there", () => {
+  it("doctor and check --json ask git: the global config and an included file count", () => {
+    const { root, home, run } = setup();
+    writeFileSync(path.join(root, ".gitattributes"), ".ai/memory/**/*.md merge=session-handoff\n");
+    const missing = () => ({
+      check: JSON.parse(run("check", "--json").stdout).mergeDriverMissing === true,
+      doctor: run("doctor").stdout.includes("this clone's git config lacks it"),
+    });
+    expect(missing()).toEqual({ check: true, doctor: true });
+    const inc = path.join(home, "driver.gitconfig");
+    writeFileSync(inc, '[merge "session-handoff"]\n\tdriver = true\n');
+    const gitconfig = path.join(home, ".gitconfig");
+    writeFileSync(gitconfig, readFileSync(inc));
+    expect(missing()).toEqual({ check: false, doctor: false });
+    writeFileSync(gitconfig, "");
+    expect(missing()).toEqual({ check: true, doctor: true });
+    writeFileSync(path.join(root, ".git", "config"), `${readFileSync(path.join(root, ".git", "config"), "utf8")}[include]\n\tpath = ${inc}\n`);
+    expect(missing()).toEqual({ check: false, doctor: false });
+  });
+});

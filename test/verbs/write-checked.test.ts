@@ -180,6 +180,26 @@ describe("Saved: and the anchors are write's (2)", () => {
     expect(r.stderr).toMatch(/^score: 89\/100 \(sections 15\/15, saved 5\/5, anchors 10\/10, failed 10\/10, decisions 0\/10, nextSteps 10\/10, nextAction 5\/5, keyFiles 10\/10, verification 10\/10, size 5\/5, secrets 5\/5\)$/m);
     expect(r.stderr).toMatch(/^finding: line 18: decision-label: a decision without \[user-directed\], \[user-approved\] or \[agent-proposed\]$/m);
   });
+
+  // write inserts `Saved:` (and a blank line before a heading) when the draft has none: what it reports must still
+  // point at the draft's own lines, where the agent fixes them.
+  const secret = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+  const withSecret = DOC.replace("- [user-directed] Keep", "- Keep")
+    .replace("- Caching the URL", `- Caching the URL with ${secret}`);
+  it.each([
+    ["a Saved: line of its own", withSecret],
+    ["no Saved: line, a blank line after the title", withSecret.replace(/Saved: .*\n\n/, "")],
+    ["no Saved: line, a heading right after the title", withSecret.replace(/Saved: .*\n\n/, "").replace("Handoff\n\n", "Handoff\n")],
+  ])("reports name the draft's lines (%s)", (_, doc) => {
+    const lines = doc.split("\n");
+    const secretLine = lines.findIndex((l) => l.includes(secret)) + 1;
+    const decisionLine = lines.indexOf("- Keep the URL format: clients depend on it") + 1;
+    const r = write(gitRepo(), doc, "absent");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(new RegExp(`^redacted 1 secret\\(s\\): github-token \\(line ${secretLine}\\)$`, "m"));
+    expect(r.stderr).toMatch(new RegExp(`^finding: line ${secretLine}: secret: `, "m"));
+    expect(r.stderr).toMatch(new RegExp(`^finding: line ${decisionLine}: decision-label: `, "m"));
+  });
 });
 
 describe("unchanged", () => {

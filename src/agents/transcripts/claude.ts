@@ -1,7 +1,7 @@
 // Claude Code's session JSONL (harnesses.md, "Transcripts"): one entry a line. Tolerant of
 // unknown records and fields; subagent (sidechain) entries are skipped.
-import { EDIT_TOOLS, exitFromText, noEvents, num, obj, planStatus, str, textOf, versionOf } from "./types.ts";
-import type { Call, LineEvents, Usage } from "./types.ts";
+import { EDIT_TOOLS, exitFromText, noEvents, num, obj, planStatus, str, textOf, versionOf, type Call, type LineEvents,
+  type Usage } from "./types.ts";
 
 type Rec = Record<string, unknown>;
 // User-entry text that the harness wrote, not the user: slash-command scaffolding, reminders.

@@ -1,7 +1,7 @@
 // Codex CLI's rollout JSONL (harnesses.md, "Transcripts"): `{timestamp, type, payload}` lines.
 // Tolerant of unknown records and fields.
-import { exitFromText, noEvents, noteEdit, num, obj, planStatus, str, textOf, versionOf } from "./types.ts";
-import type { Call, LineEvents, ToolEvent, Usage } from "./types.ts";
+import { exitFromText, noEvents, noteEdit, num, obj, planStatus, str, textOf, versionOf, type Call, type LineEvents,
+  type ToolEvent, type Usage } from "./types.ts";
 
 type Rec = Record<string, unknown>;
 

@@ -1,8 +1,8 @@
 // Gemini CLI's chat JSONL (harnesses.md, "Transcripts"): a metadata line, then messages
 // `{id, timestamp, type, content, toolCalls?}`, plus `$set`/`$rewindTo` lines. Tolerant of
 // unknown records and fields.
-import { EDIT_TOOLS, exitFromText, noEvents, obj, planStatus, str, textOf } from "./types.ts";
-import type { Call, LineEvents } from "./types.ts";
+import { EDIT_TOOLS, exitFromText, noEvents, obj, planStatus, str, textOf, type Call,
+  type LineEvents } from "./types.ts";
 
 function resultText(result: unknown): string {
   if (typeof result === "string") return result;

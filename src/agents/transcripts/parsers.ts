@@ -1,8 +1,8 @@
 // The checkpoint's capture: what the format's reader found in each line (index.ts), folded in order. Apart from
 // index.ts so that the session bundle, which reads only events, does not carry it.
 import { readEvents } from "./index.ts";
-import { emptyCapture, noteEdit, type Call, type Capture, type CommandRun, type LineEvents } from "./types.ts";
-import type { PlanItem, TranscriptFormat } from "./types.ts";
+import { emptyCapture, noteEdit, type Call, type Capture, type CommandRun, type LineEvents, type PlanItem,
+  type TranscriptFormat } from "./types.ts";
 
 /** Extracts a capture from complete transcript lines, oldest first. Pure. */
 export function parseTranscript(format: TranscriptFormat, lines: readonly string[]): Capture {

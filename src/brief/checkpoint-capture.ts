@@ -1,0 +1,317 @@
+// A checkpoint's capture from the transcript's tail and git, and its publishing (docs/design.md#checkpoints).
+import path from "node:path";
+import { Busy, HelperError } from "../errors.ts";
+import { captureOf, parseTranscript } from "../agents/transcripts/parsers.ts";
+import { anchorsOnlySource, captureSource, countToolCalls, FORMATS } from "../agents/transcripts/index.ts";
+import { isFormat, readEvents, sniffFormat } from "../agents/transcripts/index.ts";
+import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, headLines } from "../agents/transcripts/tail.ts";
+import { openTranscript, readFailure, TAIL_BYTES, tailLines, tailPart } from "../agents/transcripts/tail.ts";
+import type { TranscriptFile } from "../agents/transcripts/tail.ts";
+import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
+import { userHelperWithoutMemory } from "../agents/hook-input.ts";
+import { findLastSave, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
+import { recordResume } from "../journal/record.ts";
+import { findLastResume, type ResumeCall } from "../journal/outcome.ts";
+import { formatRedactionReport } from "../guard/redact.ts";
+import { anchorsWithoutTokens } from "../guard/token-shape.ts";
+import { runGit } from "../git/run.ts";
+import { skillExcludes } from "../git/anchors.ts";
+import { gitDirOf, gitTopOf, inProgressOf } from "../git/git-dir.ts";
+import { parseStatusV2, statusArgs } from "../git/status.ts";
+import { quotePath, renderInProgress } from "../schema/anchor-lines.ts";
+import { CHECKPOINT_MAX_BYTES, headerValue, isAnchorsOnlySource, isCheckpointText } from "../schema/checkpoint.ts";
+import { MAX_REQUESTS, renderCheckpoint, sameCheckpoint, triggerOf } from "../schema/checkpoint.ts";
+import { isoSeconds, parseStrictTime } from "../schema/values.ts";
+import { CHECKPOINTS_GITIGNORE, checkpointsDir, checkpointsDirState } from "../store/checkpoints.ts";
+import { readCheckpointText, readHead, readHeadBytes, rmQuietRegular, sessionFileId } from "../store/checkpoints.ts";
+import { ensureIgnored } from "../store/drafts.ts";
+import { listArchives } from "../store/archive-entries.ts";
+import { readStable, tokenOf } from "../store/files.ts";
+import { cleanCheckpointLeftovers, pruneCheckpoints, pruneOfferMarkers } from "../store/checkpoint-cleanup.ts";
+import { underLock } from "../store/mutate.ts";
+import { homeFolder, samePath } from "../store/home.ts";
+import { pauseSwitch } from "../store/pause.ts";
+import { archiveDir, ensureDir, memoryDir } from "../store/paths.ts";
+import { publish } from "../store/publish.ts";
+
+// Every line this verb prints, all on stderr (with --format gemini cli.ts prints {} instead).
+export const CHECKPOINT_LINES = {
+  saved: (name: string) => `checkpoint: saved checkpoints/${name}`,
+  unchanged: (name: string) => `checkpoint: unchanged checkpoints/${name}`,
+  paused: () => "checkpoint: memory writes are paused; nothing was captured",
+  subagent: () => "checkpoint: the hook input comes from a subagent (agent_id); nothing was captured",
+  busy: (who: string, lock: string) =>
+    `checkpoint: memory is busy: ${who} holds the lock ${lock}; skipped, nothing was captured`,
+  skipped: (reason: string) => `checkpoint: skipped: ${reason}`,
+  noTranscript: (reason: string) => `checkpoint: ${reason}; captured the anchors only`,
+  unknownFormat: () => "checkpoint: the transcript's format is not recognised; captured the anchors only",
+  badInput: () => "checkpoint: the hook input is not a JSON object (or is over 1 MiB); captured the anchors only",
+  nothing: (afterSave: boolean) =>
+    `checkpoint: no tool call ${afterSave ? "since the session's last handoff save" : "in the session"}; ` +
+    "nothing written",
+  removed: (name: string) =>
+    `checkpoint: no tool call since the session's last handoff save; removed checkpoints/${name}, which it supersedes`,
+  noMemory: (root: string) =>
+    `checkpoint: ${root} has no .ai/memory and this helper is installed for the user, not the project; ` +
+    "nothing was captured",
+  usage: (what: string) => `checkpoint: ${what}; nothing was captured`,
+  redacted: (report: string) => `checkpoint: ${report.replace(/ \(line \d+\)/g, "")} from the transcript`,
+} as const;
+
+type Env = Record<string, string | undefined>;
+// Claude Code allows 1.5 s at SessionEnd: the lock is waited for until this long after the start.
+const LOCK_BUDGET_MS = 1200;
+// At most this many archives, newest first, are hashed to recognise a save's token.
+const ARCHIVES_HASHED = 50;
+
+// The current handoff's token and `Saved:`, and the archives' tokens (hashed only when asked), read without links.
+function projectHandoffs(root: string): ProjectHandoffs {
+  const bytes = readHeadBytes(path.join(memoryDir(root), "HANDOFF.md"));
+  let current: ProjectHandoffs["current"] = null;
+  if (bytes !== null) {
+    const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
+    const t = saved === null ? null : parseStrictTime(saved, Number.MAX_SAFE_INTEGER);
+    current = { token: tokenOf(bytes), savedMs: t !== null && "ms" in t ? t.ms : null };
+  }
+  let archived: Set<string> | null = null;
+  return {
+    current,
+    accepts(token) {
+      if (token === current?.token) return true;
+      if (archived === null) {
+        archived = new Set();
+        try {
+          for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
+            const b = e.regular ? readHeadBytes(path.join(archiveDir(root), e.name)) : null;
+            if (b !== null) archived.add(tokenOf(b));
+          }
+        } catch {
+          // An unsafe archive folder: no archive counts.
+        }
+      }
+      return archived.has(token);
+    },
+  };
+}
+
+export const nonEmpty = (v: unknown) => (typeof v === "string" && v !== "" ? v : null);
+
+// The anchor lines: git gets 500 ms; dirty files at most 10 paths and 1,024 bytes.
+async function checkpointAnchors(root: string, env: Env, nowMs: number, excludes: readonly string[]) {
+  const date = `- Date: ${isoSeconds(nowMs)}`;
+  let r;
+  try {
+    r = await runGit(root, statusArgs(excludes), env, 500);
+  } catch (err) {
+    if ((err as { reason?: string }).reason !== "timeout") return [date];
+    return ["Branch", "HEAD", "Dirty files"].map((k) => `- ${k}: unknown (git timed out)`).concat(date);
+  }
+  if (r.code !== 0) return [date];
+  const s = parseStatusV2(r.stdout);
+  const shown: string[] = [];
+  let bytes = 0;
+  for (const p of s.dirty) {
+    const q = quotePath(p);
+    if (shown.length >= 10 || bytes + Buffer.byteLength(q) + 2 > 1024) break;
+    shown.push(q);
+    bytes += Buffer.byteLength(q) + 2;
+  }
+  if (s.dirty.length > shown.length) shown.push(`… and ${s.dirty.length - shown.length} more`);
+  const dirty = shown.length > 0 ? shown.join(", ") : "none";
+  const head = s.head ?? "none (no commits yet)";
+  const lines = [`- Branch: ${s.branch}`, `- HEAD: ${head}`, `- Dirty files: ${dirty}`, date];
+  // As `anchors` writes it: the operation in progress, from the git dir's files.
+  const top = gitTopOf(root, env);
+  const op = top === null ? null : inProgressOf(gitDirOf(top));
+  const conflicted = s.conflicted ?? 0;
+  if (op !== null) lines.push(`- In progress: ${renderInProgress({ words: op, conflicted })}`);
+  return anchorsWithoutTokens(lines);
+}
+
+// Whether the tail read holds what a checkpoint needs, so the rest need not be parsed (checkpoint-window.md).
+function enough(cap: Capture, file: TranscriptFile, from: number, lastMessage: string | null): boolean {
+  if (cap.userRequests.length < MAX_REQUESTS) return false;
+  if (cap.lastClaim === null && lastMessage === null) return false;
+  return cap.planFinal || !earlierHolds(file, from, FORMATS[cap.format].planMarkers);
+}
+
+interface Got {
+  cap: Capture | null;
+  source: string;
+  headStart: string | null;
+  // A transcript was read and recognised (a capture or nothing to capture, never anchors only).
+  recognised: boolean;
+  save: LastSave | null;
+  // Tool calls after that save (in the whole part read when there is none).
+  toolCalls: number;
+  resume?: ResumeCall | null;
+}
+
+function capture(
+  transcript: string | null, lastMessage: string | null, format: unknown, notes: string[], project: ProjectHandoffs,
+): Got {
+  const anchorsOnly = (why: string, note: string): Got => {
+    notes.push(note);
+    return { cap: null, source: anchorsOnlySource(why), headStart: null, recognised: false, save: null, toolCalls: 0 };
+  };
+  if (transcript === null) {
+    const note = CHECKPOINT_LINES.noTranscript("the hook input names no transcript");
+    return anchorsOnly("no transcript named by the hook", note);
+  }
+  const unread = (reason: string) =>
+    anchorsOnly(`transcript ${reason.replace(/^the transcript /, "")}`, CHECKPOINT_LINES.noTranscript(reason));
+  const opened = openTranscript(transcript);
+  if (!opened.ok) return unread(opened.reason);
+  const file = opened.file;
+  // By shape, not by version: --format only names the adapter when the head holds no record to recognise.
+  const chosen = sniffFormat(file.head) ?? (isFormat(format) ? format : null);
+  let cap: Capture;
+  let headStart: string | null;
+  let save: LastSave | null = null;
+  let toolCalls = 0;
+  let resume: ResumeCall | null = null;
+  try {
+    if (chosen === null) return anchorsOnly("transcript in an unrecognised format", CHECKPOINT_LINES.unknownFormat());
+    // Only the records after the session's last save count.
+    const after = (lines: readonly string[]) => {
+      const events = readEvents(chosen, lines, "all");
+      save = findLastSave(events, project);
+      resume = findLastResume(events);
+      toolCalls = countToolCalls(events, save?.line);
+      const from = save?.line ?? -1;
+      return captureOf(chosen, events.filter((ev) => ev.line > from));
+    };
+    // The last 1 MiB first; all of the last 4 MiB when that lacks what is needed, or the save may lie before it.
+    let read = Math.min(file.size, FIRST_TAIL_BYTES);
+    const part = tailPart(file, read);
+    cap = after(part.lines);
+    const short = !enough(cap, file, part.from, lastMessage) || earlierHolds(file, part.from, ["write handoff"]);
+    if (read < Math.min(file.size, TAIL_BYTES) && (save as LastSave | null) === null && short) {
+      read = Math.min(file.size, TAIL_BYTES);
+      cap = after(tailLines(file, read));
+    }
+    // When the part read does not reach the file's first records, they date the session's start and name
+    // Codex's version (in its first record).
+    headStart = null;
+    if (read < file.size) {
+      const head = parseTranscript(chosen, file.head.slice(0, 16));
+      headStart = sessionStartOf(file, chosen, head.firstTimestamp);
+      cap.version ??= head.version ?? null;
+    }
+  } catch (err) {
+    return unread(readFailure(err));
+  } finally {
+    closeTranscript(file);
+  }
+  return { cap, source: captureSource(cap), headStart, recognised: true, save, toolCalls, resume };
+}
+
+// The file's first timestamp (`firstSixteen`: that of the head's first 16 lines); past a long first record the
+// file is read from its start when it is short enough.
+function sessionStartOf(file: TranscriptFile, format: TranscriptFormat, firstSixteen: string | null): string | null {
+  const parse = (lines: readonly string[]) => parseTranscript(format, lines);
+  const first = (lines: readonly string[]) =>
+    parse(lines.slice(0, 16)).firstTimestamp ?? (lines.length > 16 ? parse(lines).firstTimestamp : null);
+  const fromHead = firstSixteen ?? (file.head.length > 16 ? parse(file.head).firstTimestamp : null);
+  if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;
+  return first(headLines(file, TAIL_BYTES));
+}
+
+/** Captures the session the hook's JSON names into checkpoints/<session>.md, under the lock; the lines for stderr. */
+export async function writeCheckpoint(
+  root: string, hook: Record<string, unknown>, notes: string[],
+  o: { env: Env; skillDir: string | null; failpoint?: string; format: unknown; startMs: number },
+): Promise<string[]> {
+  const home = homeFolder(o.env);
+  if (root === path.parse(root).root || (home !== "" && samePath(root, path.resolve(home)))) {
+    const why = `${root} is the home directory or the file system's root, not a project`;
+    return [...notes, CHECKPOINT_LINES.skipped(why)];
+  }
+  if (pauseSwitch(memoryDir(root), o.env) !== null) return [CHECKPOINT_LINES.paused()];
+  if (userHelperWithoutMemory(o.skillDir, home, root)) return [...notes, CHECKPOINT_LINES.noMemory(root)];
+  const lastMessage = nonEmpty(hook.last_assistant_message);
+  const compactSummary = nonEmpty(hook.compact_summary);
+  const session = sessionFileId(hook.session_id);
+  const name = `${session}.md`;
+  const nowMs = Date.now();
+  // Transcript, git and the handoffs are read before the lock: five sessions ending together hold it only to publish.
+  const anchorsP = checkpointAnchors(root, o.env, nowMs, skillExcludes(root, o.skillDir));
+  const project = projectHandoffs(root);
+  const got = capture(nonEmpty(hook.transcript_path), lastMessage, o.format, notes, project);
+  if (lastMessage !== null && (got.cap !== null || !got.recognised)) {
+    (got.cap ??= emptyCapture(isFormat(o.format) ? o.format : "claude")).lastClaim = lastMessage;
+  }
+  const anchorLines = await anchorsP;
+  const dir = checkpointsDir(root);
+  const file = path.join(dir, name);
+  // Without a save in the part read, the session's earlier checkpoint still knows it, if it names this project's.
+  const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
+  const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
+  const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
+  const nothing = got.recognised && got.toolCalls === 0;
+  const lockWait = () => Math.max(0, (LOCK_BUDGET_MS - (Date.now() - o.startMs)) / 1000);
+  // A resume this session made is measured for the journal (docs/decisions/journal.md).
+  const resumed = () => {
+    const token = project.current?.token ?? null;
+    return got.resume ? recordResume(root, got.resume, session, token, o.env, o.failpoint) : Promise.resolve([]);
+  };
+  // Nothing to capture and nothing of this session to replace: nothing is written at all.
+  if (nothing && (before === null || (beforeSince === since && compactSummary === null))) {
+    let journal: string[] = [];
+    if (got.resume) {
+      try {
+        journal = (await underLock({ root, env: o.env, lockTimeoutSeconds: lockWait() }, resumed)).result;
+      } catch {
+        // Busy or paused: the outcome goes unrecorded; the checkpoint's own word stands.
+      }
+    }
+    return [...notes, ...journal, CHECKPOINT_LINES.nothing(got.save !== null)];
+  }
+  try {
+    const options = { root, env: o.env, lockTimeoutSeconds: lockWait() };
+    const { result, repairs } = await underLock(options, async (lock) => {
+      const journal = await resumed();
+      ensureDir(dir);
+      // Checkpoints hold what a session said and ran: never committed unless the user says so.
+      ensureIgnored(dir, CHECKPOINTS_GITIGNORE);
+      const cleaned = [...journal, ...cleanCheckpointLeftovers(root)];
+      pruneOfferMarkers(dir, nowMs);
+      const prior = await readStable(file);
+      const priorText = prior?.bytes.toString("utf8") ?? null;
+      // Only a capture after the same save merges; one from before the last save is replaced.
+      const same = priorText !== null && headerValue(priorText, "Since-handoff") === since;
+      const merge = same && isCheckpointText(priorText) ? readCheckpointText(priorText) : null;
+      if (nothing && merge === null) {
+        if (priorText !== null) rmQuietRegular(file);
+        const line = priorText !== null ? CHECKPOINT_LINES.removed(name) : CHECKPOINT_LINES.nothing(got.save !== null);
+        return [...cleaned, line];
+      }
+      const priorStart = priorText === null ? null : headerValue(priorText, "Session-start");
+      const keepStart = priorStart !== null && "ms" in parseStrictTime(priorStart, nowMs) ? priorStart : null;
+      // An anchors-only capture merged into a rich one keeps the rich one's source.
+      const rich = merge?.source != null && !isAnchorsOnlySource(merge.source) ? merge.source : null;
+      const source = (got.cap === null || nothing) && rich !== null ? rich : got.source;
+      const sessionStart = keepStart ?? got.headStart ?? got.cap?.firstTimestamp ?? null;
+      const { text, findings } = renderCheckpoint({
+        saved: isoSeconds(nowMs), session, sessionStart, trigger: triggerOf(hook.hook_event_name), source,
+        capture: nothing ? null : got.cap, compactSummary, anchorLines, root, sinceHandoff: since, prior: merge,
+      });
+      const report = findings.length > 0 ? [CHECKPOINT_LINES.redacted(formatRedactionReport(findings))] : [];
+      if (priorText !== null && sameCheckpoint(priorText, text)) {
+        return [...cleaned, ...report, CHECKPOINT_LINES.unchanged(name)];
+      }
+      const published = await publish({
+        dir, file: name, archiveDir: archiveDir(root), archivePrefix: "CHECKPOINT", archivePrior: false,
+        expectedToken: prior?.token ?? "absent", newMode: 0o600, build: () => Buffer.from(text, "utf8"),
+        failpoint: o.failpoint, lock,
+      });
+      pruneCheckpoints(root, name);
+      return [...cleaned, ...report, ...published.warnings, CHECKPOINT_LINES.saved(name)];
+    });
+    return [...notes, ...repairs, ...result];
+  } catch (err) {
+    if (err instanceof HelperError && err.code === 4) return [CHECKPOINT_LINES.paused()];
+    if (err instanceof Busy) return [CHECKPOINT_LINES.busy(err.holder.who, err.holder.lock)];
+    return [...notes, CHECKPOINT_LINES.skipped((err as Error).message)];
+  }
+}

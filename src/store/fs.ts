@@ -1,0 +1,37 @@
+// Small reads that never follow a link or block on a FIFO, for files the helper only peeks at.
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, type Stats } from "node:fs";
+
+/** `p`'s own stat, never through a link; null when nothing is there or it cannot be told. */
+export function lstatOrNull(p: string): Stats | null {
+  try {
+    return lstatSync(p);
+  } catch {
+    return null;
+  }
+}
+
+/** True when anything (a link too) is at `p`. */
+export const exists = (p: string): boolean => lstatOrNull(p) !== null;
+
+/**
+ * A regular file's text of at most `maxBytes`, opened without following a link or waiting on a FIFO; null when it
+ * is absent, a link, not a regular file, larger, or unreadable.
+ */
+export function readSmall(p: string, maxBytes = 1_000_000): string | null {
+  // Windows has no O_NOFOLLOW: there a link is refused by its own stat first.
+  if (constants.O_NOFOLLOW === undefined && !lstatOrNull(p)?.isFile()) return null;
+  let fd: number;
+  try {
+    fd = openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync(fd);
+    return st.isFile() && st.size <= maxBytes ? readFileSync(fd, "utf8") : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
+}
