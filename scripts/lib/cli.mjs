@@ -703,9 +703,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path53 = q ? q.value : m?.[1];
-    if (!m || !path53) return null;
-    out.push({ path: path53, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path55 = q ? q.value : m?.[1];
+    if (!m || !path55) return null;
+    out.push({ path: path55, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -3927,9 +3927,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path53 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path53)) return true;
-  const parts = path53.split(/\??\.|::|->/);
+  const path55 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path55)) return true;
+  const parts = path55.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -5862,13 +5862,13 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
   const fill = !sentBack && (anchorsEmpty(text) || sameAnchors(priorText2, text));
   let exempt = /* @__PURE__ */ new Set();
   const keyFiles = handoffKeyFiles(text);
-  let collected = null;
+  let collected2 = null;
   const anchorsNow = async () => {
-    if (collected === null) {
-      collected = await collectAnchors(root, env, nowMs, keyFiles, skillDir);
-      if (collected.gitNote !== null && fill) notes.push(`note: anchors filled outside git: ${collected.gitNote}`);
+    if (collected2 === null) {
+      collected2 = await collectAnchors(root, env, nowMs, keyFiles, skillDir);
+      if (collected2.gitNote !== null && fill) notes.push(`note: anchors filled outside git: ${collected2.gitNote}`);
     }
-    return renderAnchorLines(collected).split("\n");
+    return renderAnchorLines(collected2).split("\n");
   };
   if (fill) {
     const filled = fillAnchors(text, (await anchorsNow()).join("\n"));
@@ -5889,7 +5889,7 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
     if (line("Branch") !== void 0 && line("HEAD") !== void 0) {
       const now = await anchorsNow();
       const current = now.includes(`- Branch: ${line("Branch")}`) && now.includes(`- HEAD: ${line("HEAD")}`);
-      if (collected.insideGit && current) {
+      if (collected2.insideGit && current) {
         text = withDirtyHashes(text, now.find((l) => l.startsWith("- Dirty hashes: ")) ?? null);
       }
     }
@@ -7417,7 +7417,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path53 = __require("path");
+    var path55 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -7470,7 +7470,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path53.resolve(filename);
+      const absoluteName = path55.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -10594,7 +10594,12 @@ async function readAgentFile(file, snippet) {
     read = await readStable(file);
   } catch (err) {
     if (!(err instanceof UnsafeFile)) throw err;
-    const what = err.state === "link" ? `is a link to ${linkTarget(file)}` : "is not a regular file";
+    let to = "another file";
+    try {
+      to = readlinkSync3(file);
+    } catch {
+    }
+    const what = err.state === "link" ? `is a link to ${to}` : "is not a regular file";
     const why = "links are never followed or replaced, so nothing was changed";
     throw new Refused(`${file} ${what}; ${why}. Add this to its target by hand:
 ${snippet}`);
@@ -10610,13 +10615,6 @@ ${snippet}`);
     throw new Refused(`${file} is not valid UTF-8 (byte ${bad2}): fix or re-save it as UTF-8, then run this again`);
   }
   return { bytes: read.bytes, token: read.token };
-}
-function linkTarget(file) {
-  try {
-    return readlinkSync3(file);
-  } catch {
-    return "another file";
-  }
 }
 function assertReplaceable(file, snippet) {
   try {
@@ -11459,12 +11457,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path53) {
+function findNodeAtLocation(root, path55) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path53) {
+  for (let segment of path55) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -11938,13 +11936,30 @@ var init_main = __esm({
 });
 
 // src/agents/json-hooks.ts
+import path39 from "node:path";
+function installedForms(spec, args = spec.hooks.map((h) => h.args)) {
+  return args.flatMap((a) => {
+    const now = spec.command(a);
+    return [now, `${now.slice(0, now.indexOf(FILE_TAIL) + FILE_TAIL.length)}node "$f" ${a}`];
+  });
+}
+function installShaped(spec, command, args) {
+  for (const form of installedForms(spec, args)) {
+    const tail = form.slice(form.indexOf(FILE_TAIL));
+    if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
+    const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
+    const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
+    const base = (windowsShaped(name2) ? path39.win32 : path39.posix).basename(name2);
+    if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
+  }
+  return null;
+}
 function keepBom(text, change) {
   const bom = text.startsWith("\uFEFF") ? "\uFEFF" : "";
   return bom + change(text.slice(bom.length));
 }
-function byHand(file, what, snippet) {
-  return new Refused(`${file}${what}; nothing was changed. Add this to it by hand:
-${snippet}`);
+function byHand(file, what, fix) {
+  return new Refused(`${file}${what}; nothing was changed. ${fix}`);
 }
 function dropHooks(text, event, groups, drop, fmt) {
   let out = text;
@@ -11961,11 +11976,8 @@ function dropHooks(text, event, groups, drop, fmt) {
   }
   return out;
 }
-function isOurs(hook) {
-  return isObj(hook) && typeof hook.command === "string" && hook.command.includes(HELPER_FILE);
-}
-function hooksSnippet(hooks, commands) {
-  return JSON.stringify({ hooks: groupsOf(hooks, commands) }, null, 2);
+function hooksSnippet(spec) {
+  return JSON.stringify({ hooks: groupsOf(spec) }, null, 2);
 }
 function groupOf(h, commands) {
   const hook = { type: "command", command: commands.command(h.args) };
@@ -11973,9 +11985,9 @@ function groupOf(h, commands) {
   hook.timeout = h.timeout;
   return h.matcher === void 0 ? { hooks: [hook] } : { matcher: h.matcher, hooks: [hook] };
 }
-function groupsOf(hooks, commands) {
+function groupsOf(spec) {
   const out = {};
-  for (const h of hooks) out[h.event] = [...out[h.event] ?? [], groupOf(h, commands)];
+  for (const h of spec.hooks) out[h.event] = [...out[h.event] ?? [], groupOf(h, spec)];
   return out;
 }
 function depthOf(text) {
@@ -11988,30 +12000,28 @@ function depthOf(text) {
   }
   return max;
 }
-function parseSettings(text, file, snippet) {
+function parseSettings(text, file, fix) {
   const body = text.replace(/^\uFEFF/, "");
   if (depthOf(body) > MAX_JSON_DEPTH) {
-    throw byHand(file, ` nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`, snippet);
+    throw byHand(file, ` nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`, fix);
   }
   const errors = [];
   const parsed = parse2(body, errors, JSONC);
   if (errors.length > 0) {
     const e = errors[0];
-    throw byHand(file, ` is not valid JSON (${printParseErrorCode(e.error)} at offset ${e.offset})`, snippet);
+    throw byHand(file, ` is not valid JSON (${printParseErrorCode(e.error)} at offset ${e.offset})`, fix);
   }
-  if (!isObj(parsed)) throw byHand(file, " does not hold a JSON object", snippet);
+  if (!isObj(parsed)) throw byHand(file, " does not hold a JSON object", fix);
   const twice = duplicateKey(body);
   if (twice !== null) {
-    const lines2 = twice.lines.join(" and ");
-    throw new Refused(
-      `${file} has the key "${twice.key}" twice in one object (lines ${lines2}); nothing was changed. Merge the two into one "${twice.key}" (keep the entries of both), then run this again.`
-    );
+    const what = ` has the key "${twice.key}" twice in one object (lines ${twice.lines.join(" and ")})`;
+    throw byHand(file, what, `Merge the two into one "${twice.key}" (keep the entries of both), then run this again.`);
   }
   if (parsed.hooks !== void 0 && !isObj(parsed.hooks)) {
-    throw byHand(file, `: "hooks" is not an object`, snippet);
+    throw byHand(file, `: "hooks" is not an object`, fix);
   }
   for (const [event, groups] of Object.entries(parsed.hooks ?? {})) {
-    if (!Array.isArray(groups)) throw byHand(file, `: hooks.${event} is not a list`, snippet);
+    if (!Array.isArray(groups)) throw byHand(file, `: hooks.${event} is not a list`, fix);
   }
   return parsed;
 }
@@ -12073,11 +12083,7 @@ function remove(text, parent, i, fmt) {
   const rest = text.slice(end, close2);
   return splice(text, from, (rest === fmt.eol + indentAt(text, parent.offset) ? close2 : end) - from, "");
 }
-function parsedHooks(text) {
-  const v = parse2(text, [], JSONC);
-  return isObj(v) && isObj(v.hooks) ? v.hooks : {};
-}
-function withoutOurs(groups) {
+function withoutOurs(groups, isOurs) {
   const kept = [];
   let at2 = null;
   for (const g of groups) {
@@ -12091,13 +12097,13 @@ function withoutOurs(groups) {
   }
   return { kept, at: at2 };
 }
-function rewrite(text, ours) {
+function rewrite(text, ours, isOurs) {
   const fmt = formatOf(text);
   let out = text;
   const existing = parsedHooks(text);
   for (const [event, groups] of Object.entries(existing)) {
     const want = ours?.[event] ?? [];
-    const { kept, at: at2 } = withoutOurs(groups);
+    const { kept, at: at2 } = withoutOurs(groups, isOurs);
     const next = [...kept];
     next.splice(at2 ?? next.length, 0, ...want);
     if (JSON.stringify(next) === JSON.stringify(groups)) continue;
@@ -12124,45 +12130,32 @@ function bareAt(text, where) {
   const node = tree === void 0 ? void 0 : findNodeAtLocation2(tree, where);
   return node !== void 0 && /^[[{]\s*[\]}]$/.test(text.slice(node.offset, node.offset + node.length));
 }
-function mergeHooks(text, file, hooks, commands) {
-  const snippet = hooksSnippet(hooks, commands);
-  const ours = groupsOf(hooks, commands);
-  if (text === null) return `${JSON.stringify({ hooks: ours }, null, 2)}
+function mergeHooks(text, file, spec) {
+  const ours = groupsOf(spec);
+  if (text === null || !text.replace(/^\uFEFF/, "").trim()) return `${JSON.stringify({ hooks: ours }, null, 2)}
 `;
-  parseSettings(text, file, snippet);
-  return keepBom(text, (body) => rewrite(body, ours));
+  parseSettings(text, file, `Add this to it by hand:
+${hooksSnippet(spec)}`);
+  return keepBom(text, (body) => rewrite(body, ours, oursFor(spec)));
 }
-function removeHooks(text, file) {
-  const settings = parseSettings(text, file, "(nothing to add: remove the hooks whose command names memory_io.mjs)");
-  if (!isObj(settings.hooks) || !JSON.stringify(settings.hooks).includes(HELPER_FILE)) return text;
-  const next = keepBom(text, (body) => rewrite(body, null));
+function removeHooks(text, file, spec) {
+  if (text.replace(/^\uFEFF/, "").trim() === "") return text;
+  parseSettings(text, file, "Fix it and run this again, or take out the hooks of session-handoff by hand.");
+  if (!holdsOurHooks(text, spec)) return text;
+  const next = keepBom(text, (body) => rewrite(body, null, oursFor(spec)));
   const left = parseJsonc(next);
   if (isObj(left) && Object.keys(left).length === 0 && !/\/[/*]/.test(next)) return null;
   return next;
 }
-function withoutForeignHooks(text, exact) {
-  const foreign = (h) => isOurs(h) && !exact(h.command);
-  const fmt = formatOf(text);
-  const hits = (g) => isObj(g) && Array.isArray(g.hooks) && g.hooks.some(foreign);
-  return keepBom(text, (body) => {
-    let out = body;
-    for (const [event, groups] of Object.entries(parsedHooks(out))) {
-      if (!Array.isArray(groups) || !groups.some(hits)) continue;
-      const all = groups.every((g) => hits(g) && g.hooks.every(foreign));
-      out = all ? edit(out, ["hooks", event], void 0, fmt) : dropHooks(out, event, groups, foreign, fmt);
-    }
-    return out;
-  });
-}
 function oursIn(text) {
-  const hooks = parsedHooks(text.replace(/^\uFEFF/, ""));
+  const hooks = parsedHooks(text);
   const out = [];
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) continue;
     for (const g of groups) {
       if (!isObj(g) || !Array.isArray(g.hooks)) continue;
       const matcher = typeof g.matcher === "string" ? g.matcher : null;
-      for (const h of g.hooks) if (isOurs(h)) out.push({ event, command: h.command, matcher });
+      for (const h of g.hooks) if (namesHelper(h)) out.push({ event, command: h.command, matcher });
     }
   }
   return out;
@@ -12171,35 +12164,41 @@ function theirsOf(ours) {
   const m = THEN.exec(ours);
   return m ? m[1].replaceAll(`'\\''`, "'") : null;
 }
-function mergeStatusLine(text, command, args) {
+function mergeStatusLine(text, spec, args) {
   const parsed = parseJsonc(text);
   if (!isObj(parsed)) return text;
   const sl = parsed.statusLine;
   if (sl !== void 0 && !(isObj(sl) && typeof sl.command === "string")) return text;
   const was = isObj(sl) ? sl.command : null;
-  const theirs = was === null ? null : isOurStatus(was) ? theirsOf(was) : was;
-  const want = command(theirs === null ? args : `${args} --then '${theirs.replaceAll("'", `'\\''`)}'`);
+  const theirs = was === null ? null : isOurStatus(spec, was) ? theirsOf(was) : was;
+  const want = spec.command(theirs === null ? args : `${args} --then '${theirs.replaceAll("'", `'\\''`)}'`);
   if (was === want) return text;
   const line = { type: "command", command: want };
   const [at2, value] = isObj(sl) ? [["statusLine", "command"], want] : [["statusLine"], line];
   return keepBom(text, (body) => edit(body, at2, value, formatOf(body)));
 }
-function removeStatusLine(text) {
+function removeStatusLine(text, spec) {
   const parsed = parseJsonc(text);
   if (!isObj(parsed) || !isObj(parsed.statusLine) || typeof parsed.statusLine.command !== "string") return text;
   const was = parsed.statusLine.command;
-  if (!isOurStatus(was)) return text;
+  if (!isOurStatus(spec, was)) return text;
   const theirs = theirsOf(was);
   const at2 = theirs === null ? ["statusLine"] : ["statusLine", "command"];
   return keepBom(text, (body) => edit(body, at2, theirs ?? void 0, formatOf(body)));
 }
-var HELPER_FILE, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, indentAt, splice, endOf, THEN, isOurStatus;
+var HELPER_FILE, FILE_TAIL, commandOf, oursFor, namesHelper, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, indentAt, splice, endOf, parsedHooks, hooksOf, holdsOurHooks, THEN, isOurStatus;
 var init_json_hooks = __esm({
   "src/agents/json-hooks.ts"() {
     "use strict";
     init_main();
     init_errors();
+    init_command();
+    init_harness_path();
     HELPER_FILE = "memory_io.mjs";
+    FILE_TAIL = '; [ ! -f "$f" ] || ';
+    commandOf = (hook) => isObj(hook) && typeof hook.command === "string" ? hook.command : "";
+    oursFor = (spec) => (hook) => installShaped(spec, commandOf(hook)) !== null;
+    namesHelper = (hook) => commandOf(hook).includes(HELPER_FILE);
     MAX_JSON_DEPTH = 64;
     isObj = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
     JSONC = { allowTrailingComma: true, disallowComments: false };
@@ -12207,64 +12206,80 @@ var init_json_hooks = __esm({
     indentAt = (text, at2) => /^[ \t]*/.exec(text.slice(text.lastIndexOf("\n", at2 - 1) + 1))[0];
     splice = (text, at2, cut, put) => text.slice(0, at2) + put + text.slice(at2 + cut);
     endOf = (n2) => n2.offset + n2.length;
+    parsedHooks = (text) => hooksOf(parseJsonc(text));
+    hooksOf = (v) => isObj(v) && isObj(v.hooks) ? v.hooks : {};
+    holdsOurHooks = (text, spec) => oursIn(text).some(oursFor(spec));
     THEN = / statusline --then '((?:[^']|'\\'')*)'/;
-    isOurStatus = (command) => command.includes(HELPER_FILE) && / statusline\b/.test(command);
+    isOurStatus = (spec, command) => installShaped(spec, command.replace(THEN, " statusline"), ["statusline"]) !== null;
   }
 });
 
 // src/agents/plan.ts
-import path39 from "node:path";
+import path40 from "node:path";
 function snippetOf(edit2, agent) {
-  if (edit2.kind === "json-hooks") return hooksSnippet(edit2.hooks, edit2);
+  if (edit2.kind === "json-hooks") return hooksSnippet(edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
   return edit2.content;
 }
 function holdsOurs(edit2, text) {
-  if (edit2.kind === "json-hooks") return text.includes(HELPER_FILE);
+  if (edit2.kind === "json-hooks") return holdsOurHooks(text, edit2);
   if (edit2.kind === "md-block") return text.includes(BLOCK_BEGIN);
-  return isOwned(text);
-}
-function isOwned(text) {
-  return text.includes(BLOCK_BEGIN) || text.includes(CLINE_HOOK_MARK);
+  return ownedSpan(edit2, text) !== null;
 }
 function installText(edit2, agent, current, shown) {
   switch (edit2.kind) {
     case "json-hooks": {
-      const merged = mergeHooks(current, shown, edit2.hooks, edit2);
-      return edit2.statusLine === void 0 ? merged : mergeStatusLine(merged, edit2.command, edit2.statusLine);
+      const merged = mergeHooks(current, shown, edit2);
+      return edit2.statusLine === void 0 ? merged : mergeStatusLine(merged, edit2, edit2.statusLine);
     }
     case "md-block":
       return putBlock(current, shown, agent, edit2.body);
-    case "owned-file":
-      if (current !== null && current !== edit2.content && !isOwned(current)) {
-        const why = "exists and was not written by install; nothing was changed";
-        throw new Refused(`${shown} ${why}. Move it away, or merge this into it by hand:
+    case "owned-file": {
+      const put = current === null ? (ours) => ours : ownedSpan(edit2, current);
+      const why = "exists and was not written by install; nothing was changed. Move it away, or merge this into it";
+      if (put === null) throw new Refused(`${shown} ${why} by hand:
 ${edit2.content}`);
-      }
       if (current !== null && edit2.content.includes(BLOCK_BEGIN)) findBlock(current, shown);
-      return edit2.content;
+      return put(edit2.content);
+    }
   }
 }
 function uninstallText(edit2, agent, current, shown) {
   switch (edit2.kind) {
     case "json-hooks": {
-      const left = edit2.statusLine === void 0 ? current : removeStatusLine(current);
-      const rest = removeHooks(left, shown);
+      const left = edit2.statusLine === void 0 ? current : removeStatusLine(current, edit2);
+      const rest = removeHooks(left, shown, edit2);
       return rest !== null && rest === left && left !== current && /^\s*\{\s*\}\s*$/.test(left) ? null : rest;
     }
     case "md-block":
       return takeBlock(current, shown, agent, edit2.body);
-    case "owned-file":
-      return isOwned(current) ? null : current;
+    case "owned-file": {
+      const rest = ownedSpan(edit2, current)?.("");
+      return rest === void 0 ? current : rest.trim() === "" ? null : rest;
+    }
   }
 }
+function ownedSpan(edit2, text) {
+  const want = edit2.content.replace(/\r?\n$/, "").split(/\r?\n/);
+  const lines2 = text.split("\n");
+  const bare = (i) => lines2[i].replace(/\r$/, "");
+  const from = lines2.findIndex((_, i) => bare(i) === want[0]);
+  if (from < 0) return null;
+  let to = lines2.findIndex((_, i) => i > from && bare(i) === want[want.length - 1]);
+  if (to < 0) to = lines2.length - 1;
+  const ours = lines2.slice(from, to + 1).join("\n");
+  if (!ours.includes(BLOCK_BEGIN) && !ours.includes(CLINE_HOOK_MARK)) return null;
+  return (mid) => lines2.slice(0, from).map((l) => `${l}
+`).join("") + mid + lines2.slice(to + 1).join("\n");
+}
 function editPath(base, edit2) {
-  return path39.join(base, ...edit2.file.split("/"));
+  return path40.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
     "use strict";
     init_errors();
+    init_json_hooks();
     init_json_hooks();
     init_md_block();
     init_command();
@@ -12272,21 +12287,16 @@ var init_plan = __esm({
 });
 
 // src/agents/installer.ts
-import { existsSync as existsSync7, lstatSync as lstatSync15, readFileSync as readFileSync9, rmSync as rmSync4 } from "node:fs";
-import path40 from "node:path";
+import { existsSync as existsSync7, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readFileSync as readFileSync9, rmSync as rmSync4 } from "node:fs";
+import path41 from "node:path";
 async function install(t, env) {
-  const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
-  if (!t.home) {
-    const why = "the recorded Node lives under it";
-    throw new Refused(`install needs ${homeVar} set (${why}); nothing was changed`);
-  }
-  if (!existsSync7(t.home)) {
-    const where = "install records the Node under it, so nothing was changed";
-    throw new Refused(`${homeVar} (${quotedValue(t.home)}) does not exist; ${where}`);
-  }
+  const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
+  if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
+  const where = "install records the Node under it, so nothing was changed";
+  if (!existsSync7(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path40.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -12303,7 +12313,7 @@ async function install(t, env) {
       lines2.push(p.snap.bytes?.equals(bytes) ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
-    const dirs = missingDirs(t.base, path40.dirname(p.file));
+    const dirs = missingDirs(t.base, path41.dirname(p.file));
     makeDirs(dirs);
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
@@ -12315,33 +12325,62 @@ async function install(t, env) {
     lines2.push(`${verb}d ${p.shown}`);
   }
   const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
-  const local = t.global ? [] : plans.filter((p) => p.next.includes(t.helper.abs)).map((p) => p.shown);
-  const keep = local.map((f) => `${f} names this clone's path to the helper: keep it out of git (docs/install.md)`);
+  const keep = [];
+  for (const p of t.global ? [] : plans.filter((q) => q.next.includes(t.helper.abs))) {
+    const x = excludeOf(t.base, p.file);
+    if (x !== null && x.at >= 0) continue;
+    const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
+    if (x !== null && ls?.stdout.length === 0) {
+      if (!t.dryRun) mkdirSync7(path41.dirname(x.file), { recursive: true });
+      if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
+      lines2.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
+    } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
+  }
   return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...keep, ...old] };
 }
+function excludeOf(base, file) {
+  const top = gitTopOf(base);
+  const gitDir = top === null ? null : gitDirOf(top);
+  if (top === null || gitDir === null) return null;
+  const exclude = path41.join(commonDirOf(gitDir), "info", "exclude");
+  const text = existsSync7(exclude) ? readFileSync9(exclude, "utf8") : "";
+  const rel = path41.relative(top, file).split(path41.sep).join("/");
+  const pair = `${EXCLUDE_MARK}
+/${rel}
+`;
+  const ls = ["ls-files", "--", `:(literal)${rel}`];
+  return { top, file: exclude, text, pair, ls, at: `
+${text}`.indexOf(`
+${pair}`) };
+}
 function dropOldRecords(dir) {
-  const records = path40.join(dir, "installs");
+  const records = path41.join(dir, "installs");
+  const what = "an older version's copies of agent files, no longer read";
   if (lstatSync15(records, { throwIfNoEntry: false }) === void 0) return [];
-  rmSync4(records, { recursive: true, force: true });
-  return [`removed ${records}: an older version's copies of agent files, no longer read`];
+  try {
+    rmSync4(records, { recursive: true, force: true });
+  } catch (err) {
+    return [`${records} could not be removed (${err.code}): ${what}; delete it by hand`];
+  }
+  return [`removed ${records}: ${what}`];
 }
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path40.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
     const current = snap.bytes?.toString("utf8") ?? null;
     const next = current === null ? null : uninstallText(edit2, t.agent.name, current, shown);
-    const verb = current === null || next === current ? "unchanged" : next === null ? "removed" : "updated";
+    const verb = current === null ? "absent" : next === current ? "unchanged" : next === null ? "removed" : "updated";
     plans.push({ file, shown, snap, next, verb });
   }
   const lines2 = [];
   for (const p of plans) {
-    if (t.dryRun && p.verb !== "unchanged") lines2.push(`would ${p.verb.replace(/d$/, "")} ${p.shown}`);
-    else lines2.push(`${p.verb} ${p.shown}`);
-    if (t.dryRun || p.verb === "unchanged") continue;
+    const acts = p.verb === "removed" || p.verb === "updated";
+    lines2.push(`${t.dryRun && acts ? `would ${p.verb.replace(/d$/, "")}` : p.verb} ${p.shown}`);
+    if (t.dryRun || !acts) continue;
     const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
     await writeAgentFile(p.file, p.snap.token, bytes, 420, env.MEMORY_IO_FAILPOINT || void 0);
   }
@@ -12349,9 +12388,15 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeEmptyUpTo(path40.dirname(p.file), t.base);
+  for (const p of removed) removeEmptyUpTo(path41.dirname(p.file), t.base);
+  for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
+    const x = excludeOf(t.base, p.file);
+    if (x === null || x.at < 0) continue;
+    if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
+    lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
+  }
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
-  return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...old] };
+  return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...old], last };
 }
 function anotherInstalled(t, skip) {
   return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
@@ -12361,35 +12406,40 @@ function anotherInstalled(t, skip) {
     return holdsOurs(edit2, readFileSync9(file, "utf8"));
   }));
 }
+var import_write_file_atomic3, EXCLUDE_MARK;
 var init_installer = __esm({
   "src/agents/installer.ts"() {
     "use strict";
+    import_write_file_atomic3 = __toESM(require_lib(), 1);
     init_errors();
+    init_git_dir();
     init_merge_driver_config();
+    init_run();
     init_quote();
     init_pause();
     init_agent_file();
     init_home();
     init_agents();
     init_plan();
+    EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
   }
 });
 
 // src/agents/install-lock.ts
-import { lstatSync as lstatSync16, mkdirSync as mkdirSync7, rmdirSync as rmdirSync3 } from "node:fs";
-import path41 from "node:path";
+import { lstatSync as lstatSync16, mkdirSync as mkdirSync8, rmdirSync as rmdirSync3 } from "node:fs";
+import path42 from "node:path";
 async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
   let root = null;
   try {
-    root = global ? null : findRoot(path41.resolve(ctx.cwd, given), ctx.env).root;
+    root = global ? null : findRoot(path42.resolve(ctx.cwd, given), ctx.env).root;
   } catch {
     return run();
   }
-  const lockDir = path41.join(root === null ? userDir(ctx.env) : path41.join(root, ".ai"), ".install.lock");
-  const parent = path41.dirname(lockDir);
+  const lockDir = path42.join(root === null ? userDir(ctx.env) : path42.join(root, ".ai"), ".install.lock");
+  const parent = path42.dirname(lockDir);
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
@@ -12401,9 +12451,9 @@ async function underInstallLock(ctx, uninstall2, run) {
       await lock.release();
     }
   } finally {
-    const stop = global ? path41.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path41.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path41.dirname(dir)) {
+    const stop = global ? path42.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path42.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path42.dirname(dir)) {
       try {
         rmdirSync3(dir);
       } catch {
@@ -12415,7 +12465,7 @@ async function underInstallLock(ctx, uninstall2, run) {
 }
 function makeParent(dir) {
   const st = lstatSync16(dir, { throwIfNoEntry: false });
-  if (st === void 0) return mkdirSync7(dir, { recursive: true, mode: 448 }) ?? null;
+  if (st === void 0) return mkdirSync8(dir, { recursive: true, mode: 448 }) ?? null;
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
   }
@@ -12433,20 +12483,20 @@ var init_install_lock = __esm({
 
 // src/agents/target.ts
 import { realpathSync as realpathSync4 } from "node:fs";
-import path42 from "node:path";
+import path43 from "node:path";
 function real2(p) {
   try {
     return realpathSync4(p);
   } catch {
-    return path42.resolve(p);
+    return path43.resolve(p);
   }
 }
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path42.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path42.join(real2(path42.dirname(path42.dirname(path42.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path43.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path43.join(real2(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path42.relative(real2(root), abs);
-  return { abs, rel: rel.startsWith("..") || path42.isAbsolute(rel) ? null : rel.split(path42.sep).join("/") };
+  const rel = path43.relative(real2(root), abs);
+  return { abs, rel: rel.startsWith("..") || path43.isAbsolute(rel) ? null : rel.split(path43.sep).join("/") };
 }
 function targetOf(agent, root, helper, env, dryRun) {
   const global = root === null;
@@ -12463,9 +12513,8 @@ function agentTarget(ctx, verb, rootOf) {
     throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${got}`);
   }
   const global = ctx.values.global === true;
-  if (global && typeof ctx.values.root === "string") {
-    throw new UsageError(`${verb}: --global and --root exclude each other`);
-  }
+  const both = global && typeof ctx.values.root === "string";
+  if (both) throw new UsageError(`${verb}: --global and --root exclude each other`);
   const root = global ? null : rootOf();
   return targetOf(AGENTS[name2], root, helperLocation(ctx, root), ctx.env, ctx.values["dry-run"] === true);
 }
@@ -12497,12 +12546,11 @@ __export(init_exports, {
   initVerb: () => initVerb
 });
 import { existsSync as existsSync8, lstatSync as lstatSync17, realpathSync as realpathSync5, rmSync as rmSync5 } from "node:fs";
-import path43 from "node:path";
+import path44 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
-  if (global && typeof ctx.values.root === "string") {
-    throw new UsageError("init: --global and --root exclude each other");
-  }
+  const both = global && typeof ctx.values.root === "string";
+  if (both) throw new UsageError("init: --global and --root exclude each other");
   const named = ctx.values.agent ?? [];
   for (const n2 of named) {
     if (!isAgentName(n2)) throw new UsageError(`init: unknown agent ${quotedValue(n2)}; name one of ${NAMES}`);
@@ -12514,7 +12562,7 @@ function planOf(ctx) {
   if (global) base = realpathSync5(homeFolder(ctx.env));
   else {
     const given = typeof ctx.values.root === "string";
-    const found = findRoot(path43.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
+    const found = findRoot(path44.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
     if (!given && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -12539,17 +12587,17 @@ function planOf(ctx) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync5(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync8(path43.join(source, "SKILL.md"))) {
+  const source = realpathSync5(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync8(path44.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p) => `${global ? "~/" : ""}${path43.relative(base, p).split(path43.sep).join("/")}`;
+  const shown = (p) => `${global ? "~/" : ""}${path44.relative(base, p).split(path44.sep).join("/")}`;
   const dryRun = ctx.values["dry-run"] === true;
-  return { base, global, dryRun, source, dest: path43.join(base, CANONICAL), agents, shown };
+  return { base, global, dryRun, source, dest: path44.join(base, CANONICAL), agents, shown };
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path43.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path44.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = targetOf(agent, root, helper, ctx.env, dryRun);
   const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
@@ -12557,7 +12605,11 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
 }
 function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path43.join(plan2.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path44.join(plan2.base, f, "session-handoff"));
+}
+function collected() {
+  const out = { lines: [], notes: [] };
+  return { ...out, take: (o) => void (out.lines.push(...o.lines), out.notes.push(...o.notes)) };
 }
 function counted(steps2) {
   const n2 = (a) => steps2.filter((s) => s.action === a).length;
@@ -12583,13 +12635,13 @@ async function init(ctx, plan2) {
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && ctx.values.replace !== true) {
-    const names = edited.slice(0, 5).map((rel) => shown(path43.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown(path44.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path43.join(dest, s.rel));
+  const writes = steps2.map((s) => path44.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -12597,26 +12649,22 @@ async function init(ctx, plan2) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path43.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path44.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const below = [dest, ...links.map((l) => path43.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
-  const made = below.filter((d) => !existsSync8(d)).map((d) => path43.relative(plan2.base, d).split(path43.sep).join("/"));
+  const below = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
+  const made = below.filter((d) => !existsSync8(d)).map((d) => path44.relative(plan2.base, d).split(path44.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
       throw new Refused(`cannot write ${file}: ${why}; nothing was changed. Fix its permissions, then run init again`);
     }
   }
-  const lines2 = [];
-  const notes = [];
+  const { lines: lines2, notes, take } = collected();
   for (const agent of plan2.agents) {
     const dry = await agentRun(ctx, plan2, install, agent, true);
-    if (plan2.dryRun) {
-      lines2.push(...dry.lines);
-      notes.push(...dry.notes);
-    }
+    if (plan2.dryRun) take(dry);
   }
   if (steps2.length === 0) lines2.unshift(`unchanged ${shown(dest)}`);
   else {
@@ -12639,15 +12687,9 @@ async function init(ctx, plan2) {
   if (!plan2.dryRun && !running && (steps2.length > 0 || made.length > 0 || record2 === null)) {
     writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   }
-  if (!plan2.dryRun) {
-    for (const agent of plan2.agents) {
-      const done2 = await agentRun(ctx, plan2, install, agent, false);
-      lines2.push(...done2.lines);
-      notes.push(...done2.notes);
-    }
-  }
+  for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
   const who = plan2.agents.map((a) => a.name).join(", ");
-  const copy = shown(path43.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path44.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   lines2.push(`next: start a new session (${who}) and ${SAY2}`);
   return ok(`${lines2.join("\n")}
@@ -12657,13 +12699,8 @@ async function undo(ctx, plan2) {
   const { dest, source, shown } = plan2;
   refuseLinkOnTheWay(plan2);
   const record2 = readCopyRecord(dest);
-  const lines2 = [];
-  const notes = [];
-  for (const agent of plan2.agents) {
-    const done2 = await agentRun(ctx, plan2, uninstall, agent, plan2.dryRun);
-    lines2.push(...done2.lines);
-    notes.push(...done2.notes);
-  }
+  const { lines: lines2, notes, take } = collected();
+  for (const agent of plan2.agents) take(await agentRun(ctx, plan2, uninstall, agent, plan2.dryRun));
   const would = plan2.dryRun ? "would remove" : "removed";
   for (const place of linkPlaces(plan2, Object.values(AGENTS))) {
     const state = linkState(place, dest);
@@ -12676,7 +12713,7 @@ async function undo(ctx, plan2) {
     }
     if (!plan2.dryRun) {
       rmSync5(place, { recursive: state === "copy", force: true });
-      removeEmptyUpTo(path43.dirname(place), path43.join(plan2.base, path43.relative(plan2.base, place).split(path43.sep)[0]));
+      removeEmptyUpTo(path44.dirname(place), path44.join(plan2.base, path44.relative(plan2.base, place).split(path44.sep)[0]));
     }
     lines2.push(`${would} ${shown(place)}`);
   }
@@ -12685,14 +12722,14 @@ async function undo(ctx, plan2) {
   const files = all.filter((rel) => !kept.includes(rel));
   if (files.length > 0 && !(existsSync8(dest) && lstatSync17(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync5(path43.join(dest, rel), { force: true });
+      for (const rel of files) rmSync5(path44.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
-      for (const rel of files) removeEmptyUpTo(path43.dirname(path43.join(dest, rel)), plan2.base);
+      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), plan2.base);
     }
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines2.push(`left ${shown(path43.join(dest, rel))}: you edited it since init copied it`);
+    for (const rel of kept) lines2.push(`left ${shown(path44.join(dest, rel))}: you edited it since init copied it`);
   }
-  const made = (record2?.createdDirs ?? []).map((rel) => path43.join(plan2.base, rel));
+  const made = (record2?.createdDirs ?? []).map((rel) => path44.join(plan2.base, rel));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
   return ok(`${lines2.join("\n")}
@@ -12791,14 +12828,11 @@ hooks) or the bootstrap block into an agent's own files:
                TaskResume (and their .ps1 forms)
   gemini       GEMINI.md block; .gemini/settings.json: SessionStart, SessionEnd
   cursor       .cursor/rules/session-handoff.mdc (alwaysApply)
-JSON settings are edited in place (other keys, comments and layout kept); Markdown
-blocks sit between <!-- session-handoff:begin --> and <!-- session-handoff:end -->.
-A file it cannot edit safely (malformed markers, JSON that does not parse, a link,
-a file not ours, a read-only one) is refused with a snippet to paste by hand,
-nothing changed. Idempotent; each file is replaced whole (a temp, then a rename);
-it reformats nothing of yours, so \`uninstall\` takes out exactly what it added.
-In a git repository it also registers the merge driver.
-Every case, its words and the hook commands: references/verbs.md#install.
+Only adds, reformatting nothing of yours, so \`uninstall\` takes out exactly what
+it added; idempotent. A file it cannot edit safely is refused, nothing changed,
+with a snippet to paste by hand. In git it registers the merge driver, and puts
+a file it creates naming this clone's path in .git/info/exclude. Every case,
+its words and the hook commands: references/verbs.md#install.
 
 options:
   --agent NAME  the agent whose files to edit
@@ -12825,11 +12859,14 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
+import { existsSync as existsSync9 } from "node:fs";
+import path45 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
     "use strict";
     init_installer();
+    init_skill_place();
     init_install_lock();
     init_target();
     init_common();
@@ -12841,35 +12878,36 @@ var init_uninstall = __esm({
       help: `usage: node memory_io.mjs uninstall --agent claude-code|codex|opencode|cline|gemini|cursor
          [--root DIR | --global] [--dry-run]
 
-Removes exactly what \`install --agent\` added, every other byte kept: a file
-nothing else changed since install gets its original bytes back; a file holding
-nothing else (one install created) is deleted, and folders left empty go. The
-merge driver goes with the last agent installed here. Every case and its words:
-references/verbs.md#uninstall.
+Removes exactly what \`install --agent\` added, every other byte kept; a file left
+holding nothing else is deleted, and folders left empty go. The merge driver goes
+with the last agent installed here. Every case: references/verbs.md#uninstall.
 
 options:
   --agent NAME  the agent whose files to restore
   --dry-run     say what would change, change nothing
 ${AGENT_HELP}
 ${ROOT_HELP}
-stdout: one line per file: "updated F", "removed F" or "unchanged F" ("would \u2026"
-        with --dry-run).
+stdout: one line per file: "updated F", "removed F", "unchanged F" or "absent F"
+        (no such file) ("would \u2026" with --dry-run).
 exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         not parse, a read-only file, a concurrent edit);
         4 paused; 5 another install or uninstall held the install lock for 10 s.
 `,
       run: (ctx) => underInstallLock(ctx, true, async () => {
-        const done2 = await uninstall(agentTarget(ctx, "uninstall", () => rootOption(ctx)), ctx.env);
+        const t = agentTarget(ctx, "uninstall", () => rootOption(ctx));
+        const done2 = await uninstall(t, ctx.env);
+        const stays = done2.last && existsSync9(path45.join(t.base, CANONICAL));
+        const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
-`, done2.notes);
+`, [...done2.notes, ...stays ? [note] : []]);
       })
     };
   }
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync9, readFileSync as readFileSync10 } from "node:fs";
-import path44 from "node:path";
+import { existsSync as existsSync10, readFileSync as readFileSync10 } from "node:fs";
+import path46 from "node:path";
 function json(file) {
   try {
     const v = JSON.parse(readFileSync10(file, "utf8").slice(0, 1e6));
@@ -12879,16 +12917,16 @@ function json(file) {
   }
 }
 function claudePluginInstalls(home) {
-  const plugins = json(path44.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path46.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path44.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path46.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = isObj2(raw) ? raw : {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path44.isAbsolute(at2) && existsSync9(path44.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path46.isAbsolute(at2) && existsSync10(path46.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -12905,25 +12943,8 @@ var init_claude_plugin = __esm({
 });
 
 // src/agents/doctor-checks.ts
-import { existsSync as existsSync10, readdirSync as readdirSync10 } from "node:fs";
-import path45 from "node:path";
-function installedForms(edit2) {
-  return edit2.hooks.flatMap((h) => {
-    const now = edit2.command(h.args);
-    return [now, `${now.slice(0, now.indexOf(FILE_TAIL) + FILE_TAIL.length)}node "$f" ${h.args}`];
-  });
-}
-function installShaped(edit2, command) {
-  for (const form of installedForms(edit2)) {
-    const tail = form.slice(form.indexOf(FILE_TAIL));
-    if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
-    const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
-    const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path45.win32 : path45.posix).basename(name2);
-    if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
-  }
-  return null;
-}
+import { existsSync as existsSync11, readdirSync as readdirSync10 } from "node:fs";
+import path47 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
@@ -12953,7 +12974,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readSmall(path45.join(env.CODEX_HOME || path45.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readSmall(path47.join(env.CODEX_HOME || path47.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -12969,10 +12990,10 @@ function budgetFinding(text, file, fixCmd2) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path45.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path47.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path45.win32.join(dir, "sh.exe");
-    if (existsSync10(sh)) return sh;
+    const sh = path47.win32.join(dir, "sh.exe");
+    if (existsSync11(sh)) return sh;
   }
   return null;
 }
@@ -13014,9 +13035,9 @@ function agentFix(r, verb, name2) {
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path45.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path45.join(r.home, f, "session-handoff"))
-  ].filter((d) => exists(path45.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path47.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path47.join(r.home, f, "session-handoff"))
+  ].filter((d) => exists(path47.join(d, "SKILL.md")));
   let edits = [];
   try {
     edits = agent.edits(r.helper, r.global);
@@ -13031,7 +13052,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path45.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path47.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -13040,7 +13061,7 @@ async function agentInstalls(r, name2, agent) {
 async function installState(r, name2, edit2) {
   const file = editPath(r.global ? r.home : r.root, edit2);
   const text = readSmall(file);
-  if (text === null || !holdsOurs(edit2, text)) return "absent";
+  if (text === null) return "absent";
   const reinstall = agentFix(r, "install", name2);
   const state = judge(r, name2, edit2, text, reinstall);
   const shown = r.global ? `~/${edit2.file}` : edit2.file;
@@ -13052,7 +13073,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path45.basename(edit2.file) === "AGENTS.md") {
+  if (path47.basename(edit2.file) === "AGENTS.md") {
     const over = budgetFinding(text, edit2.file, reinstall);
     if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -13065,8 +13086,7 @@ async function installState(r, name2, edit2) {
   }
   return state;
 }
-function judge(r, name2, edit2, text, reinstall) {
-  const ours = edit2.kind === "json-hooks" ? withoutForeignHooks(text, (c) => installShaped(edit2, c) !== null) : text;
+function judge(r, name2, edit2, ours, reinstall) {
   if (!holdsOurs(edit2, ours)) return "absent";
   let want;
   try {
@@ -13118,7 +13138,7 @@ async function memoryState(r, journal) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path45.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path47.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -13136,7 +13156,7 @@ async function memoryState(r, journal) {
   } catch {
   }
   for (const p of journal.problems) {
-    const where = `${path45.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path47.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -13170,14 +13190,12 @@ async function startRun(r, shown, argv, name2) {
     r.problems.push({ what, fix: agentFix(r, "install", name2) });
   }
 }
-var FILE_TAIL, WINDOWS_ENV, KEPT_ENV, HELPER_FILES, NO_PASTE, installed;
+var WINDOWS_ENV, KEPT_ENV, HELPER_FILES, NO_PASTE, installed;
 var init_doctor_checks = __esm({
   "src/agents/doctor-checks.ts"() {
     "use strict";
     init_builtins();
     init_json_hooks();
-    init_command();
-    init_harness_path();
     init_agents();
     init_claude_plugin();
     init_md_block();
@@ -13194,7 +13212,6 @@ var init_doctor_checks = __esm({
     init_private();
     init_anchor_lines();
     init_quote();
-    FILE_TAIL = '; [ ! -f "$f" ] || ';
     WINDOWS_ENV = [
       "USERPROFILE",
       "SystemRoot",
@@ -13217,7 +13234,7 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import path46 from "node:path";
+import path48 from "node:path";
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
   const lines2 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
@@ -13288,7 +13305,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path46.resolve(home);
+          root = path48.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -13310,8 +13327,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, statSync as statSync2 } from "node:fs";
-import path47 from "node:path";
+import { accessSync as accessSync3, constants as constants8, existsSync as existsSync12, statSync as statSync2 } from "node:fs";
+import path49 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -13321,11 +13338,11 @@ async function skippedPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path47.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path49.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
     try {
-      accessSync3(path47.join(hooksDir, h), constants8.X_OK);
-      return statSync2(path47.join(hooksDir, h)).isFile();
+      accessSync3(path49.join(hooksDir, h), constants8.X_OK);
+      return statSync2(path49.join(hooksDir, h)).isFile();
     } catch {
       return false;
     }
@@ -13359,7 +13376,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path47.relative(top, memDir).split(path47.sep).join("/");
+  const memRel = path49.relative(top, memDir).split(path49.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   const ignored = await runGit(top, ["check-ignore", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
   if (ignored.code === 0) {
@@ -13380,7 +13397,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync11(path47.join(memDir, "journal", "OFF"));
+  const journal = !existsSync12(path49.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -13778,7 +13795,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
-function commandOf(name2, args) {
+function commandOf2(name2, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
   if (Array.isArray(cmd) && cmd.every((c) => typeof c === "string")) {
@@ -13806,7 +13823,7 @@ function patchEdits(input) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  return files.map((path53) => ({ kind: "edit", path: path53 }));
+  return files.map((path55) => ({ kind: "edit", path: path55 }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -13849,7 +13866,7 @@ function itemCall(item, at2) {
   const result = { text: str(item.aggregated_output) ?? "", failed, status };
   const call = { ...at2, id: str(item.id), events: [], text: "", result, status, item: true };
   if (item.type === "CommandExecution") {
-    call.text = commandOf("exec_command", item) ?? "";
+    call.text = commandOf2("exec_command", item) ?? "";
     call.events.push({ kind: "command", command: call.text });
   } else if (item.status === "failed" || item.status === "declined") {
     call.events.push({ kind: "other" });
@@ -13939,7 +13956,7 @@ function codexCall(p, at2) {
       (c) => c.tool === "apply_patch" || shellPatch(c.text) ? patchEdits(c.text) : [{ kind: "command", command: c.text }]
     );
   } else if (p.type !== "custom_tool_call") {
-    const command = commandOf(name2, args);
+    const command = commandOf2(name2, args);
     if (command === null) return call;
     call.text = command;
     call.events = shellPatch(command) ? patchEdits(command) : [{ kind: "command", command }];
@@ -13956,7 +13973,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path53) => path53 && events.push({ kind: "edit", path: path53 });
+    addEdit = (events, path55) => path55 && events.push({ kind: "edit", path: path55 });
   }
 });
 
@@ -14489,9 +14506,9 @@ var init_checkpoint = __esm({
 });
 
 // src/brief/checkpoint-capture.ts
-import path48 from "node:path";
+import path50 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path48.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path50.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -14507,7 +14524,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path48.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path50.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -14610,7 +14627,7 @@ function sessionStartOf(file, format2, firstSixteen) {
 }
 async function writeCheckpoint(root, hook, notes, o) {
   const home = homeFolder(o.env);
-  if (root === path48.parse(root).root || home !== "" && samePath(root, path48.resolve(home))) {
+  if (root === path50.parse(root).root || home !== "" && samePath(root, path50.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return [...notes, CHECKPOINT_LINES.skipped(why)];
   }
@@ -14629,7 +14646,7 @@ async function writeCheckpoint(root, hook, notes, o) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path48.join(dir, name2);
+  const file = path50.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -14843,7 +14860,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path49 from "node:path";
+import path51 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -14908,7 +14925,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path49.join(memoryDir(root), "HANDOFF.md"), 1e6);
+          const handoff = readHead(path51.join(memoryDir(root), "HANDOFF.md"), 1e6);
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
@@ -14927,7 +14944,7 @@ var context_exports = {};
 __export(context_exports, {
   contextVerb: () => contextVerb
 });
-import { mkdirSync as mkdirSync8 } from "node:fs";
+import { mkdirSync as mkdirSync9 } from "node:fs";
 function offerText(pct, used, window, threshold) {
   return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
 }
@@ -14995,7 +15012,7 @@ async function decide(ctx, input, format2) {
   const pct = Math.floor(last.used * 100 / window);
   try {
     checkTree(root, { create: true });
-    mkdirSync8(checkpointsDir(root), { recursive: true, mode: 448 });
+    mkdirSync9(checkpointsDir(root), { recursive: true, mode: 448 });
   } catch (err) {
     return ok("", [...warn, say(`${err.message}; printing nothing`)]);
   }
@@ -15071,7 +15088,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path50 from "node:path";
+import path52 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15153,7 +15170,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText(path50.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText(path52.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -15168,9 +15185,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path50.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path52.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText(path50.join(mem, file), file, notes);
+      const text = await readText(path52.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -15461,7 +15478,7 @@ __export(journal_exports, {
   journalVerb: () => journalVerb
 });
 import { lstatSync as lstatSync18, unlinkSync as unlinkSync11 } from "node:fs";
-import path51 from "node:path";
+import path53 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -15516,13 +15533,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync18(path51.join(journalDir(root), f.name));
+            const st = lstatSync18(path53.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync11(path51.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync11(path53.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -15538,8 +15555,8 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync19, mkdirSync as mkdirSync9, openSync as openSync10, readFileSync as readFileSync11, writeSync as writeSync2 } from "node:fs";
-import path52 from "node:path";
+import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync19, mkdirSync as mkdirSync10, openSync as openSync10, readFileSync as readFileSync11, writeSync as writeSync2 } from "node:fs";
+import path54 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync10(p, flags | NOFOLLOW);
   try {
@@ -15560,12 +15577,12 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path52.join(at2, part);
+    at2 = path54.join(at2, part);
     let st;
     try {
       st = lstatSync19(at2);
     } catch {
-      mkdirSync9(at2, { mode: 448 });
+      mkdirSync10(at2, { mode: 448 });
       st = lstatSync19(at2);
     }
     if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
@@ -15673,7 +15690,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive2(path52.join(dir, name2), loser);
+          createExclusive2(path54.join(dir, name2), loser);
           const merged = mergeHandoffs(winner, loser);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
           const at2 = stateTimeOfText(loser, Date.now());

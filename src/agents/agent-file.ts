@@ -15,7 +15,13 @@ export async function readAgentFile(file: string, snippet: string): Promise<{ by
     read = await readStable(file);
   } catch (err) {
     if (!(err instanceof UnsafeFile)) throw err;
-    const what = err.state === "link" ? `is a link to ${linkTarget(file)}` : "is not a regular file";
+    let to = "another file";
+    try {
+      to = readlinkSync(file);
+    } catch {
+      // Gone since it was read.
+    }
+    const what = err.state === "link" ? `is a link to ${to}` : "is not a regular file";
     const why = "links are never followed or replaced, so nothing was changed";
     throw new Refused(`${file} ${what}; ${why}. Add this to its target by hand:\n${snippet}`);
   }
@@ -30,14 +36,6 @@ export async function readAgentFile(file: string, snippet: string): Promise<{ by
     throw new Refused(`${file} is not valid UTF-8 (byte ${bad}): fix or re-save it as UTF-8, then run this again`);
   }
   return { bytes: read.bytes, token: read.token };
-}
-
-function linkTarget(file: string): string {
-  try {
-    return readlinkSync(file);
-  } catch {
-    return "another file";
-  }
 }
 
 // Refuses a file that is read-only, immutable or append-only, or in a folder this user cannot write: opening it

@@ -1,9 +1,7 @@
 import { childProcess } from "../builtins.ts";
 import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
-import { HELPER_FILE, oursIn, withoutForeignHooks } from "./json-hooks.ts";
-import { shellQuote } from "./command.ts";
-import { windowsShaped } from "./harness-path.ts";
+import { installedForms, installShaped, oursIn } from "./json-hooks.ts";
 import { AGENTS } from "./index.ts";
 import { claudePluginInstalls, type PluginInstall } from "./claude-plugin.ts";
 import { blockAgents, blockEndByte, CODEX_BUDGET, findBlock } from "./md-block.ts";
@@ -21,30 +19,6 @@ import { PROBE_SESSION_PREFIX } from "../store/probe-session.ts";
 import { LOCK_NAME, lockState } from "../store/private.ts";
 import { quotedPath, quotePath } from "../schema/anchor-lines.ts";
 import { quotedValue, shellWord } from "../guard/quote.ts";
-
-const FILE_TAIL = '; [ ! -f "$f" ] || ';
-
-// What install writes for each hook now, and the bare-`node` form of before, which it upgrades in place.
-function installedForms(edit: JsonHooksEdit): string[] {
-  return edit.hooks.flatMap((h) => {
-    const now = edit.command(h.args);
-    return [now, `${now.slice(0, now.indexOf(FILE_TAIL) + FILE_TAIL.length)}node "$f" ${h.args}`];
-  });
-}
-
-/** The helper path of a command install writes from any copy of the helper; null for another tool's command. */
-export function installShaped(edit: JsonHooksEdit, command: string): string | null {
-  for (const form of installedForms(edit)) {
-    const tail = form.slice(form.indexOf(FILE_TAIL));
-    if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
-    const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length))!;
-    const name = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    // The path is one word exactly as install quotes it, naming our helper (a Windows path read as Windows does).
-    const base = (windowsShaped(name) ? path.win32 : path.posix).basename(name);
-    if (shellQuote(name) === word && base === HELPER_FILE) return dir + name;
-  }
-  return null;
-}
 
 /** Why a settings file of ours is outdated, in words; only install's own entries are judged. */
 export function outdatedReasons(text: string, edit: JsonHooksEdit): string[] {
@@ -221,7 +195,7 @@ export async function agentInstalls(r: Report, name: AgentName, agent: Agent): P
 async function installState(r: Report, name: AgentName, edit: Edit): Promise<string> {
   const file = editPath(r.global ? r.home : r.root, edit);
   const text = readSmall(file);
-  if (text === null || !holdsOurs(edit, text)) return "absent";
+  if (text === null) return "absent";
   const reinstall = agentFix(r, "install", name);
   const state = judge(r, name, edit, text, reinstall);
   const shown = r.global ? `~/${edit.file}` : edit.file;
@@ -248,9 +222,7 @@ async function installState(r: Report, name: AgentName, edit: Edit): Promise<str
 }
 
 /** Current when install would write the file as it is, else outdated (with why) or malformed. */
-function judge(r: Report, name: AgentName, edit: Edit, text: string, reinstall: string): string {
-  // Only install's own entries are judged: another tool's hook naming the helper is reported as not ours.
-  const ours = edit.kind === "json-hooks" ? withoutForeignHooks(text, (c) => installShaped(edit, c) !== null) : text;
+function judge(r: Report, name: AgentName, edit: Edit, ours: string, reinstall: string): string {
   if (!holdsOurs(edit, ours)) return "absent";
   let want: string;
   try {

@@ -1,8 +1,11 @@
 // install and uninstall of one agent's files, used by their verbs and by init.
-import { existsSync, lstatSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
+import writeFileAtomic from "write-file-atomic";
 import { Refused } from "../errors.ts";
+import { commonDirOf, gitDirOf, gitTopOf } from "../git/git-dir.ts";
 import { mergeDriverStep } from "../git/merge-driver-config.ts";
+import { runGit } from "../git/run.ts";
 import { quotedValue } from "../guard/quote.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { makeDirs, missingDirs, readAgentFile, recordNode, removeEmptyDirs, removeEmptyUpTo,
@@ -16,15 +19,10 @@ type Env = Record<string, string | undefined>;
 
 /** Writes the agent's entries into its files. @returns a line per file, and notes for stderr. */
 export async function install(t: Target, env: Env) {
-  const homeVar = process.platform === "win32" ? "USERPROFILE" : "HOME";
-  if (!t.home) {
-    const why = "the recorded Node lives under it";
-    throw new Refused(`install needs ${homeVar} set (${why}); nothing was changed`);
-  }
-  if (!existsSync(t.home)) {
-    const where = "install records the Node under it, so nothing was changed";
-    throw new Refused(`${homeVar} (${quotedValue(t.home)}) does not exist; ${where}`);
-  }
+  const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
+  if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
+  const where = "install records the Node under it, so nothing was changed";
+  if (!existsSync(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
   for (const { file } of targets) missingDirs(t.base, path.dirname(file));
@@ -57,19 +55,50 @@ export async function install(t: Target, env: Env) {
     lines.push(`${verb}d ${p.shown}`);
   }
   const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
-  // A project file naming this clone's absolute path breaks the hook in every other clone.
-  const local = t.global ? [] : plans.filter((p) => p.next.includes(t.helper.abs)).map((p) => p.shown);
-  const keep = local.map((f) => `${f} names this clone's path to the helper: keep it out of git (docs/install.md)`);
+  // A project file naming this clone's absolute path breaks the hook in every other clone: one install created that
+  // git does not track goes in the clone's own exclude file (never the user's .gitignore); any other gets a note.
+  const keep: string[] = [];
+  for (const p of t.global ? [] : plans.filter((q) => q.next.includes(t.helper.abs))) {
+    const x = excludeOf(t.base, p.file);
+    if (x !== null && x.at >= 0) continue;
+    const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
+    if (x !== null && ls?.stdout.length === 0) {
+      if (!t.dryRun) mkdirSync(path.dirname(x.file), { recursive: true });
+      if (!t.dryRun) writeFileAtomic.sync(x.file, x.pair + x.text);
+      lines.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
+    } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
+  }
   return { lines: [...lines, ...driver.lines], notes: [...driver.notes, ...keep, ...old] };
 }
 
+const EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
+
+// The clone's exclude file, its text and where our two lines for `file` start in it (-1: not there); null outside git.
+function excludeOf(base: string, file: string) {
+  const top = gitTopOf(base);
+  const gitDir = top === null ? null : gitDirOf(top);
+  if (top === null || gitDir === null) return null;
+  const exclude = path.join(commonDirOf(gitDir), "info", "exclude");
+  const text = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";
+  const rel = path.relative(top, file).split(path.sep).join("/");
+  const pair = `${EXCLUDE_MARK}\n/${rel}\n`;
+  // `ls` asks git whether it tracks the file; one it cannot ask is not excluded.
+  const ls = ["ls-files", "--", `:(literal)${rel}`];
+  return { top, file: exclude, text, pair, ls, at: `\n${text}`.indexOf(`\n${pair}`) };
+}
+
 // Versions before this one kept copies of the agents' files (the user's settings, maybe secrets) under
-// `installs/`; nothing reads them now, so install and uninstall remove them.
+// `installs/`; nothing reads them now, so install and uninstall remove them, or say so when they cannot.
 function dropOldRecords(dir: string): string[] {
   const records = path.join(dir, "installs");
+  const what = "an older version's copies of agent files, no longer read";
   if (lstatSync(records, { throwIfNoEntry: false }) === undefined) return [];
-  rmSync(records, { recursive: true, force: true });
-  return [`removed ${records}: an older version's copies of agent files, no longer read`];
+  try {
+    rmSync(records, { recursive: true, force: true });
+  } catch (err) {
+    return [`${records} could not be removed (${(err as NodeJS.ErrnoException).code}): ${what}; delete it by hand`];
+  }
+  return [`removed ${records}: ${what}`];
 }
 
 /** Takes the agent's entries out of its files, every other byte kept; a file left empty and its empty folders go. */
@@ -83,14 +112,14 @@ export async function uninstall(t: Target, env: Env) {
     const snap = await readAgentFile(file, snippetOf(edit, t.agent.name));
     const current = snap.bytes?.toString("utf8") ?? null;
     const next = current === null ? null : uninstallText(edit, t.agent.name, current, shown);
-    const verb = current === null || next === current ? "unchanged" : next === null ? "removed" : "updated";
+    const verb = current === null ? "absent" : next === current ? "unchanged" : next === null ? "removed" : "updated";
     plans.push({ file, shown, snap, next, verb });
   }
   const lines: string[] = [];
   for (const p of plans) {
-    if (t.dryRun && p.verb !== "unchanged") lines.push(`would ${p.verb.replace(/d$/, "")} ${p.shown}`);
-    else lines.push(`${p.verb} ${p.shown}`);
-    if (t.dryRun || p.verb === "unchanged") continue;
+    const acts = p.verb === "removed" || p.verb === "updated";
+    lines.push(`${t.dryRun && acts ? `would ${p.verb.replace(/d$/, "")}` : p.verb} ${p.shown}`);
+    if (t.dryRun || !acts) continue;
     const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
     await writeAgentFile(p.file, p.snap.token, bytes, 0o644, env.MEMORY_IO_FAILPOINT || undefined);
   }
@@ -100,8 +129,15 @@ export async function uninstall(t: Target, env: Env) {
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
   for (const p of removed) removeEmptyUpTo(path.dirname(p.file), t.base);
+  // Our exclude line goes once the file no longer names this clone's path.
+  for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
+    const x = excludeOf(t.base, p.file);
+    if (x === null || x.at < 0) continue;
+    if (!t.dryRun) writeFileAtomic.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
+    lines.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
+  }
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
-  return { lines: [...lines, ...driver.lines], notes: [...driver.notes, ...old] };
+  return { lines: [...lines, ...driver.lines], notes: [...driver.notes, ...old], last };
 }
 
 // Whether another agent's files here still hold an entry of ours; `skip` holds the files a dry run

@@ -1,10 +1,44 @@
 import { createScanner, findNodeAtLocation, parse, parseTree, printParseErrorCode, visit, type JSONPath, type Node,
   type ParseError } from "jsonc-parser/lib/esm/main.js";
+import path from "node:path";
 import { Refused } from "../errors.ts";
+import { shellQuote } from "./command.ts";
+import { windowsShaped } from "./harness-path.ts";
 import type { HookSpec, JsonHooksEdit } from "./types.ts";
 
-/** Our JSON entries are the hooks whose command names the helper. */
+/** The helper's file name, which the commands of our hooks (and of other tools' maybe) name. */
 export const HELPER_FILE = "memory_io.mjs";
+
+const FILE_TAIL = '; [ ! -f "$f" ] || ';
+
+type Commands = Pick<JsonHooksEdit, "command" | "commandWindows" | "hooks">;
+
+// What install writes for each hook now, and the bare-`node` form of before, which it upgrades in place.
+export function installedForms(spec: Commands, args = spec.hooks.map((h) => h.args)): string[] {
+  return args.flatMap((a) => {
+    const now = spec.command(a);
+    return [now, `${now.slice(0, now.indexOf(FILE_TAIL) + FILE_TAIL.length)}node "$f" ${a}`];
+  });
+}
+
+/** The helper path of a command install writes from any copy of the helper; null for another tool's command. */
+export function installShaped(spec: Commands, command: string, args?: string[]): string | null {
+  for (const form of installedForms(spec, args)) {
+    const tail = form.slice(form.indexOf(FILE_TAIL));
+    if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
+    const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length))!;
+    const name = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
+    // The path is one word exactly as install quotes it, naming our helper (a Windows path read as Windows does).
+    const base = (windowsShaped(name) ? path.win32 : path.posix).basename(name);
+    if (shellQuote(name) === word && base === HELPER_FILE) return dir + name;
+  }
+  return null;
+}
+
+// Ours is a command install writes (now or before) from any copy of the helper; one merely naming it is the user's.
+const commandOf = (hook: Json) => (isObj(hook) && typeof hook.command === "string" ? hook.command : "");
+const oursFor = (spec: Commands) => (hook: Json) => installShaped(spec, commandOf(hook)) !== null;
+const namesHelper = (hook: Json) => commandOf(hook).includes(HELPER_FILE);
 
 // jsonc-parser recurses once per level: deeper files are refused rather than overflow the stack.
 const MAX_JSON_DEPTH = 64;
@@ -23,8 +57,8 @@ function keepBom(text: string, change: (body: string) => string): string {
   return bom + change(text.slice(bom.length));
 }
 
-function byHand(file: string, what: string, snippet: string): Refused {
-  return new Refused(`${file}${what}; nothing was changed. Add this to it by hand:\n${snippet}`);
+function byHand(file: string, what: string, fix: string): Refused {
+  return new Refused(`${file}${what}; nothing was changed. ${fix}`);
 }
 
 // Removes the hooks `drop` names from an event's groups (a group of only those whole), last first so paths stay valid.
@@ -44,27 +78,21 @@ function dropHooks(text: string, event: string, groups: Json[], drop: (h: Json) 
   return out;
 }
 
-function isOurs(hook: Json): boolean {
-  return isObj(hook) && typeof hook.command === "string" && hook.command.includes(HELPER_FILE);
-}
-
-type HookCommands = Pick<JsonHooksEdit, "command" | "commandWindows">;
-
 /** The JSON a user pastes by hand when the file cannot be edited safely. */
-export function hooksSnippet(hooks: HookSpec[], commands: HookCommands): string {
-  return JSON.stringify({ hooks: groupsOf(hooks, commands) }, null, 2);
+export function hooksSnippet(spec: Commands): string {
+  return JSON.stringify({ hooks: groupsOf(spec) }, null, 2);
 }
 
-function groupOf(h: HookSpec, commands: HookCommands): Obj {
+function groupOf(h: HookSpec, commands: Commands): Obj {
   const hook: Obj = { type: "command", command: commands.command(h.args) };
   if (commands.commandWindows) hook.commandWindows = commands.commandWindows(h.args);
   hook.timeout = h.timeout;
   return h.matcher === undefined ? { hooks: [hook] } : { matcher: h.matcher, hooks: [hook] };
 }
 
-function groupsOf(hooks: HookSpec[], commands: HookCommands): Obj {
+function groupsOf(spec: Commands): Obj {
   const out: Obj = {};
-  for (const h of hooks) out[h.event] = [...((out[h.event] as Json[] | undefined) ?? []), groupOf(h, commands)];
+  for (const h of spec.hooks) out[h.event] = [...((out[h.event] as Json[] | undefined) ?? []), groupOf(h, spec)];
   return out;
 }
 
@@ -82,33 +110,30 @@ function depthOf(text: string): number {
 }
 
 // Parses a settings file, JSON with comments and trailing commas (Gemini accepts both), whose `hooks` is an object
-// of arrays; anything else is Refused with the snippet to paste by hand.
-function parseSettings(text: string, file: string, snippet: string): Obj {
+// of arrays; anything else is Refused, saying what to do (`fix`).
+function parseSettings(text: string, file: string, fix: string): Obj {
   const body = text.replace(/^\uFEFF/, "");
   if (depthOf(body) > MAX_JSON_DEPTH) {
-    throw byHand(file, ` nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`, snippet);
+    throw byHand(file, ` nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep`, fix);
   }
   const errors: ParseError[] = [];
   const parsed = parse(body, errors, JSONC) as Json;
   if (errors.length > 0) {
     const e = errors[0]!;
-    throw byHand(file, ` is not valid JSON (${printParseErrorCode(e.error)} at offset ${e.offset})`, snippet);
+    throw byHand(file, ` is not valid JSON (${printParseErrorCode(e.error)} at offset ${e.offset})`, fix);
   }
-  if (!isObj(parsed)) throw byHand(file, " does not hold a JSON object", snippet);
+  if (!isObj(parsed)) throw byHand(file, " does not hold a JSON object", fix);
   const twice = duplicateKey(body);
   if (twice !== null) {
     // A parser keeps the last of two keys and drops the first: an edit would delete the user's.
-    const lines = twice.lines.join(" and ");
-    throw new Refused(
-      `${file} has the key "${twice.key}" twice in one object (lines ${lines}); nothing was changed. ` +
-        `Merge the two into one "${twice.key}" (keep the entries of both), then run this again.`,
-    );
+    const what = ` has the key "${twice.key}" twice in one object (lines ${twice.lines.join(" and ")})`;
+    throw byHand(file, what, `Merge the two into one "${twice.key}" (keep the entries of both), then run this again.`);
   }
   if (parsed.hooks !== undefined && !isObj(parsed.hooks)) {
-    throw byHand(file, `: "hooks" is not an object`, snippet);
+    throw byHand(file, `: "hooks" is not an object`, fix);
   }
   for (const [event, groups] of Object.entries((parsed.hooks as Obj | undefined) ?? {})) {
-    if (!Array.isArray(groups)) throw byHand(file, `: hooks.${event} is not a list`, snippet);
+    if (!Array.isArray(groups)) throw byHand(file, `: hooks.${event} is not a list`, fix);
   }
   return parsed;
 }
@@ -188,13 +213,11 @@ function remove(text: string, parent: Node, i: number, fmt: Format): string {
   return splice(text, from, (rest === fmt.eol + indentAt(text, parent.offset) ? close : end) - from, "");
 }
 
-function parsedHooks(text: string): Obj {
-  const v = parse(text, [], JSONC) as Json;
-  return isObj(v) && isObj(v.hooks) ? v.hooks : {};
-}
+const parsedHooks = (text: string): Obj => hooksOf(parseJsonc(text));
+const hooksOf = (v: Json): Obj => (isObj(v) && isObj(v.hooks) ? v.hooks : {});
 
 // An event's groups with ours taken out, and where the first of ours stood: an old form is upgraded in place.
-function withoutOurs(groups: Json[]): { kept: Json[]; at: number | null } {
+function withoutOurs(groups: Json[], isOurs: (h: Json) => boolean): { kept: Json[]; at: number | null } {
   const kept: Json[] = [];
   let at: number | null = null;
   for (const g of groups) {
@@ -211,13 +234,13 @@ function withoutOurs(groups: Json[]): { kept: Json[]; at: number | null } {
 
 // Removes our hooks from `text`, then puts `ours` where the first of ours stood (else at the end); an event already
 // as it should be is not touched, so a re-install changes no byte.
-function rewrite(text: string, ours: Obj | null): string {
+function rewrite(text: string, ours: Obj | null, isOurs: (h: Json) => boolean): string {
   const fmt = formatOf(text);
   let out = text;
   const existing = parsedHooks(text);
   for (const [event, groups] of Object.entries(existing) as [string, Json[]][]) {
     const want = (ours?.[event] as Json[] | undefined) ?? [];
-    const { kept, at } = withoutOurs(groups);
+    const { kept, at } = withoutOurs(groups, isOurs);
     const next = [...kept];
     next.splice(at ?? next.length, 0, ...want);
     if (JSON.stringify(next) === JSON.stringify(groups)) continue;
@@ -247,51 +270,38 @@ function bareAt(text: string, where: JSONPath): boolean {
   return node !== undefined && /^[[{]\s*[\]}]$/.test(text.slice(node.offset, node.offset + node.length));
 }
 
-/** The settings text with our hooks merged in, everything of the user's kept; `text` null: a new file. */
-export function mergeHooks(text: string | null, file: string, hooks: HookSpec[], commands: HookCommands): string {
-  const snippet = hooksSnippet(hooks, commands);
-  const ours = groupsOf(hooks, commands);
-  if (text === null) return `${JSON.stringify({ hooks: ours }, null, 2)}\n`;
-  parseSettings(text, file, snippet);
-  return keepBom(text, (body) => rewrite(body, ours));
+/** The settings text with our hooks merged in, the user's kept; `text` null or blank (no settings): a new file. */
+export function mergeHooks(text: string | null, file: string, spec: JsonHooksEdit): string {
+  const ours = groupsOf(spec);
+  if (text === null || !text.replace(/^\uFEFF/, "").trim()) return `${JSON.stringify({ hooks: ours }, null, 2)}\n`;
+  parseSettings(text, file, `Add this to it by hand:\n${hooksSnippet(spec)}`);
+  return keepBom(text, (body) => rewrite(body, ours, oursFor(spec)));
 }
 
+/** Whether the settings text holds a hook of ours. */
+export const holdsOurHooks = (text: string, spec: Commands) => oursIn(text).some(oursFor(spec));
+
 /** The settings text with every hook of ours removed, or null when only an empty object would be left. */
-export function removeHooks(text: string, file: string): string | null {
-  const settings = parseSettings(text, file, "(nothing to add: remove the hooks whose command names memory_io.mjs)");
-  if (!isObj(settings.hooks) || !JSON.stringify(settings.hooks).includes(HELPER_FILE)) return text;
-  const next = keepBom(text, (body) => rewrite(body, null));
+export function removeHooks(text: string, file: string, spec: Commands): string | null {
+  if (text.replace(/^\uFEFF/, "").trim() === "") return text;
+  parseSettings(text, file, "Fix it and run this again, or take out the hooks of session-handoff by hand.");
+  if (!holdsOurHooks(text, spec)) return text;
+  const next = keepBom(text, (body) => rewrite(body, null, oursFor(spec)));
   const left = parseJsonc(next);
   if (isObj(left) && Object.keys(left).length === 0 && !/\/[/*]/.test(next)) return null;
   return next;
 }
 
-/** The settings text without the hooks that name the helper but are not `exact`: doctor judges only our own. */
-export function withoutForeignHooks(text: string, exact: (command: string) => boolean): string {
-  const foreign = (h: Json): boolean => isOurs(h) && !exact((h as Obj).command as string);
-  const fmt = formatOf(text);
-  const hits = (g: Json): g is Obj & { hooks: Json[] } => isObj(g) && Array.isArray(g.hooks) && g.hooks.some(foreign);
-  return keepBom(text, (body) => {
-    let out = body;
-    for (const [event, groups] of Object.entries(parsedHooks(out)) as [string, Json[]][]) {
-      if (!Array.isArray(groups) || !groups.some(hits)) continue;
-      const all = groups.every((g) => hits(g) && g.hooks.every(foreign));
-      out = all ? edit(out, ["hooks", event], undefined, fmt) : dropHooks(out, event, groups, foreign, fmt);
-    }
-    return out;
-  });
-}
-
-/** Each hook of ours in a settings file, with its event and its group's matcher, as doctor reads them. */
+/** Each hook naming the helper in a settings file (ours or another tool's), with its event and matcher, for doctor. */
 export function oursIn(text: string): { event: string; command: string; matcher: string | null }[] {
-  const hooks = parsedHooks(text.replace(/^\uFEFF/, ""));
+  const hooks = parsedHooks(text);
   const out: { event: string; command: string; matcher: string | null }[] = [];
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) continue;
     for (const g of groups) {
       if (!isObj(g) || !Array.isArray(g.hooks)) continue;
       const matcher = typeof g.matcher === "string" ? g.matcher : null;
-      for (const h of g.hooks) if (isOurs(h)) out.push({ event, command: (h as Obj).command as string, matcher });
+      for (const h of g.hooks) if (namesHelper(h)) out.push({ event, command: (h as Obj).command as string, matcher });
     }
   }
   return out;
@@ -299,7 +309,8 @@ export function oursIn(text: string): { event: string; command: string; matcher:
 
 // Our status line runs the user's own command first: it is kept, single-quoted, after `--then`.
 const THEN = / statusline --then '((?:[^']|'\\'')*)'/;
-const isOurStatus = (command: string): boolean => command.includes(HELPER_FILE) && / statusline\b/.test(command);
+const isOurStatus = (spec: Commands, command: string): boolean =>
+  installShaped(spec, command.replace(THEN, " statusline"), ["statusline"]) !== null;
 
 function theirsOf(ours: string): string | null {
   const m = THEN.exec(ours);
@@ -307,14 +318,14 @@ function theirsOf(ours: string): string | null {
 }
 
 /** The settings text with Claude Code's `statusLine` running ours after the user's own command (`--then`). */
-export function mergeStatusLine(text: string, command: (args: string) => string, args: string): string {
+export function mergeStatusLine(text: string, spec: Commands, args: string): string {
   const parsed = parseJsonc(text);
   if (!isObj(parsed)) return text;
   const sl = parsed.statusLine;
   if (sl !== undefined && !(isObj(sl) && typeof sl.command === "string")) return text;
   const was = isObj(sl) ? (sl.command as string) : null;
-  const theirs = was === null ? null : isOurStatus(was) ? theirsOf(was) : was;
-  const want = command(theirs === null ? args : `${args} --then '${theirs.replaceAll("'", `'\\''`)}'`);
+  const theirs = was === null ? null : isOurStatus(spec, was) ? theirsOf(was) : was;
+  const want = spec.command(theirs === null ? args : `${args} --then '${theirs.replaceAll("'", `'\\''`)}'`);
   if (was === want) return text;
   const line = { type: "command", command: want };
   const [at, value]: [JSONPath, Json] = isObj(sl) ? [["statusLine", "command"], want] : [["statusLine"], line];
@@ -322,11 +333,11 @@ export function mergeStatusLine(text: string, command: (args: string) => string,
 }
 
 /** The settings text with our status line taken out: the user's command put back as it was, or the key removed. */
-export function removeStatusLine(text: string): string {
+export function removeStatusLine(text: string, spec: Commands): string {
   const parsed = parseJsonc(text);
   if (!isObj(parsed) || !isObj(parsed.statusLine) || typeof parsed.statusLine.command !== "string") return text;
   const was = parsed.statusLine.command;
-  if (!isOurStatus(was)) return text;
+  if (!isOurStatus(spec, was)) return text;
   const theirs = theirsOf(was);
   const at = theirs === null ? ["statusLine"] : ["statusLine", "command"];
   return keepBom(text, (body) => edit(body, at, theirs ?? undefined, formatOf(body)));

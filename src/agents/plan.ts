@@ -1,44 +1,41 @@
 import path from "node:path";
 import { Refused } from "../errors.ts";
-import { mergeHooks, mergeStatusLine, removeHooks, removeStatusLine, hooksSnippet, HELPER_FILE } from "./json-hooks.ts";
+import { holdsOurHooks, hooksSnippet, mergeHooks, mergeStatusLine } from "./json-hooks.ts";
+import { removeHooks, removeStatusLine } from "./json-hooks.ts";
 import { block, BLOCK_BEGIN, findBlock, putBlock, takeBlock } from "./md-block.ts";
 import { CLINE_HOOK_MARK } from "./command.ts";
-import type { AgentName, Edit } from "./types.ts";
+import type { AgentName, Edit, OwnedFileEdit } from "./types.ts";
 
 /** What a user would paste by hand for an edit, when the file cannot be edited safely. */
 export function snippetOf(edit: Edit, agent: AgentName): string {
-  if (edit.kind === "json-hooks") return hooksSnippet(edit.hooks, edit);
+  if (edit.kind === "json-hooks") return hooksSnippet(edit);
   if (edit.kind === "md-block") return block(edit.body([agent]));
   return edit.content;
 }
 
 /** True when `text` still holds something install put there (a hook, a block, an owned file). */
 export function holdsOurs(edit: Edit, text: string): boolean {
-  if (edit.kind === "json-hooks") return text.includes(HELPER_FILE);
+  if (edit.kind === "json-hooks") return holdsOurHooks(text, edit);
   if (edit.kind === "md-block") return text.includes(BLOCK_BEGIN);
-  return isOwned(text);
-}
-
-function isOwned(text: string): boolean {
-  return text.includes(BLOCK_BEGIN) || text.includes(CLINE_HOOK_MARK);
+  return ownedSpan(edit, text) !== null;
 }
 
 /** The text install wants for one file, given what is there (null: absent). Pure; throws Refused. */
 export function installText(edit: Edit, agent: AgentName, current: string | null, shown: string): string {
   switch (edit.kind) {
     case "json-hooks": {
-      const merged = mergeHooks(current, shown, edit.hooks, edit);
-      return edit.statusLine === undefined ? merged : mergeStatusLine(merged, edit.command, edit.statusLine);
+      const merged = mergeHooks(current, shown, edit);
+      return edit.statusLine === undefined ? merged : mergeStatusLine(merged, edit, edit.statusLine);
     }
     case "md-block":
       return putBlock(current, shown, agent, edit.body);
-    case "owned-file":
-      if (current !== null && current !== edit.content && !isOwned(current)) {
-        const why = "exists and was not written by install; nothing was changed";
-        throw new Refused(`${shown} ${why}. Move it away, or merge this into it by hand:\n${edit.content}`);
-      }
+    case "owned-file": {
+      const put = current === null ? (ours: string) => ours : ownedSpan(edit, current);
+      const why = "exists and was not written by install; nothing was changed. Move it away, or merge this into it";
+      if (put === null) throw new Refused(`${shown} ${why} by hand:\n${edit.content}`);
       if (current !== null && edit.content.includes(BLOCK_BEGIN)) findBlock(current, shown);
-      return edit.content;
+      return put(edit.content);
+    }
   }
 }
 
@@ -46,16 +43,34 @@ export function installText(edit: Edit, agent: AgentName, current: string | null
 export function uninstallText(edit: Edit, agent: AgentName, current: string, shown: string): string | null {
   switch (edit.kind) {
     case "json-hooks": {
-      const left = edit.statusLine === undefined ? current : removeStatusLine(current);
-      const rest = removeHooks(left, shown);
+      const left = edit.statusLine === undefined ? current : removeStatusLine(current, edit);
+      const rest = removeHooks(left, shown, edit);
       // Nothing but an empty object left once the status line went too: the file goes.
       return rest !== null && rest === left && left !== current && /^\s*\{\s*\}\s*$/.test(left) ? null : rest;
     }
     case "md-block":
       return takeBlock(current, shown, agent, edit.body);
-    case "owned-file":
-      return isOwned(current) ? null : current;
+    case "owned-file": {
+      const rest = ownedSpan(edit, current)?.("");
+      return rest === undefined ? current : rest.trim() === "" ? null : rest;
+    }
   }
+}
+
+// Our part of a file install creates runs from the first line it writes through its last (the end marker, or the
+// script's `exit 0`; an older script had none: to the end); lines the user added around it are theirs. Returns the
+// text with our part replaced, or null when there is none.
+function ownedSpan(edit: OwnedFileEdit, text: string): ((ours: string) => string) | null {
+  const want = edit.content.replace(/\r?\n$/, "").split(/\r?\n/);
+  const lines = text.split("\n");
+  const bare = (i: number) => lines[i]!.replace(/\r$/, "");
+  const from = lines.findIndex((_, i) => bare(i) === want[0]);
+  if (from < 0) return null;
+  let to = lines.findIndex((_, i) => i > from && bare(i) === want[want.length - 1]);
+  if (to < 0) to = lines.length - 1;
+  const ours = lines.slice(from, to + 1).join("\n");
+  if (!ours.includes(BLOCK_BEGIN) && !ours.includes(CLINE_HOOK_MARK)) return null;
+  return (mid) => lines.slice(0, from).map((l) => `${l}\n`).join("") + mid + lines.slice(to + 1).join("\n");
 }
 
 export function editPath(base: string, edit: Edit): string {

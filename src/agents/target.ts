@@ -68,9 +68,8 @@ export function agentTarget(ctx: Caller, verb: string, rootOf: () => string): Ta
     throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${got}`);
   }
   const global = ctx.values.global === true;
-  if (global && typeof ctx.values.root === "string") {
-    throw new UsageError(`${verb}: --global and --root exclude each other`);
-  }
+  const both = global && typeof ctx.values.root === "string";
+  if (both) throw new UsageError(`${verb}: --global and --root exclude each other`);
   const root = global ? null : rootOf();
   return targetOf(AGENTS[name], root, helperLocation(ctx, root), ctx.env, ctx.values["dry-run"] === true);
 }

@@ -65,9 +65,8 @@ exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 
 function planOf(ctx: VerbContext) {
   const global = ctx.values.global === true;
-  if (global && typeof ctx.values.root === "string") {
-    throw new UsageError("init: --global and --root exclude each other");
-  }
+  const both = global && typeof ctx.values.root === "string";
+  if (both) throw new UsageError("init: --global and --root exclude each other");
   const named = (ctx.values.agent as string[] | undefined) ?? [];
   for (const n of named) {
     if (!isAgentName(n)) throw new UsageError(`init: unknown agent ${quotedValue(n)}; name one of ${NAMES}`);
@@ -131,6 +130,12 @@ function linkPlaces(plan: Plan, agents: Agent[]): string[] {
   return [...new Set(places)].map((f) => path.join(plan.base, f, "session-handoff"));
 }
 
+// The lines and notes of a run, and `take`, which adds an agent's.
+function collected() {
+  const out = { lines: [] as string[], notes: [] as string[] };
+  return { ...out, take: (o: typeof out) => void (out.lines.push(...o.lines), out.notes.push(...o.notes)) };
+}
+
 function counted(steps: { action: string }[]): string {
   const n = (a: string) => steps.filter((s) => s.action === a).length;
   const parts = [`${n("create")} new files`, `${n("update")} changed`, `${n("remove")} removed`];
@@ -184,14 +189,10 @@ async function init(ctx: VerbContext, plan: Plan) {
     }
   }
   // Every install is tried first with --dry-run: a file it would refuse stops init before anything is copied.
-  const lines: string[] = [];
-  const notes: string[] = [];
+  const { lines, notes, take } = collected();
   for (const agent of plan.agents) {
     const dry = await agentRun(ctx, plan, install, agent, true);
-    if (plan.dryRun) {
-      lines.push(...dry.lines);
-      notes.push(...dry.notes);
-    }
+    if (plan.dryRun) take(dry);
   }
   if (steps.length === 0) lines.unshift(`unchanged ${shown(dest)}`);
   else {
@@ -214,13 +215,7 @@ async function init(ctx: VerbContext, plan: Plan) {
   if (!plan.dryRun && !running && (steps.length > 0 || made.length > 0 || record === null)) {
     writeCopyRecord(dest, [...new Set([...(record?.createdDirs ?? []), ...made])]);
   }
-  if (!plan.dryRun) {
-    for (const agent of plan.agents) {
-      const done = await agentRun(ctx, plan, install, agent, false);
-      lines.push(...done.lines);
-      notes.push(...done.notes);
-    }
-  }
+  for (const agent of plan.dryRun ? [] : plan.agents) take(await agentRun(ctx, plan, install, agent, false));
   const who = plan.agents.map((a) => a.name).join(", ");
   // doctor from the copy: the package's own helper would call the copy's hooks another copy's.
   const copy = shown(path.join(dest, "scripts", "memory_io.mjs"));
@@ -233,13 +228,8 @@ async function undo(ctx: VerbContext, plan: Plan) {
   const { dest, source, shown } = plan;
   refuseLinkOnTheWay(plan);
   const record = readCopyRecord(dest);
-  const lines: string[] = [];
-  const notes: string[] = [];
-  for (const agent of plan.agents) {
-    const done = await agentRun(ctx, plan, uninstall, agent, plan.dryRun);
-    lines.push(...done.lines);
-    notes.push(...done.notes);
-  }
+  const { lines, notes, take } = collected();
+  for (const agent of plan.agents) take(await agentRun(ctx, plan, uninstall, agent, plan.dryRun));
   const would = plan.dryRun ? "would remove" : "removed";
   for (const place of linkPlaces(plan, Object.values(AGENTS))) {
     const state = linkState(place, dest);

@@ -20,14 +20,11 @@ hooks) or the bootstrap block into an agent's own files:
                TaskResume (and their .ps1 forms)
   gemini       GEMINI.md block; .gemini/settings.json: SessionStart, SessionEnd
   cursor       .cursor/rules/session-handoff.mdc (alwaysApply)
-JSON settings are edited in place (other keys, comments and layout kept); Markdown
-blocks sit between <!-- session-handoff:begin --> and <!-- session-handoff:end -->.
-A file it cannot edit safely (malformed markers, JSON that does not parse, a link,
-a file not ours, a read-only one) is refused with a snippet to paste by hand,
-nothing changed. Idempotent; each file is replaced whole (a temp, then a rename);
-it reformats nothing of yours, so \`uninstall\` takes out exactly what it added.
-In a git repository it also registers the merge driver.
-Every case, its words and the hook commands: references/verbs.md#install.
+Only adds, reformatting nothing of yours, so \`uninstall\` takes out exactly what
+it added; idempotent. A file it cannot edit safely is refused, nothing changed,
+with a snippet to paste by hand. In git it registers the merge driver, and puts
+a file it creates naming this clone's path in .git/info/exclude. Every case,
+its words and the hook commands: references/verbs.md#install.
 
 options:
   --agent NAME  the agent whose files to edit

@@ -1,4 +1,7 @@
+import { existsSync } from "node:fs";
+import path from "node:path";
 import { uninstall } from "../agents/installer.ts";
+import { CANONICAL } from "../agents/skill-place.ts";
 import { underInstallLock } from "../agents/install-lock.ts";
 import { AGENT_HELP, AGENT_OPTIONS, agentTarget } from "../agents/target.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
@@ -11,26 +14,28 @@ export const uninstallVerb: Verb = {
   help: `usage: node memory_io.mjs uninstall --agent claude-code|codex|opencode|cline|gemini|cursor
          [--root DIR | --global] [--dry-run]
 
-Removes exactly what \`install --agent\` added, every other byte kept: a file
-nothing else changed since install gets its original bytes back; a file holding
-nothing else (one install created) is deleted, and folders left empty go. The
-merge driver goes with the last agent installed here. Every case and its words:
-references/verbs.md#uninstall.
+Removes exactly what \`install --agent\` added, every other byte kept; a file left
+holding nothing else is deleted, and folders left empty go. The merge driver goes
+with the last agent installed here. Every case: references/verbs.md#uninstall.
 
 options:
   --agent NAME  the agent whose files to restore
   --dry-run     say what would change, change nothing
 ${AGENT_HELP}
 ${ROOT_HELP}
-stdout: one line per file: "updated F", "removed F" or "unchanged F" ("would …"
-        with --dry-run).
+stdout: one line per file: "updated F", "removed F", "unchanged F" or "absent F"
+        (no such file) ("would …" with --dry-run).
 exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
         not parse, a read-only file, a concurrent edit);
         4 paused; 5 another install or uninstall held the install lock for 10 s.
 `,
   run: (ctx) =>
     underInstallLock(ctx, true, async () => {
-      const done = await uninstall(agentTarget(ctx, "uninstall", () => rootOption(ctx)), ctx.env);
-      return ok(`${done.lines.join("\n")}\n`, done.notes);
+      const t = agentTarget(ctx, "uninstall", () => rootOption(ctx));
+      const done = await uninstall(t, ctx.env);
+      // The last agent gone, what init copied is all that is left of the skill here.
+      const stays = done.last && existsSync(path.join(t.base, CANONICAL));
+      const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
+      return ok(`${done.lines.join("\n")}\n`, [...done.notes, ...(stays ? [note] : [])]);
     }),
 };

@@ -277,7 +277,7 @@ function plan(cmd: DocCommand, state: State, root: string): Plan {
         expect: 0,
         check: (r) => {
           // Lines name files; a dry run, an uninstall of nothing, or a re-install changes nothing.
-          expect(r.stdout).toMatch(/^(created|updated|unchanged|removed|restored|would [a-z]+) \S/m);
+          expect(r.stdout).toMatch(/^(created|updated|unchanged|absent|removed|restored|would [a-z]+) \S/m);
           if (verb === "install" && !cmd.words.includes("--dry-run")) expect(r.stdout).toMatch(/^created /m);
           expect(agent).not.toBe("");
         },

@@ -1,6 +1,7 @@
 // What init leaves of the user's own work: a re-run never overwrites a file of the copy they
 // edited (refused, naming it; --replace overwrites), `init --undo` keeps such a file and removes
 // the folders init made (Cline's .cline/) when nothing else is in them. docs/decisions/init.md.
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -14,7 +15,7 @@ function project(folders: string[]) {
   for (const f of folders) mkdirSync(path.join(root, f), { recursive: true });
   const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
   const run = (...args: string[]) => helper(["init", ...args, "--root", root], { env });
-  return { root, run, skill: path.join(root, ".agents", "skills", "session-handoff") };
+  return { root, run, env, skill: path.join(root, ".agents", "skills", "session-handoff") };
 }
 
 describe("init and the user's edits to the copied skill", () => {
@@ -45,6 +46,41 @@ describe("init and the user's edits to the copied skill", () => {
     expect(undo.stdout).toContain("left .agents/skills/session-handoff/SKILL.md: you edited it since init copied it");
     expect(readFileSync(file, "utf8")).toBe("mine\n");
     expect(existsSync(path.join(p.skill, "scripts"))).toBe(false);
+  });
+});
+
+describe("uninstall after init", () => {
+  it("the last agent's uninstall says the copy stays and init --undo removes it; undo then calls gone files absent", () => {
+    const p = project([".claude", ".codex"]);
+    expect(p.run().code).toBe(0);
+    const codex = helper(["uninstall", "--agent", "codex", "--root", p.root], { env: p.env });
+    expect(codex.stderr).not.toContain("init --undo");
+    const last = helper(["uninstall", "--agent", "claude-code", "--root", p.root], { env: p.env });
+    expect(last.code, last.stderr).toBe(0);
+    expect(last.stderr).toContain(".agents/skills/session-handoff and its links stay: init --undo removes them");
+    const undo = p.run("--undo");
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(undo.stdout).toContain("claude-code: absent .claude/settings.json\n");
+    expect(undo.stdout).not.toMatch(/unchanged/);
+    expect(undo.stderr).not.toContain("init --undo");
+    expect(existsSync(p.skill)).toBe(false);
+  });
+});
+
+describe("init --agent codex and git", () => {
+  it("keeps .codex/hooks.json (this clone's path) out of git by the clone's exclude; --undo gives the exclude back", () => {
+    const p = project([]);
+    const exclude = path.join(p.root, ".git", "info", "exclude");
+    const before = readFileSync(exclude);
+    const r = p.run("--agent", "codex");
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("codex: added .codex/hooks.json to .git/info/exclude");
+    const status = spawnSync("git", ["status", "--porcelain", "--untracked-files=all"], { cwd: p.root, encoding: "utf8" });
+    expect(status.stdout).toContain("AGENTS.md");
+    expect(status.stdout).not.toContain(".codex/");
+    expect(existsSync(path.join(p.root, ".gitignore"))).toBe(false);
+    expect(p.run("--undo", "--agent", "codex").code).toBe(0);
+    expect(readFileSync(exclude)).toEqual(before);
   });
 });
 

@@ -254,13 +254,13 @@ describe("doctor runs only our exact start commands, and uses up no checkpoint n
     expect(text.stdout).toContain(`.claude/settings.json: a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run): "touch ${mark2} # memory_io.mjs hook --mode session"`);
     expect(text.stdout).toContain(`(not ours: not run): "touch ${mark1}; `);
     expect(text.stdout).not.toMatch(/^ran /m);
-    // Reinstalled: ours is exact again and runs; the foreign one still does not.
+    // Reinstalled: ours is added and runs; commands that are not install's stay the user's and do not run.
     expect(e.run("install", "--agent", "claude-code", "--root", e.root).code).toBe(0);
     settingsWith(e.root, `touch ${mark2} # memory_io.mjs hook --mode session`);
     const again = e.run("doctor", "--root", e.root, "--json");
     const d = JSON.parse(again.stdout) as { runs: { file: string; code: number }[]; problems: { what: string }[] };
     expect(d.runs).toEqual([expect.objectContaining({ file: ".claude/settings.json", code: 0 })]);
-    expect(d.problems.filter((p) => p.what.includes("not ours: not run"))).toHaveLength(1);
+    expect(d.problems.filter((p) => p.what.includes("not ours: not run"))).toHaveLength(3);
     expect(existsSync(mark2)).toBe(false);
   });
 
@@ -269,7 +269,8 @@ describe("doctor runs only our exact start commands, and uses up no checkpoint n
     expect(e.run("install", "--agent", "cline", "--root", e.root).code).toBe(0);
     const mark = path.join(e.home, "RAN");
     const script = path.join(e.root, ".clinerules", "hooks", "TaskStart");
-    writeFileSync(script, `${readFileSync(script, "utf8")}\ntouch ${mark}\n`);
+    // A line inside our part (lines after its `exit 0` are the user's and never run).
+    writeFileSync(script, readFileSync(script, "utf8").replace(/exit 0\n$/, `touch ${mark}\nexit 0\n`));
     const d = JSON.parse(e.run("doctor", "--root", e.root, "--json").stdout) as { agents: Record<string, { install: Record<string, string> }>; runs: unknown[]; problems: { what: string; fix: string }[] };
     expect(d.agents.cline!.install[".clinerules/hooks/TaskStart"]).toBe("outdated");
     expect(d.runs).toEqual([]);
