@@ -12327,7 +12327,7 @@ async function install(t, env) {
   const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
   const keep = [];
   for (const p of t.global ? [] : plans.filter((q) => q.next.includes(t.helper.abs))) {
-    const x = excludeOf(t.base, p.file);
+    const x = excludeOf(t.base, p.file, env);
     if (x !== null && x.at >= 0) continue;
     const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
     if (x !== null && ls?.stdout.length === 0) {
@@ -12338,8 +12338,8 @@ async function install(t, env) {
   }
   return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...keep, ...old] };
 }
-function excludeOf(base, file) {
-  const top = gitTopOf(base);
+function excludeOf(base, file, env) {
+  const top = gitTopOf(base, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const exclude = path41.join(commonDirOf(gitDir), "info", "exclude");
@@ -12390,7 +12390,7 @@ async function uninstall(t, env) {
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
   for (const p of removed) removeEmptyUpTo(path41.dirname(p.file), t.base);
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
-    const x = excludeOf(t.base, p.file);
+    const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0) continue;
     if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
     lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
