@@ -703,9 +703,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path55 = q ? q.value : m?.[1];
-    if (!m || !path55) return null;
-    out.push({ path: path55, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path56 = q ? q.value : m?.[1];
+    if (!m || !path56) return null;
+    out.push({ path: path56, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -1262,7 +1262,9 @@ function readSmall(p, maxBytes = 1e6) {
   }
   try {
     const st = fstatSync2(fd);
-    return st.isFile() && st.size <= maxBytes ? readFileSync2(fd, "utf8") : null;
+    if (!st.isFile() || st.size > maxBytes) return null;
+    const bytes = readFileSync2(fd);
+    return bytes.length <= maxBytes ? bytes.toString("utf8") : null;
   } catch {
     return null;
   } finally {
@@ -1367,7 +1369,7 @@ function parseDraftName(kind, arg) {
 function newDraft(root, kind, env) {
   const d = { kind, id: randomHex8() };
   try {
-    if (treeVerdict(root) !== "ok" || pauseSwitch(memoryDir(root), env) !== null) return d;
+    if (pauseSwitch(memoryDir(root), env) !== null || !checkTree(root, { create: true })) return d;
     ensureDir(draftsDir(root));
     ensureIgnored(draftsDir(root));
     removeLeftBehind(root);
@@ -1672,7 +1674,7 @@ async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
       throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
   }
   const base = gitEnv(env);
-  const named = await namedOverrides(cwd, base, timeoutMs);
+  const named = args[0] === "config" ? [] : await namedOverrides(cwd, base, timeoutMs);
   const fixed = asArgs([...NEUTRAL, ...opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING]);
   const runEnv = named.length > 0 ? withConfig(base, named) : base;
   return spawnGit(cwd, [...fixed, ...args], runEnv, timeoutMs, opts.input);
@@ -2824,7 +2826,7 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { existsSync as existsSync2, linkSync, lstatSync as lstatSync6, mkdirSync as mkdirSync2, readFileSync as readFileSync4, renameSync, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
+import { linkSync, lstatSync as lstatSync6, mkdirSync as mkdirSync2, renameSync, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
 import path15 from "node:path";
 function savesPath(root, env) {
   const top = gitTopOf(root, env);
@@ -2836,7 +2838,7 @@ function beside(root, env, name2) {
   return saves === null ? null : path15.join(path15.dirname(saves), name2);
 }
 function recordLines(p, re) {
-  const lines2 = readFileSync4(p, "utf8").slice(0, 16384).split("\n");
+  const lines2 = (readSmall(p) ?? "").slice(0, 16384).split("\n");
   return lines2.map((l) => re.exec(l)).filter((m) => m !== null);
 }
 function addRecord(p, re, line, drop) {
@@ -2864,10 +2866,12 @@ function savedStampOf(text) {
 function cloneIdOf(root, env, create = false) {
   const p = beside(root, env, "clone-id");
   if (p === null) return null;
-  if (create && !existsSync2(p)) {
+  const valid = (id) => id !== void 0 && /^[0-9a-f]{16}$/.test(id) ? id : null;
+  if (create && valid(readSmall(p)?.trim()) === null) {
     const tmp = `${p}.tmp-${process.pid}`;
     try {
       mkdirSync2(path15.dirname(p), { recursive: true, mode: 448 });
+      if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
       writeFileSync3(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
       linkSync(tmp, p);
@@ -2876,8 +2880,7 @@ function cloneIdOf(root, env, create = false) {
       rmSync(tmp, { force: true });
     }
   }
-  const id = readSmall(p)?.trim() ?? "";
-  return /^[0-9a-f]{16}$/.test(id) ? id : null;
+  return valid(readSmall(p)?.trim());
 }
 function markClone(text, id) {
   if (id === null) return text;
@@ -3544,12 +3547,12 @@ var init_publish = __esm({
 });
 
 // src/store/repair.ts
-import { linkSync as linkSync3, readFileSync as readFileSync5, rmSync as rmSync2, unlinkSync as unlinkSync5 } from "node:fs";
+import { linkSync as linkSync3, readFileSync as readFileSync4, rmSync as rmSync2, unlinkSync as unlinkSync5 } from "node:fs";
 import path21 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   let bytes;
   try {
-    bytes = readFileSync5(claimPath);
+    bytes = readFileSync4(claimPath);
   } catch {
     return void 0;
   }
@@ -3558,7 +3561,7 @@ function archiveEntryWithBytes(dir, claimPath) {
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     try {
-      return readFileSync5(p).equals(bytes);
+      return readFileSync4(p).equals(bytes);
     } catch {
       return false;
     }
@@ -3927,9 +3930,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path55 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path55)) return true;
-  const parts = path55.split(/\??\.|::|->/);
+  const path56 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path56)) return true;
+  const parts = path56.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -5340,7 +5343,7 @@ function validateHandoff(input, opts) {
 function handoffKeyFiles(text) {
   return parseHandoff(text).keyFiles.flatMap((k) => k.path === null ? [] : [k.path]);
 }
-var OPTIONAL_SECTIONS, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, items, HANDOFF_PARTS, steps;
+var OPTIONAL_SECTIONS, TEMPLATE_PLACEHOLDERS, PLACEHOLDER2, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, items, HANDOFF_PARTS, steps;
 var init_validate = __esm({
   "src/schema/validate.ts"() {
     "use strict";
@@ -5354,6 +5357,25 @@ var init_validate = __esm({
     init_validate_common();
     init_values();
     OPTIONAL_SECTIONS = /* @__PURE__ */ new Set(["Scope", "Verification"]);
+    TEMPLATE_PLACEHOLDERS = new Set(`<the outcome the user asked for, one or two sentences>
+<optional: what is authorised; what needs the user's decision first. Nothing to say: leave this heading out>
+- [x] <done: implemented, not necessarily verified>
+- [~] <in progress: where it stopped>
+- [ ] <to do>
+- [-] <abandoned on purpose> \u2014 dropped: <why>
+<optional, like Scope: left out, the score does not count it; each check apart from the plan:>
+- <check>: <command> -> <result> @ <revision>
+- <check>: not run, <why>
+- Accepted: <who, what, revision> or not yet, <what awaits review>
+- [user-directed] <the user stated it>: <why>
+- [user-approved] <proposed, then examined and accepted by the user>: <why>
+- [agent-proposed] <not yet examined by the user>: <why>
+- [user-approved] <a replaced choice> (superseded by <what>)
+- <what was tried>: <why it failed, what ruled it out>
+- <unknown, or what waits on the user; a required section with nothing in it keeps its heading and \`- none\`>
+1. <first action, concrete enough to start cold: a path, a command or a named check> \u2014 done when <acceptance criteria>
+- \`<relative path>\` \u2014 <why it matters>`.split("\n"));
+    PLACEHOLDER2 = "the template's placeholder text, unfilled: write this session's own words or delete the line";
     LINE_CAP = 150;
     TITLE = "# Session Handoff";
     LABELS = ["[user-directed]", "[user-approved]", "[agent-proposed]"];
@@ -5385,6 +5407,7 @@ var init_validate = __esm({
       rule3("heading", "error", "sections", (c) => c.layout.titleIndex < 0 ? [at(1, titleMissing(TITLE))] : []),
       TEXT_RULES.newline,
       TEXT_RULES.conflicted,
+      rule3("placeholder", "error", null, (c) => c.lines.flatMap((line, i) => TEMPLATE_PLACEHOLDERS.has(line) ? [at(i + 1, PLACEHOLDER2)] : [])),
       TEXT_RULES.markdown,
       rule3("saved", "error or finding", "saved", (c) => {
         const { saved, savedLine } = c.model;
@@ -7417,7 +7440,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path55 = __require("path");
+    var path56 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -7470,7 +7493,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path55.resolve(filename);
+      const absoluteName = path56.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -7632,11 +7655,11 @@ var require_lib = __commonJS({
 
 // src/git/merge-driver-config.ts
 import {
-  existsSync as existsSync3,
+  existsSync as existsSync2,
   lchownSync,
   lstatSync as lstatSync10,
   mkdirSync as mkdirSync4,
-  readFileSync as readFileSync6,
+  readFileSync as readFileSync5,
   realpathSync as realpathSync3,
   rmdirSync,
   unlinkSync as unlinkSync8
@@ -7706,12 +7729,12 @@ async function registerMergeDriver(root, helperPath, env) {
   if (c === null || helperPath === null) return out;
   let copy;
   try {
-    const bytes = readFileSync6(path29.join(path29.dirname(helperPath), "lib", "cli.mjs"));
+    const bytes = readFileSync5(path29.join(path29.dirname(helperPath), "lib", "cli.mjs"));
     mkdirSync4(path29.dirname(c.copy), { recursive: true, mode: 448 });
     giveTo(path29.dirname(c.copy), c.common);
     const st = lstatSync10(c.copy, { throwIfNoEntry: false });
     if (st !== void 0 && !st.isFile()) unlinkSync8(c.copy);
-    const same = st !== void 0 && st.isFile() && readFileSync6(c.copy).equals(bytes);
+    const same = st !== void 0 && st.isFile() && readFileSync5(c.copy).equals(bytes);
     if (!same) import_write_file_atomic.default.sync(c.copy, bytes, { mode: 420 });
     giveTo(c.copy, c.common);
     copy = realpathSync3(c.copy);
@@ -7783,7 +7806,7 @@ async function previewMergeDriver(root, remove2, env) {
   }
   const { had, line } = withoutBlock(text ?? "");
   if (remove2) return { config: driver !== null && driverParts(driver) !== null, attributes: had, notes: [] };
-  const copy = existsSync3(c.copy) ? realpathSync3(c.copy) : c.copy;
+  const copy = existsSync2(c.copy) ? realpathSync3(c.copy) : c.copy;
   const config = driver !== driverCommand(process.execPath, copy);
   return { config, attributes: !(had && line === attributesLine(c.top, root)), notes: [] };
 }
@@ -7828,8 +7851,8 @@ async function driverPartMissing(root, env) {
   const command = await effectiveDriver(c.top, env);
   const parts = command == null ? null : driverParts(command);
   if (parts === null) return null;
-  if (!existsSync3(parts.copy)) return `the merge driver's copy of the helper ${parts.copy} is missing`;
-  if (!existsSync3(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
+  if (!existsSync2(parts.copy)) return `the merge driver's copy of the helper ${parts.copy} is missing`;
+  if (!existsSync2(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
   return null;
 }
 var import_write_file_atomic, DRIVER_NAME, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
@@ -7854,7 +7877,7 @@ var init_merge_driver_config = __esm({
 });
 
 // src/git/fates.ts
-import { readFileSync as readFileSync7 } from "node:fs";
+import { readFileSync as readFileSync6 } from "node:fs";
 import path30 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
@@ -7894,7 +7917,7 @@ function fatesOf(i) {
 function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
   try {
-    const first = readFileSync7(path30.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
+    const first = readFileSync6(path30.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
     const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
     return m !== null && Number(m[1]) * 1e3 >= savedMs2;
   } catch {
@@ -7904,7 +7927,7 @@ function clonedAfter(gitDir, savedMs2) {
 function stashCount(commonDir) {
   if (commonDir === null) return 0;
   try {
-    const log = readFileSync7(path30.join(commonDir, "logs", "refs", "stash"), "utf8");
+    const log = readFileSync6(path30.join(commonDir, "logs", "refs", "stash"), "utf8");
     return log.split("\n").filter((l) => l !== "").length;
   } catch {
     return 0;
@@ -8039,7 +8062,8 @@ exit: 0 nothing parked
         brings it back)
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no v1
         marker, a private name holding what no save leaves): do not load it; or
-        conflicted: a memory file holds unresolved merge conflict markers
+        conflicted: a memory file holds unresolved merge conflict markers; or a
+        root every verb refuses (another user's checkout, /tmp, $HOME)
       64 usage error
 --json prints {"code", "state", "files", "paused", "message"} and, when they apply,
 "parked" ("handoff", "stash", "checkpoint" or "conflicted"), "stash", "restore",
@@ -8051,6 +8075,7 @@ When the kill switch is on, the paused sentence is printed too and the code is k
         try {
           root = rootOption(ctx);
         } catch (err) {
+          if (err instanceof Refused) throw new HelperError(err.message, 3);
           throw new UsageError(err.message);
         }
         const kinds = ["handoff", "lessons", "solutions"];
@@ -9533,7 +9558,7 @@ var brief_exports = {};
 __export(brief_exports, {
   briefVerb: () => briefVerb
 });
-import { existsSync as existsSync4 } from "node:fs";
+import { existsSync as existsSync3 } from "node:fs";
 import path33 from "node:path";
 function sideTime(text, now) {
   const st = stateTimeOfText(text, now);
@@ -9651,7 +9676,7 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync4(path33.join(archiveDir(root), merged[1])))
+        if (merged && existsSync3(path33.join(archiveDir(root), merged[1])))
           brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
@@ -9663,7 +9688,7 @@ exit: 0 brief printed
 });
 
 // src/agents/hook-input.ts
-import { existsSync as existsSync5 } from "node:fs";
+import { existsSync as existsSync4 } from "node:fs";
 import path34 from "node:path";
 async function readHookJson(ctx, max) {
   return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
@@ -9679,7 +9704,7 @@ function hookObject(data, max) {
   }
 }
 function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync5(path34.join(root, ".ai", "memory"))) return false;
+  if (!skillDir || home === "" || existsSync4(path34.join(root, ".ai", "memory"))) return false;
   const under = (dir, base) => {
     const rel = path34.relative(base, dir);
     return !rel.startsWith("..") && !path34.isAbsolute(rel);
@@ -10579,7 +10604,7 @@ import {
   accessSync,
   closeSync as closeSync8,
   constants as constants6,
-  existsSync as existsSync6,
+  existsSync as existsSync5,
   lstatSync as lstatSync13,
   mkdirSync as mkdirSync5,
   openSync as openSync7,
@@ -10694,7 +10719,7 @@ function recordNode(dir, execPath) {
   const target = path37.join(dir, "node");
   if (readSmall(target) === `${execPath}
 `) return;
-  const missing = dirsBelow(path37.parse(dir).root, dir).filter((d) => !existsSync6(d));
+  const missing = dirsBelow(path37.parse(dir).root, dir).filter((d) => !existsSync5(d));
   try {
     mkdirSync5(dir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -10727,7 +10752,7 @@ import {
   mkdirSync as mkdirSync6,
   openSync as openSync8,
   readdirSync as readdirSync9,
-  readFileSync as readFileSync8,
+  readFileSync as readFileSync7,
   readlinkSync as readlinkSync4,
   renameSync as renameSync4,
   rmSync as rmSync3,
@@ -10764,11 +10789,11 @@ function copySteps(from, to) {
     const dest = path38.join(to, rel);
     let have = null;
     try {
-      have = lstatSync14(dest).isFile() ? readFileSync8(dest) : null;
+      have = lstatSync14(dest).isFile() ? readFileSync7(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync8(path38.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync7(path38.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
@@ -10793,7 +10818,7 @@ function readCopyRecord(dir) {
     throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
   }
   try {
-    const r = JSON.parse(readFileSync8(file, "utf8"));
+    const r = JSON.parse(readFileSync7(file, "utf8"));
     const files = r.files;
     if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
     if (!Array.isArray(r.createdDirs)) return null;
@@ -10861,7 +10886,7 @@ function applySteps(from, to, steps2) {
     mkdirSync6(path38.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
     const src = path38.join(from, s.rel);
-    writeFileSync5(temp, readFileSync8(src), { mode: statSync(src).mode & 511 });
+    writeFileSync5(temp, readFileSync7(src), { mode: statSync(src).mode & 511 });
     renameSync4(temp, dest);
   }
 }
@@ -10880,7 +10905,7 @@ var init_skill_place = __esm({
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    hashOf = (file) => nodeCrypto().createHash("sha256").update(readFileSync8(file)).digest("hex");
+    hashOf = (file) => nodeCrypto().createHash("sha256").update(readFileSync7(file)).digest("hex");
     safeDir = (d) => typeof d === "string" && d !== "" && !path38.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
@@ -11457,12 +11482,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path55) {
+function findNodeAtLocation(root, path56) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path55) {
+  for (let segment of path56) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -12287,13 +12312,13 @@ var init_plan = __esm({
 });
 
 // src/agents/installer.ts
-import { existsSync as existsSync7, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readFileSync as readFileSync9, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readFileSync as readFileSync8, rmSync as rmSync4 } from "node:fs";
 import path41 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
   const where = "install records the Node under it, so nothing was changed";
-  if (!existsSync7(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
+  if (!existsSync6(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
   for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
@@ -12343,7 +12368,7 @@ function excludeOf(base, file, env) {
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const exclude = path41.join(commonDirOf(gitDir), "info", "exclude");
-  const text = existsSync7(exclude) ? readFileSync9(exclude, "utf8") : "";
+  const text = existsSync6(exclude) ? readFileSync8(exclude, "utf8") : "";
   const rel = path41.relative(top, file).split(path41.sep).join("/");
   const pair = `${EXCLUDE_MARK}
 /${rel}
@@ -12403,7 +12428,7 @@ function anotherInstalled(t, skip) {
     const file = editPath(t.base, edit2);
     const st = lstatSync15(file, { throwIfNoEntry: false });
     if (skip.has(file) || st === void 0 || !st.isFile() || st.size > 4e6) return false;
-    return holdsOurs(edit2, readFileSync9(file, "utf8"));
+    return holdsOurs(edit2, readFileSync8(file, "utf8"));
   }));
 }
 var import_write_file_atomic3, EXCLUDE_MARK;
@@ -12545,7 +12570,7 @@ var init_exports = {};
 __export(init_exports, {
   initVerb: () => initVerb
 });
-import { existsSync as existsSync8, lstatSync as lstatSync17, realpathSync as realpathSync5, rmSync as rmSync5 } from "node:fs";
+import { existsSync as existsSync7, lstatSync as lstatSync17, realpathSync as realpathSync5, rmSync as rmSync5 } from "node:fs";
 import path44 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
@@ -12555,7 +12580,7 @@ function planOf(ctx) {
   for (const n2 of named) {
     if (!isAgentName(n2)) throw new UsageError(`init: unknown agent ${quotedValue(n2)}; name one of ${NAMES}`);
   }
-  if (!ctx.env.HOME || !existsSync8(ctx.env.HOME)) {
+  if (!ctx.env.HOME || !existsSync7(ctx.env.HOME)) {
     throw new Refused("init needs HOME set to an existing folder (install records Node there); nothing was changed");
   }
   let base;
@@ -12588,7 +12613,7 @@ function planOf(ctx) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
   const source = realpathSync5(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync8(path44.join(source, "SKILL.md"))) {
+  if (!existsSync7(path44.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
   const shown = (p) => `${global ? "~/" : ""}${path44.relative(base, p).split(path44.sep).join("/")}`;
@@ -12627,8 +12652,8 @@ function refuseLinkOnTheWay(plan2) {
 async function init(ctx, plan2) {
   const { dest, source, shown } = plan2;
   refuseLinkOnTheWay(plan2);
-  const running = dest === source || existsSync8(dest) && realpathSync5(dest) === source;
-  if (!running && existsSync8(dest) && lstatSync17(dest).isSymbolicLink()) {
+  const running = dest === source || existsSync7(dest) && realpathSync5(dest) === source;
+  if (!running && existsSync7(dest) && lstatSync17(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps2 = running ? [] : copySteps(source, dest);
@@ -12654,7 +12679,7 @@ async function init(ctx, plan2) {
     return { place, state, asCopy, copy: copy2 };
   });
   const below = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
-  const made = below.filter((d) => !existsSync8(d)).map((d) => path44.relative(plan2.base, d).split(path44.sep).join("/"));
+  const made = below.filter((d) => !existsSync7(d)).map((d) => path44.relative(plan2.base, d).split(path44.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -12720,7 +12745,7 @@ async function undo(ctx, plan2) {
   const all = skillFiles(dest);
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const files = all.filter((rel) => !kept.includes(rel));
-  if (files.length > 0 && !(existsSync8(dest) && lstatSync17(dest).isSymbolicLink())) {
+  if (files.length > 0 && !(existsSync7(dest) && lstatSync17(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
       for (const rel of files) rmSync5(path44.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
@@ -12729,7 +12754,9 @@ async function undo(ctx, plan2) {
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
     for (const rel of kept) lines2.push(`left ${shown(path44.join(dest, rel))}: you edited it since init copied it`);
   }
-  const made = (record2?.createdDirs ?? []).map((rel) => path44.join(plan2.base, rel));
+  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path44.dirname(p))];
+  const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
+  const made = (record2?.createdDirs ?? []).map((rel) => path44.join(plan2.base, rel)).filter((d) => mayMake.has(d));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
   return ok(`${lines2.join("\n")}
@@ -12859,7 +12886,7 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import { existsSync as existsSync9 } from "node:fs";
+import { existsSync as existsSync8 } from "node:fs";
 import path45 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
@@ -12896,7 +12923,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const t = agentTarget(ctx, "uninstall", () => rootOption(ctx));
         const done2 = await uninstall(t, ctx.env);
-        const stays = done2.last && existsSync9(path45.join(t.base, CANONICAL));
+        const stays = done2.last && existsSync8(path45.join(t.base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
 `, [...done2.notes, ...stays ? [note] : []]);
@@ -12906,11 +12933,11 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync10, readFileSync as readFileSync10 } from "node:fs";
+import { existsSync as existsSync9, readFileSync as readFileSync9 } from "node:fs";
 import path46 from "node:path";
 function json(file) {
   try {
-    const v = JSON.parse(readFileSync10(file, "utf8").slice(0, 1e6));
+    const v = JSON.parse(readFileSync9(file, "utf8").slice(0, 1e6));
     return isObj2(v) ? v : null;
   } catch {
     return null;
@@ -12926,7 +12953,7 @@ function claudePluginInstalls(home) {
     for (const raw of list2) {
       const e = isObj2(raw) ? raw : {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path46.isAbsolute(at2) && existsSync10(path46.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path46.isAbsolute(at2) && existsSync9(path46.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -12943,7 +12970,7 @@ var init_claude_plugin = __esm({
 });
 
 // src/agents/doctor-checks.ts
-import { existsSync as existsSync11, readdirSync as readdirSync10 } from "node:fs";
+import { existsSync as existsSync10, readdirSync as readdirSync10 } from "node:fs";
 import path47 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
@@ -12993,7 +13020,7 @@ function posixShell(env, platform = process.platform) {
   const git = programs.map((d) => path47.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
     const sh = path47.win32.join(dir, "sh.exe");
-    if (existsSync11(sh)) return sh;
+    if (existsSync10(sh)) return sh;
   }
   return null;
 }
@@ -13327,7 +13354,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync3, constants as constants8, existsSync as existsSync12, statSync as statSync2 } from "node:fs";
+import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, statSync as statSync2 } from "node:fs";
 import path49 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
@@ -13397,7 +13424,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync12(path49.join(memDir, "journal", "OFF"));
+  const journal = !existsSync11(path49.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -13714,6 +13741,7 @@ function claudeUsage(rec) {
 }
 function claudeEvents(rec, line) {
   const ev = noEvents(line);
+  ev.id = str(rec.uuid);
   ev.usage = claudeUsage(rec);
   const type = rec.type;
   if (rec.isSidechain === true || typeof rec.agentId === "string") return ev;
@@ -13795,6 +13823,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
+import path50 from "node:path";
 function commandOf2(name2, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
@@ -13819,11 +13848,12 @@ function outputStatus(output) {
   }
   return "unknown";
 }
-function patchEdits(input) {
+function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  return files.map((path55) => ({ kind: "edit", path: path55 }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path50.win32 : cwd.startsWith("/") ? path50.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path50.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -13909,6 +13939,7 @@ function codexEvents(rec, line, state) {
   const at2 = { ts: ev.ts, cwd: state.cwd };
   if (rec.type === "event_msg") {
     const item = p.type === "item_completed" ? obj(p.item) : null;
+    ev.id = str(item?.id);
     if (item?.type === "UserMessage" || item?.type === "AgentMessage") {
       said(ev, 2, item.type === "UserMessage", contentText(item.content));
     } else if (item?.type === "CommandExecution" || item?.type === "FileChange") {
@@ -13949,17 +13980,18 @@ function codexCall(p, at2) {
     const steps2 = args.plan.map(obj).filter((s) => s !== null);
     call.plan = steps2.map((s) => ({ text: str(s.step) ?? "", status: planStatus(s.status) }));
   } else if (name2 === "apply_patch") {
-    call.events = patchEdits(raw ?? str(args.input) ?? "");
+    call.events = patchEdits(raw ?? str(args.input) ?? "", at2.cwd);
   } else if (name2 === "exec" && p.type === "custom_tool_call" && raw !== null) {
     call.script = true;
-    call.events = scriptCalls(raw).flatMap(
-      (c) => c.tool === "apply_patch" || shellPatch(c.text) ? patchEdits(c.text) : [{ kind: "command", command: c.text }]
-    );
+    call.events = scriptCalls(raw).flatMap((c) => {
+      const patch = c.tool === "apply_patch" || shellPatch(c.text);
+      return patch ? patchEdits(c.text, at2.cwd) : [{ kind: "command", command: c.text }];
+    });
   } else if (p.type !== "custom_tool_call") {
     const command = commandOf2(name2, args);
     if (command === null) return call;
     call.text = command;
-    call.events = shellPatch(command) ? patchEdits(command) : [{ kind: "command", command }];
+    call.events = shellPatch(command) ? patchEdits(command, at2.cwd) : [{ kind: "command", command }];
   }
   return call;
 }
@@ -13967,13 +13999,14 @@ var SCAFFOLDING2, TEXT_PARTS, contentText, addEdit;
 var init_codex = __esm({
   "src/agents/transcripts/codex.ts"() {
     "use strict";
+    init_harness_path();
     init_types2();
     SCAFFOLDING2 = new RegExp(
       String.raw`^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>` + String.raw`|# AGENTS\.md instructions|<INSTRUCTIONS>)`
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path55) => path55 && events.push({ kind: "edit", path: path55 });
+    addEdit = (events, path56) => path56 && events.push({ kind: "edit", path: path56 });
   }
 });
 
@@ -14069,7 +14102,7 @@ function readEvents(format2, lines2, only) {
   const state = { cwd: null };
   const out = [];
   for (let i = 0; i < lines2.length; i++) {
-    if (!words.test(lines2[i])) continue;
+    if (!words.test(lines2[i]) || lines2[i] === lines2[i - 1]) continue;
     const rec = parseLine(lines2[i]);
     if (rec === null) continue;
     const ev = f.events(rec, i, state);
@@ -14094,9 +14127,6 @@ function countToolCalls(events, after = -1) {
 }
 function captureSource(cap) {
   return `${cap.format} ${cap.version ?? "unknown"}`;
-}
-function anchorsOnlySource(why) {
-  return `anchors only (${why})`;
 }
 var CODEX_TYPES, FORMATS;
 var init_transcripts = __esm({
@@ -14275,21 +14305,21 @@ function closeTranscript(file) {
   } catch {
   }
 }
-function tailPart(file, bytes) {
-  const length = Math.min(file.size, bytes, TAIL_BYTES);
-  const start = file.size - length;
-  if (start === 0) return { lines: linesFromStart(file.fd, file.size, length), from: 0 };
+function tailPart(file, bytes, end = file.size, skipped = 0) {
+  const length = Math.min(end, bytes, TAIL_BYTES);
+  const start = end - length;
+  if (start === 0) return { lines: linesFromStart(file.fd, end, length), from: 0, skipped };
   const peek = length < TAIL_BYTES ? 1 : 0;
   const buf = readAt(file.fd, length + peek, start - peek);
-  const first = buf.indexOf(10) + 1;
   const lines2 = completeLines(buf, false);
-  return { lines: lines2, from: lines2.length > 0 ? start - peek + first : file.size };
-}
-function headLines(file, bytes) {
-  return linesFromStart(file.fd, file.size, bytes);
-}
-function tailLines(file, bytes) {
-  return tailPart(file, bytes).lines;
+  if (lines2.length > 0) return { lines: lines2, from: start - peek + buf.indexOf(10) + 1, skipped };
+  const floor = Math.max(0, file.size - OVERLONG_SCAN);
+  for (let at2 = start; at2 > floor; at2 -= FIRST_TAIL_BYTES) {
+    const from = Math.max(floor, at2 - FIRST_TAIL_BYTES);
+    const newline = readAt(file.fd, at2 - from, from).lastIndexOf(10);
+    if (newline >= 0) return tailPart(file, bytes, from + newline + 1, skipped + 1);
+  }
+  return { lines: lines2, from: end, skipped };
 }
 function earlierHolds(file, before, markers) {
   const start = file.size - Math.min(file.size, TAIL_BYTES);
@@ -14297,7 +14327,7 @@ function earlierHolds(file, before, markers) {
   const buf = readAt(file.fd, before - start, start);
   return markers.some((marker) => buf.includes(Buffer.from(marker, "latin1")));
 }
-var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES;
+var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES, OVERLONG_SCAN;
 var init_tail = __esm({
   "src/agents/transcripts/tail.ts"() {
     "use strict";
@@ -14305,6 +14335,7 @@ var init_tail = __esm({
     TAIL_BYTES = 4 * 1024 * 1024;
     FIRST_TAIL_BYTES = 1024 * 1024;
     HEAD_BYTES = 64 * 1024;
+    OVERLONG_SCAN = 32 * 1024 * 1024;
   }
 });
 
@@ -14506,9 +14537,9 @@ var init_checkpoint = __esm({
 });
 
 // src/brief/checkpoint-capture.ts
-import path50 from "node:path";
+import path51 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path50.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -14524,7 +14555,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path50.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path51.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -14571,7 +14602,7 @@ function enough(cap, file, from, lastMessage) {
 function capture(transcript, lastMessage, format2, notes, project) {
   const anchorsOnly = (why, note) => {
     notes.push(note);
-    return { cap: null, source: anchorsOnlySource(why), headStart: null, recognised: false, save: null, toolCalls: 0 };
+    return { cap: null, source: `anchors only (${why})`, headStart: null, recognised: false, save: null, toolCalls: 0 };
   };
   if (transcript === null) {
     const note = CHECKPOINT_LINES.noTranscript("the hook input names no transcript");
@@ -14598,13 +14629,15 @@ function capture(transcript, lastMessage, format2, notes, project) {
       return captureOf(chosen, events.filter((ev) => ev.line > from));
     };
     let read = Math.min(file.size, FIRST_TAIL_BYTES);
-    const part = tailPart(file, read);
+    let part = tailPart(file, read);
     cap = after(part.lines);
     const short2 = !enough(cap, file, part.from, lastMessage) || earlierHolds(file, part.from, ["write handoff"]);
     if (read < Math.min(file.size, TAIL_BYTES) && save2 === null && short2) {
       read = Math.min(file.size, TAIL_BYTES);
-      cap = after(tailLines(file, read));
+      part = tailPart(file, read);
+      cap = after(part.lines);
     }
+    if (part.skipped > 0) notes.push(CHECKPOINT_LINES.overlong(part.skipped, read));
     headStart = null;
     if (read < file.size) {
       const head = parseTranscript(chosen, file.head.slice(0, 16));
@@ -14623,11 +14656,11 @@ function sessionStartOf(file, format2, firstSixteen) {
   const first = (lines2) => parse3(lines2.slice(0, 16)).firstTimestamp ?? (lines2.length > 16 ? parse3(lines2).firstTimestamp : null);
   const fromHead = firstSixteen ?? (file.head.length > 16 ? parse3(file.head).firstTimestamp : null);
   if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;
-  return first(headLines(file, TAIL_BYTES));
+  return first(tailPart(file, TAIL_BYTES).lines);
 }
 async function writeCheckpoint(root, hook, notes, o) {
   const home = homeFolder(o.env);
-  if (root === path50.parse(root).root || home !== "" && samePath(root, path50.resolve(home))) {
+  if (root === path51.parse(root).root || home !== "" && samePath(root, path51.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return [...notes, CHECKPOINT_LINES.skipped(why)];
   }
@@ -14646,7 +14679,7 @@ async function writeCheckpoint(root, hook, notes, o) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path50.join(dir, name2);
+  const file = path51.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -14777,6 +14810,7 @@ var init_checkpoint_capture = __esm({
       removed: (name2) => `checkpoint: no tool call since the session's last handoff save; removed checkpoints/${name2}, which it supersedes`,
       noMemory: (root) => `checkpoint: ${root} has no .ai/memory and this helper is installed for the user, not the project; nothing was captured`,
       usage: (what) => `checkpoint: ${what}; nothing was captured`,
+      overlong: (n2, bytes) => `checkpoint: skipped the transcript's last ${n2} record(s), each over ${+(bytes / 2 ** 20).toFixed(1)} MiB`,
       redacted: (report) => `checkpoint: ${report.replace(/ \(line \d+\)/g, "")} from the transcript`
     };
     LOCK_BUDGET_MS = 1200;
@@ -14860,7 +14894,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path51 from "node:path";
+import path52 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -14925,7 +14959,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path51.join(memoryDir(root), "HANDOFF.md"), 1e6);
+          const handoff = readHead(path52.join(memoryDir(root), "HANDOFF.md"), 1e6);
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
@@ -15088,7 +15122,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path52 from "node:path";
+import path53 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15170,7 +15204,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText(path52.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText(path53.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -15185,9 +15219,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path52.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path53.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText(path52.join(mem, file), file, notes);
+      const text = await readText(path53.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -15478,7 +15512,7 @@ __export(journal_exports, {
   journalVerb: () => journalVerb
 });
 import { lstatSync as lstatSync18, unlinkSync as unlinkSync11 } from "node:fs";
-import path53 from "node:path";
+import path54 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -15533,13 +15567,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync18(path53.join(journalDir(root), f.name));
+            const st = lstatSync18(path54.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync11(path53.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync11(path54.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -15555,8 +15589,8 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync19, mkdirSync as mkdirSync10, openSync as openSync10, readFileSync as readFileSync11, writeSync as writeSync2 } from "node:fs";
-import path54 from "node:path";
+import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync19, mkdirSync as mkdirSync10, openSync as openSync10, readFileSync as readFileSync10, writeSync as writeSync2 } from "node:fs";
+import path55 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync10(p, flags | NOFOLLOW);
   try {
@@ -15567,7 +15601,7 @@ function onRegularFile(p, flags, use) {
   }
 }
 function memorySide(p, side) {
-  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync11(fd)));
+  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync10(fd)));
   if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
   return m.text;
 }
@@ -15577,7 +15611,7 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path54.join(at2, part);
+    at2 = path55.join(at2, part);
     let st;
     try {
       st = lstatSync19(at2);
@@ -15588,14 +15622,6 @@ function archiveDirOf(top, memRel) {
     if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
   return at2;
-}
-function createExclusive2(p, text) {
-  const fd = openSync10(p, constants10.O_WRONLY | constants10.O_CREAT | constants10.O_EXCL | NOFOLLOW, 384);
-  try {
-    writeSync2(fd, Buffer.from(text, "utf8"));
-  } finally {
-    closeSync11(fd);
-  }
 }
 async function otherAuthor(cwd, env, side, file) {
   const blob = await runGit(cwd, ["hash-object", "--", side], env);
@@ -15613,6 +15639,7 @@ var init_merge_driver2 = __esm({
     init_handoff();
     init_run();
     init_archive();
+    init_files();
     init_entry();
     init_types();
     init_memory_text();
@@ -15635,7 +15662,8 @@ changes that copy; without it git merges as text and keeps the conflict).
                A line \`Merged-with: archive/<name>; merged with <author>'s handoff of
                <time>: +N decisions, +M failed approaches\` follows its Saved: line; the
                whole other handoff goes to archive/<name> (created, never replacing a
-               file). brief then says "two handoffs met in a merge; the other is
+               file; git commits only <ours>, so \`publish\` commits it, as every
+               archive). brief then says "two handoffs met in a merge; the other is
                archive/<name>; merged with \u2026".
   LESSONS.md, SOLUTIONS.md   entries merged by id, both sides kept; an id whose text
                differs keeps ours and renumbers theirs to the next free id, with a line
@@ -15690,7 +15718,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          createExclusive2(path54.join(dir, name2), loser);
+          if (!createExclusive(path55.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
           const merged = mergeHandoffs(winner, loser);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
           const at2 = stateTimeOfText(loser, Date.now());
@@ -15698,7 +15726,8 @@ exit: 0 merged; 1 not merged (git's conflict stands)
           const of = at2.known ? ` of ${at2.time.iso}` : "";
           const note = `merged with ${whose} handoff${of}: ${mergeCountsText(merged.added)}`;
           writeResult(ours, markMerged(merged.text, name2, note));
-          return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name2}`]);
+          const kept = `${file}: kept the later handoff; the other is archive/${name2}`;
+          return ok("", [`session-handoff merge driver: ${kept}, not in this merge's commit: \`publish\` commits it`]);
         } catch (err) {
           return gitMerge([], `the other handoff could not be archived (${err.message})`);
         }

@@ -334,7 +334,9 @@ function readSmall(p, maxBytes = 1e6) {
   }
   try {
     const st = fstatSync2(fd);
-    return st.isFile() && st.size <= maxBytes ? readFileSync(fd, "utf8") : null;
+    if (!st.isFile() || st.size > maxBytes) return null;
+    const bytes = readFileSync(fd);
+    return bytes.length <= maxBytes ? bytes.toString("utf8") : null;
   } catch {
     return null;
   } finally {
@@ -398,7 +400,7 @@ async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
       throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
   }
   const base = gitEnv(env);
-  const named = await namedOverrides(cwd, base, timeoutMs);
+  const named = args[0] === "config" ? [] : await namedOverrides(cwd, base, timeoutMs);
   const fixed = asArgs([...NEUTRAL, ...opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING]);
   const runEnv = named.length > 0 ? withConfig(base, named) : base;
   return spawnGit(cwd, [...fixed, ...args], runEnv, timeoutMs, opts.input);
@@ -659,7 +661,7 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { existsSync, linkSync, lstatSync as lstatSync4, mkdirSync, readFileSync as readFileSync3, renameSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, lstatSync as lstatSync4, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path6 from "node:path";
 function savesPath(root, env) {
   const top = gitTopOf(root, env);
@@ -671,7 +673,7 @@ function beside(root, env, name) {
   return saves === null ? null : path6.join(path6.dirname(saves), name);
 }
 function recordLines(p, re) {
-  const lines = readFileSync3(p, "utf8").slice(0, 16384).split("\n");
+  const lines = (readSmall(p) ?? "").slice(0, 16384).split("\n");
   return lines.map((l) => re.exec(l)).filter((m) => m !== null);
 }
 function addRecord(p, re, line, drop) {
@@ -699,10 +701,12 @@ function savedStampOf(text) {
 function cloneIdOf(root, env, create = false) {
   const p = beside(root, env, "clone-id");
   if (p === null) return null;
-  if (create && !existsSync(p)) {
+  const valid = (id) => id !== void 0 && /^[0-9a-f]{16}$/.test(id) ? id : null;
+  if (create && valid(readSmall(p)?.trim()) === null) {
     const tmp = `${p}.tmp-${process.pid}`;
     try {
       mkdirSync(path6.dirname(p), { recursive: true, mode: 448 });
+      if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
       writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
       linkSync(tmp, p);
@@ -711,8 +715,7 @@ function cloneIdOf(root, env, create = false) {
       rmSync(tmp, { force: true });
     }
   }
-  const id = readSmall(p)?.trim() ?? "";
-  return /^[0-9a-f]{16}$/.test(id) ? id : null;
+  return valid(readSmall(p)?.trim());
 }
 function markedHere(root, env, text) {
   const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
@@ -811,7 +814,7 @@ var init_file_verdict = __esm({
 });
 
 // src/store/failpoint.ts
-import { existsSync as existsSync2, writeFileSync as writeFileSync2 } from "node:fs";
+import { existsSync, writeFileSync as writeFileSync2 } from "node:fs";
 async function failpoint(spec, phase) {
   if (!spec) return;
   for (const one of spec.split(",")) {
@@ -835,7 +838,7 @@ async function act(action, phase) {
     writeFileSync2(`${base}.ready`, `${process.pid}
 `);
     const deadline = Date.now() + PAUSE_LIMIT_MS;
-    while (!existsSync2(`${base}.go`) && Date.now() < deadline) {
+    while (!existsSync(`${base}.go`) && Date.now() < deadline) {
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   }
@@ -1110,7 +1113,7 @@ var init_files = __esm({
 });
 
 // src/store/private.ts
-import { lstatSync as lstatSync6, readdirSync as readdirSync2, readFileSync as readFileSync4 } from "node:fs";
+import { lstatSync as lstatSync6, readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
 import { hostname } from "node:os";
 import path9 from "node:path";
 function listDir(dir) {
@@ -1142,7 +1145,7 @@ function hasPrivatePartner(dir, file, ino) {
 }
 function readOwner(lockDir) {
   try {
-    const text = readFileSync4(path9.join(lockDir, OWNER_NAME), "utf8");
+    const text = readFileSync3(path9.join(lockDir, OWNER_NAME), "utf8");
     const data = JSON.parse(text);
     if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
     return { pid: data.pid, host: data.host, nonce: data.nonce };
@@ -1161,9 +1164,9 @@ function processAlive(pid) {
 }
 function startedAfter(pid, ms) {
   try {
-    const stat = readFileSync4(`/proc/${pid}/stat`, "utf8");
+    const stat = readFileSync3(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync4("/proc/stat", "utf8"))?.[1]);
+    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync3("/proc/stat", "utf8"))?.[1]);
     const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
     return Number.isFinite(startMs) && startMs > ms + 1e3;
   } catch {
@@ -2020,7 +2023,7 @@ var init_harness_path = __esm({
 });
 
 // src/agents/hook-input.ts
-import { existsSync as existsSync3 } from "node:fs";
+import { existsSync as existsSync2 } from "node:fs";
 import path17 from "node:path";
 async function readHookJson(ctx, max) {
   return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
@@ -2036,7 +2039,7 @@ function hookObject(data, max) {
   }
 }
 function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync3(path17.join(root, ".ai", "memory"))) return false;
+  if (!skillDir || home === "" || existsSync2(path17.join(root, ".ai", "memory"))) return false;
   const under = (dir, base) => {
     const rel = path17.relative(base, dir);
     return !rel.startsWith("..") && !path17.isAbsolute(rel);
@@ -2563,17 +2566,23 @@ function closeTranscript(file) {
   } catch {
   }
 }
-function tailPart(file, bytes) {
-  const length = Math.min(file.size, bytes, TAIL_BYTES);
-  const start = file.size - length;
-  if (start === 0) return { lines: linesFromStart(file.fd, file.size, length), from: 0 };
+function tailPart(file, bytes, end = file.size, skipped = 0) {
+  const length = Math.min(end, bytes, TAIL_BYTES);
+  const start = end - length;
+  if (start === 0) return { lines: linesFromStart(file.fd, end, length), from: 0, skipped };
   const peek = length < TAIL_BYTES ? 1 : 0;
   const buf = readAt(file.fd, length + peek, start - peek);
-  const first = buf.indexOf(10) + 1;
   const lines = completeLines(buf, false);
-  return { lines, from: lines.length > 0 ? start - peek + first : file.size };
+  if (lines.length > 0) return { lines, from: start - peek + buf.indexOf(10) + 1, skipped };
+  const floor = Math.max(0, file.size - OVERLONG_SCAN);
+  for (let at2 = start; at2 > floor; at2 -= FIRST_TAIL_BYTES) {
+    const from = Math.max(floor, at2 - FIRST_TAIL_BYTES);
+    const newline = readAt(file.fd, at2 - from, from).lastIndexOf(10);
+    if (newline >= 0) return tailPart(file, bytes, from + newline + 1, skipped + 1);
+  }
+  return { lines, from: end, skipped };
 }
-var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES;
+var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES, OVERLONG_SCAN;
 var init_tail = __esm({
   "src/agents/transcripts/tail.ts"() {
     "use strict";
@@ -2581,6 +2590,7 @@ var init_tail = __esm({
     TAIL_BYTES = 4 * 1024 * 1024;
     FIRST_TAIL_BYTES = 1024 * 1024;
     HEAD_BYTES = 64 * 1024;
+    OVERLONG_SCAN = 32 * 1024 * 1024;
   }
 });
 
@@ -2698,6 +2708,7 @@ function claudeUsage(rec) {
 }
 function claudeEvents(rec, line) {
   const ev = noEvents(line);
+  ev.id = str(rec.uuid);
   ev.usage = claudeUsage(rec);
   const type = rec.type;
   if (rec.isSidechain === true || typeof rec.agentId === "string") return ev;
@@ -2779,6 +2790,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
+import path20 from "node:path";
 function commandOf(name, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
@@ -2803,11 +2815,12 @@ function outputStatus(output) {
   }
   return "unknown";
 }
-function patchEdits(input) {
+function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  return files.map((path21) => ({ kind: "edit", path: path21 }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path20.win32 : cwd.startsWith("/") ? path20.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path20.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -2893,6 +2906,7 @@ function codexEvents(rec, line, state) {
   const at2 = { ts: ev.ts, cwd: state.cwd };
   if (rec.type === "event_msg") {
     const item = p.type === "item_completed" ? obj(p.item) : null;
+    ev.id = str(item?.id);
     if (item?.type === "UserMessage" || item?.type === "AgentMessage") {
       said(ev, 2, item.type === "UserMessage", contentText(item.content));
     } else if (item?.type === "CommandExecution" || item?.type === "FileChange") {
@@ -2933,17 +2947,18 @@ function codexCall(p, at2) {
     const steps = args.plan.map(obj).filter((s) => s !== null);
     call.plan = steps.map((s) => ({ text: str(s.step) ?? "", status: planStatus(s.status) }));
   } else if (name === "apply_patch") {
-    call.events = patchEdits(raw ?? str(args.input) ?? "");
+    call.events = patchEdits(raw ?? str(args.input) ?? "", at2.cwd);
   } else if (name === "exec" && p.type === "custom_tool_call" && raw !== null) {
     call.script = true;
-    call.events = scriptCalls(raw).flatMap(
-      (c) => c.tool === "apply_patch" || shellPatch(c.text) ? patchEdits(c.text) : [{ kind: "command", command: c.text }]
-    );
+    call.events = scriptCalls(raw).flatMap((c) => {
+      const patch = c.tool === "apply_patch" || shellPatch(c.text);
+      return patch ? patchEdits(c.text, at2.cwd) : [{ kind: "command", command: c.text }];
+    });
   } else if (p.type !== "custom_tool_call") {
     const command = commandOf(name, args);
     if (command === null) return call;
     call.text = command;
-    call.events = shellPatch(command) ? patchEdits(command) : [{ kind: "command", command }];
+    call.events = shellPatch(command) ? patchEdits(command, at2.cwd) : [{ kind: "command", command }];
   }
   return call;
 }
@@ -2951,13 +2966,14 @@ var SCAFFOLDING2, TEXT_PARTS, contentText, addEdit;
 var init_codex = __esm({
   "src/agents/transcripts/codex.ts"() {
     "use strict";
+    init_harness_path();
     init_types2();
     SCAFFOLDING2 = new RegExp(
       String.raw`^\s*(<environment_context>|<user_instructions>|<user_shell_command>|<turn_aborted>` + String.raw`|# AGENTS\.md instructions|<INSTRUCTIONS>)`
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path21) => path21 && events.push({ kind: "edit", path: path21 });
+    addEdit = (events, path22) => path22 && events.push({ kind: "edit", path: path22 });
   }
 });
 
@@ -3050,7 +3066,7 @@ function readEvents(format, lines, only) {
   const state = { cwd: null };
   const out = [];
   for (let i = 0; i < lines.length; i++) {
-    if (!words.test(lines[i])) continue;
+    if (!words.test(lines[i]) || lines[i] === lines[i - 1]) continue;
     const rec = parseLine(lines[i]);
     if (rec === null) continue;
     const ev = f.events(rec, i, state);
@@ -3311,7 +3327,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path20 from "node:path";
+import path21 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -3376,7 +3392,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path20.join(memoryDir(root), "HANDOFF.md"), 1e6);
+          const handoff = readHead(path21.join(memoryDir(root), "HANDOFF.md"), 1e6);
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);

@@ -2,10 +2,10 @@
 import path from "node:path";
 import { Busy, HelperError } from "../errors.ts";
 import { captureOf, parseTranscript } from "../agents/transcripts/parsers.ts";
-import { anchorsOnlySource, captureSource, countToolCalls, FORMATS } from "../agents/transcripts/index.ts";
+import { captureSource, countToolCalls, FORMATS } from "../agents/transcripts/index.ts";
 import { isFormat, readEvents, sniffFormat } from "../agents/transcripts/index.ts";
-import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, headLines } from "../agents/transcripts/tail.ts";
-import { openTranscript, readFailure, TAIL_BYTES, tailLines, tailPart } from "../agents/transcripts/tail.ts";
+import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES } from "../agents/transcripts/tail.ts";
+import { openTranscript, readFailure, TAIL_BYTES, tailPart } from "../agents/transcripts/tail.ts";
 import type { TranscriptFile } from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
 import { userHelperWithoutMemory } from "../agents/hook-input.ts";
@@ -55,6 +55,8 @@ export const CHECKPOINT_LINES = {
     `checkpoint: ${root} has no .ai/memory and this helper is installed for the user, not the project; ` +
     "nothing was captured",
   usage: (what: string) => `checkpoint: ${what}; nothing was captured`,
+  overlong: (n: number, bytes: number) =>
+    `checkpoint: skipped the transcript's last ${n} record(s), each over ${+(bytes / 2 ** 20).toFixed(1)} MiB`,
   redacted: (report: string) => `checkpoint: ${report.replace(/ \(line \d+\)/g, "")} from the transcript`,
 } as const;
 
@@ -152,7 +154,7 @@ function capture(
 ): Got {
   const anchorsOnly = (why: string, note: string): Got => {
     notes.push(note);
-    return { cap: null, source: anchorsOnlySource(why), headStart: null, recognised: false, save: null, toolCalls: 0 };
+    return { cap: null, source: `anchors only (${why})`, headStart: null, recognised: false, save: null, toolCalls: 0 };
   };
   if (transcript === null) {
     const note = CHECKPOINT_LINES.noTranscript("the hook input names no transcript");
@@ -183,13 +185,15 @@ function capture(
     };
     // The last 1 MiB first; all of the last 4 MiB when that lacks what is needed, or the save may lie before it.
     let read = Math.min(file.size, FIRST_TAIL_BYTES);
-    const part = tailPart(file, read);
+    let part = tailPart(file, read);
     cap = after(part.lines);
     const short = !enough(cap, file, part.from, lastMessage) || earlierHolds(file, part.from, ["write handoff"]);
     if (read < Math.min(file.size, TAIL_BYTES) && (save as LastSave | null) === null && short) {
       read = Math.min(file.size, TAIL_BYTES);
-      cap = after(tailLines(file, read));
+      part = tailPart(file, read);
+      cap = after(part.lines);
     }
+    if (part.skipped > 0) notes.push(CHECKPOINT_LINES.overlong(part.skipped, read));
     // When the part read does not reach the file's first records, they date the session's start and name
     // Codex's version (in its first record).
     headStart = null;
@@ -214,7 +218,7 @@ function sessionStartOf(file: TranscriptFile, format: TranscriptFormat, firstSix
     parse(lines.slice(0, 16)).firstTimestamp ?? (lines.length > 16 ? parse(lines).firstTimestamp : null);
   const fromHead = firstSixteen ?? (file.head.length > 16 ? parse(file.head).firstTimestamp : null);
   if (fromHead !== null || file.size > TAIL_BYTES) return fromHead;
-  return first(headLines(file, TAIL_BYTES));
+  return first(tailPart(file, TAIL_BYTES).lines);
 }
 
 /** Captures the session the hook's JSON names into checkpoints/<session>.md, under the lock; the lines for stderr. */

@@ -116,7 +116,8 @@ export async function runGit(
       throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
   }
   const base = gitEnv(env);
-  const named = await namedOverrides(cwd, base, timeoutMs);
+  // `git config` runs no filter nor diff driver: asking which ones the config names would only cost a process.
+  const named = args[0] === "config" ? [] : await namedOverrides(cwd, base, timeoutMs);
   const fixed = asArgs([...NEUTRAL, ...(opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING)]);
   const runEnv = named.length > 0 ? withConfig(base, named) : base;
   return spawnGit(cwd, [...fixed, ...args], runEnv, timeoutMs, opts.input);

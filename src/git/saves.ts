@@ -1,10 +1,10 @@
 // Which handoffs this clone saved, kept in its git dir, never in the memory dir (which a pull or a merge brings from
 // elsewhere); files only, no git process: the hook reads them.
-import { existsSync, linkSync, lstatSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { linkSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { nodeCrypto } from "../builtins.ts";
 import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
-import { readSmall } from "../store/fs.ts";
+import { lstatOrNull, readSmall } from "../store/fs.ts";
 
 const KEPT = 10;
 type Env = Record<string, string | undefined>;
@@ -24,7 +24,7 @@ function beside(root: string, env: Env, name: "clone-id" | "saved-by"): string |
 
 // The lines of a record (its first 16 KB) that match `re`.
 function recordLines(p: string, re: RegExp): RegExpExecArray[] {
-  const lines = readFileSync(p, "utf8").slice(0, 16384).split("\n");
+  const lines = (readSmall(p) ?? "").slice(0, 16384).split("\n");
   return lines.map((l) => re.exec(l)).filter((m): m is RegExpExecArray => m !== null);
 }
 
@@ -68,10 +68,14 @@ const CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
 export function cloneIdOf(root: string, env: Env, create = false): string | null {
   const p = beside(root, env, "clone-id");
   if (p === null) return null;
-  if (create && !existsSync(p)) {
+  const valid = (id: string | undefined) => (id !== undefined && /^[0-9a-f]{16}$/.test(id) ? id : null);
+  if (create && valid(readSmall(p)?.trim()) === null) {
     const tmp = `${p}.tmp-${process.pid}`;
     try {
       mkdirSync(path.dirname(p), { recursive: true, mode: 0o700 });
+      // Anything else there (a damaged id, a FIFO, a link) is never read as an id: a new one replaces it. Looked at
+      // again first, so that an id another save just made is kept.
+      if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
       writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}\n`, { mode: 0o600 });
       // A link never replaces: of two first saves at once, both use the id that landed first.
       linkSync(tmp, p);
@@ -81,8 +85,7 @@ export function cloneIdOf(root: string, env: Env, create = false): string | null
       rmSync(tmp, { force: true });
     }
   }
-  const id = readSmall(p)?.trim() ?? "";
-  return /^[0-9a-f]{16}$/.test(id) ? id : null;
+  return valid(readSmall(p)?.trim());
 }
 
 /** The handoff text with this clone's mark after its `Saved:` line (an earlier mark replaced); as is with no id. */

@@ -14,6 +14,27 @@ import { MARKER, unticked } from "./values.ts";
 /** The sections a handoff may leave out. */
 export const OPTIONAL_SECTIONS: ReadonlySet<string> = new Set(["Scope", "Verification"]);
 
+/** templates/handoff.md's placeholders to fill (a test keeps them the template's); write fills the anchors' own. */
+export const TEMPLATE_PLACEHOLDERS = new Set(`<the outcome the user asked for, one or two sentences>
+<optional: what is authorised; what needs the user's decision first. Nothing to say: leave this heading out>
+- [x] <done: implemented, not necessarily verified>
+- [~] <in progress: where it stopped>
+- [ ] <to do>
+- [-] <abandoned on purpose> — dropped: <why>
+<optional, like Scope: left out, the score does not count it; each check apart from the plan:>
+- <check>: <command> -> <result> @ <revision>
+- <check>: not run, <why>
+- Accepted: <who, what, revision> or not yet, <what awaits review>
+- [user-directed] <the user stated it>: <why>
+- [user-approved] <proposed, then examined and accepted by the user>: <why>
+- [agent-proposed] <not yet examined by the user>: <why>
+- [user-approved] <a replaced choice> (superseded by <what>)
+- <what was tried>: <why it failed, what ruled it out>
+- <unknown, or what waits on the user; a required section with nothing in it keeps its heading and \`- none\`>
+1. <first action, concrete enough to start cold: a path, a command or a named check> — done when <acceptance criteria>
+- \`<relative path>\` — <why it matters>`.split("\n"));
+
+const PLACEHOLDER = "the template's placeholder text, unfilled: write this session's own words or delete the line";
 const LINE_CAP = 150;
 const TITLE = "# Session Handoff";
 const LABELS = ["[user-directed]", "[user-approved]", "[agent-proposed]"];
@@ -86,6 +107,8 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext>[] = [
   rule("heading", "error", "sections", (c) => (c.layout.titleIndex < 0 ? [at(1, titleMissing(TITLE))] : [])),
   TEXT_RULES.newline,
   TEXT_RULES.conflicted,
+  rule("placeholder", "error", null, (c) =>
+    c.lines.flatMap((line, i) => (TEMPLATE_PLACEHOLDERS.has(line) ? [at(i + 1, PLACEHOLDER)] : []))),
   TEXT_RULES.markdown,
   rule("saved", "error or finding", "saved", (c) => {
     const { saved, savedLine } = c.model;

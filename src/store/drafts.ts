@@ -60,13 +60,13 @@ export function parseDraftName(kind: Kind, arg: string | undefined): Draft {
 }
 
 /**
- * A new draft name for one `read <kind>`; when the memory dir exists (a read never creates it) and writes are not
- * paused, drafts/ is made, ignored by git, and cleared of what was left behind. Best effort: the name is its own.
+ * A new draft name for one `read <kind>`; unless writes are paused, drafts/ is made (the memory dir with it, so that
+ * a shell can write the path named), ignored by git, and cleared of what was left behind. Best effort.
  */
 export function newDraft(root: string, kind: Kind, env: Record<string, string | undefined>): Draft {
   const d: Draft = { kind, id: randomHex8() };
   try {
-    if (treeVerdict(root) !== "ok" || pauseSwitch(memoryDir(root), env) !== null) return d;
+    if (pauseSwitch(memoryDir(root), env) !== null || !checkTree(root, { create: true })) return d;
     ensureDir(draftsDir(root));
     ensureIgnored(draftsDir(root));
     removeLeftBehind(root);

@@ -28,7 +28,10 @@ export function readSmall(p: string, maxBytes = 1_000_000): string | null {
   }
   try {
     const st = fstatSync(fd);
-    return st.isFile() && st.size <= maxBytes ? readFileSync(fd, "utf8") : null;
+    if (!st.isFile() || st.size > maxBytes) return null;
+    // Checked again after the read: a file that grew meanwhile is no smaller for it.
+    const bytes = readFileSync(fd);
+    return bytes.length <= maxBytes ? bytes.toString("utf8") : null;
   } catch {
     return null;
   } finally {

@@ -1,4 +1,4 @@
-import { UsageError } from "../errors.ts";
+import { HelperError, Refused, UsageError } from "../errors.ts";
 import { inspectFile, interruptedSave, unsafePrivate } from "../store/inspect.ts";
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { isConflicted } from "../schema/conflicted.ts";
@@ -66,7 +66,8 @@ exit: 0 nothing parked
         brings it back)
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no v1
         marker, a private name holding what no save leaves): do not load it; or
-        conflicted: a memory file holds unresolved merge conflict markers
+        conflicted: a memory file holds unresolved merge conflict markers; or a
+        root every verb refuses (another user's checkout, /tmp, $HOME)
       64 usage error
 --json prints {"code", "state", "files", "paused", "message"} and, when they apply,
 "parked" ("handoff", "stash", "checkpoint" or "conflicted"), "stash", "restore",
@@ -78,6 +79,8 @@ When the kill switch is on, the paused sentence is printed too and the code is k
     try {
       root = rootOption(ctx);
     } catch (err) {
+      // A root every verb refuses (another user's checkout, /tmp, $HOME) holds no memory to load: 3, never "usage".
+      if (err instanceof Refused) throw new HelperError(err.message, 3);
       throw new UsageError((err as Error).message);
     }
     const kinds: Kind[] = ["handoff", "lessons", "solutions"];

@@ -260,8 +260,11 @@ async function undo(ctx: VerbContext, plan: Plan) {
     lines.push(`${would} ${shown(dest)} (${files.length} files)`);
     for (const rel of kept) lines.push(`left ${shown(path.join(dest, rel))}: you edited it since init copied it`);
   }
-  // The folders init made (.cline/ for Cline's link), deepest first, when empty and not reached through a link.
-  const made = (record?.createdDirs ?? []).map((rel) => path.join(plan.base, rel));
+  // The folders init made (.cline/ for Cline's link), deepest first, when empty and not reached through a link; only
+  // those on the way to the copy or a link, since the record is a file in the project anyone can edit.
+  const places = [dest, ...linkPlaces(plan, Object.values(AGENTS)).map((p) => path.dirname(p))];
+  const mayMake = new Set(places.flatMap((d) => dirsBelow(plan.base, d)));
+  const made = (record?.createdDirs ?? []).map((rel) => path.join(plan.base, rel)).filter((d) => mayMake.has(d));
   if (!plan.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan.base, d) === null));
   if (lines.length === 0) lines.push("nothing of session-handoff's init to undo here");
   return ok(`${lines.join("\n")}\n`, notes);

@@ -4,6 +4,7 @@ import { laterHandoff, markMerged, mergeCountsText, mergeHandoffs, mergeLedgers 
 import { stateTimeOfText } from "../schema/handoff.ts";
 import { runGit } from "../git/run.ts";
 import { archiveName } from "../store/archive.ts";
+import { createExclusive } from "../store/files.ts";
 import { mergeJournalMonth } from "../journal/entry.ts";
 import { ok, type Verb } from "./types.ts";
 import { memoryText } from "../guard/memory-text.ts";
@@ -50,15 +51,6 @@ function archiveDirOf(top: string, memRel: string): string {
   return at;
 }
 
-function createExclusive(p: string, text: string): void {
-  const fd = openSync(p, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | NOFOLLOW, 0o600);
-  try {
-    writeSync(fd, Buffer.from(text, "utf8"));
-  } finally {
-    closeSync(fd);
-  }
-}
-
 // Who committed the other side's handoff: the commit that brought its bytes, on any ref (git has
 // not written MERGE_HEAD yet when a driver runs); null when git cannot say.
 async function otherAuthor(cwd: string, env: Record<string, string | undefined>, side: string, file: string) {
@@ -88,7 +80,8 @@ changes that copy; without it git merges as text and keeps the conflict).
                A line \`Merged-with: archive/<name>; merged with <author>'s handoff of
                <time>: +N decisions, +M failed approaches\` follows its Saved: line; the
                whole other handoff goes to archive/<name> (created, never replacing a
-               file). brief then says "two handoffs met in a merge; the other is
+               file; git commits only <ours>, so \`publish\` commits it, as every
+               archive). brief then says "two handoffs met in a merge; the other is
                archive/<name>; merged with …".
   LESSONS.md, SOLUTIONS.md   entries merged by id, both sides kept; an id whose text
                differs keeps ours and renumbers theirs to the next free id, with a line
@@ -147,7 +140,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
     try {
       const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
       const name = archiveName("HANDOFF", dir);
-      createExclusive(path.join(dir, name), loser);
+      if (!createExclusive(path.join(dir, name), loser)) throw new Error(`archive/${name} could not be created`);
       const merged = mergeHandoffs(winner, loser);
       const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
       const at = stateTimeOfText(loser, Date.now());
@@ -155,7 +148,8 @@ exit: 0 merged; 1 not merged (git's conflict stands)
       const of = at.known ? ` of ${at.time.iso}` : "";
       const note = `merged with ${whose} handoff${of}: ${mergeCountsText(merged.added)}`;
       writeResult(ours, markMerged(merged.text, name, note));
-      return ok("", [`session-handoff merge driver: ${file}: kept the later handoff; the other is archive/${name}`]);
+      const kept = `${file}: kept the later handoff; the other is archive/${name}`;
+      return ok("", [`session-handoff merge driver: ${kept}, not in this merge's commit: \`publish\` commits it`]);
     } catch (err) {
       return gitMerge([], `the other handoff could not be archived (${(err as Error).message})`);
     }

@@ -36,9 +36,10 @@ function parseClaudeInOrder(lines: readonly string[]): Capture {
   const tasks = new Map<string, PlanItem>();
   let todo: PlanItem[] | null = null;
   let planFrom: "todo" | "tasks" | null = null;
-  for (const line of lines) {
+  for (const [k, line] of lines.entries()) {
     const rec = parseLine(line);
-    if (rec === null) continue;
+    // A line written twice in a row is one record.
+    if (rec === null || line === lines[k - 1]) continue;
     if (rec.isSidechain === true || typeof rec.agentId === "string") continue;
     const type = rec.type;
     if (type !== "user" && type !== "assistant" && type !== "system" && type !== "attachment" && type !== "progress" && type !== "summary") continue;
@@ -135,7 +136,7 @@ function transcript(rand: (n: number) => number, n: number, odd = false): string
   const id = () => ids[rand(ids.length)]!;
   const ts = () => (rand(8) === 0 ? {} : { timestamp: `2026-11-30T10:${String(rand(60)).padStart(2, "0")}:00Z` });
   const side = () => (rand(12) === 0 ? { isSidechain: true } : rand(20) === 0 ? { agentId: "a1" } : {});
-  const line = (o: Record<string, unknown>) => JSON.stringify({ sessionId: "s", uuid: "u", ...ts(), ...side(), ...o });
+  const line = (o: Record<string, unknown>) => JSON.stringify({ sessionId: "s", ...ts(), ...side(), ...o });
   const result = () => {
     const text = ["ok", "Exit code 2", "Process exited with code 1", "done\nexit code: 0", `Task #${rand(5)} created`][rand(5)]!;
     const block = (bid: string) => ({ type: "tool_result", tool_use_id: bid, content: rand(3) === 0 ? [{ type: "text", text }] : text, ...(rand(4) === 0 ? { is_error: true } : {}) });
@@ -198,7 +199,7 @@ describe("parseClaude captures what reading every line in order captures", () =>
     expect(caps.some((c) => c.plan !== null && c.plan.some((p) => p.text.startsWith("task")))).toBe(true);
   });
   it("a listed command keeps the status of the first result after its call, not a later one", () => {
-    const l = (o: Record<string, unknown>) => JSON.stringify({ sessionId: "s", uuid: "u", timestamp: "2026-11-30T10:00:00Z", ...o });
+    const l = (o: Record<string, unknown>) => JSON.stringify({ sessionId: "s", timestamp: "2026-11-30T10:00:00Z", ...o });
     const call = (id: string, command: string) => l({ type: "assistant", message: { role: "assistant", content: [{ type: "tool_use", id, name: "Bash", input: { command } }] } });
     const res = (id: string, text: string) => l({ type: "user", message: { role: "user", content: [{ type: "tool_result", tool_use_id: id, content: text }] }, toolUseResult: { interrupted: false } });
     const lines = [l({ type: "user", message: { role: "user", content: "go" } }), res("a", "Exit code 9"), call("a", "one"), res("a", "Exit code 1"), res("a", "Exit code 2"), call("a", "two"), call("b", "three")];
@@ -212,7 +213,7 @@ describe("parseClaude captures what reading every line in order captures", () =>
 
 
 describe("parseClaude agrees with the in-order reader on lines a raw-text reading would misread", () => {
-  const l = (o: Record<string, unknown>) => JSON.stringify({ sessionId: "s", uuid: "u", timestamp: "2026-11-30T10:00:00Z", ...o });
+  const l = (o: Record<string, unknown>) => JSON.stringify({ sessionId: "s", timestamp: "2026-11-30T10:00:00Z", ...o });
   const call = (id: string, command: string) => l({ type: "assistant", message: { role: "assistant", content: [{ type: "tool_use", id, name: "Bash", input: { command } }] } });
   it("a result whose id is escaped in the JSON, beside a plain one in the same line", () => {
     const lines = [

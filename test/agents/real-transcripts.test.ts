@@ -102,6 +102,40 @@ describe("what each README says a checkpoint must hold", () => {
   });
 });
 
+describe("a transcript written again into the same file is read once", () => {
+  const lines = (file: string) => real(file).split("\n").filter((l) => l !== "");
+  it.each(CASES)("%s with every line written twice in a row", (file) => {
+    const doubled = lines(file).flatMap((l) => [l, l]).join("\n");
+    expect(read(file, doubled).sections).toBe(read(file).sections);
+  });
+  it.each(CASES.filter((c) => c[1] === "claude"))("%s appended to itself: a record's uuid counts once", (file) => {
+    expect(read(file, [...lines(file), ...lines(file)].join("\n")).sections).toBe(read(file).sections);
+  });
+  it("Codex: a completed item written again later counts once, at its last write", () => {
+    const file = "codex-cli-0.171.0/fallback-tools.rollout.jsonl";
+    const items = lines(file).filter((l) => l.includes('"item_completed"'));
+    expect(items.length).toBe(4);
+    expect(read(file, [...lines(file), ...items].join("\n")).sections).toBe(read(file).sections);
+  });
+});
+
+describe("Codex names an edited file one way, with completed items or without", () => {
+  const file = "codex-cli-0.171.0/fallback-tools.rollout.jsonl";
+  const edited = (cwd: string, items: boolean) => {
+    const lines = real(file).replaceAll(PROJECT, cwd).split("\n");
+    const s = read(file, lines.filter((l) => items || !l.includes('"item_completed"')).join("\n")).sections;
+    return s.slice(s.indexOf("## Files edited"), s.indexOf("## Commands"));
+  };
+  it.each([
+    ["the repository root", PROJECT, "- src/sub.js"],
+    ["a folder inside the repository", `${PROJECT}/pkg`, "- pkg/src/sub.js"],
+    ["a folder outside the repository", "/home/dev/other", "- /home/dev/other/src/sub.js"],
+  ])("a session in %s", (_, cwd, line) => {
+    expect(edited(cwd, true)).toBe(`## Files edited\n${line}\n\n`);
+    expect(edited(cwd, false)).toBe(`## Files edited\n${line}\n\n`);
+  });
+});
+
 describe("formats by shape, not version (docs/design.md#checkpoints)", () => {
   it.each([
     ["claude-code-2.1.332/queued.transcript.jsonl", /"version":"2\.1\.332"/g, '"version":"7.0.0-next"', "claude 7.0.0-next"],
@@ -158,6 +192,18 @@ describe("real transcripts through the built helper", () => {
     const text = cpText(root, "sess-1") ?? "";
     expect(text).toContain("Source: codex 0.171.0\n");
     expect(text).toContain("- `ls src && false` — exit 1");
+  });
+
+  it("Claude Code 2.1.332: every line written twice gives the checkpoint of the file written once", () => {
+    const root = gitRepo();
+    const text = real("claude-code-2.1.332/work-resume.transcript.jsonl");
+    const once = place(root, "once.jsonl", text);
+    const twice = place(root, "twice.jsonl", text.replace(/^(.+)$/gm, "$1\n$1"));
+    checkpoint(root, { transcript_path: once, hook_event_name: "SessionEnd", session_id: "once" });
+    checkpoint(root, { transcript_path: twice, hook_event_name: "SessionEnd", session_id: "twice" });
+    const body = (s: string) => (cpText(root, s) ?? "").replace(/^(Saved|Session|- Date):.*$/gm, "");
+    expect(body("twice")).toContain("## User requests");
+    expect(body("twice")).toBe(body("once"));
   });
 
   it("an unrecognised shape gives an anchors-only checkpoint that says why", () => {

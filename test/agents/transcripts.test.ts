@@ -3,8 +3,8 @@ import path from "node:path";
 import { execFileSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { parseTranscript } from "../../src/agents/transcripts/parsers.ts";
-import { closeTranscript, earlierHolds, HEAD_BYTES, openTranscript, TAIL_BYTES, tailLines } from "../../src/agents/transcripts/tail.ts";
-import { readTranscriptTail } from "./transcript-tail.ts";
+import { closeTranscript, earlierHolds, HEAD_BYTES, openTranscript, OVERLONG_SCAN, TAIL_BYTES, tailPart } from "../../src/agents/transcripts/tail.ts";
+import { readTranscriptTail } from "../verbs/support.ts";
 import { exitFromText } from "../../src/agents/transcripts/types.ts";
 import { sniffFormat } from "../../src/agents/transcripts/index.ts";
 import { CHECKPOINT_MAX_BYTES, renderCheckpoint, safeItem, sameCheckpoint, triggerOf } from "../../src/schema/checkpoint.ts";
@@ -19,7 +19,7 @@ import { FAKE_GITHUB_TOKEN, withFakes } from "../fixtures/transcripts/fakes.ts";
 // Contract §12, rulings 19–22: one adapter per transcript format, each pinned by a golden
 // checkpoint, tolerant of what it does not know; the tail reader is bounded.
 
-const claudeLine = (o: Record<string, unknown>) => JSON.stringify({ sessionId: "s", uuid: "u", timestamp: "2026-11-30T10:00:00Z", ...o });
+const claudeLine = (o: Record<string, unknown>) => JSON.stringify({ sessionId: "s", timestamp: "2026-11-30T10:00:00Z", ...o });
 const userSays = (text: string, extra: Record<string, unknown> = {}) => claudeLine({ type: "user", message: { role: "user", content: text }, ...extra });
 
 describe("golden transcripts give the expected checkpoints", () => {
@@ -279,11 +279,11 @@ describe("the bounded tail reader", () => {
     const opened = openTranscript(file);
     if (!opened.ok) throw new Error(opened.reason);
     try {
-      const small = tailLines(opened.file, 1024 * 1024);
-      const whole = tailLines(opened.file, TAIL_BYTES);
+      const small = tailPart(opened.file, 1024 * 1024).lines;
+      const whole = tailPart(opened.file, TAIL_BYTES).lines;
       expect(small.length).toBeGreaterThan(100);
       expect(whole.slice(-small.length)).toEqual(small);
-      expect(tailLines(opened.file, 100 * TAIL_BYTES)).toEqual(whole);
+      expect(tailPart(opened.file, 100 * TAIL_BYTES).lines).toEqual(whole);
     } finally {
       closeTranscript(opened.file);
     }
@@ -303,6 +303,38 @@ describe("the bounded tail reader", () => {
     const r = readTranscriptTail(file);
     if (!r.ok) throw new Error(r.reason);
     expect(parseClaude(r.tail).records).toBe(0);
+  });
+
+  it.each([
+    ["a 5 MB last record", ["x"], "\n"],
+    ["two last records over the part, the last still being written", ["x", "y"], ""],
+  ])("%s is skipped and counted; the records before it are read", (_t, names, end) => {
+    const file = path.join(tempDir(), "t.jsonl");
+    const long = names.map((n) => userSays(n.repeat(5 * 1024 * 1024))).join("\n");
+    writeFileSync(file, `${userSays("first")}\n${userSays("second")}\n${long}${end}`);
+    const opened = openTranscript(file);
+    if (!opened.ok) throw new Error(opened.reason);
+    try {
+      for (const bytes of [256 * 1024, TAIL_BYTES]) {
+        const part = tailPart(opened.file, bytes);
+        expect(parseClaude(part.lines).userRequests).toEqual(["first", "second"]);
+        expect(part.skipped).toBe(names.length);
+      }
+    } finally {
+      closeTranscript(opened.file);
+    }
+  });
+
+  it("a long last record is searched back only so far: past OVERLONG_SCAN nothing is read", () => {
+    const file = path.join(tempDir(), "t.jsonl");
+    writeFileSync(file, `${userSays("first")}\n${userSays("x".repeat(OVERLONG_SCAN))}\n`);
+    const opened = openTranscript(file);
+    if (!opened.ok) throw new Error(opened.reason);
+    try {
+      expect(tailPart(opened.file, TAIL_BYTES)).toMatchObject({ lines: [], skipped: 0 });
+    } finally {
+      closeTranscript(opened.file);
+    }
   });
 
   it.each([

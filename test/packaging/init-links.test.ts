@@ -58,6 +58,18 @@ describe("init and links", () => {
     expect(existsSync(outside)).toBe(true);
   });
 
+  it("a record naming the project's own empty folders: --undo leaves them (it removes only those on its way)", () => {
+    const p = project();
+    mkdirSync(path.join(p.root, "docs", "keep-me"), { recursive: true });
+    expect(p.run().code).toBe(0);
+    const r = JSON.parse(readFileSync(p.record, "utf8"));
+    r.createdDirs.push("docs/keep-me", "docs");
+    writeFileSync(p.record, JSON.stringify(r));
+    expect(p.run("--undo").code).toBe(0);
+    expect(existsSync(path.join(p.root, "docs", "keep-me"))).toBe(true);
+    expect(existsSync(path.join(p.root, ".agents"))).toBe(false);
+  });
+
   it("a record of another shape is no record: no crash", () => {
     const p = project();
     expect(p.run().code).toBe(0);

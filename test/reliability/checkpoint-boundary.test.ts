@@ -9,7 +9,7 @@ import { checkpoint, cpText } from "../verbs/support.ts";
 // boundary was lost; a first record longer than the head gave a wrong Session-start).
 
 const MiB = 1024 * 1024;
-const rec = (o: Record<string, unknown>) => `${JSON.stringify({ sessionId: "s", uuid: "u", timestamp: "2026-11-30T01:00:00Z", ...o })}\n`;
+const rec = (o: Record<string, unknown>) => `${JSON.stringify({ sessionId: "s", timestamp: "2026-11-30T01:00:00Z", ...o })}\n`;
 const user = (text: string, extra: Record<string, unknown> = {}) => rec({ type: "user", message: { content: text }, ...extra });
 const said = (text: string) => rec({ type: "assistant", message: { content: [{ type: "text", text }] } });
 const tool = (id: string, name: string, input: Record<string, unknown>) => rec({ type: "assistant", message: { content: [{ type: "tool_use", id, name, input }] } });

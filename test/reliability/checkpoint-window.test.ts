@@ -2,7 +2,7 @@ import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseTranscript } from "../../src/agents/transcripts/parsers.ts";
-import { readTranscriptTail } from "../agents/transcript-tail.ts";
+import { readTranscriptTail } from "../verbs/support.ts";
 import type { TranscriptFormat } from "../../src/agents/transcripts/types.ts";
 import { renderCheckpoint } from "../../src/schema/checkpoint.ts";
 import { prngOf } from "../fixtures/scripts.ts";

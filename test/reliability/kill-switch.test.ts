@@ -113,19 +113,24 @@ describe("the kill switch", () => {
 });
 
 describe("first use: no .ai at all (field report 18)", () => {
-  it("the hook is silent, reads say absent, check says nothing parked, recover creates nothing, write creates what it needs", () => {
+  it("the hook is silent, reads say absent and make only their drafts' folder, check says nothing parked, recover creates nothing, write creates what it needs", () => {
     const root = gitRepo();
     const before = snapshot(root);
     const hook = runBounded(["hook", "--mode", "session", "--root", root]);
     expect(hook).toMatchObject({ code: 0, stdout: "" });
     expect(runBounded(["hook", "--mode", "lessons"], { input: JSON.stringify({ cwd: root }) })).toMatchObject({ code: 0, stdout: "" });
+    expect(runBounded(["read-target", "--root", root, "--target", "AGENTS.md"])).toMatchObject({ code: 3, stdout: "CURRENT-SHA256: absent\n" });
+    expect(snapshot(root)).toEqual(before);
     for (const kind of ["handoff", "lessons", "solutions"]) {
       expect(runBounded(["read", kind, "--root", root])).toMatchObject({ code: 3, stdout: "CURRENT-SHA256: absent\n" });
     }
-    expect(runBounded(["read-target", "--root", root, "--target", "AGENTS.md"])).toMatchObject({ code: 3, stdout: "CURRENT-SHA256: absent\n" });
+    // The drafts' folder, so that the path each read named can be written by a shell.
+    const drafts = { ".ai": "dir 700", ".ai/memory": "dir 700", ".ai/memory/drafts": "dir 700" };
+    expect(Object.fromEntries(Object.entries(snapshot(root)).filter(([k]) => !(k in before) && !k.endsWith(".gitignore")))).toEqual(drafts);
+    const made = snapshot(root);
     expect(runBounded(["check", "--root", root]).code).toBe(0);
     expect(runBounded(["recover", "--root", root])).toMatchObject({ code: 0, stdout: "nothing to recover\n" });
-    expect(snapshot(root)).toEqual(before);
+    expect(snapshot(root)).toEqual(made);
     const w = runBounded(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: handoff("first") });
     expect(w.code, w.stderr).toBe(0);
     const snap = snapshot(root);

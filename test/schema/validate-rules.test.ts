@@ -2,11 +2,14 @@
 // that triggers it and one that does not; the parts' weights; and the values validate reads
 // from the one parsed model (docs/design.md#verdicts-and-the-brief), so that it never says of a
 // handoff what drift, brief and the hook do not.
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { REPO } from "../docs/support.ts";
 import { parseHandoff, stateTimeOfText } from "../../src/schema/handoff.ts";
 import type { StateTime } from "../../src/schema/state-time.ts";
 import { LEDGER_PARTS, LEDGER_RULES, validateLedger, type LedgerKind } from "../../src/schema/validate-ledger.ts";
-import { HANDOFF_PARTS, HANDOFF_RULES, handoffKeyFiles, validateHandoff, type HandoffValidateOptions } from "../../src/schema/validate.ts";
+import { HANDOFF_PARTS, HANDOFF_RULES, handoffKeyFiles, TEMPLATE_PLACEHOLDERS, validateHandoff, type HandoffValidateOptions } from "../../src/schema/validate.ts";
 
 const isoOf = (st: StateTime): string | null => (st.known ? st.time.iso : null);
 
@@ -69,6 +72,7 @@ const ROWS: Row[] = [
   ["heading", edit("# Session Handoff\n", "# Handoff\n")],
   ["newline", CLEAN.slice(0, -1)],
   ["conflicted", edit("- [user-directed] Keep the old URL scheme: bookmarks use it\n", CONFLICT)],
+  ["placeholder", edit("- none\n", "- <what was tried>: <why it failed, what ruled it out>\n")],
   ["saved", edit("Saved: 2026-11-30T11:00:00Z\n", "")],
   ["markdown", edit("- none\n", "- none\n\nOpen\n---\n")],
   ["heading-case", edit("## Plan\n", "## plan\n")],
@@ -103,6 +107,14 @@ describe("the handoff's rule table", () => {
     expect(new Set(ids).size).toBe(ids.length);
     for (const id of ids) expect(id).toMatch(/^[a-z]+(?:-[a-z]+)*$/);
     expect(ROWS.map((r) => r[0]).sort()).toEqual([...ids].sort());
+  });
+
+  it("placeholder: its lines are the template's, each only when left verbatim", () => {
+    const template = readFileSync(path.join(REPO, "templates", "handoff.md"), "utf8");
+    const skeleton = template.slice(0, template.indexOf("## Environment anchors")).split("\n");
+    expect([...TEMPLATE_PLACEHOLDERS]).toEqual(skeleton.filter((l) => /<[^<>\n]+>/.test(l) && !l.startsWith("<!--")));
+    const filled = edit("- none\n", "- <what was tried>: caching, stale after a logout\n  - [ ] <to do>\n");
+    expect(validateHandoff(filled, base).errors).toEqual([]);
   });
 
   it("the clean document breaks no rule and scores 100", () => {

@@ -107,9 +107,10 @@ describe("validateHandoff: handoffs of several styles", () => {
     expect(v.findings.map((f) => f.message)).toEqual(['key file "src/import/csv.ts" does not exist', 'key file "src/import/dedupe.ts" does not exist']);
   });
 
-  it("the template's skeleton is valid on stdin: placeholders are findings, its anchors are write's to fill", () => {
+  it("the template's skeleton is refused: each placeholder left is an error; its anchors are write's to fill", () => {
     const v = validateHandoff(skeleton, opts({ mode: "stdin" }));
-    expect(v.errors).toEqual([]);
+    expect(new Set(rules(v.errors))).toEqual(new Set(["placeholder"]));
+    expect(v.errors).toHaveLength(18);
     expect(rules(v.findings)).toEqual(["saved", "anchors-empty"]);
     expect(v.parts.anchors).toBeUndefined();
   });

@@ -61,6 +61,10 @@ describe("a sticky world-writable folder is nobody's project, whoever owns it", 
     }
     const hook = helper(["hook", "--mode", "session"], { cwd: shared, input: JSON.stringify({ cwd: shared, source: "startup", session_id: "s" }) });
     expect(hook).toMatchObject({ code: 0, stdout: "" });
+    // check's 2 means parked: a refused root is its 3 (unsafe or foreign), never 64 (usage).
+    const check = helper(["check"], { cwd: shared });
+    expect(check).toMatchObject({ code: 3, stdout: "" });
+    expect(check.stderr).toContain("is a sticky folder anyone can write to (like /tmp), never a project");
   });
 });
 
@@ -101,6 +105,9 @@ describe.skipIf(!asRoot)("another user's checkout, which git calls dubious (as r
       );
       expect(r.stdout).not.toContain(PLANTED);
     }
+    const check = helper(["check", "--root", repo]);
+    expect(check.code, check.stderr).toBe(3);
+    expect(check.stderr).toContain(`${repo} is a git repository owned by another user (uid ${NOBODY}), which git refuses as dubious`);
     const w = helper(["write", "handoff", "--expected-current-sha256", "absent"], { cwd: repo, input: handoff("mine") });
     expect(w.code).toBe(2);
     const hook = helper(["hook", "--mode", "session"], { cwd: repo, input: JSON.stringify({ cwd: repo, source: "startup", session_id: "s" }) });

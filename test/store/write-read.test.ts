@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { archives, gitRepo, handoff, helper, helperAsync, memFiles, save, sha, STAMP, tokenOf, unstamped } from "../helpers.ts";
@@ -11,7 +11,8 @@ describe("read", () => {
     const r = helper(["read", "handoff", "--root", root]);
     expect(r.code).toBe(3);
     expect(r.stdout).toBe("CURRENT-SHA256: absent\n");
-    expect(existsSync(path.join(root, ".ai"))).toBe(false);
+    // Only the folder of the draft it names (test/verbs/write-draft.test.ts).
+    expect(readdirSync(path.join(root, ".ai", "memory"))).toEqual(["drafts"]);
   });
 
   it("prints the token and the bytes inside a nonce envelope that is new on every call", () => {

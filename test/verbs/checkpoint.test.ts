@@ -98,7 +98,7 @@ describe("checkpoint: capture from the hook input and the transcript", () => {
     const root = gitRepo();
     const p = path.join(root, "big.jsonl");
     const fd = openSync(p, "w");
-    const rec = (o: Record<string, unknown>) => `${JSON.stringify({ sessionId: "s", uuid: "u", timestamp: "2026-11-30T01:00:00Z", ...o })}\n`;
+    const rec = (o: Record<string, unknown>) => `${JSON.stringify({ sessionId: "s", timestamp: "2026-11-30T01:00:00Z", ...o })}\n`;
     writeSync(fd, rec({ type: "user", message: { content: "the very first request" } }));
     const filler = Buffer.from((rec({ type: "user", isSidechain: true, message: { content: `sidechain ${"x".repeat(2000)}` } }) + rec({ type: "assistant", message: { content: [{ type: "text", text: "working" }] } })).repeat(500));
     for (let n = 0; n < 50 * 1024 * 1024; n += filler.length) writeSync(fd, filler);
@@ -118,8 +118,24 @@ describe("checkpoint: capture from the hook input and the transcript", () => {
     expect(Buffer.byteLength(text)).toBeLessThanOrEqual(4096);
   });
 
+  it("a 5 MB last record is skipped with a note; the records before it are captured", () => {
+    const root = gitRepo();
+    const p = path.join(root, "t.jsonl");
+    const rec = (o: Record<string, unknown>) => `${JSON.stringify({ sessionId: "s", timestamp: "2026-11-30T01:00:00Z", ...o })}\n`;
+    const call = rec({ type: "assistant", message: { content: [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "npm test" } }] } });
+    const result = rec({ type: "user", message: { content: [{ type: "tool_result", tool_use_id: "t1", content: "big", is_error: false }] } });
+    writeFileSync(p, rec({ type: "user", message: { content: "run the tests" } }) + call + result.replace("big", "x".repeat(5_000_000)));
+    const r = checkpoint(root, { transcript_path: p });
+    expect(r.code).toBe(0);
+    // The last 1 MiB lacks the last statement, so all of the last 4 MiB is read.
+    expect(r.stderr).toContain(CHECKPOINT_LINES.overlong(1, 4 * 1024 * 1024));
+    const text = cpText(root, "sess-1")!;
+    expect(text).toContain('- The user wrote: "run the tests"');
+    expect(text).toContain("- `npm test` — unknown");
+  });
+
   describe("the part read: the last 1 MiB, all of the last 4 MiB when that lacks what is needed", () => {
-    const rec = (o: Record<string, unknown>) => `${JSON.stringify({ sessionId: "s", uuid: "u", timestamp: "2026-11-30T01:00:00Z", ...o })}\n`;
+    const rec = (o: Record<string, unknown>) => `${JSON.stringify({ sessionId: "s", timestamp: "2026-11-30T01:00:00Z", ...o })}\n`;
     const user = (text: string) => rec({ type: "user", message: { content: text } });
     const said = (text: string) => rec({ type: "assistant", message: { content: [{ type: "text", text }] } });
     const tool = (id: string, name: string, input: Record<string, unknown>) => rec({ type: "assistant", message: { content: [{ type: "tool_use", id, name, input }] } });
@@ -196,7 +212,7 @@ describe("checkpoint: capture from the hook input and the transcript", () => {
   it("invisible and control characters in the transcript are shown as <U+XXXX>, never refused", () => {
     const root = gitRepo();
     const p = path.join(root, "t.jsonl");
-    writeFileSync(p, `${JSON.stringify({ type: "user", sessionId: "s", uuid: "u", message: { content: "run \u202Egnp.exe\u202C and \u001b[31mred" } })}\n${JSON.stringify({ type: "assistant", sessionId: "s", uuid: "v", message: { content: [{ type: "tool_use", id: "t1", name: "Read", input: { file_path: "/x" } }] } })}\n`);
+    writeFileSync(p, `${JSON.stringify({ type: "user", sessionId: "s", message: { content: "run \u202Egnp.exe\u202C and \u001b[31mred" } })}\n${JSON.stringify({ type: "assistant", sessionId: "s", uuid: "v", message: { content: [{ type: "tool_use", id: "t1", name: "Read", input: { file_path: "/x" } }] } })}\n`);
     checkpoint(root, { transcript_path: p });
     expect(cpText(root, "sess-1")).toContain('- The user wrote: "run <U+202E>gnp.exe<U+202C> and <U+001B>[31mred"');
   });
@@ -240,7 +256,7 @@ describe("checkpoint: sessions, rewrites and retention", () => {
     expect(cpText(root, "sess-1")).toBe(first);
     // A later transcript without the early records keeps the recorded start.
     const p = path.join(root, "later.jsonl");
-    writeFileSync(p, `${JSON.stringify({ type: "user", sessionId: "s", uuid: "u", timestamp: "2026-11-30T11:11:11Z", message: { content: "later" } })}\n${JSON.stringify({ type: "assistant", sessionId: "s", uuid: "v", timestamp: "2026-11-30T11:11:12Z", message: { content: [{ type: "tool_use", id: "t1", name: "Read", input: { file_path: "/x" } }] } })}\n`);
+    writeFileSync(p, `${JSON.stringify({ type: "user", sessionId: "s", timestamp: "2026-11-30T11:11:11Z", message: { content: "later" } })}\n${JSON.stringify({ type: "assistant", sessionId: "s", uuid: "v", timestamp: "2026-11-30T11:11:12Z", message: { content: [{ type: "tool_use", id: "t1", name: "Read", input: { file_path: "/x" } }] } })}\n`);
     const later = checkpoint(root, { transcript_path: p, hook_event_name: "SessionEnd" });
     expect(later.stderr).toContain(CHECKPOINT_LINES.saved("sess-1.md"));
     const text = cpText(root, "sess-1")!;
@@ -384,9 +400,10 @@ describe("checkpoint: never blocks the harness", () => {
     const root = gitRepo();
     save(root, handoff("goal"));
     const before = readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"));
+    const files = memFiles(root);
     checkpoint(root);
     expect(readFileSync(path.join(root, ".ai", "memory", "HANDOFF.md"))).toEqual(before);
-    expect(memFiles(root)).toEqual(["HANDOFF.md", "checkpoints", "journal"]);
+    expect(memFiles(root)).toEqual([...files, "checkpoints"].sort());
   });
 });
 
@@ -568,7 +585,7 @@ describe("checkpoint: anchors within ruling 21's limits", () => {
 describe("checkpoint: a command whose result came after an earlier capture", () => {
   it("a PostToolUse capture's unknown line gives way to the SessionEnd capture's final status: one line", () => {
     const root = gitRepo();
-    const rec = (o: Record<string, unknown>) => `${JSON.stringify({ sessionId: "s", uuid: "u", timestamp: "2026-11-30T01:00:00Z", ...o })}\n`;
+    const rec = (o: Record<string, unknown>) => `${JSON.stringify({ sessionId: "s", timestamp: "2026-11-30T01:00:00Z", ...o })}\n`;
     const call = rec({ type: "assistant", message: { content: [{ type: "tool_use", id: "t1", name: "Bash", input: { command: "npm test" } }] } });
     const answer = rec({ type: "user", message: { content: [{ type: "tool_result", tool_use_id: "t1", content: "passed" }] }, toolUseResult: { stdout: "passed" } });
     const p = path.join(root, "t.jsonl");
@@ -584,7 +601,7 @@ describe("checkpoint: a command whose result came after an earlier capture", () 
 
   it("a command run twice keeps both runs", () => {
     const root = gitRepo();
-    const rec = (o: Record<string, unknown>) => `${JSON.stringify({ sessionId: "s", uuid: "u", timestamp: "2026-11-30T01:00:00Z", ...o })}\n`;
+    const rec = (o: Record<string, unknown>) => `${JSON.stringify({ sessionId: "s", timestamp: "2026-11-30T01:00:00Z", ...o })}\n`;
     const call = (id: string) => rec({ type: "assistant", message: { content: [{ type: "tool_use", id, name: "Bash", input: { command: "npm test" } }] } });
     const answer = (id: string, text: string) => rec({ type: "user", message: { content: [{ type: "tool_result", tool_use_id: id, content: text, is_error: true }] }, toolUseResult: "Error" });
     const p = path.join(root, "t.jsonl");

@@ -321,4 +321,23 @@ describe("a merge driver registered outside .git/config is there", () => {
     writeFileSync(path.join(root, ".git", "config"), `${readFileSync(path.join(root, ".git", "config"), "utf8")}[include]\n\tpath = ${inc}\n`);
     expect(missing()).toEqual({ check: false, doctor: false });
   });
+
+  it("check asks git once: `git config` runs no filter, so the filters need no lookup first", () => {
+    const { root, home } = setup();
+    writeFileSync(path.join(root, ".gitattributes"), ".ai/memory/**/*.md merge=session-handoff\n");
+    // A git first on PATH that logs each run, then runs the real one.
+    const bin = tempDir("sh-bin-");
+    const log = path.join(bin, "log");
+    const real = spawnSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).stdout.trim();
+    writeFileSync(path.join(bin, "git"), `#!/bin/sh\necho "$*" >> "${log}"\nexec "${real}" "$@"\n`, { mode: 0o755 });
+    const helper = path.join(root, ".claude", "skills", "session-handoff", "scripts", "memory_io.mjs");
+    const env = { ...(process.env as Record<string, string>), HOME: home, PATH: `${bin}:${process.env.PATH}` };
+    delete env.SESSION_HANDOFF_DISABLE;
+    delete env.SESSION_HANDOFF_PAUSE;
+    const r = spawnSync(process.execPath, [helper, "check", "--json"], { cwd: root, env, encoding: "utf8" });
+    expect(JSON.parse(r.stdout).mergeDriverMissing, r.stderr).toBe(true);
+    const runs = readFileSync(log, "utf8").trim().split("\n");
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatch(/ config --get merge\.session-handoff\.driver$/);
+  });
 });

@@ -44,7 +44,7 @@ describe("hook: a checkpoint is named once per session and token, with what it h
     expect(hook(root, "compact", "sess-2").stdout).toBe("");
     // A new checkpoint of the session (more work, a second compaction) is named again, once.
     const p = path.join(root, "t2.jsonl");
-    const rec = (o: object) => JSON.stringify({ sessionId: "s", uuid: "u", timestamp: "2026-11-30T10:00:00Z", ...o });
+    const rec = (o: object) => JSON.stringify({ sessionId: "s", timestamp: "2026-11-30T10:00:00Z", ...o });
     writeFileSync(p, `${rec({ type: "user", message: { content: "a new request" } })}\n${rec({ type: "assistant", message: { content: [{ type: "tool_use", id: "b1", name: "Bash", input: { command: "ls" } }] } })}\n`);
     checkpoint(root, { transcript_path: p });
     expect(hook(root, "compact").stdout).toBe(`${CHECKPOINT_SENTENCES.compacted("0 minutes ago", "sess-1", "3 requests, a plan of 3 steps, 2 files, 4 commands")}\n`);

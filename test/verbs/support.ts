@@ -4,6 +4,7 @@ import path from "node:path";
 import { FIXTURES } from "../agents/golden.ts";
 import { helper, helperAsync, type Run } from "../helpers.ts";
 import { withFakes } from "../fixtures/transcripts/fakes.ts";
+import { closeTranscript, openTranscript, readFailure, TAIL_BYTES, tailPart } from "../../src/agents/transcripts/tail.ts";
 
 export const CP_DIR = (root: string) => path.join(root, ".ai", "memory", "checkpoints");
 
@@ -50,4 +51,17 @@ export function plantCheckpoint(root: string, session: string, saved: string, ex
 /** ISO time `minutes` ago, whole seconds. */
 export function minutesAgoIso(minutes: number): string {
   return new Date(Math.floor((Date.now() - minutes * 60_000) / 1000) * 1000).toISOString().replace(".000Z", "Z");
+}
+
+/** Reads the last 4 MiB and the head of a transcript in one go, as checkpoint's wider read does; never throws. */
+export function readTranscriptTail(transcriptPath: string) {
+  const opened = openTranscript(transcriptPath);
+  if (!opened.ok) return opened;
+  try {
+    return { ok: true as const, tail: tailPart(opened.file, TAIL_BYTES).lines, head: opened.file.head, size: opened.file.size };
+  } catch (err) {
+    return { ok: false as const, reason: readFailure(err) };
+  } finally {
+    closeTranscript(opened.file);
+  }
 }

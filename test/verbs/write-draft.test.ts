@@ -5,7 +5,7 @@ import { chmodSync, closeSync, existsSync, fstatSync, openSync, readdirSync, lin
 import { execFileSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { git, gitRepo, handoff, helper, MARKER, sha, snapshot, tempDir, tokenOf, unstamped, type Run } from "../helpers.ts";
+import { git, gitRepo, handoff, helper, HELPER, MARKER, sha, snapshot, tempDir, tokenOf, unstamped, type Run } from "../helpers.ts";
 
 const MEM = (root: string) => path.join(root, ".ai", "memory");
 // A name as `read` prints one (any 8 hex digits are a per-read name).
@@ -133,6 +133,24 @@ describe("write --from-draft: a refusal keeps the draft, a save removes it", () 
     expect(r.stderr).toMatch(keptNote);
     expect(existsSync(path.join(MEM(root), "HANDOFF.md"))).toBe(false);
     expect(existsSync(DRAFT(root))).toBe(true);
+  });
+
+  it("the template copied unfilled: refused naming each placeholder line (the anchors' is write's to fill); one left is refused alone", () => {
+    const root = gitRepo();
+    const template = readFileSync(path.join(path.dirname(HELPER), "..", "templates", "handoff.md"), "utf8");
+    const skeleton = template.slice(0, template.indexOf("<!-- Worked example"));
+    draft(root, skeleton);
+    const r = write(root, "handoff", "absent");
+    refused(r, 2, /HANDOFF\.md has 18 schema error\(s\)/);
+    const todo = "placeholder: the template's placeholder text, unfilled: write this session's own words or delete the line";
+    expect(r.stderr).toContain(`line 5: ${todo}\n`);
+    expect(r.stderr.split("\n").filter((l) => l.endsWith(todo))).toHaveLength(18);
+    expect(r.stderr).toMatch(keptNote);
+    expect(existsSync(path.join(MEM(root), "HANDOFF.md"))).toBe(false);
+    draft(root, handoff("one placeholder left").replace("## Open questions\n- none", "## Open questions\n- none\n- [ ] <to do>"));
+    const one = write(root, "handoff", "absent");
+    refused(one, 2, /HANDOFF\.md has 1 schema error\(s\)/);
+    expect(one.stderr).toMatch(/^line \d+: placeholder: /m);
   });
 
   it("a secret is redacted before anything is saved, and the draft is removed", () => {
@@ -378,11 +396,19 @@ describe("a draft per read (docs/decisions/drafts.md)", () => {
     expect(existsSync(path.join(root, young.draft))).toBe(false);
   });
 
-  it("read never creates the memory dir, but names a draft all the same", () => {
+  it("a first read makes the folder of the draft it names (0700), so a shell can write it; paused, it makes none", () => {
     const root = gitRepo();
     const r = helper(["read", "handoff", "--root", root]);
     expect(r.code).toBe(3);
-    expect(r.stderr).toMatch(/^DRAFT: \.ai\/memory\/drafts\/handoff-[0-9a-f]{8}\.md$/m);
-    expect(existsSync(path.join(root, ".ai"))).toBe(false);
+    const draft = /^DRAFT: (\.ai\/memory\/drafts\/handoff-[0-9a-f]{8}\.md)$/m.exec(r.stderr)![1]!;
+    // What `cat > <draft>` does: no folder is made on the way.
+    writeFileSync(path.join(root, draft), handoff("first save"), { flag: "wx" });
+    for (const dir of [".ai", ".ai/memory", ".ai/memory/drafts"]) expect(statSync(path.join(root, dir)).mode & 0o777).toBe(0o700);
+    const token = "absent";
+    expect(helper(["write", "handoff", "--root", root, "--from-draft", draft, "--expected-current-sha256", token]).code).toBe(0);
+    const paused = gitRepo();
+    const p = helper(["read", "handoff", "--root", paused], { env: { SESSION_HANDOFF_DISABLE: "1" } });
+    expect(p.stderr).toMatch(/^DRAFT: /m);
+    expect(existsSync(path.join(paused, ".ai"))).toBe(false);
   });
 });

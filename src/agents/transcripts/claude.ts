@@ -58,6 +58,7 @@ function claudeUsage(rec: Record<string, unknown>): Usage | null {
 /** What one Claude Code record holds; subagent (sidechain) records hold only their usage. */
 export function claudeEvents(rec: Rec, line: number): LineEvents {
   const ev = noEvents(line);
+  ev.id = str(rec.uuid);
   ev.usage = claudeUsage(rec);
   const type = rec.type;
   if (rec.isSidechain === true || typeof rec.agentId === "string") return ev;

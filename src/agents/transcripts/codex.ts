@@ -1,5 +1,7 @@
 // Codex CLI's rollout JSONL (harnesses.md, "Transcripts"): `{timestamp, type, payload}` lines.
 // Tolerant of unknown records and fields.
+import path from "node:path";
+import { windowsShaped } from "../harness-path.ts";
 import { exitFromText, noEvents, noteEdit, num, obj, planStatus, str, textOf, versionOf, type Call, type LineEvents,
   type ToolEvent, type Usage } from "./types.ts";
 
@@ -44,11 +46,13 @@ function outputStatus(output: unknown): string {
   return "unknown";
 }
 
-function patchEdits(input: string): ToolEvent[] {
+// A patch names files from the session's folder and an item by absolute path: joined, a file has one name.
+function patchEdits(input: string, cwd: string | null): ToolEvent[] {
   const files: string[] = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  return files.map((path) => ({ kind: "edit", path }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path.win32 : cwd.startsWith("/") ? path.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path.win32.isAbsolute(f) ? f : os.join(cwd!, f) }));
 }
 
 // `apply_patch` run through the shell (`apply_patch <<'PATCH' … PATCH`): Codex intercepts it
@@ -152,6 +156,7 @@ export function codexEvents(rec: Rec, line: number, state: { cwd: string | null 
   const at = { ts: ev.ts, cwd: state.cwd };
   if (rec.type === "event_msg") {
     const item = p.type === "item_completed" ? obj(p.item) : null;
+    ev.id = str(item?.id);
     if (item?.type === "UserMessage" || item?.type === "AgentMessage") {
       said(ev, 2, item.type === "UserMessage", contentText(item.content));
     } else if (item?.type === "CommandExecution" || item?.type === "FileChange") {
@@ -195,18 +200,19 @@ function codexCall(p: Rec, at: Pick<Call, "id" | "ts" | "cwd">): Call {
     const steps = args.plan.map(obj).filter((s) => s !== null);
     call.plan = steps.map((s) => ({ text: str(s.step) ?? "", status: planStatus(s.status) }));
   } else if (name === "apply_patch") {
-    call.events = patchEdits(raw ?? str(args.input) ?? "");
+    call.events = patchEdits(raw ?? str(args.input) ?? "", at.cwd);
   } else if (name === "exec" && p.type === "custom_tool_call" && raw !== null) {
     // Code mode: a script calling the tools; its items (if any) come before its output.
     call.script = true;
-    call.events = scriptCalls(raw).flatMap((c): ToolEvent[] =>
-      c.tool === "apply_patch" || shellPatch(c.text) ? patchEdits(c.text) : [{ kind: "command", command: c.text }],
-    );
+    call.events = scriptCalls(raw).flatMap((c): ToolEvent[] => {
+      const patch = c.tool === "apply_patch" || shellPatch(c.text);
+      return patch ? patchEdits(c.text, at.cwd) : [{ kind: "command", command: c.text }];
+    });
   } else if (p.type !== "custom_tool_call") {
     const command = commandOf(name, args);
     if (command === null) return call;
     call.text = command;
-    call.events = shellPatch(command) ? patchEdits(command) : [{ kind: "command", command }];
+    call.events = shellPatch(command) ? patchEdits(command, at.cwd) : [{ kind: "command", command }];
   }
   return call;
 }

@@ -71,7 +71,8 @@ export function readEvents(format: TranscriptFormat, lines: readonly string[], o
   const state = { cwd: null as string | null };
   const out: LineEvents[] = [];
   for (let i = 0; i < lines.length; i++) {
-    if (!words.test(lines[i]!)) continue;
+    // A harness that rewrites or resumes into the same file can write a line twice: the copy is the same record.
+    if (!words.test(lines[i]!) || lines[i] === lines[i - 1]) continue;
     const rec = parseLine(lines[i]!);
     if (rec === null) continue;
     const ev = f.events(rec, i, state);
@@ -105,9 +106,4 @@ export function countToolCalls(events: readonly LineEvents[], after = -1): numbe
 /** The checkpoint's `Source:` value: the format and its records' version (`claude 2.1.332`). */
 export function captureSource(cap: Capture): string {
   return `${cap.format} ${cap.version ?? "unknown"}`;
-}
-
-/** The `Source:` value of an anchors-only checkpoint: `anchors only (<why>)`. */
-export function anchorsOnlySource(why: string): string {
-  return `anchors only (${why})`;
 }

@@ -85,29 +85,30 @@ export function closeTranscript(file: TranscriptFile): void {
   }
 }
 
+/** Bytes searched back from a transcript's end for where last records longer than the part read start. */
+export const OVERLONG_SCAN = 32 * 1024 * 1024;
+
 /**
- * The complete lines of the last `bytes` (at most TAIL_BYTES) of an open transcript as it was when opened, and the
- * offset of the first one (the size when none). Below TAIL_BYTES the byte before the part is read too, so that a
- * line starting exactly there is kept whole. Throws the read's error.
+ * The complete lines of the last `bytes` (at most TAIL_BYTES) before `end` of an open transcript as it was when
+ * opened, and the offset of the first one (`end` when none). Below TAIL_BYTES the byte before the part is read too,
+ * so that a line starting exactly there is kept whole. Last records too long for the part to hold a line are
+ * skipped (counted), so that the records before them are read. Throws the read's error.
  */
-export function tailPart(file: TranscriptFile, bytes: number): { lines: string[]; from: number } {
-  const length = Math.min(file.size, bytes, TAIL_BYTES);
-  const start = file.size - length;
-  if (start === 0) return { lines: linesFromStart(file.fd, file.size, length), from: 0 };
+export function tailPart(file: TranscriptFile, bytes: number, end = file.size, skipped = 0) {
+  const length = Math.min(end, bytes, TAIL_BYTES);
+  const start = end - length;
+  if (start === 0) return { lines: linesFromStart(file.fd, end, length), from: 0, skipped };
   const peek = length < TAIL_BYTES ? 1 : 0;
   const buf = readAt(file.fd, length + peek, start - peek);
-  const first = buf.indexOf(0x0a) + 1;
   const lines = completeLines(buf, false);
-  return { lines, from: lines.length > 0 ? start - peek + first : file.size };
-}
-
-/** The complete lines of the first `bytes` of an open transcript. Throws the read's error. */
-export function headLines(file: TranscriptFile, bytes: number): string[] {
-  return linesFromStart(file.fd, file.size, bytes);
-}
-
-export function tailLines(file: TranscriptFile, bytes: number): string[] {
-  return tailPart(file, bytes).lines;
+  if (lines.length > 0) return { lines, from: start - peek + buf.indexOf(0x0a) + 1, skipped };
+  const floor = Math.max(0, file.size - OVERLONG_SCAN);
+  for (let at = start; at > floor; at -= FIRST_TAIL_BYTES) {
+    const from = Math.max(floor, at - FIRST_TAIL_BYTES);
+    const newline = readAt(file.fd, at - from, from).lastIndexOf(0x0a);
+    if (newline >= 0) return tailPart(file, bytes, from + newline + 1, skipped + 1);
+  }
+  return { lines, from: end, skipped };
 }
 
 /**

@@ -102,7 +102,7 @@ export interface LineEvents {
   record: boolean;
   ts: string | null;
   version: string | null;
-  /** A message's id when a later line may write it again (Gemini): the last write counts. */
+  /** A record's id (Claude's uuid, a Codex item's, a Gemini message's): one written again counts at its last write. */
   id: string | null;
   /** The user's words and the agent's last text; `rank` orders Codex's three copies of them (0 preferred). */
   users: string[];
