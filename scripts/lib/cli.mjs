@@ -12970,7 +12970,7 @@ var init_claude_plugin = __esm({
 });
 
 // src/agents/doctor-checks.ts
-import { existsSync as existsSync10, readdirSync as readdirSync10 } from "node:fs";
+import { existsSync as existsSync10, readdirSync as readdirSync10, realpathSync as realpathSync6 } from "node:fs";
 import path47 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
@@ -13087,7 +13087,7 @@ async function agentInstalls(r, name2, agent) {
 }
 async function installState(r, name2, edit2) {
   const file = editPath(r.global ? r.home : r.root, edit2);
-  const text = readSmall(file);
+  const text = readSmall(file) ?? readSmall(realOr(file));
   if (text === null) return "absent";
   const reinstall = agentFix(r, "install", name2);
   const state = judge(r, name2, edit2, text, reinstall);
@@ -13217,7 +13217,7 @@ async function startRun(r, shown, argv, name2) {
     r.problems.push({ what, fix: agentFix(r, "install", name2) });
   }
 }
-var WINDOWS_ENV, KEPT_ENV, HELPER_FILES, NO_PASTE, installed;
+var WINDOWS_ENV, KEPT_ENV, HELPER_FILES, NO_PASTE, installed, realOr;
 var init_doctor_checks = __esm({
   "src/agents/doctor-checks.ts"() {
     "use strict";
@@ -13253,6 +13253,13 @@ var init_doctor_checks = __esm({
     HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
     NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
     installed = (state) => state === "current" || state === "outdated";
+    realOr = (p) => {
+      try {
+        return realpathSync6(p);
+      } catch {
+        return p;
+      }
+    };
   }
 });
 
@@ -16327,7 +16334,7 @@ import {
   lstatSync as lstatSync20,
   openSync as openSync11,
   readSync as readSync4,
-  realpathSync as realpathSync6,
+  realpathSync as realpathSync7,
   writeSync as writeSync3
 } from "node:fs";
 function writeFd(fd, data) {
@@ -16473,7 +16480,7 @@ function heldOutput(fd, redact) {
 function runningFile(file) {
   if (file === void 0) return void 0;
   try {
-    return lstatSync20(file).isSymbolicLink() ? realpathSync6(file) : file;
+    return lstatSync20(file).isSymbolicLink() ? realpathSync7(file) : file;
   } catch {
     return file;
   }

@@ -1,5 +1,5 @@
 import { childProcess } from "../builtins.ts";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync, realpathSync } from "node:fs";
 import path from "node:path";
 import { installedForms, installShaped, oursIn } from "./json-hooks.ts";
 import { AGENTS } from "./index.ts";
@@ -191,10 +191,19 @@ export async function agentInstalls(r: Report, name: AgentName, agent: Agent): P
   }
 }
 
+const realOr = (p: string) => {
+  try {
+    return realpathSync(p);
+  } catch {
+    return p;
+  }
+};
+
 /** One installed file's state (absent, current, outdated, malformed), its problems, notes and start commands. */
 async function installState(r: Report, name: AgentName, edit: Edit): Promise<string> {
   const file = editPath(r.global ? r.home : r.root, edit);
-  const text = readSmall(file);
+  // doctor only reads: a file linked from a dotfiles folder (install refuses to edit it) is judged by what it holds.
+  const text = readSmall(file) ?? readSmall(realOr(file));
   if (text === null) return "absent";
   const reinstall = agentFix(r, "install", name);
   const state = judge(r, name, edit, text, reinstall);

@@ -2,7 +2,7 @@
 import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { MARKER, gitRepo, tempDir } from "../helpers.ts";
@@ -62,6 +62,18 @@ describe("doctor", () => {
     const both = doctor(e);
     expect(both.agents.opencode!.install["AGENTS.md"]).toBe("current");
     expect(both.agents.codex!.install["AGENTS.md"]).toBe("current");
+  });
+
+  it("a settings file linked from a dotfiles folder is judged by what it holds", () => {
+    const e = setup();
+    expect(e.run("install", "--agent", "claude-code", "--root", e.root).code).toBe(0);
+    // Where a dotfiles manager keeps it: install refuses to edit through the link, the user merged it by hand.
+    const settings = path.join(e.root, ".claude", "settings.json");
+    const kept = path.join(tempDir("sh-dotfiles-"), "settings.json");
+    writeFileSync(kept, readFileSync(settings));
+    rmSync(settings);
+    symlinkSync(kept, settings);
+    expect(doctor(e).agents["claude-code"]!.install[".claude/settings.json"]).toBe("current");
   });
 
   it("an agent installed without a skill folder where it looks is a problem; the text says which agent's entries a shared file lacks", () => {
@@ -331,7 +343,7 @@ describe("a merge driver registered outside .git/config is there", () => {
     const real = spawnSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).stdout.trim();
     writeFileSync(path.join(bin, "git"), `#!/bin/sh\necho "$*" >> "${log}"\nexec "${real}" "$@"\n`, { mode: 0o755 });
     const helper = path.join(root, ".claude", "skills", "session-handoff", "scripts", "memory_io.mjs");
-    const env = { ...(process.env as Record<string, string>), HOME: home, PATH: `${bin}:${process.env.PATH}` };
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), HOME: home, PATH: `${bin}:${process.env.PATH}` };
     delete env.SESSION_HANDOFF_DISABLE;
     delete env.SESSION_HANDOFF_PAUSE;
     const r = spawnSync(process.execPath, [helper, "check", "--json"], { cwd: root, env, encoding: "utf8" });
