@@ -1625,7 +1625,146 @@ var init_checkpoints = __esm({
   }
 });
 
-// src/store/root.ts
+// src/git/run.ts
+function gitEnv(env) {
+  const out = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v !== void 0 && !DROPPED_ENV.includes(k)) out[k] = v;
+  }
+  out.GIT_OPTIONAL_LOCKS = "0";
+  out.GIT_TERMINAL_PROMPT = "0";
+  out.LC_ALL = "C";
+  delete out.GIT_EXTERNAL_DIFF;
+  out.GIT_PAGER = "cat";
+  return out;
+}
+function namedOverrides(cwd, env, timeoutMs) {
+  let p = namedCache.get(cwd);
+  if (p === void 0) {
+    const args = [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED];
+    p = spawnGit(cwd, args, env, timeoutMs).then((r) => {
+      const out = [];
+      for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
+        const m = NAMED_PROGRAMS.exec(key);
+        if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
+      }
+      return out;
+    });
+    namedCache.set(cwd, p);
+    p.catch(() => namedCache.delete(cwd));
+  }
+  return p;
+}
+function asArgs(pairs) {
+  return pairs.flatMap(([k, v]) => ["-c", `${k}=${v}`]);
+}
+function withConfig(env, pairs) {
+  const base = /^\d+$/.test(env.GIT_CONFIG_COUNT ?? "") ? Number(env.GIT_CONFIG_COUNT) : 0;
+  const out = { ...env };
+  pairs.forEach(([k, v], i) => {
+    out[`GIT_CONFIG_KEY_${base + i}`] = k;
+    out[`GIT_CONFIG_VALUE_${base + i}`] = v;
+  });
+  out.GIT_CONFIG_COUNT = String(base + pairs.length);
+  return out;
+}
+async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
+  for (const arg of args) {
+    if (/[\0\n\r]/.test(arg))
+      throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
+  }
+  const base = gitEnv(env);
+  const named = args[0] === "config" ? [] : await namedOverrides(cwd, base, timeoutMs);
+  const fixed = asArgs([...NEUTRAL, ...opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING]);
+  const runEnv = named.length > 0 ? withConfig(base, named) : base;
+  return spawnGit(cwd, [...fixed, ...args], runEnv, timeoutMs, opts.input);
+}
+function runGitSync(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS) {
+  const all = ["--no-pager", ...asArgs([...NEUTRAL, ...NO_HOOKS_NOR_SIGNING]), ...args];
+  const r = childProcess().spawnSync("git", all, spawnOptions(cwd, gitEnv(env), timeoutMs));
+  return r.error || r.status === null ? null : { code: r.status, stdout: r.stdout, stderr: r.stderr.toString("utf8") };
+}
+function spawnGit(cwd, args, env, timeoutMs, input) {
+  return new Promise((resolve, reject) => {
+    const options = spawnOptions(cwd, env, timeoutMs);
+    const child = childProcess().execFile("git", ["--no-pager", ...args], options, (err, stdout, stderr) => {
+      const e = err;
+      if (e?.code === "ENOENT") reject(new GitUnavailable("missing", "git was not found on PATH"));
+      else if (e && (e.killed || e.signal === "SIGKILL")) {
+        reject(new GitUnavailable("timeout", `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`));
+      } else if (e && typeof e.code !== "number") {
+        reject(new GitUnavailable("failed", `git could not be run: ${e.message}`, e.message));
+      } else resolve({ code: typeof e?.code === "number" ? e.code : 0, stdout, stderr: stderr.toString("utf8") });
+    });
+    child.stdin?.on("error", () => void 0);
+    if (input !== void 0) child.stdin?.end(input);
+  });
+}
+function firstLine(text) {
+  return (text.split("\n").find((l) => l.trim() !== "") ?? "").trim();
+}
+var GIT_TIMEOUT_MS, GitUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, NAMED_PROGRAMS, NAMED, namedCache, spawnOptions;
+var init_run = __esm({
+  "src/git/run.ts"() {
+    "use strict";
+    init_builtins();
+    init_quote();
+    GIT_TIMEOUT_MS = 15e3;
+    GitUnavailable = class extends Error {
+      reason;
+      // The cause alone, for a sentence that says "git could not be used" itself.
+      why;
+      constructor(reason, message, why = message) {
+        super(message);
+        this.reason = reason;
+        this.why = why;
+        this.name = "GitUnavailable";
+      }
+    };
+    DROPPED_ENV = [
+      "GIT_DIR",
+      "GIT_WORK_TREE",
+      "GIT_INDEX_FILE",
+      "GIT_OBJECT_DIRECTORY",
+      "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+      "GIT_COMMON_DIR",
+      "GIT_NAMESPACE",
+      "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+      "GIT_LITERAL_PATHSPECS",
+      "GIT_GLOB_PATHSPECS",
+      "GIT_NOGLOB_PATHSPECS",
+      "GIT_ICASE_PATHSPECS",
+      "GIT_QUARANTINE_PATH"
+    ];
+    NEUTRAL = [
+      ["core.fsmonitor", "false"],
+      ["core.pager", "cat"],
+      ["log.showSignature", "false"],
+      ["gc.auto", "0"],
+      ["maintenance.auto", "false"],
+      ["protocol.ext.allow", "never"]
+    ];
+    NO_HOOKS_NOR_SIGNING = [
+      ["core.hooksPath", "/dev/null"],
+      ["commit.gpgSign", "false"],
+      ["tag.gpgSign", "false"]
+    ];
+    NAMED_PROGRAMS = /^(filter|diff)\.(.+)\.(clean|smudge|process|required|textconv|command)$/i;
+    NAMED = "^(filter|diff)\\.";
+    namedCache = /* @__PURE__ */ new Map();
+    spawnOptions = (cwd, env, timeoutMs) => ({
+      cwd,
+      env,
+      encoding: "buffer",
+      timeout: timeoutMs,
+      killSignal: "SIGKILL",
+      maxBuffer: 256 * 1024 * 1024,
+      windowsHide: true
+    });
+  }
+});
+
+// src/git/root.ts
 import { lstatSync as lstatSync5, realpathSync } from "node:fs";
 import path11 from "node:path";
 function realOrNull(p) {
@@ -1649,9 +1788,8 @@ function ceilings(env) {
 }
 function safeDirectories(env) {
   const args = ["config", "-z", "--show-scope", "--type=path", "--get-all", "safe.directory"];
-  const runEnv = { ...env, PATH: env.PATH ?? process.env.PATH, HOME: homeFolder(env) };
-  const r = childProcess().spawnSync("git", args, { cwd: "/", env: runEnv, encoding: "utf8", timeout: 5e3 });
-  const fields = r.status === 0 ? r.stdout.split("\0") : [];
+  const r = runGitSync("/", args, { ...env, PATH: env.PATH ?? process.env.PATH, HOME: homeFolder(env) }, 5e3);
+  const fields = r?.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
   let out = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
     if (!["system", "global", "command"].includes(fields[i])) continue;
@@ -1701,10 +1839,10 @@ function memoryOwnedWell(dir, uid) {
     return owner === uid || owner === 0;
   });
 }
-function distrustedAbove(dir, env, opts = {}) {
-  return distrust(dir, "uid" in opts ? opts.uid : process.getuid?.(), () => safeDirectories(env));
+function distrustedAbove(dir, env) {
+  return distrust(dir, process.getuid?.(), () => safeDirectories(env));
 }
-function findRoot(startPath, env, opts = {}) {
+function findRoot(startPath, env) {
   const start = realOrNull(startPath);
   const st = start === null ? void 0 : lstatSync5(start, { throwIfNoEntry: false });
   if (start === null || st === void 0) {
@@ -1714,7 +1852,7 @@ function findRoot(startPath, env, opts = {}) {
   const homeVar = homeFolder(env);
   const home = homeVar ? realOrNull(homeVar) : null;
   if (home !== null && samePath(start, home)) throw new Refused(NOT_A_PROJECT);
-  const uid = "uid" in opts ? opts.uid : process.getuid?.();
+  const uid = process.getuid?.();
   let safe = null;
   const safeList = () => safe ??= safeDirectories(env);
   if (uid !== void 0 && (st.mode & 514) === 514 && !listedSafe(start, safeList())) {
@@ -1749,12 +1887,12 @@ function walk(start, env, uid, safe, home) {
 }
 var NOT_A_PROJECT;
 var init_root = __esm({
-  "src/store/root.ts"() {
+  "src/git/root.ts"() {
     "use strict";
-    init_builtins();
     init_errors();
     init_home();
     init_fs();
+    init_run();
     NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
   }
 });
@@ -2578,9 +2716,9 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a 
 // src/git/git-dir.ts
 import { readdirSync as readdirSync4, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
 import path14 from "node:path";
-function gitTopOf(root, opts = {}) {
+function gitTopOf(root, env) {
   for (let dir = root; ; dir = path14.dirname(dir)) {
-    if (dir !== root && distrustedAbove(dir, process.env, opts) !== null) return null;
+    if (dir !== root && distrustedAbove(dir, env) !== null) return null;
     if (lstatOrNull(path14.join(dir, ".git")) !== null) return dir;
     if (path14.dirname(dir) === dir) return null;
   }
@@ -2690,13 +2828,13 @@ var init_git_dir = __esm({
 // src/git/saves.ts
 import { linkSync, lstatSync as lstatSync6, mkdirSync as mkdirSync2, renameSync, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
 import path15 from "node:path";
-function savesPath(root, opts = {}) {
-  const top = gitTopOf(root, opts);
+function savesPath(root, env) {
+  const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   return gitDir === null ? null : path15.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
-function beside(root, name2) {
-  const saves = savesPath(root);
+function beside(root, env, name2) {
+  const saves = savesPath(root, env);
   return saves === null ? null : path15.join(path15.dirname(saves), name2);
 }
 function recordLines(p, re) {
@@ -2725,8 +2863,8 @@ function savedStampOf(text) {
   const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text)?.[1];
   return head === void 0 ? saved : `${saved}+${head}`;
 }
-function cloneIdOf(root, create = false) {
-  const p = beside(root, "clone-id");
+function cloneIdOf(root, env, create = false) {
+  const p = beside(root, env, "clone-id");
   if (p === null) return null;
   const valid = (id) => id !== void 0 && /^[0-9a-f]{16}$/.test(id) ? id : null;
   if (create && valid(readSmall(p)?.trim()) === null) {
@@ -2752,13 +2890,13 @@ function markClone(text, id) {
   lines2.splice(saved + 1, 0, `<!-- saved in clone ${id} -->`);
   return lines2.join("\n");
 }
-function markedHere(root, text) {
+function markedHere(root, env, text) {
   const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
-  const id = mark === void 0 ? null : cloneIdOf(root);
+  const id = mark === void 0 ? null : cloneIdOf(root, env);
   return mark === void 0 || id === null ? null : mark === id;
 }
-function readSaves(root) {
-  const p = savesPath(root);
+function readSaves(root, env) {
+  const p = savesPath(root, env);
   if (p === null) return null;
   try {
     if (!lstatSync6(p).isFile()) return null;
@@ -2768,16 +2906,16 @@ function readSaves(root) {
     return null;
   }
 }
-function recordSave(root, token, stamp) {
-  const p = savesPath(root);
+function recordSavedHere(root, env, token, stamp) {
+  const p = savesPath(root, env);
   if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
   const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
   addRecord(p, LINE2, `${token}${safeStamp}`, (m) => m[1] === token);
 }
-function savedHere(root, text, token) {
-  const marked = markedHere(root, text);
+function savedHere(root, env, text, token) {
+  const marked = markedHere(root, env, text);
   if (marked !== null) return marked;
-  const saves = readSaves(root);
+  const saves = readSaves(root, env);
   if (saves === null) return null;
   const stamp = text === null ? null : savedStampOf(text);
   return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(token());
@@ -2791,14 +2929,14 @@ function agentOfEnv(env) {
   if (env.OPENCODE === "1") return "OpenCode";
   return null;
 }
-function recordSavedBy(root, token, agent) {
-  const p = beside(root, "saved-by");
+function recordSavedBy(root, env, token, agent) {
+  const p = beside(root, env, "saved-by");
   const line = `${token} ${agent}`;
   if (p === null || agent === null || !SAVED_BY_LINE.test(line)) return;
   addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
 }
-function savedByOf(root, token) {
-  const p = beside(root, "saved-by");
+function savedByOf(root, env, token) {
+  const p = beside(root, env, "saved-by");
   try {
     return p === null ? null : recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null;
   } catch {
@@ -2823,8 +2961,8 @@ var init_saves = __esm({
 import fs from "node:fs";
 import { hostname as hostname2 } from "node:os";
 import path16 from "node:path";
-async function acquireLock(memDir, timeoutSeconds, opts = {}) {
-  return acquireLockDir(path16.join(memDir, LOCK_NAME), timeoutSeconds, { ...opts, what: "memory is busy" });
+async function acquireLock(memDir, timeoutSeconds) {
+  return acquireLockDir(path16.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
 }
 async function acquireLockDir(lockDir, timeoutSeconds, opts) {
   const start = performance.now();
@@ -2833,10 +2971,7 @@ async function acquireLockDir(lockDir, timeoutSeconds, opts) {
   let seen = null;
   for (; ; ) {
     checkLockPath(lockDir);
-    if (tryMake(lockDir, me, opts.makeParent === true)) {
-      logLock(opts.log, "acquire");
-      return holding(lockDir, me, opts.log);
-    }
+    if (tryMake(lockDir, me, opts.makeParent === true)) return holding(lockDir, me);
     const now = performance.now();
     const owner = readOwner(lockDir);
     const st = fs.lstatSync(lockDir, { throwIfNoEntry: false });
@@ -2889,7 +3024,7 @@ function tryMake(lockDir, me, makeParent2) {
     throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
   }
 }
-function holding(lockDir, me, log) {
+function holding(lockDir, me) {
   const ours = () => readOwner(lockDir)?.nonce === me.nonce;
   let lost = false;
   const timer = setInterval(() => {
@@ -2914,7 +3049,6 @@ function holding(lockDir, me, log) {
     },
     async release() {
       clearInterval(timer);
-      logLock(log, "release");
       if (!ours()) return;
       try {
         fs.unlinkSync(path16.join(lockDir, OWNER_NAME));
@@ -2923,14 +3057,6 @@ function holding(lockDir, me, log) {
       }
     }
   };
-}
-function logLock(file, event) {
-  if (!file) return;
-  try {
-    fs.appendFileSync(file, `${event} ${process.pid} ${process.hrtime.bigint()}
-`);
-  } catch {
-  }
 }
 function takeOver(lockDir, dead) {
   const aside = `${lockDir}-dead-${process.pid}-${randomHex8()}`;
@@ -3550,17 +3676,16 @@ var init_repair = __esm({
 // src/store/mutate.ts
 async function underLock(opts, body) {
   const memDir = memoryDir(opts.root);
-  const log = opts.env.MEMORY_IO_LOCK_LOG || void 0;
   assertNotPaused(memDir, opts.env);
   const existed = checkTree(opts.root);
   let lock = null;
   let repairs = [];
   try {
-    if (existed) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log });
+    if (existed) lock = await acquireLock(memDir, opts.lockTimeoutSeconds);
     opts.validate?.();
     if (!existed) await opts.precheck?.();
     checkTree(opts.root, { create: true });
-    if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log });
+    if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds);
     assertNotPaused(memDir, opts.env);
     const repaired = needsRepair(opts.root) ? await repair(opts.root, opts.failpoint) : [];
     repairs = repaired.map((line) => `recovered: ${line}`);
@@ -3585,139 +3710,6 @@ var init_mutate = __esm({
     init_pause();
     init_recover();
     init_repair();
-  }
-});
-
-// src/git/run.ts
-function gitEnv(env) {
-  const out = {};
-  for (const [k, v] of Object.entries(env)) {
-    if (v !== void 0 && !DROPPED_ENV.includes(k)) out[k] = v;
-  }
-  out.GIT_OPTIONAL_LOCKS = "0";
-  out.GIT_TERMINAL_PROMPT = "0";
-  out.LC_ALL = "C";
-  delete out.GIT_EXTERNAL_DIFF;
-  out.GIT_PAGER = "cat";
-  return out;
-}
-function namedOverrides(cwd, env, timeoutMs) {
-  let p = namedCache.get(cwd);
-  if (p === void 0) {
-    const args = [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED];
-    p = spawnGit(cwd, args, env, timeoutMs).then((r) => {
-      const out = [];
-      for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
-        const m = NAMED_PROGRAMS.exec(key);
-        if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
-      }
-      return out;
-    });
-    namedCache.set(cwd, p);
-    p.catch(() => namedCache.delete(cwd));
-  }
-  return p;
-}
-function asArgs(pairs) {
-  return pairs.flatMap(([k, v]) => ["-c", `${k}=${v}`]);
-}
-function withConfig(env, pairs) {
-  const base = /^\d+$/.test(env.GIT_CONFIG_COUNT ?? "") ? Number(env.GIT_CONFIG_COUNT) : 0;
-  const out = { ...env };
-  pairs.forEach(([k, v], i) => {
-    out[`GIT_CONFIG_KEY_${base + i}`] = k;
-    out[`GIT_CONFIG_VALUE_${base + i}`] = v;
-  });
-  out.GIT_CONFIG_COUNT = String(base + pairs.length);
-  return out;
-}
-async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
-  for (const arg of args) {
-    if (/[\0\n\r]/.test(arg))
-      throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
-  }
-  const base = gitEnv(env);
-  const named = args[0] === "config" ? [] : await namedOverrides(cwd, base, timeoutMs);
-  const fixed = asArgs([...NEUTRAL, ...opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING]);
-  const runEnv = named.length > 0 ? withConfig(base, named) : base;
-  return spawnGit(cwd, [...fixed, ...args], runEnv, timeoutMs, opts.input);
-}
-function spawnGit(cwd, args, env, timeoutMs, input) {
-  return new Promise((resolve, reject) => {
-    const options = {
-      cwd,
-      env,
-      encoding: "buffer",
-      timeout: timeoutMs,
-      killSignal: "SIGKILL",
-      maxBuffer: 256 * 1024 * 1024,
-      windowsHide: true
-    };
-    const child = childProcess().execFile("git", ["--no-pager", ...args], options, (err, stdout, stderr) => {
-      const e = err;
-      if (e?.code === "ENOENT") reject(new GitUnavailable("missing", "git was not found on PATH"));
-      else if (e && (e.killed || e.signal === "SIGKILL")) {
-        reject(new GitUnavailable("timeout", `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`));
-      } else if (e && typeof e.code !== "number") {
-        reject(new GitUnavailable("failed", `git could not be run: ${e.message}`, e.message));
-      } else resolve({ code: typeof e?.code === "number" ? e.code : 0, stdout, stderr: stderr.toString("utf8") });
-    });
-    child.stdin?.on("error", () => void 0);
-    if (input !== void 0) child.stdin?.end(input);
-  });
-}
-function firstLine(text) {
-  return (text.split("\n").find((l) => l.trim() !== "") ?? "").trim();
-}
-var GIT_TIMEOUT_MS, GitUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, NAMED_PROGRAMS, NAMED, namedCache;
-var init_run = __esm({
-  "src/git/run.ts"() {
-    "use strict";
-    init_builtins();
-    init_quote();
-    GIT_TIMEOUT_MS = 15e3;
-    GitUnavailable = class extends Error {
-      reason;
-      // The cause alone, for a sentence that says "git could not be used" itself.
-      why;
-      constructor(reason, message, why = message) {
-        super(message);
-        this.reason = reason;
-        this.why = why;
-        this.name = "GitUnavailable";
-      }
-    };
-    DROPPED_ENV = [
-      "GIT_DIR",
-      "GIT_WORK_TREE",
-      "GIT_INDEX_FILE",
-      "GIT_OBJECT_DIRECTORY",
-      "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-      "GIT_COMMON_DIR",
-      "GIT_NAMESPACE",
-      "GIT_DISCOVERY_ACROSS_FILESYSTEM",
-      "GIT_LITERAL_PATHSPECS",
-      "GIT_GLOB_PATHSPECS",
-      "GIT_NOGLOB_PATHSPECS",
-      "GIT_ICASE_PATHSPECS",
-      "GIT_QUARANTINE_PATH"
-    ];
-    NEUTRAL = [
-      ["core.fsmonitor", "false"],
-      ["core.pager", "cat"],
-      ["log.showSignature", "false"],
-      ["gc.auto", "0"],
-      ["maintenance.auto", "false"],
-      ["protocol.ext.allow", "never"]
-    ];
-    NO_HOOKS_NOR_SIGNING = [
-      ["core.hooksPath", "/dev/null"],
-      ["commit.gpgSign", "false"],
-      ["tag.gpgSign", "false"]
-    ];
-    NAMED_PROGRAMS = /^(filter|diff)\.(.+)\.(clean|smudge|process|required|textconv|command)$/i;
-    NAMED = "^(filter|diff)\\.";
-    namedCache = /* @__PURE__ */ new Map();
   }
 });
 
@@ -3835,17 +3827,17 @@ function dirtyHashesOf(top, dirty) {
   }
   return out;
 }
-async function collectAnchors(root, env, nowMs, keyFiles, opts = {}) {
+async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
   const date = isoSeconds(nowMs);
   let gitNote = null;
   try {
-    const r = await readSnapshot(root, env, skillExcludes(root, opts.skillDir ?? null));
+    const r = await readSnapshot(root, env, skillExcludes(root, skillDir));
     if (r.kind === "repo") {
       const s = r.snapshot;
-      const top = gitTopOf(root);
+      const top = gitTopOf(root, env);
       const op = top === null ? null : inProgressOf(gitDirOf(top));
       const inProgress = op === null ? null : { words: op, conflicted: s.conflicted ?? 0 };
-      const dirtyHashes = opts.hashes === true && top !== null ? dirtyHashesOf(top, s.dirty) : [];
+      const dirtyHashes = top !== null ? dirtyHashesOf(top, s.dirty) : [];
       return {
         insideGit: true,
         branch: s.branch,
@@ -5887,7 +5879,7 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
     }
   }
   let text = stamped.text;
-  const marked = (t) => markClone(t, cloneIdOf(root, true));
+  const marked = (t) => markClone(t, cloneIdOf(root, env, true));
   const mine = anchorsBody(text);
   const sentBack = priorText2 !== null && comparable(priorText2, false) === comparable(marked(text), false);
   const fill = !sentBack && (anchorsEmpty(text) || sameAnchors(priorText2, text));
@@ -5896,7 +5888,7 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
   let collected2 = null;
   const anchorsNow = async () => {
     if (collected2 === null) {
-      collected2 = await collectAnchors(root, env, nowMs, keyFiles, { skillDir, hashes: true });
+      collected2 = await collectAnchors(root, env, nowMs, keyFiles, skillDir);
       if (collected2.gitNote !== null && fill) notes.push(`note: anchors filled outside git: ${collected2.gitNote}`);
     }
     return renderAnchorLines(collected2).split("\n");
@@ -6473,7 +6465,7 @@ function savedMs(text) {
   const ms = Date.parse(saved);
   return Number.isNaN(ms) ? null : ms;
 }
-async function recordSave2(root, save2, fp) {
+async function recordSave(root, save2, fp) {
   if (journalOff(root)) return [];
   const notes = [];
   const ms = savedMs(save2.next) ?? Date.now();
@@ -6723,15 +6715,15 @@ async function save(ctx, kind, document) {
     const done2 = await published;
     const prior = b2.prior?.bytes.toString("utf8") ?? null;
     const entry = { prior, next: done2.bytes.toString("utf8"), token: done2.token };
-    journalNotes = await recordSave2(root, entry, failpointOf(ctx));
+    journalNotes = await recordSave(root, entry, failpointOf(ctx));
     return done2;
   });
   const b = built;
   const notes = b?.notes ?? [];
   const saved = result ?? b.prior;
   if (kind === "handoff") {
-    recordSave(root, saved.token, savedStampOf(saved.bytes.toString("utf8")));
-    if (result !== null) recordSavedBy(root, saved.token, agentOfEnv(ctx.env));
+    recordSavedHere(root, ctx.env, saved.token, savedStampOf(saved.bytes.toString("utf8")));
+    if (result !== null) recordSavedBy(root, ctx.env, saved.token, agentOfEnv(ctx.env));
   }
   if (result === null) return ok(`unchanged ${file}
 CURRENT-SHA256: ${saved.token}
@@ -7673,8 +7665,8 @@ import {
   unlinkSync as unlinkSync8
 } from "node:fs";
 import path29 from "node:path";
-function cloneOf(root) {
-  const top = gitTopOf(root);
+function cloneOf(root, env) {
+  const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
@@ -7732,7 +7724,7 @@ async function configValue(top, key, env, local = true) {
   return r.code === 0 ? r.stdout.toString("utf8").replace(/\n$/, "") : null;
 }
 async function registerMergeDriver(root, helperPath, env) {
-  const c = cloneOf(root);
+  const c = cloneOf(root, env);
   const out = { config: false, attributes: false, notes: [] };
   if (c === null || helperPath === null) return out;
   let copy;
@@ -7774,7 +7766,7 @@ async function registerMergeDriver(root, helperPath, env) {
   return out;
 }
 async function unregisterMergeDriver(root, env) {
-  const c = cloneOf(root);
+  const c = cloneOf(root, env);
   const out = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
   try {
@@ -7802,7 +7794,7 @@ async function unregisterMergeDriver(root, env) {
   return out;
 }
 async function previewMergeDriver(root, remove2, env) {
-  const c = cloneOf(root);
+  const c = cloneOf(root, env);
   if (c === null) return { config: false, attributes: false, notes: [] };
   const driver = await configValue(c.top, "driver", env);
   let text;
@@ -7848,13 +7840,13 @@ function textOr(dir, name2) {
   return readSmall(path29.join(dir, name2)) ?? "";
 }
 async function mergeDriverMissing(root, env) {
-  const c = cloneOf(root);
+  const c = cloneOf(root, env);
   if (c === null || !NAMES_OURS.test(textOr(c.top, ".gitattributes"))) return false;
   if (/^\s*\[merge\s+"session-handoff"\]/im.test(textOr(c.common, "config"))) return false;
   return await effectiveDriver(c.top, env) === null;
 }
 async function driverPartMissing(root, env) {
-  const c = cloneOf(root);
+  const c = cloneOf(root, env);
   if (c === null) return null;
   const command = await effectiveDriver(c.top, env);
   const parts = command == null ? null : driverParts(command);
@@ -7984,7 +7976,7 @@ async function gatherFateLogs(git, opts) {
   return { onHead, elsewhere, stashes: all };
 }
 async function handoffInStash(root, env) {
-  const top = gitTopOf(root);
+  const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   const count = stashCount(gitDir === null ? null : commonDirOf(gitDir));
   if (top === null || count === 0) return null;
@@ -8336,8 +8328,7 @@ exit: 0 printed
       async run(ctx) {
         const root = rootOption(ctx);
         const keyFiles = ctx.values["key-file"] ?? [];
-        const options = { skillDir: ctx.skillDir ?? null, hashes: true };
-        const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, options);
+        const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, ctx.skillDir ?? null);
         const markdown = anchorsWithoutTokens(renderAnchorLines(a));
         const stderr = [];
         if (a.gitNote !== null) stderr.push(`note: ${a.gitNote}`);
@@ -8604,24 +8595,22 @@ function authorWords(raw) {
   return `${quotedValue(name2)} ${quotedValue(email)}`;
 }
 async function measureDrift(root, env, anchors, nowMs, opts = {}) {
-  let processes = 1;
-  const git = (args, input) => {
-    processes++;
-    return runGit(root, args, env, void 0, { input });
-  };
+  const git = (args, input) => runGit(root, args, env, void 0, { input });
   const facts = blankFacts(anchors, nowMs);
   const keyFiles = [.../* @__PURE__ */ new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
-  const top = gitTopOf(root);
+  const top = gitTopOf(root, env);
   const rel = top === null ? "" : path32.relative(top, root).split(path32.sep).join("/");
   const prefix = rel === "" ? "" : `${rel}/`;
-  if (opts.handoffToken != null) facts.savedBy = savedByOf(root, opts.handoffToken);
+  const token = opts.handoffToken;
+  if (token != null) facts.savedBy = savedByOf(root, env, token);
+  const elsewhere = token != null && savedHere(root, env, opts.handoffText ?? null, () => token) === false;
   try {
     const statusP = opts.early ?? readSnapshot(root, env, opts.excludes ?? []);
     const logP = anchors.head === null ? null : git(historyArgs(anchors.head));
     logP?.catch(() => void 0);
     const status = await statusP;
-    const at2 = { root, top, prefix, keyFiles, git, opts };
+    const at2 = { elsewhere, top, prefix, keyFiles, git };
     if (status.kind === "repo") await measureRepo(at2, facts, anchors, status.snapshot, logP);
     else {
       await logP?.catch(() => void 0);
@@ -8642,14 +8631,12 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
     const now = new Map(stats.map((k) => [k.path, k.stat === null ? null : isoSeconds(k.stat.mtimeMs)]));
     facts.changedKeyFiles = anchors.keyFileMtimes.filter((k) => now.get(k.path) !== (k.mtime === null ? null : normalTime(k.mtime))).map((k) => k.path);
   }
-  return { report: assessDrift(facts), gitProcesses: processes };
+  return assessDrift(facts);
 }
 async function measureRepo(at2, facts, anchors, snap, logP) {
-  const { root, top, prefix, keyFiles, git, opts } = at2;
+  const { elsewhere, top, prefix, keyFiles, git } = at2;
   const head = anchors.head;
   const gitDir = top === null ? null : gitDirOf(top);
-  const token = opts.handoffToken;
-  const elsewhere = token != null && savedHere(root, opts.handoffText ?? null, () => token) === false;
   facts.current = snap;
   facts.inProgress = { saved: anchors.inProgress, current: inProgressOf(gitDir) };
   facts.shallow = isShallow(gitDir);
@@ -9040,7 +9027,7 @@ exit: 0 report printed (any verdict)
         }
         const now = Date.now();
         const parsed = parseHandoff(loaded.text);
-        const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, {
+        const report = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, {
           early,
           excludes,
           handoffToken: loaded.token ?? null,
@@ -9051,7 +9038,7 @@ exit: 0 report printed (any verdict)
           stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)");
         if (ctx.values.json === true) {
           const branch = report.current.branch === null ? null : withoutTokens(report.current.branch);
-          return ok(`${JSON.stringify({ ...report, current: { ...report.current, branch }, gitProcesses })}
+          return ok(`${JSON.stringify({ ...report, current: { ...report.current, branch } })}
 `, stderr);
         }
         return ok(renderDrift(report), stderr);
@@ -9661,7 +9648,7 @@ exit: 0 brief printed
         }
         const parsed = parseHandoff(loaded.text);
         const anchors = checkAnchors(parsed, now);
-        const { report } = await measureDrift(root, ctx.env, anchors, now, {
+        const report = await measureDrift(root, ctx.env, anchors, now, {
           early,
           excludes,
           handoffToken: loaded.token ?? null,
@@ -9782,7 +9769,7 @@ function ageText(text, now) {
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
-function composeHookText(root, files, interrupted, paused, now, cp) {
+function composeHookText(root, env, files, interrupted, paused, now, cp) {
   const lines2 = [];
   for (const f of files) {
     if (f.status === "unsafe" || f.status === "foreign") lines2.push(SENTENCES.unsafe(FILE_OF[f.kind]));
@@ -9803,7 +9790,7 @@ function composeHookText(root, files, interrupted, paused, now, cp) {
     if (cp?.handoffOlderThanSession) lines2.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
     else lines2.push(SENTENCES.handoff(glance.age));
     if (glance.strays) lines2.push(`session-handoff: ${glance.strays}.`);
-    if (text2 !== null && savedHere(root, text2, () => tokenOf(Buffer.from(text2))) === false)
+    if (text2 !== null && savedHere(root, env, text2, () => tokenOf(Buffer.from(text2))) === false)
       lines2.push(SENTENCES.elsewhere());
   }
   if (cp) lines2.push(...cp.lines);
@@ -9905,11 +9892,11 @@ ${paused ? `${SENTENCES.paused()}
         const now = Date.now();
         if (mode === "lessons") {
           const interrupted = interruptedSave(root) && pendingRepairs(root).some((e) => e.file === FILE_OF.lessons);
-          return wrap(composeHookText(root, files, interrupted, paused, now));
+          return wrap(composeHookText(root, ctx.env, files, interrupted, paused, now));
         }
         const handoffPresent = files.some((f) => f.kind === "handoff" && f.status === "present");
         const checkpoint = await checkpointHookLines(root, input, handoffPresent, paused, now);
-        return wrap(composeHookText(root, files, interruptedSave(root), paused, now, checkpoint));
+        return wrap(composeHookText(root, ctx.env, files, interruptedSave(root), paused, now, checkpoint));
       }
     };
   }
@@ -12365,7 +12352,7 @@ async function install(t, env) {
   const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
   const keep = [];
   for (const p of t.global ? [] : plans.filter((q) => q.next.includes(t.helper.abs))) {
-    const x = excludeOf(t.base, p.file);
+    const x = excludeOf(t.base, p.file, env);
     if (x !== null && x.at >= 0) continue;
     const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
     if (x !== null && ls?.stdout.length === 0) {
@@ -12376,8 +12363,8 @@ async function install(t, env) {
   }
   return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...keep, ...old] };
 }
-function excludeOf(base, file) {
-  const top = gitTopOf(base);
+function excludeOf(base, file, env) {
+  const top = gitTopOf(base, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const exclude = path41.join(commonDirOf(gitDir), "info", "exclude");
@@ -12428,7 +12415,7 @@ async function uninstall(t, env) {
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
   for (const p of removed) removeEmptyUpTo(path41.dirname(p.file), t.base);
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
-    const x = excludeOf(t.base, p.file);
+    const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0) continue;
     if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
     lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
@@ -14344,21 +14331,8 @@ function tailPart(file, bytes, end = file.size, skipped = 0) {
 function earlierHolds(file, before, markers) {
   const start = file.size - Math.min(file.size, TAIL_BYTES);
   if (before <= start || markers.length === 0) return false;
-  return holdsAny(readAt(file.fd, before - start, start), markers);
-}
-function holdsAny(buf, markers) {
-  return markers.some((marker) => {
-    const whole = Buffer.from(marker, "latin1");
-    if (whole.length <= 4) return buf.includes(whole);
-    const probe = whole.subarray(0, 4);
-    let hits = 0;
-    for (let at2 = buf.indexOf(probe); at2 >= 0; at2 = buf.indexOf(probe, at2 + 1)) {
-      if (at2 + whole.length > buf.length) return false;
-      if (buf.compare(whole, 0, whole.length, at2, at2 + whole.length) === 0) return true;
-      if (++hits > 256) return buf.includes(whole, at2 + 1);
-    }
-    return false;
-  });
+  const buf = readAt(file.fd, before - start, start);
+  return markers.some((marker) => buf.includes(Buffer.from(marker, "latin1")));
 }
 var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES, OVERLONG_SCAN;
 var init_tail = __esm({
@@ -14621,7 +14595,7 @@ async function checkpointAnchors(root, env, nowMs, excludes) {
   const dirty = shown.length > 0 ? shown.join(", ") : "none";
   const head = s.head ?? "none (no commits yet)";
   const lines2 = [`- Branch: ${s.branch}`, `- HEAD: ${head}`, `- Dirty files: ${dirty}`, date];
-  const top = gitTopOf(root);
+  const top = gitTopOf(root, env);
   const op = top === null ? null : inProgressOf(gitDirOf(top));
   const conflicted = s.conflicted ?? 0;
   if (op !== null) lines2.push(`- In progress: ${renderInProgress({ words: op, conflicted })}`);
@@ -15054,7 +15028,7 @@ async function decide(ctx, input, format2) {
   const paused = pauseSwitch(memDir, ctx.env) !== null;
   if (!paused && event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
     const token = savedToken(strings(input.tool_response).join("\n"), false);
-    if (token !== null) recordSavedBy(root, token, AGENT_OF_FORMAT[format2] ?? null);
+    if (token !== null) recordSavedBy(root, ctx.env, token, AGENT_OF_FORMAT[format2] ?? null);
   }
   const { settings, problems } = readSettings(memDir);
   const warn = problems.map(say);

@@ -351,7 +351,143 @@ var init_fs = __esm({
   }
 });
 
-// src/store/root.ts
+// src/git/run.ts
+function gitEnv(env) {
+  const out = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v !== void 0 && !DROPPED_ENV.includes(k)) out[k] = v;
+  }
+  out.GIT_OPTIONAL_LOCKS = "0";
+  out.GIT_TERMINAL_PROMPT = "0";
+  out.LC_ALL = "C";
+  delete out.GIT_EXTERNAL_DIFF;
+  out.GIT_PAGER = "cat";
+  return out;
+}
+function namedOverrides(cwd, env, timeoutMs) {
+  let p = namedCache.get(cwd);
+  if (p === void 0) {
+    const args = [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED];
+    p = spawnGit(cwd, args, env, timeoutMs).then((r) => {
+      const out = [];
+      for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
+        const m = NAMED_PROGRAMS.exec(key);
+        if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
+      }
+      return out;
+    });
+    namedCache.set(cwd, p);
+    p.catch(() => namedCache.delete(cwd));
+  }
+  return p;
+}
+function asArgs(pairs) {
+  return pairs.flatMap(([k, v]) => ["-c", `${k}=${v}`]);
+}
+function withConfig(env, pairs) {
+  const base = /^\d+$/.test(env.GIT_CONFIG_COUNT ?? "") ? Number(env.GIT_CONFIG_COUNT) : 0;
+  const out = { ...env };
+  pairs.forEach(([k, v], i) => {
+    out[`GIT_CONFIG_KEY_${base + i}`] = k;
+    out[`GIT_CONFIG_VALUE_${base + i}`] = v;
+  });
+  out.GIT_CONFIG_COUNT = String(base + pairs.length);
+  return out;
+}
+async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
+  for (const arg of args) {
+    if (/[\0\n\r]/.test(arg))
+      throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
+  }
+  const base = gitEnv(env);
+  const named = args[0] === "config" ? [] : await namedOverrides(cwd, base, timeoutMs);
+  const fixed = asArgs([...NEUTRAL, ...opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING]);
+  const runEnv = named.length > 0 ? withConfig(base, named) : base;
+  return spawnGit(cwd, [...fixed, ...args], runEnv, timeoutMs, opts.input);
+}
+function runGitSync(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS) {
+  const all = ["--no-pager", ...asArgs([...NEUTRAL, ...NO_HOOKS_NOR_SIGNING]), ...args];
+  const r = childProcess().spawnSync("git", all, spawnOptions(cwd, gitEnv(env), timeoutMs));
+  return r.error || r.status === null ? null : { code: r.status, stdout: r.stdout, stderr: r.stderr.toString("utf8") };
+}
+function spawnGit(cwd, args, env, timeoutMs, input) {
+  return new Promise((resolve, reject) => {
+    const options = spawnOptions(cwd, env, timeoutMs);
+    const child = childProcess().execFile("git", ["--no-pager", ...args], options, (err, stdout, stderr) => {
+      const e = err;
+      if (e?.code === "ENOENT") reject(new GitUnavailable("missing", "git was not found on PATH"));
+      else if (e && (e.killed || e.signal === "SIGKILL")) {
+        reject(new GitUnavailable("timeout", `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`));
+      } else if (e && typeof e.code !== "number") {
+        reject(new GitUnavailable("failed", `git could not be run: ${e.message}`, e.message));
+      } else resolve({ code: typeof e?.code === "number" ? e.code : 0, stdout, stderr: stderr.toString("utf8") });
+    });
+    child.stdin?.on("error", () => void 0);
+    if (input !== void 0) child.stdin?.end(input);
+  });
+}
+var GIT_TIMEOUT_MS, GitUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, NAMED_PROGRAMS, NAMED, namedCache, spawnOptions;
+var init_run = __esm({
+  "src/git/run.ts"() {
+    "use strict";
+    init_builtins();
+    init_quote();
+    GIT_TIMEOUT_MS = 15e3;
+    GitUnavailable = class extends Error {
+      reason;
+      // The cause alone, for a sentence that says "git could not be used" itself.
+      why;
+      constructor(reason, message, why = message) {
+        super(message);
+        this.reason = reason;
+        this.why = why;
+        this.name = "GitUnavailable";
+      }
+    };
+    DROPPED_ENV = [
+      "GIT_DIR",
+      "GIT_WORK_TREE",
+      "GIT_INDEX_FILE",
+      "GIT_OBJECT_DIRECTORY",
+      "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+      "GIT_COMMON_DIR",
+      "GIT_NAMESPACE",
+      "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+      "GIT_LITERAL_PATHSPECS",
+      "GIT_GLOB_PATHSPECS",
+      "GIT_NOGLOB_PATHSPECS",
+      "GIT_ICASE_PATHSPECS",
+      "GIT_QUARANTINE_PATH"
+    ];
+    NEUTRAL = [
+      ["core.fsmonitor", "false"],
+      ["core.pager", "cat"],
+      ["log.showSignature", "false"],
+      ["gc.auto", "0"],
+      ["maintenance.auto", "false"],
+      ["protocol.ext.allow", "never"]
+    ];
+    NO_HOOKS_NOR_SIGNING = [
+      ["core.hooksPath", "/dev/null"],
+      ["commit.gpgSign", "false"],
+      ["tag.gpgSign", "false"]
+    ];
+    NAMED_PROGRAMS = /^(filter|diff)\.(.+)\.(clean|smudge|process|required|textconv|command)$/i;
+    NAMED = "^(filter|diff)\\.";
+    namedCache = /* @__PURE__ */ new Map();
+    spawnOptions = (cwd, env, timeoutMs) => ({
+      cwd,
+      env,
+      encoding: "buffer",
+      timeout: timeoutMs,
+      killSignal: "SIGKILL",
+      maxBuffer: 256 * 1024 * 1024,
+      windowsHide: true
+    });
+  }
+});
+
+// src/git/root.ts
 import { lstatSync as lstatSync3, realpathSync as realpathSync2 } from "node:fs";
 import path4 from "node:path";
 function realOrNull(p) {
@@ -375,9 +511,8 @@ function ceilings(env) {
 }
 function safeDirectories(env) {
   const args = ["config", "-z", "--show-scope", "--type=path", "--get-all", "safe.directory"];
-  const runEnv = { ...env, PATH: env.PATH ?? process.env.PATH, HOME: homeFolder(env) };
-  const r = childProcess().spawnSync("git", args, { cwd: "/", env: runEnv, encoding: "utf8", timeout: 5e3 });
-  const fields = r.status === 0 ? r.stdout.split("\0") : [];
+  const r = runGitSync("/", args, { ...env, PATH: env.PATH ?? process.env.PATH, HOME: homeFolder(env) }, 5e3);
+  const fields = r?.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
   let out = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
     if (!["system", "global", "command"].includes(fields[i])) continue;
@@ -427,10 +562,10 @@ function memoryOwnedWell(dir, uid) {
     return owner === uid || owner === 0;
   });
 }
-function distrustedAbove(dir, env, opts = {}) {
-  return distrust(dir, "uid" in opts ? opts.uid : process.getuid?.(), () => safeDirectories(env));
+function distrustedAbove(dir, env) {
+  return distrust(dir, process.getuid?.(), () => safeDirectories(env));
 }
-function findRoot(startPath, env, opts = {}) {
+function findRoot(startPath, env) {
   const start = realOrNull(startPath);
   const st = start === null ? void 0 : lstatSync3(start, { throwIfNoEntry: false });
   if (start === null || st === void 0) {
@@ -440,7 +575,7 @@ function findRoot(startPath, env, opts = {}) {
   const homeVar = homeFolder(env);
   const home = homeVar ? realOrNull(homeVar) : null;
   if (home !== null && samePath(start, home)) throw new Refused(NOT_A_PROJECT);
-  const uid = "uid" in opts ? opts.uid : process.getuid?.();
+  const uid = process.getuid?.();
   let safe = null;
   const safeList = () => safe ??= safeDirectories(env);
   if (uid !== void 0 && (st.mode & 514) === 514 && !listedSafe(start, safeList())) {
@@ -475,12 +610,12 @@ function walk(start, env, uid, safe, home) {
 }
 var NOT_A_PROJECT;
 var init_root = __esm({
-  "src/store/root.ts"() {
+  "src/git/root.ts"() {
     "use strict";
-    init_builtins();
     init_errors();
     init_home();
     init_fs();
+    init_run();
     NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
   }
 });
@@ -488,9 +623,9 @@ var init_root = __esm({
 // src/git/git-dir.ts
 import { readdirSync, readFileSync as readFileSync2, readlinkSync } from "node:fs";
 import path5 from "node:path";
-function gitTopOf(root, opts = {}) {
+function gitTopOf(root, env) {
   for (let dir = root; ; dir = path5.dirname(dir)) {
-    if (dir !== root && distrustedAbove(dir, process.env, opts) !== null) return null;
+    if (dir !== root && distrustedAbove(dir, env) !== null) return null;
     if (lstatOrNull(path5.join(dir, ".git")) !== null) return dir;
     if (path5.dirname(dir) === dir) return null;
   }
@@ -528,13 +663,13 @@ var init_git_dir = __esm({
 // src/git/saves.ts
 import { linkSync, lstatSync as lstatSync4, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path6 from "node:path";
-function savesPath(root, opts = {}) {
-  const top = gitTopOf(root, opts);
+function savesPath(root, env) {
+  const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   return gitDir === null ? null : path6.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
-function beside(root, name) {
-  const saves = savesPath(root);
+function beside(root, env, name) {
+  const saves = savesPath(root, env);
   return saves === null ? null : path6.join(path6.dirname(saves), name);
 }
 function recordLines(p, re) {
@@ -563,8 +698,8 @@ function savedStampOf(text) {
   const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text)?.[1];
   return head === void 0 ? saved : `${saved}+${head}`;
 }
-function cloneIdOf(root, create = false) {
-  const p = beside(root, "clone-id");
+function cloneIdOf(root, env, create = false) {
+  const p = beside(root, env, "clone-id");
   if (p === null) return null;
   const valid = (id) => id !== void 0 && /^[0-9a-f]{16}$/.test(id) ? id : null;
   if (create && valid(readSmall(p)?.trim()) === null) {
@@ -582,13 +717,13 @@ function cloneIdOf(root, create = false) {
   }
   return valid(readSmall(p)?.trim());
 }
-function markedHere(root, text) {
+function markedHere(root, env, text) {
   const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
-  const id = mark === void 0 ? null : cloneIdOf(root);
+  const id = mark === void 0 ? null : cloneIdOf(root, env);
   return mark === void 0 || id === null ? null : mark === id;
 }
-function readSaves(root) {
-  const p = savesPath(root);
+function readSaves(root, env) {
+  const p = savesPath(root, env);
   if (p === null) return null;
   try {
     if (!lstatSync4(p).isFile()) return null;
@@ -598,16 +733,16 @@ function readSaves(root) {
     return null;
   }
 }
-function savedHere(root, text, token) {
-  const marked = markedHere(root, text);
+function savedHere(root, env, text, token) {
+  const marked = markedHere(root, env, text);
   if (marked !== null) return marked;
-  const saves = readSaves(root);
+  const saves = readSaves(root, env);
   if (saves === null) return null;
   const stamp = text === null ? null : savedStampOf(text);
   return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(token());
 }
-function recordSavedBy(root, token, agent) {
-  const p = beside(root, "saved-by");
+function recordSavedBy(root, env, token, agent) {
+  const p = beside(root, env, "saved-by");
   const line = `${token} ${agent}`;
   if (p === null || agent === null || !SAVED_BY_LINE.test(line)) return;
   addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
@@ -2245,7 +2380,7 @@ function ageText(text, now) {
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
-function composeHookText(root, files, interrupted, paused, now, cp) {
+function composeHookText(root, env, files, interrupted, paused, now, cp) {
   const lines = [];
   for (const f of files) {
     if (f.status === "unsafe" || f.status === "foreign") lines.push(SENTENCES.unsafe(FILE_OF[f.kind]));
@@ -2266,7 +2401,7 @@ function composeHookText(root, files, interrupted, paused, now, cp) {
     if (cp?.handoffOlderThanSession) lines.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
     else lines.push(SENTENCES.handoff(glance.age));
     if (glance.strays) lines.push(`session-handoff: ${glance.strays}.`);
-    if (text2 !== null && savedHere(root, text2, () => tokenOf(Buffer.from(text2))) === false)
+    if (text2 !== null && savedHere(root, env, text2, () => tokenOf(Buffer.from(text2))) === false)
       lines.push(SENTENCES.elsewhere());
   }
   if (cp) lines.push(...cp.lines);
@@ -2368,11 +2503,11 @@ ${paused ? `${SENTENCES.paused()}
         const now = Date.now();
         if (mode === "lessons") {
           const interrupted = interruptedSave(root) && pendingRepairs(root).some((e) => e.file === FILE_OF.lessons);
-          return wrap(composeHookText(root, files, interrupted, paused, now));
+          return wrap(composeHookText(root, ctx.env, files, interrupted, paused, now));
         }
         const handoffPresent = files.some((f) => f.kind === "handoff" && f.status === "present");
         const checkpoint = await checkpointHookLines(root, input, handoffPresent, paused, now);
-        return wrap(composeHookText(root, files, interruptedSave(root), paused, now, checkpoint));
+        return wrap(composeHookText(root, ctx.env, files, interruptedSave(root), paused, now, checkpoint));
       }
     };
   }
@@ -3087,7 +3222,7 @@ async function decide(ctx, input, format) {
   const paused = pauseSwitch(memDir, ctx.env) !== null;
   if (!paused && event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
     const token = savedToken(strings(input.tool_response).join("\n"), false);
-    if (token !== null) recordSavedBy(root, token, AGENT_OF_FORMAT[format] ?? null);
+    if (token !== null) recordSavedBy(root, ctx.env, token, AGENT_OF_FORMAT[format] ?? null);
   }
   const { settings, problems } = readSettings(memDir);
   const warn = problems.map(say);
@@ -3184,136 +3319,6 @@ exit: always 0.
         return input ? decide(ctx, input, format) : ok("", []);
       }
     };
-  }
-});
-
-// src/git/run.ts
-function gitEnv(env) {
-  const out = {};
-  for (const [k, v] of Object.entries(env)) {
-    if (v !== void 0 && !DROPPED_ENV.includes(k)) out[k] = v;
-  }
-  out.GIT_OPTIONAL_LOCKS = "0";
-  out.GIT_TERMINAL_PROMPT = "0";
-  out.LC_ALL = "C";
-  delete out.GIT_EXTERNAL_DIFF;
-  out.GIT_PAGER = "cat";
-  return out;
-}
-function namedOverrides(cwd, env, timeoutMs) {
-  let p = namedCache.get(cwd);
-  if (p === void 0) {
-    const args = [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED];
-    p = spawnGit(cwd, args, env, timeoutMs).then((r) => {
-      const out = [];
-      for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
-        const m = NAMED_PROGRAMS.exec(key);
-        if (m) out.push([key, m[3].toLowerCase() === "required" ? "false" : ""]);
-      }
-      return out;
-    });
-    namedCache.set(cwd, p);
-    p.catch(() => namedCache.delete(cwd));
-  }
-  return p;
-}
-function asArgs(pairs) {
-  return pairs.flatMap(([k, v]) => ["-c", `${k}=${v}`]);
-}
-function withConfig(env, pairs) {
-  const base = /^\d+$/.test(env.GIT_CONFIG_COUNT ?? "") ? Number(env.GIT_CONFIG_COUNT) : 0;
-  const out = { ...env };
-  pairs.forEach(([k, v], i) => {
-    out[`GIT_CONFIG_KEY_${base + i}`] = k;
-    out[`GIT_CONFIG_VALUE_${base + i}`] = v;
-  });
-  out.GIT_CONFIG_COUNT = String(base + pairs.length);
-  return out;
-}
-async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
-  for (const arg of args) {
-    if (/[\0\n\r]/.test(arg))
-      throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
-  }
-  const base = gitEnv(env);
-  const named = args[0] === "config" ? [] : await namedOverrides(cwd, base, timeoutMs);
-  const fixed = asArgs([...NEUTRAL, ...opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING]);
-  const runEnv = named.length > 0 ? withConfig(base, named) : base;
-  return spawnGit(cwd, [...fixed, ...args], runEnv, timeoutMs, opts.input);
-}
-function spawnGit(cwd, args, env, timeoutMs, input) {
-  return new Promise((resolve, reject) => {
-    const options = {
-      cwd,
-      env,
-      encoding: "buffer",
-      timeout: timeoutMs,
-      killSignal: "SIGKILL",
-      maxBuffer: 256 * 1024 * 1024,
-      windowsHide: true
-    };
-    const child = childProcess().execFile("git", ["--no-pager", ...args], options, (err, stdout, stderr) => {
-      const e = err;
-      if (e?.code === "ENOENT") reject(new GitUnavailable("missing", "git was not found on PATH"));
-      else if (e && (e.killed || e.signal === "SIGKILL")) {
-        reject(new GitUnavailable("timeout", `git ${args[0] ?? ""} took longer than ${timeoutMs} ms and was stopped`));
-      } else if (e && typeof e.code !== "number") {
-        reject(new GitUnavailable("failed", `git could not be run: ${e.message}`, e.message));
-      } else resolve({ code: typeof e?.code === "number" ? e.code : 0, stdout, stderr: stderr.toString("utf8") });
-    });
-    child.stdin?.on("error", () => void 0);
-    if (input !== void 0) child.stdin?.end(input);
-  });
-}
-var GIT_TIMEOUT_MS, GitUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, NAMED_PROGRAMS, NAMED, namedCache;
-var init_run = __esm({
-  "src/git/run.ts"() {
-    "use strict";
-    init_builtins();
-    init_quote();
-    GIT_TIMEOUT_MS = 15e3;
-    GitUnavailable = class extends Error {
-      reason;
-      // The cause alone, for a sentence that says "git could not be used" itself.
-      why;
-      constructor(reason, message, why = message) {
-        super(message);
-        this.reason = reason;
-        this.why = why;
-        this.name = "GitUnavailable";
-      }
-    };
-    DROPPED_ENV = [
-      "GIT_DIR",
-      "GIT_WORK_TREE",
-      "GIT_INDEX_FILE",
-      "GIT_OBJECT_DIRECTORY",
-      "GIT_ALTERNATE_OBJECT_DIRECTORIES",
-      "GIT_COMMON_DIR",
-      "GIT_NAMESPACE",
-      "GIT_DISCOVERY_ACROSS_FILESYSTEM",
-      "GIT_LITERAL_PATHSPECS",
-      "GIT_GLOB_PATHSPECS",
-      "GIT_NOGLOB_PATHSPECS",
-      "GIT_ICASE_PATHSPECS",
-      "GIT_QUARANTINE_PATH"
-    ];
-    NEUTRAL = [
-      ["core.fsmonitor", "false"],
-      ["core.pager", "cat"],
-      ["log.showSignature", "false"],
-      ["gc.auto", "0"],
-      ["maintenance.auto", "false"],
-      ["protocol.ext.allow", "never"]
-    ];
-    NO_HOOKS_NOR_SIGNING = [
-      ["core.hooksPath", "/dev/null"],
-      ["commit.gpgSign", "false"],
-      ["tag.gpgSign", "false"]
-    ];
-    NAMED_PROGRAMS = /^(filter|diff)\.(.+)\.(clean|smudge|process|required|textconv|command)$/i;
-    NAMED = "^(filter|diff)\\.";
-    namedCache = /* @__PURE__ */ new Map();
   }
 });
 

@@ -5,7 +5,7 @@ import path from "node:path";
 import { Refused } from "../errors.ts";
 import { homeFolder, userDir } from "../store/home.ts";
 import { acquireLockDir } from "../store/lock.ts";
-import { findRoot } from "../store/root.ts";
+import { findRoot } from "../git/root.ts";
 import type { Caller } from "./target.ts";
 
 /**

@@ -59,7 +59,7 @@ export async function install(t: Target, env: Env) {
   // git does not track goes in the clone's own exclude file (never the user's .gitignore); any other gets a note.
   const keep: string[] = [];
   for (const p of t.global ? [] : plans.filter((q) => q.next.includes(t.helper.abs))) {
-    const x = excludeOf(t.base, p.file);
+    const x = excludeOf(t.base, p.file, env);
     if (x !== null && x.at >= 0) continue;
     const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
     if (x !== null && ls?.stdout.length === 0) {
@@ -74,8 +74,8 @@ export async function install(t: Target, env: Env) {
 const EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
 
 // The clone's exclude file, its text and where our two lines for `file` start in it (-1: not there); null outside git.
-function excludeOf(base: string, file: string) {
-  const top = gitTopOf(base);
+function excludeOf(base: string, file: string, env: Env) {
+  const top = gitTopOf(base, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const exclude = path.join(commonDirOf(gitDir), "info", "exclude");
@@ -131,7 +131,7 @@ export async function uninstall(t: Target, env: Env) {
   for (const p of removed) removeEmptyUpTo(path.dirname(p.file), t.base);
   // Our exclude line goes once the file no longer names this clone's path.
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
-    const x = excludeOf(t.base, p.file);
+    const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0) continue;
     if (!t.dryRun) writeFileAtomic.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
     lines.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);

@@ -123,7 +123,7 @@ async function checkpointAnchors(root: string, env: Env, nowMs: number, excludes
   const head = s.head ?? "none (no commits yet)";
   const lines = [`- Branch: ${s.branch}`, `- HEAD: ${head}`, `- Dirty files: ${dirty}`, date];
   // As `anchors` writes it: the operation in progress, from the git dir's files.
-  const top = gitTopOf(root);
+  const top = gitTopOf(root, env);
   const op = top === null ? null : inProgressOf(gitDirOf(top));
   const conflicted = s.conflicted ?? 0;
   if (op !== null) lines.push(`- In progress: ${renderInProgress({ words: op, conflicted })}`);

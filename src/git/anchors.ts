@@ -73,18 +73,18 @@ function dirtyHashesOf(top: string, dirty: readonly string[]): DirtyHash[] {
 /** The anchors at the root with one git process; outside git (said in `gitNote`), the key files' mtimes. */
 export async function collectAnchors(
   root: string, env: Record<string, string | undefined>, nowMs: number, keyFiles: readonly string[],
-  opts: { skillDir?: string | null; hashes?: boolean } = {},
+  skillDir: string | null = null,
 ): Promise<CollectedAnchors> {
   const date = isoSeconds(nowMs);
   let gitNote: string | null = null;
   try {
-    const r = await readSnapshot(root, env, skillExcludes(root, opts.skillDir ?? null));
+    const r = await readSnapshot(root, env, skillExcludes(root, skillDir));
     if (r.kind === "repo") {
       const s = r.snapshot;
-      const top = gitTopOf(root);
+      const top = gitTopOf(root, env);
       const op = top === null ? null : inProgressOf(gitDirOf(top));
       const inProgress = op === null ? null : { words: op, conflicted: s.conflicted ?? 0 };
-      const dirtyHashes = opts.hashes === true && top !== null ? dirtyHashesOf(top, s.dirty) : [];
+      const dirtyHashes = top !== null ? dirtyHashesOf(top, s.dirty) : [];
       return {
         insideGit: true, branch: s.branch, head: s.head, dirty: s.dirty, date, keyFileMtimes: [], inProgress,
         dirtyHashes, gitNote: null, skippedKeyFiles: [],

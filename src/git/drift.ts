@@ -79,31 +79,29 @@ export interface DriftOptions {
 // With the saved commit's object here, reachable or not, its diff to HEAD is what changed.
 const savedPresent = (f: DriftFacts) => f.headReachable === true || (f.headReachable === false && !f.objectMissing);
 
-/** Measures drift at `root` against validated anchors; `gitProcesses` counts for the performance budget. */
+/** Measures drift at `root` against validated anchors. */
 export async function measureDrift(
   root: string, env: Record<string, string | undefined>, anchors: CheckedAnchors, nowMs: number,
   opts: DriftOptions = {},
-): Promise<{ report: DriftReport; gitProcesses: number }> {
-  // The status process counts whether it was started here or by `startStatus`.
-  let processes = 1;
-  const git: Git = (args, input) => {
-    processes++;
-    return runGit(root, args, env, undefined, { input });
-  };
+): Promise<DriftReport> {
+  const git: Git = (args, input) => runGit(root, args, env, undefined, { input });
   const facts = blankFacts(anchors, nowMs);
   const keyFiles = [...new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
-  const top = gitTopOf(root);
+  const top = gitTopOf(root, env);
   const rel = top === null ? "" : path.relative(top, root).split(path.sep).join("/");
   const prefix = rel === "" ? "" : `${rel}/`;
-  if (opts.handoffToken != null) facts.savedBy = savedByOf(root, opts.handoffToken);
+  const token = opts.handoffToken;
+  if (token != null) facts.savedBy = savedByOf(root, env, token);
+  // Memory from elsewhere: this clone's record of its saves does not hold the token; its author is looked up then.
+  const elsewhere = token != null && savedHere(root, env, opts.handoffText ?? null, () => token) === false;
   try {
     const statusP = opts.early ?? readSnapshot(root, env, opts.excludes ?? []);
     const logP = anchors.head === null ? null : git(historyArgs(anchors.head));
     // All are started before any is awaited; a rejection is handled below.
     logP?.catch(() => undefined);
     const status = await statusP;
-    const at = { root, top, prefix, keyFiles, git, opts };
+    const at = { elsewhere, top, prefix, keyFiles, git };
     if (status.kind === "repo") await measureRepo(at, facts, anchors, status.snapshot, logP);
     else {
       await logP?.catch(() => undefined);
@@ -129,21 +127,18 @@ export async function measureDrift(
       .filter((k) => now.get(k.path) !== (k.mtime === null ? null : normalTime(k.mtime)))
       .map((k) => k.path);
   }
-  return { report: assessDrift(facts), gitProcesses: processes };
+  return assessDrift(facts);
 }
 
-type At = { root: string; top: string | null; prefix: string; keyFiles: string[]; git: Git; opts: DriftOptions };
+type At = { elsewhere: boolean; top: string | null; prefix: string; keyFiles: string[]; git: Git };
 
 // The facts only a readable repository gives: in progress, shallow, the saved branch, history, fates, provenance.
 async function measureRepo(
   at: At, facts: DriftFacts, anchors: CheckedAnchors, snap: Snapshot, logP: Promise<GitResult> | null,
 ): Promise<void> {
-  const { root, top, prefix, keyFiles, git, opts } = at;
+  const { elsewhere, top, prefix, keyFiles, git } = at;
   const head = anchors.head;
   const gitDir = top === null ? null : gitDirOf(top);
-  // Memory from elsewhere: this clone's record of its saves does not hold the token; its author is looked up then.
-  const token = opts.handoffToken;
-  const elsewhere = token != null && savedHere(root, opts.handoffText ?? null, () => token) === false;
   facts.current = snap;
   facts.inProgress = { saved: anchors.inProgress, current: inProgressOf(gitDir) };
   // A shallow clone's counts cover only the history it holds.

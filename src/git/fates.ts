@@ -161,7 +161,7 @@ export async function gatherFateLogs(
 export async function handoffInStash(
   root: string, env: Record<string, string | undefined>,
 ): Promise<{ stash: string; restore: string } | null> {
-  const top = gitTopOf(root);
+  const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   const count = stashCount(gitDir === null ? null : commonDirOf(gitDir));
   if (top === null || count === 0) return null;

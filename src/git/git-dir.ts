@@ -4,17 +4,17 @@ import { readdirSync, readFileSync, readlinkSync } from "node:fs";
 import path from "node:path";
 import { nodeCrypto } from "../builtins.ts";
 import { isNullObjectId } from "../schema/values.ts";
-import { distrustedAbove } from "../store/root.ts";
+import { distrustedAbove } from "./root.ts";
 import { lstatOrNull, readSmall } from "../store/fs.ts";
 
 const isFile = (p: string) => lstatOrNull(p)?.isFile() ?? false;
 const isDir = (p: string) => lstatOrNull(p)?.isDirectory() ?? false;
 
-/** The folder holding `.git` at or above `root`; null when none (`opts.uid`: tests only). */
-export function gitTopOf(root: string, opts: { uid?: number } = {}): string | null {
+/** The folder holding `.git` at or above `root`; null when none. `env`: the verb's, for git's `safe.directory`. */
+export function gitTopOf(root: string, env: Record<string, string | undefined>): string | null {
   for (let dir = root; ; dir = path.dirname(dir)) {
     // Above the root the root walk's ownership rule holds: a `.git` another user controls (/tmp/.git) is not ours.
-    if (dir !== root && distrustedAbove(dir, process.env, opts) !== null) return null;
+    if (dir !== root && distrustedAbove(dir, env) !== null) return null;
     if (lstatOrNull(path.join(dir, ".git")) !== null) return dir;
     if (path.dirname(dir) === dir) return null;
   }

@@ -27,8 +27,8 @@ interface Change {
 }
 
 /** The clone's top, common git dir and driver copy (one per clone, docs/decisions/driver-copy.md); null outside git. */
-function cloneOf(root: string): { top: string; common: string; copy: string } | null {
-  const top = gitTopOf(root);
+function cloneOf(root: string, env: Env): { top: string; common: string; copy: string } | null {
+  const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
@@ -113,7 +113,7 @@ async function configValue(top: string, key: string, env: Env, local = true): Pr
  * registration changes no byte under `.git/`), and adds our `.gitattributes` block when missing or different.
  */
 async function registerMergeDriver(root: string, helperPath: string | null, env: Env): Promise<Change> {
-  const c = cloneOf(root);
+  const c = cloneOf(root, env);
   const out: Change = { config: false, attributes: false, notes: [] };
   if (c === null || helperPath === null) return out;
   let copy: string;
@@ -164,7 +164,7 @@ async function registerMergeDriver(root: string, helperPath: string | null, env:
  * (the file removed when nothing else is in it) and the clone's own copy with its folder when empty.
  */
 async function unregisterMergeDriver(root: string, env: Env): Promise<Change> {
-  const c = cloneOf(root);
+  const c = cloneOf(root, env);
   const out: Change = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
   try {
@@ -195,7 +195,7 @@ async function unregisterMergeDriver(root: string, env: Env): Promise<Change> {
 
 /** What registering (or removing) the driver would change, for --dry-run: nothing is written. */
 async function previewMergeDriver(root: string, remove: boolean, env: Env): Promise<Change> {
-  const c = cloneOf(root);
+  const c = cloneOf(root, env);
   if (c === null) return { config: false, attributes: false, notes: [] };
   const driver = await configValue(c.top, "driver", env);
   let text: string | null;
@@ -263,7 +263,7 @@ export const MERGE_DRIVER_MISSING =
 const NAMES_OURS = new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m");
 /** True when the top's `.gitattributes` names our driver but git's config for this clone sets none: a text merge. */
 export async function mergeDriverMissing(root: string, env: Env): Promise<boolean> {
-  const c = cloneOf(root);
+  const c = cloneOf(root, env);
   if (c === null || !NAMES_OURS.test(textOr(c.top, ".gitattributes"))) return false;
   // Our section in this clone's own file spares `check` a git process; else git says (the user's file, includes).
   if (/^\s*\[merge\s+"session-handoff"\]/im.test(textOr(c.common, "config"))) return false;
@@ -275,7 +275,7 @@ const effectiveDriver = (top: string, env: Env) => configValue(top, "driver", en
 
 /** What this clone's registered driver runs that is gone (its helper copy, or node), for `doctor`; else null. */
 export async function driverPartMissing(root: string, env: Env): Promise<string | null> {
-  const c = cloneOf(root);
+  const c = cloneOf(root, env);
   if (c === null) return null;
   const command = await effectiveDriver(c.top, env);
   const parts = command == null ? null : driverParts(command);

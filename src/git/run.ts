@@ -123,14 +123,25 @@ export async function runGit(
   return spawnGit(cwd, [...fixed, ...args], runEnv, timeoutMs, opts.input);
 }
 
+/** `git <args>` run to its end, hardened as `runGit`, for a read that runs no filter (`git config`); null: not run. */
+export function runGitSync(
+  cwd: string, args: readonly string[], env: Record<string, string | undefined>, timeoutMs = GIT_TIMEOUT_MS,
+): GitResult | null {
+  const all = ["--no-pager", ...asArgs([...NEUTRAL, ...NO_HOOKS_NOR_SIGNING]), ...args];
+  const r = childProcess().spawnSync("git", all, spawnOptions(cwd, gitEnv(env), timeoutMs));
+  return r.error || r.status === null ? null : { code: r.status, stdout: r.stdout, stderr: r.stderr.toString("utf8") };
+}
+
+const spawnOptions = (cwd: string, env: Record<string, string>, timeoutMs: number) => ({
+  cwd, env, encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024,
+  windowsHide: true,
+}) as const;
+
 function spawnGit(
   cwd: string, args: readonly string[], env: Record<string, string>, timeoutMs: number, input?: string,
 ) {
   return new Promise<GitResult>((resolve, reject) => {
-    const options = {
-      cwd, env, encoding: "buffer", timeout: timeoutMs, killSignal: "SIGKILL", maxBuffer: 256 * 1024 * 1024,
-      windowsHide: true,
-    } as const;
+    const options = spawnOptions(cwd, env, timeoutMs);
     const child = childProcess().execFile("git", ["--no-pager", ...args], options, (err, stdout, stderr) => {
       const e = err as { code?: number | string; killed?: boolean; signal?: string; message: string } | null;
       if (e?.code === "ENOENT") reject(new GitUnavailable("missing", "git was not found on PATH"));

@@ -7,17 +7,18 @@ import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
 import { lstatOrNull, readSmall } from "../store/fs.ts";
 
 const KEPT = 10;
+type Env = Record<string, string | undefined>;
 
 /** `<common git dir>/session-handoff/saves` for the repository holding `root`; null outside git (`gitTopOf`). */
-export function savesPath(root: string, opts: { uid?: number } = {}): string | null {
-  const top = gitTopOf(root, opts);
+export function savesPath(root: string, env: Env): string | null {
+  const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   return gitDir === null ? null : path.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 
 // Our other files beside `saves`.
-function beside(root: string, name: "clone-id" | "saved-by"): string | null {
-  const saves = savesPath(root);
+function beside(root: string, env: Env, name: "clone-id" | "saved-by"): string | null {
+  const saves = savesPath(root, env);
   return saves === null ? null : path.join(path.dirname(saves), name);
 }
 
@@ -64,8 +65,8 @@ export function savedStampOf(text: string): string | null {
 const CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
 
 /** This clone's id (`create`: made on the first save); null outside git, or none yet. */
-export function cloneIdOf(root: string, create = false): string | null {
-  const p = beside(root, "clone-id");
+export function cloneIdOf(root: string, env: Env, create = false): string | null {
+  const p = beside(root, env, "clone-id");
   if (p === null) return null;
   const valid = (id: string | undefined) => (id !== undefined && /^[0-9a-f]{16}$/.test(id) ? id : null);
   if (create && valid(readSmall(p)?.trim()) === null) {
@@ -98,15 +99,15 @@ export function markClone(text: string, id: string | null): string {
 }
 
 // Whether this clone saved the text, by its clone mark; null when the mark or this clone's id is missing.
-function markedHere(root: string, text: string | null): boolean | null {
+function markedHere(root: string, env: Env, text: string | null): boolean | null {
   const mark = text === null ? undefined : CLONE_MARK.exec(text)?.[1];
-  const id = mark === undefined ? null : cloneIdOf(root);
+  const id = mark === undefined ? null : cloneIdOf(root, env);
   return mark === undefined || id === null ? null : mark === id;
 }
 
 // The tokens and `Saved:` stamps this clone recorded; null outside git or before its first recorded save.
-function readSaves(root: string): { tokens: string[]; stamps: string[] } | null {
-  const p = savesPath(root);
+function readSaves(root: string, env: Env): { tokens: string[]; stamps: string[] } | null {
+  const p = savesPath(root, env);
   if (p === null) return null;
   try {
     if (!lstatSync(p).isFile()) return null;
@@ -117,19 +118,19 @@ function readSaves(root: string): { tokens: string[]; stamps: string[] } | null 
   }
 }
 
-/** Records a handoff save's token and its `Saved:` stamp. */
-export function recordSave(root: string, token: string, stamp: string | null): void {
-  const p = savesPath(root);
+/** Records in this clone's git dir a handoff save's token and its `Saved:` stamp, for `savedHere`. */
+export function recordSavedHere(root: string, env: Env, token: string, stamp: string | null): void {
+  const p = savesPath(root, env);
   if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
   const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
   addRecord(p, LINE, `${token}${safeStamp}`, (m) => m[1] === token);
 }
 
 /** Whether this clone saved the handoff: by its mark, else by its record; null outside git or before a save. */
-export function savedHere(root: string, text: string | null, token: () => string): boolean | null {
-  const marked = markedHere(root, text);
+export function savedHere(root: string, env: Env, text: string | null, token: () => string): boolean | null {
+  const marked = markedHere(root, env, text);
   if (marked !== null) return marked;
-  const saves = readSaves(root);
+  const saves = readSaves(root, env);
   if (saves === null) return null;
   const stamp = text === null ? null : savedStampOf(text);
   return (stamp !== null && saves.stamps.includes(stamp)) || saves.tokens.includes(token());
@@ -151,16 +152,16 @@ export function agentOfEnv(env: Record<string, string | undefined>): string | nu
 const SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
 
 /** Records which agent made the save of `token`. Never throws. */
-export function recordSavedBy(root: string, token: string, agent: string | null): void {
-  const p = beside(root, "saved-by");
+export function recordSavedBy(root: string, env: Env, token: string, agent: string | null): void {
+  const p = beside(root, env, "saved-by");
   const line = `${token} ${agent}`;
   if (p === null || agent === null || !SAVED_BY_LINE.test(line)) return;
   addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
 }
 
 /** The agent this clone recorded for the save of `token`, or null. */
-export function savedByOf(root: string, token: string): string | null {
-  const p = beside(root, "saved-by");
+export function savedByOf(root: string, env: Env, token: string): string | null {
+  const p = beside(root, env, "saved-by");
   try {
     return p === null ? null : (recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null);
   } catch {

@@ -170,7 +170,7 @@ async function buildHandoff(
   }
   let text = stamped.text;
   // Which clone saved it: put in after the checks, so that findings give the draft's own line numbers.
-  const marked = (t: string) => markClone(t, cloneIdOf(root, true));
+  const marked = (t: string) => markClone(t, cloneIdOf(root, env, true));
   const mine = anchorsBody(text);
   // The current file sent back as it was read: unchanged, before refilling its anchors could make it differ.
   const sentBack = priorText !== null && comparable(priorText, false) === comparable(marked(text), false);
@@ -180,7 +180,7 @@ async function buildHandoff(
   let collected: Awaited<ReturnType<typeof collectAnchors>> | null = null;
   const anchorsNow = async (): Promise<string[]> => {
     if (collected === null) {
-      collected = await collectAnchors(root, env, nowMs, keyFiles, { skillDir, hashes: true });
+      collected = await collectAnchors(root, env, nowMs, keyFiles, skillDir);
       if (collected.gitNote !== null && fill) notes.push(`note: anchors filled outside git: ${collected.gitNote}`);
     }
     return renderAnchorLines(collected).split("\n");

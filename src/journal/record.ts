@@ -12,7 +12,7 @@ import { ARCHIVE_NAME } from "../store/archive.ts";
 import { readStable } from "../store/files.ts";
 import { listDir } from "../store/private.ts";
 import { archiveDir, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
-import { findRoot } from "../store/root.ts";
+import { findRoot } from "../git/root.ts";
 import { journalHeader, parseJournal, renderResumeEntry, renderSaveEntry, type JournalEntry } from "./entry.ts";
 import { measureOutcome, type ResumeCall } from "./outcome.ts";
 import { appendEntry, ensureJournalDir, journalOff, listJournal, monthOf, publishJournalFile, readJournalFile,

@@ -17,12 +17,11 @@ const RETRY_MS = 25;
 const REFRESH_MS = 2_000;
 
 /** Takes the memory dir's lock `<memDir>/.lock` (docs/decisions/lock.md), waiting at most `timeoutSeconds`. */
-export async function acquireLock(memDir: string, timeoutSeconds: number, opts: { log?: string } = {}) {
-  return acquireLockDir(path.join(memDir, LOCK_NAME), timeoutSeconds, { ...opts, what: "memory is busy" });
+export async function acquireLock(memDir: string, timeoutSeconds: number) {
+  return acquireLockDir(path.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
 }
 
 interface LockDirOptions {
-  log?: string;
   what: string;
   retry?: string;
   makeParent?: boolean;
@@ -36,10 +35,7 @@ export async function acquireLockDir(lockDir: string, timeoutSeconds: number, op
   let seen = null as { key: string; since: number } | null;
   for (;;) {
     checkLockPath(lockDir);
-    if (tryMake(lockDir, me, opts.makeParent === true)) {
-      logLock(opts.log, "acquire");
-      return holding(lockDir, me, opts.log);
-    }
+    if (tryMake(lockDir, me, opts.makeParent === true)) return holding(lockDir, me);
     const now = performance.now();
     const owner = readOwner(lockDir);
     const st = fs.lstatSync(lockDir, { throwIfNoEntry: false });
@@ -102,7 +98,7 @@ function tryMake(lockDir: string, me: LockOwner, makeParent: boolean): boolean {
   }
 }
 
-function holding(lockDir: string, me: LockOwner, log: string | undefined): LockHandle {
+function holding(lockDir: string, me: LockOwner): LockHandle {
   const ours = () => readOwner(lockDir)?.nonce === me.nonce;
   let lost = false;
   const timer = setInterval(() => {
@@ -127,7 +123,6 @@ function holding(lockDir: string, me: LockOwner, log: string | undefined): LockH
     },
     async release() {
       clearInterval(timer);
-      logLock(log, "release");
       // A holder that took ours over (it went stale) keeps its lock.
       if (!ours()) return;
       try {
@@ -138,16 +133,6 @@ function holding(lockDir: string, me: LockOwner, log: string | undefined): LockH
       }
     },
   };
-}
-
-// MEMORY_IO_LOCK_LOG=<file>: one O_APPEND line per acquire and release, so tests can check no two holders overlap.
-function logLock(file: string | undefined, event: "acquire" | "release"): void {
-  if (!file) return;
-  try {
-    fs.appendFileSync(file, `${event} ${process.pid} ${process.hrtime.bigint()}\n`);
-  } catch {
-    // A test seam must never change what the helper does.
-  }
 }
 
 // Moves a dead holder's lock aside (one atomic rename: one taker wins) and removes it; a fresh lock moved by a

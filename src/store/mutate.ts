@@ -23,17 +23,16 @@ interface MutateOptions {
  */
 export async function underLock<T>(opts: MutateOptions, body: (lock: LockHandle) => Promise<T>) {
   const memDir = memoryDir(opts.root);
-  const log = opts.env.MEMORY_IO_LOCK_LOG || undefined;
   assertNotPaused(memDir, opts.env);
   const existed = checkTree(opts.root);
   let lock: LockHandle | null = null;
   let repairs: string[] = [];
   try {
-    if (existed) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log });
+    if (existed) lock = await acquireLock(memDir, opts.lockTimeoutSeconds);
     opts.validate?.();
     if (!existed) await opts.precheck?.();
     checkTree(opts.root, { create: true });
-    if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds, { log });
+    if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds);
     // The switch may have been pulled while we waited for the lock.
     assertNotPaused(memDir, opts.env);
     const repaired = needsRepair(opts.root) ? await repair(opts.root, opts.failpoint) : [];

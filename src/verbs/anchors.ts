@@ -36,8 +36,7 @@ exit: 0 printed
   async run(ctx) {
     const root = rootOption(ctx);
     const keyFiles = (ctx.values["key-file"] as string[] | undefined) ?? [];
-    const options = { skillDir: ctx.skillDir ?? null, hashes: true };
-    const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, options);
+    const a = await collectAnchors(root, ctx.env, Date.now(), keyFiles, ctx.skillDir ?? null);
     // A vendor token as a branch or file name is redacted even here (docs/decisions/redaction-prefixes.md).
     const markdown = anchorsWithoutTokens(renderAnchorLines(a));
     const stderr: string[] = [];

@@ -90,7 +90,7 @@ exit: 0 brief printed
     }
     const parsed = parseHandoff(loaded.text);
     const anchors = checkAnchors(parsed, now);
-    const { report } = await measureDrift(root, ctx.env, anchors, now, {
+    const report = await measureDrift(root, ctx.env, anchors, now, {
       early, excludes, handoffToken: loaded.token ?? null, handoffText: loaded.text,
     });
     const stderr = [...loaded.warnings, ...shapeWarnings(parsed, loaded.pasted)];

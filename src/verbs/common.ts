@@ -4,7 +4,7 @@ import path from "node:path";
 import { HelperError, Refused, UsageError } from "../errors.ts";
 import { TOKEN_PATTERN } from "../store/files.ts";
 import { exists } from "../store/fs.ts";
-import { findRoot } from "../store/root.ts";
+import { findRoot } from "../git/root.ts";
 import type { VerbContext } from "./types.ts";
 
 const CHOOSE = "pass --root <project> to choose another";

@@ -79,7 +79,7 @@ async function decide(ctx: VerbContext, input: Record<string, unknown>, format: 
   // After a tool call that saved the handoff, records which agent saved it (Codex tells its tools nothing).
   if (!paused && event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
     const token = savedToken(strings(input.tool_response).join("\n"), false);
-    if (token !== null) recordSavedBy(root, token, AGENT_OF_FORMAT[format] ?? null);
+    if (token !== null) recordSavedBy(root, ctx.env, token, AGENT_OF_FORMAT[format] ?? null);
   }
   const { settings, problems } = readSettings(memDir);
   const warn = problems.map(say);

@@ -109,7 +109,7 @@ exit: 0 report printed (any verdict)
     }
     const now = Date.now();
     const parsed = parseHandoff(loaded.text);
-    const { report, gitProcesses } = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, {
+    const report = await measureDrift(root, ctx.env, checkAnchors(parsed, now), now, {
       early, excludes, handoffToken: loaded.token ?? null, handoffText: loaded.text,
     });
     const stderr = [...loaded.warnings, ...shapeWarnings(parsed, loaded.pasted)];
@@ -117,7 +117,7 @@ exit: 0 report printed (any verdict)
       stderr.push("note: git was not found on PATH; drift is unverifiable (outside-git behaviour)");
     if (ctx.values.json === true) {
       const branch = report.current.branch === null ? null : withoutTokens(report.current.branch);
-      return ok(`${JSON.stringify({ ...report, current: { ...report.current, branch }, gitProcesses })}\n`, stderr);
+      return ok(`${JSON.stringify({ ...report, current: { ...report.current, branch } })}\n`, stderr);
     }
     return ok(renderDrift(report), stderr);
   },

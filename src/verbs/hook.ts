@@ -59,7 +59,8 @@ function ageText(text: string, now: number): { age: string; strays: string | nul
 
 // Most important first, under HOOK_LIMIT characters; empty when every file looked at is missing and nothing is paused.
 function composeHookText(
-  root: string, files: FileInspection[], interrupted: boolean, paused: boolean, now: number, cp?: CheckpointHookLines,
+  root: string, env: Record<string, string | undefined>, files: FileInspection[], interrupted: boolean, paused: boolean,
+  now: number, cp?: CheckpointHookLines,
 ): string {
   const lines: string[] = [];
   for (const f of files) {
@@ -82,7 +83,7 @@ function composeHookText(
     if (cp?.handoffOlderThanSession) lines.push(CHECKPOINT_SENTENCES.handoffOlderThanSession());
     else lines.push(SENTENCES.handoff(glance.age));
     if (glance.strays) lines.push(`session-handoff: ${glance.strays}.`);
-    if (text !== null && savedHere(root, text, () => tokenOf(Buffer.from(text))) === false)
+    if (text !== null && savedHere(root, env, text, () => tokenOf(Buffer.from(text))) === false)
       lines.push(SENTENCES.elsewhere());
   }
   if (cp) lines.push(...cp.lines);
@@ -156,10 +157,10 @@ export const hookVerb: Verb = {
     if (mode === "lessons") {
       // Only LESSONS.md's own leftovers count: nothing is said of the handoff.
       const interrupted = interruptedSave(root) && pendingRepairs(root).some((e) => e.file === FILE_OF.lessons);
-      return wrap(composeHookText(root, files, interrupted, paused, now));
+      return wrap(composeHookText(root, ctx.env, files, interrupted, paused, now));
     }
     const handoffPresent = files.some((f) => f.kind === "handoff" && f.status === "present");
     const checkpoint = await checkpointHookLines(root, input, handoffPresent, paused, now);
-    return wrap(composeHookText(root, files, interruptedSave(root), paused, now, checkpoint));
+    return wrap(composeHookText(root, ctx.env, files, interruptedSave(root), paused, now, checkpoint));
   },
 };

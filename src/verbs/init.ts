@@ -10,7 +10,7 @@ import { underInstallLock } from "../agents/install-lock.ts";
 import { helperLocation, targetOf } from "../agents/target.ts";
 import { Refused, UsageError } from "../errors.ts";
 import { quotedValue } from "../guard/quote.ts";
-import { findRoot } from "../store/root.ts";
+import { findRoot } from "../git/root.ts";
 import { homeFolder } from "../store/home.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
 

@@ -1,5 +1,5 @@
 import path from "node:path";
-import { agentOfEnv, recordSave as recordCloneSave, recordSavedBy, savedStampOf } from "../git/saves.ts";
+import { agentOfEnv, recordSavedBy, recordSavedHere, savedStampOf } from "../git/saves.ts";
 import { HelperError, Refused, UsageError } from "../errors.ts";
 import { draftShown, parseDraftName, removeDraft, takeDraft, type Draft, type Taken } from "../store/drafts.ts";
 import { underLock } from "../store/mutate.ts";
@@ -149,8 +149,8 @@ async function save(ctx: VerbContext, kind: Kind, document: () => Buffer): Promi
   const saved = result ?? b!.prior!;
   // This clone's record of its handoff saves, and which agent saved it, for the next brief.
   if (kind === "handoff") {
-    recordCloneSave(root, saved.token, savedStampOf(saved.bytes.toString("utf8")));
-    if (result !== null) recordSavedBy(root, saved.token, agentOfEnv(ctx.env));
+    recordSavedHere(root, ctx.env, saved.token, savedStampOf(saved.bytes.toString("utf8")));
+    if (result !== null) recordSavedBy(root, ctx.env, saved.token, agentOfEnv(ctx.env));
   }
   if (result === null) return ok(`unchanged ${file}\nCURRENT-SHA256: ${saved.token}\n`, [...repairs, ...notes]);
   const first = result.archived ? `saved ${file}; archived previous handoff as ${result.archived}` : `saved ${file}`;

@@ -1,12 +1,19 @@
-// The source's floors (CONTRIBUTING.md, "Layout"): imports run down only, so a reader can take
-// each folder as built on the ones below it. A back arrow fails here with the file that draws it.
+// The source's floors, as CONTRIBUTING.md's "Floors:" line states them: imports run down only, so
+// a reader can take each folder as built on the ones below it. A back arrow fails here with the file.
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 
 const SRC = path.resolve(__dirname, "..", "..", "src");
-/** Highest first. `top` is src/*.ts (cli, main, usage, help); errors.ts and builtins.ts are the floor under all. */
-const FLOORS = ["entries", "top", "verbs", "brief", "journal", "agents", "git", "store", "schema", "guard", "errors"];
+const CONTRIBUTING = path.resolve(__dirname, "..", "..", "CONTRIBUTING.md");
+
+/** Highest first, from the document, so that the document and this test cannot differ. */
+function floors(): string[] {
+  const line = /^Floors: (.+)$/m.exec(readFileSync(CONTRIBUTING, "utf8"))?.[1];
+  if (line === undefined) throw new Error("CONTRIBUTING.md has no `Floors: a > b > …` line: the layout test reads it");
+  return line.split(">").map((f) => f.trim());
+}
+const FLOORS = floors();
 
 function floorOf(rel: string): string {
   const parts = rel.split("/");

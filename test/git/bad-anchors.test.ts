@@ -34,7 +34,7 @@ describe("bad anchors never reach git and never throw", () => {
     const { bin, log } = loggingGit();
     const anchors = checkAnchors(parseHandoff(text), NOW);
     expect(anchors.unverifiable).toContain(field);
-    const { report } = await measureDrift(root, { ...ENV, PATH: `${bin}:${ENV.PATH}` }, anchors, NOW);
+    const report = await measureDrift(root, { ...ENV, PATH: `${bin}:${ENV.PATH}` }, anchors, NOW);
     expect(report.unverifiable).toContain(field);
     // Every argument git got, one a line, without the `-c key=value` settings the helper adds to
     // every call (they name `log.` and such, never an anchor).
@@ -73,7 +73,7 @@ describe("bad anchors never reach git and never throw", () => {
     const text = mangle(handoff({ saved: iso(NOW - DAY), branch: "main", head, date: iso(NOW - DAY) }));
     const anchors = checkAnchors(parseHandoff(text), NOW);
     expect(anchors.unverifiable).toEqual([]);
-    const { report } = await measureDrift(root, ENV, anchors, NOW);
+    const report = await measureDrift(root, ENV, anchors, NOW);
     expect(report.verdict).toBe("fresh");
     expect(report.saved.head).toBe(head);
   });

@@ -1,6 +1,6 @@
 // Test helpers: real git repositories in temp dirs, removed when the test finishes.
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, realpathSync, rmSync, writeFileSync, chmodSync } from "node:fs";
+import { mkdtempSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync, chmodSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { onTestFinished } from "vitest";
@@ -108,4 +108,12 @@ export function loggingGit(): { bin: string; log: string } {
   chmodSync(path.join(bin, "git"), 0o755);
   writeFileSync(log, "");
   return { bin, log };
+}
+
+/** The git processes `loggingGit` saw, each its arguments after the settings the runner adds (`-c k=v`, --no-pager). */
+export function gitCalls(log: string): string[][] {
+  return readFileSync(log, "utf8").split("\n\n").filter((c) => c !== "").map((c) => {
+    const argv = c.split("\n");
+    return argv.filter((a, i) => a !== "-c" && argv[i - 1] !== "-c" && a !== "--no-pager");
+  });
 }

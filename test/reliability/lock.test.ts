@@ -1,10 +1,9 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { gitRepo, handoff, tempDir, unstamped } from "../helpers.ts";
-import { intervals, overlaps } from "./lock-log.ts";
-import { archiveContents, current, currentToken, parkedAt, privateFiles, runAsync, runBounded, seed, SUBJECTS } from "./support.ts";
+import { archiveContents, current, parkedAt, privateFiles, runAsync, runBounded, seed, SUBJECTS } from "./support.ts";
 
 // one cross-process lock, waited for at most --lock-timeout, taken over from a
 // dead holder, never held by two at once, and never a crash from its refresh timer.
@@ -33,39 +32,43 @@ describe("the memory lock", () => {
     expect(privateFiles(root)).toEqual([]);
   });
 
-  it("live holders never overlap: many concurrent writes, promotes and recovers, logged", async () => {
+  it("one holder at a time: each of many concurrent writes and promotes, held under the lock, is alone there", async () => {
     const root = gitRepo();
-    seed(root, SUBJECTS.handoff, "base");
-    const log = path.join(tempDir("sh-locklog-"), "lock.log");
-    const env = { MEMORY_IO_LOCK_LOG: log };
-    let ran = 0;
-    for (let wave = 0; wave < 3; wave++) {
-      const jobs = Array.from({ length: 12 }, (_, i) => {
-        const kind = i % 4;
-        const token = kind === 0 ? currentToken(SUBJECTS.handoff, root) : "absent";
-        const args =
-          kind === 0
-            ? ["write", "handoff", "--root", root, "--expected-current-sha256", token, "--lock-timeout", "60"]
-            : kind === 1
-              ? ["write", "lessons", "--root", root, "--expected-current-sha256", currentToken(SUBJECTS.lessons, root), "--lock-timeout", "60"]
-              : kind === 2
-                ? ["promote", "--root", root, "--target", "CLAUDE.md", "--expected-current-sha256", "absent", "--lock-timeout", "60"]
-                : ["recover", "--root", root, "--lock-timeout", "60"];
-        const input = kind === 0 ? handoff(`wave ${wave} job ${i}`) : kind === 1 ? `<!-- memory-schema: v1 -->\n# Lessons\n\n- ${wave}/${i}\n` : "- lesson\n";
-        return runAsync(args, { input, env, timeoutMs: 120_000 });
-      });
-      for (const r of await Promise.all(jobs)) {
-        ran++;
-        expect(r.timedOut).toBe(false);
-        expect([0, 2]).toContain(r.code);
-        if (r.code === 2) expect(r.stderr).toMatch(/changed since it was read/);
+    const subjects = [SUBJECTS.handoff, SUBJECTS.lessons, SUBJECTS.promote];
+    const tokens = subjects.map((s) => seed(root, s, "base"));
+    const gates = tempDir("sh-gates-");
+    // Every job reads its file again under the lock (`read-opened`) and waits there for its gate.
+    const runs = Array.from({ length: 9 }, (_, i) => {
+      const s = subjects[i % 3]!;
+      const args = [...s.writeArgs(root, tokens[i % 3]!).slice(0, -2), "--lock-timeout", "60"];
+      const env = { MEMORY_IO_FAILPOINT: `read-opened:pause=${path.join(gates, String(i))}` };
+      return runAsync(args, { input: s.input(`job ${i}`, current(s, root)), env, timeoutMs: 120_000 });
+    });
+    let ended = 0;
+    for (const r of runs) void r.then(() => ended++);
+    const held: number[] = [];
+    const waiting = () => readdirSync(gates).filter((n) => n.endsWith(".ready") && !held.includes(Number(n.slice(0, -6))));
+    for (const deadline = Date.now() + 120_000; ended < runs.length && Date.now() < deadline; ) {
+      if (waiting().length === 0) {
+        await sleep(20);
+        continue;
       }
+      // Time for any other job to come past its own failpoint, were the lock not exclusive.
+      await sleep(300);
+      const [one, ...more] = waiting();
+      expect(more, "two processes under the lock at once").toEqual([]);
+      const pid = Number(readFileSync(path.join(gates, one!), "utf8"));
+      expect(JSON.parse(readFileSync(path.join(memDir(root), ".lock", "owner"), "utf8")).pid).toBe(pid);
+      held.push(Number(one!.slice(0, -6)));
+      writeFileSync(path.join(gates, `${one!.slice(0, -6)}.go`), "");
     }
-    const ivs = intervals(log);
-    // Every process took the lock once and released it.
-    expect(ivs).toHaveLength(ran);
-    expect(ivs.every((iv) => iv.to !== null)).toBe(true);
-    expect(overlaps(ivs)).toEqual([]);
+    const results = await Promise.all(runs);
+    expect(held.sort((a, b) => a - b)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8]);
+    // Per file, the first holder saved; the others found it changed since they read it.
+    for (const k of [0, 1, 2]) {
+      const codes = results.filter((_, i) => i % 3 === k).map((r) => r.code);
+      expect(codes.sort(), results.map((r) => r.stderr).join("")).toEqual([0, 2, 2]);
+    }
     expect(privateFiles(root)).toEqual([]);
   });
 

@@ -11,7 +11,7 @@ import { posixShell, runStart, startCommands } from "../../src/agents/doctor-che
 import { installShaped } from "../../src/agents/json-hooks.ts";
 import type { Edit } from "../../src/agents/types.ts";
 import { homeFolder, samePath } from "../../src/store/home.ts";
-import { findRoot, NOT_A_PROJECT } from "../../src/store/root.ts";
+import { findRoot, NOT_A_PROJECT } from "../../src/git/root.ts";
 import { cleanEnv, HELPER, tempDir } from "../helpers.ts";
 
 const codex = AGENTS.codex;

@@ -2,7 +2,7 @@
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { findRoot } from "../../src/store/root.ts";
+import { findRoot } from "../../src/git/root.ts";
 import { Refused } from "../../src/errors.ts";
 import { tempDir } from "../helpers.ts";
 

@@ -2,10 +2,10 @@
 // and never a memory someone else controls.
 import { lstatSync, realpathSync } from "node:fs";
 import path from "node:path";
-import { childProcess } from "../builtins.ts";
 import { Refused } from "../errors.ts";
-import { homeFolder, samePath } from "./home.ts";
-import { exists } from "./fs.ts";
+import { homeFolder, samePath } from "../store/home.ts";
+import { exists } from "../store/fs.ts";
+import { runGitSync } from "./run.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -47,9 +47,8 @@ function ceilings(env: Env): string[] {
 // git's `safe.directory` values from the scopes git trusts for it (not a repository's own config), `~` expanded.
 function safeDirectories(env: Env): string[] {
   const args = ["config", "-z", "--show-scope", "--type=path", "--get-all", "safe.directory"];
-  const runEnv = { ...env, PATH: env.PATH ?? process.env.PATH, HOME: homeFolder(env) };
-  const r = childProcess().spawnSync("git", args, { cwd: "/", env: runEnv, encoding: "utf8", timeout: 5000 });
-  const fields = r.status === 0 ? r.stdout.split("\0") : [];
+  const r = runGitSync("/", args, { ...env, PATH: env.PATH ?? process.env.PATH, HOME: homeFolder(env) }, 5000);
+  const fields = r?.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
   let out: string[] = [];
   for (let i = 0; i + 1 < fields.length; i += 2) {
     if (!["system", "global", "command"].includes(fields[i]!)) continue;
@@ -111,12 +110,12 @@ function memoryOwnedWell(dir: string, uid: number | undefined): boolean {
 }
 
 /** Why a folder above a trusted start must not be looked inside (findRoot's rule), for code that walks up itself. */
-export function distrustedAbove(dir: string, env: Env, opts: { uid?: number } = {}): string | null {
-  return distrust(dir, "uid" in opts ? opts.uid : process.getuid?.(), () => safeDirectories(env));
+export function distrustedAbove(dir: string, env: Env): string | null {
+  return distrust(dir, process.getuid?.(), () => safeDirectories(env));
 }
 
 /** The nearest folder at or above `start` holding `.ai/memory` or `.git`, else the start; never a distrusted one. */
-export function findRoot(startPath: string, env: Env, opts: { uid?: number } = {}): FoundRoot {
+export function findRoot(startPath: string, env: Env): FoundRoot {
   const start = realOrNull(startPath);
   const st = start === null ? undefined : lstatSync(start, { throwIfNoEntry: false });
   if (start === null || st === undefined) {
@@ -126,7 +125,7 @@ export function findRoot(startPath: string, env: Env, opts: { uid?: number } = {
   const homeVar = homeFolder(env);
   const home = homeVar ? realOrNull(homeVar) : null;
   if (home !== null && samePath(start, home)) throw new Refused(NOT_A_PROJECT);
-  const uid = "uid" in opts ? opts.uid : process.getuid?.();
+  const uid = process.getuid?.();
   let safe: string[] | null = null;
   const safeList = () => (safe ??= safeDirectories(env));
   // A shared scratch folder is nobody's project, even started in: anyone may have planted its memory.
