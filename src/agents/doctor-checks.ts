@@ -1,5 +1,5 @@
 import { childProcess } from "../builtins.ts";
-import { existsSync, readdirSync, realpathSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { installedForms, installShaped, oursIn } from "./json-hooks.ts";
 import { AGENTS } from "./index.ts";
@@ -14,7 +14,7 @@ import { ARCHIVE_NAME } from "../store/archive.ts";
 import { inspectFile, interruptedSave } from "../store/inspect.ts";
 import { archiveDir, memoryDir, type Kind } from "../store/paths.ts";
 import { pauseSwitch } from "../store/pause.ts";
-import { exists, readSmall } from "../store/fs.ts";
+import { exists, readSmall, realOrNull } from "../store/fs.ts";
 import { PROBE_SESSION_PREFIX } from "../store/probe-session.ts";
 import { LOCK_NAME, lockState } from "../store/private.ts";
 import { quotedPath, quotePath } from "../schema/anchor-lines.ts";
@@ -191,19 +191,11 @@ export async function agentInstalls(r: Report, name: AgentName, agent: Agent): P
   }
 }
 
-const realOr = (p: string) => {
-  try {
-    return realpathSync(p);
-  } catch {
-    return p;
-  }
-};
-
 /** One installed file's state (absent, current, outdated, malformed), its problems, notes and start commands. */
 async function installState(r: Report, name: AgentName, edit: Edit): Promise<string> {
   const file = editPath(r.global ? r.home : r.root, edit);
   // doctor only reads: a file linked from a dotfiles folder (install refuses to edit it) is judged by what it holds.
-  const text = readSmall(file) ?? readSmall(realOr(file));
+  const text = readSmall(file) ?? readSmall(realOrNull(file) ?? file);
   if (text === null) return "absent";
   const reinstall = agentFix(r, "install", name);
   const state = judge(r, name, edit, text, reinstall);

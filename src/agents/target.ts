@@ -1,9 +1,9 @@
-import { realpathSync } from "node:fs";
 import path from "node:path";
 import { quotedValue } from "../guard/quote.ts";
 import { UsageError } from "../errors.ts";
 import { homeFolder } from "../store/home.ts";
 import { memoryDir } from "../store/paths.ts";
+import { realOrNull } from "../store/fs.ts";
 import { AGENTS, isAgentName } from "./index.ts";
 import { editPath } from "./plan.ts";
 import type { Agent, Edit, HelperLocation } from "./types.ts";
@@ -31,13 +31,7 @@ export interface Caller {
   helperPath?: string;
 }
 
-function real(p: string): string {
-  try {
-    return realpathSync(p);
-  } catch {
-    return path.resolve(p);
-  }
-}
+const real = (p: string): string => realOrNull(p) ?? path.resolve(p);
 
 /** `scripts/memory_io.mjs` of the skill folder the running helper belongs to. */
 export function helperLocation(ctx: Pick<Caller, "cwd" | "helperPath">, root: string | null): HelperLocation {

@@ -1,10 +1,10 @@
 // Finding the project root, the same way for every verb, so that no two verbs ever see two different memories,
 // and never a memory someone else controls.
-import { lstatSync, realpathSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { homeFolder, samePath } from "../store/home.ts";
-import { exists } from "../store/fs.ts";
+import { exists, realOrNull } from "../store/fs.ts";
 import { runGitSync } from "./run.ts";
 
 type Env = Record<string, string | undefined>;
@@ -19,14 +19,6 @@ interface FoundRoot {
 
 /** The refusal for a start or `--root` that is the home folder. */
 export const NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
-
-function realOrNull(p: string): string | null {
-  try {
-    return realpathSync(p);
-  } catch {
-    return null;
-  }
-}
 
 // True when `child` is `parent` or lies below it (both absolute, normalised).
 function within(child: string, parent: string): boolean {

@@ -1,10 +1,19 @@
 // Small reads that never follow a link or block on a FIFO, for files the helper only peeks at.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, realpathSync, type Stats } from "node:fs";
 
 /** `p`'s own stat, never through a link; null when nothing is there or it cannot be told. */
 export function lstatOrNull(p: string): Stats | null {
   try {
     return lstatSync(p);
+  } catch {
+    return null;
+  }
+}
+
+/** `p` with every link resolved; null when it cannot be (nothing there, a loop, no permission). */
+export function realOrNull(p: string): string | null {
+  try {
+    return realpathSync(p);
   } catch {
     return null;
   }
