@@ -1244,10 +1244,17 @@ var init_read = __esm({
 });
 
 // src/store/fs.ts
-import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, lstatSync as lstatSync3, openSync as openSync2, readFileSync as readFileSync2 } from "node:fs";
+import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, lstatSync as lstatSync3, openSync as openSync2, readFileSync as readFileSync2, realpathSync } from "node:fs";
 function lstatOrNull(p) {
   try {
     return lstatSync3(p);
+  } catch {
+    return null;
+  }
+}
+function realOrNull(p) {
+  try {
+    return realpathSync(p);
   } catch {
     return null;
   }
@@ -1765,15 +1772,8 @@ var init_run = __esm({
 });
 
 // src/git/root.ts
-import { lstatSync as lstatSync5, realpathSync } from "node:fs";
+import { lstatSync as lstatSync5 } from "node:fs";
 import path11 from "node:path";
-function realOrNull(p) {
-  try {
-    return realpathSync(p);
-  } catch {
-    return null;
-  }
-}
 function within(child, parent) {
   const rel = path11.relative(parent, child);
   return rel === "" || !rel.startsWith("..") && !path11.isAbsolute(rel);
@@ -2867,18 +2867,18 @@ function cloneIdOf(root, env, create = false) {
   const p = beside(root, env, "clone-id");
   if (p === null) return null;
   const valid = (id) => id !== void 0 && /^[0-9a-f]{16}$/.test(id) ? id : null;
-  if (create && valid(readSmall(p)?.trim()) === null) {
-    const tmp = `${p}.tmp-${process.pid}`;
-    try {
-      mkdirSync2(path15.dirname(p), { recursive: true, mode: 448 });
-      if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
-      writeFileSync3(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
+  const found = valid(readSmall(p)?.trim());
+  if (found !== null || !create) return found;
+  const tmp = `${p}.tmp-${process.pid}`;
+  try {
+    mkdirSync2(path15.dirname(p), { recursive: true, mode: 448 });
+    if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
+    writeFileSync3(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
-      linkSync(tmp, p);
-    } catch {
-    } finally {
-      rmSync(tmp, { force: true });
-    }
+    linkSync(tmp, p);
+  } catch {
+  } finally {
+    rmSync(tmp, { force: true });
   }
   return valid(readSmall(p)?.trim());
 }
@@ -12507,15 +12507,7 @@ var init_install_lock = __esm({
 });
 
 // src/agents/target.ts
-import { realpathSync as realpathSync4 } from "node:fs";
 import path43 from "node:path";
-function real2(p) {
-  try {
-    return realpathSync4(p);
-  } catch {
-    return path43.resolve(p);
-  }
-}
 function helperLocation(ctx, root) {
   const running = ctx.helperPath ?? path43.join(ctx.cwd, "scripts", "memory_io.mjs");
   const abs = path43.join(real2(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
@@ -12543,7 +12535,7 @@ function agentTarget(ctx, verb, rootOf) {
   const root = global ? null : rootOf();
   return targetOf(AGENTS[name2], root, helperLocation(ctx, root), ctx.env, ctx.values["dry-run"] === true);
 }
-var AGENT_OPTIONS, AGENT_HELP;
+var AGENT_OPTIONS, AGENT_HELP, real2;
 var init_target = __esm({
   "src/agents/target.ts"() {
     "use strict";
@@ -12551,6 +12543,7 @@ var init_target = __esm({
     init_errors();
     init_home();
     init_paths();
+    init_fs();
     init_agents();
     init_plan();
     AGENT_OPTIONS = {
@@ -12562,6 +12555,7 @@ var init_target = __esm({
     AGENT_HELP = `  --global      edit the per-user files (~/.claude, ~/.codex, ~/.config/opencode,
                 ~/.gemini) instead of the project's; cline and cursor have none
   --root DIR    the project root`;
+    real2 = (p) => realOrNull(p) ?? path43.resolve(p);
   }
 });
 
@@ -12570,7 +12564,7 @@ var init_exports = {};
 __export(init_exports, {
   initVerb: () => initVerb
 });
-import { existsSync as existsSync7, lstatSync as lstatSync17, realpathSync as realpathSync5, rmSync as rmSync5 } from "node:fs";
+import { existsSync as existsSync7, lstatSync as lstatSync17, realpathSync as realpathSync4, rmSync as rmSync5 } from "node:fs";
 import path44 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
@@ -12584,7 +12578,7 @@ function planOf(ctx) {
     throw new Refused("init needs HOME set to an existing folder (install records Node there); nothing was changed");
   }
   let base;
-  if (global) base = realpathSync5(homeFolder(ctx.env));
+  if (global) base = realpathSync4(homeFolder(ctx.env));
   else {
     const given = typeof ctx.values.root === "string";
     const found = findRoot(path44.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
@@ -12612,7 +12606,7 @@ function planOf(ctx) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync5(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, ctx.helperPath))));
+  const source = realpathSync4(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, ctx.helperPath))));
   if (!existsSync7(path44.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
@@ -12652,7 +12646,7 @@ function refuseLinkOnTheWay(plan2) {
 async function init(ctx, plan2) {
   const { dest, source, shown } = plan2;
   refuseLinkOnTheWay(plan2);
-  const running = dest === source || existsSync7(dest) && realpathSync5(dest) === source;
+  const running = dest === source || existsSync7(dest) && realpathSync4(dest) === source;
   if (!running && existsSync7(dest) && lstatSync17(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
@@ -12970,7 +12964,7 @@ var init_claude_plugin = __esm({
 });
 
 // src/agents/doctor-checks.ts
-import { existsSync as existsSync10, readdirSync as readdirSync10, realpathSync as realpathSync6 } from "node:fs";
+import { existsSync as existsSync10, readdirSync as readdirSync10 } from "node:fs";
 import path47 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
@@ -13087,7 +13081,7 @@ async function agentInstalls(r, name2, agent) {
 }
 async function installState(r, name2, edit2) {
   const file = editPath(r.global ? r.home : r.root, edit2);
-  const text = readSmall(file) ?? readSmall(realOr(file));
+  const text = readSmall(file) ?? readSmall(realOrNull(file) ?? file);
   if (text === null) return "absent";
   const reinstall = agentFix(r, "install", name2);
   const state = judge(r, name2, edit2, text, reinstall);
@@ -13217,7 +13211,7 @@ async function startRun(r, shown, argv, name2) {
     r.problems.push({ what, fix: agentFix(r, "install", name2) });
   }
 }
-var WINDOWS_ENV, KEPT_ENV, HELPER_FILES, NO_PASTE, installed, realOr;
+var WINDOWS_ENV, KEPT_ENV, HELPER_FILES, NO_PASTE, installed;
 var init_doctor_checks = __esm({
   "src/agents/doctor-checks.ts"() {
     "use strict";
@@ -13253,13 +13247,6 @@ var init_doctor_checks = __esm({
     HELPER_FILES = ["scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs"];
     NO_PASTE = "(a path holds a control character, so no command is printed to paste)";
     installed = (state) => state === "current" || state === "outdated";
-    realOr = (p) => {
-      try {
-        return realpathSync6(p);
-      } catch {
-        return p;
-      }
-    };
   }
 });
 
@@ -16334,7 +16321,7 @@ import {
   lstatSync as lstatSync20,
   openSync as openSync11,
   readSync as readSync4,
-  realpathSync as realpathSync7,
+  realpathSync as realpathSync5,
   writeSync as writeSync3
 } from "node:fs";
 function writeFd(fd, data) {
@@ -16480,7 +16467,7 @@ function heldOutput(fd, redact) {
 function runningFile(file) {
   if (file === void 0) return void 0;
   try {
-    return lstatSync20(file).isSymbolicLink() ? realpathSync7(file) : file;
+    return lstatSync20(file).isSymbolicLink() ? realpathSync5(file) : file;
   } catch {
     return file;
   }

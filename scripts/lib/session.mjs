@@ -316,10 +316,17 @@ var init_home = __esm({
 });
 
 // src/store/fs.ts
-import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, lstatSync as lstatSync2, openSync as openSync2, readFileSync } from "node:fs";
+import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, lstatSync as lstatSync2, openSync as openSync2, readFileSync, realpathSync as realpathSync2 } from "node:fs";
 function lstatOrNull(p) {
   try {
     return lstatSync2(p);
+  } catch {
+    return null;
+  }
+}
+function realOrNull(p) {
+  try {
+    return realpathSync2(p);
   } catch {
     return null;
   }
@@ -488,15 +495,8 @@ var init_run = __esm({
 });
 
 // src/git/root.ts
-import { lstatSync as lstatSync3, realpathSync as realpathSync2 } from "node:fs";
+import { lstatSync as lstatSync3 } from "node:fs";
 import path4 from "node:path";
-function realOrNull(p) {
-  try {
-    return realpathSync2(p);
-  } catch {
-    return null;
-  }
-}
 function within(child, parent) {
   const rel = path4.relative(parent, child);
   return rel === "" || !rel.startsWith("..") && !path4.isAbsolute(rel);
@@ -702,18 +702,18 @@ function cloneIdOf(root, env, create = false) {
   const p = beside(root, env, "clone-id");
   if (p === null) return null;
   const valid = (id) => id !== void 0 && /^[0-9a-f]{16}$/.test(id) ? id : null;
-  if (create && valid(readSmall(p)?.trim()) === null) {
-    const tmp = `${p}.tmp-${process.pid}`;
-    try {
-      mkdirSync(path6.dirname(p), { recursive: true, mode: 448 });
-      if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
-      writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
+  const found = valid(readSmall(p)?.trim());
+  if (found !== null || !create) return found;
+  const tmp = `${p}.tmp-${process.pid}`;
+  try {
+    mkdirSync(path6.dirname(p), { recursive: true, mode: 448 });
+    if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
+    writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
-      linkSync(tmp, p);
-    } catch {
-    } finally {
-      rmSync(tmp, { force: true });
-    }
+    linkSync(tmp, p);
+  } catch {
+  } finally {
+    rmSync(tmp, { force: true });
   }
   return valid(readSmall(p)?.trim());
 }

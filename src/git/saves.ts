@@ -69,21 +69,21 @@ export function cloneIdOf(root: string, env: Env, create = false): string | null
   const p = beside(root, env, "clone-id");
   if (p === null) return null;
   const valid = (id: string | undefined) => (id !== undefined && /^[0-9a-f]{16}$/.test(id) ? id : null);
-  if (create && valid(readSmall(p)?.trim()) === null) {
-    const tmp = `${p}.tmp-${process.pid}`;
-    try {
-      mkdirSync(path.dirname(p), { recursive: true, mode: 0o700 });
-      // Anything else there (a damaged id, a FIFO, a link) is never read as an id: a new one replaces it. Looked at
-      // again first, so that an id another save just made is kept.
-      if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
-      writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}\n`, { mode: 0o600 });
-      // A link never replaces: of two first saves at once, both use the id that landed first.
-      linkSync(tmp, p);
-    } catch {
-      // another save made it first, or a read-only git dir (the stamp then tells this clone's saves)
-    } finally {
-      rmSync(tmp, { force: true });
-    }
+  const found = valid(readSmall(p)?.trim());
+  if (found !== null || !create) return found;
+  const tmp = `${p}.tmp-${process.pid}`;
+  try {
+    mkdirSync(path.dirname(p), { recursive: true, mode: 0o700 });
+    // Anything else there (a damaged id, a FIFO, a link) is never read as an id: a new one replaces it. Looked at
+    // again first, so that an id another save just made is kept.
+    if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
+    writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}\n`, { mode: 0o600 });
+    // A link never replaces: of two first saves at once, both use the id that landed first.
+    linkSync(tmp, p);
+  } catch {
+    // another save made it first, or a read-only git dir (the stamp then tells this clone's saves)
+  } finally {
+    rmSync(tmp, { force: true });
   }
   return valid(readSmall(p)?.trim());
 }
