@@ -703,9 +703,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path56 = q ? q.value : m?.[1];
-    if (!m || !path56) return null;
-    out.push({ path: path56, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path57 = q ? q.value : m?.[1];
+    if (!m || !path57) return null;
+    out.push({ path: path57, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -1244,7 +1244,8 @@ var init_read = __esm({
 });
 
 // src/store/fs.ts
-import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, lstatSync as lstatSync3, openSync as openSync2, readFileSync as readFileSync2, realpathSync } from "node:fs";
+import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, lstatSync as lstatSync3, openSync as openSync2, readFileSync as readFileSync2, readSync as readSync2, realpathSync } from "node:fs";
+import path7 from "node:path";
 function lstatOrNull(p) {
   try {
     return lstatSync3(p);
@@ -1278,28 +1279,57 @@ function readSmall(p, maxBytes = 1e6) {
     closeSync2(fd);
   }
 }
+function readHead(filePath, bytes = 1024) {
+  return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
+}
+function readHeadBytes(filePath, bytes = 1e6) {
+  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
+}
+function readHeadAndTime(filePath, bytes) {
+  let fd;
+  try {
+    fd = openSync2(filePath, constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync2(fd, { bigint: true });
+    if (!st.isFile()) return null;
+    const partnered = st.nlink === 2n && hasPrivatePartner(path7.dirname(filePath), path7.basename(filePath), st.ino);
+    if (st.nlink !== 1n && !partnered) return null;
+    const want = Math.min(bytes, Number(st.size) + 1);
+    const buf = Buffer.alloc(want);
+    const n2 = readSync2(fd, buf, 0, want, 0);
+    return { bytes: buf.subarray(0, n2), mtimeNs: st.mtimeNs };
+  } catch {
+    return null;
+  } finally {
+    closeSync2(fd);
+  }
+}
 var exists;
 var init_fs = __esm({
   "src/store/fs.ts"() {
     "use strict";
+    init_private();
     exists = (p) => lstatOrNull(p) !== null;
   }
 });
 
 // src/store/home.ts
 import { homedir } from "node:os";
-import path7 from "node:path";
+import path8 from "node:path";
 function homeFolder(env, platform = process.platform) {
   const value = platform === "win32" ? env.USERPROFILE : env.HOME;
   return value ?? homedir();
 }
 function samePath(a, b, platform = process.platform) {
   if (platform !== "win32") return a === b;
-  const norm3 = (p) => path7.win32.resolve(p).toLowerCase();
+  const norm3 = (p) => path8.win32.resolve(p).toLowerCase();
   return norm3(a) === norm3(b);
 }
 function userDir(env, home = homeFolder(env)) {
-  return path7.join(env.XDG_CONFIG_HOME || path7.join(home, ".config"), "session-handoff");
+  return path8.join(env.XDG_CONFIG_HOME || path8.join(home, ".config"), "session-handoff");
 }
 var init_home = __esm({
   "src/store/home.ts"() {
@@ -1308,7 +1338,7 @@ var init_home = __esm({
 });
 
 // src/store/pause.ts
-import path8 from "node:path";
+import path9 from "node:path";
 function disabledByEnv(env) {
   const v = env.SESSION_HANDOFF_DISABLE;
   return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
@@ -1319,8 +1349,8 @@ function pauseSwitch(memDir, env) {
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
   const named = env.SESSION_HANDOFF_PAUSE || null;
-  const home = named !== null && /^~(\/|$)/.test(named) ? path8.join(homeFolder(env), named.slice(1)) : named;
-  const files = [memDir === null ? null : path8.join(memDir, "PAUSE"), home, path8.join(userDir(env), "PAUSE")];
+  const home = named !== null && /^~(\/|$)/.test(named) ? path9.join(homeFolder(env), named.slice(1)) : named;
+  const files = [memDir === null ? null : path9.join(memDir, "PAUSE"), home, path9.join(userDir(env), "PAUSE")];
   return files.find((p) => p !== null && exists(p)) ?? null;
 }
 function assertNotPaused(memDir, env) {
@@ -1348,19 +1378,19 @@ import {
   readdirSync as readdirSync2,
   unlinkSync
 } from "node:fs";
-import path9 from "node:path";
+import path10 from "node:path";
 function draftShown(d) {
   return d === void 0 ? ".ai/memory/drafts" : `.ai/memory/drafts/${fileName(d)}`;
 }
 function parseDraftName(kind, arg) {
-  if (arg === void 0 || path9.basename(arg) === `${kind}.md`) {
+  if (arg === void 0 || path10.basename(arg) === `${kind}.md`) {
     const own = draftShown({ kind, id: randomHex8() });
     throw new UsageError(
       `--from-draft takes the path \`read ${kind}\` printed on its DRAFT: line; the shared ${draftShown()}/${kind}.md is not read any more. Write your whole document to ${own} with your file tool, then run \`write ${kind} --from-draft ${own} --expected-current-sha256 <token>\``
     );
   }
-  const m = PER_READ.exec(path9.basename(arg));
-  const dir = path9.dirname(arg).split(path9.sep).join("/");
+  const m = PER_READ.exec(path10.basename(arg));
+  const dir = path10.dirname(arg).split(path10.sep).join("/");
   if (m === null || !(dir === "." || dir === ".ai/memory/drafts" || dir.endsWith("/.ai/memory/drafts"))) {
     const want = `.ai/memory/drafts/${kind}-<8 hex>.md`;
     const shown = JSON.stringify(arg.slice(0, 80));
@@ -1396,7 +1426,7 @@ function removeName(p, shown) {
 function takeDraft(root, d) {
   const rel = draftShown(d);
   const dir = draftsDir(root);
-  const file = path9.join(dir, fileName(d));
+  const file = path10.join(dir, fileName(d));
   const again = "write the whole document there with your file tool, then run this again";
   const dirStat = checkTree(root) ? lstatOrNull(dir) : null;
   if (dirStat === null) throw new Refused(`no draft at ${rel}: ${again}`);
@@ -1435,12 +1465,12 @@ function draftId(st) {
   return `${st.ino} ${st.size} ${st.mtimeMs}`;
 }
 function removeDraft(root, d, taken) {
-  const file = path9.join(draftsDir(root), fileName(d));
+  const file = path10.join(draftsDir(root), fileName(d));
   const st = lstatOrNull(file);
   if (st !== null && st.isFile() && draftId(st) === taken.id) removeName(file, draftShown(d));
 }
 function ensureIgnored(dir, text = DRAFTS_IGNORED) {
-  createExclusive(path9.join(dir, ".gitignore"), text);
+  createExclusive(path10.join(dir, ".gitignore"), text);
 }
 function removeLeftoverDrafts(root) {
   if (treeVerdict(root) !== "ok" || lstatOrNull(draftsDir(root)) === null) return [];
@@ -1453,9 +1483,9 @@ function removeLeftBehind(root) {
   const old = Date.now() - LEFT_BEHIND_MS;
   for (const name2 of readdirSync2(dir)) {
     const retired = RETIRED.test(name2);
-    const st = retired || PER_READ.test(name2) ? lstatOrNull(path9.join(dir, name2)) : null;
+    const st = retired || PER_READ.test(name2) ? lstatOrNull(path10.join(dir, name2)) : null;
     if (st === null || st.isDirectory() || !retired && st.mtimeMs > old) continue;
-    removeName(path9.join(dir, name2), `${draftShown()}/${name2}`);
+    removeName(path10.join(dir, name2), `${draftShown()}/${name2}`);
     if (!name2.startsWith(".read-")) {
       out.push(`removed a leftover draft ${draftShown()}/${name2} (drafts are private; write it again to save it)`);
     }
@@ -1475,7 +1505,7 @@ var init_drafts = __esm({
     PER_READ = /^(handoff|lessons|solutions)-([0-9a-f]{8})\.md$/;
     RETIRED = /^(handoff|lessons|solutions)\.md$|^\.read-(handoff|lessons|solutions)-[0-9a-f]{8}$/;
     LEFT_BEHIND_MS = 60 * 60 * 1e3;
-    draftsDir = (root) => path9.join(memoryDir(root), "drafts");
+    draftsDir = (root) => path10.join(memoryDir(root), "drafts");
     fileName = (d) => `${d.kind}-${d.id}.md`;
   }
 });
@@ -1505,10 +1535,10 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync4, lstatSync as lstatSync4, openSync as openSync4, readSync as readSync2, unlinkSync as unlinkSync2 } from "node:fs";
-import path10 from "node:path";
+import { lstatSync as lstatSync4, unlinkSync as unlinkSync2 } from "node:fs";
+import path11 from "node:path";
 function checkpointsDir(root) {
-  return path10.join(memoryDir(root), "checkpoints");
+  return path11.join(memoryDir(root), "checkpoints");
 }
 function mayBeToken(id) {
   for (const m of id.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
@@ -1547,34 +1577,6 @@ function readCheckpointText(text) {
   }
   return { triggers, source, items: items2, dropped };
 }
-function readHead(filePath, bytes = 1024) {
-  return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
-}
-function readHeadBytes(filePath, bytes = 1e6) {
-  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
-}
-function readHeadAndTime(filePath, bytes) {
-  let fd;
-  try {
-    fd = openSync4(filePath, constants4.O_RDONLY | constants4.O_NOFOLLOW | constants4.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fstatSync4(fd, { bigint: true });
-    if (!st.isFile()) return null;
-    const partnered = st.nlink === 2n && hasPrivatePartner(path10.dirname(filePath), path10.basename(filePath), st.ino);
-    if (st.nlink !== 1n && !partnered) return null;
-    const want = Math.min(bytes, Number(st.size) + 1);
-    const buf = Buffer.alloc(want);
-    const n2 = readSync2(fd, buf, 0, want, 0);
-    return { bytes: buf.subarray(0, n2), mtimeNs: st.mtimeNs };
-  } catch {
-    return null;
-  } finally {
-    closeSync4(fd);
-  }
-}
 function timeOf(value, now) {
   const t = value === null ? null : parseStrictTime(value, now);
   return t !== null && "ms" in t ? t.ms : null;
@@ -1584,7 +1586,7 @@ function listCheckpoints(root, now = Date.now()) {
   const out = [];
   for (const name2 of listDir(checkpointsDir(root))) {
     if (!CHECKPOINT_NAME.test(name2)) continue;
-    const read = readHeadAndTime(path10.join(checkpointsDir(root), name2), 1024);
+    const read = readHeadAndTime(path11.join(checkpointsDir(root), name2), 1024);
     const head = read?.bytes.toString("utf8") ?? "";
     if (read === null || !isCheckpointText(head)) continue;
     const savedMs2 = timeOf(headerValue(head, "Saved"), now);
@@ -1605,7 +1607,7 @@ function rmQuietRegular(p) {
   }
 }
 function deliveredPath(root, session) {
-  return path10.join(checkpointsDir(root), `.delivered-${session}`);
+  return path11.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
   return readHead(deliveredPath(root, session), 128)?.trim() ?? null;
@@ -1624,6 +1626,7 @@ var init_checkpoints = __esm({
     init_checkpoint_name();
     init_values();
     init_files();
+    init_fs();
     init_private();
     init_paths();
     CHECKPOINTS_GITIGNORE = "# Written by session-handoff: session checkpoints, never committed.\n*\n";
@@ -1773,16 +1776,16 @@ var init_run = __esm({
 
 // src/git/root.ts
 import { lstatSync as lstatSync5 } from "node:fs";
-import path11 from "node:path";
+import path12 from "node:path";
 function within(child, parent) {
-  const rel = path11.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path11.isAbsolute(rel);
+  const rel = path12.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path12.isAbsolute(rel);
 }
 function ceilings(env) {
   const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path11.delimiter)) {
-    if (c === "" || !path11.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? path11.resolve(c));
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path12.delimiter)) {
+    if (c === "" || !path12.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? path12.resolve(c));
   }
   return out;
 }
@@ -1801,7 +1804,7 @@ function listedSafe(dir, safe) {
   return safe.some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
-    return (realOrNull(s) ?? path11.resolve(s)) === dir;
+    return (realOrNull(s) ?? path12.resolve(s)) === dir;
   });
 }
 function distrust(dir, uid, safe) {
@@ -1817,7 +1820,7 @@ function dubious(root, uid, env, safe) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
-    if (exists(path11.join(dir, ".git"))) {
+    if (exists(path12.join(dir, ".git"))) {
       const owner = lstatSync5(dir, { throwIfNoEntry: false })?.uid;
       if (owner === void 0) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
@@ -1827,14 +1830,14 @@ function dubious(root, uid, env, safe) {
       const fix = `run from a project of your own, or, if you trust it, ${trust}`;
       return new Refused(`${what}; its memory is not used: ${fix}`);
     }
-    const parent = path11.dirname(dir);
+    const parent = path12.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
     dir = parent;
   }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  return [path11.join(dir, ".ai"), path11.join(dir, ".ai", "memory")].every((p) => {
+  return [path12.join(dir, ".ai"), path12.join(dir, ".ai", "memory")].every((p) => {
     const owner = lstatSync5(p, { throwIfNoEntry: false })?.uid;
     return owner === uid || owner === 0;
   });
@@ -1865,7 +1868,7 @@ function findRoot(startPath, env) {
   return found;
 }
 function walk(start, env, uid, safe, home) {
-  if (exists(path11.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+  if (exists(path12.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
@@ -1874,12 +1877,12 @@ function walk(start, env, uid, safe, home) {
       const why = distrust(dir, uid, safe);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
-    if (exists(path11.join(dir, ".ai", "memory"))) {
+    if (exists(path12.join(dir, ".ai", "memory"))) {
       if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
       return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
     }
-    if (exists(path11.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = path11.dirname(dir);
+    if (exists(path12.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = path12.dirname(dir);
     const ceiling = stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home);
     if (parent === dir || ceiling) return { root: start, start, by: "start" };
     dir = parent;
@@ -1898,16 +1901,16 @@ var init_root = __esm({
 });
 
 // src/verbs/common.ts
-import path12 from "node:path";
+import path13 from "node:path";
 function rootOption(ctx, fallbackStart = null) {
   const value = ctx.values.root;
   const leave = "or leave it out to start from the current folder";
   if (value === "") throw new UsageError(`--root needs a folder: pass --root <project>, ${leave}`);
   const given = typeof value === "string";
-  const found = findRoot(path12.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
+  const found = findRoot(path13.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
   const [root, start] = [quotedPath(found.root), quotedPath(found.start)];
-  if (!given && found.by === "memory" && found.root !== found.start && !exists(path12.join(found.root, ".git"))) {
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path13.join(found.root, ".git"))) {
     ctx.warn(`using the memory of ${root}, found above ${start}, which is in no git repository: ${CHOOSE}`);
   }
   if (!given && found.stopped) {
@@ -2472,7 +2475,7 @@ var init_probe_session = __esm({
 
 // src/brief/checkpoint-surface.ts
 import { readdirSync as readdirSync3 } from "node:fs";
-import path13 from "node:path";
+import path14 from "node:path";
 function minutesAgo(savedMs2, now) {
   if (savedMs2 === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs2) / 6e4);
@@ -2521,7 +2524,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHeadBytes(path13.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHeadBytes(path14.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -2537,7 +2540,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return none();
-    const file = await readStable(path13.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path14.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return none();
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -2557,7 +2560,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   }
 }
 function toldToAnySession(root, token) {
-  const told = (name2) => readHead(path13.join(checkpointsDir(root), name2), 128)?.trim() === token;
+  const told = (name2) => readHead(path14.join(checkpointsDir(root), name2), 128)?.trim() === token;
   try {
     return readdirSync3(checkpointsDir(root)).some((name2) => name2.startsWith(".delivered-") && told(name2));
   } catch {
@@ -2592,6 +2595,7 @@ var init_checkpoint_surface = __esm({
     "use strict";
     init_handoff();
     init_checkpoints();
+    init_fs();
     init_files();
     init_probe_session();
     init_paths();
@@ -2715,32 +2719,32 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a 
 
 // src/git/git-dir.ts
 import { readdirSync as readdirSync4, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
-import path14 from "node:path";
+import path15 from "node:path";
 function gitTopOf(root, env) {
-  for (let dir = root; ; dir = path14.dirname(dir)) {
+  for (let dir = root; ; dir = path15.dirname(dir)) {
     if (dir !== root && distrustedAbove(dir, env) !== null) return null;
-    if (lstatOrNull(path14.join(dir, ".git")) !== null) return dir;
-    if (path14.dirname(dir) === dir) return null;
+    if (lstatOrNull(path15.join(dir, ".git")) !== null) return dir;
+    if (path15.dirname(dir) === dir) return null;
   }
 }
 function gitDirOf(top) {
-  const dotGit = path14.join(top, ".git");
+  const dotGit = path15.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
   const text = readSmall(dotGit);
   const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
-  const dir = m ? path14.resolve(top, m[1]) : null;
+  const dir = m ? path15.resolve(top, m[1]) : null;
   return dir !== null && isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync3(path14.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path14.resolve(gitDir, text);
+    const text = readFileSync3(path15.join(gitDir, "commondir"), "utf8").trim();
+    if (text !== "") return path15.resolve(gitDir, text);
   } catch {
   }
   return gitDir;
 }
 function isShallow(gitDir) {
-  return gitDir !== null && isFile(path14.join(commonDirOf(gitDir), "shallow"));
+  return gitDir !== null && isFile(path15.join(commonDirOf(gitDir), "shallow"));
 }
 function reflogFiles(dir, out) {
   let entries2;
@@ -2751,7 +2755,7 @@ function reflogFiles(dir, out) {
   }
   for (const e of entries2) {
     if (out.length >= MAX_REFLOG_FILES) return;
-    const p = path14.join(dir, e.name);
+    const p = path15.join(dir, e.name);
     if (e.isDirectory()) reflogFiles(p, out);
     else if (e.isFile()) out.push(p);
   }
@@ -2760,7 +2764,7 @@ function reflogNames(gitDir, id) {
   const want = id.toLowerCase();
   if (gitDir === null || isNullObjectId(want)) return false;
   const files = [];
-  for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path14.join(dir, "logs"), files);
+  for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path15.join(dir, "logs"), files);
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
     try {
@@ -2777,17 +2781,17 @@ function reflogNames(gitDir, id) {
 function inProgressOf(gitDir) {
   if (gitDir === null) return null;
   for (const dir of ["rebase-merge", "rebase-apply"]) {
-    const d = path14.join(gitDir, dir);
-    if (!isDir(d) || dir === "rebase-apply" && isFile(path14.join(d, "applying"))) continue;
-    const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path14.join(d, "head-name")) ?? "");
+    const d = path15.join(gitDir, dir);
+    if (!isDir(d) || dir === "rebase-apply" && isFile(path15.join(d, "applying"))) continue;
+    const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path15.join(d, "head-name")) ?? "");
     return m ? `rebase of ${m[1]}` : "rebase";
   }
   const files = { MERGE_HEAD: "merge", CHERRY_PICK_HEAD: "cherry-pick", REVERT_HEAD: "revert", BISECT_LOG: "bisect" };
-  return Object.entries(files).find(([file]) => isFile(path14.join(gitDir, file)))?.[1] ?? null;
+  return Object.entries(files).find(([file]) => isFile(path15.join(gitDir, file)))?.[1] ?? null;
 }
 function objectFormat(gitDir) {
   try {
-    const config = gitDir === null ? "" : readFileSync3(path14.join(commonDirOf(gitDir), "config"), "utf8");
+    const config = gitDir === null ? "" : readFileSync3(path15.join(commonDirOf(gitDir), "config"), "utf8");
     return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
   } catch {
     return "sha1";
@@ -2827,15 +2831,15 @@ var init_git_dir = __esm({
 
 // src/git/saves.ts
 import { linkSync, lstatSync as lstatSync6, mkdirSync as mkdirSync2, renameSync, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
-import path15 from "node:path";
+import path16 from "node:path";
 function savesPath(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? null : path15.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path16.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function beside(root, env, name2) {
   const saves = savesPath(root, env);
-  return saves === null ? null : path15.join(path15.dirname(saves), name2);
+  return saves === null ? null : path16.join(path16.dirname(saves), name2);
 }
 function recordLines(p, re) {
   const lines2 = (readSmall(p) ?? "").slice(0, 16384).split("\n");
@@ -2843,7 +2847,7 @@ function recordLines(p, re) {
 }
 function addRecord(p, re, line, drop) {
   try {
-    mkdirSync2(path15.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync2(path16.dirname(p), { recursive: true, mode: 448 });
     let kept = [];
     try {
       kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
@@ -2871,7 +2875,7 @@ function cloneIdOf(root, env, create = false) {
   if (found !== null || !create) return found;
   const tmp = `${p}.tmp-${process.pid}`;
   try {
-    mkdirSync2(path15.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync2(path16.dirname(p), { recursive: true, mode: 448 });
     if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
     writeFileSync3(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
@@ -2960,9 +2964,9 @@ var init_saves = __esm({
 // src/store/lock.ts
 import fs from "node:fs";
 import { hostname as hostname2 } from "node:os";
-import path16 from "node:path";
+import path17 from "node:path";
 async function acquireLock(memDir, timeoutSeconds) {
-  return acquireLockDir(path16.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
+  return acquireLockDir(path17.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
 }
 async function acquireLockDir(lockDir, timeoutSeconds, opts) {
   const start = performance.now();
@@ -3006,13 +3010,13 @@ function tryMake(lockDir, me, makeParent2) {
   } catch (err) {
     if (err.code === "EEXIST") return false;
     if (err.code === "ENOENT" && makeParent2) {
-      fs.mkdirSync(path16.dirname(lockDir), { recursive: true, mode: 448 });
+      fs.mkdirSync(path17.dirname(lockDir), { recursive: true, mode: 448 });
       return tryMake(lockDir, me, false);
     }
     throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
   }
   try {
-    fs.writeFileSync(path16.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
+    fs.writeFileSync(path17.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
     return true;
   } catch (err) {
     const code = err.code;
@@ -3051,7 +3055,7 @@ function holding(lockDir, me) {
       clearInterval(timer);
       if (!ours()) return;
       try {
-        fs.unlinkSync(path16.join(lockDir, OWNER_NAME));
+        fs.unlinkSync(path17.join(lockDir, OWNER_NAME));
         fs.rmdirSync(lockDir);
       } catch {
       }
@@ -3090,10 +3094,10 @@ var init_lock = __esm({
 });
 
 // src/store/settings.ts
-import path17 from "node:path";
+import path18 from "node:path";
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const file = path17.join(memDir, SETTINGS_FILE);
+  const file = path18.join(memDir, SETTINGS_FILE);
   const text = readSmall(file, MAX_SETTINGS_BYTES) ?? (lstatOrNull(file)?.isSymbolicLink() === false ? "" : null);
   if (text === null) return { settings, problems: [] };
   let parsed;
@@ -3144,7 +3148,7 @@ var init_settings = __esm({
 
 // src/store/archive.ts
 import { lstatSync as lstatSync7, readdirSync as readdirSync5, unlinkSync as unlinkSync3 } from "node:fs";
-import path18 from "node:path";
+import path19 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
 }
@@ -3180,13 +3184,13 @@ function newestFirst(a, b) {
   return b.mtimeMs - a.mtimeMs;
 }
 function archivesKept(dir) {
-  const { settings, problems } = readSettings(path18.dirname(dir));
+  const { settings, problems } = readSettings(path19.dirname(dir));
   return { keep: settings.archivesKept, problems };
 }
 function prunable(dir) {
   const entries2 = [];
   for (const name2 of readdirSync5(dir)) {
-    const st = PRUNABLE_NAME.test(name2) ? lstatSync7(path18.join(dir, name2), { throwIfNoEntry: false }) : void 0;
+    const st = PRUNABLE_NAME.test(name2) ? lstatSync7(path19.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
     entries2.push({ name: name2, mtimeMs: st.mtimeMs });
@@ -3223,7 +3227,7 @@ function pruneArchive(dir, justArchived = null) {
   const deleted = [];
   for (const entry of doomed) {
     try {
-      unlinkSync3(path18.join(dir, entry.name));
+      unlinkSync3(path19.join(dir, entry.name));
       deleted.push(entry.name);
     } catch (err) {
       warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
@@ -3246,7 +3250,7 @@ var init_archive = __esm({
 });
 
 // src/store/recover.ts
-import path19 from "node:path";
+import path20 from "node:path";
 function pendingRepairs(root) {
   return [
     ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
@@ -3257,7 +3261,7 @@ function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n2) => inoOf(path19.join(dir, n2)) === ino);
+  return listDir(dir).filter((n2) => inoOf(path20.join(dir, n2)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -3274,7 +3278,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries2) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries2) {
-    const key = path19.join(path19.dirname(e.path), e.file);
+    const key = path20.join(path20.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -3309,26 +3313,26 @@ var init_recover = __esm({
 
 // src/store/publish.ts
 import {
-  closeSync as closeSync5,
-  constants as constants5,
+  closeSync as closeSync4,
+  constants as constants4,
   fchmodSync as fchmodSync2,
   fchownSync,
   fsyncSync,
   linkSync as linkSync2,
   lstatSync as lstatSync8,
-  openSync as openSync5,
+  openSync as openSync4,
   renameSync as renameSync2,
   unlinkSync as unlinkSync4,
   writeSync
 } from "node:fs";
-import path20 from "node:path";
+import path21 from "node:path";
 function syncDir(dir) {
   try {
-    const fd = openSync5(dir, constants5.O_RDONLY);
+    const fd = openSync4(dir, constants4.O_RDONLY);
     try {
       fsyncSync(fd);
     } finally {
-      closeSync5(fd);
+      closeSync4(fd);
     }
   } catch {
   }
@@ -3344,7 +3348,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   for (let attempt = 0; ; attempt++) {
     const name2 = archiveName(prefix, archiveDirPath);
     try {
-      linkSync2(from, path20.join(archiveDirPath, name2));
+      linkSync2(from, path21.join(archiveDirPath, name2));
       return name2;
     } catch (err) {
       if (err.code !== "EEXIST" || attempt > 5) throw err;
@@ -3352,7 +3356,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   }
 }
 function writeTemp(tempPath, bytes, mode, owner) {
-  const fd = openSync5(tempPath, EXCLUSIVE, mode);
+  const fd = openSync4(tempPath, EXCLUSIVE, mode);
   try {
     const other = owner !== null && (owner.uid !== process.geteuid?.() || owner.gid !== process.getegid?.());
     if (owner !== null && process.geteuid !== void 0 && other) {
@@ -3367,11 +3371,11 @@ function writeTemp(tempPath, bytes, mode, owner) {
     while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
     fsyncSync(fd);
   } finally {
-    closeSync5(fd);
+    closeSync4(fd);
   }
 }
 async function publish(spec) {
-  const filePath = path20.join(spec.dir, spec.file);
+  const filePath = path21.join(spec.dir, spec.file);
   const prior = await readStable(filePath, { failpoint: spec.failpoint });
   if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", filePath);
   const current = prior ? prior.token : "absent";
@@ -3383,8 +3387,8 @@ async function publish(spec) {
   const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
   const pid = process.pid;
   const rand = randomHex8();
-  const claimPath = path20.join(spec.dir, privateName(spec.file, "claim", pid, rand));
-  const tempPath = path20.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
+  const claimPath = path21.join(spec.dir, privateName(spec.file, "claim", pid, rand));
+  const tempPath = path21.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
   const warnings = [];
   let archived = null;
   if (prior !== null) {
@@ -3477,7 +3481,7 @@ function claimIsWhatWeRead(claimPath, prior) {
   try {
     return tokenOf(readAll(again.fd)) === prior.token ? "same" : "changed";
   } finally {
-    closeSync5(again.fd);
+    closeSync4(again.fd);
   }
 }
 function putBack(claimPath, filePath) {
@@ -3505,7 +3509,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   } catch (err) {
     if (!NO_ROOM.has(err.code ?? "")) return false;
     if (archived !== null) {
-      unlinkQuiet(path20.join(spec.archiveDir, archived));
+      unlinkQuiet(path21.join(spec.archiveDir, archived));
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
     if (lstatSync8(filePath, { throwIfNoEntry: false }) !== void 0) return false;
@@ -3520,7 +3524,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   }
   await failpoint(spec.failpoint, "rollback-after-restore");
   if (archived !== null) {
-    unlinkQuiet(path20.join(spec.archiveDir, archived));
+    unlinkQuiet(path21.join(spec.archiveDir, archived));
     await failpoint(spec.failpoint, "rollback-after-unarchive");
   }
   unlinkQuiet(claimPath);
@@ -3541,14 +3545,14 @@ var init_publish = __esm({
     init_files();
     init_paths();
     init_private();
-    EXCLUSIVE = constants5.O_WRONLY | constants5.O_CREAT | constants5.O_EXCL | constants5.O_NOFOLLOW;
+    EXCLUSIVE = constants4.O_WRONLY | constants4.O_CREAT | constants4.O_EXCL | constants4.O_NOFOLLOW;
     NO_ROOM = /* @__PURE__ */ new Set(["ENOSPC", "EDQUOT", "EMLINK"]);
   }
 });
 
 // src/store/repair.ts
 import { linkSync as linkSync3, readFileSync as readFileSync4, rmSync as rmSync2, unlinkSync as unlinkSync5 } from "node:fs";
-import path21 from "node:path";
+import path22 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   let bytes;
   try {
@@ -3557,7 +3561,7 @@ function archiveEntryWithBytes(dir, claimPath) {
     return void 0;
   }
   return listDir(dir).filter((n2) => ARCHIVE_NAME.test(n2)).find((n2) => {
-    const p = path21.join(dir, n2);
+    const p = path22.join(dir, n2);
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     try {
@@ -3573,7 +3577,7 @@ function saveId(e) {
 async function dropArchiveTemps(arch, fp) {
   const out = [];
   for (const name2 of listDir(arch).filter((n2) => ARCHIVE_TEMP.test(n2))) {
-    const p = path21.join(arch, name2);
+    const p = path22.join(arch, name2);
     const st = lstatBig(p);
     if (st === null || !st.isFile()) continue;
     if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
@@ -3594,7 +3598,7 @@ async function repair(root, fp) {
   }
   const byFile = groupByFile(pendingRepairs(root));
   for (const [filePath, list2] of byFile) {
-    const file = path21.basename(filePath);
+    const file = path22.basename(filePath);
     const prefix = archivePrefixOf(file);
     const currentIno = inoOf(filePath);
     const published = (e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno;
@@ -3609,7 +3613,7 @@ async function repair(root, fp) {
       }
       if (inoOf(filePath) === claimIno) {
         for (const copy of archiveEntriesWithIno(arch, claimIno)) {
-          unlinkSync5(path21.join(arch, copy));
+          unlinkSync5(path22.join(arch, copy));
           await failpoint(fp, "recover-after-unarchive");
         }
         unlinkSync5(claim.path);
@@ -3647,7 +3651,7 @@ async function repair(root, fp) {
   actions.push(...await dropArchiveTemps(arch, fp));
   try {
     for (const name2 of listDir(memDir).filter((n2) => DEAD_LOCK.test(n2))) {
-      rmSync2(path21.join(memDir, name2), { recursive: true, force: true });
+      rmSync2(path22.join(memDir, name2), { recursive: true, force: true });
     }
   } catch {
   }
@@ -3784,12 +3788,12 @@ var init_status = __esm({
 // src/git/anchors.ts
 import { realpathSync as realpathSync2 } from "node:fs";
 import { lstat } from "node:fs/promises";
-import path22 from "node:path";
+import path23 from "node:path";
 async function statInsideRoot(root, rel) {
   const parts = rel.split("/");
   let at2 = root;
   for (const [i, part] of parts.entries()) {
-    at2 = path22.join(at2, part);
+    at2 = path23.join(at2, part);
     try {
       const st = await lstat(at2);
       if (i < parts.length - 1 && !st.isDirectory()) return null;
@@ -3808,11 +3812,11 @@ function skillExcludes(root, skillDir) {
     real3 = realpathSync2(skillDir);
   } catch {
   }
-  for (const dir of [path22.resolve(skillDir), real3]) {
+  for (const dir of [path23.resolve(skillDir), real3]) {
     if (dir === null) continue;
-    const rel = path22.relative(root, dir);
-    if (rel === "" || rel.startsWith("..") || path22.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
-    out.add(rel.split(path22.sep).join("/"));
+    const rel = path23.relative(root, dir);
+    if (rel === "" || rel.startsWith("..") || path23.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
+    out.add(rel.split(path23.sep).join("/"));
   }
   return [...out];
 }
@@ -3822,7 +3826,7 @@ function dirtyHashesOf(top, dirty) {
   for (const p of dirty) {
     if (out.length >= MAX_DIRTY_HASHES) break;
     if (p.endsWith("/")) continue;
-    const id = blobIdOf(path22.join(top, p), format2);
+    const id = blobIdOf(path23.join(top, p), format2);
     if (id !== null) out.push({ path: p, id });
   }
   return out;
@@ -3861,7 +3865,7 @@ async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
   const keyFileMtimes = [];
   const skippedKeyFiles = [];
   for (const value of keyFiles) {
-    const given = path22.isAbsolute(value) ? path22.relative(root, value).split(path22.sep).join("/") : value;
+    const given = path23.isAbsolute(value) ? path23.relative(root, value).split(path23.sep).join("/") : value;
     const rel = safeRelativePath(given);
     if (rel === null) {
       skippedKeyFiles.push({ path: value, reason: "not a path inside the root" });
@@ -3930,9 +3934,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path56 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path56)) return true;
-  const parts = path56.split(/\??\.|::|->/);
+  const path57 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path57)) return true;
+  const parts = path57.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -5774,7 +5778,7 @@ var init_document = __esm({
 });
 
 // src/git/write-checked.ts
-import path23 from "node:path";
+import path24 from "node:path";
 function schemaRefusal(file, errors) {
   const more = /\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0;
   const count = errors.filter((e) => e.rule !== "more").length + Number(more);
@@ -5802,7 +5806,7 @@ function checkDocument(raw, kind, root) {
   let errors;
   if (kind === "handoff") {
     errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
-    const current = () => readHeadBytes(path23.join(memoryDir(root), file))?.toString("utf8") ?? null;
+    const current = () => readHeadBytes(path24.join(memoryDir(root), file))?.toString("utf8") ?? null;
     if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(current(), decoded.text)) {
       errors = errors.filter((e) => e.rule !== "anchor-line");
     }
@@ -5850,9 +5854,9 @@ function finalBytes(text, rawBytes) {
 }
 async function buildDocument(checked, root, anchors) {
   const file = FILE_OF[checked.kind];
-  const prior = await readStable(path23.join(memoryDir(root), file));
+  const prior = await readStable(path24.join(memoryDir(root), file));
   if (prior !== null && prior.stat.nlink !== 1n) {
-    throw new UnsafeFile("hard-linked", path23.join(memoryDir(root), file));
+    throw new UnsafeFile("hard-linked", path24.join(memoryDir(root), file));
   }
   const notes = [...checked.notes];
   if (checked.kind === "handoff") return buildHandoff(checked, root, anchors, prior, notes);
@@ -5964,7 +5968,7 @@ var init_write_checked = __esm({
     init_validate_ledger();
     init_values();
     init_document();
-    init_checkpoints();
+    init_fs();
     init_files();
     init_paths();
     MAX_FINDINGS_SHOWN = 20;
@@ -5972,19 +5976,19 @@ var init_write_checked = __esm({
 });
 
 // src/agents/harness-path.ts
-import path24 from "node:path";
+import path25 from "node:path";
 function windowsShaped(p) {
   return /^([A-Za-z]:|\\\\)/.test(p);
 }
 function harnessPath(what, p, platform = process.platform) {
   const windows = windowsShaped(p);
-  const absolute = (windows || platform === "win32" ? path24.win32 : path24.posix).isAbsolute(p);
+  const absolute = (windows || platform === "win32" ? path25.win32 : path25.posix).isAbsolute(p);
   if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
   if (windows && platform !== "win32") {
     const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
     return { ok: false, reason, windows };
   }
-  return { ok: true, path: platform === "win32" ? path24.win32.normalize(p) : p };
+  return { ok: true, path: platform === "win32" ? path25.win32.normalize(p) : p };
 }
 function hookCwd(cwd, platform = process.platform) {
   if (cwd === void 0 || cwd === null) return null;
@@ -6255,19 +6259,19 @@ var init_outcome = __esm({
 
 // src/journal/store.ts
 import {
-  closeSync as closeSync6,
+  closeSync as closeSync5,
   fsyncSync as fsyncSync2,
   linkSync as linkSync4,
   lstatSync as lstatSync9,
   mkdirSync as mkdirSync3,
-  openSync as openSync6,
+  openSync as openSync5,
   renameSync as renameSync3,
   unlinkSync as unlinkSync6,
   writeFileSync as writeFileSync4
 } from "node:fs";
-import path25 from "node:path";
+import path26 from "node:path";
 function journalDir(root) {
-  return path25.join(memoryDir(root), "journal");
+  return path26.join(memoryDir(root), "journal");
 }
 function parseJournalName(name2) {
   const m = JOURNAL_NAME.exec(name2);
@@ -6283,13 +6287,13 @@ function listJournal(root) {
   return listDir(journalDir(root)).map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
-  return exists(path25.join(journalDir(root), "OFF"));
+  return exists(path26.join(journalDir(root), "OFF"));
 }
 function monthOf(ms) {
   return new Date(ms).toISOString().slice(0, 7);
 }
 function readJournalFile(dir, name2) {
-  const p = path25.join(dir, name2);
+  const p = path26.join(dir, name2);
   let opened;
   try {
     opened = openRegular(p, MAX_DOCUMENT_BYTES);
@@ -6301,7 +6305,7 @@ function readJournalFile(dir, name2) {
     const bytes = readAll(opened.fd, MAX_DOCUMENT_BYTES);
     return { bytes, token: tokenOf(bytes) };
   } finally {
-    closeSync6(opened.fd);
+    closeSync5(opened.fd);
   }
 }
 function journalHealth(root) {
@@ -6335,7 +6339,7 @@ function repairJournal(dir) {
       unlinkSync6(e.path);
       continue;
     }
-    const target = path25.join(dir, e.file);
+    const target = path26.join(dir, e.file);
     if (!exists(target)) {
       renameSync3(e.path, target);
       actions.push(`journal/${e.file}: put back after an interrupted append`);
@@ -6347,7 +6351,7 @@ function repairJournal(dir) {
       unlinkSync6(e.path);
     } else {
       const kept = `${e.file.replace(/\.md$/, "")}.orig-${randomHex8()}.md`;
-      renameSync3(e.path, path25.join(dir, kept));
+      renameSync3(e.path, path26.join(dir, kept));
       const what = "another program changed it during an interrupted append";
       actions.push(`journal/${e.file}: ${what}; the earlier version is journal/${kept}`);
     }
@@ -6355,25 +6359,25 @@ function repairJournal(dir) {
   return actions;
 }
 function writeTemp2(p, bytes) {
-  const fd = openSync6(p, "wx", 384);
+  const fd = openSync5(p, "wx", 384);
   try {
     writeFileSync4(fd, bytes);
     fsyncSync2(fd);
   } finally {
-    closeSync6(fd);
+    closeSync5(fd);
   }
 }
 async function publishJournalFile(dir, name2, expected, bytes, fp) {
   const rand = randomHex8();
-  const temp = path25.join(dir, privateName(name2, "tmp", process.pid, rand));
-  const claim = path25.join(dir, privateName(name2, "claim", process.pid, rand));
-  const target = path25.join(dir, name2);
+  const temp = path26.join(dir, privateName(name2, "tmp", process.pid, rand));
+  const claim = path26.join(dir, privateName(name2, "claim", process.pid, rand));
+  const target = path26.join(dir, name2);
   writeTemp2(temp, bytes);
   try {
     if (expected !== "absent") {
       renameSync3(target, claim);
       await failpoint(fp, "journal-after-claim");
-      const claimed = readJournalFile(dir, path25.basename(claim));
+      const claimed = readJournalFile(dir, path26.basename(claim));
       if (claimed === null || claimed.token !== expected) {
         if (!exists(target)) renameSync3(claim, target);
         const why = "changed while the entry was appended (another program wrote it)";
@@ -6455,7 +6459,7 @@ var init_store = __esm({
 
 // src/journal/record.ts
 import { unlinkSync as unlinkSync7 } from "node:fs";
-import path26 from "node:path";
+import path27 from "node:path";
 function monthIndex(period) {
   return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
 }
@@ -6501,7 +6505,7 @@ function retriedNotes(root, priorToken) {
 }
 async function handoffWithToken(root, token) {
   const archived = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2));
-  for (const f of [path26.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path26.join(archiveDir(root), n2))]) {
+  for (const f of [path27.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path27.join(archiveDir(root), n2))]) {
     try {
       const r = await readStable(f);
       if (r !== null && r.token === token) return r.bytes.toString("utf8");
@@ -6519,7 +6523,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     };
     const base = call.cwd !== null ? absolute(call.cwd) : null;
     const arg = call.rootArg;
-    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path26.resolve(base, arg);
+    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path27.resolve(base, arg);
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];
@@ -6610,7 +6614,7 @@ async function foldOne(root, nowMonth, fp) {
     const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries2)));
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
-  for (const f of files) unlinkSync7(path26.join(dir, f.name));
+  for (const f of files) unlinkSync7(path27.join(dir, f.name));
   const names = files.map((f) => `journal/${f.name}`).join(", ");
   return `journal: folded ${names} (${entries2.length} entries) into journal/${yearName}`;
 }
@@ -6658,7 +6662,7 @@ var write_exports = {};
 __export(write_exports, {
   writeVerb: () => writeVerb
 });
-import path27 from "node:path";
+import path28 from "node:path";
 async function save(ctx, kind, document) {
   const expected = expectedTokenOption(ctx);
   const lockTimeoutSeconds = lockTimeoutOption(ctx);
@@ -6687,7 +6691,7 @@ async function save(ctx, kind, document) {
   };
   const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx), validate, precheck };
   const { result, repairs } = await underLock(options, async (lock) => {
-    const now = await readStable(path27.join(memoryDir(root), file)).catch(() => void 0);
+    const now = await readStable(path28.join(memoryDir(root), file)).catch(() => void 0);
     const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
     const b2 = same ? prebuilt : await buildDocument(checked, root, anchors);
     built = b2;
@@ -6969,8 +6973,8 @@ CURRENT-SHA256: ${result.token}
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync7, fstatSync as fstatSync5 } from "node:fs";
-import path28 from "node:path";
+import { closeSync as closeSync6, fstatSync as fstatSync4 } from "node:fs";
+import path29 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -6981,7 +6985,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe", mtimeMs: null };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
-  const filePath = path28.join(memDir, file);
+  const filePath = path29.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe", mtimeMs: null };
@@ -7017,12 +7021,12 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     if (!ok2) return { kind, status: "foreign", mtimeMs };
     if (firstNul(bytes) >= 0) return { kind, status: "unsafe", mtimeMs };
     if (!opts.text) return { kind, status: "present", mtimeMs };
-    const after = fstatSync5(fd, { bigint: true });
+    const after = fstatSync4(fd, { bigint: true });
     const same = BigInt(bytes.length) === stat.size && after.size === stat.size && after.mtimeNs === stat.mtimeNs;
     const text = same && lstatBig(filePath)?.ino === stat.ino ? bytes.toString("utf8") : null;
     return { kind, status: "present", mtimeMs, text };
   } finally {
-    closeSync7(fd);
+    closeSync6(fd);
   }
 }
 function liveWriter(memDir) {
@@ -7440,7 +7444,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path56 = __require("path");
+    var path57 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -7493,7 +7497,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path56.resolve(filename);
+      const absoluteName = path57.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -7664,13 +7668,13 @@ import {
   rmdirSync,
   unlinkSync as unlinkSync8
 } from "node:fs";
-import path29 from "node:path";
+import path30 from "node:path";
 function cloneOf(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
-  return { top, common, copy: path29.join(common, "session-handoff", "merge-driver.mjs") };
+  return { top, common, copy: path30.join(common, "session-handoff", "merge-driver.mjs") };
 }
 function driverCommand(node, copy) {
   const run = `${shellQuote(node)} ${shellQuote(copy)}${DRIVER_ARGS}`;
@@ -7684,7 +7688,7 @@ function driverParts(command) {
   return m === null ? null : { node: unquote(m[1]), copy: unquote(m[2]) };
 }
 function attributesLine(top, root) {
-  const memRel = path29.relative(top, root).split(path29.sep).join("/");
+  const memRel = path30.relative(top, root).split(path30.sep).join("/");
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME}`;
 }
 function readRegular(p) {
@@ -7729,9 +7733,9 @@ async function registerMergeDriver(root, helperPath, env) {
   if (c === null || helperPath === null) return out;
   let copy;
   try {
-    const bytes = readFileSync5(path29.join(path29.dirname(helperPath), "lib", "cli.mjs"));
-    mkdirSync4(path29.dirname(c.copy), { recursive: true, mode: 448 });
-    giveTo(path29.dirname(c.copy), c.common);
+    const bytes = readFileSync5(path30.join(path30.dirname(helperPath), "lib", "cli.mjs"));
+    mkdirSync4(path30.dirname(c.copy), { recursive: true, mode: 448 });
+    giveTo(path30.dirname(c.copy), c.common);
     const st = lstatSync10(c.copy, { throwIfNoEntry: false });
     if (st !== void 0 && !st.isFile()) unlinkSync8(c.copy);
     const same = st !== void 0 && st.isFile() && readFileSync5(c.copy).equals(bytes);
@@ -7749,9 +7753,9 @@ async function registerMergeDriver(root, helperPath, env) {
     await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
   }
-  if (out.config) giveTo(path29.join(c.common, "config"), c.common);
+  if (out.config) giveTo(path30.join(c.common, "config"), c.common);
   try {
-    const file = path29.join(c.top, ".gitattributes");
+    const file = path30.join(c.top, ".gitattributes");
     const before = readRegular(file);
     const want = attributesLine(c.top, root);
     const { rest, had, line } = withoutBlock(before ?? "");
@@ -7771,17 +7775,17 @@ async function unregisterMergeDriver(root, env) {
   if (c === null) return out;
   try {
     unlinkSync8(c.copy);
-    rmdirSync(path29.dirname(c.copy));
+    rmdirSync(path30.dirname(c.copy));
   } catch {
   }
   const driver = await configValue(c.top, "driver", env);
   if (driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
-    giveTo(path29.join(c.common, "config"), c.common);
+    giveTo(path30.join(c.common, "config"), c.common);
     out.config = r.code === 0;
   }
   try {
-    const file = path29.join(c.top, ".gitattributes");
+    const file = path30.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file) ?? "");
     if (had) {
       if (rest === "") unlinkSync8(file);
@@ -7799,7 +7803,7 @@ async function previewMergeDriver(root, remove2, env) {
   const driver = await configValue(c.top, "driver", env);
   let text;
   try {
-    text = readRegular(path29.join(c.top, ".gitattributes"));
+    text = readRegular(path30.join(c.top, ".gitattributes"));
   } catch (err) {
     const notes = [`.gitattributes would not be changed: ${err.message}`];
     return { config: remove2 ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
@@ -7837,7 +7841,7 @@ function attributesOnlyOurs(top) {
   return had && rest === "";
 }
 function textOr(dir, name2) {
-  return readSmall(path29.join(dir, name2)) ?? "";
+  return readSmall(path30.join(dir, name2)) ?? "";
 }
 async function mergeDriverMissing(root, env) {
   const c = cloneOf(root, env);
@@ -7878,7 +7882,7 @@ var init_merge_driver_config = __esm({
 
 // src/git/fates.ts
 import { readFileSync as readFileSync6 } from "node:fs";
-import path30 from "node:path";
+import path31 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
     const [name2 = "", ...rest] = rec.split("\0");
@@ -7917,7 +7921,7 @@ function fatesOf(i) {
 function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
   try {
-    const first = readFileSync6(path30.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
+    const first = readFileSync6(path31.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
     const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
     return m !== null && Number(m[1]) * 1e3 >= savedMs2;
   } catch {
@@ -7927,7 +7931,7 @@ function clonedAfter(gitDir, savedMs2) {
 function stashCount(commonDir) {
   if (commonDir === null) return 0;
   try {
-    const log = readFileSync6(path30.join(commonDir, "logs", "refs", "stash"), "utf8");
+    const log = readFileSync6(path31.join(commonDir, "logs", "refs", "stash"), "utf8");
     return log.split("\n").filter((l) => l !== "").length;
   } catch {
     return 0;
@@ -7980,7 +7984,7 @@ async function handoffInStash(root, env) {
   const gitDir = top === null ? null : gitDirOf(top);
   const count = stashCount(gitDir === null ? null : commonDirOf(gitDir));
   if (top === null || count === 0) return null;
-  const handoff = `${path30.relative(top, root).split(path30.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
+  const handoff = `${path31.relative(top, root).split(path31.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
   if (/[\r\n]/.test(handoff)) return null;
   const git = (args, input) => runGit(root, args, env, void 0, { input });
   const n2 = Math.min(count, 100);
@@ -8119,7 +8123,7 @@ When the kill switch is on, the paused sentence is printed too and the code is k
 
 // src/store/checkpoint-cleanup.ts
 import { linkSync as linkSync5, lstatSync as lstatSync11, readdirSync as readdirSync6, unlinkSync as unlinkSync9 } from "node:fs";
-import path31 from "node:path";
+import path32 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
   const survivors = new Set(list2.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
@@ -8128,11 +8132,11 @@ function pruneCheckpoints(root, keep) {
   for (const e of list2) {
     if (survivors.has(e.name) || deleted.length >= list2.length - CHECKPOINT_KEEP) continue;
     try {
-      unlinkSync9(path31.join(checkpointsDir(root), e.name));
+      unlinkSync9(path32.join(checkpointsDir(root), e.name));
       deleted.push(e.name);
     } catch {
     }
-    rmQuietRegular(path31.join(checkpointsDir(root), `.delivered-${e.session}`));
+    rmQuietRegular(path32.join(checkpointsDir(root), `.delivered-${e.session}`));
   }
   return deleted;
 }
@@ -8146,7 +8150,7 @@ function cleanCheckpointLeftovers(root) {
     if (st === void 0 || st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
       try {
-        linkSync5(e.path, path31.join(dir, e.file));
+        linkSync5(e.path, path32.join(dir, e.file));
         actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
       } catch {
       }
@@ -8162,20 +8166,20 @@ function cleanCheckpointLeftovers(root) {
     const live = /* @__PURE__ */ new Set();
     for (const name2 of names) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
-      const bytes = readHeadBytes(path31.join(dir, name2));
+      const bytes = readHeadBytes(path32.join(dir, name2));
       if (bytes !== null) live.add(tokenOf(bytes));
     }
     const kept = [];
     for (const name2 of names) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      const told = readHead(path31.join(dir, name2), 128)?.trim() ?? "";
-      const st = lstatSync11(path31.join(dir, name2), { throwIfNoEntry: false });
-      if (readHead(path31.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path31.join(dir, name2));
+      const told = readHead(path32.join(dir, name2), 128)?.trim() ?? "";
+      const st = lstatSync11(path32.join(dir, name2), { throwIfNoEntry: false });
+      if (readHead(path32.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path32.join(dir, name2));
       else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
     }
     kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
-    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path31.join(dir, k.name));
+    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path32.join(dir, k.name));
   } catch {
   }
   return actions;
@@ -8183,7 +8187,7 @@ function cleanCheckpointLeftovers(root) {
 function pruneOfferMarkers(dir, nowMs) {
   try {
     for (const name2 of readdirSync6(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
-      const p = path31.join(dir, name2);
+      const p = path32.join(dir, name2);
       if (nowMs - lstatSync11(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     }
   } catch {
@@ -8195,6 +8199,7 @@ var init_checkpoint_cleanup = __esm({
     "use strict";
     init_checkpoint_name();
     init_checkpoints();
+    init_fs();
     init_files();
     init_private();
     MARKERS_KEPT = 20;
@@ -8553,7 +8558,7 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import path32 from "node:path";
+import path33 from "node:path";
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
   p.catch(() => void 0);
@@ -8600,7 +8605,7 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   const keyFiles = [.../* @__PURE__ */ new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
   const top = gitTopOf(root, env);
-  const rel = top === null ? "" : path32.relative(top, root).split(path32.sep).join("/");
+  const rel = top === null ? "" : path33.relative(top, root).split(path33.sep).join("/");
   const prefix = rel === "" ? "" : `${rel}/`;
   const token = opts.handoffToken;
   if (token != null) facts.savedBy = savedByOf(root, env, token);
@@ -8821,7 +8826,7 @@ async function measureFates(git, facts, anchors, at2) {
     savedDirty: facts.saved.dirty ?? [],
     hashes: anchors.dirtyHashes ?? [],
     nowDirty: now.dirty,
-    blobNow: (p) => blobIdOf(path32.join(at2.top, p), format2),
+    blobNow: (p) => blobIdOf(path33.join(at2.top, p), format2),
     ...logs,
     // A clone made after the save did not save it, record or not.
     fromSaved: present && head !== null,
@@ -9559,7 +9564,7 @@ __export(brief_exports, {
   briefVerb: () => briefVerb
 });
 import { existsSync as existsSync3 } from "node:fs";
-import path33 from "node:path";
+import path34 from "node:path";
 function sideTime(text, now) {
   const st = stateTimeOfText(text, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
@@ -9676,7 +9681,7 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync3(path33.join(archiveDir(root), merged[1])))
+        if (merged && existsSync3(path34.join(archiveDir(root), merged[1])))
           brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
@@ -9689,7 +9694,7 @@ exit: 0 brief printed
 
 // src/agents/hook-input.ts
 import { existsSync as existsSync4 } from "node:fs";
-import path34 from "node:path";
+import path35 from "node:path";
 async function readHookJson(ctx, max) {
   return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
 }
@@ -9704,10 +9709,10 @@ function hookObject(data, max) {
   }
 }
 function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync4(path34.join(root, ".ai", "memory"))) return false;
+  if (!skillDir || home === "" || existsSync4(path35.join(root, ".ai", "memory"))) return false;
   const under = (dir, base) => {
-    const rel = path34.relative(base, dir);
-    return !rel.startsWith("..") && !path34.isAbsolute(rel);
+    const rel = path35.relative(base, dir);
+    return !rel.startsWith("..") && !path35.isAbsolute(rel);
   };
   return under(skillDir, home) && !under(skillDir, root);
 }
@@ -9904,7 +9909,7 @@ ${paused ? `${SENTENCES.paused()}
 
 // src/store/archive-entries.ts
 import { lstatSync as lstatSync12, readdirSync as readdirSync8 } from "node:fs";
-import path35 from "node:path";
+import path36 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
@@ -9915,7 +9920,7 @@ function listArchives(root) {
   for (const name2 of readdirSync8(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync12(path35.join(dir, name2));
+      const s = lstatSync12(path36.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -9930,9 +9935,9 @@ function assertArchiveName(name2) {
 }
 async function readArchive(root, name2) {
   assertArchiveName(name2);
-  const got = checkTree(root) ? await readStable(path35.join(archiveDir(root), name2)) : null;
+  const got = checkTree(root) ? await readStable(path36.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path35.join(archiveDir(root), name2));
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path36.join(archiveDir(root), name2));
   return got;
 }
 var init_archive_entries = __esm({
@@ -10090,7 +10095,7 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import path36 from "node:path";
+import path37 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -10176,7 +10181,7 @@ async function restore(ctx, name2) {
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         assertArchiveName(name2);
-        if (!exists(path36.join(archiveDir(root), name2))) {
+        if (!exists(path37.join(archiveDir(root), name2))) {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
       }
@@ -10185,7 +10190,7 @@ async function restore(ctx, name2) {
       const archived2 = await readArchive(root, name2);
       const problem = restoreProblem(archived2.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path36.join(memoryDir(root), file));
+      const current = await readStable(path37.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived2.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -10602,17 +10607,17 @@ alwaysApply: true
 // src/agents/agent-file.ts
 import {
   accessSync,
-  closeSync as closeSync8,
-  constants as constants6,
+  closeSync as closeSync7,
+  constants as constants5,
   existsSync as existsSync5,
   lstatSync as lstatSync13,
   mkdirSync as mkdirSync5,
-  openSync as openSync7,
+  openSync as openSync6,
   readlinkSync as readlinkSync3,
   rmdirSync as rmdirSync2,
   unlinkSync as unlinkSync10
 } from "node:fs";
-import path37 from "node:path";
+import path38 from "node:path";
 async function readAgentFile(file, snippet) {
   let read;
   try {
@@ -10643,8 +10648,8 @@ ${snippet}`);
 }
 function assertReplaceable(file, snippet) {
   try {
-    closeSync8(openSync7(file, constants6.O_WRONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK));
-    accessSync(path37.dirname(file), constants6.W_OK);
+    closeSync7(openSync6(file, constants5.O_WRONLY | constants5.O_NOFOLLOW | constants5.O_NONBLOCK));
+    accessSync(path38.dirname(file), constants5.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -10654,7 +10659,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path37.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path38.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -10684,10 +10689,10 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
   await failpoint(fp, "after-publication");
 }
 function dirsBelow(base, dir) {
-  const rel = path37.relative(base, dir);
-  if (rel.split(path37.sep)[0] === ".." || path37.isAbsolute(rel)) return [];
+  const rel = path38.relative(base, dir);
+  if (rel.split(path38.sep)[0] === ".." || path38.isAbsolute(rel)) return [];
   let cur = base;
-  return rel.split(path37.sep).filter(Boolean).map((part) => cur = path37.join(cur, part));
+  return rel.split(path38.sep).filter(Boolean).map((part) => cur = path38.join(cur, part));
 }
 function missingDirs(base, dir) {
   const missing = [];
@@ -10716,10 +10721,10 @@ function removeEmptyDirs(dirs) {
   return removed;
 }
 function recordNode(dir, execPath) {
-  const target = path37.join(dir, "node");
+  const target = path38.join(dir, "node");
   if (readSmall(target) === `${execPath}
 `) return;
-  const missing = dirsBelow(path37.parse(dir).root, dir).filter((d) => !existsSync5(d));
+  const missing = dirsBelow(path38.parse(dir).root, dir).filter((d) => !existsSync5(d));
   try {
     mkdirSync5(dir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -10746,11 +10751,11 @@ var init_agent_file = __esm({
 // src/agents/skill-place.ts
 import {
   accessSync as accessSync2,
-  closeSync as closeSync9,
-  constants as constants7,
+  closeSync as closeSync8,
+  constants as constants6,
   lstatSync as lstatSync14,
   mkdirSync as mkdirSync6,
-  openSync as openSync8,
+  openSync as openSync7,
   readdirSync as readdirSync9,
   readFileSync as readFileSync7,
   readlinkSync as readlinkSync4,
@@ -10760,9 +10765,9 @@ import {
   symlinkSync,
   writeFileSync as writeFileSync5
 } from "node:fs";
-import path38 from "node:path";
+import path39 from "node:path";
 function detectAgents(agents, base, global) {
-  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => exists(path38.join(base, m))));
+  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => exists(path39.join(base, m))));
 }
 function linkFolderFor(agent, global) {
   const folders = agent.skillFolders[global ? "home" : "project"];
@@ -10772,7 +10777,7 @@ function linkFolderFor(agent, global) {
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path38.join(dir, rel);
+    const abs = path39.join(dir, rel);
     const st = lstatOrNull(abs);
     if (st === null) return;
     if (st.isDirectory()) {
@@ -10786,32 +10791,32 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps2 = [];
   for (const rel of want) {
-    const dest = path38.join(to, rel);
+    const dest = path39.join(to, rel);
     let have = null;
     try {
       have = lstatSync14(dest).isFile() ? readFileSync7(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync7(path38.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync7(path39.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
   return steps2;
 }
 function linkOnTheWay(base, p) {
-  const parts = path38.relative(base, path38.dirname(p)).split(path38.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path38.dirname(p);
+  const parts = path39.relative(base, path39.dirname(p)).split(path39.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path39.dirname(p);
   let at2 = base;
   for (const part of parts) {
-    at2 = path38.join(at2, part);
+    at2 = path39.join(at2, part);
     const st = lstatOrNull(at2);
     if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
   }
   return null;
 }
 function readCopyRecord(dir) {
-  const file = path38.join(dir, RECORD);
+  const file = path39.join(dir, RECORD);
   const st = lstatOrNull(file);
   if (st === null) return null;
   if (!st.isFile() || st.size > 1e6) {
@@ -10829,22 +10834,22 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path38.join(dir, rel))]));
-  const flags = constants7.O_WRONLY | constants7.O_CREAT | constants7.O_TRUNC | (constants7.O_NOFOLLOW ?? 0);
-  const fd = openSync8(path38.join(dir, RECORD), flags, 420);
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path39.join(dir, rel))]));
+  const flags = constants6.O_WRONLY | constants6.O_CREAT | constants6.O_TRUNC | (constants6.O_NOFOLLOW ?? 0);
+  const fd = openSync7(path39.join(dir, RECORD), flags, 420);
   try {
     writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
   } finally {
-    closeSync9(fd);
+    closeSync8(fd);
   }
 }
 function dropCopyRecord(dir) {
-  rmSync3(path38.join(dir, RECORD), { force: true });
+  rmSync3(path39.join(dir, RECORD), { force: true });
 }
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
-    const file = path38.join(dir, rel);
+    const file = path39.join(dir, rel);
     return !lstatSync14(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
@@ -10854,22 +10859,22 @@ function linkState(place, target) {
   if (st === null) return "absent";
   if (st.isSymbolicLink()) {
     const to = readlinkSync4(place);
-    return path38.resolve(path38.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path39.resolve(path39.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return exists(path38.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return exists(path39.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path38.dirname(file);
-  for (let i = 0; i < 64 && !exists(dir); i++) dir = path38.dirname(dir);
+  let dir = path39.dirname(file);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path39.dirname(dir);
   if (!lstatSync14(dir).isDirectory()) return `${dir} is not a folder`;
   try {
-    accessSync2(dir, constants7.W_OK);
+    accessSync2(dir, constants6.W_OK);
   } catch {
     return `${dir} is not writable`;
   }
   try {
-    if (exists(file) && lstatSync14(file).isFile()) accessSync2(file, constants7.W_OK);
+    if (exists(file) && lstatSync14(file).isFile()) accessSync2(file, constants6.W_OK);
   } catch {
     return `${file} is not writable`;
   }
@@ -10877,22 +10882,22 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps2) {
   for (const s of steps2) {
-    const dest = path38.join(to, s.rel);
+    const dest = path39.join(to, s.rel);
     if (s.action === "remove") {
       rmSync3(dest, { force: true });
-      removeEmptyUpTo(path38.dirname(dest), to);
+      removeEmptyUpTo(path39.dirname(dest), to);
       continue;
     }
-    mkdirSync6(path38.dirname(dest), { recursive: true });
+    mkdirSync6(path39.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path38.join(from, s.rel);
+    const src = path39.join(from, s.rel);
     writeFileSync5(temp, readFileSync7(src), { mode: statSync(src).mode & 511 });
     renameSync4(temp, dest);
   }
 }
 function makeLink(place, target) {
-  mkdirSync6(path38.dirname(place), { recursive: true });
-  symlinkSync(path38.relative(path38.dirname(place), target), place, "dir");
+  mkdirSync6(path39.dirname(place), { recursive: true });
+  symlinkSync(path39.relative(path39.dirname(place), target), place, "dir");
 }
 var SKILL_ENTRIES, CANONICAL, RECORD, hashOf, safeDir;
 var init_skill_place = __esm({
@@ -10906,7 +10911,7 @@ var init_skill_place = __esm({
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
     hashOf = (file) => nodeCrypto().createHash("sha256").update(readFileSync7(file)).digest("hex");
-    safeDir = (d) => typeof d === "string" && d !== "" && !path38.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path39.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -11482,12 +11487,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path56) {
+function findNodeAtLocation(root, path57) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path56) {
+  for (let segment of path57) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -11961,7 +11966,7 @@ var init_main = __esm({
 });
 
 // src/agents/json-hooks.ts
-import path39 from "node:path";
+import path40 from "node:path";
 function installedForms(spec, args = spec.hooks.map((h) => h.args)) {
   return args.flatMap((a) => {
     const now = spec.command(a);
@@ -11974,7 +11979,7 @@ function installShaped(spec, command, args) {
     if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path39.win32 : path39.posix).basename(name2);
+    const base = (windowsShaped(name2) ? path40.win32 : path40.posix).basename(name2);
     if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
@@ -12240,7 +12245,7 @@ var init_json_hooks = __esm({
 });
 
 // src/agents/plan.ts
-import path40 from "node:path";
+import path41 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12298,7 +12303,7 @@ function ownedSpan(edit2, text) {
 `).join("") + mid + lines2.slice(to + 1).join("\n");
 }
 function editPath(base, edit2) {
-  return path40.join(base, ...edit2.file.split("/"));
+  return path41.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
@@ -12313,7 +12318,7 @@ var init_plan = __esm({
 
 // src/agents/installer.ts
 import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readFileSync as readFileSync8, rmSync as rmSync4 } from "node:fs";
-import path41 from "node:path";
+import path42 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
@@ -12321,7 +12326,7 @@ async function install(t, env) {
   if (!existsSync6(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -12338,7 +12343,7 @@ async function install(t, env) {
       lines2.push(p.snap.bytes?.equals(bytes) ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
-    const dirs = missingDirs(t.base, path41.dirname(p.file));
+    const dirs = missingDirs(t.base, path42.dirname(p.file));
     makeDirs(dirs);
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
@@ -12356,7 +12361,7 @@ async function install(t, env) {
     if (x !== null && x.at >= 0) continue;
     const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
     if (x !== null && ls?.stdout.length === 0) {
-      if (!t.dryRun) mkdirSync7(path41.dirname(x.file), { recursive: true });
+      if (!t.dryRun) mkdirSync7(path42.dirname(x.file), { recursive: true });
       if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
       lines2.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
     } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
@@ -12367,9 +12372,9 @@ function excludeOf(base, file, env) {
   const top = gitTopOf(base, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
-  const exclude = path41.join(commonDirOf(gitDir), "info", "exclude");
+  const exclude = path42.join(commonDirOf(gitDir), "info", "exclude");
   const text = existsSync6(exclude) ? readFileSync8(exclude, "utf8") : "";
-  const rel = path41.relative(top, file).split(path41.sep).join("/");
+  const rel = path42.relative(top, file).split(path42.sep).join("/");
   const pair = `${EXCLUDE_MARK}
 /${rel}
 `;
@@ -12379,7 +12384,7 @@ ${text}`.indexOf(`
 ${pair}`) };
 }
 function dropOldRecords(dir) {
-  const records = path41.join(dir, "installs");
+  const records = path42.join(dir, "installs");
   const what = "an older version's copies of agent files, no longer read";
   if (lstatSync15(records, { throwIfNoEntry: false }) === void 0) return [];
   try {
@@ -12392,7 +12397,7 @@ function dropOldRecords(dir) {
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -12413,7 +12418,7 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeEmptyUpTo(path41.dirname(p.file), t.base);
+  for (const p of removed) removeEmptyUpTo(path42.dirname(p.file), t.base);
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0) continue;
@@ -12452,19 +12457,19 @@ var init_installer = __esm({
 
 // src/agents/install-lock.ts
 import { lstatSync as lstatSync16, mkdirSync as mkdirSync8, rmdirSync as rmdirSync3 } from "node:fs";
-import path42 from "node:path";
+import path43 from "node:path";
 async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
   let root = null;
   try {
-    root = global ? null : findRoot(path42.resolve(ctx.cwd, given), ctx.env).root;
+    root = global ? null : findRoot(path43.resolve(ctx.cwd, given), ctx.env).root;
   } catch {
     return run();
   }
-  const lockDir = path42.join(root === null ? userDir(ctx.env) : path42.join(root, ".ai"), ".install.lock");
-  const parent = path42.dirname(lockDir);
+  const lockDir = path43.join(root === null ? userDir(ctx.env) : path43.join(root, ".ai"), ".install.lock");
+  const parent = path43.dirname(lockDir);
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
@@ -12476,9 +12481,9 @@ async function underInstallLock(ctx, uninstall2, run) {
       await lock.release();
     }
   } finally {
-    const stop = global ? path42.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path42.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path42.dirname(dir)) {
+    const stop = global ? path43.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path43.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path43.dirname(dir)) {
       try {
         rmdirSync3(dir);
       } catch {
@@ -12507,13 +12512,13 @@ var init_install_lock = __esm({
 });
 
 // src/agents/target.ts
-import path43 from "node:path";
+import path44 from "node:path";
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path43.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path43.join(real2(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path44.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path44.join(real2(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path43.relative(real2(root), abs);
-  return { abs, rel: rel.startsWith("..") || path43.isAbsolute(rel) ? null : rel.split(path43.sep).join("/") };
+  const rel = path44.relative(real2(root), abs);
+  return { abs, rel: rel.startsWith("..") || path44.isAbsolute(rel) ? null : rel.split(path44.sep).join("/") };
 }
 function targetOf(agent, root, helper, env, dryRun) {
   const global = root === null;
@@ -12555,7 +12560,7 @@ var init_target = __esm({
     AGENT_HELP = `  --global      edit the per-user files (~/.claude, ~/.codex, ~/.config/opencode,
                 ~/.gemini) instead of the project's; cline and cursor have none
   --root DIR    the project root`;
-    real2 = (p) => realOrNull(p) ?? path43.resolve(p);
+    real2 = (p) => realOrNull(p) ?? path44.resolve(p);
   }
 });
 
@@ -12565,7 +12570,7 @@ __export(init_exports, {
   initVerb: () => initVerb
 });
 import { existsSync as existsSync7, lstatSync as lstatSync17, realpathSync as realpathSync4, rmSync as rmSync5 } from "node:fs";
-import path44 from "node:path";
+import path45 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
   const both = global && typeof ctx.values.root === "string";
@@ -12581,7 +12586,7 @@ function planOf(ctx) {
   if (global) base = realpathSync4(homeFolder(ctx.env));
   else {
     const given = typeof ctx.values.root === "string";
-    const found = findRoot(path44.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
+    const found = findRoot(path45.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
     if (!given && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -12606,17 +12611,17 @@ function planOf(ctx) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync4(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync7(path44.join(source, "SKILL.md"))) {
+  const source = realpathSync4(path45.dirname(path45.dirname(path45.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync7(path45.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p) => `${global ? "~/" : ""}${path44.relative(base, p).split(path44.sep).join("/")}`;
+  const shown = (p) => `${global ? "~/" : ""}${path45.relative(base, p).split(path45.sep).join("/")}`;
   const dryRun = ctx.values["dry-run"] === true;
-  return { base, global, dryRun, source, dest: path44.join(base, CANONICAL), agents, shown };
+  return { base, global, dryRun, source, dest: path45.join(base, CANONICAL), agents, shown };
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path44.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path45.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = targetOf(agent, root, helper, ctx.env, dryRun);
   const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
@@ -12624,7 +12629,7 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
 }
 function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path44.join(plan2.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path45.join(plan2.base, f, "session-handoff"));
 }
 function collected() {
   const out = { lines: [], notes: [] };
@@ -12654,13 +12659,13 @@ async function init(ctx, plan2) {
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && ctx.values.replace !== true) {
-    const names = edited.slice(0, 5).map((rel) => shown(path44.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown(path45.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path44.join(dest, s.rel));
+  const writes = steps2.map((s) => path45.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -12668,12 +12673,12 @@ async function init(ctx, plan2) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path44.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path45.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const below = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
-  const made = below.filter((d) => !existsSync7(d)).map((d) => path44.relative(plan2.base, d).split(path44.sep).join("/"));
+  const below = [dest, ...links.map((l) => path45.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
+  const made = below.filter((d) => !existsSync7(d)).map((d) => path45.relative(plan2.base, d).split(path45.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -12708,7 +12713,7 @@ async function init(ctx, plan2) {
   }
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
   const who = plan2.agents.map((a) => a.name).join(", ");
-  const copy = shown(path44.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path45.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   lines2.push(`next: start a new session (${who}) and ${SAY2}`);
   return ok(`${lines2.join("\n")}
@@ -12732,7 +12737,7 @@ async function undo(ctx, plan2) {
     }
     if (!plan2.dryRun) {
       rmSync5(place, { recursive: state === "copy", force: true });
-      removeEmptyUpTo(path44.dirname(place), path44.join(plan2.base, path44.relative(plan2.base, place).split(path44.sep)[0]));
+      removeEmptyUpTo(path45.dirname(place), path45.join(plan2.base, path45.relative(plan2.base, place).split(path45.sep)[0]));
     }
     lines2.push(`${would} ${shown(place)}`);
   }
@@ -12741,16 +12746,16 @@ async function undo(ctx, plan2) {
   const files = all.filter((rel) => !kept.includes(rel));
   if (files.length > 0 && !(existsSync7(dest) && lstatSync17(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync5(path44.join(dest, rel), { force: true });
+      for (const rel of files) rmSync5(path45.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
-      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), plan2.base);
+      for (const rel of files) removeEmptyUpTo(path45.dirname(path45.join(dest, rel)), plan2.base);
     }
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines2.push(`left ${shown(path44.join(dest, rel))}: you edited it since init copied it`);
+    for (const rel of kept) lines2.push(`left ${shown(path45.join(dest, rel))}: you edited it since init copied it`);
   }
-  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path44.dirname(p))];
+  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path45.dirname(p))];
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
-  const made = (record2?.createdDirs ?? []).map((rel) => path44.join(plan2.base, rel)).filter((d) => mayMake.has(d));
+  const made = (record2?.createdDirs ?? []).map((rel) => path45.join(plan2.base, rel)).filter((d) => mayMake.has(d));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
   return ok(`${lines2.join("\n")}
@@ -12881,7 +12886,7 @@ __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
 import { existsSync as existsSync8 } from "node:fs";
-import path45 from "node:path";
+import path46 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -12917,7 +12922,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const t = agentTarget(ctx, "uninstall", () => rootOption(ctx));
         const done2 = await uninstall(t, ctx.env);
-        const stays = done2.last && existsSync8(path45.join(t.base, CANONICAL));
+        const stays = done2.last && existsSync8(path46.join(t.base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
 `, [...done2.notes, ...stays ? [note] : []]);
@@ -12928,7 +12933,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 
 // src/agents/claude-plugin.ts
 import { existsSync as existsSync9, readFileSync as readFileSync9 } from "node:fs";
-import path46 from "node:path";
+import path47 from "node:path";
 function json(file) {
   try {
     const v = JSON.parse(readFileSync9(file, "utf8").slice(0, 1e6));
@@ -12938,16 +12943,16 @@ function json(file) {
   }
 }
 function claudePluginInstalls(home) {
-  const plugins = json(path46.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path47.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path46.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path47.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = isObj2(raw) ? raw : {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path46.isAbsolute(at2) && existsSync9(path46.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path47.isAbsolute(at2) && existsSync9(path47.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -12965,7 +12970,7 @@ var init_claude_plugin = __esm({
 
 // src/agents/doctor-checks.ts
 import { existsSync as existsSync10, readdirSync as readdirSync10 } from "node:fs";
-import path47 from "node:path";
+import path48 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
@@ -12995,7 +13000,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readSmall(path47.join(env.CODEX_HOME || path47.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readSmall(path48.join(env.CODEX_HOME || path48.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -13011,9 +13016,9 @@ function budgetFinding(text, file, fixCmd2) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path47.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path48.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path47.win32.join(dir, "sh.exe");
+    const sh = path48.win32.join(dir, "sh.exe");
     if (existsSync10(sh)) return sh;
   }
   return null;
@@ -13056,9 +13061,9 @@ function agentFix(r, verb, name2) {
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path47.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path47.join(r.home, f, "session-handoff"))
-  ].filter((d) => exists(path47.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path48.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path48.join(r.home, f, "session-handoff"))
+  ].filter((d) => exists(path48.join(d, "SKILL.md")));
   let edits = [];
   try {
     edits = agent.edits(r.helper, r.global);
@@ -13073,7 +13078,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path47.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path48.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -13094,7 +13099,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path47.basename(edit2.file) === "AGENTS.md") {
+  if (path48.basename(edit2.file) === "AGENTS.md") {
     const over = budgetFinding(text, edit2.file, reinstall);
     if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -13159,7 +13164,7 @@ async function memoryState(r, journal) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path47.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path48.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -13177,7 +13182,7 @@ async function memoryState(r, journal) {
   } catch {
   }
   for (const p of journal.problems) {
-    const where = `${path47.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path48.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -13255,7 +13260,7 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import path48 from "node:path";
+import path49 from "node:path";
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
   const lines2 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
@@ -13326,7 +13331,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path48.resolve(home);
+          root = path49.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -13348,8 +13353,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, statSync as statSync2 } from "node:fs";
-import path49 from "node:path";
+import { accessSync as accessSync3, constants as constants7, existsSync as existsSync11, statSync as statSync2 } from "node:fs";
+import path50 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -13359,11 +13364,11 @@ async function skippedPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path49.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path50.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
     try {
-      accessSync3(path49.join(hooksDir, h), constants8.X_OK);
-      return statSync2(path49.join(hooksDir, h)).isFile();
+      accessSync3(path50.join(hooksDir, h), constants7.X_OK);
+      return statSync2(path50.join(hooksDir, h)).isFile();
     } catch {
       return false;
     }
@@ -13397,7 +13402,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path49.relative(top, memDir).split(path49.sep).join("/");
+  const memRel = path50.relative(top, memDir).split(path50.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   const ignored = await runGit(top, ["check-ignore", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
   if (ignored.code === 0) {
@@ -13418,7 +13423,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync11(path49.join(memDir, "journal", "OFF"));
+  const journal = !existsSync11(path50.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -13817,7 +13822,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
-import path50 from "node:path";
+import path51 from "node:path";
 function commandOf2(name2, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
@@ -13846,8 +13851,8 @@ function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  const os = cwd === null ? null : windowsShaped(cwd) ? path50.win32 : cwd.startsWith("/") ? path50.posix : null;
-  return files.map((f) => ({ kind: "edit", path: os === null || path50.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path51.win32 : cwd.startsWith("/") ? path51.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path51.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -14000,7 +14005,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path56) => path56 && events.push({ kind: "edit", path: path56 });
+    addEdit = (events, path57) => path57 && events.push({ kind: "edit", path: path57 });
   }
 });
 
@@ -14247,7 +14252,7 @@ var init_parsers = __esm({
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync10, constants as constants9, fstatSync as fstatSync6, openSync as openSync9, readSync as readSync3 } from "node:fs";
+import { closeSync as closeSync9, constants as constants8, fstatSync as fstatSync5, openSync as openSync8, readSync as readSync3 } from "node:fs";
 function readAt(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
@@ -14276,7 +14281,7 @@ function openTranscript(transcriptPath) {
   if (!where.ok) return { ok: false, reason: where.reason };
   let fd;
   try {
-    fd = openSync9(where.path, constants9.O_RDONLY | constants9.O_NOFOLLOW | constants9.O_NONBLOCK);
+    fd = openSync8(where.path, constants8.O_RDONLY | constants8.O_NOFOLLOW | constants8.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     const known = { ENOENT: "does not exist", ELOOP: "is a link" };
@@ -14284,18 +14289,18 @@ function openTranscript(transcriptPath) {
   }
   let reason;
   try {
-    const st = fstatSync6(fd);
+    const st = fstatSync5(fd);
     if (st.isFile()) return { ok: true, file: { fd, size: st.size, head: linesFromStart(fd, st.size, HEAD_BYTES) } };
     reason = "the transcript is not a regular file";
   } catch (err) {
     reason = readFailure(err);
   }
-  closeSync10(fd);
+  closeSync9(fd);
   return { ok: false, reason };
 }
 function closeTranscript(file) {
   try {
-    closeSync10(file.fd);
+    closeSync9(file.fd);
   } catch {
   }
 }
@@ -14531,9 +14536,9 @@ var init_checkpoint = __esm({
 });
 
 // src/brief/checkpoint-capture.ts
-import path51 from "node:path";
+import path52 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path52.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -14549,7 +14554,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path51.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path52.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -14654,7 +14659,7 @@ function sessionStartOf(file, format2, firstSixteen) {
 }
 async function writeCheckpoint(root, hook, notes, o) {
   const home = homeFolder(o.env);
-  if (root === path51.parse(root).root || home !== "" && samePath(root, path51.resolve(home))) {
+  if (root === path52.parse(root).root || home !== "" && samePath(root, path52.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return [...notes, CHECKPOINT_LINES.skipped(why)];
   }
@@ -14673,7 +14678,7 @@ async function writeCheckpoint(root, hook, notes, o) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path51.join(dir, name2);
+  const file = path52.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -14781,6 +14786,7 @@ var init_checkpoint_capture = __esm({
     init_values();
     init_checkpoints();
     init_checkpoints();
+    init_fs();
     init_drafts();
     init_archive_entries();
     init_files();
@@ -14888,7 +14894,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path52 from "node:path";
+import path53 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -14921,7 +14927,7 @@ var init_statusline = __esm({
     init_run();
     init_state_time();
     init_handoff();
-    init_checkpoints();
+    init_fs();
     init_paths();
     init_common();
     init_types();
@@ -14953,7 +14959,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path52.join(memoryDir(root), "HANDOFF.md"), 1e6);
+          const handoff = readHead(path53.join(memoryDir(root), "HANDOFF.md"), 1e6);
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
@@ -15116,7 +15122,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path53 from "node:path";
+import path54 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15198,7 +15204,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText(path53.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText(path54.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -15213,9 +15219,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path53.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path54.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText(path53.join(mem, file), file, notes);
+      const text = await readText(path54.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -15506,7 +15512,7 @@ __export(journal_exports, {
   journalVerb: () => journalVerb
 });
 import { lstatSync as lstatSync18, unlinkSync as unlinkSync11 } from "node:fs";
-import path54 from "node:path";
+import path55 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -15561,13 +15567,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync18(path54.join(journalDir(root), f.name));
+            const st = lstatSync18(path55.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync11(path54.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync11(path55.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -15583,29 +15589,29 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync19, mkdirSync as mkdirSync10, openSync as openSync10, readFileSync as readFileSync10, writeSync as writeSync2 } from "node:fs";
-import path55 from "node:path";
+import { closeSync as closeSync10, constants as constants9, fstatSync as fstatSync6, lstatSync as lstatSync19, mkdirSync as mkdirSync10, openSync as openSync9, readFileSync as readFileSync10, writeSync as writeSync2 } from "node:fs";
+import path56 from "node:path";
 function onRegularFile(p, flags, use) {
-  const fd = openSync10(p, flags | NOFOLLOW);
+  const fd = openSync9(p, flags | NOFOLLOW);
   try {
-    if (!fstatSync7(fd).isFile()) throw new Error(`${p} is not a regular file`);
+    if (!fstatSync6(fd).isFile()) throw new Error(`${p} is not a regular file`);
     return use(fd);
   } finally {
-    closeSync11(fd);
+    closeSync10(fd);
   }
 }
 function memorySide(p, side) {
-  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync10(fd)));
+  const m = memoryText(side, onRegularFile(p, constants9.O_RDONLY, (fd) => readFileSync10(fd)));
   if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
   return m.text;
 }
 function writeResult(p, text) {
-  onRegularFile(p, constants10.O_WRONLY | constants10.O_TRUNC, (fd) => writeSync2(fd, Buffer.from(text, "utf8")));
+  onRegularFile(p, constants9.O_WRONLY | constants9.O_TRUNC, (fd) => writeSync2(fd, Buffer.from(text, "utf8")));
 }
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path55.join(at2, part);
+    at2 = path56.join(at2, part);
     let st;
     try {
       st = lstatSync19(at2);
@@ -15637,7 +15643,7 @@ var init_merge_driver2 = __esm({
     init_entry();
     init_types();
     init_memory_text();
-    NOFOLLOW = constants10.O_NOFOLLOW ?? 0;
+    NOFOLLOW = constants9.O_NOFOLLOW ?? 0;
     mergeDriverVerb = {
       name: "merge-driver",
       options: {},
@@ -15712,7 +15718,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          if (!createExclusive(path55.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
+          if (!createExclusive(path56.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
           const merged = mergeHandoffs(winner, loser);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
           const at2 = stateTimeOfText(loser, Date.now());
@@ -16315,11 +16321,11 @@ init_redact();
 // src/main.ts
 init_errors();
 import {
-  closeSync as closeSync12,
-  constants as constants11,
-  fstatSync as fstatSync8,
+  closeSync as closeSync11,
+  constants as constants10,
+  fstatSync as fstatSync7,
   lstatSync as lstatSync20,
-  openSync as openSync11,
+  openSync as openSync10,
   readSync as readSync4,
   realpathSync as realpathSync5,
   writeSync as writeSync3
@@ -16394,23 +16400,23 @@ function readPipeWithin(stdin, ms, maxBytes) {
   let fd;
   try {
     if (process.platform !== "linux" || !stdin.isFIFO()) return void 0;
-    fd = openSync11("/proc/self/fd/0", constants11.O_RDONLY | constants11.O_NONBLOCK);
+    fd = openSync10("/proc/self/fd/0", constants10.O_RDONLY | constants10.O_NONBLOCK);
   } catch {
     return void 0;
   }
   try {
-    if (fstatSync8(fd).ino !== stdin.ino) return void 0;
+    if (fstatSync7(fd).ino !== stdin.ino) return void 0;
     return readFd(fd, maxBytes, Date.now() + ms);
   } catch {
     return null;
   } finally {
-    closeSync12(fd);
+    closeSync11(fd);
   }
 }
 function readStdinWithin(ms, maxBytes) {
   let stdin;
   try {
-    stdin = fstatSync8(0);
+    stdin = fstatSync7(0);
   } catch {
     return Promise.resolve(null);
   }
@@ -16443,7 +16449,7 @@ function readStdinWithin(ms, maxBytes) {
 }
 function stdinIsTerminal() {
   try {
-    return fstatSync8(0).isCharacterDevice();
+    return fstatSync7(0).isCharacterDevice();
   } catch {
     return true;
   }

@@ -315,11 +315,110 @@ var init_home = __esm({
   }
 });
 
+// src/store/private.ts
+import { lstatSync as lstatSync2, readdirSync, readFileSync } from "node:fs";
+import { hostname } from "node:os";
+import path4 from "node:path";
+function listDir(dir) {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+function listPrivate(dir) {
+  const out = [];
+  for (const name of listDir(dir)) {
+    const m = PRIVATE_PATTERN.exec(name);
+    if (!m) continue;
+    const role = m[2] === "tmp" ? "tmp" : "claim";
+    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path4.join(dir, name) });
+  }
+  return out;
+}
+function lstatBig(p) {
+  try {
+    return lstatSync2(p, { bigint: true });
+  } catch {
+    return null;
+  }
+}
+function hasPrivatePartner(dir, file, ino) {
+  return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
+}
+function readOwner(lockDir) {
+  try {
+    const text = readFileSync(path4.join(lockDir, OWNER_NAME), "utf8");
+    const data = JSON.parse(text);
+    if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
+    return { pid: data.pid, host: data.host, nonce: data.nonce };
+  } catch {
+    return null;
+  }
+}
+function processAlive(pid) {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+}
+function startedAfter(pid, ms) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
+    const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
+    return Number.isFinite(startMs) && startMs > ms + 1e3;
+  } catch {
+    return false;
+  }
+}
+function lockVerdict(owner, st, host, unchangedMs) {
+  const local = owner !== null && owner.host === host;
+  if (local && !processAlive(owner.pid)) return "dead";
+  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
+  if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
+  if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
+  if (unchangedMs >= LOCK_STALE_MS) return "dead";
+  return "held";
+}
+function lockState(memDir) {
+  const lockDir = path4.join(memDir, LOCK_NAME);
+  let st;
+  try {
+    st = lstatSync2(lockDir);
+  } catch {
+    return { state: "free", pid: null, host: null, unproven: false };
+  }
+  const owner = readOwner(lockDir);
+  const here = hostname();
+  const state = lockVerdict(owner, st, here, 0);
+  const unproven = state === "held" && (owner === null || owner.host !== here && st.mtimeMs > Date.now());
+  return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
+}
+var TMP, CLAIM, PRIVATE_PATTERN, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS, OWNERLESS_GRACE_MS;
+var init_private = __esm({
+  "src/store/private.ts"() {
+    "use strict";
+    TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
+    CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
+    PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
+    LOCK_NAME = ".lock";
+    OWNER_NAME = "owner";
+    LOCK_STALE_MS = 1e4;
+    OWNERLESS_GRACE_MS = 3e3;
+  }
+});
+
 // src/store/fs.ts
-import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, lstatSync as lstatSync2, openSync as openSync2, readFileSync, realpathSync as realpathSync2 } from "node:fs";
+import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, lstatSync as lstatSync3, openSync as openSync2, readFileSync as readFileSync2, readSync as readSync2, realpathSync as realpathSync2 } from "node:fs";
+import path5 from "node:path";
 function lstatOrNull(p) {
   try {
-    return lstatSync2(p);
+    return lstatSync3(p);
   } catch {
     return null;
   }
@@ -342,8 +441,36 @@ function readSmall(p, maxBytes = 1e6) {
   try {
     const st = fstatSync2(fd);
     if (!st.isFile() || st.size > maxBytes) return null;
-    const bytes = readFileSync(fd);
+    const bytes = readFileSync2(fd);
     return bytes.length <= maxBytes ? bytes.toString("utf8") : null;
+  } catch {
+    return null;
+  } finally {
+    closeSync2(fd);
+  }
+}
+function readHead(filePath, bytes = 1024) {
+  return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
+}
+function readHeadBytes(filePath, bytes = 1e6) {
+  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
+}
+function readHeadAndTime(filePath, bytes) {
+  let fd;
+  try {
+    fd = openSync2(filePath, constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync2(fd, { bigint: true });
+    if (!st.isFile()) return null;
+    const partnered = st.nlink === 2n && hasPrivatePartner(path5.dirname(filePath), path5.basename(filePath), st.ino);
+    if (st.nlink !== 1n && !partnered) return null;
+    const want = Math.min(bytes, Number(st.size) + 1);
+    const buf = Buffer.alloc(want);
+    const n = readSync2(fd, buf, 0, want, 0);
+    return { bytes: buf.subarray(0, n), mtimeNs: st.mtimeNs };
   } catch {
     return null;
   } finally {
@@ -354,6 +481,7 @@ var exists;
 var init_fs = __esm({
   "src/store/fs.ts"() {
     "use strict";
+    init_private();
     exists = (p) => lstatOrNull(p) !== null;
   }
 });
@@ -495,17 +623,17 @@ var init_run = __esm({
 });
 
 // src/git/root.ts
-import { lstatSync as lstatSync3 } from "node:fs";
-import path4 from "node:path";
+import { lstatSync as lstatSync4 } from "node:fs";
+import path6 from "node:path";
 function within(child, parent) {
-  const rel = path4.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path4.isAbsolute(rel);
+  const rel = path6.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path6.isAbsolute(rel);
 }
 function ceilings(env) {
   const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path4.delimiter)) {
-    if (c === "" || !path4.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? path4.resolve(c));
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path6.delimiter)) {
+    if (c === "" || !path6.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? path6.resolve(c));
   }
   return out;
 }
@@ -524,11 +652,11 @@ function listedSafe(dir, safe) {
   return safe.some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
-    return (realOrNull(s) ?? path4.resolve(s)) === dir;
+    return (realOrNull(s) ?? path6.resolve(s)) === dir;
   });
 }
 function distrust(dir, uid, safe) {
-  const st = uid === void 0 ? void 0 : lstatSync3(dir, { throwIfNoEntry: false });
+  const st = uid === void 0 ? void 0 : lstatSync4(dir, { throwIfNoEntry: false });
   if (st === void 0) return null;
   let why = null;
   if (st.uid !== uid && st.uid !== 0) why = `owned by another user (uid ${st.uid})`;
@@ -540,8 +668,8 @@ function dubious(root, uid, env, safe) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
-    if (exists(path4.join(dir, ".git"))) {
-      const owner = lstatSync3(dir, { throwIfNoEntry: false })?.uid;
+    if (exists(path6.join(dir, ".git"))) {
+      const owner = lstatSync4(dir, { throwIfNoEntry: false })?.uid;
       if (owner === void 0) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
       if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
@@ -550,15 +678,15 @@ function dubious(root, uid, env, safe) {
       const fix = `run from a project of your own, or, if you trust it, ${trust}`;
       return new Refused(`${what}; its memory is not used: ${fix}`);
     }
-    const parent = path4.dirname(dir);
+    const parent = path6.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
     dir = parent;
   }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  return [path4.join(dir, ".ai"), path4.join(dir, ".ai", "memory")].every((p) => {
-    const owner = lstatSync3(p, { throwIfNoEntry: false })?.uid;
+  return [path6.join(dir, ".ai"), path6.join(dir, ".ai", "memory")].every((p) => {
+    const owner = lstatSync4(p, { throwIfNoEntry: false })?.uid;
     return owner === uid || owner === 0;
   });
 }
@@ -567,7 +695,7 @@ function distrustedAbove(dir, env) {
 }
 function findRoot(startPath, env) {
   const start = realOrNull(startPath);
-  const st = start === null ? void 0 : lstatSync3(start, { throwIfNoEntry: false });
+  const st = start === null ? void 0 : lstatSync4(start, { throwIfNoEntry: false });
   if (start === null || st === void 0) {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
@@ -588,7 +716,7 @@ function findRoot(startPath, env) {
   return found;
 }
 function walk(start, env, uid, safe, home) {
-  if (exists(path4.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+  if (exists(path6.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
@@ -597,12 +725,12 @@ function walk(start, env, uid, safe, home) {
       const why = distrust(dir, uid, safe);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
-    if (exists(path4.join(dir, ".ai", "memory"))) {
+    if (exists(path6.join(dir, ".ai", "memory"))) {
       if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
       return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
     }
-    if (exists(path4.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = path4.dirname(dir);
+    if (exists(path6.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = path6.dirname(dir);
     const ceiling = stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home);
     if (parent === dir || ceiling) return { root: start, start, by: "start" };
     dir = parent;
@@ -621,27 +749,27 @@ var init_root = __esm({
 });
 
 // src/git/git-dir.ts
-import { readdirSync, readFileSync as readFileSync2, readlinkSync } from "node:fs";
-import path5 from "node:path";
+import { readdirSync as readdirSync2, readFileSync as readFileSync3, readlinkSync } from "node:fs";
+import path7 from "node:path";
 function gitTopOf(root, env) {
-  for (let dir = root; ; dir = path5.dirname(dir)) {
+  for (let dir = root; ; dir = path7.dirname(dir)) {
     if (dir !== root && distrustedAbove(dir, env) !== null) return null;
-    if (lstatOrNull(path5.join(dir, ".git")) !== null) return dir;
-    if (path5.dirname(dir) === dir) return null;
+    if (lstatOrNull(path7.join(dir, ".git")) !== null) return dir;
+    if (path7.dirname(dir) === dir) return null;
   }
 }
 function gitDirOf(top) {
-  const dotGit = path5.join(top, ".git");
+  const dotGit = path7.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
   const text = readSmall(dotGit);
   const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
-  const dir = m ? path5.resolve(top, m[1]) : null;
+  const dir = m ? path7.resolve(top, m[1]) : null;
   return dir !== null && isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync2(path5.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path5.resolve(gitDir, text);
+    const text = readFileSync3(path7.join(gitDir, "commondir"), "utf8").trim();
+    if (text !== "") return path7.resolve(gitDir, text);
   } catch {
   }
   return gitDir;
@@ -661,16 +789,16 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { linkSync, lstatSync as lstatSync4, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import path6 from "node:path";
+import { linkSync, lstatSync as lstatSync5, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import path8 from "node:path";
 function savesPath(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? null : path6.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path8.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function beside(root, env, name) {
   const saves = savesPath(root, env);
-  return saves === null ? null : path6.join(path6.dirname(saves), name);
+  return saves === null ? null : path8.join(path8.dirname(saves), name);
 }
 function recordLines(p, re) {
   const lines = (readSmall(p) ?? "").slice(0, 16384).split("\n");
@@ -678,7 +806,7 @@ function recordLines(p, re) {
 }
 function addRecord(p, re, line, drop) {
   try {
-    mkdirSync(path6.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path8.dirname(p), { recursive: true, mode: 448 });
     let kept = [];
     try {
       kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
@@ -706,7 +834,7 @@ function cloneIdOf(root, env, create = false) {
   if (found !== null || !create) return found;
   const tmp = `${p}.tmp-${process.pid}`;
   try {
-    mkdirSync(path6.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path8.dirname(p), { recursive: true, mode: 448 });
     if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
     writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
@@ -726,7 +854,7 @@ function readSaves(root, env) {
   const p = savesPath(root, env);
   if (p === null) return null;
   try {
-    if (!lstatSync4(p).isFile()) return null;
+    if (!lstatSync5(p).isFile()) return null;
     const lines = recordLines(p, LINE);
     return { tokens: lines.map((m) => m[1]), stamps: lines.flatMap((m) => m[2] === void 0 ? [] : [m[2]]) };
   } catch {
@@ -895,13 +1023,13 @@ var init_anchor_lines = __esm({
 });
 
 // src/store/paths.ts
-import { lstatSync as lstatSync5, mkdirSync as mkdirSync2 } from "node:fs";
-import path7 from "node:path";
+import { lstatSync as lstatSync6, mkdirSync as mkdirSync2 } from "node:fs";
+import path9 from "node:path";
 function memoryDir(root) {
-  return path7.join(root, ".ai", "memory");
+  return path9.join(root, ".ai", "memory");
 }
 function archiveDir(root) {
-  return path7.join(root, ".ai", "memory", "archive");
+  return path9.join(root, ".ai", "memory", "archive");
 }
 function ensureDir(dir) {
   try {
@@ -910,21 +1038,21 @@ function ensureDir(dir) {
     const why = err.message;
     if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${why}`);
   }
-  const st = lstatSync5(dir, { throwIfNoEntry: false });
+  const st = lstatSync6(dir, { throwIfNoEntry: false });
   if (st === void 0 || st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
   }
 }
 function treeVerdict(root, uid = process.getuid?.()) {
   const mem = memoryDir(root);
-  for (const dir of [path7.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path7.join(mem, d))]) {
+  for (const dir of [path9.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path9.join(mem, d))]) {
     let st;
     try {
-      st = lstatSync5(dir);
+      st = lstatSync6(dir);
     } catch (err) {
       const code = err.code;
       if (code !== "ENOENT") return { dir, why: `cannot be inspected (${code ?? "error"})` };
-      if (dir === mem || dir === path7.dirname(mem)) return "missing";
+      if (dir === mem || dir === path9.dirname(mem)) return "missing";
       continue;
     }
     if (st.isSymbolicLink()) return { dir, why: "is a link" };
@@ -939,7 +1067,7 @@ function checkTree(root, opts = {}) {
   let verdict = treeVerdict(root);
   if (verdict === "missing") {
     if (!opts.create) return false;
-    ensureDir(path7.join(root, ".ai"));
+    ensureDir(path9.join(root, ".ai"));
     ensureDir(memoryDir(root));
     verdict = treeVerdict(root);
   }
@@ -982,10 +1110,10 @@ import {
   fstatSync as fstatSync3,
   openSync as openSync3,
   readlinkSync as readlinkSync2,
-  readSync as readSync2,
+  readSync as readSync3,
   writeFileSync as writeFileSync3
 } from "node:fs";
-import path8 from "node:path";
+import path10 from "node:path";
 function tokenOf(bytes) {
   return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
 }
@@ -1005,10 +1133,10 @@ function describeLink(filePath) {
     const fix2 = "replace the link with the file it points to, or move it away, and retry";
     return `${filePath} is a link; ${ONE_LINK} (${fix2})`;
   }
-  const dir = path8.dirname(filePath);
-  const name = path8.basename(filePath);
-  const pointsAt = path8.resolve(dir, to);
-  const other = TARGETS.find((t) => t !== name && pointsAt === path8.join(dir, t));
+  const dir = path10.dirname(filePath);
+  const name = path10.basename(filePath);
+  const pointsAt = path10.resolve(dir, to);
+  const other = TARGETS.find((t) => t !== name && pointsAt === path10.join(dir, t));
   if (TARGETS.includes(name) && other !== void 0) {
     return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
   }
@@ -1043,7 +1171,7 @@ function readAll(fd, limit = MAX_DOCUMENT_BYTES, from = null) {
   let total = 0;
   for (; ; ) {
     const buf = Buffer.allocUnsafe(65536);
-    const n = readSync2(fd, buf, 0, buf.length, from === null ? null : from + total);
+    const n = readSync3(fd, buf, 0, buf.length, from === null ? null : from + total);
     if (n === 0) break;
     chunks.push(buf.subarray(0, n));
     total += n;
@@ -1112,109 +1240,11 @@ var init_files = __esm({
   }
 });
 
-// src/store/private.ts
-import { lstatSync as lstatSync6, readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
-import { hostname } from "node:os";
-import path9 from "node:path";
-function listDir(dir) {
-  try {
-    return readdirSync2(dir);
-  } catch {
-    return [];
-  }
-}
-function listPrivate(dir) {
-  const out = [];
-  for (const name of listDir(dir)) {
-    const m = PRIVATE_PATTERN.exec(name);
-    if (!m) continue;
-    const role = m[2] === "tmp" ? "tmp" : "claim";
-    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path9.join(dir, name) });
-  }
-  return out;
-}
-function lstatBig(p) {
-  try {
-    return lstatSync6(p, { bigint: true });
-  } catch {
-    return null;
-  }
-}
-function hasPrivatePartner(dir, file, ino) {
-  return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
-}
-function readOwner(lockDir) {
-  try {
-    const text = readFileSync3(path9.join(lockDir, OWNER_NAME), "utf8");
-    const data = JSON.parse(text);
-    if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
-    return { pid: data.pid, host: data.host, nonce: data.nonce };
-  } catch {
-    return null;
-  }
-}
-function processAlive(pid) {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
-function startedAfter(pid, ms) {
-  try {
-    const stat = readFileSync3(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync3("/proc/stat", "utf8"))?.[1]);
-    const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
-    return Number.isFinite(startMs) && startMs > ms + 1e3;
-  } catch {
-    return false;
-  }
-}
-function lockVerdict(owner, st, host, unchangedMs) {
-  const local = owner !== null && owner.host === host;
-  if (local && !processAlive(owner.pid)) return "dead";
-  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
-  if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
-  if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
-  if (unchangedMs >= LOCK_STALE_MS) return "dead";
-  return "held";
-}
-function lockState(memDir) {
-  const lockDir = path9.join(memDir, LOCK_NAME);
-  let st;
-  try {
-    st = lstatSync6(lockDir);
-  } catch {
-    return { state: "free", pid: null, host: null, unproven: false };
-  }
-  const owner = readOwner(lockDir);
-  const here = hostname();
-  const state = lockVerdict(owner, st, here, 0);
-  const unproven = state === "held" && (owner === null || owner.host !== here && st.mtimeMs > Date.now());
-  return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
-}
-var TMP, CLAIM, PRIVATE_PATTERN, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS, OWNERLESS_GRACE_MS;
-var init_private = __esm({
-  "src/store/private.ts"() {
-    "use strict";
-    TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
-    CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
-    PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
-    LOCK_NAME = ".lock";
-    OWNER_NAME = "owner";
-    LOCK_STALE_MS = 1e4;
-    OWNERLESS_GRACE_MS = 3e3;
-  }
-});
-
 // src/store/settings.ts
-import path10 from "node:path";
+import path11 from "node:path";
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const file = path10.join(memDir, SETTINGS_FILE);
+  const file = path11.join(memDir, SETTINGS_FILE);
   const text = readSmall(file, MAX_SETTINGS_BYTES) ?? (lstatOrNull(file)?.isSymbolicLink() === false ? "" : null);
   if (text === null) return { settings, problems: [] };
   let parsed;
@@ -1265,15 +1295,15 @@ var init_settings = __esm({
 
 // src/store/archive.ts
 import { lstatSync as lstatSync7, readdirSync as readdirSync3, unlinkSync } from "node:fs";
-import path11 from "node:path";
+import path12 from "node:path";
 function archivesKept(dir) {
-  const { settings, problems } = readSettings(path11.dirname(dir));
+  const { settings, problems } = readSettings(path12.dirname(dir));
   return { keep: settings.archivesKept, problems };
 }
 function prunable(dir) {
   const entries = [];
   for (const name of readdirSync3(dir)) {
-    const st = PRUNABLE_NAME.test(name) ? lstatSync7(path11.join(dir, name), { throwIfNoEntry: false }) : void 0;
+    const st = PRUNABLE_NAME.test(name) ? lstatSync7(path12.join(dir, name), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name;
     entries.push({ name, mtimeMs: st.mtimeMs });
@@ -1300,7 +1330,7 @@ var init_archive = __esm({
 });
 
 // src/store/recover.ts
-import path12 from "node:path";
+import path13 from "node:path";
 function pendingRepairs(root) {
   return [
     ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
@@ -1311,7 +1341,7 @@ function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n) => inoOf(path12.join(dir, n)) === ino);
+  return listDir(dir).filter((n) => inoOf(path13.join(dir, n)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -1328,7 +1358,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries) {
-    const key = path12.join(path12.dirname(e.path), e.file);
+    const key = path13.join(path13.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -1358,7 +1388,7 @@ var init_recover = __esm({
 
 // src/store/inspect.ts
 import { closeSync as closeSync4, fstatSync as fstatSync4 } from "node:fs";
-import path13 from "node:path";
+import path14 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -1369,7 +1399,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe", mtimeMs: null };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
-  const filePath = path13.join(memDir, file);
+  const filePath = path14.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe", mtimeMs: null };
@@ -1440,7 +1470,7 @@ var init_inspect = __esm({
 });
 
 // src/store/pause.ts
-import path14 from "node:path";
+import path15 from "node:path";
 function disabledByEnv(env) {
   const v = env.SESSION_HANDOFF_DISABLE;
   return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
@@ -1451,8 +1481,8 @@ function pauseSwitch(memDir, env) {
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
   const named = env.SESSION_HANDOFF_PAUSE || null;
-  const home = named !== null && /^~(\/|$)/.test(named) ? path14.join(homeFolder(env), named.slice(1)) : named;
-  const files = [memDir === null ? null : path14.join(memDir, "PAUSE"), home, path14.join(userDir(env), "PAUSE")];
+  const home = named !== null && /^~(\/|$)/.test(named) ? path15.join(homeFolder(env), named.slice(1)) : named;
+  const files = [memDir === null ? null : path15.join(memDir, "PAUSE"), home, path15.join(userDir(env), "PAUSE")];
   return files.find((p) => p !== null && exists(p)) ?? null;
 }
 var init_pause = __esm({
@@ -1957,16 +1987,16 @@ var init_handoff = __esm({
 });
 
 // src/verbs/common.ts
-import path15 from "node:path";
+import path16 from "node:path";
 function rootOption(ctx, fallbackStart = null) {
   const value = ctx.values.root;
   const leave = "or leave it out to start from the current folder";
   if (value === "") throw new UsageError(`--root needs a folder: pass --root <project>, ${leave}`);
   const given = typeof value === "string";
-  const found = findRoot(path15.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
+  const found = findRoot(path16.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
   const [root, start] = [quotedPath(found.root), quotedPath(found.start)];
-  if (!given && found.by === "memory" && found.root !== found.start && !exists(path15.join(found.root, ".git"))) {
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path16.join(found.root, ".git"))) {
     ctx.warn(`using the memory of ${root}, found above ${start}, which is in no git repository: ${CHOOSE}`);
   }
   if (!given && found.stopped) {
@@ -1990,19 +2020,19 @@ var init_common = __esm({
 });
 
 // src/agents/harness-path.ts
-import path16 from "node:path";
+import path17 from "node:path";
 function windowsShaped(p) {
   return /^([A-Za-z]:|\\\\)/.test(p);
 }
 function harnessPath(what, p, platform = process.platform) {
   const windows = windowsShaped(p);
-  const absolute = (windows || platform === "win32" ? path16.win32 : path16.posix).isAbsolute(p);
+  const absolute = (windows || platform === "win32" ? path17.win32 : path17.posix).isAbsolute(p);
   if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
   if (windows && platform !== "win32") {
     const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
     return { ok: false, reason, windows };
   }
-  return { ok: true, path: platform === "win32" ? path16.win32.normalize(p) : p };
+  return { ok: true, path: platform === "win32" ? path17.win32.normalize(p) : p };
 }
 function hookCwd(cwd, platform = process.platform) {
   if (cwd === void 0 || cwd === null) return null;
@@ -2024,7 +2054,7 @@ var init_harness_path = __esm({
 
 // src/agents/hook-input.ts
 import { existsSync as existsSync2 } from "node:fs";
-import path17 from "node:path";
+import path18 from "node:path";
 async function readHookJson(ctx, max) {
   return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
 }
@@ -2039,10 +2069,10 @@ function hookObject(data, max) {
   }
 }
 function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync2(path17.join(root, ".ai", "memory"))) return false;
+  if (!skillDir || home === "" || existsSync2(path18.join(root, ".ai", "memory"))) return false;
   const under = (dir, base) => {
-    const rel = path17.relative(base, dir);
-    return !rel.startsWith("..") && !path17.isAbsolute(rel);
+    const rel = path18.relative(base, dir);
+    return !rel.startsWith("..") && !path18.isAbsolute(rel);
   };
   return under(skillDir, home) && !under(skillDir, root);
 }
@@ -2118,10 +2148,10 @@ var init_checkpoint_name = __esm({
 });
 
 // src/store/checkpoints.ts
-import { closeSync as closeSync5, constants as constants4, fstatSync as fstatSync5, lstatSync as lstatSync8, openSync as openSync4, readSync as readSync3, unlinkSync as unlinkSync2 } from "node:fs";
-import path18 from "node:path";
+import { lstatSync as lstatSync8, unlinkSync as unlinkSync2 } from "node:fs";
+import path19 from "node:path";
 function checkpointsDir(root) {
-  return path18.join(memoryDir(root), "checkpoints");
+  return path19.join(memoryDir(root), "checkpoints");
 }
 function mayBeToken(id) {
   for (const m of id.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
@@ -2160,34 +2190,6 @@ function readCheckpointText(text) {
   }
   return { triggers, source, items, dropped };
 }
-function readHead(filePath, bytes = 1024) {
-  return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
-}
-function readHeadBytes(filePath, bytes = 1e6) {
-  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
-}
-function readHeadAndTime(filePath, bytes) {
-  let fd;
-  try {
-    fd = openSync4(filePath, constants4.O_RDONLY | constants4.O_NOFOLLOW | constants4.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fstatSync5(fd, { bigint: true });
-    if (!st.isFile()) return null;
-    const partnered = st.nlink === 2n && hasPrivatePartner(path18.dirname(filePath), path18.basename(filePath), st.ino);
-    if (st.nlink !== 1n && !partnered) return null;
-    const want = Math.min(bytes, Number(st.size) + 1);
-    const buf = Buffer.alloc(want);
-    const n = readSync3(fd, buf, 0, want, 0);
-    return { bytes: buf.subarray(0, n), mtimeNs: st.mtimeNs };
-  } catch {
-    return null;
-  } finally {
-    closeSync5(fd);
-  }
-}
 function timeOf(value, now) {
   const t = value === null ? null : parseStrictTime(value, now);
   return t !== null && "ms" in t ? t.ms : null;
@@ -2197,7 +2199,7 @@ function listCheckpoints(root, now = Date.now()) {
   const out = [];
   for (const name of listDir(checkpointsDir(root))) {
     if (!CHECKPOINT_NAME.test(name)) continue;
-    const read = readHeadAndTime(path18.join(checkpointsDir(root), name), 1024);
+    const read = readHeadAndTime(path19.join(checkpointsDir(root), name), 1024);
     const head = read?.bytes.toString("utf8") ?? "";
     if (read === null || !isCheckpointText(head)) continue;
     const savedMs = timeOf(headerValue(head, "Saved"), now);
@@ -2218,7 +2220,7 @@ function rmQuietRegular(p) {
   }
 }
 function deliveredPath(root, session) {
-  return path18.join(checkpointsDir(root), `.delivered-${session}`);
+  return path19.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
   return readHead(deliveredPath(root, session), 128)?.trim() ?? null;
@@ -2237,6 +2239,7 @@ var init_checkpoints = __esm({
     init_checkpoint_name();
     init_values();
     init_files();
+    init_fs();
     init_private();
     init_paths();
     FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
@@ -2258,7 +2261,7 @@ var init_probe_session = __esm({
 
 // src/brief/checkpoint-surface.ts
 import { readdirSync as readdirSync4 } from "node:fs";
-import path19 from "node:path";
+import path20 from "node:path";
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs) / 6e4);
@@ -2307,7 +2310,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHeadBytes(path19.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHeadBytes(path20.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -2323,7 +2326,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return none();
-    const file = await readStable(path19.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path20.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return none();
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -2343,7 +2346,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   }
 }
 function toldToAnySession(root, token) {
-  const told = (name) => readHead(path19.join(checkpointsDir(root), name), 128)?.trim() === token;
+  const told = (name) => readHead(path20.join(checkpointsDir(root), name), 128)?.trim() === token;
   try {
     return readdirSync4(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
   } catch {
@@ -2356,6 +2359,7 @@ var init_checkpoint_surface = __esm({
     "use strict";
     init_handoff();
     init_checkpoints();
+    init_fs();
     init_files();
     init_probe_session();
     init_paths();
@@ -2514,7 +2518,7 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync6, constants as constants5, fstatSync as fstatSync6, openSync as openSync5, readSync as readSync4 } from "node:fs";
+import { closeSync as closeSync5, constants as constants4, fstatSync as fstatSync5, openSync as openSync4, readSync as readSync4 } from "node:fs";
 function readAt(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
@@ -2543,7 +2547,7 @@ function openTranscript(transcriptPath) {
   if (!where.ok) return { ok: false, reason: where.reason };
   let fd;
   try {
-    fd = openSync5(where.path, constants5.O_RDONLY | constants5.O_NOFOLLOW | constants5.O_NONBLOCK);
+    fd = openSync4(where.path, constants4.O_RDONLY | constants4.O_NOFOLLOW | constants4.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     const known = { ENOENT: "does not exist", ELOOP: "is a link" };
@@ -2551,18 +2555,18 @@ function openTranscript(transcriptPath) {
   }
   let reason;
   try {
-    const st = fstatSync6(fd);
+    const st = fstatSync5(fd);
     if (st.isFile()) return { ok: true, file: { fd, size: st.size, head: linesFromStart(fd, st.size, HEAD_BYTES) } };
     reason = "the transcript is not a regular file";
   } catch (err) {
     reason = readFailure(err);
   }
-  closeSync6(fd);
+  closeSync5(fd);
   return { ok: false, reason };
 }
 function closeTranscript(file) {
   try {
-    closeSync6(file.fd);
+    closeSync5(file.fd);
   } catch {
   }
 }
@@ -2790,7 +2794,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
-import path20 from "node:path";
+import path21 from "node:path";
 function commandOf(name, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
@@ -2819,8 +2823,8 @@ function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  const os = cwd === null ? null : windowsShaped(cwd) ? path20.win32 : cwd.startsWith("/") ? path20.posix : null;
-  return files.map((f) => ({ kind: "edit", path: os === null || path20.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path21.win32 : cwd.startsWith("/") ? path21.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path21.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -2973,7 +2977,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path22) => path22 && events.push({ kind: "edit", path: path22 });
+    addEdit = (events, path23) => path23 && events.push({ kind: "edit", path: path23 });
   }
 });
 
@@ -3327,7 +3331,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path21 from "node:path";
+import path22 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -3360,7 +3364,7 @@ var init_statusline = __esm({
     init_run();
     init_state_time();
     init_handoff();
-    init_checkpoints();
+    init_fs();
     init_paths();
     init_common();
     init_types();
@@ -3392,7 +3396,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path21.join(memoryDir(root), "HANDOFF.md"), 1e6);
+          const handoff = readHead(path22.join(memoryDir(root), "HANDOFF.md"), 1e6);
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);

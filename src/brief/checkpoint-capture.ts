@@ -23,7 +23,8 @@ import { CHECKPOINT_MAX_BYTES, headerValue, isAnchorsOnlySource, isCheckpointTex
 import { MAX_REQUESTS, renderCheckpoint, sameCheckpoint, triggerOf } from "../schema/checkpoint.ts";
 import { isoSeconds, parseStrictTime } from "../schema/values.ts";
 import { CHECKPOINTS_GITIGNORE, checkpointsDir, checkpointsDirState } from "../store/checkpoints.ts";
-import { readCheckpointText, readHead, readHeadBytes, rmQuietRegular, sessionFileId } from "../store/checkpoints.ts";
+import { readCheckpointText, rmQuietRegular, sessionFileId } from "../store/checkpoints.ts";
+import { readHead, readHeadBytes } from "../store/fs.ts";
 import { ensureIgnored } from "../store/drafts.ts";
 import { listArchives } from "../store/archive-entries.ts";
 import { readStable, tokenOf } from "../store/files.ts";

@@ -3,8 +3,9 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { stateTimeOfText } from "../schema/handoff.ts";
-import { checkpointsDir, checkpointsDirState, listCheckpoints, readCheckpointText, readDelivered, readHead,
-  readHeadBytes, sessionFileId, writeDelivered, type CheckpointEntry } from "../store/checkpoints.ts";
+import { checkpointsDir, checkpointsDirState, listCheckpoints, readCheckpointText, readDelivered, sessionFileId,
+  writeDelivered, type CheckpointEntry } from "../store/checkpoints.ts";
+import { readHead, readHeadBytes } from "../store/fs.ts";
 import { readStable, tokenOf } from "../store/files.ts";
 import { isProbeSession } from "../store/probe-session.ts";
 import { FILE_OF, memoryDir } from "../store/paths.ts";

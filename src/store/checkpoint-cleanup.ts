@@ -3,8 +3,8 @@
 import { linkSync, lstatSync, readdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { CHECKPOINT_NAME } from "../schema/checkpoint-name.ts";
-import { checkpointsDir, checkpointsDirState, listCheckpoints, readHead, readHeadBytes,
-  rmQuietRegular } from "./checkpoints.ts";
+import { checkpointsDir, checkpointsDirState, listCheckpoints, rmQuietRegular } from "./checkpoints.ts";
+import { readHead, readHeadBytes } from "./fs.ts";
 import { tokenOf } from "./files.ts";
 import { listPrivate } from "./private.ts";
 

@@ -1,13 +1,14 @@
 // The `checkpoints/` folder as the session-start verbs see it (hook, check, read): listing, reading and
 // the hook's delivered-once markers. Retention and leftovers are in checkpoint-cleanup.ts.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, unlinkSync } from "node:fs";
+import { lstatSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { nodeCrypto } from "../builtins.ts";
 import { CHECKPOINT_NAME, headerValue, isAnchorsOnlySource, isCheckpointText } from "../schema/checkpoint-name.ts";
 import type { CheckpointSections } from "../schema/checkpoint.ts";
 import { parseStrictTime } from "../schema/values.ts";
 import { createExclusive } from "./files.ts";
-import { hasPrivatePartner, listDir } from "./private.ts";
+import { readHead, readHeadAndTime } from "./fs.ts";
+import { listDir } from "./private.ts";
 import { memoryDir } from "./paths.ts";
 
 export const CHECKPOINTS_GITIGNORE = "# Written by session-handoff: session checkpoints, never committed.\n*\n";
@@ -74,39 +75,6 @@ export function readCheckpointText(text: string): CheckpointSections {
     }
   }
   return { triggers, source, items, dropped };
-}
-
-/** The first bytes of a regular file without following a link or blocking; null otherwise. */
-export function readHead(filePath: string, bytes = 1024): string | null {
-  return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
-}
-
-export function readHeadBytes(filePath: string, bytes = 1_000_000): Buffer | null {
-  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
-}
-
-function readHeadAndTime(filePath: string, bytes: number): { bytes: Buffer; mtimeNs: bigint } | null {
-  let fd: number;
-  try {
-    fd = openSync(filePath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-  } catch {
-    return null;
-  }
-  try {
-    const st = fstatSync(fd, { bigint: true });
-    if (!st.isFile()) return null;
-    // Two links only while a publication is unfinished (its temp is the other): still the whole new version.
-    const partnered = st.nlink === 2n && hasPrivatePartner(path.dirname(filePath), path.basename(filePath), st.ino);
-    if (st.nlink !== 1n && !partnered) return null;
-    const want = Math.min(bytes, Number(st.size) + 1);
-    const buf = Buffer.alloc(want);
-    const n = readSync(fd, buf, 0, want, 0);
-    return { bytes: buf.subarray(0, n), mtimeNs: st.mtimeNs };
-  } catch {
-    return null;
-  } finally {
-    closeSync(fd);
-  }
 }
 
 function timeOf(value: string | null, now: number): number | null {
