@@ -1510,7 +1510,7 @@ var init_drafts = __esm({
   }
 });
 
-// src/schema/checkpoint-name.ts
+// src/checkpoint/parse.ts
 function headerValue(text, name2) {
   const lines2 = text.split("\n", 12);
   for (const line of lines2) if (line.startsWith(`${name2}: `)) return line.slice(name2.length + 2).trim();
@@ -1525,8 +1525,8 @@ function isAnchorsOnlySource(source) {
   return source !== null && words.test(source);
 }
 var CHECKPOINT_HEADING, CHECKPOINT_NAME;
-var init_checkpoint_name = __esm({
-  "src/schema/checkpoint-name.ts"() {
+var init_parse = __esm({
+  "src/checkpoint/parse.ts"() {
     "use strict";
     init_values();
     CHECKPOINT_HEADING = "# Session Checkpoint";
@@ -1534,7 +1534,7 @@ var init_checkpoint_name = __esm({
   }
 });
 
-// src/store/checkpoints.ts
+// src/checkpoint/store.ts
 import { lstatSync as lstatSync4, unlinkSync as unlinkSync2 } from "node:fs";
 import path11 from "node:path";
 function checkpointsDir(root) {
@@ -1619,11 +1619,11 @@ function writeDelivered(root, session, token) {
 `);
 }
 var CHECKPOINTS_GITIGNORE, FILE_SAFE_ID, WINDOWS_RESERVED;
-var init_checkpoints = __esm({
-  "src/store/checkpoints.ts"() {
+var init_store = __esm({
+  "src/checkpoint/store.ts"() {
     "use strict";
     init_builtins();
-    init_checkpoint_name();
+    init_parse();
     init_values();
     init_files();
     init_fs();
@@ -2473,7 +2473,7 @@ var init_probe_session = __esm({
   }
 });
 
-// src/brief/checkpoint-surface.ts
+// src/checkpoint/surface.ts
 import { readdirSync as readdirSync3 } from "node:fs";
 import path14 from "node:path";
 function minutesAgo(savedMs2, now) {
@@ -2590,11 +2590,11 @@ function checkpointParked(root) {
   }
 }
 var CHECKPOINT_SENTENCES;
-var init_checkpoint_surface = __esm({
-  "src/brief/checkpoint-surface.ts"() {
+var init_surface = __esm({
+  "src/checkpoint/surface.ts"() {
     "use strict";
     init_handoff();
-    init_checkpoints();
+    init_store();
     init_fs();
     init_files();
     init_probe_session();
@@ -2640,11 +2640,11 @@ var init_read2 = __esm({
     init_file_verdict();
     init_read();
     init_drafts();
-    init_checkpoints();
+    init_store();
     init_paths();
     init_common();
     init_types();
-    init_checkpoint_surface();
+    init_surface();
     ABSENT = "CURRENT-SHA256: absent\n";
     readVerb = {
       name: "read",
@@ -6442,7 +6442,7 @@ async function appendEntry(root, entry, ms, fp) {
   return repairs.map((l) => `recovered: ${l}`);
 }
 var JOURNAL_NAME;
-var init_store = __esm({
+var init_store2 = __esm({
   "src/journal/store.ts"() {
     "use strict";
     init_errors();
@@ -6641,7 +6641,7 @@ var init_record = __esm({
     init_root();
     init_entry();
     init_outcome();
-    init_store();
+    init_store2();
     FOLD_AFTER_MONTHS = 7;
     FOLD_KEPT = /* @__PURE__ */ new Set([
       "Decision",
@@ -8034,7 +8034,7 @@ var init_check = __esm({
     init_pause();
     init_common();
     init_types();
-    init_checkpoint_surface();
+    init_surface();
     MESSAGES = {
       clean: "nothing parked: no saved session state exists",
       interrupted: "an interrupted save needs recovery: run `recover`, then check again",
@@ -8121,7 +8121,7 @@ When the kill switch is on, the paused sentence is printed too and the code is k
   }
 });
 
-// src/store/checkpoint-cleanup.ts
+// src/checkpoint/cleanup.ts
 import { linkSync as linkSync5, lstatSync as lstatSync11, readdirSync as readdirSync6, unlinkSync as unlinkSync9 } from "node:fs";
 import path32 from "node:path";
 function pruneCheckpoints(root, keep) {
@@ -8194,11 +8194,11 @@ function pruneOfferMarkers(dir, nowMs) {
   }
 }
 var MARKERS_KEPT, CHECKPOINT_KEEP, OFFER_MARKER_DAYS;
-var init_checkpoint_cleanup = __esm({
-  "src/store/checkpoint-cleanup.ts"() {
+var init_cleanup = __esm({
+  "src/checkpoint/cleanup.ts"() {
     "use strict";
-    init_checkpoint_name();
-    init_checkpoints();
+    init_parse();
+    init_store();
     init_fs();
     init_files();
     init_private();
@@ -8224,8 +8224,8 @@ var init_recover2 = __esm({
     init_pause();
     init_common();
     init_types();
-    init_checkpoints();
-    init_checkpoint_cleanup();
+    init_store();
+    init_cleanup();
     init_drafts();
     recoverVerb = {
       name: "recover",
@@ -9294,7 +9294,7 @@ var init_brief = __esm({
   }
 });
 
-// src/brief/checkpoint-brief.ts
+// src/checkpoint/brief.ts
 function parseCheckpoint(text) {
   const { items: items2 } = readCheckpointText(text);
   const of = (heading) => (items2.get(`## ${heading}`) ?? []).map((line) => line.slice(2));
@@ -9387,14 +9387,14 @@ async function briefWithCheckpoint(root, handoffText, brief, now) {
   return { ...foldCheckpoint(brief, got.text, got.age), source: "handoff+checkpoint" };
 }
 var CAPTURED, STATUS;
-var init_checkpoint_brief = __esm({
-  "src/brief/checkpoint-brief.ts"() {
+var init_brief2 = __esm({
+  "src/checkpoint/brief.ts"() {
     "use strict";
-    init_checkpoints();
+    init_store();
     init_paths();
     init_read();
     init_brief();
-    init_checkpoint_surface();
+    init_surface();
     init_cut();
     CAPTURED = "(captured, not confirmed)";
     STATUS = { x: "done", "~": "doing", " ": "open", "-": "dropped" };
@@ -9575,14 +9575,14 @@ function withDriftNote(b, note) {
   return withLines({ ...b, driftAndLessons, driftClauses });
 }
 var COLD_START, briefVerb;
-var init_brief2 = __esm({
+var init_brief3 = __esm({
   "src/verbs/brief.ts"() {
     "use strict";
     init_errors();
     init_anchors();
     init_drift();
     init_fates();
-    init_checkpoint_brief();
+    init_brief2();
     init_brief();
     init_cut();
     init_merge_driver();
@@ -9823,7 +9823,7 @@ var init_hook = __esm({
     init_hook_input();
     init_render();
     init_types();
-    init_checkpoint_surface();
+    init_surface();
     HOOK_LIMIT = 2e3;
     HOOK_STDIN_BYTES = 65536;
     SENTENCES = {
@@ -13295,7 +13295,7 @@ var init_doctor = __esm({
     init_anchor_lines();
     init_agents();
     init_doctor_checks();
-    init_store();
+    init_store2();
     init_invisible();
     init_target();
     init_home();
@@ -14393,7 +14393,7 @@ var init_last_save = __esm({
   }
 });
 
-// src/schema/checkpoint.ts
+// src/checkpoint/format.ts
 function triggerOf(event) {
   return (typeof event === "string" && Object.hasOwn(TRIGGERS, event) ? TRIGGERS[event] : null) ?? "unknown";
 }
@@ -14507,16 +14507,16 @@ function sameCheckpoint(a, b) {
   return strip(a) === strip(b);
 }
 var CHECKPOINT_MAX_BYTES, MAX_REQUESTS, TRIGGERS, CAP, REDACT_WINDOW, MARK, ANCHORS, LATEST_WINS;
-var init_checkpoint = __esm({
-  "src/schema/checkpoint.ts"() {
+var init_format2 = __esm({
+  "src/checkpoint/format.ts"() {
     "use strict";
     init_sanitize();
     init_redact();
     init_anchor_lines();
     init_capture();
-    init_checkpoint_name();
+    init_parse();
     init_values();
-    init_checkpoint_name();
+    init_parse();
     CHECKPOINT_MAX_BYTES = 4096;
     MAX_REQUESTS = 3;
     TRIGGERS = {
@@ -14535,7 +14535,7 @@ var init_checkpoint = __esm({
   }
 });
 
-// src/brief/checkpoint-capture.ts
+// src/checkpoint/capture.ts
 import path52 from "node:path";
 function projectHandoffs(root) {
   const bytes = readHeadBytes(path52.join(memoryDir(root), "HANDOFF.md"));
@@ -14760,8 +14760,8 @@ async function writeCheckpoint(root, hook, notes, o) {
   }
 }
 var CHECKPOINT_LINES, LOCK_BUDGET_MS, ARCHIVES_HASHED, nonEmpty;
-var init_checkpoint_capture = __esm({
-  "src/brief/checkpoint-capture.ts"() {
+var init_capture2 = __esm({
+  "src/checkpoint/capture.ts"() {
     "use strict";
     init_errors();
     init_parsers();
@@ -14781,16 +14781,16 @@ var init_checkpoint_capture = __esm({
     init_git_dir();
     init_status();
     init_anchor_lines();
-    init_checkpoint();
-    init_checkpoint();
+    init_format2();
+    init_format2();
     init_values();
-    init_checkpoints();
-    init_checkpoints();
+    init_store();
+    init_store();
     init_fs();
     init_drafts();
     init_archive_entries();
     init_files();
-    init_checkpoint_cleanup();
+    init_cleanup();
     init_mutate();
     init_home();
     init_pause();
@@ -14825,13 +14825,13 @@ __export(checkpoint_exports, {
   checkpointVerb: () => checkpointVerb
 });
 var HELP2, STDIN_BYTES, checkpointVerb;
-var init_checkpoint2 = __esm({
+var init_checkpoint = __esm({
   "src/verbs/checkpoint.ts"() {
     "use strict";
     init_transcripts();
     init_harness_path();
     init_hook_input();
-    init_checkpoint_capture();
+    init_capture2();
     init_quote();
     init_pause();
     init_common();
@@ -15075,7 +15075,7 @@ var init_context = __esm({
     init_saves();
     init_harness_path();
     init_hook_input();
-    init_checkpoints();
+    init_store();
     init_files();
     init_paths();
     init_inspect();
@@ -15256,7 +15256,7 @@ var init_search = __esm({
     init_paths();
     init_private();
     init_entry();
-    init_store();
+    init_store2();
     SEARCH_KINDS = ["journal", "archive", "handoff", "ledger", "checkpoint"];
     QUERY_MAX = 1e3;
     LABELS3 = {
@@ -15447,7 +15447,7 @@ var init_impact = __esm({
   "src/verbs/impact.ts"() {
     "use strict";
     init_entry();
-    init_store();
+    init_store2();
     init_paths();
     init_common();
     init_types();
@@ -15519,7 +15519,7 @@ var init_journal = __esm({
     "use strict";
     init_quote();
     init_errors();
-    init_store();
+    init_store2();
     init_paths();
     init_fs();
     init_mutate();
@@ -16097,7 +16097,7 @@ var VERBS = {
     ]
   },
   brief: {
-    load: async () => (await Promise.resolve().then(() => (init_brief2(), brief_exports))).briefVerb,
+    load: async () => (await Promise.resolve().then(() => (init_brief3(), brief_exports))).briefVerb,
     summary: "the six-line warm-start brief for a resume (exit 3: cold start)",
     example: ["node memory_io.mjs brief   # the whole resume in one call; exit 3: cold start"]
   },
@@ -16158,7 +16158,7 @@ var VERBS = {
     ]
   },
   checkpoint: {
-    load: async () => (await Promise.resolve().then(() => (init_checkpoint2(), checkpoint_exports))).checkpointVerb,
+    load: async () => (await Promise.resolve().then(() => (init_checkpoint(), checkpoint_exports))).checkpointVerb,
     summary: "compaction/session-end hooks: capture the session (exit 0)",
     example: [
       "# what a PreCompact hook runs (install writes it); always exit 0, stdout empty",

@@ -2123,7 +2123,7 @@ var init_render = __esm({
   }
 });
 
-// src/schema/checkpoint-name.ts
+// src/checkpoint/parse.ts
 function headerValue(text, name) {
   const lines = text.split("\n", 12);
   for (const line of lines) if (line.startsWith(`${name}: `)) return line.slice(name.length + 2).trim();
@@ -2138,8 +2138,8 @@ function isAnchorsOnlySource(source) {
   return source !== null && words.test(source);
 }
 var CHECKPOINT_HEADING, CHECKPOINT_NAME;
-var init_checkpoint_name = __esm({
-  "src/schema/checkpoint-name.ts"() {
+var init_parse = __esm({
+  "src/checkpoint/parse.ts"() {
     "use strict";
     init_values();
     CHECKPOINT_HEADING = "# Session Checkpoint";
@@ -2147,7 +2147,7 @@ var init_checkpoint_name = __esm({
   }
 });
 
-// src/store/checkpoints.ts
+// src/checkpoint/store.ts
 import { lstatSync as lstatSync8, unlinkSync as unlinkSync2 } from "node:fs";
 import path19 from "node:path";
 function checkpointsDir(root) {
@@ -2232,11 +2232,11 @@ function writeDelivered(root, session, token) {
 `);
 }
 var FILE_SAFE_ID, WINDOWS_RESERVED;
-var init_checkpoints = __esm({
-  "src/store/checkpoints.ts"() {
+var init_store = __esm({
+  "src/checkpoint/store.ts"() {
     "use strict";
     init_builtins();
-    init_checkpoint_name();
+    init_parse();
     init_values();
     init_files();
     init_fs();
@@ -2259,7 +2259,7 @@ var init_probe_session = __esm({
   }
 });
 
-// src/brief/checkpoint-surface.ts
+// src/checkpoint/surface.ts
 import { readdirSync as readdirSync4 } from "node:fs";
 import path20 from "node:path";
 function minutesAgo(savedMs, now) {
@@ -2354,11 +2354,11 @@ function toldToAnySession(root, token) {
   }
 }
 var CHECKPOINT_SENTENCES;
-var init_checkpoint_surface = __esm({
-  "src/brief/checkpoint-surface.ts"() {
+var init_surface = __esm({
+  "src/checkpoint/surface.ts"() {
     "use strict";
     init_handoff();
-    init_checkpoints();
+    init_store();
     init_fs();
     init_files();
     init_probe_session();
@@ -2433,7 +2433,7 @@ var init_hook = __esm({
     init_hook_input();
     init_render();
     init_types();
-    init_checkpoint_surface();
+    init_surface();
     HOOK_LIMIT = 2e3;
     HOOK_STDIN_BYTES = 65536;
     SENTENCES = {
@@ -3280,7 +3280,7 @@ var init_context = __esm({
     init_saves();
     init_harness_path();
     init_hook_input();
-    init_checkpoints();
+    init_store();
     init_files();
     init_paths();
     init_inspect();

@@ -2,7 +2,7 @@ import { HelperError } from "../errors.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
 import { handoffInStash } from "../git/fates.ts";
-import { briefFromStash, briefWithCheckpoint, coldBriefFromCheckpoint } from "../brief/checkpoint-brief.ts";
+import { briefFromStash, briefWithCheckpoint, coldBriefFromCheckpoint } from "../checkpoint/brief.ts";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import {

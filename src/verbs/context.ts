@@ -8,7 +8,7 @@ import { findLastSave, isSaveCommand, savedToken } from "../agents/transcripts/l
 import { recordSavedBy } from "../git/saves.ts";
 import { hookCwd } from "../agents/harness-path.ts";
 import { readHookJson, userHelperWithoutMemory } from "../agents/hook-input.ts";
-import { checkpointsDir, rmQuietRegular, sessionFileId } from "../store/checkpoints.ts";
+import { checkpointsDir, rmQuietRegular, sessionFileId } from "../checkpoint/store.ts";
 import { createExclusive } from "../store/files.ts";
 import { checkTree, memoryDir } from "../store/paths.ts";
 import { treeUnsafe } from "../store/inspect.ts";

@@ -1,12 +1,12 @@
 // The checkpoint document (docs/design.md#checkpoints): rendering within 4,096 bytes, and its header values.
 import { sanitize } from "../guard/sanitize.ts";
 import { redactTranscript, type RedactionFinding } from "../guard/redact.ts";
-import { quotePath } from "./anchor-lines.ts";
-import { LISTED_ITEMS, type Capture } from "./capture.ts";
-import { CHECKPOINT_HEADING } from "./checkpoint-name.ts";
-import { MARKER } from "./values.ts";
+import { quotePath } from "../schema/anchor-lines.ts";
+import { LISTED_ITEMS, type Capture } from "../schema/capture.ts";
+import { CHECKPOINT_HEADING } from "./parse.ts";
+import { MARKER } from "../schema/values.ts";
 
-export * from "./checkpoint-name.ts";
+export * from "./parse.ts";
 
 export const CHECKPOINT_MAX_BYTES = 4096;
 export const MAX_REQUESTS = 3;

@@ -1,5 +1,5 @@
 // A checkpoint's names and header lines, apart from its rendering so the session-start verbs never load that.
-import { MARKER } from "./values.ts";
+import { MARKER } from "../schema/values.ts";
 
 /** The heading of a checkpoint (docs/design.md#checkpoints). */
 export const CHECKPOINT_HEADING = "# Session Checkpoint";

@@ -4,7 +4,7 @@ import { readdirSync } from "node:fs";
 import path from "node:path";
 import { stateTimeOfText } from "../schema/handoff.ts";
 import { checkpointsDir, checkpointsDirState, listCheckpoints, readCheckpointText, readDelivered, sessionFileId,
-  writeDelivered, type CheckpointEntry } from "../store/checkpoints.ts";
+  writeDelivered, type CheckpointEntry } from "./store.ts";
 import { readHead, readHeadBytes } from "../store/fs.ts";
 import { readStable, tokenOf } from "../store/files.ts";
 import { isProbeSession } from "../store/probe-session.ts";

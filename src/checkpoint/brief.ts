@@ -1,11 +1,11 @@
 // `brief` from an automatic checkpoint (docs/design.md#checkpoints): drafted from it alone with no handoff, or
 // folded into the handoff's brief when newer.
-import { checkpointsDir, readCheckpointText } from "../store/checkpoints.ts";
+import { checkpointsDir, readCheckpointText } from "./store.ts";
 import { memoryDir } from "../store/paths.ts";
 import { readManagedFile } from "../store/read.ts";
-import { flatten, frameNextStep, MAX_FIELD_CHARS, RANK, withLines, type Brief } from "./brief.ts";
-import { currentCheckpoint, handoffOrderOf, minutesAgo, type HandoffOrder } from "./checkpoint-surface.ts";
-import { fitClauses } from "./cut.ts";
+import { flatten, frameNextStep, MAX_FIELD_CHARS, RANK, withLines, type Brief } from "../brief/brief.ts";
+import { currentCheckpoint, handoffOrderOf, minutesAgo, type HandoffOrder } from "./surface.ts";
+import { fitClauses } from "../brief/cut.ts";
 
 /** The mark on every field drafted from a checkpoint. */
 const CAPTURED = "(captured, not confirmed)";

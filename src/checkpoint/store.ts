@@ -3,13 +3,13 @@
 import { lstatSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { nodeCrypto } from "../builtins.ts";
-import { CHECKPOINT_NAME, headerValue, isAnchorsOnlySource, isCheckpointText } from "../schema/checkpoint-name.ts";
-import type { CheckpointSections } from "../schema/checkpoint.ts";
+import { CHECKPOINT_NAME, headerValue, isAnchorsOnlySource, isCheckpointText } from "./parse.ts";
+import type { CheckpointSections } from "./format.ts";
 import { parseStrictTime } from "../schema/values.ts";
-import { createExclusive } from "./files.ts";
-import { readHead, readHeadAndTime } from "./fs.ts";
-import { listDir } from "./private.ts";
-import { memoryDir } from "./paths.ts";
+import { createExclusive } from "../store/files.ts";
+import { readHead, readHeadAndTime } from "../store/fs.ts";
+import { listDir } from "../store/private.ts";
+import { memoryDir } from "../store/paths.ts";
 
 export const CHECKPOINTS_GITIGNORE = "# Written by session-handoff: session checkpoints, never committed.\n*\n";
 

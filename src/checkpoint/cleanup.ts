@@ -2,11 +2,11 @@
 // markers and the helper's private names are ever deleted.
 import { linkSync, lstatSync, readdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
-import { CHECKPOINT_NAME } from "../schema/checkpoint-name.ts";
-import { checkpointsDir, checkpointsDirState, listCheckpoints, rmQuietRegular } from "./checkpoints.ts";
-import { readHead, readHeadBytes } from "./fs.ts";
-import { tokenOf } from "./files.ts";
-import { listPrivate } from "./private.ts";
+import { CHECKPOINT_NAME } from "./parse.ts";
+import { checkpointsDir, checkpointsDirState, listCheckpoints, rmQuietRegular } from "./store.ts";
+import { readHead, readHeadBytes } from "../store/fs.ts";
+import { tokenOf } from "../store/files.ts";
+import { listPrivate } from "../store/private.ts";
 
 const MARKERS_KEPT = 20;
 const CHECKPOINT_KEEP = 5;
