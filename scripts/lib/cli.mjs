@@ -14973,11 +14973,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
   }
 });
 
-// src/verbs/context.ts
-var context_exports = {};
-__export(context_exports, {
-  contextVerb: () => contextVerb
-});
+// src/checkpoint/offer.ts
 import { mkdirSync as mkdirSync9 } from "node:fs";
 function offerText(pct, used, window, threshold) {
   return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
@@ -15008,26 +15004,18 @@ function strings(v, out = [], depth = 0) {
   }
   return out;
 }
-async function decide(ctx, input, format2) {
-  const say = (line) => `memory_io context: ${line}`;
-  let root;
-  try {
-    root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-  } catch (err) {
-    return ok("", [say(`${err.message}; printing nothing`)]);
-  }
+function contextOffer(root, input, o) {
   const event = typeof input.hook_event_name === "string" ? input.hook_event_name : "UserPromptSubmit";
   const memDir = memoryDir(root);
-  const paused = pauseSwitch(memDir, ctx.env) !== null;
+  const paused = pauseSwitch(memDir, o.env) !== null;
   if (!paused && event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
     const token = savedToken(strings(input.tool_response).join("\n"), false);
-    if (token !== null) recordSavedBy(root, ctx.env, token, AGENT_OF_FORMAT[format2] ?? null);
+    if (token !== null) recordSavedBy(root, o.env, token, o.agent);
   }
-  const { settings, problems } = readSettings(memDir);
-  const warn = problems.map(say);
-  const quiet = ok("", warn);
+  const { settings, problems: notes } = readSettings(memDir);
+  const quiet = { notes, offer: null };
   if (!settings.contextOffer || paused || treeUnsafe(root) === true) return quiet;
-  if (userHelperWithoutMemory(ctx.skillDir, homeFolder(ctx.env), root)) return quiet;
+  if (userHelperWithoutMemory(o.skillDir, homeFolder(o.env), root)) return quiet;
   const usage = readUsage(input.transcript_path);
   const last = usage?.points.at(-1);
   const window = settings.contextWindow ?? last?.window;
@@ -15048,32 +15036,29 @@ async function decide(ctx, input, format2) {
     checkTree(root, { create: true });
     mkdirSync9(checkpointsDir(root), { recursive: true, mode: 448 });
   } catch (err) {
-    return ok("", [...warn, say(`${err.message}; printing nothing`)]);
+    return { notes: [...notes, `${err.message}; printing nothing`], offer: null };
   }
   if (!createExclusive(marker, `${JSON.stringify({ pct, used: last.used, window, saved })}
 `) || saved) return quiet;
-  if (typeof ctx.helperPath === "string") {
-    childProcess().spawnSync(process.execPath, [ctx.helperPath, "checkpoint", "--format", format2, "--root", root], {
+  if (typeof o.helperPath === "string") {
+    childProcess().spawnSync(process.execPath, [o.helperPath, "checkpoint", "--format", o.format, "--root", root], {
       input: JSON.stringify({ ...input, hook_event_name: "ContextThreshold" }),
-      env: ctx.env,
+      env: o.env,
       stdio: ["pipe", "ignore", "ignore"],
       timeout: 8e3
     });
   }
-  const additionalContext = offerText(pct, last.used, window, settings.contextThreshold);
-  return ok(`${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext } })}
-`, warn);
+  return { notes, offer: { event, text: offerText(pct, last.used, window, settings.contextThreshold) } };
 }
-var TAILS, STDIN_BYTES2, AGENT_OF_FORMAT, contextVerb;
-var init_context = __esm({
-  "src/verbs/context.ts"() {
+var TAILS;
+var init_offer = __esm({
+  "src/checkpoint/offer.ts"() {
     "use strict";
     init_builtins();
     init_tail();
     init_transcripts();
     init_last_save();
     init_saves();
-    init_harness_path();
     init_hook_input();
     init_store();
     init_files();
@@ -15082,10 +15067,25 @@ var init_context = __esm({
     init_pause();
     init_fs();
     init_settings();
-    init_common();
     init_home();
-    init_types();
     TAILS = [256 * 1024, 1024 * 1024];
+  }
+});
+
+// src/verbs/context.ts
+var context_exports = {};
+__export(context_exports, {
+  contextVerb: () => contextVerb
+});
+var STDIN_BYTES2, AGENT_OF_FORMAT, contextVerb;
+var init_context = __esm({
+  "src/verbs/context.ts"() {
+    "use strict";
+    init_harness_path();
+    init_hook_input();
+    init_offer();
+    init_common();
+    init_types();
     STDIN_BYTES2 = 65536;
     AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
     contextVerb = {
@@ -15115,7 +15115,19 @@ exit: always 0.
           return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
         }
         const input = await readHookJson(ctx, STDIN_BYTES2);
-        return input ? decide(ctx, input, format2) : ok("", []);
+        if (!input) return ok("", []);
+        const say = (line) => `memory_io context: ${line}`;
+        let root;
+        try {
+          root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
+        } catch (err) {
+          return ok("", [say(`${err.message}; printing nothing`)]);
+        }
+        const o = { ...ctx, format: format2, agent: AGENT_OF_FORMAT[format2] ?? null };
+        const { notes, offer } = contextOffer(root, input, o);
+        const json2 = offer && { hookSpecificOutput: { hookEventName: offer.event, additionalContext: offer.text } };
+        return ok(json2 ? `${JSON.stringify(json2)}
+` : "", notes.map(say));
       }
     };
   }
