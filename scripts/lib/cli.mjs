@@ -1524,6 +1524,25 @@ function isAnchorsOnlySource(source) {
   const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
   return source !== null && words.test(source);
 }
+function readCheckpointText(text) {
+  const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
+  const triggers = trigger === null ? [] : [...trigger[2]?.split(", ") ?? [], trigger[1]];
+  const source = /^Source: (.*)$/m.exec(text)?.[1] ?? null;
+  const items2 = /* @__PURE__ */ new Map();
+  const dropped = /* @__PURE__ */ new Map();
+  let section = null;
+  for (const line of text.split("\n")) {
+    if (line.startsWith("## ")) {
+      section = line;
+      items2.set(section, []);
+    } else if (section !== null && line.startsWith("- ") && line !== "- none captured") {
+      const older = /^- \((\d+) older left out\)$/.exec(line);
+      if (older) dropped.set(section, Number(older[1]));
+      else items2.get(section).push(line);
+    }
+  }
+  return { triggers, source, items: items2, dropped };
+}
 var CHECKPOINT_HEADING, CHECKPOINT_NAME;
 var init_parse = __esm({
   "src/checkpoint/parse.ts"() {
@@ -1557,25 +1576,6 @@ function checkpointsDirState(root) {
   } catch {
     return "missing";
   }
-}
-function readCheckpointText(text) {
-  const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
-  const triggers = trigger === null ? [] : [...trigger[2]?.split(", ") ?? [], trigger[1]];
-  const source = /^Source: (.*)$/m.exec(text)?.[1] ?? null;
-  const items2 = /* @__PURE__ */ new Map();
-  const dropped = /* @__PURE__ */ new Map();
-  let section = null;
-  for (const line of text.split("\n")) {
-    if (line.startsWith("## ")) {
-      section = line;
-      items2.set(section, []);
-    } else if (section !== null && line.startsWith("- ") && line !== "- none captured") {
-      const older = /^- \((\d+) older left out\)$/.exec(line);
-      if (older) dropped.set(section, Number(older[1]));
-      else items2.get(section).push(line);
-    }
-  }
-  return { triggers, source, items: items2, dropped };
 }
 function timeOf(value, now) {
   const t = value === null ? null : parseStrictTime(value, now);
@@ -2594,6 +2594,7 @@ var init_surface = __esm({
   "src/checkpoint/surface.ts"() {
     "use strict";
     init_handoff();
+    init_parse();
     init_store();
     init_fs();
     init_files();
@@ -9252,6 +9253,18 @@ function renderBrief(b) {
   return envelopeText("BRIEF", `${b.lines.join("\n")}
 `);
 }
+function briefFromStash(stash, restore2) {
+  const notRead = `not read: the handoff is in ${stash}`;
+  const brief = withLines({
+    goal: `${notRead}, not in the working tree`,
+    planStatus: notRead,
+    decisionsInForce: notRead,
+    doNotRetry: notRead,
+    driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is in ${stash}; drift not measured`,
+    proposedNextStep: `bring the handoff back with \`${restore2}\`, then run brief again \u2014 Confirm?`
+  });
+  return { ...brief, source: "stash" };
+}
 var BRIEF_LABELS, AGE_ONLY, AGE_ONLY_PLAN, MAX_FIELD_CHARS, STALE, NONE2, CAUSE2, RANK, RANKED;
 var init_brief = __esm({
   "src/brief/brief.ts"() {
@@ -9354,18 +9367,6 @@ function foldCheckpoint(brief, text, age) {
     proposedNextStep: plan2.current === null ? brief.proposedNextStep : step2(plan2.current)
   });
 }
-function briefFromStash(stash, restore2) {
-  const notRead = `not read: the handoff is in ${stash}`;
-  const brief = withLines({
-    goal: `${notRead}, not in the working tree`,
-    planStatus: notRead,
-    decisionsInForce: notRead,
-    doNotRetry: notRead,
-    driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is in ${stash}; drift not measured`,
-    proposedNextStep: `bring the handoff back with \`${restore2}\`, then run brief again \u2014 Confirm?`
-  });
-  return { ...brief, source: "stash" };
-}
 async function newestText(root, handoff, now) {
   const got = currentCheckpoint(root, handoff, now);
   if (got === null || got.newer !== true || got.entry.savedMs === null) return null;
@@ -9390,6 +9391,7 @@ var CAPTURED, STATUS;
 var init_brief2 = __esm({
   "src/checkpoint/brief.ts"() {
     "use strict";
+    init_parse();
     init_store();
     init_paths();
     init_read();
@@ -14516,7 +14518,6 @@ var init_format2 = __esm({
     init_capture();
     init_parse();
     init_values();
-    init_parse();
     CHECKPOINT_MAX_BYTES = 4096;
     MAX_REQUESTS = 3;
     TRIGGERS = {
@@ -14542,8 +14543,7 @@ function projectHandoffs(root) {
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
-    const t = saved === null ? null : parseStrictTime(saved, Number.MAX_SAFE_INTEGER);
-    current = { token: tokenOf(bytes), savedMs: t !== null && "ms" in t ? t.ms : null };
+    current = { token: tokenOf(bytes), savedMs: timeOf(saved, Number.MAX_SAFE_INTEGER) };
   }
   let archived = null;
   return {
@@ -14716,7 +14716,7 @@ async function writeCheckpoint(root, hook, notes, o) {
         return [...cleaned, line];
       }
       const priorStart = priorText2 === null ? null : headerValue(priorText2, "Session-start");
-      const keepStart = priorStart !== null && "ms" in parseStrictTime(priorStart, nowMs) ? priorStart : null;
+      const keepStart = timeOf(priorStart, nowMs) !== null ? priorStart : null;
       const rich = merge?.source != null && !isAnchorsOnlySource(merge.source) ? merge.source : null;
       const source = (got.cap === null || nothing) && rich !== null ? rich : got.source;
       const sessionStart = keepStart ?? got.headStart ?? got.cap?.firstTimestamp ?? null;
@@ -14782,7 +14782,7 @@ var init_capture2 = __esm({
     init_status();
     init_anchor_lines();
     init_format2();
-    init_format2();
+    init_parse();
     init_values();
     init_store();
     init_store();

@@ -2137,6 +2137,25 @@ function isAnchorsOnlySource(source) {
   const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
   return source !== null && words.test(source);
 }
+function readCheckpointText(text) {
+  const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
+  const triggers = trigger === null ? [] : [...trigger[2]?.split(", ") ?? [], trigger[1]];
+  const source = /^Source: (.*)$/m.exec(text)?.[1] ?? null;
+  const items = /* @__PURE__ */ new Map();
+  const dropped = /* @__PURE__ */ new Map();
+  let section = null;
+  for (const line of text.split("\n")) {
+    if (line.startsWith("## ")) {
+      section = line;
+      items.set(section, []);
+    } else if (section !== null && line.startsWith("- ") && line !== "- none captured") {
+      const older = /^- \((\d+) older left out\)$/.exec(line);
+      if (older) dropped.set(section, Number(older[1]));
+      else items.get(section).push(line);
+    }
+  }
+  return { triggers, source, items, dropped };
+}
 var CHECKPOINT_HEADING, CHECKPOINT_NAME;
 var init_parse = __esm({
   "src/checkpoint/parse.ts"() {
@@ -2170,25 +2189,6 @@ function checkpointsDirState(root) {
   } catch {
     return "missing";
   }
-}
-function readCheckpointText(text) {
-  const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
-  const triggers = trigger === null ? [] : [...trigger[2]?.split(", ") ?? [], trigger[1]];
-  const source = /^Source: (.*)$/m.exec(text)?.[1] ?? null;
-  const items = /* @__PURE__ */ new Map();
-  const dropped = /* @__PURE__ */ new Map();
-  let section = null;
-  for (const line of text.split("\n")) {
-    if (line.startsWith("## ")) {
-      section = line;
-      items.set(section, []);
-    } else if (section !== null && line.startsWith("- ") && line !== "- none captured") {
-      const older = /^- \((\d+) older left out\)$/.exec(line);
-      if (older) dropped.set(section, Number(older[1]));
-      else items.get(section).push(line);
-    }
-  }
-  return { triggers, source, items, dropped };
 }
 function timeOf(value, now) {
   const t = value === null ? null : parseStrictTime(value, now);
@@ -2358,6 +2358,7 @@ var init_surface = __esm({
   "src/checkpoint/surface.ts"() {
     "use strict";
     init_handoff();
+    init_parse();
     init_store();
     init_fs();
     init_files();

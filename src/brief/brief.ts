@@ -213,3 +213,14 @@ export function driftSummaryClauses(summary: string): Clause[] {
 export function renderBrief(b: Brief): string {
   return envelopeText("BRIEF", `${b.lines.join("\n")}\n`);
 }
+
+/** The brief when a stash entry holds the handoff the working tree lacks: where, and how to bring it back. */
+export function briefFromStash(stash: string, restore: string): Brief {
+  const notRead = `not read: the handoff is in ${stash}`;
+  const brief = withLines({
+    goal: `${notRead}, not in the working tree`, planStatus: notRead, decisionsInForce: notRead, doNotRetry: notRead,
+    driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is in ${stash}; drift not measured`,
+    proposedNextStep: `bring the handoff back with \`${restore}\`, then run brief again — Confirm?`,
+  });
+  return { ...brief, source: "stash" };
+}

@@ -1,10 +1,8 @@
-// The `checkpoints/` folder as the session-start verbs see it (hook, check, read): listing, reading and
-// the hook's delivered-once markers. Retention and leftovers are in checkpoint-cleanup.ts.
+// The `checkpoints/` folder as hook, check and read see it: its names, listing and delivered-once markers.
 import { lstatSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { nodeCrypto } from "../builtins.ts";
 import { CHECKPOINT_NAME, headerValue, isAnchorsOnlySource, isCheckpointText } from "./parse.ts";
-import type { CheckpointSections } from "./format.ts";
 import { parseStrictTime } from "../schema/values.ts";
 import { createExclusive } from "../store/files.ts";
 import { readHead, readHeadAndTime } from "../store/fs.ts";
@@ -56,28 +54,7 @@ export interface CheckpointEntry {
   anchorsOnly: boolean;
 }
 
-/** One reading of a checkpoint as written: its triggers oldest first, its source, and each section's items. */
-export function readCheckpointText(text: string): CheckpointSections {
-  const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
-  const triggers = trigger === null ? [] : [...(trigger[2]?.split(", ") ?? []), trigger[1]!];
-  const source = /^Source: (.*)$/m.exec(text)?.[1] ?? null;
-  const items = new Map<string, string[]>();
-  const dropped = new Map<string, number>();
-  let section: string | null = null;
-  for (const line of text.split("\n")) {
-    if (line.startsWith("## ")) {
-      section = line;
-      items.set(section, []);
-    } else if (section !== null && line.startsWith("- ") && line !== "- none captured") {
-      const older = /^- \((\d+) older left out\)$/.exec(line);
-      if (older) dropped.set(section, Number(older[1]));
-      else items.get(section)!.push(line);
-    }
-  }
-  return { triggers, source, items, dropped };
-}
-
-function timeOf(value: string | null, now: number): number | null {
+export function timeOf(value: string | null, now: number): number | null {
   const t = value === null ? null : parseStrictTime(value, now);
   return t !== null && "ms" in t ? t.ms : null;
 }
@@ -97,9 +74,8 @@ export function listCheckpoints(root: string, now = Date.now()): CheckpointEntry
     const anchorsOnly = isAnchorsOnlySource(headerValue(head, "Source"));
     out.push({ session: name.slice(0, -3), name, savedMs, sessionStartMs, since, anchorsOnly, mtimeNs: read.mtimeNs });
   }
-  // Two sessions ending in one second tie on `Saved:`: the one written last is the newer (a name order would
-  // tell the older one again: docs/decisions/checkpoint-after-last-save.md#once-per-token). Then code-unit name
-  // order: the same on every machine, and no ICU collator to load (~3 ms of the hook).
+  // A tie on `Saved:` goes to the one written last, else the older is told again (checkpoint-after-last-save.md);
+  // then code-unit name order: the same on every machine, and no ICU collator to load (~3 ms of the hook).
   const order = <T extends bigint | string>(a: T, b: T) => (a === b ? 0 : a < b ? -1 : 1);
   const saved = (e: CheckpointEntry) => e.savedMs ?? -Infinity;
   return out.sort((a, b) => saved(b) - saved(a) || order(b.mtimeNs, a.mtimeNs) || order(a.name, b.name));
