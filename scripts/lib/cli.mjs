@@ -251,6 +251,10 @@ function shellWord(text) {
   if (/^[A-Za-z0-9_./:@%+=,-]+$/.test(text)) return text;
   return `'${text.replace(/'/g, "'\\''")}'`;
 }
+function mayHoldToken(text) {
+  for (const m of text.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
+  return false;
+}
 var BREAKS;
 var init_quote = __esm({
   "src/guard/quote.ts"() {
@@ -1559,14 +1563,10 @@ import path11 from "node:path";
 function checkpointsDir(root) {
   return path11.join(memoryDir(root), "checkpoints");
 }
-function mayBeToken(id) {
-  for (const m of id.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
-  return false;
-}
 function sessionFileId(id) {
   if (typeof id !== "string" || id === "") return "unknown";
   const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]);
-  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayBeToken(id)) return id;
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayHoldToken(id)) return id;
   return nodeCrypto().createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
 }
 function checkpointsDirState(root) {
@@ -1623,6 +1623,7 @@ var init_store = __esm({
   "src/checkpoint/store.ts"() {
     "use strict";
     init_builtins();
+    init_quote();
     init_parse();
     init_values();
     init_files();
@@ -8271,10 +8272,6 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
 });
 
 // src/guard/token-shape.ts
-function mayHoldToken(text) {
-  for (const m of text.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
-  return false;
-}
 function withoutTokens(text) {
   return mayHoldToken(text) ? redactVendorShapes(text) : text;
 }
@@ -8285,6 +8282,7 @@ function anchorsWithoutTokens(lines2) {
 var init_token_shape = __esm({
   "src/guard/token-shape.ts"() {
     "use strict";
+    init_quote();
     init_redact();
   }
 });

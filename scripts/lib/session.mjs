@@ -227,6 +227,10 @@ function inQuotes(marked) {
 function quotedValue(text) {
   return inQuotes(markText(text));
 }
+function mayHoldToken(text) {
+  for (const m of text.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
+  return false;
+}
 var BREAKS;
 var init_quote = __esm({
   "src/guard/quote.ts"() {
@@ -2172,14 +2176,10 @@ import path19 from "node:path";
 function checkpointsDir(root) {
   return path19.join(memoryDir(root), "checkpoints");
 }
-function mayBeToken(id) {
-  for (const m of id.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
-  return false;
-}
 function sessionFileId(id) {
   if (typeof id !== "string" || id === "") return "unknown";
   const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]);
-  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayBeToken(id)) return id;
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayHoldToken(id)) return id;
   return nodeCrypto().createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
 }
 function checkpointsDirState(root) {
@@ -2236,6 +2236,7 @@ var init_store = __esm({
   "src/checkpoint/store.ts"() {
     "use strict";
     init_builtins();
+    init_quote();
     init_parse();
     init_values();
     init_files();

@@ -2,6 +2,7 @@
 import { lstatSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { nodeCrypto } from "../builtins.ts";
+import { mayHoldToken } from "../guard/quote.ts";
 import { CHECKPOINT_NAME, headerValue, isAnchorsOnlySource, isCheckpointText } from "./parse.ts";
 import { parseStrictTime } from "../schema/values.ts";
 import { createExclusive } from "../store/files.ts";
@@ -19,17 +20,11 @@ export function checkpointsDir(root: string): string {
 const FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
 const WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
 
-// The test of guard/token-shape.ts's mayHoldToken, kept here so the session bundle loads no redaction rules.
-function mayBeToken(id: string): boolean {
-  for (const m of id.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
-  return false;
-}
-
 /** A session id as a file name: itself when safe everywhere and not token-like, else 16 hex of its SHA-256. */
 export function sessionFileId(id: unknown): string {
   if (typeof id !== "string" || id === "") return "unknown";
   const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]!);
-  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayBeToken(id)) return id;
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayHoldToken(id)) return id;
   return nodeCrypto().createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
 }
 
