@@ -13084,6 +13084,7 @@ async function agentInstalls(r, name2, agent) {
   const install2 = {};
   r.agents[name2] = { skill, install: install2 };
   for (const edit2 of edits) install2[edit2.file] = await installState(r, name2, edit2);
+  if (!r.global && Object.values(install2).some(installed)) doubleInstall(r, name2, agent);
   if (skill.length === 0 && Object.values(install2).some(installed)) {
     const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
     const what = `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`;
@@ -13094,6 +13095,25 @@ async function agentInstalls(r, name2, agent) {
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
+  }
+}
+function doubleInstall(r, name2, agent) {
+  let edits = [];
+  try {
+    edits = agent.edits(r.helper, true);
+  } catch {
+    return;
+  }
+  for (const edit2 of edits) {
+    const file = editPath(r.home, edit2);
+    if (edit2.kind !== "json-hooks" || file === editPath(r.root, edit2)) continue;
+    const text = readSmall(file);
+    const start = text === null ? [] : oursIn(text).filter((h) => h.event === "SessionStart");
+    if (!start.some((h) => installShaped(edit2, h.command) !== null)) continue;
+    const what = `${name2}: installed in this project and for your user (~/${edit2.file}) too`;
+    const user = fixCmd(r, `uninstall --agent ${name2} --global`, false);
+    const fix = `${user} (or this project's: ${agentFix(r, "uninstall", name2)})`;
+    r.problems.push({ what: `${what}: every session start runs both (two notices, two checkpoint writers)`, fix });
   }
 }
 async function installState(r, name2, edit2) {
