@@ -703,9 +703,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path56 = q ? q.value : m?.[1];
-    if (!m || !path56) return null;
-    out.push({ path: path56, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path55 = q ? q.value : m?.[1];
+    if (!m || !path55) return null;
+    out.push({ path: path55, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -3930,9 +3930,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path56 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path56)) return true;
-  const parts = path56.split(/\??\.|::|->/);
+  const path55 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path55)) return true;
+  const parts = path55.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -7440,7 +7440,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path56 = __require("path");
+    var path55 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -7493,7 +7493,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path56.resolve(filename);
+      const absoluteName = path55.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -10743,173 +10743,6 @@ var init_agent_file = __esm({
   }
 });
 
-// src/agents/skill-place.ts
-import {
-  accessSync as accessSync2,
-  closeSync as closeSync9,
-  constants as constants7,
-  lstatSync as lstatSync14,
-  mkdirSync as mkdirSync6,
-  openSync as openSync8,
-  readdirSync as readdirSync9,
-  readFileSync as readFileSync7,
-  readlinkSync as readlinkSync4,
-  renameSync as renameSync4,
-  rmSync as rmSync3,
-  statSync,
-  symlinkSync,
-  writeFileSync as writeFileSync5
-} from "node:fs";
-import path38 from "node:path";
-function detectAgents(agents, base, global) {
-  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => exists(path38.join(base, m))));
-}
-function linkFolderFor(agent, global) {
-  const folders = agent.skillFolders[global ? "home" : "project"];
-  if (folders.length === 0 || folders.includes(".agents/skills")) return null;
-  return folders[0];
-}
-function skillFiles(dir) {
-  const out = [];
-  const walk2 = (rel) => {
-    const abs = path38.join(dir, rel);
-    const st = lstatOrNull(abs);
-    if (st === null) return;
-    if (st.isDirectory()) {
-      for (const name2 of readdirSync9(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
-    } else if (st.isFile()) out.push(rel);
-  };
-  for (const e of SKILL_ENTRIES) walk2(e);
-  return out.sort();
-}
-function copySteps(from, to) {
-  const want = skillFiles(from);
-  const steps2 = [];
-  for (const rel of want) {
-    const dest = path38.join(to, rel);
-    let have = null;
-    try {
-      have = lstatSync14(dest).isFile() ? readFileSync7(dest) : null;
-    } catch {
-    }
-    if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync7(path38.join(from, rel)))) steps2.push({ rel, action: "update" });
-  }
-  const wanted = new Set(want);
-  for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
-  return steps2;
-}
-function linkOnTheWay(base, p) {
-  const parts = path38.relative(base, path38.dirname(p)).split(path38.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path38.dirname(p);
-  let at2 = base;
-  for (const part of parts) {
-    at2 = path38.join(at2, part);
-    const st = lstatOrNull(at2);
-    if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
-  }
-  return null;
-}
-function readCopyRecord(dir) {
-  const file = path38.join(dir, RECORD);
-  const st = lstatOrNull(file);
-  if (st === null) return null;
-  if (!st.isFile() || st.size > 1e6) {
-    throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
-  }
-  try {
-    const r = JSON.parse(readFileSync7(file, "utf8"));
-    const files = r.files;
-    if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
-    if (!Array.isArray(r.createdDirs)) return null;
-    if (!Object.values(files).every((h) => typeof h === "string")) return null;
-    return { files, createdDirs: r.createdDirs.filter(safeDir) };
-  } catch {
-    return null;
-  }
-}
-function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path38.join(dir, rel))]));
-  const flags = constants7.O_WRONLY | constants7.O_CREAT | constants7.O_TRUNC | (constants7.O_NOFOLLOW ?? 0);
-  const fd = openSync8(path38.join(dir, RECORD), flags, 420);
-  try {
-    writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
-`);
-  } finally {
-    closeSync9(fd);
-  }
-}
-function dropCopyRecord(dir) {
-  rmSync3(path38.join(dir, RECORD), { force: true });
-}
-function editedFiles(dir, steps2, record2) {
-  const changed = (rel) => {
-    const file = path38.join(dir, rel);
-    return !lstatSync14(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
-  };
-  return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
-}
-function linkState(place, target) {
-  const st = lstatOrNull(place);
-  if (st === null) return "absent";
-  if (st.isSymbolicLink()) {
-    const to = readlinkSync4(place);
-    return path38.resolve(path38.dirname(place), to) === target ? "ours" : `a link to ${to}`;
-  }
-  if (st.isDirectory()) return exists(path38.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
-  return "a file";
-}
-function unwritable(file) {
-  let dir = path38.dirname(file);
-  for (let i = 0; i < 64 && !exists(dir); i++) dir = path38.dirname(dir);
-  if (!lstatSync14(dir).isDirectory()) return `${dir} is not a folder`;
-  try {
-    accessSync2(dir, constants7.W_OK);
-  } catch {
-    return `${dir} is not writable`;
-  }
-  try {
-    if (exists(file) && lstatSync14(file).isFile()) accessSync2(file, constants7.W_OK);
-  } catch {
-    return `${file} is not writable`;
-  }
-  return null;
-}
-function applySteps(from, to, steps2) {
-  for (const s of steps2) {
-    const dest = path38.join(to, s.rel);
-    if (s.action === "remove") {
-      rmSync3(dest, { force: true });
-      removeEmptyUpTo(path38.dirname(dest), to);
-      continue;
-    }
-    mkdirSync6(path38.dirname(dest), { recursive: true });
-    const temp = `${dest}.tmp-${process.pid}`;
-    const src = path38.join(from, s.rel);
-    writeFileSync5(temp, readFileSync7(src), { mode: statSync(src).mode & 511 });
-    renameSync4(temp, dest);
-  }
-}
-function makeLink(place, target) {
-  mkdirSync6(path38.dirname(place), { recursive: true });
-  symlinkSync(path38.relative(path38.dirname(place), target), place, "dir");
-}
-var SKILL_ENTRIES, CANONICAL, RECORD, hashOf, safeDir;
-var init_skill_place = __esm({
-  "src/agents/skill-place.ts"() {
-    "use strict";
-    init_builtins();
-    init_errors();
-    init_fs();
-    init_agent_file();
-    SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
-    CANONICAL = ".agents/skills/session-handoff";
-    RECORD = ".init.json";
-    hashOf = (file) => nodeCrypto().createHash("sha256").update(readFileSync7(file)).digest("hex");
-    safeDir = (d) => typeof d === "string" && d !== "" && !path38.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
-  }
-});
-
 // node_modules/jsonc-parser/lib/esm/impl/scanner.js
 function createScanner(text, ignoreTrivia = false) {
   const len = text.length;
@@ -11482,12 +11315,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path56) {
+function findNodeAtLocation(root, path55) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path56) {
+  for (let segment of path55) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -11961,7 +11794,7 @@ var init_main = __esm({
 });
 
 // src/agents/json-hooks.ts
-import path39 from "node:path";
+import path38 from "node:path";
 function installedForms(spec, args = spec.hooks.map((h) => h.args)) {
   return args.flatMap((a) => {
     const now = spec.command(a);
@@ -11974,7 +11807,7 @@ function installShaped(spec, command, args) {
     if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path39.win32 : path39.posix).basename(name2);
+    const base = (windowsShaped(name2) ? path38.win32 : path38.posix).basename(name2);
     if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
@@ -12240,7 +12073,7 @@ var init_json_hooks = __esm({
 });
 
 // src/agents/plan.ts
-import path40 from "node:path";
+import path39 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12298,7 +12131,7 @@ function ownedSpan(edit2, text) {
 `).join("") + mid + lines2.slice(to + 1).join("\n");
 }
 function editPath(base, edit2) {
-  return path40.join(base, ...edit2.file.split("/"));
+  return path39.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
@@ -12312,8 +12145,8 @@ var init_plan = __esm({
 });
 
 // src/agents/installer.ts
-import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readFileSync as readFileSync8, rmSync as rmSync4 } from "node:fs";
-import path41 from "node:path";
+import { existsSync as existsSync6, lstatSync as lstatSync14, mkdirSync as mkdirSync6, readFileSync as readFileSync7, rmSync as rmSync3 } from "node:fs";
+import path40 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
@@ -12321,7 +12154,7 @@ async function install(t, env) {
   if (!existsSync6(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path40.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -12338,7 +12171,7 @@ async function install(t, env) {
       lines2.push(p.snap.bytes?.equals(bytes) ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
-    const dirs = missingDirs(t.base, path41.dirname(p.file));
+    const dirs = missingDirs(t.base, path40.dirname(p.file));
     makeDirs(dirs);
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
@@ -12356,7 +12189,7 @@ async function install(t, env) {
     if (x !== null && x.at >= 0) continue;
     const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
     if (x !== null && ls?.stdout.length === 0) {
-      if (!t.dryRun) mkdirSync7(path41.dirname(x.file), { recursive: true });
+      if (!t.dryRun) mkdirSync6(path40.dirname(x.file), { recursive: true });
       if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
       lines2.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
     } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
@@ -12367,9 +12200,9 @@ function excludeOf(base, file, env) {
   const top = gitTopOf(base, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
-  const exclude = path41.join(commonDirOf(gitDir), "info", "exclude");
-  const text = existsSync6(exclude) ? readFileSync8(exclude, "utf8") : "";
-  const rel = path41.relative(top, file).split(path41.sep).join("/");
+  const exclude = path40.join(commonDirOf(gitDir), "info", "exclude");
+  const text = existsSync6(exclude) ? readFileSync7(exclude, "utf8") : "";
+  const rel = path40.relative(top, file).split(path40.sep).join("/");
   const pair = `${EXCLUDE_MARK}
 /${rel}
 `;
@@ -12379,11 +12212,11 @@ ${text}`.indexOf(`
 ${pair}`) };
 }
 function dropOldRecords(dir) {
-  const records = path41.join(dir, "installs");
+  const records = path40.join(dir, "installs");
   const what = "an older version's copies of agent files, no longer read";
-  if (lstatSync15(records, { throwIfNoEntry: false }) === void 0) return [];
+  if (lstatSync14(records, { throwIfNoEntry: false }) === void 0) return [];
   try {
-    rmSync4(records, { recursive: true, force: true });
+    rmSync3(records, { recursive: true, force: true });
   } catch (err) {
     return [`${records} could not be removed (${err.code}): ${what}; delete it by hand`];
   }
@@ -12392,7 +12225,7 @@ function dropOldRecords(dir) {
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path40.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -12413,7 +12246,7 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeEmptyUpTo(path41.dirname(p.file), t.base);
+  for (const p of removed) removeEmptyUpTo(path40.dirname(p.file), t.base);
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0) continue;
@@ -12426,9 +12259,9 @@ async function uninstall(t, env) {
 function anotherInstalled(t, skip) {
   return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
     const file = editPath(t.base, edit2);
-    const st = lstatSync15(file, { throwIfNoEntry: false });
+    const st = lstatSync14(file, { throwIfNoEntry: false });
     if (skip.has(file) || st === void 0 || !st.isFile() || st.size > 4e6) return false;
-    return holdsOurs(edit2, readFileSync8(file, "utf8"));
+    return holdsOurs(edit2, readFileSync7(file, "utf8"));
   }));
 }
 var import_write_file_atomic3, EXCLUDE_MARK;
@@ -12451,20 +12284,20 @@ var init_installer = __esm({
 });
 
 // src/agents/install-lock.ts
-import { lstatSync as lstatSync16, mkdirSync as mkdirSync8, rmdirSync as rmdirSync3 } from "node:fs";
-import path42 from "node:path";
+import { lstatSync as lstatSync15, mkdirSync as mkdirSync7, rmdirSync as rmdirSync3 } from "node:fs";
+import path41 from "node:path";
 async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
   let root = null;
   try {
-    root = global ? null : findRoot(path42.resolve(ctx.cwd, given), ctx.env).root;
+    root = global ? null : findRoot(path41.resolve(ctx.cwd, given), ctx.env).root;
   } catch {
     return run();
   }
-  const lockDir = path42.join(root === null ? userDir(ctx.env) : path42.join(root, ".ai"), ".install.lock");
-  const parent = path42.dirname(lockDir);
+  const lockDir = path41.join(root === null ? userDir(ctx.env) : path41.join(root, ".ai"), ".install.lock");
+  const parent = path41.dirname(lockDir);
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
@@ -12476,9 +12309,9 @@ async function underInstallLock(ctx, uninstall2, run) {
       await lock.release();
     }
   } finally {
-    const stop = global ? path42.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path42.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path42.dirname(dir)) {
+    const stop = global ? path41.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path41.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path41.dirname(dir)) {
       try {
         rmdirSync3(dir);
       } catch {
@@ -12489,8 +12322,8 @@ async function underInstallLock(ctx, uninstall2, run) {
   }
 }
 function makeParent(dir) {
-  const st = lstatSync16(dir, { throwIfNoEntry: false });
-  if (st === void 0) return mkdirSync8(dir, { recursive: true, mode: 448 }) ?? null;
+  const st = lstatSync15(dir, { throwIfNoEntry: false });
+  if (st === void 0) return mkdirSync7(dir, { recursive: true, mode: 448 }) ?? null;
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
   }
@@ -12507,13 +12340,13 @@ var init_install_lock = __esm({
 });
 
 // src/agents/target.ts
-import path43 from "node:path";
+import path42 from "node:path";
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path43.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path43.join(real2(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path42.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path42.join(real2(path42.dirname(path42.dirname(path42.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path43.relative(real2(root), abs);
-  return { abs, rel: rel.startsWith("..") || path43.isAbsolute(rel) ? null : rel.split(path43.sep).join("/") };
+  const rel = path42.relative(real2(root), abs);
+  return { abs, rel: rel.startsWith("..") || path42.isAbsolute(rel) ? null : rel.split(path42.sep).join("/") };
 }
 function targetOf(agent, root, helper, env, dryRun) {
   const global = root === null;
@@ -12555,44 +12388,181 @@ var init_target = __esm({
     AGENT_HELP = `  --global      edit the per-user files (~/.claude, ~/.codex, ~/.config/opencode,
                 ~/.gemini) instead of the project's; cline and cursor have none
   --root DIR    the project root`;
-    real2 = (p) => realOrNull(p) ?? path43.resolve(p);
+    real2 = (p) => realOrNull(p) ?? path42.resolve(p);
   }
 });
 
-// src/verbs/init.ts
-var init_exports = {};
-__export(init_exports, {
-  initVerb: () => initVerb
-});
-import { existsSync as existsSync7, lstatSync as lstatSync17, realpathSync as realpathSync4, rmSync as rmSync5 } from "node:fs";
-import path44 from "node:path";
-function planOf(ctx) {
-  const global = ctx.values.global === true;
-  const both = global && typeof ctx.values.root === "string";
-  if (both) throw new UsageError("init: --global and --root exclude each other");
-  const named = ctx.values.agent ?? [];
-  for (const n2 of named) {
-    if (!isAgentName(n2)) throw new UsageError(`init: unknown agent ${quotedValue(n2)}; name one of ${NAMES}`);
+// src/agents/skill-place.ts
+import {
+  accessSync as accessSync2,
+  closeSync as closeSync9,
+  constants as constants7,
+  existsSync as existsSync7,
+  lstatSync as lstatSync16,
+  mkdirSync as mkdirSync8,
+  openSync as openSync8,
+  readdirSync as readdirSync9,
+  readFileSync as readFileSync8,
+  readlinkSync as readlinkSync4,
+  realpathSync as realpathSync4,
+  renameSync as renameSync4,
+  rmSync as rmSync4,
+  statSync,
+  symlinkSync,
+  writeFileSync as writeFileSync5
+} from "node:fs";
+import path43 from "node:path";
+function linkFolderFor(agent, global) {
+  const folders = agent.skillFolders[global ? "home" : "project"];
+  if (folders.length === 0 || folders.includes(".agents/skills")) return null;
+  return folders[0];
+}
+function skillFiles(dir) {
+  const out = [];
+  const walk2 = (rel) => {
+    const abs = path43.join(dir, rel);
+    const st = lstatOrNull(abs);
+    if (st === null) return;
+    if (st.isDirectory()) {
+      for (const name2 of readdirSync9(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
+    } else if (st.isFile()) out.push(rel);
+  };
+  for (const e of SKILL_ENTRIES) walk2(e);
+  return out.sort();
+}
+function copySteps(from, to) {
+  const want = skillFiles(from);
+  const steps2 = [];
+  for (const rel of want) {
+    const dest = path43.join(to, rel);
+    let have = null;
+    try {
+      have = lstatSync16(dest).isFile() ? readFileSync8(dest) : null;
+    } catch {
+    }
+    if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
+    else if (!have.equals(readFileSync8(path43.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
+  const wanted = new Set(want);
+  for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
+  return steps2;
+}
+function linkOnTheWay(base, p) {
+  const parts = path43.relative(base, path43.dirname(p)).split(path43.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path43.dirname(p);
+  let at2 = base;
+  for (const part of parts) {
+    at2 = path43.join(at2, part);
+    const st = lstatOrNull(at2);
+    if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
+  }
+  return null;
+}
+function readCopyRecord(dir) {
+  const file = path43.join(dir, RECORD);
+  const st = lstatOrNull(file);
+  if (st === null) return null;
+  if (!st.isFile() || st.size > 1e6) {
+    throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
+  }
+  try {
+    const r = JSON.parse(readFileSync8(file, "utf8"));
+    const files = r.files;
+    if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
+    if (!Array.isArray(r.createdDirs)) return null;
+    if (!Object.values(files).every((h) => typeof h === "string")) return null;
+    return { files, createdDirs: r.createdDirs.filter(safeDir) };
+  } catch {
+    return null;
+  }
+}
+function writeCopyRecord(dir, createdDirs) {
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path43.join(dir, rel))]));
+  const flags = constants7.O_WRONLY | constants7.O_CREAT | constants7.O_TRUNC | (constants7.O_NOFOLLOW ?? 0);
+  const fd = openSync8(path43.join(dir, RECORD), flags, 420);
+  try {
+    writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
+`);
+  } finally {
+    closeSync9(fd);
+  }
+}
+function editedFiles(dir, steps2, record2) {
+  const changed = (rel) => {
+    const file = path43.join(dir, rel);
+    return !lstatSync16(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
+  };
+  return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
+}
+function linkState(place, target) {
+  const st = lstatOrNull(place);
+  if (st === null) return "absent";
+  if (st.isSymbolicLink()) {
+    const to = readlinkSync4(place);
+    return path43.resolve(path43.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+  }
+  if (st.isDirectory()) return exists(path43.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  return "a file";
+}
+function unwritable(file) {
+  let dir = path43.dirname(file);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path43.dirname(dir);
+  if (!lstatSync16(dir).isDirectory()) return `${dir} is not a folder`;
+  try {
+    accessSync2(dir, constants7.W_OK);
+  } catch {
+    return `${dir} is not writable`;
+  }
+  try {
+    if (exists(file) && lstatSync16(file).isFile()) accessSync2(file, constants7.W_OK);
+  } catch {
+    return `${file} is not writable`;
+  }
+  return null;
+}
+function applySteps(from, to, steps2) {
+  for (const s of steps2) {
+    const dest = path43.join(to, s.rel);
+    if (s.action === "remove") {
+      rmSync4(dest, { force: true });
+      removeEmptyUpTo(path43.dirname(dest), to);
+      continue;
+    }
+    mkdirSync8(path43.dirname(dest), { recursive: true });
+    const temp = `${dest}.tmp-${process.pid}`;
+    const src = path43.join(from, s.rel);
+    writeFileSync5(temp, readFileSync8(src), { mode: statSync(src).mode & 511 });
+    renameSync4(temp, dest);
+  }
+}
+function makeLink(place, target) {
+  mkdirSync8(path43.dirname(place), { recursive: true });
+  symlinkSync(path43.relative(path43.dirname(place), target), place, "dir");
+}
+async function initSkill(ctx, ask) {
+  const plan2 = planOf(ctx, ask);
+  return ask.undo ? undo(ctx, plan2) : init(ctx, plan2, ask.replace);
+}
+function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   if (!ctx.env.HOME || !existsSync7(ctx.env.HOME)) {
     throw new Refused("init needs HOME set to an existing folder (install records Node there); nothing was changed");
   }
   let base;
   if (global) base = realpathSync4(homeFolder(ctx.env));
   else {
-    const given = typeof ctx.values.root === "string";
-    const found = findRoot(path44.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
-    if (!given && found.by === "start") {
+    const found = findRoot(path43.resolve(ctx.cwd, root ?? "."), ctx.env);
+    if (root === void 0 && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
       throw new Refused(`no project here: ${why}; nothing was changed. ${fix}`);
     }
     base = found.root;
   }
-  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : detectAgents(Object.values(AGENTS), base, global);
-  if (agents.length === 0 && ctx.values.undo !== true) {
-    const markers = [...new Set(Object.values(AGENTS).flatMap((a) => a.markers[global ? "home" : "project"]))];
-    const fix = `Name them: init --agent claude-code --agent codex (${NAMES})`;
+  const side = global ? "home" : "project";
+  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path43.join(base, m))));
+  if (agents.length === 0 && !undo2) {
+    const markers = [...new Set(Object.values(AGENTS).flatMap((a) => a.markers[side]))];
+    const fix = `Name them: init --agent claude-code --agent codex (${AGENT_NAMES})`;
     throw new Refused(`no agent found in ${base} (none of ${markers.join(", ")}); nothing was changed. ${fix}`);
   }
   if (global) {
@@ -12606,17 +12576,16 @@ function planOf(ctx) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync4(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync7(path44.join(source, "SKILL.md"))) {
+  const source = realpathSync4(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync7(path43.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p) => `${global ? "~/" : ""}${path44.relative(base, p).split(path44.sep).join("/")}`;
-  const dryRun = ctx.values["dry-run"] === true;
-  return { base, global, dryRun, source, dest: path44.join(base, CANONICAL), agents, shown };
+  const shown = (p) => `${global ? "~/" : ""}${path43.relative(base, p).split(path43.sep).join("/")}`;
+  return { base, global, dryRun, source, dest: path43.join(base, CANONICAL), agents, shown };
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path44.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path43.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = targetOf(agent, root, helper, ctx.env, dryRun);
   const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
@@ -12624,7 +12593,7 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
 }
 function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path44.join(plan2.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path43.join(plan2.base, f, "session-handoff"));
 }
 function collected() {
   const out = { lines: [], notes: [] };
@@ -12643,24 +12612,24 @@ function refuseLinkOnTheWay(plan2) {
     throw new Refused(`${plan2.shown(link)} is a link; ${why}. ${fix}`);
   }
 }
-async function init(ctx, plan2) {
+async function init(ctx, plan2, replace) {
   const { dest, source, shown } = plan2;
   refuseLinkOnTheWay(plan2);
   const running = dest === source || existsSync7(dest) && realpathSync4(dest) === source;
-  if (!running && existsSync7(dest) && lstatSync17(dest).isSymbolicLink()) {
+  if (!running && existsSync7(dest) && lstatSync16(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps2 = running ? [] : copySteps(source, dest);
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
-  if (edited.length > 0 && ctx.values.replace !== true) {
-    const names = edited.slice(0, 5).map((rel) => shown(path44.join(dest, rel)));
+  if (edited.length > 0 && !replace) {
+    const names = edited.slice(0, 5).map((rel) => shown(path43.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path44.join(dest, s.rel));
+  const writes = steps2.map((s) => path43.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -12668,12 +12637,12 @@ async function init(ctx, plan2) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path44.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path43.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const below = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
-  const made = below.filter((d) => !existsSync7(d)).map((d) => path44.relative(plan2.base, d).split(path44.sep).join("/"));
+  const below = [dest, ...links.map((l) => path43.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
+  const made = below.filter((d) => !existsSync7(d)).map((d) => path43.relative(plan2.base, d).split(path43.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -12707,12 +12676,10 @@ async function init(ctx, plan2) {
     writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   }
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
-  const who = plan2.agents.map((a) => a.name).join(", ");
-  const copy = shown(path44.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path43.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
-  lines2.push(`next: start a new session (${who}) and ${SAY2}`);
-  return ok(`${lines2.join("\n")}
-`, notes);
+  lines2.push(`next: start a new session (${plan2.agents.map((a) => a.name).join(", ")}) and ${SAY2}`);
+  return { lines: lines2, notes };
 }
 async function undo(ctx, plan2) {
   const { dest, source, shown } = plan2;
@@ -12731,48 +12698,68 @@ async function undo(ctx, plan2) {
       continue;
     }
     if (!plan2.dryRun) {
-      rmSync5(place, { recursive: state === "copy", force: true });
-      removeEmptyUpTo(path44.dirname(place), path44.join(plan2.base, path44.relative(plan2.base, place).split(path44.sep)[0]));
+      rmSync4(place, { recursive: state === "copy", force: true });
+      removeEmptyUpTo(path43.dirname(place), path43.join(plan2.base, path43.relative(plan2.base, place).split(path43.sep)[0]));
     }
     lines2.push(`${would} ${shown(place)}`);
   }
   const all = skillFiles(dest);
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const files = all.filter((rel) => !kept.includes(rel));
-  if (files.length > 0 && !(existsSync7(dest) && lstatSync17(dest).isSymbolicLink())) {
+  if (files.length > 0 && !(existsSync7(dest) && lstatSync16(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync5(path44.join(dest, rel), { force: true });
-      if (kept.length === 0) dropCopyRecord(dest);
-      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), plan2.base);
+      for (const rel of files) rmSync4(path43.join(dest, rel), { force: true });
+      if (kept.length === 0) rmSync4(path43.join(dest, RECORD), { force: true });
+      for (const rel of files) removeEmptyUpTo(path43.dirname(path43.join(dest, rel)), plan2.base);
     }
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines2.push(`left ${shown(path44.join(dest, rel))}: you edited it since init copied it`);
+    for (const rel of kept) lines2.push(`left ${shown(path43.join(dest, rel))}: you edited it since init copied it`);
   }
-  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path44.dirname(p))];
+  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path43.dirname(p))];
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
-  const made = (record2?.createdDirs ?? []).map((rel) => path44.join(plan2.base, rel)).filter((d) => mayMake.has(d));
+  const made = (record2?.createdDirs ?? []).map((rel) => path43.join(plan2.base, rel)).filter((d) => mayMake.has(d));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
-  return ok(`${lines2.join("\n")}
-`, notes);
+  return { lines: lines2, notes };
 }
-var NAMES, SAY2, initVerb;
+var AGENT_NAMES, SAY2, SKILL_ENTRIES, CANONICAL, RECORD, hashOf, safeDir;
+var init_skill_place = __esm({
+  "src/agents/skill-place.ts"() {
+    "use strict";
+    init_builtins();
+    init_errors();
+    init_root();
+    init_fs();
+    init_home();
+    init_agent_file();
+    init_agents();
+    init_installer();
+    init_install_lock();
+    init_target();
+    AGENT_NAMES = Object.keys(AGENTS).join("|");
+    SAY2 = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
+    SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
+    CANONICAL = ".agents/skills/session-handoff";
+    RECORD = ".init.json";
+    hashOf = (file) => nodeCrypto().createHash("sha256").update(readFileSync8(file)).digest("hex");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path43.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+  }
+});
+
+// src/verbs/init.ts
+var init_exports = {};
+__export(init_exports, {
+  initVerb: () => initVerb
+});
+var initVerb;
 var init_init = __esm({
   "src/verbs/init.ts"() {
     "use strict";
     init_agents();
     init_skill_place();
-    init_agent_file();
-    init_installer();
-    init_install_lock();
-    init_target();
     init_errors();
     init_quote();
-    init_root();
-    init_home();
     init_types();
-    NAMES = Object.keys(AGENTS).join("|");
-    SAY2 = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
     initVerb = {
       name: "init",
       options: {
@@ -12796,7 +12783,7 @@ agents/, references/, templates/, scripts/) into .agents/skills/session-handoff/
 on Windows) into .claude/skills/ for Claude Code and .cline/skills/ for Cline; then
 runs \`install --agent NAME\` for each agent from that copy. Agents are those whose
 folder is in the project (.claude/ or CLAUDE.md, .codex/, .opencode/, .clinerules/,
-.gemini/ or GEMINI.md, .cursor/), or those named with --agent (${NAMES}).
+.gemini/ or GEMINI.md, .cursor/), or those named with --agent (${AGENT_NAMES}).
 
 --global  the same in HOME (~/.agents/skills/session-handoff/, \`install --global\`).
 --dry-run says what it would do and changes nothing.
@@ -12812,8 +12799,23 @@ folder that is something else, and whatever install refuses (tried first with
 exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 `,
       async run(ctx) {
-        const plan2 = planOf(ctx);
-        return ctx.values.undo === true ? undo(ctx, plan2) : init(ctx, plan2);
+        const v = ctx.values;
+        const root = v.root;
+        if (v.global === true && root !== void 0) throw new UsageError("init: --global and --root exclude each other");
+        const named = v.agent ?? [];
+        const bad2 = named.find((n2) => !isAgentName(n2));
+        if (bad2 !== void 0) throw new UsageError(`init: unknown agent ${quotedValue(bad2)}; name one of ${AGENT_NAMES}`);
+        const ask = {
+          named,
+          root,
+          global: v.global === true,
+          dryRun: v["dry-run"] === true,
+          undo: v.undo === true,
+          replace: v.replace === true
+        };
+        const said2 = await initSkill(ctx, ask);
+        return ok(`${said2.lines.join("\n")}
+`, said2.notes);
       }
     };
   }
@@ -12881,7 +12883,7 @@ __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
 import { existsSync as existsSync8 } from "node:fs";
-import path45 from "node:path";
+import path44 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -12917,7 +12919,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const t = agentTarget(ctx, "uninstall", () => rootOption(ctx));
         const done2 = await uninstall(t, ctx.env);
-        const stays = done2.last && existsSync8(path45.join(t.base, CANONICAL));
+        const stays = done2.last && existsSync8(path44.join(t.base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
 `, [...done2.notes, ...stays ? [note] : []]);
@@ -12928,7 +12930,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 
 // src/agents/claude-plugin.ts
 import { existsSync as existsSync9, readFileSync as readFileSync9 } from "node:fs";
-import path46 from "node:path";
+import path45 from "node:path";
 function json(file) {
   try {
     const v = JSON.parse(readFileSync9(file, "utf8").slice(0, 1e6));
@@ -12938,16 +12940,16 @@ function json(file) {
   }
 }
 function claudePluginInstalls(home) {
-  const plugins = json(path46.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path45.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path46.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path45.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = isObj2(raw) ? raw : {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path46.isAbsolute(at2) && existsSync9(path46.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path45.isAbsolute(at2) && existsSync9(path45.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -12965,7 +12967,7 @@ var init_claude_plugin = __esm({
 
 // src/agents/doctor-checks.ts
 import { existsSync as existsSync10, readdirSync as readdirSync10 } from "node:fs";
-import path47 from "node:path";
+import path46 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
@@ -12995,7 +12997,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readSmall(path47.join(env.CODEX_HOME || path47.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readSmall(path46.join(env.CODEX_HOME || path46.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -13011,9 +13013,9 @@ function budgetFinding(text, file, fixCmd2) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path47.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path46.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path47.win32.join(dir, "sh.exe");
+    const sh = path46.win32.join(dir, "sh.exe");
     if (existsSync10(sh)) return sh;
   }
   return null;
@@ -13056,9 +13058,9 @@ function agentFix(r, verb, name2) {
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path47.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path47.join(r.home, f, "session-handoff"))
-  ].filter((d) => exists(path47.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path46.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path46.join(r.home, f, "session-handoff"))
+  ].filter((d) => exists(path46.join(d, "SKILL.md")));
   let edits = [];
   try {
     edits = agent.edits(r.helper, r.global);
@@ -13073,7 +13075,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path47.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path46.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -13094,7 +13096,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path47.basename(edit2.file) === "AGENTS.md") {
+  if (path46.basename(edit2.file) === "AGENTS.md") {
     const over = budgetFinding(text, edit2.file, reinstall);
     if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -13159,7 +13161,7 @@ async function memoryState(r, journal) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path47.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path46.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -13177,7 +13179,7 @@ async function memoryState(r, journal) {
   } catch {
   }
   for (const p of journal.problems) {
-    const where = `${path47.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path46.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -13255,7 +13257,7 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import path48 from "node:path";
+import path47 from "node:path";
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
   const lines2 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
@@ -13326,7 +13328,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path48.resolve(home);
+          root = path47.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -13349,7 +13351,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 
 // src/git/publish-memory.ts
 import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, statSync as statSync2 } from "node:fs";
-import path49 from "node:path";
+import path48 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -13359,11 +13361,11 @@ async function skippedPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path49.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path48.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
     try {
-      accessSync3(path49.join(hooksDir, h), constants8.X_OK);
-      return statSync2(path49.join(hooksDir, h)).isFile();
+      accessSync3(path48.join(hooksDir, h), constants8.X_OK);
+      return statSync2(path48.join(hooksDir, h)).isFile();
     } catch {
       return false;
     }
@@ -13397,7 +13399,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path49.relative(top, memDir).split(path49.sep).join("/");
+  const memRel = path48.relative(top, memDir).split(path48.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   const ignored = await runGit(top, ["check-ignore", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
   if (ignored.code === 0) {
@@ -13418,7 +13420,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync11(path49.join(memDir, "journal", "OFF"));
+  const journal = !existsSync11(path48.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -13817,7 +13819,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
-import path50 from "node:path";
+import path49 from "node:path";
 function commandOf2(name2, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
@@ -13846,8 +13848,8 @@ function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  const os = cwd === null ? null : windowsShaped(cwd) ? path50.win32 : cwd.startsWith("/") ? path50.posix : null;
-  return files.map((f) => ({ kind: "edit", path: os === null || path50.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path49.win32 : cwd.startsWith("/") ? path49.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path49.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -14000,7 +14002,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path56) => path56 && events.push({ kind: "edit", path: path56 });
+    addEdit = (events, path55) => path55 && events.push({ kind: "edit", path: path55 });
   }
 });
 
@@ -14531,9 +14533,9 @@ var init_checkpoint = __esm({
 });
 
 // src/brief/checkpoint-capture.ts
-import path51 from "node:path";
+import path50 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path50.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -14549,7 +14551,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path51.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path50.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -14654,7 +14656,7 @@ function sessionStartOf(file, format2, firstSixteen) {
 }
 async function writeCheckpoint(root, hook, notes, o) {
   const home = homeFolder(o.env);
-  if (root === path51.parse(root).root || home !== "" && samePath(root, path51.resolve(home))) {
+  if (root === path50.parse(root).root || home !== "" && samePath(root, path50.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return [...notes, CHECKPOINT_LINES.skipped(why)];
   }
@@ -14673,7 +14675,7 @@ async function writeCheckpoint(root, hook, notes, o) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path51.join(dir, name2);
+  const file = path50.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -14888,7 +14890,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path52 from "node:path";
+import path51 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -14953,7 +14955,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path52.join(memoryDir(root), "HANDOFF.md"), 1e6);
+          const handoff = readHead(path51.join(memoryDir(root), "HANDOFF.md"), 1e6);
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
@@ -15116,7 +15118,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path53 from "node:path";
+import path52 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15198,7 +15200,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText(path53.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText(path52.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -15213,9 +15215,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path53.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path52.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText(path53.join(mem, file), file, notes);
+      const text = await readText(path52.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -15505,8 +15507,8 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import { lstatSync as lstatSync18, unlinkSync as unlinkSync11 } from "node:fs";
-import path54 from "node:path";
+import { lstatSync as lstatSync17, unlinkSync as unlinkSync11 } from "node:fs";
+import path53 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -15561,13 +15563,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync18(path54.join(journalDir(root), f.name));
+            const st = lstatSync17(path53.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync11(path54.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync11(path53.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -15583,8 +15585,8 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync19, mkdirSync as mkdirSync10, openSync as openSync10, readFileSync as readFileSync10, writeSync as writeSync2 } from "node:fs";
-import path55 from "node:path";
+import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync18, mkdirSync as mkdirSync10, openSync as openSync10, readFileSync as readFileSync10, writeSync as writeSync2 } from "node:fs";
+import path54 from "node:path";
 function onRegularFile(p, flags, use) {
   const fd = openSync10(p, flags | NOFOLLOW);
   try {
@@ -15605,13 +15607,13 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path55.join(at2, part);
+    at2 = path54.join(at2, part);
     let st;
     try {
-      st = lstatSync19(at2);
+      st = lstatSync18(at2);
     } catch {
       mkdirSync10(at2, { mode: 448 });
-      st = lstatSync19(at2);
+      st = lstatSync18(at2);
     }
     if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
@@ -15712,7 +15714,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         try {
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
-          if (!createExclusive(path55.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
+          if (!createExclusive(path54.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
           const merged = mergeHandoffs(winner, loser);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
           const at2 = stateTimeOfText(loser, Date.now());
@@ -16318,7 +16320,7 @@ import {
   closeSync as closeSync12,
   constants as constants11,
   fstatSync as fstatSync8,
-  lstatSync as lstatSync20,
+  lstatSync as lstatSync19,
   openSync as openSync11,
   readSync as readSync4,
   realpathSync as realpathSync5,
@@ -16467,7 +16469,7 @@ function heldOutput(fd, redact) {
 function runningFile(file) {
   if (file === void 0) return void 0;
   try {
-    return lstatSync20(file).isSymbolicLink() ? realpathSync5(file) : file;
+    return lstatSync19(file).isSymbolicLink() ? realpathSync5(file) : file;
   } catch {
     return file;
   }
