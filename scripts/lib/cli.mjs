@@ -9397,6 +9397,8 @@ var init_checkpoint_brief = __esm({
 });
 
 // src/git/merge-driver.ts
+import { closeSync as closeSync8, constants as constants6, fstatSync as fstatSync6, lstatSync as lstatSync12, mkdirSync as mkdirSync5, openSync as openSync7, readFileSync as readFileSync7, writeSync as writeSync2 } from "node:fs";
+import path33 from "node:path";
 function mergedSentence(name2, note = null) {
   return `two handoffs met in a merge; the other is archive/${name2}${note === null ? "" : `; ${note}`}`;
 }
@@ -9538,11 +9540,111 @@ function mergeCountsText(c) {
   const n2 = (k, one, many) => `+${k} ${k === 1 ? one : many}`;
   return `${n2(c.decisions, "decision", "decisions")}, ${n2(c.failed, "failed approach", "failed approaches")}`;
 }
-var MERGED_LINE, RANK2, BOX, NONE_ITEM2, PLAN_LINE, firstLine2, real;
+function onRegularFile(p, flags, use) {
+  const fd = openSync7(p, flags | NOFOLLOW);
+  try {
+    if (!fstatSync6(fd).isFile()) throw new Error(`${p} is not a regular file`);
+    return use(fd);
+  } finally {
+    closeSync8(fd);
+  }
+}
+function memorySide(p, side) {
+  const m = memoryText(side, onRegularFile(p, constants6.O_RDONLY, (fd) => readFileSync7(fd)));
+  if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
+  return m.text;
+}
+function writeResult(p, text) {
+  onRegularFile(p, constants6.O_WRONLY | constants6.O_TRUNC, (fd) => writeSync2(fd, Buffer.from(text, "utf8")));
+}
+function archiveDirOf(top, memRel) {
+  let at2 = top;
+  for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
+    at2 = path33.join(at2, part);
+    let st;
+    try {
+      st = lstatSync12(at2);
+    } catch {
+      mkdirSync5(at2, { mode: 448 });
+      st = lstatSync12(at2);
+    }
+    if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
+  }
+  return at2;
+}
+async function otherAuthor(cwd, env, side, file) {
+  const blob = await runGit(cwd, ["hash-object", "--", side], env);
+  if (blob.code !== 0) return null;
+  const id = blob.stdout.toString("utf8").trim();
+  const r = await runGit(cwd, ["log", "--all", "-1", "--format=%an", `--find-object=${id}`, "--", file], env);
+  const name2 = r.code === 0 ? r.stdout.toString("utf8").trim().replace(/[^\p{L}\p{N} .'_-]/gu, "") : "";
+  return name2 === "" ? null : name2.slice(0, 60);
+}
+async function mergeMemoryFile(args, cwd, env, journalMonth) {
+  const [base, ours, theirs, file] = args;
+  const said2 = (code, note = null) => ({ notes: note === null ? [] : [`session-handoff merge driver: ${note}`], code });
+  const m = /^((?:.*\/)?)\.ai\/memory\/(HANDOFF|LESSONS|SOLUTIONS)\.md$/.exec(file);
+  let a;
+  let b;
+  try {
+    a = memorySide(ours, "our side");
+    b = memorySide(theirs, "their side");
+  } catch (err) {
+    return said2(1, err.message);
+  }
+  const gitMerge = async (mode, why) => {
+    const labels = ["-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs];
+    const r = await runGit(cwd, ["merge-file", ...mode, ...labels], env);
+    return said2(r.code === 0 ? 0 : 1, why === null ? null : `${why}; merged as text`);
+  };
+  if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
+    if (/\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file)) {
+      try {
+        const merged = journalMonth(a, b);
+        if (merged !== null) {
+          writeResult(ours, merged);
+          return said2(0);
+        }
+      } catch {
+      }
+    }
+    return gitMerge(["--union"], null);
+  }
+  if (!m) return gitMerge([], null);
+  if (a === b) return said2(0);
+  if (m[2] !== "HANDOFF") {
+    writeResult(ours, mergeLedgers(a, b, m[2] === "LESSONS" ? "L" : "S"));
+    return said2(0);
+  }
+  const later = laterHandoff(a, b, Date.now());
+  const winner = later === "ours" ? a : b;
+  const loser = winner === a ? b : a;
+  try {
+    const dir = archiveDirOf(cwd, `${m[1]}.ai/memory`);
+    const name2 = archiveName("HANDOFF", dir);
+    if (!createExclusive(path33.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
+    const merged = mergeHandoffs(winner, loser);
+    const who = await otherAuthor(cwd, env, later === "ours" ? theirs : ours, file);
+    const at2 = stateTimeOfText(loser, Date.now());
+    const whose = who === null ? "the other" : `${who}'s`;
+    const of = at2.known ? ` of ${at2.time.iso}` : "";
+    const note = `merged with ${whose} handoff${of}: ${mergeCountsText(merged.added)}`;
+    writeResult(ours, markMerged(merged.text, name2, note));
+    const kept = `${file}: kept the later handoff; the other is archive/${name2}`;
+    return said2(0, `${kept}, not in this merge's commit: \`publish\` commits it`);
+  } catch (err) {
+    return gitMerge([], `the other handoff could not be archived (${err.message})`);
+  }
+}
+var MERGED_LINE, RANK2, BOX, NONE_ITEM2, PLAN_LINE, firstLine2, real, NOFOLLOW;
 var init_merge_driver = __esm({
   "src/git/merge-driver.ts"() {
     "use strict";
+    init_memory_text();
     init_handoff();
+    init_archive();
+    init_files();
+    init_run();
     MERGED_LINE = /^Merged-with: archive\/(HANDOFF-[A-Za-z0-9._-]+\.md)(?:; (merged with [^\n]{1,200}?))?[ \t]*$/m;
     RANK2 = { unmarked: 0, todo: 1, "in-progress": 2, done: 3, abandoned: 3 };
     BOX = { todo: " ", "in-progress": "~", done: "x", abandoned: "-" };
@@ -9550,6 +9652,7 @@ var init_merge_driver = __esm({
     PLAN_LINE = /^(\s*[-*+] \[)([ xX~-])(\]\s+)(.*)$/;
     firstLine2 = (t) => t.split("\n")[0].trim();
     real = (items2) => items2.filter((t) => !NONE_ITEM2.test(t.trim()));
+    NOFOLLOW = constants6.O_NOFOLLOW ?? 0;
   }
 });
 
@@ -9559,7 +9662,7 @@ __export(brief_exports, {
   briefVerb: () => briefVerb
 });
 import { existsSync as existsSync3 } from "node:fs";
-import path33 from "node:path";
+import path34 from "node:path";
 function sideTime(text, now) {
   const st = stateTimeOfText(text, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
@@ -9676,7 +9779,7 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync3(path33.join(archiveDir(root), merged[1])))
+        if (merged && existsSync3(path34.join(archiveDir(root), merged[1])))
           brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
@@ -9689,7 +9792,7 @@ exit: 0 brief printed
 
 // src/agents/hook-input.ts
 import { existsSync as existsSync4 } from "node:fs";
-import path34 from "node:path";
+import path35 from "node:path";
 async function readHookJson(ctx, max) {
   return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
 }
@@ -9704,10 +9807,10 @@ function hookObject(data, max) {
   }
 }
 function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync4(path34.join(root, ".ai", "memory"))) return false;
+  if (!skillDir || home === "" || existsSync4(path35.join(root, ".ai", "memory"))) return false;
   const under = (dir, base) => {
-    const rel = path34.relative(base, dir);
-    return !rel.startsWith("..") && !path34.isAbsolute(rel);
+    const rel = path35.relative(base, dir);
+    return !rel.startsWith("..") && !path35.isAbsolute(rel);
   };
   return under(skillDir, home) && !under(skillDir, root);
 }
@@ -9903,8 +10006,8 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync12, readdirSync as readdirSync8 } from "node:fs";
-import path35 from "node:path";
+import { lstatSync as lstatSync13, readdirSync as readdirSync8 } from "node:fs";
+import path36 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
@@ -9915,7 +10018,7 @@ function listArchives(root) {
   for (const name2 of readdirSync8(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync12(path35.join(dir, name2));
+      const s = lstatSync13(path36.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -9930,9 +10033,9 @@ function assertArchiveName(name2) {
 }
 async function readArchive(root, name2) {
   assertArchiveName(name2);
-  const got = checkTree(root) ? await readStable(path35.join(archiveDir(root), name2)) : null;
+  const got = checkTree(root) ? await readStable(path36.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path35.join(archiveDir(root), name2));
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path36.join(archiveDir(root), name2));
   return got;
 }
 var init_archive_entries = __esm({
@@ -10090,7 +10193,7 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import path36 from "node:path";
+import path37 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -10176,7 +10279,7 @@ async function restore(ctx, name2) {
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         assertArchiveName(name2);
-        if (!exists(path36.join(archiveDir(root), name2))) {
+        if (!exists(path37.join(archiveDir(root), name2))) {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
       }
@@ -10185,7 +10288,7 @@ async function restore(ctx, name2) {
       const archived2 = await readArchive(root, name2);
       const problem = restoreProblem(archived2.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path36.join(memoryDir(root), file));
+      const current = await readStable(path37.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived2.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -10602,17 +10705,17 @@ alwaysApply: true
 // src/agents/agent-file.ts
 import {
   accessSync,
-  closeSync as closeSync8,
-  constants as constants6,
+  closeSync as closeSync9,
+  constants as constants7,
   existsSync as existsSync5,
-  lstatSync as lstatSync13,
-  mkdirSync as mkdirSync5,
-  openSync as openSync7,
+  lstatSync as lstatSync14,
+  mkdirSync as mkdirSync6,
+  openSync as openSync8,
   readlinkSync as readlinkSync3,
   rmdirSync as rmdirSync2,
   unlinkSync as unlinkSync10
 } from "node:fs";
-import path37 from "node:path";
+import path38 from "node:path";
 async function readAgentFile(file, snippet) {
   let read;
   try {
@@ -10643,8 +10746,8 @@ ${snippet}`);
 }
 function assertReplaceable(file, snippet) {
   try {
-    closeSync8(openSync7(file, constants6.O_WRONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK));
-    accessSync(path37.dirname(file), constants6.W_OK);
+    closeSync9(openSync8(file, constants7.O_WRONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK));
+    accessSync(path38.dirname(file), constants7.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -10654,7 +10757,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path37.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path38.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -10684,15 +10787,15 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
   await failpoint(fp, "after-publication");
 }
 function dirsBelow(base, dir) {
-  const rel = path37.relative(base, dir);
-  if (rel.split(path37.sep)[0] === ".." || path37.isAbsolute(rel)) return [];
+  const rel = path38.relative(base, dir);
+  if (rel.split(path38.sep)[0] === ".." || path38.isAbsolute(rel)) return [];
   let cur = base;
-  return rel.split(path37.sep).filter(Boolean).map((part) => cur = path37.join(cur, part));
+  return rel.split(path38.sep).filter(Boolean).map((part) => cur = path38.join(cur, part));
 }
 function missingDirs(base, dir) {
   const missing = [];
   for (const cur of dirsBelow(base, dir)) {
-    const st = missing.length > 0 ? void 0 : lstatSync13(cur, { throwIfNoEntry: false });
+    const st = missing.length > 0 ? void 0 : lstatSync14(cur, { throwIfNoEntry: false });
     if (st === void 0) missing.push(cur);
     else if (!st.isDirectory()) {
       const what = st.isSymbolicLink() ? "a link" : "not a directory";
@@ -10702,7 +10805,7 @@ function missingDirs(base, dir) {
   return missing;
 }
 function makeDirs(dirs) {
-  for (const d of dirs) mkdirSync5(d, { mode: 493 });
+  for (const d of dirs) mkdirSync6(d, { mode: 493 });
 }
 function removeEmptyDirs(dirs) {
   const removed = [];
@@ -10716,12 +10819,12 @@ function removeEmptyDirs(dirs) {
   return removed;
 }
 function recordNode(dir, execPath) {
-  const target = path37.join(dir, "node");
+  const target = path38.join(dir, "node");
   if (readSmall(target) === `${execPath}
 `) return;
-  const missing = dirsBelow(path37.parse(dir).root, dir).filter((d) => !existsSync5(d));
+  const missing = dirsBelow(path38.parse(dir).root, dir).filter((d) => !existsSync5(d));
   try {
-    mkdirSync5(dir, { recursive: true, mode: 448 });
+    mkdirSync6(dir, { recursive: true, mode: 448 });
   } catch (err) {
     removeEmptyDirs(missing);
     const why = err.code ?? err.message;
@@ -11794,7 +11897,7 @@ var init_main = __esm({
 });
 
 // src/agents/json-hooks.ts
-import path38 from "node:path";
+import path39 from "node:path";
 function installedForms(spec, args = spec.hooks.map((h) => h.args)) {
   return args.flatMap((a) => {
     const now = spec.command(a);
@@ -11807,7 +11910,7 @@ function installShaped(spec, command, args) {
     if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path38.win32 : path38.posix).basename(name2);
+    const base = (windowsShaped(name2) ? path39.win32 : path39.posix).basename(name2);
     if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
@@ -12073,7 +12176,7 @@ var init_json_hooks = __esm({
 });
 
 // src/agents/plan.ts
-import path39 from "node:path";
+import path40 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12131,7 +12234,7 @@ function ownedSpan(edit2, text) {
 `).join("") + mid + lines2.slice(to + 1).join("\n");
 }
 function editPath(base, edit2) {
-  return path39.join(base, ...edit2.file.split("/"));
+  return path40.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
@@ -12145,8 +12248,8 @@ var init_plan = __esm({
 });
 
 // src/agents/installer.ts
-import { existsSync as existsSync6, lstatSync as lstatSync14, mkdirSync as mkdirSync6, readFileSync as readFileSync7, rmSync as rmSync3 } from "node:fs";
-import path40 from "node:path";
+import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readFileSync as readFileSync8, rmSync as rmSync3 } from "node:fs";
+import path41 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
@@ -12154,7 +12257,7 @@ async function install(t, env) {
   if (!existsSync6(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path40.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -12171,7 +12274,7 @@ async function install(t, env) {
       lines2.push(p.snap.bytes?.equals(bytes) ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
-    const dirs = missingDirs(t.base, path40.dirname(p.file));
+    const dirs = missingDirs(t.base, path41.dirname(p.file));
     makeDirs(dirs);
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
@@ -12189,7 +12292,7 @@ async function install(t, env) {
     if (x !== null && x.at >= 0) continue;
     const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
     if (x !== null && ls?.stdout.length === 0) {
-      if (!t.dryRun) mkdirSync6(path40.dirname(x.file), { recursive: true });
+      if (!t.dryRun) mkdirSync7(path41.dirname(x.file), { recursive: true });
       if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
       lines2.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
     } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
@@ -12200,9 +12303,9 @@ function excludeOf(base, file, env) {
   const top = gitTopOf(base, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
-  const exclude = path40.join(commonDirOf(gitDir), "info", "exclude");
-  const text = existsSync6(exclude) ? readFileSync7(exclude, "utf8") : "";
-  const rel = path40.relative(top, file).split(path40.sep).join("/");
+  const exclude = path41.join(commonDirOf(gitDir), "info", "exclude");
+  const text = existsSync6(exclude) ? readFileSync8(exclude, "utf8") : "";
+  const rel = path41.relative(top, file).split(path41.sep).join("/");
   const pair = `${EXCLUDE_MARK}
 /${rel}
 `;
@@ -12212,9 +12315,9 @@ ${text}`.indexOf(`
 ${pair}`) };
 }
 function dropOldRecords(dir) {
-  const records = path40.join(dir, "installs");
+  const records = path41.join(dir, "installs");
   const what = "an older version's copies of agent files, no longer read";
-  if (lstatSync14(records, { throwIfNoEntry: false }) === void 0) return [];
+  if (lstatSync15(records, { throwIfNoEntry: false }) === void 0) return [];
   try {
     rmSync3(records, { recursive: true, force: true });
   } catch (err) {
@@ -12225,7 +12328,7 @@ function dropOldRecords(dir) {
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path40.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -12246,7 +12349,7 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeEmptyUpTo(path40.dirname(p.file), t.base);
+  for (const p of removed) removeEmptyUpTo(path41.dirname(p.file), t.base);
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0) continue;
@@ -12259,9 +12362,9 @@ async function uninstall(t, env) {
 function anotherInstalled(t, skip) {
   return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
     const file = editPath(t.base, edit2);
-    const st = lstatSync14(file, { throwIfNoEntry: false });
+    const st = lstatSync15(file, { throwIfNoEntry: false });
     if (skip.has(file) || st === void 0 || !st.isFile() || st.size > 4e6) return false;
-    return holdsOurs(edit2, readFileSync7(file, "utf8"));
+    return holdsOurs(edit2, readFileSync8(file, "utf8"));
   }));
 }
 var import_write_file_atomic3, EXCLUDE_MARK;
@@ -12284,20 +12387,20 @@ var init_installer = __esm({
 });
 
 // src/agents/install-lock.ts
-import { lstatSync as lstatSync15, mkdirSync as mkdirSync7, rmdirSync as rmdirSync3 } from "node:fs";
-import path41 from "node:path";
+import { lstatSync as lstatSync16, mkdirSync as mkdirSync8, rmdirSync as rmdirSync3 } from "node:fs";
+import path42 from "node:path";
 async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
   let root = null;
   try {
-    root = global ? null : findRoot(path41.resolve(ctx.cwd, given), ctx.env).root;
+    root = global ? null : findRoot(path42.resolve(ctx.cwd, given), ctx.env).root;
   } catch {
     return run();
   }
-  const lockDir = path41.join(root === null ? userDir(ctx.env) : path41.join(root, ".ai"), ".install.lock");
-  const parent = path41.dirname(lockDir);
+  const lockDir = path42.join(root === null ? userDir(ctx.env) : path42.join(root, ".ai"), ".install.lock");
+  const parent = path42.dirname(lockDir);
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
@@ -12309,9 +12412,9 @@ async function underInstallLock(ctx, uninstall2, run) {
       await lock.release();
     }
   } finally {
-    const stop = global ? path41.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path41.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path41.dirname(dir)) {
+    const stop = global ? path42.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path42.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path42.dirname(dir)) {
       try {
         rmdirSync3(dir);
       } catch {
@@ -12322,8 +12425,8 @@ async function underInstallLock(ctx, uninstall2, run) {
   }
 }
 function makeParent(dir) {
-  const st = lstatSync15(dir, { throwIfNoEntry: false });
-  if (st === void 0) return mkdirSync7(dir, { recursive: true, mode: 448 }) ?? null;
+  const st = lstatSync16(dir, { throwIfNoEntry: false });
+  if (st === void 0) return mkdirSync8(dir, { recursive: true, mode: 448 }) ?? null;
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
   }
@@ -12340,13 +12443,13 @@ var init_install_lock = __esm({
 });
 
 // src/agents/target.ts
-import path42 from "node:path";
+import path43 from "node:path";
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path42.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path42.join(real2(path42.dirname(path42.dirname(path42.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path43.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path43.join(real2(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path42.relative(real2(root), abs);
-  return { abs, rel: rel.startsWith("..") || path42.isAbsolute(rel) ? null : rel.split(path42.sep).join("/") };
+  const rel = path43.relative(real2(root), abs);
+  return { abs, rel: rel.startsWith("..") || path43.isAbsolute(rel) ? null : rel.split(path43.sep).join("/") };
 }
 function targetOf(agent, root, helper, env, dryRun) {
   const global = root === null;
@@ -12388,21 +12491,21 @@ var init_target = __esm({
     AGENT_HELP = `  --global      edit the per-user files (~/.claude, ~/.codex, ~/.config/opencode,
                 ~/.gemini) instead of the project's; cline and cursor have none
   --root DIR    the project root`;
-    real2 = (p) => realOrNull(p) ?? path42.resolve(p);
+    real2 = (p) => realOrNull(p) ?? path43.resolve(p);
   }
 });
 
 // src/agents/skill-place.ts
 import {
   accessSync as accessSync2,
-  closeSync as closeSync9,
-  constants as constants7,
+  closeSync as closeSync10,
+  constants as constants8,
   existsSync as existsSync7,
-  lstatSync as lstatSync16,
-  mkdirSync as mkdirSync8,
-  openSync as openSync8,
+  lstatSync as lstatSync17,
+  mkdirSync as mkdirSync9,
+  openSync as openSync9,
   readdirSync as readdirSync9,
-  readFileSync as readFileSync8,
+  readFileSync as readFileSync9,
   readlinkSync as readlinkSync4,
   realpathSync as realpathSync4,
   renameSync as renameSync4,
@@ -12411,7 +12514,7 @@ import {
   symlinkSync,
   writeFileSync as writeFileSync5
 } from "node:fs";
-import path43 from "node:path";
+import path44 from "node:path";
 function linkFolderFor(agent, global) {
   const folders = agent.skillFolders[global ? "home" : "project"];
   if (folders.length === 0 || folders.includes(".agents/skills")) return null;
@@ -12420,7 +12523,7 @@ function linkFolderFor(agent, global) {
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path43.join(dir, rel);
+    const abs = path44.join(dir, rel);
     const st = lstatOrNull(abs);
     if (st === null) return;
     if (st.isDirectory()) {
@@ -12434,39 +12537,39 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps2 = [];
   for (const rel of want) {
-    const dest = path43.join(to, rel);
+    const dest = path44.join(to, rel);
     let have = null;
     try {
-      have = lstatSync16(dest).isFile() ? readFileSync8(dest) : null;
+      have = lstatSync17(dest).isFile() ? readFileSync9(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync8(path43.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync9(path44.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
   return steps2;
 }
 function linkOnTheWay(base, p) {
-  const parts = path43.relative(base, path43.dirname(p)).split(path43.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path43.dirname(p);
+  const parts = path44.relative(base, path44.dirname(p)).split(path44.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path44.dirname(p);
   let at2 = base;
   for (const part of parts) {
-    at2 = path43.join(at2, part);
+    at2 = path44.join(at2, part);
     const st = lstatOrNull(at2);
     if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
   }
   return null;
 }
 function readCopyRecord(dir) {
-  const file = path43.join(dir, RECORD);
+  const file = path44.join(dir, RECORD);
   const st = lstatOrNull(file);
   if (st === null) return null;
   if (!st.isFile() || st.size > 1e6) {
     throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
   }
   try {
-    const r = JSON.parse(readFileSync8(file, "utf8"));
+    const r = JSON.parse(readFileSync9(file, "utf8"));
     const files = r.files;
     if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
     if (!Array.isArray(r.createdDirs)) return null;
@@ -12477,20 +12580,20 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path43.join(dir, rel))]));
-  const flags = constants7.O_WRONLY | constants7.O_CREAT | constants7.O_TRUNC | (constants7.O_NOFOLLOW ?? 0);
-  const fd = openSync8(path43.join(dir, RECORD), flags, 420);
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path44.join(dir, rel))]));
+  const flags = constants8.O_WRONLY | constants8.O_CREAT | constants8.O_TRUNC | (constants8.O_NOFOLLOW ?? 0);
+  const fd = openSync9(path44.join(dir, RECORD), flags, 420);
   try {
     writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
   } finally {
-    closeSync9(fd);
+    closeSync10(fd);
   }
 }
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
-    const file = path43.join(dir, rel);
-    return !lstatSync16(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
+    const file = path44.join(dir, rel);
+    return !lstatSync17(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
 }
@@ -12499,22 +12602,22 @@ function linkState(place, target) {
   if (st === null) return "absent";
   if (st.isSymbolicLink()) {
     const to = readlinkSync4(place);
-    return path43.resolve(path43.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path44.resolve(path44.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return exists(path43.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return exists(path44.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path43.dirname(file);
-  for (let i = 0; i < 64 && !exists(dir); i++) dir = path43.dirname(dir);
-  if (!lstatSync16(dir).isDirectory()) return `${dir} is not a folder`;
+  let dir = path44.dirname(file);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path44.dirname(dir);
+  if (!lstatSync17(dir).isDirectory()) return `${dir} is not a folder`;
   try {
-    accessSync2(dir, constants7.W_OK);
+    accessSync2(dir, constants8.W_OK);
   } catch {
     return `${dir} is not writable`;
   }
   try {
-    if (exists(file) && lstatSync16(file).isFile()) accessSync2(file, constants7.W_OK);
+    if (exists(file) && lstatSync17(file).isFile()) accessSync2(file, constants8.W_OK);
   } catch {
     return `${file} is not writable`;
   }
@@ -12522,22 +12625,22 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps2) {
   for (const s of steps2) {
-    const dest = path43.join(to, s.rel);
+    const dest = path44.join(to, s.rel);
     if (s.action === "remove") {
       rmSync4(dest, { force: true });
-      removeEmptyUpTo(path43.dirname(dest), to);
+      removeEmptyUpTo(path44.dirname(dest), to);
       continue;
     }
-    mkdirSync8(path43.dirname(dest), { recursive: true });
+    mkdirSync9(path44.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path43.join(from, s.rel);
-    writeFileSync5(temp, readFileSync8(src), { mode: statSync(src).mode & 511 });
+    const src = path44.join(from, s.rel);
+    writeFileSync5(temp, readFileSync9(src), { mode: statSync(src).mode & 511 });
     renameSync4(temp, dest);
   }
 }
 function makeLink(place, target) {
-  mkdirSync8(path43.dirname(place), { recursive: true });
-  symlinkSync(path43.relative(path43.dirname(place), target), place, "dir");
+  mkdirSync9(path44.dirname(place), { recursive: true });
+  symlinkSync(path44.relative(path44.dirname(place), target), place, "dir");
 }
 async function initSkill(ctx, ask) {
   const plan2 = planOf(ctx, ask);
@@ -12550,7 +12653,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   let base;
   if (global) base = realpathSync4(homeFolder(ctx.env));
   else {
-    const found = findRoot(path43.resolve(ctx.cwd, root ?? "."), ctx.env);
+    const found = findRoot(path44.resolve(ctx.cwd, root ?? "."), ctx.env);
     if (root === void 0 && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -12559,7 +12662,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
     base = found.root;
   }
   const side = global ? "home" : "project";
-  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path43.join(base, m))));
+  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path44.join(base, m))));
   if (agents.length === 0 && !undo2) {
     const markers = [...new Set(Object.values(AGENTS).flatMap((a) => a.markers[side]))];
     const fix = `Name them: init --agent claude-code --agent codex (${AGENT_NAMES})`;
@@ -12576,16 +12679,16 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync4(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync7(path43.join(source, "SKILL.md"))) {
+  const source = realpathSync4(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync7(path44.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p) => `${global ? "~/" : ""}${path43.relative(base, p).split(path43.sep).join("/")}`;
-  return { base, global, dryRun, source, dest: path43.join(base, CANONICAL), agents, shown };
+  const shown = (p) => `${global ? "~/" : ""}${path44.relative(base, p).split(path44.sep).join("/")}`;
+  return { base, global, dryRun, source, dest: path44.join(base, CANONICAL), agents, shown };
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path43.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path44.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = targetOf(agent, root, helper, ctx.env, dryRun);
   const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
@@ -12593,7 +12696,7 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
 }
 function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path43.join(plan2.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path44.join(plan2.base, f, "session-handoff"));
 }
 function collected() {
   const out = { lines: [], notes: [] };
@@ -12616,20 +12719,20 @@ async function init(ctx, plan2, replace) {
   const { dest, source, shown } = plan2;
   refuseLinkOnTheWay(plan2);
   const running = dest === source || existsSync7(dest) && realpathSync4(dest) === source;
-  if (!running && existsSync7(dest) && lstatSync16(dest).isSymbolicLink()) {
+  if (!running && existsSync7(dest) && lstatSync17(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps2 = running ? [] : copySteps(source, dest);
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && !replace) {
-    const names = edited.slice(0, 5).map((rel) => shown(path43.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown(path44.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path43.join(dest, s.rel));
+  const writes = steps2.map((s) => path44.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -12637,12 +12740,12 @@ async function init(ctx, plan2, replace) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path43.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path44.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const below = [dest, ...links.map((l) => path43.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
-  const made = below.filter((d) => !existsSync7(d)).map((d) => path43.relative(plan2.base, d).split(path43.sep).join("/"));
+  const below = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
+  const made = below.filter((d) => !existsSync7(d)).map((d) => path44.relative(plan2.base, d).split(path44.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -12676,7 +12779,7 @@ async function init(ctx, plan2, replace) {
     writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   }
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
-  const copy = shown(path43.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path44.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   lines2.push(`next: start a new session (${plan2.agents.map((a) => a.name).join(", ")}) and ${SAY2}`);
   return { lines: lines2, notes };
@@ -12699,25 +12802,25 @@ async function undo(ctx, plan2) {
     }
     if (!plan2.dryRun) {
       rmSync4(place, { recursive: state === "copy", force: true });
-      removeEmptyUpTo(path43.dirname(place), path43.join(plan2.base, path43.relative(plan2.base, place).split(path43.sep)[0]));
+      removeEmptyUpTo(path44.dirname(place), path44.join(plan2.base, path44.relative(plan2.base, place).split(path44.sep)[0]));
     }
     lines2.push(`${would} ${shown(place)}`);
   }
   const all = skillFiles(dest);
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const files = all.filter((rel) => !kept.includes(rel));
-  if (files.length > 0 && !(existsSync7(dest) && lstatSync16(dest).isSymbolicLink())) {
+  if (files.length > 0 && !(existsSync7(dest) && lstatSync17(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync4(path43.join(dest, rel), { force: true });
-      if (kept.length === 0) rmSync4(path43.join(dest, RECORD), { force: true });
-      for (const rel of files) removeEmptyUpTo(path43.dirname(path43.join(dest, rel)), plan2.base);
+      for (const rel of files) rmSync4(path44.join(dest, rel), { force: true });
+      if (kept.length === 0) rmSync4(path44.join(dest, RECORD), { force: true });
+      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), plan2.base);
     }
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines2.push(`left ${shown(path43.join(dest, rel))}: you edited it since init copied it`);
+    for (const rel of kept) lines2.push(`left ${shown(path44.join(dest, rel))}: you edited it since init copied it`);
   }
-  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path43.dirname(p))];
+  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path44.dirname(p))];
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
-  const made = (record2?.createdDirs ?? []).map((rel) => path43.join(plan2.base, rel)).filter((d) => mayMake.has(d));
+  const made = (record2?.createdDirs ?? []).map((rel) => path44.join(plan2.base, rel)).filter((d) => mayMake.has(d));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
   return { lines: lines2, notes };
@@ -12741,8 +12844,8 @@ var init_skill_place = __esm({
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    hashOf = (file) => nodeCrypto().createHash("sha256").update(readFileSync8(file)).digest("hex");
-    safeDir = (d) => typeof d === "string" && d !== "" && !path43.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+    hashOf = (file) => nodeCrypto().createHash("sha256").update(readFileSync9(file)).digest("hex");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path44.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -12883,7 +12986,7 @@ __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
 import { existsSync as existsSync8 } from "node:fs";
-import path44 from "node:path";
+import path45 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -12919,7 +13022,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const t = agentTarget(ctx, "uninstall", () => rootOption(ctx));
         const done2 = await uninstall(t, ctx.env);
-        const stays = done2.last && existsSync8(path44.join(t.base, CANONICAL));
+        const stays = done2.last && existsSync8(path45.join(t.base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
 `, [...done2.notes, ...stays ? [note] : []]);
@@ -12929,27 +13032,27 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync9, readFileSync as readFileSync9 } from "node:fs";
-import path45 from "node:path";
+import { existsSync as existsSync9, readFileSync as readFileSync10 } from "node:fs";
+import path46 from "node:path";
 function json(file) {
   try {
-    const v = JSON.parse(readFileSync9(file, "utf8").slice(0, 1e6));
+    const v = JSON.parse(readFileSync10(file, "utf8").slice(0, 1e6));
     return isObj2(v) ? v : null;
   } catch {
     return null;
   }
 }
 function claudePluginInstalls(home) {
-  const plugins = json(path45.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path46.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path45.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path46.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = isObj2(raw) ? raw : {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path45.isAbsolute(at2) && existsSync9(path45.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path46.isAbsolute(at2) && existsSync9(path46.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -12967,7 +13070,7 @@ var init_claude_plugin = __esm({
 
 // src/agents/doctor-checks.ts
 import { existsSync as existsSync10, readdirSync as readdirSync10 } from "node:fs";
-import path46 from "node:path";
+import path47 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
@@ -12997,7 +13100,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readSmall(path46.join(env.CODEX_HOME || path46.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readSmall(path47.join(env.CODEX_HOME || path47.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -13013,9 +13116,9 @@ function budgetFinding(text, file, fixCmd2) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path46.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path47.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path46.win32.join(dir, "sh.exe");
+    const sh = path47.win32.join(dir, "sh.exe");
     if (existsSync10(sh)) return sh;
   }
   return null;
@@ -13058,9 +13161,9 @@ function agentFix(r, verb, name2) {
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path46.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path46.join(r.home, f, "session-handoff"))
-  ].filter((d) => exists(path46.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path47.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path47.join(r.home, f, "session-handoff"))
+  ].filter((d) => exists(path47.join(d, "SKILL.md")));
   let edits = [];
   try {
     edits = agent.edits(r.helper, r.global);
@@ -13075,7 +13178,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path46.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path47.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -13096,7 +13199,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path46.basename(edit2.file) === "AGENTS.md") {
+  if (path47.basename(edit2.file) === "AGENTS.md") {
     const over = budgetFinding(text, edit2.file, reinstall);
     if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -13161,7 +13264,7 @@ async function memoryState(r, journal) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path46.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path47.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -13179,7 +13282,7 @@ async function memoryState(r, journal) {
   } catch {
   }
   for (const p of journal.problems) {
-    const where = `${path46.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path47.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -13257,7 +13360,7 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import path47 from "node:path";
+import path48 from "node:path";
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
   const lines2 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
@@ -13328,7 +13431,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path47.resolve(home);
+          root = path48.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -13350,8 +13453,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, statSync as statSync2 } from "node:fs";
-import path48 from "node:path";
+import { accessSync as accessSync3, constants as constants9, existsSync as existsSync11, statSync as statSync2 } from "node:fs";
+import path49 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -13361,11 +13464,11 @@ async function skippedPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path48.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path49.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
     try {
-      accessSync3(path48.join(hooksDir, h), constants8.X_OK);
-      return statSync2(path48.join(hooksDir, h)).isFile();
+      accessSync3(path49.join(hooksDir, h), constants9.X_OK);
+      return statSync2(path49.join(hooksDir, h)).isFile();
     } catch {
       return false;
     }
@@ -13399,7 +13502,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path48.relative(top, memDir).split(path48.sep).join("/");
+  const memRel = path49.relative(top, memDir).split(path49.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   const ignored = await runGit(top, ["check-ignore", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
   if (ignored.code === 0) {
@@ -13420,7 +13523,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync11(path48.join(memDir, "journal", "OFF"));
+  const journal = !existsSync11(path49.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -13819,7 +13922,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
-import path49 from "node:path";
+import path50 from "node:path";
 function commandOf2(name2, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
@@ -13848,8 +13951,8 @@ function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  const os = cwd === null ? null : windowsShaped(cwd) ? path49.win32 : cwd.startsWith("/") ? path49.posix : null;
-  return files.map((f) => ({ kind: "edit", path: os === null || path49.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path50.win32 : cwd.startsWith("/") ? path50.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path50.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -14249,7 +14352,7 @@ var init_parsers = __esm({
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync10, constants as constants9, fstatSync as fstatSync6, openSync as openSync9, readSync as readSync3 } from "node:fs";
+import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, openSync as openSync10, readSync as readSync3 } from "node:fs";
 function readAt(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
@@ -14278,7 +14381,7 @@ function openTranscript(transcriptPath) {
   if (!where.ok) return { ok: false, reason: where.reason };
   let fd;
   try {
-    fd = openSync9(where.path, constants9.O_RDONLY | constants9.O_NOFOLLOW | constants9.O_NONBLOCK);
+    fd = openSync10(where.path, constants10.O_RDONLY | constants10.O_NOFOLLOW | constants10.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     const known = { ENOENT: "does not exist", ELOOP: "is a link" };
@@ -14286,18 +14389,18 @@ function openTranscript(transcriptPath) {
   }
   let reason;
   try {
-    const st = fstatSync6(fd);
+    const st = fstatSync7(fd);
     if (st.isFile()) return { ok: true, file: { fd, size: st.size, head: linesFromStart(fd, st.size, HEAD_BYTES) } };
     reason = "the transcript is not a regular file";
   } catch (err) {
     reason = readFailure(err);
   }
-  closeSync10(fd);
+  closeSync11(fd);
   return { ok: false, reason };
 }
 function closeTranscript(file) {
   try {
-    closeSync10(file.fd);
+    closeSync11(file.fd);
   } catch {
   }
 }
@@ -14533,9 +14636,9 @@ var init_checkpoint = __esm({
 });
 
 // src/brief/checkpoint-capture.ts
-import path50 from "node:path";
+import path51 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path50.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -14551,7 +14654,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path50.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path51.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -14656,7 +14759,7 @@ function sessionStartOf(file, format2, firstSixteen) {
 }
 async function writeCheckpoint(root, hook, notes, o) {
   const home = homeFolder(o.env);
-  if (root === path50.parse(root).root || home !== "" && samePath(root, path50.resolve(home))) {
+  if (root === path51.parse(root).root || home !== "" && samePath(root, path51.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return [...notes, CHECKPOINT_LINES.skipped(why)];
   }
@@ -14675,7 +14778,7 @@ async function writeCheckpoint(root, hook, notes, o) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path50.join(dir, name2);
+  const file = path51.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -14890,7 +14993,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path51 from "node:path";
+import path52 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -14955,7 +15058,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path51.join(memoryDir(root), "HANDOFF.md"), 1e6);
+          const handoff = readHead(path52.join(memoryDir(root), "HANDOFF.md"), 1e6);
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
@@ -14974,7 +15077,7 @@ var context_exports = {};
 __export(context_exports, {
   contextVerb: () => contextVerb
 });
-import { mkdirSync as mkdirSync9 } from "node:fs";
+import { mkdirSync as mkdirSync10 } from "node:fs";
 function offerText(pct, used, window, threshold) {
   return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
 }
@@ -15042,7 +15145,7 @@ async function decide(ctx, input, format2) {
   const pct = Math.floor(last.used * 100 / window);
   try {
     checkTree(root, { create: true });
-    mkdirSync9(checkpointsDir(root), { recursive: true, mode: 448 });
+    mkdirSync10(checkpointsDir(root), { recursive: true, mode: 448 });
   } catch (err) {
     return ok("", [...warn, say(`${err.message}; printing nothing`)]);
   }
@@ -15118,7 +15221,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path52 from "node:path";
+import path53 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15200,7 +15303,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText(path52.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText(path53.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -15215,9 +15318,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path52.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path53.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText(path52.join(mem, file), file, notes);
+      const text = await readText(path53.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -15507,8 +15610,8 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import { lstatSync as lstatSync17, unlinkSync as unlinkSync11 } from "node:fs";
-import path53 from "node:path";
+import { lstatSync as lstatSync18, unlinkSync as unlinkSync11 } from "node:fs";
+import path54 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -15563,13 +15666,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync17(path53.join(journalDir(root), f.name));
+            const st = lstatSync18(path54.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync11(path53.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync11(path54.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -15585,61 +15688,13 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync18, mkdirSync as mkdirSync10, openSync as openSync10, readFileSync as readFileSync10, writeSync as writeSync2 } from "node:fs";
-import path54 from "node:path";
-function onRegularFile(p, flags, use) {
-  const fd = openSync10(p, flags | NOFOLLOW);
-  try {
-    if (!fstatSync7(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    return use(fd);
-  } finally {
-    closeSync11(fd);
-  }
-}
-function memorySide(p, side) {
-  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync10(fd)));
-  if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
-  return m.text;
-}
-function writeResult(p, text) {
-  onRegularFile(p, constants10.O_WRONLY | constants10.O_TRUNC, (fd) => writeSync2(fd, Buffer.from(text, "utf8")));
-}
-function archiveDirOf(top, memRel) {
-  let at2 = top;
-  for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path54.join(at2, part);
-    let st;
-    try {
-      st = lstatSync18(at2);
-    } catch {
-      mkdirSync10(at2, { mode: 448 });
-      st = lstatSync18(at2);
-    }
-    if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
-  }
-  return at2;
-}
-async function otherAuthor(cwd, env, side, file) {
-  const blob = await runGit(cwd, ["hash-object", "--", side], env);
-  if (blob.code !== 0) return null;
-  const id = blob.stdout.toString("utf8").trim();
-  const r = await runGit(cwd, ["log", "--all", "-1", "--format=%an", `--find-object=${id}`, "--", file], env);
-  const name2 = r.code === 0 ? r.stdout.toString("utf8").trim().replace(/[^\p{L}\p{N} .'_-]/gu, "") : "";
-  return name2 === "" ? null : name2.slice(0, 60);
-}
-var NOFOLLOW, mergeDriverVerb;
+var mergeDriverVerb;
 var init_merge_driver2 = __esm({
   "src/verbs/merge-driver.ts"() {
     "use strict";
     init_merge_driver();
-    init_handoff();
-    init_run();
-    init_archive();
-    init_files();
     init_entry();
     init_types();
-    init_memory_text();
-    NOFOLLOW = constants10.O_NOFOLLOW ?? 0;
     mergeDriverVerb = {
       name: "merge-driver",
       options: {},
@@ -15674,59 +15729,8 @@ It writes only <ours> (a regular file, no link followed) and the new archive.
 exit: 0 merged; 1 not merged (git's conflict stands)
 `,
       async run(ctx) {
-        const [base, ours, theirs, file] = ctx.positionals;
-        const m = /^((?:.*\/)?)\.ai\/memory\/(HANDOFF|LESSONS|SOLUTIONS)\.md$/.exec(file);
-        let a;
-        let b;
-        try {
-          a = memorySide(ours, "our side");
-          b = memorySide(theirs, "their side");
-        } catch (err) {
-          return ok("", [`session-handoff merge driver: ${err.message}`], 1);
-        }
-        const gitMerge = async (mode, why) => {
-          const labels = ["-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs];
-          const r = await runGit(ctx.cwd, ["merge-file", ...mode, ...labels], ctx.env);
-          return ok("", why === null ? [] : [`session-handoff merge driver: ${why}; merged as text`], r.code === 0 ? 0 : 1);
-        };
-        if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
-          if (/\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file)) {
-            try {
-              const merged = mergeJournalMonth(a, b);
-              if (merged !== null) {
-                writeResult(ours, merged);
-                return ok("");
-              }
-            } catch {
-            }
-          }
-          return gitMerge(["--union"], null);
-        }
-        if (!m) return gitMerge([], null);
-        if (a === b) return ok("");
-        if (m[2] !== "HANDOFF") {
-          writeResult(ours, mergeLedgers(a, b, m[2] === "LESSONS" ? "L" : "S"));
-          return ok("");
-        }
-        const later = laterHandoff(a, b, Date.now());
-        const winner = later === "ours" ? a : b;
-        const loser = winner === a ? b : a;
-        try {
-          const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
-          const name2 = archiveName("HANDOFF", dir);
-          if (!createExclusive(path54.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
-          const merged = mergeHandoffs(winner, loser);
-          const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
-          const at2 = stateTimeOfText(loser, Date.now());
-          const whose = who === null ? "the other" : `${who}'s`;
-          const of = at2.known ? ` of ${at2.time.iso}` : "";
-          const note = `merged with ${whose} handoff${of}: ${mergeCountsText(merged.added)}`;
-          writeResult(ours, markMerged(merged.text, name2, note));
-          const kept = `${file}: kept the later handoff; the other is archive/${name2}`;
-          return ok("", [`session-handoff merge driver: ${kept}, not in this merge's commit: \`publish\` commits it`]);
-        } catch (err) {
-          return gitMerge([], `the other handoff could not be archived (${err.message})`);
-        }
+        const { notes, code } = await mergeMemoryFile(ctx.positionals, ctx.cwd, ctx.env, mergeJournalMonth);
+        return ok("", notes, code);
       }
     };
   }
