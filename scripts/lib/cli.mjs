@@ -2458,13 +2458,36 @@ var init_handoff = __esm({
   }
 });
 
-// src/store/probe-session.ts
+// src/agents/hook-input.ts
+import { existsSync as existsSync2 } from "node:fs";
+import path13 from "node:path";
 function isProbeSession(id) {
   return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
 }
+async function readHookJson(ctx, max) {
+  return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
+}
+function hookObject(data, max) {
+  if (data === null || data.length === 0) return void 0;
+  if (data.length > max) return null;
+  try {
+    const o = JSON.parse(data.toString("utf8"));
+    return o !== null && typeof o === "object" && !Array.isArray(o) ? o : null;
+  } catch {
+    return null;
+  }
+}
+function userHelperWithoutMemory(skillDir, home, root) {
+  if (!skillDir || home === "" || existsSync2(path13.join(root, ".ai", "memory"))) return false;
+  const under = (dir, base) => {
+    const rel = path13.relative(base, dir);
+    return !rel.startsWith("..") && !path13.isAbsolute(rel);
+  };
+  return under(skillDir, home) && !under(skillDir, root);
+}
 var PROBE_SESSION_PREFIX;
-var init_probe_session = __esm({
-  "src/store/probe-session.ts"() {
+var init_hook_input = __esm({
+  "src/agents/hook-input.ts"() {
     "use strict";
     PROBE_SESSION_PREFIX = "session-handoff-doctor-";
   }
@@ -2472,7 +2495,7 @@ var init_probe_session = __esm({
 
 // src/brief/checkpoint-surface.ts
 import { readdirSync as readdirSync3 } from "node:fs";
-import path13 from "node:path";
+import path14 from "node:path";
 function minutesAgo(savedMs2, now) {
   if (savedMs2 === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs2) / 6e4);
@@ -2521,7 +2544,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHeadBytes(path13.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHeadBytes(path14.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -2537,7 +2560,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return none();
-    const file = await readStable(path13.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path14.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return none();
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -2557,7 +2580,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   }
 }
 function toldToAnySession(root, token) {
-  const told = (name2) => readHead(path13.join(checkpointsDir(root), name2), 128)?.trim() === token;
+  const told = (name2) => readHead(path14.join(checkpointsDir(root), name2), 128)?.trim() === token;
   try {
     return readdirSync3(checkpointsDir(root)).some((name2) => name2.startsWith(".delivered-") && told(name2));
   } catch {
@@ -2593,7 +2616,7 @@ var init_checkpoint_surface = __esm({
     init_handoff();
     init_checkpoints();
     init_files();
-    init_probe_session();
+    init_hook_input();
     init_paths();
     CHECKPOINT_SENTENCES = {
       only: (age, counts) => `session-handoff: an automatic checkpoint captured ${age} exists (.ai/memory/checkpoints/) and no handoff was written; it holds ${counts}, captured from the transcript without a model, so the session-handoff skill's resume flow marks what it drafts from it as captured, not confirmed.`,
@@ -2715,32 +2738,32 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a 
 
 // src/git/git-dir.ts
 import { readdirSync as readdirSync4, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
-import path14 from "node:path";
+import path15 from "node:path";
 function gitTopOf(root, env) {
-  for (let dir = root; ; dir = path14.dirname(dir)) {
+  for (let dir = root; ; dir = path15.dirname(dir)) {
     if (dir !== root && distrustedAbove(dir, env) !== null) return null;
-    if (lstatOrNull(path14.join(dir, ".git")) !== null) return dir;
-    if (path14.dirname(dir) === dir) return null;
+    if (lstatOrNull(path15.join(dir, ".git")) !== null) return dir;
+    if (path15.dirname(dir) === dir) return null;
   }
 }
 function gitDirOf(top) {
-  const dotGit = path14.join(top, ".git");
+  const dotGit = path15.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
   const text = readSmall(dotGit);
   const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
-  const dir = m ? path14.resolve(top, m[1]) : null;
+  const dir = m ? path15.resolve(top, m[1]) : null;
   return dir !== null && isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync3(path14.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path14.resolve(gitDir, text);
+    const text = readFileSync3(path15.join(gitDir, "commondir"), "utf8").trim();
+    if (text !== "") return path15.resolve(gitDir, text);
   } catch {
   }
   return gitDir;
 }
 function isShallow(gitDir) {
-  return gitDir !== null && isFile(path14.join(commonDirOf(gitDir), "shallow"));
+  return gitDir !== null && isFile(path15.join(commonDirOf(gitDir), "shallow"));
 }
 function reflogFiles(dir, out) {
   let entries2;
@@ -2751,7 +2774,7 @@ function reflogFiles(dir, out) {
   }
   for (const e of entries2) {
     if (out.length >= MAX_REFLOG_FILES) return;
-    const p = path14.join(dir, e.name);
+    const p = path15.join(dir, e.name);
     if (e.isDirectory()) reflogFiles(p, out);
     else if (e.isFile()) out.push(p);
   }
@@ -2760,7 +2783,7 @@ function reflogNames(gitDir, id) {
   const want = id.toLowerCase();
   if (gitDir === null || isNullObjectId(want)) return false;
   const files = [];
-  for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path14.join(dir, "logs"), files);
+  for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path15.join(dir, "logs"), files);
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
     try {
@@ -2777,17 +2800,17 @@ function reflogNames(gitDir, id) {
 function inProgressOf(gitDir) {
   if (gitDir === null) return null;
   for (const dir of ["rebase-merge", "rebase-apply"]) {
-    const d = path14.join(gitDir, dir);
-    if (!isDir(d) || dir === "rebase-apply" && isFile(path14.join(d, "applying"))) continue;
-    const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path14.join(d, "head-name")) ?? "");
+    const d = path15.join(gitDir, dir);
+    if (!isDir(d) || dir === "rebase-apply" && isFile(path15.join(d, "applying"))) continue;
+    const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path15.join(d, "head-name")) ?? "");
     return m ? `rebase of ${m[1]}` : "rebase";
   }
   const files = { MERGE_HEAD: "merge", CHERRY_PICK_HEAD: "cherry-pick", REVERT_HEAD: "revert", BISECT_LOG: "bisect" };
-  return Object.entries(files).find(([file]) => isFile(path14.join(gitDir, file)))?.[1] ?? null;
+  return Object.entries(files).find(([file]) => isFile(path15.join(gitDir, file)))?.[1] ?? null;
 }
 function objectFormat(gitDir) {
   try {
-    const config = gitDir === null ? "" : readFileSync3(path14.join(commonDirOf(gitDir), "config"), "utf8");
+    const config = gitDir === null ? "" : readFileSync3(path15.join(commonDirOf(gitDir), "config"), "utf8");
     return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
   } catch {
     return "sha1";
@@ -2827,15 +2850,15 @@ var init_git_dir = __esm({
 
 // src/git/saves.ts
 import { linkSync, lstatSync as lstatSync6, mkdirSync as mkdirSync2, renameSync, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
-import path15 from "node:path";
+import path16 from "node:path";
 function savesPath(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? null : path15.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path16.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function beside(root, env, name2) {
   const saves = savesPath(root, env);
-  return saves === null ? null : path15.join(path15.dirname(saves), name2);
+  return saves === null ? null : path16.join(path16.dirname(saves), name2);
 }
 function recordLines(p, re) {
   const lines2 = (readSmall(p) ?? "").slice(0, 16384).split("\n");
@@ -2843,7 +2866,7 @@ function recordLines(p, re) {
 }
 function addRecord(p, re, line, drop) {
   try {
-    mkdirSync2(path15.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync2(path16.dirname(p), { recursive: true, mode: 448 });
     let kept = [];
     try {
       kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
@@ -2871,7 +2894,7 @@ function cloneIdOf(root, env, create = false) {
   if (found !== null || !create) return found;
   const tmp = `${p}.tmp-${process.pid}`;
   try {
-    mkdirSync2(path15.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync2(path16.dirname(p), { recursive: true, mode: 448 });
     if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
     writeFileSync3(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
@@ -2960,9 +2983,9 @@ var init_saves = __esm({
 // src/store/lock.ts
 import fs from "node:fs";
 import { hostname as hostname2 } from "node:os";
-import path16 from "node:path";
+import path17 from "node:path";
 async function acquireLock(memDir, timeoutSeconds) {
-  return acquireLockDir(path16.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
+  return acquireLockDir(path17.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
 }
 async function acquireLockDir(lockDir, timeoutSeconds, opts) {
   const start = performance.now();
@@ -3006,13 +3029,13 @@ function tryMake(lockDir, me, makeParent2) {
   } catch (err) {
     if (err.code === "EEXIST") return false;
     if (err.code === "ENOENT" && makeParent2) {
-      fs.mkdirSync(path16.dirname(lockDir), { recursive: true, mode: 448 });
+      fs.mkdirSync(path17.dirname(lockDir), { recursive: true, mode: 448 });
       return tryMake(lockDir, me, false);
     }
     throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
   }
   try {
-    fs.writeFileSync(path16.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
+    fs.writeFileSync(path17.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
     return true;
   } catch (err) {
     const code = err.code;
@@ -3051,7 +3074,7 @@ function holding(lockDir, me) {
       clearInterval(timer);
       if (!ours()) return;
       try {
-        fs.unlinkSync(path16.join(lockDir, OWNER_NAME));
+        fs.unlinkSync(path17.join(lockDir, OWNER_NAME));
         fs.rmdirSync(lockDir);
       } catch {
       }
@@ -3090,10 +3113,10 @@ var init_lock = __esm({
 });
 
 // src/store/settings.ts
-import path17 from "node:path";
+import path18 from "node:path";
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const file = path17.join(memDir, SETTINGS_FILE);
+  const file = path18.join(memDir, SETTINGS_FILE);
   const text = readSmall(file, MAX_SETTINGS_BYTES) ?? (lstatOrNull(file)?.isSymbolicLink() === false ? "" : null);
   if (text === null) return { settings, problems: [] };
   let parsed;
@@ -3144,7 +3167,7 @@ var init_settings = __esm({
 
 // src/store/archive.ts
 import { lstatSync as lstatSync7, readdirSync as readdirSync5, unlinkSync as unlinkSync3 } from "node:fs";
-import path18 from "node:path";
+import path19 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
 }
@@ -3180,13 +3203,13 @@ function newestFirst(a, b) {
   return b.mtimeMs - a.mtimeMs;
 }
 function archivesKept(dir) {
-  const { settings, problems } = readSettings(path18.dirname(dir));
+  const { settings, problems } = readSettings(path19.dirname(dir));
   return { keep: settings.archivesKept, problems };
 }
 function prunable(dir) {
   const entries2 = [];
   for (const name2 of readdirSync5(dir)) {
-    const st = PRUNABLE_NAME.test(name2) ? lstatSync7(path18.join(dir, name2), { throwIfNoEntry: false }) : void 0;
+    const st = PRUNABLE_NAME.test(name2) ? lstatSync7(path19.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
     entries2.push({ name: name2, mtimeMs: st.mtimeMs });
@@ -3223,7 +3246,7 @@ function pruneArchive(dir, justArchived = null) {
   const deleted = [];
   for (const entry of doomed) {
     try {
-      unlinkSync3(path18.join(dir, entry.name));
+      unlinkSync3(path19.join(dir, entry.name));
       deleted.push(entry.name);
     } catch (err) {
       warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
@@ -3246,7 +3269,7 @@ var init_archive = __esm({
 });
 
 // src/store/recover.ts
-import path19 from "node:path";
+import path20 from "node:path";
 function pendingRepairs(root) {
   return [
     ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
@@ -3257,7 +3280,7 @@ function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n2) => inoOf(path19.join(dir, n2)) === ino);
+  return listDir(dir).filter((n2) => inoOf(path20.join(dir, n2)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -3274,7 +3297,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries2) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries2) {
-    const key = path19.join(path19.dirname(e.path), e.file);
+    const key = path20.join(path20.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -3321,7 +3344,7 @@ import {
   unlinkSync as unlinkSync4,
   writeSync
 } from "node:fs";
-import path20 from "node:path";
+import path21 from "node:path";
 function syncDir(dir) {
   try {
     const fd = openSync5(dir, constants5.O_RDONLY);
@@ -3344,7 +3367,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   for (let attempt = 0; ; attempt++) {
     const name2 = archiveName(prefix, archiveDirPath);
     try {
-      linkSync2(from, path20.join(archiveDirPath, name2));
+      linkSync2(from, path21.join(archiveDirPath, name2));
       return name2;
     } catch (err) {
       if (err.code !== "EEXIST" || attempt > 5) throw err;
@@ -3371,7 +3394,7 @@ function writeTemp(tempPath, bytes, mode, owner) {
   }
 }
 async function publish(spec) {
-  const filePath = path20.join(spec.dir, spec.file);
+  const filePath = path21.join(spec.dir, spec.file);
   const prior = await readStable(filePath, { failpoint: spec.failpoint });
   if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", filePath);
   const current = prior ? prior.token : "absent";
@@ -3383,8 +3406,8 @@ async function publish(spec) {
   const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
   const pid = process.pid;
   const rand = randomHex8();
-  const claimPath = path20.join(spec.dir, privateName(spec.file, "claim", pid, rand));
-  const tempPath = path20.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
+  const claimPath = path21.join(spec.dir, privateName(spec.file, "claim", pid, rand));
+  const tempPath = path21.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
   const warnings = [];
   let archived = null;
   if (prior !== null) {
@@ -3505,7 +3528,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   } catch (err) {
     if (!NO_ROOM.has(err.code ?? "")) return false;
     if (archived !== null) {
-      unlinkQuiet(path20.join(spec.archiveDir, archived));
+      unlinkQuiet(path21.join(spec.archiveDir, archived));
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
     if (lstatSync8(filePath, { throwIfNoEntry: false }) !== void 0) return false;
@@ -3520,7 +3543,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   }
   await failpoint(spec.failpoint, "rollback-after-restore");
   if (archived !== null) {
-    unlinkQuiet(path20.join(spec.archiveDir, archived));
+    unlinkQuiet(path21.join(spec.archiveDir, archived));
     await failpoint(spec.failpoint, "rollback-after-unarchive");
   }
   unlinkQuiet(claimPath);
@@ -3548,7 +3571,7 @@ var init_publish = __esm({
 
 // src/store/repair.ts
 import { linkSync as linkSync3, readFileSync as readFileSync4, rmSync as rmSync2, unlinkSync as unlinkSync5 } from "node:fs";
-import path21 from "node:path";
+import path22 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   let bytes;
   try {
@@ -3557,7 +3580,7 @@ function archiveEntryWithBytes(dir, claimPath) {
     return void 0;
   }
   return listDir(dir).filter((n2) => ARCHIVE_NAME.test(n2)).find((n2) => {
-    const p = path21.join(dir, n2);
+    const p = path22.join(dir, n2);
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     try {
@@ -3573,7 +3596,7 @@ function saveId(e) {
 async function dropArchiveTemps(arch, fp) {
   const out = [];
   for (const name2 of listDir(arch).filter((n2) => ARCHIVE_TEMP.test(n2))) {
-    const p = path21.join(arch, name2);
+    const p = path22.join(arch, name2);
     const st = lstatBig(p);
     if (st === null || !st.isFile()) continue;
     if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
@@ -3594,7 +3617,7 @@ async function repair(root, fp) {
   }
   const byFile = groupByFile(pendingRepairs(root));
   for (const [filePath, list2] of byFile) {
-    const file = path21.basename(filePath);
+    const file = path22.basename(filePath);
     const prefix = archivePrefixOf(file);
     const currentIno = inoOf(filePath);
     const published = (e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno;
@@ -3609,7 +3632,7 @@ async function repair(root, fp) {
       }
       if (inoOf(filePath) === claimIno) {
         for (const copy of archiveEntriesWithIno(arch, claimIno)) {
-          unlinkSync5(path21.join(arch, copy));
+          unlinkSync5(path22.join(arch, copy));
           await failpoint(fp, "recover-after-unarchive");
         }
         unlinkSync5(claim.path);
@@ -3647,7 +3670,7 @@ async function repair(root, fp) {
   actions.push(...await dropArchiveTemps(arch, fp));
   try {
     for (const name2 of listDir(memDir).filter((n2) => DEAD_LOCK.test(n2))) {
-      rmSync2(path21.join(memDir, name2), { recursive: true, force: true });
+      rmSync2(path22.join(memDir, name2), { recursive: true, force: true });
     }
   } catch {
   }
@@ -3784,12 +3807,12 @@ var init_status = __esm({
 // src/git/anchors.ts
 import { realpathSync as realpathSync2 } from "node:fs";
 import { lstat } from "node:fs/promises";
-import path22 from "node:path";
+import path23 from "node:path";
 async function statInsideRoot(root, rel) {
   const parts = rel.split("/");
   let at2 = root;
   for (const [i, part] of parts.entries()) {
-    at2 = path22.join(at2, part);
+    at2 = path23.join(at2, part);
     try {
       const st = await lstat(at2);
       if (i < parts.length - 1 && !st.isDirectory()) return null;
@@ -3808,11 +3831,11 @@ function skillExcludes(root, skillDir) {
     real3 = realpathSync2(skillDir);
   } catch {
   }
-  for (const dir of [path22.resolve(skillDir), real3]) {
+  for (const dir of [path23.resolve(skillDir), real3]) {
     if (dir === null) continue;
-    const rel = path22.relative(root, dir);
-    if (rel === "" || rel.startsWith("..") || path22.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
-    out.add(rel.split(path22.sep).join("/"));
+    const rel = path23.relative(root, dir);
+    if (rel === "" || rel.startsWith("..") || path23.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
+    out.add(rel.split(path23.sep).join("/"));
   }
   return [...out];
 }
@@ -3822,7 +3845,7 @@ function dirtyHashesOf(top, dirty) {
   for (const p of dirty) {
     if (out.length >= MAX_DIRTY_HASHES) break;
     if (p.endsWith("/")) continue;
-    const id = blobIdOf(path22.join(top, p), format2);
+    const id = blobIdOf(path23.join(top, p), format2);
     if (id !== null) out.push({ path: p, id });
   }
   return out;
@@ -3861,7 +3884,7 @@ async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
   const keyFileMtimes = [];
   const skippedKeyFiles = [];
   for (const value of keyFiles) {
-    const given = path22.isAbsolute(value) ? path22.relative(root, value).split(path22.sep).join("/") : value;
+    const given = path23.isAbsolute(value) ? path23.relative(root, value).split(path23.sep).join("/") : value;
     const rel = safeRelativePath(given);
     if (rel === null) {
       skippedKeyFiles.push({ path: value, reason: "not a path inside the root" });
@@ -5774,7 +5797,7 @@ var init_document = __esm({
 });
 
 // src/git/write-checked.ts
-import path23 from "node:path";
+import path24 from "node:path";
 function schemaRefusal(file, errors) {
   const more = /\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0;
   const count = errors.filter((e) => e.rule !== "more").length + Number(more);
@@ -5802,7 +5825,7 @@ function checkDocument(raw, kind, root) {
   let errors;
   if (kind === "handoff") {
     errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
-    const current = () => readHeadBytes(path23.join(memoryDir(root), file))?.toString("utf8") ?? null;
+    const current = () => readHeadBytes(path24.join(memoryDir(root), file))?.toString("utf8") ?? null;
     if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(current(), decoded.text)) {
       errors = errors.filter((e) => e.rule !== "anchor-line");
     }
@@ -5850,9 +5873,9 @@ function finalBytes(text, rawBytes) {
 }
 async function buildDocument(checked, root, anchors) {
   const file = FILE_OF[checked.kind];
-  const prior = await readStable(path23.join(memoryDir(root), file));
+  const prior = await readStable(path24.join(memoryDir(root), file));
   if (prior !== null && prior.stat.nlink !== 1n) {
-    throw new UnsafeFile("hard-linked", path23.join(memoryDir(root), file));
+    throw new UnsafeFile("hard-linked", path24.join(memoryDir(root), file));
   }
   const notes = [...checked.notes];
   if (checked.kind === "handoff") return buildHandoff(checked, root, anchors, prior, notes);
@@ -5972,19 +5995,19 @@ var init_write_checked = __esm({
 });
 
 // src/agents/harness-path.ts
-import path24 from "node:path";
+import path25 from "node:path";
 function windowsShaped(p) {
   return /^([A-Za-z]:|\\\\)/.test(p);
 }
 function harnessPath(what, p, platform = process.platform) {
   const windows = windowsShaped(p);
-  const absolute = (windows || platform === "win32" ? path24.win32 : path24.posix).isAbsolute(p);
+  const absolute = (windows || platform === "win32" ? path25.win32 : path25.posix).isAbsolute(p);
   if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
   if (windows && platform !== "win32") {
     const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
     return { ok: false, reason, windows };
   }
-  return { ok: true, path: platform === "win32" ? path24.win32.normalize(p) : p };
+  return { ok: true, path: platform === "win32" ? path25.win32.normalize(p) : p };
 }
 function hookCwd(cwd, platform = process.platform) {
   if (cwd === void 0 || cwd === null) return null;
@@ -6265,9 +6288,9 @@ import {
   unlinkSync as unlinkSync6,
   writeFileSync as writeFileSync4
 } from "node:fs";
-import path25 from "node:path";
+import path26 from "node:path";
 function journalDir(root) {
-  return path25.join(memoryDir(root), "journal");
+  return path26.join(memoryDir(root), "journal");
 }
 function parseJournalName(name2) {
   const m = JOURNAL_NAME.exec(name2);
@@ -6283,13 +6306,13 @@ function listJournal(root) {
   return listDir(journalDir(root)).map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
-  return exists(path25.join(journalDir(root), "OFF"));
+  return exists(path26.join(journalDir(root), "OFF"));
 }
 function monthOf(ms) {
   return new Date(ms).toISOString().slice(0, 7);
 }
 function readJournalFile(dir, name2) {
-  const p = path25.join(dir, name2);
+  const p = path26.join(dir, name2);
   let opened;
   try {
     opened = openRegular(p, MAX_DOCUMENT_BYTES);
@@ -6335,7 +6358,7 @@ function repairJournal(dir) {
       unlinkSync6(e.path);
       continue;
     }
-    const target = path25.join(dir, e.file);
+    const target = path26.join(dir, e.file);
     if (!exists(target)) {
       renameSync3(e.path, target);
       actions.push(`journal/${e.file}: put back after an interrupted append`);
@@ -6347,7 +6370,7 @@ function repairJournal(dir) {
       unlinkSync6(e.path);
     } else {
       const kept = `${e.file.replace(/\.md$/, "")}.orig-${randomHex8()}.md`;
-      renameSync3(e.path, path25.join(dir, kept));
+      renameSync3(e.path, path26.join(dir, kept));
       const what = "another program changed it during an interrupted append";
       actions.push(`journal/${e.file}: ${what}; the earlier version is journal/${kept}`);
     }
@@ -6365,15 +6388,15 @@ function writeTemp2(p, bytes) {
 }
 async function publishJournalFile(dir, name2, expected, bytes, fp) {
   const rand = randomHex8();
-  const temp = path25.join(dir, privateName(name2, "tmp", process.pid, rand));
-  const claim = path25.join(dir, privateName(name2, "claim", process.pid, rand));
-  const target = path25.join(dir, name2);
+  const temp = path26.join(dir, privateName(name2, "tmp", process.pid, rand));
+  const claim = path26.join(dir, privateName(name2, "claim", process.pid, rand));
+  const target = path26.join(dir, name2);
   writeTemp2(temp, bytes);
   try {
     if (expected !== "absent") {
       renameSync3(target, claim);
       await failpoint(fp, "journal-after-claim");
-      const claimed = readJournalFile(dir, path25.basename(claim));
+      const claimed = readJournalFile(dir, path26.basename(claim));
       if (claimed === null || claimed.token !== expected) {
         if (!exists(target)) renameSync3(claim, target);
         const why = "changed while the entry was appended (another program wrote it)";
@@ -6455,7 +6478,7 @@ var init_store = __esm({
 
 // src/journal/record.ts
 import { unlinkSync as unlinkSync7 } from "node:fs";
-import path26 from "node:path";
+import path27 from "node:path";
 function monthIndex(period) {
   return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
 }
@@ -6501,7 +6524,7 @@ function retriedNotes(root, priorToken) {
 }
 async function handoffWithToken(root, token) {
   const archived = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2));
-  for (const f of [path26.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path26.join(archiveDir(root), n2))]) {
+  for (const f of [path27.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path27.join(archiveDir(root), n2))]) {
     try {
       const r = await readStable(f);
       if (r !== null && r.token === token) return r.bytes.toString("utf8");
@@ -6519,7 +6542,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     };
     const base = call.cwd !== null ? absolute(call.cwd) : null;
     const arg = call.rootArg;
-    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path26.resolve(base, arg);
+    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path27.resolve(base, arg);
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];
@@ -6610,7 +6633,7 @@ async function foldOne(root, nowMonth, fp) {
     const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries2)));
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
-  for (const f of files) unlinkSync7(path26.join(dir, f.name));
+  for (const f of files) unlinkSync7(path27.join(dir, f.name));
   const names = files.map((f) => `journal/${f.name}`).join(", ");
   return `journal: folded ${names} (${entries2.length} entries) into journal/${yearName}`;
 }
@@ -6658,7 +6681,7 @@ var write_exports = {};
 __export(write_exports, {
   writeVerb: () => writeVerb
 });
-import path27 from "node:path";
+import path28 from "node:path";
 async function save(ctx, kind, document) {
   const expected = expectedTokenOption(ctx);
   const lockTimeoutSeconds = lockTimeoutOption(ctx);
@@ -6687,7 +6710,7 @@ async function save(ctx, kind, document) {
   };
   const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx), validate, precheck };
   const { result, repairs } = await underLock(options, async (lock) => {
-    const now = await readStable(path27.join(memoryDir(root), file)).catch(() => void 0);
+    const now = await readStable(path28.join(memoryDir(root), file)).catch(() => void 0);
     const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
     const b2 = same ? prebuilt : await buildDocument(checked, root, anchors);
     built = b2;
@@ -6970,7 +6993,7 @@ CURRENT-SHA256: ${result.token}
 
 // src/store/inspect.ts
 import { closeSync as closeSync7, fstatSync as fstatSync5 } from "node:fs";
-import path28 from "node:path";
+import path29 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -6981,7 +7004,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe", mtimeMs: null };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
-  const filePath = path28.join(memDir, file);
+  const filePath = path29.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe", mtimeMs: null };
@@ -7655,7 +7678,7 @@ var require_lib = __commonJS({
 
 // src/git/merge-driver-config.ts
 import {
-  existsSync as existsSync2,
+  existsSync as existsSync3,
   lchownSync,
   lstatSync as lstatSync10,
   mkdirSync as mkdirSync4,
@@ -7664,13 +7687,13 @@ import {
   rmdirSync,
   unlinkSync as unlinkSync8
 } from "node:fs";
-import path29 from "node:path";
+import path30 from "node:path";
 function cloneOf(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
-  return { top, common, copy: path29.join(common, "session-handoff", "merge-driver.mjs") };
+  return { top, common, copy: path30.join(common, "session-handoff", "merge-driver.mjs") };
 }
 function driverCommand(node, copy) {
   const run = `${shellQuote(node)} ${shellQuote(copy)}${DRIVER_ARGS}`;
@@ -7684,7 +7707,7 @@ function driverParts(command) {
   return m === null ? null : { node: unquote(m[1]), copy: unquote(m[2]) };
 }
 function attributesLine(top, root) {
-  const memRel = path29.relative(top, root).split(path29.sep).join("/");
+  const memRel = path30.relative(top, root).split(path30.sep).join("/");
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME}`;
 }
 function readRegular(p) {
@@ -7729,9 +7752,9 @@ async function registerMergeDriver(root, helperPath, env) {
   if (c === null || helperPath === null) return out;
   let copy;
   try {
-    const bytes = readFileSync5(path29.join(path29.dirname(helperPath), "lib", "cli.mjs"));
-    mkdirSync4(path29.dirname(c.copy), { recursive: true, mode: 448 });
-    giveTo(path29.dirname(c.copy), c.common);
+    const bytes = readFileSync5(path30.join(path30.dirname(helperPath), "lib", "cli.mjs"));
+    mkdirSync4(path30.dirname(c.copy), { recursive: true, mode: 448 });
+    giveTo(path30.dirname(c.copy), c.common);
     const st = lstatSync10(c.copy, { throwIfNoEntry: false });
     if (st !== void 0 && !st.isFile()) unlinkSync8(c.copy);
     const same = st !== void 0 && st.isFile() && readFileSync5(c.copy).equals(bytes);
@@ -7749,9 +7772,9 @@ async function registerMergeDriver(root, helperPath, env) {
     await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
   }
-  if (out.config) giveTo(path29.join(c.common, "config"), c.common);
+  if (out.config) giveTo(path30.join(c.common, "config"), c.common);
   try {
-    const file = path29.join(c.top, ".gitattributes");
+    const file = path30.join(c.top, ".gitattributes");
     const before = readRegular(file);
     const want = attributesLine(c.top, root);
     const { rest, had, line } = withoutBlock(before ?? "");
@@ -7771,17 +7794,17 @@ async function unregisterMergeDriver(root, env) {
   if (c === null) return out;
   try {
     unlinkSync8(c.copy);
-    rmdirSync(path29.dirname(c.copy));
+    rmdirSync(path30.dirname(c.copy));
   } catch {
   }
   const driver = await configValue(c.top, "driver", env);
   if (driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
-    giveTo(path29.join(c.common, "config"), c.common);
+    giveTo(path30.join(c.common, "config"), c.common);
     out.config = r.code === 0;
   }
   try {
-    const file = path29.join(c.top, ".gitattributes");
+    const file = path30.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file) ?? "");
     if (had) {
       if (rest === "") unlinkSync8(file);
@@ -7799,14 +7822,14 @@ async function previewMergeDriver(root, remove2, env) {
   const driver = await configValue(c.top, "driver", env);
   let text;
   try {
-    text = readRegular(path29.join(c.top, ".gitattributes"));
+    text = readRegular(path30.join(c.top, ".gitattributes"));
   } catch (err) {
     const notes = [`.gitattributes would not be changed: ${err.message}`];
     return { config: remove2 ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
   }
   const { had, line } = withoutBlock(text ?? "");
   if (remove2) return { config: driver !== null && driverParts(driver) !== null, attributes: had, notes: [] };
-  const copy = existsSync2(c.copy) ? realpathSync3(c.copy) : c.copy;
+  const copy = existsSync3(c.copy) ? realpathSync3(c.copy) : c.copy;
   const config = driver !== driverCommand(process.execPath, copy);
   return { config, attributes: !(had && line === attributesLine(c.top, root)), notes: [] };
 }
@@ -7837,7 +7860,7 @@ function attributesOnlyOurs(top) {
   return had && rest === "";
 }
 function textOr(dir, name2) {
-  return readSmall(path29.join(dir, name2)) ?? "";
+  return readSmall(path30.join(dir, name2)) ?? "";
 }
 async function mergeDriverMissing(root, env) {
   const c = cloneOf(root, env);
@@ -7851,8 +7874,8 @@ async function driverPartMissing(root, env) {
   const command = await effectiveDriver(c.top, env);
   const parts = command == null ? null : driverParts(command);
   if (parts === null) return null;
-  if (!existsSync2(parts.copy)) return `the merge driver's copy of the helper ${parts.copy} is missing`;
-  if (!existsSync2(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
+  if (!existsSync3(parts.copy)) return `the merge driver's copy of the helper ${parts.copy} is missing`;
+  if (!existsSync3(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
   return null;
 }
 var import_write_file_atomic, DRIVER_NAME, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
@@ -7878,7 +7901,7 @@ var init_merge_driver_config = __esm({
 
 // src/git/fates.ts
 import { readFileSync as readFileSync6 } from "node:fs";
-import path30 from "node:path";
+import path31 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
     const [name2 = "", ...rest] = rec.split("\0");
@@ -7917,7 +7940,7 @@ function fatesOf(i) {
 function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
   try {
-    const first = readFileSync6(path30.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
+    const first = readFileSync6(path31.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
     const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
     return m !== null && Number(m[1]) * 1e3 >= savedMs2;
   } catch {
@@ -7927,7 +7950,7 @@ function clonedAfter(gitDir, savedMs2) {
 function stashCount(commonDir) {
   if (commonDir === null) return 0;
   try {
-    const log = readFileSync6(path30.join(commonDir, "logs", "refs", "stash"), "utf8");
+    const log = readFileSync6(path31.join(commonDir, "logs", "refs", "stash"), "utf8");
     return log.split("\n").filter((l) => l !== "").length;
   } catch {
     return 0;
@@ -7980,7 +8003,7 @@ async function handoffInStash(root, env) {
   const gitDir = top === null ? null : gitDirOf(top);
   const count = stashCount(gitDir === null ? null : commonDirOf(gitDir));
   if (top === null || count === 0) return null;
-  const handoff = `${path30.relative(top, root).split(path30.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
+  const handoff = `${path31.relative(top, root).split(path31.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
   if (/[\r\n]/.test(handoff)) return null;
   const git = (args, input) => runGit(root, args, env, void 0, { input });
   const n2 = Math.min(count, 100);
@@ -8119,7 +8142,7 @@ When the kill switch is on, the paused sentence is printed too and the code is k
 
 // src/store/checkpoint-cleanup.ts
 import { linkSync as linkSync5, lstatSync as lstatSync11, readdirSync as readdirSync6, unlinkSync as unlinkSync9 } from "node:fs";
-import path31 from "node:path";
+import path32 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
   const survivors = new Set(list2.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
@@ -8128,11 +8151,11 @@ function pruneCheckpoints(root, keep) {
   for (const e of list2) {
     if (survivors.has(e.name) || deleted.length >= list2.length - CHECKPOINT_KEEP) continue;
     try {
-      unlinkSync9(path31.join(checkpointsDir(root), e.name));
+      unlinkSync9(path32.join(checkpointsDir(root), e.name));
       deleted.push(e.name);
     } catch {
     }
-    rmQuietRegular(path31.join(checkpointsDir(root), `.delivered-${e.session}`));
+    rmQuietRegular(path32.join(checkpointsDir(root), `.delivered-${e.session}`));
   }
   return deleted;
 }
@@ -8146,7 +8169,7 @@ function cleanCheckpointLeftovers(root) {
     if (st === void 0 || st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
       try {
-        linkSync5(e.path, path31.join(dir, e.file));
+        linkSync5(e.path, path32.join(dir, e.file));
         actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
       } catch {
       }
@@ -8162,20 +8185,20 @@ function cleanCheckpointLeftovers(root) {
     const live = /* @__PURE__ */ new Set();
     for (const name2 of names) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
-      const bytes = readHeadBytes(path31.join(dir, name2));
+      const bytes = readHeadBytes(path32.join(dir, name2));
       if (bytes !== null) live.add(tokenOf(bytes));
     }
     const kept = [];
     for (const name2 of names) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      const told = readHead(path31.join(dir, name2), 128)?.trim() ?? "";
-      const st = lstatSync11(path31.join(dir, name2), { throwIfNoEntry: false });
-      if (readHead(path31.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path31.join(dir, name2));
+      const told = readHead(path32.join(dir, name2), 128)?.trim() ?? "";
+      const st = lstatSync11(path32.join(dir, name2), { throwIfNoEntry: false });
+      if (readHead(path32.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path32.join(dir, name2));
       else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
     }
     kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
-    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path31.join(dir, k.name));
+    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path32.join(dir, k.name));
   } catch {
   }
   return actions;
@@ -8183,7 +8206,7 @@ function cleanCheckpointLeftovers(root) {
 function pruneOfferMarkers(dir, nowMs) {
   try {
     for (const name2 of readdirSync6(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
-      const p = path31.join(dir, name2);
+      const p = path32.join(dir, name2);
       if (nowMs - lstatSync11(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     }
   } catch {
@@ -8553,7 +8576,7 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import path32 from "node:path";
+import path33 from "node:path";
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
   p.catch(() => void 0);
@@ -8600,7 +8623,7 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   const keyFiles = [.../* @__PURE__ */ new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
   const top = gitTopOf(root, env);
-  const rel = top === null ? "" : path32.relative(top, root).split(path32.sep).join("/");
+  const rel = top === null ? "" : path33.relative(top, root).split(path33.sep).join("/");
   const prefix = rel === "" ? "" : `${rel}/`;
   const token = opts.handoffToken;
   if (token != null) facts.savedBy = savedByOf(root, env, token);
@@ -8821,7 +8844,7 @@ async function measureFates(git, facts, anchors, at2) {
     savedDirty: facts.saved.dirty ?? [],
     hashes: anchors.dirtyHashes ?? [],
     nowDirty: now.dirty,
-    blobNow: (p) => blobIdOf(path32.join(at2.top, p), format2),
+    blobNow: (p) => blobIdOf(path33.join(at2.top, p), format2),
     ...logs,
     // A clone made after the save did not save it, record or not.
     fromSaved: present && head !== null,
@@ -9398,7 +9421,7 @@ var init_checkpoint_brief = __esm({
 
 // src/git/merge-driver.ts
 import { closeSync as closeSync8, constants as constants6, fstatSync as fstatSync6, lstatSync as lstatSync12, mkdirSync as mkdirSync5, openSync as openSync7, readFileSync as readFileSync7, writeSync as writeSync2 } from "node:fs";
-import path33 from "node:path";
+import path34 from "node:path";
 function mergedSentence(name2, note = null) {
   return `two handoffs met in a merge; the other is archive/${name2}${note === null ? "" : `; ${note}`}`;
 }
@@ -9560,7 +9583,7 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path33.join(at2, part);
+    at2 = path34.join(at2, part);
     let st;
     try {
       st = lstatSync12(at2);
@@ -9622,7 +9645,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
   try {
     const dir = archiveDirOf(cwd, `${m[1]}.ai/memory`);
     const name2 = archiveName("HANDOFF", dir);
-    if (!createExclusive(path33.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
+    if (!createExclusive(path34.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
     const merged = mergeHandoffs(winner, loser);
     const who = await otherAuthor(cwd, env, later === "ours" ? theirs : ours, file);
     const at2 = stateTimeOfText(loser, Date.now());
@@ -9661,8 +9684,8 @@ var brief_exports = {};
 __export(brief_exports, {
   briefVerb: () => briefVerb
 });
-import { existsSync as existsSync3 } from "node:fs";
-import path34 from "node:path";
+import { existsSync as existsSync4 } from "node:fs";
+import path35 from "node:path";
 function sideTime(text, now) {
   const st = stateTimeOfText(text, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
@@ -9779,7 +9802,7 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync3(path34.join(archiveDir(root), merged[1])))
+        if (merged && existsSync4(path35.join(archiveDir(root), merged[1])))
           brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
@@ -9787,36 +9810,6 @@ exit: 0 brief printed
         return ok(renderBrief(brief), stderr);
       }
     };
-  }
-});
-
-// src/agents/hook-input.ts
-import { existsSync as existsSync4 } from "node:fs";
-import path35 from "node:path";
-async function readHookJson(ctx, max) {
-  return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
-}
-function hookObject(data, max) {
-  if (data === null || data.length === 0) return void 0;
-  if (data.length > max) return null;
-  try {
-    const o = JSON.parse(data.toString("utf8"));
-    return o !== null && typeof o === "object" && !Array.isArray(o) ? o : null;
-  } catch {
-    return null;
-  }
-}
-function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync4(path35.join(root, ".ai", "memory"))) return false;
-  const under = (dir, base) => {
-    const rel = path35.relative(base, dir);
-    return !rel.startsWith("..") && !path35.isAbsolute(rel);
-  };
-  return under(skillDir, home) && !under(skillDir, root);
-}
-var init_hook_input = __esm({
-  "src/agents/hook-input.ts"() {
-    "use strict";
   }
 });
 
@@ -13334,7 +13327,7 @@ var init_doctor_checks = __esm({
     init_paths();
     init_pause();
     init_fs();
-    init_probe_session();
+    init_hook_input();
     init_private();
     init_anchor_lines();
     init_quote();
