@@ -12456,7 +12456,7 @@ function agentTarget(ctx, verb, rootOf) {
   const name2 = ctx.values.agent;
   if (!isAgentName(name2)) {
     const got = typeof name2 === "string" ? `, got ${quotedValue(name2)}` : "";
-    throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${got}`);
+    throw new UsageError(`${verb} needs --agent ${AGENT_NAMES}${got}`);
   }
   const global = ctx.values.global === true;
   const both = global && typeof ctx.values.root === "string";
@@ -12464,7 +12464,7 @@ function agentTarget(ctx, verb, rootOf) {
   const root = global ? null : rootOf();
   return targetOf(AGENTS[name2], root, helperLocation(ctx, root), ctx.env, ctx.values["dry-run"] === true);
 }
-var AGENT_OPTIONS, AGENT_HELP, real2;
+var AGENT_NAMES, AGENT_OPTIONS, AGENT_HELP, real2;
 var init_target = __esm({
   "src/agents/target.ts"() {
     "use strict";
@@ -12475,6 +12475,7 @@ var init_target = __esm({
     init_fs();
     init_agents();
     init_plan();
+    AGENT_NAMES = Object.keys(AGENTS).join("|");
     AGENT_OPTIONS = {
       agent: { type: "string" },
       root: { type: "string" },
@@ -12818,7 +12819,7 @@ async function undo(ctx, plan2) {
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
   return { lines: lines2, notes };
 }
-var AGENT_NAMES, SAY2, SKILL_ENTRIES, CANONICAL, RECORD, hashOf, safeDir;
+var SAY2, SKILL_ENTRIES, CANONICAL, RECORD, hashOf, safeDir;
 var init_skill_place = __esm({
   "src/agents/skill-place.ts"() {
     "use strict";
@@ -12832,7 +12833,6 @@ var init_skill_place = __esm({
     init_installer();
     init_install_lock();
     init_target();
-    AGENT_NAMES = Object.keys(AGENTS).join("|");
     SAY2 = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
@@ -12853,6 +12853,7 @@ var init_init = __esm({
     "use strict";
     init_agents();
     init_skill_place();
+    init_target();
     init_errors();
     init_quote();
     init_types();
@@ -12935,7 +12936,7 @@ var init_install = __esm({
       name: "install",
       options: AGENT_OPTIONS,
       positionals: [0, 0],
-      help: `usage: node memory_io.mjs install --agent claude-code|codex|opencode|cline|gemini|cursor
+      help: `usage: node memory_io.mjs install --agent ${AGENT_NAMES}
          [--root DIR | --global] [--dry-run]
 
 Wires the session-start hook (and, where the harness has the events, the checkpoint
@@ -12994,7 +12995,7 @@ var init_uninstall = __esm({
       name: "uninstall",
       options: AGENT_OPTIONS,
       positionals: [0, 0],
-      help: `usage: node memory_io.mjs uninstall --agent claude-code|codex|opencode|cline|gemini|cursor
+      help: `usage: node memory_io.mjs uninstall --agent ${AGENT_NAMES}
          [--root DIR | --global] [--dry-run]
 
 Removes exactly what \`install --agent\` added, every other byte kept; a file left

@@ -10,10 +10,9 @@ import { dirsBelow, removeEmptyDirs, removeEmptyUpTo } from "./agent-file.ts";
 import { AGENTS } from "./index.ts";
 import { install, uninstall } from "./installer.ts";
 import { underInstallLock } from "./install-lock.ts";
-import { type Caller, helperLocation, targetOf } from "./target.ts";
+import { AGENT_NAMES, type Caller, helperLocation, targetOf } from "./target.ts";
 import type { Agent, AgentName } from "./types.ts";
 
-export const AGENT_NAMES = Object.keys(AGENTS).join("|");
 const SAY = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
 
 /** What `init` copies and every install channel delivers. */

@@ -1,5 +1,6 @@
 import { isAgentName } from "../agents/index.ts";
-import { AGENT_NAMES as NAMES, initSkill } from "../agents/skill-place.ts";
+import { initSkill } from "../agents/skill-place.ts";
+import { AGENT_NAMES as NAMES } from "../agents/target.ts";
 import type { AgentName } from "../agents/types.ts";
 import { UsageError } from "../errors.ts";
 import { quotedValue } from "../guard/quote.ts";
