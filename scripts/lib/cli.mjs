@@ -5852,13 +5852,11 @@ function replaceDate(text, iso) {
     return body;
   });
 }
-function withDirtyHashes(text, hashes) {
+function withDirtyNow(text, now) {
   return editAnchors(text, (lines2) => {
-    const body = lines2.filter((l) => !l.startsWith("- Dirty hashes: "));
-    if (hashes !== null) {
-      const at2 = body.findIndex((l) => l.startsWith("- Dirty files: "));
-      body.splice(at2 === -1 ? body.length : at2 + 1, 0, hashes);
-    }
+    const body = lines2.filter((l) => !DIRTY.test(l));
+    const at2 = body.findIndex((l) => l.startsWith("- HEAD: "));
+    body.splice(at2 === -1 ? body.length : at2 + 1, 0, ...now.filter((l) => DIRTY.test(l)));
     return body;
   });
 }
@@ -5936,7 +5934,11 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
       const now = await anchorsNow();
       const current = now.includes(`- Branch: ${line("Branch")}`) && now.includes(`- HEAD: ${line("HEAD")}`);
       if (collected2.insideGit && current) {
-        text = withDirtyHashes(text, now.find((l) => l.startsWith("- Dirty hashes: ")) ?? null);
+        const files = now.find((l) => l.startsWith("- Dirty files: "));
+        if (line("Dirty files") !== void 0 && `- Dirty files: ${line("Dirty files")}` !== files) {
+          notes.push(`note: the - Dirty files: anchor was not what is dirty now; set it to ${files?.slice(15)}`);
+        }
+        text = withDirtyNow(text, now);
       }
     }
   }
@@ -5970,7 +5972,7 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
   for (const f of v.findings) f.line = sentLine(f.line);
   return { bytes, prior, unchanged, notes: [...notes, ...scoreNotes(v)] };
 }
-var MAX_FINDINGS_SHOWN;
+var MAX_FINDINGS_SHOWN, DIRTY;
 var init_write_checked = __esm({
   "src/git/write-checked.ts"() {
     "use strict";
@@ -5991,6 +5993,7 @@ var init_write_checked = __esm({
     init_files();
     init_paths();
     MAX_FINDINGS_SHOWN = 20;
+    DIRTY = /^- Dirty (files|hashes): /;
   }
 });
 
@@ -12131,6 +12134,10 @@ function mergeStatusLine(text, spec, args) {
   const [at2, value] = isObj(sl) ? [["statusLine", "command"], want] : [["statusLine"], line];
   return keepBom(text, (body) => edit(body, at2, value, formatOf(body)));
 }
+function setsStatusLine(text) {
+  const parsed = text === null ? null : parseJsonc(text);
+  return isObj(parsed) && parsed.statusLine !== void 0;
+}
 function removeStatusLine(text, spec) {
   const parsed = parseJsonc(text);
   if (!isObj(parsed) || !isObj(parsed.statusLine) || typeof parsed.statusLine.command !== "string") return text;
@@ -12252,9 +12259,13 @@ async function install(t, env) {
   const targets = t.targets();
   for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
   const plans = [];
+  const notes = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
-    const next = installText(edit2, t.agent.name, snap.bytes?.toString("utf8") ?? null, shown);
+    const current = snap.bytes?.toString("utf8") ?? null;
+    const personal = edit2.kind === "json-hooks" && edit2.statusLine !== void 0 && !t.global && !setsStatusLine(current) && setsStatusLine(readSmall(claudeSettings(t.home, env)));
+    if (personal) notes.push(`kept your own status line (${claudeSettings(t.home, env)}): ours is not set in ${shown}`);
+    const next = installText(personal ? { ...edit2, statusLine: void 0 } : edit2, t.agent.name, current, shown);
     plans.push({ edit: edit2, file, shown, snap, next });
   }
   const lines2 = [];
@@ -12290,7 +12301,7 @@ async function install(t, env) {
       lines2.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
     } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
   }
-  return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...keep, ...old] };
+  return { lines: [...lines2, ...driver.lines], notes: [...notes, ...driver.notes, ...keep, ...old] };
 }
 function excludeOf(base, file, env) {
   const top = gitTopOf(base, env);
@@ -12360,7 +12371,7 @@ function anotherInstalled(t, skip) {
     return holdsOurs(edit2, readFileSync8(file, "utf8"));
   }));
 }
-var import_write_file_atomic3, EXCLUDE_MARK;
+var import_write_file_atomic3, claudeSettings, EXCLUDE_MARK;
 var init_installer = __esm({
   "src/agents/installer.ts"() {
     "use strict";
@@ -12372,9 +12383,12 @@ var init_installer = __esm({
     init_quote();
     init_pause();
     init_agent_file();
+    init_fs();
     init_home();
     init_agents();
+    init_json_hooks();
     init_plan();
+    claudeSettings = (home, env) => path41.join(env.CLAUDE_CONFIG_DIR || path41.join(home, ".claude"), "settings.json");
     EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
   }
 });
