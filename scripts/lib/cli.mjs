@@ -12765,17 +12765,14 @@ async function init(ctx, plan2, replace) {
     const dry = await agentRun(ctx, plan2, install, agent, true);
     if (plan2.dryRun) take(dry);
   }
-  if (steps2.length === 0) lines2.unshift(`unchanged ${shown(dest)}`);
-  else {
-    if (!plan2.dryRun) applySteps(source, dest, steps2);
-    lines2.unshift(`${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown(dest)} (${counted(steps2)})`);
-  }
+  const copied = (to, copy2) => copy2.length === 0 ? `unchanged ${shown(to)}` : `${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown(to)} (${counted(copy2)})`;
+  if (!plan2.dryRun) applySteps(source, dest, steps2);
+  lines2.unshift(copied(dest, steps2));
   const after = [];
   for (const l of links) {
     if (l.asCopy) {
       if (!plan2.dryRun) applySteps(source, l.place, l.copy);
-      const copied = `${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown(l.place)} (${counted(l.copy)})`;
-      after.push(l.copy.length === 0 ? `unchanged ${shown(l.place)}` : copied);
+      after.push(copied(l.place, l.copy));
     } else if (l.state === "ours") after.push(`unchanged ${shown(l.place)}`);
     else {
       if (!plan2.dryRun) makeLink(l.place, dest);

@@ -321,17 +321,15 @@ async function init(ctx: Caller, plan: Plan, replace: boolean) {
     const dry = await agentRun(ctx, plan, install, agent, true);
     if (plan.dryRun) take(dry);
   }
-  if (steps.length === 0) lines.unshift(`unchanged ${shown(dest)}`);
-  else {
-    if (!plan.dryRun) applySteps(source, dest, steps);
-    lines.unshift(`${plan.dryRun ? "would copy" : "copied"} the skill to ${shown(dest)} (${counted(steps)})`);
-  }
+  const copied = (to: string, copy: FileStep[]) => copy.length === 0 ? `unchanged ${shown(to)}`
+    : `${plan.dryRun ? "would copy" : "copied"} the skill to ${shown(to)} (${counted(copy)})`;
+  if (!plan.dryRun) applySteps(source, dest, steps);
+  lines.unshift(copied(dest, steps));
   const after: string[] = [];
   for (const l of links) {
     if (l.asCopy) {
       if (!plan.dryRun) applySteps(source, l.place, l.copy);
-      const copied = `${plan.dryRun ? "would copy" : "copied"} the skill to ${shown(l.place)} (${counted(l.copy)})`;
-      after.push(l.copy.length === 0 ? `unchanged ${shown(l.place)}` : copied);
+      after.push(copied(l.place, l.copy));
     } else if (l.state === "ours") after.push(`unchanged ${shown(l.place)}`);
     else {
       if (!plan.dryRun) makeLink(l.place, dest);
