@@ -15,7 +15,7 @@ import { inspectFile, interruptedSave } from "../store/inspect.ts";
 import { archiveDir, memoryDir, type Kind } from "../store/paths.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { exists, readSmall, realOrNull } from "../store/fs.ts";
-import { PROBE_SESSION_PREFIX } from "../store/probe-session.ts";
+import { PROBE_SESSION_PREFIX } from "./hook-input.ts";
 import { LOCK_NAME, lockState } from "../store/private.ts";
 import { quotedPath, quotePath } from "../schema/anchor-lines.ts";
 import { quotedValue, shellWord } from "../guard/quote.ts";
