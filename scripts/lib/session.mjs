@@ -2059,6 +2059,9 @@ var init_harness_path = __esm({
 // src/agents/hook-input.ts
 import { existsSync as existsSync2 } from "node:fs";
 import path18 from "node:path";
+function isProbeSession(id) {
+  return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
+}
 async function readHookJson(ctx, max) {
   return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
 }
@@ -2080,9 +2083,11 @@ function userHelperWithoutMemory(skillDir, home, root) {
   };
   return under(skillDir, home) && !under(skillDir, root);
 }
+var PROBE_SESSION_PREFIX;
 var init_hook_input = __esm({
   "src/agents/hook-input.ts"() {
     "use strict";
+    PROBE_SESSION_PREFIX = "session-handoff-doctor-";
   }
 });
 
@@ -2248,18 +2253,6 @@ var init_store = __esm({
   }
 });
 
-// src/store/probe-session.ts
-function isProbeSession(id) {
-  return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
-}
-var PROBE_SESSION_PREFIX;
-var init_probe_session = __esm({
-  "src/store/probe-session.ts"() {
-    "use strict";
-    PROBE_SESSION_PREFIX = "session-handoff-doctor-";
-  }
-});
-
 // src/checkpoint/surface.ts
 import { readdirSync as readdirSync4 } from "node:fs";
 import path20 from "node:path";
@@ -2363,7 +2356,7 @@ var init_surface = __esm({
     init_store();
     init_fs();
     init_files();
-    init_probe_session();
+    init_hook_input();
     init_paths();
     CHECKPOINT_SENTENCES = {
       only: (age, counts) => `session-handoff: an automatic checkpoint captured ${age} exists (.ai/memory/checkpoints/) and no handoff was written; it holds ${counts}, captured from the transcript without a model, so the session-handoff skill's resume flow marks what it drafts from it as captured, not confirmed.`,

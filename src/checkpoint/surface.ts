@@ -8,7 +8,7 @@ import { checkpointsDir, checkpointsDirState, listCheckpoints, readDelivered, se
   type CheckpointEntry } from "./store.ts";
 import { readHead, readHeadBytes } from "../store/fs.ts";
 import { readStable, tokenOf } from "../store/files.ts";
-import { isProbeSession } from "../store/probe-session.ts";
+import { isProbeSession } from "../agents/hook-input.ts";
 import { FILE_OF, memoryDir } from "../store/paths.ts";
 
 export function minutesAgo(savedMs: number | null, now: number): string {
