@@ -12674,6 +12674,9 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   }
   const side = global ? "home" : "project";
   let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path44.join(base, m))));
+  if (undo2 && named.length === 0) {
+    agents = Object.values(AGENTS).filter((a) => agents.includes(a) || holdsEntries(a, base, global));
+  }
   if (agents.length === 0 && !undo2) {
     const markers = [...new Set(Object.values(AGENTS).flatMap((a) => a.markers[side]))];
     const fix = `Name them: init --agent claude-code --agent codex (${AGENT_NAMES})`;
@@ -12696,6 +12699,19 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   }
   const shown = (p) => `${global ? "~/" : ""}${path44.relative(base, p).split(path44.sep).join("/")}`;
   return { base, global, dryRun, source, dest: path44.join(base, CANONICAL), agents, shown };
+}
+function holdsEntries(agent, base, global) {
+  try {
+    const edits = agent.edits({ abs: path44.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
+    return edits.some((edit2) => {
+      const text = readSmall(editPath(base, edit2));
+      if (text === null || edit2.kind !== "md-block") return text !== null && holdsOurs(edit2, text);
+      const span = text.includes(BLOCK_BEGIN) ? findBlock(text, edit2.file) : null;
+      return span !== null && blockAgents(text, span).includes(agent.name);
+    });
+  } catch {
+    return false;
+  }
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
@@ -12847,6 +12863,8 @@ var init_skill_place = __esm({
     init_installer();
     init_install_lock();
     init_target();
+    init_md_block();
+    init_plan();
     SAY2 = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
@@ -12898,8 +12916,9 @@ folder is in the project (.claude/ or CLAUDE.md, .codex/, .opencode/, .clinerule
 
 --global  the same in HOME (~/.agents/skills/session-handoff/, \`install --global\`).
 --dry-run says what it would do and changes nothing.
---undo    \`uninstall\` for each agent, then the links and the copy go (folders init
-          made go when empty); a file of the copy you edited stays.
+--undo    \`uninstall\` for each agent found or whose files hold its entries, then
+          the links and the copy go (folders init made go when empty); a file of
+          the copy you edited stays.
 --replace overwrite the files of the copy you edited since init copied them (else
           init refuses, naming them; .init.json in the copy records what it copied).
 
