@@ -2713,6 +2713,325 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a 
   }
 });
 
+// src/agents/command.ts
+function shellQuote(s) {
+  return /^[A-Za-z0-9_./:@%+=-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+function psQuote(s) {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+function nodeRun(args) {
+  const record2 = `"$(cat "\${XDG_CONFIG_HOME:-$HOME/.config}/${NODE_RECORD}" 2>/dev/null)"`;
+  return `for n in "$SESSION_HANDOFF_NODE" ${record2} "$(command -v node)" ${KNOWN_NODES}; do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`;
+}
+function hookCommand(helper, args, projectVar) {
+  const rel = projectVar !== null && helper.rel !== null;
+  const file = rel ? `"$${projectVar}"/${shellQuote(helper.rel)}` : shellQuote(helper.abs);
+  return `f=${file}; [ ! -f "$f" ] || ${nodeRun(args)}; :`;
+}
+function hookCommandPowerShell(abs, args) {
+  const record2 = `(Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') ${PS_FIRST})`;
+  const onPath = `(Get-Command node ${PS_FIRST} -ExpandProperty Source)`;
+  return `$f=${psQuote(abs)}; if (Test-Path -LiteralPath $f -PathType Leaf) { $c=if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }; foreach ($n in @($env:SESSION_HANDOFF_NODE, ${record2}, ${onPath}, "$env:ProgramFiles\\nodejs\\node.exe")) { if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${args}; exit $LASTEXITCODE } } }; exit 0`;
+}
+var CLINE_HOOK_MARK, KNOWN_NODES, NODE_RECORD, PS_FIRST;
+var init_command = __esm({
+  "src/agents/command.ts"() {
+    "use strict";
+    CLINE_HOOK_MARK = "# session-handoff: installed hook";
+    KNOWN_NODES = '/opt/homebrew/bin/node /usr/local/bin/node "$HOME/.volta/bin/node" "$HOME/.local/share/fnm/aliases/default/bin/node" "$HOME/.asdf/shims/node" "$HOME/.local/share/mise/shims/node"';
+    NODE_RECORD = "session-handoff/node";
+    PS_FIRST = "-ErrorAction SilentlyContinue | Select-Object -First 1";
+  }
+});
+
+// src/agents/md-block.ts
+function bootstrapBody(helper, agents) {
+  const h = shellQuote(helper.rel ?? helper.abs);
+  const where = helper.rel !== null ? " from the project root" : "";
+  return [
+    `${AGENTS_LINE} ${agents.join(", ")}.`,
+    `At session start run \`node ${h} check --root .\`${where}.`,
+    "Exit 2: a handoff is parked; offer to resume it with the session-handoff skill. Exit 1: a save",
+    `was interrupted; run \`node ${h} recover --root .\`, then check again.`,
+    "Exit 3: memory failed safety or schema checks; don't load it, tell the user. Exit 0: nothing parked."
+  ].join("\n");
+}
+function block(body) {
+  return `${BLOCK_BEGIN}
+${body}
+${BLOCK_END}`;
+}
+function findBlock(text, file) {
+  const lines2 = text.split("\n");
+  const at2 = (marker) => lines2.flatMap((l, i) => l.replace(/\r$/, "").trim() === marker ? [i] : []);
+  const begins = at2(BLOCK_BEGIN);
+  const ends = at2(BLOCK_END);
+  const mentions = lines2.filter((l) => l.includes("session-handoff:begin") || l.includes("session-handoff:end")).length;
+  if (begins.length === 0 && ends.length === 0 && mentions === 0) return null;
+  if (begins.length !== 1 || ends.length !== 1 || mentions !== 2 || ends[0] < begins[0]) {
+    const expected = `expected one \`${BLOCK_BEGIN}\` line, then one \`${BLOCK_END}\` line`;
+    const fix = "Fix or remove them by hand, then run this again";
+    throw new Refused(`${file} has malformed session-handoff markers (${expected}); nothing was changed. ${fix}`);
+  }
+  return { begin: begins[0], end: ends[0] };
+}
+function blockAgents(text, span) {
+  const lines2 = text.split("\n").slice(span.begin + 1, span.end);
+  const line = lines2.map((l) => l.replace(/\r$/, "")).find((l) => l.startsWith(AGENTS_LINE));
+  if (!line) return [];
+  const names = line.slice(AGENTS_LINE.length).replace(/\.\s*$/, "").split(",");
+  return names.map((s) => s.trim()).filter(Boolean);
+}
+function eolOf(text) {
+  return text.includes("\r\n") ? "\r\n" : "\n";
+}
+function blockEndByte(text, span) {
+  const lines2 = text.split("\n");
+  return Buffer.byteLength(lines2.slice(0, span.end + 1).join("\n"), "utf8");
+}
+function insertBlock(text, blk, eol) {
+  if (Buffer.byteLength(text, "utf8") <= TOP_BLOCK_FROM) {
+    return text.endsWith("\n") ? `${text}${eol}${blk}${eol}` : `${text}${eol}${eol}${blk}`;
+  }
+  const lines2 = text.split("\n");
+  const cr = eol === "\r\n" ? "\r" : "";
+  const heading = /^#{1,6}(\s|$)/.test(lines2[0].replace(/\r$/, ""));
+  lines2.splice(heading ? 1 : 0, 0, ...heading ? [cr, `${blk}${cr}`] : [`${blk}${cr}`, cr]);
+  return lines2.join("\n");
+}
+function putBlock(text, file, agent, body) {
+  if (text === null || text === "") return `${block(body([agent]))}
+`;
+  const eol = eolOf(text);
+  const span = findBlock(text, file);
+  if (span === null) return insertBlock(text, block(body([agent])).split("\n").join(eol), eol);
+  const agents = [.../* @__PURE__ */ new Set([...blockAgents(text, span), agent])].sort();
+  const blk = block(body(agents)).split("\n").join(eol);
+  if (blockEndByte(text, span) > CODEX_BUDGET) {
+    const without = dropBlock(text, span);
+    return insertBlock(without ?? "", blk, eol);
+  }
+  return replaceBlock(text, span, blk);
+}
+function replaceBlock(text, span, blk) {
+  const lines2 = text.split("\n");
+  const cr = lines2[span.end].endsWith("\r") ? "\r" : "";
+  lines2.splice(span.begin, span.end - span.begin + 1, `${blk}${cr}`);
+  return lines2.join("\n");
+}
+function dropBlock(text, span) {
+  const lines2 = text.split("\n");
+  const blank = (i) => i >= 0 && i < lines2.length && lines2[i].replace(/\r$/, "") === "";
+  let from = span.begin;
+  let to = span.end;
+  if (from > 0 && blank(from - 1)) from--;
+  else if (from === 0 && blank(to + 1)) to++;
+  const last = span.end === lines2.length - 1;
+  lines2.splice(from, to - from + 1);
+  if (last && lines2.length > 0) lines2[lines2.length - 1] = lines2[lines2.length - 1].replace(/\r$/, "");
+  const out = lines2.join("\n");
+  return out === "" ? null : out;
+}
+function takeBlock(text, file, agent, body) {
+  const span = findBlock(text, file);
+  if (span === null) return text;
+  const rest = blockAgents(text, span).filter((a) => a !== agent);
+  if (rest.length === 0) return dropBlock(text, span);
+  return replaceBlock(text, span, block(body(rest)).split("\n").join(eolOf(text)));
+}
+var BLOCK_BEGIN, BLOCK_END, AGENTS_LINE, TOP_BLOCK_FROM, CODEX_BUDGET;
+var init_md_block = __esm({
+  "src/agents/md-block.ts"() {
+    "use strict";
+    init_errors();
+    init_command();
+    BLOCK_BEGIN = "<!-- session-handoff:begin -->";
+    BLOCK_END = "<!-- session-handoff:end -->";
+    AGENTS_LINE = "Installed by session-handoff for:";
+    TOP_BLOCK_FROM = 28 * 1024;
+    CODEX_BUDGET = 32 * 1024;
+  }
+});
+
+// src/agents/index.ts
+function mdBlock(helper, global, file, homeFile) {
+  const at2 = global ? { ...helper, rel: null } : helper;
+  return { kind: "md-block", file: global ? homeFile : file, body: (agents) => bootstrapBody(at2, agents) };
+}
+function owned(file, content, mode = 420) {
+  return { kind: "owned-file", file, content, mode };
+}
+function projectOnly(name2, global) {
+  const instead = `run \`install --agent ${name2}\` in the project instead`;
+  if (global) throw new Refused(`${name2} has no per-user rules folder; ${instead}`);
+}
+function clineScript(helper) {
+  const file = helper.rel !== null ? `"$root"/${shellQuote(helper.rel)}` : shellQuote(helper.abs);
+  const run = nodeRun(`hook --mode session --format cline --root "$root"`);
+  const root = `root=$(cd "\${0%/*}/../.." && pwd) || exit 0`;
+  return `#!/bin/sh
+${CLINE_HOOK_MARK}
+${root}
+f=${file}
+[ -f "$f" ] || exit 0
+${run}
+exit 0
+`;
+}
+function clineScriptPs1(helper) {
+  const file = helper.rel !== null ? `Join-Path $root ${psQuote(helper.rel)}` : psQuote(helper.abs);
+  const ps = "hook --mode session --format cline --root $root";
+  return [
+    CLINE_HOOK_MARK,
+    "$root = (Resolve-Path -LiteralPath (Join-Path $PSScriptRoot '..\\..')).Path",
+    `$f = ${file}`,
+    "if (-not (Test-Path -LiteralPath $f -PathType Leaf)) { exit 0 }",
+    "$c = if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }",
+    `$record = Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') ${PS_FIRST}`,
+    `$onPath = Get-Command node ${PS_FIRST} -ExpandProperty Source`,
+    'foreach ($n in @($env:SESSION_HANDOFF_NODE, $record, $onPath, "$env:ProgramFiles\\nodejs\\node.exe")) {',
+    `  if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${ps}; exit $LASTEXITCODE }`,
+    "}",
+    "exit 0",
+    ""
+  ].join("\r\n");
+}
+function isAgentName(s) {
+  return typeof s === "string" && Object.hasOwn(AGENTS, s);
+}
+function agentOfEnv(env) {
+  const named = env.SESSION_HANDOFF_AGENT?.trim() ?? "";
+  if (/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}$/.test(named)) return named;
+  if (env.CLAUDECODE === "1" || env.CLAUDE_CODE_ENTRYPOINT) return "Claude Code";
+  if (env.GEMINI_CLI === "1") return "Gemini CLI";
+  if (Object.keys(env).some((k) => k.startsWith("CODEX_") && k !== "CODEX_HOME")) return "Codex";
+  if (env.OPENCODE === "1") return "OpenCode";
+  return null;
+}
+var SESSION_MATCHER, CURSOR_DESCRIPTION, CURSOR_FRONTMATTER, AGENTS;
+var init_agents = __esm({
+  "src/agents/index.ts"() {
+    "use strict";
+    init_md_block();
+    init_command();
+    init_errors();
+    SESSION_MATCHER = "startup|resume|clear|compact|fork";
+    CURSOR_DESCRIPTION = "Session handoff bootstrap: check for parked session memory at session start";
+    CURSOR_FRONTMATTER = `---
+description: ${CURSOR_DESCRIPTION}
+alwaysApply: true
+---
+`;
+    AGENTS = {
+      "claude-code": {
+        name: "claude-code",
+        fromStartFolder: true,
+        skillFolders: { project: [".claude/skills"], home: [".claude/skills"] },
+        markers: { project: [".claude", "CLAUDE.md"], home: [".claude"] },
+        edits(helper, global) {
+          const command = (args) => hookCommand(helper, args, global ? null : "CLAUDE_PROJECT_DIR");
+          const checkpoint = "checkpoint --format claude";
+          const hooks = [
+            { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format claude", timeout: 10 },
+            { event: "PreCompact", args: checkpoint, timeout: 10 },
+            { event: "PostCompact", args: checkpoint, timeout: 10 },
+            // SessionEnd hooks share a 1.5 s budget: checkpoint does the least work there.
+            { event: "SessionEnd", args: checkpoint, timeout: 2 },
+            // The context offer: both events reach the model; Stop does not (2.1.112 ignores it, 2.1.332 loops).
+            { event: "UserPromptSubmit", args: "context --format claude", timeout: 10 },
+            { event: "PostToolUse", args: "context --format claude", timeout: 10 }
+          ];
+          return [{ kind: "json-hooks", file: ".claude/settings.json", command, statusLine: "statusline", hooks }];
+        }
+      },
+      codex: {
+        name: "codex",
+        skillFolders: { project: [".agents/skills"], home: [".codex/skills", ".agents/skills"] },
+        markers: { project: [".codex"], home: [".codex"] },
+        edits(helper, global) {
+          const hooks = [
+            { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format codex", timeout: 10 },
+            { event: "PreCompact", args: "checkpoint --format codex", timeout: 10 },
+            // Codex clamps SessionEnd to 3 s.
+            { event: "SessionEnd", args: "checkpoint --format codex", timeout: 3 },
+            { event: "UserPromptSubmit", args: "context --format codex", timeout: 10 },
+            { event: "PostToolUse", args: "context --format codex", timeout: 10 }
+          ];
+          return [
+            mdBlock(helper, global, "AGENTS.md", ".codex/AGENTS.md"),
+            {
+              kind: "json-hooks",
+              file: ".codex/hooks.json",
+              command: (args) => hookCommand(helper, args, null),
+              commandWindows: (args) => hookCommandPowerShell(helper.abs, args),
+              hooks
+            }
+          ];
+        }
+      },
+      // No session-start hook is known (*unverified*): the block in AGENTS.md, shared with Codex.
+      opencode: {
+        name: "opencode",
+        skillFolders: {
+          project: [".opencode/skills", ".claude/skills", ".agents/skills"],
+          home: [".config/opencode/skills"]
+        },
+        markers: { project: [".opencode", "opencode.json", "opencode.jsonc"], home: [".config/opencode"] },
+        edits: (helper, global) => [mdBlock(helper, global, "AGENTS.md", ".config/opencode/AGENTS.md")]
+      },
+      // Hook files run only once the user enables hooks; siblings of our rule are the user's.
+      cline: {
+        name: "cline",
+        skillFolders: { project: [".cline/skills", ".clinerules/skills"], home: [] },
+        markers: { project: [".clinerules", ".cline"], home: [] },
+        edits(helper, global) {
+          projectOnly("cline", global);
+          return [
+            owned(".clinerules/00-session-handoff.md", `${block(bootstrapBody(helper, ["cline"]))}
+`),
+            owned(".clinerules/hooks/TaskStart", clineScript(helper), 493),
+            owned(".clinerules/hooks/TaskResume", clineScript(helper), 493),
+            owned(".clinerules/hooks/TaskStart.ps1", clineScriptPs1(helper)),
+            owned(".clinerules/hooks/TaskResume.ps1", clineScriptPs1(helper))
+          ];
+        }
+      },
+      // No PreCompress: it fires before every model request. Gemini matches lifecycle events by exact
+      // name, so no matcher; timeouts in milliseconds; JSON only on stdout, or it shows a chat line.
+      gemini: {
+        name: "gemini",
+        fromStartFolder: true,
+        skillFolders: { project: [".gemini/skills", ".agents/skills"], home: [".gemini/skills"] },
+        markers: { project: [".gemini", "GEMINI.md"], home: [".gemini"] },
+        edits(helper, global) {
+          const hooks = [
+            { event: "SessionStart", args: "hook --mode session --format gemini", timeout: 1e4 },
+            { event: "SessionEnd", args: "checkpoint --format gemini", timeout: 3e3 }
+          ];
+          const command = (args) => hookCommand(helper, args, global ? null : "GEMINI_PROJECT_DIR");
+          return [
+            mdBlock(helper, global, "GEMINI.md", ".gemini/GEMINI.md"),
+            { kind: "json-hooks", file: ".gemini/settings.json", command, hooks }
+          ];
+        }
+      },
+      // With third-party hooks on, Cursor also runs Claude Code's: install adds no hook of its own.
+      cursor: {
+        name: "cursor",
+        skillFolders: { project: [".agents/skills", ".cursor/skills"], home: [] },
+        markers: { project: [".cursor", ".cursorrules"], home: [] },
+        edits(helper, global) {
+          projectOnly("cursor", global);
+          const content = `${CURSOR_FRONTMATTER}${block(bootstrapBody(helper, ["cursor"]))}
+`;
+          return [owned(".cursor/rules/session-handoff.mdc", content)];
+        }
+      }
+    };
+  }
+});
+
 // src/git/git-dir.ts
 import { readdirSync as readdirSync4, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
 import path14 from "node:path";
@@ -2919,15 +3238,6 @@ function savedHere(root, env, text, token) {
   if (saves === null) return null;
   const stamp = text === null ? null : savedStampOf(text);
   return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(token());
-}
-function agentOfEnv(env) {
-  const named = env.SESSION_HANDOFF_AGENT?.trim() ?? "";
-  if (/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}$/.test(named)) return named;
-  if (env.CLAUDECODE === "1" || env.CLAUDE_CODE_ENTRYPOINT) return "Claude Code";
-  if (env.GEMINI_CLI === "1") return "Gemini CLI";
-  if (Object.keys(env).some((k) => k.startsWith("CODEX_") && k !== "CODEX_HOME")) return "Codex";
-  if (env.OPENCODE === "1") return "OpenCode";
-  return null;
 }
 function recordSavedBy(root, env, token, agent) {
   const p = beside(root, env, "saved-by");
@@ -6737,6 +7047,7 @@ var writeVerb;
 var init_write = __esm({
   "src/verbs/write.ts"() {
     "use strict";
+    init_agents();
     init_saves();
     init_errors();
     init_drafts();
@@ -7673,9 +7984,9 @@ function cloneOf(root, env) {
   return { top, common, copy: path29.join(common, "session-handoff", "merge-driver.mjs") };
 }
 function driverCommand(node, copy) {
-  const run = `${shellQuote(node)} ${shellQuote(copy)}${DRIVER_ARGS}`;
+  const run = `${shellQuote2(node)} ${shellQuote2(copy)}${DRIVER_ARGS}`;
   const fallback = `echo "${COPY_GONE}" >&2; git merge-file -L ours -L base -L theirs %A %O %B`;
-  return `if test -f ${shellQuote(copy)} && test -x ${shellQuote(node)}; then ${run}; else ${fallback}; fi`;
+  return `if test -f ${shellQuote2(copy)} && test -x ${shellQuote2(node)}; then ${run}; else ${fallback}; fi`;
 }
 function driverParts(command) {
   const q = "'((?:[^']|'\\\\'')*)'";
@@ -7855,7 +8166,7 @@ async function driverPartMissing(root, env) {
   if (!existsSync2(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
   return null;
 }
-var import_write_file_atomic, DRIVER_NAME, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
+var import_write_file_atomic, DRIVER_NAME, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote2, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
 var init_merge_driver_config = __esm({
   "src/git/merge-driver-config.ts"() {
     "use strict";
@@ -7869,7 +8180,7 @@ var init_merge_driver_config = __esm({
     END = "# <<< session-handoff merge driver";
     DRIVER_ARGS = " merge-driver %O %A %B %P";
     COPY_GONE = "session-handoff merge driver: its helper copy or node is missing, git keeps the conflict; run install or publish in this clone";
-    shellQuote = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
+    shellQuote2 = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
     MERGE_DRIVER_MISSING = ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges memory files as text (conflict markers can land); run `install` or `publish` once in this clone";
     NAMES_OURS = new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m");
     effectiveDriver = (top, env) => configValue(top, "driver", env, false).catch(() => void 0);
@@ -9738,7 +10049,7 @@ function renderHook(format2, text, limit) {
     lines2[0] = lines2[0].slice(0, Math.max(0, lines2[0].length - (out.length - limit) - 1));
   }
 }
-var ENVELOPES;
+var ENVELOPES, AGENT_OF_FORMAT;
 var init_render = __esm({
   "src/agents/render.ts"() {
     "use strict";
@@ -9755,6 +10066,7 @@ var init_render = __esm({
       cline: (text) => `${JSON.stringify({ cancel: false, contextModification: text, errorMessage: "" })}
 `
     };
+    AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
   }
 });
 
@@ -10284,316 +10596,6 @@ exit: 0 done
         }
         const got = quotedValue((action ?? "").slice(0, 80));
         throw new UsageError(`unknown archives action ${got}: use list, show NAME or restore NAME`);
-      }
-    };
-  }
-});
-
-// src/agents/command.ts
-function shellQuote2(s) {
-  return /^[A-Za-z0-9_./:@%+=-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
-function psQuote(s) {
-  return `'${s.replace(/'/g, "''")}'`;
-}
-function nodeRun(args) {
-  const record2 = `"$(cat "\${XDG_CONFIG_HOME:-$HOME/.config}/${NODE_RECORD}" 2>/dev/null)"`;
-  return `for n in "$SESSION_HANDOFF_NODE" ${record2} "$(command -v node)" ${KNOWN_NODES}; do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`;
-}
-function hookCommand(helper, args, projectVar) {
-  const rel = projectVar !== null && helper.rel !== null;
-  const file = rel ? `"$${projectVar}"/${shellQuote2(helper.rel)}` : shellQuote2(helper.abs);
-  return `f=${file}; [ ! -f "$f" ] || ${nodeRun(args)}; :`;
-}
-function hookCommandPowerShell(abs, args) {
-  const record2 = `(Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') ${PS_FIRST})`;
-  const onPath = `(Get-Command node ${PS_FIRST} -ExpandProperty Source)`;
-  return `$f=${psQuote(abs)}; if (Test-Path -LiteralPath $f -PathType Leaf) { $c=if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }; foreach ($n in @($env:SESSION_HANDOFF_NODE, ${record2}, ${onPath}, "$env:ProgramFiles\\nodejs\\node.exe")) { if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${args}; exit $LASTEXITCODE } } }; exit 0`;
-}
-var CLINE_HOOK_MARK, KNOWN_NODES, NODE_RECORD, PS_FIRST;
-var init_command = __esm({
-  "src/agents/command.ts"() {
-    "use strict";
-    CLINE_HOOK_MARK = "# session-handoff: installed hook";
-    KNOWN_NODES = '/opt/homebrew/bin/node /usr/local/bin/node "$HOME/.volta/bin/node" "$HOME/.local/share/fnm/aliases/default/bin/node" "$HOME/.asdf/shims/node" "$HOME/.local/share/mise/shims/node"';
-    NODE_RECORD = "session-handoff/node";
-    PS_FIRST = "-ErrorAction SilentlyContinue | Select-Object -First 1";
-  }
-});
-
-// src/agents/md-block.ts
-function bootstrapBody(helper, agents) {
-  const h = shellQuote2(helper.rel ?? helper.abs);
-  const where = helper.rel !== null ? " from the project root" : "";
-  return [
-    `${AGENTS_LINE} ${agents.join(", ")}.`,
-    `At session start run \`node ${h} check --root .\`${where}.`,
-    "Exit 2: a handoff is parked; offer to resume it with the session-handoff skill. Exit 1: a save",
-    `was interrupted; run \`node ${h} recover --root .\`, then check again.`,
-    "Exit 3: memory failed safety or schema checks; don't load it, tell the user. Exit 0: nothing parked."
-  ].join("\n");
-}
-function block(body) {
-  return `${BLOCK_BEGIN}
-${body}
-${BLOCK_END}`;
-}
-function findBlock(text, file) {
-  const lines2 = text.split("\n");
-  const at2 = (marker) => lines2.flatMap((l, i) => l.replace(/\r$/, "").trim() === marker ? [i] : []);
-  const begins = at2(BLOCK_BEGIN);
-  const ends = at2(BLOCK_END);
-  const mentions = lines2.filter((l) => l.includes("session-handoff:begin") || l.includes("session-handoff:end")).length;
-  if (begins.length === 0 && ends.length === 0 && mentions === 0) return null;
-  if (begins.length !== 1 || ends.length !== 1 || mentions !== 2 || ends[0] < begins[0]) {
-    const expected = `expected one \`${BLOCK_BEGIN}\` line, then one \`${BLOCK_END}\` line`;
-    const fix = "Fix or remove them by hand, then run this again";
-    throw new Refused(`${file} has malformed session-handoff markers (${expected}); nothing was changed. ${fix}`);
-  }
-  return { begin: begins[0], end: ends[0] };
-}
-function blockAgents(text, span) {
-  const lines2 = text.split("\n").slice(span.begin + 1, span.end);
-  const line = lines2.map((l) => l.replace(/\r$/, "")).find((l) => l.startsWith(AGENTS_LINE));
-  if (!line) return [];
-  const names = line.slice(AGENTS_LINE.length).replace(/\.\s*$/, "").split(",");
-  return names.map((s) => s.trim()).filter(Boolean);
-}
-function eolOf(text) {
-  return text.includes("\r\n") ? "\r\n" : "\n";
-}
-function blockEndByte(text, span) {
-  const lines2 = text.split("\n");
-  return Buffer.byteLength(lines2.slice(0, span.end + 1).join("\n"), "utf8");
-}
-function insertBlock(text, blk, eol) {
-  if (Buffer.byteLength(text, "utf8") <= TOP_BLOCK_FROM) {
-    return text.endsWith("\n") ? `${text}${eol}${blk}${eol}` : `${text}${eol}${eol}${blk}`;
-  }
-  const lines2 = text.split("\n");
-  const cr = eol === "\r\n" ? "\r" : "";
-  const heading = /^#{1,6}(\s|$)/.test(lines2[0].replace(/\r$/, ""));
-  lines2.splice(heading ? 1 : 0, 0, ...heading ? [cr, `${blk}${cr}`] : [`${blk}${cr}`, cr]);
-  return lines2.join("\n");
-}
-function putBlock(text, file, agent, body) {
-  if (text === null || text === "") return `${block(body([agent]))}
-`;
-  const eol = eolOf(text);
-  const span = findBlock(text, file);
-  if (span === null) return insertBlock(text, block(body([agent])).split("\n").join(eol), eol);
-  const agents = [.../* @__PURE__ */ new Set([...blockAgents(text, span), agent])].sort();
-  const blk = block(body(agents)).split("\n").join(eol);
-  if (blockEndByte(text, span) > CODEX_BUDGET) {
-    const without = dropBlock(text, span);
-    return insertBlock(without ?? "", blk, eol);
-  }
-  return replaceBlock(text, span, blk);
-}
-function replaceBlock(text, span, blk) {
-  const lines2 = text.split("\n");
-  const cr = lines2[span.end].endsWith("\r") ? "\r" : "";
-  lines2.splice(span.begin, span.end - span.begin + 1, `${blk}${cr}`);
-  return lines2.join("\n");
-}
-function dropBlock(text, span) {
-  const lines2 = text.split("\n");
-  const blank = (i) => i >= 0 && i < lines2.length && lines2[i].replace(/\r$/, "") === "";
-  let from = span.begin;
-  let to = span.end;
-  if (from > 0 && blank(from - 1)) from--;
-  else if (from === 0 && blank(to + 1)) to++;
-  const last = span.end === lines2.length - 1;
-  lines2.splice(from, to - from + 1);
-  if (last && lines2.length > 0) lines2[lines2.length - 1] = lines2[lines2.length - 1].replace(/\r$/, "");
-  const out = lines2.join("\n");
-  return out === "" ? null : out;
-}
-function takeBlock(text, file, agent, body) {
-  const span = findBlock(text, file);
-  if (span === null) return text;
-  const rest = blockAgents(text, span).filter((a) => a !== agent);
-  if (rest.length === 0) return dropBlock(text, span);
-  return replaceBlock(text, span, block(body(rest)).split("\n").join(eolOf(text)));
-}
-var BLOCK_BEGIN, BLOCK_END, AGENTS_LINE, TOP_BLOCK_FROM, CODEX_BUDGET;
-var init_md_block = __esm({
-  "src/agents/md-block.ts"() {
-    "use strict";
-    init_errors();
-    init_command();
-    BLOCK_BEGIN = "<!-- session-handoff:begin -->";
-    BLOCK_END = "<!-- session-handoff:end -->";
-    AGENTS_LINE = "Installed by session-handoff for:";
-    TOP_BLOCK_FROM = 28 * 1024;
-    CODEX_BUDGET = 32 * 1024;
-  }
-});
-
-// src/agents/index.ts
-function mdBlock(helper, global, file, homeFile) {
-  const at2 = global ? { ...helper, rel: null } : helper;
-  return { kind: "md-block", file: global ? homeFile : file, body: (agents) => bootstrapBody(at2, agents) };
-}
-function owned(file, content, mode = 420) {
-  return { kind: "owned-file", file, content, mode };
-}
-function projectOnly(name2, global) {
-  const instead = `run \`install --agent ${name2}\` in the project instead`;
-  if (global) throw new Refused(`${name2} has no per-user rules folder; ${instead}`);
-}
-function clineScript(helper) {
-  const file = helper.rel !== null ? `"$root"/${shellQuote2(helper.rel)}` : shellQuote2(helper.abs);
-  const run = nodeRun(`hook --mode session --format cline --root "$root"`);
-  const root = `root=$(cd "\${0%/*}/../.." && pwd) || exit 0`;
-  return `#!/bin/sh
-${CLINE_HOOK_MARK}
-${root}
-f=${file}
-[ -f "$f" ] || exit 0
-${run}
-exit 0
-`;
-}
-function clineScriptPs1(helper) {
-  const file = helper.rel !== null ? `Join-Path $root ${psQuote(helper.rel)}` : psQuote(helper.abs);
-  const ps = "hook --mode session --format cline --root $root";
-  return [
-    CLINE_HOOK_MARK,
-    "$root = (Resolve-Path -LiteralPath (Join-Path $PSScriptRoot '..\\..')).Path",
-    `$f = ${file}`,
-    "if (-not (Test-Path -LiteralPath $f -PathType Leaf)) { exit 0 }",
-    "$c = if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }",
-    `$record = Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') ${PS_FIRST}`,
-    `$onPath = Get-Command node ${PS_FIRST} -ExpandProperty Source`,
-    'foreach ($n in @($env:SESSION_HANDOFF_NODE, $record, $onPath, "$env:ProgramFiles\\nodejs\\node.exe")) {',
-    `  if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${ps}; exit $LASTEXITCODE }`,
-    "}",
-    "exit 0",
-    ""
-  ].join("\r\n");
-}
-function isAgentName(s) {
-  return typeof s === "string" && Object.hasOwn(AGENTS, s);
-}
-var SESSION_MATCHER, CURSOR_DESCRIPTION, CURSOR_FRONTMATTER, AGENTS;
-var init_agents = __esm({
-  "src/agents/index.ts"() {
-    "use strict";
-    init_md_block();
-    init_command();
-    init_errors();
-    SESSION_MATCHER = "startup|resume|clear|compact|fork";
-    CURSOR_DESCRIPTION = "Session handoff bootstrap: check for parked session memory at session start";
-    CURSOR_FRONTMATTER = `---
-description: ${CURSOR_DESCRIPTION}
-alwaysApply: true
----
-`;
-    AGENTS = {
-      "claude-code": {
-        name: "claude-code",
-        fromStartFolder: true,
-        skillFolders: { project: [".claude/skills"], home: [".claude/skills"] },
-        markers: { project: [".claude", "CLAUDE.md"], home: [".claude"] },
-        edits(helper, global) {
-          const command = (args) => hookCommand(helper, args, global ? null : "CLAUDE_PROJECT_DIR");
-          const checkpoint = "checkpoint --format claude";
-          const hooks = [
-            { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format claude", timeout: 10 },
-            { event: "PreCompact", args: checkpoint, timeout: 10 },
-            { event: "PostCompact", args: checkpoint, timeout: 10 },
-            // SessionEnd hooks share a 1.5 s budget: checkpoint does the least work there.
-            { event: "SessionEnd", args: checkpoint, timeout: 2 },
-            // The context offer: both events reach the model; Stop does not (2.1.112 ignores it, 2.1.332 loops).
-            { event: "UserPromptSubmit", args: "context --format claude", timeout: 10 },
-            { event: "PostToolUse", args: "context --format claude", timeout: 10 }
-          ];
-          return [{ kind: "json-hooks", file: ".claude/settings.json", command, statusLine: "statusline", hooks }];
-        }
-      },
-      codex: {
-        name: "codex",
-        skillFolders: { project: [".agents/skills"], home: [".codex/skills", ".agents/skills"] },
-        markers: { project: [".codex"], home: [".codex"] },
-        edits(helper, global) {
-          const hooks = [
-            { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format codex", timeout: 10 },
-            { event: "PreCompact", args: "checkpoint --format codex", timeout: 10 },
-            // Codex clamps SessionEnd to 3 s.
-            { event: "SessionEnd", args: "checkpoint --format codex", timeout: 3 },
-            { event: "UserPromptSubmit", args: "context --format codex", timeout: 10 },
-            { event: "PostToolUse", args: "context --format codex", timeout: 10 }
-          ];
-          return [
-            mdBlock(helper, global, "AGENTS.md", ".codex/AGENTS.md"),
-            {
-              kind: "json-hooks",
-              file: ".codex/hooks.json",
-              command: (args) => hookCommand(helper, args, null),
-              commandWindows: (args) => hookCommandPowerShell(helper.abs, args),
-              hooks
-            }
-          ];
-        }
-      },
-      // No session-start hook is known (*unverified*): the block in AGENTS.md, shared with Codex.
-      opencode: {
-        name: "opencode",
-        skillFolders: {
-          project: [".opencode/skills", ".claude/skills", ".agents/skills"],
-          home: [".config/opencode/skills"]
-        },
-        markers: { project: [".opencode", "opencode.json", "opencode.jsonc"], home: [".config/opencode"] },
-        edits: (helper, global) => [mdBlock(helper, global, "AGENTS.md", ".config/opencode/AGENTS.md")]
-      },
-      // Hook files run only once the user enables hooks; siblings of our rule are the user's.
-      cline: {
-        name: "cline",
-        skillFolders: { project: [".cline/skills", ".clinerules/skills"], home: [] },
-        markers: { project: [".clinerules", ".cline"], home: [] },
-        edits(helper, global) {
-          projectOnly("cline", global);
-          return [
-            owned(".clinerules/00-session-handoff.md", `${block(bootstrapBody(helper, ["cline"]))}
-`),
-            owned(".clinerules/hooks/TaskStart", clineScript(helper), 493),
-            owned(".clinerules/hooks/TaskResume", clineScript(helper), 493),
-            owned(".clinerules/hooks/TaskStart.ps1", clineScriptPs1(helper)),
-            owned(".clinerules/hooks/TaskResume.ps1", clineScriptPs1(helper))
-          ];
-        }
-      },
-      // No PreCompress: it fires before every model request. Gemini matches lifecycle events by exact
-      // name, so no matcher; timeouts in milliseconds; JSON only on stdout, or it shows a chat line.
-      gemini: {
-        name: "gemini",
-        fromStartFolder: true,
-        skillFolders: { project: [".gemini/skills", ".agents/skills"], home: [".gemini/skills"] },
-        markers: { project: [".gemini", "GEMINI.md"], home: [".gemini"] },
-        edits(helper, global) {
-          const hooks = [
-            { event: "SessionStart", args: "hook --mode session --format gemini", timeout: 1e4 },
-            { event: "SessionEnd", args: "checkpoint --format gemini", timeout: 3e3 }
-          ];
-          const command = (args) => hookCommand(helper, args, global ? null : "GEMINI_PROJECT_DIR");
-          return [
-            mdBlock(helper, global, "GEMINI.md", ".gemini/GEMINI.md"),
-            { kind: "json-hooks", file: ".gemini/settings.json", command, hooks }
-          ];
-        }
-      },
-      // With third-party hooks on, Cursor also runs Claude Code's: install adds no hook of its own.
-      cursor: {
-        name: "cursor",
-        skillFolders: { project: [".agents/skills", ".cursor/skills"], home: [] },
-        markers: { project: [".cursor", ".cursorrules"], home: [] },
-        edits(helper, global) {
-          projectOnly("cursor", global);
-          const content = `${CURSOR_FRONTMATTER}${block(bootstrapBody(helper, ["cursor"]))}
-`;
-          return [owned(".cursor/rules/session-handoff.mdc", content)];
-        }
       }
     };
   }
@@ -11975,7 +11977,7 @@ function installShaped(spec, command, args) {
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
     const base = (windowsShaped(name2) ? path39.win32 : path39.posix).basename(name2);
-    if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
+    if (shellQuote(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
 }
@@ -15058,7 +15060,7 @@ async function decide(ctx, input, format2) {
   return ok(`${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext } })}
 `, warn);
 }
-var TAILS, STDIN_BYTES2, AGENT_OF_FORMAT, contextVerb;
+var TAILS, STDIN_BYTES2, contextVerb;
 var init_context = __esm({
   "src/verbs/context.ts"() {
     "use strict";
@@ -15067,6 +15069,7 @@ var init_context = __esm({
     init_transcripts();
     init_last_save();
     init_saves();
+    init_render();
     init_harness_path();
     init_hook_input();
     init_checkpoints();
@@ -15081,7 +15084,6 @@ var init_context = __esm({
     init_types();
     TAILS = [256 * 1024, 1024 * 1024];
     STDIN_BYTES2 = 65536;
-    AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
     contextVerb = {
       name: "context",
       options: { root: { type: "string" }, format: { type: "string" } },

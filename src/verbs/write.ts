@@ -1,5 +1,6 @@
 import path from "node:path";
-import { agentOfEnv, recordSavedBy, recordSavedHere, savedStampOf } from "../git/saves.ts";
+import { agentOfEnv } from "../agents/index.ts";
+import { recordSavedBy, recordSavedHere, savedStampOf } from "../git/saves.ts";
 import { HelperError, Refused, UsageError } from "../errors.ts";
 import { draftShown, parseDraftName, removeDraft, takeDraft, type Draft, type Taken } from "../store/drafts.ts";
 import { underLock } from "../store/mutate.ts";
