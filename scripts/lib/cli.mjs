@@ -6083,7 +6083,7 @@ var init_document = __esm({
   }
 });
 
-// src/git/write-checked.ts
+// src/save/save.ts
 import path23 from "node:path";
 function schemaRefusal(file, errors) {
   const more = /\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0;
@@ -6258,8 +6258,8 @@ async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
   return { bytes, prior, unchanged, notes: [...notes, ...scoreNotes(v)] };
 }
 var MAX_FINDINGS_SHOWN;
-var init_write_checked = __esm({
-  "src/git/write-checked.ts"() {
+var init_save = __esm({
+  "src/save/save.ts"() {
     "use strict";
     init_quote();
     init_errors();
@@ -7057,7 +7057,7 @@ var init_write = __esm({
     init_files();
     init_common();
     init_types();
-    init_write_checked();
+    init_save();
     init_record();
     writeVerb = {
       name: "write",

@@ -10,7 +10,7 @@ import { readStable, tokenOf } from "../store/files.ts";
 import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, ROOT_HELP,
   stdinForValidate } from "./common.ts";
 import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
-import { buildDocument, checkDocument, type Built, type Checked } from "../git/write-checked.ts";
+import { buildDocument, checkDocument, type Built, type Checked } from "../save/save.ts";
 import { recordSave } from "../journal/record.ts";
 
 /** `write <kind> --expected-current-sha256 TOKEN`: replace a memory file by compare-and-swap. */

@@ -3,11 +3,11 @@
 import { quotedValue } from "../guard/quote.ts";
 import path from "node:path";
 import { Refused } from "../errors.ts";
-import { collectAnchors, statInsideRoot } from "./anchors.ts";
+import { collectAnchors, statInsideRoot } from "../git/anchors.ts";
 import { formatRedactionReport, redactText } from "../guard/redact.ts";
 import { renderAnchorLines } from "../schema/anchor-lines.ts";
 import { droppedItems, droppedReport } from "../schema/open-items.ts";
-import { cloneIdOf, markClone } from "./saves.ts";
+import { cloneIdOf, markClone } from "../git/saves.ts";
 import { anchorsBody, anchorsEmpty, comparable, fillAnchors, stampSaved } from "../schema/stamp.ts";
 import { handoffKeyFiles, handoffLayout, validateHandoff } from "../schema/validate.ts";
 import { issueLines, scoreLine, type Issue, type Validation } from "../schema/validate-common.ts";
