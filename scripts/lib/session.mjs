@@ -2112,7 +2112,7 @@ function renderHook(format, text, limit) {
     lines[0] = lines[0].slice(0, Math.max(0, lines[0].length - (out.length - limit) - 1));
   }
 }
-var ENVELOPES;
+var ENVELOPES, AGENT_OF_FORMAT;
 var init_render = __esm({
   "src/agents/render.ts"() {
     "use strict";
@@ -2129,6 +2129,7 @@ var init_render = __esm({
       cline: (text) => `${JSON.stringify({ cancel: false, contextModification: text, errorMessage: "" })}
 `
     };
+    AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
   }
 });
 
@@ -3210,7 +3211,7 @@ function contextOffer(root, input, o) {
   const paused = pauseSwitch(memDir, o.env) !== null;
   if (!paused && event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
     const token = savedToken(strings(input.tool_response).join("\n"), false);
-    if (token !== null) recordSavedBy(root, o.env, token, o.agent);
+    if (token !== null) recordSavedBy(root, o.env, token, AGENT_OF_FORMAT[o.format] ?? null);
   }
   const { settings, problems: notes } = readSettings(memDir);
   const quiet = { notes, offer: null };
@@ -3259,6 +3260,7 @@ var init_offer = __esm({
     init_transcripts();
     init_last_save();
     init_saves();
+    init_render();
     init_hook_input();
     init_store();
     init_files();
@@ -3277,7 +3279,7 @@ var context_exports = {};
 __export(context_exports, {
   contextVerb: () => contextVerb
 });
-var STDIN_BYTES, AGENT_OF_FORMAT, contextVerb;
+var STDIN_BYTES, contextVerb;
 var init_context = __esm({
   "src/verbs/context.ts"() {
     "use strict";
@@ -3287,7 +3289,6 @@ var init_context = __esm({
     init_common();
     init_types();
     STDIN_BYTES = 65536;
-    AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
     contextVerb = {
       name: "context",
       options: { root: { type: "string" }, format: { type: "string" } },
@@ -3323,8 +3324,7 @@ exit: always 0.
         } catch (err) {
           return ok("", [say(`${err.message}; printing nothing`)]);
         }
-        const o = { ...ctx, format, agent: AGENT_OF_FORMAT[format] ?? null };
-        const { notes, offer } = contextOffer(root, input, o);
+        const { notes, offer } = contextOffer(root, input, { ...ctx, format });
         const json = offer && { hookSpecificOutput: { hookEventName: offer.event, additionalContext: offer.text } };
         return ok(json ? `${JSON.stringify(json)}
 ` : "", notes.map(say));

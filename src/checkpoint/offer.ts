@@ -6,6 +6,7 @@ import { closeTranscript, openTranscript, tailPart } from "../agents/transcripts
 import { readEvents, sniffFormat, usagePoints, type UsagePoint } from "../agents/transcripts/index.ts";
 import { findLastSave, isSaveCommand, savedToken } from "../agents/transcripts/last-save.ts";
 import { recordSavedBy } from "../git/saves.ts";
+import { AGENT_OF_FORMAT } from "../agents/render.ts";
 import { userHelperWithoutMemory } from "../agents/hook-input.ts";
 import { checkpointsDir, rmQuietRegular, sessionFileId } from "./store.ts";
 import { createExclusive } from "../store/files.ts";
@@ -57,7 +58,7 @@ function strings(v: unknown, out: string[] = [], depth = 0): string[] {
 }
 
 type Env = Record<string, string | undefined>;
-type OfferOptions = { env: Env; skillDir?: string | null; helperPath?: string; format: string; agent: string | null };
+type OfferOptions = { env: Env; skillDir?: string | null; helperPath?: string; format: string };
 
 /** One hook call's offer: the sentence for the event, or none; `notes` go to stderr either way. */
 export function contextOffer(root: string, input: Record<string, unknown>, o: OfferOptions) {
@@ -68,7 +69,7 @@ export function contextOffer(root: string, input: Record<string, unknown>, o: Of
   // After a tool call that saved the handoff, records which agent saved it (Codex tells its tools nothing).
   if (!paused && event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
     const token = savedToken(strings(input.tool_response).join("\n"), false);
-    if (token !== null) recordSavedBy(root, o.env, token, o.agent);
+    if (token !== null) recordSavedBy(root, o.env, token, AGENT_OF_FORMAT[o.format] ?? null);
   }
   const { settings, problems: notes } = readSettings(memDir);
   const quiet = { notes, offer: null };

@@ -6,7 +6,6 @@ import { rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
 const STDIN_BYTES = 65_536;
-const AGENT_OF_FORMAT: Record<string, string> = { claude: "Claude Code", codex: "Codex" };
 
 export const contextVerb: Verb = {
   name: "context",
@@ -43,8 +42,7 @@ exit: always 0.
     } catch (err) {
       return ok("", [say(`${(err as Error).message}; printing nothing`)]);
     }
-    const o = { ...ctx, format, agent: AGENT_OF_FORMAT[format] ?? null };
-    const { notes, offer } = contextOffer(root, input, o);
+    const { notes, offer } = contextOffer(root, input, { ...ctx, format });
     const json = offer && { hookSpecificOutput: { hookEventName: offer.event, additionalContext: offer.text } };
     return ok(json ? `${JSON.stringify(json)}\n` : "", notes.map(say));
   },

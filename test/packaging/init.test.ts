@@ -90,7 +90,7 @@ describe("npx session-handoff init, from the packed tarball", () => {
     expect(r.stdout).toContain("claude-code: created .claude/settings.json\n");
     expect(r.stdout).toContain("codex: created .codex/hooks.json\n");
     expect(r.stdout).toContain("check: node .agents/skills/session-handoff/scripts/memory_io.mjs doctor\n");
-    expect(r.stdout).toMatch(/^next: start a new session \(claude-code, codex\) and say "write a handoff" .*"resume where we left off"/m);
+    expect(r.stdout).toMatch(/^next: start a new session \(claude-code; codex: approve its hooks in \/hooks first\) and say "write a handoff" .*"resume where we left off"/m);
     expect(realpathSync(path.join(root, ".claude", "skills", "session-handoff"))).toBe(skill(root));
     for (const f of ["SKILL.md", "scripts/memory_io.mjs", "scripts/lib/cli.mjs", "scripts/lib/session.mjs", "references/handoff-schema.md"]) expect(existsSync(path.join(skill(root), f)), f).toBe(true);
     const claude = readFileSync(path.join(root, ".claude", "settings.json"), "utf8");
@@ -137,6 +137,21 @@ describe("npx session-handoff init, from the packed tarball", () => {
     expect(existsSync(path.join(root, ".claude", "skills"))).toBe(false);
     expect(readdirSync(path.join(root, ".claude"))).toEqual([]);
     expect(existsSync(path.join(root, "AGENTS.md"))).toBe(false);
+  }, 300_000);
+
+  it("--undo takes back an agent no folder marks (opencode: AGENTS.md alone) and leaves the project as it was", () => {
+    const { root, env } = project([]);
+    const before = snapshot([root]);
+    expect(npx(root, env, ["init", "--agent", "opencode"]).status).toBe(0);
+    expect(readFileSync(path.join(root, "AGENTS.md"), "utf8")).toContain("session-handoff");
+    const dry = npx(root, env, ["init", "--undo", "--dry-run"]);
+    expect(dry.stdout).toContain("opencode: would remove AGENTS.md\n");
+    const undo = npx(root, env, ["init", "--undo"]);
+    expect(undo.status, undo.stderr).toBe(0);
+    expect(undo.stdout).toContain("opencode: removed AGENTS.md\n");
+    expect(undo.stdout).toContain("opencode: removed the merge driver session-handoff from .git/config\n");
+    expect(snapshot([root]).split("\n").filter((l) => !l.includes("/.git/"))).toEqual(before.split("\n").filter((l) => !l.includes("/.git/")));
+    expect(spawnSync("git", ["config", "--get-regexp", "merge"], { cwd: root, env, encoding: "utf8" }).stdout).toBe("");
   }, 300_000);
 
   it("from a local npm i -D: the hooks name the copy, not node_modules", () => {
