@@ -9409,6 +9409,11 @@ function laterHandoff(ours, theirs, nowMs) {
   if (!ta.known || !tb.known) return "ours";
   return tb.time.ms > ta.time.ms ? "theirs" : "ours";
 }
+function unreadSchema(ours, theirs) {
+  const v = (t) => /^<!--\s*memory-schema:\s*([A-Za-z0-9._-]{1,20})\s*-->/.exec(t)?.[1] ?? "v1";
+  const [side, version] = v(theirs) !== "v1" ? ["their", v(theirs)] : ["our", v(ours)];
+  return version === "v1" ? null : `${side} side is memory schema ${version} and this helper reads v1 only`;
+}
 function markMerged(text, archiveName2, note = null) {
   const line = `Merged-with: archive/${archiveName2}${note === null ? "" : `; ${note}`}`;
   const lines2 = text.split("\n").filter((l) => !MERGED_LINE.test(l));
@@ -9434,11 +9439,15 @@ function splitLedger(text, prefix) {
 function entryText(e) {
   return [e.heading.replace(/^## [A-Z]-\d{4}: /, ""), ...e.body].join("\n").trim();
 }
-function mergeLedgers(ours, theirs, prefix) {
+function mergeLedgers(ours, theirs, prefix, base = "") {
   const a = splitLedger(ours, prefix);
   const b = splitLedger(theirs, prefix);
+  const was = new Map(splitLedger(base, prefix).entries.map((e) => [e.id, entryText(e)]));
+  const same = (e) => was.get(e.id) === entryText(e);
+  const kept = a.entries.flatMap((e) => same(e) ? b.entries.filter((t) => t.id === e.id) : [e]);
   const used = new Set([...a.entries, ...b.entries].map((e) => e.id));
-  const byId = new Map(a.entries.map((e) => [e.id, e]));
+  b.entries = b.entries.filter((e) => !same(e));
+  const byId = new Map(kept.map((e) => [e.id, e]));
   let next = Math.max(0, ...used) + 1;
   const added2 = [];
   for (const e of b.entries) {
@@ -9454,7 +9463,7 @@ function mergeLedgers(ours, theirs, prefix) {
     const heading = e.heading.replace(/^## [A-Z]-\d{4}: /, `## ${prefix}-${String(id).padStart(4, "0")}: `);
     added2.push({ id, heading, body: [`- Renumbered: was ${old} on the other side of a merge`, ...e.body] });
   }
-  const all = [...a.entries, ...added2];
+  const all = [...kept, ...added2];
   const blocks = all.map((e) => {
     const body = [...e.body];
     while (body.length > 0 && body[body.length - 1] === "") body.pop();
@@ -9490,10 +9499,25 @@ function addItems(lines2, h, heading, add) {
   }
   lines2.splice(end, 0, ...bullets);
 }
-function mergeHandoffs(later, other) {
-  const text = later.replace(/\r\n?/g, "\n");
+function dropItems(text, drop) {
+  const mine = parseHandoff(text).items.filter((i) => MERGED.includes(i.section));
+  const gone = mine.filter((i) => drop(`${i.section}
+${i.text}`));
+  const lines2 = text.split("\n");
+  for (const i of [...gone].reverse()) {
+    const all = mine.filter((m) => m.section === i.section);
+    const none = all[0] === i && all.every((m) => gone.includes(m)) ? ["- none"] : [];
+    lines2.splice(i.line - 1, i.text.split("\n").length, ...none);
+  }
+  return lines2.join("\n");
+}
+function mergeHandoffs(later, other, base = "") {
+  const keys = (t) => new Set(parseHandoff(t).items.map((i) => `${i.section}
+${i.text}`));
+  const [was, kept] = [keys(base), keys(other)];
+  const text = dropItems(later.replace(/\r\n?/g, "\n"), (k) => was.has(k) && !kept.has(k));
   const a = parseHandoff(text);
-  const b = parseHandoff(other);
+  const b = parseHandoff(dropItems(other, (k) => was.has(k)));
   const lines2 = text.split("\n");
   const missing = (mine, theirs) => {
     const have = new Set(mine.map((t) => t.trim()));
@@ -9541,7 +9565,7 @@ function mergeCountsText(c) {
   const n2 = (k, one, many) => `+${k} ${k === 1 ? one : many}`;
   return `${n2(c.decisions, "decision", "decisions")}, ${n2(c.failed, "failed approach", "failed approaches")}`;
 }
-var MERGED_LINE, RANK2, BOX, NONE_ITEM2, PLAN_LINE, firstLine2, real;
+var MERGED_LINE, RANK2, BOX, NONE_ITEM2, PLAN_LINE, MERGED, firstLine2, real;
 var init_merge_driver = __esm({
   "src/git/merge-driver.ts"() {
     "use strict";
@@ -9551,6 +9575,7 @@ var init_merge_driver = __esm({
     BOX = { todo: " ", "in-progress": "~", done: "x", abandoned: "-" };
     NONE_ITEM2 = /^(none|none recorded|n\/a|-)\.?$/i;
     PLAN_LINE = /^(\s*[-*+] \[)([ xX~-])(\]\s+)(.*)$/;
+    MERGED = ["plan", "decisions", "failed approaches", "open questions", "next steps"];
     firstLine2 = (t) => t.split("\n")[0].trim();
     real = (items2) => items2.filter((t) => !NONE_ITEM2.test(t.trim()));
   }
@@ -15681,7 +15706,9 @@ changes that copy; without it git merges as text and keeps the conflict).
                (git merge-file --union).
   other paths  a text merge (git merge-file): conflict markers stand, and \`check\` exits 3.
 A side holding a NUL byte or bytes that are not UTF-8 is not merged, whatever the path
-(exit 1): git's conflict stands.
+(exit 1): git's conflict stands; the same for a handoff or ledger side in a schema
+other than v1 (a newer helper's). Handoffs and ledgers read <base>: an item one side
+left as it was takes the other side's edit or removal.
 It writes only <ours> (a regular file, no link followed) and the new archive.
 exit: 0 merged; 1 not merged (git's conflict stands)
 `,
@@ -15690,9 +15717,11 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         const m = /^((?:.*\/)?)\.ai\/memory\/(HANDOFF|LESSONS|SOLUTIONS)\.md$/.exec(file);
         let a;
         let b;
+        let o;
         try {
           a = memorySide(ours, "our side");
           b = memorySide(theirs, "their side");
+          o = memorySide(base, "the base");
         } catch (err) {
           return ok("", [`session-handoff merge driver: ${err.message}`], 1);
         }
@@ -15716,8 +15745,10 @@ exit: 0 merged; 1 not merged (git's conflict stands)
         }
         if (!m) return gitMerge([], null);
         if (a === b) return ok("");
+        const unread = unreadSchema(a, b);
+        if (unread !== null) return gitMerge([], unread);
         if (m[2] !== "HANDOFF") {
-          writeResult(ours, mergeLedgers(a, b, m[2] === "LESSONS" ? "L" : "S"));
+          writeResult(ours, mergeLedgers(a, b, m[2] === "LESSONS" ? "L" : "S", o));
           return ok("");
         }
         const later = laterHandoff(a, b, Date.now());
@@ -15727,7 +15758,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
           const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
           const name2 = archiveName("HANDOFF", dir);
           if (!createExclusive(path55.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
-          const merged = mergeHandoffs(winner, loser);
+          const merged = mergeHandoffs(winner, loser, o);
           const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
           const at2 = stateTimeOfText(loser, Date.now());
           const whose = who === null ? "the other" : `${who}'s`;

@@ -19,6 +19,13 @@ export function laterHandoff(ours: string, theirs: string, nowMs: number): "ours
   return tb.time.ms > ta.time.ms ? "theirs" : "ours";
 }
 
+/** Why a side is not merged: its marker names a schema this helper does not read (a newer one is never downgraded). */
+export function unreadSchema(ours: string, theirs: string): string | null {
+  const v = (t: string) => /^<!--\s*memory-schema:\s*([A-Za-z0-9._-]{1,20})\s*-->/.exec(t)?.[1] ?? "v1";
+  const [side, version] = v(theirs) !== "v1" ? ["their", v(theirs)] : ["our", v(ours)];
+  return version === "v1" ? null : `${side} side is memory schema ${version} and this helper reads v1 only`;
+}
+
 /** The chosen handoff with a `Merged-with: archive/<name>[; note]` line after its `Saved:` line (or title). */
 export function markMerged(text: string, archiveName: string, note: string | null = null): string {
   const line = `Merged-with: archive/${archiveName}${note === null ? "" : `; ${note}`}`;
@@ -57,11 +64,16 @@ function entryText(e: { heading: string; body: string[] }): string {
  * Merges two ledgers (`prefix` L or S) by entry id: ours in its order, then each of theirs not already there; a
  * clashing id (other text) keeps ours and renumbers theirs to the next free id, noting the old one.
  */
-export function mergeLedgers(ours: string, theirs: string, prefix: string): string {
+export function mergeLedgers(ours: string, theirs: string, prefix: string, base = ""): string {
   const a = splitLedger(ours, prefix);
   const b = splitLedger(theirs, prefix);
+  const was = new Map(splitLedger(base, prefix).entries.map((e) => [e.id, entryText(e)]));
+  // Against the base: an entry one side left as it was yields to the other side's edit or deletion.
+  const same = (e: LedgerParts["entries"][number]) => was.get(e.id) === entryText(e);
+  const kept = a.entries.flatMap((e) => (same(e) ? b.entries.filter((t) => t.id === e.id) : [e]));
   const used = new Set([...a.entries, ...b.entries].map((e) => e.id));
-  const byId = new Map(a.entries.map((e) => [e.id, e]));
+  b.entries = b.entries.filter((e) => !same(e));
+  const byId = new Map(kept.map((e) => [e.id, e]));
   let next = Math.max(0, ...used) + 1;
   const added: LedgerParts["entries"] = [];
   for (const e of b.entries) {
@@ -78,7 +90,7 @@ export function mergeLedgers(ours: string, theirs: string, prefix: string): stri
     // The note goes right under the heading, where a reader of the entry sees it first.
     added.push({ id, heading, body: [`- Renumbered: was ${old} on the other side of a merge`, ...e.body] });
   }
-  const all = [...a.entries, ...added];
+  const all = [...kept, ...added];
   // Each entry ends with one blank line before the next heading.
   const blocks = all.map((e) => {
     const body = [...e.body];
@@ -95,6 +107,7 @@ const BOX: Record<string, string> = { todo: " ", "in-progress": "~", done: "x", 
 const NONE_ITEM = /^(none|none recorded|n\/a|-)\.?$/i;
 const PLAN_LINE = /^(\s*[-*+] \[)([ xX~-])(\]\s+)(.*)$/;
 
+const MERGED = ["plan", "decisions", "failed approaches", "open questions", "next steps"];
 const firstLine = (t: string) => t.split("\n")[0]!.trim();
 const real = (items: string[]) => items.filter((t) => !NONE_ITEM.test(t.trim()));
 
@@ -128,6 +141,20 @@ function addItems(lines: string[], h: ParsedHandoff, heading: string, add: strin
   lines.splice(end, 0, ...bullets);
 }
 
+// The text less each item of the merged sections that `drop` names (by section and text); a section so emptied
+// keeps `- none`.
+function dropItems(text: string, drop: (key: string) => boolean): string {
+  const mine = parseHandoff(text).items.filter((i) => MERGED.includes(i.section));
+  const gone = mine.filter((i) => drop(`${i.section}\n${i.text}`));
+  const lines = text.split("\n");
+  for (const i of [...gone].reverse()) {
+    const all = mine.filter((m) => m.section === i.section);
+    const none = all[0] === i && all.every((m) => gone.includes(m)) ? ["- none"] : [];
+    lines.splice(i.line - 1, i.text.split("\n").length, ...none);
+  }
+  return lines.join("\n");
+}
+
 /** What `mergeHandoffs` added from the other side, for the brief's sentence. */
 interface MergeCounts {
   decisions: number;
@@ -139,10 +166,13 @@ interface MergeCounts {
  * questions, plan steps at the furthest status either side reached (the other's own steps added), and the other
  * side's open next steps below the later side's. Goal, anchors and the rest are the later side's.
  */
-export function mergeHandoffs(later: string, other: string): { text: string; added: MergeCounts } {
-  const text = later.replace(/\r\n?/g, "\n");
+export function mergeHandoffs(later: string, other: string, base = ""): { text: string; added: MergeCounts } {
+  const keys = (t: string) => new Set(parseHandoff(t).items.map((i) => `${i.section}\n${i.text}`));
+  const [was, kept] = [keys(base), keys(other)];
+  // Against the base: an item one side left as it was yields to the other side's edit or removal.
+  const text = dropItems(later.replace(/\r\n?/g, "\n"), (k) => was.has(k) && !kept.has(k));
   const a = parseHandoff(text);
-  const b = parseHandoff(other);
+  const b = parseHandoff(dropItems(other, (k) => was.has(k)));
   const lines = text.split("\n");
   const missing = (mine: string[], theirs: string[]) => {
     const have = new Set(mine.map((t) => t.trim()));

@@ -1,6 +1,8 @@
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
 import path from "node:path";
-import { laterHandoff, markMerged, mergeCountsText, mergeHandoffs, mergeLedgers } from "../git/merge-driver.ts";
+import {
+  laterHandoff, markMerged, mergeCountsText, mergeHandoffs, mergeLedgers, unreadSchema,
+} from "../git/merge-driver.ts";
 import { stateTimeOfText } from "../schema/handoff.ts";
 import { runGit } from "../git/run.ts";
 import { archiveName } from "../store/archive.ts";
@@ -91,7 +93,9 @@ changes that copy; without it git merges as text and keeps the conflict).
                (git merge-file --union).
   other paths  a text merge (git merge-file): conflict markers stand, and \`check\` exits 3.
 A side holding a NUL byte or bytes that are not UTF-8 is not merged, whatever the path
-(exit 1): git's conflict stands.
+(exit 1): git's conflict stands; the same for a handoff or ledger side in a schema
+other than v1 (a newer helper's). Handoffs and ledgers read <base>: an item one side
+left as it was takes the other side's edit or removal.
 It writes only <ours> (a regular file, no link followed) and the new archive.
 exit: 0 merged; 1 not merged (git's conflict stands)
 `,
@@ -101,9 +105,11 @@ exit: 0 merged; 1 not merged (git's conflict stands)
     // Every path's sides are read one way: a text merge would keep a NUL or rewrite invalid UTF-8.
     let a: string;
     let b: string;
+    let o: string;
     try {
       a = memorySide(ours, "our side");
       b = memorySide(theirs, "their side");
+      o = memorySide(base, "the base");
     } catch (err) {
       return ok("", [`session-handoff merge driver: ${(err as Error).message}`], 1);
     }
@@ -130,8 +136,10 @@ exit: 0 merged; 1 not merged (git's conflict stands)
     }
     if (!m) return gitMerge([], null);
     if (a === b) return ok("");
+    const unread = unreadSchema(a, b);
+    if (unread !== null) return gitMerge([], unread);
     if (m[2] !== "HANDOFF") {
-      writeResult(ours, mergeLedgers(a, b, m[2] === "LESSONS" ? "L" : "S"));
+      writeResult(ours, mergeLedgers(a, b, m[2] === "LESSONS" ? "L" : "S", o));
       return ok("");
     }
     const later = laterHandoff(a, b, Date.now());
@@ -141,7 +149,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
       const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
       const name = archiveName("HANDOFF", dir);
       if (!createExclusive(path.join(dir, name), loser)) throw new Error(`archive/${name} could not be created`);
-      const merged = mergeHandoffs(winner, loser);
+      const merged = mergeHandoffs(winner, loser, o);
       const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
       const at = stateTimeOfText(loser, Date.now());
       const whose = who === null ? "the other" : `${who}'s`;
