@@ -9687,7 +9687,9 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
     const of = at2.known ? ` of ${at2.time.iso}` : "";
     const note = `merged with ${whose} handoff${of}: ${mergeCountsText(merged.added)}`;
     writeResult(ours, markMerged(merged.text, name2, note));
-    const kept = `${file}: kept the later handoff; the other is archive/${name2}`;
+    const sure = at2.known && stateTimeOfText(winner, Date.now()).known;
+    const chose = sure ? "the later handoff" : "ours, as a state time is unknown or in the future";
+    const kept = `${file}: kept ${chose}; the other is archive/${name2}`;
     return said2(0, `${kept}, not in this merge's commit: \`publish\` commits it`);
   } catch (err) {
     return gitMerge([], `the other handoff could not be archived (${err.message})`);

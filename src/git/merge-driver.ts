@@ -334,7 +334,9 @@ export async function mergeMemoryFile(
     const of = at.known ? ` of ${at.time.iso}` : "";
     const note = `merged with ${whose} handoff${of}: ${mergeCountsText(merged.added)}`;
     writeResult(ours, markMerged(merged.text, name, note));
-    const kept = `${file}: kept the later handoff; the other is archive/${name}`;
+    const sure = at.known && stateTimeOfText(winner, Date.now()).known;
+    const chose = sure ? "the later handoff" : "ours, as a state time is unknown or in the future";
+    const kept = `${file}: kept ${chose}; the other is archive/${name}`;
     return said(0, `${kept}, not in this merge's commit: \`publish\` commits it`);
   } catch (err) {
     return gitMerge([], `the other handoff could not be archived (${(err as Error).message})`);

@@ -100,6 +100,22 @@ describe("the merge driver reads the base", () => {
     expect(section("Next steps")).toBe("1. Ship a.txt");
   });
 
+  it("a handoff from the future is not called the later one", { timeout: 120_000 }, () => {
+    const c = twoClones();
+    const doc = handoffDoc(["[ ] Step"], ["[user-directed] D: why"], ["none"], "Continue in a.txt");
+    c.save(c.a, "handoff", aged(doc, "2026-12-01T08:00:00Z"));
+    c.clone();
+    c.save(c.b, "handoff", aged(doc.replace("Ship it", "B's goal"), "2026-12-01T09:00:00Z"));
+    // A clock far ahead on A: its state time is unknown, so B's own handoff stays, and the driver says why.
+    const file = path.join(c.a, ".ai", "memory", "HANDOFF.md");
+    writeFileSync(file, aged(readFileSync(file, "utf8"), "2099-01-01T00:00:00Z").replace("Ship it", "A's goal"));
+    expect(c.git(c.a, "commit", "-qam", "a save from the future").code).toBe(0);
+    const m = c.pull();
+    expect(m.code, m.out).toBe(0);
+    expect(m.out).toContain("HANDOFF.md: kept ours, as a state time is unknown or in the future; the other is archive/");
+    expect(c.read("HANDOFF.md")).toContain("B's goal");
+  });
+
   it("a handoff in a newer schema is never downgraded: git's conflict stands", { timeout: 120_000 }, () => {
     const c = twoClones();
     const doc = handoffDoc(["[ ] Step"], ["[user-directed] D: why"], ["none"], "Continue in a.txt");
