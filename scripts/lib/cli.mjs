@@ -9918,14 +9918,8 @@ function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
     at2 = path33.join(at2, part);
-    let st;
-    try {
-      st = lstatSync12(at2);
-    } catch {
-      mkdirSync5(at2, { mode: 448 });
-      st = lstatSync12(at2);
-    }
-    if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
+    if (lstatSync12(at2, { throwIfNoEntry: false }) === void 0) mkdirSync5(at2, { mode: 448 });
+    if (!lstatSync12(at2).isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
   return at2;
 }
@@ -9941,16 +9935,13 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
   const [base, ours, theirs, file] = args;
   const said2 = (code, note = null) => ({ notes: note === null ? [] : [`session-handoff merge driver: ${note}`], code });
   const m = /^((?:.*\/)?)\.ai\/memory\/(HANDOFF|LESSONS|SOLUTIONS)\.md$/.exec(file);
-  let a;
-  let b;
-  let o;
+  let sides;
   try {
-    a = memorySide(ours, "our side");
-    b = memorySide(theirs, "their side");
-    o = memorySide(base, "the base");
+    sides = [memorySide(ours, "our side"), memorySide(theirs, "their side"), memorySide(base, "the base")];
   } catch (err) {
     return said2(1, err.message);
   }
+  const [a, b, o] = sides;
   const gitMerge = async (mode, why) => {
     const labels = ["-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs];
     const r = await runGit(cwd, ["merge-file", ...mode, ...labels], env);
@@ -15797,9 +15788,8 @@ changes that copy; without it git merges as text and keeps the conflict).
                (git merge-file --union).
   other paths  a text merge (git merge-file): conflict markers stand, and \`check\` exits 3.
 A side holding a NUL byte or bytes that are not UTF-8 is not merged, whatever the path
-(exit 1): git's conflict stands; the same for a handoff or ledger side in a schema
-other than v1 (a newer helper's). Handoffs and ledgers read <base>: an item one side
-left as it was takes the other side's edit or removal.
+(exit 1): git's conflict stands; so too a handoff or ledger in a schema other than v1.
+Both read <base>: an item one side left as it was takes the other side's edit or removal.
 It writes only <ours> (a regular file, no link followed) and the new archive.
 exit: 0 merged; 1 not merged (git's conflict stands)
 `,

@@ -140,8 +140,7 @@ function addItems(lines: string[], h: ParsedHandoff, heading: string, add: strin
   lines.splice(end, 0, ...bullets);
 }
 
-// The text less each item of the merged sections that `drop` names (by section and text); a section so emptied
-// keeps `- none`.
+// The text less the merged sections' items that `drop` names (by section and text); an emptied section keeps `- none`.
 function dropItems(text: string, drop: (key: string) => boolean): string {
   const mine = parseHandoff(text).items.filter((i) => MERGED.includes(i.section));
   const gone = mine.filter((i) => drop(`${i.section}\n${i.text}`));
@@ -249,14 +248,8 @@ function archiveDirOf(top: string, memRel: string): string {
   let at = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
     at = path.join(at, part);
-    let st;
-    try {
-      st = lstatSync(at);
-    } catch {
-      mkdirSync(at, { mode: 0o700 });
-      st = lstatSync(at);
-    }
-    if (!st.isDirectory()) throw new Error(`${at} is not a real folder`);
+    if (lstatSync(at, { throwIfNoEntry: false }) === undefined) mkdirSync(at, { mode: 0o700 });
+    if (!lstatSync(at).isDirectory()) throw new Error(`${at} is not a real folder`);
   }
   return at;
 }
@@ -281,16 +274,13 @@ export async function mergeMemoryFile(
     ({ notes: note === null ? [] : [`session-handoff merge driver: ${note}`], code });
   const m = /^((?:.*\/)?)\.ai\/memory\/(HANDOFF|LESSONS|SOLUTIONS)\.md$/.exec(file);
   // Every path's sides are read one way: a text merge would keep a NUL or rewrite invalid UTF-8.
-  let a: string;
-  let b: string;
-  let o: string;
+  let sides: string[];
   try {
-    a = memorySide(ours, "our side");
-    b = memorySide(theirs, "their side");
-    o = memorySide(base, "the base");
+    sides = [memorySide(ours, "our side"), memorySide(theirs, "their side"), memorySide(base, "the base")];
   } catch (err) {
     return said(1, (err as Error).message);
   }
+  const [a, b, o] = sides as [string, string, string];
   const gitMerge = async (mode: string[], why: string | null) => {
     const labels = ["-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs];
     const r = await runGit(cwd, ["merge-file", ...mode, ...labels], env);
