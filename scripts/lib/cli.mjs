@@ -9740,8 +9740,7 @@ function mergedSentence(name2, note = null) {
 function laterHandoff(ours, theirs, nowMs) {
   const ta = stateTimeOfText(ours, nowMs);
   const tb = stateTimeOfText(theirs, nowMs);
-  if (!ta.known || !tb.known) return "ours";
-  return tb.time.ms > ta.time.ms ? "theirs" : "ours";
+  return ta.known && tb.known && tb.time.ms > ta.time.ms ? "theirs" : "ours";
 }
 function unreadSchema(ours, theirs) {
   const v = (t) => /^<!--\s*memory-schema:\s*([A-Za-z0-9._-]{1,20})\s*-->/.exec(t)?.[1] ?? "v1";
@@ -9827,11 +9826,8 @@ function addItems(lines2, h, heading, add) {
   let end = body.to;
   while (end > body.from && lines2[end - 1].trim() === "") end--;
   const none = lines2.slice(body.from, end).findIndex((l) => /^[-*+]\s+(none|none recorded|n\/a)\.?\s*$/i.test(l));
-  if (none !== -1 && lines2.slice(body.from, end).filter((l) => /^[-*+]\s/.test(l)).length === 1) {
-    lines2.splice(body.from + none, 1, ...bullets);
-    return;
-  }
-  lines2.splice(end, 0, ...bullets);
+  const lone = none !== -1 && lines2.slice(body.from, end).filter((l) => /^[-*+]\s/.test(l)).length === 1;
+  lines2.splice(lone ? body.from + none : end, lone ? 1 : 0, ...bullets);
 }
 function dropItems(text, drop) {
   const mine = parseHandoff(text).items.filter((i) => MERGED.includes(i.section));
@@ -9865,15 +9861,13 @@ ${i.text}`));
     const key = firstLine2(s.text);
     if (RANK2[s.status] > RANK2[theirStatus.get(key) ?? "unmarked"]) theirStatus.set(key, s.status);
   }
-  const plan2 = sectionBody(lines2, a, "plan");
-  if (plan2 !== null) {
-    for (let i = plan2.from; i < plan2.to; i++) {
-      const m = PLAN_LINE.exec(lines2[i]);
-      if (!m) continue;
-      const mine = m[2] === "~" ? "in-progress" : m[2] === " " ? "todo" : m[2] === "-" ? "abandoned" : "done";
-      const theirs = theirStatus.get(m[4].trim());
-      if (theirs !== void 0 && RANK2[theirs] > RANK2[mine]) lines2[i] = `${m[1]}${BOX[theirs]}${m[3]}${m[4]}`;
-    }
+  const plan2 = sectionBody(lines2, a, "plan") ?? { from: 0, to: 0 };
+  for (let i = plan2.from; i < plan2.to; i++) {
+    const m = PLAN_LINE.exec(lines2[i]);
+    if (!m) continue;
+    const mine = m[2] === "~" ? "in-progress" : m[2] === " " ? "todo" : m[2] === "-" ? "abandoned" : "done";
+    const theirs = theirStatus.get(m[4].trim());
+    if (theirs !== void 0 && RANK2[theirs] > RANK2[mine]) lines2[i] = `${m[1]}${BOX[theirs]}${m[3]}${m[4]}`;
   }
   const known = new Set(a.steps.map((s) => firstLine2(s.text)));
   const newSteps = b.plan.filter((s) => s.status !== "unmarked" && !known.has(firstLine2(s.text))).map((s) => `[${BOX[s.status]}] ${s.text}`);

@@ -21,8 +21,7 @@ export function mergedSentence(name: string, note: string | null = null): string
 export function laterHandoff(ours: string, theirs: string, nowMs: number): "ours" | "theirs" {
   const ta = stateTimeOfText(ours, nowMs);
   const tb = stateTimeOfText(theirs, nowMs);
-  if (!ta.known || !tb.known) return "ours";
-  return tb.time.ms > ta.time.ms ? "theirs" : "ours";
+  return ta.known && tb.known && tb.time.ms > ta.time.ms ? "theirs" : "ours";
 }
 
 /** Why a side is not merged: its marker names a schema this helper does not read (a newer one is never downgraded). */
@@ -133,11 +132,8 @@ function addItems(lines: string[], h: ParsedHandoff, heading: string, add: strin
   let end = body.to;
   while (end > body.from && lines[end - 1]!.trim() === "") end--;
   const none = lines.slice(body.from, end).findIndex((l) => /^[-*+]\s+(none|none recorded|n\/a)\.?\s*$/i.test(l));
-  if (none !== -1 && lines.slice(body.from, end).filter((l) => /^[-*+]\s/.test(l)).length === 1) {
-    lines.splice(body.from + none, 1, ...bullets);
-    return;
-  }
-  lines.splice(end, 0, ...bullets);
+  const lone = none !== -1 && lines.slice(body.from, end).filter((l) => /^[-*+]\s/.test(l)).length === 1;
+  lines.splice(lone ? body.from + none : end, lone ? 1 : 0, ...bullets);
 }
 
 // The text less the merged sections' items that `drop` names (by section and text); an emptied section keeps `- none`.
@@ -178,15 +174,13 @@ export function mergeHandoffs(later: string, other: string, base = ""): { text: 
     const key = firstLine(s.text);
     if (RANK[s.status]! > RANK[theirStatus.get(key) ?? "unmarked"]!) theirStatus.set(key, s.status);
   }
-  const plan = sectionBody(lines, a, "plan");
-  if (plan !== null) {
-    for (let i = plan.from; i < plan.to; i++) {
-      const m = PLAN_LINE.exec(lines[i]!);
-      if (!m) continue;
-      const mine = m[2] === "~" ? "in-progress" : m[2] === " " ? "todo" : m[2] === "-" ? "abandoned" : "done";
-      const theirs = theirStatus.get(m[4]!.trim());
-      if (theirs !== undefined && RANK[theirs]! > RANK[mine]!) lines[i] = `${m[1]}${BOX[theirs]}${m[3]}${m[4]}`;
-    }
+  const plan = sectionBody(lines, a, "plan") ?? { from: 0, to: 0 };
+  for (let i = plan.from; i < plan.to; i++) {
+    const m = PLAN_LINE.exec(lines[i]!);
+    if (!m) continue;
+    const mine = m[2] === "~" ? "in-progress" : m[2] === " " ? "todo" : m[2] === "-" ? "abandoned" : "done";
+    const theirs = theirStatus.get(m[4]!.trim());
+    if (theirs !== undefined && RANK[theirs]! > RANK[mine]!) lines[i] = `${m[1]}${BOX[theirs]}${m[3]}${m[4]}`;
   }
   const known = new Set(a.steps.map((s) => firstLine(s.text)));
   const newSteps = b.plan
