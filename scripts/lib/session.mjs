@@ -1735,16 +1735,16 @@ function editDistance(a, b) {
   }
   return d[s.length][t.length];
 }
-function nearest(title, names) {
+function nearest(word, names, limit = misspelt) {
   let best = null;
   let bestD = Infinity;
   for (const n of names) {
-    const d = editDistance(title.toLowerCase(), n.toLowerCase());
+    const d = editDistance(word.toLowerCase(), n.toLowerCase());
     if (d < bestD) [bestD, best] = [d, n];
   }
-  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
+  return best !== null && bestD <= limit(best) ? best : null;
 }
-var at, BEGIN, rule, TEXT_RULES;
+var at, BEGIN, rule, TEXT_RULES, misspelt;
 var init_validate_common = __esm({
   "src/schema/validate-common.ts"() {
     "use strict";
@@ -1763,6 +1763,7 @@ var init_validate_common = __esm({
         return sides === null ? [] : [at(sides.line, CONFLICTED_MESSAGE)];
       })
     };
+    misspelt = (best) => Math.max(2, Math.floor(best.length / 4));
   }
 });
 
@@ -2445,20 +2446,23 @@ var init_hook = __esm({
     HELP = `usage: node memory_io.mjs hook --mode session|lessons [--root DIR]
          [--format text|claude|codex|gemini|cursor|cline]
 
-Session-start hook. Prints fixed sentences about parked memory -- a handoff, lessons, an unsafe
-or foreign file, an interrupted save, an automatic checkpoint, the kill switch, a handoff section
-schema v1 does not know -- and never any text taken from a memory file. --mode session looks at
-HANDOFF.md and LESSONS.md; --mode lessons at LESSONS.md only. Prints nothing when every file it
-looks at is missing, and nothing at all when SESSION_HANDOFF_DISABLE is set to anything but empty,
-0, false, no or off. Output stays under 2000 characters. It runs no git and follows no link from
-.ai down. Each sentence starts "session-handoff: "; every one: references/verbs.md#hook and
-references/session-start-hook.md.
-The root: --root DIR, else the "cwd" of the harness's JSON on stdin (read for at most one second),
-else the current folder; a cwd it cannot use prints nothing and says why on stderr.
+Session-start hook. Prints fixed sentences about parked memory -- a handoff,
+lessons, an unsafe or foreign file, an interrupted save, an automatic
+checkpoint, the kill switch, a handoff section schema v1 does not know -- and
+never any text taken from a memory file. --mode session looks at HANDOFF.md and
+LESSONS.md; --mode lessons at LESSONS.md only. Prints nothing when every file it
+looks at is missing, and nothing at all when SESSION_HANDOFF_DISABLE is set to
+anything but empty, 0, false, no or off. Output stays under 2000 characters. It
+runs no git and follows no link from .ai down. Each sentence starts
+"session-handoff: "; every one: references/verbs.md#hook and
+references/session-start-hook.md. The root: --root DIR, else the "cwd" of the
+harness's JSON on stdin (read for at most one second), else the current folder;
+a cwd it cannot use prints nothing and says why on stderr.
 
 formats (each harness's envelope around the same sentences; \`install\` picks it):
   text    the sentences as plain lines (the default)
-  claude  {"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"\u2026"}}
+  claude  {"hookSpecificOutput":{"hookEventName":"SessionStart",
+          "additionalContext":"\u2026"}}
   codex   the same object, and no other key
   gemini  the same object; nothing but JSON on stdout, nothing on stderr
   cursor  {"additional_context":"\u2026"}
@@ -3296,17 +3300,25 @@ var init_context = __esm({
       get help() {
         return `usage: node memory_io.mjs context --format claude|codex [--root DIR]
 
-The context-threshold offer, run by the harness's UserPromptSubmit and PostToolUse hooks. Reads
-the hook's JSON on stdin and the transcript's last 256 KiB (1 MiB when that holds no usage). When
-the context in use is at or above the threshold of the window and this session was not told yet,
-it prints once, as {"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"\u2026"}}:
-  ${offerText(75, 15e4, 2e5, 70)}
-and writes the session's checkpoint (Trigger: context-threshold). Back under the threshold (after
-a compaction) the next crossing is told again; a handoff saved after the crossing silences it.
-.ai/memory/settings.json sets it (a bad value is named on stderr and its default used):
-  {"contextOffer": true, "contextThreshold": 70, "contextWindow": null, "archivesKept": 5}
-Nothing is printed when the offer is off, memory writes are paused, SESSION_HANDOFF_DISABLE is
-set, or the memory tree is unsafe. How usage and the window are counted: docs/context-threshold.md.
+The context-threshold offer, run by the harness's UserPromptSubmit and
+PostToolUse hooks. Reads the hook's JSON on stdin and the transcript's last
+256 KiB (1 MiB when that holds no usage). When the context in use is at or above
+the threshold of the window and this session was not told yet, it prints once,
+as {"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"\u2026"}}:
+  session-handoff: this session's context is 75% full (150000 of 200000 tokens;
+    the threshold is 70%). Before it is compacted, offer the user once to save a
+    handoff now with the session-handoff skill's save flow; save only if they
+    agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a
+    safety net.
+and writes the session's checkpoint (Trigger: context-threshold). Back under the
+threshold (after a compaction) the next crossing is told again; a handoff saved
+after the crossing silences it. .ai/memory/settings.json sets it (a bad value is
+named on stderr and its default used):
+  {"contextOffer": true, "contextThreshold": 70, "contextWindow": null,
+   "archivesKept": 5}
+Nothing is printed when the offer is off, memory writes are paused,
+SESSION_HANDOFF_DISABLE is set, or the memory tree is unsafe. How usage and the
+window are counted: docs/context-threshold.md.
 exit: always 0.
 `;
       },
@@ -3370,13 +3382,15 @@ var init_statusline = __esm({
       positionals: [0, 0],
       help: `usage: node memory_io.mjs statusline [--then COMMAND] [--root DIR]
 
-Claude Code's status line (install writes it into .claude/settings.json's "statusLine").
-Reads Claude Code's JSON on stdin (cwd, context_window.used_percentage). With --then, runs
-COMMAND (the status line command the user had before install, through sh, the same stdin,
-at most 2 s) and prints its output first, then ours after " | ":
+Claude Code's status line (install writes it into .claude/settings.json's
+"statusLine"). Reads Claude Code's JSON on stdin (cwd,
+context_window.used_percentage). With --then, runs COMMAND (the status line
+command the user had before install, through sh, the same stdin, at most 2 s)
+and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
-"handoff: none" when there is no HANDOFF.md. Commits since count HEAD's commits after the
-handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Always exit 0.
+"handoff: none" when there is no HANDOFF.md. Commits since count HEAD's commits
+after the handoff's HEAD anchor (git rev-list, at most 500 ms; left out when
+unknown). Always exit 0.
 `,
       async run(ctx) {
         const data = ctx.stdinIsTTY ? null : await ctx.readStdinWithin(1e3, 65536);
