@@ -964,8 +964,8 @@ import {
   writeFileSync as writeFileSync2
 } from "node:fs";
 import path4 from "node:path";
-function tokenOf(bytes) {
-  return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
+function tokenOf(data) {
+  return nodeCrypto().createHash("sha256").update(data).digest("hex");
 }
 function randomHex8() {
   return nodeCrypto().randomBytes(4).toString("hex");
@@ -1519,7 +1519,7 @@ function sessionFileId(id) {
   if (typeof id !== "string" || id === "") return "unknown";
   const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]);
   if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayBeToken(id)) return id;
-  return nodeCrypto().createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
+  return tokenOf(id).slice(0, 16);
 }
 function checkpointsDirState(root) {
   try {
@@ -1621,7 +1621,6 @@ var CHECKPOINTS_GITIGNORE, FILE_SAFE_ID, WINDOWS_RESERVED;
 var init_checkpoints = __esm({
   "src/store/checkpoints.ts"() {
     "use strict";
-    init_builtins();
     init_checkpoint_name();
     init_values();
     init_files();
@@ -6478,7 +6477,7 @@ async function recordSave(root, save2, fp) {
     notes.push(`journal: not appended: ${messageOf(err)}`);
     return notes;
   }
-  if (save2.prior !== null) notes.push(...retriedNotes(root, sha256(save2.prior)));
+  if (save2.prior !== null) notes.push(...retriedNotes(root, tokenOf(save2.prior)));
   try {
     const folded = await foldOne(root, monthOf(ms), fp);
     if (folded) notes.push(folded);
@@ -6529,7 +6528,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     const h = parseHandoff(text);
     const outcome = measureOutcome(call.events, h.nextSteps[0] ?? null, h.failedApproaches);
     const score = validateHandoff(text, { mode: "root", nowMs: Date.now() }).score;
-    const sessionKey = sha256(sessionId).slice(0, 16);
+    const sessionKey = tokenOf(sessionId).slice(0, 16);
     const ms = Date.now();
     const seen = `resume ${sessionKey}
 - Resumed: ${token.slice(0, 16)}
@@ -6621,11 +6620,10 @@ function insertSection(text, period, section) {
   if (!after) return text + section;
   return text.slice(0, after.index) + section + text.slice(after.index);
 }
-var FOLD_AFTER_MONTHS, FOLD_KEPT, isoSecond, sha256, messageOf;
+var FOLD_AFTER_MONTHS, FOLD_KEPT, isoSecond, messageOf;
 var init_record = __esm({
   "src/journal/record.ts"() {
     "use strict";
-    init_builtins();
     init_harness_path();
     init_errors();
     init_handoff();
@@ -6649,7 +6647,6 @@ var init_record = __esm({
       "Calls to first edit"
     ]);
     isoSecond = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-    sha256 = (text) => nodeCrypto().createHash("sha256").update(text).digest("hex");
     messageOf = (err) => err instanceof Error ? err.message : String(err);
   }
 });
@@ -7895,9 +7892,9 @@ function parseRawLog(out) {
   });
 }
 function fatesOf(i) {
-  const hashOf2 = new Map(i.hashes.map((h) => [h.path, h.id]));
+  const hashOf = new Map(i.hashes.map((h) => [h.path, h.id]));
   return i.savedDirty.map((p) => {
-    const saved = hashOf2.get(p);
+    const saved = hashOf.get(p);
     const known = saved !== void 0 && saved !== "over 8 MB";
     if (i.nowDirty.includes(p)) {
       if (!known) return { path: p, fate: "dirty" };
@@ -10848,7 +10845,7 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path38.join(dir, rel))]));
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync7(path38.join(dir, rel)))]));
   const flags = constants7.O_WRONLY | constants7.O_CREAT | constants7.O_TRUNC | (constants7.O_NOFOLLOW ?? 0);
   const fd = openSync8(path38.join(dir, RECORD), flags, 420);
   try {
@@ -10864,7 +10861,7 @@ function dropCopyRecord(dir) {
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
     const file = path38.join(dir, rel);
-    return !lstatSync14(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
+    return !lstatSync14(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== tokenOf(readFileSync7(file));
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
 }
@@ -10913,18 +10910,17 @@ function makeLink(place, target) {
   mkdirSync6(path38.dirname(place), { recursive: true });
   symlinkSync(path38.relative(path38.dirname(place), target), place, "dir");
 }
-var SKILL_ENTRIES, CANONICAL, RECORD, hashOf, safeDir;
+var SKILL_ENTRIES, CANONICAL, RECORD, safeDir;
 var init_skill_place = __esm({
   "src/agents/skill-place.ts"() {
     "use strict";
-    init_builtins();
     init_errors();
+    init_files();
     init_fs();
     init_agent_file();
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    hashOf = (file) => nodeCrypto().createHash("sha256").update(readFileSync7(file)).digest("hex");
     safeDir = (d) => typeof d === "string" && d !== "" && !path38.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });

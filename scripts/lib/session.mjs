@@ -986,8 +986,8 @@ import {
   writeFileSync as writeFileSync3
 } from "node:fs";
 import path8 from "node:path";
-function tokenOf(bytes) {
-  return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
+function tokenOf(data) {
+  return nodeCrypto().createHash("sha256").update(data).digest("hex");
 }
 function createExclusive(p, body) {
   try {
@@ -2132,7 +2132,7 @@ function sessionFileId(id) {
   if (typeof id !== "string" || id === "") return "unknown";
   const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]);
   if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayBeToken(id)) return id;
-  return nodeCrypto().createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
+  return tokenOf(id).slice(0, 16);
 }
 function checkpointsDirState(root) {
   try {
@@ -2234,7 +2234,6 @@ var FILE_SAFE_ID, WINDOWS_RESERVED;
 var init_checkpoints = __esm({
   "src/store/checkpoints.ts"() {
     "use strict";
-    init_builtins();
     init_checkpoint_name();
     init_values();
     init_files();

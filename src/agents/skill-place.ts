@@ -1,8 +1,8 @@
 import { accessSync, closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync,
   renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { nodeCrypto } from "../builtins.ts";
 import path from "node:path";
 import { Refused } from "../errors.ts";
+import { tokenOf } from "../store/files.ts";
 import { exists, lstatOrNull } from "../store/fs.ts";
 import { removeEmptyUpTo } from "./agent-file.ts";
 import type { Agent } from "./types.ts";
@@ -66,8 +66,6 @@ type CopyRecord = { files: Record<string, string>; createdDirs: string[] };
 // Outside the skill's entries: never copied or listed.
 const RECORD = ".init.json";
 
-const hashOf = (file: string) => nodeCrypto().createHash("sha256").update(readFileSync(file)).digest("hex");
-
 /** The first folder from `base` (exclusive) down to `p`'s parent that is a link, or null. */
 export function linkOnTheWay(base: string, p: string): string | null {
   const parts = path.relative(base, path.dirname(p)).split(path.sep).filter((x) => x !== "");
@@ -110,7 +108,7 @@ export function readCopyRecord(dir: string): CopyRecord | null {
 
 /** Records what `dir` now holds as init's copy (never through a link: readCopyRecord refused one). */
 export function writeCopyRecord(dir: string, createdDirs: string[]): void {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path.join(dir, rel))]));
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync(path.join(dir, rel)))]));
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
   const fd = openSync(path.join(dir, RECORD), flags, 0o644);
   try {
@@ -128,7 +126,7 @@ export function dropCopyRecord(dir: string): void {
 export function editedFiles(dir: string, steps: FileStep[], record: CopyRecord | null): string[] {
   const changed = (rel: string) => {
     const file = path.join(dir, rel);
-    return !lstatSync(file, { throwIfNoEntry: false })?.isFile() || record?.files[rel] !== hashOf(file);
+    return !lstatSync(file, { throwIfNoEntry: false })?.isFile() || record?.files[rel] !== tokenOf(readFileSync(file));
   };
   return steps.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
 }
