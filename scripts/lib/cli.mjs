@@ -251,12 +251,43 @@ function shellWord(text) {
   if (/^[A-Za-z0-9_./:@%+=,-]+$/.test(text)) return text;
   return `'${text.replace(/'/g, "'\\''")}'`;
 }
-var BREAKS;
+function quotePath(p) {
+  const refused = refusedIndexes(p);
+  if (!NEEDS_QUOTES.test(p) && p !== "none" && refused.size === 0) return p;
+  let out = '"';
+  let k = 0;
+  for (const ch of p) {
+    const code = ch.codePointAt(0);
+    if (ESCAPES[ch] !== void 0) out += ESCAPES[ch];
+    else if (code < 32 || code === 127 || refused.has(k)) {
+      for (const byte of Buffer.from(ch, "utf8")) out += `\\${byte.toString(8).padStart(3, "0")}`;
+    } else out += ch;
+    k++;
+  }
+  return `${out}"`;
+}
+function quotedPath(p) {
+  const q = quotePath(p);
+  return q.startsWith('"') ? q : `"${q}"`;
+}
+var BREAKS, NEEDS_QUOTES, ESCAPES;
 var init_quote = __esm({
   "src/guard/quote.ts"() {
     "use strict";
     init_invisible();
     BREAKS = /[\t\n]+/g;
+    NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
+    ESCAPES = {
+      "\x07": "\\a",
+      "\b": "\\b",
+      "	": "\\t",
+      "\n": "\\n",
+      "\v": "\\v",
+      "\f": "\\f",
+      "\r": "\\r",
+      '"': '\\"',
+      "\\": "\\\\"
+    };
   }
 });
 
@@ -657,210 +688,6 @@ var init_failpoint = __esm({
   }
 });
 
-// src/schema/anchor-lines.ts
-function quotePath(p) {
-  const refused = refusedIndexes(p);
-  if (!NEEDS_QUOTES.test(p) && p !== "none" && refused.size === 0) return p;
-  let out = '"';
-  let k = 0;
-  for (const ch of p) {
-    const code = ch.codePointAt(0);
-    if (ESCAPES[ch] !== void 0) out += ESCAPES[ch];
-    else if (code < 32 || code === 127 || refused.has(k)) {
-      for (const byte of Buffer.from(ch, "utf8")) out += `\\${byte.toString(8).padStart(3, "0")}`;
-    } else out += ch;
-    k++;
-  }
-  return `${out}"`;
-}
-function quotedPath(p) {
-  const q = quotePath(p);
-  return q.startsWith('"') ? q : `"${q}"`;
-}
-function readQuoted(s, start) {
-  QUOTED.lastIndex = start;
-  const m = QUOTED.exec(s);
-  if (!m) return null;
-  const bytes = [];
-  for (const part of m[1].split(/(\\[0-3][0-7]{2}|\\.)/)) {
-    if (part[0] !== "\\") {
-      bytes.push(...Buffer.from(part, "utf8"));
-      continue;
-    }
-    const code = part.length === 4 ? parseInt(part.slice(1), 8) : UNESCAPE[part[1]];
-    if (code === void 0) return null;
-    bytes.push(code);
-  }
-  return { value: Buffer.from(bytes).toString("utf8"), end: start + m[0].length };
-}
-function readItems(value, tail) {
-  const v = value.trim();
-  const afterQuote = new RegExp(`${tail}(?:, |$)`, "y");
-  const bare = new RegExp(`(.*?)${tail}(?:, |$)`, "y");
-  const out = [];
-  for (let i = 0; i < v.length; ) {
-    const q = v[i] === '"' ? readQuoted(v, i) : null;
-    if (v[i] === '"' && q === null) return null;
-    const re = q ? afterQuote : bare;
-    re.lastIndex = q ? q.end : i;
-    const m = re.exec(v);
-    const path56 = q ? q.value : m?.[1];
-    if (!m || !path56) return null;
-    out.push({ path: path56, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
-    i = re.lastIndex;
-  }
-  return out.length > 0 ? out : null;
-}
-function parsePathList(value) {
-  if (value.trim() === "none") return { paths: [], more: 0 };
-  const items2 = readItems(value, "");
-  const tails = items2?.map((x) => x.quoted ? null : MORE.exec(x.path)) ?? [];
-  const at2 = tails.findIndex((t) => t !== null);
-  if (items2 === null || at2 >= 0 && at2 < items2.length - 1) return null;
-  const paths = items2.slice(0, at2 >= 0 ? at2 : items2.length).map((x) => x.path);
-  return { paths, more: at2 >= 0 ? Number(tails[at2][1]) : 0 };
-}
-function renderPathList(paths, limit = MAX_LISTED_DIRTY) {
-  if (paths.length === 0) return "none";
-  const shown = paths.slice(0, limit).map(quotePath);
-  if (paths.length > limit) shown.push(`\u2026 and ${paths.length - limit} more`);
-  return shown.join(", ");
-}
-function quoteBranch(name2) {
-  return refusedIndexes(name2).size > 0 ? quotePath(name2) : name2;
-}
-function unquoteBranch(value) {
-  if (!value.startsWith('"')) return value;
-  const q = readQuoted(value, 0);
-  return q !== null && q.end === value.length ? q.value : value;
-}
-function parseDirtyHashes(value) {
-  const items2 = readItems(value, " ([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)");
-  return items2?.map((x) => ({ path: x.path, id: x.value })) ?? null;
-}
-function renderInProgress(p) {
-  return `${p.words} (${p.conflicted} conflicted files)`;
-}
-function parseInProgress(value) {
-  const m = /^((?:rebase|merge|cherry-pick|revert|bisect)(?: of \S+)?) \((\d+) conflicted files?\)$/.exec(value.trim());
-  return m ? { words: m[1], conflicted: Number(m[2]) } : null;
-}
-function parseKeyFileMtimes(value) {
-  if (value.trim() === "") return [];
-  const items2 = readItems(value, " @ ((?:(?!, ).)*)");
-  if (items2 === null || items2.some((x) => x.value.trim() === "")) return null;
-  return items2.map((x) => ({ path: x.path, mtime: x.value.trim() === "missing" ? null : x.value.trim() }));
-}
-function renderAnchorLines(a) {
-  if (!a.insideGit) {
-    const lines2 = [`- Date: ${a.date}`];
-    const mtimes = a.keyFileMtimes.map((k) => `${quotePath(k.path)} @ ${k.mtime ?? "missing"}`);
-    if (mtimes.length > 0) lines2.push(`- Key file mtimes: ${mtimes.join(", ")}`);
-    return `${lines2.join("\n")}
-`;
-  }
-  const hashes = a.dirtyHashes?.map((x) => `${quotePath(x.path)} ${x.id}`).join(", ");
-  return [
-    `- Branch: ${quoteBranch(a.branch ?? "(detached)")}`,
-    `- HEAD: ${a.head ?? "none (no commits yet)"}`,
-    `- Dirty files: ${renderPathList(a.dirty)}`,
-    ...hashes ? [`- Dirty hashes: ${hashes}`] : [],
-    `- Date: ${a.date}`,
-    ...a.inProgress ? [`- In progress: ${renderInProgress(a.inProgress)}`] : [],
-    ""
-  ].join("\n");
-}
-function valueError(label, value) {
-  const v = /^`([^`]*)`$/.exec(value)?.[1] ?? value;
-  const shown = quotedValue(value.slice(0, 60));
-  switch (label) {
-    case "Branch":
-      return /^\S+$/.test(value) && value.length <= 255 ? null : `branch ${shown} is not a branch name or (detached)`;
-    case "HEAD": {
-      const head = quotedValue(v.slice(0, 70));
-      if (isNullObjectId(v)) return `HEAD ${head} is the null object id (all zeros), which names no commit`;
-      if (v === "none (no commits yet)" || asObjectId(v) !== null) return null;
-      const hex2 = /^[0-9a-fA-F]+$/.test(v) ? ` (${v.length} hex digits)` : "";
-      return `HEAD ${head}${hex2} is not a full 40- or 64-hex commit id`;
-    }
-    case "Dirty files":
-      return parsePathList(value) ? null : `dirty files ${shown} are not a comma-separated path list (or none)`;
-    case "Dirty hashes":
-      if (parseDirtyHashes(value) !== null) return null;
-      return `dirty hashes ${shown} are not \`<path> <blob id | deleted | over 8 MB>, \u2026\``;
-    case "In progress":
-      if (parseInProgress(value)) return null;
-      return `in progress ${shown} is not \`<operation>[ of <branch>] (<n> conflicted files)\``;
-    case "Date": {
-      if (isIsoWithZone(v)) return null;
-      const zoneless = /^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(v) ? " (it has no zone: add Z or an offset)" : "";
-      return `date ${quotedValue(v.slice(0, 60))} is not an ISO-8601 time with a zone${zoneless}`;
-    }
-    case "Key file mtimes": {
-      const items2 = parseKeyFileMtimes(value);
-      if (!items2?.length) return `key file mtimes: ${shown} is not \`<path> @ <ISO-8601 time, or missing>, \u2026\``;
-      const time = items2.find((i) => i.mtime !== null && !isIsoWithZone(i.mtime))?.mtime;
-      return time ? `key file mtimes: ${quotedValue(time)} is not an ISO-8601 time with a zone (or \`missing\`)` : null;
-    }
-  }
-}
-function readAnchorLine(line) {
-  const m = LINE.exec(line);
-  if (m) {
-    const error = valueError(m[1], m[2]);
-    return error === null ? { label: m[1], value: m[2] } : { error };
-  }
-  const other = OTHER_LABEL.exec(line);
-  if (other) {
-    const label = `\`- ${other[1]}:\` is not an anchor label this helper knows`;
-    return { error: `${label} (a newer helper's line?); nothing reads it`, unknown: true };
-  }
-  const shown = quotedValue(line.slice(0, 60));
-  if (/^[-*+]\s*([A-Za-z ]+):/.test(line)) {
-    const labels = "Branch, HEAD, Dirty files, Dirty hashes, In progress, Date, Key file mtimes";
-    return { error: `${shown} is not an anchor line (labels are exactly ${labels}, after "- ")` };
-  }
-  const paste = "paste what `anchors` prints, or leave the section empty for write to fill";
-  return { error: `${shown} is not an anchor line; ${paste}` };
-}
-function isEmptyAnchorsBody(lines2) {
-  return lines2.every((raw) => {
-    const line = raw.trim();
-    if (line === "" || /^(?:[-*+] )?none$/i.test(line)) return true;
-    if (/^(?:[-*+] )?<[^<>]*>$/.test(line) || /^<!--.*-->$/.test(line)) return true;
-    const m = /^[-*+] [A-Za-z ]+: (.*)$/.exec(line);
-    return m !== null && /^<[^<>]*>$/.test(m[1].trim());
-  });
-}
-var MAX_LISTED_DIRTY, NEEDS_QUOTES, ESCAPES, UNESCAPE, QUOTED, MORE, LINE, OTHER_LABEL, isIsoWithZone;
-var init_anchor_lines = __esm({
-  "src/schema/anchor-lines.ts"() {
-    "use strict";
-    init_invisible();
-    init_quote();
-    init_values();
-    MAX_LISTED_DIRTY = 50;
-    NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
-    ESCAPES = {
-      "\x07": "\\a",
-      "\b": "\\b",
-      "	": "\\t",
-      "\n": "\\n",
-      "\v": "\\v",
-      "\f": "\\f",
-      "\r": "\\r",
-      '"': '\\"',
-      "\\": "\\\\"
-    };
-    UNESCAPE = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
-    QUOTED = /"((?:[^"\\]|\\.)*)"/y;
-    MORE = /^\u2026 and (\d+) more$/;
-    LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
-    OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
-    isIsoWithZone = (value) => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));
-  }
-});
-
 // src/store/paths.ts
 import { lstatSync, mkdirSync } from "node:fs";
 import path3 from "node:path";
@@ -1072,7 +899,7 @@ var init_files = __esm({
     init_builtins();
     init_errors();
     init_failpoint();
-    init_anchor_lines();
+    init_quote();
     init_paths();
     TOKEN_PATTERN = /^(absent|[0-9a-f]{64})$/;
     ONE_LINK = "the helper only uses regular files with one link";
@@ -1955,7 +1782,6 @@ var init_common = __esm({
   "src/verbs/common.ts"() {
     "use strict";
     init_quote();
-    init_anchor_lines();
     init_errors();
     init_files();
     init_fs();
@@ -1969,6 +1795,179 @@ root: --root DIR, else found upward from here (references/verbs.md#the-root)
       "expected-current-sha256": { type: "string" },
       "lock-timeout": { type: "string" }
     };
+  }
+});
+
+// src/schema/anchor-lines.ts
+function readQuoted(s, start) {
+  QUOTED.lastIndex = start;
+  const m = QUOTED.exec(s);
+  if (!m) return null;
+  const bytes = [];
+  for (const part of m[1].split(/(\\[0-3][0-7]{2}|\\.)/)) {
+    if (part[0] !== "\\") {
+      bytes.push(...Buffer.from(part, "utf8"));
+      continue;
+    }
+    const code = part.length === 4 ? parseInt(part.slice(1), 8) : UNESCAPE[part[1]];
+    if (code === void 0) return null;
+    bytes.push(code);
+  }
+  return { value: Buffer.from(bytes).toString("utf8"), end: start + m[0].length };
+}
+function readItems(value, tail) {
+  const v = value.trim();
+  const afterQuote = new RegExp(`${tail}(?:, |$)`, "y");
+  const bare = new RegExp(`(.*?)${tail}(?:, |$)`, "y");
+  const out = [];
+  for (let i = 0; i < v.length; ) {
+    const q = v[i] === '"' ? readQuoted(v, i) : null;
+    if (v[i] === '"' && q === null) return null;
+    const re = q ? afterQuote : bare;
+    re.lastIndex = q ? q.end : i;
+    const m = re.exec(v);
+    const path56 = q ? q.value : m?.[1];
+    if (!m || !path56) return null;
+    out.push({ path: path56, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    i = re.lastIndex;
+  }
+  return out.length > 0 ? out : null;
+}
+function parsePathList(value) {
+  if (value.trim() === "none") return { paths: [], more: 0 };
+  const items2 = readItems(value, "");
+  const tails = items2?.map((x) => x.quoted ? null : MORE.exec(x.path)) ?? [];
+  const at2 = tails.findIndex((t) => t !== null);
+  if (items2 === null || at2 >= 0 && at2 < items2.length - 1) return null;
+  const paths = items2.slice(0, at2 >= 0 ? at2 : items2.length).map((x) => x.path);
+  return { paths, more: at2 >= 0 ? Number(tails[at2][1]) : 0 };
+}
+function renderPathList(paths, limit = MAX_LISTED_DIRTY) {
+  if (paths.length === 0) return "none";
+  const shown = paths.slice(0, limit).map(quotePath);
+  if (paths.length > limit) shown.push(`\u2026 and ${paths.length - limit} more`);
+  return shown.join(", ");
+}
+function quoteBranch(name2) {
+  return refusedIndexes(name2).size > 0 ? quotePath(name2) : name2;
+}
+function unquoteBranch(value) {
+  if (!value.startsWith('"')) return value;
+  const q = readQuoted(value, 0);
+  return q !== null && q.end === value.length ? q.value : value;
+}
+function parseDirtyHashes(value) {
+  const items2 = readItems(value, " ([0-9a-f]{64}|[0-9a-f]{40}|deleted|over 8 MB)");
+  return items2?.map((x) => ({ path: x.path, id: x.value })) ?? null;
+}
+function renderInProgress(p) {
+  return `${p.words} (${p.conflicted} conflicted files)`;
+}
+function parseInProgress(value) {
+  const m = /^((?:rebase|merge|cherry-pick|revert|bisect)(?: of \S+)?) \((\d+) conflicted files?\)$/.exec(value.trim());
+  return m ? { words: m[1], conflicted: Number(m[2]) } : null;
+}
+function parseKeyFileMtimes(value) {
+  if (value.trim() === "") return [];
+  const items2 = readItems(value, " @ ((?:(?!, ).)*)");
+  if (items2 === null || items2.some((x) => x.value.trim() === "")) return null;
+  return items2.map((x) => ({ path: x.path, mtime: x.value.trim() === "missing" ? null : x.value.trim() }));
+}
+function renderAnchorLines(a) {
+  if (!a.insideGit) {
+    const lines2 = [`- Date: ${a.date}`];
+    const mtimes = a.keyFileMtimes.map((k) => `${quotePath(k.path)} @ ${k.mtime ?? "missing"}`);
+    if (mtimes.length > 0) lines2.push(`- Key file mtimes: ${mtimes.join(", ")}`);
+    return `${lines2.join("\n")}
+`;
+  }
+  const hashes = a.dirtyHashes?.map((x) => `${quotePath(x.path)} ${x.id}`).join(", ");
+  return [
+    `- Branch: ${quoteBranch(a.branch ?? "(detached)")}`,
+    `- HEAD: ${a.head ?? "none (no commits yet)"}`,
+    `- Dirty files: ${renderPathList(a.dirty)}`,
+    ...hashes ? [`- Dirty hashes: ${hashes}`] : [],
+    `- Date: ${a.date}`,
+    ...a.inProgress ? [`- In progress: ${renderInProgress(a.inProgress)}`] : [],
+    ""
+  ].join("\n");
+}
+function valueError(label, value) {
+  const v = /^`([^`]*)`$/.exec(value)?.[1] ?? value;
+  const shown = quotedValue(value.slice(0, 60));
+  switch (label) {
+    case "Branch":
+      return /^\S+$/.test(value) && value.length <= 255 ? null : `branch ${shown} is not a branch name or (detached)`;
+    case "HEAD": {
+      const head = quotedValue(v.slice(0, 70));
+      if (isNullObjectId(v)) return `HEAD ${head} is the null object id (all zeros), which names no commit`;
+      if (v === "none (no commits yet)" || asObjectId(v) !== null) return null;
+      const hex2 = /^[0-9a-fA-F]+$/.test(v) ? ` (${v.length} hex digits)` : "";
+      return `HEAD ${head}${hex2} is not a full 40- or 64-hex commit id`;
+    }
+    case "Dirty files":
+      return parsePathList(value) ? null : `dirty files ${shown} are not a comma-separated path list (or none)`;
+    case "Dirty hashes":
+      if (parseDirtyHashes(value) !== null) return null;
+      return `dirty hashes ${shown} are not \`<path> <blob id | deleted | over 8 MB>, \u2026\``;
+    case "In progress":
+      if (parseInProgress(value)) return null;
+      return `in progress ${shown} is not \`<operation>[ of <branch>] (<n> conflicted files)\``;
+    case "Date": {
+      if (isIsoWithZone(v)) return null;
+      const zoneless = /^\d{4}-\d{2}-\d{2}T[\d:.]+$/.test(v) ? " (it has no zone: add Z or an offset)" : "";
+      return `date ${quotedValue(v.slice(0, 60))} is not an ISO-8601 time with a zone${zoneless}`;
+    }
+    case "Key file mtimes": {
+      const items2 = parseKeyFileMtimes(value);
+      if (!items2?.length) return `key file mtimes: ${shown} is not \`<path> @ <ISO-8601 time, or missing>, \u2026\``;
+      const time = items2.find((i) => i.mtime !== null && !isIsoWithZone(i.mtime))?.mtime;
+      return time ? `key file mtimes: ${quotedValue(time)} is not an ISO-8601 time with a zone (or \`missing\`)` : null;
+    }
+  }
+}
+function readAnchorLine(line) {
+  const m = LINE.exec(line);
+  if (m) {
+    const error = valueError(m[1], m[2]);
+    return error === null ? { label: m[1], value: m[2] } : { error };
+  }
+  const other = OTHER_LABEL.exec(line);
+  if (other) {
+    const label = `\`- ${other[1]}:\` is not an anchor label this helper knows`;
+    return { error: `${label} (a newer helper's line?); nothing reads it`, unknown: true };
+  }
+  const shown = quotedValue(line.slice(0, 60));
+  if (/^[-*+]\s*([A-Za-z ]+):/.test(line)) {
+    const labels = "Branch, HEAD, Dirty files, Dirty hashes, In progress, Date, Key file mtimes";
+    return { error: `${shown} is not an anchor line (labels are exactly ${labels}, after "- ")` };
+  }
+  const paste = "paste what `anchors` prints, or leave the section empty for write to fill";
+  return { error: `${shown} is not an anchor line; ${paste}` };
+}
+function isEmptyAnchorsBody(lines2) {
+  return lines2.every((raw) => {
+    const line = raw.trim();
+    if (line === "" || /^(?:[-*+] )?none$/i.test(line)) return true;
+    if (/^(?:[-*+] )?<[^<>]*>$/.test(line) || /^<!--.*-->$/.test(line)) return true;
+    const m = /^[-*+] [A-Za-z ]+: (.*)$/.exec(line);
+    return m !== null && /^<[^<>]*>$/.test(m[1].trim());
+  });
+}
+var MAX_LISTED_DIRTY, UNESCAPE, QUOTED, MORE, LINE, OTHER_LABEL, isIsoWithZone;
+var init_anchor_lines = __esm({
+  "src/schema/anchor-lines.ts"() {
+    "use strict";
+    init_invisible();
+    init_quote();
+    init_values();
+    MAX_LISTED_DIRTY = 50;
+    UNESCAPE = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
+    QUOTED = /"((?:[^"\\]|\\.)*)"/y;
+    MORE = /^\u2026 and (\d+) more$/;
+    LINE = /^- (Branch|HEAD|Dirty files|Dirty hashes|In progress|Date|Key file mtimes): (.*)$/;
+    OTHER_LABEL = /^- ([A-Z][A-Za-z ]{0,40}): \S/;
+    isIsoWithZone = (value) => !("error" in parseStrictTime(value, Number.MAX_SAFE_INTEGER));
   }
 });
 
@@ -5349,6 +5348,7 @@ var init_validate = __esm({
     "use strict";
     init_redact();
     init_sanitize();
+    init_quote();
     init_anchor_lines();
     init_grammar();
     init_handoff();
@@ -6000,7 +6000,6 @@ var init_harness_path = __esm({
   "src/agents/harness-path.ts"() {
     "use strict";
     init_quote();
-    init_anchor_lines();
   }
 });
 
@@ -8298,6 +8297,7 @@ var init_anchors2 = __esm({
     "use strict";
     init_anchors();
     init_token_shape();
+    init_quote();
     init_anchor_lines();
     init_common();
     init_types();
@@ -8541,7 +8541,7 @@ var init_verdict = __esm({
     "use strict";
     init_sanitize();
     init_token_shape();
-    init_anchor_lines();
+    init_quote();
     init_status();
     STALE_DAYS = 14;
     STALE_COMMITS = 30;
@@ -8983,7 +8983,7 @@ var init_drift2 = __esm({
     init_verdict();
     init_invisible();
     init_token_shape();
-    init_anchor_lines();
+    init_quote();
     init_handoff();
     init_common();
     init_handoff_input();
@@ -9952,7 +9952,7 @@ async function readArchive(root, name2) {
 var init_archive_entries = __esm({
   "src/store/archive-entries.ts"() {
     "use strict";
-    init_anchor_lines();
+    init_quote();
     init_errors();
     init_archive();
     init_files();
@@ -13255,7 +13255,6 @@ var init_doctor_checks = __esm({
     init_fs();
     init_probe_session();
     init_private();
-    init_anchor_lines();
     init_quote();
     WINDOWS_ENV = [
       "USERPROFILE",
@@ -13311,7 +13310,6 @@ var init_doctor = __esm({
   "src/verbs/doctor.ts"() {
     "use strict";
     init_quote();
-    init_anchor_lines();
     init_agents();
     init_doctor_checks();
     init_store();
@@ -14534,7 +14532,7 @@ var init_checkpoint = __esm({
     "use strict";
     init_sanitize();
     init_redact();
-    init_anchor_lines();
+    init_quote();
     init_capture();
     init_checkpoint_name();
     init_values();
@@ -14802,6 +14800,7 @@ var init_checkpoint_capture = __esm({
     init_anchors();
     init_git_dir();
     init_status();
+    init_quote();
     init_anchor_lines();
     init_checkpoint();
     init_checkpoint();

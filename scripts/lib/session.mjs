@@ -227,12 +227,43 @@ function inQuotes(marked) {
 function quotedValue(text) {
   return inQuotes(markText(text));
 }
-var BREAKS;
+function quotePath(p) {
+  const refused = refusedIndexes(p);
+  if (!NEEDS_QUOTES.test(p) && p !== "none" && refused.size === 0) return p;
+  let out = '"';
+  let k = 0;
+  for (const ch of p) {
+    const code = ch.codePointAt(0);
+    if (ESCAPES[ch] !== void 0) out += ESCAPES[ch];
+    else if (code < 32 || code === 127 || refused.has(k)) {
+      for (const byte of Buffer.from(ch, "utf8")) out += `\\${byte.toString(8).padStart(3, "0")}`;
+    } else out += ch;
+    k++;
+  }
+  return `${out}"`;
+}
+function quotedPath(p) {
+  const q = quotePath(p);
+  return q.startsWith('"') ? q : `"${q}"`;
+}
+var BREAKS, NEEDS_QUOTES, ESCAPES;
 var init_quote = __esm({
   "src/guard/quote.ts"() {
     "use strict";
     init_invisible();
     BREAKS = /[\t\n]+/g;
+    NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
+    ESCAPES = {
+      "\x07": "\\a",
+      "\b": "\\b",
+      "	": "\\t",
+      "\n": "\\n",
+      "\v": "\\v",
+      "\f": "\\f",
+      "\r": "\\r",
+      '"': '\\"',
+      "\\": "\\\\"
+    };
   }
 });
 
@@ -852,48 +883,6 @@ var init_failpoint = __esm({
   }
 });
 
-// src/schema/anchor-lines.ts
-function quotePath(p) {
-  const refused = refusedIndexes(p);
-  if (!NEEDS_QUOTES.test(p) && p !== "none" && refused.size === 0) return p;
-  let out = '"';
-  let k = 0;
-  for (const ch of p) {
-    const code = ch.codePointAt(0);
-    if (ESCAPES[ch] !== void 0) out += ESCAPES[ch];
-    else if (code < 32 || code === 127 || refused.has(k)) {
-      for (const byte of Buffer.from(ch, "utf8")) out += `\\${byte.toString(8).padStart(3, "0")}`;
-    } else out += ch;
-    k++;
-  }
-  return `${out}"`;
-}
-function quotedPath(p) {
-  const q = quotePath(p);
-  return q.startsWith('"') ? q : `"${q}"`;
-}
-var NEEDS_QUOTES, ESCAPES;
-var init_anchor_lines = __esm({
-  "src/schema/anchor-lines.ts"() {
-    "use strict";
-    init_invisible();
-    init_quote();
-    init_values();
-    NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
-    ESCAPES = {
-      "\x07": "\\a",
-      "\b": "\\b",
-      "	": "\\t",
-      "\n": "\\n",
-      "\v": "\\v",
-      "\f": "\\f",
-      "\r": "\\r",
-      '"': '\\"',
-      "\\": "\\\\"
-    };
-  }
-});
-
 // src/store/paths.ts
 import { lstatSync as lstatSync5, mkdirSync as mkdirSync2 } from "node:fs";
 import path7 from "node:path";
@@ -1091,7 +1080,7 @@ var init_files = __esm({
     init_builtins();
     init_errors();
     init_failpoint();
-    init_anchor_lines();
+    init_quote();
     init_paths();
     ONE_LINK = "the helper only uses regular files with one link";
     UNSAFE = {
@@ -1500,6 +1489,16 @@ var init_state_time = __esm({
     "use strict";
     init_values();
     DAY_MS = 864e5;
+  }
+});
+
+// src/schema/anchor-lines.ts
+var init_anchor_lines = __esm({
+  "src/schema/anchor-lines.ts"() {
+    "use strict";
+    init_invisible();
+    init_quote();
+    init_values();
   }
 });
 
@@ -1981,7 +1980,6 @@ var init_common = __esm({
   "src/verbs/common.ts"() {
     "use strict";
     init_quote();
-    init_anchor_lines();
     init_errors();
     init_files();
     init_fs();
@@ -2019,7 +2017,6 @@ var init_harness_path = __esm({
   "src/agents/harness-path.ts"() {
     "use strict";
     init_quote();
-    init_anchor_lines();
   }
 });
 

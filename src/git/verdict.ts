@@ -1,7 +1,7 @@
 // Drift arithmetic and the verdict: plain facts in (drift.ts gathers them), the report out.
 import { quoted, sanitize } from "../guard/sanitize.ts";
 import { withoutTokens } from "../guard/token-shape.ts";
-import { quotedPath } from "../schema/anchor-lines.ts";
+import { quotedPath } from "../guard/quote.ts";
 import type { ValidTime } from "../schema/values.ts";
 import type { DirtyFate } from "./fates.ts";
 import { BROKEN_REPO_FIX, type Snapshot } from "./status.ts";

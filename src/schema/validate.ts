@@ -1,7 +1,8 @@
 // `validate handoff`: reads the one parsed model so it never reads a value differently from hook, drift or brief.
 import { redactText, type RedactionFinding } from "../guard/redact.ts";
 import { quoted } from "../guard/sanitize.ts";
-import { isEmptyAnchorsBody, quotedPath, readAnchorLine } from "./anchor-lines.ts";
+import { quotedPath } from "../guard/quote.ts";
+import { isEmptyAnchorsBody, readAnchorLine } from "./anchor-lines.ts";
 import { parseBlocks } from "./grammar.ts";
 import { normaliseText, parseHandoff, readHandoff, SECTION_TITLES, type HandoffHeading,
   type ParsedHandoff } from "./handoff.ts";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { nodeCrypto } from "../builtins.ts";
 import { Refused } from "../errors.ts";
 import { failpoint } from "./failpoint.ts";
-import { quotedPath } from "../schema/anchor-lines.ts";
+import { quotedPath } from "../guard/quote.ts";
 import { MAX_DOCUMENT_BYTES, TARGETS } from "./paths.ts";
 
 /** Lowercase hex SHA-256 of bytes or UTF-8 text; of a file's exact bytes, its token. */

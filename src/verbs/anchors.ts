@@ -1,6 +1,7 @@
 import { collectAnchors } from "../git/anchors.ts";
 import { anchorsWithoutTokens, withoutTokens } from "../guard/token-shape.ts";
-import { quotedPath, renderAnchorLines } from "../schema/anchor-lines.ts";
+import { quotedPath } from "../guard/quote.ts";
+import { renderAnchorLines } from "../schema/anchor-lines.ts";
 import { rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 

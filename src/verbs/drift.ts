@@ -5,7 +5,7 @@ import type { DirtyFate } from "../git/fates.ts";
 import { branchWords, notHereWords, type DriftReport } from "../git/verdict.ts";
 import { showRefused } from "../guard/invisible.ts";
 import { withoutTokens } from "../guard/token-shape.ts";
-import { quotedPath } from "../schema/anchor-lines.ts";
+import { quotedPath } from "../guard/quote.ts";
 import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
 import { rootOption, ROOT_HELP } from "./common.ts";
 import { loadHandoff, shapeWarnings } from "../store/handoff-input.ts";
