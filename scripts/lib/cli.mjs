@@ -5225,6 +5225,14 @@ var init_open_items = __esm({
   }
 });
 
+// templates/handoff.md?raw
+var handoff_default;
+var init_handoff2 = __esm({
+  "templates/handoff.md?raw"() {
+    handoff_default = "<!-- memory-schema: v1 -->\n# Session Handoff\n\n## Current goal\n<the outcome the user asked for, one or two sentences>\n\n## Scope\n<optional: what is authorised; what needs the user's decision first. Nothing to say: leave this heading out>\n\n## Plan\n- [x] <done: implemented, not necessarily verified>\n- [~] <in progress: where it stopped>\n- [ ] <to do>\n- [-] <abandoned on purpose> \u2014 dropped: <why>\n\n## Verification\n<optional, like Scope: left out, the score does not count it; each check apart from the plan:>\n- <check>: <command> -> <result> @ <revision>\n- <check>: not run, <why>\n- Accepted: <who, what, revision> or not yet, <what awaits review>\n\n## Decisions\n- [user-directed] <the user stated it>: <why>\n- [user-approved] <proposed, then examined and accepted by the user>: <why>\n- [agent-proposed] <not yet examined by the user>: <why>\n- [user-approved] <a replaced choice> (superseded by <what>)\n\n## Failed approaches\n- <what was tried>: <why it failed, what ruled it out>\n\n## Open questions\n- <unknown, or what waits on the user; a required section with nothing in it keeps its heading and `- none`>\n\n## Next steps\n1. <first action, concrete enough to start cold: a path, a command or a named check> \u2014 done when <acceptance criteria>\n\n## Key files\n- `<relative path>` \u2014 <why it matters>\n\n## Environment anchors\n<leave empty, like Saved:, which is not written at all: the helper fills both>\n\n<!-- Worked example below, as saved (the helper added Saved: and the anchors): not part of a handoff. -->\n\n```markdown\n<!-- memory-schema: v1 -->\n# Session Handoff\n\nSaved: 2026-11-28T17:42:10Z\n\n## Current goal\nMake the CSV importer skip duplicate rows without holding the whole file in memory.\n\n## Plan\n- [x] Stream rows with a line reader instead of readFileSync\n- [~] Dedupe by row hash: hashing done, the seen-set still grows without bound\n- [ ] Add a 2 GB fixture test\n- [-] Load rows into SQLite to dedupe \u2014 dropped: the user wants no new dependency\n\n## Verification\n- Unit tests: npm test -- csv -> 14 passed @ 29f1aece6c77b1ed4ebc70f1daee560f924fdf58\n- 2 GB import: not run, fixture not written yet\n- Accepted: not yet, the user wants to review the hashing choice\n\n## Decisions\n- [user-directed] Keep the first of two duplicate rows: the audit log expects it\n- [agent-proposed] SHA-1 of the normalised row as the key: fast, collisions negligible here\n\n## Failed approaches\n- Sorting first (sort -u): breaks row order, which the audit log needs\n\n## Open questions\n- May the seen-set spill to disk past 1 GB? Waiting on the user.\n\n## Next steps\n1. Bound the seen-set in src/import/dedupe.ts (LRU or spill, per the answer) \u2014 done when test/import/dedupe.test.ts passes\n2. Write test/import/big-file.test.ts with a generated 2 GB fixture\n\n## Key files\n- `src/import/csv.ts` \u2014 the streaming reader\n- `src/import/dedupe.ts` \u2014 row hashing and the seen-set\n\n## Environment anchors\n- Branch: feat/csv-dedupe\n- HEAD: 29f1aece6c77b1ed4ebc70f1daee560f924fdf58\n- Dirty files: src/import/dedupe.ts\n- Date: 2026-11-28T17:42:10Z\n```\n";
+  }
+});
+
 // src/schema/validate.ts
 function handoffLayout(text, model = readHandoff(text, parseBlocks(text))) {
   const lines2 = text.split("\n");
@@ -5342,10 +5350,11 @@ function validateHandoff(input, opts) {
 function handoffKeyFiles(text) {
   return parseHandoff(text).keyFiles.flatMap((k) => k.path === null ? [] : [k.path]);
 }
-var OPTIONAL_SECTIONS, TEMPLATE_PLACEHOLDERS, PLACEHOLDER2, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, items, HANDOFF_PARTS, steps;
+var OPTIONAL_SECTIONS, SKELETON, TEMPLATE_PLACEHOLDERS, PLACEHOLDER2, LINE_CAP, TITLE, LABELS, NONE, CAUSE, TOOLS, PATH, CONCRETE, ACCEPTANCE, VERIFIED, NOT_RUN, ACCEPTED, PLAN_BOX, SECTION_NAMES, SECTION_INDEX, SECTION_ORDER, sectionIndex, rule3, onAnchors, HANDOFF_RULES, items, HANDOFF_PARTS, steps;
 var init_validate = __esm({
   "src/schema/validate.ts"() {
     "use strict";
+    init_handoff2();
     init_redact();
     init_sanitize();
     init_quote();
@@ -5357,24 +5366,8 @@ var init_validate = __esm({
     init_validate_common();
     init_values();
     OPTIONAL_SECTIONS = /* @__PURE__ */ new Set(["Scope", "Verification"]);
-    TEMPLATE_PLACEHOLDERS = new Set(`<the outcome the user asked for, one or two sentences>
-<optional: what is authorised; what needs the user's decision first. Nothing to say: leave this heading out>
-- [x] <done: implemented, not necessarily verified>
-- [~] <in progress: where it stopped>
-- [ ] <to do>
-- [-] <abandoned on purpose> \u2014 dropped: <why>
-<optional, like Scope: left out, the score does not count it; each check apart from the plan:>
-- <check>: <command> -> <result> @ <revision>
-- <check>: not run, <why>
-- Accepted: <who, what, revision> or not yet, <what awaits review>
-- [user-directed] <the user stated it>: <why>
-- [user-approved] <proposed, then examined and accepted by the user>: <why>
-- [agent-proposed] <not yet examined by the user>: <why>
-- [user-approved] <a replaced choice> (superseded by <what>)
-- <what was tried>: <why it failed, what ruled it out>
-- <unknown, or what waits on the user; a required section with nothing in it keeps its heading and \`- none\`>
-1. <first action, concrete enough to start cold: a path, a command or a named check> \u2014 done when <acceptance criteria>
-- \`<relative path>\` \u2014 <why it matters>`.split("\n"));
+    SKELETON = handoff_default.slice(0, handoff_default.indexOf("## Environment anchors")).split("\n");
+    TEMPLATE_PLACEHOLDERS = new Set(SKELETON.filter((l) => /<[^<>\n]+>/.test(l) && !l.startsWith("<!--")));
     PLACEHOLDER2 = "the template's placeholder text, unfilled: write this session's own words or delete the line";
     LINE_CAP = 150;
     TITLE = "# Session Handoff";
