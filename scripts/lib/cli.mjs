@@ -1475,8 +1475,7 @@ function gitEnv(env) {
 function namedOverrides(cwd, env, timeoutMs) {
   let p = namedCache.get(cwd);
   if (p === void 0) {
-    const args = [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED];
-    p = spawnGit(cwd, args, env, timeoutMs).then((r) => {
+    p = spawnGit(cwd, ["config", "-z", "--name-only", "--get-regexp", NAMED], env, timeoutMs).then((r) => {
       const out = [];
       for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
         const m = NAMED_PROGRAMS.exec(key);
@@ -1489,9 +1488,6 @@ function namedOverrides(cwd, env, timeoutMs) {
   }
   return p;
 }
-function asArgs(pairs) {
-  return pairs.flatMap(([k, v]) => ["-c", `${k}=${v}`]);
-}
 function withConfig(env, pairs) {
   const base = /^\d+$/.test(env.GIT_CONFIG_COUNT ?? "") ? Number(env.GIT_CONFIG_COUNT) : 0;
   const out = { ...env };
@@ -1502,26 +1498,28 @@ function withConfig(env, pairs) {
   out.GIT_CONFIG_COUNT = String(base + pairs.length);
   return out;
 }
-async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
+function gitArgs(args, hooksAndSigning = false) {
   for (const arg of args) {
     if (/[\0\n\r]/.test(arg))
       throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
   }
+  const fixed = [...NEUTRAL, ...hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING];
+  return ["--no-pager", ...fixed.flatMap(([k, v]) => ["-c", `${k}=${v}`]), ...args];
+}
+async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
   const base = gitEnv(env);
   const named = args[0] === "config" ? [] : await namedOverrides(cwd, base, timeoutMs);
-  const fixed = asArgs([...NEUTRAL, ...opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING]);
   const runEnv = named.length > 0 ? withConfig(base, named) : base;
-  return spawnGit(cwd, [...fixed, ...args], runEnv, timeoutMs, opts.input);
+  return spawnGit(cwd, args, runEnv, timeoutMs, opts.input, opts.hooksAndSigning);
 }
 function runGitSync(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS) {
-  const all = ["--no-pager", ...asArgs([...NEUTRAL, ...NO_HOOKS_NOR_SIGNING]), ...args];
-  const r = childProcess().spawnSync("git", all, spawnOptions(cwd, gitEnv(env), timeoutMs));
+  const r = childProcess().spawnSync("git", gitArgs(args), spawnOptions(cwd, gitEnv(env), timeoutMs));
   return r.error || r.status === null ? null : { code: r.status, stdout: r.stdout, stderr: r.stderr.toString("utf8") };
 }
-function spawnGit(cwd, args, env, timeoutMs, input) {
+function spawnGit(cwd, args, env, timeoutMs, input, hooks = false) {
   return new Promise((resolve, reject) => {
     const options = spawnOptions(cwd, env, timeoutMs);
-    const child = childProcess().execFile("git", ["--no-pager", ...args], options, (err, stdout, stderr) => {
+    const child = childProcess().execFile("git", gitArgs(args, hooks), options, (err, stdout, stderr) => {
       const e = err;
       if (e?.code === "ENOENT") reject(new GitUnavailable("missing", "git was not found on PATH"));
       else if (e && (e.killed || e.signal === "SIGKILL")) {
