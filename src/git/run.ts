@@ -156,7 +156,6 @@ function spawnGit(
   });
 }
 
-/** The first non-empty line of git's stderr, for a diagnostic. */
 export function firstLine(text: string): string {
   return (text.split("\n").find((l) => l.trim() !== "") ?? "").trim();
 }
