@@ -13,7 +13,6 @@ import { at, BEGIN, lineCount, nearest, QUOTE_CUT, ruleOf, runRules, TEXT_RULES,
   type RedactedText, type Rule, type Validation } from "./validate-common.ts";
 import { MARKER, unticked } from "./values.ts";
 
-/** The sections a handoff may leave out. */
 export const OPTIONAL_SECTIONS: ReadonlySet<string> = new Set(["Scope", "Verification"]);
 
 // The template's placeholder lines, each an error when left verbatim; write fills the anchors' own.
