@@ -107,14 +107,16 @@ function replaceDate(text: string, iso: string): string {
   });
 }
 
-// The `- Dirty hashes:` line replaced by `hashes` (after `- Dirty files:`), or removed when null.
-function withDirtyHashes(text: string, hashes: string | null): string {
+const DIRTY = /^- Dirty (files|hashes): /;
+
+// The dirty-file lines replaced by this clone's own (after `- HEAD:`): which files are dirty is a fact of the
+// save, and a list pasted from another clone or an older moment would have the brief report reverts that never
+// happened.
+function withDirtyNow(text: string, now: string[]): string {
   return editAnchors(text, (lines) => {
-    const body = lines.filter((l) => !l.startsWith("- Dirty hashes: "));
-    if (hashes !== null) {
-      const at = body.findIndex((l) => l.startsWith("- Dirty files: "));
-      body.splice(at === -1 ? body.length : at + 1, 0, hashes);
-    }
+    const body = lines.filter((l) => !DIRTY.test(l));
+    const at = body.findIndex((l) => l.startsWith("- HEAD: "));
+    body.splice(at === -1 ? body.length : at + 1, 0, ...now.filter((l) => DIRTY.test(l)));
     return body;
   });
 }
@@ -200,13 +202,17 @@ async function buildHandoff(
       const todo = "empty the anchors section to have write fill them";
       notes.push(`note: the - Date: anchor is ${minutes(nowMs - then)} minutes before this save; ${todo}`);
     }
-    // Kept anchors still current (Branch and HEAD): their dirty files are anchored by content now.
+    // Kept anchors still current (Branch and HEAD): their dirty files are this clone's, anchored by content.
     const line = (label: string) => mine.find((l) => l.startsWith(`- ${label}: `))?.slice(label.length + 4);
     if (line("Branch") !== undefined && line("HEAD") !== undefined) {
       const now = await anchorsNow();
       const current = now.includes(`- Branch: ${line("Branch")}`) && now.includes(`- HEAD: ${line("HEAD")}`);
       if (collected!.insideGit && current) {
-        text = withDirtyHashes(text, now.find((l) => l.startsWith("- Dirty hashes: ")) ?? null);
+        const files = now.find((l) => l.startsWith("- Dirty files: "));
+        if (line("Dirty files") !== undefined && `- Dirty files: ${line("Dirty files")}` !== files) {
+          notes.push(`note: the - Dirty files: anchor was not what is dirty now; set it to ${files?.slice(15)}`);
+        }
+        text = withDirtyNow(text, now);
       }
     }
   }

@@ -1,6 +1,6 @@
 import { install } from "../agents/installer.ts";
 import { underInstallLock } from "../agents/install-lock.ts";
-import { AGENT_HELP, AGENT_OPTIONS, agentTarget } from "../agents/target.ts";
+import { AGENT_HELP, AGENT_NAMES, AGENT_OPTIONS, agentTarget } from "../agents/target.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
@@ -9,7 +9,7 @@ export const installVerb: Verb = {
   options: AGENT_OPTIONS,
   positionals: [0, 0],
   help: `usage: node memory_io.mjs install --agent
-         claude-code|codex|opencode|cline|gemini|cursor [--root DIR | --global]
+         ${AGENT_NAMES} [--root DIR | --global]
          [--dry-run]
 
 Wires the session-start hook (and, where the harness has the events, the
