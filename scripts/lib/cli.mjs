@@ -2969,6 +2969,7 @@ alwaysApply: true
         name: "codex",
         skillFolders: { project: [".agents/skills"], home: [".codex/skills", ".agents/skills"] },
         markers: { project: [".codex"], home: [".codex"] },
+        enableHooks: "approve its hooks in /hooks",
         edits(helper, global) {
           const hooks = [
             { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format codex", timeout: 10 },
@@ -3005,6 +3006,7 @@ alwaysApply: true
         name: "cline",
         skillFolders: { project: [".cline/skills", ".clinerules/skills"], home: [] },
         markers: { project: [".clinerules", ".cline"], home: [] },
+        enableHooks: "enable hooks in its settings",
         edits(helper, global) {
           projectOnly("cline", global);
           return [
@@ -12808,7 +12810,8 @@ async function init(ctx, plan2, replace) {
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
   const copy = shown(path43.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
-  lines2.push(`next: start a new session (${plan2.agents.map((a) => a.name).join(", ")}) and ${SAY2}`);
+  const who = plan2.agents.map((a) => a.enableHooks ? `${a.name}: ${a.enableHooks} first` : a.name);
+  lines2.push(`next: start a new session (${who.join("; ")}) and ${SAY2}`);
   return { lines: lines2, notes };
 }
 async function undo(ctx, plan2) {

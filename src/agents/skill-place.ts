@@ -363,7 +363,8 @@ async function init(ctx: Caller, plan: Plan, replace: boolean) {
   // doctor from the copy: the package's own helper would call the copy's hooks another copy's.
   const copy = shown(path.join(dest, "scripts", "memory_io.mjs"));
   if (!plan.dryRun) lines.push(`check: node ${copy} doctor${plan.global ? " --global" : ""}`);
-  lines.push(`next: start a new session (${plan.agents.map((a) => a.name).join(", ")}) and ${SAY}`);
+  const who = plan.agents.map((a) => (a.enableHooks ? `${a.name}: ${a.enableHooks} first` : a.name));
+  lines.push(`next: start a new session (${who.join("; ")}) and ${SAY}`);
   return { lines, notes };
 }
 
