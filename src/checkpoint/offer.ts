@@ -21,7 +21,7 @@ import { homeFolder } from "../store/home.ts";
 // writes ~38 KB request records).
 const TAILS = [256 * 1024, 1024 * 1024];
 
-export function offerText(pct: number, used: number, window: number, threshold: number): string {
+function offerText(pct: number, used: number, window: number, threshold: number): string {
   return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ` +
     `${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff ` +
     "skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as " +

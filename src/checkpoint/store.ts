@@ -1,11 +1,10 @@
 // The `checkpoints/` folder as hook, check and read see it: its names, listing and delivered-once markers.
 import { lstatSync, unlinkSync } from "node:fs";
 import path from "node:path";
-import { nodeCrypto } from "../builtins.ts";
 import { mayHoldToken } from "../guard/quote.ts";
 import { CHECKPOINT_NAME, headerValue, isAnchorsOnlySource, isCheckpointText } from "./parse.ts";
 import { parseStrictTime } from "../schema/values.ts";
-import { createExclusive } from "../store/files.ts";
+import { createExclusive, tokenOf } from "../store/files.ts";
 import { readHead, readHeadAndTime } from "../store/fs.ts";
 import { listDir } from "../store/private.ts";
 import { memoryDir } from "../store/paths.ts";
@@ -25,7 +24,7 @@ export function sessionFileId(id: unknown): string {
   if (typeof id !== "string" || id === "") return "unknown";
   const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]!);
   if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayHoldToken(id)) return id;
-  return nodeCrypto().createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
+  return tokenOf(id).slice(0, 16);
 }
 
 /** `unsafe`: a link or not a folder, never used. */

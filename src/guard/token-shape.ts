@@ -2,7 +2,6 @@
 import { mayHoldToken } from "./quote.ts";
 import { redactVendorShapes } from "./redact.ts";
 
-/** `text` with each vendor-shaped token replaced by `<redacted: KIND>`; the same string when none. */
 export function withoutTokens(text: string): string {
   return mayHoldToken(text) ? redactVendorShapes(text) : text;
 }
