@@ -1278,6 +1278,18 @@ function readSmall(p, maxBytes = 1e6) {
     closeSync2(fd);
   }
 }
+function unreadReason(p, maxBytes = 1e6) {
+  const st = lstatOrNull(p);
+  if (st === null || st.isSymbolicLink()) return null;
+  if (!st.isFile()) return st.isDirectory() ? "is a folder, not a file" : "is not a regular file";
+  if (st.size > maxBytes) return `is larger than ${maxBytes === 1e6 ? "1 MB" : `${maxBytes} bytes`}`;
+  try {
+    closeSync2(openSync2(p, constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK));
+  } catch (err) {
+    return `cannot be read (${err.message.split(",")[0]})`;
+  }
+  return "changed while it was read";
+}
 var exists;
 var init_fs = __esm({
   "src/store/fs.ts"() {
@@ -7690,7 +7702,7 @@ function attributesLine(top, root) {
 function readRegular(p) {
   const text = readSmall(p);
   if (text !== null || !exists(p)) return text;
-  throw new Error(`${p} is not a regular file of at most 1 MB this user can read; links and folders are never edited`);
+  throw new Error(`${p} ${unreadReason(p) ?? "is a link"}; only a regular file of at most 1 MB is edited`);
 }
 function giveTo(p, like) {
   if (process.geteuid?.() !== 0) return;
@@ -7841,9 +7853,13 @@ function textOr(dir, name2) {
 }
 async function mergeDriverMissing(root, env) {
   const c = cloneOf(root, env);
-  if (c === null || !NAMES_OURS.test(textOr(c.top, ".gitattributes"))) return false;
-  if (/^\s*\[merge\s+"session-handoff"\]/im.test(textOr(c.common, "config"))) return false;
-  return await effectiveDriver(c.top, env) === null;
+  const file = c === null ? "" : path29.join(c.top, ".gitattributes");
+  const text = c === null ? "" : readSmall(file);
+  const why = text === null ? unreadReason(file) : null;
+  if (why !== null) return `.gitattributes ${why}: session-handoff cannot tell whether it names the merge driver`;
+  if (c === null || !NAMES_OURS.test(text ?? "")) return null;
+  if (/^\s*\[merge\s+"session-handoff"\]/im.test(textOr(c.common, "config"))) return null;
+  return await effectiveDriver(c.top, env) === null ? MERGE_DRIVER_MISSING : null;
 }
 async function driverPartMissing(root, env) {
   const c = cloneOf(root, env);
@@ -8103,15 +8119,17 @@ When the kill switch is on, the paused sentence is printed too and the code is k
         else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
         const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...stashed };
         if (state === "conflicted") result.conflicted = conflicted;
-        if (await mergeDriverMissing(root, ctx.env)) result.mergeDriverMissing = true;
+        const md = await mergeDriverMissing(root, ctx.env);
+        if (md === MERGE_DRIVER_MISSING) result.mergeDriverMissing = true;
         const handoff = inspections[0];
         const readable = state === "parked" && typeof handoff.text === "string";
         const strays = readable ? glanceAtHandoff(handoff.text, Date.now()).strays : [];
         if (strays.length > 0) result.unknownSections = strays.map((s) => s.near);
+        const notes = md !== null && md !== MERGE_DRIVER_MISSING ? [md] : [];
         if (ctx.values.json) return ok(`${JSON.stringify(result)}
-`, [], code);
+`, notes, code);
         return ok(`${[message, straySentence(strays), pausedLine].filter(Boolean).join("\n")}
-`, [], code);
+`, notes, code);
       }
     };
   }
@@ -10624,9 +10642,9 @@ async function readAgentFile(file, snippet) {
       to = readlinkSync3(file);
     } catch {
     }
-    const what = err.state === "link" ? `is a link to ${to}` : "is not a regular file";
-    const why = "links are never followed or replaced, so nothing was changed";
-    throw new Refused(`${file} ${what}; ${why}. Add this to its target by hand:
+    const kind = err.state === "too-large" ? "is larger than 1 MB" : "is not a regular file";
+    const what = err.state === "link" ? `is a link to ${to}; links are never followed or replaced` : `${kind}; install edits only regular files of at most 1 MB`;
+    throw new Refused(`${file} ${what}, so nothing was changed. Add this to its target by hand:
 ${snippet}`);
   }
   if (read === null) return { bytes: null, token: "absent" };
@@ -13082,16 +13100,20 @@ async function agentInstalls(r, name2, agent) {
 async function installState(r, name2, edit2) {
   const file = editPath(r.global ? r.home : r.root, edit2);
   const text = readSmall(file) ?? readSmall(realOrNull(file) ?? file);
-  if (text === null) return "absent";
   const reinstall = agentFix(r, "install", name2);
-  const state = judge(r, name2, edit2, text, reinstall);
   const shown = r.global ? `~/${edit2.file}` : edit2.file;
+  const why = text === null ? unreadReason(realOrNull(file) ?? file) : null;
+  const what = `${shown} ${why}: doctor cannot tell which agents' entries it holds`;
+  const fix = `make it a readable file of at most 1 MB, then run ${reinstall}`;
+  if (why !== null && !r.problems.some((p) => p.what === what)) r.problems.push({ what, fix });
+  if (text === null) return why === null ? "absent" : "unreadable";
+  const state = judge(r, name2, edit2, text, reinstall);
   const found = startCommands(edit2, text, file, state === "current");
   for (const argv of found.run) await startRun(r, shown, argv, name2);
   for (const c of found.foreign) {
     const names = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
-    const what = `${shown}: ${names}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c)}`;
-    r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
+    const what2 = `${shown}: ${names}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c)}`;
+    r.problems.push({ what: what2, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
   if (path47.basename(edit2.file) === "AGENTS.md") {
@@ -13165,7 +13187,9 @@ async function memoryState(r, journal) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
     problems.push({ what: "a memory file failed safety or schema checks", fix });
   }
-  if (await mergeDriverMissing(root, r.env)) problems.push({ what: MERGE_DRIVER_MISSING, fix: fixCmd(r, "publish") });
+  const md = await mergeDriverMissing(root, r.env);
+  const unread = "make .gitattributes a readable file of at most 1 MB";
+  if (md !== null) problems.push({ what: md, fix: md === MERGE_DRIVER_MISSING ? fixCmd(r, "publish") : unread });
   const driverGone = await driverPartMissing(root, r.env);
   if (driverGone !== null) {
     const what = `${driverGone}: memory files merge as text (conflict markers)`;
@@ -13304,10 +13328,10 @@ var init_doctor = __esm({
       help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
 
 A read-only health report: Node; per agent, its skill folders and whether each
-hook or block is "not installed", "current" or "outdated" (with why); each
-installed SessionStart command run as a harness would; the memory dir. Each
-problem comes with the command that fixes it. Changes nothing. Every line it
-can print: references/verbs.md#doctor.
+hook or block is "not installed", "current", "outdated" (with why) or
+"unreadable"; each installed SessionStart command run as a harness would; the
+memory dir. Each problem comes with the command that fixes it. Changes nothing.
+Every line it can print: references/verbs.md#doctor.
 
 options:
   --global    the per-user files (runs from the home folder too)

@@ -21,9 +21,10 @@ export async function readAgentFile(file: string, snippet: string): Promise<{ by
     } catch {
       // Gone since it was read.
     }
-    const what = err.state === "link" ? `is a link to ${to}` : "is not a regular file";
-    const why = "links are never followed or replaced, so nothing was changed";
-    throw new Refused(`${file} ${what}; ${why}. Add this to its target by hand:\n${snippet}`);
+    const kind = err.state === "too-large" ? "is larger than 1 MB" : "is not a regular file";
+    const what = err.state === "link" ? `is a link to ${to}; links are never followed or replaced`
+      : `${kind}; install edits only regular files of at most 1 MB`;
+    throw new Refused(`${file} ${what}, so nothing was changed. Add this to its target by hand:\n${snippet}`);
   }
   if (read === null) return { bytes: null, token: "absent" };
   if (read.stat.nlink !== 1n) {

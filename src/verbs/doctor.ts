@@ -20,10 +20,10 @@ export const doctorVerb: Verb = {
   help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
 
 A read-only health report: Node; per agent, its skill folders and whether each
-hook or block is "not installed", "current" or "outdated" (with why); each
-installed SessionStart command run as a harness would; the memory dir. Each
-problem comes with the command that fixes it. Changes nothing. Every line it
-can print: references/verbs.md#doctor.
+hook or block is "not installed", "current", "outdated" (with why) or
+"unreadable"; each installed SessionStart command run as a harness would; the
+memory dir. Each problem comes with the command that fixes it. Changes nothing.
+Every line it can print: references/verbs.md#doctor.
 
 options:
   --global    the per-user files (runs from the home folder too)
