@@ -3106,8 +3106,10 @@ import path17 from "node:path";
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
   const file = path17.join(memDir, SETTINGS_FILE);
-  const text = readSmall(file, MAX_SETTINGS_BYTES) ?? (lstatOrNull(file)?.isSymbolicLink() === false ? "" : null);
-  if (text === null) return { settings, problems: [] };
+  const text = readSmall(file, MAX_SETTINGS_BYTES);
+  const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
+  const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
+  if (text === null) return { settings, problems: unread };
   let parsed;
   try {
     parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
@@ -3115,8 +3117,7 @@ function readSettings(memDir) {
     parsed = void 0;
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    const what = `is not a JSON object of at most ${MAX_SETTINGS_BYTES} bytes (nor a link)`;
-    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} ${what}; using the defaults`] };
+    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object; using the defaults`] };
   }
   const problems = [];
   for (const [key, value] of Object.entries(parsed)) {

@@ -350,6 +350,18 @@ function readSmall(p, maxBytes = 1e6) {
     closeSync2(fd);
   }
 }
+function unreadReason(p, maxBytes = 1e6) {
+  const st = lstatOrNull(p);
+  if (st === null || st.isSymbolicLink()) return null;
+  if (!st.isFile()) return st.isDirectory() ? "is a folder, not a file" : "is not a regular file";
+  if (st.size > maxBytes) return `is larger than ${maxBytes === 1e6 ? "1 MB" : `${maxBytes} bytes`}`;
+  try {
+    closeSync2(openSync2(p, constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK));
+  } catch (err) {
+    return `cannot be read (${err.message.split(",")[0]})`;
+  }
+  return "changed while it was read";
+}
 var exists;
 var init_fs = __esm({
   "src/store/fs.ts"() {
@@ -1215,8 +1227,10 @@ import path10 from "node:path";
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
   const file = path10.join(memDir, SETTINGS_FILE);
-  const text = readSmall(file, MAX_SETTINGS_BYTES) ?? (lstatOrNull(file)?.isSymbolicLink() === false ? "" : null);
-  if (text === null) return { settings, problems: [] };
+  const text = readSmall(file, MAX_SETTINGS_BYTES);
+  const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
+  const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
+  if (text === null) return { settings, problems: unread };
   let parsed;
   try {
     parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
@@ -1224,8 +1238,7 @@ function readSettings(memDir) {
     parsed = void 0;
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    const what = `is not a JSON object of at most ${MAX_SETTINGS_BYTES} bytes (nor a link)`;
-    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} ${what}; using the defaults`] };
+    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object; using the defaults`] };
   }
   const problems = [];
   for (const [key, value] of Object.entries(parsed)) {
