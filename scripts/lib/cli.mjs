@@ -1799,6 +1799,8 @@ function ceilings(env) {
   return out;
 }
 function safeDirectories(env) {
+  const known = safeCache.get(env);
+  if (known !== void 0) return known;
   const args = ["config", "-z", "--show-scope", "--type=path", "--get-all", "safe.directory"];
   const r = runGitSync("/", args, { ...env, PATH: env.PATH ?? process.env.PATH, HOME: homeFolder(env) }, 5e3);
   const fields = r?.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
@@ -1807,6 +1809,7 @@ function safeDirectories(env) {
     if (!["system", "global", "command"].includes(fields[i])) continue;
     out = fields[i + 1] === "" ? [] : [...out, fields[i + 1]];
   }
+  safeCache.set(env, out);
   return out;
 }
 function listedSafe(dir, safe) {
@@ -1865,8 +1868,7 @@ function findRoot(startPath, env) {
   const home = homeVar ? realOrNull(homeVar) : null;
   if (home !== null && samePath(start, home)) throw new Refused(NOT_A_PROJECT);
   const uid = process.getuid?.();
-  let safe = null;
-  const safeList = () => safe ??= safeDirectories(env);
+  const safeList = () => safeDirectories(env);
   if (uid !== void 0 && (st.mode & 514) === 514 && !listedSafe(start, safeList())) {
     const fix = "run it from a project folder or pass --root <project>";
     throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: ${fix}`);
@@ -1897,7 +1899,7 @@ function walk(start, env, uid, safe, home) {
     dir = parent;
   }
 }
-var NOT_A_PROJECT;
+var NOT_A_PROJECT, safeCache;
 var init_root = __esm({
   "src/git/root.ts"() {
     "use strict";
@@ -1906,6 +1908,7 @@ var init_root = __esm({
     init_fs();
     init_run();
     NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
+    safeCache = /* @__PURE__ */ new WeakMap();
   }
 });
 
@@ -7806,6 +7809,14 @@ async function unregisterMergeDriver(root, env) {
   }
   return out;
 }
+function assertAttributesReadable(root, env) {
+  const c = cloneOf(root, env);
+  const file = c === null ? "" : path29.join(c.top, ".gitattributes");
+  const why = c === null || readSmall(file) !== null ? null : unreadReason(file);
+  if (why === null) return;
+  const fix = "so nothing was changed; make it a readable file of at most 1 MB, then run this again";
+  throw new Refused(`${file} ${why}: the merge driver's block cannot be taken out of it, ${fix}`);
+}
 async function previewMergeDriver(root, remove2, env) {
   const c = cloneOf(root, env);
   if (c === null) return { config: false, attributes: false, notes: [] };
@@ -7880,6 +7891,7 @@ var init_merge_driver_config = __esm({
     init_git_dir();
     init_run();
     init_fs();
+    init_errors();
     DRIVER_NAME = "session-handoff";
     BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
     BEGIN_NL = BEGIN2.replace(/\)$/, "; newline added)");
@@ -10629,6 +10641,7 @@ import {
   openSync as openSync7,
   readlinkSync as readlinkSync3,
   rmdirSync as rmdirSync2,
+  rmSync as rmSync3,
   unlinkSync as unlinkSync10
 } from "node:fs";
 import path37 from "node:path";
@@ -10734,6 +10747,32 @@ function removeEmptyDirs(dirs) {
   }
   return removed;
 }
+function keepMade(at2, dirs) {
+  if (dirs.length > 0) {
+    mkdirSync5(at2, { recursive: true, mode: 448 });
+    import_write_file_atomic2.default.sync(path37.join(at2, "made-folders"), dirs.map((d) => `${d}
+`).join(""));
+    return;
+  }
+  rmSync3(path37.join(at2, "made-folders"), { force: true });
+  removeEmptyDirs([at2]);
+}
+function recordMade(at2, dirs) {
+  if (dirs.length > 0) keepMade(at2, [...madeList(at2), ...dirs]);
+}
+function removeMadeUpTo(at2, dir, stop) {
+  const made = madeList(at2);
+  const on = new Set(dirsBelow(stop, dir));
+  removeEmptyDirs(made.filter((d) => on.has(d)));
+  if (made.some((d) => !existsSync5(d))) keepMade(at2, made.filter((d) => existsSync5(d)));
+}
+function removeMadeFile(at2, file) {
+  const made = madeList(at2);
+  if (!made.includes(file)) return;
+  unlinkSync10(file);
+  removeEmptyDirs(made.filter((d) => d === path37.dirname(file)));
+  keepMade(at2, made.filter((d) => existsSync5(d)));
+}
 function recordNode(dir, execPath) {
   const target = path37.join(dir, "node");
   if (readSmall(target) === `${execPath}
@@ -10749,7 +10788,7 @@ function recordNode(dir, execPath) {
   import_write_file_atomic2.default.sync(target, `${execPath}
 `, { mode: 420 });
 }
-var import_write_file_atomic2, removeEmptyUpTo;
+var import_write_file_atomic2, removeEmptyUpTo, madeList;
 var init_agent_file = __esm({
   "src/agents/agent-file.ts"() {
     "use strict";
@@ -10759,6 +10798,7 @@ var init_agent_file = __esm({
     init_fs();
     init_files();
     removeEmptyUpTo = (dir, stop) => removeEmptyDirs(dirsBelow(stop, dir));
+    madeList = (at2) => (readSmall(path37.join(at2, "made-folders")) ?? "").split("\n").filter(Boolean);
   }
 });
 
@@ -10774,7 +10814,7 @@ import {
   readFileSync as readFileSync7,
   readlinkSync as readlinkSync4,
   renameSync as renameSync4,
-  rmSync as rmSync3,
+  rmSync as rmSync4,
   statSync,
   symlinkSync,
   writeFileSync as writeFileSync5
@@ -10859,7 +10899,7 @@ function writeCopyRecord(dir, createdDirs) {
   }
 }
 function dropCopyRecord(dir) {
-  rmSync3(path38.join(dir, RECORD), { force: true });
+  rmSync4(path38.join(dir, RECORD), { force: true });
 }
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
@@ -10898,7 +10938,7 @@ function applySteps(from, to, steps2) {
   for (const s of steps2) {
     const dest = path38.join(to, s.rel);
     if (s.action === "remove") {
-      rmSync3(dest, { force: true });
+      rmSync4(dest, { force: true });
       removeEmptyUpTo(path38.dirname(dest), to);
       continue;
     }
@@ -12331,7 +12371,7 @@ var init_plan = __esm({
 });
 
 // src/agents/installer.ts
-import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readFileSync as readFileSync8, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readdirSync as readdirSync10, readFileSync as readFileSync8, rmSync as rmSync5 } from "node:fs";
 import path41 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
@@ -12366,6 +12406,7 @@ async function install(t, env) {
       removeEmptyDirs(dirs);
       throw err;
     }
+    recordMade(madeListDir(t, env), dirs);
     lines2.push(`${verb}d ${p.shown}`);
   }
   const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
@@ -12375,34 +12416,51 @@ async function install(t, env) {
     if (x !== null && x.at >= 0) continue;
     const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
     if (x !== null && ls?.stdout.length === 0) {
-      if (!t.dryRun) mkdirSync7(path41.dirname(x.file), { recursive: true });
-      if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
+      if (!t.dryRun) {
+        const made = [path41.dirname(x.file), x.file].filter((f) => !existsSync6(f));
+        mkdirSync7(path41.dirname(x.file), { recursive: true });
+        import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
+        recordMade(madeListDir(t, env), made);
+      }
       lines2.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
     } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
   }
   return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...keep, ...old] };
 }
+function madeListDir(t, env) {
+  const top = t.global ? null : gitTopOf(t.base, env);
+  const gitDir = top === null ? null : gitDirOf(top);
+  return gitDir === null ? userDir(env, t.home) : path41.join(commonDirOf(gitDir), "session-handoff");
+}
 function excludeOf(base, file, env) {
   const top = gitTopOf(base, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
-  const exclude = path41.join(commonDirOf(gitDir), "info", "exclude");
+  const common = commonDirOf(gitDir);
+  const exclude = path41.join(common, "info", "exclude");
   const text = existsSync6(exclude) ? readFileSync8(exclude, "utf8") : "";
   const rel = path41.relative(top, file).split(path41.sep).join("/");
   const pair = `${EXCLUDE_MARK}
 /${rel}
 `;
   const ls = ["ls-files", "--", `:(literal)${rel}`];
-  return { top, file: exclude, text, pair, ls, at: `
+  const others = workTrees(common).filter((w) => realOrNull(w) !== realOrNull(top));
+  const needed = others.some((w) => existsSync6(path41.join(w, rel)));
+  return { top, file: exclude, text, pair, ls, needed, at: `
 ${text}`.indexOf(`
 ${pair}`) };
+}
+function workTrees(common) {
+  const linked = path41.join(common, "worktrees");
+  const gitdirs = (existsSync6(linked) ? readdirSync10(linked) : []).map((n2) => readSmall(path41.join(linked, n2, "gitdir")));
+  return [path41.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path41.dirname(g.trim()))];
 }
 function dropOldRecords(dir) {
   const records = path41.join(dir, "installs");
   const what = "an older version's copies of agent files, no longer read";
   if (lstatSync15(records, { throwIfNoEntry: false }) === void 0) return [];
   try {
-    rmSync4(records, { recursive: true, force: true });
+    rmSync5(records, { recursive: true, force: true });
   } catch (err) {
     return [`${records} could not be removed (${err.code}): ${what}; delete it by hand`];
   }
@@ -12420,6 +12478,8 @@ async function uninstall(t, env) {
     const verb = current === null ? "absent" : next === current ? "unchanged" : next === null ? "removed" : "updated";
     plans.push({ file, shown, snap, next, verb });
   }
+  const last = !t.global && !anotherInstalled(t, new Map(plans.map((p) => [p.file, p.next])));
+  if (last) assertAttributesReadable(t.base, env);
   const lines2 = [];
   for (const p of plans) {
     const acts = p.verb === "removed" || p.verb === "updated";
@@ -12428,25 +12488,27 @@ async function uninstall(t, env) {
     const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
     await writeAgentFile(p.file, p.snap.token, bytes, 420, env.MEMORY_IO_FAILPOINT || void 0);
   }
-  const last = !t.global && !anotherInstalled(t, t.dryRun ? new Set(plans.map((p) => p.file)) : /* @__PURE__ */ new Set());
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeEmptyUpTo(path41.dirname(p.file), t.base);
+  for (const p of removed) removeMadeUpTo(madeListDir(t, env), path41.dirname(p.file), t.base);
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
-    if (x === null || x.at < 0) continue;
-    if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
+    if (x === null || x.at < 0 || x.needed) continue;
+    const rest = x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length);
+    if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, rest);
+    if (!t.dryRun && rest === "") removeMadeFile(madeListDir(t, env), x.file);
     lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
   return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...old], last };
 }
-function anotherInstalled(t, skip) {
+function anotherInstalled(t, planned) {
   return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
     const file = editPath(t.base, edit2);
     const st = lstatSync15(file, { throwIfNoEntry: false });
-    if (skip.has(file) || st === void 0 || !st.isFile() || st.size > 4e6) return false;
+    if (planned.has(file)) return holdsOurs(edit2, planned.get(file) ?? "");
+    if (st === void 0 || !st.isFile() || st.size > 4e6) return false;
     return holdsOurs(edit2, readFileSync8(file, "utf8"));
   }));
 }
@@ -12460,6 +12522,7 @@ var init_installer = __esm({
     init_merge_driver_config();
     init_run();
     init_quote();
+    init_fs();
     init_pause();
     init_agent_file();
     init_home();
@@ -12583,7 +12646,7 @@ var init_exports = {};
 __export(init_exports, {
   initVerb: () => initVerb
 });
-import { existsSync as existsSync7, lstatSync as lstatSync17, realpathSync as realpathSync4, rmSync as rmSync5 } from "node:fs";
+import { existsSync as existsSync7, lstatSync as lstatSync17, realpathSync as realpathSync4, rmSync as rmSync6 } from "node:fs";
 import path44 from "node:path";
 function planOf(ctx) {
   const global = ctx.values.global === true;
@@ -12737,6 +12800,7 @@ async function undo(ctx, plan2) {
   const { dest, source, shown } = plan2;
   refuseLinkOnTheWay(plan2);
   const record2 = readCopyRecord(dest);
+  if (!plan2.global) assertAttributesReadable(plan2.base, ctx.env);
   const { lines: lines2, notes, take } = collected();
   for (const agent of plan2.agents) take(await agentRun(ctx, plan2, uninstall, agent, plan2.dryRun));
   const would = plan2.dryRun ? "would remove" : "removed";
@@ -12749,10 +12813,7 @@ async function undo(ctx, plan2) {
       lines2.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
       continue;
     }
-    if (!plan2.dryRun) {
-      rmSync5(place, { recursive: state === "copy", force: true });
-      removeEmptyUpTo(path44.dirname(place), path44.join(plan2.base, path44.relative(plan2.base, place).split(path44.sep)[0]));
-    }
+    if (!plan2.dryRun) rmSync6(place, { recursive: state === "copy", force: true });
     lines2.push(`${would} ${shown(place)}`);
   }
   const all = skillFiles(dest);
@@ -12760,9 +12821,9 @@ async function undo(ctx, plan2) {
   const files = all.filter((rel) => !kept.includes(rel));
   if (files.length > 0 && !(existsSync7(dest) && lstatSync17(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync5(path44.join(dest, rel), { force: true });
+      for (const rel of files) rmSync6(path44.join(dest, rel), { force: true });
       if (kept.length === 0) dropCopyRecord(dest);
-      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), plan2.base);
+      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), dest);
     }
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
     for (const rel of kept) lines2.push(`left ${shown(path44.join(dest, rel))}: you edited it since init copied it`);
@@ -12787,6 +12848,7 @@ var init_init = __esm({
     init_target();
     init_errors();
     init_quote();
+    init_merge_driver_config();
     init_root();
     init_home();
     init_types();
@@ -12983,7 +13045,7 @@ var init_claude_plugin = __esm({
 });
 
 // src/agents/doctor-checks.ts
-import { existsSync as existsSync10, readdirSync as readdirSync10 } from "node:fs";
+import { existsSync as existsSync10, readdirSync as readdirSync11 } from "node:fs";
 import path47 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
@@ -13198,7 +13260,7 @@ async function memoryState(r, journal) {
   }
   let archives = 0;
   try {
-    archives = readdirSync10(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
+    archives = readdirSync11(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
   } catch {
   }
   for (const p of journal.problems) {
@@ -13222,8 +13284,8 @@ async function gitState(r) {
     if (ig.code !== 0 && ig.code !== 1) return null;
     const tr = await runGit(r.root, ["ls-files", "--", ".ai/memory"], r.env, 5e3);
     return { ignored: ig.code === 0, tracked: tr.stdout.length > 0 };
-  } catch {
-    return null;
+  } catch (err) {
+    return err instanceof GitUnavailable && err.reason === "missing" ? "git was not found on PATH" : null;
   }
 }
 async function startRun(r, shown, argv, name2) {
@@ -13297,8 +13359,8 @@ function reportText(result) {
   }
   for (const n2 of notes) lines2.push(`note: ${n2}`);
   const { verdict, archives, journal, paused, git } = memory;
-  const tracked = git?.tracked ? "tracked" : "untracked";
-  const gitWords = git === null ? "not a repository" : `${git.ignored ? "ignored" : "not ignored"}, ${tracked}`;
+  const state = (g) => `${g.ignored ? "ignored" : "not ignored"}, ${g.tracked ? "tracked" : "untracked"}`;
+  const gitWords = git === null ? "not a repository" : typeof git === "string" ? git : state(git);
   const journalWords = `journal: ${journal.files} file(s)${journal.off ? ", off (journal/OFF)" : ""}`;
   const pausedWords = paused ? `paused (${paused})` : "not paused";
   lines2.push(`memory: ${verdict}; ${archives} archive(s); ${journalWords}; ${pausedWords}; git: ${gitWords}`);

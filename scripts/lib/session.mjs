@@ -522,6 +522,8 @@ function ceilings(env) {
   return out;
 }
 function safeDirectories(env) {
+  const known = safeCache.get(env);
+  if (known !== void 0) return known;
   const args = ["config", "-z", "--show-scope", "--type=path", "--get-all", "safe.directory"];
   const r = runGitSync("/", args, { ...env, PATH: env.PATH ?? process.env.PATH, HOME: homeFolder(env) }, 5e3);
   const fields = r?.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
@@ -530,6 +532,7 @@ function safeDirectories(env) {
     if (!["system", "global", "command"].includes(fields[i])) continue;
     out = fields[i + 1] === "" ? [] : [...out, fields[i + 1]];
   }
+  safeCache.set(env, out);
   return out;
 }
 function listedSafe(dir, safe) {
@@ -588,8 +591,7 @@ function findRoot(startPath, env) {
   const home = homeVar ? realOrNull(homeVar) : null;
   if (home !== null && samePath(start, home)) throw new Refused(NOT_A_PROJECT);
   const uid = process.getuid?.();
-  let safe = null;
-  const safeList = () => safe ??= safeDirectories(env);
+  const safeList = () => safeDirectories(env);
   if (uid !== void 0 && (st.mode & 514) === 514 && !listedSafe(start, safeList())) {
     const fix = "run it from a project folder or pass --root <project>";
     throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: ${fix}`);
@@ -620,7 +622,7 @@ function walk(start, env, uid, safe, home) {
     dir = parent;
   }
 }
-var NOT_A_PROJECT;
+var NOT_A_PROJECT, safeCache;
 var init_root = __esm({
   "src/git/root.ts"() {
     "use strict";
@@ -629,6 +631,7 @@ var init_root = __esm({
     init_fs();
     init_run();
     NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
+    safeCache = /* @__PURE__ */ new WeakMap();
   }
 });
 

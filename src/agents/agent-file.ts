@@ -1,6 +1,6 @@
 // Agent files are replaced whole with write-file-atomic, so a kill leaves the old bytes or the new.
 import { accessSync, closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readlinkSync, rmdirSync,
-  unlinkSync } from "node:fs";
+  rmSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { Refused } from "../errors.ts";
@@ -129,6 +129,42 @@ export function removeEmptyDirs(dirs: string[]): string[] {
 
 /** Removes `dir` and its parents while empty, never `stop` or above it. */
 export const removeEmptyUpTo = (dir: string, stop: string) => removeEmptyDirs(dirsBelow(stop, dir));
+
+// The folders install made, a line each, in `at`: uninstall removes only these, so that a folder the user had before
+// (an empty .clinerules/hooks) stays.
+const madeList = (at: string) => (readSmall(path.join(at, "made-folders")) ?? "").split("\n").filter(Boolean);
+
+function keepMade(at: string, dirs: string[]): void {
+  if (dirs.length > 0) {
+    mkdirSync(at, { recursive: true, mode: 0o700 });
+    writeFileAtomic.sync(path.join(at, "made-folders"), dirs.map((d) => `${d}\n`).join(""));
+    return;
+  }
+  rmSync(path.join(at, "made-folders"), { force: true });
+  removeEmptyDirs([at]);
+}
+
+/** Adds `dirs` to the folders install made, listed in `at`. */
+export function recordMade(at: string, dirs: string[]): void {
+  if (dirs.length > 0) keepMade(at, [...madeList(at), ...dirs]);
+}
+
+/** Removes, when empty, the folders install made from `stop` (exclusive) down to `dir`; forgets those gone. */
+export function removeMadeUpTo(at: string, dir: string, stop: string): void {
+  const made = madeList(at);
+  const on = new Set(dirsBelow(stop, dir));
+  removeEmptyDirs(made.filter((d) => on.has(d)));
+  if (made.some((d) => !existsSync(d))) keepMade(at, made.filter((d) => existsSync(d)));
+}
+
+/** Removes `file` (left empty by the caller) and its folder when empty, when install made them. */
+export function removeMadeFile(at: string, file: string): void {
+  const made = madeList(at);
+  if (!made.includes(file)) return;
+  unlinkSync(file);
+  removeEmptyDirs(made.filter((d) => d === path.dirname(file)));
+  keepMade(at, made.filter((d) => existsSync(d)));
+}
 
 /** Records the Node that runs install as `<user dir>/node`, the second place an installed command looks. */
 export function recordNode(dir: string, execPath: string): void {

@@ -8,7 +8,7 @@ import { blockAgents, blockEndByte, CODEX_BUDGET, findBlock } from "./md-block.t
 import { editPath, holdsOurs, installText } from "./plan.ts";
 import type { Agent, AgentName, Edit, HelperLocation, JsonHooksEdit } from "./types.ts";
 import { driverPartMissing, MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
-import { runGit } from "../git/run.ts";
+import { GitUnavailable, runGit } from "../git/run.ts";
 import { randomHex8 } from "../store/files.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";
 import { inspectFile, interruptedSave } from "../store/inspect.ts";
@@ -321,15 +321,15 @@ export async function memoryState(r: Report, journal: JournalHealth) {
   return { verdict, files, archives, paused, git: await gitState(r), journal };
 }
 
-/** Whether git ignores and tracks the memory dir; null outside a repository. */
-async function gitState(r: Report): Promise<{ ignored: boolean; tracked: boolean } | null> {
+/** Whether git ignores and tracks the memory dir; null outside a repository; a sentence when git is not on PATH. */
+async function gitState(r: Report): Promise<{ ignored: boolean; tracked: boolean } | string | null> {
   try {
     const ig = await runGit(r.root, ["check-ignore", "-q", "--", ".ai/memory/HANDOFF.md"], r.env, 5000);
     if (ig.code !== 0 && ig.code !== 1) return null;
     const tr = await runGit(r.root, ["ls-files", "--", ".ai/memory"], r.env, 5000);
     return { ignored: ig.code === 0, tracked: tr.stdout.length > 0 };
-  } catch {
-    return null;
+  } catch (err) {
+    return err instanceof GitUnavailable && err.reason === "missing" ? "git was not found on PATH" : null;
   }
 }
 

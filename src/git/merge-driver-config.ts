@@ -8,6 +8,7 @@ import writeFileAtomic from "write-file-atomic";
 import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
 import { GitUnavailable, runGit } from "./run.ts";
 import { exists, readSmall, unreadReason } from "../store/fs.ts";
+import { Refused } from "../errors.ts";
 
 /** The driver's name in git's config and `.gitattributes`. */
 const DRIVER_NAME = "session-handoff";
@@ -191,6 +192,16 @@ async function unregisterMergeDriver(root: string, env: Env): Promise<Change> {
     out.notes.push(`.gitattributes was not changed: ${(err as Error).message}`);
   }
   return out;
+}
+
+/** Refuses, before uninstall changes anything, a `.gitattributes` it could not take the driver's block out of. */
+export function assertAttributesReadable(root: string, env: Env): void {
+  const c = cloneOf(root, env);
+  const file = c === null ? "" : path.join(c.top, ".gitattributes");
+  const why = c === null || readSmall(file) !== null ? null : unreadReason(file);
+  if (why === null) return;
+  const fix = "so nothing was changed; make it a readable file of at most 1 MB, then run this again";
+  throw new Refused(`${file} ${why}: the merge driver's block cannot be taken out of it, ${fix}`);
 }
 
 /** What registering (or removing) the driver would change, for --dry-run: nothing is written. */

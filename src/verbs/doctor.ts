@@ -82,8 +82,9 @@ function reportText(result: {
   }
   for (const n of notes) lines.push(`note: ${n}`);
   const { verdict, archives, journal, paused, git } = memory;
-  const tracked = git?.tracked ? "tracked" : "untracked";
-  const gitWords = git === null ? "not a repository" : `${git.ignored ? "ignored" : "not ignored"}, ${tracked}`;
+  const state = (g: { ignored: boolean; tracked: boolean }) =>
+    `${g.ignored ? "ignored" : "not ignored"}, ${g.tracked ? "tracked" : "untracked"}`;
+  const gitWords = git === null ? "not a repository" : typeof git === "string" ? git : state(git);
   const journalWords = `journal: ${journal.files} file(s)${journal.off ? ", off (journal/OFF)" : ""}`;
   const pausedWords = paused ? `paused (${paused})` : "not paused";
   lines.push(`memory: ${verdict}; ${archives} archive(s); ${journalWords}; ${pausedWords}; git: ${gitWords}`);

@@ -376,3 +376,20 @@ describe("a file too large to read is said to be too large", () => {
     expect(doctor({ root, run } as ReturnType<typeof setup>).problems.map((p) => p.what)).toContain(sentence);
   });
 });
+
+describe("doctor without git on PATH", () => {
+  it("says git was not found on PATH, not that the folder is not a repository", () => {
+    const { root, home } = setup();
+    const bin = tempDir("sh-bin-");
+    symlinkSync(process.execPath, path.join(bin, "node"));
+    const helper = path.join(root, ".claude", "skills", "session-handoff", "scripts", "memory_io.mjs");
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), HOME: home, PATH: bin };
+    delete env.SESSION_HANDOFF_DISABLE;
+    delete env.SESSION_HANDOFF_PAUSE;
+    const r = spawnSync(process.execPath, [helper, "doctor", "--root", root], { cwd: root, env, encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^memory: .*; git: git was not found on PATH$/m);
+    const j = spawnSync(process.execPath, [helper, "doctor", "--root", root, "--json"], { cwd: root, env, encoding: "utf8" });
+    expect(JSON.parse(j.stdout).memory.git).toBe("git was not found on PATH");
+  });
+});
