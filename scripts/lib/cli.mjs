@@ -703,9 +703,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path56 = q ? q.value : m?.[1];
-    if (!m || !path56) return null;
-    out.push({ path: path56, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path54 = q ? q.value : m?.[1];
+    if (!m || !path54) return null;
+    out.push({ path: path54, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -2473,13 +2473,36 @@ var init_handoff = __esm({
   }
 });
 
-// src/store/probe-session.ts
+// src/agents/hook-input.ts
+import { existsSync as existsSync2 } from "node:fs";
+import path13 from "node:path";
 function isProbeSession(id) {
   return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
 }
+async function readHookJson(ctx, max) {
+  return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
+}
+function hookObject(data, max) {
+  if (data === null || data.length === 0) return void 0;
+  if (data.length > max) return null;
+  try {
+    const o = JSON.parse(data.toString("utf8"));
+    return o !== null && typeof o === "object" && !Array.isArray(o) ? o : null;
+  } catch {
+    return null;
+  }
+}
+function userHelperWithoutMemory(skillDir, home, root) {
+  if (!skillDir || home === "" || existsSync2(path13.join(root, ".ai", "memory"))) return false;
+  const under = (dir, base) => {
+    const rel = path13.relative(base, dir);
+    return !rel.startsWith("..") && !path13.isAbsolute(rel);
+  };
+  return under(skillDir, home) && !under(skillDir, root);
+}
 var PROBE_SESSION_PREFIX;
-var init_probe_session = __esm({
-  "src/store/probe-session.ts"() {
+var init_hook_input = __esm({
+  "src/agents/hook-input.ts"() {
     "use strict";
     PROBE_SESSION_PREFIX = "session-handoff-doctor-";
   }
@@ -2487,7 +2510,7 @@ var init_probe_session = __esm({
 
 // src/brief/checkpoint-surface.ts
 import { readdirSync as readdirSync3 } from "node:fs";
-import path13 from "node:path";
+import path14 from "node:path";
 function minutesAgo(savedMs2, now) {
   if (savedMs2 === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs2) / 6e4);
@@ -2536,7 +2559,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHeadBytes(path13.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHeadBytes(path14.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -2552,7 +2575,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return none();
-    const file = await readStable(path13.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path14.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return none();
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -2572,7 +2595,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   }
 }
 function toldToAnySession(root, token) {
-  const told = (name2) => readHead(path13.join(checkpointsDir(root), name2), 128)?.trim() === token;
+  const told = (name2) => readHead(path14.join(checkpointsDir(root), name2), 128)?.trim() === token;
   try {
     return readdirSync3(checkpointsDir(root)).some((name2) => name2.startsWith(".delivered-") && told(name2));
   } catch {
@@ -2608,7 +2631,7 @@ var init_checkpoint_surface = __esm({
     init_handoff();
     init_checkpoints();
     init_files();
-    init_probe_session();
+    init_hook_input();
     init_paths();
     CHECKPOINT_SENTENCES = {
       only: (age, counts) => `session-handoff: an automatic checkpoint captured ${age} exists (.ai/memory/checkpoints/) and no handoff was written; it holds ${counts}, captured from the transcript without a model, so the session-handoff skill's resume flow marks what it drafts from it as captured, not confirmed.`,
@@ -2728,34 +2751,353 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a 
   }
 });
 
+// src/agents/command.ts
+function shellQuote(s) {
+  return /^[A-Za-z0-9_./:@%+=-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+function psQuote(s) {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+function nodeRun(args) {
+  const record2 = `"$(cat "\${XDG_CONFIG_HOME:-$HOME/.config}/${NODE_RECORD}" 2>/dev/null)"`;
+  return `for n in "$SESSION_HANDOFF_NODE" ${record2} "$(command -v node)" ${KNOWN_NODES}; do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`;
+}
+function hookCommand(helper, args, projectVar) {
+  const rel = projectVar !== null && helper.rel !== null;
+  const file = rel ? `"$${projectVar}"/${shellQuote(helper.rel)}` : shellQuote(helper.abs);
+  return `f=${file}; [ ! -f "$f" ] || ${nodeRun(args)}; :`;
+}
+function hookCommandPowerShell(abs, args) {
+  const record2 = `(Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') ${PS_FIRST})`;
+  const onPath = `(Get-Command node ${PS_FIRST} -ExpandProperty Source)`;
+  return `$f=${psQuote(abs)}; if (Test-Path -LiteralPath $f -PathType Leaf) { $c=if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }; foreach ($n in @($env:SESSION_HANDOFF_NODE, ${record2}, ${onPath}, "$env:ProgramFiles\\nodejs\\node.exe")) { if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${args}; exit $LASTEXITCODE } } }; exit 0`;
+}
+var CLINE_HOOK_MARK, KNOWN_NODES, NODE_RECORD, PS_FIRST;
+var init_command = __esm({
+  "src/agents/command.ts"() {
+    "use strict";
+    CLINE_HOOK_MARK = "# session-handoff: installed hook";
+    KNOWN_NODES = '/opt/homebrew/bin/node /usr/local/bin/node "$HOME/.volta/bin/node" "$HOME/.local/share/fnm/aliases/default/bin/node" "$HOME/.asdf/shims/node" "$HOME/.local/share/mise/shims/node"';
+    NODE_RECORD = "session-handoff/node";
+    PS_FIRST = "-ErrorAction SilentlyContinue | Select-Object -First 1";
+  }
+});
+
+// src/agents/md-block.ts
+function bootstrapBody(helper, agents) {
+  const h = shellQuote(helper.rel ?? helper.abs);
+  const where = helper.rel !== null ? " from the project root" : "";
+  return [
+    `${AGENTS_LINE} ${agents.join(", ")}.`,
+    `At session start run \`node ${h} check --root .\`${where}.`,
+    "Exit 2: a handoff is parked; offer to resume it with the session-handoff skill. Exit 1: a save",
+    `was interrupted; run \`node ${h} recover --root .\`, then check again.`,
+    "Exit 3: memory failed safety or schema checks; don't load it, tell the user. Exit 0: nothing parked."
+  ].join("\n");
+}
+function block(body) {
+  return `${BLOCK_BEGIN}
+${body}
+${BLOCK_END}`;
+}
+function findBlock(text, file) {
+  const lines2 = text.split("\n");
+  const at2 = (marker) => lines2.flatMap((l, i) => l.replace(/\r$/, "").trim() === marker ? [i] : []);
+  const begins = at2(BLOCK_BEGIN);
+  const ends = at2(BLOCK_END);
+  const mentions = lines2.filter((l) => l.includes("session-handoff:begin") || l.includes("session-handoff:end")).length;
+  if (begins.length === 0 && ends.length === 0 && mentions === 0) return null;
+  if (begins.length !== 1 || ends.length !== 1 || mentions !== 2 || ends[0] < begins[0]) {
+    const expected = `expected one \`${BLOCK_BEGIN}\` line, then one \`${BLOCK_END}\` line`;
+    const fix = "Fix or remove them by hand, then run this again";
+    throw new Refused(`${file} has malformed session-handoff markers (${expected}); nothing was changed. ${fix}`);
+  }
+  return { begin: begins[0], end: ends[0] };
+}
+function blockAgents(text, span) {
+  const lines2 = text.split("\n").slice(span.begin + 1, span.end);
+  const line = lines2.map((l) => l.replace(/\r$/, "")).find((l) => l.startsWith(AGENTS_LINE));
+  if (!line) return [];
+  const names = line.slice(AGENTS_LINE.length).replace(/\.\s*$/, "").split(",");
+  return names.map((s) => s.trim()).filter(Boolean);
+}
+function eolOf(text) {
+  return text.includes("\r\n") ? "\r\n" : "\n";
+}
+function blockEndByte(text, span) {
+  const lines2 = text.split("\n");
+  return Buffer.byteLength(lines2.slice(0, span.end + 1).join("\n"), "utf8");
+}
+function insertBlock(text, blk, eol) {
+  if (Buffer.byteLength(text, "utf8") <= TOP_BLOCK_FROM) {
+    return text.endsWith("\n") ? `${text}${eol}${blk}${eol}` : `${text}${eol}${eol}${blk}`;
+  }
+  const lines2 = text.split("\n");
+  const cr = eol === "\r\n" ? "\r" : "";
+  const heading = /^#{1,6}(\s|$)/.test(lines2[0].replace(/\r$/, ""));
+  lines2.splice(heading ? 1 : 0, 0, ...heading ? [cr, `${blk}${cr}`] : [`${blk}${cr}`, cr]);
+  return lines2.join("\n");
+}
+function putBlock(text, file, agent, body) {
+  if (text === null || text === "") return `${block(body([agent]))}
+`;
+  const eol = eolOf(text);
+  const span = findBlock(text, file);
+  if (span === null) return insertBlock(text, block(body([agent])).split("\n").join(eol), eol);
+  const agents = [.../* @__PURE__ */ new Set([...blockAgents(text, span), agent])].sort();
+  const blk = block(body(agents)).split("\n").join(eol);
+  if (blockEndByte(text, span) > CODEX_BUDGET) {
+    const without = dropBlock(text, span);
+    return insertBlock(without ?? "", blk, eol);
+  }
+  return replaceBlock(text, span, blk);
+}
+function replaceBlock(text, span, blk) {
+  const lines2 = text.split("\n");
+  const cr = lines2[span.end].endsWith("\r") ? "\r" : "";
+  lines2.splice(span.begin, span.end - span.begin + 1, `${blk}${cr}`);
+  return lines2.join("\n");
+}
+function dropBlock(text, span) {
+  const lines2 = text.split("\n");
+  const blank = (i) => i >= 0 && i < lines2.length && lines2[i].replace(/\r$/, "") === "";
+  let from = span.begin;
+  let to = span.end;
+  if (from > 0 && blank(from - 1)) from--;
+  else if (from === 0 && blank(to + 1)) to++;
+  const last = span.end === lines2.length - 1;
+  lines2.splice(from, to - from + 1);
+  if (last && lines2.length > 0) lines2[lines2.length - 1] = lines2[lines2.length - 1].replace(/\r$/, "");
+  const out = lines2.join("\n");
+  return out === "" ? null : out;
+}
+function takeBlock(text, file, agent, body) {
+  const span = findBlock(text, file);
+  if (span === null) return text;
+  const rest = blockAgents(text, span).filter((a) => a !== agent);
+  if (rest.length === 0) return dropBlock(text, span);
+  return replaceBlock(text, span, block(body(rest)).split("\n").join(eolOf(text)));
+}
+var BLOCK_BEGIN, BLOCK_END, AGENTS_LINE, TOP_BLOCK_FROM, CODEX_BUDGET;
+var init_md_block = __esm({
+  "src/agents/md-block.ts"() {
+    "use strict";
+    init_errors();
+    init_command();
+    BLOCK_BEGIN = "<!-- session-handoff:begin -->";
+    BLOCK_END = "<!-- session-handoff:end -->";
+    AGENTS_LINE = "Installed by session-handoff for:";
+    TOP_BLOCK_FROM = 28 * 1024;
+    CODEX_BUDGET = 32 * 1024;
+  }
+});
+
+// src/agents/index.ts
+function mdBlock(helper, global, file, homeFile) {
+  const at2 = global ? { ...helper, rel: null } : helper;
+  return { kind: "md-block", file: global ? homeFile : file, body: (agents) => bootstrapBody(at2, agents) };
+}
+function owned(file, content, mode = 420) {
+  return { kind: "owned-file", file, content, mode };
+}
+function projectOnly(name2, global) {
+  const instead = `run \`install --agent ${name2}\` in the project instead`;
+  if (global) throw new Refused(`${name2} has no per-user rules folder; ${instead}`);
+}
+function clineScript(helper) {
+  const file = helper.rel !== null ? `"$root"/${shellQuote(helper.rel)}` : shellQuote(helper.abs);
+  const run = nodeRun(`hook --mode session --format cline --root "$root"`);
+  const root = `root=$(cd "\${0%/*}/../.." && pwd) || exit 0`;
+  return `#!/bin/sh
+${CLINE_HOOK_MARK}
+${root}
+f=${file}
+[ -f "$f" ] || exit 0
+${run}
+exit 0
+`;
+}
+function clineScriptPs1(helper) {
+  const file = helper.rel !== null ? `Join-Path $root ${psQuote(helper.rel)}` : psQuote(helper.abs);
+  const ps = "hook --mode session --format cline --root $root";
+  return [
+    CLINE_HOOK_MARK,
+    "$root = (Resolve-Path -LiteralPath (Join-Path $PSScriptRoot '..\\..')).Path",
+    `$f = ${file}`,
+    "if (-not (Test-Path -LiteralPath $f -PathType Leaf)) { exit 0 }",
+    "$c = if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }",
+    `$record = Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') ${PS_FIRST}`,
+    `$onPath = Get-Command node ${PS_FIRST} -ExpandProperty Source`,
+    'foreach ($n in @($env:SESSION_HANDOFF_NODE, $record, $onPath, "$env:ProgramFiles\\nodejs\\node.exe")) {',
+    `  if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${ps}; exit $LASTEXITCODE }`,
+    "}",
+    "exit 0",
+    ""
+  ].join("\r\n");
+}
+function isAgentName(s) {
+  return typeof s === "string" && Object.hasOwn(AGENTS, s);
+}
+function agentOfEnv(env) {
+  const named = env.SESSION_HANDOFF_AGENT?.trim() ?? "";
+  if (/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}$/.test(named)) return named;
+  if (env.CLAUDECODE === "1" || env.CLAUDE_CODE_ENTRYPOINT) return "Claude Code";
+  if (env.GEMINI_CLI === "1") return "Gemini CLI";
+  if (Object.keys(env).some((k) => k.startsWith("CODEX_") && k !== "CODEX_HOME")) return "Codex";
+  if (env.OPENCODE === "1") return "OpenCode";
+  return null;
+}
+var SESSION_MATCHER, CURSOR_DESCRIPTION, CURSOR_FRONTMATTER, AGENTS;
+var init_agents = __esm({
+  "src/agents/index.ts"() {
+    "use strict";
+    init_md_block();
+    init_command();
+    init_errors();
+    SESSION_MATCHER = "startup|resume|clear|compact|fork";
+    CURSOR_DESCRIPTION = "Session handoff bootstrap: check for parked session memory at session start";
+    CURSOR_FRONTMATTER = `---
+description: ${CURSOR_DESCRIPTION}
+alwaysApply: true
+---
+`;
+    AGENTS = {
+      "claude-code": {
+        name: "claude-code",
+        fromStartFolder: true,
+        skillFolders: { project: [".claude/skills"], home: [".claude/skills"] },
+        markers: { project: [".claude", "CLAUDE.md"], home: [".claude"] },
+        edits(helper, global) {
+          const command = (args) => hookCommand(helper, args, global ? null : "CLAUDE_PROJECT_DIR");
+          const checkpoint = "checkpoint --format claude";
+          const hooks = [
+            { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format claude", timeout: 10 },
+            { event: "PreCompact", args: checkpoint, timeout: 10 },
+            { event: "PostCompact", args: checkpoint, timeout: 10 },
+            // SessionEnd hooks share a 1.5 s budget: checkpoint does the least work there.
+            { event: "SessionEnd", args: checkpoint, timeout: 2 },
+            // The context offer: both events reach the model; Stop does not (2.1.112 ignores it, 2.1.332 loops).
+            { event: "UserPromptSubmit", args: "context --format claude", timeout: 10 },
+            { event: "PostToolUse", args: "context --format claude", timeout: 10 }
+          ];
+          return [{ kind: "json-hooks", file: ".claude/settings.json", command, statusLine: "statusline", hooks }];
+        }
+      },
+      codex: {
+        name: "codex",
+        skillFolders: { project: [".agents/skills"], home: [".codex/skills", ".agents/skills"] },
+        markers: { project: [".codex"], home: [".codex"] },
+        edits(helper, global) {
+          const hooks = [
+            { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format codex", timeout: 10 },
+            { event: "PreCompact", args: "checkpoint --format codex", timeout: 10 },
+            // Codex clamps SessionEnd to 3 s.
+            { event: "SessionEnd", args: "checkpoint --format codex", timeout: 3 },
+            { event: "UserPromptSubmit", args: "context --format codex", timeout: 10 },
+            { event: "PostToolUse", args: "context --format codex", timeout: 10 }
+          ];
+          return [
+            mdBlock(helper, global, "AGENTS.md", ".codex/AGENTS.md"),
+            {
+              kind: "json-hooks",
+              file: ".codex/hooks.json",
+              command: (args) => hookCommand(helper, args, null),
+              commandWindows: (args) => hookCommandPowerShell(helper.abs, args),
+              hooks
+            }
+          ];
+        }
+      },
+      // No session-start hook is known (*unverified*): the block in AGENTS.md, shared with Codex.
+      opencode: {
+        name: "opencode",
+        skillFolders: {
+          project: [".opencode/skills", ".claude/skills", ".agents/skills"],
+          home: [".config/opencode/skills"]
+        },
+        markers: { project: [".opencode", "opencode.json", "opencode.jsonc"], home: [".config/opencode"] },
+        edits: (helper, global) => [mdBlock(helper, global, "AGENTS.md", ".config/opencode/AGENTS.md")]
+      },
+      // Hook files run only once the user enables hooks; siblings of our rule are the user's.
+      cline: {
+        name: "cline",
+        skillFolders: { project: [".cline/skills", ".clinerules/skills"], home: [] },
+        markers: { project: [".clinerules", ".cline"], home: [] },
+        edits(helper, global) {
+          projectOnly("cline", global);
+          return [
+            owned(".clinerules/00-session-handoff.md", `${block(bootstrapBody(helper, ["cline"]))}
+`),
+            owned(".clinerules/hooks/TaskStart", clineScript(helper), 493),
+            owned(".clinerules/hooks/TaskResume", clineScript(helper), 493),
+            owned(".clinerules/hooks/TaskStart.ps1", clineScriptPs1(helper)),
+            owned(".clinerules/hooks/TaskResume.ps1", clineScriptPs1(helper))
+          ];
+        }
+      },
+      // No PreCompress: it fires before every model request. Gemini matches lifecycle events by exact
+      // name, so no matcher; timeouts in milliseconds; JSON only on stdout, or it shows a chat line.
+      gemini: {
+        name: "gemini",
+        fromStartFolder: true,
+        skillFolders: { project: [".gemini/skills", ".agents/skills"], home: [".gemini/skills"] },
+        markers: { project: [".gemini", "GEMINI.md"], home: [".gemini"] },
+        edits(helper, global) {
+          const hooks = [
+            { event: "SessionStart", args: "hook --mode session --format gemini", timeout: 1e4 },
+            { event: "SessionEnd", args: "checkpoint --format gemini", timeout: 3e3 }
+          ];
+          const command = (args) => hookCommand(helper, args, global ? null : "GEMINI_PROJECT_DIR");
+          return [
+            mdBlock(helper, global, "GEMINI.md", ".gemini/GEMINI.md"),
+            { kind: "json-hooks", file: ".gemini/settings.json", command, hooks }
+          ];
+        }
+      },
+      // With third-party hooks on, Cursor also runs Claude Code's: install adds no hook of its own.
+      cursor: {
+        name: "cursor",
+        skillFolders: { project: [".agents/skills", ".cursor/skills"], home: [] },
+        markers: { project: [".cursor", ".cursorrules"], home: [] },
+        edits(helper, global) {
+          projectOnly("cursor", global);
+          const content = `${CURSOR_FRONTMATTER}${block(bootstrapBody(helper, ["cursor"]))}
+`;
+          return [owned(".cursor/rules/session-handoff.mdc", content)];
+        }
+      }
+    };
+  }
+});
+
 // src/git/git-dir.ts
 import { readdirSync as readdirSync4, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
-import path14 from "node:path";
+import path15 from "node:path";
 function gitTopOf(root, env) {
-  for (let dir = root; ; dir = path14.dirname(dir)) {
+  for (let dir = root; ; dir = path15.dirname(dir)) {
     if (dir !== root && distrustedAbove(dir, env) !== null) return null;
-    if (lstatOrNull(path14.join(dir, ".git")) !== null) return dir;
-    if (path14.dirname(dir) === dir) return null;
+    if (lstatOrNull(path15.join(dir, ".git")) !== null) return dir;
+    if (path15.dirname(dir) === dir) return null;
   }
 }
 function gitDirOf(top) {
-  const dotGit = path14.join(top, ".git");
+  const dotGit = path15.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
   const text = readSmall(dotGit);
   const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
-  const dir = m ? path14.resolve(top, m[1]) : null;
+  const dir = m ? path15.resolve(top, m[1]) : null;
   return dir !== null && isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync3(path14.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path14.resolve(gitDir, text);
+    const text = readFileSync3(path15.join(gitDir, "commondir"), "utf8").trim();
+    if (text !== "") return path15.resolve(gitDir, text);
   } catch {
   }
   return gitDir;
 }
 function isShallow(gitDir) {
-  return gitDir !== null && isFile(path14.join(commonDirOf(gitDir), "shallow"));
+  return gitDir !== null && isFile(path15.join(commonDirOf(gitDir), "shallow"));
 }
 function reflogFiles(dir, out) {
   let entries2;
@@ -2766,7 +3108,7 @@ function reflogFiles(dir, out) {
   }
   for (const e of entries2) {
     if (out.length >= MAX_REFLOG_FILES) return;
-    const p = path14.join(dir, e.name);
+    const p = path15.join(dir, e.name);
     if (e.isDirectory()) reflogFiles(p, out);
     else if (e.isFile()) out.push(p);
   }
@@ -2775,7 +3117,7 @@ function reflogNames(gitDir, id) {
   const want = id.toLowerCase();
   if (gitDir === null || isNullObjectId(want)) return false;
   const files = [];
-  for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path14.join(dir, "logs"), files);
+  for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path15.join(dir, "logs"), files);
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
     try {
@@ -2792,17 +3134,17 @@ function reflogNames(gitDir, id) {
 function inProgressOf(gitDir) {
   if (gitDir === null) return null;
   for (const dir of ["rebase-merge", "rebase-apply"]) {
-    const d = path14.join(gitDir, dir);
-    if (!isDir(d) || dir === "rebase-apply" && isFile(path14.join(d, "applying"))) continue;
-    const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path14.join(d, "head-name")) ?? "");
+    const d = path15.join(gitDir, dir);
+    if (!isDir(d) || dir === "rebase-apply" && isFile(path15.join(d, "applying"))) continue;
+    const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path15.join(d, "head-name")) ?? "");
     return m ? `rebase of ${m[1]}` : "rebase";
   }
   const files = { MERGE_HEAD: "merge", CHERRY_PICK_HEAD: "cherry-pick", REVERT_HEAD: "revert", BISECT_LOG: "bisect" };
-  return Object.entries(files).find(([file]) => isFile(path14.join(gitDir, file)))?.[1] ?? null;
+  return Object.entries(files).find(([file]) => isFile(path15.join(gitDir, file)))?.[1] ?? null;
 }
 function objectFormat(gitDir) {
   try {
-    const config = gitDir === null ? "" : readFileSync3(path14.join(commonDirOf(gitDir), "config"), "utf8");
+    const config = gitDir === null ? "" : readFileSync3(path15.join(commonDirOf(gitDir), "config"), "utf8");
     return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
   } catch {
     return "sha1";
@@ -2837,895 +3179,6 @@ var init_git_dir = __esm({
     MAX_REFLOG_BYTES = 64 * 1024 * 1024;
     MAX_REFLOG_FILES = 2e3;
     MAX_HASHED_BYTES = 8 * 1024 * 1024;
-  }
-});
-
-// src/git/saves.ts
-import { linkSync, lstatSync as lstatSync6, mkdirSync as mkdirSync2, renameSync, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
-import path15 from "node:path";
-function savesPath(root, env) {
-  const top = gitTopOf(root, env);
-  const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? null : path15.join(commonDirOf(gitDir), "session-handoff", "saves");
-}
-function beside(root, env, name2) {
-  const saves = savesPath(root, env);
-  return saves === null ? null : path15.join(path15.dirname(saves), name2);
-}
-function recordLines(p, re) {
-  const lines2 = (readSmall(p) ?? "").slice(0, 16384).split("\n");
-  return lines2.map((l) => re.exec(l)).filter((m) => m !== null);
-}
-function addRecord(p, re, line, drop) {
-  try {
-    mkdirSync2(path15.dirname(p), { recursive: true, mode: 448 });
-    let kept = [];
-    try {
-      kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
-    } catch {
-    }
-    const tmp = `${p}.tmp-${process.pid}`;
-    rmSync(tmp, { force: true });
-    writeFileSync3(tmp, `${[...kept, line].slice(-KEPT).join("\n")}
-`, { mode: 384, flag: "wx" });
-    renameSync(tmp, p);
-  } catch {
-  }
-}
-function savedStampOf(text) {
-  const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1];
-  if (saved === void 0) return null;
-  const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text)?.[1];
-  return head === void 0 ? saved : `${saved}+${head}`;
-}
-function cloneIdOf(root, env, create = false) {
-  const p = beside(root, env, "clone-id");
-  if (p === null) return null;
-  const valid = (id) => id !== void 0 && /^[0-9a-f]{16}$/.test(id) ? id : null;
-  const found = valid(readSmall(p)?.trim());
-  if (found !== null || !create) return found;
-  const tmp = `${p}.tmp-${process.pid}`;
-  try {
-    mkdirSync2(path15.dirname(p), { recursive: true, mode: 448 });
-    if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
-    writeFileSync3(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
-`, { mode: 384 });
-    linkSync(tmp, p);
-  } catch {
-  } finally {
-    rmSync(tmp, { force: true });
-  }
-  return valid(readSmall(p)?.trim());
-}
-function markClone(text, id) {
-  if (id === null) return text;
-  const lines2 = text.split("\n").filter((l) => !CLONE_MARK.test(l));
-  const saved = lines2.findIndex((l) => /^Saved:/.test(l));
-  if (saved === -1) return text;
-  lines2.splice(saved + 1, 0, `<!-- saved in clone ${id} -->`);
-  return lines2.join("\n");
-}
-function markedHere(root, env, text) {
-  const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
-  const id = mark === void 0 ? null : cloneIdOf(root, env);
-  return mark === void 0 || id === null ? null : mark === id;
-}
-function readSaves(root, env) {
-  const p = savesPath(root, env);
-  if (p === null) return null;
-  try {
-    if (!lstatSync6(p).isFile()) return null;
-    const lines2 = recordLines(p, LINE2);
-    return { tokens: lines2.map((m) => m[1]), stamps: lines2.flatMap((m) => m[2] === void 0 ? [] : [m[2]]) };
-  } catch {
-    return null;
-  }
-}
-function recordSavedHere(root, env, token, stamp) {
-  const p = savesPath(root, env);
-  if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
-  const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
-  addRecord(p, LINE2, `${token}${safeStamp}`, (m) => m[1] === token);
-}
-function savedHere(root, env, text, token) {
-  const marked = markedHere(root, env, text);
-  if (marked !== null) return marked;
-  const saves = readSaves(root, env);
-  if (saves === null) return null;
-  const stamp = text === null ? null : savedStampOf(text);
-  return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(token());
-}
-function agentOfEnv(env) {
-  const named = env.SESSION_HANDOFF_AGENT?.trim() ?? "";
-  if (/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}$/.test(named)) return named;
-  if (env.CLAUDECODE === "1" || env.CLAUDE_CODE_ENTRYPOINT) return "Claude Code";
-  if (env.GEMINI_CLI === "1") return "Gemini CLI";
-  if (Object.keys(env).some((k) => k.startsWith("CODEX_") && k !== "CODEX_HOME")) return "Codex";
-  if (env.OPENCODE === "1") return "OpenCode";
-  return null;
-}
-function recordSavedBy(root, env, token, agent) {
-  const p = beside(root, env, "saved-by");
-  const line = `${token} ${agent}`;
-  if (p === null || agent === null || !SAVED_BY_LINE.test(line)) return;
-  addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
-}
-function savedByOf(root, env, token) {
-  const p = beside(root, env, "saved-by");
-  try {
-    return p === null ? null : recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null;
-  } catch {
-    return null;
-  }
-}
-var KEPT, LINE2, CLONE_MARK, SAVED_BY_LINE;
-var init_saves = __esm({
-  "src/git/saves.ts"() {
-    "use strict";
-    init_builtins();
-    init_git_dir();
-    init_fs();
-    KEPT = 10;
-    LINE2 = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
-    CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
-    SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
-  }
-});
-
-// src/store/lock.ts
-import fs from "node:fs";
-import { hostname as hostname2 } from "node:os";
-import path16 from "node:path";
-async function acquireLock(memDir, timeoutSeconds) {
-  return acquireLockDir(path16.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
-}
-async function acquireLockDir(lockDir, timeoutSeconds, opts) {
-  const start = performance.now();
-  const deadline = start + timeoutSeconds * 1e3;
-  const me = { pid: process.pid, host: hostname2(), nonce: randomHex8() + randomHex8() };
-  let seen = null;
-  for (; ; ) {
-    checkLockPath(lockDir);
-    if (tryMake(lockDir, me, opts.makeParent === true)) return holding(lockDir, me);
-    const now = performance.now();
-    const owner = readOwner(lockDir);
-    const st = fs.lstatSync(lockDir, { throwIfNoEntry: false });
-    if (st === void 0) continue;
-    const key = `${owner?.nonce ?? "-"} ${st.mtimeMs}`;
-    if (seen?.key !== key) seen = { key, since: seen ? now : start };
-    const verdict = lockVerdict(owner, st, me.host, now - seen.since);
-    if (verdict === "dead" && takeOver(lockDir, owner)) {
-      seen = null;
-      continue;
-    }
-    if (now >= deadline) {
-      const on = owner && owner.host !== me.host ? ` on ${quotedValue(owner.host)}` : "";
-      const who = owner ? `process ${owner.pid}${on}` : "another process";
-      const retry = opts.retry ?? "wait and retry, or pass a longer --lock-timeout";
-      throw new Busy(`${opts.what}: ${who} holds the lock ${lockDir}; ${retry}`, { who, lock: lockDir });
-    }
-    const pause2 = Math.min(RETRY_MS + Math.random() * RETRY_MS, deadline - now);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, pause2)));
-  }
-}
-function checkLockPath(lockDir) {
-  const st = fs.lstatSync(lockDir, { throwIfNoEntry: false });
-  if (st !== void 0 && (st.isSymbolicLink() || !st.isDirectory())) {
-    const what = st.isSymbolicLink() ? "a link" : "not a directory";
-    throw new Refused(`${lockDir} is ${what}; it is the helper's private lock: move it away and retry`);
-  }
-}
-function tryMake(lockDir, me, makeParent2) {
-  try {
-    fs.mkdirSync(lockDir, { mode: 448 });
-  } catch (err) {
-    if (err.code === "EEXIST") return false;
-    if (err.code === "ENOENT" && makeParent2) {
-      fs.mkdirSync(path16.dirname(lockDir), { recursive: true, mode: 448 });
-      return tryMake(lockDir, me, false);
-    }
-    throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
-  }
-  try {
-    fs.writeFileSync(path16.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
-    return true;
-  } catch (err) {
-    const code = err.code;
-    if (code === "ENOENT" || code === "EEXIST") return false;
-    try {
-      fs.rmdirSync(lockDir);
-    } catch {
-    }
-    throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
-  }
-}
-function holding(lockDir, me) {
-  const ours = () => readOwner(lockDir)?.nonce === me.nonce;
-  let lost = false;
-  const timer = setInterval(() => {
-    if (!ours()) {
-      lost = true;
-      return;
-    }
-    try {
-      const now = /* @__PURE__ */ new Date();
-      fs.utimesSync(lockDir, now, now);
-    } catch {
-      lost = true;
-    }
-  }, REFRESH_MS);
-  timer.unref();
-  return {
-    assertHeld() {
-      if (lost || !ours()) {
-        const lost2 = "lost the memory lock to another process before publishing";
-        throw new Refused(`${lost2}; nothing was published: read again and retry`);
-      }
-    },
-    async release() {
-      clearInterval(timer);
-      if (!ours()) return;
-      try {
-        fs.unlinkSync(path16.join(lockDir, OWNER_NAME));
-        fs.rmdirSync(lockDir);
-      } catch {
-      }
-    }
-  };
-}
-function takeOver(lockDir, dead) {
-  const aside = `${lockDir}-dead-${process.pid}-${randomHex8()}`;
-  try {
-    fs.renameSync(lockDir, aside);
-  } catch (err) {
-    return err.code === "ENOENT";
-  }
-  const moved = readOwner(aside);
-  if (moved && moved.nonce !== dead?.nonce) {
-    try {
-      fs.renameSync(aside, lockDir);
-      return true;
-    } catch {
-    }
-  }
-  fs.rmSync(aside, { recursive: true, force: true });
-  return true;
-}
-var RETRY_MS, REFRESH_MS;
-var init_lock = __esm({
-  "src/store/lock.ts"() {
-    "use strict";
-    init_quote();
-    init_errors();
-    init_files();
-    init_private();
-    RETRY_MS = 25;
-    REFRESH_MS = 2e3;
-  }
-});
-
-// src/store/settings.ts
-import path17 from "node:path";
-function readSettings(memDir) {
-  const settings = { ...DEFAULT_SETTINGS };
-  const file = path17.join(memDir, SETTINGS_FILE);
-  const text = readSmall(file, MAX_SETTINGS_BYTES);
-  const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
-  const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
-  if (text === null) return { settings, problems: unread };
-  let parsed;
-  try {
-    parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
-  } catch {
-    parsed = void 0;
-  }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object; using the defaults`] };
-  }
-  const problems = [];
-  for (const [key, value] of Object.entries(parsed)) {
-    const rule5 = RULES[key];
-    if (!Object.hasOwn(RULES, key)) {
-      problems.push(`.ai/memory/${SETTINGS_FILE}: unknown key ${quotedValue(key.slice(0, 40))} ignored`);
-    } else if (!rule5.ok(value)) {
-      const def = JSON.stringify(DEFAULT_SETTINGS[key]);
-      const got = quotedValue(String(JSON.stringify(value)).slice(0, 40));
-      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule5.want}, got ${got}; using ${def}`);
-    } else {
-      settings[key] = value;
-    }
-  }
-  return { settings, problems };
-}
-var SETTINGS_FILE, MAX_SETTINGS_BYTES, DEFAULT_SETTINGS, isInt, RULES;
-var init_settings = __esm({
-  "src/store/settings.ts"() {
-    "use strict";
-    init_quote();
-    init_fs();
-    SETTINGS_FILE = "settings.json";
-    MAX_SETTINGS_BYTES = 16 * 1024;
-    DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
-    isInt = (lo, hi) => {
-      return (v) => Number.isInteger(v) && v >= lo && v <= hi;
-    };
-    RULES = {
-      contextOffer: { ok: (v) => typeof v === "boolean", want: "true or false" },
-      contextThreshold: { ok: isInt(1, 99), want: "a whole percent from 1 to 99" },
-      contextWindow: { ok: (v) => v === null || isInt(1e3, 1e8)(v), want: "null or a whole number of tokens from 1000" },
-      archivesKept: { ok: isInt(1, 1e3), want: "a whole number from 1 to 1000" }
-    };
-  }
-});
-
-// src/store/archive.ts
-import { lstatSync as lstatSync7, readdirSync as readdirSync5, unlinkSync as unlinkSync3 } from "node:fs";
-import path18 from "node:path";
-function archiveStamp(now) {
-  return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
-}
-function archiveSeq(name2) {
-  const m = NAME_SEQ.exec(name2);
-  return m ? BigInt(m[1]) : null;
-}
-function archiveName(prefix, dir, now = /* @__PURE__ */ new Date()) {
-  let top = 0n;
-  for (const name2 of listDir(dir)) {
-    const seq = archiveSeq(name2);
-    if (seq !== null && seq > top) top = seq;
-  }
-  return `${prefix}-${archiveStamp(now)}-${top + 1n}-${randomHex8()}.md`;
-}
-function timeKey(name2, mtimeMs) {
-  const m = NAME_TIME.exec(name2);
-  if (m) return `${m[1]}.${(m[2] ?? "").padEnd(9, "0")}`;
-  return archiveStamp(new Date(mtimeMs)).replace(/Z$/, "").padEnd(29, "0");
-}
-function newestFirst(a, b) {
-  const sa = archiveSeq(a.name);
-  const sb = archiveSeq(b.name);
-  if (sa !== null || sb !== null) {
-    if (sa === null) return 1;
-    if (sb === null) return -1;
-    if (sa !== sb) return sa > sb ? -1 : 1;
-  }
-  const ka = timeKey(a.name, a.mtimeMs);
-  const kb = timeKey(b.name, b.mtimeMs);
-  if (ka !== kb) return ka < kb ? 1 : -1;
-  if (sa !== null) return a.name === b.name ? 0 : a.name < b.name ? 1 : -1;
-  return b.mtimeMs - a.mtimeMs;
-}
-function archivesKept(dir) {
-  const { settings, problems } = readSettings(path18.dirname(dir));
-  return { keep: settings.archivesKept, problems };
-}
-function prunable(dir) {
-  const entries2 = [];
-  for (const name2 of readdirSync5(dir)) {
-    const st = PRUNABLE_NAME.test(name2) ? lstatSync7(path18.join(dir, name2), { throwIfNoEntry: false }) : void 0;
-    if (st === void 0) continue;
-    if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
-    entries2.push({ name: name2, mtimeMs: st.mtimeMs });
-  }
-  return entries2;
-}
-function archiveExcess(dir) {
-  try {
-    const entries2 = prunable(dir);
-    return typeof entries2 === "string" ? 0 : Math.max(0, entries2.length - archivesKept(dir).keep);
-  } catch {
-    return 0;
-  }
-}
-function pruneArchive(dir, justArchived = null) {
-  const { keep, problems } = archivesKept(dir);
-  const warnings = [...problems];
-  let entries2;
-  try {
-    entries2 = prunable(dir);
-  } catch (err) {
-    const why = `archive pruning skipped: cannot list ${dir}: ${err.message}`;
-    return { deleted: [], keep, warnings: [...warnings, why] };
-  }
-  if (typeof entries2 === "string") {
-    const why = `archive/${entries2} is a link, hard-linked or not a regular file; nothing was deleted`;
-    warnings.push(`archive pruning skipped: ${why} (move it away to resume pruning)`);
-    return { deleted: [], keep, warnings };
-  }
-  entries2.sort(newestFirst);
-  const kept = entries2.filter((e) => e.name === justArchived);
-  const rest = entries2.filter((e) => e.name !== justArchived);
-  const doomed = rest.slice(Math.max(0, keep - kept.length));
-  const deleted = [];
-  for (const entry of doomed) {
-    try {
-      unlinkSync3(path18.join(dir, entry.name));
-      deleted.push(entry.name);
-    } catch (err) {
-      warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
-    }
-  }
-  return { deleted, warnings, keep };
-}
-var ARCHIVE_NAME, PRUNABLE_NAME, NAME_TIME, NAME_SEQ;
-var init_archive = __esm({
-  "src/store/archive.ts"() {
-    "use strict";
-    init_files();
-    init_private();
-    init_settings();
-    ARCHIVE_NAME = /^HANDOFF-[A-Za-z0-9._-]+\.md$/;
-    PRUNABLE_NAME = /^HANDOFF-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3,6}Z-(?:\d{1,30}-)?[0-9a-f]{8}\.md$/;
-    NAME_TIME = /^HANDOFF-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})(?:\.(\d{1,9}))?Z-/;
-    NAME_SEQ = /^HANDOFF-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{1,9})?Z-(\d{1,30})-[0-9a-f]{8}\.md$/;
-  }
-});
-
-// src/store/recover.ts
-import path19 from "node:path";
-function pendingRepairs(root) {
-  return [
-    ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
-    ...listPrivate(root).filter((e) => ROOT_FILES.has(e.file))
-  ];
-}
-function inoOf(p) {
-  return lstatBig(p)?.ino ?? null;
-}
-function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n2) => inoOf(path19.join(dir, n2)) === ino);
-}
-function notOurs(e, filePath, arch, siblings) {
-  const st = lstatBig(e.path);
-  if (st === null) return null;
-  if (st.isSymbolicLink()) return "is a link";
-  if (!st.isFile()) return "is not a regular file";
-  if (st.nlink === 1n) return null;
-  let accounted = 1n;
-  if (inoOf(filePath) === st.ino) accounted++;
-  accounted += BigInt(archiveEntriesWithIno(arch, st.ino).length);
-  accounted += BigInt(siblings.filter((o) => o.path !== e.path && inoOf(o.path) === st.ino).length);
-  return st.nlink > accounted ? "has hard links the helper did not make" : null;
-}
-function groupByFile(entries2) {
-  const byFile = /* @__PURE__ */ new Map();
-  for (const e of entries2) {
-    const key = path19.join(path19.dirname(e.path), e.file);
-    byFile.set(key, [...byFile.get(key) ?? [], e]);
-  }
-  return byFile;
-}
-function plantedPrivate(root) {
-  const out = [];
-  const arch = archiveDir(root);
-  for (const [filePath, list2] of groupByFile(pendingRepairs(root))) {
-    for (const e of list2) {
-      const reason = notOurs(e, filePath, arch, list2);
-      if (reason !== null) out.push({ entry: e, reason });
-    }
-  }
-  return out;
-}
-function needsRepair(root) {
-  return pendingRepairs(root).length > 0 || archiveExcess(archiveDir(root)) > 0 || listDir(memoryDir(root)).some((n2) => DEAD_LOCK.test(n2)) || listDir(archiveDir(root)).some((n2) => ARCHIVE_TEMP.test(n2));
-}
-var MEMORY_FILES, ROOT_FILES, ARCHIVE_TEMP, DEAD_LOCK;
-var init_recover = __esm({
-  "src/store/recover.ts"() {
-    "use strict";
-    init_archive();
-    init_private();
-    init_paths();
-    MEMORY_FILES = new Set(Object.values(FILE_OF));
-    ROOT_FILES = new Set(TARGETS);
-    ARCHIVE_TEMP = /^\.HANDOFF-[A-Za-z0-9._-]+\.md\.tmp-\d+-[0-9a-f]{16}$/;
-    DEAD_LOCK = /^\.lock-dead-\d+-[0-9a-f]{8}$/;
-  }
-});
-
-// src/store/publish.ts
-import {
-  closeSync as closeSync5,
-  constants as constants5,
-  fchmodSync as fchmodSync2,
-  fchownSync,
-  fsyncSync,
-  linkSync as linkSync2,
-  lstatSync as lstatSync8,
-  openSync as openSync5,
-  renameSync as renameSync2,
-  unlinkSync as unlinkSync4,
-  writeSync
-} from "node:fs";
-import path20 from "node:path";
-function syncDir(dir) {
-  try {
-    const fd = openSync5(dir, constants5.O_RDONLY);
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync5(fd);
-    }
-  } catch {
-  }
-}
-function unlinkQuiet(p) {
-  try {
-    unlinkSync4(p);
-  } catch {
-  }
-}
-function linkIntoArchive(from, archiveDirPath, prefix) {
-  ensureDir(archiveDirPath);
-  for (let attempt = 0; ; attempt++) {
-    const name2 = archiveName(prefix, archiveDirPath);
-    try {
-      linkSync2(from, path20.join(archiveDirPath, name2));
-      return name2;
-    } catch (err) {
-      if (err.code !== "EEXIST" || attempt > 5) throw err;
-    }
-  }
-}
-function writeTemp(tempPath, bytes, mode, owner) {
-  const fd = openSync5(tempPath, EXCLUSIVE, mode);
-  try {
-    const other = owner !== null && (owner.uid !== process.geteuid?.() || owner.gid !== process.getegid?.());
-    if (owner !== null && process.geteuid !== void 0 && other) {
-      try {
-        fchownSync(fd, owner.uid, owner.gid);
-      } catch (err) {
-        if (err.code !== "EPERM") throw err;
-      }
-    }
-    fchmodSync2(fd, mode);
-    let off = 0;
-    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
-    fsyncSync(fd);
-  } finally {
-    closeSync5(fd);
-  }
-}
-async function publish(spec) {
-  const filePath = path20.join(spec.dir, spec.file);
-  const prior = await readStable(filePath, { failpoint: spec.failpoint });
-  if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", filePath);
-  const current = prior ? prior.token : "absent";
-  if (current !== spec.expectedToken) {
-    const tokens = `expected ${spec.expectedToken}, current ${current}`;
-    throw new Refused(`${spec.file} changed since it was read (${tokens}); read again and merge`);
-  }
-  const bytes = spec.build(prior ? prior.bytes : null);
-  const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
-  const pid = process.pid;
-  const rand = randomHex8();
-  const claimPath = path20.join(spec.dir, privateName(spec.file, "claim", pid, rand));
-  const tempPath = path20.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
-  const warnings = [];
-  let archived = null;
-  if (prior !== null) {
-    await failpoint(spec.failpoint, "before-claim");
-    try {
-      renameSync2(filePath, claimPath);
-    } catch (err) {
-      if (err.code === "ENOENT") {
-        throw new Refused(`${spec.file} changed since it was read (it was deleted); read again and merge`);
-      }
-      throw new Refused(`cannot claim ${filePath}: ${err.message}`);
-    }
-    const claimed = claimIsWhatWeRead(claimPath, prior);
-    if (claimed !== "same") {
-      const restored = putBack(claimPath, filePath);
-      if (claimed === "not-regular") {
-        const where = restored ? "it was put back" : "it is kept at a private name for `recover`";
-        const what = `${spec.file} was replaced by something that is not a regular file since it was read`;
-        throw new Refused(`${what}; ${where} and nothing was saved; move it away, then read again`);
-      }
-      const kept = restored ? "" : "; its version is kept for `recover`";
-      const wrote = "changed since it was read (another program wrote it)";
-      throw new Refused(`${spec.file} ${wrote}${kept}; read again and merge`);
-    }
-  }
-  try {
-    if (prior !== null) {
-      await failpoint(spec.failpoint, "after-claim");
-      if (spec.archivePrior) {
-        archived = linkIntoArchive(claimPath, spec.archiveDir, spec.archivePrefix);
-        await failpoint(spec.failpoint, "after-archive");
-      }
-    }
-    const owner = prior ? { uid: Number(prior.stat.uid), gid: Number(prior.stat.gid) } : null;
-    writeTemp(tempPath, bytes, mode, owner);
-    await failpoint(spec.failpoint, "before-publication");
-    spec.lock.assertHeld();
-  } catch (err) {
-    let restored = true;
-    if (prior === null) unlinkQuiet(tempPath);
-    else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
-    if (err instanceof HelperError) {
-      const said2 = err.message.replace(/; nothing was (?:published|changed)/, "");
-      if (!restored) err.message = `${said2}; ${afterRollback(false, spec.file)}`;
-      throw err;
-    }
-    throw new Refused(`cannot save ${spec.file}: ${err.message}; ${afterRollback(restored, spec.file)}`);
-  }
-  try {
-    linkSync2(tempPath, filePath);
-  } catch (err) {
-    if (err.code !== "EEXIST") {
-      let restored = true;
-      if (prior === null) unlinkQuiet(tempPath);
-      else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
-      throw new Refused(`cannot publish ${filePath}: ${err.message}; ${afterRollback(restored, spec.file)}`);
-    }
-    unlinkQuiet(tempPath);
-    let kept = archived;
-    if (prior !== null) {
-      if (kept === null) kept = linkIntoArchive(claimPath, spec.archiveDir, spec.archivePrefix);
-      unlinkQuiet(claimPath);
-    }
-    throw new Refused(
-      `${spec.file} was written by another program during this save; that version was kept as current` + (kept ? ` and the prior version is in archive/${kept}` : "") + "; read again and merge"
-    );
-  }
-  syncDir(spec.dir);
-  await failpoint(spec.failpoint, "after-publication");
-  if (prior !== null) unlinkQuiet(claimPath);
-  unlinkQuiet(tempPath);
-  if (archived !== null) {
-    await failpoint(spec.failpoint, "before-prune");
-    warnings.push(...pruneArchive(spec.archiveDir, archived).warnings);
-  }
-  return { bytes, token: tokenOf(bytes), archived, warnings };
-}
-function claimIsWhatWeRead(claimPath, prior) {
-  let st;
-  try {
-    st = lstatSync8(claimPath, { bigint: true });
-  } catch {
-    return "changed";
-  }
-  if (!st.isFile()) return "not-regular";
-  const p = prior.stat;
-  if (st.dev !== p.dev || st.ino !== p.ino || st.size !== p.size || st.mtimeNs !== p.mtimeNs) return "changed";
-  const again = openRegular(claimPath);
-  if (again === null) return "changed";
-  try {
-    return tokenOf(readAll(again.fd)) === prior.token ? "same" : "changed";
-  } finally {
-    closeSync5(again.fd);
-  }
-}
-function putBack(claimPath, filePath) {
-  try {
-    linkSync2(claimPath, filePath);
-    unlinkSync4(claimPath);
-    return true;
-  } catch (err) {
-    if (err.code === "EEXIST") return false;
-  }
-  try {
-    if (lstatSync8(filePath, { throwIfNoEntry: false }) !== void 0) return false;
-    renameSync2(claimPath, filePath);
-    return true;
-  } catch {
-    return false;
-  }
-}
-async function rollBack(temp, claimPath, filePath, spec, archived) {
-  unlinkQuiet(temp);
-  await failpoint(spec.failpoint, "rollback-after-temp-drop");
-  try {
-    await failpoint(spec.failpoint, "rollback-before-restore");
-    linkSync2(claimPath, filePath);
-  } catch (err) {
-    if (!NO_ROOM.has(err.code ?? "")) return false;
-    if (archived !== null) {
-      unlinkQuiet(path20.join(spec.archiveDir, archived));
-      await failpoint(spec.failpoint, "rollback-after-unarchive");
-    }
-    if (lstatSync8(filePath, { throwIfNoEntry: false }) !== void 0) return false;
-    try {
-      renameSync2(claimPath, filePath);
-    } catch {
-      return false;
-    }
-    await failpoint(spec.failpoint, "rollback-after-restore");
-    await failpoint(spec.failpoint, "rollback-after-claim-drop");
-    return true;
-  }
-  await failpoint(spec.failpoint, "rollback-after-restore");
-  if (archived !== null) {
-    unlinkQuiet(path20.join(spec.archiveDir, archived));
-    await failpoint(spec.failpoint, "rollback-after-unarchive");
-  }
-  unlinkQuiet(claimPath);
-  await failpoint(spec.failpoint, "rollback-after-claim-drop");
-  return true;
-}
-function afterRollback(restored, file) {
-  if (restored) return "nothing was changed";
-  return `${file} is kept at a private name until \`recover\` puts it back: run \`recover\``;
-}
-var EXCLUSIVE, NO_ROOM;
-var init_publish = __esm({
-  "src/store/publish.ts"() {
-    "use strict";
-    init_errors();
-    init_archive();
-    init_failpoint();
-    init_files();
-    init_paths();
-    init_private();
-    EXCLUSIVE = constants5.O_WRONLY | constants5.O_CREAT | constants5.O_EXCL | constants5.O_NOFOLLOW;
-    NO_ROOM = /* @__PURE__ */ new Set(["ENOSPC", "EDQUOT", "EMLINK"]);
-  }
-});
-
-// src/store/repair.ts
-import { linkSync as linkSync3, readFileSync as readFileSync4, rmSync as rmSync2, unlinkSync as unlinkSync5 } from "node:fs";
-import path21 from "node:path";
-function archiveEntryWithBytes(dir, claimPath) {
-  let bytes;
-  try {
-    bytes = readFileSync4(claimPath);
-  } catch {
-    return void 0;
-  }
-  return listDir(dir).filter((n2) => ARCHIVE_NAME.test(n2)).find((n2) => {
-    const p = path21.join(dir, n2);
-    const st = lstatBig(p);
-    if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
-    try {
-      return readFileSync4(p).equals(bytes);
-    } catch {
-      return false;
-    }
-  });
-}
-function saveId(e) {
-  return e.name.slice(e.name.lastIndexOf(".") + 1).replace(/^(tmp|claim)-/, "");
-}
-async function dropArchiveTemps(arch, fp) {
-  const out = [];
-  for (const name2 of listDir(arch).filter((n2) => ARCHIVE_TEMP.test(n2))) {
-    const p = path21.join(arch, name2);
-    const st = lstatBig(p);
-    if (st === null || !st.isFile()) continue;
-    if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
-    unlinkSync5(p);
-    await failpoint(fp, "recover-after-temp-drop");
-    out.push(`archive: dropped an archive copy left half-done (${name2})`);
-  }
-  return out;
-}
-async function repair(root, fp) {
-  const actions = [];
-  const memDir = memoryDir(root);
-  const arch = archiveDir(root);
-  const planted = plantedPrivate(root)[0];
-  if (planted !== void 0) {
-    const what = "it holds a private name of the helper but is not a file it left";
-    throw new Refused(`${planted.entry.path} ${planted.reason}: ${what}; move it away, then retry`);
-  }
-  const byFile = groupByFile(pendingRepairs(root));
-  for (const [filePath, list2] of byFile) {
-    const file = path21.basename(filePath);
-    const prefix = archivePrefixOf(file);
-    const currentIno = inoOf(filePath);
-    const published = (e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno;
-    const finished = new Set(list2.filter(published).map(saveId));
-    const claims = list2.filter((e) => e.role === "claim").sort((a, b) => (lstatBig(a.path)?.mtimeMs ?? 0n) < (lstatBig(b.path)?.mtimeMs ?? 0n) ? -1 : 1);
-    for (const claim of claims) {
-      const claimIno = inoOf(claim.path);
-      if (claimIno === null) continue;
-      if (inoOf(filePath) === null) {
-        linkSync3(claim.path, filePath);
-        await failpoint(fp, "recover-after-restore");
-      }
-      if (inoOf(filePath) === claimIno) {
-        for (const copy of archiveEntriesWithIno(arch, claimIno)) {
-          unlinkSync5(path21.join(arch, copy));
-          await failpoint(fp, "recover-after-unarchive");
-        }
-        unlinkSync5(claim.path);
-        await failpoint(fp, "recover-after-claim-drop");
-        actions.push(`${file}: rolled back an interrupted save; the prior version is current again`);
-        continue;
-      }
-      const copies = archiveEntriesWithIno(arch, claimIno);
-      if (finished.has(saveId(claim)) && (copies.length > 0 || prefix !== "HANDOFF")) {
-        unlinkSync5(claim.path);
-        await failpoint(fp, "recover-after-claim-drop");
-        const where2 = copies[0] ? ` (archived as archive/${copies[0]})` : "";
-        actions.push(`${file}: finished a save; dropped the version it replaced${where2}`);
-        continue;
-      }
-      let where = copies[0] ?? archiveEntryWithBytes(arch, claim.path);
-      if (where === void 0) {
-        where = linkIntoArchive(claim.path, arch, prefix);
-        await failpoint(fp, "recover-after-archive");
-      }
-      unlinkSync5(claim.path);
-      await failpoint(fp, "recover-after-claim-drop");
-      actions.push(`${file}: kept the prior version as archive/${where}`);
-    }
-    for (const temp of list2.filter((e) => e.role === "tmp")) {
-      const tempIno = inoOf(temp.path);
-      if (tempIno === null) continue;
-      const published2 = tempIno === inoOf(filePath);
-      rmSync2(temp.path, { force: true });
-      await failpoint(fp, "recover-after-temp-drop");
-      const unpublished = `${file}: dropped an unpublished new version (${temp.name}); the old version stays current`;
-      actions.push(published2 ? `${file}: finished a publication (dropped ${temp.name})` : unpublished);
-    }
-  }
-  actions.push(...await dropArchiveTemps(arch, fp));
-  try {
-    for (const name2 of listDir(memDir).filter((n2) => DEAD_LOCK.test(n2))) {
-      rmSync2(path21.join(memDir, name2), { recursive: true, force: true });
-    }
-  } catch {
-  }
-  if (archiveExcess(arch) > 0) {
-    await failpoint(fp, "recover-before-prune");
-    const pruned = pruneArchive(arch);
-    const n2 = pruned.deleted.length;
-    if (n2 > 0) actions.push(`archive: pruned ${n2} old handoff(s) to keep the newest ${pruned.keep}`);
-    actions.push(...pruned.warnings);
-  }
-  return actions;
-}
-var init_repair = __esm({
-  "src/store/repair.ts"() {
-    "use strict";
-    init_errors();
-    init_archive();
-    init_failpoint();
-    init_private();
-    init_paths();
-    init_publish();
-    init_recover();
-  }
-});
-
-// src/store/mutate.ts
-async function underLock(opts, body) {
-  const memDir = memoryDir(opts.root);
-  assertNotPaused(memDir, opts.env);
-  const existed = checkTree(opts.root);
-  let lock = null;
-  let repairs = [];
-  try {
-    if (existed) lock = await acquireLock(memDir, opts.lockTimeoutSeconds);
-    opts.validate?.();
-    if (!existed) await opts.precheck?.();
-    checkTree(opts.root, { create: true });
-    if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds);
-    assertNotPaused(memDir, opts.env);
-    const repaired = needsRepair(opts.root) ? await repair(opts.root, opts.failpoint) : [];
-    repairs = repaired.map((line) => `recovered: ${line}`);
-    const result = await body(lock);
-    return { result, repairs };
-  } catch (err) {
-    const code = err?.code;
-    const fsError = err instanceof Error && !(err instanceof HelperError) && typeof code === "string";
-    const refusal = fsError ? new Refused(`file system error: ${err.message}`) : err;
-    if (refusal instanceof HelperError) refusal.before = [...repairs, ...refusal.before];
-    throw refusal;
-  } finally {
-    await lock?.release();
-  }
-}
-var init_mutate = __esm({
-  "src/store/mutate.ts"() {
-    "use strict";
-    init_errors();
-    init_lock();
-    init_paths();
-    init_pause();
-    init_recover();
-    init_repair();
   }
 });
 
@@ -3800,12 +3253,12 @@ var init_status = __esm({
 // src/git/anchors.ts
 import { realpathSync as realpathSync2 } from "node:fs";
 import { lstat } from "node:fs/promises";
-import path22 from "node:path";
+import path16 from "node:path";
 async function statInsideRoot(root, rel) {
   const parts = rel.split("/");
   let at2 = root;
   for (const [i, part] of parts.entries()) {
-    at2 = path22.join(at2, part);
+    at2 = path16.join(at2, part);
     try {
       const st = await lstat(at2);
       if (i < parts.length - 1 && !st.isDirectory()) return null;
@@ -3824,11 +3277,11 @@ function skillExcludes(root, skillDir) {
     real3 = realpathSync2(skillDir);
   } catch {
   }
-  for (const dir of [path22.resolve(skillDir), real3]) {
+  for (const dir of [path16.resolve(skillDir), real3]) {
     if (dir === null) continue;
-    const rel = path22.relative(root, dir);
-    if (rel === "" || rel.startsWith("..") || path22.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
-    out.add(rel.split(path22.sep).join("/"));
+    const rel = path16.relative(root, dir);
+    if (rel === "" || rel.startsWith("..") || path16.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
+    out.add(rel.split(path16.sep).join("/"));
   }
   return [...out];
 }
@@ -3838,7 +3291,7 @@ function dirtyHashesOf(top, dirty) {
   for (const p of dirty) {
     if (out.length >= MAX_DIRTY_HASHES) break;
     if (p.endsWith("/")) continue;
-    const id = blobIdOf(path22.join(top, p), format2);
+    const id = blobIdOf(path16.join(top, p), format2);
     if (id !== null) out.push({ path: p, id });
   }
   return out;
@@ -3877,7 +3330,7 @@ async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
   const keyFileMtimes = [];
   const skippedKeyFiles = [];
   for (const value of keyFiles) {
-    const given = path22.isAbsolute(value) ? path22.relative(root, value).split(path22.sep).join("/") : value;
+    const given = path16.isAbsolute(value) ? path16.relative(root, value).split(path16.sep).join("/") : value;
     const rel = safeRelativePath(given);
     if (rel === null) {
       skippedKeyFiles.push({ path: value, reason: "not a path inside the root" });
@@ -3946,9 +3399,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path56 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path56)) return true;
-  const parts = path56.split(/\??\.|::|->/);
+  const path54 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path54)) return true;
+  const parts = path54.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -5148,6 +4601,39 @@ var init_redact = __esm({
   }
 });
 
+// src/agents/harness-path.ts
+import path17 from "node:path";
+function windowsShaped(p) {
+  return /^([A-Za-z]:|\\\\)/.test(p);
+}
+function harnessPath(what, p, platform = process.platform) {
+  const windows = windowsShaped(p);
+  const absolute = (windows || platform === "win32" ? path17.win32 : path17.posix).isAbsolute(p);
+  if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
+  if (windows && platform !== "win32") {
+    const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
+    return { ok: false, reason, windows };
+  }
+  return { ok: true, path: platform === "win32" ? path17.win32.normalize(p) : p };
+}
+function hookCwd(cwd, platform = process.platform) {
+  if (cwd === void 0 || cwd === null) return null;
+  const what = "the hook input's cwd";
+  if (typeof cwd !== "string") throw new Error(`${what} is not a string (pass --root <project>)`);
+  if (cwd === "") throw new Error(`${what} is empty (pass --root <project>)`);
+  const got = harnessPath(what, cwd, platform);
+  if (got.ok) return got.path;
+  if (got.windows) throw new Error(`${got.reason} (pass --root <project>)`);
+  throw new Error(`${what} ${quotedValue(cwd.slice(0, 200))} is not an absolute path (pass --root <project>)`);
+}
+var init_harness_path = __esm({
+  "src/agents/harness-path.ts"() {
+    "use strict";
+    init_quote();
+    init_anchor_lines();
+  }
+});
+
 // src/guard/sanitize.ts
 function units(text, limit) {
   const simple = SIMPLE.test(text);
@@ -5582,441 +5068,160 @@ var init_validate = __esm({
   }
 });
 
-// src/schema/stamp.ts
-function stampSaved(text, iso) {
-  const layout = handoffLayout(text);
-  const lines2 = [...layout.lines];
-  if (layout.savedIndex >= 0) {
-    const old = lines2[layout.savedIndex].trim().replace(/^Saved:\s*/, "");
-    lines2[layout.savedIndex] = `Saved: ${iso}`;
-    return { text: lines2.join("\n"), replaced: old, insertedAt: null, inserted: 0 };
-  }
-  let at2 = Math.max(0, layout.titleIndex) + 1;
-  while (at2 < lines2.length - 1 && lines2[at2].trim() === "") at2++;
-  const next = lines2[at2];
-  const added2 = next !== void 0 && next.trim() !== "" ? [`Saved: ${iso}`, ""] : [`Saved: ${iso}`];
-  lines2.splice(at2, 0, ...added2);
-  return { text: lines2.join("\n"), replaced: null, insertedAt: at2 + 1, inserted: added2.length };
-}
-function anchorsBody(text) {
-  const { lines: lines2, anchors } = handoffLayout(text);
-  return anchors ? lines2.slice(anchors.start, anchors.end) : null;
-}
-function anchorsEmpty(text) {
-  const body = anchorsBody(text);
-  return body !== null && isEmptyAnchorsBody(body);
-}
-function fillAnchors(text, rendered) {
-  const layout = handoffLayout(text);
-  const range = layout.anchors;
-  if (!range) return { text, lines: /* @__PURE__ */ new Set() };
-  const fresh = rendered.replace(/\n$/, "").split("\n");
-  const lines2 = [...layout.lines.slice(0, range.start), ...fresh, ...layout.lines.slice(range.end)];
-  const out = lines2.join("\n");
-  const filled = new Set(fresh.map((_, i) => range.start + i + 1));
-  return { text: out.endsWith("\n") ? out : `${out}
-`, lines: filled };
-}
-function comparable(text, dropDate) {
-  const layout = handoffLayout(text);
-  const range = layout.anchors;
-  return layout.lines.filter((line, i) => {
-    if (i === layout.savedIndex) return false;
-    if (dropDate && range && i >= range.start && i < range.end && line.startsWith("- Date: ")) return false;
-    return true;
-  }).join("\n");
-}
-var init_stamp = __esm({
-  "src/schema/stamp.ts"() {
-    "use strict";
-    init_validate();
-    init_anchor_lines();
-  }
-});
-
-// src/schema/validate-ledger.ts
-function ledgerContext(input, kind) {
-  const schema = SCHEMAS[kind];
-  const text = normaliseText(input);
-  const entry = new RegExp(`^${schema.prefix}-(\\d{4}): \\S`);
-  const entries2 = [];
-  const badHeadings = [];
-  const first = /* @__PURE__ */ new Map();
-  let current = null;
-  const tree = parseBlocks(text);
-  for (const block2 of tree.children) {
-    if (block2.type === "heading" && block2.depth === 2) {
-      const title = text.slice(block2.start, block2.end).replace(/^##\s*/, "").replace(/\s+#+\s*$/, "").trim();
-      const m = entry.exec(title);
-      if (!m) badHeadings.push({ line: block2.line, title });
-      current = m ? { number: m[1], line: block2.line, fields: /* @__PURE__ */ new Map(), reuses: first.get(m[1]) ?? null } : null;
-      if (m && !first.has(m[1])) first.set(m[1], block2.line);
-      if (current) entries2.push(current);
-      continue;
-    }
-    if (current === null || block2.type !== "list") continue;
-    for (const item of block2.children) {
-      const f = /^([A-Za-z][A-Za-z ]*?):\s*(.*)$/s.exec(itemText(text, item).trim());
-      if (f && !current.fields.has(f[1])) current.fields.set(f[1], f[2].trim());
-    }
-  }
-  const secrets = [];
-  return { input, text, lines: text.split("\n"), flags: tree.flags, secrets, kind, schema, badHeadings, entries: entries2 };
-}
-function validateLedger(input, kind, redacted) {
-  const pass = redacted ?? redactText(input);
-  return runRules(LEDGER_RULES, LEDGER_PARTS, pass, ledgerContext(pass.text, kind));
-}
-var SCHEMAS, LABEL2, LESSON_STATUS, SOLUTION_STATUS, name, lacking, bad, badSource, badLessonStatus, badSolutionStatus, badDate, badStatus, each, rule4, LEDGER_RULES, entries, LEDGER_PARTS;
-var init_validate_ledger = __esm({
-  "src/schema/validate-ledger.ts"() {
-    "use strict";
-    init_redact();
-    init_sanitize();
-    init_grammar();
-    init_handoff();
-    init_validate_common();
-    init_values();
-    SCHEMAS = {
-      lessons: { title: "# Lessons", prefix: "L", fields: ["When", "Lesson", "Why", "Source", "Status"], cap: 200 },
-      solutions: {
-        title: "# Solutions",
-        prefix: "S",
-        fields: ["Symptoms", "Context", "Fix", "Evidence", "Recorded"],
-        cap: 250
-      }
-    };
-    LABEL2 = /\[(user-directed|user-approved|agent-proposed)\]/;
-    LESSON_STATUS = /^(active|superseded by L-\d{4}\b.*|retired: \S.*)$/;
-    SOLUTION_STATUS = /^obsolete: \S/;
-    name = (c, e) => `${c.schema.prefix}-${e.number}`;
-    lacking = (c, e) => c.schema.fields.filter((f) => !(e.fields.get(f) ?? ""));
-    bad = (kind, field, form) => (c, e) => c.kind === kind && e.fields.has(field) && !form.test(e.fields.get(field));
-    badSource = bad("lessons", "Source", LABEL2);
-    badLessonStatus = bad("lessons", "Status", LESSON_STATUS);
-    badSolutionStatus = bad("solutions", "Status", SOLUTION_STATUS);
-    badDate = bad("solutions", "Recorded", /^\d{4}-\d{2}-\d{2}\b/);
-    badStatus = (c, e) => badLessonStatus(c, e) || badSolutionStatus(c, e);
-    each = (c, test, says) => c.entries.filter((e) => test(c, e)).map((e) => at(e.line, `${name(c, e)}${says}`));
-    rule4 = ruleOf();
-    LEDGER_RULES = [
-      TEXT_RULES.bom,
-      TEXT_RULES.crlf,
-      rule4("marker", "error", null, (c) => c.lines[0] === MARKER ? [] : [at(1, BEGIN)]),
-      rule4("heading", "error", null, (c) => c.lines.slice(0, 4).includes(c.schema.title) ? [] : [at(1, titleMissing(c.schema.title))]),
-      TEXT_RULES.newline,
-      TEXT_RULES.conflicted,
-      TEXT_RULES.markdown,
-      rule4("entry-heading", "error", null, (c) => {
-        const form = `## ${c.schema.prefix}-<4 digits>: <${c.kind === "lessons" ? "title" : "problem"}>`;
-        const says = (h) => `${quoted(`## ${h.title}`, QUOTE_CUT)} is not an entry heading`;
-        return c.badHeadings.map((h) => at(h.line, `${says(h)}: write \`${form}\``));
-      }),
-      rule4("entry-field", "finding", "fields", (c) => c.entries.flatMap((e) => {
-        const missing = lacking(c, e).map((f) => `\`- ${f}:\``);
-        return missing.length === 0 ? [] : [at(e.line, `${name(c, e)} lacks ${missing.join(", ")}`)];
-      })),
-      rule4("entry-number", "finding", "numbering", (c) => c.entries.flatMap((e) => {
-        const again = `${name(c, e)} is used again (first at line ${e.reuses}); numbers are never reused`;
-        return e.reuses === null ? [] : [at(e.line, again)];
-      })),
-      rule4("entry-source", "finding", "status", (c) => each(c, badSource, ": Source has no [user-directed], [user-approved] or [agent-proposed] label")),
-      rule4("entry-status", "finding", "status", (c) => {
-        const lesson = "is not active, superseded by L-<n>, or retired: <why>";
-        return each(c, badStatus, `: Status ${c.kind === "lessons" ? lesson : "is only ever `obsolete: <why>`"}`);
-      }),
-      rule4("entry-date", "finding", "status", (c) => each(c, badDate, ": Recorded is not a date (YYYY-MM-DD)")),
-      rule4("line-cap", "finding", "size", (c) => {
-        const message = `${lineCount(c)} lines, over the ~${c.schema.cap}-line cap: retire or merge old entries`;
-        return lineCount(c) > c.schema.cap ? [at(c.schema.cap + 1, message)] : [];
-      }),
-      rule4("secret", "finding", "secrets", (c) => c.secrets.map((s) => at(s.line, `a secret (${s.kind}); write redacts it`)))
-    ];
-    entries = (c) => Math.max(1, c.entries.length);
-    LEDGER_PARTS = [
-      { part: "fields", weight: 50, of: entries },
-      { part: "status", weight: 20, of: entries },
-      { part: "numbering", weight: 10 },
-      { part: "size", weight: 10 },
-      { part: "secrets", weight: 10 }
-    ];
-  }
-});
-
-// src/store/document.ts
-function decodeStdin(raw, what) {
-  if (raw.length === 0) throw new Refused(`stdin is empty: send the whole ${what} on stdin`);
-  const nul = raw.indexOf(0);
-  if (nul >= 0) throw new Refused(`the ${what} contains a NUL byte (at byte ${nul}); send text only`);
+// src/store/settings.ts
+import path18 from "node:path";
+function readSettings(memDir) {
+  const settings = { ...DEFAULT_SETTINGS };
+  const file = path18.join(memDir, SETTINGS_FILE);
+  const text = readSmall(file, MAX_SETTINGS_BYTES);
+  const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
+  const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
+  if (text === null) return { settings, problems: unread };
+  let parsed;
   try {
-    return utf8.decode(raw);
+    parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
   } catch {
-    throw new Refused(`the ${what} is not valid UTF-8; convert it to UTF-8 and retry`);
+    parsed = void 0;
   }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object; using the defaults`] };
+  }
+  const problems = [];
+  for (const [key, value] of Object.entries(parsed)) {
+    const rule5 = RULES[key];
+    if (!Object.hasOwn(RULES, key)) {
+      problems.push(`.ai/memory/${SETTINGS_FILE}: unknown key ${quotedValue(key.slice(0, 40))} ignored`);
+    } else if (!rule5.ok(value)) {
+      const def = JSON.stringify(DEFAULT_SETTINGS[key]);
+      const got = quotedValue(String(JSON.stringify(value)).slice(0, 40));
+      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule5.want}, got ${got}; using ${def}`);
+    } else {
+      settings[key] = value;
+    }
+  }
+  return { settings, problems };
 }
-function decodeInput(raw, what) {
-  let text = decodeStdin(raw, what);
-  const notes = [];
-  if (text.startsWith("\uFEFF")) {
-    text = text.slice(1);
-    notes.push("note: dropped a leading UTF-8 byte order mark");
-  }
-  if (text.includes("\r\n")) {
-    text = text.replace(/\r\n/g, "\n");
-    notes.push("note: converted CRLF line ends to LF");
-  }
-  const hits = findInvisible(text);
-  if (hits.length > 0) {
-    const list2 = hits.slice(0, 5).map((h) => `line ${h.line}, column ${h.column}: ${h.codePoint} (${h.name})`);
-    if (hits.length > 5) list2.push(`${hits.length - 5} more`);
-    const found = `invisible or control characters (${list2.join("; ")})`;
-    throw new Refused(`the ${what} contains ${found}; remove them and retry`);
-  }
-  return { text, notes };
-}
-function redactForSave(text, exemptLines) {
-  const { text: clean, findings } = redactText(text, exemptLines ? { exemptLines } : {});
-  return { text: clean, notes: findings.length > 0 ? [formatRedactionReport(findings)] : [] };
-}
-var utf8;
-var init_document = __esm({
-  "src/store/document.ts"() {
+var SETTINGS_FILE, MAX_SETTINGS_BYTES, DEFAULT_SETTINGS, isInt, RULES;
+var init_settings = __esm({
+  "src/store/settings.ts"() {
     "use strict";
-    init_errors();
-    init_invisible();
-    init_redact();
-    utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    init_quote();
+    init_fs();
+    SETTINGS_FILE = "settings.json";
+    MAX_SETTINGS_BYTES = 16 * 1024;
+    DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
+    isInt = (lo, hi) => {
+      return (v) => Number.isInteger(v) && v >= lo && v <= hi;
+    };
+    RULES = {
+      contextOffer: { ok: (v) => typeof v === "boolean", want: "true or false" },
+      contextThreshold: { ok: isInt(1, 99), want: "a whole percent from 1 to 99" },
+      contextWindow: { ok: (v) => v === null || isInt(1e3, 1e8)(v), want: "null or a whole number of tokens from 1000" },
+      archivesKept: { ok: isInt(1, 1e3), want: "a whole number from 1 to 1000" }
+    };
   }
 });
 
-// src/git/write-checked.ts
-import path23 from "node:path";
-function schemaRefusal(file, errors) {
-  const more = /\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0;
-  const count = errors.filter((e) => e.rule !== "more").length + Number(more);
-  return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
+// src/store/archive.ts
+import { lstatSync as lstatSync6, readdirSync as readdirSync5, unlinkSync as unlinkSync3 } from "node:fs";
+import path19 from "node:path";
+function archiveStamp(now) {
+  return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
 }
-function scoreNotes(v) {
-  const shown = v.findings.filter((f) => f.rule !== "dropped" && f.rule !== "more");
-  const lines2 = issueLines(shown.slice(0, MAX_FINDINGS_SHOWN)).map((l) => `finding: ${l}`);
-  const rest = shown.length - MAX_FINDINGS_SHOWN + (v.findings.some((f) => f.rule === "more") ? 1 : 0);
-  if (rest > 0) lines2.push(`finding: \u2026 and more; run \`validate\` for the full list`);
-  return [scoreLine(v), ...lines2];
+function archiveSeq(name2) {
+  const m = NAME_SEQ.exec(name2);
+  return m ? BigInt(m[1]) : null;
 }
-function sameAnchors(a, b) {
-  const mine = anchorsBody(b);
-  return a !== null && mine !== null && JSON.stringify(anchorsBody(a)) === JSON.stringify(mine);
-}
-function checkDocument(raw, kind, root) {
-  if (raw.length > MAX_DOCUMENT_BYTES + 4096) {
-    throw new Refused(`the document is ${raw.length} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes`);
+function archiveName(prefix, dir, now = /* @__PURE__ */ new Date()) {
+  let top = 0n;
+  for (const name2 of listDir(dir)) {
+    const seq = archiveSeq(name2);
+    if (seq !== null && seq > top) top = seq;
   }
-  const decoded = decodeInput(raw, "document");
-  const redacted = redactText(decoded.text);
-  finalBytes(redacted.text, raw.length);
-  const file = FILE_OF[kind];
-  let errors;
-  if (kind === "handoff") {
-    errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
-    const current = () => readHeadBytes(path23.join(memoryDir(root), file))?.toString("utf8") ?? null;
-    if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(current(), decoded.text)) {
-      errors = errors.filter((e) => e.rule !== "anchor-line");
-    }
-  } else {
-    errors = validateLedger(decoded.text, kind, redacted).errors;
+  return `${prefix}-${archiveStamp(now)}-${top + 1n}-${randomHex8()}.md`;
+}
+function timeKey(name2, mtimeMs) {
+  const m = NAME_TIME.exec(name2);
+  if (m) return `${m[1]}.${(m[2] ?? "").padEnd(9, "0")}`;
+  return archiveStamp(new Date(mtimeMs)).replace(/Z$/, "").padEnd(29, "0");
+}
+function newestFirst(a, b) {
+  const sa = archiveSeq(a.name);
+  const sb = archiveSeq(b.name);
+  if (sa !== null || sb !== null) {
+    if (sa === null) return 1;
+    if (sb === null) return -1;
+    if (sa !== sb) return sa > sb ? -1 : 1;
   }
-  if (errors.length > 0) throw schemaRefusal(file, errors);
-  return { kind, text: decoded.text, notes: decoded.notes, rawBytes: raw.length, redacted };
+  const ka = timeKey(a.name, a.mtimeMs);
+  const kb = timeKey(b.name, b.mtimeMs);
+  if (ka !== kb) return ka < kb ? 1 : -1;
+  if (sa !== null) return a.name === b.name ? 0 : a.name < b.name ? 1 : -1;
+  return b.mtimeMs - a.mtimeMs;
 }
-function minutes(ms) {
-  return Math.round(Math.abs(ms) / 6e4);
+function archivesKept(dir) {
+  const { settings, problems } = readSettings(path19.dirname(dir));
+  return { keep: settings.archivesKept, problems };
 }
-function editAnchors(text, edit2) {
-  const range = handoffLayout(text).anchors;
-  if (range === null) return text;
-  const lines2 = text.split("\n");
-  const body = edit2(lines2.slice(range.start, range.end));
-  return [...lines2.slice(0, range.start), ...body, ...lines2.slice(range.end)].join("\n");
-}
-function replaceDate(text, iso) {
-  return editAnchors(text, (body) => {
-    const at2 = body.findIndex((l) => l.startsWith("- Date: "));
-    if (at2 >= 0) body[at2] = `- Date: ${iso}`;
-    return body;
-  });
-}
-function withDirtyHashes(text, hashes) {
-  return editAnchors(text, (lines2) => {
-    const body = lines2.filter((l) => !l.startsWith("- Dirty hashes: "));
-    if (hashes !== null) {
-      const at2 = body.findIndex((l) => l.startsWith("- Dirty files: "));
-      body.splice(at2 === -1 ? body.length : at2 + 1, 0, hashes);
-    }
-    return body;
-  });
-}
-function finalBytes(text, rawBytes) {
-  const bytes = Buffer.from(text, "utf8");
-  if (bytes.length > MAX_DOCUMENT_BYTES) {
-    const after = bytes.length === rawBytes ? "" : ` (${bytes.length} after redaction)`;
-    const limit = `memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it)`;
-    throw new Refused(`the document is ${rawBytes} bytes${after}; ${limit}`);
+function prunable(dir) {
+  const entries2 = [];
+  for (const name2 of readdirSync5(dir)) {
+    const st = PRUNABLE_NAME.test(name2) ? lstatSync6(path19.join(dir, name2), { throwIfNoEntry: false }) : void 0;
+    if (st === void 0) continue;
+    if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
+    entries2.push({ name: name2, mtimeMs: st.mtimeMs });
   }
-  return bytes;
+  return entries2;
 }
-async function buildDocument(checked, root, anchors) {
-  const file = FILE_OF[checked.kind];
-  const prior = await readStable(path23.join(memoryDir(root), file));
-  if (prior !== null && prior.stat.nlink !== 1n) {
-    throw new UnsafeFile("hard-linked", path23.join(memoryDir(root), file));
+function archiveExcess(dir) {
+  try {
+    const entries2 = prunable(dir);
+    return typeof entries2 === "string" ? 0 : Math.max(0, entries2.length - archivesKept(dir).keep);
+  } catch {
+    return 0;
   }
-  const notes = [...checked.notes];
-  if (checked.kind === "handoff") return buildHandoff(checked, root, anchors, prior, notes);
-  const redacted = checked.redacted;
-  if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
-  const bytes = finalBytes(redacted.text, checked.rawBytes);
-  const v = validateLedger(checked.text, checked.kind, redacted);
-  return { bytes, prior, unchanged: prior !== null && prior.bytes.equals(bytes), notes: [...notes, ...scoreNotes(v)] };
 }
-async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
-  const priorText2 = prior ? prior.bytes.toString("utf8") : null;
-  const nowMs = Date.now();
-  const iso = isoSeconds(nowMs);
-  const stamped = stampSaved(checked.text, iso);
-  const { insertedAt, inserted } = stamped;
-  const sentLine = (line) => insertedAt !== null && line >= insertedAt + inserted ? line - inserted : line;
-  if (stamped.replaced !== null) {
-    const then = Date.parse(stamped.replaced.replace(/^`(.*)`$/, "$1"));
-    const was = `note: Saved: ${quotedValue(stamped.replaced.slice(0, 60))}`;
-    if (Number.isNaN(then)) {
-      if (!/^<[^<>]*>$/.test(stamped.replaced)) notes.push(`${was} is not a time; stamped ${iso}`);
-    } else if (Math.abs(nowMs - then) > CLOCK_SKEW_MS) {
-      notes.push(`${was} was ${minutes(nowMs - then)} minutes off; stamped ${iso}`);
+function pruneArchive(dir, justArchived = null) {
+  const { keep, problems } = archivesKept(dir);
+  const warnings = [...problems];
+  let entries2;
+  try {
+    entries2 = prunable(dir);
+  } catch (err) {
+    const why = `archive pruning skipped: cannot list ${dir}: ${err.message}`;
+    return { deleted: [], keep, warnings: [...warnings, why] };
+  }
+  if (typeof entries2 === "string") {
+    const why = `archive/${entries2} is a link, hard-linked or not a regular file; nothing was deleted`;
+    warnings.push(`archive pruning skipped: ${why} (move it away to resume pruning)`);
+    return { deleted: [], keep, warnings };
+  }
+  entries2.sort(newestFirst);
+  const kept = entries2.filter((e) => e.name === justArchived);
+  const rest = entries2.filter((e) => e.name !== justArchived);
+  const doomed = rest.slice(Math.max(0, keep - kept.length));
+  const deleted = [];
+  for (const entry of doomed) {
+    try {
+      unlinkSync3(path19.join(dir, entry.name));
+      deleted.push(entry.name);
+    } catch (err) {
+      warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
     }
   }
-  let text = stamped.text;
-  const marked = (t) => markClone(t, cloneIdOf(root, env, true));
-  const mine = anchorsBody(text);
-  const sentBack = priorText2 !== null && comparable(priorText2, false) === comparable(marked(text), false);
-  const fill = !sentBack && (anchorsEmpty(text) || sameAnchors(priorText2, text));
-  let exempt = /* @__PURE__ */ new Set();
-  const keyFiles = handoffKeyFiles(text);
-  let collected2 = null;
-  const anchorsNow = async () => {
-    if (collected2 === null) {
-      collected2 = await collectAnchors(root, env, nowMs, keyFiles, skillDir);
-      if (collected2.gitNote !== null && fill) notes.push(`note: anchors filled outside git: ${collected2.gitNote}`);
-    }
-    return renderAnchorLines(collected2).split("\n");
-  };
-  if (fill) {
-    const filled = fillAnchors(text, (await anchorsNow()).join("\n"));
-    text = filled.text;
-    exempt = filled.lines;
-  } else if (mine !== null) {
-    const date = mine.map((l) => /^- Date: `?([^`]*)`?$/.exec(l)?.[1]).find((d) => d !== void 0);
-    const then = date === void 0 ? NaN : Date.parse(date);
-    if (!sentBack && !Number.isNaN(then) && then > Math.floor(nowMs / 1e3) * 1e3) {
-      text = replaceDate(text, iso);
-      const shown = quotedValue(date.slice(0, 40));
-      notes.push(`note: the - Date: anchor ${shown} was later than this save; set it to ${iso}`);
-    } else if (!Number.isNaN(then) && nowMs - then > CLOCK_SKEW_MS) {
-      const todo = "empty the anchors section to have write fill them";
-      notes.push(`note: the - Date: anchor is ${minutes(nowMs - then)} minutes before this save; ${todo}`);
-    }
-    const line = (label) => mine.find((l) => l.startsWith(`- ${label}: `))?.slice(label.length + 4);
-    if (line("Branch") !== void 0 && line("HEAD") !== void 0) {
-      const now = await anchorsNow();
-      const current = now.includes(`- Branch: ${line("Branch")}`) && now.includes(`- HEAD: ${line("HEAD")}`);
-      if (collected2.insideGit && current) {
-        text = withDirtyHashes(text, now.find((l) => l.startsWith("- Dirty hashes: ")) ?? null);
-      }
-    }
-  }
-  const range = handoffLayout(text).anchors;
-  const sent = fill ? null : handoffLayout(checked.text).anchors;
-  const inSent = (line) => sent !== null && line > sent.start && line <= sent.end;
-  if (range !== null && checked.redacted.findings.some((f) => inSent(f.line))) {
-    const now = new Set(await anchorsNow());
-    const lines2 = text.split("\n");
-    for (let i = range.start; i < range.end; i++) if (now.has(lines2[i])) exempt.add(i + 1);
-  }
-  const redacted = redactText(text, { exemptLines: exempt });
-  const sentFindings = redacted.findings.map((f) => ({ ...f, line: sentLine(f.line) }));
-  if (redacted.findings.length > 0) notes.push(formatRedactionReport(sentFindings));
-  const markedText = marked(redacted.text);
-  const bytes = finalBytes(markedText, checked.rawBytes);
-  const unchanged = sentBack || priorText2 !== null && comparable(priorText2, fill) === comparable(markedText, fill);
-  if (priorText2 !== null && !unchanged) {
-    const report = droppedReport(droppedItems(priorText2, redacted.text));
-    if (report) notes.push(report);
-  }
-  const existing = /* @__PURE__ */ new Set();
-  for (const k of keyFiles) if (await statInsideRoot(root, k) !== null) existing.add(k);
-  const v = validateHandoff(text, {
-    mode: "root",
-    nowMs,
-    prior: unchanged ? null : priorText2,
-    existingKeyFiles: existing,
-    redacted
-  });
-  for (const f of v.findings) f.line = sentLine(f.line);
-  return { bytes, prior, unchanged, notes: [...notes, ...scoreNotes(v)] };
+  return { deleted, warnings, keep };
 }
-var MAX_FINDINGS_SHOWN;
-var init_write_checked = __esm({
-  "src/git/write-checked.ts"() {
+var ARCHIVE_NAME, PRUNABLE_NAME, NAME_TIME, NAME_SEQ;
+var init_archive = __esm({
+  "src/store/archive.ts"() {
     "use strict";
-    init_quote();
-    init_errors();
-    init_anchors();
-    init_redact();
-    init_anchor_lines();
-    init_open_items();
-    init_saves();
-    init_stamp();
-    init_validate();
-    init_validate_common();
-    init_validate_ledger();
-    init_values();
-    init_document();
-    init_checkpoints();
     init_files();
-    init_paths();
-    MAX_FINDINGS_SHOWN = 20;
-  }
-});
-
-// src/agents/harness-path.ts
-import path24 from "node:path";
-function windowsShaped(p) {
-  return /^([A-Za-z]:|\\\\)/.test(p);
-}
-function harnessPath(what, p, platform = process.platform) {
-  const windows = windowsShaped(p);
-  const absolute = (windows || platform === "win32" ? path24.win32 : path24.posix).isAbsolute(p);
-  if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
-  if (windows && platform !== "win32") {
-    const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
-    return { ok: false, reason, windows };
-  }
-  return { ok: true, path: platform === "win32" ? path24.win32.normalize(p) : p };
-}
-function hookCwd(cwd, platform = process.platform) {
-  if (cwd === void 0 || cwd === null) return null;
-  const what = "the hook input's cwd";
-  if (typeof cwd !== "string") throw new Error(`${what} is not a string (pass --root <project>)`);
-  if (cwd === "") throw new Error(`${what} is empty (pass --root <project>)`);
-  const got = harnessPath(what, cwd, platform);
-  if (got.ok) return got.path;
-  if (got.windows) throw new Error(`${got.reason} (pass --root <project>)`);
-  throw new Error(`${what} ${quotedValue(cwd.slice(0, 200))} is not an absolute path (pass --root <project>)`);
-}
-var init_harness_path = __esm({
-  "src/agents/harness-path.ts"() {
-    "use strict";
-    init_quote();
-    init_anchor_lines();
+    init_private();
+    init_settings();
+    ARCHIVE_NAME = /^HANDOFF-[A-Za-z0-9._-]+\.md$/;
+    PRUNABLE_NAME = /^HANDOFF-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3,6}Z-(?:\d{1,30}-)?[0-9a-f]{8}\.md$/;
+    NAME_TIME = /^HANDOFF-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})(?:\.(\d{1,9}))?Z-/;
+    NAME_SEQ = /^HANDOFF-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{1,9})?Z-(\d{1,30})-[0-9a-f]{8}\.md$/;
   }
 });
 
@@ -6269,21 +5474,260 @@ var init_outcome = __esm({
   }
 });
 
+// src/store/publish.ts
+import {
+  closeSync as closeSync5,
+  constants as constants5,
+  fchmodSync as fchmodSync2,
+  fchownSync,
+  fsyncSync,
+  linkSync,
+  lstatSync as lstatSync7,
+  openSync as openSync5,
+  renameSync,
+  unlinkSync as unlinkSync4,
+  writeSync
+} from "node:fs";
+import path20 from "node:path";
+function syncDir(dir) {
+  try {
+    const fd = openSync5(dir, constants5.O_RDONLY);
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync5(fd);
+    }
+  } catch {
+  }
+}
+function unlinkQuiet(p) {
+  try {
+    unlinkSync4(p);
+  } catch {
+  }
+}
+function linkIntoArchive(from, archiveDirPath, prefix) {
+  ensureDir(archiveDirPath);
+  for (let attempt = 0; ; attempt++) {
+    const name2 = archiveName(prefix, archiveDirPath);
+    try {
+      linkSync(from, path20.join(archiveDirPath, name2));
+      return name2;
+    } catch (err) {
+      if (err.code !== "EEXIST" || attempt > 5) throw err;
+    }
+  }
+}
+function writeTemp(tempPath, bytes, mode, owner) {
+  const fd = openSync5(tempPath, EXCLUSIVE, mode);
+  try {
+    const other = owner !== null && (owner.uid !== process.geteuid?.() || owner.gid !== process.getegid?.());
+    if (owner !== null && process.geteuid !== void 0 && other) {
+      try {
+        fchownSync(fd, owner.uid, owner.gid);
+      } catch (err) {
+        if (err.code !== "EPERM") throw err;
+      }
+    }
+    fchmodSync2(fd, mode);
+    let off = 0;
+    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+    fsyncSync(fd);
+  } finally {
+    closeSync5(fd);
+  }
+}
+async function publish(spec) {
+  const filePath = path20.join(spec.dir, spec.file);
+  const prior = await readStable(filePath, { failpoint: spec.failpoint });
+  if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", filePath);
+  const current = prior ? prior.token : "absent";
+  if (current !== spec.expectedToken) {
+    const tokens = `expected ${spec.expectedToken}, current ${current}`;
+    throw new Refused(`${spec.file} changed since it was read (${tokens}); read again and merge`);
+  }
+  const bytes = spec.build(prior ? prior.bytes : null);
+  const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
+  const pid = process.pid;
+  const rand = randomHex8();
+  const claimPath = path20.join(spec.dir, privateName(spec.file, "claim", pid, rand));
+  const tempPath = path20.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
+  const warnings = [];
+  let archived = null;
+  if (prior !== null) {
+    await failpoint(spec.failpoint, "before-claim");
+    try {
+      renameSync(filePath, claimPath);
+    } catch (err) {
+      if (err.code === "ENOENT") {
+        throw new Refused(`${spec.file} changed since it was read (it was deleted); read again and merge`);
+      }
+      throw new Refused(`cannot claim ${filePath}: ${err.message}`);
+    }
+    const claimed = claimIsWhatWeRead(claimPath, prior);
+    if (claimed !== "same") {
+      const restored = putBack(claimPath, filePath);
+      if (claimed === "not-regular") {
+        const where = restored ? "it was put back" : "it is kept at a private name for `recover`";
+        const what = `${spec.file} was replaced by something that is not a regular file since it was read`;
+        throw new Refused(`${what}; ${where} and nothing was saved; move it away, then read again`);
+      }
+      const kept = restored ? "" : "; its version is kept for `recover`";
+      const wrote = "changed since it was read (another program wrote it)";
+      throw new Refused(`${spec.file} ${wrote}${kept}; read again and merge`);
+    }
+  }
+  try {
+    if (prior !== null) {
+      await failpoint(spec.failpoint, "after-claim");
+      if (spec.archivePrior) {
+        archived = linkIntoArchive(claimPath, spec.archiveDir, spec.archivePrefix);
+        await failpoint(spec.failpoint, "after-archive");
+      }
+    }
+    const owner = prior ? { uid: Number(prior.stat.uid), gid: Number(prior.stat.gid) } : null;
+    writeTemp(tempPath, bytes, mode, owner);
+    await failpoint(spec.failpoint, "before-publication");
+    spec.lock.assertHeld();
+  } catch (err) {
+    let restored = true;
+    if (prior === null) unlinkQuiet(tempPath);
+    else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
+    if (err instanceof HelperError) {
+      const said2 = err.message.replace(/; nothing was (?:published|changed)/, "");
+      if (!restored) err.message = `${said2}; ${afterRollback(false, spec.file)}`;
+      throw err;
+    }
+    throw new Refused(`cannot save ${spec.file}: ${err.message}; ${afterRollback(restored, spec.file)}`);
+  }
+  try {
+    linkSync(tempPath, filePath);
+  } catch (err) {
+    if (err.code !== "EEXIST") {
+      let restored = true;
+      if (prior === null) unlinkQuiet(tempPath);
+      else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
+      throw new Refused(`cannot publish ${filePath}: ${err.message}; ${afterRollback(restored, spec.file)}`);
+    }
+    unlinkQuiet(tempPath);
+    let kept = archived;
+    if (prior !== null) {
+      if (kept === null) kept = linkIntoArchive(claimPath, spec.archiveDir, spec.archivePrefix);
+      unlinkQuiet(claimPath);
+    }
+    throw new Refused(
+      `${spec.file} was written by another program during this save; that version was kept as current` + (kept ? ` and the prior version is in archive/${kept}` : "") + "; read again and merge"
+    );
+  }
+  syncDir(spec.dir);
+  await failpoint(spec.failpoint, "after-publication");
+  if (prior !== null) unlinkQuiet(claimPath);
+  unlinkQuiet(tempPath);
+  if (archived !== null) {
+    await failpoint(spec.failpoint, "before-prune");
+    warnings.push(...pruneArchive(spec.archiveDir, archived).warnings);
+  }
+  return { bytes, token: tokenOf(bytes), archived, warnings };
+}
+function claimIsWhatWeRead(claimPath, prior) {
+  let st;
+  try {
+    st = lstatSync7(claimPath, { bigint: true });
+  } catch {
+    return "changed";
+  }
+  if (!st.isFile()) return "not-regular";
+  const p = prior.stat;
+  if (st.dev !== p.dev || st.ino !== p.ino || st.size !== p.size || st.mtimeNs !== p.mtimeNs) return "changed";
+  const again = openRegular(claimPath);
+  if (again === null) return "changed";
+  try {
+    return tokenOf(readAll(again.fd)) === prior.token ? "same" : "changed";
+  } finally {
+    closeSync5(again.fd);
+  }
+}
+function putBack(claimPath, filePath) {
+  try {
+    linkSync(claimPath, filePath);
+    unlinkSync4(claimPath);
+    return true;
+  } catch (err) {
+    if (err.code === "EEXIST") return false;
+  }
+  try {
+    if (lstatSync7(filePath, { throwIfNoEntry: false }) !== void 0) return false;
+    renameSync(claimPath, filePath);
+    return true;
+  } catch {
+    return false;
+  }
+}
+async function rollBack(temp, claimPath, filePath, spec, archived) {
+  unlinkQuiet(temp);
+  await failpoint(spec.failpoint, "rollback-after-temp-drop");
+  try {
+    await failpoint(spec.failpoint, "rollback-before-restore");
+    linkSync(claimPath, filePath);
+  } catch (err) {
+    if (!NO_ROOM.has(err.code ?? "")) return false;
+    if (archived !== null) {
+      unlinkQuiet(path20.join(spec.archiveDir, archived));
+      await failpoint(spec.failpoint, "rollback-after-unarchive");
+    }
+    if (lstatSync7(filePath, { throwIfNoEntry: false }) !== void 0) return false;
+    try {
+      renameSync(claimPath, filePath);
+    } catch {
+      return false;
+    }
+    await failpoint(spec.failpoint, "rollback-after-restore");
+    await failpoint(spec.failpoint, "rollback-after-claim-drop");
+    return true;
+  }
+  await failpoint(spec.failpoint, "rollback-after-restore");
+  if (archived !== null) {
+    unlinkQuiet(path20.join(spec.archiveDir, archived));
+    await failpoint(spec.failpoint, "rollback-after-unarchive");
+  }
+  unlinkQuiet(claimPath);
+  await failpoint(spec.failpoint, "rollback-after-claim-drop");
+  return true;
+}
+function afterRollback(restored, file) {
+  if (restored) return "nothing was changed";
+  return `${file} is kept at a private name until \`recover\` puts it back: run \`recover\``;
+}
+var EXCLUSIVE, NO_ROOM;
+var init_publish = __esm({
+  "src/store/publish.ts"() {
+    "use strict";
+    init_errors();
+    init_archive();
+    init_failpoint();
+    init_files();
+    init_paths();
+    init_private();
+    EXCLUSIVE = constants5.O_WRONLY | constants5.O_CREAT | constants5.O_EXCL | constants5.O_NOFOLLOW;
+    NO_ROOM = /* @__PURE__ */ new Set(["ENOSPC", "EDQUOT", "EMLINK"]);
+  }
+});
+
 // src/journal/store.ts
 import {
   closeSync as closeSync6,
   fsyncSync as fsyncSync2,
-  linkSync as linkSync4,
-  lstatSync as lstatSync9,
-  mkdirSync as mkdirSync3,
+  linkSync as linkSync2,
+  lstatSync as lstatSync8,
+  mkdirSync as mkdirSync2,
   openSync as openSync6,
-  renameSync as renameSync3,
-  unlinkSync as unlinkSync6,
-  writeFileSync as writeFileSync4
+  renameSync as renameSync2,
+  unlinkSync as unlinkSync5,
+  writeFileSync as writeFileSync3
 } from "node:fs";
-import path25 from "node:path";
+import path21 from "node:path";
 function journalDir(root) {
-  return path25.join(memoryDir(root), "journal");
+  return path21.join(memoryDir(root), "journal");
 }
 function parseJournalName(name2) {
   const m = JOURNAL_NAME.exec(name2);
@@ -6299,13 +5743,13 @@ function listJournal(root) {
   return listDir(journalDir(root)).map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
-  return exists(path25.join(journalDir(root), "OFF"));
+  return exists(path21.join(journalDir(root), "OFF"));
 }
 function monthOf(ms) {
   return new Date(ms).toISOString().slice(0, 7);
 }
 function readJournalFile(dir, name2) {
-  const p = path25.join(dir, name2);
+  const p = path21.join(dir, name2);
   let opened;
   try {
     opened = openRegular(p, MAX_DOCUMENT_BYTES);
@@ -6346,24 +5790,24 @@ function repairJournal(dir) {
   const actions = [];
   for (const e of listPrivate(dir)) {
     if (e.pid !== process.pid && processAlive(e.pid)) continue;
-    if (lstatSync9(e.path).isSymbolicLink()) continue;
+    if (lstatSync8(e.path).isSymbolicLink()) continue;
     if (e.role === "tmp") {
-      unlinkSync6(e.path);
+      unlinkSync5(e.path);
       continue;
     }
-    const target = path25.join(dir, e.file);
+    const target = path21.join(dir, e.file);
     if (!exists(target)) {
-      renameSync3(e.path, target);
+      renameSync2(e.path, target);
       actions.push(`journal/${e.file}: put back after an interrupted append`);
       continue;
     }
     const now = readJournalFile(dir, e.file);
     const claimed = readJournalFile(dir, e.name);
     if (now && claimed && now.bytes.subarray(0, claimed.bytes.length).equals(claimed.bytes)) {
-      unlinkSync6(e.path);
+      unlinkSync5(e.path);
     } else {
       const kept = `${e.file.replace(/\.md$/, "")}.orig-${randomHex8()}.md`;
-      renameSync3(e.path, path25.join(dir, kept));
+      renameSync2(e.path, path21.join(dir, kept));
       const what = "another program changed it during an interrupted append";
       actions.push(`journal/${e.file}: ${what}; the earlier version is journal/${kept}`);
     }
@@ -6373,7 +5817,7 @@ function repairJournal(dir) {
 function writeTemp2(p, bytes) {
   const fd = openSync6(p, "wx", 384);
   try {
-    writeFileSync4(fd, bytes);
+    writeFileSync3(fd, bytes);
     fsyncSync2(fd);
   } finally {
     closeSync6(fd);
@@ -6381,24 +5825,24 @@ function writeTemp2(p, bytes) {
 }
 async function publishJournalFile(dir, name2, expected, bytes, fp) {
   const rand = randomHex8();
-  const temp = path25.join(dir, privateName(name2, "tmp", process.pid, rand));
-  const claim = path25.join(dir, privateName(name2, "claim", process.pid, rand));
-  const target = path25.join(dir, name2);
+  const temp = path21.join(dir, privateName(name2, "tmp", process.pid, rand));
+  const claim = path21.join(dir, privateName(name2, "claim", process.pid, rand));
+  const target = path21.join(dir, name2);
   writeTemp2(temp, bytes);
   try {
     if (expected !== "absent") {
-      renameSync3(target, claim);
+      renameSync2(target, claim);
       await failpoint(fp, "journal-after-claim");
-      const claimed = readJournalFile(dir, path25.basename(claim));
+      const claimed = readJournalFile(dir, path21.basename(claim));
       if (claimed === null || claimed.token !== expected) {
-        if (!exists(target)) renameSync3(claim, target);
+        if (!exists(target)) renameSync2(claim, target);
         const why = "changed while the entry was appended (another program wrote it)";
         throw new Refused(`journal/${name2} ${why}; the entry was not added`);
       }
     }
     await failpoint(fp, "journal-before-publication");
     try {
-      linkSync4(temp, target);
+      linkSync2(temp, target);
     } catch (err) {
       if (err.code !== "EEXIST") throw err;
       const why = "was created by another program during the append";
@@ -6406,10 +5850,10 @@ async function publishJournalFile(dir, name2, expected, bytes, fp) {
     }
     syncDir(dir);
     await failpoint(fp, "journal-after-publication");
-    if (expected !== "absent") unlinkSync6(claim);
+    if (expected !== "absent") unlinkSync5(claim);
   } finally {
     try {
-      unlinkSync6(temp);
+      unlinkSync5(temp);
     } catch {
     }
   }
@@ -6417,12 +5861,12 @@ async function publishJournalFile(dir, name2, expected, bytes, fp) {
 function ensureJournalDir(root) {
   const dir = journalDir(root);
   try {
-    mkdirSync3(dir, { mode: 448 });
+    mkdirSync2(dir, { mode: 448 });
   } catch (err) {
     const code = err.code;
     if (code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${err.message}`);
   }
-  const st = lstatSync9(dir);
+  const st = lstatSync8(dir);
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is a link or not a directory; move it away so the journal can be written`);
   }
@@ -6470,8 +5914,8 @@ var init_store = __esm({
 });
 
 // src/journal/record.ts
-import { unlinkSync as unlinkSync7 } from "node:fs";
-import path26 from "node:path";
+import { unlinkSync as unlinkSync6 } from "node:fs";
+import path22 from "node:path";
 function monthIndex(period) {
   return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
 }
@@ -6517,7 +5961,7 @@ function retriedNotes(root, priorToken) {
 }
 async function handoffWithToken(root, token) {
   const archived = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2));
-  for (const f of [path26.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path26.join(archiveDir(root), n2))]) {
+  for (const f of [path22.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path22.join(archiveDir(root), n2))]) {
     try {
       const r = await readStable(f);
       if (r !== null && r.token === token) return r.bytes.toString("utf8");
@@ -6535,7 +5979,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     };
     const base = call.cwd !== null ? absolute(call.cwd) : null;
     const arg = call.rootArg;
-    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path26.resolve(base, arg);
+    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path22.resolve(base, arg);
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];
@@ -6626,7 +6070,7 @@ async function foldOne(root, nowMonth, fp) {
     const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries2)));
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
-  for (const f of files) unlinkSync7(path26.join(dir, f.name));
+  for (const f of files) unlinkSync6(path22.join(dir, f.name));
   const names = files.map((f) => `journal/${f.name}`).join(", ");
   return `journal: folded ${names} (${entries2.length} entries) into journal/${yearName}`;
 }
@@ -6669,29 +6113,711 @@ var init_record = __esm({
   }
 });
 
-// src/verbs/write.ts
-var write_exports = {};
-__export(write_exports, {
-  writeVerb: () => writeVerb
+// src/git/saves.ts
+import { linkSync as linkSync3, lstatSync as lstatSync9, mkdirSync as mkdirSync3, renameSync as renameSync3, rmSync, writeFileSync as writeFileSync4 } from "node:fs";
+import path23 from "node:path";
+function savesPath(root, env) {
+  const top = gitTopOf(root, env);
+  const gitDir = top === null ? null : gitDirOf(top);
+  return gitDir === null ? null : path23.join(commonDirOf(gitDir), "session-handoff", "saves");
+}
+function beside(root, env, name2) {
+  const saves = savesPath(root, env);
+  return saves === null ? null : path23.join(path23.dirname(saves), name2);
+}
+function recordLines(p, re) {
+  const lines2 = (readSmall(p) ?? "").slice(0, 16384).split("\n");
+  return lines2.map((l) => re.exec(l)).filter((m) => m !== null);
+}
+function addRecord(p, re, line, drop) {
+  try {
+    mkdirSync3(path23.dirname(p), { recursive: true, mode: 448 });
+    let kept = [];
+    try {
+      kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
+    } catch {
+    }
+    const tmp = `${p}.tmp-${process.pid}`;
+    rmSync(tmp, { force: true });
+    writeFileSync4(tmp, `${[...kept, line].slice(-KEPT).join("\n")}
+`, { mode: 384, flag: "wx" });
+    renameSync3(tmp, p);
+  } catch {
+  }
+}
+function savedStampOf(text) {
+  const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1];
+  if (saved === void 0) return null;
+  const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text)?.[1];
+  return head === void 0 ? saved : `${saved}+${head}`;
+}
+function cloneIdOf(root, env, create = false) {
+  const p = beside(root, env, "clone-id");
+  if (p === null) return null;
+  const valid = (id) => id !== void 0 && /^[0-9a-f]{16}$/.test(id) ? id : null;
+  const found = valid(readSmall(p)?.trim());
+  if (found !== null || !create) return found;
+  const tmp = `${p}.tmp-${process.pid}`;
+  try {
+    mkdirSync3(path23.dirname(p), { recursive: true, mode: 448 });
+    if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
+    writeFileSync4(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
+`, { mode: 384 });
+    linkSync3(tmp, p);
+  } catch {
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+  return valid(readSmall(p)?.trim());
+}
+function markClone(text, id) {
+  if (id === null) return text;
+  const lines2 = text.split("\n").filter((l) => !CLONE_MARK.test(l));
+  const saved = lines2.findIndex((l) => /^Saved:/.test(l));
+  if (saved === -1) return text;
+  lines2.splice(saved + 1, 0, `<!-- saved in clone ${id} -->`);
+  return lines2.join("\n");
+}
+function markedHere(root, env, text) {
+  const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
+  const id = mark === void 0 ? null : cloneIdOf(root, env);
+  return mark === void 0 || id === null ? null : mark === id;
+}
+function readSaves(root, env) {
+  const p = savesPath(root, env);
+  if (p === null) return null;
+  try {
+    if (!lstatSync9(p).isFile()) return null;
+    const lines2 = recordLines(p, LINE2);
+    return { tokens: lines2.map((m) => m[1]), stamps: lines2.flatMap((m) => m[2] === void 0 ? [] : [m[2]]) };
+  } catch {
+    return null;
+  }
+}
+function recordSavedHere(root, env, token, stamp) {
+  const p = savesPath(root, env);
+  if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
+  const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
+  addRecord(p, LINE2, `${token}${safeStamp}`, (m) => m[1] === token);
+}
+function savedHere(root, env, text, token) {
+  const marked = markedHere(root, env, text);
+  if (marked !== null) return marked;
+  const saves = readSaves(root, env);
+  if (saves === null) return null;
+  const stamp = text === null ? null : savedStampOf(text);
+  return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(token());
+}
+function recordSavedBy(root, env, token, agent) {
+  const p = beside(root, env, "saved-by");
+  const line = `${token} ${agent}`;
+  if (p === null || agent === null || !SAVED_BY_LINE.test(line)) return;
+  addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
+}
+function savedByOf(root, env, token) {
+  const p = beside(root, env, "saved-by");
+  try {
+    return p === null ? null : recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null;
+  } catch {
+    return null;
+  }
+}
+var KEPT, LINE2, CLONE_MARK, SAVED_BY_LINE;
+var init_saves = __esm({
+  "src/git/saves.ts"() {
+    "use strict";
+    init_builtins();
+    init_git_dir();
+    init_fs();
+    KEPT = 10;
+    LINE2 = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
+    CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
+    SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
+  }
 });
+
+// src/schema/stamp.ts
+function stampSaved(text, iso) {
+  const layout = handoffLayout(text);
+  const lines2 = [...layout.lines];
+  if (layout.savedIndex >= 0) {
+    const old = lines2[layout.savedIndex].trim().replace(/^Saved:\s*/, "");
+    lines2[layout.savedIndex] = `Saved: ${iso}`;
+    return { text: lines2.join("\n"), replaced: old, insertedAt: null, inserted: 0 };
+  }
+  let at2 = Math.max(0, layout.titleIndex) + 1;
+  while (at2 < lines2.length - 1 && lines2[at2].trim() === "") at2++;
+  const next = lines2[at2];
+  const added2 = next !== void 0 && next.trim() !== "" ? [`Saved: ${iso}`, ""] : [`Saved: ${iso}`];
+  lines2.splice(at2, 0, ...added2);
+  return { text: lines2.join("\n"), replaced: null, insertedAt: at2 + 1, inserted: added2.length };
+}
+function anchorsBody(text) {
+  const { lines: lines2, anchors } = handoffLayout(text);
+  return anchors ? lines2.slice(anchors.start, anchors.end) : null;
+}
+function anchorsEmpty(text) {
+  const body = anchorsBody(text);
+  return body !== null && isEmptyAnchorsBody(body);
+}
+function fillAnchors(text, rendered) {
+  const layout = handoffLayout(text);
+  const range = layout.anchors;
+  if (!range) return { text, lines: /* @__PURE__ */ new Set() };
+  const fresh = rendered.replace(/\n$/, "").split("\n");
+  const lines2 = [...layout.lines.slice(0, range.start), ...fresh, ...layout.lines.slice(range.end)];
+  const out = lines2.join("\n");
+  const filled = new Set(fresh.map((_, i) => range.start + i + 1));
+  return { text: out.endsWith("\n") ? out : `${out}
+`, lines: filled };
+}
+function comparable(text, dropDate) {
+  const layout = handoffLayout(text);
+  const range = layout.anchors;
+  return layout.lines.filter((line, i) => {
+    if (i === layout.savedIndex) return false;
+    if (dropDate && range && i >= range.start && i < range.end && line.startsWith("- Date: ")) return false;
+    return true;
+  }).join("\n");
+}
+var init_stamp = __esm({
+  "src/schema/stamp.ts"() {
+    "use strict";
+    init_validate();
+    init_anchor_lines();
+  }
+});
+
+// src/schema/validate-ledger.ts
+function ledgerContext(input, kind) {
+  const schema = SCHEMAS[kind];
+  const text = normaliseText(input);
+  const entry = new RegExp(`^${schema.prefix}-(\\d{4}): \\S`);
+  const entries2 = [];
+  const badHeadings = [];
+  const first = /* @__PURE__ */ new Map();
+  let current = null;
+  const tree = parseBlocks(text);
+  for (const block2 of tree.children) {
+    if (block2.type === "heading" && block2.depth === 2) {
+      const title = text.slice(block2.start, block2.end).replace(/^##\s*/, "").replace(/\s+#+\s*$/, "").trim();
+      const m = entry.exec(title);
+      if (!m) badHeadings.push({ line: block2.line, title });
+      current = m ? { number: m[1], line: block2.line, fields: /* @__PURE__ */ new Map(), reuses: first.get(m[1]) ?? null } : null;
+      if (m && !first.has(m[1])) first.set(m[1], block2.line);
+      if (current) entries2.push(current);
+      continue;
+    }
+    if (current === null || block2.type !== "list") continue;
+    for (const item of block2.children) {
+      const f = /^([A-Za-z][A-Za-z ]*?):\s*(.*)$/s.exec(itemText(text, item).trim());
+      if (f && !current.fields.has(f[1])) current.fields.set(f[1], f[2].trim());
+    }
+  }
+  const secrets = [];
+  return { input, text, lines: text.split("\n"), flags: tree.flags, secrets, kind, schema, badHeadings, entries: entries2 };
+}
+function validateLedger(input, kind, redacted) {
+  const pass = redacted ?? redactText(input);
+  return runRules(LEDGER_RULES, LEDGER_PARTS, pass, ledgerContext(pass.text, kind));
+}
+var SCHEMAS, LABEL2, LESSON_STATUS, SOLUTION_STATUS, name, lacking, bad, badSource, badLessonStatus, badSolutionStatus, badDate, badStatus, each, rule4, LEDGER_RULES, entries, LEDGER_PARTS;
+var init_validate_ledger = __esm({
+  "src/schema/validate-ledger.ts"() {
+    "use strict";
+    init_redact();
+    init_sanitize();
+    init_grammar();
+    init_handoff();
+    init_validate_common();
+    init_values();
+    SCHEMAS = {
+      lessons: { title: "# Lessons", prefix: "L", fields: ["When", "Lesson", "Why", "Source", "Status"], cap: 200 },
+      solutions: {
+        title: "# Solutions",
+        prefix: "S",
+        fields: ["Symptoms", "Context", "Fix", "Evidence", "Recorded"],
+        cap: 250
+      }
+    };
+    LABEL2 = /\[(user-directed|user-approved|agent-proposed)\]/;
+    LESSON_STATUS = /^(active|superseded by L-\d{4}\b.*|retired: \S.*)$/;
+    SOLUTION_STATUS = /^obsolete: \S/;
+    name = (c, e) => `${c.schema.prefix}-${e.number}`;
+    lacking = (c, e) => c.schema.fields.filter((f) => !(e.fields.get(f) ?? ""));
+    bad = (kind, field, form) => (c, e) => c.kind === kind && e.fields.has(field) && !form.test(e.fields.get(field));
+    badSource = bad("lessons", "Source", LABEL2);
+    badLessonStatus = bad("lessons", "Status", LESSON_STATUS);
+    badSolutionStatus = bad("solutions", "Status", SOLUTION_STATUS);
+    badDate = bad("solutions", "Recorded", /^\d{4}-\d{2}-\d{2}\b/);
+    badStatus = (c, e) => badLessonStatus(c, e) || badSolutionStatus(c, e);
+    each = (c, test, says) => c.entries.filter((e) => test(c, e)).map((e) => at(e.line, `${name(c, e)}${says}`));
+    rule4 = ruleOf();
+    LEDGER_RULES = [
+      TEXT_RULES.bom,
+      TEXT_RULES.crlf,
+      rule4("marker", "error", null, (c) => c.lines[0] === MARKER ? [] : [at(1, BEGIN)]),
+      rule4("heading", "error", null, (c) => c.lines.slice(0, 4).includes(c.schema.title) ? [] : [at(1, titleMissing(c.schema.title))]),
+      TEXT_RULES.newline,
+      TEXT_RULES.conflicted,
+      TEXT_RULES.markdown,
+      rule4("entry-heading", "error", null, (c) => {
+        const form = `## ${c.schema.prefix}-<4 digits>: <${c.kind === "lessons" ? "title" : "problem"}>`;
+        const says = (h) => `${quoted(`## ${h.title}`, QUOTE_CUT)} is not an entry heading`;
+        return c.badHeadings.map((h) => at(h.line, `${says(h)}: write \`${form}\``));
+      }),
+      rule4("entry-field", "finding", "fields", (c) => c.entries.flatMap((e) => {
+        const missing = lacking(c, e).map((f) => `\`- ${f}:\``);
+        return missing.length === 0 ? [] : [at(e.line, `${name(c, e)} lacks ${missing.join(", ")}`)];
+      })),
+      rule4("entry-number", "finding", "numbering", (c) => c.entries.flatMap((e) => {
+        const again = `${name(c, e)} is used again (first at line ${e.reuses}); numbers are never reused`;
+        return e.reuses === null ? [] : [at(e.line, again)];
+      })),
+      rule4("entry-source", "finding", "status", (c) => each(c, badSource, ": Source has no [user-directed], [user-approved] or [agent-proposed] label")),
+      rule4("entry-status", "finding", "status", (c) => {
+        const lesson = "is not active, superseded by L-<n>, or retired: <why>";
+        return each(c, badStatus, `: Status ${c.kind === "lessons" ? lesson : "is only ever `obsolete: <why>`"}`);
+      }),
+      rule4("entry-date", "finding", "status", (c) => each(c, badDate, ": Recorded is not a date (YYYY-MM-DD)")),
+      rule4("line-cap", "finding", "size", (c) => {
+        const message = `${lineCount(c)} lines, over the ~${c.schema.cap}-line cap: retire or merge old entries`;
+        return lineCount(c) > c.schema.cap ? [at(c.schema.cap + 1, message)] : [];
+      }),
+      rule4("secret", "finding", "secrets", (c) => c.secrets.map((s) => at(s.line, `a secret (${s.kind}); write redacts it`)))
+    ];
+    entries = (c) => Math.max(1, c.entries.length);
+    LEDGER_PARTS = [
+      { part: "fields", weight: 50, of: entries },
+      { part: "status", weight: 20, of: entries },
+      { part: "numbering", weight: 10 },
+      { part: "size", weight: 10 },
+      { part: "secrets", weight: 10 }
+    ];
+  }
+});
+
+// src/store/document.ts
+function decodeStdin(raw, what) {
+  if (raw.length === 0) throw new Refused(`stdin is empty: send the whole ${what} on stdin`);
+  const nul = raw.indexOf(0);
+  if (nul >= 0) throw new Refused(`the ${what} contains a NUL byte (at byte ${nul}); send text only`);
+  try {
+    return utf8.decode(raw);
+  } catch {
+    throw new Refused(`the ${what} is not valid UTF-8; convert it to UTF-8 and retry`);
+  }
+}
+function decodeInput(raw, what) {
+  let text = decodeStdin(raw, what);
+  const notes = [];
+  if (text.startsWith("\uFEFF")) {
+    text = text.slice(1);
+    notes.push("note: dropped a leading UTF-8 byte order mark");
+  }
+  if (text.includes("\r\n")) {
+    text = text.replace(/\r\n/g, "\n");
+    notes.push("note: converted CRLF line ends to LF");
+  }
+  const hits = findInvisible(text);
+  if (hits.length > 0) {
+    const list2 = hits.slice(0, 5).map((h) => `line ${h.line}, column ${h.column}: ${h.codePoint} (${h.name})`);
+    if (hits.length > 5) list2.push(`${hits.length - 5} more`);
+    const found = `invisible or control characters (${list2.join("; ")})`;
+    throw new Refused(`the ${what} contains ${found}; remove them and retry`);
+  }
+  return { text, notes };
+}
+function redactForSave(text, exemptLines) {
+  const { text: clean, findings } = redactText(text, exemptLines ? { exemptLines } : {});
+  return { text: clean, notes: findings.length > 0 ? [formatRedactionReport(findings)] : [] };
+}
+var utf8;
+var init_document = __esm({
+  "src/store/document.ts"() {
+    "use strict";
+    init_errors();
+    init_invisible();
+    init_redact();
+    utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  }
+});
+
+// src/store/lock.ts
+import fs from "node:fs";
+import { hostname as hostname2 } from "node:os";
+import path24 from "node:path";
+async function acquireLock(memDir, timeoutSeconds) {
+  return acquireLockDir(path24.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
+}
+async function acquireLockDir(lockDir, timeoutSeconds, opts) {
+  const start = performance.now();
+  const deadline = start + timeoutSeconds * 1e3;
+  const me = { pid: process.pid, host: hostname2(), nonce: randomHex8() + randomHex8() };
+  let seen = null;
+  for (; ; ) {
+    checkLockPath(lockDir);
+    if (tryMake(lockDir, me, opts.makeParent === true)) return holding(lockDir, me);
+    const now = performance.now();
+    const owner = readOwner(lockDir);
+    const st = fs.lstatSync(lockDir, { throwIfNoEntry: false });
+    if (st === void 0) continue;
+    const key = `${owner?.nonce ?? "-"} ${st.mtimeMs}`;
+    if (seen?.key !== key) seen = { key, since: seen ? now : start };
+    const verdict = lockVerdict(owner, st, me.host, now - seen.since);
+    if (verdict === "dead" && takeOver(lockDir, owner)) {
+      seen = null;
+      continue;
+    }
+    if (now >= deadline) {
+      const on = owner && owner.host !== me.host ? ` on ${quotedValue(owner.host)}` : "";
+      const who = owner ? `process ${owner.pid}${on}` : "another process";
+      const retry = opts.retry ?? "wait and retry, or pass a longer --lock-timeout";
+      throw new Busy(`${opts.what}: ${who} holds the lock ${lockDir}; ${retry}`, { who, lock: lockDir });
+    }
+    const pause2 = Math.min(RETRY_MS + Math.random() * RETRY_MS, deadline - now);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, pause2)));
+  }
+}
+function checkLockPath(lockDir) {
+  const st = fs.lstatSync(lockDir, { throwIfNoEntry: false });
+  if (st !== void 0 && (st.isSymbolicLink() || !st.isDirectory())) {
+    const what = st.isSymbolicLink() ? "a link" : "not a directory";
+    throw new Refused(`${lockDir} is ${what}; it is the helper's private lock: move it away and retry`);
+  }
+}
+function tryMake(lockDir, me, makeParent2) {
+  try {
+    fs.mkdirSync(lockDir, { mode: 448 });
+  } catch (err) {
+    if (err.code === "EEXIST") return false;
+    if (err.code === "ENOENT" && makeParent2) {
+      fs.mkdirSync(path24.dirname(lockDir), { recursive: true, mode: 448 });
+      return tryMake(lockDir, me, false);
+    }
+    throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
+  }
+  try {
+    fs.writeFileSync(path24.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
+    return true;
+  } catch (err) {
+    const code = err.code;
+    if (code === "ENOENT" || code === "EEXIST") return false;
+    try {
+      fs.rmdirSync(lockDir);
+    } catch {
+    }
+    throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
+  }
+}
+function holding(lockDir, me) {
+  const ours = () => readOwner(lockDir)?.nonce === me.nonce;
+  let lost = false;
+  const timer = setInterval(() => {
+    if (!ours()) {
+      lost = true;
+      return;
+    }
+    try {
+      const now = /* @__PURE__ */ new Date();
+      fs.utimesSync(lockDir, now, now);
+    } catch {
+      lost = true;
+    }
+  }, REFRESH_MS);
+  timer.unref();
+  return {
+    assertHeld() {
+      if (lost || !ours()) {
+        const lost2 = "lost the memory lock to another process before publishing";
+        throw new Refused(`${lost2}; nothing was published: read again and retry`);
+      }
+    },
+    async release() {
+      clearInterval(timer);
+      if (!ours()) return;
+      try {
+        fs.unlinkSync(path24.join(lockDir, OWNER_NAME));
+        fs.rmdirSync(lockDir);
+      } catch {
+      }
+    }
+  };
+}
+function takeOver(lockDir, dead) {
+  const aside = `${lockDir}-dead-${process.pid}-${randomHex8()}`;
+  try {
+    fs.renameSync(lockDir, aside);
+  } catch (err) {
+    return err.code === "ENOENT";
+  }
+  const moved = readOwner(aside);
+  if (moved && moved.nonce !== dead?.nonce) {
+    try {
+      fs.renameSync(aside, lockDir);
+      return true;
+    } catch {
+    }
+  }
+  fs.rmSync(aside, { recursive: true, force: true });
+  return true;
+}
+var RETRY_MS, REFRESH_MS;
+var init_lock = __esm({
+  "src/store/lock.ts"() {
+    "use strict";
+    init_quote();
+    init_errors();
+    init_files();
+    init_private();
+    RETRY_MS = 25;
+    REFRESH_MS = 2e3;
+  }
+});
+
+// src/store/recover.ts
+import path25 from "node:path";
+function pendingRepairs(root) {
+  return [
+    ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
+    ...listPrivate(root).filter((e) => ROOT_FILES.has(e.file))
+  ];
+}
+function inoOf(p) {
+  return lstatBig(p)?.ino ?? null;
+}
+function archiveEntriesWithIno(dir, ino) {
+  return listDir(dir).filter((n2) => inoOf(path25.join(dir, n2)) === ino);
+}
+function notOurs(e, filePath, arch, siblings) {
+  const st = lstatBig(e.path);
+  if (st === null) return null;
+  if (st.isSymbolicLink()) return "is a link";
+  if (!st.isFile()) return "is not a regular file";
+  if (st.nlink === 1n) return null;
+  let accounted = 1n;
+  if (inoOf(filePath) === st.ino) accounted++;
+  accounted += BigInt(archiveEntriesWithIno(arch, st.ino).length);
+  accounted += BigInt(siblings.filter((o) => o.path !== e.path && inoOf(o.path) === st.ino).length);
+  return st.nlink > accounted ? "has hard links the helper did not make" : null;
+}
+function groupByFile(entries2) {
+  const byFile = /* @__PURE__ */ new Map();
+  for (const e of entries2) {
+    const key = path25.join(path25.dirname(e.path), e.file);
+    byFile.set(key, [...byFile.get(key) ?? [], e]);
+  }
+  return byFile;
+}
+function plantedPrivate(root) {
+  const out = [];
+  const arch = archiveDir(root);
+  for (const [filePath, list2] of groupByFile(pendingRepairs(root))) {
+    for (const e of list2) {
+      const reason = notOurs(e, filePath, arch, list2);
+      if (reason !== null) out.push({ entry: e, reason });
+    }
+  }
+  return out;
+}
+function needsRepair(root) {
+  return pendingRepairs(root).length > 0 || archiveExcess(archiveDir(root)) > 0 || listDir(memoryDir(root)).some((n2) => DEAD_LOCK.test(n2)) || listDir(archiveDir(root)).some((n2) => ARCHIVE_TEMP.test(n2));
+}
+var MEMORY_FILES, ROOT_FILES, ARCHIVE_TEMP, DEAD_LOCK;
+var init_recover = __esm({
+  "src/store/recover.ts"() {
+    "use strict";
+    init_archive();
+    init_private();
+    init_paths();
+    MEMORY_FILES = new Set(Object.values(FILE_OF));
+    ROOT_FILES = new Set(TARGETS);
+    ARCHIVE_TEMP = /^\.HANDOFF-[A-Za-z0-9._-]+\.md\.tmp-\d+-[0-9a-f]{16}$/;
+    DEAD_LOCK = /^\.lock-dead-\d+-[0-9a-f]{8}$/;
+  }
+});
+
+// src/store/repair.ts
+import { linkSync as linkSync4, readFileSync as readFileSync4, rmSync as rmSync2, unlinkSync as unlinkSync7 } from "node:fs";
+import path26 from "node:path";
+function archiveEntryWithBytes(dir, claimPath) {
+  let bytes;
+  try {
+    bytes = readFileSync4(claimPath);
+  } catch {
+    return void 0;
+  }
+  return listDir(dir).filter((n2) => ARCHIVE_NAME.test(n2)).find((n2) => {
+    const p = path26.join(dir, n2);
+    const st = lstatBig(p);
+    if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
+    try {
+      return readFileSync4(p).equals(bytes);
+    } catch {
+      return false;
+    }
+  });
+}
+function saveId(e) {
+  return e.name.slice(e.name.lastIndexOf(".") + 1).replace(/^(tmp|claim)-/, "");
+}
+async function dropArchiveTemps(arch, fp) {
+  const out = [];
+  for (const name2 of listDir(arch).filter((n2) => ARCHIVE_TEMP.test(n2))) {
+    const p = path26.join(arch, name2);
+    const st = lstatBig(p);
+    if (st === null || !st.isFile()) continue;
+    if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
+    unlinkSync7(p);
+    await failpoint(fp, "recover-after-temp-drop");
+    out.push(`archive: dropped an archive copy left half-done (${name2})`);
+  }
+  return out;
+}
+async function repair(root, fp) {
+  const actions = [];
+  const memDir = memoryDir(root);
+  const arch = archiveDir(root);
+  const planted = plantedPrivate(root)[0];
+  if (planted !== void 0) {
+    const what = "it holds a private name of the helper but is not a file it left";
+    throw new Refused(`${planted.entry.path} ${planted.reason}: ${what}; move it away, then retry`);
+  }
+  const byFile = groupByFile(pendingRepairs(root));
+  for (const [filePath, list2] of byFile) {
+    const file = path26.basename(filePath);
+    const prefix = archivePrefixOf(file);
+    const currentIno = inoOf(filePath);
+    const published = (e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno;
+    const finished = new Set(list2.filter(published).map(saveId));
+    const claims = list2.filter((e) => e.role === "claim").sort((a, b) => (lstatBig(a.path)?.mtimeMs ?? 0n) < (lstatBig(b.path)?.mtimeMs ?? 0n) ? -1 : 1);
+    for (const claim of claims) {
+      const claimIno = inoOf(claim.path);
+      if (claimIno === null) continue;
+      if (inoOf(filePath) === null) {
+        linkSync4(claim.path, filePath);
+        await failpoint(fp, "recover-after-restore");
+      }
+      if (inoOf(filePath) === claimIno) {
+        for (const copy of archiveEntriesWithIno(arch, claimIno)) {
+          unlinkSync7(path26.join(arch, copy));
+          await failpoint(fp, "recover-after-unarchive");
+        }
+        unlinkSync7(claim.path);
+        await failpoint(fp, "recover-after-claim-drop");
+        actions.push(`${file}: rolled back an interrupted save; the prior version is current again`);
+        continue;
+      }
+      const copies = archiveEntriesWithIno(arch, claimIno);
+      if (finished.has(saveId(claim)) && (copies.length > 0 || prefix !== "HANDOFF")) {
+        unlinkSync7(claim.path);
+        await failpoint(fp, "recover-after-claim-drop");
+        const where2 = copies[0] ? ` (archived as archive/${copies[0]})` : "";
+        actions.push(`${file}: finished a save; dropped the version it replaced${where2}`);
+        continue;
+      }
+      let where = copies[0] ?? archiveEntryWithBytes(arch, claim.path);
+      if (where === void 0) {
+        where = linkIntoArchive(claim.path, arch, prefix);
+        await failpoint(fp, "recover-after-archive");
+      }
+      unlinkSync7(claim.path);
+      await failpoint(fp, "recover-after-claim-drop");
+      actions.push(`${file}: kept the prior version as archive/${where}`);
+    }
+    for (const temp of list2.filter((e) => e.role === "tmp")) {
+      const tempIno = inoOf(temp.path);
+      if (tempIno === null) continue;
+      const published2 = tempIno === inoOf(filePath);
+      rmSync2(temp.path, { force: true });
+      await failpoint(fp, "recover-after-temp-drop");
+      const unpublished = `${file}: dropped an unpublished new version (${temp.name}); the old version stays current`;
+      actions.push(published2 ? `${file}: finished a publication (dropped ${temp.name})` : unpublished);
+    }
+  }
+  actions.push(...await dropArchiveTemps(arch, fp));
+  try {
+    for (const name2 of listDir(memDir).filter((n2) => DEAD_LOCK.test(n2))) {
+      rmSync2(path26.join(memDir, name2), { recursive: true, force: true });
+    }
+  } catch {
+  }
+  if (archiveExcess(arch) > 0) {
+    await failpoint(fp, "recover-before-prune");
+    const pruned = pruneArchive(arch);
+    const n2 = pruned.deleted.length;
+    if (n2 > 0) actions.push(`archive: pruned ${n2} old handoff(s) to keep the newest ${pruned.keep}`);
+    actions.push(...pruned.warnings);
+  }
+  return actions;
+}
+var init_repair = __esm({
+  "src/store/repair.ts"() {
+    "use strict";
+    init_errors();
+    init_archive();
+    init_failpoint();
+    init_private();
+    init_paths();
+    init_publish();
+    init_recover();
+  }
+});
+
+// src/store/mutate.ts
+async function underLock(opts, body) {
+  const memDir = memoryDir(opts.root);
+  assertNotPaused(memDir, opts.env);
+  const existed = checkTree(opts.root);
+  let lock = null;
+  let repairs = [];
+  try {
+    if (existed) lock = await acquireLock(memDir, opts.lockTimeoutSeconds);
+    opts.validate?.();
+    if (!existed) await opts.precheck?.();
+    checkTree(opts.root, { create: true });
+    if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds);
+    assertNotPaused(memDir, opts.env);
+    const repaired = needsRepair(opts.root) ? await repair(opts.root, opts.failpoint) : [];
+    repairs = repaired.map((line) => `recovered: ${line}`);
+    const result = await body(lock);
+    return { result, repairs };
+  } catch (err) {
+    const code = err?.code;
+    const fsError = err instanceof Error && !(err instanceof HelperError) && typeof code === "string";
+    const refusal = fsError ? new Refused(`file system error: ${err.message}`) : err;
+    if (refusal instanceof HelperError) refusal.before = [...repairs, ...refusal.before];
+    throw refusal;
+  } finally {
+    await lock?.release();
+  }
+}
+var init_mutate = __esm({
+  "src/store/mutate.ts"() {
+    "use strict";
+    init_errors();
+    init_lock();
+    init_paths();
+    init_pause();
+    init_recover();
+    init_repair();
+  }
+});
+
+// src/save/save.ts
 import path27 from "node:path";
-async function save(ctx, kind, document) {
-  const expected = expectedTokenOption(ctx);
-  const lockTimeoutSeconds = lockTimeoutOption(ctx);
-  const root = rootOption(ctx);
+async function saveDocument(req) {
+  const { root, env, kind, expected, failpoint: failpoint2 } = req;
   const file = FILE_OF[kind];
-  const anchors = { env: ctx.env, skillDir: ctx.skillDir ?? null };
   let checked = null;
   let refusal = null;
   let prebuilt = null;
   try {
-    checked = checkDocument(document(), kind, root);
-    prebuilt = await buildDocument(checked, root, anchors).catch(() => null);
+    checked = checkDocument(req.document(), kind, root);
+    prebuilt = await buildDocument(checked, root, req).catch(() => null);
   } catch (error) {
     refusal = { error };
   }
-  let built = null;
-  let journalNotes = [];
   const validate = () => {
     if (refusal !== null) throw refusal.error;
   };
@@ -6701,21 +6827,20 @@ async function save(ctx, kind, document) {
       throw new Refused(`${file} changed since it was read (${what}); read again and merge`);
     }
   };
-  const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx), validate, precheck };
+  const options = { root, env, lockTimeoutSeconds: req.lockTimeoutSeconds, failpoint: failpoint2, validate, precheck };
   const { result, repairs } = await underLock(options, async (lock) => {
     const now = await readStable(path27.join(memoryDir(root), file)).catch(() => void 0);
     const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
-    const b2 = same ? prebuilt : await buildDocument(checked, root, anchors);
-    built = b2;
-    if (b2.unchanged) return null;
-    const readToken = b2.prior?.token ?? "absent";
+    const built2 = same ? prebuilt : await buildDocument(checked, root, req);
+    if (built2.unchanged) return { built: built2, done: null, journal: [] };
+    const readToken = built2.prior?.token ?? "absent";
     const build = (prior2) => {
       if ((prior2 === null ? "absent" : tokenOf(prior2)) !== readToken) {
         throw new Refused(`${file} changed since it was read (another program wrote it); read again and merge`);
       }
-      return b2.bytes;
+      return built2.bytes;
     };
-    const published = publish({
+    const done3 = await publish({
       dir: memoryDir(root),
       file,
       archiveDir: archiveDir(root),
@@ -6725,45 +6850,250 @@ async function save(ctx, kind, document) {
       newMode: 384,
       build,
       lock,
-      failpoint: failpointOf(ctx)
+      failpoint: failpoint2
     });
-    if (kind !== "handoff") return published;
-    const done2 = await published;
-    const prior = b2.prior?.bytes.toString("utf8") ?? null;
-    const entry = { prior, next: done2.bytes.toString("utf8"), token: done2.token };
-    journalNotes = await recordSave(root, entry, failpointOf(ctx));
-    return done2;
+    if (kind !== "handoff") return { built: built2, done: done3, journal: [] };
+    const prior = built2.prior?.bytes.toString("utf8") ?? null;
+    const entry = { prior, next: done3.bytes.toString("utf8"), token: done3.token };
+    return { built: built2, done: done3, journal: await recordSave(root, entry, failpoint2) };
   });
-  const b = built;
-  const notes = b?.notes ?? [];
-  const saved = result ?? b.prior;
+  const { built, done: done2, journal } = result;
+  const saved = done2 ?? built.prior;
   if (kind === "handoff") {
-    recordSavedHere(root, ctx.env, saved.token, savedStampOf(saved.bytes.toString("utf8")));
-    if (result !== null) recordSavedBy(root, ctx.env, saved.token, agentOfEnv(ctx.env));
+    recordSavedHere(root, env, saved.token, savedStampOf(saved.bytes.toString("utf8")));
+    if (done2 !== null) recordSavedBy(root, env, saved.token, agentOfEnv(env));
   }
-  if (result === null) return ok(`unchanged ${file}
-CURRENT-SHA256: ${saved.token}
-`, [...repairs, ...notes]);
-  const first = result.archived ? `saved ${file}; archived previous handoff as ${result.archived}` : `saved ${file}`;
-  return ok(`${first}
-CURRENT-SHA256: ${result.token}
-`, [...repairs, ...notes, ...result.warnings, ...journalNotes]);
+  const notes = [...repairs, ...built.notes, ...done2?.warnings ?? [], ...journal];
+  return { file, unchanged: done2 === null, token: saved.token, archived: done2?.archived ?? null, notes };
+}
+function schemaRefusal(file, errors) {
+  const more = /\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0;
+  const count = errors.filter((e) => e.rule !== "more").length + Number(more);
+  return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
+}
+function scoreNotes(v) {
+  const shown = v.findings.filter((f) => f.rule !== "dropped" && f.rule !== "more");
+  const lines2 = issueLines(shown.slice(0, MAX_FINDINGS_SHOWN)).map((l) => `finding: ${l}`);
+  const rest = shown.length - MAX_FINDINGS_SHOWN + (v.findings.some((f) => f.rule === "more") ? 1 : 0);
+  if (rest > 0) lines2.push(`finding: \u2026 and more; run \`validate\` for the full list`);
+  return [scoreLine(v), ...lines2];
+}
+function sameAnchors(a, b) {
+  const mine = anchorsBody(b);
+  return a !== null && mine !== null && JSON.stringify(anchorsBody(a)) === JSON.stringify(mine);
+}
+function checkDocument(raw, kind, root) {
+  if (raw.length > MAX_DOCUMENT_BYTES + 4096) {
+    throw new Refused(`the document is ${raw.length} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes`);
+  }
+  const decoded = decodeInput(raw, "document");
+  const redacted = redactText(decoded.text);
+  finalBytes(redacted.text, raw.length);
+  const file = FILE_OF[kind];
+  let errors;
+  if (kind === "handoff") {
+    errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
+    const current = () => readHeadBytes(path27.join(memoryDir(root), file))?.toString("utf8") ?? null;
+    if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(current(), decoded.text)) {
+      errors = errors.filter((e) => e.rule !== "anchor-line");
+    }
+  } else {
+    errors = validateLedger(decoded.text, kind, redacted).errors;
+  }
+  if (errors.length > 0) throw schemaRefusal(file, errors);
+  return { kind, text: decoded.text, notes: decoded.notes, rawBytes: raw.length, redacted };
+}
+function minutes(ms) {
+  return Math.round(Math.abs(ms) / 6e4);
+}
+function editAnchors(text, edit2) {
+  const range = handoffLayout(text).anchors;
+  if (range === null) return text;
+  const lines2 = text.split("\n");
+  const body = edit2(lines2.slice(range.start, range.end));
+  return [...lines2.slice(0, range.start), ...body, ...lines2.slice(range.end)].join("\n");
+}
+function replaceDate(text, iso) {
+  return editAnchors(text, (body) => {
+    const at2 = body.findIndex((l) => l.startsWith("- Date: "));
+    if (at2 >= 0) body[at2] = `- Date: ${iso}`;
+    return body;
+  });
+}
+function withDirtyNow(text, now) {
+  return editAnchors(text, (lines2) => {
+    const body = lines2.filter((l) => !DIRTY.test(l));
+    const at2 = body.findIndex((l) => l.startsWith("- HEAD: "));
+    body.splice(at2 === -1 ? body.length : at2 + 1, 0, ...now.filter((l) => DIRTY.test(l)));
+    return body;
+  });
+}
+function finalBytes(text, rawBytes) {
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length > MAX_DOCUMENT_BYTES) {
+    const after = bytes.length === rawBytes ? "" : ` (${bytes.length} after redaction)`;
+    const limit = `memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it)`;
+    throw new Refused(`the document is ${rawBytes} bytes${after}; ${limit}`);
+  }
+  return bytes;
+}
+async function buildDocument(checked, root, anchors) {
+  const file = FILE_OF[checked.kind];
+  const prior = await readStable(path27.join(memoryDir(root), file));
+  if (prior !== null && prior.stat.nlink !== 1n) {
+    throw new UnsafeFile("hard-linked", path27.join(memoryDir(root), file));
+  }
+  const notes = [...checked.notes];
+  if (checked.kind === "handoff") return buildHandoff(checked, root, anchors, prior, notes);
+  const redacted = checked.redacted;
+  if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
+  const bytes = finalBytes(redacted.text, checked.rawBytes);
+  const v = validateLedger(checked.text, checked.kind, redacted);
+  return { bytes, prior, unchanged: prior !== null && prior.bytes.equals(bytes), notes: [...notes, ...scoreNotes(v)] };
+}
+async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
+  const priorText2 = prior ? prior.bytes.toString("utf8") : null;
+  const nowMs = Date.now();
+  const iso = isoSeconds(nowMs);
+  const stamped = stampSaved(checked.text, iso);
+  const { insertedAt, inserted } = stamped;
+  const sentLine = (line) => insertedAt !== null && line >= insertedAt + inserted ? line - inserted : line;
+  if (stamped.replaced !== null) {
+    const then = Date.parse(stamped.replaced.replace(/^`(.*)`$/, "$1"));
+    const was = `note: Saved: ${quotedValue(stamped.replaced.slice(0, 60))}`;
+    if (Number.isNaN(then)) {
+      if (!/^<[^<>]*>$/.test(stamped.replaced)) notes.push(`${was} is not a time; stamped ${iso}`);
+    } else if (Math.abs(nowMs - then) > CLOCK_SKEW_MS) {
+      notes.push(`${was} was ${minutes(nowMs - then)} minutes off; stamped ${iso}`);
+    }
+  }
+  let text = stamped.text;
+  const marked = (t) => markClone(t, cloneIdOf(root, env, true));
+  const mine = anchorsBody(text);
+  const sentBack = priorText2 !== null && comparable(priorText2, false) === comparable(marked(text), false);
+  const fill = !sentBack && (anchorsEmpty(text) || sameAnchors(priorText2, text));
+  let exempt = /* @__PURE__ */ new Set();
+  const keyFiles = handoffKeyFiles(text);
+  let collected2 = null;
+  const anchorsNow = async () => {
+    if (collected2 === null) {
+      collected2 = await collectAnchors(root, env, nowMs, keyFiles, skillDir);
+      if (collected2.gitNote !== null && fill) notes.push(`note: anchors filled outside git: ${collected2.gitNote}`);
+    }
+    return renderAnchorLines(collected2).split("\n");
+  };
+  if (fill) {
+    const filled = fillAnchors(text, (await anchorsNow()).join("\n"));
+    text = filled.text;
+    exempt = filled.lines;
+  } else if (mine !== null) {
+    const date = mine.map((l) => /^- Date: `?([^`]*)`?$/.exec(l)?.[1]).find((d) => d !== void 0);
+    const then = date === void 0 ? NaN : Date.parse(date);
+    if (!sentBack && !Number.isNaN(then) && then > Math.floor(nowMs / 1e3) * 1e3) {
+      text = replaceDate(text, iso);
+      const shown = quotedValue(date.slice(0, 40));
+      notes.push(`note: the - Date: anchor ${shown} was later than this save; set it to ${iso}`);
+    } else if (!Number.isNaN(then) && nowMs - then > CLOCK_SKEW_MS) {
+      const todo = "empty the anchors section to have write fill them";
+      notes.push(`note: the - Date: anchor is ${minutes(nowMs - then)} minutes before this save; ${todo}`);
+    }
+    const line = (label) => mine.find((l) => l.startsWith(`- ${label}: `))?.slice(label.length + 4);
+    if (line("Branch") !== void 0 && line("HEAD") !== void 0) {
+      const now = await anchorsNow();
+      const current = now.includes(`- Branch: ${line("Branch")}`) && now.includes(`- HEAD: ${line("HEAD")}`);
+      if (collected2.insideGit && current) {
+        const files = now.find((l) => l.startsWith("- Dirty files: "));
+        if (line("Dirty files") !== void 0 && `- Dirty files: ${line("Dirty files")}` !== files) {
+          notes.push(`note: the - Dirty files: anchor was not what is dirty now; set it to ${files?.slice(15)}`);
+        }
+        text = withDirtyNow(text, now);
+      }
+    }
+  }
+  const range = handoffLayout(text).anchors;
+  const sent = fill ? null : handoffLayout(checked.text).anchors;
+  const inSent = (line) => sent !== null && line > sent.start && line <= sent.end;
+  if (range !== null && checked.redacted.findings.some((f) => inSent(f.line))) {
+    const now = new Set(await anchorsNow());
+    const lines2 = text.split("\n");
+    for (let i = range.start; i < range.end; i++) if (now.has(lines2[i])) exempt.add(i + 1);
+  }
+  const redacted = redactText(text, { exemptLines: exempt });
+  const sentFindings = redacted.findings.map((f) => ({ ...f, line: sentLine(f.line) }));
+  if (redacted.findings.length > 0) notes.push(formatRedactionReport(sentFindings));
+  const markedText = marked(redacted.text);
+  const bytes = finalBytes(markedText, checked.rawBytes);
+  const unchanged = sentBack || priorText2 !== null && comparable(priorText2, fill) === comparable(markedText, fill);
+  if (priorText2 !== null && !unchanged) {
+    const report = droppedReport(droppedItems(priorText2, redacted.text));
+    if (report) notes.push(report);
+  }
+  const existing = /* @__PURE__ */ new Set();
+  for (const k of keyFiles) if (await statInsideRoot(root, k) !== null) existing.add(k);
+  const v = validateHandoff(text, {
+    mode: "root",
+    nowMs,
+    prior: unchanged ? null : priorText2,
+    existingKeyFiles: existing,
+    redacted
+  });
+  for (const f of v.findings) f.line = sentLine(f.line);
+  return { bytes, prior, unchanged, notes: [...notes, ...scoreNotes(v)] };
+}
+var MAX_FINDINGS_SHOWN, DIRTY;
+var init_save = __esm({
+  "src/save/save.ts"() {
+    "use strict";
+    init_quote();
+    init_agents();
+    init_errors();
+    init_anchors();
+    init_redact();
+    init_record();
+    init_anchor_lines();
+    init_open_items();
+    init_saves();
+    init_stamp();
+    init_validate();
+    init_validate_common();
+    init_validate_ledger();
+    init_values();
+    init_document();
+    init_checkpoints();
+    init_files();
+    init_mutate();
+    init_paths();
+    init_publish();
+    MAX_FINDINGS_SHOWN = 20;
+    DIRTY = /^- Dirty (files|hashes): /;
+  }
+});
+
+// src/verbs/write.ts
+var write_exports = {};
+__export(write_exports, {
+  writeVerb: () => writeVerb
+});
+async function save(ctx, kind, document) {
+  const expected = expectedTokenOption(ctx);
+  const lockTimeoutSeconds = lockTimeoutOption(ctx);
+  const req = { root: rootOption(ctx), env: ctx.env, kind, document, expected, lockTimeoutSeconds };
+  const r = await saveDocument({ ...req, failpoint: failpointOf(ctx), skillDir: ctx.skillDir ?? null });
+  const first = r.archived ? `saved ${r.file}; archived previous handoff as ${r.archived}` : `saved ${r.file}`;
+  return ok(`${r.unchanged ? `unchanged ${r.file}` : first}
+CURRENT-SHA256: ${r.token}
+`, r.notes);
 }
 var writeVerb;
 var init_write = __esm({
   "src/verbs/write.ts"() {
     "use strict";
-    init_saves();
     init_errors();
+    init_save();
     init_drafts();
-    init_mutate();
     init_paths();
-    init_publish();
-    init_files();
     init_common();
     init_types();
-    init_write_checked();
-    init_record();
     writeVerb = {
       name: "write",
       options: { ...CAS, "from-draft": { type: "boolean" } },
@@ -6826,8 +7156,11 @@ exit:   0 saved or unchanged;
           return out;
         } catch (err) {
           if (taken !== null && err instanceof HelperError) {
+            const stale = err.message.includes("changed since it was read");
+            const merge = "read again, merge it into that version and save with its token";
+            const todo = stale ? merge : "fix it and run this again";
             err.message += `
-the draft ${draftShown(d)} was kept: fix it and run this again`;
+the draft ${draftShown(d)} was kept: ${todo}`;
           }
           throw err;
         }
@@ -7456,7 +7789,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path56 = __require("path");
+    var path54 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -7509,7 +7842,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path56.resolve(filename);
+      const absoluteName = path54.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -7671,7 +8004,7 @@ var require_lib = __commonJS({
 
 // src/git/merge-driver-config.ts
 import {
-  existsSync as existsSync2,
+  existsSync as existsSync3,
   lchownSync,
   lstatSync as lstatSync10,
   mkdirSync as mkdirSync4,
@@ -7689,9 +8022,9 @@ function cloneOf(root, env) {
   return { top, common, copy: path29.join(common, "session-handoff", "merge-driver.mjs") };
 }
 function driverCommand(node, copy) {
-  const run = `${shellQuote(node)} ${shellQuote(copy)}${DRIVER_ARGS}`;
+  const run = `${shellQuote2(node)} ${shellQuote2(copy)}${DRIVER_ARGS}`;
   const fallback = `echo "${COPY_GONE}" >&2; git merge-file -L ours -L base -L theirs %A %O %B`;
-  return `if test -f ${shellQuote(copy)} && test -x ${shellQuote(node)}; then ${run}; else ${fallback}; fi`;
+  return `if test -f ${shellQuote2(copy)} && test -x ${shellQuote2(node)}; then ${run}; else ${fallback}; fi`;
 }
 function driverParts(command) {
   const q = "'((?:[^']|'\\\\'')*)'";
@@ -7830,7 +8163,7 @@ async function previewMergeDriver(root, remove2, env) {
   }
   const { had, line } = withoutBlock(text ?? "");
   if (remove2) return { config: driver !== null && driverParts(driver) !== null, attributes: had, notes: [] };
-  const copy = existsSync2(c.copy) ? realpathSync3(c.copy) : c.copy;
+  const copy = existsSync3(c.copy) ? realpathSync3(c.copy) : c.copy;
   const config = driver !== driverCommand(process.execPath, copy);
   return { config, attributes: !(had && line === attributesLine(c.top, root)), notes: [] };
 }
@@ -7879,11 +8212,11 @@ async function driverPartMissing(root, env) {
   const command = await effectiveDriver(c.top, env);
   const parts = command == null ? null : driverParts(command);
   if (parts === null) return null;
-  if (!existsSync2(parts.copy)) return `the merge driver's copy of the helper ${parts.copy} is missing`;
-  if (!existsSync2(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
+  if (!existsSync3(parts.copy)) return `the merge driver's copy of the helper ${parts.copy} is missing`;
+  if (!existsSync3(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
   return null;
 }
-var import_write_file_atomic, DRIVER_NAME, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
+var import_write_file_atomic, DRIVER_NAME, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote2, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
 var init_merge_driver_config = __esm({
   "src/git/merge-driver-config.ts"() {
     "use strict";
@@ -7898,7 +8231,7 @@ var init_merge_driver_config = __esm({
     END = "# <<< session-handoff merge driver";
     DRIVER_ARGS = " merge-driver %O %A %B %P";
     COPY_GONE = "session-handoff merge driver: its helper copy or node is missing, git keeps the conflict; run install or publish in this clone";
-    shellQuote = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
+    shellQuote2 = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
     MERGE_DRIVER_MISSING = ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges memory files as text (conflict markers can land); run `install` or `publish` once in this clone";
     NAMES_OURS = new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m");
     effectiveDriver = (top, env) => configValue(top, "driver", env, false).catch(() => void 0);
@@ -9428,6 +9761,8 @@ var init_checkpoint_brief = __esm({
 });
 
 // src/git/merge-driver.ts
+import { closeSync as closeSync8, constants as constants6, fstatSync as fstatSync6, lstatSync as lstatSync12, mkdirSync as mkdirSync5, openSync as openSync7, readFileSync as readFileSync7, writeSync as writeSync2 } from "node:fs";
+import path33 from "node:path";
 function mergedSentence(name2, note = null) {
   return `two handoffs met in a merge; the other is archive/${name2}${note === null ? "" : `; ${note}`}`;
 }
@@ -9569,11 +9904,111 @@ function mergeCountsText(c) {
   const n2 = (k, one, many) => `+${k} ${k === 1 ? one : many}`;
   return `${n2(c.decisions, "decision", "decisions")}, ${n2(c.failed, "failed approach", "failed approaches")}`;
 }
-var MERGED_LINE, RANK2, BOX, NONE_ITEM2, PLAN_LINE, firstLine2, real;
+function onRegularFile(p, flags, use) {
+  const fd = openSync7(p, flags | NOFOLLOW);
+  try {
+    if (!fstatSync6(fd).isFile()) throw new Error(`${p} is not a regular file`);
+    return use(fd);
+  } finally {
+    closeSync8(fd);
+  }
+}
+function memorySide(p, side) {
+  const m = memoryText(side, onRegularFile(p, constants6.O_RDONLY, (fd) => readFileSync7(fd)));
+  if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
+  return m.text;
+}
+function writeResult(p, text) {
+  onRegularFile(p, constants6.O_WRONLY | constants6.O_TRUNC, (fd) => writeSync2(fd, Buffer.from(text, "utf8")));
+}
+function archiveDirOf(top, memRel) {
+  let at2 = top;
+  for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
+    at2 = path33.join(at2, part);
+    let st;
+    try {
+      st = lstatSync12(at2);
+    } catch {
+      mkdirSync5(at2, { mode: 448 });
+      st = lstatSync12(at2);
+    }
+    if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
+  }
+  return at2;
+}
+async function otherAuthor(cwd, env, side, file) {
+  const blob = await runGit(cwd, ["hash-object", "--", side], env);
+  if (blob.code !== 0) return null;
+  const id = blob.stdout.toString("utf8").trim();
+  const r = await runGit(cwd, ["log", "--all", "-1", "--format=%an", `--find-object=${id}`, "--", file], env);
+  const name2 = r.code === 0 ? r.stdout.toString("utf8").trim().replace(/[^\p{L}\p{N} .'_-]/gu, "") : "";
+  return name2 === "" ? null : name2.slice(0, 60);
+}
+async function mergeMemoryFile(args, cwd, env, journalMonth) {
+  const [base, ours, theirs, file] = args;
+  const said2 = (code, note = null) => ({ notes: note === null ? [] : [`session-handoff merge driver: ${note}`], code });
+  const m = /^((?:.*\/)?)\.ai\/memory\/(HANDOFF|LESSONS|SOLUTIONS)\.md$/.exec(file);
+  let a;
+  let b;
+  try {
+    a = memorySide(ours, "our side");
+    b = memorySide(theirs, "their side");
+  } catch (err) {
+    return said2(1, err.message);
+  }
+  const gitMerge = async (mode, why) => {
+    const labels = ["-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs];
+    const r = await runGit(cwd, ["merge-file", ...mode, ...labels], env);
+    return said2(r.code === 0 ? 0 : 1, why === null ? null : `${why}; merged as text`);
+  };
+  if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
+    if (/\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file)) {
+      try {
+        const merged = journalMonth(a, b);
+        if (merged !== null) {
+          writeResult(ours, merged);
+          return said2(0);
+        }
+      } catch {
+      }
+    }
+    return gitMerge(["--union"], null);
+  }
+  if (!m) return gitMerge([], null);
+  if (a === b) return said2(0);
+  if (m[2] !== "HANDOFF") {
+    writeResult(ours, mergeLedgers(a, b, m[2] === "LESSONS" ? "L" : "S"));
+    return said2(0);
+  }
+  const later = laterHandoff(a, b, Date.now());
+  const winner = later === "ours" ? a : b;
+  const loser = winner === a ? b : a;
+  try {
+    const dir = archiveDirOf(cwd, `${m[1]}.ai/memory`);
+    const name2 = archiveName("HANDOFF", dir);
+    if (!createExclusive(path33.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
+    const merged = mergeHandoffs(winner, loser);
+    const who = await otherAuthor(cwd, env, later === "ours" ? theirs : ours, file);
+    const at2 = stateTimeOfText(loser, Date.now());
+    const whose = who === null ? "the other" : `${who}'s`;
+    const of = at2.known ? ` of ${at2.time.iso}` : "";
+    const note = `merged with ${whose} handoff${of}: ${mergeCountsText(merged.added)}`;
+    writeResult(ours, markMerged(merged.text, name2, note));
+    const kept = `${file}: kept the later handoff; the other is archive/${name2}`;
+    return said2(0, `${kept}, not in this merge's commit: \`publish\` commits it`);
+  } catch (err) {
+    return gitMerge([], `the other handoff could not be archived (${err.message})`);
+  }
+}
+var MERGED_LINE, RANK2, BOX, NONE_ITEM2, PLAN_LINE, firstLine2, real, NOFOLLOW;
 var init_merge_driver = __esm({
   "src/git/merge-driver.ts"() {
     "use strict";
+    init_memory_text();
     init_handoff();
+    init_archive();
+    init_files();
+    init_run();
     MERGED_LINE = /^Merged-with: archive\/(HANDOFF-[A-Za-z0-9._-]+\.md)(?:; (merged with [^\n]{1,200}?))?[ \t]*$/m;
     RANK2 = { unmarked: 0, todo: 1, "in-progress": 2, done: 3, abandoned: 3 };
     BOX = { todo: " ", "in-progress": "~", done: "x", abandoned: "-" };
@@ -9581,6 +10016,7 @@ var init_merge_driver = __esm({
     PLAN_LINE = /^(\s*[-*+] \[)([ xX~-])(\]\s+)(.*)$/;
     firstLine2 = (t) => t.split("\n")[0].trim();
     real = (items2) => items2.filter((t) => !NONE_ITEM2.test(t.trim()));
+    NOFOLLOW = constants6.O_NOFOLLOW ?? 0;
   }
 });
 
@@ -9589,8 +10025,8 @@ var brief_exports = {};
 __export(brief_exports, {
   briefVerb: () => briefVerb
 });
-import { existsSync as existsSync3 } from "node:fs";
-import path33 from "node:path";
+import { existsSync as existsSync4 } from "node:fs";
+import path34 from "node:path";
 function sideTime(text, now) {
   const st = stateTimeOfText(text, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
@@ -9707,7 +10143,7 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync3(path33.join(archiveDir(root), merged[1])))
+        if (merged && existsSync4(path34.join(archiveDir(root), merged[1])))
           brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
@@ -9715,36 +10151,6 @@ exit: 0 brief printed
         return ok(renderBrief(brief), stderr);
       }
     };
-  }
-});
-
-// src/agents/hook-input.ts
-import { existsSync as existsSync4 } from "node:fs";
-import path34 from "node:path";
-async function readHookJson(ctx, max) {
-  return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
-}
-function hookObject(data, max) {
-  if (data === null || data.length === 0) return void 0;
-  if (data.length > max) return null;
-  try {
-    const o = JSON.parse(data.toString("utf8"));
-    return o !== null && typeof o === "object" && !Array.isArray(o) ? o : null;
-  } catch {
-    return null;
-  }
-}
-function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync4(path34.join(root, ".ai", "memory"))) return false;
-  const under = (dir, base) => {
-    const rel = path34.relative(base, dir);
-    return !rel.startsWith("..") && !path34.isAbsolute(rel);
-  };
-  return under(skillDir, home) && !under(skillDir, root);
-}
-var init_hook_input = __esm({
-  "src/agents/hook-input.ts"() {
-    "use strict";
   }
 });
 
@@ -9769,7 +10175,7 @@ function renderHook(format2, text, limit) {
     lines2[0] = lines2[0].slice(0, Math.max(0, lines2[0].length - (out.length - limit) - 1));
   }
 }
-var ENVELOPES;
+var ENVELOPES, AGENT_OF_FORMAT;
 var init_render = __esm({
   "src/agents/render.ts"() {
     "use strict";
@@ -9786,6 +10192,7 @@ var init_render = __esm({
       cline: (text) => `${JSON.stringify({ cancel: false, contextModification: text, errorMessage: "" })}
 `
     };
+    AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
   }
 });
 
@@ -9934,7 +10341,7 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync12, readdirSync as readdirSync8 } from "node:fs";
+import { lstatSync as lstatSync13, readdirSync as readdirSync8 } from "node:fs";
 import path35 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
@@ -9946,7 +10353,7 @@ function listArchives(root) {
   for (const name2 of readdirSync8(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync12(path35.join(dir, name2));
+      const s = lstatSync13(path35.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -10320,325 +10727,15 @@ exit: 0 done
   }
 });
 
-// src/agents/command.ts
-function shellQuote2(s) {
-  return /^[A-Za-z0-9_./:@%+=-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
-function psQuote(s) {
-  return `'${s.replace(/'/g, "''")}'`;
-}
-function nodeRun(args) {
-  const record2 = `"$(cat "\${XDG_CONFIG_HOME:-$HOME/.config}/${NODE_RECORD}" 2>/dev/null)"`;
-  return `for n in "$SESSION_HANDOFF_NODE" ${record2} "$(command -v node)" ${KNOWN_NODES}; do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`;
-}
-function hookCommand(helper, args, projectVar) {
-  const rel = projectVar !== null && helper.rel !== null;
-  const file = rel ? `"$${projectVar}"/${shellQuote2(helper.rel)}` : shellQuote2(helper.abs);
-  return `f=${file}; [ ! -f "$f" ] || ${nodeRun(args)}; :`;
-}
-function hookCommandPowerShell(abs, args) {
-  const record2 = `(Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') ${PS_FIRST})`;
-  const onPath = `(Get-Command node ${PS_FIRST} -ExpandProperty Source)`;
-  return `$f=${psQuote(abs)}; if (Test-Path -LiteralPath $f -PathType Leaf) { $c=if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }; foreach ($n in @($env:SESSION_HANDOFF_NODE, ${record2}, ${onPath}, "$env:ProgramFiles\\nodejs\\node.exe")) { if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${args}; exit $LASTEXITCODE } } }; exit 0`;
-}
-var CLINE_HOOK_MARK, KNOWN_NODES, NODE_RECORD, PS_FIRST;
-var init_command = __esm({
-  "src/agents/command.ts"() {
-    "use strict";
-    CLINE_HOOK_MARK = "# session-handoff: installed hook";
-    KNOWN_NODES = '/opt/homebrew/bin/node /usr/local/bin/node "$HOME/.volta/bin/node" "$HOME/.local/share/fnm/aliases/default/bin/node" "$HOME/.asdf/shims/node" "$HOME/.local/share/mise/shims/node"';
-    NODE_RECORD = "session-handoff/node";
-    PS_FIRST = "-ErrorAction SilentlyContinue | Select-Object -First 1";
-  }
-});
-
-// src/agents/md-block.ts
-function bootstrapBody(helper, agents) {
-  const h = shellQuote2(helper.rel ?? helper.abs);
-  const where = helper.rel !== null ? " from the project root" : "";
-  return [
-    `${AGENTS_LINE} ${agents.join(", ")}.`,
-    `At session start run \`node ${h} check --root .\`${where}.`,
-    "Exit 2: a handoff is parked; offer to resume it with the session-handoff skill. Exit 1: a save",
-    `was interrupted; run \`node ${h} recover --root .\`, then check again.`,
-    "Exit 3: memory failed safety or schema checks; don't load it, tell the user. Exit 0: nothing parked."
-  ].join("\n");
-}
-function block(body) {
-  return `${BLOCK_BEGIN}
-${body}
-${BLOCK_END}`;
-}
-function findBlock(text, file) {
-  const lines2 = text.split("\n");
-  const at2 = (marker) => lines2.flatMap((l, i) => l.replace(/\r$/, "").trim() === marker ? [i] : []);
-  const begins = at2(BLOCK_BEGIN);
-  const ends = at2(BLOCK_END);
-  const mentions = lines2.filter((l) => l.includes("session-handoff:begin") || l.includes("session-handoff:end")).length;
-  if (begins.length === 0 && ends.length === 0 && mentions === 0) return null;
-  if (begins.length !== 1 || ends.length !== 1 || mentions !== 2 || ends[0] < begins[0]) {
-    const expected = `expected one \`${BLOCK_BEGIN}\` line, then one \`${BLOCK_END}\` line`;
-    const fix = "Fix or remove them by hand, then run this again";
-    throw new Refused(`${file} has malformed session-handoff markers (${expected}); nothing was changed. ${fix}`);
-  }
-  return { begin: begins[0], end: ends[0] };
-}
-function blockAgents(text, span) {
-  const lines2 = text.split("\n").slice(span.begin + 1, span.end);
-  const line = lines2.map((l) => l.replace(/\r$/, "")).find((l) => l.startsWith(AGENTS_LINE));
-  if (!line) return [];
-  const names = line.slice(AGENTS_LINE.length).replace(/\.\s*$/, "").split(",");
-  return names.map((s) => s.trim()).filter(Boolean);
-}
-function eolOf(text) {
-  return text.includes("\r\n") ? "\r\n" : "\n";
-}
-function blockEndByte(text, span) {
-  const lines2 = text.split("\n");
-  return Buffer.byteLength(lines2.slice(0, span.end + 1).join("\n"), "utf8");
-}
-function insertBlock(text, blk, eol) {
-  if (Buffer.byteLength(text, "utf8") <= TOP_BLOCK_FROM) {
-    return text.endsWith("\n") ? `${text}${eol}${blk}${eol}` : `${text}${eol}${eol}${blk}`;
-  }
-  const lines2 = text.split("\n");
-  const cr = eol === "\r\n" ? "\r" : "";
-  const heading = /^#{1,6}(\s|$)/.test(lines2[0].replace(/\r$/, ""));
-  lines2.splice(heading ? 1 : 0, 0, ...heading ? [cr, `${blk}${cr}`] : [`${blk}${cr}`, cr]);
-  return lines2.join("\n");
-}
-function putBlock(text, file, agent, body) {
-  if (text === null || text === "") return `${block(body([agent]))}
-`;
-  const eol = eolOf(text);
-  const span = findBlock(text, file);
-  if (span === null) return insertBlock(text, block(body([agent])).split("\n").join(eol), eol);
-  const agents = [.../* @__PURE__ */ new Set([...blockAgents(text, span), agent])].sort();
-  const blk = block(body(agents)).split("\n").join(eol);
-  if (blockEndByte(text, span) > CODEX_BUDGET) {
-    const without = dropBlock(text, span);
-    return insertBlock(without ?? "", blk, eol);
-  }
-  return replaceBlock(text, span, blk);
-}
-function replaceBlock(text, span, blk) {
-  const lines2 = text.split("\n");
-  const cr = lines2[span.end].endsWith("\r") ? "\r" : "";
-  lines2.splice(span.begin, span.end - span.begin + 1, `${blk}${cr}`);
-  return lines2.join("\n");
-}
-function dropBlock(text, span) {
-  const lines2 = text.split("\n");
-  const blank = (i) => i >= 0 && i < lines2.length && lines2[i].replace(/\r$/, "") === "";
-  let from = span.begin;
-  let to = span.end;
-  if (from > 0 && blank(from - 1)) from--;
-  else if (from === 0 && blank(to + 1)) to++;
-  const last = span.end === lines2.length - 1;
-  lines2.splice(from, to - from + 1);
-  if (last && lines2.length > 0) lines2[lines2.length - 1] = lines2[lines2.length - 1].replace(/\r$/, "");
-  const out = lines2.join("\n");
-  return out === "" ? null : out;
-}
-function takeBlock(text, file, agent, body) {
-  const span = findBlock(text, file);
-  if (span === null) return text;
-  const rest = blockAgents(text, span).filter((a) => a !== agent);
-  if (rest.length === 0) return dropBlock(text, span);
-  return replaceBlock(text, span, block(body(rest)).split("\n").join(eolOf(text)));
-}
-var BLOCK_BEGIN, BLOCK_END, AGENTS_LINE, TOP_BLOCK_FROM, CODEX_BUDGET;
-var init_md_block = __esm({
-  "src/agents/md-block.ts"() {
-    "use strict";
-    init_errors();
-    init_command();
-    BLOCK_BEGIN = "<!-- session-handoff:begin -->";
-    BLOCK_END = "<!-- session-handoff:end -->";
-    AGENTS_LINE = "Installed by session-handoff for:";
-    TOP_BLOCK_FROM = 28 * 1024;
-    CODEX_BUDGET = 32 * 1024;
-  }
-});
-
-// src/agents/index.ts
-function mdBlock(helper, global, file, homeFile) {
-  const at2 = global ? { ...helper, rel: null } : helper;
-  return { kind: "md-block", file: global ? homeFile : file, body: (agents) => bootstrapBody(at2, agents) };
-}
-function owned(file, content, mode = 420) {
-  return { kind: "owned-file", file, content, mode };
-}
-function projectOnly(name2, global) {
-  const instead = `run \`install --agent ${name2}\` in the project instead`;
-  if (global) throw new Refused(`${name2} has no per-user rules folder; ${instead}`);
-}
-function clineScript(helper) {
-  const file = helper.rel !== null ? `"$root"/${shellQuote2(helper.rel)}` : shellQuote2(helper.abs);
-  const run = nodeRun(`hook --mode session --format cline --root "$root"`);
-  const root = `root=$(cd "\${0%/*}/../.." && pwd) || exit 0`;
-  return `#!/bin/sh
-${CLINE_HOOK_MARK}
-${root}
-f=${file}
-[ -f "$f" ] || exit 0
-${run}
-exit 0
-`;
-}
-function clineScriptPs1(helper) {
-  const file = helper.rel !== null ? `Join-Path $root ${psQuote(helper.rel)}` : psQuote(helper.abs);
-  const ps = "hook --mode session --format cline --root $root";
-  return [
-    CLINE_HOOK_MARK,
-    "$root = (Resolve-Path -LiteralPath (Join-Path $PSScriptRoot '..\\..')).Path",
-    `$f = ${file}`,
-    "if (-not (Test-Path -LiteralPath $f -PathType Leaf)) { exit 0 }",
-    "$c = if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }",
-    `$record = Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') ${PS_FIRST}`,
-    `$onPath = Get-Command node ${PS_FIRST} -ExpandProperty Source`,
-    'foreach ($n in @($env:SESSION_HANDOFF_NODE, $record, $onPath, "$env:ProgramFiles\\nodejs\\node.exe")) {',
-    `  if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${ps}; exit $LASTEXITCODE }`,
-    "}",
-    "exit 0",
-    ""
-  ].join("\r\n");
-}
-function isAgentName(s) {
-  return typeof s === "string" && Object.hasOwn(AGENTS, s);
-}
-var SESSION_MATCHER, CURSOR_DESCRIPTION, CURSOR_FRONTMATTER, AGENTS;
-var init_agents = __esm({
-  "src/agents/index.ts"() {
-    "use strict";
-    init_md_block();
-    init_command();
-    init_errors();
-    SESSION_MATCHER = "startup|resume|clear|compact|fork";
-    CURSOR_DESCRIPTION = "Session handoff bootstrap: check for parked session memory at session start";
-    CURSOR_FRONTMATTER = `---
-description: ${CURSOR_DESCRIPTION}
-alwaysApply: true
----
-`;
-    AGENTS = {
-      "claude-code": {
-        name: "claude-code",
-        fromStartFolder: true,
-        skillFolders: { project: [".claude/skills"], home: [".claude/skills"] },
-        markers: { project: [".claude", "CLAUDE.md"], home: [".claude"] },
-        edits(helper, global) {
-          const command = (args) => hookCommand(helper, args, global ? null : "CLAUDE_PROJECT_DIR");
-          const checkpoint = "checkpoint --format claude";
-          const hooks = [
-            { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format claude", timeout: 10 },
-            { event: "PreCompact", args: checkpoint, timeout: 10 },
-            { event: "PostCompact", args: checkpoint, timeout: 10 },
-            // SessionEnd hooks share a 1.5 s budget: checkpoint does the least work there.
-            { event: "SessionEnd", args: checkpoint, timeout: 2 },
-            // The context offer: both events reach the model; Stop does not (2.1.112 ignores it, 2.1.332 loops).
-            { event: "UserPromptSubmit", args: "context --format claude", timeout: 10 },
-            { event: "PostToolUse", args: "context --format claude", timeout: 10 }
-          ];
-          return [{ kind: "json-hooks", file: ".claude/settings.json", command, statusLine: "statusline", hooks }];
-        }
-      },
-      codex: {
-        name: "codex",
-        skillFolders: { project: [".agents/skills"], home: [".codex/skills", ".agents/skills"] },
-        markers: { project: [".codex"], home: [".codex"] },
-        edits(helper, global) {
-          const hooks = [
-            { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format codex", timeout: 10 },
-            { event: "PreCompact", args: "checkpoint --format codex", timeout: 10 },
-            // Codex clamps SessionEnd to 3 s.
-            { event: "SessionEnd", args: "checkpoint --format codex", timeout: 3 },
-            { event: "UserPromptSubmit", args: "context --format codex", timeout: 10 },
-            { event: "PostToolUse", args: "context --format codex", timeout: 10 }
-          ];
-          return [
-            mdBlock(helper, global, "AGENTS.md", ".codex/AGENTS.md"),
-            {
-              kind: "json-hooks",
-              file: ".codex/hooks.json",
-              command: (args) => hookCommand(helper, args, null),
-              commandWindows: (args) => hookCommandPowerShell(helper.abs, args),
-              hooks
-            }
-          ];
-        }
-      },
-      // No session-start hook is known (*unverified*): the block in AGENTS.md, shared with Codex.
-      opencode: {
-        name: "opencode",
-        skillFolders: {
-          project: [".opencode/skills", ".claude/skills", ".agents/skills"],
-          home: [".config/opencode/skills"]
-        },
-        markers: { project: [".opencode", "opencode.json", "opencode.jsonc"], home: [".config/opencode"] },
-        edits: (helper, global) => [mdBlock(helper, global, "AGENTS.md", ".config/opencode/AGENTS.md")]
-      },
-      // Hook files run only once the user enables hooks; siblings of our rule are the user's.
-      cline: {
-        name: "cline",
-        skillFolders: { project: [".cline/skills", ".clinerules/skills"], home: [] },
-        markers: { project: [".clinerules", ".cline"], home: [] },
-        edits(helper, global) {
-          projectOnly("cline", global);
-          return [
-            owned(".clinerules/00-session-handoff.md", `${block(bootstrapBody(helper, ["cline"]))}
-`),
-            owned(".clinerules/hooks/TaskStart", clineScript(helper), 493),
-            owned(".clinerules/hooks/TaskResume", clineScript(helper), 493),
-            owned(".clinerules/hooks/TaskStart.ps1", clineScriptPs1(helper)),
-            owned(".clinerules/hooks/TaskResume.ps1", clineScriptPs1(helper))
-          ];
-        }
-      },
-      // No PreCompress: it fires before every model request. Gemini matches lifecycle events by exact
-      // name, so no matcher; timeouts in milliseconds; JSON only on stdout, or it shows a chat line.
-      gemini: {
-        name: "gemini",
-        fromStartFolder: true,
-        skillFolders: { project: [".gemini/skills", ".agents/skills"], home: [".gemini/skills"] },
-        markers: { project: [".gemini", "GEMINI.md"], home: [".gemini"] },
-        edits(helper, global) {
-          const hooks = [
-            { event: "SessionStart", args: "hook --mode session --format gemini", timeout: 1e4 },
-            { event: "SessionEnd", args: "checkpoint --format gemini", timeout: 3e3 }
-          ];
-          const command = (args) => hookCommand(helper, args, global ? null : "GEMINI_PROJECT_DIR");
-          return [
-            mdBlock(helper, global, "GEMINI.md", ".gemini/GEMINI.md"),
-            { kind: "json-hooks", file: ".gemini/settings.json", command, hooks }
-          ];
-        }
-      },
-      // With third-party hooks on, Cursor also runs Claude Code's: install adds no hook of its own.
-      cursor: {
-        name: "cursor",
-        skillFolders: { project: [".agents/skills", ".cursor/skills"], home: [] },
-        markers: { project: [".cursor", ".cursorrules"], home: [] },
-        edits(helper, global) {
-          projectOnly("cursor", global);
-          const content = `${CURSOR_FRONTMATTER}${block(bootstrapBody(helper, ["cursor"]))}
-`;
-          return [owned(".cursor/rules/session-handoff.mdc", content)];
-        }
-      }
-    };
-  }
-});
-
 // src/agents/agent-file.ts
 import {
   accessSync,
-  closeSync as closeSync8,
-  constants as constants6,
+  closeSync as closeSync9,
+  constants as constants7,
   existsSync as existsSync5,
-  lstatSync as lstatSync13,
-  mkdirSync as mkdirSync5,
-  openSync as openSync7,
+  lstatSync as lstatSync14,
+  mkdirSync as mkdirSync6,
+  openSync as openSync8,
   readlinkSync as readlinkSync3,
   rmdirSync as rmdirSync2,
   rmSync as rmSync3,
@@ -10675,8 +10772,8 @@ ${snippet}`);
 }
 function assertReplaceable(file, snippet) {
   try {
-    closeSync8(openSync7(file, constants6.O_WRONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK));
-    accessSync(path37.dirname(file), constants6.W_OK);
+    closeSync9(openSync8(file, constants7.O_WRONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK));
+    accessSync(path37.dirname(file), constants7.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -10724,7 +10821,7 @@ function dirsBelow(base, dir) {
 function missingDirs(base, dir) {
   const missing = [];
   for (const cur of dirsBelow(base, dir)) {
-    const st = missing.length > 0 ? void 0 : lstatSync13(cur, { throwIfNoEntry: false });
+    const st = missing.length > 0 ? void 0 : lstatSync14(cur, { throwIfNoEntry: false });
     if (st === void 0) missing.push(cur);
     else if (!st.isDirectory()) {
       const what = st.isSymbolicLink() ? "a link" : "not a directory";
@@ -10734,7 +10831,7 @@ function missingDirs(base, dir) {
   return missing;
 }
 function makeDirs(dirs) {
-  for (const d of dirs) mkdirSync5(d, { mode: 493 });
+  for (const d of dirs) mkdirSync6(d, { mode: 493 });
 }
 function removeEmptyDirs(dirs) {
   const removed = [];
@@ -10749,7 +10846,7 @@ function removeEmptyDirs(dirs) {
 }
 function keepMade(at2, dirs) {
   if (dirs.length > 0) {
-    mkdirSync5(at2, { recursive: true, mode: 448 });
+    mkdirSync6(at2, { recursive: true, mode: 448 });
     import_write_file_atomic2.default.sync(path37.join(at2, "made-folders"), dirs.map((d) => `${d}
 `).join(""));
     return;
@@ -10779,7 +10876,7 @@ function recordNode(dir, execPath) {
 `) return;
   const missing = dirsBelow(path37.parse(dir).root, dir).filter((d) => !existsSync5(d));
   try {
-    mkdirSync5(dir, { recursive: true, mode: 448 });
+    mkdirSync6(dir, { recursive: true, mode: 448 });
   } catch (err) {
     removeEmptyDirs(missing);
     const why = err.code ?? err.message;
@@ -10799,173 +10896,6 @@ var init_agent_file = __esm({
     init_files();
     removeEmptyUpTo = (dir, stop) => removeEmptyDirs(dirsBelow(stop, dir));
     madeList = (at2) => (readSmall(path37.join(at2, "made-folders")) ?? "").split("\n").filter(Boolean);
-  }
-});
-
-// src/agents/skill-place.ts
-import {
-  accessSync as accessSync2,
-  closeSync as closeSync9,
-  constants as constants7,
-  lstatSync as lstatSync14,
-  mkdirSync as mkdirSync6,
-  openSync as openSync8,
-  readdirSync as readdirSync9,
-  readFileSync as readFileSync7,
-  readlinkSync as readlinkSync4,
-  renameSync as renameSync4,
-  rmSync as rmSync4,
-  statSync,
-  symlinkSync,
-  writeFileSync as writeFileSync5
-} from "node:fs";
-import path38 from "node:path";
-function detectAgents(agents, base, global) {
-  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => exists(path38.join(base, m))));
-}
-function linkFolderFor(agent, global) {
-  const folders = agent.skillFolders[global ? "home" : "project"];
-  if (folders.length === 0 || folders.includes(".agents/skills")) return null;
-  return folders[0];
-}
-function skillFiles(dir) {
-  const out = [];
-  const walk2 = (rel) => {
-    const abs = path38.join(dir, rel);
-    const st = lstatOrNull(abs);
-    if (st === null) return;
-    if (st.isDirectory()) {
-      for (const name2 of readdirSync9(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
-    } else if (st.isFile()) out.push(rel);
-  };
-  for (const e of SKILL_ENTRIES) walk2(e);
-  return out.sort();
-}
-function copySteps(from, to) {
-  const want = skillFiles(from);
-  const steps2 = [];
-  for (const rel of want) {
-    const dest = path38.join(to, rel);
-    let have = null;
-    try {
-      have = lstatSync14(dest).isFile() ? readFileSync7(dest) : null;
-    } catch {
-    }
-    if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync7(path38.join(from, rel)))) steps2.push({ rel, action: "update" });
-  }
-  const wanted = new Set(want);
-  for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
-  return steps2;
-}
-function linkOnTheWay(base, p) {
-  const parts = path38.relative(base, path38.dirname(p)).split(path38.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path38.dirname(p);
-  let at2 = base;
-  for (const part of parts) {
-    at2 = path38.join(at2, part);
-    const st = lstatOrNull(at2);
-    if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
-  }
-  return null;
-}
-function readCopyRecord(dir) {
-  const file = path38.join(dir, RECORD);
-  const st = lstatOrNull(file);
-  if (st === null) return null;
-  if (!st.isFile() || st.size > 1e6) {
-    throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
-  }
-  try {
-    const r = JSON.parse(readFileSync7(file, "utf8"));
-    const files = r.files;
-    if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
-    if (!Array.isArray(r.createdDirs)) return null;
-    if (!Object.values(files).every((h) => typeof h === "string")) return null;
-    return { files, createdDirs: r.createdDirs.filter(safeDir) };
-  } catch {
-    return null;
-  }
-}
-function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path38.join(dir, rel))]));
-  const flags = constants7.O_WRONLY | constants7.O_CREAT | constants7.O_TRUNC | (constants7.O_NOFOLLOW ?? 0);
-  const fd = openSync8(path38.join(dir, RECORD), flags, 420);
-  try {
-    writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
-`);
-  } finally {
-    closeSync9(fd);
-  }
-}
-function dropCopyRecord(dir) {
-  rmSync4(path38.join(dir, RECORD), { force: true });
-}
-function editedFiles(dir, steps2, record2) {
-  const changed = (rel) => {
-    const file = path38.join(dir, rel);
-    return !lstatSync14(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
-  };
-  return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
-}
-function linkState(place, target) {
-  const st = lstatOrNull(place);
-  if (st === null) return "absent";
-  if (st.isSymbolicLink()) {
-    const to = readlinkSync4(place);
-    return path38.resolve(path38.dirname(place), to) === target ? "ours" : `a link to ${to}`;
-  }
-  if (st.isDirectory()) return exists(path38.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
-  return "a file";
-}
-function unwritable(file) {
-  let dir = path38.dirname(file);
-  for (let i = 0; i < 64 && !exists(dir); i++) dir = path38.dirname(dir);
-  if (!lstatSync14(dir).isDirectory()) return `${dir} is not a folder`;
-  try {
-    accessSync2(dir, constants7.W_OK);
-  } catch {
-    return `${dir} is not writable`;
-  }
-  try {
-    if (exists(file) && lstatSync14(file).isFile()) accessSync2(file, constants7.W_OK);
-  } catch {
-    return `${file} is not writable`;
-  }
-  return null;
-}
-function applySteps(from, to, steps2) {
-  for (const s of steps2) {
-    const dest = path38.join(to, s.rel);
-    if (s.action === "remove") {
-      rmSync4(dest, { force: true });
-      removeEmptyUpTo(path38.dirname(dest), to);
-      continue;
-    }
-    mkdirSync6(path38.dirname(dest), { recursive: true });
-    const temp = `${dest}.tmp-${process.pid}`;
-    const src = path38.join(from, s.rel);
-    writeFileSync5(temp, readFileSync7(src), { mode: statSync(src).mode & 511 });
-    renameSync4(temp, dest);
-  }
-}
-function makeLink(place, target) {
-  mkdirSync6(path38.dirname(place), { recursive: true });
-  symlinkSync(path38.relative(path38.dirname(place), target), place, "dir");
-}
-var SKILL_ENTRIES, CANONICAL, RECORD, hashOf, safeDir;
-var init_skill_place = __esm({
-  "src/agents/skill-place.ts"() {
-    "use strict";
-    init_builtins();
-    init_errors();
-    init_fs();
-    init_agent_file();
-    SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
-    CANONICAL = ".agents/skills/session-handoff";
-    RECORD = ".init.json";
-    hashOf = (file) => nodeCrypto().createHash("sha256").update(readFileSync7(file)).digest("hex");
-    safeDir = (d) => typeof d === "string" && d !== "" && !path38.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -11541,12 +11471,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path56) {
+function findNodeAtLocation(root, path54) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path56) {
+  for (let segment of path54) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -12020,7 +11950,7 @@ var init_main = __esm({
 });
 
 // src/agents/json-hooks.ts
-import path39 from "node:path";
+import path38 from "node:path";
 function installedForms(spec, args = spec.hooks.map((h) => h.args)) {
   return args.flatMap((a) => {
     const now = spec.command(a);
@@ -12033,8 +11963,8 @@ function installShaped(spec, command, args) {
     if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path39.win32 : path39.posix).basename(name2);
-    if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
+    const base = (windowsShaped(name2) ? path38.win32 : path38.posix).basename(name2);
+    if (shellQuote(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
 }
@@ -12261,6 +12191,10 @@ function mergeStatusLine(text, spec, args) {
   const [at2, value] = isObj(sl) ? [["statusLine", "command"], want] : [["statusLine"], line];
   return keepBom(text, (body) => edit(body, at2, value, formatOf(body)));
 }
+function setsStatusLine(text) {
+  const parsed = text === null ? null : parseJsonc(text);
+  return isObj(parsed) && parsed.statusLine !== void 0;
+}
 function removeStatusLine(text, spec) {
   const parsed = parseJsonc(text);
   if (!isObj(parsed) || !isObj(parsed.statusLine) || typeof parsed.statusLine.command !== "string") return text;
@@ -12299,7 +12233,7 @@ var init_json_hooks = __esm({
 });
 
 // src/agents/plan.ts
-import path40 from "node:path";
+import path39 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12357,7 +12291,7 @@ function ownedSpan(edit2, text) {
 `).join("") + mid + lines2.slice(to + 1).join("\n");
 }
 function editPath(base, edit2) {
-  return path40.join(base, ...edit2.file.split("/"));
+  return path39.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
@@ -12371,8 +12305,8 @@ var init_plan = __esm({
 });
 
 // src/agents/installer.ts
-import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readdirSync as readdirSync10, readFileSync as readFileSync8, rmSync as rmSync5 } from "node:fs";
-import path41 from "node:path";
+import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readdirSync as readdirSync9, readFileSync as readFileSync8, rmSync as rmSync4 } from "node:fs";
+import path40 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
@@ -12380,11 +12314,15 @@ async function install(t, env) {
   if (!existsSync6(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path40.dirname(file));
   const plans = [];
+  const notes = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
-    const next = installText(edit2, t.agent.name, snap.bytes?.toString("utf8") ?? null, shown);
+    const current = snap.bytes?.toString("utf8") ?? null;
+    const personal = edit2.kind === "json-hooks" && edit2.statusLine !== void 0 && !t.global && !setsStatusLine(current) && setsStatusLine(readSmall(claudeSettings(t.home, env)));
+    if (personal) notes.push(`kept your own status line (${claudeSettings(t.home, env)}): ours is not set in ${shown}`);
+    const next = installText(personal ? { ...edit2, statusLine: void 0 } : edit2, t.agent.name, current, shown);
     plans.push({ edit: edit2, file, shown, snap, next });
   }
   const lines2 = [];
@@ -12397,7 +12335,7 @@ async function install(t, env) {
       lines2.push(p.snap.bytes?.equals(bytes) ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
-    const dirs = missingDirs(t.base, path41.dirname(p.file));
+    const dirs = missingDirs(t.base, path40.dirname(p.file));
     makeDirs(dirs);
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
@@ -12417,50 +12355,50 @@ async function install(t, env) {
     const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
     if (x !== null && ls?.stdout.length === 0) {
       if (!t.dryRun) {
-        const made = [path41.dirname(x.file), x.file].filter((f) => !existsSync6(f));
-        mkdirSync7(path41.dirname(x.file), { recursive: true });
+        const made = [path40.dirname(x.file), x.file].filter((f) => !existsSync6(f));
+        mkdirSync7(path40.dirname(x.file), { recursive: true });
         import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
         recordMade(madeListDir(t, env), made);
       }
       lines2.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
     } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
   }
-  return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...keep, ...old] };
+  return { lines: [...lines2, ...driver.lines], notes: [...notes, ...driver.notes, ...keep, ...old] };
 }
 function madeListDir(t, env) {
   const top = t.global ? null : gitTopOf(t.base, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? userDir(env, t.home) : path41.join(commonDirOf(gitDir), "session-handoff");
+  return gitDir === null ? userDir(env, t.home) : path40.join(commonDirOf(gitDir), "session-handoff");
 }
 function excludeOf(base, file, env) {
   const top = gitTopOf(base, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
-  const exclude = path41.join(common, "info", "exclude");
+  const exclude = path40.join(common, "info", "exclude");
   const text = existsSync6(exclude) ? readFileSync8(exclude, "utf8") : "";
-  const rel = path41.relative(top, file).split(path41.sep).join("/");
+  const rel = path40.relative(top, file).split(path40.sep).join("/");
   const pair = `${EXCLUDE_MARK}
 /${rel}
 `;
   const ls = ["ls-files", "--", `:(literal)${rel}`];
   const others = workTrees(common).filter((w) => realOrNull(w) !== realOrNull(top));
-  const needed = others.some((w) => existsSync6(path41.join(w, rel)));
+  const needed = others.some((w) => existsSync6(path40.join(w, rel)));
   return { top, file: exclude, text, pair, ls, needed, at: `
 ${text}`.indexOf(`
 ${pair}`) };
 }
 function workTrees(common) {
-  const linked = path41.join(common, "worktrees");
-  const gitdirs = (existsSync6(linked) ? readdirSync10(linked) : []).map((n2) => readSmall(path41.join(linked, n2, "gitdir")));
-  return [path41.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path41.dirname(g.trim()))];
+  const linked = path40.join(common, "worktrees");
+  const gitdirs = (existsSync6(linked) ? readdirSync9(linked) : []).map((n2) => readSmall(path40.join(linked, n2, "gitdir")));
+  return [path40.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path40.dirname(g.trim()))];
 }
 function dropOldRecords(dir) {
-  const records = path41.join(dir, "installs");
+  const records = path40.join(dir, "installs");
   const what = "an older version's copies of agent files, no longer read";
   if (lstatSync15(records, { throwIfNoEntry: false }) === void 0) return [];
   try {
-    rmSync5(records, { recursive: true, force: true });
+    rmSync4(records, { recursive: true, force: true });
   } catch (err) {
     return [`${records} could not be removed (${err.code}): ${what}; delete it by hand`];
   }
@@ -12469,7 +12407,7 @@ function dropOldRecords(dir) {
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path40.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -12491,7 +12429,7 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeMadeUpTo(madeListDir(t, env), path41.dirname(p.file), t.base);
+  for (const p of removed) removeMadeUpTo(madeListDir(t, env), path40.dirname(p.file), t.base);
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0 || x.needed) continue;
@@ -12512,7 +12450,7 @@ function anotherInstalled(t, planned) {
     return holdsOurs(edit2, readFileSync8(file, "utf8"));
   }));
 }
-var import_write_file_atomic3, EXCLUDE_MARK;
+var import_write_file_atomic3, claudeSettings, EXCLUDE_MARK;
 var init_installer = __esm({
   "src/agents/installer.ts"() {
     "use strict";
@@ -12527,26 +12465,28 @@ var init_installer = __esm({
     init_agent_file();
     init_home();
     init_agents();
+    init_json_hooks();
     init_plan();
+    claudeSettings = (home, env) => path40.join(env.CLAUDE_CONFIG_DIR || path40.join(home, ".claude"), "settings.json");
     EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
   }
 });
 
 // src/agents/install-lock.ts
 import { lstatSync as lstatSync16, mkdirSync as mkdirSync8, rmdirSync as rmdirSync3 } from "node:fs";
-import path42 from "node:path";
+import path41 from "node:path";
 async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
   let root = null;
   try {
-    root = global ? null : findRoot(path42.resolve(ctx.cwd, given), ctx.env).root;
+    root = global ? null : findRoot(path41.resolve(ctx.cwd, given), ctx.env).root;
   } catch {
     return run();
   }
-  const lockDir = path42.join(root === null ? userDir(ctx.env) : path42.join(root, ".ai"), ".install.lock");
-  const parent = path42.dirname(lockDir);
+  const lockDir = path41.join(root === null ? userDir(ctx.env) : path41.join(root, ".ai"), ".install.lock");
+  const parent = path41.dirname(lockDir);
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
@@ -12558,9 +12498,9 @@ async function underInstallLock(ctx, uninstall2, run) {
       await lock.release();
     }
   } finally {
-    const stop = global ? path42.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path42.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path42.dirname(dir)) {
+    const stop = global ? path41.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path41.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path41.dirname(dir)) {
       try {
         rmdirSync3(dir);
       } catch {
@@ -12589,13 +12529,13 @@ var init_install_lock = __esm({
 });
 
 // src/agents/target.ts
-import path43 from "node:path";
+import path42 from "node:path";
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path43.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path43.join(real2(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path42.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path42.join(real2(path42.dirname(path42.dirname(path42.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path43.relative(real2(root), abs);
-  return { abs, rel: rel.startsWith("..") || path43.isAbsolute(rel) ? null : rel.split(path43.sep).join("/") };
+  const rel = path42.relative(real2(root), abs);
+  return { abs, rel: rel.startsWith("..") || path42.isAbsolute(rel) ? null : rel.split(path42.sep).join("/") };
 }
 function targetOf(agent, root, helper, env, dryRun) {
   const global = root === null;
@@ -12609,7 +12549,7 @@ function agentTarget(ctx, verb, rootOf) {
   const name2 = ctx.values.agent;
   if (!isAgentName(name2)) {
     const got = typeof name2 === "string" ? `, got ${quotedValue(name2)}` : "";
-    throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${got}`);
+    throw new UsageError(`${verb} needs --agent ${AGENT_NAMES}${got}`);
   }
   const global = ctx.values.global === true;
   const both = global && typeof ctx.values.root === "string";
@@ -12617,7 +12557,7 @@ function agentTarget(ctx, verb, rootOf) {
   const root = global ? null : rootOf();
   return targetOf(AGENTS[name2], root, helperLocation(ctx, root), ctx.env, ctx.values["dry-run"] === true);
 }
-var AGENT_OPTIONS, AGENT_HELP, real2;
+var AGENT_NAMES, AGENT_OPTIONS, AGENT_HELP, real2;
 var init_target = __esm({
   "src/agents/target.ts"() {
     "use strict";
@@ -12628,6 +12568,7 @@ var init_target = __esm({
     init_fs();
     init_agents();
     init_plan();
+    AGENT_NAMES = Object.keys(AGENTS).join("|");
     AGENT_OPTIONS = {
       agent: { type: "string" },
       root: { type: "string" },
@@ -12637,44 +12578,184 @@ var init_target = __esm({
     AGENT_HELP = `  --global      edit the per-user files (~/.claude, ~/.codex, ~/.config/opencode,
                 ~/.gemini) instead of the project's; cline and cursor have none
   --root DIR    the project root`;
-    real2 = (p) => realOrNull(p) ?? path43.resolve(p);
+    real2 = (p) => realOrNull(p) ?? path42.resolve(p);
   }
 });
 
-// src/verbs/init.ts
-var init_exports = {};
-__export(init_exports, {
-  initVerb: () => initVerb
-});
-import { existsSync as existsSync7, lstatSync as lstatSync17, realpathSync as realpathSync4, rmSync as rmSync6 } from "node:fs";
-import path44 from "node:path";
-function planOf(ctx) {
-  const global = ctx.values.global === true;
-  const both = global && typeof ctx.values.root === "string";
-  if (both) throw new UsageError("init: --global and --root exclude each other");
-  const named = ctx.values.agent ?? [];
-  for (const n2 of named) {
-    if (!isAgentName(n2)) throw new UsageError(`init: unknown agent ${quotedValue(n2)}; name one of ${NAMES}`);
+// src/agents/skill-place.ts
+import {
+  accessSync as accessSync2,
+  closeSync as closeSync10,
+  constants as constants8,
+  existsSync as existsSync7,
+  lstatSync as lstatSync17,
+  mkdirSync as mkdirSync9,
+  openSync as openSync9,
+  readdirSync as readdirSync10,
+  readFileSync as readFileSync9,
+  readlinkSync as readlinkSync4,
+  realpathSync as realpathSync4,
+  renameSync as renameSync4,
+  rmSync as rmSync5,
+  statSync,
+  symlinkSync,
+  writeFileSync as writeFileSync5
+} from "node:fs";
+import path43 from "node:path";
+function linkFolderFor(agent, global) {
+  const folders = agent.skillFolders[global ? "home" : "project"];
+  if (folders.length === 0 || folders.includes(".agents/skills")) return null;
+  return folders[0];
+}
+function skillFiles(dir) {
+  const out = [];
+  const walk2 = (rel) => {
+    const abs = path43.join(dir, rel);
+    const st = lstatOrNull(abs);
+    if (st === null) return;
+    if (st.isDirectory()) {
+      for (const name2 of readdirSync10(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
+    } else if (st.isFile()) out.push(rel);
+  };
+  for (const e of SKILL_ENTRIES) walk2(e);
+  return out.sort();
+}
+function copySteps(from, to) {
+  const want = skillFiles(from);
+  const steps2 = [];
+  for (const rel of want) {
+    const dest = path43.join(to, rel);
+    let have = null;
+    try {
+      have = lstatSync17(dest).isFile() ? readFileSync9(dest) : null;
+    } catch {
+    }
+    if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
+    else if (!have.equals(readFileSync9(path43.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
+  const wanted = new Set(want);
+  for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
+  return steps2;
+}
+function linkOnTheWay(base, p) {
+  const parts = path43.relative(base, path43.dirname(p)).split(path43.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path43.dirname(p);
+  let at2 = base;
+  for (const part of parts) {
+    at2 = path43.join(at2, part);
+    const st = lstatOrNull(at2);
+    if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
+  }
+  return null;
+}
+function readCopyRecord(dir) {
+  const file = path43.join(dir, RECORD);
+  const st = lstatOrNull(file);
+  if (st === null) return null;
+  if (!st.isFile() || st.size > 1e6) {
+    throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
+  }
+  try {
+    const r = JSON.parse(readFileSync9(file, "utf8"));
+    const files = r.files;
+    if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
+    if (!Array.isArray(r.createdDirs)) return null;
+    if (!Object.values(files).every((h) => typeof h === "string")) return null;
+    return { files, createdDirs: r.createdDirs.filter(safeDir) };
+  } catch {
+    return null;
+  }
+}
+function writeCopyRecord(dir, createdDirs) {
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path43.join(dir, rel))]));
+  const flags = constants8.O_WRONLY | constants8.O_CREAT | constants8.O_TRUNC | (constants8.O_NOFOLLOW ?? 0);
+  const fd = openSync9(path43.join(dir, RECORD), flags, 420);
+  try {
+    writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
+`);
+  } finally {
+    closeSync10(fd);
+  }
+}
+function editedFiles(dir, steps2, record2) {
+  const changed = (rel) => {
+    const file = path43.join(dir, rel);
+    return !lstatSync17(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
+  };
+  return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
+}
+function linkState(place, target) {
+  const st = lstatOrNull(place);
+  if (st === null) return "absent";
+  if (st.isSymbolicLink()) {
+    const to = readlinkSync4(place);
+    return path43.resolve(path43.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+  }
+  if (st.isDirectory()) return exists(path43.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  return "a file";
+}
+function unwritable(file) {
+  let dir = path43.dirname(file);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path43.dirname(dir);
+  if (!lstatSync17(dir).isDirectory()) return `${dir} is not a folder`;
+  try {
+    accessSync2(dir, constants8.W_OK);
+  } catch {
+    return `${dir} is not writable`;
+  }
+  try {
+    if (exists(file) && lstatSync17(file).isFile()) accessSync2(file, constants8.W_OK);
+  } catch {
+    return `${file} is not writable`;
+  }
+  return null;
+}
+function applySteps(from, to, steps2) {
+  for (const s of steps2) {
+    const dest = path43.join(to, s.rel);
+    if (s.action === "remove") {
+      rmSync5(dest, { force: true });
+      removeEmptyUpTo(path43.dirname(dest), to);
+      continue;
+    }
+    mkdirSync9(path43.dirname(dest), { recursive: true });
+    const temp = `${dest}.tmp-${process.pid}`;
+    const src = path43.join(from, s.rel);
+    writeFileSync5(temp, readFileSync9(src), { mode: statSync(src).mode & 511 });
+    renameSync4(temp, dest);
+  }
+}
+function makeLink(place, target) {
+  mkdirSync9(path43.dirname(place), { recursive: true });
+  symlinkSync(path43.relative(path43.dirname(place), target), place, "dir");
+}
+async function initSkill(ctx, ask) {
+  const plan2 = planOf(ctx, ask);
+  return ask.undo ? undo(ctx, plan2) : init(ctx, plan2, ask.replace);
+}
+function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   if (!ctx.env.HOME || !existsSync7(ctx.env.HOME)) {
     throw new Refused("init needs HOME set to an existing folder (install records Node there); nothing was changed");
   }
   let base;
   if (global) base = realpathSync4(homeFolder(ctx.env));
   else {
-    const given = typeof ctx.values.root === "string";
-    const found = findRoot(path44.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
-    if (!given && found.by === "start") {
+    const found = findRoot(path43.resolve(ctx.cwd, root ?? "."), ctx.env);
+    if (root === void 0 && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
       throw new Refused(`no project here: ${why}; nothing was changed. ${fix}`);
     }
     base = found.root;
   }
-  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : detectAgents(Object.values(AGENTS), base, global);
-  if (agents.length === 0 && ctx.values.undo !== true) {
-    const markers = [...new Set(Object.values(AGENTS).flatMap((a) => a.markers[global ? "home" : "project"]))];
-    const fix = `Name them: init --agent claude-code --agent codex (${NAMES})`;
+  const side = global ? "home" : "project";
+  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path43.join(base, m))));
+  if (undo2 && named.length === 0) {
+    agents = Object.values(AGENTS).filter((a) => agents.includes(a) || holdsEntries(a, base, global));
+  }
+  if (agents.length === 0 && !undo2) {
+    const markers = [...new Set(Object.values(AGENTS).flatMap((a) => a.markers[side]))];
+    const fix = `Name them: init --agent claude-code --agent codex (${AGENT_NAMES})`;
     throw new Refused(`no agent found in ${base} (none of ${markers.join(", ")}); nothing was changed. ${fix}`);
   }
   if (global) {
@@ -12688,17 +12769,29 @@ function planOf(ctx) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync4(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync7(path44.join(source, "SKILL.md"))) {
+  const source = realpathSync4(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync7(path43.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p) => `${global ? "~/" : ""}${path44.relative(base, p).split(path44.sep).join("/")}`;
-  const dryRun = ctx.values["dry-run"] === true;
-  return { base, global, dryRun, source, dest: path44.join(base, CANONICAL), agents, shown };
+  const shown = (p) => `${global ? "~/" : ""}${path43.relative(base, p).split(path43.sep).join("/")}`;
+  return { base, global, dryRun, source, dest: path43.join(base, CANONICAL), agents, shown };
+}
+function holdsEntries(agent, base, global) {
+  try {
+    const edits = agent.edits({ abs: path43.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
+    return edits.some((edit2) => {
+      const text = readSmall(editPath(base, edit2));
+      if (text === null || edit2.kind !== "md-block") return text !== null && holdsOurs(edit2, text);
+      const span = text.includes(BLOCK_BEGIN) ? findBlock(text, edit2.file) : null;
+      return span !== null && blockAgents(text, span).includes(agent.name);
+    });
+  } catch {
+    return false;
+  }
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path44.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path43.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = targetOf(agent, root, helper, ctx.env, dryRun);
   const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
@@ -12706,7 +12799,7 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
 }
 function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path44.join(plan2.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path43.join(plan2.base, f, "session-handoff"));
 }
 function collected() {
   const out = { lines: [], notes: [] };
@@ -12725,7 +12818,7 @@ function refuseLinkOnTheWay(plan2) {
     throw new Refused(`${plan2.shown(link)} is a link; ${why}. ${fix}`);
   }
 }
-async function init(ctx, plan2) {
+async function init(ctx, plan2, replace) {
   const { dest, source, shown } = plan2;
   refuseLinkOnTheWay(plan2);
   const running = dest === source || existsSync7(dest) && realpathSync4(dest) === source;
@@ -12735,14 +12828,14 @@ async function init(ctx, plan2) {
   const steps2 = running ? [] : copySteps(source, dest);
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
-  if (edited.length > 0 && ctx.values.replace !== true) {
-    const names = edited.slice(0, 5).map((rel) => shown(path44.join(dest, rel)));
+  if (edited.length > 0 && !replace) {
+    const names = edited.slice(0, 5).map((rel) => shown(path43.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path44.join(dest, s.rel));
+  const writes = steps2.map((s) => path43.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -12750,12 +12843,12 @@ async function init(ctx, plan2) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path44.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path43.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const below = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
-  const made = below.filter((d) => !existsSync7(d)).map((d) => path44.relative(plan2.base, d).split(path44.sep).join("/"));
+  const below = [dest, ...links.map((l) => path43.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
+  const made = below.filter((d) => !existsSync7(d)).map((d) => path43.relative(plan2.base, d).split(path43.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -12767,17 +12860,14 @@ async function init(ctx, plan2) {
     const dry = await agentRun(ctx, plan2, install, agent, true);
     if (plan2.dryRun) take(dry);
   }
-  if (steps2.length === 0) lines2.unshift(`unchanged ${shown(dest)}`);
-  else {
-    if (!plan2.dryRun) applySteps(source, dest, steps2);
-    lines2.unshift(`${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown(dest)} (${counted(steps2)})`);
-  }
+  const copied = (to, copy2) => copy2.length === 0 ? `unchanged ${shown(to)}` : `${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown(to)} (${counted(copy2)})`;
+  if (!plan2.dryRun) applySteps(source, dest, steps2);
+  lines2.unshift(copied(dest, steps2));
   const after = [];
   for (const l of links) {
     if (l.asCopy) {
       if (!plan2.dryRun) applySteps(source, l.place, l.copy);
-      const copied = `${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown(l.place)} (${counted(l.copy)})`;
-      after.push(l.copy.length === 0 ? `unchanged ${shown(l.place)}` : copied);
+      after.push(copied(l.place, l.copy));
     } else if (l.state === "ours") after.push(`unchanged ${shown(l.place)}`);
     else {
       if (!plan2.dryRun) makeLink(l.place, dest);
@@ -12789,12 +12879,10 @@ async function init(ctx, plan2) {
     writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   }
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
-  const who = plan2.agents.map((a) => a.name).join(", ");
-  const copy = shown(path44.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path43.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
-  lines2.push(`next: start a new session (${who}) and ${SAY2}`);
-  return ok(`${lines2.join("\n")}
-`, notes);
+  lines2.push(`next: start a new session (${plan2.agents.map((a) => a.name).join(", ")}) and ${SAY2}`);
+  return { lines: lines2, notes };
 }
 async function undo(ctx, plan2) {
   const { dest, source, shown } = plan2;
@@ -12813,7 +12901,7 @@ async function undo(ctx, plan2) {
       lines2.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
       continue;
     }
-    if (!plan2.dryRun) rmSync6(place, { recursive: state === "copy", force: true });
+    if (!plan2.dryRun) rmSync5(place, { recursive: state === "copy", force: true });
     lines2.push(`${would} ${shown(place)}`);
   }
   const all = skillFiles(dest);
@@ -12821,39 +12909,61 @@ async function undo(ctx, plan2) {
   const files = all.filter((rel) => !kept.includes(rel));
   if (files.length > 0 && !(existsSync7(dest) && lstatSync17(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync6(path44.join(dest, rel), { force: true });
-      if (kept.length === 0) dropCopyRecord(dest);
-      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), dest);
+      for (const rel of files) rmSync5(path43.join(dest, rel), { force: true });
+      if (kept.length === 0) rmSync5(path43.join(dest, RECORD), { force: true });
+      for (const rel of files) removeEmptyUpTo(path43.dirname(path43.join(dest, rel)), dest);
     }
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines2.push(`left ${shown(path44.join(dest, rel))}: you edited it since init copied it`);
+    for (const rel of kept) lines2.push(`left ${shown(path43.join(dest, rel))}: you edited it since init copied it`);
   }
-  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path44.dirname(p))];
+  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path43.dirname(p))];
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
-  const made = (record2?.createdDirs ?? []).map((rel) => path44.join(plan2.base, rel)).filter((d) => mayMake.has(d));
+  const made = (record2?.createdDirs ?? []).map((rel) => path43.join(plan2.base, rel)).filter((d) => mayMake.has(d));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
-  return ok(`${lines2.join("\n")}
-`, notes);
+  return { lines: lines2, notes };
 }
-var NAMES, SAY2, initVerb;
+var SAY2, SKILL_ENTRIES, CANONICAL, RECORD, hashOf, safeDir;
+var init_skill_place = __esm({
+  "src/agents/skill-place.ts"() {
+    "use strict";
+    init_builtins();
+    init_errors();
+    init_merge_driver_config();
+    init_root();
+    init_fs();
+    init_home();
+    init_agent_file();
+    init_agents();
+    init_installer();
+    init_install_lock();
+    init_target();
+    init_md_block();
+    init_plan();
+    SAY2 = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
+    SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
+    CANONICAL = ".agents/skills/session-handoff";
+    RECORD = ".init.json";
+    hashOf = (file) => nodeCrypto().createHash("sha256").update(readFileSync9(file)).digest("hex");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path43.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+  }
+});
+
+// src/verbs/init.ts
+var init_exports = {};
+__export(init_exports, {
+  initVerb: () => initVerb
+});
+var initVerb;
 var init_init = __esm({
   "src/verbs/init.ts"() {
     "use strict";
     init_agents();
     init_skill_place();
-    init_agent_file();
-    init_installer();
-    init_install_lock();
     init_target();
     init_errors();
     init_quote();
-    init_merge_driver_config();
-    init_root();
-    init_home();
     init_types();
-    NAMES = Object.keys(AGENTS).join("|");
-    SAY2 = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
     initVerb = {
       name: "init",
       options: {
@@ -12877,12 +12987,13 @@ agents/, references/, templates/, scripts/) into .agents/skills/session-handoff/
 on Windows) into .claude/skills/ for Claude Code and .cline/skills/ for Cline; then
 runs \`install --agent NAME\` for each agent from that copy. Agents are those whose
 folder is in the project (.claude/ or CLAUDE.md, .codex/, .opencode/, .clinerules/,
-.gemini/ or GEMINI.md, .cursor/), or those named with --agent (${NAMES}).
+.gemini/ or GEMINI.md, .cursor/), or those named with --agent (${AGENT_NAMES}).
 
 --global  the same in HOME (~/.agents/skills/session-handoff/, \`install --global\`).
 --dry-run says what it would do and changes nothing.
---undo    \`uninstall\` for each agent, then the links and the copy go (folders init
-          made go when empty); a file of the copy you edited stays.
+--undo    \`uninstall\` for each agent found or whose files hold its entries, then
+          the links and the copy go (folders init made go when empty); a file of
+          the copy you edited stays.
 --replace overwrite the files of the copy you edited since init copied them (else
           init refuses, naming them; .init.json in the copy records what it copied).
 
@@ -12893,8 +13004,23 @@ folder that is something else, and whatever install refuses (tried first with
 exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 `,
       async run(ctx) {
-        const plan2 = planOf(ctx);
-        return ctx.values.undo === true ? undo(ctx, plan2) : init(ctx, plan2);
+        const v = ctx.values;
+        const root = v.root;
+        if (v.global === true && root !== void 0) throw new UsageError("init: --global and --root exclude each other");
+        const named = v.agent ?? [];
+        const bad2 = named.find((n2) => !isAgentName(n2));
+        if (bad2 !== void 0) throw new UsageError(`init: unknown agent ${quotedValue(bad2)}; name one of ${AGENT_NAMES}`);
+        const ask = {
+          named,
+          root,
+          global: v.global === true,
+          dryRun: v["dry-run"] === true,
+          undo: v.undo === true,
+          replace: v.replace === true
+        };
+        const said2 = await initSkill(ctx, ask);
+        return ok(`${said2.lines.join("\n")}
+`, said2.notes);
       }
     };
   }
@@ -12918,7 +13044,7 @@ var init_install = __esm({
       name: "install",
       options: AGENT_OPTIONS,
       positionals: [0, 0],
-      help: `usage: node memory_io.mjs install --agent claude-code|codex|opencode|cline|gemini|cursor
+      help: `usage: node memory_io.mjs install --agent ${AGENT_NAMES}
          [--root DIR | --global] [--dry-run]
 
 Wires the session-start hook (and, where the harness has the events, the checkpoint
@@ -12962,7 +13088,7 @@ __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
 import { existsSync as existsSync8 } from "node:fs";
-import path45 from "node:path";
+import path44 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -12977,7 +13103,7 @@ var init_uninstall = __esm({
       name: "uninstall",
       options: AGENT_OPTIONS,
       positionals: [0, 0],
-      help: `usage: node memory_io.mjs uninstall --agent claude-code|codex|opencode|cline|gemini|cursor
+      help: `usage: node memory_io.mjs uninstall --agent ${AGENT_NAMES}
          [--root DIR | --global] [--dry-run]
 
 Removes exactly what \`install --agent\` added, every other byte kept; a file left
@@ -12998,7 +13124,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const t = agentTarget(ctx, "uninstall", () => rootOption(ctx));
         const done2 = await uninstall(t, ctx.env);
-        const stays = done2.last && existsSync8(path45.join(t.base, CANONICAL));
+        const stays = done2.last && existsSync8(path44.join(t.base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
 `, [...done2.notes, ...stays ? [note] : []]);
@@ -13008,27 +13134,27 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync9, readFileSync as readFileSync9 } from "node:fs";
-import path46 from "node:path";
+import { existsSync as existsSync9, readFileSync as readFileSync10 } from "node:fs";
+import path45 from "node:path";
 function json(file) {
   try {
-    const v = JSON.parse(readFileSync9(file, "utf8").slice(0, 1e6));
+    const v = JSON.parse(readFileSync10(file, "utf8").slice(0, 1e6));
     return isObj2(v) ? v : null;
   } catch {
     return null;
   }
 }
 function claudePluginInstalls(home) {
-  const plugins = json(path46.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path45.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path46.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path45.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = isObj2(raw) ? raw : {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path46.isAbsolute(at2) && existsSync9(path46.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path45.isAbsolute(at2) && existsSync9(path45.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -13046,7 +13172,7 @@ var init_claude_plugin = __esm({
 
 // src/agents/doctor-checks.ts
 import { existsSync as existsSync10, readdirSync as readdirSync11 } from "node:fs";
-import path47 from "node:path";
+import path46 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
@@ -13076,7 +13202,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readSmall(path47.join(env.CODEX_HOME || path47.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readSmall(path46.join(env.CODEX_HOME || path46.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -13092,9 +13218,9 @@ function budgetFinding(text, file, fixCmd2) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path47.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path46.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path47.win32.join(dir, "sh.exe");
+    const sh = path46.win32.join(dir, "sh.exe");
     if (existsSync10(sh)) return sh;
   }
   return null;
@@ -13137,9 +13263,9 @@ function agentFix(r, verb, name2) {
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path47.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path47.join(r.home, f, "session-handoff"))
-  ].filter((d) => exists(path47.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path46.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path46.join(r.home, f, "session-handoff"))
+  ].filter((d) => exists(path46.join(d, "SKILL.md")));
   let edits = [];
   try {
     edits = agent.edits(r.helper, r.global);
@@ -13148,16 +13274,36 @@ async function agentInstalls(r, name2, agent) {
   const install2 = {};
   r.agents[name2] = { skill, install: install2 };
   for (const edit2 of edits) install2[edit2.file] = await installState(r, name2, edit2);
+  if (!r.global && Object.values(install2).some(installed)) doubleInstall(r, name2, agent);
   if (skill.length === 0 && Object.values(install2).some(installed)) {
     const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
     const what = `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path47.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path46.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
+  }
+}
+function doubleInstall(r, name2, agent) {
+  let edits = [];
+  try {
+    edits = agent.edits(r.helper, true);
+  } catch {
+    return;
+  }
+  for (const edit2 of edits) {
+    const file = editPath(r.home, edit2);
+    if (edit2.kind !== "json-hooks" || file === editPath(r.root, edit2)) continue;
+    const text = readSmall(file);
+    const start = text === null ? [] : oursIn(text).filter((h) => h.event === "SessionStart");
+    if (!start.some((h) => installShaped(edit2, h.command) !== null)) continue;
+    const what = `${name2}: installed in this project and for your user (~/${edit2.file}) too`;
+    const user = fixCmd(r, `uninstall --agent ${name2} --global`, false);
+    const fix = `${user} (or this project's: ${agentFix(r, "uninstall", name2)})`;
+    r.problems.push({ what: `${what}: every session start runs both (two notices, two checkpoint writers)`, fix });
   }
 }
 async function installState(r, name2, edit2) {
@@ -13179,7 +13325,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what: what2, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path47.basename(edit2.file) === "AGENTS.md") {
+  if (path46.basename(edit2.file) === "AGENTS.md") {
     const over = budgetFinding(text, edit2.file, reinstall);
     if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -13244,7 +13390,7 @@ async function memoryState(r, journal) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path47.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path46.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -13264,7 +13410,7 @@ async function memoryState(r, journal) {
   } catch {
   }
   for (const p of journal.problems) {
-    const where = `${path47.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path46.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -13316,7 +13462,7 @@ var init_doctor_checks = __esm({
     init_paths();
     init_pause();
     init_fs();
-    init_probe_session();
+    init_hook_input();
     init_private();
     init_anchor_lines();
     init_quote();
@@ -13342,7 +13488,7 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import path48 from "node:path";
+import path47 from "node:path";
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
   const lines2 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
@@ -13413,7 +13559,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path48.resolve(home);
+          root = path47.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -13435,8 +13581,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, statSync as statSync2 } from "node:fs";
-import path49 from "node:path";
+import { accessSync as accessSync3, constants as constants9, existsSync as existsSync11, statSync as statSync2 } from "node:fs";
+import path48 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -13446,11 +13592,11 @@ async function skippedPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path49.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path48.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
     try {
-      accessSync3(path49.join(hooksDir, h), constants8.X_OK);
-      return statSync2(path49.join(hooksDir, h)).isFile();
+      accessSync3(path48.join(hooksDir, h), constants9.X_OK);
+      return statSync2(path48.join(hooksDir, h)).isFile();
     } catch {
       return false;
     }
@@ -13484,7 +13630,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path49.relative(top, memDir).split(path49.sep).join("/");
+  const memRel = path48.relative(top, memDir).split(path48.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   const ignored = await runGit(top, ["check-ignore", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
   if (ignored.code === 0) {
@@ -13505,7 +13651,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync11(path49.join(memDir, "journal", "OFF"));
+  const journal = !existsSync11(path48.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -13904,7 +14050,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
-import path50 from "node:path";
+import path49 from "node:path";
 function commandOf2(name2, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
@@ -13933,8 +14079,8 @@ function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  const os = cwd === null ? null : windowsShaped(cwd) ? path50.win32 : cwd.startsWith("/") ? path50.posix : null;
-  return files.map((f) => ({ kind: "edit", path: os === null || path50.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path49.win32 : cwd.startsWith("/") ? path49.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path49.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -14087,7 +14233,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path56) => path56 && events.push({ kind: "edit", path: path56 });
+    addEdit = (events, path54) => path54 && events.push({ kind: "edit", path: path54 });
   }
 });
 
@@ -14334,7 +14480,7 @@ var init_parsers = __esm({
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync10, constants as constants9, fstatSync as fstatSync6, openSync as openSync9, readSync as readSync3 } from "node:fs";
+import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, openSync as openSync10, readSync as readSync3 } from "node:fs";
 function readAt(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
@@ -14363,7 +14509,7 @@ function openTranscript(transcriptPath) {
   if (!where.ok) return { ok: false, reason: where.reason };
   let fd;
   try {
-    fd = openSync9(where.path, constants9.O_RDONLY | constants9.O_NOFOLLOW | constants9.O_NONBLOCK);
+    fd = openSync10(where.path, constants10.O_RDONLY | constants10.O_NOFOLLOW | constants10.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     const known = { ENOENT: "does not exist", ELOOP: "is a link" };
@@ -14371,18 +14517,18 @@ function openTranscript(transcriptPath) {
   }
   let reason;
   try {
-    const st = fstatSync6(fd);
+    const st = fstatSync7(fd);
     if (st.isFile()) return { ok: true, file: { fd, size: st.size, head: linesFromStart(fd, st.size, HEAD_BYTES) } };
     reason = "the transcript is not a regular file";
   } catch (err) {
     reason = readFailure(err);
   }
-  closeSync10(fd);
+  closeSync11(fd);
   return { ok: false, reason };
 }
 function closeTranscript(file) {
   try {
-    closeSync10(file.fd);
+    closeSync11(file.fd);
   } catch {
   }
 }
@@ -14618,9 +14764,9 @@ var init_checkpoint = __esm({
 });
 
 // src/brief/checkpoint-capture.ts
-import path51 from "node:path";
+import path50 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path50.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -14636,7 +14782,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path51.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path50.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -14741,7 +14887,7 @@ function sessionStartOf(file, format2, firstSixteen) {
 }
 async function writeCheckpoint(root, hook, notes, o) {
   const home = homeFolder(o.env);
-  if (root === path51.parse(root).root || home !== "" && samePath(root, path51.resolve(home))) {
+  if (root === path50.parse(root).root || home !== "" && samePath(root, path50.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return [...notes, CHECKPOINT_LINES.skipped(why)];
   }
@@ -14760,7 +14906,7 @@ async function writeCheckpoint(root, hook, notes, o) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path51.join(dir, name2);
+  const file = path50.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -14975,7 +15121,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path52 from "node:path";
+import path51 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -15040,7 +15186,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path52.join(memoryDir(root), "HANDOFF.md"), 1e6);
+          const handoff = readHead(path51.join(memoryDir(root), "HANDOFF.md"), 1e6);
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
@@ -15059,7 +15205,7 @@ var context_exports = {};
 __export(context_exports, {
   contextVerb: () => contextVerb
 });
-import { mkdirSync as mkdirSync9 } from "node:fs";
+import { mkdirSync as mkdirSync10 } from "node:fs";
 function offerText(pct, used, window, threshold) {
   return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
 }
@@ -15127,7 +15273,7 @@ async function decide(ctx, input, format2) {
   const pct = Math.floor(last.used * 100 / window);
   try {
     checkTree(root, { create: true });
-    mkdirSync9(checkpointsDir(root), { recursive: true, mode: 448 });
+    mkdirSync10(checkpointsDir(root), { recursive: true, mode: 448 });
   } catch (err) {
     return ok("", [...warn, say(`${err.message}; printing nothing`)]);
   }
@@ -15145,7 +15291,7 @@ async function decide(ctx, input, format2) {
   return ok(`${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext } })}
 `, warn);
 }
-var TAILS, STDIN_BYTES2, AGENT_OF_FORMAT, contextVerb;
+var TAILS, STDIN_BYTES2, contextVerb;
 var init_context = __esm({
   "src/verbs/context.ts"() {
     "use strict";
@@ -15154,6 +15300,7 @@ var init_context = __esm({
     init_transcripts();
     init_last_save();
     init_saves();
+    init_render();
     init_harness_path();
     init_hook_input();
     init_checkpoints();
@@ -15168,7 +15315,6 @@ var init_context = __esm({
     init_types();
     TAILS = [256 * 1024, 1024 * 1024];
     STDIN_BYTES2 = 65536;
-    AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
     contextVerb = {
       name: "context",
       options: { root: { type: "string" }, format: { type: "string" } },
@@ -15203,7 +15349,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path53 from "node:path";
+import path52 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15285,7 +15431,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText(path53.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText(path52.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -15300,9 +15446,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path53.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path52.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText(path53.join(mem, file), file, notes);
+      const text = await readText(path52.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -15593,7 +15739,7 @@ __export(journal_exports, {
   journalVerb: () => journalVerb
 });
 import { lstatSync as lstatSync18, unlinkSync as unlinkSync11 } from "node:fs";
-import path54 from "node:path";
+import path53 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -15648,13 +15794,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync18(path54.join(journalDir(root), f.name));
+            const st = lstatSync18(path53.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync11(path54.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync11(path53.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -15670,61 +15816,13 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync19, mkdirSync as mkdirSync10, openSync as openSync10, readFileSync as readFileSync10, writeSync as writeSync2 } from "node:fs";
-import path55 from "node:path";
-function onRegularFile(p, flags, use) {
-  const fd = openSync10(p, flags | NOFOLLOW);
-  try {
-    if (!fstatSync7(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    return use(fd);
-  } finally {
-    closeSync11(fd);
-  }
-}
-function memorySide(p, side) {
-  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync10(fd)));
-  if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
-  return m.text;
-}
-function writeResult(p, text) {
-  onRegularFile(p, constants10.O_WRONLY | constants10.O_TRUNC, (fd) => writeSync2(fd, Buffer.from(text, "utf8")));
-}
-function archiveDirOf(top, memRel) {
-  let at2 = top;
-  for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path55.join(at2, part);
-    let st;
-    try {
-      st = lstatSync19(at2);
-    } catch {
-      mkdirSync10(at2, { mode: 448 });
-      st = lstatSync19(at2);
-    }
-    if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
-  }
-  return at2;
-}
-async function otherAuthor(cwd, env, side, file) {
-  const blob = await runGit(cwd, ["hash-object", "--", side], env);
-  if (blob.code !== 0) return null;
-  const id = blob.stdout.toString("utf8").trim();
-  const r = await runGit(cwd, ["log", "--all", "-1", "--format=%an", `--find-object=${id}`, "--", file], env);
-  const name2 = r.code === 0 ? r.stdout.toString("utf8").trim().replace(/[^\p{L}\p{N} .'_-]/gu, "") : "";
-  return name2 === "" ? null : name2.slice(0, 60);
-}
-var NOFOLLOW, mergeDriverVerb;
+var mergeDriverVerb;
 var init_merge_driver2 = __esm({
   "src/verbs/merge-driver.ts"() {
     "use strict";
     init_merge_driver();
-    init_handoff();
-    init_run();
-    init_archive();
-    init_files();
     init_entry();
     init_types();
-    init_memory_text();
-    NOFOLLOW = constants10.O_NOFOLLOW ?? 0;
     mergeDriverVerb = {
       name: "merge-driver",
       options: {},
@@ -15759,59 +15857,8 @@ It writes only <ours> (a regular file, no link followed) and the new archive.
 exit: 0 merged; 1 not merged (git's conflict stands)
 `,
       async run(ctx) {
-        const [base, ours, theirs, file] = ctx.positionals;
-        const m = /^((?:.*\/)?)\.ai\/memory\/(HANDOFF|LESSONS|SOLUTIONS)\.md$/.exec(file);
-        let a;
-        let b;
-        try {
-          a = memorySide(ours, "our side");
-          b = memorySide(theirs, "their side");
-        } catch (err) {
-          return ok("", [`session-handoff merge driver: ${err.message}`], 1);
-        }
-        const gitMerge = async (mode, why) => {
-          const labels = ["-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs];
-          const r = await runGit(ctx.cwd, ["merge-file", ...mode, ...labels], ctx.env);
-          return ok("", why === null ? [] : [`session-handoff merge driver: ${why}; merged as text`], r.code === 0 ? 0 : 1);
-        };
-        if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
-          if (/\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file)) {
-            try {
-              const merged = mergeJournalMonth(a, b);
-              if (merged !== null) {
-                writeResult(ours, merged);
-                return ok("");
-              }
-            } catch {
-            }
-          }
-          return gitMerge(["--union"], null);
-        }
-        if (!m) return gitMerge([], null);
-        if (a === b) return ok("");
-        if (m[2] !== "HANDOFF") {
-          writeResult(ours, mergeLedgers(a, b, m[2] === "LESSONS" ? "L" : "S"));
-          return ok("");
-        }
-        const later = laterHandoff(a, b, Date.now());
-        const winner = later === "ours" ? a : b;
-        const loser = winner === a ? b : a;
-        try {
-          const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
-          const name2 = archiveName("HANDOFF", dir);
-          if (!createExclusive(path55.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
-          const merged = mergeHandoffs(winner, loser);
-          const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
-          const at2 = stateTimeOfText(loser, Date.now());
-          const whose = who === null ? "the other" : `${who}'s`;
-          const of = at2.known ? ` of ${at2.time.iso}` : "";
-          const note = `merged with ${whose} handoff${of}: ${mergeCountsText(merged.added)}`;
-          writeResult(ours, markMerged(merged.text, name2, note));
-          const kept = `${file}: kept the later handoff; the other is archive/${name2}`;
-          return ok("", [`session-handoff merge driver: ${kept}, not in this merge's commit: \`publish\` commits it`]);
-        } catch (err) {
-          return gitMerge([], `the other handoff could not be archived (${err.message})`);
-        }
+        const { notes, code } = await mergeMemoryFile(ctx.positionals, ctx.cwd, ctx.env, mergeJournalMonth);
+        return ok("", notes, code);
       }
     };
   }
@@ -16405,7 +16452,7 @@ import {
   closeSync as closeSync12,
   constants as constants11,
   fstatSync as fstatSync8,
-  lstatSync as lstatSync20,
+  lstatSync as lstatSync19,
   openSync as openSync11,
   readSync as readSync4,
   realpathSync as realpathSync5,
@@ -16554,7 +16601,7 @@ function heldOutput(fd, redact) {
 function runningFile(file) {
   if (file === void 0) return void 0;
   try {
-    return lstatSync20(file).isSymbolicLink() ? realpathSync5(file) : file;
+    return lstatSync19(file).isSymbolicLink() ? realpathSync5(file) : file;
   } catch {
     return file;
   }

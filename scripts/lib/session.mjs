@@ -2041,6 +2041,9 @@ var init_harness_path = __esm({
 // src/agents/hook-input.ts
 import { existsSync as existsSync2 } from "node:fs";
 import path17 from "node:path";
+function isProbeSession(id) {
+  return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
+}
 async function readHookJson(ctx, max) {
   return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
 }
@@ -2062,9 +2065,11 @@ function userHelperWithoutMemory(skillDir, home, root) {
   };
   return under(skillDir, home) && !under(skillDir, root);
 }
+var PROBE_SESSION_PREFIX;
 var init_hook_input = __esm({
   "src/agents/hook-input.ts"() {
     "use strict";
+    PROBE_SESSION_PREFIX = "session-handoff-doctor-";
   }
 });
 
@@ -2089,7 +2094,7 @@ function renderHook(format, text, limit) {
     lines[0] = lines[0].slice(0, Math.max(0, lines[0].length - (out.length - limit) - 1));
   }
 }
-var ENVELOPES;
+var ENVELOPES, AGENT_OF_FORMAT;
 var init_render = __esm({
   "src/agents/render.ts"() {
     "use strict";
@@ -2106,6 +2111,7 @@ var init_render = __esm({
       cline: (text) => `${JSON.stringify({ cancel: false, contextModification: text, errorMessage: "" })}
 `
     };
+    AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
   }
 });
 
@@ -2260,18 +2266,6 @@ var init_checkpoints = __esm({
   }
 });
 
-// src/store/probe-session.ts
-function isProbeSession(id) {
-  return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
-}
-var PROBE_SESSION_PREFIX;
-var init_probe_session = __esm({
-  "src/store/probe-session.ts"() {
-    "use strict";
-    PROBE_SESSION_PREFIX = "session-handoff-doctor-";
-  }
-});
-
 // src/brief/checkpoint-surface.ts
 import { readdirSync as readdirSync4 } from "node:fs";
 import path19 from "node:path";
@@ -2373,7 +2367,7 @@ var init_checkpoint_surface = __esm({
     init_handoff();
     init_checkpoints();
     init_files();
-    init_probe_session();
+    init_hook_input();
     init_paths();
     CHECKPOINT_SENTENCES = {
       only: (age, counts) => `session-handoff: an automatic checkpoint captured ${age} exists (.ai/memory/checkpoints/) and no handoff was written; it holds ${counts}, captured from the transcript without a model, so the session-handoff skill's resume flow marks what it drafts from it as captured, not confirmed.`,
@@ -3281,7 +3275,7 @@ async function decide(ctx, input, format) {
   return ok(`${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext } })}
 `, warn);
 }
-var TAILS, STDIN_BYTES, AGENT_OF_FORMAT, contextVerb;
+var TAILS, STDIN_BYTES, contextVerb;
 var init_context = __esm({
   "src/verbs/context.ts"() {
     "use strict";
@@ -3290,6 +3284,7 @@ var init_context = __esm({
     init_transcripts();
     init_last_save();
     init_saves();
+    init_render();
     init_harness_path();
     init_hook_input();
     init_checkpoints();
@@ -3304,7 +3299,6 @@ var init_context = __esm({
     init_types();
     TAILS = [256 * 1024, 1024 * 1024];
     STDIN_BYTES = 65536;
-    AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
     contextVerb = {
       name: "context",
       options: { root: { type: "string" }, format: { type: "string" } },

@@ -13,6 +13,7 @@ import { makeDirs, missingDirs, readAgentFile, recordMade, recordNode, removeEmp
   removeMadeUpTo, writeAgentFile } from "./agent-file.ts";
 import { userDir } from "../store/home.ts";
 import { AGENTS } from "./index.ts";
+import { setsStatusLine } from "./json-hooks.ts";
 import { editPath, holdsOurs, installText, snippetOf, uninstallText } from "./plan.ts";
 import type { Target } from "./target.ts";
 
@@ -29,9 +30,15 @@ export async function install(t: Target, env: Env) {
   for (const { file } of targets) missingDirs(t.base, path.dirname(file));
   // Every new text is computed before anything is written: a refusal for one file changes none.
   const plans = [];
+  const notes: string[] = [];
   for (const { edit, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit, t.agent.name));
-    const next = installText(edit, t.agent.name, snap.bytes?.toString("utf8") ?? null, shown);
+    const current = snap.bytes?.toString("utf8") ?? null;
+    // A project's status line hides the user's own there, and for every teammate sharing the file.
+    const personal = edit.kind === "json-hooks" && edit.statusLine !== undefined && !t.global &&
+      !setsStatusLine(current) && setsStatusLine(readSmall(claudeSettings(t.home, env)));
+    if (personal) notes.push(`kept your own status line (${claudeSettings(t.home, env)}): ours is not set in ${shown}`);
+    const next = installText(personal ? { ...edit, statusLine: undefined } : edit, t.agent.name, current, shown);
     plans.push({ edit, file, shown, snap, next });
   }
   const lines: string[] = [];
@@ -74,7 +81,7 @@ export async function install(t: Target, env: Env) {
       lines.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
     } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
   }
-  return { lines: [...lines, ...driver.lines], notes: [...driver.notes, ...keep, ...old] };
+  return { lines: [...lines, ...driver.lines], notes: [...notes, ...driver.notes, ...keep, ...old] };
 }
 
 // Where install lists the folders it made: the clone's git dir, which uninstall finds under any HOME; else (global,
@@ -84,6 +91,9 @@ function madeListDir(t: Target, env: Env): string {
   const gitDir = top === null ? null : gitDirOf(top);
   return gitDir === null ? userDir(env, t.home) : path.join(commonDirOf(gitDir), "session-handoff");
 }
+
+const claudeSettings = (home: string, env: Env) =>
+  path.join(env.CLAUDE_CONFIG_DIR || path.join(home, ".claude"), "settings.json");
 
 const EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
 

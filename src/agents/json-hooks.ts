@@ -332,6 +332,12 @@ export function mergeStatusLine(text: string, spec: Commands, args: string): str
   return keepBom(text, (body) => edit(body, at, value, formatOf(body)));
 }
 
+/** True when a settings text sets a `statusLine` of any kind. */
+export function setsStatusLine(text: string | null): boolean {
+  const parsed = text === null ? null : parseJsonc(text);
+  return isObj(parsed) && parsed.statusLine !== undefined;
+}
+
 /** The settings text with our status line taken out: the user's command put back as it was, or the key removed. */
 export function removeStatusLine(text: string, spec: Commands): string {
   const parsed = parseJsonc(text);

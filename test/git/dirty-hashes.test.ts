@@ -87,6 +87,16 @@ describe("dirty hashes", () => {
     expect(helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: doc(kept), env }).code).toBe(0);
     const id = execFileSync("git", ["hash-object", "--no-filters", "a.txt"], { cwd: root, env: ENV, encoding: "utf8" }).trim();
     expect(readFileSync(path.join(root, ".ai/memory/HANDOFF.md"), "utf8")).toContain(`- Dirty files: a.txt\n- Dirty hashes: a.txt ${id}\n- Date: ${date}`);
+    // Dirty files pasted from another clone at the same HEAD: this clone's own list replaces them.
+    writeFileSync(path.join(root, "a.txt"), "a\n");
+    const pasted = `- Branch: main\n- HEAD: ${head}\n- Dirty files: b.txt, .claude/\n- Date: ${date}\n`;
+    const token = execFileSync("sha256sum", [path.join(root, ".ai/memory/HANDOFF.md")], { encoding: "utf8" }).slice(0, 64);
+    const w = helper(["write", "handoff", "--root", root, "--expected-current-sha256", token], { input: doc(pasted), env });
+    expect(w.code, w.stderr).toBe(0);
+    expect(w.stderr).toContain("the - Dirty files: anchor was not what is dirty now; set it to none");
+    expect(readFileSync(path.join(root, ".ai/memory/HANDOFF.md"), "utf8")).toContain(`- HEAD: ${head}\n- Dirty files: none\n- Date: ${date}`);
+    const brief = helper(["brief", "--root", root], { env });
+    expect(brief.stdout).not.toContain("reverted");
     // Anchors of another HEAD are kept as written: no hash of today's bytes is put in them.
     const root2 = newRepo(NOW - DAY, { "a.txt": "a\n" });
     const old = git(root2, ["rev-parse", "HEAD"]);

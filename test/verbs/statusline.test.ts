@@ -1,6 +1,7 @@
 // Claude Code's status line of ours: composed with the user's own command, installed and
 // uninstalled exactly, through the built helper.
-import { mkdirSync, readFileSync, writeFileSync, existsSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { execFileSync } from "node:child_process";
 import { spawnSync } from "node:child_process";
 import path from "node:path";
@@ -36,6 +37,21 @@ describe("statusline", () => {
     expect(helper(["install", "--agent", "claude-code", "--root", root]).code).toBe(0);
     expect(statusOf(root, 12)).toBe("handoff: none · context 12%\n");
     expect(helper(["uninstall", "--agent", "claude-code", "--root", root]).code).toBe(0);
+    expect(existsSync(path.join(root, ".claude", "settings.json"))).toBe(false);
+  });
+
+  it("a status line in the user's own Claude Code settings is not hidden by one in the project", () => {
+    const root = gitRepo();
+    const home = mkdtempSync(path.join(tmpdir(), "sh-home-"));
+    mkdirSync(path.join(home, ".claude"));
+    writeFileSync(path.join(home, ".claude", "settings.json"), USER_SETTINGS);
+    const r = helper(["install", "--agent", "claude-code", "--root", root], { env: { HOME: home } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`kept your own status line (${path.join(home, ".claude", "settings.json")})`);
+    const project = JSON.parse(readFileSync(path.join(root, ".claude", "settings.json"), "utf8"));
+    expect(project.statusLine).toBeUndefined();
+    expect(project.hooks.SessionStart).toHaveLength(1);
+    expect(helper(["uninstall", "--agent", "claude-code", "--root", root], { env: { HOME: home } }).code).toBe(0);
     expect(existsSync(path.join(root, ".claude", "settings.json"))).toBe(false);
   });
 
