@@ -10857,18 +10857,13 @@ function keepMade(at2, dirs) {
 function recordMade(at2, dirs) {
   if (dirs.length > 0) keepMade(at2, [...madeList(at2), ...dirs]);
 }
-function removeMadeUpTo(at2, dir, stop) {
+function removeMade(at2, paths) {
   const made = madeList(at2);
-  const on = new Set(dirsBelow(stop, dir));
-  removeEmptyDirs(made.filter((d) => on.has(d)));
+  const ours = made.filter((m) => paths.includes(m));
+  const emptyFile = (p) => lstatSync14(p, { throwIfNoEntry: false })?.isFile() && lstatSync14(p).size === 0;
+  for (const p of ours.filter(emptyFile)) unlinkSync10(p);
+  removeEmptyDirs(ours);
   if (made.some((d) => !existsSync5(d))) keepMade(at2, made.filter((d) => existsSync5(d)));
-}
-function removeMadeFile(at2, file) {
-  const made = madeList(at2);
-  if (!made.includes(file)) return;
-  unlinkSync10(file);
-  removeEmptyDirs(made.filter((d) => d === path37.dirname(file)));
-  keepMade(at2, made.filter((d) => existsSync5(d)));
 }
 function recordNode(dir, execPath) {
   const target = path37.join(dir, "node");
@@ -12429,13 +12424,12 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeMadeUpTo(madeListDir(t, env), path40.dirname(p.file), t.base);
+  for (const p of removed) removeMade(madeListDir(t, env), dirsBelow(t.base, path40.dirname(p.file)));
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0 || x.needed) continue;
-    const rest = x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length);
-    if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, rest);
-    if (!t.dryRun && rest === "") removeMadeFile(madeListDir(t, env), x.file);
+    if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
+    if (!t.dryRun) removeMade(madeListDir(t, env), [x.file, path40.dirname(x.file)]);
     lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));

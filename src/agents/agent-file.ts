@@ -149,21 +149,14 @@ export function recordMade(at: string, dirs: string[]): void {
   if (dirs.length > 0) keepMade(at, [...madeList(at), ...dirs]);
 }
 
-/** Removes, when empty, the folders install made from `stop` (exclusive) down to `dir`; forgets those gone. */
-export function removeMadeUpTo(at: string, dir: string, stop: string): void {
+/** Removes those of `paths` install made while empty (a file too), deepest first, and forgets those gone. */
+export function removeMade(at: string, paths: string[]): void {
   const made = madeList(at);
-  const on = new Set(dirsBelow(stop, dir));
-  removeEmptyDirs(made.filter((d) => on.has(d)));
+  const ours = made.filter((m) => paths.includes(m));
+  const emptyFile = (p: string) => lstatSync(p, { throwIfNoEntry: false })?.isFile() && lstatSync(p).size === 0;
+  for (const p of ours.filter(emptyFile)) unlinkSync(p);
+  removeEmptyDirs(ours);
   if (made.some((d) => !existsSync(d))) keepMade(at, made.filter((d) => existsSync(d)));
-}
-
-/** Removes `file` (left empty by the caller) and its folder when empty, when install made them. */
-export function removeMadeFile(at: string, file: string): void {
-  const made = madeList(at);
-  if (!made.includes(file)) return;
-  unlinkSync(file);
-  removeEmptyDirs(made.filter((d) => d === path.dirname(file)));
-  keepMade(at, made.filter((d) => existsSync(d)));
 }
 
 /** Records the Node that runs install as `<user dir>/node`, the second place an installed command looks. */

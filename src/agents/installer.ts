@@ -9,8 +9,8 @@ import { runGit } from "../git/run.ts";
 import { quotedValue } from "../guard/quote.ts";
 import { readSmall, realOrNull } from "../store/fs.ts";
 import { assertNotPaused } from "../store/pause.ts";
-import { makeDirs, missingDirs, readAgentFile, recordMade, recordNode, removeEmptyDirs, removeMadeFile,
-  removeMadeUpTo, writeAgentFile } from "./agent-file.ts";
+import { dirsBelow, makeDirs, missingDirs, readAgentFile, recordMade, recordNode, removeEmptyDirs, removeMade,
+  writeAgentFile } from "./agent-file.ts";
 import { userDir } from "../store/home.ts";
 import { AGENTS } from "./index.ts";
 import { setsStatusLine } from "./json-hooks.ts";
@@ -164,15 +164,13 @@ export async function uninstall(t: Target, env: Env) {
   const none = { lines: [] as string[], notes: [] as string[] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeMadeUpTo(madeListDir(t, env), path.dirname(p.file), t.base);
+  for (const p of removed) removeMade(madeListDir(t, env), dirsBelow(t.base, path.dirname(p.file)));
   // Our exclude line goes once the file no longer names this clone's path.
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0 || x.needed) continue;
-    const rest = x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length);
-    if (!t.dryRun) writeFileAtomic.sync(x.file, rest);
-    // An exclude file install created goes once empty; one the user had stays.
-    if (!t.dryRun && rest === "") removeMadeFile(madeListDir(t, env), x.file);
+    if (!t.dryRun) writeFileAtomic.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
+    if (!t.dryRun) removeMade(madeListDir(t, env), [x.file, path.dirname(x.file)]);
     lines.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
