@@ -4844,8 +4844,8 @@ function redactText(text, options = {}) {
   };
   const spans = new Spans();
   const covered = (start, end) => spans.covered(start, end);
-  const kept = (rule5, start, end) => onExemptLine(start, end) && !(VENDOR_SHAPE.has(rule5.id) && !hyphenJoinedWords(text.slice(start, end)));
-  collectSpans(text, REDACTION_RULES, kept, (start, end, rule5) => spans.accept(start, end, rule5.id));
+  const kept = (kind, start, end) => onExemptLine(start, end) && !(VENDOR_SHAPE.has(kind) && !hyphenJoinedWords(text.slice(start, end)));
+  collectSpans(text, REDACTION_RULES, (rule5, start, end) => kept(rule5.id, start, end), (start, end, rule5) => spans.accept(start, end, rule5.id));
   for (const [start, end] of awsUnnamedSpans(text)) {
     const v = text.slice(start, end);
     if (!onExemptLine(start, end) && !globallyAllowed(v) && shannonEntropy(v) >= 3.5) {
@@ -4865,7 +4865,37 @@ function redactText(text, options = {}) {
   if (options.transcript === true) {
     for (const [start, end, kind] of transcriptSpans(text)) spans.accept(start, end, kind);
   }
+  for (const [start, end, kind] of repeatedSecrets(text, spans.list)) {
+    if (!kept(kind, start, end)) spans.accept(start, end, kind);
+  }
   return render(text, spans.list);
+}
+function repeatedSecrets(text, found) {
+  const byHead = /* @__PURE__ */ new Map();
+  for (const s of found) {
+    if (s.end - s.start < REPEAT_MIN) continue;
+    const value = text.slice(s.start, s.end);
+    const head = byHead.get(value.slice(0, REPEAT_MIN)) ?? { lengths: [], kinds: /* @__PURE__ */ new Map() };
+    byHead.set(value.slice(0, REPEAT_MIN), head);
+    if (!head.lengths.includes(value.length)) head.lengths.push(value.length);
+    head.kinds.set(value, s.kind);
+  }
+  for (const head of byHead.values()) head.lengths.sort((x, y) => y - x);
+  const out = [];
+  let next = 0;
+  for (let i = 0; byHead.size > 0 && i + REPEAT_MIN <= text.length; i++) {
+    while (next < found.length && found[next].end <= i) next++;
+    if (next < found.length && found[next].start <= i) {
+      i = found[next].end - 1;
+      continue;
+    }
+    const head = byHead.get(text.slice(i, i + REPEAT_MIN));
+    const length = head?.lengths.find((n2) => head.kinds.has(text.slice(i, i + n2)));
+    if (length === void 0) continue;
+    out.push([i, i + length, head.kinds.get(text.slice(i, i + length))]);
+    i += length - 1;
+  }
+  return out;
 }
 function render(text, spans) {
   if (spans.length === 0) return { text, findings: [] };
@@ -4912,7 +4942,7 @@ function formatRedactionReport(findings) {
   const more = findings.length > 20 ? `, \u2026 and ${findings.length - 20} more` : "";
   return `${head}: ${named.join(", ")}${more}`;
 }
-var GENERIC_KEY, CLI_VALUE, CLI_QUOTED, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, DERIVED_RULES, Spans;
+var GENERIC_KEY, CLI_VALUE, CLI_QUOTED, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, DERIVED_RULES, Spans, REPEAT_MIN;
 var init_redact = __esm({
   "src/guard/redact.ts"() {
     "use strict";
@@ -5129,6 +5159,7 @@ var init_redact = __esm({
         this.list.splice(at2, to - at2, { start: from, end: until, kind });
       }
     };
+    REPEAT_MIN = 8;
   }
 });
 
