@@ -1681,6 +1681,7 @@ async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
       throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
   }
   const base = gitEnv(env);
+  if (opts.index !== void 0) base.GIT_INDEX_FILE = opts.index;
   const named = args[0] === "config" ? [] : await namedOverrides(cwd, base, timeoutMs);
   const fixed = asArgs([...NEUTRAL, ...opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING]);
   const runEnv = named.length > 0 ? withConfig(base, named) : base;
@@ -7711,6 +7712,15 @@ function driverCommand(node, copy) {
   const fallback = `echo "${COPY_GONE}" >&2; git merge-file -L ours -L base -L theirs %A %O %B`;
   return `if test -f ${shellQuote(copy)} && test -x ${shellQuote(node)}; then ${run}; else ${fallback}; fi`;
 }
+function assertDriverFits(root, env) {
+  const c = cloneOf(root, env);
+  const bad2 = c === null ? [] : [
+    [c.copy, `the project path ${quotedValue(c.top)}`],
+    [process.execPath, `node's path ${quotedValue(process.execPath)}`]
+  ].filter(([p]) => /[\0\n\r]/.test(p));
+  if (bad2.length === 0) return;
+  throw new Refused(`${bad2[0][1]} holds a line break, which the merge driver's command in git's config cannot carry; move it to a path without one (nothing was changed)`);
+}
 function driverParts(command) {
   const q = "'((?:[^']|'\\\\'')*)'";
   const m = new RegExp(`${q} ${q}${DRIVER_ARGS}`).exec(command);
@@ -7753,6 +7763,11 @@ ${line}
 ${END}
 `;
 }
+function attributesOnto(head, worktree) {
+  const { line } = withoutBlock(worktree);
+  const { rest } = withoutBlock(head);
+  return line === null ? rest : blockFor(rest, line);
+}
 async function configValue(top, key, env, local = true) {
   const r = await runGit(top, ["config", ...local ? ["--local"] : [], "--get", `merge.${DRIVER_NAME}.${key}`], env);
   return r.code === 0 ? r.stdout.toString("utf8").replace(/\n$/, "") : null;
@@ -7761,6 +7776,7 @@ async function registerMergeDriver(root, helperPath, env) {
   const c = cloneOf(root, env);
   const out = { config: false, attributes: false, notes: [] };
   if (c === null || helperPath === null) return out;
+  assertDriverFits(root, env);
   let copy;
   try {
     const bytes = readFileSync5(path29.join(path29.dirname(helperPath), "lib", "cli.mjs"));
@@ -7778,7 +7794,7 @@ async function registerMergeDriver(root, helperPath, env) {
     return out;
   }
   const name2 = "session-handoff: keeps the later handoff, archives the other, merges ledgers by entry id";
-  for (const [key, want] of [["name", name2], ["driver", driverCommand(process.execPath, copy)]]) {
+  for (const [key, want] of [["driver", driverCommand(process.execPath, copy)], ["name", name2]]) {
     if (await configValue(c.top, key, env) === want) continue;
     await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
@@ -7809,7 +7825,8 @@ async function unregisterMergeDriver(root, env) {
   } catch {
   }
   const driver = await configValue(c.top, "driver", env);
-  if (driver !== null && driverParts(driver) !== null) {
+  const halfOurs = driver === null && (await configValue(c.top, "name", env))?.startsWith(`${DRIVER_NAME}:`);
+  if (driver !== null && driverParts(driver) !== null || halfOurs === true) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
     giveTo(path29.join(c.common, "config"), c.common);
     out.config = r.code === 0;
@@ -7897,6 +7914,8 @@ var init_merge_driver_config = __esm({
     init_git_dir();
     init_run();
     init_fs();
+    init_errors();
+    init_quote();
     DRIVER_NAME = "session-handoff";
     BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
     BEGIN_NL = BEGIN2.replace(/\)$/, "; newline added)");
@@ -12358,6 +12377,7 @@ async function install(t, env) {
   const where = "install records the Node under it, so nothing was changed";
   if (!existsSync6(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
   assertNotPaused(t.memDir, env);
+  if (!t.global) assertDriverFits(t.base, env);
   const targets = t.targets();
   for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
   const plans = [];
@@ -12633,6 +12653,7 @@ function planOf(ctx) {
       throw new Refused(`no project here: ${why}; nothing was changed. ${fix}`);
     }
     base = found.root;
+    if (ctx.values.undo !== true) assertDriverFits(base, ctx.env);
   }
   let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : detectAgents(Object.values(AGENTS), base, global);
   if (agents.length === 0 && ctx.values.undo !== true) {
@@ -12813,6 +12834,7 @@ var init_init = __esm({
     init_target();
     init_errors();
     init_quote();
+    init_merge_driver_config();
     init_root();
     init_home();
     init_types();
@@ -13393,7 +13415,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, statSync as statSync2 } from "node:fs";
+import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, mkdtempSync, rmSync as rmSync6, statSync as statSync2 } from "node:fs";
+import { tmpdir } from "node:os";
 import path49 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
@@ -13416,18 +13439,18 @@ async function skippedPrograms(top, env, push) {
   const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(h));
   return { hooks, signing: sign.code === 0 && sign.stdout.toString("utf8").trim() === "true" };
 }
-async function step(top, args, env, what, runHooks, done2 = "") {
+async function step(top, args, env, what, runHooks, done2 = "", index) {
   const timeoutMs = args[0] === "push" ? PUSH_TIMEOUT_MS : GIT_TIMEOUT_MS;
   try {
-    return await runGit(top, args, env, timeoutMs, { hooksAndSigning: runHooks });
+    return await runGit(top, args, env, timeoutMs, { hooksAndSigning: runHooks, index });
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
     const slow = `took longer than ${timeoutMs / 1e3} s and was stopped`;
     throw new Refused(`${done2}${what} ${err.reason === "timeout" ? slow : `could not run: ${err.why}`}`);
   }
 }
-async function gitOut(top, args, env, what, runHooks) {
-  const r = await step(top, args, env, what, runHooks);
+async function gitOut(top, args, env, what, runHooks, index) {
+  const r = await step(top, args, env, what, runHooks, "", index);
   if (r.code !== 0) {
     const text = r.stderr.trim() || r.stdout.toString("utf8").trim();
     throw new Refused(`${what} failed (git exit ${r.code}):
@@ -13472,13 +13495,16 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const status = await git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...paths], "git status");
   if (status === "") return { committed: false, paths: [], commit: null, pushed: null };
   const entries2 = status.split("\0").filter((e) => e.length > 3);
-  const changed = entries2.map((e) => e.slice(3)).filter((p) => paths.includes(p));
+  let changed = entries2.map((e) => e.slice(3)).filter((p) => paths.includes(p));
   const upstream = push ? await pushTarget(top, env, runHooks) : null;
   const before = await git(["ls-files", "-s", "-z", "--", ...changed], "git ls-files");
-  await git(["add", "-A", "--", ...changed], "git add");
+  const memory = changed.filter((p) => p !== ".gitattributes");
+  if (memory.length > 0) await git(["add", "-A", "--", ...memory], "git add");
+  if (memory.length < changed.length && !await stageOurAttributes(top, env, runHooks)) changed = memory;
+  if (changed.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
   const skipped = runHooks ? void 0 : await skippedPrograms(top, env, push);
   try {
-    await git(["commit", "--only", "-q", "-m", message, "--", ...changed], "git commit");
+    await commitOnly(top, env, runHooks, message, changed);
   } catch (err) {
     await restoreIndex(top, env, changed, before);
     throw err;
@@ -13514,18 +13540,48 @@ async function pushTarget(top, env, runHooks) {
   }
   return { remote: remote.stdout.toString("utf8").trim(), merge: merge.stdout.toString("utf8").trim() };
 }
+async function stageOurAttributes(top, env, runHooks) {
+  const head = await step(top, ["cat-file", "blob", "HEAD:.gitattributes"], env, "git cat-file", runHooks);
+  const before = head.code === 0 ? head.stdout.toString("utf8") : "";
+  const text = attributesOnto(before, readSmall(path49.join(top, ".gitattributes")) ?? "");
+  if (text === before) return false;
+  const blob = await runGit(top, ["hash-object", "-w", "--stdin"], env, void 0, { input: text });
+  if (blob.code !== 0) throw new Refused(`git hash-object failed (git exit ${blob.code}):
+${blob.stderr.trim()}`);
+  const id = blob.stdout.toString("utf8").trim();
+  const args = ["update-index", "--add", "--cacheinfo", `100644,${id},.gitattributes`];
+  await gitOut(top, args, env, "git update-index", runHooks);
+  return true;
+}
+async function putEntries(top, env, paths, entries2, index) {
+  const listed2 = entries2.split("\0").filter(Boolean).map((e) => e.slice(e.indexOf("	") + 1));
+  const gone = paths.filter((p) => !listed2.includes(p));
+  const update = async (args, input) => {
+    const r = await runGit(top, ["update-index", ...args], env, void 0, { index, input });
+    if (r.code !== 0) throw new Refused(`git update-index failed (git exit ${r.code}):
+${r.stderr.trim()}`);
+  };
+  if (gone.length > 0) await update(["--force-remove", "--", ...gone]);
+  if (listed2.length > 0) await update(["-z", "--index-info"], entries2);
+}
 async function restoreIndex(top, env, paths, before) {
-  const entries2 = before.split("\0").filter(Boolean).map((e) => {
-    const tab = e.indexOf("	");
-    return { info: e.slice(0, tab).split(" "), file: e.slice(tab + 1) };
-  });
-  const gone = paths.filter((p) => !entries2.some((e) => e.file === p));
   try {
-    if (gone.length > 0) await runGit(top, ["update-index", "--force-remove", "--", ...gone], env);
-    for (const { info, file } of entries2) {
-      if (info[2] === "0") await runGit(top, ["update-index", "--cacheinfo", info[0], info[1], file], env);
-    }
+    await putEntries(top, env, paths, before);
   } catch {
+  }
+}
+async function commitOnly(top, env, runHooks, message, paths) {
+  const staged = await gitOut(top, ["ls-files", "-s", "-z", "--", ...paths], env, "git ls-files", runHooks);
+  const dir = mkdtempSync(path49.join(tmpdir(), "sh-publish-"));
+  const index = path49.join(dir, "index");
+  try {
+    const tree = await step(top, ["rev-parse", "-q", "--verify", "HEAD^{tree}"], env, "git rev-parse", runHooks);
+    const treeId = tree.stdout.toString("utf8").trim();
+    if (tree.code === 0) await gitOut(top, ["read-tree", treeId], env, "git read-tree", runHooks, index);
+    await putEntries(top, env, paths, staged, index);
+    await gitOut(top, ["commit", "-q", "-m", message], env, "git commit", runHooks, index);
+  } finally {
+    rmSync6(dir, { recursive: true, force: true });
   }
 }
 var COMMIT_HOOKS, LS_MEMORY, PUSH_TIMEOUT_MS;
@@ -13533,6 +13589,7 @@ var init_publish_memory = __esm({
   "src/git/publish-memory.ts"() {
     "use strict";
     init_errors();
+    init_fs();
     init_merge_driver_config();
     init_run();
     COMMIT_HOOKS = [
@@ -13594,7 +13651,8 @@ SOLUTIONS.md, archive/ and journal/ (unless journal/OFF exists) -- and nothing e
 of the commit. Never private files, PAUSE, nor checkpoints/ (they quote the
 user's words). Run it only on the user's explicit request. Each run also
 registers the merge driver for this clone (\`merge-driver --help\`) and commits
-.gitattributes when it changed our block. Every line it prints:
+.gitattributes when it changed our block (HEAD's file plus the block, never
+your own uncommitted lines). Every line it prints:
 references/verbs.md#publish.
 
 options:

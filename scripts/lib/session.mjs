@@ -407,6 +407,7 @@ async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
       throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
   }
   const base = gitEnv(env);
+  if (opts.index !== void 0) base.GIT_INDEX_FILE = opts.index;
   const named = args[0] === "config" ? [] : await namedOverrides(cwd, base, timeoutMs);
   const fixed = asArgs([...NEUTRAL, ...opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING]);
   const runEnv = named.length > 0 ? withConfig(base, named) : base;

@@ -8,6 +8,8 @@ import writeFileAtomic from "write-file-atomic";
 import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
 import { GitUnavailable, runGit } from "./run.ts";
 import { exists, readSmall } from "../store/fs.ts";
+import { Refused } from "../errors.ts";
+import { quotedValue } from "../guard/quote.ts";
 
 /** The driver's name in git's config and `.gitattributes`. */
 const DRIVER_NAME = "session-handoff";
@@ -47,6 +49,19 @@ function driverCommand(node: string, copy: string): string {
   const run = `${shellQuote(node)} ${shellQuote(copy)}${DRIVER_ARGS}`;
   const fallback = `echo "${COPY_GONE}" >&2; git merge-file -L ours -L base -L theirs %A %O %B`;
   return `if test -f ${shellQuote(copy)} && test -x ${shellQuote(node)}; then ${run}; else ${fallback}; fi`;
+}
+
+/**
+ * Refuses, before anything is written, a project or node whose path holds a line break: the driver's command names
+ * both, and the helper passes git no argument holding one (a guard against passing file text).
+ */
+export function assertDriverFits(root: string, env: Env): void {
+  const c = cloneOf(root, env);
+  const bad = c === null ? [] : [[c.copy, `the project path ${quotedValue(c.top)}`],
+    [process.execPath, `node's path ${quotedValue(process.execPath)}`]].filter(([p]) => /[\0\n\r]/.test(p!));
+  if (bad.length === 0) return;
+  throw new Refused(`${bad[0]![1]} holds a line break, which the merge driver's command in git's config cannot ` +
+    "carry; move it to a path without one (nothing was changed)");
 }
 
 /** The node and copy a driver command of ours runs; null for another's. */
@@ -102,6 +117,13 @@ function blockFor(before: string, line: string): string {
   return `${before}${needsNewline ? "\n" : ""}${needsNewline ? BEGIN_NL : BEGIN}\n${line}\n${END}\n`;
 }
 
+/** `head` (HEAD's `.gitattributes`) with the merge-driver block `worktree` holds in place of its own, if any. */
+export function attributesOnto(head: string, worktree: string): string {
+  const { line } = withoutBlock(worktree);
+  const { rest } = withoutBlock(head);
+  return line === null ? rest : blockFor(rest, line);
+}
+
 // `local`: this clone's own file, which registration writes; else the value git merges with (any file, includes too).
 async function configValue(top: string, key: string, env: Env, local = true): Promise<string | null> {
   const r = await runGit(top, ["config", ...(local ? ["--local"] : []), "--get", `merge.${DRIVER_NAME}.${key}`], env);
@@ -116,6 +138,7 @@ async function registerMergeDriver(root: string, helperPath: string | null, env:
   const c = cloneOf(root, env);
   const out: Change = { config: false, attributes: false, notes: [] };
   if (c === null || helperPath === null) return out;
+  assertDriverFits(root, env);
   let copy: string;
   try {
     // The CLI bundle is one self-contained file: the copy needs nothing beside it.
@@ -135,7 +158,8 @@ async function registerMergeDriver(root: string, helperPath: string | null, env:
     return out;
   }
   const name = "session-handoff: keeps the later handoff, archives the other, merges ledgers by entry id";
-  for (const [key, want] of [["name", name], ["driver", driverCommand(process.execPath, copy)]] as const) {
+  // The driver first: uninstall knows the section as ours by it, so a failure between the two leaves nothing it keeps.
+  for (const [key, want] of [["driver", driverCommand(process.execPath, copy)], ["name", name]] as const) {
     if ((await configValue(c.top, key, env)) === want) continue;
     await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
@@ -174,7 +198,9 @@ async function unregisterMergeDriver(root: string, env: Env): Promise<Change> {
     // missing, or a folder still holding other files of ours
   }
   const driver = await configValue(c.top, "driver", env);
-  if (driver !== null && driverParts(driver) !== null) {
+  // A section with our name and no driver is what an older version left when it stopped between the two.
+  const halfOurs = driver === null && (await configValue(c.top, "name", env))?.startsWith(`${DRIVER_NAME}:`);
+  if ((driver !== null && driverParts(driver) !== null) || halfOurs === true) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
     giveTo(path.join(c.common, "config"), c.common);
     out.config = r.code === 0;

@@ -108,7 +108,7 @@ function withConfig(env: Record<string, string>, pairs: readonly Pair[]): Record
 /** Runs `git <args>` in `cwd`; the repository's hooks and signing run only with `hooksAndSigning`. */
 export async function runGit(
   cwd: string, args: readonly string[], env: Record<string, string | undefined>, timeoutMs = GIT_TIMEOUT_MS,
-  opts: { hooksAndSigning?: boolean; input?: string } = {},
+  opts: { hooksAndSigning?: boolean; input?: string; index?: string } = {},
 ): Promise<GitResult> {
   for (const arg of args) {
     // A guard against a future caller passing file text: no argument of ours holds these.
@@ -116,6 +116,8 @@ export async function runGit(
       throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
   }
   const base = gitEnv(env);
+  // Our own index file (publish's commit), never one inherited from the caller's environment.
+  if (opts.index !== undefined) base.GIT_INDEX_FILE = opts.index;
   // `git config` runs no filter nor diff driver: asking which ones the config names would only cost a process.
   const named = args[0] === "config" ? [] : await namedOverrides(cwd, base, timeoutMs);
   const fixed = asArgs([...NEUTRAL, ...(opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING)]);

@@ -10,6 +10,7 @@ import { underInstallLock } from "../agents/install-lock.ts";
 import { helperLocation, targetOf } from "../agents/target.ts";
 import { Refused, UsageError } from "../errors.ts";
 import { quotedValue } from "../guard/quote.ts";
+import { assertDriverFits } from "../git/merge-driver-config.ts";
 import { findRoot } from "../git/root.ts";
 import { homeFolder } from "../store/home.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";
@@ -85,6 +86,7 @@ function planOf(ctx: VerbContext) {
       throw new Refused(`no project here: ${why}; nothing was changed. ${fix}`);
     }
     base = found.root;
+    if (ctx.values.undo !== true) assertDriverFits(base, ctx.env);
   }
   let agents = named.length > 0
     ? [...new Set(named)].map((n) => AGENTS[n as keyof typeof AGENTS])
