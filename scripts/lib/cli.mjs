@@ -703,9 +703,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path56 = q ? q.value : m?.[1];
-    if (!m || !path56) return null;
-    out.push({ path: path56, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path55 = q ? q.value : m?.[1];
+    if (!m || !path55) return null;
+    out.push({ path: path55, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -2459,13 +2459,36 @@ var init_handoff = __esm({
   }
 });
 
-// src/store/probe-session.ts
+// src/agents/hook-input.ts
+import { existsSync as existsSync2 } from "node:fs";
+import path13 from "node:path";
 function isProbeSession(id) {
   return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
 }
+async function readHookJson(ctx, max) {
+  return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
+}
+function hookObject(data, max) {
+  if (data === null || data.length === 0) return void 0;
+  if (data.length > max) return null;
+  try {
+    const o = JSON.parse(data.toString("utf8"));
+    return o !== null && typeof o === "object" && !Array.isArray(o) ? o : null;
+  } catch {
+    return null;
+  }
+}
+function userHelperWithoutMemory(skillDir, home, root) {
+  if (!skillDir || home === "" || existsSync2(path13.join(root, ".ai", "memory"))) return false;
+  const under = (dir, base) => {
+    const rel = path13.relative(base, dir);
+    return !rel.startsWith("..") && !path13.isAbsolute(rel);
+  };
+  return under(skillDir, home) && !under(skillDir, root);
+}
 var PROBE_SESSION_PREFIX;
-var init_probe_session = __esm({
-  "src/store/probe-session.ts"() {
+var init_hook_input = __esm({
+  "src/agents/hook-input.ts"() {
     "use strict";
     PROBE_SESSION_PREFIX = "session-handoff-doctor-";
   }
@@ -2473,7 +2496,7 @@ var init_probe_session = __esm({
 
 // src/brief/checkpoint-surface.ts
 import { readdirSync as readdirSync3 } from "node:fs";
-import path13 from "node:path";
+import path14 from "node:path";
 function minutesAgo(savedMs2, now) {
   if (savedMs2 === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs2) / 6e4);
@@ -2522,7 +2545,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHeadBytes(path13.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHeadBytes(path14.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -2538,7 +2561,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return none();
-    const file = await readStable(path13.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path14.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return none();
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -2558,7 +2581,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   }
 }
 function toldToAnySession(root, token) {
-  const told = (name2) => readHead(path13.join(checkpointsDir(root), name2), 128)?.trim() === token;
+  const told = (name2) => readHead(path14.join(checkpointsDir(root), name2), 128)?.trim() === token;
   try {
     return readdirSync3(checkpointsDir(root)).some((name2) => name2.startsWith(".delivered-") && told(name2));
   } catch {
@@ -2594,7 +2617,7 @@ var init_checkpoint_surface = __esm({
     init_handoff();
     init_checkpoints();
     init_files();
-    init_probe_session();
+    init_hook_input();
     init_paths();
     CHECKPOINT_SENTENCES = {
       only: (age, counts) => `session-handoff: an automatic checkpoint captured ${age} exists (.ai/memory/checkpoints/) and no handoff was written; it holds ${counts}, captured from the transcript without a model, so the session-handoff skill's resume flow marks what it drafts from it as captured, not confirmed.`,
@@ -2716,32 +2739,32 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a 
 
 // src/git/git-dir.ts
 import { readdirSync as readdirSync4, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
-import path14 from "node:path";
+import path15 from "node:path";
 function gitTopOf(root, env) {
-  for (let dir = root; ; dir = path14.dirname(dir)) {
+  for (let dir = root; ; dir = path15.dirname(dir)) {
     if (dir !== root && distrustedAbove(dir, env) !== null) return null;
-    if (lstatOrNull(path14.join(dir, ".git")) !== null) return dir;
-    if (path14.dirname(dir) === dir) return null;
+    if (lstatOrNull(path15.join(dir, ".git")) !== null) return dir;
+    if (path15.dirname(dir) === dir) return null;
   }
 }
 function gitDirOf(top) {
-  const dotGit = path14.join(top, ".git");
+  const dotGit = path15.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
   const text = readSmall(dotGit);
   const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
-  const dir = m ? path14.resolve(top, m[1]) : null;
+  const dir = m ? path15.resolve(top, m[1]) : null;
   return dir !== null && isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync3(path14.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path14.resolve(gitDir, text);
+    const text = readFileSync3(path15.join(gitDir, "commondir"), "utf8").trim();
+    if (text !== "") return path15.resolve(gitDir, text);
   } catch {
   }
   return gitDir;
 }
 function isShallow(gitDir) {
-  return gitDir !== null && isFile(path14.join(commonDirOf(gitDir), "shallow"));
+  return gitDir !== null && isFile(path15.join(commonDirOf(gitDir), "shallow"));
 }
 function reflogFiles(dir, out) {
   let entries2;
@@ -2752,7 +2775,7 @@ function reflogFiles(dir, out) {
   }
   for (const e of entries2) {
     if (out.length >= MAX_REFLOG_FILES) return;
-    const p = path14.join(dir, e.name);
+    const p = path15.join(dir, e.name);
     if (e.isDirectory()) reflogFiles(p, out);
     else if (e.isFile()) out.push(p);
   }
@@ -2761,7 +2784,7 @@ function reflogNames(gitDir, id) {
   const want = id.toLowerCase();
   if (gitDir === null || isNullObjectId(want)) return false;
   const files = [];
-  for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path14.join(dir, "logs"), files);
+  for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path15.join(dir, "logs"), files);
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
     try {
@@ -2778,17 +2801,17 @@ function reflogNames(gitDir, id) {
 function inProgressOf(gitDir) {
   if (gitDir === null) return null;
   for (const dir of ["rebase-merge", "rebase-apply"]) {
-    const d = path14.join(gitDir, dir);
-    if (!isDir(d) || dir === "rebase-apply" && isFile(path14.join(d, "applying"))) continue;
-    const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path14.join(d, "head-name")) ?? "");
+    const d = path15.join(gitDir, dir);
+    if (!isDir(d) || dir === "rebase-apply" && isFile(path15.join(d, "applying"))) continue;
+    const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path15.join(d, "head-name")) ?? "");
     return m ? `rebase of ${m[1]}` : "rebase";
   }
   const files = { MERGE_HEAD: "merge", CHERRY_PICK_HEAD: "cherry-pick", REVERT_HEAD: "revert", BISECT_LOG: "bisect" };
-  return Object.entries(files).find(([file]) => isFile(path14.join(gitDir, file)))?.[1] ?? null;
+  return Object.entries(files).find(([file]) => isFile(path15.join(gitDir, file)))?.[1] ?? null;
 }
 function objectFormat(gitDir) {
   try {
-    const config = gitDir === null ? "" : readFileSync3(path14.join(commonDirOf(gitDir), "config"), "utf8");
+    const config = gitDir === null ? "" : readFileSync3(path15.join(commonDirOf(gitDir), "config"), "utf8");
     return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
   } catch {
     return "sha1";
@@ -2828,15 +2851,15 @@ var init_git_dir = __esm({
 
 // src/git/saves.ts
 import { linkSync, lstatSync as lstatSync6, mkdirSync as mkdirSync2, renameSync, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
-import path15 from "node:path";
+import path16 from "node:path";
 function savesPath(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? null : path15.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path16.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function beside(root, env, name2) {
   const saves = savesPath(root, env);
-  return saves === null ? null : path15.join(path15.dirname(saves), name2);
+  return saves === null ? null : path16.join(path16.dirname(saves), name2);
 }
 function recordLines(p, re) {
   const lines2 = (readSmall(p) ?? "").slice(0, 16384).split("\n");
@@ -2844,7 +2867,7 @@ function recordLines(p, re) {
 }
 function addRecord(p, re, line, drop) {
   try {
-    mkdirSync2(path15.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync2(path16.dirname(p), { recursive: true, mode: 448 });
     let kept = [];
     try {
       kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
@@ -2872,7 +2895,7 @@ function cloneIdOf(root, env, create = false) {
   if (found !== null || !create) return found;
   const tmp = `${p}.tmp-${process.pid}`;
   try {
-    mkdirSync2(path15.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync2(path16.dirname(p), { recursive: true, mode: 448 });
     if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
     writeFileSync3(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
@@ -2961,9 +2984,9 @@ var init_saves = __esm({
 // src/store/lock.ts
 import fs from "node:fs";
 import { hostname as hostname2 } from "node:os";
-import path16 from "node:path";
+import path17 from "node:path";
 async function acquireLock(memDir, timeoutSeconds) {
-  return acquireLockDir(path16.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
+  return acquireLockDir(path17.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
 }
 async function acquireLockDir(lockDir, timeoutSeconds, opts) {
   const start = performance.now();
@@ -3007,13 +3030,13 @@ function tryMake(lockDir, me, makeParent2) {
   } catch (err) {
     if (err.code === "EEXIST") return false;
     if (err.code === "ENOENT" && makeParent2) {
-      fs.mkdirSync(path16.dirname(lockDir), { recursive: true, mode: 448 });
+      fs.mkdirSync(path17.dirname(lockDir), { recursive: true, mode: 448 });
       return tryMake(lockDir, me, false);
     }
     throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
   }
   try {
-    fs.writeFileSync(path16.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
+    fs.writeFileSync(path17.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
     return true;
   } catch (err) {
     const code = err.code;
@@ -3052,7 +3075,7 @@ function holding(lockDir, me) {
       clearInterval(timer);
       if (!ours()) return;
       try {
-        fs.unlinkSync(path16.join(lockDir, OWNER_NAME));
+        fs.unlinkSync(path17.join(lockDir, OWNER_NAME));
         fs.rmdirSync(lockDir);
       } catch {
       }
@@ -3091,10 +3114,10 @@ var init_lock = __esm({
 });
 
 // src/store/settings.ts
-import path17 from "node:path";
+import path18 from "node:path";
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const file = path17.join(memDir, SETTINGS_FILE);
+  const file = path18.join(memDir, SETTINGS_FILE);
   const text = readSmall(file, MAX_SETTINGS_BYTES) ?? (lstatOrNull(file)?.isSymbolicLink() === false ? "" : null);
   if (text === null) return { settings, problems: [] };
   let parsed;
@@ -3145,7 +3168,7 @@ var init_settings = __esm({
 
 // src/store/archive.ts
 import { lstatSync as lstatSync7, readdirSync as readdirSync5, unlinkSync as unlinkSync3 } from "node:fs";
-import path18 from "node:path";
+import path19 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
 }
@@ -3181,13 +3204,13 @@ function newestFirst(a, b) {
   return b.mtimeMs - a.mtimeMs;
 }
 function archivesKept(dir) {
-  const { settings, problems } = readSettings(path18.dirname(dir));
+  const { settings, problems } = readSettings(path19.dirname(dir));
   return { keep: settings.archivesKept, problems };
 }
 function prunable(dir) {
   const entries2 = [];
   for (const name2 of readdirSync5(dir)) {
-    const st = PRUNABLE_NAME.test(name2) ? lstatSync7(path18.join(dir, name2), { throwIfNoEntry: false }) : void 0;
+    const st = PRUNABLE_NAME.test(name2) ? lstatSync7(path19.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
     entries2.push({ name: name2, mtimeMs: st.mtimeMs });
@@ -3224,7 +3247,7 @@ function pruneArchive(dir, justArchived = null) {
   const deleted = [];
   for (const entry of doomed) {
     try {
-      unlinkSync3(path18.join(dir, entry.name));
+      unlinkSync3(path19.join(dir, entry.name));
       deleted.push(entry.name);
     } catch (err) {
       warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
@@ -3247,7 +3270,7 @@ var init_archive = __esm({
 });
 
 // src/store/recover.ts
-import path19 from "node:path";
+import path20 from "node:path";
 function pendingRepairs(root) {
   return [
     ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
@@ -3258,7 +3281,7 @@ function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n2) => inoOf(path19.join(dir, n2)) === ino);
+  return listDir(dir).filter((n2) => inoOf(path20.join(dir, n2)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -3275,7 +3298,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries2) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries2) {
-    const key = path19.join(path19.dirname(e.path), e.file);
+    const key = path20.join(path20.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -3322,7 +3345,7 @@ import {
   unlinkSync as unlinkSync4,
   writeSync
 } from "node:fs";
-import path20 from "node:path";
+import path21 from "node:path";
 function syncDir(dir) {
   try {
     const fd = openSync5(dir, constants5.O_RDONLY);
@@ -3345,7 +3368,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   for (let attempt = 0; ; attempt++) {
     const name2 = archiveName(prefix, archiveDirPath);
     try {
-      linkSync2(from, path20.join(archiveDirPath, name2));
+      linkSync2(from, path21.join(archiveDirPath, name2));
       return name2;
     } catch (err) {
       if (err.code !== "EEXIST" || attempt > 5) throw err;
@@ -3372,7 +3395,7 @@ function writeTemp(tempPath, bytes, mode, owner) {
   }
 }
 async function publish(spec) {
-  const filePath = path20.join(spec.dir, spec.file);
+  const filePath = path21.join(spec.dir, spec.file);
   const prior = await readStable(filePath, { failpoint: spec.failpoint });
   if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", filePath);
   const current = prior ? prior.token : "absent";
@@ -3384,8 +3407,8 @@ async function publish(spec) {
   const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
   const pid = process.pid;
   const rand = randomHex8();
-  const claimPath = path20.join(spec.dir, privateName(spec.file, "claim", pid, rand));
-  const tempPath = path20.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
+  const claimPath = path21.join(spec.dir, privateName(spec.file, "claim", pid, rand));
+  const tempPath = path21.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
   const warnings = [];
   let archived = null;
   if (prior !== null) {
@@ -3506,7 +3529,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   } catch (err) {
     if (!NO_ROOM.has(err.code ?? "")) return false;
     if (archived !== null) {
-      unlinkQuiet(path20.join(spec.archiveDir, archived));
+      unlinkQuiet(path21.join(spec.archiveDir, archived));
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
     if (lstatSync8(filePath, { throwIfNoEntry: false }) !== void 0) return false;
@@ -3521,7 +3544,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   }
   await failpoint(spec.failpoint, "rollback-after-restore");
   if (archived !== null) {
-    unlinkQuiet(path20.join(spec.archiveDir, archived));
+    unlinkQuiet(path21.join(spec.archiveDir, archived));
     await failpoint(spec.failpoint, "rollback-after-unarchive");
   }
   unlinkQuiet(claimPath);
@@ -3549,7 +3572,7 @@ var init_publish = __esm({
 
 // src/store/repair.ts
 import { linkSync as linkSync3, readFileSync as readFileSync4, rmSync as rmSync2, unlinkSync as unlinkSync5 } from "node:fs";
-import path21 from "node:path";
+import path22 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   let bytes;
   try {
@@ -3558,7 +3581,7 @@ function archiveEntryWithBytes(dir, claimPath) {
     return void 0;
   }
   return listDir(dir).filter((n2) => ARCHIVE_NAME.test(n2)).find((n2) => {
-    const p = path21.join(dir, n2);
+    const p = path22.join(dir, n2);
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     try {
@@ -3574,7 +3597,7 @@ function saveId(e) {
 async function dropArchiveTemps(arch, fp) {
   const out = [];
   for (const name2 of listDir(arch).filter((n2) => ARCHIVE_TEMP.test(n2))) {
-    const p = path21.join(arch, name2);
+    const p = path22.join(arch, name2);
     const st = lstatBig(p);
     if (st === null || !st.isFile()) continue;
     if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
@@ -3595,7 +3618,7 @@ async function repair(root, fp) {
   }
   const byFile = groupByFile(pendingRepairs(root));
   for (const [filePath, list2] of byFile) {
-    const file = path21.basename(filePath);
+    const file = path22.basename(filePath);
     const prefix = archivePrefixOf(file);
     const currentIno = inoOf(filePath);
     const published = (e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno;
@@ -3610,7 +3633,7 @@ async function repair(root, fp) {
       }
       if (inoOf(filePath) === claimIno) {
         for (const copy of archiveEntriesWithIno(arch, claimIno)) {
-          unlinkSync5(path21.join(arch, copy));
+          unlinkSync5(path22.join(arch, copy));
           await failpoint(fp, "recover-after-unarchive");
         }
         unlinkSync5(claim.path);
@@ -3648,7 +3671,7 @@ async function repair(root, fp) {
   actions.push(...await dropArchiveTemps(arch, fp));
   try {
     for (const name2 of listDir(memDir).filter((n2) => DEAD_LOCK.test(n2))) {
-      rmSync2(path21.join(memDir, name2), { recursive: true, force: true });
+      rmSync2(path22.join(memDir, name2), { recursive: true, force: true });
     }
   } catch {
   }
@@ -3785,12 +3808,12 @@ var init_status = __esm({
 // src/git/anchors.ts
 import { realpathSync as realpathSync2 } from "node:fs";
 import { lstat } from "node:fs/promises";
-import path22 from "node:path";
+import path23 from "node:path";
 async function statInsideRoot(root, rel) {
   const parts = rel.split("/");
   let at2 = root;
   for (const [i, part] of parts.entries()) {
-    at2 = path22.join(at2, part);
+    at2 = path23.join(at2, part);
     try {
       const st = await lstat(at2);
       if (i < parts.length - 1 && !st.isDirectory()) return null;
@@ -3809,11 +3832,11 @@ function skillExcludes(root, skillDir) {
     real3 = realpathSync2(skillDir);
   } catch {
   }
-  for (const dir of [path22.resolve(skillDir), real3]) {
+  for (const dir of [path23.resolve(skillDir), real3]) {
     if (dir === null) continue;
-    const rel = path22.relative(root, dir);
-    if (rel === "" || rel.startsWith("..") || path22.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
-    out.add(rel.split(path22.sep).join("/"));
+    const rel = path23.relative(root, dir);
+    if (rel === "" || rel.startsWith("..") || path23.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
+    out.add(rel.split(path23.sep).join("/"));
   }
   return [...out];
 }
@@ -3823,7 +3846,7 @@ function dirtyHashesOf(top, dirty) {
   for (const p of dirty) {
     if (out.length >= MAX_DIRTY_HASHES) break;
     if (p.endsWith("/")) continue;
-    const id = blobIdOf(path22.join(top, p), format2);
+    const id = blobIdOf(path23.join(top, p), format2);
     if (id !== null) out.push({ path: p, id });
   }
   return out;
@@ -3862,7 +3885,7 @@ async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
   const keyFileMtimes = [];
   const skippedKeyFiles = [];
   for (const value of keyFiles) {
-    const given = path22.isAbsolute(value) ? path22.relative(root, value).split(path22.sep).join("/") : value;
+    const given = path23.isAbsolute(value) ? path23.relative(root, value).split(path23.sep).join("/") : value;
     const rel = safeRelativePath(given);
     if (rel === null) {
       skippedKeyFiles.push({ path: value, reason: "not a path inside the root" });
@@ -3931,9 +3954,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path56 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path56)) return true;
-  const parts = path56.split(/\??\.|::|->/);
+  const path55 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path55)) return true;
+  const parts = path55.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -5806,7 +5829,7 @@ var init_document = __esm({
 });
 
 // src/git/write-checked.ts
-import path23 from "node:path";
+import path24 from "node:path";
 function schemaRefusal(file, errors) {
   const more = /\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0;
   const count = errors.filter((e) => e.rule !== "more").length + Number(more);
@@ -5834,7 +5857,7 @@ function checkDocument(raw, kind, root) {
   let errors;
   if (kind === "handoff") {
     errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
-    const current = () => readHeadBytes(path23.join(memoryDir(root), file))?.toString("utf8") ?? null;
+    const current = () => readHeadBytes(path24.join(memoryDir(root), file))?.toString("utf8") ?? null;
     if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(current(), decoded.text)) {
       errors = errors.filter((e) => e.rule !== "anchor-line");
     }
@@ -5880,9 +5903,9 @@ function finalBytes(text, rawBytes) {
 }
 async function buildDocument(checked, root, anchors) {
   const file = FILE_OF[checked.kind];
-  const prior = await readStable(path23.join(memoryDir(root), file));
+  const prior = await readStable(path24.join(memoryDir(root), file));
   if (prior !== null && prior.stat.nlink !== 1n) {
-    throw new UnsafeFile("hard-linked", path23.join(memoryDir(root), file));
+    throw new UnsafeFile("hard-linked", path24.join(memoryDir(root), file));
   }
   const notes = [...checked.notes];
   if (checked.kind === "handoff") return buildHandoff(checked, root, anchors, prior, notes);
@@ -6007,19 +6030,19 @@ var init_write_checked = __esm({
 });
 
 // src/agents/harness-path.ts
-import path24 from "node:path";
+import path25 from "node:path";
 function windowsShaped(p) {
   return /^([A-Za-z]:|\\\\)/.test(p);
 }
 function harnessPath(what, p, platform = process.platform) {
   const windows = windowsShaped(p);
-  const absolute = (windows || platform === "win32" ? path24.win32 : path24.posix).isAbsolute(p);
+  const absolute = (windows || platform === "win32" ? path25.win32 : path25.posix).isAbsolute(p);
   if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
   if (windows && platform !== "win32") {
     const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
     return { ok: false, reason, windows };
   }
-  return { ok: true, path: platform === "win32" ? path24.win32.normalize(p) : p };
+  return { ok: true, path: platform === "win32" ? path25.win32.normalize(p) : p };
 }
 function hookCwd(cwd, platform = process.platform) {
   if (cwd === void 0 || cwd === null) return null;
@@ -6300,9 +6323,9 @@ import {
   unlinkSync as unlinkSync6,
   writeFileSync as writeFileSync4
 } from "node:fs";
-import path25 from "node:path";
+import path26 from "node:path";
 function journalDir(root) {
-  return path25.join(memoryDir(root), "journal");
+  return path26.join(memoryDir(root), "journal");
 }
 function parseJournalName(name2) {
   const m = JOURNAL_NAME.exec(name2);
@@ -6318,13 +6341,13 @@ function listJournal(root) {
   return listDir(journalDir(root)).map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
-  return exists(path25.join(journalDir(root), "OFF"));
+  return exists(path26.join(journalDir(root), "OFF"));
 }
 function monthOf(ms) {
   return new Date(ms).toISOString().slice(0, 7);
 }
 function readJournalFile(dir, name2) {
-  const p = path25.join(dir, name2);
+  const p = path26.join(dir, name2);
   let opened;
   try {
     opened = openRegular(p, MAX_DOCUMENT_BYTES);
@@ -6370,7 +6393,7 @@ function repairJournal(dir) {
       unlinkSync6(e.path);
       continue;
     }
-    const target = path25.join(dir, e.file);
+    const target = path26.join(dir, e.file);
     if (!exists(target)) {
       renameSync3(e.path, target);
       actions.push(`journal/${e.file}: put back after an interrupted append`);
@@ -6382,7 +6405,7 @@ function repairJournal(dir) {
       unlinkSync6(e.path);
     } else {
       const kept = `${e.file.replace(/\.md$/, "")}.orig-${randomHex8()}.md`;
-      renameSync3(e.path, path25.join(dir, kept));
+      renameSync3(e.path, path26.join(dir, kept));
       const what = "another program changed it during an interrupted append";
       actions.push(`journal/${e.file}: ${what}; the earlier version is journal/${kept}`);
     }
@@ -6400,15 +6423,15 @@ function writeTemp2(p, bytes) {
 }
 async function publishJournalFile(dir, name2, expected, bytes, fp) {
   const rand = randomHex8();
-  const temp = path25.join(dir, privateName(name2, "tmp", process.pid, rand));
-  const claim = path25.join(dir, privateName(name2, "claim", process.pid, rand));
-  const target = path25.join(dir, name2);
+  const temp = path26.join(dir, privateName(name2, "tmp", process.pid, rand));
+  const claim = path26.join(dir, privateName(name2, "claim", process.pid, rand));
+  const target = path26.join(dir, name2);
   writeTemp2(temp, bytes);
   try {
     if (expected !== "absent") {
       renameSync3(target, claim);
       await failpoint(fp, "journal-after-claim");
-      const claimed = readJournalFile(dir, path25.basename(claim));
+      const claimed = readJournalFile(dir, path26.basename(claim));
       if (claimed === null || claimed.token !== expected) {
         if (!exists(target)) renameSync3(claim, target);
         const why = "changed while the entry was appended (another program wrote it)";
@@ -6490,7 +6513,7 @@ var init_store = __esm({
 
 // src/journal/record.ts
 import { unlinkSync as unlinkSync7 } from "node:fs";
-import path26 from "node:path";
+import path27 from "node:path";
 function monthIndex(period) {
   return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
 }
@@ -6536,7 +6559,7 @@ function retriedNotes(root, priorToken) {
 }
 async function handoffWithToken(root, token) {
   const archived = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2));
-  for (const f of [path26.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path26.join(archiveDir(root), n2))]) {
+  for (const f of [path27.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path27.join(archiveDir(root), n2))]) {
     try {
       const r = await readStable(f);
       if (r !== null && r.token === token) return r.bytes.toString("utf8");
@@ -6554,7 +6577,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     };
     const base = call.cwd !== null ? absolute(call.cwd) : null;
     const arg = call.rootArg;
-    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path26.resolve(base, arg);
+    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path27.resolve(base, arg);
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];
@@ -6645,7 +6668,7 @@ async function foldOne(root, nowMonth, fp) {
     const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries2)));
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
-  for (const f of files) unlinkSync7(path26.join(dir, f.name));
+  for (const f of files) unlinkSync7(path27.join(dir, f.name));
   const names = files.map((f) => `journal/${f.name}`).join(", ");
   return `journal: folded ${names} (${entries2.length} entries) into journal/${yearName}`;
 }
@@ -6693,7 +6716,7 @@ var write_exports = {};
 __export(write_exports, {
   writeVerb: () => writeVerb
 });
-import path27 from "node:path";
+import path28 from "node:path";
 async function save(ctx, kind, document) {
   const expected = expectedTokenOption(ctx);
   const lockTimeoutSeconds = lockTimeoutOption(ctx);
@@ -6722,7 +6745,7 @@ async function save(ctx, kind, document) {
   };
   const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx), validate, precheck };
   const { result, repairs } = await underLock(options, async (lock) => {
-    const now = await readStable(path27.join(memoryDir(root), file)).catch(() => void 0);
+    const now = await readStable(path28.join(memoryDir(root), file)).catch(() => void 0);
     const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
     const b2 = same ? prebuilt : await buildDocument(checked, root, anchors);
     built = b2;
@@ -6845,8 +6868,11 @@ exit:   0 saved or unchanged;
           return out;
         } catch (err) {
           if (taken !== null && err instanceof HelperError) {
+            const stale = err.message.includes("changed since it was read");
+            const merge = "read again, merge it into that version and save with its token";
+            const todo = stale ? merge : "fix it and run this again";
             err.message += `
-the draft ${draftShown(d)} was kept: fix it and run this again`;
+the draft ${draftShown(d)} was kept: ${todo}`;
           }
           throw err;
         }
@@ -7005,7 +7031,7 @@ CURRENT-SHA256: ${result.token}
 
 // src/store/inspect.ts
 import { closeSync as closeSync7, fstatSync as fstatSync5 } from "node:fs";
-import path28 from "node:path";
+import path29 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -7016,7 +7042,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe", mtimeMs: null };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
-  const filePath = path28.join(memDir, file);
+  const filePath = path29.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe", mtimeMs: null };
@@ -7475,7 +7501,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path56 = __require("path");
+    var path55 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -7528,7 +7554,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path56.resolve(filename);
+      const absoluteName = path55.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -7690,7 +7716,7 @@ var require_lib = __commonJS({
 
 // src/git/merge-driver-config.ts
 import {
-  existsSync as existsSync2,
+  existsSync as existsSync3,
   lchownSync,
   lstatSync as lstatSync10,
   mkdirSync as mkdirSync4,
@@ -7699,13 +7725,13 @@ import {
   rmdirSync,
   unlinkSync as unlinkSync8
 } from "node:fs";
-import path29 from "node:path";
+import path30 from "node:path";
 function cloneOf(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
-  return { top, common, copy: path29.join(common, "session-handoff", "merge-driver.mjs") };
+  return { top, common, copy: path30.join(common, "session-handoff", "merge-driver.mjs") };
 }
 function driverCommand(node, copy) {
   const run = `${shellQuote(node)} ${shellQuote(copy)}${DRIVER_ARGS}`;
@@ -7728,7 +7754,7 @@ function driverParts(command) {
   return m === null ? null : { node: unquote(m[1]), copy: unquote(m[2]) };
 }
 function attributesLine(top, root) {
-  const memRel = path29.relative(top, root).split(path29.sep).join("/");
+  const memRel = path30.relative(top, root).split(path30.sep).join("/");
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME}`;
 }
 function readRegular(p) {
@@ -7779,9 +7805,9 @@ async function registerMergeDriver(root, helperPath, env) {
   assertDriverFits(root, env);
   let copy;
   try {
-    const bytes = readFileSync5(path29.join(path29.dirname(helperPath), "lib", "cli.mjs"));
-    mkdirSync4(path29.dirname(c.copy), { recursive: true, mode: 448 });
-    giveTo(path29.dirname(c.copy), c.common);
+    const bytes = readFileSync5(path30.join(path30.dirname(helperPath), "lib", "cli.mjs"));
+    mkdirSync4(path30.dirname(c.copy), { recursive: true, mode: 448 });
+    giveTo(path30.dirname(c.copy), c.common);
     const st = lstatSync10(c.copy, { throwIfNoEntry: false });
     if (st !== void 0 && !st.isFile()) unlinkSync8(c.copy);
     const same = st !== void 0 && st.isFile() && readFileSync5(c.copy).equals(bytes);
@@ -7799,9 +7825,9 @@ async function registerMergeDriver(root, helperPath, env) {
     await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
   }
-  if (out.config) giveTo(path29.join(c.common, "config"), c.common);
+  if (out.config) giveTo(path30.join(c.common, "config"), c.common);
   try {
-    const file = path29.join(c.top, ".gitattributes");
+    const file = path30.join(c.top, ".gitattributes");
     const before = readRegular(file);
     const want = attributesLine(c.top, root);
     const { rest, had, line } = withoutBlock(before ?? "");
@@ -7821,18 +7847,18 @@ async function unregisterMergeDriver(root, env) {
   if (c === null) return out;
   try {
     unlinkSync8(c.copy);
-    rmdirSync(path29.dirname(c.copy));
+    rmdirSync(path30.dirname(c.copy));
   } catch {
   }
   const driver = await configValue(c.top, "driver", env);
   const halfOurs = driver === null && (await configValue(c.top, "name", env))?.startsWith(`${DRIVER_NAME}:`);
   if (driver !== null && driverParts(driver) !== null || halfOurs === true) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
-    giveTo(path29.join(c.common, "config"), c.common);
+    giveTo(path30.join(c.common, "config"), c.common);
     out.config = r.code === 0;
   }
   try {
-    const file = path29.join(c.top, ".gitattributes");
+    const file = path30.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file) ?? "");
     if (had) {
       if (rest === "") unlinkSync8(file);
@@ -7850,14 +7876,14 @@ async function previewMergeDriver(root, remove2, env) {
   const driver = await configValue(c.top, "driver", env);
   let text;
   try {
-    text = readRegular(path29.join(c.top, ".gitattributes"));
+    text = readRegular(path30.join(c.top, ".gitattributes"));
   } catch (err) {
     const notes = [`.gitattributes would not be changed: ${err.message}`];
     return { config: remove2 ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
   }
   const { had, line } = withoutBlock(text ?? "");
   if (remove2) return { config: driver !== null && driverParts(driver) !== null, attributes: had, notes: [] };
-  const copy = existsSync2(c.copy) ? realpathSync3(c.copy) : c.copy;
+  const copy = existsSync3(c.copy) ? realpathSync3(c.copy) : c.copy;
   const config = driver !== driverCommand(process.execPath, copy);
   return { config, attributes: !(had && line === attributesLine(c.top, root)), notes: [] };
 }
@@ -7888,7 +7914,7 @@ function attributesOnlyOurs(top) {
   return had && rest === "";
 }
 function textOr(dir, name2) {
-  return readSmall(path29.join(dir, name2)) ?? "";
+  return readSmall(path30.join(dir, name2)) ?? "";
 }
 async function mergeDriverMissing(root, env) {
   const c = cloneOf(root, env);
@@ -7902,8 +7928,8 @@ async function driverPartMissing(root, env) {
   const command = await effectiveDriver(c.top, env);
   const parts = command == null ? null : driverParts(command);
   if (parts === null) return null;
-  if (!existsSync2(parts.copy)) return `the merge driver's copy of the helper ${parts.copy} is missing`;
-  if (!existsSync2(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
+  if (!existsSync3(parts.copy)) return `the merge driver's copy of the helper ${parts.copy} is missing`;
+  if (!existsSync3(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
   return null;
 }
 var import_write_file_atomic, DRIVER_NAME, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
@@ -7931,7 +7957,7 @@ var init_merge_driver_config = __esm({
 
 // src/git/fates.ts
 import { readFileSync as readFileSync6 } from "node:fs";
-import path30 from "node:path";
+import path31 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
     const [name2 = "", ...rest] = rec.split("\0");
@@ -7970,7 +7996,7 @@ function fatesOf(i) {
 function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
   try {
-    const first = readFileSync6(path30.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
+    const first = readFileSync6(path31.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
     const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
     return m !== null && Number(m[1]) * 1e3 >= savedMs2;
   } catch {
@@ -7980,7 +8006,7 @@ function clonedAfter(gitDir, savedMs2) {
 function stashCount(commonDir) {
   if (commonDir === null) return 0;
   try {
-    const log = readFileSync6(path30.join(commonDir, "logs", "refs", "stash"), "utf8");
+    const log = readFileSync6(path31.join(commonDir, "logs", "refs", "stash"), "utf8");
     return log.split("\n").filter((l) => l !== "").length;
   } catch {
     return 0;
@@ -8033,7 +8059,7 @@ async function handoffInStash(root, env) {
   const gitDir = top === null ? null : gitDirOf(top);
   const count = stashCount(gitDir === null ? null : commonDirOf(gitDir));
   if (top === null || count === 0) return null;
-  const handoff = `${path30.relative(top, root).split(path30.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
+  const handoff = `${path31.relative(top, root).split(path31.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
   if (/[\r\n]/.test(handoff)) return null;
   const git = (args, input) => runGit(root, args, env, void 0, { input });
   const n2 = Math.min(count, 100);
@@ -8172,7 +8198,7 @@ When the kill switch is on, the paused sentence is printed too and the code is k
 
 // src/store/checkpoint-cleanup.ts
 import { linkSync as linkSync5, lstatSync as lstatSync11, readdirSync as readdirSync6, unlinkSync as unlinkSync9 } from "node:fs";
-import path31 from "node:path";
+import path32 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
   const survivors = new Set(list2.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
@@ -8181,11 +8207,11 @@ function pruneCheckpoints(root, keep) {
   for (const e of list2) {
     if (survivors.has(e.name) || deleted.length >= list2.length - CHECKPOINT_KEEP) continue;
     try {
-      unlinkSync9(path31.join(checkpointsDir(root), e.name));
+      unlinkSync9(path32.join(checkpointsDir(root), e.name));
       deleted.push(e.name);
     } catch {
     }
-    rmQuietRegular(path31.join(checkpointsDir(root), `.delivered-${e.session}`));
+    rmQuietRegular(path32.join(checkpointsDir(root), `.delivered-${e.session}`));
   }
   return deleted;
 }
@@ -8199,7 +8225,7 @@ function cleanCheckpointLeftovers(root) {
     if (st === void 0 || st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
       try {
-        linkSync5(e.path, path31.join(dir, e.file));
+        linkSync5(e.path, path32.join(dir, e.file));
         actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
       } catch {
       }
@@ -8215,20 +8241,20 @@ function cleanCheckpointLeftovers(root) {
     const live = /* @__PURE__ */ new Set();
     for (const name2 of names) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
-      const bytes = readHeadBytes(path31.join(dir, name2));
+      const bytes = readHeadBytes(path32.join(dir, name2));
       if (bytes !== null) live.add(tokenOf(bytes));
     }
     const kept = [];
     for (const name2 of names) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      const told = readHead(path31.join(dir, name2), 128)?.trim() ?? "";
-      const st = lstatSync11(path31.join(dir, name2), { throwIfNoEntry: false });
-      if (readHead(path31.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path31.join(dir, name2));
+      const told = readHead(path32.join(dir, name2), 128)?.trim() ?? "";
+      const st = lstatSync11(path32.join(dir, name2), { throwIfNoEntry: false });
+      if (readHead(path32.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path32.join(dir, name2));
       else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
     }
     kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
-    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path31.join(dir, k.name));
+    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path32.join(dir, k.name));
   } catch {
   }
   return actions;
@@ -8236,7 +8262,7 @@ function cleanCheckpointLeftovers(root) {
 function pruneOfferMarkers(dir, nowMs) {
   try {
     for (const name2 of readdirSync6(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
-      const p = path31.join(dir, name2);
+      const p = path32.join(dir, name2);
       if (nowMs - lstatSync11(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     }
   } catch {
@@ -8606,7 +8632,7 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import path32 from "node:path";
+import path33 from "node:path";
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
   p.catch(() => void 0);
@@ -8653,7 +8679,7 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   const keyFiles = [.../* @__PURE__ */ new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
   const top = gitTopOf(root, env);
-  const rel = top === null ? "" : path32.relative(top, root).split(path32.sep).join("/");
+  const rel = top === null ? "" : path33.relative(top, root).split(path33.sep).join("/");
   const prefix = rel === "" ? "" : `${rel}/`;
   const token = opts.handoffToken;
   if (token != null) facts.savedBy = savedByOf(root, env, token);
@@ -8874,7 +8900,7 @@ async function measureFates(git, facts, anchors, at2) {
     savedDirty: facts.saved.dirty ?? [],
     hashes: anchors.dirtyHashes ?? [],
     nowDirty: now.dirty,
-    blobNow: (p) => blobIdOf(path32.join(at2.top, p), format2),
+    blobNow: (p) => blobIdOf(path33.join(at2.top, p), format2),
     ...logs,
     // A clone made after the save did not save it, record or not.
     fromSaved: present && head !== null,
@@ -9450,6 +9476,8 @@ var init_checkpoint_brief = __esm({
 });
 
 // src/git/merge-driver.ts
+import { closeSync as closeSync8, constants as constants6, fstatSync as fstatSync6, lstatSync as lstatSync12, mkdirSync as mkdirSync5, openSync as openSync7, readFileSync as readFileSync7, writeSync as writeSync2 } from "node:fs";
+import path34 from "node:path";
 function mergedSentence(name2, note = null) {
   return `two handoffs met in a merge; the other is archive/${name2}${note === null ? "" : `; ${note}`}`;
 }
@@ -9591,11 +9619,111 @@ function mergeCountsText(c) {
   const n2 = (k, one, many) => `+${k} ${k === 1 ? one : many}`;
   return `${n2(c.decisions, "decision", "decisions")}, ${n2(c.failed, "failed approach", "failed approaches")}`;
 }
-var MERGED_LINE, RANK2, BOX, NONE_ITEM2, PLAN_LINE, firstLine2, real;
+function onRegularFile(p, flags, use) {
+  const fd = openSync7(p, flags | NOFOLLOW);
+  try {
+    if (!fstatSync6(fd).isFile()) throw new Error(`${p} is not a regular file`);
+    return use(fd);
+  } finally {
+    closeSync8(fd);
+  }
+}
+function memorySide(p, side) {
+  const m = memoryText(side, onRegularFile(p, constants6.O_RDONLY, (fd) => readFileSync7(fd)));
+  if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
+  return m.text;
+}
+function writeResult(p, text) {
+  onRegularFile(p, constants6.O_WRONLY | constants6.O_TRUNC, (fd) => writeSync2(fd, Buffer.from(text, "utf8")));
+}
+function archiveDirOf(top, memRel) {
+  let at2 = top;
+  for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
+    at2 = path34.join(at2, part);
+    let st;
+    try {
+      st = lstatSync12(at2);
+    } catch {
+      mkdirSync5(at2, { mode: 448 });
+      st = lstatSync12(at2);
+    }
+    if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
+  }
+  return at2;
+}
+async function otherAuthor(cwd, env, side, file) {
+  const blob = await runGit(cwd, ["hash-object", "--", side], env);
+  if (blob.code !== 0) return null;
+  const id = blob.stdout.toString("utf8").trim();
+  const r = await runGit(cwd, ["log", "--all", "-1", "--format=%an", `--find-object=${id}`, "--", file], env);
+  const name2 = r.code === 0 ? r.stdout.toString("utf8").trim().replace(/[^\p{L}\p{N} .'_-]/gu, "") : "";
+  return name2 === "" ? null : name2.slice(0, 60);
+}
+async function mergeMemoryFile(args, cwd, env, journalMonth) {
+  const [base, ours, theirs, file] = args;
+  const said2 = (code, note = null) => ({ notes: note === null ? [] : [`session-handoff merge driver: ${note}`], code });
+  const m = /^((?:.*\/)?)\.ai\/memory\/(HANDOFF|LESSONS|SOLUTIONS)\.md$/.exec(file);
+  let a;
+  let b;
+  try {
+    a = memorySide(ours, "our side");
+    b = memorySide(theirs, "their side");
+  } catch (err) {
+    return said2(1, err.message);
+  }
+  const gitMerge = async (mode, why) => {
+    const labels = ["-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs];
+    const r = await runGit(cwd, ["merge-file", ...mode, ...labels], env);
+    return said2(r.code === 0 ? 0 : 1, why === null ? null : `${why}; merged as text`);
+  };
+  if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
+    if (/\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file)) {
+      try {
+        const merged = journalMonth(a, b);
+        if (merged !== null) {
+          writeResult(ours, merged);
+          return said2(0);
+        }
+      } catch {
+      }
+    }
+    return gitMerge(["--union"], null);
+  }
+  if (!m) return gitMerge([], null);
+  if (a === b) return said2(0);
+  if (m[2] !== "HANDOFF") {
+    writeResult(ours, mergeLedgers(a, b, m[2] === "LESSONS" ? "L" : "S"));
+    return said2(0);
+  }
+  const later = laterHandoff(a, b, Date.now());
+  const winner = later === "ours" ? a : b;
+  const loser = winner === a ? b : a;
+  try {
+    const dir = archiveDirOf(cwd, `${m[1]}.ai/memory`);
+    const name2 = archiveName("HANDOFF", dir);
+    if (!createExclusive(path34.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
+    const merged = mergeHandoffs(winner, loser);
+    const who = await otherAuthor(cwd, env, later === "ours" ? theirs : ours, file);
+    const at2 = stateTimeOfText(loser, Date.now());
+    const whose = who === null ? "the other" : `${who}'s`;
+    const of = at2.known ? ` of ${at2.time.iso}` : "";
+    const note = `merged with ${whose} handoff${of}: ${mergeCountsText(merged.added)}`;
+    writeResult(ours, markMerged(merged.text, name2, note));
+    const kept = `${file}: kept the later handoff; the other is archive/${name2}`;
+    return said2(0, `${kept}, not in this merge's commit: \`publish\` commits it`);
+  } catch (err) {
+    return gitMerge([], `the other handoff could not be archived (${err.message})`);
+  }
+}
+var MERGED_LINE, RANK2, BOX, NONE_ITEM2, PLAN_LINE, firstLine2, real, NOFOLLOW;
 var init_merge_driver = __esm({
   "src/git/merge-driver.ts"() {
     "use strict";
+    init_memory_text();
     init_handoff();
+    init_archive();
+    init_files();
+    init_run();
     MERGED_LINE = /^Merged-with: archive\/(HANDOFF-[A-Za-z0-9._-]+\.md)(?:; (merged with [^\n]{1,200}?))?[ \t]*$/m;
     RANK2 = { unmarked: 0, todo: 1, "in-progress": 2, done: 3, abandoned: 3 };
     BOX = { todo: " ", "in-progress": "~", done: "x", abandoned: "-" };
@@ -9603,6 +9731,7 @@ var init_merge_driver = __esm({
     PLAN_LINE = /^(\s*[-*+] \[)([ xX~-])(\]\s+)(.*)$/;
     firstLine2 = (t) => t.split("\n")[0].trim();
     real = (items2) => items2.filter((t) => !NONE_ITEM2.test(t.trim()));
+    NOFOLLOW = constants6.O_NOFOLLOW ?? 0;
   }
 });
 
@@ -9611,8 +9740,8 @@ var brief_exports = {};
 __export(brief_exports, {
   briefVerb: () => briefVerb
 });
-import { existsSync as existsSync3 } from "node:fs";
-import path33 from "node:path";
+import { existsSync as existsSync4 } from "node:fs";
+import path35 from "node:path";
 function sideTime(text, now) {
   const st = stateTimeOfText(text, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
@@ -9729,7 +9858,7 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync3(path33.join(archiveDir(root), merged[1])))
+        if (merged && existsSync4(path35.join(archiveDir(root), merged[1])))
           brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
@@ -9737,36 +9866,6 @@ exit: 0 brief printed
         return ok(renderBrief(brief), stderr);
       }
     };
-  }
-});
-
-// src/agents/hook-input.ts
-import { existsSync as existsSync4 } from "node:fs";
-import path34 from "node:path";
-async function readHookJson(ctx, max) {
-  return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
-}
-function hookObject(data, max) {
-  if (data === null || data.length === 0) return void 0;
-  if (data.length > max) return null;
-  try {
-    const o = JSON.parse(data.toString("utf8"));
-    return o !== null && typeof o === "object" && !Array.isArray(o) ? o : null;
-  } catch {
-    return null;
-  }
-}
-function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync4(path34.join(root, ".ai", "memory"))) return false;
-  const under = (dir, base) => {
-    const rel = path34.relative(base, dir);
-    return !rel.startsWith("..") && !path34.isAbsolute(rel);
-  };
-  return under(skillDir, home) && !under(skillDir, root);
-}
-var init_hook_input = __esm({
-  "src/agents/hook-input.ts"() {
-    "use strict";
   }
 });
 
@@ -9956,8 +10055,8 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync12, readdirSync as readdirSync8 } from "node:fs";
-import path35 from "node:path";
+import { lstatSync as lstatSync13, readdirSync as readdirSync8 } from "node:fs";
+import path36 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
@@ -9968,7 +10067,7 @@ function listArchives(root) {
   for (const name2 of readdirSync8(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync12(path35.join(dir, name2));
+      const s = lstatSync13(path36.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -9983,9 +10082,9 @@ function assertArchiveName(name2) {
 }
 async function readArchive(root, name2) {
   assertArchiveName(name2);
-  const got = checkTree(root) ? await readStable(path35.join(archiveDir(root), name2)) : null;
+  const got = checkTree(root) ? await readStable(path36.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path35.join(archiveDir(root), name2));
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path36.join(archiveDir(root), name2));
   return got;
 }
 var init_archive_entries = __esm({
@@ -10143,7 +10242,7 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import path36 from "node:path";
+import path37 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -10229,7 +10328,7 @@ async function restore(ctx, name2) {
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         assertArchiveName(name2);
-        if (!exists(path36.join(archiveDir(root), name2))) {
+        if (!exists(path37.join(archiveDir(root), name2))) {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
       }
@@ -10238,7 +10337,7 @@ async function restore(ctx, name2) {
       const archived2 = await readArchive(root, name2);
       const problem = restoreProblem(archived2.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path36.join(memoryDir(root), file));
+      const current = await readStable(path37.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived2.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -10655,17 +10754,17 @@ alwaysApply: true
 // src/agents/agent-file.ts
 import {
   accessSync,
-  closeSync as closeSync8,
-  constants as constants6,
+  closeSync as closeSync9,
+  constants as constants7,
   existsSync as existsSync5,
-  lstatSync as lstatSync13,
-  mkdirSync as mkdirSync5,
-  openSync as openSync7,
+  lstatSync as lstatSync14,
+  mkdirSync as mkdirSync6,
+  openSync as openSync8,
   readlinkSync as readlinkSync3,
   rmdirSync as rmdirSync2,
   unlinkSync as unlinkSync10
 } from "node:fs";
-import path37 from "node:path";
+import path38 from "node:path";
 async function readAgentFile(file, snippet) {
   let read;
   try {
@@ -10696,8 +10795,8 @@ ${snippet}`);
 }
 function assertReplaceable(file, snippet) {
   try {
-    closeSync8(openSync7(file, constants6.O_WRONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK));
-    accessSync(path37.dirname(file), constants6.W_OK);
+    closeSync9(openSync8(file, constants7.O_WRONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK));
+    accessSync(path38.dirname(file), constants7.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -10707,7 +10806,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path37.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path38.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -10737,15 +10836,15 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
   await failpoint(fp, "after-publication");
 }
 function dirsBelow(base, dir) {
-  const rel = path37.relative(base, dir);
-  if (rel.split(path37.sep)[0] === ".." || path37.isAbsolute(rel)) return [];
+  const rel = path38.relative(base, dir);
+  if (rel.split(path38.sep)[0] === ".." || path38.isAbsolute(rel)) return [];
   let cur = base;
-  return rel.split(path37.sep).filter(Boolean).map((part) => cur = path37.join(cur, part));
+  return rel.split(path38.sep).filter(Boolean).map((part) => cur = path38.join(cur, part));
 }
 function missingDirs(base, dir) {
   const missing = [];
   for (const cur of dirsBelow(base, dir)) {
-    const st = missing.length > 0 ? void 0 : lstatSync13(cur, { throwIfNoEntry: false });
+    const st = missing.length > 0 ? void 0 : lstatSync14(cur, { throwIfNoEntry: false });
     if (st === void 0) missing.push(cur);
     else if (!st.isDirectory()) {
       const what = st.isSymbolicLink() ? "a link" : "not a directory";
@@ -10755,7 +10854,7 @@ function missingDirs(base, dir) {
   return missing;
 }
 function makeDirs(dirs) {
-  for (const d of dirs) mkdirSync5(d, { mode: 493 });
+  for (const d of dirs) mkdirSync6(d, { mode: 493 });
 }
 function removeEmptyDirs(dirs) {
   const removed = [];
@@ -10769,12 +10868,12 @@ function removeEmptyDirs(dirs) {
   return removed;
 }
 function recordNode(dir, execPath) {
-  const target = path37.join(dir, "node");
+  const target = path38.join(dir, "node");
   if (readSmall(target) === `${execPath}
 `) return;
-  const missing = dirsBelow(path37.parse(dir).root, dir).filter((d) => !existsSync5(d));
+  const missing = dirsBelow(path38.parse(dir).root, dir).filter((d) => !existsSync5(d));
   try {
-    mkdirSync5(dir, { recursive: true, mode: 448 });
+    mkdirSync6(dir, { recursive: true, mode: 448 });
   } catch (err) {
     removeEmptyDirs(missing);
     const why = err.code ?? err.message;
@@ -10793,173 +10892,6 @@ var init_agent_file = __esm({
     init_fs();
     init_files();
     removeEmptyUpTo = (dir, stop) => removeEmptyDirs(dirsBelow(stop, dir));
-  }
-});
-
-// src/agents/skill-place.ts
-import {
-  accessSync as accessSync2,
-  closeSync as closeSync9,
-  constants as constants7,
-  lstatSync as lstatSync14,
-  mkdirSync as mkdirSync6,
-  openSync as openSync8,
-  readdirSync as readdirSync9,
-  readFileSync as readFileSync7,
-  readlinkSync as readlinkSync4,
-  renameSync as renameSync4,
-  rmSync as rmSync3,
-  statSync,
-  symlinkSync,
-  writeFileSync as writeFileSync5
-} from "node:fs";
-import path38 from "node:path";
-function detectAgents(agents, base, global) {
-  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => exists(path38.join(base, m))));
-}
-function linkFolderFor(agent, global) {
-  const folders = agent.skillFolders[global ? "home" : "project"];
-  if (folders.length === 0 || folders.includes(".agents/skills")) return null;
-  return folders[0];
-}
-function skillFiles(dir) {
-  const out = [];
-  const walk2 = (rel) => {
-    const abs = path38.join(dir, rel);
-    const st = lstatOrNull(abs);
-    if (st === null) return;
-    if (st.isDirectory()) {
-      for (const name2 of readdirSync9(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
-    } else if (st.isFile()) out.push(rel);
-  };
-  for (const e of SKILL_ENTRIES) walk2(e);
-  return out.sort();
-}
-function copySteps(from, to) {
-  const want = skillFiles(from);
-  const steps2 = [];
-  for (const rel of want) {
-    const dest = path38.join(to, rel);
-    let have = null;
-    try {
-      have = lstatSync14(dest).isFile() ? readFileSync7(dest) : null;
-    } catch {
-    }
-    if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync7(path38.join(from, rel)))) steps2.push({ rel, action: "update" });
-  }
-  const wanted = new Set(want);
-  for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
-  return steps2;
-}
-function linkOnTheWay(base, p) {
-  const parts = path38.relative(base, path38.dirname(p)).split(path38.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path38.dirname(p);
-  let at2 = base;
-  for (const part of parts) {
-    at2 = path38.join(at2, part);
-    const st = lstatOrNull(at2);
-    if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
-  }
-  return null;
-}
-function readCopyRecord(dir) {
-  const file = path38.join(dir, RECORD);
-  const st = lstatOrNull(file);
-  if (st === null) return null;
-  if (!st.isFile() || st.size > 1e6) {
-    throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
-  }
-  try {
-    const r = JSON.parse(readFileSync7(file, "utf8"));
-    const files = r.files;
-    if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
-    if (!Array.isArray(r.createdDirs)) return null;
-    if (!Object.values(files).every((h) => typeof h === "string")) return null;
-    return { files, createdDirs: r.createdDirs.filter(safeDir) };
-  } catch {
-    return null;
-  }
-}
-function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path38.join(dir, rel))]));
-  const flags = constants7.O_WRONLY | constants7.O_CREAT | constants7.O_TRUNC | (constants7.O_NOFOLLOW ?? 0);
-  const fd = openSync8(path38.join(dir, RECORD), flags, 420);
-  try {
-    writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
-`);
-  } finally {
-    closeSync9(fd);
-  }
-}
-function dropCopyRecord(dir) {
-  rmSync3(path38.join(dir, RECORD), { force: true });
-}
-function editedFiles(dir, steps2, record2) {
-  const changed = (rel) => {
-    const file = path38.join(dir, rel);
-    return !lstatSync14(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
-  };
-  return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
-}
-function linkState(place, target) {
-  const st = lstatOrNull(place);
-  if (st === null) return "absent";
-  if (st.isSymbolicLink()) {
-    const to = readlinkSync4(place);
-    return path38.resolve(path38.dirname(place), to) === target ? "ours" : `a link to ${to}`;
-  }
-  if (st.isDirectory()) return exists(path38.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
-  return "a file";
-}
-function unwritable(file) {
-  let dir = path38.dirname(file);
-  for (let i = 0; i < 64 && !exists(dir); i++) dir = path38.dirname(dir);
-  if (!lstatSync14(dir).isDirectory()) return `${dir} is not a folder`;
-  try {
-    accessSync2(dir, constants7.W_OK);
-  } catch {
-    return `${dir} is not writable`;
-  }
-  try {
-    if (exists(file) && lstatSync14(file).isFile()) accessSync2(file, constants7.W_OK);
-  } catch {
-    return `${file} is not writable`;
-  }
-  return null;
-}
-function applySteps(from, to, steps2) {
-  for (const s of steps2) {
-    const dest = path38.join(to, s.rel);
-    if (s.action === "remove") {
-      rmSync3(dest, { force: true });
-      removeEmptyUpTo(path38.dirname(dest), to);
-      continue;
-    }
-    mkdirSync6(path38.dirname(dest), { recursive: true });
-    const temp = `${dest}.tmp-${process.pid}`;
-    const src = path38.join(from, s.rel);
-    writeFileSync5(temp, readFileSync7(src), { mode: statSync(src).mode & 511 });
-    renameSync4(temp, dest);
-  }
-}
-function makeLink(place, target) {
-  mkdirSync6(path38.dirname(place), { recursive: true });
-  symlinkSync(path38.relative(path38.dirname(place), target), place, "dir");
-}
-var SKILL_ENTRIES, CANONICAL, RECORD, hashOf, safeDir;
-var init_skill_place = __esm({
-  "src/agents/skill-place.ts"() {
-    "use strict";
-    init_builtins();
-    init_errors();
-    init_fs();
-    init_agent_file();
-    SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
-    CANONICAL = ".agents/skills/session-handoff";
-    RECORD = ".init.json";
-    hashOf = (file) => nodeCrypto().createHash("sha256").update(readFileSync7(file)).digest("hex");
-    safeDir = (d) => typeof d === "string" && d !== "" && !path38.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -11535,12 +11467,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path56) {
+function findNodeAtLocation(root, path55) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path56) {
+  for (let segment of path55) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -12369,7 +12301,7 @@ var init_plan = __esm({
 });
 
 // src/agents/installer.ts
-import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readFileSync as readFileSync8, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readFileSync as readFileSync8, rmSync as rmSync3 } from "node:fs";
 import path41 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
@@ -12445,7 +12377,7 @@ function dropOldRecords(dir) {
   const what = "an older version's copies of agent files, no longer read";
   if (lstatSync15(records, { throwIfNoEntry: false }) === void 0) return [];
   try {
-    rmSync4(records, { recursive: true, force: true });
+    rmSync3(records, { recursive: true, force: true });
   } catch (err) {
     return [`${records} could not be removed (${err.code}): ${what}; delete it by hand`];
   }
@@ -12592,7 +12524,7 @@ function agentTarget(ctx, verb, rootOf) {
   const name2 = ctx.values.agent;
   if (!isAgentName(name2)) {
     const got = typeof name2 === "string" ? `, got ${quotedValue(name2)}` : "";
-    throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${got}`);
+    throw new UsageError(`${verb} needs --agent ${AGENT_NAMES}${got}`);
   }
   const global = ctx.values.global === true;
   const both = global && typeof ctx.values.root === "string";
@@ -12600,7 +12532,7 @@ function agentTarget(ctx, verb, rootOf) {
   const root = global ? null : rootOf();
   return targetOf(AGENTS[name2], root, helperLocation(ctx, root), ctx.env, ctx.values["dry-run"] === true);
 }
-var AGENT_OPTIONS, AGENT_HELP, real2;
+var AGENT_NAMES, AGENT_OPTIONS, AGENT_HELP, real2;
 var init_target = __esm({
   "src/agents/target.ts"() {
     "use strict";
@@ -12611,6 +12543,7 @@ var init_target = __esm({
     init_fs();
     init_agents();
     init_plan();
+    AGENT_NAMES = Object.keys(AGENTS).join("|");
     AGENT_OPTIONS = {
       agent: { type: "string" },
       root: { type: "string" },
@@ -12624,41 +12557,178 @@ var init_target = __esm({
   }
 });
 
-// src/verbs/init.ts
-var init_exports = {};
-__export(init_exports, {
-  initVerb: () => initVerb
-});
-import { existsSync as existsSync7, lstatSync as lstatSync17, realpathSync as realpathSync4, rmSync as rmSync5 } from "node:fs";
+// src/agents/skill-place.ts
+import {
+  accessSync as accessSync2,
+  closeSync as closeSync10,
+  constants as constants8,
+  existsSync as existsSync7,
+  lstatSync as lstatSync17,
+  mkdirSync as mkdirSync9,
+  openSync as openSync9,
+  readdirSync as readdirSync9,
+  readFileSync as readFileSync9,
+  readlinkSync as readlinkSync4,
+  realpathSync as realpathSync4,
+  renameSync as renameSync4,
+  rmSync as rmSync4,
+  statSync,
+  symlinkSync,
+  writeFileSync as writeFileSync5
+} from "node:fs";
 import path44 from "node:path";
-function planOf(ctx) {
-  const global = ctx.values.global === true;
-  const both = global && typeof ctx.values.root === "string";
-  if (both) throw new UsageError("init: --global and --root exclude each other");
-  const named = ctx.values.agent ?? [];
-  for (const n2 of named) {
-    if (!isAgentName(n2)) throw new UsageError(`init: unknown agent ${quotedValue(n2)}; name one of ${NAMES}`);
+function linkFolderFor(agent, global) {
+  const folders = agent.skillFolders[global ? "home" : "project"];
+  if (folders.length === 0 || folders.includes(".agents/skills")) return null;
+  return folders[0];
+}
+function skillFiles(dir) {
+  const out = [];
+  const walk2 = (rel) => {
+    const abs = path44.join(dir, rel);
+    const st = lstatOrNull(abs);
+    if (st === null) return;
+    if (st.isDirectory()) {
+      for (const name2 of readdirSync9(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
+    } else if (st.isFile()) out.push(rel);
+  };
+  for (const e of SKILL_ENTRIES) walk2(e);
+  return out.sort();
+}
+function copySteps(from, to) {
+  const want = skillFiles(from);
+  const steps2 = [];
+  for (const rel of want) {
+    const dest = path44.join(to, rel);
+    let have = null;
+    try {
+      have = lstatSync17(dest).isFile() ? readFileSync9(dest) : null;
+    } catch {
+    }
+    if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
+    else if (!have.equals(readFileSync9(path44.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
+  const wanted = new Set(want);
+  for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
+  return steps2;
+}
+function linkOnTheWay(base, p) {
+  const parts = path44.relative(base, path44.dirname(p)).split(path44.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path44.dirname(p);
+  let at2 = base;
+  for (const part of parts) {
+    at2 = path44.join(at2, part);
+    const st = lstatOrNull(at2);
+    if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
+  }
+  return null;
+}
+function readCopyRecord(dir) {
+  const file = path44.join(dir, RECORD);
+  const st = lstatOrNull(file);
+  if (st === null) return null;
+  if (!st.isFile() || st.size > 1e6) {
+    throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
+  }
+  try {
+    const r = JSON.parse(readFileSync9(file, "utf8"));
+    const files = r.files;
+    if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
+    if (!Array.isArray(r.createdDirs)) return null;
+    if (!Object.values(files).every((h) => typeof h === "string")) return null;
+    return { files, createdDirs: r.createdDirs.filter(safeDir) };
+  } catch {
+    return null;
+  }
+}
+function writeCopyRecord(dir, createdDirs) {
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path44.join(dir, rel))]));
+  const flags = constants8.O_WRONLY | constants8.O_CREAT | constants8.O_TRUNC | (constants8.O_NOFOLLOW ?? 0);
+  const fd = openSync9(path44.join(dir, RECORD), flags, 420);
+  try {
+    writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
+`);
+  } finally {
+    closeSync10(fd);
+  }
+}
+function editedFiles(dir, steps2, record2) {
+  const changed = (rel) => {
+    const file = path44.join(dir, rel);
+    return !lstatSync17(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
+  };
+  return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
+}
+function linkState(place, target) {
+  const st = lstatOrNull(place);
+  if (st === null) return "absent";
+  if (st.isSymbolicLink()) {
+    const to = readlinkSync4(place);
+    return path44.resolve(path44.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+  }
+  if (st.isDirectory()) return exists(path44.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  return "a file";
+}
+function unwritable(file) {
+  let dir = path44.dirname(file);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path44.dirname(dir);
+  if (!lstatSync17(dir).isDirectory()) return `${dir} is not a folder`;
+  try {
+    accessSync2(dir, constants8.W_OK);
+  } catch {
+    return `${dir} is not writable`;
+  }
+  try {
+    if (exists(file) && lstatSync17(file).isFile()) accessSync2(file, constants8.W_OK);
+  } catch {
+    return `${file} is not writable`;
+  }
+  return null;
+}
+function applySteps(from, to, steps2) {
+  for (const s of steps2) {
+    const dest = path44.join(to, s.rel);
+    if (s.action === "remove") {
+      rmSync4(dest, { force: true });
+      removeEmptyUpTo(path44.dirname(dest), to);
+      continue;
+    }
+    mkdirSync9(path44.dirname(dest), { recursive: true });
+    const temp = `${dest}.tmp-${process.pid}`;
+    const src = path44.join(from, s.rel);
+    writeFileSync5(temp, readFileSync9(src), { mode: statSync(src).mode & 511 });
+    renameSync4(temp, dest);
+  }
+}
+function makeLink(place, target) {
+  mkdirSync9(path44.dirname(place), { recursive: true });
+  symlinkSync(path44.relative(path44.dirname(place), target), place, "dir");
+}
+async function initSkill(ctx, ask) {
+  const plan2 = planOf(ctx, ask);
+  return ask.undo ? undo(ctx, plan2) : init(ctx, plan2, ask.replace);
+}
+function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   if (!ctx.env.HOME || !existsSync7(ctx.env.HOME)) {
     throw new Refused("init needs HOME set to an existing folder (install records Node there); nothing was changed");
   }
   let base;
   if (global) base = realpathSync4(homeFolder(ctx.env));
   else {
-    const given = typeof ctx.values.root === "string";
-    const found = findRoot(path44.resolve(ctx.cwd, given ? ctx.values.root : "."), ctx.env);
-    if (!given && found.by === "start") {
+    const found = findRoot(path44.resolve(ctx.cwd, root ?? "."), ctx.env);
+    if (root === void 0 && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
       throw new Refused(`no project here: ${why}; nothing was changed. ${fix}`);
     }
     base = found.root;
-    if (ctx.values.undo !== true) assertDriverFits(base, ctx.env);
+    if (!undo2) assertDriverFits(base, ctx.env);
   }
-  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : detectAgents(Object.values(AGENTS), base, global);
-  if (agents.length === 0 && ctx.values.undo !== true) {
-    const markers = [...new Set(Object.values(AGENTS).flatMap((a) => a.markers[global ? "home" : "project"]))];
-    const fix = `Name them: init --agent claude-code --agent codex (${NAMES})`;
+  const side = global ? "home" : "project";
+  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path44.join(base, m))));
+  if (agents.length === 0 && !undo2) {
+    const markers = [...new Set(Object.values(AGENTS).flatMap((a) => a.markers[side]))];
+    const fix = `Name them: init --agent claude-code --agent codex (${AGENT_NAMES})`;
     throw new Refused(`no agent found in ${base} (none of ${markers.join(", ")}); nothing was changed. ${fix}`);
   }
   if (global) {
@@ -12677,7 +12747,6 @@ function planOf(ctx) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
   const shown = (p) => `${global ? "~/" : ""}${path44.relative(base, p).split(path44.sep).join("/")}`;
-  const dryRun = ctx.values["dry-run"] === true;
   return { base, global, dryRun, source, dest: path44.join(base, CANONICAL), agents, shown };
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
@@ -12709,7 +12778,7 @@ function refuseLinkOnTheWay(plan2) {
     throw new Refused(`${plan2.shown(link)} is a link; ${why}. ${fix}`);
   }
 }
-async function init(ctx, plan2) {
+async function init(ctx, plan2, replace) {
   const { dest, source, shown } = plan2;
   refuseLinkOnTheWay(plan2);
   const running = dest === source || existsSync7(dest) && realpathSync4(dest) === source;
@@ -12719,7 +12788,7 @@ async function init(ctx, plan2) {
   const steps2 = running ? [] : copySteps(source, dest);
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
-  if (edited.length > 0 && ctx.values.replace !== true) {
+  if (edited.length > 0 && !replace) {
     const names = edited.slice(0, 5).map((rel) => shown(path44.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
@@ -12751,17 +12820,14 @@ async function init(ctx, plan2) {
     const dry = await agentRun(ctx, plan2, install, agent, true);
     if (plan2.dryRun) take(dry);
   }
-  if (steps2.length === 0) lines2.unshift(`unchanged ${shown(dest)}`);
-  else {
-    if (!plan2.dryRun) applySteps(source, dest, steps2);
-    lines2.unshift(`${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown(dest)} (${counted(steps2)})`);
-  }
+  const copied = (to, copy2) => copy2.length === 0 ? `unchanged ${shown(to)}` : `${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown(to)} (${counted(copy2)})`;
+  if (!plan2.dryRun) applySteps(source, dest, steps2);
+  lines2.unshift(copied(dest, steps2));
   const after = [];
   for (const l of links) {
     if (l.asCopy) {
       if (!plan2.dryRun) applySteps(source, l.place, l.copy);
-      const copied = `${plan2.dryRun ? "would copy" : "copied"} the skill to ${shown(l.place)} (${counted(l.copy)})`;
-      after.push(l.copy.length === 0 ? `unchanged ${shown(l.place)}` : copied);
+      after.push(copied(l.place, l.copy));
     } else if (l.state === "ours") after.push(`unchanged ${shown(l.place)}`);
     else {
       if (!plan2.dryRun) makeLink(l.place, dest);
@@ -12773,12 +12839,10 @@ async function init(ctx, plan2) {
     writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   }
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
-  const who = plan2.agents.map((a) => a.name).join(", ");
   const copy = shown(path44.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
-  lines2.push(`next: start a new session (${who}) and ${SAY2}`);
-  return ok(`${lines2.join("\n")}
-`, notes);
+  lines2.push(`next: start a new session (${plan2.agents.map((a) => a.name).join(", ")}) and ${SAY2}`);
+  return { lines: lines2, notes };
 }
 async function undo(ctx, plan2) {
   const { dest, source, shown } = plan2;
@@ -12797,7 +12861,7 @@ async function undo(ctx, plan2) {
       continue;
     }
     if (!plan2.dryRun) {
-      rmSync5(place, { recursive: state === "copy", force: true });
+      rmSync4(place, { recursive: state === "copy", force: true });
       removeEmptyUpTo(path44.dirname(place), path44.join(plan2.base, path44.relative(plan2.base, place).split(path44.sep)[0]));
     }
     lines2.push(`${would} ${shown(place)}`);
@@ -12807,8 +12871,8 @@ async function undo(ctx, plan2) {
   const files = all.filter((rel) => !kept.includes(rel));
   if (files.length > 0 && !(existsSync7(dest) && lstatSync17(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync5(path44.join(dest, rel), { force: true });
-      if (kept.length === 0) dropCopyRecord(dest);
+      for (const rel of files) rmSync4(path44.join(dest, rel), { force: true });
+      if (kept.length === 0) rmSync4(path44.join(dest, RECORD), { force: true });
       for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), plan2.base);
     }
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
@@ -12819,27 +12883,47 @@ async function undo(ctx, plan2) {
   const made = (record2?.createdDirs ?? []).map((rel) => path44.join(plan2.base, rel)).filter((d) => mayMake.has(d));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
-  return ok(`${lines2.join("\n")}
-`, notes);
+  return { lines: lines2, notes };
 }
-var NAMES, SAY2, initVerb;
+var SAY2, SKILL_ENTRIES, CANONICAL, RECORD, hashOf, safeDir;
+var init_skill_place = __esm({
+  "src/agents/skill-place.ts"() {
+    "use strict";
+    init_builtins();
+    init_errors();
+    init_merge_driver_config();
+    init_root();
+    init_fs();
+    init_home();
+    init_agent_file();
+    init_agents();
+    init_installer();
+    init_install_lock();
+    init_target();
+    SAY2 = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
+    SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
+    CANONICAL = ".agents/skills/session-handoff";
+    RECORD = ".init.json";
+    hashOf = (file) => nodeCrypto().createHash("sha256").update(readFileSync9(file)).digest("hex");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path44.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+  }
+});
+
+// src/verbs/init.ts
+var init_exports = {};
+__export(init_exports, {
+  initVerb: () => initVerb
+});
+var initVerb;
 var init_init = __esm({
   "src/verbs/init.ts"() {
     "use strict";
     init_agents();
     init_skill_place();
-    init_agent_file();
-    init_installer();
-    init_install_lock();
     init_target();
     init_errors();
     init_quote();
-    init_merge_driver_config();
-    init_root();
-    init_home();
     init_types();
-    NAMES = Object.keys(AGENTS).join("|");
-    SAY2 = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
     initVerb = {
       name: "init",
       options: {
@@ -12863,7 +12947,7 @@ agents/, references/, templates/, scripts/) into .agents/skills/session-handoff/
 on Windows) into .claude/skills/ for Claude Code and .cline/skills/ for Cline; then
 runs \`install --agent NAME\` for each agent from that copy. Agents are those whose
 folder is in the project (.claude/ or CLAUDE.md, .codex/, .opencode/, .clinerules/,
-.gemini/ or GEMINI.md, .cursor/), or those named with --agent (${NAMES}).
+.gemini/ or GEMINI.md, .cursor/), or those named with --agent (${AGENT_NAMES}).
 
 --global  the same in HOME (~/.agents/skills/session-handoff/, \`install --global\`).
 --dry-run says what it would do and changes nothing.
@@ -12879,8 +12963,23 @@ folder that is something else, and whatever install refuses (tried first with
 exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 `,
       async run(ctx) {
-        const plan2 = planOf(ctx);
-        return ctx.values.undo === true ? undo(ctx, plan2) : init(ctx, plan2);
+        const v = ctx.values;
+        const root = v.root;
+        if (v.global === true && root !== void 0) throw new UsageError("init: --global and --root exclude each other");
+        const named = v.agent ?? [];
+        const bad2 = named.find((n2) => !isAgentName(n2));
+        if (bad2 !== void 0) throw new UsageError(`init: unknown agent ${quotedValue(bad2)}; name one of ${AGENT_NAMES}`);
+        const ask = {
+          named,
+          root,
+          global: v.global === true,
+          dryRun: v["dry-run"] === true,
+          undo: v.undo === true,
+          replace: v.replace === true
+        };
+        const said2 = await initSkill(ctx, ask);
+        return ok(`${said2.lines.join("\n")}
+`, said2.notes);
       }
     };
   }
@@ -12904,7 +13003,7 @@ var init_install = __esm({
       name: "install",
       options: AGENT_OPTIONS,
       positionals: [0, 0],
-      help: `usage: node memory_io.mjs install --agent claude-code|codex|opencode|cline|gemini|cursor
+      help: `usage: node memory_io.mjs install --agent ${AGENT_NAMES}
          [--root DIR | --global] [--dry-run]
 
 Wires the session-start hook (and, where the harness has the events, the checkpoint
@@ -12963,7 +13062,7 @@ var init_uninstall = __esm({
       name: "uninstall",
       options: AGENT_OPTIONS,
       positionals: [0, 0],
-      help: `usage: node memory_io.mjs uninstall --agent claude-code|codex|opencode|cline|gemini|cursor
+      help: `usage: node memory_io.mjs uninstall --agent ${AGENT_NAMES}
          [--root DIR | --global] [--dry-run]
 
 Removes exactly what \`install --agent\` added, every other byte kept; a file left
@@ -12994,11 +13093,11 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync9, readFileSync as readFileSync9 } from "node:fs";
+import { existsSync as existsSync9, readFileSync as readFileSync10 } from "node:fs";
 import path46 from "node:path";
 function json(file) {
   try {
-    const v = JSON.parse(readFileSync9(file, "utf8").slice(0, 1e6));
+    const v = JSON.parse(readFileSync10(file, "utf8").slice(0, 1e6));
     return isObj2(v) ? v : null;
   } catch {
     return null;
@@ -13134,6 +13233,7 @@ async function agentInstalls(r, name2, agent) {
   const install2 = {};
   r.agents[name2] = { skill, install: install2 };
   for (const edit2 of edits) install2[edit2.file] = await installState(r, name2, edit2);
+  if (!r.global && Object.values(install2).some(installed)) doubleInstall(r, name2, agent);
   if (skill.length === 0 && Object.values(install2).some(installed)) {
     const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
     const what = `${name2}: installed, but no session-handoff skill folder where ${name2} looks for skills (${where})`;
@@ -13144,6 +13244,25 @@ async function agentInstalls(r, name2, agent) {
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
+  }
+}
+function doubleInstall(r, name2, agent) {
+  let edits = [];
+  try {
+    edits = agent.edits(r.helper, true);
+  } catch {
+    return;
+  }
+  for (const edit2 of edits) {
+    const file = editPath(r.home, edit2);
+    if (edit2.kind !== "json-hooks" || file === editPath(r.root, edit2)) continue;
+    const text = readSmall(file);
+    const start = text === null ? [] : oursIn(text).filter((h) => h.event === "SessionStart");
+    if (!start.some((h) => installShaped(edit2, h.command) !== null)) continue;
+    const what = `${name2}: installed in this project and for your user (~/${edit2.file}) too`;
+    const user = fixCmd(r, `uninstall --agent ${name2} --global`, false);
+    const fix = `${user} (or this project's: ${agentFix(r, "uninstall", name2)})`;
+    r.problems.push({ what: `${what}: every session start runs both (two notices, two checkpoint writers)`, fix });
   }
 }
 async function installState(r, name2, edit2) {
@@ -13296,7 +13415,7 @@ var init_doctor_checks = __esm({
     init_paths();
     init_pause();
     init_fs();
-    init_probe_session();
+    init_hook_input();
     init_private();
     init_anchor_lines();
     init_quote();
@@ -13415,7 +13534,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, mkdtempSync, rmSync as rmSync6, statSync as statSync2 } from "node:fs";
+import { accessSync as accessSync3, constants as constants9, existsSync as existsSync11, mkdtempSync, rmSync as rmSync5, statSync as statSync2 } from "node:fs";
 import { tmpdir } from "node:os";
 import path49 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
@@ -13430,7 +13549,7 @@ async function skippedPrograms(top, env, push) {
   const hooksDir = path49.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
     try {
-      accessSync3(path49.join(hooksDir, h), constants8.X_OK);
+      accessSync3(path49.join(hooksDir, h), constants9.X_OK);
       return statSync2(path49.join(hooksDir, h)).isFile();
     } catch {
       return false;
@@ -13581,7 +13700,7 @@ async function commitOnly(top, env, runHooks, message, paths) {
     await putEntries(top, env, paths, staged, index);
     await gitOut(top, ["commit", "-q", "-m", message], env, "git commit", runHooks, index);
   } finally {
-    rmSync6(dir, { recursive: true, force: true });
+    rmSync5(dir, { recursive: true, force: true });
   }
 }
 var COMMIT_HOOKS, LS_MEMORY, PUSH_TIMEOUT_MS;
@@ -14103,7 +14222,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path56) => path56 && events.push({ kind: "edit", path: path56 });
+    addEdit = (events, path55) => path55 && events.push({ kind: "edit", path: path55 });
   }
 });
 
@@ -14350,7 +14469,7 @@ var init_parsers = __esm({
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync10, constants as constants9, fstatSync as fstatSync6, openSync as openSync9, readSync as readSync3 } from "node:fs";
+import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, openSync as openSync10, readSync as readSync3 } from "node:fs";
 function readAt(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
@@ -14379,7 +14498,7 @@ function openTranscript(transcriptPath) {
   if (!where.ok) return { ok: false, reason: where.reason };
   let fd;
   try {
-    fd = openSync9(where.path, constants9.O_RDONLY | constants9.O_NOFOLLOW | constants9.O_NONBLOCK);
+    fd = openSync10(where.path, constants10.O_RDONLY | constants10.O_NOFOLLOW | constants10.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     const known = { ENOENT: "does not exist", ELOOP: "is a link" };
@@ -14387,18 +14506,18 @@ function openTranscript(transcriptPath) {
   }
   let reason;
   try {
-    const st = fstatSync6(fd);
+    const st = fstatSync7(fd);
     if (st.isFile()) return { ok: true, file: { fd, size: st.size, head: linesFromStart(fd, st.size, HEAD_BYTES) } };
     reason = "the transcript is not a regular file";
   } catch (err) {
     reason = readFailure(err);
   }
-  closeSync10(fd);
+  closeSync11(fd);
   return { ok: false, reason };
 }
 function closeTranscript(file) {
   try {
-    closeSync10(file.fd);
+    closeSync11(file.fd);
   } catch {
   }
 }
@@ -15075,7 +15194,7 @@ var context_exports = {};
 __export(context_exports, {
   contextVerb: () => contextVerb
 });
-import { mkdirSync as mkdirSync9 } from "node:fs";
+import { mkdirSync as mkdirSync10 } from "node:fs";
 function offerText(pct, used, window, threshold) {
   return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
 }
@@ -15143,7 +15262,7 @@ async function decide(ctx, input, format2) {
   const pct = Math.floor(last.used * 100 / window);
   try {
     checkTree(root, { create: true });
-    mkdirSync9(checkpointsDir(root), { recursive: true, mode: 448 });
+    mkdirSync10(checkpointsDir(root), { recursive: true, mode: 448 });
   } catch (err) {
     return ok("", [...warn, say(`${err.message}; printing nothing`)]);
   }
@@ -15686,61 +15805,13 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, lstatSync as lstatSync19, mkdirSync as mkdirSync10, openSync as openSync10, readFileSync as readFileSync10, writeSync as writeSync2 } from "node:fs";
-import path55 from "node:path";
-function onRegularFile(p, flags, use) {
-  const fd = openSync10(p, flags | NOFOLLOW);
-  try {
-    if (!fstatSync7(fd).isFile()) throw new Error(`${p} is not a regular file`);
-    return use(fd);
-  } finally {
-    closeSync11(fd);
-  }
-}
-function memorySide(p, side) {
-  const m = memoryText(side, onRegularFile(p, constants10.O_RDONLY, (fd) => readFileSync10(fd)));
-  if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
-  return m.text;
-}
-function writeResult(p, text) {
-  onRegularFile(p, constants10.O_WRONLY | constants10.O_TRUNC, (fd) => writeSync2(fd, Buffer.from(text, "utf8")));
-}
-function archiveDirOf(top, memRel) {
-  let at2 = top;
-  for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path55.join(at2, part);
-    let st;
-    try {
-      st = lstatSync19(at2);
-    } catch {
-      mkdirSync10(at2, { mode: 448 });
-      st = lstatSync19(at2);
-    }
-    if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
-  }
-  return at2;
-}
-async function otherAuthor(cwd, env, side, file) {
-  const blob = await runGit(cwd, ["hash-object", "--", side], env);
-  if (blob.code !== 0) return null;
-  const id = blob.stdout.toString("utf8").trim();
-  const r = await runGit(cwd, ["log", "--all", "-1", "--format=%an", `--find-object=${id}`, "--", file], env);
-  const name2 = r.code === 0 ? r.stdout.toString("utf8").trim().replace(/[^\p{L}\p{N} .'_-]/gu, "") : "";
-  return name2 === "" ? null : name2.slice(0, 60);
-}
-var NOFOLLOW, mergeDriverVerb;
+var mergeDriverVerb;
 var init_merge_driver2 = __esm({
   "src/verbs/merge-driver.ts"() {
     "use strict";
     init_merge_driver();
-    init_handoff();
-    init_run();
-    init_archive();
-    init_files();
     init_entry();
     init_types();
-    init_memory_text();
-    NOFOLLOW = constants10.O_NOFOLLOW ?? 0;
     mergeDriverVerb = {
       name: "merge-driver",
       options: {},
@@ -15775,59 +15846,8 @@ It writes only <ours> (a regular file, no link followed) and the new archive.
 exit: 0 merged; 1 not merged (git's conflict stands)
 `,
       async run(ctx) {
-        const [base, ours, theirs, file] = ctx.positionals;
-        const m = /^((?:.*\/)?)\.ai\/memory\/(HANDOFF|LESSONS|SOLUTIONS)\.md$/.exec(file);
-        let a;
-        let b;
-        try {
-          a = memorySide(ours, "our side");
-          b = memorySide(theirs, "their side");
-        } catch (err) {
-          return ok("", [`session-handoff merge driver: ${err.message}`], 1);
-        }
-        const gitMerge = async (mode, why) => {
-          const labels = ["-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs];
-          const r = await runGit(ctx.cwd, ["merge-file", ...mode, ...labels], ctx.env);
-          return ok("", why === null ? [] : [`session-handoff merge driver: ${why}; merged as text`], r.code === 0 ? 0 : 1);
-        };
-        if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
-          if (/\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file)) {
-            try {
-              const merged = mergeJournalMonth(a, b);
-              if (merged !== null) {
-                writeResult(ours, merged);
-                return ok("");
-              }
-            } catch {
-            }
-          }
-          return gitMerge(["--union"], null);
-        }
-        if (!m) return gitMerge([], null);
-        if (a === b) return ok("");
-        if (m[2] !== "HANDOFF") {
-          writeResult(ours, mergeLedgers(a, b, m[2] === "LESSONS" ? "L" : "S"));
-          return ok("");
-        }
-        const later = laterHandoff(a, b, Date.now());
-        const winner = later === "ours" ? a : b;
-        const loser = winner === a ? b : a;
-        try {
-          const dir = archiveDirOf(ctx.cwd, `${m[1]}.ai/memory`);
-          const name2 = archiveName("HANDOFF", dir);
-          if (!createExclusive(path55.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
-          const merged = mergeHandoffs(winner, loser);
-          const who = await otherAuthor(ctx.cwd, ctx.env, later === "ours" ? theirs : ours, file);
-          const at2 = stateTimeOfText(loser, Date.now());
-          const whose = who === null ? "the other" : `${who}'s`;
-          const of = at2.known ? ` of ${at2.time.iso}` : "";
-          const note = `merged with ${whose} handoff${of}: ${mergeCountsText(merged.added)}`;
-          writeResult(ours, markMerged(merged.text, name2, note));
-          const kept = `${file}: kept the later handoff; the other is archive/${name2}`;
-          return ok("", [`session-handoff merge driver: ${kept}, not in this merge's commit: \`publish\` commits it`]);
-        } catch (err) {
-          return gitMerge([], `the other handoff could not be archived (${err.message})`);
-        }
+        const { notes, code } = await mergeMemoryFile(ctx.positionals, ctx.cwd, ctx.env, mergeJournalMonth);
+        return ok("", notes, code);
       }
     };
   }
@@ -16421,7 +16441,7 @@ import {
   closeSync as closeSync12,
   constants as constants11,
   fstatSync as fstatSync8,
-  lstatSync as lstatSync20,
+  lstatSync as lstatSync19,
   openSync as openSync11,
   readSync as readSync4,
   realpathSync as realpathSync5,
@@ -16570,7 +16590,7 @@ function heldOutput(fd, redact) {
 function runningFile(file) {
   if (file === void 0) return void 0;
   try {
-    return lstatSync20(file).isSymbolicLink() ? realpathSync5(file) : file;
+    return lstatSync19(file).isSymbolicLink() ? realpathSync5(file) : file;
   } catch {
     return file;
   }

@@ -2026,6 +2026,9 @@ var init_harness_path = __esm({
 // src/agents/hook-input.ts
 import { existsSync as existsSync2 } from "node:fs";
 import path17 from "node:path";
+function isProbeSession(id) {
+  return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
+}
 async function readHookJson(ctx, max) {
   return ctx.stdinIsTTY ? void 0 : hookObject(await ctx.readStdinWithin(1e3, max), max);
 }
@@ -2047,9 +2050,11 @@ function userHelperWithoutMemory(skillDir, home, root) {
   };
   return under(skillDir, home) && !under(skillDir, root);
 }
+var PROBE_SESSION_PREFIX;
 var init_hook_input = __esm({
   "src/agents/hook-input.ts"() {
     "use strict";
+    PROBE_SESSION_PREFIX = "session-handoff-doctor-";
   }
 });
 
@@ -2245,18 +2250,6 @@ var init_checkpoints = __esm({
   }
 });
 
-// src/store/probe-session.ts
-function isProbeSession(id) {
-  return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
-}
-var PROBE_SESSION_PREFIX;
-var init_probe_session = __esm({
-  "src/store/probe-session.ts"() {
-    "use strict";
-    PROBE_SESSION_PREFIX = "session-handoff-doctor-";
-  }
-});
-
 // src/brief/checkpoint-surface.ts
 import { readdirSync as readdirSync4 } from "node:fs";
 import path19 from "node:path";
@@ -2358,7 +2351,7 @@ var init_checkpoint_surface = __esm({
     init_handoff();
     init_checkpoints();
     init_files();
-    init_probe_session();
+    init_hook_input();
     init_paths();
     CHECKPOINT_SENTENCES = {
       only: (age, counts) => `session-handoff: an automatic checkpoint captured ${age} exists (.ai/memory/checkpoints/) and no handoff was written; it holds ${counts}, captured from the transcript without a model, so the session-handoff skill's resume flow marks what it drafts from it as captured, not confirmed.`,

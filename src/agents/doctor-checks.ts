@@ -15,7 +15,7 @@ import { inspectFile, interruptedSave } from "../store/inspect.ts";
 import { archiveDir, memoryDir, type Kind } from "../store/paths.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { exists, readSmall, realOrNull } from "../store/fs.ts";
-import { PROBE_SESSION_PREFIX } from "../store/probe-session.ts";
+import { PROBE_SESSION_PREFIX } from "./hook-input.ts";
 import { LOCK_NAME, lockState } from "../store/private.ts";
 import { quotedPath, quotePath } from "../schema/anchor-lines.ts";
 import { quotedValue, shellWord } from "../guard/quote.ts";
@@ -176,6 +176,7 @@ export async function agentInstalls(r: Report, name: AgentName, agent: Agent): P
   const install: Record<string, string> = {};
   r.agents[name] = { skill, install };
   for (const edit of edits) install[edit.file] = await installState(r, name, edit);
+  if (!r.global && Object.values(install).some(installed)) doubleInstall(r, name, agent);
   // Hooks or rules without a skill folder run, but the agent never loads SKILL.md's flows.
   if (skill.length === 0 && Object.values(install).some(installed)) {
     const where = agent.skillFolders.project.map((f) => `${f}/session-handoff`).join(" or ");
@@ -188,6 +189,27 @@ export async function agentInstalls(r: Report, name: AgentName, agent: Agent): P
     if (lacking.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name}: the skill folder ${quotePath(dir)} lacks its helper (${lacking.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name) });
+  }
+}
+
+// Start hooks of ours in the project's file and in the user's run twice at every start: two notices, two writers.
+function doubleInstall(r: Report, name: AgentName, agent: Agent): void {
+  let edits: Edit[] = [];
+  try {
+    edits = agent.edits(r.helper, true);
+  } catch {
+    return;
+  }
+  for (const edit of edits) {
+    const file = editPath(r.home, edit);
+    if (edit.kind !== "json-hooks" || file === editPath(r.root, edit)) continue;
+    const text = readSmall(file);
+    const start = text === null ? [] : oursIn(text).filter((h) => h.event === "SessionStart");
+    if (!start.some((h) => installShaped(edit, h.command) !== null)) continue;
+    const what = `${name}: installed in this project and for your user (~/${edit.file}) too`;
+    const user = fixCmd(r, `uninstall --agent ${name} --global`, false);
+    const fix = `${user} (or this project's: ${agentFix(r, "uninstall", name)})`;
+    r.problems.push({ what: `${what}: every session start runs both (two notices, two checkpoint writers)`, fix });
   }
 }
 

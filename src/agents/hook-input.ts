@@ -2,6 +2,13 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 
+// doctor's session id for the hooks it runs: the hook keeps no delivered-once marker for it, so doctor changes nothing.
+export const PROBE_SESSION_PREFIX = "session-handoff-doctor-";
+
+export function isProbeSession(id: unknown): boolean {
+  return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
+}
+
 type HookStdin = { stdinIsTTY: boolean; readStdinWithin(ms: number, maxBytes?: number): Promise<Buffer | null> };
 
 /** The harness's JSON object on stdin: undefined with none, null when it is not one or over `max` bytes. */

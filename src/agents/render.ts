@@ -1,7 +1,5 @@
-import type { HookFormat } from "./types.ts";
-
 /** `hook --format` envelopes, apart from the agent table: the session bundle loads only this file. */
-export const ENVELOPES: Record<HookFormat, (text: string) => string> = {
+export const ENVELOPES = {
   text: (text) => `${text}\n`,
   // Claude Code drops JSON without hookEventName; Codex's schema allows exactly these keys.
   claude: (text) => sessionStartJson(text),
@@ -10,7 +8,9 @@ export const ENVELOPES: Record<HookFormat, (text: string) => string> = {
   // Cursor: its own key only, never Claude's as well (*unverified* key).
   cursor: (text) => `${JSON.stringify({ additional_context: text })}\n`,
   cline: (text) => `${JSON.stringify({ cancel: false, contextModification: text, errorMessage: "" })}\n`,
-};
+} satisfies Record<string, (text: string) => string>;
+
+export type HookFormat = keyof typeof ENVELOPES;
 
 function sessionStartJson(text: string): string {
   return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text } })}\n`;

@@ -1,30 +1,35 @@
-import { accessSync, closeSync, constants, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, readlinkSync,
-  renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { accessSync, closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync,
+  readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { nodeCrypto } from "../builtins.ts";
 import path from "node:path";
 import { Refused } from "../errors.ts";
+import { assertDriverFits } from "../git/merge-driver-config.ts";
+import { findRoot } from "../git/root.ts";
 import { exists, lstatOrNull } from "../store/fs.ts";
-import { removeEmptyUpTo } from "./agent-file.ts";
-import type { Agent } from "./types.ts";
+import { homeFolder } from "../store/home.ts";
+import { dirsBelow, removeEmptyDirs, removeEmptyUpTo } from "./agent-file.ts";
+import { AGENTS } from "./index.ts";
+import { install, uninstall } from "./installer.ts";
+import { underInstallLock } from "./install-lock.ts";
+import { AGENT_NAMES, type Caller, helperLocation, targetOf } from "./target.ts";
+import type { Agent, AgentName } from "./types.ts";
+
+const SAY = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
 
 /** What `init` copies and every install channel delivers. */
 const SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
 /** The one copy, in the project or in HOME (the skills installers' place too). */
 export const CANONICAL = ".agents/skills/session-handoff";
 
-export function detectAgents(agents: Agent[], base: string, global: boolean): Agent[] {
-  return agents.filter((a) => a.markers[global ? "home" : "project"].some((m) => exists(path.join(base, m))));
-}
-
 /** The folder (relative to the base) where `agent` finds the skill when it does not read the copy's folder. */
-export function linkFolderFor(agent: Agent, global: boolean): string | null {
+function linkFolderFor(agent: Agent, global: boolean): string | null {
   const folders = agent.skillFolders[global ? "home" : "project"];
   if (folders.length === 0 || folders.includes(".agents/skills")) return null;
   return folders[0]!;
 }
 
 /** Every file under the skill's entries of `dir`, relative to it, `/`-separated, sorted. */
-export function skillFiles(dir: string): string[] {
+function skillFiles(dir: string): string[] {
   const out: string[] = [];
   const walk = (rel: string) => {
     const abs = path.join(dir, rel);
@@ -41,7 +46,7 @@ export function skillFiles(dir: string): string[] {
 type FileStep = { rel: string; action: "create" | "update" | "remove" };
 
 /** What copying `from`'s skill files into `to` changes: files to create or update, stale ones to remove. */
-export function copySteps(from: string, to: string): FileStep[] {
+function copySteps(from: string, to: string): FileStep[] {
   const want = skillFiles(from);
   const steps: FileStep[] = [];
   for (const rel of want) {
@@ -69,7 +74,7 @@ const RECORD = ".init.json";
 const hashOf = (file: string) => nodeCrypto().createHash("sha256").update(readFileSync(file)).digest("hex");
 
 /** The first folder from `base` (exclusive) down to `p`'s parent that is a link, or null. */
-export function linkOnTheWay(base: string, p: string): string | null {
+function linkOnTheWay(base: string, p: string): string | null {
   const parts = path.relative(base, path.dirname(p)).split(path.sep).filter((x) => x !== "");
   if (parts[0] === "..") return path.dirname(p);
   let at = base;
@@ -87,7 +92,7 @@ const safeDir = (d: unknown): d is string =>
   typeof d === "string" && d !== "" && !path.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
 
 /** The copy's record, or null (none, or not JSON of its shape); a link, a FIFO or over 1 MB is refused. */
-export function readCopyRecord(dir: string): CopyRecord | null {
+function readCopyRecord(dir: string): CopyRecord | null {
   const file = path.join(dir, RECORD);
   // Null too for a file where the copy's folder belongs: init's own checks refuse it.
   const st = lstatOrNull(file);
@@ -109,7 +114,7 @@ export function readCopyRecord(dir: string): CopyRecord | null {
 }
 
 /** Records what `dir` now holds as init's copy (never through a link: readCopyRecord refused one). */
-export function writeCopyRecord(dir: string, createdDirs: string[]): void {
+function writeCopyRecord(dir: string, createdDirs: string[]): void {
   const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path.join(dir, rel))]));
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
   const fd = openSync(path.join(dir, RECORD), flags, 0o644);
@@ -120,12 +125,8 @@ export function writeCopyRecord(dir: string, createdDirs: string[]): void {
   }
 }
 
-export function dropCopyRecord(dir: string): void {
-  rmSync(path.join(dir, RECORD), { force: true });
-}
-
 /** The files `steps` would replace or remove that are not as init copied them (with no record: any that differ). */
-export function editedFiles(dir: string, steps: FileStep[], record: CopyRecord | null): string[] {
+function editedFiles(dir: string, steps: FileStep[], record: CopyRecord | null): string[] {
   const changed = (rel: string) => {
     const file = path.join(dir, rel);
     return !lstatSync(file, { throwIfNoEntry: false })?.isFile() || record?.files[rel] !== hashOf(file);
@@ -134,7 +135,7 @@ export function editedFiles(dir: string, steps: FileStep[], record: CopyRecord |
 }
 
 /** A link place's state: absent, our link, a copy, or what else it is, in words. */
-export function linkState(place: string, target: string): "absent" | "ours" | "copy" | string {
+function linkState(place: string, target: string): "absent" | "ours" | "copy" | string {
   const st = lstatOrNull(place);
   if (st === null) return "absent";
   if (st.isSymbolicLink()) {
@@ -147,7 +148,7 @@ export function linkState(place: string, target: string): "absent" | "ours" | "c
 }
 
 /** Why `file` (to be created or replaced) cannot be written, or null. */
-export function unwritable(file: string): string | null {
+function unwritable(file: string): string | null {
   let dir = path.dirname(file);
   for (let i = 0; i < 64 && !exists(dir); i++) dir = path.dirname(dir);
   if (!lstatSync(dir).isDirectory()) return `${dir} is not a folder`;
@@ -165,7 +166,7 @@ export function unwritable(file: string): string | null {
 }
 
 /** Applies `steps` (from {@link copySteps}): each file through a temp name and a rename. */
-export function applySteps(from: string, to: string, steps: FileStep[]): void {
+function applySteps(from: string, to: string, steps: FileStep[]): void {
   for (const s of steps) {
     const dest = path.join(to, s.rel);
     if (s.action === "remove") {
@@ -182,7 +183,214 @@ export function applySteps(from: string, to: string, steps: FileStep[]): void {
 }
 
 /** Links `place` to `target`, relative so that a committed link works in every clone. */
-export function makeLink(place: string, target: string): void {
+function makeLink(place: string, target: string): void {
   mkdirSync(path.dirname(place), { recursive: true });
   symlinkSync(path.relative(path.dirname(place), target), place, "dir");
+}
+
+type Plan = ReturnType<typeof planOf>;
+
+/** What `init` was asked, its options checked; `named` may be empty (then the project's agents). */
+export type InitAsk = { named: AgentName[]; root?: string } & Record<"global" | "dryRun" | "undo" | "replace", boolean>;
+
+/** Copies and links the skill and installs each agent from the copy, or with `undo` takes all that away. */
+export async function initSkill(ctx: Caller, ask: InitAsk) {
+  const plan = planOf(ctx, ask);
+  return ask.undo ? undo(ctx, plan) : init(ctx, plan, ask.replace);
+}
+
+function planOf(ctx: Caller, { named, root, global, dryRun, undo }: InitAsk) {
+  if (!ctx.env.HOME || !existsSync(ctx.env.HOME)) {
+    throw new Refused("init needs HOME set to an existing folder (install records Node there); nothing was changed");
+  }
+  let base: string;
+  if (global) base = realpathSync(homeFolder(ctx.env));
+  else {
+    const found = findRoot(path.resolve(ctx.cwd, root ?? "."), ctx.env);
+    if (root === undefined && found.by === "start") {
+      const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
+      const why = `${found.root} has no .git and no folder above it has one`;
+      throw new Refused(`no project here: ${why}; nothing was changed. ${fix}`);
+    }
+    base = found.root;
+    if (!undo) assertDriverFits(base, ctx.env);
+  }
+  const side = global ? "home" : "project";
+  let agents = named.length > 0
+    ? [...new Set(named)].map((n) => AGENTS[n])
+    : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path.join(base, m))));
+  if (agents.length === 0 && !undo) {
+    const markers = [...new Set(Object.values(AGENTS).flatMap((a) => a.markers[side]))];
+    const fix = `Name them: init --agent claude-code --agent codex (${AGENT_NAMES})`;
+    throw new Refused(`no agent found in ${base} (none of ${markers.join(", ")}); nothing was changed. ${fix}`);
+  }
+  if (global) {
+    const without = agents.filter((a) => a.skillFolders.home.length === 0);
+    if (without.length > 0 && named.length > 0) {
+      const names = without.map((a) => a.name).join(", ");
+      throw new Refused(`${names} has no per-user folders; nothing was changed. Run init in the project instead`);
+    }
+    agents = agents.filter((a) => a.skillFolders.home.length > 0);
+  }
+  if (!ctx.helperPath) {
+    throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
+  }
+  const source = realpathSync(path.dirname(path.dirname(path.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync(path.join(source, "SKILL.md"))) {
+    throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
+  }
+  const shown = (p: string) => `${global ? "~/" : ""}${path.relative(base, p).split(path.sep).join("/")}`;
+  return { base, global, dryRun, source, dest: path.join(base, CANONICAL), agents, shown };
+}
+
+/** `install` or `uninstall` for one agent, under the install lock, as if run from the copied skill. */
+async function agentRun(ctx: Caller, plan: Plan, run: typeof install, agent: Agent, dryRun: boolean) {
+  const root = plan.global ? null : plan.base;
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path.join(plan.dest, "scripts", "memory_io.mjs") }, root);
+  const values = { "dry-run": dryRun, ...(plan.global ? { global: true } : { root: plan.base }) };
+  const t = targetOf(agent, root, helper, ctx.env, dryRun);
+  const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
+  return { lines: out.lines.map((l) => `${agent.name}: ${l}`), notes: out.notes };
+}
+
+/** The link places of the agents that do not read the copy's folder. */
+function linkPlaces(plan: Plan, agents: Agent[]): string[] {
+  const places = agents.map((a) => linkFolderFor(a, plan.global)).filter((f): f is string => f !== null);
+  return [...new Set(places)].map((f) => path.join(plan.base, f, "session-handoff"));
+}
+
+// The lines and notes of a run, and `take`, which adds an agent's.
+function collected() {
+  const out = { lines: [] as string[], notes: [] as string[] };
+  return { ...out, take: (o: typeof out) => void (out.lines.push(...o.lines), out.notes.push(...o.notes)) };
+}
+
+function counted(steps: { action: string }[]): string {
+  const n = (a: string) => steps.filter((s) => s.action === a).length;
+  const parts = [`${n("create")} new files`, `${n("update")} changed`, `${n("remove")} removed`];
+  return parts.filter((s) => !s.startsWith("0 ")).join(", ");
+}
+
+function refuseLinkOnTheWay(plan: Plan): void {
+  const link = linkOnTheWay(plan.base, plan.dest);
+  if (link !== null) {
+    const fix = "Replace the link with a folder, or run init where it points";
+    const why = "init writes and removes only in the project's own folders, so nothing was changed";
+    throw new Refused(`${plan.shown(link)} is a link; ${why}. ${fix}`);
+  }
+}
+
+async function init(ctx: Caller, plan: Plan, replace: boolean) {
+  const { dest, source, shown } = plan;
+  refuseLinkOnTheWay(plan);
+  const running = dest === source || (existsSync(dest) && realpathSync(dest) === source);
+  if (!running && existsSync(dest) && lstatSync(dest).isSymbolicLink()) {
+    throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
+  }
+  const steps = running ? [] : copySteps(source, dest);
+  const record = running ? null : readCopyRecord(dest);
+  const edited = running ? [] : editedFiles(dest, steps, record);
+  if (edited.length > 0 && !replace) {
+    const names = edited.slice(0, 5).map((rel) => shown(path.join(dest, rel)));
+    const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
+    const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
+    const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
+    throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
+  }
+  const writes = steps.map((s) => path.join(dest, s.rel));
+  const links = linkPlaces(plan, plan.agents).map((place) => {
+    const state = linkState(place, dest);
+    if (state !== "absent" && state !== "ours" && state !== "copy") {
+      throw new Refused(`${shown(place)} is ${state}; nothing was changed. Move it away, then run init again`);
+    }
+    const asCopy = state === "copy" || (state === "absent" && process.platform === "win32");
+    const copy = asCopy ? copySteps(source, place) : [];
+    if (asCopy) writes.push(...copy.map((s) => path.join(place, s.rel)));
+    else if (state === "absent") writes.push(place);
+    return { place, state, asCopy, copy };
+  });
+  const below = [dest, ...links.map((l) => path.dirname(l.place))].flatMap((d) => dirsBelow(plan.base, d));
+  const made = below.filter((d) => !existsSync(d)).map((d) => path.relative(plan.base, d).split(path.sep).join("/"));
+  for (const file of writes) {
+    const why = unwritable(file);
+    if (why !== null) {
+      throw new Refused(`cannot write ${file}: ${why}; nothing was changed. Fix its permissions, then run init again`);
+    }
+  }
+  // Every install is tried first with --dry-run: a file it would refuse stops init before anything is copied.
+  const { lines, notes, take } = collected();
+  for (const agent of plan.agents) {
+    const dry = await agentRun(ctx, plan, install, agent, true);
+    if (plan.dryRun) take(dry);
+  }
+  const copied = (to: string, copy: FileStep[]) => copy.length === 0 ? `unchanged ${shown(to)}`
+    : `${plan.dryRun ? "would copy" : "copied"} the skill to ${shown(to)} (${counted(copy)})`;
+  if (!plan.dryRun) applySteps(source, dest, steps);
+  lines.unshift(copied(dest, steps));
+  const after: string[] = [];
+  for (const l of links) {
+    if (l.asCopy) {
+      if (!plan.dryRun) applySteps(source, l.place, l.copy);
+      after.push(copied(l.place, l.copy));
+    } else if (l.state === "ours") after.push(`unchanged ${shown(l.place)}`);
+    else {
+      if (!plan.dryRun) makeLink(l.place, dest);
+      after.push(`${plan.dryRun ? "would link" : "linked"} ${shown(l.place)} -> ${shown(dest)}`);
+    }
+  }
+  lines.splice(1, 0, ...after);
+  if (!plan.dryRun && !running && (steps.length > 0 || made.length > 0 || record === null)) {
+    writeCopyRecord(dest, [...new Set([...(record?.createdDirs ?? []), ...made])]);
+  }
+  for (const agent of plan.dryRun ? [] : plan.agents) take(await agentRun(ctx, plan, install, agent, false));
+  // doctor from the copy: the package's own helper would call the copy's hooks another copy's.
+  const copy = shown(path.join(dest, "scripts", "memory_io.mjs"));
+  if (!plan.dryRun) lines.push(`check: node ${copy} doctor${plan.global ? " --global" : ""}`);
+  lines.push(`next: start a new session (${plan.agents.map((a) => a.name).join(", ")}) and ${SAY}`);
+  return { lines, notes };
+}
+
+async function undo(ctx: Caller, plan: Plan) {
+  const { dest, source, shown } = plan;
+  refuseLinkOnTheWay(plan);
+  const record = readCopyRecord(dest);
+  const { lines, notes, take } = collected();
+  for (const agent of plan.agents) take(await agentRun(ctx, plan, uninstall, agent, plan.dryRun));
+  const would = plan.dryRun ? "would remove" : "removed";
+  for (const place of linkPlaces(plan, Object.values(AGENTS))) {
+    const state = linkState(place, dest);
+    const sameCopy = state === "copy" && copySteps(source, place).every((s) => s.action === "remove");
+    const ours = state === "ours" || sameCopy;
+    if (state === "absent") continue;
+    if (!ours || linkOnTheWay(plan.base, place) !== null) {
+      lines.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
+      continue;
+    }
+    if (!plan.dryRun) {
+      rmSync(place, { recursive: state === "copy", force: true });
+      // Up to the agent's own folder (.claude), which stays.
+      removeEmptyUpTo(path.dirname(place), path.join(plan.base, path.relative(plan.base, place).split(path.sep)[0]!));
+    }
+    lines.push(`${would} ${shown(place)}`);
+  }
+  // A file the user edited since init copied it stays (with no record, every file goes).
+  const all = skillFiles(dest);
+  const kept = record === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record);
+  const files = all.filter((rel) => !kept.includes(rel));
+  if (files.length > 0 && !(existsSync(dest) && lstatSync(dest).isSymbolicLink())) {
+    if (!plan.dryRun) {
+      for (const rel of files) rmSync(path.join(dest, rel), { force: true });
+      if (kept.length === 0) rmSync(path.join(dest, RECORD), { force: true });
+      for (const rel of files) removeEmptyUpTo(path.dirname(path.join(dest, rel)), plan.base);
+    }
+    lines.push(`${would} ${shown(dest)} (${files.length} files)`);
+    for (const rel of kept) lines.push(`left ${shown(path.join(dest, rel))}: you edited it since init copied it`);
+  }
+  // Only folders on the way to the copy or a link, as the record is a file in the project anyone can edit.
+  const places = [dest, ...linkPlaces(plan, Object.values(AGENTS)).map((p) => path.dirname(p))];
+  const mayMake = new Set(places.flatMap((d) => dirsBelow(plan.base, d)));
+  const made = (record?.createdDirs ?? []).map((rel) => path.join(plan.base, rel)).filter((d) => mayMake.has(d));
+  if (!plan.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan.base, d) === null));
+  if (lines.length === 0) lines.push("nothing of session-handoff's init to undo here");
+  return { lines, notes };
 }

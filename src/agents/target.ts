@@ -8,6 +8,8 @@ import { AGENTS, isAgentName } from "./index.ts";
 import { editPath } from "./plan.ts";
 import type { Agent, Edit, HelperLocation } from "./types.ts";
 
+export const AGENT_NAMES = Object.keys(AGENTS).join("|");
+
 /** Options shared by install and uninstall. */
 export const AGENT_OPTIONS = {
   agent: { type: "string" },
@@ -59,7 +61,7 @@ export function agentTarget(ctx: Caller, verb: string, rootOf: () => string): Ta
   const name = ctx.values.agent;
   if (!isAgentName(name)) {
     const got = typeof name === "string" ? `, got ${quotedValue(name)}` : "";
-    throw new UsageError(`${verb} needs --agent ${Object.keys(AGENTS).join("|")}${got}`);
+    throw new UsageError(`${verb} needs --agent ${AGENT_NAMES}${got}`);
   }
   const global = ctx.values.global === true;
   const both = global && typeof ctx.values.root === "string";

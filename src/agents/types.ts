@@ -1,5 +1,3 @@
-export type HookFormat = "text" | "claude" | "codex" | "gemini" | "cursor" | "cline";
-
 export type AgentName = "claude-code" | "codex" | "opencode" | "cline" | "gemini" | "cursor";
 
 /** The real path of the helper's `scripts/memory_io.mjs`; `rel` to the project root when inside it. */

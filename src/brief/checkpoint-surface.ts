@@ -6,7 +6,7 @@ import { stateTimeOfText } from "../schema/handoff.ts";
 import { checkpointsDir, checkpointsDirState, listCheckpoints, readCheckpointText, readDelivered, readHead,
   readHeadBytes, sessionFileId, writeDelivered, type CheckpointEntry } from "../store/checkpoints.ts";
 import { readStable, tokenOf } from "../store/files.ts";
-import { isProbeSession } from "../store/probe-session.ts";
+import { isProbeSession } from "../agents/hook-input.ts";
 import { FILE_OF, memoryDir } from "../store/paths.ts";
 
 export function minutesAgo(savedMs: number | null, now: number): string {

@@ -1,6 +1,12 @@
 // What the merge driver does with two versions of a memory file (docs/decisions/merge-driver.md): two handoffs ->
-// the later one current, the other archived; two ledgers -> entries by id, both sides kept. Pure; the verb does I/O.
+// the later one current, the other archived; two ledgers -> entries by id, both sides kept.
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import path from "node:path";
+import { memoryText } from "../guard/memory-text.ts";
 import { parseHandoff, stateTimeOfText, type ParsedHandoff } from "../schema/handoff.ts";
+import { archiveName } from "../store/archive.ts";
+import { createExclusive } from "../store/files.ts";
+import { runGit } from "./run.ts";
 
 /** The line the driver adds after `Saved:` naming the other handoff's archive. */
 export const MERGED_LINE =
@@ -30,10 +36,7 @@ export function markMerged(text: string, archiveName: string, note: string | nul
   return lines.join("\n");
 }
 
-interface LedgerParts {
-  head: string[];
-  entries: { id: number; heading: string; body: string[] }[];
-}
+type LedgerParts = { head: string[]; entries: { id: number; heading: string; body: string[] }[] };
 
 function splitLedger(text: string, prefix: string): LedgerParts {
   const re = new RegExp(`^## ${prefix}-(\\d{4}): `);
@@ -53,10 +56,7 @@ function entryText(e: { heading: string; body: string[] }): string {
   return [e.heading.replace(/^## [A-Z]-\d{4}: /, ""), ...e.body].join("\n").trim();
 }
 
-/**
- * Merges two ledgers (`prefix` L or S) by entry id: ours in its order, then each of theirs not already there; a
- * clashing id (other text) keeps ours and renumbers theirs to the next free id, noting the old one.
- */
+/** Two ledgers (`prefix` L or S) merged by id; an id whose text differs keeps ours and renumbers theirs. */
 export function mergeLedgers(ours: string, theirs: string, prefix: string): string {
   const a = splitLedger(ours, prefix);
   const b = splitLedger(theirs, prefix);
@@ -79,7 +79,6 @@ export function mergeLedgers(ours: string, theirs: string, prefix: string): stri
     added.push({ id, heading, body: [`- Renumbered: was ${old} on the other side of a merge`, ...e.body] });
   }
   const all = [...a.entries, ...added];
-  // Each entry ends with one blank line before the next heading.
   const blocks = all.map((e) => {
     const body = [...e.body];
     while (body.length > 0 && body[body.length - 1] === "") body.pop();
@@ -129,16 +128,9 @@ function addItems(lines: string[], h: ParsedHandoff, heading: string, add: strin
 }
 
 /** What `mergeHandoffs` added from the other side, for the brief's sentence. */
-interface MergeCounts {
-  decisions: number;
-  failed: number;
-}
+type MergeCounts = { decisions: number; failed: number };
 
-/**
- * The later handoff with the other's work kept: the union of both sides' decisions, failed approaches and open
- * questions, plan steps at the furthest status either side reached (the other's own steps added), and the other
- * side's open next steps below the later side's. Goal, anchors and the rest are the later side's.
- */
+/** The later handoff, keeping the other's decisions, failed approaches, questions, plan progress and next steps. */
 export function mergeHandoffs(later: string, other: string): { text: string; added: MergeCounts } {
   const text = later.replace(/\r\n?/g, "\n");
   const a = parseHandoff(text);
@@ -193,4 +185,124 @@ export function mergeHandoffs(later: string, other: string): { text: string; add
 export function mergeCountsText(c: MergeCounts): string {
   const n = (k: number, one: string, many: string) => `+${k} ${k === 1 ? one : many}`;
   return `${n(c.decisions, "decision", "decisions")}, ${n(c.failed, "failed approach", "failed approaches")}`;
+}
+
+type Env = Record<string, string | undefined>;
+type Said = { notes: string[]; code: 0 | 1 };
+
+const NOFOLLOW = constants.O_NOFOLLOW ?? 0;
+
+// git's sides are regular files; a link is never followed (docs/decisions/merge-driver.md).
+function onRegularFile<T>(p: string, flags: number, use: (fd: number) => T): T {
+  const fd = openSync(p, flags | NOFOLLOW);
+  try {
+    if (!fstatSync(fd).isFile()) throw new Error(`${p} is not a regular file`);
+    return use(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+// A NUL is unsafe and invalid UTF-8 would be rewritten lossily: neither is merged, git's conflict stands.
+function memorySide(p: string, side: string): string {
+  const m = memoryText(side, onRegularFile(p, constants.O_RDONLY, (fd) => readFileSync(fd)));
+  if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
+  return m.text;
+}
+
+function writeResult(p: string, text: string): void {
+  onRegularFile(p, constants.O_WRONLY | constants.O_TRUNC, (fd) => writeSync(fd, Buffer.from(text, "utf8")));
+}
+
+// The memory dir's archive/, made when missing; every folder on the way must be real (a merge could make a link).
+function archiveDirOf(top: string, memRel: string): string {
+  let at = top;
+  for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
+    at = path.join(at, part);
+    let st;
+    try {
+      st = lstatSync(at);
+    } catch {
+      mkdirSync(at, { mode: 0o700 });
+      st = lstatSync(at);
+    }
+    if (!st.isDirectory()) throw new Error(`${at} is not a real folder`);
+  }
+  return at;
+}
+
+// Who committed the other side's handoff's bytes, on any ref (git has no MERGE_HEAD yet when a driver runs), or null.
+async function otherAuthor(cwd: string, env: Env, side: string, file: string) {
+  const blob = await runGit(cwd, ["hash-object", "--", side], env);
+  if (blob.code !== 0) return null;
+  const id = blob.stdout.toString("utf8").trim();
+  const r = await runGit(cwd, ["log", "--all", "-1", "--format=%an", `--find-object=${id}`, "--", file], env);
+  const name = r.code === 0 ? r.stdout.toString("utf8").trim().replace(/[^\p{L}\p{N} .'_-]/gu, "") : "";
+  return name === "" ? null : name.slice(0, 60);
+}
+
+// Merges git's sides of `file` into `ours`; code 1 leaves git's conflict. The caller hands in the journal's month
+// merge, as journal/ sits above git/.
+export async function mergeMemoryFile(
+  args: string[], cwd: string, env: Env, journalMonth: (a: string, b: string) => string | null,
+): Promise<Said> {
+  const [base, ours, theirs, file] = args as [string, string, string, string];
+  const said = (code: 0 | 1, note: string | null = null): Said =>
+    ({ notes: note === null ? [] : [`session-handoff merge driver: ${note}`], code });
+  const m = /^((?:.*\/)?)\.ai\/memory\/(HANDOFF|LESSONS|SOLUTIONS)\.md$/.exec(file);
+  // Every path's sides are read one way: a text merge would keep a NUL or rewrite invalid UTF-8.
+  let a: string;
+  let b: string;
+  try {
+    a = memorySide(ours, "our side");
+    b = memorySide(theirs, "their side");
+  } catch (err) {
+    return said(1, (err as Error).message);
+  }
+  const gitMerge = async (mode: string[], why: string | null) => {
+    const labels = ["-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs];
+    const r = await runGit(cwd, ["merge-file", ...mode, ...labels], env);
+    return said(r.code === 0 ? 0 : 1, why === null ? null : `${why}; merged as text`);
+  };
+  // The journal is appended on both sides: a month file keeps each entry once, in time order; any other journal
+  // file gets git's union merge.
+  if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
+    if (/\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file)) {
+      try {
+        const merged = journalMonth(a, b);
+        if (merged !== null) {
+          writeResult(ours, merged);
+          return said(0);
+        }
+      } catch {
+        // Unreadable as text: the union below.
+      }
+    }
+    return gitMerge(["--union"], null);
+  }
+  if (!m) return gitMerge([], null);
+  if (a === b) return said(0);
+  if (m[2] !== "HANDOFF") {
+    writeResult(ours, mergeLedgers(a, b, m[2] === "LESSONS" ? "L" : "S"));
+    return said(0);
+  }
+  const later = laterHandoff(a, b, Date.now());
+  const winner = later === "ours" ? a : b;
+  const loser = winner === a ? b : a;
+  try {
+    const dir = archiveDirOf(cwd, `${m[1]}.ai/memory`);
+    const name = archiveName("HANDOFF", dir);
+    if (!createExclusive(path.join(dir, name), loser)) throw new Error(`archive/${name} could not be created`);
+    const merged = mergeHandoffs(winner, loser);
+    const who = await otherAuthor(cwd, env, later === "ours" ? theirs : ours, file);
+    const at = stateTimeOfText(loser, Date.now());
+    const whose = who === null ? "the other" : `${who}'s`;
+    const of = at.known ? ` of ${at.time.iso}` : "";
+    const note = `merged with ${whose} handoff${of}: ${mergeCountsText(merged.added)}`;
+    writeResult(ours, markMerged(merged.text, name, note));
+    const kept = `${file}: kept the later handoff; the other is archive/${name}`;
+    return said(0, `${kept}, not in this merge's commit: \`publish\` commits it`);
+  } catch (err) {
+    return gitMerge([], `the other handoff could not be archived (${(err as Error).message})`);
+  }
 }

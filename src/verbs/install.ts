@@ -1,6 +1,6 @@
 import { install } from "../agents/installer.ts";
 import { underInstallLock } from "../agents/install-lock.ts";
-import { AGENT_HELP, AGENT_OPTIONS, agentTarget } from "../agents/target.ts";
+import { AGENT_HELP, AGENT_NAMES, AGENT_OPTIONS, agentTarget } from "../agents/target.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
@@ -8,7 +8,7 @@ export const installVerb: Verb = {
   name: "install",
   options: AGENT_OPTIONS,
   positionals: [0, 0],
-  help: `usage: node memory_io.mjs install --agent claude-code|codex|opencode|cline|gemini|cursor
+  help: `usage: node memory_io.mjs install --agent ${AGENT_NAMES}
          [--root DIR | --global] [--dry-run]
 
 Wires the session-start hook (and, where the harness has the events, the checkpoint

@@ -3,7 +3,7 @@ import path from "node:path";
 import { uninstall } from "../agents/installer.ts";
 import { CANONICAL } from "../agents/skill-place.ts";
 import { underInstallLock } from "../agents/install-lock.ts";
-import { AGENT_HELP, AGENT_OPTIONS, agentTarget } from "../agents/target.ts";
+import { AGENT_HELP, AGENT_NAMES, AGENT_OPTIONS, agentTarget } from "../agents/target.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
@@ -11,7 +11,7 @@ export const uninstallVerb: Verb = {
   name: "uninstall",
   options: AGENT_OPTIONS,
   positionals: [0, 0],
-  help: `usage: node memory_io.mjs uninstall --agent claude-code|codex|opencode|cline|gemini|cursor
+  help: `usage: node memory_io.mjs uninstall --agent ${AGENT_NAMES}
          [--root DIR | --global] [--dry-run]
 
 Removes exactly what \`install --agent\` added, every other byte kept; a file left

@@ -77,7 +77,10 @@ exit:   0 saved or unchanged;
       return out;
     } catch (err) {
       if (taken !== null && err instanceof HelperError) {
-        err.message += `\nthe draft ${draftShown(d)} was kept: fix it and run this again`;
+        const stale = err.message.includes("changed since it was read");
+        const merge = "read again, merge it into that version and save with its token";
+        const todo = stale ? merge : "fix it and run this again";
+        err.message += `\nthe draft ${draftShown(d)} was kept: ${todo}`;
       }
       throw err;
     }

@@ -4,9 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { ENVELOPES } from "../../src/agents/render.ts";
-import { renderHook } from "../../src/agents/render.ts";
-import type { HookFormat } from "../../src/agents/types.ts";
+import { ENVELOPES, renderHook, type HookFormat } from "../../src/agents/render.ts";
 import { HOOK_LIMIT } from "../../src/verbs/hook.ts";
 import { gitRepo, helper, MARKER } from "../helpers.ts";
 

@@ -394,6 +394,21 @@ describe("doctor and the Claude Code plugin", () => {
     expect(e.run(["doctor", "--root", e.root]).stdout).not.toContain("notice twice");
   });
 
+  it("names an install in the project and for the user too, and its fix leaves one", () => {
+    const e = setup();
+    expect(e.run(["install", "--agent", "claude-code", "--root", e.root]).code).toBe(0);
+    expect(e.run(["doctor", "--root", e.root]).stdout).not.toContain("for your user");
+    expect(e.run(["install", "--agent", "claude-code", "--global"]).code).toBe(0);
+    const both = JSON.parse(e.run(["doctor", "--root", e.root, "--json"]).stdout);
+    const twice = both.problems.find((p: { what: string }) => p.what.includes("for your user"));
+    expect(twice.what).toBe("claude-code: installed in this project and for your user (~/.claude/settings.json) too: every session start runs both (two notices, two checkpoint writers)");
+    expect(twice.fix).toMatch(/ uninstall --agent claude-code --global \(or this project's: /);
+    // Doctor for the user's files alone names no double install.
+    expect(e.run(["doctor", "--global"]).stdout).not.toContain("for your user");
+    expect(e.run(["uninstall", "--agent", "claude-code", "--global"]).code).toBe(0);
+    expect(e.run(["doctor", "--root", e.root]).stdout).not.toContain("for your user");
+  });
+
   it("names an install whose SKILL.md sits at its root (from before dist-plugin): 2.1.112 does not list it", () => {
     const e = setup();
     plugin(e.home, true, ".");
