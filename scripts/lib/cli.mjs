@@ -4895,28 +4895,22 @@ function redactText(text, options = {}) {
   return render(text, spans.list);
 }
 function repeatedSecrets(text, found) {
-  const byHead = /* @__PURE__ */ new Map();
-  for (const s of found) {
-    if (s.end - s.start < REPEAT_MIN) continue;
-    const value = text.slice(s.start, s.end);
-    const head = byHead.get(value.slice(0, REPEAT_MIN)) ?? { lengths: [], kinds: /* @__PURE__ */ new Map() };
-    byHead.set(value.slice(0, REPEAT_MIN), head);
-    if (!head.lengths.includes(value.length)) head.lengths.push(value.length);
-    head.kinds.set(value, s.kind);
-  }
-  for (const head of byHead.values()) head.lengths.sort((x, y) => y - x);
+  const kinds = /* @__PURE__ */ new Map();
+  for (const s of found) if (s.end - s.start >= REPEAT_MIN) kinds.set(text.slice(s.start, s.end), s.kind);
+  const heads = new Set([...kinds.keys()].map((v) => v.slice(0, REPEAT_MIN)));
+  const lengths = [...new Set([...kinds.keys()].map((v) => v.length))].sort((x, y) => y - x);
   const out = [];
   let next = 0;
-  for (let i = 0; byHead.size > 0 && i + REPEAT_MIN <= text.length; i++) {
+  for (let i = 0; kinds.size > 0 && i + REPEAT_MIN <= text.length; i++) {
     while (next < found.length && found[next].end <= i) next++;
     if (next < found.length && found[next].start <= i) {
       i = found[next].end - 1;
       continue;
     }
-    const head = byHead.get(text.slice(i, i + REPEAT_MIN));
-    const length = head?.lengths.find((n2) => head.kinds.has(text.slice(i, i + n2)));
+    if (!heads.has(text.slice(i, i + REPEAT_MIN))) continue;
+    const length = lengths.find((n2) => kinds.has(text.slice(i, i + n2)));
     if (length === void 0) continue;
-    out.push([i, i + length, head.kinds.get(text.slice(i, i + length))]);
+    out.push([i, i + length, kinds.get(text.slice(i, i + length))]);
     i += length - 1;
   }
   return out;
@@ -7740,12 +7734,8 @@ function driverCommand(node, copy) {
 }
 function assertDriverFits(root, env) {
   const c = cloneOf(root, env);
-  const bad2 = c === null ? [] : [
-    [c.copy, `the project path ${quotedValue(c.top)}`],
-    [process.execPath, `node's path ${quotedValue(process.execPath)}`]
-  ].filter(([p]) => /[\0\n\r]/.test(p));
-  if (bad2.length === 0) return;
-  throw new Refused(`${bad2[0][1]} holds a line break, which the merge driver's command in git's config cannot carry; move it to a path without one (nothing was changed)`);
+  if (c === null || !/[\0\n\r]/.test(c.copy)) return;
+  throw new Refused(`the project path ${quotedValue(c.top)} holds a line break, which the merge driver's command in git's config cannot carry; move it to a path without one (nothing was changed)`);
 }
 function driverParts(command) {
   const q = "'((?:[^']|'\\\\'')*)'";
@@ -13625,7 +13615,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   try {
     await commitOnly(top, env, runHooks, message, changed);
   } catch (err) {
-    await restoreIndex(top, env, changed, before);
+    await putEntries(top, env, changed, before).catch(() => void 0);
     throw err;
   }
   const commit = (await git(["rev-parse", "HEAD"], "git rev-parse")).trim();
@@ -13682,12 +13672,6 @@ ${r.stderr.trim()}`);
   };
   if (gone.length > 0) await update(["--force-remove", "--", ...gone]);
   if (listed2.length > 0) await update(["-z", "--index-info"], entries2);
-}
-async function restoreIndex(top, env, paths, before) {
-  try {
-    await putEntries(top, env, paths, before);
-  } catch {
-  }
 }
 async function commitOnly(top, env, runHooks, message, paths) {
   const staged = await gitOut(top, ["ls-files", "-s", "-z", "--", ...paths], env, "git ls-files", runHooks);

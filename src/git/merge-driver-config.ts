@@ -52,16 +52,14 @@ function driverCommand(node: string, copy: string): string {
 }
 
 /**
- * Refuses, before anything is written, a project or node whose path holds a line break: the driver's command names
- * both, and the helper passes git no argument holding one (a guard against passing file text).
+ * Refuses, before anything is written, a project whose path holds a line break: the driver's command names it, and
+ * the helper passes git no argument holding one (a guard against passing file text).
  */
 export function assertDriverFits(root: string, env: Env): void {
   const c = cloneOf(root, env);
-  const bad = c === null ? [] : [[c.copy, `the project path ${quotedValue(c.top)}`],
-    [process.execPath, `node's path ${quotedValue(process.execPath)}`]].filter(([p]) => /[\0\n\r]/.test(p!));
-  if (bad.length === 0) return;
-  throw new Refused(`${bad[0]![1]} holds a line break, which the merge driver's command in git's config cannot ` +
-    "carry; move it to a path without one (nothing was changed)");
+  if (c === null || !/[\0\n\r]/.test(c.copy)) return;
+  throw new Refused(`the project path ${quotedValue(c.top)} holds a line break, which the merge driver's command in ` +
+    "git's config cannot carry; move it to a path without one (nothing was changed)");
 }
 
 /** The node and copy a driver command of ours runs; null for another's. */

@@ -150,7 +150,8 @@ export async function publishMemory(
   try {
     await commitOnly(top, env, runHooks, message, changed);
   } catch (err) {
-    await restoreIndex(top, env, changed, before);
+    // Best effort: the refusal is what the user must see, with their index as it was.
+    await putEntries(top, env, changed, before).catch(() => undefined);
     throw err;
   }
   const commit = (await git(["rev-parse", "HEAD"], "git rev-parse")).trim();
@@ -209,15 +210,6 @@ async function putEntries(top: string, env: Env, paths: string[], entries: strin
   };
   if (gone.length > 0) await update(["--force-remove", "--", ...gone]);
   if (listed.length > 0) await update(["-z", "--index-info"], entries);
-}
-
-// Puts back the index entries publish changed: a refused commit leaves the user's index as it was.
-async function restoreIndex(top: string, env: Env, paths: string[], before: string): Promise<void> {
-  try {
-    await putEntries(top, env, paths, before);
-  } catch {
-    // Best effort: the refusal that follows is what the user must see.
-  }
 }
 
 // Commits HEAD with `paths` as the user's index now stages them, built in an index of its own: what else the user

@@ -401,30 +401,24 @@ const REPEAT_MIN = 8;
 
 /** Every other place `text` holds a found secret's exact value (8+ characters), longest value first, as its kind. */
 function repeatedSecrets(text: string, found: readonly Span[]): Array<[number, number, string]> {
-  // Values by their first characters, with their lengths: a position costs a look-up per length, not per value.
-  const byHead = new Map<string, { lengths: number[]; kinds: Map<string, string> }>();
-  for (const s of found) {
-    if (s.end - s.start < REPEAT_MIN) continue;
-    const value = text.slice(s.start, s.end);
-    const head = byHead.get(value.slice(0, REPEAT_MIN)) ?? { lengths: [], kinds: new Map<string, string>() };
-    byHead.set(value.slice(0, REPEAT_MIN), head);
-    if (!head.lengths.includes(value.length)) head.lengths.push(value.length);
-    head.kinds.set(value, s.kind);
-  }
-  for (const head of byHead.values()) head.lengths.sort((x, y) => y - x);
+  const kinds = new Map<string, string>();
+  for (const s of found) if (s.end - s.start >= REPEAT_MIN) kinds.set(text.slice(s.start, s.end), s.kind);
+  // A position is tried only when a value starts with its first characters: the scan stays linear in the text.
+  const heads = new Set([...kinds.keys()].map((v) => v.slice(0, REPEAT_MIN)));
+  const lengths = [...new Set([...kinds.keys()].map((v) => v.length))].sort((x, y) => y - x);
   const out: Array<[number, number, string]> = [];
   let next = 0;
-  for (let i = 0; byHead.size > 0 && i + REPEAT_MIN <= text.length; i++) {
+  for (let i = 0; kinds.size > 0 && i + REPEAT_MIN <= text.length; i++) {
     while (next < found.length && found[next]!.end <= i) next++;
     // Inside a found secret: go on from its end.
     if (next < found.length && found[next]!.start <= i) {
       i = found[next]!.end - 1;
       continue;
     }
-    const head = byHead.get(text.slice(i, i + REPEAT_MIN));
-    const length = head?.lengths.find((n) => head.kinds.has(text.slice(i, i + n)));
+    if (!heads.has(text.slice(i, i + REPEAT_MIN))) continue;
+    const length = lengths.find((n) => kinds.has(text.slice(i, i + n)));
     if (length === undefined) continue;
-    out.push([i, i + length, head!.kinds.get(text.slice(i, i + length))!]);
+    out.push([i, i + length, kinds.get(text.slice(i, i + length))!]);
     i += length - 1;
   }
   return out;
