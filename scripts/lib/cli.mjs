@@ -703,9 +703,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path55 = q ? q.value : m?.[1];
-    if (!m || !path55) return null;
-    out.push({ path: path55, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path54 = q ? q.value : m?.[1];
+    if (!m || !path54) return null;
+    out.push({ path: path54, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -2737,6 +2737,325 @@ exit: 0 printed; 3 absent ("CURRENT-SHA256: absent"); 2 refused (unsafe file, a 
   }
 });
 
+// src/agents/command.ts
+function shellQuote(s) {
+  return /^[A-Za-z0-9_./:@%+=-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
+}
+function psQuote(s) {
+  return `'${s.replace(/'/g, "''")}'`;
+}
+function nodeRun(args) {
+  const record2 = `"$(cat "\${XDG_CONFIG_HOME:-$HOME/.config}/${NODE_RECORD}" 2>/dev/null)"`;
+  return `for n in "$SESSION_HANDOFF_NODE" ${record2} "$(command -v node)" ${KNOWN_NODES}; do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`;
+}
+function hookCommand(helper, args, projectVar) {
+  const rel = projectVar !== null && helper.rel !== null;
+  const file = rel ? `"$${projectVar}"/${shellQuote(helper.rel)}` : shellQuote(helper.abs);
+  return `f=${file}; [ ! -f "$f" ] || ${nodeRun(args)}; :`;
+}
+function hookCommandPowerShell(abs, args) {
+  const record2 = `(Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') ${PS_FIRST})`;
+  const onPath = `(Get-Command node ${PS_FIRST} -ExpandProperty Source)`;
+  return `$f=${psQuote(abs)}; if (Test-Path -LiteralPath $f -PathType Leaf) { $c=if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }; foreach ($n in @($env:SESSION_HANDOFF_NODE, ${record2}, ${onPath}, "$env:ProgramFiles\\nodejs\\node.exe")) { if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${args}; exit $LASTEXITCODE } } }; exit 0`;
+}
+var CLINE_HOOK_MARK, KNOWN_NODES, NODE_RECORD, PS_FIRST;
+var init_command = __esm({
+  "src/agents/command.ts"() {
+    "use strict";
+    CLINE_HOOK_MARK = "# session-handoff: installed hook";
+    KNOWN_NODES = '/opt/homebrew/bin/node /usr/local/bin/node "$HOME/.volta/bin/node" "$HOME/.local/share/fnm/aliases/default/bin/node" "$HOME/.asdf/shims/node" "$HOME/.local/share/mise/shims/node"';
+    NODE_RECORD = "session-handoff/node";
+    PS_FIRST = "-ErrorAction SilentlyContinue | Select-Object -First 1";
+  }
+});
+
+// src/agents/md-block.ts
+function bootstrapBody(helper, agents) {
+  const h = shellQuote(helper.rel ?? helper.abs);
+  const where = helper.rel !== null ? " from the project root" : "";
+  return [
+    `${AGENTS_LINE} ${agents.join(", ")}.`,
+    `At session start run \`node ${h} check --root .\`${where}.`,
+    "Exit 2: a handoff is parked; offer to resume it with the session-handoff skill. Exit 1: a save",
+    `was interrupted; run \`node ${h} recover --root .\`, then check again.`,
+    "Exit 3: memory failed safety or schema checks; don't load it, tell the user. Exit 0: nothing parked."
+  ].join("\n");
+}
+function block(body) {
+  return `${BLOCK_BEGIN}
+${body}
+${BLOCK_END}`;
+}
+function findBlock(text, file) {
+  const lines2 = text.split("\n");
+  const at2 = (marker) => lines2.flatMap((l, i) => l.replace(/\r$/, "").trim() === marker ? [i] : []);
+  const begins = at2(BLOCK_BEGIN);
+  const ends = at2(BLOCK_END);
+  const mentions = lines2.filter((l) => l.includes("session-handoff:begin") || l.includes("session-handoff:end")).length;
+  if (begins.length === 0 && ends.length === 0 && mentions === 0) return null;
+  if (begins.length !== 1 || ends.length !== 1 || mentions !== 2 || ends[0] < begins[0]) {
+    const expected = `expected one \`${BLOCK_BEGIN}\` line, then one \`${BLOCK_END}\` line`;
+    const fix = "Fix or remove them by hand, then run this again";
+    throw new Refused(`${file} has malformed session-handoff markers (${expected}); nothing was changed. ${fix}`);
+  }
+  return { begin: begins[0], end: ends[0] };
+}
+function blockAgents(text, span) {
+  const lines2 = text.split("\n").slice(span.begin + 1, span.end);
+  const line = lines2.map((l) => l.replace(/\r$/, "")).find((l) => l.startsWith(AGENTS_LINE));
+  if (!line) return [];
+  const names = line.slice(AGENTS_LINE.length).replace(/\.\s*$/, "").split(",");
+  return names.map((s) => s.trim()).filter(Boolean);
+}
+function eolOf(text) {
+  return text.includes("\r\n") ? "\r\n" : "\n";
+}
+function blockEndByte(text, span) {
+  const lines2 = text.split("\n");
+  return Buffer.byteLength(lines2.slice(0, span.end + 1).join("\n"), "utf8");
+}
+function insertBlock(text, blk, eol) {
+  if (Buffer.byteLength(text, "utf8") <= TOP_BLOCK_FROM) {
+    return text.endsWith("\n") ? `${text}${eol}${blk}${eol}` : `${text}${eol}${eol}${blk}`;
+  }
+  const lines2 = text.split("\n");
+  const cr = eol === "\r\n" ? "\r" : "";
+  const heading = /^#{1,6}(\s|$)/.test(lines2[0].replace(/\r$/, ""));
+  lines2.splice(heading ? 1 : 0, 0, ...heading ? [cr, `${blk}${cr}`] : [`${blk}${cr}`, cr]);
+  return lines2.join("\n");
+}
+function putBlock(text, file, agent, body) {
+  if (text === null || text === "") return `${block(body([agent]))}
+`;
+  const eol = eolOf(text);
+  const span = findBlock(text, file);
+  if (span === null) return insertBlock(text, block(body([agent])).split("\n").join(eol), eol);
+  const agents = [.../* @__PURE__ */ new Set([...blockAgents(text, span), agent])].sort();
+  const blk = block(body(agents)).split("\n").join(eol);
+  if (blockEndByte(text, span) > CODEX_BUDGET) {
+    const without = dropBlock(text, span);
+    return insertBlock(without ?? "", blk, eol);
+  }
+  return replaceBlock(text, span, blk);
+}
+function replaceBlock(text, span, blk) {
+  const lines2 = text.split("\n");
+  const cr = lines2[span.end].endsWith("\r") ? "\r" : "";
+  lines2.splice(span.begin, span.end - span.begin + 1, `${blk}${cr}`);
+  return lines2.join("\n");
+}
+function dropBlock(text, span) {
+  const lines2 = text.split("\n");
+  const blank = (i) => i >= 0 && i < lines2.length && lines2[i].replace(/\r$/, "") === "";
+  let from = span.begin;
+  let to = span.end;
+  if (from > 0 && blank(from - 1)) from--;
+  else if (from === 0 && blank(to + 1)) to++;
+  const last = span.end === lines2.length - 1;
+  lines2.splice(from, to - from + 1);
+  if (last && lines2.length > 0) lines2[lines2.length - 1] = lines2[lines2.length - 1].replace(/\r$/, "");
+  const out = lines2.join("\n");
+  return out === "" ? null : out;
+}
+function takeBlock(text, file, agent, body) {
+  const span = findBlock(text, file);
+  if (span === null) return text;
+  const rest = blockAgents(text, span).filter((a) => a !== agent);
+  if (rest.length === 0) return dropBlock(text, span);
+  return replaceBlock(text, span, block(body(rest)).split("\n").join(eolOf(text)));
+}
+var BLOCK_BEGIN, BLOCK_END, AGENTS_LINE, TOP_BLOCK_FROM, CODEX_BUDGET;
+var init_md_block = __esm({
+  "src/agents/md-block.ts"() {
+    "use strict";
+    init_errors();
+    init_command();
+    BLOCK_BEGIN = "<!-- session-handoff:begin -->";
+    BLOCK_END = "<!-- session-handoff:end -->";
+    AGENTS_LINE = "Installed by session-handoff for:";
+    TOP_BLOCK_FROM = 28 * 1024;
+    CODEX_BUDGET = 32 * 1024;
+  }
+});
+
+// src/agents/index.ts
+function mdBlock(helper, global, file, homeFile) {
+  const at2 = global ? { ...helper, rel: null } : helper;
+  return { kind: "md-block", file: global ? homeFile : file, body: (agents) => bootstrapBody(at2, agents) };
+}
+function owned(file, content, mode = 420) {
+  return { kind: "owned-file", file, content, mode };
+}
+function projectOnly(name2, global) {
+  const instead = `run \`install --agent ${name2}\` in the project instead`;
+  if (global) throw new Refused(`${name2} has no per-user rules folder; ${instead}`);
+}
+function clineScript(helper) {
+  const file = helper.rel !== null ? `"$root"/${shellQuote(helper.rel)}` : shellQuote(helper.abs);
+  const run = nodeRun(`hook --mode session --format cline --root "$root"`);
+  const root = `root=$(cd "\${0%/*}/../.." && pwd) || exit 0`;
+  return `#!/bin/sh
+${CLINE_HOOK_MARK}
+${root}
+f=${file}
+[ -f "$f" ] || exit 0
+${run}
+exit 0
+`;
+}
+function clineScriptPs1(helper) {
+  const file = helper.rel !== null ? `Join-Path $root ${psQuote(helper.rel)}` : psQuote(helper.abs);
+  const ps = "hook --mode session --format cline --root $root";
+  return [
+    CLINE_HOOK_MARK,
+    "$root = (Resolve-Path -LiteralPath (Join-Path $PSScriptRoot '..\\..')).Path",
+    `$f = ${file}`,
+    "if (-not (Test-Path -LiteralPath $f -PathType Leaf)) { exit 0 }",
+    "$c = if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }",
+    `$record = Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') ${PS_FIRST}`,
+    `$onPath = Get-Command node ${PS_FIRST} -ExpandProperty Source`,
+    'foreach ($n in @($env:SESSION_HANDOFF_NODE, $record, $onPath, "$env:ProgramFiles\\nodejs\\node.exe")) {',
+    `  if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${ps}; exit $LASTEXITCODE }`,
+    "}",
+    "exit 0",
+    ""
+  ].join("\r\n");
+}
+function isAgentName(s) {
+  return typeof s === "string" && Object.hasOwn(AGENTS, s);
+}
+function agentOfEnv(env) {
+  const named = env.SESSION_HANDOFF_AGENT?.trim() ?? "";
+  if (/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}$/.test(named)) return named;
+  if (env.CLAUDECODE === "1" || env.CLAUDE_CODE_ENTRYPOINT) return "Claude Code";
+  if (env.GEMINI_CLI === "1") return "Gemini CLI";
+  if (Object.keys(env).some((k) => k.startsWith("CODEX_") && k !== "CODEX_HOME")) return "Codex";
+  if (env.OPENCODE === "1") return "OpenCode";
+  return null;
+}
+var SESSION_MATCHER, CURSOR_DESCRIPTION, CURSOR_FRONTMATTER, AGENTS;
+var init_agents = __esm({
+  "src/agents/index.ts"() {
+    "use strict";
+    init_md_block();
+    init_command();
+    init_errors();
+    SESSION_MATCHER = "startup|resume|clear|compact|fork";
+    CURSOR_DESCRIPTION = "Session handoff bootstrap: check for parked session memory at session start";
+    CURSOR_FRONTMATTER = `---
+description: ${CURSOR_DESCRIPTION}
+alwaysApply: true
+---
+`;
+    AGENTS = {
+      "claude-code": {
+        name: "claude-code",
+        fromStartFolder: true,
+        skillFolders: { project: [".claude/skills"], home: [".claude/skills"] },
+        markers: { project: [".claude", "CLAUDE.md"], home: [".claude"] },
+        edits(helper, global) {
+          const command = (args) => hookCommand(helper, args, global ? null : "CLAUDE_PROJECT_DIR");
+          const checkpoint = "checkpoint --format claude";
+          const hooks = [
+            { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format claude", timeout: 10 },
+            { event: "PreCompact", args: checkpoint, timeout: 10 },
+            { event: "PostCompact", args: checkpoint, timeout: 10 },
+            // SessionEnd hooks share a 1.5 s budget: checkpoint does the least work there.
+            { event: "SessionEnd", args: checkpoint, timeout: 2 },
+            // The context offer: both events reach the model; Stop does not (2.1.112 ignores it, 2.1.332 loops).
+            { event: "UserPromptSubmit", args: "context --format claude", timeout: 10 },
+            { event: "PostToolUse", args: "context --format claude", timeout: 10 }
+          ];
+          return [{ kind: "json-hooks", file: ".claude/settings.json", command, statusLine: "statusline", hooks }];
+        }
+      },
+      codex: {
+        name: "codex",
+        skillFolders: { project: [".agents/skills"], home: [".codex/skills", ".agents/skills"] },
+        markers: { project: [".codex"], home: [".codex"] },
+        edits(helper, global) {
+          const hooks = [
+            { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format codex", timeout: 10 },
+            { event: "PreCompact", args: "checkpoint --format codex", timeout: 10 },
+            // Codex clamps SessionEnd to 3 s.
+            { event: "SessionEnd", args: "checkpoint --format codex", timeout: 3 },
+            { event: "UserPromptSubmit", args: "context --format codex", timeout: 10 },
+            { event: "PostToolUse", args: "context --format codex", timeout: 10 }
+          ];
+          return [
+            mdBlock(helper, global, "AGENTS.md", ".codex/AGENTS.md"),
+            {
+              kind: "json-hooks",
+              file: ".codex/hooks.json",
+              command: (args) => hookCommand(helper, args, null),
+              commandWindows: (args) => hookCommandPowerShell(helper.abs, args),
+              hooks
+            }
+          ];
+        }
+      },
+      // No session-start hook is known (*unverified*): the block in AGENTS.md, shared with Codex.
+      opencode: {
+        name: "opencode",
+        skillFolders: {
+          project: [".opencode/skills", ".claude/skills", ".agents/skills"],
+          home: [".config/opencode/skills"]
+        },
+        markers: { project: [".opencode", "opencode.json", "opencode.jsonc"], home: [".config/opencode"] },
+        edits: (helper, global) => [mdBlock(helper, global, "AGENTS.md", ".config/opencode/AGENTS.md")]
+      },
+      // Hook files run only once the user enables hooks; siblings of our rule are the user's.
+      cline: {
+        name: "cline",
+        skillFolders: { project: [".cline/skills", ".clinerules/skills"], home: [] },
+        markers: { project: [".clinerules", ".cline"], home: [] },
+        edits(helper, global) {
+          projectOnly("cline", global);
+          return [
+            owned(".clinerules/00-session-handoff.md", `${block(bootstrapBody(helper, ["cline"]))}
+`),
+            owned(".clinerules/hooks/TaskStart", clineScript(helper), 493),
+            owned(".clinerules/hooks/TaskResume", clineScript(helper), 493),
+            owned(".clinerules/hooks/TaskStart.ps1", clineScriptPs1(helper)),
+            owned(".clinerules/hooks/TaskResume.ps1", clineScriptPs1(helper))
+          ];
+        }
+      },
+      // No PreCompress: it fires before every model request. Gemini matches lifecycle events by exact
+      // name, so no matcher; timeouts in milliseconds; JSON only on stdout, or it shows a chat line.
+      gemini: {
+        name: "gemini",
+        fromStartFolder: true,
+        skillFolders: { project: [".gemini/skills", ".agents/skills"], home: [".gemini/skills"] },
+        markers: { project: [".gemini", "GEMINI.md"], home: [".gemini"] },
+        edits(helper, global) {
+          const hooks = [
+            { event: "SessionStart", args: "hook --mode session --format gemini", timeout: 1e4 },
+            { event: "SessionEnd", args: "checkpoint --format gemini", timeout: 3e3 }
+          ];
+          const command = (args) => hookCommand(helper, args, global ? null : "GEMINI_PROJECT_DIR");
+          return [
+            mdBlock(helper, global, "GEMINI.md", ".gemini/GEMINI.md"),
+            { kind: "json-hooks", file: ".gemini/settings.json", command, hooks }
+          ];
+        }
+      },
+      // With third-party hooks on, Cursor also runs Claude Code's: install adds no hook of its own.
+      cursor: {
+        name: "cursor",
+        skillFolders: { project: [".agents/skills", ".cursor/skills"], home: [] },
+        markers: { project: [".cursor", ".cursorrules"], home: [] },
+        edits(helper, global) {
+          projectOnly("cursor", global);
+          const content = `${CURSOR_FRONTMATTER}${block(bootstrapBody(helper, ["cursor"]))}
+`;
+          return [owned(".cursor/rules/session-handoff.mdc", content)];
+        }
+      }
+    };
+  }
+});
+
 // src/git/git-dir.ts
 import { readdirSync as readdirSync4, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
 import path15 from "node:path";
@@ -2849,894 +3168,6 @@ var init_git_dir = __esm({
   }
 });
 
-// src/git/saves.ts
-import { linkSync, lstatSync as lstatSync6, mkdirSync as mkdirSync2, renameSync, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
-import path16 from "node:path";
-function savesPath(root, env) {
-  const top = gitTopOf(root, env);
-  const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? null : path16.join(commonDirOf(gitDir), "session-handoff", "saves");
-}
-function beside(root, env, name2) {
-  const saves = savesPath(root, env);
-  return saves === null ? null : path16.join(path16.dirname(saves), name2);
-}
-function recordLines(p, re) {
-  const lines2 = (readSmall(p) ?? "").slice(0, 16384).split("\n");
-  return lines2.map((l) => re.exec(l)).filter((m) => m !== null);
-}
-function addRecord(p, re, line, drop) {
-  try {
-    mkdirSync2(path16.dirname(p), { recursive: true, mode: 448 });
-    let kept = [];
-    try {
-      kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
-    } catch {
-    }
-    const tmp = `${p}.tmp-${process.pid}`;
-    rmSync(tmp, { force: true });
-    writeFileSync3(tmp, `${[...kept, line].slice(-KEPT).join("\n")}
-`, { mode: 384, flag: "wx" });
-    renameSync(tmp, p);
-  } catch {
-  }
-}
-function savedStampOf(text) {
-  const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1];
-  if (saved === void 0) return null;
-  const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text)?.[1];
-  return head === void 0 ? saved : `${saved}+${head}`;
-}
-function cloneIdOf(root, env, create = false) {
-  const p = beside(root, env, "clone-id");
-  if (p === null) return null;
-  const valid = (id) => id !== void 0 && /^[0-9a-f]{16}$/.test(id) ? id : null;
-  const found = valid(readSmall(p)?.trim());
-  if (found !== null || !create) return found;
-  const tmp = `${p}.tmp-${process.pid}`;
-  try {
-    mkdirSync2(path16.dirname(p), { recursive: true, mode: 448 });
-    if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
-    writeFileSync3(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
-`, { mode: 384 });
-    linkSync(tmp, p);
-  } catch {
-  } finally {
-    rmSync(tmp, { force: true });
-  }
-  return valid(readSmall(p)?.trim());
-}
-function markClone(text, id) {
-  if (id === null) return text;
-  const lines2 = text.split("\n").filter((l) => !CLONE_MARK.test(l));
-  const saved = lines2.findIndex((l) => /^Saved:/.test(l));
-  if (saved === -1) return text;
-  lines2.splice(saved + 1, 0, `<!-- saved in clone ${id} -->`);
-  return lines2.join("\n");
-}
-function markedHere(root, env, text) {
-  const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
-  const id = mark === void 0 ? null : cloneIdOf(root, env);
-  return mark === void 0 || id === null ? null : mark === id;
-}
-function readSaves(root, env) {
-  const p = savesPath(root, env);
-  if (p === null) return null;
-  try {
-    if (!lstatSync6(p).isFile()) return null;
-    const lines2 = recordLines(p, LINE2);
-    return { tokens: lines2.map((m) => m[1]), stamps: lines2.flatMap((m) => m[2] === void 0 ? [] : [m[2]]) };
-  } catch {
-    return null;
-  }
-}
-function recordSavedHere(root, env, token, stamp) {
-  const p = savesPath(root, env);
-  if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
-  const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
-  addRecord(p, LINE2, `${token}${safeStamp}`, (m) => m[1] === token);
-}
-function savedHere(root, env, text, token) {
-  const marked = markedHere(root, env, text);
-  if (marked !== null) return marked;
-  const saves = readSaves(root, env);
-  if (saves === null) return null;
-  const stamp = text === null ? null : savedStampOf(text);
-  return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(token());
-}
-function agentOfEnv(env) {
-  const named = env.SESSION_HANDOFF_AGENT?.trim() ?? "";
-  if (/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}$/.test(named)) return named;
-  if (env.CLAUDECODE === "1" || env.CLAUDE_CODE_ENTRYPOINT) return "Claude Code";
-  if (env.GEMINI_CLI === "1") return "Gemini CLI";
-  if (Object.keys(env).some((k) => k.startsWith("CODEX_") && k !== "CODEX_HOME")) return "Codex";
-  if (env.OPENCODE === "1") return "OpenCode";
-  return null;
-}
-function recordSavedBy(root, env, token, agent) {
-  const p = beside(root, env, "saved-by");
-  const line = `${token} ${agent}`;
-  if (p === null || agent === null || !SAVED_BY_LINE.test(line)) return;
-  addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
-}
-function savedByOf(root, env, token) {
-  const p = beside(root, env, "saved-by");
-  try {
-    return p === null ? null : recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null;
-  } catch {
-    return null;
-  }
-}
-var KEPT, LINE2, CLONE_MARK, SAVED_BY_LINE;
-var init_saves = __esm({
-  "src/git/saves.ts"() {
-    "use strict";
-    init_builtins();
-    init_git_dir();
-    init_fs();
-    KEPT = 10;
-    LINE2 = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
-    CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
-    SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
-  }
-});
-
-// src/store/lock.ts
-import fs from "node:fs";
-import { hostname as hostname2 } from "node:os";
-import path17 from "node:path";
-async function acquireLock(memDir, timeoutSeconds) {
-  return acquireLockDir(path17.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
-}
-async function acquireLockDir(lockDir, timeoutSeconds, opts) {
-  const start = performance.now();
-  const deadline = start + timeoutSeconds * 1e3;
-  const me = { pid: process.pid, host: hostname2(), nonce: randomHex8() + randomHex8() };
-  let seen = null;
-  for (; ; ) {
-    checkLockPath(lockDir);
-    if (tryMake(lockDir, me, opts.makeParent === true)) return holding(lockDir, me);
-    const now = performance.now();
-    const owner = readOwner(lockDir);
-    const st = fs.lstatSync(lockDir, { throwIfNoEntry: false });
-    if (st === void 0) continue;
-    const key = `${owner?.nonce ?? "-"} ${st.mtimeMs}`;
-    if (seen?.key !== key) seen = { key, since: seen ? now : start };
-    const verdict = lockVerdict(owner, st, me.host, now - seen.since);
-    if (verdict === "dead" && takeOver(lockDir, owner)) {
-      seen = null;
-      continue;
-    }
-    if (now >= deadline) {
-      const on = owner && owner.host !== me.host ? ` on ${quotedValue(owner.host)}` : "";
-      const who = owner ? `process ${owner.pid}${on}` : "another process";
-      const retry = opts.retry ?? "wait and retry, or pass a longer --lock-timeout";
-      throw new Busy(`${opts.what}: ${who} holds the lock ${lockDir}; ${retry}`, { who, lock: lockDir });
-    }
-    const pause2 = Math.min(RETRY_MS + Math.random() * RETRY_MS, deadline - now);
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, pause2)));
-  }
-}
-function checkLockPath(lockDir) {
-  const st = fs.lstatSync(lockDir, { throwIfNoEntry: false });
-  if (st !== void 0 && (st.isSymbolicLink() || !st.isDirectory())) {
-    const what = st.isSymbolicLink() ? "a link" : "not a directory";
-    throw new Refused(`${lockDir} is ${what}; it is the helper's private lock: move it away and retry`);
-  }
-}
-function tryMake(lockDir, me, makeParent2) {
-  try {
-    fs.mkdirSync(lockDir, { mode: 448 });
-  } catch (err) {
-    if (err.code === "EEXIST") return false;
-    if (err.code === "ENOENT" && makeParent2) {
-      fs.mkdirSync(path17.dirname(lockDir), { recursive: true, mode: 448 });
-      return tryMake(lockDir, me, false);
-    }
-    throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
-  }
-  try {
-    fs.writeFileSync(path17.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
-    return true;
-  } catch (err) {
-    const code = err.code;
-    if (code === "ENOENT" || code === "EEXIST") return false;
-    try {
-      fs.rmdirSync(lockDir);
-    } catch {
-    }
-    throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
-  }
-}
-function holding(lockDir, me) {
-  const ours = () => readOwner(lockDir)?.nonce === me.nonce;
-  let lost = false;
-  const timer = setInterval(() => {
-    if (!ours()) {
-      lost = true;
-      return;
-    }
-    try {
-      const now = /* @__PURE__ */ new Date();
-      fs.utimesSync(lockDir, now, now);
-    } catch {
-      lost = true;
-    }
-  }, REFRESH_MS);
-  timer.unref();
-  return {
-    assertHeld() {
-      if (lost || !ours()) {
-        const lost2 = "lost the memory lock to another process before publishing";
-        throw new Refused(`${lost2}; nothing was published: read again and retry`);
-      }
-    },
-    async release() {
-      clearInterval(timer);
-      if (!ours()) return;
-      try {
-        fs.unlinkSync(path17.join(lockDir, OWNER_NAME));
-        fs.rmdirSync(lockDir);
-      } catch {
-      }
-    }
-  };
-}
-function takeOver(lockDir, dead) {
-  const aside = `${lockDir}-dead-${process.pid}-${randomHex8()}`;
-  try {
-    fs.renameSync(lockDir, aside);
-  } catch (err) {
-    return err.code === "ENOENT";
-  }
-  const moved = readOwner(aside);
-  if (moved && moved.nonce !== dead?.nonce) {
-    try {
-      fs.renameSync(aside, lockDir);
-      return true;
-    } catch {
-    }
-  }
-  fs.rmSync(aside, { recursive: true, force: true });
-  return true;
-}
-var RETRY_MS, REFRESH_MS;
-var init_lock = __esm({
-  "src/store/lock.ts"() {
-    "use strict";
-    init_quote();
-    init_errors();
-    init_files();
-    init_private();
-    RETRY_MS = 25;
-    REFRESH_MS = 2e3;
-  }
-});
-
-// src/store/settings.ts
-import path18 from "node:path";
-function readSettings(memDir) {
-  const settings = { ...DEFAULT_SETTINGS };
-  const file = path18.join(memDir, SETTINGS_FILE);
-  const text = readSmall(file, MAX_SETTINGS_BYTES) ?? (lstatOrNull(file)?.isSymbolicLink() === false ? "" : null);
-  if (text === null) return { settings, problems: [] };
-  let parsed;
-  try {
-    parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
-  } catch {
-    parsed = void 0;
-  }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    const what = `is not a JSON object of at most ${MAX_SETTINGS_BYTES} bytes (nor a link)`;
-    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} ${what}; using the defaults`] };
-  }
-  const problems = [];
-  for (const [key, value] of Object.entries(parsed)) {
-    const rule5 = RULES[key];
-    if (!Object.hasOwn(RULES, key)) {
-      problems.push(`.ai/memory/${SETTINGS_FILE}: unknown key ${quotedValue(key.slice(0, 40))} ignored`);
-    } else if (!rule5.ok(value)) {
-      const def = JSON.stringify(DEFAULT_SETTINGS[key]);
-      const got = quotedValue(String(JSON.stringify(value)).slice(0, 40));
-      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule5.want}, got ${got}; using ${def}`);
-    } else {
-      settings[key] = value;
-    }
-  }
-  return { settings, problems };
-}
-var SETTINGS_FILE, MAX_SETTINGS_BYTES, DEFAULT_SETTINGS, isInt, RULES;
-var init_settings = __esm({
-  "src/store/settings.ts"() {
-    "use strict";
-    init_quote();
-    init_fs();
-    SETTINGS_FILE = "settings.json";
-    MAX_SETTINGS_BYTES = 16 * 1024;
-    DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
-    isInt = (lo, hi) => {
-      return (v) => Number.isInteger(v) && v >= lo && v <= hi;
-    };
-    RULES = {
-      contextOffer: { ok: (v) => typeof v === "boolean", want: "true or false" },
-      contextThreshold: { ok: isInt(1, 99), want: "a whole percent from 1 to 99" },
-      contextWindow: { ok: (v) => v === null || isInt(1e3, 1e8)(v), want: "null or a whole number of tokens from 1000" },
-      archivesKept: { ok: isInt(1, 1e3), want: "a whole number from 1 to 1000" }
-    };
-  }
-});
-
-// src/store/archive.ts
-import { lstatSync as lstatSync7, readdirSync as readdirSync5, unlinkSync as unlinkSync3 } from "node:fs";
-import path19 from "node:path";
-function archiveStamp(now) {
-  return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
-}
-function archiveSeq(name2) {
-  const m = NAME_SEQ.exec(name2);
-  return m ? BigInt(m[1]) : null;
-}
-function archiveName(prefix, dir, now = /* @__PURE__ */ new Date()) {
-  let top = 0n;
-  for (const name2 of listDir(dir)) {
-    const seq = archiveSeq(name2);
-    if (seq !== null && seq > top) top = seq;
-  }
-  return `${prefix}-${archiveStamp(now)}-${top + 1n}-${randomHex8()}.md`;
-}
-function timeKey(name2, mtimeMs) {
-  const m = NAME_TIME.exec(name2);
-  if (m) return `${m[1]}.${(m[2] ?? "").padEnd(9, "0")}`;
-  return archiveStamp(new Date(mtimeMs)).replace(/Z$/, "").padEnd(29, "0");
-}
-function newestFirst(a, b) {
-  const sa = archiveSeq(a.name);
-  const sb = archiveSeq(b.name);
-  if (sa !== null || sb !== null) {
-    if (sa === null) return 1;
-    if (sb === null) return -1;
-    if (sa !== sb) return sa > sb ? -1 : 1;
-  }
-  const ka = timeKey(a.name, a.mtimeMs);
-  const kb = timeKey(b.name, b.mtimeMs);
-  if (ka !== kb) return ka < kb ? 1 : -1;
-  if (sa !== null) return a.name === b.name ? 0 : a.name < b.name ? 1 : -1;
-  return b.mtimeMs - a.mtimeMs;
-}
-function archivesKept(dir) {
-  const { settings, problems } = readSettings(path19.dirname(dir));
-  return { keep: settings.archivesKept, problems };
-}
-function prunable(dir) {
-  const entries2 = [];
-  for (const name2 of readdirSync5(dir)) {
-    const st = PRUNABLE_NAME.test(name2) ? lstatSync7(path19.join(dir, name2), { throwIfNoEntry: false }) : void 0;
-    if (st === void 0) continue;
-    if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
-    entries2.push({ name: name2, mtimeMs: st.mtimeMs });
-  }
-  return entries2;
-}
-function archiveExcess(dir) {
-  try {
-    const entries2 = prunable(dir);
-    return typeof entries2 === "string" ? 0 : Math.max(0, entries2.length - archivesKept(dir).keep);
-  } catch {
-    return 0;
-  }
-}
-function pruneArchive(dir, justArchived = null) {
-  const { keep, problems } = archivesKept(dir);
-  const warnings = [...problems];
-  let entries2;
-  try {
-    entries2 = prunable(dir);
-  } catch (err) {
-    const why = `archive pruning skipped: cannot list ${dir}: ${err.message}`;
-    return { deleted: [], keep, warnings: [...warnings, why] };
-  }
-  if (typeof entries2 === "string") {
-    const why = `archive/${entries2} is a link, hard-linked or not a regular file; nothing was deleted`;
-    warnings.push(`archive pruning skipped: ${why} (move it away to resume pruning)`);
-    return { deleted: [], keep, warnings };
-  }
-  entries2.sort(newestFirst);
-  const kept = entries2.filter((e) => e.name === justArchived);
-  const rest = entries2.filter((e) => e.name !== justArchived);
-  const doomed = rest.slice(Math.max(0, keep - kept.length));
-  const deleted = [];
-  for (const entry of doomed) {
-    try {
-      unlinkSync3(path19.join(dir, entry.name));
-      deleted.push(entry.name);
-    } catch (err) {
-      warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
-    }
-  }
-  return { deleted, warnings, keep };
-}
-var ARCHIVE_NAME, PRUNABLE_NAME, NAME_TIME, NAME_SEQ;
-var init_archive = __esm({
-  "src/store/archive.ts"() {
-    "use strict";
-    init_files();
-    init_private();
-    init_settings();
-    ARCHIVE_NAME = /^HANDOFF-[A-Za-z0-9._-]+\.md$/;
-    PRUNABLE_NAME = /^HANDOFF-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3,6}Z-(?:\d{1,30}-)?[0-9a-f]{8}\.md$/;
-    NAME_TIME = /^HANDOFF-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})(?:\.(\d{1,9}))?Z-/;
-    NAME_SEQ = /^HANDOFF-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{1,9})?Z-(\d{1,30})-[0-9a-f]{8}\.md$/;
-  }
-});
-
-// src/store/recover.ts
-import path20 from "node:path";
-function pendingRepairs(root) {
-  return [
-    ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
-    ...listPrivate(root).filter((e) => ROOT_FILES.has(e.file))
-  ];
-}
-function inoOf(p) {
-  return lstatBig(p)?.ino ?? null;
-}
-function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n2) => inoOf(path20.join(dir, n2)) === ino);
-}
-function notOurs(e, filePath, arch, siblings) {
-  const st = lstatBig(e.path);
-  if (st === null) return null;
-  if (st.isSymbolicLink()) return "is a link";
-  if (!st.isFile()) return "is not a regular file";
-  if (st.nlink === 1n) return null;
-  let accounted = 1n;
-  if (inoOf(filePath) === st.ino) accounted++;
-  accounted += BigInt(archiveEntriesWithIno(arch, st.ino).length);
-  accounted += BigInt(siblings.filter((o) => o.path !== e.path && inoOf(o.path) === st.ino).length);
-  return st.nlink > accounted ? "has hard links the helper did not make" : null;
-}
-function groupByFile(entries2) {
-  const byFile = /* @__PURE__ */ new Map();
-  for (const e of entries2) {
-    const key = path20.join(path20.dirname(e.path), e.file);
-    byFile.set(key, [...byFile.get(key) ?? [], e]);
-  }
-  return byFile;
-}
-function plantedPrivate(root) {
-  const out = [];
-  const arch = archiveDir(root);
-  for (const [filePath, list2] of groupByFile(pendingRepairs(root))) {
-    for (const e of list2) {
-      const reason = notOurs(e, filePath, arch, list2);
-      if (reason !== null) out.push({ entry: e, reason });
-    }
-  }
-  return out;
-}
-function needsRepair(root) {
-  return pendingRepairs(root).length > 0 || archiveExcess(archiveDir(root)) > 0 || listDir(memoryDir(root)).some((n2) => DEAD_LOCK.test(n2)) || listDir(archiveDir(root)).some((n2) => ARCHIVE_TEMP.test(n2));
-}
-var MEMORY_FILES, ROOT_FILES, ARCHIVE_TEMP, DEAD_LOCK;
-var init_recover = __esm({
-  "src/store/recover.ts"() {
-    "use strict";
-    init_archive();
-    init_private();
-    init_paths();
-    MEMORY_FILES = new Set(Object.values(FILE_OF));
-    ROOT_FILES = new Set(TARGETS);
-    ARCHIVE_TEMP = /^\.HANDOFF-[A-Za-z0-9._-]+\.md\.tmp-\d+-[0-9a-f]{16}$/;
-    DEAD_LOCK = /^\.lock-dead-\d+-[0-9a-f]{8}$/;
-  }
-});
-
-// src/store/publish.ts
-import {
-  closeSync as closeSync5,
-  constants as constants5,
-  fchmodSync as fchmodSync2,
-  fchownSync,
-  fsyncSync,
-  linkSync as linkSync2,
-  lstatSync as lstatSync8,
-  openSync as openSync5,
-  renameSync as renameSync2,
-  unlinkSync as unlinkSync4,
-  writeSync
-} from "node:fs";
-import path21 from "node:path";
-function syncDir(dir) {
-  try {
-    const fd = openSync5(dir, constants5.O_RDONLY);
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync5(fd);
-    }
-  } catch {
-  }
-}
-function unlinkQuiet(p) {
-  try {
-    unlinkSync4(p);
-  } catch {
-  }
-}
-function linkIntoArchive(from, archiveDirPath, prefix) {
-  ensureDir(archiveDirPath);
-  for (let attempt = 0; ; attempt++) {
-    const name2 = archiveName(prefix, archiveDirPath);
-    try {
-      linkSync2(from, path21.join(archiveDirPath, name2));
-      return name2;
-    } catch (err) {
-      if (err.code !== "EEXIST" || attempt > 5) throw err;
-    }
-  }
-}
-function writeTemp(tempPath, bytes, mode, owner) {
-  const fd = openSync5(tempPath, EXCLUSIVE, mode);
-  try {
-    const other = owner !== null && (owner.uid !== process.geteuid?.() || owner.gid !== process.getegid?.());
-    if (owner !== null && process.geteuid !== void 0 && other) {
-      try {
-        fchownSync(fd, owner.uid, owner.gid);
-      } catch (err) {
-        if (err.code !== "EPERM") throw err;
-      }
-    }
-    fchmodSync2(fd, mode);
-    let off = 0;
-    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
-    fsyncSync(fd);
-  } finally {
-    closeSync5(fd);
-  }
-}
-async function publish(spec) {
-  const filePath = path21.join(spec.dir, spec.file);
-  const prior = await readStable(filePath, { failpoint: spec.failpoint });
-  if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", filePath);
-  const current = prior ? prior.token : "absent";
-  if (current !== spec.expectedToken) {
-    const tokens = `expected ${spec.expectedToken}, current ${current}`;
-    throw new Refused(`${spec.file} changed since it was read (${tokens}); read again and merge`);
-  }
-  const bytes = spec.build(prior ? prior.bytes : null);
-  const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
-  const pid = process.pid;
-  const rand = randomHex8();
-  const claimPath = path21.join(spec.dir, privateName(spec.file, "claim", pid, rand));
-  const tempPath = path21.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
-  const warnings = [];
-  let archived = null;
-  if (prior !== null) {
-    await failpoint(spec.failpoint, "before-claim");
-    try {
-      renameSync2(filePath, claimPath);
-    } catch (err) {
-      if (err.code === "ENOENT") {
-        throw new Refused(`${spec.file} changed since it was read (it was deleted); read again and merge`);
-      }
-      throw new Refused(`cannot claim ${filePath}: ${err.message}`);
-    }
-    const claimed = claimIsWhatWeRead(claimPath, prior);
-    if (claimed !== "same") {
-      const restored = putBack(claimPath, filePath);
-      if (claimed === "not-regular") {
-        const where = restored ? "it was put back" : "it is kept at a private name for `recover`";
-        const what = `${spec.file} was replaced by something that is not a regular file since it was read`;
-        throw new Refused(`${what}; ${where} and nothing was saved; move it away, then read again`);
-      }
-      const kept = restored ? "" : "; its version is kept for `recover`";
-      const wrote = "changed since it was read (another program wrote it)";
-      throw new Refused(`${spec.file} ${wrote}${kept}; read again and merge`);
-    }
-  }
-  try {
-    if (prior !== null) {
-      await failpoint(spec.failpoint, "after-claim");
-      if (spec.archivePrior) {
-        archived = linkIntoArchive(claimPath, spec.archiveDir, spec.archivePrefix);
-        await failpoint(spec.failpoint, "after-archive");
-      }
-    }
-    const owner = prior ? { uid: Number(prior.stat.uid), gid: Number(prior.stat.gid) } : null;
-    writeTemp(tempPath, bytes, mode, owner);
-    await failpoint(spec.failpoint, "before-publication");
-    spec.lock.assertHeld();
-  } catch (err) {
-    let restored = true;
-    if (prior === null) unlinkQuiet(tempPath);
-    else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
-    if (err instanceof HelperError) {
-      const said2 = err.message.replace(/; nothing was (?:published|changed)/, "");
-      if (!restored) err.message = `${said2}; ${afterRollback(false, spec.file)}`;
-      throw err;
-    }
-    throw new Refused(`cannot save ${spec.file}: ${err.message}; ${afterRollback(restored, spec.file)}`);
-  }
-  try {
-    linkSync2(tempPath, filePath);
-  } catch (err) {
-    if (err.code !== "EEXIST") {
-      let restored = true;
-      if (prior === null) unlinkQuiet(tempPath);
-      else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
-      throw new Refused(`cannot publish ${filePath}: ${err.message}; ${afterRollback(restored, spec.file)}`);
-    }
-    unlinkQuiet(tempPath);
-    let kept = archived;
-    if (prior !== null) {
-      if (kept === null) kept = linkIntoArchive(claimPath, spec.archiveDir, spec.archivePrefix);
-      unlinkQuiet(claimPath);
-    }
-    throw new Refused(
-      `${spec.file} was written by another program during this save; that version was kept as current` + (kept ? ` and the prior version is in archive/${kept}` : "") + "; read again and merge"
-    );
-  }
-  syncDir(spec.dir);
-  await failpoint(spec.failpoint, "after-publication");
-  if (prior !== null) unlinkQuiet(claimPath);
-  unlinkQuiet(tempPath);
-  if (archived !== null) {
-    await failpoint(spec.failpoint, "before-prune");
-    warnings.push(...pruneArchive(spec.archiveDir, archived).warnings);
-  }
-  return { bytes, token: tokenOf(bytes), archived, warnings };
-}
-function claimIsWhatWeRead(claimPath, prior) {
-  let st;
-  try {
-    st = lstatSync8(claimPath, { bigint: true });
-  } catch {
-    return "changed";
-  }
-  if (!st.isFile()) return "not-regular";
-  const p = prior.stat;
-  if (st.dev !== p.dev || st.ino !== p.ino || st.size !== p.size || st.mtimeNs !== p.mtimeNs) return "changed";
-  const again = openRegular(claimPath);
-  if (again === null) return "changed";
-  try {
-    return tokenOf(readAll(again.fd)) === prior.token ? "same" : "changed";
-  } finally {
-    closeSync5(again.fd);
-  }
-}
-function putBack(claimPath, filePath) {
-  try {
-    linkSync2(claimPath, filePath);
-    unlinkSync4(claimPath);
-    return true;
-  } catch (err) {
-    if (err.code === "EEXIST") return false;
-  }
-  try {
-    if (lstatSync8(filePath, { throwIfNoEntry: false }) !== void 0) return false;
-    renameSync2(claimPath, filePath);
-    return true;
-  } catch {
-    return false;
-  }
-}
-async function rollBack(temp, claimPath, filePath, spec, archived) {
-  unlinkQuiet(temp);
-  await failpoint(spec.failpoint, "rollback-after-temp-drop");
-  try {
-    await failpoint(spec.failpoint, "rollback-before-restore");
-    linkSync2(claimPath, filePath);
-  } catch (err) {
-    if (!NO_ROOM.has(err.code ?? "")) return false;
-    if (archived !== null) {
-      unlinkQuiet(path21.join(spec.archiveDir, archived));
-      await failpoint(spec.failpoint, "rollback-after-unarchive");
-    }
-    if (lstatSync8(filePath, { throwIfNoEntry: false }) !== void 0) return false;
-    try {
-      renameSync2(claimPath, filePath);
-    } catch {
-      return false;
-    }
-    await failpoint(spec.failpoint, "rollback-after-restore");
-    await failpoint(spec.failpoint, "rollback-after-claim-drop");
-    return true;
-  }
-  await failpoint(spec.failpoint, "rollback-after-restore");
-  if (archived !== null) {
-    unlinkQuiet(path21.join(spec.archiveDir, archived));
-    await failpoint(spec.failpoint, "rollback-after-unarchive");
-  }
-  unlinkQuiet(claimPath);
-  await failpoint(spec.failpoint, "rollback-after-claim-drop");
-  return true;
-}
-function afterRollback(restored, file) {
-  if (restored) return "nothing was changed";
-  return `${file} is kept at a private name until \`recover\` puts it back: run \`recover\``;
-}
-var EXCLUSIVE, NO_ROOM;
-var init_publish = __esm({
-  "src/store/publish.ts"() {
-    "use strict";
-    init_errors();
-    init_archive();
-    init_failpoint();
-    init_files();
-    init_paths();
-    init_private();
-    EXCLUSIVE = constants5.O_WRONLY | constants5.O_CREAT | constants5.O_EXCL | constants5.O_NOFOLLOW;
-    NO_ROOM = /* @__PURE__ */ new Set(["ENOSPC", "EDQUOT", "EMLINK"]);
-  }
-});
-
-// src/store/repair.ts
-import { linkSync as linkSync3, readFileSync as readFileSync4, rmSync as rmSync2, unlinkSync as unlinkSync5 } from "node:fs";
-import path22 from "node:path";
-function archiveEntryWithBytes(dir, claimPath) {
-  let bytes;
-  try {
-    bytes = readFileSync4(claimPath);
-  } catch {
-    return void 0;
-  }
-  return listDir(dir).filter((n2) => ARCHIVE_NAME.test(n2)).find((n2) => {
-    const p = path22.join(dir, n2);
-    const st = lstatBig(p);
-    if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
-    try {
-      return readFileSync4(p).equals(bytes);
-    } catch {
-      return false;
-    }
-  });
-}
-function saveId(e) {
-  return e.name.slice(e.name.lastIndexOf(".") + 1).replace(/^(tmp|claim)-/, "");
-}
-async function dropArchiveTemps(arch, fp) {
-  const out = [];
-  for (const name2 of listDir(arch).filter((n2) => ARCHIVE_TEMP.test(n2))) {
-    const p = path22.join(arch, name2);
-    const st = lstatBig(p);
-    if (st === null || !st.isFile()) continue;
-    if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
-    unlinkSync5(p);
-    await failpoint(fp, "recover-after-temp-drop");
-    out.push(`archive: dropped an archive copy left half-done (${name2})`);
-  }
-  return out;
-}
-async function repair(root, fp) {
-  const actions = [];
-  const memDir = memoryDir(root);
-  const arch = archiveDir(root);
-  const planted = plantedPrivate(root)[0];
-  if (planted !== void 0) {
-    const what = "it holds a private name of the helper but is not a file it left";
-    throw new Refused(`${planted.entry.path} ${planted.reason}: ${what}; move it away, then retry`);
-  }
-  const byFile = groupByFile(pendingRepairs(root));
-  for (const [filePath, list2] of byFile) {
-    const file = path22.basename(filePath);
-    const prefix = archivePrefixOf(file);
-    const currentIno = inoOf(filePath);
-    const published = (e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno;
-    const finished = new Set(list2.filter(published).map(saveId));
-    const claims = list2.filter((e) => e.role === "claim").sort((a, b) => (lstatBig(a.path)?.mtimeMs ?? 0n) < (lstatBig(b.path)?.mtimeMs ?? 0n) ? -1 : 1);
-    for (const claim of claims) {
-      const claimIno = inoOf(claim.path);
-      if (claimIno === null) continue;
-      if (inoOf(filePath) === null) {
-        linkSync3(claim.path, filePath);
-        await failpoint(fp, "recover-after-restore");
-      }
-      if (inoOf(filePath) === claimIno) {
-        for (const copy of archiveEntriesWithIno(arch, claimIno)) {
-          unlinkSync5(path22.join(arch, copy));
-          await failpoint(fp, "recover-after-unarchive");
-        }
-        unlinkSync5(claim.path);
-        await failpoint(fp, "recover-after-claim-drop");
-        actions.push(`${file}: rolled back an interrupted save; the prior version is current again`);
-        continue;
-      }
-      const copies = archiveEntriesWithIno(arch, claimIno);
-      if (finished.has(saveId(claim)) && (copies.length > 0 || prefix !== "HANDOFF")) {
-        unlinkSync5(claim.path);
-        await failpoint(fp, "recover-after-claim-drop");
-        const where2 = copies[0] ? ` (archived as archive/${copies[0]})` : "";
-        actions.push(`${file}: finished a save; dropped the version it replaced${where2}`);
-        continue;
-      }
-      let where = copies[0] ?? archiveEntryWithBytes(arch, claim.path);
-      if (where === void 0) {
-        where = linkIntoArchive(claim.path, arch, prefix);
-        await failpoint(fp, "recover-after-archive");
-      }
-      unlinkSync5(claim.path);
-      await failpoint(fp, "recover-after-claim-drop");
-      actions.push(`${file}: kept the prior version as archive/${where}`);
-    }
-    for (const temp of list2.filter((e) => e.role === "tmp")) {
-      const tempIno = inoOf(temp.path);
-      if (tempIno === null) continue;
-      const published2 = tempIno === inoOf(filePath);
-      rmSync2(temp.path, { force: true });
-      await failpoint(fp, "recover-after-temp-drop");
-      const unpublished = `${file}: dropped an unpublished new version (${temp.name}); the old version stays current`;
-      actions.push(published2 ? `${file}: finished a publication (dropped ${temp.name})` : unpublished);
-    }
-  }
-  actions.push(...await dropArchiveTemps(arch, fp));
-  try {
-    for (const name2 of listDir(memDir).filter((n2) => DEAD_LOCK.test(n2))) {
-      rmSync2(path22.join(memDir, name2), { recursive: true, force: true });
-    }
-  } catch {
-  }
-  if (archiveExcess(arch) > 0) {
-    await failpoint(fp, "recover-before-prune");
-    const pruned = pruneArchive(arch);
-    const n2 = pruned.deleted.length;
-    if (n2 > 0) actions.push(`archive: pruned ${n2} old handoff(s) to keep the newest ${pruned.keep}`);
-    actions.push(...pruned.warnings);
-  }
-  return actions;
-}
-var init_repair = __esm({
-  "src/store/repair.ts"() {
-    "use strict";
-    init_errors();
-    init_archive();
-    init_failpoint();
-    init_private();
-    init_paths();
-    init_publish();
-    init_recover();
-  }
-});
-
-// src/store/mutate.ts
-async function underLock(opts, body) {
-  const memDir = memoryDir(opts.root);
-  assertNotPaused(memDir, opts.env);
-  const existed = checkTree(opts.root);
-  let lock = null;
-  let repairs = [];
-  try {
-    if (existed) lock = await acquireLock(memDir, opts.lockTimeoutSeconds);
-    opts.validate?.();
-    if (!existed) await opts.precheck?.();
-    checkTree(opts.root, { create: true });
-    if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds);
-    assertNotPaused(memDir, opts.env);
-    const repaired = needsRepair(opts.root) ? await repair(opts.root, opts.failpoint) : [];
-    repairs = repaired.map((line) => `recovered: ${line}`);
-    const result = await body(lock);
-    return { result, repairs };
-  } catch (err) {
-    const code = err?.code;
-    const fsError = err instanceof Error && !(err instanceof HelperError) && typeof code === "string";
-    const refusal = fsError ? new Refused(`file system error: ${err.message}`) : err;
-    if (refusal instanceof HelperError) refusal.before = [...repairs, ...refusal.before];
-    throw refusal;
-  } finally {
-    await lock?.release();
-  }
-}
-var init_mutate = __esm({
-  "src/store/mutate.ts"() {
-    "use strict";
-    init_errors();
-    init_lock();
-    init_paths();
-    init_pause();
-    init_recover();
-    init_repair();
-  }
-});
-
 // src/git/status.ts
 function statusArgs(excludes = []) {
   return excludes.length === 0 ? STATUS_ARGS : [...STATUS_ARGS, ...excludes.map((e) => `:(exclude,literal)${e}`)];
@@ -3808,12 +3239,12 @@ var init_status = __esm({
 // src/git/anchors.ts
 import { realpathSync as realpathSync2 } from "node:fs";
 import { lstat } from "node:fs/promises";
-import path23 from "node:path";
+import path16 from "node:path";
 async function statInsideRoot(root, rel) {
   const parts = rel.split("/");
   let at2 = root;
   for (const [i, part] of parts.entries()) {
-    at2 = path23.join(at2, part);
+    at2 = path16.join(at2, part);
     try {
       const st = await lstat(at2);
       if (i < parts.length - 1 && !st.isDirectory()) return null;
@@ -3832,11 +3263,11 @@ function skillExcludes(root, skillDir) {
     real3 = realpathSync2(skillDir);
   } catch {
   }
-  for (const dir of [path23.resolve(skillDir), real3]) {
+  for (const dir of [path16.resolve(skillDir), real3]) {
     if (dir === null) continue;
-    const rel = path23.relative(root, dir);
-    if (rel === "" || rel.startsWith("..") || path23.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
-    out.add(rel.split(path23.sep).join("/"));
+    const rel = path16.relative(root, dir);
+    if (rel === "" || rel.startsWith("..") || path16.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
+    out.add(rel.split(path16.sep).join("/"));
   }
   return [...out];
 }
@@ -3846,7 +3277,7 @@ function dirtyHashesOf(top, dirty) {
   for (const p of dirty) {
     if (out.length >= MAX_DIRTY_HASHES) break;
     if (p.endsWith("/")) continue;
-    const id = blobIdOf(path23.join(top, p), format2);
+    const id = blobIdOf(path16.join(top, p), format2);
     if (id !== null) out.push({ path: p, id });
   }
   return out;
@@ -3885,7 +3316,7 @@ async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
   const keyFileMtimes = [];
   const skippedKeyFiles = [];
   for (const value of keyFiles) {
-    const given = path23.isAbsolute(value) ? path23.relative(root, value).split(path23.sep).join("/") : value;
+    const given = path16.isAbsolute(value) ? path16.relative(root, value).split(path16.sep).join("/") : value;
     const rel = safeRelativePath(given);
     if (rel === null) {
       skippedKeyFiles.push({ path: value, reason: "not a path inside the root" });
@@ -3954,9 +3385,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path55 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path55)) return true;
-  const parts = path55.split(/\??\.|::|->/);
+  const path54 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path54)) return true;
+  const parts = path54.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -5181,6 +4612,39 @@ var init_redact = __esm({
   }
 });
 
+// src/agents/harness-path.ts
+import path17 from "node:path";
+function windowsShaped(p) {
+  return /^([A-Za-z]:|\\\\)/.test(p);
+}
+function harnessPath(what, p, platform = process.platform) {
+  const windows = windowsShaped(p);
+  const absolute = (windows || platform === "win32" ? path17.win32 : path17.posix).isAbsolute(p);
+  if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
+  if (windows && platform !== "win32") {
+    const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
+    return { ok: false, reason, windows };
+  }
+  return { ok: true, path: platform === "win32" ? path17.win32.normalize(p) : p };
+}
+function hookCwd(cwd, platform = process.platform) {
+  if (cwd === void 0 || cwd === null) return null;
+  const what = "the hook input's cwd";
+  if (typeof cwd !== "string") throw new Error(`${what} is not a string (pass --root <project>)`);
+  if (cwd === "") throw new Error(`${what} is empty (pass --root <project>)`);
+  const got = harnessPath(what, cwd, platform);
+  if (got.ok) return got.path;
+  if (got.windows) throw new Error(`${got.reason} (pass --root <project>)`);
+  throw new Error(`${what} ${quotedValue(cwd.slice(0, 200))} is not an absolute path (pass --root <project>)`);
+}
+var init_harness_path = __esm({
+  "src/agents/harness-path.ts"() {
+    "use strict";
+    init_quote();
+    init_anchor_lines();
+  }
+});
+
 // src/guard/sanitize.ts
 function units(text, limit) {
   const simple = SIMPLE.test(text);
@@ -5615,444 +5079,159 @@ var init_validate = __esm({
   }
 });
 
-// src/schema/stamp.ts
-function stampSaved(text, iso) {
-  const layout = handoffLayout(text);
-  const lines2 = [...layout.lines];
-  if (layout.savedIndex >= 0) {
-    const old = lines2[layout.savedIndex].trim().replace(/^Saved:\s*/, "");
-    lines2[layout.savedIndex] = `Saved: ${iso}`;
-    return { text: lines2.join("\n"), replaced: old, insertedAt: null, inserted: 0 };
-  }
-  let at2 = Math.max(0, layout.titleIndex) + 1;
-  while (at2 < lines2.length - 1 && lines2[at2].trim() === "") at2++;
-  const next = lines2[at2];
-  const added2 = next !== void 0 && next.trim() !== "" ? [`Saved: ${iso}`, ""] : [`Saved: ${iso}`];
-  lines2.splice(at2, 0, ...added2);
-  return { text: lines2.join("\n"), replaced: null, insertedAt: at2 + 1, inserted: added2.length };
-}
-function anchorsBody(text) {
-  const { lines: lines2, anchors } = handoffLayout(text);
-  return anchors ? lines2.slice(anchors.start, anchors.end) : null;
-}
-function anchorsEmpty(text) {
-  const body = anchorsBody(text);
-  return body !== null && isEmptyAnchorsBody(body);
-}
-function fillAnchors(text, rendered) {
-  const layout = handoffLayout(text);
-  const range = layout.anchors;
-  if (!range) return { text, lines: /* @__PURE__ */ new Set() };
-  const fresh = rendered.replace(/\n$/, "").split("\n");
-  const lines2 = [...layout.lines.slice(0, range.start), ...fresh, ...layout.lines.slice(range.end)];
-  const out = lines2.join("\n");
-  const filled = new Set(fresh.map((_, i) => range.start + i + 1));
-  return { text: out.endsWith("\n") ? out : `${out}
-`, lines: filled };
-}
-function comparable(text, dropDate) {
-  const layout = handoffLayout(text);
-  const range = layout.anchors;
-  return layout.lines.filter((line, i) => {
-    if (i === layout.savedIndex) return false;
-    if (dropDate && range && i >= range.start && i < range.end && line.startsWith("- Date: ")) return false;
-    return true;
-  }).join("\n");
-}
-var init_stamp = __esm({
-  "src/schema/stamp.ts"() {
-    "use strict";
-    init_validate();
-    init_anchor_lines();
-  }
-});
-
-// src/schema/validate-ledger.ts
-function ledgerContext(input, kind) {
-  const schema = SCHEMAS[kind];
-  const text = normaliseText(input);
-  const entry = new RegExp(`^${schema.prefix}-(\\d{4}): \\S`);
-  const entries2 = [];
-  const badHeadings = [];
-  const first = /* @__PURE__ */ new Map();
-  let current = null;
-  const tree = parseBlocks(text);
-  for (const block2 of tree.children) {
-    if (block2.type === "heading" && block2.depth === 2) {
-      const title = text.slice(block2.start, block2.end).replace(/^##\s*/, "").replace(/\s+#+\s*$/, "").trim();
-      const m = entry.exec(title);
-      if (!m) badHeadings.push({ line: block2.line, title });
-      current = m ? { number: m[1], line: block2.line, fields: /* @__PURE__ */ new Map(), reuses: first.get(m[1]) ?? null } : null;
-      if (m && !first.has(m[1])) first.set(m[1], block2.line);
-      if (current) entries2.push(current);
-      continue;
-    }
-    if (current === null || block2.type !== "list") continue;
-    for (const item of block2.children) {
-      const f = /^([A-Za-z][A-Za-z ]*?):\s*(.*)$/s.exec(itemText(text, item).trim());
-      if (f && !current.fields.has(f[1])) current.fields.set(f[1], f[2].trim());
-    }
-  }
-  const secrets = [];
-  return { input, text, lines: text.split("\n"), flags: tree.flags, secrets, kind, schema, badHeadings, entries: entries2 };
-}
-function validateLedger(input, kind, redacted) {
-  const pass = redacted ?? redactText(input);
-  return runRules(LEDGER_RULES, LEDGER_PARTS, pass, ledgerContext(pass.text, kind));
-}
-var SCHEMAS, LABEL2, LESSON_STATUS, SOLUTION_STATUS, name, lacking, bad, badSource, badLessonStatus, badSolutionStatus, badDate, badStatus, each, rule4, LEDGER_RULES, entries, LEDGER_PARTS;
-var init_validate_ledger = __esm({
-  "src/schema/validate-ledger.ts"() {
-    "use strict";
-    init_redact();
-    init_sanitize();
-    init_grammar();
-    init_handoff();
-    init_validate_common();
-    init_values();
-    SCHEMAS = {
-      lessons: { title: "# Lessons", prefix: "L", fields: ["When", "Lesson", "Why", "Source", "Status"], cap: 200 },
-      solutions: {
-        title: "# Solutions",
-        prefix: "S",
-        fields: ["Symptoms", "Context", "Fix", "Evidence", "Recorded"],
-        cap: 250
-      }
-    };
-    LABEL2 = /\[(user-directed|user-approved|agent-proposed)\]/;
-    LESSON_STATUS = /^(active|superseded by L-\d{4}\b.*|retired: \S.*)$/;
-    SOLUTION_STATUS = /^obsolete: \S/;
-    name = (c, e) => `${c.schema.prefix}-${e.number}`;
-    lacking = (c, e) => c.schema.fields.filter((f) => !(e.fields.get(f) ?? ""));
-    bad = (kind, field, form) => (c, e) => c.kind === kind && e.fields.has(field) && !form.test(e.fields.get(field));
-    badSource = bad("lessons", "Source", LABEL2);
-    badLessonStatus = bad("lessons", "Status", LESSON_STATUS);
-    badSolutionStatus = bad("solutions", "Status", SOLUTION_STATUS);
-    badDate = bad("solutions", "Recorded", /^\d{4}-\d{2}-\d{2}\b/);
-    badStatus = (c, e) => badLessonStatus(c, e) || badSolutionStatus(c, e);
-    each = (c, test, says) => c.entries.filter((e) => test(c, e)).map((e) => at(e.line, `${name(c, e)}${says}`));
-    rule4 = ruleOf();
-    LEDGER_RULES = [
-      TEXT_RULES.bom,
-      TEXT_RULES.crlf,
-      rule4("marker", "error", null, (c) => c.lines[0] === MARKER ? [] : [at(1, BEGIN)]),
-      rule4("heading", "error", null, (c) => c.lines.slice(0, 4).includes(c.schema.title) ? [] : [at(1, titleMissing(c.schema.title))]),
-      TEXT_RULES.newline,
-      TEXT_RULES.conflicted,
-      TEXT_RULES.markdown,
-      rule4("entry-heading", "error", null, (c) => {
-        const form = `## ${c.schema.prefix}-<4 digits>: <${c.kind === "lessons" ? "title" : "problem"}>`;
-        const says = (h) => `${quoted(`## ${h.title}`, QUOTE_CUT)} is not an entry heading`;
-        return c.badHeadings.map((h) => at(h.line, `${says(h)}: write \`${form}\``));
-      }),
-      rule4("entry-field", "finding", "fields", (c) => c.entries.flatMap((e) => {
-        const missing = lacking(c, e).map((f) => `\`- ${f}:\``);
-        return missing.length === 0 ? [] : [at(e.line, `${name(c, e)} lacks ${missing.join(", ")}`)];
-      })),
-      rule4("entry-number", "finding", "numbering", (c) => c.entries.flatMap((e) => {
-        const again = `${name(c, e)} is used again (first at line ${e.reuses}); numbers are never reused`;
-        return e.reuses === null ? [] : [at(e.line, again)];
-      })),
-      rule4("entry-source", "finding", "status", (c) => each(c, badSource, ": Source has no [user-directed], [user-approved] or [agent-proposed] label")),
-      rule4("entry-status", "finding", "status", (c) => {
-        const lesson = "is not active, superseded by L-<n>, or retired: <why>";
-        return each(c, badStatus, `: Status ${c.kind === "lessons" ? lesson : "is only ever `obsolete: <why>`"}`);
-      }),
-      rule4("entry-date", "finding", "status", (c) => each(c, badDate, ": Recorded is not a date (YYYY-MM-DD)")),
-      rule4("line-cap", "finding", "size", (c) => {
-        const message = `${lineCount(c)} lines, over the ~${c.schema.cap}-line cap: retire or merge old entries`;
-        return lineCount(c) > c.schema.cap ? [at(c.schema.cap + 1, message)] : [];
-      }),
-      rule4("secret", "finding", "secrets", (c) => c.secrets.map((s) => at(s.line, `a secret (${s.kind}); write redacts it`)))
-    ];
-    entries = (c) => Math.max(1, c.entries.length);
-    LEDGER_PARTS = [
-      { part: "fields", weight: 50, of: entries },
-      { part: "status", weight: 20, of: entries },
-      { part: "numbering", weight: 10 },
-      { part: "size", weight: 10 },
-      { part: "secrets", weight: 10 }
-    ];
-  }
-});
-
-// src/store/document.ts
-function decodeStdin(raw, what) {
-  if (raw.length === 0) throw new Refused(`stdin is empty: send the whole ${what} on stdin`);
-  const nul = raw.indexOf(0);
-  if (nul >= 0) throw new Refused(`the ${what} contains a NUL byte (at byte ${nul}); send text only`);
+// src/store/settings.ts
+import path18 from "node:path";
+function readSettings(memDir) {
+  const settings = { ...DEFAULT_SETTINGS };
+  const file = path18.join(memDir, SETTINGS_FILE);
+  const text = readSmall(file, MAX_SETTINGS_BYTES) ?? (lstatOrNull(file)?.isSymbolicLink() === false ? "" : null);
+  if (text === null) return { settings, problems: [] };
+  let parsed;
   try {
-    return utf8.decode(raw);
+    parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
   } catch {
-    throw new Refused(`the ${what} is not valid UTF-8; convert it to UTF-8 and retry`);
+    parsed = void 0;
   }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    const what = `is not a JSON object of at most ${MAX_SETTINGS_BYTES} bytes (nor a link)`;
+    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} ${what}; using the defaults`] };
+  }
+  const problems = [];
+  for (const [key, value] of Object.entries(parsed)) {
+    const rule5 = RULES[key];
+    if (!Object.hasOwn(RULES, key)) {
+      problems.push(`.ai/memory/${SETTINGS_FILE}: unknown key ${quotedValue(key.slice(0, 40))} ignored`);
+    } else if (!rule5.ok(value)) {
+      const def = JSON.stringify(DEFAULT_SETTINGS[key]);
+      const got = quotedValue(String(JSON.stringify(value)).slice(0, 40));
+      problems.push(`.ai/memory/${SETTINGS_FILE}: "${key}" must be ${rule5.want}, got ${got}; using ${def}`);
+    } else {
+      settings[key] = value;
+    }
+  }
+  return { settings, problems };
 }
-function decodeInput(raw, what) {
-  let text = decodeStdin(raw, what);
-  const notes = [];
-  if (text.startsWith("\uFEFF")) {
-    text = text.slice(1);
-    notes.push("note: dropped a leading UTF-8 byte order mark");
-  }
-  if (text.includes("\r\n")) {
-    text = text.replace(/\r\n/g, "\n");
-    notes.push("note: converted CRLF line ends to LF");
-  }
-  const hits = findInvisible(text);
-  if (hits.length > 0) {
-    const list2 = hits.slice(0, 5).map((h) => `line ${h.line}, column ${h.column}: ${h.codePoint} (${h.name})`);
-    if (hits.length > 5) list2.push(`${hits.length - 5} more`);
-    const found = `invisible or control characters (${list2.join("; ")})`;
-    throw new Refused(`the ${what} contains ${found}; remove them and retry`);
-  }
-  return { text, notes };
-}
-function redactForSave(text, exemptLines) {
-  const { text: clean, findings } = redactText(text, exemptLines ? { exemptLines } : {});
-  return { text: clean, notes: findings.length > 0 ? [formatRedactionReport(findings)] : [] };
-}
-var utf8;
-var init_document = __esm({
-  "src/store/document.ts"() {
+var SETTINGS_FILE, MAX_SETTINGS_BYTES, DEFAULT_SETTINGS, isInt, RULES;
+var init_settings = __esm({
+  "src/store/settings.ts"() {
     "use strict";
-    init_errors();
-    init_invisible();
-    init_redact();
-    utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+    init_quote();
+    init_fs();
+    SETTINGS_FILE = "settings.json";
+    MAX_SETTINGS_BYTES = 16 * 1024;
+    DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
+    isInt = (lo, hi) => {
+      return (v) => Number.isInteger(v) && v >= lo && v <= hi;
+    };
+    RULES = {
+      contextOffer: { ok: (v) => typeof v === "boolean", want: "true or false" },
+      contextThreshold: { ok: isInt(1, 99), want: "a whole percent from 1 to 99" },
+      contextWindow: { ok: (v) => v === null || isInt(1e3, 1e8)(v), want: "null or a whole number of tokens from 1000" },
+      archivesKept: { ok: isInt(1, 1e3), want: "a whole number from 1 to 1000" }
+    };
   }
 });
 
-// src/git/write-checked.ts
-import path24 from "node:path";
-function schemaRefusal(file, errors) {
-  const more = /\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0;
-  const count = errors.filter((e) => e.rule !== "more").length + Number(more);
-  return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
+// src/store/archive.ts
+import { lstatSync as lstatSync6, readdirSync as readdirSync5, unlinkSync as unlinkSync3 } from "node:fs";
+import path19 from "node:path";
+function archiveStamp(now) {
+  return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
 }
-function scoreNotes(v) {
-  const shown = v.findings.filter((f) => f.rule !== "dropped" && f.rule !== "more");
-  const lines2 = issueLines(shown.slice(0, MAX_FINDINGS_SHOWN)).map((l) => `finding: ${l}`);
-  const rest = shown.length - MAX_FINDINGS_SHOWN + (v.findings.some((f) => f.rule === "more") ? 1 : 0);
-  if (rest > 0) lines2.push(`finding: \u2026 and more; run \`validate\` for the full list`);
-  return [scoreLine(v), ...lines2];
+function archiveSeq(name2) {
+  const m = NAME_SEQ.exec(name2);
+  return m ? BigInt(m[1]) : null;
 }
-function sameAnchors(a, b) {
-  const mine = anchorsBody(b);
-  return a !== null && mine !== null && JSON.stringify(anchorsBody(a)) === JSON.stringify(mine);
-}
-function checkDocument(raw, kind, root) {
-  if (raw.length > MAX_DOCUMENT_BYTES + 4096) {
-    throw new Refused(`the document is ${raw.length} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes`);
+function archiveName(prefix, dir, now = /* @__PURE__ */ new Date()) {
+  let top = 0n;
+  for (const name2 of listDir(dir)) {
+    const seq = archiveSeq(name2);
+    if (seq !== null && seq > top) top = seq;
   }
-  const decoded = decodeInput(raw, "document");
-  const redacted = redactText(decoded.text);
-  finalBytes(redacted.text, raw.length);
-  const file = FILE_OF[kind];
-  let errors;
-  if (kind === "handoff") {
-    errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
-    const current = () => readHeadBytes(path24.join(memoryDir(root), file))?.toString("utf8") ?? null;
-    if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(current(), decoded.text)) {
-      errors = errors.filter((e) => e.rule !== "anchor-line");
-    }
-  } else {
-    errors = validateLedger(decoded.text, kind, redacted).errors;
+  return `${prefix}-${archiveStamp(now)}-${top + 1n}-${randomHex8()}.md`;
+}
+function timeKey(name2, mtimeMs) {
+  const m = NAME_TIME.exec(name2);
+  if (m) return `${m[1]}.${(m[2] ?? "").padEnd(9, "0")}`;
+  return archiveStamp(new Date(mtimeMs)).replace(/Z$/, "").padEnd(29, "0");
+}
+function newestFirst(a, b) {
+  const sa = archiveSeq(a.name);
+  const sb = archiveSeq(b.name);
+  if (sa !== null || sb !== null) {
+    if (sa === null) return 1;
+    if (sb === null) return -1;
+    if (sa !== sb) return sa > sb ? -1 : 1;
   }
-  if (errors.length > 0) throw schemaRefusal(file, errors);
-  return { kind, text: decoded.text, notes: decoded.notes, rawBytes: raw.length, redacted };
+  const ka = timeKey(a.name, a.mtimeMs);
+  const kb = timeKey(b.name, b.mtimeMs);
+  if (ka !== kb) return ka < kb ? 1 : -1;
+  if (sa !== null) return a.name === b.name ? 0 : a.name < b.name ? 1 : -1;
+  return b.mtimeMs - a.mtimeMs;
 }
-function minutes(ms) {
-  return Math.round(Math.abs(ms) / 6e4);
+function archivesKept(dir) {
+  const { settings, problems } = readSettings(path19.dirname(dir));
+  return { keep: settings.archivesKept, problems };
 }
-function editAnchors(text, edit2) {
-  const range = handoffLayout(text).anchors;
-  if (range === null) return text;
-  const lines2 = text.split("\n");
-  const body = edit2(lines2.slice(range.start, range.end));
-  return [...lines2.slice(0, range.start), ...body, ...lines2.slice(range.end)].join("\n");
-}
-function replaceDate(text, iso) {
-  return editAnchors(text, (body) => {
-    const at2 = body.findIndex((l) => l.startsWith("- Date: "));
-    if (at2 >= 0) body[at2] = `- Date: ${iso}`;
-    return body;
-  });
-}
-function withDirtyNow(text, now) {
-  return editAnchors(text, (lines2) => {
-    const body = lines2.filter((l) => !DIRTY.test(l));
-    const at2 = body.findIndex((l) => l.startsWith("- HEAD: "));
-    body.splice(at2 === -1 ? body.length : at2 + 1, 0, ...now.filter((l) => DIRTY.test(l)));
-    return body;
-  });
-}
-function finalBytes(text, rawBytes) {
-  const bytes = Buffer.from(text, "utf8");
-  if (bytes.length > MAX_DOCUMENT_BYTES) {
-    const after = bytes.length === rawBytes ? "" : ` (${bytes.length} after redaction)`;
-    const limit = `memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it)`;
-    throw new Refused(`the document is ${rawBytes} bytes${after}; ${limit}`);
+function prunable(dir) {
+  const entries2 = [];
+  for (const name2 of readdirSync5(dir)) {
+    const st = PRUNABLE_NAME.test(name2) ? lstatSync6(path19.join(dir, name2), { throwIfNoEntry: false }) : void 0;
+    if (st === void 0) continue;
+    if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
+    entries2.push({ name: name2, mtimeMs: st.mtimeMs });
   }
-  return bytes;
+  return entries2;
 }
-async function buildDocument(checked, root, anchors) {
-  const file = FILE_OF[checked.kind];
-  const prior = await readStable(path24.join(memoryDir(root), file));
-  if (prior !== null && prior.stat.nlink !== 1n) {
-    throw new UnsafeFile("hard-linked", path24.join(memoryDir(root), file));
+function archiveExcess(dir) {
+  try {
+    const entries2 = prunable(dir);
+    return typeof entries2 === "string" ? 0 : Math.max(0, entries2.length - archivesKept(dir).keep);
+  } catch {
+    return 0;
   }
-  const notes = [...checked.notes];
-  if (checked.kind === "handoff") return buildHandoff(checked, root, anchors, prior, notes);
-  const redacted = checked.redacted;
-  if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
-  const bytes = finalBytes(redacted.text, checked.rawBytes);
-  const v = validateLedger(checked.text, checked.kind, redacted);
-  return { bytes, prior, unchanged: prior !== null && prior.bytes.equals(bytes), notes: [...notes, ...scoreNotes(v)] };
 }
-async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
-  const priorText2 = prior ? prior.bytes.toString("utf8") : null;
-  const nowMs = Date.now();
-  const iso = isoSeconds(nowMs);
-  const stamped = stampSaved(checked.text, iso);
-  const { insertedAt, inserted } = stamped;
-  const sentLine = (line) => insertedAt !== null && line >= insertedAt + inserted ? line - inserted : line;
-  if (stamped.replaced !== null) {
-    const then = Date.parse(stamped.replaced.replace(/^`(.*)`$/, "$1"));
-    const was = `note: Saved: ${quotedValue(stamped.replaced.slice(0, 60))}`;
-    if (Number.isNaN(then)) {
-      if (!/^<[^<>]*>$/.test(stamped.replaced)) notes.push(`${was} is not a time; stamped ${iso}`);
-    } else if (Math.abs(nowMs - then) > CLOCK_SKEW_MS) {
-      notes.push(`${was} was ${minutes(nowMs - then)} minutes off; stamped ${iso}`);
+function pruneArchive(dir, justArchived = null) {
+  const { keep, problems } = archivesKept(dir);
+  const warnings = [...problems];
+  let entries2;
+  try {
+    entries2 = prunable(dir);
+  } catch (err) {
+    const why = `archive pruning skipped: cannot list ${dir}: ${err.message}`;
+    return { deleted: [], keep, warnings: [...warnings, why] };
+  }
+  if (typeof entries2 === "string") {
+    const why = `archive/${entries2} is a link, hard-linked or not a regular file; nothing was deleted`;
+    warnings.push(`archive pruning skipped: ${why} (move it away to resume pruning)`);
+    return { deleted: [], keep, warnings };
+  }
+  entries2.sort(newestFirst);
+  const kept = entries2.filter((e) => e.name === justArchived);
+  const rest = entries2.filter((e) => e.name !== justArchived);
+  const doomed = rest.slice(Math.max(0, keep - kept.length));
+  const deleted = [];
+  for (const entry of doomed) {
+    try {
+      unlinkSync3(path19.join(dir, entry.name));
+      deleted.push(entry.name);
+    } catch (err) {
+      warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
     }
   }
-  let text = stamped.text;
-  const marked = (t) => markClone(t, cloneIdOf(root, env, true));
-  const mine = anchorsBody(text);
-  const sentBack = priorText2 !== null && comparable(priorText2, false) === comparable(marked(text), false);
-  const fill = !sentBack && (anchorsEmpty(text) || sameAnchors(priorText2, text));
-  let exempt = /* @__PURE__ */ new Set();
-  const keyFiles = handoffKeyFiles(text);
-  let collected2 = null;
-  const anchorsNow = async () => {
-    if (collected2 === null) {
-      collected2 = await collectAnchors(root, env, nowMs, keyFiles, skillDir);
-      if (collected2.gitNote !== null && fill) notes.push(`note: anchors filled outside git: ${collected2.gitNote}`);
-    }
-    return renderAnchorLines(collected2).split("\n");
-  };
-  if (fill) {
-    const filled = fillAnchors(text, (await anchorsNow()).join("\n"));
-    text = filled.text;
-    exempt = filled.lines;
-  } else if (mine !== null) {
-    const date = mine.map((l) => /^- Date: `?([^`]*)`?$/.exec(l)?.[1]).find((d) => d !== void 0);
-    const then = date === void 0 ? NaN : Date.parse(date);
-    if (!sentBack && !Number.isNaN(then) && then > Math.floor(nowMs / 1e3) * 1e3) {
-      text = replaceDate(text, iso);
-      const shown = quotedValue(date.slice(0, 40));
-      notes.push(`note: the - Date: anchor ${shown} was later than this save; set it to ${iso}`);
-    } else if (!Number.isNaN(then) && nowMs - then > CLOCK_SKEW_MS) {
-      const todo = "empty the anchors section to have write fill them";
-      notes.push(`note: the - Date: anchor is ${minutes(nowMs - then)} minutes before this save; ${todo}`);
-    }
-    const line = (label) => mine.find((l) => l.startsWith(`- ${label}: `))?.slice(label.length + 4);
-    if (line("Branch") !== void 0 && line("HEAD") !== void 0) {
-      const now = await anchorsNow();
-      const current = now.includes(`- Branch: ${line("Branch")}`) && now.includes(`- HEAD: ${line("HEAD")}`);
-      if (collected2.insideGit && current) {
-        const files = now.find((l) => l.startsWith("- Dirty files: "));
-        if (line("Dirty files") !== void 0 && `- Dirty files: ${line("Dirty files")}` !== files) {
-          notes.push(`note: the - Dirty files: anchor was not what is dirty now; set it to ${files?.slice(15)}`);
-        }
-        text = withDirtyNow(text, now);
-      }
-    }
-  }
-  const range = handoffLayout(text).anchors;
-  const sent = fill ? null : handoffLayout(checked.text).anchors;
-  const inSent = (line) => sent !== null && line > sent.start && line <= sent.end;
-  if (range !== null && checked.redacted.findings.some((f) => inSent(f.line))) {
-    const now = new Set(await anchorsNow());
-    const lines2 = text.split("\n");
-    for (let i = range.start; i < range.end; i++) if (now.has(lines2[i])) exempt.add(i + 1);
-  }
-  const redacted = redactText(text, { exemptLines: exempt });
-  const sentFindings = redacted.findings.map((f) => ({ ...f, line: sentLine(f.line) }));
-  if (redacted.findings.length > 0) notes.push(formatRedactionReport(sentFindings));
-  const markedText = marked(redacted.text);
-  const bytes = finalBytes(markedText, checked.rawBytes);
-  const unchanged = sentBack || priorText2 !== null && comparable(priorText2, fill) === comparable(markedText, fill);
-  if (priorText2 !== null && !unchanged) {
-    const report = droppedReport(droppedItems(priorText2, redacted.text));
-    if (report) notes.push(report);
-  }
-  const existing = /* @__PURE__ */ new Set();
-  for (const k of keyFiles) if (await statInsideRoot(root, k) !== null) existing.add(k);
-  const v = validateHandoff(text, {
-    mode: "root",
-    nowMs,
-    prior: unchanged ? null : priorText2,
-    existingKeyFiles: existing,
-    redacted
-  });
-  for (const f of v.findings) f.line = sentLine(f.line);
-  return { bytes, prior, unchanged, notes: [...notes, ...scoreNotes(v)] };
+  return { deleted, warnings, keep };
 }
-var MAX_FINDINGS_SHOWN, DIRTY;
-var init_write_checked = __esm({
-  "src/git/write-checked.ts"() {
+var ARCHIVE_NAME, PRUNABLE_NAME, NAME_TIME, NAME_SEQ;
+var init_archive = __esm({
+  "src/store/archive.ts"() {
     "use strict";
-    init_quote();
-    init_errors();
-    init_anchors();
-    init_redact();
-    init_anchor_lines();
-    init_open_items();
-    init_saves();
-    init_stamp();
-    init_validate();
-    init_validate_common();
-    init_validate_ledger();
-    init_values();
-    init_document();
-    init_checkpoints();
     init_files();
-    init_paths();
-    MAX_FINDINGS_SHOWN = 20;
-    DIRTY = /^- Dirty (files|hashes): /;
-  }
-});
-
-// src/agents/harness-path.ts
-import path25 from "node:path";
-function windowsShaped(p) {
-  return /^([A-Za-z]:|\\\\)/.test(p);
-}
-function harnessPath(what, p, platform = process.platform) {
-  const windows = windowsShaped(p);
-  const absolute = (windows || platform === "win32" ? path25.win32 : path25.posix).isAbsolute(p);
-  if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
-  if (windows && platform !== "win32") {
-    const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
-    return { ok: false, reason, windows };
-  }
-  return { ok: true, path: platform === "win32" ? path25.win32.normalize(p) : p };
-}
-function hookCwd(cwd, platform = process.platform) {
-  if (cwd === void 0 || cwd === null) return null;
-  const what = "the hook input's cwd";
-  if (typeof cwd !== "string") throw new Error(`${what} is not a string (pass --root <project>)`);
-  if (cwd === "") throw new Error(`${what} is empty (pass --root <project>)`);
-  const got = harnessPath(what, cwd, platform);
-  if (got.ok) return got.path;
-  if (got.windows) throw new Error(`${got.reason} (pass --root <project>)`);
-  throw new Error(`${what} ${quotedValue(cwd.slice(0, 200))} is not an absolute path (pass --root <project>)`);
-}
-var init_harness_path = __esm({
-  "src/agents/harness-path.ts"() {
-    "use strict";
-    init_quote();
-    init_anchor_lines();
+    init_private();
+    init_settings();
+    ARCHIVE_NAME = /^HANDOFF-[A-Za-z0-9._-]+\.md$/;
+    PRUNABLE_NAME = /^HANDOFF-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3,6}Z-(?:\d{1,30}-)?[0-9a-f]{8}\.md$/;
+    NAME_TIME = /^HANDOFF-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})(?:\.(\d{1,9}))?Z-/;
+    NAME_SEQ = /^HANDOFF-\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d{1,9})?Z-(\d{1,30})-[0-9a-f]{8}\.md$/;
   }
 });
 
@@ -6305,21 +5484,260 @@ var init_outcome = __esm({
   }
 });
 
+// src/store/publish.ts
+import {
+  closeSync as closeSync5,
+  constants as constants5,
+  fchmodSync as fchmodSync2,
+  fchownSync,
+  fsyncSync,
+  linkSync,
+  lstatSync as lstatSync7,
+  openSync as openSync5,
+  renameSync,
+  unlinkSync as unlinkSync4,
+  writeSync
+} from "node:fs";
+import path20 from "node:path";
+function syncDir(dir) {
+  try {
+    const fd = openSync5(dir, constants5.O_RDONLY);
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync5(fd);
+    }
+  } catch {
+  }
+}
+function unlinkQuiet(p) {
+  try {
+    unlinkSync4(p);
+  } catch {
+  }
+}
+function linkIntoArchive(from, archiveDirPath, prefix) {
+  ensureDir(archiveDirPath);
+  for (let attempt = 0; ; attempt++) {
+    const name2 = archiveName(prefix, archiveDirPath);
+    try {
+      linkSync(from, path20.join(archiveDirPath, name2));
+      return name2;
+    } catch (err) {
+      if (err.code !== "EEXIST" || attempt > 5) throw err;
+    }
+  }
+}
+function writeTemp(tempPath, bytes, mode, owner) {
+  const fd = openSync5(tempPath, EXCLUSIVE, mode);
+  try {
+    const other = owner !== null && (owner.uid !== process.geteuid?.() || owner.gid !== process.getegid?.());
+    if (owner !== null && process.geteuid !== void 0 && other) {
+      try {
+        fchownSync(fd, owner.uid, owner.gid);
+      } catch (err) {
+        if (err.code !== "EPERM") throw err;
+      }
+    }
+    fchmodSync2(fd, mode);
+    let off = 0;
+    while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
+    fsyncSync(fd);
+  } finally {
+    closeSync5(fd);
+  }
+}
+async function publish(spec) {
+  const filePath = path20.join(spec.dir, spec.file);
+  const prior = await readStable(filePath, { failpoint: spec.failpoint });
+  if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", filePath);
+  const current = prior ? prior.token : "absent";
+  if (current !== spec.expectedToken) {
+    const tokens = `expected ${spec.expectedToken}, current ${current}`;
+    throw new Refused(`${spec.file} changed since it was read (${tokens}); read again and merge`);
+  }
+  const bytes = spec.build(prior ? prior.bytes : null);
+  const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
+  const pid = process.pid;
+  const rand = randomHex8();
+  const claimPath = path20.join(spec.dir, privateName(spec.file, "claim", pid, rand));
+  const tempPath = path20.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
+  const warnings = [];
+  let archived = null;
+  if (prior !== null) {
+    await failpoint(spec.failpoint, "before-claim");
+    try {
+      renameSync(filePath, claimPath);
+    } catch (err) {
+      if (err.code === "ENOENT") {
+        throw new Refused(`${spec.file} changed since it was read (it was deleted); read again and merge`);
+      }
+      throw new Refused(`cannot claim ${filePath}: ${err.message}`);
+    }
+    const claimed = claimIsWhatWeRead(claimPath, prior);
+    if (claimed !== "same") {
+      const restored = putBack(claimPath, filePath);
+      if (claimed === "not-regular") {
+        const where = restored ? "it was put back" : "it is kept at a private name for `recover`";
+        const what = `${spec.file} was replaced by something that is not a regular file since it was read`;
+        throw new Refused(`${what}; ${where} and nothing was saved; move it away, then read again`);
+      }
+      const kept = restored ? "" : "; its version is kept for `recover`";
+      const wrote = "changed since it was read (another program wrote it)";
+      throw new Refused(`${spec.file} ${wrote}${kept}; read again and merge`);
+    }
+  }
+  try {
+    if (prior !== null) {
+      await failpoint(spec.failpoint, "after-claim");
+      if (spec.archivePrior) {
+        archived = linkIntoArchive(claimPath, spec.archiveDir, spec.archivePrefix);
+        await failpoint(spec.failpoint, "after-archive");
+      }
+    }
+    const owner = prior ? { uid: Number(prior.stat.uid), gid: Number(prior.stat.gid) } : null;
+    writeTemp(tempPath, bytes, mode, owner);
+    await failpoint(spec.failpoint, "before-publication");
+    spec.lock.assertHeld();
+  } catch (err) {
+    let restored = true;
+    if (prior === null) unlinkQuiet(tempPath);
+    else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
+    if (err instanceof HelperError) {
+      const said2 = err.message.replace(/; nothing was (?:published|changed)/, "");
+      if (!restored) err.message = `${said2}; ${afterRollback(false, spec.file)}`;
+      throw err;
+    }
+    throw new Refused(`cannot save ${spec.file}: ${err.message}; ${afterRollback(restored, spec.file)}`);
+  }
+  try {
+    linkSync(tempPath, filePath);
+  } catch (err) {
+    if (err.code !== "EEXIST") {
+      let restored = true;
+      if (prior === null) unlinkQuiet(tempPath);
+      else restored = await rollBack(tempPath, claimPath, filePath, spec, archived);
+      throw new Refused(`cannot publish ${filePath}: ${err.message}; ${afterRollback(restored, spec.file)}`);
+    }
+    unlinkQuiet(tempPath);
+    let kept = archived;
+    if (prior !== null) {
+      if (kept === null) kept = linkIntoArchive(claimPath, spec.archiveDir, spec.archivePrefix);
+      unlinkQuiet(claimPath);
+    }
+    throw new Refused(
+      `${spec.file} was written by another program during this save; that version was kept as current` + (kept ? ` and the prior version is in archive/${kept}` : "") + "; read again and merge"
+    );
+  }
+  syncDir(spec.dir);
+  await failpoint(spec.failpoint, "after-publication");
+  if (prior !== null) unlinkQuiet(claimPath);
+  unlinkQuiet(tempPath);
+  if (archived !== null) {
+    await failpoint(spec.failpoint, "before-prune");
+    warnings.push(...pruneArchive(spec.archiveDir, archived).warnings);
+  }
+  return { bytes, token: tokenOf(bytes), archived, warnings };
+}
+function claimIsWhatWeRead(claimPath, prior) {
+  let st;
+  try {
+    st = lstatSync7(claimPath, { bigint: true });
+  } catch {
+    return "changed";
+  }
+  if (!st.isFile()) return "not-regular";
+  const p = prior.stat;
+  if (st.dev !== p.dev || st.ino !== p.ino || st.size !== p.size || st.mtimeNs !== p.mtimeNs) return "changed";
+  const again = openRegular(claimPath);
+  if (again === null) return "changed";
+  try {
+    return tokenOf(readAll(again.fd)) === prior.token ? "same" : "changed";
+  } finally {
+    closeSync5(again.fd);
+  }
+}
+function putBack(claimPath, filePath) {
+  try {
+    linkSync(claimPath, filePath);
+    unlinkSync4(claimPath);
+    return true;
+  } catch (err) {
+    if (err.code === "EEXIST") return false;
+  }
+  try {
+    if (lstatSync7(filePath, { throwIfNoEntry: false }) !== void 0) return false;
+    renameSync(claimPath, filePath);
+    return true;
+  } catch {
+    return false;
+  }
+}
+async function rollBack(temp, claimPath, filePath, spec, archived) {
+  unlinkQuiet(temp);
+  await failpoint(spec.failpoint, "rollback-after-temp-drop");
+  try {
+    await failpoint(spec.failpoint, "rollback-before-restore");
+    linkSync(claimPath, filePath);
+  } catch (err) {
+    if (!NO_ROOM.has(err.code ?? "")) return false;
+    if (archived !== null) {
+      unlinkQuiet(path20.join(spec.archiveDir, archived));
+      await failpoint(spec.failpoint, "rollback-after-unarchive");
+    }
+    if (lstatSync7(filePath, { throwIfNoEntry: false }) !== void 0) return false;
+    try {
+      renameSync(claimPath, filePath);
+    } catch {
+      return false;
+    }
+    await failpoint(spec.failpoint, "rollback-after-restore");
+    await failpoint(spec.failpoint, "rollback-after-claim-drop");
+    return true;
+  }
+  await failpoint(spec.failpoint, "rollback-after-restore");
+  if (archived !== null) {
+    unlinkQuiet(path20.join(spec.archiveDir, archived));
+    await failpoint(spec.failpoint, "rollback-after-unarchive");
+  }
+  unlinkQuiet(claimPath);
+  await failpoint(spec.failpoint, "rollback-after-claim-drop");
+  return true;
+}
+function afterRollback(restored, file) {
+  if (restored) return "nothing was changed";
+  return `${file} is kept at a private name until \`recover\` puts it back: run \`recover\``;
+}
+var EXCLUSIVE, NO_ROOM;
+var init_publish = __esm({
+  "src/store/publish.ts"() {
+    "use strict";
+    init_errors();
+    init_archive();
+    init_failpoint();
+    init_files();
+    init_paths();
+    init_private();
+    EXCLUSIVE = constants5.O_WRONLY | constants5.O_CREAT | constants5.O_EXCL | constants5.O_NOFOLLOW;
+    NO_ROOM = /* @__PURE__ */ new Set(["ENOSPC", "EDQUOT", "EMLINK"]);
+  }
+});
+
 // src/journal/store.ts
 import {
   closeSync as closeSync6,
   fsyncSync as fsyncSync2,
-  linkSync as linkSync4,
-  lstatSync as lstatSync9,
-  mkdirSync as mkdirSync3,
+  linkSync as linkSync2,
+  lstatSync as lstatSync8,
+  mkdirSync as mkdirSync2,
   openSync as openSync6,
-  renameSync as renameSync3,
-  unlinkSync as unlinkSync6,
-  writeFileSync as writeFileSync4
+  renameSync as renameSync2,
+  unlinkSync as unlinkSync5,
+  writeFileSync as writeFileSync3
 } from "node:fs";
-import path26 from "node:path";
+import path21 from "node:path";
 function journalDir(root) {
-  return path26.join(memoryDir(root), "journal");
+  return path21.join(memoryDir(root), "journal");
 }
 function parseJournalName(name2) {
   const m = JOURNAL_NAME.exec(name2);
@@ -6335,13 +5753,13 @@ function listJournal(root) {
   return listDir(journalDir(root)).map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
-  return exists(path26.join(journalDir(root), "OFF"));
+  return exists(path21.join(journalDir(root), "OFF"));
 }
 function monthOf(ms) {
   return new Date(ms).toISOString().slice(0, 7);
 }
 function readJournalFile(dir, name2) {
-  const p = path26.join(dir, name2);
+  const p = path21.join(dir, name2);
   let opened;
   try {
     opened = openRegular(p, MAX_DOCUMENT_BYTES);
@@ -6382,24 +5800,24 @@ function repairJournal(dir) {
   const actions = [];
   for (const e of listPrivate(dir)) {
     if (e.pid !== process.pid && processAlive(e.pid)) continue;
-    if (lstatSync9(e.path).isSymbolicLink()) continue;
+    if (lstatSync8(e.path).isSymbolicLink()) continue;
     if (e.role === "tmp") {
-      unlinkSync6(e.path);
+      unlinkSync5(e.path);
       continue;
     }
-    const target = path26.join(dir, e.file);
+    const target = path21.join(dir, e.file);
     if (!exists(target)) {
-      renameSync3(e.path, target);
+      renameSync2(e.path, target);
       actions.push(`journal/${e.file}: put back after an interrupted append`);
       continue;
     }
     const now = readJournalFile(dir, e.file);
     const claimed = readJournalFile(dir, e.name);
     if (now && claimed && now.bytes.subarray(0, claimed.bytes.length).equals(claimed.bytes)) {
-      unlinkSync6(e.path);
+      unlinkSync5(e.path);
     } else {
       const kept = `${e.file.replace(/\.md$/, "")}.orig-${randomHex8()}.md`;
-      renameSync3(e.path, path26.join(dir, kept));
+      renameSync2(e.path, path21.join(dir, kept));
       const what = "another program changed it during an interrupted append";
       actions.push(`journal/${e.file}: ${what}; the earlier version is journal/${kept}`);
     }
@@ -6409,7 +5827,7 @@ function repairJournal(dir) {
 function writeTemp2(p, bytes) {
   const fd = openSync6(p, "wx", 384);
   try {
-    writeFileSync4(fd, bytes);
+    writeFileSync3(fd, bytes);
     fsyncSync2(fd);
   } finally {
     closeSync6(fd);
@@ -6417,24 +5835,24 @@ function writeTemp2(p, bytes) {
 }
 async function publishJournalFile(dir, name2, expected, bytes, fp) {
   const rand = randomHex8();
-  const temp = path26.join(dir, privateName(name2, "tmp", process.pid, rand));
-  const claim = path26.join(dir, privateName(name2, "claim", process.pid, rand));
-  const target = path26.join(dir, name2);
+  const temp = path21.join(dir, privateName(name2, "tmp", process.pid, rand));
+  const claim = path21.join(dir, privateName(name2, "claim", process.pid, rand));
+  const target = path21.join(dir, name2);
   writeTemp2(temp, bytes);
   try {
     if (expected !== "absent") {
-      renameSync3(target, claim);
+      renameSync2(target, claim);
       await failpoint(fp, "journal-after-claim");
-      const claimed = readJournalFile(dir, path26.basename(claim));
+      const claimed = readJournalFile(dir, path21.basename(claim));
       if (claimed === null || claimed.token !== expected) {
-        if (!exists(target)) renameSync3(claim, target);
+        if (!exists(target)) renameSync2(claim, target);
         const why = "changed while the entry was appended (another program wrote it)";
         throw new Refused(`journal/${name2} ${why}; the entry was not added`);
       }
     }
     await failpoint(fp, "journal-before-publication");
     try {
-      linkSync4(temp, target);
+      linkSync2(temp, target);
     } catch (err) {
       if (err.code !== "EEXIST") throw err;
       const why = "was created by another program during the append";
@@ -6442,10 +5860,10 @@ async function publishJournalFile(dir, name2, expected, bytes, fp) {
     }
     syncDir(dir);
     await failpoint(fp, "journal-after-publication");
-    if (expected !== "absent") unlinkSync6(claim);
+    if (expected !== "absent") unlinkSync5(claim);
   } finally {
     try {
-      unlinkSync6(temp);
+      unlinkSync5(temp);
     } catch {
     }
   }
@@ -6453,12 +5871,12 @@ async function publishJournalFile(dir, name2, expected, bytes, fp) {
 function ensureJournalDir(root) {
   const dir = journalDir(root);
   try {
-    mkdirSync3(dir, { mode: 448 });
+    mkdirSync2(dir, { mode: 448 });
   } catch (err) {
     const code = err.code;
     if (code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${err.message}`);
   }
-  const st = lstatSync9(dir);
+  const st = lstatSync8(dir);
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is a link or not a directory; move it away so the journal can be written`);
   }
@@ -6506,8 +5924,8 @@ var init_store = __esm({
 });
 
 // src/journal/record.ts
-import { unlinkSync as unlinkSync7 } from "node:fs";
-import path27 from "node:path";
+import { unlinkSync as unlinkSync6 } from "node:fs";
+import path22 from "node:path";
 function monthIndex(period) {
   return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
 }
@@ -6553,7 +5971,7 @@ function retriedNotes(root, priorToken) {
 }
 async function handoffWithToken(root, token) {
   const archived = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2));
-  for (const f of [path27.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path27.join(archiveDir(root), n2))]) {
+  for (const f of [path22.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path22.join(archiveDir(root), n2))]) {
     try {
       const r = await readStable(f);
       if (r !== null && r.token === token) return r.bytes.toString("utf8");
@@ -6571,7 +5989,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     };
     const base = call.cwd !== null ? absolute(call.cwd) : null;
     const arg = call.rootArg;
-    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path27.resolve(base, arg);
+    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path22.resolve(base, arg);
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];
@@ -6662,7 +6080,7 @@ async function foldOne(root, nowMonth, fp) {
     const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries2)));
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
-  for (const f of files) unlinkSync7(path27.join(dir, f.name));
+  for (const f of files) unlinkSync6(path22.join(dir, f.name));
   const names = files.map((f) => `journal/${f.name}`).join(", ");
   return `journal: folded ${names} (${entries2.length} entries) into journal/${yearName}`;
 }
@@ -6705,29 +6123,711 @@ var init_record = __esm({
   }
 });
 
-// src/verbs/write.ts
-var write_exports = {};
-__export(write_exports, {
-  writeVerb: () => writeVerb
+// src/git/saves.ts
+import { linkSync as linkSync3, lstatSync as lstatSync9, mkdirSync as mkdirSync3, renameSync as renameSync3, rmSync, writeFileSync as writeFileSync4 } from "node:fs";
+import path23 from "node:path";
+function savesPath(root, env) {
+  const top = gitTopOf(root, env);
+  const gitDir = top === null ? null : gitDirOf(top);
+  return gitDir === null ? null : path23.join(commonDirOf(gitDir), "session-handoff", "saves");
+}
+function beside(root, env, name2) {
+  const saves = savesPath(root, env);
+  return saves === null ? null : path23.join(path23.dirname(saves), name2);
+}
+function recordLines(p, re) {
+  const lines2 = (readSmall(p) ?? "").slice(0, 16384).split("\n");
+  return lines2.map((l) => re.exec(l)).filter((m) => m !== null);
+}
+function addRecord(p, re, line, drop) {
+  try {
+    mkdirSync3(path23.dirname(p), { recursive: true, mode: 448 });
+    let kept = [];
+    try {
+      kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
+    } catch {
+    }
+    const tmp = `${p}.tmp-${process.pid}`;
+    rmSync(tmp, { force: true });
+    writeFileSync4(tmp, `${[...kept, line].slice(-KEPT).join("\n")}
+`, { mode: 384, flag: "wx" });
+    renameSync3(tmp, p);
+  } catch {
+  }
+}
+function savedStampOf(text) {
+  const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1];
+  if (saved === void 0) return null;
+  const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text)?.[1];
+  return head === void 0 ? saved : `${saved}+${head}`;
+}
+function cloneIdOf(root, env, create = false) {
+  const p = beside(root, env, "clone-id");
+  if (p === null) return null;
+  const valid = (id) => id !== void 0 && /^[0-9a-f]{16}$/.test(id) ? id : null;
+  const found = valid(readSmall(p)?.trim());
+  if (found !== null || !create) return found;
+  const tmp = `${p}.tmp-${process.pid}`;
+  try {
+    mkdirSync3(path23.dirname(p), { recursive: true, mode: 448 });
+    if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
+    writeFileSync4(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
+`, { mode: 384 });
+    linkSync3(tmp, p);
+  } catch {
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+  return valid(readSmall(p)?.trim());
+}
+function markClone(text, id) {
+  if (id === null) return text;
+  const lines2 = text.split("\n").filter((l) => !CLONE_MARK.test(l));
+  const saved = lines2.findIndex((l) => /^Saved:/.test(l));
+  if (saved === -1) return text;
+  lines2.splice(saved + 1, 0, `<!-- saved in clone ${id} -->`);
+  return lines2.join("\n");
+}
+function markedHere(root, env, text) {
+  const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
+  const id = mark === void 0 ? null : cloneIdOf(root, env);
+  return mark === void 0 || id === null ? null : mark === id;
+}
+function readSaves(root, env) {
+  const p = savesPath(root, env);
+  if (p === null) return null;
+  try {
+    if (!lstatSync9(p).isFile()) return null;
+    const lines2 = recordLines(p, LINE2);
+    return { tokens: lines2.map((m) => m[1]), stamps: lines2.flatMap((m) => m[2] === void 0 ? [] : [m[2]]) };
+  } catch {
+    return null;
+  }
+}
+function recordSavedHere(root, env, token, stamp) {
+  const p = savesPath(root, env);
+  if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
+  const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
+  addRecord(p, LINE2, `${token}${safeStamp}`, (m) => m[1] === token);
+}
+function savedHere(root, env, text, token) {
+  const marked = markedHere(root, env, text);
+  if (marked !== null) return marked;
+  const saves = readSaves(root, env);
+  if (saves === null) return null;
+  const stamp = text === null ? null : savedStampOf(text);
+  return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(token());
+}
+function recordSavedBy(root, env, token, agent) {
+  const p = beside(root, env, "saved-by");
+  const line = `${token} ${agent}`;
+  if (p === null || agent === null || !SAVED_BY_LINE.test(line)) return;
+  addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
+}
+function savedByOf(root, env, token) {
+  const p = beside(root, env, "saved-by");
+  try {
+    return p === null ? null : recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null;
+  } catch {
+    return null;
+  }
+}
+var KEPT, LINE2, CLONE_MARK, SAVED_BY_LINE;
+var init_saves = __esm({
+  "src/git/saves.ts"() {
+    "use strict";
+    init_builtins();
+    init_git_dir();
+    init_fs();
+    KEPT = 10;
+    LINE2 = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
+    CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
+    SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
+  }
 });
-import path28 from "node:path";
-async function save(ctx, kind, document) {
-  const expected = expectedTokenOption(ctx);
-  const lockTimeoutSeconds = lockTimeoutOption(ctx);
-  const root = rootOption(ctx);
+
+// src/schema/stamp.ts
+function stampSaved(text, iso) {
+  const layout = handoffLayout(text);
+  const lines2 = [...layout.lines];
+  if (layout.savedIndex >= 0) {
+    const old = lines2[layout.savedIndex].trim().replace(/^Saved:\s*/, "");
+    lines2[layout.savedIndex] = `Saved: ${iso}`;
+    return { text: lines2.join("\n"), replaced: old, insertedAt: null, inserted: 0 };
+  }
+  let at2 = Math.max(0, layout.titleIndex) + 1;
+  while (at2 < lines2.length - 1 && lines2[at2].trim() === "") at2++;
+  const next = lines2[at2];
+  const added2 = next !== void 0 && next.trim() !== "" ? [`Saved: ${iso}`, ""] : [`Saved: ${iso}`];
+  lines2.splice(at2, 0, ...added2);
+  return { text: lines2.join("\n"), replaced: null, insertedAt: at2 + 1, inserted: added2.length };
+}
+function anchorsBody(text) {
+  const { lines: lines2, anchors } = handoffLayout(text);
+  return anchors ? lines2.slice(anchors.start, anchors.end) : null;
+}
+function anchorsEmpty(text) {
+  const body = anchorsBody(text);
+  return body !== null && isEmptyAnchorsBody(body);
+}
+function fillAnchors(text, rendered) {
+  const layout = handoffLayout(text);
+  const range = layout.anchors;
+  if (!range) return { text, lines: /* @__PURE__ */ new Set() };
+  const fresh = rendered.replace(/\n$/, "").split("\n");
+  const lines2 = [...layout.lines.slice(0, range.start), ...fresh, ...layout.lines.slice(range.end)];
+  const out = lines2.join("\n");
+  const filled = new Set(fresh.map((_, i) => range.start + i + 1));
+  return { text: out.endsWith("\n") ? out : `${out}
+`, lines: filled };
+}
+function comparable(text, dropDate) {
+  const layout = handoffLayout(text);
+  const range = layout.anchors;
+  return layout.lines.filter((line, i) => {
+    if (i === layout.savedIndex) return false;
+    if (dropDate && range && i >= range.start && i < range.end && line.startsWith("- Date: ")) return false;
+    return true;
+  }).join("\n");
+}
+var init_stamp = __esm({
+  "src/schema/stamp.ts"() {
+    "use strict";
+    init_validate();
+    init_anchor_lines();
+  }
+});
+
+// src/schema/validate-ledger.ts
+function ledgerContext(input, kind) {
+  const schema = SCHEMAS[kind];
+  const text = normaliseText(input);
+  const entry = new RegExp(`^${schema.prefix}-(\\d{4}): \\S`);
+  const entries2 = [];
+  const badHeadings = [];
+  const first = /* @__PURE__ */ new Map();
+  let current = null;
+  const tree = parseBlocks(text);
+  for (const block2 of tree.children) {
+    if (block2.type === "heading" && block2.depth === 2) {
+      const title = text.slice(block2.start, block2.end).replace(/^##\s*/, "").replace(/\s+#+\s*$/, "").trim();
+      const m = entry.exec(title);
+      if (!m) badHeadings.push({ line: block2.line, title });
+      current = m ? { number: m[1], line: block2.line, fields: /* @__PURE__ */ new Map(), reuses: first.get(m[1]) ?? null } : null;
+      if (m && !first.has(m[1])) first.set(m[1], block2.line);
+      if (current) entries2.push(current);
+      continue;
+    }
+    if (current === null || block2.type !== "list") continue;
+    for (const item of block2.children) {
+      const f = /^([A-Za-z][A-Za-z ]*?):\s*(.*)$/s.exec(itemText(text, item).trim());
+      if (f && !current.fields.has(f[1])) current.fields.set(f[1], f[2].trim());
+    }
+  }
+  const secrets = [];
+  return { input, text, lines: text.split("\n"), flags: tree.flags, secrets, kind, schema, badHeadings, entries: entries2 };
+}
+function validateLedger(input, kind, redacted) {
+  const pass = redacted ?? redactText(input);
+  return runRules(LEDGER_RULES, LEDGER_PARTS, pass, ledgerContext(pass.text, kind));
+}
+var SCHEMAS, LABEL2, LESSON_STATUS, SOLUTION_STATUS, name, lacking, bad, badSource, badLessonStatus, badSolutionStatus, badDate, badStatus, each, rule4, LEDGER_RULES, entries, LEDGER_PARTS;
+var init_validate_ledger = __esm({
+  "src/schema/validate-ledger.ts"() {
+    "use strict";
+    init_redact();
+    init_sanitize();
+    init_grammar();
+    init_handoff();
+    init_validate_common();
+    init_values();
+    SCHEMAS = {
+      lessons: { title: "# Lessons", prefix: "L", fields: ["When", "Lesson", "Why", "Source", "Status"], cap: 200 },
+      solutions: {
+        title: "# Solutions",
+        prefix: "S",
+        fields: ["Symptoms", "Context", "Fix", "Evidence", "Recorded"],
+        cap: 250
+      }
+    };
+    LABEL2 = /\[(user-directed|user-approved|agent-proposed)\]/;
+    LESSON_STATUS = /^(active|superseded by L-\d{4}\b.*|retired: \S.*)$/;
+    SOLUTION_STATUS = /^obsolete: \S/;
+    name = (c, e) => `${c.schema.prefix}-${e.number}`;
+    lacking = (c, e) => c.schema.fields.filter((f) => !(e.fields.get(f) ?? ""));
+    bad = (kind, field, form) => (c, e) => c.kind === kind && e.fields.has(field) && !form.test(e.fields.get(field));
+    badSource = bad("lessons", "Source", LABEL2);
+    badLessonStatus = bad("lessons", "Status", LESSON_STATUS);
+    badSolutionStatus = bad("solutions", "Status", SOLUTION_STATUS);
+    badDate = bad("solutions", "Recorded", /^\d{4}-\d{2}-\d{2}\b/);
+    badStatus = (c, e) => badLessonStatus(c, e) || badSolutionStatus(c, e);
+    each = (c, test, says) => c.entries.filter((e) => test(c, e)).map((e) => at(e.line, `${name(c, e)}${says}`));
+    rule4 = ruleOf();
+    LEDGER_RULES = [
+      TEXT_RULES.bom,
+      TEXT_RULES.crlf,
+      rule4("marker", "error", null, (c) => c.lines[0] === MARKER ? [] : [at(1, BEGIN)]),
+      rule4("heading", "error", null, (c) => c.lines.slice(0, 4).includes(c.schema.title) ? [] : [at(1, titleMissing(c.schema.title))]),
+      TEXT_RULES.newline,
+      TEXT_RULES.conflicted,
+      TEXT_RULES.markdown,
+      rule4("entry-heading", "error", null, (c) => {
+        const form = `## ${c.schema.prefix}-<4 digits>: <${c.kind === "lessons" ? "title" : "problem"}>`;
+        const says = (h) => `${quoted(`## ${h.title}`, QUOTE_CUT)} is not an entry heading`;
+        return c.badHeadings.map((h) => at(h.line, `${says(h)}: write \`${form}\``));
+      }),
+      rule4("entry-field", "finding", "fields", (c) => c.entries.flatMap((e) => {
+        const missing = lacking(c, e).map((f) => `\`- ${f}:\``);
+        return missing.length === 0 ? [] : [at(e.line, `${name(c, e)} lacks ${missing.join(", ")}`)];
+      })),
+      rule4("entry-number", "finding", "numbering", (c) => c.entries.flatMap((e) => {
+        const again = `${name(c, e)} is used again (first at line ${e.reuses}); numbers are never reused`;
+        return e.reuses === null ? [] : [at(e.line, again)];
+      })),
+      rule4("entry-source", "finding", "status", (c) => each(c, badSource, ": Source has no [user-directed], [user-approved] or [agent-proposed] label")),
+      rule4("entry-status", "finding", "status", (c) => {
+        const lesson = "is not active, superseded by L-<n>, or retired: <why>";
+        return each(c, badStatus, `: Status ${c.kind === "lessons" ? lesson : "is only ever `obsolete: <why>`"}`);
+      }),
+      rule4("entry-date", "finding", "status", (c) => each(c, badDate, ": Recorded is not a date (YYYY-MM-DD)")),
+      rule4("line-cap", "finding", "size", (c) => {
+        const message = `${lineCount(c)} lines, over the ~${c.schema.cap}-line cap: retire or merge old entries`;
+        return lineCount(c) > c.schema.cap ? [at(c.schema.cap + 1, message)] : [];
+      }),
+      rule4("secret", "finding", "secrets", (c) => c.secrets.map((s) => at(s.line, `a secret (${s.kind}); write redacts it`)))
+    ];
+    entries = (c) => Math.max(1, c.entries.length);
+    LEDGER_PARTS = [
+      { part: "fields", weight: 50, of: entries },
+      { part: "status", weight: 20, of: entries },
+      { part: "numbering", weight: 10 },
+      { part: "size", weight: 10 },
+      { part: "secrets", weight: 10 }
+    ];
+  }
+});
+
+// src/store/document.ts
+function decodeStdin(raw, what) {
+  if (raw.length === 0) throw new Refused(`stdin is empty: send the whole ${what} on stdin`);
+  const nul = raw.indexOf(0);
+  if (nul >= 0) throw new Refused(`the ${what} contains a NUL byte (at byte ${nul}); send text only`);
+  try {
+    return utf8.decode(raw);
+  } catch {
+    throw new Refused(`the ${what} is not valid UTF-8; convert it to UTF-8 and retry`);
+  }
+}
+function decodeInput(raw, what) {
+  let text = decodeStdin(raw, what);
+  const notes = [];
+  if (text.startsWith("\uFEFF")) {
+    text = text.slice(1);
+    notes.push("note: dropped a leading UTF-8 byte order mark");
+  }
+  if (text.includes("\r\n")) {
+    text = text.replace(/\r\n/g, "\n");
+    notes.push("note: converted CRLF line ends to LF");
+  }
+  const hits = findInvisible(text);
+  if (hits.length > 0) {
+    const list2 = hits.slice(0, 5).map((h) => `line ${h.line}, column ${h.column}: ${h.codePoint} (${h.name})`);
+    if (hits.length > 5) list2.push(`${hits.length - 5} more`);
+    const found = `invisible or control characters (${list2.join("; ")})`;
+    throw new Refused(`the ${what} contains ${found}; remove them and retry`);
+  }
+  return { text, notes };
+}
+function redactForSave(text, exemptLines) {
+  const { text: clean, findings } = redactText(text, exemptLines ? { exemptLines } : {});
+  return { text: clean, notes: findings.length > 0 ? [formatRedactionReport(findings)] : [] };
+}
+var utf8;
+var init_document = __esm({
+  "src/store/document.ts"() {
+    "use strict";
+    init_errors();
+    init_invisible();
+    init_redact();
+    utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+  }
+});
+
+// src/store/lock.ts
+import fs from "node:fs";
+import { hostname as hostname2 } from "node:os";
+import path24 from "node:path";
+async function acquireLock(memDir, timeoutSeconds) {
+  return acquireLockDir(path24.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
+}
+async function acquireLockDir(lockDir, timeoutSeconds, opts) {
+  const start = performance.now();
+  const deadline = start + timeoutSeconds * 1e3;
+  const me = { pid: process.pid, host: hostname2(), nonce: randomHex8() + randomHex8() };
+  let seen = null;
+  for (; ; ) {
+    checkLockPath(lockDir);
+    if (tryMake(lockDir, me, opts.makeParent === true)) return holding(lockDir, me);
+    const now = performance.now();
+    const owner = readOwner(lockDir);
+    const st = fs.lstatSync(lockDir, { throwIfNoEntry: false });
+    if (st === void 0) continue;
+    const key = `${owner?.nonce ?? "-"} ${st.mtimeMs}`;
+    if (seen?.key !== key) seen = { key, since: seen ? now : start };
+    const verdict = lockVerdict(owner, st, me.host, now - seen.since);
+    if (verdict === "dead" && takeOver(lockDir, owner)) {
+      seen = null;
+      continue;
+    }
+    if (now >= deadline) {
+      const on = owner && owner.host !== me.host ? ` on ${quotedValue(owner.host)}` : "";
+      const who = owner ? `process ${owner.pid}${on}` : "another process";
+      const retry = opts.retry ?? "wait and retry, or pass a longer --lock-timeout";
+      throw new Busy(`${opts.what}: ${who} holds the lock ${lockDir}; ${retry}`, { who, lock: lockDir });
+    }
+    const pause2 = Math.min(RETRY_MS + Math.random() * RETRY_MS, deadline - now);
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, pause2)));
+  }
+}
+function checkLockPath(lockDir) {
+  const st = fs.lstatSync(lockDir, { throwIfNoEntry: false });
+  if (st !== void 0 && (st.isSymbolicLink() || !st.isDirectory())) {
+    const what = st.isSymbolicLink() ? "a link" : "not a directory";
+    throw new Refused(`${lockDir} is ${what}; it is the helper's private lock: move it away and retry`);
+  }
+}
+function tryMake(lockDir, me, makeParent2) {
+  try {
+    fs.mkdirSync(lockDir, { mode: 448 });
+  } catch (err) {
+    if (err.code === "EEXIST") return false;
+    if (err.code === "ENOENT" && makeParent2) {
+      fs.mkdirSync(path24.dirname(lockDir), { recursive: true, mode: 448 });
+      return tryMake(lockDir, me, false);
+    }
+    throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
+  }
+  try {
+    fs.writeFileSync(path24.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
+    return true;
+  } catch (err) {
+    const code = err.code;
+    if (code === "ENOENT" || code === "EEXIST") return false;
+    try {
+      fs.rmdirSync(lockDir);
+    } catch {
+    }
+    throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
+  }
+}
+function holding(lockDir, me) {
+  const ours = () => readOwner(lockDir)?.nonce === me.nonce;
+  let lost = false;
+  const timer = setInterval(() => {
+    if (!ours()) {
+      lost = true;
+      return;
+    }
+    try {
+      const now = /* @__PURE__ */ new Date();
+      fs.utimesSync(lockDir, now, now);
+    } catch {
+      lost = true;
+    }
+  }, REFRESH_MS);
+  timer.unref();
+  return {
+    assertHeld() {
+      if (lost || !ours()) {
+        const lost2 = "lost the memory lock to another process before publishing";
+        throw new Refused(`${lost2}; nothing was published: read again and retry`);
+      }
+    },
+    async release() {
+      clearInterval(timer);
+      if (!ours()) return;
+      try {
+        fs.unlinkSync(path24.join(lockDir, OWNER_NAME));
+        fs.rmdirSync(lockDir);
+      } catch {
+      }
+    }
+  };
+}
+function takeOver(lockDir, dead) {
+  const aside = `${lockDir}-dead-${process.pid}-${randomHex8()}`;
+  try {
+    fs.renameSync(lockDir, aside);
+  } catch (err) {
+    return err.code === "ENOENT";
+  }
+  const moved = readOwner(aside);
+  if (moved && moved.nonce !== dead?.nonce) {
+    try {
+      fs.renameSync(aside, lockDir);
+      return true;
+    } catch {
+    }
+  }
+  fs.rmSync(aside, { recursive: true, force: true });
+  return true;
+}
+var RETRY_MS, REFRESH_MS;
+var init_lock = __esm({
+  "src/store/lock.ts"() {
+    "use strict";
+    init_quote();
+    init_errors();
+    init_files();
+    init_private();
+    RETRY_MS = 25;
+    REFRESH_MS = 2e3;
+  }
+});
+
+// src/store/recover.ts
+import path25 from "node:path";
+function pendingRepairs(root) {
+  return [
+    ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
+    ...listPrivate(root).filter((e) => ROOT_FILES.has(e.file))
+  ];
+}
+function inoOf(p) {
+  return lstatBig(p)?.ino ?? null;
+}
+function archiveEntriesWithIno(dir, ino) {
+  return listDir(dir).filter((n2) => inoOf(path25.join(dir, n2)) === ino);
+}
+function notOurs(e, filePath, arch, siblings) {
+  const st = lstatBig(e.path);
+  if (st === null) return null;
+  if (st.isSymbolicLink()) return "is a link";
+  if (!st.isFile()) return "is not a regular file";
+  if (st.nlink === 1n) return null;
+  let accounted = 1n;
+  if (inoOf(filePath) === st.ino) accounted++;
+  accounted += BigInt(archiveEntriesWithIno(arch, st.ino).length);
+  accounted += BigInt(siblings.filter((o) => o.path !== e.path && inoOf(o.path) === st.ino).length);
+  return st.nlink > accounted ? "has hard links the helper did not make" : null;
+}
+function groupByFile(entries2) {
+  const byFile = /* @__PURE__ */ new Map();
+  for (const e of entries2) {
+    const key = path25.join(path25.dirname(e.path), e.file);
+    byFile.set(key, [...byFile.get(key) ?? [], e]);
+  }
+  return byFile;
+}
+function plantedPrivate(root) {
+  const out = [];
+  const arch = archiveDir(root);
+  for (const [filePath, list2] of groupByFile(pendingRepairs(root))) {
+    for (const e of list2) {
+      const reason = notOurs(e, filePath, arch, list2);
+      if (reason !== null) out.push({ entry: e, reason });
+    }
+  }
+  return out;
+}
+function needsRepair(root) {
+  return pendingRepairs(root).length > 0 || archiveExcess(archiveDir(root)) > 0 || listDir(memoryDir(root)).some((n2) => DEAD_LOCK.test(n2)) || listDir(archiveDir(root)).some((n2) => ARCHIVE_TEMP.test(n2));
+}
+var MEMORY_FILES, ROOT_FILES, ARCHIVE_TEMP, DEAD_LOCK;
+var init_recover = __esm({
+  "src/store/recover.ts"() {
+    "use strict";
+    init_archive();
+    init_private();
+    init_paths();
+    MEMORY_FILES = new Set(Object.values(FILE_OF));
+    ROOT_FILES = new Set(TARGETS);
+    ARCHIVE_TEMP = /^\.HANDOFF-[A-Za-z0-9._-]+\.md\.tmp-\d+-[0-9a-f]{16}$/;
+    DEAD_LOCK = /^\.lock-dead-\d+-[0-9a-f]{8}$/;
+  }
+});
+
+// src/store/repair.ts
+import { linkSync as linkSync4, readFileSync as readFileSync4, rmSync as rmSync2, unlinkSync as unlinkSync7 } from "node:fs";
+import path26 from "node:path";
+function archiveEntryWithBytes(dir, claimPath) {
+  let bytes;
+  try {
+    bytes = readFileSync4(claimPath);
+  } catch {
+    return void 0;
+  }
+  return listDir(dir).filter((n2) => ARCHIVE_NAME.test(n2)).find((n2) => {
+    const p = path26.join(dir, n2);
+    const st = lstatBig(p);
+    if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
+    try {
+      return readFileSync4(p).equals(bytes);
+    } catch {
+      return false;
+    }
+  });
+}
+function saveId(e) {
+  return e.name.slice(e.name.lastIndexOf(".") + 1).replace(/^(tmp|claim)-/, "");
+}
+async function dropArchiveTemps(arch, fp) {
+  const out = [];
+  for (const name2 of listDir(arch).filter((n2) => ARCHIVE_TEMP.test(n2))) {
+    const p = path26.join(arch, name2);
+    const st = lstatBig(p);
+    if (st === null || !st.isFile()) continue;
+    if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
+    unlinkSync7(p);
+    await failpoint(fp, "recover-after-temp-drop");
+    out.push(`archive: dropped an archive copy left half-done (${name2})`);
+  }
+  return out;
+}
+async function repair(root, fp) {
+  const actions = [];
+  const memDir = memoryDir(root);
+  const arch = archiveDir(root);
+  const planted = plantedPrivate(root)[0];
+  if (planted !== void 0) {
+    const what = "it holds a private name of the helper but is not a file it left";
+    throw new Refused(`${planted.entry.path} ${planted.reason}: ${what}; move it away, then retry`);
+  }
+  const byFile = groupByFile(pendingRepairs(root));
+  for (const [filePath, list2] of byFile) {
+    const file = path26.basename(filePath);
+    const prefix = archivePrefixOf(file);
+    const currentIno = inoOf(filePath);
+    const published = (e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno;
+    const finished = new Set(list2.filter(published).map(saveId));
+    const claims = list2.filter((e) => e.role === "claim").sort((a, b) => (lstatBig(a.path)?.mtimeMs ?? 0n) < (lstatBig(b.path)?.mtimeMs ?? 0n) ? -1 : 1);
+    for (const claim of claims) {
+      const claimIno = inoOf(claim.path);
+      if (claimIno === null) continue;
+      if (inoOf(filePath) === null) {
+        linkSync4(claim.path, filePath);
+        await failpoint(fp, "recover-after-restore");
+      }
+      if (inoOf(filePath) === claimIno) {
+        for (const copy of archiveEntriesWithIno(arch, claimIno)) {
+          unlinkSync7(path26.join(arch, copy));
+          await failpoint(fp, "recover-after-unarchive");
+        }
+        unlinkSync7(claim.path);
+        await failpoint(fp, "recover-after-claim-drop");
+        actions.push(`${file}: rolled back an interrupted save; the prior version is current again`);
+        continue;
+      }
+      const copies = archiveEntriesWithIno(arch, claimIno);
+      if (finished.has(saveId(claim)) && (copies.length > 0 || prefix !== "HANDOFF")) {
+        unlinkSync7(claim.path);
+        await failpoint(fp, "recover-after-claim-drop");
+        const where2 = copies[0] ? ` (archived as archive/${copies[0]})` : "";
+        actions.push(`${file}: finished a save; dropped the version it replaced${where2}`);
+        continue;
+      }
+      let where = copies[0] ?? archiveEntryWithBytes(arch, claim.path);
+      if (where === void 0) {
+        where = linkIntoArchive(claim.path, arch, prefix);
+        await failpoint(fp, "recover-after-archive");
+      }
+      unlinkSync7(claim.path);
+      await failpoint(fp, "recover-after-claim-drop");
+      actions.push(`${file}: kept the prior version as archive/${where}`);
+    }
+    for (const temp of list2.filter((e) => e.role === "tmp")) {
+      const tempIno = inoOf(temp.path);
+      if (tempIno === null) continue;
+      const published2 = tempIno === inoOf(filePath);
+      rmSync2(temp.path, { force: true });
+      await failpoint(fp, "recover-after-temp-drop");
+      const unpublished = `${file}: dropped an unpublished new version (${temp.name}); the old version stays current`;
+      actions.push(published2 ? `${file}: finished a publication (dropped ${temp.name})` : unpublished);
+    }
+  }
+  actions.push(...await dropArchiveTemps(arch, fp));
+  try {
+    for (const name2 of listDir(memDir).filter((n2) => DEAD_LOCK.test(n2))) {
+      rmSync2(path26.join(memDir, name2), { recursive: true, force: true });
+    }
+  } catch {
+  }
+  if (archiveExcess(arch) > 0) {
+    await failpoint(fp, "recover-before-prune");
+    const pruned = pruneArchive(arch);
+    const n2 = pruned.deleted.length;
+    if (n2 > 0) actions.push(`archive: pruned ${n2} old handoff(s) to keep the newest ${pruned.keep}`);
+    actions.push(...pruned.warnings);
+  }
+  return actions;
+}
+var init_repair = __esm({
+  "src/store/repair.ts"() {
+    "use strict";
+    init_errors();
+    init_archive();
+    init_failpoint();
+    init_private();
+    init_paths();
+    init_publish();
+    init_recover();
+  }
+});
+
+// src/store/mutate.ts
+async function underLock(opts, body) {
+  const memDir = memoryDir(opts.root);
+  assertNotPaused(memDir, opts.env);
+  const existed = checkTree(opts.root);
+  let lock = null;
+  let repairs = [];
+  try {
+    if (existed) lock = await acquireLock(memDir, opts.lockTimeoutSeconds);
+    opts.validate?.();
+    if (!existed) await opts.precheck?.();
+    checkTree(opts.root, { create: true });
+    if (lock === null) lock = await acquireLock(memDir, opts.lockTimeoutSeconds);
+    assertNotPaused(memDir, opts.env);
+    const repaired = needsRepair(opts.root) ? await repair(opts.root, opts.failpoint) : [];
+    repairs = repaired.map((line) => `recovered: ${line}`);
+    const result = await body(lock);
+    return { result, repairs };
+  } catch (err) {
+    const code = err?.code;
+    const fsError = err instanceof Error && !(err instanceof HelperError) && typeof code === "string";
+    const refusal = fsError ? new Refused(`file system error: ${err.message}`) : err;
+    if (refusal instanceof HelperError) refusal.before = [...repairs, ...refusal.before];
+    throw refusal;
+  } finally {
+    await lock?.release();
+  }
+}
+var init_mutate = __esm({
+  "src/store/mutate.ts"() {
+    "use strict";
+    init_errors();
+    init_lock();
+    init_paths();
+    init_pause();
+    init_recover();
+    init_repair();
+  }
+});
+
+// src/save/save.ts
+import path27 from "node:path";
+async function saveDocument(req) {
+  const { root, env, kind, expected, failpoint: failpoint2 } = req;
   const file = FILE_OF[kind];
-  const anchors = { env: ctx.env, skillDir: ctx.skillDir ?? null };
   let checked = null;
   let refusal = null;
   let prebuilt = null;
   try {
-    checked = checkDocument(document(), kind, root);
-    prebuilt = await buildDocument(checked, root, anchors).catch(() => null);
+    checked = checkDocument(req.document(), kind, root);
+    prebuilt = await buildDocument(checked, root, req).catch(() => null);
   } catch (error) {
     refusal = { error };
   }
-  let built = null;
-  let journalNotes = [];
   const validate = () => {
     if (refusal !== null) throw refusal.error;
   };
@@ -6737,21 +6837,20 @@ async function save(ctx, kind, document) {
       throw new Refused(`${file} changed since it was read (${what}); read again and merge`);
     }
   };
-  const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx), validate, precheck };
+  const options = { root, env, lockTimeoutSeconds: req.lockTimeoutSeconds, failpoint: failpoint2, validate, precheck };
   const { result, repairs } = await underLock(options, async (lock) => {
-    const now = await readStable(path28.join(memoryDir(root), file)).catch(() => void 0);
+    const now = await readStable(path27.join(memoryDir(root), file)).catch(() => void 0);
     const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
-    const b2 = same ? prebuilt : await buildDocument(checked, root, anchors);
-    built = b2;
-    if (b2.unchanged) return null;
-    const readToken = b2.prior?.token ?? "absent";
+    const built2 = same ? prebuilt : await buildDocument(checked, root, req);
+    if (built2.unchanged) return { built: built2, done: null, journal: [] };
+    const readToken = built2.prior?.token ?? "absent";
     const build = (prior2) => {
       if ((prior2 === null ? "absent" : tokenOf(prior2)) !== readToken) {
         throw new Refused(`${file} changed since it was read (another program wrote it); read again and merge`);
       }
-      return b2.bytes;
+      return built2.bytes;
     };
-    const published = publish({
+    const done3 = await publish({
       dir: memoryDir(root),
       file,
       archiveDir: archiveDir(root),
@@ -6761,45 +6860,250 @@ async function save(ctx, kind, document) {
       newMode: 384,
       build,
       lock,
-      failpoint: failpointOf(ctx)
+      failpoint: failpoint2
     });
-    if (kind !== "handoff") return published;
-    const done2 = await published;
-    const prior = b2.prior?.bytes.toString("utf8") ?? null;
-    const entry = { prior, next: done2.bytes.toString("utf8"), token: done2.token };
-    journalNotes = await recordSave(root, entry, failpointOf(ctx));
-    return done2;
+    if (kind !== "handoff") return { built: built2, done: done3, journal: [] };
+    const prior = built2.prior?.bytes.toString("utf8") ?? null;
+    const entry = { prior, next: done3.bytes.toString("utf8"), token: done3.token };
+    return { built: built2, done: done3, journal: await recordSave(root, entry, failpoint2) };
   });
-  const b = built;
-  const notes = b?.notes ?? [];
-  const saved = result ?? b.prior;
+  const { built, done: done2, journal } = result;
+  const saved = done2 ?? built.prior;
   if (kind === "handoff") {
-    recordSavedHere(root, ctx.env, saved.token, savedStampOf(saved.bytes.toString("utf8")));
-    if (result !== null) recordSavedBy(root, ctx.env, saved.token, agentOfEnv(ctx.env));
+    recordSavedHere(root, env, saved.token, savedStampOf(saved.bytes.toString("utf8")));
+    if (done2 !== null) recordSavedBy(root, env, saved.token, agentOfEnv(env));
   }
-  if (result === null) return ok(`unchanged ${file}
-CURRENT-SHA256: ${saved.token}
-`, [...repairs, ...notes]);
-  const first = result.archived ? `saved ${file}; archived previous handoff as ${result.archived}` : `saved ${file}`;
-  return ok(`${first}
-CURRENT-SHA256: ${result.token}
-`, [...repairs, ...notes, ...result.warnings, ...journalNotes]);
+  const notes = [...repairs, ...built.notes, ...done2?.warnings ?? [], ...journal];
+  return { file, unchanged: done2 === null, token: saved.token, archived: done2?.archived ?? null, notes };
+}
+function schemaRefusal(file, errors) {
+  const more = /\d+/.exec(errors.find((e) => e.rule === "more")?.message ?? "")?.[0] ?? 0;
+  const count = errors.filter((e) => e.rule !== "more").length + Number(more);
+  return new Refused([`${file} has ${count} schema error(s)`, ...issueLines(errors)].join("\n"));
+}
+function scoreNotes(v) {
+  const shown = v.findings.filter((f) => f.rule !== "dropped" && f.rule !== "more");
+  const lines2 = issueLines(shown.slice(0, MAX_FINDINGS_SHOWN)).map((l) => `finding: ${l}`);
+  const rest = shown.length - MAX_FINDINGS_SHOWN + (v.findings.some((f) => f.rule === "more") ? 1 : 0);
+  if (rest > 0) lines2.push(`finding: \u2026 and more; run \`validate\` for the full list`);
+  return [scoreLine(v), ...lines2];
+}
+function sameAnchors(a, b) {
+  const mine = anchorsBody(b);
+  return a !== null && mine !== null && JSON.stringify(anchorsBody(a)) === JSON.stringify(mine);
+}
+function checkDocument(raw, kind, root) {
+  if (raw.length > MAX_DOCUMENT_BYTES + 4096) {
+    throw new Refused(`the document is ${raw.length} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes`);
+  }
+  const decoded = decodeInput(raw, "document");
+  const redacted = redactText(decoded.text);
+  finalBytes(redacted.text, raw.length);
+  const file = FILE_OF[kind];
+  let errors;
+  if (kind === "handoff") {
+    errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
+    const current = () => readHeadBytes(path27.join(memoryDir(root), file))?.toString("utf8") ?? null;
+    if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(current(), decoded.text)) {
+      errors = errors.filter((e) => e.rule !== "anchor-line");
+    }
+  } else {
+    errors = validateLedger(decoded.text, kind, redacted).errors;
+  }
+  if (errors.length > 0) throw schemaRefusal(file, errors);
+  return { kind, text: decoded.text, notes: decoded.notes, rawBytes: raw.length, redacted };
+}
+function minutes(ms) {
+  return Math.round(Math.abs(ms) / 6e4);
+}
+function editAnchors(text, edit2) {
+  const range = handoffLayout(text).anchors;
+  if (range === null) return text;
+  const lines2 = text.split("\n");
+  const body = edit2(lines2.slice(range.start, range.end));
+  return [...lines2.slice(0, range.start), ...body, ...lines2.slice(range.end)].join("\n");
+}
+function replaceDate(text, iso) {
+  return editAnchors(text, (body) => {
+    const at2 = body.findIndex((l) => l.startsWith("- Date: "));
+    if (at2 >= 0) body[at2] = `- Date: ${iso}`;
+    return body;
+  });
+}
+function withDirtyNow(text, now) {
+  return editAnchors(text, (lines2) => {
+    const body = lines2.filter((l) => !DIRTY.test(l));
+    const at2 = body.findIndex((l) => l.startsWith("- HEAD: "));
+    body.splice(at2 === -1 ? body.length : at2 + 1, 0, ...now.filter((l) => DIRTY.test(l)));
+    return body;
+  });
+}
+function finalBytes(text, rawBytes) {
+  const bytes = Buffer.from(text, "utf8");
+  if (bytes.length > MAX_DOCUMENT_BYTES) {
+    const after = bytes.length === rawBytes ? "" : ` (${bytes.length} after redaction)`;
+    const limit = `memory documents are at most ${MAX_DOCUMENT_BYTES} bytes (shorten it)`;
+    throw new Refused(`the document is ${rawBytes} bytes${after}; ${limit}`);
+  }
+  return bytes;
+}
+async function buildDocument(checked, root, anchors) {
+  const file = FILE_OF[checked.kind];
+  const prior = await readStable(path27.join(memoryDir(root), file));
+  if (prior !== null && prior.stat.nlink !== 1n) {
+    throw new UnsafeFile("hard-linked", path27.join(memoryDir(root), file));
+  }
+  const notes = [...checked.notes];
+  if (checked.kind === "handoff") return buildHandoff(checked, root, anchors, prior, notes);
+  const redacted = checked.redacted;
+  if (redacted.findings.length > 0) notes.push(formatRedactionReport(redacted.findings));
+  const bytes = finalBytes(redacted.text, checked.rawBytes);
+  const v = validateLedger(checked.text, checked.kind, redacted);
+  return { bytes, prior, unchanged: prior !== null && prior.bytes.equals(bytes), notes: [...notes, ...scoreNotes(v)] };
+}
+async function buildHandoff(checked, root, { env, skillDir }, prior, notes) {
+  const priorText2 = prior ? prior.bytes.toString("utf8") : null;
+  const nowMs = Date.now();
+  const iso = isoSeconds(nowMs);
+  const stamped = stampSaved(checked.text, iso);
+  const { insertedAt, inserted } = stamped;
+  const sentLine = (line) => insertedAt !== null && line >= insertedAt + inserted ? line - inserted : line;
+  if (stamped.replaced !== null) {
+    const then = Date.parse(stamped.replaced.replace(/^`(.*)`$/, "$1"));
+    const was = `note: Saved: ${quotedValue(stamped.replaced.slice(0, 60))}`;
+    if (Number.isNaN(then)) {
+      if (!/^<[^<>]*>$/.test(stamped.replaced)) notes.push(`${was} is not a time; stamped ${iso}`);
+    } else if (Math.abs(nowMs - then) > CLOCK_SKEW_MS) {
+      notes.push(`${was} was ${minutes(nowMs - then)} minutes off; stamped ${iso}`);
+    }
+  }
+  let text = stamped.text;
+  const marked = (t) => markClone(t, cloneIdOf(root, env, true));
+  const mine = anchorsBody(text);
+  const sentBack = priorText2 !== null && comparable(priorText2, false) === comparable(marked(text), false);
+  const fill = !sentBack && (anchorsEmpty(text) || sameAnchors(priorText2, text));
+  let exempt = /* @__PURE__ */ new Set();
+  const keyFiles = handoffKeyFiles(text);
+  let collected2 = null;
+  const anchorsNow = async () => {
+    if (collected2 === null) {
+      collected2 = await collectAnchors(root, env, nowMs, keyFiles, skillDir);
+      if (collected2.gitNote !== null && fill) notes.push(`note: anchors filled outside git: ${collected2.gitNote}`);
+    }
+    return renderAnchorLines(collected2).split("\n");
+  };
+  if (fill) {
+    const filled = fillAnchors(text, (await anchorsNow()).join("\n"));
+    text = filled.text;
+    exempt = filled.lines;
+  } else if (mine !== null) {
+    const date = mine.map((l) => /^- Date: `?([^`]*)`?$/.exec(l)?.[1]).find((d) => d !== void 0);
+    const then = date === void 0 ? NaN : Date.parse(date);
+    if (!sentBack && !Number.isNaN(then) && then > Math.floor(nowMs / 1e3) * 1e3) {
+      text = replaceDate(text, iso);
+      const shown = quotedValue(date.slice(0, 40));
+      notes.push(`note: the - Date: anchor ${shown} was later than this save; set it to ${iso}`);
+    } else if (!Number.isNaN(then) && nowMs - then > CLOCK_SKEW_MS) {
+      const todo = "empty the anchors section to have write fill them";
+      notes.push(`note: the - Date: anchor is ${minutes(nowMs - then)} minutes before this save; ${todo}`);
+    }
+    const line = (label) => mine.find((l) => l.startsWith(`- ${label}: `))?.slice(label.length + 4);
+    if (line("Branch") !== void 0 && line("HEAD") !== void 0) {
+      const now = await anchorsNow();
+      const current = now.includes(`- Branch: ${line("Branch")}`) && now.includes(`- HEAD: ${line("HEAD")}`);
+      if (collected2.insideGit && current) {
+        const files = now.find((l) => l.startsWith("- Dirty files: "));
+        if (line("Dirty files") !== void 0 && `- Dirty files: ${line("Dirty files")}` !== files) {
+          notes.push(`note: the - Dirty files: anchor was not what is dirty now; set it to ${files?.slice(15)}`);
+        }
+        text = withDirtyNow(text, now);
+      }
+    }
+  }
+  const range = handoffLayout(text).anchors;
+  const sent = fill ? null : handoffLayout(checked.text).anchors;
+  const inSent = (line) => sent !== null && line > sent.start && line <= sent.end;
+  if (range !== null && checked.redacted.findings.some((f) => inSent(f.line))) {
+    const now = new Set(await anchorsNow());
+    const lines2 = text.split("\n");
+    for (let i = range.start; i < range.end; i++) if (now.has(lines2[i])) exempt.add(i + 1);
+  }
+  const redacted = redactText(text, { exemptLines: exempt });
+  const sentFindings = redacted.findings.map((f) => ({ ...f, line: sentLine(f.line) }));
+  if (redacted.findings.length > 0) notes.push(formatRedactionReport(sentFindings));
+  const markedText = marked(redacted.text);
+  const bytes = finalBytes(markedText, checked.rawBytes);
+  const unchanged = sentBack || priorText2 !== null && comparable(priorText2, fill) === comparable(markedText, fill);
+  if (priorText2 !== null && !unchanged) {
+    const report = droppedReport(droppedItems(priorText2, redacted.text));
+    if (report) notes.push(report);
+  }
+  const existing = /* @__PURE__ */ new Set();
+  for (const k of keyFiles) if (await statInsideRoot(root, k) !== null) existing.add(k);
+  const v = validateHandoff(text, {
+    mode: "root",
+    nowMs,
+    prior: unchanged ? null : priorText2,
+    existingKeyFiles: existing,
+    redacted
+  });
+  for (const f of v.findings) f.line = sentLine(f.line);
+  return { bytes, prior, unchanged, notes: [...notes, ...scoreNotes(v)] };
+}
+var MAX_FINDINGS_SHOWN, DIRTY;
+var init_save = __esm({
+  "src/save/save.ts"() {
+    "use strict";
+    init_quote();
+    init_agents();
+    init_errors();
+    init_anchors();
+    init_redact();
+    init_record();
+    init_anchor_lines();
+    init_open_items();
+    init_saves();
+    init_stamp();
+    init_validate();
+    init_validate_common();
+    init_validate_ledger();
+    init_values();
+    init_document();
+    init_checkpoints();
+    init_files();
+    init_mutate();
+    init_paths();
+    init_publish();
+    MAX_FINDINGS_SHOWN = 20;
+    DIRTY = /^- Dirty (files|hashes): /;
+  }
+});
+
+// src/verbs/write.ts
+var write_exports = {};
+__export(write_exports, {
+  writeVerb: () => writeVerb
+});
+async function save(ctx, kind, document) {
+  const expected = expectedTokenOption(ctx);
+  const lockTimeoutSeconds = lockTimeoutOption(ctx);
+  const req = { root: rootOption(ctx), env: ctx.env, kind, document, expected, lockTimeoutSeconds };
+  const r = await saveDocument({ ...req, failpoint: failpointOf(ctx), skillDir: ctx.skillDir ?? null });
+  const first = r.archived ? `saved ${r.file}; archived previous handoff as ${r.archived}` : `saved ${r.file}`;
+  return ok(`${r.unchanged ? `unchanged ${r.file}` : first}
+CURRENT-SHA256: ${r.token}
+`, r.notes);
 }
 var writeVerb;
 var init_write = __esm({
   "src/verbs/write.ts"() {
     "use strict";
-    init_saves();
     init_errors();
+    init_save();
     init_drafts();
-    init_mutate();
     init_paths();
-    init_publish();
-    init_files();
     init_common();
     init_types();
-    init_write_checked();
-    init_record();
     writeVerb = {
       name: "write",
       options: { ...CAS, "from-draft": { type: "boolean" } },
@@ -7025,7 +7329,7 @@ CURRENT-SHA256: ${result.token}
 
 // src/store/inspect.ts
 import { closeSync as closeSync7, fstatSync as fstatSync5 } from "node:fs";
-import path29 from "node:path";
+import path28 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -7036,7 +7340,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe", mtimeMs: null };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
-  const filePath = path29.join(memDir, file);
+  const filePath = path28.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe", mtimeMs: null };
@@ -7495,7 +7799,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path55 = __require("path");
+    var path54 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -7548,7 +7852,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path55.resolve(filename);
+      const absoluteName = path54.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -7719,18 +8023,18 @@ import {
   rmdirSync,
   unlinkSync as unlinkSync8
 } from "node:fs";
-import path30 from "node:path";
+import path29 from "node:path";
 function cloneOf(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
-  return { top, common, copy: path30.join(common, "session-handoff", "merge-driver.mjs") };
+  return { top, common, copy: path29.join(common, "session-handoff", "merge-driver.mjs") };
 }
 function driverCommand(node, copy) {
-  const run = `${shellQuote(node)} ${shellQuote(copy)}${DRIVER_ARGS}`;
+  const run = `${shellQuote2(node)} ${shellQuote2(copy)}${DRIVER_ARGS}`;
   const fallback = `echo "${COPY_GONE}" >&2; git merge-file -L ours -L base -L theirs %A %O %B`;
-  return `if test -f ${shellQuote(copy)} && test -x ${shellQuote(node)}; then ${run}; else ${fallback}; fi`;
+  return `if test -f ${shellQuote2(copy)} && test -x ${shellQuote2(node)}; then ${run}; else ${fallback}; fi`;
 }
 function assertDriverFits(root, env) {
   const c = cloneOf(root, env);
@@ -7744,7 +8048,7 @@ function driverParts(command) {
   return m === null ? null : { node: unquote(m[1]), copy: unquote(m[2]) };
 }
 function attributesLine(top, root) {
-  const memRel = path30.relative(top, root).split(path30.sep).join("/");
+  const memRel = path29.relative(top, root).split(path29.sep).join("/");
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME}`;
 }
 function readRegular(p) {
@@ -7795,9 +8099,9 @@ async function registerMergeDriver(root, helperPath, env) {
   assertDriverFits(root, env);
   let copy;
   try {
-    const bytes = readFileSync5(path30.join(path30.dirname(helperPath), "lib", "cli.mjs"));
-    mkdirSync4(path30.dirname(c.copy), { recursive: true, mode: 448 });
-    giveTo(path30.dirname(c.copy), c.common);
+    const bytes = readFileSync5(path29.join(path29.dirname(helperPath), "lib", "cli.mjs"));
+    mkdirSync4(path29.dirname(c.copy), { recursive: true, mode: 448 });
+    giveTo(path29.dirname(c.copy), c.common);
     const st = lstatSync10(c.copy, { throwIfNoEntry: false });
     if (st !== void 0 && !st.isFile()) unlinkSync8(c.copy);
     const same = st !== void 0 && st.isFile() && readFileSync5(c.copy).equals(bytes);
@@ -7815,9 +8119,9 @@ async function registerMergeDriver(root, helperPath, env) {
     await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
   }
-  if (out.config) giveTo(path30.join(c.common, "config"), c.common);
+  if (out.config) giveTo(path29.join(c.common, "config"), c.common);
   try {
-    const file = path30.join(c.top, ".gitattributes");
+    const file = path29.join(c.top, ".gitattributes");
     const before = readRegular(file);
     const want = attributesLine(c.top, root);
     const { rest, had, line } = withoutBlock(before ?? "");
@@ -7837,18 +8141,18 @@ async function unregisterMergeDriver(root, env) {
   if (c === null) return out;
   try {
     unlinkSync8(c.copy);
-    rmdirSync(path30.dirname(c.copy));
+    rmdirSync(path29.dirname(c.copy));
   } catch {
   }
   const driver = await configValue(c.top, "driver", env);
   const halfOurs = driver === null && (await configValue(c.top, "name", env))?.startsWith(`${DRIVER_NAME}:`);
   if (driver !== null && driverParts(driver) !== null || halfOurs === true) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
-    giveTo(path30.join(c.common, "config"), c.common);
+    giveTo(path29.join(c.common, "config"), c.common);
     out.config = r.code === 0;
   }
   try {
-    const file = path30.join(c.top, ".gitattributes");
+    const file = path29.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file) ?? "");
     if (had) {
       if (rest === "") unlinkSync8(file);
@@ -7866,7 +8170,7 @@ async function previewMergeDriver(root, remove2, env) {
   const driver = await configValue(c.top, "driver", env);
   let text;
   try {
-    text = readRegular(path30.join(c.top, ".gitattributes"));
+    text = readRegular(path29.join(c.top, ".gitattributes"));
   } catch (err) {
     const notes = [`.gitattributes would not be changed: ${err.message}`];
     return { config: remove2 ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
@@ -7904,7 +8208,7 @@ function attributesOnlyOurs(top) {
   return had && rest === "";
 }
 function textOr(dir, name2) {
-  return readSmall(path30.join(dir, name2)) ?? "";
+  return readSmall(path29.join(dir, name2)) ?? "";
 }
 async function mergeDriverMissing(root, env) {
   const c = cloneOf(root, env);
@@ -7922,7 +8226,7 @@ async function driverPartMissing(root, env) {
   if (!existsSync3(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
   return null;
 }
-var import_write_file_atomic, DRIVER_NAME, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
+var import_write_file_atomic, DRIVER_NAME, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote2, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
 var init_merge_driver_config = __esm({
   "src/git/merge-driver-config.ts"() {
     "use strict";
@@ -7938,7 +8242,7 @@ var init_merge_driver_config = __esm({
     END = "# <<< session-handoff merge driver";
     DRIVER_ARGS = " merge-driver %O %A %B %P";
     COPY_GONE = "session-handoff merge driver: its helper copy or node is missing, git keeps the conflict; run install or publish in this clone";
-    shellQuote = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
+    shellQuote2 = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
     MERGE_DRIVER_MISSING = ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges memory files as text (conflict markers can land); run `install` or `publish` once in this clone";
     NAMES_OURS = new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m");
     effectiveDriver = (top, env) => configValue(top, "driver", env, false).catch(() => void 0);
@@ -7947,7 +8251,7 @@ var init_merge_driver_config = __esm({
 
 // src/git/fates.ts
 import { readFileSync as readFileSync6 } from "node:fs";
-import path31 from "node:path";
+import path30 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
     const [name2 = "", ...rest] = rec.split("\0");
@@ -7986,7 +8290,7 @@ function fatesOf(i) {
 function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
   try {
-    const first = readFileSync6(path31.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
+    const first = readFileSync6(path30.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
     const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
     return m !== null && Number(m[1]) * 1e3 >= savedMs2;
   } catch {
@@ -7996,7 +8300,7 @@ function clonedAfter(gitDir, savedMs2) {
 function stashCount(commonDir) {
   if (commonDir === null) return 0;
   try {
-    const log = readFileSync6(path31.join(commonDir, "logs", "refs", "stash"), "utf8");
+    const log = readFileSync6(path30.join(commonDir, "logs", "refs", "stash"), "utf8");
     return log.split("\n").filter((l) => l !== "").length;
   } catch {
     return 0;
@@ -8049,7 +8353,7 @@ async function handoffInStash(root, env) {
   const gitDir = top === null ? null : gitDirOf(top);
   const count = stashCount(gitDir === null ? null : commonDirOf(gitDir));
   if (top === null || count === 0) return null;
-  const handoff = `${path31.relative(top, root).split(path31.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
+  const handoff = `${path30.relative(top, root).split(path30.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
   if (/[\r\n]/.test(handoff)) return null;
   const git = (args, input) => runGit(root, args, env, void 0, { input });
   const n2 = Math.min(count, 100);
@@ -8188,7 +8492,7 @@ When the kill switch is on, the paused sentence is printed too and the code is k
 
 // src/store/checkpoint-cleanup.ts
 import { linkSync as linkSync5, lstatSync as lstatSync11, readdirSync as readdirSync6, unlinkSync as unlinkSync9 } from "node:fs";
-import path32 from "node:path";
+import path31 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
   const survivors = new Set(list2.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
@@ -8197,11 +8501,11 @@ function pruneCheckpoints(root, keep) {
   for (const e of list2) {
     if (survivors.has(e.name) || deleted.length >= list2.length - CHECKPOINT_KEEP) continue;
     try {
-      unlinkSync9(path32.join(checkpointsDir(root), e.name));
+      unlinkSync9(path31.join(checkpointsDir(root), e.name));
       deleted.push(e.name);
     } catch {
     }
-    rmQuietRegular(path32.join(checkpointsDir(root), `.delivered-${e.session}`));
+    rmQuietRegular(path31.join(checkpointsDir(root), `.delivered-${e.session}`));
   }
   return deleted;
 }
@@ -8215,7 +8519,7 @@ function cleanCheckpointLeftovers(root) {
     if (st === void 0 || st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
       try {
-        linkSync5(e.path, path32.join(dir, e.file));
+        linkSync5(e.path, path31.join(dir, e.file));
         actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
       } catch {
       }
@@ -8231,20 +8535,20 @@ function cleanCheckpointLeftovers(root) {
     const live = /* @__PURE__ */ new Set();
     for (const name2 of names) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
-      const bytes = readHeadBytes(path32.join(dir, name2));
+      const bytes = readHeadBytes(path31.join(dir, name2));
       if (bytes !== null) live.add(tokenOf(bytes));
     }
     const kept = [];
     for (const name2 of names) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      const told = readHead(path32.join(dir, name2), 128)?.trim() ?? "";
-      const st = lstatSync11(path32.join(dir, name2), { throwIfNoEntry: false });
-      if (readHead(path32.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path32.join(dir, name2));
+      const told = readHead(path31.join(dir, name2), 128)?.trim() ?? "";
+      const st = lstatSync11(path31.join(dir, name2), { throwIfNoEntry: false });
+      if (readHead(path31.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path31.join(dir, name2));
       else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
     }
     kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
-    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path32.join(dir, k.name));
+    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path31.join(dir, k.name));
   } catch {
   }
   return actions;
@@ -8252,7 +8556,7 @@ function cleanCheckpointLeftovers(root) {
 function pruneOfferMarkers(dir, nowMs) {
   try {
     for (const name2 of readdirSync6(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
-      const p = path32.join(dir, name2);
+      const p = path31.join(dir, name2);
       if (nowMs - lstatSync11(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     }
   } catch {
@@ -8622,7 +8926,7 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import path33 from "node:path";
+import path32 from "node:path";
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
   p.catch(() => void 0);
@@ -8669,7 +8973,7 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   const keyFiles = [.../* @__PURE__ */ new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
   const top = gitTopOf(root, env);
-  const rel = top === null ? "" : path33.relative(top, root).split(path33.sep).join("/");
+  const rel = top === null ? "" : path32.relative(top, root).split(path32.sep).join("/");
   const prefix = rel === "" ? "" : `${rel}/`;
   const token = opts.handoffToken;
   if (token != null) facts.savedBy = savedByOf(root, env, token);
@@ -8890,7 +9194,7 @@ async function measureFates(git, facts, anchors, at2) {
     savedDirty: facts.saved.dirty ?? [],
     hashes: anchors.dirtyHashes ?? [],
     nowDirty: now.dirty,
-    blobNow: (p) => blobIdOf(path33.join(at2.top, p), format2),
+    blobNow: (p) => blobIdOf(path32.join(at2.top, p), format2),
     ...logs,
     // A clone made after the save did not save it, record or not.
     fromSaved: present && head !== null,
@@ -9467,7 +9771,7 @@ var init_checkpoint_brief = __esm({
 
 // src/git/merge-driver.ts
 import { closeSync as closeSync8, constants as constants6, fstatSync as fstatSync6, lstatSync as lstatSync12, mkdirSync as mkdirSync5, openSync as openSync7, readFileSync as readFileSync7, writeSync as writeSync2 } from "node:fs";
-import path34 from "node:path";
+import path33 from "node:path";
 function mergedSentence(name2, note = null) {
   return `two handoffs met in a merge; the other is archive/${name2}${note === null ? "" : `; ${note}`}`;
 }
@@ -9629,7 +9933,7 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path34.join(at2, part);
+    at2 = path33.join(at2, part);
     let st;
     try {
       st = lstatSync12(at2);
@@ -9691,7 +9995,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
   try {
     const dir = archiveDirOf(cwd, `${m[1]}.ai/memory`);
     const name2 = archiveName("HANDOFF", dir);
-    if (!createExclusive(path34.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
+    if (!createExclusive(path33.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
     const merged = mergeHandoffs(winner, loser);
     const who = await otherAuthor(cwd, env, later === "ours" ? theirs : ours, file);
     const at2 = stateTimeOfText(loser, Date.now());
@@ -9731,7 +10035,7 @@ __export(brief_exports, {
   briefVerb: () => briefVerb
 });
 import { existsSync as existsSync4 } from "node:fs";
-import path35 from "node:path";
+import path34 from "node:path";
 function sideTime(text, now) {
   const st = stateTimeOfText(text, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
@@ -9848,7 +10152,7 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync4(path35.join(archiveDir(root), merged[1])))
+        if (merged && existsSync4(path34.join(archiveDir(root), merged[1])))
           brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
@@ -9880,7 +10184,7 @@ function renderHook(format2, text, limit) {
     lines2[0] = lines2[0].slice(0, Math.max(0, lines2[0].length - (out.length - limit) - 1));
   }
 }
-var ENVELOPES;
+var ENVELOPES, AGENT_OF_FORMAT;
 var init_render = __esm({
   "src/agents/render.ts"() {
     "use strict";
@@ -9897,6 +10201,7 @@ var init_render = __esm({
       cline: (text) => `${JSON.stringify({ cancel: false, contextModification: text, errorMessage: "" })}
 `
     };
+    AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
   }
 });
 
@@ -10046,7 +10351,7 @@ ${paused ? `${SENTENCES.paused()}
 
 // src/store/archive-entries.ts
 import { lstatSync as lstatSync13, readdirSync as readdirSync8 } from "node:fs";
-import path36 from "node:path";
+import path35 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
@@ -10057,7 +10362,7 @@ function listArchives(root) {
   for (const name2 of readdirSync8(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync13(path36.join(dir, name2));
+      const s = lstatSync13(path35.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -10072,9 +10377,9 @@ function assertArchiveName(name2) {
 }
 async function readArchive(root, name2) {
   assertArchiveName(name2);
-  const got = checkTree(root) ? await readStable(path36.join(archiveDir(root), name2)) : null;
+  const got = checkTree(root) ? await readStable(path35.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path36.join(archiveDir(root), name2));
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path35.join(archiveDir(root), name2));
   return got;
 }
 var init_archive_entries = __esm({
@@ -10232,7 +10537,7 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import path37 from "node:path";
+import path36 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -10318,7 +10623,7 @@ async function restore(ctx, name2) {
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         assertArchiveName(name2);
-        if (!exists(path37.join(archiveDir(root), name2))) {
+        if (!exists(path36.join(archiveDir(root), name2))) {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
       }
@@ -10327,7 +10632,7 @@ async function restore(ctx, name2) {
       const archived2 = await readArchive(root, name2);
       const problem = restoreProblem(archived2.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path37.join(memoryDir(root), file));
+      const current = await readStable(path36.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived2.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -10431,316 +10736,6 @@ exit: 0 done
   }
 });
 
-// src/agents/command.ts
-function shellQuote2(s) {
-  return /^[A-Za-z0-9_./:@%+=-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
-}
-function psQuote(s) {
-  return `'${s.replace(/'/g, "''")}'`;
-}
-function nodeRun(args) {
-  const record2 = `"$(cat "\${XDG_CONFIG_HOME:-$HOME/.config}/${NODE_RECORD}" 2>/dev/null)"`;
-  return `for n in "$SESSION_HANDOFF_NODE" ${record2} "$(command -v node)" ${KNOWN_NODES}; do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`;
-}
-function hookCommand(helper, args, projectVar) {
-  const rel = projectVar !== null && helper.rel !== null;
-  const file = rel ? `"$${projectVar}"/${shellQuote2(helper.rel)}` : shellQuote2(helper.abs);
-  return `f=${file}; [ ! -f "$f" ] || ${nodeRun(args)}; :`;
-}
-function hookCommandPowerShell(abs, args) {
-  const record2 = `(Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') ${PS_FIRST})`;
-  const onPath = `(Get-Command node ${PS_FIRST} -ExpandProperty Source)`;
-  return `$f=${psQuote(abs)}; if (Test-Path -LiteralPath $f -PathType Leaf) { $c=if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }; foreach ($n in @($env:SESSION_HANDOFF_NODE, ${record2}, ${onPath}, "$env:ProgramFiles\\nodejs\\node.exe")) { if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${args}; exit $LASTEXITCODE } } }; exit 0`;
-}
-var CLINE_HOOK_MARK, KNOWN_NODES, NODE_RECORD, PS_FIRST;
-var init_command = __esm({
-  "src/agents/command.ts"() {
-    "use strict";
-    CLINE_HOOK_MARK = "# session-handoff: installed hook";
-    KNOWN_NODES = '/opt/homebrew/bin/node /usr/local/bin/node "$HOME/.volta/bin/node" "$HOME/.local/share/fnm/aliases/default/bin/node" "$HOME/.asdf/shims/node" "$HOME/.local/share/mise/shims/node"';
-    NODE_RECORD = "session-handoff/node";
-    PS_FIRST = "-ErrorAction SilentlyContinue | Select-Object -First 1";
-  }
-});
-
-// src/agents/md-block.ts
-function bootstrapBody(helper, agents) {
-  const h = shellQuote2(helper.rel ?? helper.abs);
-  const where = helper.rel !== null ? " from the project root" : "";
-  return [
-    `${AGENTS_LINE} ${agents.join(", ")}.`,
-    `At session start run \`node ${h} check --root .\`${where}.`,
-    "Exit 2: a handoff is parked; offer to resume it with the session-handoff skill. Exit 1: a save",
-    `was interrupted; run \`node ${h} recover --root .\`, then check again.`,
-    "Exit 3: memory failed safety or schema checks; don't load it, tell the user. Exit 0: nothing parked."
-  ].join("\n");
-}
-function block(body) {
-  return `${BLOCK_BEGIN}
-${body}
-${BLOCK_END}`;
-}
-function findBlock(text, file) {
-  const lines2 = text.split("\n");
-  const at2 = (marker) => lines2.flatMap((l, i) => l.replace(/\r$/, "").trim() === marker ? [i] : []);
-  const begins = at2(BLOCK_BEGIN);
-  const ends = at2(BLOCK_END);
-  const mentions = lines2.filter((l) => l.includes("session-handoff:begin") || l.includes("session-handoff:end")).length;
-  if (begins.length === 0 && ends.length === 0 && mentions === 0) return null;
-  if (begins.length !== 1 || ends.length !== 1 || mentions !== 2 || ends[0] < begins[0]) {
-    const expected = `expected one \`${BLOCK_BEGIN}\` line, then one \`${BLOCK_END}\` line`;
-    const fix = "Fix or remove them by hand, then run this again";
-    throw new Refused(`${file} has malformed session-handoff markers (${expected}); nothing was changed. ${fix}`);
-  }
-  return { begin: begins[0], end: ends[0] };
-}
-function blockAgents(text, span) {
-  const lines2 = text.split("\n").slice(span.begin + 1, span.end);
-  const line = lines2.map((l) => l.replace(/\r$/, "")).find((l) => l.startsWith(AGENTS_LINE));
-  if (!line) return [];
-  const names = line.slice(AGENTS_LINE.length).replace(/\.\s*$/, "").split(",");
-  return names.map((s) => s.trim()).filter(Boolean);
-}
-function eolOf(text) {
-  return text.includes("\r\n") ? "\r\n" : "\n";
-}
-function blockEndByte(text, span) {
-  const lines2 = text.split("\n");
-  return Buffer.byteLength(lines2.slice(0, span.end + 1).join("\n"), "utf8");
-}
-function insertBlock(text, blk, eol) {
-  if (Buffer.byteLength(text, "utf8") <= TOP_BLOCK_FROM) {
-    return text.endsWith("\n") ? `${text}${eol}${blk}${eol}` : `${text}${eol}${eol}${blk}`;
-  }
-  const lines2 = text.split("\n");
-  const cr = eol === "\r\n" ? "\r" : "";
-  const heading = /^#{1,6}(\s|$)/.test(lines2[0].replace(/\r$/, ""));
-  lines2.splice(heading ? 1 : 0, 0, ...heading ? [cr, `${blk}${cr}`] : [`${blk}${cr}`, cr]);
-  return lines2.join("\n");
-}
-function putBlock(text, file, agent, body) {
-  if (text === null || text === "") return `${block(body([agent]))}
-`;
-  const eol = eolOf(text);
-  const span = findBlock(text, file);
-  if (span === null) return insertBlock(text, block(body([agent])).split("\n").join(eol), eol);
-  const agents = [.../* @__PURE__ */ new Set([...blockAgents(text, span), agent])].sort();
-  const blk = block(body(agents)).split("\n").join(eol);
-  if (blockEndByte(text, span) > CODEX_BUDGET) {
-    const without = dropBlock(text, span);
-    return insertBlock(without ?? "", blk, eol);
-  }
-  return replaceBlock(text, span, blk);
-}
-function replaceBlock(text, span, blk) {
-  const lines2 = text.split("\n");
-  const cr = lines2[span.end].endsWith("\r") ? "\r" : "";
-  lines2.splice(span.begin, span.end - span.begin + 1, `${blk}${cr}`);
-  return lines2.join("\n");
-}
-function dropBlock(text, span) {
-  const lines2 = text.split("\n");
-  const blank = (i) => i >= 0 && i < lines2.length && lines2[i].replace(/\r$/, "") === "";
-  let from = span.begin;
-  let to = span.end;
-  if (from > 0 && blank(from - 1)) from--;
-  else if (from === 0 && blank(to + 1)) to++;
-  const last = span.end === lines2.length - 1;
-  lines2.splice(from, to - from + 1);
-  if (last && lines2.length > 0) lines2[lines2.length - 1] = lines2[lines2.length - 1].replace(/\r$/, "");
-  const out = lines2.join("\n");
-  return out === "" ? null : out;
-}
-function takeBlock(text, file, agent, body) {
-  const span = findBlock(text, file);
-  if (span === null) return text;
-  const rest = blockAgents(text, span).filter((a) => a !== agent);
-  if (rest.length === 0) return dropBlock(text, span);
-  return replaceBlock(text, span, block(body(rest)).split("\n").join(eolOf(text)));
-}
-var BLOCK_BEGIN, BLOCK_END, AGENTS_LINE, TOP_BLOCK_FROM, CODEX_BUDGET;
-var init_md_block = __esm({
-  "src/agents/md-block.ts"() {
-    "use strict";
-    init_errors();
-    init_command();
-    BLOCK_BEGIN = "<!-- session-handoff:begin -->";
-    BLOCK_END = "<!-- session-handoff:end -->";
-    AGENTS_LINE = "Installed by session-handoff for:";
-    TOP_BLOCK_FROM = 28 * 1024;
-    CODEX_BUDGET = 32 * 1024;
-  }
-});
-
-// src/agents/index.ts
-function mdBlock(helper, global, file, homeFile) {
-  const at2 = global ? { ...helper, rel: null } : helper;
-  return { kind: "md-block", file: global ? homeFile : file, body: (agents) => bootstrapBody(at2, agents) };
-}
-function owned(file, content, mode = 420) {
-  return { kind: "owned-file", file, content, mode };
-}
-function projectOnly(name2, global) {
-  const instead = `run \`install --agent ${name2}\` in the project instead`;
-  if (global) throw new Refused(`${name2} has no per-user rules folder; ${instead}`);
-}
-function clineScript(helper) {
-  const file = helper.rel !== null ? `"$root"/${shellQuote2(helper.rel)}` : shellQuote2(helper.abs);
-  const run = nodeRun(`hook --mode session --format cline --root "$root"`);
-  const root = `root=$(cd "\${0%/*}/../.." && pwd) || exit 0`;
-  return `#!/bin/sh
-${CLINE_HOOK_MARK}
-${root}
-f=${file}
-[ -f "$f" ] || exit 0
-${run}
-exit 0
-`;
-}
-function clineScriptPs1(helper) {
-  const file = helper.rel !== null ? `Join-Path $root ${psQuote(helper.rel)}` : psQuote(helper.abs);
-  const ps = "hook --mode session --format cline --root $root";
-  return [
-    CLINE_HOOK_MARK,
-    "$root = (Resolve-Path -LiteralPath (Join-Path $PSScriptRoot '..\\..')).Path",
-    `$f = ${file}`,
-    "if (-not (Test-Path -LiteralPath $f -PathType Leaf)) { exit 0 }",
-    "$c = if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }",
-    `$record = Get-Content -LiteralPath (Join-Path $c '${NODE_RECORD}') ${PS_FIRST}`,
-    `$onPath = Get-Command node ${PS_FIRST} -ExpandProperty Source`,
-    'foreach ($n in @($env:SESSION_HANDOFF_NODE, $record, $onPath, "$env:ProgramFiles\\nodejs\\node.exe")) {',
-    `  if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${ps}; exit $LASTEXITCODE }`,
-    "}",
-    "exit 0",
-    ""
-  ].join("\r\n");
-}
-function isAgentName(s) {
-  return typeof s === "string" && Object.hasOwn(AGENTS, s);
-}
-var SESSION_MATCHER, CURSOR_DESCRIPTION, CURSOR_FRONTMATTER, AGENTS;
-var init_agents = __esm({
-  "src/agents/index.ts"() {
-    "use strict";
-    init_md_block();
-    init_command();
-    init_errors();
-    SESSION_MATCHER = "startup|resume|clear|compact|fork";
-    CURSOR_DESCRIPTION = "Session handoff bootstrap: check for parked session memory at session start";
-    CURSOR_FRONTMATTER = `---
-description: ${CURSOR_DESCRIPTION}
-alwaysApply: true
----
-`;
-    AGENTS = {
-      "claude-code": {
-        name: "claude-code",
-        fromStartFolder: true,
-        skillFolders: { project: [".claude/skills"], home: [".claude/skills"] },
-        markers: { project: [".claude", "CLAUDE.md"], home: [".claude"] },
-        edits(helper, global) {
-          const command = (args) => hookCommand(helper, args, global ? null : "CLAUDE_PROJECT_DIR");
-          const checkpoint = "checkpoint --format claude";
-          const hooks = [
-            { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format claude", timeout: 10 },
-            { event: "PreCompact", args: checkpoint, timeout: 10 },
-            { event: "PostCompact", args: checkpoint, timeout: 10 },
-            // SessionEnd hooks share a 1.5 s budget: checkpoint does the least work there.
-            { event: "SessionEnd", args: checkpoint, timeout: 2 },
-            // The context offer: both events reach the model; Stop does not (2.1.112 ignores it, 2.1.332 loops).
-            { event: "UserPromptSubmit", args: "context --format claude", timeout: 10 },
-            { event: "PostToolUse", args: "context --format claude", timeout: 10 }
-          ];
-          return [{ kind: "json-hooks", file: ".claude/settings.json", command, statusLine: "statusline", hooks }];
-        }
-      },
-      codex: {
-        name: "codex",
-        skillFolders: { project: [".agents/skills"], home: [".codex/skills", ".agents/skills"] },
-        markers: { project: [".codex"], home: [".codex"] },
-        edits(helper, global) {
-          const hooks = [
-            { event: "SessionStart", matcher: SESSION_MATCHER, args: "hook --mode session --format codex", timeout: 10 },
-            { event: "PreCompact", args: "checkpoint --format codex", timeout: 10 },
-            // Codex clamps SessionEnd to 3 s.
-            { event: "SessionEnd", args: "checkpoint --format codex", timeout: 3 },
-            { event: "UserPromptSubmit", args: "context --format codex", timeout: 10 },
-            { event: "PostToolUse", args: "context --format codex", timeout: 10 }
-          ];
-          return [
-            mdBlock(helper, global, "AGENTS.md", ".codex/AGENTS.md"),
-            {
-              kind: "json-hooks",
-              file: ".codex/hooks.json",
-              command: (args) => hookCommand(helper, args, null),
-              commandWindows: (args) => hookCommandPowerShell(helper.abs, args),
-              hooks
-            }
-          ];
-        }
-      },
-      // No session-start hook is known (*unverified*): the block in AGENTS.md, shared with Codex.
-      opencode: {
-        name: "opencode",
-        skillFolders: {
-          project: [".opencode/skills", ".claude/skills", ".agents/skills"],
-          home: [".config/opencode/skills"]
-        },
-        markers: { project: [".opencode", "opencode.json", "opencode.jsonc"], home: [".config/opencode"] },
-        edits: (helper, global) => [mdBlock(helper, global, "AGENTS.md", ".config/opencode/AGENTS.md")]
-      },
-      // Hook files run only once the user enables hooks; siblings of our rule are the user's.
-      cline: {
-        name: "cline",
-        skillFolders: { project: [".cline/skills", ".clinerules/skills"], home: [] },
-        markers: { project: [".clinerules", ".cline"], home: [] },
-        edits(helper, global) {
-          projectOnly("cline", global);
-          return [
-            owned(".clinerules/00-session-handoff.md", `${block(bootstrapBody(helper, ["cline"]))}
-`),
-            owned(".clinerules/hooks/TaskStart", clineScript(helper), 493),
-            owned(".clinerules/hooks/TaskResume", clineScript(helper), 493),
-            owned(".clinerules/hooks/TaskStart.ps1", clineScriptPs1(helper)),
-            owned(".clinerules/hooks/TaskResume.ps1", clineScriptPs1(helper))
-          ];
-        }
-      },
-      // No PreCompress: it fires before every model request. Gemini matches lifecycle events by exact
-      // name, so no matcher; timeouts in milliseconds; JSON only on stdout, or it shows a chat line.
-      gemini: {
-        name: "gemini",
-        fromStartFolder: true,
-        skillFolders: { project: [".gemini/skills", ".agents/skills"], home: [".gemini/skills"] },
-        markers: { project: [".gemini", "GEMINI.md"], home: [".gemini"] },
-        edits(helper, global) {
-          const hooks = [
-            { event: "SessionStart", args: "hook --mode session --format gemini", timeout: 1e4 },
-            { event: "SessionEnd", args: "checkpoint --format gemini", timeout: 3e3 }
-          ];
-          const command = (args) => hookCommand(helper, args, global ? null : "GEMINI_PROJECT_DIR");
-          return [
-            mdBlock(helper, global, "GEMINI.md", ".gemini/GEMINI.md"),
-            { kind: "json-hooks", file: ".gemini/settings.json", command, hooks }
-          ];
-        }
-      },
-      // With third-party hooks on, Cursor also runs Claude Code's: install adds no hook of its own.
-      cursor: {
-        name: "cursor",
-        skillFolders: { project: [".agents/skills", ".cursor/skills"], home: [] },
-        markers: { project: [".cursor", ".cursorrules"], home: [] },
-        edits(helper, global) {
-          projectOnly("cursor", global);
-          const content = `${CURSOR_FRONTMATTER}${block(bootstrapBody(helper, ["cursor"]))}
-`;
-          return [owned(".cursor/rules/session-handoff.mdc", content)];
-        }
-      }
-    };
-  }
-});
-
 // src/agents/agent-file.ts
 import {
   accessSync,
@@ -10754,7 +10749,7 @@ import {
   rmdirSync as rmdirSync2,
   unlinkSync as unlinkSync10
 } from "node:fs";
-import path38 from "node:path";
+import path37 from "node:path";
 async function readAgentFile(file, snippet) {
   let read;
   try {
@@ -10786,7 +10781,7 @@ ${snippet}`);
 function assertReplaceable(file, snippet) {
   try {
     closeSync9(openSync8(file, constants7.O_WRONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK));
-    accessSync(path38.dirname(file), constants7.W_OK);
+    accessSync(path37.dirname(file), constants7.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -10796,7 +10791,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path38.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path37.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -10826,10 +10821,10 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
   await failpoint(fp, "after-publication");
 }
 function dirsBelow(base, dir) {
-  const rel = path38.relative(base, dir);
-  if (rel.split(path38.sep)[0] === ".." || path38.isAbsolute(rel)) return [];
+  const rel = path37.relative(base, dir);
+  if (rel.split(path37.sep)[0] === ".." || path37.isAbsolute(rel)) return [];
   let cur = base;
-  return rel.split(path38.sep).filter(Boolean).map((part) => cur = path38.join(cur, part));
+  return rel.split(path37.sep).filter(Boolean).map((part) => cur = path37.join(cur, part));
 }
 function missingDirs(base, dir) {
   const missing = [];
@@ -10858,10 +10853,10 @@ function removeEmptyDirs(dirs) {
   return removed;
 }
 function recordNode(dir, execPath) {
-  const target = path38.join(dir, "node");
+  const target = path37.join(dir, "node");
   if (readSmall(target) === `${execPath}
 `) return;
-  const missing = dirsBelow(path38.parse(dir).root, dir).filter((d) => !existsSync5(d));
+  const missing = dirsBelow(path37.parse(dir).root, dir).filter((d) => !existsSync5(d));
   try {
     mkdirSync6(dir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -11457,12 +11452,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path55) {
+function findNodeAtLocation(root, path54) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path55) {
+  for (let segment of path54) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -11936,7 +11931,7 @@ var init_main = __esm({
 });
 
 // src/agents/json-hooks.ts
-import path39 from "node:path";
+import path38 from "node:path";
 function installedForms(spec, args = spec.hooks.map((h) => h.args)) {
   return args.flatMap((a) => {
     const now = spec.command(a);
@@ -11949,8 +11944,8 @@ function installShaped(spec, command, args) {
     if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path39.win32 : path39.posix).basename(name2);
-    if (shellQuote2(name2) === word && base === HELPER_FILE) return dir + name2;
+    const base = (windowsShaped(name2) ? path38.win32 : path38.posix).basename(name2);
+    if (shellQuote(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
 }
@@ -12219,7 +12214,7 @@ var init_json_hooks = __esm({
 });
 
 // src/agents/plan.ts
-import path40 from "node:path";
+import path39 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12277,7 +12272,7 @@ function ownedSpan(edit2, text) {
 `).join("") + mid + lines2.slice(to + 1).join("\n");
 }
 function editPath(base, edit2) {
-  return path40.join(base, ...edit2.file.split("/"));
+  return path39.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
@@ -12292,7 +12287,7 @@ var init_plan = __esm({
 
 // src/agents/installer.ts
 import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readFileSync as readFileSync8, rmSync as rmSync3 } from "node:fs";
-import path41 from "node:path";
+import path40 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
@@ -12301,7 +12296,7 @@ async function install(t, env) {
   assertNotPaused(t.memDir, env);
   if (!t.global) assertDriverFits(t.base, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path40.dirname(file));
   const plans = [];
   const notes = [];
   for (const { edit: edit2, file, shown } of targets) {
@@ -12322,7 +12317,7 @@ async function install(t, env) {
       lines2.push(p.snap.bytes?.equals(bytes) ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
-    const dirs = missingDirs(t.base, path41.dirname(p.file));
+    const dirs = missingDirs(t.base, path40.dirname(p.file));
     makeDirs(dirs);
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
@@ -12340,7 +12335,7 @@ async function install(t, env) {
     if (x !== null && x.at >= 0) continue;
     const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
     if (x !== null && ls?.stdout.length === 0) {
-      if (!t.dryRun) mkdirSync7(path41.dirname(x.file), { recursive: true });
+      if (!t.dryRun) mkdirSync7(path40.dirname(x.file), { recursive: true });
       if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
       lines2.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
     } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
@@ -12351,9 +12346,9 @@ function excludeOf(base, file, env) {
   const top = gitTopOf(base, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
-  const exclude = path41.join(commonDirOf(gitDir), "info", "exclude");
+  const exclude = path40.join(commonDirOf(gitDir), "info", "exclude");
   const text = existsSync6(exclude) ? readFileSync8(exclude, "utf8") : "";
-  const rel = path41.relative(top, file).split(path41.sep).join("/");
+  const rel = path40.relative(top, file).split(path40.sep).join("/");
   const pair = `${EXCLUDE_MARK}
 /${rel}
 `;
@@ -12363,7 +12358,7 @@ ${text}`.indexOf(`
 ${pair}`) };
 }
 function dropOldRecords(dir) {
-  const records = path41.join(dir, "installs");
+  const records = path40.join(dir, "installs");
   const what = "an older version's copies of agent files, no longer read";
   if (lstatSync15(records, { throwIfNoEntry: false }) === void 0) return [];
   try {
@@ -12376,7 +12371,7 @@ function dropOldRecords(dir) {
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path40.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -12397,7 +12392,7 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeEmptyUpTo(path41.dirname(p.file), t.base);
+  for (const p of removed) removeEmptyUpTo(path40.dirname(p.file), t.base);
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0) continue;
@@ -12432,26 +12427,26 @@ var init_installer = __esm({
     init_agents();
     init_json_hooks();
     init_plan();
-    claudeSettings = (home, env) => path41.join(env.CLAUDE_CONFIG_DIR || path41.join(home, ".claude"), "settings.json");
+    claudeSettings = (home, env) => path40.join(env.CLAUDE_CONFIG_DIR || path40.join(home, ".claude"), "settings.json");
     EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
   }
 });
 
 // src/agents/install-lock.ts
 import { lstatSync as lstatSync16, mkdirSync as mkdirSync8, rmdirSync as rmdirSync3 } from "node:fs";
-import path42 from "node:path";
+import path41 from "node:path";
 async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
   let root = null;
   try {
-    root = global ? null : findRoot(path42.resolve(ctx.cwd, given), ctx.env).root;
+    root = global ? null : findRoot(path41.resolve(ctx.cwd, given), ctx.env).root;
   } catch {
     return run();
   }
-  const lockDir = path42.join(root === null ? userDir(ctx.env) : path42.join(root, ".ai"), ".install.lock");
-  const parent = path42.dirname(lockDir);
+  const lockDir = path41.join(root === null ? userDir(ctx.env) : path41.join(root, ".ai"), ".install.lock");
+  const parent = path41.dirname(lockDir);
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
@@ -12463,9 +12458,9 @@ async function underInstallLock(ctx, uninstall2, run) {
       await lock.release();
     }
   } finally {
-    const stop = global ? path42.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path42.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path42.dirname(dir)) {
+    const stop = global ? path41.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path41.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path41.dirname(dir)) {
       try {
         rmdirSync3(dir);
       } catch {
@@ -12494,13 +12489,13 @@ var init_install_lock = __esm({
 });
 
 // src/agents/target.ts
-import path43 from "node:path";
+import path42 from "node:path";
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path43.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path43.join(real2(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path42.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path42.join(real2(path42.dirname(path42.dirname(path42.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path43.relative(real2(root), abs);
-  return { abs, rel: rel.startsWith("..") || path43.isAbsolute(rel) ? null : rel.split(path43.sep).join("/") };
+  const rel = path42.relative(real2(root), abs);
+  return { abs, rel: rel.startsWith("..") || path42.isAbsolute(rel) ? null : rel.split(path42.sep).join("/") };
 }
 function targetOf(agent, root, helper, env, dryRun) {
   const global = root === null;
@@ -12543,7 +12538,7 @@ var init_target = __esm({
     AGENT_HELP = `  --global      edit the per-user files (~/.claude, ~/.codex, ~/.config/opencode,
                 ~/.gemini) instead of the project's; cline and cursor have none
   --root DIR    the project root`;
-    real2 = (p) => realOrNull(p) ?? path43.resolve(p);
+    real2 = (p) => realOrNull(p) ?? path42.resolve(p);
   }
 });
 
@@ -12566,7 +12561,7 @@ import {
   symlinkSync,
   writeFileSync as writeFileSync5
 } from "node:fs";
-import path44 from "node:path";
+import path43 from "node:path";
 function linkFolderFor(agent, global) {
   const folders = agent.skillFolders[global ? "home" : "project"];
   if (folders.length === 0 || folders.includes(".agents/skills")) return null;
@@ -12575,7 +12570,7 @@ function linkFolderFor(agent, global) {
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path44.join(dir, rel);
+    const abs = path43.join(dir, rel);
     const st = lstatOrNull(abs);
     if (st === null) return;
     if (st.isDirectory()) {
@@ -12589,32 +12584,32 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps2 = [];
   for (const rel of want) {
-    const dest = path44.join(to, rel);
+    const dest = path43.join(to, rel);
     let have = null;
     try {
       have = lstatSync17(dest).isFile() ? readFileSync9(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync9(path44.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync9(path43.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
   return steps2;
 }
 function linkOnTheWay(base, p) {
-  const parts = path44.relative(base, path44.dirname(p)).split(path44.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path44.dirname(p);
+  const parts = path43.relative(base, path43.dirname(p)).split(path43.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path43.dirname(p);
   let at2 = base;
   for (const part of parts) {
-    at2 = path44.join(at2, part);
+    at2 = path43.join(at2, part);
     const st = lstatOrNull(at2);
     if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
   }
   return null;
 }
 function readCopyRecord(dir) {
-  const file = path44.join(dir, RECORD);
+  const file = path43.join(dir, RECORD);
   const st = lstatOrNull(file);
   if (st === null) return null;
   if (!st.isFile() || st.size > 1e6) {
@@ -12632,9 +12627,9 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path44.join(dir, rel))]));
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path43.join(dir, rel))]));
   const flags = constants8.O_WRONLY | constants8.O_CREAT | constants8.O_TRUNC | (constants8.O_NOFOLLOW ?? 0);
-  const fd = openSync9(path44.join(dir, RECORD), flags, 420);
+  const fd = openSync9(path43.join(dir, RECORD), flags, 420);
   try {
     writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
@@ -12644,7 +12639,7 @@ function writeCopyRecord(dir, createdDirs) {
 }
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
-    const file = path44.join(dir, rel);
+    const file = path43.join(dir, rel);
     return !lstatSync17(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== hashOf(file);
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
@@ -12654,14 +12649,14 @@ function linkState(place, target) {
   if (st === null) return "absent";
   if (st.isSymbolicLink()) {
     const to = readlinkSync4(place);
-    return path44.resolve(path44.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path43.resolve(path43.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return exists(path44.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return exists(path43.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path44.dirname(file);
-  for (let i = 0; i < 64 && !exists(dir); i++) dir = path44.dirname(dir);
+  let dir = path43.dirname(file);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path43.dirname(dir);
   if (!lstatSync17(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync2(dir, constants8.W_OK);
@@ -12677,22 +12672,22 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps2) {
   for (const s of steps2) {
-    const dest = path44.join(to, s.rel);
+    const dest = path43.join(to, s.rel);
     if (s.action === "remove") {
       rmSync4(dest, { force: true });
-      removeEmptyUpTo(path44.dirname(dest), to);
+      removeEmptyUpTo(path43.dirname(dest), to);
       continue;
     }
-    mkdirSync9(path44.dirname(dest), { recursive: true });
+    mkdirSync9(path43.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path44.join(from, s.rel);
+    const src = path43.join(from, s.rel);
     writeFileSync5(temp, readFileSync9(src), { mode: statSync(src).mode & 511 });
     renameSync4(temp, dest);
   }
 }
 function makeLink(place, target) {
-  mkdirSync9(path44.dirname(place), { recursive: true });
-  symlinkSync(path44.relative(path44.dirname(place), target), place, "dir");
+  mkdirSync9(path43.dirname(place), { recursive: true });
+  symlinkSync(path43.relative(path43.dirname(place), target), place, "dir");
 }
 async function initSkill(ctx, ask) {
   const plan2 = planOf(ctx, ask);
@@ -12705,7 +12700,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   let base;
   if (global) base = realpathSync4(homeFolder(ctx.env));
   else {
-    const found = findRoot(path44.resolve(ctx.cwd, root ?? "."), ctx.env);
+    const found = findRoot(path43.resolve(ctx.cwd, root ?? "."), ctx.env);
     if (root === void 0 && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -12715,7 +12710,10 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
     if (!undo2) assertDriverFits(base, ctx.env);
   }
   const side = global ? "home" : "project";
-  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path44.join(base, m))));
+  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path43.join(base, m))));
+  if (undo2 && named.length === 0) {
+    agents = Object.values(AGENTS).filter((a) => agents.includes(a) || holdsEntries(a, base, global));
+  }
   if (agents.length === 0 && !undo2) {
     const markers = [...new Set(Object.values(AGENTS).flatMap((a) => a.markers[side]))];
     const fix = `Name them: init --agent claude-code --agent codex (${AGENT_NAMES})`;
@@ -12732,16 +12730,29 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync4(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync7(path44.join(source, "SKILL.md"))) {
+  const source = realpathSync4(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync7(path43.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p) => `${global ? "~/" : ""}${path44.relative(base, p).split(path44.sep).join("/")}`;
-  return { base, global, dryRun, source, dest: path44.join(base, CANONICAL), agents, shown };
+  const shown = (p) => `${global ? "~/" : ""}${path43.relative(base, p).split(path43.sep).join("/")}`;
+  return { base, global, dryRun, source, dest: path43.join(base, CANONICAL), agents, shown };
+}
+function holdsEntries(agent, base, global) {
+  try {
+    const edits = agent.edits({ abs: path43.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
+    return edits.some((edit2) => {
+      const text = readSmall(editPath(base, edit2));
+      if (text === null || edit2.kind !== "md-block") return text !== null && holdsOurs(edit2, text);
+      const span = text.includes(BLOCK_BEGIN) ? findBlock(text, edit2.file) : null;
+      return span !== null && blockAgents(text, span).includes(agent.name);
+    });
+  } catch {
+    return false;
+  }
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path44.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path43.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = targetOf(agent, root, helper, ctx.env, dryRun);
   const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
@@ -12749,7 +12760,7 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
 }
 function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path44.join(plan2.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path43.join(plan2.base, f, "session-handoff"));
 }
 function collected() {
   const out = { lines: [], notes: [] };
@@ -12779,13 +12790,13 @@ async function init(ctx, plan2, replace) {
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && !replace) {
-    const names = edited.slice(0, 5).map((rel) => shown(path44.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown(path43.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path44.join(dest, s.rel));
+  const writes = steps2.map((s) => path43.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -12793,12 +12804,12 @@ async function init(ctx, plan2, replace) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path44.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path43.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const below = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
-  const made = below.filter((d) => !existsSync7(d)).map((d) => path44.relative(plan2.base, d).split(path44.sep).join("/"));
+  const below = [dest, ...links.map((l) => path43.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
+  const made = below.filter((d) => !existsSync7(d)).map((d) => path43.relative(plan2.base, d).split(path43.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -12829,7 +12840,7 @@ async function init(ctx, plan2, replace) {
     writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   }
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
-  const copy = shown(path44.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path43.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   lines2.push(`next: start a new session (${plan2.agents.map((a) => a.name).join(", ")}) and ${SAY2}`);
   return { lines: lines2, notes };
@@ -12852,7 +12863,7 @@ async function undo(ctx, plan2) {
     }
     if (!plan2.dryRun) {
       rmSync4(place, { recursive: state === "copy", force: true });
-      removeEmptyUpTo(path44.dirname(place), path44.join(plan2.base, path44.relative(plan2.base, place).split(path44.sep)[0]));
+      removeEmptyUpTo(path43.dirname(place), path43.join(plan2.base, path43.relative(plan2.base, place).split(path43.sep)[0]));
     }
     lines2.push(`${would} ${shown(place)}`);
   }
@@ -12861,16 +12872,16 @@ async function undo(ctx, plan2) {
   const files = all.filter((rel) => !kept.includes(rel));
   if (files.length > 0 && !(existsSync7(dest) && lstatSync17(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync4(path44.join(dest, rel), { force: true });
-      if (kept.length === 0) rmSync4(path44.join(dest, RECORD), { force: true });
-      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), plan2.base);
+      for (const rel of files) rmSync4(path43.join(dest, rel), { force: true });
+      if (kept.length === 0) rmSync4(path43.join(dest, RECORD), { force: true });
+      for (const rel of files) removeEmptyUpTo(path43.dirname(path43.join(dest, rel)), plan2.base);
     }
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines2.push(`left ${shown(path44.join(dest, rel))}: you edited it since init copied it`);
+    for (const rel of kept) lines2.push(`left ${shown(path43.join(dest, rel))}: you edited it since init copied it`);
   }
-  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path44.dirname(p))];
+  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path43.dirname(p))];
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
-  const made = (record2?.createdDirs ?? []).map((rel) => path44.join(plan2.base, rel)).filter((d) => mayMake.has(d));
+  const made = (record2?.createdDirs ?? []).map((rel) => path43.join(plan2.base, rel)).filter((d) => mayMake.has(d));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
   return { lines: lines2, notes };
@@ -12890,12 +12901,14 @@ var init_skill_place = __esm({
     init_installer();
     init_install_lock();
     init_target();
+    init_md_block();
+    init_plan();
     SAY2 = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
     hashOf = (file) => nodeCrypto().createHash("sha256").update(readFileSync9(file)).digest("hex");
-    safeDir = (d) => typeof d === "string" && d !== "" && !path44.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path43.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -12941,8 +12954,9 @@ folder is in the project (.claude/ or CLAUDE.md, .codex/, .opencode/, .clinerule
 
 --global  the same in HOME (~/.agents/skills/session-handoff/, \`install --global\`).
 --dry-run says what it would do and changes nothing.
---undo    \`uninstall\` for each agent, then the links and the copy go (folders init
-          made go when empty); a file of the copy you edited stays.
+--undo    \`uninstall\` for each agent found or whose files hold its entries, then
+          the links and the copy go (folders init made go when empty); a file of
+          the copy you edited stays.
 --replace overwrite the files of the copy you edited since init copied them (else
           init refuses, naming them; .init.json in the copy records what it copied).
 
@@ -13037,7 +13051,7 @@ __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
 import { existsSync as existsSync8 } from "node:fs";
-import path45 from "node:path";
+import path44 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -13073,7 +13087,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const t = agentTarget(ctx, "uninstall", () => rootOption(ctx));
         const done2 = await uninstall(t, ctx.env);
-        const stays = done2.last && existsSync8(path45.join(t.base, CANONICAL));
+        const stays = done2.last && existsSync8(path44.join(t.base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
 `, [...done2.notes, ...stays ? [note] : []]);
@@ -13084,7 +13098,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 
 // src/agents/claude-plugin.ts
 import { existsSync as existsSync9, readFileSync as readFileSync10 } from "node:fs";
-import path46 from "node:path";
+import path45 from "node:path";
 function json(file) {
   try {
     const v = JSON.parse(readFileSync10(file, "utf8").slice(0, 1e6));
@@ -13094,16 +13108,16 @@ function json(file) {
   }
 }
 function claudePluginInstalls(home) {
-  const plugins = json(path46.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path45.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path46.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path45.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = isObj2(raw) ? raw : {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path46.isAbsolute(at2) && existsSync9(path46.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path45.isAbsolute(at2) && existsSync9(path45.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -13121,7 +13135,7 @@ var init_claude_plugin = __esm({
 
 // src/agents/doctor-checks.ts
 import { existsSync as existsSync10, readdirSync as readdirSync10 } from "node:fs";
-import path47 from "node:path";
+import path46 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
@@ -13151,7 +13165,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readSmall(path47.join(env.CODEX_HOME || path47.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readSmall(path46.join(env.CODEX_HOME || path46.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -13167,9 +13181,9 @@ function budgetFinding(text, file, fixCmd2) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path47.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path46.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path47.win32.join(dir, "sh.exe");
+    const sh = path46.win32.join(dir, "sh.exe");
     if (existsSync10(sh)) return sh;
   }
   return null;
@@ -13212,9 +13226,9 @@ function agentFix(r, verb, name2) {
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path47.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path47.join(r.home, f, "session-handoff"))
-  ].filter((d) => exists(path47.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path46.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path46.join(r.home, f, "session-handoff"))
+  ].filter((d) => exists(path46.join(d, "SKILL.md")));
   let edits = [];
   try {
     edits = agent.edits(r.helper, r.global);
@@ -13230,7 +13244,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path47.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path46.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -13270,7 +13284,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path47.basename(edit2.file) === "AGENTS.md") {
+  if (path46.basename(edit2.file) === "AGENTS.md") {
     const over = budgetFinding(text, edit2.file, reinstall);
     if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -13335,7 +13349,7 @@ async function memoryState(r, journal) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path47.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path46.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -13353,7 +13367,7 @@ async function memoryState(r, journal) {
   } catch {
   }
   for (const p of journal.problems) {
-    const where = `${path47.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path46.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -13431,7 +13445,7 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import path48 from "node:path";
+import path47 from "node:path";
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
   const lines2 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
@@ -13502,7 +13516,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path48.resolve(home);
+          root = path47.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -13526,7 +13540,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 // src/git/publish-memory.ts
 import { accessSync as accessSync3, constants as constants9, existsSync as existsSync11, mkdtempSync, rmSync as rmSync5, statSync as statSync2 } from "node:fs";
 import { tmpdir } from "node:os";
-import path49 from "node:path";
+import path48 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -13536,11 +13550,11 @@ async function skippedPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path49.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path48.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
     try {
-      accessSync3(path49.join(hooksDir, h), constants9.X_OK);
-      return statSync2(path49.join(hooksDir, h)).isFile();
+      accessSync3(path48.join(hooksDir, h), constants9.X_OK);
+      return statSync2(path48.join(hooksDir, h)).isFile();
     } catch {
       return false;
     }
@@ -13574,7 +13588,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path49.relative(top, memDir).split(path49.sep).join("/");
+  const memRel = path48.relative(top, memDir).split(path48.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   const ignored = await runGit(top, ["check-ignore", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
   if (ignored.code === 0) {
@@ -13595,7 +13609,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync11(path49.join(memDir, "journal", "OFF"));
+  const journal = !existsSync11(path48.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -13652,7 +13666,7 @@ async function pushTarget(top, env, runHooks) {
 async function stageOurAttributes(top, env, runHooks) {
   const head = await step(top, ["cat-file", "blob", "HEAD:.gitattributes"], env, "git cat-file", runHooks);
   const before = head.code === 0 ? head.stdout.toString("utf8") : "";
-  const text = attributesOnto(before, readSmall(path49.join(top, ".gitattributes")) ?? "");
+  const text = attributesOnto(before, readSmall(path48.join(top, ".gitattributes")) ?? "");
   if (text === before) return false;
   const blob = await runGit(top, ["hash-object", "-w", "--stdin"], env, void 0, { input: text });
   if (blob.code !== 0) throw new Refused(`git hash-object failed (git exit ${blob.code}):
@@ -13675,8 +13689,8 @@ ${r.stderr.trim()}`);
 }
 async function commitOnly(top, env, runHooks, message, paths) {
   const staged = await gitOut(top, ["ls-files", "-s", "-z", "--", ...paths], env, "git ls-files", runHooks);
-  const dir = mkdtempSync(path49.join(tmpdir(), "sh-publish-"));
-  const index = path49.join(dir, "index");
+  const dir = mkdtempSync(path48.join(tmpdir(), "sh-publish-"));
+  const index = path48.join(dir, "index");
   try {
     const tree = await step(top, ["rev-parse", "-q", "--verify", "HEAD^{tree}"], env, "git rev-parse", runHooks);
     const treeId = tree.stdout.toString("utf8").trim();
@@ -14023,7 +14037,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
-import path50 from "node:path";
+import path49 from "node:path";
 function commandOf2(name2, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
@@ -14052,8 +14066,8 @@ function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  const os = cwd === null ? null : windowsShaped(cwd) ? path50.win32 : cwd.startsWith("/") ? path50.posix : null;
-  return files.map((f) => ({ kind: "edit", path: os === null || path50.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path49.win32 : cwd.startsWith("/") ? path49.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path49.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -14206,7 +14220,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path55) => path55 && events.push({ kind: "edit", path: path55 });
+    addEdit = (events, path54) => path54 && events.push({ kind: "edit", path: path54 });
   }
 });
 
@@ -14737,9 +14751,9 @@ var init_checkpoint = __esm({
 });
 
 // src/brief/checkpoint-capture.ts
-import path51 from "node:path";
+import path50 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path50.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -14755,7 +14769,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path51.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path50.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -14860,7 +14874,7 @@ function sessionStartOf(file, format2, firstSixteen) {
 }
 async function writeCheckpoint(root, hook, notes, o) {
   const home = homeFolder(o.env);
-  if (root === path51.parse(root).root || home !== "" && samePath(root, path51.resolve(home))) {
+  if (root === path50.parse(root).root || home !== "" && samePath(root, path50.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return [...notes, CHECKPOINT_LINES.skipped(why)];
   }
@@ -14879,7 +14893,7 @@ async function writeCheckpoint(root, hook, notes, o) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path51.join(dir, name2);
+  const file = path50.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -15094,7 +15108,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path52 from "node:path";
+import path51 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -15159,7 +15173,7 @@ handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Alw
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path52.join(memoryDir(root), "HANDOFF.md"), 1e6);
+          const handoff = readHead(path51.join(memoryDir(root), "HANDOFF.md"), 1e6);
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
@@ -15264,7 +15278,7 @@ async function decide(ctx, input, format2) {
   return ok(`${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext } })}
 `, warn);
 }
-var TAILS, STDIN_BYTES2, AGENT_OF_FORMAT, contextVerb;
+var TAILS, STDIN_BYTES2, contextVerb;
 var init_context = __esm({
   "src/verbs/context.ts"() {
     "use strict";
@@ -15273,6 +15287,7 @@ var init_context = __esm({
     init_transcripts();
     init_last_save();
     init_saves();
+    init_render();
     init_harness_path();
     init_hook_input();
     init_checkpoints();
@@ -15287,7 +15302,6 @@ var init_context = __esm({
     init_types();
     TAILS = [256 * 1024, 1024 * 1024];
     STDIN_BYTES2 = 65536;
-    AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
     contextVerb = {
       name: "context",
       options: { root: { type: "string" }, format: { type: "string" } },
@@ -15322,7 +15336,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path53 from "node:path";
+import path52 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15404,7 +15418,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText(path53.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText(path52.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -15419,9 +15433,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path53.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path52.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText(path53.join(mem, file), file, notes);
+      const text = await readText(path52.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -15712,7 +15726,7 @@ __export(journal_exports, {
   journalVerb: () => journalVerb
 });
 import { lstatSync as lstatSync18, unlinkSync as unlinkSync11 } from "node:fs";
-import path54 from "node:path";
+import path53 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -15767,13 +15781,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync18(path54.join(journalDir(root), f.name));
+            const st = lstatSync18(path53.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync11(path54.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync11(path53.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)

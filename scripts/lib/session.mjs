@@ -2079,7 +2079,7 @@ function renderHook(format, text, limit) {
     lines[0] = lines[0].slice(0, Math.max(0, lines[0].length - (out.length - limit) - 1));
   }
 }
-var ENVELOPES;
+var ENVELOPES, AGENT_OF_FORMAT;
 var init_render = __esm({
   "src/agents/render.ts"() {
     "use strict";
@@ -2096,6 +2096,7 @@ var init_render = __esm({
       cline: (text) => `${JSON.stringify({ cancel: false, contextModification: text, errorMessage: "" })}
 `
     };
+    AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
   }
 });
 
@@ -3259,7 +3260,7 @@ async function decide(ctx, input, format) {
   return ok(`${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext } })}
 `, warn);
 }
-var TAILS, STDIN_BYTES, AGENT_OF_FORMAT, contextVerb;
+var TAILS, STDIN_BYTES, contextVerb;
 var init_context = __esm({
   "src/verbs/context.ts"() {
     "use strict";
@@ -3268,6 +3269,7 @@ var init_context = __esm({
     init_transcripts();
     init_last_save();
     init_saves();
+    init_render();
     init_harness_path();
     init_hook_input();
     init_checkpoints();
@@ -3282,7 +3284,6 @@ var init_context = __esm({
     init_types();
     TAILS = [256 * 1024, 1024 * 1024];
     STDIN_BYTES = 65536;
-    AGENT_OF_FORMAT = { claude: "Claude Code", codex: "Codex" };
     contextVerb = {
       name: "context",
       options: { root: { type: "string" }, format: { type: "string" } },

@@ -167,3 +167,15 @@ export const AGENTS: Record<AgentName, Agent> = {
 export function isAgentName(s: unknown): s is AgentName {
   return typeof s === "string" && Object.hasOwn(AGENTS, s);
 }
+
+/** The harness a save ran in, from what each sets in its tools' environment; null when unknown. */
+export function agentOfEnv(env: Record<string, string | undefined>): string | null {
+  const named = env.SESSION_HANDOFF_AGENT?.trim() ?? "";
+  if (/^[A-Za-z0-9][A-Za-z0-9 ._-]{0,39}$/.test(named)) return named;
+  if (env.CLAUDECODE === "1" || env.CLAUDE_CODE_ENTRYPOINT) return "Claude Code";
+  if (env.GEMINI_CLI === "1") return "Gemini CLI";
+  // CODEX_HOME is the user's own setting (or its npm launcher's), not a sign of a Codex session.
+  if (Object.keys(env).some((k) => k.startsWith("CODEX_") && k !== "CODEX_HOME")) return "Codex";
+  if (env.OPENCODE === "1") return "OpenCode";
+  return null;
+}

@@ -1,4 +1,4 @@
-/** `hook --format` envelopes, apart from the agent table: the session bundle loads only this file. */
+/** `hook --format` envelopes and harness names, apart from the agent table: the session bundle loads only this file. */
 export const ENVELOPES = {
   text: (text) => `${text}\n`,
   // Claude Code drops JSON without hookEventName; Codex's schema allows exactly these keys.
@@ -11,6 +11,9 @@ export const ENVELOPES = {
 } satisfies Record<string, (text: string) => string>;
 
 export type HookFormat = keyof typeof ENVELOPES;
+
+/** The harness of a `--format`, by the name a save records (`agentOfEnv` in index.ts gives it from the env). */
+export const AGENT_OF_FORMAT: Record<string, string> = { claude: "Claude Code", codex: "Codex" };
 
 function sessionStartJson(text: string): string {
   return `${JSON.stringify({ hookSpecificOutput: { hookEventName: "SessionStart", additionalContext: text } })}\n`;

@@ -5,13 +5,15 @@ import path from "node:path";
 import { Refused } from "../errors.ts";
 import { assertDriverFits } from "../git/merge-driver-config.ts";
 import { findRoot } from "../git/root.ts";
-import { exists, lstatOrNull } from "../store/fs.ts";
+import { exists, lstatOrNull, readSmall } from "../store/fs.ts";
 import { homeFolder } from "../store/home.ts";
 import { dirsBelow, removeEmptyDirs, removeEmptyUpTo } from "./agent-file.ts";
 import { AGENTS } from "./index.ts";
 import { install, uninstall } from "./installer.ts";
 import { underInstallLock } from "./install-lock.ts";
 import { AGENT_NAMES, type Caller, helperLocation, targetOf } from "./target.ts";
+import { BLOCK_BEGIN, blockAgents, findBlock } from "./md-block.ts";
+import { editPath, holdsOurs } from "./plan.ts";
 import type { Agent, AgentName } from "./types.ts";
 
 const SAY = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
@@ -219,6 +221,10 @@ function planOf(ctx: Caller, { named, root, global, dryRun, undo }: InitAsk) {
   let agents = named.length > 0
     ? [...new Set(named)].map((n) => AGENTS[n])
     : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path.join(base, m))));
+  // Undo also takes the agents whose files hold install's entries where no marker names them (AGENTS.md alone).
+  if (undo && named.length === 0) {
+    agents = Object.values(AGENTS).filter((a) => agents.includes(a) || holdsEntries(a, base, global));
+  }
   if (agents.length === 0 && !undo) {
     const markers = [...new Set(Object.values(AGENTS).flatMap((a) => a.markers[side]))];
     const fix = `Name them: init --agent claude-code --agent codex (${AGENT_NAMES})`;
@@ -241,6 +247,21 @@ function planOf(ctx: Caller, { named, root, global, dryRun, undo }: InitAsk) {
   }
   const shown = (p: string) => `${global ? "~/" : ""}${path.relative(base, p).split(path.sep).join("/")}`;
   return { base, global, dryRun, source, dest: path.join(base, CANONICAL), agents, shown };
+}
+
+function holdsEntries(agent: Agent, base: string, global: boolean): boolean {
+  try {
+    const edits = agent.edits({ abs: path.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
+    return edits.some((edit) => {
+      const text = readSmall(editPath(base, edit));
+      if (text === null || edit.kind !== "md-block") return text !== null && holdsOurs(edit, text);
+      const span = text.includes(BLOCK_BEGIN) ? findBlock(text, edit.file) : null;
+      return span !== null && blockAgents(text, span).includes(agent.name);
+    });
+  } catch {
+    // No per-user files, or a block too broken to read: uninstall names it when asked.
+    return false;
+  }
 }
 
 /** `install` or `uninstall` for one agent, under the install lock, as if run from the copied skill. */

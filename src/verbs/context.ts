@@ -6,6 +6,7 @@ import { closeTranscript, openTranscript, tailPart } from "../agents/transcripts
 import { readEvents, sniffFormat, usagePoints, type UsagePoint } from "../agents/transcripts/index.ts";
 import { findLastSave, isSaveCommand, savedToken } from "../agents/transcripts/last-save.ts";
 import { recordSavedBy } from "../git/saves.ts";
+import { AGENT_OF_FORMAT } from "../agents/render.ts";
 import { hookCwd } from "../agents/harness-path.ts";
 import { readHookJson, userHelperWithoutMemory } from "../agents/hook-input.ts";
 import { checkpointsDir, rmQuietRegular, sessionFileId } from "../store/checkpoints.ts";
@@ -23,7 +24,6 @@ import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
 // writes ~38 KB request records).
 const TAILS = [256 * 1024, 1024 * 1024];
 const STDIN_BYTES = 65_536;
-const AGENT_OF_FORMAT: Record<string, string> = { claude: "Claude Code", codex: "Codex" };
 
 /** The sentence the agent gets once per crossing. */
 function offerText(pct: number, used: number, window: number, threshold: number): string {

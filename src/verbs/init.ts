@@ -33,8 +33,9 @@ folder is in the project (.claude/ or CLAUDE.md, .codex/, .opencode/, .clinerule
 
 --global  the same in HOME (~/.agents/skills/session-handoff/, \`install --global\`).
 --dry-run says what it would do and changes nothing.
---undo    \`uninstall\` for each agent, then the links and the copy go (folders init
-          made go when empty); a file of the copy you edited stays.
+--undo    \`uninstall\` for each agent found or whose files hold its entries, then
+          the links and the copy go (folders init made go when empty); a file of
+          the copy you edited stays.
 --replace overwrite the files of the copy you edited since init copied them (else
           init refuses, naming them; .init.json in the copy records what it copied).
 

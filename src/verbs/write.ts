@@ -1,16 +1,10 @@
-import path from "node:path";
-import { agentOfEnv, recordSavedBy, recordSavedHere, savedStampOf } from "../git/saves.ts";
-import { HelperError, Refused, UsageError } from "../errors.ts";
+import { HelperError, UsageError } from "../errors.ts";
+import { saveDocument } from "../save/save.ts";
 import { draftShown, parseDraftName, removeDraft, takeDraft, type Draft, type Taken } from "../store/drafts.ts";
-import { underLock } from "../store/mutate.ts";
-import { archiveDir, archivePrefixOf, FILE_OF, memoryDir, parseKind, type Kind } from "../store/paths.ts";
-import { publish } from "../store/publish.ts";
-import { readStable, tokenOf } from "../store/files.ts";
+import { parseKind, type Kind } from "../store/paths.ts";
 import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, ROOT_HELP,
   stdinForValidate } from "./common.ts";
 import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
-import { buildDocument, checkDocument, type Built, type Checked } from "../git/write-checked.ts";
-import { recordSave } from "../journal/record.ts";
 
 /** `write <kind> --expected-current-sha256 TOKEN`: replace a memory file by compare-and-swap. */
 export const writeVerb: Verb = {
@@ -91,71 +85,8 @@ exit:   0 saved or unchanged;
 async function save(ctx: VerbContext, kind: Kind, document: () => Buffer): Promise<Outcome> {
   const expected = expectedTokenOption(ctx);
   const lockTimeoutSeconds = lockTimeoutOption(ctx);
-  const root = rootOption(ctx);
-  const file = FILE_OF[kind];
-  const anchors = { env: ctx.env, skillDir: ctx.skillDir ?? null };
-  // Decoding, redaction, validation and the build run before the lock, so that a large document
-  // never keeps other writers waiting; a refusal is raised in its turn, under the lock.
-  let checked: Checked | null = null;
-  let refusal: { error: unknown } | null = null;
-  let prebuilt: Built | null = null;
-  try {
-    checked = checkDocument(document(), kind, root);
-    prebuilt = await buildDocument(checked, root, anchors).catch(() => null);
-  } catch (error) {
-    refusal = { error };
-  }
-  let built: Built | null = null;
-  let journalNotes: string[] = [];
-  const validate = () => {
-    if (refusal !== null) throw refusal.error;
-  };
-  // No memory dir: the file cannot exist, so only `absent` can be the current token.
-  const precheck = async () => {
-    if (expected !== "absent") {
-      const what = `expected ${expected}, current absent`;
-      throw new Refused(`${file} changed since it was read (${what}); read again and merge`);
-    }
-  };
-  const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx), validate, precheck };
-  const { result, repairs } = await underLock(options, async (lock) => {
-    // Built again when a repair under the lock changed the current version.
-    const now = await readStable(path.join(memoryDir(root), file)).catch(() => undefined);
-    const same = prebuilt !== null && now !== undefined && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
-    const b = same ? prebuilt! : await buildDocument(checked!, root, anchors);
-    built = b;
-    // The same state again: keep the file, archive nothing, whatever the token.
-    if (b.unchanged) return null;
-    const readToken = b.prior?.token ?? "absent";
-    // What was built came from the version read above; another program's write since is a change.
-    const build = (prior: Buffer | null) => {
-      if ((prior === null ? "absent" : tokenOf(prior)) !== readToken) {
-        throw new Refused(`${file} changed since it was read (another program wrote it); read again and merge`);
-      }
-      return b.bytes;
-    };
-    const published = publish({
-      dir: memoryDir(root), file, archiveDir: archiveDir(root), archivePrefix: archivePrefixOf(file),
-      archivePrior: kind === "handoff", expectedToken: expected, newMode: 0o600, build, lock,
-      failpoint: failpointOf(ctx),
-    });
-    if (kind !== "handoff") return published;
-    // Still under the lock: the journal is appended by the same writer that saved.
-    const done = await published;
-    const prior = b.prior?.bytes.toString("utf8") ?? null;
-    const entry = { prior, next: done.bytes.toString("utf8"), token: done.token };
-    journalNotes = await recordSave(root, entry, failpointOf(ctx));
-    return done;
-  });
-  const b = built as Built | null;
-  const notes = b?.notes ?? [];
-  const saved = result ?? b!.prior!;
-  // This clone's record of its handoff saves, and which agent saved it, for the next brief.
-  if (kind === "handoff") {
-    recordSavedHere(root, ctx.env, saved.token, savedStampOf(saved.bytes.toString("utf8")));
-    if (result !== null) recordSavedBy(root, ctx.env, saved.token, agentOfEnv(ctx.env));
-  }
-  if (result === null) return ok(`unchanged ${file}\nCURRENT-SHA256: ${saved.token}\n`, [...repairs, ...notes]);
-  const first = result.archived ? `saved ${file}; archived previous handoff as ${result.archived}` : `saved ${file}`;
-  return ok(`${first}\nCURRENT-SHA256: ${result.token}\n`, [...repairs, ...notes, ...result.warnings, ...journalNotes]);
+  const req = { root: rootOption(ctx), env: ctx.env, kind, document, expected, lockTimeoutSeconds };
+  const r = await saveDocument({ ...req, failpoint: failpointOf(ctx), skillDir: ctx.skillDir ?? null });
+  const first = r.archived ? `saved ${r.file}; archived previous handoff as ${r.archived}` : `saved ${r.file}`;
+  return ok(`${r.unchanged ? `unchanged ${r.file}` : first}\nCURRENT-SHA256: ${r.token}\n`, r.notes);
 }

@@ -139,6 +139,21 @@ describe("npx session-handoff init, from the packed tarball", () => {
     expect(existsSync(path.join(root, "AGENTS.md"))).toBe(false);
   }, 300_000);
 
+  it("--undo takes back an agent no folder marks (opencode: AGENTS.md alone) and leaves the project as it was", () => {
+    const { root, env } = project([]);
+    const before = snapshot([root]);
+    expect(npx(root, env, ["init", "--agent", "opencode"]).status).toBe(0);
+    expect(readFileSync(path.join(root, "AGENTS.md"), "utf8")).toContain("session-handoff");
+    const dry = npx(root, env, ["init", "--undo", "--dry-run"]);
+    expect(dry.stdout).toContain("opencode: would remove AGENTS.md\n");
+    const undo = npx(root, env, ["init", "--undo"]);
+    expect(undo.status, undo.stderr).toBe(0);
+    expect(undo.stdout).toContain("opencode: removed AGENTS.md\n");
+    expect(undo.stdout).toContain("opencode: removed the merge driver session-handoff from .git/config\n");
+    expect(snapshot([root]).split("\n").filter((l) => !l.includes("/.git/"))).toEqual(before.split("\n").filter((l) => !l.includes("/.git/")));
+    expect(spawnSync("git", ["config", "--get-regexp", "merge"], { cwd: root, env, encoding: "utf8" }).stdout).toBe("");
+  }, 300_000);
+
   it("from a local npm i -D: the hooks name the copy, not node_modules", () => {
     const { root, env } = project([".claude"]);
     writeFileSync(path.join(root, "package.json"), '{ "name": "app", "version": "1.0.0", "private": true }\n');

@@ -1,13 +1,15 @@
-// What `write` does to a document before publishing it: refuse schema errors, stamp `Saved:`, fill anchors,
-// redact secrets, compare with the current file, and score it.
+// One save of a memory document, top to bottom: checked and built before the lock; under the lock built again
+// when a repair changed the file, published by compare-and-swap and journalled; then recorded in this clone.
 import { quotedValue } from "../guard/quote.ts";
 import path from "node:path";
+import { agentOfEnv } from "../agents/index.ts";
 import { Refused } from "../errors.ts";
-import { collectAnchors, statInsideRoot } from "./anchors.ts";
+import { collectAnchors, statInsideRoot } from "../git/anchors.ts";
 import { formatRedactionReport, redactText } from "../guard/redact.ts";
+import { recordSave } from "../journal/record.ts";
 import { renderAnchorLines } from "../schema/anchor-lines.ts";
 import { droppedItems, droppedReport } from "../schema/open-items.ts";
-import { cloneIdOf, markClone } from "./saves.ts";
+import { cloneIdOf, markClone, recordSavedBy, recordSavedHere, savedStampOf } from "../git/saves.ts";
 import { anchorsBody, anchorsEmpty, comparable, fillAnchors, stampSaved } from "../schema/stamp.ts";
 import { handoffKeyFiles, handoffLayout, validateHandoff } from "../schema/validate.ts";
 import { issueLines, scoreLine, type Issue, type Validation } from "../schema/validate-common.ts";
@@ -15,8 +17,86 @@ import { validateLedger } from "../schema/validate-ledger.ts";
 import { CLOCK_SKEW_MS, isoSeconds } from "../schema/values.ts";
 import { decodeInput } from "../store/document.ts";
 import { readHeadBytes } from "../store/checkpoints.ts";
-import { readStable, UnsafeFile, type ReadFile } from "../store/files.ts";
-import { FILE_OF, MAX_DOCUMENT_BYTES, memoryDir, type Kind } from "../store/paths.ts";
+import { readStable, tokenOf, UnsafeFile, type ReadFile } from "../store/files.ts";
+import { underLock } from "../store/mutate.ts";
+import { archiveDir, archivePrefixOf, FILE_OF, MAX_DOCUMENT_BYTES, memoryDir, type Kind } from "../store/paths.ts";
+import { publish } from "../store/publish.ts";
+
+/** The environment git runs in; the running skill's folder is left out of the dirty files, as `anchors` does. */
+type AnchorsContext = { env: Record<string, string | undefined>; skillDir: string | null };
+
+export interface SaveRequest extends AnchorsContext {
+  root: string;
+  kind: Kind;
+  /** The document's bytes; throws the refusal of a document that could not be had, raised in its turn. */
+  document: () => Buffer;
+  /** The token `read` printed, or `absent`. */
+  expected: string;
+  lockTimeoutSeconds: number;
+  failpoint?: string;
+}
+
+/** Saves the document; the file's token, the prior handoff's archive and the stderr lines. */
+export async function saveDocument(req: SaveRequest) {
+  const { root, env, kind, expected, failpoint } = req;
+  const file = FILE_OF[kind];
+  // Decoding, redaction, validation and the build run before the lock, so that a large document
+  // never keeps other writers waiting; a refusal is raised in its turn, under the lock.
+  let checked: Checked | null = null;
+  let refusal: { error: unknown } | null = null;
+  let prebuilt: Built | null = null;
+  try {
+    checked = checkDocument(req.document(), kind, root);
+    prebuilt = await buildDocument(checked, root, req).catch(() => null);
+  } catch (error) {
+    refusal = { error };
+  }
+  const validate = () => {
+    if (refusal !== null) throw refusal.error;
+  };
+  // No memory dir: the file cannot exist, so only `absent` can be the current token.
+  const precheck = async () => {
+    if (expected !== "absent") {
+      const what = `expected ${expected}, current absent`;
+      throw new Refused(`${file} changed since it was read (${what}); read again and merge`);
+    }
+  };
+  const options = { root, env, lockTimeoutSeconds: req.lockTimeoutSeconds, failpoint, validate, precheck };
+  const { result, repairs } = await underLock(options, async (lock) => {
+    // Built again when a repair under the lock changed the current version.
+    const now = await readStable(path.join(memoryDir(root), file)).catch(() => undefined);
+    const same = prebuilt !== null && now !== undefined && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
+    const built = same ? prebuilt! : await buildDocument(checked!, root, req);
+    // The same state again: keep the file, archive nothing, whatever the token.
+    if (built.unchanged) return { built, done: null, journal: [] };
+    const readToken = built.prior?.token ?? "absent";
+    // What was built came from the version read above; another program's write since is a change.
+    const build = (prior: Buffer | null) => {
+      if ((prior === null ? "absent" : tokenOf(prior)) !== readToken) {
+        throw new Refused(`${file} changed since it was read (another program wrote it); read again and merge`);
+      }
+      return built.bytes;
+    };
+    const done = await publish({
+      dir: memoryDir(root), file, archiveDir: archiveDir(root), archivePrefix: archivePrefixOf(file),
+      archivePrior: kind === "handoff", expectedToken: expected, newMode: 0o600, build, lock, failpoint,
+    });
+    if (kind !== "handoff") return { built, done, journal: [] };
+    // Still under the lock: the journal is appended by the same writer that saved.
+    const prior = built.prior?.bytes.toString("utf8") ?? null;
+    const entry = { prior, next: done.bytes.toString("utf8"), token: done.token };
+    return { built, done, journal: await recordSave(root, entry, failpoint) };
+  });
+  const { built, done, journal } = result;
+  const saved = done ?? built.prior!;
+  // This clone's record of its handoff saves, and which agent saved it, for the next brief.
+  if (kind === "handoff") {
+    recordSavedHere(root, env, saved.token, savedStampOf(saved.bytes.toString("utf8")));
+    if (done !== null) recordSavedBy(root, env, saved.token, agentOfEnv(env));
+  }
+  const notes = [...repairs, ...built.notes, ...(done?.warnings ?? []), ...journal];
+  return { file, unchanged: done === null, token: saved.token, archived: done?.archived ?? null, notes };
+}
 
 /** Most findings `write` prints on stderr; `validate` lists them all. */
 const MAX_FINDINGS_SHOWN = 20;
@@ -35,26 +115,16 @@ function scoreNotes(v: Validation): string[] {
   return [scoreLine(v), ...lines];
 }
 
-/** A document decoded, redacted and checked before the lock; `text` is as sent, not yet stamped or redacted. */
-export interface Checked {
-  kind: Kind;
-  text: string;
-  notes: string[];
-  /** Bytes received, the size a refusal names first. */
-  rawBytes: number;
-  redacted: ReturnType<typeof redactText>;
-}
-
-/** The environment git runs in, and the running skill's folder, left out of the dirty files as `anchors` does. */
-type AnchorsContext = { env: Record<string, string | undefined>; skillDir: string | null };
+type Checked = ReturnType<typeof checkDocument>;
+type Built = Awaited<ReturnType<typeof buildHandoff>>;
 
 function sameAnchors(a: string | null, b: string): boolean {
   const mine = anchorsBody(b);
   return a !== null && mine !== null && JSON.stringify(anchorsBody(a)) === JSON.stringify(mine);
 }
 
-/** Refuses the document's size and schema errors before the memory dir is created (write supplies `Saved:`). */
-export function checkDocument(raw: Buffer, kind: Kind, root: string): Checked {
+/** Refuses size and schema errors before the memory dir is made (write supplies `Saved:`); text stays as sent. */
+export function checkDocument(raw: Buffer, kind: Kind, root: string) {
   if (raw.length > MAX_DOCUMENT_BYTES + 4096) {
     throw new Refused(`the document is ${raw.length} bytes; memory documents are at most ${MAX_DOCUMENT_BYTES} bytes`);
   }
@@ -77,14 +147,6 @@ export function checkDocument(raw: Buffer, kind: Kind, root: string): Checked {
   }
   if (errors.length > 0) throw schemaRefusal(file, errors);
   return { kind, text: decoded.text, notes: decoded.notes, rawBytes: raw.length, redacted };
-}
-
-/** What a write will publish (nothing when `unchanged`), the current file as read, and the stderr lines. */
-export interface Built {
-  bytes: Buffer;
-  prior: ReadFile | null;
-  unchanged: boolean;
-  notes: string[];
 }
 
 function minutes(ms: number): number {
@@ -133,8 +195,8 @@ function finalBytes(text: string, rawBytes: number): Buffer {
   return bytes;
 }
 
-/** Under the lock: stamps, fills anchors and redacts a handoff, and compares it with the current file. */
-export async function buildDocument(checked: Checked, root: string, anchors: AnchorsContext): Promise<Built> {
+/** Under the lock: stamps, fills anchors, redacts, and compares with the current file (`unchanged`: publish none). */
+export async function buildDocument(checked: Checked, root: string, anchors: AnchorsContext) {
   const file = FILE_OF[checked.kind];
   const prior = await readStable(path.join(memoryDir(root), file));
   // Before the `unchanged` comparison, so write gives read's verdict on a hard-linked file.
@@ -153,7 +215,7 @@ export async function buildDocument(checked: Checked, root: string, anchors: Anc
 
 async function buildHandoff(
   checked: Checked, root: string, { env, skillDir }: AnchorsContext, prior: ReadFile | null, notes: string[],
-): Promise<Built> {
+) {
   const priorText = prior ? prior.bytes.toString("utf8") : null;
   const nowMs = Date.now();
   const iso = isoSeconds(nowMs);
