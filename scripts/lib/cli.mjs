@@ -8077,8 +8077,7 @@ ${END}
 }
 function attributesOnto(head, worktree) {
   const { line } = withoutBlock(worktree);
-  const { rest } = withoutBlock(head);
-  return line === null ? rest : blockFor(rest, line);
+  return line === null ? withoutBlock(head).rest : blockFor(withoutBlock(head).rest, line);
 }
 async function configValue(top, key, env, local = true) {
   const r = await runGit(top, ["config", ...local ? ["--local"] : [], "--get", `merge.${DRIVER_NAME}.${key}`], env);
@@ -8137,8 +8136,7 @@ async function unregisterMergeDriver(root, env) {
   } catch {
   }
   const driver = await configValue(c.top, "driver", env);
-  const halfOurs = driver === null && (await configValue(c.top, "name", env))?.startsWith(`${DRIVER_NAME}:`);
-  if (driver !== null && driverParts(driver) !== null || halfOurs === true) {
+  if (driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
     giveTo(path29.join(c.common, "config"), c.common);
     out.config = r.code === 0;
@@ -13703,9 +13701,7 @@ async function stageOurAttributes(top, env, runHooks) {
   const blob = await runGit(top, ["hash-object", "-w", "--stdin"], env, void 0, { input: text });
   if (blob.code !== 0) throw new Refused(`git hash-object failed (git exit ${blob.code}):
 ${blob.stderr.trim()}`);
-  const id = blob.stdout.toString("utf8").trim();
-  const args = ["update-index", "--add", "--cacheinfo", `100644,${id},.gitattributes`];
-  await gitOut(top, args, env, "git update-index", runHooks);
+  await putEntries(top, env, [".gitattributes"], `100644 ${blob.stdout.toString("utf8").trim()} 0	.gitattributes\0`);
   return true;
 }
 async function putEntries(top, env, paths, entries2, index) {
@@ -13724,9 +13720,8 @@ async function commitOnly(top, env, runHooks, message, paths) {
   const dir = mkdtempSync(path48.join(tmpdir(), "sh-publish-"));
   const index = path48.join(dir, "index");
   try {
-    const tree = await step(top, ["rev-parse", "-q", "--verify", "HEAD^{tree}"], env, "git rev-parse", runHooks);
-    const treeId = tree.stdout.toString("utf8").trim();
-    if (tree.code === 0) await gitOut(top, ["read-tree", treeId], env, "git read-tree", runHooks, index);
+    const born = (await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks)).code === 0;
+    if (born) await gitOut(top, ["read-tree", "HEAD"], env, "git read-tree", runHooks, index);
     await putEntries(top, env, paths, staged, index);
     await gitOut(top, ["commit", "-q", "-m", message], env, "git commit", runHooks, index);
   } finally {

@@ -51,10 +51,7 @@ function driverCommand(node: string, copy: string): string {
   return `if test -f ${shellQuote(copy)} && test -x ${shellQuote(node)}; then ${run}; else ${fallback}; fi`;
 }
 
-/**
- * Refuses, before anything is written, a project whose path holds a line break: the driver's command names it, and
- * the helper passes git no argument holding one (a guard against passing file text).
- */
+/** Refuses a project whose path holds a line break: the driver's command names it, and git gets no such argument. */
 export function assertDriverFits(root: string, env: Env): void {
   const c = cloneOf(root, env);
   if (c === null || !/[\0\n\r]/.test(c.copy)) return;
@@ -118,8 +115,7 @@ function blockFor(before: string, line: string): string {
 /** `head` (HEAD's `.gitattributes`) with the merge-driver block `worktree` holds in place of its own, if any. */
 export function attributesOnto(head: string, worktree: string): string {
   const { line } = withoutBlock(worktree);
-  const { rest } = withoutBlock(head);
-  return line === null ? rest : blockFor(rest, line);
+  return line === null ? withoutBlock(head).rest : blockFor(withoutBlock(head).rest, line);
 }
 
 // `local`: this clone's own file, which registration writes; else the value git merges with (any file, includes too).
@@ -196,9 +192,7 @@ async function unregisterMergeDriver(root: string, env: Env): Promise<Change> {
     // missing, or a folder still holding other files of ours
   }
   const driver = await configValue(c.top, "driver", env);
-  // A section with our name and no driver is what an older version left when it stopped between the two.
-  const halfOurs = driver === null && (await configValue(c.top, "name", env))?.startsWith(`${DRIVER_NAME}:`);
-  if ((driver !== null && driverParts(driver) !== null) || halfOurs === true) {
+  if (driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
     giveTo(path.join(c.common, "config"), c.common);
     out.config = r.code === 0;

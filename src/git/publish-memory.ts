@@ -184,8 +184,7 @@ async function pushTarget(top: string, env: Env, runHooks: boolean): Promise<{ r
   return { remote: remote.stdout.toString("utf8").trim(), merge: merge.stdout.toString("utf8").trim() };
 }
 
-// Stages .gitattributes as HEAD has it plus our block, so the user's own uncommitted lines in it stay out of the
-// commit and in their file; false when that is HEAD's text.
+// Stages HEAD's .gitattributes plus our block, the user's own uncommitted lines left out; false when that is HEAD's.
 async function stageOurAttributes(top: string, env: Env, runHooks: boolean): Promise<boolean> {
   const head = await step(top, ["cat-file", "blob", "HEAD:.gitattributes"], env, "git cat-file", runHooks);
   const before = head.code === 0 ? head.stdout.toString("utf8") : "";
@@ -193,14 +192,11 @@ async function stageOurAttributes(top: string, env: Env, runHooks: boolean): Pro
   if (text === before) return false;
   const blob = await runGit(top, ["hash-object", "-w", "--stdin"], env, undefined, { input: text });
   if (blob.code !== 0) throw new Refused(`git hash-object failed (git exit ${blob.code}):\n${blob.stderr.trim()}`);
-  const id = blob.stdout.toString("utf8").trim();
-  const args = ["update-index", "--add", "--cacheinfo", `100644,${id},.gitattributes`];
-  await gitOut(top, args, env, "git update-index", runHooks);
+  await putEntries(top, env, [".gitattributes"], `100644 ${blob.stdout.toString("utf8").trim()} 0\t.gitattributes\0`);
   return true;
 }
 
-// Sets `paths` in the user's index (or `index`) to `entries` as `ls-files -s -z` printed them, removing the paths
-// they do not list.
+// Sets `paths` in the user's index (or `index`) to `entries` (as `ls-files -s -z` prints), removing the others.
 async function putEntries(top: string, env: Env, paths: string[], entries: string, index?: string): Promise<void> {
   const listed = entries.split("\0").filter(Boolean).map((e) => e.slice(e.indexOf("\t") + 1));
   const gone = paths.filter((p) => !listed.includes(p));
@@ -212,17 +208,15 @@ async function putEntries(top: string, env: Env, paths: string[], entries: strin
   if (listed.length > 0) await update(["-z", "--index-info"], entries);
 }
 
-// Commits HEAD with `paths` as the user's index now stages them, built in an index of its own: what else the user
-// staged stays out, as `commit --only` would, but a path's staged blob is what is committed, not its working file.
+// Commits HEAD plus `paths` as the user's index stages them, from an index of its own: nothing else staged goes in.
 async function commitOnly(top: string, env: Env, runHooks: boolean, message: string, paths: string[]) {
   const staged = await gitOut(top, ["ls-files", "-s", "-z", "--", ...paths], env, "git ls-files", runHooks);
   const dir = mkdtempSync(path.join(tmpdir(), "sh-publish-"));
   const index = path.join(dir, "index");
   try {
     // An unborn branch starts from an empty index.
-    const tree = await step(top, ["rev-parse", "-q", "--verify", "HEAD^{tree}"], env, "git rev-parse", runHooks);
-    const treeId = tree.stdout.toString("utf8").trim();
-    if (tree.code === 0) await gitOut(top, ["read-tree", treeId], env, "git read-tree", runHooks, index);
+    const born = (await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks)).code === 0;
+    if (born) await gitOut(top, ["read-tree", "HEAD"], env, "git read-tree", runHooks, index);
     await putEntries(top, env, paths, staged, index);
     await gitOut(top, ["commit", "-q", "-m", message], env, "git commit", runHooks, index);
   } finally {

@@ -409,7 +409,6 @@ function repeatedSecrets(text: string, found: readonly Span[]): Array<[number, n
   let next = 0;
   for (let i = 0; kinds.size > 0 && i + REPEAT_MIN <= text.length; i++) {
     while (next < found.length && found[next]!.end <= i) next++;
-    // Inside a found secret: go on from its end.
     if (next < found.length && found[next]!.start <= i) {
       i = found[next]!.end - 1;
       continue;

@@ -1,10 +1,9 @@
 // A project whose path holds a line break: install, init and publish refuse before writing
-// anything (the merge driver's command would carry it into git's config), and uninstall removes a
-// half section (our name, no driver) an older version left (docs/decisions/merge-driver.md).
+// anything (the merge driver's command would carry it into git's config; docs/design.md).
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { git, gitRepo, handoff, helper, snapshot, tempDir } from "../helpers.ts";
+import { gitRepo, handoff, helper, snapshot, tempDir } from "../helpers.ts";
 
 const REFUSAL = /^memory operation refused: the project path "[^"]*proj[^"]*x" holds a line break, which the merge driver's command in git's config cannot carry; move it to a path without one \(nothing was changed\)\n$/;
 
@@ -34,18 +33,5 @@ describe("a project path with a line break", () => {
     expect(r.stdout).toBe("");
     expect(p.state()).toEqual(before);
     expect(existsSync(path.join(p.root, ".git", "session-handoff"))).toBe(false);
-  });
-});
-
-describe("uninstall and a half-registered driver", () => {
-  it("removes a section holding our name and no driver", () => {
-    const root = gitRepo();
-    const home = tempDir("sh-home-");
-    const name = "session-handoff: keeps the later handoff, archives the other, merges ledgers by entry id";
-    git(root, "config", "--local", "merge.session-handoff.name", name);
-    const r = helper(["uninstall", "--agent", "claude-code", "--root", root], { env: { HOME: home } });
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain("removed the merge driver session-handoff from .git/config");
-    expect(readFileSync(path.join(root, ".git", "config"), "utf8")).not.toContain("session-handoff");
   });
 });
