@@ -72,16 +72,22 @@ function foldCheckpoint(brief: Brief, text: string, age: string): Brief {
     const marked = `${flatten(current, 200)} ${CAPTURED}`;
     return frameNextStep(f.verdict, marked, f.question, f.notHere ?? null, f.ageOnly === true);
   };
+  // With no plan captured, the user's last request since the save is the step to confirm.
+  const request = cp.requests.at(-1);
+  const asked = request === undefined ? null : `the user's last request: ${flatten(request, 200)}`;
+  const current = plan.current ?? asked;
+  const failed = cp.failedCommands.slice(-2).map((c) => flatten(c, 100));
+  const retry = `${brief.doNotRetry === "none" ? "" : `${brief.doNotRetry}; `}failed since the save: `;
   return withLines({
     goal: brief.goal,
     planStatus: cp.plan.length > 0 ? plan.text : brief.planStatus,
     decisionsInForce: brief.decisionsInForce,
-    doNotRetry: brief.doNotRetry,
+    doNotRetry: failed.length === 0 ? brief.doNotRetry : `${retry}${failed.join("; ")} ${CAPTURED}`,
     // The source is a clause like the others: whole clauses drop before it, nothing follows a cut.
     driftAndLessons: brief.driftClauses
       ? fitClauses([...brief.driftClauses, { text: `source: checkpoint ${age}`, rank: RANK.source }], MAX_FIELD_CHARS)
       : `${brief.driftAndLessons}; source: checkpoint ${age}`,
-    proposedNextStep: plan.current === null ? brief.proposedNextStep : step(plan.current),
+    proposedNextStep: current === null ? brief.proposedNextStep : step(current),
   });
 }
 

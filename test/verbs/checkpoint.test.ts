@@ -502,6 +502,20 @@ describe("surfacing: read checkpoint, check, read handoff, brief (26)", () => {
   });
 });
 
+describe("a newer checkpoint with no plan still reaches the brief (found by a newcomer's run)", () => {
+  it("its last request is the step to confirm and its failed commands join do-not-retry, marked captured", () => {
+    const root = gitRepo();
+    save(root, handoff("Ship login"));
+    mkdirSync(CP_DIR(root), { recursive: true });
+    const at = minutesAgoIso(2);
+    const text = `<!-- memory-schema: v1 -->\n# Session Checkpoint\nSaved: ${at}\nSession: s\nSession-start: unknown\nTrigger: session-end\nSource: planted\n\n## User requests\n- The user wrote: "rename the CSV parser to strict mode"\n\n## Commands\n- \`npm test\` — exit 1\n\n## Environment anchors\n- Date: ${at}\n`;
+    writeFileSync(path.join(CP_DIR(root), "s.md"), text, { mode: 0o600 });
+    const lines = briefBody(helper(["brief", "--root", root]).stdout).trimEnd().split("\n");
+    expect(lines[3]).toBe("Do-not-retry: failed since the save: `npm test` — exit 1 (captured, not confirmed)");
+    expect(lines[5]).toContain('the user\'s last request: "rename the CSV parser to strict mode" (captured, not confirmed)');
+  });
+});
+
 describe("a newer checkpoint keeps the brief's warnings (found by a newcomer's run)", () => {
   it("drift's verdict stays before the checkpoint's step and the open question after it", () => {
     const root = gitRepo();
