@@ -15051,7 +15051,8 @@ async function commitsSince(root, handoff, env) {
   const head = /^`?([0-9a-f]{40}|[0-9a-f]{64})`?$/.exec(parseHandoff(handoff).anchors.head ?? "")?.[1];
   if (head === void 0) return null;
   try {
-    const r = await runGit(root, ["rev-list", "--count", `${head}..HEAD`], env, 500);
+    const only = [":/", ":(exclude).ai/memory", ":(exclude,top).gitattributes"];
+    const r = await runGit(root, ["rev-list", "--count", `${head}..HEAD`, "--", ...only], env, 500);
     const n2 = Number(r.stdout.toString("utf8").trim());
     return r.code === 0 && Number.isInteger(n2) ? n2 : null;
   } catch {
@@ -15084,7 +15085,8 @@ COMMAND (the status line command the user had before install, through sh, the sa
 at most 2 s) and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
 "handoff: none" when there is no HANDOFF.md. Commits since count HEAD's commits after the
-handoff's HEAD anchor (git rev-list, at most 500 ms; left out when unknown). Always exit 0.
+handoff's HEAD anchor but memory-only ones (\`publish\`'s) (git rev-list, at most 500 ms;
+left out when unknown). Always exit 0.
 `,
       async run(ctx) {
         const data = ctx.stdinIsTTY ? null : await ctx.readStdinWithin(1e3, 65536);
