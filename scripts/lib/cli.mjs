@@ -5272,7 +5272,7 @@ ${body}${left > 0 ? `- Dropped: (${left} more items left out)
   return out;
 }
 function parseJournal(text, kind = "month") {
-  const lines2 = text.split("\n");
+  const lines2 = text.split(/\r?\n/);
   const entries2 = [];
   const problems = [];
   const title = "the second line must be `# Journal <YYYY-MM>` (or `# Journal <YYYY>`)";
@@ -5331,7 +5331,7 @@ ${sorted.join("")}`;
 function foldedLines(text) {
   const out = [];
   let period = "";
-  for (const line of text.split("\n")) {
+  for (const line of text.split(/\r?\n/)) {
     period = /^## (\d{4}-\d{2})$/.exec(line)?.[1] ?? period;
     const m = /^- (\d{4}-\d{2}-\d{2}) (save|resume) [0-9a-f]{16}: (.*)$/.exec(line);
     if (m) out.push({ period, date: m[1], kind: m[2], items: m[3] });
@@ -8018,7 +8018,7 @@ function driverParts(command) {
 }
 function attributesLine(top, root) {
   const memRel = path29.relative(top, root).split(path29.sep).join("/");
-  return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME}`;
+  return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME} eol=lf`;
 }
 function readRegular(p) {
   const text = readSmall(p);
@@ -15746,7 +15746,7 @@ var init_merge_driver2 = __esm({
       help: `usage: node memory_io.mjs merge-driver <base> <ours> <theirs> <path>
 
 Run by git, never by hand: the merge driver "session-handoff" that \`install\` and
-\`publish\` register (.git/config, and \`.ai/memory/**/*.md merge=session-handoff\` in a
+\`publish\` register (.git/config, and \`.ai/memory/**/*.md merge=session-handoff eol=lf\` in a
 block of ours in the root .gitattributes), as \`merge-driver %O %A %B %P\`, from this
 clone's copy of the helper at .git/session-handoff/merge-driver.mjs (a merge never
 changes that copy; without it git merges as text and keeps the conflict).
