@@ -722,13 +722,12 @@ function markedHere(root, env, text) {
   const id = mark === void 0 ? null : cloneIdOf(root, env);
   return mark === void 0 || id === null ? null : mark === id;
 }
-function readSaves(root, env) {
+function savesRecord(root, env) {
   const p = savesPath(root, env);
   if (p === null) return null;
   try {
     if (!lstatSync4(p).isFile()) return null;
-    const lines = recordLines(p, LINE);
-    return { tokens: lines.map((m) => m[1]), stamps: lines.flatMap((m) => m[2] === void 0 ? [] : [m[2]]) };
+    return recordLines(p, LINE).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
   } catch {
     return null;
   }
@@ -736,10 +735,12 @@ function readSaves(root, env) {
 function savedHere(root, env, text, token) {
   const marked = markedHere(root, env, text);
   if (marked !== null) return marked;
-  const saves = readSaves(root, env);
+  const saves = savesRecord(root, env);
   if (saves === null) return null;
   const stamp = text === null ? null : savedStampOf(text);
-  return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(token());
+  if (stamp !== null && saves.some((s) => s.stamp === stamp)) return true;
+  const tok = token();
+  return saves.some((s) => s.token === tok);
 }
 function recordSavedBy(root, env, token, agent) {
   const p = beside(root, env, "saved-by");

@@ -1,5 +1,6 @@
 // `brief` from an automatic checkpoint (docs/design.md#checkpoints): drafted from it alone with no handoff, or
 // folded into the handoff's brief when newer.
+import { popNote, whereAway, type HandoffAway } from "../git/handoff-away.ts";
 import { checkpointsDir, readCheckpointText } from "../store/checkpoints.ts";
 import { memoryDir } from "../store/paths.ts";
 import { readManagedFile } from "../store/read.ts";
@@ -85,15 +86,17 @@ function foldCheckpoint(brief: Brief, text: string, age: string): Brief {
   });
 }
 
-/** The brief when a stash entry holds the handoff the working tree lacks: where, and how to bring it back. */
-export function briefFromStash(stash: string, restore: string): Brief {
-  const notRead = `not read: the handoff is in ${stash}`;
+/** The brief when a stash entry or a branch holds the handoff the working tree lacks: where, how to bring it back. */
+export function briefFromStash(a: HandoffAway): Brief {
+  const where = whereAway(a);
+  const notRead = `not read: the handoff is ${where}`;
+  const pop = popNote(a) === null ? "" : ` (${popNote(a)})`;
   const brief = withLines({
     goal: `${notRead}, not in the working tree`, planStatus: notRead, decisionsInForce: notRead, doNotRetry: notRead,
-    driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is in ${stash}; drift not measured`,
-    proposedNextStep: `bring the handoff back with \`${restore}\`, then run brief again — Confirm?`,
+    driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is ${where}; drift not measured`,
+    proposedNextStep: `bring the handoff back with \`${a.restore}\`${pop}, then run brief again — Confirm?`,
   });
-  return { ...brief, source: "stash" };
+  return { ...brief, source: a.stash !== undefined ? "stash" : "branch" };
 }
 
 // Only a checkpoint newer than the handoff (by its Since-handoff token) is folded in.
