@@ -1,13 +1,13 @@
 // What `--help` prints, and the usage a usage error shows (docs/decisions/skill-flows.md).
-import { nearest, wrapHelp } from "./help.ts";
+import { nearest } from "./schema/validate-common.ts";
 import { VERBS } from "./verbs/index.ts";
 
-/** The overview `--help` prints (and, for a usage error, stderr), wrapped at 80 columns. */
+/** The overview `--help` prints (and, for a usage error, stderr). */
 export function usageText(): string {
   const listed = Object.entries(VERBS).filter(([, v]) => v.summary !== undefined);
   const width = Math.max(...listed.map(([name]) => name.length));
   const lines = listed.map(([name, v]) => `  ${name.padEnd(width)}  ${v.summary}`);
-  const text = [
+  return [
     "usage: node memory_io.mjs <verb> [options]",
     "",
     "Safe reads and writes of an agent's session memory under <root>/.ai/memory/.",
@@ -34,15 +34,15 @@ export function usageText(): string {
     "node memory_io.mjs brief",
     "node memory_io.mjs read handoff",
     "(write the whole handoff with your file tool to the path read printed as DRAFT:)",
-    "node memory_io.mjs write handoff --from-draft <draft> --expected-current-sha256 <token>",
+    "node memory_io.mjs write handoff --from-draft <draft> \\",
+    "  --expected-current-sha256 <token>",
     "",
   ].join("\n");
-  return wrapHelp(text);
 }
 
-/** A verb's `--help` as printed: its own text, its example, wrapped at 80 columns. */
+/** A verb's `--help` as printed: its own text, then its example. */
 export function verbHelp(name: string, help: string): string {
-  return wrapHelp(`${help.replace(/\n*$/, "\n")}\nexample:\n${VERBS[name]!.example.join("\n")}\n`);
+  return `${help.replace(/\n*$/, "\n")}\nexample:\n${VERBS[name]!.example.join("\n")}\n`;
 }
 
 // Words users and the README say for what a verb does: a user who types them is pointed at it.
@@ -50,8 +50,13 @@ const SAID_FOR: Record<string, string> = {
   resume: "brief", save: "write", handoff: "brief", status: "check", restore: "archives",
 };
 
-/** The "did you mean" tail for an unknown verb, or "" when nothing is near. */
+/**
+ * The "did you mean" tail for an unknown verb, or "": a verb within a third of the word's length
+ * (1 to 3 edits), else one that starts with the word (`arch` -> `archives`).
+ */
 export function suggestion(word: string, verbs: readonly string[]): string {
-  const near = SAID_FOR[word.toLowerCase()] ?? nearest(word, verbs);
-  return near === null ? "" : `; did you mean ${near}?`;
+  const w = word.toLowerCase();
+  const near = SAID_FOR[w] ?? nearest(w, verbs, () => Math.min(3, Math.max(1, Math.floor(w.length / 3))))
+    ?? (w.length >= 3 ? verbs.find((v) => v.toLowerCase().startsWith(w)) : undefined);
+  return near ? `; did you mean ${near}?` : "";
 }

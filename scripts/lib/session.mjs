@@ -227,12 +227,43 @@ function inQuotes(marked) {
 function quotedValue(text) {
   return inQuotes(markText(text));
 }
-var BREAKS;
+function quotePath(p) {
+  const refused = refusedIndexes(p);
+  if (!NEEDS_QUOTES.test(p) && p !== "none" && refused.size === 0) return p;
+  let out = '"';
+  let k = 0;
+  for (const ch of p) {
+    const code = ch.codePointAt(0);
+    if (ESCAPES[ch] !== void 0) out += ESCAPES[ch];
+    else if (code < 32 || code === 127 || refused.has(k)) {
+      for (const byte of Buffer.from(ch, "utf8")) out += `\\${byte.toString(8).padStart(3, "0")}`;
+    } else out += ch;
+    k++;
+  }
+  return `${out}"`;
+}
+function quotedPath(p) {
+  const q = quotePath(p);
+  return q.startsWith('"') ? q : `"${q}"`;
+}
+var BREAKS, NEEDS_QUOTES, ESCAPES;
 var init_quote = __esm({
   "src/guard/quote.ts"() {
     "use strict";
     init_invisible();
     BREAKS = /[\t\n]+/g;
+    NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
+    ESCAPES = {
+      "\x07": "\\a",
+      "\b": "\\b",
+      "	": "\\t",
+      "\n": "\\n",
+      "\v": "\\v",
+      "\f": "\\f",
+      "\r": "\\r",
+      '"': '\\"',
+      "\\": "\\\\"
+    };
   }
 });
 
@@ -374,8 +405,7 @@ function gitEnv(env) {
 function namedOverrides(cwd, env, timeoutMs) {
   let p = namedCache.get(cwd);
   if (p === void 0) {
-    const args = [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED];
-    p = spawnGit(cwd, args, env, timeoutMs).then((r) => {
+    p = spawnGit(cwd, ["config", "-z", "--name-only", "--get-regexp", NAMED], env, timeoutMs).then((r) => {
       const out = [];
       for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
         const m = NAMED_PROGRAMS.exec(key);
@@ -388,9 +418,6 @@ function namedOverrides(cwd, env, timeoutMs) {
   }
   return p;
 }
-function asArgs(pairs) {
-  return pairs.flatMap(([k, v]) => ["-c", `${k}=${v}`]);
-}
 function withConfig(env, pairs) {
   const base = /^\d+$/.test(env.GIT_CONFIG_COUNT ?? "") ? Number(env.GIT_CONFIG_COUNT) : 0;
   const out = { ...env };
@@ -401,26 +428,28 @@ function withConfig(env, pairs) {
   out.GIT_CONFIG_COUNT = String(base + pairs.length);
   return out;
 }
-async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
+function gitArgs(args, hooksAndSigning = false) {
   for (const arg of args) {
     if (/[\0\n\r]/.test(arg))
       throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
   }
+  const fixed = [...NEUTRAL, ...hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING];
+  return ["--no-pager", ...fixed.flatMap(([k, v]) => ["-c", `${k}=${v}`]), ...args];
+}
+async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
   const base = gitEnv(env);
   const named = args[0] === "config" ? [] : await namedOverrides(cwd, base, timeoutMs);
-  const fixed = asArgs([...NEUTRAL, ...opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING]);
   const runEnv = named.length > 0 ? withConfig(base, named) : base;
-  return spawnGit(cwd, [...fixed, ...args], runEnv, timeoutMs, opts.input);
+  return spawnGit(cwd, args, runEnv, timeoutMs, opts.input, opts.hooksAndSigning);
 }
 function runGitSync(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS) {
-  const all = ["--no-pager", ...asArgs([...NEUTRAL, ...NO_HOOKS_NOR_SIGNING]), ...args];
-  const r = childProcess().spawnSync("git", all, spawnOptions(cwd, gitEnv(env), timeoutMs));
+  const r = childProcess().spawnSync("git", gitArgs(args), spawnOptions(cwd, gitEnv(env), timeoutMs));
   return r.error || r.status === null ? null : { code: r.status, stdout: r.stdout, stderr: r.stderr.toString("utf8") };
 }
-function spawnGit(cwd, args, env, timeoutMs, input) {
+function spawnGit(cwd, args, env, timeoutMs, input, hooks = false) {
   return new Promise((resolve, reject) => {
     const options = spawnOptions(cwd, env, timeoutMs);
-    const child = childProcess().execFile("git", ["--no-pager", ...args], options, (err, stdout, stderr) => {
+    const child = childProcess().execFile("git", gitArgs(args, hooks), options, (err, stdout, stderr) => {
       const e = err;
       if (e?.code === "ENOENT") reject(new GitUnavailable("missing", "git was not found on PATH"));
       else if (e && (e.killed || e.signal === "SIGKILL")) {
@@ -853,48 +882,6 @@ var init_failpoint = __esm({
   }
 });
 
-// src/schema/anchor-lines.ts
-function quotePath(p) {
-  const refused = refusedIndexes(p);
-  if (!NEEDS_QUOTES.test(p) && p !== "none" && refused.size === 0) return p;
-  let out = '"';
-  let k = 0;
-  for (const ch of p) {
-    const code = ch.codePointAt(0);
-    if (ESCAPES[ch] !== void 0) out += ESCAPES[ch];
-    else if (code < 32 || code === 127 || refused.has(k)) {
-      for (const byte of Buffer.from(ch, "utf8")) out += `\\${byte.toString(8).padStart(3, "0")}`;
-    } else out += ch;
-    k++;
-  }
-  return `${out}"`;
-}
-function quotedPath(p) {
-  const q = quotePath(p);
-  return q.startsWith('"') ? q : `"${q}"`;
-}
-var NEEDS_QUOTES, ESCAPES;
-var init_anchor_lines = __esm({
-  "src/schema/anchor-lines.ts"() {
-    "use strict";
-    init_invisible();
-    init_quote();
-    init_values();
-    NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
-    ESCAPES = {
-      "\x07": "\\a",
-      "\b": "\\b",
-      "	": "\\t",
-      "\n": "\\n",
-      "\v": "\\v",
-      "\f": "\\f",
-      "\r": "\\r",
-      '"': '\\"',
-      "\\": "\\\\"
-    };
-  }
-});
-
 // src/store/paths.ts
 import { lstatSync as lstatSync5, mkdirSync as mkdirSync2 } from "node:fs";
 import path7 from "node:path";
@@ -987,8 +974,8 @@ import {
   writeFileSync as writeFileSync3
 } from "node:fs";
 import path8 from "node:path";
-function tokenOf(bytes) {
-  return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
+function tokenOf(data) {
+  return nodeCrypto().createHash("sha256").update(data).digest("hex");
 }
 function createExclusive(p, body) {
   try {
@@ -1092,7 +1079,7 @@ var init_files = __esm({
     init_builtins();
     init_errors();
     init_failpoint();
-    init_anchor_lines();
+    init_quote();
     init_paths();
     ONE_LINK = "the helper only uses regular files with one link";
     UNSAFE = {
@@ -1504,6 +1491,16 @@ var init_state_time = __esm({
   }
 });
 
+// src/schema/anchor-lines.ts
+var init_anchor_lines = __esm({
+  "src/schema/anchor-lines.ts"() {
+    "use strict";
+    init_invisible();
+    init_quote();
+    init_values();
+  }
+});
+
 // src/schema/grammar.ts
 function parseBlocks(text) {
   const reader = new LineReader(text.length);
@@ -1736,16 +1733,16 @@ function editDistance(a, b) {
   }
   return d[s.length][t.length];
 }
-function nearest(title, names) {
+function nearest(word, names, limit = misspelt) {
   let best = null;
   let bestD = Infinity;
   for (const n of names) {
-    const d = editDistance(title.toLowerCase(), n.toLowerCase());
+    const d = editDistance(word.toLowerCase(), n.toLowerCase());
     if (d < bestD) [bestD, best] = [d, n];
   }
-  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
+  return best !== null && bestD <= limit(best) ? best : null;
 }
-var at, BEGIN, rule, TEXT_RULES;
+var at, BEGIN, rule, TEXT_RULES, misspelt;
 var init_validate_common = __esm({
   "src/schema/validate-common.ts"() {
     "use strict";
@@ -1764,6 +1761,7 @@ var init_validate_common = __esm({
         return sides === null ? [] : [at(sides.line, CONFLICTED_MESSAGE)];
       })
     };
+    misspelt = (best) => Math.max(2, Math.floor(best.length / 4));
   }
 });
 
@@ -1981,7 +1979,6 @@ var init_common = __esm({
   "src/verbs/common.ts"() {
     "use strict";
     init_quote();
-    init_anchor_lines();
     init_errors();
     init_files();
     init_fs();
@@ -2019,7 +2016,6 @@ var init_harness_path = __esm({
   "src/agents/harness-path.ts"() {
     "use strict";
     init_quote();
-    init_anchor_lines();
   }
 });
 
@@ -2138,7 +2134,7 @@ function sessionFileId(id) {
   if (typeof id !== "string" || id === "") return "unknown";
   const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]);
   if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayBeToken(id)) return id;
-  return nodeCrypto().createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
+  return tokenOf(id).slice(0, 16);
 }
 function checkpointsDirState(root) {
   try {
@@ -2240,7 +2236,6 @@ var FILE_SAFE_ID, WINDOWS_RESERVED;
 var init_checkpoints = __esm({
   "src/store/checkpoints.ts"() {
     "use strict";
-    init_builtins();
     init_checkpoint_name();
     init_values();
     init_files();
@@ -2443,20 +2438,24 @@ var init_hook = __esm({
     HELP = `usage: node memory_io.mjs hook --mode session|lessons [--root DIR]
          [--format text|claude|codex|gemini|cursor|cline]
 
-Session-start hook. Prints fixed sentences about parked memory -- a handoff, lessons, an unsafe
-or foreign file, an interrupted save, an automatic checkpoint, the kill switch, a handoff section
-schema v1 does not know -- and never any text taken from a memory file. --mode session looks at
-HANDOFF.md and LESSONS.md; --mode lessons at LESSONS.md only. Prints nothing when every file it
-looks at is missing (unless this clone recorded a save: then it says one is away), and nothing at
-all when SESSION_HANDOFF_DISABLE is set to anything but empty, 0, false, no or off. Output stays
-under 2000 characters. It runs no git and follows no link from .ai down. Each sentence starts
-"session-handoff: "; every one: references/verbs.md#hook and references/session-start-hook.md.
-The root: --root DIR, else the "cwd" of the harness's JSON on stdin (read for at most one second),
-else the current folder; a cwd it cannot use prints nothing and says why on stderr.
+Session-start hook. Prints fixed sentences about parked memory -- a handoff,
+lessons, an unsafe or foreign file, an interrupted save, an automatic
+checkpoint, the kill switch, a handoff section schema v1 does not know -- and
+never any text taken from a memory file. --mode session looks at HANDOFF.md and
+LESSONS.md; --mode lessons at LESSONS.md only. Prints nothing when every file it
+looks at is missing (unless this clone recorded a save: then it says one is
+away), and nothing at all when SESSION_HANDOFF_DISABLE is set to anything but
+empty, 0, false, no or off. Output stays under 2000 characters. It
+runs no git and follows no link from .ai down. Each sentence starts
+"session-handoff: "; every one: references/verbs.md#hook and
+references/session-start-hook.md. The root: --root DIR, else the "cwd" of the
+harness's JSON on stdin (read for at most one second), else the current folder;
+a cwd it cannot use prints nothing and says why on stderr.
 
 formats (each harness's envelope around the same sentences; \`install\` picks it):
   text    the sentences as plain lines (the default)
-  claude  {"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"\u2026"}}
+  claude  {"hookSpecificOutput":{"hookEventName":"SessionStart",
+          "additionalContext":"\u2026"}}
   codex   the same object, and no other key
   gemini  the same object; nothing but JSON on stdout, nothing on stderr
   cursor  {"additional_context":"\u2026"}
@@ -3294,17 +3293,25 @@ var init_context = __esm({
       get help() {
         return `usage: node memory_io.mjs context --format claude|codex [--root DIR]
 
-The context-threshold offer, run by the harness's UserPromptSubmit and PostToolUse hooks. Reads
-the hook's JSON on stdin and the transcript's last 256 KiB (1 MiB when that holds no usage). When
-the context in use is at or above the threshold of the window and this session was not told yet,
-it prints once, as {"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"\u2026"}}:
-  ${offerText(75, 15e4, 2e5, 70)}
-and writes the session's checkpoint (Trigger: context-threshold). Back under the threshold (after
-a compaction) the next crossing is told again; a handoff saved after the crossing silences it.
-.ai/memory/settings.json sets it (a bad value is named on stderr and its default used):
-  {"contextOffer": true, "contextThreshold": 70, "contextWindow": null, "archivesKept": 5}
-Nothing is printed when the offer is off, memory writes are paused, SESSION_HANDOFF_DISABLE is
-set, or the memory tree is unsafe. How usage and the window are counted: docs/context-threshold.md.
+The context-threshold offer, run by the harness's UserPromptSubmit and
+PostToolUse hooks. Reads the hook's JSON on stdin and the transcript's last
+256 KiB (1 MiB when that holds no usage). When the context in use is at or above
+the threshold of the window and this session was not told yet, it prints once,
+as {"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"\u2026"}}:
+  session-handoff: this session's context is 75% full (150000 of 200000 tokens;
+    the threshold is 70%). Before it is compacted, offer the user once to save a
+    handoff now with the session-handoff skill's save flow; save only if they
+    agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a
+    safety net.
+and writes the session's checkpoint (Trigger: context-threshold). Back under the
+threshold (after a compaction) the next crossing is told again; a handoff saved
+after the crossing silences it. .ai/memory/settings.json sets it (a bad value is
+named on stderr and its default used):
+  {"contextOffer": true, "contextThreshold": 70, "contextWindow": null,
+   "archivesKept": 5}
+Nothing is printed when the offer is off, memory writes are paused,
+SESSION_HANDOFF_DISABLE is set, or the memory tree is unsafe. How usage and the
+window are counted: docs/context-threshold.md.
 exit: always 0.
 `;
       },
@@ -3369,14 +3376,15 @@ var init_statusline = __esm({
       positionals: [0, 0],
       help: `usage: node memory_io.mjs statusline [--then COMMAND] [--root DIR]
 
-Claude Code's status line (install writes it into .claude/settings.json's "statusLine").
-Reads Claude Code's JSON on stdin (cwd, context_window.used_percentage). With --then, runs
-COMMAND (the status line command the user had before install, through sh, the same stdin,
-at most 2 s) and prints its output first, then ours after " | ":
+Claude Code's status line (install writes it into .claude/settings.json's
+"statusLine"). Reads Claude Code's JSON on stdin (cwd,
+context_window.used_percentage). With --then, runs COMMAND (the status line
+command the user had before install, through sh, the same stdin, at most 2 s)
+and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
-"handoff: none" when there is no HANDOFF.md. Commits since count HEAD's commits after the
-handoff's HEAD anchor but memory-only ones (\`publish\`'s) (git rev-list, at most 500 ms;
-left out when unknown). Always exit 0.
+"handoff: none" when there is no HANDOFF.md. Commits since count HEAD's commits
+after the handoff's HEAD anchor but memory-only ones (\`publish\`'s) (git
+rev-list, at most 500 ms; left out when unknown). Always exit 0.
 `,
       async run(ctx) {
         const data = ctx.stdinIsTTY ? null : await ctx.readStdinWithin(1e3, 65536);

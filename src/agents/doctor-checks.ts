@@ -17,8 +17,7 @@ import { pauseSwitch } from "../store/pause.ts";
 import { exists, readSmall, realOrNull } from "../store/fs.ts";
 import { PROBE_SESSION_PREFIX } from "./hook-input.ts";
 import { LOCK_NAME, lockState } from "../store/private.ts";
-import { quotedPath, quotePath } from "../schema/anchor-lines.ts";
-import { quotedValue, shellWord } from "../guard/quote.ts";
+import { quotedPath, quotedValue, quotePath, shellWord } from "../guard/quote.ts";
 
 /** Why a settings file of ours is outdated, in words; only install's own entries are judged. */
 export function outdatedReasons(text: string, edit: JsonHooksEdit): string[] {

@@ -1,7 +1,6 @@
 // A path a harness hands us comes from the harness's OS: read the POSIX way, `C:\…` is relative and `path.resolve`
 // would join it under the current folder, so a Windows-shaped path is refused by name off Windows.
-import { quotedValue } from "../guard/quote.ts";
-import { quotedPath } from "../schema/anchor-lines.ts";
+import { quotedPath, quotedValue } from "../guard/quote.ts";
 import path from "node:path";
 
 /** True for a Windows path: a drive letter (`C:\…`, `C:/…`, `C:…`) or `\\` (UNC, `\\?\`). */

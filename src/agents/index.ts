@@ -84,6 +84,7 @@ export const AGENTS: Record<AgentName, Agent> = {
     name: "codex",
     skillFolders: { project: [".agents/skills"], home: [".codex/skills", ".agents/skills"] },
     markers: { project: [".codex"], home: [".codex"] },
+    enableHooks: "approve its hooks in /hooks",
     edits(helper, global) {
       // Codex runs hooks in the session's cwd with no project variable: the command is absolute.
       const hooks = [
@@ -121,6 +122,7 @@ export const AGENTS: Record<AgentName, Agent> = {
     name: "cline",
     skillFolders: { project: [".cline/skills", ".clinerules/skills"], home: [] },
     markers: { project: [".clinerules", ".cline"], home: [] },
+    enableHooks: "enable hooks in its settings",
     edits(helper, global) {
       projectOnly("cline", global);
       return [

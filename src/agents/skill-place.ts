@@ -1,9 +1,9 @@
 import { accessSync, closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync,
   readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
-import { nodeCrypto } from "../builtins.ts";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { findRoot } from "../git/root.ts";
+import { tokenOf } from "../store/files.ts";
 import { exists, lstatOrNull, readSmall } from "../store/fs.ts";
 import { homeFolder } from "../store/home.ts";
 import { dirsBelow, removeEmptyDirs, removeEmptyUpTo } from "./agent-file.ts";
@@ -72,8 +72,6 @@ type CopyRecord = { files: Record<string, string>; createdDirs: string[] };
 // Outside the skill's entries: never copied or listed.
 const RECORD = ".init.json";
 
-const hashOf = (file: string) => nodeCrypto().createHash("sha256").update(readFileSync(file)).digest("hex");
-
 /** The first folder from `base` (exclusive) down to `p`'s parent that is a link, or null. */
 function linkOnTheWay(base: string, p: string): string | null {
   const parts = path.relative(base, path.dirname(p)).split(path.sep).filter((x) => x !== "");
@@ -116,7 +114,7 @@ function readCopyRecord(dir: string): CopyRecord | null {
 
 /** Records what `dir` now holds as init's copy (never through a link: readCopyRecord refused one). */
 function writeCopyRecord(dir: string, createdDirs: string[]): void {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, hashOf(path.join(dir, rel))]));
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync(path.join(dir, rel)))]));
   const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
   const fd = openSync(path.join(dir, RECORD), flags, 0o644);
   try {
@@ -130,7 +128,7 @@ function writeCopyRecord(dir: string, createdDirs: string[]): void {
 function editedFiles(dir: string, steps: FileStep[], record: CopyRecord | null): string[] {
   const changed = (rel: string) => {
     const file = path.join(dir, rel);
-    return !lstatSync(file, { throwIfNoEntry: false })?.isFile() || record?.files[rel] !== hashOf(file);
+    return !lstatSync(file, { throwIfNoEntry: false })?.isFile() || record?.files[rel] !== tokenOf(readFileSync(file));
   };
   return steps.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
 }
@@ -365,7 +363,8 @@ async function init(ctx: Caller, plan: Plan, replace: boolean) {
   // doctor from the copy: the package's own helper would call the copy's hooks another copy's.
   const copy = shown(path.join(dest, "scripts", "memory_io.mjs"));
   if (!plan.dryRun) lines.push(`check: node ${copy} doctor${plan.global ? " --global" : ""}`);
-  lines.push(`next: start a new session (${plan.agents.map((a) => a.name).join(", ")}) and ${SAY}`);
+  const who = plan.agents.map((a) => (a.enableHooks ? `${a.name}: ${a.enableHooks} first` : a.name));
+  lines.push(`next: start a new session (${who.join("; ")}) and ${SAY}`);
   return { lines, notes };
 }
 

@@ -19,8 +19,9 @@ export const AGENT_OPTIONS = {
 } as const;
 
 /** The lines `install --help` and `uninstall --help` share. */
-export const AGENT_HELP = `  --global      edit the per-user files (~/.claude, ~/.codex, ~/.config/opencode,
-                ~/.gemini) instead of the project's; cline and cursor have none
+export const AGENT_HELP = `  --global      edit the per-user files (~/.claude, ~/.codex,
+                ~/.config/opencode, ~/.gemini) instead of the project's; cline
+                and cursor have none
   --root DIR    the project root`;
 
 type Env = Record<string, string | undefined>;

@@ -53,6 +53,8 @@ export interface Agent {
   markers: Folders;
   /** Its project hooks load only when it starts at the project root (doctor says so). */
   fromStartFolder?: boolean;
+  /** What the user does in the agent before its hooks run (init's last line says it). */
+  enableHooks?: string;
   /** The files install edits; an agent without per-user files throws a Refused with `global`. */
   edits(helper: HelperLocation, global: boolean): Edit[];
 }

@@ -79,7 +79,6 @@ export interface DriftOptions {
 // With the saved commit's object here, reachable or not, its diff to HEAD is what changed.
 const savedPresent = (f: DriftFacts) => f.headReachable === true || (f.headReachable === false && !f.objectMissing);
 
-/** Measures drift at `root` against validated anchors. */
 export async function measureDrift(
   root: string, env: Record<string, string | undefined>, anchors: CheckedAnchors, nowMs: number,
   opts: DriftOptions = {},
@@ -160,7 +159,6 @@ async function measureRepo(
     if (d.code === 0) changed = new Set(d.stdout.toString("utf8").split("\0"));
   }
   if (changed !== null) facts.changedKeyFiles = keyFiles.filter((k) => changed.has(`${prefix}${k}`));
-  // Each file dirty at the save gets one fate (docs/design.md#what-became-of-the-dirty-files).
   if (top !== null && facts.saved.dirty !== null) {
     const fromElsewhere = elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null);
     facts.dirtyFates = await measureFates(git, facts, anchors, { top, gitDir, cleaned, fromElsewhere });

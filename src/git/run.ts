@@ -72,8 +72,7 @@ const namedCache = new Map<string, Promise<Pair[]>>();
 function namedOverrides(cwd: string, env: Record<string, string>, timeoutMs: number): Promise<Pair[]> {
   let p = namedCache.get(cwd);
   if (p === undefined) {
-    const args = [...asArgs(NEUTRAL), "config", "-z", "--name-only", "--get-regexp", NAMED];
-    p = spawnGit(cwd, args, env, timeoutMs).then((r) => {
+    p = spawnGit(cwd, ["config", "-z", "--name-only", "--get-regexp", NAMED], env, timeoutMs).then((r) => {
       const out: Pair[] = [];
       for (const key of new Set(r.code === 0 ? r.stdout.toString("utf8").split("\0") : [])) {
         const m = NAMED_PROGRAMS.exec(key);
@@ -90,10 +89,6 @@ function namedOverrides(cwd: string, env: Record<string, string>, timeoutMs: num
 
 // Fixed settings as `-c` arguments (any git); the named ones as GIT_CONFIG_COUNT/KEY/VALUE
 // after the caller's own (git 2.31 on): no parsing, so a filter named with "=" is overridden as spelled.
-function asArgs(pairs: readonly Pair[]): string[] {
-  return pairs.flatMap(([k, v]) => ["-c", `${k}=${v}`]);
-}
-
 function withConfig(env: Record<string, string>, pairs: readonly Pair[]): Record<string, string> {
   const base = /^\d+$/.test(env.GIT_CONFIG_COUNT ?? "") ? Number(env.GIT_CONFIG_COUNT) : 0;
   const out = { ...env };
@@ -105,30 +100,34 @@ function withConfig(env: Record<string, string>, pairs: readonly Pair[]): Record
   return out;
 }
 
-/** Runs `git <args>` in `cwd`; the repository's hooks and signing run only with `hooksAndSigning`. */
-export async function runGit(
-  cwd: string, args: readonly string[], env: Record<string, string | undefined>, timeoutMs = GIT_TIMEOUT_MS,
-  opts: { hooksAndSigning?: boolean; input?: string } = {},
-): Promise<GitResult> {
+// Every run's argument vector: no pager, the neutral settings, no hooks nor signing unless asked, then `args`.
+function gitArgs(args: readonly string[], hooksAndSigning = false): string[] {
   for (const arg of args) {
     // A guard against a future caller passing file text: no argument of ours holds these.
     if (/[\0\n\r]/.test(arg))
       throw new Error(`refusing to pass a git argument holding a control character: ${quotedValue(arg.slice(0, 200))}`);
   }
+  const fixed = [...NEUTRAL, ...(hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING)];
+  return ["--no-pager", ...fixed.flatMap(([k, v]) => ["-c", `${k}=${v}`]), ...args];
+}
+
+/** Runs `git <args>` in `cwd`; the repository's hooks and signing run only with `hooksAndSigning`. */
+export async function runGit(
+  cwd: string, args: readonly string[], env: Record<string, string | undefined>, timeoutMs = GIT_TIMEOUT_MS,
+  opts: { hooksAndSigning?: boolean; input?: string } = {},
+): Promise<GitResult> {
   const base = gitEnv(env);
   // `git config` runs no filter nor diff driver: asking which ones the config names would only cost a process.
   const named = args[0] === "config" ? [] : await namedOverrides(cwd, base, timeoutMs);
-  const fixed = asArgs([...NEUTRAL, ...(opts.hooksAndSigning ? [] : NO_HOOKS_NOR_SIGNING)]);
   const runEnv = named.length > 0 ? withConfig(base, named) : base;
-  return spawnGit(cwd, [...fixed, ...args], runEnv, timeoutMs, opts.input);
+  return spawnGit(cwd, args, runEnv, timeoutMs, opts.input, opts.hooksAndSigning);
 }
 
 /** `git <args>` run to its end, hardened as `runGit`, for a read that runs no filter (`git config`); null: not run. */
 export function runGitSync(
   cwd: string, args: readonly string[], env: Record<string, string | undefined>, timeoutMs = GIT_TIMEOUT_MS,
 ): GitResult | null {
-  const all = ["--no-pager", ...asArgs([...NEUTRAL, ...NO_HOOKS_NOR_SIGNING]), ...args];
-  const r = childProcess().spawnSync("git", all, spawnOptions(cwd, gitEnv(env), timeoutMs));
+  const r = childProcess().spawnSync("git", gitArgs(args), spawnOptions(cwd, gitEnv(env), timeoutMs));
   return r.error || r.status === null ? null : { code: r.status, stdout: r.stdout, stderr: r.stderr.toString("utf8") };
 }
 
@@ -138,11 +137,11 @@ const spawnOptions = (cwd: string, env: Record<string, string>, timeoutMs: numbe
 }) as const;
 
 function spawnGit(
-  cwd: string, args: readonly string[], env: Record<string, string>, timeoutMs: number, input?: string,
+  cwd: string, args: readonly string[], env: Record<string, string>, timeoutMs: number, input?: string, hooks = false,
 ) {
   return new Promise<GitResult>((resolve, reject) => {
     const options = spawnOptions(cwd, env, timeoutMs);
-    const child = childProcess().execFile("git", ["--no-pager", ...args], options, (err, stdout, stderr) => {
+    const child = childProcess().execFile("git", gitArgs(args, hooks), options, (err, stdout, stderr) => {
       const e = err as { code?: number | string; killed?: boolean; signal?: string; message: string } | null;
       if (e?.code === "ENOENT") reject(new GitUnavailable("missing", "git was not found on PATH"));
       else if (e && (e.killed || e.signal === "SIGKILL")) {
@@ -157,7 +156,6 @@ function spawnGit(
   });
 }
 
-/** The first non-empty line of git's stderr, for a diagnostic. */
 export function firstLine(text: string): string {
   return (text.split("\n").find((l) => l.trim() !== "") ?? "").trim();
 }

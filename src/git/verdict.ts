@@ -1,7 +1,7 @@
 // Drift arithmetic and the verdict: plain facts in (drift.ts gathers them), the report out.
 import { quoted, sanitize } from "../guard/sanitize.ts";
 import { withoutTokens } from "../guard/token-shape.ts";
-import { quotedPath } from "../schema/anchor-lines.ts";
+import { quotedPath } from "../guard/quote.ts";
 import type { ValidTime } from "../schema/values.ts";
 import type { DirtyFate } from "./fates.ts";
 import { BROKEN_REPO_FIX, type Snapshot } from "./status.ts";
@@ -77,14 +77,12 @@ function listed(paths: readonly string[]): string {
   return paths.length > 3 ? `${shown} and ${paths.length - 3} more` : shown;
 }
 
-/** The words for a saved HEAD that is not here. */
 export function notHereWords(reason: "not-fetched" | "shallow"): string {
   return reason === "shallow"
     ? "not in this clone: deepen it (git fetch --deepen or --unshallow)"
     : "not in this clone: fetch, or the history was rewritten";
 }
 
-// Why the age is unknown, in the words the summary uses.
 function ageUnknownWords(reason: "missing" | "malformed" | "future" | null): string {
   if (reason === "future") return "age unknown: the saved time is more than 5 minutes in the future";
   if (reason === "malformed") return "age unknown: the saved time is not a strict ISO-8601 time with a zone";
@@ -110,7 +108,6 @@ const FATE_WORDS = {
   "not-here": "dirty in the clone that saved, not in this one",
 } as const;
 
-// Why the verdict is unverifiable, in one clause.
 function unverifiableClause(f: DriftFacts, notHere: NotHere): string {
   const { state, note } = f.git;
   if (state === "missing") return "git is not on PATH, so the repository could not be compared (outside-git behaviour)";

@@ -23,7 +23,6 @@ function codePoints(text: string): number[] {
   return cps;
 }
 
-/** The refused characters of `text`, in order. */
 export function findInvisible(text: string): InvisibleHit[] {
   if (!CANDIDATE.test(text)) return [];
   const cps = codePoints(text);
@@ -180,7 +179,6 @@ export function decodeUtf8(bytes: Uint8Array): number[] {
   return out;
 }
 
-/** `<0xNN>` for an invalid byte. */
 export function byteMarker(byte: number): string {
   return `<0x${byte.toString(16).toUpperCase().padStart(2, "0")}>`;
 }

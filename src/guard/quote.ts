@@ -1,5 +1,5 @@
 /** The one quoting rule's marking steps, without redaction or cutting: small enough for the hook. */
-import { showRefused } from "./invisible.ts";
+import { refusedIndexes, showRefused } from "./invisible.ts";
 
 // Tabs and LF fold in one-line fields; a lone CR and rarer breaks are shown as <U+XXXX>: they can hide text.
 const BREAKS = /[\t\n]+/g;
@@ -28,4 +28,33 @@ export function shellWord(text: string): string | null {
   if (markText(text, false) !== text || /[\n\t]/.test(text)) return null;
   if (/^[A-Za-z0-9_./:@%+=,-]+$/.test(text)) return text;
   return `'${text.replace(/'/g, "'\\''")}'`;
+}
+
+// Beyond git's rule, a path that would read as an anchor list's words (`none`, `…`, ` @ `) is quoted.
+const NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
+const ESCAPES: Record<string, string> = {
+  "\x07": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\",
+};
+
+/** A path as is, or C-quoted like git's when needed, so `write` accepts and `drift` reads what `anchors` prints. */
+export function quotePath(p: string): string {
+  const refused = refusedIndexes(p);
+  if (!NEEDS_QUOTES.test(p) && p !== "none" && refused.size === 0) return p;
+  let out = '"';
+  let k = 0;
+  for (const ch of p) {
+    const code = ch.codePointAt(0)!;
+    if (ESCAPES[ch] !== undefined) out += ESCAPES[ch];
+    else if (code < 0x20 || code === 0x7f || refused.has(k)) {
+      for (const byte of Buffer.from(ch, "utf8")) out += `\\${byte.toString(8).padStart(3, "0")}`;
+    } else out += ch;
+    k++;
+  }
+  return `${out}"`;
+}
+
+/** A path in human output: always in double quotes, so a file name never poses as words of the sentence. */
+export function quotedPath(p: string): string {
+  const q = quotePath(p);
+  return q.startsWith('"') ? q : `"${q}"`;
 }

@@ -28,7 +28,6 @@ export const R = "(?![A-Za-z0-9_])";
 export const LD = `(?<![A-Za-z0-9_-]${ESCAPE_END})`;
 export const RD = "(?![A-Za-z0-9_-])";
 
-/** Offsets of every `\n` in `text`, in order. */
 export function newlineOffsets(text: string): number[] {
   const out: number[] = [];
   for (let i = text.indexOf("\n"); i !== -1; i = text.indexOf("\n", i + 1)) out.push(i);

@@ -18,7 +18,6 @@ function notADockerAuth(secret: string): boolean {
   return !/^[\x21-\x7e]+:[\x20-\x7e]+$/.test(decoded);
 }
 
-/** A Discord bot token's three parts. */
 const DISCORD_TOKEN = "[A-Za-z0-9_-]{23,28}\\.[A-Za-z0-9_-]{6,7}\\.[A-Za-z0-9_-]{27,40}";
 
 export const VENDOR_RULES: readonly RedactionRule[] = [

@@ -206,7 +206,6 @@ function secretSpan(m: RegExpExecArray): [number, number] {
   return [m.index, m.index + m[0].length];
 }
 
-/** Code points in text[from, to). */
 function codePoints(text: string, from: number, to: number): number {
   let n = 0;
   for (let i = from; i < to; i++) {

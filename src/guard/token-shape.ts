@@ -7,7 +7,6 @@ export function mayHoldToken(text: string): boolean {
   return false;
 }
 
-/** `text` with each vendor-shaped token replaced by `<redacted: KIND>`; the same string when none. */
 export function withoutTokens(text: string): string {
   return mayHoldToken(text) ? redactVendorShapes(text) : text;
 }

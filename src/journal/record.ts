@@ -1,6 +1,5 @@
 // What a saving `write handoff` adds to the project's memory over months: one journal entry,
 // then at most one fold of an old month into its year file (docs/decisions/journal.md).
-import { nodeCrypto } from "../builtins.ts";
 import { unlinkSync } from "node:fs";
 import path from "node:path";
 import { harnessPath, windowsShaped } from "../agents/harness-path.ts";
@@ -9,7 +8,7 @@ import { parseHandoff } from "../schema/handoff.ts";
 import { droppedItems } from "../schema/open-items.ts";
 import { validateHandoff } from "../schema/validate.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";
-import { readStable } from "../store/files.ts";
+import { readStable, tokenOf } from "../store/files.ts";
 import { listDir } from "../store/private.ts";
 import { archiveDir, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
 import { findRoot } from "../git/root.ts";
@@ -28,7 +27,6 @@ const FOLD_KEPT = new Set([
 ]);
 
 const isoSecond = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
-const sha256 = (text: string): string => nodeCrypto().createHash("sha256").update(text).digest("hex");
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 function monthIndex(period: string): number {
@@ -62,7 +60,7 @@ export async function recordSave(root: string, save: Save, fp?: string): Promise
     notes.push(`journal: not appended: ${messageOf(err)}`);
     return notes;
   }
-  if (save.prior !== null) notes.push(...retriedNotes(root, sha256(save.prior)));
+  if (save.prior !== null) notes.push(...retriedNotes(root, tokenOf(save.prior)));
   try {
     const folded = await foldOne(root, monthOf(ms), fp);
     if (folded) notes.push(folded);
@@ -130,7 +128,7 @@ export async function recordResume(
     const h = parseHandoff(text);
     const outcome = measureOutcome(call.events, h.nextSteps[0] ?? null, h.failedApproaches);
     const score = validateHandoff(text, { mode: "root", nowMs: Date.now() }).score;
-    const sessionKey = sha256(sessionId).slice(0, 16);
+    const sessionKey = tokenOf(sessionId).slice(0, 16);
     const ms = Date.now();
     // Once per session and handoff: a later checkpoint of the same session adds no second entry.
     const seen = `resume ${sessionKey}\n- Resumed: ${token.slice(0, 16)}\n`;

@@ -161,7 +161,6 @@ function editAnchors(text: string, edit: (body: string[]) => string[]): string {
   return [...lines.slice(0, range.start), ...body, ...lines.slice(range.end)].join("\n");
 }
 
-// The anchors' first `- Date:` line set to `iso`.
 function replaceDate(text: string, iso: string): string {
   return editAnchors(text, (body) => {
     const at = body.findIndex((l) => l.startsWith("- Date: "));

@@ -1,37 +1,9 @@
 // The `## Environment anchors` lines and path lists, free of the Markdown grammar: the `anchors` verb uses it alone.
 import { refusedIndexes } from "../guard/invisible.ts";
-import { quotedValue } from "../guard/quote.ts";
+import { quotePath, quotedValue } from "../guard/quote.ts";
 import { asObjectId, isNullObjectId, parseStrictTime } from "./values.ts";
 
 const MAX_LISTED_DIRTY = 50;
-
-const NEEDS_QUOTES = /[,"\\\x00-\x1f\x7f]|^\s|\s$|^\u2026| @ /;
-const ESCAPES: Record<string, string> = {
-  "\x07": "\\a", "\b": "\\b", "\t": "\\t", "\n": "\\n", "\v": "\\v", "\f": "\\f", "\r": "\\r", '"': '\\"', "\\": "\\\\",
-};
-
-/** A path as is, or C-quoted like git's when needed, so `write` accepts and `drift` reads what `anchors` prints. */
-export function quotePath(p: string): string {
-  const refused = refusedIndexes(p);
-  if (!NEEDS_QUOTES.test(p) && p !== "none" && refused.size === 0) return p;
-  let out = '"';
-  let k = 0;
-  for (const ch of p) {
-    const code = ch.codePointAt(0)!;
-    if (ESCAPES[ch] !== undefined) out += ESCAPES[ch];
-    else if (code < 0x20 || code === 0x7f || refused.has(k)) {
-      for (const byte of Buffer.from(ch, "utf8")) out += `\\${byte.toString(8).padStart(3, "0")}`;
-    } else out += ch;
-    k++;
-  }
-  return `${out}"`;
-}
-
-/** A path in human output: always in double quotes, so a file name never poses as words of the sentence. */
-export function quotedPath(p: string): string {
-  const q = quotePath(p);
-  return q.startsWith('"') ? q : `"${q}"`;
-}
 
 const UNESCAPE: Record<string, number> = { a: 7, b: 8, t: 9, n: 10, v: 11, f: 12, r: 13, '"': 34, "\\": 92 };
 

@@ -1,7 +1,7 @@
 // The checkpoint document (docs/design.md#checkpoints): rendering within 4,096 bytes, and its header values.
 import { sanitize } from "../guard/sanitize.ts";
 import { redactTranscript, type RedactionFinding } from "../guard/redact.ts";
-import { quotePath } from "./anchor-lines.ts";
+import { quotePath } from "../guard/quote.ts";
 import { LISTED_ITEMS, type Capture } from "./capture.ts";
 import { CHECKPOINT_HEADING } from "./checkpoint-name.ts";
 import { MARKER } from "./values.ts";

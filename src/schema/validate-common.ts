@@ -153,15 +153,18 @@ export function editDistance(a: string, b: string): number {
   return d[s.length]![t.length]!;
 }
 
-/** The name nearest to `title` (case ignored) when near enough to be a misspelling of it, or null. */
-export function nearest(title: string, names: readonly string[]): string | null {
+// A section title within this many edits of a known one is taken for a misspelling of it.
+const misspelt = (best: string): number => Math.max(2, Math.floor(best.length / 4));
+
+/** The name nearest to `word` (case ignored, ties to the first) within `limit(best)` edits, or null. */
+export function nearest(word: string, names: readonly string[], limit = misspelt): string | null {
   let best: string | null = null;
   let bestD = Infinity;
   for (const n of names) {
-    const d = editDistance(title.toLowerCase(), n.toLowerCase());
+    const d = editDistance(word.toLowerCase(), n.toLowerCase());
     if (d < bestD) [bestD, best] = [d, n];
   }
-  return best !== null && bestD <= Math.max(2, Math.floor(best.length / 4)) ? best : null;
+  return best !== null && bestD <= limit(best) ? best : null;
 }
 
 /** Issues as `write` and `validate` print them. */

@@ -128,7 +128,6 @@ function ledgerContext(input: string, kind: LedgerKind) {
   return { input, text, lines: text.split("\n"), flags: tree.flags, secrets, kind, schema, badHeadings, entries };
 }
 
-/** Validates a ledger: runs `LEDGER_RULES` and scores `LEDGER_PARTS`. */
 export function validateLedger(input: string, kind: LedgerKind, redacted?: RedactedText): Validation {
   const pass = redacted ?? redactText(input);
   return runRules(LEDGER_RULES, LEDGER_PARTS, pass, ledgerContext(pass.text, kind));

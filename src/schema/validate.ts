@@ -1,7 +1,9 @@
 // `validate handoff`: reads the one parsed model so it never reads a value differently from hook, drift or brief.
+import TEMPLATE from "../../templates/handoff.md?raw" with { type: "text" };
 import { redactText, type RedactionFinding } from "../guard/redact.ts";
 import { quoted } from "../guard/sanitize.ts";
-import { isEmptyAnchorsBody, quotedPath, readAnchorLine } from "./anchor-lines.ts";
+import { quotedPath } from "../guard/quote.ts";
+import { isEmptyAnchorsBody, readAnchorLine } from "./anchor-lines.ts";
 import { parseBlocks } from "./grammar.ts";
 import { normaliseText, parseHandoff, readHandoff, SECTION_TITLES, type HandoffHeading,
   type ParsedHandoff } from "./handoff.ts";
@@ -11,28 +13,11 @@ import { at, BEGIN, lineCount, nearest, QUOTE_CUT, ruleOf, runRules, TEXT_RULES,
   type RedactedText, type Rule, type Validation } from "./validate-common.ts";
 import { MARKER, unticked } from "./values.ts";
 
-/** The sections a handoff may leave out. */
 export const OPTIONAL_SECTIONS: ReadonlySet<string> = new Set(["Scope", "Verification"]);
 
-/** templates/handoff.md's placeholders to fill (a test keeps them the template's); write fills the anchors' own. */
-export const TEMPLATE_PLACEHOLDERS = new Set(`<the outcome the user asked for, one or two sentences>
-<optional: what is authorised; what needs the user's decision first. Nothing to say: leave this heading out>
-- [x] <done: implemented, not necessarily verified>
-- [~] <in progress: where it stopped>
-- [ ] <to do>
-- [-] <abandoned on purpose> — dropped: <why>
-<optional, like Scope: left out, the score does not count it; each check apart from the plan:>
-- <check>: <command> -> <result> @ <revision>
-- <check>: not run, <why>
-- Accepted: <who, what, revision> or not yet, <what awaits review>
-- [user-directed] <the user stated it>: <why>
-- [user-approved] <proposed, then examined and accepted by the user>: <why>
-- [agent-proposed] <not yet examined by the user>: <why>
-- [user-approved] <a replaced choice> (superseded by <what>)
-- <what was tried>: <why it failed, what ruled it out>
-- <unknown, or what waits on the user; a required section with nothing in it keeps its heading and \`- none\`>
-1. <first action, concrete enough to start cold: a path, a command or a named check> — done when <acceptance criteria>
-- \`<relative path>\` — <why it matters>`.split("\n"));
+// The template's placeholder lines, each an error when left verbatim; write fills the anchors' own.
+const SKELETON = TEMPLATE.slice(0, TEMPLATE.indexOf("## Environment anchors")).split("\n");
+const TEMPLATE_PLACEHOLDERS = new Set(SKELETON.filter((l) => /<[^<>\n]+>/.test(l) && !l.startsWith("<!--")));
 
 const PLACEHOLDER = "the template's placeholder text, unfilled: write this session's own words or delete the line";
 const LINE_CAP = 150;

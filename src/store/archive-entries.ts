@@ -1,4 +1,4 @@
-import { quotedPath } from "../schema/anchor-lines.ts";
+import { quotedPath } from "../guard/quote.ts";
 import { lstatSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { Absent, Refused } from "../errors.ts";

@@ -2,11 +2,10 @@
 // the hook's delivered-once markers. Retention and leftovers are in checkpoint-cleanup.ts.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, unlinkSync } from "node:fs";
 import path from "node:path";
-import { nodeCrypto } from "../builtins.ts";
 import { CHECKPOINT_NAME, headerValue, isAnchorsOnlySource, isCheckpointText } from "../schema/checkpoint-name.ts";
 import type { CheckpointSections } from "../schema/checkpoint.ts";
 import { parseStrictTime } from "../schema/values.ts";
-import { createExclusive } from "./files.ts";
+import { createExclusive, tokenOf } from "./files.ts";
 import { hasPrivatePartner, listDir } from "./private.ts";
 import { memoryDir } from "./paths.ts";
 
@@ -31,7 +30,7 @@ export function sessionFileId(id: unknown): string {
   if (typeof id !== "string" || id === "") return "unknown";
   const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]!);
   if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayBeToken(id)) return id;
-  return nodeCrypto().createHash("sha256").update(id, "utf8").digest("hex").slice(0, 16);
+  return tokenOf(id).slice(0, 16);
 }
 
 /** `unsafe`: a link or not a folder, never used. */

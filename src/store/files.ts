@@ -4,12 +4,12 @@ import path from "node:path";
 import { nodeCrypto } from "../builtins.ts";
 import { Refused } from "../errors.ts";
 import { failpoint } from "./failpoint.ts";
-import { quotedPath } from "../schema/anchor-lines.ts";
+import { quotedPath } from "../guard/quote.ts";
 import { MAX_DOCUMENT_BYTES, TARGETS } from "./paths.ts";
 
-/** The token of a file: lowercase hex SHA-256 of its exact bytes. */
-export function tokenOf(bytes: Uint8Array): string {
-  return nodeCrypto().createHash("sha256").update(bytes).digest("hex");
+/** Lowercase hex SHA-256 of bytes or UTF-8 text; of a file's exact bytes, its token. */
+export function tokenOf(data: Uint8Array | string): string {
+  return nodeCrypto().createHash("sha256").update(data).digest("hex");
 }
 
 /** `absent` or 64 lowercase hex. */

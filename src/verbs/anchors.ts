@@ -1,6 +1,7 @@
 import { collectAnchors } from "../git/anchors.ts";
 import { anchorsWithoutTokens, withoutTokens } from "../guard/token-shape.ts";
-import { quotedPath, renderAnchorLines } from "../schema/anchor-lines.ts";
+import { quotedPath } from "../guard/quote.ts";
+import { renderAnchorLines } from "../schema/anchor-lines.ts";
 import { rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
@@ -14,7 +15,8 @@ export const anchorsVerb: Verb = {
 Prints the lines of the handoff's \`## Environment anchors\` section (without the
 heading), ready to paste:
   - Branch: <name, or (detached)>
-  - HEAD: <full 40/64-hex id>            (\`none (no commits yet)\` in a new repository)
+  - HEAD: <full 40/64-hex id>            (\`none (no commits yet)\` in a new
+    repository)
   - Dirty files: <paths, comma-separated, or none>
   - Dirty hashes: <path> <blob id>, ...   (only with dirty files)
   - Date: <now, ISO-8601 UTC with Z>
@@ -27,8 +29,8 @@ process; writes nothing. How each line is made: references/verbs.md#anchors.
 
 options:
   --key-file PATH  a file inside the root whose time to record (repeatable)
-  --json      print {"insideGit", "branch", "head", "dirty", "date", "keyFileMtimes",
-              "gitNote", "markdown"}
+  --json      print {"insideGit", "branch", "head", "dirty", "date",
+              "keyFileMtimes", "gitNote", "markdown"}
 ${ROOT_HELP}
 exit: 0 printed
       2 usage error, or the root is missing or a link

@@ -146,19 +146,20 @@ export const archivesVerb: Verb = {
                                              --expected-current-sha256 TOKEN
                                              [--lock-timeout SECONDS]
 
-The archived handoffs in <root>/.ai/memory/archive/ (each save keeps the previous
-one; the 5 newest are kept). Only names matching ^HANDOFF-[A-Za-z0-9._-]+\\.md$ are
-listed, read or touched.
+The archived handoffs in <root>/.ai/memory/archive/ (each save keeps the
+previous one; the 5 newest are kept). Only names matching
+^HANDOFF-[A-Za-z0-9._-]+\\.md$ are listed, read or touched.
 
-list     newest first, one per line: "<name>  <state time, or age unknown>  <goal
-         line in double quotes>" (file text, shown quoted: data, never
+list     newest first, one per line: "<name>  <state time, or age unknown>
+         <goal line in double quotes>" (file text, shown quoted: data, never
          instructions); "no archived handoffs" when none. --json: {"archives":
          [{"name", "stateTime", "goal", "unsafe"}]}.
 show     prints one archive in the untrusted envelope, as \`read\` does.
 restore  makes that archive the current handoff: a compare-and-swap write (TOKEN
          is the current HANDOFF.md's, or \`absent\`) that archives the current
          handoff first and republishes the archive's bytes exactly; prints
-         "restored HANDOFF.md from archive/<NAME>; …" then "CURRENT-SHA256: <token>".
+         "restored HANDOFF.md from archive/<NAME>; …" then "CURRENT-SHA256:
+         <token>".
 Ordering, unsafe entries and every line: references/verbs.md#archives.
 
 exit: 0 done

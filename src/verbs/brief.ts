@@ -40,9 +40,10 @@ export const briefVerb: Verb = {
   positionals: [0, 0],
   help: `usage: node memory_io.mjs brief [--root DIR] [--stdin] [--json]
 
-Prints the six-line warm-start brief for a resume, drafted from the handoff (or a
-pasted one with --stdin), the drift report (\`drift --help\`) and the ledgers, between
-\`<<<BEGIN UNTRUSTED BRIEF <nonce>>>\` and \`<<<END UNTRUSTED BRIEF <nonce>>>\` lines:
+Prints the six-line warm-start brief for a resume, drafted from the handoff (or
+a pasted one with --stdin), the drift report (\`drift --help\`) and the ledgers,
+between \`<<<BEGIN UNTRUSTED BRIEF <nonce>>>\` and \`<<<END UNTRUSTED BRIEF
+<nonce>>>\` lines:
   Goal: ...
   Plan status: ...            (D done, P in progress, T todo[, A abandoned][, U
                                unmarked]; UNVERIFIED when history was rewritten)
@@ -50,18 +51,19 @@ pasted one with --stdin), the drift report (\`drift --help\`) and the ledgers, b
   Do-not-retry: ...           (failed approaches; each keeps its cause)
   Drift & lessons: ...        (the drift summary with its age, ledger counts)
   Proposed next step: ... Confirm?
-Handoff text is data: secrets redacted, controls shown as <U+XXXX>, each field cut
-at 400 characters. With no handoff, a brief names a stash entry holding one, or is
-drafted from an automatic checkpoint (every field marked "captured, not
-confirmed"). The words of each state and the JSON fields: references/verbs.md#brief.
+Handoff text is data: secrets redacted, controls shown as <U+XXXX>, each field
+cut at 400 characters. With no handoff, a brief names a stash entry holding one,
+or is drafted from an automatic checkpoint (every field marked "captured, not
+confirmed"). The words of each state and the JSON fields:
+references/verbs.md#brief.
 
 options:
   --stdin   brief a pasted handoff (at most 1,000,000 bytes)
   --json    print {"brief": {"goal", "planStatus", …, "lines"}, "drift": {…}}
 ${ROOT_HELP}
 exit: 0 brief printed
-      2 refused (unsafe or conflicted memory; an interrupted save: run \`recover\`)
-        or usage error
+      2 refused (unsafe or conflicted memory; an interrupted save: run
+        \`recover\`) or usage error
       3 no handoff: cold start (prints \`No saved session state exists.\`)
 `,
   async run(ctx) {

@@ -49,30 +49,33 @@ export const checkVerb: Verb = {
   positionals: [0, 0],
   help: `usage: node memory_io.mjs check [--root DIR] [--json]
 
-Bootstrap check for AGENTS.md-style instructions: what is parked in <root>/.ai/memory?
-Reads nothing into the output and takes no lock. It prints one line, its state's:
+Bootstrap check for AGENTS.md-style instructions: what is parked in
+<root>/.ai/memory? Reads nothing into the output and takes no lock. It prints
+one line, its state's:
   "${MESSAGES.clean}" (0)
   "${MESSAGES.interrupted}" (1)
   "${MESSAGES.parked}" (2)
   "${MESSAGES.unsafe}" (3)
 ${ROOT_HELP}
 exit: 0 nothing parked
-      1 an interrupted save needs recovery: run \`recover\` (only when no live writer
-        holds the lock; takes precedence over 3)
-      2 a handoff is parked; or, with no handoff, an automatic checkpoint holding a
-        capture ("${CHECKPOINT_PARKED}"), or a stash entry holding the handoff
-        (\`git stash -u\` took the memory dir), or a branch holding this clone's
-        saved handoff (a checkout left it there): the line names the command
-        that brings it back
-      3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no v1
-        marker, a private name holding what no save leaves): do not load it; or
-        conflicted: a memory file holds unresolved merge conflict markers; or a
-        root every verb refuses (another user's checkout, /tmp, $HOME)
+      1 an interrupted save needs recovery: run \`recover\` (only when no live
+        writer holds the lock; takes precedence over 3)
+      2 a handoff is parked; or, with no handoff, an automatic checkpoint
+        holding a capture ("an automatic checkpoint is parked: no handoff was
+        written; the resume flow can draft from it"), or a stash entry holding
+        the handoff (\`git stash -u\` took the memory dir), or a branch holding
+        this clone's saved handoff (a checkout left it there): the line names
+        the command that brings it back
+      3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no
+        v1 marker, a private name holding what no save leaves): do not load it;
+        or conflicted: a memory file holds unresolved merge conflict markers; or
+        a root every verb refuses (another user's checkout, /tmp, $HOME)
       64 usage error
---json prints {"code", "state", "files", "paused", "message"} and, when they apply,
-"parked" ("handoff", "stash", "branch", "checkpoint" or "conflicted"), "stash", "ref", "restore",
-"conflicted", "mergeDriverMissing" and "unknownSections": references/verbs.md#check.
-When the kill switch is on, the paused sentence is printed too and the code is kept.
+--json prints {"code", "state", "files", "paused", "message"} and, when they
+apply, "parked" ("handoff", "stash", "branch", "checkpoint" or "conflicted"),
+"stash", "ref", "restore", "conflicted", "mergeDriverMissing" and
+"unknownSections": references/verbs.md#check. When the kill switch is on, the
+paused sentence is printed too and the code is kept.
 `,
   async run(ctx) {
     let root: string;

@@ -8,23 +8,29 @@ import { disabledByEnv } from "../store/pause.ts";
 import { failpointOf, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
 
-const HELP = `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR] < hook-input.json
+const HELP = `usage: node memory_io.mjs checkpoint [--format claude|codex|gemini] [--root DIR]
+       < hook-input.json
 
-Run by harness hooks at a compaction and at a session's end, never by hand. With no model call, it
-captures what a handoff would need from the hook's JSON on stdin and the transcript's tail into
-<root>/.ai/memory/checkpoints/<session id>.md (at most 4,096 bytes, redacted): the last user requests,
-the latest plan, files edited, commands with their recorded status, the agent's last claim, the
-harness's compaction summary and the environment anchors. Only tool calls after the session's last
-\`write handoff\` count: with none, nothing is written. The 5 newest sessions' checkpoints are kept.
-It waits for the lock at most 1.2 s, then skips. The root is --root, else the hook input's cwd walked
-up, else the current folder. The rules: references/verbs.md#checkpoint.
+Run by harness hooks at a compaction and at a session's end, never by hand. With
+no model call, it captures what a handoff would need from the hook's JSON on
+stdin and the transcript's tail into
+<root>/.ai/memory/checkpoints/<session id>.md (at most 4,096 bytes, redacted):
+the last user requests, the latest plan, files edited, commands with their
+recorded status, the agent's last claim, the harness's compaction summary and
+the environment anchors. Only tool calls after the session's last
+\`write handoff\` count: with none, nothing is written. The 5 newest sessions'
+checkpoints are kept. It waits for the lock at most 1.2 s, then skips. The root
+is --root, else the hook input's cwd walked up, else the current folder. The
+rules: references/verbs.md#checkpoint.
 
-  --format NAME  the transcript format when its records do not say (gemini: print {})
+  --format NAME  the transcript format when its records do not say
+                 (gemini: print {})
   --root DIR     the project root
 
-stdout: nothing (with --format gemini \`{}\` and nothing on stderr). stderr: one line starting
-"checkpoint: " (saved, unchanged, nothing written, skipped: …, or …; nothing was captured);
-nothing at all with SESSION_HANDOFF_DISABLE set.
+stdout: nothing (with --format gemini \`{}\` and nothing on stderr).
+stderr: one line starting "checkpoint: " (saved, unchanged, nothing written,
+        skipped: …, or …; nothing was captured); nothing at all with
+        SESSION_HANDOFF_DISABLE set.
 exit: always 0, usage errors included -- a hook must never block the harness.
 `;
 

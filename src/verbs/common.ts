@@ -1,5 +1,4 @@
-import { quotedValue } from "../guard/quote.ts";
-import { quotedPath } from "../schema/anchor-lines.ts";
+import { quotedPath, quotedValue } from "../guard/quote.ts";
 import path from "node:path";
 import { HelperError, Refused, UsageError } from "../errors.ts";
 import { TOKEN_PATTERN } from "../store/files.ts";

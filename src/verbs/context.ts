@@ -131,17 +131,25 @@ export const contextVerb: Verb = {
   get help() {
     return `usage: node memory_io.mjs context --format claude|codex [--root DIR]
 
-The context-threshold offer, run by the harness's UserPromptSubmit and PostToolUse hooks. Reads
-the hook's JSON on stdin and the transcript's last 256 KiB (1 MiB when that holds no usage). When
-the context in use is at or above the threshold of the window and this session was not told yet,
-it prints once, as {"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"…"}}:
-  ${offerText(75, 150000, 200000, 70)}
-and writes the session's checkpoint (Trigger: context-threshold). Back under the threshold (after
-a compaction) the next crossing is told again; a handoff saved after the crossing silences it.
-.ai/memory/settings.json sets it (a bad value is named on stderr and its default used):
-  {"contextOffer": true, "contextThreshold": 70, "contextWindow": null, "archivesKept": 5}
-Nothing is printed when the offer is off, memory writes are paused, SESSION_HANDOFF_DISABLE is
-set, or the memory tree is unsafe. How usage and the window are counted: docs/context-threshold.md.
+The context-threshold offer, run by the harness's UserPromptSubmit and
+PostToolUse hooks. Reads the hook's JSON on stdin and the transcript's last
+256 KiB (1 MiB when that holds no usage). When the context in use is at or above
+the threshold of the window and this session was not told yet, it prints once,
+as {"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"…"}}:
+  session-handoff: this session's context is 75% full (150000 of 200000 tokens;
+    the threshold is 70%). Before it is compacted, offer the user once to save a
+    handoff now with the session-handoff skill's save flow; save only if they
+    agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a
+    safety net.
+and writes the session's checkpoint (Trigger: context-threshold). Back under the
+threshold (after a compaction) the next crossing is told again; a handoff saved
+after the crossing silences it. .ai/memory/settings.json sets it (a bad value is
+named on stderr and its default used):
+  {"contextOffer": true, "contextThreshold": 70, "contextWindow": null,
+   "archivesKept": 5}
+Nothing is printed when the offer is off, memory writes are paused,
+SESSION_HANDOFF_DISABLE is set, or the memory tree is unsafe. How usage and the
+window are counted: docs/context-threshold.md.
 exit: always 0.
 `;
   },

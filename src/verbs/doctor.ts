@@ -1,6 +1,5 @@
 import path from "node:path";
-import { quotedValue } from "../guard/quote.ts";
-import { quotePath } from "../schema/anchor-lines.ts";
+import { quotedValue, quotePath } from "../guard/quote.ts";
 import { AGENTS } from "../agents/index.ts";
 import type { Agent, AgentName } from "../agents/types.ts";
 import { agentInstalls, memoryState, pluginInstalls, type AgentReport } from "../agents/doctor-checks.ts";

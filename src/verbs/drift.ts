@@ -5,7 +5,7 @@ import type { DirtyFate } from "../git/fates.ts";
 import { branchWords, notHereWords, type DriftReport } from "../git/verdict.ts";
 import { showRefused } from "../guard/invisible.ts";
 import { withoutTokens } from "../guard/token-shape.ts";
-import { quotedPath } from "../schema/anchor-lines.ts";
+import { quotedPath } from "../guard/quote.ts";
 import { checkAnchors, parseHandoff } from "../schema/handoff.ts";
 import { rootOption, ROOT_HELP } from "./common.ts";
 import { loadHandoff, shapeWarnings } from "../store/handoff-input.ts";
@@ -71,30 +71,34 @@ export const driftVerb: Verb = {
   positionals: [0, 0],
   help: `usage: node memory_io.mjs drift [--root DIR] [--stdin] [--json]
 
-Compares the handoff's environment anchors (or, with --stdin, a pasted handoff) with
-the repository now: branch, whether the saved HEAD is still reachable or here at all,
-commits ahead / behind (memory-only commits counted apart), age, key files missing or
-changed, dirty files then and now, an operation in progress, the upstream, and who
-last committed the handoff. Takes no lock; writes nothing; at most 9 git processes.
+Compares the handoff's environment anchors (or, with --stdin, a pasted handoff)
+with the repository now: branch, whether the saved HEAD is still reachable or
+here at all, commits ahead / behind (memory-only commits counted apart), age,
+key files missing or changed, dirty files then and now, an operation in
+progress, the upstream, and who last committed the handoff. Takes no lock;
+writes nothing; at most 9 git processes.
 
 verdicts, strongest first:
-  unverifiable  git missing or unreadable, no valid HEAD anchor, the saved HEAD not
-                in this clone, or (where it would be fresh) the age is unknown
+  unverifiable  git missing or unreadable, no valid HEAD anchor, the saved HEAD
+                not in this clone, or (where it would be fresh) the age is
+                unknown
   rewritten     the saved HEAD is unreachable from HEAD and every ref
   stale         saved more than 14 days ago, or more than 30 commits ahead
   drifted       branch changed, commits ahead or behind, or key files missing
   fresh         none of the above
 
-stdout: "verdict: <v>", "summary: <v>: <parts joined by "; ">", then one fact per
-        line; names and paths in double quotes, controls as <U+XXXX>. The parts
-        and the JSON fields: references/verbs.md#drift.
+stdout: "verdict: <v>", "summary: <v>: <parts joined by "; ">", then one fact
+        per line; names and paths in double quotes, controls as <U+XXXX>. The
+        parts and the JSON fields: references/verbs.md#drift.
 
 options:
-  --stdin   compare a pasted handoff (at most 1,000,000 bytes) instead of HANDOFF.md
+  --stdin   compare a pasted handoff (at most 1,000,000 bytes) instead of
+            HANDOFF.md
   --json    print one object: verdict, saved, current, ahead, behind, ageDays, …
 ${ROOT_HELP}
 exit: 0 report printed (any verdict)
-      2 refused (unsafe memory; an interrupted save: run \`recover\`) or usage error
+      2 refused (unsafe memory; an interrupted save: run \`recover\`) or usage
+        error
       3 no handoff (and nothing on stdin with --stdin)
 `,
   async run(ctx) {

@@ -101,20 +101,24 @@ function composeHookText(
 const HELP = `usage: node memory_io.mjs hook --mode session|lessons [--root DIR]
          [--format text|claude|codex|gemini|cursor|cline]
 
-Session-start hook. Prints fixed sentences about parked memory -- a handoff, lessons, an unsafe
-or foreign file, an interrupted save, an automatic checkpoint, the kill switch, a handoff section
-schema v1 does not know -- and never any text taken from a memory file. --mode session looks at
-HANDOFF.md and LESSONS.md; --mode lessons at LESSONS.md only. Prints nothing when every file it
-looks at is missing (unless this clone recorded a save: then it says one is away), and nothing at
-all when SESSION_HANDOFF_DISABLE is set to anything but empty, 0, false, no or off. Output stays
-under 2000 characters. It runs no git and follows no link from .ai down. Each sentence starts
-"session-handoff: "; every one: references/verbs.md#hook and references/session-start-hook.md.
-The root: --root DIR, else the "cwd" of the harness's JSON on stdin (read for at most one second),
-else the current folder; a cwd it cannot use prints nothing and says why on stderr.
+Session-start hook. Prints fixed sentences about parked memory -- a handoff,
+lessons, an unsafe or foreign file, an interrupted save, an automatic
+checkpoint, the kill switch, a handoff section schema v1 does not know -- and
+never any text taken from a memory file. --mode session looks at HANDOFF.md and
+LESSONS.md; --mode lessons at LESSONS.md only. Prints nothing when every file it
+looks at is missing (unless this clone recorded a save: then it says one is
+away), and nothing at all when SESSION_HANDOFF_DISABLE is set to anything but
+empty, 0, false, no or off. Output stays under 2000 characters. It
+runs no git and follows no link from .ai down. Each sentence starts
+"session-handoff: "; every one: references/verbs.md#hook and
+references/session-start-hook.md. The root: --root DIR, else the "cwd" of the
+harness's JSON on stdin (read for at most one second), else the current folder;
+a cwd it cannot use prints nothing and says why on stderr.
 
 formats (each harness's envelope around the same sentences; \`install\` picks it):
   text    the sentences as plain lines (the default)
-  claude  {"hookSpecificOutput":{"hookEventName":"SessionStart","additionalContext":"…"}}
+  claude  {"hookSpecificOutput":{"hookEventName":"SessionStart",
+          "additionalContext":"…"}}
   codex   the same object, and no other key
   gemini  the same object; nothing but JSON on stdout, nothing on stderr
   cursor  {"additional_context":"…"}

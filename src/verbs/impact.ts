@@ -87,14 +87,15 @@ export const impactVerb: Verb = {
   positionals: [0, 0],
   help: `usage: node memory_io.mjs impact [--root DIR] [--json]
 
-Did the handoffs help? Each resume of this project that an automatic checkpoint saw (a
-\`brief\` call in the session's transcript) is a journal entry: the handoff resumed and its
-score, whether the first edits and commands after it touched what its proposed next step
-named, each command or path after it matching one of its failed approaches (a do-not-retry
-violated), and the tool calls before the first edit. impact sums them for the project:
-resumes, next step followed, failed approaches retried, the median calls to the first edit;
-then the same for handoffs scoring ${GOOD_SCORE} or more against the rest, shown only when each
-group holds at least ${MIN_GROUP} resumes (else "too few resumes"). Counts only: no user words.
+Did the handoffs help? Each resume of this project that an automatic checkpoint
+saw (a \`brief\` call in the session's transcript) is a journal entry: the handoff
+resumed and its score, whether the first edits and commands after it touched
+what its proposed next step named, each command or path after it matching one of
+its failed approaches (a do-not-retry violated), and the tool calls before the
+first edit. impact sums them for the project: resumes, next step followed,
+failed approaches retried, the median calls to the first edit; then the same for
+handoffs scoring ${GOOD_SCORE} or more against the rest, shown only when each group holds
+at least ${MIN_GROUP} resumes (else "too few resumes"). Counts only: no user words.
 --json prints {resumes, all, good, rest, comparison: "shown"|"too few resumes"}.
 ${ROOT_HELP}
 exit:   0 (also with no resume recorded).

@@ -50,7 +50,7 @@ export const VERBS: Record<string, { load: () => Promise<Verb>; summary?: string
   },
   promote: {
     load: async () => (await import("./promote.ts")).promoteVerb,
-    summary: "append an approved lesson to AGENTS.md or CLAUDE.md (compare-and-swap)",
+    summary: "append an approved lesson to AGENTS.md or CLAUDE.md",
     example: [
       "# after read-target printed CURRENT-SHA256: absent (no AGENTS.md yet)",
       "node memory_io.mjs promote --target AGENTS.md \\",
@@ -61,7 +61,7 @@ export const VERBS: Record<string, { load: () => Promise<Verb>; summary?: string
   },
   check: {
     load: async () => (await import("./check.ts")).checkVerb,
-    summary: "bootstrap check: 0 nothing parked, 1 interrupted save, 2 handoff parked, 3 unsafe",
+    summary: "bootstrap: 0 nothing parked, 1 interrupted, 2 parked, 3 unsafe",
     example: ['node memory_io.mjs check; echo "exit $?"   # 2: a handoff is parked'],
   },
   recover: {
@@ -71,12 +71,12 @@ export const VERBS: Record<string, { load: () => Promise<Verb>; summary?: string
   },
   anchors: {
     load: async () => (await import("./anchors.ts")).anchorsVerb,
-    summary: "print the git anchors (branch, HEAD, dirty files, date) for a save",
+    summary: "print the git anchors of a save (branch, HEAD, dirty files, date)",
     example: ["node memory_io.mjs anchors", "node memory_io.mjs anchors --key-file notes.txt   # outside git"],
   },
   drift: {
     load: async () => (await import("./drift.ts")).driftVerb,
-    summary: "measure how far the repository moved since the handoff: verdict and numbers",
+    summary: "how far the repository moved since the handoff: verdict, numbers",
     example: [
       "node memory_io.mjs drift --json",
       "# a handoff pasted from another machine, checked against this repository:",
@@ -95,7 +95,7 @@ export const VERBS: Record<string, { load: () => Promise<Verb>; summary?: string
   },
   validate: {
     load: async () => (await import("./validate.ts")).validateVerb,
-    summary: "check a memory document: schema errors (exit 2), score 0-100, findings, dropped items",
+    summary: "check a memory document: schema errors (exit 2), score, findings",
     example: [
       "node memory_io.mjs validate handoff   # the saved file: errors, score, findings",
       "node memory_io.mjs validate handoff --stdin < draft.md   # before saving",
@@ -112,7 +112,7 @@ export const VERBS: Record<string, { load: () => Promise<Verb>; summary?: string
   },
   init: {
     load: async () => (await import("./init.ts")).initVerb,
-    summary: "set the skill up in a project: copy it, make every agent see it, install the hooks",
+    summary: "set the skill up: copy it, make every agent see it, install hooks",
     example: [
       "npx session-handoff init --dry-run   # what it would do, for the agents found",
       "npx session-handoff init --agent claude-code --agent codex",
@@ -120,7 +120,7 @@ export const VERBS: Record<string, { load: () => Promise<Verb>; summary?: string
   },
   install: {
     load: async () => (await import("./install.ts")).installVerb,
-    summary: "wire the session-start hook or bootstrap block into an agent's files",
+    summary: "wire the start hook or bootstrap block into an agent's files",
     example: [
       "node memory_io.mjs install --agent claude-code --dry-run   # what would change",
       "node memory_io.mjs install --agent claude-code",
@@ -133,12 +133,12 @@ export const VERBS: Record<string, { load: () => Promise<Verb>; summary?: string
   },
   doctor: {
     load: async () => (await import("./doctor.ts")).doctorVerb,
-    summary: "read-only health report: Node, installs per agent, memory dir; each problem with its fix",
+    summary: "read-only health report: Node, installs, memory; with fixes",
     example: ["node memory_io.mjs doctor   # each problem with the command that fixes it"],
   },
   publish: {
     load: async () => (await import("./publish.ts")).publishVerb,
-    summary: "commit exactly the memory dir (on the user's request); --push to the upstream",
+    summary: "commit exactly the memory dir when asked; --push to the upstream",
     example: [
       "# only when the user asks; --push also pushes to the branch's upstream",
       'node memory_io.mjs publish --message "handoff: CSV importer, stopped at dedupe"',

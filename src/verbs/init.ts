@@ -25,24 +25,27 @@ export const initVerb: Verb = {
 
 Sets the skill up in a project in one step: copies the skill (SKILL.md, LICENSE,
 agents/, references/, templates/, scripts/) into .agents/skills/session-handoff/
-(Codex, OpenCode, Gemini CLI and Cursor read it); links it (a relative link; a copy
-on Windows) into .claude/skills/ for Claude Code and .cline/skills/ for Cline; then
-runs \`install --agent NAME\` for each agent from that copy. Agents are those whose
-folder is in the project (.claude/ or CLAUDE.md, .codex/, .opencode/, .clinerules/,
-.gemini/ or GEMINI.md, .cursor/), or those named with --agent (${NAMES}).
+(Codex, OpenCode, Gemini CLI and Cursor read it); links it (a relative link; a
+copy on Windows) into .claude/skills/ for Claude Code and .cline/skills/ for
+Cline; then runs \`install --agent NAME\` for each agent from that copy. Agents
+are those whose folder is in the project (.claude/ or CLAUDE.md, .codex/,
+.opencode/, .clinerules/, .gemini/ or GEMINI.md, .cursor/), or those named with
+--agent (${NAMES}).
 
---global  the same in HOME (~/.agents/skills/session-handoff/, \`install --global\`).
+--global  the same in HOME (~/.agents/skills/session-handoff/,
+          \`install --global\`).
 --dry-run says what it would do and changes nothing.
---undo    \`uninstall\` for each agent found or whose files hold its entries, then
-          the links and the copy go (folders init made go when empty); a file of
-          the copy you edited stays.
---replace overwrite the files of the copy you edited since init copied them (else
-          init refuses, naming them; .init.json in the copy records what it copied).
+--undo    \`uninstall\` for each agent found or whose files hold its entries,
+          then the links and the copy go (folders init made go when empty); a
+          file of the copy you edited stays.
+--replace overwrite the files of the copy you edited since init copied them
+          (else init refuses, naming them; .init.json in the copy records what
+          it copied).
 
 A second run changes no byte. Refused, with nothing changed: no project (pass
---root), no agent found and none named, a file or folder it cannot write, a skill
-folder that is something else, and whatever install refuses (tried first with
---dry-run). stdout: one line per thing done, then what to say to the agent.
+--root), no agent found and none named, a file or folder it cannot write, a
+skill folder that is something else, and whatever install refuses (tried first
+with --dry-run). stdout: one line per thing done, then what to say to the agent.
 exit:   0 done; 2 refused or usage; 4 paused; 5 the install lock stayed busy.
 `,
   async run(ctx) {

@@ -8,16 +8,19 @@ export const installVerb: Verb = {
   name: "install",
   options: AGENT_OPTIONS,
   positionals: [0, 0],
-  help: `usage: node memory_io.mjs install --agent ${AGENT_NAMES}
-         [--root DIR | --global] [--dry-run]
+  help: `usage: node memory_io.mjs install --agent
+         ${AGENT_NAMES} [--root DIR | --global]
+         [--dry-run]
 
-Wires the session-start hook (and, where the harness has the events, the checkpoint
-hooks) or the bootstrap block into an agent's own files:
-  claude-code  .claude/settings.json: SessionStart, PreCompact, PostCompact, SessionEnd
-  codex        AGENTS.md block; .codex/hooks.json: SessionStart, PreCompact, SessionEnd
+Wires the session-start hook (and, where the harness has the events, the
+checkpoint hooks) or the bootstrap block into an agent's own files:
+  claude-code  .claude/settings.json: SessionStart, PreCompact, PostCompact,
+               SessionEnd
+  codex        AGENTS.md block; .codex/hooks.json: SessionStart, PreCompact,
+               SessionEnd
   opencode     AGENTS.md block (shared with codex)
-  cline        .clinerules/00-session-handoff.md; .clinerules/hooks/TaskStart and
-               TaskResume (and their .ps1 forms)
+  cline        .clinerules/00-session-handoff.md; .clinerules/hooks/TaskStart
+               and TaskResume (and their .ps1 forms)
   gemini       GEMINI.md block; .gemini/settings.json: SessionStart, SessionEnd
   cursor       .cursor/rules/session-handoff.mdc (alwaysApply)
 Only adds, reformatting nothing of yours, so \`uninstall\` takes out exactly what

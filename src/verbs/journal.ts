@@ -14,23 +14,26 @@ export const journalVerb: Verb = {
   name: "journal",
   options: { root: { type: "string" }, before: { type: "string" }, "lock-timeout": { type: "string" } },
   positionals: [1, 1],
-  help: `usage: node memory_io.mjs journal purge [--before YYYY-MM] [--root DIR] [--lock-timeout SECONDS]
+  help: `usage: node memory_io.mjs journal purge [--before YYYY-MM] [--root DIR]
+       [--lock-timeout SECONDS]
 
-The journal is .ai/memory/journal/: every save of the handoff appends one entry to
-<YYYY-MM>.md (the month of its Saved: time, UTC; past 1,000,000 bytes the month goes on in
-<YYYY-MM>-2.md, -3, ...), and the first save that finds a month more than six whole months
-old folds it into <YYYY>.md (decisions, failed approaches and resume outcomes one line per
-session, the rest counted). A file journal/OFF (made by hand, like PAUSE) stops new
-entries and folds, and publish then commits no journal file.
+The journal is .ai/memory/journal/: every save of the handoff appends one entry
+to <YYYY-MM>.md (the month of its Saved: time, UTC; past 1,000,000 bytes the
+month goes on in <YYYY-MM>-2.md, -3, ...), and the first save that finds a month
+more than six whole months old folds it into <YYYY>.md (decisions, failed
+approaches and resume outcomes one line per session, the rest counted). A file
+journal/OFF (made by hand, like PAUSE) stops new entries and folds, and publish
+then commits no journal file.
 
-purge deletes the journal files (month, continuation and year files; nothing else in the
-folder), all of them, or with --before only those of months before YYYY-MM (a year file
-when its whole year is). It runs under the memory lock and is refused while writes are
-paused. Files already committed by publish stay in git's history: purge changes only the
-working tree (commit the deletion, and rewrite history if it must go).
-stdout: "purged N journal file(s)" and one line per file; "nothing to purge: …" when there
-        is no journal folder (none is made). A link or a folder named like a journal file is
-        refused before anything is deleted.
+purge deletes the journal files (month, continuation and year files; nothing
+else in the folder), all of them, or with --before only those of months before
+YYYY-MM (a year file when its whole year is). It runs under the memory lock and
+is refused while writes are paused. Files already committed by publish stay in
+git's history: purge changes only the working tree (commit the deletion, and
+rewrite history if it must go).
+stdout: "purged N journal file(s)" and one line per file; "nothing to purge: …"
+        when there is no journal folder (none is made). A link or a folder named
+        like a journal file is refused before anything is deleted.
 ${ROOT_HELP}
 exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
 `,

@@ -20,24 +20,24 @@ export const promoteVerb: Verb = {
   help: `usage: node memory_io.mjs promote [--root DIR] --target AGENTS.md|CLAUDE.md
          --expected-current-sha256 TOKEN [--lock-timeout SECONDS] < text
 
-Appends an approved lesson (1..64,000 bytes of UTF-8 on stdin; reading stops past that:
-"stdin is more than 64,000 bytes") to AGENTS.md or CLAUDE.md
+Appends an approved lesson (1..64,000 bytes of UTF-8 on stdin; reading stops
+past that: "stdin is more than 64,000 bytes") to AGENTS.md or CLAUDE.md
 at the root, only if the file is still the version whose token you read with
-\`read-target\` (\`absent\` creates it, mode 0644). A newline is added to the prior content
-and to the text when they lack one. Secrets are redacted and invisible characters refused,
-as for \`write\`. Only on the user's approval.
+\`read-target\` (\`absent\` creates it, mode 0644). A newline is added to the prior
+content and to the text when they lack one. Secrets are redacted and invisible
+characters refused, as for \`write\`. Only on the user's approval.
 
-When the text (after redaction) is already in the file as whole consecutive lines, nothing
-is appended, whatever token was given (a retried promotion):
+When the text (after redaction) is already in the file as whole consecutive
+lines, nothing is appended, whatever token was given (a retried promotion):
 stdout: "already in <target>; nothing appended", then "CURRENT-SHA256: <token>".
 
-A target that is a link is refused, naming where it points; CLAUDE.md linked to AGENTS.md
-says "use \`--target AGENTS.md\`" (and the reverse, CLAUDE.md).
+A target that is a link is refused, naming where it points; CLAUDE.md linked to
+AGENTS.md says "use \`--target AGENTS.md\`" (and the reverse, CLAUDE.md).
 
 stdout: "appended approved lesson to <target>", then "CURRENT-SHA256: <token>".
 ${ROOT_HELP}
-exit:   0 appended, or already there; 2 refused (stale token: read again; bad text; unsafe file);
-        4 paused; 5 busy.
+exit:   0 appended, or already there; 2 refused (stale token: read again; bad
+        text; unsafe file); 4 paused; 5 busy.
 `,
   async run(ctx) {
     const target = parseTarget(typeof ctx.values.target === "string" ? ctx.values.target : undefined);

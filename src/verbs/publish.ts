@@ -29,24 +29,27 @@ export const publishVerb: Verb = {
     "run-hooks": { type: "boolean" }, "lock-timeout": { type: "string" },
   },
   positionals: [0, 0],
-  help: `usage: node memory_io.mjs publish [--root DIR] [--push] [--message M] [--run-hooks] [--lock-timeout S] [--json]
+  help: `usage: node memory_io.mjs publish [--root DIR] [--push] [--message M]
+       [--run-hooks] [--lock-timeout S] [--json]
 
 Commits exactly the memory dir's public files -- HANDOFF.md, LESSONS.md,
-SOLUTIONS.md, archive/ and journal/ (unless journal/OFF exists) -- and nothing else: whatever else is staged stays out
-of the commit. Never private files, PAUSE, nor checkpoints/ (they quote the
-user's words). Run it only on the user's explicit request. Each run also
-registers the merge driver for this clone (\`merge-driver --help\`) and commits
-.gitattributes when it changed our block. Every line it prints:
-references/verbs.md#publish.
+SOLUTIONS.md, archive/ and journal/ (unless journal/OFF exists) -- and nothing
+else: whatever else is staged stays out of the commit. Never private files,
+PAUSE, nor checkpoints/ (they quote the user's words). Run it only on the user's
+explicit request. Each run also registers the merge driver for this clone
+(\`merge-driver --help\`) and commits .gitattributes when it changed our block.
+Every line it prints: references/verbs.md#publish.
 
 options:
   --message M       the commit message, one line without a secret (default
                     "${DEFAULT_MESSAGE}")
-  --push            then push HEAD to the current branch's upstream, and only there
+  --push            then push HEAD to the current branch's upstream, and only
+                    there
   --run-hooks       run the repository's git hooks and signing program; without
                     it none runs, and publish says which it skipped
   --lock-timeout S  seconds to wait for the memory lock (default 10): publish
-                    commits only between saves, after repairing an interrupted one
+                    commits only between saves, after repairing an interrupted
+                    one
   --root DIR        the project root
 
 stdout: "published <n> file(s) in <commit>" [and "pushed to <remote> <branch>"],

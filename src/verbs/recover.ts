@@ -16,14 +16,15 @@ export const recoverVerb: Verb = {
   positionals: [0, 0],
   help: `usage: node memory_io.mjs recover [--root DIR] [--lock-timeout SECONDS] [--json]
 
-Repairs what an interrupted save left (a private claim or temp file, a half-done archive
-step, pruning a crash skipped): afterwards each file is whole -- the complete old or the
-complete new version --, no prior version is lost, and no private file remains; the
-reference helper's (memory_io.py) leftovers too. It also removes what an interrupted
-\`checkpoint\` left in checkpoints/, and drafts untouched for an hour, saying each.
-Idempotent and resumable; with nothing to do it prints "nothing to recover". The next
-\`write\` runs the same repair first. A private name holding what no save leaves (a link, a
-directory, a file hard-linked elsewhere) is refused, naming it: move it away, then retry.
+Repairs what an interrupted save left (a private claim or temp file, a half-done
+archive step, pruning a crash skipped): afterwards each file is whole -- the
+complete old or the complete new version --, no prior version is lost, and no
+private file remains; the reference helper's (memory_io.py) leftovers too. It
+also removes what an interrupted \`checkpoint\` left in checkpoints/, and drafts
+untouched for an hour, saying each. Idempotent and resumable; with nothing to do
+it prints "nothing to recover". The next \`write\` runs the same repair first. A
+private name holding what no save leaves (a link, a directory, a file
+hard-linked elsewhere) is refused, naming it: move it away, then retry.
 ${ROOT_HELP}
 exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
 `,

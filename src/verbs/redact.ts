@@ -6,19 +6,20 @@ const STRICT = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 const HELP = `usage: node memory_io.mjs redact [--json] < text
 
-Copies stdin to stdout with every secret replaced by \`<redacted: KIND>\`, using the
-same rules as \`write\` and \`promote\`. Needs no --root and touches no file. stderr
-reports \`redacted N secret(s): KIND (line L), …\`, never a value. No pattern knows
-every secret: checking the text remains the agent's job. The families, the rules
-and what is never redacted: references/verbs.md#redact.
+Copies stdin to stdout with every secret replaced by \`<redacted: KIND>\`, using
+the same rules as \`write\` and \`promote\`. Needs no --root and touches no file.
+stderr reports \`redacted N secret(s): KIND (line L), …\`, never a value. No
+pattern knows every secret: checking the text remains the agent's job. The
+families, the rules and what is never redacted: references/verbs.md#redact.
 
 options:
   --json   print {"text": …, "findings": [{"kind", "line", "column", "length"}]}
-           (1-based, in code points of the input; "lines" when a secret spans lines)
+           (1-based, in code points of the input; "lines" when a secret spans
+           lines)
 
 exit codes: 0 success (whether or not anything was redacted);
-            2 refused: stdin is not UTF-8 or more than 1,000,000 bytes; or a usage
-              error (unknown flag, argument, a flag given twice)
+            2 refused: stdin is not UTF-8 or more than 1,000,000 bytes; or a
+              usage error (unknown flag, argument, a flag given twice)
 `;
 
 /**

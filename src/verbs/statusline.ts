@@ -46,14 +46,15 @@ export const statuslineVerb: Verb = {
   positionals: [0, 0],
   help: `usage: node memory_io.mjs statusline [--then COMMAND] [--root DIR]
 
-Claude Code's status line (install writes it into .claude/settings.json's "statusLine").
-Reads Claude Code's JSON on stdin (cwd, context_window.used_percentage). With --then, runs
-COMMAND (the status line command the user had before install, through sh, the same stdin,
-at most 2 s) and prints its output first, then ours after " | ":
+Claude Code's status line (install writes it into .claude/settings.json's
+"statusLine"). Reads Claude Code's JSON on stdin (cwd,
+context_window.used_percentage). With --then, runs COMMAND (the status line
+command the user had before install, through sh, the same stdin, at most 2 s)
+and prints its output first, then ours after " | ":
   handoff: saved today · 3 commits since · context 45%
-"handoff: none" when there is no HANDOFF.md. Commits since count HEAD's commits after the
-handoff's HEAD anchor but memory-only ones (\`publish\`'s) (git rev-list, at most 500 ms;
-left out when unknown). Always exit 0.
+"handoff: none" when there is no HANDOFF.md. Commits since count HEAD's commits
+after the handoff's HEAD anchor but memory-only ones (\`publish\`'s) (git
+rev-list, at most 500 ms; left out when unknown). Always exit 0.
 `,
   async run(ctx) {
     const data = ctx.stdinIsTTY ? null : await ctx.readStdinWithin(1000, 65_536);

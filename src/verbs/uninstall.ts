@@ -11,12 +11,14 @@ export const uninstallVerb: Verb = {
   name: "uninstall",
   options: AGENT_OPTIONS,
   positionals: [0, 0],
-  help: `usage: node memory_io.mjs uninstall --agent ${AGENT_NAMES}
-         [--root DIR | --global] [--dry-run]
+  help: `usage: node memory_io.mjs uninstall --agent
+         ${AGENT_NAMES} [--root DIR | --global]
+         [--dry-run]
 
 Removes exactly what \`install --agent\` added, every other byte kept; a file left
-holding nothing else is deleted, and folders left empty go. The merge driver goes
-with the last agent installed here. Every case: references/verbs.md#uninstall.
+holding nothing else is deleted, and folders left empty go. The merge driver
+goes with the last agent installed here. Every case:
+references/verbs.md#uninstall.
 
 options:
   --agent NAME  the agent whose files to restore

@@ -59,19 +59,20 @@ Checks a memory document against its schema (references/handoff-schema.md,
 lessons-schema.md, solutions-schema.md): the file under <root>/.ai/memory, or
 with --stdin the text on stdin (at most 1,000,000 bytes).
 
-Errors (exit 2) break the schema: the marker, heading, \`Saved:\`, required sections
-and their order, anchor lines, merge conflict markers, bytes that are not UTF-8,
-ledger headings. Everything else is a finding and never changes the exit code; the
-score (0-100) is the parts' points over their maxima. Dropped items: open steps of
-the previous handoff that this one neither carries over nor closes. The rules and
-the parts' points: references/verbs.md#validate.
+Errors (exit 2) break the schema: the marker, heading, \`Saved:\`, required
+sections and their order, anchor lines, merge conflict markers, bytes that are
+not UTF-8, ledger headings. Everything else is a finding and never changes the
+exit code; the score (0-100) is the parts' points over their maxima. Dropped
+items: open steps of the previous handoff that this one neither carries over nor
+closes. The rules and the parts' points: references/verbs.md#validate.
 
 options:
   --stdin   check the text on stdin instead of the file (a draft before saving)
   --json    print {"valid", "errors", "score", "parts", "findings", "dropped"}
   --root DIR  the project root
 
-stdout: "<FILE>: valid, score N/100" or "<FILE>: invalid, N schema error(s), score
+stdout: "<FILE>: valid, score N/100" or "<FILE>: invalid, N schema error(s),
+        score
 N/100", then "error: line L: <rule>: <message>", "parts: …", "finding: …" and
 "dropped: …" lines. Text from the document is quoted data. Reads only; no lock.
 

@@ -17,12 +17,13 @@ export const writeVerb: Verb = {
        node memory_io.mjs write <handoff|lessons|solutions> --from-draft DRAFT
          [--root DIR] --expected-current-sha256 TOKEN [--lock-timeout SECONDS]
 
-Replaces <root>/.ai/memory/<FILE> with the whole document, only if the file is still the
-version whose token you read (\`read\` prints CURRENT-SHA256; \`absent\` when there was none).
-A handoff's prior version is archived first (the 5 newest archives are kept). Secrets are
-redacted before anything touches the disk; schema errors (\`validate --help\`) refuse the
-save. A handoff's \`Saved:\` line is stamped and an empty \`## Environment anchors\`
-section is filled with what \`anchors\` prints.
+Replaces <root>/.ai/memory/<FILE> with the whole document, only if the file is
+still the version whose token you read (\`read\` prints CURRENT-SHA256; \`absent\`
+when there was none). A handoff's prior version is archived first (the 5 newest
+archives are kept). Secrets are redacted before anything touches the disk;
+schema errors (\`validate --help\`) refuse the save. A handoff's \`Saved:\` line is
+stamped and an empty \`## Environment anchors\` section is filled with what
+\`anchors\` prints.
 
 options:
   --expected-current-sha256 TOKEN  the token \`read\` printed, or \`absent\`
@@ -30,15 +31,16 @@ options:
                     (removed by a save, kept by a refusal)
   --lock-timeout S  seconds to wait for the lock (default 10; 0 tries once)
 
-stdout: "saved <FILE>[; archived previous handoff as <name>]" or "unchanged <FILE>",
-        then "CURRENT-SHA256: <token>" as the last line.
+stdout: "saved <FILE>[; archived previous handoff as <name>]" or "unchanged
+        <FILE>", then "CURRENT-SHA256: <token>" as the last line.
 stderr: redactions, notes, score and findings, and dropped open items.
 Every case and its words: references/verbs.md#write.
 ${ROOT_HELP}
 exit:   0 saved or unchanged;
         2 refused (stale token: read again and merge; schema errors; unsafe file
           or tree) or a usage error;
-        4 paused (kill switch); 5 busy (the lock was not had within --lock-timeout).
+        4 paused (kill switch); 5 busy (the lock was not had within
+          --lock-timeout).
 `,
   async run(ctx) {
     const kind = parseKind(ctx.positionals[0]);

@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { HELP_WIDTH, nearest, wrapHelp } from "../../src/help.ts";
+import { suggestion, usageText } from "../../src/usage.ts";
 import { VERBS } from "../../src/verbs/index.ts";
 import { HARNESS_VERBS, SESSION_VERBS } from "../../src/verbs/types.ts";
 import { cleanEnv, gitRepo, helper, HELPER } from "../helpers.ts";
@@ -13,56 +13,21 @@ import { cleanEnv, gitRepo, helper, HELPER } from "../helpers.ts";
 const VERB_NAMES = Object.keys(VERBS);
 const EXAMPLES = Object.fromEntries(VERB_NAMES.map((v) => [v, VERBS[v]!.example]));
 // Columns are characters (code points), not bytes: `…` is one column.
-const tooWide = (text: string): string[] => text.split("\n").filter((l) => [...l].length > HELP_WIDTH);
+const tooWide = (text: string): string[] => text.split("\n").filter((l) => [...l].length > 80);
 
-describe("wrapHelp", () => {
-  const long = (n: number): string => Array.from({ length: n }, (_, i) => `w${i}`).join(" ");
-
-  it.each([
-    ["a short line is kept as written", "exit: 0 ok\n      2 refused", "exit: 0 ok\n      2 refused"],
-    ["a paragraph reflows into its next line", `${"x ".repeat(42)}end\nnext line`, `${"x ".repeat(40).trimEnd()}\nx x end next line`],
-    ["a label's overflow hangs under its text", `exit:   ${"y ".repeat(40)}z`, `exit:   ${"y ".repeat(36).trimEnd()}\n        ${"y ".repeat(4)}z`],
-    ["a column's overflow hangs under the column", `  --json   ${"q ".repeat(40)}`, `  --json   ${"q ".repeat(35).trimEnd()}\n           ${"q ".repeat(5).trimEnd()}`],
-    ["a line ending in ':' keeps its list apart", `${"a ".repeat(40)}list:\n  - item`, `${"a ".repeat(40).trimEnd()}\nlist:\n  - item`],
-    ["the next numbered item is not joined", `      2 ${"r ".repeat(37)}error\n      3 next`, `      2 ${"r ".repeat(36).trimEnd()}\n        r error\n      3 next`],
-    ["a word longer than the line stays whole", `${"z".repeat(90)}`, `${"z".repeat(90)}`],
-    ["a long word breaks after its last , that fits", `  claude  {"a":"${"b".repeat(50)}","c":"${"d".repeat(20)}"}`, `  claude  {"a":"${"b".repeat(50)}",\n          "c":"${"d".repeat(20)}"}`],
-    ["a path broken after / rejoins without a space", `${"p ".repeat(38)}under ~/.config/x/\ninstalls/ so that`, `${"p ".repeat(38).trimEnd()}\nunder ~/.config/x/installs/ so that`],
-    // The sentences a verb prints, listed one per line under the same prefix: each stays its own
-    // line, and its overflow hangs two columns in (a newcomer read them run together).
-    [
-      "a list of prefixed lines keeps each line apart",
-      `  out: ${"s ".repeat(40)}end.\n  out: next one.`,
-      `  out: ${"s ".repeat(37).trimEnd()}\n    ${"s ".repeat(3)}end.\n  out: next one.`,
-    ],
-    [
-      "a prefixed item wrapped twice does not swallow the next item",
-      `  out: ${"t ".repeat(80)}end.\n  out: next one.`,
-      `  out: ${"t ".repeat(37).trimEnd()}\n    ${"t ".repeat(38).trimEnd()}\n    ${"t ".repeat(5)}end.\n  out: next one.`,
-    ],
-  ])("%s", (_name, input, output) => {
-    expect(wrapHelp(input)).toBe(output);
+// Nothing wraps help at run time: every line is written to fit.
+describe("the help texts as written", () => {
+  it.each(VERB_NAMES)("%s: its help and example fit 80 columns", async (verb) => {
+    const v = VERBS[verb]!;
+    expect(tooWide(`${(await v.load()).help}\n${v.example.join("\n")}`)).toEqual([]);
   });
 
-  it("a prose line that starts with a number is not a list item: its overflow stays at the margin", () => {
-    const out = wrapHelp(`${"p ".repeat(36)}bytes at\n1000 of them are kept ${"w ".repeat(30)}end\nand more prose here`);
-    expect(out.split("\n").filter((l) => l.startsWith(" "))).toEqual([]);
-    expect(tooWide(out)).toEqual([]);
-    // Indented under a label, a number still starts an item (an exit code's line).
-    expect(wrapHelp(`exit: 0 ok\n      2 ${"r ".repeat(40)}end`).split("\n")[2]).toMatch(/^ {8}r/);
-  });
-
-  it("keeps every word, in order, and fits the width whenever words allow", () => {
-    for (const n of [10, 30, 60, 200]) {
-      const text = `intro: ${long(n)}\n\n  col   ${long(n)}\n- ${long(n)}`;
-      const out = wrapHelp(text);
-      expect(tooWide(out)).toEqual([]);
-      expect(out.split(/\s+/).filter(Boolean)).toEqual(text.split(/\s+/).filter(Boolean));
-    }
+  it("the overview fits 80 columns", () => {
+    expect(tooWide(usageText())).toEqual([]);
   });
 });
 
-describe("nearest", () => {
+describe("suggestion", () => {
   it.each([
     ["breif", "brief"],
     ["raed", "read"],
@@ -79,8 +44,11 @@ describe("nearest", () => {
     ["xyzzy", null],
     ["commit", null],
     ["", null],
+    ["arch", "archives"],
+    ["rd", null],
   ])("%s -> %s", (word, want) => {
-    expect(nearest(word, ["read", "write", "read-target", "promote", "check", "recover", "anchors", "drift", "brief", "hook", "redact"])).toBe(want);
+    const verbs = ["read", "write", "read-target", "promote", "check", "recover", "anchors", "drift", "brief", "hook", "redact", "archives"];
+    expect(suggestion(word, verbs)).toBe(want === null ? "" : `; did you mean ${want}?`);
   });
 });
 
@@ -103,8 +71,8 @@ describe("the help the bundle prints", () => {
     }
   });
 
-  // The layout the wrapper makes: exit codes read as one block, and a wrapped prose line that
-  // happens to start with a number is not indented as a list item.
+  // The layout: exit codes read as one block, and a prose line that happens to start with a
+  // number is not indented as a list item.
   it.each(["", ...VERB_NAMES])("%s --help: its exit codes are one block, its paragraphs start at the margin", (verb) => {
     const lines = helper(verb === "" ? ["--help"] : [verb, "--help"]).stdout.split("\n");
     const exit = lines.findIndex((l) => /^exit:/.test(l));
@@ -125,8 +93,8 @@ describe("the help the bundle prints", () => {
       expect(r.stdout).toContain(name);
     }
     expect(r.stdout).toContain("read handoff");
-    // Wrapped at 80 columns: the example's words, in order.
-    expect(r.stdout.replace(/\s+/g, " ")).toContain("write handoff --from-draft <draft> --expected-current-sha256 <token>");
+    // Continued with a backslash, so that it still runs when copied.
+    expect(r.stdout.replace(/ \\\n\s*/g, " ")).toContain("write handoff --from-draft <draft> --expected-current-sha256 <token>");
   });
 
   it("no verb: the usage on stderr, nothing on stdout, exit 2", () => {

@@ -3,7 +3,8 @@
 import { describe, expect, it } from "vitest";
 import { findInvisible } from "../../src/guard/invisible.ts";
 import { sanitize } from "../../src/guard/sanitize.ts";
-import { parsePathList, quotePath, renderAnchorLines } from "../../src/schema/anchor-lines.ts";
+import { quotePath } from "../../src/guard/quote.ts";
+import { parsePathList, renderAnchorLines } from "../../src/schema/anchor-lines.ts";
 
 // Half of a surrogate pair: what a cut in the middle of an emoji leaves.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

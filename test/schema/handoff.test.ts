@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parsePathList, quotePath, renderPathList } from "../../src/schema/anchor-lines.ts";
+import { quotePath } from "../../src/guard/quote.ts";
+import { parsePathList, renderPathList } from "../../src/schema/anchor-lines.ts";
 import { checkAnchors, parseHandoff } from "../../src/schema/handoff.ts";
 import { asObjectId, isPlausibleBranch, parseStrictTime, safeRelativePath } from "../../src/schema/values.ts";
 

@@ -1,7 +1,8 @@
 // Pure parts of issue 9: nested plan steps and abandoned ones (field report 25), the
 // anchor lines it added (In progress, Key file mtimes) and path quoting.
 import { describe, expect, it } from "vitest";
-import { parseInProgress, parseKeyFileMtimes, parsePathList, quotePath, renderAnchorLines } from "../../src/schema/anchor-lines.ts";
+import { quotePath } from "../../src/guard/quote.ts";
+import { parseInProgress, parseKeyFileMtimes, parsePathList, renderAnchorLines } from "../../src/schema/anchor-lines.ts";
 import { parseHandoff } from "../../src/schema/handoff.ts";
 
 const doc = (plan: string) => `<!-- memory-schema: v1 -->\n# Session Handoff\nSaved: 2026-11-30T10:00:00Z\n\n## Current goal\nG\n\n## Plan\n${plan}\n\n## Next steps\n- n\n`;
