@@ -2915,10 +2915,9 @@ async function handoffAway(root, env, tree = null) {
   const revs = [...stashRevs.flat(), ...refs];
   let blobs;
   try {
-    const r = await runGit(root, ["cat-file", "--batch"], env, void 0, {
-      input: revs.map((x) => `${x}:${file}
-`).join("")
-    });
+    const input = revs.map((x) => `${x}:${file}
+`).join("");
+    const r = await runGit(root, ["cat-file", "--batch"], env, void 0, { input });
     blobs = r.code === 0 ? parseBatch(r.stdout, revs.length) : [];
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
@@ -2936,14 +2935,14 @@ async function handoffAway(root, env, tree = null) {
   const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => b ? rank(b.toString("utf8"), tokenOf(b)) : -1);
   const best = Math.max(-1, ...ranks);
   if (best <= treeRank) return null;
-  const ref = short(refs[ranks.indexOf(best)]);
+  const ref = refs[ranks.indexOf(best)].replace(/^refs\/(heads|remotes)\//, "");
   return { ref, restore: `git restore --source=${ref} --staged --worktree -- .ai/memory` };
 }
 function awaySentence(a) {
   const line = `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\``;
   return popNote(a) === null ? line : `${line}; ${popNote(a)}`;
 }
-var short, whereAway, popNote;
+var whereAway, popNote;
 var init_handoff_away = __esm({
   "src/git/handoff-away.ts"() {
     "use strict";
@@ -2952,7 +2951,6 @@ var init_handoff_away = __esm({
     init_git_dir();
     init_run();
     init_saves();
-    short = (ref) => ref.replace(/^refs\/(heads|remotes)\//, "");
     whereAway = (a) => a.stash !== void 0 ? `in ${a.stash}` : `on branch ${a.ref}`;
     popNote = (a) => a.stash !== void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : null;
   }
@@ -8746,7 +8744,7 @@ var init_fates = __esm({
 });
 
 // src/git/verdict.ts
-function short2(id) {
+function short(id) {
   return id === null ? "?" : id.slice(0, 12);
 }
 function plural(n2, word) {
@@ -8775,7 +8773,7 @@ function fateClauses(fates) {
   const group2 = /* @__PURE__ */ new Map();
   for (const f of fates) {
     let words = f.fate === "stashed" ? `now in ${f.stash}` : "";
-    if (f.fate === "committed") words = `committed in ${short2(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
+    if (f.fate === "committed") words = `committed in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
     else if (f.fate !== "stashed") words = FATE_WORDS[f.fate];
     const key = f.fate === "not-here" ? words : `dirty at the save, ${words}`;
     group2.set(key, [...group2.get(key) ?? [], f.path]);
@@ -8792,11 +8790,11 @@ function unverifiableClause(f, notHere) {
   if (state !== "repo") return `git could not be used (${note ?? state})`;
   if (f.saved.head === null || f.headReachable === null)
     return "the handoff has no valid HEAD anchor (a full 40/64-hex id), so the saved commit could not be checked";
-  if (notHere !== null) return `saved HEAD ${short2(f.saved.head)} is ${notHereWords(notHere)}`;
+  if (notHere !== null) return `saved HEAD ${short(f.saved.head)} is ${notHereWords(notHere)}`;
   return `${ageUnknownWords(f.ageUnknown ?? null)}, so the handoff cannot be called fresh`;
 }
 function headClauses(f, verdict, notHere, memoryOnly) {
-  const head = short2(f.saved.head);
+  const head = short(f.saved.head);
   if (verdict === "unverifiable") return [unverifiableClause(f, notHere)];
   if (verdict === "rewritten") {
     const how = "(rebase, amend, reset, squash merge or force-push)";

@@ -53,8 +53,6 @@ function parseBatch(out: Buffer, n: number): (Buffer | null)[] {
   return [...blobs, ...Array<null>(n - blobs.length).fill(null)];
 }
 
-const short = (ref: string) => ref.replace(/^refs\/(heads|remotes)\//, "");
-
 /**
  * With `tree` null, the handoff the working tree lacks: the newest stash entry holding it (`git stash -u` took the
  * memory dir, or `git stash` a staged handoff), else the branch holding this clone's newest save. With `tree` the
@@ -82,9 +80,8 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   const revs = [...stashRevs.flat(), ...refs];
   let blobs: (Buffer | null)[];
   try {
-    const r = await runGit(root, ["cat-file", "--batch"], env, undefined, {
-      input: revs.map((x) => `${x}:${file}\n`).join(""),
-    });
+    const input = revs.map((x) => `${x}:${file}\n`).join("");
+    const r = await runGit(root, ["cat-file", "--batch"], env, undefined, { input });
     blobs = r.code === 0 ? parseBatch(r.stdout, revs.length) : [];
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
@@ -105,7 +102,7 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   const best = Math.max(-1, ...ranks);
   if (best <= treeRank) return null;
   // Staged too, so that checking that branch out later finds the same files, not untracked ones in its way.
-  const ref = short(refs[ranks.indexOf(best)]!);
+  const ref = refs[ranks.indexOf(best)]!.replace(/^refs\/(heads|remotes)\//, "");
   return { ref, restore: `git restore --source=${ref} --staged --worktree -- .ai/memory` };
 }
 

@@ -98,8 +98,7 @@ paused sentence is printed too and the code is kept.
     else if (unsafePrivate(root)) state = "unsafe";
     else if (conflicted.length > 0) state = "conflicted";
     else if (files.handoff === "present") state = "parked";
-    // `git stash -u` takes the memory dir, a checkout leaves it on a branch: only a missing handoff costs this git
-    // process, as in `brief`.
+    // A stash or a checkout can take the handoff away: only a missing one costs this git process, as in `brief`.
     const stashed = state === null && files.handoff === "missing" ? await handoffAway(root, ctx.env) : null;
     // Leftovers in checkpoints/ never change the code (docs/design.md#checkpoints); a checkpoint is parked state.
     if (stashed !== null || (state === null && files.handoff === "missing" && checkpointParked(root))) state = "parked";
