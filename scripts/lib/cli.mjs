@@ -9810,8 +9810,12 @@ function mergedSentence(name2, note = null) {
 function laterHandoff(ours, theirs, nowMs) {
   const ta = stateTimeOfText(ours, nowMs);
   const tb = stateTimeOfText(theirs, nowMs);
-  if (!ta.known || !tb.known) return "ours";
-  return tb.time.ms > ta.time.ms ? "theirs" : "ours";
+  return ta.known && tb.known && tb.time.ms > ta.time.ms ? "theirs" : "ours";
+}
+function unreadSchema(ours, theirs) {
+  const v = (t) => /^<!--\s*memory-schema:\s*([A-Za-z0-9._-]{1,20})\s*-->/.exec(t)?.[1] ?? "v1";
+  const [side, version] = v(theirs) !== "v1" ? ["their", v(theirs)] : ["our", v(ours)];
+  return version === "v1" ? null : `${side} side is memory schema ${version} and this helper reads v1 only`;
 }
 function markMerged(text, archiveName2, note = null) {
   const line = `Merged-with: archive/${archiveName2}${note === null ? "" : `; ${note}`}`;
@@ -9838,11 +9842,15 @@ function splitLedger(text, prefix) {
 function entryText(e) {
   return [e.heading.replace(/^## [A-Z]-\d{4}: /, ""), ...e.body].join("\n").trim();
 }
-function mergeLedgers(ours, theirs, prefix) {
+function mergeLedgers(ours, theirs, prefix, base = "") {
   const a = splitLedger(ours, prefix);
   const b = splitLedger(theirs, prefix);
+  const was = new Map(splitLedger(base, prefix).entries.map((e) => [e.id, entryText(e)]));
+  const same = (e) => was.get(e.id) === entryText(e);
+  const kept = a.entries.flatMap((e) => same(e) ? b.entries.filter((t) => t.id === e.id) : [e]);
   const used = new Set([...a.entries, ...b.entries].map((e) => e.id));
-  const byId = new Map(a.entries.map((e) => [e.id, e]));
+  b.entries = b.entries.filter((e) => !same(e));
+  const byId = new Map(kept.map((e) => [e.id, e]));
   let next = Math.max(0, ...used) + 1;
   const added2 = [];
   for (const e of b.entries) {
@@ -9858,7 +9866,7 @@ function mergeLedgers(ours, theirs, prefix) {
     const heading = e.heading.replace(/^## [A-Z]-\d{4}: /, `## ${prefix}-${String(id).padStart(4, "0")}: `);
     added2.push({ id, heading, body: [`- Renumbered: was ${old} on the other side of a merge`, ...e.body] });
   }
-  const all = [...a.entries, ...added2];
+  const all = [...kept, ...added2];
   const blocks = all.map((e) => {
     const body = [...e.body];
     while (body.length > 0 && body[body.length - 1] === "") body.pop();
@@ -9888,16 +9896,28 @@ function addItems(lines2, h, heading, add) {
   let end = body.to;
   while (end > body.from && lines2[end - 1].trim() === "") end--;
   const none = lines2.slice(body.from, end).findIndex((l) => /^[-*+]\s+(none|none recorded|n\/a)\.?\s*$/i.test(l));
-  if (none !== -1 && lines2.slice(body.from, end).filter((l) => /^[-*+]\s/.test(l)).length === 1) {
-    lines2.splice(body.from + none, 1, ...bullets);
-    return;
-  }
-  lines2.splice(end, 0, ...bullets);
+  const lone = none !== -1 && lines2.slice(body.from, end).filter((l) => /^[-*+]\s/.test(l)).length === 1;
+  lines2.splice(lone ? body.from + none : end, lone ? 1 : 0, ...bullets);
 }
-function mergeHandoffs(later, other) {
-  const text = later.replace(/\r\n?/g, "\n");
+function dropItems(text, drop) {
+  const mine = parseHandoff(text).items.filter((i) => MERGED.includes(i.section));
+  const gone = mine.filter((i) => drop(`${i.section}
+${i.text}`));
+  const lines2 = text.split("\n");
+  for (const i of [...gone].reverse()) {
+    const all = mine.filter((m) => m.section === i.section);
+    const none = all[0] === i && all.every((m) => gone.includes(m)) ? ["- none"] : [];
+    lines2.splice(i.line - 1, i.text.split("\n").length, ...none);
+  }
+  return lines2.join("\n");
+}
+function mergeHandoffs(later, other, base = "") {
+  const keys = (t) => new Set(parseHandoff(t).items.map((i) => `${i.section}
+${i.text}`));
+  const [was, kept] = [keys(base), keys(other)];
+  const text = dropItems(later.replace(/\r\n?/g, "\n"), (k) => was.has(k) && !kept.has(k));
   const a = parseHandoff(text);
-  const b = parseHandoff(other);
+  const b = parseHandoff(dropItems(other, (k) => was.has(k)));
   const lines2 = text.split("\n");
   const missing = (mine, theirs) => {
     const have = new Set(mine.map((t) => t.trim()));
@@ -9911,15 +9931,13 @@ function mergeHandoffs(later, other) {
     const key = firstLine2(s.text);
     if (RANK2[s.status] > RANK2[theirStatus.get(key) ?? "unmarked"]) theirStatus.set(key, s.status);
   }
-  const plan2 = sectionBody(lines2, a, "plan");
-  if (plan2 !== null) {
-    for (let i = plan2.from; i < plan2.to; i++) {
-      const m = PLAN_LINE.exec(lines2[i]);
-      if (!m) continue;
-      const mine = m[2] === "~" ? "in-progress" : m[2] === " " ? "todo" : m[2] === "-" ? "abandoned" : "done";
-      const theirs = theirStatus.get(m[4].trim());
-      if (theirs !== void 0 && RANK2[theirs] > RANK2[mine]) lines2[i] = `${m[1]}${BOX[theirs]}${m[3]}${m[4]}`;
-    }
+  const plan2 = sectionBody(lines2, a, "plan") ?? { from: 0, to: 0 };
+  for (let i = plan2.from; i < plan2.to; i++) {
+    const m = PLAN_LINE.exec(lines2[i]);
+    if (!m) continue;
+    const mine = m[2] === "~" ? "in-progress" : m[2] === " " ? "todo" : m[2] === "-" ? "abandoned" : "done";
+    const theirs = theirStatus.get(m[4].trim());
+    if (theirs !== void 0 && RANK2[theirs] > RANK2[mine]) lines2[i] = `${m[1]}${BOX[theirs]}${m[3]}${m[4]}`;
   }
   const known = new Set(a.steps.map((s) => firstLine2(s.text)));
   const newSteps = b.plan.filter((s) => s.status !== "unmarked" && !known.has(firstLine2(s.text))).map((s) => `[${BOX[s.status]}] ${s.text}`);
@@ -9966,14 +9984,8 @@ function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
     at2 = path34.join(at2, part);
-    let st;
-    try {
-      st = lstatSync12(at2);
-    } catch {
-      mkdirSync5(at2, { mode: 448 });
-      st = lstatSync12(at2);
-    }
-    if (!st.isDirectory()) throw new Error(`${at2} is not a real folder`);
+    if (lstatSync12(at2, { throwIfNoEntry: false }) === void 0) mkdirSync5(at2, { mode: 448 });
+    if (!lstatSync12(at2).isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
   return at2;
 }
@@ -9989,14 +10001,13 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
   const [base, ours, theirs, file] = args;
   const said2 = (code, note = null) => ({ notes: note === null ? [] : [`session-handoff merge driver: ${note}`], code });
   const m = /^((?:.*\/)?)\.ai\/memory\/(HANDOFF|LESSONS|SOLUTIONS)\.md$/.exec(file);
-  let a;
-  let b;
+  let sides;
   try {
-    a = memorySide(ours, "our side");
-    b = memorySide(theirs, "their side");
+    sides = [memorySide(ours, "our side"), memorySide(theirs, "their side"), memorySide(base, "the base")];
   } catch (err) {
     return said2(1, err.message);
   }
+  const [a, b, o] = sides;
   const gitMerge = async (mode, why) => {
     const labels = ["-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs];
     const r = await runGit(cwd, ["merge-file", ...mode, ...labels], env);
@@ -10017,8 +10028,10 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
   }
   if (!m) return gitMerge([], null);
   if (a === b) return said2(0);
+  const unread = unreadSchema(a, b);
+  if (unread !== null) return gitMerge([], unread);
   if (m[2] !== "HANDOFF") {
-    writeResult(ours, mergeLedgers(a, b, m[2] === "LESSONS" ? "L" : "S"));
+    writeResult(ours, mergeLedgers(a, b, m[2] === "LESSONS" ? "L" : "S", o));
     return said2(0);
   }
   const later = laterHandoff(a, b, Date.now());
@@ -10028,20 +10041,22 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
     const dir = archiveDirOf(cwd, `${m[1]}.ai/memory`);
     const name2 = archiveName("HANDOFF", dir);
     if (!createExclusive(path34.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
-    const merged = mergeHandoffs(winner, loser);
+    const merged = mergeHandoffs(winner, loser, o);
     const who = await otherAuthor(cwd, env, later === "ours" ? theirs : ours, file);
     const at2 = stateTimeOfText(loser, Date.now());
     const whose = who === null ? "the other" : `${who}'s`;
     const of = at2.known ? ` of ${at2.time.iso}` : "";
     const note = `merged with ${whose} handoff${of}: ${mergeCountsText(merged.added)}`;
     writeResult(ours, markMerged(merged.text, name2, note));
-    const kept = `${file}: kept the later handoff; the other is archive/${name2}`;
+    const sure = at2.known && stateTimeOfText(winner, Date.now()).known;
+    const chose = sure ? "the later handoff" : "ours, as a state time is unknown or in the future";
+    const kept = `${file}: kept ${chose}; the other is archive/${name2}`;
     return said2(0, `${kept}, not in this merge's commit: \`publish\` commits it`);
   } catch (err) {
     return gitMerge([], `the other handoff could not be archived (${err.message})`);
   }
 }
-var MERGED_LINE, RANK2, BOX, NONE_ITEM2, PLAN_LINE, firstLine2, real, NOFOLLOW;
+var MERGED_LINE, RANK2, BOX, NONE_ITEM2, PLAN_LINE, MERGED, firstLine2, real, NOFOLLOW;
 var init_merge_driver = __esm({
   "src/git/merge-driver.ts"() {
     "use strict";
@@ -10055,6 +10070,7 @@ var init_merge_driver = __esm({
     BOX = { todo: " ", "in-progress": "~", done: "x", abandoned: "-" };
     NONE_ITEM2 = /^(none|none recorded|n\/a|-)\.?$/i;
     PLAN_LINE = /^(\s*[-*+] \[)([ xX~-])(\]\s+)(.*)$/;
+    MERGED = ["plan", "decisions", "failed approaches", "open questions", "next steps"];
     firstLine2 = (t) => t.split("\n")[0].trim();
     real = (items2) => items2.filter((t) => !NONE_ITEM2.test(t.trim()));
     NOFOLLOW = constants6.O_NOFOLLOW ?? 0;
@@ -15888,7 +15904,9 @@ it git merges as text and keeps the
   other paths  a text merge (git merge-file): conflict markers stand, and
                \`check\` exits 3.
 A side holding a NUL byte or bytes that are not UTF-8 is not merged, whatever
-the path (exit 1): git's conflict stands.
+the path (exit 1): git's conflict stands; so too a handoff or ledger in a schema
+other than v1. Both read <base>: an item one side left as it was takes the other
+side's edit or removal.
 It writes only <ours> (a regular file, no link followed) and the new archive.
 exit: 0 merged; 1 not merged (git's conflict stands)
 `,

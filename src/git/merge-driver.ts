@@ -21,8 +21,14 @@ export function mergedSentence(name: string, note: string | null = null): string
 export function laterHandoff(ours: string, theirs: string, nowMs: number): "ours" | "theirs" {
   const ta = stateTimeOfText(ours, nowMs);
   const tb = stateTimeOfText(theirs, nowMs);
-  if (!ta.known || !tb.known) return "ours";
-  return tb.time.ms > ta.time.ms ? "theirs" : "ours";
+  return ta.known && tb.known && tb.time.ms > ta.time.ms ? "theirs" : "ours";
+}
+
+/** Why a side is not merged: its marker names a schema this helper does not read (a newer one is never downgraded). */
+export function unreadSchema(ours: string, theirs: string): string | null {
+  const v = (t: string) => /^<!--\s*memory-schema:\s*([A-Za-z0-9._-]{1,20})\s*-->/.exec(t)?.[1] ?? "v1";
+  const [side, version] = v(theirs) !== "v1" ? ["their", v(theirs)] : ["our", v(ours)];
+  return version === "v1" ? null : `${side} side is memory schema ${version} and this helper reads v1 only`;
 }
 
 /** The chosen handoff with a `Merged-with: archive/<name>[; note]` line after its `Saved:` line (or title). */
@@ -57,11 +63,16 @@ function entryText(e: { heading: string; body: string[] }): string {
 }
 
 /** Two ledgers (`prefix` L or S) merged by id; an id whose text differs keeps ours and renumbers theirs. */
-export function mergeLedgers(ours: string, theirs: string, prefix: string): string {
+export function mergeLedgers(ours: string, theirs: string, prefix: string, base = ""): string {
   const a = splitLedger(ours, prefix);
   const b = splitLedger(theirs, prefix);
+  const was = new Map(splitLedger(base, prefix).entries.map((e) => [e.id, entryText(e)]));
+  // Against the base: an entry one side left as it was yields to the other side's edit or deletion.
+  const same = (e: LedgerParts["entries"][number]) => was.get(e.id) === entryText(e);
+  const kept = a.entries.flatMap((e) => (same(e) ? b.entries.filter((t) => t.id === e.id) : [e]));
   const used = new Set([...a.entries, ...b.entries].map((e) => e.id));
-  const byId = new Map(a.entries.map((e) => [e.id, e]));
+  b.entries = b.entries.filter((e) => !same(e));
+  const byId = new Map(kept.map((e) => [e.id, e]));
   let next = Math.max(0, ...used) + 1;
   const added: LedgerParts["entries"] = [];
   for (const e of b.entries) {
@@ -78,7 +89,7 @@ export function mergeLedgers(ours: string, theirs: string, prefix: string): stri
     // The note goes right under the heading, where a reader of the entry sees it first.
     added.push({ id, heading, body: [`- Renumbered: was ${old} on the other side of a merge`, ...e.body] });
   }
-  const all = [...a.entries, ...added];
+  const all = [...kept, ...added];
   const blocks = all.map((e) => {
     const body = [...e.body];
     while (body.length > 0 && body[body.length - 1] === "") body.pop();
@@ -94,6 +105,7 @@ const BOX: Record<string, string> = { todo: " ", "in-progress": "~", done: "x", 
 const NONE_ITEM = /^(none|none recorded|n\/a|-)\.?$/i;
 const PLAN_LINE = /^(\s*[-*+] \[)([ xX~-])(\]\s+)(.*)$/;
 
+const MERGED = ["plan", "decisions", "failed approaches", "open questions", "next steps"];
 const firstLine = (t: string) => t.split("\n")[0]!.trim();
 const real = (items: string[]) => items.filter((t) => !NONE_ITEM.test(t.trim()));
 
@@ -120,21 +132,34 @@ function addItems(lines: string[], h: ParsedHandoff, heading: string, add: strin
   let end = body.to;
   while (end > body.from && lines[end - 1]!.trim() === "") end--;
   const none = lines.slice(body.from, end).findIndex((l) => /^[-*+]\s+(none|none recorded|n\/a)\.?\s*$/i.test(l));
-  if (none !== -1 && lines.slice(body.from, end).filter((l) => /^[-*+]\s/.test(l)).length === 1) {
-    lines.splice(body.from + none, 1, ...bullets);
-    return;
+  const lone = none !== -1 && lines.slice(body.from, end).filter((l) => /^[-*+]\s/.test(l)).length === 1;
+  lines.splice(lone ? body.from + none : end, lone ? 1 : 0, ...bullets);
+}
+
+// The text less the merged sections' items that `drop` names (by section and text); an emptied section keeps `- none`.
+function dropItems(text: string, drop: (key: string) => boolean): string {
+  const mine = parseHandoff(text).items.filter((i) => MERGED.includes(i.section));
+  const gone = mine.filter((i) => drop(`${i.section}\n${i.text}`));
+  const lines = text.split("\n");
+  for (const i of [...gone].reverse()) {
+    const all = mine.filter((m) => m.section === i.section);
+    const none = all[0] === i && all.every((m) => gone.includes(m)) ? ["- none"] : [];
+    lines.splice(i.line - 1, i.text.split("\n").length, ...none);
   }
-  lines.splice(end, 0, ...bullets);
+  return lines.join("\n");
 }
 
 /** What `mergeHandoffs` added from the other side, for the brief's sentence. */
 type MergeCounts = { decisions: number; failed: number };
 
 /** The later handoff, keeping the other's decisions, failed approaches, questions, plan progress and next steps. */
-export function mergeHandoffs(later: string, other: string): { text: string; added: MergeCounts } {
-  const text = later.replace(/\r\n?/g, "\n");
+export function mergeHandoffs(later: string, other: string, base = ""): { text: string; added: MergeCounts } {
+  const keys = (t: string) => new Set(parseHandoff(t).items.map((i) => `${i.section}\n${i.text}`));
+  const [was, kept] = [keys(base), keys(other)];
+  // Against the base: an item one side left as it was yields to the other side's edit or removal.
+  const text = dropItems(later.replace(/\r\n?/g, "\n"), (k) => was.has(k) && !kept.has(k));
   const a = parseHandoff(text);
-  const b = parseHandoff(other);
+  const b = parseHandoff(dropItems(other, (k) => was.has(k)));
   const lines = text.split("\n");
   const missing = (mine: string[], theirs: string[]) => {
     const have = new Set(mine.map((t) => t.trim()));
@@ -149,15 +174,13 @@ export function mergeHandoffs(later: string, other: string): { text: string; add
     const key = firstLine(s.text);
     if (RANK[s.status]! > RANK[theirStatus.get(key) ?? "unmarked"]!) theirStatus.set(key, s.status);
   }
-  const plan = sectionBody(lines, a, "plan");
-  if (plan !== null) {
-    for (let i = plan.from; i < plan.to; i++) {
-      const m = PLAN_LINE.exec(lines[i]!);
-      if (!m) continue;
-      const mine = m[2] === "~" ? "in-progress" : m[2] === " " ? "todo" : m[2] === "-" ? "abandoned" : "done";
-      const theirs = theirStatus.get(m[4]!.trim());
-      if (theirs !== undefined && RANK[theirs]! > RANK[mine]!) lines[i] = `${m[1]}${BOX[theirs]}${m[3]}${m[4]}`;
-    }
+  const plan = sectionBody(lines, a, "plan") ?? { from: 0, to: 0 };
+  for (let i = plan.from; i < plan.to; i++) {
+    const m = PLAN_LINE.exec(lines[i]!);
+    if (!m) continue;
+    const mine = m[2] === "~" ? "in-progress" : m[2] === " " ? "todo" : m[2] === "-" ? "abandoned" : "done";
+    const theirs = theirStatus.get(m[4]!.trim());
+    if (theirs !== undefined && RANK[theirs]! > RANK[mine]!) lines[i] = `${m[1]}${BOX[theirs]}${m[3]}${m[4]}`;
   }
   const known = new Set(a.steps.map((s) => firstLine(s.text)));
   const newSteps = b.plan
@@ -219,14 +242,8 @@ function archiveDirOf(top: string, memRel: string): string {
   let at = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
     at = path.join(at, part);
-    let st;
-    try {
-      st = lstatSync(at);
-    } catch {
-      mkdirSync(at, { mode: 0o700 });
-      st = lstatSync(at);
-    }
-    if (!st.isDirectory()) throw new Error(`${at} is not a real folder`);
+    if (lstatSync(at, { throwIfNoEntry: false }) === undefined) mkdirSync(at, { mode: 0o700 });
+    if (!lstatSync(at).isDirectory()) throw new Error(`${at} is not a real folder`);
   }
   return at;
 }
@@ -251,14 +268,13 @@ export async function mergeMemoryFile(
     ({ notes: note === null ? [] : [`session-handoff merge driver: ${note}`], code });
   const m = /^((?:.*\/)?)\.ai\/memory\/(HANDOFF|LESSONS|SOLUTIONS)\.md$/.exec(file);
   // Every path's sides are read one way: a text merge would keep a NUL or rewrite invalid UTF-8.
-  let a: string;
-  let b: string;
+  let sides: string[];
   try {
-    a = memorySide(ours, "our side");
-    b = memorySide(theirs, "their side");
+    sides = [memorySide(ours, "our side"), memorySide(theirs, "their side"), memorySide(base, "the base")];
   } catch (err) {
     return said(1, (err as Error).message);
   }
+  const [a, b, o] = sides as [string, string, string];
   const gitMerge = async (mode: string[], why: string | null) => {
     const labels = ["-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs];
     const r = await runGit(cwd, ["merge-file", ...mode, ...labels], env);
@@ -282,8 +298,10 @@ export async function mergeMemoryFile(
   }
   if (!m) return gitMerge([], null);
   if (a === b) return said(0);
+  const unread = unreadSchema(a, b);
+  if (unread !== null) return gitMerge([], unread);
   if (m[2] !== "HANDOFF") {
-    writeResult(ours, mergeLedgers(a, b, m[2] === "LESSONS" ? "L" : "S"));
+    writeResult(ours, mergeLedgers(a, b, m[2] === "LESSONS" ? "L" : "S", o));
     return said(0);
   }
   const later = laterHandoff(a, b, Date.now());
@@ -293,14 +311,16 @@ export async function mergeMemoryFile(
     const dir = archiveDirOf(cwd, `${m[1]}.ai/memory`);
     const name = archiveName("HANDOFF", dir);
     if (!createExclusive(path.join(dir, name), loser)) throw new Error(`archive/${name} could not be created`);
-    const merged = mergeHandoffs(winner, loser);
+    const merged = mergeHandoffs(winner, loser, o);
     const who = await otherAuthor(cwd, env, later === "ours" ? theirs : ours, file);
     const at = stateTimeOfText(loser, Date.now());
     const whose = who === null ? "the other" : `${who}'s`;
     const of = at.known ? ` of ${at.time.iso}` : "";
     const note = `merged with ${whose} handoff${of}: ${mergeCountsText(merged.added)}`;
     writeResult(ours, markMerged(merged.text, name, note));
-    const kept = `${file}: kept the later handoff; the other is archive/${name}`;
+    const sure = at.known && stateTimeOfText(winner, Date.now()).known;
+    const chose = sure ? "the later handoff" : "ours, as a state time is unknown or in the future";
+    const kept = `${file}: kept ${chose}; the other is archive/${name}`;
     return said(0, `${kept}, not in this merge's commit: \`publish\` commits it`);
   } catch (err) {
     return gitMerge([], `the other handoff could not be archived (${(err as Error).message})`);

@@ -35,7 +35,9 @@ it git merges as text and keeps the
   other paths  a text merge (git merge-file): conflict markers stand, and
                \`check\` exits 3.
 A side holding a NUL byte or bytes that are not UTF-8 is not merged, whatever
-the path (exit 1): git's conflict stands.
+the path (exit 1): git's conflict stands; so too a handoff or ledger in a schema
+other than v1. Both read <base>: an item one side left as it was takes the other
+side's edit or removal.
 It writes only <ours> (a regular file, no link followed) and the new archive.
 exit: 0 merged; 1 not merged (git's conflict stands)
 `,

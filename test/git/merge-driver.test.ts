@@ -1,7 +1,7 @@
 // The merge driver's choices, pure (docs/decisions/merge-driver.md): which handoff stays
 // current, where the archive line goes, what counts as a conflicted memory file.
 import { describe, expect, it } from "vitest";
-import { laterHandoff, markMerged, mergeHandoffs, MERGED_LINE } from "../../src/git/merge-driver.ts";
+import { laterHandoff, markMerged, mergeHandoffs, mergeLedgers, MERGED_LINE, unreadSchema } from "../../src/git/merge-driver.ts";
 import { parseHandoff } from "../../src/schema/handoff.ts";
 import { conflictSides, isConflicted } from "../../src/schema/conflicted.ts";
 
@@ -69,6 +69,46 @@ describe("mergeHandoffs", () => {
   it("two equal sides give the later side back unchanged, with nothing added", () => {
     const one = handoff("g", ["[ ] a"], ["d"], ["f - why"], ["q"], ["a"]);
     expect(mergeHandoffs(one, one)).toEqual({ text: one, added: { decisions: 0, failed: 0 } });
+  });
+});
+
+describe("against the base", () => {
+  const entry = (id: string, status: string) => `## L-${id}: Lesson ${id}\n- Status: ${status}\n`;
+  const ledger = (...e: string[]) => `<!-- memory-schema: v1 -->\n# Lessons\n\n${e.join("\n")}`;
+  const ids = (text: string) => text.match(/^## L-\d{4}: .*$|^- Status: .*$/gm);
+
+  it.each<[string, string, string, string, string[]]>([
+    ["deleted on theirs, unchanged on ours: deleted", ledger(entry("0001", "active"), entry("0002", "active")),
+      ledger(entry("0001", "active"), entry("0002", "active")), ledger(entry("0002", "active")),
+      ["## L-0002: Lesson 0002", "- Status: active"]],
+    ["deleted on ours, unchanged on theirs: deleted", ledger(entry("0001", "active")), ledger(),
+      ledger(entry("0001", "active")), []],
+    ["edited on theirs only: theirs, in place", ledger(entry("0001", "active"), entry("0002", "active")),
+      ledger(entry("0001", "active"), entry("0002", "active")), ledger(entry("0001", "retired: wrong"), entry("0002", "active")),
+      ["## L-0001: Lesson 0001", "- Status: retired: wrong", "## L-0002: Lesson 0002", "- Status: active"]],
+    ["edited on both: ours, theirs renumbered", ledger(entry("0001", "active")), ledger(entry("0001", "retired: a")),
+      ledger(entry("0001", "retired: b")),
+      ["## L-0001: Lesson 0001", "- Status: retired: a", "## L-0002: Lesson 0001", "- Status: retired: b"]],
+  ])("ledger: %s", (_name, base, ours, theirs, want) => {
+    expect(ids(mergeLedgers(ours, theirs, "L", base)) ?? []).toEqual(want);
+  });
+
+  it("handoff: an item the later side removed stays removed; no base is the two-way merge", () => {
+    const doc = (decisions: string[]) => ["<!-- memory-schema: v1 -->", "# Session Handoff", "", "## Decisions",
+      ...decisions.map((d) => `- ${d}`), "", "## Next steps", "- go", ""].join("\n");
+    const base = doc(["[user-directed] A: why", "[user-directed] B: why"]);
+    const later = doc(["[user-directed] A: why"]);
+    expect(parseHandoff(mergeHandoffs(later, base, base).text).decisions).toEqual(["[user-directed] A: why"]);
+    expect(parseHandoff(mergeHandoffs(later, base).text).decisions).toEqual(["[user-directed] A: why", "[user-directed] B: why"]);
+    // Both sides' only item gone from the later side: the section keeps `- none`.
+    expect(parseHandoff(mergeHandoffs(doc(["[user-directed] A: why"]), doc(["none"]), later).text).decisions).toEqual(["none"]);
+  });
+
+  it("a side in another schema than v1 is named; v1 and unmarked sides are merged", () => {
+    const v2 = "<!-- memory-schema: v2 -->\n# Lessons\n";
+    expect(unreadSchema(v2, "x")).toBe("our side is memory schema v2 and this helper reads v1 only");
+    expect(unreadSchema(ledger(), v2)).toBe("their side is memory schema v2 and this helper reads v1 only");
+    expect(unreadSchema(ledger(), "# Lessons\n")).toBeNull();
   });
 });
 

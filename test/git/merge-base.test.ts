@@ -1,0 +1,141 @@
+// The merge driver against the base (docs/design.md#the-merge-driver): what one side changed and the other left as
+// it was takes the changed side's version, in a real `git pull` between two clones with the driver installed.
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { aged, helper, tempDir } from "../helpers.ts";
+
+// Two clones, A (the origin) and B (cloned from it, driver installed), each saving and committing memory.
+function twoClones() {
+  const top = tempDir("sh-merge-base-");
+  const home = path.join(top, "home");
+  mkdirSync(home);
+  const env = {
+    HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null",
+    GIT_CEILING_DIRECTORIES: top, GIT_AUTHOR_NAME: "T", GIT_AUTHOR_EMAIL: "t@example.com",
+    GIT_COMMITTER_NAME: "T", GIT_COMMITTER_EMAIL: "t@example.com",
+  };
+  const git = (dir: string, ...args: string[]) => {
+    const r = spawnSync("git", ["-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main", ...args],
+      { cwd: dir, env: { ...process.env, ...env }, encoding: "utf8", timeout: 60_000 });
+    return { code: r.status, out: `${r.stdout}${r.stderr}` };
+  };
+  const a = path.join(top, "A");
+  const b = path.join(top, "B");
+  mkdirSync(a);
+  git(a, "init", "-q");
+  writeFileSync(path.join(a, "a.txt"), "a\n");
+  git(a, "add", ".");
+  expect(git(a, "commit", "-qm", "init").code).toBe(0);
+  const run = (dir: string, args: string[], input?: string) => helper([...args, "--root", dir], { env, input });
+  const save = (dir: string, kind: string, doc: string) => {
+    const token = /CURRENT-SHA256: (\S+)/.exec(run(dir, ["read", kind]).stdout)![1]!;
+    const w = run(dir, ["write", kind, "--expected-current-sha256", token], doc);
+    expect(w.code, w.stderr).toBe(0);
+    const p = run(dir, ["publish"]);
+    expect(p.code, p.stderr).toBe(0);
+  };
+  const clone = () => {
+    expect(git(top, "clone", "-q", a, b).code).toBe(0);
+    expect(run(b, ["install", "--agent", "codex"]).code).toBe(0);
+  };
+  const pull = () => git(b, "pull", "-q", "--no-rebase", "origin", "main");
+  const read = (name: string) => readFileSync(path.join(b, ".ai", "memory", name), "utf8");
+  return { a, b, git, save, clone, pull, read };
+}
+
+const lesson = (id: string, title: string, status: string) =>
+  `## L-${id}: ${title}\n- When: changing src/db\n- Lesson: ${title}\n- Why: evidence\n` +
+  `- Source: [user-directed], 2026-12-01\n- Status: ${status}\n`;
+const lessons = (...entries: string[]) => `<!-- memory-schema: v1 -->\n# Lessons\n\n${entries.join("\n")}`;
+
+function handoffDoc(plan: string[], decisions: string[], questions: string[], next: string): string {
+  const list = (items: string[]) => items.map((i) => `- ${i}`).join("\n");
+  return [
+    "<!-- memory-schema: v1 -->", "# Session Handoff", "Saved: 2026-12-01T08:00:00Z", "", "## Current goal", "Ship it", "",
+    "## Plan", list(plan), "", "## Decisions", list(decisions), "", "## Failed approaches", "- F: failed because", "",
+    "## Open questions", list(questions), "", "## Next steps", `1. ${next}`, "", "## Key files", "- `a.txt` — the file", "",
+    "## Environment anchors", "- Date: 2026-12-01T08:00:00Z", "",
+  ].join("\n");
+}
+
+describe("the merge driver reads the base", () => {
+  it("a lesson retired on one side while the other added one: retired once, the new one kept", { timeout: 120_000 }, () => {
+    const c = twoClones();
+    c.save(c.a, "lessons", lessons(lesson("0001", "Use the fake DB", "active")));
+    c.clone();
+    c.save(c.a, "lessons", lessons(lesson("0001", "Use the fake DB", "active"), lesson("0002", "Pin node", "active")));
+    c.save(c.b, "lessons", lessons(lesson("0001", "Use the fake DB", "retired: the fake hides locking bugs")));
+    const m = c.pull();
+    expect(m.code, m.out).toBe(0);
+    const text = c.read("LESSONS.md");
+    expect(text.match(/^## L-\d{4}: .*$/gm)).toEqual(["## L-0001: Use the fake DB", "## L-0002: Pin node"]);
+    expect(text).toContain("- Status: retired: the fake hides locking bugs");
+    expect(text).not.toContain("Renumbered");
+  });
+
+  it("a step dropped, a decision superseded, a question answered on the earlier side stay so", { timeout: 120_000 }, () => {
+    const c = twoClones();
+    const sqlite = "[user-approved] Use SQLite for the cache: no server";
+    const redis = "[user-directed] Use Redis for the cache: shared across pods";
+    const base = handoffDoc(["[ ] Drop the legacy API", "[ ] Write docs"], [sqlite], ["which node?"], "Continue in a.txt");
+    c.save(c.a, "handoff", aged(base, "2026-12-01T08:00:00Z"));
+    c.clone();
+    const dropped = "[-] Drop the legacy API — dropped: the user keeps it for v1 clients";
+    const theirs = handoffDoc([dropped, "[ ] Write docs"], [`${sqlite} (superseded by Redis)`, redis], ["none"],
+      "Continue in a.txt");
+    c.save(c.a, "handoff", aged(theirs, "2026-12-01T09:00:00Z"));
+    // B saves later, so B's handoff stays current; it reworded its next step.
+    const ours = handoffDoc(["[ ] Drop the legacy API", "[x] Write docs"], [sqlite], ["which node?"], "Ship a.txt");
+    c.save(c.b, "handoff", aged(ours, "2026-12-01T10:00:00Z"));
+    const m = c.pull();
+    expect(m.code, m.out).toBe(0);
+    const text = c.read("HANDOFF.md");
+    const section = (title: string) => /## [^\n]+\n([^#]*)/.exec(text.slice(text.indexOf(`## ${title}`)))![1]!.trim();
+    // The step the earlier side changed comes after the later side's steps, as every step of the other side.
+    expect(section("Plan")).toBe(`- [x] Write docs\n- ${dropped}`);
+    expect(section("Decisions")).toBe(`- ${sqlite} (superseded by Redis)\n- ${redis}`);
+    expect(section("Open questions")).toBe("- none");
+    expect(section("Next steps")).toBe("1. Ship a.txt");
+  });
+
+  it("a handoff from the future is not called the later one", { timeout: 120_000 }, () => {
+    const c = twoClones();
+    const doc = handoffDoc(["[ ] Step"], ["[user-directed] D: why"], ["none"], "Continue in a.txt");
+    c.save(c.a, "handoff", aged(doc, "2026-12-01T08:00:00Z"));
+    c.clone();
+    c.save(c.b, "handoff", aged(doc.replace("Ship it", "B's goal"), "2026-12-01T09:00:00Z"));
+    // A clock far ahead on A: its state time is unknown, so B's own handoff stays, and the driver says why.
+    const file = path.join(c.a, ".ai", "memory", "HANDOFF.md");
+    writeFileSync(file, aged(readFileSync(file, "utf8"), "2099-01-01T00:00:00Z").replace("Ship it", "A's goal"));
+    expect(c.git(c.a, "commit", "-qam", "a save from the future").code).toBe(0);
+    const m = c.pull();
+    expect(m.code, m.out).toBe(0);
+    expect(m.out).toContain("HANDOFF.md: kept ours, as a state time is unknown or in the future; the other is archive/");
+    expect(c.read("HANDOFF.md")).toContain("B's goal");
+  });
+
+  it("a handoff in a newer schema is never downgraded: git's conflict stands", { timeout: 120_000 }, () => {
+    const c = twoClones();
+    const doc = handoffDoc(["[ ] Step"], ["[user-directed] D: why"], ["none"], "Continue in a.txt");
+    c.save(c.a, "handoff", aged(doc, "2026-12-01T08:00:00Z"));
+    c.clone();
+    c.save(c.b, "handoff", aged(doc.replace("Ship it", "B's goal"), "2026-12-01T09:00:00Z"));
+    // A newer helper's save on A, later than B's.
+    const file = path.join(c.a, ".ai", "memory", "HANDOFF.md");
+    const v2 = aged(readFileSync(file, "utf8"), "2026-12-01T10:00:00Z").replace("memory-schema: v1", "memory-schema: v2");
+    writeFileSync(file, v2.replace("Ship it", "A's goal"));
+    expect(c.git(c.a, "commit", "-qam", "v2 save").code).toBe(0);
+    const archive = path.join(c.b, ".ai", "memory", "archive");
+    const before = existsSync(archive) ? readdirSync(archive) : [];
+    const m = c.pull();
+    expect(m.code).not.toBe(0);
+    expect(m.out).toContain("their side is memory schema v2 and this helper reads v1 only; merged as text");
+    const text = c.read("HANDOFF.md");
+    expect(text.startsWith("<!-- memory-schema: v2 -->\n")).toBe(true);
+    expect(text).toMatch(/^<<<<<<< /m);
+    expect(text).not.toContain("Merged-with:");
+    expect(existsSync(archive) ? readdirSync(archive) : []).toEqual(before);
+  });
+});
