@@ -15879,11 +15879,11 @@ var init_merge_driver2 = __esm({
 
 Run by git, never by hand: the merge driver "session-handoff" that \`install\` and
 \`publish\` register (.git/config, and \`.ai/memory/**/*.md merge=session-handoff
-eol=lf\` in a block of ours in the root .gitattributes), as
-\`merge-driver %O %A %B %P\`, from this clone's copy of the helper at
+eol=lf\` in a block of ours in the root .gitattributes), as \`merge-driver %O %A
+%B %P\`, from this clone's copy of the helper at
 .git/session-handoff/merge-driver.mjs (a merge never changes that copy; without
-it git merges as text and keeps the
-  conflict). HANDOFF.md   the later state time stays current (ours on equal,
+it git merges as text and keeps the conflict).
+  HANDOFF.md   the later state time stays current (ours on equal,
                unknown or future times) and keeps the other's work: both sides'
                decisions, failed approaches and open questions (each once), plan
                steps at the furthest status either side reached, the other's
