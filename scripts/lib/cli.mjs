@@ -1106,6 +1106,18 @@ function readSmall(p, maxBytes = 1e6) {
     closeSync2(fd);
   }
 }
+function unreadReason(p, maxBytes = 1e6) {
+  const st = lstatOrNull(p);
+  if (st === null || st.isSymbolicLink()) return null;
+  if (!st.isFile()) return st.isDirectory() ? "is a folder, not a file" : "is not a regular file";
+  if (st.size > maxBytes) return `is larger than ${maxBytes === 1e6 ? "1 MB" : `${maxBytes} bytes`}`;
+  try {
+    closeSync2(openSync2(p, constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK));
+  } catch (err) {
+    return `cannot be read (${err.message.split(",")[0]})`;
+  }
+  return "changed while it was read";
+}
 var exists;
 var init_fs = __esm({
   "src/store/fs.ts"() {
@@ -1612,6 +1624,8 @@ function ceilings(env) {
   return out;
 }
 function safeDirectories(env) {
+  const known = safeCache.get(env);
+  if (known !== void 0) return known;
   const args = ["config", "-z", "--show-scope", "--type=path", "--get-all", "safe.directory"];
   const r = runGitSync("/", args, { ...env, PATH: env.PATH ?? process.env.PATH, HOME: homeFolder(env) }, 5e3);
   const fields = r?.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
@@ -1620,6 +1634,7 @@ function safeDirectories(env) {
     if (!["system", "global", "command"].includes(fields[i])) continue;
     out = fields[i + 1] === "" ? [] : [...out, fields[i + 1]];
   }
+  safeCache.set(env, out);
   return out;
 }
 function listedSafe(dir, safe) {
@@ -1678,8 +1693,7 @@ function findRoot(startPath, env) {
   const home = homeVar ? realOrNull(homeVar) : null;
   if (home !== null && samePath(start, home)) throw new Refused(NOT_A_PROJECT);
   const uid = process.getuid?.();
-  let safe = null;
-  const safeList = () => safe ??= safeDirectories(env);
+  const safeList = () => safeDirectories(env);
   if (uid !== void 0 && (st.mode & 514) === 514 && !listedSafe(start, safeList())) {
     const fix = "run it from a project folder or pass --root <project>";
     throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: ${fix}`);
@@ -1710,7 +1724,7 @@ function walk(start, env, uid, safe, home) {
     dir = parent;
   }
 }
-var NOT_A_PROJECT;
+var NOT_A_PROJECT, safeCache;
 var init_root = __esm({
   "src/git/root.ts"() {
     "use strict";
@@ -1719,6 +1733,7 @@ var init_root = __esm({
     init_fs();
     init_run();
     NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
+    safeCache = /* @__PURE__ */ new WeakMap();
   }
 });
 
@@ -5273,8 +5288,10 @@ import path20 from "node:path";
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
   const file = path20.join(memDir, SETTINGS_FILE);
-  const text = readSmall(file, MAX_SETTINGS_BYTES) ?? (lstatOrNull(file)?.isSymbolicLink() === false ? "" : null);
-  if (text === null) return { settings, problems: [] };
+  const text = readSmall(file, MAX_SETTINGS_BYTES);
+  const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
+  const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
+  if (text === null) return { settings, problems: unread };
   let parsed;
   try {
     parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
@@ -5282,8 +5299,7 @@ function readSettings(memDir) {
     parsed = void 0;
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    const what = `is not a JSON object of at most ${MAX_SETTINGS_BYTES} bytes (nor a link)`;
-    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} ${what}; using the defaults`] };
+    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object; using the defaults`] };
   }
   const problems = [];
   for (const [key, value] of Object.entries(parsed)) {
@@ -8115,7 +8131,7 @@ function attributesLine(top, root) {
 function readRegular(p) {
   const text = readSmall(p);
   if (text !== null || !exists(p)) return text;
-  throw new Error(`${p} is not a regular file of at most 1 MB this user can read; links and folders are never edited`);
+  throw new Error(`${p} ${unreadReason(p) ?? "is a link"}; only a regular file of at most 1 MB is edited`);
 }
 function giveTo(p, like) {
   if (process.geteuid?.() !== 0) return;
@@ -8218,6 +8234,14 @@ async function unregisterMergeDriver(root, env) {
   }
   return out;
 }
+function assertAttributesReadable(root, env) {
+  const c = cloneOf(root, env);
+  const file = c === null ? "" : path30.join(c.top, ".gitattributes");
+  const why = c === null || readSmall(file) !== null ? null : unreadReason(file);
+  if (why === null) return;
+  const fix = "so nothing was changed; make it a readable file of at most 1 MB, then run this again";
+  throw new Refused(`${file} ${why}: the merge driver's block cannot be taken out of it, ${fix}`);
+}
 async function previewMergeDriver(root, remove2, env) {
   const c = cloneOf(root, env);
   if (c === null) return { config: false, attributes: false, notes: [] };
@@ -8266,9 +8290,13 @@ function textOr(dir, name2) {
 }
 async function mergeDriverMissing(root, env) {
   const c = cloneOf(root, env);
-  if (c === null || !NAMES_OURS.test(textOr(c.top, ".gitattributes"))) return false;
-  if (/^\s*\[merge\s+"session-handoff"\]/im.test(textOr(c.common, "config"))) return false;
-  return await effectiveDriver(c.top, env) === null;
+  const file = c === null ? "" : path30.join(c.top, ".gitattributes");
+  const text = c === null ? "" : readSmall(file);
+  const why = text === null ? unreadReason(file) : null;
+  if (why !== null) return `.gitattributes ${why}: session-handoff cannot tell whether it names the merge driver`;
+  if (c === null || !NAMES_OURS.test(text ?? "")) return null;
+  if (/^\s*\[merge\s+"session-handoff"\]/im.test(textOr(c.common, "config"))) return null;
+  return await effectiveDriver(c.top, env) === null ? MERGE_DRIVER_MISSING : null;
 }
 async function driverPartMissing(root, env) {
   const c = cloneOf(root, env);
@@ -8288,6 +8316,7 @@ var init_merge_driver_config = __esm({
     init_git_dir();
     init_run();
     init_fs();
+    init_errors();
     DRIVER_NAME = "session-handoff";
     BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
     BEGIN_NL = BEGIN2.replace(/\)$/, "; newline added)");
@@ -8398,15 +8427,17 @@ paused sentence is printed too and the code is kept.
         else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
         const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...stashed };
         if (state === "conflicted") result.conflicted = conflicted;
-        if (await mergeDriverMissing(root, ctx.env)) result.mergeDriverMissing = true;
+        const md = await mergeDriverMissing(root, ctx.env);
+        if (md === MERGE_DRIVER_MISSING) result.mergeDriverMissing = true;
         const handoff = inspections[0];
         const readable = state === "parked" && typeof handoff.text === "string";
         const strays = readable ? glanceAtHandoff(handoff.text, Date.now()).strays : [];
         if (strays.length > 0) result.unknownSections = strays.map((s) => s.near);
+        const notes = md !== null && md !== MERGE_DRIVER_MISSING ? [md] : [];
         if (ctx.values.json) return ok(`${JSON.stringify(result)}
-`, [], code);
+`, notes, code);
         return ok(`${[message, straySentence(strays), pausedLine].filter(Boolean).join("\n")}
-`, [], code);
+`, notes, code);
       }
     };
   }
@@ -10809,6 +10840,7 @@ import {
   openSync as openSync8,
   readlinkSync as readlinkSync3,
   rmdirSync as rmdirSync2,
+  rmSync as rmSync3,
   unlinkSync as unlinkSync10
 } from "node:fs";
 import path38 from "node:path";
@@ -10823,9 +10855,9 @@ async function readAgentFile(file, snippet) {
       to = readlinkSync3(file);
     } catch {
     }
-    const what = err.state === "link" ? `is a link to ${to}` : "is not a regular file";
-    const why = "links are never followed or replaced, so nothing was changed";
-    throw new Refused(`${file} ${what}; ${why}. Add this to its target by hand:
+    const kind = err.state === "too-large" ? "is larger than 1 MB" : "is not a regular file";
+    const what = err.state === "link" ? `is a link to ${to}; links are never followed or replaced` : `${kind}; install edits only regular files of at most 1 MB`;
+    throw new Refused(`${file} ${what}, so nothing was changed. Add this to its target by hand:
 ${snippet}`);
   }
   if (read === null) return { bytes: null, token: "absent" };
@@ -10914,6 +10946,27 @@ function removeEmptyDirs(dirs) {
   }
   return removed;
 }
+function keepMade(at2, dirs) {
+  if (dirs.length > 0) {
+    mkdirSync6(at2, { recursive: true, mode: 448 });
+    import_write_file_atomic2.default.sync(path38.join(at2, "made-folders"), dirs.map((d) => `${d}
+`).join(""));
+    return;
+  }
+  rmSync3(path38.join(at2, "made-folders"), { force: true });
+  removeEmptyDirs([at2]);
+}
+function recordMade(at2, dirs) {
+  if (dirs.length > 0) keepMade(at2, [...madeList(at2), ...dirs]);
+}
+function removeMade(at2, paths) {
+  const made = madeList(at2);
+  const ours = made.filter((m) => paths.includes(m));
+  const emptyFile = (p) => lstatSync14(p, { throwIfNoEntry: false })?.isFile() && lstatSync14(p).size === 0;
+  for (const p of ours.filter(emptyFile)) unlinkSync10(p);
+  removeEmptyDirs(ours);
+  if (made.some((d) => !existsSync5(d))) keepMade(at2, made.filter((d) => existsSync5(d)));
+}
 function recordNode(dir, execPath) {
   const target = path38.join(dir, "node");
   if (readSmall(target) === `${execPath}
@@ -10929,7 +10982,7 @@ function recordNode(dir, execPath) {
   import_write_file_atomic2.default.sync(target, `${execPath}
 `, { mode: 420 });
 }
-var import_write_file_atomic2, removeEmptyUpTo;
+var import_write_file_atomic2, removeEmptyUpTo, madeList;
 var init_agent_file = __esm({
   "src/agents/agent-file.ts"() {
     "use strict";
@@ -10939,6 +10992,7 @@ var init_agent_file = __esm({
     init_fs();
     init_files();
     removeEmptyUpTo = (dir, stop) => removeEmptyDirs(dirsBelow(stop, dir));
+    madeList = (at2) => (readSmall(path38.join(at2, "made-folders")) ?? "").split("\n").filter(Boolean);
   }
 });
 
@@ -12348,7 +12402,7 @@ var init_plan = __esm({
 });
 
 // src/agents/installer.ts
-import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readFileSync as readFileSync8, rmSync as rmSync3 } from "node:fs";
+import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readdirSync as readdirSync10, readFileSync as readFileSync8, rmSync as rmSync4 } from "node:fs";
 import path41 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
@@ -12387,6 +12441,7 @@ async function install(t, env) {
       removeEmptyDirs(dirs);
       throw err;
     }
+    recordMade(madeListDir(t, env), dirs);
     lines2.push(`${verb}d ${p.shown}`);
   }
   const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
@@ -12396,34 +12451,51 @@ async function install(t, env) {
     if (x !== null && x.at >= 0) continue;
     const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
     if (x !== null && ls?.stdout.length === 0) {
-      if (!t.dryRun) mkdirSync7(path41.dirname(x.file), { recursive: true });
-      if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
+      if (!t.dryRun) {
+        const made = [path41.dirname(x.file), x.file].filter((f) => !existsSync6(f));
+        mkdirSync7(path41.dirname(x.file), { recursive: true });
+        import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
+        recordMade(madeListDir(t, env), made);
+      }
       lines2.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
     } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
   }
   return { lines: [...lines2, ...driver.lines], notes: [...notes, ...driver.notes, ...keep, ...old] };
 }
+function madeListDir(t, env) {
+  const top = t.global ? null : gitTopOf(t.base, env);
+  const gitDir = top === null ? null : gitDirOf(top);
+  return gitDir === null ? userDir(env, t.home) : path41.join(commonDirOf(gitDir), "session-handoff");
+}
 function excludeOf(base, file, env) {
   const top = gitTopOf(base, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
-  const exclude = path41.join(commonDirOf(gitDir), "info", "exclude");
+  const common = commonDirOf(gitDir);
+  const exclude = path41.join(common, "info", "exclude");
   const text = existsSync6(exclude) ? readFileSync8(exclude, "utf8") : "";
   const rel = path41.relative(top, file).split(path41.sep).join("/");
   const pair = `${EXCLUDE_MARK}
 /${rel}
 `;
   const ls = ["ls-files", "--", `:(literal)${rel}`];
-  return { top, file: exclude, text, pair, ls, at: `
+  const others = workTrees(common).filter((w) => realOrNull(w) !== realOrNull(top));
+  const needed = others.some((w) => existsSync6(path41.join(w, rel)));
+  return { top, file: exclude, text, pair, ls, needed, at: `
 ${text}`.indexOf(`
 ${pair}`) };
+}
+function workTrees(common) {
+  const linked = path41.join(common, "worktrees");
+  const gitdirs = (existsSync6(linked) ? readdirSync10(linked) : []).map((n2) => readSmall(path41.join(linked, n2, "gitdir")));
+  return [path41.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path41.dirname(g.trim()))];
 }
 function dropOldRecords(dir) {
   const records = path41.join(dir, "installs");
   const what = "an older version's copies of agent files, no longer read";
   if (lstatSync15(records, { throwIfNoEntry: false }) === void 0) return [];
   try {
-    rmSync3(records, { recursive: true, force: true });
+    rmSync4(records, { recursive: true, force: true });
   } catch (err) {
     return [`${records} could not be removed (${err.code}): ${what}; delete it by hand`];
   }
@@ -12441,6 +12513,8 @@ async function uninstall(t, env) {
     const verb = current === null ? "absent" : next === current ? "unchanged" : next === null ? "removed" : "updated";
     plans.push({ file, shown, snap, next, verb });
   }
+  const last = !t.global && !anotherInstalled(t, new Map(plans.map((p) => [p.file, p.next])));
+  if (last) assertAttributesReadable(t.base, env);
   const lines2 = [];
   for (const p of plans) {
     const acts = p.verb === "removed" || p.verb === "updated";
@@ -12449,25 +12523,26 @@ async function uninstall(t, env) {
     const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
     await writeAgentFile(p.file, p.snap.token, bytes, 420, env.MEMORY_IO_FAILPOINT || void 0);
   }
-  const last = !t.global && !anotherInstalled(t, t.dryRun ? new Set(plans.map((p) => p.file)) : /* @__PURE__ */ new Set());
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeEmptyUpTo(path41.dirname(p.file), t.base);
+  for (const p of removed) removeMade(madeListDir(t, env), dirsBelow(t.base, path41.dirname(p.file)));
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
-    if (x === null || x.at < 0) continue;
+    if (x === null || x.at < 0 || x.needed) continue;
     if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
+    if (!t.dryRun) removeMade(madeListDir(t, env), [x.file, path41.dirname(x.file)]);
     lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
   return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...old], last };
 }
-function anotherInstalled(t, skip) {
+function anotherInstalled(t, planned) {
   return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
     const file = editPath(t.base, edit2);
     const st = lstatSync15(file, { throwIfNoEntry: false });
-    if (skip.has(file) || st === void 0 || !st.isFile() || st.size > 4e6) return false;
+    if (planned.has(file)) return holdsOurs(edit2, planned.get(file) ?? "");
+    if (st === void 0 || !st.isFile() || st.size > 4e6) return false;
     return holdsOurs(edit2, readFileSync8(file, "utf8"));
   }));
 }
@@ -12481,9 +12556,9 @@ var init_installer = __esm({
     init_merge_driver_config();
     init_run();
     init_quote();
+    init_fs();
     init_pause();
     init_agent_file();
-    init_fs();
     init_home();
     init_agents();
     init_json_hooks();
@@ -12613,12 +12688,12 @@ import {
   lstatSync as lstatSync17,
   mkdirSync as mkdirSync9,
   openSync as openSync9,
-  readdirSync as readdirSync10,
+  readdirSync as readdirSync11,
   readFileSync as readFileSync9,
   readlinkSync as readlinkSync4,
   realpathSync as realpathSync4,
   renameSync as renameSync4,
-  rmSync as rmSync4,
+  rmSync as rmSync5,
   statSync,
   symlinkSync,
   writeFileSync as writeFileSync5
@@ -12636,7 +12711,7 @@ function skillFiles(dir) {
     const st = lstatOrNull(abs);
     if (st === null) return;
     if (st.isDirectory()) {
-      for (const name2 of readdirSync10(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
+      for (const name2 of readdirSync11(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
     } else if (st.isFile()) out.push(rel);
   };
   for (const e of SKILL_ENTRIES) walk2(e);
@@ -12736,7 +12811,7 @@ function applySteps(from, to, steps2) {
   for (const s of steps2) {
     const dest = path44.join(to, s.rel);
     if (s.action === "remove") {
-      rmSync4(dest, { force: true });
+      rmSync5(dest, { force: true });
       removeEmptyUpTo(path44.dirname(dest), to);
       continue;
     }
@@ -12911,6 +12986,7 @@ async function undo(ctx, plan2) {
   const { dest, source, shown } = plan2;
   refuseLinkOnTheWay(plan2);
   const record2 = readCopyRecord(dest);
+  if (!plan2.global) assertAttributesReadable(plan2.base, ctx.env);
   const { lines: lines2, notes, take } = collected();
   for (const agent of plan2.agents) take(await agentRun(ctx, plan2, uninstall, agent, plan2.dryRun));
   const would = plan2.dryRun ? "would remove" : "removed";
@@ -12923,10 +12999,7 @@ async function undo(ctx, plan2) {
       lines2.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
       continue;
     }
-    if (!plan2.dryRun) {
-      rmSync4(place, { recursive: state === "copy", force: true });
-      removeEmptyUpTo(path44.dirname(place), path44.join(plan2.base, path44.relative(plan2.base, place).split(path44.sep)[0]));
-    }
+    if (!plan2.dryRun) rmSync5(place, { recursive: state === "copy", force: true });
     lines2.push(`${would} ${shown(place)}`);
   }
   const all = skillFiles(dest);
@@ -12934,9 +13007,9 @@ async function undo(ctx, plan2) {
   const files = all.filter((rel) => !kept.includes(rel));
   if (files.length > 0 && !(existsSync7(dest) && lstatSync17(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync4(path44.join(dest, rel), { force: true });
-      if (kept.length === 0) rmSync4(path44.join(dest, RECORD), { force: true });
-      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), plan2.base);
+      for (const rel of files) rmSync5(path44.join(dest, rel), { force: true });
+      if (kept.length === 0) rmSync5(path44.join(dest, RECORD), { force: true });
+      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), dest);
     }
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
     for (const rel of kept) lines2.push(`left ${shown(path44.join(dest, rel))}: you edited it since init copied it`);
@@ -12953,6 +13026,7 @@ var init_skill_place = __esm({
   "src/agents/skill-place.ts"() {
     "use strict";
     init_errors();
+    init_merge_driver_config();
     init_root();
     init_files();
     init_fs();
@@ -13202,7 +13276,7 @@ var init_claude_plugin = __esm({
 });
 
 // src/agents/doctor-checks.ts
-import { existsSync as existsSync10, readdirSync as readdirSync11 } from "node:fs";
+import { existsSync as existsSync10, readdirSync as readdirSync12 } from "node:fs";
 import path47 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
@@ -13340,16 +13414,20 @@ function doubleInstall(r, name2, agent) {
 async function installState(r, name2, edit2) {
   const file = editPath(r.global ? r.home : r.root, edit2);
   const text = readSmall(file) ?? readSmall(realOrNull(file) ?? file);
-  if (text === null) return "absent";
   const reinstall = agentFix(r, "install", name2);
-  const state = judge(r, name2, edit2, text, reinstall);
   const shown = r.global ? `~/${edit2.file}` : edit2.file;
+  const why = text === null ? unreadReason(realOrNull(file) ?? file) : null;
+  const what = `${shown} ${why}: doctor cannot tell which agents' entries it holds`;
+  const fix = `make it a readable file of at most 1 MB, then run ${reinstall}`;
+  if (why !== null && !r.problems.some((p) => p.what === what)) r.problems.push({ what, fix });
+  if (text === null) return why === null ? "absent" : "unreadable";
+  const state = judge(r, name2, edit2, text, reinstall);
   const found = startCommands(edit2, text, file, state === "current");
   for (const argv of found.run) await startRun(r, shown, argv, name2);
   for (const c of found.foreign) {
     const names = "a SessionStart command names memory_io.mjs but is not one install writes (not ours: not run)";
-    const what = `${shown}: ${names}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c)}`;
-    r.problems.push({ what, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
+    const what2 = `${shown}: ${names}: ${quotedValue(c.length > 200 ? `${c.slice(0, 200)}\u2026` : c)}`;
+    r.problems.push({ what: what2, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
   if (path47.basename(edit2.file) === "AGENTS.md") {
@@ -13423,7 +13501,9 @@ async function memoryState(r, journal) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
     problems.push({ what: "a memory file failed safety or schema checks", fix });
   }
-  if (await mergeDriverMissing(root, r.env)) problems.push({ what: MERGE_DRIVER_MISSING, fix: fixCmd(r, "publish") });
+  const md = await mergeDriverMissing(root, r.env);
+  const unread = "make .gitattributes a readable file of at most 1 MB";
+  if (md !== null) problems.push({ what: md, fix: md === MERGE_DRIVER_MISSING ? fixCmd(r, "publish") : unread });
   const driverGone = await driverPartMissing(root, r.env);
   if (driverGone !== null) {
     const what = `${driverGone}: memory files merge as text (conflict markers)`;
@@ -13431,7 +13511,7 @@ async function memoryState(r, journal) {
   }
   let archives = 0;
   try {
-    archives = readdirSync11(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
+    archives = readdirSync12(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
   } catch {
   }
   for (const p of journal.problems) {
@@ -13455,8 +13535,8 @@ async function gitState(r) {
     if (ig.code !== 0 && ig.code !== 1) return null;
     const tr = await runGit(r.root, ["ls-files", "--", ".ai/memory"], r.env, 5e3);
     return { ignored: ig.code === 0, tracked: tr.stdout.length > 0 };
-  } catch {
-    return null;
+  } catch (err) {
+    return err instanceof GitUnavailable && err.reason === "missing" ? "git was not found on PATH" : null;
   }
 }
 async function startRun(r, shown, argv, name2) {
@@ -13529,8 +13609,8 @@ function reportText(result) {
   }
   for (const n2 of notes) lines2.push(`note: ${n2}`);
   const { verdict, archives, journal, paused, git } = memory;
-  const tracked = git?.tracked ? "tracked" : "untracked";
-  const gitWords = git === null ? "not a repository" : `${git.ignored ? "ignored" : "not ignored"}, ${tracked}`;
+  const state = (g) => `${g.ignored ? "ignored" : "not ignored"}, ${g.tracked ? "tracked" : "untracked"}`;
+  const gitWords = git === null ? "not a repository" : typeof git === "string" ? git : state(git);
   const journalWords = `journal: ${journal.files} file(s)${journal.off ? ", off (journal/OFF)" : ""}`;
   const pausedWords = paused ? `paused (${paused})` : "not paused";
   lines2.push(`memory: ${verdict}; ${archives} archive(s); ${journalWords}; ${pausedWords}; git: ${gitWords}`);
@@ -13560,10 +13640,10 @@ var init_doctor = __esm({
       help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
 
 A read-only health report: Node; per agent, its skill folders and whether each
-hook or block is "not installed", "current" or "outdated" (with why); each
-installed SessionStart command run as a harness would; the memory dir. Each
-problem comes with the command that fixes it. Changes nothing. Every line it
-can print: references/verbs.md#doctor.
+hook or block is "not installed", "current", "outdated" (with why) or
+"unreadable"; each installed SessionStart command run as a harness would; the
+memory dir. Each problem comes with the command that fixes it. Changes nothing.
+Every line it can print: references/verbs.md#doctor.
 
 options:
   --global    the per-user files (runs from the home folder too)

@@ -381,6 +381,18 @@ function readSmall(p, maxBytes = 1e6) {
     closeSync2(fd);
   }
 }
+function unreadReason(p, maxBytes = 1e6) {
+  const st = lstatOrNull(p);
+  if (st === null || st.isSymbolicLink()) return null;
+  if (!st.isFile()) return st.isDirectory() ? "is a folder, not a file" : "is not a regular file";
+  if (st.size > maxBytes) return `is larger than ${maxBytes === 1e6 ? "1 MB" : `${maxBytes} bytes`}`;
+  try {
+    closeSync2(openSync2(p, constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK));
+  } catch (err) {
+    return `cannot be read (${err.message.split(",")[0]})`;
+  }
+  return "changed while it was read";
+}
 var exists;
 var init_fs = __esm({
   "src/store/fs.ts"() {
@@ -539,6 +551,8 @@ function ceilings(env) {
   return out;
 }
 function safeDirectories(env) {
+  const known = safeCache.get(env);
+  if (known !== void 0) return known;
   const args = ["config", "-z", "--show-scope", "--type=path", "--get-all", "safe.directory"];
   const r = runGitSync("/", args, { ...env, PATH: env.PATH ?? process.env.PATH, HOME: homeFolder(env) }, 5e3);
   const fields = r?.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
@@ -547,6 +561,7 @@ function safeDirectories(env) {
     if (!["system", "global", "command"].includes(fields[i])) continue;
     out = fields[i + 1] === "" ? [] : [...out, fields[i + 1]];
   }
+  safeCache.set(env, out);
   return out;
 }
 function listedSafe(dir, safe) {
@@ -605,8 +620,7 @@ function findRoot(startPath, env) {
   const home = homeVar ? realOrNull(homeVar) : null;
   if (home !== null && samePath(start, home)) throw new Refused(NOT_A_PROJECT);
   const uid = process.getuid?.();
-  let safe = null;
-  const safeList = () => safe ??= safeDirectories(env);
+  const safeList = () => safeDirectories(env);
   if (uid !== void 0 && (st.mode & 514) === 514 && !listedSafe(start, safeList())) {
     const fix = "run it from a project folder or pass --root <project>";
     throw new Refused(`${start} is a sticky folder anyone can write to (like /tmp), never a project: ${fix}`);
@@ -637,7 +651,7 @@ function walk(start, env, uid, safe, home) {
     dir = parent;
   }
 }
-var NOT_A_PROJECT;
+var NOT_A_PROJECT, safeCache;
 var init_root = __esm({
   "src/git/root.ts"() {
     "use strict";
@@ -646,6 +660,7 @@ var init_root = __esm({
     init_fs();
     init_run();
     NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
+    safeCache = /* @__PURE__ */ new WeakMap();
   }
 });
 
@@ -1203,8 +1218,10 @@ import path10 from "node:path";
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
   const file = path10.join(memDir, SETTINGS_FILE);
-  const text = readSmall(file, MAX_SETTINGS_BYTES) ?? (lstatOrNull(file)?.isSymbolicLink() === false ? "" : null);
-  if (text === null) return { settings, problems: [] };
+  const text = readSmall(file, MAX_SETTINGS_BYTES);
+  const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
+  const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
+  if (text === null) return { settings, problems: unread };
   let parsed;
   try {
     parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
@@ -1212,8 +1229,7 @@ function readSettings(memDir) {
     parsed = void 0;
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    const what = `is not a JSON object of at most ${MAX_SETTINGS_BYTES} bytes (nor a link)`;
-    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} ${what}; using the defaults`] };
+    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object; using the defaults`] };
   }
   const problems = [];
   for (const [key, value] of Object.entries(parsed)) {

@@ -1,6 +1,6 @@
 // Agent files are replaced whole with write-file-atomic, so a kill leaves the old bytes or the new.
 import { accessSync, closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readlinkSync, rmdirSync,
-  unlinkSync } from "node:fs";
+  rmSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { Refused } from "../errors.ts";
@@ -21,9 +21,10 @@ export async function readAgentFile(file: string, snippet: string): Promise<{ by
     } catch {
       // Gone since it was read.
     }
-    const what = err.state === "link" ? `is a link to ${to}` : "is not a regular file";
-    const why = "links are never followed or replaced, so nothing was changed";
-    throw new Refused(`${file} ${what}; ${why}. Add this to its target by hand:\n${snippet}`);
+    const kind = err.state === "too-large" ? "is larger than 1 MB" : "is not a regular file";
+    const what = err.state === "link" ? `is a link to ${to}; links are never followed or replaced`
+      : `${kind}; install edits only regular files of at most 1 MB`;
+    throw new Refused(`${file} ${what}, so nothing was changed. Add this to its target by hand:\n${snippet}`);
   }
   if (read === null) return { bytes: null, token: "absent" };
   if (read.stat.nlink !== 1n) {
@@ -128,6 +129,35 @@ export function removeEmptyDirs(dirs: string[]): string[] {
 
 /** Removes `dir` and its parents while empty, never `stop` or above it. */
 export const removeEmptyUpTo = (dir: string, stop: string) => removeEmptyDirs(dirsBelow(stop, dir));
+
+// The folders install made, a line each, in `at`: uninstall removes only these, so that a folder the user had before
+// (an empty .clinerules/hooks) stays.
+const madeList = (at: string) => (readSmall(path.join(at, "made-folders")) ?? "").split("\n").filter(Boolean);
+
+function keepMade(at: string, dirs: string[]): void {
+  if (dirs.length > 0) {
+    mkdirSync(at, { recursive: true, mode: 0o700 });
+    writeFileAtomic.sync(path.join(at, "made-folders"), dirs.map((d) => `${d}\n`).join(""));
+    return;
+  }
+  rmSync(path.join(at, "made-folders"), { force: true });
+  removeEmptyDirs([at]);
+}
+
+/** Adds `dirs` to the folders install made, listed in `at`. */
+export function recordMade(at: string, dirs: string[]): void {
+  if (dirs.length > 0) keepMade(at, [...madeList(at), ...dirs]);
+}
+
+/** Removes those of `paths` install made while empty (a file too), deepest first, and forgets those gone. */
+export function removeMade(at: string, paths: string[]): void {
+  const made = madeList(at);
+  const ours = made.filter((m) => paths.includes(m));
+  const emptyFile = (p: string) => lstatSync(p, { throwIfNoEntry: false })?.isFile() && lstatSync(p).size === 0;
+  for (const p of ours.filter(emptyFile)) unlinkSync(p);
+  removeEmptyDirs(ours);
+  if (made.some((d) => !existsSync(d))) keepMade(at, made.filter((d) => existsSync(d)));
+}
 
 /** Records the Node that runs install as `<user dir>/node`, the second place an installed command looks. */
 export function recordNode(dir: string, execPath: string): void {

@@ -8,13 +8,13 @@ import { blockAgents, blockEndByte, CODEX_BUDGET, findBlock } from "./md-block.t
 import { editPath, holdsOurs, installText } from "./plan.ts";
 import type { Agent, AgentName, Edit, HelperLocation, JsonHooksEdit } from "./types.ts";
 import { driverPartMissing, MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
-import { runGit } from "../git/run.ts";
+import { GitUnavailable, runGit } from "../git/run.ts";
 import { randomHex8 } from "../store/files.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";
 import { inspectFile, interruptedSave } from "../store/inspect.ts";
 import { archiveDir, memoryDir, type Kind } from "../store/paths.ts";
 import { pauseSwitch } from "../store/pause.ts";
-import { exists, readSmall, realOrNull } from "../store/fs.ts";
+import { exists, readSmall, realOrNull, unreadReason } from "../store/fs.ts";
 import { PROBE_SESSION_PREFIX } from "./hook-input.ts";
 import { LOCK_NAME, lockState } from "../store/private.ts";
 import { quotedPath, quotedValue, quotePath, shellWord } from "../guard/quote.ts";
@@ -217,10 +217,14 @@ async function installState(r: Report, name: AgentName, edit: Edit): Promise<str
   const file = editPath(r.global ? r.home : r.root, edit);
   // doctor only reads: a file linked from a dotfiles folder (install refuses to edit it) is judged by what it holds.
   const text = readSmall(file) ?? readSmall(realOrNull(file) ?? file);
-  if (text === null) return "absent";
   const reinstall = agentFix(r, "install", name);
-  const state = judge(r, name, edit, text, reinstall);
   const shown = r.global ? `~/${edit.file}` : edit.file;
+  const why = text === null ? unreadReason(realOrNull(file) ?? file) : null;
+  const what = `${shown} ${why}: doctor cannot tell which agents' entries it holds`;
+  const fix = `make it a readable file of at most 1 MB, then run ${reinstall}`;
+  if (why !== null && !r.problems.some((p) => p.what === what)) r.problems.push({ what, fix });
+  if (text === null) return why === null ? "absent" : "unreadable";
+  const state = judge(r, name, edit, text, reinstall);
   const found = startCommands(edit, text, file, state === "current");
   for (const argv of found.run) await startRun(r, shown, argv, name);
   for (const c of found.foreign) {
@@ -308,7 +312,9 @@ export async function memoryState(r: Report, journal: JournalHealth) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
     problems.push({ what: "a memory file failed safety or schema checks", fix });
   }
-  if (await mergeDriverMissing(root, r.env)) problems.push({ what: MERGE_DRIVER_MISSING, fix: fixCmd(r, "publish") });
+  const md = await mergeDriverMissing(root, r.env);
+  const unread = "make .gitattributes a readable file of at most 1 MB";
+  if (md !== null) problems.push({ what: md, fix: md === MERGE_DRIVER_MISSING ? fixCmd(r, "publish") : unread });
   const driverGone = await driverPartMissing(root, r.env);
   if (driverGone !== null) {
     const what = `${driverGone}: memory files merge as text (conflict markers)`;
@@ -336,15 +342,15 @@ export async function memoryState(r: Report, journal: JournalHealth) {
   return { verdict, files, archives, paused, git: await gitState(r), journal };
 }
 
-/** Whether git ignores and tracks the memory dir; null outside a repository. */
-async function gitState(r: Report): Promise<{ ignored: boolean; tracked: boolean } | null> {
+/** Whether git ignores and tracks the memory dir; null outside a repository; a sentence when git is not on PATH. */
+async function gitState(r: Report): Promise<{ ignored: boolean; tracked: boolean } | string | null> {
   try {
     const ig = await runGit(r.root, ["check-ignore", "-q", "--", ".ai/memory/HANDOFF.md"], r.env, 5000);
     if (ig.code !== 0 && ig.code !== 1) return null;
     const tr = await runGit(r.root, ["ls-files", "--", ".ai/memory"], r.env, 5000);
     return { ignored: ig.code === 0, tracked: tr.stdout.length > 0 };
-  } catch {
-    return null;
+  } catch (err) {
+    return err instanceof GitUnavailable && err.reason === "missing" ? "git was not found on PATH" : null;
   }
 }
 

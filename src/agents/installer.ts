@@ -1,16 +1,16 @@
 // install and uninstall of one agent's files, used by their verbs and by init.
-import { existsSync, lstatSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { Refused } from "../errors.ts";
 import { commonDirOf, gitDirOf, gitTopOf } from "../git/git-dir.ts";
-import { mergeDriverStep } from "../git/merge-driver-config.ts";
+import { assertAttributesReadable, mergeDriverStep } from "../git/merge-driver-config.ts";
 import { runGit } from "../git/run.ts";
 import { quotedValue } from "../guard/quote.ts";
+import { readSmall, realOrNull } from "../store/fs.ts";
 import { assertNotPaused } from "../store/pause.ts";
-import { makeDirs, missingDirs, readAgentFile, recordNode, removeEmptyDirs, removeEmptyUpTo,
+import { dirsBelow, makeDirs, missingDirs, readAgentFile, recordMade, recordNode, removeEmptyDirs, removeMade,
   writeAgentFile } from "./agent-file.ts";
-import { readSmall } from "../store/fs.ts";
 import { userDir } from "../store/home.ts";
 import { AGENTS } from "./index.ts";
 import { setsStatusLine } from "./json-hooks.ts";
@@ -60,6 +60,7 @@ export async function install(t: Target, env: Env) {
       removeEmptyDirs(dirs);
       throw err;
     }
+    recordMade(madeListDir(t, env), dirs);
     lines.push(`${verb}d ${p.shown}`);
   }
   const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
@@ -71,12 +72,24 @@ export async function install(t: Target, env: Env) {
     if (x !== null && x.at >= 0) continue;
     const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
     if (x !== null && ls?.stdout.length === 0) {
-      if (!t.dryRun) mkdirSync(path.dirname(x.file), { recursive: true });
-      if (!t.dryRun) writeFileAtomic.sync(x.file, x.pair + x.text);
+      if (!t.dryRun) {
+        const made = [path.dirname(x.file), x.file].filter((f) => !existsSync(f));
+        mkdirSync(path.dirname(x.file), { recursive: true });
+        writeFileAtomic.sync(x.file, x.pair + x.text);
+        recordMade(madeListDir(t, env), made);
+      }
       lines.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
     } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
   }
   return { lines: [...lines, ...driver.lines], notes: [...notes, ...driver.notes, ...keep, ...old] };
+}
+
+// Where install lists the folders it made: the clone's git dir, which uninstall finds under any HOME; else (global,
+// no git) the user's folder.
+function madeListDir(t: Target, env: Env): string {
+  const top = t.global ? null : gitTopOf(t.base, env);
+  const gitDir = top === null ? null : gitDirOf(top);
+  return gitDir === null ? userDir(env, t.home) : path.join(commonDirOf(gitDir), "session-handoff");
 }
 
 const claudeSettings = (home: string, env: Env) =>
@@ -89,13 +102,24 @@ function excludeOf(base: string, file: string, env: Env) {
   const top = gitTopOf(base, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
-  const exclude = path.join(commonDirOf(gitDir), "info", "exclude");
+  const common = commonDirOf(gitDir);
+  const exclude = path.join(common, "info", "exclude");
   const text = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";
   const rel = path.relative(top, file).split(path.sep).join("/");
   const pair = `${EXCLUDE_MARK}\n/${rel}\n`;
   // `ls` asks git whether it tracks the file; one it cannot ask is not excluded.
   const ls = ["ls-files", "--", `:(literal)${rel}`];
-  return { top, file: exclude, text, pair, ls, at: `\n${text}`.indexOf(`\n${pair}`) };
+  // Linked work trees share the exclude file: another one's copy of the file still needs the line.
+  const others = workTrees(common).filter((w) => realOrNull(w) !== realOrNull(top));
+  const needed = others.some((w) => existsSync(path.join(w, rel)));
+  return { top, file: exclude, text, pair, ls, needed, at: `\n${text}`.indexOf(`\n${pair}`) };
+}
+
+// The clone's work trees: the main one and each linked one, which its `gitdir` file under `worktrees/` names.
+function workTrees(common: string): string[] {
+  const linked = path.join(common, "worktrees");
+  const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n) => readSmall(path.join(linked, n, "gitdir")));
+  return [path.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path.dirname(g.trim()))];
 }
 
 // Versions before this one kept copies of the agents' files (the user's settings, maybe secrets) under
@@ -126,6 +150,9 @@ export async function uninstall(t: Target, env: Env) {
     const verb = current === null ? "absent" : next === current ? "unchanged" : next === null ? "removed" : "updated";
     plans.push({ file, shown, snap, next, verb });
   }
+  // The driver serves every agent installed here: it goes with the last one, before the folders it may empty.
+  const last = !t.global && !anotherInstalled(t, new Map(plans.map((p) => [p.file, p.next])));
+  if (last) assertAttributesReadable(t.base, env);
   const lines: string[] = [];
   for (const p of plans) {
     const acts = p.verb === "removed" || p.verb === "updated";
@@ -134,30 +161,30 @@ export async function uninstall(t: Target, env: Env) {
     const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
     await writeAgentFile(p.file, p.snap.token, bytes, 0o644, env.MEMORY_IO_FAILPOINT || undefined);
   }
-  // The driver serves every agent installed here: it goes with the last one, before the folders it may empty.
-  const last = !t.global && !anotherInstalled(t, t.dryRun ? new Set(plans.map((p) => p.file)) : new Set());
   const none = { lines: [] as string[], notes: [] as string[] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeEmptyUpTo(path.dirname(p.file), t.base);
+  for (const p of removed) removeMade(madeListDir(t, env), dirsBelow(t.base, path.dirname(p.file)));
   // Our exclude line goes once the file no longer names this clone's path.
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
-    if (x === null || x.at < 0) continue;
+    if (x === null || x.at < 0 || x.needed) continue;
     if (!t.dryRun) writeFileAtomic.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
+    if (!t.dryRun) removeMade(madeListDir(t, env), [x.file, path.dirname(x.file)]);
     lines.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
   return { lines: [...lines, ...driver.lines], notes: [...driver.notes, ...old], last };
 }
 
-// Whether another agent's files here still hold an entry of ours; `skip` holds the files a dry run
-// would change. Only small regular files are read (a FIFO would block).
-function anotherInstalled(t: Target, skip: Set<string>): boolean {
+// Whether another agent's files here still hold an entry of ours, `planned` giving the texts uninstall will leave.
+// Only small regular files are read (a FIFO would block).
+function anotherInstalled(t: Target, planned: Map<string, string | null>): boolean {
   return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit) => {
     const file = editPath(t.base, edit);
     const st = lstatSync(file, { throwIfNoEntry: false });
-    if (skip.has(file) || st === undefined || !st.isFile() || st.size > 4_000_000) return false;
+    if (planned.has(file)) return holdsOurs(edit, planned.get(file) ?? "");
+    if (st === undefined || !st.isFile() || st.size > 4_000_000) return false;
     return holdsOurs(edit, readFileSync(file, "utf8"));
   }));
 }

@@ -2,6 +2,7 @@ import { accessSync, closeSync, constants, existsSync, lstatSync, mkdirSync, ope
   readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
+import { assertAttributesReadable } from "../git/merge-driver-config.ts";
 import { findRoot } from "../git/root.ts";
 import { tokenOf } from "../store/files.ts";
 import { exists, lstatOrNull, readSmall } from "../store/fs.ts";
@@ -372,6 +373,8 @@ async function undo(ctx: Caller, plan: Plan) {
   const { dest, source, shown } = plan;
   refuseLinkOnTheWay(plan);
   const record = readCopyRecord(dest);
+  // Each agent's uninstall checks this for itself, but by then the agents before it are done.
+  if (!plan.global) assertAttributesReadable(plan.base, ctx.env);
   const { lines, notes, take } = collected();
   for (const agent of plan.agents) take(await agentRun(ctx, plan, uninstall, agent, plan.dryRun));
   const would = plan.dryRun ? "would remove" : "removed";
@@ -384,11 +387,7 @@ async function undo(ctx: Caller, plan: Plan) {
       lines.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
       continue;
     }
-    if (!plan.dryRun) {
-      rmSync(place, { recursive: state === "copy", force: true });
-      // Up to the agent's own folder (.claude), which stays.
-      removeEmptyUpTo(path.dirname(place), path.join(plan.base, path.relative(plan.base, place).split(path.sep)[0]!));
-    }
+    if (!plan.dryRun) rmSync(place, { recursive: state === "copy", force: true });
     lines.push(`${would} ${shown(place)}`);
   }
   // A file the user edited since init copied it stays (with no record, every file goes).
@@ -399,7 +398,7 @@ async function undo(ctx: Caller, plan: Plan) {
     if (!plan.dryRun) {
       for (const rel of files) rmSync(path.join(dest, rel), { force: true });
       if (kept.length === 0) rmSync(path.join(dest, RECORD), { force: true });
-      for (const rel of files) removeEmptyUpTo(path.dirname(path.join(dest, rel)), plan.base);
+      for (const rel of files) removeEmptyUpTo(path.dirname(path.join(dest, rel)), dest);
     }
     lines.push(`${would} ${shown(dest)} (${files.length} files)`);
     for (const rel of kept) lines.push(`left ${shown(path.join(dest, rel))}: you edited it since init copied it`);

@@ -7,7 +7,8 @@ import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
 import { GitUnavailable, runGit } from "./run.ts";
-import { exists, readSmall } from "../store/fs.ts";
+import { exists, readSmall, unreadReason } from "../store/fs.ts";
+import { Refused } from "../errors.ts";
 
 /** The driver's name in git's config and `.gitattributes`. */
 const DRIVER_NAME = "session-handoff";
@@ -67,7 +68,7 @@ function attributesLine(top: string, root: string): string {
 function readRegular(p: string): string | null {
   const text = readSmall(p);
   if (text !== null || !exists(p)) return text;
-  throw new Error(`${p} is not a regular file of at most 1 MB this user can read; links and folders are never edited`);
+  throw new Error(`${p} ${unreadReason(p) ?? "is a link"}; only a regular file of at most 1 MB is edited`);
 }
 
 // Root registering in another user's clone gives what it wrote to the owner of `like`, so they can still change
@@ -194,6 +195,16 @@ async function unregisterMergeDriver(root: string, env: Env): Promise<Change> {
   return out;
 }
 
+/** Refuses, before uninstall changes anything, a `.gitattributes` it could not take the driver's block out of. */
+export function assertAttributesReadable(root: string, env: Env): void {
+  const c = cloneOf(root, env);
+  const file = c === null ? "" : path.join(c.top, ".gitattributes");
+  const why = c === null || readSmall(file) !== null ? null : unreadReason(file);
+  if (why === null) return;
+  const fix = "so nothing was changed; make it a readable file of at most 1 MB, then run this again";
+  throw new Refused(`${file} ${why}: the merge driver's block cannot be taken out of it, ${fix}`);
+}
+
 /** What registering (or removing) the driver would change, for --dry-run: nothing is written. */
 async function previewMergeDriver(root: string, remove: boolean, env: Env): Promise<Change> {
   const c = cloneOf(root, env);
@@ -262,13 +273,20 @@ export const MERGE_DRIVER_MISSING =
     "memory files as text (conflict markers can land); run `install` or `publish` once in this clone";
 
 const NAMES_OURS = new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m");
-/** True when the top's `.gitattributes` names our driver but git's config for this clone sets none: a text merge. */
-export async function mergeDriverMissing(root: string, env: Env): Promise<boolean> {
+/**
+ * MERGE_DRIVER_MISSING when the top's `.gitattributes` names our driver but git's config for this clone sets none (a
+ * text merge), a sentence when that file cannot be read, else null.
+ */
+export async function mergeDriverMissing(root: string, env: Env): Promise<string | null> {
   const c = cloneOf(root, env);
-  if (c === null || !NAMES_OURS.test(textOr(c.top, ".gitattributes"))) return false;
+  const file = c === null ? "" : path.join(c.top, ".gitattributes");
+  const text = c === null ? "" : readSmall(file);
+  const why = text === null ? unreadReason(file) : null;
+  if (why !== null) return `.gitattributes ${why}: session-handoff cannot tell whether it names the merge driver`;
+  if (c === null || !NAMES_OURS.test(text ?? "")) return null;
   // Our section in this clone's own file spares `check` a git process; else git says (the user's file, includes).
-  if (/^\s*\[merge\s+"session-handoff"\]/im.test(textOr(c.common, "config"))) return false;
-  return (await effectiveDriver(c.top, env)) === null;
+  if (/^\s*\[merge\s+"session-handoff"\]/im.test(textOr(c.common, "config"))) return null;
+  return (await effectiveDriver(c.top, env)) === null ? MERGE_DRIVER_MISSING : null;
 }
 
 // The driver command git merges with; undefined when git cannot run here (no PATH), as then no merge runs either.

@@ -36,8 +36,13 @@ function ceilings(env: Env): string[] {
   return out;
 }
 
+const safeCache = new WeakMap<Env, string[]>();
+
 // git's `safe.directory` values from the scopes git trusts for it (not a repository's own config), `~` expanded.
 function safeDirectories(env: Env): string[] {
+  // Asked once per environment: one verb's walks can pass distrusted folders many times.
+  const known = safeCache.get(env);
+  if (known !== undefined) return known;
   const args = ["config", "-z", "--show-scope", "--type=path", "--get-all", "safe.directory"];
   const r = runGitSync("/", args, { ...env, PATH: env.PATH ?? process.env.PATH, HOME: homeFolder(env) }, 5000);
   const fields = r?.code === 0 ? r.stdout.toString("utf8").split("\0") : [];
@@ -47,6 +52,7 @@ function safeDirectories(env: Env): string[] {
     // An empty value clears the list, as git reads it.
     out = fields[i + 1] === "" ? [] : [...out, fields[i + 1]!];
   }
+  safeCache.set(env, out);
   return out;
 }
 
@@ -118,8 +124,7 @@ export function findRoot(startPath: string, env: Env): FoundRoot {
   const home = homeVar ? realOrNull(homeVar) : null;
   if (home !== null && samePath(start, home)) throw new Refused(NOT_A_PROJECT);
   const uid = process.getuid?.();
-  let safe: string[] | null = null;
-  const safeList = () => (safe ??= safeDirectories(env));
+  const safeList = () => safeDirectories(env);
   // A shared scratch folder is nobody's project, even started in: anyone may have planted its memory.
   if (uid !== undefined && (st.mode & 0o1002) === 0o1002 && !listedSafe(start, safeList())) {
     const fix = "run it from a project folder or pass --root <project>";

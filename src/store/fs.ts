@@ -47,3 +47,17 @@ export function readSmall(p: string, maxBytes = 1_000_000): string | null {
     closeSync(fd);
   }
 }
+
+/** Why `readSmall(p, maxBytes)` gave null, said after the file's name; null when nothing, or a link, is there. */
+export function unreadReason(p: string, maxBytes = 1_000_000): string | null {
+  const st = lstatOrNull(p);
+  if (st === null || st.isSymbolicLink()) return null;
+  if (!st.isFile()) return st.isDirectory() ? "is a folder, not a file" : "is not a regular file";
+  if (st.size > maxBytes) return `is larger than ${maxBytes === 1_000_000 ? "1 MB" : `${maxBytes} bytes`}`;
+  try {
+    closeSync(openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
+  } catch (err) {
+    return `cannot be read (${(err as Error).message.split(",")[0]})`;
+  }
+  return "changed while it was read";
+}

@@ -2,7 +2,7 @@
 // path at every turn, so one small read and no parser beyond JSON.
 import path from "node:path";
 import { quotedValue } from "../guard/quote.ts";
-import { lstatOrNull, readSmall } from "./fs.ts";
+import { readSmall, unreadReason } from "./fs.ts";
 
 const SETTINGS_FILE = "settings.json";
 const MAX_SETTINGS_BYTES = 16 * 1024;
@@ -34,8 +34,10 @@ export function readSettings(memDir: string): { settings: Settings; problems: st
   const settings = { ...DEFAULT_SETTINGS };
   const file = path.join(memDir, SETTINGS_FILE);
   // Absent or a link: the defaults, silently; anything else that is not a small readable file is named.
-  const text = readSmall(file, MAX_SETTINGS_BYTES) ?? (lstatOrNull(file)?.isSymbolicLink() === false ? "" : null);
-  if (text === null) return { settings, problems: [] };
+  const text = readSmall(file, MAX_SETTINGS_BYTES);
+  const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
+  const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
+  if (text === null) return { settings, problems: unread };
   let parsed: unknown;
   try {
     parsed = JSON.parse(text.replace(/^\uFEFF/, ""));
@@ -43,8 +45,7 @@ export function readSettings(memDir: string): { settings: Settings; problems: st
     parsed = undefined;
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    const what = `is not a JSON object of at most ${MAX_SETTINGS_BYTES} bytes (nor a link)`;
-    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} ${what}; using the defaults`] };
+    return { settings, problems: [`.ai/memory/${SETTINGS_FILE} is not a JSON object; using the defaults`] };
   }
   const problems: string[] = [];
   for (const [key, value] of Object.entries(parsed as Record<string, unknown>)) {

@@ -3,7 +3,7 @@ import { inspectFile, interruptedSave, unsafePrivate } from "../store/inspect.ts
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { isConflicted } from "../schema/conflicted.ts";
 import { glanceAtHandoff, straySentence } from "../schema/handoff.ts";
-import { mergeDriverMissing } from "../git/merge-driver-config.ts";
+import { MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
 import { awaySentence, handoffAway } from "../git/handoff-away.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
@@ -117,13 +117,15 @@ paused sentence is printed too and the code is kept.
     else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
     const result: CheckResult = { code, state, files, paused, message, ...(parked ? { parked } : {}), ...stashed };
     if (state === "conflicted") result.conflicted = conflicted;
-    if (await mergeDriverMissing(root, ctx.env)) result.mergeDriverMissing = true;
+    const md = await mergeDriverMissing(root, ctx.env);
+    if (md === MERGE_DRIVER_MISSING) result.mergeDriverMissing = true;
     // Only known titles reach the output: check reads nothing of the file into it.
     const handoff = inspections[0]!;
     const readable = state === "parked" && typeof handoff.text === "string";
     const strays = readable ? glanceAtHandoff(handoff.text as string, Date.now()).strays : [];
     if (strays.length > 0) result.unknownSections = strays.map((s) => s.near);
-    if (ctx.values.json) return ok(`${JSON.stringify(result)}\n`, [], code);
-    return ok(`${[message, straySentence(strays), pausedLine].filter(Boolean).join("\n")}\n`, [], code);
+    const notes = md !== null && md !== MERGE_DRIVER_MISSING ? [md] : [];
+    if (ctx.values.json) return ok(`${JSON.stringify(result)}\n`, notes, code);
+    return ok(`${[message, straySentence(strays), pausedLine].filter(Boolean).join("\n")}\n`, notes, code);
   },
 };

@@ -19,10 +19,10 @@ export const doctorVerb: Verb = {
   help: `usage: node memory_io.mjs doctor [--root DIR | --global] [--json]
 
 A read-only health report: Node; per agent, its skill folders and whether each
-hook or block is "not installed", "current" or "outdated" (with why); each
-installed SessionStart command run as a harness would; the memory dir. Each
-problem comes with the command that fixes it. Changes nothing. Every line it
-can print: references/verbs.md#doctor.
+hook or block is "not installed", "current", "outdated" (with why) or
+"unreadable"; each installed SessionStart command run as a harness would; the
+memory dir. Each problem comes with the command that fixes it. Changes nothing.
+Every line it can print: references/verbs.md#doctor.
 
 options:
   --global    the per-user files (runs from the home folder too)
@@ -81,8 +81,9 @@ function reportText(result: {
   }
   for (const n of notes) lines.push(`note: ${n}`);
   const { verdict, archives, journal, paused, git } = memory;
-  const tracked = git?.tracked ? "tracked" : "untracked";
-  const gitWords = git === null ? "not a repository" : `${git.ignored ? "ignored" : "not ignored"}, ${tracked}`;
+  const state = (g: { ignored: boolean; tracked: boolean }) =>
+    `${g.ignored ? "ignored" : "not ignored"}, ${g.tracked ? "tracked" : "untracked"}`;
+  const gitWords = git === null ? "not a repository" : typeof git === "string" ? git : state(git);
   const journalWords = `journal: ${journal.files} file(s)${journal.off ? ", off (journal/OFF)" : ""}`;
   const pausedWords = paused ? `paused (${paused})` : "not paused";
   lines.push(`memory: ${verdict}; ${archives} archive(s); ${journalWords}; ${pausedWords}; git: ${gitWords}`);

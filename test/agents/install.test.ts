@@ -622,3 +622,19 @@ describe("modes", () => {
     expect(statSync(path.join(e.root, "AGENTS.md")).mode & 0o777).toBe(0o600);
   });
 });
+
+describe("uninstall changes nothing when it cannot finish", () => {
+  it("a .gitattributes over 1 MB: uninstall refuses before the agent files and the git config change", () => {
+    const e = setup();
+    expect(e.run(["install", "--agent", "claude-code", "--root", e.root]).code).toBe(0);
+    const attributes = path.join(e.root, ".gitattributes");
+    writeFileSync(attributes, `${readFileSync(attributes, "utf8")}${`# ${"x".repeat(78)}\n`.repeat(13_000)}`);
+    const config = path.join(e.root, ".git", "config");
+    const before = { files: snapshot(e.root), config: readFileSync(config, "utf8") };
+    expect(before.config).toContain('[merge "session-handoff"]');
+    const un = e.run(["uninstall", "--agent", "claude-code", "--root", e.root]);
+    expect(un.code).toBe(2);
+    expect(un.stderr).toContain(".gitattributes is larger than 1 MB: the merge driver's block cannot be taken out of it, so nothing was changed");
+    expect({ files: snapshot(e.root), config: readFileSync(config, "utf8") }).toEqual(before);
+  });
+});

@@ -231,7 +231,7 @@ describe("the merge driver's lines, word for word", () => {
     expect(c.code).toBe(0);
     expect(c.stdout).toMatch(/^registered the merge driver session-handoff in \.git\/config$/m);
     // Said once: no trailing "; not changed" after "was not changed".
-    expect(c.stderr).toMatch(/^\.gitattributes was not changed: \S*\.gitattributes is not a regular file of at most 1 MB this user can read; links and folders are never edited$/m);
+    expect(c.stderr).toMatch(/^\.gitattributes was not changed: \S*\.gitattributes is a folder, not a file; only a regular file of at most 1 MB is edited$/m);
   });
 
   it("install registers, uninstall removes: each change said", () => {

@@ -1,8 +1,10 @@
-import { renameSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { collectAnchors } from "../../src/git/anchors.ts";
 import { measureDrift } from "../../src/git/drift.ts";
+import { HELPER } from "../helpers.ts";
 import { renderAnchorLines } from "../../src/schema/anchor-lines.ts";
 import { checkAnchors, parseHandoff } from "../../src/schema/handoff.ts";
 import { DAY, ENV, commit, git, gitCalls, handoff, iso, loggingGit, newRepo, tempDir, writeTree, type HandoffSpec } from "./repo.ts";
@@ -467,5 +469,22 @@ describe("dirty files then and now", () => {
     expect((await collectAnchors(root, ENV, NOW, [])).dirty).toEqual([".ai/"]);
     git(root, ["add", ".ai/notes.md"]);
     expect((await collectAnchors(root, ENV, NOW, [])).dirty).toEqual([".ai/notes.md"]);
+  });
+});
+
+describe("drift under a sticky folder", () => {
+  it("asks git for the safe.directory list once, however often its walks reach the folder", () => {
+    const sticky = tempDir("sh-sticky-");
+    const root = path.join(sticky, "proj");
+    mkdirSync(root);
+    chmodSync(sticky, 0o1777);
+    const { bin, log } = loggingGit();
+    const text = saved("0123456789abcdef0123456789abcdef01234567", 1);
+    const env = { ...ENV, PATH: `${bin}${path.delimiter}${ENV.PATH}` };
+    const r = spawnSync(process.execPath, [HELPER, "drift", "--root", root, "--stdin"], { input: text, env, encoding: "utf8" });
+    expect(r.stderr).not.toContain("internal error");
+    const asks = gitCalls(log).filter((argv) => argv.includes("safe.directory"));
+    expect(asks.length).toBeGreaterThan(0);
+    expect(asks).toHaveLength(1);
   });
 });

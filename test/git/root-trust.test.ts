@@ -53,10 +53,11 @@ describe.skipIf(!asRoot)("the walk stops at what another user controls (as root,
     writeFileSync(config, "[user]\n\tname = x\n");
     const env = { GIT_CONFIG_GLOBAL: config, GIT_CONFIG_NOSYSTEM: "1" };
     expect(findRoot(start, env)).toMatchObject({ root: start, by: "start", stopped: { at: checkout } });
+    // The list is read once per environment, as in one run of the helper: each change gets a fresh one.
     writeFileSync(config, `[user]\n\tname = x\n[safe]\n\tdirectory = ${checkout}\n`);
-    expect(findRoot(start, env)).toMatchObject({ root: checkout, by: "git" });
+    expect(findRoot(start, { ...env })).toMatchObject({ root: checkout, by: "git" });
     writeFileSync(config, "[safe]\n\tdirectory = *\n");
-    expect(findRoot(start, env).root).toBe(checkout);
+    expect(findRoot(start, { ...env }).root).toBe(checkout);
     // The helper agrees.
     writeFileSync(config, `[safe]\n\tdirectory = ${checkout}\n`);
     const r = helper(["check", "--json"], { cwd: start, env });

@@ -4,7 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gitRepo, helper, snapshot, tempDir } from "../helpers.ts";
+import { git, gitRepo, helper, snapshot, tempDir } from "../helpers.ts";
 
 function project() {
   const root = gitRepo();
@@ -77,5 +77,79 @@ describe("init and links", () => {
     const r = p.run("--undo");
     expect(r.stderr).not.toContain("internal error");
     expect(r.code).toBe(0);
+  });
+});
+
+describe("only the folders install and init made are removed", () => {
+  it("a user's own empty folders (.clinerules/hooks, .agents/skills, ~/.gemini) stay after uninstall and init --undo", () => {
+    const p = project();
+    const own = [path.join(p.root, ".clinerules", "hooks"), path.join(p.root, ".agents", "skills"), path.join(p.home, ".gemini")];
+    for (const d of own) mkdirSync(d, { recursive: true });
+    const env = { HOME: p.home, XDG_CONFIG_HOME: path.join(p.home, ".config") };
+    const cli = (...args: string[]) => helper(args, { env });
+    expect(p.run("--agent", "cline").code).toBe(0);
+    expect(existsSync(path.join(p.root, ".clinerules", "hooks", "TaskStart"))).toBe(true);
+    expect(cli("install", "--agent", "gemini", "--global").code).toBe(0);
+    expect(cli("install", "--agent", "cursor", "--root", p.root).code).toBe(0);
+    expect(cli("uninstall", "--agent", "gemini", "--global").code).toBe(0);
+    expect(cli("uninstall", "--agent", "cursor", "--root", p.root).code).toBe(0);
+    expect(p.run("--undo", "--agent", "cline").code).toBe(0);
+    expect(own.filter((d) => !existsSync(d))).toEqual([]);
+    // The folders they made themselves go.
+    for (const made of [".cursor", ".agents/skills/session-handoff", ".clinerules/00-session-handoff.md"]) {
+      expect(existsSync(path.join(p.root, made)), made).toBe(false);
+    }
+  });
+});
+
+describe("init --undo changes nothing when it cannot finish", () => {
+  it("a .gitattributes over 1 MB: refused before any agent's files or the git config change", () => {
+    const p = project();
+    expect(p.run("--agent", "claude-code", "--agent", "cursor").code).toBe(0);
+    const attributes = path.join(p.root, ".gitattributes");
+    writeFileSync(attributes, `${readFileSync(attributes, "utf8")}${`# ${"x".repeat(78)}\n`.repeat(13_000)}`);
+    const config = path.join(p.root, ".git", "config");
+    const before = { files: snapshot(p.root), config: readFileSync(config, "utf8") };
+    const r = p.run("--undo");
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("the merge driver's block cannot be taken out of it, so nothing was changed");
+    expect({ files: snapshot(p.root), config: readFileSync(config, "utf8") }).toEqual(before);
+  });
+});
+
+describe("the clone's exclude file", () => {
+  it("one install created goes when uninstall empties it; one that was there, empty, stays", () => {
+    for (const had of [false, true]) {
+      const p = project();
+      const exclude = path.join(p.root, ".git", "info", "exclude");
+      rmSync(path.dirname(exclude), { recursive: true, force: true });
+      if (had) {
+        mkdirSync(path.dirname(exclude));
+        writeFileSync(exclude, "");
+      }
+      const env = { HOME: p.home, XDG_CONFIG_HOME: path.join(p.home, ".config") };
+      expect(helper(["install", "--agent", "codex", "--root", p.root], { env }).stdout).toContain("added .codex/hooks.json to .git/info/exclude");
+      expect(helper(["uninstall", "--agent", "codex", "--root", p.root], { env }).code).toBe(0);
+      expect(existsSync(exclude), `had: ${had}`).toBe(had);
+      expect(existsSync(path.dirname(exclude)), `had: ${had}`).toBe(had);
+      expect(existsSync(path.join(p.root, ".git", "session-handoff"))).toBe(false);
+    }
+  });
+});
+
+describe("linked work trees share one exclude file", () => {
+  it("uninstall in one leaves the line another's .codex/hooks.json still needs; the last one's uninstall takes it", () => {
+    const p = project();
+    const other = path.join(tempDir("sh-wt-"), "second");
+    git(p.root, "worktree", "add", "-q", other);
+    const env = { HOME: p.home, XDG_CONFIG_HOME: path.join(p.home, ".config") };
+    const exclude = path.join(p.root, ".git", "info", "exclude");
+    for (const root of [p.root, other]) expect(helper(["install", "--agent", "codex", "--root", root], { env }).code).toBe(0);
+    expect(readFileSync(exclude, "utf8")).toContain("/.codex/hooks.json\n");
+    expect(helper(["uninstall", "--agent", "codex", "--root", p.root], { env }).code).toBe(0);
+    expect(readFileSync(exclude, "utf8")).toContain("/.codex/hooks.json\n");
+    expect(git(other, "status", "--porcelain")).not.toContain(".codex");
+    expect(helper(["uninstall", "--agent", "codex", "--root", other], { env }).stdout).toContain("removed .codex/hooks.json from .git/info/exclude");
+    expect(readFileSync(exclude, "utf8")).not.toContain(".codex");
   });
 });

@@ -1,6 +1,6 @@
 // The context-threshold offer through the built helper, over the real transcripts of
 // test/fixtures/transcripts/real with only the recorded usage numbers changed.
-import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { claudeWindow } from "../../src/agents/transcripts/claude.ts";
@@ -123,6 +123,22 @@ describe("context: the threshold offer (Claude Code transcripts)", () => {
     expect(bad.stdout).toBe("");
     writeFileSync(settings, "{not json");
     expect(run(root, transcript, { session: "e" }).stderr).toContain("settings.json is not a JSON object");
+  });
+
+  it("a settings.json that cannot be read is said to be that, with why: a folder, too large, no permission", () => {
+    const { root, transcript } = world(withUsage(path.join(CLAUDE_112, "work-compact.transcript.jsonl"), 130_000));
+    const settings = path.join(root, ".ai", "memory", "settings.json");
+    mkdirSync(settings, { recursive: true });
+    const said = (session: string) => run(root, transcript, { session }).stderr;
+    expect(said("f")).toBe("memory_io context: .ai/memory/settings.json is a folder, not a file; using the defaults\n");
+    rmdirSync(settings);
+    writeFileSync(settings, `{"contextThreshold": 60${" ".repeat(20_000)}}`);
+    expect(said("g")).toContain(".ai/memory/settings.json is larger than 16384 bytes; using the defaults");
+    // Root reads a mode-000 file anyway: there the folder above stands in for an unreadable file.
+    if (process.getuid?.() === 0) return;
+    writeFileSync(settings, "{}", { mode: 0o000 });
+    chmodSync(settings, 0o000);
+    expect(said("h")).toContain(".ai/memory/settings.json cannot be read (EACCES: permission denied); using the defaults");
   });
 
   it("the kill switch and SESSION_HANDOFF_DISABLE silence it", () => {

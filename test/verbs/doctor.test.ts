@@ -353,3 +353,43 @@ describe("a merge driver registered outside .git/config is there", () => {
     expect(runs[0]).toMatch(/ config --get merge\.session-handoff\.driver$/);
   });
 });
+
+describe("a file too large to read is said to be too large", () => {
+  it("an AGENTS.md or .gitattributes over 1 MB: install, doctor and check say so, not 'not installed' or nothing", () => {
+    const { root, run } = setup();
+    const big = `${"x".repeat(80)}\n`.repeat(13_000);
+    writeFileSync(path.join(root, "AGENTS.md"), big);
+    const inst = run("install", "--agent", "codex", "--root", root);
+    expect(inst.code).toBe(2);
+    expect(inst.stderr).toContain("AGENTS.md is larger than 1 MB; install edits only regular files of at most 1 MB");
+    const d = doctor({ root, run } as ReturnType<typeof setup>);
+    expect(d.agents.codex!.install["AGENTS.md"]).toBe("unreadable");
+    const said = d.problems.filter((p) => p.what.startsWith("AGENTS.md is larger than 1 MB"));
+    expect(said).toHaveLength(1);
+    expect(said[0]!.fix).toContain("at most 1 MB");
+    rmSync(path.join(root, "AGENTS.md"));
+    writeFileSync(path.join(root, ".gitattributes"), `.ai/memory/**/*.md merge=session-handoff\n${big}`);
+    const c = run("check", "--json");
+    expect(JSON.parse(c.stdout).mergeDriverMissing).toBeUndefined();
+    const sentence = ".gitattributes is larger than 1 MB: session-handoff cannot tell whether it names the merge driver";
+    expect(c.stderr).toBe(`${sentence}\n`);
+    expect(doctor({ root, run } as ReturnType<typeof setup>).problems.map((p) => p.what)).toContain(sentence);
+  });
+});
+
+describe("doctor without git on PATH", () => {
+  it("says git was not found on PATH, not that the folder is not a repository", () => {
+    const { root, home } = setup();
+    const bin = tempDir("sh-bin-");
+    symlinkSync(process.execPath, path.join(bin, "node"));
+    const helper = path.join(root, ".claude", "skills", "session-handoff", "scripts", "memory_io.mjs");
+    const env: Record<string, string> = { ...(process.env as Record<string, string>), HOME: home, PATH: bin };
+    delete env.SESSION_HANDOFF_DISABLE;
+    delete env.SESSION_HANDOFF_PAUSE;
+    const r = spawnSync(process.execPath, [helper, "doctor", "--root", root], { cwd: root, env, encoding: "utf8" });
+    expect(r.status, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^memory: .*; git: git was not found on PATH$/m);
+    const j = spawnSync(process.execPath, [helper, "doctor", "--root", root, "--json"], { cwd: root, env, encoding: "utf8" });
+    expect(JSON.parse(j.stdout).memory.git).toBe("git was not found on PATH");
+  });
+});
