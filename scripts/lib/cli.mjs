@@ -251,6 +251,10 @@ function shellWord(text) {
   if (/^[A-Za-z0-9_./:@%+=,-]+$/.test(text)) return text;
   return `'${text.replace(/'/g, "'\\''")}'`;
 }
+function mayHoldToken(text) {
+  for (const m of text.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
+  return false;
+}
 function quotePath(p) {
   const refused = refusedIndexes(p);
   if (!NEEDS_QUOTES.test(p) && p !== "none" && refused.size === 0) return p;
@@ -1072,7 +1076,8 @@ var init_read = __esm({
 });
 
 // src/store/fs.ts
-import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, lstatSync as lstatSync3, openSync as openSync2, readFileSync as readFileSync2, realpathSync } from "node:fs";
+import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, lstatSync as lstatSync3, openSync as openSync2, readFileSync as readFileSync2, readSync as readSync2, realpathSync } from "node:fs";
+import path7 from "node:path";
 function lstatOrNull(p) {
   try {
     return lstatSync3(p);
@@ -1118,28 +1123,57 @@ function unreadReason(p, maxBytes = 1e6) {
   }
   return "changed while it was read";
 }
+function readHead(filePath, bytes = 1024) {
+  return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
+}
+function readHeadBytes(filePath, bytes = 1e6) {
+  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
+}
+function readHeadAndTime(filePath, bytes) {
+  let fd;
+  try {
+    fd = openSync2(filePath, constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync2(fd, { bigint: true });
+    if (!st.isFile()) return null;
+    const partnered = st.nlink === 2n && hasPrivatePartner(path7.dirname(filePath), path7.basename(filePath), st.ino);
+    if (st.nlink !== 1n && !partnered) return null;
+    const want = Math.min(bytes, Number(st.size) + 1);
+    const buf = Buffer.alloc(want);
+    const n2 = readSync2(fd, buf, 0, want, 0);
+    return { bytes: buf.subarray(0, n2), mtimeNs: st.mtimeNs };
+  } catch {
+    return null;
+  } finally {
+    closeSync2(fd);
+  }
+}
 var exists;
 var init_fs = __esm({
   "src/store/fs.ts"() {
     "use strict";
+    init_private();
     exists = (p) => lstatOrNull(p) !== null;
   }
 });
 
 // src/store/home.ts
 import { homedir } from "node:os";
-import path7 from "node:path";
+import path8 from "node:path";
 function homeFolder(env, platform = process.platform) {
   const value = platform === "win32" ? env.USERPROFILE : env.HOME;
   return value ?? homedir();
 }
 function samePath(a, b, platform = process.platform) {
   if (platform !== "win32") return a === b;
-  const norm3 = (p) => path7.win32.resolve(p).toLowerCase();
+  const norm3 = (p) => path8.win32.resolve(p).toLowerCase();
   return norm3(a) === norm3(b);
 }
 function userDir(env, home = homeFolder(env)) {
-  return path7.join(env.XDG_CONFIG_HOME || path7.join(home, ".config"), "session-handoff");
+  return path8.join(env.XDG_CONFIG_HOME || path8.join(home, ".config"), "session-handoff");
 }
 var init_home = __esm({
   "src/store/home.ts"() {
@@ -1148,7 +1182,7 @@ var init_home = __esm({
 });
 
 // src/store/pause.ts
-import path8 from "node:path";
+import path9 from "node:path";
 function disabledByEnv(env) {
   const v = env.SESSION_HANDOFF_DISABLE;
   return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
@@ -1159,8 +1193,8 @@ function pauseSwitch(memDir, env) {
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
   const named = env.SESSION_HANDOFF_PAUSE || null;
-  const home = named !== null && /^~(\/|$)/.test(named) ? path8.join(homeFolder(env), named.slice(1)) : named;
-  const files = [memDir === null ? null : path8.join(memDir, "PAUSE"), home, path8.join(userDir(env), "PAUSE")];
+  const home = named !== null && /^~(\/|$)/.test(named) ? path9.join(homeFolder(env), named.slice(1)) : named;
+  const files = [memDir === null ? null : path9.join(memDir, "PAUSE"), home, path9.join(userDir(env), "PAUSE")];
   return files.find((p) => p !== null && exists(p)) ?? null;
 }
 function assertNotPaused(memDir, env) {
@@ -1188,19 +1222,19 @@ import {
   readdirSync as readdirSync2,
   unlinkSync
 } from "node:fs";
-import path9 from "node:path";
+import path10 from "node:path";
 function draftShown(d) {
   return d === void 0 ? ".ai/memory/drafts" : `.ai/memory/drafts/${fileName(d)}`;
 }
 function parseDraftName(kind, arg) {
-  if (arg === void 0 || path9.basename(arg) === `${kind}.md`) {
+  if (arg === void 0 || path10.basename(arg) === `${kind}.md`) {
     const own = draftShown({ kind, id: randomHex8() });
     throw new UsageError(
       `--from-draft takes the path \`read ${kind}\` printed on its DRAFT: line; the shared ${draftShown()}/${kind}.md is not read any more. Write your whole document to ${own} with your file tool, then run \`write ${kind} --from-draft ${own} --expected-current-sha256 <token>\``
     );
   }
-  const m = PER_READ.exec(path9.basename(arg));
-  const dir = path9.dirname(arg).split(path9.sep).join("/");
+  const m = PER_READ.exec(path10.basename(arg));
+  const dir = path10.dirname(arg).split(path10.sep).join("/");
   if (m === null || !(dir === "." || dir === ".ai/memory/drafts" || dir.endsWith("/.ai/memory/drafts"))) {
     const want = `.ai/memory/drafts/${kind}-<8 hex>.md`;
     const shown = JSON.stringify(arg.slice(0, 80));
@@ -1236,7 +1270,7 @@ function removeName(p, shown) {
 function takeDraft(root, d) {
   const rel = draftShown(d);
   const dir = draftsDir(root);
-  const file = path9.join(dir, fileName(d));
+  const file = path10.join(dir, fileName(d));
   const again = "write the whole document there with your file tool, then run this again";
   const dirStat = checkTree(root) ? lstatOrNull(dir) : null;
   if (dirStat === null) throw new Refused(`no draft at ${rel}: ${again}`);
@@ -1275,12 +1309,12 @@ function draftId(st) {
   return `${st.ino} ${st.size} ${st.mtimeMs}`;
 }
 function removeDraft(root, d, taken) {
-  const file = path9.join(draftsDir(root), fileName(d));
+  const file = path10.join(draftsDir(root), fileName(d));
   const st = lstatOrNull(file);
   if (st !== null && st.isFile() && draftId(st) === taken.id) removeName(file, draftShown(d));
 }
 function ensureIgnored(dir, text = DRAFTS_IGNORED) {
-  createExclusive(path9.join(dir, ".gitignore"), text);
+  createExclusive(path10.join(dir, ".gitignore"), text);
 }
 function removeLeftoverDrafts(root) {
   if (treeVerdict(root) !== "ok" || lstatOrNull(draftsDir(root)) === null) return [];
@@ -1293,9 +1327,9 @@ function removeLeftBehind(root) {
   const old = Date.now() - LEFT_BEHIND_MS;
   for (const name2 of readdirSync2(dir)) {
     const retired = RETIRED.test(name2);
-    const st = retired || PER_READ.test(name2) ? lstatOrNull(path9.join(dir, name2)) : null;
+    const st = retired || PER_READ.test(name2) ? lstatOrNull(path10.join(dir, name2)) : null;
     if (st === null || st.isDirectory() || !retired && st.mtimeMs > old) continue;
-    removeName(path9.join(dir, name2), `${draftShown()}/${name2}`);
+    removeName(path10.join(dir, name2), `${draftShown()}/${name2}`);
     if (!name2.startsWith(".read-")) {
       out.push(`removed a leftover draft ${draftShown()}/${name2} (drafts are private; write it again to save it)`);
     }
@@ -1315,12 +1349,12 @@ var init_drafts = __esm({
     PER_READ = /^(handoff|lessons|solutions)-([0-9a-f]{8})\.md$/;
     RETIRED = /^(handoff|lessons|solutions)\.md$|^\.read-(handoff|lessons|solutions)-[0-9a-f]{8}$/;
     LEFT_BEHIND_MS = 60 * 60 * 1e3;
-    draftsDir = (root) => path9.join(memoryDir(root), "drafts");
+    draftsDir = (root) => path10.join(memoryDir(root), "drafts");
     fileName = (d) => `${d.kind}-${d.id}.md`;
   }
 });
 
-// src/schema/checkpoint-name.ts
+// src/checkpoint/parse.ts
 function headerValue(text, name2) {
   const lines2 = text.split("\n", 12);
   for (const line of lines2) if (line.startsWith(`${name2}: `)) return line.slice(name2.length + 2).trim();
@@ -1333,40 +1367,6 @@ function isCheckpointText(text) {
 function isAnchorsOnlySource(source) {
   const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
   return source !== null && words.test(source);
-}
-var CHECKPOINT_HEADING, CHECKPOINT_NAME;
-var init_checkpoint_name = __esm({
-  "src/schema/checkpoint-name.ts"() {
-    "use strict";
-    init_values();
-    CHECKPOINT_HEADING = "# Session Checkpoint";
-    CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
-  }
-});
-
-// src/store/checkpoints.ts
-import { closeSync as closeSync4, constants as constants4, fstatSync as fstatSync4, lstatSync as lstatSync4, openSync as openSync4, readSync as readSync2, unlinkSync as unlinkSync2 } from "node:fs";
-import path10 from "node:path";
-function checkpointsDir(root) {
-  return path10.join(memoryDir(root), "checkpoints");
-}
-function mayBeToken(id) {
-  for (const m of id.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
-  return false;
-}
-function sessionFileId(id) {
-  if (typeof id !== "string" || id === "") return "unknown";
-  const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]);
-  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayBeToken(id)) return id;
-  return tokenOf(id).slice(0, 16);
-}
-function checkpointsDirState(root) {
-  try {
-    const st = lstatSync4(checkpointsDir(root));
-    return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
-  } catch {
-    return "missing";
-  }
 }
 function readCheckpointText(text) {
   const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
@@ -1387,32 +1387,34 @@ function readCheckpointText(text) {
   }
   return { triggers, source, items: items2, dropped };
 }
-function readHead(filePath, bytes = 1024) {
-  return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
-}
-function readHeadBytes(filePath, bytes = 1e6) {
-  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
-}
-function readHeadAndTime(filePath, bytes) {
-  let fd;
-  try {
-    fd = openSync4(filePath, constants4.O_RDONLY | constants4.O_NOFOLLOW | constants4.O_NONBLOCK);
-  } catch {
-    return null;
+var CHECKPOINT_HEADING, CHECKPOINT_NAME;
+var init_parse = __esm({
+  "src/checkpoint/parse.ts"() {
+    "use strict";
+    init_values();
+    CHECKPOINT_HEADING = "# Session Checkpoint";
+    CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
   }
+});
+
+// src/checkpoint/store.ts
+import { lstatSync as lstatSync4, unlinkSync as unlinkSync2 } from "node:fs";
+import path11 from "node:path";
+function checkpointsDir(root) {
+  return path11.join(memoryDir(root), "checkpoints");
+}
+function sessionFileId(id) {
+  if (typeof id !== "string" || id === "") return "unknown";
+  const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]);
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayHoldToken(id)) return id;
+  return tokenOf(id).slice(0, 16);
+}
+function checkpointsDirState(root) {
   try {
-    const st = fstatSync4(fd, { bigint: true });
-    if (!st.isFile()) return null;
-    const partnered = st.nlink === 2n && hasPrivatePartner(path10.dirname(filePath), path10.basename(filePath), st.ino);
-    if (st.nlink !== 1n && !partnered) return null;
-    const want = Math.min(bytes, Number(st.size) + 1);
-    const buf = Buffer.alloc(want);
-    const n2 = readSync2(fd, buf, 0, want, 0);
-    return { bytes: buf.subarray(0, n2), mtimeNs: st.mtimeNs };
+    const st = lstatSync4(checkpointsDir(root));
+    return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
   } catch {
-    return null;
-  } finally {
-    closeSync4(fd);
+    return "missing";
   }
 }
 function timeOf(value, now) {
@@ -1424,7 +1426,7 @@ function listCheckpoints(root, now = Date.now()) {
   const out = [];
   for (const name2 of listDir(checkpointsDir(root))) {
     if (!CHECKPOINT_NAME.test(name2)) continue;
-    const read = readHeadAndTime(path10.join(checkpointsDir(root), name2), 1024);
+    const read = readHeadAndTime(path11.join(checkpointsDir(root), name2), 1024);
     const head = read?.bytes.toString("utf8") ?? "";
     if (read === null || !isCheckpointText(head)) continue;
     const savedMs2 = timeOf(headerValue(head, "Saved"), now);
@@ -1445,7 +1447,7 @@ function rmQuietRegular(p) {
   }
 }
 function deliveredPath(root, session) {
-  return path10.join(checkpointsDir(root), `.delivered-${session}`);
+  return path11.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
   return readHead(deliveredPath(root, session), 128)?.trim() ?? null;
@@ -1457,12 +1459,14 @@ function writeDelivered(root, session, token) {
 `);
 }
 var CHECKPOINTS_GITIGNORE, FILE_SAFE_ID, WINDOWS_RESERVED;
-var init_checkpoints = __esm({
-  "src/store/checkpoints.ts"() {
+var init_store = __esm({
+  "src/checkpoint/store.ts"() {
     "use strict";
-    init_checkpoint_name();
+    init_quote();
+    init_parse();
     init_values();
     init_files();
+    init_fs();
     init_private();
     init_paths();
     CHECKPOINTS_GITIGNORE = "# Written by session-handoff: session checkpoints, never committed.\n*\n";
@@ -1610,16 +1614,16 @@ var init_run = __esm({
 
 // src/git/root.ts
 import { lstatSync as lstatSync5 } from "node:fs";
-import path11 from "node:path";
+import path12 from "node:path";
 function within(child, parent) {
-  const rel = path11.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path11.isAbsolute(rel);
+  const rel = path12.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path12.isAbsolute(rel);
 }
 function ceilings(env) {
   const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path11.delimiter)) {
-    if (c === "" || !path11.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? path11.resolve(c));
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path12.delimiter)) {
+    if (c === "" || !path12.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? path12.resolve(c));
   }
   return out;
 }
@@ -1641,7 +1645,7 @@ function listedSafe(dir, safe) {
   return safe.some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
-    return (realOrNull(s) ?? path11.resolve(s)) === dir;
+    return (realOrNull(s) ?? path12.resolve(s)) === dir;
   });
 }
 function distrust(dir, uid, safe) {
@@ -1657,7 +1661,7 @@ function dubious(root, uid, env, safe) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
-    if (exists(path11.join(dir, ".git"))) {
+    if (exists(path12.join(dir, ".git"))) {
       const owner = lstatSync5(dir, { throwIfNoEntry: false })?.uid;
       if (owner === void 0) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
@@ -1667,14 +1671,14 @@ function dubious(root, uid, env, safe) {
       const fix = `run from a project of your own, or, if you trust it, ${trust}`;
       return new Refused(`${what}; its memory is not used: ${fix}`);
     }
-    const parent = path11.dirname(dir);
+    const parent = path12.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
     dir = parent;
   }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  return [path11.join(dir, ".ai"), path11.join(dir, ".ai", "memory")].every((p) => {
+  return [path12.join(dir, ".ai"), path12.join(dir, ".ai", "memory")].every((p) => {
     const owner = lstatSync5(p, { throwIfNoEntry: false })?.uid;
     return owner === uid || owner === 0;
   });
@@ -1704,7 +1708,7 @@ function findRoot(startPath, env) {
   return found;
 }
 function walk(start, env, uid, safe, home) {
-  if (exists(path11.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+  if (exists(path12.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
@@ -1713,12 +1717,12 @@ function walk(start, env, uid, safe, home) {
       const why = distrust(dir, uid, safe);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
-    if (exists(path11.join(dir, ".ai", "memory"))) {
+    if (exists(path12.join(dir, ".ai", "memory"))) {
       if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
       return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
     }
-    if (exists(path11.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = path11.dirname(dir);
+    if (exists(path12.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = path12.dirname(dir);
     const ceiling = stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home);
     if (parent === dir || ceiling) return { root: start, start, by: "start" };
     dir = parent;
@@ -1738,16 +1742,16 @@ var init_root = __esm({
 });
 
 // src/verbs/common.ts
-import path12 from "node:path";
+import path13 from "node:path";
 function rootOption(ctx, fallbackStart = null) {
   const value = ctx.values.root;
   const leave = "or leave it out to start from the current folder";
   if (value === "") throw new UsageError(`--root needs a folder: pass --root <project>, ${leave}`);
   const given = typeof value === "string";
-  const found = findRoot(path12.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
+  const found = findRoot(path13.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
   const [root, start] = [quotedPath(found.root), quotedPath(found.start)];
-  if (!given && found.by === "memory" && found.root !== found.start && !exists(path12.join(found.root, ".git"))) {
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path13.join(found.root, ".git"))) {
     ctx.warn(`using the memory of ${root}, found above ${start}, which is in no git repository: ${CHOOSE}`);
   }
   if (!given && found.stopped) {
@@ -1839,9 +1843,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path55 = q ? q.value : m?.[1];
-    if (!m || !path55) return null;
-    out.push({ path: path55, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path56 = q ? q.value : m?.[1];
+    if (!m || !path56) return null;
+    out.push({ path: path56, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -2472,7 +2476,7 @@ var init_handoff = __esm({
 
 // src/agents/hook-input.ts
 import { existsSync as existsSync2 } from "node:fs";
-import path13 from "node:path";
+import path14 from "node:path";
 function isProbeSession(id) {
   return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
 }
@@ -2490,10 +2494,10 @@ function hookObject(data, max) {
   }
 }
 function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync2(path13.join(root, ".ai", "memory"))) return false;
+  if (!skillDir || home === "" || existsSync2(path14.join(root, ".ai", "memory"))) return false;
   const under = (dir, base) => {
-    const rel = path13.relative(base, dir);
-    return !rel.startsWith("..") && !path13.isAbsolute(rel);
+    const rel = path14.relative(base, dir);
+    return !rel.startsWith("..") && !path14.isAbsolute(rel);
   };
   return under(skillDir, home) && !under(skillDir, root);
 }
@@ -2505,9 +2509,9 @@ var init_hook_input = __esm({
   }
 });
 
-// src/brief/checkpoint-surface.ts
+// src/checkpoint/surface.ts
 import { readdirSync as readdirSync3 } from "node:fs";
-import path14 from "node:path";
+import path15 from "node:path";
 function minutesAgo(savedMs2, now) {
   if (savedMs2 === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs2) / 6e4);
@@ -2556,7 +2560,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHeadBytes(path14.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHeadBytes(path15.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -2572,7 +2576,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return none();
-    const file = await readStable(path14.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path15.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return none();
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -2592,7 +2596,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   }
 }
 function toldToAnySession(root, token) {
-  const told = (name2) => readHead(path14.join(checkpointsDir(root), name2), 128)?.trim() === token;
+  const told = (name2) => readHead(path15.join(checkpointsDir(root), name2), 128)?.trim() === token;
   try {
     return readdirSync3(checkpointsDir(root)).some((name2) => name2.startsWith(".delivered-") && told(name2));
   } catch {
@@ -2622,11 +2626,13 @@ function checkpointParked(root) {
   }
 }
 var CHECKPOINT_SENTENCES;
-var init_checkpoint_surface = __esm({
-  "src/brief/checkpoint-surface.ts"() {
+var init_surface = __esm({
+  "src/checkpoint/surface.ts"() {
     "use strict";
     init_handoff();
-    init_checkpoints();
+    init_parse();
+    init_store();
+    init_fs();
     init_files();
     init_hook_input();
     init_paths();
@@ -2642,32 +2648,32 @@ var init_checkpoint_surface = __esm({
 
 // src/git/git-dir.ts
 import { readdirSync as readdirSync4, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
-import path15 from "node:path";
+import path16 from "node:path";
 function gitTopOf(root, env) {
-  for (let dir = root; ; dir = path15.dirname(dir)) {
+  for (let dir = root; ; dir = path16.dirname(dir)) {
     if (dir !== root && distrustedAbove(dir, env) !== null) return null;
-    if (lstatOrNull(path15.join(dir, ".git")) !== null) return dir;
-    if (path15.dirname(dir) === dir) return null;
+    if (lstatOrNull(path16.join(dir, ".git")) !== null) return dir;
+    if (path16.dirname(dir) === dir) return null;
   }
 }
 function gitDirOf(top) {
-  const dotGit = path15.join(top, ".git");
+  const dotGit = path16.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
   const text = readSmall(dotGit);
   const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
-  const dir = m ? path15.resolve(top, m[1]) : null;
+  const dir = m ? path16.resolve(top, m[1]) : null;
   return dir !== null && isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync3(path15.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path15.resolve(gitDir, text);
+    const text = readFileSync3(path16.join(gitDir, "commondir"), "utf8").trim();
+    if (text !== "") return path16.resolve(gitDir, text);
   } catch {
   }
   return gitDir;
 }
 function isShallow(gitDir) {
-  return gitDir !== null && isFile(path15.join(commonDirOf(gitDir), "shallow"));
+  return gitDir !== null && isFile(path16.join(commonDirOf(gitDir), "shallow"));
 }
 function reflogFiles(dir, out) {
   let entries2;
@@ -2678,7 +2684,7 @@ function reflogFiles(dir, out) {
   }
   for (const e of entries2) {
     if (out.length >= MAX_REFLOG_FILES) return;
-    const p = path15.join(dir, e.name);
+    const p = path16.join(dir, e.name);
     if (e.isDirectory()) reflogFiles(p, out);
     else if (e.isFile()) out.push(p);
   }
@@ -2687,7 +2693,7 @@ function reflogNames(gitDir, id) {
   const want = id.toLowerCase();
   if (gitDir === null || isNullObjectId(want)) return false;
   const files = [];
-  for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path15.join(dir, "logs"), files);
+  for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path16.join(dir, "logs"), files);
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
     try {
@@ -2704,17 +2710,17 @@ function reflogNames(gitDir, id) {
 function inProgressOf(gitDir) {
   if (gitDir === null) return null;
   for (const dir of ["rebase-merge", "rebase-apply"]) {
-    const d = path15.join(gitDir, dir);
-    if (!isDir(d) || dir === "rebase-apply" && isFile(path15.join(d, "applying"))) continue;
-    const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path15.join(d, "head-name")) ?? "");
+    const d = path16.join(gitDir, dir);
+    if (!isDir(d) || dir === "rebase-apply" && isFile(path16.join(d, "applying"))) continue;
+    const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path16.join(d, "head-name")) ?? "");
     return m ? `rebase of ${m[1]}` : "rebase";
   }
   const files = { MERGE_HEAD: "merge", CHERRY_PICK_HEAD: "cherry-pick", REVERT_HEAD: "revert", BISECT_LOG: "bisect" };
-  return Object.entries(files).find(([file]) => isFile(path15.join(gitDir, file)))?.[1] ?? null;
+  return Object.entries(files).find(([file]) => isFile(path16.join(gitDir, file)))?.[1] ?? null;
 }
 function objectFormat(gitDir) {
   try {
-    const config = gitDir === null ? "" : readFileSync3(path15.join(commonDirOf(gitDir), "config"), "utf8");
+    const config = gitDir === null ? "" : readFileSync3(path16.join(commonDirOf(gitDir), "config"), "utf8");
     return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
   } catch {
     return "sha1";
@@ -2754,15 +2760,15 @@ var init_git_dir = __esm({
 
 // src/git/saves.ts
 import { linkSync, lstatSync as lstatSync6, mkdirSync as mkdirSync2, renameSync, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
-import path16 from "node:path";
+import path17 from "node:path";
 function savesPath(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? null : path16.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path17.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function beside(root, env, name2) {
   const saves = savesPath(root, env);
-  return saves === null ? null : path16.join(path16.dirname(saves), name2);
+  return saves === null ? null : path17.join(path17.dirname(saves), name2);
 }
 function recordLines(p, re) {
   const lines2 = (readSmall(p) ?? "").slice(0, 16384).split("\n");
@@ -2770,7 +2776,7 @@ function recordLines(p, re) {
 }
 function addRecord(p, re, line, drop) {
   try {
-    mkdirSync2(path16.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync2(path17.dirname(p), { recursive: true, mode: 448 });
     let kept = [];
     try {
       kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
@@ -2798,7 +2804,7 @@ function cloneIdOf(root, env, create = false) {
   if (found !== null || !create) return found;
   const tmp = `${p}.tmp-${process.pid}`;
   try {
-    mkdirSync2(path16.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync2(path17.dirname(p), { recursive: true, mode: 448 });
     if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
     writeFileSync3(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
@@ -2878,21 +2884,21 @@ var init_saves = __esm({
 
 // src/git/handoff-away.ts
 import { readdirSync as readdirSync5 } from "node:fs";
-import path17 from "node:path";
+import path18 from "node:path";
 function stashCount(commonDir) {
-  const log = commonDir === null ? null : readSmall(path17.join(commonDir, "logs", "refs", "stash"), 5e7);
+  const log = commonDir === null ? null : readSmall(path18.join(commonDir, "logs", "refs", "stash"), 5e7);
   return (log ?? "").split("\n").filter((l) => l !== "").length;
 }
 function branchRefs(gitDir, commonDir) {
-  const current = /^ref: (\S+)/.exec(readSmall(path17.join(gitDir, "HEAD")) ?? "")?.[1];
+  const current = /^ref: (\S+)/.exec(readSmall(path18.join(gitDir, "HEAD")) ?? "")?.[1];
   const loose = ["refs/heads", "refs/remotes"].flatMap((base) => {
     try {
-      return readdirSync5(path17.join(commonDir, base), { recursive: true, encoding: "utf8" }).map((n2) => `${base}/${n2}`);
+      return readdirSync5(path18.join(commonDir, base), { recursive: true, encoding: "utf8" }).map((n2) => `${base}/${n2}`);
     } catch {
       return [];
     }
   });
-  const packed = readSmall(path17.join(commonDir, "packed-refs"), 1e7) ?? "";
+  const packed = readSmall(path18.join(commonDir, "packed-refs"), 1e7) ?? "";
   const names = [...loose, ...[...packed.matchAll(/^\S+ (refs\/(?:heads|remotes)\/\S+)$/gm)].map((m) => m[1])];
   const ok2 = (r) => r !== current && !r.endsWith("/HEAD") && /^[A-Za-z0-9._/-]+$/.test(r);
   return [...new Set(names)].filter(ok2).slice(0, 50);
@@ -2924,7 +2930,7 @@ async function handoffAway(root, env, tree = null) {
   if (tree !== null && (saves.length === 0 || treeRank === saves.length - 1)) return null;
   const count = Math.min(stashCount(commonDir), 100);
   const refs = saves.length > 0 ? branchRefs(gitDir, commonDir) : [];
-  const file = `${path17.relative(top, root).split(path17.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
+  const file = `${path18.relative(top, root).split(path18.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
   if (count === 0 && refs.length === 0 || /[\r\n]/.test(file)) return null;
   const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
   const revs = [...stashRevs.flat(), ...refs];
@@ -3002,11 +3008,11 @@ var init_read2 = __esm({
     init_file_verdict();
     init_read();
     init_drafts();
-    init_checkpoints();
+    init_store();
     init_paths();
     init_common();
     init_types();
-    init_checkpoint_surface();
+    init_surface();
     init_handoff_away();
     ABSENT = "CURRENT-SHA256: absent\n";
     readVerb = {
@@ -3475,12 +3481,12 @@ var init_status = __esm({
 // src/git/anchors.ts
 import { realpathSync as realpathSync2 } from "node:fs";
 import { lstat } from "node:fs/promises";
-import path18 from "node:path";
+import path19 from "node:path";
 async function statInsideRoot(root, rel) {
   const parts = rel.split("/");
   let at2 = root;
   for (const [i, part] of parts.entries()) {
-    at2 = path18.join(at2, part);
+    at2 = path19.join(at2, part);
     try {
       const st = await lstat(at2);
       if (i < parts.length - 1 && !st.isDirectory()) return null;
@@ -3499,11 +3505,11 @@ function skillExcludes(root, skillDir) {
     real3 = realpathSync2(skillDir);
   } catch {
   }
-  for (const dir of [path18.resolve(skillDir), real3]) {
+  for (const dir of [path19.resolve(skillDir), real3]) {
     if (dir === null) continue;
-    const rel = path18.relative(root, dir);
-    if (rel === "" || rel.startsWith("..") || path18.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
-    out.add(rel.split(path18.sep).join("/"));
+    const rel = path19.relative(root, dir);
+    if (rel === "" || rel.startsWith("..") || path19.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
+    out.add(rel.split(path19.sep).join("/"));
   }
   return [...out];
 }
@@ -3513,7 +3519,7 @@ function dirtyHashesOf(top, dirty) {
   for (const p of dirty) {
     if (out.length >= MAX_DIRTY_HASHES) break;
     if (p.endsWith("/")) continue;
-    const id = blobIdOf(path18.join(top, p), format2);
+    const id = blobIdOf(path19.join(top, p), format2);
     if (id !== null) out.push({ path: p, id });
   }
   return out;
@@ -3552,7 +3558,7 @@ async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
   const keyFileMtimes = [];
   const skippedKeyFiles = [];
   for (const value of keyFiles) {
-    const given = path18.isAbsolute(value) ? path18.relative(root, value).split(path18.sep).join("/") : value;
+    const given = path19.isAbsolute(value) ? path19.relative(root, value).split(path19.sep).join("/") : value;
     const rel = safeRelativePath(given);
     if (rel === null) {
       skippedKeyFiles.push({ path: value, reason: "not a path inside the root" });
@@ -3621,9 +3627,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path55 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path55)) return true;
-  const parts = path55.split(/\??\.|::|->/);
+  const path56 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path56)) return true;
+  const parts = path56.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -4824,19 +4830,19 @@ var init_redact = __esm({
 });
 
 // src/agents/harness-path.ts
-import path19 from "node:path";
+import path20 from "node:path";
 function windowsShaped(p) {
   return /^([A-Za-z]:|\\\\)/.test(p);
 }
 function harnessPath(what, p, platform = process.platform) {
   const windows = windowsShaped(p);
-  const absolute = (windows || platform === "win32" ? path19.win32 : path19.posix).isAbsolute(p);
+  const absolute = (windows || platform === "win32" ? path20.win32 : path20.posix).isAbsolute(p);
   if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
   if (windows && platform !== "win32") {
     const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
     return { ok: false, reason, windows };
   }
-  return { ok: true, path: platform === "win32" ? path19.win32.normalize(p) : p };
+  return { ok: true, path: platform === "win32" ? path20.win32.normalize(p) : p };
 }
 function hookCwd(cwd, platform = process.platform) {
   if (cwd === void 0 || cwd === null) return null;
@@ -5284,10 +5290,10 @@ var init_validate = __esm({
 });
 
 // src/store/settings.ts
-import path20 from "node:path";
+import path21 from "node:path";
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const file = path20.join(memDir, SETTINGS_FILE);
+  const file = path21.join(memDir, SETTINGS_FILE);
   const text = readSmall(file, MAX_SETTINGS_BYTES);
   const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
   const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
@@ -5339,7 +5345,7 @@ var init_settings = __esm({
 
 // src/store/archive.ts
 import { lstatSync as lstatSync7, readdirSync as readdirSync6, unlinkSync as unlinkSync3 } from "node:fs";
-import path21 from "node:path";
+import path22 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
 }
@@ -5375,13 +5381,13 @@ function newestFirst(a, b) {
   return b.mtimeMs - a.mtimeMs;
 }
 function archivesKept(dir) {
-  const { settings, problems } = readSettings(path21.dirname(dir));
+  const { settings, problems } = readSettings(path22.dirname(dir));
   return { keep: settings.archivesKept, problems };
 }
 function prunable(dir) {
   const entries2 = [];
   for (const name2 of readdirSync6(dir)) {
-    const st = PRUNABLE_NAME.test(name2) ? lstatSync7(path21.join(dir, name2), { throwIfNoEntry: false }) : void 0;
+    const st = PRUNABLE_NAME.test(name2) ? lstatSync7(path22.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
     entries2.push({ name: name2, mtimeMs: st.mtimeMs });
@@ -5418,7 +5424,7 @@ function pruneArchive(dir, justArchived = null) {
   const deleted = [];
   for (const entry of doomed) {
     try {
-      unlinkSync3(path21.join(dir, entry.name));
+      unlinkSync3(path22.join(dir, entry.name));
       deleted.push(entry.name);
     } catch (err) {
       warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
@@ -5691,26 +5697,26 @@ var init_outcome = __esm({
 
 // src/store/publish.ts
 import {
-  closeSync as closeSync5,
-  constants as constants5,
+  closeSync as closeSync4,
+  constants as constants4,
   fchmodSync as fchmodSync2,
   fchownSync,
   fsyncSync,
   linkSync as linkSync2,
   lstatSync as lstatSync8,
-  openSync as openSync5,
+  openSync as openSync4,
   renameSync as renameSync2,
   unlinkSync as unlinkSync4,
   writeSync
 } from "node:fs";
-import path22 from "node:path";
+import path23 from "node:path";
 function syncDir(dir) {
   try {
-    const fd = openSync5(dir, constants5.O_RDONLY);
+    const fd = openSync4(dir, constants4.O_RDONLY);
     try {
       fsyncSync(fd);
     } finally {
-      closeSync5(fd);
+      closeSync4(fd);
     }
   } catch {
   }
@@ -5726,7 +5732,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   for (let attempt = 0; ; attempt++) {
     const name2 = archiveName(prefix, archiveDirPath);
     try {
-      linkSync2(from, path22.join(archiveDirPath, name2));
+      linkSync2(from, path23.join(archiveDirPath, name2));
       return name2;
     } catch (err) {
       if (err.code !== "EEXIST" || attempt > 5) throw err;
@@ -5734,7 +5740,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   }
 }
 function writeTemp(tempPath, bytes, mode, owner) {
-  const fd = openSync5(tempPath, EXCLUSIVE, mode);
+  const fd = openSync4(tempPath, EXCLUSIVE, mode);
   try {
     const other = owner !== null && (owner.uid !== process.geteuid?.() || owner.gid !== process.getegid?.());
     if (owner !== null && process.geteuid !== void 0 && other) {
@@ -5749,11 +5755,11 @@ function writeTemp(tempPath, bytes, mode, owner) {
     while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
     fsyncSync(fd);
   } finally {
-    closeSync5(fd);
+    closeSync4(fd);
   }
 }
 async function publish(spec) {
-  const filePath = path22.join(spec.dir, spec.file);
+  const filePath = path23.join(spec.dir, spec.file);
   const prior = await readStable(filePath, { failpoint: spec.failpoint });
   if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", filePath);
   const current = prior ? prior.token : "absent";
@@ -5765,8 +5771,8 @@ async function publish(spec) {
   const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
   const pid = process.pid;
   const rand = randomHex8();
-  const claimPath = path22.join(spec.dir, privateName(spec.file, "claim", pid, rand));
-  const tempPath = path22.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
+  const claimPath = path23.join(spec.dir, privateName(spec.file, "claim", pid, rand));
+  const tempPath = path23.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
   const warnings = [];
   let archived = null;
   if (prior !== null) {
@@ -5859,7 +5865,7 @@ function claimIsWhatWeRead(claimPath, prior) {
   try {
     return tokenOf(readAll(again.fd)) === prior.token ? "same" : "changed";
   } finally {
-    closeSync5(again.fd);
+    closeSync4(again.fd);
   }
 }
 function putBack(claimPath, filePath) {
@@ -5887,7 +5893,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   } catch (err) {
     if (!NO_ROOM.has(err.code ?? "")) return false;
     if (archived !== null) {
-      unlinkQuiet(path22.join(spec.archiveDir, archived));
+      unlinkQuiet(path23.join(spec.archiveDir, archived));
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
     if (lstatSync8(filePath, { throwIfNoEntry: false }) !== void 0) return false;
@@ -5902,7 +5908,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   }
   await failpoint(spec.failpoint, "rollback-after-restore");
   if (archived !== null) {
-    unlinkQuiet(path22.join(spec.archiveDir, archived));
+    unlinkQuiet(path23.join(spec.archiveDir, archived));
     await failpoint(spec.failpoint, "rollback-after-unarchive");
   }
   unlinkQuiet(claimPath);
@@ -5923,26 +5929,26 @@ var init_publish = __esm({
     init_files();
     init_paths();
     init_private();
-    EXCLUSIVE = constants5.O_WRONLY | constants5.O_CREAT | constants5.O_EXCL | constants5.O_NOFOLLOW;
+    EXCLUSIVE = constants4.O_WRONLY | constants4.O_CREAT | constants4.O_EXCL | constants4.O_NOFOLLOW;
     NO_ROOM = /* @__PURE__ */ new Set(["ENOSPC", "EDQUOT", "EMLINK"]);
   }
 });
 
 // src/journal/store.ts
 import {
-  closeSync as closeSync6,
+  closeSync as closeSync5,
   fsyncSync as fsyncSync2,
   linkSync as linkSync3,
   lstatSync as lstatSync9,
   mkdirSync as mkdirSync3,
-  openSync as openSync6,
+  openSync as openSync5,
   renameSync as renameSync3,
   unlinkSync as unlinkSync5,
   writeFileSync as writeFileSync4
 } from "node:fs";
-import path23 from "node:path";
+import path24 from "node:path";
 function journalDir(root) {
-  return path23.join(memoryDir(root), "journal");
+  return path24.join(memoryDir(root), "journal");
 }
 function parseJournalName(name2) {
   const m = JOURNAL_NAME.exec(name2);
@@ -5958,13 +5964,13 @@ function listJournal(root) {
   return listDir(journalDir(root)).map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
-  return exists(path23.join(journalDir(root), "OFF"));
+  return exists(path24.join(journalDir(root), "OFF"));
 }
 function monthOf(ms) {
   return new Date(ms).toISOString().slice(0, 7);
 }
 function readJournalFile(dir, name2) {
-  const p = path23.join(dir, name2);
+  const p = path24.join(dir, name2);
   let opened;
   try {
     opened = openRegular(p, MAX_DOCUMENT_BYTES);
@@ -5976,7 +5982,7 @@ function readJournalFile(dir, name2) {
     const bytes = readAll(opened.fd, MAX_DOCUMENT_BYTES);
     return { bytes, token: tokenOf(bytes) };
   } finally {
-    closeSync6(opened.fd);
+    closeSync5(opened.fd);
   }
 }
 function journalHealth(root) {
@@ -6010,7 +6016,7 @@ function repairJournal(dir) {
       unlinkSync5(e.path);
       continue;
     }
-    const target = path23.join(dir, e.file);
+    const target = path24.join(dir, e.file);
     if (!exists(target)) {
       renameSync3(e.path, target);
       actions.push(`journal/${e.file}: put back after an interrupted append`);
@@ -6022,7 +6028,7 @@ function repairJournal(dir) {
       unlinkSync5(e.path);
     } else {
       const kept = `${e.file.replace(/\.md$/, "")}.orig-${randomHex8()}.md`;
-      renameSync3(e.path, path23.join(dir, kept));
+      renameSync3(e.path, path24.join(dir, kept));
       const what = "another program changed it during an interrupted append";
       actions.push(`journal/${e.file}: ${what}; the earlier version is journal/${kept}`);
     }
@@ -6030,25 +6036,25 @@ function repairJournal(dir) {
   return actions;
 }
 function writeTemp2(p, bytes) {
-  const fd = openSync6(p, "wx", 384);
+  const fd = openSync5(p, "wx", 384);
   try {
     writeFileSync4(fd, bytes);
     fsyncSync2(fd);
   } finally {
-    closeSync6(fd);
+    closeSync5(fd);
   }
 }
 async function publishJournalFile(dir, name2, expected, bytes, fp) {
   const rand = randomHex8();
-  const temp = path23.join(dir, privateName(name2, "tmp", process.pid, rand));
-  const claim = path23.join(dir, privateName(name2, "claim", process.pid, rand));
-  const target = path23.join(dir, name2);
+  const temp = path24.join(dir, privateName(name2, "tmp", process.pid, rand));
+  const claim = path24.join(dir, privateName(name2, "claim", process.pid, rand));
+  const target = path24.join(dir, name2);
   writeTemp2(temp, bytes);
   try {
     if (expected !== "absent") {
       renameSync3(target, claim);
       await failpoint(fp, "journal-after-claim");
-      const claimed = readJournalFile(dir, path23.basename(claim));
+      const claimed = readJournalFile(dir, path24.basename(claim));
       if (claimed === null || claimed.token !== expected) {
         if (!exists(target)) renameSync3(claim, target);
         const why = "changed while the entry was appended (another program wrote it)";
@@ -6113,7 +6119,7 @@ async function appendEntry(root, entry, ms, fp) {
   return repairs.map((l) => `recovered: ${l}`);
 }
 var JOURNAL_NAME;
-var init_store = __esm({
+var init_store2 = __esm({
   "src/journal/store.ts"() {
     "use strict";
     init_errors();
@@ -6130,7 +6136,7 @@ var init_store = __esm({
 
 // src/journal/record.ts
 import { unlinkSync as unlinkSync6 } from "node:fs";
-import path24 from "node:path";
+import path25 from "node:path";
 function monthIndex(period) {
   return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
 }
@@ -6176,7 +6182,7 @@ function retriedNotes(root, priorToken) {
 }
 async function handoffWithToken(root, token) {
   const archived = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2));
-  for (const f of [path24.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path24.join(archiveDir(root), n2))]) {
+  for (const f of [path25.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path25.join(archiveDir(root), n2))]) {
     try {
       const r = await readStable(f);
       if (r !== null && r.token === token) return r.bytes.toString("utf8");
@@ -6194,7 +6200,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     };
     const base = call.cwd !== null ? absolute(call.cwd) : null;
     const arg = call.rootArg;
-    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path24.resolve(base, arg);
+    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path25.resolve(base, arg);
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];
@@ -6285,7 +6291,7 @@ async function foldOne(root, nowMonth, fp) {
     const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries2)));
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
-  for (const f of files) unlinkSync6(path24.join(dir, f.name));
+  for (const f of files) unlinkSync6(path25.join(dir, f.name));
   const names = files.map((f) => `journal/${f.name}`).join(", ");
   return `journal: folded ${names} (${entries2.length} entries) into journal/${yearName}`;
 }
@@ -6311,7 +6317,7 @@ var init_record = __esm({
     init_root();
     init_entry();
     init_outcome();
-    init_store();
+    init_store2();
     FOLD_AFTER_MONTHS = 7;
     FOLD_KEPT = /* @__PURE__ */ new Set([
       "Decision",
@@ -6536,9 +6542,9 @@ var init_document = __esm({
 // src/store/lock.ts
 import fs from "node:fs";
 import { hostname as hostname2 } from "node:os";
-import path25 from "node:path";
+import path26 from "node:path";
 async function acquireLock(memDir, timeoutSeconds) {
-  return acquireLockDir(path25.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
+  return acquireLockDir(path26.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
 }
 async function acquireLockDir(lockDir, timeoutSeconds, opts) {
   const start = performance.now();
@@ -6582,13 +6588,13 @@ function tryMake(lockDir, me, makeParent2) {
   } catch (err) {
     if (err.code === "EEXIST") return false;
     if (err.code === "ENOENT" && makeParent2) {
-      fs.mkdirSync(path25.dirname(lockDir), { recursive: true, mode: 448 });
+      fs.mkdirSync(path26.dirname(lockDir), { recursive: true, mode: 448 });
       return tryMake(lockDir, me, false);
     }
     throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
   }
   try {
-    fs.writeFileSync(path25.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
+    fs.writeFileSync(path26.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
     return true;
   } catch (err) {
     const code = err.code;
@@ -6627,7 +6633,7 @@ function holding(lockDir, me) {
       clearInterval(timer);
       if (!ours()) return;
       try {
-        fs.unlinkSync(path25.join(lockDir, OWNER_NAME));
+        fs.unlinkSync(path26.join(lockDir, OWNER_NAME));
         fs.rmdirSync(lockDir);
       } catch {
       }
@@ -6666,7 +6672,7 @@ var init_lock = __esm({
 });
 
 // src/store/recover.ts
-import path26 from "node:path";
+import path27 from "node:path";
 function pendingRepairs(root) {
   return [
     ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
@@ -6677,7 +6683,7 @@ function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n2) => inoOf(path26.join(dir, n2)) === ino);
+  return listDir(dir).filter((n2) => inoOf(path27.join(dir, n2)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -6694,7 +6700,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries2) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries2) {
-    const key = path26.join(path26.dirname(e.path), e.file);
+    const key = path27.join(path27.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -6729,7 +6735,7 @@ var init_recover = __esm({
 
 // src/store/repair.ts
 import { linkSync as linkSync4, readFileSync as readFileSync4, rmSync as rmSync2, unlinkSync as unlinkSync7 } from "node:fs";
-import path27 from "node:path";
+import path28 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   let bytes;
   try {
@@ -6738,7 +6744,7 @@ function archiveEntryWithBytes(dir, claimPath) {
     return void 0;
   }
   return listDir(dir).filter((n2) => ARCHIVE_NAME.test(n2)).find((n2) => {
-    const p = path27.join(dir, n2);
+    const p = path28.join(dir, n2);
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     try {
@@ -6754,7 +6760,7 @@ function saveId(e) {
 async function dropArchiveTemps(arch, fp) {
   const out = [];
   for (const name2 of listDir(arch).filter((n2) => ARCHIVE_TEMP.test(n2))) {
-    const p = path27.join(arch, name2);
+    const p = path28.join(arch, name2);
     const st = lstatBig(p);
     if (st === null || !st.isFile()) continue;
     if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
@@ -6775,7 +6781,7 @@ async function repair(root, fp) {
   }
   const byFile = groupByFile(pendingRepairs(root));
   for (const [filePath, list2] of byFile) {
-    const file = path27.basename(filePath);
+    const file = path28.basename(filePath);
     const prefix = archivePrefixOf(file);
     const currentIno = inoOf(filePath);
     const published = (e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno;
@@ -6790,7 +6796,7 @@ async function repair(root, fp) {
       }
       if (inoOf(filePath) === claimIno) {
         for (const copy of archiveEntriesWithIno(arch, claimIno)) {
-          unlinkSync7(path27.join(arch, copy));
+          unlinkSync7(path28.join(arch, copy));
           await failpoint(fp, "recover-after-unarchive");
         }
         unlinkSync7(claim.path);
@@ -6828,7 +6834,7 @@ async function repair(root, fp) {
   actions.push(...await dropArchiveTemps(arch, fp));
   try {
     for (const name2 of listDir(memDir).filter((n2) => DEAD_LOCK.test(n2))) {
-      rmSync2(path27.join(memDir, name2), { recursive: true, force: true });
+      rmSync2(path28.join(memDir, name2), { recursive: true, force: true });
     }
   } catch {
   }
@@ -6895,7 +6901,7 @@ var init_mutate = __esm({
 });
 
 // src/save/save.ts
-import path28 from "node:path";
+import path29 from "node:path";
 async function saveDocument(req) {
   const { root, env, kind, expected, failpoint: failpoint2 } = req;
   const file = FILE_OF[kind];
@@ -6919,7 +6925,7 @@ async function saveDocument(req) {
   };
   const options = { root, env, lockTimeoutSeconds: req.lockTimeoutSeconds, failpoint: failpoint2, validate, precheck };
   const { result, repairs } = await underLock(options, async (lock) => {
-    const now = await readStable(path28.join(memoryDir(root), file)).catch(() => void 0);
+    const now = await readStable(path29.join(memoryDir(root), file)).catch(() => void 0);
     const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
     const built2 = same ? prebuilt : await buildDocument(checked, root, req);
     if (built2.unchanged) return { built: built2, done: null, journal: [] };
@@ -6983,7 +6989,7 @@ function checkDocument(raw, kind, root) {
   let errors;
   if (kind === "handoff") {
     errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
-    const current = () => readHeadBytes(path28.join(memoryDir(root), file))?.toString("utf8") ?? null;
+    const current = () => readHeadBytes(path29.join(memoryDir(root), file))?.toString("utf8") ?? null;
     if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(current(), decoded.text)) {
       errors = errors.filter((e) => e.rule !== "anchor-line");
     }
@@ -7029,9 +7035,9 @@ function finalBytes(text, rawBytes) {
 }
 async function buildDocument(checked, root, anchors) {
   const file = FILE_OF[checked.kind];
-  const prior = await readStable(path28.join(memoryDir(root), file));
+  const prior = await readStable(path29.join(memoryDir(root), file));
   if (prior !== null && prior.stat.nlink !== 1n) {
-    throw new UnsafeFile("hard-linked", path28.join(memoryDir(root), file));
+    throw new UnsafeFile("hard-linked", path29.join(memoryDir(root), file));
   }
   const notes = [...checked.notes];
   if (checked.kind === "handoff") return buildHandoff(checked, root, anchors, prior, notes);
@@ -7149,7 +7155,7 @@ var init_save = __esm({
     init_validate_ledger();
     init_values();
     init_document();
-    init_checkpoints();
+    init_fs();
     init_files();
     init_mutate();
     init_paths();
@@ -7410,8 +7416,8 @@ CURRENT-SHA256: ${result.token}
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync7, fstatSync as fstatSync5 } from "node:fs";
-import path29 from "node:path";
+import { closeSync as closeSync6, fstatSync as fstatSync4 } from "node:fs";
+import path30 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -7422,7 +7428,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe", mtimeMs: null };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
-  const filePath = path29.join(memDir, file);
+  const filePath = path30.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe", mtimeMs: null };
@@ -7458,12 +7464,12 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     if (!ok2) return { kind, status: "foreign", mtimeMs };
     if (firstNul(bytes) >= 0) return { kind, status: "unsafe", mtimeMs };
     if (!opts.text) return { kind, status: "present", mtimeMs };
-    const after = fstatSync5(fd, { bigint: true });
+    const after = fstatSync4(fd, { bigint: true });
     const same = BigInt(bytes.length) === stat.size && after.size === stat.size && after.mtimeNs === stat.mtimeNs;
     const text = same && lstatBig(filePath)?.ino === stat.ino ? bytes.toString("utf8") : null;
     return { kind, status: "present", mtimeMs, text };
   } finally {
-    closeSync7(fd);
+    closeSync6(fd);
   }
 }
 function liveWriter(memDir) {
@@ -7881,7 +7887,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path55 = __require("path");
+    var path56 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -7934,7 +7940,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path55.resolve(filename);
+      const absoluteName = path56.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -8105,13 +8111,13 @@ import {
   rmdirSync,
   unlinkSync as unlinkSync8
 } from "node:fs";
-import path30 from "node:path";
+import path31 from "node:path";
 function cloneOf(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
-  return { top, common, copy: path30.join(common, "session-handoff", "merge-driver.mjs") };
+  return { top, common, copy: path31.join(common, "session-handoff", "merge-driver.mjs") };
 }
 function driverCommand(node, copy) {
   const run = `${shellQuote2(node)} ${shellQuote2(copy)}${DRIVER_ARGS}`;
@@ -8125,7 +8131,7 @@ function driverParts(command) {
   return m === null ? null : { node: unquote(m[1]), copy: unquote(m[2]) };
 }
 function attributesLine(top, root) {
-  const memRel = path30.relative(top, root).split(path30.sep).join("/");
+  const memRel = path31.relative(top, root).split(path31.sep).join("/");
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME} eol=lf`;
 }
 function readRegular(p) {
@@ -8170,9 +8176,9 @@ async function registerMergeDriver(root, helperPath, env) {
   if (c === null || helperPath === null) return out;
   let copy;
   try {
-    const bytes = readFileSync5(path30.join(path30.dirname(helperPath), "lib", "cli.mjs"));
-    mkdirSync4(path30.dirname(c.copy), { recursive: true, mode: 448 });
-    giveTo(path30.dirname(c.copy), c.common);
+    const bytes = readFileSync5(path31.join(path31.dirname(helperPath), "lib", "cli.mjs"));
+    mkdirSync4(path31.dirname(c.copy), { recursive: true, mode: 448 });
+    giveTo(path31.dirname(c.copy), c.common);
     const st = lstatSync10(c.copy, { throwIfNoEntry: false });
     if (st !== void 0 && !st.isFile()) unlinkSync8(c.copy);
     const same = st !== void 0 && st.isFile() && readFileSync5(c.copy).equals(bytes);
@@ -8190,9 +8196,9 @@ async function registerMergeDriver(root, helperPath, env) {
     await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
   }
-  if (out.config) giveTo(path30.join(c.common, "config"), c.common);
+  if (out.config) giveTo(path31.join(c.common, "config"), c.common);
   try {
-    const file = path30.join(c.top, ".gitattributes");
+    const file = path31.join(c.top, ".gitattributes");
     const before = readRegular(file);
     const want = attributesLine(c.top, root);
     const { rest, had, line } = withoutBlock(before ?? "");
@@ -8212,17 +8218,17 @@ async function unregisterMergeDriver(root, env) {
   if (c === null) return out;
   try {
     unlinkSync8(c.copy);
-    rmdirSync(path30.dirname(c.copy));
+    rmdirSync(path31.dirname(c.copy));
   } catch {
   }
   const driver = await configValue(c.top, "driver", env);
   if (driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
-    giveTo(path30.join(c.common, "config"), c.common);
+    giveTo(path31.join(c.common, "config"), c.common);
     out.config = r.code === 0;
   }
   try {
-    const file = path30.join(c.top, ".gitattributes");
+    const file = path31.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file) ?? "");
     if (had) {
       if (rest === "") unlinkSync8(file);
@@ -8236,7 +8242,7 @@ async function unregisterMergeDriver(root, env) {
 }
 function assertAttributesReadable(root, env) {
   const c = cloneOf(root, env);
-  const file = c === null ? "" : path30.join(c.top, ".gitattributes");
+  const file = c === null ? "" : path31.join(c.top, ".gitattributes");
   const why = c === null || readSmall(file) !== null ? null : unreadReason(file);
   if (why === null) return;
   const fix = "so nothing was changed; make it a readable file of at most 1 MB, then run this again";
@@ -8248,7 +8254,7 @@ async function previewMergeDriver(root, remove2, env) {
   const driver = await configValue(c.top, "driver", env);
   let text;
   try {
-    text = readRegular(path30.join(c.top, ".gitattributes"));
+    text = readRegular(path31.join(c.top, ".gitattributes"));
   } catch (err) {
     const notes = [`.gitattributes would not be changed: ${err.message}`];
     return { config: remove2 ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
@@ -8286,11 +8292,11 @@ function attributesOnlyOurs(top) {
   return had && rest === "";
 }
 function textOr(dir, name2) {
-  return readSmall(path30.join(dir, name2)) ?? "";
+  return readSmall(path31.join(dir, name2)) ?? "";
 }
 async function mergeDriverMissing(root, env) {
   const c = cloneOf(root, env);
-  const file = c === null ? "" : path30.join(c.top, ".gitattributes");
+  const file = c === null ? "" : path31.join(c.top, ".gitattributes");
   const text = c === null ? "" : readSmall(file);
   const why = text === null ? unreadReason(file) : null;
   if (why !== null) return `.gitattributes ${why}: session-handoff cannot tell whether it names the merge driver`;
@@ -8349,7 +8355,7 @@ var init_check = __esm({
     init_pause();
     init_common();
     init_types();
-    init_checkpoint_surface();
+    init_surface();
     MESSAGES = {
       clean: "nothing parked: no saved session state exists",
       interrupted: "an interrupted save needs recovery: run `recover`, then check again",
@@ -8443,9 +8449,9 @@ paused sentence is printed too and the code is kept.
   }
 });
 
-// src/store/checkpoint-cleanup.ts
+// src/checkpoint/cleanup.ts
 import { linkSync as linkSync5, lstatSync as lstatSync11, readdirSync as readdirSync7, unlinkSync as unlinkSync9 } from "node:fs";
-import path31 from "node:path";
+import path32 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
   const survivors = new Set(list2.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
@@ -8454,11 +8460,11 @@ function pruneCheckpoints(root, keep) {
   for (const e of list2) {
     if (survivors.has(e.name) || deleted.length >= list2.length - CHECKPOINT_KEEP) continue;
     try {
-      unlinkSync9(path31.join(checkpointsDir(root), e.name));
+      unlinkSync9(path32.join(checkpointsDir(root), e.name));
       deleted.push(e.name);
     } catch {
     }
-    rmQuietRegular(path31.join(checkpointsDir(root), `.delivered-${e.session}`));
+    rmQuietRegular(path32.join(checkpointsDir(root), `.delivered-${e.session}`));
   }
   return deleted;
 }
@@ -8472,7 +8478,7 @@ function cleanCheckpointLeftovers(root) {
     if (st === void 0 || st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
       try {
-        linkSync5(e.path, path31.join(dir, e.file));
+        linkSync5(e.path, path32.join(dir, e.file));
         actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
       } catch {
       }
@@ -8488,20 +8494,20 @@ function cleanCheckpointLeftovers(root) {
     const live = /* @__PURE__ */ new Set();
     for (const name2 of names) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
-      const bytes = readHeadBytes(path31.join(dir, name2));
+      const bytes = readHeadBytes(path32.join(dir, name2));
       if (bytes !== null) live.add(tokenOf(bytes));
     }
     const kept = [];
     for (const name2 of names) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      const told = readHead(path31.join(dir, name2), 128)?.trim() ?? "";
-      const st = lstatSync11(path31.join(dir, name2), { throwIfNoEntry: false });
-      if (readHead(path31.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path31.join(dir, name2));
+      const told = readHead(path32.join(dir, name2), 128)?.trim() ?? "";
+      const st = lstatSync11(path32.join(dir, name2), { throwIfNoEntry: false });
+      if (readHead(path32.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path32.join(dir, name2));
       else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
     }
     kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
-    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path31.join(dir, k.name));
+    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path32.join(dir, k.name));
   } catch {
   }
   return actions;
@@ -8509,18 +8515,19 @@ function cleanCheckpointLeftovers(root) {
 function pruneOfferMarkers(dir, nowMs) {
   try {
     for (const name2 of readdirSync7(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
-      const p = path31.join(dir, name2);
+      const p = path32.join(dir, name2);
       if (nowMs - lstatSync11(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     }
   } catch {
   }
 }
 var MARKERS_KEPT, CHECKPOINT_KEEP, OFFER_MARKER_DAYS;
-var init_checkpoint_cleanup = __esm({
-  "src/store/checkpoint-cleanup.ts"() {
+var init_cleanup = __esm({
+  "src/checkpoint/cleanup.ts"() {
     "use strict";
-    init_checkpoint_name();
-    init_checkpoints();
+    init_parse();
+    init_store();
+    init_fs();
     init_files();
     init_private();
     MARKERS_KEPT = 20;
@@ -8545,8 +8552,8 @@ var init_recover2 = __esm({
     init_pause();
     init_common();
     init_types();
-    init_checkpoints();
-    init_checkpoint_cleanup();
+    init_store();
+    init_cleanup();
     init_drafts();
     recoverVerb = {
       name: "recover",
@@ -8592,10 +8599,6 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
 });
 
 // src/guard/token-shape.ts
-function mayHoldToken(text) {
-  for (const m of text.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
-  return false;
-}
 function withoutTokens(text) {
   return mayHoldToken(text) ? redactVendorShapes(text) : text;
 }
@@ -8606,6 +8609,7 @@ function anchorsWithoutTokens(lines2) {
 var init_token_shape = __esm({
   "src/guard/token-shape.ts"() {
     "use strict";
+    init_quote();
     init_redact();
   }
 });
@@ -8676,7 +8680,7 @@ exit: 0 printed
 
 // src/git/fates.ts
 import { readFileSync as readFileSync6 } from "node:fs";
-import path32 from "node:path";
+import path33 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
     const [name2 = "", ...rest] = rec.split("\0");
@@ -8715,7 +8719,7 @@ function fatesOf(i) {
 function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
   try {
-    const first = readFileSync6(path32.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
+    const first = readFileSync6(path33.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
     const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
     return m !== null && Number(m[1]) * 1e3 >= savedMs2;
   } catch {
@@ -8982,7 +8986,7 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import path33 from "node:path";
+import path34 from "node:path";
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
   p.catch(() => void 0);
@@ -9029,7 +9033,7 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   const keyFiles = [.../* @__PURE__ */ new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
   const top = gitTopOf(root, env);
-  const rel = top === null ? "" : path33.relative(top, root).split(path33.sep).join("/");
+  const rel = top === null ? "" : path34.relative(top, root).split(path34.sep).join("/");
   const prefix = rel === "" ? "" : `${rel}/`;
   const token = opts.handoffToken;
   if (token != null) facts.savedBy = savedByOf(root, env, token);
@@ -9250,7 +9254,7 @@ async function measureFates(git, facts, anchors, at2) {
     savedDirty: facts.saved.dirty ?? [],
     hashes: anchors.dirtyHashes ?? [],
     nowDirty: now.dirty,
-    blobNow: (p) => blobIdOf(path33.join(at2.top, p), format2),
+    blobNow: (p) => blobIdOf(path34.join(at2.top, p), format2),
     ...logs,
     // A clone made after the save did not save it, record or not.
     fromSaved: present && head !== null,
@@ -9680,10 +9684,25 @@ function renderBrief(b) {
   return envelopeText("BRIEF", `${b.lines.join("\n")}
 `);
 }
+function briefFromStash(a) {
+  const where = whereAway(a);
+  const notRead = `not read: the handoff is ${where}`;
+  const pop = popNote(a) === null ? "" : ` (${popNote(a)})`;
+  const brief = withLines({
+    goal: `${notRead}, not in the working tree`,
+    planStatus: notRead,
+    decisionsInForce: notRead,
+    doNotRetry: notRead,
+    driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is ${where}; drift not measured`,
+    proposedNextStep: `bring the handoff back with \`${a.restore}\`${pop}, then run brief again \u2014 Confirm?`
+  });
+  return { ...brief, source: a.stash !== void 0 ? "stash" : "branch" };
+}
 var BRIEF_LABELS, AGE_ONLY, AGE_ONLY_PLAN, MAX_FIELD_CHARS, STALE, NONE2, CAUSE2, RANK, RANKED;
 var init_brief = __esm({
   "src/brief/brief.ts"() {
     "use strict";
+    init_handoff_away();
     init_verdict();
     init_sanitize();
     init_untrusted();
@@ -9722,7 +9741,7 @@ var init_brief = __esm({
   }
 });
 
-// src/brief/checkpoint-brief.ts
+// src/checkpoint/brief.ts
 function parseCheckpoint(text) {
   const { items: items2 } = readCheckpointText(text);
   const of = (heading) => (items2.get(`## ${heading}`) ?? []).map((line) => line.slice(2));
@@ -9782,20 +9801,6 @@ function foldCheckpoint(brief, text, age) {
     proposedNextStep: plan2.current === null ? brief.proposedNextStep : step2(plan2.current)
   });
 }
-function briefFromStash(a) {
-  const where = whereAway(a);
-  const notRead = `not read: the handoff is ${where}`;
-  const pop = popNote(a) === null ? "" : ` (${popNote(a)})`;
-  const brief = withLines({
-    goal: `${notRead}, not in the working tree`,
-    planStatus: notRead,
-    decisionsInForce: notRead,
-    doNotRetry: notRead,
-    driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is ${where}; drift not measured`,
-    proposedNextStep: `bring the handoff back with \`${a.restore}\`${pop}, then run brief again \u2014 Confirm?`
-  });
-  return { ...brief, source: a.stash !== void 0 ? "stash" : "branch" };
-}
 async function newestText(root, handoff, now) {
   const got = currentCheckpoint(root, handoff, now);
   if (got === null || got.newer !== true || got.entry.savedMs === null) return null;
@@ -9817,15 +9822,15 @@ async function briefWithCheckpoint(root, handoffText, brief, now) {
   return { ...foldCheckpoint(brief, got.text, got.age), source: "handoff+checkpoint" };
 }
 var CAPTURED, STATUS;
-var init_checkpoint_brief = __esm({
-  "src/brief/checkpoint-brief.ts"() {
+var init_brief2 = __esm({
+  "src/checkpoint/brief.ts"() {
     "use strict";
-    init_handoff_away();
-    init_checkpoints();
+    init_parse();
+    init_store();
     init_paths();
     init_read();
     init_brief();
-    init_checkpoint_surface();
+    init_surface();
     init_cut();
     CAPTURED = "(captured, not confirmed)";
     STATUS = { x: "done", "~": "doing", " ": "open", "-": "dropped" };
@@ -9833,8 +9838,8 @@ var init_checkpoint_brief = __esm({
 });
 
 // src/git/merge-driver.ts
-import { closeSync as closeSync8, constants as constants6, fstatSync as fstatSync6, lstatSync as lstatSync12, mkdirSync as mkdirSync5, openSync as openSync7, readFileSync as readFileSync7, writeSync as writeSync2 } from "node:fs";
-import path34 from "node:path";
+import { closeSync as closeSync7, constants as constants5, fstatSync as fstatSync5, lstatSync as lstatSync12, mkdirSync as mkdirSync5, openSync as openSync6, readFileSync as readFileSync7, writeSync as writeSync2 } from "node:fs";
+import path35 from "node:path";
 function mergedSentence(name2, note = null) {
   return `two handoffs met in a merge; the other is archive/${name2}${note === null ? "" : `; ${note}`}`;
 }
@@ -9995,26 +10000,26 @@ function mergeCountsText(c) {
   return `${n2(c.decisions, "decision", "decisions")}, ${n2(c.failed, "failed approach", "failed approaches")}`;
 }
 function onRegularFile(p, flags, use) {
-  const fd = openSync7(p, flags | NOFOLLOW);
+  const fd = openSync6(p, flags | NOFOLLOW);
   try {
-    if (!fstatSync6(fd).isFile()) throw new Error(`${p} is not a regular file`);
+    if (!fstatSync5(fd).isFile()) throw new Error(`${p} is not a regular file`);
     return use(fd);
   } finally {
-    closeSync8(fd);
+    closeSync7(fd);
   }
 }
 function memorySide(p, side) {
-  const m = memoryText(side, onRegularFile(p, constants6.O_RDONLY, (fd) => readFileSync7(fd)));
+  const m = memoryText(side, onRegularFile(p, constants5.O_RDONLY, (fd) => readFileSync7(fd)));
   if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
   return m.text;
 }
 function writeResult(p, text) {
-  onRegularFile(p, constants6.O_WRONLY | constants6.O_TRUNC, (fd) => writeSync2(fd, Buffer.from(text, "utf8")));
+  onRegularFile(p, constants5.O_WRONLY | constants5.O_TRUNC, (fd) => writeSync2(fd, Buffer.from(text, "utf8")));
 }
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path34.join(at2, part);
+    at2 = path35.join(at2, part);
     if (lstatSync12(at2, { throwIfNoEntry: false }) === void 0) mkdirSync5(at2, { mode: 448 });
     if (!lstatSync12(at2).isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
@@ -10071,7 +10076,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
   try {
     const dir = archiveDirOf(cwd, `${m[1]}.ai/memory`);
     const name2 = archiveName("HANDOFF", dir);
-    if (!createExclusive(path34.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
+    if (!createExclusive(path35.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
     const merged = mergeHandoffs(winner, loser, o);
     const who = await otherAuthor(cwd, env, later === "ours" ? theirs : ours, file);
     const at2 = stateTimeOfText(loser, Date.now());
@@ -10104,7 +10109,7 @@ var init_merge_driver = __esm({
     MERGED = ["plan", "decisions", "failed approaches", "open questions", "next steps"];
     firstLine2 = (t) => t.split("\n")[0].trim();
     real = (items2) => items2.filter((t) => !NONE_ITEM2.test(t.trim()));
-    NOFOLLOW = constants6.O_NOFOLLOW ?? 0;
+    NOFOLLOW = constants5.O_NOFOLLOW ?? 0;
   }
 });
 
@@ -10114,7 +10119,7 @@ __export(brief_exports, {
   briefVerb: () => briefVerb
 });
 import { existsSync as existsSync4 } from "node:fs";
-import path35 from "node:path";
+import path36 from "node:path";
 function sideTime(text, now) {
   const st = stateTimeOfText(text, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
@@ -10125,14 +10130,14 @@ function withDriftNote(b, note) {
   return withLines({ ...b, driftAndLessons, driftClauses });
 }
 var COLD_START, briefVerb;
-var init_brief2 = __esm({
+var init_brief3 = __esm({
   "src/verbs/brief.ts"() {
     "use strict";
     init_errors();
     init_anchors();
     init_drift();
     init_handoff_away();
-    init_checkpoint_brief();
+    init_brief2();
     init_brief();
     init_cut();
     init_merge_driver();
@@ -10236,7 +10241,7 @@ exit: 0 brief printed
         const again = newer === null ? "" : `\`${newer.restore}\` brings it back`;
         if (newer !== null) brief = withDriftNote(brief, `a newer save of this clone is ${whereAway(newer)}: ${again}`);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync4(path35.join(archiveDir(root), merged[1])))
+        if (merged && existsSync4(path36.join(archiveDir(root), merged[1])))
           brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
@@ -10351,7 +10356,7 @@ var init_hook = __esm({
     init_hook_input();
     init_render();
     init_types();
-    init_checkpoint_surface();
+    init_surface();
     HOOK_LIMIT = 2e3;
     HOOK_STDIN_BYTES = 65536;
     SENTENCES = {
@@ -10442,7 +10447,7 @@ ${paused ? `${SENTENCES.paused()}
 
 // src/store/archive-entries.ts
 import { lstatSync as lstatSync13, readdirSync as readdirSync9 } from "node:fs";
-import path36 from "node:path";
+import path37 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
@@ -10453,7 +10458,7 @@ function listArchives(root) {
   for (const name2 of readdirSync9(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync13(path36.join(dir, name2));
+      const s = lstatSync13(path37.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -10468,9 +10473,9 @@ function assertArchiveName(name2) {
 }
 async function readArchive(root, name2) {
   assertArchiveName(name2);
-  const got = checkTree(root) ? await readStable(path36.join(archiveDir(root), name2)) : null;
+  const got = checkTree(root) ? await readStable(path37.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path36.join(archiveDir(root), name2));
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path37.join(archiveDir(root), name2));
   return got;
 }
 var init_archive_entries = __esm({
@@ -10629,7 +10634,7 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import path37 from "node:path";
+import path38 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -10715,7 +10720,7 @@ async function restore(ctx, name2) {
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         assertArchiveName(name2);
-        if (!exists(path37.join(archiveDir(root), name2))) {
+        if (!exists(path38.join(archiveDir(root), name2))) {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
       }
@@ -10724,7 +10729,7 @@ async function restore(ctx, name2) {
       const archived2 = await readArchive(root, name2);
       const problem = restoreProblem(archived2.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path37.join(memoryDir(root), file));
+      const current = await readStable(path38.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived2.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -10832,18 +10837,18 @@ exit: 0 done
 // src/agents/agent-file.ts
 import {
   accessSync,
-  closeSync as closeSync9,
-  constants as constants7,
+  closeSync as closeSync8,
+  constants as constants6,
   existsSync as existsSync5,
   lstatSync as lstatSync14,
   mkdirSync as mkdirSync6,
-  openSync as openSync8,
+  openSync as openSync7,
   readlinkSync as readlinkSync3,
   rmdirSync as rmdirSync2,
   rmSync as rmSync3,
   unlinkSync as unlinkSync10
 } from "node:fs";
-import path38 from "node:path";
+import path39 from "node:path";
 async function readAgentFile(file, snippet) {
   let read;
   try {
@@ -10874,8 +10879,8 @@ ${snippet}`);
 }
 function assertReplaceable(file, snippet) {
   try {
-    closeSync9(openSync8(file, constants7.O_WRONLY | constants7.O_NOFOLLOW | constants7.O_NONBLOCK));
-    accessSync(path38.dirname(file), constants7.W_OK);
+    closeSync8(openSync7(file, constants6.O_WRONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK));
+    accessSync(path39.dirname(file), constants6.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -10885,7 +10890,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path38.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path39.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -10915,10 +10920,10 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
   await failpoint(fp, "after-publication");
 }
 function dirsBelow(base, dir) {
-  const rel = path38.relative(base, dir);
-  if (rel.split(path38.sep)[0] === ".." || path38.isAbsolute(rel)) return [];
+  const rel = path39.relative(base, dir);
+  if (rel.split(path39.sep)[0] === ".." || path39.isAbsolute(rel)) return [];
   let cur = base;
-  return rel.split(path38.sep).filter(Boolean).map((part) => cur = path38.join(cur, part));
+  return rel.split(path39.sep).filter(Boolean).map((part) => cur = path39.join(cur, part));
 }
 function missingDirs(base, dir) {
   const missing = [];
@@ -10949,11 +10954,11 @@ function removeEmptyDirs(dirs) {
 function keepMade(at2, dirs) {
   if (dirs.length > 0) {
     mkdirSync6(at2, { recursive: true, mode: 448 });
-    import_write_file_atomic2.default.sync(path38.join(at2, "made-folders"), dirs.map((d) => `${d}
+    import_write_file_atomic2.default.sync(path39.join(at2, "made-folders"), dirs.map((d) => `${d}
 `).join(""));
     return;
   }
-  rmSync3(path38.join(at2, "made-folders"), { force: true });
+  rmSync3(path39.join(at2, "made-folders"), { force: true });
   removeEmptyDirs([at2]);
 }
 function recordMade(at2, dirs) {
@@ -10968,10 +10973,10 @@ function removeMade(at2, paths) {
   if (made.some((d) => !existsSync5(d))) keepMade(at2, made.filter((d) => existsSync5(d)));
 }
 function recordNode(dir, execPath) {
-  const target = path38.join(dir, "node");
+  const target = path39.join(dir, "node");
   if (readSmall(target) === `${execPath}
 `) return;
-  const missing = dirsBelow(path38.parse(dir).root, dir).filter((d) => !existsSync5(d));
+  const missing = dirsBelow(path39.parse(dir).root, dir).filter((d) => !existsSync5(d));
   try {
     mkdirSync6(dir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -10992,7 +10997,7 @@ var init_agent_file = __esm({
     init_fs();
     init_files();
     removeEmptyUpTo = (dir, stop) => removeEmptyDirs(dirsBelow(stop, dir));
-    madeList = (at2) => (readSmall(path38.join(at2, "made-folders")) ?? "").split("\n").filter(Boolean);
+    madeList = (at2) => (readSmall(path39.join(at2, "made-folders")) ?? "").split("\n").filter(Boolean);
   }
 });
 
@@ -11568,12 +11573,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path55) {
+function findNodeAtLocation(root, path56) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path55) {
+  for (let segment of path56) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -12047,7 +12052,7 @@ var init_main = __esm({
 });
 
 // src/agents/json-hooks.ts
-import path39 from "node:path";
+import path40 from "node:path";
 function installedForms(spec, args = spec.hooks.map((h) => h.args)) {
   return args.flatMap((a) => {
     const now = spec.command(a);
@@ -12060,7 +12065,7 @@ function installShaped(spec, command, args) {
     if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path39.win32 : path39.posix).basename(name2);
+    const base = (windowsShaped(name2) ? path40.win32 : path40.posix).basename(name2);
     if (shellQuote(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
@@ -12330,7 +12335,7 @@ var init_json_hooks = __esm({
 });
 
 // src/agents/plan.ts
-import path40 from "node:path";
+import path41 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12388,7 +12393,7 @@ function ownedSpan(edit2, text) {
 `).join("") + mid + lines2.slice(to + 1).join("\n");
 }
 function editPath(base, edit2) {
-  return path40.join(base, ...edit2.file.split("/"));
+  return path41.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
@@ -12403,7 +12408,7 @@ var init_plan = __esm({
 
 // src/agents/installer.ts
 import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readdirSync as readdirSync10, readFileSync as readFileSync8, rmSync as rmSync4 } from "node:fs";
-import path41 from "node:path";
+import path42 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
@@ -12411,7 +12416,7 @@ async function install(t, env) {
   if (!existsSync6(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
   const plans = [];
   const notes = [];
   for (const { edit: edit2, file, shown } of targets) {
@@ -12432,7 +12437,7 @@ async function install(t, env) {
       lines2.push(p.snap.bytes?.equals(bytes) ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
-    const dirs = missingDirs(t.base, path41.dirname(p.file));
+    const dirs = missingDirs(t.base, path42.dirname(p.file));
     makeDirs(dirs);
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
@@ -12452,8 +12457,8 @@ async function install(t, env) {
     const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
     if (x !== null && ls?.stdout.length === 0) {
       if (!t.dryRun) {
-        const made = [path41.dirname(x.file), x.file].filter((f) => !existsSync6(f));
-        mkdirSync7(path41.dirname(x.file), { recursive: true });
+        const made = [path42.dirname(x.file), x.file].filter((f) => !existsSync6(f));
+        mkdirSync7(path42.dirname(x.file), { recursive: true });
         import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
         recordMade(madeListDir(t, env), made);
       }
@@ -12465,33 +12470,33 @@ async function install(t, env) {
 function madeListDir(t, env) {
   const top = t.global ? null : gitTopOf(t.base, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? userDir(env, t.home) : path41.join(commonDirOf(gitDir), "session-handoff");
+  return gitDir === null ? userDir(env, t.home) : path42.join(commonDirOf(gitDir), "session-handoff");
 }
 function excludeOf(base, file, env) {
   const top = gitTopOf(base, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
-  const exclude = path41.join(common, "info", "exclude");
+  const exclude = path42.join(common, "info", "exclude");
   const text = existsSync6(exclude) ? readFileSync8(exclude, "utf8") : "";
-  const rel = path41.relative(top, file).split(path41.sep).join("/");
+  const rel = path42.relative(top, file).split(path42.sep).join("/");
   const pair = `${EXCLUDE_MARK}
 /${rel}
 `;
   const ls = ["ls-files", "--", `:(literal)${rel}`];
   const others = workTrees(common).filter((w) => realOrNull(w) !== realOrNull(top));
-  const needed = others.some((w) => existsSync6(path41.join(w, rel)));
+  const needed = others.some((w) => existsSync6(path42.join(w, rel)));
   return { top, file: exclude, text, pair, ls, needed, at: `
 ${text}`.indexOf(`
 ${pair}`) };
 }
 function workTrees(common) {
-  const linked = path41.join(common, "worktrees");
-  const gitdirs = (existsSync6(linked) ? readdirSync10(linked) : []).map((n2) => readSmall(path41.join(linked, n2, "gitdir")));
-  return [path41.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path41.dirname(g.trim()))];
+  const linked = path42.join(common, "worktrees");
+  const gitdirs = (existsSync6(linked) ? readdirSync10(linked) : []).map((n2) => readSmall(path42.join(linked, n2, "gitdir")));
+  return [path42.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path42.dirname(g.trim()))];
 }
 function dropOldRecords(dir) {
-  const records = path41.join(dir, "installs");
+  const records = path42.join(dir, "installs");
   const what = "an older version's copies of agent files, no longer read";
   if (lstatSync15(records, { throwIfNoEntry: false }) === void 0) return [];
   try {
@@ -12504,7 +12509,7 @@ function dropOldRecords(dir) {
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -12526,12 +12531,12 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeMade(madeListDir(t, env), dirsBelow(t.base, path41.dirname(p.file)));
+  for (const p of removed) removeMade(madeListDir(t, env), dirsBelow(t.base, path42.dirname(p.file)));
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0 || x.needed) continue;
     if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
-    if (!t.dryRun) removeMade(madeListDir(t, env), [x.file, path41.dirname(x.file)]);
+    if (!t.dryRun) removeMade(madeListDir(t, env), [x.file, path42.dirname(x.file)]);
     lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
@@ -12563,26 +12568,26 @@ var init_installer = __esm({
     init_agents();
     init_json_hooks();
     init_plan();
-    claudeSettings = (home, env) => path41.join(env.CLAUDE_CONFIG_DIR || path41.join(home, ".claude"), "settings.json");
+    claudeSettings = (home, env) => path42.join(env.CLAUDE_CONFIG_DIR || path42.join(home, ".claude"), "settings.json");
     EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
   }
 });
 
 // src/agents/install-lock.ts
 import { lstatSync as lstatSync16, mkdirSync as mkdirSync8, rmdirSync as rmdirSync3 } from "node:fs";
-import path42 from "node:path";
+import path43 from "node:path";
 async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
   let root = null;
   try {
-    root = global ? null : findRoot(path42.resolve(ctx.cwd, given), ctx.env).root;
+    root = global ? null : findRoot(path43.resolve(ctx.cwd, given), ctx.env).root;
   } catch {
     return run();
   }
-  const lockDir = path42.join(root === null ? userDir(ctx.env) : path42.join(root, ".ai"), ".install.lock");
-  const parent = path42.dirname(lockDir);
+  const lockDir = path43.join(root === null ? userDir(ctx.env) : path43.join(root, ".ai"), ".install.lock");
+  const parent = path43.dirname(lockDir);
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
@@ -12594,9 +12599,9 @@ async function underInstallLock(ctx, uninstall2, run) {
       await lock.release();
     }
   } finally {
-    const stop = global ? path42.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path42.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path42.dirname(dir)) {
+    const stop = global ? path43.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path43.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path43.dirname(dir)) {
       try {
         rmdirSync3(dir);
       } catch {
@@ -12625,13 +12630,13 @@ var init_install_lock = __esm({
 });
 
 // src/agents/target.ts
-import path43 from "node:path";
+import path44 from "node:path";
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path43.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path43.join(real2(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path44.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path44.join(real2(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path43.relative(real2(root), abs);
-  return { abs, rel: rel.startsWith("..") || path43.isAbsolute(rel) ? null : rel.split(path43.sep).join("/") };
+  const rel = path44.relative(real2(root), abs);
+  return { abs, rel: rel.startsWith("..") || path44.isAbsolute(rel) ? null : rel.split(path44.sep).join("/") };
 }
 function targetOf(agent, root, helper, env, dryRun) {
   const global = root === null;
@@ -12675,19 +12680,19 @@ var init_target = __esm({
                 ~/.config/opencode, ~/.gemini) instead of the project's; cline
                 and cursor have none
   --root DIR    the project root`;
-    real2 = (p) => realOrNull(p) ?? path43.resolve(p);
+    real2 = (p) => realOrNull(p) ?? path44.resolve(p);
   }
 });
 
 // src/agents/skill-place.ts
 import {
   accessSync as accessSync2,
-  closeSync as closeSync10,
-  constants as constants8,
+  closeSync as closeSync9,
+  constants as constants7,
   existsSync as existsSync7,
   lstatSync as lstatSync17,
   mkdirSync as mkdirSync9,
-  openSync as openSync9,
+  openSync as openSync8,
   readdirSync as readdirSync11,
   readFileSync as readFileSync9,
   readlinkSync as readlinkSync4,
@@ -12698,7 +12703,7 @@ import {
   symlinkSync,
   writeFileSync as writeFileSync5
 } from "node:fs";
-import path44 from "node:path";
+import path45 from "node:path";
 function linkFolderFor(agent, global) {
   const folders = agent.skillFolders[global ? "home" : "project"];
   if (folders.length === 0 || folders.includes(".agents/skills")) return null;
@@ -12707,7 +12712,7 @@ function linkFolderFor(agent, global) {
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path44.join(dir, rel);
+    const abs = path45.join(dir, rel);
     const st = lstatOrNull(abs);
     if (st === null) return;
     if (st.isDirectory()) {
@@ -12721,32 +12726,32 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps2 = [];
   for (const rel of want) {
-    const dest = path44.join(to, rel);
+    const dest = path45.join(to, rel);
     let have = null;
     try {
       have = lstatSync17(dest).isFile() ? readFileSync9(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync9(path44.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync9(path45.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
   return steps2;
 }
 function linkOnTheWay(base, p) {
-  const parts = path44.relative(base, path44.dirname(p)).split(path44.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path44.dirname(p);
+  const parts = path45.relative(base, path45.dirname(p)).split(path45.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path45.dirname(p);
   let at2 = base;
   for (const part of parts) {
-    at2 = path44.join(at2, part);
+    at2 = path45.join(at2, part);
     const st = lstatOrNull(at2);
     if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
   }
   return null;
 }
 function readCopyRecord(dir) {
-  const file = path44.join(dir, RECORD);
+  const file = path45.join(dir, RECORD);
   const st = lstatOrNull(file);
   if (st === null) return null;
   if (!st.isFile() || st.size > 1e6) {
@@ -12764,19 +12769,19 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync9(path44.join(dir, rel)))]));
-  const flags = constants8.O_WRONLY | constants8.O_CREAT | constants8.O_TRUNC | (constants8.O_NOFOLLOW ?? 0);
-  const fd = openSync9(path44.join(dir, RECORD), flags, 420);
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync9(path45.join(dir, rel)))]));
+  const flags = constants7.O_WRONLY | constants7.O_CREAT | constants7.O_TRUNC | (constants7.O_NOFOLLOW ?? 0);
+  const fd = openSync8(path45.join(dir, RECORD), flags, 420);
   try {
     writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
   } finally {
-    closeSync10(fd);
+    closeSync9(fd);
   }
 }
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
-    const file = path44.join(dir, rel);
+    const file = path45.join(dir, rel);
     return !lstatSync17(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== tokenOf(readFileSync9(file));
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
@@ -12786,22 +12791,22 @@ function linkState(place, target) {
   if (st === null) return "absent";
   if (st.isSymbolicLink()) {
     const to = readlinkSync4(place);
-    return path44.resolve(path44.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path45.resolve(path45.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return exists(path44.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return exists(path45.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path44.dirname(file);
-  for (let i = 0; i < 64 && !exists(dir); i++) dir = path44.dirname(dir);
+  let dir = path45.dirname(file);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path45.dirname(dir);
   if (!lstatSync17(dir).isDirectory()) return `${dir} is not a folder`;
   try {
-    accessSync2(dir, constants8.W_OK);
+    accessSync2(dir, constants7.W_OK);
   } catch {
     return `${dir} is not writable`;
   }
   try {
-    if (exists(file) && lstatSync17(file).isFile()) accessSync2(file, constants8.W_OK);
+    if (exists(file) && lstatSync17(file).isFile()) accessSync2(file, constants7.W_OK);
   } catch {
     return `${file} is not writable`;
   }
@@ -12809,22 +12814,22 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps2) {
   for (const s of steps2) {
-    const dest = path44.join(to, s.rel);
+    const dest = path45.join(to, s.rel);
     if (s.action === "remove") {
       rmSync5(dest, { force: true });
-      removeEmptyUpTo(path44.dirname(dest), to);
+      removeEmptyUpTo(path45.dirname(dest), to);
       continue;
     }
-    mkdirSync9(path44.dirname(dest), { recursive: true });
+    mkdirSync9(path45.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path44.join(from, s.rel);
+    const src = path45.join(from, s.rel);
     writeFileSync5(temp, readFileSync9(src), { mode: statSync(src).mode & 511 });
     renameSync4(temp, dest);
   }
 }
 function makeLink(place, target) {
-  mkdirSync9(path44.dirname(place), { recursive: true });
-  symlinkSync(path44.relative(path44.dirname(place), target), place, "dir");
+  mkdirSync9(path45.dirname(place), { recursive: true });
+  symlinkSync(path45.relative(path45.dirname(place), target), place, "dir");
 }
 async function initSkill(ctx, ask) {
   const plan2 = planOf(ctx, ask);
@@ -12837,7 +12842,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   let base;
   if (global) base = realpathSync4(homeFolder(ctx.env));
   else {
-    const found = findRoot(path44.resolve(ctx.cwd, root ?? "."), ctx.env);
+    const found = findRoot(path45.resolve(ctx.cwd, root ?? "."), ctx.env);
     if (root === void 0 && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -12846,7 +12851,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
     base = found.root;
   }
   const side = global ? "home" : "project";
-  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path44.join(base, m))));
+  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path45.join(base, m))));
   if (undo2 && named.length === 0) {
     agents = Object.values(AGENTS).filter((a) => agents.includes(a) || holdsEntries(a, base, global));
   }
@@ -12866,16 +12871,16 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync4(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync7(path44.join(source, "SKILL.md"))) {
+  const source = realpathSync4(path45.dirname(path45.dirname(path45.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync7(path45.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p) => `${global ? "~/" : ""}${path44.relative(base, p).split(path44.sep).join("/")}`;
-  return { base, global, dryRun, source, dest: path44.join(base, CANONICAL), agents, shown };
+  const shown = (p) => `${global ? "~/" : ""}${path45.relative(base, p).split(path45.sep).join("/")}`;
+  return { base, global, dryRun, source, dest: path45.join(base, CANONICAL), agents, shown };
 }
 function holdsEntries(agent, base, global) {
   try {
-    const edits = agent.edits({ abs: path44.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
+    const edits = agent.edits({ abs: path45.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
     return edits.some((edit2) => {
       const text = readSmall(editPath(base, edit2));
       if (text === null || edit2.kind !== "md-block") return text !== null && holdsOurs(edit2, text);
@@ -12888,7 +12893,7 @@ function holdsEntries(agent, base, global) {
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path44.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path45.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = targetOf(agent, root, helper, ctx.env, dryRun);
   const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
@@ -12896,7 +12901,7 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
 }
 function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path44.join(plan2.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path45.join(plan2.base, f, "session-handoff"));
 }
 function collected() {
   const out = { lines: [], notes: [] };
@@ -12926,13 +12931,13 @@ async function init(ctx, plan2, replace) {
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && !replace) {
-    const names = edited.slice(0, 5).map((rel) => shown(path44.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown(path45.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path44.join(dest, s.rel));
+  const writes = steps2.map((s) => path45.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -12940,12 +12945,12 @@ async function init(ctx, plan2, replace) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path44.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path45.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const below = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
-  const made = below.filter((d) => !existsSync7(d)).map((d) => path44.relative(plan2.base, d).split(path44.sep).join("/"));
+  const below = [dest, ...links.map((l) => path45.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
+  const made = below.filter((d) => !existsSync7(d)).map((d) => path45.relative(plan2.base, d).split(path45.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -12976,7 +12981,7 @@ async function init(ctx, plan2, replace) {
     writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   }
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
-  const copy = shown(path44.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path45.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   const who = plan2.agents.map((a) => a.enableHooks ? `${a.name}: ${a.enableHooks} first` : a.name);
   lines2.push(`next: start a new session (${who.join("; ")}) and ${SAY2}`);
@@ -13007,16 +13012,16 @@ async function undo(ctx, plan2) {
   const files = all.filter((rel) => !kept.includes(rel));
   if (files.length > 0 && !(existsSync7(dest) && lstatSync17(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync5(path44.join(dest, rel), { force: true });
-      if (kept.length === 0) rmSync5(path44.join(dest, RECORD), { force: true });
-      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), dest);
+      for (const rel of files) rmSync5(path45.join(dest, rel), { force: true });
+      if (kept.length === 0) rmSync5(path45.join(dest, RECORD), { force: true });
+      for (const rel of files) removeEmptyUpTo(path45.dirname(path45.join(dest, rel)), dest);
     }
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines2.push(`left ${shown(path44.join(dest, rel))}: you edited it since init copied it`);
+    for (const rel of kept) lines2.push(`left ${shown(path45.join(dest, rel))}: you edited it since init copied it`);
   }
-  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path44.dirname(p))];
+  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path45.dirname(p))];
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
-  const made = (record2?.createdDirs ?? []).map((rel) => path44.join(plan2.base, rel)).filter((d) => mayMake.has(d));
+  const made = (record2?.createdDirs ?? []).map((rel) => path45.join(plan2.base, rel)).filter((d) => mayMake.has(d));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
   return { lines: lines2, notes };
@@ -13042,7 +13047,7 @@ var init_skill_place = __esm({
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    safeDir = (d) => typeof d === "string" && d !== "" && !path44.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path45.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -13191,7 +13196,7 @@ __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
 import { existsSync as existsSync8 } from "node:fs";
-import path45 from "node:path";
+import path46 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -13229,7 +13234,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const t = agentTarget(ctx, "uninstall", () => rootOption(ctx));
         const done2 = await uninstall(t, ctx.env);
-        const stays = done2.last && existsSync8(path45.join(t.base, CANONICAL));
+        const stays = done2.last && existsSync8(path46.join(t.base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
 `, [...done2.notes, ...stays ? [note] : []]);
@@ -13240,7 +13245,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 
 // src/agents/claude-plugin.ts
 import { existsSync as existsSync9, readFileSync as readFileSync10 } from "node:fs";
-import path46 from "node:path";
+import path47 from "node:path";
 function json(file) {
   try {
     const v = JSON.parse(readFileSync10(file, "utf8").slice(0, 1e6));
@@ -13250,16 +13255,16 @@ function json(file) {
   }
 }
 function claudePluginInstalls(home) {
-  const plugins = json(path46.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path47.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path46.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path47.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = isObj2(raw) ? raw : {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path46.isAbsolute(at2) && existsSync9(path46.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path47.isAbsolute(at2) && existsSync9(path47.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -13277,7 +13282,7 @@ var init_claude_plugin = __esm({
 
 // src/agents/doctor-checks.ts
 import { existsSync as existsSync10, readdirSync as readdirSync12 } from "node:fs";
-import path47 from "node:path";
+import path48 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
@@ -13307,7 +13312,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readSmall(path47.join(env.CODEX_HOME || path47.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readSmall(path48.join(env.CODEX_HOME || path48.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -13323,9 +13328,9 @@ function budgetFinding(text, file, fixCmd2) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path47.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path48.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path47.win32.join(dir, "sh.exe");
+    const sh = path48.win32.join(dir, "sh.exe");
     if (existsSync10(sh)) return sh;
   }
   return null;
@@ -13368,9 +13373,9 @@ function agentFix(r, verb, name2) {
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path47.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path47.join(r.home, f, "session-handoff"))
-  ].filter((d) => exists(path47.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path48.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path48.join(r.home, f, "session-handoff"))
+  ].filter((d) => exists(path48.join(d, "SKILL.md")));
   let edits = [];
   try {
     edits = agent.edits(r.helper, r.global);
@@ -13386,7 +13391,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path47.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path48.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -13430,7 +13435,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what: what2, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path47.basename(edit2.file) === "AGENTS.md") {
+  if (path48.basename(edit2.file) === "AGENTS.md") {
     const over = budgetFinding(text, edit2.file, reinstall);
     if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -13495,7 +13500,7 @@ async function memoryState(r, journal) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path47.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path48.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -13515,7 +13520,7 @@ async function memoryState(r, journal) {
   } catch {
   }
   for (const p of journal.problems) {
-    const where = `${path47.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path48.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -13592,7 +13597,7 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import path48 from "node:path";
+import path49 from "node:path";
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
   const lines2 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
@@ -13626,7 +13631,7 @@ var init_doctor = __esm({
     init_quote();
     init_agents();
     init_doctor_checks();
-    init_store();
+    init_store2();
     init_invisible();
     init_target();
     init_home();
@@ -13662,7 +13667,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path48.resolve(home);
+          root = path49.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -13684,8 +13689,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync3, constants as constants9, existsSync as existsSync11, statSync as statSync2 } from "node:fs";
-import path49 from "node:path";
+import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, statSync as statSync2 } from "node:fs";
+import path50 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -13695,11 +13700,11 @@ async function skippedPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path49.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path50.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
     try {
-      accessSync3(path49.join(hooksDir, h), constants9.X_OK);
-      return statSync2(path49.join(hooksDir, h)).isFile();
+      accessSync3(path50.join(hooksDir, h), constants8.X_OK);
+      return statSync2(path50.join(hooksDir, h)).isFile();
     } catch {
       return false;
     }
@@ -13733,7 +13738,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path49.relative(top, memDir).split(path49.sep).join("/");
+  const memRel = path50.relative(top, memDir).split(path50.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   const ignored = await runGit(top, ["check-ignore", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
   if (ignored.code === 0) {
@@ -13754,7 +13759,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync11(path49.join(memDir, "journal", "OFF"));
+  const journal = !existsSync11(path50.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -14156,7 +14161,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
-import path50 from "node:path";
+import path51 from "node:path";
 function commandOf2(name2, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
@@ -14185,8 +14190,8 @@ function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  const os = cwd === null ? null : windowsShaped(cwd) ? path50.win32 : cwd.startsWith("/") ? path50.posix : null;
-  return files.map((f) => ({ kind: "edit", path: os === null || path50.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path51.win32 : cwd.startsWith("/") ? path51.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path51.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -14339,7 +14344,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path55) => path55 && events.push({ kind: "edit", path: path55 });
+    addEdit = (events, path56) => path56 && events.push({ kind: "edit", path: path56 });
   }
 });
 
@@ -14586,7 +14591,7 @@ var init_parsers = __esm({
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync11, constants as constants10, fstatSync as fstatSync7, openSync as openSync10, readSync as readSync3 } from "node:fs";
+import { closeSync as closeSync10, constants as constants9, fstatSync as fstatSync6, openSync as openSync9, readSync as readSync3 } from "node:fs";
 function readAt(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
@@ -14615,7 +14620,7 @@ function openTranscript(transcriptPath) {
   if (!where.ok) return { ok: false, reason: where.reason };
   let fd;
   try {
-    fd = openSync10(where.path, constants10.O_RDONLY | constants10.O_NOFOLLOW | constants10.O_NONBLOCK);
+    fd = openSync9(where.path, constants9.O_RDONLY | constants9.O_NOFOLLOW | constants9.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     const known = { ENOENT: "does not exist", ELOOP: "is a link" };
@@ -14623,18 +14628,18 @@ function openTranscript(transcriptPath) {
   }
   let reason;
   try {
-    const st = fstatSync7(fd);
+    const st = fstatSync6(fd);
     if (st.isFile()) return { ok: true, file: { fd, size: st.size, head: linesFromStart(fd, st.size, HEAD_BYTES) } };
     reason = "the transcript is not a regular file";
   } catch (err) {
     reason = readFailure(err);
   }
-  closeSync11(fd);
+  closeSync10(fd);
   return { ok: false, reason };
 }
 function closeTranscript(file) {
   try {
-    closeSync11(file.fd);
+    closeSync10(file.fd);
   } catch {
   }
 }
@@ -14727,7 +14732,7 @@ var init_last_save = __esm({
   }
 });
 
-// src/schema/checkpoint.ts
+// src/checkpoint/format.ts
 function triggerOf(event) {
   return (typeof event === "string" && Object.hasOwn(TRIGGERS, event) ? TRIGGERS[event] : null) ?? "unknown";
 }
@@ -14841,16 +14846,15 @@ function sameCheckpoint(a, b) {
   return strip(a) === strip(b);
 }
 var CHECKPOINT_MAX_BYTES, MAX_REQUESTS, TRIGGERS, CAP, REDACT_WINDOW, MARK, ANCHORS, LATEST_WINS;
-var init_checkpoint = __esm({
-  "src/schema/checkpoint.ts"() {
+var init_format2 = __esm({
+  "src/checkpoint/format.ts"() {
     "use strict";
     init_sanitize();
     init_redact();
     init_quote();
     init_capture();
-    init_checkpoint_name();
+    init_parse();
     init_values();
-    init_checkpoint_name();
     CHECKPOINT_MAX_BYTES = 4096;
     MAX_REQUESTS = 3;
     TRIGGERS = {
@@ -14869,15 +14873,14 @@ var init_checkpoint = __esm({
   }
 });
 
-// src/brief/checkpoint-capture.ts
-import path51 from "node:path";
+// src/checkpoint/capture.ts
+import path52 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path52.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
-    const t = saved === null ? null : parseStrictTime(saved, Number.MAX_SAFE_INTEGER);
-    current = { token: tokenOf(bytes), savedMs: t !== null && "ms" in t ? t.ms : null };
+    current = { token: tokenOf(bytes), savedMs: timeOf(saved, Number.MAX_SAFE_INTEGER) };
   }
   let archived = null;
   return {
@@ -14888,7 +14891,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path51.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path52.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -14993,7 +14996,7 @@ function sessionStartOf(file, format2, firstSixteen) {
 }
 async function writeCheckpoint(root, hook, notes, o) {
   const home = homeFolder(o.env);
-  if (root === path51.parse(root).root || home !== "" && samePath(root, path51.resolve(home))) {
+  if (root === path52.parse(root).root || home !== "" && samePath(root, path52.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return [...notes, CHECKPOINT_LINES.skipped(why)];
   }
@@ -15012,7 +15015,7 @@ async function writeCheckpoint(root, hook, notes, o) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path51.join(dir, name2);
+  const file = path52.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -15050,7 +15053,7 @@ async function writeCheckpoint(root, hook, notes, o) {
         return [...cleaned, line];
       }
       const priorStart = priorText2 === null ? null : headerValue(priorText2, "Session-start");
-      const keepStart = priorStart !== null && "ms" in parseStrictTime(priorStart, nowMs) ? priorStart : null;
+      const keepStart = timeOf(priorStart, nowMs) !== null ? priorStart : null;
       const rich = merge?.source != null && !isAnchorsOnlySource(merge.source) ? merge.source : null;
       const source = (got.cap === null || nothing) && rich !== null ? rich : got.source;
       const sessionStart = keepStart ?? got.headStart ?? got.cap?.firstTimestamp ?? null;
@@ -15094,8 +15097,8 @@ async function writeCheckpoint(root, hook, notes, o) {
   }
 }
 var CHECKPOINT_LINES, LOCK_BUDGET_MS, ARCHIVES_HASHED, nonEmpty;
-var init_checkpoint_capture = __esm({
-  "src/brief/checkpoint-capture.ts"() {
+var init_capture2 = __esm({
+  "src/checkpoint/capture.ts"() {
     "use strict";
     init_errors();
     init_parsers();
@@ -15116,15 +15119,16 @@ var init_checkpoint_capture = __esm({
     init_status();
     init_quote();
     init_anchor_lines();
-    init_checkpoint();
-    init_checkpoint();
+    init_format2();
+    init_parse();
     init_values();
-    init_checkpoints();
-    init_checkpoints();
+    init_store();
+    init_store();
+    init_fs();
     init_drafts();
     init_archive_entries();
     init_files();
-    init_checkpoint_cleanup();
+    init_cleanup();
     init_mutate();
     init_home();
     init_pause();
@@ -15159,13 +15163,13 @@ __export(checkpoint_exports, {
   checkpointVerb: () => checkpointVerb
 });
 var HELP2, STDIN_BYTES, checkpointVerb;
-var init_checkpoint2 = __esm({
+var init_checkpoint = __esm({
   "src/verbs/checkpoint.ts"() {
     "use strict";
     init_transcripts();
     init_harness_path();
     init_hook_input();
-    init_checkpoint_capture();
+    init_capture2();
     init_quote();
     init_pause();
     init_common();
@@ -15234,7 +15238,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path52 from "node:path";
+import path53 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -15268,7 +15272,7 @@ var init_statusline = __esm({
     init_run();
     init_state_time();
     init_handoff();
-    init_checkpoints();
+    init_fs();
     init_paths();
     init_common();
     init_types();
@@ -15302,7 +15306,7 @@ rev-list, at most 500 ms; left out when unknown). Always exit 0.
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path52.join(memoryDir(root), "HANDOFF.md"), 1e6);
+          const handoff = readHead(path53.join(memoryDir(root), "HANDOFF.md"), 1e6);
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
@@ -15316,11 +15320,7 @@ rev-list, at most 500 ms; left out when unknown). Always exit 0.
   }
 });
 
-// src/verbs/context.ts
-var context_exports = {};
-__export(context_exports, {
-  contextVerb: () => contextVerb
-});
+// src/checkpoint/offer.ts
 import { mkdirSync as mkdirSync10 } from "node:fs";
 function offerText(pct, used, window, threshold) {
   return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
@@ -15351,26 +15351,18 @@ function strings(v, out = [], depth = 0) {
   }
   return out;
 }
-async function decide(ctx, input, format2) {
-  const say = (line) => `memory_io context: ${line}`;
-  let root;
-  try {
-    root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-  } catch (err) {
-    return ok("", [say(`${err.message}; printing nothing`)]);
-  }
+function contextOffer(root, input, o) {
   const event = typeof input.hook_event_name === "string" ? input.hook_event_name : "UserPromptSubmit";
   const memDir = memoryDir(root);
-  const paused = pauseSwitch(memDir, ctx.env) !== null;
+  const paused = pauseSwitch(memDir, o.env) !== null;
   if (!paused && event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
     const token = savedToken(strings(input.tool_response).join("\n"), false);
-    if (token !== null) recordSavedBy(root, ctx.env, token, AGENT_OF_FORMAT[format2] ?? null);
+    if (token !== null) recordSavedBy(root, o.env, token, AGENT_OF_FORMAT[o.format] ?? null);
   }
-  const { settings, problems } = readSettings(memDir);
-  const warn = problems.map(say);
-  const quiet = ok("", warn);
+  const { settings, problems: notes } = readSettings(memDir);
+  const quiet = { notes, offer: null };
   if (!settings.contextOffer || paused || treeUnsafe(root) === true) return quiet;
-  if (userHelperWithoutMemory(ctx.skillDir, homeFolder(ctx.env), root)) return quiet;
+  if (userHelperWithoutMemory(o.skillDir, homeFolder(o.env), root)) return quiet;
   const usage = readUsage(input.transcript_path);
   const last = usage?.points.at(-1);
   const window = settings.contextWindow ?? last?.window;
@@ -15391,25 +15383,23 @@ async function decide(ctx, input, format2) {
     checkTree(root, { create: true });
     mkdirSync10(checkpointsDir(root), { recursive: true, mode: 448 });
   } catch (err) {
-    return ok("", [...warn, say(`${err.message}; printing nothing`)]);
+    return { notes: [...notes, `${err.message}; printing nothing`], offer: null };
   }
   if (!createExclusive(marker, `${JSON.stringify({ pct, used: last.used, window, saved })}
 `) || saved) return quiet;
-  if (typeof ctx.helperPath === "string") {
-    childProcess().spawnSync(process.execPath, [ctx.helperPath, "checkpoint", "--format", format2, "--root", root], {
+  if (typeof o.helperPath === "string") {
+    childProcess().spawnSync(process.execPath, [o.helperPath, "checkpoint", "--format", o.format, "--root", root], {
       input: JSON.stringify({ ...input, hook_event_name: "ContextThreshold" }),
-      env: ctx.env,
+      env: o.env,
       stdio: ["pipe", "ignore", "ignore"],
       timeout: 8e3
     });
   }
-  const additionalContext = offerText(pct, last.used, window, settings.contextThreshold);
-  return ok(`${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext } })}
-`, warn);
+  return { notes, offer: { event, text: offerText(pct, last.used, window, settings.contextThreshold) } };
 }
-var TAILS, STDIN_BYTES2, contextVerb;
-var init_context = __esm({
-  "src/verbs/context.ts"() {
+var TAILS;
+var init_offer = __esm({
+  "src/checkpoint/offer.ts"() {
     "use strict";
     init_builtins();
     init_tail();
@@ -15417,19 +15407,33 @@ var init_context = __esm({
     init_last_save();
     init_saves();
     init_render();
-    init_harness_path();
     init_hook_input();
-    init_checkpoints();
+    init_store();
     init_files();
     init_paths();
     init_inspect();
     init_pause();
     init_fs();
     init_settings();
-    init_common();
     init_home();
-    init_types();
     TAILS = [256 * 1024, 1024 * 1024];
+  }
+});
+
+// src/verbs/context.ts
+var context_exports = {};
+__export(context_exports, {
+  contextVerb: () => contextVerb
+});
+var STDIN_BYTES2, contextVerb;
+var init_context = __esm({
+  "src/verbs/context.ts"() {
+    "use strict";
+    init_harness_path();
+    init_hook_input();
+    init_offer();
+    init_common();
+    init_types();
     STDIN_BYTES2 = 65536;
     contextVerb = {
       name: "context",
@@ -15466,14 +15470,25 @@ exit: always 0.
           return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
         }
         const input = await readHookJson(ctx, STDIN_BYTES2);
-        return input ? decide(ctx, input, format2) : ok("", []);
+        if (!input) return ok("", []);
+        const say = (line) => `memory_io context: ${line}`;
+        let root;
+        try {
+          root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
+        } catch (err) {
+          return ok("", [say(`${err.message}; printing nothing`)]);
+        }
+        const { notes, offer } = contextOffer(root, input, { ...ctx, format: format2 });
+        const json2 = offer && { hookSpecificOutput: { hookEventName: offer.event, additionalContext: offer.text } };
+        return ok(json2 ? `${JSON.stringify(json2)}
+` : "", notes.map(say));
       }
     };
   }
 });
 
 // src/journal/search.ts
-import path53 from "node:path";
+import path54 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15555,7 +15570,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText(path53.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText(path54.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -15570,9 +15585,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path53.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path54.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText(path53.join(mem, file), file, notes);
+      const text = await readText(path54.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -15607,7 +15622,7 @@ var init_search = __esm({
     init_paths();
     init_private();
     init_entry();
-    init_store();
+    init_store2();
     SEARCH_KINDS = ["journal", "archive", "handoff", "ledger", "checkpoint"];
     QUERY_MAX = 1e3;
     LABELS3 = {
@@ -15798,7 +15813,7 @@ var init_impact = __esm({
   "src/verbs/impact.ts"() {
     "use strict";
     init_entry();
-    init_store();
+    init_store2();
     init_paths();
     init_common();
     init_types();
@@ -15864,14 +15879,14 @@ __export(journal_exports, {
   journalVerb: () => journalVerb
 });
 import { lstatSync as lstatSync18, unlinkSync as unlinkSync11 } from "node:fs";
-import path54 from "node:path";
+import path55 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
     "use strict";
     init_quote();
     init_errors();
-    init_store();
+    init_store2();
     init_paths();
     init_fs();
     init_mutate();
@@ -15922,13 +15937,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync18(path54.join(journalDir(root), f.name));
+            const st = lstatSync18(path55.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync11(path54.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync11(path55.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -16278,7 +16293,7 @@ var VERBS = {
     ]
   },
   brief: {
-    load: async () => (await Promise.resolve().then(() => (init_brief2(), brief_exports))).briefVerb,
+    load: async () => (await Promise.resolve().then(() => (init_brief3(), brief_exports))).briefVerb,
     summary: "the six-line warm-start brief for a resume (exit 3: cold start)",
     example: ["node memory_io.mjs brief   # the whole resume in one call; exit 3: cold start"]
   },
@@ -16339,7 +16354,7 @@ var VERBS = {
     ]
   },
   checkpoint: {
-    load: async () => (await Promise.resolve().then(() => (init_checkpoint2(), checkpoint_exports))).checkpointVerb,
+    load: async () => (await Promise.resolve().then(() => (init_checkpoint(), checkpoint_exports))).checkpointVerb,
     summary: "compaction/session-end hooks: capture the session (exit 0)",
     example: [
       "# what a PreCompact hook runs (install writes it); always exit 0, stdout empty",
@@ -16503,11 +16518,11 @@ init_redact();
 // src/main.ts
 init_errors();
 import {
-  closeSync as closeSync12,
-  constants as constants11,
-  fstatSync as fstatSync8,
+  closeSync as closeSync11,
+  constants as constants10,
+  fstatSync as fstatSync7,
   lstatSync as lstatSync19,
-  openSync as openSync11,
+  openSync as openSync10,
   readSync as readSync4,
   realpathSync as realpathSync5,
   writeSync as writeSync3
@@ -16582,23 +16597,23 @@ function readPipeWithin(stdin, ms, maxBytes) {
   let fd;
   try {
     if (process.platform !== "linux" || !stdin.isFIFO()) return void 0;
-    fd = openSync11("/proc/self/fd/0", constants11.O_RDONLY | constants11.O_NONBLOCK);
+    fd = openSync10("/proc/self/fd/0", constants10.O_RDONLY | constants10.O_NONBLOCK);
   } catch {
     return void 0;
   }
   try {
-    if (fstatSync8(fd).ino !== stdin.ino) return void 0;
+    if (fstatSync7(fd).ino !== stdin.ino) return void 0;
     return readFd(fd, maxBytes, Date.now() + ms);
   } catch {
     return null;
   } finally {
-    closeSync12(fd);
+    closeSync11(fd);
   }
 }
 function readStdinWithin(ms, maxBytes) {
   let stdin;
   try {
-    stdin = fstatSync8(0);
+    stdin = fstatSync7(0);
   } catch {
     return Promise.resolve(null);
   }
@@ -16631,7 +16646,7 @@ function readStdinWithin(ms, maxBytes) {
 }
 function stdinIsTerminal() {
   try {
-    return fstatSync8(0).isCharacterDevice();
+    return fstatSync7(0).isCharacterDevice();
   } catch {
     return true;
   }

@@ -227,6 +227,10 @@ function inQuotes(marked) {
 function quotedValue(text) {
   return inQuotes(markText(text));
 }
+function mayHoldToken(text) {
+  for (const m of text.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
+  return false;
+}
 function quotePath(p) {
   const refused = refusedIndexes(p);
   if (!NEEDS_QUOTES.test(p) && p !== "none" && refused.size === 0) return p;
@@ -346,11 +350,110 @@ var init_home = __esm({
   }
 });
 
+// src/store/private.ts
+import { lstatSync as lstatSync2, readdirSync, readFileSync } from "node:fs";
+import { hostname } from "node:os";
+import path4 from "node:path";
+function listDir(dir) {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+function listPrivate(dir) {
+  const out = [];
+  for (const name of listDir(dir)) {
+    const m = PRIVATE_PATTERN.exec(name);
+    if (!m) continue;
+    const role = m[2] === "tmp" ? "tmp" : "claim";
+    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path4.join(dir, name) });
+  }
+  return out;
+}
+function lstatBig(p) {
+  try {
+    return lstatSync2(p, { bigint: true });
+  } catch {
+    return null;
+  }
+}
+function hasPrivatePartner(dir, file, ino) {
+  return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
+}
+function readOwner(lockDir) {
+  try {
+    const text = readFileSync(path4.join(lockDir, OWNER_NAME), "utf8");
+    const data = JSON.parse(text);
+    if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
+    return { pid: data.pid, host: data.host, nonce: data.nonce };
+  } catch {
+    return null;
+  }
+}
+function processAlive(pid) {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code === "EPERM";
+  }
+}
+function startedAfter(pid, ms) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1]);
+    const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
+    return Number.isFinite(startMs) && startMs > ms + 1e3;
+  } catch {
+    return false;
+  }
+}
+function lockVerdict(owner, st, host, unchangedMs) {
+  const local = owner !== null && owner.host === host;
+  if (local && !processAlive(owner.pid)) return "dead";
+  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
+  if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
+  if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
+  if (unchangedMs >= LOCK_STALE_MS) return "dead";
+  return "held";
+}
+function lockState(memDir) {
+  const lockDir = path4.join(memDir, LOCK_NAME);
+  let st;
+  try {
+    st = lstatSync2(lockDir);
+  } catch {
+    return { state: "free", pid: null, host: null, unproven: false };
+  }
+  const owner = readOwner(lockDir);
+  const here = hostname();
+  const state = lockVerdict(owner, st, here, 0);
+  const unproven = state === "held" && (owner === null || owner.host !== here && st.mtimeMs > Date.now());
+  return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
+}
+var TMP, CLAIM, PRIVATE_PATTERN, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS, OWNERLESS_GRACE_MS;
+var init_private = __esm({
+  "src/store/private.ts"() {
+    "use strict";
+    TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
+    CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
+    PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
+    LOCK_NAME = ".lock";
+    OWNER_NAME = "owner";
+    LOCK_STALE_MS = 1e4;
+    OWNERLESS_GRACE_MS = 3e3;
+  }
+});
+
 // src/store/fs.ts
-import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, lstatSync as lstatSync2, openSync as openSync2, readFileSync, realpathSync as realpathSync2 } from "node:fs";
+import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, lstatSync as lstatSync3, openSync as openSync2, readFileSync as readFileSync2, readSync as readSync2, realpathSync as realpathSync2 } from "node:fs";
+import path5 from "node:path";
 function lstatOrNull(p) {
   try {
-    return lstatSync2(p);
+    return lstatSync3(p);
   } catch {
     return null;
   }
@@ -373,7 +476,7 @@ function readSmall(p, maxBytes = 1e6) {
   try {
     const st = fstatSync2(fd);
     if (!st.isFile() || st.size > maxBytes) return null;
-    const bytes = readFileSync(fd);
+    const bytes = readFileSync2(fd);
     return bytes.length <= maxBytes ? bytes.toString("utf8") : null;
   } catch {
     return null;
@@ -393,10 +496,39 @@ function unreadReason(p, maxBytes = 1e6) {
   }
   return "changed while it was read";
 }
+function readHead(filePath, bytes = 1024) {
+  return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
+}
+function readHeadBytes(filePath, bytes = 1e6) {
+  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
+}
+function readHeadAndTime(filePath, bytes) {
+  let fd;
+  try {
+    fd = openSync2(filePath, constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync2(fd, { bigint: true });
+    if (!st.isFile()) return null;
+    const partnered = st.nlink === 2n && hasPrivatePartner(path5.dirname(filePath), path5.basename(filePath), st.ino);
+    if (st.nlink !== 1n && !partnered) return null;
+    const want = Math.min(bytes, Number(st.size) + 1);
+    const buf = Buffer.alloc(want);
+    const n = readSync2(fd, buf, 0, want, 0);
+    return { bytes: buf.subarray(0, n), mtimeNs: st.mtimeNs };
+  } catch {
+    return null;
+  } finally {
+    closeSync2(fd);
+  }
+}
 var exists;
 var init_fs = __esm({
   "src/store/fs.ts"() {
     "use strict";
+    init_private();
     exists = (p) => lstatOrNull(p) !== null;
   }
 });
@@ -536,17 +668,17 @@ var init_run = __esm({
 });
 
 // src/git/root.ts
-import { lstatSync as lstatSync3 } from "node:fs";
-import path4 from "node:path";
+import { lstatSync as lstatSync4 } from "node:fs";
+import path6 from "node:path";
 function within(child, parent) {
-  const rel = path4.relative(parent, child);
-  return rel === "" || !rel.startsWith("..") && !path4.isAbsolute(rel);
+  const rel = path6.relative(parent, child);
+  return rel === "" || !rel.startsWith("..") && !path6.isAbsolute(rel);
 }
 function ceilings(env) {
   const out = [];
-  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path4.delimiter)) {
-    if (c === "" || !path4.isAbsolute(c)) continue;
-    out.push(realOrNull(c) ?? path4.resolve(c));
+  for (const c of (env.GIT_CEILING_DIRECTORIES ?? "").split(path6.delimiter)) {
+    if (c === "" || !path6.isAbsolute(c)) continue;
+    out.push(realOrNull(c) ?? path6.resolve(c));
   }
   return out;
 }
@@ -568,11 +700,11 @@ function listedSafe(dir, safe) {
   return safe.some((s) => {
     if (s === "*") return true;
     if (s.endsWith("/*")) return within(dir, realOrNull(s.slice(0, -2)) ?? s.slice(0, -2));
-    return (realOrNull(s) ?? path4.resolve(s)) === dir;
+    return (realOrNull(s) ?? path6.resolve(s)) === dir;
   });
 }
 function distrust(dir, uid, safe) {
-  const st = uid === void 0 ? void 0 : lstatSync3(dir, { throwIfNoEntry: false });
+  const st = uid === void 0 ? void 0 : lstatSync4(dir, { throwIfNoEntry: false });
   if (st === void 0) return null;
   let why = null;
   if (st.uid !== uid && st.uid !== 0) why = `owned by another user (uid ${st.uid})`;
@@ -584,8 +716,8 @@ function dubious(root, uid, env, safe) {
   if (uid === void 0) return null;
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
-    if (exists(path4.join(dir, ".git"))) {
-      const owner = lstatSync3(dir, { throwIfNoEntry: false })?.uid;
+    if (exists(path6.join(dir, ".git"))) {
+      const owner = lstatSync4(dir, { throwIfNoEntry: false })?.uid;
       if (owner === void 0) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
       if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
@@ -594,15 +726,15 @@ function dubious(root, uid, env, safe) {
       const fix = `run from a project of your own, or, if you trust it, ${trust}`;
       return new Refused(`${what}; its memory is not used: ${fix}`);
     }
-    const parent = path4.dirname(dir);
+    const parent = path6.dirname(dir);
     if (parent === dir || ceilings(env).includes(parent)) return null;
     dir = parent;
   }
 }
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
-  return [path4.join(dir, ".ai"), path4.join(dir, ".ai", "memory")].every((p) => {
-    const owner = lstatSync3(p, { throwIfNoEntry: false })?.uid;
+  return [path6.join(dir, ".ai"), path6.join(dir, ".ai", "memory")].every((p) => {
+    const owner = lstatSync4(p, { throwIfNoEntry: false })?.uid;
     return owner === uid || owner === 0;
   });
 }
@@ -611,7 +743,7 @@ function distrustedAbove(dir, env) {
 }
 function findRoot(startPath, env) {
   const start = realOrNull(startPath);
-  const st = start === null ? void 0 : lstatSync3(start, { throwIfNoEntry: false });
+  const st = start === null ? void 0 : lstatSync4(start, { throwIfNoEntry: false });
   if (start === null || st === void 0) {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
@@ -631,7 +763,7 @@ function findRoot(startPath, env) {
   return found;
 }
 function walk(start, env, uid, safe, home) {
-  if (exists(path4.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
+  if (exists(path6.join(start, ".ai", "memory"))) return { root: start, start, by: "memory" };
   const stops = ceilings(env);
   const belowHome = home !== null && within(start, home);
   let dir = start;
@@ -640,12 +772,12 @@ function walk(start, env, uid, safe, home) {
       const why = distrust(dir, uid, safe);
       if (why !== null) return { root: start, start, by: "start", stopped: { at: dir, why } };
     }
-    if (exists(path4.join(dir, ".ai", "memory"))) {
+    if (exists(path6.join(dir, ".ai", "memory"))) {
       if (dir === start || memoryOwnedWell(dir, uid)) return { root: dir, start, by: "memory" };
       return { root: start, start, by: "start", stopped: { at: dir, why: "its .ai/memory belongs to another user" } };
     }
-    if (exists(path4.join(dir, ".git"))) return { root: dir, start, by: "git" };
-    const parent = path4.dirname(dir);
+    if (exists(path6.join(dir, ".git"))) return { root: dir, start, by: "git" };
+    const parent = path6.dirname(dir);
     const ceiling = stops.some((s) => samePath(s, parent)) || belowHome && samePath(parent, home);
     if (parent === dir || ceiling) return { root: start, start, by: "start" };
     dir = parent;
@@ -665,27 +797,27 @@ var init_root = __esm({
 });
 
 // src/git/git-dir.ts
-import { readdirSync, readFileSync as readFileSync2, readlinkSync } from "node:fs";
-import path5 from "node:path";
+import { readdirSync as readdirSync2, readFileSync as readFileSync3, readlinkSync } from "node:fs";
+import path7 from "node:path";
 function gitTopOf(root, env) {
-  for (let dir = root; ; dir = path5.dirname(dir)) {
+  for (let dir = root; ; dir = path7.dirname(dir)) {
     if (dir !== root && distrustedAbove(dir, env) !== null) return null;
-    if (lstatOrNull(path5.join(dir, ".git")) !== null) return dir;
-    if (path5.dirname(dir) === dir) return null;
+    if (lstatOrNull(path7.join(dir, ".git")) !== null) return dir;
+    if (path7.dirname(dir) === dir) return null;
   }
 }
 function gitDirOf(top) {
-  const dotGit = path5.join(top, ".git");
+  const dotGit = path7.join(top, ".git");
   if (isDir(dotGit)) return dotGit;
   const text = readSmall(dotGit);
   const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
-  const dir = m ? path5.resolve(top, m[1]) : null;
+  const dir = m ? path7.resolve(top, m[1]) : null;
   return dir !== null && isDir(dir) ? dir : null;
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync2(path5.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path5.resolve(gitDir, text);
+    const text = readFileSync3(path7.join(gitDir, "commondir"), "utf8").trim();
+    if (text !== "") return path7.resolve(gitDir, text);
   } catch {
   }
   return gitDir;
@@ -705,16 +837,16 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { linkSync, lstatSync as lstatSync4, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
-import path6 from "node:path";
+import { linkSync, lstatSync as lstatSync5, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import path8 from "node:path";
 function savesPath(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? null : path6.join(commonDirOf(gitDir), "session-handoff", "saves");
+  return gitDir === null ? null : path8.join(commonDirOf(gitDir), "session-handoff", "saves");
 }
 function beside(root, env, name) {
   const saves = savesPath(root, env);
-  return saves === null ? null : path6.join(path6.dirname(saves), name);
+  return saves === null ? null : path8.join(path8.dirname(saves), name);
 }
 function recordLines(p, re) {
   const lines = (readSmall(p) ?? "").slice(0, 16384).split("\n");
@@ -722,7 +854,7 @@ function recordLines(p, re) {
 }
 function addRecord(p, re, line, drop) {
   try {
-    mkdirSync(path6.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path8.dirname(p), { recursive: true, mode: 448 });
     let kept = [];
     try {
       kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
@@ -750,7 +882,7 @@ function cloneIdOf(root, env, create = false) {
   if (found !== null || !create) return found;
   const tmp = `${p}.tmp-${process.pid}`;
   try {
-    mkdirSync(path6.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path8.dirname(p), { recursive: true, mode: 448 });
     if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
     writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
@@ -770,7 +902,7 @@ function savesRecord(root, env) {
   const p = savesPath(root, env);
   if (p === null) return null;
   try {
-    if (!lstatSync4(p).isFile()) return null;
+    if (!lstatSync5(p).isFile()) return null;
     return recordLines(p, LINE).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
   } catch {
     return null;
@@ -898,13 +1030,13 @@ var init_failpoint = __esm({
 });
 
 // src/store/paths.ts
-import { lstatSync as lstatSync5, mkdirSync as mkdirSync2 } from "node:fs";
-import path7 from "node:path";
+import { lstatSync as lstatSync6, mkdirSync as mkdirSync2 } from "node:fs";
+import path9 from "node:path";
 function memoryDir(root) {
-  return path7.join(root, ".ai", "memory");
+  return path9.join(root, ".ai", "memory");
 }
 function archiveDir(root) {
-  return path7.join(root, ".ai", "memory", "archive");
+  return path9.join(root, ".ai", "memory", "archive");
 }
 function ensureDir(dir) {
   try {
@@ -913,21 +1045,21 @@ function ensureDir(dir) {
     const why = err.message;
     if (err.code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${why}`);
   }
-  const st = lstatSync5(dir, { throwIfNoEntry: false });
+  const st = lstatSync6(dir, { throwIfNoEntry: false });
   if (st === void 0 || st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is a link or not a directory; ${REAL_DIRS} (move it away)`);
   }
 }
 function treeVerdict(root, uid = process.getuid?.()) {
   const mem = memoryDir(root);
-  for (const dir of [path7.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path7.join(mem, d))]) {
+  for (const dir of [path9.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path9.join(mem, d))]) {
     let st;
     try {
-      st = lstatSync5(dir);
+      st = lstatSync6(dir);
     } catch (err) {
       const code = err.code;
       if (code !== "ENOENT") return { dir, why: `cannot be inspected (${code ?? "error"})` };
-      if (dir === mem || dir === path7.dirname(mem)) return "missing";
+      if (dir === mem || dir === path9.dirname(mem)) return "missing";
       continue;
     }
     if (st.isSymbolicLink()) return { dir, why: "is a link" };
@@ -942,7 +1074,7 @@ function checkTree(root, opts = {}) {
   let verdict = treeVerdict(root);
   if (verdict === "missing") {
     if (!opts.create) return false;
-    ensureDir(path7.join(root, ".ai"));
+    ensureDir(path9.join(root, ".ai"));
     ensureDir(memoryDir(root));
     verdict = treeVerdict(root);
   }
@@ -985,10 +1117,10 @@ import {
   fstatSync as fstatSync3,
   openSync as openSync3,
   readlinkSync as readlinkSync2,
-  readSync as readSync2,
+  readSync as readSync3,
   writeFileSync as writeFileSync3
 } from "node:fs";
-import path8 from "node:path";
+import path10 from "node:path";
 function tokenOf(data) {
   return nodeCrypto().createHash("sha256").update(data).digest("hex");
 }
@@ -1008,10 +1140,10 @@ function describeLink(filePath) {
     const fix2 = "replace the link with the file it points to, or move it away, and retry";
     return `${filePath} is a link; ${ONE_LINK} (${fix2})`;
   }
-  const dir = path8.dirname(filePath);
-  const name = path8.basename(filePath);
-  const pointsAt = path8.resolve(dir, to);
-  const other = TARGETS.find((t) => t !== name && pointsAt === path8.join(dir, t));
+  const dir = path10.dirname(filePath);
+  const name = path10.basename(filePath);
+  const pointsAt = path10.resolve(dir, to);
+  const other = TARGETS.find((t) => t !== name && pointsAt === path10.join(dir, t));
   if (TARGETS.includes(name) && other !== void 0) {
     return `${filePath} is a link to ${quotedPath(to)}: the lesson belongs in ${other}; use \`--target ${other}\``;
   }
@@ -1046,7 +1178,7 @@ function readAll(fd, limit = MAX_DOCUMENT_BYTES, from = null) {
   let total = 0;
   for (; ; ) {
     const buf = Buffer.allocUnsafe(65536);
-    const n = readSync2(fd, buf, 0, buf.length, from === null ? null : from + total);
+    const n = readSync3(fd, buf, 0, buf.length, from === null ? null : from + total);
     if (n === 0) break;
     chunks.push(buf.subarray(0, n));
     total += n;
@@ -1115,109 +1247,11 @@ var init_files = __esm({
   }
 });
 
-// src/store/private.ts
-import { lstatSync as lstatSync6, readdirSync as readdirSync2, readFileSync as readFileSync3 } from "node:fs";
-import { hostname } from "node:os";
-import path9 from "node:path";
-function listDir(dir) {
-  try {
-    return readdirSync2(dir);
-  } catch {
-    return [];
-  }
-}
-function listPrivate(dir) {
-  const out = [];
-  for (const name of listDir(dir)) {
-    const m = PRIVATE_PATTERN.exec(name);
-    if (!m) continue;
-    const role = m[2] === "tmp" ? "tmp" : "claim";
-    out.push({ name, file: m[1], role, pid: Number(m[3] ?? m[5]), path: path9.join(dir, name) });
-  }
-  return out;
-}
-function lstatBig(p) {
-  try {
-    return lstatSync6(p, { bigint: true });
-  } catch {
-    return null;
-  }
-}
-function hasPrivatePartner(dir, file, ino) {
-  return listPrivate(dir).some((e) => e.file === file && lstatBig(e.path)?.ino === ino);
-}
-function readOwner(lockDir) {
-  try {
-    const text = readFileSync3(path9.join(lockDir, OWNER_NAME), "utf8");
-    const data = JSON.parse(text);
-    if (typeof data.pid !== "number" || typeof data.host !== "string" || typeof data.nonce !== "string") return null;
-    return { pid: data.pid, host: data.host, nonce: data.nonce };
-  } catch {
-    return null;
-  }
-}
-function processAlive(pid) {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return err.code === "EPERM";
-  }
-}
-function startedAfter(pid, ms) {
-  try {
-    const stat = readFileSync3(`/proc/${pid}/stat`, "utf8");
-    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    const bootS = Number(/^btime (\d+)$/m.exec(readFileSync3("/proc/stat", "utf8"))?.[1]);
-    const startMs = (bootS + Number(fields[19]) / 100) * 1e3;
-    return Number.isFinite(startMs) && startMs > ms + 1e3;
-  } catch {
-    return false;
-  }
-}
-function lockVerdict(owner, st, host, unchangedMs) {
-  const local = owner !== null && owner.host === host;
-  if (local && !processAlive(owner.pid)) return "dead";
-  if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
-  if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
-  if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";
-  if (unchangedMs >= LOCK_STALE_MS) return "dead";
-  return "held";
-}
-function lockState(memDir) {
-  const lockDir = path9.join(memDir, LOCK_NAME);
-  let st;
-  try {
-    st = lstatSync6(lockDir);
-  } catch {
-    return { state: "free", pid: null, host: null, unproven: false };
-  }
-  const owner = readOwner(lockDir);
-  const here = hostname();
-  const state = lockVerdict(owner, st, here, 0);
-  const unproven = state === "held" && (owner === null || owner.host !== here && st.mtimeMs > Date.now());
-  return { state, pid: owner?.pid ?? null, host: owner?.host ?? null, unproven };
-}
-var TMP, CLAIM, PRIVATE_PATTERN, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS, OWNERLESS_GRACE_MS;
-var init_private = __esm({
-  "src/store/private.ts"() {
-    "use strict";
-    TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
-    CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
-    PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
-    LOCK_NAME = ".lock";
-    OWNER_NAME = "owner";
-    LOCK_STALE_MS = 1e4;
-    OWNERLESS_GRACE_MS = 3e3;
-  }
-});
-
 // src/store/settings.ts
-import path10 from "node:path";
+import path11 from "node:path";
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const file = path10.join(memDir, SETTINGS_FILE);
+  const file = path11.join(memDir, SETTINGS_FILE);
   const text = readSmall(file, MAX_SETTINGS_BYTES);
   const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
   const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
@@ -1269,15 +1303,15 @@ var init_settings = __esm({
 
 // src/store/archive.ts
 import { lstatSync as lstatSync7, readdirSync as readdirSync3, unlinkSync } from "node:fs";
-import path11 from "node:path";
+import path12 from "node:path";
 function archivesKept(dir) {
-  const { settings, problems } = readSettings(path11.dirname(dir));
+  const { settings, problems } = readSettings(path12.dirname(dir));
   return { keep: settings.archivesKept, problems };
 }
 function prunable(dir) {
   const entries = [];
   for (const name of readdirSync3(dir)) {
-    const st = PRUNABLE_NAME.test(name) ? lstatSync7(path11.join(dir, name), { throwIfNoEntry: false }) : void 0;
+    const st = PRUNABLE_NAME.test(name) ? lstatSync7(path12.join(dir, name), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name;
     entries.push({ name, mtimeMs: st.mtimeMs });
@@ -1304,7 +1338,7 @@ var init_archive = __esm({
 });
 
 // src/store/recover.ts
-import path12 from "node:path";
+import path13 from "node:path";
 function pendingRepairs(root) {
   return [
     ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
@@ -1315,7 +1349,7 @@ function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n) => inoOf(path12.join(dir, n)) === ino);
+  return listDir(dir).filter((n) => inoOf(path13.join(dir, n)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -1332,7 +1366,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries) {
-    const key = path12.join(path12.dirname(e.path), e.file);
+    const key = path13.join(path13.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -1362,7 +1396,7 @@ var init_recover = __esm({
 
 // src/store/inspect.ts
 import { closeSync as closeSync4, fstatSync as fstatSync4 } from "node:fs";
-import path13 from "node:path";
+import path14 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -1373,7 +1407,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe", mtimeMs: null };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
-  const filePath = path13.join(memDir, file);
+  const filePath = path14.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe", mtimeMs: null };
@@ -1444,7 +1478,7 @@ var init_inspect = __esm({
 });
 
 // src/store/pause.ts
-import path14 from "node:path";
+import path15 from "node:path";
 function disabledByEnv(env) {
   const v = env.SESSION_HANDOFF_DISABLE;
   return v !== void 0 && !["", "0", "false", "no", "off"].includes(v.trim().toLowerCase());
@@ -1455,8 +1489,8 @@ function pauseSwitch(memDir, env) {
     return `SESSION_HANDOFF_DISABLE=${/^[A-Za-z0-9._+-]+$/.test(v) ? v : quotedValue(v)} from the environment`;
   }
   const named = env.SESSION_HANDOFF_PAUSE || null;
-  const home = named !== null && /^~(\/|$)/.test(named) ? path14.join(homeFolder(env), named.slice(1)) : named;
-  const files = [memDir === null ? null : path14.join(memDir, "PAUSE"), home, path14.join(userDir(env), "PAUSE")];
+  const home = named !== null && /^~(\/|$)/.test(named) ? path15.join(homeFolder(env), named.slice(1)) : named;
+  const files = [memDir === null ? null : path15.join(memDir, "PAUSE"), home, path15.join(userDir(env), "PAUSE")];
   return files.find((p) => p !== null && exists(p)) ?? null;
 }
 var init_pause = __esm({
@@ -1972,16 +2006,16 @@ var init_handoff = __esm({
 });
 
 // src/verbs/common.ts
-import path15 from "node:path";
+import path16 from "node:path";
 function rootOption(ctx, fallbackStart = null) {
   const value = ctx.values.root;
   const leave = "or leave it out to start from the current folder";
   if (value === "") throw new UsageError(`--root needs a folder: pass --root <project>, ${leave}`);
   const given = typeof value === "string";
-  const found = findRoot(path15.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
+  const found = findRoot(path16.resolve(ctx.cwd, given ? value : fallbackStart ?? "."), ctx.env);
   if (given && found.root !== found.start) ctx.warn(`using root ${found.root}`);
   const [root, start] = [quotedPath(found.root), quotedPath(found.start)];
-  if (!given && found.by === "memory" && found.root !== found.start && !exists(path15.join(found.root, ".git"))) {
+  if (!given && found.by === "memory" && found.root !== found.start && !exists(path16.join(found.root, ".git"))) {
     ctx.warn(`using the memory of ${root}, found above ${start}, which is in no git repository: ${CHOOSE}`);
   }
   if (!given && found.stopped) {
@@ -2004,19 +2038,19 @@ var init_common = __esm({
 });
 
 // src/agents/harness-path.ts
-import path16 from "node:path";
+import path17 from "node:path";
 function windowsShaped(p) {
   return /^([A-Za-z]:|\\\\)/.test(p);
 }
 function harnessPath(what, p, platform = process.platform) {
   const windows = windowsShaped(p);
-  const absolute = (windows || platform === "win32" ? path16.win32 : path16.posix).isAbsolute(p);
+  const absolute = (windows || platform === "win32" ? path17.win32 : path17.posix).isAbsolute(p);
   if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
   if (windows && platform !== "win32") {
     const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
     return { ok: false, reason, windows };
   }
-  return { ok: true, path: platform === "win32" ? path16.win32.normalize(p) : p };
+  return { ok: true, path: platform === "win32" ? path17.win32.normalize(p) : p };
 }
 function hookCwd(cwd, platform = process.platform) {
   if (cwd === void 0 || cwd === null) return null;
@@ -2037,7 +2071,7 @@ var init_harness_path = __esm({
 
 // src/agents/hook-input.ts
 import { existsSync as existsSync2 } from "node:fs";
-import path17 from "node:path";
+import path18 from "node:path";
 function isProbeSession(id) {
   return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
 }
@@ -2055,10 +2089,10 @@ function hookObject(data, max) {
   }
 }
 function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync2(path17.join(root, ".ai", "memory"))) return false;
+  if (!skillDir || home === "" || existsSync2(path18.join(root, ".ai", "memory"))) return false;
   const under = (dir, base) => {
-    const rel = path17.relative(base, dir);
-    return !rel.startsWith("..") && !path17.isAbsolute(rel);
+    const rel = path18.relative(base, dir);
+    return !rel.startsWith("..") && !path18.isAbsolute(rel);
   };
   return under(skillDir, home) && !under(skillDir, root);
 }
@@ -2112,7 +2146,7 @@ var init_render = __esm({
   }
 });
 
-// src/schema/checkpoint-name.ts
+// src/checkpoint/parse.ts
 function headerValue(text, name) {
   const lines = text.split("\n", 12);
   for (const line of lines) if (line.startsWith(`${name}: `)) return line.slice(name.length + 2).trim();
@@ -2125,40 +2159,6 @@ function isCheckpointText(text) {
 function isAnchorsOnlySource(source) {
   const words = /^(anchors only|no transcript|transcript in an unknown format)|with no complete record$/;
   return source !== null && words.test(source);
-}
-var CHECKPOINT_HEADING, CHECKPOINT_NAME;
-var init_checkpoint_name = __esm({
-  "src/schema/checkpoint-name.ts"() {
-    "use strict";
-    init_values();
-    CHECKPOINT_HEADING = "# Session Checkpoint";
-    CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
-  }
-});
-
-// src/store/checkpoints.ts
-import { closeSync as closeSync5, constants as constants4, fstatSync as fstatSync5, lstatSync as lstatSync8, openSync as openSync4, readSync as readSync3, unlinkSync as unlinkSync2 } from "node:fs";
-import path18 from "node:path";
-function checkpointsDir(root) {
-  return path18.join(memoryDir(root), "checkpoints");
-}
-function mayBeToken(id) {
-  for (const m of id.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
-  return false;
-}
-function sessionFileId(id) {
-  if (typeof id !== "string" || id === "") return "unknown";
-  const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]);
-  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayBeToken(id)) return id;
-  return tokenOf(id).slice(0, 16);
-}
-function checkpointsDirState(root) {
-  try {
-    const st = lstatSync8(checkpointsDir(root));
-    return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
-  } catch {
-    return "missing";
-  }
 }
 function readCheckpointText(text) {
   const trigger = /^Trigger: ([a-z-]+)(?: \(earlier: ([a-z, -]+)\))?$/m.exec(text);
@@ -2179,32 +2179,34 @@ function readCheckpointText(text) {
   }
   return { triggers, source, items, dropped };
 }
-function readHead(filePath, bytes = 1024) {
-  return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
-}
-function readHeadBytes(filePath, bytes = 1e6) {
-  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
-}
-function readHeadAndTime(filePath, bytes) {
-  let fd;
-  try {
-    fd = openSync4(filePath, constants4.O_RDONLY | constants4.O_NOFOLLOW | constants4.O_NONBLOCK);
-  } catch {
-    return null;
+var CHECKPOINT_HEADING, CHECKPOINT_NAME;
+var init_parse = __esm({
+  "src/checkpoint/parse.ts"() {
+    "use strict";
+    init_values();
+    CHECKPOINT_HEADING = "# Session Checkpoint";
+    CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
   }
+});
+
+// src/checkpoint/store.ts
+import { lstatSync as lstatSync8, unlinkSync as unlinkSync2 } from "node:fs";
+import path19 from "node:path";
+function checkpointsDir(root) {
+  return path19.join(memoryDir(root), "checkpoints");
+}
+function sessionFileId(id) {
+  if (typeof id !== "string" || id === "") return "unknown";
+  const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]);
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayHoldToken(id)) return id;
+  return tokenOf(id).slice(0, 16);
+}
+function checkpointsDirState(root) {
   try {
-    const st = fstatSync5(fd, { bigint: true });
-    if (!st.isFile()) return null;
-    const partnered = st.nlink === 2n && hasPrivatePartner(path18.dirname(filePath), path18.basename(filePath), st.ino);
-    if (st.nlink !== 1n && !partnered) return null;
-    const want = Math.min(bytes, Number(st.size) + 1);
-    const buf = Buffer.alloc(want);
-    const n = readSync3(fd, buf, 0, want, 0);
-    return { bytes: buf.subarray(0, n), mtimeNs: st.mtimeNs };
+    const st = lstatSync8(checkpointsDir(root));
+    return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
   } catch {
-    return null;
-  } finally {
-    closeSync5(fd);
+    return "missing";
   }
 }
 function timeOf(value, now) {
@@ -2216,7 +2218,7 @@ function listCheckpoints(root, now = Date.now()) {
   const out = [];
   for (const name of listDir(checkpointsDir(root))) {
     if (!CHECKPOINT_NAME.test(name)) continue;
-    const read = readHeadAndTime(path18.join(checkpointsDir(root), name), 1024);
+    const read = readHeadAndTime(path19.join(checkpointsDir(root), name), 1024);
     const head = read?.bytes.toString("utf8") ?? "";
     if (read === null || !isCheckpointText(head)) continue;
     const savedMs = timeOf(headerValue(head, "Saved"), now);
@@ -2237,7 +2239,7 @@ function rmQuietRegular(p) {
   }
 }
 function deliveredPath(root, session) {
-  return path18.join(checkpointsDir(root), `.delivered-${session}`);
+  return path19.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
   return readHead(deliveredPath(root, session), 128)?.trim() ?? null;
@@ -2249,12 +2251,14 @@ function writeDelivered(root, session, token) {
 `);
 }
 var FILE_SAFE_ID, WINDOWS_RESERVED;
-var init_checkpoints = __esm({
-  "src/store/checkpoints.ts"() {
+var init_store = __esm({
+  "src/checkpoint/store.ts"() {
     "use strict";
-    init_checkpoint_name();
+    init_quote();
+    init_parse();
     init_values();
     init_files();
+    init_fs();
     init_private();
     init_paths();
     FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
@@ -2262,9 +2266,9 @@ var init_checkpoints = __esm({
   }
 });
 
-// src/brief/checkpoint-surface.ts
+// src/checkpoint/surface.ts
 import { readdirSync as readdirSync4 } from "node:fs";
-import path19 from "node:path";
+import path20 from "node:path";
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
   const m = Math.floor(Math.max(0, now - savedMs) / 6e4);
@@ -2313,7 +2317,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHeadBytes(path19.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHeadBytes(path20.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -2329,7 +2333,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
       chosen = currentCheckpoint(root, handoff, now);
     }
     if (chosen === null) return none();
-    const file = await readStable(path19.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
+    const file = await readStable(path20.join(checkpointsDir(root), chosen.entry.name)).catch(() => null);
     if (file === null || file.stat.nlink !== 1n) return none();
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
@@ -2349,7 +2353,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   }
 }
 function toldToAnySession(root, token) {
-  const told = (name) => readHead(path19.join(checkpointsDir(root), name), 128)?.trim() === token;
+  const told = (name) => readHead(path20.join(checkpointsDir(root), name), 128)?.trim() === token;
   try {
     return readdirSync4(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
   } catch {
@@ -2357,11 +2361,13 @@ function toldToAnySession(root, token) {
   }
 }
 var CHECKPOINT_SENTENCES;
-var init_checkpoint_surface = __esm({
-  "src/brief/checkpoint-surface.ts"() {
+var init_surface = __esm({
+  "src/checkpoint/surface.ts"() {
     "use strict";
     init_handoff();
-    init_checkpoints();
+    init_parse();
+    init_store();
+    init_fs();
     init_files();
     init_hook_input();
     init_paths();
@@ -2437,7 +2443,7 @@ var init_hook = __esm({
     init_hook_input();
     init_render();
     init_types();
-    init_checkpoint_surface();
+    init_surface();
     HOOK_LIMIT = 2e3;
     HOOK_STDIN_BYTES = 65536;
     SENTENCES = {
@@ -2527,7 +2533,7 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync6, constants as constants5, fstatSync as fstatSync6, openSync as openSync5, readSync as readSync4 } from "node:fs";
+import { closeSync as closeSync5, constants as constants4, fstatSync as fstatSync5, openSync as openSync4, readSync as readSync4 } from "node:fs";
 function readAt(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
@@ -2556,7 +2562,7 @@ function openTranscript(transcriptPath) {
   if (!where.ok) return { ok: false, reason: where.reason };
   let fd;
   try {
-    fd = openSync5(where.path, constants5.O_RDONLY | constants5.O_NOFOLLOW | constants5.O_NONBLOCK);
+    fd = openSync4(where.path, constants4.O_RDONLY | constants4.O_NOFOLLOW | constants4.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     const known = { ENOENT: "does not exist", ELOOP: "is a link" };
@@ -2564,18 +2570,18 @@ function openTranscript(transcriptPath) {
   }
   let reason;
   try {
-    const st = fstatSync6(fd);
+    const st = fstatSync5(fd);
     if (st.isFile()) return { ok: true, file: { fd, size: st.size, head: linesFromStart(fd, st.size, HEAD_BYTES) } };
     reason = "the transcript is not a regular file";
   } catch (err) {
     reason = readFailure(err);
   }
-  closeSync6(fd);
+  closeSync5(fd);
   return { ok: false, reason };
 }
 function closeTranscript(file) {
   try {
-    closeSync6(file.fd);
+    closeSync5(file.fd);
   } catch {
   }
 }
@@ -2803,7 +2809,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
-import path20 from "node:path";
+import path21 from "node:path";
 function commandOf(name, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
@@ -2832,8 +2838,8 @@ function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  const os = cwd === null ? null : windowsShaped(cwd) ? path20.win32 : cwd.startsWith("/") ? path20.posix : null;
-  return files.map((f) => ({ kind: "edit", path: os === null || path20.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path21.win32 : cwd.startsWith("/") ? path21.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path21.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -2986,7 +2992,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path22) => path22 && events.push({ kind: "edit", path: path22 });
+    addEdit = (events, path23) => path23 && events.push({ kind: "edit", path: path23 });
   }
 });
 
@@ -3187,11 +3193,7 @@ var init_last_save = __esm({
   }
 });
 
-// src/verbs/context.ts
-var context_exports = {};
-__export(context_exports, {
-  contextVerb: () => contextVerb
-});
+// src/checkpoint/offer.ts
 import { mkdirSync as mkdirSync3 } from "node:fs";
 function offerText(pct, used, window, threshold) {
   return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
@@ -3222,26 +3224,18 @@ function strings(v, out = [], depth = 0) {
   }
   return out;
 }
-async function decide(ctx, input, format) {
-  const say = (line) => `memory_io context: ${line}`;
-  let root;
-  try {
-    root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-  } catch (err) {
-    return ok("", [say(`${err.message}; printing nothing`)]);
-  }
+function contextOffer(root, input, o) {
   const event = typeof input.hook_event_name === "string" ? input.hook_event_name : "UserPromptSubmit";
   const memDir = memoryDir(root);
-  const paused = pauseSwitch(memDir, ctx.env) !== null;
+  const paused = pauseSwitch(memDir, o.env) !== null;
   if (!paused && event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
     const token = savedToken(strings(input.tool_response).join("\n"), false);
-    if (token !== null) recordSavedBy(root, ctx.env, token, AGENT_OF_FORMAT[format] ?? null);
+    if (token !== null) recordSavedBy(root, o.env, token, AGENT_OF_FORMAT[o.format] ?? null);
   }
-  const { settings, problems } = readSettings(memDir);
-  const warn = problems.map(say);
-  const quiet = ok("", warn);
+  const { settings, problems: notes } = readSettings(memDir);
+  const quiet = { notes, offer: null };
   if (!settings.contextOffer || paused || treeUnsafe(root) === true) return quiet;
-  if (userHelperWithoutMemory(ctx.skillDir, homeFolder(ctx.env), root)) return quiet;
+  if (userHelperWithoutMemory(o.skillDir, homeFolder(o.env), root)) return quiet;
   const usage = readUsage(input.transcript_path);
   const last = usage?.points.at(-1);
   const window = settings.contextWindow ?? last?.window;
@@ -3262,25 +3256,23 @@ async function decide(ctx, input, format) {
     checkTree(root, { create: true });
     mkdirSync3(checkpointsDir(root), { recursive: true, mode: 448 });
   } catch (err) {
-    return ok("", [...warn, say(`${err.message}; printing nothing`)]);
+    return { notes: [...notes, `${err.message}; printing nothing`], offer: null };
   }
   if (!createExclusive(marker, `${JSON.stringify({ pct, used: last.used, window, saved })}
 `) || saved) return quiet;
-  if (typeof ctx.helperPath === "string") {
-    childProcess().spawnSync(process.execPath, [ctx.helperPath, "checkpoint", "--format", format, "--root", root], {
+  if (typeof o.helperPath === "string") {
+    childProcess().spawnSync(process.execPath, [o.helperPath, "checkpoint", "--format", o.format, "--root", root], {
       input: JSON.stringify({ ...input, hook_event_name: "ContextThreshold" }),
-      env: ctx.env,
+      env: o.env,
       stdio: ["pipe", "ignore", "ignore"],
       timeout: 8e3
     });
   }
-  const additionalContext = offerText(pct, last.used, window, settings.contextThreshold);
-  return ok(`${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext } })}
-`, warn);
+  return { notes, offer: { event, text: offerText(pct, last.used, window, settings.contextThreshold) } };
 }
-var TAILS, STDIN_BYTES, contextVerb;
-var init_context = __esm({
-  "src/verbs/context.ts"() {
+var TAILS;
+var init_offer = __esm({
+  "src/checkpoint/offer.ts"() {
     "use strict";
     init_builtins();
     init_tail();
@@ -3288,19 +3280,33 @@ var init_context = __esm({
     init_last_save();
     init_saves();
     init_render();
-    init_harness_path();
     init_hook_input();
-    init_checkpoints();
+    init_store();
     init_files();
     init_paths();
     init_inspect();
     init_pause();
     init_fs();
     init_settings();
-    init_common();
     init_home();
-    init_types();
     TAILS = [256 * 1024, 1024 * 1024];
+  }
+});
+
+// src/verbs/context.ts
+var context_exports = {};
+__export(context_exports, {
+  contextVerb: () => contextVerb
+});
+var STDIN_BYTES, contextVerb;
+var init_context = __esm({
+  "src/verbs/context.ts"() {
+    "use strict";
+    init_harness_path();
+    init_hook_input();
+    init_offer();
+    init_common();
+    init_types();
     STDIN_BYTES = 65536;
     contextVerb = {
       name: "context",
@@ -3337,7 +3343,18 @@ exit: always 0.
           return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
         }
         const input = await readHookJson(ctx, STDIN_BYTES);
-        return input ? decide(ctx, input, format) : ok("", []);
+        if (!input) return ok("", []);
+        const say = (line) => `memory_io context: ${line}`;
+        let root;
+        try {
+          root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
+        } catch (err) {
+          return ok("", [say(`${err.message}; printing nothing`)]);
+        }
+        const { notes, offer } = contextOffer(root, input, { ...ctx, format });
+        const json = offer && { hookSpecificOutput: { hookEventName: offer.event, additionalContext: offer.text } };
+        return ok(json ? `${JSON.stringify(json)}
+` : "", notes.map(say));
       }
     };
   }
@@ -3348,7 +3365,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path21 from "node:path";
+import path22 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -3382,7 +3399,7 @@ var init_statusline = __esm({
     init_run();
     init_state_time();
     init_handoff();
-    init_checkpoints();
+    init_fs();
     init_paths();
     init_common();
     init_types();
@@ -3416,7 +3433,7 @@ rev-list, at most 500 ms; left out when unknown). Always exit 0.
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path21.join(memoryDir(root), "HANDOFF.md"), 1e6);
+          const handoff = readHead(path22.join(memoryDir(root), "HANDOFF.md"), 1e6);
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);

@@ -1,4 +1,4 @@
-/** The one quoting rule's marking steps, without redaction or cutting: small enough for the hook. */
+/** The quoting rule's marking steps and the token-shape test, without redaction: small enough for the hook. */
 import { refusedIndexes, showRefused } from "./invisible.ts";
 
 // Tabs and LF fold in one-line fields; a lone CR and rarer breaks are shown as <U+XXXX>: they can hide text.
@@ -28,6 +28,12 @@ export function shellWord(text: string): string | null {
   if (markText(text, false) !== text || /[\n\t]/.test(text)) return null;
   if (/^[A-Za-z0-9_./:@%+=,-]+$/.test(text)) return text;
   return `'${text.replace(/'/g, "'\\''")}'`;
+}
+
+/** Every vendor token shape has a run of 16+ letters, digits and underscores mixing letters and digits. */
+export function mayHoldToken(text: string): boolean {
+  for (const m of text.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
+  return false;
 }
 
 // Beyond git's rule, a path that would read as an anchor list's words (`none`, `…`, ` @ `) is quoted.

@@ -1,11 +1,6 @@
 /** Branch names and paths are never redacted except a vendor's exact token shape. Pure. */
+import { mayHoldToken } from "./quote.ts";
 import { redactVendorShapes } from "./redact.ts";
-
-/** Every vendor shape has a run of 16+ letters, digits and underscores mixing letters and digits. */
-export function mayHoldToken(text: string): boolean {
-  for (const m of text.matchAll(/[A-Za-z0-9_]{16,}/g)) if (/\d/.test(m[0]) && /[A-Za-z]/.test(m[0])) return true;
-  return false;
-}
 
 export function withoutTokens(text: string): string {
   return mayHoldToken(text) ? redactVendorShapes(text) : text;

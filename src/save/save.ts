@@ -16,7 +16,7 @@ import { issueLines, scoreLine, type Issue, type Validation } from "../schema/va
 import { validateLedger } from "../schema/validate-ledger.ts";
 import { CLOCK_SKEW_MS, isoSeconds } from "../schema/values.ts";
 import { decodeInput } from "../store/document.ts";
-import { readHeadBytes } from "../store/checkpoints.ts";
+import { readHeadBytes } from "../store/fs.ts";
 import { readStable, tokenOf, UnsafeFile, type ReadFile } from "../store/files.ts";
 import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, FILE_OF, MAX_DOCUMENT_BYTES, memoryDir, type Kind } from "../store/paths.ts";

@@ -1,5 +1,8 @@
 // Small reads that never follow a link or block on a FIFO, for files the helper only peeks at.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, realpathSync, type Stats } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, realpathSync } from "node:fs";
+import type { Stats } from "node:fs";
+import path from "node:path";
+import { hasPrivatePartner } from "./private.ts";
 
 /** `p`'s own stat, never through a link; null when nothing is there or it cannot be told. */
 export function lstatOrNull(p: string): Stats | null {
@@ -60,4 +63,37 @@ export function unreadReason(p: string, maxBytes = 1_000_000): string | null {
     return `cannot be read (${(err as Error).message.split(",")[0]})`;
   }
   return "changed while it was read";
+}
+
+/** The first bytes of a regular file without following a link or blocking; null otherwise. */
+export function readHead(filePath: string, bytes = 1024): string | null {
+  return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
+}
+
+export function readHeadBytes(filePath: string, bytes = 1_000_000): Buffer | null {
+  return readHeadAndTime(filePath, bytes)?.bytes ?? null;
+}
+
+export function readHeadAndTime(filePath: string, bytes: number): { bytes: Buffer; mtimeNs: bigint } | null {
+  let fd: number;
+  try {
+    fd = openSync(filePath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  } catch {
+    return null;
+  }
+  try {
+    const st = fstatSync(fd, { bigint: true });
+    if (!st.isFile()) return null;
+    // Two links only while a publication is unfinished (its temp is the other): still the whole new version.
+    const partnered = st.nlink === 2n && hasPrivatePartner(path.dirname(filePath), path.basename(filePath), st.ino);
+    if (st.nlink !== 1n && !partnered) return null;
+    const want = Math.min(bytes, Number(st.size) + 1);
+    const buf = Buffer.alloc(want);
+    const n = readSync(fd, buf, 0, want, 0);
+    return { bytes: buf.subarray(0, n), mtimeNs: st.mtimeNs };
+  } catch {
+    return null;
+  } finally {
+    closeSync(fd);
+  }
 }

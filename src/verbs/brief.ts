@@ -2,11 +2,11 @@ import { HelperError } from "../errors.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
 import { handoffAway, whereAway } from "../git/handoff-away.ts";
-import { briefFromStash, briefWithCheckpoint, coldBriefFromCheckpoint } from "../brief/checkpoint-brief.ts";
+import { briefWithCheckpoint, coldBriefFromCheckpoint } from "../checkpoint/brief.ts";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import {
-  countLedger, draftBrief, MAX_FIELD_CHARS, RANK, renderBrief, withLines, type Brief, type LedgerCounts,
+  briefFromStash, countLedger, draftBrief, MAX_FIELD_CHARS, RANK, renderBrief, withLines, type Brief, type LedgerCounts,
 } from "../brief/brief.ts";
 import { fitClauses } from "../brief/cut.ts";
 import { MERGED_LINE, mergedSentence } from "../git/merge-driver.ts";

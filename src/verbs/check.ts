@@ -8,7 +8,7 @@ import { awaySentence, handoffAway } from "../git/handoff-away.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
-import { checkpointParked } from "../brief/checkpoint-surface.ts";
+import { checkpointParked } from "../checkpoint/surface.ts";
 
 /** The result of `check` (docs/design.md#check); `--json` prints it. */
 export interface CheckResult {

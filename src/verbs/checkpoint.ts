@@ -2,7 +2,7 @@
 import { isFormat } from "../agents/transcripts/index.ts";
 import { hookCwd } from "../agents/harness-path.ts";
 import { readHookJson } from "../agents/hook-input.ts";
-import { CHECKPOINT_LINES, nonEmpty, writeCheckpoint } from "../brief/checkpoint-capture.ts";
+import { CHECKPOINT_LINES, nonEmpty, writeCheckpoint } from "../checkpoint/capture.ts";
 import { quotedValue } from "../guard/quote.ts";
 import { disabledByEnv } from "../store/pause.ts";
 import { failpointOf, rootOption } from "./common.ts";

@@ -1,128 +1,11 @@
-// The context-threshold offer (docs/context-threshold.md), run on every prompt and tool call: so one small
-// settings read, one transcript tail, no git.
-import { childProcess } from "../builtins.ts";
-import { mkdirSync } from "node:fs";
-import { closeTranscript, openTranscript, tailPart } from "../agents/transcripts/tail.ts";
-import { readEvents, sniffFormat, usagePoints, type UsagePoint } from "../agents/transcripts/index.ts";
-import { findLastSave, isSaveCommand, savedToken } from "../agents/transcripts/last-save.ts";
-import { recordSavedBy } from "../git/saves.ts";
-import { AGENT_OF_FORMAT } from "../agents/render.ts";
+// `context` (docs/context-threshold.md): the threshold offer of checkpoint/offer.ts, run by hooks on every turn.
 import { hookCwd } from "../agents/harness-path.ts";
-import { readHookJson, userHelperWithoutMemory } from "../agents/hook-input.ts";
-import { checkpointsDir, rmQuietRegular, sessionFileId } from "../store/checkpoints.ts";
-import { createExclusive } from "../store/files.ts";
-import { checkTree, memoryDir } from "../store/paths.ts";
-import { treeUnsafe } from "../store/inspect.ts";
-import { pauseSwitch } from "../store/pause.ts";
-import { exists } from "../store/fs.ts";
-import { readSettings } from "../store/settings.ts";
+import { readHookJson } from "../agents/hook-input.ts";
+import { contextOffer } from "../checkpoint/offer.ts";
 import { rootOption } from "./common.ts";
-import { homeFolder } from "../store/home.ts";
-import { ok, type Outcome, type Verb, type VerbContext } from "./types.ts";
+import { ok, type Verb } from "./types.ts";
 
-// The transcript's last 256 KiB almost always hold the last response's usage; else 1 MiB (Claude Code 2.1.332
-// writes ~38 KB request records).
-const TAILS = [256 * 1024, 1024 * 1024];
 const STDIN_BYTES = 65_536;
-
-/** The sentence the agent gets once per crossing. */
-function offerText(pct: number, used: number, window: number, threshold: number): string {
-  return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ` +
-    `${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff ` +
-    "skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as " +
-    "a safety net.";
-}
-
-/** The usage points of the transcript's tail, and its lines; null when it cannot be read. */
-function readUsage(transcriptPath: unknown) {
-  if (typeof transcriptPath !== "string" || transcriptPath === "") return null;
-  const opened = openTranscript(transcriptPath);
-  if (!opened.ok) return null;
-  try {
-    const format = sniffFormat(opened.file.head);
-    if (format !== "claude" && format !== "codex") return null;
-    for (const bytes of TAILS) {
-      const { lines } = tailPart(opened.file, bytes);
-      const points = usagePoints(readEvents(format, lines, "usage"));
-      if (points.length > 0 || bytes >= opened.file.size) return { points, lines, format };
-    }
-    return null;
-  } catch {
-    return null;
-  } finally {
-    closeTranscript(opened.file);
-  }
-}
-
-// Every string inside a JSON value (a tool's input or response, any shape).
-function strings(v: unknown, out: string[] = [], depth = 0): string[] {
-  if (typeof v === "string") out.push(v);
-  else if (v !== null && typeof v === "object" && depth < 8) {
-    for (const x of Object.values(v)) strings(x, out, depth + 1);
-  }
-  return out;
-}
-
-// The offer's decision for one hook call; every way out but the offer prints nothing.
-async function decide(ctx: VerbContext, input: Record<string, unknown>, format: string): Promise<Outcome> {
-  const say = (line: string) => `memory_io context: ${line}`;
-  let root: string;
-  try {
-    root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-  } catch (err) {
-    return ok("", [say(`${(err as Error).message}; printing nothing`)]);
-  }
-  const event = typeof input.hook_event_name === "string" ? input.hook_event_name : "UserPromptSubmit";
-  const memDir = memoryDir(root);
-  // A kill switch turns the whole hook off: not even which agent saved is recorded.
-  const paused = pauseSwitch(memDir, ctx.env) !== null;
-  // After a tool call that saved the handoff, records which agent saved it (Codex tells its tools nothing).
-  if (!paused && event === "PostToolUse" && isSaveCommand(strings(input.tool_input).join("\n"))) {
-    const token = savedToken(strings(input.tool_response).join("\n"), false);
-    if (token !== null) recordSavedBy(root, ctx.env, token, AGENT_OF_FORMAT[format] ?? null);
-  }
-  const { settings, problems } = readSettings(memDir);
-  const warn = problems.map(say);
-  const quiet = ok("", warn);
-  if (!settings.contextOffer || paused || treeUnsafe(root) === true) return quiet;
-  if (userHelperWithoutMemory(ctx.skillDir, homeFolder(ctx.env), root)) return quiet;
-  const usage = readUsage(input.transcript_path);
-  const last = usage?.points.at(-1);
-  const window = settings.contextWindow ?? last?.window;
-  if (!usage || !last || window == null) return quiet;
-  const above = (p: UsagePoint) => (p.used * 100) / window >= settings.contextThreshold;
-  const marker = `${checkpointsDir(root)}/.offered-${sessionFileId(input.session_id)}`;
-  if (!above(last)) {
-    // Back under the threshold (a compaction): the next crossing is offered again.
-    rmQuietRegular(marker);
-    return quiet;
-  }
-  if (exists(marker)) return quiet;
-  // The crossing: the first of the last run of responses above the threshold.
-  let at = usage.points.length - 1;
-  while (at > 0 && above(usage.points[at - 1]!)) at--;
-  const since = usage.lines.slice(usage.points[at]!.line);
-  const saved = findLastSave(readEvents(usage.format, since), { accepts: () => true, current: null }) !== null;
-  const pct = Math.floor((last.used * 100) / window);
-  try {
-    checkTree(root, { create: true });
-    mkdirSync(checkpointsDir(root), { recursive: true, mode: 0o700 });
-  } catch (err) {
-    return ok("", [...warn, say(`${(err as Error).message}; printing nothing`)]);
-  }
-  // Exclusive: of two hooks at the same crossing (parallel tool calls), one offers.
-  if (!createExclusive(marker, `${JSON.stringify({ pct, used: last.used, window, saved })}\n`) || saved) return quiet;
-  if (typeof ctx.helperPath === "string") {
-    childProcess().spawnSync(process.execPath, [ctx.helperPath, "checkpoint", "--format", format, "--root", root], {
-      input: JSON.stringify({ ...input, hook_event_name: "ContextThreshold" }),
-      env: ctx.env,
-      stdio: ["pipe", "ignore", "ignore"],
-      timeout: 8000,
-    });
-  }
-  const additionalContext = offerText(pct, last.used, window, settings.contextThreshold);
-  return ok(`${JSON.stringify({ hookSpecificOutput: { hookEventName: event, additionalContext } })}\n`, warn);
-}
 
 export const contextVerb: Verb = {
   name: "context",
@@ -159,6 +42,16 @@ exit: always 0.
       return ok("", ["memory_io context: --format must be claude or codex; printing nothing"]);
     }
     const input = await readHookJson(ctx, STDIN_BYTES);
-    return input ? decide(ctx, input, format) : ok("", []);
+    if (!input) return ok("", []);
+    const say = (line: string) => `memory_io context: ${line}`;
+    let root: string;
+    try {
+      root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
+    } catch (err) {
+      return ok("", [say(`${(err as Error).message}; printing nothing`)]);
+    }
+    const { notes, offer } = contextOffer(root, input, { ...ctx, format });
+    const json = offer && { hookSpecificOutput: { hookEventName: offer.event, additionalContext: offer.text } };
+    return ok(json ? `${JSON.stringify(json)}\n` : "", notes.map(say));
   },
 };

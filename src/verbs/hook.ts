@@ -13,7 +13,7 @@ import { hookCwd } from "../agents/harness-path.ts";
 import { readHookJson } from "../agents/hook-input.ts";
 import { isHookFormat, renderHook } from "../agents/render.ts";
 import { ok, type Verb } from "./types.ts";
-import { CHECKPOINT_SENTENCES, checkpointHookLines, type CheckpointHookLines } from "../brief/checkpoint-surface.ts";
+import { CHECKPOINT_SENTENCES, checkpointHookLines, type CheckpointHookLines } from "../checkpoint/surface.ts";
 
 /** Longest hook output, in characters. */
 export const HOOK_LIMIT = 2000;

@@ -3,11 +3,11 @@ import { renderEnvelope } from "../guard/untrusted.ts";
 import { firstNul, unsafeBytes } from "../guard/file-verdict.ts";
 import { readManagedFile, readMemoryFile } from "../store/read.ts";
 import { draftShown, newDraft } from "../store/drafts.ts";
-import { checkpointsDir, checkpointsDirState, listCheckpoints, sessionFileId } from "../store/checkpoints.ts";
+import { checkpointsDir, checkpointsDirState, listCheckpoints, sessionFileId } from "../checkpoint/store.ts";
 import { checkTree, FILE_OF, memoryDir, parseKind, parseTarget } from "../store/paths.ts";
 import { failpointOf, rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Outcome, type Verb } from "./types.ts";
-import { checkpointNoteForHandoff } from "../brief/checkpoint-surface.ts";
+import { checkpointNoteForHandoff } from "../checkpoint/surface.ts";
 import { awaySentence, handoffAway } from "../git/handoff-away.ts";
 
 const ABSENT = "CURRENT-SHA256: absent\n";

@@ -6,7 +6,7 @@ import { hookObject } from "../agents/hook-input.ts";
 import { runGit } from "../git/run.ts";
 import { ageWords } from "../schema/state-time.ts";
 import { parseHandoff, stateTimeOfText } from "../schema/handoff.ts";
-import { readHead } from "../store/checkpoints.ts";
+import { readHead } from "../store/fs.ts";
 import { memoryDir } from "../store/paths.ts";
 import { rootOption } from "./common.ts";
 import { ok, type Verb, type VerbContext } from "./types.ts";

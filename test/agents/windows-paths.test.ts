@@ -6,7 +6,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { harnessPath, hookCwd, windowsShaped } from "../../src/agents/harness-path.ts";
-import { CHECKPOINT_LINES } from "../../src/brief/checkpoint-capture.ts";
+import { CHECKPOINT_LINES } from "../../src/checkpoint/capture.ts";
 import { gitRepo, helper, MARKER } from "../helpers.ts";
 
 const WIN_CWD = "C:\\Users\\dev\\proj";

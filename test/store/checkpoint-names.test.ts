@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { sessionFileId } from "../../src/store/checkpoints.ts";
+import { sessionFileId } from "../../src/checkpoint/store.ts";
 import { gitRepo, helper } from "../helpers.ts";
 import { githubToken } from "../fixtures/redaction/attacks.ts";
 import { checkpoint, cpFiles } from "../verbs/support.ts";

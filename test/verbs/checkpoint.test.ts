@@ -2,7 +2,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, 
 import { execFileSync, spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { CHECKPOINT_LINES } from "../../src/brief/checkpoint-capture.ts";
+import { CHECKPOINT_LINES } from "../../src/checkpoint/capture.ts";
 import { aged, briefBody, cleanEnv, copyHelper, gitRepo, helper, memFiles, save, tempDir, handoff, referenceOf } from "../helpers.ts";
 import { CP_DIR, checkpoint, checkpointAsync, cpFiles, cpText, hookInput, minutesAgoIso, plantCheckpoint, transcript } from "./support.ts";
 import { FAKE_GITHUB_TOKEN } from "../fixtures/transcripts/fakes.ts";

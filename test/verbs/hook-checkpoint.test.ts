@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { CHECKPOINT_SENTENCES } from "../../src/brief/checkpoint-surface.ts";
+import { CHECKPOINT_SENTENCES } from "../../src/checkpoint/surface.ts";
 import { aged, gitRepo, handoff, helper, save, referenceOf, sha, tempDir } from "../helpers.ts";
 import { CP_DIR, checkpoint, cpFiles, cpText, minutesAgoIso, plantCheckpoint, transcript } from "./support.ts";
 

@@ -1,14 +1,13 @@
 // `brief` from an automatic checkpoint (docs/design.md#checkpoints): drafted from it alone with no handoff, or
 // folded into the handoff's brief when newer.
-import { popNote, whereAway, type HandoffAway } from "../git/handoff-away.ts";
-import { checkpointsDir, readCheckpointText } from "../store/checkpoints.ts";
+import { readCheckpointText } from "./parse.ts";
+import { checkpointsDir } from "./store.ts";
 import { memoryDir } from "../store/paths.ts";
 import { readManagedFile } from "../store/read.ts";
-import { flatten, frameNextStep, MAX_FIELD_CHARS, RANK, withLines, type Brief } from "./brief.ts";
-import { currentCheckpoint, handoffOrderOf, minutesAgo, type HandoffOrder } from "./checkpoint-surface.ts";
-import { fitClauses } from "./cut.ts";
+import { flatten, frameNextStep, MAX_FIELD_CHARS, RANK, withLines, type Brief } from "../brief/brief.ts";
+import { currentCheckpoint, handoffOrderOf, minutesAgo, type HandoffOrder } from "./surface.ts";
+import { fitClauses } from "../brief/cut.ts";
 
-/** The mark on every field drafted from a checkpoint. */
 const CAPTURED = "(captured, not confirmed)";
 
 type ParsedCheckpoint = ReturnType<typeof parseCheckpoint>;
@@ -86,19 +85,6 @@ function foldCheckpoint(brief: Brief, text: string, age: string): Brief {
   });
 }
 
-/** The brief when a stash entry or a branch holds the handoff the working tree lacks: where, how to bring it back. */
-export function briefFromStash(a: HandoffAway): Brief {
-  const where = whereAway(a);
-  const notRead = `not read: the handoff is ${where}`;
-  const pop = popNote(a) === null ? "" : ` (${popNote(a)})`;
-  const brief = withLines({
-    goal: `${notRead}, not in the working tree`, planStatus: notRead, decisionsInForce: notRead, doNotRetry: notRead,
-    driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is ${where}; drift not measured`,
-    proposedNextStep: `bring the handoff back with \`${a.restore}\`${pop}, then run brief again — Confirm?`,
-  });
-  return { ...brief, source: a.stash !== undefined ? "stash" : "branch" };
-}
-
 // Only a checkpoint newer than the handoff (by its Since-handoff token) is folded in.
 async function newestText(root: string, handoff: HandoffOrder | null, now: number) {
   const got = currentCheckpoint(root, handoff, now);
@@ -113,13 +99,11 @@ async function newestText(root: string, handoff: HandoffOrder | null, now: numbe
   }
 }
 
-/** The brief from the newest checkpoint when there is no handoff, or null when there is none either. */
 export async function coldBriefFromCheckpoint(root: string): Promise<Brief | null> {
   const got = await newestText(root, null, Date.now());
   return got === null ? null : { ...briefFromCheckpoint(got.text, got.age), source: "checkpoint" };
 }
 
-/** The handoff's brief, with a newer checkpoint folded in. */
 export async function briefWithCheckpoint(root: string, handoffText: string, brief: Brief, now: number) {
   const got = await newestText(root, handoffOrderOf(handoffText, now), now);
   if (got === null) return brief;

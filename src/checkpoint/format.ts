@@ -2,11 +2,9 @@
 import { sanitize } from "../guard/sanitize.ts";
 import { redactTranscript, type RedactionFinding } from "../guard/redact.ts";
 import { quotePath } from "../guard/quote.ts";
-import { LISTED_ITEMS, type Capture } from "./capture.ts";
-import { CHECKPOINT_HEADING } from "./checkpoint-name.ts";
-import { MARKER } from "./values.ts";
-
-export * from "./checkpoint-name.ts";
+import { LISTED_ITEMS, type Capture } from "../schema/capture.ts";
+import { CHECKPOINT_HEADING, type CheckpointSections } from "./parse.ts";
+import { MARKER } from "../schema/values.ts";
 
 export const CHECKPOINT_MAX_BYTES = 4096;
 export const MAX_REQUESTS = 3;
@@ -35,14 +33,6 @@ export interface CheckpointInput {
   sinceHandoff?: string | null;
   // The session's earlier checkpoint after the same save, merged in (never degraded).
   prior?: CheckpointSections | null;
-}
-
-/** A checkpoint as written: `Trigger:` then its `(earlier: …)` ones oldest first; item lines and left-out counts. */
-export interface CheckpointSections {
-  triggers: string[];
-  source: string | null;
-  items: Map<string, string[]>;
-  dropped: Map<string, number>;
 }
 
 // Per-item caps in code points: enough to recognise the item, small enough that 4 KiB holds every section.

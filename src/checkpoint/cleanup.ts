@@ -1,12 +1,11 @@
-// Retention and leftovers of `checkpoints/` (docs/design.md#checkpoints): only checkpoint names, `.delivered-<id>`
-// markers and the helper's private names are ever deleted.
+// Retention and leftovers of `checkpoints/`: only checkpoint names, markers and the helper's private names go.
 import { linkSync, lstatSync, readdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
-import { CHECKPOINT_NAME } from "../schema/checkpoint-name.ts";
-import { checkpointsDir, checkpointsDirState, listCheckpoints, readHead, readHeadBytes,
-  rmQuietRegular } from "./checkpoints.ts";
-import { tokenOf } from "./files.ts";
-import { listPrivate } from "./private.ts";
+import { CHECKPOINT_NAME } from "./parse.ts";
+import { checkpointsDir, checkpointsDirState, listCheckpoints, rmQuietRegular } from "./store.ts";
+import { readHead, readHeadBytes } from "../store/fs.ts";
+import { tokenOf } from "../store/files.ts";
+import { listPrivate } from "../store/private.ts";
 
 const MARKERS_KEPT = 20;
 const CHECKPOINT_KEEP = 5;
@@ -30,12 +29,8 @@ export function pruneCheckpoints(root: string, keep: string): string[] {
   return deleted;
 }
 
-/**
- * Removes what an interrupted checkpoint left: temps are dropped; a claim goes back when no checkpoint is there,
- * else it is dropped. A delivered-once marker stays while its session's checkpoint exists or the token it holds is an
- * existing checkpoint's (the hook's once-per-token rule reads it), the newest MARKERS_KEPT of them, so checkpoints/
- * does not grow with every session. Links are never followed. @returns one line per action.
- */
+// An interrupted checkpoint's claim goes back when no checkpoint is there. A delivered-once marker stays (the newest
+// MARKERS_KEPT) while its session's checkpoint or one with the token it holds exists: once-per-token reads it.
 export function cleanCheckpointLeftovers(root: string): string[] {
   const dir = checkpointsDir(root);
   if (checkpointsDirState(root) !== "ok") return [];

@@ -20,15 +20,16 @@ import { gitDirOf, gitTopOf, inProgressOf } from "../git/git-dir.ts";
 import { parseStatusV2, statusArgs } from "../git/status.ts";
 import { quotePath } from "../guard/quote.ts";
 import { renderInProgress } from "../schema/anchor-lines.ts";
-import { CHECKPOINT_MAX_BYTES, headerValue, isAnchorsOnlySource, isCheckpointText } from "../schema/checkpoint.ts";
-import { MAX_REQUESTS, renderCheckpoint, sameCheckpoint, triggerOf } from "../schema/checkpoint.ts";
-import { isoSeconds, parseStrictTime } from "../schema/values.ts";
-import { CHECKPOINTS_GITIGNORE, checkpointsDir, checkpointsDirState } from "../store/checkpoints.ts";
-import { readCheckpointText, readHead, readHeadBytes, rmQuietRegular, sessionFileId } from "../store/checkpoints.ts";
+import { CHECKPOINT_MAX_BYTES, MAX_REQUESTS, renderCheckpoint, sameCheckpoint, triggerOf } from "./format.ts";
+import { headerValue, isAnchorsOnlySource, isCheckpointText, readCheckpointText } from "./parse.ts";
+import { isoSeconds } from "../schema/values.ts";
+import { CHECKPOINTS_GITIGNORE, checkpointsDir, checkpointsDirState } from "./store.ts";
+import { rmQuietRegular, sessionFileId, timeOf } from "./store.ts";
+import { readHead, readHeadBytes } from "../store/fs.ts";
 import { ensureIgnored } from "../store/drafts.ts";
 import { listArchives } from "../store/archive-entries.ts";
 import { readStable, tokenOf } from "../store/files.ts";
-import { cleanCheckpointLeftovers, pruneCheckpoints, pruneOfferMarkers } from "../store/checkpoint-cleanup.ts";
+import { cleanCheckpointLeftovers, pruneCheckpoints, pruneOfferMarkers } from "./cleanup.ts";
 import { underLock } from "../store/mutate.ts";
 import { homeFolder, samePath } from "../store/home.ts";
 import { pauseSwitch } from "../store/pause.ts";
@@ -73,8 +74,7 @@ function projectHandoffs(root: string): ProjectHandoffs {
   let current: ProjectHandoffs["current"] = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
-    const t = saved === null ? null : parseStrictTime(saved, Number.MAX_SAFE_INTEGER);
-    current = { token: tokenOf(bytes), savedMs: t !== null && "ms" in t ? t.ms : null };
+    current = { token: tokenOf(bytes), savedMs: timeOf(saved, Number.MAX_SAFE_INTEGER) };
   }
   let archived: Set<string> | null = null;
   return {
@@ -176,7 +176,6 @@ function capture(
   let resume: ResumeCall | null = null;
   try {
     if (chosen === null) return anchorsOnly("transcript in an unrecognised format", CHECKPOINT_LINES.unknownFormat());
-    // Only the records after the session's last save count.
     const after = (lines: readonly string[]) => {
       const events = readEvents(chosen, lines, "all");
       save = findLastSave(events, project);
@@ -196,8 +195,7 @@ function capture(
       cap = after(part.lines);
     }
     if (part.skipped > 0) notes.push(CHECKPOINT_LINES.overlong(part.skipped, read));
-    // When the part read does not reach the file's first records, they date the session's start and name
-    // Codex's version (in its first record).
+    // A part short of the file's start: its first records date the session and name Codex's version.
     headStart = null;
     if (read < file.size) {
       const head = parseTranscript(chosen, file.head.slice(0, 16));
@@ -293,7 +291,7 @@ export async function writeCheckpoint(
         return [...cleaned, line];
       }
       const priorStart = priorText === null ? null : headerValue(priorText, "Session-start");
-      const keepStart = priorStart !== null && "ms" in parseStrictTime(priorStart, nowMs) ? priorStart : null;
+      const keepStart = timeOf(priorStart, nowMs) !== null ? priorStart : null;
       // An anchors-only capture merged into a rich one keeps the rich one's source.
       const rich = merge?.source != null && !isAnchorsOnlySource(merge.source) ? merge.source : null;
       const source = (got.cap === null || nothing) && rich !== null ? rich : got.source;

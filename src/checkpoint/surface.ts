@@ -3,8 +3,10 @@
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import { stateTimeOfText } from "../schema/handoff.ts";
-import { checkpointsDir, checkpointsDirState, listCheckpoints, readCheckpointText, readDelivered, readHead,
-  readHeadBytes, sessionFileId, writeDelivered, type CheckpointEntry } from "../store/checkpoints.ts";
+import { readCheckpointText } from "./parse.ts";
+import { checkpointsDir, checkpointsDirState, listCheckpoints, readDelivered, sessionFileId, writeDelivered,
+  type CheckpointEntry } from "./store.ts";
+import { readHead, readHeadBytes } from "../store/fs.ts";
 import { readStable, tokenOf } from "../store/files.ts";
 import { isProbeSession } from "../agents/hook-input.ts";
 import { FILE_OF, memoryDir } from "../store/paths.ts";
@@ -91,10 +93,8 @@ export const CHECKPOINT_SENTENCES = {
 /** The hook's checkpoint lines, and whether, after `compact`, the handoff is older than this session's start. */
 export type CheckpointHookLines = { lines: string[]; handoffOlderThanSession: boolean };
 
-/**
- * The hook's checkpoint sentence: a capture newer than the handoff (or with none), told once per session and token
- * (a marker written without the lock, never while paused); on `compact` the session's own. Never throws.
- */
+// A capture newer than the handoff (or with none), told once per session and token (a marker written without the
+// lock, never while paused); on `compact` the session's own. Never throws.
 export async function checkpointHookLines(
   root: string, input: { source: string | null; sessionId: unknown }, handoffPresent: boolean, paused: boolean,
   now: number,
@@ -125,8 +125,7 @@ export async function checkpointHookLines(
     const probe = isProbeSession(input.sessionId);
     const known = session !== "unknown" && !probe;
     if (known && readDelivered(root, session) === file.token) return none();
-    // Claude Code's `--resume` also fires a `startup` with a new session id, which must not hear again what some
-    // session was told (docs/decisions/checkpoint-after-last-save.md#once-per-token).
+    // Claude Code's `--resume` also fires a `startup` with a new session id: it must not hear a told token again.
     if (!compact && !probe && toldToAnySession(root, file.token)) return none();
     const age = minutesAgo(chosen.entry.savedMs, now);
     const counts = countWords(file.bytes.toString("utf8"));

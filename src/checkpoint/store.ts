@@ -1,0 +1,100 @@
+// The `checkpoints/` folder as hook, check and read see it: its names, listing and delivered-once markers.
+import { lstatSync, unlinkSync } from "node:fs";
+import path from "node:path";
+import { mayHoldToken } from "../guard/quote.ts";
+import { CHECKPOINT_NAME, headerValue, isAnchorsOnlySource, isCheckpointText } from "./parse.ts";
+import { parseStrictTime } from "../schema/values.ts";
+import { createExclusive, tokenOf } from "../store/files.ts";
+import { readHead, readHeadAndTime } from "../store/fs.ts";
+import { listDir } from "../store/private.ts";
+import { memoryDir } from "../store/paths.ts";
+
+export const CHECKPOINTS_GITIGNORE = "# Written by session-handoff: session checkpoints, never committed.\n*\n";
+
+export function checkpointsDir(root: string): string {
+  return path.join(memoryDir(root), "checkpoints");
+}
+
+// Names that no two ids share on a case-insensitive file system and that Windows can create.
+const FILE_SAFE_ID = /^[a-z0-9][a-z0-9._-]{0,127}$/;
+const WINDOWS_RESERVED = /^(?:con|prn|aux|nul|com[0-9]|lpt[0-9])$/i;
+
+/** A session id as a file name: itself when safe everywhere and not token-like, else 16 hex of its SHA-256. */
+export function sessionFileId(id: unknown): string {
+  if (typeof id !== "string" || id === "") return "unknown";
+  const reserved = WINDOWS_RESERVED.test(id.split(".", 1)[0]!);
+  if (FILE_SAFE_ID.test(id) && !id.endsWith(".") && !reserved && !mayHoldToken(id)) return id;
+  return tokenOf(id).slice(0, 16);
+}
+
+/** `unsafe`: a link or not a folder, never used. */
+export function checkpointsDirState(root: string): "missing" | "ok" | "unsafe" {
+  try {
+    const st = lstatSync(checkpointsDir(root));
+    return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
+  } catch {
+    return "missing";
+  }
+}
+
+export interface CheckpointEntry {
+  session: string;
+  name: string;
+  savedMs: number | null;
+  sessionStartMs: number | null;
+  // Its `Since-handoff:`: the token of the save it captures the work after.
+  since: string | null;
+  // No transcript was read: never announced, never parked.
+  anchorsOnly: boolean;
+}
+
+export function timeOf(value: string | null, now: number): number | null {
+  const t = value === null ? null : parseStrictTime(value, now);
+  return t !== null && "ms" in t ? t.ms : null;
+}
+
+/** The checkpoints in `checkpoints/`, newest `Saved:` first; anything not shaped like one is ignored. */
+export function listCheckpoints(root: string, now = Date.now()): CheckpointEntry[] {
+  if (checkpointsDirState(root) !== "ok") return [];
+  const out: (CheckpointEntry & { mtimeNs: bigint })[] = [];
+  for (const name of listDir(checkpointsDir(root))) {
+    if (!CHECKPOINT_NAME.test(name)) continue;
+    const read = readHeadAndTime(path.join(checkpointsDir(root), name), 1024);
+    const head = read?.bytes.toString("utf8") ?? "";
+    if (read === null || !isCheckpointText(head)) continue;
+    const savedMs = timeOf(headerValue(head, "Saved"), now);
+    const sessionStartMs = timeOf(headerValue(head, "Session-start"), now);
+    const since = headerValue(head, "Since-handoff");
+    const anchorsOnly = isAnchorsOnlySource(headerValue(head, "Source"));
+    out.push({ session: name.slice(0, -3), name, savedMs, sessionStartMs, since, anchorsOnly, mtimeNs: read.mtimeNs });
+  }
+  // A tie on `Saved:` goes to the one written last, else the older is told again (checkpoint-after-last-save.md);
+  // then code-unit name order: the same on every machine, and no ICU collator to load (~3 ms of the hook).
+  const order = <T extends bigint | string>(a: T, b: T) => (a === b ? 0 : a < b ? -1 : 1);
+  const saved = (e: CheckpointEntry) => e.savedMs ?? -Infinity;
+  return out.sort((a, b) => saved(b) - saved(a) || order(b.mtimeNs, a.mtimeNs) || order(a.name, b.name));
+}
+
+export function rmQuietRegular(p: string): void {
+  try {
+    const st = lstatSync(p);
+    if (st.isFile() || st.isSymbolicLink()) unlinkSync(p);
+  } catch {
+    // nothing there
+  }
+}
+
+function deliveredPath(root: string, session: string): string {
+  return path.join(checkpointsDir(root), `.delivered-${session}`);
+}
+
+export function readDelivered(root: string, session: string): string | null {
+  return readHead(deliveredPath(root, session), 128)?.trim() ?? null;
+}
+
+/** Records that the checkpoint `token` was told to `session`: best effort, without the lock or a link. */
+export function writeDelivered(root: string, session: string, token: string): boolean {
+  const p = deliveredPath(root, session);
+  rmQuietRegular(p);
+  return createExclusive(p, `${token}\n`);
+}
