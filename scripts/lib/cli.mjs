@@ -1524,6 +1524,7 @@ function gitArgs(args, hooksAndSigning = false) {
 }
 async function runGit(cwd, args, env, timeoutMs = GIT_TIMEOUT_MS, opts = {}) {
   const base = gitEnv(env);
+  if (opts.index !== void 0) base.GIT_INDEX_FILE = opts.index;
   const named = args[0] === "config" ? [] : await namedOverrides(cwd, base, timeoutMs);
   const runEnv = named.length > 0 ? withConfig(base, named) : base;
   return spawnGit(cwd, args, runEnv, timeoutMs, opts.input, opts.hooksAndSigning);
@@ -4541,8 +4542,8 @@ function redactText(text, options = {}) {
   };
   const spans = new Spans();
   const covered = (start, end) => spans.covered(start, end);
-  const kept = (rule5, start, end) => onExemptLine(start, end) && !(VENDOR_SHAPE.has(rule5.id) && !hyphenJoinedWords(text.slice(start, end)));
-  collectSpans(text, REDACTION_RULES, kept, (start, end, rule5) => spans.accept(start, end, rule5.id));
+  const kept = (kind, start, end) => onExemptLine(start, end) && !(VENDOR_SHAPE.has(kind) && !hyphenJoinedWords(text.slice(start, end)));
+  collectSpans(text, REDACTION_RULES, (rule5, start, end) => kept(rule5.id, start, end), (start, end, rule5) => spans.accept(start, end, rule5.id));
   for (const [start, end] of awsUnnamedSpans(text)) {
     const v = text.slice(start, end);
     if (!onExemptLine(start, end) && !globallyAllowed(v) && shannonEntropy(v) >= 3.5) {
@@ -4562,7 +4563,31 @@ function redactText(text, options = {}) {
   if (options.transcript === true) {
     for (const [start, end, kind] of transcriptSpans(text)) spans.accept(start, end, kind);
   }
+  for (const [start, end, kind] of repeatedSecrets(text, spans.list)) {
+    if (!kept(kind, start, end)) spans.accept(start, end, kind);
+  }
   return render(text, spans.list);
+}
+function repeatedSecrets(text, found) {
+  const kinds = /* @__PURE__ */ new Map();
+  for (const s of found) if (s.end - s.start >= REPEAT_MIN) kinds.set(text.slice(s.start, s.end), s.kind);
+  const heads = new Set([...kinds.keys()].map((v) => v.slice(0, REPEAT_MIN)));
+  const lengths = [...new Set([...kinds.keys()].map((v) => v.length))].sort((x, y) => y - x);
+  const out = [];
+  let next = 0;
+  for (let i = 0; kinds.size > 0 && i + REPEAT_MIN <= text.length; i++) {
+    while (next < found.length && found[next].end <= i) next++;
+    if (next < found.length && found[next].start <= i) {
+      i = found[next].end - 1;
+      continue;
+    }
+    if (!heads.has(text.slice(i, i + REPEAT_MIN))) continue;
+    const length = lengths.find((n2) => kinds.has(text.slice(i, i + n2)));
+    if (length === void 0) continue;
+    out.push([i, i + length, kinds.get(text.slice(i, i + length))]);
+    i += length - 1;
+  }
+  return out;
 }
 function render(text, spans) {
   if (spans.length === 0) return { text, findings: [] };
@@ -4609,7 +4634,7 @@ function formatRedactionReport(findings) {
   const more = findings.length > 20 ? `, \u2026 and ${findings.length - 20} more` : "";
   return `${head}: ${named.join(", ")}${more}`;
 }
-var GENERIC_KEY, CLI_VALUE, CLI_QUOTED, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, DERIVED_RULES, Spans;
+var GENERIC_KEY, CLI_VALUE, CLI_QUOTED, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, DERIVED_RULES, Spans, REPEAT_MIN;
 var init_redact = __esm({
   "src/guard/redact.ts"() {
     "use strict";
@@ -4826,6 +4851,7 @@ var init_redact = __esm({
         this.list.splice(at2, to - at2, { start: from, end: until, kind });
       }
     };
+    REPEAT_MIN = 8;
   }
 });
 
@@ -8124,6 +8150,11 @@ function driverCommand(node, copy) {
   const fallback = `echo "${COPY_GONE}" >&2; git merge-file -L ours -L base -L theirs %A %O %B`;
   return `if test -f ${shellQuote2(copy)} && test -x ${shellQuote2(node)}; then ${run}; else ${fallback}; fi`;
 }
+function assertDriverFits(root, env) {
+  const c = cloneOf(root, env);
+  if (c === null || !/[\0\n\r]/.test(c.copy)) return;
+  throw new Refused(`the project path ${quotedValue(c.top)} holds a line break, which the merge driver's command in git's config cannot carry; move it to a path without one (nothing was changed)`);
+}
 function driverParts(command) {
   const q = "'((?:[^']|'\\\\'')*)'";
   const m = new RegExp(`${q} ${q}${DRIVER_ARGS}`).exec(command);
@@ -8166,6 +8197,10 @@ ${line}
 ${END}
 `;
 }
+function attributesOnto(head, worktree) {
+  const { line } = withoutBlock(worktree);
+  return line === null ? withoutBlock(head).rest : blockFor(withoutBlock(head).rest, line);
+}
 async function configValue(top, key, env, local = true) {
   const r = await runGit(top, ["config", ...local ? ["--local"] : [], "--get", `merge.${DRIVER_NAME}.${key}`], env);
   return r.code === 0 ? r.stdout.toString("utf8").replace(/\n$/, "") : null;
@@ -8174,6 +8209,7 @@ async function registerMergeDriver(root, helperPath, env) {
   const c = cloneOf(root, env);
   const out = { config: false, attributes: false, notes: [] };
   if (c === null || helperPath === null) return out;
+  assertDriverFits(root, env);
   let copy;
   try {
     const bytes = readFileSync5(path31.join(path31.dirname(helperPath), "lib", "cli.mjs"));
@@ -8191,7 +8227,7 @@ async function registerMergeDriver(root, helperPath, env) {
     return out;
   }
   const name2 = "session-handoff: keeps the later handoff, archives the other, merges ledgers by entry id";
-  for (const [key, want] of [["name", name2], ["driver", driverCommand(process.execPath, copy)]]) {
+  for (const [key, want] of [["driver", driverCommand(process.execPath, copy)], ["name", name2]]) {
     if (await configValue(c.top, key, env) === want) continue;
     await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
@@ -8323,6 +8359,7 @@ var init_merge_driver_config = __esm({
     init_run();
     init_fs();
     init_errors();
+    init_quote();
     DRIVER_NAME = "session-handoff";
     BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
     BEGIN_NL = BEGIN2.replace(/\)$/, "; newline added)");
@@ -12415,6 +12452,7 @@ async function install(t, env) {
   const where = "install records the Node under it, so nothing was changed";
   if (!existsSync6(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
   assertNotPaused(t.memDir, env);
+  if (!t.global) assertDriverFits(t.base, env);
   const targets = t.targets();
   for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
   const plans = [];
@@ -12849,6 +12887,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
       throw new Refused(`no project here: ${why}; nothing was changed. ${fix}`);
     }
     base = found.root;
+    if (!undo2) assertDriverFits(base, ctx.env);
   }
   const side = global ? "home" : "project";
   let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path45.join(base, m))));
@@ -13689,7 +13728,8 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, statSync as statSync2 } from "node:fs";
+import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, mkdtempSync, rmSync as rmSync6, statSync as statSync2 } from "node:fs";
+import { tmpdir } from "node:os";
 import path50 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
@@ -13712,18 +13752,18 @@ async function skippedPrograms(top, env, push) {
   const hooks = dir.code !== 0 ? [] : COMMIT_HOOKS.filter((h) => (push || h !== "pre-push") && executable(h));
   return { hooks, signing: sign.code === 0 && sign.stdout.toString("utf8").trim() === "true" };
 }
-async function step(top, args, env, what, runHooks, done2 = "") {
+async function step(top, args, env, what, runHooks, done2 = "", index) {
   const timeoutMs = args[0] === "push" ? PUSH_TIMEOUT_MS : GIT_TIMEOUT_MS;
   try {
-    return await runGit(top, args, env, timeoutMs, { hooksAndSigning: runHooks });
+    return await runGit(top, args, env, timeoutMs, { hooksAndSigning: runHooks, index });
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
     const slow = `took longer than ${timeoutMs / 1e3} s and was stopped`;
     throw new Refused(`${done2}${what} ${err.reason === "timeout" ? slow : `could not run: ${err.why}`}`);
   }
 }
-async function gitOut(top, args, env, what, runHooks) {
-  const r = await step(top, args, env, what, runHooks);
+async function gitOut(top, args, env, what, runHooks, index) {
+  const r = await step(top, args, env, what, runHooks, "", index);
   if (r.code !== 0) {
     const text = r.stderr.trim() || r.stdout.toString("utf8").trim();
     throw new Refused(`${what} failed (git exit ${r.code}):
@@ -13768,15 +13808,18 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const status = await git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...paths], "git status");
   if (status === "") return { committed: false, paths: [], commit: null, pushed: null };
   const entries2 = status.split("\0").filter((e) => e.length > 3);
-  const changed = entries2.map((e) => e.slice(3)).filter((p) => paths.includes(p));
+  let changed = entries2.map((e) => e.slice(3)).filter((p) => paths.includes(p));
   const upstream = push ? await pushTarget(top, env, runHooks) : null;
   const before = await git(["ls-files", "-s", "-z", "--", ...changed], "git ls-files");
-  await git(["add", "-A", "--", ...changed], "git add");
+  const memory = changed.filter((p) => p !== ".gitattributes");
+  if (memory.length > 0) await git(["add", "-A", "--", ...memory], "git add");
+  if (memory.length < changed.length && !await stageOurAttributes(top, env, runHooks)) changed = memory;
+  if (changed.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
   const skipped = runHooks ? void 0 : await skippedPrograms(top, env, push);
   try {
-    await git(["commit", "--only", "-q", "-m", message, "--", ...changed], "git commit");
+    await commitOnly(top, env, runHooks, message, changed);
   } catch (err) {
-    await restoreIndex(top, env, changed, before);
+    await putEntries(top, env, changed, before).catch(() => void 0);
     throw err;
   }
   const commit = (await git(["rev-parse", "HEAD"], "git rev-parse")).trim();
@@ -13810,18 +13853,39 @@ async function pushTarget(top, env, runHooks) {
   }
   return { remote: remote.stdout.toString("utf8").trim(), merge: merge.stdout.toString("utf8").trim() };
 }
-async function restoreIndex(top, env, paths, before) {
-  const entries2 = before.split("\0").filter(Boolean).map((e) => {
-    const tab = e.indexOf("	");
-    return { info: e.slice(0, tab).split(" "), file: e.slice(tab + 1) };
-  });
-  const gone = paths.filter((p) => !entries2.some((e) => e.file === p));
+async function stageOurAttributes(top, env, runHooks) {
+  const head = await step(top, ["cat-file", "blob", "HEAD:.gitattributes"], env, "git cat-file", runHooks);
+  const before = head.code === 0 ? head.stdout.toString("utf8") : "";
+  const text = attributesOnto(before, readSmall(path50.join(top, ".gitattributes")) ?? "");
+  if (text === before) return false;
+  const blob = await runGit(top, ["hash-object", "-w", "--stdin"], env, void 0, { input: text });
+  if (blob.code !== 0) throw new Refused(`git hash-object failed (git exit ${blob.code}):
+${blob.stderr.trim()}`);
+  await putEntries(top, env, [".gitattributes"], `100644 ${blob.stdout.toString("utf8").trim()} 0	.gitattributes\0`);
+  return true;
+}
+async function putEntries(top, env, paths, entries2, index) {
+  const listed2 = entries2.split("\0").filter(Boolean).map((e) => e.slice(e.indexOf("	") + 1));
+  const gone = paths.filter((p) => !listed2.includes(p));
+  const update = async (args, input) => {
+    const r = await runGit(top, ["update-index", ...args], env, void 0, { index, input });
+    if (r.code !== 0) throw new Refused(`git update-index failed (git exit ${r.code}):
+${r.stderr.trim()}`);
+  };
+  if (gone.length > 0) await update(["--force-remove", "--", ...gone]);
+  if (listed2.length > 0) await update(["-z", "--index-info"], entries2);
+}
+async function commitOnly(top, env, runHooks, message, paths) {
+  const staged = await gitOut(top, ["ls-files", "-s", "-z", "--", ...paths], env, "git ls-files", runHooks);
+  const dir = mkdtempSync(path50.join(tmpdir(), "sh-publish-"));
+  const index = path50.join(dir, "index");
   try {
-    if (gone.length > 0) await runGit(top, ["update-index", "--force-remove", "--", ...gone], env);
-    for (const { info, file } of entries2) {
-      if (info[2] === "0") await runGit(top, ["update-index", "--cacheinfo", info[0], info[1], file], env);
-    }
-  } catch {
+    const born = (await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks)).code === 0;
+    if (born) await gitOut(top, ["read-tree", "HEAD"], env, "git read-tree", runHooks, index);
+    await putEntries(top, env, paths, staged, index);
+    await gitOut(top, ["commit", "-q", "-m", message], env, "git commit", runHooks, index);
+  } finally {
+    rmSync6(dir, { recursive: true, force: true });
   }
 }
 var COMMIT_HOOKS, LS_MEMORY, PUSH_TIMEOUT_MS;
@@ -13829,6 +13893,7 @@ var init_publish_memory = __esm({
   "src/git/publish-memory.ts"() {
     "use strict";
     init_errors();
+    init_fs();
     init_merge_driver_config();
     init_run();
     COMMIT_HOOKS = [
@@ -13891,8 +13956,9 @@ SOLUTIONS.md, archive/ and journal/ (unless journal/OFF exists) -- and nothing
 else: whatever else is staged stays out of the commit. Never private files,
 PAUSE, nor checkpoints/ (they quote the user's words). Run it only on the user's
 explicit request. Each run also registers the merge driver for this clone
-(\`merge-driver --help\`) and commits .gitattributes when it changed our block.
-Every line it prints: references/verbs.md#publish.
+(\`merge-driver --help\`) and commits .gitattributes when it changed our block
+(HEAD's file plus the block, never your own uncommitted lines). Every line it
+prints: references/verbs.md#publish.
 
 options:
   --message M       the commit message, one line without a secret (default

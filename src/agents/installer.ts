@@ -4,7 +4,7 @@ import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { Refused } from "../errors.ts";
 import { commonDirOf, gitDirOf, gitTopOf } from "../git/git-dir.ts";
-import { assertAttributesReadable, mergeDriverStep } from "../git/merge-driver-config.ts";
+import { assertAttributesReadable, assertDriverFits, mergeDriverStep } from "../git/merge-driver-config.ts";
 import { runGit } from "../git/run.ts";
 import { quotedValue } from "../guard/quote.ts";
 import { readSmall, realOrNull } from "../store/fs.ts";
@@ -26,6 +26,7 @@ export async function install(t: Target, env: Env) {
   const where = "install records the Node under it, so nothing was changed";
   if (!existsSync(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
   assertNotPaused(t.memDir, env);
+  if (!t.global) assertDriverFits(t.base, env);
   const targets = t.targets();
   for (const { file } of targets) missingDirs(t.base, path.dirname(file));
   // Every new text is computed before anything is written: a refusal for one file changes none.

@@ -2,7 +2,7 @@ import { accessSync, closeSync, constants, existsSync, lstatSync, mkdirSync, ope
   readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Refused } from "../errors.ts";
-import { assertAttributesReadable } from "../git/merge-driver-config.ts";
+import { assertAttributesReadable, assertDriverFits } from "../git/merge-driver-config.ts";
 import { findRoot } from "../git/root.ts";
 import { tokenOf } from "../store/files.ts";
 import { exists, lstatOrNull, readSmall } from "../store/fs.ts";
@@ -213,6 +213,7 @@ function planOf(ctx: Caller, { named, root, global, dryRun, undo }: InitAsk) {
       throw new Refused(`no project here: ${why}; nothing was changed. ${fix}`);
     }
     base = found.root;
+    if (!undo) assertDriverFits(base, ctx.env);
   }
   const side = global ? "home" : "project";
   let agents = named.length > 0

@@ -9,6 +9,7 @@ import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
 import { GitUnavailable, runGit } from "./run.ts";
 import { exists, readSmall, unreadReason } from "../store/fs.ts";
 import { Refused } from "../errors.ts";
+import { quotedValue } from "../guard/quote.ts";
 
 /** The driver's name in git's config and `.gitattributes`. */
 const DRIVER_NAME = "session-handoff";
@@ -48,6 +49,14 @@ function driverCommand(node: string, copy: string): string {
   const run = `${shellQuote(node)} ${shellQuote(copy)}${DRIVER_ARGS}`;
   const fallback = `echo "${COPY_GONE}" >&2; git merge-file -L ours -L base -L theirs %A %O %B`;
   return `if test -f ${shellQuote(copy)} && test -x ${shellQuote(node)}; then ${run}; else ${fallback}; fi`;
+}
+
+/** Refuses a project whose path holds a line break: the driver's command names it, and git gets no such argument. */
+export function assertDriverFits(root: string, env: Env): void {
+  const c = cloneOf(root, env);
+  if (c === null || !/[\0\n\r]/.test(c.copy)) return;
+  throw new Refused(`the project path ${quotedValue(c.top)} holds a line break, which the merge driver's command in ` +
+    "git's config cannot carry; move it to a path without one (nothing was changed)");
 }
 
 /** The node and copy a driver command of ours runs; null for another's. */
@@ -104,6 +113,12 @@ function blockFor(before: string, line: string): string {
   return `${before}${needsNewline ? "\n" : ""}${needsNewline ? BEGIN_NL : BEGIN}\n${line}\n${END}\n`;
 }
 
+/** `head` (HEAD's `.gitattributes`) with the merge-driver block `worktree` holds in place of its own, if any. */
+export function attributesOnto(head: string, worktree: string): string {
+  const { line } = withoutBlock(worktree);
+  return line === null ? withoutBlock(head).rest : blockFor(withoutBlock(head).rest, line);
+}
+
 // `local`: this clone's own file, which registration writes; else the value git merges with (any file, includes too).
 async function configValue(top: string, key: string, env: Env, local = true): Promise<string | null> {
   const r = await runGit(top, ["config", ...(local ? ["--local"] : []), "--get", `merge.${DRIVER_NAME}.${key}`], env);
@@ -118,6 +133,7 @@ async function registerMergeDriver(root: string, helperPath: string | null, env:
   const c = cloneOf(root, env);
   const out: Change = { config: false, attributes: false, notes: [] };
   if (c === null || helperPath === null) return out;
+  assertDriverFits(root, env);
   let copy: string;
   try {
     // The CLI bundle is one self-contained file: the copy needs nothing beside it.
@@ -137,7 +153,8 @@ async function registerMergeDriver(root: string, helperPath: string | null, env:
     return out;
   }
   const name = "session-handoff: keeps the later handoff, archives the other, merges ledgers by entry id";
-  for (const [key, want] of [["name", name], ["driver", driverCommand(process.execPath, copy)]] as const) {
+  // The driver first: uninstall knows the section as ours by it, so a failure between the two leaves nothing it keeps.
+  for (const [key, want] of [["driver", driverCommand(process.execPath, copy)], ["name", name]] as const) {
     if ((await configValue(c.top, key, env)) === want) continue;
     await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;

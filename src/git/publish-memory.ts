@@ -1,8 +1,10 @@
 // `publish`: commits exactly the memory dir's public files, pushing with `--push`.
-import { accessSync, constants, existsSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { Refused } from "../errors.ts";
-import { attributesOnlyOurs } from "./merge-driver-config.ts";
+import { readSmall } from "../store/fs.ts";
+import { attributesOnlyOurs, attributesOnto } from "./merge-driver-config.ts";
 import { firstLine, GIT_TIMEOUT_MS, GitUnavailable, runGit } from "./run.ts";
 
 type Env = Record<string, string | undefined>;
@@ -60,10 +62,10 @@ const LS_MEMORY = ["ls-files", "-z", "--cached", "--others", "--exclude-standard
 const PUSH_TIMEOUT_MS = 5 * 60_000;
 
 // runGit, with a git that ran too long or could not run turned into a refusal naming the step.
-async function step(top: string, args: string[], env: Env, what: string, runHooks: boolean, done = "") {
+async function step(top: string, args: string[], env: Env, what: string, runHooks: boolean, done = "", index?: string) {
   const timeoutMs = args[0] === "push" ? PUSH_TIMEOUT_MS : GIT_TIMEOUT_MS;
   try {
-    return await runGit(top, args, env, timeoutMs, { hooksAndSigning: runHooks });
+    return await runGit(top, args, env, timeoutMs, { hooksAndSigning: runHooks, index });
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
     const slow = `took longer than ${timeoutMs / 1000} s and was stopped`;
@@ -71,8 +73,8 @@ async function step(top: string, args: string[], env: Env, what: string, runHook
   }
 }
 
-async function gitOut(top: string, args: string[], env: Env, what: string, runHooks: boolean): Promise<string> {
-  const r = await step(top, args, env, what, runHooks);
+async function gitOut(top: string, args: string[], env: Env, what: string, runHooks: boolean, index?: string) {
+  const r = await step(top, args, env, what, runHooks, "", index);
   if (r.code !== 0) {
     // git's own words: the user knows them, and they say what to do.
     const text = r.stderr.trim() || r.stdout.toString("utf8").trim();
@@ -134,19 +136,22 @@ export async function publishMemory(
   const status = await git(["status", "--porcelain=v1", "-z", "--untracked-files=all", "--", ...paths], "git status");
   if (status === "") return { committed: false, paths: [], commit: null, pushed: null };
   const entries = status.split("\0").filter((e) => e.length > 3);
-  const changed = entries.map((e) => e.slice(3)).filter((p) => paths.includes(p));
+  let changed = entries.map((e) => e.slice(3)).filter((p) => paths.includes(p));
   // With --push, the upstream is found before anything is staged: no upstream commits nothing.
   const upstream = push ? await pushTarget(top, env, runHooks) : null;
   // The index entries of the paths as they were, put back when the commit fails.
   const before = await git(["ls-files", "-s", "-z", "--", ...changed], "git ls-files");
-  // New files must be known to git before `commit --only` takes them; they are ours to stage.
-  await git(["add", "-A", "--", ...changed], "git add");
+  const memory = changed.filter((p) => p !== ".gitattributes");
+  if (memory.length > 0) await git(["add", "-A", "--", ...memory], "git add");
+  if (memory.length < changed.length && !(await stageOurAttributes(top, env, runHooks))) changed = memory;
+  if (changed.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
   // Without --run-hooks no hook runs anyway (core.hooksPath points nowhere); with it, all of them do.
   const skipped = runHooks ? undefined : await skippedPrograms(top, env, push);
   try {
-    await git(["commit", "--only", "-q", "-m", message, "--", ...changed], "git commit");
+    await commitOnly(top, env, runHooks, message, changed);
   } catch (err) {
-    await restoreIndex(top, env, changed, before);
+    // Best effort: the refusal is what the user must see, with their index as it was.
+    await putEntries(top, env, changed, before).catch(() => undefined);
     throw err;
   }
   const commit = (await git(["rev-parse", "HEAD"], "git rev-parse")).trim();
@@ -179,20 +184,42 @@ async function pushTarget(top: string, env: Env, runHooks: boolean): Promise<{ r
   return { remote: remote.stdout.toString("utf8").trim(), merge: merge.stdout.toString("utf8").trim() };
 }
 
-// Puts back the index entries `ls-files -s -z` listed before publish staged `paths`, and drops those of paths that
-// had none: a refused commit leaves the user's index as it was.
-async function restoreIndex(top: string, env: Env, paths: string[], before: string): Promise<void> {
-  const entries = before.split("\0").filter(Boolean).map((e) => {
-    const tab = e.indexOf("\t");
-    return { info: e.slice(0, tab).split(" "), file: e.slice(tab + 1) };
-  });
-  const gone = paths.filter((p) => !entries.some((e) => e.file === p));
+// Stages HEAD's .gitattributes plus our block, the user's own uncommitted lines left out; false when that is HEAD's.
+async function stageOurAttributes(top: string, env: Env, runHooks: boolean): Promise<boolean> {
+  const head = await step(top, ["cat-file", "blob", "HEAD:.gitattributes"], env, "git cat-file", runHooks);
+  const before = head.code === 0 ? head.stdout.toString("utf8") : "";
+  const text = attributesOnto(before, readSmall(path.join(top, ".gitattributes")) ?? "");
+  if (text === before) return false;
+  const blob = await runGit(top, ["hash-object", "-w", "--stdin"], env, undefined, { input: text });
+  if (blob.code !== 0) throw new Refused(`git hash-object failed (git exit ${blob.code}):\n${blob.stderr.trim()}`);
+  await putEntries(top, env, [".gitattributes"], `100644 ${blob.stdout.toString("utf8").trim()} 0\t.gitattributes\0`);
+  return true;
+}
+
+// Sets `paths` in the user's index (or `index`) to `entries` (as `ls-files -s -z` prints), removing the others.
+async function putEntries(top: string, env: Env, paths: string[], entries: string, index?: string): Promise<void> {
+  const listed = entries.split("\0").filter(Boolean).map((e) => e.slice(e.indexOf("\t") + 1));
+  const gone = paths.filter((p) => !listed.includes(p));
+  const update = async (args: string[], input?: string) => {
+    const r = await runGit(top, ["update-index", ...args], env, undefined, { index, input });
+    if (r.code !== 0) throw new Refused(`git update-index failed (git exit ${r.code}):\n${r.stderr.trim()}`);
+  };
+  if (gone.length > 0) await update(["--force-remove", "--", ...gone]);
+  if (listed.length > 0) await update(["-z", "--index-info"], entries);
+}
+
+// Commits HEAD plus `paths` as the user's index stages them, from an index of its own: nothing else staged goes in.
+async function commitOnly(top: string, env: Env, runHooks: boolean, message: string, paths: string[]) {
+  const staged = await gitOut(top, ["ls-files", "-s", "-z", "--", ...paths], env, "git ls-files", runHooks);
+  const dir = mkdtempSync(path.join(tmpdir(), "sh-publish-"));
+  const index = path.join(dir, "index");
   try {
-    if (gone.length > 0) await runGit(top, ["update-index", "--force-remove", "--", ...gone], env);
-    for (const { info, file } of entries) {
-      if (info[2] === "0") await runGit(top, ["update-index", "--cacheinfo", info[0]!, info[1]!, file], env);
-    }
-  } catch {
-    // Best effort: the refusal that follows is what the user must see.
+    // An unborn branch starts from an empty index.
+    const born = (await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks)).code === 0;
+    if (born) await gitOut(top, ["read-tree", "HEAD"], env, "git read-tree", runHooks, index);
+    await putEntries(top, env, paths, staged, index);
+    await gitOut(top, ["commit", "-q", "-m", message], env, "git commit", runHooks, index);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }

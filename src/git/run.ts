@@ -114,9 +114,11 @@ function gitArgs(args: readonly string[], hooksAndSigning = false): string[] {
 /** Runs `git <args>` in `cwd`; the repository's hooks and signing run only with `hooksAndSigning`. */
 export async function runGit(
   cwd: string, args: readonly string[], env: Record<string, string | undefined>, timeoutMs = GIT_TIMEOUT_MS,
-  opts: { hooksAndSigning?: boolean; input?: string } = {},
+  opts: { hooksAndSigning?: boolean; input?: string; index?: string } = {},
 ): Promise<GitResult> {
   const base = gitEnv(env);
+  // Our own index file (publish's commit), never one inherited from the caller's environment.
+  if (opts.index !== undefined) base.GIT_INDEX_FILE = opts.index;
   // `git config` runs no filter nor diff driver: asking which ones the config names would only cost a process.
   const named = args[0] === "config" ? [] : await namedOverrides(cwd, base, timeoutMs);
   const runEnv = named.length > 0 ? withConfig(base, named) : base;

@@ -362,9 +362,10 @@ export function redactText(text: string, options: RedactOptions = {}): Redacted 
   const spans = new Spans();
   const covered = (start: number, end: number): boolean => spans.covered(start, end);
   // An anchor line keeps its branch and paths unless a vendor's exact token shape sits in them.
-  const kept = (rule: RedactionRule, start: number, end: number): boolean =>
-    onExemptLine(start, end) && !(VENDOR_SHAPE.has(rule.id) && !hyphenJoinedWords(text.slice(start, end)));
-  collectSpans(text, REDACTION_RULES, kept, (start, end, rule) => spans.accept(start, end, rule.id));
+  const kept = (kind: string, start: number, end: number): boolean =>
+    onExemptLine(start, end) && !(VENDOR_SHAPE.has(kind) && !hyphenJoinedWords(text.slice(start, end)));
+  collectSpans(text, REDACTION_RULES, (rule, start, end) => kept(rule.id, start, end), (start, end, rule) =>
+    spans.accept(start, end, rule.id));
 
   // An AWS secret with no name, beside an access key id or in a credentials file, after every other rule.
   for (const [start, end] of awsUnnamedSpans(text)) {
@@ -388,7 +389,37 @@ export function redactText(text: string, options: RedactOptions = {}): Redacted 
   if (options.transcript === true) {
     for (const [start, end, kind] of transcriptSpans(text)) spans.accept(start, end, kind);
   }
+  for (const [start, end, kind] of repeatedSecrets(text, spans.list)) {
+    if (!kept(kind, start, end)) spans.accept(start, end, kind);
+  }
   return render(text, spans.list);
+}
+
+/** A value shorter than this is not looked for elsewhere: a short password repeated may be a common word. */
+const REPEAT_MIN = 8;
+
+/** Every other place `text` holds a found secret's exact value (8+ characters), longest value first, as its kind. */
+function repeatedSecrets(text: string, found: readonly Span[]): Array<[number, number, string]> {
+  const kinds = new Map<string, string>();
+  for (const s of found) if (s.end - s.start >= REPEAT_MIN) kinds.set(text.slice(s.start, s.end), s.kind);
+  // A position is tried only when a value starts with its first characters: the scan stays linear in the text.
+  const heads = new Set([...kinds.keys()].map((v) => v.slice(0, REPEAT_MIN)));
+  const lengths = [...new Set([...kinds.keys()].map((v) => v.length))].sort((x, y) => y - x);
+  const out: Array<[number, number, string]> = [];
+  let next = 0;
+  for (let i = 0; kinds.size > 0 && i + REPEAT_MIN <= text.length; i++) {
+    while (next < found.length && found[next]!.end <= i) next++;
+    if (next < found.length && found[next]!.start <= i) {
+      i = found[next]!.end - 1;
+      continue;
+    }
+    if (!heads.has(text.slice(i, i + REPEAT_MIN))) continue;
+    const length = lengths.find((n) => kinds.has(text.slice(i, i + n)));
+    if (length === undefined) continue;
+    out.push([i, i + length, kinds.get(text.slice(i, i + length))!]);
+    i += length - 1;
+  }
+  return out;
 }
 
 /** `text` with each span replaced by `<redacted: KIND>`, and the findings. */

@@ -37,8 +37,9 @@ SOLUTIONS.md, archive/ and journal/ (unless journal/OFF exists) -- and nothing
 else: whatever else is staged stays out of the commit. Never private files,
 PAUSE, nor checkpoints/ (they quote the user's words). Run it only on the user's
 explicit request. Each run also registers the merge driver for this clone
-(\`merge-driver --help\`) and commits .gitattributes when it changed our block.
-Every line it prints: references/verbs.md#publish.
+(\`merge-driver --help\`) and commits .gitattributes when it changed our block
+(HEAD's file plus the block, never your own uncommitted lines). Every line it
+prints: references/verbs.md#publish.
 
 options:
   --message M       the commit message, one line without a secret (default

@@ -36,6 +36,10 @@ describe("no pathological input makes redaction slow (1 MB, the document limit)"
     ["access key ids on every line", (k) => `AKIA${"B".repeat(16)}\n`.repeat(k), 40_000],
     ["credentials-file sections", (k) => "[x]\naws_access_key_id=1\n".repeat(k), 40_000],
     ["keywords beside hex runs", (k) => `key ${"ab12".repeat(10)} `.repeat(k), 20_000],
+    // A found secret is looked for again everywhere: one value, thousands sharing its head, near misses.
+    ["secrets repeated, sharing a head, with near misses",
+      (k) => Array.from({ length: k }, (_, i) => `token=Xk9mQ2pL${i.toString(36)}vR4 Xk9mQ2pL${i.toString(36)}vR4 ` +
+        "Xk9mQ2pL-no\n").join(""), 20_000],
     ["Bearer variables without assignments", (k) => 'curl -H "Authorization: Bearer $K" '.repeat(k), 25_000],
   ])("%s", (_name, make, k) => {
     expectLinear(redactText, make, k);

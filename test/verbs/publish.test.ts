@@ -48,6 +48,23 @@ describe("publish", () => {
     expect(git(root, "diff", "--name-only")).toBe("README.md\n");
   });
 
+  it("the user's own uncommitted .gitattributes lines stay out of the commit and in their file", () => {
+    const { root } = project();
+    writeFileSync(path.join(root, ".gitattributes"), "*.txt text\n");
+    git(root, "add", ".gitattributes");
+    git(root, "commit", "-qm", "attributes");
+    const wip = "*.psd filter=lfs diff=lfs merge=lfs -text\n";
+    writeFileSync(path.join(root, ".gitattributes"), `*.txt text\n${wip}`);
+    const r = run(root);
+    expect(r.code, r.stderr).toBe(0);
+    const committed = git(root, "show", "HEAD:.gitattributes");
+    expect(committed).toMatch(/^\*\.txt text\n# >>> session-handoff merge driver[^\n]*\n\.ai\/memory\/\*\*\/\*\.md merge=session-handoff\n# <<< /);
+    expect(committed).not.toContain("psd");
+    expect(readFileSync(path.join(root, ".gitattributes"), "utf8")).toBe(`${committed.split("\n")[0]}\n${wip}${committed.slice(11)}`);
+    expect(git(root, "diff", "--cached", "--name-only")).toBe("");
+    expect(git(root, "diff", "--name-only")).toBe(".gitattributes\n");
+  });
+
   it("nothing to publish: exit 0, no commit", () => {
     const { root } = project();
     run(root);
