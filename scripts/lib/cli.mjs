@@ -1844,9 +1844,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path55 = q ? q.value : m?.[1];
-    if (!m || !path55) return null;
-    out.push({ path: path55, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path56 = q ? q.value : m?.[1];
+    if (!m || !path56) return null;
+    out.push({ path: path56, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -2647,6 +2647,337 @@ var init_surface = __esm({
   }
 });
 
+// src/git/git-dir.ts
+import { readdirSync as readdirSync4, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
+import path16 from "node:path";
+function gitTopOf(root, env) {
+  for (let dir = root; ; dir = path16.dirname(dir)) {
+    if (dir !== root && distrustedAbove(dir, env) !== null) return null;
+    if (lstatOrNull(path16.join(dir, ".git")) !== null) return dir;
+    if (path16.dirname(dir) === dir) return null;
+  }
+}
+function gitDirOf(top) {
+  const dotGit = path16.join(top, ".git");
+  if (isDir(dotGit)) return dotGit;
+  const text = readSmall(dotGit);
+  const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
+  const dir = m ? path16.resolve(top, m[1]) : null;
+  return dir !== null && isDir(dir) ? dir : null;
+}
+function commonDirOf(gitDir) {
+  try {
+    const text = readFileSync3(path16.join(gitDir, "commondir"), "utf8").trim();
+    if (text !== "") return path16.resolve(gitDir, text);
+  } catch {
+  }
+  return gitDir;
+}
+function isShallow(gitDir) {
+  return gitDir !== null && isFile(path16.join(commonDirOf(gitDir), "shallow"));
+}
+function reflogFiles(dir, out) {
+  let entries2;
+  try {
+    entries2 = readdirSync4(dir, { withFileTypes: true });
+  } catch {
+    return;
+  }
+  for (const e of entries2) {
+    if (out.length >= MAX_REFLOG_FILES) return;
+    const p = path16.join(dir, e.name);
+    if (e.isDirectory()) reflogFiles(p, out);
+    else if (e.isFile()) out.push(p);
+  }
+}
+function reflogNames(gitDir, id) {
+  const want = id.toLowerCase();
+  if (gitDir === null || isNullObjectId(want)) return false;
+  const files = [];
+  for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path16.join(dir, "logs"), files);
+  let budget = MAX_REFLOG_BYTES;
+  for (const f of files) {
+    try {
+      const text = readFileSync3(f, "latin1");
+      budget -= text.length;
+      if (budget < 0) return false;
+      const named = (line) => line.split(" ", 2).includes(want);
+      if (text.split("\n").some(named)) return true;
+    } catch {
+    }
+  }
+  return false;
+}
+function inProgressOf(gitDir) {
+  if (gitDir === null) return null;
+  for (const dir of ["rebase-merge", "rebase-apply"]) {
+    const d = path16.join(gitDir, dir);
+    if (!isDir(d) || dir === "rebase-apply" && isFile(path16.join(d, "applying"))) continue;
+    const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path16.join(d, "head-name")) ?? "");
+    return m ? `rebase of ${m[1]}` : "rebase";
+  }
+  const files = { MERGE_HEAD: "merge", CHERRY_PICK_HEAD: "cherry-pick", REVERT_HEAD: "revert", BISECT_LOG: "bisect" };
+  return Object.entries(files).find(([file]) => isFile(path16.join(gitDir, file)))?.[1] ?? null;
+}
+function objectFormat(gitDir) {
+  try {
+    const config = gitDir === null ? "" : readFileSync3(path16.join(commonDirOf(gitDir), "config"), "utf8");
+    return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
+  } catch {
+    return "sha1";
+  }
+}
+function blobIdOf(abs, format2) {
+  const st = lstatOrNull(abs);
+  if (st === null) return "deleted";
+  let bytes;
+  if (st.isSymbolicLink()) bytes = Buffer.from(readlinkSync2(abs));
+  else if (!st.isFile()) return null;
+  else if (st.size > MAX_HASHED_BYTES) return "over 8 MB";
+  else {
+    try {
+      bytes = readFileSync3(abs);
+    } catch {
+      return null;
+    }
+  }
+  return nodeCrypto().createHash(format2).update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
+}
+var isFile, isDir, MAX_REFLOG_BYTES, MAX_REFLOG_FILES, MAX_HASHED_BYTES;
+var init_git_dir = __esm({
+  "src/git/git-dir.ts"() {
+    "use strict";
+    init_builtins();
+    init_values();
+    init_root();
+    init_fs();
+    isFile = (p) => lstatOrNull(p)?.isFile() ?? false;
+    isDir = (p) => lstatOrNull(p)?.isDirectory() ?? false;
+    MAX_REFLOG_BYTES = 64 * 1024 * 1024;
+    MAX_REFLOG_FILES = 2e3;
+    MAX_HASHED_BYTES = 8 * 1024 * 1024;
+  }
+});
+
+// src/git/saves.ts
+import { linkSync, lstatSync as lstatSync6, mkdirSync as mkdirSync2, renameSync, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
+import path17 from "node:path";
+function savesPath(root, env) {
+  const top = gitTopOf(root, env);
+  const gitDir = top === null ? null : gitDirOf(top);
+  return gitDir === null ? null : path17.join(commonDirOf(gitDir), "session-handoff", "saves");
+}
+function beside(root, env, name2) {
+  const saves = savesPath(root, env);
+  return saves === null ? null : path17.join(path17.dirname(saves), name2);
+}
+function recordLines(p, re) {
+  const lines2 = (readSmall(p) ?? "").slice(0, 16384).split("\n");
+  return lines2.map((l) => re.exec(l)).filter((m) => m !== null);
+}
+function addRecord(p, re, line, drop) {
+  try {
+    mkdirSync2(path17.dirname(p), { recursive: true, mode: 448 });
+    let kept = [];
+    try {
+      kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
+    } catch {
+    }
+    const tmp = `${p}.tmp-${process.pid}`;
+    rmSync(tmp, { force: true });
+    writeFileSync3(tmp, `${[...kept, line].slice(-KEPT).join("\n")}
+`, { mode: 384, flag: "wx" });
+    renameSync(tmp, p);
+  } catch {
+  }
+}
+function savedStampOf(text) {
+  const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1];
+  if (saved === void 0) return null;
+  const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text)?.[1];
+  return head === void 0 ? saved : `${saved}+${head}`;
+}
+function cloneIdOf(root, env, create = false) {
+  const p = beside(root, env, "clone-id");
+  if (p === null) return null;
+  const valid = (id) => id !== void 0 && /^[0-9a-f]{16}$/.test(id) ? id : null;
+  const found = valid(readSmall(p)?.trim());
+  if (found !== null || !create) return found;
+  const tmp = `${p}.tmp-${process.pid}`;
+  try {
+    mkdirSync2(path17.dirname(p), { recursive: true, mode: 448 });
+    if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
+    writeFileSync3(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
+`, { mode: 384 });
+    linkSync(tmp, p);
+  } catch {
+  } finally {
+    rmSync(tmp, { force: true });
+  }
+  return valid(readSmall(p)?.trim());
+}
+function markClone(text, id) {
+  if (id === null) return text;
+  const lines2 = text.split("\n").filter((l) => !CLONE_MARK.test(l));
+  const saved = lines2.findIndex((l) => /^Saved:/.test(l));
+  if (saved === -1) return text;
+  lines2.splice(saved + 1, 0, `<!-- saved in clone ${id} -->`);
+  return lines2.join("\n");
+}
+function markedHere(root, env, text) {
+  const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
+  const id = mark === void 0 ? null : cloneIdOf(root, env);
+  return mark === void 0 || id === null ? null : mark === id;
+}
+function savesRecord(root, env) {
+  const p = savesPath(root, env);
+  if (p === null) return null;
+  try {
+    if (!lstatSync6(p).isFile()) return null;
+    return recordLines(p, LINE2).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
+  } catch {
+    return null;
+  }
+}
+function recordSavedHere(root, env, token, stamp) {
+  const p = savesPath(root, env);
+  if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
+  const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
+  addRecord(p, LINE2, `${token}${safeStamp}`, (m) => m[1] === token);
+}
+function savedHere(root, env, text, token) {
+  const marked = markedHere(root, env, text);
+  if (marked !== null) return marked;
+  const saves = savesRecord(root, env);
+  if (saves === null) return null;
+  const stamp = text === null ? null : savedStampOf(text);
+  if (stamp !== null && saves.some((s) => s.stamp === stamp)) return true;
+  const tok = token();
+  return saves.some((s) => s.token === tok);
+}
+function recordSavedBy(root, env, token, agent) {
+  const p = beside(root, env, "saved-by");
+  const line = `${token} ${agent}`;
+  if (p === null || agent === null || !SAVED_BY_LINE.test(line)) return;
+  addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
+}
+function savedByOf(root, env, token) {
+  const p = beside(root, env, "saved-by");
+  try {
+    return p === null ? null : recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null;
+  } catch {
+    return null;
+  }
+}
+var KEPT, LINE2, CLONE_MARK, SAVED_BY_LINE;
+var init_saves = __esm({
+  "src/git/saves.ts"() {
+    "use strict";
+    init_builtins();
+    init_git_dir();
+    init_fs();
+    KEPT = 10;
+    LINE2 = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
+    CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
+    SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
+  }
+});
+
+// src/git/handoff-away.ts
+import { readdirSync as readdirSync5 } from "node:fs";
+import path18 from "node:path";
+function stashCount(commonDir) {
+  const log = commonDir === null ? null : readSmall(path18.join(commonDir, "logs", "refs", "stash"), 5e7);
+  return (log ?? "").split("\n").filter((l) => l !== "").length;
+}
+function branchRefs(gitDir, commonDir) {
+  const current = /^ref: (\S+)/.exec(readSmall(path18.join(gitDir, "HEAD")) ?? "")?.[1];
+  const loose = ["refs/heads", "refs/remotes"].flatMap((base) => {
+    try {
+      return readdirSync5(path18.join(commonDir, base), { recursive: true, encoding: "utf8" }).map((n2) => `${base}/${n2}`);
+    } catch {
+      return [];
+    }
+  });
+  const packed = readSmall(path18.join(commonDir, "packed-refs"), 1e7) ?? "";
+  const names = [...loose, ...[...packed.matchAll(/^\S+ (refs\/(?:heads|remotes)\/\S+)$/gm)].map((m) => m[1])];
+  const ok2 = (r) => r !== current && !r.endsWith("/HEAD") && /^[A-Za-z0-9._/-]+$/.test(r);
+  return [...new Set(names)].filter(ok2).slice(0, 50);
+}
+function parseBatch(out, n2) {
+  const blobs = [];
+  let at2 = 0;
+  while (blobs.length < n2 && at2 < out.length) {
+    const nl = out.indexOf(10, at2);
+    if (nl < 0) break;
+    const m = /^[0-9a-f]{40,64} (\S+) (\d+)$/.exec(out.subarray(at2, nl).toString("utf8"));
+    const size = m ? Number(m[2]) : 0;
+    blobs.push(m?.[1] === "blob" ? out.subarray(nl + 1, nl + 1 + size) : null);
+    at2 = m ? nl + 1 + size + 1 : nl + 1;
+  }
+  return [...blobs, ...Array(n2 - blobs.length).fill(null)];
+}
+async function handoffAway(root, env, tree = null) {
+  const top = gitTopOf(root, env);
+  const gitDir = top === null ? null : gitDirOf(top);
+  if (top === null || gitDir === null) return null;
+  const commonDir = commonDirOf(gitDir);
+  const saves = savesRecord(root, env) ?? [];
+  const rank = (text, token) => {
+    const stamp = savedStampOf(text) ?? "no stamp";
+    return saves.findLastIndex((s) => s.token === token || s.stamp === stamp);
+  };
+  const treeRank = tree === null ? -1 : rank(tree, tokenOf(Buffer.from(tree)));
+  if (tree !== null && (saves.length === 0 || treeRank === saves.length - 1)) return null;
+  const count = Math.min(stashCount(commonDir), 100);
+  const refs = saves.length > 0 ? branchRefs(gitDir, commonDir) : [];
+  const file = `${path18.relative(top, root).split(path18.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
+  if (count === 0 && refs.length === 0 || /[\r\n]/.test(file)) return null;
+  const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
+  const revs = [...stashRevs.flat(), ...refs];
+  let blobs;
+  try {
+    const input = revs.map((x) => `${x}:${file}
+`).join("");
+    const r = await runGit(root, ["cat-file", "--batch"], env, void 0, { input });
+    blobs = r.code === 0 ? parseBatch(r.stdout, revs.length) : [];
+  } catch (err) {
+    if (!(err instanceof GitUnavailable)) throw err;
+    return null;
+  }
+  const newer = (b) => b != null && rank(b.toString("utf8"), tokenOf(b)) > treeRank;
+  for (let i = 0; i < count; i++) {
+    const [untracked, tracked, before] = blobs.slice(i * 3, i * 3 + 3);
+    const stash = `stash@{${i}}`;
+    if (untracked && (tree === null || newer(untracked)))
+      return { stash, restore: `git restore --overlay --source=${stash}^3 -- .ai/memory` };
+    if (tracked && (tree === null ? !before : newer(tracked) && !before?.equals(tracked)))
+      return { stash, restore: `git restore --source=${stash} -- .ai/memory/HANDOFF.md` };
+  }
+  const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => b ? rank(b.toString("utf8"), tokenOf(b)) : -1);
+  const best = Math.max(-1, ...ranks);
+  if (best <= treeRank) return null;
+  const ref = refs[ranks.indexOf(best)].replace(/^refs\/(heads|remotes)\//, "");
+  return { ref, restore: `git restore --source=${ref} --staged --worktree -- .ai/memory` };
+}
+function awaySentence(a) {
+  const line = `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\``;
+  return popNote(a) === null ? line : `${line}; ${popNote(a)}`;
+}
+var whereAway, popNote;
+var init_handoff_away = __esm({
+  "src/git/handoff-away.ts"() {
+    "use strict";
+    init_files();
+    init_fs();
+    init_git_dir();
+    init_run();
+    init_saves();
+    whereAway = (a) => a.stash !== void 0 ? `in ${a.stash}` : `on branch ${a.ref}`;
+    popNote = (a) => a.stash !== void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : null;
+  }
+});
+
 // src/verbs/read.ts
 var read_exports = {};
 __export(read_exports, {
@@ -2683,6 +3014,7 @@ var init_read2 = __esm({
     init_common();
     init_types();
     init_surface();
+    init_handoff_away();
     ABSENT = "CURRENT-SHA256: absent\n";
     readVerb = {
       name: "read",
@@ -2705,9 +3037,10 @@ token still covers the bytes on disk).
 
 \`read checkpoint\` prints an automatic checkpoint (\`checkpoint --help\`) the same
 way: the newest, or the session's with --session ID. \`read handoff\` notes on
-stderr when a newer checkpoint exists. A file that changes while it is read is
-refused ("<FILE> changed while it was read; read it again"). Every case and its
-words: references/verbs.md#read.
+stderr when a newer checkpoint exists, and, when absent, a stash entry or branch
+holding the handoff (as \`check\` says it; the exit stays 3). A file that
+changes while it is read is refused ("<FILE> changed while it was read; read it
+again"). Every case and its words: references/verbs.md#read.
 ${ROOT_HELP}
 exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
       2 refused: unsafe file or tree (link, hard link, FIFO, directory, a NUL
@@ -2728,6 +3061,8 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
         if (kind === "handoff") {
           const note = checkpointNoteForHandoff(root, got === null ? null : got.bytes.toString("utf8"));
           if (note !== null) out.stderr.push(note);
+          const away = got === null ? await handoffAway(root, ctx.env) : null;
+          if (away !== null) out.stderr.push(`note: ${awaySentence(away)}`);
         }
         return out;
       }
@@ -3076,118 +3411,6 @@ alwaysApply: true
   }
 });
 
-// src/git/git-dir.ts
-import { readdirSync as readdirSync4, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
-import path16 from "node:path";
-function gitTopOf(root, env) {
-  for (let dir = root; ; dir = path16.dirname(dir)) {
-    if (dir !== root && distrustedAbove(dir, env) !== null) return null;
-    if (lstatOrNull(path16.join(dir, ".git")) !== null) return dir;
-    if (path16.dirname(dir) === dir) return null;
-  }
-}
-function gitDirOf(top) {
-  const dotGit = path16.join(top, ".git");
-  if (isDir(dotGit)) return dotGit;
-  const text = readSmall(dotGit);
-  const m = text === null ? null : /^gitdir:[ \t]*(.+?)[ \t]*$/m.exec(text);
-  const dir = m ? path16.resolve(top, m[1]) : null;
-  return dir !== null && isDir(dir) ? dir : null;
-}
-function commonDirOf(gitDir) {
-  try {
-    const text = readFileSync3(path16.join(gitDir, "commondir"), "utf8").trim();
-    if (text !== "") return path16.resolve(gitDir, text);
-  } catch {
-  }
-  return gitDir;
-}
-function isShallow(gitDir) {
-  return gitDir !== null && isFile(path16.join(commonDirOf(gitDir), "shallow"));
-}
-function reflogFiles(dir, out) {
-  let entries2;
-  try {
-    entries2 = readdirSync4(dir, { withFileTypes: true });
-  } catch {
-    return;
-  }
-  for (const e of entries2) {
-    if (out.length >= MAX_REFLOG_FILES) return;
-    const p = path16.join(dir, e.name);
-    if (e.isDirectory()) reflogFiles(p, out);
-    else if (e.isFile()) out.push(p);
-  }
-}
-function reflogNames(gitDir, id) {
-  const want = id.toLowerCase();
-  if (gitDir === null || isNullObjectId(want)) return false;
-  const files = [];
-  for (const dir of /* @__PURE__ */ new Set([gitDir, commonDirOf(gitDir)])) reflogFiles(path16.join(dir, "logs"), files);
-  let budget = MAX_REFLOG_BYTES;
-  for (const f of files) {
-    try {
-      const text = readFileSync3(f, "latin1");
-      budget -= text.length;
-      if (budget < 0) return false;
-      const named = (line) => line.split(" ", 2).includes(want);
-      if (text.split("\n").some(named)) return true;
-    } catch {
-    }
-  }
-  return false;
-}
-function inProgressOf(gitDir) {
-  if (gitDir === null) return null;
-  for (const dir of ["rebase-merge", "rebase-apply"]) {
-    const d = path16.join(gitDir, dir);
-    if (!isDir(d) || dir === "rebase-apply" && isFile(path16.join(d, "applying"))) continue;
-    const m = /^refs\/heads\/(\S+)\s*$/.exec(readSmall(path16.join(d, "head-name")) ?? "");
-    return m ? `rebase of ${m[1]}` : "rebase";
-  }
-  const files = { MERGE_HEAD: "merge", CHERRY_PICK_HEAD: "cherry-pick", REVERT_HEAD: "revert", BISECT_LOG: "bisect" };
-  return Object.entries(files).find(([file]) => isFile(path16.join(gitDir, file)))?.[1] ?? null;
-}
-function objectFormat(gitDir) {
-  try {
-    const config = gitDir === null ? "" : readFileSync3(path16.join(commonDirOf(gitDir), "config"), "utf8");
-    return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
-  } catch {
-    return "sha1";
-  }
-}
-function blobIdOf(abs, format2) {
-  const st = lstatOrNull(abs);
-  if (st === null) return "deleted";
-  let bytes;
-  if (st.isSymbolicLink()) bytes = Buffer.from(readlinkSync2(abs));
-  else if (!st.isFile()) return null;
-  else if (st.size > MAX_HASHED_BYTES) return "over 8 MB";
-  else {
-    try {
-      bytes = readFileSync3(abs);
-    } catch {
-      return null;
-    }
-  }
-  return nodeCrypto().createHash(format2).update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
-}
-var isFile, isDir, MAX_REFLOG_BYTES, MAX_REFLOG_FILES, MAX_HASHED_BYTES;
-var init_git_dir = __esm({
-  "src/git/git-dir.ts"() {
-    "use strict";
-    init_builtins();
-    init_values();
-    init_root();
-    init_fs();
-    isFile = (p) => lstatOrNull(p)?.isFile() ?? false;
-    isDir = (p) => lstatOrNull(p)?.isDirectory() ?? false;
-    MAX_REFLOG_BYTES = 64 * 1024 * 1024;
-    MAX_REFLOG_FILES = 2e3;
-    MAX_HASHED_BYTES = 8 * 1024 * 1024;
-  }
-});
-
 // src/git/status.ts
 function statusArgs(excludes = []) {
   return excludes.length === 0 ? STATUS_ARGS : [...STATUS_ARGS, ...excludes.map((e) => `:(exclude,literal)${e}`)];
@@ -3259,12 +3482,12 @@ var init_status = __esm({
 // src/git/anchors.ts
 import { realpathSync as realpathSync2 } from "node:fs";
 import { lstat } from "node:fs/promises";
-import path17 from "node:path";
+import path19 from "node:path";
 async function statInsideRoot(root, rel) {
   const parts = rel.split("/");
   let at2 = root;
   for (const [i, part] of parts.entries()) {
-    at2 = path17.join(at2, part);
+    at2 = path19.join(at2, part);
     try {
       const st = await lstat(at2);
       if (i < parts.length - 1 && !st.isDirectory()) return null;
@@ -3283,11 +3506,11 @@ function skillExcludes(root, skillDir) {
     real3 = realpathSync2(skillDir);
   } catch {
   }
-  for (const dir of [path17.resolve(skillDir), real3]) {
+  for (const dir of [path19.resolve(skillDir), real3]) {
     if (dir === null) continue;
-    const rel = path17.relative(root, dir);
-    if (rel === "" || rel.startsWith("..") || path17.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
-    out.add(rel.split(path17.sep).join("/"));
+    const rel = path19.relative(root, dir);
+    if (rel === "" || rel.startsWith("..") || path19.isAbsolute(rel) || /[\x00-\x1f\x7f]/.test(rel)) continue;
+    out.add(rel.split(path19.sep).join("/"));
   }
   return [...out];
 }
@@ -3297,7 +3520,7 @@ function dirtyHashesOf(top, dirty) {
   for (const p of dirty) {
     if (out.length >= MAX_DIRTY_HASHES) break;
     if (p.endsWith("/")) continue;
-    const id = blobIdOf(path17.join(top, p), format2);
+    const id = blobIdOf(path19.join(top, p), format2);
     if (id !== null) out.push({ path: p, id });
   }
   return out;
@@ -3336,7 +3559,7 @@ async function collectAnchors(root, env, nowMs, keyFiles, skillDir = null) {
   const keyFileMtimes = [];
   const skippedKeyFiles = [];
   for (const value of keyFiles) {
-    const given = path17.isAbsolute(value) ? path17.relative(root, value).split(path17.sep).join("/") : value;
+    const given = path19.isAbsolute(value) ? path19.relative(root, value).split(path19.sep).join("/") : value;
     const rel = safeRelativePath(given);
     if (rel === null) {
       skippedKeyFiles.push({ path: value, reason: "not a path inside the root" });
@@ -3405,9 +3628,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path55 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path55)) return true;
-  const parts = path55.split(/\??\.|::|->/);
+  const path56 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path56)) return true;
+  const parts = path56.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -4633,19 +4856,19 @@ var init_redact = __esm({
 });
 
 // src/agents/harness-path.ts
-import path18 from "node:path";
+import path20 from "node:path";
 function windowsShaped(p) {
   return /^([A-Za-z]:|\\\\)/.test(p);
 }
 function harnessPath(what, p, platform = process.platform) {
   const windows = windowsShaped(p);
-  const absolute = (windows || platform === "win32" ? path18.win32 : path18.posix).isAbsolute(p);
+  const absolute = (windows || platform === "win32" ? path20.win32 : path20.posix).isAbsolute(p);
   if (p.includes("\0") || !absolute) return { ok: false, reason: `${what} is not an absolute path`, windows };
   if (windows && platform !== "win32") {
     const reason = `${what} ${quotedPath(p.slice(0, 200))} is a Windows path and this helper runs on ${platform}`;
     return { ok: false, reason, windows };
   }
-  return { ok: true, path: platform === "win32" ? path18.win32.normalize(p) : p };
+  return { ok: true, path: platform === "win32" ? path20.win32.normalize(p) : p };
 }
 function hookCwd(cwd, platform = process.platform) {
   if (cwd === void 0 || cwd === null) return null;
@@ -5093,10 +5316,10 @@ var init_validate = __esm({
 });
 
 // src/store/settings.ts
-import path19 from "node:path";
+import path21 from "node:path";
 function readSettings(memDir) {
   const settings = { ...DEFAULT_SETTINGS };
-  const file = path19.join(memDir, SETTINGS_FILE);
+  const file = path21.join(memDir, SETTINGS_FILE);
   const text = readSmall(file, MAX_SETTINGS_BYTES);
   const why = text === null ? unreadReason(file, MAX_SETTINGS_BYTES) : null;
   const unread = why === null ? [] : [`.ai/memory/${SETTINGS_FILE} ${why}; using the defaults`];
@@ -5147,8 +5370,8 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import { lstatSync as lstatSync6, readdirSync as readdirSync5, unlinkSync as unlinkSync3 } from "node:fs";
-import path20 from "node:path";
+import { lstatSync as lstatSync7, readdirSync as readdirSync6, unlinkSync as unlinkSync3 } from "node:fs";
+import path22 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
 }
@@ -5184,13 +5407,13 @@ function newestFirst(a, b) {
   return b.mtimeMs - a.mtimeMs;
 }
 function archivesKept(dir) {
-  const { settings, problems } = readSettings(path20.dirname(dir));
+  const { settings, problems } = readSettings(path22.dirname(dir));
   return { keep: settings.archivesKept, problems };
 }
 function prunable(dir) {
   const entries2 = [];
-  for (const name2 of readdirSync5(dir)) {
-    const st = PRUNABLE_NAME.test(name2) ? lstatSync6(path20.join(dir, name2), { throwIfNoEntry: false }) : void 0;
+  for (const name2 of readdirSync6(dir)) {
+    const st = PRUNABLE_NAME.test(name2) ? lstatSync7(path22.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
     entries2.push({ name: name2, mtimeMs: st.mtimeMs });
@@ -5227,7 +5450,7 @@ function pruneArchive(dir, justArchived = null) {
   const deleted = [];
   for (const entry of doomed) {
     try {
-      unlinkSync3(path20.join(dir, entry.name));
+      unlinkSync3(path22.join(dir, entry.name));
       deleted.push(entry.name);
     } catch (err) {
       warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
@@ -5312,7 +5535,7 @@ ${body}${left > 0 ? `- Dropped: (${left} more items left out)
   return out;
 }
 function parseJournal(text, kind = "month") {
-  const lines2 = text.split("\n");
+  const lines2 = text.split(/\r?\n/);
   const entries2 = [];
   const problems = [];
   const title = "the second line must be `# Journal <YYYY-MM>` (or `# Journal <YYYY>`)";
@@ -5371,7 +5594,7 @@ ${sorted.join("")}`;
 function foldedLines(text) {
   const out = [];
   let period = "";
-  for (const line of text.split("\n")) {
+  for (const line of text.split(/\r?\n/)) {
     period = /^## (\d{4}-\d{2})$/.exec(line)?.[1] ?? period;
     const m = /^- (\d{4}-\d{2}-\d{2}) (save|resume) [0-9a-f]{16}: (.*)$/.exec(line);
     if (m) out.push({ period, date: m[1], kind: m[2], items: m[3] });
@@ -5505,14 +5728,14 @@ import {
   fchmodSync as fchmodSync2,
   fchownSync,
   fsyncSync,
-  linkSync,
-  lstatSync as lstatSync7,
+  linkSync as linkSync2,
+  lstatSync as lstatSync8,
   openSync as openSync4,
-  renameSync,
+  renameSync as renameSync2,
   unlinkSync as unlinkSync4,
   writeSync
 } from "node:fs";
-import path21 from "node:path";
+import path23 from "node:path";
 function syncDir(dir) {
   try {
     const fd = openSync4(dir, constants4.O_RDONLY);
@@ -5535,7 +5758,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   for (let attempt = 0; ; attempt++) {
     const name2 = archiveName(prefix, archiveDirPath);
     try {
-      linkSync(from, path21.join(archiveDirPath, name2));
+      linkSync2(from, path23.join(archiveDirPath, name2));
       return name2;
     } catch (err) {
       if (err.code !== "EEXIST" || attempt > 5) throw err;
@@ -5562,7 +5785,7 @@ function writeTemp(tempPath, bytes, mode, owner) {
   }
 }
 async function publish(spec) {
-  const filePath = path21.join(spec.dir, spec.file);
+  const filePath = path23.join(spec.dir, spec.file);
   const prior = await readStable(filePath, { failpoint: spec.failpoint });
   if (prior !== null && prior.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", filePath);
   const current = prior ? prior.token : "absent";
@@ -5574,14 +5797,14 @@ async function publish(spec) {
   const mode = prior ? Number(prior.stat.mode & 0o7777n) & ~3586 : spec.newMode;
   const pid = process.pid;
   const rand = randomHex8();
-  const claimPath = path21.join(spec.dir, privateName(spec.file, "claim", pid, rand));
-  const tempPath = path21.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
+  const claimPath = path23.join(spec.dir, privateName(spec.file, "claim", pid, rand));
+  const tempPath = path23.join(spec.dir, privateName(spec.file, "tmp", pid, rand));
   const warnings = [];
   let archived = null;
   if (prior !== null) {
     await failpoint(spec.failpoint, "before-claim");
     try {
-      renameSync(filePath, claimPath);
+      renameSync2(filePath, claimPath);
     } catch (err) {
       if (err.code === "ENOENT") {
         throw new Refused(`${spec.file} changed since it was read (it was deleted); read again and merge`);
@@ -5625,7 +5848,7 @@ async function publish(spec) {
     throw new Refused(`cannot save ${spec.file}: ${err.message}; ${afterRollback(restored, spec.file)}`);
   }
   try {
-    linkSync(tempPath, filePath);
+    linkSync2(tempPath, filePath);
   } catch (err) {
     if (err.code !== "EEXIST") {
       let restored = true;
@@ -5656,7 +5879,7 @@ async function publish(spec) {
 function claimIsWhatWeRead(claimPath, prior) {
   let st;
   try {
-    st = lstatSync7(claimPath, { bigint: true });
+    st = lstatSync8(claimPath, { bigint: true });
   } catch {
     return "changed";
   }
@@ -5673,15 +5896,15 @@ function claimIsWhatWeRead(claimPath, prior) {
 }
 function putBack(claimPath, filePath) {
   try {
-    linkSync(claimPath, filePath);
+    linkSync2(claimPath, filePath);
     unlinkSync4(claimPath);
     return true;
   } catch (err) {
     if (err.code === "EEXIST") return false;
   }
   try {
-    if (lstatSync7(filePath, { throwIfNoEntry: false }) !== void 0) return false;
-    renameSync(claimPath, filePath);
+    if (lstatSync8(filePath, { throwIfNoEntry: false }) !== void 0) return false;
+    renameSync2(claimPath, filePath);
     return true;
   } catch {
     return false;
@@ -5692,16 +5915,16 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   await failpoint(spec.failpoint, "rollback-after-temp-drop");
   try {
     await failpoint(spec.failpoint, "rollback-before-restore");
-    linkSync(claimPath, filePath);
+    linkSync2(claimPath, filePath);
   } catch (err) {
     if (!NO_ROOM.has(err.code ?? "")) return false;
     if (archived !== null) {
-      unlinkQuiet(path21.join(spec.archiveDir, archived));
+      unlinkQuiet(path23.join(spec.archiveDir, archived));
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
-    if (lstatSync7(filePath, { throwIfNoEntry: false }) !== void 0) return false;
+    if (lstatSync8(filePath, { throwIfNoEntry: false }) !== void 0) return false;
     try {
-      renameSync(claimPath, filePath);
+      renameSync2(claimPath, filePath);
     } catch {
       return false;
     }
@@ -5711,7 +5934,7 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   }
   await failpoint(spec.failpoint, "rollback-after-restore");
   if (archived !== null) {
-    unlinkQuiet(path21.join(spec.archiveDir, archived));
+    unlinkQuiet(path23.join(spec.archiveDir, archived));
     await failpoint(spec.failpoint, "rollback-after-unarchive");
   }
   unlinkQuiet(claimPath);
@@ -5741,17 +5964,17 @@ var init_publish = __esm({
 import {
   closeSync as closeSync5,
   fsyncSync as fsyncSync2,
-  linkSync as linkSync2,
-  lstatSync as lstatSync8,
-  mkdirSync as mkdirSync2,
+  linkSync as linkSync3,
+  lstatSync as lstatSync9,
+  mkdirSync as mkdirSync3,
   openSync as openSync5,
-  renameSync as renameSync2,
+  renameSync as renameSync3,
   unlinkSync as unlinkSync5,
-  writeFileSync as writeFileSync3
+  writeFileSync as writeFileSync4
 } from "node:fs";
-import path22 from "node:path";
+import path24 from "node:path";
 function journalDir(root) {
-  return path22.join(memoryDir(root), "journal");
+  return path24.join(memoryDir(root), "journal");
 }
 function parseJournalName(name2) {
   const m = JOURNAL_NAME.exec(name2);
@@ -5767,13 +5990,13 @@ function listJournal(root) {
   return listDir(journalDir(root)).map(parseJournalName).filter((f) => f !== null).sort((a, b) => a.period === b.period ? a.part - b.part : a.period < b.period ? -1 : 1);
 }
 function journalOff(root) {
-  return exists(path22.join(journalDir(root), "OFF"));
+  return exists(path24.join(journalDir(root), "OFF"));
 }
 function monthOf(ms) {
   return new Date(ms).toISOString().slice(0, 7);
 }
 function readJournalFile(dir, name2) {
-  const p = path22.join(dir, name2);
+  const p = path24.join(dir, name2);
   let opened;
   try {
     opened = openRegular(p, MAX_DOCUMENT_BYTES);
@@ -5814,14 +6037,14 @@ function repairJournal(dir) {
   const actions = [];
   for (const e of listPrivate(dir)) {
     if (e.pid !== process.pid && processAlive(e.pid)) continue;
-    if (lstatSync8(e.path).isSymbolicLink()) continue;
+    if (lstatSync9(e.path).isSymbolicLink()) continue;
     if (e.role === "tmp") {
       unlinkSync5(e.path);
       continue;
     }
-    const target = path22.join(dir, e.file);
+    const target = path24.join(dir, e.file);
     if (!exists(target)) {
-      renameSync2(e.path, target);
+      renameSync3(e.path, target);
       actions.push(`journal/${e.file}: put back after an interrupted append`);
       continue;
     }
@@ -5831,7 +6054,7 @@ function repairJournal(dir) {
       unlinkSync5(e.path);
     } else {
       const kept = `${e.file.replace(/\.md$/, "")}.orig-${randomHex8()}.md`;
-      renameSync2(e.path, path22.join(dir, kept));
+      renameSync3(e.path, path24.join(dir, kept));
       const what = "another program changed it during an interrupted append";
       actions.push(`journal/${e.file}: ${what}; the earlier version is journal/${kept}`);
     }
@@ -5841,7 +6064,7 @@ function repairJournal(dir) {
 function writeTemp2(p, bytes) {
   const fd = openSync5(p, "wx", 384);
   try {
-    writeFileSync3(fd, bytes);
+    writeFileSync4(fd, bytes);
     fsyncSync2(fd);
   } finally {
     closeSync5(fd);
@@ -5849,24 +6072,24 @@ function writeTemp2(p, bytes) {
 }
 async function publishJournalFile(dir, name2, expected, bytes, fp) {
   const rand = randomHex8();
-  const temp = path22.join(dir, privateName(name2, "tmp", process.pid, rand));
-  const claim = path22.join(dir, privateName(name2, "claim", process.pid, rand));
-  const target = path22.join(dir, name2);
+  const temp = path24.join(dir, privateName(name2, "tmp", process.pid, rand));
+  const claim = path24.join(dir, privateName(name2, "claim", process.pid, rand));
+  const target = path24.join(dir, name2);
   writeTemp2(temp, bytes);
   try {
     if (expected !== "absent") {
-      renameSync2(target, claim);
+      renameSync3(target, claim);
       await failpoint(fp, "journal-after-claim");
-      const claimed = readJournalFile(dir, path22.basename(claim));
+      const claimed = readJournalFile(dir, path24.basename(claim));
       if (claimed === null || claimed.token !== expected) {
-        if (!exists(target)) renameSync2(claim, target);
+        if (!exists(target)) renameSync3(claim, target);
         const why = "changed while the entry was appended (another program wrote it)";
         throw new Refused(`journal/${name2} ${why}; the entry was not added`);
       }
     }
     await failpoint(fp, "journal-before-publication");
     try {
-      linkSync2(temp, target);
+      linkSync3(temp, target);
     } catch (err) {
       if (err.code !== "EEXIST") throw err;
       const why = "was created by another program during the append";
@@ -5885,12 +6108,12 @@ async function publishJournalFile(dir, name2, expected, bytes, fp) {
 function ensureJournalDir(root) {
   const dir = journalDir(root);
   try {
-    mkdirSync2(dir, { mode: 448 });
+    mkdirSync3(dir, { mode: 448 });
   } catch (err) {
     const code = err.code;
     if (code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${err.message}`);
   }
-  const st = lstatSync8(dir);
+  const st = lstatSync9(dir);
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is a link or not a directory; move it away so the journal can be written`);
   }
@@ -5939,7 +6162,7 @@ var init_store2 = __esm({
 
 // src/journal/record.ts
 import { unlinkSync as unlinkSync6 } from "node:fs";
-import path23 from "node:path";
+import path25 from "node:path";
 function monthIndex(period) {
   return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
 }
@@ -5985,7 +6208,7 @@ function retriedNotes(root, priorToken) {
 }
 async function handoffWithToken(root, token) {
   const archived = listDir(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2));
-  for (const f of [path23.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path23.join(archiveDir(root), n2))]) {
+  for (const f of [path25.join(memoryDir(root), "HANDOFF.md"), ...archived.map((n2) => path25.join(archiveDir(root), n2))]) {
     try {
       const r = await readStable(f);
       if (r !== null && r.token === token) return r.bytes.toString("utf8");
@@ -6003,7 +6226,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     };
     const base = call.cwd !== null ? absolute(call.cwd) : null;
     const arg = call.rootArg;
-    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path23.resolve(base, arg);
+    const start = arg === null ? base : base === null || windowsShaped(arg) ? absolute(arg) : path25.resolve(base, arg);
     if (start === null || findRoot(start, env).root !== root) return [];
     const token = call.expectedToken ?? currentToken;
     if (token === null) return [];
@@ -6094,7 +6317,7 @@ async function foldOne(root, nowMonth, fp) {
     const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries2)));
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
-  for (const f of files) unlinkSync6(path23.join(dir, f.name));
+  for (const f of files) unlinkSync6(path25.join(dir, f.name));
   const names = files.map((f) => `journal/${f.name}`).join(", ");
   return `journal: folded ${names} (${entries2.length} entries) into journal/${yearName}`;
 }
@@ -6132,129 +6355,6 @@ var init_record = __esm({
     ]);
     isoSecond = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
     messageOf = (err) => err instanceof Error ? err.message : String(err);
-  }
-});
-
-// src/git/saves.ts
-import { linkSync as linkSync3, lstatSync as lstatSync9, mkdirSync as mkdirSync3, renameSync as renameSync3, rmSync, writeFileSync as writeFileSync4 } from "node:fs";
-import path24 from "node:path";
-function savesPath(root, env) {
-  const top = gitTopOf(root, env);
-  const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? null : path24.join(commonDirOf(gitDir), "session-handoff", "saves");
-}
-function beside(root, env, name2) {
-  const saves = savesPath(root, env);
-  return saves === null ? null : path24.join(path24.dirname(saves), name2);
-}
-function recordLines(p, re) {
-  const lines2 = (readSmall(p) ?? "").slice(0, 16384).split("\n");
-  return lines2.map((l) => re.exec(l)).filter((m) => m !== null);
-}
-function addRecord(p, re, line, drop) {
-  try {
-    mkdirSync3(path24.dirname(p), { recursive: true, mode: 448 });
-    let kept = [];
-    try {
-      kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
-    } catch {
-    }
-    const tmp = `${p}.tmp-${process.pid}`;
-    rmSync(tmp, { force: true });
-    writeFileSync4(tmp, `${[...kept, line].slice(-KEPT).join("\n")}
-`, { mode: 384, flag: "wx" });
-    renameSync3(tmp, p);
-  } catch {
-  }
-}
-function savedStampOf(text) {
-  const saved = /^Saved: (\S+)[ \t]*\r?$/m.exec(text)?.[1];
-  if (saved === void 0) return null;
-  const head = /^- HEAD: ([0-9a-f]{12})/m.exec(text)?.[1];
-  return head === void 0 ? saved : `${saved}+${head}`;
-}
-function cloneIdOf(root, env, create = false) {
-  const p = beside(root, env, "clone-id");
-  if (p === null) return null;
-  const valid = (id) => id !== void 0 && /^[0-9a-f]{16}$/.test(id) ? id : null;
-  const found = valid(readSmall(p)?.trim());
-  if (found !== null || !create) return found;
-  const tmp = `${p}.tmp-${process.pid}`;
-  try {
-    mkdirSync3(path24.dirname(p), { recursive: true, mode: 448 });
-    if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
-    writeFileSync4(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
-`, { mode: 384 });
-    linkSync3(tmp, p);
-  } catch {
-  } finally {
-    rmSync(tmp, { force: true });
-  }
-  return valid(readSmall(p)?.trim());
-}
-function markClone(text, id) {
-  if (id === null) return text;
-  const lines2 = text.split("\n").filter((l) => !CLONE_MARK.test(l));
-  const saved = lines2.findIndex((l) => /^Saved:/.test(l));
-  if (saved === -1) return text;
-  lines2.splice(saved + 1, 0, `<!-- saved in clone ${id} -->`);
-  return lines2.join("\n");
-}
-function markedHere(root, env, text) {
-  const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
-  const id = mark === void 0 ? null : cloneIdOf(root, env);
-  return mark === void 0 || id === null ? null : mark === id;
-}
-function readSaves(root, env) {
-  const p = savesPath(root, env);
-  if (p === null) return null;
-  try {
-    if (!lstatSync9(p).isFile()) return null;
-    const lines2 = recordLines(p, LINE2);
-    return { tokens: lines2.map((m) => m[1]), stamps: lines2.flatMap((m) => m[2] === void 0 ? [] : [m[2]]) };
-  } catch {
-    return null;
-  }
-}
-function recordSavedHere(root, env, token, stamp) {
-  const p = savesPath(root, env);
-  if (p === null || !/^[0-9a-f]{64}$/.test(token)) return;
-  const safeStamp = stamp !== null && /^\S{1,64}$/.test(stamp) ? ` @${stamp}` : "";
-  addRecord(p, LINE2, `${token}${safeStamp}`, (m) => m[1] === token);
-}
-function savedHere(root, env, text, token) {
-  const marked = markedHere(root, env, text);
-  if (marked !== null) return marked;
-  const saves = readSaves(root, env);
-  if (saves === null) return null;
-  const stamp = text === null ? null : savedStampOf(text);
-  return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(token());
-}
-function recordSavedBy(root, env, token, agent) {
-  const p = beside(root, env, "saved-by");
-  const line = `${token} ${agent}`;
-  if (p === null || agent === null || !SAVED_BY_LINE.test(line)) return;
-  addRecord(p, SAVED_BY_LINE, line, (m) => m[1] === token);
-}
-function savedByOf(root, env, token) {
-  const p = beside(root, env, "saved-by");
-  try {
-    return p === null ? null : recordLines(p, SAVED_BY_LINE).find((m) => m[1] === token)?.[2] ?? null;
-  } catch {
-    return null;
-  }
-}
-var KEPT, LINE2, CLONE_MARK, SAVED_BY_LINE;
-var init_saves = __esm({
-  "src/git/saves.ts"() {
-    "use strict";
-    init_builtins();
-    init_git_dir();
-    init_fs();
-    KEPT = 10;
-    LINE2 = /^([0-9a-f]{64})(?: \d+ \d+ \d+ \d+)?(?: @(\S+))?$/;
-    CLONE_MARK = /^<!-- saved in clone ([0-9a-f]{16}) -->[ \t]*\r?$/m;
-    SAVED_BY_LINE = /^([0-9a-f]{64}) ([A-Za-z0-9][A-Za-z0-9 ._-]{0,39})$/;
   }
 });
 
@@ -6468,9 +6568,9 @@ var init_document = __esm({
 // src/store/lock.ts
 import fs from "node:fs";
 import { hostname as hostname2 } from "node:os";
-import path25 from "node:path";
+import path26 from "node:path";
 async function acquireLock(memDir, timeoutSeconds) {
-  return acquireLockDir(path25.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
+  return acquireLockDir(path26.join(memDir, LOCK_NAME), timeoutSeconds, { what: "memory is busy" });
 }
 async function acquireLockDir(lockDir, timeoutSeconds, opts) {
   const start = performance.now();
@@ -6514,13 +6614,13 @@ function tryMake(lockDir, me, makeParent2) {
   } catch (err) {
     if (err.code === "EEXIST") return false;
     if (err.code === "ENOENT" && makeParent2) {
-      fs.mkdirSync(path25.dirname(lockDir), { recursive: true, mode: 448 });
+      fs.mkdirSync(path26.dirname(lockDir), { recursive: true, mode: 448 });
       return tryMake(lockDir, me, false);
     }
     throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
   }
   try {
-    fs.writeFileSync(path25.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
+    fs.writeFileSync(path26.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
     return true;
   } catch (err) {
     const code = err.code;
@@ -6559,7 +6659,7 @@ function holding(lockDir, me) {
       clearInterval(timer);
       if (!ours()) return;
       try {
-        fs.unlinkSync(path25.join(lockDir, OWNER_NAME));
+        fs.unlinkSync(path26.join(lockDir, OWNER_NAME));
         fs.rmdirSync(lockDir);
       } catch {
       }
@@ -6598,7 +6698,7 @@ var init_lock = __esm({
 });
 
 // src/store/recover.ts
-import path26 from "node:path";
+import path27 from "node:path";
 function pendingRepairs(root) {
   return [
     ...listPrivate(memoryDir(root)).filter((e) => MEMORY_FILES.has(e.file)),
@@ -6609,7 +6709,7 @@ function inoOf(p) {
   return lstatBig(p)?.ino ?? null;
 }
 function archiveEntriesWithIno(dir, ino) {
-  return listDir(dir).filter((n2) => inoOf(path26.join(dir, n2)) === ino);
+  return listDir(dir).filter((n2) => inoOf(path27.join(dir, n2)) === ino);
 }
 function notOurs(e, filePath, arch, siblings) {
   const st = lstatBig(e.path);
@@ -6626,7 +6726,7 @@ function notOurs(e, filePath, arch, siblings) {
 function groupByFile(entries2) {
   const byFile = /* @__PURE__ */ new Map();
   for (const e of entries2) {
-    const key = path26.join(path26.dirname(e.path), e.file);
+    const key = path27.join(path27.dirname(e.path), e.file);
     byFile.set(key, [...byFile.get(key) ?? [], e]);
   }
   return byFile;
@@ -6661,7 +6761,7 @@ var init_recover = __esm({
 
 // src/store/repair.ts
 import { linkSync as linkSync4, readFileSync as readFileSync4, rmSync as rmSync2, unlinkSync as unlinkSync7 } from "node:fs";
-import path27 from "node:path";
+import path28 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   let bytes;
   try {
@@ -6670,7 +6770,7 @@ function archiveEntryWithBytes(dir, claimPath) {
     return void 0;
   }
   return listDir(dir).filter((n2) => ARCHIVE_NAME.test(n2)).find((n2) => {
-    const p = path27.join(dir, n2);
+    const p = path28.join(dir, n2);
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     try {
@@ -6686,7 +6786,7 @@ function saveId(e) {
 async function dropArchiveTemps(arch, fp) {
   const out = [];
   for (const name2 of listDir(arch).filter((n2) => ARCHIVE_TEMP.test(n2))) {
-    const p = path27.join(arch, name2);
+    const p = path28.join(arch, name2);
     const st = lstatBig(p);
     if (st === null || !st.isFile()) continue;
     if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
@@ -6707,7 +6807,7 @@ async function repair(root, fp) {
   }
   const byFile = groupByFile(pendingRepairs(root));
   for (const [filePath, list2] of byFile) {
-    const file = path27.basename(filePath);
+    const file = path28.basename(filePath);
     const prefix = archivePrefixOf(file);
     const currentIno = inoOf(filePath);
     const published = (e) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno;
@@ -6722,7 +6822,7 @@ async function repair(root, fp) {
       }
       if (inoOf(filePath) === claimIno) {
         for (const copy of archiveEntriesWithIno(arch, claimIno)) {
-          unlinkSync7(path27.join(arch, copy));
+          unlinkSync7(path28.join(arch, copy));
           await failpoint(fp, "recover-after-unarchive");
         }
         unlinkSync7(claim.path);
@@ -6760,7 +6860,7 @@ async function repair(root, fp) {
   actions.push(...await dropArchiveTemps(arch, fp));
   try {
     for (const name2 of listDir(memDir).filter((n2) => DEAD_LOCK.test(n2))) {
-      rmSync2(path27.join(memDir, name2), { recursive: true, force: true });
+      rmSync2(path28.join(memDir, name2), { recursive: true, force: true });
     }
   } catch {
   }
@@ -6827,7 +6927,7 @@ var init_mutate = __esm({
 });
 
 // src/save/save.ts
-import path28 from "node:path";
+import path29 from "node:path";
 async function saveDocument(req) {
   const { root, env, kind, expected, failpoint: failpoint2 } = req;
   const file = FILE_OF[kind];
@@ -6851,7 +6951,7 @@ async function saveDocument(req) {
   };
   const options = { root, env, lockTimeoutSeconds: req.lockTimeoutSeconds, failpoint: failpoint2, validate, precheck };
   const { result, repairs } = await underLock(options, async (lock) => {
-    const now = await readStable(path28.join(memoryDir(root), file)).catch(() => void 0);
+    const now = await readStable(path29.join(memoryDir(root), file)).catch(() => void 0);
     const same = prebuilt !== null && now !== void 0 && (now?.token ?? null) === (prebuilt.prior?.token ?? null);
     const built2 = same ? prebuilt : await buildDocument(checked, root, req);
     if (built2.unchanged) return { built: built2, done: null, journal: [] };
@@ -6915,7 +7015,7 @@ function checkDocument(raw, kind, root) {
   let errors;
   if (kind === "handoff") {
     errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
-    const current = () => readHeadBytes(path28.join(memoryDir(root), file))?.toString("utf8") ?? null;
+    const current = () => readHeadBytes(path29.join(memoryDir(root), file))?.toString("utf8") ?? null;
     if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(current(), decoded.text)) {
       errors = errors.filter((e) => e.rule !== "anchor-line");
     }
@@ -6961,9 +7061,9 @@ function finalBytes(text, rawBytes) {
 }
 async function buildDocument(checked, root, anchors) {
   const file = FILE_OF[checked.kind];
-  const prior = await readStable(path28.join(memoryDir(root), file));
+  const prior = await readStable(path29.join(memoryDir(root), file));
   if (prior !== null && prior.stat.nlink !== 1n) {
-    throw new UnsafeFile("hard-linked", path28.join(memoryDir(root), file));
+    throw new UnsafeFile("hard-linked", path29.join(memoryDir(root), file));
   }
   const notes = [...checked.notes];
   if (checked.kind === "handoff") return buildHandoff(checked, root, anchors, prior, notes);
@@ -7343,7 +7443,7 @@ CURRENT-SHA256: ${result.token}
 
 // src/store/inspect.ts
 import { closeSync as closeSync6, fstatSync as fstatSync4 } from "node:fs";
-import path29 from "node:path";
+import path30 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
   return verdict === "missing" ? null : verdict !== "ok";
@@ -7354,7 +7454,7 @@ function inspectFile(root, kind, retry = true, opts = {}) {
   if (unsafe) return { kind, status: "unsafe", mtimeMs: null };
   const memDir = memoryDir(root);
   const file = FILE_OF[kind];
-  const filePath = path29.join(memDir, file);
+  const filePath = path30.join(memDir, file);
   const mine = listPrivate(memDir).filter((e) => e.file === file);
   const planted = mine.length > 0 && plantedPrivate(root).some((p) => p.entry.file === file);
   if (planted) return { kind, status: "unsafe", mtimeMs: null };
@@ -7813,7 +7913,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path55 = __require("path");
+    var path56 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -7866,7 +7966,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path55.resolve(filename);
+      const absoluteName = path56.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -8037,13 +8137,13 @@ import {
   rmdirSync,
   unlinkSync as unlinkSync8
 } from "node:fs";
-import path30 from "node:path";
+import path31 from "node:path";
 function cloneOf(root, env) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
-  return { top, common, copy: path30.join(common, "session-handoff", "merge-driver.mjs") };
+  return { top, common, copy: path31.join(common, "session-handoff", "merge-driver.mjs") };
 }
 function driverCommand(node, copy) {
   const run = `${shellQuote2(node)} ${shellQuote2(copy)}${DRIVER_ARGS}`;
@@ -8062,8 +8162,8 @@ function driverParts(command) {
   return m === null ? null : { node: unquote(m[1]), copy: unquote(m[2]) };
 }
 function attributesLine(top, root) {
-  const memRel = path30.relative(top, root).split(path30.sep).join("/");
-  return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME}`;
+  const memRel = path31.relative(top, root).split(path31.sep).join("/");
+  return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME} eol=lf`;
 }
 function readRegular(p) {
   const text = readSmall(p);
@@ -8112,9 +8212,9 @@ async function registerMergeDriver(root, helperPath, env) {
   assertDriverFits(root, env);
   let copy;
   try {
-    const bytes = readFileSync5(path30.join(path30.dirname(helperPath), "lib", "cli.mjs"));
-    mkdirSync4(path30.dirname(c.copy), { recursive: true, mode: 448 });
-    giveTo(path30.dirname(c.copy), c.common);
+    const bytes = readFileSync5(path31.join(path31.dirname(helperPath), "lib", "cli.mjs"));
+    mkdirSync4(path31.dirname(c.copy), { recursive: true, mode: 448 });
+    giveTo(path31.dirname(c.copy), c.common);
     const st = lstatSync10(c.copy, { throwIfNoEntry: false });
     if (st !== void 0 && !st.isFile()) unlinkSync8(c.copy);
     const same = st !== void 0 && st.isFile() && readFileSync5(c.copy).equals(bytes);
@@ -8132,9 +8232,9 @@ async function registerMergeDriver(root, helperPath, env) {
     await runGit(c.top, ["config", "--local", `merge.${DRIVER_NAME}.${key}`, want], env);
     out.config = true;
   }
-  if (out.config) giveTo(path30.join(c.common, "config"), c.common);
+  if (out.config) giveTo(path31.join(c.common, "config"), c.common);
   try {
-    const file = path30.join(c.top, ".gitattributes");
+    const file = path31.join(c.top, ".gitattributes");
     const before = readRegular(file);
     const want = attributesLine(c.top, root);
     const { rest, had, line } = withoutBlock(before ?? "");
@@ -8154,17 +8254,17 @@ async function unregisterMergeDriver(root, env) {
   if (c === null) return out;
   try {
     unlinkSync8(c.copy);
-    rmdirSync(path30.dirname(c.copy));
+    rmdirSync(path31.dirname(c.copy));
   } catch {
   }
   const driver = await configValue(c.top, "driver", env);
   if (driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
-    giveTo(path30.join(c.common, "config"), c.common);
+    giveTo(path31.join(c.common, "config"), c.common);
     out.config = r.code === 0;
   }
   try {
-    const file = path30.join(c.top, ".gitattributes");
+    const file = path31.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file) ?? "");
     if (had) {
       if (rest === "") unlinkSync8(file);
@@ -8178,7 +8278,7 @@ async function unregisterMergeDriver(root, env) {
 }
 function assertAttributesReadable(root, env) {
   const c = cloneOf(root, env);
-  const file = c === null ? "" : path30.join(c.top, ".gitattributes");
+  const file = c === null ? "" : path31.join(c.top, ".gitattributes");
   const why = c === null || readSmall(file) !== null ? null : unreadReason(file);
   if (why === null) return;
   const fix = "so nothing was changed; make it a readable file of at most 1 MB, then run this again";
@@ -8190,7 +8290,7 @@ async function previewMergeDriver(root, remove2, env) {
   const driver = await configValue(c.top, "driver", env);
   let text;
   try {
-    text = readRegular(path30.join(c.top, ".gitattributes"));
+    text = readRegular(path31.join(c.top, ".gitattributes"));
   } catch (err) {
     const notes = [`.gitattributes would not be changed: ${err.message}`];
     return { config: remove2 ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
@@ -8228,11 +8328,11 @@ function attributesOnlyOurs(top) {
   return had && rest === "";
 }
 function textOr(dir, name2) {
-  return readSmall(path30.join(dir, name2)) ?? "";
+  return readSmall(path31.join(dir, name2)) ?? "";
 }
 async function mergeDriverMissing(root, env) {
   const c = cloneOf(root, env);
-  const file = c === null ? "" : path30.join(c.top, ".gitattributes");
+  const file = c === null ? "" : path31.join(c.top, ".gitattributes");
   const text = c === null ? "" : readSmall(file);
   const why = text === null ? unreadReason(file) : null;
   if (why !== null) return `.gitattributes ${why}: session-handoff cannot tell whether it names the merge driver`;
@@ -8273,147 +8373,12 @@ var init_merge_driver_config = __esm({
   }
 });
 
-// src/git/fates.ts
-import { readFileSync as readFileSync6 } from "node:fs";
-import path31 from "node:path";
-function parseRawLog(out) {
-  return out.toString("utf8").split("").slice(1).map((rec) => {
-    const [name2 = "", ...rest] = rec.split("\0");
-    const paths = /* @__PURE__ */ new Map();
-    for (let i = 0; i + 1 < rest.length; i += 2) {
-      const meta = rest[i].replace(/^\n/, "");
-      if (!meta.startsWith(":")) break;
-      paths.set(rest[i + 1], meta.split(" ")[3] ?? "");
-    }
-    return { name: name2.trim(), paths };
-  });
-}
-function fatesOf(i) {
-  const hashOf = new Map(i.hashes.map((h) => [h.path, h.id]));
-  return i.savedDirty.map((p) => {
-    const saved = hashOf.get(p);
-    const known = saved !== void 0 && saved !== "over 8 MB";
-    if (i.nowDirty.includes(p)) {
-      if (!known) return { path: p, fate: "dirty" };
-      const now = i.blobNow(p);
-      return { path: p, fate: (saved === "deleted" ? now === null : now === saved) ? "unchanged" : "changed" };
-    }
-    const sameContent = (id) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);
-    const holds = (t) => [...t.paths].some(([q, id]) => p.endsWith("/") ? q.startsWith(p) : q === p && sameContent(id));
-    const head = i.onHead?.find(holds);
-    if (head) return { path: p, fate: "committed", commit: head.name, onHead: true };
-    const stash = i.stashes?.find(holds);
-    if (stash) return { path: p, fate: "stashed", stash: stash.name };
-    const other = i.elsewhere?.find(holds);
-    if (other) return { path: p, fate: "committed", commit: other.name, onHead: false };
-    if (i.fromElsewhere) return { path: p, fate: "not-here" };
-    if (!i.fromSaved || i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
-    return { path: p, fate: "reverted" };
-  });
-}
-function clonedAfter(gitDir, savedMs2) {
-  if (gitDir === null || savedMs2 === null) return false;
-  try {
-    const first = readFileSync6(path31.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
-    const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
-    return m !== null && Number(m[1]) * 1e3 >= savedMs2;
-  } catch {
-    return false;
-  }
-}
-function stashCount(commonDir) {
-  if (commonDir === null) return 0;
-  try {
-    const log = readFileSync6(path31.join(commonDir, "logs", "refs", "stash"), "utf8");
-    return log.split("\n").filter((l) => l !== "").length;
-  } catch {
-    return 0;
-  }
-}
-async function objectIds(git, revs) {
-  if (revs.length === 0) return [];
-  const r = await git(["cat-file", "--batch-check"], revs.map((x) => `${x}
-`).join(""));
-  const lines2 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
-  return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines2[i] ?? "")?.[1] ?? null);
-}
-async function untrackedInStashes(git, count, paths) {
-  const asks = Array.from({ length: Math.min(count, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
-  const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
-  const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
-  return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
-}
-async function gatherFateLogs(git, opts) {
-  if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [] };
-  const specs = ["--", ...opts.cleaned.map((p) => `:(top,literal)${p}`)];
-  const since = opts.savedDateMs === null ? [] : [`--since=@${Math.floor(opts.savedDateMs / 1e3)}`];
-  const bound = opts.savedHead !== null ? [`^${opts.savedHead}`] : [...since, "--max-count=500"];
-  const run = async (args) => {
-    const r = await git(args);
-    return r.code === 0 ? parseRawLog(r.stdout) : null;
-  };
-  const stashes = stashCount(opts.commonDir);
-  const notHead = opts.headExists ? ["^HEAD"] : [];
-  const stashLog = ["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs];
-  const [onHead, elsewhere, tracked, untracked] = await Promise.all([
-    opts.headExists ? run(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
-    run(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
-    stashes > 0 ? run(stashLog) : [],
-    stashes > 0 ? untrackedInStashes(git, stashes, opts.cleaned) : []
-  ]);
-  const byName = /* @__PURE__ */ new Map();
-  for (const t of tracked ?? []) byName.set(t.name, t);
-  for (const u of untracked) {
-    const t = byName.get(u.stash) ?? { name: u.stash, paths: /* @__PURE__ */ new Map() };
-    t.paths.set(u.p, u.id);
-    byName.set(u.stash, t);
-  }
-  const n2 = (name2) => Number(/\d+/.exec(name2)?.[0] ?? 0);
-  const all = tracked === null ? null : [...byName.values()].sort((a, b) => n2(a.name) - n2(b.name));
-  return { onHead, elsewhere, stashes: all };
-}
-async function handoffInStash(root, env) {
-  const top = gitTopOf(root, env);
-  const gitDir = top === null ? null : gitDirOf(top);
-  const count = stashCount(gitDir === null ? null : commonDirOf(gitDir));
-  if (top === null || count === 0) return null;
-  const handoff = `${path31.relative(top, root).split(path31.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
-  if (/[\r\n]/.test(handoff)) return null;
-  const git = (args, input) => runGit(root, args, env, void 0, { input });
-  const n2 = Math.min(count, 100);
-  const revs = Array.from({ length: n2 }, (_, i) => [`stash@{${i}}^3:`, `stash@{${i}}:`, `stash@{${i}}^1:`]);
-  try {
-    const ids = await objectIds(git, revs.flat().map((r) => `${r}${handoff}`));
-    for (let i = 0; i < n2; i++) {
-      const [untracked, tracked, before] = ids.slice(i * 3, i * 3 + 3);
-      if (untracked)
-        return { stash: `stash@{${i}}`, restore: `git restore --overlay --source=stash@{${i}}^3 -- .ai/memory` };
-      if (tracked && !before) {
-        return { stash: `stash@{${i}}`, restore: `git restore --source=stash@{${i}} -- .ai/memory/HANDOFF.md` };
-      }
-    }
-  } catch (err) {
-    if (!(err instanceof GitUnavailable)) throw err;
-  }
-  return null;
-}
-var ZERO, RAW;
-var init_fates = __esm({
-  "src/git/fates.ts"() {
-    "use strict";
-    init_git_dir();
-    init_run();
-    ZERO = /^0+$/;
-    RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
-  }
-});
-
 // src/verbs/check.ts
 var check_exports = {};
 __export(check_exports, {
   checkVerb: () => checkVerb
 });
-var MESSAGES, CHECKPOINT_PARKED, stashedMessage, checkVerb;
+var MESSAGES, CHECKPOINT_PARKED, checkVerb;
 var init_check = __esm({
   "src/verbs/check.ts"() {
     "use strict";
@@ -8423,7 +8388,7 @@ var init_check = __esm({
     init_conflicted();
     init_handoff();
     init_merge_driver_config();
-    init_fates();
+    init_handoff_away();
     init_pause();
     init_common();
     init_types();
@@ -8436,7 +8401,6 @@ var init_check = __esm({
       conflicted: "memory is conflicted: unresolved merge conflict markers; do not load it: keep one side of each conflict, archive the other, then check again"
     };
     CHECKPOINT_PARKED = "an automatic checkpoint is parked: no handoff was written; the resume flow can draft from it";
-    stashedMessage = (stash, restore2) => `a handoff is parked in ${stash}, not in the working tree: bring it back with \`${restore2}\``;
     checkVerb = {
       name: "check",
       options: { root: { type: "string" }, json: { type: "boolean" } },
@@ -8457,18 +8421,19 @@ exit: 0 nothing parked
       2 a handoff is parked; or, with no handoff, an automatic checkpoint
         holding a capture ("an automatic checkpoint is parked: no handoff was
         written; the resume flow can draft from it"), or a stash entry holding
-        the handoff (\`git stash -u\` took the memory dir: the line names the
-        command that brings it back)
+        the handoff (\`git stash -u\` took the memory dir), or a branch holding
+        this clone's saved handoff (a checkout left it there): the line names
+        the command that brings it back
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no
         v1 marker, a private name holding what no save leaves): do not load it;
         or conflicted: a memory file holds unresolved merge conflict markers; or
         a root every verb refuses (another user's checkout, /tmp, $HOME)
       64 usage error
 --json prints {"code", "state", "files", "paused", "message"} and, when they
-apply, "parked" ("handoff", "stash", "checkpoint" or "conflicted"), "stash",
-"restore", "conflicted", "mergeDriverMissing" and "unknownSections":
-references/verbs.md#check. When the kill switch is on, the paused sentence is
-printed too and the code is kept.
+apply, "parked" ("handoff", "stash", "branch", "checkpoint" or "conflicted"),
+"stash", "ref", "restore", "conflicted", "mergeDriverMissing" and
+"unknownSections": references/verbs.md#check. When the kill switch is on, the
+paused sentence is printed too and the code is kept.
 `,
       async run(ctx) {
         let root;
@@ -8488,7 +8453,7 @@ printed too and the code is kept.
         else if (unsafePrivate(root)) state = "unsafe";
         else if (conflicted.length > 0) state = "conflicted";
         else if (files.handoff === "present") state = "parked";
-        const stashed = state === null && files.handoff === "missing" ? await handoffInStash(root, ctx.env) : null;
+        const stashed = state === null && files.handoff === "missing" ? await handoffAway(root, ctx.env) : null;
         if (stashed !== null || state === null && files.handoff === "missing" && checkpointParked(root)) state = "parked";
         state ??= "clean";
         const code = { clean: 0, interrupted: 1, parked: 2, unsafe: 3, conflicted: 3 }[state];
@@ -8496,10 +8461,12 @@ printed too and the code is kept.
         const pausedLine = paused ? `memory writes are paused: remove ${paused} to resume` : null;
         let parked;
         if (state === "conflicted") parked = "conflicted";
-        else if (state === "parked") parked = files.handoff === "present" ? "handoff" : stashed ? "stash" : "checkpoint";
+        else if (state === "parked") {
+          parked = files.handoff === "present" ? "handoff" : stashed ? stashed.stash ? "stash" : "branch" : "checkpoint";
+        }
         let message = MESSAGES[state];
         if (parked === "checkpoint") message = CHECKPOINT_PARKED;
-        else if (stashed) message = stashedMessage(stashed.stash, stashed.restore);
+        else if (stashed) message = awaySentence(stashed);
         else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
         const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...stashed };
         if (state === "conflicted") result.conflicted = conflicted;
@@ -8520,7 +8487,7 @@ printed too and the code is kept.
 });
 
 // src/checkpoint/cleanup.ts
-import { linkSync as linkSync5, lstatSync as lstatSync11, readdirSync as readdirSync6, unlinkSync as unlinkSync9 } from "node:fs";
+import { linkSync as linkSync5, lstatSync as lstatSync11, readdirSync as readdirSync7, unlinkSync as unlinkSync9 } from "node:fs";
 import path32 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
@@ -8560,7 +8527,7 @@ function cleanCheckpointLeftovers(root) {
     }
   }
   try {
-    const names = readdirSync6(dir);
+    const names = readdirSync7(dir);
     const live = /* @__PURE__ */ new Set();
     for (const name2 of names) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
@@ -8584,7 +8551,7 @@ function cleanCheckpointLeftovers(root) {
 }
 function pruneOfferMarkers(dir, nowMs) {
   try {
-    for (const name2 of readdirSync6(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
+    for (const name2 of readdirSync7(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
       const p = path32.join(dir, name2);
       if (nowMs - lstatSync11(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     }
@@ -8611,7 +8578,7 @@ var recover_exports = {};
 __export(recover_exports, {
   recoverVerb: () => recoverVerb
 });
-import { readdirSync as readdirSync7 } from "node:fs";
+import { readdirSync as readdirSync8 } from "node:fs";
 var recoverVerb;
 var init_recover2 = __esm({
   "src/verbs/recover.ts"() {
@@ -8648,7 +8615,7 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
         const root = rootOption(ctx);
         let actions = [];
         if (checkTree(root) || pendingRepairs(root).length > 0) {
-          const dotted = () => readdirSync7(checkpointsDir(root)).some((n2) => n2.startsWith("."));
+          const dotted = () => readdirSync8(checkpointsDir(root)).some((n2) => n2.startsWith("."));
           const leftovers = () => checkpointsDirState(root) === "ok" && dotted();
           const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
           const { result, repairs } = await underLock(options, async () => [
@@ -8745,6 +8712,106 @@ exit: 0 printed
         return ok(markdown, stderr);
       }
     };
+  }
+});
+
+// src/git/fates.ts
+import { readFileSync as readFileSync6 } from "node:fs";
+import path33 from "node:path";
+function parseRawLog(out) {
+  return out.toString("utf8").split("").slice(1).map((rec) => {
+    const [name2 = "", ...rest] = rec.split("\0");
+    const paths = /* @__PURE__ */ new Map();
+    for (let i = 0; i + 1 < rest.length; i += 2) {
+      const meta = rest[i].replace(/^\n/, "");
+      if (!meta.startsWith(":")) break;
+      paths.set(rest[i + 1], meta.split(" ")[3] ?? "");
+    }
+    return { name: name2.trim(), paths };
+  });
+}
+function fatesOf(i) {
+  const hashOf = new Map(i.hashes.map((h) => [h.path, h.id]));
+  return i.savedDirty.map((p) => {
+    const saved = hashOf.get(p);
+    const known = saved !== void 0 && saved !== "over 8 MB";
+    if (i.nowDirty.includes(p)) {
+      if (!known) return { path: p, fate: "dirty" };
+      const now = i.blobNow(p);
+      return { path: p, fate: (saved === "deleted" ? now === null : now === saved) ? "unchanged" : "changed" };
+    }
+    const sameContent = (id) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);
+    const holds = (t) => [...t.paths].some(([q, id]) => p.endsWith("/") ? q.startsWith(p) : q === p && sameContent(id));
+    const head = i.onHead?.find(holds);
+    if (head) return { path: p, fate: "committed", commit: head.name, onHead: true };
+    const stash = i.stashes?.find(holds);
+    if (stash) return { path: p, fate: "stashed", stash: stash.name };
+    const other = i.elsewhere?.find(holds);
+    if (other) return { path: p, fate: "committed", commit: other.name, onHead: false };
+    if (i.fromElsewhere) return { path: p, fate: "not-here" };
+    if (!i.fromSaved || i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
+    return { path: p, fate: "reverted" };
+  });
+}
+function clonedAfter(gitDir, savedMs2) {
+  if (gitDir === null || savedMs2 === null) return false;
+  try {
+    const first = readFileSync6(path33.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
+    const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
+    return m !== null && Number(m[1]) * 1e3 >= savedMs2;
+  } catch {
+    return false;
+  }
+}
+async function objectIds(git, revs) {
+  if (revs.length === 0) return [];
+  const r = await git(["cat-file", "--batch-check"], revs.map((x) => `${x}
+`).join(""));
+  const lines2 = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];
+  return revs.map((_, i) => /^([0-9a-f]{40,64}) /.exec(lines2[i] ?? "")?.[1] ?? null);
+}
+async function untrackedInStashes(git, count, paths) {
+  const asks = Array.from({ length: Math.min(count, 100) }, (_, n2) => paths.map((p) => ({ n: n2, p }))).flat();
+  const safe = asks.filter((a) => !/[\r\n]/.test(a.p));
+  const ids = await objectIds(git, safe.map((a) => `stash@{${a.n}}^3:${a.p.replace(/\/+$/, "")}`));
+  return safe.flatMap((a, i) => ids[i] ? [{ stash: `stash@{${a.n}}`, p: a.p, id: ids[i] }] : []);
+}
+async function gatherFateLogs(git, opts) {
+  if (opts.cleaned.length === 0) return { onHead: [], elsewhere: [], stashes: [] };
+  const specs = ["--", ...opts.cleaned.map((p) => `:(top,literal)${p}`)];
+  const since = opts.savedDateMs === null ? [] : [`--since=@${Math.floor(opts.savedDateMs / 1e3)}`];
+  const bound = opts.savedHead !== null ? [`^${opts.savedHead}`] : [...since, "--max-count=500"];
+  const run = async (args) => {
+    const r = await git(args);
+    return r.code === 0 ? parseRawLog(r.stdout) : null;
+  };
+  const stashes = stashCount(opts.commonDir);
+  const notHead = opts.headExists ? ["^HEAD"] : [];
+  const stashLog = ["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs];
+  const [onHead, elsewhere, tracked, untracked] = await Promise.all([
+    opts.headExists ? run(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
+    run(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
+    stashes > 0 ? run(stashLog) : [],
+    stashes > 0 ? untrackedInStashes(git, stashes, opts.cleaned) : []
+  ]);
+  const byName = /* @__PURE__ */ new Map();
+  for (const t of tracked ?? []) byName.set(t.name, t);
+  for (const u of untracked) {
+    const t = byName.get(u.stash) ?? { name: u.stash, paths: /* @__PURE__ */ new Map() };
+    t.paths.set(u.p, u.id);
+    byName.set(u.stash, t);
+  }
+  const n2 = (name2) => Number(/\d+/.exec(name2)?.[0] ?? 0);
+  const all = tracked === null ? null : [...byName.values()].sort((a, b) => n2(a.name) - n2(b.name));
+  return { onHead, elsewhere, stashes: all };
+}
+var ZERO, RAW;
+var init_fates = __esm({
+  "src/git/fates.ts"() {
+    "use strict";
+    init_handoff_away();
+    ZERO = /^0+$/;
+    RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
   }
 });
 
@@ -8956,7 +9023,7 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import path33 from "node:path";
+import path34 from "node:path";
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
   p.catch(() => void 0);
@@ -9003,7 +9070,7 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   const keyFiles = [.../* @__PURE__ */ new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
   const top = gitTopOf(root, env);
-  const rel = top === null ? "" : path33.relative(top, root).split(path33.sep).join("/");
+  const rel = top === null ? "" : path34.relative(top, root).split(path34.sep).join("/");
   const prefix = rel === "" ? "" : `${rel}/`;
   const token = opts.handoffToken;
   if (token != null) facts.savedBy = savedByOf(root, env, token);
@@ -9224,7 +9291,7 @@ async function measureFates(git, facts, anchors, at2) {
     savedDirty: facts.saved.dirty ?? [],
     hashes: anchors.dirtyHashes ?? [],
     nowDirty: now.dirty,
-    blobNow: (p) => blobIdOf(path33.join(at2.top, p), format2),
+    blobNow: (p) => blobIdOf(path34.join(at2.top, p), format2),
     ...logs,
     // A clone made after the save did not save it, record or not.
     fromSaved: present && head !== null,
@@ -9654,22 +9721,25 @@ function renderBrief(b) {
   return envelopeText("BRIEF", `${b.lines.join("\n")}
 `);
 }
-function briefFromStash(stash, restore2) {
-  const notRead = `not read: the handoff is in ${stash}`;
+function briefFromStash(a) {
+  const where = whereAway(a);
+  const notRead = `not read: the handoff is ${where}`;
+  const pop = popNote(a) === null ? "" : ` (${popNote(a)})`;
   const brief = withLines({
     goal: `${notRead}, not in the working tree`,
     planStatus: notRead,
     decisionsInForce: notRead,
     doNotRetry: notRead,
-    driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is in ${stash}; drift not measured`,
-    proposedNextStep: `bring the handoff back with \`${restore2}\`, then run brief again \u2014 Confirm?`
+    driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is ${where}; drift not measured`,
+    proposedNextStep: `bring the handoff back with \`${a.restore}\`${pop}, then run brief again \u2014 Confirm?`
   });
-  return { ...brief, source: "stash" };
+  return { ...brief, source: a.stash !== void 0 ? "stash" : "branch" };
 }
 var BRIEF_LABELS, AGE_ONLY, AGE_ONLY_PLAN, MAX_FIELD_CHARS, STALE, NONE2, CAUSE2, RANK, RANKED;
 var init_brief = __esm({
   "src/brief/brief.ts"() {
     "use strict";
+    init_handoff_away();
     init_verdict();
     init_sanitize();
     init_untrusted();
@@ -9811,7 +9881,7 @@ var init_brief2 = __esm({
 
 // src/git/merge-driver.ts
 import { closeSync as closeSync7, constants as constants5, fstatSync as fstatSync5, lstatSync as lstatSync12, mkdirSync as mkdirSync5, openSync as openSync6, readFileSync as readFileSync7, writeSync as writeSync2 } from "node:fs";
-import path34 from "node:path";
+import path35 from "node:path";
 function mergedSentence(name2, note = null) {
   return `two handoffs met in a merge; the other is archive/${name2}${note === null ? "" : `; ${note}`}`;
 }
@@ -9991,7 +10061,7 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path34.join(at2, part);
+    at2 = path35.join(at2, part);
     if (lstatSync12(at2, { throwIfNoEntry: false }) === void 0) mkdirSync5(at2, { mode: 448 });
     if (!lstatSync12(at2).isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
@@ -10048,7 +10118,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
   try {
     const dir = archiveDirOf(cwd, `${m[1]}.ai/memory`);
     const name2 = archiveName("HANDOFF", dir);
-    if (!createExclusive(path34.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
+    if (!createExclusive(path35.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
     const merged = mergeHandoffs(winner, loser, o);
     const who = await otherAuthor(cwd, env, later === "ours" ? theirs : ours, file);
     const at2 = stateTimeOfText(loser, Date.now());
@@ -10091,7 +10161,7 @@ __export(brief_exports, {
   briefVerb: () => briefVerb
 });
 import { existsSync as existsSync4 } from "node:fs";
-import path35 from "node:path";
+import path36 from "node:path";
 function sideTime(text, now) {
   const st = stateTimeOfText(text, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
@@ -10108,7 +10178,7 @@ var init_brief3 = __esm({
     init_errors();
     init_anchors();
     init_drift();
-    init_fates();
+    init_handoff_away();
     init_brief2();
     init_brief();
     init_cut();
@@ -10162,8 +10232,8 @@ exit: 0 brief printed
         const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
         if (loaded === null) {
           const stdin = ctx.values.stdin === true;
-          const stashed = stdin ? null : await handoffInStash(root, ctx.env);
-          const fromStash = stashed === null ? null : briefFromStash(stashed.stash, stashed.restore);
+          const away = stdin ? null : await handoffAway(root, ctx.env);
+          const fromStash = away === null ? null : briefFromStash(away);
           const b = fromStash ?? (stdin ? null : await coldBriefFromCheckpoint(root));
           if (b !== null) return ok(json2 ? `${JSON.stringify({ brief: b, drift: null })}
 ` : renderBrief(b), []);
@@ -10209,8 +10279,11 @@ exit: 0 brief printed
           }
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
+        const newer = loaded.pasted ? null : await handoffAway(root, ctx.env, loaded.text);
+        const again = newer === null ? "" : `\`${newer.restore}\` brings it back`;
+        if (newer !== null) brief = withDriftNote(brief, `a newer save of this clone is ${whereAway(newer)}: ${again}`);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync4(path35.join(archiveDir(root), merged[1])))
+        if (merged && existsSync4(path36.join(archiveDir(root), merged[1])))
           brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
@@ -10298,6 +10371,8 @@ function composeHookText(root, env, files, interrupted, paused, now, cp) {
     if (text2 !== null && savedHere(root, env, text2, () => tokenOf(Buffer.from(text2))) === false)
       lines2.push(SENTENCES.elsewhere());
   }
+  const gone = files.some((f) => f.kind === "handoff" && f.status === "missing") && !cp?.lines.length;
+  if (gone && (savesRecord(root, env)?.length ?? 0) > 0) lines2.push(SENTENCES.away());
   if (cp) lines2.push(...cp.lines);
   if (paused) lines2.push(SENTENCES.paused());
   const text = lines2.join("\n");
@@ -10334,6 +10409,7 @@ var init_hook = __esm({
       lessons: () => "session-handoff: project lessons exist (.ai/memory/LESSONS.md); the session-handoff skill consults the matching entries when resuming work.",
       paused: () => "session-handoff: memory writes are paused by the kill switch; saved memory can still be read when asked.",
       conflicted: () => "session-handoff: the parked handoff (.ai/memory/HANDOFF.md) has unresolved merge conflicts; do not resume from it: tell the user to keep one side of each conflict before resuming.",
+      away: () => "session-handoff: this clone saved a handoff that is not in the working tree (a stash entry or another branch may hold it); the helper's `check` says where and how to bring it back.",
       elsewhere: () => "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a merge or a copy); the resume flow's brief names who committed it."
     };
     HELP = `usage: node memory_io.mjs hook --mode session|lessons [--root DIR]
@@ -10344,8 +10420,9 @@ lessons, an unsafe or foreign file, an interrupted save, an automatic
 checkpoint, the kill switch, a handoff section schema v1 does not know -- and
 never any text taken from a memory file. --mode session looks at HANDOFF.md and
 LESSONS.md; --mode lessons at LESSONS.md only. Prints nothing when every file it
-looks at is missing, and nothing at all when SESSION_HANDOFF_DISABLE is set to
-anything but empty, 0, false, no or off. Output stays under 2000 characters. It
+looks at is missing (unless this clone recorded a save: then it says one is
+away), and nothing at all when SESSION_HANDOFF_DISABLE is set to anything but
+empty, 0, false, no or off. Output stays under 2000 characters. It
 runs no git and follows no link from .ai down. Each sentence starts
 "session-handoff: "; every one: references/verbs.md#hook and
 references/session-start-hook.md. The root: --root DIR, else the "cwd" of the
@@ -10411,8 +10488,8 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync13, readdirSync as readdirSync8 } from "node:fs";
-import path36 from "node:path";
+import { lstatSync as lstatSync13, readdirSync as readdirSync9 } from "node:fs";
+import path37 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
@@ -10420,10 +10497,10 @@ function listArchives(root) {
   if (st === null) return [];
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
-  for (const name2 of readdirSync8(dir)) {
+  for (const name2 of readdirSync9(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync13(path36.join(dir, name2));
+      const s = lstatSync13(path37.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -10438,9 +10515,9 @@ function assertArchiveName(name2) {
 }
 async function readArchive(root, name2) {
   assertArchiveName(name2);
-  const got = checkTree(root) ? await readStable(path36.join(archiveDir(root), name2)) : null;
+  const got = checkTree(root) ? await readStable(path37.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path36.join(archiveDir(root), name2));
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path37.join(archiveDir(root), name2));
   return got;
 }
 var init_archive_entries = __esm({
@@ -10599,7 +10676,7 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import path37 from "node:path";
+import path38 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -10685,7 +10762,7 @@ async function restore(ctx, name2) {
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         assertArchiveName(name2);
-        if (!exists(path37.join(archiveDir(root), name2))) {
+        if (!exists(path38.join(archiveDir(root), name2))) {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
       }
@@ -10694,7 +10771,7 @@ async function restore(ctx, name2) {
       const archived2 = await readArchive(root, name2);
       const problem = restoreProblem(archived2.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path37.join(memoryDir(root), file));
+      const current = await readStable(path38.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived2.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -10813,7 +10890,7 @@ import {
   rmSync as rmSync3,
   unlinkSync as unlinkSync10
 } from "node:fs";
-import path38 from "node:path";
+import path39 from "node:path";
 async function readAgentFile(file, snippet) {
   let read;
   try {
@@ -10845,7 +10922,7 @@ ${snippet}`);
 function assertReplaceable(file, snippet) {
   try {
     closeSync8(openSync7(file, constants6.O_WRONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK));
-    accessSync(path38.dirname(file), constants6.W_OK);
+    accessSync(path39.dirname(file), constants6.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -10855,7 +10932,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path38.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path39.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -10885,10 +10962,10 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
   await failpoint(fp, "after-publication");
 }
 function dirsBelow(base, dir) {
-  const rel = path38.relative(base, dir);
-  if (rel.split(path38.sep)[0] === ".." || path38.isAbsolute(rel)) return [];
+  const rel = path39.relative(base, dir);
+  if (rel.split(path39.sep)[0] === ".." || path39.isAbsolute(rel)) return [];
   let cur = base;
-  return rel.split(path38.sep).filter(Boolean).map((part) => cur = path38.join(cur, part));
+  return rel.split(path39.sep).filter(Boolean).map((part) => cur = path39.join(cur, part));
 }
 function missingDirs(base, dir) {
   const missing = [];
@@ -10919,11 +10996,11 @@ function removeEmptyDirs(dirs) {
 function keepMade(at2, dirs) {
   if (dirs.length > 0) {
     mkdirSync6(at2, { recursive: true, mode: 448 });
-    import_write_file_atomic2.default.sync(path38.join(at2, "made-folders"), dirs.map((d) => `${d}
+    import_write_file_atomic2.default.sync(path39.join(at2, "made-folders"), dirs.map((d) => `${d}
 `).join(""));
     return;
   }
-  rmSync3(path38.join(at2, "made-folders"), { force: true });
+  rmSync3(path39.join(at2, "made-folders"), { force: true });
   removeEmptyDirs([at2]);
 }
 function recordMade(at2, dirs) {
@@ -10938,10 +11015,10 @@ function removeMade(at2, paths) {
   if (made.some((d) => !existsSync5(d))) keepMade(at2, made.filter((d) => existsSync5(d)));
 }
 function recordNode(dir, execPath) {
-  const target = path38.join(dir, "node");
+  const target = path39.join(dir, "node");
   if (readSmall(target) === `${execPath}
 `) return;
-  const missing = dirsBelow(path38.parse(dir).root, dir).filter((d) => !existsSync5(d));
+  const missing = dirsBelow(path39.parse(dir).root, dir).filter((d) => !existsSync5(d));
   try {
     mkdirSync6(dir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -10962,7 +11039,7 @@ var init_agent_file = __esm({
     init_fs();
     init_files();
     removeEmptyUpTo = (dir, stop) => removeEmptyDirs(dirsBelow(stop, dir));
-    madeList = (at2) => (readSmall(path38.join(at2, "made-folders")) ?? "").split("\n").filter(Boolean);
+    madeList = (at2) => (readSmall(path39.join(at2, "made-folders")) ?? "").split("\n").filter(Boolean);
   }
 });
 
@@ -11538,12 +11615,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path55) {
+function findNodeAtLocation(root, path56) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path55) {
+  for (let segment of path56) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -12017,7 +12094,7 @@ var init_main = __esm({
 });
 
 // src/agents/json-hooks.ts
-import path39 from "node:path";
+import path40 from "node:path";
 function installedForms(spec, args = spec.hooks.map((h) => h.args)) {
   return args.flatMap((a) => {
     const now = spec.command(a);
@@ -12030,7 +12107,7 @@ function installShaped(spec, command, args) {
     if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path39.win32 : path39.posix).basename(name2);
+    const base = (windowsShaped(name2) ? path40.win32 : path40.posix).basename(name2);
     if (shellQuote(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
@@ -12300,7 +12377,7 @@ var init_json_hooks = __esm({
 });
 
 // src/agents/plan.ts
-import path40 from "node:path";
+import path41 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12358,7 +12435,7 @@ function ownedSpan(edit2, text) {
 `).join("") + mid + lines2.slice(to + 1).join("\n");
 }
 function editPath(base, edit2) {
-  return path40.join(base, ...edit2.file.split("/"));
+  return path41.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
@@ -12372,8 +12449,8 @@ var init_plan = __esm({
 });
 
 // src/agents/installer.ts
-import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readdirSync as readdirSync9, readFileSync as readFileSync8, rmSync as rmSync4 } from "node:fs";
-import path41 from "node:path";
+import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readdirSync as readdirSync10, readFileSync as readFileSync8, rmSync as rmSync4 } from "node:fs";
+import path42 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
@@ -12382,7 +12459,7 @@ async function install(t, env) {
   assertNotPaused(t.memDir, env);
   if (!t.global) assertDriverFits(t.base, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
   const plans = [];
   const notes = [];
   for (const { edit: edit2, file, shown } of targets) {
@@ -12403,7 +12480,7 @@ async function install(t, env) {
       lines2.push(p.snap.bytes?.equals(bytes) ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
-    const dirs = missingDirs(t.base, path41.dirname(p.file));
+    const dirs = missingDirs(t.base, path42.dirname(p.file));
     makeDirs(dirs);
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
@@ -12423,8 +12500,8 @@ async function install(t, env) {
     const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
     if (x !== null && ls?.stdout.length === 0) {
       if (!t.dryRun) {
-        const made = [path41.dirname(x.file), x.file].filter((f) => !existsSync6(f));
-        mkdirSync7(path41.dirname(x.file), { recursive: true });
+        const made = [path42.dirname(x.file), x.file].filter((f) => !existsSync6(f));
+        mkdirSync7(path42.dirname(x.file), { recursive: true });
         import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
         recordMade(madeListDir(t, env), made);
       }
@@ -12436,33 +12513,33 @@ async function install(t, env) {
 function madeListDir(t, env) {
   const top = t.global ? null : gitTopOf(t.base, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? userDir(env, t.home) : path41.join(commonDirOf(gitDir), "session-handoff");
+  return gitDir === null ? userDir(env, t.home) : path42.join(commonDirOf(gitDir), "session-handoff");
 }
 function excludeOf(base, file, env) {
   const top = gitTopOf(base, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
-  const exclude = path41.join(common, "info", "exclude");
+  const exclude = path42.join(common, "info", "exclude");
   const text = existsSync6(exclude) ? readFileSync8(exclude, "utf8") : "";
-  const rel = path41.relative(top, file).split(path41.sep).join("/");
+  const rel = path42.relative(top, file).split(path42.sep).join("/");
   const pair = `${EXCLUDE_MARK}
 /${rel}
 `;
   const ls = ["ls-files", "--", `:(literal)${rel}`];
   const others = workTrees(common).filter((w) => realOrNull(w) !== realOrNull(top));
-  const needed = others.some((w) => existsSync6(path41.join(w, rel)));
+  const needed = others.some((w) => existsSync6(path42.join(w, rel)));
   return { top, file: exclude, text, pair, ls, needed, at: `
 ${text}`.indexOf(`
 ${pair}`) };
 }
 function workTrees(common) {
-  const linked = path41.join(common, "worktrees");
-  const gitdirs = (existsSync6(linked) ? readdirSync9(linked) : []).map((n2) => readSmall(path41.join(linked, n2, "gitdir")));
-  return [path41.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path41.dirname(g.trim()))];
+  const linked = path42.join(common, "worktrees");
+  const gitdirs = (existsSync6(linked) ? readdirSync10(linked) : []).map((n2) => readSmall(path42.join(linked, n2, "gitdir")));
+  return [path42.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path42.dirname(g.trim()))];
 }
 function dropOldRecords(dir) {
-  const records = path41.join(dir, "installs");
+  const records = path42.join(dir, "installs");
   const what = "an older version's copies of agent files, no longer read";
   if (lstatSync15(records, { throwIfNoEntry: false }) === void 0) return [];
   try {
@@ -12475,7 +12552,7 @@ function dropOldRecords(dir) {
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path41.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -12497,12 +12574,12 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeMade(madeListDir(t, env), dirsBelow(t.base, path41.dirname(p.file)));
+  for (const p of removed) removeMade(madeListDir(t, env), dirsBelow(t.base, path42.dirname(p.file)));
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0 || x.needed) continue;
     if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
-    if (!t.dryRun) removeMade(madeListDir(t, env), [x.file, path41.dirname(x.file)]);
+    if (!t.dryRun) removeMade(madeListDir(t, env), [x.file, path42.dirname(x.file)]);
     lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
@@ -12534,26 +12611,26 @@ var init_installer = __esm({
     init_agents();
     init_json_hooks();
     init_plan();
-    claudeSettings = (home, env) => path41.join(env.CLAUDE_CONFIG_DIR || path41.join(home, ".claude"), "settings.json");
+    claudeSettings = (home, env) => path42.join(env.CLAUDE_CONFIG_DIR || path42.join(home, ".claude"), "settings.json");
     EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
   }
 });
 
 // src/agents/install-lock.ts
 import { lstatSync as lstatSync16, mkdirSync as mkdirSync8, rmdirSync as rmdirSync3 } from "node:fs";
-import path42 from "node:path";
+import path43 from "node:path";
 async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
   let root = null;
   try {
-    root = global ? null : findRoot(path42.resolve(ctx.cwd, given), ctx.env).root;
+    root = global ? null : findRoot(path43.resolve(ctx.cwd, given), ctx.env).root;
   } catch {
     return run();
   }
-  const lockDir = path42.join(root === null ? userDir(ctx.env) : path42.join(root, ".ai"), ".install.lock");
-  const parent = path42.dirname(lockDir);
+  const lockDir = path43.join(root === null ? userDir(ctx.env) : path43.join(root, ".ai"), ".install.lock");
+  const parent = path43.dirname(lockDir);
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
@@ -12565,9 +12642,9 @@ async function underInstallLock(ctx, uninstall2, run) {
       await lock.release();
     }
   } finally {
-    const stop = global ? path42.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path42.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path42.dirname(dir)) {
+    const stop = global ? path43.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path43.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path43.dirname(dir)) {
       try {
         rmdirSync3(dir);
       } catch {
@@ -12596,13 +12673,13 @@ var init_install_lock = __esm({
 });
 
 // src/agents/target.ts
-import path43 from "node:path";
+import path44 from "node:path";
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path43.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path43.join(real2(path43.dirname(path43.dirname(path43.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path44.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path44.join(real2(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path43.relative(real2(root), abs);
-  return { abs, rel: rel.startsWith("..") || path43.isAbsolute(rel) ? null : rel.split(path43.sep).join("/") };
+  const rel = path44.relative(real2(root), abs);
+  return { abs, rel: rel.startsWith("..") || path44.isAbsolute(rel) ? null : rel.split(path44.sep).join("/") };
 }
 function targetOf(agent, root, helper, env, dryRun) {
   const global = root === null;
@@ -12646,7 +12723,7 @@ var init_target = __esm({
                 ~/.config/opencode, ~/.gemini) instead of the project's; cline
                 and cursor have none
   --root DIR    the project root`;
-    real2 = (p) => realOrNull(p) ?? path43.resolve(p);
+    real2 = (p) => realOrNull(p) ?? path44.resolve(p);
   }
 });
 
@@ -12659,7 +12736,7 @@ import {
   lstatSync as lstatSync17,
   mkdirSync as mkdirSync9,
   openSync as openSync8,
-  readdirSync as readdirSync10,
+  readdirSync as readdirSync11,
   readFileSync as readFileSync9,
   readlinkSync as readlinkSync4,
   realpathSync as realpathSync4,
@@ -12669,7 +12746,7 @@ import {
   symlinkSync,
   writeFileSync as writeFileSync5
 } from "node:fs";
-import path44 from "node:path";
+import path45 from "node:path";
 function linkFolderFor(agent, global) {
   const folders = agent.skillFolders[global ? "home" : "project"];
   if (folders.length === 0 || folders.includes(".agents/skills")) return null;
@@ -12678,11 +12755,11 @@ function linkFolderFor(agent, global) {
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path44.join(dir, rel);
+    const abs = path45.join(dir, rel);
     const st = lstatOrNull(abs);
     if (st === null) return;
     if (st.isDirectory()) {
-      for (const name2 of readdirSync10(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
+      for (const name2 of readdirSync11(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
     } else if (st.isFile()) out.push(rel);
   };
   for (const e of SKILL_ENTRIES) walk2(e);
@@ -12692,32 +12769,32 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps2 = [];
   for (const rel of want) {
-    const dest = path44.join(to, rel);
+    const dest = path45.join(to, rel);
     let have = null;
     try {
       have = lstatSync17(dest).isFile() ? readFileSync9(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync9(path44.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync9(path45.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
   return steps2;
 }
 function linkOnTheWay(base, p) {
-  const parts = path44.relative(base, path44.dirname(p)).split(path44.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path44.dirname(p);
+  const parts = path45.relative(base, path45.dirname(p)).split(path45.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path45.dirname(p);
   let at2 = base;
   for (const part of parts) {
-    at2 = path44.join(at2, part);
+    at2 = path45.join(at2, part);
     const st = lstatOrNull(at2);
     if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
   }
   return null;
 }
 function readCopyRecord(dir) {
-  const file = path44.join(dir, RECORD);
+  const file = path45.join(dir, RECORD);
   const st = lstatOrNull(file);
   if (st === null) return null;
   if (!st.isFile() || st.size > 1e6) {
@@ -12735,9 +12812,9 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync9(path44.join(dir, rel)))]));
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync9(path45.join(dir, rel)))]));
   const flags = constants7.O_WRONLY | constants7.O_CREAT | constants7.O_TRUNC | (constants7.O_NOFOLLOW ?? 0);
-  const fd = openSync8(path44.join(dir, RECORD), flags, 420);
+  const fd = openSync8(path45.join(dir, RECORD), flags, 420);
   try {
     writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
@@ -12747,7 +12824,7 @@ function writeCopyRecord(dir, createdDirs) {
 }
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
-    const file = path44.join(dir, rel);
+    const file = path45.join(dir, rel);
     return !lstatSync17(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== tokenOf(readFileSync9(file));
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
@@ -12757,14 +12834,14 @@ function linkState(place, target) {
   if (st === null) return "absent";
   if (st.isSymbolicLink()) {
     const to = readlinkSync4(place);
-    return path44.resolve(path44.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path45.resolve(path45.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return exists(path44.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return exists(path45.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path44.dirname(file);
-  for (let i = 0; i < 64 && !exists(dir); i++) dir = path44.dirname(dir);
+  let dir = path45.dirname(file);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path45.dirname(dir);
   if (!lstatSync17(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync2(dir, constants7.W_OK);
@@ -12780,22 +12857,22 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps2) {
   for (const s of steps2) {
-    const dest = path44.join(to, s.rel);
+    const dest = path45.join(to, s.rel);
     if (s.action === "remove") {
       rmSync5(dest, { force: true });
-      removeEmptyUpTo(path44.dirname(dest), to);
+      removeEmptyUpTo(path45.dirname(dest), to);
       continue;
     }
-    mkdirSync9(path44.dirname(dest), { recursive: true });
+    mkdirSync9(path45.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path44.join(from, s.rel);
+    const src = path45.join(from, s.rel);
     writeFileSync5(temp, readFileSync9(src), { mode: statSync(src).mode & 511 });
     renameSync4(temp, dest);
   }
 }
 function makeLink(place, target) {
-  mkdirSync9(path44.dirname(place), { recursive: true });
-  symlinkSync(path44.relative(path44.dirname(place), target), place, "dir");
+  mkdirSync9(path45.dirname(place), { recursive: true });
+  symlinkSync(path45.relative(path45.dirname(place), target), place, "dir");
 }
 async function initSkill(ctx, ask) {
   const plan2 = planOf(ctx, ask);
@@ -12808,7 +12885,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   let base;
   if (global) base = realpathSync4(homeFolder(ctx.env));
   else {
-    const found = findRoot(path44.resolve(ctx.cwd, root ?? "."), ctx.env);
+    const found = findRoot(path45.resolve(ctx.cwd, root ?? "."), ctx.env);
     if (root === void 0 && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -12818,7 +12895,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
     if (!undo2) assertDriverFits(base, ctx.env);
   }
   const side = global ? "home" : "project";
-  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path44.join(base, m))));
+  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path45.join(base, m))));
   if (undo2 && named.length === 0) {
     agents = Object.values(AGENTS).filter((a) => agents.includes(a) || holdsEntries(a, base, global));
   }
@@ -12838,16 +12915,16 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync4(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync7(path44.join(source, "SKILL.md"))) {
+  const source = realpathSync4(path45.dirname(path45.dirname(path45.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync7(path45.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p) => `${global ? "~/" : ""}${path44.relative(base, p).split(path44.sep).join("/")}`;
-  return { base, global, dryRun, source, dest: path44.join(base, CANONICAL), agents, shown };
+  const shown = (p) => `${global ? "~/" : ""}${path45.relative(base, p).split(path45.sep).join("/")}`;
+  return { base, global, dryRun, source, dest: path45.join(base, CANONICAL), agents, shown };
 }
 function holdsEntries(agent, base, global) {
   try {
-    const edits = agent.edits({ abs: path44.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
+    const edits = agent.edits({ abs: path45.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
     return edits.some((edit2) => {
       const text = readSmall(editPath(base, edit2));
       if (text === null || edit2.kind !== "md-block") return text !== null && holdsOurs(edit2, text);
@@ -12860,7 +12937,7 @@ function holdsEntries(agent, base, global) {
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path44.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path45.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = targetOf(agent, root, helper, ctx.env, dryRun);
   const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
@@ -12868,7 +12945,7 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
 }
 function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path44.join(plan2.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path45.join(plan2.base, f, "session-handoff"));
 }
 function collected() {
   const out = { lines: [], notes: [] };
@@ -12898,13 +12975,13 @@ async function init(ctx, plan2, replace) {
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && !replace) {
-    const names = edited.slice(0, 5).map((rel) => shown(path44.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown(path45.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path44.join(dest, s.rel));
+  const writes = steps2.map((s) => path45.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -12912,12 +12989,12 @@ async function init(ctx, plan2, replace) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path44.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path45.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const below = [dest, ...links.map((l) => path44.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
-  const made = below.filter((d) => !existsSync7(d)).map((d) => path44.relative(plan2.base, d).split(path44.sep).join("/"));
+  const below = [dest, ...links.map((l) => path45.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
+  const made = below.filter((d) => !existsSync7(d)).map((d) => path45.relative(plan2.base, d).split(path45.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -12948,7 +13025,7 @@ async function init(ctx, plan2, replace) {
     writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   }
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
-  const copy = shown(path44.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path45.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   const who = plan2.agents.map((a) => a.enableHooks ? `${a.name}: ${a.enableHooks} first` : a.name);
   lines2.push(`next: start a new session (${who.join("; ")}) and ${SAY2}`);
@@ -12979,16 +13056,16 @@ async function undo(ctx, plan2) {
   const files = all.filter((rel) => !kept.includes(rel));
   if (files.length > 0 && !(existsSync7(dest) && lstatSync17(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync5(path44.join(dest, rel), { force: true });
-      if (kept.length === 0) rmSync5(path44.join(dest, RECORD), { force: true });
-      for (const rel of files) removeEmptyUpTo(path44.dirname(path44.join(dest, rel)), dest);
+      for (const rel of files) rmSync5(path45.join(dest, rel), { force: true });
+      if (kept.length === 0) rmSync5(path45.join(dest, RECORD), { force: true });
+      for (const rel of files) removeEmptyUpTo(path45.dirname(path45.join(dest, rel)), dest);
     }
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines2.push(`left ${shown(path44.join(dest, rel))}: you edited it since init copied it`);
+    for (const rel of kept) lines2.push(`left ${shown(path45.join(dest, rel))}: you edited it since init copied it`);
   }
-  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path44.dirname(p))];
+  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path45.dirname(p))];
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
-  const made = (record2?.createdDirs ?? []).map((rel) => path44.join(plan2.base, rel)).filter((d) => mayMake.has(d));
+  const made = (record2?.createdDirs ?? []).map((rel) => path45.join(plan2.base, rel)).filter((d) => mayMake.has(d));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
   return { lines: lines2, notes };
@@ -13014,7 +13091,7 @@ var init_skill_place = __esm({
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    safeDir = (d) => typeof d === "string" && d !== "" && !path44.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path45.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -13163,7 +13240,7 @@ __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
 import { existsSync as existsSync8 } from "node:fs";
-import path45 from "node:path";
+import path46 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -13201,7 +13278,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const t = agentTarget(ctx, "uninstall", () => rootOption(ctx));
         const done2 = await uninstall(t, ctx.env);
-        const stays = done2.last && existsSync8(path45.join(t.base, CANONICAL));
+        const stays = done2.last && existsSync8(path46.join(t.base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
 `, [...done2.notes, ...stays ? [note] : []]);
@@ -13212,7 +13289,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 
 // src/agents/claude-plugin.ts
 import { existsSync as existsSync9, readFileSync as readFileSync10 } from "node:fs";
-import path46 from "node:path";
+import path47 from "node:path";
 function json(file) {
   try {
     const v = JSON.parse(readFileSync10(file, "utf8").slice(0, 1e6));
@@ -13222,16 +13299,16 @@ function json(file) {
   }
 }
 function claudePluginInstalls(home) {
-  const plugins = json(path46.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
+  const plugins = json(path47.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path46.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
+  const enabledMap = json(path47.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
   const out = [];
   for (const [key, list2] of Object.entries(plugins)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
     for (const raw of list2) {
       const e = isObj2(raw) ? raw : {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path46.isAbsolute(at2) && existsSync9(path46.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path47.isAbsolute(at2) && existsSync9(path47.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -13248,8 +13325,8 @@ var init_claude_plugin = __esm({
 });
 
 // src/agents/doctor-checks.ts
-import { existsSync as existsSync10, readdirSync as readdirSync11 } from "node:fs";
-import path47 from "node:path";
+import { existsSync as existsSync10, readdirSync as readdirSync12 } from "node:fs";
+import path48 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
@@ -13279,7 +13356,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readSmall(path47.join(env.CODEX_HOME || path47.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readSmall(path48.join(env.CODEX_HOME || path48.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -13295,9 +13372,9 @@ function budgetFinding(text, file, fixCmd2) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path47.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path48.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path47.win32.join(dir, "sh.exe");
+    const sh = path48.win32.join(dir, "sh.exe");
     if (existsSync10(sh)) return sh;
   }
   return null;
@@ -13340,9 +13417,9 @@ function agentFix(r, verb, name2) {
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path47.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path47.join(r.home, f, "session-handoff"))
-  ].filter((d) => exists(path47.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path48.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path48.join(r.home, f, "session-handoff"))
+  ].filter((d) => exists(path48.join(d, "SKILL.md")));
   let edits = [];
   try {
     edits = agent.edits(r.helper, r.global);
@@ -13358,7 +13435,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path47.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path48.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -13402,7 +13479,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what: what2, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path47.basename(edit2.file) === "AGENTS.md") {
+  if (path48.basename(edit2.file) === "AGENTS.md") {
     const over = budgetFinding(text, edit2.file, reinstall);
     if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -13467,7 +13544,7 @@ async function memoryState(r, journal) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path47.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path48.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -13483,11 +13560,11 @@ async function memoryState(r, journal) {
   }
   let archives = 0;
   try {
-    archives = readdirSync11(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
+    archives = readdirSync12(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
   } catch {
   }
   for (const p of journal.problems) {
-    const where = `${path47.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path48.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -13564,7 +13641,7 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import path48 from "node:path";
+import path49 from "node:path";
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
   const lines2 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
@@ -13634,7 +13711,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path48.resolve(home);
+          root = path49.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -13658,7 +13735,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 // src/git/publish-memory.ts
 import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, mkdtempSync, rmSync as rmSync6, statSync as statSync2 } from "node:fs";
 import { tmpdir } from "node:os";
-import path49 from "node:path";
+import path50 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -13668,11 +13745,11 @@ async function skippedPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path49.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path50.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
     try {
-      accessSync3(path49.join(hooksDir, h), constants8.X_OK);
-      return statSync2(path49.join(hooksDir, h)).isFile();
+      accessSync3(path50.join(hooksDir, h), constants8.X_OK);
+      return statSync2(path50.join(hooksDir, h)).isFile();
     } catch {
       return false;
     }
@@ -13706,7 +13783,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path49.relative(top, memDir).split(path49.sep).join("/");
+  const memRel = path50.relative(top, memDir).split(path50.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   const ignored = await runGit(top, ["check-ignore", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
   if (ignored.code === 0) {
@@ -13727,7 +13804,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync11(path49.join(memDir, "journal", "OFF"));
+  const journal = !existsSync11(path50.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -13784,7 +13861,7 @@ async function pushTarget(top, env, runHooks) {
 async function stageOurAttributes(top, env, runHooks) {
   const head = await step(top, ["cat-file", "blob", "HEAD:.gitattributes"], env, "git cat-file", runHooks);
   const before = head.code === 0 ? head.stdout.toString("utf8") : "";
-  const text = attributesOnto(before, readSmall(path49.join(top, ".gitattributes")) ?? "");
+  const text = attributesOnto(before, readSmall(path50.join(top, ".gitattributes")) ?? "");
   if (text === before) return false;
   const blob = await runGit(top, ["hash-object", "-w", "--stdin"], env, void 0, { input: text });
   if (blob.code !== 0) throw new Refused(`git hash-object failed (git exit ${blob.code}):
@@ -13805,8 +13882,8 @@ ${r.stderr.trim()}`);
 }
 async function commitOnly(top, env, runHooks, message, paths) {
   const staged = await gitOut(top, ["ls-files", "-s", "-z", "--", ...paths], env, "git ls-files", runHooks);
-  const dir = mkdtempSync(path49.join(tmpdir(), "sh-publish-"));
-  const index = path49.join(dir, "index");
+  const dir = mkdtempSync(path50.join(tmpdir(), "sh-publish-"));
+  const index = path50.join(dir, "index");
   try {
     const born = (await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks)).code === 0;
     if (born) await gitOut(top, ["read-tree", "HEAD"], env, "git read-tree", runHooks, index);
@@ -14155,7 +14232,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
-import path50 from "node:path";
+import path51 from "node:path";
 function commandOf2(name2, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
@@ -14184,8 +14261,8 @@ function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  const os = cwd === null ? null : windowsShaped(cwd) ? path50.win32 : cwd.startsWith("/") ? path50.posix : null;
-  return files.map((f) => ({ kind: "edit", path: os === null || path50.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path51.win32 : cwd.startsWith("/") ? path51.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path51.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -14338,7 +14415,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path55) => path55 && events.push({ kind: "edit", path: path55 });
+    addEdit = (events, path56) => path56 && events.push({ kind: "edit", path: path56 });
   }
 });
 
@@ -14868,9 +14945,9 @@ var init_format2 = __esm({
 });
 
 // src/checkpoint/capture.ts
-import path51 from "node:path";
+import path52 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path51.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHeadBytes(path52.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -14885,7 +14962,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path51.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHeadBytes(path52.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -14990,7 +15067,7 @@ function sessionStartOf(file, format2, firstSixteen) {
 }
 async function writeCheckpoint(root, hook, notes, o) {
   const home = homeFolder(o.env);
-  if (root === path51.parse(root).root || home !== "" && samePath(root, path51.resolve(home))) {
+  if (root === path52.parse(root).root || home !== "" && samePath(root, path52.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return [...notes, CHECKPOINT_LINES.skipped(why)];
   }
@@ -15009,7 +15086,7 @@ async function writeCheckpoint(root, hook, notes, o) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path51.join(dir, name2);
+  const file = path52.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
   const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -15232,7 +15309,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path52 from "node:path";
+import path53 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -15248,7 +15325,8 @@ async function commitsSince(root, handoff, env) {
   const head = /^`?([0-9a-f]{40}|[0-9a-f]{64})`?$/.exec(parseHandoff(handoff).anchors.head ?? "")?.[1];
   if (head === void 0) return null;
   try {
-    const r = await runGit(root, ["rev-list", "--count", `${head}..HEAD`], env, 500);
+    const only = [":/", ":(exclude).ai/memory", ":(exclude,top).gitattributes"];
+    const r = await runGit(root, ["rev-list", "--count", `${head}..HEAD`, "--", ...only], env, 500);
     const n2 = Number(r.stdout.toString("utf8").trim());
     return r.code === 0 && Number.isInteger(n2) ? n2 : null;
   } catch {
@@ -15282,8 +15360,8 @@ command the user had before install, through sh, the same stdin, at most 2 s)
 and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
 "handoff: none" when there is no HANDOFF.md. Commits since count HEAD's commits
-after the handoff's HEAD anchor (git rev-list, at most 500 ms; left out when
-unknown). Always exit 0.
+after the handoff's HEAD anchor but memory-only ones (\`publish\`'s) (git
+rev-list, at most 500 ms; left out when unknown). Always exit 0.
 `,
       async run(ctx) {
         const data = ctx.stdinIsTTY ? null : await ctx.readStdinWithin(1e3, 65536);
@@ -15299,7 +15377,7 @@ unknown). Always exit 0.
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path52.join(memoryDir(root), "HANDOFF.md"), 1e6);
+          const handoff = readHead(path53.join(memoryDir(root), "HANDOFF.md"), 1e6);
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
@@ -15481,7 +15559,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path53 from "node:path";
+import path54 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15563,7 +15641,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText(path53.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText(path54.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -15578,9 +15656,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path53.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path54.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText(path53.join(mem, file), file, notes);
+      const text = await readText(path54.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -15872,7 +15950,7 @@ __export(journal_exports, {
   journalVerb: () => journalVerb
 });
 import { lstatSync as lstatSync18, unlinkSync as unlinkSync11 } from "node:fs";
-import path54 from "node:path";
+import path55 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -15930,13 +16008,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync18(path54.join(journalDir(root), f.name));
+            const st = lstatSync18(path55.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync11(path54.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync11(path55.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -15966,11 +16044,11 @@ var init_merge_driver2 = __esm({
       help: `usage: node memory_io.mjs merge-driver <base> <ours> <theirs> <path>
 
 Run by git, never by hand: the merge driver "session-handoff" that \`install\` and
-\`publish\` register (.git/config, and \`.ai/memory/**/*.md merge=session-handoff\`
-in a block of ours in the root .gitattributes), as \`merge-driver %O %A %B %P\`,
-from this clone's copy of the helper at .git/session-handoff/merge-driver.mjs (a
-merge never changes that copy; without it git merges as text and keeps the
-conflict).
+\`publish\` register (.git/config, and \`.ai/memory/**/*.md merge=session-handoff
+eol=lf\` in a block of ours in the root .gitattributes), as \`merge-driver %O %A
+%B %P\`, from this clone's copy of the helper at
+.git/session-handoff/merge-driver.mjs (a merge never changes that copy; without
+it git merges as text and keeps the conflict).
   HANDOFF.md   the later state time stays current (ours on equal,
                unknown or future times) and keeps the other's work: both sides'
                decisions, failed approaches and open questions (each once), plan

@@ -899,13 +899,12 @@ function markedHere(root, env, text) {
   const id = mark === void 0 ? null : cloneIdOf(root, env);
   return mark === void 0 || id === null ? null : mark === id;
 }
-function readSaves(root, env) {
+function savesRecord(root, env) {
   const p = savesPath(root, env);
   if (p === null) return null;
   try {
     if (!lstatSync5(p).isFile()) return null;
-    const lines = recordLines(p, LINE);
-    return { tokens: lines.map((m) => m[1]), stamps: lines.flatMap((m) => m[2] === void 0 ? [] : [m[2]]) };
+    return recordLines(p, LINE).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
   } catch {
     return null;
   }
@@ -913,10 +912,12 @@ function readSaves(root, env) {
 function savedHere(root, env, text, token) {
   const marked = markedHere(root, env, text);
   if (marked !== null) return marked;
-  const saves = readSaves(root, env);
+  const saves = savesRecord(root, env);
   if (saves === null) return null;
   const stamp = text === null ? null : savedStampOf(text);
-  return stamp !== null && saves.stamps.includes(stamp) || saves.tokens.includes(token());
+  if (stamp !== null && saves.some((s) => s.stamp === stamp)) return true;
+  const tok = token();
+  return saves.some((s) => s.token === tok);
 }
 function recordSavedBy(root, env, token, agent) {
   const p = beside(root, env, "saved-by");
@@ -2416,6 +2417,8 @@ function composeHookText(root, env, files, interrupted, paused, now, cp) {
     if (text2 !== null && savedHere(root, env, text2, () => tokenOf(Buffer.from(text2))) === false)
       lines.push(SENTENCES.elsewhere());
   }
+  const gone = files.some((f) => f.kind === "handoff" && f.status === "missing") && !cp?.lines.length;
+  if (gone && (savesRecord(root, env)?.length ?? 0) > 0) lines.push(SENTENCES.away());
   if (cp) lines.push(...cp.lines);
   if (paused) lines.push(SENTENCES.paused());
   const text = lines.join("\n");
@@ -2452,6 +2455,7 @@ var init_hook = __esm({
       lessons: () => "session-handoff: project lessons exist (.ai/memory/LESSONS.md); the session-handoff skill consults the matching entries when resuming work.",
       paused: () => "session-handoff: memory writes are paused by the kill switch; saved memory can still be read when asked.",
       conflicted: () => "session-handoff: the parked handoff (.ai/memory/HANDOFF.md) has unresolved merge conflicts; do not resume from it: tell the user to keep one side of each conflict before resuming.",
+      away: () => "session-handoff: this clone saved a handoff that is not in the working tree (a stash entry or another branch may hold it); the helper's `check` says where and how to bring it back.",
       elsewhere: () => "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a merge or a copy); the resume flow's brief names who committed it."
     };
     HELP = `usage: node memory_io.mjs hook --mode session|lessons [--root DIR]
@@ -2462,8 +2466,9 @@ lessons, an unsafe or foreign file, an interrupted save, an automatic
 checkpoint, the kill switch, a handoff section schema v1 does not know -- and
 never any text taken from a memory file. --mode session looks at HANDOFF.md and
 LESSONS.md; --mode lessons at LESSONS.md only. Prints nothing when every file it
-looks at is missing, and nothing at all when SESSION_HANDOFF_DISABLE is set to
-anything but empty, 0, false, no or off. Output stays under 2000 characters. It
+looks at is missing (unless this clone recorded a save: then it says one is
+away), and nothing at all when SESSION_HANDOFF_DISABLE is set to anything but
+empty, 0, false, no or off. Output stays under 2000 characters. It
 runs no git and follows no link from .ai down. Each sentence starts
 "session-handoff: "; every one: references/verbs.md#hook and
 references/session-start-hook.md. The root: --root DIR, else the "cwd" of the
@@ -3377,7 +3382,8 @@ async function commitsSince(root, handoff, env) {
   const head = /^`?([0-9a-f]{40}|[0-9a-f]{64})`?$/.exec(parseHandoff(handoff).anchors.head ?? "")?.[1];
   if (head === void 0) return null;
   try {
-    const r = await runGit(root, ["rev-list", "--count", `${head}..HEAD`], env, 500);
+    const only = [":/", ":(exclude).ai/memory", ":(exclude,top).gitattributes"];
+    const r = await runGit(root, ["rev-list", "--count", `${head}..HEAD`, "--", ...only], env, 500);
     const n = Number(r.stdout.toString("utf8").trim());
     return r.code === 0 && Number.isInteger(n) ? n : null;
   } catch {
@@ -3411,8 +3417,8 @@ command the user had before install, through sh, the same stdin, at most 2 s)
 and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
 "handoff: none" when there is no HANDOFF.md. Commits since count HEAD's commits
-after the handoff's HEAD anchor (git rev-list, at most 500 ms; left out when
-unknown). Always exit 0.
+after the handoff's HEAD anchor but memory-only ones (\`publish\`'s) (git
+rev-list, at most 500 ms; left out when unknown). Always exit 0.
 `,
       async run(ctx) {
         const data = ctx.stdinIsTTY ? null : await ctx.readStdinWithin(1e3, 65536);

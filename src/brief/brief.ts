@@ -1,4 +1,5 @@
 // The six-line warm-start brief the agent answers with on a resume (docs/design.md#the-brief).
+import { popNote, whereAway, type HandoffAway } from "../git/handoff-away.ts";
 import { notHereWords, type DriftReport } from "../git/verdict.ts";
 import { sanitize } from "../guard/sanitize.ts";
 import { envelopeText } from "../guard/untrusted.ts";
@@ -214,13 +215,15 @@ export function renderBrief(b: Brief): string {
   return envelopeText("BRIEF", `${b.lines.join("\n")}\n`);
 }
 
-/** The brief when a stash entry holds the handoff the working tree lacks: where, and how to bring it back. */
-export function briefFromStash(stash: string, restore: string): Brief {
-  const notRead = `not read: the handoff is in ${stash}`;
+/** The brief when a stash entry or a branch holds the handoff the working tree lacks: where, how to bring it back. */
+export function briefFromStash(a: HandoffAway): Brief {
+  const where = whereAway(a);
+  const notRead = `not read: the handoff is ${where}`;
+  const pop = popNote(a) === null ? "" : ` (${popNote(a)})`;
   const brief = withLines({
     goal: `${notRead}, not in the working tree`, planStatus: notRead, decisionsInForce: notRead, doNotRetry: notRead,
-    driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is in ${stash}; drift not measured`,
-    proposedNextStep: `bring the handoff back with \`${restore}\`, then run brief again — Confirm?`,
+    driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is ${where}; drift not measured`,
+    proposedNextStep: `bring the handoff back with \`${a.restore}\`${pop}, then run brief again — Confirm?`,
   });
-  return { ...brief, source: "stash" };
+  return { ...brief, source: a.stash !== undefined ? "stash" : "branch" };
 }

@@ -3,8 +3,8 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { DirtyHash } from "../schema/anchor-lines.ts";
-import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
-import { GitUnavailable, runGit, type Git } from "./run.ts";
+import { stashCount } from "./handoff-away.ts";
+import type { Git } from "./run.ts";
 
 /** One file's fate since the save; `commit` and `stash` say where its saved content now is. */
 export type DirtyFate =
@@ -89,17 +89,6 @@ export function clonedAfter(gitDir: string | null, savedMs: number | null): bool
 
 const RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
 
-// How many stash entries the stash's reflog holds, read with no git process: `check` runs this.
-function stashCount(commonDir: string | null): number {
-  if (commonDir === null) return 0;
-  try {
-    const log = readFileSync(path.join(commonDir, "logs", "refs", "stash"), "utf8");
-    return log.split("\n").filter((l) => l !== "").length;
-  } catch {
-    return 0;
-  }
-}
-
 /** The object id each `<rev>:<path>` names, or null when it names none; one `cat-file` process. */
 async function objectIds(git: Git, revs: readonly string[]): Promise<(string | null)[]> {
   if (revs.length === 0) return [];
@@ -152,38 +141,4 @@ export async function gatherFateLogs(
   const n = (name: string) => Number(/\d+/.exec(name)?.[0] ?? 0);
   const all = tracked === null ? null : [...byName.values()].sort((a, b) => n(a.name) - n(b.name));
   return { onHead, elsewhere, stashes: all };
-}
-
-/**
- * The newest stash entry holding the handoff the root lacks (`git stash -u` took the untracked memory dir, or
- * `git stash` a staged handoff), and the command that brings back only it; null when no entry holds it.
- */
-export async function handoffInStash(
-  root: string, env: Record<string, string | undefined>,
-): Promise<{ stash: string; restore: string } | null> {
-  const top = gitTopOf(root, env);
-  const gitDir = top === null ? null : gitDirOf(top);
-  const count = stashCount(gitDir === null ? null : commonDirOf(gitDir));
-  if (top === null || count === 0) return null;
-  const handoff = `${path.relative(top, root).split(path.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
-  if (/[\r\n]/.test(handoff)) return null;
-  const git: Git = (args, input) => runGit(root, args, env, undefined, { input });
-  const n = Math.min(count, 100);
-  const revs = Array.from({ length: n }, (_, i) => [`stash@{${i}}^3:`, `stash@{${i}}:`, `stash@{${i}}^1:`]);
-  try {
-    const ids = await objectIds(git, revs.flat().map((r) => `${r}${handoff}`));
-    for (let i = 0; i < n; i++) {
-      const [untracked, tracked, before] = ids.slice(i * 3, i * 3 + 3);
-      // `--overlay` removes nothing: the untracked tree holds only what the stash took.
-      if (untracked)
-        return { stash: `stash@{${i}}`, restore: `git restore --overlay --source=stash@{${i}}^3 -- .ai/memory` };
-      // A staged handoff the stash took: in its tree, not in the commit it was made on.
-      if (tracked && !before) {
-        return { stash: `stash@{${i}}`, restore: `git restore --source=stash@{${i}} -- .ai/memory/HANDOFF.md` };
-      }
-    }
-  } catch (err) {
-    if (!(err instanceof GitUnavailable)) throw err;
-  }
-  return null;
 }

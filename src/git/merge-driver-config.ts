@@ -67,9 +67,10 @@ function driverParts(command: string): { node: string; copy: string } | null {
   return m === null ? null : { node: unquote(m[1]!), copy: unquote(m[2]!) };
 }
 
+// `eol=lf`: a clone with `core.autocrlf=true` (Git for Windows) checks memory out as the helper writes it.
 function attributesLine(top: string, root: string): string {
   const memRel = path.relative(top, root).split(path.sep).join("/");
-  return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME}`;
+  return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME} eol=lf`;
 }
 
 // A file that must be a regular file, as text, or null when missing; a link or anything else is refused.

@@ -105,14 +105,13 @@ function markedHere(root: string, env: Env, text: string | null): boolean | null
   return mark === undefined || id === null ? null : mark === id;
 }
 
-// The tokens and `Saved:` stamps this clone recorded; null outside git or before its first recorded save.
-function readSaves(root: string, env: Env): { tokens: string[]; stamps: string[] } | null {
+/** The token and `Saved:` stamp of each save this clone recorded, oldest first; null outside git or before one. */
+export function savesRecord(root: string, env: Env): { token: string; stamp: string | null }[] | null {
   const p = savesPath(root, env);
   if (p === null) return null;
   try {
     if (!lstatSync(p).isFile()) return null;
-    const lines = recordLines(p, LINE);
-    return { tokens: lines.map((m) => m[1]!), stamps: lines.flatMap((m) => (m[2] === undefined ? [] : [m[2]])) };
+    return recordLines(p, LINE).map((m) => ({ token: m[1]!, stamp: m[2] ?? null }));
   } catch {
     return null;
   }
@@ -130,10 +129,12 @@ export function recordSavedHere(root: string, env: Env, token: string, stamp: st
 export function savedHere(root: string, env: Env, text: string | null, token: () => string): boolean | null {
   const marked = markedHere(root, env, text);
   if (marked !== null) return marked;
-  const saves = readSaves(root, env);
+  const saves = savesRecord(root, env);
   if (saves === null) return null;
   const stamp = text === null ? null : savedStampOf(text);
-  return (stamp !== null && saves.stamps.includes(stamp)) || saves.tokens.includes(token());
+  if (stamp !== null && saves.some((s) => s.stamp === stamp)) return true;
+  const tok = token();
+  return saves.some((s) => s.token === tok);
 }
 
 // `<token> <agent>` per line, in `saved-by` beside `saves`.

@@ -116,7 +116,8 @@ type Parsed = { entries: JournalEntry[]; problems: Problem[] };
  * file's summary lines), inside one `- <Label>: <text>` with a known label; conflict markers are problems.
  */
 export function parseJournal(text: string, kind: "month" | "year" = "month"): Parsed {
-  const lines = text.split("\n");
+  // CRLF too: a clone with `core.autocrlf=true` checked the file out before the attribute fixed its line ends.
+  const lines = text.split(/\r?\n/);
   const entries: JournalEntry[] = [];
   const problems: Problem[] = [];
   const title = "the second line must be `# Journal <YYYY-MM>` (or `# Journal <YYYY>`)";
@@ -178,7 +179,7 @@ export function mergeJournalMonth(ours: string, theirs: string): string | null {
 export function foldedLines(text: string): { period: string; date: string; kind: string; items: string }[] {
   const out: { period: string; date: string; kind: string; items: string }[] = [];
   let period = "";
-  for (const line of text.split("\n")) {
+  for (const line of text.split(/\r?\n/)) {
     period = /^## (\d{4}-\d{2})$/.exec(line)?.[1] ?? period;
     const m = /^- (\d{4}-\d{2}-\d{2}) (save|resume) [0-9a-f]{16}: (.*)$/.exec(line);
     if (m) out.push({ period, date: m[1]!, kind: m[2]!, items: m[3]! });

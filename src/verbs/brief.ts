@@ -1,7 +1,7 @@
 import { HelperError } from "../errors.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
-import { handoffInStash } from "../git/fates.ts";
+import { handoffAway, whereAway } from "../git/handoff-away.ts";
 import { briefWithCheckpoint, coldBriefFromCheckpoint } from "../checkpoint/brief.ts";
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -73,10 +73,10 @@ exit: 0 brief printed
     const json = ctx.values.json === true;
     const loaded = await loadHandoff(ctx, root, ctx.values.stdin === true);
     if (loaded === null) {
-      // A stash took the memory dir: its handoff is on file, and the brief says how to bring it back.
+      // A stash or a checkout took the memory dir: its handoff is on file, and the brief says how to bring it back.
       const stdin = ctx.values.stdin === true;
-      const stashed = stdin ? null : await handoffInStash(root, ctx.env);
-      const fromStash = stashed === null ? null : briefFromStash(stashed.stash, stashed.restore);
+      const away = stdin ? null : await handoffAway(root, ctx.env);
+      const fromStash = away === null ? null : briefFromStash(away);
       const b = fromStash ?? (stdin ? null : await coldBriefFromCheckpoint(root));
       if (b !== null) return ok(json ? `${JSON.stringify({ brief: b, drift: null })}\n` : renderBrief(b), []);
       return ok(json ? `${JSON.stringify({ brief: null, message: COLD_START })}\n` : `${COLD_START}\n`, [], 3);
@@ -119,6 +119,10 @@ exit: 0 brief printed
     let brief = loaded.pasted
       ? draftBrief(parsed, report, ledgers)
       : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
+    // A newer save of this clone than the tree's, in a stash or on a branch (`git stash` after `publish`).
+    const newer = loaded.pasted ? null : await handoffAway(root, ctx.env, loaded.text);
+    const again = newer === null ? "" : `\`${newer.restore}\` brings it back`;
+    if (newer !== null) brief = withDriftNote(brief, `a newer save of this clone is ${whereAway(newer)}: ${again}`);
     const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
     // Only an archive that exists is named (a hand-written line names nothing).
     if (merged && existsSync(path.join(archiveDir(root), merged[1]!)))

@@ -4,7 +4,7 @@ import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
 import { isConflicted } from "../schema/conflicted.ts";
 import { glanceAtHandoff, straySentence } from "../schema/handoff.ts";
 import { MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
-import { handoffInStash } from "../git/fates.ts";
+import { awaySentence, handoffAway } from "../git/handoff-away.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
@@ -17,9 +17,10 @@ export interface CheckResult {
   files: Record<Kind, string>;
   paused: string | null;
   message: string;
-  parked?: "handoff" | "stash" | "checkpoint" | "conflicted";
-  /** The stash entry holding the handoff the working tree lacks, and the command that brings it back. */
+  parked?: "handoff" | "stash" | "branch" | "checkpoint" | "conflicted";
+  /** The stash entry or branch holding the handoff the working tree lacks, and the command that brings it back. */
   stash?: string;
+  ref?: string;
   restore?: string;
   conflicted?: string[];
   /** The attributes name our merge driver but this clone's config lacks it: git merges memory as text. */
@@ -40,8 +41,6 @@ const MESSAGES: Record<CheckResult["state"], string> = {
 
 const CHECKPOINT_PARKED =
   "an automatic checkpoint is parked: no handoff was written; the resume flow can draft from it";
-const stashedMessage = (stash: string, restore: string) =>
-  `a handoff is parked in ${stash}, not in the working tree: bring it back with \`${restore}\``;
 
 /** `check --root DIR [--json]`. Usage errors exit 64, because 2 means "parked". */
 export const checkVerb: Verb = {
@@ -64,18 +63,19 @@ exit: 0 nothing parked
       2 a handoff is parked; or, with no handoff, an automatic checkpoint
         holding a capture ("an automatic checkpoint is parked: no handoff was
         written; the resume flow can draft from it"), or a stash entry holding
-        the handoff (\`git stash -u\` took the memory dir: the line names the
-        command that brings it back)
+        the handoff (\`git stash -u\` took the memory dir), or a branch holding
+        this clone's saved handoff (a checkout left it there): the line names
+        the command that brings it back
       3 memory is unsafe or foreign (a link, a hard link, a FIFO, a NUL byte, no
         v1 marker, a private name holding what no save leaves): do not load it;
         or conflicted: a memory file holds unresolved merge conflict markers; or
         a root every verb refuses (another user's checkout, /tmp, $HOME)
       64 usage error
 --json prints {"code", "state", "files", "paused", "message"} and, when they
-apply, "parked" ("handoff", "stash", "checkpoint" or "conflicted"), "stash",
-"restore", "conflicted", "mergeDriverMissing" and "unknownSections":
-references/verbs.md#check. When the kill switch is on, the paused sentence is
-printed too and the code is kept.
+apply, "parked" ("handoff", "stash", "branch", "checkpoint" or "conflicted"),
+"stash", "ref", "restore", "conflicted", "mergeDriverMissing" and
+"unknownSections": references/verbs.md#check. When the kill switch is on, the
+paused sentence is printed too and the code is kept.
 `,
   async run(ctx) {
     let root: string;
@@ -98,8 +98,8 @@ printed too and the code is kept.
     else if (unsafePrivate(root)) state = "unsafe";
     else if (conflicted.length > 0) state = "conflicted";
     else if (files.handoff === "present") state = "parked";
-    // `git stash -u` takes the memory dir: only a missing handoff costs this git process, as in `brief`.
-    const stashed = state === null && files.handoff === "missing" ? await handoffInStash(root, ctx.env) : null;
+    // A stash or a checkout can take the handoff away: only a missing one costs this git process, as in `brief`.
+    const stashed = state === null && files.handoff === "missing" ? await handoffAway(root, ctx.env) : null;
     // Leftovers in checkpoints/ never change the code (docs/design.md#checkpoints); a checkpoint is parked state.
     if (stashed !== null || (state === null && files.handoff === "missing" && checkpointParked(root))) state = "parked";
     state ??= "clean";
@@ -108,10 +108,12 @@ printed too and the code is kept.
     const pausedLine = paused ? `memory writes are paused: remove ${paused} to resume` : null;
     let parked: CheckResult["parked"];
     if (state === "conflicted") parked = "conflicted";
-    else if (state === "parked") parked = files.handoff === "present" ? "handoff" : stashed ? "stash" : "checkpoint";
+    else if (state === "parked") {
+      parked = files.handoff === "present" ? "handoff" : stashed ? (stashed.stash ? "stash" : "branch") : "checkpoint";
+    }
     let message = MESSAGES[state];
     if (parked === "checkpoint") message = CHECKPOINT_PARKED;
-    else if (stashed) message = stashedMessage(stashed.stash, stashed.restore);
+    else if (stashed) message = awaySentence(stashed);
     else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
     const result: CheckResult = { code, state, files, paused, message, ...(parked ? { parked } : {}), ...stashed };
     if (state === "conflicted") result.conflicted = conflicted;

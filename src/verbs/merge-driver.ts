@@ -9,11 +9,11 @@ export const mergeDriverVerb: Verb = {
   help: `usage: node memory_io.mjs merge-driver <base> <ours> <theirs> <path>
 
 Run by git, never by hand: the merge driver "session-handoff" that \`install\` and
-\`publish\` register (.git/config, and \`.ai/memory/**/*.md merge=session-handoff\`
-in a block of ours in the root .gitattributes), as \`merge-driver %O %A %B %P\`,
-from this clone's copy of the helper at .git/session-handoff/merge-driver.mjs (a
-merge never changes that copy; without it git merges as text and keeps the
-conflict).
+\`publish\` register (.git/config, and \`.ai/memory/**/*.md merge=session-handoff
+eol=lf\` in a block of ours in the root .gitattributes), as \`merge-driver %O %A
+%B %P\`, from this clone's copy of the helper at
+.git/session-handoff/merge-driver.mjs (a merge never changes that copy; without
+it git merges as text and keeps the conflict).
   HANDOFF.md   the later state time stays current (ours on equal,
                unknown or future times) and keeps the other's work: both sides'
                decisions, failed approaches and open questions (each once), plan

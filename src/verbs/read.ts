@@ -8,6 +8,7 @@ import { checkTree, FILE_OF, memoryDir, parseKind, parseTarget } from "../store/
 import { failpointOf, rootOption, ROOT_HELP } from "./common.ts";
 import { ok, type Outcome, type Verb } from "./types.ts";
 import { checkpointNoteForHandoff } from "../checkpoint/surface.ts";
+import { awaySentence, handoffAway } from "../git/handoff-away.ts";
 
 const ABSENT = "CURRENT-SHA256: absent\n";
 
@@ -53,9 +54,10 @@ token still covers the bytes on disk).
 
 \`read checkpoint\` prints an automatic checkpoint (\`checkpoint --help\`) the same
 way: the newest, or the session's with --session ID. \`read handoff\` notes on
-stderr when a newer checkpoint exists. A file that changes while it is read is
-refused ("<FILE> changed while it was read; read it again"). Every case and its
-words: references/verbs.md#read.
+stderr when a newer checkpoint exists, and, when absent, a stash entry or branch
+holding the handoff (as \`check\` says it; the exit stays 3). A file that
+changes while it is read is refused ("<FILE> changed while it was read; read it
+again"). Every case and its words: references/verbs.md#read.
 ${ROOT_HELP}
 exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
       2 refused: unsafe file or tree (link, hard link, FIFO, directory, a NUL
@@ -78,6 +80,9 @@ exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
     if (kind === "handoff") {
       const note = checkpointNoteForHandoff(root, got === null ? null : got.bytes.toString("utf8"));
       if (note !== null) out.stderr.push(note);
+      // Absent here but on file elsewhere: a new save now would stand in the way of bringing that one back.
+      const away = got === null ? await handoffAway(root, ctx.env) : null;
+      if (away !== null) out.stderr.push(`note: ${awaySentence(away)}`);
     }
     return out;
   },

@@ -29,8 +29,10 @@ async function commitsSince(root: string, handoff: string, env: VerbContext["env
   const head = /^`?([0-9a-f]{40}|[0-9a-f]{64})`?$/.exec(parseHandoff(handoff).anchors.head ?? "")?.[1];
   if (head === undefined) return null;
   try {
-    // The helper's git runner: nothing the repository names runs.
-    const r = await runGit(root, ["rev-list", "--count", `${head}..HEAD`], env, 500);
+    // The helper's git runner: nothing the repository names runs. Commits touching only memory (`publish`'s, with
+    // its `.gitattributes` block) are not counted, as in the brief.
+    const only = [":/", ":(exclude).ai/memory", ":(exclude,top).gitattributes"];
+    const r = await runGit(root, ["rev-list", "--count", `${head}..HEAD`, "--", ...only], env, 500);
     const n = Number(r.stdout.toString("utf8").trim());
     return r.code === 0 && Number.isInteger(n) ? n : null;
   } catch {
@@ -51,8 +53,8 @@ command the user had before install, through sh, the same stdin, at most 2 s)
 and prints its output first, then ours after " | ":
   handoff: saved today · 3 commits since · context 45%
 "handoff: none" when there is no HANDOFF.md. Commits since count HEAD's commits
-after the handoff's HEAD anchor (git rev-list, at most 500 ms; left out when
-unknown). Always exit 0.
+after the handoff's HEAD anchor but memory-only ones (\`publish\`'s) (git
+rev-list, at most 500 ms; left out when unknown). Always exit 0.
 `,
   async run(ctx) {
     const data = ctx.stdinIsTTY ? null : await ctx.readStdinWithin(1000, 65_536);

@@ -260,7 +260,8 @@ describe("what the brief says after one everyday git command", () => {
     const c = r.run(["check"]);
     expect(c.code, c.stderr).toBe(2);
     const cmd = "git restore --overlay --source=stash@{0}^3 -- .ai/memory";
-    expect(c.stdout).toBe(`a handoff is parked in stash@{0}, not in the working tree: bring it back with \`${cmd}\`\n`);
+    const pop = "; that entry keeps a copy: move .ai/memory aside before `git stash pop`";
+    expect(c.stdout).toBe(`a handoff is parked in stash@{0}, not in the working tree: bring it back with \`${cmd}\`${pop}\n`);
     expect(briefBody(r.run(["brief"]).stdout)).toContain(`\`${cmd}\``);
     const j = JSON.parse(r.run(["check", "--json"]).stdout);
     expect(j).toMatchObject({ code: 2, state: "parked", parked: "stash", stash: "stash@{0}", restore: cmd });

@@ -146,7 +146,7 @@ describe("two clones, a bare remote, two teammates", () => {
     expect(pubBob.code, pubBob.stderr).toBe(0);
     expect(pubBob.stdout).toContain("registered the merge driver session-handoff in .git/config");
     expect(pubBob.stdout).toContain("committed .gitattributes with the merge driver's block (every clone then merges memory with it once it runs install or publish)");
-    expect(bob.git("show", "HEAD:.gitattributes")).toContain(".ai/memory/**/*.md merge=session-handoff");
+    expect(bob.git("show", "HEAD:.gitattributes")).toContain(".ai/memory/**/*.md merge=session-handoff eol=lf");
 
     // Alice pulls Bob's handoff before her first save: no sentence about provenance.
     alice.git("pull", "-q");

@@ -58,7 +58,7 @@ describe("publish", () => {
     const r = run(root);
     expect(r.code, r.stderr).toBe(0);
     const committed = git(root, "show", "HEAD:.gitattributes");
-    expect(committed).toMatch(/^\*\.txt text\n# >>> session-handoff merge driver[^\n]*\n\.ai\/memory\/\*\*\/\*\.md merge=session-handoff\n# <<< /);
+    expect(committed).toMatch(/^\*\.txt text\n# >>> session-handoff merge driver[^\n]*\n\.ai\/memory\/\*\*\/\*\.md merge=session-handoff eol=lf\n# <<< /);
     expect(committed).not.toContain("psd");
     expect(readFileSync(path.join(root, ".gitattributes"), "utf8")).toBe(`${committed.split("\n")[0]}\n${wip}${committed.slice(11)}`);
     expect(git(root, "diff", "--cached", "--name-only")).toBe("");

@@ -64,6 +64,11 @@ describe("statusline", () => {
     git(root, "commit", "-qm", "a");
     const r = helper(["statusline"], { input: JSON.stringify({ cwd: root }) });
     expect(r.stdout).toBe("handoff: saved today · 1 commit since\n");
+    // `publish`'s commit (memory and its .gitattributes block) is memory-only, as in the brief: not counted.
+    const tok = /CURRENT-SHA256: (\S+)/.exec(helper(["read", "handoff"], { cwd: root }).stdout)![1]!;
+    expect(helper(["write", "handoff", "--expected-current-sha256", tok], { input: doc, cwd: root }).code).toBe(0);
+    expect(helper(["publish"], { cwd: root }).code).toBe(0);
+    expect(helper(["statusline"], { input: JSON.stringify({ cwd: root }) }).stdout).toBe("handoff: saved today · 0 commits since\n");
   });
 
   it("reads HANDOFF.md only as a regular file (a FIFO there is none, at once) and takes HEAD from the anchors", () => {

@@ -1,0 +1,120 @@
+// Where a handoff went that the working tree lacks (a stash took it, a checkout left it on another branch), or where a
+// newer save of this clone than the tree's is: one `cat-file --batch` process, run only when a stash entry exists or
+// this clone recorded a save (docs/design.md#a-handoff-away-from-the-working-tree).
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { tokenOf } from "../store/files.ts";
+import { readSmall } from "../store/fs.ts";
+import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
+import { GitUnavailable, runGit } from "./run.ts";
+import { savedStampOf, savesRecord } from "./saves.ts";
+
+type Env = Record<string, string | undefined>;
+
+/** The stash entry or branch holding the handoff, and the command that brings back only it. */
+export type HandoffAway = { stash?: string; ref?: string; restore: string };
+
+/** How many stash entries the stash's reflog holds, read with no git process: `check` runs this. */
+export function stashCount(commonDir: string | null): number {
+  const log = commonDir === null ? null : readSmall(path.join(commonDir, "logs", "refs", "stash"), 50_000_000);
+  return (log ?? "").split("\n").filter((l) => l !== "").length;
+}
+
+// Local and remote-tracking branches but the checked-out one, from the ref files and packed-refs: no git process (a
+// reftable repository has neither). A folder's name among them only asks git for a ref that is not there.
+function branchRefs(gitDir: string, commonDir: string): string[] {
+  const current = /^ref: (\S+)/.exec(readSmall(path.join(gitDir, "HEAD")) ?? "")?.[1];
+  const loose = ["refs/heads", "refs/remotes"].flatMap((base) => {
+    try {
+      return readdirSync(path.join(commonDir, base), { recursive: true, encoding: "utf8" }).map((n) => `${base}/${n}`);
+    } catch {
+      return [];
+    }
+  });
+  const packed = readSmall(path.join(commonDir, "packed-refs"), 10_000_000) ?? "";
+  const names = [...loose, ...[...packed.matchAll(/^\S+ (refs\/(?:heads|remotes)\/\S+)$/gm)].map((m) => m[1]!)];
+  // Only names a command can quote plainly: they are printed inside one.
+  const ok = (r: string) => r !== current && !r.endsWith("/HEAD") && /^[A-Za-z0-9._/-]+$/.test(r);
+  return [...new Set(names)].filter(ok).slice(0, 50);
+}
+
+// Each request's blob, or null (missing, not a blob), from `git cat-file --batch`'s output.
+function parseBatch(out: Buffer, n: number): (Buffer | null)[] {
+  const blobs: (Buffer | null)[] = [];
+  let at = 0;
+  while (blobs.length < n && at < out.length) {
+    const nl = out.indexOf(10, at);
+    if (nl < 0) break;
+    const m = /^[0-9a-f]{40,64} (\S+) (\d+)$/.exec(out.subarray(at, nl).toString("utf8"));
+    const size = m ? Number(m[2]) : 0;
+    blobs.push(m?.[1] === "blob" ? out.subarray(nl + 1, nl + 1 + size) : null);
+    at = m ? nl + 1 + size + 1 : nl + 1;
+  }
+  return [...blobs, ...Array<null>(n - blobs.length).fill(null)];
+}
+
+/**
+ * With `tree` null, the handoff the working tree lacks: the newest stash entry holding it (`git stash -u` took the
+ * memory dir, or `git stash` a staged handoff), else the branch holding this clone's newest save. With `tree` the
+ * handoff in the working tree: a stash entry or branch holding a save of this clone newer than it. Null: none.
+ */
+export async function handoffAway(root: string, env: Env, tree: string | null = null): Promise<HandoffAway | null> {
+  const top = gitTopOf(root, env);
+  const gitDir = top === null ? null : gitDirOf(top);
+  if (top === null || gitDir === null) return null;
+  const commonDir = commonDirOf(gitDir);
+  const saves = savesRecord(root, env) ?? [];
+  // The newest save of this clone a text is, by token or `Saved:` stamp; -1: none of them.
+  const rank = (text: string, token: string) => {
+    const stamp = savedStampOf(text) ?? "no stamp";
+    return saves.findLastIndex((s) => s.token === token || s.stamp === stamp);
+  };
+  const treeRank = tree === null ? -1 : rank(tree, tokenOf(Buffer.from(tree)));
+  // Nothing newer can be found when the tree holds this clone's newest save.
+  if (tree !== null && (saves.length === 0 || treeRank === saves.length - 1)) return null;
+  const count = Math.min(stashCount(commonDir), 100);
+  const refs = saves.length > 0 ? branchRefs(gitDir, commonDir) : [];
+  const file = `${path.relative(top, root).split(path.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
+  if ((count === 0 && refs.length === 0) || /[\r\n]/.test(file)) return null;
+  const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
+  const revs = [...stashRevs.flat(), ...refs];
+  let blobs: (Buffer | null)[];
+  try {
+    const input = revs.map((x) => `${x}:${file}\n`).join("");
+    const r = await runGit(root, ["cat-file", "--batch"], env, undefined, { input });
+    blobs = r.code === 0 ? parseBatch(r.stdout, revs.length) : [];
+  } catch (err) {
+    if (!(err instanceof GitUnavailable)) throw err;
+    return null;
+  }
+  const newer = (b: Buffer | null | undefined) => b != null && rank(b.toString("utf8"), tokenOf(b)) > treeRank;
+  for (let i = 0; i < count; i++) {
+    const [untracked, tracked, before] = blobs.slice(i * 3, i * 3 + 3);
+    const stash = `stash@{${i}}`;
+    // `--overlay` removes nothing: the untracked tree holds only what the stash took.
+    if (untracked && (tree === null || newer(untracked)))
+      return { stash, restore: `git restore --overlay --source=${stash}^3 -- .ai/memory` };
+    // A handoff the stash took from the index or the tree: in its tree, other than in the commit it was made on.
+    if (tracked && (tree === null ? !before : newer(tracked) && !before?.equals(tracked)))
+      return { stash, restore: `git restore --source=${stash} -- .ai/memory/HANDOFF.md` };
+  }
+  const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => (b ? rank(b.toString("utf8"), tokenOf(b)) : -1));
+  const best = Math.max(-1, ...ranks);
+  if (best <= treeRank) return null;
+  // Staged too, so that checking that branch out later finds the same files, not untracked ones in its way.
+  const ref = refs[ranks.indexOf(best)]!.replace(/^refs\/(heads|remotes)\//, "");
+  return { ref, restore: `git restore --source=${ref} --staged --worktree -- .ai/memory` };
+}
+
+/** `in stash@{n}` or `on branch <name>`. */
+export const whereAway = (a: HandoffAway) => (a.stash !== undefined ? `in ${a.stash}` : `on branch ${a.ref}`);
+
+/** After a stash's restore: `git stash pop` refuses to overwrite the files it brought back. */
+export const popNote = (a: HandoffAway) =>
+  a.stash !== undefined ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : null;
+
+/** Where the handoff is and how to bring it back, for check and read alike. */
+export function awaySentence(a: HandoffAway): string {
+  const line = `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\``;
+  return popNote(a) === null ? line : `${line}; ${popNote(a)}`;
+}
