@@ -9823,14 +9823,14 @@ function foldCheckpoint(brief, text, age) {
   const cp = parseCheckpoint(text);
   const plan2 = planStatusOf(cp);
   const f = brief.frame;
-  const step2 = (current2) => {
-    if (f === void 0) return nextStepOf(current2);
-    const marked = `${flatten(current2, 200)} ${CAPTURED}`;
+  const step2 = (current) => {
+    if (f === void 0) return nextStepOf(current);
+    const marked = `${flatten(current, 200)} ${CAPTURED}`;
     return frameNextStep(f.verdict, marked, f.question, f.notHere ?? null, f.ageOnly === true);
   };
   const request = cp.requests.at(-1);
-  const asked = request === void 0 ? null : `the user's last request: ${flatten(request, 200)}`;
-  const current = plan2.current ?? asked;
+  const asked = request === void 0 ? "" : `, after the save the user asked: ${flatten(request, 160)} ${CAPTURED}`;
+  const source = `source: checkpoint ${age}${asked}`;
   const failed = cp.failedCommands.slice(-2).map((c) => flatten(c, 100));
   const retry = `${brief.doNotRetry === "none" ? "" : `${brief.doNotRetry}; `}failed since the save: `;
   return withLines({
@@ -9839,8 +9839,8 @@ function foldCheckpoint(brief, text, age) {
     decisionsInForce: brief.decisionsInForce,
     doNotRetry: failed.length === 0 ? brief.doNotRetry : `${retry}${failed.join("; ")} ${CAPTURED}`,
     // The source is a clause like the others: whole clauses drop before it, nothing follows a cut.
-    driftAndLessons: brief.driftClauses ? fitClauses([...brief.driftClauses, { text: `source: checkpoint ${age}`, rank: RANK.source }], MAX_FIELD_CHARS) : `${brief.driftAndLessons}; source: checkpoint ${age}`,
-    proposedNextStep: current === null ? brief.proposedNextStep : step2(current)
+    driftAndLessons: brief.driftClauses ? fitClauses([...brief.driftClauses, { text: source, rank: RANK.source }], MAX_FIELD_CHARS) : `${brief.driftAndLessons}; ${source}`,
+    proposedNextStep: plan2.current === null ? brief.proposedNextStep : step2(plan2.current)
   });
 }
 async function newestText(root, handoff, now) {

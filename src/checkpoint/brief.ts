@@ -72,10 +72,10 @@ function foldCheckpoint(brief: Brief, text: string, age: string): Brief {
     const marked = `${flatten(current, 200)} ${CAPTURED}`;
     return frameNextStep(f.verdict, marked, f.question, f.notHere ?? null, f.ageOnly === true);
   };
-  // With no plan captured, the user's last request since the save is the step to confirm.
+  // The handoff's next step stays when no plan was captured; the last request since the save is named with the source.
   const request = cp.requests.at(-1);
-  const asked = request === undefined ? null : `the user's last request: ${flatten(request, 200)}`;
-  const current = plan.current ?? asked;
+  const asked = request === undefined ? "" : `, after the save the user asked: ${flatten(request, 160)} ${CAPTURED}`;
+  const source = `source: checkpoint ${age}${asked}`;
   const failed = cp.failedCommands.slice(-2).map((c) => flatten(c, 100));
   const retry = `${brief.doNotRetry === "none" ? "" : `${brief.doNotRetry}; `}failed since the save: `;
   return withLines({
@@ -85,9 +85,9 @@ function foldCheckpoint(brief: Brief, text: string, age: string): Brief {
     doNotRetry: failed.length === 0 ? brief.doNotRetry : `${retry}${failed.join("; ")} ${CAPTURED}`,
     // The source is a clause like the others: whole clauses drop before it, nothing follows a cut.
     driftAndLessons: brief.driftClauses
-      ? fitClauses([...brief.driftClauses, { text: `source: checkpoint ${age}`, rank: RANK.source }], MAX_FIELD_CHARS)
-      : `${brief.driftAndLessons}; source: checkpoint ${age}`,
-    proposedNextStep: current === null ? brief.proposedNextStep : step(current),
+      ? fitClauses([...brief.driftClauses, { text: source, rank: RANK.source }], MAX_FIELD_CHARS)
+      : `${brief.driftAndLessons}; ${source}`,
+    proposedNextStep: plan.current === null ? brief.proposedNextStep : step(plan.current),
   });
 }
 

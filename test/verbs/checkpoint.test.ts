@@ -503,7 +503,7 @@ describe("surfacing: read checkpoint, check, read handoff, brief (26)", () => {
 });
 
 describe("a newer checkpoint with no plan still reaches the brief (found by a newcomer's run)", () => {
-  it("its last request is the step to confirm and its failed commands join do-not-retry, marked captured", () => {
+  it("its last request is named with the source and its failed commands join do-not-retry, marked captured", () => {
     const root = gitRepo();
     save(root, handoff("Ship login"));
     mkdirSync(CP_DIR(root), { recursive: true });
@@ -512,7 +512,7 @@ describe("a newer checkpoint with no plan still reaches the brief (found by a ne
     writeFileSync(path.join(CP_DIR(root), "s.md"), text, { mode: 0o600 });
     const lines = briefBody(helper(["brief", "--root", root]).stdout).trimEnd().split("\n");
     expect(lines[3]).toBe("Do-not-retry: failed since the save: `npm test` — exit 1 (captured, not confirmed)");
-    expect(lines[5]).toContain('the user\'s last request: "rename the CSV parser to strict mode" (captured, not confirmed)');
+    expect(lines[4]).toMatch(/source: checkpoint 2 minutes ago, after the save the user asked: "rename the CSV parser to strict mode" \(captured, not confirmed\)$/);
   });
 });
 
