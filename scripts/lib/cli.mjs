@@ -4570,9 +4570,15 @@ function redactText(text, options = {}) {
 }
 function repeatedSecrets(text, found) {
   const kinds = /* @__PURE__ */ new Map();
-  for (const s of found) if (s.end - s.start >= REPEAT_MIN) kinds.set(text.slice(s.start, s.end), s.kind);
-  const heads = new Set([...kinds.keys()].map((v) => v.slice(0, REPEAT_MIN)));
-  const lengths = [...new Set([...kinds.keys()].map((v) => v.length))].sort((x, y) => y - x);
+  for (const s of found) {
+    const v = text.slice(s.start, s.end);
+    const wordLike = v.length < 16 && !/[^\p{L}]/u.test(v);
+    if (v.length >= REPEAT_MIN && !wordLike && kinds.size < REPEAT_VALUES) kinds.set(v, s.kind);
+  }
+  const byHead = /* @__PURE__ */ new Map();
+  for (const v of [...kinds.keys()].sort((x, y) => y.length - x.length)) {
+    byHead.set(v.slice(0, REPEAT_MIN), [...byHead.get(v.slice(0, REPEAT_MIN)) ?? [], v]);
+  }
   const out = [];
   let next = 0;
   for (let i = 0; kinds.size > 0 && i + REPEAT_MIN <= text.length; i++) {
@@ -4581,11 +4587,11 @@ function repeatedSecrets(text, found) {
       i = found[next].end - 1;
       continue;
     }
-    if (!heads.has(text.slice(i, i + REPEAT_MIN))) continue;
-    const length = lengths.find((n2) => kinds.has(text.slice(i, i + n2)));
-    if (length === void 0) continue;
-    out.push([i, i + length, kinds.get(text.slice(i, i + length))]);
-    i += length - 1;
+    const values = byHead.get(text.slice(i, i + REPEAT_MIN));
+    const value = values?.find((v) => text.startsWith(v, i));
+    if (value === void 0) continue;
+    out.push([i, i + value.length, kinds.get(value)]);
+    i += value.length - 1;
   }
   return out;
 }
@@ -4634,7 +4640,7 @@ function formatRedactionReport(findings) {
   const more = findings.length > 20 ? `, \u2026 and ${findings.length - 20} more` : "";
   return `${head}: ${named.join(", ")}${more}`;
 }
-var GENERIC_KEY, CLI_VALUE, CLI_QUOTED, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, DERIVED_RULES, Spans, REPEAT_MIN;
+var GENERIC_KEY, CLI_VALUE, CLI_QUOTED, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, DERIVED_RULES, Spans, REPEAT_MIN, REPEAT_VALUES;
 var init_redact = __esm({
   "src/guard/redact.ts"() {
     "use strict";
@@ -4852,6 +4858,7 @@ var init_redact = __esm({
       }
     };
     REPEAT_MIN = 8;
+    REPEAT_VALUES = 32;
   }
 });
 

@@ -397,14 +397,23 @@ export function redactText(text: string, options: RedactOptions = {}): Redacted 
 
 /** A value shorter than this is not looked for elsewhere: a short password repeated may be a common word. */
 const REPEAT_MIN = 8;
+/** At most this many found values are looked for elsewhere, so that a crafted text cannot make the scan slow. */
+const REPEAT_VALUES = 32;
 
-/** Every other place `text` holds a found secret's exact value (8+ characters), longest value first, as its kind. */
+/** Every other place `text` holds a found secret's exact value, longest value first, as its kind. */
 function repeatedSecrets(text: string, found: readonly Span[]): Array<[number, number, string]> {
   const kinds = new Map<string, string>();
-  for (const s of found) if (s.end - s.start >= REPEAT_MIN) kinds.set(text.slice(s.start, s.end), s.kind);
-  // A position is tried only when a value starts with its first characters: the scan stays linear in the text.
-  const heads = new Set([...kinds.keys()].map((v) => v.slice(0, REPEAT_MIN)));
-  const lengths = [...new Set([...kinds.keys()].map((v) => v.length))].sort((x, y) => y - x);
+  for (const s of found) {
+    const v = text.slice(s.start, s.end);
+    // Letters alone, shorter than 16, may be a word (postgres, changeme): blanking it elsewhere would eat prose.
+    const wordLike = v.length < 16 && !/[^\p{L}]/u.test(v);
+    if (v.length >= REPEAT_MIN && !wordLike && kinds.size < REPEAT_VALUES) kinds.set(v, s.kind);
+  }
+  // A position is tried only when a value starts with its first characters, against at most 32 values.
+  const byHead = new Map<string, string[]>();
+  for (const v of [...kinds.keys()].sort((x, y) => y.length - x.length)) {
+    byHead.set(v.slice(0, REPEAT_MIN), [...(byHead.get(v.slice(0, REPEAT_MIN)) ?? []), v]);
+  }
   const out: Array<[number, number, string]> = [];
   let next = 0;
   for (let i = 0; kinds.size > 0 && i + REPEAT_MIN <= text.length; i++) {
@@ -413,11 +422,11 @@ function repeatedSecrets(text: string, found: readonly Span[]): Array<[number, n
       i = found[next]!.end - 1;
       continue;
     }
-    if (!heads.has(text.slice(i, i + REPEAT_MIN))) continue;
-    const length = lengths.find((n) => kinds.has(text.slice(i, i + n)));
-    if (length === undefined) continue;
-    out.push([i, i + length, kinds.get(text.slice(i, i + length))!]);
-    i += length - 1;
+    const values = byHead.get(text.slice(i, i + REPEAT_MIN));
+    const value = values?.find((v) => text.startsWith(v, i));
+    if (value === undefined) continue;
+    out.push([i, i + value.length, kinds.get(value)!]);
+    i += value.length - 1;
   }
   return out;
 }

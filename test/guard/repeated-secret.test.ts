@@ -37,6 +37,19 @@ describe("a secret's value repeated elsewhere in the same text", () => {
     expect(out.text.split("\n")[1]).toBe(`x://u:<redacted: url-password>@host and ${short} again`);
   });
 
+  it("a password that is a plain word is not blanked where the text uses the word (found by a breaker)", () => {
+    const word = "post" + "gres";
+    const input = `Point at postgres://${word}:${word}@localhost:5432/app\nKeep ${word}; src/${word}/client.ts\n`;
+    const r = helper(["redact"], { input });
+    expect(r.stdout).toBe(`Point at postgres://${word}:<redacted: url-password>@localhost:5432/app\nKeep ${word}; src/${word}/client.ts\n`);
+    // Letters alone from 16 on, or any value with a digit or a sign, is looked for inside words too.
+    const long = "correcthorse" + "batterystaple";
+    const input2 = `postgres://u:${long}@db.example.com said ${long}, x${PASSWORD}; postgres://u:${PASSWORD}@db.example.com\n`;
+    const red = "<redacted: url-password>";
+    const want = `postgres://u:${red}@db.example.com said ${red}, x${red}; postgres://u:${red}@db.example.com\n`;
+    expect(helper(["redact"], { input: input2 }).stdout).toBe(want);
+  });
+
   it("checkpoint redacts the repeat in the transcript's text", () => {
     const root = gitRepo();
     const file = path.join(root, "t.jsonl");
