@@ -10378,8 +10378,6 @@ function composeHookText(root, env, files, interrupted, paused, now, cp) {
     if (text2 !== null && savedHere(root, env, text2, () => tokenOf(Buffer.from(text2))) === false)
       lines2.push(SENTENCES.elsewhere());
   }
-  const gone = files.some((f) => f.kind === "handoff" && f.status === "missing") && !cp?.lines.length;
-  if (gone && (savesRecord(root, env)?.length ?? 0) > 0) lines2.push(SENTENCES.away());
   if (cp) lines2.push(...cp.lines);
   if (paused) lines2.push(SENTENCES.paused());
   const text = lines2.join("\n");
@@ -10416,7 +10414,6 @@ var init_hook = __esm({
       lessons: () => "session-handoff: project lessons exist (.ai/memory/LESSONS.md); the session-handoff skill consults the matching entries when resuming work.",
       paused: () => "session-handoff: memory writes are paused by the kill switch; saved memory can still be read when asked.",
       conflicted: () => "session-handoff: the parked handoff (.ai/memory/HANDOFF.md) has unresolved merge conflicts; do not resume from it: tell the user to keep one side of each conflict before resuming.",
-      away: () => "session-handoff: this clone saved a handoff that is not in the working tree (a stash entry or another branch may hold it); the helper's `check` says where and how to bring it back.",
       elsewhere: () => "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a merge or a copy); the resume flow's brief names who committed it."
     };
     HELP = `usage: node memory_io.mjs hook --mode session|lessons [--root DIR]
@@ -10427,9 +10424,8 @@ lessons, an unsafe or foreign file, an interrupted save, an automatic
 checkpoint, the kill switch, a handoff section schema v1 does not know -- and
 never any text taken from a memory file. --mode session looks at HANDOFF.md and
 LESSONS.md; --mode lessons at LESSONS.md only. Prints nothing when every file it
-looks at is missing (unless this clone recorded a save: then it says one is
-away), and nothing at all when SESSION_HANDOFF_DISABLE is set to anything but
-empty, 0, false, no or off. Output stays under 2000 characters. It
+looks at is missing, and nothing at all when SESSION_HANDOFF_DISABLE is set to
+anything but empty, 0, false, no or off. Output stays under 2000 characters. It
 runs no git and follows no link from .ai down. Each sentence starts
 "session-handoff: "; every one: references/verbs.md#hook and
 references/session-start-hook.md. The root: --root DIR, else the "cwd" of the

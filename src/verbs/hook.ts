@@ -1,5 +1,5 @@
 import { quotedValue } from "../guard/quote.ts";
-import { savedHere, savesRecord } from "../git/saves.ts";
+import { savedHere } from "../git/saves.ts";
 import { isConflicted } from "../schema/conflicted.ts";
 import { inspectFile, interruptedSave, treeUnsafe, type FileInspection } from "../store/inspect.ts";
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
@@ -44,9 +44,6 @@ const SENTENCES = {
   conflicted: () =>
     "session-handoff: the parked handoff (.ai/memory/HANDOFF.md) has unresolved merge conflicts; do not resume " +
     "from it: tell the user to keep one side of each conflict before resuming.",
-  away: () =>
-    "session-handoff: this clone saved a handoff that is not in the working tree (a stash entry or another branch " +
-    "may hold it); the helper's `check` says where and how to bring it back.",
   elsewhere: () =>
     "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a merge or a copy); the " +
     "resume flow's brief names who committed it.",
@@ -89,9 +86,6 @@ function composeHookText(
     if (text !== null && savedHere(root, env, text, () => tokenOf(Buffer.from(text))) === false)
       lines.push(SENTENCES.elsewhere());
   }
-  // No git here: this clone's record of its saves alone says one was made (`publish`, then a checkout or a stash).
-  const gone = files.some((f) => f.kind === "handoff" && f.status === "missing") && !cp?.lines.length;
-  if (gone && (savesRecord(root, env)?.length ?? 0) > 0) lines.push(SENTENCES.away());
   if (cp) lines.push(...cp.lines);
   if (paused) lines.push(SENTENCES.paused());
   const text = lines.join("\n");
@@ -106,9 +100,8 @@ lessons, an unsafe or foreign file, an interrupted save, an automatic
 checkpoint, the kill switch, a handoff section schema v1 does not know -- and
 never any text taken from a memory file. --mode session looks at HANDOFF.md and
 LESSONS.md; --mode lessons at LESSONS.md only. Prints nothing when every file it
-looks at is missing (unless this clone recorded a save: then it says one is
-away), and nothing at all when SESSION_HANDOFF_DISABLE is set to anything but
-empty, 0, false, no or off. Output stays under 2000 characters. It
+looks at is missing, and nothing at all when SESSION_HANDOFF_DISABLE is set to
+anything but empty, 0, false, no or off. Output stays under 2000 characters. It
 runs no git and follows no link from .ai down. Each sentence starts
 "session-handoff: "; every one: references/verbs.md#hook and
 references/session-start-hook.md. The root: --root DIR, else the "cwd" of the
