@@ -2894,15 +2894,15 @@ function branchRefs(gitDir, commonDir) {
   const current = /^ref: (\S+)/.exec(readSmall(path18.join(gitDir, "HEAD")) ?? "")?.[1];
   const loose = ["refs/heads", "refs/remotes"].flatMap((base) => {
     try {
-      return readdirSync5(path18.join(commonDir, base), { recursive: true, encoding: "utf8" }).map((n2) => `${base}/${n2}`);
+      return readdirSync5(path18.join(commonDir, base), { recursive: true, encoding: "utf8" }).map((n2) => `${base}/${n2.split(path18.sep).join("/")}`);
     } catch {
       return [];
     }
   });
   const packed = readSmall(path18.join(commonDir, "packed-refs"), 1e7) ?? "";
   const names = [...loose, ...[...packed.matchAll(/^\S+ (refs\/(?:heads|remotes)\/\S+)$/gm)].map((m) => m[1])];
-  const ok2 = (r) => r !== current && !r.endsWith("/HEAD") && /^[A-Za-z0-9._/-]+$/.test(r);
-  return [...new Set(names)].filter(ok2).slice(0, 50);
+  const ok2 = (r) => r !== current && !r.endsWith("/HEAD") && !/['\s\p{Cc}]/u.test(r);
+  return [...new Set(names)].filter(ok2).slice(0, 1e3);
 }
 function parseBatch(out, n2) {
   const blobs = [];
@@ -2958,7 +2958,8 @@ async function handoffAway(root, env, tree = null) {
   const best = Math.max(-1, ...ranks);
   if (best <= treeRank) return null;
   const ref = refs[ranks.indexOf(best)].replace(/^refs\/(heads|remotes)\//, "");
-  return { ref, restore: `git restore --source=${ref} --staged --worktree -- .ai/memory` };
+  const source = /^[A-Za-z0-9._/-]+$/.test(ref) ? ref : `'${ref}'`;
+  return { ref, restore: `git restore --source=${source} --staged --worktree -- .ai/memory` };
 }
 function awaySentence(a) {
   const line = `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\``;

@@ -26,16 +26,16 @@ function branchRefs(gitDir: string, commonDir: string): string[] {
   const current = /^ref: (\S+)/.exec(readSmall(path.join(gitDir, "HEAD")) ?? "")?.[1];
   const loose = ["refs/heads", "refs/remotes"].flatMap((base) => {
     try {
-      return readdirSync(path.join(commonDir, base), { recursive: true, encoding: "utf8" }).map((n) => `${base}/${n}`);
+      return readdirSync(path.join(commonDir, base), { recursive: true, encoding: "utf8" }).map((n) => `${base}/${n.split(path.sep).join("/")}`);
     } catch {
       return [];
     }
   });
   const packed = readSmall(path.join(commonDir, "packed-refs"), 10_000_000) ?? "";
   const names = [...loose, ...[...packed.matchAll(/^\S+ (refs\/(?:heads|remotes)\/\S+)$/gm)].map((m) => m[1]!)];
-  // Only names a command can quote plainly: they are printed inside one.
-  const ok = (r: string) => r !== current && !r.endsWith("/HEAD") && /^[A-Za-z0-9._/-]+$/.test(r);
-  return [...new Set(names)].filter(ok).slice(0, 50);
+  // A name is printed inside a command: none with a quote or a blank (git allows a quote), at most 1,000 asked.
+  const ok = (r: string) => r !== current && !r.endsWith("/HEAD") && !/['\s\p{Cc}]/u.test(r);
+  return [...new Set(names)].filter(ok).slice(0, 1000);
 }
 
 // Each request's blob, or null (missing, not a blob), from `git cat-file --batch`'s output.
@@ -103,7 +103,8 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   if (best <= treeRank) return null;
   // Staged too, so that checking that branch out later finds the same files, not untracked ones in its way.
   const ref = refs[ranks.indexOf(best)]!.replace(/^refs\/(heads|remotes)\//, "");
-  return { ref, restore: `git restore --source=${ref} --staged --worktree -- .ai/memory` };
+  const source = /^[A-Za-z0-9._/-]+$/.test(ref) ? ref : `'${ref}'`;
+  return { ref, restore: `git restore --source=${source} --staged --worktree -- .ai/memory` };
 }
 
 /** `in stash@{n}` or `on branch <name>`. */

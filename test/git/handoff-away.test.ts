@@ -39,6 +39,23 @@ function repo() {
 }
 
 describe("a handoff away from the working tree", () => {
+  it("found among many branches, on one whose name needs quoting (found by a breaker)", { timeout: 60_000 }, () => {
+    const r = repo();
+    r.git("branch", "old");
+    for (let i = 0; i < 60; i++) r.git("branch", `b${String(i).padStart(2, "0")}`);
+    r.git("checkout", "-q", "-b", "fix+login");
+    r.save(DOC);
+    r.git("add", ".ai");
+    r.git("commit", "-qm", "memory");
+    r.git("checkout", "-q", "old");
+    const c = r.run(["check"]);
+    expect(c.code, c.stderr).toBe(2);
+    const cmd = "git restore --source='fix+login' --staged --worktree -- .ai/memory";
+    expect(c.stdout).toBe(`a handoff is parked on branch fix+login, not in the working tree: bring it back with \`${cmd}\`\n`);
+    execFileSync("sh", ["-c", cmd], { cwd: r.dir });
+    expect(readFileSync(path.join(r.dir, ".ai", "memory", "HANDOFF.md"), "utf8")).toContain("Make the importer fast.");
+  });
+
   it("after publish, a checkout of an older branch: check, brief and read name the branch; one git process", { timeout: 60_000 }, () => {
     const r = repo();
     r.git("branch", "feature");
