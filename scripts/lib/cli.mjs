@@ -2894,7 +2894,8 @@ function branchRefs(gitDir, commonDir) {
   const current = /^ref: (\S+)/.exec(readSmall(path18.join(gitDir, "HEAD")) ?? "")?.[1];
   const loose = ["refs/heads", "refs/remotes"].flatMap((base) => {
     try {
-      return readdirSync5(path18.join(commonDir, base), { recursive: true, encoding: "utf8" }).map((n2) => `${base}/${n2.split(path18.sep).join("/")}`);
+      const names2 = readdirSync5(path18.join(commonDir, base), { recursive: true, encoding: "utf8" });
+      return names2.map((n2) => `${base}/${n2.split(path18.sep).join("/")}`);
     } catch {
       return [];
     }
@@ -10288,7 +10289,8 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const newer = loaded.pasted ? null : await handoffAway(root, ctx.env, loaded.text);
-        const again = newer === null ? "" : `\`${newer.restore}\` brings it back`;
+        const pop = newer === null ? null : popNote(newer);
+        const again = newer === null ? "" : `\`${newer.restore}\` brings it back${pop === null ? "" : `; ${pop}`}`;
         if (newer !== null) brief = withDriftNote(brief, `a newer save of this clone is ${whereAway(newer)}: ${again}`);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
         if (merged && existsSync4(path36.join(archiveDir(root), merged[1])))
@@ -12469,9 +12471,10 @@ async function install(t, env) {
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
     const current = snap.bytes?.toString("utf8") ?? null;
-    const personal = edit2.kind === "json-hooks" && edit2.statusLine !== void 0 && !t.global && !setsStatusLine(current) && setsStatusLine(readSmall(claudeSettings(t.home, env)));
-    if (personal) notes.push(`kept your own status line (${claudeSettings(t.home, env)}): ours is not set in ${shown}`);
-    const next = installText(personal ? { ...edit2, statusLine: void 0 } : edit2, t.agent.name, current, shown);
+    const kept = keepingUserStatusLine(edit2, current, t.global, t.home, env);
+    const theirs = claudeSettings(t.home, env);
+    if (kept !== edit2) notes.push(`kept your own status line (${theirs}): ours is not set in ${shown}`);
+    const next = installText(kept, t.agent.name, current, shown);
     plans.push({ edit: edit2, file, shown, snap, next });
   }
   const lines2 = [];
@@ -12518,6 +12521,10 @@ function madeListDir(t, env) {
   const top = t.global ? null : gitTopOf(t.base, env);
   const gitDir = top === null ? null : gitDirOf(top);
   return gitDir === null ? userDir(env, t.home) : path42.join(commonDirOf(gitDir), "session-handoff");
+}
+function keepingUserStatusLine(edit2, current, global, home, env) {
+  const personal = edit2.kind === "json-hooks" && edit2.statusLine !== void 0 && !global && !setsStatusLine(current) && setsStatusLine(readSmall(claudeSettings(home, env)));
+  return personal ? { ...edit2, statusLine: void 0 } : edit2;
 }
 function excludeOf(base, file, env) {
   const top = gitTopOf(base, env);
@@ -13502,7 +13509,7 @@ function judge(r, name2, edit2, ours, reinstall) {
   try {
     const span = edit2.kind === "md-block" ? findBlock(ours, edit2.file) : null;
     if (span !== null && !blockAgents(ours, span).includes(name2)) return "absent";
-    want = installText(edit2, name2, ours, edit2.file);
+    want = installText(keepingUserStatusLine(edit2, ours, r.global, r.home, r.env), name2, ours, edit2.file);
   } catch (err) {
     const what2 = `${edit2.file}: ${err.message.split("\n")[0]}`;
     r.problems.push({ what: what2, fix: `fix ${edit2.file} by hand, then ${reinstall}` });
@@ -13611,6 +13618,7 @@ var init_doctor_checks = __esm({
     init_agents();
     init_claude_plugin();
     init_md_block();
+    init_installer();
     init_plan();
     init_merge_driver_config();
     init_run();

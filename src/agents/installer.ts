@@ -16,6 +16,7 @@ import { AGENTS } from "./index.ts";
 import { setsStatusLine } from "./json-hooks.ts";
 import { editPath, holdsOurs, installText, snippetOf, uninstallText } from "./plan.ts";
 import type { Target } from "./target.ts";
+import type { Edit } from "./types.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -35,11 +36,10 @@ export async function install(t: Target, env: Env) {
   for (const { edit, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit, t.agent.name));
     const current = snap.bytes?.toString("utf8") ?? null;
-    // A project's status line hides the user's own there, and for every teammate sharing the file.
-    const personal = edit.kind === "json-hooks" && edit.statusLine !== undefined && !t.global &&
-      !setsStatusLine(current) && setsStatusLine(readSmall(claudeSettings(t.home, env)));
-    if (personal) notes.push(`kept your own status line (${claudeSettings(t.home, env)}): ours is not set in ${shown}`);
-    const next = installText(personal ? { ...edit, statusLine: undefined } : edit, t.agent.name, current, shown);
+    const kept = keepingUserStatusLine(edit, current, t.global, t.home, env);
+    const theirs = claudeSettings(t.home, env);
+    if (kept !== edit) notes.push(`kept your own status line (${theirs}): ours is not set in ${shown}`);
+    const next = installText(kept, t.agent.name, current, shown);
     plans.push({ edit, file, shown, snap, next });
   }
   const lines: string[] = [];
@@ -95,6 +95,13 @@ function madeListDir(t: Target, env: Env): string {
 
 const claudeSettings = (home: string, env: Env) =>
   path.join(env.CLAUDE_CONFIG_DIR || path.join(home, ".claude"), "settings.json");
+
+/** The edit without our status line where a project's would hide the user's own (and every teammate's). */
+export function keepingUserStatusLine(edit: Edit, current: string | null, global: boolean, home: string, env: Env) {
+  const personal = edit.kind === "json-hooks" && edit.statusLine !== undefined && !global &&
+    !setsStatusLine(current) && setsStatusLine(readSmall(claudeSettings(home, env)));
+  return personal ? { ...edit, statusLine: undefined } : edit;
+}
 
 const EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
 

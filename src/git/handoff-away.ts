@@ -26,7 +26,8 @@ function branchRefs(gitDir: string, commonDir: string): string[] {
   const current = /^ref: (\S+)/.exec(readSmall(path.join(gitDir, "HEAD")) ?? "")?.[1];
   const loose = ["refs/heads", "refs/remotes"].flatMap((base) => {
     try {
-      return readdirSync(path.join(commonDir, base), { recursive: true, encoding: "utf8" }).map((n) => `${base}/${n.split(path.sep).join("/")}`);
+      const names = readdirSync(path.join(commonDir, base), { recursive: true, encoding: "utf8" });
+      return names.map((n) => `${base}/${n.split(path.sep).join("/")}`);
     } catch {
       return [];
     }

@@ -99,7 +99,7 @@ describe("a handoff away from the working tree", () => {
     r.git("stash", "-q");
     const body = briefBody(r.run(["brief"]).stdout);
     expect(body).toContain("Goal: Make the importer fast.");
-    expect(body).toContain("a newer save of this clone is in stash@{0}: `git restore --source=stash@{0} -- .ai/memory/HANDOFF.md`");
+    expect(body).toContain("a newer save of this clone is in stash@{0}: `git restore --source=stash@{0} -- .ai/memory/HANDOFF.md` brings it back; that entry keeps a copy: move .ai/memory aside before `git stash pop`");
     r.git("stash", "pop", "-q");
     expect(briefBody(r.run(["brief"]).stdout)).not.toContain("a newer save");
   });

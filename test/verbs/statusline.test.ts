@@ -51,6 +51,10 @@ describe("statusline", () => {
     const project = JSON.parse(readFileSync(path.join(root, ".claude", "settings.json"), "utf8"));
     expect(project.statusLine).toBeUndefined();
     expect(project.hooks.SessionStart).toHaveLength(1);
+    // doctor judges it by the same rule: current, not outdated.
+    const doctor = helper(["doctor", "--root", root], { env: { HOME: home } }).stdout;
+    expect(doctor).toContain(".claude/settings.json current");
+    expect(doctor).not.toContain("outdated");
     expect(helper(["uninstall", "--agent", "claude-code", "--root", root], { env: { HOME: home } }).code).toBe(0);
     expect(existsSync(path.join(root, ".claude", "settings.json"))).toBe(false);
   });
