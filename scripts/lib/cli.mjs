@@ -8189,22 +8189,21 @@ function giveTo(p, like) {
 }
 function withoutBlock(text) {
   const lines2 = text.split("\n");
-  const start = lines2.findIndex((l) => l === BEGIN2 || l === BEGIN_NL);
-  const end = start === -1 ? -1 : lines2.indexOf(END, start);
+  const bare = lines2.map((l) => l.replace(/\r$/, ""));
+  const start = bare.findIndex((l) => l === BEGIN2 || l === BEGIN_NL);
+  const end = start === -1 ? -1 : bare.indexOf(END, start);
   if (end === -1) return { rest: text, had: false, line: null };
   let rest = [...lines2.slice(0, start), ...lines2.slice(end + 1)].join("\n");
-  if (lines2[start] === BEGIN_NL && rest.endsWith("\n") && end + 1 === lines2.length - 1) rest = rest.slice(0, -1);
-  return { rest, had: true, line: lines2.slice(start + 1, end).join("\n") };
+  if (bare[start] === BEGIN_NL && end + 1 === lines2.length - 1) rest = rest.replace(/\r?\n$/, "");
+  return { rest, had: true, line: bare.slice(start + 1, end).join("\n") };
 }
 function attributesNotOurs(text) {
   return withoutBlock(text).rest;
 }
 function blockFor(before, line) {
+  const nl = before.includes("\r\n") ? "\r\n" : "\n";
   const needsNewline = before !== "" && !before.endsWith("\n");
-  return `${before}${needsNewline ? "\n" : ""}${needsNewline ? BEGIN_NL : BEGIN2}
-${line}
-${END}
-`;
+  return `${before}${needsNewline ? nl : ""}${needsNewline ? BEGIN_NL : BEGIN2}${nl}${line}${nl}${END}${nl}`;
 }
 function attributesOnto(head, worktree) {
   const { line } = withoutBlock(worktree);

@@ -95,12 +95,14 @@ function giveTo(p: string, like: string): void {
 /** Splits `.gitattributes` text into what is not ours and whether our block was there, with its line. */
 function withoutBlock(text: string): { rest: string; had: boolean; line: string | null } {
   const lines = text.split("\n");
-  const start = lines.findIndex((l) => l === BEGIN || l === BEGIN_NL);
-  const end = start === -1 ? -1 : lines.indexOf(END, start);
+  // A clone with core.autocrlf=true checks the file out with CRLF: our block is still ours.
+  const bare = lines.map((l) => l.replace(/\r$/, ""));
+  const start = bare.findIndex((l) => l === BEGIN || l === BEGIN_NL);
+  const end = start === -1 ? -1 : bare.indexOf(END, start);
   if (end === -1) return { rest: text, had: false, line: null };
   let rest = [...lines.slice(0, start), ...lines.slice(end + 1)].join("\n");
-  if (lines[start] === BEGIN_NL && rest.endsWith("\n") && end + 1 === lines.length - 1) rest = rest.slice(0, -1);
-  return { rest, had: true, line: lines.slice(start + 1, end).join("\n") };
+  if (bare[start] === BEGIN_NL && end + 1 === lines.length - 1) rest = rest.replace(/\r?\n$/, "");
+  return { rest, had: true, line: bare.slice(start + 1, end).join("\n") };
 }
 
 /** A `.gitattributes` text without our merge-driver block: what the user wrote (docs/decisions/first-resume.md). */
@@ -109,8 +111,9 @@ export function attributesNotOurs(text: string): string {
 }
 
 function blockFor(before: string, line: string): string {
+  const nl = before.includes("\r\n") ? "\r\n" : "\n";
   const needsNewline = before !== "" && !before.endsWith("\n");
-  return `${before}${needsNewline ? "\n" : ""}${needsNewline ? BEGIN_NL : BEGIN}\n${line}\n${END}\n`;
+  return `${before}${needsNewline ? nl : ""}${needsNewline ? BEGIN_NL : BEGIN}${nl}${line}${nl}${END}${nl}`;
 }
 
 /** `head` (HEAD's `.gitattributes`) with the merge-driver block `worktree` holds in place of its own, if any. */

@@ -54,6 +54,12 @@ describe("memory files and core.autocrlf=true", () => {
     expect(w.code, w.stderr).toBe(0);
     expect(w.stderr).not.toContain("journal: not appended");
     expect(journalFiles(b).map((f) => readFileSync(f, "utf8")).join("")).toContain("- Goal: Ship it today.");
+    // .gitattributes is checked out with CRLF: our block in it is still ours, never added twice (found by a breaker).
+    expect(readFileSync(path.join(b, ".gitattributes"), "utf8")).toContain("\r\n");
+    expect(p.run(b, ["install", "--agent", "codex"]).code).toBe(0);
+    expect(p.run(b, ["publish"]).code).toBe(0);
+    expect(readFileSync(path.join(b, ".gitattributes"), "utf8").split("# >>> session-handoff").length).toBe(2);
+    expect(p.git(b, "status", "--short", "--", ".gitattributes")).toBe("");
   });
 
   it("a journal with CRLF line ends (checked out before the attribute) is read and appended to", { timeout: 60_000 }, () => {
