@@ -14010,11 +14010,12 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
         const lockTimeoutSeconds = lockTimeoutOption(ctx);
         assertNotPaused(memDir, ctx.env);
         const target = await publishTarget(root, memDir, ctx.env);
+        const push = ctx.values.push === true;
+        if (push) await pushTarget(target.top, ctx.env, ctx.values["run-hooks"] === true);
         const driver = await mergeDriverStep(root, { helperPath: helperLocation(ctx, root).abs }, ctx.env);
         let r;
         let repairs = [];
         const attributes = driver.attributes ? "changed" : "if-only-ours";
-        const push = ctx.values.push === true;
         const commit = () => publishMemory(target, memDir, message, push, ctx.env, attributes, ctx.values["run-hooks"] === true);
         try {
           const lock = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };

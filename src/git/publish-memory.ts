@@ -170,7 +170,7 @@ export async function publishMemory(
 }
 
 // The current branch's upstream (remote and merge ref), or a refusal that says how to set one.
-async function pushTarget(top: string, env: Env, runHooks: boolean): Promise<{ remote: string; merge: string }> {
+export async function pushTarget(top: string, env: Env, runHooks: boolean): Promise<{ remote: string; merge: string }> {
   const head = await gitOut(top, ["symbolic-ref", "--short", "-q", "HEAD"], env, "finding the branch", runHooks);
   const branch = head.trim();
   const remote = await step(top, ["config", "--get", `branch.${branch}.remote`], env, "git config", runHooks);

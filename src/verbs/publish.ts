@@ -1,7 +1,7 @@
 import { HelperError, Refused } from "../errors.ts";
 import { redactText } from "../guard/redact.ts";
 import { mergeDriverStep } from "../git/merge-driver-config.ts";
-import { publishMemory, publishTarget } from "../git/publish-memory.ts";
+import { publishMemory, publishTarget, pushTarget } from "../git/publish-memory.ts";
 import { helperLocation } from "../agents/target.ts";
 import { checkTree, memoryDir } from "../store/paths.ts";
 import { assertNotPaused } from "../store/pause.ts";
@@ -77,11 +77,12 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
     assertNotPaused(memDir, ctx.env);
     // Refusals that need no driver come first: a refusal changes nothing on disk (CONTRIBUTING.md).
     const target = await publishTarget(root, memDir, ctx.env);
+    const push = ctx.values.push === true;
+    if (push) await pushTarget(target.top, ctx.env, ctx.values["run-hooks"] === true);
     const driver = await mergeDriverStep(root, { helperPath: helperLocation(ctx, root).abs }, ctx.env);
     let r: Awaited<ReturnType<typeof publishMemory>>;
     let repairs: string[] = [];
     const attributes = driver.attributes ? "changed" : "if-only-ours";
-    const push = ctx.values.push === true;
     const commit = () =>
       publishMemory(target, memDir, message, push, ctx.env, attributes, ctx.values["run-hooks"] === true);
     try {

@@ -1,4 +1,5 @@
 // `publish` against a local bare repository as the remote.
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -128,6 +129,9 @@ describe("publish", () => {
     expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
     expect(git(root, "rev-parse", "HEAD")).toBe(head);
     expect(git(root, "ls-files", "-s")).toBe(index);
+    // Nothing else either: no driver registered, no .gitattributes written (found by a breaker).
+    expect(spawnSync("git", ["config", "--get-regexp", "^merge\\."], { cwd: root, encoding: "utf8" }).stdout).toBe("");
+    expect(existsSync(path.join(root, ".gitattributes"))).toBe(false);
   });
 
   it("no git identity: the commit is refused and what publish staged is unstaged", () => {
