@@ -13829,11 +13829,12 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const before = await git(["ls-files", "-s", "-z", "--", ...changed], "git ls-files");
   const memory = changed.filter((p) => p !== ".gitattributes");
   if (memory.length > 0) await git(["add", "-A", "--", ...memory], "git add");
-  if (memory.length < changed.length && !await stageOurAttributes(top, env, runHooks)) changed = memory;
+  const attributesEntry = memory.length < changed.length ? await ourAttributes(top, env, runHooks) : null;
+  if (attributesEntry === null) changed = memory;
   if (changed.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
   const skipped = runHooks ? void 0 : await skippedPrograms(top, env, push);
   try {
-    await commitOnly(top, env, runHooks, message, changed);
+    await commitOnly(top, env, runHooks, message, changed, attributesEntry);
   } catch (err) {
     await putEntries(top, env, changed, before).catch(() => void 0);
     throw err;
@@ -13869,16 +13870,25 @@ async function pushTarget(top, env, runHooks) {
   }
   return { remote: remote.stdout.toString("utf8").trim(), merge: merge.stdout.toString("utf8").trim() };
 }
-async function stageOurAttributes(top, env, runHooks) {
-  const head = await step(top, ["cat-file", "blob", "HEAD:.gitattributes"], env, "git cat-file", runHooks);
-  const before = head.code === 0 ? head.stdout.toString("utf8") : "";
-  const text = attributesOnto(before, readSmall(path50.join(top, ".gitattributes")) ?? "");
-  if (text === before) return false;
-  const blob = await runGit(top, ["hash-object", "-w", "--stdin"], env, void 0, { input: text });
-  if (blob.code !== 0) throw new Refused(`git hash-object failed (git exit ${blob.code}):
+async function ourAttributes(top, env, runHooks) {
+  const show2 = async (rev) => {
+    const r = await step(top, ["cat-file", "blob", rev], env, "git cat-file", runHooks);
+    return r.code === 0 ? r.stdout.toString("utf8") : "";
+  };
+  const head = await show2("HEAD:.gitattributes");
+  const staged = await show2(":.gitattributes");
+  const worktree = readSmall(path50.join(top, ".gitattributes")) ?? "";
+  const text = attributesOnto(head, worktree);
+  if (text === head) return null;
+  const entry = async (t) => {
+    const blob = await runGit(top, ["hash-object", "-w", "--stdin"], env, void 0, { input: t });
+    if (blob.code !== 0) throw new Refused(`git hash-object failed (git exit ${blob.code}):
 ${blob.stderr.trim()}`);
-  await putEntries(top, env, [".gitattributes"], `100644 ${blob.stdout.toString("utf8").trim()} 0	.gitattributes\0`);
-  return true;
+    return `100644 ${blob.stdout.toString("utf8").trim()} 0	.gitattributes\0`;
+  };
+  const mine = staged === head ? text : attributesOnto(staged, worktree);
+  await putEntries(top, env, [".gitattributes"], await entry(mine));
+  return entry(text);
 }
 async function putEntries(top, env, paths, entries2, index) {
   const listed2 = entries2.split("\0").filter(Boolean).map((e) => e.slice(e.indexOf("	") + 1));
@@ -13891,7 +13901,7 @@ ${r.stderr.trim()}`);
   if (gone.length > 0) await update(["--force-remove", "--", ...gone]);
   if (listed2.length > 0) await update(["-z", "--index-info"], entries2);
 }
-async function commitOnly(top, env, runHooks, message, paths) {
+async function commitOnly(top, env, runHooks, message, paths, attributes) {
   const staged = await gitOut(top, ["ls-files", "-s", "-z", "--", ...paths], env, "git ls-files", runHooks);
   const dir = mkdtempSync(path50.join(tmpdir(), "sh-publish-"));
   const index = path50.join(dir, "index");
@@ -13899,6 +13909,7 @@ async function commitOnly(top, env, runHooks, message, paths) {
     const born = (await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks)).code === 0;
     if (born) await gitOut(top, ["read-tree", "HEAD"], env, "git read-tree", runHooks, index);
     await putEntries(top, env, paths, staged, index);
+    if (attributes !== null) await putEntries(top, env, [".gitattributes"], attributes, index);
     await gitOut(top, ["commit", "-q", "-m", message], env, "git commit", runHooks, index);
   } finally {
     rmSync6(dir, { recursive: true, force: true });

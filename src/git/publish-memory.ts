@@ -143,12 +143,13 @@ export async function publishMemory(
   const before = await git(["ls-files", "-s", "-z", "--", ...changed], "git ls-files");
   const memory = changed.filter((p) => p !== ".gitattributes");
   if (memory.length > 0) await git(["add", "-A", "--", ...memory], "git add");
-  if (memory.length < changed.length && !(await stageOurAttributes(top, env, runHooks))) changed = memory;
+  const attributesEntry = memory.length < changed.length ? await ourAttributes(top, env, runHooks) : null;
+  if (attributesEntry === null) changed = memory;
   if (changed.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
   // Without --run-hooks no hook runs anyway (core.hooksPath points nowhere); with it, all of them do.
   const skipped = runHooks ? undefined : await skippedPrograms(top, env, push);
   try {
-    await commitOnly(top, env, runHooks, message, changed);
+    await commitOnly(top, env, runHooks, message, changed, attributesEntry);
   } catch (err) {
     // Best effort: the refusal is what the user must see, with their index as it was.
     await putEntries(top, env, changed, before).catch(() => undefined);
@@ -184,16 +185,26 @@ export async function pushTarget(top: string, env: Env, runHooks: boolean): Prom
   return { remote: remote.stdout.toString("utf8").trim(), merge: merge.stdout.toString("utf8").trim() };
 }
 
-// Stages HEAD's .gitattributes plus our block, the user's own uncommitted lines left out; false when that is HEAD's.
-async function stageOurAttributes(top: string, env: Env, runHooks: boolean): Promise<boolean> {
-  const head = await step(top, ["cat-file", "blob", "HEAD:.gitattributes"], env, "git cat-file", runHooks);
-  const before = head.code === 0 ? head.stdout.toString("utf8") : "";
-  const text = attributesOnto(before, readSmall(path.join(top, ".gitattributes")) ?? "");
-  if (text === before) return false;
-  const blob = await runGit(top, ["hash-object", "-w", "--stdin"], env, undefined, { input: text });
-  if (blob.code !== 0) throw new Refused(`git hash-object failed (git exit ${blob.code}):\n${blob.stderr.trim()}`);
-  await putEntries(top, env, [".gitattributes"], `100644 ${blob.stdout.toString("utf8").trim()} 0\t.gitattributes\0`);
-  return true;
+// The commit's .gitattributes entry, HEAD's file plus our block (the user's uncommitted lines left out), null when that
+// is HEAD's; the user's index gets our block on what they staged, so that nothing they staged is lost.
+async function ourAttributes(top: string, env: Env, runHooks: boolean): Promise<string | null> {
+  const show = async (rev: string) => {
+    const r = await step(top, ["cat-file", "blob", rev], env, "git cat-file", runHooks);
+    return r.code === 0 ? r.stdout.toString("utf8") : "";
+  };
+  const head = await show("HEAD:.gitattributes");
+  const staged = await show(":.gitattributes");
+  const worktree = readSmall(path.join(top, ".gitattributes")) ?? "";
+  const text = attributesOnto(head, worktree);
+  if (text === head) return null;
+  const entry = async (t: string) => {
+    const blob = await runGit(top, ["hash-object", "-w", "--stdin"], env, undefined, { input: t });
+    if (blob.code !== 0) throw new Refused(`git hash-object failed (git exit ${blob.code}):\n${blob.stderr.trim()}`);
+    return `100644 ${blob.stdout.toString("utf8").trim()} 0\t.gitattributes\0`;
+  };
+  const mine = staged === head ? text : attributesOnto(staged, worktree);
+  await putEntries(top, env, [".gitattributes"], await entry(mine));
+  return entry(text);
 }
 
 // Sets `paths` in the user's index (or `index`) to `entries` (as `ls-files -s -z` prints), removing the others.
@@ -209,7 +220,8 @@ async function putEntries(top: string, env: Env, paths: string[], entries: strin
 }
 
 // Commits HEAD plus `paths` as the user's index stages them, from an index of its own: nothing else staged goes in.
-async function commitOnly(top: string, env: Env, runHooks: boolean, message: string, paths: string[]) {
+async function commitOnly(top: string, env: Env, runHooks: boolean, message: string, paths: string[],
+  attributes: string | null) {
   const staged = await gitOut(top, ["ls-files", "-s", "-z", "--", ...paths], env, "git ls-files", runHooks);
   const dir = mkdtempSync(path.join(tmpdir(), "sh-publish-"));
   const index = path.join(dir, "index");
@@ -218,6 +230,7 @@ async function commitOnly(top: string, env: Env, runHooks: boolean, message: str
     const born = (await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks)).code === 0;
     if (born) await gitOut(top, ["read-tree", "HEAD"], env, "git read-tree", runHooks, index);
     await putEntries(top, env, paths, staged, index);
+    if (attributes !== null) await putEntries(top, env, [".gitattributes"], attributes, index);
     await gitOut(top, ["commit", "-q", "-m", message], env, "git commit", runHooks, index);
   } finally {
     rmSync(dir, { recursive: true, force: true });

@@ -66,6 +66,23 @@ describe("publish", () => {
     expect(git(root, "diff", "--name-only")).toBe(".gitattributes\n");
   });
 
+  it("a .gitattributes line the user staged stays staged, with our block on it (found by a breaker)", () => {
+    const { root } = project();
+    writeFileSync(path.join(root, ".gitattributes"), "*.txt text\n");
+    git(root, "add", ".gitattributes");
+    git(root, "commit", "-qm", "attributes");
+    writeFileSync(path.join(root, ".gitattributes"), "*.txt text\n*.png binary\n");
+    git(root, "add", ".gitattributes");
+    writeFileSync(path.join(root, ".gitattributes"), "*.txt text\n*.gif binary\n");
+    const r = run(root);
+    expect(r.code, r.stderr).toBe(0);
+    const committed = git(root, "show", "HEAD:.gitattributes");
+    expect(committed).not.toMatch(/png|gif/);
+    const staged = git(root, "show", ":.gitattributes");
+    expect(staged).toBe(committed.replace("*.txt text\n", "*.txt text\n*.png binary\n"));
+    expect(readFileSync(path.join(root, ".gitattributes"), "utf8")).toBe(committed.replace("*.txt text\n", "*.txt text\n*.gif binary\n"));
+  });
+
   it("nothing to publish: exit 0, no commit", () => {
     const { root } = project();
     run(root);
