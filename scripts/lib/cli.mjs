@@ -2902,7 +2902,7 @@ function branchRefs(gitDir, commonDir) {
   });
   const packed = readSmall(path18.join(commonDir, "packed-refs"), 1e7) ?? "";
   const names = [...loose, ...[...packed.matchAll(/^\S+ (refs\/(?:heads|remotes)\/\S+)$/gm)].map((m) => m[1])];
-  const ok2 = (r) => r !== current && !r.endsWith("/HEAD") && !/['\s\p{Cc}]/u.test(r);
+  const ok2 = (r) => r !== current && !r.endsWith("/HEAD") && /^[\p{L}\p{N}._/+#@,-]+$/u.test(r);
   return [...new Set(names)].filter(ok2).slice(0, 1e3);
 }
 function parseBatch(out, n2) {

@@ -34,8 +34,9 @@ function branchRefs(gitDir: string, commonDir: string): string[] {
   });
   const packed = readSmall(path.join(commonDir, "packed-refs"), 10_000_000) ?? "";
   const names = [...loose, ...[...packed.matchAll(/^\S+ (refs\/(?:heads|remotes)\/\S+)$/gm)].map((m) => m[1]!)];
-  // A name is printed inside a command: none with a quote or a blank (git allows a quote), at most 1,000 asked.
-  const ok = (r: string) => r !== current && !r.endsWith("/HEAD") && !/['\s\p{Cc}]/u.test(r);
+  // A name is printed raw inside a command: letters, digits and a few signs only (never a quote, a blank or an
+  // invisible or bidi character); at most 1,000 are asked.
+  const ok = (r: string) => r !== current && !r.endsWith("/HEAD") && /^[\p{L}\p{N}._/+#@,-]+$/u.test(r);
   return [...new Set(names)].filter(ok).slice(0, 1000);
 }
 
