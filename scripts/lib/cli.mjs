@@ -12393,6 +12393,11 @@ function holdsOurs(edit2, text) {
   if (edit2.kind === "md-block") return text.includes(BLOCK_BEGIN);
   return ownedSpan(edit2, text) !== null;
 }
+function holdsAgentEntries(edit2, agent, text) {
+  if (!holdsOurs(edit2, text)) return false;
+  const span = edit2.kind === "md-block" ? findBlock(text, edit2.file) : null;
+  return span === null || blockAgents(text, span).includes(agent);
+}
 function installText(edit2, agent, current, shown) {
   switch (edit2.kind) {
     case "json-hooks": {
@@ -12937,9 +12942,7 @@ function holdsEntries(agent, base, global) {
     const edits = agent.edits({ abs: path45.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
     return edits.some((edit2) => {
       const text = readSmall(editPath(base, edit2));
-      if (text === null || edit2.kind !== "md-block") return text !== null && holdsOurs(edit2, text);
-      const span = text.includes(BLOCK_BEGIN) ? findBlock(text, edit2.file) : null;
-      return span !== null && blockAgents(text, span).includes(agent.name);
+      return text !== null && holdsAgentEntries(edit2, agent.name, text);
     });
   } catch {
     return false;
@@ -13095,7 +13098,6 @@ var init_skill_place = __esm({
     init_installer();
     init_install_lock();
     init_target();
-    init_md_block();
     init_plan();
     SAY2 = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
@@ -13506,8 +13508,7 @@ function judge(r, name2, edit2, ours, reinstall) {
   if (!holdsOurs(edit2, ours)) return "absent";
   let want;
   try {
-    const span = edit2.kind === "md-block" ? findBlock(ours, edit2.file) : null;
-    if (span !== null && !blockAgents(ours, span).includes(name2)) return "absent";
+    if (!holdsAgentEntries(edit2, name2, ours)) return "absent";
     want = installText(keepingUserStatusLine(edit2, ours, r.global, r.home, r.env), name2, ours, edit2.file);
   } catch (err) {
     const what2 = `${edit2.file}: ${err.message.split("\n")[0]}`;

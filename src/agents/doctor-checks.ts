@@ -4,9 +4,9 @@ import path from "node:path";
 import { installedForms, installShaped, oursIn } from "./json-hooks.ts";
 import { AGENTS } from "./index.ts";
 import { claudePluginInstalls, type PluginInstall } from "./claude-plugin.ts";
-import { blockAgents, blockEndByte, CODEX_BUDGET, findBlock } from "./md-block.ts";
+import { blockEndByte, CODEX_BUDGET, findBlock } from "./md-block.ts";
 import { keepingUserStatusLine } from "./installer.ts";
-import { editPath, holdsOurs, installText } from "./plan.ts";
+import { editPath, holdsAgentEntries, holdsOurs, installText } from "./plan.ts";
 import type { Agent, AgentName, Edit, HelperLocation, JsonHooksEdit } from "./types.ts";
 import { driverPartMissing, MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
 import { GitUnavailable, runGit } from "../git/run.ts";
@@ -254,8 +254,7 @@ function judge(r: Report, name: AgentName, edit: Edit, ours: string, reinstall: 
   let want: string;
   try {
     // A shared AGENTS.md block lists the agents that asked for it: another agent's is not this one's install.
-    const span = edit.kind === "md-block" ? findBlock(ours, edit.file) : null;
-    if (span !== null && !blockAgents(ours, span).includes(name)) return "absent";
+    if (!holdsAgentEntries(edit, name, ours)) return "absent";
     want = installText(keepingUserStatusLine(edit, ours, r.global, r.home, r.env), name, ours, edit.file);
   } catch (err) {
     const what = `${edit.file}: ${(err as Error).message.split("\n")[0]}`;

@@ -2,7 +2,7 @@ import path from "node:path";
 import { Refused } from "../errors.ts";
 import { holdsOurHooks, hooksSnippet, mergeHooks, mergeStatusLine } from "./json-hooks.ts";
 import { removeHooks, removeStatusLine } from "./json-hooks.ts";
-import { block, BLOCK_BEGIN, findBlock, putBlock, takeBlock } from "./md-block.ts";
+import { block, BLOCK_BEGIN, blockAgents, findBlock, putBlock, takeBlock } from "./md-block.ts";
 import { CLINE_HOOK_MARK } from "./command.ts";
 import type { AgentName, Edit, OwnedFileEdit } from "./types.ts";
 
@@ -18,6 +18,13 @@ export function holdsOurs(edit: Edit, text: string): boolean {
   if (edit.kind === "json-hooks") return holdsOurHooks(text, edit);
   if (edit.kind === "md-block") return text.includes(BLOCK_BEGIN);
   return ownedSpan(edit, text) !== null;
+}
+
+/** `holdsOurs` for one agent: a shared AGENTS.md block counts only when it lists `agent`. Throws Refused. */
+export function holdsAgentEntries(edit: Edit, agent: AgentName, text: string): boolean {
+  if (!holdsOurs(edit, text)) return false;
+  const span = edit.kind === "md-block" ? findBlock(text, edit.file) : null;
+  return span === null || blockAgents(text, span).includes(agent);
 }
 
 /** The text install wants for one file, given what is there (null: absent). Pure; throws Refused. */

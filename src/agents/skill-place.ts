@@ -12,8 +12,7 @@ import { AGENTS } from "./index.ts";
 import { install, uninstall } from "./installer.ts";
 import { underInstallLock } from "./install-lock.ts";
 import { AGENT_NAMES, type Caller, helperLocation, targetOf } from "./target.ts";
-import { BLOCK_BEGIN, blockAgents, findBlock } from "./md-block.ts";
-import { editPath, holdsOurs } from "./plan.ts";
+import { editPath, holdsAgentEntries } from "./plan.ts";
 import type { Agent, AgentName } from "./types.ts";
 
 const SAY = `say "write a handoff" when you stop, and "resume where we left off" when you come back`;
@@ -252,9 +251,7 @@ function holdsEntries(agent: Agent, base: string, global: boolean): boolean {
     const edits = agent.edits({ abs: path.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
     return edits.some((edit) => {
       const text = readSmall(editPath(base, edit));
-      if (text === null || edit.kind !== "md-block") return text !== null && holdsOurs(edit, text);
-      const span = text.includes(BLOCK_BEGIN) ? findBlock(text, edit.file) : null;
-      return span !== null && blockAgents(text, span).includes(agent.name);
+      return text !== null && holdsAgentEntries(edit, agent.name, text);
     });
   } catch {
     // No per-user files, or a block too broken to read: uninstall names it when asked.
