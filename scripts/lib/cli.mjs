@@ -11000,13 +11000,13 @@ function removeEmptyDirs(dirs) {
 }
 function keepMade(at2, dirs) {
   if (dirs.length > 0) {
-    mkdirSync6(at2, { recursive: true, mode: 448 });
-    import_write_file_atomic2.default.sync(path39.join(at2, "made-folders"), dirs.map((d) => `${d}
+    mkdirSync6(path39.dirname(at2), { recursive: true, mode: 448 });
+    import_write_file_atomic2.default.sync(at2, dirs.map((d) => `${d}
 `).join(""));
     return;
   }
-  rmSync3(path39.join(at2, "made-folders"), { force: true });
-  removeEmptyDirs([at2]);
+  rmSync3(at2, { force: true });
+  removeEmptyDirs([path39.dirname(at2)]);
 }
 function recordMade(at2, dirs) {
   if (dirs.length > 0) keepMade(at2, [...madeList(at2), ...dirs]);
@@ -11044,7 +11044,7 @@ var init_agent_file = __esm({
     init_fs();
     init_files();
     removeEmptyUpTo = (dir, stop) => removeEmptyDirs(dirsBelow(stop, dir));
-    madeList = (at2) => (readSmall(path39.join(at2, "made-folders")) ?? "").split("\n").filter(Boolean);
+    madeList = (at2) => (readSmall(at2) ?? "").split("\n").filter(Boolean);
   }
 });
 
@@ -12500,7 +12500,7 @@ async function install(t, env) {
       removeEmptyDirs(dirs);
       throw err;
     }
-    recordMade(madeListDir(t, env), dirs);
+    recordMade(madeListFile(t, env), dirs);
     lines2.push(`${verb}d ${p.shown}`);
   }
   const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
@@ -12514,17 +12514,18 @@ async function install(t, env) {
         const made = [path42.dirname(x.file), x.file].filter((f) => !existsSync6(f));
         mkdirSync7(path42.dirname(x.file), { recursive: true });
         import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
-        recordMade(madeListDir(t, env), made);
+        recordMade(madeListFile(t, env), made);
       }
       lines2.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
     } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
   }
   return { lines: [...lines2, ...driver.lines], notes: [...notes, ...driver.notes, ...keep, ...old] };
 }
-function madeListDir(t, env) {
+function madeListFile(t, env) {
   const top = t.global ? null : gitTopOf(t.base, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? userDir(env, t.home) : path42.join(commonDirOf(gitDir), "session-handoff");
+  if (gitDir !== null) return path42.join(commonDirOf(gitDir), "session-handoff", "made-folders");
+  return path42.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
 }
 function keepingUserStatusLine(edit2, current, global, home, env) {
   const personal = edit2.kind === "json-hooks" && edit2.statusLine !== void 0 && !global && !setsStatusLine(current) && setsStatusLine(readSmall(claudeSettings(home, env)));
@@ -12589,12 +12590,12 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeMade(madeListDir(t, env), dirsBelow(t.base, path42.dirname(p.file)));
+  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path42.dirname(p.file)));
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0 || x.needed) continue;
     if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
-    if (!t.dryRun) removeMade(madeListDir(t, env), [x.file, path42.dirname(x.file)]);
+    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path42.dirname(x.file)]);
     lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
@@ -12619,6 +12620,7 @@ var init_installer = __esm({
     init_merge_driver_config();
     init_run();
     init_quote();
+    init_files();
     init_fs();
     init_pause();
     init_agent_file();
