@@ -2946,7 +2946,13 @@ async function handoffAway(root, env, tree = null) {
     if (!(err instanceof GitUnavailable)) throw err;
     return null;
   }
-  const newer = (b) => b != null && rank(b.toString("utf8"), tokenOf(b)) > treeRank;
+  const savedAt = (text) => Date.parse(/^Saved: (\S+)/m.exec(text)?.[1] ?? "");
+  const treeAt = tree === null ? NaN : savedAt(tree);
+  const rankOf = (b) => {
+    const text = b.toString("utf8");
+    return savedAt(text) <= treeAt ? -1 : rank(text, tokenOf(b));
+  };
+  const newer = (b) => b != null && rankOf(b) > treeRank;
   for (let i = 0; i < count; i++) {
     const [untracked, tracked, before] = blobs.slice(i * 3, i * 3 + 3);
     const stash = `stash@{${i}}`;
@@ -2955,7 +2961,7 @@ async function handoffAway(root, env, tree = null) {
     if (tracked && (tree === null ? !before : newer(tracked) && !before?.equals(tracked)))
       return { stash, restore: `git restore --source=${stash} -- .ai/memory/HANDOFF.md` };
   }
-  const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => b ? rank(b.toString("utf8"), tokenOf(b)) : -1);
+  const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => b ? rankOf(b) : -1);
   const best = Math.max(-1, ...ranks);
   if (best <= treeRank) return null;
   const ref = refs[ranks.indexOf(best)].replace(/^refs\/(heads|remotes)\//, "");
@@ -9778,6 +9784,7 @@ var init_brief = __esm({
       verdict: 100
     };
     RANKED = [
+      [/^(the handoff was not saved in this clone|its last commit is by )/, RANK.source],
       [/memory-only|^key files not created yet/, RANK.memoryOnly],
       [/\bupstream\b/, RANK.upstream],
       [/^(key files missing|dirty at the save|dirty in the clone that saved)/, RANK.fates],
