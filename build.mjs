@@ -103,5 +103,5 @@ if (check && stale.length > 0) {
   console.error(`build --check: ${files} not what \`npm run build\` makes from src/; run \`npm run build\` and commit`);
   process.exit(1);
 }
-const sizes = built.map((b) => `scripts/${b.file} (${b.text.length} bytes)`).join(", ");
+const sizes = built.map((b) => `scripts/${b.file} (${Buffer.byteLength(b.text)} bytes)`).join(", ");
 console.log(check ? "build --check: scripts/ is fresh" : `built ${sizes}`);
