@@ -1123,10 +1123,7 @@ function unreadReason(p, maxBytes = 1e6) {
   }
   return "changed while it was read";
 }
-function readHead(filePath, bytes = 1024) {
-  return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
-}
-function readHeadBytes(filePath, bytes = 1e6) {
+function readHead(filePath, bytes = 1e6) {
   return readHeadAndTime(filePath, bytes)?.bytes ?? null;
 }
 function readHeadAndTime(filePath, bytes) {
@@ -1450,7 +1447,7 @@ function deliveredPath(root, session) {
   return path11.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
-  return readHead(deliveredPath(root, session), 128)?.trim() ?? null;
+  return readHead(deliveredPath(root, session), 128)?.toString().trim() ?? null;
 }
 function writeDelivered(root, session, token) {
   const p = deliveredPath(root, session);
@@ -2561,7 +2558,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHeadBytes(path15.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHead(path15.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -2597,7 +2594,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   }
 }
 function toldToAnySession(root, token) {
-  const told = (name2) => readHead(path15.join(checkpointsDir(root), name2), 128)?.trim() === token;
+  const told = (name2) => readHead(path15.join(checkpointsDir(root), name2), 128)?.toString().trim() === token;
   try {
     return readdirSync3(checkpointsDir(root)).some((name2) => name2.startsWith(".delivered-") && told(name2));
   } catch {
@@ -5970,17 +5967,7 @@ var init_publish = __esm({
 });
 
 // src/journal/store.ts
-import {
-  closeSync as closeSync5,
-  fsyncSync as fsyncSync2,
-  linkSync as linkSync3,
-  lstatSync as lstatSync9,
-  mkdirSync as mkdirSync3,
-  openSync as openSync5,
-  renameSync as renameSync3,
-  unlinkSync as unlinkSync5,
-  writeFileSync as writeFileSync4
-} from "node:fs";
+import { closeSync as closeSync5, linkSync as linkSync3, lstatSync as lstatSync9, renameSync as renameSync3, unlinkSync as unlinkSync5 } from "node:fs";
 import path24 from "node:path";
 function journalDir(root) {
   return path24.join(memoryDir(root), "journal");
@@ -6070,21 +6057,12 @@ function repairJournal(dir) {
   }
   return actions;
 }
-function writeTemp2(p, bytes) {
-  const fd = openSync5(p, "wx", 384);
-  try {
-    writeFileSync4(fd, bytes);
-    fsyncSync2(fd);
-  } finally {
-    closeSync5(fd);
-  }
-}
 async function publishJournalFile(dir, name2, expected, bytes, fp) {
   const rand = randomHex8();
   const temp = path24.join(dir, privateName(name2, "tmp", process.pid, rand));
   const claim = path24.join(dir, privateName(name2, "claim", process.pid, rand));
   const target = path24.join(dir, name2);
-  writeTemp2(temp, bytes);
+  writeTemp(temp, bytes, 384, null);
   try {
     if (expected !== "absent") {
       renameSync3(target, claim);
@@ -6108,25 +6086,12 @@ async function publishJournalFile(dir, name2, expected, bytes, fp) {
     await failpoint(fp, "journal-after-publication");
     if (expected !== "absent") unlinkSync5(claim);
   } finally {
-    try {
-      unlinkSync5(temp);
-    } catch {
-    }
+    unlinkQuiet(temp);
   }
 }
 function ensureJournalDir(root) {
-  const dir = journalDir(root);
-  try {
-    mkdirSync3(dir, { mode: 448 });
-  } catch (err) {
-    const code = err.code;
-    if (code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${err.message}`);
-  }
-  const st = lstatSync9(dir);
-  if (st.isSymbolicLink() || !st.isDirectory()) {
-    throw new Refused(`${dir} is a link or not a directory; move it away so the journal can be written`);
-  }
-  return dir;
+  ensureDir(journalDir(root));
+  return journalDir(root);
 }
 async function appendEntry(root, entry, ms, fp) {
   const dir = ensureJournalDir(root);
@@ -6559,17 +6524,12 @@ function decodeInput(raw, what) {
   }
   return { text, notes };
 }
-function redactForSave(text, exemptLines) {
-  const { text: clean, findings } = redactText(text, exemptLines ? { exemptLines } : {});
-  return { text: clean, notes: findings.length > 0 ? [formatRedactionReport(findings)] : [] };
-}
 var utf8;
 var init_document = __esm({
   "src/store/document.ts"() {
     "use strict";
     init_errors();
     init_invisible();
-    init_redact();
     utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   }
 });
@@ -7024,7 +6984,7 @@ function checkDocument(raw, kind, root) {
   let errors;
   if (kind === "handoff") {
     errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
-    const current = () => readHeadBytes(path29.join(memoryDir(root), file))?.toString("utf8") ?? null;
+    const current = () => readHead(path29.join(memoryDir(root), file))?.toString("utf8") ?? null;
     if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(current(), decoded.text)) {
       errors = errors.filter((e) => e.rule !== "anchor-line");
     }
@@ -7344,6 +7304,7 @@ var init_promote = __esm({
   "src/verbs/promote.ts"() {
     "use strict";
     init_errors();
+    init_redact();
     init_document();
     init_mutate();
     init_paths();
@@ -7399,9 +7360,9 @@ exit:   0 appended, or already there; 2 refused (stale token: read again; bad
                 throw new Refused(`the lesson is ${raw.length} bytes; promote appends at most ${MAX_PROMOTE_BYTES} bytes`);
               }
               const decoded = decodeInput(raw, "lesson");
-              const redacted = redactForSave(decoded.text);
-              text = redacted.text;
-              notes = [...decoded.notes, ...redacted.notes];
+              const { text: clean, findings } = redactText(decoded.text);
+              text = clean;
+              notes = [...decoded.notes, ...findings.length > 0 ? [formatRedactionReport(findings)] : []];
             },
             // Before the memory dir is made for the lock, a stale token is refused as publish would.
             precheck: async () => {
@@ -7916,7 +7877,7 @@ var require_lib = __commonJS({
   "node_modules/write-file-atomic/lib/index.js"(exports, module) {
     "use strict";
     module.exports = writeFile;
-    module.exports.sync = writeFileSync6;
+    module.exports.sync = writeFileSync5;
     module.exports._getTmpname = getTmpname;
     module.exports._cleanupOnExit = cleanupOnExit;
     var fs2 = __require("fs");
@@ -8056,7 +8017,7 @@ var require_lib = __commonJS({
       }
       return promise;
     }
-    function writeFileSync6(filename, data, options) {
+    function writeFileSync5(filename, data, options) {
       if (typeof options === "string") {
         options = { encoding: options };
       } else if (!options) {
@@ -8140,7 +8101,7 @@ import {
   existsSync as existsSync3,
   lchownSync,
   lstatSync as lstatSync10,
-  mkdirSync as mkdirSync4,
+  mkdirSync as mkdirSync3,
   readFileSync as readFileSync5,
   realpathSync as realpathSync3,
   rmdirSync,
@@ -8221,7 +8182,7 @@ async function registerMergeDriver(root, helperPath, env) {
   let copy;
   try {
     const bytes = readFileSync5(path31.join(path31.dirname(helperPath), "lib", "cli.mjs"));
-    mkdirSync4(path31.dirname(c.copy), { recursive: true, mode: 448 });
+    mkdirSync3(path31.dirname(c.copy), { recursive: true, mode: 448 });
     giveTo(path31.dirname(c.copy), c.common);
     const st = lstatSync10(c.copy, { throwIfNoEntry: false });
     if (st !== void 0 && !st.isFile()) unlinkSync8(c.copy);
@@ -8539,14 +8500,14 @@ function cleanCheckpointLeftovers(root) {
     const live = /* @__PURE__ */ new Set();
     for (const name2 of names) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
-      const bytes = readHeadBytes(path32.join(dir, name2));
+      const bytes = readHead(path32.join(dir, name2));
       if (bytes !== null) live.add(tokenOf(bytes));
     }
     const kept = [];
     for (const name2 of names) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      const told = readHead(path32.join(dir, name2), 128)?.trim() ?? "";
+      const told = readHead(path32.join(dir, name2), 128)?.toString().trim() ?? "";
       const st = lstatSync11(path32.join(dir, name2), { throwIfNoEntry: false });
       if (readHead(path32.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path32.join(dir, name2));
       else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
@@ -9888,7 +9849,7 @@ var init_brief2 = __esm({
 });
 
 // src/git/merge-driver.ts
-import { closeSync as closeSync7, constants as constants5, fstatSync as fstatSync5, lstatSync as lstatSync12, mkdirSync as mkdirSync5, openSync as openSync6, readFileSync as readFileSync7, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync7, constants as constants5, fstatSync as fstatSync5, lstatSync as lstatSync12, mkdirSync as mkdirSync4, openSync as openSync5, readFileSync as readFileSync7, writeSync as writeSync2 } from "node:fs";
 import path35 from "node:path";
 function mergedSentence(name2, note = null) {
   return `two handoffs met in a merge; the other is archive/${name2}${note === null ? "" : `; ${note}`}`;
@@ -10050,7 +10011,7 @@ function mergeCountsText(c) {
   return `${n2(c.decisions, "decision", "decisions")}, ${n2(c.failed, "failed approach", "failed approaches")}`;
 }
 function onRegularFile(p, flags, use) {
-  const fd = openSync6(p, flags | NOFOLLOW);
+  const fd = openSync5(p, flags | NOFOLLOW);
   try {
     if (!fstatSync5(fd).isFile()) throw new Error(`${p} is not a regular file`);
     return use(fd);
@@ -10070,7 +10031,7 @@ function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
     at2 = path35.join(at2, part);
-    if (lstatSync12(at2, { throwIfNoEntry: false }) === void 0) mkdirSync5(at2, { mode: 448 });
+    if (lstatSync12(at2, { throwIfNoEntry: false }) === void 0) mkdirSync4(at2, { mode: 448 });
     if (!lstatSync12(at2).isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
   return at2;
@@ -10888,8 +10849,8 @@ import {
   constants as constants6,
   existsSync as existsSync5,
   lstatSync as lstatSync14,
-  mkdirSync as mkdirSync6,
-  openSync as openSync7,
+  mkdirSync as mkdirSync5,
+  openSync as openSync6,
   readlinkSync as readlinkSync3,
   rmdirSync as rmdirSync2,
   rmSync as rmSync3,
@@ -10926,7 +10887,7 @@ ${snippet}`);
 }
 function assertReplaceable(file, snippet) {
   try {
-    closeSync8(openSync7(file, constants6.O_WRONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK));
+    closeSync8(openSync6(file, constants6.O_WRONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK));
     accessSync(path39.dirname(file), constants6.W_OK);
   } catch (err) {
     const code = err.code;
@@ -10985,7 +10946,7 @@ function missingDirs(base, dir) {
   return missing;
 }
 function makeDirs(dirs) {
-  for (const d of dirs) mkdirSync6(d, { mode: 493 });
+  for (const d of dirs) mkdirSync5(d, { mode: 493 });
 }
 function removeEmptyDirs(dirs) {
   const removed = [];
@@ -11000,7 +10961,7 @@ function removeEmptyDirs(dirs) {
 }
 function keepMade(at2, dirs) {
   if (dirs.length > 0) {
-    mkdirSync6(path39.dirname(at2), { recursive: true, mode: 448 });
+    mkdirSync5(path39.dirname(at2), { recursive: true, mode: 448 });
     import_write_file_atomic2.default.sync(at2, dirs.map((d) => `${d}
 `).join(""));
     return;
@@ -11025,7 +10986,7 @@ function recordNode(dir, execPath) {
 `) return;
   const missing = dirsBelow(path39.parse(dir).root, dir).filter((d) => !existsSync5(d));
   try {
-    mkdirSync6(dir, { recursive: true, mode: 448 });
+    mkdirSync5(dir, { recursive: true, mode: 448 });
   } catch (err) {
     removeEmptyDirs(missing);
     const why = err.code ?? err.message;
@@ -12459,7 +12420,7 @@ var init_plan = __esm({
 });
 
 // src/agents/installer.ts
-import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readdirSync as readdirSync10, readFileSync as readFileSync8, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync6, readdirSync as readdirSync10, readFileSync as readFileSync8, rmSync as rmSync4 } from "node:fs";
 import path42 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
@@ -12512,7 +12473,7 @@ async function install(t, env) {
     if (x !== null && ls?.stdout.length === 0) {
       if (!t.dryRun) {
         const made = [path42.dirname(x.file), x.file].filter((f) => !existsSync6(f));
-        mkdirSync7(path42.dirname(x.file), { recursive: true });
+        mkdirSync6(path42.dirname(x.file), { recursive: true });
         import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
         recordMade(madeListFile(t, env), made);
       }
@@ -12634,7 +12595,7 @@ var init_installer = __esm({
 });
 
 // src/agents/install-lock.ts
-import { lstatSync as lstatSync16, mkdirSync as mkdirSync8, rmdirSync as rmdirSync3 } from "node:fs";
+import { lstatSync as lstatSync16, mkdirSync as mkdirSync7, rmdirSync as rmdirSync3 } from "node:fs";
 import path43 from "node:path";
 async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
@@ -12673,7 +12634,7 @@ async function underInstallLock(ctx, uninstall2, run) {
 }
 function makeParent(dir) {
   const st = lstatSync16(dir, { throwIfNoEntry: false });
-  if (st === void 0) return mkdirSync8(dir, { recursive: true, mode: 448 }) ?? null;
+  if (st === void 0) return mkdirSync7(dir, { recursive: true, mode: 448 }) ?? null;
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
   }
@@ -12751,8 +12712,8 @@ import {
   constants as constants7,
   existsSync as existsSync7,
   lstatSync as lstatSync17,
-  mkdirSync as mkdirSync9,
-  openSync as openSync8,
+  mkdirSync as mkdirSync8,
+  openSync as openSync7,
   readdirSync as readdirSync11,
   readFileSync as readFileSync9,
   readlinkSync as readlinkSync4,
@@ -12761,7 +12722,7 @@ import {
   rmSync as rmSync5,
   statSync,
   symlinkSync,
-  writeFileSync as writeFileSync5
+  writeFileSync as writeFileSync4
 } from "node:fs";
 import path45 from "node:path";
 function linkFolderFor(agent, global) {
@@ -12831,9 +12792,9 @@ function readCopyRecord(dir) {
 function writeCopyRecord(dir, createdDirs) {
   const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync9(path45.join(dir, rel)))]));
   const flags = constants7.O_WRONLY | constants7.O_CREAT | constants7.O_TRUNC | (constants7.O_NOFOLLOW ?? 0);
-  const fd = openSync8(path45.join(dir, RECORD), flags, 420);
+  const fd = openSync7(path45.join(dir, RECORD), flags, 420);
   try {
-    writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
+    writeFileSync4(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
   } finally {
     closeSync9(fd);
@@ -12880,15 +12841,15 @@ function applySteps(from, to, steps2) {
       removeEmptyUpTo(path45.dirname(dest), to);
       continue;
     }
-    mkdirSync9(path45.dirname(dest), { recursive: true });
+    mkdirSync8(path45.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
     const src = path45.join(from, s.rel);
-    writeFileSync5(temp, readFileSync9(src), { mode: statSync(src).mode & 511 });
+    writeFileSync4(temp, readFileSync9(src), { mode: statSync(src).mode & 511 });
     renameSync4(temp, dest);
   }
 }
 function makeLink(place, target) {
-  mkdirSync9(path45.dirname(place), { recursive: true });
+  mkdirSync8(path45.dirname(place), { recursive: true });
   symlinkSync(path45.relative(path45.dirname(place), target), place, "dir");
 }
 async function initSkill(ctx, ask) {
@@ -14688,7 +14649,7 @@ var init_parsers = __esm({
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync10, constants as constants9, fstatSync as fstatSync6, openSync as openSync9, readSync as readSync3 } from "node:fs";
+import { closeSync as closeSync10, constants as constants9, fstatSync as fstatSync6, openSync as openSync8, readSync as readSync3 } from "node:fs";
 function readAt(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
@@ -14717,7 +14678,7 @@ function openTranscript(transcriptPath) {
   if (!where.ok) return { ok: false, reason: where.reason };
   let fd;
   try {
-    fd = openSync9(where.path, constants9.O_RDONLY | constants9.O_NOFOLLOW | constants9.O_NONBLOCK);
+    fd = openSync8(where.path, constants9.O_RDONLY | constants9.O_NOFOLLOW | constants9.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     const known = { ENOENT: "does not exist", ELOOP: "is a link" };
@@ -14973,7 +14934,7 @@ var init_format2 = __esm({
 // src/checkpoint/capture.ts
 import path52 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path52.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHead(path52.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -14988,7 +14949,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path52.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHead(path52.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -15113,8 +15074,8 @@ async function writeCheckpoint(root, hook, notes, o) {
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
   const file = path52.join(dir, name2);
-  const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
-  const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
+  const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2)?.toString() : void 0;
+  const beforeSince = before === void 0 ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
   const nothing = got.recognised && got.toolCalls === 0;
   const lockWait = () => Math.max(0, (LOCK_BUDGET_MS - (Date.now() - o.startMs)) / 1e3);
@@ -15122,7 +15083,7 @@ async function writeCheckpoint(root, hook, notes, o) {
     const token = project.current?.token ?? null;
     return got.resume ? recordResume(root, got.resume, session, token, o.env, o.failpoint) : Promise.resolve([]);
   };
-  if (nothing && (before === null || beforeSince === since && compactSummary === null)) {
+  if (nothing && (before === void 0 || beforeSince === since && compactSummary === null)) {
     let journal = [];
     if (got.resume) {
       try {
@@ -15403,7 +15364,7 @@ rev-list, at most 500 ms; left out when unknown). Always exit 0.
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path53.join(memoryDir(root), "HANDOFF.md"), 1e6);
+          const handoff = readHead(path53.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
@@ -15418,7 +15379,7 @@ rev-list, at most 500 ms; left out when unknown). Always exit 0.
 });
 
 // src/checkpoint/offer.ts
-import { mkdirSync as mkdirSync10 } from "node:fs";
+import { mkdirSync as mkdirSync9 } from "node:fs";
 function offerText(pct, used, window, threshold) {
   return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
 }
@@ -15478,7 +15439,7 @@ function contextOffer(root, input, o) {
   const pct = Math.floor(last.used * 100 / window);
   try {
     checkTree(root, { create: true });
-    mkdirSync10(checkpointsDir(root), { recursive: true, mode: 448 });
+    mkdirSync9(checkpointsDir(root), { recursive: true, mode: 448 });
   } catch (err) {
     return { notes: [...notes, `${err.message}; printing nothing`], offer: null };
   }
@@ -16619,7 +16580,7 @@ import {
   constants as constants10,
   fstatSync as fstatSync7,
   lstatSync as lstatSync19,
-  openSync as openSync10,
+  openSync as openSync9,
   readSync as readSync4,
   realpathSync as realpathSync5,
   writeSync as writeSync3
@@ -16694,7 +16655,7 @@ function readPipeWithin(stdin, ms, maxBytes) {
   let fd;
   try {
     if (process.platform !== "linux" || !stdin.isFIFO()) return void 0;
-    fd = openSync10("/proc/self/fd/0", constants10.O_RDONLY | constants10.O_NONBLOCK);
+    fd = openSync9("/proc/self/fd/0", constants10.O_RDONLY | constants10.O_NONBLOCK);
   } catch {
     return void 0;
   }

@@ -496,10 +496,7 @@ function unreadReason(p, maxBytes = 1e6) {
   }
   return "changed while it was read";
 }
-function readHead(filePath, bytes = 1024) {
-  return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
-}
-function readHeadBytes(filePath, bytes = 1e6) {
+function readHead(filePath, bytes = 1e6) {
   return readHeadAndTime(filePath, bytes)?.bytes ?? null;
 }
 function readHeadAndTime(filePath, bytes) {
@@ -2243,7 +2240,7 @@ function deliveredPath(root, session) {
   return path19.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
-  return readHead(deliveredPath(root, session), 128)?.trim() ?? null;
+  return readHead(deliveredPath(root, session), 128)?.toString().trim() ?? null;
 }
 function writeDelivered(root, session, token) {
   const p = deliveredPath(root, session);
@@ -2318,7 +2315,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHeadBytes(path20.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHead(path20.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -2354,7 +2351,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   }
 }
 function toldToAnySession(root, token) {
-  const told = (name) => readHead(path20.join(checkpointsDir(root), name), 128)?.trim() === token;
+  const told = (name) => readHead(path20.join(checkpointsDir(root), name), 128)?.toString().trim() === token;
   try {
     return readdirSync4(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
   } catch {
@@ -3430,7 +3427,7 @@ rev-list, at most 500 ms; left out when unknown). Always exit 0.
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path22.join(memoryDir(root), "HANDOFF.md"), 1e6);
+          const handoff = readHead(path22.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);

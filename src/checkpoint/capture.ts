@@ -25,7 +25,7 @@ import { headerValue, isAnchorsOnlySource, isCheckpointText, readCheckpointText 
 import { isoSeconds } from "../schema/values.ts";
 import { CHECKPOINTS_GITIGNORE, checkpointsDir, checkpointsDirState } from "./store.ts";
 import { rmQuietRegular, sessionFileId, timeOf } from "./store.ts";
-import { readHead, readHeadBytes } from "../store/fs.ts";
+import { readHead } from "../store/fs.ts";
 import { ensureIgnored } from "../store/drafts.ts";
 import { listArchives } from "../store/archive-entries.ts";
 import { readStable, tokenOf } from "../store/files.ts";
@@ -70,7 +70,7 @@ const ARCHIVES_HASHED = 50;
 
 // The current handoff's token and `Saved:`, and the archives' tokens (hashed only when asked), read without links.
 function projectHandoffs(root: string): ProjectHandoffs {
-  const bytes = readHeadBytes(path.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHead(path.join(memoryDir(root), "HANDOFF.md"));
   let current: ProjectHandoffs["current"] = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -85,7 +85,7 @@ function projectHandoffs(root: string): ProjectHandoffs {
         archived = new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHead(path.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -249,8 +249,8 @@ export async function writeCheckpoint(
   const dir = checkpointsDir(root);
   const file = path.join(dir, name);
   // Without a save in the part read, the session's earlier checkpoint still knows it, if it names this project's.
-  const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
-  const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
+  const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2)?.toString() : undefined;
+  const beforeSince = before === undefined ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
   const nothing = got.recognised && got.toolCalls === 0;
   const lockWait = () => Math.max(0, (LOCK_BUDGET_MS - (Date.now() - o.startMs)) / 1000);
@@ -260,7 +260,7 @@ export async function writeCheckpoint(
     return got.resume ? recordResume(root, got.resume, session, token, o.env, o.failpoint) : Promise.resolve([]);
   };
   // Nothing to capture and nothing of this session to replace: nothing is written at all.
-  if (nothing && (before === null || (beforeSince === since && compactSummary === null))) {
+  if (nothing && (before === undefined || (beforeSince === since && compactSummary === null))) {
     let journal: string[] = [];
     if (got.resume) {
       try {

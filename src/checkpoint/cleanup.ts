@@ -3,7 +3,7 @@ import { linkSync, lstatSync, readdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { CHECKPOINT_NAME } from "./parse.ts";
 import { checkpointsDir, checkpointsDirState, listCheckpoints, rmQuietRegular } from "./store.ts";
-import { readHead, readHeadBytes } from "../store/fs.ts";
+import { readHead } from "../store/fs.ts";
 import { tokenOf } from "../store/files.ts";
 import { listPrivate } from "../store/private.ts";
 
@@ -59,14 +59,14 @@ export function cleanCheckpointLeftovers(root: string): string[] {
     const live = new Set<string>();
     for (const name of names) {
       if (name.startsWith(".") || !CHECKPOINT_NAME.test(name)) continue;
-      const bytes = readHeadBytes(path.join(dir, name));
+      const bytes = readHead(path.join(dir, name));
       if (bytes !== null) live.add(tokenOf(bytes));
     }
     const kept: { name: string; mtimeMs: number }[] = [];
     for (const name of names) {
       const m = /^\.delivered-(.+)$/.exec(name);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      const told = readHead(path.join(dir, name), 128)?.trim() ?? "";
+      const told = readHead(path.join(dir, name), 128)?.toString().trim() ?? "";
       const st = lstatSync(path.join(dir, name), { throwIfNoEntry: false });
       if (readHead(path.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path.join(dir, name));
       else if (st !== undefined) kept.push({ name, mtimeMs: st.mtimeMs });

@@ -89,7 +89,7 @@ function deliveredPath(root: string, session: string): string {
 }
 
 export function readDelivered(root: string, session: string): string | null {
-  return readHead(deliveredPath(root, session), 128)?.trim() ?? null;
+  return readHead(deliveredPath(root, session), 128)?.toString().trim() ?? null;
 }
 
 /** Records that the checkpoint `token` was told to `session`: best effort, without the lock or a link. */

@@ -6,7 +6,7 @@ import { stateTimeOfText } from "../schema/handoff.ts";
 import { readCheckpointText } from "./parse.ts";
 import { checkpointsDir, checkpointsDirState, listCheckpoints, readDelivered, sessionFileId, writeDelivered,
   type CheckpointEntry } from "./store.ts";
-import { readHead, readHeadBytes } from "../store/fs.ts";
+import { readHead } from "../store/fs.ts";
 import { readStable, tokenOf } from "../store/files.ts";
 import { isProbeSession } from "../agents/hook-input.ts";
 import { FILE_OF, memoryDir } from "../store/paths.ts";
@@ -103,7 +103,7 @@ export async function checkpointHookLines(
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHeadBytes(path.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHead(path.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -143,7 +143,7 @@ export async function checkpointHookLines(
 }
 
 function toldToAnySession(root: string, token: string): boolean {
-  const told = (name: string) => readHead(path.join(checkpointsDir(root), name), 128)?.trim() === token;
+  const told = (name: string) => readHead(path.join(checkpointsDir(root), name), 128)?.toString().trim() === token;
   try {
     return readdirSync(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
   } catch {

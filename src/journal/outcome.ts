@@ -2,8 +2,6 @@
 // `checkpoint` (never by `write`, which reads no transcript). Counts, paths and commands; never the user's words.
 import type { LineEvents, ToolEvent } from "../agents/transcripts/types.ts";
 
-export type { ToolEvent };
-
 /** What one resume led to; `followed` is `unknown` when the next step names nothing concrete or nothing followed. */
 export interface Outcome {
   followed: "yes" | "no" | "unknown";

@@ -114,7 +114,6 @@ async function readText(p: string, file: string, notes: string[]): Promise<strin
   return loaded.text;
 }
 
-
 type SearchOptions = { since?: string | null; kinds?: readonly SearchKind[]; limit?: number };
 
 /**

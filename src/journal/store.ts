@@ -1,14 +1,13 @@
 // The journal folder `.ai/memory/journal/`: month files, their continuations, year files, the `OFF` switch, and
 // an append that leaves an entry whole or absent (docs/decisions/journal.md). Writers hold the memory lock.
-import { closeSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, renameSync, unlinkSync,
-  writeFileSync } from "node:fs";
+import { closeSync, linkSync, lstatSync, renameSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { HelperError, Refused } from "../errors.ts";
 import { failpoint } from "../store/failpoint.ts";
 import { exists } from "../store/fs.ts";
-import { syncDir } from "../store/publish.ts";
+import { syncDir, unlinkQuiet, writeTemp } from "../store/publish.ts";
 import { openRegular, randomHex8, readAll, tokenOf } from "../store/files.ts";
-import { MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
+import { ensureDir, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
 import { listDir, listPrivate, privateName, processAlive } from "../store/private.ts";
 import { journalHeader, parseJournal } from "./entry.ts";
 
@@ -133,17 +132,6 @@ export function repairJournal(dir: string): string[] {
   return actions;
 }
 
-// Exclusive create: an existing name, a link included, is refused.
-function writeTemp(p: string, bytes: Buffer): void {
-  const fd = openSync(p, "wx", 0o600);
-  try {
-    writeFileSync(fd, bytes);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /**
  * Publishes `bytes` as `journal/<name>` when it is still the version `expected` names (`absent` or its token):
  * a temp is written, the current file claimed (renamed aside) and compared, the temp linked in, then claim and
@@ -154,7 +142,7 @@ export async function publishJournalFile(dir: string, name: string, expected: st
   const temp = path.join(dir, privateName(name, "tmp", process.pid, rand));
   const claim = path.join(dir, privateName(name, "claim", process.pid, rand));
   const target = path.join(dir, name);
-  writeTemp(temp, bytes);
+  writeTemp(temp, bytes, 0o600, null);
   try {
     if (expected !== "absent") {
       renameSync(target, claim);
@@ -178,28 +166,14 @@ export async function publishJournalFile(dir: string, name: string, expected: st
     await failpoint(fp, "journal-after-publication");
     if (expected !== "absent") unlinkSync(claim);
   } finally {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // Already gone.
-    }
+    unlinkQuiet(temp);
   }
 }
 
 /** Makes `journal/` (0700) when missing; refused when it is a link or not a folder. */
 export function ensureJournalDir(root: string): string {
-  const dir = journalDir(root);
-  try {
-    mkdirSync(dir, { mode: 0o700 });
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${(err as Error).message}`);
-  }
-  const st = lstatSync(dir);
-  if (st.isSymbolicLink() || !st.isDirectory()) {
-    throw new Refused(`${dir} is a link or not a directory; move it away so the journal can be written`);
-  }
-  return dir;
+  ensureDir(journalDir(root));
+  return journalDir(root);
 }
 
 /**

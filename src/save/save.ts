@@ -16,7 +16,7 @@ import { issueLines, scoreLine, type Issue, type Validation } from "../schema/va
 import { validateLedger } from "../schema/validate-ledger.ts";
 import { CLOCK_SKEW_MS, isoSeconds } from "../schema/values.ts";
 import { decodeInput } from "../store/document.ts";
-import { readHeadBytes } from "../store/fs.ts";
+import { readHead } from "../store/fs.ts";
 import { readStable, tokenOf, UnsafeFile, type ReadFile } from "../store/files.ts";
 import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, FILE_OF, MAX_DOCUMENT_BYTES, memoryDir, type Kind } from "../store/paths.ts";
@@ -138,7 +138,7 @@ export function checkDocument(raw: Buffer, kind: Kind, root: string) {
     errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
     // Anchors identical to the current handoff's are refilled: their lines are not the agent's (a look without
     // the lock, never a basis for publication, which reads again).
-    const current = () => readHeadBytes(path.join(memoryDir(root), file))?.toString("utf8") ?? null;
+    const current = () => readHead(path.join(memoryDir(root), file))?.toString("utf8") ?? null;
     if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(current(), decoded.text)) {
       errors = errors.filter((e) => e.rule !== "anchor-line");
     }

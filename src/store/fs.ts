@@ -66,11 +66,7 @@ export function unreadReason(p: string, maxBytes = 1_000_000): string | null {
 }
 
 /** The first bytes of a regular file without following a link or blocking; null otherwise. */
-export function readHead(filePath: string, bytes = 1024): string | null {
-  return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
-}
-
-export function readHeadBytes(filePath: string, bytes = 1_000_000): Buffer | null {
+export function readHead(filePath: string, bytes = 1_000_000): Buffer | null {
   return readHeadAndTime(filePath, bytes)?.bytes ?? null;
 }
 
