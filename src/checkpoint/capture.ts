@@ -131,8 +131,7 @@ async function checkpointAnchors(root: string, env: Env, nowMs: number, excludes
   return anchorsWithoutTokens(lines);
 }
 
-// Whether the tail read holds what a checkpoint needs, so the rest need not be parsed (checkpoint-window.md): the
-// recent requests, a last message, and before the part read no save, nor a plan when that part holds no final one.
+// Whether the tail read holds what a checkpoint needs, so the rest need not be parsed (checkpoint-window.md).
 function enough(cap: Capture, file: TranscriptFile, from: number, lastMessage: string | null): boolean {
   if (cap.userRequests.length < MAX_REQUESTS) return false;
   if (cap.lastClaim === null && lastMessage === null) return false;

@@ -1,5 +1,4 @@
-// The journal folder `.ai/memory/journal/`: month files, their continuations, year files, the `OFF` switch, and
-// an append that leaves an entry whole or absent (docs/decisions/journal.md). Writers hold the memory lock.
+// The journal folder: month, continuation and year files, the `OFF` switch, and an append that is all or nothing.
 import { closeSync, linkSync, lstatSync, renameSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { HelperError, Refused } from "../errors.ts";
@@ -99,9 +98,8 @@ export function readJournalText(root: string, f: JournalFile): string | null {
 }
 
 /**
- * Puts right what a killed append left (under the lock, a dead process's private file is a leftover): a claim
- * without its file is put back; one beside it goes when the file begins with its bytes (the append landed), else
- * it is kept as `<name>.orig-<hex>.md` for the user; temps go. Returns a stderr line per action.
+ * Puts right what a killed append left: a claim is put back, or dropped when the file begins with its bytes, else kept
+ * as `<name>.orig-<hex>.md`; temps go. Returns a stderr line per action.
  */
 export function repairJournal(dir: string): string[] {
   const actions: string[] = [];
@@ -132,11 +130,7 @@ export function repairJournal(dir: string): string[] {
   return actions;
 }
 
-/**
- * Publishes `bytes` as `journal/<name>` when it is still the version `expected` names (`absent` or its token):
- * a temp is written, the current file claimed (renamed aside) and compared, the temp linked in, then claim and
- * temp dropped. A crash leaves the old file or the new one; repairJournal finishes either.
- */
+/** Publishes `bytes` as `journal/<name>` while it is the version `expected` names; repairJournal finishes a crash. */
 export async function publishJournalFile(dir: string, name: string, expected: string, bytes: Buffer, fp?: string) {
   const rand = randomHex8();
   const temp = path.join(dir, privateName(name, "tmp", process.pid, rand));
@@ -176,10 +170,7 @@ export function ensureJournalDir(root: string): string {
   return journalDir(root);
 }
 
-/**
- * Appends one entry to the month of `ms` (UTC), going on in `<YYYY-MM>-2.md`, `-3`, … past 1,000,000 bytes;
- * refused when the month's file breaks the schema. Returns the stderr lines of repairs.
- */
+/** Appends one entry to the month of `ms` (UTC), in `<YYYY-MM>-N.md` past 1,000,000 bytes; the repairs' lines. */
 export async function appendEntry(root: string, entry: string, ms: number, fp?: string): Promise<string[]> {
   const dir = ensureJournalDir(root);
   const repairs = repairJournal(dir);

@@ -1,5 +1,4 @@
-// One save of a memory document, top to bottom: checked and built before the lock; under the lock built again
-// when a repair changed the file, published by compare-and-swap and journalled; then recorded in this clone.
+// One save of a memory document: checked and built before the lock, published by compare-and-swap under it.
 import { quotedValue } from "../guard/quote.ts";
 import path from "node:path";
 import { agentOfEnv } from "../agents/index.ts";
@@ -171,9 +170,8 @@ function replaceDate(text: string, iso: string): string {
 
 const DIRTY = /^- Dirty (files|hashes): /;
 
-// The dirty-file lines replaced by this clone's own (after `- HEAD:`): which files are dirty is a fact of the
-// save, and a list pasted from another clone or an older moment would have the brief report reverts that never
-// happened.
+// The dirty-file lines become this clone's own: a list pasted from another clone or an older moment would have the
+// brief report reverts that never happened.
 function withDirtyNow(text: string, now: string[]): string {
   return editAnchors(text, (lines) => {
     const body = lines.filter((l) => !DIRTY.test(l));

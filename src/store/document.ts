@@ -15,10 +15,7 @@ export function decodeStdin(raw: Buffer, what: string): string {
   }
 }
 
-/**
- * Decodes a document for saving as `decodeStdin` does, and refuses invisible or control characters out of their
- * allowed context; drops a leading BOM and turns CRLF into LF, saying so.
- */
+/** `decodeStdin`, then refuses invisible characters; drops a leading BOM and turns CRLF into LF, saying so. */
 export function decodeInput(raw: Buffer, what: string): { text: string; notes: string[] } {
   let text = decodeStdin(raw, what);
   const notes: string[] = [];

@@ -25,10 +25,7 @@ export function realOrNull(p: string): string | null {
 /** True when anything (a link too) is at `p`. */
 export const exists = (p: string): boolean => lstatOrNull(p) !== null;
 
-/**
- * A regular file's text of at most `maxBytes`, opened without following a link or waiting on a FIFO; null when it
- * is absent, a link, not a regular file, larger, or unreadable.
- */
+/** A regular file's text of at most `maxBytes`, never through a link or a FIFO; null for anything else. */
 export function readSmall(p: string, maxBytes = 1_000_000): string | null {
   // Windows has no O_NOFOLLOW: there a link is refused by its own stat first.
   if (constants.O_NOFOLLOW === undefined && !lstatOrNull(p)?.isFile()) return null;
