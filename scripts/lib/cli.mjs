@@ -5410,10 +5410,6 @@ function newestFirst(a, b) {
   if (sa !== null) return a.name === b.name ? 0 : a.name < b.name ? 1 : -1;
   return b.mtimeMs - a.mtimeMs;
 }
-function archivesKept(dir) {
-  const { settings, problems } = readSettings(path22.dirname(dir));
-  return { keep: settings.archivesKept, problems };
-}
 function prunable(dir) {
   const entries2 = [];
   for (const name2 of readdirSync6(dir)) {
@@ -5427,14 +5423,15 @@ function prunable(dir) {
 function archiveExcess(dir) {
   try {
     const entries2 = prunable(dir);
-    return typeof entries2 === "string" ? 0 : Math.max(0, entries2.length - archivesKept(dir).keep);
+    const keep = readSettings(path22.dirname(dir)).settings.archivesKept;
+    return typeof entries2 === "string" ? 0 : Math.max(0, entries2.length - keep);
   } catch {
     return 0;
   }
 }
 function pruneArchive(dir, justArchived = null) {
-  const { keep, problems } = archivesKept(dir);
-  const warnings = [...problems];
+  const { settings, problems: warnings } = readSettings(path22.dirname(dir));
+  const keep = settings.archivesKept;
   let entries2;
   try {
     entries2 = prunable(dir);
@@ -14968,16 +14965,12 @@ async function checkpointAnchors(root, env, nowMs, excludes) {
   }
   if (r.code !== 0) return [date];
   const s = parseStatusV2(r.stdout);
-  const shown = [];
-  let bytes = 0;
-  for (const p of s.dirty) {
-    const q = quotePath(p);
-    if (shown.length >= 10 || bytes + Buffer.byteLength(q) + 2 > 1024) break;
-    shown.push(q);
-    bytes += Buffer.byteLength(q) + 2;
+  let shown = 0;
+  for (let bytes = 0; shown < Math.min(10, s.dirty.length); shown++) {
+    bytes += Buffer.byteLength(quotePath(s.dirty[shown])) + 2;
+    if (bytes > 1024) break;
   }
-  if (s.dirty.length > shown.length) shown.push(`\u2026 and ${s.dirty.length - shown.length} more`);
-  const dirty = shown.length > 0 ? shown.join(", ") : "none";
+  const dirty = renderPathList(s.dirty, shown);
   const head = s.head ?? "none (no commits yet)";
   const lines2 = [`- Branch: ${s.branch}`, `- HEAD: ${head}`, `- Dirty files: ${dirty}`, date];
   const top = gitTopOf(root, env);

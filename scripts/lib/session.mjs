@@ -1300,10 +1300,6 @@ var init_settings = __esm({
 // src/store/archive.ts
 import { lstatSync as lstatSync7, readdirSync as readdirSync3, unlinkSync } from "node:fs";
 import path12 from "node:path";
-function archivesKept(dir) {
-  const { settings, problems } = readSettings(path12.dirname(dir));
-  return { keep: settings.archivesKept, problems };
-}
 function prunable(dir) {
   const entries = [];
   for (const name of readdirSync3(dir)) {
@@ -1317,7 +1313,8 @@ function prunable(dir) {
 function archiveExcess(dir) {
   try {
     const entries = prunable(dir);
-    return typeof entries === "string" ? 0 : Math.max(0, entries.length - archivesKept(dir).keep);
+    const keep = readSettings(path12.dirname(dir)).settings.archivesKept;
+    return typeof entries === "string" ? 0 : Math.max(0, entries.length - keep);
   } catch {
     return 0;
   }

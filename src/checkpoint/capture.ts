@@ -19,7 +19,7 @@ import { skillExcludes } from "../git/anchors.ts";
 import { gitDirOf, gitTopOf, inProgressOf } from "../git/git-dir.ts";
 import { parseStatusV2, statusArgs } from "../git/status.ts";
 import { quotePath } from "../guard/quote.ts";
-import { renderInProgress } from "../schema/anchor-lines.ts";
+import { renderInProgress, renderPathList } from "../schema/anchor-lines.ts";
 import { CHECKPOINT_MAX_BYTES, MAX_REQUESTS, renderCheckpoint, sameCheckpoint, triggerOf } from "./format.ts";
 import { headerValue, isAnchorsOnlySource, isCheckpointText, readCheckpointText } from "./parse.ts";
 import { isoSeconds } from "../schema/values.ts";
@@ -111,16 +111,12 @@ async function checkpointAnchors(root: string, env: Env, nowMs: number, excludes
   }
   if (r.code !== 0) return [date];
   const s = parseStatusV2(r.stdout);
-  const shown: string[] = [];
-  let bytes = 0;
-  for (const p of s.dirty) {
-    const q = quotePath(p);
-    if (shown.length >= 10 || bytes + Buffer.byteLength(q) + 2 > 1024) break;
-    shown.push(q);
-    bytes += Buffer.byteLength(q) + 2;
+  let shown = 0;
+  for (let bytes = 0; shown < Math.min(10, s.dirty.length); shown++) {
+    bytes += Buffer.byteLength(quotePath(s.dirty[shown]!)) + 2;
+    if (bytes > 1024) break;
   }
-  if (s.dirty.length > shown.length) shown.push(`… and ${s.dirty.length - shown.length} more`);
-  const dirty = shown.length > 0 ? shown.join(", ") : "none";
+  const dirty = renderPathList(s.dirty, shown);
   const head = s.head ?? "none (no commits yet)";
   const lines = [`- Branch: ${s.branch}`, `- HEAD: ${head}`, `- Dirty files: ${dirty}`, date];
   // As `anchors` writes it: the operation in progress, from the git dir's files.

@@ -57,12 +57,6 @@ export function newestFirst(a: { name: string; mtimeMs: number }, b: { name: str
   return b.mtimeMs - a.mtimeMs;
 }
 
-// How many archived handoffs the memory folder above `dir` keeps (settings.json), and its settings' problems.
-function archivesKept(dir: string): { keep: number; problems: string[] } {
-  const { settings, problems } = readSettings(path.dirname(dir));
-  return { keep: settings.archivesKept, problems };
-}
-
 // The prunable entries of `dir`, or the name of one that blocks pruning (a link, hard-linked, not a regular file).
 function prunable(dir: string): { name: string; mtimeMs: number }[] | string {
   const entries: { name: string; mtimeMs: number }[] = [];
@@ -79,7 +73,8 @@ function prunable(dir: string): { name: string; mtimeMs: number }[] | string {
 export function archiveExcess(dir: string): number {
   try {
     const entries = prunable(dir);
-    return typeof entries === "string" ? 0 : Math.max(0, entries.length - archivesKept(dir).keep);
+    const keep = readSettings(path.dirname(dir)).settings.archivesKept;
+    return typeof entries === "string" ? 0 : Math.max(0, entries.length - keep);
   } catch {
     return 0;
   }
@@ -87,8 +82,8 @@ export function archiveExcess(dir: string): number {
 
 /** Keeps the newest archived handoffs; failures are warnings, never refusals: the save already succeeded. */
 export function pruneArchive(dir: string, justArchived: string | null = null) {
-  const { keep, problems } = archivesKept(dir);
-  const warnings: string[] = [...problems];
+  const { settings, problems: warnings } = readSettings(path.dirname(dir));
+  const keep = settings.archivesKept;
   let entries;
   try {
     entries = prunable(dir);
