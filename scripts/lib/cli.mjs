@@ -1353,8 +1353,7 @@ var init_drafts = __esm({
 
 // src/checkpoint/parse.ts
 function headerValue(text, name2) {
-  const lines2 = text.split("\n", 12);
-  for (const line of lines2) if (line.startsWith(`${name2}: `)) return line.slice(name2.length + 2).trim();
+  for (const line of text.split("\n", 12)) if (line.startsWith(`${name2}: `)) return line.slice(name2.length + 2).trim();
   return null;
 }
 function isCheckpointText(text) {
@@ -1407,12 +1406,9 @@ function sessionFileId(id) {
   return tokenOf(id).slice(0, 16);
 }
 function checkpointsDirState(root) {
-  try {
-    const st = lstatSync4(checkpointsDir(root));
-    return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
-  } catch {
-    return "missing";
-  }
+  const st = lstatOrNull(checkpointsDir(root));
+  if (st === null) return "missing";
+  return st.isDirectory() ? "ok" : "unsafe";
 }
 function timeOf(value, now) {
   const t = value === null ? null : parseStrictTime(value, now);
@@ -2508,7 +2504,6 @@ var init_hook_input = __esm({
 });
 
 // src/checkpoint/surface.ts
-import { readdirSync as readdirSync3 } from "node:fs";
 import path15 from "node:path";
 function minutesAgo(savedMs2, now) {
   if (savedMs2 === null) return "at an unknown time";
@@ -2595,11 +2590,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
 }
 function toldToAnySession(root, token) {
   const told = (name2) => readHead(path15.join(checkpointsDir(root), name2), 128)?.toString().trim() === token;
-  try {
-    return readdirSync3(checkpointsDir(root)).some((name2) => name2.startsWith(".delivered-") && told(name2));
-  } catch {
-    return false;
-  }
+  return listDir(checkpointsDir(root)).some((name2) => name2.startsWith(".delivered-") && told(name2));
 }
 function checkpointNoteForHandoff(root, handoffText, now = Date.now()) {
   try {
@@ -2632,6 +2623,7 @@ var init_surface = __esm({
     init_store();
     init_fs();
     init_files();
+    init_private();
     init_hook_input();
     init_paths();
     CHECKPOINT_SENTENCES = {
@@ -2645,7 +2637,7 @@ var init_surface = __esm({
 });
 
 // src/git/git-dir.ts
-import { readdirSync as readdirSync4, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
+import { readdirSync as readdirSync3, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
 import path16 from "node:path";
 function gitTopOf(root, env) {
   for (let dir = root; ; dir = path16.dirname(dir)) {
@@ -2676,7 +2668,7 @@ function isShallow(gitDir) {
 function reflogFiles(dir, out) {
   let entries2;
   try {
-    entries2 = readdirSync4(dir, { withFileTypes: true });
+    entries2 = readdirSync3(dir, { withFileTypes: true });
   } catch {
     return;
   }
@@ -2881,7 +2873,7 @@ var init_saves = __esm({
 });
 
 // src/git/handoff-away.ts
-import { readdirSync as readdirSync5 } from "node:fs";
+import { readdirSync as readdirSync4 } from "node:fs";
 import path18 from "node:path";
 function stashCount(commonDir) {
   const log = commonDir === null ? null : readSmall(path18.join(commonDir, "logs", "refs", "stash"), 5e7);
@@ -2891,7 +2883,7 @@ function branchRefs(gitDir, commonDir) {
   const current = /^ref: (\S+)/.exec(readSmall(path18.join(gitDir, "HEAD")) ?? "")?.[1];
   const loose = ["refs/heads", "refs/remotes"].flatMap((base) => {
     try {
-      const names2 = readdirSync5(path18.join(commonDir, base), { recursive: true, encoding: "utf8" });
+      const names2 = readdirSync4(path18.join(commonDir, base), { recursive: true, encoding: "utf8" });
       return names2.map((n2) => `${base}/${n2.split(path18.sep).join("/")}`);
     } catch {
       return [];
@@ -5381,7 +5373,7 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import { lstatSync as lstatSync7, readdirSync as readdirSync6, unlinkSync as unlinkSync3 } from "node:fs";
+import { lstatSync as lstatSync7, readdirSync as readdirSync5, unlinkSync as unlinkSync3 } from "node:fs";
 import path22 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
@@ -5419,7 +5411,7 @@ function newestFirst(a, b) {
 }
 function prunable(dir) {
   const entries2 = [];
-  for (const name2 of readdirSync6(dir)) {
+  for (const name2 of readdirSync5(dir)) {
     const st = PRUNABLE_NAME.test(name2) ? lstatSync7(path22.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
@@ -6154,7 +6146,7 @@ async function recordSave(root, save2, fp) {
   const ms = savedMs(save2.next) ?? Date.now();
   try {
     const dropped = save2.prior === null ? [] : droppedItems(save2.prior, save2.next).map((i) => i.text);
-    const entry = renderSaveEntry({ ...save2, time: isoSecond(ms) }, dropped);
+    const entry = renderSaveEntry({ ...save2, time: isoSeconds(ms) }, dropped);
     notes.push(...await appendEntry(root, entry, ms, fp));
   } catch (err) {
     notes.push(`journal: not appended: ${messageOf(err)}`);
@@ -6219,7 +6211,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     const dir = ensureJournalDir(root);
     const month = listJournal(root).filter((f) => f.kind === "month" && f.period === monthOf(ms));
     if (month.some((f) => readJournalFile(dir, f.name)?.bytes.includes(seen))) return [];
-    const entry = renderResumeEntry(isoSecond(ms), sessionKey, token, score, outcome);
+    const entry = renderResumeEntry(isoSeconds(ms), sessionKey, token, score, outcome);
     return await appendEntry(root, entry, ms, fp);
   } catch (err) {
     return [`journal: resume not recorded: ${messageOf(err)}`];
@@ -6303,7 +6295,7 @@ function insertSection(text, period, section) {
   if (!after) return text + section;
   return text.slice(0, after.index) + section + text.slice(after.index);
 }
-var FOLD_AFTER_MONTHS, FOLD_KEPT, isoSecond, messageOf;
+var FOLD_AFTER_MONTHS, FOLD_KEPT, messageOf;
 var init_record = __esm({
   "src/journal/record.ts"() {
     "use strict";
@@ -6312,6 +6304,7 @@ var init_record = __esm({
     init_handoff();
     init_open_items();
     init_validate();
+    init_values();
     init_archive();
     init_files();
     init_private();
@@ -6329,7 +6322,6 @@ var init_record = __esm({
       "Failed approach retried",
       "Calls to first edit"
     ]);
-    isoSecond = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
     messageOf = (err) => err instanceof Error ? err.message : String(err);
   }
 });
@@ -7281,13 +7273,12 @@ function alreadyPresent(prior, text) {
   while (want.length > 0 && want[0].trim() === "") want.shift();
   while (want.length > 0 && want[want.length - 1].trim() === "") want.pop();
   if (want.length === 0) return false;
-  const have = linesOf2(prior.toString("utf8"));
-  for (let i = 0; i + want.length <= have.length; i++) {
-    let j = 0;
-    while (j < want.length && have[i + j] === want[j]) j++;
-    if (j === want.length) return true;
-  }
-  return false;
+  const have = `
+${linesOf2(prior.toString("utf8")).join("\n")}
+`;
+  return have.includes(`
+${want.join("\n")}
+`);
 }
 var init_append = __esm({
   "src/store/append.ts"() {
@@ -8458,7 +8449,7 @@ paused sentence is printed too and the code is kept.
 });
 
 // src/checkpoint/cleanup.ts
-import { linkSync as linkSync5, lstatSync as lstatSync11, readdirSync as readdirSync7, unlinkSync as unlinkSync9 } from "node:fs";
+import { linkSync as linkSync5, lstatSync as lstatSync11, readdirSync as readdirSync6, unlinkSync as unlinkSync9 } from "node:fs";
 import path32 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
@@ -8498,7 +8489,7 @@ function cleanCheckpointLeftovers(root) {
     }
   }
   try {
-    const names = readdirSync7(dir);
+    const names = readdirSync6(dir);
     const live = /* @__PURE__ */ new Set();
     for (const name2 of names) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
@@ -8522,7 +8513,7 @@ function cleanCheckpointLeftovers(root) {
 }
 function pruneOfferMarkers(dir, nowMs) {
   try {
-    for (const name2 of readdirSync7(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
+    for (const name2 of readdirSync6(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
       const p = path32.join(dir, name2);
       if (nowMs - lstatSync11(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     }
@@ -8549,7 +8540,7 @@ var recover_exports = {};
 __export(recover_exports, {
   recoverVerb: () => recoverVerb
 });
-import { readdirSync as readdirSync8 } from "node:fs";
+import { readdirSync as readdirSync7 } from "node:fs";
 var recoverVerb;
 var init_recover2 = __esm({
   "src/verbs/recover.ts"() {
@@ -8586,7 +8577,7 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
         const root = rootOption(ctx);
         let actions = [];
         if (checkTree(root) || pendingRepairs(root).length > 0) {
-          const dotted = () => readdirSync8(checkpointsDir(root)).some((n2) => n2.startsWith("."));
+          const dotted = () => readdirSync7(checkpointsDir(root)).some((n2) => n2.startsWith("."));
           const leftovers = () => checkpointsDirState(root) === "ok" && dotted();
           const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
           const { result, repairs } = await underLock(options, async () => [
@@ -10457,7 +10448,7 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync13, readdirSync as readdirSync9 } from "node:fs";
+import { lstatSync as lstatSync13, readdirSync as readdirSync8 } from "node:fs";
 import path37 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
@@ -10466,7 +10457,7 @@ function listArchives(root) {
   if (st === null) return [];
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
-  for (const name2 of readdirSync9(dir)) {
+  for (const name2 of readdirSync8(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
       const s = lstatSync13(path37.join(dir, name2));
@@ -12423,7 +12414,7 @@ var init_plan = __esm({
 });
 
 // src/agents/installer.ts
-import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync6, readdirSync as readdirSync10, readFileSync as readFileSync8, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync6, readdirSync as readdirSync9, readFileSync as readFileSync8, rmSync as rmSync4 } from "node:fs";
 import path42 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
@@ -12515,7 +12506,7 @@ ${pair}`) };
 }
 function workTrees(common) {
   const linked = path42.join(common, "worktrees");
-  const gitdirs = (existsSync6(linked) ? readdirSync10(linked) : []).map((n2) => readSmall(path42.join(linked, n2, "gitdir")));
+  const gitdirs = (existsSync6(linked) ? readdirSync9(linked) : []).map((n2) => readSmall(path42.join(linked, n2, "gitdir")));
   return [path42.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path42.dirname(g.trim()))];
 }
 function dropOldRecords(dir) {
@@ -12717,7 +12708,7 @@ import {
   lstatSync as lstatSync17,
   mkdirSync as mkdirSync8,
   openSync as openSync7,
-  readdirSync as readdirSync11,
+  readdirSync as readdirSync10,
   readFileSync as readFileSync9,
   readlinkSync as readlinkSync4,
   realpathSync as realpathSync4,
@@ -12740,7 +12731,7 @@ function skillFiles(dir) {
     const st = lstatOrNull(abs);
     if (st === null) return;
     if (st.isDirectory()) {
-      for (const name2 of readdirSync11(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
+      for (const name2 of readdirSync10(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
     } else if (st.isFile()) out.push(rel);
   };
   for (const e of SKILL_ENTRIES) walk2(e);
@@ -13303,7 +13294,7 @@ var init_claude_plugin = __esm({
 });
 
 // src/agents/doctor-checks.ts
-import { existsSync as existsSync10, readdirSync as readdirSync12 } from "node:fs";
+import { existsSync as existsSync10, readdirSync as readdirSync11 } from "node:fs";
 import path48 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
@@ -13537,7 +13528,7 @@ async function memoryState(r, journal) {
   }
   let archives = 0;
   try {
-    archives = readdirSync12(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
+    archives = readdirSync11(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
   } catch {
   }
   for (const p of journal.problems) {

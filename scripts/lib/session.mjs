@@ -2141,8 +2141,7 @@ var init_render = __esm({
 
 // src/checkpoint/parse.ts
 function headerValue(text, name) {
-  const lines = text.split("\n", 12);
-  for (const line of lines) if (line.startsWith(`${name}: `)) return line.slice(name.length + 2).trim();
+  for (const line of text.split("\n", 12)) if (line.startsWith(`${name}: `)) return line.slice(name.length + 2).trim();
   return null;
 }
 function isCheckpointText(text) {
@@ -2195,12 +2194,9 @@ function sessionFileId(id) {
   return tokenOf(id).slice(0, 16);
 }
 function checkpointsDirState(root) {
-  try {
-    const st = lstatSync8(checkpointsDir(root));
-    return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
-  } catch {
-    return "missing";
-  }
+  const st = lstatOrNull(checkpointsDir(root));
+  if (st === null) return "missing";
+  return st.isDirectory() ? "ok" : "unsafe";
 }
 function timeOf(value, now) {
   const t = value === null ? null : parseStrictTime(value, now);
@@ -2260,7 +2256,6 @@ var init_store = __esm({
 });
 
 // src/checkpoint/surface.ts
-import { readdirSync as readdirSync4 } from "node:fs";
 import path20 from "node:path";
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
@@ -2347,11 +2342,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
 }
 function toldToAnySession(root, token) {
   const told = (name) => readHead(path20.join(checkpointsDir(root), name), 128)?.toString().trim() === token;
-  try {
-    return readdirSync4(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
-  } catch {
-    return false;
-  }
+  return listDir(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
 }
 var CHECKPOINT_SENTENCES;
 var init_surface = __esm({
@@ -2362,6 +2353,7 @@ var init_surface = __esm({
     init_store();
     init_fs();
     init_files();
+    init_private();
     init_hook_input();
     init_paths();
     CHECKPOINT_SENTENCES = {

@@ -1,6 +1,5 @@
 // Where checkpoints surface in hook, check, read and brief (docs/design.md#checkpoints). The hook derives only
 // numbers and states from a checkpoint (its age, token and `Session-start:`), never its characters.
-import { readdirSync } from "node:fs";
 import path from "node:path";
 import { stateTimeOfText } from "../schema/handoff.ts";
 import { readCheckpointText } from "./parse.ts";
@@ -8,6 +7,7 @@ import { checkpointsDir, checkpointsDirState, listCheckpoints, readDelivered, se
   type CheckpointEntry } from "./store.ts";
 import { readHead } from "../store/fs.ts";
 import { readStable, tokenOf } from "../store/files.ts";
+import { listDir } from "../store/private.ts";
 import { isProbeSession } from "../agents/hook-input.ts";
 import { FILE_OF, memoryDir } from "../store/paths.ts";
 
@@ -144,11 +144,7 @@ export async function checkpointHookLines(
 
 function toldToAnySession(root: string, token: string): boolean {
   const told = (name: string) => readHead(path.join(checkpointsDir(root), name), 128)?.toString().trim() === token;
-  try {
-    return readdirSync(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
-  } catch {
-    return false;
-  }
+  return listDir(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
 }
 
 /** `read handoff`'s stderr note: only for a capture newer than the handoff, or with no handoff. Never throws. */

@@ -6,6 +6,7 @@ import { HelperError } from "../errors.ts";
 import { parseHandoff } from "../schema/handoff.ts";
 import { droppedItems } from "../schema/open-items.ts";
 import { validateHandoff } from "../schema/validate.ts";
+import { isoSeconds } from "../schema/values.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";
 import { readStable, tokenOf } from "../store/files.ts";
 import { listDir } from "../store/private.ts";
@@ -25,7 +26,6 @@ const FOLD_KEPT = new Set([
   "Calls to first edit",
 ]);
 
-const isoSecond = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 function monthIndex(period: string): number {
@@ -49,7 +49,7 @@ export async function recordSave(root: string, save: Save, fp?: string): Promise
   const ms = savedMs(save.next) ?? Date.now();
   try {
     const dropped = save.prior === null ? [] : droppedItems(save.prior, save.next).map((i) => i.text);
-    const entry = renderSaveEntry({ ...save, time: isoSecond(ms) }, dropped);
+    const entry = renderSaveEntry({ ...save, time: isoSeconds(ms) }, dropped);
     notes.push(...(await appendEntry(root, entry, ms, fp)));
   } catch (err) {
     notes.push(`journal: not appended: ${messageOf(err)}`);
@@ -125,7 +125,7 @@ export async function recordResume(
     const dir = ensureJournalDir(root);
     const month = listJournal(root).filter((f) => f.kind === "month" && f.period === monthOf(ms));
     if (month.some((f) => readJournalFile(dir, f.name)?.bytes.includes(seen))) return [];
-    const entry = renderResumeEntry(isoSecond(ms), sessionKey, token, score, outcome);
+    const entry = renderResumeEntry(isoSeconds(ms), sessionKey, token, score, outcome);
     return await appendEntry(root, entry, ms, fp);
   } catch (err) {
     return [`journal: resume not recorded: ${messageOf(err)}`];
