@@ -867,12 +867,12 @@ function sameVersion(a, b) {
   return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 }
 async function readStable(filePath, opts = {}) {
-  const opened = openRegular(filePath, opts.maxBytes);
+  const opened = openRegular(filePath);
   if (opened === null) return null;
   const { fd, stat } = opened;
   try {
     await failpoint(opts.failpoint, "read-opened");
-    const bytes = readAll(fd, opts.maxBytes);
+    const bytes = readAll(fd);
     const after = fstatSync(fd, { bigint: true });
     if (!sameVersion(stat, after) || BigInt(bytes.length) !== after.size) {
       throw new Refused(`${filePath} changed while it was read; read it again`);
@@ -1076,7 +1076,16 @@ var init_read = __esm({
 });
 
 // src/store/fs.ts
-import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, lstatSync as lstatSync3, openSync as openSync2, readFileSync as readFileSync2, readSync as readSync2, realpathSync } from "node:fs";
+import {
+  closeSync as closeSync2,
+  constants as constants2,
+  fstatSync as fstatSync2,
+  lstatSync as lstatSync3,
+  openSync as openSync2,
+  readFileSync as readFileSync2,
+  readSync as readSync2,
+  realpathSync
+} from "node:fs";
 import path7 from "node:path";
 function lstatOrNull(p) {
   try {
@@ -8455,17 +8464,16 @@ function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
   const survivors = new Set(list2.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
   survivors.add(keep);
-  const deleted = [];
+  let deleted = 0;
   for (const e of list2) {
-    if (survivors.has(e.name) || deleted.length >= list2.length - CHECKPOINT_KEEP) continue;
+    if (survivors.has(e.name) || deleted >= list2.length - CHECKPOINT_KEEP) continue;
     try {
       unlinkSync9(path32.join(checkpointsDir(root), e.name));
-      deleted.push(e.name);
+      deleted++;
     } catch {
     }
     rmQuietRegular(path32.join(checkpointsDir(root), `.delivered-${e.session}`));
   }
-  return deleted;
 }
 function cleanCheckpointLeftovers(root) {
   const dir = checkpointsDir(root);
@@ -15151,8 +15159,6 @@ var init_capture2 = __esm({
     init_errors();
     init_parsers();
     init_transcripts();
-    init_transcripts();
-    init_tail();
     init_tail();
     init_types2();
     init_hook_input();
@@ -15170,7 +15176,6 @@ var init_capture2 = __esm({
     init_format2();
     init_parse();
     init_values();
-    init_store();
     init_store();
     init_fs();
     init_drafts();

@@ -449,7 +449,16 @@ var init_private = __esm({
 });
 
 // src/store/fs.ts
-import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, lstatSync as lstatSync3, openSync as openSync2, readFileSync as readFileSync2, readSync as readSync2, realpathSync as realpathSync2 } from "node:fs";
+import {
+  closeSync as closeSync2,
+  constants as constants2,
+  fstatSync as fstatSync2,
+  lstatSync as lstatSync3,
+  openSync as openSync2,
+  readFileSync as readFileSync2,
+  readSync as readSync2,
+  realpathSync as realpathSync2
+} from "node:fs";
 import path5 from "node:path";
 function lstatOrNull(p) {
   try {
@@ -1188,12 +1197,12 @@ function sameVersion(a, b) {
   return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 }
 async function readStable(filePath, opts = {}) {
-  const opened = openRegular(filePath, opts.maxBytes);
+  const opened = openRegular(filePath);
   if (opened === null) return null;
   const { fd, stat } = opened;
   try {
     await failpoint(opts.failpoint, "read-opened");
-    const bytes = readAll(fd, opts.maxBytes);
+    const bytes = readAll(fd);
     const after = fstatSync3(fd, { bigint: true });
     if (!sameVersion(stat, after) || BigInt(bytes.length) !== after.size) {
       throw new Refused(`${filePath} changed while it was read; read it again`);

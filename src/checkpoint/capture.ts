@@ -2,11 +2,10 @@
 import path from "node:path";
 import { Busy, HelperError } from "../errors.ts";
 import { captureOf, parseTranscript } from "../agents/transcripts/parsers.ts";
-import { captureSource, countToolCalls, FORMATS } from "../agents/transcripts/index.ts";
-import { isFormat, readEvents, sniffFormat } from "../agents/transcripts/index.ts";
-import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES } from "../agents/transcripts/tail.ts";
-import { openTranscript, readFailure, TAIL_BYTES, tailPart } from "../agents/transcripts/tail.ts";
-import type { TranscriptFile } from "../agents/transcripts/tail.ts";
+import { captureSource, countToolCalls, FORMATS, isFormat, readEvents,
+  sniffFormat } from "../agents/transcripts/index.ts";
+import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, openTranscript, readFailure, TAIL_BYTES, tailPart,
+  type TranscriptFile } from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
 import { userHelperWithoutMemory } from "../agents/hook-input.ts";
 import { findLastSave, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
@@ -23,8 +22,8 @@ import { renderInProgress, renderPathList } from "../schema/anchor-lines.ts";
 import { CHECKPOINT_MAX_BYTES, MAX_REQUESTS, renderCheckpoint, sameCheckpoint, triggerOf } from "./format.ts";
 import { headerValue, isAnchorsOnlySource, isCheckpointText, readCheckpointText } from "./parse.ts";
 import { isoSeconds } from "../schema/values.ts";
-import { CHECKPOINTS_GITIGNORE, checkpointsDir, checkpointsDirState } from "./store.ts";
-import { rmQuietRegular, sessionFileId, timeOf } from "./store.ts";
+import { CHECKPOINTS_GITIGNORE, checkpointsDir, checkpointsDirState, rmQuietRegular, sessionFileId,
+  timeOf } from "./store.ts";
 import { readHead } from "../store/fs.ts";
 import { ensureIgnored } from "../store/drafts.ts";
 import { listArchives } from "../store/archive-entries.ts";

@@ -11,22 +11,21 @@ const MARKERS_KEPT = 20;
 const CHECKPOINT_KEEP = 5;
 
 /** Keeps the checkpoints of the five newest sessions by `Saved:`, and `keep`; deletes the rest and their markers. */
-export function pruneCheckpoints(root: string, keep: string): string[] {
+export function pruneCheckpoints(root: string, keep: string): void {
   const list = listCheckpoints(root);
   const survivors = new Set(list.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
   survivors.add(keep);
-  const deleted: string[] = [];
+  let deleted = 0;
   for (const e of list) {
-    if (survivors.has(e.name) || deleted.length >= list.length - CHECKPOINT_KEEP) continue;
+    if (survivors.has(e.name) || deleted >= list.length - CHECKPOINT_KEEP) continue;
     try {
       unlinkSync(path.join(checkpointsDir(root), e.name));
-      deleted.push(e.name);
+      deleted++;
     } catch {
       // Gone meanwhile, or not ours to delete: retention is best effort.
     }
     rmQuietRegular(path.join(checkpointsDir(root), `.delivered-${e.session}`));
   }
-  return deleted;
 }
 
 // An interrupted checkpoint's claim goes back when no checkpoint is there. A delivered-once marker stays (the newest

@@ -129,13 +129,13 @@ function sameVersion(a: BigIntStats, b: BigIntStats): boolean {
 }
 
 /** Reads a whole regular file, refusing a torn read (docs/decisions/torn-reads.md); null when it does not exist. */
-export async function readStable(filePath: string, opts: { failpoint?: string; maxBytes?: number } = {}) {
-  const opened = openRegular(filePath, opts.maxBytes);
+export async function readStable(filePath: string, opts: { failpoint?: string } = {}) {
+  const opened = openRegular(filePath);
   if (opened === null) return null;
   const { fd, stat } = opened;
   try {
     await failpoint(opts.failpoint, "read-opened");
-    const bytes = readAll(fd, opts.maxBytes);
+    const bytes = readAll(fd);
     const after = fstatSync(fd, { bigint: true });
     if (!sameVersion(stat, after) || BigInt(bytes.length) !== after.size) {
       throw new Refused(`${filePath} changed while it was read; read it again`);
