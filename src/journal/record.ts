@@ -97,8 +97,7 @@ async function handoffWithToken(root: string, token: string): Promise<string | n
 /** Records once per session and handoff what a resumed session did (under the lock); never throws. */
 export async function recordResume(
   root: string, call: ResumeCall, sessionId: string, currentToken: string | null,
-  env: Record<string, string | undefined>,
-  fp?: string,
+  env: Record<string, string | undefined>, fp?: string,
 ): Promise<string[]> {
   try {
     if (journalOff(root)) return [];
