@@ -867,12 +867,12 @@ function sameVersion(a, b) {
   return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 }
 async function readStable(filePath, opts = {}) {
-  const opened = openRegular(filePath, opts.maxBytes);
+  const opened = openRegular(filePath);
   if (opened === null) return null;
   const { fd, stat } = opened;
   try {
     await failpoint(opts.failpoint, "read-opened");
-    const bytes = readAll(fd, opts.maxBytes);
+    const bytes = readAll(fd);
     const after = fstatSync(fd, { bigint: true });
     if (!sameVersion(stat, after) || BigInt(bytes.length) !== after.size) {
       throw new Refused(`${filePath} changed while it was read; read it again`);
@@ -1076,7 +1076,16 @@ var init_read = __esm({
 });
 
 // src/store/fs.ts
-import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, lstatSync as lstatSync3, openSync as openSync2, readFileSync as readFileSync2, readSync as readSync2, realpathSync } from "node:fs";
+import {
+  closeSync as closeSync2,
+  constants as constants2,
+  fstatSync as fstatSync2,
+  lstatSync as lstatSync3,
+  openSync as openSync2,
+  readFileSync as readFileSync2,
+  readSync as readSync2,
+  realpathSync
+} from "node:fs";
 import path7 from "node:path";
 function lstatOrNull(p) {
   try {
@@ -1123,10 +1132,7 @@ function unreadReason(p, maxBytes = 1e6) {
   }
   return "changed while it was read";
 }
-function readHead(filePath, bytes = 1024) {
-  return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
-}
-function readHeadBytes(filePath, bytes = 1e6) {
+function readHead(filePath, bytes = 1e6) {
   return readHeadAndTime(filePath, bytes)?.bytes ?? null;
 }
 function readHeadAndTime(filePath, bytes) {
@@ -1356,8 +1362,7 @@ var init_drafts = __esm({
 
 // src/checkpoint/parse.ts
 function headerValue(text, name2) {
-  const lines2 = text.split("\n", 12);
-  for (const line of lines2) if (line.startsWith(`${name2}: `)) return line.slice(name2.length + 2).trim();
+  for (const line of text.split("\n", 12)) if (line.startsWith(`${name2}: `)) return line.slice(name2.length + 2).trim();
   return null;
 }
 function isCheckpointText(text) {
@@ -1410,12 +1415,9 @@ function sessionFileId(id) {
   return tokenOf(id).slice(0, 16);
 }
 function checkpointsDirState(root) {
-  try {
-    const st = lstatSync4(checkpointsDir(root));
-    return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
-  } catch {
-    return "missing";
-  }
+  const st = lstatOrNull(checkpointsDir(root));
+  if (st === null) return "missing";
+  return st.isDirectory() ? "ok" : "unsafe";
 }
 function timeOf(value, now) {
   const t = value === null ? null : parseStrictTime(value, now);
@@ -1450,7 +1452,7 @@ function deliveredPath(root, session) {
   return path11.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
-  return readHead(deliveredPath(root, session), 128)?.trim() ?? null;
+  return readHead(deliveredPath(root, session), 128)?.toString().trim() ?? null;
 }
 function writeDelivered(root, session, token) {
   const p = deliveredPath(root, session);
@@ -2511,7 +2513,6 @@ var init_hook_input = __esm({
 });
 
 // src/checkpoint/surface.ts
-import { readdirSync as readdirSync3 } from "node:fs";
 import path15 from "node:path";
 function minutesAgo(savedMs2, now) {
   if (savedMs2 === null) return "at an unknown time";
@@ -2561,7 +2562,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHeadBytes(path15.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHead(path15.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -2597,12 +2598,8 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   }
 }
 function toldToAnySession(root, token) {
-  const told = (name2) => readHead(path15.join(checkpointsDir(root), name2), 128)?.trim() === token;
-  try {
-    return readdirSync3(checkpointsDir(root)).some((name2) => name2.startsWith(".delivered-") && told(name2));
-  } catch {
-    return false;
-  }
+  const told = (name2) => readHead(path15.join(checkpointsDir(root), name2), 128)?.toString().trim() === token;
+  return listDir(checkpointsDir(root)).some((name2) => name2.startsWith(".delivered-") && told(name2));
 }
 function checkpointNoteForHandoff(root, handoffText, now = Date.now()) {
   try {
@@ -2635,6 +2632,7 @@ var init_surface = __esm({
     init_store();
     init_fs();
     init_files();
+    init_private();
     init_hook_input();
     init_paths();
     CHECKPOINT_SENTENCES = {
@@ -2648,7 +2646,7 @@ var init_surface = __esm({
 });
 
 // src/git/git-dir.ts
-import { readdirSync as readdirSync4, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
+import { readdirSync as readdirSync3, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
 import path16 from "node:path";
 function gitTopOf(root, env) {
   for (let dir = root; ; dir = path16.dirname(dir)) {
@@ -2679,7 +2677,7 @@ function isShallow(gitDir) {
 function reflogFiles(dir, out) {
   let entries2;
   try {
-    entries2 = readdirSync4(dir, { withFileTypes: true });
+    entries2 = readdirSync3(dir, { withFileTypes: true });
   } catch {
     return;
   }
@@ -2884,7 +2882,7 @@ var init_saves = __esm({
 });
 
 // src/git/handoff-away.ts
-import { readdirSync as readdirSync5 } from "node:fs";
+import { readdirSync as readdirSync4 } from "node:fs";
 import path18 from "node:path";
 function stashCount(commonDir) {
   const log = commonDir === null ? null : readSmall(path18.join(commonDir, "logs", "refs", "stash"), 5e7);
@@ -2894,7 +2892,7 @@ function branchRefs(gitDir, commonDir) {
   const current = /^ref: (\S+)/.exec(readSmall(path18.join(gitDir, "HEAD")) ?? "")?.[1];
   const loose = ["refs/heads", "refs/remotes"].flatMap((base) => {
     try {
-      const names2 = readdirSync5(path18.join(commonDir, base), { recursive: true, encoding: "utf8" });
+      const names2 = readdirSync4(path18.join(commonDir, base), { recursive: true, encoding: "utf8" });
       return names2.map((n2) => `${base}/${n2.split(path18.sep).join("/")}`);
     } catch {
       return [];
@@ -5372,9 +5370,7 @@ var init_settings = __esm({
     SETTINGS_FILE = "settings.json";
     MAX_SETTINGS_BYTES = 16 * 1024;
     DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
-    isInt = (lo, hi) => {
-      return (v) => Number.isInteger(v) && v >= lo && v <= hi;
-    };
+    isInt = (lo, hi) => (v) => Number.isInteger(v) && Number(v) >= lo && Number(v) <= hi;
     RULES = {
       contextOffer: { ok: (v) => typeof v === "boolean", want: "true or false" },
       contextThreshold: { ok: isInt(1, 99), want: "a whole percent from 1 to 99" },
@@ -5385,7 +5381,7 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import { lstatSync as lstatSync7, readdirSync as readdirSync6, unlinkSync as unlinkSync3 } from "node:fs";
+import { lstatSync as lstatSync7, readdirSync as readdirSync5, unlinkSync as unlinkSync3 } from "node:fs";
 import path22 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
@@ -5421,13 +5417,9 @@ function newestFirst(a, b) {
   if (sa !== null) return a.name === b.name ? 0 : a.name < b.name ? 1 : -1;
   return b.mtimeMs - a.mtimeMs;
 }
-function archivesKept(dir) {
-  const { settings, problems } = readSettings(path22.dirname(dir));
-  return { keep: settings.archivesKept, problems };
-}
 function prunable(dir) {
   const entries2 = [];
-  for (const name2 of readdirSync6(dir)) {
+  for (const name2 of readdirSync5(dir)) {
     const st = PRUNABLE_NAME.test(name2) ? lstatSync7(path22.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
@@ -5438,14 +5430,15 @@ function prunable(dir) {
 function archiveExcess(dir) {
   try {
     const entries2 = prunable(dir);
-    return typeof entries2 === "string" ? 0 : Math.max(0, entries2.length - archivesKept(dir).keep);
+    const keep = readSettings(path22.dirname(dir)).settings.archivesKept;
+    return typeof entries2 === "string" ? 0 : Math.max(0, entries2.length - keep);
   } catch {
     return 0;
   }
 }
 function pruneArchive(dir, justArchived = null) {
-  const { keep, problems } = archivesKept(dir);
-  const warnings = [...problems];
+  const { settings, problems: warnings } = readSettings(path22.dirname(dir));
+  const keep = settings.archivesKept;
   let entries2;
   try {
     entries2 = prunable(dir);
@@ -5976,17 +5969,7 @@ var init_publish = __esm({
 });
 
 // src/journal/store.ts
-import {
-  closeSync as closeSync5,
-  fsyncSync as fsyncSync2,
-  linkSync as linkSync3,
-  lstatSync as lstatSync9,
-  mkdirSync as mkdirSync3,
-  openSync as openSync5,
-  renameSync as renameSync3,
-  unlinkSync as unlinkSync5,
-  writeFileSync as writeFileSync4
-} from "node:fs";
+import { closeSync as closeSync5, linkSync as linkSync3, lstatSync as lstatSync9, renameSync as renameSync3, unlinkSync as unlinkSync5 } from "node:fs";
 import path24 from "node:path";
 function journalDir(root) {
   return path24.join(memoryDir(root), "journal");
@@ -6076,21 +6059,12 @@ function repairJournal(dir) {
   }
   return actions;
 }
-function writeTemp2(p, bytes) {
-  const fd = openSync5(p, "wx", 384);
-  try {
-    writeFileSync4(fd, bytes);
-    fsyncSync2(fd);
-  } finally {
-    closeSync5(fd);
-  }
-}
 async function publishJournalFile(dir, name2, expected, bytes, fp) {
   const rand = randomHex8();
   const temp = path24.join(dir, privateName(name2, "tmp", process.pid, rand));
   const claim = path24.join(dir, privateName(name2, "claim", process.pid, rand));
   const target = path24.join(dir, name2);
-  writeTemp2(temp, bytes);
+  writeTemp(temp, bytes, 384, null);
   try {
     if (expected !== "absent") {
       renameSync3(target, claim);
@@ -6114,25 +6088,12 @@ async function publishJournalFile(dir, name2, expected, bytes, fp) {
     await failpoint(fp, "journal-after-publication");
     if (expected !== "absent") unlinkSync5(claim);
   } finally {
-    try {
-      unlinkSync5(temp);
-    } catch {
-    }
+    unlinkQuiet(temp);
   }
 }
 function ensureJournalDir(root) {
-  const dir = journalDir(root);
-  try {
-    mkdirSync3(dir, { mode: 448 });
-  } catch (err) {
-    const code = err.code;
-    if (code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${err.message}`);
-  }
-  const st = lstatSync9(dir);
-  if (st.isSymbolicLink() || !st.isDirectory()) {
-    throw new Refused(`${dir} is a link or not a directory; move it away so the journal can be written`);
-  }
-  return dir;
+  ensureDir(journalDir(root));
+  return journalDir(root);
 }
 async function appendEntry(root, entry, ms, fp) {
   const dir = ensureJournalDir(root);
@@ -6193,7 +6154,7 @@ async function recordSave(root, save2, fp) {
   const ms = savedMs(save2.next) ?? Date.now();
   try {
     const dropped = save2.prior === null ? [] : droppedItems(save2.prior, save2.next).map((i) => i.text);
-    const entry = renderSaveEntry({ ...save2, time: isoSecond(ms) }, dropped);
+    const entry = renderSaveEntry({ ...save2, time: isoSeconds(ms) }, dropped);
     notes.push(...await appendEntry(root, entry, ms, fp));
   } catch (err) {
     notes.push(`journal: not appended: ${messageOf(err)}`);
@@ -6258,7 +6219,7 @@ async function recordResume(root, call, sessionId, currentToken, env, fp) {
     const dir = ensureJournalDir(root);
     const month = listJournal(root).filter((f) => f.kind === "month" && f.period === monthOf(ms));
     if (month.some((f) => readJournalFile(dir, f.name)?.bytes.includes(seen))) return [];
-    const entry = renderResumeEntry(isoSecond(ms), sessionKey, token, score, outcome);
+    const entry = renderResumeEntry(isoSeconds(ms), sessionKey, token, score, outcome);
     return await appendEntry(root, entry, ms, fp);
   } catch (err) {
     return [`journal: resume not recorded: ${messageOf(err)}`];
@@ -6342,7 +6303,7 @@ function insertSection(text, period, section) {
   if (!after) return text + section;
   return text.slice(0, after.index) + section + text.slice(after.index);
 }
-var FOLD_AFTER_MONTHS, FOLD_KEPT, isoSecond, messageOf;
+var FOLD_AFTER_MONTHS, FOLD_KEPT, messageOf;
 var init_record = __esm({
   "src/journal/record.ts"() {
     "use strict";
@@ -6351,6 +6312,7 @@ var init_record = __esm({
     init_handoff();
     init_open_items();
     init_validate();
+    init_values();
     init_archive();
     init_files();
     init_private();
@@ -6368,7 +6330,6 @@ var init_record = __esm({
       "Failed approach retried",
       "Calls to first edit"
     ]);
-    isoSecond = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
     messageOf = (err) => err instanceof Error ? err.message : String(err);
   }
 });
@@ -6565,17 +6526,12 @@ function decodeInput(raw, what) {
   }
   return { text, notes };
 }
-function redactForSave(text, exemptLines) {
-  const { text: clean, findings } = redactText(text, exemptLines ? { exemptLines } : {});
-  return { text: clean, notes: findings.length > 0 ? [formatRedactionReport(findings)] : [] };
-}
 var utf8;
 var init_document = __esm({
   "src/store/document.ts"() {
     "use strict";
     init_errors();
     init_invisible();
-    init_redact();
     utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
   }
 });
@@ -7030,7 +6986,7 @@ function checkDocument(raw, kind, root) {
   let errors;
   if (kind === "handoff") {
     errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
-    const current = () => readHeadBytes(path29.join(memoryDir(root), file))?.toString("utf8") ?? null;
+    const current = () => readHead(path29.join(memoryDir(root), file))?.toString("utf8") ?? null;
     if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(current(), decoded.text)) {
       errors = errors.filter((e) => e.rule !== "anchor-line");
     }
@@ -7325,13 +7281,12 @@ function alreadyPresent(prior, text) {
   while (want.length > 0 && want[0].trim() === "") want.shift();
   while (want.length > 0 && want[want.length - 1].trim() === "") want.pop();
   if (want.length === 0) return false;
-  const have = linesOf2(prior.toString("utf8"));
-  for (let i = 0; i + want.length <= have.length; i++) {
-    let j = 0;
-    while (j < want.length && have[i + j] === want[j]) j++;
-    if (j === want.length) return true;
-  }
-  return false;
+  const have = `
+${linesOf2(prior.toString("utf8")).join("\n")}
+`;
+  return have.includes(`
+${want.join("\n")}
+`);
 }
 var init_append = __esm({
   "src/store/append.ts"() {
@@ -7350,6 +7305,7 @@ var init_promote = __esm({
   "src/verbs/promote.ts"() {
     "use strict";
     init_errors();
+    init_redact();
     init_document();
     init_mutate();
     init_paths();
@@ -7405,9 +7361,9 @@ exit:   0 appended, or already there; 2 refused (stale token: read again; bad
                 throw new Refused(`the lesson is ${raw.length} bytes; promote appends at most ${MAX_PROMOTE_BYTES} bytes`);
               }
               const decoded = decodeInput(raw, "lesson");
-              const redacted = redactForSave(decoded.text);
-              text = redacted.text;
-              notes = [...decoded.notes, ...redacted.notes];
+              const { text: clean, findings } = redactText(decoded.text);
+              text = clean;
+              notes = [...decoded.notes, ...findings.length > 0 ? [formatRedactionReport(findings)] : []];
             },
             // Before the memory dir is made for the lock, a stale token is refused as publish would.
             precheck: async () => {
@@ -7922,7 +7878,7 @@ var require_lib = __commonJS({
   "node_modules/write-file-atomic/lib/index.js"(exports, module) {
     "use strict";
     module.exports = writeFile;
-    module.exports.sync = writeFileSync6;
+    module.exports.sync = writeFileSync5;
     module.exports._getTmpname = getTmpname;
     module.exports._cleanupOnExit = cleanupOnExit;
     var fs2 = __require("fs");
@@ -8062,7 +8018,7 @@ var require_lib = __commonJS({
       }
       return promise;
     }
-    function writeFileSync6(filename, data, options) {
+    function writeFileSync5(filename, data, options) {
       if (typeof options === "string") {
         options = { encoding: options };
       } else if (!options) {
@@ -8146,7 +8102,7 @@ import {
   existsSync as existsSync3,
   lchownSync,
   lstatSync as lstatSync10,
-  mkdirSync as mkdirSync4,
+  mkdirSync as mkdirSync3,
   readFileSync as readFileSync5,
   realpathSync as realpathSync3,
   rmdirSync,
@@ -8227,7 +8183,7 @@ async function registerMergeDriver(root, helperPath, env) {
   let copy;
   try {
     const bytes = readFileSync5(path31.join(path31.dirname(helperPath), "lib", "cli.mjs"));
-    mkdirSync4(path31.dirname(c.copy), { recursive: true, mode: 448 });
+    mkdirSync3(path31.dirname(c.copy), { recursive: true, mode: 448 });
     giveTo(path31.dirname(c.copy), c.common);
     const st = lstatSync10(c.copy, { throwIfNoEntry: false });
     if (st !== void 0 && !st.isFile()) unlinkSync8(c.copy);
@@ -8501,23 +8457,22 @@ paused sentence is printed too and the code is kept.
 });
 
 // src/checkpoint/cleanup.ts
-import { linkSync as linkSync5, lstatSync as lstatSync11, readdirSync as readdirSync7, unlinkSync as unlinkSync9 } from "node:fs";
+import { linkSync as linkSync5, lstatSync as lstatSync11, readdirSync as readdirSync6, unlinkSync as unlinkSync9 } from "node:fs";
 import path32 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
   const survivors = new Set(list2.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
   survivors.add(keep);
-  const deleted = [];
+  let deleted = 0;
   for (const e of list2) {
-    if (survivors.has(e.name) || deleted.length >= list2.length - CHECKPOINT_KEEP) continue;
+    if (survivors.has(e.name) || deleted >= list2.length - CHECKPOINT_KEEP) continue;
     try {
       unlinkSync9(path32.join(checkpointsDir(root), e.name));
-      deleted.push(e.name);
+      deleted++;
     } catch {
     }
     rmQuietRegular(path32.join(checkpointsDir(root), `.delivered-${e.session}`));
   }
-  return deleted;
 }
 function cleanCheckpointLeftovers(root) {
   const dir = checkpointsDir(root);
@@ -8541,18 +8496,18 @@ function cleanCheckpointLeftovers(root) {
     }
   }
   try {
-    const names = readdirSync7(dir);
+    const names = readdirSync6(dir);
     const live = /* @__PURE__ */ new Set();
     for (const name2 of names) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
-      const bytes = readHeadBytes(path32.join(dir, name2));
+      const bytes = readHead(path32.join(dir, name2));
       if (bytes !== null) live.add(tokenOf(bytes));
     }
     const kept = [];
     for (const name2 of names) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      const told = readHead(path32.join(dir, name2), 128)?.trim() ?? "";
+      const told = readHead(path32.join(dir, name2), 128)?.toString().trim() ?? "";
       const st = lstatSync11(path32.join(dir, name2), { throwIfNoEntry: false });
       if (readHead(path32.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path32.join(dir, name2));
       else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
@@ -8565,7 +8520,7 @@ function cleanCheckpointLeftovers(root) {
 }
 function pruneOfferMarkers(dir, nowMs) {
   try {
-    for (const name2 of readdirSync7(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
+    for (const name2 of readdirSync6(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
       const p = path32.join(dir, name2);
       if (nowMs - lstatSync11(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     }
@@ -8592,7 +8547,7 @@ var recover_exports = {};
 __export(recover_exports, {
   recoverVerb: () => recoverVerb
 });
-import { readdirSync as readdirSync8 } from "node:fs";
+import { readdirSync as readdirSync7 } from "node:fs";
 var recoverVerb;
 var init_recover2 = __esm({
   "src/verbs/recover.ts"() {
@@ -8629,7 +8584,7 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
         const root = rootOption(ctx);
         let actions = [];
         if (checkTree(root) || pendingRepairs(root).length > 0) {
-          const dotted = () => readdirSync8(checkpointsDir(root)).some((n2) => n2.startsWith("."));
+          const dotted = () => readdirSync7(checkpointsDir(root)).some((n2) => n2.startsWith("."));
           const leftovers = () => checkpointsDirState(root) === "ok" && dotted();
           const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
           const { result, repairs } = await underLock(options, async () => [
@@ -9895,7 +9850,7 @@ var init_brief2 = __esm({
 });
 
 // src/git/merge-driver.ts
-import { closeSync as closeSync7, constants as constants5, fstatSync as fstatSync5, lstatSync as lstatSync12, mkdirSync as mkdirSync5, openSync as openSync6, readFileSync as readFileSync7, writeSync as writeSync2 } from "node:fs";
+import { closeSync as closeSync7, constants as constants5, fstatSync as fstatSync5, lstatSync as lstatSync12, mkdirSync as mkdirSync4, openSync as openSync5, readFileSync as readFileSync7, writeSync as writeSync2 } from "node:fs";
 import path35 from "node:path";
 function mergedSentence(name2, note = null) {
   return `two handoffs met in a merge; the other is archive/${name2}${note === null ? "" : `; ${note}`}`;
@@ -10057,7 +10012,7 @@ function mergeCountsText(c) {
   return `${n2(c.decisions, "decision", "decisions")}, ${n2(c.failed, "failed approach", "failed approaches")}`;
 }
 function onRegularFile(p, flags, use) {
-  const fd = openSync6(p, flags | NOFOLLOW);
+  const fd = openSync5(p, flags | NOFOLLOW);
   try {
     if (!fstatSync5(fd).isFile()) throw new Error(`${p} is not a regular file`);
     return use(fd);
@@ -10077,7 +10032,7 @@ function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
     at2 = path35.join(at2, part);
-    if (lstatSync12(at2, { throwIfNoEntry: false }) === void 0) mkdirSync5(at2, { mode: 448 });
+    if (lstatSync12(at2, { throwIfNoEntry: false }) === void 0) mkdirSync4(at2, { mode: 448 });
     if (!lstatSync12(at2).isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
   return at2;
@@ -10500,7 +10455,7 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync13, readdirSync as readdirSync9 } from "node:fs";
+import { lstatSync as lstatSync13, readdirSync as readdirSync8 } from "node:fs";
 import path37 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
@@ -10509,7 +10464,7 @@ function listArchives(root) {
   if (st === null) return [];
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
-  for (const name2 of readdirSync9(dir)) {
+  for (const name2 of readdirSync8(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
       const s = lstatSync13(path37.join(dir, name2));
@@ -10895,8 +10850,8 @@ import {
   constants as constants6,
   existsSync as existsSync5,
   lstatSync as lstatSync14,
-  mkdirSync as mkdirSync6,
-  openSync as openSync7,
+  mkdirSync as mkdirSync5,
+  openSync as openSync6,
   readlinkSync as readlinkSync3,
   rmdirSync as rmdirSync2,
   rmSync as rmSync3,
@@ -10933,7 +10888,7 @@ ${snippet}`);
 }
 function assertReplaceable(file, snippet) {
   try {
-    closeSync8(openSync7(file, constants6.O_WRONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK));
+    closeSync8(openSync6(file, constants6.O_WRONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK));
     accessSync(path39.dirname(file), constants6.W_OK);
   } catch (err) {
     const code = err.code;
@@ -10992,7 +10947,7 @@ function missingDirs(base, dir) {
   return missing;
 }
 function makeDirs(dirs) {
-  for (const d of dirs) mkdirSync6(d, { mode: 493 });
+  for (const d of dirs) mkdirSync5(d, { mode: 493 });
 }
 function removeEmptyDirs(dirs) {
   const removed = [];
@@ -11007,7 +10962,7 @@ function removeEmptyDirs(dirs) {
 }
 function keepMade(at2, dirs) {
   if (dirs.length > 0) {
-    mkdirSync6(path39.dirname(at2), { recursive: true, mode: 448 });
+    mkdirSync5(path39.dirname(at2), { recursive: true, mode: 448 });
     import_write_file_atomic2.default.sync(at2, dirs.map((d) => `${d}
 `).join(""));
     return;
@@ -11032,7 +10987,7 @@ function recordNode(dir, execPath) {
 `) return;
   const missing = dirsBelow(path39.parse(dir).root, dir).filter((d) => !existsSync5(d));
   try {
-    mkdirSync6(dir, { recursive: true, mode: 448 });
+    mkdirSync5(dir, { recursive: true, mode: 448 });
   } catch (err) {
     removeEmptyDirs(missing);
     const why = err.code ?? err.message;
@@ -12466,7 +12421,7 @@ var init_plan = __esm({
 });
 
 // src/agents/installer.ts
-import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readdirSync as readdirSync10, readFileSync as readFileSync8, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync6, readdirSync as readdirSync9, readFileSync as readFileSync8, rmSync as rmSync4 } from "node:fs";
 import path42 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
@@ -12519,7 +12474,7 @@ async function install(t, env) {
     if (x !== null && ls?.stdout.length === 0) {
       if (!t.dryRun) {
         const made = [path42.dirname(x.file), x.file].filter((f) => !existsSync6(f));
-        mkdirSync7(path42.dirname(x.file), { recursive: true });
+        mkdirSync6(path42.dirname(x.file), { recursive: true });
         import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
         recordMade(madeListFile(t, env), made);
       }
@@ -12558,7 +12513,7 @@ ${pair}`) };
 }
 function workTrees(common) {
   const linked = path42.join(common, "worktrees");
-  const gitdirs = (existsSync6(linked) ? readdirSync10(linked) : []).map((n2) => readSmall(path42.join(linked, n2, "gitdir")));
+  const gitdirs = (existsSync6(linked) ? readdirSync9(linked) : []).map((n2) => readSmall(path42.join(linked, n2, "gitdir")));
   return [path42.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path42.dirname(g.trim()))];
 }
 function dropOldRecords(dir) {
@@ -12641,7 +12596,7 @@ var init_installer = __esm({
 });
 
 // src/agents/install-lock.ts
-import { lstatSync as lstatSync16, mkdirSync as mkdirSync8, rmdirSync as rmdirSync3 } from "node:fs";
+import { lstatSync as lstatSync16, mkdirSync as mkdirSync7, rmdirSync as rmdirSync3 } from "node:fs";
 import path43 from "node:path";
 async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
@@ -12680,7 +12635,7 @@ async function underInstallLock(ctx, uninstall2, run) {
 }
 function makeParent(dir) {
   const st = lstatSync16(dir, { throwIfNoEntry: false });
-  if (st === void 0) return mkdirSync8(dir, { recursive: true, mode: 448 }) ?? null;
+  if (st === void 0) return mkdirSync7(dir, { recursive: true, mode: 448 }) ?? null;
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
   }
@@ -12758,9 +12713,9 @@ import {
   constants as constants7,
   existsSync as existsSync7,
   lstatSync as lstatSync17,
-  mkdirSync as mkdirSync9,
-  openSync as openSync8,
-  readdirSync as readdirSync11,
+  mkdirSync as mkdirSync8,
+  openSync as openSync7,
+  readdirSync as readdirSync10,
   readFileSync as readFileSync9,
   readlinkSync as readlinkSync4,
   realpathSync as realpathSync4,
@@ -12768,7 +12723,7 @@ import {
   rmSync as rmSync5,
   statSync,
   symlinkSync,
-  writeFileSync as writeFileSync5
+  writeFileSync as writeFileSync4
 } from "node:fs";
 import path45 from "node:path";
 function linkFolderFor(agent, global) {
@@ -12783,7 +12738,7 @@ function skillFiles(dir) {
     const st = lstatOrNull(abs);
     if (st === null) return;
     if (st.isDirectory()) {
-      for (const name2 of readdirSync11(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
+      for (const name2 of readdirSync10(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
     } else if (st.isFile()) out.push(rel);
   };
   for (const e of SKILL_ENTRIES) walk2(e);
@@ -12838,9 +12793,9 @@ function readCopyRecord(dir) {
 function writeCopyRecord(dir, createdDirs) {
   const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync9(path45.join(dir, rel)))]));
   const flags = constants7.O_WRONLY | constants7.O_CREAT | constants7.O_TRUNC | (constants7.O_NOFOLLOW ?? 0);
-  const fd = openSync8(path45.join(dir, RECORD), flags, 420);
+  const fd = openSync7(path45.join(dir, RECORD), flags, 420);
   try {
-    writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
+    writeFileSync4(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
   } finally {
     closeSync9(fd);
@@ -12887,15 +12842,15 @@ function applySteps(from, to, steps2) {
       removeEmptyUpTo(path45.dirname(dest), to);
       continue;
     }
-    mkdirSync9(path45.dirname(dest), { recursive: true });
+    mkdirSync8(path45.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
     const src = path45.join(from, s.rel);
-    writeFileSync5(temp, readFileSync9(src), { mode: statSync(src).mode & 511 });
+    writeFileSync4(temp, readFileSync9(src), { mode: statSync(src).mode & 511 });
     renameSync4(temp, dest);
   }
 }
 function makeLink(place, target) {
-  mkdirSync9(path45.dirname(place), { recursive: true });
+  mkdirSync8(path45.dirname(place), { recursive: true });
   symlinkSync(path45.relative(path45.dirname(place), target), place, "dir");
 }
 async function initSkill(ctx, ask) {
@@ -13346,7 +13301,7 @@ var init_claude_plugin = __esm({
 });
 
 // src/agents/doctor-checks.ts
-import { existsSync as existsSync10, readdirSync as readdirSync12 } from "node:fs";
+import { existsSync as existsSync10, readdirSync as readdirSync11 } from "node:fs";
 import path48 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
@@ -13580,7 +13535,7 @@ async function memoryState(r, journal) {
   }
   let archives = 0;
   try {
-    archives = readdirSync12(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
+    archives = readdirSync11(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
   } catch {
   }
   for (const p of journal.problems) {
@@ -14701,7 +14656,7 @@ var init_parsers = __esm({
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync10, constants as constants9, fstatSync as fstatSync6, openSync as openSync9, readSync as readSync3 } from "node:fs";
+import { closeSync as closeSync10, constants as constants9, fstatSync as fstatSync6, openSync as openSync8, readSync as readSync3 } from "node:fs";
 function readAt(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
@@ -14730,7 +14685,7 @@ function openTranscript(transcriptPath) {
   if (!where.ok) return { ok: false, reason: where.reason };
   let fd;
   try {
-    fd = openSync9(where.path, constants9.O_RDONLY | constants9.O_NOFOLLOW | constants9.O_NONBLOCK);
+    fd = openSync8(where.path, constants9.O_RDONLY | constants9.O_NOFOLLOW | constants9.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     const known = { ENOENT: "does not exist", ELOOP: "is a link" };
@@ -14986,7 +14941,7 @@ var init_format2 = __esm({
 // src/checkpoint/capture.ts
 import path52 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHeadBytes(path52.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHead(path52.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -15001,7 +14956,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path52.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHead(path52.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -15022,16 +14977,12 @@ async function checkpointAnchors(root, env, nowMs, excludes) {
   }
   if (r.code !== 0) return [date];
   const s = parseStatusV2(r.stdout);
-  const shown = [];
-  let bytes = 0;
-  for (const p of s.dirty) {
-    const q = quotePath(p);
-    if (shown.length >= 10 || bytes + Buffer.byteLength(q) + 2 > 1024) break;
-    shown.push(q);
-    bytes += Buffer.byteLength(q) + 2;
+  let shown = 0;
+  for (let bytes = 0; shown < Math.min(10, s.dirty.length); shown++) {
+    bytes += Buffer.byteLength(quotePath(s.dirty[shown])) + 2;
+    if (bytes > 1024) break;
   }
-  if (s.dirty.length > shown.length) shown.push(`\u2026 and ${s.dirty.length - shown.length} more`);
-  const dirty = shown.length > 0 ? shown.join(", ") : "none";
+  const dirty = renderPathList(s.dirty, shown);
   const head = s.head ?? "none (no commits yet)";
   const lines2 = [`- Branch: ${s.branch}`, `- HEAD: ${head}`, `- Dirty files: ${dirty}`, date];
   const top = gitTopOf(root, env);
@@ -15126,8 +15077,8 @@ async function writeCheckpoint(root, hook, notes, o) {
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
   const file = path52.join(dir, name2);
-  const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
-  const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
+  const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2)?.toString() : void 0;
+  const beforeSince = before === void 0 ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
   const nothing = got.recognised && got.toolCalls === 0;
   const lockWait = () => Math.max(0, (LOCK_BUDGET_MS - (Date.now() - o.startMs)) / 1e3);
@@ -15135,7 +15086,7 @@ async function writeCheckpoint(root, hook, notes, o) {
     const token = project.current?.token ?? null;
     return got.resume ? recordResume(root, got.resume, session, token, o.env, o.failpoint) : Promise.resolve([]);
   };
-  if (nothing && (before === null || beforeSince === since && compactSummary === null)) {
+  if (nothing && (before === void 0 || beforeSince === since && compactSummary === null)) {
     let journal = [];
     if (got.resume) {
       try {
@@ -15213,8 +15164,6 @@ var init_capture2 = __esm({
     init_errors();
     init_parsers();
     init_transcripts();
-    init_transcripts();
-    init_tail();
     init_tail();
     init_types2();
     init_hook_input();
@@ -15232,7 +15181,6 @@ var init_capture2 = __esm({
     init_format2();
     init_parse();
     init_values();
-    init_store();
     init_store();
     init_fs();
     init_drafts();
@@ -15416,7 +15364,7 @@ rev-list, at most 500 ms; left out when unknown). Always exit 0.
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path53.join(memoryDir(root), "HANDOFF.md"), 1e6);
+          const handoff = readHead(path53.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
@@ -15431,7 +15379,7 @@ rev-list, at most 500 ms; left out when unknown). Always exit 0.
 });
 
 // src/checkpoint/offer.ts
-import { mkdirSync as mkdirSync10 } from "node:fs";
+import { mkdirSync as mkdirSync9 } from "node:fs";
 function offerText(pct, used, window, threshold, checkpoint) {
   return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree.` + (checkpoint ? " An automatic checkpoint is in .ai/memory/checkpoints/ as a safety net." : "");
 }
@@ -15491,7 +15439,7 @@ function contextOffer(root, input, o) {
   const pct = Math.floor(last.used * 100 / window);
   try {
     checkTree(root, { create: true });
-    mkdirSync10(checkpointsDir(root), { recursive: true, mode: 448 });
+    mkdirSync9(checkpointsDir(root), { recursive: true, mode: 448 });
   } catch (err) {
     return { notes: [...notes, `${err.message}; printing nothing`], offer: null };
   }
@@ -16642,7 +16590,7 @@ import {
   constants as constants10,
   fstatSync as fstatSync7,
   lstatSync as lstatSync19,
-  openSync as openSync10,
+  openSync as openSync9,
   readSync as readSync4,
   realpathSync as realpathSync5,
   writeSync as writeSync3
@@ -16717,7 +16665,7 @@ function readPipeWithin(stdin, ms, maxBytes) {
   let fd;
   try {
     if (process.platform !== "linux" || !stdin.isFIFO()) return void 0;
-    fd = openSync10("/proc/self/fd/0", constants10.O_RDONLY | constants10.O_NONBLOCK);
+    fd = openSync9("/proc/self/fd/0", constants10.O_RDONLY | constants10.O_NONBLOCK);
   } catch {
     return void 0;
   }

@@ -449,7 +449,16 @@ var init_private = __esm({
 });
 
 // src/store/fs.ts
-import { closeSync as closeSync2, constants as constants2, fstatSync as fstatSync2, lstatSync as lstatSync3, openSync as openSync2, readFileSync as readFileSync2, readSync as readSync2, realpathSync as realpathSync2 } from "node:fs";
+import {
+  closeSync as closeSync2,
+  constants as constants2,
+  fstatSync as fstatSync2,
+  lstatSync as lstatSync3,
+  openSync as openSync2,
+  readFileSync as readFileSync2,
+  readSync as readSync2,
+  realpathSync as realpathSync2
+} from "node:fs";
 import path5 from "node:path";
 function lstatOrNull(p) {
   try {
@@ -496,10 +505,7 @@ function unreadReason(p, maxBytes = 1e6) {
   }
   return "changed while it was read";
 }
-function readHead(filePath, bytes = 1024) {
-  return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
-}
-function readHeadBytes(filePath, bytes = 1e6) {
+function readHead(filePath, bytes = 1e6) {
   return readHeadAndTime(filePath, bytes)?.bytes ?? null;
 }
 function readHeadAndTime(filePath, bytes) {
@@ -1191,12 +1197,12 @@ function sameVersion(a, b) {
   return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 }
 async function readStable(filePath, opts = {}) {
-  const opened = openRegular(filePath, opts.maxBytes);
+  const opened = openRegular(filePath);
   if (opened === null) return null;
   const { fd, stat } = opened;
   try {
     await failpoint(opts.failpoint, "read-opened");
-    const bytes = readAll(fd, opts.maxBytes);
+    const bytes = readAll(fd);
     const after = fstatSync3(fd, { bigint: true });
     if (!sameVersion(stat, after) || BigInt(bytes.length) !== after.size) {
       throw new Refused(`${filePath} changed while it was read; read it again`);
@@ -1290,9 +1296,7 @@ var init_settings = __esm({
     SETTINGS_FILE = "settings.json";
     MAX_SETTINGS_BYTES = 16 * 1024;
     DEFAULT_SETTINGS = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
-    isInt = (lo, hi) => {
-      return (v) => Number.isInteger(v) && v >= lo && v <= hi;
-    };
+    isInt = (lo, hi) => (v) => Number.isInteger(v) && Number(v) >= lo && Number(v) <= hi;
     RULES = {
       contextOffer: { ok: (v) => typeof v === "boolean", want: "true or false" },
       contextThreshold: { ok: isInt(1, 99), want: "a whole percent from 1 to 99" },
@@ -1305,10 +1309,6 @@ var init_settings = __esm({
 // src/store/archive.ts
 import { lstatSync as lstatSync7, readdirSync as readdirSync3, unlinkSync } from "node:fs";
 import path12 from "node:path";
-function archivesKept(dir) {
-  const { settings, problems } = readSettings(path12.dirname(dir));
-  return { keep: settings.archivesKept, problems };
-}
 function prunable(dir) {
   const entries = [];
   for (const name of readdirSync3(dir)) {
@@ -1322,7 +1322,8 @@ function prunable(dir) {
 function archiveExcess(dir) {
   try {
     const entries = prunable(dir);
-    return typeof entries === "string" ? 0 : Math.max(0, entries.length - archivesKept(dir).keep);
+    const keep = readSettings(path12.dirname(dir)).settings.archivesKept;
+    return typeof entries === "string" ? 0 : Math.max(0, entries.length - keep);
   } catch {
     return 0;
   }
@@ -2149,8 +2150,7 @@ var init_render = __esm({
 
 // src/checkpoint/parse.ts
 function headerValue(text, name) {
-  const lines = text.split("\n", 12);
-  for (const line of lines) if (line.startsWith(`${name}: `)) return line.slice(name.length + 2).trim();
+  for (const line of text.split("\n", 12)) if (line.startsWith(`${name}: `)) return line.slice(name.length + 2).trim();
   return null;
 }
 function isCheckpointText(text) {
@@ -2203,12 +2203,9 @@ function sessionFileId(id) {
   return tokenOf(id).slice(0, 16);
 }
 function checkpointsDirState(root) {
-  try {
-    const st = lstatSync8(checkpointsDir(root));
-    return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
-  } catch {
-    return "missing";
-  }
+  const st = lstatOrNull(checkpointsDir(root));
+  if (st === null) return "missing";
+  return st.isDirectory() ? "ok" : "unsafe";
 }
 function timeOf(value, now) {
   const t = value === null ? null : parseStrictTime(value, now);
@@ -2243,7 +2240,7 @@ function deliveredPath(root, session) {
   return path19.join(checkpointsDir(root), `.delivered-${session}`);
 }
 function readDelivered(root, session) {
-  return readHead(deliveredPath(root, session), 128)?.trim() ?? null;
+  return readHead(deliveredPath(root, session), 128)?.toString().trim() ?? null;
 }
 function writeDelivered(root, session, token) {
   const p = deliveredPath(root, session);
@@ -2268,7 +2265,6 @@ var init_store = __esm({
 });
 
 // src/checkpoint/surface.ts
-import { readdirSync as readdirSync4 } from "node:fs";
 import path20 from "node:path";
 function minutesAgo(savedMs, now) {
   if (savedMs === null) return "at an unknown time";
@@ -2318,7 +2314,7 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHeadBytes(path20.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHead(path20.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -2354,12 +2350,8 @@ async function checkpointHookLines(root, input, handoffPresent, paused, now) {
   }
 }
 function toldToAnySession(root, token) {
-  const told = (name) => readHead(path20.join(checkpointsDir(root), name), 128)?.trim() === token;
-  try {
-    return readdirSync4(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
-  } catch {
-    return false;
-  }
+  const told = (name) => readHead(path20.join(checkpointsDir(root), name), 128)?.toString().trim() === token;
+  return listDir(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
 }
 var CHECKPOINT_SENTENCES;
 var init_surface = __esm({
@@ -2370,6 +2362,7 @@ var init_surface = __esm({
     init_store();
     init_fs();
     init_files();
+    init_private();
     init_hook_input();
     init_paths();
     CHECKPOINT_SENTENCES = {
@@ -3432,7 +3425,7 @@ rev-list, at most 500 ms; left out when unknown). Always exit 0.
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path22.join(memoryDir(root), "HANDOFF.md"), 1e6);
+          const handoff = readHead(path22.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);

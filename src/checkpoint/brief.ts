@@ -1,5 +1,4 @@
-// `brief` from an automatic checkpoint (docs/design.md#checkpoints): drafted from it alone with no handoff, or
-// folded into the handoff's brief when newer.
+// `brief` from a checkpoint: drafted from it alone with no handoff, or folded into the handoff's brief when newer.
 import { readCheckpointText } from "./parse.ts";
 import { checkpointsDir } from "./store.ts";
 import { memoryDir } from "../store/paths.ts";

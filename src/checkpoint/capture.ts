@@ -2,11 +2,10 @@
 import path from "node:path";
 import { Busy, HelperError } from "../errors.ts";
 import { captureOf, parseTranscript } from "../agents/transcripts/parsers.ts";
-import { captureSource, countToolCalls, FORMATS } from "../agents/transcripts/index.ts";
-import { isFormat, readEvents, sniffFormat } from "../agents/transcripts/index.ts";
-import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES } from "../agents/transcripts/tail.ts";
-import { openTranscript, readFailure, TAIL_BYTES, tailPart } from "../agents/transcripts/tail.ts";
-import type { TranscriptFile } from "../agents/transcripts/tail.ts";
+import { captureSource, countToolCalls, FORMATS, isFormat, readEvents,
+  sniffFormat } from "../agents/transcripts/index.ts";
+import { closeTranscript, earlierHolds, FIRST_TAIL_BYTES, openTranscript, readFailure, TAIL_BYTES, tailPart,
+  type TranscriptFile } from "../agents/transcripts/tail.ts";
 import { emptyCapture, type Capture, type TranscriptFormat } from "../agents/transcripts/types.ts";
 import { userHelperWithoutMemory } from "../agents/hook-input.ts";
 import { findLastSave, type LastSave, type ProjectHandoffs } from "../agents/transcripts/last-save.ts";
@@ -19,13 +18,13 @@ import { skillExcludes } from "../git/anchors.ts";
 import { gitDirOf, gitTopOf, inProgressOf } from "../git/git-dir.ts";
 import { parseStatusV2, statusArgs } from "../git/status.ts";
 import { quotePath } from "../guard/quote.ts";
-import { renderInProgress } from "../schema/anchor-lines.ts";
+import { renderInProgress, renderPathList } from "../schema/anchor-lines.ts";
 import { CHECKPOINT_MAX_BYTES, MAX_REQUESTS, renderCheckpoint, sameCheckpoint, triggerOf } from "./format.ts";
 import { headerValue, isAnchorsOnlySource, isCheckpointText, readCheckpointText } from "./parse.ts";
 import { isoSeconds } from "../schema/values.ts";
-import { CHECKPOINTS_GITIGNORE, checkpointsDir, checkpointsDirState } from "./store.ts";
-import { rmQuietRegular, sessionFileId, timeOf } from "./store.ts";
-import { readHead, readHeadBytes } from "../store/fs.ts";
+import { CHECKPOINTS_GITIGNORE, checkpointsDir, checkpointsDirState, rmQuietRegular, sessionFileId,
+  timeOf } from "./store.ts";
+import { readHead } from "../store/fs.ts";
 import { ensureIgnored } from "../store/drafts.ts";
 import { listArchives } from "../store/archive-entries.ts";
 import { readStable, tokenOf } from "../store/files.ts";
@@ -70,7 +69,7 @@ const ARCHIVES_HASHED = 50;
 
 // The current handoff's token and `Saved:`, and the archives' tokens (hashed only when asked), read without links.
 function projectHandoffs(root: string): ProjectHandoffs {
-  const bytes = readHeadBytes(path.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHead(path.join(memoryDir(root), "HANDOFF.md"));
   let current: ProjectHandoffs["current"] = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -85,7 +84,7 @@ function projectHandoffs(root: string): ProjectHandoffs {
         archived = new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHeadBytes(path.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHead(path.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -111,16 +110,12 @@ async function checkpointAnchors(root: string, env: Env, nowMs: number, excludes
   }
   if (r.code !== 0) return [date];
   const s = parseStatusV2(r.stdout);
-  const shown: string[] = [];
-  let bytes = 0;
-  for (const p of s.dirty) {
-    const q = quotePath(p);
-    if (shown.length >= 10 || bytes + Buffer.byteLength(q) + 2 > 1024) break;
-    shown.push(q);
-    bytes += Buffer.byteLength(q) + 2;
+  let shown = 0;
+  for (let bytes = 0; shown < Math.min(10, s.dirty.length); shown++) {
+    bytes += Buffer.byteLength(quotePath(s.dirty[shown]!)) + 2;
+    if (bytes > 1024) break;
   }
-  if (s.dirty.length > shown.length) shown.push(`… and ${s.dirty.length - shown.length} more`);
-  const dirty = shown.length > 0 ? shown.join(", ") : "none";
+  const dirty = renderPathList(s.dirty, shown);
   const head = s.head ?? "none (no commits yet)";
   const lines = [`- Branch: ${s.branch}`, `- HEAD: ${head}`, `- Dirty files: ${dirty}`, date];
   // As `anchors` writes it: the operation in progress, from the git dir's files.
@@ -131,8 +126,7 @@ async function checkpointAnchors(root: string, env: Env, nowMs: number, excludes
   return anchorsWithoutTokens(lines);
 }
 
-// Whether the tail read holds what a checkpoint needs, so the rest need not be parsed (checkpoint-window.md): the
-// recent requests, a last message, and before the part read no save, nor a plan when that part holds no final one.
+// Whether the tail read holds what a checkpoint needs, so the rest need not be parsed (checkpoint-window.md).
 function enough(cap: Capture, file: TranscriptFile, from: number, lastMessage: string | null): boolean {
   if (cap.userRequests.length < MAX_REQUESTS) return false;
   if (cap.lastClaim === null && lastMessage === null) return false;
@@ -249,8 +243,8 @@ export async function writeCheckpoint(
   const dir = checkpointsDir(root);
   const file = path.join(dir, name);
   // Without a save in the part read, the session's earlier checkpoint still knows it, if it names this project's.
-  const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2) : null;
-  const beforeSince = before === null ? null : headerValue(before, "Since-handoff");
+  const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2)?.toString() : undefined;
+  const beforeSince = before === undefined ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
   const nothing = got.recognised && got.toolCalls === 0;
   const lockWait = () => Math.max(0, (LOCK_BUDGET_MS - (Date.now() - o.startMs)) / 1000);
@@ -260,7 +254,7 @@ export async function writeCheckpoint(
     return got.resume ? recordResume(root, got.resume, session, token, o.env, o.failpoint) : Promise.resolve([]);
   };
   // Nothing to capture and nothing of this session to replace: nothing is written at all.
-  if (nothing && (before === null || (beforeSince === since && compactSummary === null))) {
+  if (nothing && (before === undefined || (beforeSince === since && compactSummary === null))) {
     let journal: string[] = [];
     if (got.resume) {
       try {

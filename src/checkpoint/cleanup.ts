@@ -3,7 +3,7 @@ import { linkSync, lstatSync, readdirSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { CHECKPOINT_NAME } from "./parse.ts";
 import { checkpointsDir, checkpointsDirState, listCheckpoints, rmQuietRegular } from "./store.ts";
-import { readHead, readHeadBytes } from "../store/fs.ts";
+import { readHead } from "../store/fs.ts";
 import { tokenOf } from "../store/files.ts";
 import { listPrivate } from "../store/private.ts";
 
@@ -11,22 +11,21 @@ const MARKERS_KEPT = 20;
 const CHECKPOINT_KEEP = 5;
 
 /** Keeps the checkpoints of the five newest sessions by `Saved:`, and `keep`; deletes the rest and their markers. */
-export function pruneCheckpoints(root: string, keep: string): string[] {
+export function pruneCheckpoints(root: string, keep: string): void {
   const list = listCheckpoints(root);
   const survivors = new Set(list.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
   survivors.add(keep);
-  const deleted: string[] = [];
+  let deleted = 0;
   for (const e of list) {
-    if (survivors.has(e.name) || deleted.length >= list.length - CHECKPOINT_KEEP) continue;
+    if (survivors.has(e.name) || deleted >= list.length - CHECKPOINT_KEEP) continue;
     try {
       unlinkSync(path.join(checkpointsDir(root), e.name));
-      deleted.push(e.name);
+      deleted++;
     } catch {
       // Gone meanwhile, or not ours to delete: retention is best effort.
     }
     rmQuietRegular(path.join(checkpointsDir(root), `.delivered-${e.session}`));
   }
-  return deleted;
 }
 
 // An interrupted checkpoint's claim goes back when no checkpoint is there. A delivered-once marker stays (the newest
@@ -59,14 +58,14 @@ export function cleanCheckpointLeftovers(root: string): string[] {
     const live = new Set<string>();
     for (const name of names) {
       if (name.startsWith(".") || !CHECKPOINT_NAME.test(name)) continue;
-      const bytes = readHeadBytes(path.join(dir, name));
+      const bytes = readHead(path.join(dir, name));
       if (bytes !== null) live.add(tokenOf(bytes));
     }
     const kept: { name: string; mtimeMs: number }[] = [];
     for (const name of names) {
       const m = /^\.delivered-(.+)$/.exec(name);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      const told = readHead(path.join(dir, name), 128)?.trim() ?? "";
+      const told = readHead(path.join(dir, name), 128)?.toString().trim() ?? "";
       const st = lstatSync(path.join(dir, name), { throwIfNoEntry: false });
       if (readHead(path.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path.join(dir, name));
       else if (st !== undefined) kept.push({ name, mtimeMs: st.mtimeMs });

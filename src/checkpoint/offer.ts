@@ -1,5 +1,4 @@
-// The context-threshold offer (docs/context-threshold.md), run on every prompt and tool call: so one small
-// settings read, one transcript tail, no git.
+// The context-threshold offer, run on every prompt and tool call: one small settings read, one transcript tail, no git.
 import { childProcess } from "../builtins.ts";
 import { mkdirSync } from "node:fs";
 import { closeTranscript, openTranscript, tailPart } from "../agents/transcripts/tail.ts";
@@ -17,8 +16,7 @@ import { exists } from "../store/fs.ts";
 import { readSettings } from "../store/settings.ts";
 import { homeFolder } from "../store/home.ts";
 
-// The transcript's last 256 KiB almost always hold the last response's usage; else 1 MiB (Claude Code 2.1.332
-// writes ~38 KB request records).
+// The last 256 KiB almost always hold the last response's usage; else 1 MiB (Claude Code writes ~38 KB requests).
 const TAILS = [256 * 1024, 1024 * 1024];
 
 // The checkpoint is named only when the session has one: with no tool call since the last save none is written.

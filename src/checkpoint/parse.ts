@@ -7,8 +7,7 @@ export const CHECKPOINT_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}\.md$/;
 type HeaderName = "Saved" | "Session" | "Session-start" | "Trigger" | "Source" | "Since-handoff";
 
 export function headerValue(text: string, name: HeaderName) {
-  const lines = text.split("\n", 12);
-  for (const line of lines) if (line.startsWith(`${name}: `)) return line.slice(name.length + 2).trim();
+  for (const line of text.split("\n", 12)) if (line.startsWith(`${name}: `)) return line.slice(name.length + 2).trim();
   return null;
 }
 

@@ -5,7 +5,7 @@ import { mayHoldToken } from "../guard/quote.ts";
 import { CHECKPOINT_NAME, headerValue, isAnchorsOnlySource, isCheckpointText } from "./parse.ts";
 import { parseStrictTime } from "../schema/values.ts";
 import { createExclusive, tokenOf } from "../store/files.ts";
-import { readHead, readHeadAndTime } from "../store/fs.ts";
+import { lstatOrNull, readHead, readHeadAndTime } from "../store/fs.ts";
 import { listDir } from "../store/private.ts";
 import { memoryDir } from "../store/paths.ts";
 
@@ -29,12 +29,9 @@ export function sessionFileId(id: unknown): string {
 
 /** `unsafe`: a link or not a folder, never used. */
 export function checkpointsDirState(root: string): "missing" | "ok" | "unsafe" {
-  try {
-    const st = lstatSync(checkpointsDir(root));
-    return st.isDirectory() && !st.isSymbolicLink() ? "ok" : "unsafe";
-  } catch {
-    return "missing";
-  }
+  const st = lstatOrNull(checkpointsDir(root));
+  if (st === null) return "missing";
+  return st.isDirectory() ? "ok" : "unsafe";
 }
 
 export interface CheckpointEntry {
@@ -89,7 +86,7 @@ function deliveredPath(root: string, session: string): string {
 }
 
 export function readDelivered(root: string, session: string): string | null {
-  return readHead(deliveredPath(root, session), 128)?.trim() ?? null;
+  return readHead(deliveredPath(root, session), 128)?.toString().trim() ?? null;
 }
 
 /** Records that the checkpoint `token` was told to `session`: best effort, without the lock or a link. */

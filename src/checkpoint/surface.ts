@@ -1,13 +1,13 @@
 // Where checkpoints surface in hook, check, read and brief (docs/design.md#checkpoints). The hook derives only
 // numbers and states from a checkpoint (its age, token and `Session-start:`), never its characters.
-import { readdirSync } from "node:fs";
 import path from "node:path";
 import { stateTimeOfText } from "../schema/handoff.ts";
 import { readCheckpointText } from "./parse.ts";
 import { checkpointsDir, checkpointsDirState, listCheckpoints, readDelivered, sessionFileId, writeDelivered,
   type CheckpointEntry } from "./store.ts";
-import { readHead, readHeadBytes } from "../store/fs.ts";
+import { readHead } from "../store/fs.ts";
 import { readStable, tokenOf } from "../store/files.ts";
+import { listDir } from "../store/private.ts";
 import { isProbeSession } from "../agents/hook-input.ts";
 import { FILE_OF, memoryDir } from "../store/paths.ts";
 
@@ -103,7 +103,7 @@ export async function checkpointHookLines(
   const none = () => ({ lines: [], handoffOlderThanSession: older });
   try {
     if (checkpointsDirState(root) !== "ok") return none();
-    const bytes = handoffPresent ? readHeadBytes(path.join(memoryDir(root), FILE_OF.handoff)) : null;
+    const bytes = handoffPresent ? readHead(path.join(memoryDir(root), FILE_OF.handoff)) : null;
     const handoff = bytes === null ? null : handoffOrderOf(bytes.toString("utf8"), now, tokenOf(bytes));
     const session = sessionFileId(input.sessionId);
     const compact = input.source === "compact";
@@ -143,12 +143,8 @@ export async function checkpointHookLines(
 }
 
 function toldToAnySession(root: string, token: string): boolean {
-  const told = (name: string) => readHead(path.join(checkpointsDir(root), name), 128)?.trim() === token;
-  try {
-    return readdirSync(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
-  } catch {
-    return false;
-  }
+  const told = (name: string) => readHead(path.join(checkpointsDir(root), name), 128)?.toString().trim() === token;
+  return listDir(checkpointsDir(root)).some((name) => name.startsWith(".delivered-") && told(name));
 }
 
 /** `read handoff`'s stderr note: only for a capture newer than the handoff, or with no handoff. Never throws. */

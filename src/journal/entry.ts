@@ -1,5 +1,4 @@
-// The journal's entries: what one save changed, from the previous and the new handoff (no model,
-// no transcript), and the schema a journal file must keep (references/journal-schema.md). Pure.
+// Journal entries, from the previous and the new handoff alone (no model, no transcript), and their schema. Pure.
 import { redactTranscript } from "../guard/redact.ts";
 import { sanitize } from "../guard/sanitize.ts";
 import { parseHandoff, type ParsedHandoff } from "../schema/handoff.ts";
@@ -81,10 +80,7 @@ export function renderResumeEntry(time: string, key: string, token: string, scor
   return fitEntry(`## ${time} resume ${key}`, items);
 }
 
-/**
- * An entry within ENTRY_MAX_BYTES: each item one sanitised line (those of `redacted` labels were redacted by
- * `write`'s one pass); while too long, the last item of the most frequent label goes, and a line counts them.
- */
+/** Each item one sanitised line; while over ENTRY_MAX_BYTES the busiest label's last item goes, a line counts it. */
 function fitEntry(heading: string, items: readonly [EntryLabel, string][], redacted = new Set<EntryLabel>()): string {
   const one = ([label, text]: [EntryLabel, string]): [EntryLabel, string] => {
     return [label, sanitize(text, { max: ITEM_MAX, redact: !redacted.has(label) })];
@@ -111,10 +107,7 @@ function fitEntry(heading: string, items: readonly [EntryLabel, string][], redac
 type Problem = { line: number; message: string };
 type Parsed = { entries: JournalEntry[]; problems: Problem[] };
 
-/**
- * A journal file's entries and the lines that break the schema: outside an entry only blank lines (and a year
- * file's summary lines), inside one `- <Label>: <text>` with a known label; conflict markers are problems.
- */
+/** A journal file's entries, and each line that breaks its schema (references/journal-schema.md). */
 export function parseJournal(text: string, kind: "month" | "year" = "month"): Parsed {
   // CRLF too: a clone with `core.autocrlf=true` checked the file out before the attribute fixed its line ends.
   const lines = text.split(/\r?\n/);
@@ -156,10 +149,7 @@ export function parseJournal(text: string, kind: "month" | "year" = "month"): Pa
   return { entries, problems };
 }
 
-/**
- * Merges two versions of one month file: both sides' entries, each once, in time order (then kind, then id),
- * under ours' header. Null when either side breaks the schema: the caller falls back to git's union.
- */
+/** Both sides' entries, each once, in time order under ours' header; null (git's union) when either breaks schema. */
 export function mergeJournalMonth(ours: string, theirs: string): string | null {
   if (parseJournal(ours).problems.length > 0 || parseJournal(theirs).problems.length > 0) return null;
   const split = (text: string) => text.split(/^(?=## \d{4}-\d{2}-\d{2}T)/m);

@@ -1,8 +1,5 @@
-// "Did the handoff help?": what a session did after its last `brief`, measured from the transcript's events by
-// `checkpoint` (never by `write`, which reads no transcript). Counts, paths and commands; never the user's words.
+// What a session did after its last `brief`, from the transcript: counts, paths and commands, never the user's words.
 import type { LineEvents, ToolEvent } from "../agents/transcripts/types.ts";
-
-export type { ToolEvent };
 
 /** What one resume led to; `followed` is `unknown` when the next step names nothing concrete or nothing followed. */
 export interface Outcome {
@@ -97,10 +94,7 @@ export function briefCall(command: string): { rootArg: string | null } | null {
   return { rootArg: r ? (r[1] ?? r[2] ?? r[3] ?? null) : null };
 }
 
-/**
- * The last `brief` call of this helper in the events and the tool calls after it. Codex: once its completed items
- * appear, they are the commands and edits (the calls that carried them count as other calls, not twice).
- */
+/** The last `brief` call and what followed; Codex's completed items, once seen, are its commands and edits. */
 export function findLastResume(lineEvents: readonly LineEvents[]): ResumeCall | null {
   const items = lineEvents.some((ev) => ev.items);
   const all = lineEvents.flatMap((ev) =>

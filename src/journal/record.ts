@@ -1,5 +1,4 @@
-// What a saving `write handoff` adds to the project's memory over months: one journal entry,
-// then at most one fold of an old month into its year file (docs/decisions/journal.md).
+// What a save adds to the journal: one entry, then at most one fold of an old month into its year file.
 import { unlinkSync } from "node:fs";
 import path from "node:path";
 import { harnessPath, windowsShaped } from "../agents/harness-path.ts";
@@ -7,6 +6,7 @@ import { HelperError } from "../errors.ts";
 import { parseHandoff } from "../schema/handoff.ts";
 import { droppedItems } from "../schema/open-items.ts";
 import { validateHandoff } from "../schema/validate.ts";
+import { isoSeconds } from "../schema/values.ts";
 import { ARCHIVE_NAME } from "../store/archive.ts";
 import { readStable, tokenOf } from "../store/files.ts";
 import { listDir } from "../store/private.ts";
@@ -26,7 +26,6 @@ const FOLD_KEPT = new Set([
   "Calls to first edit",
 ]);
 
-const isoSecond = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
 const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 function monthIndex(period: string): number {
@@ -43,18 +42,14 @@ function savedMs(text: string): number | null {
 
 type Save = { prior: string | null; next: string; token: string };
 
-/**
- * Records one published save (under the memory lock) in the month of its `Saved:` time, then folds the oldest
- * month past six whole months. Never throws: the handoff is saved whatever happens here, so a refusal becomes
- * one of the stderr lines returned.
- */
+/** Records a published save, then folds the month due; never throws: a failure is a stderr line, the save stands. */
 export async function recordSave(root: string, save: Save, fp?: string): Promise<string[]> {
   if (journalOff(root)) return [];
   const notes: string[] = [];
   const ms = savedMs(save.next) ?? Date.now();
   try {
     const dropped = save.prior === null ? [] : droppedItems(save.prior, save.next).map((i) => i.text);
-    const entry = renderSaveEntry({ ...save, time: isoSecond(ms) }, dropped);
+    const entry = renderSaveEntry({ ...save, time: isoSeconds(ms) }, dropped);
     notes.push(...(await appendEntry(root, entry, ms, fp)));
   } catch (err) {
     notes.push(`journal: not appended: ${messageOf(err)}`);
@@ -71,8 +66,7 @@ export async function recordSave(root: string, save: Save, fp?: string): Promise
   return notes;
 }
 
-// write's note on the failed approaches that checkpoints saw retried after a resume of the handoff this save
-// replaces: `write` reads no transcript.
+// write's note on failed approaches a checkpoint saw retried after a resume of the handoff this save replaces.
 function retriedNotes(root: string, priorToken: string): string[] {
   const seen = new Set<string>();
   for (const f of listJournal(root).filter((f) => f.kind === "month").slice(-2)) {
@@ -100,15 +94,10 @@ async function handoffWithToken(root: string, token: string): Promise<string | n
   return null;
 }
 
-/**
- * Records what a session did after it resumed this project's handoff (under the memory lock), once per session
- * and handoff. The brief counts when its `--root`, else its recorded folder, walks up to `root`; the handoff
- * resumed is the one the session's next save expected, else the current one. Never throws: stderr lines.
- */
+/** Records once per session and handoff what a resumed session did (under the lock); never throws. */
 export async function recordResume(
   root: string, call: ResumeCall, sessionId: string, currentToken: string | null,
-  env: Record<string, string | undefined>,
-  fp?: string,
+  env: Record<string, string | undefined>, fp?: string,
 ): Promise<string[]> {
   try {
     if (journalOff(root)) return [];
@@ -135,7 +124,7 @@ export async function recordResume(
     const dir = ensureJournalDir(root);
     const month = listJournal(root).filter((f) => f.kind === "month" && f.period === monthOf(ms));
     if (month.some((f) => readJournalFile(dir, f.name)?.bytes.includes(seen))) return [];
-    const entry = renderResumeEntry(isoSecond(ms), sessionKey, token, score, outcome);
+    const entry = renderResumeEntry(isoSeconds(ms), sessionKey, token, score, outcome);
     return await appendEntry(root, entry, ms, fp);
   } catch (err) {
     return [`journal: resume not recorded: ${messageOf(err)}`];
@@ -186,10 +175,7 @@ export function boundYear(text: string): string {
   return out;
 }
 
-/**
- * Folds the oldest month due into `journal/<YYYY>.md`, then removes its files: a crash between leaves both, and
- * the next fold finds the section there and only removes the files. Returns a stderr line, or null.
- */
+/** A crash between the year file's publication and the month files' removal is finished by the next fold. */
 async function foldOne(root: string, nowMonth: string, fp?: string): Promise<string | null> {
   const old = (period: string) => monthIndex(nowMonth) - monthIndex(period) >= FOLD_AFTER_MONTHS;
   const due = listJournal(root).filter((f) => f.kind === "month" && old(f.period));

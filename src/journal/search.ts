@@ -1,5 +1,4 @@
-// `search`: literal words over all the project's memory holds (journal, archives, ledgers, the handoff,
-// checkpoints), ranked, with no index on disk (docs/decisions/journal.md). Reads only.
+// `search`: literal words over all the memory holds, ranked, with no index on disk (docs/decisions/journal.md).
 import path from "node:path";
 import { loadMemoryText } from "../guard/memory-text.ts";
 import { firstNul } from "../guard/file-verdict.ts";
@@ -12,11 +11,7 @@ import { journalDir, listJournal } from "./store.ts";
 export type SearchKind = "journal" | "archive" | "handoff" | "ledger" | "checkpoint";
 export const SEARCH_KINDS: readonly SearchKind[] = ["journal", "archive", "handoff", "ledger", "checkpoint"];
 
-/**
- * One ranked result: `file` relative to the memory dir, `date` `YYYY-MM-DD` or null, `section` the heading (or
- * journal label) its text sits under, `label` its provenance tag or the kind's, `matched` the distinct query
- * words found, `alsoIn` the other files holding the same text.
- */
+/** One ranked result; `file` is relative to the memory dir, `alsoIn` counts other files holding the same text. */
 interface SearchResult {
   file: string;
   kind: SearchKind;
@@ -91,10 +86,7 @@ function ledgerUnits(text: string): Unit[] {
   return units;
 }
 
-/**
- * A file's text by the one verdict on bytes, as `archives list` reads it: invalid UTF-8 shown as `<0xNN>` with a
- * warning in `notes`; a NUL skips the file with a line in `notes`. Null when absent, unreadable or unsafe.
- */
+/** A file's text as `archives list` reads it (a NUL: skipped, with a note); null when absent or unsafe. */
 async function readText(p: string, file: string, notes: string[]): Promise<string | null> {
   let bytes: Buffer;
   try {
@@ -114,13 +106,9 @@ async function readText(p: string, file: string, notes: string[]): Promise<strin
   return loaded.text;
 }
 
-
 type SearchOptions = { since?: string | null; kinds?: readonly SearchKind[]; limit?: number };
 
-/**
- * Every unit matching at least half the `words` (each at a word start), the same text in several files once (the
- * newest), ranked by words found, then newest first.
- */
+/** Units matching half the `words` at least, the same text once (the newest), by words found then newest first. */
 export async function searchMemory(root: string, words: readonly string[], opts: SearchOptions = {}) {
   const kinds = new Set(opts.kinds ?? SEARCH_KINDS);
   const mem = memoryDir(root);

@@ -1,14 +1,12 @@
-// The journal folder `.ai/memory/journal/`: month files, their continuations, year files, the `OFF` switch, and
-// an append that leaves an entry whole or absent (docs/decisions/journal.md). Writers hold the memory lock.
-import { closeSync, fsyncSync, linkSync, lstatSync, mkdirSync, openSync, renameSync, unlinkSync,
-  writeFileSync } from "node:fs";
+// The journal folder: month, continuation and year files, the `OFF` switch, and an append that is all or nothing.
+import { closeSync, linkSync, lstatSync, renameSync, unlinkSync } from "node:fs";
 import path from "node:path";
 import { HelperError, Refused } from "../errors.ts";
 import { failpoint } from "../store/failpoint.ts";
 import { exists } from "../store/fs.ts";
-import { syncDir } from "../store/publish.ts";
+import { syncDir, unlinkQuiet, writeTemp } from "../store/publish.ts";
 import { openRegular, randomHex8, readAll, tokenOf } from "../store/files.ts";
-import { MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
+import { ensureDir, MAX_DOCUMENT_BYTES, memoryDir } from "../store/paths.ts";
 import { listDir, listPrivate, privateName, processAlive } from "../store/private.ts";
 import { journalHeader, parseJournal } from "./entry.ts";
 
@@ -100,9 +98,8 @@ export function readJournalText(root: string, f: JournalFile): string | null {
 }
 
 /**
- * Puts right what a killed append left (under the lock, a dead process's private file is a leftover): a claim
- * without its file is put back; one beside it goes when the file begins with its bytes (the append landed), else
- * it is kept as `<name>.orig-<hex>.md` for the user; temps go. Returns a stderr line per action.
+ * Puts right what a killed append left: a claim is put back, or dropped when the file begins with its bytes, else kept
+ * as `<name>.orig-<hex>.md`; temps go. Returns a stderr line per action.
  */
 export function repairJournal(dir: string): string[] {
   const actions: string[] = [];
@@ -133,28 +130,13 @@ export function repairJournal(dir: string): string[] {
   return actions;
 }
 
-// Exclusive create: an existing name, a link included, is refused.
-function writeTemp(p: string, bytes: Buffer): void {
-  const fd = openSync(p, "wx", 0o600);
-  try {
-    writeFileSync(fd, bytes);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * Publishes `bytes` as `journal/<name>` when it is still the version `expected` names (`absent` or its token):
- * a temp is written, the current file claimed (renamed aside) and compared, the temp linked in, then claim and
- * temp dropped. A crash leaves the old file or the new one; repairJournal finishes either.
- */
+/** Publishes `bytes` as `journal/<name>` while it is the version `expected` names; repairJournal finishes a crash. */
 export async function publishJournalFile(dir: string, name: string, expected: string, bytes: Buffer, fp?: string) {
   const rand = randomHex8();
   const temp = path.join(dir, privateName(name, "tmp", process.pid, rand));
   const claim = path.join(dir, privateName(name, "claim", process.pid, rand));
   const target = path.join(dir, name);
-  writeTemp(temp, bytes);
+  writeTemp(temp, bytes, 0o600, null);
   try {
     if (expected !== "absent") {
       renameSync(target, claim);
@@ -178,34 +160,17 @@ export async function publishJournalFile(dir: string, name: string, expected: st
     await failpoint(fp, "journal-after-publication");
     if (expected !== "absent") unlinkSync(claim);
   } finally {
-    try {
-      unlinkSync(temp);
-    } catch {
-      // Already gone.
-    }
+    unlinkQuiet(temp);
   }
 }
 
 /** Makes `journal/` (0700) when missing; refused when it is a link or not a folder. */
 export function ensureJournalDir(root: string): string {
-  const dir = journalDir(root);
-  try {
-    mkdirSync(dir, { mode: 0o700 });
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    if (code !== "EEXIST") throw new Refused(`cannot create ${dir}: ${(err as Error).message}`);
-  }
-  const st = lstatSync(dir);
-  if (st.isSymbolicLink() || !st.isDirectory()) {
-    throw new Refused(`${dir} is a link or not a directory; move it away so the journal can be written`);
-  }
-  return dir;
+  ensureDir(journalDir(root));
+  return journalDir(root);
 }
 
-/**
- * Appends one entry to the month of `ms` (UTC), going on in `<YYYY-MM>-2.md`, `-3`, … past 1,000,000 bytes;
- * refused when the month's file breaks the schema. Returns the stderr lines of repairs.
- */
+/** Appends one entry to the month of `ms` (UTC), in `<YYYY-MM>-N.md` past 1,000,000 bytes; the repairs' lines. */
 export async function appendEntry(root: string, entry: string, ms: number, fp?: string): Promise<string[]> {
   const dir = ensureJournalDir(root);
   const repairs = repairJournal(dir);

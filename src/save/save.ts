@@ -1,5 +1,4 @@
-// One save of a memory document, top to bottom: checked and built before the lock; under the lock built again
-// when a repair changed the file, published by compare-and-swap and journalled; then recorded in this clone.
+// One save of a memory document: checked and built before the lock, published by compare-and-swap under it.
 import { quotedValue } from "../guard/quote.ts";
 import path from "node:path";
 import { agentOfEnv } from "../agents/index.ts";
@@ -16,7 +15,7 @@ import { issueLines, scoreLine, type Issue, type Validation } from "../schema/va
 import { validateLedger } from "../schema/validate-ledger.ts";
 import { CLOCK_SKEW_MS, isoSeconds } from "../schema/values.ts";
 import { decodeInput } from "../store/document.ts";
-import { readHeadBytes } from "../store/fs.ts";
+import { readHead } from "../store/fs.ts";
 import { readStable, tokenOf, UnsafeFile, type ReadFile } from "../store/files.ts";
 import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, FILE_OF, MAX_DOCUMENT_BYTES, memoryDir, type Kind } from "../store/paths.ts";
@@ -138,7 +137,7 @@ export function checkDocument(raw: Buffer, kind: Kind, root: string) {
     errors = validateHandoff(decoded.text, { mode: "stdin", nowMs: Date.now(), redacted }).errors;
     // Anchors identical to the current handoff's are refilled: their lines are not the agent's (a look without
     // the lock, never a basis for publication, which reads again).
-    const current = () => readHeadBytes(path.join(memoryDir(root), file))?.toString("utf8") ?? null;
+    const current = () => readHead(path.join(memoryDir(root), file))?.toString("utf8") ?? null;
     if (errors.some((e) => e.rule === "anchor-line") && sameAnchors(current(), decoded.text)) {
       errors = errors.filter((e) => e.rule !== "anchor-line");
     }
@@ -171,9 +170,8 @@ function replaceDate(text: string, iso: string): string {
 
 const DIRTY = /^- Dirty (files|hashes): /;
 
-// The dirty-file lines replaced by this clone's own (after `- HEAD:`): which files are dirty is a fact of the
-// save, and a list pasted from another clone or an older moment would have the brief report reverts that never
-// happened.
+// The dirty-file lines become this clone's own: a list pasted from another clone or an older moment would have the
+// brief report reverts that never happened.
 function withDirtyNow(text: string, now: string[]): string {
   return editAnchors(text, (lines) => {
     const body = lines.filter((l) => !DIRTY.test(l));

@@ -18,11 +18,6 @@ export function alreadyPresent(prior: Buffer | null, text: string): boolean {
   while (want.length > 0 && want[0]!.trim() === "") want.shift();
   while (want.length > 0 && want[want.length - 1]!.trim() === "") want.pop();
   if (want.length === 0) return false;
-  const have = linesOf(prior.toString("utf8"));
-  for (let i = 0; i + want.length <= have.length; i++) {
-    let j = 0;
-    while (j < want.length && have[i + j] === want[j]) j++;
-    if (j === want.length) return true;
-  }
-  return false;
+  const have = `\n${linesOf(prior.toString("utf8")).join("\n")}\n`;
+  return have.includes(`\n${want.join("\n")}\n`);
 }

@@ -7,8 +7,7 @@ import { readSettings } from "./settings.ts";
 /** Archive names `show`/`restore` accept, as the reference's (docs/design.md#files-on-disk). */
 export const ARCHIVE_NAME = /^HANDOFF-[A-Za-z0-9._-]+\.md$/;
 
-// The names the helpers make, the only ones pruning deletes or checks: a user's own file in archive/ is never deleted
-// nor blocks pruning (docs/decisions/archive-order.md).
+// The names the helpers make, the only ones pruning deletes or checks: a user's own file in archive/ is never touched.
 export const PRUNABLE_NAME = /^HANDOFF-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3,6}Z-(?:\d{1,30}-)?[0-9a-f]{8}\.md$/;
 
 const NAME_TIME = /^HANDOFF-(\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2})(?:\.(\d{1,9}))?Z-/;
@@ -25,10 +24,7 @@ function archiveSeq(name: string): bigint | null {
   return m ? BigInt(m[1]!) : null;
 }
 
-/**
- * A fresh archive name `<prefix>-<stamp>-<seq>-<8 hex>.md`, `<seq>` one more than the largest in `dir`, so the
- * newest save ranks first whatever the clocks said (docs/decisions/archive-order.md). Called under the memory lock.
- */
+/** A fresh archive name, `<seq>` one more than any in `dir`: the newest save ranks first whatever the clocks said. */
 export function archiveName(prefix: string, dir: string, now = new Date()): string {
   let top = 0n;
   for (const name of listDir(dir)) {
@@ -45,10 +41,7 @@ function timeKey(name: string, mtimeMs: number): string {
   return archiveStamp(new Date(mtimeMs)).replace(/Z$/, "").padEnd(29, "0");
 }
 
-/**
- * Newest first (docs/decisions/archive-order.md): names with a `<seq>` by it, ties by the time in the name, then by
- * name; every other name below them, by the time in the name (or the mtime), then by mtime.
- */
+/** Newest first (docs/decisions/archive-order.md): a name without a `<seq>` ranks below every name with one. */
 export function newestFirst(a: { name: string; mtimeMs: number }, b: { name: string; mtimeMs: number }): number {
   const sa = archiveSeq(a.name);
   const sb = archiveSeq(b.name);
@@ -62,12 +55,6 @@ export function newestFirst(a: { name: string; mtimeMs: number }, b: { name: str
   if (ka !== kb) return ka < kb ? 1 : -1;
   if (sa !== null) return a.name === b.name ? 0 : a.name < b.name ? 1 : -1;
   return b.mtimeMs - a.mtimeMs;
-}
-
-// How many archived handoffs the memory folder above `dir` keeps (settings.json), and its settings' problems.
-function archivesKept(dir: string): { keep: number; problems: string[] } {
-  const { settings, problems } = readSettings(path.dirname(dir));
-  return { keep: settings.archivesKept, problems };
 }
 
 // The prunable entries of `dir`, or the name of one that blocks pruning (a link, hard-linked, not a regular file).
@@ -86,19 +73,17 @@ function prunable(dir: string): { name: string; mtimeMs: number }[] | string {
 export function archiveExcess(dir: string): number {
   try {
     const entries = prunable(dir);
-    return typeof entries === "string" ? 0 : Math.max(0, entries.length - archivesKept(dir).keep);
+    const keep = readSettings(path.dirname(dir)).settings.archivesKept;
+    return typeof entries === "string" ? 0 : Math.max(0, entries.length - keep);
   } catch {
     return 0;
   }
 }
 
-/**
- * Keeps the newest archived handoffs (`newestFirst`), `justArchived` always among them, and deletes the rest; an
- * unsafe entry stops all pruning. Failures are warnings, never refusals: the save already succeeded.
- */
+/** Keeps the newest archived handoffs; failures are warnings, never refusals: the save already succeeded. */
 export function pruneArchive(dir: string, justArchived: string | null = null) {
-  const { keep, problems } = archivesKept(dir);
-  const warnings: string[] = [...problems];
+  const { settings, problems: warnings } = readSettings(path.dirname(dir));
+  const keep = settings.archivesKept;
   let entries;
   try {
     entries = prunable(dir);

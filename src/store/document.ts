@@ -1,6 +1,5 @@
 import { Refused } from "../errors.ts";
 import { findInvisible } from "../guard/invisible.ts";
-import { formatRedactionReport, redactText } from "../guard/redact.ts";
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
@@ -16,10 +15,7 @@ export function decodeStdin(raw: Buffer, what: string): string {
   }
 }
 
-/**
- * Decodes a document for saving as `decodeStdin` does, and refuses invisible or control characters out of their
- * allowed context; drops a leading BOM and turns CRLF into LF, saying so.
- */
+/** `decodeStdin`, then refuses invisible characters; drops a leading BOM and turns CRLF into LF, saying so. */
 export function decodeInput(raw: Buffer, what: string): { text: string; notes: string[] } {
   let text = decodeStdin(raw, what);
   const notes: string[] = [];
@@ -40,10 +36,3 @@ export function decodeInput(raw: Buffer, what: string): { text: string; notes: s
   }
   return { text, notes };
 }
-
-/** Redacts secrets from `text` but its `exemptLines` (anchor lines), returning the text and the stderr report. */
-export function redactForSave(text: string, exemptLines?: ReadonlySet<number>): { text: string; notes: string[] } {
-  const { text: clean, findings } = redactText(text, exemptLines ? { exemptLines } : {});
-  return { text: clean, notes: findings.length > 0 ? [formatRedactionReport(findings)] : [] };
-}
-

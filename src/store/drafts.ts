@@ -1,5 +1,4 @@
-// Drafts for `write --from-draft` (docs/decisions/drafts.md): each `read <kind>` names its own
-// `drafts/<kind>-<8 hex>.md`, so that two sessions saving at once never share one.
+// Drafts for `write --from-draft`: each `read <kind>` names its own, so two sessions saving at once never share one.
 import { chmodSync, closeSync, constants, fchmodSync, fstatSync, openSync, readdirSync, unlinkSync,
   type Stats } from "node:fs";
 import path from "node:path";
@@ -30,10 +29,7 @@ export function draftShown(d?: Draft): string {
   return d === undefined ? ".ai/memory/drafts" : `.ai/memory/drafts/${fileName(d)}`;
 }
 
-/**
- * The draft `write <kind> --from-draft <name>` names, as `read` printed it or bare: only the name is used, always
- * inside drafts/, so no other file can be read through it. @throws UsageError for none, another name or kind.
- */
+/** Only the name of the path is used, always inside drafts/, so no other file can be read through it. */
 export function parseDraftName(kind: Kind, arg: string | undefined): Draft {
   if (arg === undefined || path.basename(arg) === `${kind}.md`) {
     // An older SKILL.md's shared drafts/<kind>.md: two sessions would share it, so a path of its own is named.
@@ -59,10 +55,7 @@ export function parseDraftName(kind: Kind, arg: string | undefined): Draft {
   return { kind, id: m[2]! };
 }
 
-/**
- * A new draft name for one `read <kind>`; unless writes are paused, drafts/ is made (the memory dir with it, so that
- * a shell can write the path named), ignored by git, and cleared of what was left behind. Best effort.
- */
+/** A new draft name for one `read`; drafts/ is made, ignored by git and cleared of leftovers unless paused. */
 export function newDraft(root: string, kind: Kind, env: Record<string, string | undefined>): Draft {
   const d: Draft = { kind, id: randomHex8() };
   try {
@@ -92,10 +85,7 @@ export interface Taken {
   id: string;
 }
 
-/**
- * Reads the draft `d` (made 0600), a regular file with one link, never through a link; it stays on disk until
- * `removeDraft`. A link, a FIFO or a hard-linked file is removed unread, a directory left; all are refused.
- */
+/** Reads a draft (kept until `removeDraft`); a link, FIFO or hard-linked file is refused and removed unread. */
 export function takeDraft(root: string, d: Draft): Taken {
   const rel = draftShown(d);
   const dir = draftsDir(root);

@@ -80,10 +80,7 @@ export class UnsafeFile extends Refused {
 
 const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK;
 
-/**
- * Opens a regular file of at most `maxBytes` for reading, never following a link or blocking on a FIFO; a hard
- * link (a crash mid-publication leaves two) is for the caller to judge. @returns null when it does not exist.
- */
+/** A regular file of at most `maxBytes` opened without a link or blocking; null when absent; nlink is the caller's. */
 export function openRegular(filePath: string, maxBytes = MAX_DOCUMENT_BYTES): { fd: number; stat: BigIntStats } | null {
   let fd: number;
   try {
@@ -131,17 +128,14 @@ function sameVersion(a: BigIntStats, b: BigIntStats): boolean {
   return a.dev === b.dev && a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 }
 
-/**
- * Reads a whole regular file, refusing a torn read: the same inode, size and times after the last byte, and the
- * same bytes on a second read through the descriptor (docs/decisions/torn-reads.md). Null when it does not exist.
- */
-export async function readStable(filePath: string, opts: { failpoint?: string; maxBytes?: number } = {}) {
-  const opened = openRegular(filePath, opts.maxBytes);
+/** Reads a whole regular file, refusing a torn read (docs/decisions/torn-reads.md); null when it does not exist. */
+export async function readStable(filePath: string, opts: { failpoint?: string } = {}) {
+  const opened = openRegular(filePath);
   if (opened === null) return null;
   const { fd, stat } = opened;
   try {
     await failpoint(opts.failpoint, "read-opened");
-    const bytes = readAll(fd, opts.maxBytes);
+    const bytes = readAll(fd);
     const after = fstatSync(fd, { bigint: true });
     if (!sameVersion(stat, after) || BigInt(bytes.length) !== after.size) {
       throw new Refused(`${filePath} changed while it was read; read it again`);

@@ -1,6 +1,6 @@
 // Small reads that never follow a link or block on a FIFO, for files the helper only peeks at.
-import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, realpathSync } from "node:fs";
-import type { Stats } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, realpathSync,
+  type Stats } from "node:fs";
 import path from "node:path";
 import { hasPrivatePartner } from "./private.ts";
 
@@ -25,10 +25,7 @@ export function realOrNull(p: string): string | null {
 /** True when anything (a link too) is at `p`. */
 export const exists = (p: string): boolean => lstatOrNull(p) !== null;
 
-/**
- * A regular file's text of at most `maxBytes`, opened without following a link or waiting on a FIFO; null when it
- * is absent, a link, not a regular file, larger, or unreadable.
- */
+/** A regular file's text of at most `maxBytes`, never through a link or a FIFO; null for anything else. */
 export function readSmall(p: string, maxBytes = 1_000_000): string | null {
   // Windows has no O_NOFOLLOW: there a link is refused by its own stat first.
   if (constants.O_NOFOLLOW === undefined && !lstatOrNull(p)?.isFile()) return null;
@@ -66,11 +63,7 @@ export function unreadReason(p: string, maxBytes = 1_000_000): string | null {
 }
 
 /** The first bytes of a regular file without following a link or blocking; null otherwise. */
-export function readHead(filePath: string, bytes = 1024): string | null {
-  return readHeadAndTime(filePath, bytes)?.bytes.toString("utf8") ?? null;
-}
-
-export function readHeadBytes(filePath: string, bytes = 1_000_000): Buffer | null {
+export function readHead(filePath: string, bytes = 1_000_000): Buffer | null {
   return readHeadAndTime(filePath, bytes)?.bytes ?? null;
 }
 

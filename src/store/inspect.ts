@@ -8,10 +8,7 @@ import { hasPrivatePartner, listPrivate, lockState, lstatBig } from "./private.t
 import { archiveExcess } from "./archive.ts";
 import { pendingRepairs, plantedPrivate } from "./recover.ts";
 
-/**
- * A memory file as seen from outside (docs/design.md#integrations). With `{ text: true }` and status `present`,
- * `text` is the whole file, for numbers derived from it such as the state time (null when it changed while read).
- */
+/** A memory file as seen from outside; `text` (asked with `{ text: true }`) is null when it changed while read. */
 export interface FileInspection {
   kind: Kind;
   status: "missing" | "present" | "foreign" | "unsafe" | "interrupted";

@@ -42,8 +42,7 @@ export async function acquireLockDir(lockDir: string, timeoutSeconds: number, op
     // Released meanwhile: try again at once.
     if (st === undefined) continue;
     const key = `${owner?.nonce ?? "-"} ${st.mtimeMs}`;
-    // The first sight counts from the wait's start, so a 10 s wait ends at the very moment
-    // the lock has been seen unchanged for 10 s.
+    // The first sight counts from the wait's start: a 10 s wait ends when the lock was seen unchanged for 10 s.
     if (seen?.key !== key) seen = { key, since: seen ? now : start };
     const verdict = lockVerdict(owner, st, me.host, now - seen.since);
     if (verdict === "dead" && takeOver(lockDir, owner)) {

@@ -16,11 +16,7 @@ interface MutateOptions {
   failpoint?: string;
 }
 
-/**
- * Runs `body` under the memory lock, after the kill switch, the tree checks and the repair of what an interrupted
- * save left. The memory dir is made only once the input passed `validate`: a refusal leaves the disk as it was.
- * @returns body's result and the repair lines for stderr.
- */
+/** Runs `body` under the memory lock, after the kill switch and repairs; the memory dir is made after `validate`. */
 export async function underLock<T>(opts: MutateOptions, body: (lock: LockHandle) => Promise<T>) {
   const memDir = memoryDir(opts.root);
   assertNotPaused(memDir, opts.env);

@@ -63,10 +63,7 @@ export function ensureDir(dir: string): void {
 
 const MEMORY_SUBDIRS = ["archive", "journal", "checkpoints", "drafts"];
 
-/**
- * The one verdict on the memory tree's folders, every verb's: `missing`, `ok`, or why `.ai`, the memory dir or
- * a subfolder is unsafe (a link, not a folder, unreadable, another user's but root's: a save run with sudo).
- */
+/** The one verdict on the memory tree's folders; a folder of root's is allowed (a save run with sudo made it). */
 export function treeVerdict(root: string, uid = process.getuid?.()): "missing" | "ok" | { dir: string; why: string } {
   const mem = memoryDir(root);
   for (const dir of [path.join(root, ".ai"), mem, ...MEMORY_SUBDIRS.map((d) => path.join(mem, d))]) {

@@ -112,8 +112,7 @@ type Times = { mtimeMs: number; ctimeMs: number };
 export function lockVerdict(owner: LockOwner | null, st: Times, host: string, unchangedMs: number): "held" | "dead" {
   const local = owner !== null && owner.host === host;
   if (local && !processAlive(owner.pid)) return "dead";
-  // A live holder on this host keeps its lock however long its heartbeat waits (a busy event
-  // loop); only a process started after the lock was made reuses a dead holder's pid.
+  // A live local holder keeps its lock however long its heartbeat waits; only a later process reuses a dead one's pid.
   if (local) return startedAfter(owner.pid, st.ctimeMs) ? "dead" : "held";
   if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return "dead";
   if (owner === null && Date.now() - st.ctimeMs > OWNERLESS_GRACE_MS) return "dead";

@@ -39,7 +39,7 @@ export function syncDir(dir: string): void {
   }
 }
 
-function unlinkQuiet(p: string): void {
+export function unlinkQuiet(p: string): void {
   try {
     unlinkSync(p);
   } catch {
@@ -63,7 +63,8 @@ export function linkIntoArchive(from: string, archiveDirPath: string, prefix: st
 
 const EXCLUSIVE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
 
-function writeTemp(tempPath: string, bytes: Buffer, mode: number, owner: { uid: number; gid: number } | null): void {
+// A new file (never through a link) with exactly `mode`, fsynced; `owner` is the replaced file's.
+export function writeTemp(tempPath: string, bytes: Buffer, mode: number, owner: { uid: number; gid: number } | null) {
   const fd = openSync(tempPath, EXCLUSIVE, mode);
   try {
     // Root editing another user's project must not take their file over; only root can give a file away.

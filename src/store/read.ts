@@ -21,17 +21,13 @@ function changedWhileRead(filePath: string): Refused {
   return new Refused(`${filePath} changed while it was read (a save finished meanwhile); read it again`);
 }
 
-/**
- * Reads a file the helper manages (a memory file, or AGENTS.md / CLAUDE.md) whole and safely, never with a false
- * absence: a file in a claim or half published is refused, saying to run `recover` or to read again. Null: absent.
- */
+/** Reads a managed file whole, never with a false absence: a claimed or half-published file is refused. */
 export async function readManagedFile(dir: string, file: string, memDir: string, opts: { failpoint?: string } = {}) {
   const filePath = path.join(dir, file);
   const got = await readStable(filePath, opts);
   const mine = () => listPrivate(dir).filter((e) => e.file === file);
   if (got === null) {
-    // The file was missing when opened; a save may have claimed it, or published it and
-    // dropped its claim between that open and this look. Never a false cold start.
+    // Missing when opened: a save may have claimed it, or published it and dropped its claim since; no false absence.
     const claimed = () => mine().some((e) => e.role === "claim");
     if (claimed()) throw inProgressOrInterrupted(dir, memDir, file, claimed);
     if (lstatBig(filePath) !== null || mine().some((e) => e.role === "claim")) throw changedWhileRead(filePath);
@@ -40,8 +36,7 @@ export async function readManagedFile(dir: string, file: string, memDir: string,
   if (got.stat.nlink !== 1n) {
     const partner = () => hasPrivatePartner(dir, file, got.stat.ino);
     if (partner()) throw inProgressOrInterrupted(dir, memDir, file, partner);
-    // A publication's temp may have been dropped since the open: then this was a save
-    // finishing, not a hard-linked file.
+    // A publication's temp may have been dropped since the open: then a save was finishing, not a hard-linked file.
     const now = lstatBig(filePath);
     if (now === null || now.ino !== got.stat.ino || now.nlink !== got.stat.nlink) throw changedWhileRead(filePath);
     throw new UnsafeFile("hard-linked", filePath);

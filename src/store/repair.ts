@@ -49,10 +49,7 @@ async function dropArchiveTemps(arch: string, fp?: string): Promise<string[]> {
   return out;
 }
 
-/**
- * Repairs what interrupted saves and repairs left, under the memory lock; each step is idempotent and the name
- * marking it pending goes last, so a killed repair is finished by the next. @throws Refused for a planted file.
- */
+/** Each step is idempotent and the name marking it pending goes last, so a killed repair is finished by the next. */
 export async function repair(root: string, fp?: string): Promise<string[]> {
   const actions: string[] = [];
   const memDir = memoryDir(root);
@@ -67,8 +64,7 @@ export async function repair(root: string, fp?: string): Promise<string[]> {
     const file = path.basename(filePath);
     const prefix = archivePrefixOf(file);
     const currentIno = inoOf(filePath);
-    // A temp that shares the current file's inode marks a save that was published; its
-    // claim (same pid and random part) is the version that save replaced on purpose.
+    // A temp sharing the current file's inode marks a published save: its claim (same pid and random) was replaced.
     const published = (e: PrivateEntry) => e.role === "tmp" && currentIno !== null && inoOf(e.path) === currentIno;
     const finished = new Set(list.filter(published).map(saveId));
     const claims = list
@@ -82,8 +78,7 @@ export async function repair(root: string, fp?: string): Promise<string[]> {
         await failpoint(fp, "recover-after-restore");
       }
       if (inoOf(filePath) === claimIno) {
-        // The prior version is current (again): an archive copy of it would be a duplicate
-        // that also leaves the current file hard-linked, so it goes before the claim.
+        // The prior version is current again: an archive copy would duplicate it and leave the file hard-linked.
         for (const copy of archiveEntriesWithIno(arch, claimIno)) {
           unlinkSync(path.join(arch, copy));
           await failpoint(fp, "recover-after-unarchive");

@@ -1,5 +1,4 @@
-// The user's settings for this project, `.ai/memory/settings.json` (docs/context-threshold.md): read on the hook's
-// path at every turn, so one small read and no parser beyond JSON.
+// `.ai/memory/settings.json`, read on the hook's path at every turn: one small read and no parser beyond JSON.
 import path from "node:path";
 import { quotedValue } from "../guard/quote.ts";
 import { readSmall, unreadReason } from "./fs.ts";
@@ -18,9 +17,7 @@ interface Settings {
 const DEFAULT_SETTINGS: Settings = { contextOffer: true, contextThreshold: 70, contextWindow: null, archivesKept: 5 };
 
 type Check = (v: unknown) => boolean;
-const isInt = (lo: number, hi: number): Check => {
-  return (v) => Number.isInteger(v) && (v as number) >= lo && (v as number) <= hi;
-};
+const isInt = (lo: number, hi: number): Check => (v) => Number.isInteger(v) && Number(v) >= lo && Number(v) <= hi;
 
 const RULES: Record<keyof Settings, { ok: Check; want: string }> = {
   contextOffer: { ok: (v) => typeof v === "boolean", want: "true or false" },

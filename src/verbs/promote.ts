@@ -1,5 +1,6 @@
 import { Refused } from "../errors.ts";
-import { decodeInput, redactForSave } from "../store/document.ts";
+import { formatRedactionReport, redactText } from "../guard/redact.ts";
+import { decodeInput } from "../store/document.ts";
 import { underLock } from "../store/mutate.ts";
 import { archiveDir, archivePrefixOf, MAX_DOCUMENT_BYTES, memoryDir, parseTarget } from "../store/paths.ts";
 import { readManagedFile } from "../store/read.ts";
@@ -56,9 +57,9 @@ exit:   0 appended, or already there; 2 refused (stale token: read again; bad
             throw new Refused(`the lesson is ${raw.length} bytes; promote appends at most ${MAX_PROMOTE_BYTES} bytes`);
           }
           const decoded = decodeInput(raw, "lesson");
-          const redacted = redactForSave(decoded.text);
-          text = redacted.text;
-          notes = [...decoded.notes, ...redacted.notes];
+          const { text: clean, findings } = redactText(decoded.text);
+          text = clean;
+          notes = [...decoded.notes, ...(findings.length > 0 ? [formatRedactionReport(findings)] : [])];
         },
         // Before the memory dir is made for the lock, a stale token is refused as publish would.
         precheck: async () => {

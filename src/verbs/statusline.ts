@@ -71,7 +71,7 @@ rev-list, at most 500 ms; left out when unknown). Always exit 0.
     try {
       const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
       // A regular file only, no link followed, never a blocking read (a FIFO would hang every turn).
-      const handoff = readHead(path.join(memoryDir(root), "HANDOFF.md"), 1_000_000);
+      const handoff = readHead(path.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
       const cw = input.context_window as Record<string, unknown> | undefined;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
       const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);

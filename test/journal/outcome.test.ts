@@ -3,7 +3,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { failedSignatures, measureOutcome, namedThings, type ToolEvent } from "../../src/journal/outcome.ts";
+import { failedSignatures, measureOutcome, namedThings } from "../../src/journal/outcome.ts";
+import type { ToolEvent } from "../../src/agents/transcripts/types.ts";
 import { gitRepo, helper, MARKER } from "../helpers.ts";
 
 const cmd = (command: string): ToolEvent => ({ kind: "command", command });
