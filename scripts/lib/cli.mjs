@@ -13841,6 +13841,11 @@ async function publishTarget(root, memDir, env) {
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
   const memRel = path50.relative(top, memDir).split(path50.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
+  if ((await runGit(top, ["symbolic-ref", "-q", "HEAD"], env)).code === 1) {
+    throw new Refused(
+      "HEAD is detached (no branch is checked out), so the next checkout would leave the commit and the handoff behind; switch to a branch (`git switch -c <name>` keeps where you are) and publish again (nothing was changed)"
+    );
+  }
   const ignored = await runGit(top, ["check-ignore", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
   if (ignored.code === 0) {
     throw new Refused(
@@ -14047,8 +14052,9 @@ options:
 stdout: "published <n> file(s) in <commit>" [and "pushed to <remote> <branch>"],
         or "nothing to publish"; lines on the merge driver and skipped hooks.
 ${ROOT_HELP}
-exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
-        memory dir is git-ignored or holds no memory file: "nothing to publish:
+exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
+        detached HEAD, the memory dir is git-ignored or holds no memory file:
+        "nothing to publish:
         ...", no upstream for --push, a secret in --message, git failed: its
         error follows); 4 paused; 5 busy.
 `,
