@@ -3651,8 +3651,8 @@ function shannonEntropy(s) {
   for (const c of counts.values()) h -= c / n2 * Math.log2(c / n2);
   return h;
 }
-function globallyAllowed(secret) {
-  return DECORATED_HEX.test(secret) || UUID.test(secret) || /EXAMPLE(?:KEY)?$/.test(secret);
+function globallyAllowed(secret, hexNamed = false) {
+  return !hexNamed && DECORATED_HEX.test(secret) || UUID.test(secret) || /EXAMPLE(?:KEY)?$/.test(secret);
 }
 function placeholderOrVariable(v) {
   return PLACEHOLDER.test(v) || VARIABLE_REFERENCE.test(v);
@@ -3671,15 +3671,18 @@ function proseLike(v) {
   const words = v.split(/\s+/).filter((w) => w !== "");
   return words.filter((w) => PLAIN_WORD.test(w)).length * 2 >= words.length;
 }
+function sentenceLike(v) {
+  return proseLike(v) && FUNCTION_WORD.test(v);
+}
 function wordList(v) {
   const parts = v.split(/[,;&|]+/).filter((p) => p !== "");
   return parts.length > 1 && parts.every((p) => looksLikeCode(p));
 }
-function notAnAssignedSecret(v) {
+function notAnAssignedSecret(v, passwordNamed = false) {
   const flag = v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v);
-  return placeholderOrVariable(v) || flag || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || proseLike(v);
+  return placeholderOrVariable(v) || flag || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || (passwordNamed ? sentenceLike(v) : proseLike(v));
 }
-var ESCAPE_END, L, R, LD, RD, PLACEHOLDER_WORDS, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD;
+var ESCAPE_END, L, R, LD, RD, PLACEHOLDER_WORDS, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD, FUNCTION_WORD;
 var init_redact_kit = __esm({
   "src/guard/redact-kit.ts"() {
     "use strict";
@@ -3710,6 +3713,7 @@ var init_redact_kit = __esm({
       "i"
     );
     PLAIN_WORD = /^[("'`]*(?:[A-Za-z][a-z]*(?:['’-][a-z]+)*|\d+(?:[.,]\d+)*)[)"'`.,!?:;]*$/;
+    FUNCTION_WORD = /\b(?:the|an?|is|are|in|on|at|to|of|for|from|with|by|see|ask|use|via|not|our|your|this|it)\b/i;
   }
 });
 
@@ -4033,6 +4037,11 @@ function keyNameValueKept(v, m) {
   if (m.groups?.["k"] === void 0) return false;
   return v.length < 16 || !/\d/.test(v) || /^[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)+$/.test(v);
 }
+function credentialNamed(m) {
+  const name2 = /^[A-Za-z0-9_.-]*/.exec(m[0])[0];
+  const hashy = /sha\d|(?:^|[^a-z])sha(?![a-z])|hash|digest|checksum|commit|expected|current|etag/i.test(name2);
+  return m.groups?.["k"] === void 0 && !/^token$/i.test(name2) && !hashy;
+}
 function cells(text, from, to) {
   const out = [];
   let i = from;
@@ -4162,7 +4171,7 @@ function awsUnnamedSpans(text) {
   flush();
   return out;
 }
-var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LINE_END, PEM_MIN_MATERIAL, endsLine, PUTTY_NAMES, PUTTY_HEADER, GENERIC_VALUE_MAX, SPACE, isNameStart, isNameChar, PLAIN_RUN, plain, OPENERS, CLOSERS, SECRET_NAME, SESSION_NAME, COOKIE_ATTRIBUTES, AWS_NEAR_LINES, AWS_NEAR_CHARS, AWS_SECTION_LINES, AWS_SECTION_CHARS, AWS_SECRET, AWS_CREDENTIAL_NAME, AWS_CONTEXT;
+var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LINE_END, PEM_MIN_MATERIAL, endsLine, PUTTY_NAMES, PUTTY_HEADER, GENERIC_VALUE_MAX, SPACE, isNameStart, isNameChar, PLAIN_RUN, plain, OPENERS, CLOSERS, SECRET_NAME, SESSION_NAME, COOKIE_ATTRIBUTES, FILE_VALUE, CREDENTIAL_FILE_RULES, AWS_NEAR_LINES, AWS_NEAR_CHARS, AWS_SECTION_LINES, AWS_SECTION_CHARS, AWS_SECRET, AWS_CREDENTIAL_NAME, AWS_CONTEXT;
 var init_redact_syntax = __esm({
   "src/guard/redact-syntax.ts"() {
     "use strict";
@@ -4196,6 +4205,27 @@ var init_redact_syntax = __esm({
     );
     SESSION_NAME = /sess|sid|token|auth|jwt|csrf|xsrf|remember|login|secret|key/i;
     COOKIE_ATTRIBUTES = /^(?:path|domain|expires|max-age|samesite|secure|httponly|priority|partitioned|version|comment)$/i;
+    FILE_VALUE = `(?:"(?<s>[^"\\n]{1,256})"|'(?<s1>[^'\\n]{1,256})'|(?<s2>[^\\s"'#;]{1,256}))`;
+    CREDENTIAL_FILE_RULES = [
+      // Only at a line's start, after `:` (a registry's scope), `=` or a quote: `self._auth = x` is code.
+      rule2(
+        "npmrc-auth",
+        "_auth _password npmauthident",
+        `(?<![^\\s:"'=])(?:_authToken|_auth|_password|npmAuthIdent)["']?[ \\t]*[=:][ \\t]*${FILE_VALUE}`,
+        void 0,
+        {
+          hexNamed: () => true,
+          allow: (v) => placeholderOrVariable(v) || looksLikeCode(v) || PATH_OR_URL.test(v)
+        }
+      ),
+      rule2(
+        "netrc-password",
+        "machine default",
+        `(?<![\\w-])(?:machine[ \\t]+[^\\s]{1,256}|default)(?:\\s{1,64}(?:login|account)[ \\t]+[^\\s]{1,256}){0,2}\\s{1,64}password[ \\t]+${FILE_VALUE}`,
+        void 0,
+        { weakIsSecret: true, hexNamed: () => true, allow: notACliPassword }
+      )
+    ];
     AWS_NEAR_LINES = 3;
     AWS_NEAR_CHARS = 2048;
     AWS_SECTION_LINES = 40;
@@ -4495,7 +4525,7 @@ function keywordsIn(lower) {
   return found;
 }
 function keptByRule(rule5, secret, m) {
-  if (secret === "" || globallyAllowed(secret) || secret.includes("<redacted")) return true;
+  if (secret === "" || globallyAllowed(secret, rule5.hexNamed?.(m)) || secret.includes("<redacted")) return true;
   const entropy = shannonEntropy(secret);
   if (!rule5.weakIsSecret && entropy < 2.5) return true;
   return rule5.entropy !== void 0 && entropy < rule5.entropy || rule5.allow?.(secret, m) === true;
@@ -4647,7 +4677,7 @@ function formatRedactionReport(findings) {
   const more = findings.length > 20 ? `, \u2026 and ${findings.length - 20} more` : "";
   return `${head}: ${named.join(", ")}${more}`;
 }
-var GENERIC_KEY, CLI_VALUE, CLI_QUOTED, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, DERIVED_RULES, Spans, REPEAT_MIN, REPEAT_VALUES;
+var GENERIC_KEY, CLI_VALUE, CLI_ARG, CLI_PAIR, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, DERIVED_RULES, Spans, REPEAT_MIN, REPEAT_VALUES;
 var init_redact = __esm({
   "src/guard/redact.ts"() {
     "use strict";
@@ -4659,21 +4689,22 @@ var init_redact = __esm({
     init_redact_vendors();
     GENERIC_KEY = "(?:(?<p>pass(?:word|wd|phrase))|(?<![A-Za-z0-9])(?:pass|pwd)|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|credentials?|(?<k>[_.-]key))";
     CLI_VALUE = "[^\\s\"'`;|&<>]{1,256}";
-    CLI_QUOTED = (d, q) => `"(?<${d}>[^"\\n]{1,256})"|'(?<${q}>[^'\\n]{1,256})'`;
+    CLI_ARG = (n2) => `(?:"(?<sd${n2}>[^"\\n]{1,256})"|'(?<sq${n2}>[^'\\n]{1,256})'|(?<s${n2}>${CLI_VALUE}))`;
+    CLI_PAIR = (sep, n2) => `(?:"[^"\\s${sep}]{1,128}${sep}(?<sd${n2}>[^"\\n]{1,256})"|'[^'\\s${sep}]{1,128}${sep}(?<sq${n2}>[^'\\n]{1,256})'|[^\\s${sep}"']{1,128}${sep}(?<s${n2}>[^\\s"']{1,256}))`;
     CLI_PASSWORD_FLAGS = [
-      `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)(?:${CLI_QUOTED("s", "s1")}|(?<s2>${CLI_VALUE}))`,
-      `\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b[^\\n]{0,256}?[ \\t]-p(?<s3>${CLI_VALUE})`,
-      `\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-[A-Za-z]*?u[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s:"']{1,128}:(?<s4>[^\\s"']{1,256})`,
-      `\\bsshpass\\b[^\\n]{0,64}?[ \\t]-p[ \\t]*(?<s5>${CLI_VALUE})`,
-      `\\b(?:docker|podman|nerdctl|buildah|helm[ \\t]+registry|oras)[ \\t]+login\\b[^\\n]{0,256}?[ \\t]-p[ \\t]*(?<s6>${CLI_VALUE})`,
-      `\\baz[ \\t]+login\\b[^\\n]{0,256}?[ \\t]-p[ \\t]*(?<s7>${CLI_VALUE})`,
-      `\\bredis-cli\\b[^\\n]{0,256}?[ \\t]-a[ \\t]*(?<s8>${CLI_VALUE})`,
-      `\\bldap(?:search|modify|add|delete|whoami|passwd|compare|modrdn|exop)\\b[^\\n]{0,256}?[ \\t]-w[ \\t]*(?<s9>${CLI_VALUE})`,
-      `\\b(?:sqlcmd|bcp|osql|isql)\\b[^\\n]{0,256}?[ \\t]-P[ \\t]*(?<s10>${CLI_VALUE})`,
-      `\\b(?:zip|unzip|zipcloak)\\b[^\\n]{0,256}?[ \\t]-P[ \\t]*(?<s11>${CLI_VALUE})`,
-      `\\bhtpasswd[ \\t]+-(?=[A-Za-z]*b)(?:(?=[A-Za-z]*n)[A-Za-z]+[ \\t]+[^\\s;|&<>]+|[A-Za-z]+[ \\t]+[^\\s;|&<>]+[ \\t]+[^\\s;|&<>]+)[ \\t]+(?<s12>${CLI_VALUE})`,
-      `\\b(?:smbclient|rpcclient|smbmap|smbcacls|net)\\b[^\\n]{0,256}?[ \\t](?:-U[ \\t]*|--user(?:=|[ \\t]+))["']?[^\\s%"']{1,128}%(?<s13>[^\\s"']{1,256})`,
-      `\\b(?:echo|printf)[ \\t]+(?:-[a-z]+[ \\t]+)?(?:${CLI_QUOTED("sd", "sq")}|(?<s14>${CLI_VALUE}))[ \\t]*\\|[ \\t]*sudo\\b[^\\n|]{0,64}?[ \\t]-[A-Za-z]*S`
+      `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)${CLI_ARG(1)}`,
+      `\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b[^\\n]{0,256}?[ \\t]-p${CLI_ARG(3)}`,
+      `\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-[A-Za-z]*?u[ \\t]*|--user(?:=|[ \\t]+))` + CLI_PAIR(":", 4),
+      `\\bsshpass\\b[^\\n]{0,64}?[ \\t]-p[ \\t]*${CLI_ARG(5)}`,
+      `\\b(?:docker|podman|nerdctl|buildah|helm[ \\t]+registry|oras)[ \\t]+login\\b[^\\n]{0,256}?[ \\t]-p[ \\t]*${CLI_ARG(6)}`,
+      `\\baz[ \\t]+login\\b[^\\n]{0,256}?[ \\t]-p[ \\t]*${CLI_ARG(7)}`,
+      `\\bredis-cli\\b[^\\n]{0,256}?[ \\t]-a[ \\t]*${CLI_ARG(8)}`,
+      `\\bldap(?:search|modify|add|delete|whoami|passwd|compare|modrdn|exop)\\b[^\\n]{0,256}?[ \\t]-w[ \\t]*${CLI_ARG(9)}`,
+      `\\b(?:sqlcmd|bcp|osql|isql)\\b[^\\n]{0,256}?[ \\t]-P[ \\t]*${CLI_ARG(10)}`,
+      `\\b(?:zip|unzip|zipcloak)\\b[^\\n]{0,256}?[ \\t]-P[ \\t]*${CLI_ARG(11)}`,
+      `\\bhtpasswd[ \\t]+-(?=[A-Za-z]*b)(?:(?=[A-Za-z]*n)[A-Za-z]+[ \\t]+[^\\s;|&<>]+|[A-Za-z]+[ \\t]+[^\\s;|&<>]+[ \\t]+[^\\s;|&<>]+)[ \\t]+${CLI_ARG(12)}`,
+      `\\b(?:smbclient|rpcclient|smbmap|smbcacls|net)\\b[^\\n]{0,256}?[ \\t](?:-U[ \\t]*|--user(?:=|[ \\t]+))` + CLI_PAIR("%", 13),
+      `\\b(?:echo|printf)[ \\t]+(?:-[a-z]+[ \\t]+)?${CLI_ARG(14)}[ \\t]*\\|[ \\t]*sudo\\b[^\\n|]{0,64}?[ \\t]-[A-Za-z]*S`
     ].join("|");
     CONNECTION_KEYS = "server|host|data source|address|addr|uid|user id|username|user|database|initial catalog";
     XML_NAMES = "[Pp]assword|PASSWORD|[Pp]asswd|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey|API_?KEY|api_key";
@@ -4771,12 +4802,13 @@ var init_redact = __esm({
         { allow: (s) => looksLikeCode(s) },
         "i"
       ),
+      // A header's value with no scheme or GitHub's `token` scheme, alone up to a quote or the line's end.
       rule2(
         "bearer-token",
-        "bearer",
-        "(?<![A-Za-z0-9_])bearer\\s+(?<s>[A-Za-z0-9._~+/-]{16,}=*)",
+        "bearer authorization",
+        `(?<![A-Za-z0-9_])bearer\\s+(?<s>[A-Za-z0-9._~+/-]{16,}=*)|authorization["']?[ \\t]*[:=][ \\t]*["']?(?:token[ \\t]+)?(?<s1>[A-Za-z0-9._~+/-]{16,}=*)(?=["'\\r\\n]|$)`,
         3,
-        { allow: notABearerToken },
+        { allow: notABearerToken, hexNamed: () => true },
         "i"
       ),
       rule2(
@@ -4798,9 +4830,10 @@ var init_redact = __esm({
       rule2("cli-password", "--pass mysql mariadb curl sshpass login redis-cli ldap sqlcmd bcp osql isql zip htpasswd smbclient rpcclient smbmap smbcacls net echo printf", CLI_PASSWORD_FLAGS, void 0, {
         weakIsSecret: true,
         // An unquoted password runs like a generic value (`--password=Gq4!zR8;pL2@xV6#`).
-        refine: (text, m, start, end) => ["s", "s1", "sd", "sq"].some((g) => m.groups?.[g] !== void 0) ? [start, end] : [start, Math.max(end, genericValueEnd(text, start, false))],
+        refine: (text, m, start, end) => Object.entries(m.groups ?? {}).some(([g, v]) => v !== void 0 && /^s[dq]/.test(g)) ? [start, end] : [start, Math.max(end, genericValueEnd(text, start, false))],
         allow: notACliPassword
       }),
+      ...CREDENTIAL_FILE_RULES,
       rule2(
         "xml-password",
         "</ <add",
@@ -4809,7 +4842,7 @@ var init_redact = __esm({
         {
           weakIsSecret: true,
           // A password element holds a human password (`Summer2024!` reads as code); other elements are assignments.
-          allow: (v, m) => m.groups?.["tag"] === void 0 || /pass/i.test(m.groups["tag"]) ? placeholderOrVariable(v) || PATH_OR_URL.test(v) || proseLike(v) : notAnAssignedSecret(v) || v.length < 8 || shannonEntropy(v) < 3.5
+          allow: (v, m) => m.groups?.["tag"] === void 0 || /pass/i.test(m.groups["tag"]) ? placeholderOrVariable(v) || PATH_OR_URL.test(v) || sentenceLike(v) : notAnAssignedSecret(v) || v.length < 8 || shannonEntropy(v) < 3.5
         }
       ),
       rule2("cookie-value", "cookie", `(?<![\\w-])(?:set-)?cookie["']?[ \\t]*:[ \\t]*["']?`, 3, { spans: cookieSpans }, "i"),
@@ -4829,14 +4862,15 @@ var init_redact = __esm({
         {
           refine: refineGenericValue,
           // A password is chosen by a person: `hunter2hunter2` has 2.8 bits per character, a token's name needs 3.5.
-          allow: (v, m) => shannonEntropy(v) < (m.groups?.["p"] !== void 0 ? 2.5 : 3.5) || notAnAssignedSecret(v) || keyNameValueKept(v, m) || notAGluedEnvName(m) || m.groups?.["k"] !== void 0 && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])
+          hexNamed: credentialNamed,
+          allow: (v, m) => shannonEntropy(v) < (m.groups?.["p"] !== void 0 ? 2.5 : 3.5) || notAnAssignedSecret(v, m.groups?.["p"] !== void 0) || keyNameValueKept(v, m) || notAGluedEnvName(m) || m.groups?.["k"] !== void 0 && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])
         },
         "i"
       )
     ];
     WINDOWS = new Uint32Array(1 << 16);
     CONTEXT_RULES = new Set(
-      "private-key aws-secret-access-key azure-storage-key docker-config-auth basic-auth bearer-token url-password connection-string-password cli-password xml-password cookie-value table-secret generic-secret gitlab-session-cookie sidekiq-secret".split(" ")
+      "private-key aws-secret-access-key azure-storage-key docker-config-auth basic-auth bearer-token url-password connection-string-password cli-password npmrc-auth netrc-password xml-password cookie-value table-secret generic-secret gitlab-session-cookie sidekiq-secret".split(" ")
     );
     SHAPE_RULES = REDACTION_RULES.filter((r) => !CONTEXT_RULES.has(r.id));
     VENDOR_SHAPE = new Set(SHAPE_RULES.map((r) => r.id));

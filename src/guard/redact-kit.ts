@@ -13,6 +13,8 @@ export interface RedactionRule {
   readonly allow?: (secret: string, m: RegExpExecArray) => boolean;
   /** Human-chosen passwords: a weak one (`aaaaaaaa`) is still a secret, so no filler check. */
   readonly weakIsSecret?: boolean;
+  /** True when the match's name makes a 40/64-hex value a credential (`API_TOKEN=`, `Bearer`), not a git id. */
+  readonly hexNamed?: (m: RegExpExecArray) => boolean;
   /** Narrows or widens the secret (null keeps it), reading only what joins the span or a bounded bit more. */
   readonly refine?: (text: string, m: RegExpExecArray, start: number, end: number) => [number, number] | null;
   /** For a match holding several secrets (a table, a Cookie header): each span, and where the scan stopped. */
@@ -116,9 +118,9 @@ export const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 const DECORATED_HEX =
   /^[^A-Za-z0-9]*(?<![0-9a-fA-F])(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})(?![0-9a-fA-F])(?::[\w./-]*)?[^A-Za-z0-9]*$/;
 
-/** Never redacted: git ids and SHA-256 tokens, UUIDs, and keys ending in `EXAMPLE` (AWS's convention). */
-export function globallyAllowed(secret: string): boolean {
-  return DECORATED_HEX.test(secret) || UUID.test(secret) || /EXAMPLE(?:KEY)?$/.test(secret);
+/** Never redacted: git ids and SHA-256 tokens (unless named a credential), UUIDs, keys ending in `EXAMPLE`. */
+export function globallyAllowed(secret: string, hexNamed = false): boolean {
+  return (!hexNamed && DECORATED_HEX.test(secret)) || UUID.test(secret) || /EXAMPLE(?:KEY)?$/.test(secret);
 }
 
 export function placeholderOrVariable(v: string): boolean {
@@ -158,6 +160,14 @@ export function proseLike(v: string): boolean {
   return words.filter((w) => PLAIN_WORD.test(w)).length * 2 >= words.length;
 }
 
+/** Words a sentence holds and a chosen passphrase (`correct horse battery staple`) seldom does. */
+const FUNCTION_WORD = /\b(?:the|an?|is|are|in|on|at|to|of|for|from|with|by|see|ask|use|via|not|our|your|this|it)\b/i;
+
+/** Prose a password name may hold (`see the 1Password entry`): prose with a word only sentences use. */
+export function sentenceLike(v: string): boolean {
+  return proseLike(v) && FUNCTION_WORD.test(v);
+}
+
 /** A list of words (`read,write,admin`, `a|b`): names, not a secret. */
 export function wordList(v: string): boolean {
   const parts = v.split(/[,;&|]+/).filter((p) => p !== "");
@@ -165,9 +175,10 @@ export function wordList(v: string): boolean {
 }
 
 /** The allow-list of every rule that judges a value by its name (assignments, tables, XML, cookies). */
-export function notAnAssignedSecret(v: string): boolean {
+export function notAnAssignedSecret(v: string, passwordNamed = false): boolean {
   // A command-line flag too (`--expected-current-sha256` in a table of options).
   const flag = v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v);
   return placeholderOrVariable(v) || flag || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) ||
-    PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || proseLike(v);
+    PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) ||
+    (passwordNamed ? sentenceLike(v) : proseLike(v));
 }

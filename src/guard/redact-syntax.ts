@@ -1,7 +1,7 @@
 /** Rules that read the syntax around a secret: PEM blocks, assignments, tables, cookies, unnamed AWS keys. Linear. */
 import { partitionPoint } from "./partition.ts";
-import { PATH_OR_URL, looksLikeCode, newlineOffsets, notAnAssignedSecret, placeholderOrVariable,
-  shannonEntropy } from "./redact-kit.ts";
+import { PATH_OR_URL, looksLikeCode, newlineOffsets, notAnAssignedSecret, placeholderOrVariable, rule,
+  shannonEntropy, type RedactionRule } from "./redact-kit.ts";
 
 type Range = [number, number];
 
@@ -235,6 +235,14 @@ export function keyNameValueKept(v: string, m: RegExpExecArray): boolean {
   return v.length < 16 || !/\d/.test(v) || /^[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)+$/.test(v);
 }
 
+// A name under which 40/64 hex is a credential (`API_TOKEN=`): not a bare `_KEY` (`cache_key`), not `token` alone
+// (a handoff's compare-and-swap token), not a hash's or version's name.
+export function credentialNamed(m: RegExpExecArray): boolean {
+  const name = /^[A-Za-z0-9_.-]*/.exec(m[0])![0];
+  const hashy = /sha\d|(?:^|[^a-z])sha(?![a-z])|hash|digest|checksum|commit|expected|current|etag/i.test(name);
+  return m.groups?.["k"] === undefined && !/^token$/i.test(name) && !hashy;
+}
+
 /** A cell that names a secret (`Password`, `API key`, `DB_PASSWORD`). */
 const SECRET_NAME = new RegExp(
   "^(?:[\\w .-]*?[ _.-])?(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[ _.-]?key|apikey|access[ _.-]?key" +
@@ -340,6 +348,23 @@ export function notACliPassword(v: string, m: RegExpExecArray): boolean {
   const wordOrAddress = /^[A-Za-z][a-z]*$/.test(v) || /^[\d.:/-]+$/.test(v);
   return placeholderOrVariable(v) || PATH_OR_URL.test(v) || prompted || wordOrAddress;
 }
+
+/** A netrc or npmrc value: quoted, or bare to whitespace. */
+const FILE_VALUE = `(?:"(?<s>[^"\\n]{1,256})"|'(?<s1>[^'\\n]{1,256})'|(?<s2>[^\\s"'#;]{1,256}))`;
+
+/** Credentials files' own syntax: `.npmrc` auth keys (`//host/:_authToken=`), `.netrc` `password` after `machine`. */
+export const CREDENTIAL_FILE_RULES: readonly RedactionRule[] = [
+  // Only at a line's start, after `:` (a registry's scope), `=` or a quote: `self._auth = x` is code.
+  rule("npmrc-auth", "_auth _password npmauthident",
+    `(?<![^\\s:"'=])(?:_authToken|_auth|_password|npmAuthIdent)["']?[ \\t]*[=:][ \\t]*${FILE_VALUE}`, undefined, {
+    hexNamed: () => true,
+    allow: (v) => placeholderOrVariable(v) || looksLikeCode(v) || PATH_OR_URL.test(v),
+  }),
+  rule("netrc-password", "machine default",
+    "(?<![\\w-])(?:machine[ \\t]+[^\\s]{1,256}|default)(?:\\s{1,64}(?:login|account)[ \\t]+[^\\s]{1,256}){0,2}" +
+      `\\s{1,64}password[ \\t]+${FILE_VALUE}`,
+    undefined, { weakIsSecret: true, hexNamed: () => true, allow: notACliPassword }),
+];
 
 /** Lines and characters looked at on each side of an access key id; a credentials section's size. */
 const AWS_NEAR_LINES = 3;

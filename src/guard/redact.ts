@@ -2,10 +2,10 @@
 // gitleaks' ideas (MIT): a shape per vendor, a keyword prefilter, an entropy floor, allow-lists.
 import { partitionPoint } from "./partition.ts";
 import { L, LD, PATH_OR_URL, R, RD, globallyAllowed, newlineOffsets, looksLikeCode, notAnAssignedSecret,
-  placeholderOrVariable, proseLike, rule, shannonEntropy, type RedactionRule } from "./redact-kit.ts";
+  placeholderOrVariable, rule, sentenceLike, shannonEntropy, type RedactionRule } from "./redact-kit.ts";
 import { continuedRuns, decodedRuns, splitRuns, wrappedRuns } from "./redact-derived.ts";
-import { awsUnnamedSpans, cookieSpans, genericValueEnd, keyNameValueKept, notACliPassword, refineGenericValue,
-  refinePem, tableSpans } from "./redact-syntax.ts";
+import { awsUnnamedSpans, cookieSpans, CREDENTIAL_FILE_RULES, credentialNamed, genericValueEnd, keyNameValueKept,
+  notACliPassword, refineGenericValue, refinePem, tableSpans } from "./redact-syntax.ts";
 import { transcriptSpans } from "./redact-transcript.ts";
 import { VENDOR_RULES } from "./redact-vendors.ts";
 
@@ -52,32 +52,37 @@ function notAGluedEnvName(m: RegExpExecArray): boolean {
   return !/^[A-Z0-9_]*[A-Z](?:PWD|PASSWD|PASS)$/.test(name) || /(?:BY|COM|SUR|TRES|ENCOM)PASS$/.test(name);
 }
 
-/** A command-line value: quoted values are matched by their own groups. */
+/** A command-line value, bare or quoted: the quoted ones' groups are named `sd…` and `sq…`. */
 const CLI_VALUE = "[^\\s\"'`;|&<>]{1,256}";
-const CLI_QUOTED = (d: string, q: string): string => `"(?<${d}>[^"\\n]{1,256})"|'(?<${q}>[^'\\n]{1,256})'`;
+const CLI_ARG = (n: number): string =>
+  `(?:"(?<sd${n}>[^"\\n]{1,256})"|'(?<sq${n}>[^'\\n]{1,256})'|(?<s${n}>${CLI_VALUE}))`;
+/** `user:pass` or `user%pass`, bare or quoted whole. */
+const CLI_PAIR = (sep: string, n: number): string =>
+  `(?:"[^"\\s${sep}]{1,128}${sep}(?<sd${n}>[^"\\n]{1,256})"|'[^'\\s${sep}]{1,128}${sep}(?<sq${n}>[^'\\n]{1,256})'` +
+  `|[^\\s${sep}"']{1,128}${sep}(?<s${n}>[^\\s"']{1,256}))`;
 
 /** Password flags of common clients, each only after its command's name (`-p 8080` elsewhere stays). */
 const CLI_PASSWORD_FLAGS = [
-  `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)(?:${CLI_QUOTED("s", "s1")}|(?<s2>${CLI_VALUE}))`,
+  `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)${CLI_ARG(1)}`,
   `\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b` +
-    `[^\\n]{0,256}?[ \\t]-p(?<s3>${CLI_VALUE})`,
+    `[^\\n]{0,256}?[ \\t]-p${CLI_ARG(3)}`,
   `\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-[A-Za-z]*?u[ \\t]*|--user(?:=|[ \\t]+))` +
-    `["']?[^\\s:"']{1,128}:(?<s4>[^\\s"']{1,256})`,
-  `\\bsshpass\\b[^\\n]{0,64}?[ \\t]-p[ \\t]*(?<s5>${CLI_VALUE})`,
+    CLI_PAIR(":", 4),
+  `\\bsshpass\\b[^\\n]{0,64}?[ \\t]-p[ \\t]*${CLI_ARG(5)}`,
   `\\b(?:docker|podman|nerdctl|buildah|helm[ \\t]+registry|oras)[ \\t]+login\\b` +
-    `[^\\n]{0,256}?[ \\t]-p[ \\t]*(?<s6>${CLI_VALUE})`,
-  `\\baz[ \\t]+login\\b[^\\n]{0,256}?[ \\t]-p[ \\t]*(?<s7>${CLI_VALUE})`,
-  `\\bredis-cli\\b[^\\n]{0,256}?[ \\t]-a[ \\t]*(?<s8>${CLI_VALUE})`,
+    `[^\\n]{0,256}?[ \\t]-p[ \\t]*${CLI_ARG(6)}`,
+  `\\baz[ \\t]+login\\b[^\\n]{0,256}?[ \\t]-p[ \\t]*${CLI_ARG(7)}`,
+  `\\bredis-cli\\b[^\\n]{0,256}?[ \\t]-a[ \\t]*${CLI_ARG(8)}`,
   `\\bldap(?:search|modify|add|delete|whoami|passwd|compare|modrdn|exop)\\b` +
-    `[^\\n]{0,256}?[ \\t]-w[ \\t]*(?<s9>${CLI_VALUE})`,
-  `\\b(?:sqlcmd|bcp|osql|isql)\\b[^\\n]{0,256}?[ \\t]-P[ \\t]*(?<s10>${CLI_VALUE})`,
-  `\\b(?:zip|unzip|zipcloak)\\b[^\\n]{0,256}?[ \\t]-P[ \\t]*(?<s11>${CLI_VALUE})`,
+    `[^\\n]{0,256}?[ \\t]-w[ \\t]*${CLI_ARG(9)}`,
+  `\\b(?:sqlcmd|bcp|osql|isql)\\b[^\\n]{0,256}?[ \\t]-P[ \\t]*${CLI_ARG(10)}`,
+  `\\b(?:zip|unzip|zipcloak)\\b[^\\n]{0,256}?[ \\t]-P[ \\t]*${CLI_ARG(11)}`,
   `\\bhtpasswd[ \\t]+-(?=[A-Za-z]*b)` +
     `(?:(?=[A-Za-z]*n)[A-Za-z]+[ \\t]+[^\\s;|&<>]+|[A-Za-z]+[ \\t]+[^\\s;|&<>]+[ \\t]+[^\\s;|&<>]+)` +
-    `[ \\t]+(?<s12>${CLI_VALUE})`,
+    `[ \\t]+${CLI_ARG(12)}`,
   `\\b(?:smbclient|rpcclient|smbmap|smbcacls|net)\\b[^\\n]{0,256}?[ \\t](?:-U[ \\t]*|--user(?:=|[ \\t]+))` +
-    `["']?[^\\s%"']{1,128}%(?<s13>[^\\s"']{1,256})`,
-  `\\b(?:echo|printf)[ \\t]+(?:-[a-z]+[ \\t]+)?(?:${CLI_QUOTED("sd", "sq")}|(?<s14>${CLI_VALUE}))` +
+    CLI_PAIR("%", 13),
+  `\\b(?:echo|printf)[ \\t]+(?:-[a-z]+[ \\t]+)?${CLI_ARG(14)}` +
     `[ \\t]*\\|[ \\t]*sudo\\b[^\\n|]{0,64}?[ \\t]-[A-Za-z]*S`,
 ].join("|");
 
@@ -147,8 +152,11 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
   rule("basic-auth", "basic",
     "authorization[\"']?\\s*[:=]\\s*[\"']?basic\\s+(?<s>[A-Za-z0-9+/]{8,}={0,2})",
     undefined, { allow: (s) => looksLikeCode(s) }, "i"),
-  rule("bearer-token", "bearer",
-    "(?<![A-Za-z0-9_])bearer\\s+(?<s>[A-Za-z0-9._~+/-]{16,}=*)", 3, { allow: notABearerToken }, "i"),
+  // A header's value with no scheme or GitHub's `token` scheme, alone up to a quote or the line's end.
+  rule("bearer-token", "bearer authorization",
+    "(?<![A-Za-z0-9_])bearer\\s+(?<s>[A-Za-z0-9._~+/-]{16,}=*)" +
+      "|authorization[\"']?[ \\t]*[:=][ \\t]*[\"']?(?:token[ \\t]+)?(?<s1>[A-Za-z0-9._~+/-]{16,}=*)(?=[\"'\\r\\n]|$)",
+    3, { allow: notABearerToken, hexNamed: () => true }, "i"),
   rule("url-password", "://",
     "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]{1,30}://[^\\s:/?#@\"'<>\\[\\]`]*:" +
       "(?<s>[^\\s@\"'<>`]{1,256})@(?=[^\\s@/?#\"'<>`])",
@@ -165,11 +173,12 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
     weakIsSecret: true,
     // An unquoted password runs like a generic value (`--password=Gq4!zR8;pL2@xV6#`).
     refine: (text, m, start, end) =>
-      ["s", "s1", "sd", "sq"].some((g) => m.groups?.[g] !== undefined)
+      Object.entries(m.groups ?? {}).some(([g, v]) => v !== undefined && /^s[dq]/.test(g))
         ? [start, end]
         : [start, Math.max(end, genericValueEnd(text, start, false))],
     allow: notACliPassword,
   }),
+  ...CREDENTIAL_FILE_RULES,
   rule("xml-password", "</ <add",
     `<(?<tag>(?:[A-Za-z][\\w.:-]{0,40}?)?(?:${XML_NAMES}))>(?<s>[^<>\\n]{1,256})</\\k<tag>>` +
       `|<add\\s+key="(?:ClearText)?Password"\\s+value="(?<s1>[^"\\n]{1,256})"`, undefined, {
@@ -177,7 +186,7 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
     // A password element holds a human password (`Summer2024!` reads as code); other elements are assignments.
     allow: (v, m) =>
       m.groups?.["tag"] === undefined || /pass/i.test(m.groups["tag"])
-        ? placeholderOrVariable(v) || PATH_OR_URL.test(v) || proseLike(v)
+        ? placeholderOrVariable(v) || PATH_OR_URL.test(v) || sentenceLike(v)
         : notAnAssignedSecret(v) || v.length < 8 || shannonEntropy(v) < 3.5,
   }),
   rule("cookie-value", "cookie", `(?<![\\w-])(?:set-)?cookie["']?[ \\t]*:[ \\t]*["']?`, 3, { spans: cookieSpans }, "i"),
@@ -188,9 +197,10 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
       GENERIC_VALUE, undefined, {
     refine: refineGenericValue,
     // A password is chosen by a person: `hunter2hunter2` has 2.8 bits per character, a token's name needs 3.5.
+    hexNamed: credentialNamed,
     allow: (v, m) =>
       shannonEntropy(v) < (m.groups?.["p"] !== undefined ? 2.5 : 3.5) ||
-      notAnAssignedSecret(v) ||
+      notAnAssignedSecret(v, m.groups?.["p"] !== undefined) ||
       keyNameValueKept(v, m) ||
       notAGluedEnvName(m) ||
       (m.groups?.["k"] !== undefined && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])),
@@ -249,7 +259,7 @@ function keywordsIn(lower: string): Set<string> {
 /** True when the rule keeps `secret`: global allow-list, filler, entropy floor, the rule's allow-list. */
 function keptByRule(rule: RedactionRule, secret: string, m: RegExpExecArray): boolean {
   // A value holding `<redacted: KIND>` was judged by an earlier pass.
-  if (secret === "" || globallyAllowed(secret) || secret.includes("<redacted")) return true;
+  if (secret === "" || globallyAllowed(secret, rule.hexNamed?.(m)) || secret.includes("<redacted")) return true;
   const entropy = shannonEntropy(secret);
   // A token body of filler (`ghp_xxxx…`) is documentation: real tokens are far above 2.5 bits per character.
   if (!rule.weakIsSecret && entropy < 2.5) return true;
@@ -303,8 +313,8 @@ function collectSpans(
 /** Rules that judge a value by its name or the syntax around it, not by a vendor's exact shape. */
 const CONTEXT_RULES = new Set(
   ("private-key aws-secret-access-key azure-storage-key docker-config-auth basic-auth bearer-token url-password " +
-    "connection-string-password cli-password xml-password cookie-value table-secret generic-secret " +
-    "gitlab-session-cookie sidekiq-secret").split(" "),
+    "connection-string-password cli-password npmrc-auth netrc-password xml-password cookie-value table-secret " +
+    "generic-secret gitlab-session-cookie sidekiq-secret").split(" "),
 );
 
 /** The vendors' exact token shapes: the only rules that fire on an anchor line. */

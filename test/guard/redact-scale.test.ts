@@ -41,6 +41,10 @@ describe("no pathological input makes redaction slow (1 MB, the document limit)"
       (k) => Array.from({ length: k }, (_, i) => `token=Xk9mQ2pL${i.toString(36)}vR4 Xk9mQ2pL${i.toString(36)}vR4 ` +
         "Xk9mQ2pL-no\n").join(""), 20_000],
     ["Bearer variables without assignments", (k) => 'curl -H "Authorization: Bearer $K" '.repeat(k), 25_000],
+    // Quoted CLI values, headers with no scheme, netrc lines: none of them closed.
+    ["quoted flags without a closing quote", (k) => `redis-cli -a '${"x".repeat(20)} mysql -p"${"y".repeat(20)}\n`.repeat(k), 20_000],
+    ["Authorization values that never end", (k) => `Authorization: ${"a".repeat(40)} `.repeat(k), 20_000],
+    ["netrc entries without a password", (k) => "machine h login u account a\n".repeat(k), 30_000],
   ])("%s", (_name, make, k) => {
     expectLinear(redactText, make, k);
     expectLinear(redactTranscript, make, k);
