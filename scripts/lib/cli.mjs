@@ -9981,29 +9981,56 @@ function addItems(lines2, h, heading, add) {
   }
   let end = body.to;
   while (end > body.from && lines2[end - 1].trim() === "") end--;
-  const none = lines2.slice(body.from, end).findIndex((l) => /^[-*+]\s+(none|none recorded|n\/a)\.?\s*$/i.test(l));
-  const lone = none !== -1 && lines2.slice(body.from, end).filter((l) => /^[-*+]\s/.test(l)).length === 1;
+  const listed2 = lines2.slice(body.from, end);
+  const none = listed2.findIndex((l) => LIST_ITEM.test(l) && NONE_ITEM2.test(l.replace(LIST_ITEM, "").trim()));
+  const lone = none !== -1 && listed2.filter((l) => LIST_ITEM.test(l)).length === 1;
   lines2.splice(lone ? body.from + none : end, lone ? 1 : 0, ...bullets);
 }
-function dropItems(text, drop) {
+function editItems(text, fate) {
   const mine = parseHandoff(text).items.filter((i) => MERGED.includes(i.section));
-  const gone = mine.filter((i) => drop(`${i.section}
-${i.text}`));
+  const to = mine.map((i) => fate(i.section, i.text));
   const lines2 = text.split("\n");
-  for (const i of [...gone].reverse()) {
-    const all = mine.filter((m) => m.section === i.section);
-    const none = all[0] === i && all.every((m) => gone.includes(m)) ? ["- none"] : [];
-    lines2.splice(i.line - 1, i.text.split("\n").length, ...none);
+  for (let k = mine.length - 1; k >= 0; k--) {
+    const [i, put] = [mine[k], to[k]];
+    if (put === void 0) continue;
+    const head = lines2[i.line - 1];
+    const bullet = head.slice(0, head.indexOf(i.text.split("\n")[0]));
+    const emptied = mine.every((m, j) => m.section !== i.section || to[j] === null);
+    const none = emptied && mine.find((m) => m.section === i.section) === i ? ["- none"] : [];
+    lines2.splice(i.line - 1, i.text.split("\n").length, ...put === null ? none : `${bullet}${put}`.split("\n"));
   }
   return lines2.join("\n");
+}
+function numberNext(text) {
+  const lines2 = text.split("\n");
+  const items2 = parseHandoff(text).items.filter((i) => i.section === "next steps");
+  const delim = LIST_ITEM.exec(lines2[(items2[0]?.line ?? 0) - 1] ?? "")?.[2];
+  if (delim === void 0) return text;
+  items2.forEach((i, k) => {
+    lines2[i.line - 1] = lines2[i.line - 1].replace(LIST_ITEM, (_all, pad, _d, gap) => `${pad}${k + 1}${delim}${gap}`);
+  });
+  return lines2.join("\n");
+}
+function sameStep(was, now) {
+  const [a, b] = [was, now].map((t) => firstLine2(t).replace(/^\[[ xX~-]\]\s*/, ""));
+  return a !== "" && b.startsWith(a) && /^(?:$|\s*[:;,(\u2014\u2013-])/.test(b.slice(a.length));
 }
 function mergeHandoffs(later, other, base = "") {
   const keys = (t) => new Set(parseHandoff(t).items.map((i) => `${i.section}
 ${i.text}`));
   const [was, kept] = [keys(base), keys(other)];
-  const text = dropItems(later.replace(/\r\n?/g, "\n"), (k) => was.has(k) && !kept.has(k));
+  const moved = parseHandoff(other).items.filter((i) => i.section === "plan" && !was.has(`plan
+${i.text}`));
+  const text = editItems(later.replace(/\r\n?/g, "\n"), (section, t) => {
+    if (!was.has(`${section}
+${t}`) || kept.has(`${section}
+${t}`)) return void 0;
+    const at2 = section === "plan" ? moved.findIndex((o) => sameStep(t, o.text)) : -1;
+    return at2 === -1 ? null : moved.splice(at2, 1)[0].text;
+  });
   const a = parseHandoff(text);
-  const b = parseHandoff(dropItems(other, (k) => was.has(k)));
+  const b = parseHandoff(editItems(other, (section, t) => was.has(`${section}
+${t}`) ? null : void 0));
   const lines2 = text.split("\n");
   const missing = (mine, theirs) => {
     const have = new Set(mine.map((t) => t.trim()));
@@ -10043,7 +10070,7 @@ ${i.text}`));
     addItems(now, parseHandoff(out), heading, add);
     out = now.join("\n");
   }
-  return { text: out, added: { decisions: decisions.length, failed: failed.length } };
+  return { text: numberNext(out), added: { decisions: decisions.length, failed: failed.length } };
 }
 function mergeCountsText(c) {
   const n2 = (k, one, many) => `+${k} ${k === 1 ? one : many}`;
@@ -10142,7 +10169,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
     return gitMerge([], `the other handoff could not be archived (${err.message})`);
   }
 }
-var MERGED_LINE, RANK2, BOX, NONE_ITEM2, PLAN_LINE, MERGED, firstLine2, real, NOFOLLOW;
+var MERGED_LINE, RANK2, BOX, NONE_ITEM2, PLAN_LINE, LIST_ITEM, MERGED, firstLine2, real, NOFOLLOW;
 var init_merge_driver = __esm({
   "src/git/merge-driver.ts"() {
     "use strict";
@@ -10156,6 +10183,7 @@ var init_merge_driver = __esm({
     BOX = { todo: " ", "in-progress": "~", done: "x", abandoned: "-" };
     NONE_ITEM2 = /^(none|none recorded|n\/a|-)\.?$/i;
     PLAN_LINE = /^(\s*[-*+] \[)([ xX~-])(\]\s+)(.*)$/;
+    LIST_ITEM = /^( {0,3})(?:[-*+]|\d{1,9}([.)]))( +)/;
     MERGED = ["plan", "decisions", "failed approaches", "open questions", "next steps"];
     firstLine2 = (t) => t.split("\n")[0].trim();
     real = (items2) => items2.filter((t) => !NONE_ITEM2.test(t.trim()));
