@@ -81,13 +81,13 @@ function findInvisible(text) {
   const cps = codePoints(text);
   const hits = [];
   let line = 1;
-  let lineStart = 0;
+  let lineStart2 = 0;
   cps.forEach((cp, i) => {
     const name2 = forbiddenAt(cps, i);
-    if (name2 !== void 0) hits.push({ line, column: i - lineStart + 1, codePoint: hex(cp), name: name2 });
+    if (name2 !== void 0) hits.push({ line, column: i - lineStart2 + 1, codePoint: hex(cp), name: name2 });
     if (cp === LF) {
       line++;
-      lineStart = i + 1;
+      lineStart2 = i + 1;
     }
   });
   return hits;
@@ -3759,9 +3759,9 @@ function splitRuns(text, covered) {
     group2 = [];
     groupPrefix = null;
   };
-  for (const [lineStart, e] of linesOf(text)) {
-    const b = pieceStart(text, lineStart, e);
-    const prefix = b - lineStart <= MAX_PREFIX ? text.slice(lineStart, b) : null;
+  for (const [lineStart2, e] of linesOf(text)) {
+    const b = pieceStart(text, lineStart2, e);
+    const prefix = b - lineStart2 <= MAX_PREFIX ? text.slice(lineStart2, b) : null;
     if (b === e || prefix === null || /[A-Za-z0-9]/.test(prefix) || covered(b, e)) flush();
     else {
       if (groupPrefix !== prefix) flush();
@@ -9337,12 +9337,12 @@ function memoryText(file, bytes) {
   const cps = decodeUtf8(bytes);
   const invalid = [];
   let line = 1;
-  let lineStart = 0;
+  let lineStart2 = 0;
   cps.forEach((cp, i) => {
-    if (cp < 0) invalid.push({ line, column: i - lineStart + 1, byte: -cp - 1 });
+    if (cp < 0) invalid.push({ line, column: i - lineStart2 + 1, byte: -cp - 1 });
     if (cp === 10) {
       line++;
-      lineStart = i + 1;
+      lineStart2 = i + 1;
     }
   });
   return { text: renderCodePoints(cps, true).text, shown, invalid };
@@ -14562,8 +14562,10 @@ function readEvents(format2, lines2, only) {
   if (words === null) return [];
   const state = { cwd: null };
   const out = [];
+  const seen = /* @__PURE__ */ new Set();
   for (let i = 0; i < lines2.length; i++) {
-    if (!words.test(lines2[i]) || lines2[i] === lines2[i - 1]) continue;
+    if (!words.test(lines2[i]) || seen.has(lines2[i])) continue;
+    seen.add(lines2[i]);
     const rec = parseLine(lines2[i]);
     if (rec === null) continue;
     const ev = f.events(rec, i, state);
@@ -14766,6 +14768,14 @@ function closeTranscript(file) {
   } catch {
   }
 }
+function lineStart(file, at2, floor) {
+  for (let to = at2, step2 = 65536; to > floor; to -= step2, step2 = Math.min(step2 * 2, FIRST_TAIL_BYTES)) {
+    const from = Math.max(floor, to - step2);
+    const newline = readAt(file.fd, to - from, from).lastIndexOf(10);
+    if (newline >= 0) return from + newline + 1;
+  }
+  return -1;
+}
 function tailPart(file, bytes, end = file.size, skipped = 0) {
   const length = Math.min(end, bytes, TAIL_BYTES);
   const start = end - length;
@@ -14773,14 +14783,14 @@ function tailPart(file, bytes, end = file.size, skipped = 0) {
   const peek = length < TAIL_BYTES ? 1 : 0;
   const buf = readAt(file.fd, length + peek, start - peek);
   const lines2 = completeLines(buf, false);
-  if (lines2.length > 0) return { lines: lines2, from: start - peek + buf.indexOf(10) + 1, skipped };
   const floor = Math.max(0, file.size - OVERLONG_SCAN);
-  for (let at2 = start; at2 > floor; at2 -= FIRST_TAIL_BYTES) {
-    const from = Math.max(floor, at2 - FIRST_TAIL_BYTES);
-    const newline = readAt(file.fd, at2 - from, from).lastIndexOf(10);
-    if (newline >= 0) return tailPart(file, bytes, from + newline + 1, skipped + 1);
-  }
-  return { lines: lines2, from: end, skipped };
+  const from = lines2.length === 0 ? end : start - peek + buf.indexOf(10) + 1;
+  const over = from - TAIL_BYTES - 1;
+  const long = over > floor && (lines2.length === 0 || from > start) && lineStart(file, start - peek, over) === -1;
+  const cut = long ? lineStart(file, over, floor) : -1;
+  if (cut === -1) return { lines: lines2, from, skipped };
+  const before = tailPart(file, lines2.length === 0 ? bytes : length - (end - from), cut, skipped + 1);
+  return { lines: [...before.lines, ...lines2], from: before.from, skipped: before.skipped };
 }
 function earlierHolds(file, before, markers) {
   const start = file.size - Math.min(file.size, TAIL_BYTES);
@@ -15096,7 +15106,7 @@ function capture(transcript, lastMessage, format2, notes, project) {
       part = tailPart(file, read);
       cap = after(part.lines);
     }
-    if (part.skipped > 0) notes.push(CHECKPOINT_LINES.overlong(part.skipped, read));
+    if (part.skipped > 0) notes.push(CHECKPOINT_LINES.overlong(part.skipped, TAIL_BYTES));
     headStart = null;
     if (read < file.size) {
       const head = parseTranscript(chosen, file.head.slice(0, 16));
@@ -15271,7 +15281,7 @@ var init_capture2 = __esm({
       removed: (name2) => `checkpoint: no tool call since the session's last handoff save; removed checkpoints/${name2}, which it supersedes`,
       noMemory: (root) => `checkpoint: ${root} has no .ai/memory and this helper is installed for the user, not the project; nothing was captured`,
       usage: (what) => `checkpoint: ${what}; nothing was captured`,
-      overlong: (n2, bytes) => `checkpoint: skipped the transcript's last ${n2} record(s), each over ${+(bytes / 2 ** 20).toFixed(1)} MiB`,
+      overlong: (n2, bytes) => `checkpoint: skipped ${n2} of the transcript's record(s), each over ${+(bytes / 2 ** 20).toFixed(1)} MiB`,
       redacted: (report) => `checkpoint: ${report.replace(/ \(line \d+\)/g, "")} from the transcript`
     };
     LOCK_BUDGET_MS = 1200;
