@@ -2575,6 +2575,14 @@ function closeTranscript(file) {
   } catch {
   }
 }
+function lineStart(file, at2, floor) {
+  for (let to = at2, step = 65536; to > floor; to -= step, step = Math.min(step * 2, FIRST_TAIL_BYTES)) {
+    const from = Math.max(floor, to - step);
+    const newline = readAt(file.fd, to - from, from).lastIndexOf(10);
+    if (newline >= 0) return from + newline + 1;
+  }
+  return -1;
+}
 function tailPart(file, bytes, end = file.size, skipped = 0) {
   const length = Math.min(end, bytes, TAIL_BYTES);
   const start = end - length;
@@ -2582,14 +2590,14 @@ function tailPart(file, bytes, end = file.size, skipped = 0) {
   const peek = length < TAIL_BYTES ? 1 : 0;
   const buf = readAt(file.fd, length + peek, start - peek);
   const lines = completeLines(buf, false);
-  if (lines.length > 0) return { lines, from: start - peek + buf.indexOf(10) + 1, skipped };
   const floor = Math.max(0, file.size - OVERLONG_SCAN);
-  for (let at2 = start; at2 > floor; at2 -= FIRST_TAIL_BYTES) {
-    const from = Math.max(floor, at2 - FIRST_TAIL_BYTES);
-    const newline = readAt(file.fd, at2 - from, from).lastIndexOf(10);
-    if (newline >= 0) return tailPart(file, bytes, from + newline + 1, skipped + 1);
-  }
-  return { lines, from: end, skipped };
+  const from = lines.length === 0 ? end : start - peek + buf.indexOf(10) + 1;
+  const over = from - TAIL_BYTES - 1;
+  const long = over > floor && (lines.length === 0 || from > start) && lineStart(file, start - peek, over) === -1;
+  const cut = long ? lineStart(file, over, floor) : -1;
+  if (cut === -1) return { lines, from, skipped };
+  const before = tailPart(file, lines.length === 0 ? bytes : length - (end - from), cut, skipped + 1);
+  return { lines: [...before.lines, ...lines], from: before.from, skipped: before.skipped };
 }
 var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES, OVERLONG_SCAN;
 var init_tail = __esm({
@@ -3074,8 +3082,10 @@ function readEvents(format, lines, only) {
   if (words === null) return [];
   const state = { cwd: null };
   const out = [];
+  const seen = /* @__PURE__ */ new Set();
   for (let i = 0; i < lines.length; i++) {
-    if (!words.test(lines[i]) || lines[i] === lines[i - 1]) continue;
+    if (!words.test(lines[i]) || seen.has(lines[i])) continue;
+    seen.add(lines[i]);
     const rec = parseLine(lines[i]);
     if (rec === null) continue;
     const ev = f.events(rec, i, state);

@@ -57,7 +57,7 @@ export const CHECKPOINT_LINES = {
     "nothing was captured",
   usage: (what: string) => `checkpoint: ${what}; nothing was captured`,
   overlong: (n: number, bytes: number) =>
-    `checkpoint: skipped the transcript's last ${n} record(s), each over ${+(bytes / 2 ** 20).toFixed(1)} MiB`,
+    `checkpoint: skipped ${n} of the transcript's record(s), each over ${+(bytes / 2 ** 20).toFixed(1)} MiB`,
   redacted: (report: string) => `checkpoint: ${report.replace(/ \(line \d+\)/g, "")} from the transcript`,
 } as const;
 
@@ -188,7 +188,7 @@ function capture(
       part = tailPart(file, read);
       cap = after(part.lines);
     }
-    if (part.skipped > 0) notes.push(CHECKPOINT_LINES.overlong(part.skipped, read));
+    if (part.skipped > 0) notes.push(CHECKPOINT_LINES.overlong(part.skipped, TAIL_BYTES));
     // A part short of the file's start: its first records date the session and name Codex's version.
     headStart = null;
     if (read < file.size) {

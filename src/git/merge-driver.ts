@@ -104,6 +104,7 @@ const RANK: Record<string, number> = { unmarked: 0, todo: 1, "in-progress": 2, d
 const BOX: Record<string, string> = { todo: " ", "in-progress": "~", done: "x", abandoned: "-" };
 const NONE_ITEM = /^(none|none recorded|n\/a|-)\.?$/i;
 const PLAN_LINE = /^(\s*[-*+] \[)([ xX~-])(\]\s+)(.*)$/;
+const LIST_ITEM = /^( {0,3})(?:[-*+]|\d{1,9}([.)]))( +)/;
 
 const MERGED = ["plan", "decisions", "failed approaches", "open questions", "next steps"];
 const firstLine = (t: string) => t.split("\n")[0]!.trim();
@@ -131,22 +132,46 @@ function addItems(lines: string[], h: ParsedHandoff, heading: string, add: strin
   }
   let end = body.to;
   while (end > body.from && lines[end - 1]!.trim() === "") end--;
-  const none = lines.slice(body.from, end).findIndex((l) => /^[-*+]\s+(none|none recorded|n\/a)\.?\s*$/i.test(l));
-  const lone = none !== -1 && lines.slice(body.from, end).filter((l) => /^[-*+]\s/.test(l)).length === 1;
+  const listed = lines.slice(body.from, end);
+  const none = listed.findIndex((l) => LIST_ITEM.test(l) && NONE_ITEM.test(l.replace(LIST_ITEM, "").trim()));
+  const lone = none !== -1 && listed.filter((l) => LIST_ITEM.test(l)).length === 1;
   lines.splice(lone ? body.from + none : end, lone ? 1 : 0, ...bullets);
 }
 
-// The text less the merged sections' items that `drop` names (by section and text); an emptied section keeps `- none`.
-function dropItems(text: string, drop: (key: string) => boolean): string {
+// The text with merged sections' items rewritten by `fate`: new text, null to remove (an emptied section keeps
+// `- none`), undefined to keep.
+function editItems(text: string, fate: (section: string, item: string) => string | null | undefined): string {
   const mine = parseHandoff(text).items.filter((i) => MERGED.includes(i.section));
-  const gone = mine.filter((i) => drop(`${i.section}\n${i.text}`));
+  const to = mine.map((i) => fate(i.section, i.text));
   const lines = text.split("\n");
-  for (const i of [...gone].reverse()) {
-    const all = mine.filter((m) => m.section === i.section);
-    const none = all[0] === i && all.every((m) => gone.includes(m)) ? ["- none"] : [];
-    lines.splice(i.line - 1, i.text.split("\n").length, ...none);
+  for (let k = mine.length - 1; k >= 0; k--) {
+    const [i, put] = [mine[k]!, to[k]];
+    if (put === undefined) continue;
+    const head = lines[i.line - 1]!;
+    const bullet = head.slice(0, head.indexOf(i.text.split("\n")[0]!));
+    const emptied = mine.every((m, j) => m.section !== i.section || to[j] === null);
+    const none = emptied && mine.find((m) => m.section === i.section) === i ? ["- none"] : [];
+    lines.splice(i.line - 1, i.text.split("\n").length, ...(put === null ? none : `${bullet}${put}`.split("\n")));
   }
   return lines.join("\n");
+}
+
+// An ordered Next steps list is numbered 1, 2, … again once the merge removed or added items.
+function numberNext(text: string): string {
+  const lines = text.split("\n");
+  const items = parseHandoff(text).items.filter((i) => i.section === "next steps");
+  const delim = LIST_ITEM.exec(lines[(items[0]?.line ?? 0) - 1] ?? "")?.[2];
+  if (delim === undefined) return text;
+  items.forEach((i, k) => {
+    lines[i.line - 1] = lines[i.line - 1]!.replace(LIST_ITEM, (_all, pad, _d, gap) => `${pad}${k + 1}${delim}${gap}`);
+  });
+  return lines.join("\n");
+}
+
+// The same plan step: equal words, or the other's words go on to say where it stopped or why it was dropped.
+function sameStep(was: string, now: string): boolean {
+  const [a, b] = [was, now].map((t) => firstLine(t).replace(/^\[[ xX~-]\]\s*/, ""));
+  return a !== "" && b!.startsWith(a!) && /^(?:$|\s*[:;,(\u2014\u2013-])/.test(b!.slice(a!.length));
 }
 
 /** What `mergeHandoffs` added from the other side, for the brief's sentence. */
@@ -157,9 +182,15 @@ export function mergeHandoffs(later: string, other: string, base = ""): { text: 
   const keys = (t: string) => new Set(parseHandoff(t).items.map((i) => `${i.section}\n${i.text}`));
   const [was, kept] = [keys(base), keys(other)];
   // Against the base: an item one side left as it was yields to the other side's edit or removal.
-  const text = dropItems(later.replace(/\r\n?/g, "\n"), (k) => was.has(k) && !kept.has(k));
+  // A plan step left as it was yields in its place to the other side's progress on it, so the plan keeps its order.
+  const moved = parseHandoff(other).items.filter((i) => i.section === "plan" && !was.has(`plan\n${i.text}`));
+  const text = editItems(later.replace(/\r\n?/g, "\n"), (section, t) => {
+    if (!was.has(`${section}\n${t}`) || kept.has(`${section}\n${t}`)) return undefined;
+    const at = section === "plan" ? moved.findIndex((o) => sameStep(t, o.text)) : -1;
+    return at === -1 ? null : moved.splice(at, 1)[0]!.text;
+  });
   const a = parseHandoff(text);
-  const b = parseHandoff(dropItems(other, (k) => was.has(k)));
+  const b = parseHandoff(editItems(other, (section, t) => (was.has(`${section}\n${t}`) ? null : undefined)));
   const lines = text.split("\n");
   const missing = (mine: string[], theirs: string[]) => {
     const have = new Set(mine.map((t) => t.trim()));
@@ -201,7 +232,7 @@ export function mergeHandoffs(later: string, other: string, base = ""): { text: 
     addItems(now, parseHandoff(out), heading, add);
     out = now.join("\n");
   }
-  return { text: out, added: { decisions: decisions.length, failed: failed.length } };
+  return { text: numberNext(out), added: { decisions: decisions.length, failed: failed.length } };
 }
 
 /** `+2 decisions, +1 failed approach`: what a merge added, in the brief's words. */

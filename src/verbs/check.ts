@@ -5,6 +5,7 @@ import { isConflicted } from "../schema/conflicted.ts";
 import { glanceAtHandoff, straySentence } from "../schema/handoff.ts";
 import { MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
 import { awaySentence, handoffAway } from "../git/handoff-away.ts";
+import { configPipe } from "../git/config-pipe.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { ROOT_HELP, rootOption } from "./common.ts";
 import { ok, type Verb } from "./types.ts";
@@ -99,7 +100,10 @@ paused sentence is printed too and the code is kept.
     else if (conflicted.length > 0) state = "conflicted";
     else if (files.handoff === "present") state = "parked";
     // A stash or a checkout can take the handoff away: only a missing one costs this git process, as in `brief`.
-    const stashed = state === null && files.handoff === "missing" ? await handoffAway(root, ctx.env) : null;
+    // A named pipe in git's config would hold each git run for its whole timeout: then none runs, and check says why.
+    const pipe = configPipe(root, ctx.env);
+    const away = state === null && files.handoff === "missing" && pipe === null;
+    const stashed = away ? await handoffAway(root, ctx.env) : null;
     // Leftovers in checkpoints/ never change the code (docs/design.md#checkpoints); a checkpoint is parked state.
     if (stashed !== null || (state === null && files.handoff === "missing" && checkpointParked(root))) state = "parked";
     state ??= "clean";
@@ -117,7 +121,7 @@ paused sentence is printed too and the code is kept.
     else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
     const result: CheckResult = { code, state, files, paused, message, ...(parked ? { parked } : {}), ...stashed };
     if (state === "conflicted") result.conflicted = conflicted;
-    const md = await mergeDriverMissing(root, ctx.env);
+    const md = pipe ?? await mergeDriverMissing(root, ctx.env);
     if (md === MERGE_DRIVER_MISSING) result.mergeDriverMissing = true;
     // Only known titles reach the output: check reads nothing of the file into it.
     const handoff = inspections[0]!;

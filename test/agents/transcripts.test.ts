@@ -325,6 +325,37 @@ describe("the bounded tail reader", () => {
     }
   });
 
+  it("a 5 MB record followed by short ones is skipped and counted; the records on both sides are read", () => {
+    const file = path.join(tempDir(), "t.jsonl");
+    const after = Array.from({ length: 20 }, (_, i) => userSays(`after ${i}`));
+    writeFileSync(file, `${userSays("first")}\n${userSays("x".repeat(5 * 1024 * 1024))}\n${after.join("\n")}\n`);
+    const opened = openTranscript(file);
+    if (!opened.ok) throw new Error(opened.reason);
+    try {
+      for (const bytes of [256 * 1024, TAIL_BYTES]) {
+        const part = tailPart(opened.file, bytes);
+        expect(parseClaude(part.lines).userRequests).toEqual(["first", ...after.map((_, i) => `after ${i}`)]);
+        expect(part.skipped).toBe(1);
+      }
+    } finally {
+      closeTranscript(opened.file);
+    }
+  });
+
+  it("a record under 4 MiB cut by a smaller part is not skipped: the whole 4 MiB holds it", () => {
+    const file = path.join(tempDir(), "t.jsonl");
+    writeFileSync(file, `${userSays("first")}\n${userSays("x".repeat(2 * 1024 * 1024))}\n${userSays("last")}\n`);
+    const opened = openTranscript(file);
+    if (!opened.ok) throw new Error(opened.reason);
+    try {
+      expect(tailPart(opened.file, 1024 * 1024)).toMatchObject({ skipped: 0 });
+      expect(parseClaude(tailPart(opened.file, 1024 * 1024).lines).userRequests).toEqual(["last"]);
+      expect(parseClaude(tailPart(opened.file, TAIL_BYTES).lines).userRequests).toHaveLength(3);
+    } finally {
+      closeTranscript(opened.file);
+    }
+  });
+
   it("a long last record is searched back only so far: past OVERLONG_SCAN nothing is read", () => {
     const file = path.join(tempDir(), "t.jsonl");
     writeFileSync(file, `${userSays("first")}\n${userSays("x".repeat(OVERLONG_SCAN))}\n`);

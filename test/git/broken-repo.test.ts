@@ -1,10 +1,11 @@
 // A work tree git cannot read (a corrupt index, a HEAD whose object is missing) is not "no
 // repository": anchors and drift say what is wrong and how to repair it (issue 23's smaller
 // items; docs/design.md#verdicts-and-the-brief). Real repositories, the built bundle.
-import { rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { appendFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { git, gitRepo, handoff, helper } from "../helpers.ts";
+import { git, gitRepo, handoff, helper, tempDir } from "../helpers.ts";
 
 function saved(): string {
   const root = gitRepo();
@@ -46,5 +47,29 @@ describe("a repository git cannot read is named as such, with the repair", () =>
     rmSync(path.join(root, ".git"), { recursive: true, force: true });
     const a = helper(["anchors", "--root", root], { env: { GIT_CEILING_DIRECTORIES: path.dirname(root) } });
     expect(a.stderr).toMatch(/^note: not a git repository \(fatal: not a git repository/m);
+  });
+});
+
+describe("a named pipe among git's config files (docs/decisions/config-pipe.md)", () => {
+  it("git itself waits on it; check says so at once instead of waiting out git's timeout", { timeout: 60_000 }, () => {
+    const root = saved();
+    // A teammate's clone: the attributes name the merge driver, so check asks git's config for it.
+    writeFileSync(path.join(root, ".gitattributes"), ".ai/memory/**/*.md merge=session-handoff eol=lf\n");
+    const pipe = path.join(tempDir(), "pipe");
+    spawnSync("mkfifo", [pipe]);
+    appendFileSync(path.join(root, ".git", "config"), `[include]\n\tpath = ${pipe}\n`);
+    const status = spawnSync("git", ["status"], { cwd: root, timeout: 2000, env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" } });
+    expect(status.signal).toBe("SIGTERM");
+    const said = `git reads ${pipe} (named by include.path in ${path.join(root, ".git", "config")}), a named pipe: git ` +
+      "waits on it forever, so check ran no git; remove that include or the pipe\n";
+    for (const [code, move] of [[2, false], [0, true]] as const) {
+      // Without a handoff, check would ask git for a stash or branch holding one.
+      if (move) renameSync(path.join(root, ".ai", "memory", "HANDOFF.md"), path.join(root, "HANDOFF.md"));
+      const started = Date.now();
+      const c = helper(["check", "--root", root]);
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(c.code).toBe(code);
+      expect(c.stderr).toBe(said);
+    }
   });
 });

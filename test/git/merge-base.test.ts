@@ -50,12 +50,12 @@ const lesson = (id: string, title: string, status: string) =>
   `- Source: [user-directed], 2026-12-01\n- Status: ${status}\n`;
 const lessons = (...entries: string[]) => `<!-- memory-schema: v1 -->\n# Lessons\n\n${entries.join("\n")}`;
 
-function handoffDoc(plan: string[], decisions: string[], questions: string[], next: string): string {
+function handoffDoc(plan: string[], decisions: string[], questions: string[], next: string | string[]): string {
   const list = (items: string[]) => items.map((i) => `- ${i}`).join("\n");
   return [
     "<!-- memory-schema: v1 -->", "# Session Handoff", "Saved: 2026-12-01T08:00:00Z", "", "## Current goal", "Ship it", "",
     "## Plan", list(plan), "", "## Decisions", list(decisions), "", "## Failed approaches", "- F: failed because", "",
-    "## Open questions", list(questions), "", "## Next steps", `1. ${next}`, "", "## Key files", "- `a.txt` — the file", "",
+    "## Open questions", list(questions), "", "## Next steps", ...[next].flat().map((n, i) => `${i + 1}. ${n}`), "", "## Key files", "- `a.txt` — the file", "",
     "## Environment anchors", "- Date: 2026-12-01T08:00:00Z", "",
   ].join("\n");
 }
@@ -93,11 +93,33 @@ describe("the merge driver reads the base", () => {
     expect(m.code, m.out).toBe(0);
     const text = c.read("HANDOFF.md");
     const section = (title: string) => /## [^\n]+\n([^#]*)/.exec(text.slice(text.indexOf(`## ${title}`)))![1]!.trim();
-    // The step the earlier side changed comes after the later side's steps, as every step of the other side.
-    expect(section("Plan")).toBe(`- [x] Write docs\n- ${dropped}`);
+    // The step the earlier side dropped keeps its place in the plan.
+    expect(section("Plan")).toBe(`- ${dropped}\n- [x] Write docs`);
     expect(section("Decisions")).toBe(`- ${sqlite} (superseded by Redis)\n- ${redis}`);
     expect(section("Open questions")).toBe("- none");
     expect(section("Next steps")).toBe("1. Ship a.txt");
+  });
+
+  it("a step progressed on the earlier side keeps its place; next steps numbered anew", { timeout: 120_000 }, () => {
+    const c = twoClones();
+    const plan = ["[ ] Read the importer", "[ ] Stream the rows", "[ ] Add a fixture"];
+    const base = handoffDoc(plan, ["[user-directed] D: why"], ["none"], ["Read the importer", "Stream the rows"]);
+    c.save(c.a, "handoff", aged(base, "2026-12-01T08:00:00Z"));
+    c.clone();
+    // A read the importer and was interrupted streaming; B, later, dropped the fixture and left the rest as it was.
+    const theirs = handoffDoc(["[x] Read the importer", "[~] Stream the rows: the reader is in", "[ ] Add a fixture"],
+      ["[user-directed] D: why"], ["none"], ["Stream the rows"]);
+    c.save(c.a, "handoff", aged(theirs, "2026-12-01T09:00:00Z"));
+    const dropped = "[-] Add a fixture — dropped: the user has one";
+    const ours = handoffDoc([...plan.slice(0, 2), dropped], ["[user-directed] D: why"], ["none"],
+      ["Read the importer", "Stream the rows"]);
+    c.save(c.b, "handoff", aged(ours, "2026-12-01T10:00:00Z"));
+    const m = c.pull();
+    expect(m.code, m.out).toBe(0);
+    const text = c.read("HANDOFF.md");
+    const section = (title: string) => /## [^\n]+\n([^#]*)/.exec(text.slice(text.indexOf(`## ${title}`)))![1]!.trim();
+    expect(section("Plan")).toBe(`- [x] Read the importer\n- [~] Stream the rows: the reader is in\n- ${dropped}`);
+    expect(section("Next steps")).toBe("1. Stream the rows");
   });
 
   it("a handoff from the future is not called the later one", { timeout: 120_000 }, () => {

@@ -104,6 +104,18 @@ describe("against the base", () => {
     expect(parseHandoff(mergeHandoffs(doc(["[user-directed] A: why"]), doc(["none"]), later).text).decisions).toEqual(["none"]);
   });
 
+  it("handoff: a step progressed on the other side stays in place; a reworded one joins the end", () => {
+    const doc = (plan: string[], next: string[]) => ["<!-- memory-schema: v1 -->", "# Session Handoff", "", "## Plan",
+      ...plan.map((p) => `- ${p}`), "", "## Next steps", ...next.map((n, i) => `${i + 1}. ${n}`), ""].join("\n");
+    const base = doc(["[ ] Port it", "[ ] Read the code", "[ ] Read the code twice"], ["Read the code"]);
+    const other = doc(["[ ] Port it to Go", "[x] Read the code", "[ ] Read the code twice"], ["Read the code", "Ship"]);
+    const later = base.replace("[ ] Read the code twice", "[x] Read the code twice");
+    const h = parseHandoff(mergeHandoffs(later, other, base).text);
+    const want = ["done Read the code", "done Read the code twice", "todo Port it to Go"];
+    expect(h.plan.map((s) => `${s.status} ${s.text}`)).toEqual(want);
+    expect(mergeHandoffs(base, other, base).text).toContain("## Next steps\n1. Read the code\n2. Ship\n");
+  });
+
   it("a side in another schema than v1 is named; v1 and unmarked sides are merged", () => {
     const v2 = "<!-- memory-schema: v2 -->\n# Lessons\n";
     expect(unreadSchema(v2, "x")).toBe("our side is memory schema v2 and this helper reads v1 only");

@@ -134,6 +134,25 @@ describe("checkpoint: capture from the hook input and the transcript", () => {
     expect(text).toContain("- `npm test` — unknown");
   });
 
+  it("a 5 MB record followed by short ones is skipped; the records before it are captured (real Codex)", () => {
+    const root = gitRepo();
+    const real = path.join(__dirname, "..", "fixtures", "transcripts", "real", "codex-cli-0.171.0");
+    const lines = readFileSync(path.join(real, "fallback-tools.rollout.jsonl"), "utf8").split("\n").filter(Boolean);
+    // The first command's output (the 14th record) grows to 5 MB; the apply_patch and the reply follow it.
+    const at = lines.findIndex((l) => l.includes('"function_call_output"'));
+    const rec = JSON.parse(lines[at]!);
+    rec.payload.output = `${rec.payload.output}${"o".repeat(5_000_000)}`;
+    const p = path.join(root, "rollout.jsonl");
+    writeFileSync(p, `${[...lines.slice(0, at), JSON.stringify(rec), ...lines.slice(at + 1)].join("\n")}\n`);
+    const r = checkpoint(root, { transcript_path: p }, ["--format", "codex"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(CHECKPOINT_LINES.overlong(1, 4 * 1024 * 1024));
+    const text = cpText(root, "sess-1")!;
+    expect(text).toContain('- The user wrote: "Add a subtract function in src/sub.js and tell me what you did."');
+    expect(text).toContain("- `ls src && false` — exit 1");
+    expect(text).toMatch(/## Files edited\n- \S*src\/sub\.js\n/);
+  });
+
   describe("the part read: the last 1 MiB, all of the last 4 MiB when that lacks what is needed", () => {
     const rec = (o: Record<string, unknown>) => `${JSON.stringify({ sessionId: "s", timestamp: "2026-11-30T01:00:00Z", ...o })}\n`;
     const user = (text: string) => rec({ type: "user", message: { content: text } });

@@ -70,9 +70,11 @@ export function readEvents(format: TranscriptFormat, lines: readonly string[], o
   if (words === null) return [];
   const state = { cwd: null as string | null };
   const out: LineEvents[] = [];
+  const seen = new Set<string>();
   for (let i = 0; i < lines.length; i++) {
-    // A harness that rewrites or resumes into the same file can write a line twice: the copy is the same record.
-    if (!words.test(lines[i]!) || lines[i] === lines[i - 1]) continue;
+    // A harness that rewrites, resumes or copies into the same file writes records again: a copy is the same record.
+    if (!words.test(lines[i]!) || seen.has(lines[i]!)) continue;
+    seen.add(lines[i]!);
     const rec = parseLine(lines[i]!);
     if (rec === null) continue;
     const ev = f.events(rec, i, state);

@@ -85,30 +85,45 @@ export function closeTranscript(file: TranscriptFile): void {
   }
 }
 
-/** Bytes searched back from a transcript's end for where last records longer than the part read start. */
+/** Bytes searched back from a transcript's end for where records longer than the part read start. */
 export const OVERLONG_SCAN = 32 * 1024 * 1024;
+
+// Where the line holding the byte before `at` starts: after the last newline in [floor, at), searched back in steps
+// from 64 KiB (most records are shorter) to 1 MiB; -1 when there is none.
+function lineStart(file: TranscriptFile, at: number, floor: number): number {
+  for (let to = at, step = 65536; to > floor; to -= step, step = Math.min(step * 2, FIRST_TAIL_BYTES)) {
+    const from = Math.max(floor, to - step);
+    const newline = readAt(file.fd, to - from, from).lastIndexOf(0x0a);
+    if (newline >= 0) return from + newline + 1;
+  }
+  return -1;
+}
+
+type Part = { lines: string[]; from: number; skipped: number };
 
 /**
  * The complete lines of the last `bytes` (at most TAIL_BYTES) before `end` of an open transcript as it was when
  * opened, and the offset of the first one (`end` when none). Below TAIL_BYTES the byte before the part is read too,
- * so that a line starting exactly there is kept whole. Last records too long for the part to hold a line are
- * skipped (counted), so that the records before them are read. Throws the read's error.
+ * so that a line starting exactly there is kept whole. A record longer than TAIL_BYTES (a 5 MB tool output) can
+ * never be read: it is skipped and counted wherever it lies in the part, and the rest of the part read before it
+ * (its start looked for within OVERLONG_SCAN of the end), so that it hides no earlier record. Throws the read's error.
  */
-export function tailPart(file: TranscriptFile, bytes: number, end = file.size, skipped = 0) {
+export function tailPart(file: TranscriptFile, bytes: number, end = file.size, skipped = 0): Part {
   const length = Math.min(end, bytes, TAIL_BYTES);
   const start = end - length;
   if (start === 0) return { lines: linesFromStart(file.fd, end, length), from: 0, skipped };
   const peek = length < TAIL_BYTES ? 1 : 0;
   const buf = readAt(file.fd, length + peek, start - peek);
   const lines = completeLines(buf, false);
-  if (lines.length > 0) return { lines, from: start - peek + buf.indexOf(0x0a) + 1, skipped };
   const floor = Math.max(0, file.size - OVERLONG_SCAN);
-  for (let at = start; at > floor; at -= FIRST_TAIL_BYTES) {
-    const from = Math.max(floor, at - FIRST_TAIL_BYTES);
-    const newline = readAt(file.fd, at - from, from).lastIndexOf(0x0a);
-    if (newline >= 0) return tailPart(file, bytes, from + newline + 1, skipped + 1);
-  }
-  return { lines, from: end, skipped };
+  // No whole line: the last record is cut; from where it starts, the records before it when it is too long.
+  const from = lines.length === 0 ? end : start - peek + buf.indexOf(0x0a) + 1;
+  const over = from - TAIL_BYTES - 1;
+  const long = over > floor && (lines.length === 0 || from > start) && lineStart(file, start - peek, over) === -1;
+  const cut = long ? lineStart(file, over, floor) : -1;
+  if (cut === -1) return { lines, from, skipped };
+  const before = tailPart(file, lines.length === 0 ? bytes : length - (end - from), cut, skipped + 1);
+  return { lines: [...before.lines, ...lines], from: before.from, skipped: before.skipped };
 }
 
 /**
