@@ -3149,11 +3149,11 @@ ${body}
 ${BLOCK_END}`;
 }
 function findBlock(text, file) {
-  const lines2 = text.split("\n");
+  const lines2 = unfenced(text);
   const at2 = (marker) => lines2.flatMap((l, i) => l.replace(/\r$/, "").trim() === marker ? [i] : []);
   const begins = at2(BLOCK_BEGIN);
   const ends = at2(BLOCK_END);
-  const mentions = lines2.filter((l) => l.includes("session-handoff:begin") || l.includes("session-handoff:end")).length;
+  const mentions = lines2.filter(mentionsMarker).length;
   if (begins.length === 0 && ends.length === 0 && mentions === 0) return null;
   if (begins.length !== 1 || ends.length !== 1 || mentions !== 2 || ends[0] < begins[0]) {
     const expected = `expected one \`${BLOCK_BEGIN}\` line, then one \`${BLOCK_END}\` line`;
@@ -3161,6 +3161,24 @@ function findBlock(text, file) {
     throw new Refused(`${file} has malformed session-handoff markers (${expected}); nothing was changed. ${fix}`);
   }
   return { begin: begins[0], end: ends[0] };
+}
+function unfenced(text) {
+  const lines2 = text.split("\n");
+  const out = [...lines2];
+  let fence = "";
+  let from = -1;
+  for (let i = 0; i < lines2.length; i++) {
+    const open = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(lines2[i].replace(/\r$/, ""));
+    if (fence === "" && open && !(open[1][0] === "`" && open[2].includes("`"))) [fence, from] = [open[1], i];
+    else if (fence !== "" && open && open[1][0] === fence[0] && open[1].length >= fence.length && !open[2].trim()) {
+      fence = "";
+    } else if (fence === "") continue;
+    out[i] = "";
+    if (fence === "" || i < lines2.length - 1) continue;
+    out.splice(from, lines2.length - from, ...lines2.slice(from));
+    [fence, i] = ["", from];
+  }
+  return out;
 }
 function blockAgents(text, span) {
   const lines2 = text.split("\n").slice(span.begin + 1, span.end);
@@ -3226,7 +3244,7 @@ function takeBlock(text, file, agent, body) {
   if (rest.length === 0) return dropBlock(text, span);
   return replaceBlock(text, span, block(body(rest)).split("\n").join(eolOf(text)));
 }
-var BLOCK_BEGIN, BLOCK_END, AGENTS_LINE, TOP_BLOCK_FROM, CODEX_BUDGET;
+var BLOCK_BEGIN, BLOCK_END, AGENTS_LINE, mentionsMarker, holdsBlock, TOP_BLOCK_FROM, CODEX_BUDGET;
 var init_md_block = __esm({
   "src/agents/md-block.ts"() {
     "use strict";
@@ -3235,6 +3253,8 @@ var init_md_block = __esm({
     BLOCK_BEGIN = "<!-- session-handoff:begin -->";
     BLOCK_END = "<!-- session-handoff:end -->";
     AGENTS_LINE = "Installed by session-handoff for:";
+    mentionsMarker = (line) => /session-handoff:(begin|end)/.test(line);
+    holdsBlock = (text) => unfenced(text).some((l) => l.includes(BLOCK_BEGIN));
     TOP_BLOCK_FROM = 28 * 1024;
     CODEX_BUDGET = 32 * 1024;
   }
@@ -7359,6 +7379,7 @@ var init_promote = __esm({
     init_common();
     init_append();
     init_types();
+    init_md_block();
     MAX_PROMOTE_BYTES = 64e3;
     promoteVerb = {
       name: "promote",
@@ -7372,7 +7393,8 @@ past that: "stdin is more than 64,000 bytes") to AGENTS.md or CLAUDE.md
 at the root, only if the file is still the version whose token you read with
 \`read-target\` (\`absent\` creates it, mode 0644). A newline is added to the prior
 content and to the text when they lack one. Secrets are redacted and invisible
-characters refused, as for \`write\`. Only on the user's approval.
+characters refused, as for \`write\`, and so is a line naming session-handoff's
+block markers (\`session-handoff:begin\`/\`end\`). Only on the user's approval.
 
 When the text (after redaction) is already in the file as whole consecutive
 lines, nothing is appended, whatever token was given (a retried promotion):
@@ -7406,6 +7428,9 @@ exit:   0 appended, or already there; 2 refused (stale token: read again; bad
                 throw new Refused(`the lesson is ${raw.length} bytes; promote appends at most ${MAX_PROMOTE_BYTES} bytes`);
               }
               const decoded = decodeInput(raw, "lesson");
+              const line = decoded.text.split("\n").findIndex(mentionsMarker) + 1;
+              const why = "names session-handoff's block markers, which install takes as its own";
+              if (line > 0) throw new Refused(`the lesson's line ${line} ${why}; reword that line and retry`);
               const redacted = redactForSave(decoded.text);
               text = redacted.text;
               notes = [...decoded.notes, ...redacted.notes];
@@ -10904,6 +10929,13 @@ import {
   unlinkSync as unlinkSync10
 } from "node:fs";
 import path39 from "node:path";
+async function committedText(file, env) {
+  const top = gitTopOf(path39.dirname(file), env);
+  if (top === null) return null;
+  const rel = path39.relative(top, file).split(path39.sep).join("/");
+  const got = await runGit(top, ["cat-file", "blob", `HEAD:${rel}`], env).catch(() => null);
+  return got?.code === 0 ? got.stdout.toString("utf8") : null;
+}
 async function readAgentFile(file, snippet) {
   let read;
   try {
@@ -11051,6 +11083,8 @@ var init_agent_file = __esm({
     init_failpoint();
     init_fs();
     init_files();
+    init_git_dir();
+    init_run();
     removeEmptyUpTo = (dir, stop) => removeEmptyDirs(dirsBelow(stop, dir));
     madeList = (at2) => (readSmall(at2) ?? "").split("\n").filter(Boolean);
   }
@@ -12299,7 +12333,11 @@ function rewrite(text, ours, isOurs) {
 function bareAt(text, where) {
   const tree = parseTree2(text);
   const node = tree === void 0 ? void 0 : findNodeAtLocation2(tree, where);
-  return node !== void 0 && /^[[{]\s*[\]}]$/.test(text.slice(node.offset, node.offset + node.length));
+  if (node === void 0 || !/^[[{]\s*[\]}]$/.test(text.slice(node.offset, endOf(node)))) return false;
+  const [prop, obj2] = [node.parent, node.parent.parent];
+  const [kids, i] = [obj2.children, obj2.children.indexOf(prop)];
+  const cut = i > 0 ? [endOf(kids[i - 1]), endOf(prop)] : [obj2.offset + 1, kids[1]?.offset ?? endOf(prop)];
+  return !/\/[/*]/.test(text.slice(cut[0], cut[1]));
 }
 function mergeHooks(text, file, spec) {
   const ours = groupsOf(spec);
@@ -12313,10 +12351,7 @@ function removeHooks(text, file, spec) {
   if (text.replace(/^\uFEFF/, "").trim() === "") return text;
   parseSettings(text, file, "Fix it and run this again, or take out the hooks of session-handoff by hand.");
   if (!holdsOurHooks(text, spec)) return text;
-  const next = keepBom(text, (body) => rewrite(body, null, oursFor(spec)));
-  const left = parseJsonc(next);
-  if (isObj(left) && Object.keys(left).length === 0 && !/\/[/*]/.test(next)) return null;
-  return next;
+  return keepBom(text, (body) => rewrite(body, null, oursFor(spec)));
 }
 function oursIn(text) {
   const hooks = parsedHooks(text);
@@ -12398,7 +12433,7 @@ function snippetOf(edit2, agent) {
 }
 function holdsOurs(edit2, text) {
   if (edit2.kind === "json-hooks") return holdsOurHooks(text, edit2);
-  if (edit2.kind === "md-block") return text.includes(BLOCK_BEGIN);
+  if (edit2.kind === "md-block") return holdsBlock(text);
   return ownedSpan(edit2, text) !== null;
 }
 function holdsAgentEntries(edit2, agent, text) {
@@ -12424,20 +12459,17 @@ ${edit2.content}`);
     }
   }
 }
-function uninstallText(edit2, agent, current, shown) {
-  switch (edit2.kind) {
-    case "json-hooks": {
-      const left = edit2.statusLine === void 0 ? current : removeStatusLine(current, edit2);
-      const rest = removeHooks(left, shown, edit2);
-      return rest !== null && rest === left && left !== current && /^\s*\{\s*\}\s*$/.test(left) ? null : rest;
-    }
-    case "md-block":
-      return takeBlock(current, shown, agent, edit2.body);
-    case "owned-file": {
-      const rest = ownedSpan(edit2, current)?.("");
-      return rest === void 0 ? current : rest.trim() === "" ? null : rest;
-    }
-  }
+function uninstallText(edit2, agent, current, shown, committed) {
+  const theirs = committed !== null && !holdsOurs(edit2, committed);
+  const forms = edit2.kind === "json-hooks" ? [edit2, { ...edit2, statusLine: void 0 }] : [edit2];
+  if (theirs && forms.some((e) => current === tryText(() => installText(e, agent, committed, shown)))) return committed;
+  const rest = takeOurs(edit2, agent, current, shown);
+  return rest !== current && !theirs && nothingLeft(edit2, rest) ? null : rest;
+}
+function takeOurs(edit2, agent, current, shown) {
+  if (edit2.kind === "md-block") return takeBlock(current, shown, agent, edit2.body) ?? "";
+  if (edit2.kind === "owned-file") return ownedSpan(edit2, current)?.("") ?? current;
+  return removeHooks(edit2.statusLine === void 0 ? current : removeStatusLine(current, edit2), shown, edit2);
 }
 function ownedSpan(edit2, text) {
   const want = edit2.content.replace(/\r?\n$/, "").split(/\r?\n/);
@@ -12455,6 +12487,7 @@ function ownedSpan(edit2, text) {
 function editPath(base, edit2) {
   return path41.join(base, ...edit2.file.split("/"));
 }
+var tryText, nothingLeft;
 var init_plan = __esm({
   "src/agents/plan.ts"() {
     "use strict";
@@ -12463,6 +12496,14 @@ var init_plan = __esm({
     init_json_hooks();
     init_md_block();
     init_command();
+    tryText = (f) => {
+      try {
+        return f();
+      } catch {
+        return null;
+      }
+    };
+    nothingLeft = (edit2, rest) => edit2.kind === "md-block" ? rest === "" : edit2.kind === "owned-file" ? !rest.trim() : /^\uFEFF?\s*\{\s*\}\s*$/.test(rest);
   }
 });
 
@@ -12581,7 +12622,8 @@ async function uninstall(t, env) {
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
     const current = snap.bytes?.toString("utf8") ?? null;
-    const next = current === null ? null : uninstallText(edit2, t.agent.name, current, shown);
+    const committed = current === null ? null : await committedText(file, env);
+    const next = current === null ? null : uninstallText(edit2, t.agent.name, current, shown, committed);
     const verb = current === null ? "absent" : next === current ? "unchanged" : next === null ? "removed" : "updated";
     plans.push({ file, shown, snap, next, verb });
   }
@@ -12631,6 +12673,7 @@ var init_installer = __esm({
     init_files();
     init_fs();
     init_pause();
+    init_agent_file();
     init_agent_file();
     init_home();
     init_agents();

@@ -12,6 +12,7 @@ import { readSmall, realOrNull } from "../store/fs.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { dirsBelow, makeDirs, missingDirs, readAgentFile, recordMade, recordNode, removeEmptyDirs, removeMade,
   writeAgentFile } from "./agent-file.ts";
+import { committedText } from "./agent-file.ts";
 import { userDir } from "../store/home.ts";
 import { AGENTS } from "./index.ts";
 import { setsStatusLine } from "./json-hooks.ts";
@@ -156,7 +157,8 @@ export async function uninstall(t: Target, env: Env) {
   for (const { edit, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit, t.agent.name));
     const current = snap.bytes?.toString("utf8") ?? null;
-    const next = current === null ? null : uninstallText(edit, t.agent.name, current, shown);
+    const committed = current === null ? null : await committedText(file, env);
+    const next = current === null ? null : uninstallText(edit, t.agent.name, current, shown, committed);
     const verb = current === null ? "absent" : next === current ? "unchanged" : next === null ? "removed" : "updated";
     plans.push({ file, shown, snap, next, verb });
   }
