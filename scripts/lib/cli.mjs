@@ -12507,247 +12507,14 @@ var init_plan = __esm({
   }
 });
 
-// src/agents/installer.ts
-import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readdirSync as readdirSync10, readFileSync as readFileSync8, rmSync as rmSync4 } from "node:fs";
-import path42 from "node:path";
-async function install(t, env) {
-  const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
-  if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
-  const where = "install records the Node under it, so nothing was changed";
-  if (!existsSync6(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
-  assertNotPaused(t.memDir, env);
-  if (!t.global) assertDriverFits(t.base, env);
-  const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
-  const plans = [];
-  const notes = [];
-  for (const { edit: edit2, file, shown } of targets) {
-    const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
-    const current = snap.bytes?.toString("utf8") ?? null;
-    const kept = keepingUserStatusLine(edit2, current, t.global, t.home, env);
-    const theirs = claudeSettings(t.home, env);
-    if (kept !== edit2) notes.push(`kept your own status line (${theirs}): ours is not set in ${shown}`);
-    const next = installText(kept, t.agent.name, current, shown);
-    plans.push({ edit: edit2, file, shown, snap, next });
-  }
-  const lines2 = [];
-  if (!t.dryRun) recordNode(userDir(env, t.home), process.execPath);
-  const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
-  for (const p of plans) {
-    const bytes = Buffer.from(p.next, "utf8");
-    const verb = p.snap.bytes === null ? "create" : "update";
-    if (p.snap.bytes?.equals(bytes) || t.dryRun) {
-      lines2.push(p.snap.bytes?.equals(bytes) ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
-      continue;
-    }
-    const dirs = missingDirs(t.base, path42.dirname(p.file));
-    makeDirs(dirs);
-    const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
-    try {
-      await writeAgentFile(p.file, p.snap.token, bytes, mode, env.MEMORY_IO_FAILPOINT || void 0);
-    } catch (err) {
-      removeEmptyDirs(dirs);
-      throw err;
-    }
-    recordMade(madeListFile(t, env), dirs);
-    lines2.push(`${verb}d ${p.shown}`);
-  }
-  const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
-  const keep = [];
-  for (const p of t.global ? [] : plans.filter((q) => q.next.includes(t.helper.abs))) {
-    const x = excludeOf(t.base, p.file, env);
-    if (x !== null && x.at >= 0) continue;
-    const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
-    if (x !== null && ls?.stdout.length === 0) {
-      if (!t.dryRun) {
-        const made = [path42.dirname(x.file), x.file].filter((f) => !existsSync6(f));
-        mkdirSync7(path42.dirname(x.file), { recursive: true });
-        import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
-        recordMade(madeListFile(t, env), made);
-      }
-      lines2.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
-    } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
-  }
-  return { lines: [...lines2, ...driver.lines], notes: [...notes, ...driver.notes, ...keep, ...old] };
-}
-function madeListFile(t, env) {
-  const top = t.global ? null : gitTopOf(t.base, env);
-  const gitDir = top === null ? null : gitDirOf(top);
-  if (gitDir !== null) return path42.join(commonDirOf(gitDir), "session-handoff", "made-folders");
-  return path42.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
-}
-function keepingUserStatusLine(edit2, current, global, home, env) {
-  const personal = edit2.kind === "json-hooks" && edit2.statusLine !== void 0 && !global && !setsStatusLine(current) && setsStatusLine(readSmall(claudeSettings(home, env)));
-  return personal ? { ...edit2, statusLine: void 0 } : edit2;
-}
-function excludeOf(base, file, env) {
-  const top = gitTopOf(base, env);
-  const gitDir = top === null ? null : gitDirOf(top);
-  if (top === null || gitDir === null) return null;
-  const common = commonDirOf(gitDir);
-  const exclude = path42.join(common, "info", "exclude");
-  const text = existsSync6(exclude) ? readFileSync8(exclude, "utf8") : "";
-  const rel = path42.relative(top, file).split(path42.sep).join("/");
-  const pair = `${EXCLUDE_MARK}
-/${rel}
-`;
-  const ls = ["ls-files", "--", `:(literal)${rel}`];
-  const others = workTrees(common).filter((w) => realOrNull(w) !== realOrNull(top));
-  const needed = others.some((w) => existsSync6(path42.join(w, rel)));
-  return { top, file: exclude, text, pair, ls, needed, at: `
-${text}`.indexOf(`
-${pair}`) };
-}
-function workTrees(common) {
-  const linked = path42.join(common, "worktrees");
-  const gitdirs = (existsSync6(linked) ? readdirSync10(linked) : []).map((n2) => readSmall(path42.join(linked, n2, "gitdir")));
-  return [path42.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path42.dirname(g.trim()))];
-}
-function dropOldRecords(dir) {
-  const records = path42.join(dir, "installs");
-  const what = "an older version's copies of agent files, no longer read";
-  if (lstatSync15(records, { throwIfNoEntry: false }) === void 0) return [];
-  try {
-    rmSync4(records, { recursive: true, force: true });
-  } catch (err) {
-    return [`${records} could not be removed (${err.code}): ${what}; delete it by hand`];
-  }
-  return [`removed ${records}: ${what}`];
-}
-async function uninstall(t, env) {
-  assertNotPaused(t.memDir, env);
-  const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
-  const plans = [];
-  for (const { edit: edit2, file, shown } of targets) {
-    const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
-    const current = snap.bytes?.toString("utf8") ?? null;
-    const committed = current === null ? null : await committedText(file, env);
-    const next = current === null ? null : uninstallText(edit2, t.agent.name, current, shown, committed);
-    const verb = current === null ? "absent" : next === current ? "unchanged" : next === null ? "removed" : "updated";
-    plans.push({ file, shown, snap, next, verb });
-  }
-  const last = !t.global && !anotherInstalled(t, new Map(plans.map((p) => [p.file, p.next])));
-  if (last) assertAttributesReadable(t.base, env);
-  const lines2 = [];
-  for (const p of plans) {
-    const acts = p.verb === "removed" || p.verb === "updated";
-    lines2.push(`${t.dryRun && acts ? `would ${p.verb.replace(/d$/, "")}` : p.verb} ${p.shown}`);
-    if (t.dryRun || !acts) continue;
-    const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
-    await writeAgentFile(p.file, p.snap.token, bytes, 420, env.MEMORY_IO_FAILPOINT || void 0);
-  }
-  const none = { lines: [], notes: [] };
-  const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
-  const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path42.dirname(p.file)));
-  for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
-    const x = excludeOf(t.base, p.file, env);
-    if (x === null || x.at < 0 || x.needed) continue;
-    if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
-    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path42.dirname(x.file)]);
-    lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
-  }
-  const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
-  return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...old], last };
-}
-function anotherInstalled(t, planned) {
-  return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
-    const file = editPath(t.base, edit2);
-    const st = lstatSync15(file, { throwIfNoEntry: false });
-    if (planned.has(file)) return holdsOurs(edit2, planned.get(file) ?? "");
-    if (st === void 0 || !st.isFile() || st.size > 4e6) return false;
-    return holdsOurs(edit2, readFileSync8(file, "utf8"));
-  }));
-}
-var import_write_file_atomic3, claudeSettings, EXCLUDE_MARK;
-var init_installer = __esm({
-  "src/agents/installer.ts"() {
-    "use strict";
-    import_write_file_atomic3 = __toESM(require_lib(), 1);
-    init_errors();
-    init_git_dir();
-    init_merge_driver_config();
-    init_run();
-    init_quote();
-    init_files();
-    init_fs();
-    init_pause();
-    init_agent_file();
-    init_agent_file();
-    init_home();
-    init_agents();
-    init_json_hooks();
-    init_plan();
-    claudeSettings = (home, env) => path42.join(env.CLAUDE_CONFIG_DIR || path42.join(home, ".claude"), "settings.json");
-    EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
-  }
-});
-
-// src/agents/install-lock.ts
-import { lstatSync as lstatSync16, mkdirSync as mkdirSync8, rmdirSync as rmdirSync3 } from "node:fs";
-import path43 from "node:path";
-async function underInstallLock(ctx, uninstall2, run) {
-  if (ctx.values["dry-run"] === true) return run();
-  const global = ctx.values.global === true;
-  const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
-  let root = null;
-  try {
-    root = global ? null : findRoot(path43.resolve(ctx.cwd, given), ctx.env).root;
-  } catch {
-    return run();
-  }
-  const lockDir = path43.join(root === null ? userDir(ctx.env) : path43.join(root, ".ai"), ".install.lock");
-  const parent = path43.dirname(lockDir);
-  const made = makeParent(parent);
-  try {
-    const what = "another install or uninstall is editing these agent files";
-    const retry = "wait for it to finish and retry";
-    const lock = await acquireLockDir(lockDir, 10, { what, retry, makeParent: true });
-    try {
-      return await run();
-    } finally {
-      await lock.release();
-    }
-  } finally {
-    const stop = global ? path43.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path43.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path43.dirname(dir)) {
-      try {
-        rmdirSync3(dir);
-      } catch {
-        break;
-      }
-      if (dir === made && !uninstall2) break;
-    }
-  }
-}
-function makeParent(dir) {
-  const st = lstatSync16(dir, { throwIfNoEntry: false });
-  if (st === void 0) return mkdirSync8(dir, { recursive: true, mode: 448 }) ?? null;
-  if (st.isSymbolicLink() || !st.isDirectory()) {
-    throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
-  }
-  return null;
-}
-var init_install_lock = __esm({
-  "src/agents/install-lock.ts"() {
-    "use strict";
-    init_errors();
-    init_home();
-    init_lock();
-    init_root();
-  }
-});
-
 // src/agents/target.ts
-import path44 from "node:path";
+import path42 from "node:path";
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path44.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path44.join(real2(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path42.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path42.join(real2(path42.dirname(path42.dirname(path42.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path44.relative(real2(root), abs);
-  return { abs, rel: rel.startsWith("..") || path44.isAbsolute(rel) ? null : rel.split(path44.sep).join("/") };
+  const rel = path42.relative(real2(root), abs);
+  return { abs, rel: rel.startsWith("..") || path42.isAbsolute(rel) ? null : rel.split(path42.sep).join("/") };
 }
 function targetOf(agent, root, helper, env, dryRun) {
   const global = root === null;
@@ -12756,6 +12523,10 @@ function targetOf(agent, root, helper, env, dryRun) {
   const target = (edit2) => ({ edit: edit2, file: editPath(base, edit2), shown: global ? `~/${edit2.file}` : edit2.file });
   const targets = () => agent.edits(helper, global).map(target);
   return { agent, global, base, home, memDir: root === null ? null : memoryDir(root), helper, targets, dryRun };
+}
+function assertLoadable(helper, platform = process.platform) {
+  if (platform === "win32" || !helper.abs.includes("\\")) return;
+  throw new Refused(`the helper path ${quotedValue(helper.abs)} holds a backslash, from which Node cannot load it (ERR_INVALID_MODULE_SPECIFIER), so no hook could run; move it to a path without one (nothing was changed)`);
 }
 function agentTarget(ctx, verb, rootOf) {
   const name2 = ctx.values.agent;
@@ -12791,7 +12562,242 @@ var init_target = __esm({
                 ~/.config/opencode, ~/.gemini) instead of the project's; cline
                 and cursor have none
   --root DIR    the project root`;
-    real2 = (p) => realOrNull(p) ?? path44.resolve(p);
+    real2 = (p) => realOrNull(p) ?? path42.resolve(p);
+  }
+});
+
+// src/agents/installer.ts
+import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readdirSync as readdirSync10, readFileSync as readFileSync8, rmSync as rmSync4 } from "node:fs";
+import path43 from "node:path";
+async function install(t, env) {
+  const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
+  if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
+  const where = "install records the Node under it, so nothing was changed";
+  if (!existsSync6(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
+  assertNotPaused(t.memDir, env);
+  if (!t.global) assertDriverFits(t.base, env);
+  assertLoadable(t.helper);
+  const targets = t.targets();
+  for (const { file } of targets) missingDirs(t.base, path43.dirname(file));
+  const plans = [];
+  const notes = [];
+  for (const { edit: edit2, file, shown } of targets) {
+    const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
+    const current = snap.bytes?.toString("utf8") ?? null;
+    const kept = keepingUserStatusLine(edit2, current, t.global, t.home, env);
+    const theirs = claudeSettings(t.home, env);
+    if (kept !== edit2) notes.push(`kept your own status line (${theirs}): ours is not set in ${shown}`);
+    const next = installText(kept, t.agent.name, current, shown);
+    plans.push({ edit: edit2, file, shown, snap, next });
+  }
+  const lines2 = [];
+  if (!t.dryRun) recordNode(userDir(env, t.home), process.execPath);
+  const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
+  for (const p of plans) {
+    const bytes = Buffer.from(p.next, "utf8");
+    const verb = p.snap.bytes === null ? "create" : "update";
+    if (p.snap.bytes?.equals(bytes) || t.dryRun) {
+      lines2.push(p.snap.bytes?.equals(bytes) ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
+      continue;
+    }
+    const dirs = missingDirs(t.base, path43.dirname(p.file));
+    makeDirs(dirs);
+    const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
+    try {
+      await writeAgentFile(p.file, p.snap.token, bytes, mode, env.MEMORY_IO_FAILPOINT || void 0);
+    } catch (err) {
+      removeEmptyDirs(dirs);
+      throw err;
+    }
+    recordMade(madeListFile(t, env), dirs);
+    lines2.push(`${verb}d ${p.shown}`);
+  }
+  const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
+  const keep = [];
+  for (const p of t.global ? [] : plans.filter((q) => q.next.includes(t.helper.abs))) {
+    const x = excludeOf(t.base, p.file, env);
+    if (x !== null && x.at >= 0) continue;
+    const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
+    if (x !== null && ls?.stdout.length === 0) {
+      if (!t.dryRun) {
+        const made = [path43.dirname(x.file), x.file].filter((f) => !existsSync6(f));
+        mkdirSync7(path43.dirname(x.file), { recursive: true });
+        import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
+        recordMade(madeListFile(t, env), made);
+      }
+      lines2.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
+    } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
+  }
+  return { lines: [...lines2, ...driver.lines], notes: [...notes, ...driver.notes, ...keep, ...old] };
+}
+function madeListFile(t, env) {
+  const top = t.global ? null : gitTopOf(t.base, env);
+  const gitDir = top === null ? null : gitDirOf(top);
+  if (gitDir !== null) return path43.join(commonDirOf(gitDir), "session-handoff", "made-folders");
+  return path43.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
+}
+function keepingUserStatusLine(edit2, current, global, home, env) {
+  const personal = edit2.kind === "json-hooks" && edit2.statusLine !== void 0 && !global && !setsStatusLine(current) && setsStatusLine(readSmall(claudeSettings(home, env)));
+  return personal ? { ...edit2, statusLine: void 0 } : edit2;
+}
+function excludeOf(base, file, env) {
+  const top = gitTopOf(base, env);
+  const gitDir = top === null ? null : gitDirOf(top);
+  if (top === null || gitDir === null) return null;
+  const common = commonDirOf(gitDir);
+  const exclude = path43.join(common, "info", "exclude");
+  const text = existsSync6(exclude) ? readFileSync8(exclude, "utf8") : "";
+  const rel = path43.relative(top, file).split(path43.sep).join("/");
+  const pair = `${EXCLUDE_MARK}
+/${rel}
+`;
+  const ls = ["ls-files", "--", `:(literal)${rel}`];
+  const others = workTrees(common).filter((w) => realOrNull(w) !== realOrNull(top));
+  const needed = others.some((w) => existsSync6(path43.join(w, rel)));
+  return { top, file: exclude, text, pair, ls, needed, at: `
+${text}`.indexOf(`
+${pair}`) };
+}
+function workTrees(common) {
+  const linked = path43.join(common, "worktrees");
+  const gitdirs = (existsSync6(linked) ? readdirSync10(linked) : []).map((n2) => readSmall(path43.join(linked, n2, "gitdir")));
+  return [path43.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path43.dirname(g.trim()))];
+}
+function dropOldRecords(dir) {
+  const records = path43.join(dir, "installs");
+  const what = "an older version's copies of agent files, no longer read";
+  if (lstatSync15(records, { throwIfNoEntry: false }) === void 0) return [];
+  try {
+    rmSync4(records, { recursive: true, force: true });
+  } catch (err) {
+    return [`${records} could not be removed (${err.code}): ${what}; delete it by hand`];
+  }
+  return [`removed ${records}: ${what}`];
+}
+async function uninstall(t, env) {
+  assertNotPaused(t.memDir, env);
+  const targets = t.targets();
+  for (const { file } of targets) missingDirs(t.base, path43.dirname(file));
+  const plans = [];
+  for (const { edit: edit2, file, shown } of targets) {
+    const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
+    const current = snap.bytes?.toString("utf8") ?? null;
+    const committed = current === null ? null : await committedText(file, env);
+    const next = current === null ? null : uninstallText(edit2, t.agent.name, current, shown, committed);
+    const verb = current === null ? "absent" : next === current ? "unchanged" : next === null ? "removed" : "updated";
+    plans.push({ file, shown, snap, next, verb });
+  }
+  const last = !t.global && !anotherInstalled(t, new Map(plans.map((p) => [p.file, p.next])));
+  if (last) assertAttributesReadable(t.base, env);
+  const lines2 = [];
+  for (const p of plans) {
+    const acts = p.verb === "removed" || p.verb === "updated";
+    lines2.push(`${t.dryRun && acts ? `would ${p.verb.replace(/d$/, "")}` : p.verb} ${p.shown}`);
+    if (t.dryRun || !acts) continue;
+    const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
+    await writeAgentFile(p.file, p.snap.token, bytes, 420, env.MEMORY_IO_FAILPOINT || void 0);
+  }
+  const none = { lines: [], notes: [] };
+  const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
+  const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
+  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path43.dirname(p.file)));
+  for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
+    const x = excludeOf(t.base, p.file, env);
+    if (x === null || x.at < 0 || x.needed) continue;
+    if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
+    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path43.dirname(x.file)]);
+    lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
+  }
+  const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
+  return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...old], last };
+}
+function anotherInstalled(t, planned) {
+  return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
+    const file = editPath(t.base, edit2);
+    const st = lstatSync15(file, { throwIfNoEntry: false });
+    if (planned.has(file)) return holdsOurs(edit2, planned.get(file) ?? "");
+    if (st === void 0 || !st.isFile() || st.size > 4e6) return false;
+    return holdsOurs(edit2, readFileSync8(file, "utf8"));
+  }));
+}
+var import_write_file_atomic3, claudeSettings, EXCLUDE_MARK;
+var init_installer = __esm({
+  "src/agents/installer.ts"() {
+    "use strict";
+    import_write_file_atomic3 = __toESM(require_lib(), 1);
+    init_errors();
+    init_git_dir();
+    init_merge_driver_config();
+    init_run();
+    init_quote();
+    init_files();
+    init_fs();
+    init_pause();
+    init_agent_file();
+    init_agent_file();
+    init_home();
+    init_agents();
+    init_json_hooks();
+    init_plan();
+    init_target();
+    claudeSettings = (home, env) => path43.join(env.CLAUDE_CONFIG_DIR || path43.join(home, ".claude"), "settings.json");
+    EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
+  }
+});
+
+// src/agents/install-lock.ts
+import { lstatSync as lstatSync16, mkdirSync as mkdirSync8, rmdirSync as rmdirSync3 } from "node:fs";
+import path44 from "node:path";
+async function underInstallLock(ctx, uninstall2, run) {
+  if (ctx.values["dry-run"] === true) return run();
+  const global = ctx.values.global === true;
+  const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
+  let root = null;
+  try {
+    root = global ? null : findRoot(path44.resolve(ctx.cwd, given), ctx.env).root;
+  } catch {
+    return run();
+  }
+  const lockDir = path44.join(root === null ? userDir(ctx.env) : path44.join(root, ".ai"), ".install.lock");
+  const parent = path44.dirname(lockDir);
+  const made = makeParent(parent);
+  try {
+    const what = "another install or uninstall is editing these agent files";
+    const retry = "wait for it to finish and retry";
+    const lock = await acquireLockDir(lockDir, 10, { what, retry, makeParent: true });
+    try {
+      return await run();
+    } finally {
+      await lock.release();
+    }
+  } finally {
+    const stop = global ? path44.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path44.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path44.dirname(dir)) {
+      try {
+        rmdirSync3(dir);
+      } catch {
+        break;
+      }
+      if (dir === made && !uninstall2) break;
+    }
+  }
+}
+function makeParent(dir) {
+  const st = lstatSync16(dir, { throwIfNoEntry: false });
+  if (st === void 0) return mkdirSync8(dir, { recursive: true, mode: 448 }) ?? null;
+  if (st.isSymbolicLink() || !st.isDirectory()) {
+    throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
+  }
+  return null;
+}
+var init_install_lock = __esm({
+  "src/agents/install-lock.ts"() {
+    "use strict";
+    init_errors();
+    init_home();
+    init_lock();
+    init_root();
   }
 });
 
@@ -13603,6 +13609,10 @@ async function memoryState(r, journal) {
   const unsafe = Object.values(files).some((s) => s === "unsafe" || s === "foreign");
   const verdict = interrupted ? "interrupted" : unsafe ? "unsafe" : files.handoff === "present" ? "parked" : "clean";
   if (interrupted) problems.push({ what: "an interrupted save needs recovery", fix: fixCmd(r, "recover") });
+  if (process.platform !== "win32" && root.includes("\\")) {
+    const what = "the project path holds a backslash: Node cannot load a helper copy in it, so hooks running one fail";
+    problems.push({ what, fix: "move the project to a path without one, then run init again" });
+  }
   const lock = lockState(memoryDir(root));
   if (lock.unproven) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;

@@ -17,7 +17,7 @@ import { userDir } from "../store/home.ts";
 import { AGENTS } from "./index.ts";
 import { setsStatusLine } from "./json-hooks.ts";
 import { editPath, holdsOurs, installText, snippetOf, uninstallText } from "./plan.ts";
-import type { Target } from "./target.ts";
+import { assertLoadable, type Target } from "./target.ts";
 import type { Edit } from "./types.ts";
 
 type Env = Record<string, string | undefined>;
@@ -30,6 +30,7 @@ export async function install(t: Target, env: Env) {
   if (!existsSync(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
   assertNotPaused(t.memDir, env);
   if (!t.global) assertDriverFits(t.base, env);
+  assertLoadable(t.helper);
   const targets = t.targets();
   for (const { file } of targets) missingDirs(t.base, path.dirname(file));
   // Every new text is computed before anything is written: a refusal for one file changes none.
