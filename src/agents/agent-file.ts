@@ -7,6 +7,17 @@ import { Refused } from "../errors.ts";
 import { failpoint } from "../store/failpoint.ts";
 import { readSmall } from "../store/fs.ts";
 import { readStable, UnsafeFile, type ReadFile } from "../store/files.ts";
+import { gitTopOf } from "../git/git-dir.ts";
+import { runGit } from "../git/run.ts";
+
+/** The file's text in the commit HEAD names, or null: no git, no commit, not tracked, git not to be run. */
+export async function committedText(file: string, env: Record<string, string | undefined>): Promise<string | null> {
+  const top = gitTopOf(path.dirname(file), env);
+  if (top === null) return null;
+  const rel = path.relative(top, file).split(path.sep).join("/");
+  const got = await runGit(top, ["cat-file", "blob", `HEAD:${rel}`], env).catch(() => null);
+  return got?.code === 0 ? got.stdout.toString("utf8") : null;
+}
 
 /** Reads a file to edit: absent, or a regular file with one link this user may replace; else Refused with `snippet`. */
 export async function readAgentFile(file: string, snippet: string): Promise<{ bytes: Buffer | null; token: string }> {

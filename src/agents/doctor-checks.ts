@@ -300,6 +300,10 @@ export async function memoryState(r: Report, journal: JournalHealth) {
   const unsafe = Object.values(files).some((s) => s === "unsafe" || s === "foreign");
   const verdict = interrupted ? "interrupted" : unsafe ? "unsafe" : files.handoff === "present" ? "parked" : "clean";
   if (interrupted) problems.push({ what: "an interrupted save needs recovery", fix: fixCmd(r, "recover") });
+  if (process.platform !== "win32" && root.includes("\\")) {
+    const what = "the project path holds a backslash: Node cannot load a helper copy in it, so hooks running one fail";
+    problems.push({ what, fix: "move the project to a path without one, then run init again" });
+  }
   // A writer takes a lock over only after watching it unchanged for 10 s: no single look can judge this one.
   const lock = lockState(memoryDir(root));
   if (lock.unproven) {

@@ -12,11 +12,12 @@ import { readSmall, realOrNull } from "../store/fs.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { dirsBelow, makeDirs, missingDirs, readAgentFile, recordMade, recordNode, removeEmptyDirs, removeMade,
   writeAgentFile } from "./agent-file.ts";
+import { committedText } from "./agent-file.ts";
 import { userDir } from "../store/home.ts";
 import { AGENTS } from "./index.ts";
 import { setsStatusLine } from "./json-hooks.ts";
 import { editPath, holdsOurs, installText, snippetOf, uninstallText } from "./plan.ts";
-import type { Target } from "./target.ts";
+import { assertLoadable, type Target } from "./target.ts";
 import type { Edit } from "./types.ts";
 
 type Env = Record<string, string | undefined>;
@@ -29,6 +30,7 @@ export async function install(t: Target, env: Env) {
   if (!existsSync(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
   assertNotPaused(t.memDir, env);
   if (!t.global) assertDriverFits(t.base, env);
+  assertLoadable(t.helper);
   const targets = t.targets();
   for (const { file } of targets) missingDirs(t.base, path.dirname(file));
   // Every new text is computed before anything is written: a refusal for one file changes none.
@@ -156,7 +158,8 @@ export async function uninstall(t: Target, env: Env) {
   for (const { edit, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit, t.agent.name));
     const current = snap.bytes?.toString("utf8") ?? null;
-    const next = current === null ? null : uninstallText(edit, t.agent.name, current, shown);
+    const committed = current === null ? null : await committedText(file, env);
+    const next = current === null ? null : uninstallText(edit, t.agent.name, current, shown, committed);
     const verb = current === null ? "absent" : next === current ? "unchanged" : next === null ? "removed" : "updated";
     plans.push({ file, shown, snap, next, verb });
   }

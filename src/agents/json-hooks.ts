@@ -263,11 +263,16 @@ function rewrite(text: string, ours: Obj | null, isOurs: (h: Json) => boolean): 
   return out;
 }
 
-// A container emptied of our entries goes only when nothing of the user's is left in it, not even a comment.
+// A container emptied of our entries goes only when nothing of the user's is left in it, not even a comment, nor in
+// the separator its removal takes with it (install writes no comment there).
 function bareAt(text: string, where: JSONPath): boolean {
   const tree = parseTree(text);
   const node = tree === undefined ? undefined : findNodeAtLocation(tree, where);
-  return node !== undefined && /^[[{]\s*[\]}]$/.test(text.slice(node.offset, node.offset + node.length));
+  if (node === undefined || !/^[[{]\s*[\]}]$/.test(text.slice(node.offset, endOf(node)))) return false;
+  const [prop, obj] = [node.parent!, node.parent!.parent!];
+  const [kids, i] = [obj.children!, obj.children!.indexOf(prop)];
+  const cut = i > 0 ? [endOf(kids[i - 1]!), endOf(prop)] : [obj.offset + 1, kids[1]?.offset ?? endOf(prop)];
+  return !/\/[/*]/.test(text.slice(cut[0], cut[1]));
 }
 
 /** The settings text with our hooks merged in, the user's kept; `text` null or blank (no settings): a new file. */
@@ -281,15 +286,12 @@ export function mergeHooks(text: string | null, file: string, spec: JsonHooksEdi
 /** Whether the settings text holds a hook of ours. */
 export const holdsOurHooks = (text: string, spec: Commands) => oursIn(text).some(oursFor(spec));
 
-/** The settings text with every hook of ours removed, or null when only an empty object would be left. */
-export function removeHooks(text: string, file: string, spec: Commands): string | null {
+/** The settings text with every hook of ours removed. */
+export function removeHooks(text: string, file: string, spec: Commands): string {
   if (text.replace(/^\uFEFF/, "").trim() === "") return text;
   parseSettings(text, file, "Fix it and run this again, or take out the hooks of session-handoff by hand.");
   if (!holdsOurHooks(text, spec)) return text;
-  const next = keepBom(text, (body) => rewrite(body, null, oursFor(spec)));
-  const left = parseJsonc(next);
-  if (isObj(left) && Object.keys(left).length === 0 && !/\/[/*]/.test(next)) return null;
-  return next;
+  return keepBom(text, (body) => rewrite(body, null, oursFor(spec)));
 }
 
 /** Each hook naming the helper in a settings file (ours or another tool's), with its event and matcher, for doctor. */

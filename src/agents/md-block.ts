@@ -32,11 +32,11 @@ type BlockSpan = { begin: number; end: number };
 
 /** Finds our block: one begin marker line, then one end marker line; anything else is refused, never guessed. */
 export function findBlock(text: string, file: string): BlockSpan | null {
-  const lines = text.split("\n");
+  const lines = unfenced(text);
   const at = (marker: string) => lines.flatMap((l, i) => (l.replace(/\r$/, "").trim() === marker ? [i] : []));
   const begins = at(BLOCK_BEGIN);
   const ends = at(BLOCK_END);
-  const mentions = lines.filter((l) => l.includes("session-handoff:begin") || l.includes("session-handoff:end")).length;
+  const mentions = lines.filter(mentionsMarker).length;
   if (begins.length === 0 && ends.length === 0 && mentions === 0) return null;
   if (begins.length !== 1 || ends.length !== 1 || mentions !== 2 || ends[0]! < begins[0]!) {
     const expected = `expected one \`${BLOCK_BEGIN}\` line, then one \`${BLOCK_END}\` line`;
@@ -45,6 +45,33 @@ export function findBlock(text: string, file: string): BlockSpan | null {
   }
   return { begin: begins[0]!, end: ends[0]! };
 }
+
+/** Whether a line names one of our markers (a line of the user's that does is refused, never guessed at). */
+export const mentionsMarker = (line: string) => /session-handoff:(begin|end)/.test(line);
+
+// The text's lines, those inside fenced code (and the fences) blanked: a marker there is the user's example, not ours.
+// A fence never closed is taken as text, or a block install appended after it would never be found again.
+function unfenced(text: string): string[] {
+  const lines = text.split("\n");
+  const out = [...lines];
+  let fence = "";
+  let from = -1;
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(lines[i]!.replace(/\r$/, ""));
+    if (fence === "" && open && !(open[1]![0] === "`" && open[2]!.includes("`"))) [fence, from] = [open[1]!, i];
+    else if (fence !== "" && open && open[1]![0] === fence[0] && open[1]!.length >= fence.length && !open[2]!.trim()) {
+      fence = "";
+    } else if (fence === "") continue;
+    out[i] = "";
+    if (fence === "" || i < lines.length - 1) continue;
+    out.splice(from, lines.length - from, ...lines.slice(from));
+    [fence, i] = ["", from];
+  }
+  return out;
+}
+
+/** Whether the text holds our begin marker outside fenced code. */
+export const holdsBlock = (text: string) => unfenced(text).some((l) => l.includes(BLOCK_BEGIN));
 
 /** The agents that asked for an existing block. */
 export function blockAgents(text: string, span: BlockSpan): string[] {

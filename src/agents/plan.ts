@@ -2,7 +2,7 @@ import path from "node:path";
 import { Refused } from "../errors.ts";
 import { holdsOurHooks, hooksSnippet, mergeHooks, mergeStatusLine } from "./json-hooks.ts";
 import { removeHooks, removeStatusLine } from "./json-hooks.ts";
-import { block, BLOCK_BEGIN, blockAgents, findBlock, putBlock, takeBlock } from "./md-block.ts";
+import { block, BLOCK_BEGIN, blockAgents, findBlock, holdsBlock, putBlock, takeBlock } from "./md-block.ts";
 import { CLINE_HOOK_MARK } from "./command.ts";
 import type { AgentName, Edit, OwnedFileEdit } from "./types.ts";
 
@@ -16,7 +16,7 @@ export function snippetOf(edit: Edit, agent: AgentName): string {
 /** True when `text` still holds something install put there (a hook, a block, an owned file). */
 export function holdsOurs(edit: Edit, text: string): boolean {
   if (edit.kind === "json-hooks") return holdsOurHooks(text, edit);
-  if (edit.kind === "md-block") return text.includes(BLOCK_BEGIN);
+  if (edit.kind === "md-block") return holdsBlock(text);
   return ownedSpan(edit, text) !== null;
 }
 
@@ -46,23 +46,34 @@ export function installText(edit: Edit, agent: AgentName, current: string | null
   }
 }
 
-/** The text uninstall leaves for one file (null: delete it). Pure. */
-export function uninstallText(edit: Edit, agent: AgentName, current: string, shown: string): string | null {
-  switch (edit.kind) {
-    case "json-hooks": {
-      const left = edit.statusLine === undefined ? current : removeStatusLine(current, edit);
-      const rest = removeHooks(left, shown, edit);
-      // Nothing but an empty object left once the status line went too: the file goes.
-      return rest !== null && rest === left && left !== current && /^\s*\{\s*\}\s*$/.test(left) ? null : rest;
-    }
-    case "md-block":
-      return takeBlock(current, shown, agent, edit.body);
-    case "owned-file": {
-      const rest = ownedSpan(edit, current)?.("");
-      return rest === undefined ? current : rest.trim() === "" ? null : rest;
-    }
-  }
+/** The text uninstall leaves for one file (null: delete it); `committed`: the file at HEAD, when git tracks it. */
+export function uninstallText(edit: Edit, agent: AgentName, current: string, shown: string, committed: string | null) {
+  // A file committed without entries of ours is the user's: given back whole when install's edit of it is all that
+  // changed (their empty `hooks` or event list too), and emptied of ours, never deleted, when more changed.
+  const theirs = committed !== null && !holdsOurs(edit, committed);
+  const forms = edit.kind === "json-hooks" ? [edit, { ...edit, statusLine: undefined }] : [edit];
+  if (theirs && forms.some((e) => current === tryText(() => installText(e, agent, committed, shown)))) return committed;
+  const rest = takeOurs(edit, agent, current, shown);
+  return rest !== current && !theirs && nothingLeft(edit, rest) ? null : rest;
 }
+
+const tryText = (f: () => string) => {
+  try {
+    return f();
+  } catch {
+    return null;
+  }
+};
+
+function takeOurs(edit: Edit, agent: AgentName, current: string, shown: string): string {
+  if (edit.kind === "md-block") return takeBlock(current, shown, agent, edit.body) ?? "";
+  if (edit.kind === "owned-file") return ownedSpan(edit, current)?.("") ?? current;
+  return removeHooks(edit.statusLine === undefined ? current : removeStatusLine(current, edit), shown, edit);
+}
+
+// Nothing of the user's left once ours went: no text; blanks in a file install creates; `{}` with no comment.
+const nothingLeft = (edit: Edit, rest: string) => edit.kind === "md-block" ? rest === ""
+  : edit.kind === "owned-file" ? !rest.trim() : /^\uFEFF?\s*\{\s*\}\s*$/.test(rest);
 
 // Our part of a file install creates runs from the first line it writes through its last (the end marker, or the
 // script's `exit 0`; an older script had none: to the end); lines the user added around it are theirs. Returns the

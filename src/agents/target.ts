@@ -1,6 +1,6 @@
 import path from "node:path";
 import { quotedValue } from "../guard/quote.ts";
-import { UsageError } from "../errors.ts";
+import { Refused, UsageError } from "../errors.ts";
 import { homeFolder } from "../store/home.ts";
 import { memoryDir } from "../store/paths.ts";
 import { realOrNull } from "../store/fs.ts";
@@ -56,6 +56,13 @@ export function targetOf(agent: Agent, root: string | null, helper: HelperLocati
 }
 
 export type Target = ReturnType<typeof targetOf>;
+
+/** Refuses a helper path holding a backslash outside Windows: Node loads no ES module from there, nor runs a hook. */
+export function assertLoadable(helper: HelperLocation, platform = process.platform): void {
+  if (platform === "win32" || !helper.abs.includes("\\")) return;
+  throw new Refused(`the helper path ${quotedValue(helper.abs)} holds a backslash, from which Node cannot load it ` +
+    "(ERR_INVALID_MODULE_SPECIFIER), so no hook could run; move it to a path without one (nothing was changed)");
+}
 
 /** The target of `--agent`, `--global`, `--root` (found by `rootOf`) and `--dry-run`. Throws UsageError. */
 export function agentTarget(ctx: Caller, verb: string, rootOf: () => string): Target {

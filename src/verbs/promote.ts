@@ -9,6 +9,7 @@ import { CAS, expectedTokenOption, failpointOf, lockTimeoutOption, rootOption, R
   stdinForValidate } from "./common.ts";
 import { alreadyPresent, appendedBytes } from "../store/append.ts";
 import { ok, type Verb } from "./types.ts";
+import { mentionsMarker } from "../agents/md-block.ts";
 
 /** Largest text `promote` appends, in bytes. */
 export const MAX_PROMOTE_BYTES = 64_000;
@@ -26,7 +27,8 @@ past that: "stdin is more than 64,000 bytes") to AGENTS.md or CLAUDE.md
 at the root, only if the file is still the version whose token you read with
 \`read-target\` (\`absent\` creates it, mode 0644). A newline is added to the prior
 content and to the text when they lack one. Secrets are redacted and invisible
-characters refused, as for \`write\`. Only on the user's approval.
+characters refused, as for \`write\`, and so is a line naming session-handoff's
+block markers (\`session-handoff:begin\`/\`end\`). Only on the user's approval.
 
 When the text (after redaction) is already in the file as whole consecutive
 lines, nothing is appended, whatever token was given (a retried promotion):
@@ -57,6 +59,10 @@ exit:   0 appended, or already there; 2 refused (stale token: read again; bad
             throw new Refused(`the lesson is ${raw.length} bytes; promote appends at most ${MAX_PROMOTE_BYTES} bytes`);
           }
           const decoded = decodeInput(raw, "lesson");
+          // install finds its AGENTS.md block by these markers: a lesson's would be taken for it, or refused.
+          const line = decoded.text.split("\n").findIndex(mentionsMarker) + 1;
+          const why = "names session-handoff's block markers, which install takes as its own";
+          if (line > 0) throw new Refused(`the lesson's line ${line} ${why}; reword that line and retry`);
           const { text: clean, findings } = redactText(decoded.text);
           text = clean;
           notes = [...decoded.notes, ...(findings.length > 0 ? [formatRedactionReport(findings)] : [])];

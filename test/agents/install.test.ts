@@ -96,6 +96,9 @@ describe.each(["fresh", "existing"] as const)("install over a %s project", (kind
   });
 });
 
+const FENCED = "# Agents\n\nOur template for tools:\n\n```md\n<!-- session-handoff:begin -->\nteam note: keep this example\n" +
+  "<!-- session-handoff:end -->\n```\n\nMore user rules.\n";
+
 describe("uninstall gives the user's layout back byte for byte with nothing kept in HOME", () => {
   const LAYOUTS: [string, string, Agent][] = [
     [".claude/settings.json", '{"model":"opus"}', "claude-code"],
@@ -112,6 +115,12 @@ describe("uninstall gives the user's layout back byte for byte with nothing kept
     [".claude/settings.json", '{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"node /opt/other/memory_io.mjs something"}]}]}}\n', "claude-code"],
     [".codex/hooks.json", '{"hooks":{"SessionEnd":[{"hooks":[{"type":"command","command":"node ~/tools/memory_io.mjs backup"}]}]}}', "codex"],
     [".claude/settings.json", '{"statusLine":{"type":"command","command":"node ~/tools/memory_io.mjs statusline"}}\n', "claude-code"],
+    // A comment beside the user's empty `hooks`: install never writes one, so the container is theirs and stays.
+    [".gemini/settings.json", '{\n  "theme": "dark", // my theme\n  "hooks": {}\n}\n', "gemini"],
+    [".gemini/settings.json", '\uFEFF{\n  /* c */\n  "hooks": {}\n}\n', "gemini"],
+    // Marker lines inside the user's fenced code are their example, not our block.
+    ["AGENTS.md", FENCED, "codex"],
+    ["AGENTS.md", "# R\n\n~~~\n<!-- session-handoff:end -->\n~~~\n\n````\nnever closed\n", "opencode"],
   ];
   it.each(LAYOUTS)("%s %j (%s)", (file, text, agent) => {
     const e = setup();
@@ -126,6 +135,45 @@ describe("uninstall gives the user's layout back byte for byte with nothing kept
     const un = e.run(["uninstall", "--agent", agent, "--root", e.root], { HOME: other, XDG_CONFIG_HOME: path.join(other, ".config") });
     expect(un.code, un.stderr).toBe(0);
     expect(snapshot(e.root)).toEqual(before);
+  });
+});
+
+describe("a file git tracks from before install is the user's: given back byte for byte, never deleted", () => {
+  const COMMITTED: [string, string, Agent][] = [
+    [".claude/settings.json", "{}", "claude-code"],
+    [".claude/settings.json", '{"hooks":{}}\n', "claude-code"],
+    [".codex/hooks.json", '{"hooks":{"SessionStart":[]}}', "codex"],
+    [".gemini/settings.json", '{\n  "theme": "dark",\n  "hooks": {}\n}\n', "gemini"],
+    [".gemini/settings.json", '\uFEFF{ /* c */ "hooks": {"SessionEnd": []} }', "gemini"],
+    ["AGENTS.md", "", "codex"],
+  ];
+  it.each(COMMITTED)("%s %j (%s)", (file, text, agent) => {
+    const e = setup();
+    mkdirSync(path.dirname(path.join(e.root, file)), { recursive: true });
+    writeFileSync(path.join(e.root, file), text);
+    const git = (...args: string[]) => spawnSync("git", ["-C", e.root, ...args], { encoding: "utf8" });
+    expect(git("add", "-f", "--", file).status).toBe(0);
+    expect(git("commit", "-qm", "theirs").status).toBe(0);
+    const before = snapshot(e.root);
+    expect(e.run(["install", "--agent", agent, "--root", e.root]).code).toBe(0);
+    const un = e.run(["uninstall", "--agent", agent, "--root", e.root]);
+    expect(un.code, un.stderr).toBe(0);
+    expect(snapshot(e.root)).toEqual(before);
+    expect(git("status", "--porcelain", "--", file).stdout).toBe("");
+  });
+
+  it("changed since install as well: our entries go, the file stays", () => {
+    const e = setup();
+    const file = path.join(e.root, ".claude", "settings.json");
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, "{}\n");
+    spawnSync("git", ["-C", e.root, "add", "-f", "--", file]);
+    spawnSync("git", ["-C", e.root, "commit", "-qm", "theirs"]);
+    expect(e.run(["install", "--agent", "claude-code", "--root", e.root]).code).toBe(0);
+    writeFileSync(file, `${readFileSync(file, "utf8")}\n`);
+    const un = e.run(["uninstall", "--agent", "claude-code", "--root", e.root]);
+    expect(un.stdout).toContain("updated .claude/settings.json");
+    expect(JSON.parse(readFileSync(file, "utf8"))).toEqual({});
   });
 });
 

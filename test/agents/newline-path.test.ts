@@ -35,3 +35,31 @@ describe("a project path with a line break", () => {
     expect(existsSync(path.join(p.root, ".git", "session-handoff"))).toBe(false);
   });
 });
+
+// Node loads no ES module from a path holding a backslash (ERR_INVALID_MODULE_SPECIFIER): a helper copy there runs
+// nothing, so every hook naming it would print a stack trace and exit 1.
+describe.skipIf(process.platform === "win32")("a project path with a backslash", () => {
+  function project() {
+    const root = path.join(tempDir(), "w \\ dir");
+    cpSync(gitRepo(), root, { recursive: true });
+    const home = tempDir("sh-home-");
+    return { root, env: { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") } };
+  }
+
+  it("init refuses in one line before copying the skill; nothing on disk changes", () => {
+    const p = project();
+    const before = snapshot(p.root);
+    const r = helper(["init", "--agent", "claude-code", "--root", p.root], { env: p.env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^memory operation refused: the helper path "[^\n]*w \\\\ dir[^\n]*" holds a backslash, from which Node cannot load it \(ERR_INVALID_MODULE_SPECIFIER\), so no hook could run; move it to a path without one \(nothing was changed\)\n$/);
+    expect(snapshot(p.root)).toEqual(before);
+  });
+
+  it("doctor says hooks running a copy inside it fail; a helper outside installs hooks that run", () => {
+    const p = project();
+    const r = helper(["install", "--agent", "claude-code", "--root", p.root], { env: p.env });
+    expect(r.code, r.stderr).toBe(0);
+    const d = helper(["doctor", "--root", p.root], { env: p.env });
+    expect(d.stdout + d.stderr).toContain("the project path holds a backslash: Node cannot load a helper copy in it");
+  });
+});

@@ -127,3 +127,17 @@ describe("a target that is a link is refused, naming where it points and what to
     expect(r.stderr).toContain(`${file} is a link to "../../elsewhere.md"; the helper only uses regular files with one link`);
   });
 });
+
+describe("a lesson naming session-handoff's block markers", () => {
+  // install finds its AGENTS.md block by these lines: a lone end line would leave every later install refused.
+  it.each(["<!-- session-handoff:end -->\n", "- keep\n<!-- session-handoff:begin -->\nnote\n<!-- session-handoff:end -->\n"])(
+    "%j is refused, nothing written", (text) => {
+      const root = gitRepo();
+      writeFileSync(path.join(root, "AGENTS.md"), "# Rules\n");
+      const before = snapshot(root);
+      const r = promote(root, sha("# Rules\n"), text);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/line \d names session-handoff's block markers, which install takes as its own; reword that line and retry/);
+      expect(snapshot(root)).toEqual(before);
+    });
+});
