@@ -3730,6 +3730,13 @@ function decodedRuns(text, covered) {
     return p !== void 0 && b <= p[1] ? [p[2], p[3]] : null;
   });
 }
+function decodedJoin(joined) {
+  const decoded = decodedRuns(joined.text, () => false);
+  return { text: decoded.text, original: (a, z) => {
+    const run = decoded.original(a, z);
+    return run === null ? null : joined.original(...run);
+  } };
+}
 function pieceStart(text, a, z) {
   let b = z;
   while (b > a && PIECE_CHAR.test(text[b - 1])) b--;
@@ -3770,6 +3777,46 @@ function splitRuns(text, covered) {
     }
   }
   flush();
+  return out.derived((a, z) => out.across(a, z));
+}
+function leadEnd(text, a, z) {
+  LINE_LEAD.lastIndex = a;
+  LINE_LEAD.test(text);
+  return Math.min(LINE_LEAD.lastIndex, z);
+}
+function joinedLines(text) {
+  if (!text.includes("\n")) return { text, original: (a, z) => [a, z] };
+  const out = new Pieces();
+  for (const [a, z] of linesOf(text)) {
+    const b = leadEnd(text, a, z);
+    if (b < z) out.add(text.slice(b, z), b, z);
+    else if (out.list.at(-1)?.[4] === out.groups) out.endGroup();
+  }
+  return out.derived((a, z) => out.across(a, z, true));
+}
+function brokenRuns(text, ended) {
+  const out = new Pieces();
+  const lines2 = linesOf(text);
+  for (let i = 0; i < lines2.length - 1; i++) {
+    const [a, z] = lines2[i];
+    const head = pieceStart(text, a, z);
+    let j = i + 1;
+    let joined = 0;
+    for (let last = [head, z]; head < z && j < lines2.length && !ended(...last); j++) {
+      const b = leadEnd(text, ...lines2[j]);
+      let e = b;
+      while (e < lines2[j][1] && PIECE_CHAR.test(text[e])) e++;
+      if (e === b) break;
+      if (joined++ === 0) out.add(text.slice(head, z), head, z);
+      out.add(text.slice(b, e), b, e);
+      last = [b, e];
+      if (e < lines2[j][1]) break;
+    }
+    if (joined > 0) {
+      out.endGroup();
+      i = j - 1;
+    }
+  }
   return out.derived((a, z) => out.across(a, z));
 }
 function wrappedRuns(text) {
@@ -3818,7 +3865,7 @@ function continuedRuns(text) {
   }
   return { text: out.parts.join(""), original: (a, z) => out.across(a, z) };
 }
-var EMPTY, Pieces, BASE64_RUN, PIECE_CHAR, MAX_PREFIX, MIN_WRAP, WRAP_WIDTHS;
+var EMPTY, Pieces, BASE64_RUN, PIECE_CHAR, MAX_PREFIX, LINE_LEAD, MIN_WRAP, WRAP_WIDTHS;
 var init_redact_derived = __esm({
   "src/guard/redact-derived.ts"() {
     "use strict";
@@ -3844,11 +3891,11 @@ var init_redact_derived = __esm({
         const p = this.list[partitionPoint(this.list.length, (i) => this.list[i][0] <= at2) - 1];
         return p !== void 0 && at2 < p[1] ? p : void 0;
       }
-      /** The original of a span crossing from one piece into a later one of its group. */
-      across(a, z) {
+      /** The original of a span crossing from one piece into a later one of its group (or within one, when `one`). */
+      across(a, z, one = false) {
         const first = this.at(a);
         const last = this.at(z - 1);
-        if (first === void 0 || last === void 0 || first === last || first[4] !== last[4]) return null;
+        if (first === void 0 || last === void 0 || first === last && !one || first[4] !== last[4]) return null;
         return [first[2] + (a - first[0]), last[2] + (z - last[0])];
       }
       derived(original) {
@@ -3858,8 +3905,72 @@ var init_redact_derived = __esm({
     BASE64_RUN = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])/g;
     PIECE_CHAR = /[A-Za-z0-9_+/=.-]/;
     MAX_PREFIX = 24;
+    LINE_LEAD = /[ \t]*(?:(?:>|#+|\/\/|\*)[ \t]+)*/y;
     MIN_WRAP = 40;
     WRAP_WIDTHS = /* @__PURE__ */ new Set([64, 76, 80]);
+  }
+});
+
+// src/guard/redact-repeats.ts
+function wordLike(v) {
+  return v.length < REPEAT_MIN || v.length < 16 && !/[^\p{L}\s]/u.test(v);
+}
+function formsOf(value, prefixes) {
+  const forms = [value];
+  try {
+    const encoded = encodeURIComponent(value);
+    forms.push(.../%[0-9A-Fa-f]{2}/.test(value) ? [decodeURIComponent(value)] : [
+      encoded,
+      encoded.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    ]);
+  } catch {
+  }
+  const lower = value.toLowerCase();
+  for (const k of prefixes ?? []) {
+    const at2 = lower.indexOf(k);
+    const body = at2 === -1 || at2 > 12 ? "" : value.slice(at2 + k.length);
+    for (const b of [body, body.replace(/^[a-z]{1,8}[_-]/, "")]) if (b.length >= BODY_MIN) forms.push(b);
+  }
+  return forms.filter((f, i) => !wordLike(f) && (i === 0 || f !== value));
+}
+function repeatedSecrets(text, found, prefixes) {
+  const kinds = /* @__PURE__ */ new Map();
+  const values = /* @__PURE__ */ new Set();
+  for (const s of found) {
+    if (values.size === REPEAT_VALUES) break;
+    const value = joinedLines(text.slice(s.start, s.end)).text;
+    const forms = values.has(value) ? [] : formsOf(value, prefixes(s.kind));
+    if (forms.length > 0) values.add(value);
+    for (const form of forms) if (!kinds.has(form)) kinds.set(form, s.kind);
+  }
+  if (kinds.size === 0) return [];
+  const byHead = /* @__PURE__ */ new Map();
+  for (const v of [...kinds.keys()].sort((x, y) => y.length - x.length)) {
+    byHead.set(v.slice(0, REPEAT_MIN), [...byHead.get(v.slice(0, REPEAT_MIN)) ?? [], v]);
+  }
+  const pairs = new Set([...kinds.keys()].map((v) => v.charCodeAt(0) * 65536 + v.charCodeAt(1)));
+  const joined = joinedLines(text);
+  const at2 = joined.text;
+  const out = [];
+  for (let i = 0; i + REPEAT_MIN <= at2.length; i++) {
+    if (!pairs.has(at2.charCodeAt(i) * 65536 + at2.charCodeAt(i + 1))) continue;
+    const candidates = byHead.get(at2.slice(i, i + REPEAT_MIN));
+    const value = candidates?.find((v) => at2.startsWith(v, i));
+    const original = value === void 0 ? null : joined.original(i, i + value.length);
+    if (original === null) continue;
+    out.push([...original, kinds.get(value)]);
+    i += value.length - 1;
+  }
+  return out;
+}
+var REPEAT_MIN, REPEAT_VALUES, BODY_MIN;
+var init_redact_repeats = __esm({
+  "src/guard/redact-repeats.ts"() {
+    "use strict";
+    init_redact_derived();
+    REPEAT_MIN = 8;
+    REPEAT_VALUES = 32;
+    BODY_MIN = 16;
   }
 });
 
@@ -4543,7 +4654,7 @@ function redactText(text, options = {}) {
     return exempt.has(lineOf(start)) || exempt.has(lineOf(Math.max(start, end - 1)));
   };
   const spans = new Spans();
-  const covered = (start, end) => spans.covered(start, end);
+  const covered = (start, end) => spans.overlap(start, end) !== void 0;
   const kept = (kind, start, end) => onExemptLine(start, end) && !(VENDOR_SHAPE.has(kind) && !hyphenJoinedWords(text.slice(start, end)));
   collectSpans(text, REDACTION_RULES, (rule5, start, end) => kept(rule5.id, start, end), (start, end, rule5) => spans.accept(start, end, rule5.id));
   for (const [start, end] of awsUnnamedSpans(text)) {
@@ -4552,50 +4663,34 @@ function redactText(text, options = {}) {
       spans.accept(start, end, "aws-secret-access-key");
     }
   }
-  const derivedForms = [decodedRuns(text, covered), splitRuns(text, covered), continuedRuns(text), wrappedRuns(text)];
-  derivedForms.forEach((derived, k) => {
-    if (derived.text === "") return;
+  const split = splitRuns(text, covered);
+  const wrapped = wrappedRuns(text);
+  const broken = brokenRuns(text, (start, end) => VENDOR_SHAPE.has(spans.overlap(start, end)?.kind ?? ""));
+  const derivedForms = [
+    [decodedRuns(text, covered), false],
+    [split, false],
+    [continuedRuns(text), false],
+    [decodedJoin(split), true],
+    [wrapped, true],
+    [broken, true],
+    [decodedJoin(wrapped), true]
+  ];
+  for (const [derived, widen] of derivedForms) {
+    if (derived.text === "") continue;
     collectSpans(derived.text, DERIVED_RULES, () => false, (start, end, rule5) => {
       const original = derived.original(start, end);
       if (original === null || onExemptLine(...original)) return;
-      if (k < 3) spans.accept(original[0], original[1], rule5.id);
-      else spans.widen(original[0], original[1], rule5.id);
+      if (widen) spans.widen(original[0], original[1], rule5.id);
+      else spans.accept(original[0], original[1], rule5.id);
     });
-  });
+  }
   if (options.transcript === true) {
     for (const [start, end, kind] of transcriptSpans(text)) spans.accept(start, end, kind);
   }
-  for (const [start, end, kind] of repeatedSecrets(text, spans.list)) {
+  for (const [start, end, kind] of repeatedSecrets(text, spans.list, (kind2) => PREFIXES.get(kind2))) {
     if (!kept(kind, start, end)) spans.accept(start, end, kind);
   }
   return render(text, spans.list);
-}
-function repeatedSecrets(text, found) {
-  const kinds = /* @__PURE__ */ new Map();
-  for (const s of found) {
-    const v = text.slice(s.start, s.end);
-    const wordLike = v.length < 16 && !/[^\p{L}]/u.test(v);
-    if (v.length >= REPEAT_MIN && !wordLike && kinds.size < REPEAT_VALUES) kinds.set(v, s.kind);
-  }
-  const byHead = /* @__PURE__ */ new Map();
-  for (const v of [...kinds.keys()].sort((x, y) => y.length - x.length)) {
-    byHead.set(v.slice(0, REPEAT_MIN), [...byHead.get(v.slice(0, REPEAT_MIN)) ?? [], v]);
-  }
-  const out = [];
-  let next = 0;
-  for (let i = 0; kinds.size > 0 && i + REPEAT_MIN <= text.length; i++) {
-    while (next < found.length && found[next].end <= i) next++;
-    if (next < found.length && found[next].start <= i) {
-      i = found[next].end - 1;
-      continue;
-    }
-    const values = byHead.get(text.slice(i, i + REPEAT_MIN));
-    const value = values?.find((v) => text.startsWith(v, i));
-    if (value === void 0) continue;
-    out.push([i, i + value.length, kinds.get(value)]);
-    i += value.length - 1;
-  }
-  return out;
 }
 function render(text, spans) {
   if (spans.length === 0) return { text, findings: [] };
@@ -4642,13 +4737,14 @@ function formatRedactionReport(findings) {
   const more = findings.length > 20 ? `, \u2026 and ${findings.length - 20} more` : "";
   return `${head}: ${named.join(", ")}${more}`;
 }
-var GENERIC_KEY, CLI_VALUE, CLI_QUOTED, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, DERIVED_RULES, Spans, REPEAT_MIN, REPEAT_VALUES;
+var GENERIC_KEY, CLI_VALUE, CLI_QUOTED, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, PREFIXES, DERIVED_RULES, Spans;
 var init_redact = __esm({
   "src/guard/redact.ts"() {
     "use strict";
     init_partition();
     init_redact_kit();
     init_redact_derived();
+    init_redact_repeats();
     init_redact_syntax();
     init_redact_transcript();
     init_redact_vendors();
@@ -4835,18 +4931,21 @@ var init_redact = __esm({
     );
     SHAPE_RULES = REDACTION_RULES.filter((r) => !CONTEXT_RULES.has(r.id));
     VENDOR_SHAPE = new Set(SHAPE_RULES.map((r) => r.id));
+    PREFIXES = new Map(SHAPE_RULES.filter((r) => r.id !== "jwt").map((r) => [r.id, r.keywords]));
     DERIVED_RULES = REDACTION_RULES.filter((r) => VENDOR_SHAPE.has(r.id) || r.id === "private-key");
     Spans = class {
       list = [];
       firstFrom(start) {
         return partitionPoint(this.list.length, (i) => this.list[i].start < start);
       }
-      covered(start, end) {
+      /** A span overlapping [start, end), if any. */
+      overlap(start, end) {
         const at2 = this.firstFrom(start);
-        return this.list[at2 - 1] !== void 0 && this.list[at2 - 1].end > start || (this.list[at2]?.start ?? end) < end;
+        if (this.list[at2 - 1] !== void 0 && this.list[at2 - 1].end > start) return this.list[at2 - 1];
+        return (this.list[at2]?.start ?? end) < end ? this.list[at2] : void 0;
       }
       accept(start, end, kind) {
-        if (!this.covered(start, end)) this.list.splice(this.firstFrom(start), 0, { start, end, kind });
+        if (this.overlap(start, end) === void 0) this.list.splice(this.firstFrom(start), 0, { start, end, kind });
       }
       /** The span replaces every span it overlaps, and covers them. */
       widen(start, end, kind) {
@@ -4859,8 +4958,6 @@ var init_redact = __esm({
         this.list.splice(at2, to - at2, { start: from, end: until, kind });
       }
     };
-    REPEAT_MIN = 8;
-    REPEAT_VALUES = 32;
   }
 });
 
