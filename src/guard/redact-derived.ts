@@ -37,11 +37,11 @@ class Pieces {
     return p !== undefined && at < p[1] ? p : undefined;
   }
 
-  /** The original of a span crossing from one piece into a later one of its group. */
-  across(a: number, z: number): [number, number] | null {
+  /** The original of a span crossing from one piece into a later one of its group (or within one, when `one`). */
+  across(a: number, z: number, one = false): [number, number] | null {
     const first = this.at(a);
     const last = this.at(z - 1);
-    if (first === undefined || last === undefined || first === last || first[4] !== last[4]) return null;
+    if (first === undefined || last === undefined || (first === last && !one) || first[4] !== last[4]) return null;
     return [first[2] + (a - first[0]), last[2] + (z - last[0])];
   }
 
@@ -76,6 +76,15 @@ export function decodedRuns(text: string, covered: (start: number, end: number) 
     const p = out.at(a);
     return p !== undefined && b <= p[1] ? [p[2], p[3]] : null;
   });
+}
+
+/** A joined form's base64 runs decoded (a blob wrapped at a width), each mapped back through the join. */
+export function decodedJoin(joined: Derived): Derived {
+  const decoded = decodedRuns(joined.text, () => false);
+  return { text: decoded.text, original: (a, z) => {
+    const run = decoded.original(a, z);
+    return run === null ? null : joined.original(...run);
+  } };
 }
 
 /** Characters of a split token's piece; a line's piece is its trailing run of them. */
@@ -128,6 +137,57 @@ export function splitRuns(text: string, covered: (start: number, end: number) =>
     }
   }
   flush();
+  return out.derived((a, z) => out.across(a, z));
+}
+
+/** What starts a continued line before its text: indentation, then quote or comment marks each with a blank. */
+const LINE_LEAD = /[ \t]*(?:(?:>|#+|\/\/|\*)[ \t]+)*/y;
+
+/** Where a continued line's text starts, past its {@link LINE_LEAD}. */
+function leadEnd(text: string, a: number, z: number): number {
+  LINE_LEAD.lastIndex = a;
+  LINE_LEAD.test(text);
+  return Math.min(LINE_LEAD.lastIndex, z);
+}
+
+/** The text's lines joined, each without its lead and trailing blanks; a blank line parts two groups. */
+export function joinedLines(text: string): Derived {
+  if (!text.includes("\n")) return { text, original: (a, z) => [a, z] };
+  const out = new Pieces();
+  for (const [a, z] of linesOf(text)) {
+    const b = leadEnd(text, a, z);
+    if (b < z) out.add(text.slice(b, z), b, z);
+    else if (out.list.at(-1)?.[4] === out.groups) out.endGroup();
+  }
+  return out.derived((a, z) => out.across(a, z, true));
+}
+
+/** A token broken at a line's end into the next lines' starts (a wrapped bullet): the runs either side, joined. */
+export function brokenRuns(text: string, ended: (start: number, end: number) => boolean): Derived {
+  const out = new Pieces();
+  const lines = linesOf(text);
+  for (let i = 0; i < lines.length - 1; i++) {
+    const [a, z] = lines[i]!;
+    const head = pieceStart(text, a, z);
+    let j = i + 1;
+    let joined = 0;
+    // A piece already found whole as a token ends the group: the next line does not continue it.
+    for (let last = [head, z] as const; head < z && j < lines.length && !ended(...last); j++) {
+      const b = leadEnd(text, ...lines[j]!);
+      let e = b;
+      while (e < lines[j]![1] && PIECE_CHAR.test(text[e]!)) e++;
+      if (e === b) break;
+      if (joined++ === 0) out.add(text.slice(head, z), head, z);
+      out.add(text.slice(b, e), b, e);
+      last = [b, e];
+      // Prose after the run: the token ends here, and this line's own last run may begin another.
+      if (e < lines[j]![1]) break;
+    }
+    if (joined > 0) {
+      out.endGroup();
+      i = j - 1;
+    }
+  }
   return out.derived((a, z) => out.across(a, z));
 }
 

@@ -3,7 +3,8 @@
 import { partitionPoint } from "./partition.ts";
 import { L, LD, PATH_OR_URL, R, RD, globallyAllowed, newlineOffsets, looksLikeCode, notAnAssignedSecret,
   placeholderOrVariable, rule, sentenceLike, shannonEntropy, type RedactionRule } from "./redact-kit.ts";
-import { continuedRuns, decodedRuns, splitRuns, wrappedRuns } from "./redact-derived.ts";
+import { brokenRuns, continuedRuns, decodedJoin, decodedRuns, splitRuns, wrappedRuns } from "./redact-derived.ts";
+import { repeatedSecrets } from "./redact-repeats.ts";
 import { awsUnnamedSpans, cookieSpans, CREDENTIAL_FILE_RULES, credentialNamed, genericValueEnd, keyNameValueKept,
   notACliPassword, refineGenericValue, refinePem, tableSpans } from "./redact-syntax.ts";
 import { transcriptSpans } from "./redact-transcript.ts";
@@ -321,6 +322,9 @@ const CONTEXT_RULES = new Set(
 const SHAPE_RULES = REDACTION_RULES.filter((r) => !CONTEXT_RULES.has(r.id));
 const VENDOR_SHAPE: ReadonlySet<string> = new Set(SHAPE_RULES.map((r) => r.id));
 
+/** A vendor token's prefixes (its rule's keywords), for its body written without one; a JWT has none. */
+const PREFIXES = new Map(SHAPE_RULES.filter((r) => r.id !== "jwt").map((r) => [r.id, r.keywords]));
+
 /** What a decoded or joined form is judged by: the vendor shapes and key blocks. */
 const DERIVED_RULES = REDACTION_RULES.filter((r) => VENDOR_SHAPE.has(r.id) || r.id === "private-key");
 
@@ -338,13 +342,15 @@ class Spans {
     return partitionPoint(this.list.length, (i) => this.list[i]!.start < start);
   }
 
-  covered(start: number, end: number): boolean {
+  /** A span overlapping [start, end), if any. */
+  overlap(start: number, end: number): Span | undefined {
     const at = this.firstFrom(start);
-    return (this.list[at - 1] !== undefined && this.list[at - 1]!.end > start) || (this.list[at]?.start ?? end) < end;
+    if (this.list[at - 1] !== undefined && this.list[at - 1]!.end > start) return this.list[at - 1];
+    return (this.list[at]?.start ?? end) < end ? this.list[at] : undefined;
   }
 
   accept(start: number, end: number, kind: string): void {
-    if (!this.covered(start, end)) this.list.splice(this.firstFrom(start), 0, { start, end, kind });
+    if (this.overlap(start, end) === undefined) this.list.splice(this.firstFrom(start), 0, { start, end, kind });
   }
 
   /** The span replaces every span it overlaps, and covers them. */
@@ -370,7 +376,7 @@ export function redactText(text: string, options: RedactOptions = {}): Redacted 
     return exempt.has(lineOf(start)) || exempt.has(lineOf(Math.max(start, end - 1)));
   };
   const spans = new Spans();
-  const covered = (start: number, end: number): boolean => spans.covered(start, end);
+  const covered = (start: number, end: number): boolean => spans.overlap(start, end) !== undefined;
   // An anchor line keeps its branch and paths unless a vendor's exact token shape sits in them.
   const kept = (kind: string, start: number, end: number): boolean =>
     onExemptLine(start, end) && !(VENDOR_SHAPE.has(kind) && !hyphenJoinedWords(text.slice(start, end)));
@@ -385,60 +391,29 @@ export function redactText(text: string, options: RedactOptions = {}): Redacted 
     }
   }
   // Decoded, split and continued tokens: the derived form is judged, the original text redacted; a wrapped
-  // token whose first line was already redacted alone is widened to the joined span.
-  const derivedForms = [decodedRuns(text, covered), splitRuns(text, covered), continuedRuns(text), wrappedRuns(text)];
-  derivedForms.forEach((derived, k) => {
-    if (derived.text === "") return;
+  // or broken token whose first line was already redacted alone is widened to the joined span.
+  const split = splitRuns(text, covered);
+  const wrapped = wrappedRuns(text);
+  // A token found whole on its line ends there: `glpat-…` then `Next` on the next line is not one token.
+  const broken = brokenRuns(text, (start, end) => VENDOR_SHAPE.has(spans.overlap(start, end)?.kind ?? ""));
+  const derivedForms = [[decodedRuns(text, covered), false], [split, false], [continuedRuns(text), false],
+    [decodedJoin(split), true], [wrapped, true], [broken, true], [decodedJoin(wrapped), true]] as const;
+  for (const [derived, widen] of derivedForms) {
+    if (derived.text === "") continue;
     collectSpans(derived.text, DERIVED_RULES, () => false, (start, end, rule) => {
       const original = derived.original(start, end);
       if (original === null || onExemptLine(...original)) return;
-      if (k < 3) spans.accept(original[0], original[1], rule.id);
-      else spans.widen(original[0], original[1], rule.id);
+      if (widen) spans.widen(original[0], original[1], rule.id);
+      else spans.accept(original[0], original[1], rule.id);
     });
-  });
+  }
   if (options.transcript === true) {
     for (const [start, end, kind] of transcriptSpans(text)) spans.accept(start, end, kind);
   }
-  for (const [start, end, kind] of repeatedSecrets(text, spans.list)) {
+  for (const [start, end, kind] of repeatedSecrets(text, spans.list, (kind) => PREFIXES.get(kind))) {
     if (!kept(kind, start, end)) spans.accept(start, end, kind);
   }
   return render(text, spans.list);
-}
-
-/** A value shorter than this is not looked for elsewhere: a short password repeated may be a common word. */
-const REPEAT_MIN = 8;
-/** At most this many found values are looked for elsewhere, so that a crafted text cannot make the scan slow. */
-const REPEAT_VALUES = 32;
-
-/** Every other place `text` holds a found secret's exact value, longest value first, as its kind. */
-function repeatedSecrets(text: string, found: readonly Span[]): Array<[number, number, string]> {
-  const kinds = new Map<string, string>();
-  for (const s of found) {
-    const v = text.slice(s.start, s.end);
-    // Letters alone, shorter than 16, may be a word (postgres, changeme): blanking it elsewhere would eat prose.
-    const wordLike = v.length < 16 && !/[^\p{L}]/u.test(v);
-    if (v.length >= REPEAT_MIN && !wordLike && kinds.size < REPEAT_VALUES) kinds.set(v, s.kind);
-  }
-  // A position is tried only when a value starts with its first characters, against at most 32 values.
-  const byHead = new Map<string, string[]>();
-  for (const v of [...kinds.keys()].sort((x, y) => y.length - x.length)) {
-    byHead.set(v.slice(0, REPEAT_MIN), [...(byHead.get(v.slice(0, REPEAT_MIN)) ?? []), v]);
-  }
-  const out: Array<[number, number, string]> = [];
-  let next = 0;
-  for (let i = 0; kinds.size > 0 && i + REPEAT_MIN <= text.length; i++) {
-    while (next < found.length && found[next]!.end <= i) next++;
-    if (next < found.length && found[next]!.start <= i) {
-      i = found[next]!.end - 1;
-      continue;
-    }
-    const values = byHead.get(text.slice(i, i + REPEAT_MIN));
-    const value = values?.find((v) => text.startsWith(v, i));
-    if (value === undefined) continue;
-    out.push([i, i + value.length, kinds.get(value)!]);
-    i += value.length - 1;
-  }
-  return out;
 }
 
 /** `text` with each span replaced by `<redacted: KIND>`, and the findings. */

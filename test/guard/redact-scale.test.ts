@@ -40,6 +40,10 @@ describe("no pathological input makes redaction slow (1 MB, the document limit)"
     ["secrets repeated, sharing a head, with near misses",
       (k) => Array.from({ length: k }, (_, i) => `token=Xk9mQ2pL${i.toString(36)}vR4 Xk9mQ2pL${i.toString(36)}vR4 ` +
         "Xk9mQ2pL-no\n").join(""), 20_000],
+    // Line ends joined to the next lines' starts, and a found secret looked for across every line end.
+    ["runs broken over lines", (k) => `x ${"Ab1".repeat(10)}\n  ${"Cd2".repeat(5)}\n`.repeat(k), 15_000],
+    ["a secret repeated broken over lines, with near misses",
+      (k) => `token=Xk9mQ2pLvR4\n${"  Xk9mQ2\n  pLvR4 Xk9mQ2pL-no\n".repeat(k)}`, 20_000],
     ["Bearer variables without assignments", (k) => 'curl -H "Authorization: Bearer $K" '.repeat(k), 25_000],
     // Quoted CLI values, headers with no scheme, netrc lines: none of them closed.
     ["quoted flags without a closing quote", (k) => `redis-cli -a '${"x".repeat(20)} mysql -p"${"y".repeat(20)}\n`.repeat(k), 20_000],
