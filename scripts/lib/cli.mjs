@@ -2884,26 +2884,16 @@ var init_saves = __esm({
 });
 
 // src/git/handoff-away.ts
-import { readdirSync as readdirSync5 } from "node:fs";
 import path18 from "node:path";
 function stashCount(commonDir) {
   const log = commonDir === null ? null : readSmall(path18.join(commonDir, "logs", "refs", "stash"), 5e7);
   return (log ?? "").split("\n").filter((l) => l !== "").length;
 }
-function branchRefs(gitDir, commonDir) {
-  const current = /^ref: (\S+)/.exec(readSmall(path18.join(gitDir, "HEAD")) ?? "")?.[1];
-  const loose = ["refs/heads", "refs/remotes"].flatMap((base) => {
-    try {
-      const names2 = readdirSync5(path18.join(commonDir, base), { recursive: true, encoding: "utf8" });
-      return names2.map((n2) => `${base}/${n2.split(path18.sep).join("/")}`);
-    } catch {
-      return [];
-    }
-  });
-  const packed = readSmall(path18.join(commonDir, "packed-refs"), 1e7) ?? "";
-  const names = [...loose, ...[...packed.matchAll(/^\S+ (refs\/(?:heads|remotes)\/\S+)$/gm)].map((m) => m[1])];
-  const ok2 = (r) => r !== current && !r.endsWith("/HEAD") && /^[\p{L}\p{N}._/+#@,-]+$/u.test(r);
-  return [...new Set(names)].filter(ok2).slice(0, 1e3);
+async function branchRefs(root, env) {
+  const r = await runGit(root, ["for-each-ref", "--format=%(HEAD) %(refname)", "refs/heads", "refs/remotes"], env);
+  const names = r.code === 0 ? r.stdout.toString("utf8").split("\n").filter((l) => l.startsWith("  ")) : [];
+  const ok2 = (n2) => !n2.endsWith("/HEAD") && /^[\p{L}\p{N}._/+#@,-]+$/u.test(n2);
+  return names.map((l) => l.slice(2)).filter(ok2).slice(0, 1e3);
 }
 function parseBatch(out, n2) {
   const blobs = [];
@@ -2931,13 +2921,15 @@ async function handoffAway(root, env, tree = null) {
   const treeRank = tree === null ? -1 : rank(tree, tokenOf(Buffer.from(tree)));
   if (tree !== null && (saves.length === 0 || treeRank === saves.length - 1)) return null;
   const count = Math.min(stashCount(commonDir), 100);
-  const refs = saves.length > 0 ? branchRefs(gitDir, commonDir) : [];
   const file = `${path18.relative(top, root).split(path18.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
-  if (count === 0 && refs.length === 0 || /[\r\n]/.test(file)) return null;
-  const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
-  const revs = [...stashRevs.flat(), ...refs];
+  if (count === 0 && saves.length === 0 || /[\r\n]/.test(file)) return null;
+  let refs = [];
   let blobs;
   try {
+    if (saves.length > 0) refs = await branchRefs(root, env);
+    if (count === 0 && refs.length === 0) return null;
+    const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
+    const revs = [...stashRevs.flat(), ...refs];
     const input = revs.map((x) => `${x}:${file}
 `).join("");
     const r = await runGit(root, ["cat-file", "--batch"], env, void 0, { input });
@@ -5379,7 +5371,7 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import { lstatSync as lstatSync7, readdirSync as readdirSync6, unlinkSync as unlinkSync3 } from "node:fs";
+import { lstatSync as lstatSync7, readdirSync as readdirSync5, unlinkSync as unlinkSync3 } from "node:fs";
 import path22 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
@@ -5421,7 +5413,7 @@ function archivesKept(dir) {
 }
 function prunable(dir) {
   const entries2 = [];
-  for (const name2 of readdirSync6(dir)) {
+  for (const name2 of readdirSync5(dir)) {
     const st = PRUNABLE_NAME.test(name2) ? lstatSync7(path22.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
@@ -8495,7 +8487,7 @@ paused sentence is printed too and the code is kept.
 });
 
 // src/checkpoint/cleanup.ts
-import { linkSync as linkSync5, lstatSync as lstatSync11, readdirSync as readdirSync7, unlinkSync as unlinkSync9 } from "node:fs";
+import { linkSync as linkSync5, lstatSync as lstatSync11, readdirSync as readdirSync6, unlinkSync as unlinkSync9 } from "node:fs";
 import path32 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
@@ -8535,7 +8527,7 @@ function cleanCheckpointLeftovers(root) {
     }
   }
   try {
-    const names = readdirSync7(dir);
+    const names = readdirSync6(dir);
     const live = /* @__PURE__ */ new Set();
     for (const name2 of names) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
@@ -8559,7 +8551,7 @@ function cleanCheckpointLeftovers(root) {
 }
 function pruneOfferMarkers(dir, nowMs) {
   try {
-    for (const name2 of readdirSync7(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
+    for (const name2 of readdirSync6(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
       const p = path32.join(dir, name2);
       if (nowMs - lstatSync11(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     }
@@ -8586,7 +8578,7 @@ var recover_exports = {};
 __export(recover_exports, {
   recoverVerb: () => recoverVerb
 });
-import { readdirSync as readdirSync8 } from "node:fs";
+import { readdirSync as readdirSync7 } from "node:fs";
 var recoverVerb;
 var init_recover2 = __esm({
   "src/verbs/recover.ts"() {
@@ -8623,7 +8615,7 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
         const root = rootOption(ctx);
         let actions = [];
         if (checkTree(root) || pendingRepairs(root).length > 0) {
-          const dotted = () => readdirSync8(checkpointsDir(root)).some((n2) => n2.startsWith("."));
+          const dotted = () => readdirSync7(checkpointsDir(root)).some((n2) => n2.startsWith("."));
           const leftovers = () => checkpointsDirState(root) === "ok" && dotted();
           const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
           const { result, repairs } = await underLock(options, async () => [
@@ -10493,7 +10485,7 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync13, readdirSync as readdirSync9 } from "node:fs";
+import { lstatSync as lstatSync13, readdirSync as readdirSync8 } from "node:fs";
 import path37 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
@@ -10502,7 +10494,7 @@ function listArchives(root) {
   if (st === null) return [];
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
-  for (const name2 of readdirSync9(dir)) {
+  for (const name2 of readdirSync8(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
       const s = lstatSync13(path37.join(dir, name2));
@@ -12459,7 +12451,7 @@ var init_plan = __esm({
 });
 
 // src/agents/installer.ts
-import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readdirSync as readdirSync10, readFileSync as readFileSync8, rmSync as rmSync4 } from "node:fs";
+import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readdirSync as readdirSync9, readFileSync as readFileSync8, rmSync as rmSync4 } from "node:fs";
 import path42 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
@@ -12550,7 +12542,7 @@ ${pair}`) };
 }
 function workTrees(common) {
   const linked = path42.join(common, "worktrees");
-  const gitdirs = (existsSync6(linked) ? readdirSync10(linked) : []).map((n2) => readSmall(path42.join(linked, n2, "gitdir")));
+  const gitdirs = (existsSync6(linked) ? readdirSync9(linked) : []).map((n2) => readSmall(path42.join(linked, n2, "gitdir")));
   return [path42.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path42.dirname(g.trim()))];
 }
 function dropOldRecords(dir) {
@@ -12751,7 +12743,7 @@ import {
   lstatSync as lstatSync17,
   mkdirSync as mkdirSync9,
   openSync as openSync8,
-  readdirSync as readdirSync11,
+  readdirSync as readdirSync10,
   readFileSync as readFileSync9,
   readlinkSync as readlinkSync4,
   realpathSync as realpathSync4,
@@ -12774,7 +12766,7 @@ function skillFiles(dir) {
     const st = lstatOrNull(abs);
     if (st === null) return;
     if (st.isDirectory()) {
-      for (const name2 of readdirSync11(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
+      for (const name2 of readdirSync10(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
     } else if (st.isFile()) out.push(rel);
   };
   for (const e of SKILL_ENTRIES) walk2(e);
@@ -13337,7 +13329,7 @@ var init_claude_plugin = __esm({
 });
 
 // src/agents/doctor-checks.ts
-import { existsSync as existsSync10, readdirSync as readdirSync12 } from "node:fs";
+import { existsSync as existsSync10, readdirSync as readdirSync11 } from "node:fs";
 import path48 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
@@ -13571,7 +13563,7 @@ async function memoryState(r, journal) {
   }
   let archives = 0;
   try {
-    archives = readdirSync12(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
+    archives = readdirSync11(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
   } catch {
   }
   for (const p of journal.problems) {

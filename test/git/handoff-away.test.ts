@@ -2,7 +2,8 @@
 // commits it and a checkout of an older branch leaves it there; `git stash` after `publish` puts the older
 // published one back while the newer save sits in the stash; `read` says where a stashed one is.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { briefBody, helper, tempDir } from "../helpers.ts";
@@ -16,7 +17,7 @@ const DOC = [
   "", "## Environment anchors", "",
 ].join("\n");
 
-function repo() {
+function repo(init: string[] = []) {
   const home = tempDir("sh-away-");
   const dir = path.join(home, "p");
   mkdirSync(dir);
@@ -31,14 +32,39 @@ function repo() {
     const w = run(["write", "handoff", "--expected-current-sha256", t], text);
     expect(w.code, w.stderr).toBe(0);
   };
-  git("init", "-q");
+  git("init", "-q", ...init);
   writeFileSync(path.join(dir, "a.txt"), "a\n");
   git("add", ".");
   git("commit", "-qm", "init");
   return { dir, git, run, save };
 }
 
+// git 2.45 added reftable repositories (`git init --ref-format=reftable`); an older git cannot make one.
+function reftableGit(): boolean {
+  const dir = mkdtempSync(path.join(tmpdir(), "sh-reftable-"));
+  try {
+    execFileSync("git", ["init", "-q", "--ref-format=reftable", dir], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe("a handoff away from the working tree", () => {
+  // Skipped where git is older than 2.45: it has no reftable to make.
+  it.skipIf(!reftableGit())("in a reftable repository, on a nested branch name: git lists the branches", { timeout: 60_000 }, () => {
+    const r = repo(["--ref-format=reftable"]);
+    r.git("branch", "team/old");
+    r.save(DOC);
+    expect(r.run(["publish"]).code).toBe(0);
+    r.git("checkout", "-q", "team/old");
+    const c = r.run(["check", "--json"]);
+    expect(c.code, c.stderr).toBe(2);
+    expect(JSON.parse(c.stdout)).toMatchObject({ state: "parked", parked: "branch", ref: "main" });
+  });
+
   it("found among many branches, on one whose name needs quoting (found by a breaker)", { timeout: 60_000 }, () => {
     const r = repo();
     r.git("branch", "old");
@@ -56,7 +82,7 @@ describe("a handoff away from the working tree", () => {
     expect(readFileSync(path.join(r.dir, ".ai", "memory", "HANDOFF.md"), "utf8")).toContain("Make the importer fast.");
   });
 
-  it("after publish, a checkout of an older branch: check, brief and read name the branch; one git process", { timeout: 60_000 }, () => {
+  it("after publish, a checkout of an older branch: check, brief and read name the branch; two git processes", { timeout: 60_000 }, () => {
     const r = repo();
     r.git("branch", "feature");
     r.save(DOC);
@@ -67,8 +93,9 @@ describe("a handoff away from the working tree", () => {
     const c = r.run(["check", "--json"], undefined, { PATH: `${bin}${path.delimiter}${process.env.PATH}` });
     expect(c.code, c.stderr).toBe(2);
     expect(JSON.parse(c.stdout)).toMatchObject({ state: "parked", parked: "branch", ref: "main", restore: cmd });
-    // The cold path's one look at the stash and the branches; the runner's reading of its filters is not ours.
-    expect(gitCalls(log).filter((argv) => argv[0] !== "config").map((argv) => argv[0])).toEqual(["cat-file"]);
+    // git lists the branches (ref files, packed-refs or a reftable: only git reads them all), then one look at the
+    // stash and the branches; the runner's reading of its filters is not ours.
+    expect(gitCalls(log).filter((argv) => argv[0] !== "config").map((argv) => argv[0])).toEqual(["for-each-ref", "cat-file"]);
     expect(r.run(["check"]).stdout).toBe(`a handoff is parked on branch main, not in the working tree: bring it back with \`${cmd}\`\n`);
     const b = r.run(["brief"]);
     expect(b.code, b.stderr).toBe(0);
