@@ -13804,7 +13804,7 @@ async function publishTarget(root, memDir, env) {
   }
   return { top, memRel };
 }
-async function publishMemory(target, memDir, message, push, env, attributes, runHooks) {
+async function publishMemory(target, memDir, message, push, env, attributes, runHooks, fp) {
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
@@ -13826,11 +13826,18 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   if (attributesEntry === null) changed = memory;
   if (changed.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
   const skipped = runHooks ? void 0 : await skippedPrograms(top, env, push);
+  let moved;
   try {
-    await commitOnly(top, env, runHooks, message, changed, attributesEntry);
+    moved = await commitOnly(top, env, runHooks, message, changed, attributesEntry, fp);
   } catch (err) {
     await putEntries(top, env, changed, before).catch(() => void 0);
     throw err;
+  }
+  if (moved !== null) {
+    await putBackUnlessCommitted(top, env, changed, before);
+    throw new Refused(
+      `HEAD moved while publish was committing (a commit made meanwhile?): nothing was published and that commit stands; run publish again (git: ${moved})`
+    );
   }
   const commit = (await git(["rev-parse", "HEAD"], "git rev-parse")).trim();
   let pushed = null;
@@ -13883,6 +13890,12 @@ ${blob.stderr.trim()}`);
   await putEntries(top, env, [".gitattributes"], await entry(mine));
   return entry(text);
 }
+async function putBackUnlessCommitted(top, env, paths, before) {
+  const args = ["diff-index", "--cached", "--name-only", "-z", "HEAD", "--", ...paths];
+  const back = (await gitOut(top, args, env, "git diff-index", false)).split("\0").filter(Boolean);
+  const entries2 = before.split("\0").filter((e) => back.includes(e.slice(e.indexOf("	") + 1)));
+  if (back.length > 0) await putEntries(top, env, back, entries2.map((e) => `${e}\0`).join(""));
+}
 async function putEntries(top, env, paths, entries2, index) {
   const listed2 = entries2.split("\0").filter(Boolean).map((e) => e.slice(e.indexOf("	") + 1));
   const gone = paths.filter((p) => !listed2.includes(p));
@@ -13894,16 +13907,28 @@ ${r.stderr.trim()}`);
   if (gone.length > 0) await update(["--force-remove", "--", ...gone]);
   if (listed2.length > 0) await update(["-z", "--index-info"], entries2);
 }
-async function commitOnly(top, env, runHooks, message, paths, attributes) {
-  const staged = await gitOut(top, ["ls-files", "-s", "-z", "--", ...paths], env, "git ls-files", runHooks);
+async function commitOnly(top, env, runHooks, message, paths, attributes, fp) {
+  const git = (args, what, index2) => gitOut(top, args, env, what, runHooks, index2);
+  const staged = await git(["ls-files", "-s", "-z", "--", ...paths], "git ls-files");
   const dir = mkdtempSync(path50.join(tmpdir(), "sh-publish-"));
   const index = path50.join(dir, "index");
   try {
-    const born = (await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks)).code === 0;
-    if (born) await gitOut(top, ["read-tree", "HEAD"], env, "git read-tree", runHooks, index);
+    const head = await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks);
+    const old = head.code === 0 ? head.stdout.toString("utf8").trim() : "";
+    if (old !== "") await git(["read-tree", old], "git read-tree", index);
     await putEntries(top, env, paths, staged, index);
     if (attributes !== null) await putEntries(top, env, [".gitattributes"], attributes, index);
-    await gitOut(top, ["commit", "-q", "-m", message], env, "git commit", runHooks, index);
+    await failpoint(fp, "publish-before-commit");
+    if (runHooks) {
+      await git(["commit", "-q", "-m", message], "git commit", index);
+      return null;
+    }
+    const tree = (await git(["write-tree"], "git write-tree", index)).trim();
+    const parent = old === "" ? [] : ["-p", old];
+    const commit = (await git(["commit-tree", tree, ...parent, "-m", message], "git commit-tree")).trim();
+    const cas = ["update-ref", "-m", `commit: ${message}`, "HEAD", commit, old];
+    const swap = await step(top, cas, env, "git update-ref", runHooks);
+    return swap.code === 0 ? null : firstLine(swap.stderr);
   } finally {
     rmSync6(dir, { recursive: true, force: true });
   }
@@ -13916,6 +13941,7 @@ var init_publish_memory = __esm({
     init_fs();
     init_merge_driver_config();
     init_run();
+    init_failpoint();
     COMMIT_HOOKS = [
       "pre-commit",
       "prepare-commit-msg",
@@ -14020,7 +14046,8 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
         let r;
         let repairs = [];
         const attributes = driver.attributes ? "changed" : "if-only-ours";
-        const commit = () => publishMemory(target, memDir, message, push, ctx.env, attributes, ctx.values["run-hooks"] === true);
+        const hooks = ctx.values["run-hooks"] === true;
+        const commit = () => publishMemory(target, memDir, message, push, ctx.env, attributes, hooks, failpointOf(ctx));
         try {
           const lock = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
           if (checkTree(root)) ({ result: r, repairs } = await underLock(lock, commit));

@@ -83,8 +83,8 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
     let r: Awaited<ReturnType<typeof publishMemory>>;
     let repairs: string[] = [];
     const attributes = driver.attributes ? "changed" : "if-only-ours";
-    const commit = () =>
-      publishMemory(target, memDir, message, push, ctx.env, attributes, ctx.values["run-hooks"] === true);
+    const hooks = ctx.values["run-hooks"] === true;
+    const commit = () => publishMemory(target, memDir, message, push, ctx.env, attributes, hooks, failpointOf(ctx));
     try {
       // A memory writer: between saves only, after repairing an interrupted one, so that a
       // claimed (renamed) file is never committed as deleted (docs/design.md#publish).
