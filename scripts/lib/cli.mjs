@@ -2958,13 +2958,9 @@ async function handoffAway(root, env, tree = null) {
   if (best <= treeRank) return null;
   const ref = refs[ranks.indexOf(best)].replace(/^refs\/(heads|remotes)\//, "");
   const source = /^[A-Za-z0-9._/-]+$/.test(ref) ? ref : `'${ref}'`;
-  return { ref, restore: `git restore --source=${source} --staged --worktree -- .ai/memory` };
+  return { ref, restore: `git restore --source=${source} -- .ai/memory` };
 }
-function awaySentence(a) {
-  const line = `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\``;
-  return popNote(a) === null ? line : `${line}; ${popNote(a)}`;
-}
-var whereAway, popNote;
+var whereAway, restoreNote, awaySentence;
 var init_handoff_away = __esm({
   "src/git/handoff-away.ts"() {
     "use strict";
@@ -2974,7 +2970,8 @@ var init_handoff_away = __esm({
     init_run();
     init_saves();
     whereAway = (a) => a.stash !== void 0 ? `in ${a.stash}` : `on branch ${a.ref}`;
-    popNote = (a) => a.stash !== void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : null;
+    restoreNote = (a) => a.stash !== void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : `it comes back untracked: before checking out ${a.ref}, put it aside with \`git stash -u -- .ai/memory\``;
+    awaySentence = (a) => `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\`; ` + restoreNote(a);
   }
 });
 
@@ -9731,14 +9728,13 @@ function renderBrief(b) {
 function briefFromStash(a) {
   const where = whereAway(a);
   const notRead = `not read: the handoff is ${where}`;
-  const pop = popNote(a) === null ? "" : ` (${popNote(a)})`;
   const brief = withLines({
     goal: `${notRead}, not in the working tree`,
     planStatus: notRead,
     decisionsInForce: notRead,
     doNotRetry: notRead,
     driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is ${where}; drift not measured`,
-    proposedNextStep: `bring the handoff back with \`${a.restore}\`${pop}, then run brief again \u2014 Confirm?`
+    proposedNextStep: `bring the handoff back with \`${a.restore}\` (${restoreNote(a)}), then run brief again \u2014 Confirm?`
   });
   return { ...brief, source: a.stash !== void 0 ? "stash" : "branch" };
 }
@@ -10288,8 +10284,7 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const newer = loaded.pasted ? null : await handoffAway(root, ctx.env, loaded.text);
-        const pop = newer === null ? null : popNote(newer);
-        const again = newer === null ? "" : `\`${newer.restore}\` brings it back${pop === null ? "" : `; ${pop}`}`;
+        const again = newer === null ? "" : `\`${newer.restore}\` brings it back; ${restoreNote(newer)}`;
         if (newer !== null) brief = withDriftNote(brief, `a newer save of this clone is ${whereAway(newer)}: ${again}`);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
         if (merged && existsSync4(path36.join(archiveDir(root), merged[1])))

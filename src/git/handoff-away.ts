@@ -103,21 +103,23 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => (b ? rankOf(b) : -1));
   const best = Math.max(-1, ...ranks);
   if (best <= treeRank) return null;
-  // Staged too, so that checking that branch out later finds the same files, not untracked ones in its way.
+  // The work tree only: staged, the user's next plain `git commit` would commit it (docs/decisions/handoff-restore.md).
   const ref = refs[ranks.indexOf(best)]!.replace(/^refs\/(heads|remotes)\//, "");
   const source = /^[A-Za-z0-9._/-]+$/.test(ref) ? ref : `'${ref}'`;
-  return { ref, restore: `git restore --source=${source} --staged --worktree -- .ai/memory` };
+  return { ref, restore: `git restore --source=${source} -- .ai/memory` };
 }
 
 /** `in stash@{n}` or `on branch <name>`. */
 export const whereAway = (a: HandoffAway) => (a.stash !== undefined ? `in ${a.stash}` : `on branch ${a.ref}`);
 
-/** After a stash's restore: `git stash pop` refuses to overwrite the files it brought back. */
-export const popNote = (a: HandoffAway) =>
-  a.stash !== undefined ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : null;
+/** After the restore: `git stash pop` refuses to overwrite what it brought back, and a checkout of the branch
+ * refuses to overwrite the untracked files (`git stash -u` puts them where `brief` finds them). */
+export const restoreNote = (a: HandoffAway) =>
+  a.stash !== undefined
+    ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`"
+    : `it comes back untracked: before checking out ${a.ref}, put it aside with \`git stash -u -- .ai/memory\``;
 
 /** Where the handoff is and how to bring it back, for check and read alike. */
-export function awaySentence(a: HandoffAway): string {
-  const line = `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\``;
-  return popNote(a) === null ? line : `${line}; ${popNote(a)}`;
-}
+export const awaySentence = (a: HandoffAway) =>
+  `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\`; ` +
+  restoreNote(a);
