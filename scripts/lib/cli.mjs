@@ -13794,6 +13794,11 @@ async function publishTarget(root, memDir, env) {
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
   const memRel = path50.relative(top, memDir).split(path50.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
+  if ((await runGit(top, ["symbolic-ref", "-q", "HEAD"], env)).code === 1) {
+    throw new Refused(
+      "HEAD is detached (no branch is checked out), so the next checkout would leave the commit and the handoff behind; switch to a branch (`git switch -c <name>` keeps where you are) and publish again (nothing was changed)"
+    );
+  }
   const ignored = await runGit(top, ["check-ignore", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
   if (ignored.code === 0) {
     throw new Refused(
@@ -14026,8 +14031,9 @@ options:
 stdout: "published <n> file(s) in <commit>" [and "pushed to <remote> <branch>"],
         or "nothing to publish"; lines on the merge driver and skipped hooks.
 ${ROOT_HELP}
-exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
-        memory dir is git-ignored or holds no memory file: "nothing to publish:
+exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
+        detached HEAD, the memory dir is git-ignored or holds no memory file:
+        "nothing to publish:
         ...", no upstream for --push, a secret in --message, git failed: its
         error follows); 4 paused; 5 busy.
 `,
@@ -15573,10 +15579,10 @@ as {"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"\u2026"
     agree. An automatic checkpoint is in .ai/memory/checkpoints/ as a safety
     net.
 and writes the session's checkpoint (Trigger: context-threshold); the last
-sentence is left out when none was written (no tool call since the last save). Back under the
-threshold (after a compaction) the next crossing is told again; a handoff saved
-after the crossing silences it. .ai/memory/settings.json sets it (a bad value is
-named on stderr and its default used):
+sentence is left out when none was written (no tool call since the last save).
+Back under the threshold (after a compaction) the next crossing is told again; a
+handoff saved after the crossing silences it. .ai/memory/settings.json sets it
+(a bad value is named on stderr and its default used):
   {"contextOffer": true, "contextThreshold": 70, "contextWindow": null,
    "archivesKept": 5}
 Nothing is printed when the offer is off, memory writes are paused,
