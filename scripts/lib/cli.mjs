@@ -14033,9 +14033,9 @@ stdout: "published <n> file(s) in <commit>" [and "pushed to <remote> <branch>"],
 ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         detached HEAD, the memory dir is git-ignored or holds no memory file:
-        "nothing to publish:
-        ...", no upstream for --push, a secret in --message, git failed: its
-        error follows); 4 paused; 5 busy.
+        "nothing to publish: ...", no upstream for --push, a secret in
+        --message, HEAD moved by a commit made meanwhile, git failed: its error
+        follows); 4 paused; 5 busy.
 `,
       async run(ctx) {
         const root = rootOption(ctx);
