@@ -1,5 +1,5 @@
 // The six-line warm-start brief the agent answers with on a resume (docs/design.md#the-brief).
-import { popNote, whereAway, type HandoffAway } from "../git/handoff-away.ts";
+import { restoreNote, whereAway, type HandoffAway } from "../git/handoff-away.ts";
 import { notHereWords, type DriftReport } from "../git/verdict.ts";
 import { sanitize } from "../guard/sanitize.ts";
 import { envelopeText } from "../guard/untrusted.ts";
@@ -221,11 +221,11 @@ export function renderBrief(b: Brief): string {
 export function briefFromStash(a: HandoffAway): Brief {
   const where = whereAway(a);
   const notRead = `not read: the handoff is ${where}`;
-  const pop = popNote(a) === null ? "" : ` (${popNote(a)})`;
   const brief = withLines({
     goal: `${notRead}, not in the working tree`, planStatus: notRead, decisionsInForce: notRead, doNotRetry: notRead,
     driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is ${where}; drift not measured`,
-    proposedNextStep: `bring the handoff back with \`${a.restore}\`${pop}, then run brief again — Confirm?`,
+    proposedNextStep:
+      `bring the handoff back with \`${a.restore}\` (${restoreNote(a)}), then run brief again — Confirm?`,
   });
   return { ...brief, source: a.stash !== undefined ? "stash" : "branch" };
 }

@@ -1,7 +1,7 @@
 // Where a handoff went that the working tree lacks (a stash took it, a checkout left it on another branch), or where a
 // newer save of this clone than the tree's is: one `cat-file --batch` process, run only when a stash entry exists or
-// this clone recorded a save (docs/design.md#a-handoff-away-from-the-working-tree).
-import { readdirSync } from "node:fs";
+// this clone recorded a save, after a `for-each-ref` for the branches in the latter case
+// (docs/design.md#a-handoff-away-from-the-working-tree).
 import path from "node:path";
 import { tokenOf } from "../store/files.ts";
 import { readSmall } from "../store/fs.ts";
@@ -20,24 +20,15 @@ export function stashCount(commonDir: string | null): number {
   return (log ?? "").split("\n").filter((l) => l !== "").length;
 }
 
-// Local and remote-tracking branches but the checked-out one, from the ref files and packed-refs: no git process (a
-// reftable repository has neither). A folder's name among them only asks git for a ref that is not there.
-function branchRefs(gitDir: string, commonDir: string): string[] {
-  const current = /^ref: (\S+)/.exec(readSmall(path.join(gitDir, "HEAD")) ?? "")?.[1];
-  const loose = ["refs/heads", "refs/remotes"].flatMap((base) => {
-    try {
-      const names = readdirSync(path.join(commonDir, base), { recursive: true, encoding: "utf8" });
-      return names.map((n) => `${base}/${n.split(path.sep).join("/")}`);
-    } catch {
-      return [];
-    }
-  });
-  const packed = readSmall(path.join(commonDir, "packed-refs"), 10_000_000) ?? "";
-  const names = [...loose, ...[...packed.matchAll(/^\S+ (refs\/(?:heads|remotes)\/\S+)$/gm)].map((m) => m[1]!)];
+// Local and remote-tracking branches but the checked-out one (`%(HEAD)` marks it), as git lists them: the ref files,
+// packed-refs and a reftable alike.
+async function branchRefs(root: string, env: Env): Promise<string[]> {
+  const r = await runGit(root, ["for-each-ref", "--format=%(HEAD) %(refname)", "refs/heads", "refs/remotes"], env);
+  const names = r.code === 0 ? r.stdout.toString("utf8").split("\n").filter((l) => l.startsWith("  ")) : [];
   // A name is printed raw inside a command: letters, digits and a few signs only (never a quote, a blank or an
   // invisible or bidi character); at most 1,000 are asked.
-  const ok = (r: string) => r !== current && !r.endsWith("/HEAD") && /^[\p{L}\p{N}._/+#@,-]+$/u.test(r);
-  return [...new Set(names)].filter(ok).slice(0, 1000);
+  const ok = (n: string) => !n.endsWith("/HEAD") && /^[\p{L}\p{N}._/+#@,-]+$/u.test(n);
+  return names.map((l) => l.slice(2)).filter(ok).slice(0, 1000);
 }
 
 // Each request's blob, or null (missing, not a blob), from `git cat-file --batch`'s output.
@@ -75,13 +66,15 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   // Nothing newer can be found when the tree holds this clone's newest save.
   if (tree !== null && (saves.length === 0 || treeRank === saves.length - 1)) return null;
   const count = Math.min(stashCount(commonDir), 100);
-  const refs = saves.length > 0 ? branchRefs(gitDir, commonDir) : [];
   const file = `${path.relative(top, root).split(path.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
-  if ((count === 0 && refs.length === 0) || /[\r\n]/.test(file)) return null;
-  const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
-  const revs = [...stashRevs.flat(), ...refs];
+  if ((count === 0 && saves.length === 0) || /[\r\n]/.test(file)) return null;
+  let refs: string[] = [];
   let blobs: (Buffer | null)[];
   try {
+    if (saves.length > 0) refs = await branchRefs(root, env);
+    if (count === 0 && refs.length === 0) return null;
+    const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
+    const revs = [...stashRevs.flat(), ...refs];
     const input = revs.map((x) => `${x}:${file}\n`).join("");
     const r = await runGit(root, ["cat-file", "--batch"], env, undefined, { input });
     blobs = r.code === 0 ? parseBatch(r.stdout, revs.length) : [];
@@ -110,21 +103,23 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
   const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => (b ? rankOf(b) : -1));
   const best = Math.max(-1, ...ranks);
   if (best <= treeRank) return null;
-  // Staged too, so that checking that branch out later finds the same files, not untracked ones in its way.
+  // The work tree only: staged, the user's next plain `git commit` would commit it (docs/decisions/handoff-restore.md).
   const ref = refs[ranks.indexOf(best)]!.replace(/^refs\/(heads|remotes)\//, "");
   const source = /^[A-Za-z0-9._/-]+$/.test(ref) ? ref : `'${ref}'`;
-  return { ref, restore: `git restore --source=${source} --staged --worktree -- .ai/memory` };
+  return { ref, restore: `git restore --source=${source} -- .ai/memory` };
 }
 
 /** `in stash@{n}` or `on branch <name>`. */
 export const whereAway = (a: HandoffAway) => (a.stash !== undefined ? `in ${a.stash}` : `on branch ${a.ref}`);
 
-/** After a stash's restore: `git stash pop` refuses to overwrite the files it brought back. */
-export const popNote = (a: HandoffAway) =>
-  a.stash !== undefined ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : null;
+/** After the restore: `git stash pop` refuses to overwrite what it brought back, and a checkout of the branch
+ * refuses to overwrite the untracked files (`git stash -u` puts them where `brief` finds them). */
+export const restoreNote = (a: HandoffAway) =>
+  a.stash !== undefined
+    ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`"
+    : `it comes back untracked: before checking out ${a.ref}, put it aside with \`git stash -u -- .ai/memory\``;
 
 /** Where the handoff is and how to bring it back, for check and read alike. */
-export function awaySentence(a: HandoffAway): string {
-  const line = `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\``;
-  return popNote(a) === null ? line : `${line}; ${popNote(a)}`;
-}
+export const awaySentence = (a: HandoffAway) =>
+  `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\`; ` +
+  restoreNote(a);

@@ -6,6 +6,7 @@ import { Refused } from "../errors.ts";
 import { readSmall } from "../store/fs.ts";
 import { attributesOnlyOurs, attributesOnto } from "./merge-driver-config.ts";
 import { firstLine, GIT_TIMEOUT_MS, GitUnavailable, runGit } from "./run.ts";
+import { failpoint } from "../store/failpoint.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -128,7 +129,7 @@ export async function publishTarget(root: string, memDir: string, env: Env): Pro
  */
 export async function publishMemory(
   target: PublishTarget, memDir: string, message: string, push: boolean, env: Env,
-  attributes: "changed" | "if-only-ours", runHooks: boolean,
+  attributes: "changed" | "if-only-ours", runHooks: boolean, fp?: string,
 ): Promise<PublishMemoryResult> {
   const { top, memRel } = target;
   const git = (args: string[], what: string) => gitOut(top, args, env, what, runHooks);
@@ -156,12 +157,20 @@ export async function publishMemory(
   if (changed.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
   // Without --run-hooks no hook runs anyway (core.hooksPath points nowhere); with it, all of them do.
   const skipped = runHooks ? undefined : await skippedPrograms(top, env, push);
+  let moved: string | null;
   try {
-    await commitOnly(top, env, runHooks, message, changed, attributesEntry);
+    moved = await commitOnly(top, env, runHooks, message, changed, attributesEntry, fp);
   } catch (err) {
     // Best effort: the refusal is what the user must see, with their index as it was.
     await putEntries(top, env, changed, before).catch(() => undefined);
     throw err;
+  }
+  if (moved !== null) {
+    await putBackUnlessCommitted(top, env, changed, before);
+    throw new Refused(
+      `HEAD moved while publish was committing (a commit made meanwhile?): nothing was published and that ` +
+        `commit stands; run publish again (git: ${moved})`,
+    );
   }
   const commit = (await git(["rev-parse", "HEAD"], "git rev-parse")).trim();
   let pushed: string | null = null;
@@ -215,6 +224,15 @@ async function ourAttributes(top: string, env: Env, runHooks: boolean): Promise<
   return entry(text);
 }
 
+// After HEAD moved under publish: a path whose index entry the new HEAD holds stays (the user's commit took what
+// publish staged); the others get their entries from before publish back.
+async function putBackUnlessCommitted(top: string, env: Env, paths: string[], before: string): Promise<void> {
+  const args = ["diff-index", "--cached", "--name-only", "-z", "HEAD", "--", ...paths];
+  const back = (await gitOut(top, args, env, "git diff-index", false)).split("\0").filter(Boolean);
+  const entries = before.split("\0").filter((e) => back.includes(e.slice(e.indexOf("\t") + 1)));
+  if (back.length > 0) await putEntries(top, env, back, entries.map((e) => `${e}\0`).join(""));
+}
+
 // Sets `paths` in the user's index (or `index`) to `entries` (as `ls-files -s -z` prints), removing the others.
 async function putEntries(top: string, env: Env, paths: string[], entries: string, index?: string): Promise<void> {
   const listed = entries.split("\0").filter(Boolean).map((e) => e.slice(e.indexOf("\t") + 1));
@@ -228,18 +246,33 @@ async function putEntries(top: string, env: Env, paths: string[], entries: strin
 }
 
 // Commits HEAD plus `paths` as the user's index stages them, from an index of its own: nothing else staged goes in.
+// Without hooks, `commit-tree` and a compare-and-swap of HEAD: a commit the user makes meanwhile is never undone.
+// Null: committed; else git's words on why HEAD could not move.
 async function commitOnly(top: string, env: Env, runHooks: boolean, message: string, paths: string[],
-  attributes: string | null) {
-  const staged = await gitOut(top, ["ls-files", "-s", "-z", "--", ...paths], env, "git ls-files", runHooks);
+  attributes: string | null, fp?: string): Promise<string | null> {
+  const git = (args: string[], what: string, index?: string) => gitOut(top, args, env, what, runHooks, index);
+  const staged = await git(["ls-files", "-s", "-z", "--", ...paths], "git ls-files");
   const dir = mkdtempSync(path.join(tmpdir(), "sh-publish-"));
   const index = path.join(dir, "index");
   try {
     // An unborn branch starts from an empty index.
-    const born = (await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks)).code === 0;
-    if (born) await gitOut(top, ["read-tree", "HEAD"], env, "git read-tree", runHooks, index);
+    const head = await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks);
+    const old = head.code === 0 ? head.stdout.toString("utf8").trim() : "";
+    if (old !== "") await git(["read-tree", old], "git read-tree", index);
     await putEntries(top, env, paths, staged, index);
     if (attributes !== null) await putEntries(top, env, [".gitattributes"], attributes, index);
-    await gitOut(top, ["commit", "-q", "-m", message], env, "git commit", runHooks, index);
+    await failpoint(fp, "publish-before-commit");
+    // The repository's hooks and signing run only in a plain `git commit`, which checks HEAD from its own start.
+    if (runHooks) {
+      await git(["commit", "-q", "-m", message], "git commit", index);
+      return null;
+    }
+    const tree = (await git(["write-tree"], "git write-tree", index)).trim();
+    const parent = old === "" ? [] : ["-p", old];
+    const commit = (await git(["commit-tree", tree, ...parent, "-m", message], "git commit-tree")).trim();
+    const cas = ["update-ref", "-m", `commit: ${message}`, "HEAD", commit, old];
+    const swap = await step(top, cas, env, "git update-ref", runHooks);
+    return swap.code === 0 ? null : firstLine(swap.stderr);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

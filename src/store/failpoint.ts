@@ -1,6 +1,7 @@
 import { existsSync, writeFileSync } from "node:fs";
 
-// Every failpoint phase, in protocol order: a read's, a write's, its rollback's, `recover`'s and a journal append's.
+// Every failpoint phase, in protocol order: a read's, a write's, its rollback's, `recover`'s, a journal append's and
+// publish's commit's.
 type Phase =
   | "read-opened" | "read-before-recheck" | "before-claim" | "after-claim" | "after-archive"
   | "before-publication" | "after-publication" | "before-prune"
@@ -8,7 +9,7 @@ type Phase =
   | "rollback-after-unarchive" | "rollback-after-claim-drop"
   | "recover-after-restore" | "recover-after-unarchive" | "recover-after-archive"
   | "recover-after-claim-drop" | "recover-after-temp-drop" | "recover-before-prune"
-  | "journal-after-claim" | "journal-before-publication" | "journal-after-publication";
+  | "journal-after-claim" | "journal-before-publication" | "journal-after-publication" | "publish-before-commit";
 
 const POLL_MS = 10;
 const PAUSE_LIMIT_MS = 30_000;

@@ -1,7 +1,7 @@
 import { HelperError } from "../errors.ts";
 import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
-import { handoffAway, popNote, whereAway } from "../git/handoff-away.ts";
+import { handoffAway, restoreNote, whereAway } from "../git/handoff-away.ts";
 import { briefWithCheckpoint, coldBriefFromCheckpoint } from "../checkpoint/brief.ts";
 import { existsSync } from "node:fs";
 import path from "node:path";
@@ -121,8 +121,7 @@ exit: 0 brief printed
       : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
     // A newer save of this clone than the tree's, in a stash or on a branch (`git stash` after `publish`).
     const newer = loaded.pasted ? null : await handoffAway(root, ctx.env, loaded.text);
-    const pop = newer === null ? null : popNote(newer);
-    const again = newer === null ? "" : `\`${newer.restore}\` brings it back${pop === null ? "" : `; ${pop}`}`;
+    const again = newer === null ? "" : `\`${newer.restore}\` brings it back; ${restoreNote(newer)}`;
     if (newer !== null) brief = withDriftNote(brief, `a newer save of this clone is ${whereAway(newer)}: ${again}`);
     const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
     // Only an archive that exists is named (a hand-written line names nothing).

@@ -58,9 +58,9 @@ stdout: "published <n> file(s) in <commit>" [and "pushed to <remote> <branch>"],
 ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         detached HEAD, the memory dir is git-ignored or holds no memory file:
-        "nothing to publish:
-        ...", no upstream for --push, a secret in --message, git failed: its
-        error follows); 4 paused; 5 busy.
+        "nothing to publish: ...", no upstream for --push, a secret in
+        --message, HEAD moved by a commit made meanwhile, git failed: its error
+        follows); 4 paused; 5 busy.
 `,
   async run(ctx) {
     const root = rootOption(ctx);
@@ -84,8 +84,8 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
     let r: Awaited<ReturnType<typeof publishMemory>>;
     let repairs: string[] = [];
     const attributes = driver.attributes ? "changed" : "if-only-ours";
-    const commit = () =>
-      publishMemory(target, memDir, message, push, ctx.env, attributes, ctx.values["run-hooks"] === true);
+    const hooks = ctx.values["run-hooks"] === true;
+    const commit = () => publishMemory(target, memDir, message, push, ctx.env, attributes, hooks, failpointOf(ctx));
     try {
       // A memory writer: between saves only, after repairing an interrupted one, so that a
       // claimed (renamed) file is never committed as deleted (docs/design.md#publish).

@@ -2,7 +2,8 @@
 // commits it and a checkout of an older branch leaves it there; `git stash` after `publish` puts the older
 // published one back while the newer save sits in the stash; `read` says where a stashed one is.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { briefBody, helper, tempDir } from "../helpers.ts";
@@ -16,7 +17,7 @@ const DOC = [
   "", "## Environment anchors", "",
 ].join("\n");
 
-function repo() {
+function repo(init: string[] = []) {
   const home = tempDir("sh-away-");
   const dir = path.join(home, "p");
   mkdirSync(dir);
@@ -31,14 +32,39 @@ function repo() {
     const w = run(["write", "handoff", "--expected-current-sha256", t], text);
     expect(w.code, w.stderr).toBe(0);
   };
-  git("init", "-q");
+  git("init", "-q", ...init);
   writeFileSync(path.join(dir, "a.txt"), "a\n");
   git("add", ".");
   git("commit", "-qm", "init");
   return { dir, git, run, save };
 }
 
+// git 2.45 added reftable repositories (`git init --ref-format=reftable`); an older git cannot make one.
+function reftableGit(): boolean {
+  const dir = mkdtempSync(path.join(tmpdir(), "sh-reftable-"));
+  try {
+    execFileSync("git", ["init", "-q", "--ref-format=reftable", dir], { stdio: "ignore" });
+    return true;
+  } catch {
+    return false;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 describe("a handoff away from the working tree", () => {
+  // Skipped where git is older than 2.45: it has no reftable to make.
+  it.skipIf(!reftableGit())("in a reftable repository, on a nested branch name: git lists the branches", { timeout: 60_000 }, () => {
+    const r = repo(["--ref-format=reftable"]);
+    r.git("branch", "team/old");
+    r.save(DOC);
+    expect(r.run(["publish"]).code).toBe(0);
+    r.git("checkout", "-q", "team/old");
+    const c = r.run(["check", "--json"]);
+    expect(c.code, c.stderr).toBe(2);
+    expect(JSON.parse(c.stdout)).toMatchObject({ state: "parked", parked: "branch", ref: "main" });
+  });
+
   it("found among many branches, on one whose name needs quoting (found by a breaker)", { timeout: 60_000 }, () => {
     const r = repo();
     r.git("branch", "old");
@@ -50,36 +76,56 @@ describe("a handoff away from the working tree", () => {
     r.git("checkout", "-q", "old");
     const c = r.run(["check"]);
     expect(c.code, c.stderr).toBe(2);
-    const cmd = "git restore --source='fix+login' --staged --worktree -- .ai/memory";
-    expect(c.stdout).toBe(`a handoff is parked on branch fix+login, not in the working tree: bring it back with \`${cmd}\`\n`);
+    const cmd = "git restore --source='fix+login' -- .ai/memory";
+    const note = "it comes back untracked: before checking out fix+login, put it aside with `git stash -u -- .ai/memory`";
+    expect(c.stdout).toBe(`a handoff is parked on branch fix+login, not in the working tree: bring it back with \`${cmd}\`; ${note}\n`);
     execFileSync("sh", ["-c", cmd], { cwd: r.dir });
     expect(readFileSync(path.join(r.dir, ".ai", "memory", "HANDOFF.md"), "utf8")).toContain("Make the importer fast.");
   });
 
-  it("after publish, a checkout of an older branch: check, brief and read name the branch; one git process", { timeout: 60_000 }, () => {
+  it("after publish, a checkout of an older branch: check, brief and read name the branch; two git processes; the restore commits nothing and the note gets back to main", { timeout: 90_000 }, () => {
     const r = repo();
     r.git("branch", "feature");
     r.save(DOC);
     expect(r.run(["publish"]).code).toBe(0);
     r.git("checkout", "-q", "feature");
-    const cmd = "git restore --source=main --staged --worktree -- .ai/memory";
+    const cmd = "git restore --source=main -- .ai/memory";
+    const note = "it comes back untracked: before checking out main, put it aside with `git stash -u -- .ai/memory`";
     const { bin, log } = loggingGit();
     const c = r.run(["check", "--json"], undefined, { PATH: `${bin}${path.delimiter}${process.env.PATH}` });
     expect(c.code, c.stderr).toBe(2);
     expect(JSON.parse(c.stdout)).toMatchObject({ state: "parked", parked: "branch", ref: "main", restore: cmd });
-    // The cold path's one look at the stash and the branches; the runner's reading of its filters is not ours.
-    expect(gitCalls(log).filter((argv) => argv[0] !== "config").map((argv) => argv[0])).toEqual(["cat-file"]);
-    expect(r.run(["check"]).stdout).toBe(`a handoff is parked on branch main, not in the working tree: bring it back with \`${cmd}\`\n`);
+    // git lists the branches (ref files, packed-refs or a reftable: only git reads them all), then one look at the
+    // stash and the branches; the runner's reading of its filters is not ours.
+    expect(gitCalls(log).filter((argv) => argv[0] !== "config").map((argv) => argv[0])).toEqual(["for-each-ref", "cat-file"]);
+    expect(r.run(["check"]).stdout).toBe(`a handoff is parked on branch main, not in the working tree: bring it back with \`${cmd}\`; ${note}\n`);
     const b = r.run(["brief"]);
     expect(b.code, b.stderr).toBe(0);
-    expect(briefBody(b.stdout)).toContain(`Proposed next step: bring the handoff back with \`${cmd}\``);
+    expect(briefBody(b.stdout)).toContain(`Proposed next step: bring the handoff back with \`${cmd}\` (${note}), then run brief again`);
     const read = r.run(["read", "handoff"]);
     expect(read.code).toBe(3);
     expect(read.stderr).toContain("note: a handoff is parked on branch main");
-    // The command brings it back, and the branch it came from checks out again over it.
+    // The user's own stash pops over the restored handoff.
+    writeFileSync(path.join(r.dir, "a.txt"), "wip\n");
+    r.git("stash", "-q");
     r.git(...cmd.split(" ").slice(1));
+    r.git("stash", "pop", "-q");
+    expect(readFileSync(path.join(r.dir, "a.txt"), "utf8")).toBe("wip\n");
     expect(briefBody(r.run(["brief"]).stdout)).toContain("Goal: Make the importer fast.");
+    // The session saves on; the user's plain commit of their own file takes nothing of the memory.
+    r.save(DOC.replace("Make the importer fast.", "Ship the streaming importer."));
+    r.git("add", "a.txt");
+    r.git("commit", "-qm", "work");
+    expect(r.git("show", "--name-only", "--format=", "HEAD")).toBe("a.txt");
+    expect(r.git("status", "--porcelain")).toBe("?? .ai/");
+    // The note's way back: the branch checks out, and the brief there finds the newer save in the stash.
+    expect(() => r.git("checkout", "-q", "main")).toThrow(/untracked working tree files would be overwritten/);
+    r.git("stash", "-u", "-q", "--", ".ai/memory");
     r.git("checkout", "-q", "main");
+    const back = "git restore --overlay --source=stash@{0}^3 -- .ai/memory";
+    expect(briefBody(r.run(["brief"]).stdout)).toContain(`a newer save of this clone is in stash@{0}: \`${back}\` brings it back`);
+    r.git(...back.split(" ").slice(1));
+    expect(briefBody(r.run(["brief"]).stdout)).toContain("Goal: Ship the streaming importer.");
   });
 
   it("a teammate's handoff saved after this clone's last save is not called older than a branch holding that save", { timeout: 60_000 }, () => {

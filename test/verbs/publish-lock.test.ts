@@ -71,6 +71,33 @@ describe("publish is a memory writer", () => {
     expect(git(root, "rev-parse", "HEAD")).toBe(head);
   });
 
+  // A plain commit takes what publish staged; a commit of given paths leaves it in the index.
+  it.each([["a plain commit", []], ["a commit of one path", ["--", "user.txt"]]])("%s the user makes while publish builds its own is never undone: publish refuses, nothing changed", async (_name, only) => {
+    const root = project();
+    save(root, handoff("second"), tokenOfDisk(root));
+    const index = git(root, "ls-files", "-s");
+    const gate = path.join(tempDir("sh-gate-"), "gate");
+    const publisher = helperAsync(["publish", "--root", root], { env: { ...WHO, MEMORY_IO_FAILPOINT: `publish-before-commit:pause=${gate}` } });
+    await waitFor(`${gate}.ready`);
+    // publish has read HEAD and built its index: the user commits a file of their own now.
+    writeFileSync(path.join(root, "user.txt"), "mine\n");
+    git(root, "add", "user.txt");
+    git(root, "commit", "-qm", "user work", ...only);
+    const head = git(root, "rev-parse", "HEAD");
+    writeFileSync(`${gate}.go`, "");
+    const p = await publisher;
+    expect(p.code, p.stderr).toBe(2);
+    expect(p.stderr).toMatch(/HEAD moved while publish was committing .*: nothing was published and that commit stands; run publish again/);
+    expect(git(root, "rev-parse", "HEAD")).toBe(head);
+    // The index is the user's commit's: nothing of publish's is left staged.
+    expect(git(root, "diff", "--cached", "--name-only")).toBe("");
+    if (only.length > 0) expect(git(root, "ls-files", "-s").replace(/^.*\tuser\.txt\n/m, "")).toBe(index);
+    // Run again, it commits on top of the user's commit, which keeps its file.
+    expect(helper(["publish", "--root", root], { env: WHO }).code).toBe(0);
+    expect(git(root, "show", "HEAD:user.txt")).toBe("mine\n");
+    expect(git(root, "show", "HEAD:.ai/memory/HANDOFF.md")).toContain("second");
+  });
+
   it("saves and publishes at once: no commit ever deletes a memory file", async () => {
     const root = project();
     // Bounded: 5 rounds of a save (which also appends the journal) beside a publish.

@@ -177,7 +177,7 @@ describe("publish", () => {
     const index = git(root, "ls-files", "-s");
     const r = helper(["publish", "--root", root], { env: { GIT_CONFIG_GLOBAL: "/dev/null", GIT_CONFIG_NOSYSTEM: "1", EMAIL: "" } });
     expect(r.code, r.stderr).toBe(2);
-    expect(r.stderr).toMatch(/git commit failed/);
+    expect(r.stderr).toMatch(/git commit-tree failed/);
     expect(git(root, "rev-parse", "HEAD")).toBe(head);
     expect(git(root, "ls-files", "-s")).toBe(index);
     expect(git(root, "diff", "--cached", "--name-only")).toBe(".ai/memory/LESSONS.md\n");
