@@ -2948,7 +2948,13 @@ async function handoffAway(root, env, tree = null) {
     if (!(err instanceof GitUnavailable)) throw err;
     return null;
   }
-  const newer = (b) => b != null && rank(b.toString("utf8"), tokenOf(b)) > treeRank;
+  const savedAt = (text) => Date.parse(/^Saved: (\S+)/m.exec(text)?.[1] ?? "");
+  const treeAt = tree === null ? NaN : savedAt(tree);
+  const rankOf = (b) => {
+    const text = b.toString("utf8");
+    return savedAt(text) <= treeAt ? -1 : rank(text, tokenOf(b));
+  };
+  const newer = (b) => b != null && rankOf(b) > treeRank;
   for (let i = 0; i < count; i++) {
     const [untracked, tracked, before] = blobs.slice(i * 3, i * 3 + 3);
     const stash = `stash@{${i}}`;
@@ -2957,7 +2963,7 @@ async function handoffAway(root, env, tree = null) {
     if (tracked && (tree === null ? !before : newer(tracked) && !before?.equals(tracked)))
       return { stash, restore: `git restore --source=${stash} -- .ai/memory/HANDOFF.md` };
   }
-  const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => b ? rank(b.toString("utf8"), tokenOf(b)) : -1);
+  const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => b ? rankOf(b) : -1);
   const best = Math.max(-1, ...ranks);
   if (best <= treeRank) return null;
   const ref = refs[ranks.indexOf(best)].replace(/^refs\/(heads|remotes)\//, "");
@@ -3132,7 +3138,8 @@ function bootstrapBody(helper, agents) {
   const where = helper.rel !== null ? " from the project root" : "";
   return [
     `${AGENTS_LINE} ${agents.join(", ")}.`,
-    `At session start run \`node ${h} check --root .\`${where}.`,
+    // A session-start hook's notice already says what check would: the call is spared where hooks run.
+    `At session start, unless a \`session-handoff:\` notice came with it, run \`node ${h} check --root .\`${where}.`,
     "Exit 2: a handoff is parked; offer to resume it with the session-handoff skill. Exit 1: a save",
     `was interrupted; run \`node ${h} recover --root .\`, then check again.`,
     "Exit 3: memory failed safety or schema checks; don't load it, tell the user. Exit 0: nothing parked."
@@ -9825,6 +9832,7 @@ var init_brief = __esm({
       verdict: 100
     };
     RANKED = [
+      [/^(the handoff was not saved in this clone|its last commit is by )/, RANK.source],
       [/memory-only|^key files not created yet/, RANK.memoryOnly],
       [/\bupstream\b/, RANK.upstream],
       [/^(key files missing|dirty at the save|dirty in the clone that saved)/, RANK.fates],
@@ -11047,13 +11055,13 @@ function removeEmptyDirs(dirs) {
 }
 function keepMade(at2, dirs) {
   if (dirs.length > 0) {
-    mkdirSync6(at2, { recursive: true, mode: 448 });
-    import_write_file_atomic2.default.sync(path39.join(at2, "made-folders"), dirs.map((d) => `${d}
+    mkdirSync6(path39.dirname(at2), { recursive: true, mode: 448 });
+    import_write_file_atomic2.default.sync(at2, dirs.map((d) => `${d}
 `).join(""));
     return;
   }
-  rmSync3(path39.join(at2, "made-folders"), { force: true });
-  removeEmptyDirs([at2]);
+  rmSync3(at2, { force: true });
+  removeEmptyDirs([path39.dirname(at2)]);
 }
 function recordMade(at2, dirs) {
   if (dirs.length > 0) keepMade(at2, [...madeList(at2), ...dirs]);
@@ -11091,7 +11099,7 @@ var init_agent_file = __esm({
     init_fs();
     init_files();
     removeEmptyUpTo = (dir, stop) => removeEmptyDirs(dirsBelow(stop, dir));
-    madeList = (at2) => (readSmall(path39.join(at2, "made-folders")) ?? "").split("\n").filter(Boolean);
+    madeList = (at2) => (readSmall(at2) ?? "").split("\n").filter(Boolean);
   }
 });
 
@@ -12547,7 +12555,7 @@ async function install(t, env) {
       removeEmptyDirs(dirs);
       throw err;
     }
-    recordMade(madeListDir(t, env), dirs);
+    recordMade(madeListFile(t, env), dirs);
     lines2.push(`${verb}d ${p.shown}`);
   }
   const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
@@ -12561,17 +12569,18 @@ async function install(t, env) {
         const made = [path42.dirname(x.file), x.file].filter((f) => !existsSync6(f));
         mkdirSync7(path42.dirname(x.file), { recursive: true });
         import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
-        recordMade(madeListDir(t, env), made);
+        recordMade(madeListFile(t, env), made);
       }
       lines2.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
     } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
   }
   return { lines: [...lines2, ...driver.lines], notes: [...notes, ...driver.notes, ...keep, ...old] };
 }
-function madeListDir(t, env) {
+function madeListFile(t, env) {
   const top = t.global ? null : gitTopOf(t.base, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? userDir(env, t.home) : path42.join(commonDirOf(gitDir), "session-handoff");
+  if (gitDir !== null) return path42.join(commonDirOf(gitDir), "session-handoff", "made-folders");
+  return path42.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
 }
 function keepingUserStatusLine(edit2, current, global, home, env) {
   const personal = edit2.kind === "json-hooks" && edit2.statusLine !== void 0 && !global && !setsStatusLine(current) && setsStatusLine(readSmall(claudeSettings(home, env)));
@@ -12636,12 +12645,12 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeMade(madeListDir(t, env), dirsBelow(t.base, path42.dirname(p.file)));
+  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path42.dirname(p.file)));
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0 || x.needed) continue;
     if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
-    if (!t.dryRun) removeMade(madeListDir(t, env), [x.file, path42.dirname(x.file)]);
+    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path42.dirname(x.file)]);
     lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
@@ -12666,6 +12675,7 @@ var init_installer = __esm({
     init_merge_driver_config();
     init_run();
     init_quote();
+    init_files();
     init_fs();
     init_pause();
     init_agent_file();
@@ -13844,6 +13854,11 @@ async function publishTarget(root, memDir, env) {
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
   const memRel = path50.relative(top, memDir).split(path50.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
+  if ((await runGit(top, ["symbolic-ref", "-q", "HEAD"], env)).code === 1) {
+    throw new Refused(
+      "HEAD is detached (no branch is checked out), so the next checkout would leave the commit and the handoff behind; switch to a branch (`git switch -c <name>` keeps where you are) and publish again (nothing was changed)"
+    );
+  }
   const ignored = await runGit(top, ["check-ignore", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
   if (ignored.code === 0) {
     throw new Refused(
@@ -14050,8 +14065,9 @@ options:
 stdout: "published <n> file(s) in <commit>" [and "pushed to <remote> <branch>"],
         or "nothing to publish"; lines on the merge driver and skipped hooks.
 ${ROOT_HELP}
-exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
-        memory dir is git-ignored or holds no memory file: "nothing to publish:
+exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
+        detached HEAD, the memory dir is git-ignored or holds no memory file:
+        "nothing to publish:
         ...", no upstream for --push, a secret in --message, git failed: its
         error follows); 4 paused; 5 busy.
 `,
@@ -15464,8 +15480,8 @@ rev-list, at most 500 ms; left out when unknown). Always exit 0.
 
 // src/checkpoint/offer.ts
 import { mkdirSync as mkdirSync10 } from "node:fs";
-function offerText(pct, used, window, threshold) {
-  return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
+function offerText(pct, used, window, threshold, checkpoint) {
+  return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree.` + (checkpoint ? " An automatic checkpoint is in .ai/memory/checkpoints/ as a safety net." : "");
 }
 function readUsage(transcriptPath) {
   if (typeof transcriptPath !== "string" || transcriptPath === "") return null;
@@ -15537,7 +15553,8 @@ function contextOffer(root, input, o) {
       timeout: 8e3
     });
   }
-  return { notes, offer: { event, text: offerText(pct, last.used, window, settings.contextThreshold) } };
+  const checkpoint = exists(`${checkpointsDir(root)}/${sessionFileId(input.session_id)}.md`);
+  return { notes, offer: { event, text: offerText(pct, last.used, window, settings.contextThreshold, checkpoint) } };
 }
 var TAILS;
 var init_offer = __esm({
@@ -15592,9 +15609,10 @@ as {"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"\u2026"
   session-handoff: this session's context is 75% full (150000 of 200000 tokens;
     the threshold is 70%). Before it is compacted, offer the user once to save a
     handoff now with the session-handoff skill's save flow; save only if they
-    agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a
-    safety net.
-and writes the session's checkpoint (Trigger: context-threshold). Back under the
+    agree. An automatic checkpoint is in .ai/memory/checkpoints/ as a safety
+    net.
+and writes the session's checkpoint (Trigger: context-threshold); the last
+sentence is left out when none was written (no tool call since the last save). Back under the
 threshold (after a compaction) the next crossing is told again; a handoff saved
 after the crossing silences it. .ai/memory/settings.json sets it (a bad value is
 named on stderr and its default used):

@@ -130,21 +130,21 @@ export function removeEmptyDirs(dirs: string[]): string[] {
 /** Removes `dir` and its parents while empty, never `stop` or above it. */
 export const removeEmptyUpTo = (dir: string, stop: string) => removeEmptyDirs(dirsBelow(stop, dir));
 
-// The folders install made, a line each, in `at`: uninstall removes only these, so that a folder the user had before
-// (an empty .clinerules/hooks) stays.
-const madeList = (at: string) => (readSmall(path.join(at, "made-folders")) ?? "").split("\n").filter(Boolean);
+// The folders install made, a line each, in the record file `at`: uninstall removes only these, so that a folder the
+// user had before (an empty .clinerules/hooks) stays.
+const madeList = (at: string) => (readSmall(at) ?? "").split("\n").filter(Boolean);
 
 function keepMade(at: string, dirs: string[]): void {
   if (dirs.length > 0) {
-    mkdirSync(at, { recursive: true, mode: 0o700 });
-    writeFileAtomic.sync(path.join(at, "made-folders"), dirs.map((d) => `${d}\n`).join(""));
+    mkdirSync(path.dirname(at), { recursive: true, mode: 0o700 });
+    writeFileAtomic.sync(at, dirs.map((d) => `${d}\n`).join(""));
     return;
   }
-  rmSync(path.join(at, "made-folders"), { force: true });
-  removeEmptyDirs([at]);
+  rmSync(at, { force: true });
+  removeEmptyDirs([path.dirname(at)]);
 }
 
-/** Adds `dirs` to the folders install made, listed in `at`. */
+/** Adds `dirs` to the folders install made, listed in the record file `at`. */
 export function recordMade(at: string, dirs: string[]): void {
   if (dirs.length > 0) keepMade(at, [...madeList(at), ...dirs]);
 }

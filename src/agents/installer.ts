@@ -7,6 +7,7 @@ import { commonDirOf, gitDirOf, gitTopOf } from "../git/git-dir.ts";
 import { assertAttributesReadable, assertDriverFits, mergeDriverStep } from "../git/merge-driver-config.ts";
 import { runGit } from "../git/run.ts";
 import { quotedValue } from "../guard/quote.ts";
+import { tokenOf } from "../store/files.ts";
 import { readSmall, realOrNull } from "../store/fs.ts";
 import { assertNotPaused } from "../store/pause.ts";
 import { dirsBelow, makeDirs, missingDirs, readAgentFile, recordMade, recordNode, removeEmptyDirs, removeMade,
@@ -61,7 +62,7 @@ export async function install(t: Target, env: Env) {
       removeEmptyDirs(dirs);
       throw err;
     }
-    recordMade(madeListDir(t, env), dirs);
+    recordMade(madeListFile(t, env), dirs);
     lines.push(`${verb}d ${p.shown}`);
   }
   const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
@@ -77,7 +78,7 @@ export async function install(t: Target, env: Env) {
         const made = [path.dirname(x.file), x.file].filter((f) => !existsSync(f));
         mkdirSync(path.dirname(x.file), { recursive: true });
         writeFileAtomic.sync(x.file, x.pair + x.text);
-        recordMade(madeListDir(t, env), made);
+        recordMade(madeListFile(t, env), made);
       }
       lines.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
     } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
@@ -85,12 +86,13 @@ export async function install(t: Target, env: Env) {
   return { lines: [...lines, ...driver.lines], notes: [...notes, ...driver.notes, ...keep, ...old] };
 }
 
-// Where install lists the folders it made: the clone's git dir, which uninstall finds under any HOME; else (global,
-// no git) the user's folder.
-function madeListDir(t: Target, env: Env): string {
+// Where install lists the folders it made: the clone's git dir, which uninstall finds under any HOME; else the user's
+// folder, one file per project outside git, as installs in two projects may run at once and share nothing else.
+function madeListFile(t: Target, env: Env): string {
   const top = t.global ? null : gitTopOf(t.base, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  return gitDir === null ? userDir(env, t.home) : path.join(commonDirOf(gitDir), "session-handoff");
+  if (gitDir !== null) return path.join(commonDirOf(gitDir), "session-handoff", "made-folders");
+  return path.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
 }
 
 const claudeSettings = (home: string, env: Env) =>
@@ -172,13 +174,13 @@ export async function uninstall(t: Target, env: Env) {
   const none = { lines: [] as string[], notes: [] as string[] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeMade(madeListDir(t, env), dirsBelow(t.base, path.dirname(p.file)));
+  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path.dirname(p.file)));
   // Our exclude line goes once the file no longer names this clone's path.
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0 || x.needed) continue;
     if (!t.dryRun) writeFileAtomic.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
-    if (!t.dryRun) removeMade(madeListDir(t, env), [x.file, path.dirname(x.file)]);
+    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path.dirname(x.file)]);
     lines.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));

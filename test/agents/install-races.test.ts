@@ -163,3 +163,36 @@ describe("--dry-run fidelity and folders", () => {
     expect(readdirSync(p.root).filter((n) => n === ".cursor")).toEqual([]);
   });
 });
+
+describe("installs in several projects outside git at once", () => {
+  it("each uninstall removes the folders its install made, though all ran at the same moment under one HOME", async () => {
+    const home = tempDir("sh-home-");
+    const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") } as Record<string, string>;
+    for (const k of ["SESSION_HANDOFF_PAUSE", "SESSION_HANDOFF_DISABLE", "MEMORY_IO_FAILPOINT", "CLAUDE_PROJECT_DIR"]) delete env[k];
+    const work = tempDir("sh-nogit-");
+    env.GIT_CEILING_DIRECTORIES = work;
+    const roots = Array.from({ length: 8 }, (_, i) => path.join(work, `p${i}`));
+    const helper = path.join(work, "helper", "scripts", "memory_io.mjs");
+    mkdirSync(path.dirname(helper), { recursive: true });
+    copyHelper(helper);
+    for (const r of roots) mkdirSync(r);
+    const all = (verb: string) =>
+      Promise.all(
+        roots.map(
+          (root) =>
+            new Promise<{ code: number | null; stderr: string }>((resolve) => {
+              const c = spawn(process.execPath, [helper, verb, "--agent", "cline", "--root", root], { cwd: root, env });
+              let stderr = "";
+              c.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+              c.on("close", (code) => resolve({ code, stderr }));
+            }),
+        ),
+      );
+    for (let round = 0; round < 3; round++) {
+      for (const r of await all("install")) expect(r.code, r.stderr).toBe(0);
+      for (const r of await all("uninstall")) expect(r.code, r.stderr).toBe(0);
+      for (const root of roots) expect(readdirSync(root), root).toEqual([]);
+    }
+    expect(readdirSync(path.join(home, ".config")).filter((n) => n !== "session-handoff")).toEqual([]);
+  }, 120_000);
+});
