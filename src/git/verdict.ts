@@ -163,11 +163,7 @@ function headClauses(f: DriftFacts, verdict: Verdict, notHere: NotHere, memoryOn
   }
   if (f.headReachable !== true || f.ahead === null || f.behind === null) return [];
   const [ahead, behind] = [f.ahead, f.behind];
-  if (f.savedNone) {
-    const none = memoryOnly > 0 ? "no commits since but memory-only ones" : "no commits since";
-    return ["saved before the first commit (HEAD: none)", ahead > 0 ? `${plural(ahead, "commit")} on HEAD since` :
-      none];
-  }
+  if (f.savedNone) return ["saved before the first commit (HEAD: none)", `${plural(ahead, "commit")} on HEAD since`];
   if (ahead === 0 && behind === 0)
     return [memoryOnly > 0 ? `no commits since the saved ${head} but memory-only ones` : `at the saved commit ${head}`];
   if (behind === 0) return [`${plural(ahead, "commit")} ahead of the saved ${head}`];
