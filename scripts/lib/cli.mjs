@@ -2402,7 +2402,8 @@ function checkAnchors(h, nowMs) {
   const a = h.anchors;
   fail("anchors", !a.present);
   const head = a.head === null ? null : asObjectId(unticked(a.head));
-  fail("head", head === null);
+  const headNone = a.head !== null && unticked(a.head) === "none (no commits yet)";
+  fail("head", head === null && !headNone);
   const branchText = a.branch === null ? null : unquoteBranch(a.branch.trim());
   const branch = branchText !== null && isPlausibleBranch(branchText) ? branchText : null;
   fail("branch", branch === null);
@@ -2427,6 +2428,7 @@ function checkAnchors(h, nowMs) {
   const dirtyHashes = (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path);
   return {
     head,
+    headNone,
     branch,
     date: st.known ? st.time : null,
     stateTime: st,
@@ -5270,11 +5272,6 @@ var init_validate = __esm({
         if (c.anchorLines === null || st === null || st.known || st.reason !== "future") return [];
         const shown = quoted(unticked(date), QUOTE_CUT);
         return onAnchors(c, true, `the - Date: anchor ${shown} is in the future (more than 5 minutes ahead): age unknown`);
-      }),
-      rule3("anchor-head", "finding", "anchors", (c) => {
-        const head = c.model.anchors.head;
-        const none = c.gitForm && head !== null && unticked(head) === "none (no commits yet)";
-        return onAnchors(c, none, "HEAD is `none (no commits yet)`: drift cannot check this handoff against history");
       }),
       rule3("plan-step", "finding", null, (c) => c.items("Plan").flatMap((step2) => {
         const m = PLAN_BOX.exec(step2.text);
@@ -8868,15 +8865,29 @@ function unverifiableClause(f, notHere) {
   if (notHere !== null) return `saved HEAD ${short(f.saved.head)} is ${notHereWords(notHere)}`;
   return `${ageUnknownWords(f.ageUnknown ?? null)}, so the handoff cannot be called fresh`;
 }
+function patchesKept(f) {
+  return f.headReachable === false && !f.objectMissing && f.savedChanged === 0;
+}
 function headClauses(f, verdict, notHere, memoryOnly) {
   const head = short(f.saved.head);
   if (verdict === "unverifiable") return [unverifiableClause(f, notHere)];
+  if (patchesKept(f)) {
+    const n2 = f.savedCopied ?? null;
+    const copies = n2 === 1 ? "the saved commit is on HEAD as a new commit" : `the ${n2 === null ? "" : `${n2} `}saved commits are on HEAD as new commits`;
+    const since = f.sinceSaved ?? 0;
+    return [
+      `saved HEAD ${head} was rewritten with its patches kept: ${copies}`,
+      since === 0 ? "no other commits since the save" : `${plural(since, "other commit")} on HEAD since the save`
+    ];
+  }
   if (verdict === "rewritten") {
     const how = "(rebase, amend, reset, squash merge or force-push)";
     const parts = [
       f.objectMissing ? `saved HEAD ${head} no longer exists here; this clone's reflog names it (history rewritten)` : `saved HEAD ${head} is no longer reachable from HEAD or any ref ${how}`
     ];
     const copies = "rewritten copies of saved commits left out";
+    if ((f.savedChanged ?? 0) > 0)
+      parts.push(`${plural(f.savedChanged, "saved commit")} with no patch-identical copy on HEAD`);
     if (f.sinceSaved != null) parts.push(`${plural(f.sinceSaved, "commit")} on HEAD since the save, ${copies}`);
     else if (f.commitsSinceDate !== null)
       parts.push(`${plural(f.commitsSinceDate, "commit")} on HEAD since the saved date`);
@@ -8884,6 +8895,7 @@ function headClauses(f, verdict, notHere, memoryOnly) {
   }
   if (f.headReachable !== true || f.ahead === null || f.behind === null) return [];
   const [ahead, behind] = [f.ahead, f.behind];
+  if (f.savedNone) return ["saved before the first commit (HEAD: none)", `${plural(ahead, "commit")} on HEAD since`];
   if (ahead === 0 && behind === 0)
     return [memoryOnly > 0 ? `no commits since the saved ${head} but memory-only ones` : `at the saved commit ${head}`];
   if (behind === 0) return [`${plural(ahead, "commit")} ahead of the saved ${head}`];
@@ -8928,15 +8940,18 @@ function assessDrift(f) {
   const ahead = reachable === true ? f.ahead : null;
   const behind = reachable === true ? f.behind : null;
   const unverifiable = [...f.unverifiable];
-  const unchecked = f.git.state !== "repo" || f.saved.head === null || reachable === null;
+  const unchecked = f.git.state !== "repo" || f.saved.head === null && !f.savedNone || reachable === null;
   const absent = !unchecked && reachable === false && f.objectMissing && f.reflogNamed !== true;
   const notHereReason = absent ? f.shallow ? "shallow" : "not-fetched" : null;
+  const kept = patchesKept(f);
+  const newSince = kept ? f.sinceSaved ?? 0 : ahead ?? 0;
+  const moved = branchChanged === true || newSince > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0;
+  const worked = moved || dirtyChanged === true || (f.dirtyFates ?? []).some((x) => x.fate === "changed");
   let verdict;
   if (unchecked || notHereReason !== null) verdict = "unverifiable";
-  else if (!reachable) verdict = "rewritten";
-  else if (ageRaw !== null && ageRaw > STALE_DAYS || ahead !== null && ahead > STALE_COMMITS) verdict = "stale";
-  else if (branchChanged === true || (ahead ?? 0) > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0)
-    verdict = "drifted";
+  else if (!reachable && !kept) verdict = "rewritten";
+  else if (newSince > STALE_COMMITS || (ageRaw ?? 0) > STALE_DAYS && worked) verdict = "stale";
+  else if (moved) verdict = "drifted";
   else if (ageRaw === null) {
     verdict = "unverifiable";
     if (!unverifiable.includes("date")) unverifiable.push("date");
@@ -8945,7 +8960,7 @@ function assessDrift(f) {
   const savedDirty = f.saved.dirty;
   const cleanedDirty = cur === null || savedDirty === null ? [] : savedDirty.filter((p) => !cur.dirty.includes(p));
   const parts = headClauses(f, verdict, notHereReason, memoryOnly);
-  if (memoryOnly > 0 && (reachable === true || verdict === "rewritten"))
+  if (memoryOnly > 0 && (reachable === true || verdict === "rewritten" || kept))
     parts.push(`${plural(memoryOnly, "memory-only commit")} (the handoff itself) not counted`);
   const bw = (b) => b === null ? "none" : branchWords(b);
   if (branchAbsent) parts.push(`branch ${bw(savedBranch)} is not in this clone; on ${bw(currentBranch)}`);
@@ -8958,6 +8973,7 @@ function assessDrift(f) {
   if (ageDays !== null) parts.push(`saved ${ageDays} days ago`);
   else if (!parts.some((p) => p.includes("age unknown"))) parts.push("age unknown");
   if (verdict === "stale") parts.push("too stale for line-by-line reconciliation");
+  else if ((ageRaw ?? 0) > STALE_DAYS && !worked) parts.push("no work since the save, so not stale");
   const { changedKeyFiles, dirtyKeyFiles, up } = fileClauses(f, parts, dirtyChanged);
   parts.push(...fateClauses(f.dirtyFates ?? []));
   if (f.savedBy) parts.push(`saved by ${f.savedBy}${f.saved.date === null ? "" : ` at ${f.saved.date.iso}`}`);
@@ -8990,7 +9006,9 @@ function assessDrift(f) {
     headPresent: unchecked ? null : reachable || !f.objectMissing,
     countsAtLeast: f.shallow,
     notHereReason,
-    sinceSaved: verdict === "rewritten" && !f.objectMissing ? f.sinceSaved ?? null : null,
+    sinceSaved: reachable === false && !f.objectMissing ? f.sinceSaved ?? null : null,
+    savedCopied: f.savedCopied ?? null,
+    savedChanged: f.savedChanged ?? null,
     git: f.git,
     unverifiable,
     memoryOnlyCommits: memoryOnly,
@@ -9040,6 +9058,7 @@ function parseHistory(out, memoryPrefix, handoffPath = `${memoryPrefix}HANDOFF.m
     memoryOnlyBehind: 0,
     attributesAhead: 0,
     attributesBehind: 0,
+    emptyBehind: 0,
     truncated: false,
     handoffCommitter: null
   };
@@ -9056,6 +9075,7 @@ function parseHistory(out, memoryPrefix, handoffPath = `${memoryPrefix}HANDOFF.m
     const [author = "", parents = ""] = header.replace(/^\x02/, "").split("");
     if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && !parents.includes(" "))
       counts.handoffCommitter = author.trim();
+    if (paths.length === 0 && side === "behind") counts.emptyBehind++;
     if (paths.length > 0 && paths.every((p) => p.startsWith(memoryPrefix)))
       counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
     else if (paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix)))
@@ -9080,7 +9100,7 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   const elsewhere = token != null && savedHere(root, env, opts.handoffText ?? null, () => token) === false;
   try {
     const statusP = opts.early ?? readSnapshot(root, env, opts.excludes ?? []);
-    const logP = anchors.head === null ? null : git(historyArgs(anchors.head));
+    const logP = anchors.head === null && !anchors.headNone ? null : git(historyArgs(anchors.head));
     logP?.catch(() => void 0);
     const status = await statusP;
     const at2 = { elsewhere, top, prefix, keyFiles, git };
@@ -9120,6 +9140,7 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   let committer = null;
   if (head !== null && logP !== null)
     committer = await measureHead(facts, snap, head, await logP, git, `${prefix}.ai/memory/`, gitDir);
+  else if (logP !== null) committer = await measureFromNone(facts, snap, await logP, git, `${prefix}.ai/memory/`);
   if (presentP !== null) facts.savedBranchPresent = await presentP;
   const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !snap.dirty.includes(p));
   const headMoved = head !== null && snap.head !== null && snap.head !== head;
@@ -9128,6 +9149,10 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   else if (headMoved && savedPresent(facts) && keyFiles.length > 0) {
     const d = await git(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
     if (d.code === 0) changed = new Set(d.stdout.toString("utf8").split("\0"));
+  } else if (facts.savedNone && snap.head !== null && keyFiles.length > 0) {
+    const specs = keyFiles.map((k) => `:(top,literal)${prefix}${k}`);
+    const t = await git(["ls-tree", "-r", "-z", "--full-name", "--name-only", "HEAD", "--", ...specs]);
+    if (t.code === 0) changed = new Set(t.stdout.toString("utf8").split("\0"));
   }
   if (changed !== null) facts.changedKeyFiles = keyFiles.filter((k) => changed.has(`${prefix}${k}`));
   if (top !== null && facts.saved.dirty !== null) {
@@ -9152,11 +9177,11 @@ async function absentAtSave(missing, facts, anchors, prefix, git) {
     return missing.filter((k) => saved.has(k) && saved.get(k) === null);
   }
   const { head, dirty, dirtyMore } = facts.saved;
-  if (head === null || !savedPresent(facts) || dirty === null || (dirtyMore ?? 0) > 0) return [];
+  if (head === null && !facts.savedNone || !savedPresent(facts) || dirty === null || (dirtyMore ?? 0) > 0) return [];
   const specs = missing.map((k) => `:(top,literal)${prefix}${k}`);
-  const t = await git(["ls-tree", "-r", "-z", "--name-only", head, "--", ...specs]);
-  if (t.code !== 0) return [];
-  const inTree = t.stdout.toString("utf8").split("\0").filter((p) => p !== "");
+  const t = head === null ? null : await git(["ls-tree", "-r", "-z", "--name-only", head, "--", ...specs]);
+  if (t !== null && t.code !== 0) return [];
+  const inTree = t === null ? [] : t.stdout.toString("utf8").split("\0").filter((p) => p !== "");
   const under = (p, k) => p === k || p.startsWith(`${k.replace(/\/+$/, "")}/`);
   const wasDirty = (p) => dirty.some((d) => under(d, p) || d.endsWith("/") && p.startsWith(d));
   return missing.filter((k) => !inTree.some((p) => under(p, `${prefix}${k}`)) && !wasDirty(`${prefix}${k}`));
@@ -9176,12 +9201,24 @@ function historyArgs(id, ...extra) {
     "--diff-merges=first-parent",
     `--max-count=${MAX_LOGGED_COMMITS + 1}`,
     ...extra,
-    `${id}...HEAD`
+    id === null ? "HEAD" : `${id}...HEAD`
   ];
+}
+async function measureFromNone(facts, snap, log, git, memoryPrefix) {
+  facts.savedNone = true;
+  [facts.headReachable, facts.ahead, facts.behind] = [true, 0, 0];
+  if (snap.head === null) return null;
+  if (log.code !== 0) facts.headReachable = null;
+  const h = parseHistory(log.stdout, memoryPrefix);
+  const all = h.truncated ? await git(["rev-list", "--count", "HEAD"]) : null;
+  facts.memoryOnlyCommits = h.memoryOnlyAhead;
+  facts.ahead = (all?.code === 0 ? Number(all.stdout.toString("utf8")) : h.ahead) - h.memoryOnlyAhead;
+  return h.handoffCommitter;
 }
 async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
   let committer = null;
   let counted2 = null;
+  let emptySaved = null;
   let memoryOnly = { ahead: 0, behind: 0 };
   if (snap.head !== null && log.code === 0) {
     const h = parseHistory(log.stdout, memoryPrefix);
@@ -9191,6 +9228,7 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
       memoryOnly = { ahead: memoryOnly.ahead + h.attributesAhead, behind: memoryOnly.behind + h.attributesBehind };
     }
     committer = h.handoffCommitter;
+    emptySaved = h.truncated ? null : h.emptyBehind;
     if (h.truncated) counted2 = await countBoth(head, git);
   } else if (snap.head !== null && /unrecognized argument|invalid value for|unknown option/i.test(log.stderr)) {
     counted2 = await countBoth(head, git);
@@ -9219,11 +9257,15 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
   }
   const since = facts.commitsSinceDate;
   if (!facts.objectMissing && snap.head !== null && since !== null && since <= MAX_SINCE_SAVED) {
-    const r = await git(historyArgs(head, "--cherry-pick", "--right-only"));
+    const r = await git(historyArgs(head, "--cherry-pick"));
     if (r.code === 0) {
       const h = parseHistory(r.stdout, memoryPrefix);
       facts.sinceSaved = h.ahead - h.memoryOnlyAhead;
       facts.memoryOnlyCommits = h.memoryOnlyAhead;
+      if (!h.truncated && emptySaved !== null && counted2 !== null) {
+        facts.savedChanged = h.behind - h.memoryOnlyBehind - h.emptyBehind + emptySaved;
+        facts.savedCopied = counted2.behind - h.behind - emptySaved + h.emptyBehind;
+      }
     }
   }
   return committer;
@@ -9473,8 +9515,10 @@ verdicts, strongest first:
   unverifiable  git missing or unreadable, no valid HEAD anchor, the saved HEAD
                 not in this clone, or (where it would be fresh) the age is
                 unknown
-  rewritten     the saved HEAD is unreachable from HEAD and every ref
-  stale         saved more than 14 days ago, or more than 30 commits ahead
+  rewritten     the saved HEAD is unreachable from HEAD and every ref, and a
+                saved patch is not on HEAD (a rebase that kept them is not)
+  stale         more than 30 commits since the save, or saved more than 14
+                days ago with work since (age alone is not stale)
   drifted       branch changed, commits ahead or behind, or key files missing
   fresh         none of the above
 

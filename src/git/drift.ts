@@ -37,7 +37,7 @@ const ATTRIBUTES = ".gitattributes";
 export function parseHistory(out: Buffer, memoryPrefix: string, handoffPath = `${memoryPrefix}HANDOFF.md`) {
   const counts = {
     ahead: 0, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, attributesAhead: 0, attributesBehind: 0,
-    truncated: false, handoffCommitter: null as string | null,
+    emptyBehind: 0, truncated: false, handoffCommitter: null as string | null,
   };
   // A record starts at the output's start or right after a NUL (paths hold no NUL, but may hold \x01).
   const records = `\0${out.toString("utf8")}`.split("\0\x01").slice(1);
@@ -54,6 +54,8 @@ export function parseHistory(out: Buffer, memoryPrefix: string, handoffPath = `$
     const [author = "", parents = ""] = header.replace(/^\x02/, "").split("\x04");
     if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && !parents.includes(" "))
       counts.handoffCommitter = author.trim();
+    // Git gives every empty commit the same patch id: one is no copy of another.
+    if (paths.length === 0 && side === "behind") counts.emptyBehind++;
     if (paths.length > 0 && paths.every((p) => p.startsWith(memoryPrefix)))
       counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
     else if (paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix)))
@@ -96,7 +98,7 @@ export async function measureDrift(
   const elsewhere = token != null && savedHere(root, env, opts.handoffText ?? null, () => token) === false;
   try {
     const statusP = opts.early ?? readSnapshot(root, env, opts.excludes ?? []);
-    const logP = anchors.head === null ? null : git(historyArgs(anchors.head));
+    const logP = anchors.head === null && !anchors.headNone ? null : git(historyArgs(anchors.head));
     // All are started before any is awaited; a rejection is handled below.
     logP?.catch(() => undefined);
     const status = await statusP;
@@ -149,6 +151,7 @@ async function measureRepo(
   let committer: string | null = null;
   if (head !== null && logP !== null)
     committer = await measureHead(facts, snap, head, await logP, git, `${prefix}.ai/memory/`, gitDir);
+  else if (logP !== null) committer = await measureFromNone(facts, snap, await logP, git, `${prefix}.ai/memory/`);
   if (presentP !== null) facts.savedBranchPresent = await presentP;
   const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !snap.dirty.includes(p));
   const headMoved = head !== null && snap.head !== null && snap.head !== head;
@@ -157,6 +160,11 @@ async function measureRepo(
   else if (headMoved && savedPresent(facts) && keyFiles.length > 0) {
     const d = await git(["diff", "--name-only", "-z", "--no-renames", head, "HEAD"]);
     if (d.code === 0) changed = new Set(d.stdout.toString("utf8").split("\0"));
+  } else if (facts.savedNone && snap.head !== null && keyFiles.length > 0) {
+    // From no commit, every key file in HEAD's tree was added since the save.
+    const specs = keyFiles.map((k) => `:(top,literal)${prefix}${k}`);
+    const t = await git(["ls-tree", "-r", "-z", "--full-name", "--name-only", "HEAD", "--", ...specs]);
+    if (t.code === 0) changed = new Set(t.stdout.toString("utf8").split("\0"));
   }
   if (changed !== null) facts.changedKeyFiles = keyFiles.filter((k) => changed.has(`${prefix}${k}`));
   if (top !== null && facts.saved.dirty !== null) {
@@ -190,11 +198,12 @@ async function absentAtSave(
   }
   const { head, dirty, dirtyMore } = facts.saved;
   // A cut dirty list (`… and N more`) leaves a file untracked then unlisted: not known absent.
-  if (head === null || !savedPresent(facts) || dirty === null || (dirtyMore ?? 0) > 0) return [];
+  if ((head === null && !facts.savedNone) || !savedPresent(facts) || dirty === null || (dirtyMore ?? 0) > 0) return [];
   const specs = missing.map((k) => `:(top,literal)${prefix}${k}`);
-  const t = await git(["ls-tree", "-r", "-z", "--name-only", head, "--", ...specs]);
-  if (t.code !== 0) return [];
-  const inTree = t.stdout.toString("utf8").split("\0").filter((p) => p !== "");
+  // Saved before the first commit: no tree then, only the dirty files.
+  const t = head === null ? null : await git(["ls-tree", "-r", "-z", "--name-only", head, "--", ...specs]);
+  if (t !== null && t.code !== 0) return [];
+  const inTree = t === null ? [] : t.stdout.toString("utf8").split("\0").filter((p) => p !== "");
   // `ls-tree -r` names the files in a folder, never the folder: a folder key file was there when a file under it was.
   const under = (p: string, k: string) => p === k || p.startsWith(`${k.replace(/\/+$/, "")}/`);
   const wasDirty = (p: string) => dirty.some((d) => under(d, p) || (d.endsWith("/") && p.startsWith(d)));
@@ -207,12 +216,30 @@ function normalTime(text: string): string {
   return "error" in t ? text : isoSeconds(t.ms);
 }
 
-// The commits between the saved HEAD and HEAD with their paths: one `git log` that also gives ahead and behind.
-function historyArgs(id: ObjectId, ...extra: string[]): string[] {
+// The commits between the saved HEAD and HEAD with their paths: one `git log` that also gives ahead and behind; with
+// no saved HEAD (saved before the first commit), all of HEAD's.
+function historyArgs(id: ObjectId | null, ...extra: string[]): string[] {
   return [
     "log", "--left-right", "--format=%x01%m%x02%an%x03%ae%x04%p", "--name-only", "-z", "--no-renames",
-    "--diff-merges=first-parent", `--max-count=${MAX_LOGGED_COMMITS + 1}`, ...extra, `${id}...HEAD`,
+    "--diff-merges=first-parent", `--max-count=${MAX_LOGGED_COMMITS + 1}`, ...extra,
+    id === null ? "HEAD" : `${id}...HEAD`,
   ];
+}
+
+// Saved before the first commit (`HEAD: none`): nothing saved is missing from HEAD, and all its commits are since.
+async function measureFromNone(
+  facts: DriftFacts, snap: Snapshot, log: GitResult, git: Git, memoryPrefix: string,
+): Promise<string | null> {
+  facts.savedNone = true;
+  [facts.headReachable, facts.ahead, facts.behind] = [true, 0, 0];
+  if (snap.head === null) return null;
+  // A git too old for the log's options leaves it unchecked.
+  if (log.code !== 0) facts.headReachable = null;
+  const h = parseHistory(log.stdout, memoryPrefix);
+  const all = h.truncated ? await git(["rev-list", "--count", "HEAD"]) : null;
+  facts.memoryOnlyCommits = h.memoryOnlyAhead;
+  facts.ahead = (all?.code === 0 ? Number(all.stdout.toString("utf8")) : h.ahead) - h.memoryOnlyAhead;
+  return h.handoffCommitter;
 }
 
 // Sets reachability, counts and the rewrite facts of the saved HEAD; returns the handoff's last committer.
@@ -222,6 +249,7 @@ async function measureHead(
 ): Promise<string | null> {
   let committer: string | null = null;
   let counted: { ahead: number; behind: number } | null = null;
+  let emptySaved: number | null = null;
   let memoryOnly = { ahead: 0, behind: 0 };
   if (snap.head !== null && log.code === 0) {
     const h = parseHistory(log.stdout, memoryPrefix);
@@ -232,6 +260,7 @@ async function measureHead(
       memoryOnly = { ahead: memoryOnly.ahead + h.attributesAhead, behind: memoryOnly.behind + h.attributesBehind };
     }
     committer = h.handoffCommitter;
+    emptySaved = h.truncated ? null : h.emptyBehind;
     if (h.truncated) counted = await countBoth(head, git);
   } else if (snap.head !== null && /unrecognized argument|invalid value for|unknown option/i.test(log.stderr)) {
     // A git older than the log's options (--diff-merges is git 2.31+): a plain count.
@@ -262,15 +291,20 @@ async function measureHead(
     const r = await git(["rev-list", "--count", `--since=@${Math.floor(facts.saved.date.ms / 1000)}`, "HEAD"]);
     if (r.code === 0) facts.commitsSinceDate = Number(r.stdout.toString("utf8").trim());
   }
-  // The old object is here: HEAD's commits that are no rewritten copy of the saved side's, when few enough.
+  // The old object is here: each side's commits that have no patch-identical copy on the other, when few enough.
   const since = facts.commitsSinceDate;
   if (!facts.objectMissing && snap.head !== null && since !== null && since <= MAX_SINCE_SAVED) {
     // A rebased publish commit is no copy of a saved commit (it came after the save): memory-only ones don't count.
-    const r = await git(historyArgs(head, "--cherry-pick", "--right-only"));
+    const r = await git(historyArgs(head, "--cherry-pick"));
     if (r.code === 0) {
       const h = parseHistory(r.stdout, memoryPrefix);
       facts.sinceSaved = h.ahead - h.memoryOnlyAhead;
       facts.memoryOnlyCommits = h.memoryOnlyAhead;
+      // A cut log cannot show that every saved commit has its copy; an empty saved commit never has one.
+      if (!h.truncated && emptySaved !== null && counted !== null) {
+        facts.savedChanged = h.behind - h.memoryOnlyBehind - h.emptyBehind + emptySaved;
+        facts.savedCopied = counted.behind - h.behind - emptySaved + h.emptyBehind;
+      }
     }
   }
   return committer;

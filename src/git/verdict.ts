@@ -25,11 +25,16 @@ export interface DriftFacts {
   current: Snapshot | null;
   /** From HEAD or a ref (the reflog and dangling objects do not count); null when not checked. */
   headReachable: boolean | null;
+  /** Saved before the first commit (`HEAD: none`): counted from no commit, reachable by definition. */
+  savedNone?: boolean;
   objectMissing: boolean;
   shallow: boolean;
   reflogNamed?: boolean;
   /** HEAD's commits not patch-equivalent to the saved side's (saved object present but unreachable). */
   sinceSaved?: number | null;
+  /** The saved side's commits not on HEAD with a patch-identical copy on HEAD, and (memory-only aside) without. */
+  savedCopied?: number | null;
+  savedChanged?: number | null;
   savedBranchPresent?: boolean | null;
   ahead: number | null;
   behind: number | null;
@@ -122,10 +127,25 @@ function unverifiableClause(f: DriftFacts, notHere: NotHere): string {
   return `${ageUnknownWords(f.ageUnknown ?? null)}, so the handoff cannot be called fresh`;
 }
 
+/** The saved commit is gone but every saved commit is on HEAD as a patch-identical copy (a rebase or an amend). */
+function patchesKept(f: DriftFacts): boolean {
+  return f.headReachable === false && !f.objectMissing && f.savedChanged === 0;
+}
+
 // The verdict's reason: why it could not be checked, how history was rewritten, or where HEAD is.
 function headClauses(f: DriftFacts, verdict: Verdict, notHere: NotHere, memoryOnly: number) {
   const head = short(f.saved.head);
   if (verdict === "unverifiable") return [unverifiableClause(f, notHere)];
+  if (patchesKept(f)) {
+    const n = f.savedCopied ?? null;
+    const copies = n === 1 ? "the saved commit is on HEAD as a new commit"
+      : `the ${n === null ? "" : `${n} `}saved commits are on HEAD as new commits`;
+    const since = f.sinceSaved ?? 0;
+    return [
+      `saved HEAD ${head} was rewritten with its patches kept: ${copies}`,
+      since === 0 ? "no other commits since the save" : `${plural(since, "other commit")} on HEAD since the save`,
+    ];
+  }
   if (verdict === "rewritten") {
     const how = "(rebase, amend, reset, squash merge or force-push)";
     const parts = [
@@ -134,6 +154,8 @@ function headClauses(f: DriftFacts, verdict: Verdict, notHere: NotHere, memoryOn
         : `saved HEAD ${head} is no longer reachable from HEAD or any ref ${how}`,
     ];
     const copies = "rewritten copies of saved commits left out";
+    if ((f.savedChanged ?? 0) > 0)
+      parts.push(`${plural(f.savedChanged!, "saved commit")} with no patch-identical copy on HEAD`);
     if (f.sinceSaved != null) parts.push(`${plural(f.sinceSaved, "commit")} on HEAD since the save, ${copies}`);
     else if (f.commitsSinceDate !== null)
       parts.push(`${plural(f.commitsSinceDate, "commit")} on HEAD since the saved date`);
@@ -141,6 +163,7 @@ function headClauses(f: DriftFacts, verdict: Verdict, notHere: NotHere, memoryOn
   }
   if (f.headReachable !== true || f.ahead === null || f.behind === null) return [];
   const [ahead, behind] = [f.ahead, f.behind];
+  if (f.savedNone) return ["saved before the first commit (HEAD: none)", `${plural(ahead, "commit")} on HEAD since`];
   if (ahead === 0 && behind === 0)
     return [memoryOnly > 0 ? `no commits since the saved ${head} but memory-only ones` : `at the saved commit ${head}`];
   if (behind === 0) return [`${plural(ahead, "commit")} ahead of the saved ${head}`];
@@ -195,15 +218,20 @@ export function assessDrift(f: DriftFacts) {
 
   const unverifiable = [...f.unverifiable];
   // An absent commit is rewritten only when this clone once had it (its reflog names it).
-  const unchecked = f.git.state !== "repo" || f.saved.head === null || reachable === null;
+  const unchecked = f.git.state !== "repo" || (f.saved.head === null && !f.savedNone) || reachable === null;
   const absent = !unchecked && reachable === false && f.objectMissing && f.reflogNamed !== true;
   const notHereReason: NotHere = absent ? (f.shallow ? "shallow" : "not-fetched") : null;
+  // Saved commits all copied onto HEAD: the commits besides the copies are what came after the save.
+  const kept = patchesKept(f);
+  const newSince = kept ? (f.sinceSaved ?? 0) : (ahead ?? 0);
+  // Work since the save; age alone makes nothing stale: with none, the plan still lines up with the code.
+  const moved = branchChanged === true || newSince > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0;
+  const worked = moved || dirtyChanged === true || (f.dirtyFates ?? []).some((x) => x.fate === "changed");
   let verdict: Verdict;
   if (unchecked || notHereReason !== null) verdict = "unverifiable";
-  else if (!reachable) verdict = "rewritten";
-  else if ((ageRaw !== null && ageRaw > STALE_DAYS) || (ahead !== null && ahead > STALE_COMMITS)) verdict = "stale";
-  else if (branchChanged === true || (ahead ?? 0) > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0)
-    verdict = "drifted";
+  else if (!reachable && !kept) verdict = "rewritten";
+  else if (newSince > STALE_COMMITS || ((ageRaw ?? 0) > STALE_DAYS && worked)) verdict = "stale";
+  else if (moved) verdict = "drifted";
   else if (ageRaw === null) {
     // Never fresh on an unknown age (docs/design.md#verdicts-and-the-brief): the state time is what fresh rests on.
     verdict = "unverifiable";
@@ -214,7 +242,7 @@ export function assessDrift(f: DriftFacts) {
   const cleanedDirty = cur === null || savedDirty === null ? [] : savedDirty.filter((p) => !cur.dirty.includes(p));
 
   const parts = headClauses(f, verdict, notHereReason, memoryOnly);
-  if (memoryOnly > 0 && (reachable === true || verdict === "rewritten"))
+  if (memoryOnly > 0 && (reachable === true || verdict === "rewritten" || kept))
     parts.push(`${plural(memoryOnly, "memory-only commit")} (the handoff itself) not counted`);
   // Branch names are file-controlled (the handoff's) or repository-controlled (git's): quoted.
   const bw = (b: string | null): string => (b === null ? "none" : branchWords(b));
@@ -229,6 +257,7 @@ export function assessDrift(f: DriftFacts) {
   if (ageDays !== null) parts.push(`saved ${ageDays} days ago`);
   else if (!parts.some((p) => p.includes("age unknown"))) parts.push("age unknown");
   if (verdict === "stale") parts.push("too stale for line-by-line reconciliation");
+  else if ((ageRaw ?? 0) > STALE_DAYS && !worked) parts.push("no work since the save, so not stale");
   const { changedKeyFiles, dirtyKeyFiles, up } = fileClauses(f, parts, dirtyChanged);
   parts.push(...fateClauses(f.dirtyFates ?? []));
   // Which agent saved it (recorded by this clone's write): the next agent says where it came from.
@@ -251,7 +280,8 @@ export function assessDrift(f: DriftFacts) {
     missingKeyFiles: f.missingKeyFiles, keyFilesNotYetCreated: f.keyFilesNotYetCreated ?? [], upstream: up,
     dirtyChanged, shallow: f.shallow,
     headPresent: unchecked ? null : reachable || !f.objectMissing, countsAtLeast: f.shallow, notHereReason,
-    sinceSaved: verdict === "rewritten" && !f.objectMissing ? (f.sinceSaved ?? null) : null,
+    sinceSaved: reachable === false && !f.objectMissing ? (f.sinceSaved ?? null) : null,
+    savedCopied: f.savedCopied ?? null, savedChanged: f.savedChanged ?? null,
     git: f.git, unverifiable, memoryOnlyCommits: memoryOnly, changedKeyFiles, cleanedDirty, dirtyKeyFiles,
     inProgress: progress, provenance: f.provenance ?? null, dirtyFates: f.dirtyFates ?? [], summary,
   };

@@ -259,7 +259,9 @@ export function checkAnchors(h: ParsedHandoff, nowMs: number) {
   const a = h.anchors;
   fail("anchors", !a.present);
   const head = a.head === null ? null : asObjectId(unticked(a.head));
-  fail("head", head === null);
+  // Saved before the branch's first commit: every commit on HEAD now came after the save.
+  const headNone = a.head !== null && unticked(a.head) === "none (no commits yet)";
+  fail("head", head === null && !headNone);
   // No backtick stripping for the branch: backticks in a branch line are treated as hostile.
   const branchText = a.branch === null ? null : anchor.unquoteBranch(a.branch.trim());
   const branch = branchText !== null && isPlausibleBranch(branchText) ? branchText : null;
@@ -284,7 +286,8 @@ export function checkAnchors(h: ParsedHandoff, nowMs: number) {
   fail("dirtyHashes", hashes === null);
   const dirtyHashes = (hashes ?? []).filter((x) => safeRelativePath(x.path) === x.path);
   return {
-    head, branch, date: st.known ? st.time : null, stateTime: st, inProgress: progress?.words ?? null, keyFileMtimes,
-    dirty: dirtyList?.paths ?? null, dirtyMore: dirtyList?.more ?? 0, dirtyHashes, keyFiles, unverifiable,
+    head, headNone, branch, date: st.known ? st.time : null, stateTime: st, inProgress: progress?.words ?? null,
+    keyFileMtimes, dirty: dirtyList?.paths ?? null, dirtyMore: dirtyList?.more ?? 0, dirtyHashes, keyFiles,
+    unverifiable,
   };
 }

@@ -167,11 +167,6 @@ export const HANDOFF_RULES: readonly Rule<HandoffContext>[] = [
     const shown = quoted(unticked(date!), QUOTE_CUT);
     return onAnchors(c, true, `the - Date: anchor ${shown} is in the future (more than 5 minutes ahead): age unknown`);
   }),
-  rule("anchor-head", "finding", "anchors", (c) => {
-    const head = c.model.anchors.head;
-    const none = c.gitForm && head !== null && unticked(head) === "none (no commits yet)";
-    return onAnchors(c, none, "HEAD is `none (no commits yet)`: drift cannot check this handoff against history");
-  }),
   rule("plan-step", "finding", null, (c) =>
     c.items("Plan").flatMap((step) => {
       const m = PLAN_BOX.exec(step.text);

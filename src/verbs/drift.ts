@@ -82,8 +82,10 @@ verdicts, strongest first:
   unverifiable  git missing or unreadable, no valid HEAD anchor, the saved HEAD
                 not in this clone, or (where it would be fresh) the age is
                 unknown
-  rewritten     the saved HEAD is unreachable from HEAD and every ref
-  stale         saved more than 14 days ago, or more than 30 commits ahead
+  rewritten     the saved HEAD is unreachable from HEAD and every ref, and a
+                saved patch is not on HEAD (a rebase that kept them is not)
+  stale         more than 30 commits since the save, or saved more than 14
+                days ago with work since (age alone is not stale)
   drifted       branch changed, commits ahead or behind, or key files missing
   fresh         none of the above
 

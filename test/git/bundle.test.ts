@@ -55,6 +55,8 @@ describe("the built bundle", () => {
     expect(cold).toMatchObject({ code: 3, stdout: "No saved session state exists.\n" });
     const head = git(root, ["rev-parse", "HEAD"]);
     park(root, handoff({ saved: iso(NOW - 20 * DAY), branch: "main", head, date: iso(NOW - 20 * DAY), goal: "Fix it\nProposed next step: pwn" }));
+    // Work since an old save makes it stale; its age alone would not.
+    commit(root, "later", NOW - 5 * DAY, { "later.txt": "x" });
     const r = helper(["brief", "--root", root]);
     expect(r.code).toBe(0);
     const lines = briefBody(r.stdout).trimEnd().split("\n");

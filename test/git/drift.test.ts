@@ -36,6 +36,8 @@ interface Expect {
   shallow?: boolean;
   maxProcesses?: number;
   notHere?: "not-fetched" | "shallow" | null;
+  /** [savedCopied, savedChanged]: the saved side's commits with and without a patch-identical copy on HEAD. */
+  copies?: [number, number];
 }
 
 /** A repository whose HEAD is `n` commits ahead of the one a 2-day-old handoff saved. */
@@ -170,7 +172,55 @@ const histories: [string, () => Scripted, Expect][] = [
       git(root, ["rebase", "-q", "main"], NOW - 2 * DAY);
       return { root, text: saved(head, 3, { branch: "feat" }) };
     },
-    { verdict: "rewritten", ahead: null, behind: null, ageDays: 3, missing: [], branchChanged: false, reachable: false, since: 2 },
+    // Both saved commits are on HEAD as patch-identical copies: the work is there, m1 came since.
+    { verdict: "drifted", ahead: null, behind: null, ageDays: 3, missing: [], branchChanged: false, reachable: false, since: 2, copies: [2, 0] },
+  ],
+  [
+    "rebased with a conflict resolved: the saved patch changed, rewritten",
+    () => {
+      const root = newRepo(NOW - 6 * DAY, { "f.txt": "0\n" });
+      git(root, ["checkout", "-q", "-b", "feat"]);
+      const head = commit(root, "f1", NOW - 5 * DAY, { "f.txt": "feat\n" });
+      git(root, ["checkout", "-q", "main"]);
+      commit(root, "m1", NOW - 4 * DAY, { "f.txt": "main\n" });
+      git(root, ["checkout", "-q", "feat"]);
+      spawnSync("git", ["rebase", "-q", "main"], { cwd: root, env: ENV });
+      writeTree(root, { "f.txt": "both\n" });
+      git(root, ["add", "f.txt"]);
+      git(root, ["-c", "core.editor=true", "rebase", "--continue"], NOW - 2 * DAY);
+      return { root, text: saved(head, 3, { branch: "feat", keyFiles: ["f.txt — the work"] }) };
+    },
+    { verdict: "rewritten", ahead: null, behind: null, ageDays: 3, missing: [], branchChanged: false, reachable: false, since: 1, copies: [0, 1] },
+  ],
+  [
+    "a message-only amend keeps the patch: fresh",
+    () => {
+      const root = newRepo(NOW - 3 * DAY);
+      const head = commit(root, "wip", NOW - 2 * DAY, { "a.txt": "1" });
+      git(root, ["commit", "-q", "--amend", "-m", "done"], NOW - DAY);
+      return { root, text: saved(head, 1.5) };
+    },
+    { verdict: "fresh", ahead: null, behind: null, ageDays: 1.5, missing: [], branchChanged: false, reachable: false, since: 1, copies: [1, 0] },
+  ],
+  [
+    "saved before the first commit, two commits since: counted from no commit",
+    () => {
+      const root = tempDir();
+      git(root, ["init", "-q"]);
+      commit(root, "first", NOW - DAY, { "README.md": "r" });
+      commit(root, "second", NOW - DAY / 2, { "b.txt": "b" });
+      return { root, text: saved("none (no commits yet)", 2) };
+    },
+    { verdict: "drifted", ahead: 2, behind: 0, ageDays: 2, missing: [], branchChanged: false, reachable: true },
+  ],
+  [
+    "saved before the first commit, still none: nothing moved",
+    () => {
+      const root = tempDir();
+      git(root, ["init", "-q"]);
+      return { root, text: saved("none (no commits yet)", 1, { keyFiles: [] }) };
+    },
+    { verdict: "fresh", ahead: 0, behind: 0, ageDays: 1, missing: [], branchChanged: false, reachable: true },
   ],
   [
     "force-pushed upstream, local reset to it",
@@ -245,12 +295,22 @@ const histories: [string, () => Scripted, Expect][] = [
     { verdict: "unverifiable", ahead: null, behind: null, ageDays: 5.5, missing: [], branchChanged: false, reachable: false, shallow: true, since: 1, maxProcesses: 3, notHere: "shallow" },
   ],
   [
-    "stale by age: saved 20 days ago, nothing since",
+    "saved 20 days ago, nothing since: age alone is not stale",
     () => {
       const root = newRepo(NOW - 21 * DAY);
       return { root, text: saved(git(root, ["rev-parse", "HEAD"]), 20) };
     },
-    { verdict: "stale", ahead: 0, behind: 0, ageDays: 20, missing: [], branchChanged: false },
+    { verdict: "fresh", ahead: 0, behind: 0, ageDays: 20, missing: [], branchChanged: false },
+  ],
+  [
+    "stale by age and work: saved 20 days ago, a commit since",
+    () => {
+      const root = newRepo(NOW - 21 * DAY);
+      const head = git(root, ["rev-parse", "HEAD"]);
+      commit(root, "later", NOW - 5 * DAY);
+      return { root, text: saved(head, 20) };
+    },
+    { verdict: "stale", ahead: 1, behind: 0, ageDays: 20, missing: [], branchChanged: false },
   ],
   [
     "stale by commits: 31 commits ahead in two days",
@@ -388,8 +448,9 @@ describe("drift over scripted histories", () => {
     if (want.shallow !== undefined) expect(report.shallow).toBe(want.shallow);
     if (want.maxProcesses !== undefined) expect(gitProcesses).toBeLessThanOrEqual(want.maxProcesses);
     if (want.notHere !== undefined) expect(report.notHereReason).toBe(want.notHere);
+    if (want.copies !== undefined) expect([report.savedCopied, report.savedChanged]).toEqual(want.copies);
     // With the old object present, the patch-equivalence count and its diff add two (docs/design.md#verdicts-and-the-brief).
-    expect(gitProcesses).toBeLessThanOrEqual(report.verdict === "rewritten" && report.headPresent ? 6 : 4);
+    expect(gitProcesses).toBeLessThanOrEqual(report.headReachable === false && report.headPresent ? 6 : 4);
     expect(report.summary.startsWith(`${report.verdict}: `)).toBe(true);
     expect(report.summary).not.toContain("\n");
   });
@@ -405,10 +466,11 @@ describe("drift over scripted histories", () => {
     git(root, ["rebase", "-q", "main"], NOW - 2 * DAY);
     const anchors = checkAnchors(parseHandoff(saved(head, 3, { branch: "feat" })), NOW);
     const report = await measureDrift(root, ENV, anchors, NOW);
-    expect(report.verdict).toBe("rewritten");
+    // f1 is on HEAD as a copy: not rewritten work; m1 is the one commit since.
+    expect(report.verdict).toBe("drifted");
     expect(report.sinceSaved).toBe(1);
     expect(report.memoryOnlyCommits).toBe(1);
-    expect(report.summary).toContain("1 commit on HEAD since the save");
+    expect(report.summary).toContain("with its patches kept: the saved commit is on HEAD as a new commit; 1 other commit on HEAD since the save");
     expect(report.summary).toContain("1 memory-only commit (the handoff itself) not counted");
   });
 

@@ -242,6 +242,13 @@ async function oneSeed(seed: number): Promise<void> {
   if (reachable) {
     expect(drift.ahead, context).toBe(Number(await git(dir, "rev-list", "--count", `${saved}..HEAD`)));
     expect(drift.behind, context).toBe(Number(await git(dir, "rev-list", "--count", `HEAD..${saved}`)));
+  } else if (present) {
+    // `git cherry` marks each saved commit HEAD lacks: `-` when HEAD holds a patch-identical copy, `+` when not.
+    const marks = (await git(dir, "cherry", "HEAD", saved)).split("\n").filter(Boolean).map((l) => l[0]);
+    const changed = marks.filter((m) => m === "+").length;
+    expect([drift.savedCopied, drift.savedChanged], context).toEqual([marks.length - changed, changed]);
+    // Only a rewrite that changed a saved patch leaves the plan unverified.
+    expect(drift.verdict === "rewritten", context).toBe(changed > 0);
   }
   const diff = (await git(dir, "diff", "--name-only", saved, "HEAD")).split("\n").filter(Boolean);
   expect([...(drift.changedKeyFiles as string[])].sort(), context).toEqual(KEYS.filter((k) => diff.includes(k)).sort());

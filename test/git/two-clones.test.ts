@@ -223,7 +223,10 @@ describe("two clones, a bare remote, two teammates", () => {
     bob.git("push", "-q", "origin", "main");
     alice.git("pull", "-q", "--rebase", "--autostash");
     const rebased = drift(alice);
-    expect(rebased.verdict).toBe("rewritten");
+    // The pull kept the saved commit's patch (git cherry marks it `-`): drifted by Bob's commit, not rewritten.
+    expect(alice.git("cherry", "HEAD", saved3)).toMatch(/^- [0-9a-f]{40}$/);
+    expect(rebased.verdict).toBe("drifted");
+    expect([rebased.savedCopied, rebased.savedChanged]).toEqual([1, 0]);
     expect(rebased.headPresent).toBe(true);
     expect(rebased.ahead).toBeNull();
     expect(rebased.sinceSaved).toBe(Number(alice.git("rev-list", "--cherry-pick", "--right-only", "--count", `${saved3}...HEAD`)));

@@ -86,7 +86,6 @@ const ROWS: Row[] = [
   ["anchor-missing", edit("- Dirty files: none\n", "")],
   ["anchor-mixed", `${CLEAN}- Key file mtimes: src/auth/redirect.ts @ missing\n`],
   ["anchor-date", edit("- Date: 2026-11-30T11:00:00Z", "- Date: 2099-01-01T00:00:00Z")],
-  ["anchor-head", edit(`- HEAD: ${HEAD}`, "- HEAD: none (no commits yet)")],
   ["plan-step", edit("- [x] Find", "- Find")],
   ["decision-label", edit("- [user-directed] Keep", "- Keep")],
   ["failed-cause", edit("- Caching the URL: it went stale after a logout", "- Caching the URL")],

@@ -91,8 +91,9 @@ describe("one reading of the handoff: odd files through every verb", () => {
     expect(drift.saved.head).toBe(head);
     expect(drift.saved.branch).toBe(branch);
     expect(count(drift.summary, "age unknown")).toBe(known ? 0 : 1);
-    // Branch and HEAD match: only the age can keep the verdict from fresh (docs/design.md#one-reading-of-the-handoff).
-    expect(drift.verdict).toBe(known ? (days! > 14 ? "stale" : "fresh") : "unverifiable");
+    // Branch and HEAD match and nothing changed since: only an unknown age keeps the verdict from fresh
+    // (docs/design.md#one-reading-of-the-handoff); age alone is never stale.
+    expect(drift.verdict).toBe(known ? "fresh" : "unverifiable");
     // A missing `- Date:` line is a missing anchor, listed like any other.
     expect(drift.unverifiable.includes("date")).toBe(!known || !/^- Date:/m.test(text));
     expect(drift.unverifiable.filter((u) => u === "head" || u === "branch" || u === "anchors")).toEqual([]);

@@ -64,8 +64,9 @@ describe("case 2: one age (the state time) for drift, brief and hook", () => {
     // Through the built bundle: the session bundle's hook and the CLI's drift and brief.
     expect(await hook(root, {}, true)).toContain("saved 20 days ago");
     const d = await drift(root, true);
-    expect(d).toMatchObject({ verdict: "stale", ageDays: 20 });
-    expect((await brief(root, true))[4]).toMatch(/^Drift & lessons: stale: .*saved 20 days ago/);
+    // Nothing since the save: old, not stale (docs/decisions/stale-needs-work.md).
+    expect(d).toMatchObject({ verdict: "fresh", ageDays: 20 });
+    expect((await brief(root, true))[4]).toMatch(/^Drift & lessons: fresh: .*saved 20 days ago; no work since the save/);
   });
 
   it("the reverse: saved today, file modification time 20 days back (touch -d): today everywhere", async () => {
@@ -510,6 +511,8 @@ describe("also: history wording, the skill's own folder, odd paths", () => {
     const root = newRepo(NOW - 3 * DAY);
     git(root, ["checkout", "-q", "-b", "topic"]);
     commit(root, "topic work", NOW - 2 * DAY, { "t.txt": "t\n" });
+    // Two commits squashed into one: neither saved patch is on HEAD (one alone would be, as a copy).
+    commit(root, "more topic work", NOW - 2 * DAY, { "u.txt": "u\n" });
     const text = savedNow(root);
     git(root, ["checkout", "-q", "main"]);
     git(root, ["merge", "-q", "--squash", "topic"]);
