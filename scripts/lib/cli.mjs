@@ -11048,6 +11048,45 @@ var init_agent_file = __esm({
   }
 });
 
+// src/agents/claude-plugin.ts
+import { existsSync as existsSync6, readFileSync as readFileSync8 } from "node:fs";
+import path40 from "node:path";
+function json(file) {
+  try {
+    const v = JSON.parse(readFileSync8(file, "utf8").slice(0, 1e6));
+    return isObj(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+function claudePluginInstalls(home, env) {
+  const dir = claudeUserDir(home, env);
+  const plugins = json(path40.join(dir, "plugins", "installed_plugins.json"))?.plugins;
+  if (plugins === null || typeof plugins !== "object") return [];
+  const enabledMap = json(path40.join(dir, "settings.json"))?.enabledPlugins ?? {};
+  const out = [];
+  for (const [key, list2] of Object.entries(plugins)) {
+    if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
+    for (const raw of list2) {
+      const e = isObj(raw) ? raw : {};
+      const at2 = e.installPath;
+      const rootSkill = typeof at2 === "string" && path40.isAbsolute(at2) && existsSync6(path40.join(at2, "SKILL.md"));
+      const scope = typeof e.scope === "string" ? e.scope : "unknown";
+      const version = typeof e.version === "string" ? e.version : null;
+      out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
+    }
+  }
+  return out;
+}
+var isObj, claudeUserDir;
+var init_claude_plugin = __esm({
+  "src/agents/claude-plugin.ts"() {
+    "use strict";
+    isObj = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+    claudeUserDir = (home, env) => env.CLAUDE_CONFIG_DIR || path40.join(home, ".claude");
+  }
+});
+
 // node_modules/jsonc-parser/lib/esm/impl/scanner.js
 function createScanner(text, ignoreTrivia = false) {
   const len = text.length;
@@ -12099,7 +12138,7 @@ var init_main = __esm({
 });
 
 // src/agents/json-hooks.ts
-import path40 from "node:path";
+import path41 from "node:path";
 function installedForms(spec, args = spec.hooks.map((h) => h.args)) {
   return args.flatMap((a) => {
     const now = spec.command(a);
@@ -12112,7 +12151,7 @@ function installShaped(spec, command, args) {
     if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path40.win32 : path40.posix).basename(name2);
+    const base = (windowsShaped(name2) ? path41.win32 : path41.posix).basename(name2);
     if (shellQuote(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
@@ -12128,7 +12167,7 @@ function dropHooks(text, event, groups, drop, fmt) {
   let out = text;
   for (let g = groups.length - 1; g >= 0; g--) {
     const group2 = groups[g];
-    if (!isObj(group2) || !Array.isArray(group2.hooks) || !group2.hooks.some(drop)) continue;
+    if (!isObj2(group2) || !Array.isArray(group2.hooks) || !group2.hooks.some(drop)) continue;
     if (group2.hooks.every(drop)) {
       out = edit(out, ["hooks", event, g], void 0, fmt);
       continue;
@@ -12174,13 +12213,13 @@ function parseSettings(text, file, fix) {
     const e = errors[0];
     throw byHand(file, ` is not valid JSON (${printParseErrorCode(e.error)} at offset ${e.offset})`, fix);
   }
-  if (!isObj(parsed)) throw byHand(file, " does not hold a JSON object", fix);
+  if (!isObj2(parsed)) throw byHand(file, " does not hold a JSON object", fix);
   const twice = duplicateKey(body);
   if (twice !== null) {
     const what = ` has the key "${twice.key}" twice in one object (lines ${twice.lines.join(" and ")})`;
     throw byHand(file, what, `Merge the two into one "${twice.key}" (keep the entries of both), then run this again.`);
   }
-  if (parsed.hooks !== void 0 && !isObj(parsed.hooks)) {
+  if (parsed.hooks !== void 0 && !isObj2(parsed.hooks)) {
     throw byHand(file, `: "hooks" is not an object`, fix);
   }
   for (const [event, groups] of Object.entries(parsed.hooks ?? {})) {
@@ -12250,7 +12289,7 @@ function withoutOurs(groups, isOurs) {
   const kept = [];
   let at2 = null;
   for (const g of groups) {
-    if (!isObj(g) || !Array.isArray(g.hooks) || !g.hooks.some(isOurs)) {
+    if (!isObj2(g) || !Array.isArray(g.hooks) || !g.hooks.some(isOurs)) {
       kept.push(g);
       continue;
     }
@@ -12307,7 +12346,7 @@ function removeHooks(text, file, spec) {
   if (!holdsOurHooks(text, spec)) return text;
   const next = keepBom(text, (body) => rewrite(body, null, oursFor(spec)));
   const left = parseJsonc(next);
-  if (isObj(left) && Object.keys(left).length === 0 && !/\/[/*]/.test(next)) return null;
+  if (isObj2(left) && Object.keys(left).length === 0 && !/\/[/*]/.test(next)) return null;
   return next;
 }
 function oursIn(text) {
@@ -12316,7 +12355,7 @@ function oursIn(text) {
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) continue;
     for (const g of groups) {
-      if (!isObj(g) || !Array.isArray(g.hooks)) continue;
+      if (!isObj2(g) || !Array.isArray(g.hooks)) continue;
       const matcher = typeof g.matcher === "string" ? g.matcher : null;
       for (const h of g.hooks) if (namesHelper(h)) out.push({ event, command: h.command, matcher });
     }
@@ -12329,31 +12368,31 @@ function theirsOf(ours) {
 }
 function mergeStatusLine(text, spec, args) {
   const parsed = parseJsonc(text);
-  if (!isObj(parsed)) return text;
+  if (!isObj2(parsed)) return text;
   const sl = parsed.statusLine;
-  if (sl !== void 0 && !(isObj(sl) && typeof sl.command === "string")) return text;
-  const was = isObj(sl) ? sl.command : null;
+  if (sl !== void 0 && !(isObj2(sl) && typeof sl.command === "string")) return text;
+  const was = isObj2(sl) ? sl.command : null;
   const theirs = was === null ? null : isOurStatus(spec, was) ? theirsOf(was) : was;
   const want = spec.command(theirs === null ? args : `${args} --then '${theirs.replaceAll("'", `'\\''`)}'`);
   if (was === want) return text;
   const line = { type: "command", command: want };
-  const [at2, value] = isObj(sl) ? [["statusLine", "command"], want] : [["statusLine"], line];
+  const [at2, value] = isObj2(sl) ? [["statusLine", "command"], want] : [["statusLine"], line];
   return keepBom(text, (body) => edit(body, at2, value, formatOf(body)));
 }
 function setsStatusLine(text) {
   const parsed = text === null ? null : parseJsonc(text);
-  return isObj(parsed) && parsed.statusLine !== void 0;
+  return isObj2(parsed) && parsed.statusLine !== void 0;
 }
 function removeStatusLine(text, spec) {
   const parsed = parseJsonc(text);
-  if (!isObj(parsed) || !isObj(parsed.statusLine) || typeof parsed.statusLine.command !== "string") return text;
+  if (!isObj2(parsed) || !isObj2(parsed.statusLine) || typeof parsed.statusLine.command !== "string") return text;
   const was = parsed.statusLine.command;
   if (!isOurStatus(spec, was)) return text;
   const theirs = theirsOf(was);
   const at2 = theirs === null ? ["statusLine"] : ["statusLine", "command"];
   return keepBom(text, (body) => edit(body, at2, theirs ?? void 0, formatOf(body)));
 }
-var HELPER_FILE, FILE_TAIL, commandOf, oursFor, namesHelper, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, indentAt, splice, endOf, parsedHooks, hooksOf, holdsOurHooks, THEN, isOurStatus;
+var HELPER_FILE, FILE_TAIL, commandOf, oursFor, namesHelper, MAX_JSON_DEPTH, isObj2, JSONC, parseJsonc, indentAt, splice, endOf, parsedHooks, hooksOf, holdsOurHooks, THEN, isOurStatus;
 var init_json_hooks = __esm({
   "src/agents/json-hooks.ts"() {
     "use strict";
@@ -12363,18 +12402,18 @@ var init_json_hooks = __esm({
     init_harness_path();
     HELPER_FILE = "memory_io.mjs";
     FILE_TAIL = '; [ ! -f "$f" ] || ';
-    commandOf = (hook) => isObj(hook) && typeof hook.command === "string" ? hook.command : "";
+    commandOf = (hook) => isObj2(hook) && typeof hook.command === "string" ? hook.command : "";
     oursFor = (spec) => (hook) => installShaped(spec, commandOf(hook)) !== null;
     namesHelper = (hook) => commandOf(hook).includes(HELPER_FILE);
     MAX_JSON_DEPTH = 64;
-    isObj = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+    isObj2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
     JSONC = { allowTrailingComma: true, disallowComments: false };
     parseJsonc = (text) => parse2(text.replace(/^\uFEFF/, ""), [], JSONC);
     indentAt = (text, at2) => /^[ \t]*/.exec(text.slice(text.lastIndexOf("\n", at2 - 1) + 1))[0];
     splice = (text, at2, cut, put) => text.slice(0, at2) + put + text.slice(at2 + cut);
     endOf = (n2) => n2.offset + n2.length;
     parsedHooks = (text) => hooksOf(parseJsonc(text));
-    hooksOf = (v) => isObj(v) && isObj(v.hooks) ? v.hooks : {};
+    hooksOf = (v) => isObj2(v) && isObj2(v.hooks) ? v.hooks : {};
     holdsOurHooks = (text, spec) => oursIn(text).some(oursFor(spec));
     THEN = / statusline --then '((?:[^']|'\\'')*)'/;
     isOurStatus = (spec, command) => installShaped(spec, command.replace(THEN, " statusline"), ["statusline"]) !== null;
@@ -12382,7 +12421,7 @@ var init_json_hooks = __esm({
 });
 
 // src/agents/plan.ts
-import path41 from "node:path";
+import path42 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12445,7 +12484,7 @@ function ownedSpan(edit2, text) {
 `).join("") + mid + lines2.slice(to + 1).join("\n");
 }
 function editPath(base, edit2) {
-  return path41.join(base, ...edit2.file.split("/"));
+  return path42.join(base, ...edit2.file.split("/"));
 }
 var init_plan = __esm({
   "src/agents/plan.ts"() {
@@ -12459,17 +12498,17 @@ var init_plan = __esm({
 });
 
 // src/agents/installer.ts
-import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readdirSync as readdirSync10, readFileSync as readFileSync8, rmSync as rmSync4 } from "node:fs";
-import path42 from "node:path";
+import { existsSync as existsSync7, lstatSync as lstatSync15, mkdirSync as mkdirSync7, readdirSync as readdirSync10, readFileSync as readFileSync9, rmSync as rmSync4 } from "node:fs";
+import path43 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
   const where = "install records the Node under it, so nothing was changed";
-  if (!existsSync6(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
+  if (!existsSync7(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
   assertNotPaused(t.memDir, env);
   if (!t.global) assertDriverFits(t.base, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path43.dirname(file));
   const plans = [];
   const notes = [];
   for (const { edit: edit2, file, shown } of targets) {
@@ -12491,7 +12530,7 @@ async function install(t, env) {
       lines2.push(p.snap.bytes?.equals(bytes) ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
-    const dirs = missingDirs(t.base, path42.dirname(p.file));
+    const dirs = missingDirs(t.base, path43.dirname(p.file));
     makeDirs(dirs);
     const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
     try {
@@ -12511,8 +12550,8 @@ async function install(t, env) {
     const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
     if (x !== null && ls?.stdout.length === 0) {
       if (!t.dryRun) {
-        const made = [path42.dirname(x.file), x.file].filter((f) => !existsSync6(f));
-        mkdirSync7(path42.dirname(x.file), { recursive: true });
+        const made = [path43.dirname(x.file), x.file].filter((f) => !existsSync7(f));
+        mkdirSync7(path43.dirname(x.file), { recursive: true });
         import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
         recordMade(madeListFile(t, env), made);
       }
@@ -12524,8 +12563,8 @@ async function install(t, env) {
 function madeListFile(t, env) {
   const top = t.global ? null : gitTopOf(t.base, env);
   const gitDir = top === null ? null : gitDirOf(top);
-  if (gitDir !== null) return path42.join(commonDirOf(gitDir), "session-handoff", "made-folders");
-  return path42.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
+  if (gitDir !== null) return path43.join(commonDirOf(gitDir), "session-handoff", "made-folders");
+  return path43.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
 }
 function keepingUserStatusLine(edit2, current, global, home, env) {
   const personal = edit2.kind === "json-hooks" && edit2.statusLine !== void 0 && !global && !setsStatusLine(current) && setsStatusLine(readSmall(claudeSettings(home, env)));
@@ -12536,26 +12575,26 @@ function excludeOf(base, file, env) {
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
-  const exclude = path42.join(common, "info", "exclude");
-  const text = existsSync6(exclude) ? readFileSync8(exclude, "utf8") : "";
-  const rel = path42.relative(top, file).split(path42.sep).join("/");
+  const exclude = path43.join(common, "info", "exclude");
+  const text = existsSync7(exclude) ? readFileSync9(exclude, "utf8") : "";
+  const rel = path43.relative(top, file).split(path43.sep).join("/");
   const pair = `${EXCLUDE_MARK}
 /${rel}
 `;
   const ls = ["ls-files", "--", `:(literal)${rel}`];
   const others = workTrees(common).filter((w) => realOrNull(w) !== realOrNull(top));
-  const needed = others.some((w) => existsSync6(path42.join(w, rel)));
+  const needed = others.some((w) => existsSync7(path43.join(w, rel)));
   return { top, file: exclude, text, pair, ls, needed, at: `
 ${text}`.indexOf(`
 ${pair}`) };
 }
 function workTrees(common) {
-  const linked = path42.join(common, "worktrees");
-  const gitdirs = (existsSync6(linked) ? readdirSync10(linked) : []).map((n2) => readSmall(path42.join(linked, n2, "gitdir")));
-  return [path42.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path42.dirname(g.trim()))];
+  const linked = path43.join(common, "worktrees");
+  const gitdirs = (existsSync7(linked) ? readdirSync10(linked) : []).map((n2) => readSmall(path43.join(linked, n2, "gitdir")));
+  return [path43.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path43.dirname(g.trim()))];
 }
 function dropOldRecords(dir) {
-  const records = path42.join(dir, "installs");
+  const records = path43.join(dir, "installs");
   const what = "an older version's copies of agent files, no longer read";
   if (lstatSync15(records, { throwIfNoEntry: false }) === void 0) return [];
   try {
@@ -12568,7 +12607,7 @@ function dropOldRecords(dir) {
 async function uninstall(t, env) {
   assertNotPaused(t.memDir, env);
   const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
+  for (const { file } of targets) missingDirs(t.base, path43.dirname(file));
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
@@ -12590,12 +12629,12 @@ async function uninstall(t, env) {
   const none = { lines: [], notes: [] };
   const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path42.dirname(p.file)));
+  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path43.dirname(p.file)));
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
     if (x === null || x.at < 0 || x.needed) continue;
     if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
-    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path42.dirname(x.file)]);
+    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path43.dirname(x.file)]);
     lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
   }
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
@@ -12607,7 +12646,7 @@ function anotherInstalled(t, planned) {
     const st = lstatSync15(file, { throwIfNoEntry: false });
     if (planned.has(file)) return holdsOurs(edit2, planned.get(file) ?? "");
     if (st === void 0 || !st.isFile() || st.size > 4e6) return false;
-    return holdsOurs(edit2, readFileSync8(file, "utf8"));
+    return holdsOurs(edit2, readFileSync9(file, "utf8"));
   }));
 }
 var import_write_file_atomic3, claudeSettings, EXCLUDE_MARK;
@@ -12625,29 +12664,30 @@ var init_installer = __esm({
     init_pause();
     init_agent_file();
     init_home();
+    init_claude_plugin();
     init_agents();
     init_json_hooks();
     init_plan();
-    claudeSettings = (home, env) => path42.join(env.CLAUDE_CONFIG_DIR || path42.join(home, ".claude"), "settings.json");
+    claudeSettings = (home, env) => path43.join(claudeUserDir(home, env), "settings.json");
     EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
   }
 });
 
 // src/agents/install-lock.ts
 import { lstatSync as lstatSync16, mkdirSync as mkdirSync8, rmdirSync as rmdirSync3 } from "node:fs";
-import path43 from "node:path";
+import path44 from "node:path";
 async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
   const global = ctx.values.global === true;
   const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
   let root = null;
   try {
-    root = global ? null : findRoot(path43.resolve(ctx.cwd, given), ctx.env).root;
+    root = global ? null : findRoot(path44.resolve(ctx.cwd, given), ctx.env).root;
   } catch {
     return run();
   }
-  const lockDir = path43.join(root === null ? userDir(ctx.env) : path43.join(root, ".ai"), ".install.lock");
-  const parent = path43.dirname(lockDir);
+  const lockDir = path44.join(root === null ? userDir(ctx.env) : path44.join(root, ".ai"), ".install.lock");
+  const parent = path44.dirname(lockDir);
   const made = makeParent(parent);
   try {
     const what = "another install or uninstall is editing these agent files";
@@ -12659,9 +12699,9 @@ async function underInstallLock(ctx, uninstall2, run) {
       await lock.release();
     }
   } finally {
-    const stop = global ? path43.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path43.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path43.dirname(dir)) {
+    const stop = global ? path44.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path44.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path44.dirname(dir)) {
       try {
         rmdirSync3(dir);
       } catch {
@@ -12690,13 +12730,13 @@ var init_install_lock = __esm({
 });
 
 // src/agents/target.ts
-import path44 from "node:path";
+import path45 from "node:path";
 function helperLocation(ctx, root) {
-  const running = ctx.helperPath ?? path44.join(ctx.cwd, "scripts", "memory_io.mjs");
-  const abs = path44.join(real2(path44.dirname(path44.dirname(path44.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
+  const running = ctx.helperPath ?? path45.join(ctx.cwd, "scripts", "memory_io.mjs");
+  const abs = path45.join(real2(path45.dirname(path45.dirname(path45.resolve(ctx.cwd, running)))), "scripts", "memory_io.mjs");
   if (root === null) return { abs, rel: null };
-  const rel = path44.relative(real2(root), abs);
-  return { abs, rel: rel.startsWith("..") || path44.isAbsolute(rel) ? null : rel.split(path44.sep).join("/") };
+  const rel = path45.relative(real2(root), abs);
+  return { abs, rel: rel.startsWith("..") || path45.isAbsolute(rel) ? null : rel.split(path45.sep).join("/") };
 }
 function targetOf(agent, root, helper, env, dryRun) {
   const global = root === null;
@@ -12740,7 +12780,7 @@ var init_target = __esm({
                 ~/.config/opencode, ~/.gemini) instead of the project's; cline
                 and cursor have none
   --root DIR    the project root`;
-    real2 = (p) => realOrNull(p) ?? path44.resolve(p);
+    real2 = (p) => realOrNull(p) ?? path45.resolve(p);
   }
 });
 
@@ -12749,12 +12789,12 @@ import {
   accessSync as accessSync2,
   closeSync as closeSync9,
   constants as constants7,
-  existsSync as existsSync7,
+  existsSync as existsSync8,
   lstatSync as lstatSync17,
   mkdirSync as mkdirSync9,
   openSync as openSync8,
   readdirSync as readdirSync11,
-  readFileSync as readFileSync9,
+  readFileSync as readFileSync10,
   readlinkSync as readlinkSync4,
   realpathSync as realpathSync4,
   renameSync as renameSync4,
@@ -12763,7 +12803,7 @@ import {
   symlinkSync,
   writeFileSync as writeFileSync5
 } from "node:fs";
-import path45 from "node:path";
+import path46 from "node:path";
 function linkFolderFor(agent, global) {
   const folders = agent.skillFolders[global ? "home" : "project"];
   if (folders.length === 0 || folders.includes(".agents/skills")) return null;
@@ -12772,7 +12812,7 @@ function linkFolderFor(agent, global) {
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path45.join(dir, rel);
+    const abs = path46.join(dir, rel);
     const st = lstatOrNull(abs);
     if (st === null) return;
     if (st.isDirectory()) {
@@ -12786,39 +12826,39 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps2 = [];
   for (const rel of want) {
-    const dest = path45.join(to, rel);
+    const dest = path46.join(to, rel);
     let have = null;
     try {
-      have = lstatSync17(dest).isFile() ? readFileSync9(dest) : null;
+      have = lstatSync17(dest).isFile() ? readFileSync10(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync9(path45.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync10(path46.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
   return steps2;
 }
 function linkOnTheWay(base, p) {
-  const parts = path45.relative(base, path45.dirname(p)).split(path45.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path45.dirname(p);
+  const parts = path46.relative(base, path46.dirname(p)).split(path46.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path46.dirname(p);
   let at2 = base;
   for (const part of parts) {
-    at2 = path45.join(at2, part);
+    at2 = path46.join(at2, part);
     const st = lstatOrNull(at2);
     if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
   }
   return null;
 }
 function readCopyRecord(dir) {
-  const file = path45.join(dir, RECORD);
+  const file = path46.join(dir, RECORD);
   const st = lstatOrNull(file);
   if (st === null) return null;
   if (!st.isFile() || st.size > 1e6) {
     throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
   }
   try {
-    const r = JSON.parse(readFileSync9(file, "utf8"));
+    const r = JSON.parse(readFileSync10(file, "utf8"));
     const files = r.files;
     if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
     if (!Array.isArray(r.createdDirs)) return null;
@@ -12829,9 +12869,9 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync9(path45.join(dir, rel)))]));
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync10(path46.join(dir, rel)))]));
   const flags = constants7.O_WRONLY | constants7.O_CREAT | constants7.O_TRUNC | (constants7.O_NOFOLLOW ?? 0);
-  const fd = openSync8(path45.join(dir, RECORD), flags, 420);
+  const fd = openSync8(path46.join(dir, RECORD), flags, 420);
   try {
     writeFileSync5(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
@@ -12841,8 +12881,8 @@ function writeCopyRecord(dir, createdDirs) {
 }
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
-    const file = path45.join(dir, rel);
-    return !lstatSync17(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== tokenOf(readFileSync9(file));
+    const file = path46.join(dir, rel);
+    return !lstatSync17(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== tokenOf(readFileSync10(file));
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
 }
@@ -12851,14 +12891,14 @@ function linkState(place, target) {
   if (st === null) return "absent";
   if (st.isSymbolicLink()) {
     const to = readlinkSync4(place);
-    return path45.resolve(path45.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path46.resolve(path46.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return exists(path45.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return exists(path46.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path45.dirname(file);
-  for (let i = 0; i < 64 && !exists(dir); i++) dir = path45.dirname(dir);
+  let dir = path46.dirname(file);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path46.dirname(dir);
   if (!lstatSync17(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync2(dir, constants7.W_OK);
@@ -12874,35 +12914,35 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps2) {
   for (const s of steps2) {
-    const dest = path45.join(to, s.rel);
+    const dest = path46.join(to, s.rel);
     if (s.action === "remove") {
       rmSync5(dest, { force: true });
-      removeEmptyUpTo(path45.dirname(dest), to);
+      removeEmptyUpTo(path46.dirname(dest), to);
       continue;
     }
-    mkdirSync9(path45.dirname(dest), { recursive: true });
+    mkdirSync9(path46.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path45.join(from, s.rel);
-    writeFileSync5(temp, readFileSync9(src), { mode: statSync(src).mode & 511 });
+    const src = path46.join(from, s.rel);
+    writeFileSync5(temp, readFileSync10(src), { mode: statSync(src).mode & 511 });
     renameSync4(temp, dest);
   }
 }
 function makeLink(place, target) {
-  mkdirSync9(path45.dirname(place), { recursive: true });
-  symlinkSync(path45.relative(path45.dirname(place), target), place, "dir");
+  mkdirSync9(path46.dirname(place), { recursive: true });
+  symlinkSync(path46.relative(path46.dirname(place), target), place, "dir");
 }
 async function initSkill(ctx, ask) {
   const plan2 = planOf(ctx, ask);
   return ask.undo ? undo(ctx, plan2) : init(ctx, plan2, ask.replace);
 }
 function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
-  if (!ctx.env.HOME || !existsSync7(ctx.env.HOME)) {
+  if (!ctx.env.HOME || !existsSync8(ctx.env.HOME)) {
     throw new Refused("init needs HOME set to an existing folder (install records Node there); nothing was changed");
   }
   let base;
   if (global) base = realpathSync4(homeFolder(ctx.env));
   else {
-    const found = findRoot(path45.resolve(ctx.cwd, root ?? "."), ctx.env);
+    const found = findRoot(path46.resolve(ctx.cwd, root ?? "."), ctx.env);
     if (root === void 0 && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -12912,7 +12952,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
     if (!undo2) assertDriverFits(base, ctx.env);
   }
   const side = global ? "home" : "project";
-  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path45.join(base, m))));
+  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path46.join(base, m))));
   if (undo2 && named.length === 0) {
     agents = Object.values(AGENTS).filter((a) => agents.includes(a) || holdsEntries(a, base, global));
   }
@@ -12932,16 +12972,16 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync4(path45.dirname(path45.dirname(path45.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync7(path45.join(source, "SKILL.md"))) {
+  const source = realpathSync4(path46.dirname(path46.dirname(path46.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync8(path46.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p) => `${global ? "~/" : ""}${path45.relative(base, p).split(path45.sep).join("/")}`;
-  return { base, global, dryRun, source, dest: path45.join(base, CANONICAL), agents, shown };
+  const shown = (p) => `${global ? "~/" : ""}${path46.relative(base, p).split(path46.sep).join("/")}`;
+  return { base, global, dryRun, source, dest: path46.join(base, CANONICAL), agents, shown };
 }
 function holdsEntries(agent, base, global) {
   try {
-    const edits = agent.edits({ abs: path45.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
+    const edits = agent.edits({ abs: path46.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
     return edits.some((edit2) => {
       const text = readSmall(editPath(base, edit2));
       return text !== null && holdsAgentEntries(edit2, agent.name, text);
@@ -12952,7 +12992,7 @@ function holdsEntries(agent, base, global) {
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path45.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path46.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
   const t = targetOf(agent, root, helper, ctx.env, dryRun);
   const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
@@ -12960,7 +13000,7 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
 }
 function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path45.join(plan2.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path46.join(plan2.base, f, "session-handoff"));
 }
 function collected() {
   const out = { lines: [], notes: [] };
@@ -12982,21 +13022,21 @@ function refuseLinkOnTheWay(plan2) {
 async function init(ctx, plan2, replace) {
   const { dest, source, shown } = plan2;
   refuseLinkOnTheWay(plan2);
-  const running = dest === source || existsSync7(dest) && realpathSync4(dest) === source;
-  if (!running && existsSync7(dest) && lstatSync17(dest).isSymbolicLink()) {
+  const running = dest === source || existsSync8(dest) && realpathSync4(dest) === source;
+  if (!running && existsSync8(dest) && lstatSync17(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps2 = running ? [] : copySteps(source, dest);
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && !replace) {
-    const names = edited.slice(0, 5).map((rel) => shown(path45.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown(path46.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path45.join(dest, s.rel));
+  const writes = steps2.map((s) => path46.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -13004,12 +13044,12 @@ async function init(ctx, plan2, replace) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path45.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path46.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const below = [dest, ...links.map((l) => path45.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
-  const made = below.filter((d) => !existsSync7(d)).map((d) => path45.relative(plan2.base, d).split(path45.sep).join("/"));
+  const below = [dest, ...links.map((l) => path46.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
+  const made = below.filter((d) => !existsSync8(d)).map((d) => path46.relative(plan2.base, d).split(path46.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -13040,7 +13080,7 @@ async function init(ctx, plan2, replace) {
     writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   }
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
-  const copy = shown(path45.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path46.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   const who = plan2.agents.map((a) => a.enableHooks ? `${a.name}: ${a.enableHooks} first` : a.name);
   lines2.push(`next: start a new session (${who.join("; ")}) and ${SAY2}`);
@@ -13069,18 +13109,18 @@ async function undo(ctx, plan2) {
   const all = skillFiles(dest);
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const files = all.filter((rel) => !kept.includes(rel));
-  if (files.length > 0 && !(existsSync7(dest) && lstatSync17(dest).isSymbolicLink())) {
+  if (files.length > 0 && !(existsSync8(dest) && lstatSync17(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync5(path45.join(dest, rel), { force: true });
-      if (kept.length === 0) rmSync5(path45.join(dest, RECORD), { force: true });
-      for (const rel of files) removeEmptyUpTo(path45.dirname(path45.join(dest, rel)), dest);
+      for (const rel of files) rmSync5(path46.join(dest, rel), { force: true });
+      if (kept.length === 0) rmSync5(path46.join(dest, RECORD), { force: true });
+      for (const rel of files) removeEmptyUpTo(path46.dirname(path46.join(dest, rel)), dest);
     }
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines2.push(`left ${shown(path45.join(dest, rel))}: you edited it since init copied it`);
+    for (const rel of kept) lines2.push(`left ${shown(path46.join(dest, rel))}: you edited it since init copied it`);
   }
-  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path45.dirname(p))];
+  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path46.dirname(p))];
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
-  const made = (record2?.createdDirs ?? []).map((rel) => path45.join(plan2.base, rel)).filter((d) => mayMake.has(d));
+  const made = (record2?.createdDirs ?? []).map((rel) => path46.join(plan2.base, rel)).filter((d) => mayMake.has(d));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
   return { lines: lines2, notes };
@@ -13105,7 +13145,7 @@ var init_skill_place = __esm({
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    safeDir = (d) => typeof d === "string" && d !== "" && !path45.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path46.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -13253,8 +13293,8 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import { existsSync as existsSync8 } from "node:fs";
-import path46 from "node:path";
+import { existsSync as existsSync9 } from "node:fs";
+import path47 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -13292,49 +13332,12 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const t = agentTarget(ctx, "uninstall", () => rootOption(ctx));
         const done2 = await uninstall(t, ctx.env);
-        const stays = done2.last && existsSync8(path46.join(t.base, CANONICAL));
+        const stays = done2.last && existsSync9(path47.join(t.base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
 `, [...done2.notes, ...stays ? [note] : []]);
       })
     };
-  }
-});
-
-// src/agents/claude-plugin.ts
-import { existsSync as existsSync9, readFileSync as readFileSync10 } from "node:fs";
-import path47 from "node:path";
-function json(file) {
-  try {
-    const v = JSON.parse(readFileSync10(file, "utf8").slice(0, 1e6));
-    return isObj2(v) ? v : null;
-  } catch {
-    return null;
-  }
-}
-function claudePluginInstalls(home) {
-  const plugins = json(path47.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
-  if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path47.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
-  const out = [];
-  for (const [key, list2] of Object.entries(plugins)) {
-    if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
-    for (const raw of list2) {
-      const e = isObj2(raw) ? raw : {};
-      const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path47.isAbsolute(at2) && existsSync9(path47.join(at2, "SKILL.md"));
-      const scope = typeof e.scope === "string" ? e.scope : "unknown";
-      const version = typeof e.version === "string" ? e.version : null;
-      out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
-    }
-  }
-  return out;
-}
-var isObj2;
-var init_claude_plugin = __esm({
-  "src/agents/claude-plugin.ts"() {
-    "use strict";
-    isObj2 = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
   }
 });
 
@@ -13524,7 +13527,7 @@ function judge(r, name2, edit2, ours, reinstall) {
   return "outdated";
 }
 function pluginInstalls(r) {
-  const plugins = claudePluginInstalls(r.home);
+  const plugins = claudePluginInstalls(r.home, r.env);
   if (plugins.length === 0) return;
   const claude = r.agents["claude-code"];
   claude.plugin = plugins;

@@ -13,6 +13,7 @@ import { assertNotPaused } from "../store/pause.ts";
 import { dirsBelow, makeDirs, missingDirs, readAgentFile, recordMade, recordNode, removeEmptyDirs, removeMade,
   writeAgentFile } from "./agent-file.ts";
 import { userDir } from "../store/home.ts";
+import { claudeUserDir } from "./claude-plugin.ts";
 import { AGENTS } from "./index.ts";
 import { setsStatusLine } from "./json-hooks.ts";
 import { editPath, holdsOurs, installText, snippetOf, uninstallText } from "./plan.ts";
@@ -95,8 +96,7 @@ function madeListFile(t: Target, env: Env): string {
   return path.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
 }
 
-const claudeSettings = (home: string, env: Env) =>
-  path.join(env.CLAUDE_CONFIG_DIR || path.join(home, ".claude"), "settings.json");
+const claudeSettings = (home: string, env: Env) => path.join(claudeUserDir(home, env), "settings.json");
 
 /** The edit without our status line where a project's would hide the user's own (and every teammate's). */
 export function keepingUserStatusLine(edit: Edit, current: string | null, global: boolean, home: string, env: Env) {
