@@ -8161,8 +8161,9 @@ function driverCommand(node, copy) {
 }
 function assertDriverFits(root, env) {
   const c = cloneOf(root, env);
-  if (c === null || !/[\0\n\r]/.test(c.copy)) return;
-  throw new Refused(`the project path ${quotedValue(c.top)} holds a line break, which the merge driver's command in git's config cannot carry; move it to a path without one (nothing was changed)`);
+  if (!/[\0\n\r]/.test(c?.copy ?? root)) return;
+  const what = c === null ? "install's list of the folders it makes" : "the merge driver's command in git's config";
+  throw new Refused(`the project path ${quotedValue(c?.top ?? root)} holds a line break, which ${what} cannot carry; move it to a path without one (nothing was changed)`);
 }
 function driverParts(command) {
   const q = "'((?:[^']|'\\\\'')*)'";

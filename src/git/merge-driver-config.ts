@@ -51,12 +51,14 @@ function driverCommand(node: string, copy: string): string {
   return `if test -f ${shellQuote(copy)} && test -x ${shellQuote(node)}; then ${run}; else ${fallback}; fi`;
 }
 
-/** Refuses a project whose path holds a line break: the driver's command names it, and git gets no such argument. */
+// Refuses a project path with a line break: git's config holds the driver's command naming it on one line (git gets
+// no such argument), and outside git install's list of the folders it made holds a path a line.
 export function assertDriverFits(root: string, env: Env): void {
   const c = cloneOf(root, env);
-  if (c === null || !/[\0\n\r]/.test(c.copy)) return;
-  throw new Refused(`the project path ${quotedValue(c.top)} holds a line break, which the merge driver's command in ` +
-    "git's config cannot carry; move it to a path without one (nothing was changed)");
+  if (!/[\0\n\r]/.test(c?.copy ?? root)) return;
+  const what = c === null ? "install's list of the folders it makes" : "the merge driver's command in git's config";
+  throw new Refused(`the project path ${quotedValue(c?.top ?? root)} holds a line break, which ${what} cannot ` +
+    "carry; move it to a path without one (nothing was changed)");
 }
 
 /** The node and copy a driver command of ours runs; null for another's. */
