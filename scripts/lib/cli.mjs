@@ -8175,10 +8175,11 @@ function attributesLine(top, root) {
   const memRel = path31.relative(top, root).split(path31.sep).join("/");
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME} eol=lf`;
 }
-function readRegular(p) {
-  const text = readSmall(p);
+function readRegular(p, max = 1e6) {
+  const text = readSmall(p, max);
   if (text !== null || !exists(p)) return text;
-  throw new Error(`${p} ${unreadReason(p) ?? "is a link"}; only a regular file of at most 1 MB is edited`);
+  const why = unreadReason(p, max) ?? "is a link";
+  throw new Error(`${p} ${why}; only a regular file of at most ${max / 1e6} MB is edited`);
 }
 function giveTo(p, like) {
   if (process.geteuid?.() !== 0) return;
@@ -8274,7 +8275,7 @@ async function unregisterMergeDriver(root, env) {
   }
   try {
     const file = path31.join(c.top, ".gitattributes");
-    const { rest, had } = withoutBlock(readRegular(file) ?? "");
+    const { rest, had } = withoutBlock(readRegular(file, REMOVE_MAX) ?? "");
     if (had) {
       if (rest === "") unlinkSync8(file);
       else import_write_file_atomic.default.sync(file, rest);
@@ -8288,9 +8289,9 @@ async function unregisterMergeDriver(root, env) {
 function assertAttributesReadable(root, env) {
   const c = cloneOf(root, env);
   const file = c === null ? "" : path31.join(c.top, ".gitattributes");
-  const why = c === null || readSmall(file) !== null ? null : unreadReason(file);
+  const why = c === null || readSmall(file, REMOVE_MAX) !== null ? null : unreadReason(file, REMOVE_MAX);
   if (why === null) return;
-  const fix = "so nothing was changed; make it a readable file of at most 1 MB, then run this again";
+  const fix = "so nothing was changed; make it a readable file of at most 64 MB, then run this again";
   throw new Refused(`${file} ${why}: the merge driver's block cannot be taken out of it, ${fix}`);
 }
 async function previewMergeDriver(root, remove2, env) {
@@ -8299,7 +8300,7 @@ async function previewMergeDriver(root, remove2, env) {
   const driver = await configValue(c.top, "driver", env);
   let text;
   try {
-    text = readRegular(path31.join(c.top, ".gitattributes"));
+    text = readRegular(path31.join(c.top, ".gitattributes"), remove2 ? REMOVE_MAX : void 0);
   } catch (err) {
     const notes = [`.gitattributes would not be changed: ${err.message}`];
     return { config: remove2 ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
@@ -8359,7 +8360,7 @@ async function driverPartMissing(root, env) {
   if (!existsSync3(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
   return null;
 }
-var import_write_file_atomic, DRIVER_NAME, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote2, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
+var import_write_file_atomic, DRIVER_NAME, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote2, REMOVE_MAX, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
 var init_merge_driver_config = __esm({
   "src/git/merge-driver-config.ts"() {
     "use strict";
@@ -8376,6 +8377,7 @@ var init_merge_driver_config = __esm({
     DRIVER_ARGS = " merge-driver %O %A %B %P";
     COPY_GONE = "session-handoff merge driver: its helper copy or node is missing, git keeps the conflict; run install or publish in this clone";
     shellQuote2 = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
+    REMOVE_MAX = 64e6;
     MERGE_DRIVER_MISSING = ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges memory files as text (conflict markers can land); run `install` or `publish` once in this clone";
     NAMES_OURS = new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m");
     effectiveDriver = (top, env) => configValue(top, "driver", env, false).catch(() => void 0);

@@ -75,11 +75,15 @@ function attributesLine(top: string, root: string): string {
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME} eol=lf`;
 }
 
+// Install adds its block only to a `.gitattributes` of at most 1 MB, but taking it out is always wanted: up to this.
+const REMOVE_MAX = 64_000_000;
+
 // A file that must be a regular file, as text, or null when missing; a link or anything else is refused.
-function readRegular(p: string): string | null {
-  const text = readSmall(p);
+function readRegular(p: string, max = 1_000_000): string | null {
+  const text = readSmall(p, max);
   if (text !== null || !exists(p)) return text;
-  throw new Error(`${p} ${unreadReason(p) ?? "is a link"}; only a regular file of at most 1 MB is edited`);
+  const why = unreadReason(p, max) ?? "is a link";
+  throw new Error(`${p} ${why}; only a regular file of at most ${max / 1e6} MB is edited`);
 }
 
 // Root registering in another user's clone gives what it wrote to the owner of `like`, so they can still change
@@ -205,7 +209,7 @@ async function unregisterMergeDriver(root: string, env: Env): Promise<Change> {
   }
   try {
     const file = path.join(c.top, ".gitattributes");
-    const { rest, had } = withoutBlock(readRegular(file) ?? "");
+    const { rest, had } = withoutBlock(readRegular(file, REMOVE_MAX) ?? "");
     if (had) {
       if (rest === "") unlinkSync(file);
       else writeFileAtomic.sync(file, rest);
@@ -221,9 +225,9 @@ async function unregisterMergeDriver(root: string, env: Env): Promise<Change> {
 export function assertAttributesReadable(root: string, env: Env): void {
   const c = cloneOf(root, env);
   const file = c === null ? "" : path.join(c.top, ".gitattributes");
-  const why = c === null || readSmall(file) !== null ? null : unreadReason(file);
+  const why = c === null || readSmall(file, REMOVE_MAX) !== null ? null : unreadReason(file, REMOVE_MAX);
   if (why === null) return;
-  const fix = "so nothing was changed; make it a readable file of at most 1 MB, then run this again";
+  const fix = "so nothing was changed; make it a readable file of at most 64 MB, then run this again";
   throw new Refused(`${file} ${why}: the merge driver's block cannot be taken out of it, ${fix}`);
 }
 
@@ -234,7 +238,7 @@ async function previewMergeDriver(root: string, remove: boolean, env: Env): Prom
   const driver = await configValue(c.top, "driver", env);
   let text: string | null;
   try {
-    text = readRegular(path.join(c.top, ".gitattributes"));
+    text = readRegular(path.join(c.top, ".gitattributes"), remove ? REMOVE_MAX : undefined);
   } catch (err) {
     // As the real run says it: the agent files are done, the attributes left alone.
     const notes = [`.gitattributes would not be changed: ${(err as Error).message}`];

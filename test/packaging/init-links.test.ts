@@ -1,7 +1,7 @@
 // init writes and removes only in the project's own folders: its record beside the copy is never
 // written through a link, a linked .agents is refused before anything changes (init and --undo),
 // and a folder the record names outside the project is never removed.
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { git, gitRepo, helper, snapshot, tempDir } from "../helpers.ts";
@@ -103,11 +103,10 @@ describe("only the folders install and init made are removed", () => {
 });
 
 describe("init --undo changes nothing when it cannot finish", () => {
-  it("a .gitattributes over 1 MB: refused before any agent's files or the git config change", () => {
+  it("a .gitattributes over 64 MB: refused before any agent's files or the git config change", () => {
     const p = project();
     expect(p.run("--agent", "claude-code", "--agent", "cursor").code).toBe(0);
-    const attributes = path.join(p.root, ".gitattributes");
-    writeFileSync(attributes, `${readFileSync(attributes, "utf8")}${`# ${"x".repeat(78)}\n`.repeat(13_000)}`);
+    truncateSync(path.join(p.root, ".gitattributes"), 64_000_001);
     const config = path.join(p.root, ".git", "config");
     const before = { files: snapshot(p.root), config: readFileSync(config, "utf8") };
     const r = p.run("--undo");
