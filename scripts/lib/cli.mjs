@@ -8258,17 +8258,17 @@ async function registerMergeDriver(root, helperPath, env) {
   }
   return out;
 }
-async function unregisterMergeDriver(root, env) {
+async function unregisterMergeDriver(root, env, keep) {
   const c = cloneOf(root, env);
   const out = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
   try {
-    unlinkSync8(c.copy);
-    rmdirSync(path31.dirname(c.copy));
+    if (!keep) unlinkSync8(c.copy);
+    if (!keep) rmdirSync(path31.dirname(c.copy));
   } catch {
   }
   const driver = await configValue(c.top, "driver", env);
-  if (driver !== null && driverParts(driver) !== null) {
+  if (!keep && driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
     giveTo(path31.join(c.common, "config"), c.common);
     out.config = r.code === 0;
@@ -8294,10 +8294,10 @@ function assertAttributesReadable(root, env) {
   const fix = "so nothing was changed; make it a readable file of at most 64 MB, then run this again";
   throw new Refused(`${file} ${why}: the merge driver's block cannot be taken out of it, ${fix}`);
 }
-async function previewMergeDriver(root, remove2, env) {
+async function previewMergeDriver(root, remove2, env, keep) {
   const c = cloneOf(root, env);
   if (c === null) return { config: false, attributes: false, notes: [] };
-  const driver = await configValue(c.top, "driver", env);
+  const driver = keep ? null : await configValue(c.top, "driver", env);
   let text;
   try {
     text = readRegular(path31.join(c.top, ".gitattributes"), remove2 ? REMOVE_MAX : void 0);
@@ -8314,10 +8314,11 @@ async function previewMergeDriver(root, remove2, env) {
 async function mergeDriverStep(root, opts, env) {
   if (root === null) return { lines: [], notes: [], attributes: false };
   const remove2 = opts.remove === true;
+  const keep = remove2 && opts.keep !== void 0;
   let change;
   try {
-    if (opts.dryRun === true) change = await previewMergeDriver(root, remove2, env);
-    else if (remove2) change = await unregisterMergeDriver(root, env);
+    if (opts.dryRun === true) change = await previewMergeDriver(root, remove2, env, keep);
+    else if (remove2) change = await unregisterMergeDriver(root, env, keep);
     else change = await registerMergeDriver(root, opts.helperPath ?? null, env);
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
@@ -8331,6 +8332,8 @@ async function mergeDriverStep(root, opts, env) {
   else if (change.config) lines2.push(`${said2("registered", "register")} ${driver} in .git/config`);
   if (change.attributes && remove2) lines2.push(`${said2("removed", "remove")} ${block2} from .gitattributes`);
   else if (change.attributes) lines2.push(`${said2("added", "add")} ${block2} to .gitattributes`);
+  const kept = `the work tree ${quotedValue(opts.keep ?? "")} shares it and still has an agent installed`;
+  if (keep) change.notes.push(`${driver} stays in .git/config: ${kept}`);
   return { lines: lines2, notes: change.notes, attributes: change.attributes };
 }
 function attributesOnlyOurs(top) {
@@ -12573,11 +12576,17 @@ function keepingUserStatusLine(edit2, current, global, home, env) {
   const personal = edit2.kind === "json-hooks" && edit2.statusLine !== void 0 && !global && !setsStatusLine(current) && setsStatusLine(readSmall(claudeSettings(home, env)));
   return personal ? { ...edit2, statusLine: void 0 } : edit2;
 }
-function excludeOf(base, file, env) {
+function treesOf(base, env) {
   const top = gitTopOf(base, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
+  return { top, common, others: workTrees(common).filter((w) => realOrNull(w) !== realOrNull(top)) };
+}
+function excludeOf(base, file, env) {
+  const trees = treesOf(base, env);
+  if (trees === null) return null;
+  const { top, common, others } = trees;
   const exclude = path43.join(common, "info", "exclude");
   const text = existsSync7(exclude) ? readFileSync9(exclude, "utf8") : "";
   const rel = path43.relative(top, file).split(path43.sep).join("/");
@@ -12585,7 +12594,6 @@ function excludeOf(base, file, env) {
 /${rel}
 `;
   const ls = ["ls-files", "--", `:(literal)${rel}`];
-  const others = workTrees(common).filter((w) => realOrNull(w) !== realOrNull(top));
   const needed = others.some((w) => existsSync7(path43.join(w, rel)));
   return { top, file: exclude, text, pair, ls, needed, at: `
 ${text}`.indexOf(`
@@ -12621,6 +12629,9 @@ async function uninstall(t, env) {
   }
   const last = !t.global && !anotherInstalled(t, new Map(plans.map((p) => [p.file, p.next])));
   if (last) assertAttributesReadable(t.base, env);
+  const trees = last ? treesOf(t.base, env) : null;
+  const rel = trees === null ? "" : path43.relative(trees.top, t.base);
+  const sharer = trees?.others.find((w) => anotherInstalled(t, /* @__PURE__ */ new Map(), path43.join(w, rel), ""));
   const lines2 = [];
   for (const p of plans) {
     const acts = p.verb === "removed" || p.verb === "updated";
@@ -12630,7 +12641,7 @@ async function uninstall(t, env) {
     await writeAgentFile(p.file, p.snap.token, bytes, 420, env.MEMORY_IO_FAILPOINT || void 0);
   }
   const none = { lines: [], notes: [] };
-  const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
+  const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun, keep: sharer }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
   for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path43.dirname(p.file)));
   for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
@@ -12643,9 +12654,9 @@ async function uninstall(t, env) {
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
   return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...old], last };
 }
-function anotherInstalled(t, planned) {
-  return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
-    const file = editPath(t.base, edit2);
+function anotherInstalled(t, planned, base = t.base, skip = t.agent.name) {
+  return Object.values(AGENTS).some((a) => a.name !== skip && a.edits(t.helper, false).some((edit2) => {
+    const file = editPath(base, edit2);
     const st = lstatSync15(file, { throwIfNoEntry: false });
     if (planned.has(file)) return holdsOurs(edit2, planned.get(file) ?? "");
     if (st === void 0 || !st.isFile() || st.size > 4e6) return false;

@@ -107,12 +107,20 @@ export function keepingUserStatusLine(edit: Edit, current: string | null, global
 
 const EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
 
-// The clone's exclude file, its text and where our two lines for `file` start in it (-1: not there); null outside git.
-function excludeOf(base: string, file: string, env: Env) {
+// The work tree's top, the clone's common git dir and its other work trees, which share that dir; null outside git.
+function treesOf(base: string, env: Env) {
   const top = gitTopOf(base, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
+  return { top, common, others: workTrees(common).filter((w) => realOrNull(w) !== realOrNull(top)) };
+}
+
+// The clone's exclude file, its text and where our two lines for `file` start in it (-1: not there); null outside git.
+function excludeOf(base: string, file: string, env: Env) {
+  const trees = treesOf(base, env);
+  if (trees === null) return null;
+  const { top, common, others } = trees;
   const exclude = path.join(common, "info", "exclude");
   const text = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";
   const rel = path.relative(top, file).split(path.sep).join("/");
@@ -120,7 +128,6 @@ function excludeOf(base: string, file: string, env: Env) {
   // `ls` asks git whether it tracks the file; one it cannot ask is not excluded.
   const ls = ["ls-files", "--", `:(literal)${rel}`];
   // Linked work trees share the exclude file: another one's copy of the file still needs the line.
-  const others = workTrees(common).filter((w) => realOrNull(w) !== realOrNull(top));
   const needed = others.some((w) => existsSync(path.join(w, rel)));
   return { top, file: exclude, text, pair, ls, needed, at: `\n${text}`.indexOf(`\n${pair}`) };
 }
@@ -163,6 +170,10 @@ export async function uninstall(t: Target, env: Env) {
   // The driver serves every agent installed here: it goes with the last one, before the folders it may empty.
   const last = !t.global && !anotherInstalled(t, new Map(plans.map((p) => [p.file, p.next])));
   if (last) assertAttributesReadable(t.base, env);
+  // Linked work trees share git's config and the driver's copy: those stay while another one has an agent installed.
+  const trees = last ? treesOf(t.base, env) : null;
+  const rel = trees === null ? "" : path.relative(trees.top, t.base);
+  const sharer = trees?.others.find((w) => anotherInstalled(t, new Map(), path.join(w, rel), ""));
   const lines: string[] = [];
   for (const p of plans) {
     const acts = p.verb === "removed" || p.verb === "updated";
@@ -172,7 +183,7 @@ export async function uninstall(t: Target, env: Env) {
     await writeAgentFile(p.file, p.snap.token, bytes, 0o644, env.MEMORY_IO_FAILPOINT || undefined);
   }
   const none = { lines: [] as string[], notes: [] as string[] };
-  const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
+  const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun, keep: sharer }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
   for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path.dirname(p.file)));
   // Our exclude line goes once the file no longer names this clone's path.
@@ -187,11 +198,11 @@ export async function uninstall(t: Target, env: Env) {
   return { lines: [...lines, ...driver.lines], notes: [...driver.notes, ...old], last };
 }
 
-// Whether another agent's files here still hold an entry of ours, `planned` giving the texts uninstall will leave.
-// Only small regular files are read (a FIFO would block).
-function anotherInstalled(t: Target, planned: Map<string, string | null>): boolean {
-  return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit) => {
-    const file = editPath(t.base, edit);
+// Whether an agent's files under `base` (but `skip`'s) still hold an entry of ours, `planned` giving the texts
+// uninstall will leave. Only small regular files are read (a FIFO would block).
+function anotherInstalled(t: Target, planned: Map<string, string | null>, base = t.base, skip: string = t.agent.name) {
+  return Object.values(AGENTS).some((a) => a.name !== skip && a.edits(t.helper, false).some((edit) => {
+    const file = editPath(base, edit);
     const st = lstatSync(file, { throwIfNoEntry: false });
     if (planned.has(file)) return holdsOurs(edit, planned.get(file) ?? "");
     if (st === undefined || !st.isFile() || st.size > 4_000_000) return false;

@@ -189,20 +189,21 @@ async function registerMergeDriver(root: string, helperPath: string | null, env:
 
 /**
  * Removes what registration added to this clone: the config section (only when ours), our `.gitattributes` block
- * (the file removed when nothing else is in it) and the clone's own copy with its folder when empty.
+ * (the file removed when nothing else is in it) and the clone's own copy with its folder when empty. `keep`: the
+ * section and copy stay, as another work tree sharing them still has an agent installed.
  */
-async function unregisterMergeDriver(root: string, env: Env): Promise<Change> {
+async function unregisterMergeDriver(root: string, env: Env, keep: boolean): Promise<Change> {
   const c = cloneOf(root, env);
   const out: Change = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
   try {
-    unlinkSync(c.copy);
-    rmdirSync(path.dirname(c.copy));
+    if (!keep) unlinkSync(c.copy);
+    if (!keep) rmdirSync(path.dirname(c.copy));
   } catch {
     // missing, or a folder still holding other files of ours
   }
   const driver = await configValue(c.top, "driver", env);
-  if (driver !== null && driverParts(driver) !== null) {
+  if (!keep && driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
     giveTo(path.join(c.common, "config"), c.common);
     out.config = r.code === 0;
@@ -232,10 +233,10 @@ export function assertAttributesReadable(root: string, env: Env): void {
 }
 
 /** What registering (or removing) the driver would change, for --dry-run: nothing is written. */
-async function previewMergeDriver(root: string, remove: boolean, env: Env): Promise<Change> {
+async function previewMergeDriver(root: string, remove: boolean, env: Env, keep: boolean): Promise<Change> {
   const c = cloneOf(root, env);
   if (c === null) return { config: false, attributes: false, notes: [] };
-  const driver = await configValue(c.top, "driver", env);
+  const driver = keep ? null : await configValue(c.top, "driver", env);
   let text: string | null;
   try {
     text = readRegular(path.join(c.top, ".gitattributes"), remove ? REMOVE_MAX : undefined);
@@ -254,17 +255,18 @@ async function previewMergeDriver(root: string, remove: boolean, env: Env): Prom
 /**
  * The one call `install`, `uninstall` and `publish` make: registers (with `remove`, unregisters; with `dryRun`,
  * previews) the merge driver for the project at `root`, and returns the lines to print and the notes for stderr.
- * `root` null (`--global`): nothing done, nothing said.
+ * `root` null (`--global`): nothing done, nothing said. `keep`: another work tree that still needs the driver.
  */
-export async function mergeDriverStep(
-  root: string | null, opts: { remove?: boolean; dryRun?: boolean; helperPath?: string | null }, env: Env,
+export async function mergeDriverStep(root: string | null,
+  opts: { remove?: boolean; dryRun?: boolean; helperPath?: string | null; keep?: string }, env: Env,
 ): Promise<{ lines: string[]; notes: string[]; attributes: boolean }> {
   if (root === null) return { lines: [], notes: [], attributes: false };
   const remove = opts.remove === true;
+  const keep = remove && opts.keep !== undefined;
   let change: Change;
   try {
-    if (opts.dryRun === true) change = await previewMergeDriver(root, remove, env);
-    else if (remove) change = await unregisterMergeDriver(root, env);
+    if (opts.dryRun === true) change = await previewMergeDriver(root, remove, env, keep);
+    else if (remove) change = await unregisterMergeDriver(root, env, keep);
     else change = await registerMergeDriver(root, opts.helperPath ?? null, env);
   } catch (err) {
     // A repository with no git on PATH (Windows' cmd without git for Windows): the agent files are done.
@@ -279,6 +281,8 @@ export async function mergeDriverStep(
   else if (change.config) lines.push(`${said("registered", "register")} ${driver} in .git/config`);
   if (change.attributes && remove) lines.push(`${said("removed", "remove")} ${block} from .gitattributes`);
   else if (change.attributes) lines.push(`${said("added", "add")} ${block} to .gitattributes`);
+  const kept = `the work tree ${quotedValue(opts.keep ?? "")} shares it and still has an agent installed`;
+  if (keep) change.notes.push(`${driver} stays in .git/config: ${kept}`);
   return { lines, notes: change.notes, attributes: change.attributes };
 }
 
