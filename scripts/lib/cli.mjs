@@ -12517,23 +12517,25 @@ async function install(t, env) {
   for (const { file } of targets) missingDirs(t.base, path43.dirname(file));
   const plans = [];
   const notes = [];
+  const first = t.planned.size === 0;
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
-    const current = snap.bytes?.toString("utf8") ?? null;
+    const current = t.dryRun && t.planned.has(file) ? t.planned.get(file) ?? null : snap.bytes?.toString() ?? null;
     const kept = keepingUserStatusLine(edit2, current, t.global, t.home, env);
     const theirs = claudeSettings(t.home, env);
     if (kept !== edit2) notes.push(`kept your own status line (${theirs}): ours is not set in ${shown}`);
     const next = installText(kept, t.agent.name, current, shown);
-    plans.push({ edit: edit2, file, shown, snap, next });
+    if (t.dryRun) t.planned.set(file, next);
+    plans.push({ edit: edit2, file, shown, snap, current, next });
   }
   const lines2 = [];
   if (!t.dryRun) recordNode(userDir(env, t.home), process.execPath);
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
   for (const p of plans) {
     const bytes = Buffer.from(p.next, "utf8");
-    const verb = p.snap.bytes === null ? "create" : "update";
-    if (p.snap.bytes?.equals(bytes) || t.dryRun) {
-      lines2.push(p.snap.bytes?.equals(bytes) ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
+    const verb = p.current === null ? "create" : "update";
+    if (p.current === p.next || t.dryRun) {
+      lines2.push(p.current === p.next ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
     const dirs = missingDirs(t.base, path43.dirname(p.file));
@@ -12548,7 +12550,8 @@ async function install(t, env) {
     recordMade(madeListFile(t, env), dirs);
     lines2.push(`${verb}d ${p.shown}`);
   }
-  const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
+  const once = t.global || t.dryRun && !first ? null : t.base;
+  const driver = await mergeDriverStep(once, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
   const keep = [];
   for (const p of t.global ? [] : plans.filter((q) => q.next.includes(t.helper.abs))) {
     const x = excludeOf(t.base, p.file, env);
@@ -12622,12 +12625,14 @@ async function uninstall(t, env) {
   const plans = [];
   for (const { edit: edit2, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
-    const current = snap.bytes?.toString("utf8") ?? null;
+    const current = t.dryRun && t.planned.has(file) ? t.planned.get(file) ?? null : snap.bytes?.toString() ?? null;
     const next = current === null ? null : uninstallText(edit2, t.agent.name, current, shown);
     const verb = current === null ? "absent" : next === current ? "unchanged" : next === null ? "removed" : "updated";
+    if (t.dryRun) t.planned.set(file, next);
     plans.push({ file, shown, snap, next, verb });
   }
-  const last = !t.global && !anotherInstalled(t, new Map(plans.map((p) => [p.file, p.next])));
+  const left = new Map([...t.dryRun ? t.planned : [], ...plans.map((p) => [p.file, p.next])]);
+  const last = !t.global && !anotherInstalled(t, left);
   if (last) assertAttributesReadable(t.base, env);
   const trees = last ? treesOf(t.base, env) : null;
   const rel = trees === null ? "" : path43.relative(trees.top, t.base);
@@ -12758,7 +12763,9 @@ function targetOf(agent, root, helper, env, dryRun) {
   const base = root ?? real2(home);
   const target = (edit2) => ({ edit: edit2, file: editPath(base, edit2), shown: global ? `~/${edit2.file}` : edit2.file });
   const targets = () => agent.edits(helper, global).map(target);
-  return { agent, global, base, home, memDir: root === null ? null : memoryDir(root), helper, targets, dryRun };
+  const planned = /* @__PURE__ */ new Map();
+  const memDir = root === null ? null : memoryDir(root);
+  return { agent, global, base, home, memDir, helper, targets, dryRun, planned };
 }
 function agentTarget(ctx, verb, rootOf) {
   const name2 = ctx.values.agent;
@@ -12991,7 +12998,8 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
   const shown = (p) => `${global ? "~/" : ""}${path46.relative(base, p).split(path46.sep).join("/")}`;
-  return { base, global, dryRun, source, dest: path46.join(base, CANONICAL), agents, shown };
+  const planned = /* @__PURE__ */ new Map();
+  return { base, global, dryRun, source, dest: path46.join(base, CANONICAL), agents, shown, planned };
 }
 function holdsEntries(agent, base, global) {
   try {
@@ -13008,7 +13016,7 @@ async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
   const helper = helperLocation({ cwd: ctx.cwd, helperPath: path46.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
-  const t = targetOf(agent, root, helper, ctx.env, dryRun);
+  const t = { ...targetOf(agent, root, helper, ctx.env, dryRun), planned: plan2.planned };
   const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
   return { lines: out.lines.map((l) => `${agent.name}: ${l}`), notes: out.notes };
 }

@@ -35,23 +35,26 @@ export async function install(t: Target, env: Env) {
   // Every new text is computed before anything is written: a refusal for one file changes none.
   const plans = [];
   const notes: string[] = [];
+  const first = t.planned.size === 0;
   for (const { edit, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit, t.agent.name));
-    const current = snap.bytes?.toString("utf8") ?? null;
+    // A dry run of several agents (init) reads the texts the earlier ones would leave, as the real run reads theirs.
+    const current = t.dryRun && t.planned.has(file) ? t.planned.get(file) ?? null : snap.bytes?.toString() ?? null;
     const kept = keepingUserStatusLine(edit, current, t.global, t.home, env);
     const theirs = claudeSettings(t.home, env);
     if (kept !== edit) notes.push(`kept your own status line (${theirs}): ours is not set in ${shown}`);
     const next = installText(kept, t.agent.name, current, shown);
-    plans.push({ edit, file, shown, snap, next });
+    if (t.dryRun) t.planned.set(file, next);
+    plans.push({ edit, file, shown, snap, current, next });
   }
   const lines: string[] = [];
   if (!t.dryRun) recordNode(userDir(env, t.home), process.execPath);
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
   for (const p of plans) {
     const bytes = Buffer.from(p.next, "utf8");
-    const verb = p.snap.bytes === null ? "create" : "update";
-    if (p.snap.bytes?.equals(bytes) || t.dryRun) {
-      lines.push(p.snap.bytes?.equals(bytes) ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
+    const verb = p.current === null ? "create" : "update";
+    if (p.current === p.next || t.dryRun) {
+      lines.push(p.current === p.next ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
     const dirs = missingDirs(t.base, path.dirname(p.file));
@@ -66,7 +69,9 @@ export async function install(t: Target, env: Env) {
     recordMade(madeListFile(t, env), dirs);
     lines.push(`${verb}d ${p.shown}`);
   }
-  const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
+  // The driver once per dry run too: the real run's first agent registers it, the others find it there.
+  const once = t.global || (t.dryRun && !first) ? null : t.base;
+  const driver = await mergeDriverStep(once, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
   // A project file naming this clone's absolute path breaks the hook in every other clone: one install created that
   // git does not track goes in the clone's own exclude file (never the user's .gitignore); any other gets a note.
   const keep: string[] = [];
@@ -162,13 +167,15 @@ export async function uninstall(t: Target, env: Env) {
   const plans = [];
   for (const { edit, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit, t.agent.name));
-    const current = snap.bytes?.toString("utf8") ?? null;
+    const current = t.dryRun && t.planned.has(file) ? t.planned.get(file) ?? null : snap.bytes?.toString() ?? null;
     const next = current === null ? null : uninstallText(edit, t.agent.name, current, shown);
     const verb = current === null ? "absent" : next === current ? "unchanged" : next === null ? "removed" : "updated";
+    if (t.dryRun) t.planned.set(file, next);
     plans.push({ file, shown, snap, next, verb });
   }
   // The driver serves every agent installed here: it goes with the last one, before the folders it may empty.
-  const last = !t.global && !anotherInstalled(t, new Map(plans.map((p) => [p.file, p.next])));
+  const left = new Map([...(t.dryRun ? t.planned : []), ...plans.map((p) => [p.file, p.next] as const)]);
+  const last = !t.global && !anotherInstalled(t, left);
   if (last) assertAttributesReadable(t.base, env);
   // Linked work trees share git's config and the driver's copy: those stay while another one has an agent installed.
   const trees = last ? treesOf(t.base, env) : null;
