@@ -2946,7 +2946,13 @@ async function handoffAway(root, env, tree = null) {
     if (!(err instanceof GitUnavailable)) throw err;
     return null;
   }
-  const newer = (b) => b != null && rank(b.toString("utf8"), tokenOf(b)) > treeRank;
+  const savedAt = (text) => Date.parse(/^Saved: (\S+)/m.exec(text)?.[1] ?? "");
+  const treeAt = tree === null ? NaN : savedAt(tree);
+  const rankOf = (b) => {
+    const text = b.toString("utf8");
+    return savedAt(text) <= treeAt ? -1 : rank(text, tokenOf(b));
+  };
+  const newer = (b) => b != null && rankOf(b) > treeRank;
   for (let i = 0; i < count; i++) {
     const [untracked, tracked, before] = blobs.slice(i * 3, i * 3 + 3);
     const stash = `stash@{${i}}`;
@@ -2955,7 +2961,7 @@ async function handoffAway(root, env, tree = null) {
     if (tracked && (tree === null ? !before : newer(tracked) && !before?.equals(tracked)))
       return { stash, restore: `git restore --source=${stash} -- .ai/memory/HANDOFF.md` };
   }
-  const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => b ? rank(b.toString("utf8"), tokenOf(b)) : -1);
+  const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => b ? rankOf(b) : -1);
   const best = Math.max(-1, ...ranks);
   if (best <= treeRank) return null;
   const ref = refs[ranks.indexOf(best)].replace(/^refs\/(heads|remotes)\//, "");
@@ -3130,7 +3136,8 @@ function bootstrapBody(helper, agents) {
   const where = helper.rel !== null ? " from the project root" : "";
   return [
     `${AGENTS_LINE} ${agents.join(", ")}.`,
-    `At session start run \`node ${h} check --root .\`${where}.`,
+    // A session-start hook's notice already says what check would: the call is spared where hooks run.
+    `At session start, unless a \`session-handoff:\` notice came with it, run \`node ${h} check --root .\`${where}.`,
     "Exit 2: a handoff is parked; offer to resume it with the session-handoff skill. Exit 1: a save",
     `was interrupted; run \`node ${h} recover --root .\`, then check again.`,
     "Exit 3: memory failed safety or schema checks; don't load it, tell the user. Exit 0: nothing parked."
@@ -9784,6 +9791,7 @@ var init_brief = __esm({
       verdict: 100
     };
     RANKED = [
+      [/^(the handoff was not saved in this clone|its last commit is by )/, RANK.source],
       [/memory-only|^key files not created yet/, RANK.memoryOnly],
       [/\bupstream\b/, RANK.upstream],
       [/^(key files missing|dirty at the save|dirty in the clone that saved)/, RANK.fates],
@@ -13824,6 +13832,11 @@ async function publishTarget(root, memDir, env) {
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
   const memRel = path50.relative(top, memDir).split(path50.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
+  if ((await runGit(top, ["symbolic-ref", "-q", "HEAD"], env)).code === 1) {
+    throw new Refused(
+      "HEAD is detached (no branch is checked out), so the next checkout would leave the commit and the handoff behind; switch to a branch (`git switch -c <name>` keeps where you are) and publish again (nothing was changed)"
+    );
+  }
   const ignored = await runGit(top, ["check-ignore", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
   if (ignored.code === 0) {
     throw new Refused(
@@ -14030,8 +14043,9 @@ options:
 stdout: "published <n> file(s) in <commit>" [and "pushed to <remote> <branch>"],
         or "nothing to publish"; lines on the merge driver and skipped hooks.
 ${ROOT_HELP}
-exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
-        memory dir is git-ignored or holds no memory file: "nothing to publish:
+exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
+        detached HEAD, the memory dir is git-ignored or holds no memory file:
+        "nothing to publish:
         ...", no upstream for --push, a secret in --message, git failed: its
         error follows); 4 paused; 5 busy.
 `,
@@ -15444,8 +15458,8 @@ rev-list, at most 500 ms; left out when unknown). Always exit 0.
 
 // src/checkpoint/offer.ts
 import { mkdirSync as mkdirSync10 } from "node:fs";
-function offerText(pct, used, window, threshold) {
-  return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
+function offerText(pct, used, window, threshold, checkpoint) {
+  return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree.` + (checkpoint ? " An automatic checkpoint is in .ai/memory/checkpoints/ as a safety net." : "");
 }
 function readUsage(transcriptPath) {
   if (typeof transcriptPath !== "string" || transcriptPath === "") return null;
@@ -15517,7 +15531,8 @@ function contextOffer(root, input, o) {
       timeout: 8e3
     });
   }
-  return { notes, offer: { event, text: offerText(pct, last.used, window, settings.contextThreshold) } };
+  const checkpoint = exists(`${checkpointsDir(root)}/${sessionFileId(input.session_id)}.md`);
+  return { notes, offer: { event, text: offerText(pct, last.used, window, settings.contextThreshold, checkpoint) } };
 }
 var TAILS;
 var init_offer = __esm({
@@ -15572,12 +15587,13 @@ as {"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"\u2026"
   session-handoff: this session's context is 75% full (150000 of 200000 tokens;
     the threshold is 70%). Before it is compacted, offer the user once to save a
     handoff now with the session-handoff skill's save flow; save only if they
-    agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a
-    safety net.
-and writes the session's checkpoint (Trigger: context-threshold). Back under the
-threshold (after a compaction) the next crossing is told again; a handoff saved
-after the crossing silences it. .ai/memory/settings.json sets it (a bad value is
-named on stderr and its default used):
+    agree. An automatic checkpoint is in .ai/memory/checkpoints/ as a safety
+    net.
+and writes the session's checkpoint (Trigger: context-threshold); the last
+sentence is left out when none was written (no tool call since the last save).
+Back under the threshold (after a compaction) the next crossing is told again; a
+handoff saved after the crossing silences it. .ai/memory/settings.json sets it
+(a bad value is named on stderr and its default used):
   {"contextOffer": true, "contextThreshold": 70, "contextWindow": null,
    "archivesKept": 5}
 Nothing is printed when the offer is off, memory writes are paused,

@@ -3192,8 +3192,8 @@ var init_last_save = __esm({
 
 // src/checkpoint/offer.ts
 import { mkdirSync as mkdirSync3 } from "node:fs";
-function offerText(pct, used, window, threshold) {
-  return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a safety net.`;
+function offerText(pct, used, window, threshold, checkpoint) {
+  return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree.` + (checkpoint ? " An automatic checkpoint is in .ai/memory/checkpoints/ as a safety net." : "");
 }
 function readUsage(transcriptPath) {
   if (typeof transcriptPath !== "string" || transcriptPath === "") return null;
@@ -3265,7 +3265,8 @@ function contextOffer(root, input, o) {
       timeout: 8e3
     });
   }
-  return { notes, offer: { event, text: offerText(pct, last.used, window, settings.contextThreshold) } };
+  const checkpoint = exists(`${checkpointsDir(root)}/${sessionFileId(input.session_id)}.md`);
+  return { notes, offer: { event, text: offerText(pct, last.used, window, settings.contextThreshold, checkpoint) } };
 }
 var TAILS;
 var init_offer = __esm({
@@ -3320,12 +3321,13 @@ as {"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"\u2026"
   session-handoff: this session's context is 75% full (150000 of 200000 tokens;
     the threshold is 70%). Before it is compacted, offer the user once to save a
     handoff now with the session-handoff skill's save flow; save only if they
-    agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a
-    safety net.
-and writes the session's checkpoint (Trigger: context-threshold). Back under the
-threshold (after a compaction) the next crossing is told again; a handoff saved
-after the crossing silences it. .ai/memory/settings.json sets it (a bad value is
-named on stderr and its default used):
+    agree. An automatic checkpoint is in .ai/memory/checkpoints/ as a safety
+    net.
+and writes the session's checkpoint (Trigger: context-threshold); the last
+sentence is left out when none was written (no tool call since the last save).
+Back under the threshold (after a compaction) the next crossing is told again; a
+handoff saved after the crossing silences it. .ai/memory/settings.json sets it
+(a bad value is named on stderr and its default used):
   {"contextOffer": true, "contextThreshold": 70, "contextWindow": null,
    "archivesKept": 5}
 Nothing is printed when the offer is off, memory writes are paused,

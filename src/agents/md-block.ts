@@ -14,7 +14,8 @@ export function bootstrapBody(helper: HelperLocation, agents: AgentName[]): stri
   const where = helper.rel !== null ? " from the project root" : "";
   return [
     `${AGENTS_LINE} ${agents.join(", ")}.`,
-    `At session start run \`node ${h} check --root .\`${where}.`,
+    // A session-start hook's notice already says what check would: the call is spared where hooks run.
+    `At session start, unless a \`session-handoff:\` notice came with it, run \`node ${h} check --root .\`${where}.`,
     "Exit 2: a handoff is parked; offer to resume it with the session-handoff skill. Exit 1: a save",
     `was interrupted; run \`node ${h} recover --root .\`, then check again.`,
     "Exit 3: memory failed safety or schema checks; don't load it, tell the user. Exit 0: nothing parked.",

@@ -194,8 +194,10 @@ export const RANK = {
   ledgers: 0, memoryOnly: 10, upstream: 20, changed: 30, other: 40, fates: 50, source: 90, verdict: 100,
 } as const;
 
-// Clause patterns in rank order; memory-only commits and key files not created yet are no drift.
+// Clause patterns in rank order; memory-only commits and key files not created yet are no drift. Who committed a
+// handoff saved elsewhere stays with the verdict, as the session-start hook says the brief names them.
 const RANKED: [RegExp, number][] = [
+  [/^(the handoff was not saved in this clone|its last commit is by )/, RANK.source],
   [/memory-only|^key files not created yet/, RANK.memoryOnly],
   [/\bupstream\b/, RANK.upstream],
   [/^(key files missing|dirty at the save|dirty in the clone that saved)/, RANK.fates],

@@ -21,11 +21,12 @@ import { homeFolder } from "../store/home.ts";
 // writes ~38 KB request records).
 const TAILS = [256 * 1024, 1024 * 1024];
 
-function offerText(pct: number, used: number, window: number, threshold: number): string {
+// The checkpoint is named only when the session has one: with no tool call since the last save none is written.
+function offerText(pct: number, used: number, window: number, threshold: number, checkpoint: boolean): string {
   return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ` +
     `${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff ` +
-    "skill's save flow; save only if they agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as " +
-    "a safety net.";
+    "skill's save flow; save only if they agree." +
+    (checkpoint ? " An automatic checkpoint is in .ai/memory/checkpoints/ as a safety net." : "");
 }
 
 function readUsage(transcriptPath: unknown) {
@@ -109,5 +110,6 @@ export function contextOffer(root: string, input: Record<string, unknown>, o: Of
       timeout: 8000,
     });
   }
-  return { notes, offer: { event, text: offerText(pct, last.used, window, settings.contextThreshold) } };
+  const checkpoint = exists(`${checkpointsDir(root)}/${sessionFileId(input.session_id)}.md`);
+  return { notes, offer: { event, text: offerText(pct, last.used, window, settings.contextThreshold, checkpoint) } };
 }

@@ -89,7 +89,14 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
     if (!(err instanceof GitUnavailable)) throw err;
     return null;
   }
-  const newer = (b: Buffer | null | undefined) => b != null && rank(b.toString("utf8"), tokenOf(b)) > treeRank;
+  // A save is newer than the tree's only when it was also saved later: a merge result holds this clone's older save.
+  const savedAt = (text: string) => Date.parse(/^Saved: (\S+)/m.exec(text)?.[1] ?? "");
+  const treeAt = tree === null ? NaN : savedAt(tree);
+  const rankOf = (b: Buffer) => {
+    const text = b.toString("utf8");
+    return savedAt(text) <= treeAt ? -1 : rank(text, tokenOf(b));
+  };
+  const newer = (b: Buffer | null | undefined) => b != null && rankOf(b) > treeRank;
   for (let i = 0; i < count; i++) {
     const [untracked, tracked, before] = blobs.slice(i * 3, i * 3 + 3);
     const stash = `stash@{${i}}`;
@@ -100,7 +107,7 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
     if (tracked && (tree === null ? !before : newer(tracked) && !before?.equals(tracked)))
       return { stash, restore: `git restore --source=${stash} -- .ai/memory/HANDOFF.md` };
   }
-  const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => (b ? rank(b.toString("utf8"), tokenOf(b)) : -1));
+  const ranks = refs.map((_, j) => blobs[count * 3 + j]).map((b) => (b ? rankOf(b) : -1));
   const best = Math.max(-1, ...ranks);
   if (best <= treeRank) return null;
   // Staged too, so that checking that branch out later finds the same files, not untracked ones in its way.

@@ -95,6 +95,14 @@ export async function publishTarget(root: string, memDir: string, env: Env): Pro
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
   const memRel = path.relative(top, memDir).split(path.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
+  // A commit on a detached HEAD is left behind by the next checkout, and the handoff with it.
+  if ((await runGit(top, ["symbolic-ref", "-q", "HEAD"], env)).code === 1) {
+    throw new Refused(
+      "HEAD is detached (no branch is checked out), so the next checkout would leave the commit and the " +
+        "handoff behind; switch to a branch (`git switch -c <name>` keeps where you are) and publish again " +
+        "(nothing was changed)",
+    );
+  }
   // The folder, or its files by a pattern: exit 0 when either is ignored.
   const ignored = await runGit(top, ["check-ignore", "--", `${memRel}/`, `${memRel}/HANDOFF.md`], env);
   if (ignored.code === 0) {

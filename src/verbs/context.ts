@@ -22,12 +22,13 @@ as {"hookSpecificOutput":{"hookEventName":"<event>","additionalContext":"…"}}:
   session-handoff: this session's context is 75% full (150000 of 200000 tokens;
     the threshold is 70%). Before it is compacted, offer the user once to save a
     handoff now with the session-handoff skill's save flow; save only if they
-    agree. An automatic checkpoint was written to .ai/memory/checkpoints/ as a
-    safety net.
-and writes the session's checkpoint (Trigger: context-threshold). Back under the
-threshold (after a compaction) the next crossing is told again; a handoff saved
-after the crossing silences it. .ai/memory/settings.json sets it (a bad value is
-named on stderr and its default used):
+    agree. An automatic checkpoint is in .ai/memory/checkpoints/ as a safety
+    net.
+and writes the session's checkpoint (Trigger: context-threshold); the last
+sentence is left out when none was written (no tool call since the last save).
+Back under the threshold (after a compaction) the next crossing is told again; a
+handoff saved after the crossing silences it. .ai/memory/settings.json sets it
+(a bad value is named on stderr and its default used):
   {"contextOffer": true, "contextThreshold": 70, "contextWindow": null,
    "archivesKept": 5}
 Nothing is printed when the offer is off, memory writes are paused,

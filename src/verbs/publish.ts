@@ -56,8 +56,9 @@ options:
 stdout: "published <n> file(s) in <commit>" [and "pushed to <remote> <branch>"],
         or "nothing to publish"; lines on the merge driver and skipped hooks.
 ${ROOT_HELP}
-exit:   0 published, or nothing to publish; 2 refused (not a git repository, the
-        memory dir is git-ignored or holds no memory file: "nothing to publish:
+exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
+        detached HEAD, the memory dir is git-ignored or holds no memory file:
+        "nothing to publish:
         ...", no upstream for --push, a secret in --message, git failed: its
         error follows); 4 paused; 5 busy.
 `,

@@ -82,6 +82,20 @@ describe("the brief's fields", () => {
     expect(clauses).toEqual([100, 10, 40, 20, 40, 30]);
   });
 
+  it("who committed a handoff saved elsewhere outlasts the other clauses: the session-start hook says the brief names them", () => {
+    const summary = [
+      "drifted: 7 commits ahead of the saved 1b6a981a485b",
+      "3 memory-only commits (the handoff itself) not counted",
+      `dirty at the save, still dirty and changed since: ${'"src/some/deeply/nested/module/file.ts", '.repeat(6).trim()}`,
+      `key files changed: ${"src/other/module/file.ts, ".repeat(6).trim()}`,
+      "the handoff was not saved in this clone",
+      'its last commit is by "Teammate" "tm@example.com"',
+    ].join("; ");
+    const b = draftBrief(HANDOFF("do it", ["x"]), DRIFT(summary), { lessons: null, solutions: null });
+    expect([...b.driftAndLessons].length).toBeLessThanOrEqual(MAX_FIELD_CHARS);
+    expect(b.driftAndLessons).toContain('the handoff was not saved in this clone; its last commit is by "Teammate" "tm@example.com"');
+  });
+
   it("golden, a next step with a long code span: cut before the span, not inside it", () => {
     const next = `run ${"words ".repeat(20)}\`node --test ${"test/unit/".repeat(12)}\` — done when it passes`;
     const b = draftBrief(HANDOFF(next, ["x"]), DRIFT("fresh: at the saved commit abc", { verdict: "fresh" } as Partial<DriftReport>), { lessons: null, solutions: null });

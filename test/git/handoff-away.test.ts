@@ -82,6 +82,26 @@ describe("a handoff away from the working tree", () => {
     r.git("checkout", "-q", "main");
   });
 
+  it("a teammate's handoff saved after this clone's last save is not called older than a branch holding that save", { timeout: 60_000 }, () => {
+    const r = repo();
+    r.git("checkout", "-q", "-b", "feat");
+    r.save(DOC);
+    r.git("add", ".ai");
+    r.git("commit", "-qm", "memory");
+    const file = path.join(r.dir, ".ai", "memory", "HANDOFF.md");
+    const mine = readFileSync(file, "utf8");
+    r.git("checkout", "-q", "main");
+    const theirs = (saved: string) =>
+      mine.replace(/^Saved: \S+/m, `Saved: ${saved}`).replace(/^<!-- saved in clone .*\n/m, "").replace("Make the importer fast.", "Theirs.");
+    mkdirSync(path.dirname(file), { recursive: true });
+    // Merged in after this clone's save (a pull): later, so nothing newer is on feat.
+    writeFileSync(file, theirs(new Date(Date.now() + 60_000).toISOString().replace(/\.\d+Z$/, "Z")));
+    expect(briefBody(r.run(["brief"]).stdout)).not.toContain("a newer save of this clone");
+    // Saved before this clone's save: feat does hold a newer one.
+    writeFileSync(file, theirs("2020-01-01T00:00:00Z"));
+    expect(briefBody(r.run(["brief"]).stdout)).toContain("a newer save of this clone is on branch feat");
+  });
+
   it("a cold start with no save recorded runs no git for it", { timeout: 60_000 }, () => {
     const r = repo();
     const { bin, log } = loggingGit();

@@ -60,6 +60,7 @@ describe("context: the threshold offer (Claude Code transcripts)", () => {
     expect(first.code).toBe(0);
     expect(JSON.parse(first.stdout).hookSpecificOutput.hookEventName).toBe("PostToolUse");
     expect(offer(first.stdout)).toMatch(/^session-handoff: this session's context is 75% full \(150020 of 200000 tokens; the threshold is 70%\)\. .*save flow/);
+    expect(offer(first.stdout)).toContain("An automatic checkpoint is in .ai/memory/checkpoints/ as a safety net.");
     const text = readFileSync(cp(root), "utf8");
     expect(text).toContain("Trigger: context-threshold");
     expect(text).toContain("## User requests");
@@ -67,6 +68,15 @@ describe("context: the threshold offer (Claude Code transcripts)", () => {
       const again = run(root, transcript, { event });
       expect(again).toMatchObject({ code: 0, stdout: "" });
     }
+  });
+
+  it("a session with no tool call yet gets the offer without a checkpoint named, as none is written", () => {
+    const all = withUsage(path.join(CLAUDE_112, "work-compact.transcript.jsonl"), 150_000).split("\n");
+    const talk = all.filter((l) => l !== "" && !/"tool_use"|"tool_result"/.test(l));
+    const { root, transcript } = world(`${talk.join("\n")}\n`);
+    const r = run(root, transcript);
+    expect(offer(r.stdout)).toMatch(/save only if they agree\.$/);
+    expect(existsSync(cp(root))).toBe(false);
   });
 
   it("a usage under 40% never gives it, on any event, and writes nothing", () => {

@@ -109,6 +109,21 @@ describe("publish", () => {
     expect(git(root, "status", "--porcelain")).toBe("?? .ai/\n");
   });
 
+  it("on a detached HEAD: refused before anything changes, with and without --push (found by a breaker)", () => {
+    const { root } = project();
+    git(root, "checkout", "-q", "--detach");
+    const head = git(root, "rev-parse", "HEAD");
+    const config = readFileSync(path.join(root, ".git", "config"), "utf8");
+    for (const args of [[], ["--push"]]) {
+      const r = run(root, ...args);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^memory operation refused: HEAD is detached .*`git switch -c <name>`.*nothing was changed\)$/m);
+      expect(git(root, "rev-parse", "HEAD")).toBe(head);
+      expect(existsSync(path.join(root, ".gitattributes"))).toBe(false);
+      expect(readFileSync(path.join(root, ".git", "config"), "utf8")).toBe(config);
+    }
+  });
+
   it("a pruned archive's deletion is published too", () => {
     const { root } = project();
     run(root);
