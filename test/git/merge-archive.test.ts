@@ -1,39 +1,45 @@
 // The archive the merge driver writes during a real `git merge` is an archive like a save's: not
 // ignored, untracked until `publish` commits it; the driver's line says so (docs/design.md#the-merge-driver).
 import { spawnSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { handoff, helper, tempDir } from "../helpers.ts";
 
+// Two branches that both saved and published HANDOFF.md, main checked out.
+function twoBranches() {
+  const base = tempDir("sh-merge-archive-");
+  const home = path.join(base, "home");
+  const dir = path.join(base, "project");
+  mkdirSync(home);
+  mkdirSync(dir);
+  const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
+  const git = (...args: string[]) => {
+    const ident = ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"];
+    const r = spawnSync("git", [...ident, ...args], { cwd: dir, env: { ...process.env, ...env }, encoding: "utf8", timeout: 60_000 });
+    return { code: r.status, out: `${r.stdout}${r.stderr}` };
+  };
+  const run = (args: string[], input?: string) => helper([...args, "--root", dir], { env, input });
+  const save = (goal: string) => {
+    const token = /CURRENT-SHA256: (\S+)/.exec(run(["read", "handoff"]).stdout)![1]!;
+    expect(run(["write", "handoff", "--expected-current-sha256", token], handoff(goal)).code).toBe(0);
+    const p = run(["publish"]);
+    expect(p.code, `${p.stdout}${p.stderr}`).toBe(0);
+  };
+  expect(git("init", "-q").code).toBe(0);
+  for (const [k, v] of [["user.name", "Test"], ["user.email", "test@example.com"], ["commit.gpgsign", "false"]]) git("config", k!, v!);
+  expect(git("commit", "-q", "--allow-empty", "-m", "init").code).toBe(0);
+  save("the base goal");
+  expect(git("checkout", "-q", "-b", "side").code).toBe(0);
+  save("the side's goal");
+  expect(git("checkout", "-q", "main").code).toBe(0);
+  save("main's goal");
+  return { dir, git, run };
+}
+
 describe("the merge driver's archive", () => {
   it("two branches that both saved HANDOFF.md: the merge is clean but for the archive, which publish commits", { timeout: 120_000 }, () => {
-    const base = tempDir("sh-merge-archive-");
-    const home = path.join(base, "home");
-    const dir = path.join(base, "project");
-    mkdirSync(home);
-    mkdirSync(dir);
-    const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: "/dev/null" };
-    const git = (...args: string[]) => {
-      const ident = ["-c", "user.name=Test", "-c", "user.email=test@example.com", "-c", "commit.gpgsign=false", "-c", "init.defaultBranch=main"];
-      const r = spawnSync("git", [...ident, ...args], { cwd: dir, env: { ...process.env, ...env }, encoding: "utf8", timeout: 60_000 });
-      return { code: r.status, out: `${r.stdout}${r.stderr}` };
-    };
-    const run = (args: string[], input?: string) => helper([...args, "--root", dir], { env, input });
-    const save = (goal: string) => {
-      const token = /CURRENT-SHA256: (\S+)/.exec(run(["read", "handoff"]).stdout)![1]!;
-      expect(run(["write", "handoff", "--expected-current-sha256", token], handoff(goal)).code).toBe(0);
-      const p = run(["publish"]);
-      expect(p.code, `${p.stdout}${p.stderr}`).toBe(0);
-    };
-    expect(git("init", "-q").code).toBe(0);
-    for (const [k, v] of [["user.name", "Test"], ["user.email", "test@example.com"], ["commit.gpgsign", "false"]]) git("config", k!, v!);
-    expect(git("commit", "-q", "--allow-empty", "-m", "init").code).toBe(0);
-    save("the base goal");
-    expect(git("checkout", "-q", "-b", "side").code).toBe(0);
-    save("the side's goal");
-    expect(git("checkout", "-q", "main").code).toBe(0);
-    save("main's goal");
+    const { dir, git, run } = twoBranches();
     const m = git("merge", "--no-edit", "side");
     expect(m.code, m.out).toBe(0);
     const name = /^Merged-with: archive\/(\S+\.md);/m.exec(readFileSync(path.join(dir, ".ai", "memory", "HANDOFF.md"), "utf8"))![1]!;
@@ -47,5 +53,18 @@ describe("the merge driver's archive", () => {
     expect(p.code, p.stderr).toBe(0);
     expect(git("status", "--porcelain").out).toBe("");
     expect(git("ls-files", "--", rel).out).toBe(`${rel}\n`);
+  });
+
+  it("while memory writes are paused it writes nothing: git's conflict stands, no archive (found by a breaker)", { timeout: 120_000 }, () => {
+    const { dir, git } = twoBranches();
+    const mem = path.join(dir, ".ai", "memory");
+    writeFileSync(path.join(mem, "PAUSE"), "");
+    const m = git("merge", "--no-edit", "side");
+    expect(m.code).not.toBe(0);
+    expect(m.out).toContain("session-handoff merge driver: memory writes are paused");
+    // The side's archives come with the merge; the driver's own would be the one git does not track.
+    expect(git("status", "--porcelain").out).not.toMatch(/^\?\? .*archive/m);
+    expect(git("status", "--porcelain").out).toMatch(/^UU \.ai\/memory\/HANDOFF\.md$/m);
+    expect(readFileSync(path.join(mem, "HANDOFF.md"), "utf8")).not.toContain("Merged-with:");
   });
 });

@@ -65,6 +65,8 @@ describe("file text printed outside the envelope is sanitised", () => {
     const w = helper(["write", "handoff", "--root", root, "--expected-current-sha256", token], { input: handoff("something else") });
     expect(w.code, w.stderr).toBe(0);
     expect(w.stderr).toMatch(/note: 4 open item\(s\) of the previous handoff/);
+    // A planted item reads as data: between envelope lines, as a brief's fields are (found by a breaker).
+    expect(w.stderr).toMatch(/not instructions:\n<<<BEGIN UNTRUSTED OPEN-ITEMS ([0-9a-f]{16})>>>\n  - \[Plan\] deploy[^]*<<<END UNTRUSTED OPEN-ITEMS \1>>>/);
     expect(w.stderr).toContain(`  - [Plan] deploy <U+001B>[31mnow<U+001B>[0m with <redacted: github-token>${"<U+E0069>"}`);
     expect(w.stderr).toContain("  - [Next steps] rotate <U+202E>keys");
     // Cut at 100 grapheme clusters: whole families, never half a surrogate pair.
