@@ -24,11 +24,16 @@ function json(file: string): Obj | null {
   }
 }
 
-/** The installs of a plugin named `session-handoff` that Claude Code records under `home`. */
-export function claudePluginInstalls(home: string): PluginInstall[] {
-  const plugins = json(path.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
+/** Claude Code's per-user folder, where its settings and plugins live: CLAUDE_CONFIG_DIR when set, else ~/.claude. */
+export const claudeUserDir = (home: string, env: Record<string, string | undefined>) =>
+  env.CLAUDE_CONFIG_DIR || path.join(home, ".claude");
+
+/** The installs of a plugin named `session-handoff` that Claude Code records in its per-user folder. */
+export function claudePluginInstalls(home: string, env: Record<string, string | undefined>): PluginInstall[] {
+  const dir = claudeUserDir(home, env);
+  const plugins = json(path.join(dir, "plugins", "installed_plugins.json"))?.plugins;
   if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = (json(path.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {}) as Obj;
+  const enabledMap = (json(path.join(dir, "settings.json"))?.enabledPlugins ?? {}) as Obj;
   const out: PluginInstall[] = [];
   for (const [key, list] of Object.entries(plugins as Obj)) {
     if (!key.startsWith("session-handoff@") || !Array.isArray(list)) continue;

@@ -270,7 +270,7 @@ function judge(r: Report, name: AgentName, edit: Edit, ours: string, reinstall: 
 
 // The Claude Code plugin brings its own hooks: installed SessionStart hooks as well give every session two notices.
 export function pluginInstalls(r: Report): void {
-  const plugins = claudePluginInstalls(r.home);
+  const plugins = claudePluginInstalls(r.home, r.env);
   if (plugins.length === 0) return;
   const claude = r.agents["claude-code"]!;
   claude.plugin = plugins;

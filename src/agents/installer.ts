@@ -14,6 +14,7 @@ import { dirsBelow, makeDirs, missingDirs, readAgentFile, recordMade, recordNode
   writeAgentFile } from "./agent-file.ts";
 import { committedText } from "./agent-file.ts";
 import { userDir } from "../store/home.ts";
+import { claudeUserDir } from "./claude-plugin.ts";
 import { AGENTS } from "./index.ts";
 import { setsStatusLine } from "./json-hooks.ts";
 import { editPath, holdsOurs, installText, snippetOf, uninstallText } from "./plan.ts";
@@ -36,23 +37,26 @@ export async function install(t: Target, env: Env) {
   // Every new text is computed before anything is written: a refusal for one file changes none.
   const plans = [];
   const notes: string[] = [];
+  const first = t.planned.size === 0;
   for (const { edit, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit, t.agent.name));
-    const current = snap.bytes?.toString("utf8") ?? null;
+    // A dry run of several agents (init) reads the texts the earlier ones would leave, as the real run reads theirs.
+    const current = t.dryRun && t.planned.has(file) ? t.planned.get(file) ?? null : snap.bytes?.toString() ?? null;
     const kept = keepingUserStatusLine(edit, current, t.global, t.home, env);
     const theirs = claudeSettings(t.home, env);
     if (kept !== edit) notes.push(`kept your own status line (${theirs}): ours is not set in ${shown}`);
     const next = installText(kept, t.agent.name, current, shown);
-    plans.push({ edit, file, shown, snap, next });
+    if (t.dryRun) t.planned.set(file, next);
+    plans.push({ edit, file, shown, snap, current, next });
   }
   const lines: string[] = [];
   if (!t.dryRun) recordNode(userDir(env, t.home), process.execPath);
   const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
   for (const p of plans) {
     const bytes = Buffer.from(p.next, "utf8");
-    const verb = p.snap.bytes === null ? "create" : "update";
-    if (p.snap.bytes?.equals(bytes) || t.dryRun) {
-      lines.push(p.snap.bytes?.equals(bytes) ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
+    const verb = p.current === null ? "create" : "update";
+    if (p.current === p.next || t.dryRun) {
+      lines.push(p.current === p.next ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
       continue;
     }
     const dirs = missingDirs(t.base, path.dirname(p.file));
@@ -67,7 +71,9 @@ export async function install(t: Target, env: Env) {
     recordMade(madeListFile(t, env), dirs);
     lines.push(`${verb}d ${p.shown}`);
   }
-  const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
+  // The driver once per dry run too: the real run's first agent registers it, the others find it there.
+  const once = t.global || (t.dryRun && !first) ? null : t.base;
+  const driver = await mergeDriverStep(once, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
   // A project file naming this clone's absolute path breaks the hook in every other clone: one install created that
   // git does not track goes in the clone's own exclude file (never the user's .gitignore); any other gets a note.
   const keep: string[] = [];
@@ -97,8 +103,7 @@ function madeListFile(t: Target, env: Env): string {
   return path.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
 }
 
-const claudeSettings = (home: string, env: Env) =>
-  path.join(env.CLAUDE_CONFIG_DIR || path.join(home, ".claude"), "settings.json");
+const claudeSettings = (home: string, env: Env) => path.join(claudeUserDir(home, env), "settings.json");
 
 /** The edit without our status line where a project's would hide the user's own (and every teammate's). */
 export function keepingUserStatusLine(edit: Edit, current: string | null, global: boolean, home: string, env: Env) {
@@ -109,12 +114,20 @@ export function keepingUserStatusLine(edit: Edit, current: string | null, global
 
 const EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
 
-// The clone's exclude file, its text and where our two lines for `file` start in it (-1: not there); null outside git.
-function excludeOf(base: string, file: string, env: Env) {
+// The work tree's top, the clone's common git dir and its other work trees, which share that dir; null outside git.
+function treesOf(base: string, env: Env) {
   const top = gitTopOf(base, env);
   const gitDir = top === null ? null : gitDirOf(top);
   if (top === null || gitDir === null) return null;
   const common = commonDirOf(gitDir);
+  return { top, common, others: workTrees(common).filter((w) => realOrNull(w) !== realOrNull(top)) };
+}
+
+// The clone's exclude file, its text and where our two lines for `file` start in it (-1: not there); null outside git.
+function excludeOf(base: string, file: string, env: Env) {
+  const trees = treesOf(base, env);
+  if (trees === null) return null;
+  const { top, common, others } = trees;
   const exclude = path.join(common, "info", "exclude");
   const text = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";
   const rel = path.relative(top, file).split(path.sep).join("/");
@@ -122,7 +135,6 @@ function excludeOf(base: string, file: string, env: Env) {
   // `ls` asks git whether it tracks the file; one it cannot ask is not excluded.
   const ls = ["ls-files", "--", `:(literal)${rel}`];
   // Linked work trees share the exclude file: another one's copy of the file still needs the line.
-  const others = workTrees(common).filter((w) => realOrNull(w) !== realOrNull(top));
   const needed = others.some((w) => existsSync(path.join(w, rel)));
   return { top, file: exclude, text, pair, ls, needed, at: `\n${text}`.indexOf(`\n${pair}`) };
 }
@@ -157,15 +169,21 @@ export async function uninstall(t: Target, env: Env) {
   const plans = [];
   for (const { edit, file, shown } of targets) {
     const snap = await readAgentFile(file, snippetOf(edit, t.agent.name));
-    const current = snap.bytes?.toString("utf8") ?? null;
+    const current = t.dryRun && t.planned.has(file) ? t.planned.get(file) ?? null : snap.bytes?.toString() ?? null;
     const committed = current === null ? null : await committedText(file, env);
     const next = current === null ? null : uninstallText(edit, t.agent.name, current, shown, committed);
     const verb = current === null ? "absent" : next === current ? "unchanged" : next === null ? "removed" : "updated";
+    if (t.dryRun) t.planned.set(file, next);
     plans.push({ file, shown, snap, next, verb });
   }
   // The driver serves every agent installed here: it goes with the last one, before the folders it may empty.
-  const last = !t.global && !anotherInstalled(t, new Map(plans.map((p) => [p.file, p.next])));
+  const left = new Map([...(t.dryRun ? t.planned : []), ...plans.map((p) => [p.file, p.next] as const)]);
+  const last = !t.global && !anotherInstalled(t, left);
   if (last) assertAttributesReadable(t.base, env);
+  // Linked work trees share git's config and the driver's copy: those stay while another one has an agent installed.
+  const trees = last ? treesOf(t.base, env) : null;
+  const rel = trees === null ? "" : path.relative(trees.top, t.base);
+  const sharer = trees?.others.find((w) => anotherInstalled(t, new Map(), path.join(w, rel), ""));
   const lines: string[] = [];
   for (const p of plans) {
     const acts = p.verb === "removed" || p.verb === "updated";
@@ -175,7 +193,7 @@ export async function uninstall(t: Target, env: Env) {
     await writeAgentFile(p.file, p.snap.token, bytes, 0o644, env.MEMORY_IO_FAILPOINT || undefined);
   }
   const none = { lines: [] as string[], notes: [] as string[] };
-  const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
+  const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun, keep: sharer }, env) : none;
   const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
   for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path.dirname(p.file)));
   // Our exclude line goes once the file no longer names this clone's path.
@@ -190,11 +208,11 @@ export async function uninstall(t: Target, env: Env) {
   return { lines: [...lines, ...driver.lines], notes: [...driver.notes, ...old], last };
 }
 
-// Whether another agent's files here still hold an entry of ours, `planned` giving the texts uninstall will leave.
-// Only small regular files are read (a FIFO would block).
-function anotherInstalled(t: Target, planned: Map<string, string | null>): boolean {
-  return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit) => {
-    const file = editPath(t.base, edit);
+// Whether an agent's files under `base` (but `skip`'s) still hold an entry of ours, `planned` giving the texts
+// uninstall will leave. Only small regular files are read (a FIFO would block).
+function anotherInstalled(t: Target, planned: Map<string, string | null>, base = t.base, skip: string = t.agent.name) {
+  return Object.values(AGENTS).some((a) => a.name !== skip && a.edits(t.helper, false).some((edit) => {
+    const file = editPath(base, edit);
     const st = lstatSync(file, { throwIfNoEntry: false });
     if (planned.has(file)) return holdsOurs(edit, planned.get(file) ?? "");
     if (st === undefined || !st.isFile() || st.size > 4_000_000) return false;

@@ -243,7 +243,8 @@ function planOf(ctx: Caller, { named, root, global, dryRun, undo }: InitAsk) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
   const shown = (p: string) => `${global ? "~/" : ""}${path.relative(base, p).split(path.sep).join("/")}`;
-  return { base, global, dryRun, source, dest: path.join(base, CANONICAL), agents, shown };
+  const planned = new Map<string, string | null>();
+  return { base, global, dryRun, source, dest: path.join(base, CANONICAL), agents, shown, planned };
 }
 
 function holdsEntries(agent: Agent, base: string, global: boolean): boolean {
@@ -264,7 +265,8 @@ async function agentRun(ctx: Caller, plan: Plan, run: typeof install, agent: Age
   const root = plan.global ? null : plan.base;
   const helper = helperLocation({ cwd: ctx.cwd, helperPath: path.join(plan.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...(plan.global ? { global: true } : { root: plan.base }) };
-  const t = targetOf(agent, root, helper, ctx.env, dryRun);
+  // One dry run's planned texts for every agent: each sees what the earlier ones would leave, as the real run does.
+  const t = { ...targetOf(agent, root, helper, ctx.env, dryRun), planned: plan.planned };
   const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
   return { lines: out.lines.map((l) => `${agent.name}: ${l}`), notes: out.notes };
 }

@@ -52,7 +52,10 @@ export function targetOf(agent: Agent, root: string | null, helper: HelperLocati
   const base = root ?? real(home);
   const target = (edit: Edit) => ({ edit, file: editPath(base, edit), shown: global ? `~/${edit.file}` : edit.file });
   const targets = () => agent.edits(helper, global).map(target);
-  return { agent, global, base, home, memDir: root === null ? null : memoryDir(root), helper, targets, dryRun };
+  // A dry run's texts of the files it would write: init's agents share one, so each sees what the earlier ones left.
+  const planned = new Map<string, string | null>();
+  const memDir = root === null ? null : memoryDir(root);
+  return { agent, global, base, home, memDir, helper, targets, dryRun, planned };
 }
 
 export type Target = ReturnType<typeof targetOf>;

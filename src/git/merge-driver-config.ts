@@ -51,12 +51,14 @@ function driverCommand(node: string, copy: string): string {
   return `if test -f ${shellQuote(copy)} && test -x ${shellQuote(node)}; then ${run}; else ${fallback}; fi`;
 }
 
-/** Refuses a project whose path holds a line break: the driver's command names it, and git gets no such argument. */
+// Refuses a project path with a line break: git's config holds the driver's command naming it on one line (git gets
+// no such argument), and outside git install's list of the folders it made holds a path a line.
 export function assertDriverFits(root: string, env: Env): void {
   const c = cloneOf(root, env);
-  if (c === null || !/[\0\n\r]/.test(c.copy)) return;
-  throw new Refused(`the project path ${quotedValue(c.top)} holds a line break, which the merge driver's command in ` +
-    "git's config cannot carry; move it to a path without one (nothing was changed)");
+  if (!/[\0\n\r]/.test(c?.copy ?? root)) return;
+  const what = c === null ? "install's list of the folders it makes" : "the merge driver's command in git's config";
+  throw new Refused(`the project path ${quotedValue(c?.top ?? root)} holds a line break, which ${what} cannot ` +
+    "carry; move it to a path without one (nothing was changed)");
 }
 
 /** The node and copy a driver command of ours runs; null for another's. */
@@ -73,11 +75,15 @@ function attributesLine(top: string, root: string): string {
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME} eol=lf`;
 }
 
+// Install adds its block only to a `.gitattributes` of at most 1 MB, but taking it out is always wanted: up to this.
+const REMOVE_MAX = 64_000_000;
+
 // A file that must be a regular file, as text, or null when missing; a link or anything else is refused.
-function readRegular(p: string): string | null {
-  const text = readSmall(p);
+function readRegular(p: string, max = 1_000_000): string | null {
+  const text = readSmall(p, max);
   if (text !== null || !exists(p)) return text;
-  throw new Error(`${p} ${unreadReason(p) ?? "is a link"}; only a regular file of at most 1 MB is edited`);
+  const why = unreadReason(p, max) ?? "is a link";
+  throw new Error(`${p} ${why}; only a regular file of at most ${max / 1e6} MB is edited`);
 }
 
 // Root registering in another user's clone gives what it wrote to the owner of `like`, so they can still change
@@ -183,27 +189,28 @@ async function registerMergeDriver(root: string, helperPath: string | null, env:
 
 /**
  * Removes what registration added to this clone: the config section (only when ours), our `.gitattributes` block
- * (the file removed when nothing else is in it) and the clone's own copy with its folder when empty.
+ * (the file removed when nothing else is in it) and the clone's own copy with its folder when empty. `keep`: the
+ * section and copy stay, as another work tree sharing them still has an agent installed.
  */
-async function unregisterMergeDriver(root: string, env: Env): Promise<Change> {
+async function unregisterMergeDriver(root: string, env: Env, keep: boolean): Promise<Change> {
   const c = cloneOf(root, env);
   const out: Change = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
   try {
-    unlinkSync(c.copy);
-    rmdirSync(path.dirname(c.copy));
+    if (!keep) unlinkSync(c.copy);
+    if (!keep) rmdirSync(path.dirname(c.copy));
   } catch {
     // missing, or a folder still holding other files of ours
   }
   const driver = await configValue(c.top, "driver", env);
-  if (driver !== null && driverParts(driver) !== null) {
+  if (!keep && driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
     giveTo(path.join(c.common, "config"), c.common);
     out.config = r.code === 0;
   }
   try {
     const file = path.join(c.top, ".gitattributes");
-    const { rest, had } = withoutBlock(readRegular(file) ?? "");
+    const { rest, had } = withoutBlock(readRegular(file, REMOVE_MAX) ?? "");
     if (had) {
       if (rest === "") unlinkSync(file);
       else writeFileAtomic.sync(file, rest);
@@ -219,20 +226,20 @@ async function unregisterMergeDriver(root: string, env: Env): Promise<Change> {
 export function assertAttributesReadable(root: string, env: Env): void {
   const c = cloneOf(root, env);
   const file = c === null ? "" : path.join(c.top, ".gitattributes");
-  const why = c === null || readSmall(file) !== null ? null : unreadReason(file);
+  const why = c === null || readSmall(file, REMOVE_MAX) !== null ? null : unreadReason(file, REMOVE_MAX);
   if (why === null) return;
-  const fix = "so nothing was changed; make it a readable file of at most 1 MB, then run this again";
+  const fix = "so nothing was changed; make it a readable file of at most 64 MB, then run this again";
   throw new Refused(`${file} ${why}: the merge driver's block cannot be taken out of it, ${fix}`);
 }
 
 /** What registering (or removing) the driver would change, for --dry-run: nothing is written. */
-async function previewMergeDriver(root: string, remove: boolean, env: Env): Promise<Change> {
+async function previewMergeDriver(root: string, remove: boolean, env: Env, keep: boolean): Promise<Change> {
   const c = cloneOf(root, env);
   if (c === null) return { config: false, attributes: false, notes: [] };
-  const driver = await configValue(c.top, "driver", env);
+  const driver = keep ? null : await configValue(c.top, "driver", env);
   let text: string | null;
   try {
-    text = readRegular(path.join(c.top, ".gitattributes"));
+    text = readRegular(path.join(c.top, ".gitattributes"), remove ? REMOVE_MAX : undefined);
   } catch (err) {
     // As the real run says it: the agent files are done, the attributes left alone.
     const notes = [`.gitattributes would not be changed: ${(err as Error).message}`];
@@ -248,17 +255,18 @@ async function previewMergeDriver(root: string, remove: boolean, env: Env): Prom
 /**
  * The one call `install`, `uninstall` and `publish` make: registers (with `remove`, unregisters; with `dryRun`,
  * previews) the merge driver for the project at `root`, and returns the lines to print and the notes for stderr.
- * `root` null (`--global`): nothing done, nothing said.
+ * `root` null (`--global`): nothing done, nothing said. `keep`: another work tree that still needs the driver.
  */
-export async function mergeDriverStep(
-  root: string | null, opts: { remove?: boolean; dryRun?: boolean; helperPath?: string | null }, env: Env,
+export async function mergeDriverStep(root: string | null,
+  opts: { remove?: boolean; dryRun?: boolean; helperPath?: string | null; keep?: string }, env: Env,
 ): Promise<{ lines: string[]; notes: string[]; attributes: boolean }> {
   if (root === null) return { lines: [], notes: [], attributes: false };
   const remove = opts.remove === true;
+  const keep = remove && opts.keep !== undefined;
   let change: Change;
   try {
-    if (opts.dryRun === true) change = await previewMergeDriver(root, remove, env);
-    else if (remove) change = await unregisterMergeDriver(root, env);
+    if (opts.dryRun === true) change = await previewMergeDriver(root, remove, env, keep);
+    else if (remove) change = await unregisterMergeDriver(root, env, keep);
     else change = await registerMergeDriver(root, opts.helperPath ?? null, env);
   } catch (err) {
     // A repository with no git on PATH (Windows' cmd without git for Windows): the agent files are done.
@@ -273,6 +281,8 @@ export async function mergeDriverStep(
   else if (change.config) lines.push(`${said("registered", "register")} ${driver} in .git/config`);
   if (change.attributes && remove) lines.push(`${said("removed", "remove")} ${block} from .gitattributes`);
   else if (change.attributes) lines.push(`${said("added", "add")} ${block} to .gitattributes`);
+  const kept = `the work tree ${quotedValue(opts.keep ?? "")} shares it and still has an agent installed`;
+  if (keep) change.notes.push(`${driver} stays in .git/config: ${kept}`);
   return { lines, notes: change.notes, attributes: change.attributes };
 }
 

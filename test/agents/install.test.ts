@@ -2,7 +2,7 @@
 // built helper copied into a scratch project as users install it.
 import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
-import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { MARKER, gitRepo, helper, referenceOf, tempDir } from "../helpers.ts";
@@ -672,17 +672,48 @@ describe("modes", () => {
 });
 
 describe("uninstall changes nothing when it cannot finish", () => {
-  it("a .gitattributes over 1 MB: uninstall refuses before the agent files and the git config change", () => {
+  it("a .gitattributes over 64 MB: uninstall refuses before the agent files and the git config change", () => {
     const e = setup();
     expect(e.run(["install", "--agent", "claude-code", "--root", e.root]).code).toBe(0);
     const attributes = path.join(e.root, ".gitattributes");
-    writeFileSync(attributes, `${readFileSync(attributes, "utf8")}${`# ${"x".repeat(78)}\n`.repeat(13_000)}`);
+    truncateSync(attributes, 64_000_001);
     const config = path.join(e.root, ".git", "config");
     const before = { files: snapshot(e.root), config: readFileSync(config, "utf8") };
     expect(before.config).toContain('[merge "session-handoff"]');
     const un = e.run(["uninstall", "--agent", "claude-code", "--root", e.root]);
     expect(un.code).toBe(2);
-    expect(un.stderr).toContain(".gitattributes is larger than 1 MB: the merge driver's block cannot be taken out of it, so nothing was changed");
+    expect(un.stderr).toContain(".gitattributes is larger than 64000000 bytes: the merge driver's block cannot be taken out of it, so nothing was changed");
     expect({ files: snapshot(e.root), config: readFileSync(config, "utf8") }).toEqual(before);
+  });
+});
+
+describe("uninstall and a .gitattributes over 1 MB (which install does not edit)", () => {
+  const big = `# ${"x".repeat(78)}\n`.repeat(13_000);
+
+  it("the block that grew past 1 MB is taken out, every other byte kept", () => {
+    const e = setup();
+    expect(e.run(["install", "--agent", "claude-code", "--root", e.root]).code).toBe(0);
+    const attributes = path.join(e.root, ".gitattributes");
+    writeFileSync(attributes, `${big}${readFileSync(attributes, "utf8")}`);
+    const un = e.run(["uninstall", "--agent", "claude-code", "--root", e.root]);
+    expect(un.code, un.stderr).toBe(0);
+    expect(un.stdout).toContain("removed the merge driver's block from .gitattributes");
+    expect(readFileSync(attributes, "utf8")).toBe(big);
+    expect(readFileSync(path.join(e.root, ".git", "config"), "utf8")).not.toContain("session-handoff");
+  });
+
+  it("one install could not add the block to is left as it was, and uninstall goes on", () => {
+    const e = setup();
+    const attributes = path.join(e.root, ".gitattributes");
+    writeFileSync(attributes, big);
+    const install = e.run(["install", "--agent", "claude-code", "--root", e.root]);
+    expect(install.code, install.stderr).toBe(0);
+    expect(install.stderr).toContain(".gitattributes was not changed");
+    const un = e.run(["uninstall", "--agent", "claude-code", "--root", e.root]);
+    expect(un.code, un.stderr).toBe(0);
+    expect(un.stderr).toBe("");
+    expect(readFileSync(attributes, "utf8")).toBe(big);
+    expect(readFileSync(path.join(e.root, ".git", "config"), "utf8")).not.toContain("session-handoff");
+    expect(existsSync(path.join(e.root, ".claude", "settings.json"))).toBe(false);
   });
 });

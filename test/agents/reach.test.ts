@@ -29,7 +29,7 @@ function setup(): Env {
   const helper = path.join(skill, "scripts", "memory_io.mjs");
   copyHelper(helper);
   const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") } as Record<string, string>;
-  for (const k of ["SESSION_HANDOFF_PAUSE", "SESSION_HANDOFF_DISABLE", "SESSION_HANDOFF_NODE", "MEMORY_IO_FAILPOINT", "CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR"]) delete env[k];
+  for (const k of ["SESSION_HANDOFF_PAUSE", "SESSION_HANDOFF_DISABLE", "SESSION_HANDOFF_NODE", "MEMORY_IO_FAILPOINT", "CLAUDE_PROJECT_DIR", "GEMINI_PROJECT_DIR", "CLAUDE_CONFIG_DIR"]) delete env[k];
   return {
     root,
     home,
@@ -367,15 +367,15 @@ describe("text fixes", () => {
 
 describe("doctor and the Claude Code plugin", () => {
   // The files Claude Code 2.1.112 and 2.1.332 write on `plugin install` (test/harness/README.md).
-  function plugin(home: string, enabled: boolean, skillAt = "skills/session-handoff"): void {
-    mkdirSync(path.join(home, ".claude", "plugins"), { recursive: true });
+  function plugin(home: string, enabled: boolean, skillAt = "skills/session-handoff", dir = path.join(home, ".claude"), more = {}): void {
+    mkdirSync(path.join(dir, "plugins"), { recursive: true });
     const key = "session-handoff@session-handoff";
-    const installPath = `${home}/.claude/plugins/cache/session-handoff/session-handoff/0.1.0`;
+    const installPath = `${dir}/plugins/cache/session-handoff/session-handoff/0.1.0`;
     rmSync(installPath, { recursive: true, force: true });
     mkdirSync(path.join(installPath, skillAt), { recursive: true });
     writeFileSync(path.join(installPath, skillAt, "SKILL.md"), "---\nname: session-handoff\n---\n");
-    writeFileSync(path.join(home, ".claude", "plugins", "installed_plugins.json"), JSON.stringify({ version: 2, plugins: { [key]: [{ scope: "user", installPath, version: "0.1.0" }] } }));
-    writeFileSync(path.join(home, ".claude", "settings.json"), JSON.stringify({ enabledPlugins: { [key]: enabled } }));
+    writeFileSync(path.join(dir, "plugins", "installed_plugins.json"), JSON.stringify({ version: 2, plugins: { [key]: [{ scope: "user", installPath, version: "0.1.0" }] } }));
+    writeFileSync(path.join(dir, "settings.json"), JSON.stringify({ enabledPlugins: { [key]: enabled }, ...more }));
   }
 
   it("names the plugin install, and the duplicate notices when project hooks are installed too", () => {
@@ -392,6 +392,26 @@ describe("doctor and the Claude Code plugin", () => {
     expect(both.stdout).toContain("claude-code: the plugin and the installed .claude/settings.json hooks both announce parked memory: every session gets the notice twice");
     plugin(e.home, false);
     expect(e.run(["doctor", "--root", e.root]).stdout).not.toContain("notice twice");
+  });
+
+  it("reads Claude Code's plugins and settings under CLAUDE_CONFIG_DIR when it is set", () => {
+    const e = setup();
+    const dir = tempDir("sh-claude-");
+    plugin(e.home, true, "skills/session-handoff", dir, { statusLine: { type: "command", command: "mine" } });
+    const cfg = { CLAUDE_CONFIG_DIR: dir };
+    expect(JSON.parse(e.run(["doctor", "--root", e.root, "--json"]).stdout).agents["claude-code"].plugin).toBeUndefined();
+    const alone = JSON.parse(e.run(["doctor", "--root", e.root, "--json"], cfg).stdout);
+    expect(alone.notes).toContain("claude-code: the plugin session-handoff@session-handoff is installed (user scope, 0.1.0, enabled)");
+    const install = e.run(["install", "--agent", "claude-code", "--root", e.root], cfg);
+    expect(install.code, install.stderr).toBe(0);
+    expect(install.stderr).toContain(`kept your own status line (${path.join(dir, "settings.json")})`);
+    const settings = path.join(e.root, ".claude", "settings.json");
+    expect(settingsOf(settings).statusLine).toBeUndefined();
+    const both = e.run(["doctor", "--root", e.root], cfg).stdout;
+    expect(both).toContain("every session gets the notice twice");
+    expect(both).toContain(".claude/settings.json current");
+    expect(e.run(["uninstall", "--agent", "claude-code", "--root", e.root], cfg).code).toBe(0);
+    expect(existsSync(settings)).toBe(false);
   });
 
   it("names an install in the project and for the user too, and its fix leaves one", () => {

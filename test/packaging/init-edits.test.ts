@@ -105,3 +105,26 @@ describe("init --undo and the folders init made", () => {
     expect(existsSync(path.join(p.root, ".cline"))).toBe(true);
   });
 });
+
+describe("init --dry-run says what the real run does", () => {
+  // The real run's words in the dry run's tense; `check:` is advice on the copy, printed once it exists.
+  const past: Record<string, string> = { copied: "copy", linked: "link", created: "create", updated: "update", registered: "register", added: "add", removed: "remove" };
+  const asDry = (out: string) => out.split("\n").filter((l) => !l.startsWith("check: ")).map((l) => l.replace(/^((?:[\w-]+: )?)(copied|linked|created|updated|registered|added|removed) /, (_m, who: string, verb: string) => `${who}would ${past[verb]} `));
+
+  it("for several agents sharing AGENTS.md and one merge driver, both ways", () => {
+    const p = project([".claude", ".codex", ".opencode", ".cursor"]);
+    const dry = p.run("--dry-run");
+    expect(dry.code, dry.stderr).toBe(0);
+    const real = p.run();
+    expect(real.code, real.stderr).toBe(0);
+    expect(real.stdout).toContain("opencode: updated AGENTS.md");
+    expect(real.stdout.match(/merge driver/g)).toHaveLength(2);
+    expect(dry.stdout.split("\n")).toEqual(asDry(real.stdout));
+    const undoDry = p.run("--undo", "--dry-run");
+    expect(undoDry.code, undoDry.stderr).toBe(0);
+    const undo = p.run("--undo");
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(undo.stdout).toContain("removed the merge driver session-handoff from .git/config");
+    expect(undoDry.stdout.split("\n")).toEqual(asDry(undo.stdout));
+  });
+});

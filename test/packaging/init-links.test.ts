@@ -1,7 +1,7 @@
 // init writes and removes only in the project's own folders: its record beside the copy is never
 // written through a link, a linked .agents is refused before anything changes (init and --undo),
 // and a folder the record names outside the project is never removed.
-import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { git, gitRepo, helper, snapshot, tempDir } from "../helpers.ts";
@@ -103,11 +103,10 @@ describe("only the folders install and init made are removed", () => {
 });
 
 describe("init --undo changes nothing when it cannot finish", () => {
-  it("a .gitattributes over 1 MB: refused before any agent's files or the git config change", () => {
+  it("a .gitattributes over 64 MB: refused before any agent's files or the git config change", () => {
     const p = project();
     expect(p.run("--agent", "claude-code", "--agent", "cursor").code).toBe(0);
-    const attributes = path.join(p.root, ".gitattributes");
-    writeFileSync(attributes, `${readFileSync(attributes, "utf8")}${`# ${"x".repeat(78)}\n`.repeat(13_000)}`);
+    truncateSync(path.join(p.root, ".gitattributes"), 64_000_001);
     const config = path.join(p.root, ".git", "config");
     const before = { files: snapshot(p.root), config: readFileSync(config, "utf8") };
     const r = p.run("--undo");
@@ -137,7 +136,7 @@ describe("the clone's exclude file", () => {
   });
 });
 
-describe("linked work trees share one exclude file", () => {
+describe("linked work trees share one exclude file and one git config", () => {
   it("uninstall in one leaves the line another's .codex/hooks.json still needs; the last one's uninstall takes it", () => {
     const p = project();
     const other = path.join(tempDir("sh-wt-"), "second");
@@ -151,5 +150,34 @@ describe("linked work trees share one exclude file", () => {
     expect(git(other, "status", "--porcelain")).not.toContain(".codex");
     expect(helper(["uninstall", "--agent", "codex", "--root", other], { env }).stdout).toContain("removed .codex/hooks.json from .git/info/exclude");
     expect(readFileSync(exclude, "utf8")).not.toContain(".codex");
+  });
+
+  it("uninstall in one keeps the merge driver (shared config and copy) another still has an agent for", () => {
+    const p = project();
+    const other = path.join(tempDir("sh-wt-"), "second");
+    git(p.root, "worktree", "add", "-q", other);
+    const env = { HOME: p.home, XDG_CONFIG_HOME: path.join(p.home, ".config") };
+    const run = (...args: string[]) => helper(args, { env });
+    const config = path.join(p.root, ".git", "config");
+    const copy = path.join(p.root, ".git", "session-handoff", "merge-driver.mjs");
+    expect(run("install", "--agent", "claude-code", "--root", p.root).code).toBe(0);
+    expect(run("install", "--agent", "cursor", "--root", other).code).toBe(0);
+    const dry = run("uninstall", "--agent", "claude-code", "--root", p.root, "--dry-run");
+    expect(dry.stdout).toContain("would remove the merge driver's block from .gitattributes");
+    expect(dry.stdout).not.toContain(".git/config");
+    const un = run("uninstall", "--agent", "claude-code", "--root", p.root);
+    expect(un.code, un.stderr).toBe(0);
+    expect(un.stdout).not.toContain(".git/config");
+    expect(un.stderr).toContain(`the merge driver session-handoff stays in .git/config: the work tree "${other}" shares it and still has an agent installed`);
+    expect(existsSync(path.join(p.root, ".gitattributes"))).toBe(false);
+    expect(readFileSync(config, "utf8")).toContain('[merge "session-handoff"]');
+    expect(existsSync(copy)).toBe(true);
+    const doctor = run("doctor", "--root", other).stdout;
+    expect(doctor).not.toContain("lacks it");
+    expect(doctor).not.toContain("is missing");
+    const last = run("uninstall", "--agent", "cursor", "--root", other);
+    expect(last.stdout).toContain("removed the merge driver session-handoff from .git/config");
+    expect(readFileSync(config, "utf8")).not.toContain("session-handoff");
+    expect(existsSync(copy)).toBe(false);
   });
 });
