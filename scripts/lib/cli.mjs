@@ -81,13 +81,13 @@ function findInvisible(text) {
   const cps = codePoints(text);
   const hits = [];
   let line = 1;
-  let lineStart = 0;
+  let lineStart2 = 0;
   cps.forEach((cp, i) => {
     const name2 = forbiddenAt(cps, i);
-    if (name2 !== void 0) hits.push({ line, column: i - lineStart + 1, codePoint: hex(cp), name: name2 });
+    if (name2 !== void 0) hits.push({ line, column: i - lineStart2 + 1, codePoint: hex(cp), name: name2 });
     if (cp === LF) {
       line++;
-      lineStart = i + 1;
+      lineStart2 = i + 1;
     }
   });
   return hits;
@@ -1846,9 +1846,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path57 = q ? q.value : m?.[1];
-    if (!m || !path57) return null;
-    out.push({ path: path57, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path58 = q ? q.value : m?.[1];
+    if (!m || !path58) return null;
+    out.push({ path: path58, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -2884,26 +2884,16 @@ var init_saves = __esm({
 });
 
 // src/git/handoff-away.ts
-import { readdirSync as readdirSync4 } from "node:fs";
 import path18 from "node:path";
 function stashCount(commonDir) {
   const log = commonDir === null ? null : readSmall(path18.join(commonDir, "logs", "refs", "stash"), 5e7);
   return (log ?? "").split("\n").filter((l) => l !== "").length;
 }
-function branchRefs(gitDir, commonDir) {
-  const current = /^ref: (\S+)/.exec(readSmall(path18.join(gitDir, "HEAD")) ?? "")?.[1];
-  const loose = ["refs/heads", "refs/remotes"].flatMap((base) => {
-    try {
-      const names2 = readdirSync4(path18.join(commonDir, base), { recursive: true, encoding: "utf8" });
-      return names2.map((n2) => `${base}/${n2.split(path18.sep).join("/")}`);
-    } catch {
-      return [];
-    }
-  });
-  const packed = readSmall(path18.join(commonDir, "packed-refs"), 1e7) ?? "";
-  const names = [...loose, ...[...packed.matchAll(/^\S+ (refs\/(?:heads|remotes)\/\S+)$/gm)].map((m) => m[1])];
-  const ok2 = (r) => r !== current && !r.endsWith("/HEAD") && /^[\p{L}\p{N}._/+#@,-]+$/u.test(r);
-  return [...new Set(names)].filter(ok2).slice(0, 1e3);
+async function branchRefs(root, env) {
+  const r = await runGit(root, ["for-each-ref", "--format=%(HEAD) %(refname)", "refs/heads", "refs/remotes"], env);
+  const names = r.code === 0 ? r.stdout.toString("utf8").split("\n").filter((l) => l.startsWith("  ")) : [];
+  const ok2 = (n2) => !n2.endsWith("/HEAD") && /^[\p{L}\p{N}._/+#@,-]+$/u.test(n2);
+  return names.map((l) => l.slice(2)).filter(ok2).slice(0, 1e3);
 }
 function parseBatch(out, n2) {
   const blobs = [];
@@ -2931,13 +2921,15 @@ async function handoffAway(root, env, tree = null) {
   const treeRank = tree === null ? -1 : rank(tree, tokenOf(Buffer.from(tree)));
   if (tree !== null && (saves.length === 0 || treeRank === saves.length - 1)) return null;
   const count = Math.min(stashCount(commonDir), 100);
-  const refs = saves.length > 0 ? branchRefs(gitDir, commonDir) : [];
   const file = `${path18.relative(top, root).split(path18.sep).join("/")}/.ai/memory/HANDOFF.md`.replace(/^\//, "");
-  if (count === 0 && refs.length === 0 || /[\r\n]/.test(file)) return null;
-  const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
-  const revs = [...stashRevs.flat(), ...refs];
+  if (count === 0 && saves.length === 0 || /[\r\n]/.test(file)) return null;
+  let refs = [];
   let blobs;
   try {
+    if (saves.length > 0) refs = await branchRefs(root, env);
+    if (count === 0 && refs.length === 0) return null;
+    const stashRevs = Array.from({ length: count }, (_, i) => [`stash@{${i}}^3`, `stash@{${i}}`, `stash@{${i}}^1`]);
+    const revs = [...stashRevs.flat(), ...refs];
     const input = revs.map((x) => `${x}:${file}
 `).join("");
     const r = await runGit(root, ["cat-file", "--batch"], env, void 0, { input });
@@ -2966,13 +2958,9 @@ async function handoffAway(root, env, tree = null) {
   if (best <= treeRank) return null;
   const ref = refs[ranks.indexOf(best)].replace(/^refs\/(heads|remotes)\//, "");
   const source = /^[A-Za-z0-9._/-]+$/.test(ref) ? ref : `'${ref}'`;
-  return { ref, restore: `git restore --source=${source} --staged --worktree -- .ai/memory` };
+  return { ref, restore: `git restore --source=${source} -- .ai/memory` };
 }
-function awaySentence(a) {
-  const line = `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\``;
-  return popNote(a) === null ? line : `${line}; ${popNote(a)}`;
-}
-var whereAway, popNote;
+var whereAway, restoreNote, awaySentence;
 var init_handoff_away = __esm({
   "src/git/handoff-away.ts"() {
     "use strict";
@@ -2982,7 +2970,8 @@ var init_handoff_away = __esm({
     init_run();
     init_saves();
     whereAway = (a) => a.stash !== void 0 ? `in ${a.stash}` : `on branch ${a.ref}`;
-    popNote = (a) => a.stash !== void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : null;
+    restoreNote = (a) => a.stash !== void 0 ? "that entry keeps a copy: move .ai/memory aside before `git stash pop`" : `it comes back untracked: before checking out ${a.ref}, put it aside with \`git stash -u -- .ai/memory\``;
+    awaySentence = (a) => `a handoff is parked ${whereAway(a)}, not in the working tree: bring it back with \`${a.restore}\`; ` + restoreNote(a);
   }
 });
 
@@ -3149,11 +3138,11 @@ ${body}
 ${BLOCK_END}`;
 }
 function findBlock(text, file) {
-  const lines2 = text.split("\n");
+  const lines2 = unfenced(text);
   const at2 = (marker) => lines2.flatMap((l, i) => l.replace(/\r$/, "").trim() === marker ? [i] : []);
   const begins = at2(BLOCK_BEGIN);
   const ends = at2(BLOCK_END);
-  const mentions = lines2.filter((l) => l.includes("session-handoff:begin") || l.includes("session-handoff:end")).length;
+  const mentions = lines2.filter(mentionsMarker).length;
   if (begins.length === 0 && ends.length === 0 && mentions === 0) return null;
   if (begins.length !== 1 || ends.length !== 1 || mentions !== 2 || ends[0] < begins[0]) {
     const expected = `expected one \`${BLOCK_BEGIN}\` line, then one \`${BLOCK_END}\` line`;
@@ -3161,6 +3150,24 @@ function findBlock(text, file) {
     throw new Refused(`${file} has malformed session-handoff markers (${expected}); nothing was changed. ${fix}`);
   }
   return { begin: begins[0], end: ends[0] };
+}
+function unfenced(text) {
+  const lines2 = text.split("\n");
+  const out = [...lines2];
+  let fence = "";
+  let from = -1;
+  for (let i = 0; i < lines2.length; i++) {
+    const open = /^ {0,3}(`{3,}|~{3,})(.*)$/.exec(lines2[i].replace(/\r$/, ""));
+    if (fence === "" && open && !(open[1][0] === "`" && open[2].includes("`"))) [fence, from] = [open[1], i];
+    else if (fence !== "" && open && open[1][0] === fence[0] && open[1].length >= fence.length && !open[2].trim()) {
+      fence = "";
+    } else if (fence === "") continue;
+    out[i] = "";
+    if (fence === "" || i < lines2.length - 1) continue;
+    out.splice(from, lines2.length - from, ...lines2.slice(from));
+    [fence, i] = ["", from];
+  }
+  return out;
 }
 function blockAgents(text, span) {
   const lines2 = text.split("\n").slice(span.begin + 1, span.end);
@@ -3226,7 +3233,7 @@ function takeBlock(text, file, agent, body) {
   if (rest.length === 0) return dropBlock(text, span);
   return replaceBlock(text, span, block(body(rest)).split("\n").join(eolOf(text)));
 }
-var BLOCK_BEGIN, BLOCK_END, AGENTS_LINE, TOP_BLOCK_FROM, CODEX_BUDGET;
+var BLOCK_BEGIN, BLOCK_END, AGENTS_LINE, mentionsMarker, holdsBlock, TOP_BLOCK_FROM, CODEX_BUDGET;
 var init_md_block = __esm({
   "src/agents/md-block.ts"() {
     "use strict";
@@ -3235,6 +3242,8 @@ var init_md_block = __esm({
     BLOCK_BEGIN = "<!-- session-handoff:begin -->";
     BLOCK_END = "<!-- session-handoff:end -->";
     AGENTS_LINE = "Installed by session-handoff for:";
+    mentionsMarker = (line) => /session-handoff:(begin|end)/.test(line);
+    holdsBlock = (text) => unfenced(text).some((l) => l.includes(BLOCK_BEGIN));
     TOP_BLOCK_FROM = 28 * 1024;
     CODEX_BUDGET = 32 * 1024;
   }
@@ -3637,9 +3646,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path57 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path57)) return true;
-  const parts = path57.split(/\??\.|::|->/);
+  const path58 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path58)) return true;
+  const parts = path58.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -3741,6 +3750,13 @@ function decodedRuns(text, covered) {
     return p !== void 0 && b <= p[1] ? [p[2], p[3]] : null;
   });
 }
+function decodedJoin(joined) {
+  const decoded = decodedRuns(joined.text, () => false);
+  return { text: decoded.text, original: (a, z) => {
+    const run = decoded.original(a, z);
+    return run === null ? null : joined.original(...run);
+  } };
+}
 function pieceStart(text, a, z) {
   let b = z;
   while (b > a && PIECE_CHAR.test(text[b - 1])) b--;
@@ -3770,9 +3786,9 @@ function splitRuns(text, covered) {
     group2 = [];
     groupPrefix = null;
   };
-  for (const [lineStart, e] of linesOf(text)) {
-    const b = pieceStart(text, lineStart, e);
-    const prefix = b - lineStart <= MAX_PREFIX ? text.slice(lineStart, b) : null;
+  for (const [lineStart2, e] of linesOf(text)) {
+    const b = pieceStart(text, lineStart2, e);
+    const prefix = b - lineStart2 <= MAX_PREFIX ? text.slice(lineStart2, b) : null;
     if (b === e || prefix === null || /[A-Za-z0-9]/.test(prefix) || covered(b, e)) flush();
     else {
       if (groupPrefix !== prefix) flush();
@@ -3781,6 +3797,46 @@ function splitRuns(text, covered) {
     }
   }
   flush();
+  return out.derived((a, z) => out.across(a, z));
+}
+function leadEnd(text, a, z) {
+  LINE_LEAD.lastIndex = a;
+  LINE_LEAD.test(text);
+  return Math.min(LINE_LEAD.lastIndex, z);
+}
+function joinedLines(text) {
+  if (!text.includes("\n")) return { text, original: (a, z) => [a, z] };
+  const out = new Pieces();
+  for (const [a, z] of linesOf(text)) {
+    const b = leadEnd(text, a, z);
+    if (b < z) out.add(text.slice(b, z), b, z);
+    else if (out.list.at(-1)?.[4] === out.groups) out.endGroup();
+  }
+  return out.derived((a, z) => out.across(a, z, true));
+}
+function brokenRuns(text, ended) {
+  const out = new Pieces();
+  const lines2 = linesOf(text);
+  for (let i = 0; i < lines2.length - 1; i++) {
+    const [a, z] = lines2[i];
+    const head = pieceStart(text, a, z);
+    let j = i + 1;
+    let joined = 0;
+    for (let last = [head, z]; head < z && j < lines2.length && !ended(...last); j++) {
+      const b = leadEnd(text, ...lines2[j]);
+      let e = b;
+      while (e < lines2[j][1] && PIECE_CHAR.test(text[e])) e++;
+      if (e === b) break;
+      if (joined++ === 0) out.add(text.slice(head, z), head, z);
+      out.add(text.slice(b, e), b, e);
+      last = [b, e];
+      if (e < lines2[j][1]) break;
+    }
+    if (joined > 0) {
+      out.endGroup();
+      i = j - 1;
+    }
+  }
   return out.derived((a, z) => out.across(a, z));
 }
 function wrappedRuns(text) {
@@ -3829,7 +3885,7 @@ function continuedRuns(text) {
   }
   return { text: out.parts.join(""), original: (a, z) => out.across(a, z) };
 }
-var EMPTY, Pieces, BASE64_RUN, PIECE_CHAR, MAX_PREFIX, MIN_WRAP, WRAP_WIDTHS;
+var EMPTY, Pieces, BASE64_RUN, PIECE_CHAR, MAX_PREFIX, LINE_LEAD, MIN_WRAP, WRAP_WIDTHS;
 var init_redact_derived = __esm({
   "src/guard/redact-derived.ts"() {
     "use strict";
@@ -3855,11 +3911,11 @@ var init_redact_derived = __esm({
         const p = this.list[partitionPoint(this.list.length, (i) => this.list[i][0] <= at2) - 1];
         return p !== void 0 && at2 < p[1] ? p : void 0;
       }
-      /** The original of a span crossing from one piece into a later one of its group. */
-      across(a, z) {
+      /** The original of a span crossing from one piece into a later one of its group (or within one, when `one`). */
+      across(a, z, one = false) {
         const first = this.at(a);
         const last = this.at(z - 1);
-        if (first === void 0 || last === void 0 || first === last || first[4] !== last[4]) return null;
+        if (first === void 0 || last === void 0 || first === last && !one || first[4] !== last[4]) return null;
         return [first[2] + (a - first[0]), last[2] + (z - last[0])];
       }
       derived(original) {
@@ -3869,8 +3925,72 @@ var init_redact_derived = __esm({
     BASE64_RUN = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])/g;
     PIECE_CHAR = /[A-Za-z0-9_+/=.-]/;
     MAX_PREFIX = 24;
+    LINE_LEAD = /[ \t]*(?:(?:>|#+|\/\/|\*)[ \t]+)*/y;
     MIN_WRAP = 40;
     WRAP_WIDTHS = /* @__PURE__ */ new Set([64, 76, 80]);
+  }
+});
+
+// src/guard/redact-repeats.ts
+function wordLike(v) {
+  return v.length < REPEAT_MIN || v.length < 16 && !/[^\p{L}\s]/u.test(v);
+}
+function formsOf(value, prefixes) {
+  const forms = [value];
+  try {
+    const encoded = encodeURIComponent(value);
+    forms.push(.../%[0-9A-Fa-f]{2}/.test(value) ? [decodeURIComponent(value)] : [
+      encoded,
+      encoded.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
+    ]);
+  } catch {
+  }
+  const lower = value.toLowerCase();
+  for (const k of prefixes ?? []) {
+    const at2 = lower.indexOf(k);
+    const body = at2 === -1 || at2 > 12 ? "" : value.slice(at2 + k.length);
+    for (const b of [body, body.replace(/^[a-z]{1,8}[_-]/, "")]) if (b.length >= BODY_MIN) forms.push(b);
+  }
+  return forms.filter((f, i) => !wordLike(f) && (i === 0 || f !== value));
+}
+function repeatedSecrets(text, found, prefixes) {
+  const kinds = /* @__PURE__ */ new Map();
+  const values = /* @__PURE__ */ new Set();
+  for (const s of found) {
+    if (values.size === REPEAT_VALUES) break;
+    const value = joinedLines(text.slice(s.start, s.end)).text;
+    const forms = values.has(value) ? [] : formsOf(value, prefixes(s.kind));
+    if (forms.length > 0) values.add(value);
+    for (const form of forms) if (!kinds.has(form)) kinds.set(form, s.kind);
+  }
+  if (kinds.size === 0) return [];
+  const byHead = /* @__PURE__ */ new Map();
+  for (const v of [...kinds.keys()].sort((x, y) => y.length - x.length)) {
+    byHead.set(v.slice(0, REPEAT_MIN), [...byHead.get(v.slice(0, REPEAT_MIN)) ?? [], v]);
+  }
+  const pairs = new Set([...kinds.keys()].map((v) => v.charCodeAt(0) * 65536 + v.charCodeAt(1)));
+  const joined = joinedLines(text);
+  const at2 = joined.text;
+  const out = [];
+  for (let i = 0; i + REPEAT_MIN <= at2.length; i++) {
+    if (!pairs.has(at2.charCodeAt(i) * 65536 + at2.charCodeAt(i + 1))) continue;
+    const candidates = byHead.get(at2.slice(i, i + REPEAT_MIN));
+    const value = candidates?.find((v) => at2.startsWith(v, i));
+    const original = value === void 0 ? null : joined.original(i, i + value.length);
+    if (original === null) continue;
+    out.push([...original, kinds.get(value)]);
+    i += value.length - 1;
+  }
+  return out;
+}
+var REPEAT_MIN, REPEAT_VALUES, BODY_MIN;
+var init_redact_repeats = __esm({
+  "src/guard/redact-repeats.ts"() {
+    "use strict";
+    init_redact_derived();
+    REPEAT_MIN = 8;
+    REPEAT_VALUES = 32;
+    BODY_MIN = 16;
   }
 });
 
@@ -4580,7 +4700,7 @@ function redactText(text, options = {}) {
     return exempt.has(lineOf(start)) || exempt.has(lineOf(Math.max(start, end - 1)));
   };
   const spans = new Spans();
-  const covered = (start, end) => spans.covered(start, end);
+  const covered = (start, end) => spans.overlap(start, end) !== void 0;
   const kept = (kind, start, end) => onExemptLine(start, end) && !(VENDOR_SHAPE.has(kind) && !hyphenJoinedWords(text.slice(start, end)));
   collectSpans(text, REDACTION_RULES, (rule5, start, end) => kept(rule5.id, start, end), (start, end, rule5) => spans.accept(start, end, rule5.id));
   for (const [start, end] of awsUnnamedSpans(text)) {
@@ -4589,50 +4709,34 @@ function redactText(text, options = {}) {
       spans.accept(start, end, "aws-secret-access-key");
     }
   }
-  const derivedForms = [decodedRuns(text, covered), splitRuns(text, covered), continuedRuns(text), wrappedRuns(text)];
-  derivedForms.forEach((derived, k) => {
-    if (derived.text === "") return;
+  const split = splitRuns(text, covered);
+  const wrapped = wrappedRuns(text);
+  const broken = brokenRuns(text, (start, end) => VENDOR_SHAPE.has(spans.overlap(start, end)?.kind ?? ""));
+  const derivedForms = [
+    [decodedRuns(text, covered), false],
+    [split, false],
+    [continuedRuns(text), false],
+    [decodedJoin(split), true],
+    [wrapped, true],
+    [broken, true],
+    [decodedJoin(wrapped), true]
+  ];
+  for (const [derived, widen] of derivedForms) {
+    if (derived.text === "") continue;
     collectSpans(derived.text, DERIVED_RULES, () => false, (start, end, rule5) => {
       const original = derived.original(start, end);
       if (original === null || onExemptLine(...original)) return;
-      if (k < 3) spans.accept(original[0], original[1], rule5.id);
-      else spans.widen(original[0], original[1], rule5.id);
+      if (widen) spans.widen(original[0], original[1], rule5.id);
+      else spans.accept(original[0], original[1], rule5.id);
     });
-  });
+  }
   if (options.transcript === true) {
     for (const [start, end, kind] of transcriptSpans(text)) spans.accept(start, end, kind);
   }
-  for (const [start, end, kind] of repeatedSecrets(text, spans.list)) {
+  for (const [start, end, kind] of repeatedSecrets(text, spans.list, (kind2) => PREFIXES.get(kind2))) {
     if (!kept(kind, start, end)) spans.accept(start, end, kind);
   }
   return render(text, spans.list);
-}
-function repeatedSecrets(text, found) {
-  const kinds = /* @__PURE__ */ new Map();
-  for (const s of found) {
-    const v = text.slice(s.start, s.end);
-    const wordLike = v.length < 16 && !/[^\p{L}]/u.test(v);
-    if (v.length >= REPEAT_MIN && !wordLike && kinds.size < REPEAT_VALUES) kinds.set(v, s.kind);
-  }
-  const byHead = /* @__PURE__ */ new Map();
-  for (const v of [...kinds.keys()].sort((x, y) => y.length - x.length)) {
-    byHead.set(v.slice(0, REPEAT_MIN), [...byHead.get(v.slice(0, REPEAT_MIN)) ?? [], v]);
-  }
-  const out = [];
-  let next = 0;
-  for (let i = 0; kinds.size > 0 && i + REPEAT_MIN <= text.length; i++) {
-    while (next < found.length && found[next].end <= i) next++;
-    if (next < found.length && found[next].start <= i) {
-      i = found[next].end - 1;
-      continue;
-    }
-    const values = byHead.get(text.slice(i, i + REPEAT_MIN));
-    const value = values?.find((v) => text.startsWith(v, i));
-    if (value === void 0) continue;
-    out.push([i, i + value.length, kinds.get(value)]);
-    i += value.length - 1;
-  }
-  return out;
 }
 function render(text, spans) {
   if (spans.length === 0) return { text, findings: [] };
@@ -4679,13 +4783,14 @@ function formatRedactionReport(findings) {
   const more = findings.length > 20 ? `, \u2026 and ${findings.length - 20} more` : "";
   return `${head}: ${named.join(", ")}${more}`;
 }
-var GENERIC_KEY, CLI_VALUE, CLI_ARG, CLI_PAIR, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, DERIVED_RULES, Spans, REPEAT_MIN, REPEAT_VALUES;
+var GENERIC_KEY, CLI_VALUE, CLI_ARG, CLI_PAIR, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, PREFIXES, DERIVED_RULES, Spans;
 var init_redact = __esm({
   "src/guard/redact.ts"() {
     "use strict";
     init_partition();
     init_redact_kit();
     init_redact_derived();
+    init_redact_repeats();
     init_redact_syntax();
     init_redact_transcript();
     init_redact_vendors();
@@ -4876,18 +4981,21 @@ var init_redact = __esm({
     );
     SHAPE_RULES = REDACTION_RULES.filter((r) => !CONTEXT_RULES.has(r.id));
     VENDOR_SHAPE = new Set(SHAPE_RULES.map((r) => r.id));
+    PREFIXES = new Map(SHAPE_RULES.filter((r) => r.id !== "jwt").map((r) => [r.id, r.keywords]));
     DERIVED_RULES = REDACTION_RULES.filter((r) => VENDOR_SHAPE.has(r.id) || r.id === "private-key");
     Spans = class {
       list = [];
       firstFrom(start) {
         return partitionPoint(this.list.length, (i) => this.list[i].start < start);
       }
-      covered(start, end) {
+      /** A span overlapping [start, end), if any. */
+      overlap(start, end) {
         const at2 = this.firstFrom(start);
-        return this.list[at2 - 1] !== void 0 && this.list[at2 - 1].end > start || (this.list[at2]?.start ?? end) < end;
+        if (this.list[at2 - 1] !== void 0 && this.list[at2 - 1].end > start) return this.list[at2 - 1];
+        return (this.list[at2]?.start ?? end) < end ? this.list[at2] : void 0;
       }
       accept(start, end, kind) {
-        if (!this.covered(start, end)) this.list.splice(this.firstFrom(start), 0, { start, end, kind });
+        if (this.overlap(start, end) === void 0) this.list.splice(this.firstFrom(start), 0, { start, end, kind });
       }
       /** The span replaces every span it overlaps, and covers them. */
       widen(start, end, kind) {
@@ -4900,8 +5008,6 @@ var init_redact = __esm({
         this.list.splice(at2, to - at2, { start: from, end: until, kind });
       }
     };
-    REPEAT_MIN = 8;
-    REPEAT_VALUES = 32;
   }
 });
 
@@ -5412,7 +5518,7 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import { lstatSync as lstatSync7, readdirSync as readdirSync5, unlinkSync as unlinkSync3 } from "node:fs";
+import { lstatSync as lstatSync7, readdirSync as readdirSync4, unlinkSync as unlinkSync3 } from "node:fs";
 import path22 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
@@ -5450,7 +5556,7 @@ function newestFirst(a, b) {
 }
 function prunable(dir) {
   const entries2 = [];
-  for (const name2 of readdirSync5(dir)) {
+  for (const name2 of readdirSync4(dir)) {
     const st = PRUNABLE_NAME.test(name2) ? lstatSync7(path22.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
@@ -7345,6 +7451,7 @@ var init_promote = __esm({
     init_common();
     init_append();
     init_types();
+    init_md_block();
     MAX_PROMOTE_BYTES = 64e3;
     promoteVerb = {
       name: "promote",
@@ -7358,7 +7465,8 @@ past that: "stdin is more than 64,000 bytes") to AGENTS.md or CLAUDE.md
 at the root, only if the file is still the version whose token you read with
 \`read-target\` (\`absent\` creates it, mode 0644). A newline is added to the prior
 content and to the text when they lack one. Secrets are redacted and invisible
-characters refused, as for \`write\`. Only on the user's approval.
+characters refused, as for \`write\`, and so is a line naming session-handoff's
+block markers (\`session-handoff:begin\`/\`end\`). Only on the user's approval.
 
 When the text (after redaction) is already in the file as whole consecutive
 lines, nothing is appended, whatever token was given (a retried promotion):
@@ -7392,6 +7500,9 @@ exit:   0 appended, or already there; 2 refused (stale token: read again; bad
                 throw new Refused(`the lesson is ${raw.length} bytes; promote appends at most ${MAX_PROMOTE_BYTES} bytes`);
               }
               const decoded = decodeInput(raw, "lesson");
+              const line = decoded.text.split("\n").findIndex(mentionsMarker) + 1;
+              const why = "names session-handoff's block markers, which install takes as its own";
+              if (line > 0) throw new Refused(`the lesson's line ${line} ${why}; reword that line and retry`);
               const { text: clean, findings } = redactText(decoded.text);
               text = clean;
               notes = [...decoded.notes, ...findings.length > 0 ? [formatRedactionReport(findings)] : []];
@@ -7915,7 +8026,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path57 = __require("path");
+    var path58 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -7968,7 +8079,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path57.resolve(filename);
+      const absoluteName = path58.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -8154,8 +8265,9 @@ function driverCommand(node, copy) {
 }
 function assertDriverFits(root, env) {
   const c = cloneOf(root, env);
-  if (c === null || !/[\0\n\r]/.test(c.copy)) return;
-  throw new Refused(`the project path ${quotedValue(c.top)} holds a line break, which the merge driver's command in git's config cannot carry; move it to a path without one (nothing was changed)`);
+  if (!/[\0\n\r]/.test(c?.copy ?? root)) return;
+  const what = c === null ? "install's list of the folders it makes" : "the merge driver's command in git's config";
+  throw new Refused(`the project path ${quotedValue(c?.top ?? root)} holds a line break, which ${what} cannot carry; move it to a path without one (nothing was changed)`);
 }
 function driverParts(command) {
   const q = "'((?:[^']|'\\\\'')*)'";
@@ -8167,10 +8279,11 @@ function attributesLine(top, root) {
   const memRel = path31.relative(top, root).split(path31.sep).join("/");
   return `${memRel === "" ? "" : `${memRel}/`}.ai/memory/**/*.md merge=${DRIVER_NAME} eol=lf`;
 }
-function readRegular(p) {
-  const text = readSmall(p);
+function readRegular(p, max = 1e6) {
+  const text = readSmall(p, max);
   if (text !== null || !exists(p)) return text;
-  throw new Error(`${p} ${unreadReason(p) ?? "is a link"}; only a regular file of at most 1 MB is edited`);
+  const why = unreadReason(p, max) ?? "is a link";
+  throw new Error(`${p} ${why}; only a regular file of at most ${max / 1e6} MB is edited`);
 }
 function giveTo(p, like) {
   if (process.geteuid?.() !== 0) return;
@@ -8249,24 +8362,24 @@ async function registerMergeDriver(root, helperPath, env) {
   }
   return out;
 }
-async function unregisterMergeDriver(root, env) {
+async function unregisterMergeDriver(root, env, keep) {
   const c = cloneOf(root, env);
   const out = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
   try {
-    unlinkSync8(c.copy);
-    rmdirSync(path31.dirname(c.copy));
+    if (!keep) unlinkSync8(c.copy);
+    if (!keep) rmdirSync(path31.dirname(c.copy));
   } catch {
   }
   const driver = await configValue(c.top, "driver", env);
-  if (driver !== null && driverParts(driver) !== null) {
+  if (!keep && driver !== null && driverParts(driver) !== null) {
     const r = await runGit(c.top, ["config", "--local", "--remove-section", `merge.${DRIVER_NAME}`], env);
     giveTo(path31.join(c.common, "config"), c.common);
     out.config = r.code === 0;
   }
   try {
     const file = path31.join(c.top, ".gitattributes");
-    const { rest, had } = withoutBlock(readRegular(file) ?? "");
+    const { rest, had } = withoutBlock(readRegular(file, REMOVE_MAX) ?? "");
     if (had) {
       if (rest === "") unlinkSync8(file);
       else import_write_file_atomic.default.sync(file, rest);
@@ -8280,18 +8393,18 @@ async function unregisterMergeDriver(root, env) {
 function assertAttributesReadable(root, env) {
   const c = cloneOf(root, env);
   const file = c === null ? "" : path31.join(c.top, ".gitattributes");
-  const why = c === null || readSmall(file) !== null ? null : unreadReason(file);
+  const why = c === null || readSmall(file, REMOVE_MAX) !== null ? null : unreadReason(file, REMOVE_MAX);
   if (why === null) return;
-  const fix = "so nothing was changed; make it a readable file of at most 1 MB, then run this again";
+  const fix = "so nothing was changed; make it a readable file of at most 64 MB, then run this again";
   throw new Refused(`${file} ${why}: the merge driver's block cannot be taken out of it, ${fix}`);
 }
-async function previewMergeDriver(root, remove2, env) {
+async function previewMergeDriver(root, remove2, env, keep) {
   const c = cloneOf(root, env);
   if (c === null) return { config: false, attributes: false, notes: [] };
-  const driver = await configValue(c.top, "driver", env);
+  const driver = keep ? null : await configValue(c.top, "driver", env);
   let text;
   try {
-    text = readRegular(path31.join(c.top, ".gitattributes"));
+    text = readRegular(path31.join(c.top, ".gitattributes"), remove2 ? REMOVE_MAX : void 0);
   } catch (err) {
     const notes = [`.gitattributes would not be changed: ${err.message}`];
     return { config: remove2 ? driver !== null && driverParts(driver) !== null : true, attributes: false, notes };
@@ -8305,10 +8418,11 @@ async function previewMergeDriver(root, remove2, env) {
 async function mergeDriverStep(root, opts, env) {
   if (root === null) return { lines: [], notes: [], attributes: false };
   const remove2 = opts.remove === true;
+  const keep = remove2 && opts.keep !== void 0;
   let change;
   try {
-    if (opts.dryRun === true) change = await previewMergeDriver(root, remove2, env);
-    else if (remove2) change = await unregisterMergeDriver(root, env);
+    if (opts.dryRun === true) change = await previewMergeDriver(root, remove2, env, keep);
+    else if (remove2) change = await unregisterMergeDriver(root, env, keep);
     else change = await registerMergeDriver(root, opts.helperPath ?? null, env);
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
@@ -8322,6 +8436,8 @@ async function mergeDriverStep(root, opts, env) {
   else if (change.config) lines2.push(`${said2("registered", "register")} ${driver} in .git/config`);
   if (change.attributes && remove2) lines2.push(`${said2("removed", "remove")} ${block2} from .gitattributes`);
   else if (change.attributes) lines2.push(`${said2("added", "add")} ${block2} to .gitattributes`);
+  const kept = `the work tree ${quotedValue(opts.keep ?? "")} shares it and still has an agent installed`;
+  if (keep) change.notes.push(`${driver} stays in .git/config: ${kept}`);
   return { lines: lines2, notes: change.notes, attributes: change.attributes };
 }
 function attributesOnlyOurs(top) {
@@ -8351,7 +8467,7 @@ async function driverPartMissing(root, env) {
   if (!existsSync3(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
   return null;
 }
-var import_write_file_atomic, DRIVER_NAME, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote2, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
+var import_write_file_atomic, DRIVER_NAME, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote2, REMOVE_MAX, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
 var init_merge_driver_config = __esm({
   "src/git/merge-driver-config.ts"() {
     "use strict";
@@ -8368,9 +8484,56 @@ var init_merge_driver_config = __esm({
     DRIVER_ARGS = " merge-driver %O %A %B %P";
     COPY_GONE = "session-handoff merge driver: its helper copy or node is missing, git keeps the conflict; run install or publish in this clone";
     shellQuote2 = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
+    REMOVE_MAX = 64e6;
     MERGE_DRIVER_MISSING = ".gitattributes names the session-handoff merge driver, but this clone's git config lacks it: git merges memory files as text (conflict markers can land); run `install` or `publish` once in this clone";
     NAMES_OURS = new RegExp(`(^|\\s)merge=${DRIVER_NAME}(\\s|$)`, "m");
     effectiveDriver = (top, env) => configValue(top, "driver", env, false).catch(() => void 0);
+  }
+});
+
+// src/git/config-pipe.ts
+import { statSync } from "node:fs";
+import path32 from "node:path";
+function includes(text) {
+  const out = [];
+  let inside = false;
+  for (const raw of text.split("\n")) {
+    const head = /^\s*\[\s*([A-Za-z0-9.-]+)(?:\s+"(?:[^"\\]|\\.)*")?\s*\](.*)$/.exec(raw);
+    if (head) inside = /^include(if)?$/i.test(head[1]);
+    const m = inside ? /^\s*path\s*=\s*("(?:[^"\\]|\\.)*"|[^#;]*)/i.exec(head ? head[2] : raw) : null;
+    if (m) out.push(m[1].trim().replace(/^"(.*)"$/, "$1"));
+  }
+  return out;
+}
+function configPipe(root, env) {
+  const home = homeFolder(env);
+  const top = gitTopOf(root, env);
+  const gitDir = top === null ? null : gitDirOf(top);
+  const xdg = env.XDG_CONFIG_HOME || path32.join(home, ".config");
+  const global = env.GIT_CONFIG_GLOBAL ? [env.GIT_CONFIG_GLOBAL] : [path32.join(home, ".gitconfig"), `${xdg}/git/config`];
+  const system = env.GIT_CONFIG_NOSYSTEM ? [] : [env.GIT_CONFIG_SYSTEM || "/etc/gitconfig"];
+  const local = gitDir === null ? [] : [path32.join(commonDirOf(gitDir), "config"), path32.join(gitDir, "config.worktree")];
+  const todo = [...system, ...global, ...local].map((f) => [f, null, 0]);
+  for (let i = 0; i < todo.length && i < 100; i++) {
+    const [file, by, depth] = todo[i];
+    if (statSync(file, { throwIfNoEntry: false })?.isFIFO() === true) {
+      const via = by === null ? "a config file" : `named by include.path in ${by}`;
+      return `git reads ${file} (${via}), a named pipe: git waits on it forever, so check ran no git; remove that include or the pipe`;
+    }
+    const text = depth < 10 ? readSmall(file) : null;
+    for (const p of text === null ? [] : includes(text)) {
+      const abs = p.startsWith("~/") ? path32.join(home, p.slice(2)) : path32.resolve(path32.dirname(file), p);
+      todo.push([abs, file, depth + 1]);
+    }
+  }
+  return null;
+}
+var init_config_pipe = __esm({
+  "src/git/config-pipe.ts"() {
+    "use strict";
+    init_fs();
+    init_home();
+    init_git_dir();
   }
 });
 
@@ -8390,6 +8553,7 @@ var init_check = __esm({
     init_handoff();
     init_merge_driver_config();
     init_handoff_away();
+    init_config_pipe();
     init_pause();
     init_common();
     init_types();
@@ -8454,7 +8618,9 @@ paused sentence is printed too and the code is kept.
         else if (unsafePrivate(root)) state = "unsafe";
         else if (conflicted.length > 0) state = "conflicted";
         else if (files.handoff === "present") state = "parked";
-        const stashed = state === null && files.handoff === "missing" ? await handoffAway(root, ctx.env) : null;
+        const pipe = configPipe(root, ctx.env);
+        const away = state === null && files.handoff === "missing" && pipe === null;
+        const stashed = away ? await handoffAway(root, ctx.env) : null;
         if (stashed !== null || state === null && files.handoff === "missing" && checkpointParked(root)) state = "parked";
         state ??= "clean";
         const code = { clean: 0, interrupted: 1, parked: 2, unsafe: 3, conflicted: 3 }[state];
@@ -8471,7 +8637,7 @@ paused sentence is printed too and the code is kept.
         else if (state === "conflicted") message = `${MESSAGES.conflicted} (${conflicted.join(", ")})`;
         const result = { code, state, files, paused, message, ...parked ? { parked } : {}, ...stashed };
         if (state === "conflicted") result.conflicted = conflicted;
-        const md = await mergeDriverMissing(root, ctx.env);
+        const md = pipe ?? await mergeDriverMissing(root, ctx.env);
         if (md === MERGE_DRIVER_MISSING) result.mergeDriverMissing = true;
         const handoff = inspections[0];
         const readable = state === "parked" && typeof handoff.text === "string";
@@ -8488,8 +8654,8 @@ paused sentence is printed too and the code is kept.
 });
 
 // src/checkpoint/cleanup.ts
-import { linkSync as linkSync5, lstatSync as lstatSync11, readdirSync as readdirSync6, unlinkSync as unlinkSync9 } from "node:fs";
-import path32 from "node:path";
+import { linkSync as linkSync5, lstatSync as lstatSync11, readdirSync as readdirSync5, unlinkSync as unlinkSync9 } from "node:fs";
+import path33 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
   const survivors = new Set(list2.slice(0, CHECKPOINT_KEEP).map((e) => e.name));
@@ -8498,11 +8664,11 @@ function pruneCheckpoints(root, keep) {
   for (const e of list2) {
     if (survivors.has(e.name) || deleted >= list2.length - CHECKPOINT_KEEP) continue;
     try {
-      unlinkSync9(path32.join(checkpointsDir(root), e.name));
+      unlinkSync9(path33.join(checkpointsDir(root), e.name));
       deleted++;
     } catch {
     }
-    rmQuietRegular(path32.join(checkpointsDir(root), `.delivered-${e.session}`));
+    rmQuietRegular(path33.join(checkpointsDir(root), `.delivered-${e.session}`));
   }
 }
 function cleanCheckpointLeftovers(root) {
@@ -8515,7 +8681,7 @@ function cleanCheckpointLeftovers(root) {
     if (st === void 0 || st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
       try {
-        linkSync5(e.path, path32.join(dir, e.file));
+        linkSync5(e.path, path33.join(dir, e.file));
         actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
       } catch {
       }
@@ -8527,32 +8693,32 @@ function cleanCheckpointLeftovers(root) {
     }
   }
   try {
-    const names = readdirSync6(dir);
+    const names = readdirSync5(dir);
     const live = /* @__PURE__ */ new Set();
     for (const name2 of names) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
-      const bytes = readHead(path32.join(dir, name2));
+      const bytes = readHead(path33.join(dir, name2));
       if (bytes !== null) live.add(tokenOf(bytes));
     }
     const kept = [];
     for (const name2 of names) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
-      const told = readHead(path32.join(dir, name2), 128)?.toString().trim() ?? "";
-      const st = lstatSync11(path32.join(dir, name2), { throwIfNoEntry: false });
-      if (readHead(path32.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path32.join(dir, name2));
+      const told = readHead(path33.join(dir, name2), 128)?.toString().trim() ?? "";
+      const st = lstatSync11(path33.join(dir, name2), { throwIfNoEntry: false });
+      if (readHead(path33.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path33.join(dir, name2));
       else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
     }
     kept.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.name < b.name ? -1 : 1));
-    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path32.join(dir, k.name));
+    for (const k of kept.slice(MARKERS_KEPT)) rmQuietRegular(path33.join(dir, k.name));
   } catch {
   }
   return actions;
 }
 function pruneOfferMarkers(dir, nowMs) {
   try {
-    for (const name2 of readdirSync6(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
-      const p = path32.join(dir, name2);
+    for (const name2 of readdirSync5(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
+      const p = path33.join(dir, name2);
       if (nowMs - lstatSync11(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     }
   } catch {
@@ -8578,7 +8744,7 @@ var recover_exports = {};
 __export(recover_exports, {
   recoverVerb: () => recoverVerb
 });
-import { readdirSync as readdirSync7 } from "node:fs";
+import { readdirSync as readdirSync6 } from "node:fs";
 var recoverVerb;
 var init_recover2 = __esm({
   "src/verbs/recover.ts"() {
@@ -8615,7 +8781,7 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
         const root = rootOption(ctx);
         let actions = [];
         if (checkTree(root) || pendingRepairs(root).length > 0) {
-          const dotted = () => readdirSync7(checkpointsDir(root)).some((n2) => n2.startsWith("."));
+          const dotted = () => readdirSync6(checkpointsDir(root)).some((n2) => n2.startsWith("."));
           const leftovers = () => checkpointsDirState(root) === "ok" && dotted();
           const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
           const { result, repairs } = await underLock(options, async () => [
@@ -8717,7 +8883,7 @@ exit: 0 printed
 
 // src/git/fates.ts
 import { readFileSync as readFileSync6 } from "node:fs";
-import path33 from "node:path";
+import path34 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
     const [name2 = "", ...rest] = rec.split("\0");
@@ -8756,7 +8922,7 @@ function fatesOf(i) {
 function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
   try {
-    const first = readFileSync6(path33.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
+    const first = readFileSync6(path34.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
     const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
     return m !== null && Number(m[1]) * 1e3 >= savedMs2;
   } catch {
@@ -9044,7 +9210,7 @@ var init_verdict = __esm({
 });
 
 // src/git/drift.ts
-import path34 from "node:path";
+import path35 from "node:path";
 function startStatus(root, env, excludes = []) {
   const p = readSnapshot(root, env, excludes);
   p.catch(() => void 0);
@@ -9093,7 +9259,7 @@ async function measureDrift(root, env, anchors, nowMs, opts = {}) {
   const keyFiles = [.../* @__PURE__ */ new Set([...anchors.keyFiles, ...anchors.keyFileMtimes.map((k) => k.path)])];
   const keyFilesP = Promise.all(keyFiles.map(async (p) => ({ path: p, stat: await statInsideRoot(root, p) })));
   const top = gitTopOf(root, env);
-  const rel = top === null ? "" : path34.relative(top, root).split(path34.sep).join("/");
+  const rel = top === null ? "" : path35.relative(top, root).split(path35.sep).join("/");
   const prefix = rel === "" ? "" : `${rel}/`;
   const token = opts.handoffToken;
   if (token != null) facts.savedBy = savedByOf(root, env, token);
@@ -9336,7 +9502,7 @@ async function measureFates(git, facts, anchors, at2) {
     savedDirty: facts.saved.dirty ?? [],
     hashes: anchors.dirtyHashes ?? [],
     nowDirty: now.dirty,
-    blobNow: (p) => blobIdOf(path34.join(at2.top, p), format2),
+    blobNow: (p) => blobIdOf(path35.join(at2.top, p), format2),
     ...logs,
     // A clone made after the save did not save it, record or not.
     fromSaved: present && head !== null,
@@ -9374,12 +9540,12 @@ function memoryText(file, bytes) {
   const cps = decodeUtf8(bytes);
   const invalid = [];
   let line = 1;
-  let lineStart = 0;
+  let lineStart2 = 0;
   cps.forEach((cp, i) => {
-    if (cp < 0) invalid.push({ line, column: i - lineStart + 1, byte: -cp - 1 });
+    if (cp < 0) invalid.push({ line, column: i - lineStart2 + 1, byte: -cp - 1 });
     if (cp === 10) {
       line++;
-      lineStart = i + 1;
+      lineStart2 = i + 1;
     }
   });
   return { text: renderCodePoints(cps, true).text, shown, invalid };
@@ -9771,14 +9937,13 @@ function renderBrief(b) {
 function briefFromStash(a) {
   const where = whereAway(a);
   const notRead = `not read: the handoff is ${where}`;
-  const pop = popNote(a) === null ? "" : ` (${popNote(a)})`;
   const brief = withLines({
     goal: `${notRead}, not in the working tree`,
     planStatus: notRead,
     decisionsInForce: notRead,
     doNotRetry: notRead,
     driftAndLessons: `no handoff in the working tree: .ai/memory/HANDOFF.md is ${where}; drift not measured`,
-    proposedNextStep: `bring the handoff back with \`${a.restore}\`${pop}, then run brief again \u2014 Confirm?`
+    proposedNextStep: `bring the handoff back with \`${a.restore}\` (${restoreNote(a)}), then run brief again \u2014 Confirm?`
   });
   return { ...brief, source: a.stash !== void 0 ? "stash" : "branch" };
 }
@@ -9929,7 +10094,7 @@ var init_brief2 = __esm({
 
 // src/git/merge-driver.ts
 import { closeSync as closeSync7, constants as constants5, fstatSync as fstatSync5, lstatSync as lstatSync12, mkdirSync as mkdirSync4, openSync as openSync5, readFileSync as readFileSync7, writeSync as writeSync2 } from "node:fs";
-import path35 from "node:path";
+import path36 from "node:path";
 function mergedSentence(name2, note = null) {
   return `two handoffs met in a merge; the other is archive/${name2}${note === null ? "" : `; ${note}`}`;
 }
@@ -10021,29 +10186,56 @@ function addItems(lines2, h, heading, add) {
   }
   let end = body.to;
   while (end > body.from && lines2[end - 1].trim() === "") end--;
-  const none = lines2.slice(body.from, end).findIndex((l) => /^[-*+]\s+(none|none recorded|n\/a)\.?\s*$/i.test(l));
-  const lone = none !== -1 && lines2.slice(body.from, end).filter((l) => /^[-*+]\s/.test(l)).length === 1;
+  const listed2 = lines2.slice(body.from, end);
+  const none = listed2.findIndex((l) => LIST_ITEM.test(l) && NONE_ITEM2.test(l.replace(LIST_ITEM, "").trim()));
+  const lone = none !== -1 && listed2.filter((l) => LIST_ITEM.test(l)).length === 1;
   lines2.splice(lone ? body.from + none : end, lone ? 1 : 0, ...bullets);
 }
-function dropItems(text, drop) {
+function editItems(text, fate) {
   const mine = parseHandoff(text).items.filter((i) => MERGED.includes(i.section));
-  const gone = mine.filter((i) => drop(`${i.section}
-${i.text}`));
+  const to = mine.map((i) => fate(i.section, i.text));
   const lines2 = text.split("\n");
-  for (const i of [...gone].reverse()) {
-    const all = mine.filter((m) => m.section === i.section);
-    const none = all[0] === i && all.every((m) => gone.includes(m)) ? ["- none"] : [];
-    lines2.splice(i.line - 1, i.text.split("\n").length, ...none);
+  for (let k = mine.length - 1; k >= 0; k--) {
+    const [i, put] = [mine[k], to[k]];
+    if (put === void 0) continue;
+    const head = lines2[i.line - 1];
+    const bullet = head.slice(0, head.indexOf(i.text.split("\n")[0]));
+    const emptied = mine.every((m, j) => m.section !== i.section || to[j] === null);
+    const none = emptied && mine.find((m) => m.section === i.section) === i ? ["- none"] : [];
+    lines2.splice(i.line - 1, i.text.split("\n").length, ...put === null ? none : `${bullet}${put}`.split("\n"));
   }
   return lines2.join("\n");
+}
+function numberNext(text) {
+  const lines2 = text.split("\n");
+  const items2 = parseHandoff(text).items.filter((i) => i.section === "next steps");
+  const delim = LIST_ITEM.exec(lines2[(items2[0]?.line ?? 0) - 1] ?? "")?.[2];
+  if (delim === void 0) return text;
+  items2.forEach((i, k) => {
+    lines2[i.line - 1] = lines2[i.line - 1].replace(LIST_ITEM, (_all, pad, _d, gap) => `${pad}${k + 1}${delim}${gap}`);
+  });
+  return lines2.join("\n");
+}
+function sameStep(was, now) {
+  const [a, b] = [was, now].map((t) => firstLine2(t).replace(/^\[[ xX~-]\]\s*/, ""));
+  return a !== "" && b.startsWith(a) && /^(?:$|\s*[:;,(\u2014\u2013-])/.test(b.slice(a.length));
 }
 function mergeHandoffs(later, other, base = "") {
   const keys = (t) => new Set(parseHandoff(t).items.map((i) => `${i.section}
 ${i.text}`));
   const [was, kept] = [keys(base), keys(other)];
-  const text = dropItems(later.replace(/\r\n?/g, "\n"), (k) => was.has(k) && !kept.has(k));
+  const moved = parseHandoff(other).items.filter((i) => i.section === "plan" && !was.has(`plan
+${i.text}`));
+  const text = editItems(later.replace(/\r\n?/g, "\n"), (section, t) => {
+    if (!was.has(`${section}
+${t}`) || kept.has(`${section}
+${t}`)) return void 0;
+    const at2 = section === "plan" ? moved.findIndex((o) => sameStep(t, o.text)) : -1;
+    return at2 === -1 ? null : moved.splice(at2, 1)[0].text;
+  });
   const a = parseHandoff(text);
-  const b = parseHandoff(dropItems(other, (k) => was.has(k)));
+  const b = parseHandoff(editItems(other, (section, t) => was.has(`${section}
+${t}`) ? null : void 0));
   const lines2 = text.split("\n");
   const missing = (mine, theirs) => {
     const have = new Set(mine.map((t) => t.trim()));
@@ -10083,7 +10275,7 @@ ${i.text}`));
     addItems(now, parseHandoff(out), heading, add);
     out = now.join("\n");
   }
-  return { text: out, added: { decisions: decisions.length, failed: failed.length } };
+  return { text: numberNext(out), added: { decisions: decisions.length, failed: failed.length } };
 }
 function mergeCountsText(c) {
   const n2 = (k, one, many) => `+${k} ${k === 1 ? one : many}`;
@@ -10109,7 +10301,7 @@ function writeResult(p, text) {
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
-    at2 = path35.join(at2, part);
+    at2 = path36.join(at2, part);
     if (lstatSync12(at2, { throwIfNoEntry: false }) === void 0) mkdirSync4(at2, { mode: 448 });
     if (!lstatSync12(at2).isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
@@ -10166,7 +10358,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
   try {
     const dir = archiveDirOf(cwd, `${m[1]}.ai/memory`);
     const name2 = archiveName("HANDOFF", dir);
-    if (!createExclusive(path35.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
+    if (!createExclusive(path36.join(dir, name2), loser)) throw new Error(`archive/${name2} could not be created`);
     const merged = mergeHandoffs(winner, loser, o);
     const who = await otherAuthor(cwd, env, later === "ours" ? theirs : ours, file);
     const at2 = stateTimeOfText(loser, Date.now());
@@ -10182,7 +10374,7 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
     return gitMerge([], `the other handoff could not be archived (${err.message})`);
   }
 }
-var MERGED_LINE, RANK2, BOX, NONE_ITEM2, PLAN_LINE, MERGED, firstLine2, real, NOFOLLOW;
+var MERGED_LINE, RANK2, BOX, NONE_ITEM2, PLAN_LINE, LIST_ITEM, MERGED, firstLine2, real, NOFOLLOW;
 var init_merge_driver = __esm({
   "src/git/merge-driver.ts"() {
     "use strict";
@@ -10196,6 +10388,7 @@ var init_merge_driver = __esm({
     BOX = { todo: " ", "in-progress": "~", done: "x", abandoned: "-" };
     NONE_ITEM2 = /^(none|none recorded|n\/a|-)\.?$/i;
     PLAN_LINE = /^(\s*[-*+] \[)([ xX~-])(\]\s+)(.*)$/;
+    LIST_ITEM = /^( {0,3})(?:[-*+]|\d{1,9}([.)]))( +)/;
     MERGED = ["plan", "decisions", "failed approaches", "open questions", "next steps"];
     firstLine2 = (t) => t.split("\n")[0].trim();
     real = (items2) => items2.filter((t) => !NONE_ITEM2.test(t.trim()));
@@ -10209,7 +10402,7 @@ __export(brief_exports, {
   briefVerb: () => briefVerb
 });
 import { existsSync as existsSync4 } from "node:fs";
-import path36 from "node:path";
+import path37 from "node:path";
 function sideTime(text, now) {
   const st = stateTimeOfText(text, now);
   return st.known ? `saved ${st.time.iso}` : "of unknown age";
@@ -10328,11 +10521,10 @@ exit: 0 brief printed
         }
         let brief = loaded.pasted ? draftBrief(parsed, report, ledgers) : await briefWithCheckpoint(root, loaded.text, draftBrief(parsed, report, ledgers), now);
         const newer = loaded.pasted ? null : await handoffAway(root, ctx.env, loaded.text);
-        const pop = newer === null ? null : popNote(newer);
-        const again = newer === null ? "" : `\`${newer.restore}\` brings it back${pop === null ? "" : `; ${pop}`}`;
+        const again = newer === null ? "" : `\`${newer.restore}\` brings it back; ${restoreNote(newer)}`;
         if (newer !== null) brief = withDriftNote(brief, `a newer save of this clone is ${whereAway(newer)}: ${again}`);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync4(path36.join(archiveDir(root), merged[1])))
+        if (merged && existsSync4(path37.join(archiveDir(root), merged[1])))
           brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
@@ -10533,8 +10725,8 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync13, readdirSync as readdirSync8 } from "node:fs";
-import path37 from "node:path";
+import { lstatSync as lstatSync13, readdirSync as readdirSync7 } from "node:fs";
+import path38 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
   const dir = archiveDir(root);
@@ -10542,10 +10734,10 @@ function listArchives(root) {
   if (st === null) return [];
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
-  for (const name2 of readdirSync8(dir)) {
+  for (const name2 of readdirSync7(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync13(path37.join(dir, name2));
+      const s = lstatSync13(path38.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -10560,9 +10752,9 @@ function assertArchiveName(name2) {
 }
 async function readArchive(root, name2) {
   assertArchiveName(name2);
-  const got = checkTree(root) ? await readStable(path37.join(archiveDir(root), name2)) : null;
+  const got = checkTree(root) ? await readStable(path38.join(archiveDir(root), name2)) : null;
   if (got === null) throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
-  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path37.join(archiveDir(root), name2));
+  if (got.stat.nlink !== 1n) throw new UnsafeFile("hard-linked", path38.join(archiveDir(root), name2));
   return got;
 }
 var init_archive_entries = __esm({
@@ -10721,7 +10913,7 @@ __export(archives_exports, {
   archivesVerb: () => archivesVerb,
   restoreProblem: () => restoreProblem
 });
-import path38 from "node:path";
+import path39 from "node:path";
 function restoreProblem(bytes) {
   if (bytes.length === 0) return "it is empty";
   if (bytes.length > MAX_DOCUMENT_BYTES) return `it is more than ${MAX_DOCUMENT_BYTES} bytes`;
@@ -10807,7 +10999,7 @@ async function restore(ctx, name2) {
       // Before anything is created: the name, and that the archive is there at all.
       validate: () => {
         assertArchiveName(name2);
-        if (!exists(path38.join(archiveDir(root), name2))) {
+        if (!exists(path39.join(archiveDir(root), name2))) {
           throw new Absent(`no archived handoff named ${name2}; run \`archives list\``);
         }
       }
@@ -10816,7 +11008,7 @@ async function restore(ctx, name2) {
       const archived2 = await readArchive(root, name2);
       const problem = restoreProblem(archived2.bytes);
       if (problem !== null) throw new Refused(`archive/${name2} cannot be restored as it is: ${problem}`);
-      const current = await readStable(path38.join(memoryDir(root), file));
+      const current = await readStable(path39.join(memoryDir(root), file));
       if (current !== null && current.bytes.equals(archived2.bytes)) return { unchanged: current.token };
       const published = await publish({
         dir: memoryDir(root),
@@ -10935,7 +11127,14 @@ import {
   rmSync as rmSync3,
   unlinkSync as unlinkSync10
 } from "node:fs";
-import path39 from "node:path";
+import path40 from "node:path";
+async function committedText(file, env) {
+  const top = gitTopOf(path40.dirname(file), env);
+  if (top === null) return null;
+  const rel = path40.relative(top, file).split(path40.sep).join("/");
+  const got = await runGit(top, ["cat-file", "blob", `HEAD:${rel}`], env).catch(() => null);
+  return got?.code === 0 ? got.stdout.toString("utf8") : null;
+}
 async function readAgentFile(file, snippet) {
   let read;
   try {
@@ -10967,7 +11166,7 @@ ${snippet}`);
 function assertReplaceable(file, snippet) {
   try {
     closeSync8(openSync6(file, constants6.O_WRONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK));
-    accessSync(path39.dirname(file), constants6.W_OK);
+    accessSync(path40.dirname(file), constants6.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -10977,7 +11176,7 @@ function assertReplaceable(file, snippet) {
 ${snippet}`);
     }
     if (code === "EACCES") {
-      const fix = `Make it writable (chmod u+w ${file} ${path39.dirname(file)}) and run this again, or add this by hand`;
+      const fix = `Make it writable (chmod u+w ${file} ${path40.dirname(file)}) and run this again, or add this by hand`;
       throw new Refused(`${file} is read-only for this user (EACCES); nothing was changed. ${fix}:
 ${snippet}`);
     }
@@ -11007,10 +11206,10 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
   await failpoint(fp, "after-publication");
 }
 function dirsBelow(base, dir) {
-  const rel = path39.relative(base, dir);
-  if (rel.split(path39.sep)[0] === ".." || path39.isAbsolute(rel)) return [];
+  const rel = path40.relative(base, dir);
+  if (rel.split(path40.sep)[0] === ".." || path40.isAbsolute(rel)) return [];
   let cur = base;
-  return rel.split(path39.sep).filter(Boolean).map((part) => cur = path39.join(cur, part));
+  return rel.split(path40.sep).filter(Boolean).map((part) => cur = path40.join(cur, part));
 }
 function missingDirs(base, dir) {
   const missing = [];
@@ -11040,13 +11239,13 @@ function removeEmptyDirs(dirs) {
 }
 function keepMade(at2, dirs) {
   if (dirs.length > 0) {
-    mkdirSync5(path39.dirname(at2), { recursive: true, mode: 448 });
+    mkdirSync5(path40.dirname(at2), { recursive: true, mode: 448 });
     import_write_file_atomic2.default.sync(at2, dirs.map((d) => `${d}
 `).join(""));
     return;
   }
   rmSync3(at2, { force: true });
-  removeEmptyDirs([path39.dirname(at2)]);
+  removeEmptyDirs([path40.dirname(at2)]);
 }
 function recordMade(at2, dirs) {
   if (dirs.length > 0) keepMade(at2, [...madeList(at2), ...dirs]);
@@ -11060,10 +11259,10 @@ function removeMade(at2, paths) {
   if (made.some((d) => !existsSync5(d))) keepMade(at2, made.filter((d) => existsSync5(d)));
 }
 function recordNode(dir, execPath) {
-  const target = path39.join(dir, "node");
+  const target = path40.join(dir, "node");
   if (readSmall(target) === `${execPath}
 `) return;
-  const missing = dirsBelow(path39.parse(dir).root, dir).filter((d) => !existsSync5(d));
+  const missing = dirsBelow(path40.parse(dir).root, dir).filter((d) => !existsSync5(d));
   try {
     mkdirSync5(dir, { recursive: true, mode: 448 });
   } catch (err) {
@@ -11083,8 +11282,49 @@ var init_agent_file = __esm({
     init_failpoint();
     init_fs();
     init_files();
+    init_git_dir();
+    init_run();
     removeEmptyUpTo = (dir, stop) => removeEmptyDirs(dirsBelow(stop, dir));
     madeList = (at2) => (readSmall(at2) ?? "").split("\n").filter(Boolean);
+  }
+});
+
+// src/agents/claude-plugin.ts
+import { existsSync as existsSync6, readFileSync as readFileSync8 } from "node:fs";
+import path41 from "node:path";
+function json(file) {
+  try {
+    const v = JSON.parse(readFileSync8(file, "utf8").slice(0, 1e6));
+    return isObj(v) ? v : null;
+  } catch {
+    return null;
+  }
+}
+function claudePluginInstalls(home, env) {
+  const dir = claudeUserDir(home, env);
+  const plugins = json(path41.join(dir, "plugins", "installed_plugins.json"))?.plugins;
+  if (plugins === null || typeof plugins !== "object") return [];
+  const enabledMap = json(path41.join(dir, "settings.json"))?.enabledPlugins ?? {};
+  const out = [];
+  for (const [key, list2] of Object.entries(plugins)) {
+    if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
+    for (const raw of list2) {
+      const e = isObj(raw) ? raw : {};
+      const at2 = e.installPath;
+      const rootSkill = typeof at2 === "string" && path41.isAbsolute(at2) && existsSync6(path41.join(at2, "SKILL.md"));
+      const scope = typeof e.scope === "string" ? e.scope : "unknown";
+      const version = typeof e.version === "string" ? e.version : null;
+      out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
+    }
+  }
+  return out;
+}
+var isObj, claudeUserDir;
+var init_claude_plugin = __esm({
+  "src/agents/claude-plugin.ts"() {
+    "use strict";
+    isObj = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
+    claudeUserDir = (home, env) => env.CLAUDE_CONFIG_DIR || path41.join(home, ".claude");
   }
 });
 
@@ -11660,12 +11900,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path57) {
+function findNodeAtLocation(root, path58) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path57) {
+  for (let segment of path58) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -12139,7 +12379,7 @@ var init_main = __esm({
 });
 
 // src/agents/json-hooks.ts
-import path40 from "node:path";
+import path42 from "node:path";
 function installedForms(spec, args = spec.hooks.map((h) => h.args)) {
   return args.flatMap((a) => {
     const now = spec.command(a);
@@ -12152,7 +12392,7 @@ function installShaped(spec, command, args) {
     if (!command.startsWith("f=") || !command.endsWith(tail)) continue;
     const [, dir = "", word = ""] = /^("\$\w+"\/)?(.*)$/s.exec(command.slice(2, -tail.length));
     const name2 = word.startsWith("'") ? word.slice(1, -1).replaceAll(`'\\''`, "'") : word;
-    const base = (windowsShaped(name2) ? path40.win32 : path40.posix).basename(name2);
+    const base = (windowsShaped(name2) ? path42.win32 : path42.posix).basename(name2);
     if (shellQuote(name2) === word && base === HELPER_FILE) return dir + name2;
   }
   return null;
@@ -12168,7 +12408,7 @@ function dropHooks(text, event, groups, drop, fmt) {
   let out = text;
   for (let g = groups.length - 1; g >= 0; g--) {
     const group2 = groups[g];
-    if (!isObj(group2) || !Array.isArray(group2.hooks) || !group2.hooks.some(drop)) continue;
+    if (!isObj2(group2) || !Array.isArray(group2.hooks) || !group2.hooks.some(drop)) continue;
     if (group2.hooks.every(drop)) {
       out = edit(out, ["hooks", event, g], void 0, fmt);
       continue;
@@ -12214,13 +12454,13 @@ function parseSettings(text, file, fix) {
     const e = errors[0];
     throw byHand(file, ` is not valid JSON (${printParseErrorCode(e.error)} at offset ${e.offset})`, fix);
   }
-  if (!isObj(parsed)) throw byHand(file, " does not hold a JSON object", fix);
+  if (!isObj2(parsed)) throw byHand(file, " does not hold a JSON object", fix);
   const twice = duplicateKey(body);
   if (twice !== null) {
     const what = ` has the key "${twice.key}" twice in one object (lines ${twice.lines.join(" and ")})`;
     throw byHand(file, what, `Merge the two into one "${twice.key}" (keep the entries of both), then run this again.`);
   }
-  if (parsed.hooks !== void 0 && !isObj(parsed.hooks)) {
+  if (parsed.hooks !== void 0 && !isObj2(parsed.hooks)) {
     throw byHand(file, `: "hooks" is not an object`, fix);
   }
   for (const [event, groups] of Object.entries(parsed.hooks ?? {})) {
@@ -12290,7 +12530,7 @@ function withoutOurs(groups, isOurs) {
   const kept = [];
   let at2 = null;
   for (const g of groups) {
-    if (!isObj(g) || !Array.isArray(g.hooks) || !g.hooks.some(isOurs)) {
+    if (!isObj2(g) || !Array.isArray(g.hooks) || !g.hooks.some(isOurs)) {
       kept.push(g);
       continue;
     }
@@ -12331,7 +12571,11 @@ function rewrite(text, ours, isOurs) {
 function bareAt(text, where) {
   const tree = parseTree2(text);
   const node = tree === void 0 ? void 0 : findNodeAtLocation2(tree, where);
-  return node !== void 0 && /^[[{]\s*[\]}]$/.test(text.slice(node.offset, node.offset + node.length));
+  if (node === void 0 || !/^[[{]\s*[\]}]$/.test(text.slice(node.offset, endOf(node)))) return false;
+  const [prop, obj2] = [node.parent, node.parent.parent];
+  const [kids, i] = [obj2.children, obj2.children.indexOf(prop)];
+  const cut = i > 0 ? [endOf(kids[i - 1]), endOf(prop)] : [obj2.offset + 1, kids[1]?.offset ?? endOf(prop)];
+  return !/\/[/*]/.test(text.slice(cut[0], cut[1]));
 }
 function mergeHooks(text, file, spec) {
   const ours = groupsOf(spec);
@@ -12345,10 +12589,7 @@ function removeHooks(text, file, spec) {
   if (text.replace(/^\uFEFF/, "").trim() === "") return text;
   parseSettings(text, file, "Fix it and run this again, or take out the hooks of session-handoff by hand.");
   if (!holdsOurHooks(text, spec)) return text;
-  const next = keepBom(text, (body) => rewrite(body, null, oursFor(spec)));
-  const left = parseJsonc(next);
-  if (isObj(left) && Object.keys(left).length === 0 && !/\/[/*]/.test(next)) return null;
-  return next;
+  return keepBom(text, (body) => rewrite(body, null, oursFor(spec)));
 }
 function oursIn(text) {
   const hooks = parsedHooks(text);
@@ -12356,7 +12597,7 @@ function oursIn(text) {
   for (const [event, groups] of Object.entries(hooks)) {
     if (!Array.isArray(groups)) continue;
     for (const g of groups) {
-      if (!isObj(g) || !Array.isArray(g.hooks)) continue;
+      if (!isObj2(g) || !Array.isArray(g.hooks)) continue;
       const matcher = typeof g.matcher === "string" ? g.matcher : null;
       for (const h of g.hooks) if (namesHelper(h)) out.push({ event, command: h.command, matcher });
     }
@@ -12369,31 +12610,31 @@ function theirsOf(ours) {
 }
 function mergeStatusLine(text, spec, args) {
   const parsed = parseJsonc(text);
-  if (!isObj(parsed)) return text;
+  if (!isObj2(parsed)) return text;
   const sl = parsed.statusLine;
-  if (sl !== void 0 && !(isObj(sl) && typeof sl.command === "string")) return text;
-  const was = isObj(sl) ? sl.command : null;
+  if (sl !== void 0 && !(isObj2(sl) && typeof sl.command === "string")) return text;
+  const was = isObj2(sl) ? sl.command : null;
   const theirs = was === null ? null : isOurStatus(spec, was) ? theirsOf(was) : was;
   const want = spec.command(theirs === null ? args : `${args} --then '${theirs.replaceAll("'", `'\\''`)}'`);
   if (was === want) return text;
   const line = { type: "command", command: want };
-  const [at2, value] = isObj(sl) ? [["statusLine", "command"], want] : [["statusLine"], line];
+  const [at2, value] = isObj2(sl) ? [["statusLine", "command"], want] : [["statusLine"], line];
   return keepBom(text, (body) => edit(body, at2, value, formatOf(body)));
 }
 function setsStatusLine(text) {
   const parsed = text === null ? null : parseJsonc(text);
-  return isObj(parsed) && parsed.statusLine !== void 0;
+  return isObj2(parsed) && parsed.statusLine !== void 0;
 }
 function removeStatusLine(text, spec) {
   const parsed = parseJsonc(text);
-  if (!isObj(parsed) || !isObj(parsed.statusLine) || typeof parsed.statusLine.command !== "string") return text;
+  if (!isObj2(parsed) || !isObj2(parsed.statusLine) || typeof parsed.statusLine.command !== "string") return text;
   const was = parsed.statusLine.command;
   if (!isOurStatus(spec, was)) return text;
   const theirs = theirsOf(was);
   const at2 = theirs === null ? ["statusLine"] : ["statusLine", "command"];
   return keepBom(text, (body) => edit(body, at2, theirs ?? void 0, formatOf(body)));
 }
-var HELPER_FILE, FILE_TAIL, commandOf, oursFor, namesHelper, MAX_JSON_DEPTH, isObj, JSONC, parseJsonc, indentAt, splice, endOf, parsedHooks, hooksOf, holdsOurHooks, THEN, isOurStatus;
+var HELPER_FILE, FILE_TAIL, commandOf, oursFor, namesHelper, MAX_JSON_DEPTH, isObj2, JSONC, parseJsonc, indentAt, splice, endOf, parsedHooks, hooksOf, holdsOurHooks, THEN, isOurStatus;
 var init_json_hooks = __esm({
   "src/agents/json-hooks.ts"() {
     "use strict";
@@ -12403,18 +12644,18 @@ var init_json_hooks = __esm({
     init_harness_path();
     HELPER_FILE = "memory_io.mjs";
     FILE_TAIL = '; [ ! -f "$f" ] || ';
-    commandOf = (hook) => isObj(hook) && typeof hook.command === "string" ? hook.command : "";
+    commandOf = (hook) => isObj2(hook) && typeof hook.command === "string" ? hook.command : "";
     oursFor = (spec) => (hook) => installShaped(spec, commandOf(hook)) !== null;
     namesHelper = (hook) => commandOf(hook).includes(HELPER_FILE);
     MAX_JSON_DEPTH = 64;
-    isObj = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
+    isObj2 = (v) => typeof v === "object" && v !== null && !Array.isArray(v);
     JSONC = { allowTrailingComma: true, disallowComments: false };
     parseJsonc = (text) => parse2(text.replace(/^\uFEFF/, ""), [], JSONC);
     indentAt = (text, at2) => /^[ \t]*/.exec(text.slice(text.lastIndexOf("\n", at2 - 1) + 1))[0];
     splice = (text, at2, cut, put) => text.slice(0, at2) + put + text.slice(at2 + cut);
     endOf = (n2) => n2.offset + n2.length;
     parsedHooks = (text) => hooksOf(parseJsonc(text));
-    hooksOf = (v) => isObj(v) && isObj(v.hooks) ? v.hooks : {};
+    hooksOf = (v) => isObj2(v) && isObj2(v.hooks) ? v.hooks : {};
     holdsOurHooks = (text, spec) => oursIn(text).some(oursFor(spec));
     THEN = / statusline --then '((?:[^']|'\\'')*)'/;
     isOurStatus = (spec, command) => installShaped(spec, command.replace(THEN, " statusline"), ["statusline"]) !== null;
@@ -12422,7 +12663,7 @@ var init_json_hooks = __esm({
 });
 
 // src/agents/plan.ts
-import path41 from "node:path";
+import path43 from "node:path";
 function snippetOf(edit2, agent) {
   if (edit2.kind === "json-hooks") return hooksSnippet(edit2);
   if (edit2.kind === "md-block") return block(edit2.body([agent]));
@@ -12430,7 +12671,7 @@ function snippetOf(edit2, agent) {
 }
 function holdsOurs(edit2, text) {
   if (edit2.kind === "json-hooks") return holdsOurHooks(text, edit2);
-  if (edit2.kind === "md-block") return text.includes(BLOCK_BEGIN);
+  if (edit2.kind === "md-block") return holdsBlock(text);
   return ownedSpan(edit2, text) !== null;
 }
 function holdsAgentEntries(edit2, agent, text) {
@@ -12456,20 +12697,17 @@ ${edit2.content}`);
     }
   }
 }
-function uninstallText(edit2, agent, current, shown) {
-  switch (edit2.kind) {
-    case "json-hooks": {
-      const left = edit2.statusLine === void 0 ? current : removeStatusLine(current, edit2);
-      const rest = removeHooks(left, shown, edit2);
-      return rest !== null && rest === left && left !== current && /^\s*\{\s*\}\s*$/.test(left) ? null : rest;
-    }
-    case "md-block":
-      return takeBlock(current, shown, agent, edit2.body);
-    case "owned-file": {
-      const rest = ownedSpan(edit2, current)?.("");
-      return rest === void 0 ? current : rest.trim() === "" ? null : rest;
-    }
-  }
+function uninstallText(edit2, agent, current, shown, committed) {
+  const theirs = committed !== null && !holdsOurs(edit2, committed);
+  const forms = edit2.kind === "json-hooks" ? [edit2, { ...edit2, statusLine: void 0 }] : [edit2];
+  if (theirs && forms.some((e) => current === tryText(() => installText(e, agent, committed, shown)))) return committed;
+  const rest = takeOurs(edit2, agent, current, shown);
+  return rest !== current && !theirs && nothingLeft(edit2, rest) ? null : rest;
+}
+function takeOurs(edit2, agent, current, shown) {
+  if (edit2.kind === "md-block") return takeBlock(current, shown, agent, edit2.body) ?? "";
+  if (edit2.kind === "owned-file") return ownedSpan(edit2, current)?.("") ?? current;
+  return removeHooks(edit2.statusLine === void 0 ? current : removeStatusLine(current, edit2), shown, edit2);
 }
 function ownedSpan(edit2, text) {
   const want = edit2.content.replace(/\r?\n$/, "").split(/\r?\n/);
@@ -12485,8 +12723,9 @@ function ownedSpan(edit2, text) {
 `).join("") + mid + lines2.slice(to + 1).join("\n");
 }
 function editPath(base, edit2) {
-  return path41.join(base, ...edit2.file.split("/"));
+  return path43.join(base, ...edit2.file.split("/"));
 }
+var tryText, nothingLeft;
 var init_plan = __esm({
   "src/agents/plan.ts"() {
     "use strict";
@@ -12495,237 +12734,14 @@ var init_plan = __esm({
     init_json_hooks();
     init_md_block();
     init_command();
-  }
-});
-
-// src/agents/installer.ts
-import { existsSync as existsSync6, lstatSync as lstatSync15, mkdirSync as mkdirSync6, readdirSync as readdirSync9, readFileSync as readFileSync8, rmSync as rmSync4 } from "node:fs";
-import path42 from "node:path";
-async function install(t, env) {
-  const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
-  if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
-  const where = "install records the Node under it, so nothing was changed";
-  if (!existsSync6(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
-  assertNotPaused(t.memDir, env);
-  if (!t.global) assertDriverFits(t.base, env);
-  const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
-  const plans = [];
-  const notes = [];
-  for (const { edit: edit2, file, shown } of targets) {
-    const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
-    const current = snap.bytes?.toString("utf8") ?? null;
-    const kept = keepingUserStatusLine(edit2, current, t.global, t.home, env);
-    const theirs = claudeSettings(t.home, env);
-    if (kept !== edit2) notes.push(`kept your own status line (${theirs}): ours is not set in ${shown}`);
-    const next = installText(kept, t.agent.name, current, shown);
-    plans.push({ edit: edit2, file, shown, snap, next });
-  }
-  const lines2 = [];
-  if (!t.dryRun) recordNode(userDir(env, t.home), process.execPath);
-  const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
-  for (const p of plans) {
-    const bytes = Buffer.from(p.next, "utf8");
-    const verb = p.snap.bytes === null ? "create" : "update";
-    if (p.snap.bytes?.equals(bytes) || t.dryRun) {
-      lines2.push(p.snap.bytes?.equals(bytes) ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
-      continue;
-    }
-    const dirs = missingDirs(t.base, path42.dirname(p.file));
-    makeDirs(dirs);
-    const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
-    try {
-      await writeAgentFile(p.file, p.snap.token, bytes, mode, env.MEMORY_IO_FAILPOINT || void 0);
-    } catch (err) {
-      removeEmptyDirs(dirs);
-      throw err;
-    }
-    recordMade(madeListFile(t, env), dirs);
-    lines2.push(`${verb}d ${p.shown}`);
-  }
-  const driver = await mergeDriverStep(t.global ? null : t.base, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
-  const keep = [];
-  for (const p of t.global ? [] : plans.filter((q) => q.next.includes(t.helper.abs))) {
-    const x = excludeOf(t.base, p.file, env);
-    if (x !== null && x.at >= 0) continue;
-    const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
-    if (x !== null && ls?.stdout.length === 0) {
-      if (!t.dryRun) {
-        const made = [path42.dirname(x.file), x.file].filter((f) => !existsSync6(f));
-        mkdirSync6(path42.dirname(x.file), { recursive: true });
-        import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
-        recordMade(madeListFile(t, env), made);
-      }
-      lines2.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
-    } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
-  }
-  return { lines: [...lines2, ...driver.lines], notes: [...notes, ...driver.notes, ...keep, ...old] };
-}
-function madeListFile(t, env) {
-  const top = t.global ? null : gitTopOf(t.base, env);
-  const gitDir = top === null ? null : gitDirOf(top);
-  if (gitDir !== null) return path42.join(commonDirOf(gitDir), "session-handoff", "made-folders");
-  return path42.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
-}
-function keepingUserStatusLine(edit2, current, global, home, env) {
-  const personal = edit2.kind === "json-hooks" && edit2.statusLine !== void 0 && !global && !setsStatusLine(current) && setsStatusLine(readSmall(claudeSettings(home, env)));
-  return personal ? { ...edit2, statusLine: void 0 } : edit2;
-}
-function excludeOf(base, file, env) {
-  const top = gitTopOf(base, env);
-  const gitDir = top === null ? null : gitDirOf(top);
-  if (top === null || gitDir === null) return null;
-  const common = commonDirOf(gitDir);
-  const exclude = path42.join(common, "info", "exclude");
-  const text = existsSync6(exclude) ? readFileSync8(exclude, "utf8") : "";
-  const rel = path42.relative(top, file).split(path42.sep).join("/");
-  const pair = `${EXCLUDE_MARK}
-/${rel}
-`;
-  const ls = ["ls-files", "--", `:(literal)${rel}`];
-  const others = workTrees(common).filter((w) => realOrNull(w) !== realOrNull(top));
-  const needed = others.some((w) => existsSync6(path42.join(w, rel)));
-  return { top, file: exclude, text, pair, ls, needed, at: `
-${text}`.indexOf(`
-${pair}`) };
-}
-function workTrees(common) {
-  const linked = path42.join(common, "worktrees");
-  const gitdirs = (existsSync6(linked) ? readdirSync9(linked) : []).map((n2) => readSmall(path42.join(linked, n2, "gitdir")));
-  return [path42.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path42.dirname(g.trim()))];
-}
-function dropOldRecords(dir) {
-  const records = path42.join(dir, "installs");
-  const what = "an older version's copies of agent files, no longer read";
-  if (lstatSync15(records, { throwIfNoEntry: false }) === void 0) return [];
-  try {
-    rmSync4(records, { recursive: true, force: true });
-  } catch (err) {
-    return [`${records} could not be removed (${err.code}): ${what}; delete it by hand`];
-  }
-  return [`removed ${records}: ${what}`];
-}
-async function uninstall(t, env) {
-  assertNotPaused(t.memDir, env);
-  const targets = t.targets();
-  for (const { file } of targets) missingDirs(t.base, path42.dirname(file));
-  const plans = [];
-  for (const { edit: edit2, file, shown } of targets) {
-    const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
-    const current = snap.bytes?.toString("utf8") ?? null;
-    const next = current === null ? null : uninstallText(edit2, t.agent.name, current, shown);
-    const verb = current === null ? "absent" : next === current ? "unchanged" : next === null ? "removed" : "updated";
-    plans.push({ file, shown, snap, next, verb });
-  }
-  const last = !t.global && !anotherInstalled(t, new Map(plans.map((p) => [p.file, p.next])));
-  if (last) assertAttributesReadable(t.base, env);
-  const lines2 = [];
-  for (const p of plans) {
-    const acts = p.verb === "removed" || p.verb === "updated";
-    lines2.push(`${t.dryRun && acts ? `would ${p.verb.replace(/d$/, "")}` : p.verb} ${p.shown}`);
-    if (t.dryRun || !acts) continue;
-    const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
-    await writeAgentFile(p.file, p.snap.token, bytes, 420, env.MEMORY_IO_FAILPOINT || void 0);
-  }
-  const none = { lines: [], notes: [] };
-  const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun }, env) : none;
-  const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
-  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path42.dirname(p.file)));
-  for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
-    const x = excludeOf(t.base, p.file, env);
-    if (x === null || x.at < 0 || x.needed) continue;
-    if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
-    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path42.dirname(x.file)]);
-    lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
-  }
-  const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
-  return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...old], last };
-}
-function anotherInstalled(t, planned) {
-  return Object.values(AGENTS).some((a) => a.name !== t.agent.name && a.edits(t.helper, false).some((edit2) => {
-    const file = editPath(t.base, edit2);
-    const st = lstatSync15(file, { throwIfNoEntry: false });
-    if (planned.has(file)) return holdsOurs(edit2, planned.get(file) ?? "");
-    if (st === void 0 || !st.isFile() || st.size > 4e6) return false;
-    return holdsOurs(edit2, readFileSync8(file, "utf8"));
-  }));
-}
-var import_write_file_atomic3, claudeSettings, EXCLUDE_MARK;
-var init_installer = __esm({
-  "src/agents/installer.ts"() {
-    "use strict";
-    import_write_file_atomic3 = __toESM(require_lib(), 1);
-    init_errors();
-    init_git_dir();
-    init_merge_driver_config();
-    init_run();
-    init_quote();
-    init_files();
-    init_fs();
-    init_pause();
-    init_agent_file();
-    init_home();
-    init_agents();
-    init_json_hooks();
-    init_plan();
-    claudeSettings = (home, env) => path42.join(env.CLAUDE_CONFIG_DIR || path42.join(home, ".claude"), "settings.json");
-    EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
-  }
-});
-
-// src/agents/install-lock.ts
-import { lstatSync as lstatSync16, mkdirSync as mkdirSync7, rmdirSync as rmdirSync3 } from "node:fs";
-import path43 from "node:path";
-async function underInstallLock(ctx, uninstall2, run) {
-  if (ctx.values["dry-run"] === true) return run();
-  const global = ctx.values.global === true;
-  const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
-  let root = null;
-  try {
-    root = global ? null : findRoot(path43.resolve(ctx.cwd, given), ctx.env).root;
-  } catch {
-    return run();
-  }
-  const lockDir = path43.join(root === null ? userDir(ctx.env) : path43.join(root, ".ai"), ".install.lock");
-  const parent = path43.dirname(lockDir);
-  const made = makeParent(parent);
-  try {
-    const what = "another install or uninstall is editing these agent files";
-    const retry = "wait for it to finish and retry";
-    const lock = await acquireLockDir(lockDir, 10, { what, retry, makeParent: true });
-    try {
-      return await run();
-    } finally {
-      await lock.release();
-    }
-  } finally {
-    const stop = global ? path43.resolve(homeFolder(ctx.env) || "/") : root;
-    const below = (dir) => dir.startsWith(`${stop}${path43.sep}`);
-    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path43.dirname(dir)) {
+    tryText = (f) => {
       try {
-        rmdirSync3(dir);
+        return f();
       } catch {
-        break;
+        return null;
       }
-      if (dir === made && !uninstall2) break;
-    }
-  }
-}
-function makeParent(dir) {
-  const st = lstatSync16(dir, { throwIfNoEntry: false });
-  if (st === void 0) return mkdirSync7(dir, { recursive: true, mode: 448 }) ?? null;
-  if (st.isSymbolicLink() || !st.isDirectory()) {
-    throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
-  }
-  return null;
-}
-var init_install_lock = __esm({
-  "src/agents/install-lock.ts"() {
-    "use strict";
-    init_errors();
-    init_home();
-    init_lock();
-    init_root();
+    };
+    nothingLeft = (edit2, rest) => edit2.kind === "md-block" ? rest === "" : edit2.kind === "owned-file" ? !rest.trim() : /^\uFEFF?\s*\{\s*\}\s*$/.test(rest);
   }
 });
 
@@ -12744,7 +12760,13 @@ function targetOf(agent, root, helper, env, dryRun) {
   const base = root ?? real2(home);
   const target = (edit2) => ({ edit: edit2, file: editPath(base, edit2), shown: global ? `~/${edit2.file}` : edit2.file });
   const targets = () => agent.edits(helper, global).map(target);
-  return { agent, global, base, home, memDir: root === null ? null : memoryDir(root), helper, targets, dryRun };
+  const planned = /* @__PURE__ */ new Map();
+  const memDir = root === null ? null : memoryDir(root);
+  return { agent, global, base, home, memDir, helper, targets, dryRun, planned };
+}
+function assertLoadable(helper, platform = process.platform) {
+  if (platform === "win32" || !helper.abs.includes("\\")) return;
+  throw new Refused(`the helper path ${quotedValue(helper.abs)} holds a backslash, from which Node cannot load it (ERR_INVALID_MODULE_SPECIFIER), so no hook could run; move it to a path without one (nothing was changed)`);
 }
 function agentTarget(ctx, verb, rootOf) {
   const name2 = ctx.values.agent;
@@ -12784,26 +12806,275 @@ var init_target = __esm({
   }
 });
 
+// src/agents/installer.ts
+import { existsSync as existsSync7, lstatSync as lstatSync15, mkdirSync as mkdirSync6, readdirSync as readdirSync8, readFileSync as readFileSync9, rmSync as rmSync4 } from "node:fs";
+import path45 from "node:path";
+async function install(t, env) {
+  const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
+  if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
+  const where = "install records the Node under it, so nothing was changed";
+  if (!existsSync7(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
+  assertNotPaused(t.memDir, env);
+  if (!t.global) assertDriverFits(t.base, env);
+  assertLoadable(t.helper);
+  const targets = t.targets();
+  for (const { file } of targets) missingDirs(t.base, path45.dirname(file));
+  const plans = [];
+  const notes = [];
+  const first = t.planned.size === 0;
+  for (const { edit: edit2, file, shown } of targets) {
+    const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
+    const current = t.dryRun && t.planned.has(file) ? t.planned.get(file) ?? null : snap.bytes?.toString() ?? null;
+    const kept = keepingUserStatusLine(edit2, current, t.global, t.home, env);
+    const theirs = claudeSettings(t.home, env);
+    if (kept !== edit2) notes.push(`kept your own status line (${theirs}): ours is not set in ${shown}`);
+    const next = installText(kept, t.agent.name, current, shown);
+    if (t.dryRun) t.planned.set(file, next);
+    plans.push({ edit: edit2, file, shown, snap, current, next });
+  }
+  const lines2 = [];
+  if (!t.dryRun) recordNode(userDir(env, t.home), process.execPath);
+  const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
+  for (const p of plans) {
+    const bytes = Buffer.from(p.next, "utf8");
+    const verb = p.current === null ? "create" : "update";
+    if (p.current === p.next || t.dryRun) {
+      lines2.push(p.current === p.next ? `unchanged ${p.shown}` : `would ${verb} ${p.shown}`);
+      continue;
+    }
+    const dirs = missingDirs(t.base, path45.dirname(p.file));
+    makeDirs(dirs);
+    const mode = p.edit.kind === "owned-file" ? p.edit.mode : 420;
+    try {
+      await writeAgentFile(p.file, p.snap.token, bytes, mode, env.MEMORY_IO_FAILPOINT || void 0);
+    } catch (err) {
+      removeEmptyDirs(dirs);
+      throw err;
+    }
+    recordMade(madeListFile(t, env), dirs);
+    lines2.push(`${verb}d ${p.shown}`);
+  }
+  const once = t.global || t.dryRun && !first ? null : t.base;
+  const driver = await mergeDriverStep(once, { dryRun: t.dryRun, helperPath: t.helper.abs }, env);
+  const keep = [];
+  for (const p of t.global ? [] : plans.filter((q) => q.next.includes(t.helper.abs))) {
+    const x = excludeOf(t.base, p.file, env);
+    if (x !== null && x.at >= 0) continue;
+    const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
+    if (x !== null && ls?.stdout.length === 0) {
+      if (!t.dryRun) {
+        const made = [path45.dirname(x.file), x.file].filter((f) => !existsSync7(f));
+        mkdirSync6(path45.dirname(x.file), { recursive: true });
+        import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
+        recordMade(madeListFile(t, env), made);
+      }
+      lines2.push(`${t.dryRun ? "would add" : "added"} ${p.shown} to .git/info/exclude: it names this clone's path`);
+    } else keep.push(`${p.shown} names this clone's path to the helper: keep it out of git (docs/install.md)`);
+  }
+  return { lines: [...lines2, ...driver.lines], notes: [...notes, ...driver.notes, ...keep, ...old] };
+}
+function madeListFile(t, env) {
+  const top = t.global ? null : gitTopOf(t.base, env);
+  const gitDir = top === null ? null : gitDirOf(top);
+  if (gitDir !== null) return path45.join(commonDirOf(gitDir), "session-handoff", "made-folders");
+  return path45.join(userDir(env, t.home), t.global ? "made-folders" : `made-folders-${tokenOf(t.base).slice(0, 16)}`);
+}
+function keepingUserStatusLine(edit2, current, global, home, env) {
+  const personal = edit2.kind === "json-hooks" && edit2.statusLine !== void 0 && !global && !setsStatusLine(current) && setsStatusLine(readSmall(claudeSettings(home, env)));
+  return personal ? { ...edit2, statusLine: void 0 } : edit2;
+}
+function treesOf(base, env) {
+  const top = gitTopOf(base, env);
+  const gitDir = top === null ? null : gitDirOf(top);
+  if (top === null || gitDir === null) return null;
+  const common = commonDirOf(gitDir);
+  return { top, common, others: workTrees(common).filter((w) => realOrNull(w) !== realOrNull(top)) };
+}
+function excludeOf(base, file, env) {
+  const trees = treesOf(base, env);
+  if (trees === null) return null;
+  const { top, common, others } = trees;
+  const exclude = path45.join(common, "info", "exclude");
+  const text = existsSync7(exclude) ? readFileSync9(exclude, "utf8") : "";
+  const rel = path45.relative(top, file).split(path45.sep).join("/");
+  const pair = `${EXCLUDE_MARK}
+/${rel}
+`;
+  const ls = ["ls-files", "--", `:(literal)${rel}`];
+  const needed = others.some((w) => existsSync7(path45.join(w, rel)));
+  return { top, file: exclude, text, pair, ls, needed, at: `
+${text}`.indexOf(`
+${pair}`) };
+}
+function workTrees(common) {
+  const linked = path45.join(common, "worktrees");
+  const gitdirs = (existsSync7(linked) ? readdirSync8(linked) : []).map((n2) => readSmall(path45.join(linked, n2, "gitdir")));
+  return [path45.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path45.dirname(g.trim()))];
+}
+function dropOldRecords(dir) {
+  const records = path45.join(dir, "installs");
+  const what = "an older version's copies of agent files, no longer read";
+  if (lstatSync15(records, { throwIfNoEntry: false }) === void 0) return [];
+  try {
+    rmSync4(records, { recursive: true, force: true });
+  } catch (err) {
+    return [`${records} could not be removed (${err.code}): ${what}; delete it by hand`];
+  }
+  return [`removed ${records}: ${what}`];
+}
+async function uninstall(t, env) {
+  assertNotPaused(t.memDir, env);
+  const targets = t.targets();
+  for (const { file } of targets) missingDirs(t.base, path45.dirname(file));
+  const plans = [];
+  for (const { edit: edit2, file, shown } of targets) {
+    const snap = await readAgentFile(file, snippetOf(edit2, t.agent.name));
+    const current = t.dryRun && t.planned.has(file) ? t.planned.get(file) ?? null : snap.bytes?.toString() ?? null;
+    const committed = current === null ? null : await committedText(file, env);
+    const next = current === null ? null : uninstallText(edit2, t.agent.name, current, shown, committed);
+    const verb = current === null ? "absent" : next === current ? "unchanged" : next === null ? "removed" : "updated";
+    if (t.dryRun) t.planned.set(file, next);
+    plans.push({ file, shown, snap, next, verb });
+  }
+  const left = new Map([...t.dryRun ? t.planned : [], ...plans.map((p) => [p.file, p.next])]);
+  const last = !t.global && !anotherInstalled(t, left);
+  if (last) assertAttributesReadable(t.base, env);
+  const trees = last ? treesOf(t.base, env) : null;
+  const rel = trees === null ? "" : path45.relative(trees.top, t.base);
+  const sharer = trees?.others.find((w) => anotherInstalled(t, /* @__PURE__ */ new Map(), path45.join(w, rel), ""));
+  const lines2 = [];
+  for (const p of plans) {
+    const acts = p.verb === "removed" || p.verb === "updated";
+    lines2.push(`${t.dryRun && acts ? `would ${p.verb.replace(/d$/, "")}` : p.verb} ${p.shown}`);
+    if (t.dryRun || !acts) continue;
+    const bytes = p.next === null ? null : Buffer.from(p.next, "utf8");
+    await writeAgentFile(p.file, p.snap.token, bytes, 420, env.MEMORY_IO_FAILPOINT || void 0);
+  }
+  const none = { lines: [], notes: [] };
+  const driver = last ? await mergeDriverStep(t.base, { remove: true, dryRun: t.dryRun, keep: sharer }, env) : none;
+  const removed = t.dryRun ? [] : plans.filter((p) => p.verb === "removed");
+  for (const p of removed) removeMade(madeListFile(t, env), dirsBelow(t.base, path45.dirname(p.file)));
+  for (const p of t.global ? [] : plans.filter((q) => q.next === null || !q.next.includes(t.helper.abs))) {
+    const x = excludeOf(t.base, p.file, env);
+    if (x === null || x.at < 0 || x.needed) continue;
+    if (!t.dryRun) import_write_file_atomic3.default.sync(x.file, x.text.slice(0, x.at) + x.text.slice(x.at + x.pair.length));
+    if (!t.dryRun) removeMade(madeListFile(t, env), [x.file, path45.dirname(x.file)]);
+    lines2.push(`${t.dryRun ? "would remove" : "removed"} ${p.shown} from .git/info/exclude`);
+  }
+  const old = t.dryRun ? [] : dropOldRecords(userDir(env, t.home));
+  return { lines: [...lines2, ...driver.lines], notes: [...driver.notes, ...old], last };
+}
+function anotherInstalled(t, planned, base = t.base, skip = t.agent.name) {
+  return Object.values(AGENTS).some((a) => a.name !== skip && a.edits(t.helper, false).some((edit2) => {
+    const file = editPath(base, edit2);
+    const st = lstatSync15(file, { throwIfNoEntry: false });
+    if (planned.has(file)) return holdsOurs(edit2, planned.get(file) ?? "");
+    if (st === void 0 || !st.isFile() || st.size > 4e6) return false;
+    return holdsOurs(edit2, readFileSync9(file, "utf8"));
+  }));
+}
+var import_write_file_atomic3, claudeSettings, EXCLUDE_MARK;
+var init_installer = __esm({
+  "src/agents/installer.ts"() {
+    "use strict";
+    import_write_file_atomic3 = __toESM(require_lib(), 1);
+    init_errors();
+    init_git_dir();
+    init_merge_driver_config();
+    init_run();
+    init_quote();
+    init_files();
+    init_fs();
+    init_pause();
+    init_agent_file();
+    init_agent_file();
+    init_home();
+    init_claude_plugin();
+    init_agents();
+    init_json_hooks();
+    init_plan();
+    init_target();
+    claudeSettings = (home, env) => path45.join(claudeUserDir(home, env), "settings.json");
+    EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
+  }
+});
+
+// src/agents/install-lock.ts
+import { lstatSync as lstatSync16, mkdirSync as mkdirSync7, rmdirSync as rmdirSync3 } from "node:fs";
+import path46 from "node:path";
+async function underInstallLock(ctx, uninstall2, run) {
+  if (ctx.values["dry-run"] === true) return run();
+  const global = ctx.values.global === true;
+  const given = typeof ctx.values.root === "string" && ctx.values.root !== "" ? ctx.values.root : ".";
+  let root = null;
+  try {
+    root = global ? null : findRoot(path46.resolve(ctx.cwd, given), ctx.env).root;
+  } catch {
+    return run();
+  }
+  const lockDir = path46.join(root === null ? userDir(ctx.env) : path46.join(root, ".ai"), ".install.lock");
+  const parent = path46.dirname(lockDir);
+  const made = makeParent(parent);
+  try {
+    const what = "another install or uninstall is editing these agent files";
+    const retry = "wait for it to finish and retry";
+    const lock = await acquireLockDir(lockDir, 10, { what, retry, makeParent: true });
+    try {
+      return await run();
+    } finally {
+      await lock.release();
+    }
+  } finally {
+    const stop = global ? path46.resolve(homeFolder(ctx.env) || "/") : root;
+    const below = (dir) => dir.startsWith(`${stop}${path46.sep}`);
+    for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path46.dirname(dir)) {
+      try {
+        rmdirSync3(dir);
+      } catch {
+        break;
+      }
+      if (dir === made && !uninstall2) break;
+    }
+  }
+}
+function makeParent(dir) {
+  const st = lstatSync16(dir, { throwIfNoEntry: false });
+  if (st === void 0) return mkdirSync7(dir, { recursive: true, mode: 448 }) ?? null;
+  if (st.isSymbolicLink() || !st.isDirectory()) {
+    throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
+  }
+  return null;
+}
+var init_install_lock = __esm({
+  "src/agents/install-lock.ts"() {
+    "use strict";
+    init_errors();
+    init_home();
+    init_lock();
+    init_root();
+  }
+});
+
 // src/agents/skill-place.ts
 import {
   accessSync as accessSync2,
   closeSync as closeSync9,
   constants as constants7,
-  existsSync as existsSync7,
+  existsSync as existsSync8,
   lstatSync as lstatSync17,
   mkdirSync as mkdirSync8,
   openSync as openSync7,
-  readdirSync as readdirSync10,
-  readFileSync as readFileSync9,
+  readdirSync as readdirSync9,
+  readFileSync as readFileSync10,
   readlinkSync as readlinkSync4,
   realpathSync as realpathSync4,
   renameSync as renameSync4,
   rmSync as rmSync5,
-  statSync,
+  statSync as statSync2,
   symlinkSync,
   writeFileSync as writeFileSync4
 } from "node:fs";
-import path45 from "node:path";
+import path47 from "node:path";
 function linkFolderFor(agent, global) {
   const folders = agent.skillFolders[global ? "home" : "project"];
   if (folders.length === 0 || folders.includes(".agents/skills")) return null;
@@ -12812,11 +13083,11 @@ function linkFolderFor(agent, global) {
 function skillFiles(dir) {
   const out = [];
   const walk2 = (rel) => {
-    const abs = path45.join(dir, rel);
+    const abs = path47.join(dir, rel);
     const st = lstatOrNull(abs);
     if (st === null) return;
     if (st.isDirectory()) {
-      for (const name2 of readdirSync10(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
+      for (const name2 of readdirSync9(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
     } else if (st.isFile()) out.push(rel);
   };
   for (const e of SKILL_ENTRIES) walk2(e);
@@ -12826,39 +13097,39 @@ function copySteps(from, to) {
   const want = skillFiles(from);
   const steps2 = [];
   for (const rel of want) {
-    const dest = path45.join(to, rel);
+    const dest = path47.join(to, rel);
     let have = null;
     try {
-      have = lstatSync17(dest).isFile() ? readFileSync9(dest) : null;
+      have = lstatSync17(dest).isFile() ? readFileSync10(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync9(path45.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync10(path47.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
   return steps2;
 }
 function linkOnTheWay(base, p) {
-  const parts = path45.relative(base, path45.dirname(p)).split(path45.sep).filter((x) => x !== "");
-  if (parts[0] === "..") return path45.dirname(p);
+  const parts = path47.relative(base, path47.dirname(p)).split(path47.sep).filter((x) => x !== "");
+  if (parts[0] === "..") return path47.dirname(p);
   let at2 = base;
   for (const part of parts) {
-    at2 = path45.join(at2, part);
+    at2 = path47.join(at2, part);
     const st = lstatOrNull(at2);
     if (st === null || !st.isDirectory()) return st?.isSymbolicLink() ? at2 : null;
   }
   return null;
 }
 function readCopyRecord(dir) {
-  const file = path45.join(dir, RECORD);
+  const file = path47.join(dir, RECORD);
   const st = lstatOrNull(file);
   if (st === null) return null;
   if (!st.isFile() || st.size > 1e6) {
     throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
   }
   try {
-    const r = JSON.parse(readFileSync9(file, "utf8"));
+    const r = JSON.parse(readFileSync10(file, "utf8"));
     const files = r.files;
     if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
     if (!Array.isArray(r.createdDirs)) return null;
@@ -12869,9 +13140,9 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync9(path45.join(dir, rel)))]));
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync10(path47.join(dir, rel)))]));
   const flags = constants7.O_WRONLY | constants7.O_CREAT | constants7.O_TRUNC | (constants7.O_NOFOLLOW ?? 0);
-  const fd = openSync7(path45.join(dir, RECORD), flags, 420);
+  const fd = openSync7(path47.join(dir, RECORD), flags, 420);
   try {
     writeFileSync4(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
@@ -12881,8 +13152,8 @@ function writeCopyRecord(dir, createdDirs) {
 }
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
-    const file = path45.join(dir, rel);
-    return !lstatSync17(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== tokenOf(readFileSync9(file));
+    const file = path47.join(dir, rel);
+    return !lstatSync17(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== tokenOf(readFileSync10(file));
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
 }
@@ -12891,14 +13162,14 @@ function linkState(place, target) {
   if (st === null) return "absent";
   if (st.isSymbolicLink()) {
     const to = readlinkSync4(place);
-    return path45.resolve(path45.dirname(place), to) === target ? "ours" : `a link to ${to}`;
+    return path47.resolve(path47.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
-  if (st.isDirectory()) return exists(path45.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
+  if (st.isDirectory()) return exists(path47.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
   return "a file";
 }
 function unwritable(file) {
-  let dir = path45.dirname(file);
-  for (let i = 0; i < 64 && !exists(dir); i++) dir = path45.dirname(dir);
+  let dir = path47.dirname(file);
+  for (let i = 0; i < 64 && !exists(dir); i++) dir = path47.dirname(dir);
   if (!lstatSync17(dir).isDirectory()) return `${dir} is not a folder`;
   try {
     accessSync2(dir, constants7.W_OK);
@@ -12914,35 +13185,35 @@ function unwritable(file) {
 }
 function applySteps(from, to, steps2) {
   for (const s of steps2) {
-    const dest = path45.join(to, s.rel);
+    const dest = path47.join(to, s.rel);
     if (s.action === "remove") {
       rmSync5(dest, { force: true });
-      removeEmptyUpTo(path45.dirname(dest), to);
+      removeEmptyUpTo(path47.dirname(dest), to);
       continue;
     }
-    mkdirSync8(path45.dirname(dest), { recursive: true });
+    mkdirSync8(path47.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
-    const src = path45.join(from, s.rel);
-    writeFileSync4(temp, readFileSync9(src), { mode: statSync(src).mode & 511 });
+    const src = path47.join(from, s.rel);
+    writeFileSync4(temp, readFileSync10(src), { mode: statSync2(src).mode & 511 });
     renameSync4(temp, dest);
   }
 }
 function makeLink(place, target) {
-  mkdirSync8(path45.dirname(place), { recursive: true });
-  symlinkSync(path45.relative(path45.dirname(place), target), place, "dir");
+  mkdirSync8(path47.dirname(place), { recursive: true });
+  symlinkSync(path47.relative(path47.dirname(place), target), place, "dir");
 }
 async function initSkill(ctx, ask) {
   const plan2 = planOf(ctx, ask);
   return ask.undo ? undo(ctx, plan2) : init(ctx, plan2, ask.replace);
 }
 function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
-  if (!ctx.env.HOME || !existsSync7(ctx.env.HOME)) {
+  if (!ctx.env.HOME || !existsSync8(ctx.env.HOME)) {
     throw new Refused("init needs HOME set to an existing folder (install records Node there); nothing was changed");
   }
   let base;
   if (global) base = realpathSync4(homeFolder(ctx.env));
   else {
-    const found = findRoot(path45.resolve(ctx.cwd, root ?? "."), ctx.env);
+    const found = findRoot(path47.resolve(ctx.cwd, root ?? "."), ctx.env);
     if (root === void 0 && found.by === "start") {
       const fix = "Run init at your project's root (after `git init`), or pass --root <project>";
       const why = `${found.root} has no .git and no folder above it has one`;
@@ -12952,7 +13223,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
     if (!undo2) assertDriverFits(base, ctx.env);
   }
   const side = global ? "home" : "project";
-  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path45.join(base, m))));
+  let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path47.join(base, m))));
   if (undo2 && named.length === 0) {
     agents = Object.values(AGENTS).filter((a) => agents.includes(a) || holdsEntries(a, base, global));
   }
@@ -12972,16 +13243,17 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync4(path45.dirname(path45.dirname(path45.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync7(path45.join(source, "SKILL.md"))) {
+  const source = realpathSync4(path47.dirname(path47.dirname(path47.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync8(path47.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
-  const shown = (p) => `${global ? "~/" : ""}${path45.relative(base, p).split(path45.sep).join("/")}`;
-  return { base, global, dryRun, source, dest: path45.join(base, CANONICAL), agents, shown };
+  const shown = (p) => `${global ? "~/" : ""}${path47.relative(base, p).split(path47.sep).join("/")}`;
+  const planned = /* @__PURE__ */ new Map();
+  return { base, global, dryRun, source, dest: path47.join(base, CANONICAL), agents, shown, planned };
 }
 function holdsEntries(agent, base, global) {
   try {
-    const edits = agent.edits({ abs: path45.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
+    const edits = agent.edits({ abs: path47.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
     return edits.some((edit2) => {
       const text = readSmall(editPath(base, edit2));
       return text !== null && holdsAgentEntries(edit2, agent.name, text);
@@ -12992,15 +13264,15 @@ function holdsEntries(agent, base, global) {
 }
 async function agentRun(ctx, plan2, run, agent, dryRun) {
   const root = plan2.global ? null : plan2.base;
-  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path45.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
+  const helper = helperLocation({ cwd: ctx.cwd, helperPath: path47.join(plan2.dest, "scripts", "memory_io.mjs") }, root);
   const values = { "dry-run": dryRun, ...plan2.global ? { global: true } : { root: plan2.base } };
-  const t = targetOf(agent, root, helper, ctx.env, dryRun);
+  const t = { ...targetOf(agent, root, helper, ctx.env, dryRun), planned: plan2.planned };
   const out = await underInstallLock({ ...ctx, values }, run === uninstall, () => run(t, ctx.env));
   return { lines: out.lines.map((l) => `${agent.name}: ${l}`), notes: out.notes };
 }
 function linkPlaces(plan2, agents) {
   const places = agents.map((a) => linkFolderFor(a, plan2.global)).filter((f) => f !== null);
-  return [...new Set(places)].map((f) => path45.join(plan2.base, f, "session-handoff"));
+  return [...new Set(places)].map((f) => path47.join(plan2.base, f, "session-handoff"));
 }
 function collected() {
   const out = { lines: [], notes: [] };
@@ -13022,21 +13294,21 @@ function refuseLinkOnTheWay(plan2) {
 async function init(ctx, plan2, replace) {
   const { dest, source, shown } = plan2;
   refuseLinkOnTheWay(plan2);
-  const running = dest === source || existsSync7(dest) && realpathSync4(dest) === source;
-  if (!running && existsSync7(dest) && lstatSync17(dest).isSymbolicLink()) {
+  const running = dest === source || existsSync8(dest) && realpathSync4(dest) === source;
+  if (!running && existsSync8(dest) && lstatSync17(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps2 = running ? [] : copySteps(source, dest);
   const record2 = running ? null : readCopyRecord(dest);
   const edited = running ? [] : editedFiles(dest, steps2, record2);
   if (edited.length > 0 && !replace) {
-    const names = edited.slice(0, 5).map((rel) => shown(path45.join(dest, rel)));
+    const names = edited.slice(0, 5).map((rel) => shown(path47.join(dest, rel)));
     const more = edited.length > 5 ? ` and ${edited.length - 5} more` : "";
     const why = "differ from what init copied (edited since, or copied by an older init); nothing was changed";
     const fix = "Keep your edits elsewhere, then run init --replace to overwrite them";
     throw new Refused(`${names.join(", ")}${more} ${why}. ${fix}`);
   }
-  const writes = steps2.map((s) => path45.join(dest, s.rel));
+  const writes = steps2.map((s) => path47.join(dest, s.rel));
   const links = linkPlaces(plan2, plan2.agents).map((place) => {
     const state = linkState(place, dest);
     if (state !== "absent" && state !== "ours" && state !== "copy") {
@@ -13044,12 +13316,12 @@ async function init(ctx, plan2, replace) {
     }
     const asCopy = state === "copy" || state === "absent" && process.platform === "win32";
     const copy2 = asCopy ? copySteps(source, place) : [];
-    if (asCopy) writes.push(...copy2.map((s) => path45.join(place, s.rel)));
+    if (asCopy) writes.push(...copy2.map((s) => path47.join(place, s.rel)));
     else if (state === "absent") writes.push(place);
     return { place, state, asCopy, copy: copy2 };
   });
-  const below = [dest, ...links.map((l) => path45.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
-  const made = below.filter((d) => !existsSync7(d)).map((d) => path45.relative(plan2.base, d).split(path45.sep).join("/"));
+  const below = [dest, ...links.map((l) => path47.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
+  const made = below.filter((d) => !existsSync8(d)).map((d) => path47.relative(plan2.base, d).split(path47.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -13080,7 +13352,7 @@ async function init(ctx, plan2, replace) {
     writeCopyRecord(dest, [.../* @__PURE__ */ new Set([...record2?.createdDirs ?? [], ...made])]);
   }
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
-  const copy = shown(path45.join(dest, "scripts", "memory_io.mjs"));
+  const copy = shown(path47.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
   const who = plan2.agents.map((a) => a.enableHooks ? `${a.name}: ${a.enableHooks} first` : a.name);
   lines2.push(`next: start a new session (${who.join("; ")}) and ${SAY2}`);
@@ -13109,18 +13381,18 @@ async function undo(ctx, plan2) {
   const all = skillFiles(dest);
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const files = all.filter((rel) => !kept.includes(rel));
-  if (files.length > 0 && !(existsSync7(dest) && lstatSync17(dest).isSymbolicLink())) {
+  if (files.length > 0 && !(existsSync8(dest) && lstatSync17(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync5(path45.join(dest, rel), { force: true });
-      if (kept.length === 0) rmSync5(path45.join(dest, RECORD), { force: true });
-      for (const rel of files) removeEmptyUpTo(path45.dirname(path45.join(dest, rel)), dest);
+      for (const rel of files) rmSync5(path47.join(dest, rel), { force: true });
+      if (kept.length === 0) rmSync5(path47.join(dest, RECORD), { force: true });
+      for (const rel of files) removeEmptyUpTo(path47.dirname(path47.join(dest, rel)), dest);
     }
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
-    for (const rel of kept) lines2.push(`left ${shown(path45.join(dest, rel))}: you edited it since init copied it`);
+    for (const rel of kept) lines2.push(`left ${shown(path47.join(dest, rel))}: you edited it since init copied it`);
   }
-  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path45.dirname(p))];
+  const places = [dest, ...linkPlaces(plan2, Object.values(AGENTS)).map((p) => path47.dirname(p))];
   const mayMake = new Set(places.flatMap((d) => dirsBelow(plan2.base, d)));
-  const made = (record2?.createdDirs ?? []).map((rel) => path45.join(plan2.base, rel)).filter((d) => mayMake.has(d));
+  const made = (record2?.createdDirs ?? []).map((rel) => path47.join(plan2.base, rel)).filter((d) => mayMake.has(d));
   if (!plan2.dryRun) removeEmptyDirs(made.filter((d) => linkOnTheWay(plan2.base, d) === null));
   if (lines2.length === 0) lines2.push("nothing of session-handoff's init to undo here");
   return { lines: lines2, notes };
@@ -13145,7 +13417,7 @@ var init_skill_place = __esm({
     SKILL_ENTRIES = ["SKILL.md", "LICENSE", "agents", "references", "templates", "scripts"];
     CANONICAL = ".agents/skills/session-handoff";
     RECORD = ".init.json";
-    safeDir = (d) => typeof d === "string" && d !== "" && !path45.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
+    safeDir = (d) => typeof d === "string" && d !== "" && !path47.isAbsolute(d) && !d.split(/[\\/]/).includes("..");
   }
 });
 
@@ -13293,8 +13565,8 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import { existsSync as existsSync8 } from "node:fs";
-import path46 from "node:path";
+import { existsSync as existsSync9 } from "node:fs";
+import path48 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
@@ -13332,7 +13604,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const t = agentTarget(ctx, "uninstall", () => rootOption(ctx));
         const done2 = await uninstall(t, ctx.env);
-        const stays = done2.last && existsSync8(path46.join(t.base, CANONICAL));
+        const stays = done2.last && existsSync9(path48.join(t.base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
 `, [...done2.notes, ...stays ? [note] : []]);
@@ -13341,46 +13613,9 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
   }
 });
 
-// src/agents/claude-plugin.ts
-import { existsSync as existsSync9, readFileSync as readFileSync10 } from "node:fs";
-import path47 from "node:path";
-function json(file) {
-  try {
-    const v = JSON.parse(readFileSync10(file, "utf8").slice(0, 1e6));
-    return isObj2(v) ? v : null;
-  } catch {
-    return null;
-  }
-}
-function claudePluginInstalls(home) {
-  const plugins = json(path47.join(home, ".claude", "plugins", "installed_plugins.json"))?.plugins;
-  if (plugins === null || typeof plugins !== "object") return [];
-  const enabledMap = json(path47.join(home, ".claude", "settings.json"))?.enabledPlugins ?? {};
-  const out = [];
-  for (const [key, list2] of Object.entries(plugins)) {
-    if (!key.startsWith("session-handoff@") || !Array.isArray(list2)) continue;
-    for (const raw of list2) {
-      const e = isObj2(raw) ? raw : {};
-      const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path47.isAbsolute(at2) && existsSync9(path47.join(at2, "SKILL.md"));
-      const scope = typeof e.scope === "string" ? e.scope : "unknown";
-      const version = typeof e.version === "string" ? e.version : null;
-      out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
-    }
-  }
-  return out;
-}
-var isObj2;
-var init_claude_plugin = __esm({
-  "src/agents/claude-plugin.ts"() {
-    "use strict";
-    isObj2 = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
-  }
-});
-
 // src/agents/doctor-checks.ts
-import { existsSync as existsSync10, readdirSync as readdirSync11 } from "node:fs";
-import path48 from "node:path";
+import { existsSync as existsSync10, readdirSync as readdirSync10 } from "node:fs";
+import path49 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
   const ours = oursIn(text).filter((h) => installShaped(edit2, h.command) !== null);
@@ -13410,7 +13645,7 @@ function startCommands(edit2, text, file, current) {
   return { run, foreign: all.filter((c) => installShaped(edit2, c) === null) };
 }
 function codexTrust(env, home, hooksFile) {
-  const toml = readSmall(path48.join(env.CODEX_HOME || path48.join(home, ".codex"), "config.toml")) ?? "";
+  const toml = readSmall(path49.join(env.CODEX_HOME || path49.join(home, ".codex"), "config.toml")) ?? "";
   const key = `[hooks.state.${JSON.stringify(`${hooksFile}:session_start:`).slice(0, -1)}`;
   const found = toml.split("\n").some((l) => l.trim().startsWith(key));
   return found ? "entry present (review again if the command changed)" : "no trust entry";
@@ -13426,9 +13661,9 @@ function budgetFinding(text, file, fixCmd2) {
 function posixShell(env, platform = process.platform) {
   if (platform !== "win32") return "/bin/sh";
   const programs = [env.ProgramFiles, env["ProgramFiles(x86)"]].filter((d) => !!d);
-  const git = programs.map((d) => path48.win32.join(d, "Git", "bin"));
+  const git = programs.map((d) => path49.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
-    const sh = path48.win32.join(dir, "sh.exe");
+    const sh = path49.win32.join(dir, "sh.exe");
     if (existsSync10(sh)) return sh;
   }
   return null;
@@ -13471,9 +13706,9 @@ function agentFix(r, verb, name2) {
 }
 async function agentInstalls(r, name2, agent) {
   const skill = [
-    ...agent.skillFolders.project.map((f) => path48.join(r.root, f, "session-handoff")),
-    ...agent.skillFolders.home.map((f) => path48.join(r.home, f, "session-handoff"))
-  ].filter((d) => exists(path48.join(d, "SKILL.md")));
+    ...agent.skillFolders.project.map((f) => path49.join(r.root, f, "session-handoff")),
+    ...agent.skillFolders.home.map((f) => path49.join(r.home, f, "session-handoff"))
+  ].filter((d) => exists(path49.join(d, "SKILL.md")));
   let edits = [];
   try {
     edits = agent.edits(r.helper, r.global);
@@ -13489,7 +13724,7 @@ async function agentInstalls(r, name2, agent) {
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
   }
   for (const dir of skill) {
-    const lacking2 = HELPER_FILES.filter((f) => !exists(path48.join(dir, f)));
+    const lacking2 = HELPER_FILES.filter((f) => !exists(path49.join(dir, f)));
     if (lacking2.length === 0 || r.problems.some((p) => p.what.includes(dir))) continue;
     const what = `${name2}: the skill folder ${quotePath(dir)} lacks its helper (${lacking2.join(", ")})`;
     r.problems.push({ what, fix: agentFix(r, "init", name2) });
@@ -13533,7 +13768,7 @@ async function installState(r, name2, edit2) {
     r.problems.push({ what: what2, fix: `read it in ${shown}; remove it unless you wrote it, then ${reinstall} writes ours` });
   }
   if (!installed(state)) return state;
-  if (path48.basename(edit2.file) === "AGENTS.md") {
+  if (path49.basename(edit2.file) === "AGENTS.md") {
     const over = budgetFinding(text, edit2.file, reinstall);
     if (over !== null && !r.problems.some((p) => p.what === over.what)) r.problems.push(over);
     const subfolders = "AGENTS.md files in subfolders count toward the same 32 KiB Codex reads";
@@ -13564,7 +13799,7 @@ function judge(r, name2, edit2, ours, reinstall) {
   return "outdated";
 }
 function pluginInstalls(r) {
-  const plugins = claudePluginInstalls(r.home);
+  const plugins = claudePluginInstalls(r.home, r.env);
   if (plugins.length === 0) return;
   const claude = r.agents["claude-code"];
   claude.plugin = plugins;
@@ -13592,12 +13827,16 @@ async function memoryState(r, journal) {
   const unsafe = Object.values(files).some((s) => s === "unsafe" || s === "foreign");
   const verdict = interrupted ? "interrupted" : unsafe ? "unsafe" : files.handoff === "present" ? "parked" : "clean";
   if (interrupted) problems.push({ what: "an interrupted save needs recovery", fix: fixCmd(r, "recover") });
+  if (process.platform !== "win32" && root.includes("\\")) {
+    const what = "the project path holds a backslash: Node cannot load a helper copy in it, so hooks running one fail";
+    problems.push({ what, fix: "move the project to a path without one, then run init again" });
+  }
   const lock = lockState(memoryDir(root));
   if (lock.unproven) {
     const owner = `process ${lock.pid} on ${quotedValue(lock.host ?? "")}, dated ahead of this clock`;
     const who = lock.host === null ? "an unreadable owner file" : owner;
     const fix = `${fixCmd(r, "recover")} takes it over after watching it 10 s (if no writer is at work there)`;
-    problems.push({ what: `the memory lock ${path48.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
+    problems.push({ what: `the memory lock ${path49.join(".ai", "memory", LOCK_NAME)} names ${who}`, fix });
   }
   if (unsafe) {
     const fix = "inspect .ai/memory by hand (a link, a hard link, a FIFO or no v1 marker); move the file away";
@@ -13613,11 +13852,11 @@ async function memoryState(r, journal) {
   }
   let archives = 0;
   try {
-    archives = readdirSync11(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
+    archives = readdirSync10(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
   } catch {
   }
   for (const p of journal.problems) {
-    const where = `${path48.join(".ai", "memory", p.file)} line ${p.line}`;
+    const where = `${path49.join(".ai", "memory", p.file)} line ${p.line}`;
     const what = `${where}: ${p.message}; saves add no entry to it until it is fixed`;
     problems.push({ what, fix: "fix that line by hand, or move the file away" });
   }
@@ -13695,7 +13934,7 @@ var doctor_exports = {};
 __export(doctor_exports, {
   doctorVerb: () => doctorVerb
 });
-import path49 from "node:path";
+import path50 from "node:path";
 function reportText(result) {
   const { agents, runs, notes, memory, problems } = result;
   const lines2 = [`node ${result.node}`, `helper ${quotePath(result.helper)}`];
@@ -13765,7 +14004,7 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
           root = rootOption(ctx);
         } catch (err) {
           if (!global || typeof ctx.values.root === "string" || !(err instanceof Refused) || home === "") throw err;
-          root = path49.resolve(home);
+          root = path50.resolve(home);
         }
         const helper = helperLocation(ctx, root);
         const r = { root, home, global, helper, env: ctx.env, agents: {}, runs: [], problems: [], notes: [] };
@@ -13787,9 +14026,9 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, mkdtempSync, rmSync as rmSync6, statSync as statSync2 } from "node:fs";
+import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, mkdtempSync, rmSync as rmSync6, statSync as statSync3 } from "node:fs";
 import { tmpdir } from "node:os";
-import path50 from "node:path";
+import path51 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
@@ -13799,11 +14038,11 @@ async function skippedPrograms(top, env, push) {
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
     runGit(top, ["config", "--type=bool", "--get", "commit.gpgSign"], env, void 0, opts)
   ]);
-  const hooksDir = path50.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
+  const hooksDir = path51.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
     try {
-      accessSync3(path50.join(hooksDir, h), constants8.X_OK);
-      return statSync2(path50.join(hooksDir, h)).isFile();
+      accessSync3(path51.join(hooksDir, h), constants8.X_OK);
+      return statSync3(path51.join(hooksDir, h)).isFile();
     } catch {
       return false;
     }
@@ -13837,7 +14076,7 @@ async function publishTarget(root, memDir, env) {
       `${root} is not in a git repository; publish commits the memory dir with git (${firstLine(topOut.stderr)})`
     );
   const top = topOut.stdout.toString("utf8").replace(/\n$/, "");
-  const memRel = path50.relative(top, memDir).split(path50.sep).join("/");
+  const memRel = path51.relative(top, memDir).split(path51.sep).join("/");
   if (memRel.startsWith("..")) throw new Refused(`the memory dir ${memDir} is outside the repository ${top}`);
   if ((await runGit(top, ["symbolic-ref", "-q", "HEAD"], env)).code === 1) {
     throw new Refused(
@@ -13859,11 +14098,11 @@ async function publishTarget(root, memDir, env) {
   }
   return { top, memRel };
 }
-async function publishMemory(target, memDir, message, push, env, attributes, runHooks) {
+async function publishMemory(target, memDir, message, push, env, attributes, runHooks, fp) {
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync11(path50.join(memDir, "journal", "OFF"));
+  const journal = !existsSync11(path51.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -13881,11 +14120,18 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   if (attributesEntry === null) changed = memory;
   if (changed.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
   const skipped = runHooks ? void 0 : await skippedPrograms(top, env, push);
+  let moved;
   try {
-    await commitOnly(top, env, runHooks, message, changed, attributesEntry);
+    moved = await commitOnly(top, env, runHooks, message, changed, attributesEntry, fp);
   } catch (err) {
     await putEntries(top, env, changed, before).catch(() => void 0);
     throw err;
+  }
+  if (moved !== null) {
+    await putBackUnlessCommitted(top, env, changed, before);
+    throw new Refused(
+      `HEAD moved while publish was committing (a commit made meanwhile?): nothing was published and that commit stands; run publish again (git: ${moved})`
+    );
   }
   const commit = (await git(["rev-parse", "HEAD"], "git rev-parse")).trim();
   let pushed = null;
@@ -13925,7 +14171,7 @@ async function ourAttributes(top, env, runHooks) {
   };
   const head = await show2("HEAD:.gitattributes");
   const staged = await show2(":.gitattributes");
-  const worktree = readSmall(path50.join(top, ".gitattributes")) ?? "";
+  const worktree = readSmall(path51.join(top, ".gitattributes")) ?? "";
   const text = attributesOnto(head, worktree);
   if (text === head) return null;
   const entry = async (t) => {
@@ -13938,6 +14184,12 @@ ${blob.stderr.trim()}`);
   await putEntries(top, env, [".gitattributes"], await entry(mine));
   return entry(text);
 }
+async function putBackUnlessCommitted(top, env, paths, before) {
+  const args = ["diff-index", "--cached", "--name-only", "-z", "HEAD", "--", ...paths];
+  const back = (await gitOut(top, args, env, "git diff-index", false)).split("\0").filter(Boolean);
+  const entries2 = before.split("\0").filter((e) => back.includes(e.slice(e.indexOf("	") + 1)));
+  if (back.length > 0) await putEntries(top, env, back, entries2.map((e) => `${e}\0`).join(""));
+}
 async function putEntries(top, env, paths, entries2, index) {
   const listed2 = entries2.split("\0").filter(Boolean).map((e) => e.slice(e.indexOf("	") + 1));
   const gone = paths.filter((p) => !listed2.includes(p));
@@ -13949,16 +14201,28 @@ ${r.stderr.trim()}`);
   if (gone.length > 0) await update(["--force-remove", "--", ...gone]);
   if (listed2.length > 0) await update(["-z", "--index-info"], entries2);
 }
-async function commitOnly(top, env, runHooks, message, paths, attributes) {
-  const staged = await gitOut(top, ["ls-files", "-s", "-z", "--", ...paths], env, "git ls-files", runHooks);
-  const dir = mkdtempSync(path50.join(tmpdir(), "sh-publish-"));
-  const index = path50.join(dir, "index");
+async function commitOnly(top, env, runHooks, message, paths, attributes, fp) {
+  const git = (args, what, index2) => gitOut(top, args, env, what, runHooks, index2);
+  const staged = await git(["ls-files", "-s", "-z", "--", ...paths], "git ls-files");
+  const dir = mkdtempSync(path51.join(tmpdir(), "sh-publish-"));
+  const index = path51.join(dir, "index");
   try {
-    const born = (await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks)).code === 0;
-    if (born) await gitOut(top, ["read-tree", "HEAD"], env, "git read-tree", runHooks, index);
+    const head = await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks);
+    const old = head.code === 0 ? head.stdout.toString("utf8").trim() : "";
+    if (old !== "") await git(["read-tree", old], "git read-tree", index);
     await putEntries(top, env, paths, staged, index);
     if (attributes !== null) await putEntries(top, env, [".gitattributes"], attributes, index);
-    await gitOut(top, ["commit", "-q", "-m", message], env, "git commit", runHooks, index);
+    await failpoint(fp, "publish-before-commit");
+    if (runHooks) {
+      await git(["commit", "-q", "-m", message], "git commit", index);
+      return null;
+    }
+    const tree = (await git(["write-tree"], "git write-tree", index)).trim();
+    const parent = old === "" ? [] : ["-p", old];
+    const commit = (await git(["commit-tree", tree, ...parent, "-m", message], "git commit-tree")).trim();
+    const cas = ["update-ref", "-m", `commit: ${message}`, "HEAD", commit, old];
+    const swap = await step(top, cas, env, "git update-ref", runHooks);
+    return swap.code === 0 ? null : firstLine(swap.stderr);
   } finally {
     rmSync6(dir, { recursive: true, force: true });
   }
@@ -13971,6 +14235,7 @@ var init_publish_memory = __esm({
     init_fs();
     init_merge_driver_config();
     init_run();
+    init_failpoint();
     COMMIT_HOOKS = [
       "pre-commit",
       "prepare-commit-msg",
@@ -14052,9 +14317,9 @@ stdout: "published <n> file(s) in <commit>" [and "pushed to <remote> <branch>"],
 ${ROOT_HELP}
 exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         detached HEAD, the memory dir is git-ignored or holds no memory file:
-        "nothing to publish:
-        ...", no upstream for --push, a secret in --message, git failed: its
-        error follows); 4 paused; 5 busy.
+        "nothing to publish: ...", no upstream for --push, a secret in
+        --message, HEAD moved by a commit made meanwhile, git failed: its error
+        follows); 4 paused; 5 busy.
 `,
       async run(ctx) {
         const root = rootOption(ctx);
@@ -14076,7 +14341,8 @@ exit:   0 published, or nothing to publish; 2 refused (not a git repository, a
         let r;
         let repairs = [];
         const attributes = driver.attributes ? "changed" : "if-only-ours";
-        const commit = () => publishMemory(target, memDir, message, push, ctx.env, attributes, ctx.values["run-hooks"] === true);
+        const hooks = ctx.values["run-hooks"] === true;
+        const commit = () => publishMemory(target, memDir, message, push, ctx.env, attributes, hooks, failpointOf(ctx));
         try {
           const lock = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
           if (checkTree(root)) ({ result: r, repairs } = await underLock(lock, commit));
@@ -14304,7 +14570,7 @@ var init_claude = __esm({
 });
 
 // src/agents/transcripts/codex.ts
-import path51 from "node:path";
+import path52 from "node:path";
 function commandOf2(name2, args) {
   const cmd = args.cmd ?? args.command;
   if (typeof cmd === "string") return cmd;
@@ -14333,8 +14599,8 @@ function patchEdits(input, cwd) {
   const files = [];
   const names = /^\*\*\* (?:Update|Add|Delete) File: (.+)$|^\*\*\* Move to: (.+)$/gm;
   for (const m of input.matchAll(names)) noteEdit(files, (m[1] ?? m[2] ?? "").trim());
-  const os = cwd === null ? null : windowsShaped(cwd) ? path51.win32 : cwd.startsWith("/") ? path51.posix : null;
-  return files.map((f) => ({ kind: "edit", path: os === null || path51.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
+  const os = cwd === null ? null : windowsShaped(cwd) ? path52.win32 : cwd.startsWith("/") ? path52.posix : null;
+  return files.map((f) => ({ kind: "edit", path: os === null || path52.win32.isAbsolute(f) ? f : os.join(cwd, f) }));
 }
 function shellPatch(command) {
   return /^\s*(?:apply_patch|applypatch)\b/.test(command) && command.includes("*** Begin Patch");
@@ -14487,7 +14753,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path57) => path57 && events.push({ kind: "edit", path: path57 });
+    addEdit = (events, path58) => path58 && events.push({ kind: "edit", path: path58 });
   }
 });
 
@@ -14582,8 +14848,10 @@ function readEvents(format2, lines2, only) {
   if (words === null) return [];
   const state = { cwd: null };
   const out = [];
+  const seen = /* @__PURE__ */ new Set();
   for (let i = 0; i < lines2.length; i++) {
-    if (!words.test(lines2[i]) || lines2[i] === lines2[i - 1]) continue;
+    if (!words.test(lines2[i]) || seen.has(lines2[i])) continue;
+    seen.add(lines2[i]);
     const rec = parseLine(lines2[i]);
     if (rec === null) continue;
     const ev = f.events(rec, i, state);
@@ -14786,6 +15054,14 @@ function closeTranscript(file) {
   } catch {
   }
 }
+function lineStart(file, at2, floor) {
+  for (let to = at2, step2 = 65536; to > floor; to -= step2, step2 = Math.min(step2 * 2, FIRST_TAIL_BYTES)) {
+    const from = Math.max(floor, to - step2);
+    const newline = readAt(file.fd, to - from, from).lastIndexOf(10);
+    if (newline >= 0) return from + newline + 1;
+  }
+  return -1;
+}
 function tailPart(file, bytes, end = file.size, skipped = 0) {
   const length = Math.min(end, bytes, TAIL_BYTES);
   const start = end - length;
@@ -14793,14 +15069,14 @@ function tailPart(file, bytes, end = file.size, skipped = 0) {
   const peek = length < TAIL_BYTES ? 1 : 0;
   const buf = readAt(file.fd, length + peek, start - peek);
   const lines2 = completeLines(buf, false);
-  if (lines2.length > 0) return { lines: lines2, from: start - peek + buf.indexOf(10) + 1, skipped };
   const floor = Math.max(0, file.size - OVERLONG_SCAN);
-  for (let at2 = start; at2 > floor; at2 -= FIRST_TAIL_BYTES) {
-    const from = Math.max(floor, at2 - FIRST_TAIL_BYTES);
-    const newline = readAt(file.fd, at2 - from, from).lastIndexOf(10);
-    if (newline >= 0) return tailPart(file, bytes, from + newline + 1, skipped + 1);
-  }
-  return { lines: lines2, from: end, skipped };
+  const from = lines2.length === 0 ? end : start - peek + buf.indexOf(10) + 1;
+  const over = from - TAIL_BYTES - 1;
+  const long = over > floor && (lines2.length === 0 || from > start) && lineStart(file, start - peek, over) === -1;
+  const cut = long ? lineStart(file, over, floor) : -1;
+  if (cut === -1) return { lines: lines2, from, skipped };
+  const before = tailPart(file, lines2.length === 0 ? bytes : length - (end - from), cut, skipped + 1);
+  return { lines: [...before.lines, ...lines2], from: before.from, skipped: before.skipped };
 }
 function earlierHolds(file, before, markers) {
   const start = file.size - Math.min(file.size, TAIL_BYTES);
@@ -15017,9 +15293,9 @@ var init_format2 = __esm({
 });
 
 // src/checkpoint/capture.ts
-import path52 from "node:path";
+import path53 from "node:path";
 function projectHandoffs(root) {
-  const bytes = readHead(path52.join(memoryDir(root), "HANDOFF.md"));
+  const bytes = readHead(path53.join(memoryDir(root), "HANDOFF.md"));
   let current = null;
   if (bytes !== null) {
     const saved = /^Saved: (.+)$/m.exec(bytes.subarray(0, 4096).toString("utf8"))?.[1]?.trim() ?? null;
@@ -15034,7 +15310,7 @@ function projectHandoffs(root) {
         archived = /* @__PURE__ */ new Set();
         try {
           for (const e of listArchives(root).slice(0, ARCHIVES_HASHED)) {
-            const b = e.regular ? readHead(path52.join(archiveDir(root), e.name)) : null;
+            const b = e.regular ? readHead(path53.join(archiveDir(root), e.name)) : null;
             if (b !== null) archived.add(tokenOf(b));
           }
         } catch {
@@ -15112,7 +15388,7 @@ function capture(transcript, lastMessage, format2, notes, project) {
       part = tailPart(file, read);
       cap = after(part.lines);
     }
-    if (part.skipped > 0) notes.push(CHECKPOINT_LINES.overlong(part.skipped, read));
+    if (part.skipped > 0) notes.push(CHECKPOINT_LINES.overlong(part.skipped, TAIL_BYTES));
     headStart = null;
     if (read < file.size) {
       const head = parseTranscript(chosen, file.head.slice(0, 16));
@@ -15135,7 +15411,7 @@ function sessionStartOf(file, format2, firstSixteen) {
 }
 async function writeCheckpoint(root, hook, notes, o) {
   const home = homeFolder(o.env);
-  if (root === path52.parse(root).root || home !== "" && samePath(root, path52.resolve(home))) {
+  if (root === path53.parse(root).root || home !== "" && samePath(root, path53.resolve(home))) {
     const why = `${root} is the home directory or the file system's root, not a project`;
     return [...notes, CHECKPOINT_LINES.skipped(why)];
   }
@@ -15154,7 +15430,7 @@ async function writeCheckpoint(root, hook, notes, o) {
   }
   const anchorLines = await anchorsP;
   const dir = checkpointsDir(root);
-  const file = path52.join(dir, name2);
+  const file = path53.join(dir, name2);
   const before = checkpointsDirState(root) === "ok" ? readHead(file, CHECKPOINT_MAX_BYTES * 2)?.toString() : void 0;
   const beforeSince = before === void 0 ? null : headerValue(before, "Since-handoff");
   const since = got.save?.token ?? (beforeSince !== null && project.accepts(beforeSince) ? beforeSince : null);
@@ -15284,7 +15560,7 @@ var init_capture2 = __esm({
       removed: (name2) => `checkpoint: no tool call since the session's last handoff save; removed checkpoints/${name2}, which it supersedes`,
       noMemory: (root) => `checkpoint: ${root} has no .ai/memory and this helper is installed for the user, not the project; nothing was captured`,
       usage: (what) => `checkpoint: ${what}; nothing was captured`,
-      overlong: (n2, bytes) => `checkpoint: skipped the transcript's last ${n2} record(s), each over ${+(bytes / 2 ** 20).toFixed(1)} MiB`,
+      overlong: (n2, bytes) => `checkpoint: skipped ${n2} of the transcript's record(s), each over ${+(bytes / 2 ** 20).toFixed(1)} MiB`,
       redacted: (report) => `checkpoint: ${report.replace(/ \(line \d+\)/g, "")} from the transcript`
     };
     LOCK_BUDGET_MS = 1200;
@@ -15374,7 +15650,7 @@ var statusline_exports = {};
 __export(statusline_exports, {
   statuslineVerb: () => statuslineVerb
 });
-import path53 from "node:path";
+import path54 from "node:path";
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -15442,7 +15718,7 @@ rev-list, at most 500 ms; left out when unknown). Always exit 0.
         let ours = "";
         try {
           const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-          const handoff = readHead(path53.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+          const handoff = readHead(path54.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
           const cw = input.context_window;
           const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
           const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);
@@ -15626,7 +15902,7 @@ exit: always 0.
 });
 
 // src/journal/search.ts
-import path54 from "node:path";
+import path55 from "node:path";
 function queryWords(query) {
   return [...new Set((query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).filter((w) => w.length > 0))];
 }
@@ -15708,7 +15984,7 @@ async function searchMemory(root, words, opts = {}) {
   };
   if (kinds.has("journal")) {
     for (const f of listJournal(root)) {
-      const text = await readText(path54.join(journalDir(root), f.name), `journal/${f.name}`, notes);
+      const text = await readText(path55.join(journalDir(root), f.name), `journal/${f.name}`, notes);
       if (text === null) continue;
       const units2 = [];
       for (const e of parseJournal(text, f.kind).entries) {
@@ -15723,9 +15999,9 @@ async function searchMemory(root, words, opts = {}) {
   const dated = (text) => markdownUnits(text, stateDate(text));
   const docs = async (kind, folder, pattern, units2) => {
     if (!kinds.has(kind)) return;
-    for (const name2 of listDir(path54.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
+    for (const name2 of listDir(path55.join(mem, folder)).sort().filter((n2) => pattern.test(n2))) {
       const file = folder === "" ? name2 : `${folder}/${name2}`;
-      const text = await readText(path54.join(mem, file), file, notes);
+      const text = await readText(path55.join(mem, file), file, notes);
       if (text !== null) consider(kind, file, units2(text));
     }
   };
@@ -16017,7 +16293,7 @@ __export(journal_exports, {
   journalVerb: () => journalVerb
 });
 import { lstatSync as lstatSync18, unlinkSync as unlinkSync11 } from "node:fs";
-import path55 from "node:path";
+import path56 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
@@ -16075,13 +16351,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync18(path55.join(journalDir(root), f.name));
+            const st = lstatSync18(path56.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync11(path55.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync11(path56.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -16097,7 +16373,7 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import path56 from "node:path";
+import path57 from "node:path";
 var mergeDriverVerb;
 var init_merge_driver2 = __esm({
   "src/verbs/merge-driver.ts"() {
@@ -16148,7 +16424,7 @@ exit: 0 merged; 1 not merged (git's conflict stands)
 `,
       async run(ctx) {
         const prefix = /^((?:.*\/)?)\.ai\/memory\//.exec(ctx.positionals[3] ?? "")?.[1];
-        const paused = prefix === void 0 ? null : pauseSwitch(path56.join(ctx.cwd, prefix, ".ai", "memory"), ctx.env);
+        const paused = prefix === void 0 ? null : pauseSwitch(path57.join(ctx.cwd, prefix, ".ai", "memory"), ctx.env);
         if (paused !== null) {
           return ok("", [`session-handoff merge driver: memory writes are paused (${paused}); git's conflict stands`], 1);
         }
