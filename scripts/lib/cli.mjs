@@ -2942,7 +2942,7 @@ async function handoffAway(root, env, tree = null) {
   const treeAt = tree === null ? NaN : savedAt(tree);
   const rankOf = (b) => {
     const text = b.toString("utf8");
-    return savedAt(text) <= treeAt ? -1 : rank(text, tokenOf(b));
+    return savedAt(text) < treeAt ? -1 : rank(text, tokenOf(b));
   };
   const newer = (b) => b != null && rankOf(b) > treeRank;
   for (let i = 0; i < count; i++) {

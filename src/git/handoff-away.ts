@@ -82,12 +82,12 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
     if (!(err instanceof GitUnavailable)) throw err;
     return null;
   }
-  // A save is newer than the tree's only when it was also saved later: a merge result holds this clone's older save.
+  // A save stamped before the tree's is not newer: a merge result holds this clone's older save.
   const savedAt = (text: string) => Date.parse(/^Saved: (\S+)/m.exec(text)?.[1] ?? "");
   const treeAt = tree === null ? NaN : savedAt(tree);
   const rankOf = (b: Buffer) => {
     const text = b.toString("utf8");
-    return savedAt(text) <= treeAt ? -1 : rank(text, tokenOf(b));
+    return savedAt(text) < treeAt ? -1 : rank(text, tokenOf(b));
   };
   const newer = (b: Buffer | null | undefined) => b != null && rankOf(b) > treeRank;
   for (let i = 0; i < count; i++) {

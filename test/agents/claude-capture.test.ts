@@ -36,10 +36,12 @@ function parseClaudeInOrder(lines: readonly string[]): Capture {
   const tasks = new Map<string, PlanItem>();
   let todo: PlanItem[] | null = null;
   let planFrom: "todo" | "tasks" | null = null;
-  for (const [k, line] of lines.entries()) {
+  const seen = new Set<string>();
+  for (const line of lines) {
     const rec = parseLine(line);
-    // A line written twice in a row is one record.
-    if (rec === null || line === lines[k - 1]) continue;
+    // A line written again anywhere in the file (a resume, a copy appended) is one record.
+    if (rec === null || seen.has(line)) continue;
+    seen.add(line);
     if (rec.isSidechain === true || typeof rec.agentId === "string") continue;
     const type = rec.type;
     if (type !== "user" && type !== "assistant" && type !== "system" && type !== "attachment" && type !== "progress" && type !== "summary") continue;

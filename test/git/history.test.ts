@@ -4,18 +4,19 @@ import { parseHistory } from "../../src/git/drift.ts";
 
 describe("memory-only commits in the history log", () => {
   const rec = (side: "<" | ">", email: string, paths: string[]) => `\x01${side}\x02${email}\0${paths.length > 0 ? `\n${paths.map((p) => `${p}\0`).join("")}` : ""}`;
-  it.each<[string, string, string, { ahead: number; behind: number; memoryOnlyAhead: number; memoryOnlyBehind: number; handoffCommitter: string | null }]>([
+  it.each<[string, string, string, { ahead: number; behind: number; memoryOnlyAhead: number; memoryOnlyBehind: number; handoffCommitter: string | null; emptyBehind?: number }]>([
     ["nothing", "", ".ai/memory/", { ahead: 0, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, handoffCommitter: null }],
     ["the handoff committed", rec(">", "me@x", [".ai/memory/HANDOFF.md"]), ".ai/memory/", { ahead: 1, behind: 0, memoryOnlyAhead: 1, memoryOnlyBehind: 0, handoffCommitter: "me@x" }],
     ["memory and code together", rec(">", "me@x", [".ai/memory/HANDOFF.md", "src/a.ts"]), ".ai/memory/", { ahead: 1, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, handoffCommitter: "me@x" }],
     ["an empty commit is not memory-only", rec(">", "me@x", []), ".ai/memory/", { ahead: 1, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, handoffCommitter: null }],
     ["a lookalike folder is not the memory dir", rec(">", "me@x", [".ai/memory-old/x.md"]), ".ai/memory/", { ahead: 1, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, handoffCommitter: null }],
+    ["an empty commit on the saved side is counted apart", rec("<", "t@x", []), ".ai/memory/", { ahead: 0, behind: 1, memoryOnlyAhead: 0, memoryOnlyBehind: 0, handoffCommitter: null, emptyBehind: 1 }],
     ["behind side", rec("<", "t@x", [".ai/memory/LESSONS.md"]) + rec(">", "me@x", ["a.ts"]), ".ai/memory/", { ahead: 1, behind: 1, memoryOnlyAhead: 0, memoryOnlyBehind: 1, handoffCommitter: null }],
     ["a memory below the top", rec(">", "me@x", ["pkg/.ai/memory/HANDOFF.md"]) + rec(">", "me@x", [".ai/memory/HANDOFF.md"]), "pkg/.ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 1, memoryOnlyBehind: 0, handoffCommitter: "me@x" }],
     ["a path holding \\x01 does not start a record", rec(">", "me@x", [".ai/memory/a\x01b.md"]) + rec(">", "me@x", ["x\x01>y"]), ".ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 1, memoryOnlyBehind: 0, handoffCommitter: null }],
     ["the newest commit names the committer", rec(">", "new@x", [".ai/memory/HANDOFF.md"]) + rec(">", "old@x", [".ai/memory/HANDOFF.md"]), ".ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 2, memoryOnlyBehind: 0, handoffCommitter: "new@x" }],
     ["a merge joined the handoffs: its author is not the one named", rec(">", "merger@x\x04a1 b2", [".ai/memory/HANDOFF.md"]) + rec(">", "mate@x\x04c3", [".ai/memory/HANDOFF.md"]), ".ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 2, memoryOnlyBehind: 0, handoffCommitter: "mate@x" }],
   ])("%s", (_name, out, prefix, want) => {
-    expect(parseHistory(Buffer.from(out, "utf8"), prefix)).toEqual({ ...want, attributesAhead: 0, attributesBehind: 0, truncated: false });
+    expect(parseHistory(Buffer.from(out, "utf8"), prefix)).toEqual({ emptyBehind: 0, ...want, attributesAhead: 0, attributesBehind: 0, truncated: false });
   });
 });
