@@ -13354,6 +13354,7 @@ async function init(ctx, plan2, replace) {
   for (const agent of plan2.dryRun ? [] : plan2.agents) take(await agentRun(ctx, plan2, install, agent, false));
   const copy = shown(path47.join(dest, "scripts", "memory_io.mjs"));
   if (!plan2.dryRun) lines2.push(`check: node ${copy} doctor${plan2.global ? " --global" : ""}`);
+  if (!plan2.dryRun && !plan2.global) lines2.push("commit: the skill's copy and the team files above (docs/install.md)");
   const who = plan2.agents.map((a) => a.enableHooks ? `${a.name}: ${a.enableHooks} first` : a.name);
   lines2.push(`next: start a new session (${who.join("; ")}) and ${SAY2}`);
   return { lines: lines2, notes };

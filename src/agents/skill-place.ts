@@ -364,6 +364,8 @@ async function init(ctx: Caller, plan: Plan, replace: boolean) {
   // doctor from the copy: the package's own helper would call the copy's hooks another copy's.
   const copy = shown(path.join(dest, "scripts", "memory_io.mjs"));
   if (!plan.dryRun) lines.push(`check: node ${copy} doctor${plan.global ? " --global" : ""}`);
+  // Uncommitted, the copy and the team files count as the user's work in progress in every handoff.
+  if (!plan.dryRun && !plan.global) lines.push("commit: the skill's copy and the team files above (docs/install.md)");
   const who = plan.agents.map((a) => (a.enableHooks ? `${a.name}: ${a.enableHooks} first` : a.name));
   lines.push(`next: start a new session (${who.join("; ")}) and ${SAY}`);
   return { lines, notes };

@@ -107,9 +107,9 @@ describe("init --undo and the folders init made", () => {
 });
 
 describe("init --dry-run says what the real run does", () => {
-  // The real run's words in the dry run's tense; `check:` is advice on the copy, printed once it exists.
+  // The real run's words in the dry run's tense; `check:` and `commit:` are advice on the copy, printed once it exists.
   const past: Record<string, string> = { copied: "copy", linked: "link", created: "create", updated: "update", registered: "register", added: "add", removed: "remove" };
-  const asDry = (out: string) => out.split("\n").filter((l) => !l.startsWith("check: ")).map((l) => l.replace(/^((?:[\w-]+: )?)(copied|linked|created|updated|registered|added|removed) /, (_m, who: string, verb: string) => `${who}would ${past[verb]} `));
+  const asDry = (out: string) => out.split("\n").filter((l) => !/^(check|commit): /.test(l)).map((l) => l.replace(/^((?:[\w-]+: )?)(copied|linked|created|updated|registered|added|removed) /, (_m, who: string, verb: string) => `${who}would ${past[verb]} `));
 
   it("for several agents sharing AGENTS.md and one merge driver, both ways", () => {
     const p = project([".claude", ".codex", ".opencode", ".cursor"]);
