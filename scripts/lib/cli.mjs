@@ -2613,7 +2613,11 @@ function checkpointNoteForHandoff(root, handoffText, now = Date.now()) {
     }
     if (got.newer !== true) return null;
     const then = "before saving, run `read checkpoint` and start the new handoff from it";
-    return `note: an automatic checkpoint newer than this handoff exists (${where}); ${then}`;
+    const order = handoffOrderOf(handoffText, now);
+    const others = listCheckpoints(root, now).filter((e) => e !== got.entry && e.name !== got.entry.name && !e.anchorsOnly && newerThanHandoff(e, order));
+    const ids = others.slice(0, 3).map((e) => `\`read checkpoint --session ${e.session}\``).join(", ");
+    const more = others.length === 0 ? "" : `; ${others.length} more since the handoff: ${ids}`;
+    return `note: an automatic checkpoint newer than this handoff exists (${where}); ${then}${more}`;
   } catch {
     return null;
   }

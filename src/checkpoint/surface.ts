@@ -158,7 +158,13 @@ export function checkpointNoteForHandoff(root: string, handoffText: string | nul
     }
     if (got.newer !== true) return null;
     const then = "before saving, run `read checkpoint` and start the new handoff from it";
-    return `note: an automatic checkpoint newer than this handoff exists (${where}); ${then}`;
+    // Two sessions since the save (two agents, or one resumed elsewhere): the older one's work is named too.
+    const order = handoffOrderOf(handoffText, now);
+    const others = listCheckpoints(root, now)
+      .filter((e) => e !== got.entry && e.name !== got.entry.name && !e.anchorsOnly && newerThanHandoff(e, order));
+    const ids = others.slice(0, 3).map((e) => `\`read checkpoint --session ${e.session}\``).join(", ");
+    const more = others.length === 0 ? "" : `; ${others.length} more since the handoff: ${ids}`;
+    return `note: an automatic checkpoint newer than this handoff exists (${where}); ${then}${more}`;
   } catch {
     return null;
   }

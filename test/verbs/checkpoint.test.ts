@@ -480,6 +480,12 @@ describe("surfacing: read checkpoint, check, read handoff, brief (26)", () => {
     expect(notes(helper(["read", "handoff", "--root", root]))).toBe(
       "note: an automatic checkpoint newer than this handoff exists (checkpoints/s.md, captured 10 minutes ago); before saving, run `read checkpoint` and start the new handoff from it\n",
     );
+    // A second session since the save is named too, not skipped (found by a newcomer).
+    plantCheckpoint(root, "t", minutesAgoIso(30));
+    expect(notes(helper(["read", "handoff", "--root", root]))).toBe(
+      "note: an automatic checkpoint newer than this handoff exists (checkpoints/s.md, captured 10 minutes ago); before saving, run `read checkpoint` and start the new handoff from it; 1 more since the handoff: `read checkpoint --session t`\n",
+    );
+    plantCheckpoint(root, "t", minutesAgoIso(120));
     plantCheckpoint(root, "s", minutesAgoIso(120));
     expect(notes(helper(["read", "handoff", "--root", root]))).toBe("");
   });
