@@ -5658,30 +5658,27 @@ function renderResumeEntry(time, key, token, score, o) {
   return fitEntry(`## ${time} resume ${key}`, items2);
 }
 function fitEntry(heading, items2, redacted = /* @__PURE__ */ new Set()) {
-  const one = ([label, text]) => {
-    return [label, sanitize(text, { max: ITEM_MAX, redact: !redacted.has(label) })];
-  };
-  const shown = items2.map(one).filter(([, t]) => t !== "");
+  const shown = items2.map(([label, text]) => ({ label, text: sanitize(text, { max: ITEM_MAX, redact: !redacted.has(label) }) })).filter((x) => x.text !== "").map(({ label, text }) => ({ label, line: `- ${label}: ${text}
+`, kept: true }));
+  const byLabel = /* @__PURE__ */ new Map();
+  shown.forEach(({ label }, i) => (byLabel.get(label) ?? byLabel.set(label, []).get(label)).push(i));
+  const droppedLine = (n2) => n2 > 0 ? `- Dropped: (${n2} more items left out)
+` : "";
+  let total = Buffer.byteLength(`${heading}
+
+`) + shown.reduce((n2, x) => n2 + Buffer.byteLength(x.line), 0);
   let left = 0;
-  const render2 = () => {
-    const body = shown.map(([l, t]) => `- ${l}: ${t}
-`).join("");
-    return `${heading}
-${body}${left > 0 ? `- Dropped: (${left} more items left out)
-` : ""}
-`;
-  };
-  let out = render2();
-  while (Buffer.byteLength(out) > ENTRY_MAX_BYTES && shown.length > 0) {
-    const counts = /* @__PURE__ */ new Map();
-    for (const [l] of shown) counts.set(l, (counts.get(l) ?? 0) + 1);
-    const [busiest] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0];
-    const at2 = shown.map(([l]) => l).lastIndexOf(busiest);
-    shown.splice(at2, 1);
+  while (total + Buffer.byteLength(droppedLine(left)) > ENTRY_MAX_BYTES && left < shown.length) {
+    let busiest = [];
+    for (const at3 of byLabel.values()) if (at3.length > busiest.length) busiest = at3;
+    const at2 = busiest.pop();
+    shown[at2].kept = false;
+    total -= Buffer.byteLength(shown[at2].line);
     left++;
-    out = render2();
   }
-  return out;
+  return `${heading}
+${shown.filter((x) => x.kept).map((x) => x.line).join("")}${droppedLine(left)}
+`;
 }
 function parseJournal(text, kind = "month") {
   const lines2 = text.split(/\r?\n/);

@@ -82,26 +82,25 @@ export function renderResumeEntry(time: string, key: string, token: string, scor
 
 /** Each item one sanitised line; while over ENTRY_MAX_BYTES the busiest label's last item goes, a line counts it. */
 function fitEntry(heading: string, items: readonly [EntryLabel, string][], redacted = new Set<EntryLabel>()): string {
-  const one = ([label, text]: [EntryLabel, string]): [EntryLabel, string] => {
-    return [label, sanitize(text, { max: ITEM_MAX, redact: !redacted.has(label) })];
-  };
-  const shown = items.map(one).filter(([, t]) => t !== "");
+  const shown = items
+    .map(([label, text]) => ({ label, text: sanitize(text, { max: ITEM_MAX, redact: !redacted.has(label) }) }))
+    .filter((x) => x.text !== "")
+    .map(({ label, text }) => ({ label, line: `- ${label}: ${text}\n`, kept: true }));
+  // Sizes and each label's kept items are kept up to date: a handoff of thousands of items is fitted in one pass.
+  const byLabel = new Map<EntryLabel, number[]>();
+  shown.forEach(({ label }, i) => (byLabel.get(label) ?? byLabel.set(label, []).get(label)!).push(i));
+  const droppedLine = (n: number) => (n > 0 ? `- Dropped: (${n} more items left out)\n` : "");
+  let total = Buffer.byteLength(`${heading}\n\n`) + shown.reduce((n, x) => n + Buffer.byteLength(x.line), 0);
   let left = 0;
-  const render = (): string => {
-    const body = shown.map(([l, t]) => `- ${l}: ${t}\n`).join("");
-    return `${heading}\n${body}${left > 0 ? `- Dropped: (${left} more items left out)\n` : ""}\n`;
-  };
-  let out = render();
-  while (Buffer.byteLength(out) > ENTRY_MAX_BYTES && shown.length > 0) {
-    const counts = new Map<string, number>();
-    for (const [l] of shown) counts.set(l, (counts.get(l) ?? 0) + 1);
-    const [busiest] = [...counts.entries()].sort((a, b) => b[1] - a[1])[0]!;
-    const at = shown.map(([l]) => l).lastIndexOf(busiest as EntryLabel);
-    shown.splice(at, 1);
+  while (total + Buffer.byteLength(droppedLine(left)) > ENTRY_MAX_BYTES && left < shown.length) {
+    let busiest: number[] = [];
+    for (const at of byLabel.values()) if (at.length > busiest.length) busiest = at;
+    const at = busiest.pop()!;
+    shown[at]!.kept = false;
+    total -= Buffer.byteLength(shown[at]!.line);
     left++;
-    out = render();
   }
-  return out;
+  return `${heading}\n${shown.filter((x) => x.kept).map((x) => x.line).join("")}${droppedLine(left)}\n`;
 }
 
 type Problem = { line: number; message: string };

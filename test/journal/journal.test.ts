@@ -103,6 +103,22 @@ describe("journal entries", () => {
     expect(entry).toContain("decision number 0 ");
   });
 
+  it("thousands of items: the busiest label loses its last items first, the entry filled to its limit", async () => {
+    const root = gitRepo();
+    const decisions = Array.from({ length: 3000 }, (_, i) => `[agent-proposed] decision number ${i} about buffering`);
+    const failed = Array.from({ length: 5 }, (_, i) => `approach ${i}: broke the build`);
+    expect((await write(root, doc({ decisions, failed }))).code).toBe(0);
+    const text = readFileSync(monthFile(root), "utf8");
+    const entry = text.slice(text.indexOf("\n## ") + 1);
+    const kept = entry.match(/^- Decision: /gm)!.length;
+    expect(entry).toContain(`- Dropped: (${3000 - kept} more items left out)\n`);
+    for (let i = 0; i < 5; i++) expect(entry).toContain(`- Failed approach: approach ${i}: broke the build\n`);
+    expect(entry).toContain(`decision number ${kept - 1} about`);
+    expect(entry).not.toContain(`decision number ${kept} about`);
+    expect(Buffer.byteLength(entry)).toBeLessThanOrEqual(4096);
+    expect(Buffer.byteLength(entry) + `- Decision: [agent-proposed] decision number ${kept} about buffering\n`.length).toBeGreaterThan(4096);
+  });
+
   it("a secret in the previous handoff's text (edited by hand) never reaches the journal", async () => {
     const root = gitRepo();
     expect((await write(root, doc({ decisions: ["[user-directed] keep it"] }))).code).toBe(0);
