@@ -9112,7 +9112,8 @@ function assessDrift(f) {
   const notHereReason = absent ? f.shallow ? "shallow" : "not-fetched" : null;
   const kept = patchesKept(f);
   const newSince = kept ? f.sinceSaved ?? 0 : ahead ?? 0;
-  const moved = branchChanged === true || newSince > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0;
+  const wipGone = (f.dirtyFates ?? []).some((x) => x.fate === "reverted" || x.fate === "stashed");
+  const moved = branchChanged === true || newSince > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0 || wipGone;
   const worked = moved || dirtyChanged === true || (f.dirtyFates ?? []).some((x) => x.fate === "changed");
   let verdict;
   if (unchecked || notHereReason !== null) verdict = "unverifiable";

@@ -517,10 +517,18 @@ describe("dirty files then and now", () => {
     const report = await measureDrift(root, ENV, anchors, NOW);
     expect(report.verdict).toBe("fresh");
     expect(report.dirtyChanged).toBe(false);
+    // Edited further, a dirty file is still work in progress: fresh.
+    writeFileSync(path.join(root, "keep.txt"), "edited again\n");
+    const edited = await measureDrift(root, ENV, anchors, NOW);
+    expect(edited.dirtyChanged).toBe(false);
+    expect(edited.verdict).toBe("fresh");
+    // Gone from the tree, neither committed nor stashed: the work in progress the plan rested on is lost, which is
+    // drift (found by a newcomer, whose brief said fresh).
     renameSync(path.join(root, "with space.txt"), path.join(root, "moved.txt"));
     const again = await measureDrift(root, ENV, anchors, NOW);
     expect(again.dirtyChanged).toBe(true);
-    expect(again.verdict).toBe("fresh");
+    expect(again.dirtyFates.find((x) => x.path === "with space.txt")?.fate).toBe("reverted");
+    expect(again.verdict).toBe("drifted");
   });
 
   it("lists a .ai/ folder that holds more than memory (collapsed, as git does), never the memory dir alone", async () => {
