@@ -16382,6 +16382,7 @@ var init_merge_driver2 = __esm({
   "src/verbs/merge-driver.ts"() {
     "use strict";
     init_merge_driver();
+    init_run();
     init_entry();
     init_pause();
     init_types();
@@ -16421,15 +16422,20 @@ A side holding a NUL byte or bytes that are not UTF-8 is not merged, whatever
 the path (exit 1): git's conflict stands; so too a handoff or ledger in a schema
 other than v1. Both read <base>: an item one side left as it was takes the other
 side's edit or removal.
-It writes only <ours> (a regular file, no link followed) and the new archive,
-and nothing while memory writes are paused (exit 1: git's conflict stands).
+It writes only <ours> (a regular file, no link followed) and the new archive;
+while memory writes are paused it merges every path as text (git merge-file),
+conflict markers and all, and writes no archive.
 exit: 0 merged; 1 not merged (git's conflict stands)
 `,
       async run(ctx) {
         const prefix = /^((?:.*\/)?)\.ai\/memory\//.exec(ctx.positionals[3] ?? "")?.[1];
         const paused = prefix === void 0 ? null : pauseSwitch(path57.join(ctx.cwd, prefix, ".ai", "memory"), ctx.env);
         if (paused !== null) {
-          return ok("", [`session-handoff merge driver: memory writes are paused (${paused}); git's conflict stands`], 1);
+          const [base, ours, theirs] = ctx.positionals;
+          const labels = ["-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs];
+          const r = await runGit(ctx.cwd, ["merge-file", ...labels], ctx.env);
+          const said2 = `memory writes are paused (${paused}): merged as text${r.code === 0 ? "" : "; git's conflict stands"}`;
+          return ok("", [`session-handoff merge driver: ${said2}`], r.code === 0 ? 0 : 1);
         }
         const { notes, code } = await mergeMemoryFile(ctx.positionals, ctx.cwd, ctx.env, mergeJournalMonth);
         return ok("", notes, code);

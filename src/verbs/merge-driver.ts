@@ -1,5 +1,6 @@
 import path from "node:path";
 import { mergeMemoryFile } from "../git/merge-driver.ts";
+import { runGit } from "../git/run.ts";
 import { mergeJournalMonth } from "../journal/entry.ts";
 import { pauseSwitch } from "../store/pause.ts";
 import { ok, type Verb } from "./types.ts";
@@ -40,16 +41,23 @@ A side holding a NUL byte or bytes that are not UTF-8 is not merged, whatever
 the path (exit 1): git's conflict stands; so too a handoff or ledger in a schema
 other than v1. Both read <base>: an item one side left as it was takes the other
 side's edit or removal.
-It writes only <ours> (a regular file, no link followed) and the new archive,
-and nothing while memory writes are paused (exit 1: git's conflict stands).
+It writes only <ours> (a regular file, no link followed) and the new archive;
+while memory writes are paused it merges every path as text (git merge-file),
+conflict markers and all, and writes no archive.
 exit: 0 merged; 1 not merged (git's conflict stands)
 `,
   async run(ctx) {
     // git runs the driver at the top of the work tree, with <path> relative to it.
     const prefix = /^((?:.*\/)?)\.ai\/memory\//.exec(ctx.positionals[3] ?? "")?.[1];
     const paused = prefix === undefined ? null : pauseSwitch(path.join(ctx.cwd, prefix, ".ai", "memory"), ctx.env);
+    // Paused, it merges as git would without it: a text merge, its conflict markers in <ours> (exit 1 on a conflict),
+    // so check and brief see two handoffs and nothing of ours (an archive, a Merged-with line) is written.
     if (paused !== null) {
-      return ok("", [`session-handoff merge driver: memory writes are paused (${paused}); git's conflict stands`], 1);
+      const [base, ours, theirs] = ctx.positionals as [string, string, string];
+      const labels = ["-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs];
+      const r = await runGit(ctx.cwd, ["merge-file", ...labels], ctx.env);
+      const said = `memory writes are paused (${paused}): merged as text${r.code === 0 ? "" : "; git's conflict stands"}`;
+      return ok("", [`session-handoff merge driver: ${said}`], r.code === 0 ? 0 : 1);
     }
     const { notes, code } = await mergeMemoryFile(ctx.positionals, ctx.cwd, ctx.env, mergeJournalMonth);
     return ok("", notes, code);

@@ -56,7 +56,7 @@ describe("the merge driver's archive", () => {
   });
 
   it("while memory writes are paused it writes nothing: git's conflict stands, no archive (found by a breaker)", { timeout: 120_000 }, () => {
-    const { dir, git } = twoBranches();
+    const { dir, git, run } = twoBranches();
     const mem = path.join(dir, ".ai", "memory");
     writeFileSync(path.join(mem, "PAUSE"), "");
     const m = git("merge", "--no-edit", "side");
@@ -65,6 +65,11 @@ describe("the merge driver's archive", () => {
     // The side's archives come with the merge; the driver's own would be the one git does not track.
     expect(git("status", "--porcelain").out).not.toMatch(/^\?\? .*archive/m);
     expect(git("status", "--porcelain").out).toMatch(/^UU \.ai\/memory\/HANDOFF\.md$/m);
-    expect(readFileSync(path.join(mem, "HANDOFF.md"), "utf8")).not.toContain("Merged-with:");
+    const text = readFileSync(path.join(mem, "HANDOFF.md"), "utf8");
+    expect(text).not.toContain("Merged-with:");
+    // Both sides stay, between git's markers: check refuses it as conflicted, not as one side to resume (found by a
+    // second breaker, when the paused driver left only ours).
+    expect(text).toMatch(/^<<<<<<< ours\n[^]*main's goal[^]*^=======\n[^]*the side's goal[^]*^>>>>>>> theirs$/m);
+    expect(run(["check"]).code).toBe(3);
   });
 });
