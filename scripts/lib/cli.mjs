@@ -16434,7 +16434,8 @@ exit: 0 merged; 1 not merged (git's conflict stands)
           const [base, ours, theirs] = ctx.positionals;
           const labels = ["-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs];
           const r = await runGit(ctx.cwd, ["merge-file", ...labels], ctx.env);
-          const said2 = `memory writes are paused (${paused}): merged as text${r.code === 0 ? "" : "; git's conflict stands"}`;
+          const conflict = r.code === 0 ? "" : "; git's conflict stands";
+          const said2 = `memory writes are paused (${paused}): merged as text${conflict}`;
           return ok("", [`session-handoff merge driver: ${said2}`], r.code === 0 ? 0 : 1);
         }
         const { notes, code } = await mergeMemoryFile(ctx.positionals, ctx.cwd, ctx.env, mergeJournalMonth);
