@@ -9043,7 +9043,7 @@ function headClauses(f, verdict, notHere, memoryOnly) {
     const copies = n2 === 1 ? "the saved commit is on HEAD as a new commit" : `the ${n2 === null ? "" : `${n2} `}saved commits are on HEAD as new commits`;
     const since = f.sinceSaved ?? 0;
     return [
-      `saved HEAD ${head} was rewritten with its patches kept: ${copies}`,
+      `saved HEAD ${head} was rewritten with its patches kept (whitespace aside): ${copies}`,
       since === 0 ? "no other commits since the save" : `${plural(since, "other commit")} on HEAD since the save`
     ];
   }
@@ -9113,7 +9113,7 @@ function assessDrift(f) {
   const kept = patchesKept(f);
   const newSince = kept ? f.sinceSaved ?? 0 : ahead ?? 0;
   const wipGone = (f.dirtyFates ?? []).some((x) => x.fate === "reverted" || x.fate === "stashed");
-  const moved = branchChanged === true || newSince > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0 || wipGone;
+  const moved = branchChanged === true || newSince > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0 || wipGone || kept;
   const worked = moved || dirtyChanged === true || (f.dirtyFates ?? []).some((x) => x.fate === "changed");
   let verdict;
   if (unchecked || notHereReason !== null) verdict = "unverifiable";

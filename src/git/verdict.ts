@@ -142,7 +142,7 @@ function headClauses(f: DriftFacts, verdict: Verdict, notHere: NotHere, memoryOn
       : `the ${n === null ? "" : `${n} `}saved commits are on HEAD as new commits`;
     const since = f.sinceSaved ?? 0;
     return [
-      `saved HEAD ${head} was rewritten with its patches kept: ${copies}`,
+      `saved HEAD ${head} was rewritten with its patches kept (whitespace aside): ${copies}`,
       since === 0 ? "no other commits since the save" : `${plural(since, "other commit")} on HEAD since the save`,
     ];
   }
@@ -228,7 +228,9 @@ export function assessDrift(f: DriftFacts) {
   // Work in progress at the save that the tree no longer holds (reverted, stashed) is drift too: the plan's step
   // in progress rested on it.
   const wipGone = (f.dirtyFates ?? []).some((x) => x.fate === "reverted" || x.fate === "stashed");
-  const moved = branchChanged === true || newSince > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0 || wipGone;
+  // Patches kept by git's patch id, which ignores whitespace (an indentation in Python is not): a rewrite is drift.
+  const moved =
+    branchChanged === true || newSince > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0 || wipGone || kept;
   const worked = moved || dirtyChanged === true || (f.dirtyFates ?? []).some((x) => x.fate === "changed");
   let verdict: Verdict;
   if (unchecked || notHereReason !== null) verdict = "unverifiable";

@@ -193,14 +193,14 @@ const histories: [string, () => Scripted, Expect][] = [
     { verdict: "rewritten", ahead: null, behind: null, ageDays: 3, missing: [], branchChanged: false, reachable: false, since: 1, copies: [0, 1] },
   ],
   [
-    "a message-only amend keeps the patch: fresh",
+    "a message-only amend keeps the patch: drifted, never fresh (patch ids ignore whitespace)",
     () => {
       const root = newRepo(NOW - 3 * DAY);
       const head = commit(root, "wip", NOW - 2 * DAY, { "a.txt": "1" });
       git(root, ["commit", "-q", "--amend", "-m", "done"], NOW - DAY);
       return { root, text: saved(head, 1.5) };
     },
-    { verdict: "fresh", ahead: null, behind: null, ageDays: 1.5, missing: [], branchChanged: false, reachable: false, since: 1, copies: [1, 0] },
+    { verdict: "drifted", ahead: null, behind: null, ageDays: 1.5, missing: [], branchChanged: false, reachable: false, since: 1, copies: [1, 0] },
   ],
   [
     "saved before the first commit, two commits since: counted from no commit",
@@ -470,7 +470,7 @@ describe("drift over scripted histories", () => {
     expect(report.verdict).toBe("drifted");
     expect(report.sinceSaved).toBe(1);
     expect(report.memoryOnlyCommits).toBe(1);
-    expect(report.summary).toContain("with its patches kept: the saved commit is on HEAD as a new commit; 1 other commit on HEAD since the save");
+    expect(report.summary).toContain("with its patches kept (whitespace aside): the saved commit is on HEAD as a new commit; 1 other commit on HEAD since the save");
     expect(report.summary).toContain("1 memory-only commit (the handoff itself) not counted");
   });
 
