@@ -4798,7 +4798,7 @@ var init_redact = __esm({
     init_redact_syntax();
     init_redact_transcript();
     init_redact_vendors();
-    GENERIC_KEY = "(?:(?<p>pass(?:word|wd|phrase))|(?<![A-Za-z0-9])(?:pass|pwd)|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|credentials?|(?<k>[_.-]key))";
+    GENERIC_KEY = "(?:(?<p>pass(?:word|wd|phrase))|(?<![A-Za-z0-9])(?:pass|pwd)|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key(?:[_.-]?base)?|credentials?|(?:encryption|signing|master|hmac|jwt|cipher|aes)[_.-]?key|(?<k>[_.-]key))";
     CLI_VALUE = "[^\\s\"'`;|&<>]{1,256}";
     CLI_ARG = (n2) => `(?:"(?<sd${n2}>[^"\\n]{1,256})"|'(?<sq${n2}>[^'\\n]{1,256})'|(?<s${n2}>${CLI_VALUE}))`;
     CLI_PAIR = (sep, n2) => `(?:"[^"\\s${sep}]{1,128}${sep}(?<sd${n2}>[^"\\n]{1,256})"|'[^'\\s${sep}]{1,128}${sep}(?<sq${n2}>[^'\\n]{1,256})'|[^\\s${sep}"']{1,128}${sep}(?<s${n2}>[^\\s"']{1,256}))`;

@@ -44,7 +44,8 @@ function notAUrlPassword(v: string): boolean {
 /** The names ending a generic assignment's name; `p` a password's, `e` a name glued to PWD/PASS, `k` a bare `_KEY`. */
 const GENERIC_KEY =
   "(?:(?<p>pass(?:word|wd|phrase))|(?<![A-Za-z0-9])(?:pass|pwd)|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token" +
-  "|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key|credentials?|(?<k>[_.-]key))";
+  "|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key(?:[_.-]?base)?|credentials?" +
+  "|(?:encryption|signing|master|hmac|jwt|cipher|aes)[_.-]?key|(?<k>[_.-]key))";
 
 /** Only an upper-case environment name glued to PWD/PASS counts (`PGPWD`, not `bypass` or `BYPASS`). */
 function notAGluedEnvName(m: RegExpExecArray): boolean {

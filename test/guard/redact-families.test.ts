@@ -37,6 +37,11 @@ const LEAKS: Array<[string, string, string, string]> = [
   ["64 hex under *_TOKEN=", `API_TOKEN=${HEX64}`, HEX64, "generic-secret"],
   ["40 hex under client_secret:", `client_secret: "${HEX40}"`, HEX40, "generic-secret"],
   ["40 hex under SESSION_SECRET=", `export SESSION_SECRET=${HEX40}`, HEX40, "generic-secret"],
+  // Found by a second breaker: Rails' secret_key_base, and a key named for what it encrypts or signs.
+  ["128 hex under SECRET_KEY_BASE=", `SECRET_KEY_BASE=${HEX64}${HEX64}`, `${HEX64}${HEX64}`, "generic-secret"],
+  ["secret_key_base: in YAML", `  secret_key_base: ${HEX64}`, HEX64, "generic-secret"],
+  ["64 hex under ENCRYPTION_KEY=", `ENCRYPTION_KEY=${HEX64}`, HEX64, "generic-secret"],
+  ["40 hex under JWT_SIGNING_KEY=", `JWT_SIGNING_KEY=${HEX40}`, HEX40, "generic-secret"],
   ["npmrc _authToken after a scope", `//npm.example.com/:_authToken=${PW}`, PW, "npmrc-auth"],
   ["npmrc _auth", `_auth=${NPM_AUTH}`, NPM_AUTH, "npmrc-auth"],
   ["npmrc _authToken of hex", `//registry.example.com/:_authToken="${HEX64}"`, HEX64, "npmrc-auth"],
