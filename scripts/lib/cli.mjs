@@ -9379,8 +9379,11 @@ async function measureFromNone(facts, snap, log, git, memoryPrefix) {
   if (log.code !== 0) facts.headReachable = null;
   const h = parseHistory(log.stdout, memoryPrefix);
   const all = h.truncated ? await git(["rev-list", "--count", "HEAD"]) : null;
-  facts.memoryOnlyCommits = h.memoryOnlyAhead;
-  facts.ahead = (all?.code === 0 ? Number(all.stdout.toString("utf8")) : h.ahead) - h.memoryOnlyAhead;
+  const attributes = h.attributesAhead > 0 ? await git(["show", `HEAD:${ATTRIBUTES}`]) : null;
+  const ours = attributes !== null && attributesNotOurs(attributes.code === 0 ? attributes.stdout.toString("utf8") : "") === attributesNotOurs("");
+  const memoryOnly = h.memoryOnlyAhead + (ours ? h.attributesAhead : 0);
+  facts.memoryOnlyCommits = memoryOnly;
+  facts.ahead = (all?.code === 0 ? Number(all.stdout.toString("utf8")) : h.ahead) - memoryOnly;
   return h.handoffCommitter;
 }
 async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {

@@ -237,8 +237,13 @@ async function measureFromNone(
   if (log.code !== 0) facts.headReachable = null;
   const h = parseHistory(log.stdout, memoryPrefix);
   const all = h.truncated ? await git(["rev-list", "--count", "HEAD"]) : null;
-  facts.memoryOnlyCommits = h.memoryOnlyAhead;
-  facts.ahead = (all?.code === 0 ? Number(all.stdout.toString("utf8")) : h.ahead) - h.memoryOnlyAhead;
+  // publish's first commit adds our `.gitattributes` block: with nothing else in that file, memory-only too.
+  const attributes = h.attributesAhead > 0 ? await git(["show", `HEAD:${ATTRIBUTES}`]) : null;
+  const ours = attributes !== null && attributesNotOurs(attributes.code === 0 ? attributes.stdout.toString("utf8") : "")
+    === attributesNotOurs("");
+  const memoryOnly = h.memoryOnlyAhead + (ours ? h.attributesAhead : 0);
+  facts.memoryOnlyCommits = memoryOnly;
+  facts.ahead = (all?.code === 0 ? Number(all.stdout.toString("utf8")) : h.ahead) - memoryOnly;
   return h.handoffCommitter;
 }
 

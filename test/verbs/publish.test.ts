@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, unlinkSync, writeFile
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { isPublicMemoryPath } from "../../src/git/publish-memory.ts";
-import { git, gitRepo, helper, MARKER, tempDir } from "../helpers.ts";
+import { git, gitRepo, handoff, helper, MARKER, tempDir } from "../helpers.ts";
 
 const HANDOFF = `${MARKER}\n# Session Handoff\n\nSaved: 2026-11-30T10:00:00Z\n`;
 
@@ -122,6 +122,21 @@ describe("publish", () => {
       expect(existsSync(path.join(root, ".gitattributes"))).toBe(false);
       expect(readFileSync(path.join(root, ".git", "config"), "utf8")).toBe(config);
     }
+  });
+
+  it("on an unborn branch: its commit is memory-only for a save made before it (found by a breaker)", () => {
+    const root = tempDir("sh-unborn-");
+    git(root, "init", "-q");
+    writeFileSync(path.join(root, "a.txt"), "a\n");
+    git(root, "add", "a.txt");
+    // The helper fills the empty anchors: `HEAD: none (no commits yet)`.
+    const text = handoff("goal");
+    const empty = text.slice(0, text.indexOf("## Environment anchors")) + "## Environment anchors\n";
+    const w = helper(["write", "handoff", "--root", root, "--expected-current-sha256", "absent"], { input: empty, env: ENV });
+    expect(w.code, w.stderr).toBe(0);
+    expect(run(root).code).toBe(0);
+    const d = JSON.parse(helper(["drift", "--json", "--root", root], { env: ENV }).stdout);
+    expect(d).toMatchObject({ verdict: "fresh", ahead: 0, memoryOnlyCommits: 1 });
   });
 
   it("a pruned archive's deletion is published too", () => {
