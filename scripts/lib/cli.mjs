@@ -1846,9 +1846,9 @@ function readItems(value, tail) {
     const re = q ? afterQuote : bare;
     re.lastIndex = q ? q.end : i;
     const m = re.exec(v);
-    const path58 = q ? q.value : m?.[1];
-    if (!m || !path58) return null;
-    out.push({ path: path58, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
+    const path57 = q ? q.value : m?.[1];
+    if (!m || !path57) return null;
+    out.push({ path: path57, value: m[q ? 1 : 2] ?? "", quoted: q !== null });
     i = re.lastIndex;
   }
   return out.length > 0 ? out : null;
@@ -2605,7 +2605,8 @@ function toldToAnySession(root, token) {
 }
 function checkpointNoteForHandoff(root, handoffText, now = Date.now()) {
   try {
-    const got = currentCheckpoint(root, handoffText === null ? null : handoffOrderOf(handoffText, now), now);
+    const order = handoffText === null ? null : handoffOrderOf(handoffText, now);
+    const got = currentCheckpoint(root, order, now);
     if (got === null || got.entry.savedMs === null) return null;
     const where = `checkpoints/${got.entry.name}, captured ${minutesAgo(got.entry.savedMs, now)}`;
     if (handoffText === null) {
@@ -2613,8 +2614,7 @@ function checkpointNoteForHandoff(root, handoffText, now = Date.now()) {
     }
     if (got.newer !== true) return null;
     const then = "before saving, run `read checkpoint` and start the new handoff from it";
-    const order = handoffOrderOf(handoffText, now);
-    const others = listCheckpoints(root, now).filter((e) => e !== got.entry && e.name !== got.entry.name && !e.anchorsOnly && newerThanHandoff(e, order));
+    const others = listCheckpoints(root, now).filter((e) => e.name !== got.entry.name && !e.anchorsOnly && newerThanHandoff(e, order));
     const ids = others.slice(0, 3).map((e) => `\`read checkpoint --session ${e.session}\``).join(", ");
     const more = others.length === 0 ? "" : `; ${others.length} more since the handoff: ${ids}`;
     return `note: an automatic checkpoint newer than this handoff exists (${where}); ${then}${more}`;
@@ -2942,7 +2942,7 @@ async function handoffAway(root, env, tree = null) {
     if (!(err instanceof GitUnavailable)) throw err;
     return null;
   }
-  const savedAt = (text) => Date.parse(/^Saved: (\S+)/m.exec(text)?.[1] ?? "");
+  const savedAt = (text) => Date.parse(savedStampOf(text)?.replace(/\+.*$/, "") ?? "");
   const treeAt = tree === null ? NaN : savedAt(tree);
   const rankOf = (b) => {
     const text = b.toString("utf8");
@@ -3650,9 +3650,9 @@ function looksLikeCode(value) {
   const m = CODE_PATH.exec(value);
   if (!m) return false;
   const tail = m.groups?.["tail"];
-  const path58 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path58)) return true;
-  const parts = path58.split(/\??\.|::|->/);
+  const path57 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
+  if (isWordy(path57)) return true;
+  const parts = path57.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
 function shannonEntropy(s) {
@@ -8027,7 +8027,7 @@ var require_lib = __commonJS({
     var fs2 = __require("fs");
     var MurmurHash3 = require_imurmurhash();
     var { onExit } = require_cjs();
-    var path58 = __require("path");
+    var path57 = __require("path");
     var { promisify } = __require("util");
     var activeFiles = {};
     var threadId = (function getId() {
@@ -8080,7 +8080,7 @@ var require_lib = __commonJS({
       let fd;
       let tmpfile;
       const removeOnExitHandler = onExit(cleanupOnExit(() => tmpfile));
-      const absoluteName = path58.resolve(filename);
+      const absoluteName = path57.resolve(filename);
       try {
         await serializeActiveFile(absoluteName);
         const truename = await promisify(fs2.realpath)(filename).catch(() => filename);
@@ -9379,8 +9379,7 @@ async function measureFromNone(facts, snap, log, git, memoryPrefix) {
   if (log.code !== 0) facts.headReachable = null;
   const h = parseHistory(log.stdout, memoryPrefix);
   const all = h.truncated ? await git(["rev-list", "--count", "HEAD"]) : null;
-  const attributes = h.attributesAhead > 0 ? await git(["show", `HEAD:${ATTRIBUTES}`]) : null;
-  const ours = attributes !== null && attributesNotOurs(attributes.code === 0 ? attributes.stdout.toString("utf8") : "") === attributesNotOurs("");
+  const ours = h.attributesAhead > 0 && await sameAttributesButOurs(null, git);
   const memoryOnly = h.memoryOnlyAhead + (ours ? h.attributesAhead : 0);
   facts.memoryOnlyCommits = memoryOnly;
   facts.ahead = (all?.code === 0 ? Number(all.stdout.toString("utf8")) : h.ahead) - memoryOnly;
@@ -9449,8 +9448,9 @@ async function branchPresent(git, branch) {
   return r.stdout.toString("utf8").split("\n").some((ref) => ref === `refs/heads/${branch}` || remote(ref) === branch);
 }
 async function sameAttributesButOurs(head, git) {
-  const [then, now] = await Promise.all([git(["show", `${head}:${ATTRIBUTES}`]), git(["show", `HEAD:${ATTRIBUTES}`])]);
-  const text = (r) => r.code === 0 ? r.stdout.toString("utf8") : "";
+  const show2 = (rev) => git(["show", `${rev}:${ATTRIBUTES}`]);
+  const [then, now] = await Promise.all([head === null ? null : show2(head), show2("HEAD")]);
+  const text = (r) => r !== null && r.code === 0 ? r.stdout.toString("utf8") : "";
   return attributesNotOurs(text(then)) === attributesNotOurs(text(now));
 }
 async function countBoth(head, git) {
@@ -10336,6 +10336,9 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
     const r = await runGit(cwd, ["merge-file", ...mode, ...labels], env);
     return said2(r.code === 0 ? 0 : 1, why === null ? null : `${why}; merged as text`);
   };
+  const prefix = /^((?:.*\/)?)\.ai\/memory\//.exec(file)?.[1];
+  const paused = prefix === void 0 ? null : pauseSwitch(path36.join(cwd, prefix, ".ai", "memory"), env);
+  if (paused !== null) return gitMerge([], `memory writes are paused (${paused})`);
   if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {
     if (/\/journal\/\d{4}-\d{2}(?:-\d+)?\.md$/.test(file)) {
       try {
@@ -10387,6 +10390,7 @@ var init_merge_driver = __esm({
     init_handoff();
     init_archive();
     init_files();
+    init_pause();
     init_run();
     MERGED_LINE = /^Merged-with: archive\/(HANDOFF-[A-Za-z0-9._-]+\.md)(?:; (merged with [^\n]{1,200}?))?[ \t]*$/m;
     RANK2 = { unmarked: 0, todo: 1, "in-progress": 2, done: 3, abandoned: 3 };
@@ -11905,12 +11909,12 @@ function parseTree(text, errors = [], options = ParseOptions.DEFAULT) {
   }
   return result;
 }
-function findNodeAtLocation(root, path58) {
+function findNodeAtLocation(root, path57) {
   if (!root) {
     return void 0;
   }
   let node = root;
-  for (let segment of path58) {
+  for (let segment of path57) {
     if (typeof segment === "string") {
       if (node.type !== "object" || !Array.isArray(node.children)) {
         return void 0;
@@ -14759,7 +14763,7 @@ var init_codex = __esm({
     );
     TEXT_PARTS = /* @__PURE__ */ new Set(["input_text", "output_text", "text", "Text"]);
     contentText = (content) => textOf(content, TEXT_PARTS);
-    addEdit = (events, path58) => path58 && events.push({ kind: "edit", path: path58 });
+    addEdit = (events, path57) => path57 && events.push({ kind: "edit", path: path57 });
   }
 });
 
@@ -16379,15 +16383,12 @@ var merge_driver_exports = {};
 __export(merge_driver_exports, {
   mergeDriverVerb: () => mergeDriverVerb
 });
-import path57 from "node:path";
 var mergeDriverVerb;
 var init_merge_driver2 = __esm({
   "src/verbs/merge-driver.ts"() {
     "use strict";
     init_merge_driver();
-    init_run();
     init_entry();
-    init_pause();
     init_types();
     mergeDriverVerb = {
       name: "merge-driver",
@@ -16431,16 +16432,6 @@ conflict markers and all, and writes no archive.
 exit: 0 merged; 1 not merged (git's conflict stands)
 `,
       async run(ctx) {
-        const prefix = /^((?:.*\/)?)\.ai\/memory\//.exec(ctx.positionals[3] ?? "")?.[1];
-        const paused = prefix === void 0 ? null : pauseSwitch(path57.join(ctx.cwd, prefix, ".ai", "memory"), ctx.env);
-        if (paused !== null) {
-          const [base, ours, theirs] = ctx.positionals;
-          const labels = ["-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs];
-          const r = await runGit(ctx.cwd, ["merge-file", ...labels], ctx.env);
-          const conflict = r.code === 0 ? "" : "; git's conflict stands";
-          const said2 = `memory writes are paused (${paused}): merged as text${conflict}`;
-          return ok("", [`session-handoff merge driver: ${said2}`], r.code === 0 ? 0 : 1);
-        }
         const { notes, code } = await mergeMemoryFile(ctx.positionals, ctx.cwd, ctx.env, mergeJournalMonth);
         return ok("", notes, code);
       }

@@ -150,7 +150,8 @@ function toldToAnySession(root: string, token: string): boolean {
 /** `read handoff`'s stderr note: only for a capture newer than the handoff, or with no handoff. Never throws. */
 export function checkpointNoteForHandoff(root: string, handoffText: string | null, now = Date.now()): string | null {
   try {
-    const got = currentCheckpoint(root, handoffText === null ? null : handoffOrderOf(handoffText, now), now);
+    const order = handoffText === null ? null : handoffOrderOf(handoffText, now);
+    const got = currentCheckpoint(root, order, now);
     if (got === null || got.entry.savedMs === null) return null;
     const where = `checkpoints/${got.entry.name}, captured ${minutesAgo(got.entry.savedMs, now)}`;
     if (handoffText === null) {
@@ -159,9 +160,8 @@ export function checkpointNoteForHandoff(root: string, handoffText: string | nul
     if (got.newer !== true) return null;
     const then = "before saving, run `read checkpoint` and start the new handoff from it";
     // Two sessions since the save (two agents, or one resumed elsewhere): the older one's work is named too.
-    const order = handoffOrderOf(handoffText, now);
     const others = listCheckpoints(root, now)
-      .filter((e) => e !== got.entry && e.name !== got.entry.name && !e.anchorsOnly && newerThanHandoff(e, order));
+      .filter((e) => e.name !== got.entry.name && !e.anchorsOnly && newerThanHandoff(e, order!));
     const ids = others.slice(0, 3).map((e) => `\`read checkpoint --session ${e.session}\``).join(", ");
     const more = others.length === 0 ? "" : `; ${others.length} more since the handoff: ${ids}`;
     return `note: an automatic checkpoint newer than this handoff exists (${where}); ${then}${more}`;

@@ -238,9 +238,7 @@ async function measureFromNone(
   const h = parseHistory(log.stdout, memoryPrefix);
   const all = h.truncated ? await git(["rev-list", "--count", "HEAD"]) : null;
   // publish's first commit adds our `.gitattributes` block: with nothing else in that file, memory-only too.
-  const attributes = h.attributesAhead > 0 ? await git(["show", `HEAD:${ATTRIBUTES}`]) : null;
-  const ours = attributes !== null && attributesNotOurs(attributes.code === 0 ? attributes.stdout.toString("utf8") : "")
-    === attributesNotOurs("");
+  const ours = h.attributesAhead > 0 && (await sameAttributesButOurs(null, git));
   const memoryOnly = h.memoryOnlyAhead + (ours ? h.attributesAhead : 0);
   facts.memoryOnlyCommits = memoryOnly;
   facts.ahead = (all?.code === 0 ? Number(all.stdout.toString("utf8")) : h.ahead) - memoryOnly;
@@ -326,10 +324,12 @@ async function branchPresent(git: Git, branch: string): Promise<boolean | null> 
   return r.stdout.toString("utf8").split("\n").some((ref) => ref === `refs/heads/${branch}` || remote(ref) === branch);
 }
 
-// The top's `.gitattributes` at the saved commit and at HEAD are the same but for our block (missing reads empty).
-async function sameAttributesButOurs(head: ObjectId, git: Git): Promise<boolean> {
-  const [then, now] = await Promise.all([git(["show", `${head}:${ATTRIBUTES}`]), git(["show", `HEAD:${ATTRIBUTES}`])]);
-  const text = (r: GitResult) => (r.code === 0 ? r.stdout.toString("utf8") : "");
+// The top's `.gitattributes` at the saved commit (none: before the first commit) and at HEAD are the same but for
+// our block (missing reads empty).
+async function sameAttributesButOurs(head: ObjectId | null, git: Git): Promise<boolean> {
+  const show = (rev: string) => git(["show", `${rev}:${ATTRIBUTES}`]);
+  const [then, now] = await Promise.all([head === null ? null : show(head), show("HEAD")]);
+  const text = (r: GitResult | null) => (r !== null && r.code === 0 ? r.stdout.toString("utf8") : "");
   return attributesNotOurs(text(then)) === attributesNotOurs(text(now));
 }
 

@@ -83,7 +83,7 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
     return null;
   }
   // A save stamped before the tree's is not newer: a merge result holds this clone's older save.
-  const savedAt = (text: string) => Date.parse(/^Saved: (\S+)/m.exec(text)?.[1] ?? "");
+  const savedAt = (text: string) => Date.parse(savedStampOf(text)?.replace(/\+.*$/, "") ?? "");
   const treeAt = tree === null ? NaN : savedAt(tree);
   const rankOf = (b: Buffer) => {
     const text = b.toString("utf8");

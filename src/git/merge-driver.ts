@@ -6,6 +6,7 @@ import { memoryText } from "../guard/memory-text.ts";
 import { parseHandoff, stateTimeOfText, type ParsedHandoff } from "../schema/handoff.ts";
 import { archiveName } from "../store/archive.ts";
 import { createExclusive } from "../store/files.ts";
+import { pauseSwitch } from "../store/pause.ts";
 import { runGit } from "./run.ts";
 
 /** The line the driver adds after `Saved:` naming the other handoff's archive. */
@@ -311,6 +312,10 @@ export async function mergeMemoryFile(
     const r = await runGit(cwd, ["merge-file", ...mode, ...labels], env);
     return said(r.code === 0 ? 0 : 1, why === null ? null : `${why}; merged as text`);
   };
+  // Paused, every path merges as git would without the driver: a text merge, markers and all, nothing of ours written.
+  const prefix = /^((?:.*\/)?)\.ai\/memory\//.exec(file)?.[1];
+  const paused = prefix === undefined ? null : pauseSwitch(path.join(cwd, prefix, ".ai", "memory"), env);
+  if (paused !== null) return gitMerge([], `memory writes are paused (${paused})`);
   // The journal is appended on both sides: a month file keeps each entry once, in time order; any other journal
   // file gets git's union merge.
   if (/^(?:.*\/)?\.ai\/memory\/journal\/[^/]+\.md$/.test(file)) {

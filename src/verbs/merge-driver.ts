@@ -1,8 +1,5 @@
-import path from "node:path";
 import { mergeMemoryFile } from "../git/merge-driver.ts";
-import { runGit } from "../git/run.ts";
 import { mergeJournalMonth } from "../journal/entry.ts";
-import { pauseSwitch } from "../store/pause.ts";
 import { ok, type Verb } from "./types.ts";
 
 export const mergeDriverVerb: Verb = {
@@ -47,19 +44,6 @@ conflict markers and all, and writes no archive.
 exit: 0 merged; 1 not merged (git's conflict stands)
 `,
   async run(ctx) {
-    // git runs the driver at the top of the work tree, with <path> relative to it.
-    const prefix = /^((?:.*\/)?)\.ai\/memory\//.exec(ctx.positionals[3] ?? "")?.[1];
-    const paused = prefix === undefined ? null : pauseSwitch(path.join(ctx.cwd, prefix, ".ai", "memory"), ctx.env);
-    // Paused, it merges as git would without it: a text merge, conflict markers in <ours> (exit 1 on a conflict),
-    // so check and brief see two handoffs and nothing of ours (an archive, a Merged-with line) is written.
-    if (paused !== null) {
-      const [base, ours, theirs] = ctx.positionals as [string, string, string];
-      const labels = ["-L", "ours", "-L", "base", "-L", "theirs", "--", ours, base, theirs];
-      const r = await runGit(ctx.cwd, ["merge-file", ...labels], ctx.env);
-      const conflict = r.code === 0 ? "" : "; git's conflict stands";
-      const said = `memory writes are paused (${paused}): merged as text${conflict}`;
-      return ok("", [`session-handoff merge driver: ${said}`], r.code === 0 ? 0 : 1);
-    }
     const { notes, code } = await mergeMemoryFile(ctx.positionals, ctx.cwd, ctx.env, mergeJournalMonth);
     return ok("", notes, code);
   },
