@@ -1,6 +1,6 @@
 import { spawn, spawnSync, execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, realpathSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -248,4 +248,18 @@ export function referenceOf(verb: string): string {
   if (start < 0) throw new Error(`references/verbs.md has no section ${heading}`);
   const end = text.indexOf("\n## ", start + heading.length + 2);
   return text.slice(start, end < 0 ? undefined : end).replace(/\s+/g, " ");
+}
+
+/** Every file's bytes under `dir` (as latin1, so any byte sequence is searchable); "" when it does not exist. */
+export function everyByteUnder(dir: string): string {
+  let out = "";
+  const walk = (p: string): void => {
+    for (const name of readdirSync(p)) {
+      const q = path.join(p, name);
+      if (statSync(q).isDirectory()) walk(q);
+      else out += readFileSync(q, "latin1");
+    }
+  };
+  if (existsSync(dir)) walk(dir);
+  return out;
 }

@@ -1,25 +1,12 @@
 // The prefix rules end to end through the built bundle (docs/decisions/redaction-prefixes.md): the
 // hostile tester's leaks reach neither HANDOFF.md, nor a checkpoint, nor a commit message, nor
 // any output, and `validate` no longer scores them secrets 5/5.
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { git, gitRepo, handoff, helper } from "../helpers.ts";
+import { everyByteUnder, git, gitRepo, handoff, helper } from "../helpers.ts";
 import { checkpoint, cpText } from "../verbs/support.ts";
 import { awsKeyId, awsSecret, githubToken, hex, pemLines, pemMaterial } from "../fixtures/redaction/attacks.ts";
-
-function everyByteUnder(dir: string): string {
-  let out = "";
-  const walk = (p: string): void => {
-    for (const name of readdirSync(p)) {
-      const q = path.join(p, name);
-      if (statSync(q).isDirectory()) walk(q);
-      else out += readFileSync(q, "latin1");
-    }
-  };
-  if (existsSync(dir)) walk(dir);
-  return out;
-}
 
 const withFailed = (block: string): string => handoff("Rotate the deploy key.").replace("## Failed approaches\n- none\n", `## Failed approaches\n- Pasted the key from the review thread:\n${block}\n`);
 

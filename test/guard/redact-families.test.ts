@@ -1,10 +1,10 @@
 // Families a hostile tester found saved unredacted, end to end through the built helper: the quoted forms of the
 // command-line password flags, passphrases under a password name, 40/64 hex under a credential's name or after
 // `Bearer`, .npmrc auth keys and .netrc passwords. Their look-alikes stay byte for byte.
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { gitRepo, handoff, helper } from "../helpers.ts";
+import { everyByteUnder, gitRepo, handoff, helper } from "../helpers.ts";
 import { checkpoint, cpText } from "../verbs/support.ts";
 
 // Fakes from two parts each, so that no scanner reads a secret in this file.
@@ -87,19 +87,6 @@ describe("redact: the families, quoted and hex forms", () => {
     expect(r.stdout).toBe(`${line}\n`);
   });
 });
-
-function everyByteUnder(dir: string): string {
-  let out = "";
-  const walk = (p: string): void => {
-    for (const name of readdirSync(p)) {
-      const q = path.join(p, name);
-      if (statSync(q).isDirectory()) walk(q);
-      else out += readFileSync(q, "latin1");
-    }
-  };
-  if (existsSync(dir)) walk(dir);
-  return out;
-}
 
 const SECRETS = [...new Set(LEAKS.map(([, , s]) => s))];
 const BLOCK = LEAKS.map(([, line]) => line.split("\n").map((l) => `  ${l}`).join("\n")).join("\n");

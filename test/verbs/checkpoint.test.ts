@@ -3,27 +3,13 @@ import { execFileSync, spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { CHECKPOINT_LINES } from "../../src/checkpoint/capture.ts";
-import { aged, briefBody, cleanEnv, copyHelper, gitRepo, helper, memFiles, save, tempDir, handoff, referenceOf } from "../helpers.ts";
+import { aged, briefBody, cleanEnv, copyHelper, everyByteUnder, gitRepo, handoff, helper, memFiles, referenceOf, save, tempDir } from "../helpers.ts";
 import { CP_DIR, checkpoint, checkpointAsync, cpFiles, cpText, hookInput, minutesAgoIso, plantCheckpoint, transcript } from "./support.ts";
 import { FAKE_GITHUB_TOKEN } from "../fixtures/transcripts/fakes.ts";
 
 // Contract §12 and rulings 19–25, through the built helper as a harness runs it.
 
 const TOKEN = FAKE_GITHUB_TOKEN;
-
-function everyByteUnder(dir: string): string {
-  let out = "";
-  const walk = (p: string) => {
-    for (const name of readdirSync(p)) {
-      const q = path.join(p, name);
-      const st = statSync(q);
-      if (st.isDirectory()) walk(q);
-      else out += readFileSync(q, "latin1");
-    }
-  };
-  if (existsSync(dir)) walk(dir);
-  return out;
-}
 
 describe("checkpoint: capture from the hook input and the transcript", () => {
   it("writes checkpoints/<session>.md from a Claude Code transcript, prints nothing on stdout, exits 0", () => {
