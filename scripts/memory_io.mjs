@@ -5,7 +5,6 @@
 // src/ and run `npm run build`; `npm run check-bundle` fails when this file is not what src/ gives.
 
 // src/entries/memory_io.ts
-import { existsSync } from "node:fs";
 import module from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -24,6 +23,7 @@ var session = SESSION_VERBS.includes(verb) && !rest.includes("--help") && !rest.
 try {
   await (session ? import("./lib/session.mjs") : import("./lib/cli.mjs"));
 } catch (error) {
+  const { existsSync } = await import("node:fs");
   const dir = path.dirname(fileURLToPath(import.meta.url));
   const missing = error.code === "ERR_MODULE_NOT_FOUND" && !existsSync(path.join(dir, "lib"));
   const first = String(error?.message ?? error).split("\n")[0];

@@ -1,6 +1,6 @@
 // The process boundary: the one place that reads argv, writes to the descriptors and sets the exit code.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readSync, realpathSync, writeSync,
-  type Stats } from "node:fs";
+  type Stats } from "./builtins.ts";
 import { Refused, type ExitCode } from "./errors.ts";
 import { GEMINI_SILENT, geminiHookRun, neverFails, type Process } from "./run-verb.ts";
 

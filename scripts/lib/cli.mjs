@@ -297,7 +297,7 @@ var init_quote = __esm({
 
 // src/builtins.ts
 import { createRequire } from "node:module";
-var load, nodeCrypto, nodeUtil, childProcess;
+var load, nodeCrypto, nodeUtil, childProcess, fs, accessSync, chmodSync, closeSync, constants, existsSync, fchmodSync, fchownSync, fstatSync, fsyncSync, lchownSync, linkSync, lstatSync, mkdirSync, mkdtempSync, openSync, readFileSync, readSync, readdirSync, readlinkSync, realpathSync, renameSync, rmSync, rmdirSync, statSync, symlinkSync, unlinkSync, utimesSync, writeFileSync, writeSync;
 var init_builtins = __esm({
   "src/builtins.ts"() {
     "use strict";
@@ -305,6 +305,38 @@ var init_builtins = __esm({
     nodeCrypto = () => load("node:crypto");
     nodeUtil = () => load("node:util");
     childProcess = () => load("node:child_process");
+    fs = load("node:fs");
+    ({
+      accessSync,
+      chmodSync,
+      closeSync,
+      constants,
+      existsSync,
+      fchmodSync,
+      fchownSync,
+      fstatSync,
+      fsyncSync,
+      lchownSync,
+      linkSync,
+      lstatSync,
+      mkdirSync,
+      mkdtempSync,
+      openSync,
+      readFileSync,
+      readSync,
+      readdirSync,
+      readlinkSync,
+      realpathSync,
+      renameSync,
+      rmSync,
+      rmdirSync,
+      statSync,
+      symlinkSync,
+      unlinkSync,
+      utimesSync,
+      writeFileSync,
+      writeSync
+    } = fs);
   }
 });
 
@@ -654,7 +686,6 @@ var init_untrusted = __esm({
 });
 
 // src/store/failpoint.ts
-import { existsSync, writeFileSync } from "node:fs";
 async function failpoint(spec, phase) {
   if (!spec) return;
   for (const one of spec.split(",")) {
@@ -687,13 +718,13 @@ var POLL_MS, PAUSE_LIMIT_MS;
 var init_failpoint = __esm({
   "src/store/failpoint.ts"() {
     "use strict";
+    init_builtins();
     POLL_MS = 10;
     PAUSE_LIMIT_MS = 3e4;
   }
 });
 
 // src/store/paths.ts
-import { lstatSync, mkdirSync } from "node:fs";
 import path3 from "node:path";
 function archivePrefixOf(file) {
   return file.replace(/\.md$/, "");
@@ -766,6 +797,7 @@ var init_paths = __esm({
   "src/store/paths.ts"() {
     "use strict";
     init_quote();
+    init_builtins();
     init_errors();
     FILE_OF = {
       handoff: "HANDOFF.md",
@@ -785,15 +817,6 @@ var init_paths = __esm({
 });
 
 // src/store/files.ts
-import {
-  closeSync,
-  constants,
-  fstatSync,
-  openSync,
-  readlinkSync,
-  readSync,
-  writeFileSync as writeFileSync2
-} from "node:fs";
 import path4 from "node:path";
 function tokenOf(data) {
   return nodeCrypto().createHash("sha256").update(data).digest("hex");
@@ -803,7 +826,7 @@ function randomHex8() {
 }
 function createExclusive(p, body) {
   try {
-    writeFileSync2(p, body, { flag: "wx", mode: 384 });
+    writeFileSync(p, body, { flag: "wx", mode: 384 });
     return true;
   } catch {
     return false;
@@ -901,6 +924,7 @@ var init_files = __esm({
   "src/store/files.ts"() {
     "use strict";
     init_builtins();
+    init_builtins();
     init_errors();
     init_failpoint();
     init_quote();
@@ -926,7 +950,6 @@ var init_files = __esm({
 });
 
 // src/store/private.ts
-import { lstatSync as lstatSync2, readdirSync, readFileSync } from "node:fs";
 import { hostname } from "node:os";
 import path5 from "node:path";
 function privateName(file, role, pid, rand) {
@@ -951,7 +974,7 @@ function listPrivate(dir) {
 }
 function lstatBig(p) {
   try {
-    return lstatSync2(p, { bigint: true });
+    return lstatSync(p, { bigint: true });
   } catch {
     return null;
   }
@@ -1002,7 +1025,7 @@ function lockState(memDir) {
   const lockDir = path5.join(memDir, LOCK_NAME);
   let st;
   try {
-    st = lstatSync2(lockDir);
+    st = lstatSync(lockDir);
   } catch {
     return { state: "free", pid: null, host: null, unproven: false };
   }
@@ -1016,6 +1039,7 @@ var TMP, CLAIM, PRIVATE_PATTERN, LOCK_NAME, OWNER_NAME, LOCK_STALE_MS, OWNERLESS
 var init_private = __esm({
   "src/store/private.ts"() {
     "use strict";
+    init_builtins();
     TMP = "(tmp)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{16})";
     CLAIM = "(claim)-(\\d+)-(?:[0-9a-f]{8}|[0-9a-f]{32})";
     PRIVATE_PATTERN = new RegExp(`^\\.(.+)\\.(?:${TMP}|${CLAIM})$`);
@@ -1076,20 +1100,10 @@ var init_read = __esm({
 });
 
 // src/store/fs.ts
-import {
-  closeSync as closeSync2,
-  constants as constants2,
-  fstatSync as fstatSync2,
-  lstatSync as lstatSync3,
-  openSync as openSync2,
-  readFileSync as readFileSync2,
-  readSync as readSync2,
-  realpathSync
-} from "node:fs";
 import path7 from "node:path";
 function lstatOrNull(p) {
   try {
-    return lstatSync3(p);
+    return lstatSync(p);
   } catch {
     return null;
   }
@@ -1102,22 +1116,22 @@ function realOrNull(p) {
   }
 }
 function readSmall(p, maxBytes = 1e6) {
-  if (constants2.O_NOFOLLOW === void 0 && !lstatOrNull(p)?.isFile()) return null;
+  if (constants.O_NOFOLLOW === void 0 && !lstatOrNull(p)?.isFile()) return null;
   let fd;
   try {
-    fd = openSync2(p, constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK);
+    fd = openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     return null;
   }
   try {
-    const st = fstatSync2(fd);
+    const st = fstatSync(fd);
     if (!st.isFile() || st.size > maxBytes) return null;
-    const bytes = readFileSync2(fd);
+    const bytes = readFileSync(fd);
     return bytes.length <= maxBytes ? bytes.toString("utf8") : null;
   } catch {
     return null;
   } finally {
-    closeSync2(fd);
+    closeSync(fd);
   }
 }
 function unreadReason(p, maxBytes = 1e6) {
@@ -1126,7 +1140,7 @@ function unreadReason(p, maxBytes = 1e6) {
   if (!st.isFile()) return st.isDirectory() ? "is a folder, not a file" : "is not a regular file";
   if (st.size > maxBytes) return `is larger than ${maxBytes === 1e6 ? "1 MB" : `${maxBytes} bytes`}`;
   try {
-    closeSync2(openSync2(p, constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK));
+    closeSync(openSync(p, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
   } catch (err) {
     return `cannot be read (${err.message.split(",")[0]})`;
   }
@@ -1138,29 +1152,30 @@ function readHead(filePath, bytes = 1e6) {
 function readHeadAndTime(filePath, bytes) {
   let fd;
   try {
-    fd = openSync2(filePath, constants2.O_RDONLY | constants2.O_NOFOLLOW | constants2.O_NONBLOCK);
+    fd = openSync(filePath, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch {
     return null;
   }
   try {
-    const st = fstatSync2(fd, { bigint: true });
+    const st = fstatSync(fd, { bigint: true });
     if (!st.isFile()) return null;
     const partnered = st.nlink === 2n && hasPrivatePartner(path7.dirname(filePath), path7.basename(filePath), st.ino);
     if (st.nlink !== 1n && !partnered) return null;
     const want = Math.min(bytes, Number(st.size) + 1);
     const buf = Buffer.alloc(want);
-    const n2 = readSync2(fd, buf, 0, want, 0);
+    const n2 = readSync(fd, buf, 0, want, 0);
     return { bytes: buf.subarray(0, n2), mtimeNs: st.mtimeNs };
   } catch {
     return null;
   } finally {
-    closeSync2(fd);
+    closeSync(fd);
   }
 }
 var exists;
 var init_fs = __esm({
   "src/store/fs.ts"() {
     "use strict";
+    init_builtins();
     init_private();
     exists = (p) => lstatOrNull(p) !== null;
   }
@@ -1218,16 +1233,6 @@ var init_pause = __esm({
 });
 
 // src/store/drafts.ts
-import {
-  chmodSync,
-  closeSync as closeSync3,
-  constants as constants3,
-  fchmodSync,
-  fstatSync as fstatSync3,
-  openSync as openSync3,
-  readdirSync as readdirSync2,
-  unlinkSync
-} from "node:fs";
 import path10 from "node:path";
 function draftShown(d) {
   return d === void 0 ? ".ai/memory/drafts" : `.ai/memory/drafts/${fileName(d)}`;
@@ -1292,13 +1297,13 @@ function takeDraft(root, d) {
   if (!st.isFile()) throw removed(st.isSymbolicLink() ? "is a link" : "is not a regular file");
   let fd;
   try {
-    fd = openSync3(file, constants3.O_RDONLY | constants3.O_NOFOLLOW | constants3.O_NONBLOCK);
+    fd = openSync(file, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     throw removed(`cannot be read (${code === "ELOOP" ? "it became a link" : code ?? "error"})`);
   }
   try {
-    const now = fstatSync3(fd);
+    const now = fstatSync(fd);
     if (!now.isFile() || now.ino !== st.ino) throw new Refused(`${rel} was replaced while it was read; ${again}`);
     if (now.nlink !== 1) throw removed("is hard-linked elsewhere");
     if ((now.mode & 63) !== 0) fchmodSync(fd, 384);
@@ -1308,7 +1313,7 @@ function takeDraft(root, d) {
     if (bytes.length > MAX_DOCUMENT_BYTES) throw new Refused(`the draft ${rel} grew while it was read; ${limit}`);
     return { bytes, id: draftId(now) };
   } finally {
-    closeSync3(fd);
+    closeSync(fd);
   }
 }
 function draftId(st) {
@@ -1331,7 +1336,7 @@ function removeLeftBehind(root) {
   const dir = draftsDir(root);
   const out = [];
   const old = Date.now() - LEFT_BEHIND_MS;
-  for (const name2 of readdirSync2(dir)) {
+  for (const name2 of readdirSync(dir)) {
     const retired = RETIRED.test(name2);
     const st = retired || PER_READ.test(name2) ? lstatOrNull(path10.join(dir, name2)) : null;
     if (st === null || st.isDirectory() || !retired && st.mtimeMs > old) continue;
@@ -1346,6 +1351,7 @@ var DRAFTS_IGNORED, PER_READ, RETIRED, LEFT_BEHIND_MS, draftsDir, fileName;
 var init_drafts = __esm({
   "src/store/drafts.ts"() {
     "use strict";
+    init_builtins();
     init_errors();
     init_files();
     init_fs();
@@ -1403,7 +1409,6 @@ var init_parse = __esm({
 });
 
 // src/checkpoint/store.ts
-import { lstatSync as lstatSync4, unlinkSync as unlinkSync2 } from "node:fs";
 import path11 from "node:path";
 function checkpointsDir(root) {
   return path11.join(memoryDir(root), "checkpoints");
@@ -1443,8 +1448,8 @@ function listCheckpoints(root, now = Date.now()) {
 }
 function rmQuietRegular(p) {
   try {
-    const st = lstatSync4(p);
-    if (st.isFile() || st.isSymbolicLink()) unlinkSync2(p);
+    const st = lstatSync(p);
+    if (st.isFile() || st.isSymbolicLink()) unlinkSync(p);
   } catch {
   }
 }
@@ -1464,6 +1469,7 @@ var CHECKPOINTS_GITIGNORE, FILE_SAFE_ID, WINDOWS_RESERVED;
 var init_store = __esm({
   "src/checkpoint/store.ts"() {
     "use strict";
+    init_builtins();
     init_quote();
     init_parse();
     init_values();
@@ -1616,7 +1622,6 @@ var init_run = __esm({
 });
 
 // src/git/root.ts
-import { lstatSync as lstatSync5 } from "node:fs";
 import path12 from "node:path";
 function within(child, parent) {
   const rel = path12.relative(parent, child);
@@ -1652,7 +1657,7 @@ function listedSafe(dir, safe) {
   });
 }
 function distrust(dir, uid, safe) {
-  const st = uid === void 0 ? void 0 : lstatSync5(dir, { throwIfNoEntry: false });
+  const st = uid === void 0 ? void 0 : lstatSync(dir, { throwIfNoEntry: false });
   if (st === void 0) return null;
   let why = null;
   if (st.uid !== uid && st.uid !== 0) why = `owned by another user (uid ${st.uid})`;
@@ -1665,7 +1670,7 @@ function dubious(root, uid, env, safe) {
   for (let dir = root; ; ) {
     if (dir !== root && distrust(dir, uid, safe) !== null) return null;
     if (exists(path12.join(dir, ".git"))) {
-      const owner = lstatSync5(dir, { throwIfNoEntry: false })?.uid;
+      const owner = lstatSync(dir, { throwIfNoEntry: false })?.uid;
       if (owner === void 0) return null;
       const sudo = uid === 0 && /^\d+$/.test(env.SUDO_UID ?? "") ? Number(env.SUDO_UID) : null;
       if (owner === uid || owner === sudo || listedSafe(dir, safe())) return null;
@@ -1682,7 +1687,7 @@ function dubious(root, uid, env, safe) {
 function memoryOwnedWell(dir, uid) {
   if (uid === void 0) return true;
   return [path12.join(dir, ".ai"), path12.join(dir, ".ai", "memory")].every((p) => {
-    const owner = lstatSync5(p, { throwIfNoEntry: false })?.uid;
+    const owner = lstatSync(p, { throwIfNoEntry: false })?.uid;
     return owner === uid || owner === 0;
   });
 }
@@ -1691,7 +1696,7 @@ function distrustedAbove(dir, env) {
 }
 function findRoot(startPath, env) {
   const start = realOrNull(startPath);
-  const st = start === null ? void 0 : lstatSync5(start, { throwIfNoEntry: false });
+  const st = start === null ? void 0 : lstatSync(start, { throwIfNoEntry: false });
   if (start === null || st === void 0) {
     throw new Refused(`root ${startPath} does not exist; pass the project root with --root`);
   }
@@ -1735,6 +1740,7 @@ var NOT_A_PROJECT, safeCache;
 var init_root = __esm({
   "src/git/root.ts"() {
     "use strict";
+    init_builtins();
     init_errors();
     init_home();
     init_fs();
@@ -2480,7 +2486,6 @@ var init_handoff = __esm({
 });
 
 // src/agents/hook-input.ts
-import { existsSync as existsSync2 } from "node:fs";
 import path14 from "node:path";
 function isProbeSession(id) {
   return typeof id === "string" && id.startsWith(PROBE_SESSION_PREFIX);
@@ -2499,7 +2504,7 @@ function hookObject(data, max) {
   }
 }
 function userHelperWithoutMemory(skillDir, home, root) {
-  if (!skillDir || home === "" || existsSync2(path14.join(root, ".ai", "memory"))) return false;
+  if (!skillDir || home === "" || existsSync(path14.join(root, ".ai", "memory"))) return false;
   const under = (dir, base) => {
     const rel = path14.relative(base, dir);
     return !rel.startsWith("..") && !path14.isAbsolute(rel);
@@ -2510,6 +2515,7 @@ var PROBE_SESSION_PREFIX;
 var init_hook_input = __esm({
   "src/agents/hook-input.ts"() {
     "use strict";
+    init_builtins();
     PROBE_SESSION_PREFIX = "session-handoff-doctor-";
   }
 });
@@ -2652,7 +2658,6 @@ var init_surface = __esm({
 });
 
 // src/git/git-dir.ts
-import { readdirSync as readdirSync3, readFileSync as readFileSync3, readlinkSync as readlinkSync2 } from "node:fs";
 import path16 from "node:path";
 function gitTopOf(root, env) {
   for (let dir = root; ; dir = path16.dirname(dir)) {
@@ -2671,7 +2676,7 @@ function gitDirOf(top) {
 }
 function commonDirOf(gitDir) {
   try {
-    const text = readFileSync3(path16.join(gitDir, "commondir"), "utf8").trim();
+    const text = readFileSync(path16.join(gitDir, "commondir"), "utf8").trim();
     if (text !== "") return path16.resolve(gitDir, text);
   } catch {
   }
@@ -2683,7 +2688,7 @@ function isShallow(gitDir) {
 function reflogFiles(dir, out) {
   let entries2;
   try {
-    entries2 = readdirSync3(dir, { withFileTypes: true });
+    entries2 = readdirSync(dir, { withFileTypes: true });
   } catch {
     return;
   }
@@ -2702,7 +2707,7 @@ function reflogNames(gitDir, id) {
   let budget = MAX_REFLOG_BYTES;
   for (const f of files) {
     try {
-      const text = readFileSync3(f, "latin1");
+      const text = readFileSync(f, "latin1");
       budget -= text.length;
       if (budget < 0) return false;
       const named = (line) => line.split(" ", 2).includes(want);
@@ -2725,7 +2730,7 @@ function inProgressOf(gitDir) {
 }
 function objectFormat(gitDir) {
   try {
-    const config = gitDir === null ? "" : readFileSync3(path16.join(commonDirOf(gitDir), "config"), "utf8");
+    const config = gitDir === null ? "" : readFileSync(path16.join(commonDirOf(gitDir), "config"), "utf8");
     return /^\s*objectformat\s*=\s*sha256\s*$/im.test(config) ? "sha256" : "sha1";
   } catch {
     return "sha1";
@@ -2735,12 +2740,12 @@ function blobIdOf(abs, format2) {
   const st = lstatOrNull(abs);
   if (st === null) return "deleted";
   let bytes;
-  if (st.isSymbolicLink()) bytes = Buffer.from(readlinkSync2(abs));
+  if (st.isSymbolicLink()) bytes = Buffer.from(readlinkSync(abs));
   else if (!st.isFile()) return null;
   else if (st.size > MAX_HASHED_BYTES) return "over 8 MB";
   else {
     try {
-      bytes = readFileSync3(abs);
+      bytes = readFileSync(abs);
     } catch {
       return null;
     }
@@ -2751,6 +2756,7 @@ var isFile, isDir, MAX_REFLOG_BYTES, MAX_REFLOG_FILES, MAX_HASHED_BYTES;
 var init_git_dir = __esm({
   "src/git/git-dir.ts"() {
     "use strict";
+    init_builtins();
     init_builtins();
     init_values();
     init_root();
@@ -2764,7 +2770,6 @@ var init_git_dir = __esm({
 });
 
 // src/git/saves.ts
-import { linkSync, lstatSync as lstatSync6, mkdirSync as mkdirSync2, renameSync, rmSync, writeFileSync as writeFileSync3 } from "node:fs";
 import path17 from "node:path";
 function savesPath(root, env) {
   const top = gitTopOf(root, env);
@@ -2781,7 +2786,7 @@ function recordLines(p, re) {
 }
 function addRecord(p, re, line, drop) {
   try {
-    mkdirSync2(path17.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path17.dirname(p), { recursive: true, mode: 448 });
     let kept = [];
     try {
       kept = recordLines(p, re).filter((m) => !drop(m)).map((m) => m[0]);
@@ -2789,7 +2794,7 @@ function addRecord(p, re, line, drop) {
     }
     const tmp = `${p}.tmp-${process.pid}`;
     rmSync(tmp, { force: true });
-    writeFileSync3(tmp, `${[...kept, line].slice(-KEPT).join("\n")}
+    writeFileSync(tmp, `${[...kept, line].slice(-KEPT).join("\n")}
 `, { mode: 384, flag: "wx" });
     renameSync(tmp, p);
   } catch {
@@ -2809,9 +2814,9 @@ function cloneIdOf(root, env, create = false) {
   if (found !== null || !create) return found;
   const tmp = `${p}.tmp-${process.pid}`;
   try {
-    mkdirSync2(path17.dirname(p), { recursive: true, mode: 448 });
+    mkdirSync(path17.dirname(p), { recursive: true, mode: 448 });
     if (lstatOrNull(p) !== null && valid(readSmall(p)?.trim()) === null) rmSync(p, { recursive: true, force: true });
-    writeFileSync3(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
+    writeFileSync(tmp, `${nodeCrypto().randomBytes(8).toString("hex")}
 `, { mode: 384 });
     linkSync(tmp, p);
   } catch {
@@ -2837,7 +2842,7 @@ function savesRecord(root, env) {
   const p = savesPath(root, env);
   if (p === null) return null;
   try {
-    if (!lstatSync6(p).isFile()) return null;
+    if (!lstatSync(p).isFile()) return null;
     return recordLines(p, LINE2).map((m) => ({ token: m[1], stamp: m[2] ?? null }));
   } catch {
     return null;
@@ -2877,6 +2882,7 @@ var KEPT, LINE2, CLONE_MARK, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
     "use strict";
+    init_builtins();
     init_builtins();
     init_git_dir();
     init_fs();
@@ -3502,7 +3508,6 @@ var init_status = __esm({
 });
 
 // src/git/anchors.ts
-import { realpathSync as realpathSync2 } from "node:fs";
 import { lstat } from "node:fs/promises";
 import path19 from "node:path";
 async function statInsideRoot(root, rel) {
@@ -3525,7 +3530,7 @@ function skillExcludes(root, skillDir) {
   const out = /* @__PURE__ */ new Set();
   let real3 = null;
   try {
-    real3 = realpathSync2(skillDir);
+    real3 = realpathSync(skillDir);
   } catch {
   }
   for (const dir of [path19.resolve(skillDir), real3]) {
@@ -3596,6 +3601,7 @@ var MAX_DIRTY_HASHES;
 var init_anchors = __esm({
   "src/git/anchors.ts"() {
     "use strict";
+    init_builtins();
     init_values();
     init_git_dir();
     init_run();
@@ -5522,7 +5528,6 @@ var init_settings = __esm({
 });
 
 // src/store/archive.ts
-import { lstatSync as lstatSync7, readdirSync as readdirSync4, unlinkSync as unlinkSync3 } from "node:fs";
 import path22 from "node:path";
 function archiveStamp(now) {
   return now.toISOString().replace(/:/g, "-").replace(/\.(\d{3})Z$/, ".$1000Z");
@@ -5560,8 +5565,8 @@ function newestFirst(a, b) {
 }
 function prunable(dir) {
   const entries2 = [];
-  for (const name2 of readdirSync4(dir)) {
-    const st = PRUNABLE_NAME.test(name2) ? lstatSync7(path22.join(dir, name2), { throwIfNoEntry: false }) : void 0;
+  for (const name2 of readdirSync(dir)) {
+    const st = PRUNABLE_NAME.test(name2) ? lstatSync(path22.join(dir, name2), { throwIfNoEntry: false }) : void 0;
     if (st === void 0) continue;
     if (st.isSymbolicLink() || !st.isFile() || st.nlink !== 1) return name2;
     entries2.push({ name: name2, mtimeMs: st.mtimeMs });
@@ -5599,7 +5604,7 @@ function pruneArchive(dir, justArchived = null) {
   const deleted = [];
   for (const entry of doomed) {
     try {
-      unlinkSync3(path22.join(dir, entry.name));
+      unlinkSync(path22.join(dir, entry.name));
       deleted.push(entry.name);
     } catch (err) {
       warnings.push(`archive pruning: could not delete archive/${entry.name}: ${err.message}`);
@@ -5611,6 +5616,7 @@ var ARCHIVE_NAME, PRUNABLE_NAME, NAME_TIME, NAME_SEQ;
 var init_archive = __esm({
   "src/store/archive.ts"() {
     "use strict";
+    init_builtins();
     init_files();
     init_private();
     init_settings();
@@ -5868,34 +5874,21 @@ var init_outcome = __esm({
 });
 
 // src/store/publish.ts
-import {
-  closeSync as closeSync4,
-  constants as constants4,
-  fchmodSync as fchmodSync2,
-  fchownSync,
-  fsyncSync,
-  linkSync as linkSync2,
-  lstatSync as lstatSync8,
-  openSync as openSync4,
-  renameSync as renameSync2,
-  unlinkSync as unlinkSync4,
-  writeSync
-} from "node:fs";
 import path23 from "node:path";
 function syncDir(dir) {
   try {
-    const fd = openSync4(dir, constants4.O_RDONLY);
+    const fd = openSync(dir, constants.O_RDONLY);
     try {
       fsyncSync(fd);
     } finally {
-      closeSync4(fd);
+      closeSync(fd);
     }
   } catch {
   }
 }
 function unlinkQuiet(p) {
   try {
-    unlinkSync4(p);
+    unlinkSync(p);
   } catch {
   }
 }
@@ -5904,7 +5897,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   for (let attempt = 0; ; attempt++) {
     const name2 = archiveName(prefix, archiveDirPath);
     try {
-      linkSync2(from, path23.join(archiveDirPath, name2));
+      linkSync(from, path23.join(archiveDirPath, name2));
       return name2;
     } catch (err) {
       if (err.code !== "EEXIST" || attempt > 5) throw err;
@@ -5912,7 +5905,7 @@ function linkIntoArchive(from, archiveDirPath, prefix) {
   }
 }
 function writeTemp(tempPath, bytes, mode, owner) {
-  const fd = openSync4(tempPath, EXCLUSIVE, mode);
+  const fd = openSync(tempPath, EXCLUSIVE, mode);
   try {
     const other = owner !== null && (owner.uid !== process.geteuid?.() || owner.gid !== process.getegid?.());
     if (owner !== null && process.geteuid !== void 0 && other) {
@@ -5922,12 +5915,12 @@ function writeTemp(tempPath, bytes, mode, owner) {
         if (err.code !== "EPERM") throw err;
       }
     }
-    fchmodSync2(fd, mode);
+    fchmodSync(fd, mode);
     let off = 0;
     while (off < bytes.length) off += writeSync(fd, bytes, off, bytes.length - off);
     fsyncSync(fd);
   } finally {
-    closeSync4(fd);
+    closeSync(fd);
   }
 }
 async function publish(spec) {
@@ -5950,7 +5943,7 @@ async function publish(spec) {
   if (prior !== null) {
     await failpoint(spec.failpoint, "before-claim");
     try {
-      renameSync2(filePath, claimPath);
+      renameSync(filePath, claimPath);
     } catch (err) {
       if (err.code === "ENOENT") {
         throw new Refused(`${spec.file} changed since it was read (it was deleted); read again and merge`);
@@ -5994,7 +5987,7 @@ async function publish(spec) {
     throw new Refused(`cannot save ${spec.file}: ${err.message}; ${afterRollback(restored, spec.file)}`);
   }
   try {
-    linkSync2(tempPath, filePath);
+    linkSync(tempPath, filePath);
   } catch (err) {
     if (err.code !== "EEXIST") {
       let restored = true;
@@ -6025,7 +6018,7 @@ async function publish(spec) {
 function claimIsWhatWeRead(claimPath, prior) {
   let st;
   try {
-    st = lstatSync8(claimPath, { bigint: true });
+    st = lstatSync(claimPath, { bigint: true });
   } catch {
     return "changed";
   }
@@ -6037,20 +6030,20 @@ function claimIsWhatWeRead(claimPath, prior) {
   try {
     return tokenOf(readAll(again.fd)) === prior.token ? "same" : "changed";
   } finally {
-    closeSync4(again.fd);
+    closeSync(again.fd);
   }
 }
 function putBack(claimPath, filePath) {
   try {
-    linkSync2(claimPath, filePath);
-    unlinkSync4(claimPath);
+    linkSync(claimPath, filePath);
+    unlinkSync(claimPath);
     return true;
   } catch (err) {
     if (err.code === "EEXIST") return false;
   }
   try {
-    if (lstatSync8(filePath, { throwIfNoEntry: false }) !== void 0) return false;
-    renameSync2(claimPath, filePath);
+    if (lstatSync(filePath, { throwIfNoEntry: false }) !== void 0) return false;
+    renameSync(claimPath, filePath);
     return true;
   } catch {
     return false;
@@ -6061,16 +6054,16 @@ async function rollBack(temp, claimPath, filePath, spec, archived) {
   await failpoint(spec.failpoint, "rollback-after-temp-drop");
   try {
     await failpoint(spec.failpoint, "rollback-before-restore");
-    linkSync2(claimPath, filePath);
+    linkSync(claimPath, filePath);
   } catch (err) {
     if (!NO_ROOM.has(err.code ?? "")) return false;
     if (archived !== null) {
       unlinkQuiet(path23.join(spec.archiveDir, archived));
       await failpoint(spec.failpoint, "rollback-after-unarchive");
     }
-    if (lstatSync8(filePath, { throwIfNoEntry: false }) !== void 0) return false;
+    if (lstatSync(filePath, { throwIfNoEntry: false }) !== void 0) return false;
     try {
-      renameSync2(claimPath, filePath);
+      renameSync(claimPath, filePath);
     } catch {
       return false;
     }
@@ -6095,19 +6088,19 @@ var EXCLUSIVE, NO_ROOM;
 var init_publish = __esm({
   "src/store/publish.ts"() {
     "use strict";
+    init_builtins();
     init_errors();
     init_archive();
     init_failpoint();
     init_files();
     init_paths();
     init_private();
-    EXCLUSIVE = constants4.O_WRONLY | constants4.O_CREAT | constants4.O_EXCL | constants4.O_NOFOLLOW;
+    EXCLUSIVE = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
     NO_ROOM = /* @__PURE__ */ new Set(["ENOSPC", "EDQUOT", "EMLINK"]);
   }
 });
 
 // src/journal/store.ts
-import { closeSync as closeSync5, linkSync as linkSync3, lstatSync as lstatSync9, renameSync as renameSync3, unlinkSync as unlinkSync5 } from "node:fs";
 import path24 from "node:path";
 function journalDir(root) {
   return path24.join(memoryDir(root), "journal");
@@ -6144,7 +6137,7 @@ function readJournalFile(dir, name2) {
     const bytes = readAll(opened.fd, MAX_DOCUMENT_BYTES);
     return { bytes, token: tokenOf(bytes) };
   } finally {
-    closeSync5(opened.fd);
+    closeSync(opened.fd);
   }
 }
 function journalHealth(root) {
@@ -6173,24 +6166,24 @@ function repairJournal(dir) {
   const actions = [];
   for (const e of listPrivate(dir)) {
     if (e.pid !== process.pid && processAlive(e.pid)) continue;
-    if (lstatSync9(e.path).isSymbolicLink()) continue;
+    if (lstatSync(e.path).isSymbolicLink()) continue;
     if (e.role === "tmp") {
-      unlinkSync5(e.path);
+      unlinkSync(e.path);
       continue;
     }
     const target = path24.join(dir, e.file);
     if (!exists(target)) {
-      renameSync3(e.path, target);
+      renameSync(e.path, target);
       actions.push(`journal/${e.file}: put back after an interrupted append`);
       continue;
     }
     const now = readJournalFile(dir, e.file);
     const claimed = readJournalFile(dir, e.name);
     if (now && claimed && now.bytes.subarray(0, claimed.bytes.length).equals(claimed.bytes)) {
-      unlinkSync5(e.path);
+      unlinkSync(e.path);
     } else {
       const kept = `${e.file.replace(/\.md$/, "")}.orig-${randomHex8()}.md`;
-      renameSync3(e.path, path24.join(dir, kept));
+      renameSync(e.path, path24.join(dir, kept));
       const what = "another program changed it during an interrupted append";
       actions.push(`journal/${e.file}: ${what}; the earlier version is journal/${kept}`);
     }
@@ -6205,18 +6198,18 @@ async function publishJournalFile(dir, name2, expected, bytes, fp) {
   writeTemp(temp, bytes, 384, null);
   try {
     if (expected !== "absent") {
-      renameSync3(target, claim);
+      renameSync(target, claim);
       await failpoint(fp, "journal-after-claim");
       const claimed = readJournalFile(dir, path24.basename(claim));
       if (claimed === null || claimed.token !== expected) {
-        if (!exists(target)) renameSync3(claim, target);
+        if (!exists(target)) renameSync(claim, target);
         const why = "changed while the entry was appended (another program wrote it)";
         throw new Refused(`journal/${name2} ${why}; the entry was not added`);
       }
     }
     await failpoint(fp, "journal-before-publication");
     try {
-      linkSync3(temp, target);
+      linkSync(temp, target);
     } catch (err) {
       if (err.code !== "EEXIST") throw err;
       const why = "was created by another program during the append";
@@ -6224,7 +6217,7 @@ async function publishJournalFile(dir, name2, expected, bytes, fp) {
     }
     syncDir(dir);
     await failpoint(fp, "journal-after-publication");
-    if (expected !== "absent") unlinkSync5(claim);
+    if (expected !== "absent") unlinkSync(claim);
   } finally {
     unlinkQuiet(temp);
   }
@@ -6262,6 +6255,7 @@ var JOURNAL_NAME;
 var init_store2 = __esm({
   "src/journal/store.ts"() {
     "use strict";
+    init_builtins();
     init_errors();
     init_failpoint();
     init_fs();
@@ -6275,7 +6269,6 @@ var init_store2 = __esm({
 });
 
 // src/journal/record.ts
-import { unlinkSync as unlinkSync6 } from "node:fs";
 import path25 from "node:path";
 function monthIndex(period) {
   return Number(period.slice(0, 4)) * 12 + Number(period.slice(5, 7)) - 1;
@@ -6431,7 +6424,7 @@ async function foldOne(root, nowMonth, fp) {
     const next = boundYear(insertSection(text.replace(/\n{0,2}$/, "\n\n"), period, foldSection(period, entries2)));
     await publishJournalFile(dir, yearName, current?.token ?? "absent", Buffer.from(next, "utf8"), fp);
   }
-  for (const f of files) unlinkSync6(path25.join(dir, f.name));
+  for (const f of files) unlinkSync(path25.join(dir, f.name));
   const names = files.map((f) => `journal/${f.name}`).join(", ");
   return `journal: folded ${names} (${entries2.length} entries) into journal/${yearName}`;
 }
@@ -6445,6 +6438,7 @@ var FOLD_AFTER_MONTHS, FOLD_KEPT, messageOf;
 var init_record = __esm({
   "src/journal/record.ts"() {
     "use strict";
+    init_builtins();
     init_harness_path();
     init_errors();
     init_handoff();
@@ -6675,7 +6669,6 @@ var init_document = __esm({
 });
 
 // src/store/lock.ts
-import fs from "node:fs";
 import { hostname as hostname2 } from "node:os";
 import path26 from "node:path";
 async function acquireLock(memDir, timeoutSeconds) {
@@ -6691,7 +6684,7 @@ async function acquireLockDir(lockDir, timeoutSeconds, opts) {
     if (tryMake(lockDir, me, opts.makeParent === true)) return holding(lockDir, me);
     const now = performance.now();
     const owner = readOwner(lockDir);
-    const st = fs.lstatSync(lockDir, { throwIfNoEntry: false });
+    const st = lstatSync(lockDir, { throwIfNoEntry: false });
     if (st === void 0) continue;
     const key = `${owner?.nonce ?? "-"} ${st.mtimeMs}`;
     if (seen?.key !== key) seen = { key, since: seen ? now : start };
@@ -6711,7 +6704,7 @@ async function acquireLockDir(lockDir, timeoutSeconds, opts) {
   }
 }
 function checkLockPath(lockDir) {
-  const st = fs.lstatSync(lockDir, { throwIfNoEntry: false });
+  const st = lstatSync(lockDir, { throwIfNoEntry: false });
   if (st !== void 0 && (st.isSymbolicLink() || !st.isDirectory())) {
     const what = st.isSymbolicLink() ? "a link" : "not a directory";
     throw new Refused(`${lockDir} is ${what}; it is the helper's private lock: move it away and retry`);
@@ -6719,23 +6712,23 @@ function checkLockPath(lockDir) {
 }
 function tryMake(lockDir, me, makeParent2) {
   try {
-    fs.mkdirSync(lockDir, { mode: 448 });
+    mkdirSync(lockDir, { mode: 448 });
   } catch (err) {
     if (err.code === "EEXIST") return false;
     if (err.code === "ENOENT" && makeParent2) {
-      fs.mkdirSync(path26.dirname(lockDir), { recursive: true, mode: 448 });
+      mkdirSync(path26.dirname(lockDir), { recursive: true, mode: 448 });
       return tryMake(lockDir, me, false);
     }
     throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
   }
   try {
-    fs.writeFileSync(path26.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
+    writeFileSync(path26.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 384, flag: "wx" });
     return true;
   } catch (err) {
     const code = err.code;
     if (code === "ENOENT" || code === "EEXIST") return false;
     try {
-      fs.rmdirSync(lockDir);
+      rmdirSync(lockDir);
     } catch {
     }
     throw new Refused(`cannot take the lock ${lockDir}: ${err.message}`);
@@ -6751,7 +6744,7 @@ function holding(lockDir, me) {
     }
     try {
       const now = /* @__PURE__ */ new Date();
-      fs.utimesSync(lockDir, now, now);
+      utimesSync(lockDir, now, now);
     } catch {
       lost = true;
     }
@@ -6768,8 +6761,8 @@ function holding(lockDir, me) {
       clearInterval(timer);
       if (!ours()) return;
       try {
-        fs.unlinkSync(path26.join(lockDir, OWNER_NAME));
-        fs.rmdirSync(lockDir);
+        unlinkSync(path26.join(lockDir, OWNER_NAME));
+        rmdirSync(lockDir);
       } catch {
       }
     }
@@ -6778,19 +6771,19 @@ function holding(lockDir, me) {
 function takeOver(lockDir, dead) {
   const aside = `${lockDir}-dead-${process.pid}-${randomHex8()}`;
   try {
-    fs.renameSync(lockDir, aside);
+    renameSync(lockDir, aside);
   } catch (err) {
     return err.code === "ENOENT";
   }
   const moved = readOwner(aside);
   if (moved && moved.nonce !== dead?.nonce) {
     try {
-      fs.renameSync(aside, lockDir);
+      renameSync(aside, lockDir);
       return true;
     } catch {
     }
   }
-  fs.rmSync(aside, { recursive: true, force: true });
+  rmSync(aside, { recursive: true, force: true });
   return true;
 }
 var RETRY_MS, REFRESH_MS;
@@ -6798,6 +6791,7 @@ var init_lock = __esm({
   "src/store/lock.ts"() {
     "use strict";
     init_quote();
+    init_builtins();
     init_errors();
     init_files();
     init_private();
@@ -6869,12 +6863,11 @@ var init_recover = __esm({
 });
 
 // src/store/repair.ts
-import { linkSync as linkSync4, readFileSync as readFileSync4, rmSync as rmSync2, unlinkSync as unlinkSync7 } from "node:fs";
 import path28 from "node:path";
 function archiveEntryWithBytes(dir, claimPath) {
   let bytes;
   try {
-    bytes = readFileSync4(claimPath);
+    bytes = readFileSync(claimPath);
   } catch {
     return void 0;
   }
@@ -6883,7 +6876,7 @@ function archiveEntryWithBytes(dir, claimPath) {
     const st = lstatBig(p);
     if (st === null || !st.isFile() || st.nlink !== 1n || st.size !== BigInt(bytes.length)) return false;
     try {
-      return readFileSync4(p).equals(bytes);
+      return readFileSync(p).equals(bytes);
     } catch {
       return false;
     }
@@ -6899,7 +6892,7 @@ async function dropArchiveTemps(arch, fp) {
     const st = lstatBig(p);
     if (st === null || !st.isFile()) continue;
     if (st.nlink !== 1n && !(st.nlink === 2n && archiveEntriesWithIno(arch, st.ino).length === 2)) continue;
-    unlinkSync7(p);
+    unlinkSync(p);
     await failpoint(fp, "recover-after-temp-drop");
     out.push(`archive: dropped an archive copy left half-done (${name2})`);
   }
@@ -6926,22 +6919,22 @@ async function repair(root, fp) {
       const claimIno = inoOf(claim.path);
       if (claimIno === null) continue;
       if (inoOf(filePath) === null) {
-        linkSync4(claim.path, filePath);
+        linkSync(claim.path, filePath);
         await failpoint(fp, "recover-after-restore");
       }
       if (inoOf(filePath) === claimIno) {
         for (const copy of archiveEntriesWithIno(arch, claimIno)) {
-          unlinkSync7(path28.join(arch, copy));
+          unlinkSync(path28.join(arch, copy));
           await failpoint(fp, "recover-after-unarchive");
         }
-        unlinkSync7(claim.path);
+        unlinkSync(claim.path);
         await failpoint(fp, "recover-after-claim-drop");
         actions.push(`${file}: rolled back an interrupted save; the prior version is current again`);
         continue;
       }
       const copies = archiveEntriesWithIno(arch, claimIno);
       if (finished.has(saveId(claim)) && (copies.length > 0 || prefix !== "HANDOFF")) {
-        unlinkSync7(claim.path);
+        unlinkSync(claim.path);
         await failpoint(fp, "recover-after-claim-drop");
         const where2 = copies[0] ? ` (archived as archive/${copies[0]})` : "";
         actions.push(`${file}: finished a save; dropped the version it replaced${where2}`);
@@ -6952,7 +6945,7 @@ async function repair(root, fp) {
         where = linkIntoArchive(claim.path, arch, prefix);
         await failpoint(fp, "recover-after-archive");
       }
-      unlinkSync7(claim.path);
+      unlinkSync(claim.path);
       await failpoint(fp, "recover-after-claim-drop");
       actions.push(`${file}: kept the prior version as archive/${where}`);
     }
@@ -6960,7 +6953,7 @@ async function repair(root, fp) {
       const tempIno = inoOf(temp.path);
       if (tempIno === null) continue;
       const published2 = tempIno === inoOf(filePath);
-      rmSync2(temp.path, { force: true });
+      rmSync(temp.path, { force: true });
       await failpoint(fp, "recover-after-temp-drop");
       const unpublished = `${file}: dropped an unpublished new version (${temp.name}); the old version stays current`;
       actions.push(published2 ? `${file}: finished a publication (dropped ${temp.name})` : unpublished);
@@ -6969,7 +6962,7 @@ async function repair(root, fp) {
   actions.push(...await dropArchiveTemps(arch, fp));
   try {
     for (const name2 of listDir(memDir).filter((n2) => DEAD_LOCK.test(n2))) {
-      rmSync2(path28.join(memDir, name2), { recursive: true, force: true });
+      rmSync(path28.join(memDir, name2), { recursive: true, force: true });
     }
   } catch {
   }
@@ -6985,6 +6978,7 @@ async function repair(root, fp) {
 var init_repair = __esm({
   "src/store/repair.ts"() {
     "use strict";
+    init_builtins();
     init_errors();
     init_archive();
     init_failpoint();
@@ -7556,7 +7550,6 @@ CURRENT-SHA256: ${result.token}
 });
 
 // src/store/inspect.ts
-import { closeSync as closeSync6, fstatSync as fstatSync4 } from "node:fs";
 import path30 from "node:path";
 function treeUnsafe(root) {
   const verdict = treeVerdict(root);
@@ -7604,12 +7597,12 @@ function inspectFile(root, kind, retry = true, opts = {}) {
     if (!ok2) return { kind, status: "foreign", mtimeMs };
     if (firstNul(bytes) >= 0) return { kind, status: "unsafe", mtimeMs };
     if (!opts.text) return { kind, status: "present", mtimeMs };
-    const after = fstatSync4(fd, { bigint: true });
+    const after = fstatSync(fd, { bigint: true });
     const same = BigInt(bytes.length) === stat.size && after.size === stat.size && after.mtimeNs === stat.mtimeNs;
     const text = same && lstatBig(filePath)?.ino === stat.ino ? bytes.toString("utf8") : null;
     return { kind, status: "present", mtimeMs, text };
   } finally {
-    closeSync6(fd);
+    closeSync(fd);
   }
 }
 function liveWriter(memDir) {
@@ -7631,6 +7624,7 @@ function unsafePrivate(root) {
 var init_inspect = __esm({
   "src/store/inspect.ts"() {
     "use strict";
+    init_builtins();
     init_file_verdict();
     init_files();
     init_paths();
@@ -8021,7 +8015,7 @@ var require_lib = __commonJS({
   "node_modules/write-file-atomic/lib/index.js"(exports, module) {
     "use strict";
     module.exports = writeFile;
-    module.exports.sync = writeFileSync5;
+    module.exports.sync = writeFileSync2;
     module.exports._getTmpname = getTmpname;
     module.exports._cleanupOnExit = cleanupOnExit;
     var fs2 = __require("fs");
@@ -8161,7 +8155,7 @@ var require_lib = __commonJS({
       }
       return promise;
     }
-    function writeFileSync5(filename, data, options) {
+    function writeFileSync2(filename, data, options) {
       if (typeof options === "string") {
         options = { encoding: options };
       } else if (!options) {
@@ -8241,16 +8235,6 @@ var require_lib = __commonJS({
 });
 
 // src/git/merge-driver-config.ts
-import {
-  existsSync as existsSync3,
-  lchownSync,
-  lstatSync as lstatSync10,
-  mkdirSync as mkdirSync3,
-  readFileSync as readFileSync5,
-  realpathSync as realpathSync3,
-  rmdirSync,
-  unlinkSync as unlinkSync8
-} from "node:fs";
 import path31 from "node:path";
 function cloneOf(root, env) {
   const top = gitTopOf(root, env);
@@ -8289,7 +8273,7 @@ function readRegular(p, max = 1e6) {
 function giveTo(p, like) {
   if (process.geteuid?.() !== 0) return;
   try {
-    const { uid, gid } = lstatSync10(like);
+    const { uid, gid } = lstatSync(like);
     lchownSync(p, uid, gid);
   } catch {
   }
@@ -8327,15 +8311,15 @@ async function registerMergeDriver(root, helperPath, env) {
   assertDriverFits(root, env);
   let copy;
   try {
-    const bytes = readFileSync5(path31.join(path31.dirname(helperPath), "lib", "cli.mjs"));
-    mkdirSync3(path31.dirname(c.copy), { recursive: true, mode: 448 });
+    const bytes = readFileSync(path31.join(path31.dirname(helperPath), "lib", "cli.mjs"));
+    mkdirSync(path31.dirname(c.copy), { recursive: true, mode: 448 });
     giveTo(path31.dirname(c.copy), c.common);
-    const st = lstatSync10(c.copy, { throwIfNoEntry: false });
-    if (st !== void 0 && !st.isFile()) unlinkSync8(c.copy);
-    const same = st !== void 0 && st.isFile() && readFileSync5(c.copy).equals(bytes);
+    const st = lstatSync(c.copy, { throwIfNoEntry: false });
+    if (st !== void 0 && !st.isFile()) unlinkSync(c.copy);
+    const same = st !== void 0 && st.isFile() && readFileSync(c.copy).equals(bytes);
     if (!same) import_write_file_atomic.default.sync(c.copy, bytes, { mode: 420 });
     giveTo(c.copy, c.common);
-    copy = realpathSync3(c.copy);
+    copy = realpathSync(c.copy);
   } catch (err) {
     const why = err.message;
     out.notes.push(`the merge driver was not registered: its copy of the helper could not be written (${why})`);
@@ -8368,7 +8352,7 @@ async function unregisterMergeDriver(root, env, keep) {
   const out = { config: false, attributes: false, notes: [] };
   if (c === null) return out;
   try {
-    if (!keep) unlinkSync8(c.copy);
+    if (!keep) unlinkSync(c.copy);
     if (!keep) rmdirSync(path31.dirname(c.copy));
   } catch {
   }
@@ -8382,7 +8366,7 @@ async function unregisterMergeDriver(root, env, keep) {
     const file = path31.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file, REMOVE_MAX) ?? "");
     if (had) {
-      if (rest === "") unlinkSync8(file);
+      if (rest === "") unlinkSync(file);
       else import_write_file_atomic.default.sync(file, rest);
       out.attributes = true;
     }
@@ -8412,7 +8396,7 @@ async function previewMergeDriver(root, remove2, env, keep) {
   }
   const { had, line } = withoutBlock(text ?? "");
   if (remove2) return { config: driver !== null && driverParts(driver) !== null, attributes: had, notes: [] };
-  const copy = existsSync3(c.copy) ? realpathSync3(c.copy) : c.copy;
+  const copy = existsSync(c.copy) ? realpathSync(c.copy) : c.copy;
   const config = driver !== driverCommand(process.execPath, copy);
   return { config, attributes: !(had && line === attributesLine(c.top, root)), notes: [] };
 }
@@ -8464,14 +8448,15 @@ async function driverPartMissing(root, env) {
   const command = await effectiveDriver(c.top, env);
   const parts = command == null ? null : driverParts(command);
   if (parts === null) return null;
-  if (!existsSync3(parts.copy)) return `the merge driver's copy of the helper ${parts.copy} is missing`;
-  if (!existsSync3(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
+  if (!existsSync(parts.copy)) return `the merge driver's copy of the helper ${parts.copy} is missing`;
+  if (!existsSync(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
   return null;
 }
 var import_write_file_atomic, DRIVER_NAME, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote2, REMOVE_MAX, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
 var init_merge_driver_config = __esm({
   "src/git/merge-driver-config.ts"() {
     "use strict";
+    init_builtins();
     import_write_file_atomic = __toESM(require_lib(), 1);
     init_git_dir();
     init_run();
@@ -8493,7 +8478,6 @@ var init_merge_driver_config = __esm({
 });
 
 // src/git/config-pipe.ts
-import { statSync } from "node:fs";
 import path32 from "node:path";
 function includes(text) {
   const out = [];
@@ -8532,6 +8516,7 @@ function configPipe(root, env) {
 var init_config_pipe = __esm({
   "src/git/config-pipe.ts"() {
     "use strict";
+    init_builtins();
     init_fs();
     init_home();
     init_git_dir();
@@ -8655,7 +8640,6 @@ paused sentence is printed too and the code is kept.
 });
 
 // src/checkpoint/cleanup.ts
-import { linkSync as linkSync5, lstatSync as lstatSync11, readdirSync as readdirSync5, unlinkSync as unlinkSync9 } from "node:fs";
 import path33 from "node:path";
 function pruneCheckpoints(root, keep) {
   const list2 = listCheckpoints(root);
@@ -8665,7 +8649,7 @@ function pruneCheckpoints(root, keep) {
   for (const e of list2) {
     if (survivors.has(e.name) || deleted >= list2.length - CHECKPOINT_KEEP) continue;
     try {
-      unlinkSync9(path33.join(checkpointsDir(root), e.name));
+      unlinkSync(path33.join(checkpointsDir(root), e.name));
       deleted++;
     } catch {
     }
@@ -8678,23 +8662,23 @@ function cleanCheckpointLeftovers(root) {
   const actions = [];
   const entries2 = listPrivate(dir).filter((e) => CHECKPOINT_NAME.test(e.file));
   for (const e of [...entries2.filter((x) => x.role === "tmp"), ...entries2.filter((x) => x.role === "claim")]) {
-    const st = lstatSync11(e.path, { throwIfNoEntry: false });
+    const st = lstatSync(e.path, { throwIfNoEntry: false });
     if (st === void 0 || st.isDirectory()) continue;
     if (e.role === "claim" && st.isFile()) {
       try {
-        linkSync5(e.path, path33.join(dir, e.file));
+        linkSync(e.path, path33.join(dir, e.file));
         actions.push(`checkpoints/${e.file}: put back the version an interrupted checkpoint had claimed`);
       } catch {
       }
     }
     try {
-      unlinkSync9(e.path);
+      unlinkSync(e.path);
       actions.push(`checkpoints/${e.file}: dropped ${e.name} left by an interrupted checkpoint`);
     } catch {
     }
   }
   try {
-    const names = readdirSync5(dir);
+    const names = readdirSync(dir);
     const live = /* @__PURE__ */ new Set();
     for (const name2 of names) {
       if (name2.startsWith(".") || !CHECKPOINT_NAME.test(name2)) continue;
@@ -8706,7 +8690,7 @@ function cleanCheckpointLeftovers(root) {
       const m = /^\.delivered-(.+)$/.exec(name2);
       if (!m || !CHECKPOINT_NAME.test(`${m[1]}.md`)) continue;
       const told = readHead(path33.join(dir, name2), 128)?.toString().trim() ?? "";
-      const st = lstatSync11(path33.join(dir, name2), { throwIfNoEntry: false });
+      const st = lstatSync(path33.join(dir, name2), { throwIfNoEntry: false });
       if (readHead(path33.join(dir, `${m[1]}.md`), 1) === null && !live.has(told)) rmQuietRegular(path33.join(dir, name2));
       else if (st !== void 0) kept.push({ name: name2, mtimeMs: st.mtimeMs });
     }
@@ -8718,9 +8702,9 @@ function cleanCheckpointLeftovers(root) {
 }
 function pruneOfferMarkers(dir, nowMs) {
   try {
-    for (const name2 of readdirSync5(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
+    for (const name2 of readdirSync(dir).filter((n2) => n2.startsWith(".offered-")).slice(0, 200)) {
       const p = path33.join(dir, name2);
-      if (nowMs - lstatSync11(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
+      if (nowMs - lstatSync(p).mtimeMs > OFFER_MARKER_DAYS * 864e5) rmQuietRegular(p);
     }
   } catch {
   }
@@ -8729,6 +8713,7 @@ var MARKERS_KEPT, CHECKPOINT_KEEP, OFFER_MARKER_DAYS;
 var init_cleanup = __esm({
   "src/checkpoint/cleanup.ts"() {
     "use strict";
+    init_builtins();
     init_parse();
     init_store();
     init_fs();
@@ -8745,7 +8730,6 @@ var recover_exports = {};
 __export(recover_exports, {
   recoverVerb: () => recoverVerb
 });
-import { readdirSync as readdirSync6 } from "node:fs";
 var recoverVerb;
 var init_recover2 = __esm({
   "src/verbs/recover.ts"() {
@@ -8758,6 +8742,7 @@ var init_recover2 = __esm({
     init_types();
     init_store();
     init_cleanup();
+    init_builtins();
     init_drafts();
     recoverVerb = {
       name: "recover",
@@ -8782,7 +8767,7 @@ exit: 0 done (or nothing to do); 2 refused (unsafe tree); 4 paused; 5 busy.
         const root = rootOption(ctx);
         let actions = [];
         if (checkTree(root) || pendingRepairs(root).length > 0) {
-          const dotted = () => readdirSync6(checkpointsDir(root)).some((n2) => n2.startsWith("."));
+          const dotted = () => readdirSync(checkpointsDir(root)).some((n2) => n2.startsWith("."));
           const leftovers = () => checkpointsDirState(root) === "ok" && dotted();
           const options = { root, env: ctx.env, lockTimeoutSeconds, failpoint: failpointOf(ctx) };
           const { result, repairs } = await underLock(options, async () => [
@@ -8883,7 +8868,6 @@ exit: 0 printed
 });
 
 // src/git/fates.ts
-import { readFileSync as readFileSync6 } from "node:fs";
 import path34 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
@@ -8923,7 +8907,7 @@ function fatesOf(i) {
 function clonedAfter(gitDir, savedMs2) {
   if (gitDir === null || savedMs2 === null) return false;
   try {
-    const first = readFileSync6(path34.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
+    const first = readFileSync(path34.join(gitDir, "logs", "HEAD"), "utf8").split("\n", 1)[0];
     const m = / (\d+) [+-]\d{4}\tclone: /.exec(first);
     return m !== null && Number(m[1]) * 1e3 >= savedMs2;
   } catch {
@@ -8976,6 +8960,7 @@ var ZERO, RAW;
 var init_fates = __esm({
   "src/git/fates.ts"() {
     "use strict";
+    init_builtins();
     init_handoff_away();
     ZERO = /^0+$/;
     RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
@@ -10098,7 +10083,6 @@ var init_brief2 = __esm({
 });
 
 // src/git/merge-driver.ts
-import { closeSync as closeSync7, constants as constants5, fstatSync as fstatSync5, lstatSync as lstatSync12, mkdirSync as mkdirSync4, openSync as openSync5, readFileSync as readFileSync7, writeSync as writeSync2 } from "node:fs";
 import path36 from "node:path";
 function mergedSentence(name2, note = null) {
   return `two handoffs met in a merge; the other is archive/${name2}${note === null ? "" : `; ${note}`}`;
@@ -10287,28 +10271,28 @@ function mergeCountsText(c) {
   return `${n2(c.decisions, "decision", "decisions")}, ${n2(c.failed, "failed approach", "failed approaches")}`;
 }
 function onRegularFile(p, flags, use) {
-  const fd = openSync5(p, flags | NOFOLLOW);
+  const fd = openSync(p, flags | NOFOLLOW);
   try {
-    if (!fstatSync5(fd).isFile()) throw new Error(`${p} is not a regular file`);
+    if (!fstatSync(fd).isFile()) throw new Error(`${p} is not a regular file`);
     return use(fd);
   } finally {
-    closeSync7(fd);
+    closeSync(fd);
   }
 }
 function memorySide(p, side) {
-  const m = memoryText(side, onRegularFile(p, constants5.O_RDONLY, (fd) => readFileSync7(fd)));
+  const m = memoryText(side, onRegularFile(p, constants.O_RDONLY, (fd) => readFileSync(fd)));
   if (m.invalid.length > 0) throw new Error(`${side} is not valid UTF-8`);
   return m.text;
 }
 function writeResult(p, text) {
-  onRegularFile(p, constants5.O_WRONLY | constants5.O_TRUNC, (fd) => writeSync2(fd, Buffer.from(text, "utf8")));
+  onRegularFile(p, constants.O_WRONLY | constants.O_TRUNC, (fd) => writeSync(fd, Buffer.from(text, "utf8")));
 }
 function archiveDirOf(top, memRel) {
   let at2 = top;
   for (const part of [...memRel.split("/").filter(Boolean), "archive"]) {
     at2 = path36.join(at2, part);
-    if (lstatSync12(at2, { throwIfNoEntry: false }) === void 0) mkdirSync4(at2, { mode: 448 });
-    if (!lstatSync12(at2).isDirectory()) throw new Error(`${at2} is not a real folder`);
+    if (lstatSync(at2, { throwIfNoEntry: false }) === void 0) mkdirSync(at2, { mode: 448 });
+    if (!lstatSync(at2).isDirectory()) throw new Error(`${at2} is not a real folder`);
   }
   return at2;
 }
@@ -10386,6 +10370,7 @@ var MERGED_LINE, RANK2, BOX, NONE_ITEM2, PLAN_LINE, LIST_ITEM, MERGED, firstLine
 var init_merge_driver = __esm({
   "src/git/merge-driver.ts"() {
     "use strict";
+    init_builtins();
     init_memory_text();
     init_handoff();
     init_archive();
@@ -10401,7 +10386,7 @@ var init_merge_driver = __esm({
     MERGED = ["plan", "decisions", "failed approaches", "open questions", "next steps"];
     firstLine2 = (t) => t.split("\n")[0].trim();
     real = (items2) => items2.filter((t) => !NONE_ITEM2.test(t.trim()));
-    NOFOLLOW = constants5.O_NOFOLLOW ?? 0;
+    NOFOLLOW = constants.O_NOFOLLOW ?? 0;
   }
 });
 
@@ -10410,7 +10395,6 @@ var brief_exports = {};
 __export(brief_exports, {
   briefVerb: () => briefVerb
 });
-import { existsSync as existsSync4 } from "node:fs";
 import path37 from "node:path";
 function sideTime(text, now) {
   const st = stateTimeOfText(text, now);
@@ -10430,6 +10414,7 @@ var init_brief3 = __esm({
     init_drift();
     init_handoff_away();
     init_brief2();
+    init_builtins();
     init_brief();
     init_cut();
     init_merge_driver();
@@ -10533,7 +10518,7 @@ exit: 0 brief printed
         const again = newer === null ? "" : `\`${newer.restore}\` brings it back; ${restoreNote(newer)}`;
         if (newer !== null) brief = withDriftNote(brief, `a newer save of this clone is ${whereAway(newer)}: ${again}`);
         const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
-        if (merged && existsSync4(path37.join(archiveDir(root), merged[1])))
+        if (merged && existsSync(path37.join(archiveDir(root), merged[1])))
           brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
         const { driftClauses: _clauses, ...shown } = brief;
         if (json2) return ok(`${JSON.stringify({ brief: shown, drift: report })}
@@ -10734,7 +10719,6 @@ ${paused ? `${SENTENCES.paused()}
 });
 
 // src/store/archive-entries.ts
-import { lstatSync as lstatSync13, readdirSync as readdirSync7 } from "node:fs";
 import path38 from "node:path";
 function listArchives(root) {
   if (!checkTree(root)) return [];
@@ -10743,10 +10727,10 @@ function listArchives(root) {
   if (st === null) return [];
   if (st.isSymbolicLink() || !st.isDirectory()) throw new Refused(`${dir} is a link or not a directory; move it away`);
   const out = [];
-  for (const name2 of readdirSync7(dir)) {
+  for (const name2 of readdirSync(dir)) {
     if (!ARCHIVE_NAME.test(name2)) continue;
     try {
-      const s = lstatSync13(path38.join(dir, name2));
+      const s = lstatSync(path38.join(dir, name2));
       out.push({ name: name2, mtimeMs: s.mtimeMs, regular: s.isFile() && !s.isSymbolicLink() && s.nlink === 1 });
     } catch {
     }
@@ -10770,6 +10754,7 @@ var init_archive_entries = __esm({
   "src/store/archive-entries.ts"() {
     "use strict";
     init_quote();
+    init_builtins();
     init_errors();
     init_archive();
     init_files();
@@ -11123,19 +11108,6 @@ exit: 0 done
 });
 
 // src/agents/agent-file.ts
-import {
-  accessSync,
-  closeSync as closeSync8,
-  constants as constants6,
-  existsSync as existsSync5,
-  lstatSync as lstatSync14,
-  mkdirSync as mkdirSync5,
-  openSync as openSync6,
-  readlinkSync as readlinkSync3,
-  rmdirSync as rmdirSync2,
-  rmSync as rmSync3,
-  unlinkSync as unlinkSync10
-} from "node:fs";
 import path40 from "node:path";
 async function committedText(file, env) {
   const top = gitTopOf(path40.dirname(file), env);
@@ -11152,7 +11124,7 @@ async function readAgentFile(file, snippet) {
     if (!(err instanceof UnsafeFile)) throw err;
     let to = "another file";
     try {
-      to = readlinkSync3(file);
+      to = readlinkSync(file);
     } catch {
     }
     const kind = err.state === "too-large" ? "is larger than 1 MB" : "is not a regular file";
@@ -11174,8 +11146,8 @@ ${snippet}`);
 }
 function assertReplaceable(file, snippet) {
   try {
-    closeSync8(openSync6(file, constants6.O_WRONLY | constants6.O_NOFOLLOW | constants6.O_NONBLOCK));
-    accessSync(path40.dirname(file), constants6.W_OK);
+    closeSync(openSync(file, constants.O_WRONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK));
+    accessSync(path40.dirname(file), constants.W_OK);
   } catch (err) {
     const code = err.code;
     if (code === "EPERM") {
@@ -11206,7 +11178,7 @@ async function writeAgentFile(file, expected, bytes, mode, fp) {
     const what = "changed since it was read (another program wrote it)";
     throw new Refused(`${file} ${what}; nothing was changed; run this again`);
   }
-  if (bytes === null) unlinkSync10(file);
+  if (bytes === null) unlinkSync(file);
   else {
     const tmpfileCreated = () => failpoint(fp, "before-publication");
     const opts = now === null ? { mode: mode & ~process.umask(), tmpfileCreated } : { tmpfileCreated };
@@ -11223,7 +11195,7 @@ function dirsBelow(base, dir) {
 function missingDirs(base, dir) {
   const missing = [];
   for (const cur of dirsBelow(base, dir)) {
-    const st = missing.length > 0 ? void 0 : lstatSync14(cur, { throwIfNoEntry: false });
+    const st = missing.length > 0 ? void 0 : lstatSync(cur, { throwIfNoEntry: false });
     if (st === void 0) missing.push(cur);
     else if (!st.isDirectory()) {
       const what = st.isSymbolicLink() ? "a link" : "not a directory";
@@ -11233,13 +11205,13 @@ function missingDirs(base, dir) {
   return missing;
 }
 function makeDirs(dirs) {
-  for (const d of dirs) mkdirSync5(d, { mode: 493 });
+  for (const d of dirs) mkdirSync(d, { mode: 493 });
 }
 function removeEmptyDirs(dirs) {
   const removed = [];
   for (const d of [...dirs].sort((a, b) => b.length - a.length)) {
     try {
-      rmdirSync2(d);
+      rmdirSync(d);
       removed.push(d);
     } catch {
     }
@@ -11248,12 +11220,12 @@ function removeEmptyDirs(dirs) {
 }
 function keepMade(at2, dirs) {
   if (dirs.length > 0) {
-    mkdirSync5(path40.dirname(at2), { recursive: true, mode: 448 });
+    mkdirSync(path40.dirname(at2), { recursive: true, mode: 448 });
     import_write_file_atomic2.default.sync(at2, dirs.map((d) => `${d}
 `).join(""));
     return;
   }
-  rmSync3(at2, { force: true });
+  rmSync(at2, { force: true });
   removeEmptyDirs([path40.dirname(at2)]);
 }
 function recordMade(at2, dirs) {
@@ -11262,18 +11234,18 @@ function recordMade(at2, dirs) {
 function removeMade(at2, paths) {
   const made = madeList(at2);
   const ours = made.filter((m) => paths.includes(m));
-  const emptyFile = (p) => lstatSync14(p, { throwIfNoEntry: false })?.isFile() && lstatSync14(p).size === 0;
-  for (const p of ours.filter(emptyFile)) unlinkSync10(p);
+  const emptyFile = (p) => lstatSync(p, { throwIfNoEntry: false })?.isFile() && lstatSync(p).size === 0;
+  for (const p of ours.filter(emptyFile)) unlinkSync(p);
   removeEmptyDirs(ours);
-  if (made.some((d) => !existsSync5(d))) keepMade(at2, made.filter((d) => existsSync5(d)));
+  if (made.some((d) => !existsSync(d))) keepMade(at2, made.filter((d) => existsSync(d)));
 }
 function recordNode(dir, execPath) {
   const target = path40.join(dir, "node");
   if (readSmall(target) === `${execPath}
 `) return;
-  const missing = dirsBelow(path40.parse(dir).root, dir).filter((d) => !existsSync5(d));
+  const missing = dirsBelow(path40.parse(dir).root, dir).filter((d) => !existsSync(d));
   try {
-    mkdirSync5(dir, { recursive: true, mode: 448 });
+    mkdirSync(dir, { recursive: true, mode: 448 });
   } catch (err) {
     removeEmptyDirs(missing);
     const why = err.code ?? err.message;
@@ -11286,6 +11258,7 @@ var import_write_file_atomic2, removeEmptyUpTo, madeList;
 var init_agent_file = __esm({
   "src/agents/agent-file.ts"() {
     "use strict";
+    init_builtins();
     import_write_file_atomic2 = __toESM(require_lib(), 1);
     init_errors();
     init_failpoint();
@@ -11299,11 +11272,10 @@ var init_agent_file = __esm({
 });
 
 // src/agents/claude-plugin.ts
-import { existsSync as existsSync6, readFileSync as readFileSync8 } from "node:fs";
 import path41 from "node:path";
 function json(file) {
   try {
-    const v = JSON.parse(readFileSync8(file, "utf8").slice(0, 1e6));
+    const v = JSON.parse(readFileSync(file, "utf8").slice(0, 1e6));
     return isObj(v) ? v : null;
   } catch {
     return null;
@@ -11320,7 +11292,7 @@ function claudePluginInstalls(home, env) {
     for (const raw of list2) {
       const e = isObj(raw) ? raw : {};
       const at2 = e.installPath;
-      const rootSkill = typeof at2 === "string" && path41.isAbsolute(at2) && existsSync6(path41.join(at2, "SKILL.md"));
+      const rootSkill = typeof at2 === "string" && path41.isAbsolute(at2) && existsSync(path41.join(at2, "SKILL.md"));
       const scope = typeof e.scope === "string" ? e.scope : "unknown";
       const version = typeof e.version === "string" ? e.version : null;
       out.push({ key, scope, version, enabled: enabledMap[key] !== false, rootSkill });
@@ -11332,6 +11304,7 @@ var isObj, claudeUserDir;
 var init_claude_plugin = __esm({
   "src/agents/claude-plugin.ts"() {
     "use strict";
+    init_builtins();
     isObj = (v) => v !== null && typeof v === "object" && !Array.isArray(v);
     claudeUserDir = (home, env) => env.CLAUDE_CONFIG_DIR || path41.join(home, ".claude");
   }
@@ -12816,13 +12789,12 @@ var init_target = __esm({
 });
 
 // src/agents/installer.ts
-import { existsSync as existsSync7, lstatSync as lstatSync15, mkdirSync as mkdirSync6, readdirSync as readdirSync8, readFileSync as readFileSync9, rmSync as rmSync4 } from "node:fs";
 import path45 from "node:path";
 async function install(t, env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
   if (!t.home) throw new Refused(`install needs ${hv} set (the recorded Node lives under it); nothing was changed`);
   const where = "install records the Node under it, so nothing was changed";
-  if (!existsSync7(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
+  if (!existsSync(t.home)) throw new Refused(`${hv} (${quotedValue(t.home)}) does not exist; ${where}`);
   assertNotPaused(t.memDir, env);
   if (!t.global) assertDriverFits(t.base, env);
   assertLoadable(t.helper);
@@ -12872,8 +12844,8 @@ async function install(t, env) {
     const ls = x === null || p.snap.bytes !== null ? null : await runGit(x.top, x.ls, env).catch(() => null);
     if (x !== null && ls?.stdout.length === 0) {
       if (!t.dryRun) {
-        const made = [path45.dirname(x.file), x.file].filter((f) => !existsSync7(f));
-        mkdirSync6(path45.dirname(x.file), { recursive: true });
+        const made = [path45.dirname(x.file), x.file].filter((f) => !existsSync(f));
+        mkdirSync(path45.dirname(x.file), { recursive: true });
         import_write_file_atomic3.default.sync(x.file, x.pair + x.text);
         recordMade(madeListFile(t, env), made);
       }
@@ -12904,28 +12876,28 @@ function excludeOf(base, file, env) {
   if (trees === null) return null;
   const { top, common, others } = trees;
   const exclude = path45.join(common, "info", "exclude");
-  const text = existsSync7(exclude) ? readFileSync9(exclude, "utf8") : "";
+  const text = existsSync(exclude) ? readFileSync(exclude, "utf8") : "";
   const rel = path45.relative(top, file).split(path45.sep).join("/");
   const pair = `${EXCLUDE_MARK}
 /${rel}
 `;
   const ls = ["ls-files", "--", `:(literal)${rel}`];
-  const needed = others.some((w) => existsSync7(path45.join(w, rel)));
+  const needed = others.some((w) => existsSync(path45.join(w, rel)));
   return { top, file: exclude, text, pair, ls, needed, at: `
 ${text}`.indexOf(`
 ${pair}`) };
 }
 function workTrees(common) {
   const linked = path45.join(common, "worktrees");
-  const gitdirs = (existsSync7(linked) ? readdirSync8(linked) : []).map((n2) => readSmall(path45.join(linked, n2, "gitdir")));
+  const gitdirs = (existsSync(linked) ? readdirSync(linked) : []).map((n2) => readSmall(path45.join(linked, n2, "gitdir")));
   return [path45.dirname(common), ...gitdirs.filter((g) => g !== null).map((g) => path45.dirname(g.trim()))];
 }
 function dropOldRecords(dir) {
   const records = path45.join(dir, "installs");
   const what = "an older version's copies of agent files, no longer read";
-  if (lstatSync15(records, { throwIfNoEntry: false }) === void 0) return [];
+  if (lstatSync(records, { throwIfNoEntry: false }) === void 0) return [];
   try {
-    rmSync4(records, { recursive: true, force: true });
+    rmSync(records, { recursive: true, force: true });
   } catch (err) {
     return [`${records} could not be removed (${err.code}): ${what}; delete it by hand`];
   }
@@ -12976,16 +12948,17 @@ async function uninstall(t, env) {
 function anotherInstalled(t, planned, base = t.base, skip = t.agent.name) {
   return Object.values(AGENTS).some((a) => a.name !== skip && a.edits(t.helper, false).some((edit2) => {
     const file = editPath(base, edit2);
-    const st = lstatSync15(file, { throwIfNoEntry: false });
+    const st = lstatSync(file, { throwIfNoEntry: false });
     if (planned.has(file)) return holdsOurs(edit2, planned.get(file) ?? "");
     if (st === void 0 || !st.isFile() || st.size > 4e6) return false;
-    return holdsOurs(edit2, readFileSync9(file, "utf8"));
+    return holdsOurs(edit2, readFileSync(file, "utf8"));
   }));
 }
 var import_write_file_atomic3, claudeSettings, EXCLUDE_MARK;
 var init_installer = __esm({
   "src/agents/installer.ts"() {
     "use strict";
+    init_builtins();
     import_write_file_atomic3 = __toESM(require_lib(), 1);
     init_errors();
     init_git_dir();
@@ -13009,7 +12982,6 @@ var init_installer = __esm({
 });
 
 // src/agents/install-lock.ts
-import { lstatSync as lstatSync16, mkdirSync as mkdirSync7, rmdirSync as rmdirSync3 } from "node:fs";
 import path46 from "node:path";
 async function underInstallLock(ctx, uninstall2, run) {
   if (ctx.values["dry-run"] === true) return run();
@@ -13038,7 +13010,7 @@ async function underInstallLock(ctx, uninstall2, run) {
     const below = (dir) => dir.startsWith(`${stop}${path46.sep}`);
     for (let dir = parent; (made !== null || uninstall2) && below(dir); dir = path46.dirname(dir)) {
       try {
-        rmdirSync3(dir);
+        rmdirSync(dir);
       } catch {
         break;
       }
@@ -13047,8 +13019,8 @@ async function underInstallLock(ctx, uninstall2, run) {
   }
 }
 function makeParent(dir) {
-  const st = lstatSync16(dir, { throwIfNoEntry: false });
-  if (st === void 0) return mkdirSync7(dir, { recursive: true, mode: 448 }) ?? null;
+  const st = lstatSync(dir, { throwIfNoEntry: false });
+  if (st === void 0) return mkdirSync(dir, { recursive: true, mode: 448 }) ?? null;
   if (st.isSymbolicLink() || !st.isDirectory()) {
     throw new Refused(`${dir} is ${st.isSymbolicLink() ? "a link" : "not a directory"}; move it away and retry`);
   }
@@ -13057,6 +13029,7 @@ function makeParent(dir) {
 var init_install_lock = __esm({
   "src/agents/install-lock.ts"() {
     "use strict";
+    init_builtins();
     init_errors();
     init_home();
     init_lock();
@@ -13065,24 +13038,6 @@ var init_install_lock = __esm({
 });
 
 // src/agents/skill-place.ts
-import {
-  accessSync as accessSync2,
-  closeSync as closeSync9,
-  constants as constants7,
-  existsSync as existsSync8,
-  lstatSync as lstatSync17,
-  mkdirSync as mkdirSync8,
-  openSync as openSync7,
-  readdirSync as readdirSync9,
-  readFileSync as readFileSync10,
-  readlinkSync as readlinkSync4,
-  realpathSync as realpathSync4,
-  renameSync as renameSync4,
-  rmSync as rmSync5,
-  statSync as statSync2,
-  symlinkSync,
-  writeFileSync as writeFileSync4
-} from "node:fs";
 import path47 from "node:path";
 function linkFolderFor(agent, global) {
   const folders = agent.skillFolders[global ? "home" : "project"];
@@ -13096,7 +13051,7 @@ function skillFiles(dir) {
     const st = lstatOrNull(abs);
     if (st === null) return;
     if (st.isDirectory()) {
-      for (const name2 of readdirSync9(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
+      for (const name2 of readdirSync(abs).sort()) walk2(rel === "" ? name2 : `${rel}/${name2}`);
     } else if (st.isFile()) out.push(rel);
   };
   for (const e of SKILL_ENTRIES) walk2(e);
@@ -13109,11 +13064,11 @@ function copySteps(from, to) {
     const dest = path47.join(to, rel);
     let have = null;
     try {
-      have = lstatSync17(dest).isFile() ? readFileSync10(dest) : null;
+      have = lstatSync(dest).isFile() ? readFileSync(dest) : null;
     } catch {
     }
     if (have === null) steps2.push({ rel, action: exists(dest) ? "update" : "create" });
-    else if (!have.equals(readFileSync10(path47.join(from, rel)))) steps2.push({ rel, action: "update" });
+    else if (!have.equals(readFileSync(path47.join(from, rel)))) steps2.push({ rel, action: "update" });
   }
   const wanted = new Set(want);
   for (const rel of skillFiles(to)) if (!wanted.has(rel)) steps2.push({ rel, action: "remove" });
@@ -13138,7 +13093,7 @@ function readCopyRecord(dir) {
     throw new Refused(`${file} is not init's record (a link, not a file, or over 1 MB); nothing was changed. Remove it, then run init again`);
   }
   try {
-    const r = JSON.parse(readFileSync10(file, "utf8"));
+    const r = JSON.parse(readFileSync(file, "utf8"));
     const files = r.files;
     if (typeof files !== "object" || files === null || Array.isArray(files)) return null;
     if (!Array.isArray(r.createdDirs)) return null;
@@ -13149,20 +13104,20 @@ function readCopyRecord(dir) {
   }
 }
 function writeCopyRecord(dir, createdDirs) {
-  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync10(path47.join(dir, rel)))]));
-  const flags = constants7.O_WRONLY | constants7.O_CREAT | constants7.O_TRUNC | (constants7.O_NOFOLLOW ?? 0);
-  const fd = openSync7(path47.join(dir, RECORD), flags, 420);
+  const files = Object.fromEntries(skillFiles(dir).map((rel) => [rel, tokenOf(readFileSync(path47.join(dir, rel)))]));
+  const flags = constants.O_WRONLY | constants.O_CREAT | constants.O_TRUNC | (constants.O_NOFOLLOW ?? 0);
+  const fd = openSync(path47.join(dir, RECORD), flags, 420);
   try {
-    writeFileSync4(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
+    writeFileSync(fd, `${JSON.stringify({ files, createdDirs }, null, 2)}
 `);
   } finally {
-    closeSync9(fd);
+    closeSync(fd);
   }
 }
 function editedFiles(dir, steps2, record2) {
   const changed = (rel) => {
     const file = path47.join(dir, rel);
-    return !lstatSync17(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== tokenOf(readFileSync10(file));
+    return !lstatSync(file, { throwIfNoEntry: false })?.isFile() || record2?.files[rel] !== tokenOf(readFileSync(file));
   };
   return steps2.filter((s) => s.action !== "create" && changed(s.rel)).map((s) => s.rel);
 }
@@ -13170,7 +13125,7 @@ function linkState(place, target) {
   const st = lstatOrNull(place);
   if (st === null) return "absent";
   if (st.isSymbolicLink()) {
-    const to = readlinkSync4(place);
+    const to = readlinkSync(place);
     return path47.resolve(path47.dirname(place), to) === target ? "ours" : `a link to ${to}`;
   }
   if (st.isDirectory()) return exists(path47.join(place, "SKILL.md")) ? "copy" : "a folder that is not this skill";
@@ -13179,14 +13134,14 @@ function linkState(place, target) {
 function unwritable(file) {
   let dir = path47.dirname(file);
   for (let i = 0; i < 64 && !exists(dir); i++) dir = path47.dirname(dir);
-  if (!lstatSync17(dir).isDirectory()) return `${dir} is not a folder`;
+  if (!lstatSync(dir).isDirectory()) return `${dir} is not a folder`;
   try {
-    accessSync2(dir, constants7.W_OK);
+    accessSync(dir, constants.W_OK);
   } catch {
     return `${dir} is not writable`;
   }
   try {
-    if (exists(file) && lstatSync17(file).isFile()) accessSync2(file, constants7.W_OK);
+    if (exists(file) && lstatSync(file).isFile()) accessSync(file, constants.W_OK);
   } catch {
     return `${file} is not writable`;
   }
@@ -13196,19 +13151,19 @@ function applySteps(from, to, steps2) {
   for (const s of steps2) {
     const dest = path47.join(to, s.rel);
     if (s.action === "remove") {
-      rmSync5(dest, { force: true });
+      rmSync(dest, { force: true });
       removeEmptyUpTo(path47.dirname(dest), to);
       continue;
     }
-    mkdirSync8(path47.dirname(dest), { recursive: true });
+    mkdirSync(path47.dirname(dest), { recursive: true });
     const temp = `${dest}.tmp-${process.pid}`;
     const src = path47.join(from, s.rel);
-    writeFileSync4(temp, readFileSync10(src), { mode: statSync2(src).mode & 511 });
-    renameSync4(temp, dest);
+    writeFileSync(temp, readFileSync(src), { mode: statSync(src).mode & 511 });
+    renameSync(temp, dest);
   }
 }
 function makeLink(place, target) {
-  mkdirSync8(path47.dirname(place), { recursive: true });
+  mkdirSync(path47.dirname(place), { recursive: true });
   symlinkSync(path47.relative(path47.dirname(place), target), place, "dir");
 }
 async function initSkill(ctx, ask) {
@@ -13216,11 +13171,11 @@ async function initSkill(ctx, ask) {
   return ask.undo ? undo(ctx, plan2) : init(ctx, plan2, ask.replace);
 }
 function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
-  if (!ctx.env.HOME || !existsSync8(ctx.env.HOME)) {
+  if (!ctx.env.HOME || !existsSync(ctx.env.HOME)) {
     throw new Refused("init needs HOME set to an existing folder (install records Node there); nothing was changed");
   }
   let base;
-  if (global) base = realpathSync4(homeFolder(ctx.env));
+  if (global) base = realpathSync(homeFolder(ctx.env));
   else {
     const found = findRoot(path47.resolve(ctx.cwd, root ?? "."), ctx.env);
     if (root === void 0 && found.by === "start") {
@@ -13252,8 +13207,8 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   if (!ctx.helperPath) {
     throw new Refused("init cannot tell where its own skill folder is; run it as `npx session-handoff init`");
   }
-  const source = realpathSync4(path47.dirname(path47.dirname(path47.resolve(ctx.cwd, ctx.helperPath))));
-  if (!existsSync8(path47.join(source, "SKILL.md"))) {
+  const source = realpathSync(path47.dirname(path47.dirname(path47.resolve(ctx.cwd, ctx.helperPath))));
+  if (!existsSync(path47.join(source, "SKILL.md"))) {
     throw new Refused(`${source} holds no SKILL.md to copy; nothing was changed. Run npx session-handoff init`);
   }
   const shown = (p) => `${global ? "~/" : ""}${path47.relative(base, p).split(path47.sep).join("/")}`;
@@ -13303,8 +13258,8 @@ function refuseLinkOnTheWay(plan2) {
 async function init(ctx, plan2, replace) {
   const { dest, source, shown } = plan2;
   refuseLinkOnTheWay(plan2);
-  const running = dest === source || existsSync8(dest) && realpathSync4(dest) === source;
-  if (!running && existsSync8(dest) && lstatSync17(dest).isSymbolicLink()) {
+  const running = dest === source || existsSync(dest) && realpathSync(dest) === source;
+  if (!running && existsSync(dest) && lstatSync(dest).isSymbolicLink()) {
     throw new Refused(`${shown(dest)} is a link to another folder; nothing was changed. Remove it and run init again`);
   }
   const steps2 = running ? [] : copySteps(source, dest);
@@ -13330,7 +13285,7 @@ async function init(ctx, plan2, replace) {
     return { place, state, asCopy, copy: copy2 };
   });
   const below = [dest, ...links.map((l) => path47.dirname(l.place))].flatMap((d) => dirsBelow(plan2.base, d));
-  const made = below.filter((d) => !existsSync8(d)).map((d) => path47.relative(plan2.base, d).split(path47.sep).join("/"));
+  const made = below.filter((d) => !existsSync(d)).map((d) => path47.relative(plan2.base, d).split(path47.sep).join("/"));
   for (const file of writes) {
     const why = unwritable(file);
     if (why !== null) {
@@ -13385,16 +13340,16 @@ async function undo(ctx, plan2) {
       lines2.push(`left ${shown(place)}: it is not a link to or a copy of this skill`);
       continue;
     }
-    if (!plan2.dryRun) rmSync5(place, { recursive: state === "copy", force: true });
+    if (!plan2.dryRun) rmSync(place, { recursive: state === "copy", force: true });
     lines2.push(`${would} ${shown(place)}`);
   }
   const all = skillFiles(dest);
   const kept = record2 === null ? [] : editedFiles(dest, all.map((rel) => ({ rel, action: "remove" })), record2);
   const files = all.filter((rel) => !kept.includes(rel));
-  if (files.length > 0 && !(existsSync8(dest) && lstatSync17(dest).isSymbolicLink())) {
+  if (files.length > 0 && !(existsSync(dest) && lstatSync(dest).isSymbolicLink())) {
     if (!plan2.dryRun) {
-      for (const rel of files) rmSync5(path47.join(dest, rel), { force: true });
-      if (kept.length === 0) rmSync5(path47.join(dest, RECORD), { force: true });
+      for (const rel of files) rmSync(path47.join(dest, rel), { force: true });
+      if (kept.length === 0) rmSync(path47.join(dest, RECORD), { force: true });
       for (const rel of files) removeEmptyUpTo(path47.dirname(path47.join(dest, rel)), dest);
     }
     lines2.push(`${would} ${shown(dest)} (${files.length} files)`);
@@ -13411,6 +13366,7 @@ var SAY2, SKILL_ENTRIES, CANONICAL, RECORD, safeDir;
 var init_skill_place = __esm({
   "src/agents/skill-place.ts"() {
     "use strict";
+    init_builtins();
     init_errors();
     init_merge_driver_config();
     init_root();
@@ -13575,12 +13531,12 @@ var uninstall_exports = {};
 __export(uninstall_exports, {
   uninstallVerb: () => uninstallVerb
 });
-import { existsSync as existsSync9 } from "node:fs";
 import path48 from "node:path";
 var uninstallVerb;
 var init_uninstall = __esm({
   "src/verbs/uninstall.ts"() {
     "use strict";
+    init_builtins();
     init_installer();
     init_skill_place();
     init_install_lock();
@@ -13614,7 +13570,7 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
       run: (ctx) => underInstallLock(ctx, true, async () => {
         const t = agentTarget(ctx, "uninstall", () => rootOption(ctx));
         const done2 = await uninstall(t, ctx.env);
-        const stays = done2.last && existsSync9(path48.join(t.base, CANONICAL));
+        const stays = done2.last && existsSync(path48.join(t.base, CANONICAL));
         const note = `the skill's copy ${CANONICAL} and its links stay: init --undo removes them`;
         return ok(`${done2.lines.join("\n")}
 `, [...done2.notes, ...stays ? [note] : []]);
@@ -13624,7 +13580,6 @@ exit:   0 done; 2 refused (usage, unsafe file, malformed markers, JSON that does
 });
 
 // src/agents/doctor-checks.ts
-import { existsSync as existsSync10, readdirSync as readdirSync10 } from "node:fs";
 import path49 from "node:path";
 function outdatedReasons(text, edit2) {
   const forms = installedForms(edit2);
@@ -13674,7 +13629,7 @@ function posixShell(env, platform = process.platform) {
   const git = programs.map((d) => path49.win32.join(d, "Git", "bin"));
   for (const dir of [...git, ...(env.PATH ?? env.Path ?? "").split(";").filter((d) => d !== "")]) {
     const sh = path49.win32.join(dir, "sh.exe");
-    if (existsSync10(sh)) return sh;
+    if (existsSync(sh)) return sh;
   }
   return null;
 }
@@ -13862,7 +13817,7 @@ async function memoryState(r, journal) {
   }
   let archives = 0;
   try {
-    archives = readdirSync10(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
+    archives = readdirSync(archiveDir(root)).filter((n2) => ARCHIVE_NAME.test(n2)).length;
   } catch {
   }
   for (const p of journal.problems) {
@@ -13904,6 +13859,7 @@ var WINDOWS_ENV, KEPT_ENV, HELPER_FILES, NO_PASTE, installed;
 var init_doctor_checks = __esm({
   "src/agents/doctor-checks.ts"() {
     "use strict";
+    init_builtins();
     init_builtins();
     init_json_hooks();
     init_agents();
@@ -14036,7 +13992,6 @@ exit:   always 0 -- problems are in the output, and "ok": false in the JSON.
 });
 
 // src/git/publish-memory.ts
-import { accessSync as accessSync3, constants as constants8, existsSync as existsSync11, mkdtempSync, rmSync as rmSync6, statSync as statSync3 } from "node:fs";
 import { tmpdir } from "node:os";
 import path51 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
@@ -14051,8 +14006,8 @@ async function skippedPrograms(top, env, push) {
   const hooksDir = path51.resolve(top, dir.stdout.toString("utf8").replace(/\n$/, ""));
   const executable = (h) => {
     try {
-      accessSync3(path51.join(hooksDir, h), constants8.X_OK);
-      return statSync3(path51.join(hooksDir, h)).isFile();
+      accessSync(path51.join(hooksDir, h), constants.X_OK);
+      return statSync(path51.join(hooksDir, h)).isFile();
     } catch {
       return false;
     }
@@ -14112,7 +14067,7 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const { top, memRel } = target;
   const git = (args, what) => gitOut(top, args, env, what, runHooks);
   const listed2 = await git([...LS_MEMORY, `${memRel}/`], "git ls-files");
-  const journal = !existsSync11(path51.join(memDir, "journal", "OFF"));
+  const journal = !existsSync(path51.join(memDir, "journal", "OFF"));
   const listedPaths = [...new Set(listed2.split("\0").filter(Boolean))];
   const paths = listedPaths.filter((p) => isPublicMemoryPath(p.slice(memRel.length + 1), journal)).sort();
   if (attributes === "changed" || attributes === "if-only-ours" && attributesOnlyOurs(top))
@@ -14234,13 +14189,14 @@ async function commitOnly(top, env, runHooks, message, paths, attributes, fp) {
     const swap = await step(top, cas, env, "git update-ref", runHooks);
     return swap.code === 0 ? null : firstLine(swap.stderr);
   } finally {
-    rmSync6(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 var COMMIT_HOOKS, LS_MEMORY, PUSH_TIMEOUT_MS;
 var init_publish_memory = __esm({
   "src/git/publish-memory.ts"() {
     "use strict";
+    init_builtins();
     init_errors();
     init_fs();
     init_merge_driver_config();
@@ -15012,12 +14968,11 @@ var init_parsers = __esm({
 });
 
 // src/agents/transcripts/tail.ts
-import { closeSync as closeSync10, constants as constants9, fstatSync as fstatSync6, openSync as openSync8, readSync as readSync3 } from "node:fs";
 function readAt(fd, length, position) {
   const buf = Buffer.allocUnsafe(length);
   let got = 0;
   while (got < length) {
-    const n2 = readSync3(fd, buf, got, length - got, position + got);
+    const n2 = readSync(fd, buf, got, length - got, position + got);
     if (n2 === 0) break;
     got += n2;
   }
@@ -15041,7 +14996,7 @@ function openTranscript(transcriptPath) {
   if (!where.ok) return { ok: false, reason: where.reason };
   let fd;
   try {
-    fd = openSync8(where.path, constants9.O_RDONLY | constants9.O_NOFOLLOW | constants9.O_NONBLOCK);
+    fd = openSync(where.path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
   } catch (err) {
     const code = err.code;
     const known = { ENOENT: "does not exist", ELOOP: "is a link" };
@@ -15049,18 +15004,18 @@ function openTranscript(transcriptPath) {
   }
   let reason;
   try {
-    const st = fstatSync6(fd);
+    const st = fstatSync(fd);
     if (st.isFile()) return { ok: true, file: { fd, size: st.size, head: linesFromStart(fd, st.size, HEAD_BYTES) } };
     reason = "the transcript is not a regular file";
   } catch (err) {
     reason = readFailure(err);
   }
-  closeSync10(fd);
+  closeSync(fd);
   return { ok: false, reason };
 }
 function closeTranscript(file) {
   try {
-    closeSync10(file.fd);
+    closeSync(file.fd);
   } catch {
   }
 }
@@ -15098,6 +15053,7 @@ var TAIL_BYTES, FIRST_TAIL_BYTES, HEAD_BYTES, OVERLONG_SCAN;
 var init_tail = __esm({
   "src/agents/transcripts/tail.ts"() {
     "use strict";
+    init_builtins();
     init_harness_path();
     TAIL_BYTES = 4 * 1024 * 1024;
     FIRST_TAIL_BYTES = 1024 * 1024;
@@ -15743,7 +15699,6 @@ rev-list, at most 500 ms; left out when unknown). Always exit 0.
 });
 
 // src/checkpoint/offer.ts
-import { mkdirSync as mkdirSync9 } from "node:fs";
 function offerText(pct, used, window, threshold, checkpoint) {
   return `session-handoff: this session's context is ${pct}% full (${used} of ${window} tokens; the threshold is ${threshold}%). Before it is compacted, offer the user once to save a handoff now with the session-handoff skill's save flow; save only if they agree.` + (checkpoint ? " An automatic checkpoint is in .ai/memory/checkpoints/ as a safety net." : "");
 }
@@ -15803,7 +15758,7 @@ function contextOffer(root, input, o) {
   const pct = Math.floor(last.used * 100 / window);
   try {
     checkTree(root, { create: true });
-    mkdirSync9(checkpointsDir(root), { recursive: true, mode: 448 });
+    mkdirSync(checkpointsDir(root), { recursive: true, mode: 448 });
   } catch (err) {
     return { notes: [...notes, `${err.message}; printing nothing`], offer: null };
   }
@@ -15824,6 +15779,7 @@ var TAILS;
 var init_offer = __esm({
   "src/checkpoint/offer.ts"() {
     "use strict";
+    init_builtins();
     init_builtins();
     init_tail();
     init_transcripts();
@@ -16302,13 +16258,13 @@ var journal_exports = {};
 __export(journal_exports, {
   journalVerb: () => journalVerb
 });
-import { lstatSync as lstatSync18, unlinkSync as unlinkSync11 } from "node:fs";
 import path56 from "node:path";
 var journalVerb;
 var init_journal = __esm({
   "src/verbs/journal.ts"() {
     "use strict";
     init_quote();
+    init_builtins();
     init_errors();
     init_store2();
     init_paths();
@@ -16361,13 +16317,13 @@ exit:   0 purged (also none); 2 refused; 4 paused; 5 busy.
         const { result, repairs } = await underLock(opts, async () => {
           const chosen = listJournal(root).filter((f) => before === void 0 || lastMonth(f) < before);
           for (const f of chosen) {
-            const st = lstatSync18(path56.join(journalDir(root), f.name));
+            const st = lstatSync(path56.join(journalDir(root), f.name));
             if (st.isFile()) continue;
             const what = st.isSymbolicLink() ? "a link" : st.isDirectory() ? "a folder" : "not a regular file";
             const todo = "move it out of .ai/memory/journal/, then purge again (nothing was deleted)";
             throw new Refused(`journal/${f.name} is ${what}, not a journal file; ${todo}`);
           }
-          for (const f of chosen) unlinkSync11(path56.join(journalDir(root), f.name));
+          for (const f of chosen) unlinkSync(path56.join(journalDir(root), f.name));
           return chosen.map((f) => `journal/${f.name}`);
         });
         return ok(`purged ${result.length} journal file(s)
@@ -16942,23 +16898,14 @@ ${usageText()}`);
 init_redact();
 
 // src/main.ts
+init_builtins();
 init_errors();
-import {
-  closeSync as closeSync11,
-  constants as constants10,
-  fstatSync as fstatSync7,
-  lstatSync as lstatSync19,
-  openSync as openSync9,
-  readSync as readSync4,
-  realpathSync as realpathSync5,
-  writeSync as writeSync3
-} from "node:fs";
 function writeFd(fd, data) {
   const buf = typeof data === "string" ? Buffer.from(data, "utf8") : data;
   let off = 0;
   while (off < buf.length) {
     try {
-      off += writeSync3(fd, buf, off, buf.length - off);
+      off += writeSync(fd, buf, off, buf.length - off);
     } catch (err) {
       const code = err.code;
       if (code === "EAGAIN") {
@@ -16980,7 +16927,7 @@ function readFd(fd, maxBytes, deadline) {
     const buf = Buffer.allocUnsafe(Math.min(65536, maxBytes + 1 - total));
     let n2;
     try {
-      n2 = readSync4(fd, buf, 0, buf.length, null);
+      n2 = readSync(fd, buf, 0, buf.length, null);
     } catch (err) {
       const code = err.code;
       if (code === "EOF" || code === "EBADF") break;
@@ -17023,23 +16970,23 @@ function readPipeWithin(stdin, ms, maxBytes) {
   let fd;
   try {
     if (process.platform !== "linux" || !stdin.isFIFO()) return void 0;
-    fd = openSync9("/proc/self/fd/0", constants10.O_RDONLY | constants10.O_NONBLOCK);
+    fd = openSync("/proc/self/fd/0", constants.O_RDONLY | constants.O_NONBLOCK);
   } catch {
     return void 0;
   }
   try {
-    if (fstatSync7(fd).ino !== stdin.ino) return void 0;
+    if (fstatSync(fd).ino !== stdin.ino) return void 0;
     return readFd(fd, maxBytes, Date.now() + ms);
   } catch {
     return null;
   } finally {
-    closeSync11(fd);
+    closeSync(fd);
   }
 }
 function readStdinWithin(ms, maxBytes) {
   let stdin;
   try {
-    stdin = fstatSync7(0);
+    stdin = fstatSync(0);
   } catch {
     return Promise.resolve(null);
   }
@@ -17072,7 +17019,7 @@ function readStdinWithin(ms, maxBytes) {
 }
 function stdinIsTerminal() {
   try {
-    return fstatSync7(0).isCharacterDevice();
+    return fstatSync(0).isCharacterDevice();
   } catch {
     return true;
   }
@@ -17096,7 +17043,7 @@ function heldOutput(fd, redact) {
 function runningFile(file) {
   if (file === void 0) return void 0;
   try {
-    return lstatSync19(file).isSymbolicLink() ? realpathSync5(file) : file;
+    return lstatSync(file).isSymbolicLink() ? realpathSync(file) : file;
   } catch {
     return file;
   }

@@ -1,6 +1,6 @@
 // Agent files are replaced whole with write-file-atomic, so a kill leaves the old bytes or the new.
 import { accessSync, closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readlinkSync, rmdirSync,
-  rmSync, unlinkSync } from "node:fs";
+  rmSync, unlinkSync } from "../builtins.ts";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { Refused } from "../errors.ts";

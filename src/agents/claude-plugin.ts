@@ -1,5 +1,5 @@
 // Where Claude Code keeps the plugins it installed (seen on 2.1.112 and 2.1.332): read only, as files.
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "../builtins.ts";
 import path from "node:path";
 
 /** One install of this skill's plugin; `enabled` is true unless settings' `enabledPlugins` says false. */

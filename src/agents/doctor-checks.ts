@@ -1,5 +1,5 @@
 import { childProcess } from "../builtins.ts";
-import { existsSync, readdirSync } from "node:fs";
+import { existsSync, readdirSync } from "../builtins.ts";
 import path from "node:path";
 import { installedForms, installShaped, oursIn } from "./json-hooks.ts";
 import { AGENTS } from "./index.ts";

@@ -1,5 +1,5 @@
 // What the hook verbs (hook, context, checkpoint, statusline) share about how a harness runs them.
-import { existsSync } from "node:fs";
+import { existsSync } from "../builtins.ts";
 import path from "node:path";
 
 // doctor's session id for the hooks it runs: the hook keeps no delivered-once marker for it, so doctor changes nothing.

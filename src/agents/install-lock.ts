@@ -1,6 +1,6 @@
 // install and uninstall edit agent files under this lock, so two runs sharing a file (AGENTS.md)
 // never lose each other's edit (measured: docs/decisions/agent-files-atomic.md).
-import { lstatSync, mkdirSync, rmdirSync } from "node:fs";
+import { lstatSync, mkdirSync, rmdirSync } from "../builtins.ts";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { homeFolder, userDir } from "../store/home.ts";

@@ -1,5 +1,5 @@
 import { accessSync, closeSync, constants, existsSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync,
-  readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+  readlinkSync, realpathSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from "../builtins.ts";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { assertAttributesReadable, assertDriverFits } from "../git/merge-driver-config.ts";

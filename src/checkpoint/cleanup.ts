@@ -1,5 +1,5 @@
 // Retention and leftovers of `checkpoints/`: only checkpoint names, markers and the helper's private names go.
-import { linkSync, lstatSync, readdirSync, unlinkSync } from "node:fs";
+import { linkSync, lstatSync, readdirSync, unlinkSync } from "../builtins.ts";
 import path from "node:path";
 import { CHECKPOINT_NAME } from "./parse.ts";
 import { checkpointsDir, checkpointsDirState, listCheckpoints, rmQuietRegular } from "./store.ts";

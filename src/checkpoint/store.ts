@@ -1,5 +1,5 @@
 // The `checkpoints/` folder as hook, check and read see it: its names, listing and delivered-once markers.
-import { lstatSync, unlinkSync } from "node:fs";
+import { lstatSync, unlinkSync } from "../builtins.ts";
 import path from "node:path";
 import { mayHoldToken } from "../guard/quote.ts";
 import { CHECKPOINT_NAME, headerValue, isAnchorsOnlySource, isCheckpointText } from "./parse.ts";

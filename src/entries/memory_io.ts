@@ -1,6 +1,5 @@
 // The file users and hooks run (scripts/memory_io.mjs): it loads the small bundle for the verbs
 // harnesses run on every session start, and the whole CLI for everything else.
-import { existsSync } from "node:fs";
 import module from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -21,6 +20,8 @@ try {
   await import(session ? "./lib/session.mjs" : "./lib/cli.mjs");
 } catch (error) {
   // A skill copied without scripts/lib/ (or a damaged bundle): one line that says what to do, no stack.
+  // node:fs only now: its ES module view costs a session start time (src/builtins.ts).
+  const { existsSync } = await import("node:fs");
   const dir = path.dirname(fileURLToPath(import.meta.url));
   const missing = (error as { code?: string }).code === "ERR_MODULE_NOT_FOUND" && !existsSync(path.join(dir, "lib"));
   const first = String((error as Error)?.message ?? error).split("\n")[0];

@@ -1,5 +1,5 @@
 // The environment anchors of a save: what git and the files say at the root when it is saved.
-import { realpathSync } from "node:fs";
+import { realpathSync } from "../builtins.ts";
 import { lstat } from "node:fs/promises";
 import path from "node:path";
 import type { AnchorValues, DirtyHash } from "../schema/anchor-lines.ts";

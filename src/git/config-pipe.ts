@@ -1,6 +1,6 @@
 // A named pipe among the config files git reads (docs/decisions/config-pipe.md): git blocks on it forever, so a
 // verb asks before running git and says why instead of waiting out the timeout.
-import { statSync } from "node:fs";
+import { statSync } from "../builtins.ts";
 import path from "node:path";
 import { readSmall } from "../store/fs.ts";
 import { homeFolder } from "../store/home.ts";

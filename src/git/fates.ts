@@ -1,6 +1,6 @@
 // What became of each file dirty at the save: one fate per file, told from git's own records, so that drift's
 // summary, its JSON and the brief can never disagree.
-import { readFileSync } from "node:fs";
+import { readFileSync } from "../builtins.ts";
 import path from "node:path";
 import type { DirtyHash } from "../schema/anchor-lines.ts";
 import { stashCount } from "./handoff-away.ts";

@@ -2,7 +2,7 @@
 // clone's git config, a block of ours in the root `.gitattributes`, and a copy of the helper outside the work tree
 // that the driver runs (a merge can change the helper in the repository, never this copy).
 import { existsSync, lchownSync, lstatSync, mkdirSync, readFileSync, realpathSync, rmdirSync,
-  unlinkSync } from "node:fs";
+  unlinkSync } from "../builtins.ts";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";

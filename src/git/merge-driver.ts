@@ -1,6 +1,7 @@
 // What the merge driver does with two versions of a memory file (docs/decisions/merge-driver.md): two handoffs ->
 // the later one current, the other archived; two ledgers -> entries by id, both sides kept.
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, writeSync } from "node:fs";
+import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync,
+  writeSync } from "../builtins.ts";
 import path from "node:path";
 import { memoryText } from "../guard/memory-text.ts";
 import { parseHandoff, stateTimeOfText, type ParsedHandoff } from "../schema/handoff.ts";

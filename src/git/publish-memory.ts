@@ -1,5 +1,5 @@
 // `publish`: commits exactly the memory dir's public files, pushing with `--push`.
-import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync } from "../builtins.ts";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Refused } from "../errors.ts";

@@ -1,6 +1,6 @@
 // Finding the project root, the same way for every verb, so that no two verbs ever see two different memories,
 // and never a memory someone else controls.
-import { lstatSync } from "node:fs";
+import { lstatSync } from "../builtins.ts";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { homeFolder, samePath } from "../store/home.ts";

@@ -1,5 +1,5 @@
 // What a save adds to the journal: one entry, then at most one fold of an old month into its year file.
-import { unlinkSync } from "node:fs";
+import { unlinkSync } from "../builtins.ts";
 import path from "node:path";
 import { harnessPath, windowsShaped } from "../agents/harness-path.ts";
 import { HelperError } from "../errors.ts";

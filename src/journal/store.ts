@@ -1,5 +1,5 @@
 // The journal folder: month, continuation and year files, the `OFF` switch, and an append that is all or nothing.
-import { closeSync, linkSync, lstatSync, renameSync, unlinkSync } from "node:fs";
+import { closeSync, linkSync, lstatSync, renameSync, unlinkSync } from "../builtins.ts";
 import path from "node:path";
 import { HelperError, Refused } from "../errors.ts";
 import { failpoint } from "../store/failpoint.ts";

@@ -1,5 +1,5 @@
 import { quotedPath } from "../guard/quote.ts";
-import { lstatSync, readdirSync } from "node:fs";
+import { lstatSync, readdirSync } from "../builtins.ts";
 import path from "node:path";
 import { Absent, Refused } from "../errors.ts";
 import { ARCHIVE_NAME, newestFirst } from "./archive.ts";

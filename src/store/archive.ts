@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, unlinkSync } from "node:fs";
+import { lstatSync, readdirSync, unlinkSync } from "../builtins.ts";
 import path from "node:path";
 import { randomHex8 } from "./files.ts";
 import { listDir } from "./private.ts";

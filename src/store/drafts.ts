@@ -1,6 +1,6 @@
 // Drafts for `write --from-draft`: each `read <kind>` names its own, so two sessions saving at once never share one.
 import { chmodSync, closeSync, constants, fchmodSync, fstatSync, openSync, readdirSync, unlinkSync,
-  type Stats } from "node:fs";
+  type Stats } from "../builtins.ts";
 import path from "node:path";
 import { Refused, UsageError } from "../errors.ts";
 import { createExclusive, randomHex8, readAll } from "./files.ts";

@@ -1,4 +1,4 @@
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "../builtins.ts";
 
 // Every failpoint phase, in protocol order: a read's, a write's, its rollback's, `recover`'s, a journal append's and
 // publish's commit's.

@@ -1,5 +1,5 @@
 import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, writeFileSync,
-  type BigIntStats } from "node:fs";
+  type BigIntStats } from "../builtins.ts";
 import path from "node:path";
 import { nodeCrypto } from "../builtins.ts";
 import { Refused } from "../errors.ts";

@@ -1,6 +1,6 @@
 // Small reads that never follow a link or block on a FIFO, for files the helper only peeks at.
 import { closeSync, constants, fstatSync, lstatSync, openSync, readFileSync, readSync, realpathSync,
-  type Stats } from "node:fs";
+  type Stats } from "../builtins.ts";
 import path from "node:path";
 import { hasPrivatePartner } from "./private.ts";
 

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync } from "node:fs";
+import { closeSync, fstatSync } from "../builtins.ts";
 import path from "node:path";
 import { firstNul } from "../guard/file-verdict.ts";
 import { openRegular, readAll } from "./files.ts";

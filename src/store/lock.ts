@@ -1,5 +1,6 @@
 import { quotedValue } from "../guard/quote.ts";
-import fs from "node:fs";
+import { lstatSync, mkdirSync, renameSync, rmdirSync, rmSync, unlinkSync, utimesSync,
+  writeFileSync } from "../builtins.ts";
 import { hostname } from "node:os";
 import path from "node:path";
 import { Busy, Refused } from "../errors.ts";
@@ -38,7 +39,7 @@ export async function acquireLockDir(lockDir: string, timeoutSeconds: number, op
     if (tryMake(lockDir, me, opts.makeParent === true)) return holding(lockDir, me);
     const now = performance.now();
     const owner = readOwner(lockDir);
-    const st = fs.lstatSync(lockDir, { throwIfNoEntry: false });
+    const st = lstatSync(lockDir, { throwIfNoEntry: false });
     // Released meanwhile: try again at once.
     if (st === undefined) continue;
     const key = `${owner?.nonce ?? "-"} ${st.mtimeMs}`;
@@ -62,7 +63,7 @@ export async function acquireLockDir(lockDir: string, timeoutSeconds: number, op
 
 // The lock's name holds our directory or nothing: a link there is refused, never followed.
 function checkLockPath(lockDir: string): void {
-  const st = fs.lstatSync(lockDir, { throwIfNoEntry: false });
+  const st = lstatSync(lockDir, { throwIfNoEntry: false });
   if (st !== undefined && (st.isSymbolicLink() || !st.isDirectory())) {
     const what = st.isSymbolicLink() ? "a link" : "not a directory";
     throw new Refused(`${lockDir} is ${what}; it is the helper's private lock: move it away and retry`);
@@ -72,24 +73,24 @@ function checkLockPath(lockDir: string): void {
 // mkdir is the atomic step; false when another lock is there, or ours was taken as ownerless before its owner file.
 function tryMake(lockDir: string, me: LockOwner, makeParent: boolean): boolean {
   try {
-    fs.mkdirSync(lockDir, { mode: 0o700 });
+    mkdirSync(lockDir, { mode: 0o700 });
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "EEXIST") return false;
     // The install lock's folder, removed by a holder that left it empty: made again.
     if ((err as NodeJS.ErrnoException).code === "ENOENT" && makeParent) {
-      fs.mkdirSync(path.dirname(lockDir), { recursive: true, mode: 0o700 });
+      mkdirSync(path.dirname(lockDir), { recursive: true, mode: 0o700 });
       return tryMake(lockDir, me, false);
     }
     throw new Refused(`cannot take the lock ${lockDir}: ${(err as Error).message}`);
   }
   try {
-    fs.writeFileSync(path.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 0o600, flag: "wx" });
+    writeFileSync(path.join(lockDir, OWNER_NAME), JSON.stringify(me), { mode: 0o600, flag: "wx" });
     return true;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === "ENOENT" || code === "EEXIST") return false;
     try {
-      fs.rmdirSync(lockDir);
+      rmdirSync(lockDir);
     } catch {
       // Left for the ownerless rule to take over.
     }
@@ -107,7 +108,7 @@ function holding(lockDir: string, me: LockOwner): LockHandle {
     }
     try {
       const now = new Date();
-      fs.utimesSync(lockDir, now, now);
+      utimesSync(lockDir, now, now);
     } catch {
       lost = true;
     }
@@ -125,8 +126,8 @@ function holding(lockDir: string, me: LockOwner): LockHandle {
       // A holder that took ours over (it went stale) keeps its lock.
       if (!ours()) return;
       try {
-        fs.unlinkSync(path.join(lockDir, OWNER_NAME));
-        fs.rmdirSync(lockDir);
+        unlinkSync(path.join(lockDir, OWNER_NAME));
+        rmdirSync(lockDir);
       } catch {
         // Taken over between the check and the removal: nothing of ours is left.
       }
@@ -139,7 +140,7 @@ function holding(lockDir: string, me: LockOwner): LockHandle {
 function takeOver(lockDir: string, dead: LockOwner | null): boolean {
   const aside = `${lockDir}-dead-${process.pid}-${randomHex8()}`;
   try {
-    fs.renameSync(lockDir, aside);
+    renameSync(lockDir, aside);
   } catch (err) {
     // Gone already (another taker was first): try again at once. Anything else: wait.
     return (err as NodeJS.ErrnoException).code === "ENOENT";
@@ -147,12 +148,12 @@ function takeOver(lockDir: string, dead: LockOwner | null): boolean {
   const moved = readOwner(aside);
   if (moved && moved.nonce !== dead?.nonce) {
     try {
-      fs.renameSync(aside, lockDir);
+      renameSync(aside, lockDir);
       return true;
     } catch {
       // Someone made a new lock meanwhile; the one we hold aside is compromised either way.
     }
   }
-  fs.rmSync(aside, { recursive: true, force: true });
+  rmSync(aside, { recursive: true, force: true });
   return true;
 }

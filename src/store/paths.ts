@@ -1,5 +1,5 @@
 import { quotedValue } from "../guard/quote.ts";
-import { lstatSync, mkdirSync } from "node:fs";
+import { lstatSync, mkdirSync } from "../builtins.ts";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 

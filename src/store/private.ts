@@ -1,4 +1,4 @@
-import { lstatSync, readdirSync, readFileSync, type BigIntStats } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, type BigIntStats } from "../builtins.ts";
 import { hostname } from "node:os";
 import path from "node:path";
 

@@ -1,5 +1,5 @@
 import { closeSync, constants, fchmodSync, fchownSync, fsyncSync, linkSync, lstatSync, openSync, renameSync, unlinkSync,
-  writeSync } from "node:fs";
+  writeSync } from "../builtins.ts";
 import path from "node:path";
 import { HelperError, Refused } from "../errors.ts";
 import { archiveName, pruneArchive } from "./archive.ts";

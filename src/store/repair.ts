@@ -1,4 +1,4 @@
-import { linkSync, readFileSync, rmSync, unlinkSync } from "node:fs";
+import { linkSync, readFileSync, rmSync, unlinkSync } from "../builtins.ts";
 import path from "node:path";
 import { Refused } from "../errors.ts";
 import { ARCHIVE_NAME, archiveExcess, pruneArchive } from "./archive.ts";

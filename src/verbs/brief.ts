@@ -3,7 +3,7 @@ import { skillExcludes } from "../git/anchors.ts";
 import { measureDrift, startStatus } from "../git/drift.ts";
 import { handoffAway, restoreNote, whereAway } from "../git/handoff-away.ts";
 import { briefWithCheckpoint, coldBriefFromCheckpoint } from "../checkpoint/brief.ts";
-import { existsSync } from "node:fs";
+import { existsSync } from "../builtins.ts";
 import path from "node:path";
 import {
   briefFromStash, countLedger, draftBrief, MAX_FIELD_CHARS, RANK, renderBrief, withLines, type Brief, type LedgerCounts,

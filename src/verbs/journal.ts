@@ -1,5 +1,5 @@
 import { quotedValue } from "../guard/quote.ts";
-import { lstatSync, unlinkSync } from "node:fs";
+import { lstatSync, unlinkSync } from "../builtins.ts";
 import path from "node:path";
 import { Refused, UsageError } from "../errors.ts";
 import { journalDir, listJournal, type JournalFile } from "../journal/store.ts";

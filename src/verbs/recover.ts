@@ -6,7 +6,7 @@ import { failpointOf, lockTimeoutOption, rootOption, ROOT_HELP } from "./common.
 import { ok, type Verb } from "./types.ts";
 import { checkpointsDir, checkpointsDirState } from "../checkpoint/store.ts";
 import { cleanCheckpointLeftovers } from "../checkpoint/cleanup.ts";
-import { readdirSync } from "node:fs";
+import { readdirSync } from "../builtins.ts";
 import { removeLeftoverDrafts } from "../store/drafts.ts";
 
 /** `recover`: repairs what an interrupted save left (docs/design.md#tokens-and-the-publication-protocol). */

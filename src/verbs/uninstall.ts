@@ -1,4 +1,4 @@
-import { existsSync } from "node:fs";
+import { existsSync } from "../builtins.ts";
 import path from "node:path";
 import { uninstall } from "../agents/installer.ts";
 import { CANONICAL } from "../agents/skill-place.ts";

@@ -48,3 +48,18 @@ describe("floors", () => {
     expect(backArrows()).toEqual([]);
   });
 });
+
+// Imported as ES modules these built-ins build a view of every export, which a session start pays
+// for (docs/decisions/hook-startup.md): src/builtins.ts requires them instead.
+describe("built-ins a session start does not import", () => {
+  it("no module but builtins.ts imports node:fs, node:crypto, node:util or node:child_process", () => {
+    const eager = /^import\s(?!type\s)[^;]*?from\s+["']node:(?:fs|crypto|util|child_process)["']/m;
+    const found = sources(SRC).filter((f) => !f.endsWith("builtins.ts") && eager.test(readFileSync(f, "utf8")));
+    expect(found.map((f) => path.relative(SRC, f))).toEqual([]);
+  });
+  it("the session bundle imports only node:module, node:path and node:os", () => {
+    const bundle = readFileSync(path.resolve(SRC, "..", "scripts", "lib", "session.mjs"), "utf8");
+    const imported = new Set([...bundle.matchAll(/^import\s[^;]*?from\s+["'](node:[^"']+)["']/gm)].map((m) => m[1]));
+    expect([...imported].sort()).toEqual(["node:module", "node:os", "node:path"]);
+  });
+});

@@ -1,6 +1,6 @@
 // The bounded transcript reader (docs/design.md#checkpoints): read-only, no link followed, never blocking, a
 // regular file only, at most its last 4 MiB (a partial first line dropped) and its first 64 KiB for the format.
-import { closeSync, constants, fstatSync, openSync, readSync } from "node:fs";
+import { closeSync, constants, fstatSync, openSync, readSync } from "../../builtins.ts";
 import { harnessPath } from "../harness-path.ts";
 
 /** Most bytes read from the end of a transcript. */
