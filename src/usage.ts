@@ -28,7 +28,7 @@ export function usageText(): string {
     "  SESSION_HANDOFF_DISABLE set to anything but empty, 0, false, no or off. They",
     "  say `memory writes are paused: remove <path> to resume`. Reads work.",
     "",
-    "root: --root DIR, else found upward from here (references/verbs.md#the-root)",
+    "root: --root DIR, else found upward from here (references/verbs/root.md)",
     "",
     "example: resume in one call; save in two (read for the token, then write):",
     "node memory_io.mjs brief",

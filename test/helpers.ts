@@ -238,16 +238,12 @@ export function copyHelper(dest: string): void {
 }
 
 /**
- * The section of references/verbs.md for `verb` (or "the-root"), with every run of whitespace as
- * one space: where each verb's cases and words are written out in full, beside its one-page help.
+ * The page of references/verbs/ for `verb` (or "the-root"), with every run of whitespace as one
+ * space: where each verb's cases and words are written out in full, beside its one-page help.
  */
 export function referenceOf(verb: string): string {
-  const text = readFileSync(path.join(path.dirname(HELPER), "..", "references", "verbs.md"), "utf8");
-  const heading = verb === "the-root" ? "## The root" : `## ${verb}`;
-  const start = text.indexOf(`\n${heading}\n`);
-  if (start < 0) throw new Error(`references/verbs.md has no section ${heading}`);
-  const end = text.indexOf("\n## ", start + heading.length + 2);
-  return text.slice(start, end < 0 ? undefined : end).replace(/\s+/g, " ");
+  const name = verb === "the-root" ? "root" : verb;
+  return readFileSync(path.join(path.dirname(HELPER), "..", "references", "verbs", `${name}.md`), "utf8").replace(/\s+/g, " ");
 }
 
 /** Every file's bytes under `dir` (as latin1, so any byte sequence is searchable); "" when it does not exist. */

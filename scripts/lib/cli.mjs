@@ -1814,7 +1814,7 @@ var init_common = __esm({
     init_root();
     CHOOSE = "pass --root <project> to choose another";
     ROOT_HELP = `
-root: --root DIR, else found upward from here (references/verbs.md#the-root)
+root: --root DIR, else found upward from here (references/verbs/root.md)
 `;
     CAS = {
       root: { type: "string" },
@@ -3047,7 +3047,7 @@ way: the newest, or the session's with --session ID. \`read handoff\` notes on
 stderr when a newer checkpoint exists, and, when absent, a stash entry or branch
 holding the handoff (as \`check\` says it; the exit stays 3). A file that
 changes while it is read is refused ("<FILE> changed while it was read; read it
-again"). Every case and its words: references/verbs.md#read.
+again"). Every case and its words: references/verbs/read.md.
 ${ROOT_HELP}
 exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
       2 refused: unsafe file or tree (link, hard link, FIFO, directory, a NUL
@@ -7346,7 +7346,7 @@ options:
 stdout: "saved <FILE>[; archived previous handoff as <name>]" or "unchanged
         <FILE>", then "CURRENT-SHA256: <token>" as the last line.
 stderr: redactions, notes, score and findings, and dropped open items.
-Every case and its words: references/verbs.md#write.
+Every case and its words: references/verbs/write.md.
 ${ROOT_HELP}
 exit:   0 saved or unchanged;
         2 refused (stale token: read again and merge; schema errors; unsafe file
@@ -8583,7 +8583,7 @@ exit: 0 nothing parked
 --json prints {"code", "state", "files", "paused", "message"} and, when they
 apply, "parked" ("handoff", "stash", "branch", "checkpoint" or "conflicted"),
 "stash", "ref", "restore", "conflicted", "mergeDriverMissing" and
-"unknownSections": references/verbs.md#check. When the kill switch is on, the
+"unknownSections": references/verbs/check.md. When the kill switch is on, the
 paused sentence is printed too and the code is kept.
 `,
       async run(ctx) {
@@ -8837,7 +8837,7 @@ heading), ready to paste:
 Outside a git repository, or when git is not on PATH (said on stderr), the Date
 and, with --key-file, \`- Key file mtimes: <path> @ <time, or missing>, ...\`.
 The memory dir and the running skill's own folder are never listed. Runs one git
-process; writes nothing. How each line is made: references/verbs.md#anchors.
+process; writes nothing. How each line is made: references/verbs/anchors.md.
 
 options:
   --key-file PATH  a file inside the root whose time to record (repeatable)
@@ -9680,7 +9680,7 @@ verdicts, strongest first:
 
 stdout: "verdict: <v>", "summary: <v>: <parts joined by "; ">", then one fact
         per line; names and paths in double quotes, controls as <U+XXXX>. The
-        parts and the JSON fields: references/verbs.md#drift.
+        parts and the JSON fields: references/verbs/drift.md.
 
 options:
   --stdin   compare a pasted handoff (at most 1,000,000 bytes) instead of
@@ -10448,7 +10448,7 @@ Handoff text is data: secrets redacted, controls shown as <U+XXXX>, each field
 cut at 400 characters. With no handoff, a brief names a stash entry holding one,
 or is drafted from an automatic checkpoint (every field marked "captured, not
 confirmed"). The words of each state and the JSON fields:
-references/verbs.md#brief.
+references/verbs/brief.md.
 
 options:
   --stdin   brief a pasted handoff (at most 1,000,000 bytes)
@@ -10655,7 +10655,7 @@ LESSONS.md; --mode lessons at LESSONS.md only. Prints nothing when every file it
 looks at is missing, and nothing at all when SESSION_HANDOFF_DISABLE is set to
 anything but empty, 0, false, no or off. Output stays under 2000 characters. It
 runs no git and follows no link from .ai down. Each sentence starts
-"session-handoff: "; every one: references/verbs.md#hook and
+"session-handoff: "; every one: references/verbs/hook.md and
 references/session-start-hook.md. The root: --root DIR, else the "cwd" of the
 harness's JSON on stdin (read for at most one second), else the current folder;
 a cwd it cannot use prints nothing and says why on stderr.
@@ -10830,7 +10830,7 @@ sections and their order, anchor lines, merge conflict markers, bytes that are
 not UTF-8, ledger headings. Everything else is a finding and never changes the
 exit code; the score (0-100) is the parts' points over their maxima. Dropped
 items: open steps of the previous handoff that this one neither carries over nor
-closes. The rules and the parts' points: references/verbs.md#validate.
+closes. The rules and the parts' points: references/verbs/validate.md.
 
 options:
   --stdin   check the text on stdin instead of the file (a draft before saving)
@@ -11080,7 +11080,7 @@ restore  makes that archive the current handoff: a compare-and-swap write (TOKEN
          handoff first and republishes the archive's bytes exactly; prints
          "restored HANDOFF.md from archive/<NAME>; \u2026" then "CURRENT-SHA256:
          <token>".
-Ordering, unsafe entries and every line: references/verbs.md#archives.
+Ordering, unsafe entries and every line: references/verbs/archives.md.
 
 exit: 0 done
       2 refused: a name outside the pattern, a stale token (read again), an
@@ -13504,7 +13504,7 @@ Only adds, reformatting nothing of yours, so \`uninstall\` takes out exactly wha
 it added; idempotent. A file it cannot edit safely is refused, nothing changed,
 with a snippet to paste by hand. In git it registers the merge driver, and puts
 a file it creates naming this clone's path in .git/info/exclude. Every case,
-its words and the hook commands: references/verbs.md#install.
+its words and the hook commands: references/verbs/install.md.
 
 options:
   --agent NAME  the agent whose files to edit
@@ -13554,7 +13554,7 @@ var init_uninstall = __esm({
 Removes exactly what \`install --agent\` added, every other byte kept; a file left
 holding nothing else is deleted, and folders left empty go. The merge driver
 goes with the last agent installed here. Every case:
-references/verbs.md#uninstall.
+references/verbs/uninstall.md.
 
 options:
   --agent NAME  the agent whose files to restore
@@ -13951,7 +13951,7 @@ A read-only health report: Node; per agent, its skill folders and whether each
 hook or block is "not installed", "current", "outdated" (with why) or
 "unreadable"; each installed SessionStart command run as a harness would; the
 memory dir. Each problem comes with the command that fixes it. Changes nothing.
-Every line it can print: references/verbs.md#doctor.
+Every line it can print: references/verbs/doctor.md.
 
 options:
   --global    the per-user files (runs from the home folder too)
@@ -14264,7 +14264,7 @@ PAUSE, nor checkpoints/ (they quote the user's words). Run it only on the user's
 explicit request. Each run also registers the merge driver for this clone
 (\`merge-driver --help\`) and commits .gitattributes when it changed our block
 (HEAD's file plus the block, never your own uncommitted lines). Every line it
-prints: references/verbs.md#publish.
+prints: references/verbs/publish.md.
 
 options:
   --message M       the commit message, one line without a secret (default
@@ -15565,7 +15565,7 @@ the environment anchors. Only tool calls after the session's last
 \`write handoff\` count: with none, nothing is written. The 5 newest sessions'
 checkpoints are kept. It waits for the lock at most 1.2 s, then skips. The root
 is --root, else the hook input's cwd walked up, else the current folder. The
-rules: references/verbs.md#checkpoint.
+rules: references/verbs/checkpoint.md.
 
   --format NAME  the transcript format when its records do not say
                  (gemini: print {})
@@ -16070,7 +16070,7 @@ user asks what was decided or tried before. Words are literal (letters and
 digits, case ignored; a word matches the words it begins); a result is a list
 item, paragraph, journal item or ledger entry matching at least half the words,
 ranked by words found, then newest first. No index: every call reads the files.
-Ranking, dating and the JSON fields: references/verbs.md#search.
+Ranking, dating and the JSON fields: references/verbs/search.md.
 
 options:
   --since DAY  only results dated on or after the day
@@ -16414,7 +16414,7 @@ Copies stdin to stdout with every secret replaced by \`<redacted: KIND>\`, using
 the same rules as \`write\` and \`promote\`. Needs no --root and touches no file.
 stderr reports \`redacted N secret(s): KIND (line L), \u2026\`, never a value. No
 pattern knows every secret: checking the text remains the agent's job. The
-families, the rules and what is never redacted: references/verbs.md#redact.
+families, the rules and what is never redacted: references/verbs/redact.md.
 
 options:
   --json   print {"text": \u2026, "findings": [{"kind", "line", "column", "length"}]}
@@ -16816,7 +16816,7 @@ function usageText() {
     "  SESSION_HANDOFF_DISABLE set to anything but empty, 0, false, no or off. They",
     "  say `memory writes are paused: remove <path> to resume`. Reads work.",
     "",
-    "root: --root DIR, else found upward from here (references/verbs.md#the-root)",
+    "root: --root DIR, else found upward from here (references/verbs/root.md)",
     "",
     "example: resume in one call; save in two (read for the token, then write):",
     "node memory_io.mjs brief",

@@ -3211,7 +3211,7 @@ LESSONS.md; --mode lessons at LESSONS.md only. Prints nothing when every file it
 looks at is missing, and nothing at all when SESSION_HANDOFF_DISABLE is set to
 anything but empty, 0, false, no or off. Output stays under 2000 characters. It
 runs no git and follows no link from .ai down. Each sentence starts
-"session-handoff: "; every one: references/verbs.md#hook and
+"session-handoff: "; every one: references/verbs/hook.md and
 references/session-start-hook.md. The root: --root DIR, else the "cwd" of the
 harness's JSON on stdin (read for at most one second), else the current folder;
 a cwd it cannot use prints nothing and says why on stderr.

@@ -160,7 +160,7 @@ restore  makes that archive the current handoff: a compare-and-swap write (TOKEN
          handoff first and republishes the archive's bytes exactly; prints
          "restored HANDOFF.md from archive/<NAME>; …" then "CURRENT-SHA256:
          <token>".
-Ordering, unsafe entries and every line: references/verbs.md#archives.
+Ordering, unsafe entries and every line: references/verbs/archives.md.
 
 exit: 0 done
       2 refused: a name outside the pattern, a stale token (read again), an

@@ -55,7 +55,7 @@ Handoff text is data: secrets redacted, controls shown as <U+XXXX>, each field
 cut at 400 characters. With no handoff, a brief names a stash entry holding one,
 or is drafted from an automatic checkpoint (every field marked "captured, not
 confirmed"). The words of each state and the JSON fields:
-references/verbs.md#brief.
+references/verbs/brief.md.
 
 options:
   --stdin   brief a pasted handoff (at most 1,000,000 bytes)

@@ -75,7 +75,7 @@ exit: 0 nothing parked
 --json prints {"code", "state", "files", "paused", "message"} and, when they
 apply, "parked" ("handoff", "stash", "branch", "checkpoint" or "conflicted"),
 "stash", "ref", "restore", "conflicted", "mergeDriverMissing" and
-"unknownSections": references/verbs.md#check. When the kill switch is on, the
+"unknownSections": references/verbs/check.md. When the kill switch is on, the
 paused sentence is printed too and the code is kept.
 `,
   async run(ctx) {

@@ -21,7 +21,7 @@ the environment anchors. Only tool calls after the session's last
 \`write handoff\` count: with none, nothing is written. The 5 newest sessions'
 checkpoints are kept. It waits for the lock at most 1.2 s, then skips. The root
 is --root, else the hook input's cwd walked up, else the current folder. The
-rules: references/verbs.md#checkpoint.
+rules: references/verbs/checkpoint.md.
 
   --format NAME  the transcript format when its records do not say
                  (gemini: print {})

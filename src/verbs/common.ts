@@ -60,7 +60,7 @@ export function failpointOf(ctx: VerbContext): string | undefined {
 
 /** The one line on the root every verb's `--help` carries. */
 export const ROOT_HELP = `
-root: --root DIR, else found upward from here (references/verbs.md#the-root)
+root: --root DIR, else found upward from here (references/verbs/root.md)
 `;
 
 export const CAS = {

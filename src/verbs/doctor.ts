@@ -22,7 +22,7 @@ A read-only health report: Node; per agent, its skill folders and whether each
 hook or block is "not installed", "current", "outdated" (with why) or
 "unreadable"; each installed SessionStart command run as a harness would; the
 memory dir. Each problem comes with the command that fixes it. Changes nothing.
-Every line it can print: references/verbs.md#doctor.
+Every line it can print: references/verbs/doctor.md.
 
 options:
   --global    the per-user files (runs from the home folder too)

@@ -91,7 +91,7 @@ verdicts, strongest first:
 
 stdout: "verdict: <v>", "summary: <v>: <parts joined by "; ">", then one fact
         per line; names and paths in double quotes, controls as <U+XXXX>. The
-        parts and the JSON fields: references/verbs.md#drift.
+        parts and the JSON fields: references/verbs/drift.md.
 
 options:
   --stdin   compare a pasted handoff (at most 1,000,000 bytes) instead of

@@ -27,7 +27,7 @@ Only adds, reformatting nothing of yours, so \`uninstall\` takes out exactly wha
 it added; idempotent. A file it cannot edit safely is refused, nothing changed,
 with a snippet to paste by hand. In git it registers the merge driver, and puts
 a file it creates naming this clone's path in .git/info/exclude. Every case,
-its words and the hook commands: references/verbs.md#install.
+its words and the hook commands: references/verbs/install.md.
 
 options:
   --agent NAME  the agent whose files to edit

@@ -39,7 +39,7 @@ PAUSE, nor checkpoints/ (they quote the user's words). Run it only on the user's
 explicit request. Each run also registers the merge driver for this clone
 (\`merge-driver --help\`) and commits .gitattributes when it changed our block
 (HEAD's file plus the block, never your own uncommitted lines). Every line it
-prints: references/verbs.md#publish.
+prints: references/verbs/publish.md.
 
 options:
   --message M       the commit message, one line without a secret (default

@@ -57,7 +57,7 @@ way: the newest, or the session's with --session ID. \`read handoff\` notes on
 stderr when a newer checkpoint exists, and, when absent, a stash entry or branch
 holding the handoff (as \`check\` says it; the exit stays 3). A file that
 changes while it is read is refused ("<FILE> changed while it was read; read it
-again"). Every case and its words: references/verbs.md#read.
+again"). Every case and its words: references/verbs/read.md.
 ${ROOT_HELP}
 exit: 0 printed; 3 absent (stdout is exactly "CURRENT-SHA256: absent");
       2 refused: unsafe file or tree (link, hard link, FIFO, directory, a NUL

@@ -10,7 +10,7 @@ Copies stdin to stdout with every secret replaced by \`<redacted: KIND>\`, using
 the same rules as \`write\` and \`promote\`. Needs no --root and touches no file.
 stderr reports \`redacted N secret(s): KIND (line L), …\`, never a value. No
 pattern knows every secret: checking the text remains the agent's job. The
-families, the rules and what is never redacted: references/verbs.md#redact.
+families, the rules and what is never redacted: references/verbs/redact.md.
 
 options:
   --json   print {"text": …, "findings": [{"kind", "line", "column", "length"}]}

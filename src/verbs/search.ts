@@ -44,7 +44,7 @@ user asks what was decided or tried before. Words are literal (letters and
 digits, case ignored; a word matches the words it begins); a result is a list
 item, paragraph, journal item or ledger entry matching at least half the words,
 ranked by words found, then newest first. No index: every call reads the files.
-Ranking, dating and the JSON fields: references/verbs.md#search.
+Ranking, dating and the JSON fields: references/verbs/search.md.
 
 options:
   --since DAY  only results dated on or after the day

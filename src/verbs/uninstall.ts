@@ -18,7 +18,7 @@ export const uninstallVerb: Verb = {
 Removes exactly what \`install --agent\` added, every other byte kept; a file left
 holding nothing else is deleted, and folders left empty go. The merge driver
 goes with the last agent installed here. Every case:
-references/verbs.md#uninstall.
+references/verbs/uninstall.md.
 
 options:
   --agent NAME  the agent whose files to restore

@@ -34,7 +34,7 @@ options:
 stdout: "saved <FILE>[; archived previous handoff as <name>]" or "unchanged
         <FILE>", then "CURRENT-SHA256: <token>" as the last line.
 stderr: redactions, notes, score and findings, and dropped open items.
-Every case and its words: references/verbs.md#write.
+Every case and its words: references/verbs/write.md.
 ${ROOT_HELP}
 exit:   0 saved or unchanged;
         2 refused (stale token: read again and merge; schema errors; unsafe file

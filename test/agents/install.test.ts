@@ -599,7 +599,7 @@ describe("a concurrent edit is never overwritten", () => {
   });
 });
 
-describe("references/verbs.md says every line install and uninstall print", () => {
+describe("references/verbs/ says every line install and uninstall print", () => {
   it.each([
     ["install", ["created", "updated", "unchanged", "would create", "would update"]],
     ["uninstall", ["updated", "removed", "unchanged", "absent", "would"]],

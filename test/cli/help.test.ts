@@ -2,7 +2,7 @@
 // and 80 columns with an example that works, the overview names the kill switch, an unknown
 // verb gets a "did you mean", and no verb is a usage error on stderr.
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { suggestion, usageText } from "../../src/usage.ts";
@@ -53,13 +53,17 @@ describe("suggestion", () => {
 });
 
 describe("the help the bundle prints", () => {
-  // One page each: the long explanations live in references/verbs.md, which the help names.
+  // One page each: the long explanations live in references/verbs/, which the help names.
   it.each(["", ...VERB_NAMES])("%s --help is at most 60 lines", (verb) => {
     const r = helper(verb === "" ? ["--help"] : [verb, "--help"]);
     expect(r.code).toBe(0);
     expect(r.stdout.replace(/\n$/, "").split("\n").length).toBeLessThanOrEqual(60);
     // Output passes through redaction: a help line it takes for a secret would print garbled.
     expect(r.stdout.replaceAll("<redacted: KIND>", "")).not.toContain("<redacted");
+    // Every page it names ships with the skill: an agent told to read it finds it.
+    const named = [...r.stdout.matchAll(/references\/verbs\/([a-z-]+)\.md/g)].map((m) => m[1]!);
+    const root = path.resolve(__dirname, "..", "..");
+    expect(named.filter((n) => !existsSync(path.join(root, "references", "verbs", `${n}.md`)))).toEqual([]);
   });
 
   it.each(VERB_NAMES)("%s --help fits 80 columns, in both spellings, and ends with an example", (verb) => {

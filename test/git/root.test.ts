@@ -1,4 +1,4 @@
-// The root rule (references/verbs.md#the-root), on real folders (no mocked fs).
+// The root rule (references/verbs/root.md), on real folders (no mocked fs).
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";

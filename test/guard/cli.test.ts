@@ -285,12 +285,12 @@ describe("the redact verb", () => {
     expect(run).toMatchObject({ code: 0, stdout: "nothing here\n", stderr: "" });
   });
 
-  it("documents the exit codes in --help (both spellings) and every rule in references/verbs.md", () => {
+  it("documents the exit codes in --help (both spellings) and every rule in references/verbs/", () => {
     for (const args of [["redact", "--help"], ["--help", "redact"]]) {
       const run = helper(args);
       expect(run.code).toBe(0);
       expect(run.stdout).toMatch(/exit codes: 0 /);
-      expect(run.stdout).toContain("references/verbs.md#redact");
+      expect(run.stdout).toContain("references/verbs/redact.md");
     }
     const reference = referenceOf("redact");
     for (const rule of REDACTION_RULES) expect(reference).toContain(`| \`${rule.id}\` |`);

@@ -41,11 +41,11 @@ afterAll(() => {
 });
 
 describe("the rule table", () => {
-  it("has at least 25 rules with unique kebab-case ids, each a row of references/verbs.md#redact in order", () => {
+  it("has at least 25 rules with unique kebab-case ids, each a row of references/verbs/redact.md in order", () => {
     expect(REDACTION_RULES.length).toBeGreaterThanOrEqual(25);
     const ids = REDACTION_RULES.map((r) => r.id);
     expect(new Set(ids).size).toBe(ids.length);
-    const reference = readFileSync(new URL("../../references/verbs.md", import.meta.url), "utf8");
+    const reference = readFileSync(new URL("../../references/verbs/redact.md", import.meta.url), "utf8");
     const rows = [...reference.matchAll(/^\| `([a-z0-9-]+)` \| .{10,} \|$/gm)].map((m) => m[1]);
     expect(rows).toEqual(ids);
     for (const r of REDACTION_RULES) {

@@ -548,7 +548,7 @@ describe("a newer checkpoint keeps the brief's warnings (found by a newcomer's r
   });
 });
 
-describe("references/verbs.md documents every line the verb prints", () => {
+describe("references/verbs/ documents every line the verb prints", () => {
   it("checkpoint", () => {
     const help = referenceOf("checkpoint");
     for (const line of [

@@ -1,4 +1,4 @@
-// Every verb's help is one page; the cases in full are in references/verbs.md, which the help
+// Every verb's help is one page; the cases in full are in references/verbs/, which the help
 // names. These words, checked there, are the ones a user or an agent looks up.
 import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -12,11 +12,11 @@ const helpOnly = (verb: string) => spawnSync(process.execPath, [BUNDLE, verb, "-
 const help = (verb: string) => `${helpOnly(verb)} ${referenceOf(verb)}`;
 const norm = (s: string) => s.replace(/\s+/g, " ");
 
-describe("the root rule's sentences are in references/verbs.md (docs/design.md#the-root)", () => {
+describe("the root rule's sentences are in references/verbs/ (docs/design.md#the-root)", () => {
   it.each(["read", "write", "read-target", "promote", "check", "recover", "anchors", "drift", "brief"])("%s --help names the root's section", (verb) => {
     const text = helpOnly(verb);
     expect(text).toContain("[--root DIR]");
-    expect(text).toContain("references/verbs.md#the-root");
+    expect(text).toContain("references/verbs/root.md");
   });
 
   it("the root's section states the rule and `using root`", () => {

@@ -195,7 +195,7 @@ describe("hook: a checkpoint is named once per session and token, with what it h
     expect(hook(bare, "startup", "s7").stdout).toBe("");
   });
 
-  it("references/verbs.md writes out every checkpoint sentence", () => {
+  it("references/verbs/ writes out every checkpoint sentence", () => {
     const help = referenceOf("hook");
     for (const s of [
       CHECKPOINT_SENTENCES.compacted("N minutes ago", "<session>", "<counts>"),
