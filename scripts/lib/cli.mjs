@@ -2835,8 +2835,8 @@ function markClone(text, id) {
 }
 function markedHere(root, env, text) {
   const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
-  const id = mark === void 0 ? null : cloneIdOf(root, env);
-  return mark === void 0 || id === null ? null : mark === id;
+  if (mark === void 0 || savesPath(root, env) === null) return null;
+  return mark === cloneIdOf(root, env);
 }
 function savesRecord(root, env) {
   const p = savesPath(root, env);
@@ -8893,12 +8893,15 @@ function fatesOf(i) {
     }
     const sameContent = (id) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);
     const holds = (t) => [...t.paths].some(([q, id]) => p.endsWith("/") ? q.startsWith(p) : q === p && sameContent(id));
-    const head = i.onHead?.find(holds);
-    if (head) return { path: p, fate: "committed", commit: head.name, onHead: true };
-    const stash = i.stashes?.find(holds);
-    if (stash) return { path: p, fate: "stashed", stash: stash.name };
-    const other = i.elsewhere?.find(holds);
-    if (other) return { path: p, fate: "committed", commit: other.name, onHead: false };
+    const touches2 = (t) => t.paths.has(p);
+    for (const [match, more] of [[holds, {}], [touches2, { edited: true }]]) {
+      const head = i.onHead?.find(match);
+      if (head) return { path: p, fate: "committed", commit: head.name, onHead: true, ...more };
+      const stash = i.stashes?.find(match);
+      if (stash) return { path: p, fate: "stashed", stash: stash.name, ...more };
+      const other = i.elsewhere?.find(match);
+      if (other) return { path: p, fate: "committed", commit: other.name, onHead: false, ...more };
+    }
     if (i.fromElsewhere) return { path: p, fate: "not-here" };
     if (!i.fromSaved || i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
     return { path: p, fate: "reverted" };
@@ -8996,8 +8999,9 @@ function ageUnknownWords(reason) {
 function fateClauses(fates) {
   const group2 = /* @__PURE__ */ new Map();
   for (const f of fates) {
-    let words = f.fate === "stashed" ? `now in ${f.stash}` : "";
-    if (f.fate === "committed") words = `committed in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
+    const edited = (f.fate === "committed" || f.fate === "stashed") && f.edited ? " with later edits" : "";
+    let words = f.fate === "stashed" ? `now in ${f.stash}${edited}` : "";
+    if (f.fate === "committed") words = `committed${edited} in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
     else if (f.fate !== "stashed") words = FATE_WORDS[f.fate];
     const key = f.fate === "not-here" ? words : `dirty at the save, ${words}`;
     group2.set(key, [...group2.get(key) ?? [], f.path]);
@@ -9595,8 +9599,10 @@ function n(v) {
   return v === null ? "unknown" : String(v);
 }
 function fateWord(f) {
-  if (f.fate === "committed") return `committed in ${f.commit.slice(0, 12)}${f.onHead ? "" : " (not on HEAD)"}`;
-  if (f.fate === "stashed") return `in ${f.stash}`;
+  const edited = (f.fate === "committed" || f.fate === "stashed") && f.edited ? " with later edits" : "";
+  const where = (id, onHead) => `${id.slice(0, 12)}${onHead ? "" : " (not on HEAD)"}`;
+  if (f.fate === "committed") return `committed${edited} in ${where(f.commit, f.onHead)}`;
+  if (f.fate === "stashed") return `in ${f.stash}${edited}`;
   return f.fate === "not-here" ? "not in this clone" : f.fate;
 }
 function renderDrift(r) {
@@ -9786,13 +9792,14 @@ function cutAtWord(text, max) {
 }
 function fitClauses(clauses, max) {
   const kept = clauses.filter((c) => c.text !== "");
-  const joined = () => kept.map((c) => c.text).join("; ");
+  const all = kept.length;
+  const joined = () => `${kept.map((c) => c.text).join("; ")}${kept.length < all ? `; ${ELLIPSIS}` : ""}`;
   while (kept.length > 1 && cpLength(joined()) > max) {
     let drop = 0;
     for (let i = 1; i < kept.length; i++) if (kept[i].rank <= kept[drop].rank) drop = i;
     kept.splice(drop, 1);
   }
-  return cutAtWord(joined(), max);
+  return cutAtWord(kept.length === 1 && cpLength(joined()) > max ? kept[0].text : joined(), max);
 }
 function fitList(items2, shownMax, max, cutOne) {
   let n2 = Math.min(items2.length, shownMax);

@@ -1809,8 +1809,8 @@ function cloneIdOf(root, env, create = false) {
 }
 function markedHere(root, env, text) {
   const mark = text === null ? void 0 : CLONE_MARK.exec(text)?.[1];
-  const id = mark === void 0 ? null : cloneIdOf(root, env);
-  return mark === void 0 || id === null ? null : mark === id;
+  if (mark === void 0 || savesPath(root, env) === null) return null;
+  return mark === cloneIdOf(root, env);
 }
 function savesRecord(root, env) {
   const p = savesPath(root, env);

@@ -79,16 +79,21 @@ export interface Clause {
   rank: number;
 }
 
-/** Joins clauses within `max` code points, dropping the least important (the last of equal rank) first. */
+/**
+ * Joins clauses within `max` code points, dropping the least important (the last of equal rank) first; a dropped
+ * clause leaves `; …` at the end, so that a reader knows the full text (drift's summary) says more.
+ */
 export function fitClauses(clauses: readonly Clause[], max: number): string {
   const kept = clauses.filter((c) => c.text !== "");
-  const joined = () => kept.map((c) => c.text).join("; ");
+  const all = kept.length;
+  const joined = () => `${kept.map((c) => c.text).join("; ")}${kept.length < all ? `; ${ELLIPSIS}` : ""}`;
   while (kept.length > 1 && cpLength(joined()) > max) {
     let drop = 0;
     for (let i = 1; i < kept.length; i++) if (kept[i]!.rank <= kept[drop]!.rank) drop = i;
     kept.splice(drop, 1);
   }
-  return cutAtWord(joined(), max);
+  // A lone survivor too long with the mark is better whole (or cut, which ends with `…` anyway).
+  return cutAtWord(kept.length === 1 && cpLength(joined()) > max ? kept[0]!.text : joined(), max);
 }
 
 /** A list field within `max` code points: its last items go first (`(+N more)`); a lone item is cut by `cutOne`. */

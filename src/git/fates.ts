@@ -6,10 +6,10 @@ import type { DirtyHash } from "../schema/anchor-lines.ts";
 import { stashCount } from "./handoff-away.ts";
 import type { Git } from "./run.ts";
 
-/** One file's fate since the save; `commit` and `stash` say where its saved content now is. */
+/** One file's fate since the save; `commit` and `stash` say where its saved content (`edited`: changed since) is. */
 export type DirtyFate =
-  | { path: string; fate: "committed"; commit: string; onHead: boolean }
-  | { path: string; fate: "stashed"; stash: string }
+  | { path: string; fate: "committed"; commit: string; onHead: boolean; edited?: true }
+  | { path: string; fate: "stashed"; stash: string; edited?: true }
   | { path: string; fate: "reverted" | "changed" | "unchanged" | "dirty" | "not-here" | "clean" };
 
 /** One commit (or stash entry) of a `--raw -z` log: its name and the new blob id of each path it touched. */
@@ -63,12 +63,16 @@ export function fatesOf(i: FateInputs): DirtyFate[] {
     const sameContent = (id: string) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);
     const holds = (t: Touch) =>
       [...t.paths].some(([q, id]) => (p.endsWith("/") ? q.startsWith(p) : q === p && sameContent(id)));
-    const head = i.onHead?.find(holds);
-    if (head) return { path: p, fate: "committed", commit: head.name, onHead: true };
-    const stash = i.stashes?.find(holds);
-    if (stash) return { path: p, fate: "stashed", stash: stash.name };
-    const other = i.elsewhere?.find(holds);
-    if (other) return { path: p, fate: "committed", commit: other.name, onHead: false };
+    // Content first; then the newest entry that changed the file: the work, edited further after the save.
+    const touches = (t: Touch) => t.paths.has(p);
+    for (const [match, more] of [[holds, {}], [touches, { edited: true as const }]] as const) {
+      const head = i.onHead?.find(match);
+      if (head) return { path: p, fate: "committed", commit: head.name, onHead: true, ...more };
+      const stash = i.stashes?.find(match);
+      if (stash) return { path: p, fate: "stashed", stash: stash.name, ...more };
+      const other = i.elsewhere?.find(match);
+      if (other) return { path: p, fate: "committed", commit: other.name, onHead: false, ...more };
+    }
     if (i.fromElsewhere) return { path: p, fate: "not-here" };
     if (!i.fromSaved || i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
     return { path: p, fate: "reverted" };

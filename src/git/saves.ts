@@ -98,11 +98,12 @@ export function markClone(text: string, id: string | null): string {
   return lines.join("\n");
 }
 
-// Whether this clone saved the text, by its clone mark; null when the mark or this clone's id is missing.
+// Whether this clone saved the text, by its clone mark; null when it has none. A clone that never saved has no
+// id, so a marked handoff there came from elsewhere (a teammate's pull, a fresh clone).
 function markedHere(root: string, env: Env, text: string | null): boolean | null {
   const mark = text === null ? undefined : CLONE_MARK.exec(text)?.[1];
-  const id = mark === undefined ? null : cloneIdOf(root, env);
-  return mark === undefined || id === null ? null : mark === id;
+  if (mark === undefined || savesPath(root, env) === null) return null;
+  return mark === cloneIdOf(root, env);
 }
 
 /** The token and `Saved:` stamp of each save this clone recorded, oldest first; null outside git or before one. */

@@ -98,8 +98,9 @@ function ageUnknownWords(reason: "missing" | "malformed" | "future" | null): str
 function fateClauses(fates: readonly DirtyFate[]): string[] {
   const group = new Map<string, string[]>();
   for (const f of fates) {
-    let words: string = f.fate === "stashed" ? `now in ${f.stash}` : "";
-    if (f.fate === "committed") words = `committed in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
+    const edited = (f.fate === "committed" || f.fate === "stashed") && f.edited ? " with later edits" : "";
+    let words: string = f.fate === "stashed" ? `now in ${f.stash}${edited}` : "";
+    if (f.fate === "committed") words = `committed${edited} in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
     else if (f.fate !== "stashed") words = FATE_WORDS[f.fate];
     const key = f.fate === "not-here" ? words : `dirty at the save, ${words}`;
     group.set(key, [...(group.get(key) ?? []), f.path]);

@@ -5,7 +5,8 @@ import type { DriftReport } from "../../src/git/verdict.ts";
 import { parseHandoff } from "../../src/schema/handoff.ts";
 
 // Brief cuts (docs/decisions/brief-cuts.md): whole clauses dropped least important first, a
-// clause still too long cut at a word boundary outside code spans ending `…`, nothing after a cut.
+// clause still too long cut at a word boundary outside code spans ending `…`, nothing after a cut; dropped clauses
+// leave `; …` at the end.
 
 describe("cutAtWord", () => {
   it("cuts at a word boundary, never mid-word, and ends with …", () => {
@@ -38,7 +39,9 @@ describe("fitClauses and fitList", () => {
       { text: "ledgers: none found", rank: 0 },
     ];
     expect(fitClauses(c, 100)).toBe("verdict: drifted; on main; ledgers: none found");
-    expect(fitClauses(c, 30)).toBe("verdict: drifted; on main");
+    // A dropped clause leaves `; …`: the reader knows drift's summary says more.
+    expect(fitClauses(c, 30)).toBe("verdict: drifted; on main; …");
+    expect(fitClauses(c, 20)).toBe("verdict: drifted; …");
     expect(fitClauses(c, 17)).toBe("verdict: drifted");
     expect(fitClauses(c, 12)).toBe("verdict…");
   });
@@ -76,8 +79,9 @@ describe("the brief's fields", () => {
     expect(b.driftAndLessons).not.toContain("ledgers:");
     expect(b.driftAndLessons).not.toContain("memory-only");
     expect(b.driftAndLessons).toContain("branch moved from main");
-    // Whole clauses only: no word cut, no ellipsis at all here.
-    expect(b.driftAndLessons).not.toContain("…");
+    // Whole clauses only, no word cut: one `…` at the end says clauses were dropped.
+    expect(b.driftAndLessons.endsWith("; …")).toBe(true);
+    expect(b.driftAndLessons.indexOf("…")).toBe(b.driftAndLessons.length - 1);
     const clauses = driftSummaryClauses(summary).map((c) => c.rank);
     expect(clauses).toEqual([100, 10, 40, 20, 40, 30]);
   });

@@ -79,7 +79,7 @@ function save(r: Repo): void {
   expect(w.code, w.stderr).toBe(0);
 }
 
-function drift(r: Repo): { summary: string; dirtyFates: { path: string; fate: string; commit?: string; stash?: string; onHead?: boolean }[]; [k: string]: unknown } {
+function drift(r: Repo): { summary: string; dirtyFates: { path: string; fate: string; commit?: string; stash?: string; onHead?: boolean; edited?: boolean }[]; [k: string]: unknown } {
   const d = r.run(["drift", "--json"]);
   expect(d.code, d.stderr).toBe(0);
   return JSON.parse(d.stdout);
@@ -103,6 +103,35 @@ describe("what the brief says after one everyday git command", () => {
     const b = brief(r);
     expect(b).toContain(`dirty at the save, committed in ${id.slice(0, 12)}: "a.ts"`);
     expect(b).not.toMatch(/unchanged|stashed|reverted/);
+  });
+
+  it("dirty files edited further, then committed: committed with later edits, never reverted", { timeout: 60_000 }, () => {
+    const { r } = newRepo();
+    writeFileSync(path.join(r.dir, "a.ts"), "a dirty\n");
+    save(r);
+    writeFileSync(path.join(r.dir, "a.ts"), "a dirty\nand more after the save\n");
+    r.git("commit", "-qam", "the parser, finished");
+    const id = r.git("rev-parse", "HEAD");
+    expect(drift(r).dirtyFates).toEqual([{ path: "a.ts", fate: "committed", commit: id, onHead: true, edited: true }]);
+    const b = brief(r);
+    expect(b).toContain(`dirty at the save, committed with later edits in ${id.slice(0, 12)}: "a.ts"`);
+    expect(b).not.toMatch(/reverted/);
+  });
+
+  it("a teammate's clone, made before the save and never saving, pulls it: the dirty work stayed in the other clone", { timeout: 60_000 }, () => {
+    const { home, r } = newRepo();
+    const bobDir = path.join(home, "bob");
+    execFileSync("git", ["clone", "-q", r.dir, bobDir], { env: { ...process.env, GIT_CONFIG_NOSYSTEM: "1" } });
+    const bob = person(path.join(home, "bob-home"), bobDir, "Bob");
+    writeFileSync(path.join(r.dir, "a.ts"), "a dirty\n");
+    save(r);
+    r.git("add", ".ai/memory/HANDOFF.md");
+    r.git("commit", "-qm", "handoff");
+    bob.git("pull", "-q");
+    expect(drift(bob).dirtyFates).toEqual([{ path: "a.ts", fate: "not-here" }]);
+    const b = brief(bob);
+    expect(b).toContain('dirty in the clone that saved, not in this one: "a.ts"');
+    expect(b).not.toMatch(/reverted/);
   });
 
   it("2: dirty files stashed are said to be in the stash, in brief and drift alike", { timeout: 60_000 }, () => {

@@ -148,10 +148,11 @@ describe("two clones, a bare remote, two teammates", () => {
     expect(pubBob.stdout).toContain("committed .gitattributes with the merge driver's block (every clone then merges memory with it once it runs install or publish)");
     expect(bob.git("show", "HEAD:.gitattributes")).toContain(".ai/memory/**/*.md merge=session-handoff eol=lf");
 
-    // Alice pulls Bob's handoff before her first save: no sentence about provenance.
+    // Alice pulls Bob's handoff before her first save: her clone has no id, so the one Bob's save
+    // marked it with is not hers; both the hook and drift say where it came from.
     alice.git("pull", "-q");
-    expect(drift(alice).provenance).toBeNull();
-    expect(alice.run(["hook", "--mode", "session"]).stdout).not.toContain("not saved in this clone");
+    expect(drift(alice).provenance).toMatchObject({ committer: '"Bob Roe" "bob@example.com"', someoneElse: true });
+    expect(alice.run(["hook", "--mode", "session"]).stdout).toContain("not saved in this clone");
 
     // Alice commits and saves; Bob is handed her handoff before fetching her commit.
     writeFileSync(path.join(alice.dir, "src/app.js"), "export const app = 2;\n");

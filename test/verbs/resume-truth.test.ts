@@ -134,7 +134,7 @@ describe("case 3: memory-only commits are not drift", () => {
     git(mine, ["push", "-q", origin, "main"]);
     const theirs = tempDir();
     git(theirs, ["clone", "-q", origin, "."]);
-    // Before their clone's first save with this version: nothing is said.
+    // Their clone never saved: the handoff's clone mark is not theirs, so it came from elsewhere.
     git(mine, ["config", "user.name", "Me Myself"]);
     git(mine, ["config", "user.email", "test@example.com"]);
     const token = /CURRENT-SHA256: ([0-9a-f]{64})/.exec((await run(["write", "handoff", "--root", mine, "--expected-current-sha256", "absent"], { input: savedNow(mine) })).stdout)![1]!;
@@ -142,7 +142,8 @@ describe("case 3: memory-only commits are not drift", () => {
     git(mine, ["-c", "user.name=Me Myself", "commit", "-qm", "handoff"], NOW);
     git(mine, ["push", "-q", origin, "main"]);
     git(theirs, ["pull", "-q", "origin", "main"]);
-    expect(await drift(theirs)).toMatchObject({ verdict: "fresh", ahead: 0, memoryOnlyCommits: 1, provenance: null });
+    const before = { committer: '"Me Myself" "test@example.com"', someoneElse: true };
+    expect(await drift(theirs)).toMatchObject({ verdict: "fresh", ahead: 0, memoryOnlyCommits: 1, provenance: before });
     // Their clone has saved once (another handoff, since replaced by the pulled one).
     mkdirSync(path.join(theirs, ".git", "session-handoff"), { recursive: true });
     writeFileSync(path.join(theirs, ".git", "session-handoff", "saves"), `${"e".repeat(64)}\n`);
