@@ -13997,7 +13997,7 @@ import path51 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
-async function skippedPrograms(top, env, push) {
+async function repositoryPrograms(top, env, push) {
   const opts = { hooksAndSigning: true };
   const [dir, sign] = await Promise.all([
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
@@ -14084,21 +14084,16 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const attributesEntry = memory.length < changed.length ? await ourAttributes(top, env, runHooks) : null;
   if (attributesEntry === null) changed = memory;
   if (changed.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
-  const skipped = runHooks ? void 0 : await skippedPrograms(top, env, push);
-  let moved;
+  const programs = await repositoryPrograms(top, env, push);
+  const head = await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks);
+  const old = head.code === 0 ? head.stdout.toString("utf8").trim() : "";
+  let commit;
   try {
-    moved = await commitOnly(top, env, runHooks, message, changed, attributesEntry, fp);
+    commit = await commitOnly(top, env, runHooks ? programs : null, message, changed, attributesEntry, old, fp);
   } catch (err) {
-    await putEntries(top, env, changed, before).catch(() => void 0);
+    await putBack2(top, env, changed, before, old).catch(() => void 0);
     throw err;
   }
-  if (moved !== null) {
-    await putBackUnlessCommitted(top, env, changed, before);
-    throw new Refused(
-      `HEAD moved while publish was committing (a commit made meanwhile?): nothing was published and that commit stands; run publish again (git: ${moved})`
-    );
-  }
-  const commit = (await git(["rev-parse", "HEAD"], "git rev-parse")).trim();
   let pushed = null;
   if (upstream) {
     const { remote: r, merge: m } = upstream;
@@ -14114,7 +14109,7 @@ ${out.stderr.trim()}`);
     commit,
     pushed,
     attributes: changed.includes(".gitattributes"),
-    ...skipped ? { skipped } : {}
+    ...runHooks ? {} : { skipped: programs }
   };
 }
 async function pushTarget(top, env, runHooks) {
@@ -14149,9 +14144,11 @@ ${blob.stderr.trim()}`);
   await putEntries(top, env, [".gitattributes"], await entry(mine));
   return entry(text);
 }
-async function putBackUnlessCommitted(top, env, paths, before) {
+async function putBack2(top, env, paths, before, old) {
+  const now = await runGit(top, ["rev-parse", "-q", "--verify", "HEAD"], env);
   const args = ["diff-index", "--cached", "--name-only", "-z", "HEAD", "--", ...paths];
-  const back = (await gitOut(top, args, env, "git diff-index", false)).split("\0").filter(Boolean);
+  const moved = now.stdout.toString("utf8").trim() !== old;
+  const back = moved ? (await gitOut(top, args, env, "git diff-index", false)).split("\0").filter(Boolean) : paths;
   const entries2 = before.split("\0").filter((e) => back.includes(e.slice(e.indexOf("	") + 1)));
   if (back.length > 0) await putEntries(top, env, back, entries2.map((e) => `${e}\0`).join(""));
 }
@@ -14166,28 +14163,42 @@ ${r.stderr.trim()}`);
   if (gone.length > 0) await update(["--force-remove", "--", ...gone]);
   if (listed2.length > 0) await update(["-z", "--index-info"], entries2);
 }
-async function commitOnly(top, env, runHooks, message, paths, attributes, fp) {
-  const git = (args, what, index2) => gitOut(top, args, env, what, runHooks, index2);
+async function commitOnly(top, env, programs, message, paths, attributes, old, fp) {
+  const hooks = programs !== null;
+  const git = (args, what, index2) => gitOut(top, args, env, what, hooks, index2);
   const staged = await git(["ls-files", "-s", "-z", "--", ...paths], "git ls-files");
   const dir = mkdtempSync(path51.join(tmpdir(), "sh-publish-"));
   const index = path51.join(dir, "index");
+  const msg = path51.join(dir, "COMMIT_EDITMSG");
+  const hook = (name2, ...args) => programs?.hooks.includes(name2) ? git(["hook", "run", name2, "--", ...args], `the ${name2} hook`, index) : null;
   try {
-    const head = await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks);
-    const old = head.code === 0 ? head.stdout.toString("utf8").trim() : "";
     if (old !== "") await git(["read-tree", old], "git read-tree", index);
     await putEntries(top, env, paths, staged, index);
     if (attributes !== null) await putEntries(top, env, [".gitattributes"], attributes, index);
     await failpoint(fp, "publish-before-commit");
-    if (runHooks) {
-      await git(["commit", "-q", "-m", message], "git commit", index);
-      return null;
-    }
+    writeFileSync(msg, `${message}
+`);
+    await hook("pre-commit");
+    await hook("prepare-commit-msg", msg, "message");
+    await hook("commit-msg", msg);
     const tree = (await git(["write-tree"], "git write-tree", index)).trim();
     const parent = old === "" ? [] : ["-p", old];
-    const commit = (await git(["commit-tree", tree, ...parent, "-m", message], "git commit-tree")).trim();
-    const cas = ["update-ref", "-m", `commit: ${message}`, "HEAD", commit, old];
-    const swap = await step(top, cas, env, "git update-ref", runHooks);
-    return swap.code === 0 ? null : firstLine(swap.stderr);
+    const sign = programs?.signing ? ["-S"] : [];
+    const commit = (await git(["commit-tree", tree, ...parent, ...sign, "-F", msg], "git commit-tree")).trim();
+    const swap = await step(
+      top,
+      ["update-ref", "-m", `commit: ${message}`, "HEAD", commit, old],
+      env,
+      "git update-ref",
+      hooks
+    );
+    if (swap.code !== 0) {
+      throw new Refused(
+        `HEAD moved while publish was committing (a commit made meanwhile?): nothing was published and that commit stands; run publish again (git: ${firstLine(swap.stderr)})`
+      );
+    }
+    if (programs?.hooks.includes("post-commit")) await step(top, ["hook", "run", "post-commit"], env, "git hook", true);
+    return commit;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
