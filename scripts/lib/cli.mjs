@@ -8234,6 +8234,41 @@ var require_lib = __commonJS({
   }
 });
 
+// src/git/attributes-block.ts
+function withoutBlock(text) {
+  const lines2 = text.split("\n");
+  const bare = lines2.map((l) => l.replace(/\r$/, ""));
+  const start = bare.findIndex((l) => l === BEGIN2 || l === BEGIN_NL);
+  const end = start === -1 ? -1 : bare.indexOf(END, start);
+  if (end === -1) return { rest: text, had: false, line: null };
+  let rest = [...lines2.slice(0, start), ...lines2.slice(end + 1)].join("\n");
+  if (bare[start] === BEGIN_NL && end + 1 === lines2.length - 1) rest = rest.replace(/\r?\n$/, "");
+  return { rest, had: true, line: bare.slice(start + 1, end).join("\n") };
+}
+async function oursOnly(git, ids) {
+  if (ids.length === 0) return /* @__PURE__ */ new Set();
+  const r = await git(["cat-file", "--batch"], ids.map((c) => `${c}^:.gitattributes
+${c}:.gitattributes
+`).join(""));
+  const texts = [];
+  for (let at2 = 0, nl = r.stdout.indexOf(10); r.code === 0 && nl !== -1; nl = r.stdout.indexOf(10, at2)) {
+    const m = / (\w+) (\d+)$/.exec(r.stdout.toString("utf8", at2, nl));
+    const end = m ? nl + 1 + Number(m[2]) : nl;
+    texts.push(m?.[1] === "blob" ? withoutBlock(r.stdout.toString("utf8", nl + 1, end)).rest : "");
+    at2 = end + 1;
+  }
+  return new Set(texts.length < 2 * ids.length ? [] : ids.filter((_, i) => texts[2 * i] === texts[2 * i + 1]));
+}
+var BEGIN2, BEGIN_NL, END;
+var init_attributes_block = __esm({
+  "src/git/attributes-block.ts"() {
+    "use strict";
+    BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
+    BEGIN_NL = BEGIN2.replace(/\)$/, "; newline added)");
+    END = "# <<< session-handoff merge driver";
+  }
+});
+
 // src/git/merge-driver-config.ts
 import path31 from "node:path";
 function cloneOf(root, env) {
@@ -8277,19 +8312,6 @@ function giveTo(p, like) {
     lchownSync(p, uid, gid);
   } catch {
   }
-}
-function withoutBlock(text) {
-  const lines2 = text.split("\n");
-  const bare = lines2.map((l) => l.replace(/\r$/, ""));
-  const start = bare.findIndex((l) => l === BEGIN2 || l === BEGIN_NL);
-  const end = start === -1 ? -1 : bare.indexOf(END, start);
-  if (end === -1) return { rest: text, had: false, line: null };
-  let rest = [...lines2.slice(0, start), ...lines2.slice(end + 1)].join("\n");
-  if (bare[start] === BEGIN_NL && end + 1 === lines2.length - 1) rest = rest.replace(/\r?\n$/, "");
-  return { rest, had: true, line: bare.slice(start + 1, end).join("\n") };
-}
-function attributesNotOurs(text) {
-  return withoutBlock(text).rest;
 }
 function blockFor(before, line) {
   const nl = before.includes("\r\n") ? "\r\n" : "\n";
@@ -8452,7 +8474,7 @@ async function driverPartMissing(root, env) {
   if (!existsSync(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
   return null;
 }
-var import_write_file_atomic, DRIVER_NAME, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote2, REMOVE_MAX, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
+var import_write_file_atomic, DRIVER_NAME, DRIVER_ARGS, COPY_GONE, shellQuote2, REMOVE_MAX, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
 var init_merge_driver_config = __esm({
   "src/git/merge-driver-config.ts"() {
     "use strict";
@@ -8463,10 +8485,8 @@ var init_merge_driver_config = __esm({
     init_fs();
     init_errors();
     init_quote();
+    init_attributes_block();
     DRIVER_NAME = "session-handoff";
-    BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
-    BEGIN_NL = BEGIN2.replace(/\)$/, "; newline added)");
-    END = "# <<< session-handoff merge driver";
     DRIVER_ARGS = " merge-driver %O %A %B %P";
     COPY_GONE = "session-handoff merge driver: its helper copy or node is missing, git keeps the conflict; run install or publish in this clone";
     shellQuote2 = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -9209,8 +9229,8 @@ function parseHistory(out, memoryPrefix, handoffPath = `${memoryPrefix}HANDOFF.m
     behind: 0,
     memoryOnlyAhead: 0,
     memoryOnlyBehind: 0,
-    attributesAhead: 0,
-    attributesBehind: 0,
+    attributesAhead: [],
+    attributesBehind: [],
     emptyBehind: 0,
     truncated: false,
     handoffCommitter: null
@@ -9225,14 +9245,14 @@ function parseHistory(out, memoryPrefix, handoffPath = `${memoryPrefix}HANDOFF.m
     const [header = "", ...rest] = rec.slice(1).split("\0");
     const paths = rest.map((p) => p.replace(/^\n/, "")).filter((p) => p !== "");
     counts[side]++;
-    const [author = "", parents = ""] = header.replace(/^\x02/, "").split("");
+    const [author = "", parents = "", id = ""] = header.replace(/^\x02/, "").split("");
     if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && !parents.includes(" "))
       counts.handoffCommitter = author.trim();
     if (paths.length === 0 && side === "behind") counts.emptyBehind++;
     if (paths.length > 0 && paths.every((p) => p.startsWith(memoryPrefix)))
       counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
     else if (paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix)))
-      counts[side === "ahead" ? "attributesAhead" : "attributesBehind"]++;
+      counts[side === "ahead" ? "attributesAhead" : "attributesBehind"].push(id);
   }
   return counts;
 }
@@ -9347,7 +9367,7 @@ function historyArgs(id, ...extra) {
   return [
     "log",
     "--left-right",
-    "--format=%x01%m%x02%an%x03%ae%x04%p",
+    "--format=%x01%m%x02%an%x03%ae%x04%p%x04%H",
     "--name-only",
     "-z",
     "--no-renames",
@@ -9364,8 +9384,7 @@ async function measureFromNone(facts, snap, log, git, memoryPrefix) {
   if (log.code !== 0) facts.headReachable = null;
   const h = parseHistory(log.stdout, memoryPrefix);
   const all = h.truncated ? await git(["rev-list", "--count", "HEAD"]) : null;
-  const ours = h.attributesAhead > 0 && await sameAttributesButOurs(null, git);
-  const memoryOnly = h.memoryOnlyAhead + (ours ? h.attributesAhead : 0);
+  const memoryOnly = (await memoryOnlyOf(h, git)).ahead;
   facts.memoryOnlyCommits = memoryOnly;
   facts.ahead = (all?.code === 0 ? Number(all.stdout.toString("utf8")) : h.ahead) - memoryOnly;
   return h.handoffCommitter;
@@ -9378,10 +9397,7 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
   if (snap.head !== null && log.code === 0) {
     const h = parseHistory(log.stdout, memoryPrefix);
     counted2 = { ahead: h.ahead, behind: h.behind };
-    memoryOnly = { ahead: h.memoryOnlyAhead, behind: h.memoryOnlyBehind };
-    if (h.attributesAhead + h.attributesBehind > 0 && await sameAttributesButOurs(head, git)) {
-      memoryOnly = { ahead: memoryOnly.ahead + h.attributesAhead, behind: memoryOnly.behind + h.attributesBehind };
-    }
+    memoryOnly = await memoryOnlyOf(h, git);
     committer = h.handoffCommitter;
     emptySaved = h.truncated ? null : h.emptyBehind;
     if (h.truncated) counted2 = await countBoth(head, git);
@@ -9415,10 +9431,11 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
     const r = await git(historyArgs(head, "--cherry-pick"));
     if (r.code === 0) {
       const h = parseHistory(r.stdout, memoryPrefix);
-      facts.sinceSaved = h.ahead - h.memoryOnlyAhead;
-      facts.memoryOnlyCommits = h.memoryOnlyAhead;
+      const mem = await memoryOnlyOf(h, git);
+      facts.sinceSaved = h.ahead - mem.ahead;
+      facts.memoryOnlyCommits = mem.ahead;
       if (!h.truncated && emptySaved !== null && counted2 !== null) {
-        facts.savedChanged = h.behind - h.memoryOnlyBehind - h.emptyBehind + emptySaved;
+        facts.savedChanged = h.behind - mem.behind - h.emptyBehind + emptySaved;
         facts.savedCopied = counted2.behind - h.behind - emptySaved + h.emptyBehind;
       }
     }
@@ -9432,11 +9449,10 @@ async function branchPresent(git, branch) {
   const remote = (ref) => /^refs\/remotes\/[^/]+\/(.+)$/.exec(ref)?.[1];
   return r.stdout.toString("utf8").split("\n").some((ref) => ref === `refs/heads/${branch}` || remote(ref) === branch);
 }
-async function sameAttributesButOurs(head, git) {
-  const show2 = (rev) => git(["show", `${rev}:${ATTRIBUTES}`]);
-  const [then, now] = await Promise.all([head === null ? null : show2(head), show2("HEAD")]);
-  const text = (r) => r !== null && r.code === 0 ? r.stdout.toString("utf8") : "";
-  return attributesNotOurs(text(then)) === attributesNotOurs(text(now));
+async function memoryOnlyOf(h, git) {
+  const ours = await oursOnly(git, [...h.attributesAhead, ...h.attributesBehind]);
+  const n2 = (ids) => ids.filter((id) => ours.has(id)).length;
+  return { ahead: h.memoryOnlyAhead + n2(h.attributesAhead), behind: h.memoryOnlyBehind + n2(h.attributesBehind) };
 }
 async function countBoth(head, git) {
   const r = await git(["rev-list", "--left-right", "--count", `${head}...HEAD`]);
@@ -9509,7 +9525,7 @@ var init_drift = __esm({
     init_git_dir();
     init_fates();
     init_run();
-    init_merge_driver_config();
+    init_attributes_block();
     init_saves();
     init_status();
     init_verdict();
@@ -15643,10 +15659,13 @@ async function commitsSince(root, handoff, env) {
   const head = /^`?([0-9a-f]{40}|[0-9a-f]{64})`?$/.exec(parseHandoff(handoff).anchors.head ?? "")?.[1];
   if (head === void 0) return null;
   try {
-    const only = [":/", ":(exclude).ai/memory", ":(exclude,top).gitattributes"];
-    const r = await runGit(root, ["rev-list", "--count", `${head}..HEAD`, "--", ...only], env, 500);
-    const n2 = Number(r.stdout.toString("utf8").trim());
-    return r.code === 0 && Number.isInteger(n2) ? n2 : null;
+    const git = (args, input) => runGit(root, args, env, 500, { input });
+    const only = ["--", ":/", ":(exclude).ai/memory"];
+    const r = await git(["log", "--format=%x01%H", "--name-only", "-z", `${head}..HEAD`, ...only]);
+    if (r.code !== 0) return null;
+    const commits = `\0${r.stdout.toString("utf8")}`.split("\0").slice(1, -1).map((c) => c.split("\0\n"));
+    const attributes = commits.filter(([, names]) => names === ".gitattributes").map(([id]) => id);
+    return commits.length - (await oursOnly(git, attributes)).size;
   } catch {
     return null;
   }
@@ -15658,6 +15677,7 @@ var init_statusline = __esm({
     init_builtins();
     init_harness_path();
     init_hook_input();
+    init_attributes_block();
     init_run();
     init_state_time();
     init_handoff();
@@ -15678,8 +15698,9 @@ command the user had before install, through sh, the same stdin, at most 2 s)
 and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
 "handoff: none" when there is no HANDOFF.md. Commits since count HEAD's commits
-after the handoff's HEAD anchor but memory-only ones (\`publish\`'s) (git
-rev-list, at most 500 ms; left out when unknown). Always exit 0.
+after the handoff's HEAD anchor but memory-only ones (\`publish\`'s, with our
+.gitattributes block) (git log, at most 500 ms; left out when unknown).
+Always exit 0.
 `,
       async run(ctx) {
         const data = ctx.stdinIsTTY ? null : await ctx.readStdinWithin(1e3, 65536);
