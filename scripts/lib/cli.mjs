@@ -8388,7 +8388,8 @@ async function unregisterMergeDriver(root, env, keep) {
     const file = path31.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file, REMOVE_MAX) ?? "");
     if (had) {
-      if (rest === "") unlinkSync(file);
+      const committed = async () => (await runGit(c.top, ["cat-file", "-e", "HEAD:.gitattributes"], env)).code === 0;
+      if (rest === "" && !await committed()) unlinkSync(file);
       else import_write_file_atomic.default.sync(file, rest);
       out.attributes = true;
     }

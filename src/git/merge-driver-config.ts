@@ -167,8 +167,8 @@ async function registerMergeDriver(root: string, helperPath: string | null, env:
 
 /**
  * Removes what registration added to this clone: the config section (only when ours), our `.gitattributes` block
- * (the file removed when nothing else is in it) and the clone's own copy with its folder when empty. `keep`: the
- * section and copy stay, as another work tree sharing them still has an agent installed.
+ * (the file removed when nothing else is in it and HEAD does not hold it) and the clone's own copy with its folder
+ * when empty. `keep`: the section and copy stay, as another work tree sharing them still has an agent installed.
  */
 async function unregisterMergeDriver(root: string, env: Env, keep: boolean): Promise<Change> {
   const c = cloneOf(root, env);
@@ -190,7 +190,9 @@ async function unregisterMergeDriver(root: string, env: Env, keep: boolean): Pro
     const file = path.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file, REMOVE_MAX) ?? "");
     if (had) {
-      if (rest === "") unlinkSync(file);
+      // A file HEAD holds is emptied, never deleted: a deletion would be a change for the user to commit or undo.
+      const committed = async () => (await runGit(c.top, ["cat-file", "-e", "HEAD:.gitattributes"], env)).code === 0;
+      if (rest === "" && !(await committed())) unlinkSync(file);
       else writeFileAtomic.sync(file, rest);
       out.attributes = true;
     }
