@@ -8234,6 +8234,41 @@ var require_lib = __commonJS({
   }
 });
 
+// src/git/attributes-block.ts
+function withoutBlock(text) {
+  const lines2 = text.split("\n");
+  const bare = lines2.map((l) => l.replace(/\r$/, ""));
+  const start = bare.findIndex((l) => l === BEGIN2 || l === BEGIN_NL);
+  const end = start === -1 ? -1 : bare.indexOf(END, start);
+  if (end === -1) return { rest: text, had: false, line: null };
+  let rest = [...lines2.slice(0, start), ...lines2.slice(end + 1)].join("\n");
+  if (bare[start] === BEGIN_NL && end + 1 === lines2.length - 1) rest = rest.replace(/\r?\n$/, "");
+  return { rest, had: true, line: bare.slice(start + 1, end).join("\n") };
+}
+async function oursOnly(git, ids) {
+  if (ids.length === 0) return /* @__PURE__ */ new Set();
+  const r = await git(["cat-file", "--batch"], ids.map((c) => `${c}^:.gitattributes
+${c}:.gitattributes
+`).join(""));
+  const texts = [];
+  for (let at2 = 0, nl = r.stdout.indexOf(10); r.code === 0 && nl !== -1; nl = r.stdout.indexOf(10, at2)) {
+    const m = / (\w+) (\d+)$/.exec(r.stdout.toString("utf8", at2, nl));
+    const end = m ? nl + 1 + Number(m[2]) : nl;
+    texts.push(m?.[1] === "blob" ? withoutBlock(r.stdout.toString("utf8", nl + 1, end)).rest : "");
+    at2 = end + 1;
+  }
+  return new Set(texts.length < 2 * ids.length ? [] : ids.filter((_, i) => texts[2 * i] === texts[2 * i + 1]));
+}
+var BEGIN2, BEGIN_NL, END;
+var init_attributes_block = __esm({
+  "src/git/attributes-block.ts"() {
+    "use strict";
+    BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
+    BEGIN_NL = BEGIN2.replace(/\)$/, "; newline added)");
+    END = "# <<< session-handoff merge driver";
+  }
+});
+
 // src/git/merge-driver-config.ts
 import path31 from "node:path";
 function cloneOf(root, env) {
@@ -8277,19 +8312,6 @@ function giveTo(p, like) {
     lchownSync(p, uid, gid);
   } catch {
   }
-}
-function withoutBlock(text) {
-  const lines2 = text.split("\n");
-  const bare = lines2.map((l) => l.replace(/\r$/, ""));
-  const start = bare.findIndex((l) => l === BEGIN2 || l === BEGIN_NL);
-  const end = start === -1 ? -1 : bare.indexOf(END, start);
-  if (end === -1) return { rest: text, had: false, line: null };
-  let rest = [...lines2.slice(0, start), ...lines2.slice(end + 1)].join("\n");
-  if (bare[start] === BEGIN_NL && end + 1 === lines2.length - 1) rest = rest.replace(/\r?\n$/, "");
-  return { rest, had: true, line: bare.slice(start + 1, end).join("\n") };
-}
-function attributesNotOurs(text) {
-  return withoutBlock(text).rest;
 }
 function blockFor(before, line) {
   const nl = before.includes("\r\n") ? "\r\n" : "\n";
@@ -8366,7 +8388,8 @@ async function unregisterMergeDriver(root, env, keep) {
     const file = path31.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file, REMOVE_MAX) ?? "");
     if (had) {
-      if (rest === "") unlinkSync(file);
+      const committed = async () => (await runGit(c.top, ["cat-file", "-e", "HEAD:.gitattributes"], env)).code === 0;
+      if (rest === "" && !await committed()) unlinkSync(file);
       else import_write_file_atomic.default.sync(file, rest);
       out.attributes = true;
     }
@@ -8452,7 +8475,7 @@ async function driverPartMissing(root, env) {
   if (!existsSync(parts.node)) return `the node the merge driver runs, ${parts.node}, is missing`;
   return null;
 }
-var import_write_file_atomic, DRIVER_NAME, BEGIN2, BEGIN_NL, END, DRIVER_ARGS, COPY_GONE, shellQuote2, REMOVE_MAX, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
+var import_write_file_atomic, DRIVER_NAME, DRIVER_ARGS, COPY_GONE, shellQuote2, REMOVE_MAX, MERGE_DRIVER_MISSING, NAMES_OURS, effectiveDriver;
 var init_merge_driver_config = __esm({
   "src/git/merge-driver-config.ts"() {
     "use strict";
@@ -8463,10 +8486,8 @@ var init_merge_driver_config = __esm({
     init_fs();
     init_errors();
     init_quote();
+    init_attributes_block();
     DRIVER_NAME = "session-handoff";
-    BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
-    BEGIN_NL = BEGIN2.replace(/\)$/, "; newline added)");
-    END = "# <<< session-handoff merge driver";
     DRIVER_ARGS = " merge-driver %O %A %B %P";
     COPY_GONE = "session-handoff merge driver: its helper copy or node is missing, git keeps the conflict; run install or publish in this clone";
     shellQuote2 = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
@@ -9213,8 +9234,8 @@ function parseHistory(out, memoryPrefix, handoffPath = `${memoryPrefix}HANDOFF.m
     behind: 0,
     memoryOnlyAhead: 0,
     memoryOnlyBehind: 0,
-    attributesAhead: 0,
-    attributesBehind: 0,
+    attributesAhead: [],
+    attributesBehind: [],
     emptyBehind: 0,
     truncated: false,
     handoffCommitter: null
@@ -9229,14 +9250,14 @@ function parseHistory(out, memoryPrefix, handoffPath = `${memoryPrefix}HANDOFF.m
     const [header = "", ...rest] = rec.slice(1).split("\0");
     const paths = rest.map((p) => p.replace(/^\n/, "")).filter((p) => p !== "");
     counts[side]++;
-    const [author = "", parents = ""] = header.replace(/^\x02/, "").split("");
+    const [author = "", parents = "", id = ""] = header.replace(/^\x02/, "").split("");
     if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && !parents.includes(" "))
       counts.handoffCommitter = author.trim();
     if (paths.length === 0 && side === "behind") counts.emptyBehind++;
     if (paths.length > 0 && paths.every((p) => p.startsWith(memoryPrefix)))
       counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
     else if (paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix)))
-      counts[side === "ahead" ? "attributesAhead" : "attributesBehind"]++;
+      counts[side === "ahead" ? "attributesAhead" : "attributesBehind"].push(id);
   }
   return counts;
 }
@@ -9351,7 +9372,7 @@ function historyArgs(id, ...extra) {
   return [
     "log",
     "--left-right",
-    "--format=%x01%m%x02%an%x03%ae%x04%p",
+    "--format=%x01%m%x02%an%x03%ae%x04%p%x04%H",
     "--name-only",
     "-z",
     "--no-renames",
@@ -9368,8 +9389,7 @@ async function measureFromNone(facts, snap, log, git, memoryPrefix) {
   if (log.code !== 0) facts.headReachable = null;
   const h = parseHistory(log.stdout, memoryPrefix);
   const all = h.truncated ? await git(["rev-list", "--count", "HEAD"]) : null;
-  const ours = h.attributesAhead > 0 && await sameAttributesButOurs(null, git);
-  const memoryOnly = h.memoryOnlyAhead + (ours ? h.attributesAhead : 0);
+  const memoryOnly = (await memoryOnlyOf(h, git)).ahead;
   facts.memoryOnlyCommits = memoryOnly;
   facts.ahead = (all?.code === 0 ? Number(all.stdout.toString("utf8")) : h.ahead) - memoryOnly;
   return h.handoffCommitter;
@@ -9382,10 +9402,7 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
   if (snap.head !== null && log.code === 0) {
     const h = parseHistory(log.stdout, memoryPrefix);
     counted2 = { ahead: h.ahead, behind: h.behind };
-    memoryOnly = { ahead: h.memoryOnlyAhead, behind: h.memoryOnlyBehind };
-    if (h.attributesAhead + h.attributesBehind > 0 && await sameAttributesButOurs(head, git)) {
-      memoryOnly = { ahead: memoryOnly.ahead + h.attributesAhead, behind: memoryOnly.behind + h.attributesBehind };
-    }
+    memoryOnly = await memoryOnlyOf(h, git);
     committer = h.handoffCommitter;
     emptySaved = h.truncated ? null : h.emptyBehind;
     if (h.truncated) counted2 = await countBoth(head, git);
@@ -9419,10 +9436,11 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
     const r = await git(historyArgs(head, "--cherry-pick"));
     if (r.code === 0) {
       const h = parseHistory(r.stdout, memoryPrefix);
-      facts.sinceSaved = h.ahead - h.memoryOnlyAhead;
-      facts.memoryOnlyCommits = h.memoryOnlyAhead;
+      const mem = await memoryOnlyOf(h, git);
+      facts.sinceSaved = h.ahead - mem.ahead;
+      facts.memoryOnlyCommits = mem.ahead;
       if (!h.truncated && emptySaved !== null && counted2 !== null) {
-        facts.savedChanged = h.behind - h.memoryOnlyBehind - h.emptyBehind + emptySaved;
+        facts.savedChanged = h.behind - mem.behind - h.emptyBehind + emptySaved;
         facts.savedCopied = counted2.behind - h.behind - emptySaved + h.emptyBehind;
       }
     }
@@ -9436,11 +9454,10 @@ async function branchPresent(git, branch) {
   const remote = (ref) => /^refs\/remotes\/[^/]+\/(.+)$/.exec(ref)?.[1];
   return r.stdout.toString("utf8").split("\n").some((ref) => ref === `refs/heads/${branch}` || remote(ref) === branch);
 }
-async function sameAttributesButOurs(head, git) {
-  const show2 = (rev) => git(["show", `${rev}:${ATTRIBUTES}`]);
-  const [then, now] = await Promise.all([head === null ? null : show2(head), show2("HEAD")]);
-  const text = (r) => r !== null && r.code === 0 ? r.stdout.toString("utf8") : "";
-  return attributesNotOurs(text(then)) === attributesNotOurs(text(now));
+async function memoryOnlyOf(h, git) {
+  const ours = await oursOnly(git, [...h.attributesAhead, ...h.attributesBehind]);
+  const n2 = (ids) => ids.filter((id) => ours.has(id)).length;
+  return { ahead: h.memoryOnlyAhead + n2(h.attributesAhead), behind: h.memoryOnlyBehind + n2(h.attributesBehind) };
 }
 async function countBoth(head, git) {
   const r = await git(["rev-list", "--left-right", "--count", `${head}...HEAD`]);
@@ -9513,7 +9530,7 @@ var init_drift = __esm({
     init_git_dir();
     init_fates();
     init_run();
-    init_merge_driver_config();
+    init_attributes_block();
     init_saves();
     init_status();
     init_verdict();
@@ -14004,7 +14021,7 @@ import path51 from "node:path";
 function isPublicMemoryPath(rel, journal = true) {
   return /^(HANDOFF|LESSONS|SOLUTIONS)\.md$/.test(rel) || /^archive\/[A-Z]+-[A-Za-z0-9._-]+\.md$/.test(rel) || journal && /^journal\/\d{4}(?:-\d{2}(?:-\d+)?)?\.md$/.test(rel);
 }
-async function skippedPrograms(top, env, push) {
+async function repositoryPrograms(top, env, push) {
   const opts = { hooksAndSigning: true };
   const [dir, sign] = await Promise.all([
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, void 0, opts),
@@ -14091,21 +14108,16 @@ async function publishMemory(target, memDir, message, push, env, attributes, run
   const attributesEntry = memory.length < changed.length ? await ourAttributes(top, env, runHooks) : null;
   if (attributesEntry === null) changed = memory;
   if (changed.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
-  const skipped = runHooks ? void 0 : await skippedPrograms(top, env, push);
-  let moved;
+  const programs = await repositoryPrograms(top, env, push);
+  const head = await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks);
+  const old = head.code === 0 ? head.stdout.toString("utf8").trim() : "";
+  let commit;
   try {
-    moved = await commitOnly(top, env, runHooks, message, changed, attributesEntry, fp);
+    commit = await commitOnly(top, env, runHooks ? programs : null, message, changed, attributesEntry, old, fp);
   } catch (err) {
-    await putEntries(top, env, changed, before).catch(() => void 0);
+    await putBack2(top, env, changed, before, old).catch(() => void 0);
     throw err;
   }
-  if (moved !== null) {
-    await putBackUnlessCommitted(top, env, changed, before);
-    throw new Refused(
-      `HEAD moved while publish was committing (a commit made meanwhile?): nothing was published and that commit stands; run publish again (git: ${moved})`
-    );
-  }
-  const commit = (await git(["rev-parse", "HEAD"], "git rev-parse")).trim();
   let pushed = null;
   if (upstream) {
     const { remote: r, merge: m } = upstream;
@@ -14121,7 +14133,7 @@ ${out.stderr.trim()}`);
     commit,
     pushed,
     attributes: changed.includes(".gitattributes"),
-    ...skipped ? { skipped } : {}
+    ...runHooks ? {} : { skipped: programs }
   };
 }
 async function pushTarget(top, env, runHooks) {
@@ -14156,9 +14168,11 @@ ${blob.stderr.trim()}`);
   await putEntries(top, env, [".gitattributes"], await entry(mine));
   return entry(text);
 }
-async function putBackUnlessCommitted(top, env, paths, before) {
+async function putBack2(top, env, paths, before, old) {
+  const now = await runGit(top, ["rev-parse", "-q", "--verify", "HEAD"], env);
   const args = ["diff-index", "--cached", "--name-only", "-z", "HEAD", "--", ...paths];
-  const back = (await gitOut(top, args, env, "git diff-index", false)).split("\0").filter(Boolean);
+  const moved = now.stdout.toString("utf8").trim() !== old;
+  const back = moved ? (await gitOut(top, args, env, "git diff-index", false)).split("\0").filter(Boolean) : paths;
   const entries2 = before.split("\0").filter((e) => back.includes(e.slice(e.indexOf("	") + 1)));
   if (back.length > 0) await putEntries(top, env, back, entries2.map((e) => `${e}\0`).join(""));
 }
@@ -14173,28 +14187,42 @@ ${r.stderr.trim()}`);
   if (gone.length > 0) await update(["--force-remove", "--", ...gone]);
   if (listed2.length > 0) await update(["-z", "--index-info"], entries2);
 }
-async function commitOnly(top, env, runHooks, message, paths, attributes, fp) {
-  const git = (args, what, index2) => gitOut(top, args, env, what, runHooks, index2);
+async function commitOnly(top, env, programs, message, paths, attributes, old, fp) {
+  const hooks = programs !== null;
+  const git = (args, what, index2) => gitOut(top, args, env, what, hooks, index2);
   const staged = await git(["ls-files", "-s", "-z", "--", ...paths], "git ls-files");
   const dir = mkdtempSync(path51.join(tmpdir(), "sh-publish-"));
   const index = path51.join(dir, "index");
+  const msg = path51.join(dir, "COMMIT_EDITMSG");
+  const hook = (name2, ...args) => programs?.hooks.includes(name2) ? git(["hook", "run", name2, "--", ...args], `the ${name2} hook`, index) : null;
   try {
-    const head = await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks);
-    const old = head.code === 0 ? head.stdout.toString("utf8").trim() : "";
     if (old !== "") await git(["read-tree", old], "git read-tree", index);
     await putEntries(top, env, paths, staged, index);
     if (attributes !== null) await putEntries(top, env, [".gitattributes"], attributes, index);
     await failpoint(fp, "publish-before-commit");
-    if (runHooks) {
-      await git(["commit", "-q", "-m", message], "git commit", index);
-      return null;
-    }
+    writeFileSync(msg, `${message}
+`);
+    await hook("pre-commit");
+    await hook("prepare-commit-msg", msg, "message");
+    await hook("commit-msg", msg);
     const tree = (await git(["write-tree"], "git write-tree", index)).trim();
     const parent = old === "" ? [] : ["-p", old];
-    const commit = (await git(["commit-tree", tree, ...parent, "-m", message], "git commit-tree")).trim();
-    const cas = ["update-ref", "-m", `commit: ${message}`, "HEAD", commit, old];
-    const swap = await step(top, cas, env, "git update-ref", runHooks);
-    return swap.code === 0 ? null : firstLine(swap.stderr);
+    const sign = programs?.signing ? ["-S"] : [];
+    const commit = (await git(["commit-tree", tree, ...parent, ...sign, "-F", msg], "git commit-tree")).trim();
+    const swap = await step(
+      top,
+      ["update-ref", "-m", `commit: ${message}`, "HEAD", commit, old],
+      env,
+      "git update-ref",
+      hooks
+    );
+    if (swap.code !== 0) {
+      throw new Refused(
+        `HEAD moved while publish was committing (a commit made meanwhile?): nothing was published and that commit stands; run publish again (git: ${firstLine(swap.stderr)})`
+      );
+    }
+    if (programs?.hooks.includes("post-commit")) await step(top, ["hook", "run", "post-commit"], env, "git hook", true);
+    return commit;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -15639,10 +15667,13 @@ async function commitsSince(root, handoff, env) {
   const head = /^`?([0-9a-f]{40}|[0-9a-f]{64})`?$/.exec(parseHandoff(handoff).anchors.head ?? "")?.[1];
   if (head === void 0) return null;
   try {
-    const only = [":/", ":(exclude).ai/memory", ":(exclude,top).gitattributes"];
-    const r = await runGit(root, ["rev-list", "--count", `${head}..HEAD`, "--", ...only], env, 500);
-    const n2 = Number(r.stdout.toString("utf8").trim());
-    return r.code === 0 && Number.isInteger(n2) ? n2 : null;
+    const git = (args, input) => runGit(root, args, env, 500, { input });
+    const only = ["--", ":/", ":(exclude).ai/memory"];
+    const r = await git(["log", "--format=%x01%H", "--name-only", "-z", `${head}..HEAD`, ...only]);
+    if (r.code !== 0) return null;
+    const commits = `\0${r.stdout.toString("utf8")}`.split("\0").slice(1, -1).map((c) => c.split("\0\n"));
+    const attributes = commits.filter(([, names]) => names === ".gitattributes").map(([id]) => id);
+    return commits.length - (await oursOnly(git, attributes)).size;
   } catch {
     return null;
   }
@@ -15654,6 +15685,7 @@ var init_statusline = __esm({
     init_builtins();
     init_harness_path();
     init_hook_input();
+    init_attributes_block();
     init_run();
     init_state_time();
     init_handoff();
@@ -15674,8 +15706,9 @@ command the user had before install, through sh, the same stdin, at most 2 s)
 and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
 "handoff: none" when there is no HANDOFF.md. Commits since count HEAD's commits
-after the handoff's HEAD anchor but memory-only ones (\`publish\`'s) (git
-rev-list, at most 500 ms; left out when unknown). Always exit 0.
+after the handoff's HEAD anchor but memory-only ones (\`publish\`'s, with our
+.gitattributes block) (git log, at most 500 ms; left out when unknown).
+Always exit 0.
 `,
       async run(ctx) {
         const data = ctx.stdinIsTTY ? null : await ctx.readStdinWithin(1e3, 65536);

@@ -3274,6 +3274,37 @@ ${paused ? `${SENTENCES.paused()}
 
 // src/verbs/statusline.ts
 import path22 from "node:path";
+
+// src/git/attributes-block.ts
+var BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
+var BEGIN_NL = BEGIN2.replace(/\)$/, "; newline added)");
+var END = "# <<< session-handoff merge driver";
+function withoutBlock(text) {
+  const lines = text.split("\n");
+  const bare = lines.map((l) => l.replace(/\r$/, ""));
+  const start = bare.findIndex((l) => l === BEGIN2 || l === BEGIN_NL);
+  const end = start === -1 ? -1 : bare.indexOf(END, start);
+  if (end === -1) return { rest: text, had: false, line: null };
+  let rest = [...lines.slice(0, start), ...lines.slice(end + 1)].join("\n");
+  if (bare[start] === BEGIN_NL && end + 1 === lines.length - 1) rest = rest.replace(/\r?\n$/, "");
+  return { rest, had: true, line: bare.slice(start + 1, end).join("\n") };
+}
+async function oursOnly(git, ids) {
+  if (ids.length === 0) return /* @__PURE__ */ new Set();
+  const r = await git(["cat-file", "--batch"], ids.map((c) => `${c}^:.gitattributes
+${c}:.gitattributes
+`).join(""));
+  const texts = [];
+  for (let at2 = 0, nl = r.stdout.indexOf(10); r.code === 0 && nl !== -1; nl = r.stdout.indexOf(10, at2)) {
+    const m = / (\w+) (\d+)$/.exec(r.stdout.toString("utf8", at2, nl));
+    const end = m ? nl + 1 + Number(m[2]) : nl;
+    texts.push(m?.[1] === "blob" ? withoutBlock(r.stdout.toString("utf8", nl + 1, end)).rest : "");
+    at2 = end + 1;
+  }
+  return new Set(texts.length < 2 * ids.length ? [] : ids.filter((_, i) => texts[2 * i] === texts[2 * i + 1]));
+}
+
+// src/verbs/statusline.ts
 function statusText(handoff, commits, pct, now) {
   const parts = [];
   if (handoff === null) parts.push("handoff: none");
@@ -3289,10 +3320,13 @@ async function commitsSince(root, handoff, env) {
   const head = /^`?([0-9a-f]{40}|[0-9a-f]{64})`?$/.exec(parseHandoff(handoff).anchors.head ?? "")?.[1];
   if (head === void 0) return null;
   try {
-    const only = [":/", ":(exclude).ai/memory", ":(exclude,top).gitattributes"];
-    const r = await runGit(root, ["rev-list", "--count", `${head}..HEAD`, "--", ...only], env, 500);
-    const n = Number(r.stdout.toString("utf8").trim());
-    return r.code === 0 && Number.isInteger(n) ? n : null;
+    const git = (args, input) => runGit(root, args, env, 500, { input });
+    const only = ["--", ":/", ":(exclude).ai/memory"];
+    const r = await git(["log", "--format=%x01%H", "--name-only", "-z", `${head}..HEAD`, ...only]);
+    if (r.code !== 0) return null;
+    const commits = `\0${r.stdout.toString("utf8")}`.split("\0").slice(1, -1).map((c) => c.split("\0\n"));
+    const attributes = commits.filter(([, names]) => names === ".gitattributes").map(([id]) => id);
+    return commits.length - (await oursOnly(git, attributes)).size;
   } catch {
     return null;
   }
@@ -3310,8 +3344,9 @@ command the user had before install, through sh, the same stdin, at most 2 s)
 and prints its output first, then ours after " | ":
   handoff: saved today \xB7 3 commits since \xB7 context 45%
 "handoff: none" when there is no HANDOFF.md. Commits since count HEAD's commits
-after the handoff's HEAD anchor but memory-only ones (\`publish\`'s) (git
-rev-list, at most 500 ms; left out when unknown). Always exit 0.
+after the handoff's HEAD anchor but memory-only ones (\`publish\`'s, with our
+.gitattributes block) (git log, at most 500 ms; left out when unknown).
+Always exit 0.
 `,
   async run(ctx) {
     const data = ctx.stdinIsTTY ? null : await ctx.readStdinWithin(1e3, 65536);

@@ -9,7 +9,7 @@ import { blobIdOf, commonDirOf, gitDirOf, gitTopOf, inProgressOf, isShallow, obj
   reflogNames } from "./git-dir.ts";
 import { clonedAfter, fatesOf, gatherFateLogs } from "./fates.ts";
 import { GitUnavailable, runGit, type Git, type GitResult } from "./run.ts";
-import { attributesNotOurs } from "./merge-driver-config.ts";
+import { oursOnly } from "./attributes-block.ts";
 import { savedByOf, savedHere } from "./saves.ts";
 import { readSnapshot, type Snapshot, type SnapshotResult } from "./status.ts";
 import { assessDrift, effectiveBranch, type DriftFacts, type DriftReport } from "./verdict.ts";
@@ -31,13 +31,14 @@ const MAX_SINCE_SAVED = 500;
 const ATTRIBUTES = ".gitattributes";
 
 /**
- * Parses `historyArgs`' log: per side, the commits, those touching only memory, those touching `.gitattributes` and
- * otherwise only memory; `handoffCommitter`: the author of HEAD's newest non-merge commit touching the handoff.
+ * Parses `historyArgs`' log: per side, the commits, those touching only memory, the ids of those touching
+ * `.gitattributes` and otherwise only memory; `handoffCommitter`: the author of HEAD's newest non-merge commit touching
+ * the handoff.
  */
 export function parseHistory(out: Buffer, memoryPrefix: string, handoffPath = `${memoryPrefix}HANDOFF.md`) {
   const counts = {
-    ahead: 0, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, attributesAhead: 0, attributesBehind: 0,
-    emptyBehind: 0, truncated: false, handoffCommitter: null as string | null,
+    ahead: 0, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, attributesAhead: [] as string[],
+    attributesBehind: [] as string[], emptyBehind: 0, truncated: false, handoffCommitter: null as string | null,
   };
   // A record starts at the output's start or right after a NUL (paths hold no NUL, but may hold \x01).
   const records = `\0${out.toString("utf8")}`.split("\0\x01").slice(1);
@@ -51,7 +52,7 @@ export function parseHistory(out: Buffer, memoryPrefix: string, handoffPath = `$
     const paths = rest.map((p) => p.replace(/^\n/, "")).filter((p) => p !== "");
     counts[side]++;
     // A merge's author only joined two handoffs: the author named is the one who saved the handoff.
-    const [author = "", parents = ""] = header.replace(/^\x02/, "").split("\x04");
+    const [author = "", parents = "", id = ""] = header.replace(/^\x02/, "").split("\x04");
     if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && !parents.includes(" "))
       counts.handoffCommitter = author.trim();
     // Git gives every empty commit the same patch id: one is no copy of another.
@@ -59,7 +60,7 @@ export function parseHistory(out: Buffer, memoryPrefix: string, handoffPath = `$
     if (paths.length > 0 && paths.every((p) => p.startsWith(memoryPrefix)))
       counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
     else if (paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix)))
-      counts[side === "ahead" ? "attributesAhead" : "attributesBehind"]++;
+      counts[side === "ahead" ? "attributesAhead" : "attributesBehind"].push(id);
   }
   return counts;
 }
@@ -220,7 +221,7 @@ function normalTime(text: string): string {
 // no saved HEAD (saved before the first commit), all of HEAD's.
 function historyArgs(id: ObjectId | null, ...extra: string[]): string[] {
   return [
-    "log", "--left-right", "--format=%x01%m%x02%an%x03%ae%x04%p", "--name-only", "-z", "--no-renames",
+    "log", "--left-right", "--format=%x01%m%x02%an%x03%ae%x04%p%x04%H", "--name-only", "-z", "--no-renames",
     "--diff-merges=first-parent", `--max-count=${MAX_LOGGED_COMMITS + 1}`, ...extra,
     id === null ? "HEAD" : `${id}...HEAD`,
   ];
@@ -237,9 +238,7 @@ async function measureFromNone(
   if (log.code !== 0) facts.headReachable = null;
   const h = parseHistory(log.stdout, memoryPrefix);
   const all = h.truncated ? await git(["rev-list", "--count", "HEAD"]) : null;
-  // publish's first commit adds our `.gitattributes` block: with nothing else in that file, memory-only too.
-  const ours = h.attributesAhead > 0 && (await sameAttributesButOurs(null, git));
-  const memoryOnly = h.memoryOnlyAhead + (ours ? h.attributesAhead : 0);
+  const memoryOnly = (await memoryOnlyOf(h, git)).ahead;
   facts.memoryOnlyCommits = memoryOnly;
   facts.ahead = (all?.code === 0 ? Number(all.stdout.toString("utf8")) : h.ahead) - memoryOnly;
   return h.handoffCommitter;
@@ -257,11 +256,7 @@ async function measureHead(
   if (snap.head !== null && log.code === 0) {
     const h = parseHistory(log.stdout, memoryPrefix);
     counted = { ahead: h.ahead, behind: h.behind };
-    memoryOnly = { ahead: h.memoryOnlyAhead, behind: h.memoryOnlyBehind };
-    // Our merge-driver block is not the user's change: with nothing else in `.gitattributes` changed, memory-only.
-    if (h.attributesAhead + h.attributesBehind > 0 && (await sameAttributesButOurs(head, git))) {
-      memoryOnly = { ahead: memoryOnly.ahead + h.attributesAhead, behind: memoryOnly.behind + h.attributesBehind };
-    }
+    memoryOnly = await memoryOnlyOf(h, git);
     committer = h.handoffCommitter;
     emptySaved = h.truncated ? null : h.emptyBehind;
     if (h.truncated) counted = await countBoth(head, git);
@@ -301,11 +296,12 @@ async function measureHead(
     const r = await git(historyArgs(head, "--cherry-pick"));
     if (r.code === 0) {
       const h = parseHistory(r.stdout, memoryPrefix);
-      facts.sinceSaved = h.ahead - h.memoryOnlyAhead;
-      facts.memoryOnlyCommits = h.memoryOnlyAhead;
+      const mem = await memoryOnlyOf(h, git);
+      facts.sinceSaved = h.ahead - mem.ahead;
+      facts.memoryOnlyCommits = mem.ahead;
       // A cut log cannot show that every saved commit has its copy; an empty saved commit never has one.
       if (!h.truncated && emptySaved !== null && counted !== null) {
-        facts.savedChanged = h.behind - h.memoryOnlyBehind - h.emptyBehind + emptySaved;
+        facts.savedChanged = h.behind - mem.behind - h.emptyBehind + emptySaved;
         facts.savedCopied = counted.behind - h.behind - emptySaved + h.emptyBehind;
       }
     }
@@ -324,13 +320,12 @@ async function branchPresent(git: Git, branch: string): Promise<boolean | null> 
   return r.stdout.toString("utf8").split("\n").some((ref) => ref === `refs/heads/${branch}` || remote(ref) === branch);
 }
 
-// The top's `.gitattributes` at the saved commit (none: before the first commit) and at HEAD are the same but for
-// our block (missing reads empty).
-async function sameAttributesButOurs(head: ObjectId | null, git: Git): Promise<boolean> {
-  const show = (rev: string) => git(["show", `${rev}:${ATTRIBUTES}`]);
-  const [then, now] = await Promise.all([head === null ? null : show(head), show("HEAD")]);
-  const text = (r: GitResult | null) => (r !== null && r.code === 0 ? r.stdout.toString("utf8") : "");
-  return attributesNotOurs(text(then)) === attributesNotOurs(text(now));
+// Each side's memory-only commits; one that also changes `.gitattributes` counts when that change is our merge-driver
+// block alone (publish's commit after install wrote it), never a line of the user's.
+async function memoryOnlyOf(h: ReturnType<typeof parseHistory>, git: Git): Promise<{ ahead: number; behind: number }> {
+  const ours = await oursOnly(git, [...h.attributesAhead, ...h.attributesBehind]);
+  const n = (ids: string[]) => ids.filter((id) => ours.has(id)).length;
+  return { ahead: h.memoryOnlyAhead + n(h.attributesAhead), behind: h.memoryOnlyBehind + n(h.attributesBehind) };
 }
 
 async function countBoth(head: ObjectId, git: Git): Promise<{ ahead: number; behind: number } | null> {

@@ -10,16 +10,12 @@ import { GitUnavailable, runGit } from "./run.ts";
 import { exists, readSmall, unreadReason } from "../store/fs.ts";
 import { Refused } from "../errors.ts";
 import { quotedValue } from "../guard/quote.ts";
+import { BEGIN, BEGIN_NL, END, withoutBlock } from "./attributes-block.ts";
 
 /** The driver's name in git's config and `.gitattributes`. */
 const DRIVER_NAME = "session-handoff";
 
 type Env = Record<string, string | undefined>;
-
-const BEGIN = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
-// Said when the block added a newline to a file that lacked one, so that removing it gives back the original bytes.
-const BEGIN_NL = BEGIN.replace(/\)$/, "; newline added)");
-const END = "# <<< session-handoff merge driver";
 
 /** What a registration or its removal changed; `notes` did not stop the verb (said on stderr). */
 interface Change {
@@ -98,24 +94,6 @@ function giveTo(p: string, like: string): void {
   }
 }
 
-/** Splits `.gitattributes` text into what is not ours and whether our block was there, with its line. */
-function withoutBlock(text: string): { rest: string; had: boolean; line: string | null } {
-  const lines = text.split("\n");
-  // A clone with core.autocrlf=true checks the file out with CRLF: our block is still ours.
-  const bare = lines.map((l) => l.replace(/\r$/, ""));
-  const start = bare.findIndex((l) => l === BEGIN || l === BEGIN_NL);
-  const end = start === -1 ? -1 : bare.indexOf(END, start);
-  if (end === -1) return { rest: text, had: false, line: null };
-  let rest = [...lines.slice(0, start), ...lines.slice(end + 1)].join("\n");
-  if (bare[start] === BEGIN_NL && end + 1 === lines.length - 1) rest = rest.replace(/\r?\n$/, "");
-  return { rest, had: true, line: bare.slice(start + 1, end).join("\n") };
-}
-
-/** A `.gitattributes` text without our merge-driver block: what the user wrote (docs/decisions/first-resume.md). */
-export function attributesNotOurs(text: string): string {
-  return withoutBlock(text).rest;
-}
-
 function blockFor(before: string, line: string): string {
   const nl = before.includes("\r\n") ? "\r\n" : "\n";
   const needsNewline = before !== "" && !before.endsWith("\n");
@@ -189,8 +167,8 @@ async function registerMergeDriver(root: string, helperPath: string | null, env:
 
 /**
  * Removes what registration added to this clone: the config section (only when ours), our `.gitattributes` block
- * (the file removed when nothing else is in it) and the clone's own copy with its folder when empty. `keep`: the
- * section and copy stay, as another work tree sharing them still has an agent installed.
+ * (the file removed when nothing else is in it and HEAD does not hold it) and the clone's own copy with its folder
+ * when empty. `keep`: the section and copy stay, as another work tree sharing them still has an agent installed.
  */
 async function unregisterMergeDriver(root: string, env: Env, keep: boolean): Promise<Change> {
   const c = cloneOf(root, env);
@@ -212,7 +190,9 @@ async function unregisterMergeDriver(root: string, env: Env, keep: boolean): Pro
     const file = path.join(c.top, ".gitattributes");
     const { rest, had } = withoutBlock(readRegular(file, REMOVE_MAX) ?? "");
     if (had) {
-      if (rest === "") unlinkSync(file);
+      // A file HEAD holds is emptied, never deleted: a deletion would be a change for the user to commit or undo.
+      const committed = async () => (await runGit(c.top, ["cat-file", "-e", "HEAD:.gitattributes"], env)).code === 0;
+      if (rest === "" && !(await committed())) unlinkSync(file);
       else writeFileAtomic.sync(file, rest);
       out.attributes = true;
     }

@@ -1,5 +1,5 @@
 // `publish`: commits exactly the memory dir's public files, pushing with `--push`.
-import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync } from "../builtins.ts";
+import { accessSync, constants, existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from "../builtins.ts";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Refused } from "../errors.ts";
@@ -26,8 +26,10 @@ interface PublishMemoryResult {
   commit: string | null;
   pushed: string | null;
   attributes?: boolean;
-  skipped?: { hooks: string[]; signing: boolean };
+  skipped?: Programs;
 }
+
+type Programs = { hooks: string[]; signing: boolean };
 
 // The hooks a commit and a push can run (githooks(5)); `pre-auto-gc` never runs: gc.auto is off.
 const COMMIT_HOOKS = [
@@ -35,9 +37,9 @@ const COMMIT_HOOKS = [
   "pre-push",
 ];
 
-// What a commit in `top` would have run that publish did not: the executable hooks in the repository's hooks
-// folder, and signing when `commit.gpgSign` is on (read with processes that run no hook).
-async function skippedPrograms(top: string, env: Env, push: boolean): Promise<{ hooks: string[]; signing: boolean }> {
+// What a `git commit` in `top` would run: the executable hooks in the repository's hooks folder, and signing when
+// `commit.gpgSign` is on (read with processes that run no hook).
+async function repositoryPrograms(top: string, env: Env, push: boolean): Promise<Programs> {
   const opts = { hooksAndSigning: true };
   const [dir, sign] = await Promise.all([
     runGit(top, ["rev-parse", "--git-path", "hooks"], env, undefined, opts),
@@ -155,24 +157,18 @@ export async function publishMemory(
   const attributesEntry = memory.length < changed.length ? await ourAttributes(top, env, runHooks) : null;
   if (attributesEntry === null) changed = memory;
   if (changed.length === 0) return { committed: false, paths: [], commit: null, pushed: null };
-  // Without --run-hooks no hook runs anyway (core.hooksPath points nowhere); with it, all of them do.
-  const skipped = runHooks ? undefined : await skippedPrograms(top, env, push);
-  let moved: string | null;
+  const programs = await repositoryPrograms(top, env, push);
+  // An unborn branch starts from an empty index.
+  const head = await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks);
+  const old = head.code === 0 ? head.stdout.toString("utf8").trim() : "";
+  let commit: string;
   try {
-    moved = await commitOnly(top, env, runHooks, message, changed, attributesEntry, fp);
+    commit = await commitOnly(top, env, runHooks ? programs : null, message, changed, attributesEntry, old, fp);
   } catch (err) {
     // Best effort: the refusal is what the user must see, with their index as it was.
-    await putEntries(top, env, changed, before).catch(() => undefined);
+    await putBack(top, env, changed, before, old).catch(() => undefined);
     throw err;
   }
-  if (moved !== null) {
-    await putBackUnlessCommitted(top, env, changed, before);
-    throw new Refused(
-      `HEAD moved while publish was committing (a commit made meanwhile?): nothing was published and that ` +
-        `commit stands; run publish again (git: ${moved})`,
-    );
-  }
-  const commit = (await git(["rev-parse", "HEAD"], "git rev-parse")).trim();
   let pushed: string | null = null;
   if (upstream) {
     const { remote: r, merge: m } = upstream;
@@ -183,7 +179,7 @@ export async function publishMemory(
   }
   return {
     committed: true, paths: changed, commit, pushed, attributes: changed.includes(".gitattributes"),
-    ...(skipped ? { skipped } : {}),
+    ...(runHooks ? {} : { skipped: programs }),
   };
 }
 
@@ -224,11 +220,13 @@ async function ourAttributes(top: string, env: Env, runHooks: boolean): Promise<
   return entry(text);
 }
 
-// After HEAD moved under publish: a path whose index entry the new HEAD holds stays (the user's commit took what
-// publish staged); the others get their entries from before publish back.
-async function putBackUnlessCommitted(top: string, env: Env, paths: string[], before: string): Promise<void> {
+// The index entries of `paths` from before publish put back; after a commit made meanwhile (HEAD is no longer `old`),
+// but those that commit took of what publish staged (its index entry is the new HEAD's).
+async function putBack(top: string, env: Env, paths: string[], before: string, old: string): Promise<void> {
+  const now = await runGit(top, ["rev-parse", "-q", "--verify", "HEAD"], env);
   const args = ["diff-index", "--cached", "--name-only", "-z", "HEAD", "--", ...paths];
-  const back = (await gitOut(top, args, env, "git diff-index", false)).split("\0").filter(Boolean);
+  const moved = now.stdout.toString("utf8").trim() !== old;
+  const back = moved ? (await gitOut(top, args, env, "git diff-index", false)).split("\0").filter(Boolean) : paths;
   const entries = before.split("\0").filter((e) => back.includes(e.slice(e.indexOf("\t") + 1)));
   if (back.length > 0) await putEntries(top, env, back, entries.map((e) => `${e}\0`).join(""));
 }
@@ -245,34 +243,43 @@ async function putEntries(top: string, env: Env, paths: string[], entries: strin
   if (listed.length > 0) await update(["-z", "--index-info"], entries);
 }
 
-// Commits HEAD plus `paths` as the user's index stages them, from an index of its own: nothing else staged goes in.
-// Without hooks, `commit-tree` and a compare-and-swap of HEAD: a commit the user makes meanwhile is never undone.
-// Null: committed; else git's words on why HEAD could not move.
-async function commitOnly(top: string, env: Env, runHooks: boolean, message: string, paths: string[],
-  attributes: string | null, fp?: string): Promise<string | null> {
-  const git = (args: string[], what: string, index?: string) => gitOut(top, args, env, what, runHooks, index);
+// Commits `old` plus `paths` as the user's index stages them, from an index of its own: nothing else staged goes in.
+// `git commit-tree` and a compare-and-swap of HEAD, so that a commit the user makes meanwhile is never undone; with
+// `programs` (--run-hooks), the hooks a `git commit` runs, run around it as it runs them, and its signing.
+async function commitOnly(top: string, env: Env, programs: Programs | null, message: string, paths: string[],
+  attributes: string | null, old: string, fp?: string): Promise<string> {
+  const hooks = programs !== null;
+  const git = (args: string[], what: string, index?: string) => gitOut(top, args, env, what, hooks, index);
   const staged = await git(["ls-files", "-s", "-z", "--", ...paths], "git ls-files");
   const dir = mkdtempSync(path.join(tmpdir(), "sh-publish-"));
   const index = path.join(dir, "index");
+  const msg = path.join(dir, "COMMIT_EDITMSG");
+  const hook = (name: string, ...args: string[]) =>
+    programs?.hooks.includes(name) ? git(["hook", "run", name, "--", ...args], `the ${name} hook`, index) : null;
   try {
-    // An unborn branch starts from an empty index.
-    const head = await step(top, ["rev-parse", "-q", "--verify", "HEAD"], env, "git rev-parse", runHooks);
-    const old = head.code === 0 ? head.stdout.toString("utf8").trim() : "";
     if (old !== "") await git(["read-tree", old], "git read-tree", index);
     await putEntries(top, env, paths, staged, index);
     if (attributes !== null) await putEntries(top, env, [".gitattributes"], attributes, index);
     await failpoint(fp, "publish-before-commit");
-    // The repository's hooks and signing run only in a plain `git commit`, which checks HEAD from its own start.
-    if (runHooks) {
-      await git(["commit", "-q", "-m", message], "git commit", index);
-      return null;
-    }
+    writeFileSync(msg, `${message}\n`);
+    await hook("pre-commit");
+    await hook("prepare-commit-msg", msg, "message");
+    await hook("commit-msg", msg);
     const tree = (await git(["write-tree"], "git write-tree", index)).trim();
     const parent = old === "" ? [] : ["-p", old];
-    const commit = (await git(["commit-tree", tree, ...parent, "-m", message], "git commit-tree")).trim();
-    const cas = ["update-ref", "-m", `commit: ${message}`, "HEAD", commit, old];
-    const swap = await step(top, cas, env, "git update-ref", runHooks);
-    return swap.code === 0 ? null : firstLine(swap.stderr);
+    const sign = programs?.signing ? ["-S"] : [];
+    const commit = (await git(["commit-tree", tree, ...parent, ...sign, "-F", msg], "git commit-tree")).trim();
+    const swap = await step(top, ["update-ref", "-m", `commit: ${message}`, "HEAD", commit, old], env, "git update-ref",
+      hooks);
+    if (swap.code !== 0) {
+      throw new Refused(
+        `HEAD moved while publish was committing (a commit made meanwhile?): nothing was published and that ` +
+          `commit stands; run publish again (git: ${firstLine(swap.stderr)})`,
+      );
+    }
+    // As in `git commit`, post-commit's exit status changes nothing: the commit is made.
+    if (programs?.hooks.includes("post-commit")) await step(top, ["hook", "run", "post-commit"], env, "git hook", true);
+    return commit;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -3,7 +3,8 @@ import { childProcess } from "../builtins.ts";
 import path from "node:path";
 import { hookCwd } from "../agents/harness-path.ts";
 import { hookObject } from "../agents/hook-input.ts";
-import { runGit } from "../git/run.ts";
+import { oursOnly } from "../git/attributes-block.ts";
+import { runGit, type Git } from "../git/run.ts";
 import { ageWords } from "../schema/state-time.ts";
 import { parseHandoff, stateTimeOfText } from "../schema/handoff.ts";
 import { readHead } from "../store/fs.ts";
@@ -29,12 +30,16 @@ async function commitsSince(root: string, handoff: string, env: VerbContext["env
   const head = /^`?([0-9a-f]{40}|[0-9a-f]{64})`?$/.exec(parseHandoff(handoff).anchors.head ?? "")?.[1];
   if (head === undefined) return null;
   try {
-    // The helper's git runner: nothing the repository names runs. Commits touching only memory (`publish`'s, with
-    // its `.gitattributes` block) are not counted, as in the brief.
-    const only = [":/", ":(exclude).ai/memory", ":(exclude,top).gitattributes"];
-    const r = await runGit(root, ["rev-list", "--count", `${head}..HEAD`, "--", ...only], env, 500);
-    const n = Number(r.stdout.toString("utf8").trim());
-    return r.code === 0 && Number.isInteger(n) ? n : null;
+    // The helper's git runner: nothing the repository names runs. Commits touching only memory are not counted, as in
+    // the brief, nor `publish`'s that also adds our `.gitattributes` block (only that file outside memory, ours alone).
+    const git: Git = (args, input) => runGit(root, args, env, 500, { input });
+    const only = ["--", ":/", ":(exclude).ai/memory"];
+    const r = await git(["log", "--format=%x01%H", "--name-only", "-z", `${head}..HEAD`, ...only]);
+    if (r.code !== 0) return null;
+    // `\x01<id>\0\n<name>\0<name>…`; a record's names end in \0 but the next record's \x01 takes it.
+    const commits = `\0${r.stdout.toString("utf8")}\x01`.split("\0\x01").slice(1, -1).map((c) => c.split("\0\n"));
+    const attributes = commits.filter(([, names]) => names === ".gitattributes").map(([id]) => id!);
+    return commits.length - (await oursOnly(git, attributes)).size;
   } catch {
     return null;
   }
@@ -53,8 +58,9 @@ command the user had before install, through sh, the same stdin, at most 2 s)
 and prints its output first, then ours after " | ":
   handoff: saved today · 3 commits since · context 45%
 "handoff: none" when there is no HANDOFF.md. Commits since count HEAD's commits
-after the handoff's HEAD anchor but memory-only ones (\`publish\`'s) (git
-rev-list, at most 500 ms; left out when unknown). Always exit 0.
+after the handoff's HEAD anchor but memory-only ones (\`publish\`'s, with our
+.gitattributes block) (git log, at most 500 ms; left out when unknown).
+Always exit 0.
 `,
   async run(ctx) {
     const data = ctx.stdinIsTTY ? null : await ctx.readStdinWithin(1000, 65_536);

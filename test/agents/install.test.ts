@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { MARKER, gitRepo, helper, referenceOf, tempDir } from "../helpers.ts";
+import { MARKER, git, gitRepo, helper, referenceOf, tempDir } from "../helpers.ts";
 
 const AGENTS = ["claude-code", "codex", "opencode", "cline", "gemini", "cursor"] as const;
 type Agent = (typeof AGENTS)[number];
@@ -684,6 +684,23 @@ describe("uninstall changes nothing when it cannot finish", () => {
     expect(un.code).toBe(2);
     expect(un.stderr).toContain(".gitattributes is larger than 64000000 bytes: the merge driver's block cannot be taken out of it, so nothing was changed");
     expect({ files: snapshot(e.root), config: readFileSync(config, "utf8") }).toEqual(before);
+  });
+});
+
+describe("uninstall and a .gitattributes git tracks", () => {
+  it("a committed empty .gitattributes is given back empty, never deleted", () => {
+    const e = setup();
+    const attributes = path.join(e.root, ".gitattributes");
+    writeFileSync(attributes, "");
+    git(e.root, "add", ".gitattributes");
+    git(e.root, "commit", "-qm", "attributes");
+    expect(e.run(["install", "--agent", "claude-code", "--root", e.root]).code).toBe(0);
+    expect(readFileSync(attributes, "utf8")).toContain("merge=session-handoff");
+    const un = e.run(["uninstall", "--agent", "claude-code", "--root", e.root]);
+    expect(un.code, un.stderr).toBe(0);
+    expect(un.stdout).toContain("removed the merge driver's block from .gitattributes");
+    expect(readFileSync(attributes, "utf8")).toBe("");
+    expect(git(e.root, "status", "--porcelain", "--", ".gitattributes")).toBe("");
   });
 });
 

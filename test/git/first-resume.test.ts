@@ -63,6 +63,17 @@ describe("first resume after the first save", () => {
     expect(p.drift()).toMatchObject({ verdict: "drifted", ahead: 1, memoryOnlyCommits: 0 });
   });
 
+  it("a commit of the user's .gitattributes line, then publish adding our block: 1 commit ahead, publish's not counted", () => {
+    const p = project();
+    p.saveWith("README.md");
+    writeFileSync(path.join(p.root, ".gitattributes"), "*.png binary\n");
+    git(p.root, "add", ".gitattributes");
+    git(p.root, "commit", "-qm", "attributes");
+    expect(p.run("publish").code).toBe(0);
+    expect(git(p.root, "show", "--name-only", "--format=", "HEAD").split("\n")).toContain(".gitattributes");
+    expect(p.drift()).toMatchObject({ verdict: "drifted", ahead: 1, memoryOnlyCommits: 1 });
+  });
+
   it("folder key files (lib/, lib) that held files at the save and are deleted since: missing, not 'not created yet'", () => {
     const p = project();
     mkdirSync(path.join(p.root, "lib"));

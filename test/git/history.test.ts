@@ -4,7 +4,7 @@ import { parseHistory } from "../../src/git/drift.ts";
 
 describe("memory-only commits in the history log", () => {
   const rec = (side: "<" | ">", email: string, paths: string[]) => `\x01${side}\x02${email}\0${paths.length > 0 ? `\n${paths.map((p) => `${p}\0`).join("")}` : ""}`;
-  it.each<[string, string, string, { ahead: number; behind: number; memoryOnlyAhead: number; memoryOnlyBehind: number; handoffCommitter: string | null; emptyBehind?: number }]>([
+  it.each<[string, string, string, { ahead: number; behind: number; memoryOnlyAhead: number; memoryOnlyBehind: number; handoffCommitter: string | null; emptyBehind?: number; attributesAhead?: string[] }]>([
     ["nothing", "", ".ai/memory/", { ahead: 0, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, handoffCommitter: null }],
     ["the handoff committed", rec(">", "me@x", [".ai/memory/HANDOFF.md"]), ".ai/memory/", { ahead: 1, behind: 0, memoryOnlyAhead: 1, memoryOnlyBehind: 0, handoffCommitter: "me@x" }],
     ["memory and code together", rec(">", "me@x", [".ai/memory/HANDOFF.md", "src/a.ts"]), ".ai/memory/", { ahead: 1, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, handoffCommitter: "me@x" }],
@@ -16,7 +16,8 @@ describe("memory-only commits in the history log", () => {
     ["a path holding \\x01 does not start a record", rec(">", "me@x", [".ai/memory/a\x01b.md"]) + rec(">", "me@x", ["x\x01>y"]), ".ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 1, memoryOnlyBehind: 0, handoffCommitter: null }],
     ["the newest commit names the committer", rec(">", "new@x", [".ai/memory/HANDOFF.md"]) + rec(">", "old@x", [".ai/memory/HANDOFF.md"]), ".ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 2, memoryOnlyBehind: 0, handoffCommitter: "new@x" }],
     ["a merge joined the handoffs: its author is not the one named", rec(">", "merger@x\x04a1 b2", [".ai/memory/HANDOFF.md"]) + rec(">", "mate@x\x04c3", [".ai/memory/HANDOFF.md"]), ".ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 2, memoryOnlyBehind: 0, handoffCommitter: "mate@x" }],
+    ["memory and .gitattributes: its id kept, for the check of what changed in that file", rec(">", "me@x\x04p1\x04c1", [".ai/memory/HANDOFF.md", ".gitattributes"]) + rec(">", "me@x\x04p2\x04c2", [".gitattributes", "a.ts"]), ".ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, handoffCommitter: "me@x", attributesAhead: ["c1"] }],
   ])("%s", (_name, out, prefix, want) => {
-    expect(parseHistory(Buffer.from(out, "utf8"), prefix)).toEqual({ emptyBehind: 0, ...want, attributesAhead: 0, attributesBehind: 0, truncated: false });
+    expect(parseHistory(Buffer.from(out, "utf8"), prefix)).toEqual({ emptyBehind: 0, attributesAhead: [], ...want, attributesBehind: [], truncated: false });
   });
 });

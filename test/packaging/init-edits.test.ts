@@ -5,7 +5,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { HELPER, gitRepo, helper, snapshot, tempDir } from "../helpers.ts";
+import { HELPER, git, gitRepo, handoff, helper, snapshot, tempDir } from "../helpers.ts";
 
 const REPO_ROOT = path.dirname(path.dirname(HELPER));
 
@@ -46,6 +46,23 @@ describe("init and the user's edits to the copied skill", () => {
     expect(undo.stdout).toContain("left .agents/skills/session-handoff/SKILL.md: you edited it since init copied it");
     expect(readFileSync(file, "utf8")).toBe("mine\n");
     expect(existsSync(path.join(p.skill, "scripts"))).toBe(false);
+  });
+});
+
+describe("init --undo after publish", () => {
+  it("the .gitattributes publish committed is emptied of our block, never left deleted", () => {
+    const p = project([".claude"]);
+    expect(p.run().code).toBe(0);
+    const who = { GIT_AUTHOR_NAME: "T", GIT_AUTHOR_EMAIL: "t@example.com", GIT_COMMITTER_NAME: "T", GIT_COMMITTER_EMAIL: "t@example.com" };
+    const env = { ...p.env, ...who };
+    expect(helper(["write", "handoff", "--root", p.root, "--expected-current-sha256", "absent"], { input: handoff("goal"), env }).code).toBe(0);
+    expect(helper(["publish", "--root", p.root], { env }).code).toBe(0);
+    expect(git(p.root, "ls-files", ".gitattributes")).toBe(".gitattributes\n");
+    const undo = p.run("--undo");
+    expect(undo.code, undo.stderr).toBe(0);
+    expect(undo.stdout).toContain("removed the merge driver's block from .gitattributes");
+    expect(readFileSync(path.join(p.root, ".gitattributes"), "utf8")).toBe("");
+    expect(git(p.root, "status", "--porcelain", "--", ".gitattributes")).toBe(" M .gitattributes\n");
   });
 });
 

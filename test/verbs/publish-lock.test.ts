@@ -71,16 +71,23 @@ describe("publish is a memory writer", () => {
     expect(git(root, "rev-parse", "HEAD")).toBe(head);
   });
 
-  // A plain commit takes what publish staged; a commit of given paths leaves it in the index.
-  it.each([["a plain commit", []], ["a commit of one path", ["--", "user.txt"]]])("%s the user makes while publish builds its own is never undone: publish refuses, nothing changed", async (_name, only) => {
+  // A plain commit takes what publish staged; a commit of given paths leaves it in the index. With --run-hooks the
+  // old plain `git commit` parented publish's tree on the user's commit: exit 0, and the tip undid README.md's change.
+  it.each([
+    ["a plain commit", [], []],
+    ["a commit of one path", ["--", "user.txt"], []],
+    ["a `git commit -a`, under --run-hooks,", ["-a"], ["--run-hooks"]],
+  ])("%s the user makes while publish builds its own is never undone: publish refuses, nothing changed", async (_name, only, flags) => {
     const root = project();
     save(root, handoff("second"), tokenOfDisk(root));
     const index = git(root, "ls-files", "-s");
     const gate = path.join(tempDir("sh-gate-"), "gate");
-    const publisher = helperAsync(["publish", "--root", root], { env: { ...WHO, MEMORY_IO_FAILPOINT: `publish-before-commit:pause=${gate}` } });
+    const env = { ...WHO, MEMORY_IO_FAILPOINT: `publish-before-commit:pause=${gate}` };
+    const publisher = helperAsync(["publish", "--root", root, ...flags], { env });
     await waitFor(`${gate}.ready`);
-    // publish has read HEAD and built its index: the user commits a file of their own now.
+    // publish has read HEAD and built its index: the user commits work of their own now.
     writeFileSync(path.join(root, "user.txt"), "mine\n");
+    writeFileSync(path.join(root, "README.md"), "changed\n");
     git(root, "add", "user.txt");
     git(root, "commit", "-qm", "user work", ...only);
     const head = git(root, "rev-parse", "HEAD");
@@ -91,10 +98,13 @@ describe("publish is a memory writer", () => {
     expect(git(root, "rev-parse", "HEAD")).toBe(head);
     // The index is the user's commit's: nothing of publish's is left staged.
     expect(git(root, "diff", "--cached", "--name-only")).toBe("");
-    if (only.length > 0) expect(git(root, "ls-files", "-s").replace(/^.*\tuser\.txt\n/m, "")).toBe(index);
+    // `commit -a` took it all: the files are as the user's commit holds them, nothing of publish's changed.
+    if (only[0] === "-a") expect(git(root, "status", "--porcelain")).toBe("");
+    if (only[0] === "--") expect(git(root, "ls-files", "-s").replace(/^.*\tuser\.txt\n/m, "")).toBe(index);
     // Run again, it commits on top of the user's commit, which keeps its file.
-    expect(helper(["publish", "--root", root], { env: WHO }).code).toBe(0);
+    expect(helper(["publish", "--root", root, ...flags], { env: WHO }).code).toBe(0);
     expect(git(root, "show", "HEAD:user.txt")).toBe("mine\n");
+    if (only[0] === "-a") expect(git(root, "show", "HEAD:README.md")).toBe("changed\n");
     expect(git(root, "show", "HEAD:.ai/memory/HANDOFF.md")).toContain("second");
   });
 

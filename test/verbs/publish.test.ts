@@ -198,6 +198,31 @@ describe("publish", () => {
     expect(git(root, "diff", "--cached", "--name-only")).toBe(".ai/memory/LESSONS.md\n");
   });
 
+  it("--run-hooks runs the commit hooks as `git commit` does; a pre-commit's refusal leaves the index as it was", () => {
+    const { root } = project();
+    writeFileSync(path.join(root, "feature.ts"), "staged work\n");
+    git(root, "add", "feature.ts");
+    const marks = path.join(root, ".git");
+    const hook = (name: string, body: string) => writeFileSync(path.join(marks, "hooks", name), `#!/bin/sh\n${body}\n`, { mode: 0o755 });
+    hook("pre-commit", `git diff --cached --name-only > "${marks}/pre-commit.seen"; test ! -e "${marks}/refuse" || { echo "lint says no" >&2; exit 1; }`);
+    hook("commit-msg", `echo "Hooked-by: commit-msg" >> "$1"`);
+    hook("post-commit", `git rev-parse HEAD > "${marks}/post-commit.seen"; exit 1`);
+    writeFileSync(path.join(marks, "refuse"), "");
+    const index = git(root, "ls-files", "-s");
+    const no = run(root, "--run-hooks");
+    expect(no.code).toBe(2);
+    expect(no.stderr).toMatch(/failed \(git exit 1\):\nlint says no\n/);
+    expect(git(root, "ls-files", "-s")).toBe(index);
+    unlinkSync(path.join(marks, "refuse"));
+    const r = run(root, "--run-hooks");
+    expect(r.code, r.stderr).toBe(0);
+    // pre-commit saw the commit's index: the memory files, never the user's staged feature.ts.
+    expect(readFileSync(path.join(marks, "pre-commit.seen"), "utf8")).toBe(git(root, "show", "--name-only", "--format=", "HEAD"));
+    expect(git(root, "log", "-1", "--format=%B")).toBe("session-handoff: publish session memory\nHooked-by: commit-msg\n\n");
+    expect(readFileSync(path.join(marks, "post-commit.seen"), "utf8")).toBe(git(root, "rev-parse", "HEAD"));
+    expect(git(root, "diff", "--cached", "--name-only")).toBe("feature.ts\n");
+  });
+
   it("a push stopped midway is a refusal naming git push, never an internal error", () => {
     const { root } = project();
     // The pre-push hook kills its git push as a timeout would (--run-hooks lets it run).

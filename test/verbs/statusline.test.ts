@@ -16,6 +16,8 @@ function statusOf(root: string, pct = 45.2): string {
   return r.stdout;
 }
 
+const doc = `<!-- memory-schema: v1 -->\n# Session Handoff\n\n## Current goal\nA goal\n\n## Plan\n- [ ] step\n\n## Decisions\n- none\n\n## Failed approaches\n- none\n\n## Open questions\n- none\n\n## Next steps\n1. step — done when it passes\n\n## Key files\n- none\n\n## Environment anchors\n`;
+
 describe("statusline", () => {
   it("install composes with the user's status line (theirs first), re-install changes no byte, uninstall gives it back exactly", () => {
     const root = gitRepo();
@@ -61,7 +63,6 @@ describe("statusline", () => {
 
   it("shows the handoff's age and the commits since its HEAD anchor", () => {
     const root = gitRepo();
-    const doc = `<!-- memory-schema: v1 -->\n# Session Handoff\n\n## Current goal\nA goal\n\n## Plan\n- [ ] step\n\n## Decisions\n- none\n\n## Failed approaches\n- none\n\n## Open questions\n- none\n\n## Next steps\n1. step — done when it passes\n\n## Key files\n- none\n\n## Environment anchors\n`;
     expect(helper(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, cwd: root }).code).toBe(0);
     writeFileSync(path.join(root, "a.txt"), "a\n");
     git(root, "add", "a.txt");
@@ -73,6 +74,19 @@ describe("statusline", () => {
     expect(helper(["write", "handoff", "--expected-current-sha256", tok], { input: doc, cwd: root }).code).toBe(0);
     expect(helper(["publish"], { cwd: root }).code).toBe(0);
     expect(helper(["statusline"], { input: JSON.stringify({ cwd: root }) }).stdout).toBe("handoff: saved today · 0 commits since\n");
+  });
+
+  it("a commit of the user's .gitattributes alone counts; publish's, adding our block on it, does not", () => {
+    const root = gitRepo();
+    expect(helper(["write", "handoff", "--expected-current-sha256", "absent"], { input: doc, cwd: root }).code).toBe(0);
+    writeFileSync(path.join(root, ".gitattributes"), "*.png binary\n");
+    git(root, "add", ".gitattributes");
+    git(root, "commit", "-qm", "attributes");
+    const line = () => helper(["statusline"], { input: JSON.stringify({ cwd: root }) }).stdout;
+    expect(line()).toBe("handoff: saved today · 1 commit since\n");
+    expect(helper(["publish"], { cwd: root }).code).toBe(0);
+    expect(git(root, "show", "HEAD:.gitattributes")).toMatch(/^\*\.png binary\n# >>> session-handoff merge driver/);
+    expect(line()).toBe("handoff: saved today · 1 commit since\n");
   });
 
   it("reads HANDOFF.md only as a regular file (a FIFO there is none, at once) and takes HEAD from the anchors", () => {
