@@ -3672,8 +3672,8 @@ function shannonEntropy(s) {
   for (const c of counts.values()) h -= c / n2 * Math.log2(c / n2);
   return h;
 }
-function globallyAllowed(secret, hexNamed = false) {
-  return !hexNamed && DECORATED_HEX.test(secret) || UUID.test(secret) || /EXAMPLE(?:KEY)?$/.test(secret);
+function globallyAllowed(secret, hexNamed = false, uuid = false) {
+  return !hexNamed && DECORATED_HEX.test(secret) || !uuid && UUID.test(secret) || /EXAMPLE(?:KEY)?$/.test(secret);
 }
 function placeholderOrVariable(v) {
   return PLACEHOLDER.test(v) || VARIABLE_REFERENCE.test(v);
@@ -4347,6 +4347,7 @@ var init_redact_syntax = __esm({
         void 0,
         {
           hexNamed: () => true,
+          uuidNamed: (m) => m[0].startsWith("_authToken"),
           allow: (v) => placeholderOrVariable(v) || looksLikeCode(v) || PATH_OR_URL.test(v)
         }
       ),
@@ -4657,7 +4658,8 @@ function keywordsIn(lower) {
   return found;
 }
 function keptByRule(rule5, secret, m) {
-  if (secret === "" || globallyAllowed(secret, rule5.hexNamed?.(m)) || secret.includes("<redacted")) return true;
+  if (secret === "" || secret.includes("<redacted")) return true;
+  if (globallyAllowed(secret, rule5.hexNamed?.(m), rule5.uuidNamed?.(m))) return true;
   const entropy = shannonEntropy(secret);
   if (!rule5.weakIsSecret && entropy < 2.5) return true;
   return rule5.entropy !== void 0 && entropy < rule5.entropy || rule5.allow?.(secret, m) === true;

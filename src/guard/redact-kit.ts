@@ -15,6 +15,8 @@ export interface RedactionRule {
   readonly weakIsSecret?: boolean;
   /** True when the match's name makes a 40/64-hex value a credential (`API_TOKEN=`, `Bearer`), not a git id. */
   readonly hexNamed?: (m: RegExpExecArray) => boolean;
+  /** True when the match's name makes a UUID the credential (npm's legacy `_authToken`), not an id. */
+  readonly uuidNamed?: (m: RegExpExecArray) => boolean;
   /** Narrows or widens the secret (null keeps it), reading only what joins the span or a bounded bit more. */
   readonly refine?: (text: string, m: RegExpExecArray, start: number, end: number) => [number, number] | null;
   /** For a match holding several secrets (a table, a Cookie header): each span, and where the scan stopped. */
@@ -118,9 +120,9 @@ export const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 const DECORATED_HEX =
   /^[^A-Za-z0-9]*(?<![0-9a-fA-F])(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})(?![0-9a-fA-F])(?::[\w./-]*)?[^A-Za-z0-9]*$/;
 
-/** Never redacted: git ids and SHA-256 tokens (unless named a credential), UUIDs, keys ending in `EXAMPLE`. */
-export function globallyAllowed(secret: string, hexNamed = false): boolean {
-  return (!hexNamed && DECORATED_HEX.test(secret)) || UUID.test(secret) || /EXAMPLE(?:KEY)?$/.test(secret);
+/** Never redacted: git ids and SHA-256 tokens and UUIDs (unless named a credential), keys ending in `EXAMPLE`. */
+export function globallyAllowed(secret: string, hexNamed = false, uuid = false): boolean {
+  return (!hexNamed && DECORATED_HEX.test(secret)) || (!uuid && UUID.test(secret)) || /EXAMPLE(?:KEY)?$/.test(secret);
 }
 
 export function placeholderOrVariable(v: string): boolean {

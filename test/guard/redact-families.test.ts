@@ -15,6 +15,8 @@ const HEX40 = ["9b2e4c6a8f0d1e3c5a7b", "9d1f3e5c7a9b0d2f4e6a"].join("");
 const NPM_AUTH = Buffer.from(`deploy:${PW}`).toString("base64");
 const PHRASE = ["correct horse", " battery staple"].join("");
 const WORDS = ["Tr0ub4dor&3", " horse Zebra!"].join("");
+// npm's legacy token.
+const NPM_UUID = ["5f0c7b52-1c3e-4e2f", "-9a7d-2b8e6f1d4c3a"].join("");
 
 /** [family, line, the value that must go, the KIND]. */
 const LEAKS: Array<[string, string, string, string]> = [
@@ -46,6 +48,8 @@ const LEAKS: Array<[string, string, string, string]> = [
   ["npmrc _auth", `_auth=${NPM_AUTH}`, NPM_AUTH, "npmrc-auth"],
   ["npmrc _authToken of hex", `//registry.example.com/:_authToken="${HEX64}"`, HEX64, "npmrc-auth"],
   ["yarnrc npmAuthIdent", `npmAuthIdent: "deploy:${PW}"`, `deploy:${PW}`, "npmrc-auth"],
+  ["npmrc _authToken of a UUID after a scope", `//registry.npmjs.org/:_authToken=${NPM_UUID}`, NPM_UUID, "npmrc-auth"],
+  ["npmrc _authToken of a UUID, quoted", `_authToken = "${NPM_UUID}"`, NPM_UUID, "npmrc-auth"],
   ["netrc on one line", `machine api.example.com login deploy password ${PW}`, PW, "netrc-password"],
   ["netrc on several lines", `machine api.example.com\n  login deploy\n  password ${PW}`, PW, "netrc-password"],
 ];
@@ -70,6 +74,8 @@ const KEPT: Array<[string, string]> = [
   ["netrc words in prose", "The default password prompt asks the machine owner."],
   ["Bearer and a placeholder", "Authorization: Bearer <token>"],
   ["a UUID after Bearer", "Authorization: Bearer 5f0c7b52-1c3e-4e2f-9a7d-2b8e6f1d4c3a"],
+  ["a UUID under a token's name outside .npmrc", `session_token: ${NPM_UUID}`],
+  ["a UUID under npm's _auth", `_auth=${NPM_UUID}`],
 ];
 
 describe("redact: the families, quoted and hex forms", () => {
