@@ -3946,13 +3946,22 @@ function wordLike(v) {
   return v.length < REPEAT_MIN || v.length < 16 && !/[^\p{L}\s]/u.test(v);
 }
 function formsOf(value, prefixes) {
-  const forms = [value];
+  const plus = value.replace(/\+/g, " ");
+  const b64 = Buffer.from(value).toString("base64");
+  const forms = [
+    value,
+    plus,
+    b64,
+    b64.replace(/=+$/, ""),
+    value.replace(/[^\w@%+=:,./-]/g, "\\$&"),
+    value.replace(/[$`"\\!]/g, "\\$&"),
+    value.replaceAll("'", "'\\''"),
+    value.replace(/\\(.)/g, "$1")
+  ];
   try {
     const encoded = encodeURIComponent(value);
-    forms.push(.../%[0-9A-Fa-f]{2}/.test(value) ? [decodeURIComponent(value)] : [
-      encoded,
-      encoded.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
-    ]);
+    const every = encoded.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+    forms.push(.../%[0-9A-Fa-f]{2}/.test(value) ? [decodeURIComponent(value), decodeURIComponent(plus)] : [encoded, every, every.replaceAll("%20", "+")]);
   } catch {
   }
   const lower = value.toLowerCase();
