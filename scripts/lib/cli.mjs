@@ -3647,7 +3647,9 @@ function rule2(id, keywords, source, entropy, extra = {}, flags = "") {
 }
 function isWordy(s) {
   const runs = s.match(WORD_RUNS);
-  return runs !== null && runs.join("").length / runs.length >= 3;
+  if (runs === null || runs.join("").length / runs.length < 3) return false;
+  const rare = runs.join(" ").toLowerCase().match(RARE_PAIR)?.length ?? 0;
+  return rare < 2 || rare + runs.filter((w) => w.length <= 2 && /[a-z]/.test(w)).length < 3;
 }
 function looksLikeCode(value) {
   if (/^[\w$-]+$/.test(value)) {
@@ -3701,9 +3703,10 @@ function wordList(v) {
 }
 function notAnAssignedSecret(v, passwordNamed = false) {
   const flag = v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v);
-  return placeholderOrVariable(v) || flag || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || (passwordNamed ? sentenceLike(v) : proseLike(v));
+  const code = looksLikeCode(v.replace(/=+$/, "")) && !(passwordNamed && /^[a-z]{16,}$/.test(v));
+  return placeholderOrVariable(v) || flag || code || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || (passwordNamed ? sentenceLike(v) : proseLike(v));
 }
-var ESCAPE_END, L, R, LD, RD, PLACEHOLDER_WORDS, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD, FUNCTION_WORD;
+var ESCAPE_END, L, R, LD, RD, PLACEHOLDER_WORDS, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, RARE_PAIR, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD, FUNCTION_WORD;
 var init_redact_kit = __esm({
   "src/guard/redact-kit.ts"() {
     "use strict";
@@ -3721,6 +3724,7 @@ var init_redact_kit = __esm({
       "^(?:\\$|%[A-Za-z_]|\\{\\{|\\{%|os\\.environ|os\\.getenv|process\\.env|import\\.meta\\.env|env\\.|ENV\\[|ENV\\.fetch|System\\.getenv|getenv\\(|secrets\\.|vars\\.)"
     );
     WORD_RUNS = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
+    RARE_PAIR = new RegExp("(?=b[fhqvwxz]|c[bfgnvwxz]|d[kqz]|f[bcdhjkmpqvwxz]|g[jpqvwxz]|h[cfghjpqvxz]|iw|j[bcfghjlmnpqrvwxyz]|k[cjmqvxz]|l[qxz]|m[ghjkqvwxz]|nx|p[jnqvwxz]|q[b-km-tv-z]|r[jx]|sj|t[jkq]|u[qy]|v[bcdfhjkmnpqtvwxyz]|w[bcfgjkmpqtuvwxyz]|x[bdfgjklnoqrsuvwxz]|y[hjkquvxy]|z[bcdfghjkmnpqrstvwx])", "g");
     CODE_PATH = /^[A-Za-z_$][\w$-]*!?(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$-]*!?)*(?<tail>[([<].*)?$/;
     PATH_OR_URL = /^(?:\.{0,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/)|^[\w.-]+(?:\/[\w.-]+)+\.[A-Za-z]{1,5}$/;
     DIGEST = /^(?:sha1|sha256|sha384|sha512|md5|blake2b?):[0-9a-fA-F]+$/i;
