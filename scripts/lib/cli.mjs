@@ -3647,7 +3647,9 @@ function rule2(id, keywords, source, entropy, extra = {}, flags = "") {
 }
 function isWordy(s) {
   const runs = s.match(WORD_RUNS);
-  return runs !== null && runs.join("").length / runs.length >= 3;
+  if (runs === null || runs.join("").length / runs.length < 3) return false;
+  const rare = runs.join(" ").toLowerCase().match(RARE_PAIR)?.length ?? 0;
+  return rare < 2 || rare + runs.filter((w) => w.length <= 2 && /[a-z]/.test(w)).length < 3;
 }
 function looksLikeCode(value) {
   if (/^[\w$-]+$/.test(value)) {
@@ -3672,8 +3674,8 @@ function shannonEntropy(s) {
   for (const c of counts.values()) h -= c / n2 * Math.log2(c / n2);
   return h;
 }
-function globallyAllowed(secret, hexNamed = false) {
-  return !hexNamed && DECORATED_HEX.test(secret) || UUID.test(secret) || /EXAMPLE(?:KEY)?$/.test(secret);
+function globallyAllowed(secret, hexNamed = false, uuid = false) {
+  return !hexNamed && DECORATED_HEX.test(secret) || !uuid && UUID.test(secret) || /EXAMPLE(?:KEY)?$/.test(secret);
 }
 function placeholderOrVariable(v) {
   return PLACEHOLDER.test(v) || VARIABLE_REFERENCE.test(v);
@@ -3701,9 +3703,10 @@ function wordList(v) {
 }
 function notAnAssignedSecret(v, passwordNamed = false) {
   const flag = v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v);
-  return placeholderOrVariable(v) || flag || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || (passwordNamed ? sentenceLike(v) : proseLike(v));
+  const code = looksLikeCode(v.replace(/=+$/, "")) && !(passwordNamed && /^[a-z]{16,}$/.test(v));
+  return placeholderOrVariable(v) || flag || code || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || (passwordNamed ? sentenceLike(v) : proseLike(v));
 }
-var ESCAPE_END, L, R, LD, RD, PLACEHOLDER_WORDS, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD, FUNCTION_WORD;
+var ESCAPE_END, L, R, LD, RD, PLACEHOLDER_WORDS, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, RARE_PAIR, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD, FUNCTION_WORD;
 var init_redact_kit = __esm({
   "src/guard/redact-kit.ts"() {
     "use strict";
@@ -3721,6 +3724,7 @@ var init_redact_kit = __esm({
       "^(?:\\$|%[A-Za-z_]|\\{\\{|\\{%|os\\.environ|os\\.getenv|process\\.env|import\\.meta\\.env|env\\.|ENV\\[|ENV\\.fetch|System\\.getenv|getenv\\(|secrets\\.|vars\\.)"
     );
     WORD_RUNS = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
+    RARE_PAIR = new RegExp("(?=b[fhqvwxz]|c[bfgnvwxz]|d[kqz]|f[bcdhjkmpqvwxz]|g[jpqvwxz]|h[cfghjpqvxz]|iw|j[bcfghjlmnpqrvwxyz]|k[cjmqvxz]|l[qxz]|m[ghjkqvwxz]|nx|p[jnqvwxz]|q[b-km-tv-z]|r[jx]|sj|t[jkq]|u[qy]|v[bcdfhjkmnpqtvwxyz]|w[bcfgjkmpqtuvwxyz]|x[bdfgjklnoqrsuvwxz]|y[hjkquvxy]|z[bcdfghjkmnpqrstvwx])", "g");
     CODE_PATH = /^[A-Za-z_$][\w$-]*!?(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$-]*!?)*(?<tail>[([<].*)?$/;
     PATH_OR_URL = /^(?:\.{0,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/)|^[\w.-]+(?:\/[\w.-]+)+\.[A-Za-z]{1,5}$/;
     DIGEST = /^(?:sha1|sha256|sha384|sha512|md5|blake2b?):[0-9a-fA-F]+$/i;
@@ -3946,13 +3950,22 @@ function wordLike(v) {
   return v.length < REPEAT_MIN || v.length < 16 && !/[^\p{L}\s]/u.test(v);
 }
 function formsOf(value, prefixes) {
-  const forms = [value];
+  const plus = value.replace(/\+/g, " ");
+  const b64 = Buffer.from(value).toString("base64");
+  const forms = [
+    value,
+    plus,
+    b64,
+    b64.replace(/=+$/, ""),
+    value.replace(/[^\w@%+=:,./-]/g, "\\$&"),
+    value.replace(/[$`"\\!]/g, "\\$&"),
+    value.replaceAll("'", "'\\''"),
+    value.replace(/\\(.)/g, "$1")
+  ];
   try {
     const encoded = encodeURIComponent(value);
-    forms.push(.../%[0-9A-Fa-f]{2}/.test(value) ? [decodeURIComponent(value)] : [
-      encoded,
-      encoded.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)
-    ]);
+    const every = encoded.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+    forms.push(.../%[0-9A-Fa-f]{2}/.test(value) ? [decodeURIComponent(value), decodeURIComponent(plus)] : [encoded, every, every.replaceAll("%20", "+")]);
   } catch {
   }
   const lower = value.toLowerCase();
@@ -4347,6 +4360,7 @@ var init_redact_syntax = __esm({
         void 0,
         {
           hexNamed: () => true,
+          uuidNamed: (m) => m[0].startsWith("_authToken"),
           allow: (v) => placeholderOrVariable(v) || looksLikeCode(v) || PATH_OR_URL.test(v)
         }
       ),
@@ -4657,7 +4671,8 @@ function keywordsIn(lower) {
   return found;
 }
 function keptByRule(rule5, secret, m) {
-  if (secret === "" || globallyAllowed(secret, rule5.hexNamed?.(m)) || secret.includes("<redacted")) return true;
+  if (secret === "" || secret.includes("<redacted")) return true;
+  if (globallyAllowed(secret, rule5.hexNamed?.(m), rule5.uuidNamed?.(m))) return true;
   const entropy = shannonEntropy(secret);
   if (!rule5.weakIsSecret && entropy < 2.5) return true;
   return rule5.entropy !== void 0 && entropy < rule5.entropy || rule5.allow?.(secret, m) === true;

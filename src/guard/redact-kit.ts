@@ -15,6 +15,8 @@ export interface RedactionRule {
   readonly weakIsSecret?: boolean;
   /** True when the match's name makes a 40/64-hex value a credential (`API_TOKEN=`, `Bearer`), not a git id. */
   readonly hexNamed?: (m: RegExpExecArray) => boolean;
+  /** True when the match's name makes a UUID the credential (npm's legacy `_authToken`), not an id. */
+  readonly uuidNamed?: (m: RegExpExecArray) => boolean;
   /** Narrows or widens the secret (null keeps it), reading only what joins the span or a bounded bit more. */
   readonly refine?: (text: string, m: RegExpExecArray, start: number, end: number) => [number, number] | null;
   /** For a match holding several secrets (a table, a Cookie header): each span, and where the scan stopped. */
@@ -67,10 +69,18 @@ const VARIABLE_REFERENCE = new RegExp(
 /** Letter runs of an identifier: `getAPIToken` -> get, API, Token. */
 const WORD_RUNS = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
 
-/** True when the letters of `s` read as words (average run of 3 or more), as identifiers do. */
+/** Letter pairs seen fewer than 20 times inside the words of 78,238 identifiers (node_modules), by first letter. */
+const RARE_PAIR = new RegExp("(?=b[fhqvwxz]|c[bfgnvwxz]|d[kqz]|f[bcdhjkmpqvwxz]|g[jpqvwxz]|h[cfghjpqvxz]|iw|" +
+  "j[bcfghjlmnpqrvwxyz]|k[cjmqvxz]|l[qxz]|m[ghjkqvwxz]|nx|p[jnqvwxz]|q[b-km-tv-z]|r[jx]|sj|t[jkq]|u[qy]|" +
+  "v[bcdfhjkmnpqtvwxyz]|w[bcfgjkmpqtuvwxyz]|x[bdfgjklnoqrsuvwxz]|y[hjkquvxy]|z[bcdfghjkmnpqrstvwx])", "g");
+
+/** Letters that read as words, as identifiers do: runs of 3 on average, not 2 rare pairs and a third pair or short
+ * run, as the fifth of random letters with that average hold (`cy|Gzzd|Odswo|Um|DJE`). */
 export function isWordy(s: string): boolean {
   const runs = s.match(WORD_RUNS);
-  return runs !== null && runs.join("").length / runs.length >= 3;
+  if (runs === null || runs.join("").length / runs.length < 3) return false;
+  const rare = runs.join(" ").toLowerCase().match(RARE_PAIR)?.length ?? 0;
+  return rare < 2 || rare + runs.filter((w) => w.length <= 2 && /[a-z]/.test(w)).length < 3;
 }
 
 const CODE_PATH = /^[A-Za-z_$][\w$-]*!?(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$-]*!?)*(?<tail>[([<].*)?$/;
@@ -118,9 +128,9 @@ export const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4
 const DECORATED_HEX =
   /^[^A-Za-z0-9]*(?<![0-9a-fA-F])(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})(?![0-9a-fA-F])(?::[\w./-]*)?[^A-Za-z0-9]*$/;
 
-/** Never redacted: git ids and SHA-256 tokens (unless named a credential), UUIDs, keys ending in `EXAMPLE`. */
-export function globallyAllowed(secret: string, hexNamed = false): boolean {
-  return (!hexNamed && DECORATED_HEX.test(secret)) || UUID.test(secret) || /EXAMPLE(?:KEY)?$/.test(secret);
+/** Never redacted: git ids and SHA-256 tokens and UUIDs (unless named a credential), keys ending in `EXAMPLE`. */
+export function globallyAllowed(secret: string, hexNamed = false, uuid = false): boolean {
+  return (!hexNamed && DECORATED_HEX.test(secret)) || (!uuid && UUID.test(secret)) || /EXAMPLE(?:KEY)?$/.test(secret);
 }
 
 export function placeholderOrVariable(v: string): boolean {
@@ -178,7 +188,9 @@ export function wordList(v: string): boolean {
 export function notAnAssignedSecret(v: string, passwordNamed = false): boolean {
   // A command-line flag too (`--expected-current-sha256` in a table of options).
   const flag = v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v);
-  return placeholderOrVariable(v) || flag || looksLikeCode(v.replace(/=+$/, "")) || wordList(v) ||
+  // Under a password's name, 16+ lower-case letters are words glued into a passphrase, not a name in code.
+  const code = looksLikeCode(v.replace(/=+$/, "")) && !(passwordNamed && /^[a-z]{16,}$/.test(v));
+  return placeholderOrVariable(v) || flag || code || wordList(v) ||
     PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) ||
     (passwordNamed ? sentenceLike(v) : proseLike(v));
 }

@@ -13,14 +13,19 @@ function wordLike(v: string): boolean {
   return v.length < REPEAT_MIN || (v.length < 16 && !/[^\p{L}\s]/u.test(v));
 }
 
-/** The forms a found value is written in elsewhere: as found, URL-decoded or encoded, a vendor token's body. */
+/** A found value's forms: as found, URL- or form-encoded or decoded, shell-escaped or not, base64, a token's body. */
 function formsOf(value: string, prefixes: readonly string[] | undefined): string[] {
-  const forms = [value];
+  const plus = value.replace(/\+/g, " ");
+  const b64 = Buffer.from(value).toString("base64");
+  // Escaped for the shell: bare (`printf %q`), in double quotes, in single quotes (`'\''`); and unescaped.
+  const forms = [value, plus, b64, b64.replace(/=+$/, ""), value.replace(/[^\w@%+=:,./-]/g, "\\$&"),
+    value.replace(/[$`"\\!]/g, "\\$&"), value.replaceAll("'", "'\\''"), value.replace(/\\(.)/g, "$1")];
   try {
     const encoded = encodeURIComponent(value);
+    const every = encoded.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
     // Encoded as `encodeURIComponent` does, and as most URL builders do: every sign, `!` as `%21`.
-    forms.push(...(/%[0-9A-Fa-f]{2}/.test(value) ? [decodeURIComponent(value)] : [encoded,
-      encoded.replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)]));
+    forms.push(...(/%[0-9A-Fa-f]{2}/.test(value) ? [decodeURIComponent(value), decodeURIComponent(plus)]
+      : [encoded, every, every.replaceAll("%20", "+")]));
   } catch {
     // A lone `%` or half a surrogate pair: the value is looked for as it was found.
   }

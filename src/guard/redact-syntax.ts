@@ -358,6 +358,7 @@ export const CREDENTIAL_FILE_RULES: readonly RedactionRule[] = [
   rule("npmrc-auth", "_auth _password npmauthident",
     `(?<![^\\s:"'=])(?:_authToken|_auth|_password|npmAuthIdent)["']?[ \\t]*[=:][ \\t]*${FILE_VALUE}`, undefined, {
     hexNamed: () => true,
+    uuidNamed: (m) => m[0].startsWith("_authToken"),
     allow: (v) => placeholderOrVariable(v) || looksLikeCode(v) || PATH_OR_URL.test(v),
   }),
   rule("netrc-password", "machine default",

@@ -261,7 +261,8 @@ function keywordsIn(lower: string): Set<string> {
 /** True when the rule keeps `secret`: global allow-list, filler, entropy floor, the rule's allow-list. */
 function keptByRule(rule: RedactionRule, secret: string, m: RegExpExecArray): boolean {
   // A value holding `<redacted: KIND>` was judged by an earlier pass.
-  if (secret === "" || globallyAllowed(secret, rule.hexNamed?.(m)) || secret.includes("<redacted")) return true;
+  if (secret === "" || secret.includes("<redacted")) return true;
+  if (globallyAllowed(secret, rule.hexNamed?.(m), rule.uuidNamed?.(m))) return true;
   const entropy = shannonEntropy(secret);
   // A token body of filler (`ghp_xxxx…`) is documentation: real tokens are far above 2.5 bits per character.
   if (!rule.weakIsSecret && entropy < 2.5) return true;

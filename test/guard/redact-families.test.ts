@@ -1,9 +1,12 @@
 // Families a hostile tester found saved unredacted, end to end through the built helper: the quoted forms of the
 // command-line password flags, passphrases under a password name, 40/64 hex under a credential's name or after
-// `Bearer`, .npmrc auth keys and .netrc passwords. Their look-alikes stay byte for byte.
+// `Bearer`, .npmrc auth keys and .netrc passwords, random letters under a credential's name. Their look-alikes stay.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { redactText, shannonEntropy } from "../../src/guard/redact.ts";
+import { prng } from "../fixtures/redaction/corpus.ts";
 import { everyByteUnder, gitRepo, handoff, helper } from "../helpers.ts";
 import { checkpoint, cpText } from "../verbs/support.ts";
 
@@ -15,6 +18,12 @@ const HEX40 = ["9b2e4c6a8f0d1e3c5a7b", "9d1f3e5c7a9b0d2f4e6a"].join("");
 const NPM_AUTH = Buffer.from(`deploy:${PW}`).toString("base64");
 const PHRASE = ["correct horse", " battery staple"].join("");
 const WORDS = ["Tr0ub4dor&3", " horse Zebra!"].join("");
+// Random letters whose average run reads as a name (`cy|Gzzd|Odswo|Um|DJE`), and npm's legacy UUID token.
+const LETTERS = ["cyGzzdOd", "swoUmDJE"].join("");
+const LETTERS36 = ["MPXRWHihUGSAMhorvM", "wduxpvsQzhOmpoLPXY"].join("");
+const GLUED = ["correcthorse", "batterystaple"].join("");
+const LETTER_SET = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const NPM_UUID = ["5f0c7b52-1c3e-4e2f", "-9a7d-2b8e6f1d4c3a"].join("");
 
 /** [family, line, the value that must go, the KIND]. */
 const LEAKS: Array<[string, string, string, string]> = [
@@ -46,6 +55,11 @@ const LEAKS: Array<[string, string, string, string]> = [
   ["npmrc _auth", `_auth=${NPM_AUTH}`, NPM_AUTH, "npmrc-auth"],
   ["npmrc _authToken of hex", `//registry.example.com/:_authToken="${HEX64}"`, HEX64, "npmrc-auth"],
   ["yarnrc npmAuthIdent", `npmAuthIdent: "deploy:${PW}"`, `deploy:${PW}`, "npmrc-auth"],
+  ["random letters under a _PASSWORD name", `DB_PASSWORD=${LETTERS}`, LETTERS, "generic-secret"],
+  ["36 random letters under API_KEY=", `API_KEY=${LETTERS36}`, LETTERS36, "generic-secret"],
+  ["a passphrase glued into one word under password:", `password: ${GLUED}`, GLUED, "generic-secret"],
+  ["npmrc _authToken of a UUID after a scope", `//registry.npmjs.org/:_authToken=${NPM_UUID}`, NPM_UUID, "npmrc-auth"],
+  ["npmrc _authToken of a UUID, quoted", `_authToken = "${NPM_UUID}"`, NPM_UUID, "npmrc-auth"],
   ["netrc on one line", `machine api.example.com login deploy password ${PW}`, PW, "netrc-password"],
   ["netrc on several lines", `machine api.example.com\n  login deploy\n  password ${PW}`, PW, "netrc-password"],
 ];
@@ -70,6 +84,12 @@ const KEPT: Array<[string, string]> = [
   ["netrc words in prose", "The default password prompt asks the machine owner."],
   ["Bearer and a placeholder", "Authorization: Bearer <token>"],
   ["a UUID after Bearer", "Authorization: Bearer 5f0c7b52-1c3e-4e2f-9a7d-2b8e6f1d4c3a"],
+  ["a UUID under a token's name outside .npmrc", `session_token: ${NPM_UUID}`],
+  ["a UUID under npm's _auth", `_auth=${NPM_UUID}`],
+  ["identifiers under credential names", "token=getAPIToken secret=SomeClassName password=useTokenRefresh"],
+  ["a name whose rare letter pairs sit in one short word", "api_key: JwkKeyExportOptions"],
+  ["a placeholder password", "DB_PASSWORD=changeme"],
+  ["glued lower-case words under a token's name", `token: ${GLUED}`],
 ];
 
 describe("redact: the families, quoted and hex forms", () => {
@@ -123,5 +143,34 @@ describe("write handoff and checkpoint", () => {
     const text = cpText(root, "sess-1")!;
     expect(text).toContain("<redacted: cli-password>");
     for (const s of SECRETS) expect(text + r.stderr + everyByteUnder(path.join(root, ".ai", "memory")), s).not.toContain(s);
+  });
+});
+
+describe("random letters and the names of code under a credential's name", () => {
+  // Seeded random letters, 12 to 40 of them: a fifth read as a name by their average run alone (measured on
+  // 5,000: 79.4% redacted under DB_PASSWORD= before the rare letter pairs, 98.2% after).
+  const r = prng(4242);
+  const randoms = Array.from({ length: 400 }, () => {
+    const n = 12 + Math.floor(r() * 29);
+    return Array.from({ length: n }, () => LETTER_SET[Math.floor(r() * 52)]).join("");
+  });
+  const redacted = (line: string, v: string): boolean => !redactText(`${line}${v}\n`).text.includes(v);
+
+  it("nearly all are redacted under a password's name, and under a key's name when over the entropy floor", () => {
+    expect(randoms.filter((v) => redacted("DB_PASSWORD=", v)).length).toBeGreaterThanOrEqual(388);
+    const judged = randoms.filter((v) => shannonEntropy(v) >= 3.5);
+    expect(judged.filter((v) => redacted("API_KEY=", v)).length).toBeGreaterThanOrEqual(judged.length * 0.97);
+  });
+
+  it("every letters-only name in src/ stays under API_KEY=", () => {
+    const src = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "src");
+    const names = new Set<string>();
+    // Words, not the character classes of a pattern (`[bcdhjk…]`).
+    const word = /(?<![\w$[])[A-Za-z]{6,}(?![\w$\]])/g;
+    for (const f of readdirSync(src, { recursive: true, encoding: "utf8" }).filter((f) => f.endsWith(".ts"))) {
+      for (const m of readFileSync(path.join(src, f), "utf8").matchAll(word)) names.add(m[0]);
+    }
+    expect(names.size).toBeGreaterThan(2000);
+    expect([...names].filter((v) => redacted("API_KEY=", v))).toEqual([]);
   });
 });

@@ -90,6 +90,30 @@ describe("a vendor token's body without its prefix", () => {
   });
 });
 
+describe("a found secret written for a form body, a shell, or in base64", () => {
+  const SPACED = "Tr0ub4dor&3" + " horse";
+  const SHELLY = "p$ss!" + "word2024x";
+  const QUOTED = "it's-" + "Tr0ub4dor!9";
+  const B64 = Buffer.from(SHELLY).toString("base64");
+  const cases: Array<[string, string, string]> = [
+    ["form-encoded, `+` for the space", `DB_PASSWORD="${SPACED}"`, "curl posted Tr0ub4dor%263+horse as the body."],
+    ["found form-encoded, written plain", "curl -d user=app -d password=Tr0ub4dor%263+horse",
+      `It was ${SPACED} all along.`],
+    ["backslashes before the shell's signs", `export API_SECRET='${SHELLY}'`,
+      "History: echo p\\$ss\\!word2024x | login"],
+    ["found escaped, written plain", "export API_SECRET=p\\$ss\\!word2024x", `The secret ${SHELLY} is old.`],
+    ["single-quoted with '\\''", `PASSWORD="${QUOTED}"`, "The script wrote 'it'\\''s-Tr0ub4dor!9' to the file."],
+    ["base64, padded and not", `export API_SECRET='${SHELLY}'`,
+      `The manifest holds ${B64}; the URL ${B64.slice(0, -1)}.`],
+  ];
+  it.each(cases)("%s", (_name, found, copy) => {
+    const out = redact(`${found}\n${copy}\n`);
+    const second = out.split("\n")[1]!;
+    expect(second).toContain("<redacted: generic-secret>");
+    for (const part of ["Tr0ub4dor", "word2024x", "cCRzcyF3b3Jk"]) expect(second).not.toContain(part);
+  });
+});
+
 describe("write and checkpoint get the same", () => {
   it("write redacts the decoded form and the body", () => {
     const root = gitRepo();
