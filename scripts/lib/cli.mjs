@@ -3177,6 +3177,7 @@ function unfenced(text) {
     out.splice(from, lines2.length - from, ...lines2.slice(from));
     [fence, i] = ["", from];
   }
+  for (let i = 0; i < out.length; i++) if (/^( {4}| {0,3}\t)/.test(out[i]) && !out[i - 1]?.trim()) out[i] = "";
   return out;
 }
 function blockAgents(text, span) {
