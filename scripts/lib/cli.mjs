@@ -10234,22 +10234,21 @@ ${t}`) ? null : void 0));
   const decisions = missing(a.decisions, b.decisions);
   const failed = missing(a.failedApproaches, b.failedApproaches);
   const questions = missing(a.openQuestions, b.openQuestions);
-  const theirStatus = /* @__PURE__ */ new Map();
-  for (const s of b.steps) {
-    const key = firstLine2(s.text);
-    if (RANK2[s.status] > RANK2[theirStatus.get(key) ?? "unmarked"]) theirStatus.set(key, s.status);
-  }
   const plan2 = sectionBody(lines2, a, "plan") ?? { from: 0, to: 0 };
+  const known = new Set(a.steps.map((s) => firstLine2(s.text)));
   for (let i = plan2.from; i < plan2.to; i++) {
     const m = PLAN_LINE.exec(lines2[i]);
     if (!m) continue;
     const mine = m[2] === "~" ? "in-progress" : m[2] === " " ? "todo" : m[2] === "-" ? "abandoned" : "done";
-    const theirs = theirStatus.get(m[4].trim());
-    if (theirs !== void 0 && RANK2[theirs] > RANK2[mine]) lines2[i] = `${m[1]}${BOX[theirs]}${m[3]}${m[4]}`;
+    const t = m[4].trim();
+    const exact = b.steps.filter((s) => firstLine2(s.text) === t);
+    const like = exact.length > 0 ? exact : b.steps.filter((s) => sameStep(t, s.text) || sameStep(s.text, t));
+    like.forEach((s) => known.add(firstLine2(s.text)));
+    const best = like.sort((x, y) => RANK2[y.status] - RANK2[x.status])[0];
+    if (best && RANK2[best.status] > RANK2[mine]) lines2[i] = `${m[1]}${BOX[best.status]}${m[3]}${firstLine2(best.text)}`;
   }
-  const known = new Set(a.steps.map((s) => firstLine2(s.text)));
   const newSteps = b.plan.filter((s) => s.status !== "unmarked" && !known.has(firstLine2(s.text))).map((s) => `[${BOX[s.status]}] ${s.text}`);
-  const done2 = new Set([...a.steps, ...b.steps].filter((s) => RANK2[s.status] === 3).map((s) => firstLine2(s.text)));
+  const done2 = new Set([...a.steps, ...b.steps].filter((s) => RANK2[s.status] >= 3).map((s) => firstLine2(s.text)));
   const open = b.nextSteps.filter((t) => !/^\[-\]/.test(t) && !done2.has(firstLine2(t.replace(/^\[[ xX~-]\]\s*/, ""))));
   const next = missing(a.nextSteps, open);
   let out = lines2.join("\n");
@@ -10379,7 +10378,7 @@ var init_merge_driver = __esm({
     init_pause();
     init_run();
     MERGED_LINE = /^Merged-with: archive\/(HANDOFF-[A-Za-z0-9._-]+\.md)(?:; (merged with [^\n]{1,200}?))?[ \t]*$/m;
-    RANK2 = { unmarked: 0, todo: 1, "in-progress": 2, done: 3, abandoned: 3 };
+    RANK2 = { unmarked: 0, todo: 1, "in-progress": 2, abandoned: 3, done: 4 };
     BOX = { todo: " ", "in-progress": "~", done: "x", abandoned: "-" };
     NONE_ITEM2 = /^(none|none recorded|n\/a|-)\.?$/i;
     PLAN_LINE = /^(\s*[-*+] \[)([ xX~-])(\]\s+)(.*)$/;
