@@ -3106,7 +3106,7 @@ function psQuote(s) {
 }
 function nodeRun(args) {
   const record2 = `"$(cat "\${XDG_CONFIG_HOME:-$HOME/.config}/${NODE_RECORD}" 2>/dev/null)"`;
-  return `for n in "$SESSION_HANDOFF_NODE" ${record2} "$(command -v node)" ${KNOWN_NODES}; do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`;
+  return `for n in "$SESSION_HANDOFF_NODE" ${record2} "$(command -v node)" ${KNOWN_NODES}; do [ -f "$n" ] && [ -x "$n" ] && ${GUARD}exec "$n" "$f" ${args}; }; done`;
 }
 function hookCommand(helper, args, projectVar) {
   const rel = projectVar !== null && helper.rel !== null;
@@ -3118,7 +3118,7 @@ function hookCommandPowerShell(abs, args) {
   const onPath = `(Get-Command node ${PS_FIRST} -ExpandProperty Source)`;
   return `$f=${psQuote(abs)}; if (Test-Path -LiteralPath $f -PathType Leaf) { $c=if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }; foreach ($n in @($env:SESSION_HANDOFF_NODE, ${record2}, ${onPath}, "$env:ProgramFiles\\nodejs\\node.exe")) { if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${args}; exit $LASTEXITCODE } } }; exit 0`;
 }
-var CLINE_HOOK_MARK, KNOWN_NODES, NODE_RECORD, PS_FIRST;
+var CLINE_HOOK_MARK, KNOWN_NODES, NODE_RECORD, PS_FIRST, UNLOADABLE, GUARD, unguarded;
 var init_command = __esm({
   "src/agents/command.ts"() {
     "use strict";
@@ -3126,6 +3126,9 @@ var init_command = __esm({
     KNOWN_NODES = '/opt/homebrew/bin/node /usr/local/bin/node "$HOME/.volta/bin/node" "$HOME/.local/share/fnm/aliases/default/bin/node" "$HOME/.asdf/shims/node" "$HOME/.local/share/mise/shims/node"';
     NODE_RECORD = "session-handoff/node";
     PS_FIRST = "-ErrorAction SilentlyContinue | Select-Object -First 1";
+    UNLOADABLE = "%s holds a backslash, from which Node cannot load it; move the project to a path without one";
+    GUARD = `{ case $OS$f in Windows_NT*) ;; *\\\\*) printf 'session-handoff: ${UNLOADABLE}\\n' "$f" >&2; exit 0;; esac; `;
+    unguarded = (command) => command.replace(GUARD, "").replace("; }; done", "; done");
   }
 });
 
@@ -12365,7 +12368,7 @@ import path42 from "node:path";
 function installedForms(spec, args = spec.hooks.map((h) => h.args)) {
   return args.flatMap((a) => {
     const now = spec.command(a);
-    return [now, `${now.slice(0, now.indexOf(FILE_TAIL) + FILE_TAIL.length)}node "$f" ${a}`];
+    return [now, unguarded(now), `${now.slice(0, now.indexOf(FILE_TAIL) + FILE_TAIL.length)}node "$f" ${a}`];
   });
 }
 function installShaped(spec, command, args) {
