@@ -12707,10 +12707,11 @@ function ownedSpan(edit2, text) {
   return (mid) => lines2.slice(0, from).map((l) => `${l}
 `).join("") + mid + lines2.slice(to + 1).join("\n");
 }
-function editPath(base, edit2) {
-  return path43.join(base, ...edit2.file.split("/"));
+function editPath(base, edit2, env) {
+  const claude = env !== void 0 && edit2.file.startsWith(".claude/");
+  return claude ? path43.join(claudeUserDir(base, env), edit2.file.slice(8)) : path43.join(base, ...edit2.file.split("/"));
 }
-var tryText, nothingLeft;
+var tryText, nothingLeft, shownOf;
 var init_plan = __esm({
   "src/agents/plan.ts"() {
     "use strict";
@@ -12718,6 +12719,7 @@ var init_plan = __esm({
     init_json_hooks();
     init_json_hooks();
     init_md_block();
+    init_claude_plugin();
     init_command();
     tryText = (f) => {
       try {
@@ -12727,6 +12729,7 @@ var init_plan = __esm({
       }
     };
     nothingLeft = (edit2, rest) => edit2.kind === "md-block" ? rest === "" : edit2.kind === "owned-file" ? !rest.trim() : /^\uFEFF?\s*\{\s*\}\s*$/.test(rest);
+    shownOf = (edit2, file, home) => home === null ? edit2.file : file === editPath(home, edit2) ? `~/${edit2.file}` : file;
   }
 });
 
@@ -12743,8 +12746,8 @@ function targetOf(agent, root, helper, env, dryRun) {
   const global = root === null;
   const home = homeFolder(env);
   const base = root ?? real2(home);
-  const target = (edit2) => ({ edit: edit2, file: editPath(base, edit2), shown: global ? `~/${edit2.file}` : edit2.file });
-  const targets = () => agent.edits(helper, global).map(target);
+  const target = (edit2, file = editPath(base, edit2, global ? env : void 0)) => ({ edit: edit2, file, shown: shownOf(edit2, file, global ? base : null) });
+  const targets = () => agent.edits(helper, global).map((e) => target(e));
   const planned = /* @__PURE__ */ new Map();
   const memDir = root === null ? null : memoryDir(root);
   return { agent, global, base, home, memDir, helper, targets, dryRun, planned };
@@ -12783,9 +12786,9 @@ var init_target = __esm({
       global: { type: "boolean" },
       "dry-run": { type: "boolean" }
     };
-    AGENT_HELP = `  --global      edit the per-user files (~/.claude, ~/.codex,
-                ~/.config/opencode, ~/.gemini) instead of the project's; cline
-                and cursor have none
+    AGENT_HELP = `  --global      edit the per-user files (~/.claude or $CLAUDE_CONFIG_DIR,
+                ~/.codex, ~/.config/opencode, ~/.gemini) instead of the
+                project's; cline and cursor have none
   --root DIR    the project root`;
     real2 = (p) => realOrNull(p) ?? path44.resolve(p);
   }
@@ -12802,6 +12805,8 @@ async function install(t, env) {
   if (!t.global) assertDriverFits(t.base, env);
   assertLoadable(t.helper);
   const targets = t.targets();
+  const away = targets.map((x) => path45.dirname(x.file)).find((d) => !dirsBelow(t.base, d).length && !isDir2(d));
+  if (away) throw new Refused(`${away} is not a folder; create it (or unset CLAUDE_CONFIG_DIR): nothing was changed`);
   for (const { file } of targets) missingDirs(t.base, path45.dirname(file));
   const plans = [];
   const notes = [];
@@ -12957,7 +12962,7 @@ function anotherInstalled(t, planned, base = t.base, skip = t.agent.name) {
     return holdsOurs(edit2, readFileSync(file, "utf8"));
   }));
 }
-var import_write_file_atomic3, claudeSettings, EXCLUDE_MARK;
+var import_write_file_atomic3, isDir2, claudeSettings, EXCLUDE_MARK;
 var init_installer = __esm({
   "src/agents/installer.ts"() {
     "use strict";
@@ -12979,6 +12984,7 @@ var init_installer = __esm({
     init_json_hooks();
     init_plan();
     init_target();
+    isDir2 = (p) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
     claudeSettings = (home, env) => path45.join(claudeUserDir(home, env), "settings.json");
     EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
   }
@@ -13192,7 +13198,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   const side = global ? "home" : "project";
   let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path47.join(base, m))));
   if (undo2 && named.length === 0) {
-    agents = Object.values(AGENTS).filter((a) => agents.includes(a) || holdsEntries(a, base, global));
+    agents = Object.values(AGENTS).filter((a) => agents.includes(a) || holdsEntries(a, base, global, ctx.env));
   }
   if (agents.length === 0 && !undo2) {
     const markers = [...new Set(Object.values(AGENTS).flatMap((a) => a.markers[side]))];
@@ -13218,11 +13224,11 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   const planned = /* @__PURE__ */ new Map();
   return { base, global, dryRun, source, dest: path47.join(base, CANONICAL), agents, shown, planned };
 }
-function holdsEntries(agent, base, global) {
+function holdsEntries(agent, base, global, env) {
   try {
     const edits = agent.edits({ abs: path47.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
     return edits.some((edit2) => {
-      const text = readSmall(editPath(base, edit2));
+      const text = readSmall(editPath(base, edit2, global ? env : void 0));
       return text !== null && holdsAgentEntries(edit2, agent.name, text);
     });
   } catch {
@@ -13706,22 +13712,22 @@ function doubleInstall(r, name2, agent) {
     return;
   }
   for (const edit2 of edits) {
-    const file = editPath(r.home, edit2);
+    const file = editPath(r.home, edit2, r.env);
     if (edit2.kind !== "json-hooks" || file === editPath(r.root, edit2)) continue;
     const text = readSmall(file);
     const start = text === null ? [] : oursIn(text).filter((h) => h.event === "SessionStart");
     if (!start.some((h) => installShaped(edit2, h.command) !== null)) continue;
-    const what = `${name2}: installed in this project and for your user (~/${edit2.file}) too`;
+    const what = `${name2}: installed in this project and for your user (${shownOf(edit2, file, r.home)}) too`;
     const user = fixCmd(r, `uninstall --agent ${name2} --global`, false);
     const fix = `${user} (or this project's: ${agentFix(r, "uninstall", name2)})`;
     r.problems.push({ what: `${what}: every session start runs both (two notices, two checkpoint writers)`, fix });
   }
 }
 async function installState(r, name2, edit2) {
-  const file = editPath(r.global ? r.home : r.root, edit2);
+  const file = r.global ? editPath(r.home, edit2, r.env) : editPath(r.root, edit2);
   const text = readSmall(file) ?? readSmall(realOrNull(file) ?? file);
   const reinstall = agentFix(r, "install", name2);
-  const shown = r.global ? `~/${edit2.file}` : edit2.file;
+  const shown = shownOf(edit2, file, r.global ? r.home : null);
   const why = text === null ? unreadReason(realOrNull(file) ?? file) : null;
   const what = `${shown} ${why}: doctor cannot tell which agents' entries it holds`;
   const fix = `make it a readable file of at most 1 MB, then run ${reinstall}`;

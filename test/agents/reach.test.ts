@@ -431,6 +431,29 @@ describe("doctor and the Claude Code plugin", () => {
     expect(existsSync(settings)).toBe(false);
   });
 
+  it("install --global puts Claude Code's user settings under CLAUDE_CONFIG_DIR when it is set", () => {
+    const e = setup();
+    const dir = tempDir("sh-claude-");
+    const cfg = { CLAUDE_CONFIG_DIR: dir };
+    const r = e.run(["install", "--agent", "claude-code", "--global"], cfg);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`created ${path.join(dir, "settings.json")}`);
+    expect(settingsOf(path.join(dir, "settings.json")).hooks.SessionStart).toHaveLength(1);
+    expect(existsSync(path.join(e.home, ".claude"))).toBe(false);
+    expect(JSON.parse(e.run(["doctor", "--global", "--json"], cfg).stdout).agents["claude-code"].install[".claude/settings.json"]).toBe("current");
+    expect(e.run(["install", "--agent", "claude-code", "--root", e.root], cfg).code).toBe(0);
+    expect(e.run(["doctor", "--root", e.root], cfg).stdout).toContain(`for your user (${path.join(dir, "settings.json")}) too`);
+    expect(e.run(["uninstall", "--agent", "claude-code", "--global"], cfg).code).toBe(0);
+    expect(readdirSync(dir)).toEqual([]);
+    // A CLAUDE_CONFIG_DIR that is not there is the user's to make: refused, nothing written.
+    const gone = { CLAUDE_CONFIG_DIR: path.join(dir, "missing") };
+    const before = readdirSync(e.home, { recursive: true });
+    const no = e.run(["install", "--agent", "claude-code", "--global"], gone);
+    expect(no.code).toBe(2);
+    expect(no.stderr).toMatch(/^memory operation refused: \S*missing is not a folder; create it \(or unset CLAUDE_CONFIG_DIR\)/);
+    expect(readdirSync(e.home, { recursive: true })).toEqual(before);
+  });
+
   it("names an install in the project and for the user too, and its fix leaves one", () => {
     const e = setup();
     expect(e.run(["install", "--agent", "claude-code", "--root", e.root]).code).toBe(0);
