@@ -7344,7 +7344,7 @@ stamped and an empty \`## Environment anchors\` section is filled with what
 options:
   --expected-current-sha256 TOKEN  the token \`read\` printed, or \`absent\`
   --from-draft DRAFT  the document from DRAFT, the path on \`read\`'s DRAFT: line
-                    (removed by a save, kept by a refusal)
+                    (removed by a save, kept an hour by a refusal)
   --lock-timeout S  seconds to wait for the lock (default 10; 0 tries once)
 
 stdout: "saved <FILE>[; archived previous handoff as <name>]" or "unchanged
@@ -7391,7 +7391,7 @@ exit:   0 saved or unchanged;
             const merge = "read again, merge it into that version and save with its token";
             const todo = stale ? merge : "fix it and run this again";
             err.message += `
-the draft ${draftShown(d)} was kept: ${todo}`;
+the draft ${draftShown(d)} was kept (for an hour after its last change): ${todo}`;
           }
           throw err;
         }
