@@ -12786,7 +12786,7 @@ var init_target = __esm({
       global: { type: "boolean" },
       "dry-run": { type: "boolean" }
     };
-    AGENT_HELP = `  --global      edit the per-user files (~/.claude or $CLAUDE_CONFIG_DIR,
+    AGENT_HELP = `  --global      edit the per-user files (~/.claude or CLAUDE_CONFIG_DIR,
                 ~/.codex, ~/.config/opencode, ~/.gemini) instead of the
                 project's; cline and cursor have none
   --root DIR    the project root`;

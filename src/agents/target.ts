@@ -19,7 +19,7 @@ export const AGENT_OPTIONS = {
 } as const;
 
 /** The lines `install --help` and `uninstall --help` share. */
-export const AGENT_HELP = `  --global      edit the per-user files (~/.claude or $CLAUDE_CONFIG_DIR,
+export const AGENT_HELP = `  --global      edit the per-user files (~/.claude or CLAUDE_CONFIG_DIR,
                 ~/.codex, ~/.config/opencode, ~/.gemini) instead of the
                 project's; cline and cursor have none
   --root DIR    the project root`;
