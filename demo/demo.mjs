@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // npm run demo: the main job on a real git history. Clones this repository into a scratch
-// folder, saves a handoff there through the built helper, moves the repository on (commits,
+// folder, saves a handoff there through the built helper as SKILL.md's save does (read, the
+// draft written with a file tool, write --from-draft), moves the repository on (commits,
 // a deleted key file), then resumes: the warm-start brief with the drift measured in numbers.
 // Everything shown is what an agent following SKILL.md would see. The scratch folder is
 // removed at the end; this repository is never touched.
@@ -58,11 +59,12 @@ try {
     console.log(`Scratch repository made from this folder (no git history here, so one commit), in a temporary folder the demo removes when it ends`);
   }
 
-  // --- Save, as SKILL.md says, in two calls: what an agent does on "let's stop here".
+  // --- Save, as SKILL.md says, in two calls and a file write between them: what an agent does on "let's stop here".
   const read0 = helper(["read", "handoff"]);
-  show("save 1/2: read the current handoff (none yet) and keep its token", "read handoff", read0);
+  show("save 1/2: read the current handoff (none yet); keep its token and the DRAFT: path it names", "read handoff", read0);
   const token = /^CURRENT-SHA256: (\S+)/m.exec(read0.stdout)?.[1];
-  if (!token) fail("no token from read");
+  const draft = /^DRAFT: (\S+)$/m.exec(read0.stderr)?.[1];
+  if (!token || !draft) fail("no token or no DRAFT: path from read");
 
   const handoff = `<!-- memory-schema: v1 -->
 # Session Handoff
@@ -98,9 +100,14 @@ Make the demo's resume brief show real drift numbers.
 
 ## Environment anchors
 `;
-  const write = helper(["write", "handoff", "--expected-current-sha256", token], handoff);
-  show("save 2/2: write it with that token (compare-and-swap); the helper stamps Saved: and fills the empty anchors", `write handoff --expected-current-sha256 ${token} <<'EOF' … EOF`, write);
+  // The agent's file tool writes the whole document to the draft path (never the shell: backticks stay as written).
+  writeFileSync(path.join(project, draft), handoff);
+  console.log(`\n=== the agent's file tool writes the whole handoff (${handoff.split("\n").length} lines) to ${draft}`);
+  const write = helper(["write", "handoff", "--from-draft", draft, "--expected-current-sha256", token]);
+  const said = "the helper stamps Saved:, fills the empty anchors and removes the draft";
+  show(`save 2/2: write the draft with that token (compare-and-swap); ${said}`, `write handoff --from-draft ${draft} --expected-current-sha256 ${token}`, write);
   if (write.code !== 0) fail("write failed");
+  if (existsSync(path.join(project, draft))) fail("the draft was not removed by the save");
 
   // --- Time passes: the repository moves on without the agent.
   console.log("\n=== meanwhile: four commits land, the last one deleting a key file");

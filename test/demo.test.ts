@@ -11,6 +11,9 @@ it("npm run demo saves, moves the repository on, and resumes with measured drift
   const r = spawnSync(process.execPath, [path.join(root, "demo", "demo.mjs")], { encoding: "utf8", timeout: 120_000 });
   expect(r.status, r.stderr).toBe(0);
   expect(r.stdout).toMatch(/saved HANDOFF\.md\nCURRENT-SHA256: [0-9a-f]{64}/);
+  // SKILL.md's save: the DRAFT: path read names, the file tool writes it, write takes it; never stdin.
+  expect(r.stdout).toMatch(/\[stderr\] DRAFT: (\.ai\/memory\/drafts\/handoff-[0-9a-f]{8}\.md)\n[^]*\$ node scripts\/memory_io\.mjs write handoff --from-draft \1 --expected-current-sha256 absent\n/);
+  expect(r.stdout).not.toContain("<<'EOF'");
   expect(r.stdout).toMatch(/verdict: drifted/);
   // The scratch folder is gone when the demo ends: its path is never printed.
   expect(r.stdout).not.toContain("session-handoff-demo-");

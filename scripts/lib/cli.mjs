@@ -3106,7 +3106,7 @@ function psQuote(s) {
 }
 function nodeRun(args) {
   const record2 = `"$(cat "\${XDG_CONFIG_HOME:-$HOME/.config}/${NODE_RECORD}" 2>/dev/null)"`;
-  return `for n in "$SESSION_HANDOFF_NODE" ${record2} "$(command -v node)" ${KNOWN_NODES}; do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`;
+  return `for n in "$SESSION_HANDOFF_NODE" ${record2} "$(command -v node)" ${KNOWN_NODES}; do [ -f "$n" ] && [ -x "$n" ] && ${GUARD}exec "$n" "$f" ${args}; }; done`;
 }
 function hookCommand(helper, args, projectVar) {
   const rel = projectVar !== null && helper.rel !== null;
@@ -3118,7 +3118,7 @@ function hookCommandPowerShell(abs, args) {
   const onPath = `(Get-Command node ${PS_FIRST} -ExpandProperty Source)`;
   return `$f=${psQuote(abs)}; if (Test-Path -LiteralPath $f -PathType Leaf) { $c=if ($env:XDG_CONFIG_HOME) { $env:XDG_CONFIG_HOME } else { Join-Path $HOME '.config' }; foreach ($n in @($env:SESSION_HANDOFF_NODE, ${record2}, ${onPath}, "$env:ProgramFiles\\nodejs\\node.exe")) { if ($n -and (Test-Path -LiteralPath $n -PathType Leaf)) { $input | & $n $f ${args}; exit $LASTEXITCODE } } }; exit 0`;
 }
-var CLINE_HOOK_MARK, KNOWN_NODES, NODE_RECORD, PS_FIRST;
+var CLINE_HOOK_MARK, KNOWN_NODES, NODE_RECORD, PS_FIRST, UNLOADABLE, GUARD, unguarded;
 var init_command = __esm({
   "src/agents/command.ts"() {
     "use strict";
@@ -3126,6 +3126,9 @@ var init_command = __esm({
     KNOWN_NODES = '/opt/homebrew/bin/node /usr/local/bin/node "$HOME/.volta/bin/node" "$HOME/.local/share/fnm/aliases/default/bin/node" "$HOME/.asdf/shims/node" "$HOME/.local/share/mise/shims/node"';
     NODE_RECORD = "session-handoff/node";
     PS_FIRST = "-ErrorAction SilentlyContinue | Select-Object -First 1";
+    UNLOADABLE = "%s holds a backslash, from which Node cannot load it; move the project to a path without one";
+    GUARD = `{ case $OS$f in Windows_NT*) ;; *\\\\*) printf 'session-handoff: ${UNLOADABLE}\\n' "$f" >&2; exit 0;; esac; `;
+    unguarded = (command) => command.replace(GUARD, "").replace("; }; done", "; done");
   }
 });
 
@@ -3177,6 +3180,7 @@ function unfenced(text) {
     out.splice(from, lines2.length - from, ...lines2.slice(from));
     [fence, i] = ["", from];
   }
+  for (let i = 0; i < out.length; i++) if (/^( {4}| {0,3}\t)/.test(out[i]) && !out[i - 1]?.trim()) out[i] = "";
   return out;
 }
 function blockAgents(text, span) {
@@ -7355,7 +7359,7 @@ stamped and an empty \`## Environment anchors\` section is filled with what
 options:
   --expected-current-sha256 TOKEN  the token \`read\` printed, or \`absent\`
   --from-draft DRAFT  the document from DRAFT, the path on \`read\`'s DRAFT: line
-                    (removed by a save, kept by a refusal)
+                    (removed by a save, kept an hour by a refusal)
   --lock-timeout S  seconds to wait for the lock (default 10; 0 tries once)
 
 stdout: "saved <FILE>[; archived previous handoff as <name>]" or "unchanged
@@ -7402,7 +7406,7 @@ exit:   0 saved or unchanged;
             const merge = "read again, merge it into that version and save with its token";
             const todo = stale ? merge : "fix it and run this again";
             err.message += `
-the draft ${draftShown(d)} was kept: ${todo}`;
+the draft ${draftShown(d)} was kept (for an hour after its last change): ${todo}`;
           }
           throw err;
         }
@@ -10272,22 +10276,21 @@ ${t}`) ? null : void 0));
   const decisions = missing(a.decisions, b.decisions);
   const failed = missing(a.failedApproaches, b.failedApproaches);
   const questions = missing(a.openQuestions, b.openQuestions);
-  const theirStatus = /* @__PURE__ */ new Map();
-  for (const s of b.steps) {
-    const key = firstLine2(s.text);
-    if (RANK2[s.status] > RANK2[theirStatus.get(key) ?? "unmarked"]) theirStatus.set(key, s.status);
-  }
   const plan2 = sectionBody(lines2, a, "plan") ?? { from: 0, to: 0 };
+  const known = new Set(a.steps.map((s) => firstLine2(s.text)));
   for (let i = plan2.from; i < plan2.to; i++) {
     const m = PLAN_LINE.exec(lines2[i]);
     if (!m) continue;
     const mine = m[2] === "~" ? "in-progress" : m[2] === " " ? "todo" : m[2] === "-" ? "abandoned" : "done";
-    const theirs = theirStatus.get(m[4].trim());
-    if (theirs !== void 0 && RANK2[theirs] > RANK2[mine]) lines2[i] = `${m[1]}${BOX[theirs]}${m[3]}${m[4]}`;
+    const t = m[4].trim();
+    const exact = b.steps.filter((s) => firstLine2(s.text) === t);
+    const like = exact.length > 0 ? exact : b.steps.filter((s) => sameStep(t, s.text) || sameStep(s.text, t));
+    like.forEach((s) => known.add(firstLine2(s.text)));
+    const best = like.sort((x, y) => RANK2[y.status] - RANK2[x.status])[0];
+    if (best && RANK2[best.status] > RANK2[mine]) lines2[i] = `${m[1]}${BOX[best.status]}${m[3]}${firstLine2(best.text)}`;
   }
-  const known = new Set(a.steps.map((s) => firstLine2(s.text)));
   const newSteps = b.plan.filter((s) => s.status !== "unmarked" && !known.has(firstLine2(s.text))).map((s) => `[${BOX[s.status]}] ${s.text}`);
-  const done2 = new Set([...a.steps, ...b.steps].filter((s) => RANK2[s.status] === 3).map((s) => firstLine2(s.text)));
+  const done2 = new Set([...a.steps, ...b.steps].filter((s) => RANK2[s.status] >= 3).map((s) => firstLine2(s.text)));
   const open = b.nextSteps.filter((t) => !/^\[-\]/.test(t) && !done2.has(firstLine2(t.replace(/^\[[ xX~-]\]\s*/, ""))));
   const next = missing(a.nextSteps, open);
   let out = lines2.join("\n");
@@ -10417,7 +10420,7 @@ var init_merge_driver = __esm({
     init_pause();
     init_run();
     MERGED_LINE = /^Merged-with: archive\/(HANDOFF-[A-Za-z0-9._-]+\.md)(?:; (merged with [^\n]{1,200}?))?[ \t]*$/m;
-    RANK2 = { unmarked: 0, todo: 1, "in-progress": 2, done: 3, abandoned: 3 };
+    RANK2 = { unmarked: 0, todo: 1, "in-progress": 2, abandoned: 3, done: 4 };
     BOX = { todo: " ", "in-progress": "~", done: "x", abandoned: "-" };
     NONE_ITEM2 = /^(none|none recorded|n\/a|-)\.?$/i;
     PLAN_LINE = /^(\s*[-*+] \[)([ xX~-])(\]\s+)(.*)$/;
@@ -12404,7 +12407,7 @@ import path42 from "node:path";
 function installedForms(spec, args = spec.hooks.map((h) => h.args)) {
   return args.flatMap((a) => {
     const now = spec.command(a);
-    return [now, `${now.slice(0, now.indexOf(FILE_TAIL) + FILE_TAIL.length)}node "$f" ${a}`];
+    return [now, unguarded(now), `${now.slice(0, now.indexOf(FILE_TAIL) + FILE_TAIL.length)}node "$f" ${a}`];
   });
 }
 function installShaped(spec, command, args) {
@@ -12743,10 +12746,11 @@ function ownedSpan(edit2, text) {
   return (mid) => lines2.slice(0, from).map((l) => `${l}
 `).join("") + mid + lines2.slice(to + 1).join("\n");
 }
-function editPath(base, edit2) {
-  return path43.join(base, ...edit2.file.split("/"));
+function editPath(base, edit2, env) {
+  const claude = env !== void 0 && edit2.file.startsWith(".claude/");
+  return claude ? path43.join(claudeUserDir(base, env), edit2.file.slice(8)) : path43.join(base, ...edit2.file.split("/"));
 }
-var tryText, nothingLeft;
+var tryText, nothingLeft, shownOf;
 var init_plan = __esm({
   "src/agents/plan.ts"() {
     "use strict";
@@ -12754,6 +12758,7 @@ var init_plan = __esm({
     init_json_hooks();
     init_json_hooks();
     init_md_block();
+    init_claude_plugin();
     init_command();
     tryText = (f) => {
       try {
@@ -12763,6 +12768,7 @@ var init_plan = __esm({
       }
     };
     nothingLeft = (edit2, rest) => edit2.kind === "md-block" ? rest === "" : edit2.kind === "owned-file" ? !rest.trim() : /^\uFEFF?\s*\{\s*\}\s*$/.test(rest);
+    shownOf = (edit2, file, home) => home === null ? edit2.file : file === editPath(home, edit2) ? `~/${edit2.file}` : file;
   }
 });
 
@@ -12779,8 +12785,8 @@ function targetOf(agent, root, helper, env, dryRun) {
   const global = root === null;
   const home = homeFolder(env);
   const base = root ?? real2(home);
-  const target = (edit2) => ({ edit: edit2, file: editPath(base, edit2), shown: global ? `~/${edit2.file}` : edit2.file });
-  const targets = () => agent.edits(helper, global).map(target);
+  const target = (edit2, file = editPath(base, edit2, global ? env : void 0)) => ({ edit: edit2, file, shown: shownOf(edit2, file, global ? base : null) });
+  const targets = () => agent.edits(helper, global).map((e) => target(e));
   const planned = /* @__PURE__ */ new Map();
   const memDir = root === null ? null : memoryDir(root);
   return { agent, global, base, home, memDir, helper, targets, dryRun, planned };
@@ -12819,9 +12825,9 @@ var init_target = __esm({
       global: { type: "boolean" },
       "dry-run": { type: "boolean" }
     };
-    AGENT_HELP = `  --global      edit the per-user files (~/.claude, ~/.codex,
-                ~/.config/opencode, ~/.gemini) instead of the project's; cline
-                and cursor have none
+    AGENT_HELP = `  --global      edit the per-user files (~/.claude or CLAUDE_CONFIG_DIR,
+                ~/.codex, ~/.config/opencode, ~/.gemini) instead of the
+                project's; cline and cursor have none
   --root DIR    the project root`;
     real2 = (p) => realOrNull(p) ?? path44.resolve(p);
   }
@@ -12838,6 +12844,8 @@ async function install(t, env) {
   if (!t.global) assertDriverFits(t.base, env);
   assertLoadable(t.helper);
   const targets = t.targets();
+  const away = targets.map((x) => path45.dirname(x.file)).find((d) => !dirsBelow(t.base, d).length && !isDir2(d));
+  if (away) throw new Refused(`${away} is not a folder; create it (or unset CLAUDE_CONFIG_DIR): nothing was changed`);
   for (const { file } of targets) missingDirs(t.base, path45.dirname(file));
   const plans = [];
   const notes = [];
@@ -12993,7 +13001,7 @@ function anotherInstalled(t, planned, base = t.base, skip = t.agent.name) {
     return holdsOurs(edit2, readFileSync(file, "utf8"));
   }));
 }
-var import_write_file_atomic3, claudeSettings, EXCLUDE_MARK;
+var import_write_file_atomic3, isDir2, claudeSettings, EXCLUDE_MARK;
 var init_installer = __esm({
   "src/agents/installer.ts"() {
     "use strict";
@@ -13015,6 +13023,7 @@ var init_installer = __esm({
     init_json_hooks();
     init_plan();
     init_target();
+    isDir2 = (p) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
     claudeSettings = (home, env) => path45.join(claudeUserDir(home, env), "settings.json");
     EXCLUDE_MARK = "# session-handoff: the next line's file names this clone's path (uninstall removes both)";
   }
@@ -13228,7 +13237,7 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   const side = global ? "home" : "project";
   let agents = named.length > 0 ? [...new Set(named)].map((n2) => AGENTS[n2]) : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path47.join(base, m))));
   if (undo2 && named.length === 0) {
-    agents = Object.values(AGENTS).filter((a) => agents.includes(a) || holdsEntries(a, base, global));
+    agents = Object.values(AGENTS).filter((a) => agents.includes(a) || holdsEntries(a, base, global, ctx.env));
   }
   if (agents.length === 0 && !undo2) {
     const markers = [...new Set(Object.values(AGENTS).flatMap((a) => a.markers[side]))];
@@ -13254,11 +13263,11 @@ function planOf(ctx, { named, root, global, dryRun, undo: undo2 }) {
   const planned = /* @__PURE__ */ new Map();
   return { base, global, dryRun, source, dest: path47.join(base, CANONICAL), agents, shown, planned };
 }
-function holdsEntries(agent, base, global) {
+function holdsEntries(agent, base, global, env) {
   try {
     const edits = agent.edits({ abs: path47.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
     return edits.some((edit2) => {
-      const text = readSmall(editPath(base, edit2));
+      const text = readSmall(editPath(base, edit2, global ? env : void 0));
       return text !== null && holdsAgentEntries(edit2, agent.name, text);
     });
   } catch {
@@ -13742,22 +13751,22 @@ function doubleInstall(r, name2, agent) {
     return;
   }
   for (const edit2 of edits) {
-    const file = editPath(r.home, edit2);
+    const file = editPath(r.home, edit2, r.env);
     if (edit2.kind !== "json-hooks" || file === editPath(r.root, edit2)) continue;
     const text = readSmall(file);
     const start = text === null ? [] : oursIn(text).filter((h) => h.event === "SessionStart");
     if (!start.some((h) => installShaped(edit2, h.command) !== null)) continue;
-    const what = `${name2}: installed in this project and for your user (~/${edit2.file}) too`;
+    const what = `${name2}: installed in this project and for your user (${shownOf(edit2, file, r.home)}) too`;
     const user = fixCmd(r, `uninstall --agent ${name2} --global`, false);
     const fix = `${user} (or this project's: ${agentFix(r, "uninstall", name2)})`;
     r.problems.push({ what: `${what}: every session start runs both (two notices, two checkpoint writers)`, fix });
   }
 }
 async function installState(r, name2, edit2) {
-  const file = editPath(r.global ? r.home : r.root, edit2);
+  const file = r.global ? editPath(r.home, edit2, r.env) : editPath(r.root, edit2);
   const text = readSmall(file) ?? readSmall(realOrNull(file) ?? file);
   const reinstall = agentFix(r, "install", name2);
-  const shown = r.global ? `~/${edit2.file}` : edit2.file;
+  const shown = shownOf(edit2, file, r.global ? r.home : null);
   const why = text === null ? unreadReason(realOrNull(file) ?? file) : null;
   const what = `${shown} ${why}: doctor cannot tell which agents' entries it holds`;
   const fix = `make it a readable file of at most 1 MB, then run ${reinstall}`;

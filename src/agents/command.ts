@@ -24,12 +24,20 @@ export const NODE_RECORD = "session-handoff/node";
 /** PowerShell's "first result, quietly". */
 export const PS_FIRST = "-ErrorAction SilentlyContinue | Select-Object -First 1";
 
+// Outside Windows Node loads no ES module from a path holding a backslash (a project moved there): one line, exit 0.
+const UNLOADABLE = "%s holds a backslash, from which Node cannot load it; move the project to a path without one";
+const GUARD =
+  `{ case $OS$f in Windows_NT*) ;; *\\\\*) printf 'session-handoff: ${UNLOADABLE}\\n' "$f" >&2; exit 0;; esac; `;
+
+/** A command of ours as install wrote it before GUARD, which install upgrades in place and uninstall removes. */
+export const unguarded = (command: string) => command.replace(GUARD, "").replace("; }; done", "; done");
+
 /** Shell text running `"$f" <args>` with the first Node found: the same on every machine, so clones share it. */
 export function nodeRun(args: string): string {
   const record = `"$(cat "\${XDG_CONFIG_HOME:-$HOME/.config}/${NODE_RECORD}" 2>/dev/null)"`;
   return (
     `for n in "$SESSION_HANDOFF_NODE" ${record} "$(command -v node)" ${KNOWN_NODES}; ` +
-    `do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f" ${args}; done`
+    `do [ -f "$n" ] && [ -x "$n" ] && ${GUARD}exec "$n" "$f" ${args}; }; done`
   );
 }
 

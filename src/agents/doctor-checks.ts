@@ -6,7 +6,7 @@ import { AGENTS } from "./index.ts";
 import { claudePluginInstalls, type PluginInstall } from "./claude-plugin.ts";
 import { blockEndByte, CODEX_BUDGET, findBlock } from "./md-block.ts";
 import { keepingUserStatusLine } from "./installer.ts";
-import { editPath, holdsAgentEntries, holdsOurs, installText } from "./plan.ts";
+import { editPath, holdsAgentEntries, holdsOurs, installText, shownOf } from "./plan.ts";
 import type { Agent, AgentName, Edit, HelperLocation, JsonHooksEdit } from "./types.ts";
 import { driverPartMissing, MERGE_DRIVER_MISSING, mergeDriverMissing } from "../git/merge-driver-config.ts";
 import { GitUnavailable, runGit } from "../git/run.ts";
@@ -201,12 +201,12 @@ function doubleInstall(r: Report, name: AgentName, agent: Agent): void {
     return;
   }
   for (const edit of edits) {
-    const file = editPath(r.home, edit);
+    const file = editPath(r.home, edit, r.env);
     if (edit.kind !== "json-hooks" || file === editPath(r.root, edit)) continue;
     const text = readSmall(file);
     const start = text === null ? [] : oursIn(text).filter((h) => h.event === "SessionStart");
     if (!start.some((h) => installShaped(edit, h.command) !== null)) continue;
-    const what = `${name}: installed in this project and for your user (~/${edit.file}) too`;
+    const what = `${name}: installed in this project and for your user (${shownOf(edit, file, r.home)}) too`;
     const user = fixCmd(r, `uninstall --agent ${name} --global`, false);
     const fix = `${user} (or this project's: ${agentFix(r, "uninstall", name)})`;
     r.problems.push({ what: `${what}: every session start runs both (two notices, two checkpoint writers)`, fix });
@@ -215,11 +215,11 @@ function doubleInstall(r: Report, name: AgentName, agent: Agent): void {
 
 /** One installed file's state (absent, current, outdated, malformed), its problems, notes and start commands. */
 async function installState(r: Report, name: AgentName, edit: Edit): Promise<string> {
-  const file = editPath(r.global ? r.home : r.root, edit);
+  const file = r.global ? editPath(r.home, edit, r.env) : editPath(r.root, edit);
   // doctor only reads: a file linked from a dotfiles folder (install refuses to edit it) is judged by what it holds.
   const text = readSmall(file) ?? readSmall(realOrNull(file) ?? file);
   const reinstall = agentFix(r, "install", name);
-  const shown = r.global ? `~/${edit.file}` : edit.file;
+  const shown = shownOf(edit, file, r.global ? r.home : null);
   const why = text === null ? unreadReason(realOrNull(file) ?? file) : null;
   const what = `${shown} ${why}: doctor cannot tell which agents' entries it holds`;
   const fix = `make it a readable file of at most 1 MB, then run ${reinstall}`;

@@ -1,5 +1,5 @@
 // install and uninstall of one agent's files, used by their verbs and by init.
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync } from "../builtins.ts";
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from "../builtins.ts";
 import path from "node:path";
 import writeFileAtomic from "write-file-atomic";
 import { Refused } from "../errors.ts";
@@ -23,6 +23,8 @@ import type { Edit } from "./types.ts";
 
 type Env = Record<string, string | undefined>;
 
+const isDir = (p: string) => statSync(p, { throwIfNoEntry: false })?.isDirectory() === true;
+
 /** Writes the agent's entries into its files. @returns a line per file, and notes for stderr. */
 export async function install(t: Target, env: Env) {
   const hv = process.platform === "win32" ? "USERPROFILE" : "HOME";
@@ -33,6 +35,9 @@ export async function install(t: Target, env: Env) {
   if (!t.global) assertDriverFits(t.base, env);
   assertLoadable(t.helper);
   const targets = t.targets();
+  // A folder outside the base (CLAUDE_CONFIG_DIR elsewhere) is the user's, never made by install: it must be there.
+  const away = targets.map((x) => path.dirname(x.file)).find((d) => !dirsBelow(t.base, d).length && !isDir(d));
+  if (away) throw new Refused(`${away} is not a folder; create it (or unset CLAUDE_CONFIG_DIR): nothing was changed`);
   for (const { file } of targets) missingDirs(t.base, path.dirname(file));
   // Every new text is computed before anything is written: a refusal for one file changes none.
   const plans = [];

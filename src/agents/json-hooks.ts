@@ -2,7 +2,7 @@ import { createScanner, findNodeAtLocation, parse, parseTree, printParseErrorCod
   type ParseError } from "jsonc-parser/lib/esm/main.js";
 import path from "node:path";
 import { Refused } from "../errors.ts";
-import { shellQuote } from "./command.ts";
+import { shellQuote, unguarded } from "./command.ts";
 import { windowsShaped } from "./harness-path.ts";
 import type { HookSpec, JsonHooksEdit } from "./types.ts";
 
@@ -13,11 +13,11 @@ const FILE_TAIL = '; [ ! -f "$f" ] || ';
 
 type Commands = Pick<JsonHooksEdit, "command" | "commandWindows" | "hooks">;
 
-// What install writes for each hook now, and the bare-`node` form of before, which it upgrades in place.
+// What install writes for each hook now, and the forms of before (bare `node`, no backslash guard), upgraded in place.
 export function installedForms(spec: Commands, args = spec.hooks.map((h) => h.args)): string[] {
   return args.flatMap((a) => {
     const now = spec.command(a);
-    return [now, `${now.slice(0, now.indexOf(FILE_TAIL) + FILE_TAIL.length)}node "$f" ${a}`];
+    return [now, unguarded(now), `${now.slice(0, now.indexOf(FILE_TAIL) + FILE_TAIL.length)}node "$f" ${a}`];
   });
 }
 

@@ -49,7 +49,7 @@ export function findBlock(text: string, file: string): BlockSpan | null {
 /** Whether a line names one of our markers (a line of the user's that does is refused, never guessed at). */
 export const mentionsMarker = (line: string) => /session-handoff:(begin|end)/.test(line);
 
-// The text's lines, those inside fenced code (and the fences) blanked: a marker there is the user's example, not ours.
+// The text's lines, those of code (fenced, with its fences, or indented) blanked: a marker there is the user's example.
 // A fence never closed is taken as text, or a block install appended after it would never be found again.
 function unfenced(text: string): string[] {
   const lines = text.split("\n");
@@ -67,6 +67,8 @@ function unfenced(text: string): string[] {
     out.splice(from, lines.length - from, ...lines.slice(from));
     [fence, i] = ["", from];
   }
+  // Indented by 4 after a blank line or code, a line is indented code as CommonMark reads it (install writes none).
+  for (let i = 0; i < out.length; i++) if (/^( {4}| {0,3}\t)/.test(out[i]!) && !out[i - 1]?.trim()) out[i] = "";
   return out;
 }
 

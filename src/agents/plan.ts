@@ -3,6 +3,7 @@ import { Refused } from "../errors.ts";
 import { holdsOurHooks, hooksSnippet, mergeHooks, mergeStatusLine } from "./json-hooks.ts";
 import { removeHooks, removeStatusLine } from "./json-hooks.ts";
 import { block, BLOCK_BEGIN, blockAgents, findBlock, holdsBlock, putBlock, takeBlock } from "./md-block.ts";
+import { claudeUserDir } from "./claude-plugin.ts";
 import { CLINE_HOOK_MARK } from "./command.ts";
 import type { AgentName, Edit, OwnedFileEdit } from "./types.ts";
 
@@ -91,6 +92,12 @@ function ownedSpan(edit: OwnedFileEdit, text: string): ((ours: string) => string
   return (mid) => lines.slice(0, from).map((l) => `${l}\n`).join("") + mid + lines.slice(to + 1).join("\n");
 }
 
-export function editPath(base: string, edit: Edit): string {
-  return path.join(base, ...edit.file.split("/"));
+/** How a file is named to the user: from the project, or `~/…`, or whole (a per-user file outside HOME). */
+export const shownOf = (edit: Edit, file: string, home: string | null) =>
+  home === null ? edit.file : file === editPath(home, edit) ? `~/${edit.file}` : file;
+
+/** The file of `edit` under `base`; with `env` (per-user files), Claude Code's under CLAUDE_CONFIG_DIR when set. */
+export function editPath(base: string, edit: Edit, env?: Record<string, string | undefined>): string {
+  const claude = env !== undefined && edit.file.startsWith(".claude/");
+  return claude ? path.join(claudeUserDir(base, env), edit.file.slice(8)) : path.join(base, ...edit.file.split("/"));
 }

@@ -220,7 +220,7 @@ function planOf(ctx: Caller, { named, root, global, dryRun, undo }: InitAsk) {
     : Object.values(AGENTS).filter((a) => a.markers[side].some((m) => exists(path.join(base, m))));
   // Undo also takes the agents whose files hold install's entries where no marker names them (AGENTS.md alone).
   if (undo && named.length === 0) {
-    agents = Object.values(AGENTS).filter((a) => agents.includes(a) || holdsEntries(a, base, global));
+    agents = Object.values(AGENTS).filter((a) => agents.includes(a) || holdsEntries(a, base, global, ctx.env));
   }
   if (agents.length === 0 && !undo) {
     const markers = [...new Set(Object.values(AGENTS).flatMap((a) => a.markers[side]))];
@@ -247,11 +247,11 @@ function planOf(ctx: Caller, { named, root, global, dryRun, undo }: InitAsk) {
   return { base, global, dryRun, source, dest: path.join(base, CANONICAL), agents, shown, planned };
 }
 
-function holdsEntries(agent: Agent, base: string, global: boolean): boolean {
+function holdsEntries(agent: Agent, base: string, global: boolean, env: Caller["env"]): boolean {
   try {
     const edits = agent.edits({ abs: path.join(base, CANONICAL, "scripts", "memory_io.mjs"), rel: null }, global);
     return edits.some((edit) => {
-      const text = readSmall(editPath(base, edit));
+      const text = readSmall(editPath(base, edit, global ? env : undefined));
       return text !== null && holdsAgentEntries(edit, agent.name, text);
     });
   } catch {

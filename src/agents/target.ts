@@ -5,7 +5,7 @@ import { homeFolder } from "../store/home.ts";
 import { memoryDir } from "../store/paths.ts";
 import { realOrNull } from "../store/fs.ts";
 import { AGENTS, isAgentName } from "./index.ts";
-import { editPath } from "./plan.ts";
+import { editPath, shownOf } from "./plan.ts";
 import type { Agent, Edit, HelperLocation } from "./types.ts";
 
 export const AGENT_NAMES = Object.keys(AGENTS).join("|");
@@ -19,9 +19,9 @@ export const AGENT_OPTIONS = {
 } as const;
 
 /** The lines `install --help` and `uninstall --help` share. */
-export const AGENT_HELP = `  --global      edit the per-user files (~/.claude, ~/.codex,
-                ~/.config/opencode, ~/.gemini) instead of the project's; cline
-                and cursor have none
+export const AGENT_HELP = `  --global      edit the per-user files (~/.claude or CLAUDE_CONFIG_DIR,
+                ~/.codex, ~/.config/opencode, ~/.gemini) instead of the
+                project's; cline and cursor have none
   --root DIR    the project root`;
 
 type Env = Record<string, string | undefined>;
@@ -50,8 +50,9 @@ export function targetOf(agent: Agent, root: string | null, helper: HelperLocati
   const global = root === null;
   const home = homeFolder(env);
   const base = root ?? real(home);
-  const target = (edit: Edit) => ({ edit, file: editPath(base, edit), shown: global ? `~/${edit.file}` : edit.file });
-  const targets = () => agent.edits(helper, global).map(target);
+  const target = (edit: Edit, file = editPath(base, edit, global ? env : undefined)) =>
+    ({ edit, file, shown: shownOf(edit, file, global ? base : null) });
+  const targets = () => agent.edits(helper, global).map((e) => target(e));
   // A dry run's texts of the files it would write: init's agents share one, so each sees what the earlier ones left.
   const planned = new Map<string, string | null>();
   const memDir = root === null ? null : memoryDir(root);

@@ -102,7 +102,8 @@ export function mergeLedgers(ours: string, theirs: string, prefix: string, base 
   return `${[head.join("\n"), ...blocks].join("\n\n")}\n`;
 }
 
-const RANK: Record<string, number> = { unmarked: 0, todo: 1, "in-progress": 2, done: 3, abandoned: 3 };
+// Done outranks dropped: the merged tree holds the done side's work (docs/decisions/merge-driver.md).
+const RANK: Record<string, number> = { unmarked: 0, todo: 1, "in-progress": 2, abandoned: 3, done: 4 };
 const BOX: Record<string, string> = { todo: " ", "in-progress": "~", done: "x", abandoned: "-" };
 const NONE_ITEM = /^(none|none recorded|n\/a|-)\.?$/i;
 const PLAN_LINE = /^(\s*[-*+] \[)([ xX~-])(\]\s+)(.*)$/;
@@ -201,26 +202,26 @@ export function mergeHandoffs(later: string, other: string, base = ""): { text: 
   const decisions = missing(a.decisions, b.decisions);
   const failed = missing(a.failedApproaches, b.failedApproaches);
   const questions = missing(a.openQuestions, b.openQuestions);
-  // Plan: each step of the later side at the furthest status either side reached.
-  const theirStatus = new Map<string, string>();
-  for (const s of b.steps) {
-    const key = firstLine(s.text);
-    if (RANK[s.status]! > RANK[theirStatus.get(key) ?? "unmarked"]!) theirStatus.set(key, s.status);
-  }
+  // Plan: each step of the later side at the furthest status either side reached, with that side's words; the
+  // other side's step is the same words, else the same step with a note on either side (`— dropped: why`).
   const plan = sectionBody(lines, a, "plan") ?? { from: 0, to: 0 };
+  const known = new Set(a.steps.map((s) => firstLine(s.text)));
   for (let i = plan.from; i < plan.to; i++) {
     const m = PLAN_LINE.exec(lines[i]!);
     if (!m) continue;
     const mine = m[2] === "~" ? "in-progress" : m[2] === " " ? "todo" : m[2] === "-" ? "abandoned" : "done";
-    const theirs = theirStatus.get(m[4]!.trim());
-    if (theirs !== undefined && RANK[theirs]! > RANK[mine]!) lines[i] = `${m[1]}${BOX[theirs]}${m[3]}${m[4]}`;
+    const t = m[4]!.trim();
+    const exact = b.steps.filter((s) => firstLine(s.text) === t);
+    const like = exact.length > 0 ? exact : b.steps.filter((s) => sameStep(t, s.text) || sameStep(s.text, t));
+    like.forEach((s) => known.add(firstLine(s.text)));
+    const best = like.sort((x, y) => RANK[y.status]! - RANK[x.status]!)[0];
+    if (best && RANK[best.status]! > RANK[mine]!) lines[i] = `${m[1]}${BOX[best.status]}${m[3]}${firstLine(best.text)}`;
   }
-  const known = new Set(a.steps.map((s) => firstLine(s.text)));
   const newSteps = b.plan
     .filter((s) => s.status !== "unmarked" && !known.has(firstLine(s.text)))
     .map((s) => `[${BOX[s.status]}] ${s.text}`);
   // Next steps: the other side's open ones, unless done in the merged plan or already listed.
-  const done = new Set([...a.steps, ...b.steps].filter((s) => RANK[s.status] === 3).map((s) => firstLine(s.text)));
+  const done = new Set([...a.steps, ...b.steps].filter((s) => RANK[s.status]! >= 3).map((s) => firstLine(s.text)));
   const open = b.nextSteps.filter((t) => !/^\[-\]/.test(t) && !done.has(firstLine(t.replace(/^\[[ xX~-]\]\s*/, ""))));
   const next = missing(a.nextSteps, open);
   // Each edit re-reads the document, so that line numbers always hold.

@@ -28,7 +28,7 @@ stamped and an empty \`## Environment anchors\` section is filled with what
 options:
   --expected-current-sha256 TOKEN  the token \`read\` printed, or \`absent\`
   --from-draft DRAFT  the document from DRAFT, the path on \`read\`'s DRAFT: line
-                    (removed by a save, kept by a refusal)
+                    (removed by a save, kept an hour by a refusal)
   --lock-timeout S  seconds to wait for the lock (default 10; 0 tries once)
 
 stdout: "saved <FILE>[; archived previous handoff as <name>]" or "unchanged
@@ -76,7 +76,8 @@ exit:   0 saved or unchanged;
         const stale = err.message.includes("changed since it was read");
         const merge = "read again, merge it into that version and save with its token";
         const todo = stale ? merge : "fix it and run this again";
-        err.message += `\nthe draft ${draftShown(d)} was kept: ${todo}`;
+        // It stays until a read or recover finds it untouched for an hour (docs/design.md#drafts).
+        err.message += `\nthe draft ${draftShown(d)} was kept (for an hour after its last change): ${todo}`;
       }
       throw err;
     }

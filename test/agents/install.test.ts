@@ -121,6 +121,9 @@ describe("uninstall gives the user's layout back byte for byte with nothing kept
     // Marker lines inside the user's fenced code are their example, not our block.
     ["AGENTS.md", FENCED, "codex"],
     ["AGENTS.md", "# R\n\n~~~\n<!-- session-handoff:end -->\n~~~\n\n````\nnever closed\n", "opencode"],
+    // Indented code (4 spaces or a tab after a blank line) is their example too, as CommonMark reads it.
+    ["AGENTS.md", "# R\n\nOurs:\n\n    <!-- session-handoff:begin -->\n    Installed by session-handoff for: codex.\n\n    <!-- session-handoff:end -->\n\nEnd.\n", "opencode"],
+    ["GEMINI.md", "```\nx\n```\n\t<!-- session-handoff:begin -->\n\t<!-- session-handoff:end -->\n", "gemini"],
   ];
   it.each(LAYOUTS)("%s %j (%s)", (file, text, agent) => {
     const e = setup();

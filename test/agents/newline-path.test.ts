@@ -1,6 +1,7 @@
 // A project whose path holds a line break: install, init and publish refuse before writing
 // anything (the merge driver's command would carry it into git's config; docs/design.md).
-import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { gitRepo, handoff, helper, snapshot, tempDir } from "../helpers.ts";
@@ -78,5 +79,27 @@ describe.skipIf(process.platform === "win32")("a project path with a backslash",
     expect(r.code, r.stderr).toBe(0);
     const d = helper(["doctor", "--root", p.root], { env: p.env });
     expect(d.stdout + d.stderr).toContain("the project path holds a backslash: Node cannot load a helper copy in it");
+  });
+
+  it("a project moved there: every hook prints one line and exits 0, never a stack trace", () => {
+    const at = gitRepo();
+    const home = tempDir("sh-home-");
+    const env = { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config") };
+    const r = helper(["init", "--agent", "claude-code", "--agent", "cline", "--root", at], { env });
+    expect(r.code, r.stderr).toBe(0);
+    const root = path.join(tempDir(), "w \\ dir");
+    renameSync(at, root);
+    const hooks = JSON.parse(readFileSync(path.join(root, ".claude", "settings.json"), "utf8")).hooks;
+    const commands = Object.values(hooks as Record<string, { hooks: { command: string }[] }[]>).map((g) => g[0]!.hooks[0]!.command);
+    const runs = [
+      ...commands.map((c) => spawnSync("/bin/sh", ["-c", c], { env: { ...process.env, ...env, CLAUDE_PROJECT_DIR: root }, input: "{}", encoding: "utf8" })),
+      spawnSync("/bin/sh", [path.join(root, ".clinerules", "hooks", "TaskStart")], { env: { ...process.env, ...env }, input: "{}", encoding: "utf8" }),
+    ];
+    expect(runs.length).toBe(7);
+    for (const run of runs) {
+      expect(run.status).toBe(0);
+      expect(run.stdout).toBe("");
+      expect(run.stderr).toMatch(/^session-handoff: [^\n]*w \\ dir[^\n]*memory_io\.mjs holds a backslash, from which Node cannot load it; move the project to a path without one\n$/);
+    }
   });
 });

@@ -122,14 +122,14 @@ describe("installed commands find Node without the login PATH", () => {
 describe("golden command strings", () => {
   const h = { abs: "/p/skill dir/scripts/memory_io.mjs", rel: ".agents/skills/session-handoff/scripts/memory_io.mjs" };
   const LOOKUP =
-    'for n in "$SESSION_HANDOFF_NODE" "$(cat "${XDG_CONFIG_HOME:-$HOME/.config}/session-handoff/node" 2>/dev/null)" "$(command -v node)" /opt/homebrew/bin/node /usr/local/bin/node "$HOME/.volta/bin/node" "$HOME/.local/share/fnm/aliases/default/bin/node" "$HOME/.asdf/shims/node" "$HOME/.local/share/mise/shims/node"; do [ -f "$n" ] && [ -x "$n" ] && exec "$n" "$f"';
+    'for n in "$SESSION_HANDOFF_NODE" "$(cat "${XDG_CONFIG_HOME:-$HOME/.config}/session-handoff/node" 2>/dev/null)" "$(command -v node)" /opt/homebrew/bin/node /usr/local/bin/node "$HOME/.volta/bin/node" "$HOME/.local/share/fnm/aliases/default/bin/node" "$HOME/.asdf/shims/node" "$HOME/.local/share/mise/shims/node"; do [ -f "$n" ] && [ -x "$n" ] && { case $OS$f in Windows_NT*) ;; *\\\\*) printf \'session-handoff: %s holds a backslash, from which Node cannot load it; move the project to a path without one\\n\' "$f" >&2; exit 0;; esac; exec "$n" "$f"';
   it("POSIX, relative to a project variable", () => {
     expect(hookCommand(h, "hook --mode session --format claude", "CLAUDE_PROJECT_DIR")).toBe(
-      `f="$CLAUDE_PROJECT_DIR"/.agents/skills/session-handoff/scripts/memory_io.mjs; [ ! -f "$f" ] || ${LOOKUP} hook --mode session --format claude; done; :`,
+      `f="$CLAUDE_PROJECT_DIR"/.agents/skills/session-handoff/scripts/memory_io.mjs; [ ! -f "$f" ] || ${LOOKUP} hook --mode session --format claude; }; done; :`,
     );
   });
   it("POSIX, absolute and quoted", () => {
-    expect(hookCommand(h, "checkpoint --format codex", null)).toBe(`f='/p/skill dir/scripts/memory_io.mjs'; [ ! -f "$f" ] || ${LOOKUP} checkpoint --format codex; done; :`);
+    expect(hookCommand(h, "checkpoint --format codex", null)).toBe(`f='/p/skill dir/scripts/memory_io.mjs'; [ ! -f "$f" ] || ${LOOKUP} checkpoint --format codex; }; done; :`);
   });
   it("PowerShell (Codex commandWindows), a Windows path with a quote", () => {
     expect(hookCommandPowerShell("C:\\Users\\O'Neil\\skill\\scripts\\memory_io.mjs", "hook --mode session --format codex")).toBe(
@@ -139,7 +139,7 @@ describe("golden command strings", () => {
   it("Cline's TaskStart and TaskStart.ps1", () => {
     const files = Object.fromEntries(cline.edits(h, false).map((e) => [e.file, e.kind === "owned-file" ? e.content : ""]));
     expect(files[".clinerules/hooks/TaskStart"]).toBe(
-      `#!/bin/sh\n# session-handoff: installed hook\nroot=$(cd "\${0%/*}/../.." && pwd) || exit 0\nf="$root"/.agents/skills/session-handoff/scripts/memory_io.mjs\n[ -f "$f" ] || exit 0\n${LOOKUP} hook --mode session --format cline --root "$root"; done\nexit 0\n`,
+      `#!/bin/sh\n# session-handoff: installed hook\nroot=$(cd "\${0%/*}/../.." && pwd) || exit 0\nf="$root"/.agents/skills/session-handoff/scripts/memory_io.mjs\n[ -f "$f" ] || exit 0\n${LOOKUP} hook --mode session --format cline --root "$root"; }; done\nexit 0\n`,
     );
     expect(files[".clinerules/hooks/TaskStart.ps1"]).toBe(
       [
@@ -221,6 +221,23 @@ describe("an old install is upgraded in place", () => {
     expect(d.problems.map((p: { what: string }) => p.what).join("\n")).toContain("lacks fork");
     e.run(["install", "--agent", "codex", "--root", e.root]);
     expect(readFileSync(file, "utf8")).toBe(text);
+  });
+});
+
+describe("an install from before the backslash guard", () => {
+  it("claude-code: its commands are ours, replaced where they stand; uninstall removes them", () => {
+    const e = setup();
+    expect(e.run(["install", "--agent", "claude-code", "--root", e.root]).code).toBe(0);
+    const file = path.join(e.root, ".claude", "settings.json");
+    const text = readFileSync(file, "utf8");
+    const before = text.replaceAll(/\{ case \$OS\$f in .*? esac; (exec [^;]*); \}; done/g, "$1; done");
+    expect(before).not.toContain("Windows_NT");
+    writeFileSync(file, before);
+    expect(e.run(["install", "--agent", "claude-code", "--root", e.root]).code).toBe(0);
+    expect(readFileSync(file, "utf8")).toBe(text);
+    writeFileSync(file, before);
+    expect(e.run(["uninstall", "--agent", "claude-code", "--root", e.root]).code).toBe(0);
+    expect(existsSync(file)).toBe(false);
   });
 });
 
@@ -412,6 +429,29 @@ describe("doctor and the Claude Code plugin", () => {
     expect(both).toContain(".claude/settings.json current");
     expect(e.run(["uninstall", "--agent", "claude-code", "--root", e.root], cfg).code).toBe(0);
     expect(existsSync(settings)).toBe(false);
+  });
+
+  it("install --global puts Claude Code's user settings under CLAUDE_CONFIG_DIR when it is set", () => {
+    const e = setup();
+    const dir = tempDir("sh-claude-");
+    const cfg = { CLAUDE_CONFIG_DIR: dir };
+    const r = e.run(["install", "--agent", "claude-code", "--global"], cfg);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`created ${path.join(dir, "settings.json")}`);
+    expect(settingsOf(path.join(dir, "settings.json")).hooks.SessionStart).toHaveLength(1);
+    expect(existsSync(path.join(e.home, ".claude"))).toBe(false);
+    expect(JSON.parse(e.run(["doctor", "--global", "--json"], cfg).stdout).agents["claude-code"].install[".claude/settings.json"]).toBe("current");
+    expect(e.run(["install", "--agent", "claude-code", "--root", e.root], cfg).code).toBe(0);
+    expect(e.run(["doctor", "--root", e.root], cfg).stdout).toContain(`for your user (${path.join(dir, "settings.json")}) too`);
+    expect(e.run(["uninstall", "--agent", "claude-code", "--global"], cfg).code).toBe(0);
+    expect(readdirSync(dir)).toEqual([]);
+    // A CLAUDE_CONFIG_DIR that is not there is the user's to make: refused, nothing written.
+    const gone = { CLAUDE_CONFIG_DIR: path.join(dir, "missing") };
+    const before = readdirSync(e.home, { recursive: true });
+    const no = e.run(["install", "--agent", "claude-code", "--global"], gone);
+    expect(no.code).toBe(2);
+    expect(no.stderr).toMatch(/^memory operation refused: \S*missing is not a folder; create it \(or unset CLAUDE_CONFIG_DIR\)/);
+    expect(readdirSync(e.home, { recursive: true })).toEqual(before);
   });
 
   it("names an install in the project and for the user too, and its fix leaves one", () => {

@@ -122,6 +122,23 @@ describe("the merge driver reads the base", () => {
     expect(section("Next steps")).toBe("1. Stream the rows");
   });
 
+  // Done on one side, dropped on the other: one line, done, whichever side is later (docs/decisions/merge-driver.md).
+  it.each(["later", "earlier"])("a step done on the %s side and dropped on the other is one line, done", (side) => {
+    const c = twoClones();
+    const base = handoffDoc(["[ ] Drop the legacy API", "[ ] Write docs"], ["[user-directed] D: why"], ["none"], "Go");
+    c.save(c.a, "handoff", aged(base, "2026-12-01T08:00:00Z"));
+    c.clone();
+    const done = ["[x] Drop the legacy API", "[ ] Write docs"];
+    const dropped = ["[-] Drop the legacy API — dropped: v1 clients need it", "[ ] Write docs"];
+    const [earlier, later] = side === "later" ? [dropped, done] : [done, dropped];
+    c.save(c.a, "handoff", aged(handoffDoc(earlier, ["[user-directed] D: why"], ["none"], "Go"), "2026-12-01T09:00:00Z"));
+    c.save(c.b, "handoff", aged(handoffDoc(later, ["[user-directed] D: why"], ["none"], "Go"), "2026-12-01T10:00:00Z"));
+    const m = c.pull();
+    expect(m.code, m.out).toBe(0);
+    const text = c.read("HANDOFF.md");
+    expect(/## Plan\n([^#]*)/.exec(text)![1]!.trim()).toBe("- [x] Drop the legacy API\n- [ ] Write docs");
+  }, 120_000);
+
   it("a handoff from the future is not called the later one", { timeout: 120_000 }, () => {
     const c = twoClones();
     const doc = handoffDoc(["[ ] Step"], ["[user-directed] D: why"], ["none"], "Continue in a.txt");

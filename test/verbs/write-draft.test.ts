@@ -101,7 +101,7 @@ describe("write --from-draft: a refusal keeps the draft, a save removes it", () 
     expect(r.stderr).toMatch(reason);
     expect(r.stdout).toBe("");
   };
-  const keptNote = /the draft \.ai\/memory\/drafts\/handoff-0123abcd\.md was kept: fix it and run this again\n$/;
+  const keptNote = /the draft \.ai\/memory\/drafts\/handoff-0123abcd\.md was kept \(for an hour after its last change\): fix it and run this again\n$/;
 
   it("a stale token: refused, nothing saved, the draft kept, the refusal says so", () => {
     const root = gitRepo();
@@ -111,7 +111,7 @@ describe("write --from-draft: a refusal keeps the draft, a save removes it", () 
     draft(root, handoff("two"));
     const r = write(root, "handoff", "absent");
     refused(r, 2, /changed since it was read/);
-    expect(r.stderr).toMatch(/the draft \S+ was kept: read again, merge it into that version and save with its token\n$/);
+    expect(r.stderr).toMatch(/the draft \S+ was kept \(for an hour after its last change\): read again, merge it into that version and save with its token\n$/);
     expect(readFileSync(path.join(MEM(root), "HANDOFF.md")).equals(before)).toBe(true);
     expect(readFileSync(DRAFT(root), "utf8")).toBe(handoff("two"));
   });
@@ -310,7 +310,7 @@ describe("a draft per read (docs/decisions/drafts.md)", () => {
     const rb = writeOwn(root, "handoff", b.draft, b.token);
     expect(rb.code).toBe(2);
     expect(rb.stderr).toMatch(/changed since it was read/);
-    expect(rb.stderr).toContain(`the draft ${b.draft} was kept: read again, merge it into that version and save with its token`);
+    expect(rb.stderr).toContain(`the draft ${b.draft} was kept (for an hour after its last change): read again, merge it into that version and save with its token`);
     expect(readFileSync(path.join(root, b.draft), "utf8")).toBe(handoff("session B"));
   });
 
