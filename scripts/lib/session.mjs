@@ -983,7 +983,7 @@ function itemCall(item, at2) {
   }
   return call;
 }
-var addEdit = (events, path23) => path23 && events.push({ kind: "edit", path: path23 });
+var addEdit = (events, path24) => path24 && events.push({ kind: "edit", path: path24 });
 function codexUsage(rec, payload) {
   if (rec.type === "token_usage_record") {
     const usage = obj(payload.usage);
@@ -1748,6 +1748,10 @@ function commonDirOf(gitDir) {
 }
 var MAX_REFLOG_BYTES = 64 * 1024 * 1024;
 var MAX_HASHED_BYTES = 8 * 1024 * 1024;
+function stashCount(commonDir) {
+  const log = commonDir === null ? null : readSmall(path10.join(commonDir, "logs", "refs", "stash"), 5e7);
+  return (log ?? "").split("\n").filter((l) => l !== "").length;
+}
 
 // src/git/saves.ts
 var KEPT = 10;
@@ -2560,6 +2564,9 @@ exit: always 0.
   }
 };
 
+// src/verbs/hook.ts
+import path22 from "node:path";
+
 // src/schema/conflicted.ts
 var FENCE = /^ {0,3}(`{3,}|~{3,})/;
 function conflictSides(input) {
@@ -3163,12 +3170,18 @@ var SENTENCES = {
   lessons: () => "session-handoff: project lessons exist (.ai/memory/LESSONS.md); the session-handoff skill consults the matching entries when resuming work.",
   paused: () => "session-handoff: memory writes are paused by the kill switch; saved memory can still be read when asked.",
   conflicted: () => "session-handoff: the parked handoff (.ai/memory/HANDOFF.md) has unresolved merge conflicts; do not resume from it: tell the user to keep one side of each conflict before resuming.",
+  stashed: () => "session-handoff: no handoff is in the working tree, yet this clone saved one and a stash exists (`git stash -u` takes .ai/memory); run the helper's `check` verb, which says where it is and how to bring back only it.",
   elsewhere: () => "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a merge or a copy); the resume flow's brief names who committed it."
 };
 function ageText(text, now) {
   const glance = glanceAtHandoff(text, now);
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
+}
+function maybeStashed(root, env) {
+  const saves = savesPath(root, env);
+  if (saves === null || (savesRecord(root, env) ?? []).length === 0) return false;
+  return stashCount(path22.dirname(path22.dirname(saves))) > 0;
 }
 function composeHookText(root, env, files, interrupted, paused, now, cp) {
   const lines = [];
@@ -3194,6 +3207,8 @@ function composeHookText(root, env, files, interrupted, paused, now, cp) {
     if (text2 !== null && savedHere(root, env, text2, () => tokenOf(Buffer.from(text2))) === false)
       lines.push(SENTENCES.elsewhere());
   }
+  const handoff = files.find((f) => f.kind === "handoff");
+  if (handoff?.status === "missing" && maybeStashed(root, env)) lines.push(SENTENCES.stashed());
   if (cp) lines.push(...cp.lines);
   if (paused) lines.push(SENTENCES.paused());
   const text = lines.join("\n");
@@ -3208,7 +3223,8 @@ lessons, an unsafe or foreign file, an interrupted save, an automatic
 checkpoint, the kill switch, a handoff section schema v1 does not know -- and
 never any text taken from a memory file. --mode session looks at HANDOFF.md and
 LESSONS.md; --mode lessons at LESSONS.md only. Prints nothing when every file it
-looks at is missing, and nothing at all when SESSION_HANDOFF_DISABLE is set to
+looks at is missing (unless this clone saved a handoff and a stash exists: it
+says so), and nothing at all when SESSION_HANDOFF_DISABLE is set to
 anything but empty, 0, false, no or off. Output stays under 2000 characters. It
 runs no git and follows no link from .ai down. Each sentence starts
 "session-handoff: "; every one: references/verbs/hook.md and
@@ -3273,7 +3289,7 @@ ${paused ? `${SENTENCES.paused()}
 };
 
 // src/verbs/statusline.ts
-import path22 from "node:path";
+import path23 from "node:path";
 
 // src/git/attributes-block.ts
 var BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
@@ -3362,7 +3378,7 @@ Always exit 0.
     let ours = "";
     try {
       const root = rootOption(ctx, typeof ctx.values.root === "string" ? null : hookCwd(input.cwd));
-      const handoff = readHead(path22.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
+      const handoff = readHead(path23.join(memoryDir(root), "HANDOFF.md"))?.toString() ?? null;
       const cw = input.context_window;
       const pct = typeof cw?.used_percentage === "number" ? cw.used_percentage : null;
       const commits = handoff === null ? null : await commitsSince(root, handoff, ctx.env);

@@ -3,7 +3,7 @@
 import { readFileSync } from "../builtins.ts";
 import path from "node:path";
 import type { DirtyHash } from "../schema/anchor-lines.ts";
-import { stashCount } from "./handoff-away.ts";
+import { stashCount } from "./git-dir.ts";
 import type { Git } from "./run.ts";
 
 /** One file's fate since the save; `commit` and `stash` say where its saved content (`edited`: changed since) is. */

@@ -133,3 +133,9 @@ export function blobIdOf(abs: string, format: "sha1" | "sha256"): string | null 
   }
   return nodeCrypto().createHash(format).update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
 }
+
+/** How many stash entries the stash's reflog holds, read with no git process (`check` and the hook run this). */
+export function stashCount(commonDir: string | null): number {
+  const log = commonDir === null ? null : readSmall(path.join(commonDir, "logs", "refs", "stash"), 50_000_000);
+  return (log ?? "").split("\n").filter((l) => l !== "").length;
+}

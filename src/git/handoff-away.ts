@@ -4,8 +4,7 @@
 // (docs/design.md#a-handoff-away-from-the-working-tree).
 import path from "node:path";
 import { tokenOf } from "../store/files.ts";
-import { readSmall } from "../store/fs.ts";
-import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
+import { commonDirOf, gitDirOf, gitTopOf, stashCount } from "./git-dir.ts";
 import { GitUnavailable, runGit } from "./run.ts";
 import { savedStampOf, savesRecord } from "./saves.ts";
 
@@ -13,12 +12,6 @@ type Env = Record<string, string | undefined>;
 
 /** The stash entry or branch holding the handoff, and the command that brings back only it. */
 export type HandoffAway = { stash?: string; ref?: string; restore: string };
-
-/** How many stash entries the stash's reflog holds, read with no git process: `check` runs this. */
-export function stashCount(commonDir: string | null): number {
-  const log = commonDir === null ? null : readSmall(path.join(commonDir, "logs", "refs", "stash"), 50_000_000);
-  return (log ?? "").split("\n").filter((l) => l !== "").length;
-}
 
 // Local and remote-tracking branches but the checked-out one (`%(HEAD)` marks it), as git lists them: the ref files,
 // packed-refs and a reftable alike.

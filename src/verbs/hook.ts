@@ -1,5 +1,7 @@
 import { quotedValue } from "../guard/quote.ts";
-import { savedHere } from "../git/saves.ts";
+import path from "node:path";
+import { stashCount } from "../git/git-dir.ts";
+import { savedHere, savesPath, savesRecord } from "../git/saves.ts";
 import { isConflicted } from "../schema/conflicted.ts";
 import { inspectFile, interruptedSave, treeUnsafe, type FileInspection } from "../store/inspect.ts";
 import { FILE_OF, memoryDir, type Kind } from "../store/paths.ts";
@@ -44,6 +46,9 @@ const SENTENCES = {
   conflicted: () =>
     "session-handoff: the parked handoff (.ai/memory/HANDOFF.md) has unresolved merge conflicts; do not resume " +
     "from it: tell the user to keep one side of each conflict before resuming.",
+  stashed: () =>
+    "session-handoff: no handoff is in the working tree, yet this clone saved one and a stash exists (`git stash " +
+    "-u` takes .ai/memory); run the helper's `check` verb, which says where it is and how to bring back only it.",
   elsewhere: () =>
     "session-handoff: the parked handoff was not saved in this clone (it came with a pull, a merge or a copy); the " +
     "resume flow's brief names who committed it.",
@@ -55,6 +60,13 @@ function ageText(text: string, now: number): { age: string; strays: string | nul
   const glance = glanceAtHandoff(text, now);
   const words = ageWords(glance.stateTime, now);
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
+}
+
+// This clone saved a handoff the tree lacks, and a stash exists: read from files, as the hook runs no git.
+function maybeStashed(root: string, env: Record<string, string | undefined>): boolean {
+  const saves = savesPath(root, env);
+  if (saves === null || (savesRecord(root, env) ?? []).length === 0) return false;
+  return stashCount(path.dirname(path.dirname(saves))) > 0;
 }
 
 // Most important first, under HOOK_LIMIT characters; empty when every file looked at is missing and nothing is paused.
@@ -86,6 +98,8 @@ function composeHookText(
     if (text !== null && savedHere(root, env, text, () => tokenOf(Buffer.from(text))) === false)
       lines.push(SENTENCES.elsewhere());
   }
+  const handoff = files.find((f) => f.kind === "handoff");
+  if (handoff?.status === "missing" && maybeStashed(root, env)) lines.push(SENTENCES.stashed());
   if (cp) lines.push(...cp.lines);
   if (paused) lines.push(SENTENCES.paused());
   const text = lines.join("\n");
@@ -100,7 +114,8 @@ lessons, an unsafe or foreign file, an interrupted save, an automatic
 checkpoint, the kill switch, a handoff section schema v1 does not know -- and
 never any text taken from a memory file. --mode session looks at HANDOFF.md and
 LESSONS.md; --mode lessons at LESSONS.md only. Prints nothing when every file it
-looks at is missing, and nothing at all when SESSION_HANDOFF_DISABLE is set to
+looks at is missing (unless this clone saved a handoff and a stash exists: it
+says so), and nothing at all when SESSION_HANDOFF_DISABLE is set to
 anything but empty, 0, false, no or off. Output stays under 2000 characters. It
 runs no git and follows no link from .ai down. Each sentence starts
 "session-handoff: "; every one: references/verbs/hook.md and

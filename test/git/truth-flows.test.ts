@@ -134,6 +134,23 @@ describe("what the brief says after one everyday git command", () => {
     expect(b).not.toMatch(/reverted/);
   });
 
+  it("a handoff taken by `git stash -u`: the hook, which runs no git, says to run check", { timeout: 60_000 }, () => {
+    const { r } = newRepo();
+    save(r);
+    const hook = () => r.run(["hook", "--mode", "session"]).stdout;
+    r.git("stash", "-u", "-q");
+    expect(hook()).toBe(
+      "session-handoff: no handoff is in the working tree, yet this clone saved one and a stash exists (`git stash -u` " +
+        "takes .ai/memory); run the helper's `check` verb, which says where it is and how to bring back only it.\n",
+    );
+    expect(r.run(["check"]).stderr + r.run(["check"]).stdout).toContain("stash@{0}");
+    r.git("stash", "pop", "-q");
+    expect(hook()).toContain("a parked handoff exists");
+    // The handoff deleted with no stash: nothing to point at.
+    rmSync(path.join(r.dir, ".ai", "memory", "HANDOFF.md"));
+    expect(hook()).toBe("");
+  });
+
   it("2: dirty files stashed are said to be in the stash, in brief and drift alike", { timeout: 60_000 }, () => {
     const { r } = newRepo();
     writeFileSync(path.join(r.dir, "a.ts"), "a dirty\n");
