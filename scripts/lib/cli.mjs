@@ -4166,7 +4166,8 @@ function refineGenericValue(text, m, start, end) {
   return [from, stop];
 }
 function namedValueKept(v, password) {
-  const floor = password ? 2.5 : Math.min(3.5, Math.log2(v.length) - 0.4);
+  const name2 = /^[A-Za-z]+$/.test(v) || isWordy(v) && (v.match(/\d+/g)?.length ?? 0) <= 1;
+  const floor = password ? 2.5 : name2 ? 3.5 : Math.min(3.5, Math.log2(v.length) - 0.4);
   return shannonEntropy(v) < floor || notAnAssignedSecret(password ? v.replace(/!+$/, "") : v, password);
 }
 function keyNameValueKept(v, m) {

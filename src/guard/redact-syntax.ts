@@ -1,6 +1,6 @@
 /** Rules that read the syntax around a secret: PEM blocks, assignments, tables, cookies, unnamed AWS keys. Linear. */
 import { partitionPoint } from "./partition.ts";
-import { PATH_OR_URL, looksLikeCode, newlineOffsets, notAnAssignedSecret, placeholderOrVariable, rule,
+import { PATH_OR_URL, isWordy, looksLikeCode, newlineOffsets, notAnAssignedSecret, placeholderOrVariable, rule,
   shannonEntropy, type RedactionRule } from "./redact-kit.ts";
 
 type Range = [number, number];
@@ -230,10 +230,11 @@ export function refineGenericValue(text: string, m: RegExpExecArray, start: numb
 }
 
 // Under a secret's name a value needs 3.5 bits per character, or what its length can reach less 0.4 (11 distinct
-// characters hold only log2 11 = 3.46); a person's password needs 2.5 (`hunter2hunter2` has 2.8), and its trailing
-// `!` is the password's, not a non-null assertion (`Winter2024!`).
+// characters hold only log2 11 = 3.46) unless it reads as a name: letters alone, or words around one number
+// (`Uint8Array`). A person's password needs 2.5 (`hunter2hunter2` has 2.8); its trailing `!` is the password's.
 export function namedValueKept(v: string, password: boolean): boolean {
-  const floor = password ? 2.5 : Math.min(3.5, Math.log2(v.length) - 0.4);
+  const name = /^[A-Za-z]+$/.test(v) || (isWordy(v) && (v.match(/\d+/g)?.length ?? 0) <= 1);
+  const floor = password ? 2.5 : name ? 3.5 : Math.min(3.5, Math.log2(v.length) - 0.4);
   return shannonEntropy(v) < floor || notAnAssignedSecret(password ? v.replace(/!+$/, "") : v, password);
 }
 
