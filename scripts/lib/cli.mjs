@@ -3704,10 +3704,10 @@ function wordList(v) {
   const parts = v.split(/[,;&|]+/).filter((p) => p !== "");
   return parts.length > 1 && parts.every((p) => looksLikeCode(p));
 }
-function notAnAssignedSecret(v, passwordNamed = false) {
+function notAnAssignedSecret(v, passwordNamed2 = false) {
   const flag = v.startsWith("--") && /^--[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/.test(v);
-  const code = looksLikeCode(v.replace(/=+$/, "")) && !(passwordNamed && /^[a-z]{16,}$/.test(v));
-  return placeholderOrVariable(v) || flag || code || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || (passwordNamed ? sentenceLike(v) : proseLike(v));
+  const code = looksLikeCode(v.replace(/=+$/, "")) && !(passwordNamed2 && /^[a-z]{16,}$/.test(v));
+  return placeholderOrVariable(v) || flag || code || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || (passwordNamed2 ? sentenceLike(v) : proseLike(v));
 }
 var ESCAPE_END, L, R, LD, RD, PLACEHOLDER_WORDS, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, RARE_PAIR, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD, FUNCTION_WORD;
 var init_redact_kit = __esm({
@@ -4181,6 +4181,11 @@ function refineGenericValue(text, m, start, end) {
   if (stop - from < 8) return null;
   return [from, stop];
 }
+function namedValueKept(v, password) {
+  const name2 = /^[A-Za-z]+$/.test(v) || isWordy(v) && (v.match(/\d+/g)?.length ?? 0) <= 1;
+  const floor = password ? 2.5 : name2 ? 3.5 : Math.min(3.5, Math.log2(v.length) - 0.4);
+  return shannonEntropy(v) < floor || notAnAssignedSecret(password ? v.replace(/!+$/, "") : v, password);
+}
 function keyNameValueKept(v, m) {
   if (m.groups?.["k"] === void 0) return false;
   return v.length < 16 || !/\d/.test(v) || /^[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)+$/.test(v);
@@ -4213,19 +4218,24 @@ function unticked2(text, [a, b]) {
 function tableSpans(text, m) {
   const block2 = m[0];
   const base = m.index;
-  const lines2 = [...block2.matchAll(/[^\n]+/g)].map((l) => [base + l.index, base + l.index + l[0].length]);
+  const lines2 = [...block2.matchAll(/[ \t]*([^\n]+)/g)].map((l) => [
+    base + l.index + l[0].length - l[1].length,
+    base + l.index + l[0].length
+  ]);
   const end = base + block2.length;
   if (lines2.length < 3) return { spans: [], end };
-  const secretColumns = cells(text, ...lines2[0]).map((c) => SECRET_NAME.test(text.slice(...unticked2(text, c))));
+  const named = (c, name2 = text.slice(...unticked2(text, c))) => SECRET_NAME.test(name2) ? PASSWORD_NAME.test(name2) : void 0;
+  const columns = cells(text, ...lines2[0]).map((c) => named(c));
   const out = [];
   for (const [from, to] of lines2.slice(2)) {
     const row = cells(text, from, to);
-    const firstNames = row.length > 1 && SECRET_NAME.test(text.slice(...unticked2(text, row[0])));
+    const first = row.length > 1 ? named(row[0]) : void 0;
     row.forEach((c, k) => {
-      if (!(secretColumns[k] === true || firstNames && k > 0)) return;
+      const password = columns[k] ?? (k > 0 ? first : void 0);
+      if (password === void 0) return;
       const [a, b] = unticked2(text, c);
       const v = text.slice(a, b);
-      if (v.length < 8 || /\s/.test(v) || shannonEntropy(v) < 3.5 || notAnAssignedSecret(v)) return;
+      if (v.length < 8 || /\s/.test(v) || namedValueKept(v, password)) return;
       out.push([a, b]);
     });
   }
@@ -4319,7 +4329,7 @@ function awsUnnamedSpans(text) {
   flush();
   return out;
 }
-var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LINE_END, PEM_MIN_MATERIAL, endsLine, PUTTY_NAMES, PUTTY_HEADER, GENERIC_VALUE_MAX, SPACE, isNameStart, isNameChar, PLAIN_RUN, plain, OPENERS, CLOSERS, SECRET_NAME, SESSION_NAME, COOKIE_ATTRIBUTES, FILE_VALUE, CREDENTIAL_FILE_RULES, AWS_NEAR_LINES, AWS_NEAR_CHARS, AWS_SECTION_LINES, AWS_SECTION_CHARS, AWS_SECRET, AWS_CREDENTIAL_NAME, AWS_CONTEXT;
+var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LINE_END, PEM_MIN_MATERIAL, endsLine, PUTTY_NAMES, PUTTY_HEADER, GENERIC_VALUE_MAX, SPACE, isNameStart, isNameChar, PLAIN_RUN, plain, OPENERS, CLOSERS, PASSWORD_NAME, SECRET_NAME, SESSION_NAME, COOKIE_ATTRIBUTES, FILE_VALUE, CREDENTIAL_FILE_RULES, AWS_NEAR_LINES, AWS_NEAR_CHARS, AWS_SECTION_LINES, AWS_SECTION_CHARS, AWS_SECRET, AWS_CREDENTIAL_NAME, AWS_CONTEXT;
 var init_redact_syntax = __esm({
   "src/guard/redact-syntax.ts"() {
     "use strict";
@@ -4347,6 +4357,7 @@ var init_redact_syntax = __esm({
     plain = { text: "", from: 0, to: 0 };
     OPENERS = [40, 91, 123];
     CLOSERS = [41, 93, 125];
+    PASSWORD_NAME = /(?:^|[ _.-])(?:pass(?:word|wd|phrase)|pwd)$|[_.-]pass$/i;
     SECRET_NAME = new RegExp(
       "^(?:[\\w .-]*?[ _.-])?(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[ _.-]?key|apikey|access[ _.-]?key|private[ _.-]?key|secret[ _.-]?key|credentials?|client[ _.-]?secret)$",
       "i"
@@ -4593,10 +4604,11 @@ var init_redact_vendors = __esm({
       rule2("rubygems-api-token", "rubygems_", `${L}rubygems_[a-f0-9]{48}${R}`),
       rule2("scalingo-api-token", "tk-us-", `${LD}tk-us-[A-Za-z0-9_-]{48}${RD}`),
       rule2("sendinblue-api-token", "xkeysib-", `${LD}xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}${RD}`),
+      // A DSN's key (and its old secret) before `@` and a host named sentry: it lets anyone send events.
       rule2(
         "sentry-token",
-        "sntryu_ sntrys_",
-        `${L}(?:sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/]{40,400}={0,2}_[A-Za-z0-9+/]{43})${R}`
+        "sntryu_ sntrys_ sentry",
+        `${L}(?:sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/]{40,400}={0,2}_[A-Za-z0-9+/]{43})${R}|https?://(?<s>[0-9a-f]{32}(?::[0-9a-f]{32})?)@(?:[A-Za-z0-9-]{1,63}\\.){0,8}sentry[A-Za-z0-9.-]{0,128}(?::\\d{1,5})?/`
       ),
       rule2("settlemint-token", "sm_aat_ sm_pat_ sm_sat_", `${L}sm_(?:aat|pat|sat)_[A-Za-z0-9]{16}${R}`, 3),
       rule2("shippo-api-token", "shippo_", `${L}shippo_(?:live|test)_[a-fA-F0-9]{40}${R}`),
@@ -4811,7 +4823,7 @@ function formatRedactionReport(findings) {
   const more = findings.length > 20 ? `, \u2026 and ${findings.length - 20} more` : "";
   return `${head}: ${named.join(", ")}${more}`;
 }
-var GENERIC_KEY, CLI_VALUE, CLI_ARG, CLI_PAIR, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, PREFIXES, DERIVED_RULES, Spans;
+var GENERIC_KEY, passwordNamed, CLI_VALUE, CLI_ARG, CLI_PAIR, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, PREFIXES, DERIVED_RULES, Spans;
 var init_redact = __esm({
   "src/guard/redact.ts"() {
     "use strict";
@@ -4822,12 +4834,13 @@ var init_redact = __esm({
     init_redact_syntax();
     init_redact_transcript();
     init_redact_vendors();
-    GENERIC_KEY = "(?:(?<p>pass(?:word|wd|phrase))|(?<![A-Za-z0-9])(?:pass|pwd)|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key(?:[_.-]?base)?|credentials?|(?:encryption|signing|master|hmac|jwt|cipher|aes)[_.-]?key|(?<k>[_.-]key))";
+    GENERIC_KEY = "(?:(?<p>pass(?:word|wd|phrase))|(?<=[_.-])(?<q>pass|pwd)|(?<![A-Za-z0-9])(?<b>pass|pwd)|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key(?:[_.-]?base)?|credentials?|(?:encryption|signing|master|hmac|jwt|cipher|aes)[_.-]?key|(?<k>[_.-]key))";
+    passwordNamed = (m) => ["p", "q", "e"].some((g) => m.groups?.[g] !== void 0) || m.groups?.["b"] !== void 0 && /^P(?:ASS|WD)/.test(m[0]);
     CLI_VALUE = "[^\\s\"'`;|&<>]{1,256}";
     CLI_ARG = (n2) => `(?:"(?<sd${n2}>[^"\\n]{1,256})"|'(?<sq${n2}>[^'\\n]{1,256})'|(?<s${n2}>${CLI_VALUE}))`;
     CLI_PAIR = (sep, n2) => `(?:"[^"\\s${sep}]{1,128}${sep}(?<sd${n2}>[^"\\n]{1,256})"|'[^'\\s${sep}]{1,128}${sep}(?<sq${n2}>[^'\\n]{1,256})'|[^\\s${sep}"']{1,128}${sep}(?<s${n2}>[^\\s"']{1,256}))`;
     CLI_PASSWORD_FLAGS = [
-      `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)${CLI_ARG(1)}`,
+      `(?<![\\w-])--(?:password|passwd|passphrase|pass|PASSWORD)(?:=|[ \\t]+)${CLI_ARG(1)}`,
       `\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b[^\\n]{0,256}?[ \\t]-p${CLI_ARG(3)}`,
       `\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-[A-Za-z]*?u[ \\t]*|--user(?:=|[ \\t]+))` + CLI_PAIR(":", 4),
       `\\bsshpass\\b[^\\n]{0,64}?[ \\t]-p[ \\t]*${CLI_ARG(5)}`,
@@ -4905,12 +4918,13 @@ var init_redact = __esm({
         {},
         "i"
       ),
+      // A SAS token's signature is an HMAC under the account key: `sv=<date>&…&sig=` is the order Azure writes.
       rule2(
         "azure-storage-key",
-        "accountkey sharedaccesskey",
-        "(?:AccountKey|SharedAccessKey)\\s*=\\s*(?<s>[A-Za-z0-9+/]{40,}={0,2})",
+        "accountkey sharedaccesskey sig=",
+        `(?:AccountKey|SharedAccessKey)\\s*=\\s*(?<s>[A-Za-z0-9+/]{40,}={0,2})|(?<![\\w-])sv=\\d{4}-\\d\\d-\\d\\d(?:&[\\w-]{1,16}=[^&\\s"'<>#]{0,256}){0,16}?&sig=(?<s1>[A-Za-z0-9%+/=_-]{16,256})`,
         void 0,
-        {},
+        { allow: (v, m) => m.groups?.["s1"] !== void 0 && looksLikeCode(v) },
         "i"
       ),
       rule2("npm-token", "npm_", `${L}npm_[A-Za-z0-9]{36}${R}`),
@@ -4977,28 +4991,28 @@ var init_redact = __esm({
         {
           weakIsSecret: true,
           // A password element holds a human password (`Summer2024!` reads as code); other elements are assignments.
-          allow: (v, m) => m.groups?.["tag"] === void 0 || /pass/i.test(m.groups["tag"]) ? placeholderOrVariable(v) || PATH_OR_URL.test(v) || sentenceLike(v) : notAnAssignedSecret(v) || v.length < 8 || shannonEntropy(v) < 3.5
+          allow: (v, m) => m.groups?.["tag"] === void 0 || /pass/i.test(m.groups["tag"]) ? placeholderOrVariable(v) || PATH_OR_URL.test(v) || sentenceLike(v) : v.length < 8 || namedValueKept(v, false)
         }
       ),
       rule2("cookie-value", "cookie", `(?<![\\w-])(?:set-)?cookie["']?[ \\t]*:[ \\t]*["']?`, 3, { spans: cookieSpans }, "i"),
       rule2(
         "table-secret",
         SECRET_WORDS,
-        "^\\|[^\\n]*\\|[ \\t]*\\r?\\n\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n\\|[^\\n]*)*",
-        3.5,
+        "^[ \\t]*\\|[^\\n]*\\|[ \\t]*\\r?\\n[ \\t]*\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n[ \\t]*\\|[^\\n]*)*",
+        void 0,
         { spans: tableSpans },
         "m"
       ),
       rule2(
         "generic-secret",
         SECRET_WORDS,
-        `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*` + GENERIC_VALUE,
+        `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:|(?<=(?:word|wd|phrase)\\s)(?<is>is|was)(?=[ \\t]))(?![=:>])\\s*${GENERIC_VALUE}`,
         void 0,
         {
           refine: refineGenericValue,
-          // A password is chosen by a person: `hunter2hunter2` has 2.8 bits per character, a token's name needs 3.5.
           hexNamed: credentialNamed,
-          allow: (v, m) => shannonEntropy(v) < (m.groups?.["p"] !== void 0 ? 2.5 : 3.5) || notAnAssignedSecret(v, m.groups?.["p"] !== void 0) || keyNameValueKept(v, m) || notAGluedEnvName(m) || m.groups?.["k"] !== void 0 && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])
+          allow: (v, m) => namedValueKept(v, passwordNamed(m)) || // In prose (`the password is …`) only a value mixing letters, digits and a sign: not `sha256-hashed`.
+          m.groups?.["is"] !== void 0 && !/^(?=.*[A-Za-z])(?=.*\d)(?=.*[^\w.'’-])\S+$/.test(v) || keyNameValueKept(v, m) || notAGluedEnvName(m) || m.groups?.["k"] !== void 0 && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])
         },
         "i"
       )

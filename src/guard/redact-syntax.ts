@@ -1,6 +1,6 @@
 /** Rules that read the syntax around a secret: PEM blocks, assignments, tables, cookies, unnamed AWS keys. Linear. */
 import { partitionPoint } from "./partition.ts";
-import { PATH_OR_URL, looksLikeCode, newlineOffsets, notAnAssignedSecret, placeholderOrVariable, rule,
+import { PATH_OR_URL, isWordy, looksLikeCode, newlineOffsets, notAnAssignedSecret, placeholderOrVariable, rule,
   shannonEntropy, type RedactionRule } from "./redact-kit.ts";
 
 type Range = [number, number];
@@ -229,6 +229,15 @@ export function refineGenericValue(text: string, m: RegExpExecArray, start: numb
   return [from, stop];
 }
 
+// Under a secret's name a value needs 3.5 bits per character, or what its length can reach less 0.4 (11 distinct
+// characters hold only log2 11 = 3.46) unless it reads as a name: letters alone, or words around one number
+// (`Uint8Array`). A person's password needs 2.5 (`hunter2hunter2` has 2.8); its trailing `!` is the password's.
+export function namedValueKept(v: string, password: boolean): boolean {
+  const name = /^[A-Za-z]+$/.test(v) || (isWordy(v) && (v.match(/\d+/g)?.length ?? 0) <= 1);
+  const floor = password ? 2.5 : name ? 3.5 : Math.min(3.5, Math.log2(v.length) - 0.4);
+  return shannonEntropy(v) < floor || notAnAssignedSecret(password ? v.replace(/!+$/, "") : v, password);
+}
+
 /** A bare `_KEY` name needs 16+ characters, a digit, and not a dotted identifier (`user.profile.v2`). */
 export function keyNameValueKept(v: string, m: RegExpExecArray): boolean {
   if (m.groups?.["k"] === undefined) return false;
@@ -242,6 +251,9 @@ export function credentialNamed(m: RegExpExecArray): boolean {
   const hashy = /sha\d|(?:^|[^a-z])sha(?![a-z])|hash|digest|checksum|commit|expected|current|etag/i.test(name);
   return m.groups?.["k"] === undefined && !/^token$/i.test(name) && !hashy;
 }
+
+/** A cell that names a person's password (`Password`, `DB_PASSWORD`, `SMTP_PASS`), not a bare `pass`. */
+const PASSWORD_NAME = /(?:^|[ _.-])(?:pass(?:word|wd|phrase)|pwd)$|[_.-]pass$/i;
 
 /** A cell that names a secret (`Password`, `API key`, `DB_PASSWORD`). */
 const SECRET_NAME = new RegExp(
@@ -277,19 +289,25 @@ function unticked(text: string, [a, b]: [number, number]): [number, number] {
 export function tableSpans(text: string, m: RegExpExecArray): { spans: Array<[number, number]>; end: number } {
   const block = m[0];
   const base = m.index;
-  const lines = [...block.matchAll(/[^\n]+/g)].map((l): Range => [base + l.index, base + l.index + l[0].length]);
+  // Each row from its first `|`: a table may be indented under a list item.
+  const lines = [...block.matchAll(/[ \t]*([^\n]+)/g)].map((l): Range => [base + l.index + l[0].length - l[1]!.length,
+    base + l.index + l[0].length]);
   const end = base + block.length;
   if (lines.length < 3) return { spans: [], end };
-  const secretColumns = cells(text, ...lines[0]!).map((c) => SECRET_NAME.test(text.slice(...unticked(text, c))));
+  // Whether a cell names a password; undefined when it names no secret.
+  const named = (c: Range, name = text.slice(...unticked(text, c))): boolean | undefined =>
+    SECRET_NAME.test(name) ? PASSWORD_NAME.test(name) : undefined;
+  const columns = cells(text, ...lines[0]!).map((c) => named(c));
   const out: Array<[number, number]> = [];
   for (const [from, to] of lines.slice(2)) {
     const row = cells(text, from, to);
-    const firstNames = row.length > 1 && SECRET_NAME.test(text.slice(...unticked(text, row[0]!)));
+    const first = row.length > 1 ? named(row[0]!) : undefined;
     row.forEach((c, k) => {
-      if (!(secretColumns[k] === true || (firstNames && k > 0))) return;
+      const password = columns[k] ?? (k > 0 ? first : undefined);
+      if (password === undefined) return;
       const [a, b] = unticked(text, c);
       const v = text.slice(a, b);
-      if (v.length < 8 || /\s/.test(v) || shannonEntropy(v) < 3.5 || notAnAssignedSecret(v)) return;
+      if (v.length < 8 || /\s/.test(v) || namedValueKept(v, password)) return;
       out.push([a, b]);
     });
   }

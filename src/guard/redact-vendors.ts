@@ -81,8 +81,10 @@ export const VENDOR_RULES: readonly RedactionRule[] = [
   v("rubygems-api-token", "rubygems_", `${L}rubygems_[a-f0-9]{48}${R}`),
   v("scalingo-api-token", "tk-us-", `${LD}tk-us-[A-Za-z0-9_-]{48}${RD}`),
   v("sendinblue-api-token", "xkeysib-", `${LD}xkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}${RD}`),
-  v("sentry-token", "sntryu_ sntrys_",
-    `${L}(?:sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/]{40,400}={0,2}_[A-Za-z0-9+/]{43})${R}`),
+  // A DSN's key (and its old secret) before `@` and a host named sentry: it lets anyone send events.
+  v("sentry-token", "sntryu_ sntrys_ sentry",
+    `${L}(?:sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/]{40,400}={0,2}_[A-Za-z0-9+/]{43})${R}|https?://` +
+      "(?<s>[0-9a-f]{32}(?::[0-9a-f]{32})?)@(?:[A-Za-z0-9-]{1,63}\\.){0,8}sentry[A-Za-z0-9.-]{0,128}(?::\\d{1,5})?/"),
   v("settlemint-token", "sm_aat_ sm_pat_ sm_sat_", `${L}sm_(?:aat|pat|sat)_[A-Za-z0-9]{16}${R}`, 3),
   v("shippo-api-token", "shippo_", `${L}shippo_(?:live|test)_[a-fA-F0-9]{40}${R}`),
   v("square-access-token", "sq0atp- sq0csp- eaaa",

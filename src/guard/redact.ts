@@ -1,12 +1,12 @@
 // Secret redaction, pure: every text written or printed passes through {@link redactText}. Our own rules after
 // gitleaks' ideas (MIT): a shape per vendor, a keyword prefilter, an entropy floor, allow-lists.
 import { partitionPoint } from "./partition.ts";
-import { L, LD, PATH_OR_URL, R, RD, globallyAllowed, newlineOffsets, looksLikeCode, notAnAssignedSecret,
-  placeholderOrVariable, rule, sentenceLike, shannonEntropy, type RedactionRule } from "./redact-kit.ts";
+import { L, LD, PATH_OR_URL, R, RD, globallyAllowed, newlineOffsets, looksLikeCode, placeholderOrVariable, rule,
+  sentenceLike, shannonEntropy, type RedactionRule } from "./redact-kit.ts";
 import { brokenRuns, continuedRuns, decodedJoin, decodedRuns, splitRuns, wrappedRuns } from "./redact-derived.ts";
 import { repeatedSecrets } from "./redact-repeats.ts";
 import { awsUnnamedSpans, cookieSpans, CREDENTIAL_FILE_RULES, credentialNamed, genericValueEnd, keyNameValueKept,
-  notACliPassword, refineGenericValue, refinePem, tableSpans } from "./redact-syntax.ts";
+  namedValueKept, notACliPassword, refineGenericValue, refinePem, tableSpans } from "./redact-syntax.ts";
 import { transcriptSpans } from "./redact-transcript.ts";
 import { VENDOR_RULES } from "./redact-vendors.ts";
 
@@ -41,11 +41,17 @@ function notAUrlPassword(v: string): boolean {
   return /^\d+$/.test(head) || (head !== "" && placeholderOrVariable(head));
 }
 
-/** The names ending a generic assignment's name; `p` a password's, `e` a name glued to PWD/PASS, `k` a bare `_KEY`. */
+/** The names ending a generic assignment's name; `p` a password's, `q` PASS/PWD after `_.-`, `b` PASS/PWD alone,
+ * `e` a name glued to PWD/PASS, `k` a bare `_KEY`. */
 const GENERIC_KEY =
-  "(?:(?<p>pass(?:word|wd|phrase))|(?<![A-Za-z0-9])(?:pass|pwd)|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token" +
+  "(?:(?<p>pass(?:word|wd|phrase))|(?<=[_.-])(?<q>pass|pwd)|(?<![A-Za-z0-9])(?<b>pass|pwd)" +
+  "|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token" +
   "|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key(?:[_.-]?base)?|credentials?" +
   "|(?:encryption|signing|master|hmac|jwt|cipher|aes)[_.-]?key|(?<k>[_.-]key))";
+
+/** A person's password: PASS/PWD after `_.-` (`SMTP_PASS`) or alone in upper case; `pass` alone is English. */
+const passwordNamed = (m: RegExpExecArray): boolean => ["p", "q", "e"].some((g) => m.groups?.[g] !== undefined) ||
+  (m.groups?.["b"] !== undefined && /^P(?:ASS|WD)/.test(m[0]));
 
 /** Only an upper-case environment name glued to PWD/PASS counts (`PGPWD`, not `bypass` or `BYPASS`). */
 function notAGluedEnvName(m: RegExpExecArray): boolean {
@@ -65,7 +71,7 @@ const CLI_PAIR = (sep: string, n: number): string =>
 
 /** Password flags of common clients, each only after its command's name (`-p 8080` elsewhere stays). */
 const CLI_PASSWORD_FLAGS = [
-  `(?<![\\w-])--(?:password|passwd|pass|PASSWORD)(?:=|[ \\t]+)${CLI_ARG(1)}`,
+  `(?<![\\w-])--(?:password|passwd|passphrase|pass|PASSWORD)(?:=|[ \\t]+)${CLI_ARG(1)}`,
   `\\b(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlsh|mariadb|mariadb-dump)\\b` +
     `[^\\n]{0,256}?[ \\t]-p${CLI_ARG(3)}`,
   `\\bcurl\\b[^\\n]{0,512}?[ \\t](?:-[A-Za-z]*?u[ \\t]*|--user(?:=|[ \\t]+))` +
@@ -133,8 +139,11 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
     `aws[\\w.-]{0,20}?secret[\\w.-]{0,20}?["'\`]?\\s*(?:=|:|=>)\\s*["'\`]?(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])` +
       `|aws[ \\t]+configure[ \\t]+set[ \\t]+(?:[\\w.-]+\\.)?aws_secret_access_key[ \\t]+["']?` +
       `(?<s1>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`, 3.5, {}, "i"),
-  rule("azure-storage-key", "accountkey sharedaccesskey",
-    "(?:AccountKey|SharedAccessKey)\\s*=\\s*(?<s>[A-Za-z0-9+/]{40,}={0,2})", undefined, {}, "i"),
+  // A SAS token's signature is an HMAC under the account key: `sv=<date>&…&sig=` is the order Azure writes.
+  rule("azure-storage-key", "accountkey sharedaccesskey sig=",
+    "(?:AccountKey|SharedAccessKey)\\s*=\\s*(?<s>[A-Za-z0-9+/]{40,}={0,2})|(?<![\\w-])sv=\\d{4}-\\d\\d-\\d\\d" +
+      "(?:&[\\w-]{1,16}=[^&\\s\"'<>#]{0,256}){0,16}?&sig=(?<s1>[A-Za-z0-9%+/=_-]{16,256})", undefined,
+    { allow: (v, m) => m.groups?.["s1"] !== undefined && looksLikeCode(v) }, "i"),
   rule("npm-token", "npm_", `${L}npm_[A-Za-z0-9]{36}${R}`),
   rule("pypi-token", "pypi-ageichlwas5vcmc", `${LD}pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}${RD}`),
   rule("huggingface-token", "hf_", `${L}hf_[A-Za-z0-9]{34}${R}`, 3.5),
@@ -189,20 +198,21 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
     allow: (v, m) =>
       m.groups?.["tag"] === undefined || /pass/i.test(m.groups["tag"])
         ? placeholderOrVariable(v) || PATH_OR_URL.test(v) || sentenceLike(v)
-        : notAnAssignedSecret(v) || v.length < 8 || shannonEntropy(v) < 3.5,
+        : v.length < 8 || namedValueKept(v, false),
   }),
   rule("cookie-value", "cookie", `(?<![\\w-])(?:set-)?cookie["']?[ \\t]*:[ \\t]*["']?`, 3, { spans: cookieSpans }, "i"),
   rule("table-secret", SECRET_WORDS,
-    "^\\|[^\\n]*\\|[ \\t]*\\r?\\n\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n\\|[^\\n]*)*", 3.5, { spans: tableSpans }, "m"),
+    "^[ \\t]*\\|[^\\n]*\\|[ \\t]*\\r?\\n[ \\t]*\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n[ \\t]*\\|[^\\n]*)*", undefined,
+    { spans: tableSpans }, "m"),
   rule("generic-secret", SECRET_WORDS,
-    `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:)(?![=:>])\\s*` +
-      GENERIC_VALUE, undefined, {
+    `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*` +
+      `(?::=|=>|=|:|(?<=(?:word|wd|phrase)\\s)(?<is>is|was)(?=[ \\t]))(?![=:>])\\s*${GENERIC_VALUE}`, undefined, {
     refine: refineGenericValue,
-    // A password is chosen by a person: `hunter2hunter2` has 2.8 bits per character, a token's name needs 3.5.
     hexNamed: credentialNamed,
     allow: (v, m) =>
-      shannonEntropy(v) < (m.groups?.["p"] !== undefined ? 2.5 : 3.5) ||
-      notAnAssignedSecret(v, m.groups?.["p"] !== undefined) ||
+      namedValueKept(v, passwordNamed(m)) ||
+      // In prose (`the password is …`) only a value mixing letters, digits and a sign: not `sha256-hashed`.
+      (m.groups?.["is"] !== undefined && !/^(?=.*[A-Za-z])(?=.*\d)(?=.*[^\w.'’-])\S+$/.test(v)) ||
       keyNameValueKept(v, m) ||
       notAGluedEnvName(m) ||
       (m.groups?.["k"] !== undefined && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])),
