@@ -67,14 +67,17 @@ function wineRun(args, timeout = 180_000) {
   return { code: r.status, error: r.error, log: readFileSync(log, "utf8") };
 }
 
-// Node 20 refuses Windows before 8.1: the prefix claims Windows 10 (made on first use).
-const marker = path.join(prefix, ".session-handoff-win10");
-if (!existsSync(marker)) {
+// Node 20 refuses Windows before 8.1: the prefix claims Windows 10. Set again whenever node.exe does not start:
+// a prefix made by that first `reg add` has been seen to lose the setting.
+const probeNode = () => wineRun([exe, "-p", "process.platform + ' ' + process.version"]);
+let probe = probeNode();
+if (!probe.log.includes(`win32 v${NODE_WIN.version}`)) {
   const reg = wineRun(["reg", "add", "HKCU\\Software\\Wine", "/v", "Version", "/d", "win10", "/f"]);
   if (reg.code !== 0) skip(`Wine could not make its prefix (exit ${reg.code}): ${(reg.error?.message ?? reg.log).trim().split("\n").pop()}`);
-  closeSync(openSync(marker, "w"));
+  // The server keeps the registry in memory: wait for it to end, which writes the setting to the prefix.
+  if (wineserver) spawnSync(wineserver, ["-w"], { env, stdio: "ignore", timeout: 60_000 });
+  probe = probeNode();
 }
-const probe = wineRun([exe, "-p", "process.platform + ' ' + process.version"]);
 if (probe.code !== 0 || !probe.log.includes(`win32 v${NODE_WIN.version}`)) skip(`node.exe did not start under Wine (exit ${probe.code}): ${probe.log.trim().slice(0, 300)}`);
 console.log(`windows suite: ${probe.log.trim()} under ${wine}, prefix ${prefix} (ready in ${((Date.now() - started) / 1000).toFixed(1)} s)`);
 
