@@ -2752,11 +2752,15 @@ function blobIdOf(abs, format2) {
   }
   return nodeCrypto().createHash(format2).update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
 }
-function stashCount(commonDir) {
+function stashLines(commonDir) {
   const log = commonDir === null ? null : readSmall(path16.join(commonDir, "logs", "refs", "stash"), 5e7);
-  return (log ?? "").split("\n").filter((l) => l !== "").length;
+  return (log ?? "").split("\n").filter((l) => l !== "");
 }
-var isFile, isDir, MAX_REFLOG_BYTES, MAX_REFLOG_FILES, MAX_HASHED_BYTES;
+function newestStashMs(commonDir) {
+  const m = / (\d+) [+-]\d{4}\t/.exec(stashLines(commonDir).at(-1) ?? "");
+  return m ? Number(m[1]) * 1e3 : null;
+}
+var isFile, isDir, MAX_REFLOG_BYTES, MAX_REFLOG_FILES, MAX_HASHED_BYTES, stashCount;
 var init_git_dir = __esm({
   "src/git/git-dir.ts"() {
     "use strict";
@@ -2770,6 +2774,7 @@ var init_git_dir = __esm({
     MAX_REFLOG_BYTES = 64 * 1024 * 1024;
     MAX_REFLOG_FILES = 2e3;
     MAX_HASHED_BYTES = 8 * 1024 * 1024;
+    stashCount = (commonDir) => stashLines(commonDir).length;
   }
 });
 
@@ -3179,7 +3184,8 @@ function unfenced(text) {
     out.splice(from, lines2.length - from, ...lines2.slice(from));
     [fence, i] = ["", from];
   }
-  for (let i = 0; i < out.length; i++) if (/^( {4}| {0,3}\t)/.test(out[i]) && !out[i - 1]?.trim()) out[i] = "";
+  const opens = (prev = "") => !prev.trim() || /^ {0,3}(#{1,6}(\s|$)|(=+|-+|\*+|_+)\s*$)/.test(prev);
+  for (let i = 0; i < out.length; i++) if (/^( {4}| {0,3}\t)/.test(out[i]) && opens(out[i - 1])) out[i] = "";
   return out;
 }
 function blockAgents(text, span) {
@@ -8946,15 +8952,14 @@ function fatesOf(i) {
     }
     const sameContent = (id) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);
     const holds = (t) => [...t.paths].some(([q, id]) => p.endsWith("/") ? q.startsWith(p) : q === p && sameContent(id));
-    const touches2 = (t) => t.paths.has(p);
-    for (const [match, more] of [[holds, {}], [touches2, { edited: true }]]) {
-      const head = i.onHead?.find(match);
-      if (head) return { path: p, fate: "committed", commit: head.name, onHead: true, ...more };
-      const stash = i.stashes?.find(match);
-      if (stash) return { path: p, fate: "stashed", stash: stash.name, ...more };
-      const other = i.elsewhere?.find(match);
-      if (other) return { path: p, fate: "committed", commit: other.name, onHead: false, ...more };
-    }
+    const head = i.onHead?.find(holds);
+    if (head) return { path: p, fate: "committed", commit: head.name, onHead: true };
+    const stash = i.stashes?.find(holds);
+    if (stash) return { path: p, fate: "stashed", stash: stash.name };
+    const other = i.elsewhere?.find(holds);
+    if (other) return { path: p, fate: "committed", commit: other.name, onHead: false };
+    const since = i.onHead?.find((t) => t.paths.has(p));
+    if (since) return { path: p, fate: "edited", commit: since.name };
     if (i.fromElsewhere) return { path: p, fate: "not-here" };
     if (!i.fromSaved || i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
     return { path: p, fate: "reverted" };
@@ -9052,9 +9057,9 @@ function ageUnknownWords(reason) {
 function fateClauses(fates) {
   const group2 = /* @__PURE__ */ new Map();
   for (const f of fates) {
-    const edited = (f.fate === "committed" || f.fate === "stashed") && f.edited ? " with later edits" : "";
-    let words = f.fate === "stashed" ? `now in ${f.stash}${edited}` : "";
-    if (f.fate === "committed") words = `committed${edited} in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
+    let words = f.fate === "stashed" ? `now in ${f.stash}` : "";
+    if (f.fate === "committed") words = `committed in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
+    else if (f.fate === "edited") words = `changed since in ${short(f.commit)} ${NOT_HELD}`;
     else if (f.fate !== "stashed") words = FATE_WORDS[f.fate];
     const key = f.fate === "not-here" ? words : `dirty at the save, ${words}`;
     group2.set(key, [...group2.get(key) ?? [], f.path]);
@@ -9231,7 +9236,7 @@ function assessDrift(f) {
     summary
   };
 }
-var STALE_DAYS, STALE_COMMITS, DAY_MS2, FATE_WORDS;
+var STALE_DAYS, STALE_COMMITS, DAY_MS2, NOT_HELD, FATE_WORDS;
 var init_verdict = __esm({
   "src/git/verdict.ts"() {
     "use strict";
@@ -9242,6 +9247,7 @@ var init_verdict = __esm({
     STALE_DAYS = 14;
     STALE_COMMITS = 30;
     DAY_MS2 = 864e5;
+    NOT_HELD = "(no commit or stash holds the saved one)";
     FATE_WORDS = {
       reverted: "reverted (neither committed nor stashed)",
       changed: "still dirty and changed since",
@@ -9648,10 +9654,9 @@ function n(v) {
   return v === null ? "unknown" : String(v);
 }
 function fateWord(f) {
-  const edited = (f.fate === "committed" || f.fate === "stashed") && f.edited ? " with later edits" : "";
-  const where = (id, onHead) => `${id.slice(0, 12)}${onHead ? "" : " (not on HEAD)"}`;
-  if (f.fate === "committed") return `committed${edited} in ${where(f.commit, f.onHead)}`;
-  if (f.fate === "stashed") return `in ${f.stash}${edited}`;
+  if (f.fate === "committed") return `committed in ${f.commit.slice(0, 12)}${f.onHead ? "" : " (not on HEAD)"}`;
+  if (f.fate === "edited") return `changed since in ${f.commit.slice(0, 12)}`;
+  if (f.fate === "stashed") return `in ${f.stash}`;
   return f.fate === "not-here" ? "not in this clone" : f.fate;
 }
 function renderDrift(r) {
@@ -10640,8 +10645,11 @@ function ageText(text, now) {
 }
 function maybeStashed(root, env) {
   const saves = savesPath(root, env);
-  if (saves === null || (savesRecord(root, env) ?? []).length === 0) return false;
-  return stashCount(path38.dirname(path38.dirname(saves))) > 0;
+  const last = (savesRecord(root, env) ?? []).at(-1);
+  const stashed = saves === null ? null : newestStashMs(path38.dirname(path38.dirname(saves)));
+  if (last === void 0 || stashed === null) return false;
+  const savedMs2 = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
+  return Number.isNaN(savedMs2) || stashed >= savedMs2;
 }
 function composeHookText(root, env, files, interrupted, paused, now, cp) {
   const lines2 = [];

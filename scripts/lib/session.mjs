@@ -1748,9 +1748,13 @@ function commonDirOf(gitDir) {
 }
 var MAX_REFLOG_BYTES = 64 * 1024 * 1024;
 var MAX_HASHED_BYTES = 8 * 1024 * 1024;
-function stashCount(commonDir) {
+function stashLines(commonDir) {
   const log = commonDir === null ? null : readSmall(path10.join(commonDir, "logs", "refs", "stash"), 5e7);
-  return (log ?? "").split("\n").filter((l) => l !== "").length;
+  return (log ?? "").split("\n").filter((l) => l !== "");
+}
+function newestStashMs(commonDir) {
+  const m = / (\d+) [+-]\d{4}\t/.exec(stashLines(commonDir).at(-1) ?? "");
+  return m ? Number(m[1]) * 1e3 : null;
 }
 
 // src/git/saves.ts
@@ -3180,8 +3184,11 @@ function ageText(text, now) {
 }
 function maybeStashed(root, env) {
   const saves = savesPath(root, env);
-  if (saves === null || (savesRecord(root, env) ?? []).length === 0) return false;
-  return stashCount(path22.dirname(path22.dirname(saves))) > 0;
+  const last = (savesRecord(root, env) ?? []).at(-1);
+  const stashed = saves === null ? null : newestStashMs(path22.dirname(path22.dirname(saves)));
+  if (last === void 0 || stashed === null) return false;
+  const savedMs = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
+  return Number.isNaN(savedMs) || stashed >= savedMs;
 }
 function composeHookText(root, env, files, interrupted, paused, now, cp) {
   const lines = [];

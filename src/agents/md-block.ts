@@ -67,8 +67,10 @@ function unfenced(text: string): string[] {
     out.splice(from, lines.length - from, ...lines.slice(from));
     [fence, i] = ["", from];
   }
-  // Indented by 4 after a blank line or code, a line is indented code as CommonMark reads it (install writes none).
-  for (let i = 0; i < out.length; i++) if (/^( {4}| {0,3}\t)/.test(out[i]!) && !out[i - 1]?.trim()) out[i] = "";
+  // Indented by 4 after a blank line, code, a heading or a break, a line is indented code as CommonMark reads it
+  // (install writes none); after a paragraph line it continues the paragraph.
+  const opens = (prev = "") => !prev.trim() || /^ {0,3}(#{1,6}(\s|$)|(=+|-+|\*+|_+)\s*$)/.test(prev);
+  for (let i = 0; i < out.length; i++) if (/^( {4}| {0,3}\t)/.test(out[i]!) && opens(out[i - 1])) out[i] = "";
   return out;
 }
 

@@ -6,10 +6,14 @@ import type { DirtyHash } from "../schema/anchor-lines.ts";
 import { stashCount } from "./git-dir.ts";
 import type { Git } from "./run.ts";
 
-/** One file's fate since the save; `commit` and `stash` say where its saved content (`edited`: changed since) is. */
+/**
+ * One file's fate since the save; `commit` and `stash` say where its saved content now is. `edited`: no commit or
+ * stash holds the saved content, and `commit`, on HEAD since the save, changed the file.
+ */
 export type DirtyFate =
-  | { path: string; fate: "committed"; commit: string; onHead: boolean; edited?: true }
-  | { path: string; fate: "stashed"; stash: string; edited?: true }
+  | { path: string; fate: "committed"; commit: string; onHead: boolean }
+  | { path: string; fate: "edited"; commit: string }
+  | { path: string; fate: "stashed"; stash: string }
   | { path: string; fate: "reverted" | "changed" | "unchanged" | "dirty" | "not-here" | "clean" };
 
 /** One commit (or stash entry) of a `--raw -z` log: its name and the new blob id of each path it touched. */
@@ -63,16 +67,16 @@ export function fatesOf(i: FateInputs): DirtyFate[] {
     const sameContent = (id: string) => !known || (saved === "deleted" ? ZERO.test(id) : id === saved);
     const holds = (t: Touch) =>
       [...t.paths].some(([q, id]) => (p.endsWith("/") ? q.startsWith(p) : q === p && sameContent(id)));
-    // Content first; then the newest entry that changed the file: the work, edited further after the save.
-    const touches = (t: Touch) => t.paths.has(p);
-    for (const [match, more] of [[holds, {}], [touches, { edited: true as const }]] as const) {
-      const head = i.onHead?.find(match);
-      if (head) return { path: p, fate: "committed", commit: head.name, onHead: true, ...more };
-      const stash = i.stashes?.find(match);
-      if (stash) return { path: p, fate: "stashed", stash: stash.name, ...more };
-      const other = i.elsewhere?.find(match);
-      if (other) return { path: p, fate: "committed", commit: other.name, onHead: false, ...more };
-    }
+    const head = i.onHead?.find(holds);
+    if (head) return { path: p, fate: "committed", commit: head.name, onHead: true };
+    const stash = i.stashes?.find(holds);
+    if (stash) return { path: p, fate: "stashed", stash: stash.name };
+    const other = i.elsewhere?.find(holds);
+    if (other) return { path: p, fate: "committed", commit: other.name, onHead: false };
+    // No entry holds the saved content, but a commit since the save changed the file: the everyday "saved, worked
+    // on, committed", or the work thrown away and the file changed for another reason; said as the fact it is.
+    const since = i.onHead?.find((t) => t.paths.has(p));
+    if (since) return { path: p, fate: "edited", commit: since.name };
     if (i.fromElsewhere) return { path: p, fate: "not-here" };
     if (!i.fromSaved || i.onHead === null || i.stashes === null) return { path: p, fate: "clean" };
     return { path: p, fate: "reverted" };

@@ -134,8 +134,17 @@ export function blobIdOf(abs: string, format: "sha1" | "sha256"): string | null 
   return nodeCrypto().createHash(format).update(`blob ${bytes.length}\0`).update(bytes).digest("hex");
 }
 
-/** How many stash entries the stash's reflog holds, read with no git process (`check` and the hook run this). */
-export function stashCount(commonDir: string | null): number {
+// The stash's reflog lines, read with no git process (`check` and the hook run this).
+function stashLines(commonDir: string | null): string[] {
   const log = commonDir === null ? null : readSmall(path.join(commonDir, "logs", "refs", "stash"), 50_000_000);
-  return (log ?? "").split("\n").filter((l) => l !== "").length;
+  return (log ?? "").split("\n").filter((l) => l !== "");
+}
+
+/** How many stash entries the stash's reflog holds. */
+export const stashCount = (commonDir: string | null): number => stashLines(commonDir).length;
+
+/** When the newest stash entry was made (ms), from its reflog line; null: no stash, or no time on it. */
+export function newestStashMs(commonDir: string | null): number | null {
+  const m = / (\d+) [+-]\d{4}\t/.exec(stashLines(commonDir).at(-1) ?? "");
+  return m ? Number(m[1]) * 1000 : null;
 }

@@ -94,13 +94,15 @@ function ageUnknownWords(reason: "missing" | "malformed" | "future" | null): str
   return "age unknown: the handoff has no `- Date:` or `Saved:` time";
 }
 
+const NOT_HELD = "(no commit or stash holds the saved one)";
+
 // One clause per fate, paths grouped.
 function fateClauses(fates: readonly DirtyFate[]): string[] {
   const group = new Map<string, string[]>();
   for (const f of fates) {
-    const edited = (f.fate === "committed" || f.fate === "stashed") && f.edited ? " with later edits" : "";
-    let words: string = f.fate === "stashed" ? `now in ${f.stash}${edited}` : "";
-    if (f.fate === "committed") words = `committed${edited} in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
+    let words: string = f.fate === "stashed" ? `now in ${f.stash}` : "";
+    if (f.fate === "committed") words = `committed in ${short(f.commit)}${f.onHead ? "" : " (not on HEAD)"}`;
+    else if (f.fate === "edited") words = `changed since in ${short(f.commit)} ${NOT_HELD}`;
     else if (f.fate !== "stashed") words = FATE_WORDS[f.fate];
     const key = f.fate === "not-here" ? words : `dirty at the save, ${words}`;
     group.set(key, [...(group.get(key) ?? []), f.path]);

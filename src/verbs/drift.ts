@@ -18,10 +18,9 @@ function n(v: number | null): string {
 
 // A fate in the words of drift's fact lines.
 function fateWord(f: DirtyFate): string {
-  const edited = (f.fate === "committed" || f.fate === "stashed") && f.edited ? " with later edits" : "";
-  const where = (id: string, onHead: boolean) => `${id.slice(0, 12)}${onHead ? "" : " (not on HEAD)"}`;
-  if (f.fate === "committed") return `committed${edited} in ${where(f.commit, f.onHead)}`;
-  if (f.fate === "stashed") return `in ${f.stash}${edited}`;
+  if (f.fate === "committed") return `committed in ${f.commit.slice(0, 12)}${f.onHead ? "" : " (not on HEAD)"}`;
+  if (f.fate === "edited") return `changed since in ${f.commit.slice(0, 12)}`;
+  if (f.fate === "stashed") return `in ${f.stash}`;
   return f.fate === "not-here" ? "not in this clone" : f.fate;
 }
 

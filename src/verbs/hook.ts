@@ -1,6 +1,6 @@
 import { quotedValue } from "../guard/quote.ts";
 import path from "node:path";
-import { stashCount } from "../git/git-dir.ts";
+import { newestStashMs } from "../git/git-dir.ts";
 import { savedHere, savesPath, savesRecord } from "../git/saves.ts";
 import { isConflicted } from "../schema/conflicted.ts";
 import { inspectFile, interruptedSave, treeUnsafe, type FileInspection } from "../store/inspect.ts";
@@ -62,11 +62,15 @@ function ageText(text: string, now: number): { age: string; strays: string | nul
   return { age: words === "age unknown" ? words : `saved ${words}`, strays: straySentence(glance.strays) };
 }
 
-// This clone saved a handoff the tree lacks, and a stash exists: read from files, as the hook runs no git.
+// This clone saved a handoff the tree lacks, and stashed since its last save (a stash from before it cannot hold
+// that save): read from files, as the hook runs no git.
 function maybeStashed(root: string, env: Record<string, string | undefined>): boolean {
   const saves = savesPath(root, env);
-  if (saves === null || (savesRecord(root, env) ?? []).length === 0) return false;
-  return stashCount(path.dirname(path.dirname(saves))) > 0;
+  const last = (savesRecord(root, env) ?? []).at(-1);
+  const stashed = saves === null ? null : newestStashMs(path.dirname(path.dirname(saves)));
+  if (last === undefined || stashed === null) return false;
+  const savedMs = Date.parse(last.stamp?.replace(/\+[0-9a-f]{12}$/, "") ?? "");
+  return Number.isNaN(savedMs) || stashed >= savedMs;
 }
 
 // Most important first, under HOOK_LIMIT characters; empty when every file looked at is missing and nothing is paused.

@@ -124,6 +124,8 @@ describe("uninstall gives the user's layout back byte for byte with nothing kept
     // Indented code (4 spaces or a tab after a blank line) is their example too, as CommonMark reads it.
     ["AGENTS.md", "# R\n\nOurs:\n\n    <!-- session-handoff:begin -->\n    Installed by session-handoff for: codex.\n\n    <!-- session-handoff:end -->\n\nEnd.\n", "opencode"],
     ["GEMINI.md", "```\nx\n```\n\t<!-- session-handoff:begin -->\n\t<!-- session-handoff:end -->\n", "gemini"],
+    // Right under a heading, too: indented code needs no blank line there.
+    ["AGENTS.md", "# Example\n    <!-- session-handoff:begin -->\n    Installed by session-handoff for: codex.\n    <!-- session-handoff:end -->\n", "codex"],
   ];
   it.each(LAYOUTS)("%s %j (%s)", (file, text, agent) => {
     const e = setup();

@@ -82,7 +82,6 @@ interface Fate {
   commit?: string;
   stash?: string;
   onHead?: boolean;
-  edited?: boolean;
 }
 
 type Op = (dir: string, r: () => number, log: string[]) => Promise<string | void>;
@@ -179,14 +178,9 @@ async function oracleFates(dir: string, saved: string, dirtyThen: Map<string, st
     }
     const others = (await git(dir, "rev-list", "--exclude=refs/stash", "--all", "^HEAD", `^${saved}`, "--", p)).split("\n").filter(Boolean);
     for (const c of others) if (!found && (await holds(c))) found = { path: p, fate: "committed", commit: c, onHead: false };
-    // No entry holds the saved content: the newest that changed the file took the work, edited further.
+    // No entry holds the saved content: the newest commit on HEAD since the save that changed the file.
     const changed = async (c: string) => (await blobAt(c, p)) !== (await blobAt(`${c}^`, p));
-    for (const c of onHead) if (!found && (await changed(c))) found = { path: p, fate: "committed", commit: c, onHead: true, edited: true };
-    for (const s of stashes) {
-      const took = (await blobAt(s, p)) !== (await blobAt(`${s}^1`, p)) || (await blobAt(`${s}^3`, p)) !== null;
-      if (!found && took) found = { path: p, fate: "stashed", stash: s, edited: true };
-    }
-    for (const c of others) if (!found && (await changed(c))) found = { path: p, fate: "committed", commit: c, onHead: false, edited: true };
+    for (const c of onHead) if (!found && (await changed(c))) found = { path: p, fate: "edited", commit: c };
     out.push(found ?? { path: p, fate: cloned ? "not-here" : "reverted" });
   }
   return out;

@@ -79,7 +79,7 @@ function save(r: Repo): void {
   expect(w.code, w.stderr).toBe(0);
 }
 
-function drift(r: Repo): { summary: string; dirtyFates: { path: string; fate: string; commit?: string; stash?: string; onHead?: boolean; edited?: boolean }[]; [k: string]: unknown } {
+function drift(r: Repo): { summary: string; dirtyFates: { path: string; fate: string; commit?: string; stash?: string; onHead?: boolean }[]; [k: string]: unknown } {
   const d = r.run(["drift", "--json"]);
   expect(d.code, d.stderr).toBe(0);
   return JSON.parse(d.stdout);
@@ -105,17 +105,32 @@ describe("what the brief says after one everyday git command", () => {
     expect(b).not.toMatch(/unchanged|stashed|reverted/);
   });
 
-  it("dirty files edited further, then committed: committed with later edits, never reverted", { timeout: 60_000 }, () => {
+  it("dirty files edited further, then committed: changed since in that commit, never reverted", { timeout: 60_000 }, () => {
     const { r } = newRepo();
     writeFileSync(path.join(r.dir, "a.ts"), "a dirty\n");
     save(r);
     writeFileSync(path.join(r.dir, "a.ts"), "a dirty\nand more after the save\n");
     r.git("commit", "-qam", "the parser, finished");
     const id = r.git("rev-parse", "HEAD");
-    expect(drift(r).dirtyFates).toEqual([{ path: "a.ts", fate: "committed", commit: id, onHead: true, edited: true }]);
+    expect(drift(r).dirtyFates).toEqual([{ path: "a.ts", fate: "edited", commit: id }]);
     const b = brief(r);
-    expect(b).toContain(`dirty at the save, committed with later edits in ${id.slice(0, 12)}: "a.ts"`);
+    expect(b).toContain(`dirty at the save, changed since in ${id.slice(0, 12)} (no commit or stash holds the saved one): "a.ts"`);
     expect(b).not.toMatch(/reverted/);
+  });
+
+  it("an older stash or another branch's commit that touched the file is not where the saved work went", { timeout: 60_000 }, () => {
+    const { r } = newRepo();
+    writeFileSync(path.join(r.dir, "a.ts"), "an old edit\n");
+    r.git("stash", "-q");
+    r.git("checkout", "-qb", "side");
+    writeFileSync(path.join(r.dir, "a.ts"), "a side edit\n");
+    r.git("commit", "-qam", "side");
+    r.git("checkout", "-q", "-");
+    writeFileSync(path.join(r.dir, "a.ts"), "the work\n");
+    save(r);
+    r.git("checkout", "-q", "--", "a.ts");
+    expect(drift(r).dirtyFates).toEqual([{ path: "a.ts", fate: "reverted" }]);
+    expect(brief(r)).toContain('dirty at the save, reverted (neither committed nor stashed): "a.ts"');
   });
 
   it("a teammate's clone, made before the save and never saving, pulls it: the dirty work stayed in the other clone", { timeout: 60_000 }, () => {
@@ -149,6 +164,17 @@ describe("what the brief says after one everyday git command", () => {
     // The handoff deleted with no stash: nothing to point at.
     rmSync(path.join(r.dir, ".ai", "memory", "HANDOFF.md"));
     expect(hook()).toBe("");
+  });
+
+  it("a stash made before the save cannot hold it: a handoff deleted on purpose gets no alarm", { timeout: 60_000 }, () => {
+    const { r } = newRepo();
+    writeFileSync(path.join(r.dir, "a.ts"), "an old edit\n");
+    r.git("stash", "-q");
+    // The reflog's times are whole seconds: the save comes in a later one.
+    execFileSync("sleep", ["1.1"]);
+    save(r);
+    rmSync(path.join(r.dir, ".ai", "memory", "HANDOFF.md"));
+    expect(r.run(["hook", "--mode", "session"]).stdout).toBe("");
   });
 
   it("2: dirty files stashed are said to be in the stash, in brief and drift alike", { timeout: 60_000 }, () => {

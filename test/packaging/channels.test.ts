@@ -86,7 +86,8 @@ describe("the distribution ref", () => {
     const got = delivered(dist.source);
     expect([...new Set([...got.keys()].map((f) => f.split("/")[0]))].sort()).toEqual([...ENTRIES].sort());
     expect(got).toEqual(dist.files);
-    expect(got.size).toBeLessThan(20);
+    // A page per verb in references/verbs/ (17) is most of it; src/, test/ and docs/ would be hundreds.
+    expect(got.size).toBeLessThan(40);
     expect(bytes(got)).toBeLessThan(1024 * 1024);
   });
   it("the repository root keeps its development layout, and is no plugin marketplace", () => {

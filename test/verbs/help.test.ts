@@ -48,7 +48,7 @@ describe("the root rule's sentences are in references/verbs/ (docs/design.md#the
     "the saved time is not a strict ISO-8601 time with a zone",
     "the saved time is more than 5 minutes in the future",
     "key files missing: <paths> | key files changed: <paths>",
-    "dirty at the save, committed[ with later edits] in <id>[ (not on HEAD)]: <paths> | dirty at the save, now in stash@{N}[ with later edits]: <paths>",
+    "dirty at the save, committed in <id>[ (not on HEAD)]: <paths> | dirty at the save, now in stash@{N}: <paths>",
     "the handoff was not saved in this clone; its last commit is by \"<author>\" \"<e-mail>\"",
     "saved HEAD <id> is not in this clone: fetch, or the history was rewritten",
     "saved HEAD <id> is not in this clone: deepen it (git fetch --deepen or --unshallow)",
