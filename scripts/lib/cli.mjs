@@ -9154,7 +9154,7 @@ function assessDrift(f) {
   const notHereReason = absent ? f.shallow ? "shallow" : "not-fetched" : null;
   const kept = patchesKept(f);
   const newSince = kept ? f.sinceSaved ?? 0 : ahead ?? 0;
-  const wipGone = (f.dirtyFates ?? []).some((x) => x.fate === "reverted" || x.fate === "stashed");
+  const wipGone = (f.dirtyFates ?? []).some((x) => x.fate === "reverted" || x.fate === "stashed" || x.fate === "committed" && !x.onHead);
   const moved = branchChanged === true || newSince > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0 || wipGone || kept;
   const worked = moved || dirtyChanged === true || (f.dirtyFates ?? []).some((x) => x.fate === "changed");
   let verdict;
@@ -9730,7 +9730,9 @@ verdicts, strongest first:
                 saved patch is not on HEAD (a rebase that kept them is not)
   stale         more than 30 commits since the save, or saved more than 14
                 days ago with work since (age alone is not stale)
-  drifted       branch changed, commits ahead or behind, or key files missing
+  drifted       branch changed, commits ahead or behind, key files missing, or
+                work dirty at the save gone from the tree (reverted, stashed,
+                or committed only on another branch)
   fresh         none of the above
 
 stdout: "verdict: <v>", "summary: <v>: <parts joined by "; ">", then one fact

@@ -226,9 +226,10 @@ export function assessDrift(f: DriftFacts) {
   const kept = patchesKept(f);
   const newSince = kept ? (f.sinceSaved ?? 0) : (ahead ?? 0);
   // Work since the save; age alone makes nothing stale: with none, the plan still lines up with the code.
-  // Work in progress at the save that the tree no longer holds (reverted, stashed) is drift too: the plan's step
-  // in progress rested on it.
-  const wipGone = (f.dirtyFates ?? []).some((x) => x.fate === "reverted" || x.fate === "stashed");
+  // Work in progress at the save that the tree no longer holds (reverted, stashed, committed only off HEAD) is drift
+  // too: the plan's step in progress rested on it.
+  const wipGone = (f.dirtyFates ?? []).some((x) =>
+    x.fate === "reverted" || x.fate === "stashed" || (x.fate === "committed" && !x.onHead));
   // Patches kept by git's patch id, which ignores whitespace (an indentation in Python is not): a rewrite is drift.
   const moved =
     branchChanged === true || newSince > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0 || wipGone || kept;

@@ -88,7 +88,9 @@ verdicts, strongest first:
                 saved patch is not on HEAD (a rebase that kept them is not)
   stale         more than 30 commits since the save, or saved more than 14
                 days ago with work since (age alone is not stale)
-  drifted       branch changed, commits ahead or behind, or key files missing
+  drifted       branch changed, commits ahead or behind, key files missing, or
+                work dirty at the save gone from the tree (reverted, stashed,
+                or committed only on another branch)
   fresh         none of the above
 
 stdout: "verdict: <v>", "summary: <v>: <parts joined by "; ">", then one fact

@@ -1,0 +1,82 @@
+// Verdicts and briefs that must stay true after ordinary git work (docs/design.md#drift-and-its-verdict): work
+// committed off HEAD, old commits merged in, a dirty list cut at 50, a hand-written merge line, a tie in the
+// merge driver. Each case spawns the built helper on a real repository.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { briefBody, helper, tempDir } from "../helpers.ts";
+
+interface Repo {
+  dir: string;
+  git(...args: string[]): string;
+  run(args: string[], input?: string): { code: number | null; stdout: string; stderr: string };
+}
+
+function person(home: string, dir: string): Repo {
+  mkdirSync(path.join(home, ".config"), { recursive: true });
+  const config = "[user]\n\tname = Alice\n\temail = alice@example.com\n[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n[pull]\n\trebase = false\n[advice]\n\tdetachedHead = false\n";
+  writeFileSync(path.join(home, ".gitconfig"), config);
+  const e = { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: path.join(home, ".gitconfig") };
+  const gitEnv = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("GIT_"))), ...e } as Record<string, string>;
+  return {
+    dir,
+    git: (...args) => execFileSync("git", args, { cwd: dir, env: gitEnv, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim(),
+    run: (args, input) => helper([...args, "--root", dir], { input, env: e }),
+  };
+}
+
+function doc(extraKeyLines: string[] = []): string {
+  return [
+    "<!-- memory-schema: v1 -->", "# Session Handoff", "", "## Current goal", "Make the widget work.", "",
+    "## Plan", "- [x] write a.txt", "- [~] edit b.txt", "", "## Decisions", "- [user-directed] keep it simple", "",
+    "## Failed approaches", "- none", "", "## Open questions", "- none", "", "## Next steps", "1. finish b.txt", "",
+    "## Key files", "- `a.txt` — key", ...extraKeyLines, "", "## Environment anchors", "",
+  ].join("\n");
+}
+
+function newRepo(): Repo {
+  const home = tempDir("sh-verdicts-");
+  const dir = path.join(home, "work");
+  mkdirSync(dir);
+  const r = person(path.join(home, "me"), dir);
+  r.git("init", "-q");
+  writeFileSync(path.join(dir, "a.txt"), "a\n");
+  writeFileSync(path.join(dir, "b.txt"), "b\n");
+  r.git("add", "-A");
+  r.git("commit", "-qm", "init");
+  return r;
+}
+
+function save(r: Repo, text = doc()): void {
+  const t = /CURRENT-SHA256: (\S+)/.exec(r.run(["read", "handoff"]).stdout)![1]!;
+  const w = r.run(["write", "handoff", "--expected-current-sha256", t], text);
+  expect(w.code, w.stderr).toBe(0);
+}
+
+function drift(r: Repo): { verdict: string; summary: string; [k: string]: unknown } {
+  const d = r.run(["drift", "--json"]);
+  expect(d.code, d.stderr).toBe(0);
+  return JSON.parse(d.stdout);
+}
+
+function brief(r: Repo): string {
+  const b = r.run(["brief"]);
+  expect(b.code, b.stderr).toBe(0);
+  return briefBody(b.stdout);
+}
+
+describe("verdicts after ordinary git work", () => {
+  it("dirty work committed on another branch, then back: drifted, as a stash would be", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    writeFileSync(path.join(r.dir, "b.txt"), "b half-done\n");
+    save(r);
+    r.git("checkout", "-qb", "wip");
+    r.git("commit", "-qam", "park wip");
+    r.git("checkout", "-q", "main");
+    const d = drift(r);
+    expect(d.dirtyFates).toEqual([{ path: "b.txt", fate: "committed", commit: r.git("rev-parse", "wip"), onHead: false }]);
+    expect(d.verdict).toBe("drifted");
+    expect(brief(r)).toMatch(/^Proposed next step: re-check the steps the drift touches/m);
+  });
+});
