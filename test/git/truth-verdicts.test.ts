@@ -2,7 +2,7 @@
 // committed off HEAD, old commits merged in, a dirty list cut at 50, a hand-written merge line, a tie in the
 // merge driver. Each case spawns the built helper on a real repository.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { briefBody, helper, tempDir } from "../helpers.ts";
@@ -78,5 +78,14 @@ describe("verdicts after ordinary git work", () => {
     expect(d.dirtyFates).toEqual([{ path: "b.txt", fate: "committed", commit: r.git("rev-parse", "wip"), onHead: false }]);
     expect(d.verdict).toBe("drifted");
     expect(brief(r)).toMatch(/^Proposed next step: re-check the steps the drift touches/m);
+  });
+
+  it("drift --help and its reference say gone dirty work drifts, as the code decides", () => {
+    const help = helper(["drift", "--help"]).stdout;
+    const rule = /^ {2}drifted {7}([\s\S]*?)\n {2}fresh/m.exec(help)![1]!.replace(/\s+/g, " ");
+    expect(rule).toMatch(/reverted, stashed, or committed only on another branch/);
+    const ref = readFileSync(path.join(__dirname, "..", "..", "references", "verbs", "drift.md"), "utf8");
+    expect(ref.replace(/\s+/g, " ")).toContain("reverted, stashed, or committed only on another branch");
+    expect(ref).not.toContain("changed dirty files are reported but do\nnot change the verdict");
   });
 });
