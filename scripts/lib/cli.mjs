@@ -10415,8 +10415,9 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
     const of = at2.known ? ` of ${at2.time.iso}` : "";
     const note = `merged with ${whose} handoff${of}: ${mergeCountsText(merged.added)}`;
     writeResult(ours, markMerged(merged.text, name2, note));
-    const sure = at2.known && stateTimeOfText(winner, Date.now()).known;
-    const chose = sure ? "the later handoff" : "ours, as a state time is unknown or in the future";
+    const mine = stateTimeOfText(winner, Date.now());
+    let chose = at2.known && mine.known ? "the later handoff" : "ours, as a state time is unknown or in the future";
+    if (at2.known && mine.known && at2.time.ms === mine.time.ms) chose = "ours, as both were saved in the same second";
     const kept = `${file}: kept ${chose}; the other is archive/${name2}`;
     return said2(0, `${kept}, not in this merge's commit: \`publish\` commits it`);
   } catch (err) {
@@ -16448,11 +16449,12 @@ eol=lf\` in a block of ours in the root .gitattributes), as \`merge-driver %O %A
 %B %P\`, from this clone's copy of the helper at
 .git/session-handoff/merge-driver.mjs (a merge never changes that copy; without
 it git merges as text and keeps the conflict).
-  HANDOFF.md   the later state time stays current (ours on equal,
-               unknown or future times) and keeps the other's work: both sides'
-               decisions, failed approaches and open questions (each once), plan
-               steps at the furthest status either side reached, the other's
-               open next steps below its own. A line \`Merged-with:
+  HANDOFF.md   the later state time stays current (ours on equal times,
+               which have whole seconds, and on unknown or future ones; the
+               line on the merge says which) and keeps the other's work: both
+               sides' decisions, failed approaches and open questions (each
+               once), plan steps at the furthest status either side reached,
+               the other's open next steps below its own. A line \`Merged-with:
                archive/<name>; merged with <author>'s handoff of <time>: +N
                decisions, +M failed approaches\` follows its Saved: line; the
                whole other handoff goes to archive/<name> (created, never

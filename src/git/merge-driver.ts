@@ -356,8 +356,10 @@ export async function mergeMemoryFile(
     const of = at.known ? ` of ${at.time.iso}` : "";
     const note = `merged with ${whose} handoff${of}: ${mergeCountsText(merged.added)}`;
     writeResult(ours, markMerged(merged.text, name, note));
-    const sure = at.known && stateTimeOfText(winner, Date.now()).known;
-    const chose = sure ? "the later handoff" : "ours, as a state time is unknown or in the future";
+    const mine = stateTimeOfText(winner, Date.now());
+    // `Saved:` has whole seconds: two saves in one second cannot be ordered, so ours stays and the line says why.
+    let chose = at.known && mine.known ? "the later handoff" : "ours, as a state time is unknown or in the future";
+    if (at.known && mine.known && at.time.ms === mine.time.ms) chose = "ours, as both were saved in the same second";
     const kept = `${file}: kept ${chose}; the other is archive/${name}`;
     return said(0, `${kept}, not in this merge's commit: \`publish\` commits it`);
   } catch (err) {
