@@ -10155,14 +10155,22 @@ function unreadSchema(ours, theirs) {
   const [side, version] = v(theirs) !== "v1" ? ["their", v(theirs)] : ["our", v(ours)];
   return version === "v1" ? null : `${side} side is memory schema ${version} and this helper reads v1 only`;
 }
+function mergedAt(lines2) {
+  const saved = lines2.findIndex((l) => /^Saved:/.test(l));
+  const title = lines2.findIndex((l) => l === "# Session Handoff");
+  return saved !== -1 ? saved + 1 : title !== -1 ? title + 1 : Math.min(1, lines2.length);
+}
 function markMerged(text, archiveName2, note = null) {
   const line = `Merged-with: archive/${archiveName2}${note === null ? "" : `; ${note}`}`;
   const lines2 = text.split("\n").filter((l) => !MERGED_LINE.test(l));
-  const saved = lines2.findIndex((l) => /^Saved:/.test(l));
-  const title = lines2.findIndex((l) => l === "# Session Handoff");
-  const at2 = saved !== -1 ? saved + 1 : title !== -1 ? title + 1 : Math.min(1, lines2.length);
-  lines2.splice(at2, 0, line);
+  lines2.splice(mergedAt(lines2), 0, line);
   return lines2.join("\n");
+}
+function mergedLineOf(text) {
+  const lines2 = text.split(/\r?\n/);
+  const end = lines2.findIndex((l) => l.startsWith("## "));
+  const preamble = end === -1 ? lines2 : lines2.slice(0, end);
+  return MERGED_LINE.exec(preamble[mergedAt(preamble)] ?? "");
 }
 function splitLedger(text, prefix) {
   const re = new RegExp(`^## ${prefix}-(\\d{4}): `);
@@ -10575,7 +10583,7 @@ exit: 0 brief printed
         const newer = loaded.pasted ? null : await handoffAway(root, ctx.env, loaded.text);
         const again = newer === null ? "" : `\`${newer.restore}\` brings it back; ${restoreNote(newer)}`;
         if (newer !== null) brief = withDriftNote(brief, `a newer save of this clone is ${whereAway(newer)}: ${again}`);
-        const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
+        const merged = loaded.pasted ? null : mergedLineOf(loaded.text);
         if (merged && existsSync(path37.join(archiveDir(root), merged[1])))
           brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
         const { driftClauses: _clauses, ...shown } = brief;
