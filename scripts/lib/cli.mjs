@@ -9154,7 +9154,11 @@ function assessDrift(f) {
   const notHereReason = absent ? f.shallow ? "shallow" : "not-fetched" : null;
   const kept = patchesKept(f);
   const newSince = kept ? f.sinceSaved ?? 0 : ahead ?? 0;
-  const wipGone = (f.dirtyFates ?? []).some((x) => x.fate === "reverted" || x.fate === "stashed" || x.fate === "committed" && !x.onHead);
+  const fates = f.dirtyFates ?? [];
+  const unlistedNow = cur === null ? savedMore : cur.dirty.filter((p) => !(f.saved.dirty ?? []).includes(p)).length;
+  const fromElsewhere = fates.some((x) => x.fate === "not-here");
+  const unlistedClean = fromElsewhere ? 0 : Math.max(0, savedMore - unlistedNow);
+  const wipGone = unlistedClean > 0 || fates.some((x) => x.fate === "reverted" || x.fate === "stashed" || x.fate === "committed" && !x.onHead);
   const moved = branchChanged === true || newSince > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0 || wipGone || kept;
   const worked = moved || dirtyChanged === true || (f.dirtyFates ?? []).some((x) => x.fate === "changed");
   let verdict;
@@ -9185,7 +9189,10 @@ function assessDrift(f) {
   if (verdict === "stale") parts.push("too stale for line-by-line reconciliation");
   else if ((ageRaw ?? 0) > STALE_DAYS && !worked) parts.push("no work since the save, so not stale");
   const { changedKeyFiles, dirtyKeyFiles, up } = fileClauses(f, parts, dirtyChanged);
-  parts.push(...fateClauses(f.dirtyFates ?? []));
+  parts.push(...fateClauses(fates));
+  const some = unlistedClean === savedMore ? "" : `at least ${unlistedClean} of them `;
+  const unknown = `${some}clean now, what became of them is not known`;
+  if (unlistedClean > 0) parts.push(`dirty at the save but not listed (${savedMore} more): ${unknown}`);
   if (f.savedBy) parts.push(`saved by ${f.savedBy}${f.saved.date === null ? "" : ` at ${f.saved.date.iso}`}`);
   const by = f.provenance?.committer ? `; its last commit is by ${f.provenance.committer}` : "";
   if (f.provenance?.someoneElse) parts.push(`the handoff was not saved in this clone${by}`);
@@ -9227,7 +9234,8 @@ function assessDrift(f) {
     dirtyKeyFiles,
     inProgress: progress,
     provenance: f.provenance ?? null,
-    dirtyFates: f.dirtyFates ?? [],
+    dirtyFates: fates,
+    unlistedClean,
     summary
   };
 }
@@ -9732,7 +9740,8 @@ verdicts, strongest first:
                 days ago with work since (age alone is not stale)
   drifted       branch changed, commits ahead or behind, key files missing, or
                 work dirty at the save gone from the tree (reverted, stashed,
-                or committed only on another branch)
+                committed only on another branch, or unlisted past the 50
+                anchored and clean now)
   fresh         none of the above
 
 stdout: "verdict: <v>", "summary: <v>: <parts joined by "; ">", then one fact

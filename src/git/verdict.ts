@@ -228,7 +228,12 @@ export function assessDrift(f: DriftFacts) {
   // Work since the save; age alone makes nothing stale: with none, the plan still lines up with the code.
   // Work in progress at the save that the tree no longer holds (reverted, stashed, committed only off HEAD) is drift
   // too: the plan's step in progress rested on it.
-  const wipGone = (f.dirtyFates ?? []).some((x) =>
+  const fates = f.dirtyFates ?? [];
+  // A cut dirty list (`… and N more`): an unlisted file clean now has no path to follow, so its work may be gone.
+  const unlistedNow = cur === null ? savedMore : cur.dirty.filter((p) => !(f.saved.dirty ?? []).includes(p)).length;
+  const fromElsewhere = fates.some((x) => x.fate === "not-here");
+  const unlistedClean = fromElsewhere ? 0 : Math.max(0, savedMore - unlistedNow);
+  const wipGone = unlistedClean > 0 || fates.some((x) =>
     x.fate === "reverted" || x.fate === "stashed" || (x.fate === "committed" && !x.onHead));
   // Patches kept by git's patch id, which ignores whitespace (an indentation in Python is not): a rewrite is drift.
   const moved =
@@ -266,7 +271,10 @@ export function assessDrift(f: DriftFacts) {
   if (verdict === "stale") parts.push("too stale for line-by-line reconciliation");
   else if ((ageRaw ?? 0) > STALE_DAYS && !worked) parts.push("no work since the save, so not stale");
   const { changedKeyFiles, dirtyKeyFiles, up } = fileClauses(f, parts, dirtyChanged);
-  parts.push(...fateClauses(f.dirtyFates ?? []));
+  parts.push(...fateClauses(fates));
+  const some = unlistedClean === savedMore ? "" : `at least ${unlistedClean} of them `;
+  const unknown = `${some}clean now, what became of them is not known`;
+  if (unlistedClean > 0) parts.push(`dirty at the save but not listed (${savedMore} more): ${unknown}`);
   // Which agent saved it (recorded by this clone's write): the next agent says where it came from.
   if (f.savedBy) parts.push(`saved by ${f.savedBy}${f.saved.date === null ? "" : ` at ${f.saved.date.iso}`}`);
   const by = f.provenance?.committer ? `; its last commit is by ${f.provenance.committer}` : "";
@@ -290,6 +298,6 @@ export function assessDrift(f: DriftFacts) {
     sinceSaved: reachable === false && !f.objectMissing ? (f.sinceSaved ?? null) : null,
     savedCopied: f.savedCopied ?? null, savedChanged: f.savedChanged ?? null,
     git: f.git, unverifiable, memoryOnlyCommits: memoryOnly, changedKeyFiles, cleanedDirty, dirtyKeyFiles,
-    inProgress: progress, provenance: f.provenance ?? null, dirtyFates: f.dirtyFates ?? [], summary,
+    inProgress: progress, provenance: f.provenance ?? null, dirtyFates: fates, unlistedClean, summary,
   };
 }

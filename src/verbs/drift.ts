@@ -90,7 +90,8 @@ verdicts, strongest first:
                 days ago with work since (age alone is not stale)
   drifted       branch changed, commits ahead or behind, key files missing, or
                 work dirty at the save gone from the tree (reverted, stashed,
-                or committed only on another branch)
+                committed only on another branch, or unlisted past the 50
+                anchored and clean now)
   fresh         none of the above
 
 stdout: "verdict: <v>", "summary: <v>: <parts joined by "; ">", then one fact

@@ -83,7 +83,7 @@ describe("verdicts after ordinary git work", () => {
   it("drift --help and its reference say gone dirty work drifts, as the code decides", () => {
     const help = helper(["drift", "--help"]).stdout;
     const rule = /^ {2}drifted {7}([\s\S]*?)\n {2}fresh/m.exec(help)![1]!.replace(/\s+/g, " ");
-    expect(rule).toMatch(/reverted, stashed, or committed only on another branch/);
+    expect(rule).toMatch(/reverted, stashed, committed only on another branch, or unlisted/);
     const ref = readFileSync(path.join(__dirname, "..", "..", "references", "verbs", "drift.md"), "utf8");
     expect(ref.replace(/\s+/g, " ")).toContain("reverted, stashed, or committed only on another branch");
     expect(ref).not.toContain("changed dirty files are reported but do\nnot change the verdict");
@@ -109,5 +109,34 @@ describe("verdicts after ordinary git work", () => {
     // Where the driver writes it, it is read.
     writeFileSync(file, text.replace(/^(Saved: .*)$/m, `$1\nMerged-with: archive/${archive}`));
     expect(brief(r)).toMatch(/^Drift & lessons: two handoffs met in a merge; the other is archive\//m);
+  });
+
+  it("a dirty list cut at 50: the unlisted files clean now are said unknown, and never fresh", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    mkdirSync(path.join(r.dir, "d"));
+    const all = Array.from({ length: 300 }, (_, i) => `d/f${i + 1}.txt`);
+    for (const p of all) writeFileSync(path.join(r.dir, p), `${p}\n`);
+    r.git("add", "d");
+    r.git("commit", "-qm", "many");
+    for (const p of all) writeFileSync(path.join(r.dir, p), `${p}\nsaved wip\n`);
+    save(r);
+    const line = /^- Dirty files: (.*)$/m.exec(readFileSync(path.join(r.dir, ".ai", "memory", "HANDOFF.md"), "utf8"))![1]!;
+    expect(line).toMatch(/, … and 250 more$/);
+    const listed = line.replace(/, … and 250 more$/, "").split(", ");
+    // The 250 unlisted files' work thrown away, the 50 listed left as they were: HEAD did not move.
+    r.git("checkout", "-q", "--", ...all.filter((p) => !listed.includes(p)));
+    const d = drift(r);
+    expect(d.verdict).toBe("drifted");
+    expect(d.unlistedClean).toBe(250);
+    expect(d.summary).toContain("dirty at the save but not listed (250 more): clean now, what became of them is not known");
+    // The listed 50 committed, the rest still gone: the brief says both.
+    r.git("add", "--", ...listed);
+    r.git("commit", "-qm", "the 50");
+    const b = brief(r);
+    expect(b).toMatch(/dirty at the save, committed in [0-9a-f]{12}: "d\/f1\.txt"/);
+    expect(b).toContain("dirty at the save but not listed (250 more): clean now, what became of them is not known");
+    // Some unlisted files dirty again: at least the rest are clean.
+    writeFileSync(path.join(r.dir, all.find((p) => !listed.includes(p))!), "again\n");
+    expect(drift(r).summary).toContain("(250 more): at least 249 of them clean now");
   });
 });
