@@ -9077,8 +9077,9 @@ function unverifiableClause(f, notHere) {
 function patchesKept(f) {
   return f.headReachable === false && !f.objectMissing && f.savedChanged === 0;
 }
-function headClauses(f, verdict, notHere, memoryOnly) {
+function headClauses(f, verdict, notHere, memoryOnly, older) {
   const head = short(f.saved.head);
+  const pre = older === 0 ? "" : ` (${older} of them committed before the save)`;
   if (verdict === "unverifiable") return [unverifiableClause(f, notHere)];
   if (patchesKept(f)) {
     const n2 = f.savedCopied ?? null;
@@ -9086,7 +9087,7 @@ function headClauses(f, verdict, notHere, memoryOnly) {
     const since = f.sinceSaved ?? 0;
     return [
       `saved HEAD ${head} was rewritten with its patches kept (whitespace aside): ${copies}`,
-      since === 0 ? "no other commits since the save" : `${plural(since, "other commit")} on HEAD since the save`
+      since === 0 ? "no other commits since the save" : `${plural(since, "other commit")} on HEAD since the save${pre}`
     ];
   }
   if (verdict === "rewritten") {
@@ -9104,12 +9105,13 @@ function headClauses(f, verdict, notHere, memoryOnly) {
   }
   if (f.headReachable !== true || f.ahead === null || f.behind === null) return [];
   const [ahead, behind] = [f.ahead, f.behind];
-  if (f.savedNone) return ["saved before the first commit (HEAD: none)", `${plural(ahead, "commit")} on HEAD since`];
+  const first = "saved before the first commit (HEAD: none)";
+  if (f.savedNone) return [first, `${plural(ahead, "commit")} on HEAD since${pre}`];
   if (ahead === 0 && behind === 0)
     return [memoryOnly > 0 ? `no commits since the saved ${head} but memory-only ones` : `at the saved commit ${head}`];
-  if (behind === 0) return [`${plural(ahead, "commit")} ahead of the saved ${head}`];
+  if (behind === 0) return [`${plural(ahead, "commit")} ahead of the saved ${head}${pre}`];
   if (ahead === 0) return [`${plural(behind, "commit")} behind the saved ${head}`];
-  return [`diverged from the saved ${head}: ${ahead} ahead, ${behind} behind`];
+  return [`diverged from the saved ${head}: ${ahead} ahead${pre.replace(" of them", "")}, ${behind} behind`];
 }
 function fileClauses(f, parts, dirtyChanged) {
   const cur = f.current;
@@ -9154,6 +9156,7 @@ function assessDrift(f) {
   const notHereReason = absent ? f.shallow ? "shallow" : "not-fetched" : null;
   const kept = patchesKept(f);
   const newSince = kept ? f.sinceSaved ?? 0 : ahead ?? 0;
+  const older = Math.min(f.olderAhead ?? 0, newSince);
   const fates = f.dirtyFates ?? [];
   const unlistedNow = cur === null ? savedMore : cur.dirty.filter((p) => !(f.saved.dirty ?? []).includes(p)).length;
   const fromElsewhere = fates.some((x) => x.fate === "not-here");
@@ -9164,7 +9167,7 @@ function assessDrift(f) {
   let verdict;
   if (unchecked || notHereReason !== null) verdict = "unverifiable";
   else if (!reachable && !kept) verdict = "rewritten";
-  else if (newSince > STALE_COMMITS || (ageRaw ?? 0) > STALE_DAYS && worked) verdict = "stale";
+  else if (newSince - older > STALE_COMMITS || (ageRaw ?? 0) > STALE_DAYS && worked) verdict = "stale";
   else if (moved) verdict = "drifted";
   else if (ageRaw === null) {
     verdict = "unverifiable";
@@ -9173,7 +9176,7 @@ function assessDrift(f) {
   const memoryOnly = f.memoryOnlyCommits ?? 0;
   const savedDirty = f.saved.dirty;
   const cleanedDirty = cur === null || savedDirty === null ? [] : savedDirty.filter((p) => !cur.dirty.includes(p));
-  const parts = headClauses(f, verdict, notHereReason, memoryOnly);
+  const parts = headClauses(f, verdict, notHereReason, memoryOnly, older);
   if (memoryOnly > 0 && (reachable === true || verdict === "rewritten" || kept))
     parts.push(`${plural(memoryOnly, "memory-only commit")} (the handoff itself) not counted`);
   const bw = (b) => b === null ? "none" : branchWords(b);
@@ -9213,6 +9216,7 @@ function assessDrift(f) {
     headReachable: reachable,
     ahead,
     behind,
+    olderAhead: older,
     commitsSinceDate: f.commitsSinceDate,
     ageDays,
     missingKeyFiles: f.missingKeyFiles,
@@ -9268,7 +9272,8 @@ function startStatus(root, env, excludes = []) {
   p.catch(() => void 0);
   return p;
 }
-function parseHistory(out, memoryPrefix, handoffPath = `${memoryPrefix}HANDOFF.md`) {
+function parseHistory(out, memoryPrefix, savedSec = null) {
+  const handoffPath = `${memoryPrefix}HANDOFF.md`;
   const counts = {
     ahead: 0,
     behind: 0,
@@ -9277,6 +9282,8 @@ function parseHistory(out, memoryPrefix, handoffPath = `${memoryPrefix}HANDOFF.m
     attributesAhead: [],
     attributesBehind: [],
     emptyBehind: 0,
+    olderAhead: 0,
+    olderAttributes: [],
     truncated: false,
     handoffCommitter: null
   };
@@ -9290,14 +9297,17 @@ function parseHistory(out, memoryPrefix, handoffPath = `${memoryPrefix}HANDOFF.m
     const [header = "", ...rest] = rec.slice(1).split("\0");
     const paths = rest.map((p) => p.replace(/^\n/, "")).filter((p) => p !== "");
     counts[side]++;
-    const [author = "", parents = "", id = ""] = header.replace(/^\x02/, "").split("");
+    const [author = "", parents = "", id = "", ct = ""] = header.replace(/^\x02/, "").split("");
+    const older = side === "ahead" && savedSec !== null && ct !== "" && Number(ct) < savedSec;
     if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && !parents.includes(" "))
       counts.handoffCommitter = author.trim();
     if (paths.length === 0 && side === "behind") counts.emptyBehind++;
     if (paths.length > 0 && paths.every((p) => p.startsWith(memoryPrefix)))
       counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
-    else if (paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix)))
+    else if (paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix))) {
       counts[side === "ahead" ? "attributesAhead" : "attributesBehind"].push(id);
+      if (older) counts.olderAttributes.push(id);
+    } else if (older) counts.olderAhead++;
   }
   return counts;
 }
@@ -9412,7 +9422,7 @@ function historyArgs(id, ...extra) {
   return [
     "log",
     "--left-right",
-    "--format=%x01%m%x02%an%x03%ae%x04%p%x04%H",
+    "--format=%x01%m%x02%an%x03%ae%x04%p%x04%H%x04%ct",
     "--name-only",
     "-z",
     "--no-renames",
@@ -9427,10 +9437,12 @@ async function measureFromNone(facts, snap, log, git, memoryPrefix) {
   [facts.headReachable, facts.ahead, facts.behind] = [true, 0, 0];
   if (snap.head === null) return null;
   if (log.code !== 0) facts.headReachable = null;
-  const h = parseHistory(log.stdout, memoryPrefix);
+  const h = parseHistory(log.stdout, memoryPrefix, savedSecOf(facts));
   const all = h.truncated ? await git(["rev-list", "--count", "HEAD"]) : null;
-  const memoryOnly = (await memoryOnlyOf(h, git)).ahead;
+  const mem = await memoryOnlyOf(h, git);
+  const memoryOnly = mem.ahead;
   facts.memoryOnlyCommits = memoryOnly;
+  facts.olderAhead = mem.older;
   facts.ahead = (all?.code === 0 ? Number(all.stdout.toString("utf8")) : h.ahead) - memoryOnly;
   return h.handoffCommitter;
 }
@@ -9438,11 +9450,12 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
   let committer = null;
   let counted2 = null;
   let emptySaved = null;
-  let memoryOnly = { ahead: 0, behind: 0 };
+  let memoryOnly = { ahead: 0, behind: 0, older: 0 };
   if (snap.head !== null && log.code === 0) {
-    const h = parseHistory(log.stdout, memoryPrefix);
+    const h = parseHistory(log.stdout, memoryPrefix, savedSecOf(facts));
     counted2 = { ahead: h.ahead, behind: h.behind };
     memoryOnly = await memoryOnlyOf(h, git);
+    facts.olderAhead = memoryOnly.older;
     committer = h.handoffCommitter;
     emptySaved = h.truncated ? null : h.emptyBehind;
     if (h.truncated) counted2 = await countBoth(head, git);
@@ -9466,6 +9479,7 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
   facts.ahead = null;
   facts.behind = null;
   facts.memoryOnlyCommits = 0;
+  facts.olderAhead = 0;
   if (facts.objectMissing) facts.reflogNamed = reflogNames(gitDir, head);
   if (facts.saved.date !== null && snap.head !== null) {
     const r = await git(["rev-list", "--count", `--since=@${Math.floor(facts.saved.date.ms / 1e3)}`, "HEAD"]);
@@ -9475,9 +9489,10 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
   if (!facts.objectMissing && snap.head !== null && since !== null && since <= MAX_SINCE_SAVED) {
     const r = await git(historyArgs(head, "--cherry-pick"));
     if (r.code === 0) {
-      const h = parseHistory(r.stdout, memoryPrefix);
+      const h = parseHistory(r.stdout, memoryPrefix, savedSecOf(facts));
       const mem = await memoryOnlyOf(h, git);
       facts.sinceSaved = h.ahead - mem.ahead;
+      facts.olderAhead = mem.older;
       facts.memoryOnlyCommits = mem.ahead;
       if (!h.truncated && emptySaved !== null && counted2 !== null) {
         facts.savedChanged = h.behind - mem.behind - h.emptyBehind + emptySaved;
@@ -9497,7 +9512,8 @@ async function branchPresent(git, branch) {
 async function memoryOnlyOf(h, git) {
   const ours = await oursOnly(git, [...h.attributesAhead, ...h.attributesBehind]);
   const n2 = (ids) => ids.filter((id) => ours.has(id)).length;
-  return { ahead: h.memoryOnlyAhead + n2(h.attributesAhead), behind: h.memoryOnlyBehind + n2(h.attributesBehind) };
+  const older = h.olderAhead + h.olderAttributes.length - n2(h.olderAttributes);
+  return { ahead: h.memoryOnlyAhead + n2(h.attributesAhead), behind: h.memoryOnlyBehind + n2(h.attributesBehind), older };
 }
 async function countBoth(head, git) {
   const r = await git(["rev-list", "--left-right", "--count", `${head}...HEAD`]);
@@ -9560,7 +9576,7 @@ async function measureFates(git, facts, anchors, at2) {
     fromElsewhere: at2.fromElsewhere
   });
 }
-var MAX_LOGGED_COMMITS, MAX_SINCE_SAVED, ATTRIBUTES, savedPresent;
+var MAX_LOGGED_COMMITS, MAX_SINCE_SAVED, ATTRIBUTES, savedPresent, savedSecOf;
 var init_drift = __esm({
   "src/git/drift.ts"() {
     "use strict";
@@ -9578,6 +9594,7 @@ var init_drift = __esm({
     MAX_SINCE_SAVED = 500;
     ATTRIBUTES = ".gitattributes";
     savedPresent = (f) => f.headReachable === true || f.headReachable === false && !f.objectMissing;
+    savedSecOf = (f) => f.saved.date === null ? null : Math.floor(f.saved.date.ms / 1e3);
   }
 });
 
@@ -9736,8 +9753,9 @@ verdicts, strongest first:
                 unknown
   rewritten     the saved HEAD is unreachable from HEAD and every ref, and a
                 saved patch is not on HEAD (a rebase that kept them is not)
-  stale         more than 30 commits since the save, or saved more than 14
-                days ago with work since (age alone is not stale)
+  stale         more than 30 commits since the save (by committer date: older
+                ones a merge brings in drift, not stale), or saved more than
+                14 days ago with work since (age alone is not stale)
   drifted       branch changed, commits ahead or behind, key files missing, or
                 work dirty at the save gone from the tree (reverted, stashed,
                 committed only on another branch, or unlisted past the 50

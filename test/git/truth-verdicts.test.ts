@@ -10,6 +10,8 @@ import { briefBody, helper, tempDir } from "../helpers.ts";
 interface Repo {
   dir: string;
   git(...args: string[]): string;
+  /** Runs git with the committer and author dates set to `iso`. */
+  gitAt(iso: string, ...args: string[]): string;
   run(args: string[], input?: string): { code: number | null; stdout: string; stderr: string };
 }
 
@@ -22,6 +24,7 @@ function person(home: string, dir: string): Repo {
   return {
     dir,
     git: (...args) => execFileSync("git", args, { cwd: dir, env: gitEnv, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim(),
+    gitAt: (iso, ...args) => execFileSync("git", args, { cwd: dir, env: { ...gitEnv, GIT_COMMITTER_DATE: iso, GIT_AUTHOR_DATE: iso }, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim(),
     run: (args, input) => helper([...args, "--root", dir], { input, env: e }),
   };
 }
@@ -138,5 +141,35 @@ describe("verdicts after ordinary git work", () => {
     // Some unlisted files dirty again: at least the rest are clean.
     writeFileSync(path.join(r.dir, all.find((p) => !listed.includes(p))!), "again\n");
     expect(drift(r).summary).toContain("(250 more): at least 249 of them clean now");
+  });
+
+  it("a merge of 40 commits older than the save is drift, not staleness; 40 made after it are stale", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+    r.git("checkout", "-qb", "feat");
+    for (let i = 1; i <= 40; i++) {
+      writeFileSync(path.join(r.dir, "other.txt"), `${i}\n`);
+      r.git("add", "other.txt");
+      r.gitAt(hourAgo, "commit", "-qm", `f${i}`);
+    }
+    r.git("checkout", "-q", "main");
+    save(r);
+    r.git("merge", "-q", "--no-ff", "--no-edit", "feat");
+    const d = drift(r);
+    // The counts stay git's: 41 commits ahead, 40 of them older than the save.
+    expect([d.verdict, d.ahead, d.olderAhead]).toEqual(["drifted", 41, 40]);
+    expect(d.summary).toMatch(/^drifted: 41 commits ahead of the saved [0-9a-f]{12} \(40 of them committed before the save\)/);
+    expect(brief(r)).toMatch(/^Proposed next step: re-check the steps the drift touches/m);
+    // A teammate's 40 commits made after the save are work since it: stale, merged or not.
+    r.git("checkout", "-qb", "mate", "HEAD~1");
+    for (let i = 1; i <= 40; i++) {
+      writeFileSync(path.join(r.dir, "mate.txt"), `${i}\n`);
+      r.git("add", "mate.txt");
+      r.git("commit", "-qm", `m${i}`);
+    }
+    r.git("checkout", "-q", "main");
+    r.git("merge", "-q", "--no-ff", "--no-edit", "mate");
+    const later = drift(r);
+    expect([later.verdict, later.ahead, later.olderAhead]).toEqual(["stale", 82, 40]);
   });
 });
