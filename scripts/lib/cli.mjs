@@ -8994,7 +8994,7 @@ async function gatherFateLogs(git, opts) {
   };
   const stashes = stashCount(opts.commonDir);
   const notHead = opts.headExists ? ["^HEAD"] : [];
-  const stashLog = ["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs];
+  const stashLog = ["log", "-g", ...RAW, "--format=%x01%gd", "refs/stash", ...specs];
   const [onHead, elsewhere, tracked, untracked] = await Promise.all([
     opts.headExists ? run(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
     run(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
@@ -9019,7 +9019,7 @@ var init_fates = __esm({
     init_builtins();
     init_git_dir();
     ZERO = /^0+$/;
-    RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
+    RAW = ["--raw", "--no-abbrev", "--no-renames", "-z", "--diff-merges=first-parent"];
   }
 });
 

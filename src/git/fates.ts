@@ -91,7 +91,8 @@ export function clonedAfter(gitDir: string | null, savedMs: number | null): bool
   }
 }
 
-const RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
+// A merge shows what it changed against its first parent (dirty work committed with a merge); plain log shows none.
+const RAW = ["--raw", "--no-abbrev", "--no-renames", "-z", "--diff-merges=first-parent"];
 
 /** The object id each `<rev>:<path>` names, or null when it names none; one `cat-file` process. */
 async function objectIds(git: Git, revs: readonly string[]): Promise<(string | null)[]> {
@@ -128,7 +129,7 @@ export async function gatherFateLogs(
   };
   const stashes = stashCount(opts.commonDir);
   const notHead = opts.headExists ? ["^HEAD"] : [];
-  const stashLog = ["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs];
+  const stashLog = ["log", "-g", ...RAW, "--format=%x01%gd", "refs/stash", ...specs];
   const [onHead, elsewhere, tracked, untracked] = await Promise.all([
     opts.headExists ? run(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
     run(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),

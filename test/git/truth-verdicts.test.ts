@@ -172,4 +172,20 @@ describe("verdicts after ordinary git work", () => {
     const later = drift(r);
     expect([later.verdict, later.ahead, later.olderAhead]).toEqual(["stale", 82, 40]);
   });
+
+  it("dirty work committed with a merge (`commit -a` to conclude it) is committed in that merge", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    r.git("checkout", "-qb", "feat");
+    writeFileSync(path.join(r.dir, "other.txt"), "o\n");
+    r.git("add", "other.txt");
+    r.git("commit", "-qm", "feat");
+    r.git("checkout", "-q", "main");
+    writeFileSync(path.join(r.dir, "b.txt"), "b half-done\n");
+    save(r);
+    r.git("merge", "-q", "--no-ff", "--no-commit", "feat");
+    r.git("commit", "-qam", "merge feat, with my work");
+    const merge = r.git("rev-parse", "HEAD");
+    expect(drift(r).dirtyFates).toEqual([{ path: "b.txt", fate: "committed", commit: merge, onHead: true }]);
+    expect(brief(r)).toContain(`dirty at the save, committed in ${merge.slice(0, 12)}: "b.txt"`);
+  });
 });
