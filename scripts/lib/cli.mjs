@@ -8925,11 +8925,13 @@ import path34 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
     const [name2 = "", ...rest] = rec.split("\0");
+    if (rest[0] === "") rest.shift();
     const paths = /* @__PURE__ */ new Map();
     for (let i = 0; i + 1 < rest.length; i += 2) {
       const meta = rest[i].replace(/^\n/, "");
       if (!meta.startsWith(":")) break;
-      paths.set(rest[i + 1], meta.split(" ")[3] ?? "");
+      const fields = meta.split(" ");
+      paths.set(rest[i + 1], fields[fields.length - 2] ?? "");
     }
     return { name: name2.trim(), paths };
   });
@@ -8994,10 +8996,10 @@ async function gatherFateLogs(git, opts) {
   };
   const stashes = stashCount(opts.commonDir);
   const notHead = opts.headExists ? ["^HEAD"] : [];
-  const stashLog = ["log", "-g", ...RAW, "--format=%x01%gd", "refs/stash", ...specs];
+  const stashLog = ["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs];
   const [onHead, elsewhere, tracked, untracked] = await Promise.all([
-    opts.headExists ? run(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
-    run(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
+    opts.headExists ? run(["log", MERGES, ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
+    run(["log", MERGES, ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
     stashes > 0 ? run(stashLog) : [],
     stashes > 0 ? untrackedInStashes(git, stashes, opts.cleaned) : []
   ]);
@@ -9012,14 +9014,15 @@ async function gatherFateLogs(git, opts) {
   const all = tracked === null ? null : [...byName.values()].sort((a, b) => n2(a.name) - n2(b.name));
   return { onHead, elsewhere, stashes: all };
 }
-var ZERO, RAW;
+var ZERO, RAW, MERGES;
 var init_fates = __esm({
   "src/git/fates.ts"() {
     "use strict";
     init_builtins();
     init_git_dir();
     ZERO = /^0+$/;
-    RAW = ["--raw", "--no-abbrev", "--no-renames", "-z", "--diff-merges=first-parent"];
+    RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
+    MERGES = "--diff-merges=combined";
   }
 });
 
