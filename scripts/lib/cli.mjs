@@ -8931,11 +8931,13 @@ import path34 from "node:path";
 function parseRawLog(out) {
   return out.toString("utf8").split("").slice(1).map((rec) => {
     const [name2 = "", ...rest] = rec.split("\0");
+    if (rest[0] === "") rest.shift();
     const paths = /* @__PURE__ */ new Map();
     for (let i = 0; i + 1 < rest.length; i += 2) {
       const meta = rest[i].replace(/^\n/, "");
       if (!meta.startsWith(":")) break;
-      paths.set(rest[i + 1], meta.split(" ")[3] ?? "");
+      const fields = meta.split(" ");
+      paths.set(rest[i + 1], fields[fields.length - 2] ?? "");
     }
     return { name: name2.trim(), paths };
   });
@@ -9001,8 +9003,8 @@ async function gatherFateLogs(git, opts) {
   const notHead = opts.headExists ? ["^HEAD"] : [];
   const stashLog = ["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs];
   const [onHead, elsewhere, tracked, untracked] = await Promise.all([
-    opts.headExists ? run(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
-    run(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
+    opts.headExists ? run(["log", MERGES, ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
+    run(["log", MERGES, ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
     stashes > 0 ? run(stashLog) : [],
     stashes > 0 ? untrackedInStashes(git, stashes, opts.cleaned) : []
   ]);
@@ -9017,7 +9019,7 @@ async function gatherFateLogs(git, opts) {
   const all = tracked === null ? null : [...byName.values()].sort((a, b) => n2(a.name) - n2(b.name));
   return { onHead, elsewhere, stashes: all };
 }
-var ZERO, RAW;
+var ZERO, RAW, MERGES;
 var init_fates = __esm({
   "src/git/fates.ts"() {
     "use strict";
@@ -9025,6 +9027,7 @@ var init_fates = __esm({
     init_git_dir();
     ZERO = /^0+$/;
     RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
+    MERGES = "--diff-merges=combined";
   }
 });
 
@@ -9082,8 +9085,9 @@ function unverifiableClause(f, notHere) {
 function patchesKept(f) {
   return f.headReachable === false && !f.objectMissing && f.savedChanged === 0;
 }
-function headClauses(f, verdict, notHere, memoryOnly) {
+function headClauses(f, verdict, notHere, memoryOnly, older) {
   const head = short(f.saved.head);
+  const pre = older === 0 ? "" : ` (${older} of them committed before the save)`;
   if (verdict === "unverifiable") return [unverifiableClause(f, notHere)];
   if (patchesKept(f)) {
     const n2 = f.savedCopied ?? null;
@@ -9091,7 +9095,7 @@ function headClauses(f, verdict, notHere, memoryOnly) {
     const since = f.sinceSaved ?? 0;
     return [
       `saved HEAD ${head} was rewritten with its patches kept (whitespace aside): ${copies}`,
-      since === 0 ? "no other commits since the save" : `${plural(since, "other commit")} on HEAD since the save`
+      since === 0 ? "no other commits since the save" : `${plural(since, "other commit")} on HEAD since the save${pre}`
     ];
   }
   if (verdict === "rewritten") {
@@ -9109,12 +9113,13 @@ function headClauses(f, verdict, notHere, memoryOnly) {
   }
   if (f.headReachable !== true || f.ahead === null || f.behind === null) return [];
   const [ahead, behind] = [f.ahead, f.behind];
-  if (f.savedNone) return ["saved before the first commit (HEAD: none)", `${plural(ahead, "commit")} on HEAD since`];
+  const first = "saved before the first commit (HEAD: none)";
+  if (f.savedNone) return [first, `${plural(ahead, "commit")} on HEAD since${pre}`];
   if (ahead === 0 && behind === 0)
     return [memoryOnly > 0 ? `no commits since the saved ${head} but memory-only ones` : `at the saved commit ${head}`];
-  if (behind === 0) return [`${plural(ahead, "commit")} ahead of the saved ${head}`];
+  if (behind === 0) return [`${plural(ahead, "commit")} ahead of the saved ${head}${pre}`];
   if (ahead === 0) return [`${plural(behind, "commit")} behind the saved ${head}`];
-  return [`diverged from the saved ${head}: ${ahead} ahead, ${behind} behind`];
+  return [`diverged from the saved ${head}: ${ahead} ahead${pre.replace(" of them", "")}, ${behind} behind`];
 }
 function fileClauses(f, parts, dirtyChanged) {
   const cur = f.current;
@@ -9159,13 +9164,18 @@ function assessDrift(f) {
   const notHereReason = absent ? f.shallow ? "shallow" : "not-fetched" : null;
   const kept = patchesKept(f);
   const newSince = kept ? f.sinceSaved ?? 0 : ahead ?? 0;
-  const wipGone = (f.dirtyFates ?? []).some((x) => x.fate === "reverted" || x.fate === "stashed");
+  const older = Math.min(f.olderAhead ?? 0, newSince);
+  const fates = f.dirtyFates ?? [];
+  const unlistedNow = cur === null ? savedMore : cur.dirty.filter((p) => !(f.saved.dirty ?? []).includes(p)).length;
+  const fromElsewhere = fates.some((x) => x.fate === "not-here");
+  const unlistedClean = fromElsewhere ? 0 : Math.max(0, savedMore - unlistedNow);
+  const wipGone = unlistedClean > 0 || fates.some((x) => x.fate === "reverted" || x.fate === "stashed" || x.fate === "committed" && !x.onHead);
   const moved = branchChanged === true || newSince > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0 || wipGone || kept;
   const worked = moved || dirtyChanged === true || (f.dirtyFates ?? []).some((x) => x.fate === "changed");
   let verdict;
   if (unchecked || notHereReason !== null) verdict = "unverifiable";
   else if (!reachable && !kept) verdict = "rewritten";
-  else if (newSince > STALE_COMMITS || (ageRaw ?? 0) > STALE_DAYS && worked) verdict = "stale";
+  else if (newSince - older > STALE_COMMITS || (ageRaw ?? 0) > STALE_DAYS && worked) verdict = "stale";
   else if (moved) verdict = "drifted";
   else if (ageRaw === null) {
     verdict = "unverifiable";
@@ -9174,7 +9184,7 @@ function assessDrift(f) {
   const memoryOnly = f.memoryOnlyCommits ?? 0;
   const savedDirty = f.saved.dirty;
   const cleanedDirty = cur === null || savedDirty === null ? [] : savedDirty.filter((p) => !cur.dirty.includes(p));
-  const parts = headClauses(f, verdict, notHereReason, memoryOnly);
+  const parts = headClauses(f, verdict, notHereReason, memoryOnly, older);
   if (memoryOnly > 0 && (reachable === true || verdict === "rewritten" || kept))
     parts.push(`${plural(memoryOnly, "memory-only commit")} (the handoff itself) not counted`);
   const bw = (b) => b === null ? "none" : branchWords(b);
@@ -9190,7 +9200,10 @@ function assessDrift(f) {
   if (verdict === "stale") parts.push("too stale for line-by-line reconciliation");
   else if ((ageRaw ?? 0) > STALE_DAYS && !worked) parts.push("no work since the save, so not stale");
   const { changedKeyFiles, dirtyKeyFiles, up } = fileClauses(f, parts, dirtyChanged);
-  parts.push(...fateClauses(f.dirtyFates ?? []));
+  parts.push(...fateClauses(fates));
+  const some = unlistedClean === savedMore ? "" : `at least ${unlistedClean} of them `;
+  const unknown = `${some}clean now, what became of them is not known`;
+  if (unlistedClean > 0) parts.push(`dirty at the save but not listed (${savedMore} more): ${unknown}`);
   if (f.savedBy) parts.push(`saved by ${f.savedBy}${f.saved.date === null ? "" : ` at ${f.saved.date.iso}`}`);
   const by = f.provenance?.committer ? `; its last commit is by ${f.provenance.committer}` : "";
   if (f.provenance?.someoneElse) parts.push(`the handoff was not saved in this clone${by}`);
@@ -9211,6 +9224,7 @@ function assessDrift(f) {
     headReachable: reachable,
     ahead,
     behind,
+    olderAhead: older,
     commitsSinceDate: f.commitsSinceDate,
     ageDays,
     missingKeyFiles: f.missingKeyFiles,
@@ -9232,7 +9246,8 @@ function assessDrift(f) {
     dirtyKeyFiles,
     inProgress: progress,
     provenance: f.provenance ?? null,
-    dirtyFates: f.dirtyFates ?? [],
+    dirtyFates: fates,
+    unlistedClean,
     summary
   };
 }
@@ -9266,7 +9281,8 @@ function startStatus(root, env, excludes = []) {
   p.catch(() => void 0);
   return p;
 }
-function parseHistory(out, memoryPrefix, handoffPath = `${memoryPrefix}HANDOFF.md`) {
+function parseHistory(out, memoryPrefix, savedSec = null) {
+  const handoffPath = `${memoryPrefix}HANDOFF.md`;
   const counts = {
     ahead: 0,
     behind: 0,
@@ -9275,6 +9291,8 @@ function parseHistory(out, memoryPrefix, handoffPath = `${memoryPrefix}HANDOFF.m
     attributesAhead: [],
     attributesBehind: [],
     emptyBehind: 0,
+    olderAhead: 0,
+    olderAttributes: [],
     truncated: false,
     handoffCommitter: null
   };
@@ -9288,14 +9306,17 @@ function parseHistory(out, memoryPrefix, handoffPath = `${memoryPrefix}HANDOFF.m
     const [header = "", ...rest] = rec.slice(1).split("\0");
     const paths = rest.map((p) => p.replace(/^\n/, "")).filter((p) => p !== "");
     counts[side]++;
-    const [author = "", parents = "", id = ""] = header.replace(/^\x02/, "").split("");
+    const [author = "", parents = "", id = "", ct = ""] = header.replace(/^\x02/, "").split("");
+    const older = side === "ahead" && savedSec !== null && ct !== "" && Number(ct) < savedSec;
     if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && !parents.includes(" "))
       counts.handoffCommitter = author.trim();
     if (paths.length === 0 && side === "behind") counts.emptyBehind++;
     if (paths.length > 0 && paths.every((p) => p.startsWith(memoryPrefix)))
       counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
-    else if (paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix)))
+    else if (paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix))) {
       counts[side === "ahead" ? "attributesAhead" : "attributesBehind"].push(id);
+      if (older) counts.olderAttributes.push(id);
+    } else if (older) counts.olderAhead++;
   }
   return counts;
 }
@@ -9410,7 +9431,7 @@ function historyArgs(id, ...extra) {
   return [
     "log",
     "--left-right",
-    "--format=%x01%m%x02%an%x03%ae%x04%p%x04%H",
+    "--format=%x01%m%x02%an%x03%ae%x04%p%x04%H%x04%ct",
     "--name-only",
     "-z",
     "--no-renames",
@@ -9425,10 +9446,12 @@ async function measureFromNone(facts, snap, log, git, memoryPrefix) {
   [facts.headReachable, facts.ahead, facts.behind] = [true, 0, 0];
   if (snap.head === null) return null;
   if (log.code !== 0) facts.headReachable = null;
-  const h = parseHistory(log.stdout, memoryPrefix);
+  const h = parseHistory(log.stdout, memoryPrefix, savedSecOf(facts));
   const all = h.truncated ? await git(["rev-list", "--count", "HEAD"]) : null;
-  const memoryOnly = (await memoryOnlyOf(h, git)).ahead;
+  const mem = await memoryOnlyOf(h, git);
+  const memoryOnly = mem.ahead;
   facts.memoryOnlyCommits = memoryOnly;
+  facts.olderAhead = mem.older;
   facts.ahead = (all?.code === 0 ? Number(all.stdout.toString("utf8")) : h.ahead) - memoryOnly;
   return h.handoffCommitter;
 }
@@ -9436,11 +9459,12 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
   let committer = null;
   let counted2 = null;
   let emptySaved = null;
-  let memoryOnly = { ahead: 0, behind: 0 };
+  let memoryOnly = { ahead: 0, behind: 0, older: 0 };
   if (snap.head !== null && log.code === 0) {
-    const h = parseHistory(log.stdout, memoryPrefix);
+    const h = parseHistory(log.stdout, memoryPrefix, savedSecOf(facts));
     counted2 = { ahead: h.ahead, behind: h.behind };
     memoryOnly = await memoryOnlyOf(h, git);
+    facts.olderAhead = memoryOnly.older;
     committer = h.handoffCommitter;
     emptySaved = h.truncated ? null : h.emptyBehind;
     if (h.truncated) counted2 = await countBoth(head, git);
@@ -9464,6 +9488,7 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
   facts.ahead = null;
   facts.behind = null;
   facts.memoryOnlyCommits = 0;
+  facts.olderAhead = 0;
   if (facts.objectMissing) facts.reflogNamed = reflogNames(gitDir, head);
   if (facts.saved.date !== null && snap.head !== null) {
     const r = await git(["rev-list", "--count", `--since=@${Math.floor(facts.saved.date.ms / 1e3)}`, "HEAD"]);
@@ -9473,9 +9498,10 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
   if (!facts.objectMissing && snap.head !== null && since !== null && since <= MAX_SINCE_SAVED) {
     const r = await git(historyArgs(head, "--cherry-pick"));
     if (r.code === 0) {
-      const h = parseHistory(r.stdout, memoryPrefix);
+      const h = parseHistory(r.stdout, memoryPrefix, savedSecOf(facts));
       const mem = await memoryOnlyOf(h, git);
       facts.sinceSaved = h.ahead - mem.ahead;
+      facts.olderAhead = mem.older;
       facts.memoryOnlyCommits = mem.ahead;
       if (!h.truncated && emptySaved !== null && counted2 !== null) {
         facts.savedChanged = h.behind - mem.behind - h.emptyBehind + emptySaved;
@@ -9495,7 +9521,8 @@ async function branchPresent(git, branch) {
 async function memoryOnlyOf(h, git) {
   const ours = await oursOnly(git, [...h.attributesAhead, ...h.attributesBehind]);
   const n2 = (ids) => ids.filter((id) => ours.has(id)).length;
-  return { ahead: h.memoryOnlyAhead + n2(h.attributesAhead), behind: h.memoryOnlyBehind + n2(h.attributesBehind) };
+  const older = h.olderAhead + h.olderAttributes.length - n2(h.olderAttributes);
+  return { ahead: h.memoryOnlyAhead + n2(h.attributesAhead), behind: h.memoryOnlyBehind + n2(h.attributesBehind), older };
 }
 async function countBoth(head, git) {
   const r = await git(["rev-list", "--left-right", "--count", `${head}...HEAD`]);
@@ -9558,7 +9585,7 @@ async function measureFates(git, facts, anchors, at2) {
     fromElsewhere: at2.fromElsewhere
   });
 }
-var MAX_LOGGED_COMMITS, MAX_SINCE_SAVED, ATTRIBUTES, savedPresent;
+var MAX_LOGGED_COMMITS, MAX_SINCE_SAVED, ATTRIBUTES, savedPresent, savedSecOf;
 var init_drift = __esm({
   "src/git/drift.ts"() {
     "use strict";
@@ -9576,6 +9603,7 @@ var init_drift = __esm({
     MAX_SINCE_SAVED = 500;
     ATTRIBUTES = ".gitattributes";
     savedPresent = (f) => f.headReachable === true || f.headReachable === false && !f.objectMissing;
+    savedSecOf = (f) => f.saved.date === null ? null : Math.floor(f.saved.date.ms / 1e3);
   }
 });
 
@@ -9733,9 +9761,13 @@ verdicts, strongest first:
                 unknown
   rewritten     the saved HEAD is unreachable from HEAD and every ref, and a
                 saved patch is not on HEAD (a rebase that kept them is not)
-  stale         more than 30 commits since the save, or saved more than 14
-                days ago with work since (age alone is not stale)
-  drifted       branch changed, commits ahead or behind, or key files missing
+  stale         more than 30 commits since the save (by committer date: older
+                ones a merge brings in drift, not stale), or saved more than
+                14 days ago with work since (age alone is not stale)
+  drifted       branch changed, commits ahead or behind, key files missing, or
+                work dirty at the save gone from the tree (reverted, stashed,
+                committed only on another branch, or unlisted past the 50
+                anchored and clean now)
   fresh         none of the above
 
 stdout: "verdict: <v>", "summary: <v>: <parts joined by "; ">", then one fact
@@ -10158,14 +10190,22 @@ function unreadSchema(ours, theirs) {
   const [side, version] = v(theirs) !== "v1" ? ["their", v(theirs)] : ["our", v(ours)];
   return version === "v1" ? null : `${side} side is memory schema ${version} and this helper reads v1 only`;
 }
+function mergedAt(lines2) {
+  const saved = lines2.findIndex((l) => /^Saved:/.test(l));
+  const title = lines2.findIndex((l) => l === "# Session Handoff");
+  return saved !== -1 ? saved + 1 : title !== -1 ? title + 1 : Math.min(1, lines2.length);
+}
 function markMerged(text, archiveName2, note = null) {
   const line = `Merged-with: archive/${archiveName2}${note === null ? "" : `; ${note}`}`;
   const lines2 = text.split("\n").filter((l) => !MERGED_LINE.test(l));
-  const saved = lines2.findIndex((l) => /^Saved:/.test(l));
-  const title = lines2.findIndex((l) => l === "# Session Handoff");
-  const at2 = saved !== -1 ? saved + 1 : title !== -1 ? title + 1 : Math.min(1, lines2.length);
-  lines2.splice(at2, 0, line);
+  lines2.splice(mergedAt(lines2), 0, line);
   return lines2.join("\n");
+}
+function mergedLineOf(text) {
+  const lines2 = text.split(/\r?\n/);
+  const end = lines2.findIndex((l) => l.startsWith("## "));
+  const preamble = end === -1 ? lines2 : lines2.slice(0, end);
+  return MERGED_LINE.exec(preamble[mergedAt(preamble)] ?? "");
 }
 function splitLedger(text, prefix) {
   const re = new RegExp(`^## ${prefix}-(\\d{4}): `);
@@ -10418,8 +10458,9 @@ async function mergeMemoryFile(args, cwd, env, journalMonth) {
     const of = at2.known ? ` of ${at2.time.iso}` : "";
     const note = `merged with ${whose} handoff${of}: ${mergeCountsText(merged.added)}`;
     writeResult(ours, markMerged(merged.text, name2, note));
-    const sure = at2.known && stateTimeOfText(winner, Date.now()).known;
-    const chose = sure ? "the later handoff" : "ours, as a state time is unknown or in the future";
+    const mine = stateTimeOfText(winner, Date.now());
+    let chose = at2.known && mine.known ? "the later handoff" : "ours, as a state time is unknown or in the future";
+    if (at2.known && mine.known && at2.time.ms === mine.time.ms) chose = "ours, as both were saved in the same second";
     const kept = `${file}: kept ${chose}; the other is archive/${name2}`;
     return said2(0, `${kept}, not in this merge's commit: \`publish\` commits it`);
   } catch (err) {
@@ -10577,7 +10618,7 @@ exit: 0 brief printed
         const newer = loaded.pasted ? null : await handoffAway(root, ctx.env, loaded.text);
         const again = newer === null ? "" : `\`${newer.restore}\` brings it back; ${restoreNote(newer)}`;
         if (newer !== null) brief = withDriftNote(brief, `a newer save of this clone is ${whereAway(newer)}: ${again}`);
-        const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
+        const merged = loaded.pasted ? null : mergedLineOf(loaded.text);
         if (merged && existsSync(path37.join(archiveDir(root), merged[1])))
           brief = withDriftNote(brief, mergedSentence(merged[1], merged[2] ?? null));
         const { driftClauses: _clauses, ...shown } = brief;
@@ -16454,11 +16495,12 @@ eol=lf\` in a block of ours in the root .gitattributes), as \`merge-driver %O %A
 %B %P\`, from this clone's copy of the helper at
 .git/session-handoff/merge-driver.mjs (a merge never changes that copy; without
 it git merges as text and keeps the conflict).
-  HANDOFF.md   the later state time stays current (ours on equal,
-               unknown or future times) and keeps the other's work: both sides'
-               decisions, failed approaches and open questions (each once), plan
-               steps at the furthest status either side reached, the other's
-               open next steps below its own. A line \`Merged-with:
+  HANDOFF.md   the later state time stays current (ours on equal times,
+               which have whole seconds, and on unknown or future ones; the
+               line on the merge says which) and keeps the other's work: both
+               sides' decisions, failed approaches and open questions (each
+               once), plan steps at the furthest status either side reached,
+               the other's open next steps below its own. A line \`Merged-with:
                archive/<name>; merged with <author>'s handoff of <time>: +N
                decisions, +M failed approaches\` follows its Saved: line; the
                whole other handoff goes to archive/<name> (created, never

@@ -33,12 +33,15 @@ const ATTRIBUTES = ".gitattributes";
 /**
  * Parses `historyArgs`' log: per side, the commits, those touching only memory, the ids of those touching
  * `.gitattributes` and otherwise only memory; `handoffCommitter`: the author of HEAD's newest non-merge commit touching
- * the handoff.
+ * the handoff; `olderAhead` / `olderAttributes`: the commits ahead, memory-only ones aside, committed before
+ * `savedSec`.
  */
-export function parseHistory(out: Buffer, memoryPrefix: string, handoffPath = `${memoryPrefix}HANDOFF.md`) {
+export function parseHistory(out: Buffer, memoryPrefix: string, savedSec: number | null = null) {
+  const handoffPath = `${memoryPrefix}HANDOFF.md`;
   const counts = {
     ahead: 0, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, attributesAhead: [] as string[],
-    attributesBehind: [] as string[], emptyBehind: 0, truncated: false, handoffCommitter: null as string | null,
+    attributesBehind: [] as string[], emptyBehind: 0, olderAhead: 0, olderAttributes: [] as string[],
+    truncated: false, handoffCommitter: null as string | null,
   };
   // A record starts at the output's start or right after a NUL (paths hold no NUL, but may hold \x01).
   const records = `\0${out.toString("utf8")}`.split("\0\x01").slice(1);
@@ -52,15 +55,18 @@ export function parseHistory(out: Buffer, memoryPrefix: string, handoffPath = `$
     const paths = rest.map((p) => p.replace(/^\n/, "")).filter((p) => p !== "");
     counts[side]++;
     // A merge's author only joined two handoffs: the author named is the one who saved the handoff.
-    const [author = "", parents = "", id = ""] = header.replace(/^\x02/, "").split("\x04");
+    const [author = "", parents = "", id = "", ct = ""] = header.replace(/^\x02/, "").split("\x04");
+    const older = side === "ahead" && savedSec !== null && ct !== "" && Number(ct) < savedSec;
     if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && !parents.includes(" "))
       counts.handoffCommitter = author.trim();
     // Git gives every empty commit the same patch id: one is no copy of another.
     if (paths.length === 0 && side === "behind") counts.emptyBehind++;
     if (paths.length > 0 && paths.every((p) => p.startsWith(memoryPrefix)))
       counts[side === "ahead" ? "memoryOnlyAhead" : "memoryOnlyBehind"]++;
-    else if (paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix)))
+    else if (paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix))) {
       counts[side === "ahead" ? "attributesAhead" : "attributesBehind"].push(id);
+      if (older) counts.olderAttributes.push(id);
+    } else if (older) counts.olderAhead++;
   }
   return counts;
 }
@@ -221,7 +227,7 @@ function normalTime(text: string): string {
 // no saved HEAD (saved before the first commit), all of HEAD's.
 function historyArgs(id: ObjectId | null, ...extra: string[]): string[] {
   return [
-    "log", "--left-right", "--format=%x01%m%x02%an%x03%ae%x04%p%x04%H", "--name-only", "-z", "--no-renames",
+    "log", "--left-right", "--format=%x01%m%x02%an%x03%ae%x04%p%x04%H%x04%ct", "--name-only", "-z", "--no-renames",
     "--diff-merges=first-parent", `--max-count=${MAX_LOGGED_COMMITS + 1}`, ...extra,
     id === null ? "HEAD" : `${id}...HEAD`,
   ];
@@ -236,10 +242,12 @@ async function measureFromNone(
   if (snap.head === null) return null;
   // A git too old for the log's options leaves it unchecked.
   if (log.code !== 0) facts.headReachable = null;
-  const h = parseHistory(log.stdout, memoryPrefix);
+  const h = parseHistory(log.stdout, memoryPrefix, savedSecOf(facts));
   const all = h.truncated ? await git(["rev-list", "--count", "HEAD"]) : null;
-  const memoryOnly = (await memoryOnlyOf(h, git)).ahead;
+  const mem = await memoryOnlyOf(h, git);
+  const memoryOnly = mem.ahead;
   facts.memoryOnlyCommits = memoryOnly;
+  facts.olderAhead = mem.older;
   facts.ahead = (all?.code === 0 ? Number(all.stdout.toString("utf8")) : h.ahead) - memoryOnly;
   return h.handoffCommitter;
 }
@@ -252,11 +260,12 @@ async function measureHead(
   let committer: string | null = null;
   let counted: { ahead: number; behind: number } | null = null;
   let emptySaved: number | null = null;
-  let memoryOnly = { ahead: 0, behind: 0 };
+  let memoryOnly = { ahead: 0, behind: 0, older: 0 };
   if (snap.head !== null && log.code === 0) {
-    const h = parseHistory(log.stdout, memoryPrefix);
+    const h = parseHistory(log.stdout, memoryPrefix, savedSecOf(facts));
     counted = { ahead: h.ahead, behind: h.behind };
     memoryOnly = await memoryOnlyOf(h, git);
+    facts.olderAhead = memoryOnly.older;
     committer = h.handoffCommitter;
     emptySaved = h.truncated ? null : h.emptyBehind;
     if (h.truncated) counted = await countBoth(head, git);
@@ -284,6 +293,7 @@ async function measureHead(
   facts.ahead = null;
   facts.behind = null;
   facts.memoryOnlyCommits = 0;
+  facts.olderAhead = 0;
   if (facts.objectMissing) facts.reflogNamed = reflogNames(gitDir, head);
   if (facts.saved.date !== null && snap.head !== null) {
     const r = await git(["rev-list", "--count", `--since=@${Math.floor(facts.saved.date.ms / 1000)}`, "HEAD"]);
@@ -295,9 +305,10 @@ async function measureHead(
     // A rebased publish commit is no copy of a saved commit (it came after the save): memory-only ones don't count.
     const r = await git(historyArgs(head, "--cherry-pick"));
     if (r.code === 0) {
-      const h = parseHistory(r.stdout, memoryPrefix);
+      const h = parseHistory(r.stdout, memoryPrefix, savedSecOf(facts));
       const mem = await memoryOnlyOf(h, git);
       facts.sinceSaved = h.ahead - mem.ahead;
+      facts.olderAhead = mem.older;
       facts.memoryOnlyCommits = mem.ahead;
       // A cut log cannot show that every saved commit has its copy; an empty saved commit never has one.
       if (!h.truncated && emptySaved !== null && counted !== null) {
@@ -321,12 +332,17 @@ async function branchPresent(git: Git, branch: string): Promise<boolean | null> 
 }
 
 // Each side's memory-only commits; one that also changes `.gitattributes` counts when that change is our merge-driver
-// block alone (publish's commit after install wrote it), never a line of the user's.
-async function memoryOnlyOf(h: ReturnType<typeof parseHistory>, git: Git): Promise<{ ahead: number; behind: number }> {
+// block alone (publish's commit after install wrote it), never a line of the user's. `older`: the other commits ahead
+// committed before the save.
+async function memoryOnlyOf(h: ReturnType<typeof parseHistory>, git: Git) {
   const ours = await oursOnly(git, [...h.attributesAhead, ...h.attributesBehind]);
   const n = (ids: string[]) => ids.filter((id) => ours.has(id)).length;
-  return { ahead: h.memoryOnlyAhead + n(h.attributesAhead), behind: h.memoryOnlyBehind + n(h.attributesBehind) };
+  const older = h.olderAhead + h.olderAttributes.length - n(h.olderAttributes);
+  return { ahead: h.memoryOnlyAhead + n(h.attributesAhead), behind: h.memoryOnlyBehind + n(h.attributesBehind), older };
 }
+
+// The save's second, against which a commit's committer date says whether it came after (null: age unknown).
+const savedSecOf = (f: DriftFacts) => (f.saved.date === null ? null : Math.floor(f.saved.date.ms / 1000));
 
 async function countBoth(head: ObjectId, git: Git): Promise<{ ahead: number; behind: number } | null> {
   const r = await git(["rev-list", "--left-right", "--count", `${head}...HEAD`]);

@@ -23,12 +23,16 @@ type Touch = { name: string; paths: Map<string, string> };
 function parseRawLog(out: Buffer): Touch[] {
   return out.toString("utf8").split("\x01").slice(1).map((rec) => {
     const [name = "", ...rest] = rec.split("\0");
+    // A merge's combined diff follows its header after a NUL rather than a line break.
+    if (rest[0] === "") rest.shift();
     const paths = new Map<string, string>();
     for (let i = 0; i + 1 < rest.length; i += 2) {
       const meta = rest[i]!.replace(/^\n/, "");
       if (!meta.startsWith(":")) break;
-      // `:<old mode> <new mode> <old id> <new id> <status>`: a deletion's new id is all zeros.
-      paths.set(rest[i + 1]!, meta.split(" ")[3] ?? "");
+      // `:<old mode> <new mode> <old id> <new id> <status>` (a merge's: a colon, mode and id per parent): the new id
+      // is the last but one; a deletion's is all zeros.
+      const fields = meta.split(" ");
+      paths.set(rest[i + 1]!, fields[fields.length - 2] ?? "");
     }
     return { name: name.trim(), paths };
   });
@@ -96,6 +100,9 @@ export function clonedAfter(gitDir: string | null, savedMs: number | null): bool
 }
 
 const RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
+// A merge's own change, what differs from every parent (dirty work committed to conclude it); a side's content it took
+// in is that side's commits'. First-parent diffs would show a branch's older commits as the merge's.
+const MERGES = "--diff-merges=combined";
 
 /** The object id each `<rev>:<path>` names, or null when it names none; one `cat-file` process. */
 async function objectIds(git: Git, revs: readonly string[]): Promise<(string | null)[]> {
@@ -134,8 +141,8 @@ export async function gatherFateLogs(
   const notHead = opts.headExists ? ["^HEAD"] : [];
   const stashLog = ["log", "-g", "--diff-merges=first-parent", ...RAW, "--format=%x01%gd", "refs/stash", ...specs];
   const [onHead, elsewhere, tracked, untracked] = await Promise.all([
-    opts.headExists ? run(["log", ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
-    run(["log", ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
+    opts.headExists ? run(["log", MERGES, ...RAW, "--format=%x01%H", "HEAD", ...bound, ...specs]) : [],
+    run(["log", MERGES, ...RAW, "--format=%x01%H", "--exclude=refs/stash", "--all", ...notHead, ...bound, ...specs]),
     stashes > 0 ? run(stashLog) : [], stashes > 0 ? untrackedInStashes(git, stashes, opts.cleaned) : [],
   ]);
   // An entry's untracked files count as what it changed, beside its tracked changes.

@@ -33,15 +33,27 @@ export function unreadSchema(ours: string, theirs: string): string | null {
   return version === "v1" ? null : `${side} side is memory schema ${version} and this helper reads v1 only`;
 }
 
+// Where the driver puts its line: right after the first `Saved:` line, else the title, else the first line.
+function mergedAt(lines: readonly string[]): number {
+  const saved = lines.findIndex((l) => /^Saved:/.test(l));
+  const title = lines.findIndex((l) => l === "# Session Handoff");
+  return saved !== -1 ? saved + 1 : title !== -1 ? title + 1 : Math.min(1, lines.length);
+}
+
 /** The chosen handoff with a `Merged-with: archive/<name>[; note]` line after its `Saved:` line (or title). */
 export function markMerged(text: string, archiveName: string, note: string | null = null): string {
   const line = `Merged-with: archive/${archiveName}${note === null ? "" : `; ${note}`}`;
   const lines = text.split("\n").filter((l) => !MERGED_LINE.test(l));
-  const saved = lines.findIndex((l) => /^Saved:/.test(l));
-  const title = lines.findIndex((l) => l === "# Session Handoff");
-  const at = saved !== -1 ? saved + 1 : title !== -1 ? title + 1 : Math.min(1, lines.length);
-  lines.splice(at, 0, line);
+  lines.splice(mergedAt(lines), 0, line);
   return lines.join("\n");
+}
+
+/** The driver's `Merged-with:` line ([1] archive, [2] note) only where the driver writes it: elsewhere it is text. */
+export function mergedLineOf(text: string): RegExpExecArray | null {
+  const lines = text.split(/\r?\n/);
+  const end = lines.findIndex((l) => l.startsWith("## "));
+  const preamble = end === -1 ? lines : lines.slice(0, end);
+  return MERGED_LINE.exec(preamble[mergedAt(preamble)] ?? "");
 }
 
 type LedgerParts = { head: string[]; entries: { id: number; heading: string; body: string[] }[] };
@@ -356,8 +368,10 @@ export async function mergeMemoryFile(
     const of = at.known ? ` of ${at.time.iso}` : "";
     const note = `merged with ${whose} handoff${of}: ${mergeCountsText(merged.added)}`;
     writeResult(ours, markMerged(merged.text, name, note));
-    const sure = at.known && stateTimeOfText(winner, Date.now()).known;
-    const chose = sure ? "the later handoff" : "ours, as a state time is unknown or in the future";
+    const mine = stateTimeOfText(winner, Date.now());
+    // `Saved:` has whole seconds: two saves in one second cannot be ordered, so ours stays and the line says why.
+    let chose = at.known && mine.known ? "the later handoff" : "ours, as a state time is unknown or in the future";
+    if (at.known && mine.known && at.time.ms === mine.time.ms) chose = "ours, as both were saved in the same second";
     const kept = `${file}: kept ${chose}; the other is archive/${name}`;
     return said(0, `${kept}, not in this merge's commit: \`publish\` commits it`);
   } catch (err) {

@@ -38,6 +38,8 @@ export interface DriftFacts {
   savedBranchPresent?: boolean | null;
   ahead: number | null;
   behind: number | null;
+  /** Of the commits ahead (or `sinceSaved` after a kept rewrite), those committed before the save: merged in. */
+  olderAhead?: number;
   /** Commits on HEAD since the saved date, counted only when the saved HEAD is unreachable. */
   commitsSinceDate: number | null;
   missingKeyFiles: string[];
@@ -136,8 +138,9 @@ function patchesKept(f: DriftFacts): boolean {
 }
 
 // The verdict's reason: why it could not be checked, how history was rewritten, or where HEAD is.
-function headClauses(f: DriftFacts, verdict: Verdict, notHere: NotHere, memoryOnly: number) {
+function headClauses(f: DriftFacts, verdict: Verdict, notHere: NotHere, memoryOnly: number, older: number) {
   const head = short(f.saved.head);
+  const pre = older === 0 ? "" : ` (${older} of them committed before the save)`;
   if (verdict === "unverifiable") return [unverifiableClause(f, notHere)];
   if (patchesKept(f)) {
     const n = f.savedCopied ?? null;
@@ -146,7 +149,7 @@ function headClauses(f: DriftFacts, verdict: Verdict, notHere: NotHere, memoryOn
     const since = f.sinceSaved ?? 0;
     return [
       `saved HEAD ${head} was rewritten with its patches kept (whitespace aside): ${copies}`,
-      since === 0 ? "no other commits since the save" : `${plural(since, "other commit")} on HEAD since the save`,
+      since === 0 ? "no other commits since the save" : `${plural(since, "other commit")} on HEAD since the save${pre}`,
     ];
   }
   if (verdict === "rewritten") {
@@ -166,12 +169,13 @@ function headClauses(f: DriftFacts, verdict: Verdict, notHere: NotHere, memoryOn
   }
   if (f.headReachable !== true || f.ahead === null || f.behind === null) return [];
   const [ahead, behind] = [f.ahead, f.behind];
-  if (f.savedNone) return ["saved before the first commit (HEAD: none)", `${plural(ahead, "commit")} on HEAD since`];
+  const first = "saved before the first commit (HEAD: none)";
+  if (f.savedNone) return [first, `${plural(ahead, "commit")} on HEAD since${pre}`];
   if (ahead === 0 && behind === 0)
     return [memoryOnly > 0 ? `no commits since the saved ${head} but memory-only ones` : `at the saved commit ${head}`];
-  if (behind === 0) return [`${plural(ahead, "commit")} ahead of the saved ${head}`];
+  if (behind === 0) return [`${plural(ahead, "commit")} ahead of the saved ${head}${pre}`];
   if (ahead === 0) return [`${plural(behind, "commit")} behind the saved ${head}`];
-  return [`diverged from the saved ${head}: ${ahead} ahead, ${behind} behind`];
+  return [`diverged from the saved ${head}: ${ahead} ahead${pre.replace(" of them", "")}, ${behind} behind`];
 }
 
 // The key files (missing, not created yet, changed, with uncommitted edits), upstream and dirty counts.
@@ -227,10 +231,18 @@ export function assessDrift(f: DriftFacts) {
   // Saved commits all copied onto HEAD: the commits besides the copies are what came after the save.
   const kept = patchesKept(f);
   const newSince = kept ? (f.sinceSaved ?? 0) : (ahead ?? 0);
+  // Commits older than the save that a merge or fast-forward brought in are drift, not work since the save.
+  const older = Math.min(f.olderAhead ?? 0, newSince);
   // Work since the save; age alone makes nothing stale: with none, the plan still lines up with the code.
-  // Work in progress at the save that the tree no longer holds (reverted, stashed) is drift too: the plan's step
-  // in progress rested on it.
-  const wipGone = (f.dirtyFates ?? []).some((x) => x.fate === "reverted" || x.fate === "stashed");
+  // Work in progress at the save that the tree no longer holds (reverted, stashed, committed only off HEAD) is drift
+  // too: the plan's step in progress rested on it.
+  const fates = f.dirtyFates ?? [];
+  // A cut dirty list (`… and N more`): an unlisted file clean now has no path to follow, so its work may be gone.
+  const unlistedNow = cur === null ? savedMore : cur.dirty.filter((p) => !(f.saved.dirty ?? []).includes(p)).length;
+  const fromElsewhere = fates.some((x) => x.fate === "not-here");
+  const unlistedClean = fromElsewhere ? 0 : Math.max(0, savedMore - unlistedNow);
+  const wipGone = unlistedClean > 0 || fates.some((x) =>
+    x.fate === "reverted" || x.fate === "stashed" || (x.fate === "committed" && !x.onHead));
   // Patches kept by git's patch id, which ignores whitespace (an indentation in Python is not): a rewrite is drift.
   const moved =
     branchChanged === true || newSince > 0 || (behind ?? 0) > 0 || f.missingKeyFiles.length > 0 || wipGone || kept;
@@ -238,7 +250,7 @@ export function assessDrift(f: DriftFacts) {
   let verdict: Verdict;
   if (unchecked || notHereReason !== null) verdict = "unverifiable";
   else if (!reachable && !kept) verdict = "rewritten";
-  else if (newSince > STALE_COMMITS || ((ageRaw ?? 0) > STALE_DAYS && worked)) verdict = "stale";
+  else if (newSince - older > STALE_COMMITS || ((ageRaw ?? 0) > STALE_DAYS && worked)) verdict = "stale";
   else if (moved) verdict = "drifted";
   else if (ageRaw === null) {
     // Never fresh on an unknown age (docs/design.md#verdicts-and-the-brief): the state time is what fresh rests on.
@@ -249,7 +261,7 @@ export function assessDrift(f: DriftFacts) {
   const savedDirty = f.saved.dirty;
   const cleanedDirty = cur === null || savedDirty === null ? [] : savedDirty.filter((p) => !cur.dirty.includes(p));
 
-  const parts = headClauses(f, verdict, notHereReason, memoryOnly);
+  const parts = headClauses(f, verdict, notHereReason, memoryOnly, older);
   if (memoryOnly > 0 && (reachable === true || verdict === "rewritten" || kept))
     parts.push(`${plural(memoryOnly, "memory-only commit")} (the handoff itself) not counted`);
   // Branch names are file-controlled (the handoff's) or repository-controlled (git's): quoted.
@@ -267,7 +279,10 @@ export function assessDrift(f: DriftFacts) {
   if (verdict === "stale") parts.push("too stale for line-by-line reconciliation");
   else if ((ageRaw ?? 0) > STALE_DAYS && !worked) parts.push("no work since the save, so not stale");
   const { changedKeyFiles, dirtyKeyFiles, up } = fileClauses(f, parts, dirtyChanged);
-  parts.push(...fateClauses(f.dirtyFates ?? []));
+  parts.push(...fateClauses(fates));
+  const some = unlistedClean === savedMore ? "" : `at least ${unlistedClean} of them `;
+  const unknown = `${some}clean now, what became of them is not known`;
+  if (unlistedClean > 0) parts.push(`dirty at the save but not listed (${savedMore} more): ${unknown}`);
   // Which agent saved it (recorded by this clone's write): the next agent says where it came from.
   if (f.savedBy) parts.push(`saved by ${f.savedBy}${f.saved.date === null ? "" : ` at ${f.saved.date.iso}`}`);
   const by = f.provenance?.committer ? `; its last commit is by ${f.provenance.committer}` : "";
@@ -284,13 +299,14 @@ export function assessDrift(f: DriftFacts) {
       ...(savedMore > 0 ? { dirtyMore: savedMore } : {}),
     },
     current: { branch: cur?.branch ?? null, head: cur?.head ?? null, dirty: cur?.dirty ?? null },
-    branchChanged, headReachable: reachable, ahead, behind, commitsSinceDate: f.commitsSinceDate, ageDays,
+    branchChanged, headReachable: reachable, ahead, behind, olderAhead: older, commitsSinceDate: f.commitsSinceDate,
+    ageDays,
     missingKeyFiles: f.missingKeyFiles, keyFilesNotYetCreated: f.keyFilesNotYetCreated ?? [], upstream: up,
     dirtyChanged, shallow: f.shallow,
     headPresent: unchecked ? null : reachable || !f.objectMissing, countsAtLeast: f.shallow, notHereReason,
     sinceSaved: reachable === false && !f.objectMissing ? (f.sinceSaved ?? null) : null,
     savedCopied: f.savedCopied ?? null, savedChanged: f.savedChanged ?? null,
     git: f.git, unverifiable, memoryOnlyCommits: memoryOnly, changedKeyFiles, cleanedDirty, dirtyKeyFiles,
-    inProgress: progress, provenance: f.provenance ?? null, dirtyFates: f.dirtyFates ?? [], summary,
+    inProgress: progress, provenance: f.provenance ?? null, dirtyFates: fates, unlistedClean, summary,
   };
 }

@@ -9,7 +9,7 @@ import {
   briefFromStash, countLedger, draftBrief, MAX_FIELD_CHARS, RANK, renderBrief, withLines, type Brief, type LedgerCounts,
 } from "../brief/brief.ts";
 import { fitClauses } from "../brief/cut.ts";
-import { MERGED_LINE, mergedSentence } from "../git/merge-driver.ts";
+import { mergedLineOf, mergedSentence } from "../git/merge-driver.ts";
 import { conflictSides } from "../schema/conflicted.ts";
 import { archiveDir, FILE_OF } from "../store/paths.ts";
 import { checkAnchors, parseHandoff, stateTimeOfText } from "../schema/handoff.ts";
@@ -123,7 +123,7 @@ exit: 0 brief printed
     const newer = loaded.pasted ? null : await handoffAway(root, ctx.env, loaded.text);
     const again = newer === null ? "" : `\`${newer.restore}\` brings it back; ${restoreNote(newer)}`;
     if (newer !== null) brief = withDriftNote(brief, `a newer save of this clone is ${whereAway(newer)}: ${again}`);
-    const merged = loaded.pasted ? null : MERGED_LINE.exec(loaded.text);
+    const merged = loaded.pasted ? null : mergedLineOf(loaded.text);
     // Only an archive that exists is named (a hand-written line names nothing).
     if (merged && existsSync(path.join(archiveDir(root), merged[1]!)))
       brief = withDriftNote(brief, mergedSentence(merged[1]!, merged[2] ?? null));

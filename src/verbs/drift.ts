@@ -85,9 +85,13 @@ verdicts, strongest first:
                 unknown
   rewritten     the saved HEAD is unreachable from HEAD and every ref, and a
                 saved patch is not on HEAD (a rebase that kept them is not)
-  stale         more than 30 commits since the save, or saved more than 14
-                days ago with work since (age alone is not stale)
-  drifted       branch changed, commits ahead or behind, or key files missing
+  stale         more than 30 commits since the save (by committer date: older
+                ones a merge brings in drift, not stale), or saved more than
+                14 days ago with work since (age alone is not stale)
+  drifted       branch changed, commits ahead or behind, key files missing, or
+                work dirty at the save gone from the tree (reverted, stashed,
+                committed only on another branch, or unlisted past the 50
+                anchored and clean now)
   fresh         none of the above
 
 stdout: "verdict: <v>", "summary: <v>: <parts joined by "; ">", then one fact

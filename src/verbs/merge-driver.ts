@@ -14,11 +14,12 @@ eol=lf\` in a block of ours in the root .gitattributes), as \`merge-driver %O %A
 %B %P\`, from this clone's copy of the helper at
 .git/session-handoff/merge-driver.mjs (a merge never changes that copy; without
 it git merges as text and keeps the conflict).
-  HANDOFF.md   the later state time stays current (ours on equal,
-               unknown or future times) and keeps the other's work: both sides'
-               decisions, failed approaches and open questions (each once), plan
-               steps at the furthest status either side reached, the other's
-               open next steps below its own. A line \`Merged-with:
+  HANDOFF.md   the later state time stays current (ours on equal times,
+               which have whole seconds, and on unknown or future ones; the
+               line on the merge says which) and keeps the other's work: both
+               sides' decisions, failed approaches and open questions (each
+               once), plan steps at the furthest status either side reached,
+               the other's open next steps below its own. A line \`Merged-with:
                archive/<name>; merged with <author>'s handoff of <time>: +N
                decisions, +M failed approaches\` follows its Saved: line; the
                whole other handoff goes to archive/<name> (created, never

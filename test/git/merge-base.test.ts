@@ -155,6 +155,21 @@ describe("the merge driver reads the base", () => {
     expect(c.read("HANDOFF.md")).toContain("B's goal");
   });
 
+  it("two handoffs saved in one second: ours stays, and the driver says so rather than 'the later'", { timeout: 120_000 }, () => {
+    const c = twoClones();
+    const doc = handoffDoc(["[ ] Step"], ["[user-directed] D: why"], ["none"], "Continue in a.txt");
+    c.save(c.a, "handoff", aged(doc, "2026-12-01T08:00:00Z"));
+    c.clone();
+    c.save(c.b, "handoff", aged(doc.replace("Ship it", "B's goal"), "2026-12-01T09:00:00Z"));
+    const file = path.join(c.a, ".ai", "memory", "HANDOFF.md");
+    writeFileSync(file, aged(readFileSync(file, "utf8"), "2026-12-01T09:00:00Z").replace("Ship it", "A's goal"));
+    expect(c.git(c.a, "commit", "-qam", "a save in the same second").code).toBe(0);
+    const m = c.pull();
+    expect(m.code, m.out).toBe(0);
+    expect(m.out).toContain("HANDOFF.md: kept ours, as both were saved in the same second; the other is archive/");
+    expect(c.read("HANDOFF.md")).toContain("B's goal");
+  });
+
   it("a handoff in a newer schema is never downgraded: git's conflict stands", { timeout: 120_000 }, () => {
     const c = twoClones();
     const doc = handoffDoc(["[ ] Step"], ["[user-directed] D: why"], ["none"], "Continue in a.txt");

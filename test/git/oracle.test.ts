@@ -139,6 +139,11 @@ const OPS: Record<string, Op> = {
     writeFileSync(path.join(dir, f), `edit ${counter++}\n`);
     return f;
   },
+  // A branch whose commits predate the save, merged now: commits ahead that are not work since the save.
+  async mergeOld(dir, r) {
+    const ff = r() < 0.5 ? "--ff" : "--no-ff";
+    return (await tryGit(dir, "merge", "-q", ff, "--no-edit", "old")) ? ff : ((await tryGit(dir, "merge", "--abort")), "failed");
+  },
   async revert(dir, r) {
     const f = pick(r, FILES);
     return (await tryGit(dir, "checkout", "-q", "HEAD", "--", f)) ? f : "failed";
@@ -205,6 +210,16 @@ async function oneSeed(seed: number): Promise<void> {
   await git(dir, "add", "-A");
   await git(dir, "commit", "-qm", "initial");
   for (const f of FILES) if (r() < 0.3) (writeFileSync(path.join(dir, f), `${f} 1\n`), await git(dir, "commit", "-qam", `${f} 1`));
+  // Two commits an hour before the save on a branch of their own, for `mergeOld`.
+  await git(dir, "branch", "old", "HEAD~0");
+  const hourAgo = { ...ENV, GIT_COMMITTER_DATE: new Date(Date.now() - 3_600_000).toISOString() };
+  for (const n of [1, 2]) {
+    await run("git", ["switch", "-q", "old"], { cwd: dir, env: ENV });
+    writeFileSync(path.join(dir, "old.ts"), `old ${n}\n`);
+    await run("git", ["add", "old.ts"], { cwd: dir, env: ENV });
+    await run("git", ["commit", "-qm", `old ${n}`], { cwd: dir, env: hourAgo });
+  }
+  await git(dir, "switch", "-q", "main");
   // Dirty work at the save: some files edited, maybe a new one.
   const dirtyNames = FILES.filter(() => r() < 0.5);
   if (r() < 0.4) dirtyNames.push("new.ts");
@@ -245,6 +260,10 @@ async function oneSeed(seed: number): Promise<void> {
   if (reachable) {
     expect(drift.ahead, context).toBe(Number(await git(dir, "rev-list", "--count", `${saved}..HEAD`)));
     expect(drift.behind, context).toBe(Number(await git(dir, "rev-list", "--count", `HEAD..${saved}`)));
+    // The commits ahead that the 30-commit rule leaves out: committed before the save's second (its `- Date:`).
+    const savedSec = Date.parse(/^- Date: (\S+)$/m.exec(readFileSync(path.join(dir, ".ai", "memory", "HANDOFF.md"), "utf8"))![1]!) / 1000;
+    const times = (await git(dir, "log", "--format=%ct", `${saved}..HEAD`)).split("\n").filter(Boolean).map(Number);
+    expect(drift.olderAhead, context).toBe(times.filter((t) => t < savedSec).length);
   } else if (present) {
     // `git cherry` marks each saved commit HEAD lacks: `-` when HEAD holds a patch-identical copy, `+` when not.
     const marks = (await git(dir, "cherry", "HEAD", saved)).split("\n").filter(Boolean).map((l) => l[0]);

@@ -1,0 +1,191 @@
+// Verdicts and briefs that must stay true after ordinary git work (docs/design.md#drift-and-its-verdict): work
+// committed off HEAD, old commits merged in, a dirty list cut at 50, a hand-written merge line, a tie in the
+// merge driver. Each case spawns the built helper on a real repository.
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+import { briefBody, helper, tempDir } from "../helpers.ts";
+
+interface Repo {
+  dir: string;
+  git(...args: string[]): string;
+  /** Runs git with the committer and author dates set to `iso`. */
+  gitAt(iso: string, ...args: string[]): string;
+  run(args: string[], input?: string): { code: number | null; stdout: string; stderr: string };
+}
+
+function person(home: string, dir: string): Repo {
+  mkdirSync(path.join(home, ".config"), { recursive: true });
+  const config = "[user]\n\tname = Alice\n\temail = alice@example.com\n[init]\n\tdefaultBranch = main\n[commit]\n\tgpgsign = false\n[pull]\n\trebase = false\n[advice]\n\tdetachedHead = false\n";
+  writeFileSync(path.join(home, ".gitconfig"), config);
+  const e = { HOME: home, XDG_CONFIG_HOME: path.join(home, ".config"), GIT_CONFIG_NOSYSTEM: "1", GIT_CONFIG_GLOBAL: path.join(home, ".gitconfig") };
+  const gitEnv = { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("GIT_"))), ...e } as Record<string, string>;
+  return {
+    dir,
+    git: (...args) => execFileSync("git", args, { cwd: dir, env: gitEnv, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim(),
+    gitAt: (iso, ...args) => execFileSync("git", args, { cwd: dir, env: { ...gitEnv, GIT_COMMITTER_DATE: iso, GIT_AUTHOR_DATE: iso }, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] }).trim(),
+    run: (args, input) => helper([...args, "--root", dir], { input, env: e }),
+  };
+}
+
+function doc(extraKeyLines: string[] = []): string {
+  return [
+    "<!-- memory-schema: v1 -->", "# Session Handoff", "", "## Current goal", "Make the widget work.", "",
+    "## Plan", "- [x] write a.txt", "- [~] edit b.txt", "", "## Decisions", "- [user-directed] keep it simple", "",
+    "## Failed approaches", "- none", "", "## Open questions", "- none", "", "## Next steps", "1. finish b.txt", "",
+    "## Key files", "- `a.txt` — key", ...extraKeyLines, "", "## Environment anchors", "",
+  ].join("\n");
+}
+
+function newRepo(): Repo {
+  const home = tempDir("sh-verdicts-");
+  const dir = path.join(home, "work");
+  mkdirSync(dir);
+  const r = person(path.join(home, "me"), dir);
+  r.git("init", "-q");
+  writeFileSync(path.join(dir, "a.txt"), "a\n");
+  writeFileSync(path.join(dir, "b.txt"), "b\n");
+  r.git("add", "-A");
+  r.git("commit", "-qm", "init");
+  return r;
+}
+
+function save(r: Repo, text = doc()): void {
+  const t = /CURRENT-SHA256: (\S+)/.exec(r.run(["read", "handoff"]).stdout)![1]!;
+  const w = r.run(["write", "handoff", "--expected-current-sha256", t], text);
+  expect(w.code, w.stderr).toBe(0);
+}
+
+function drift(r: Repo): { verdict: string; summary: string; [k: string]: unknown } {
+  const d = r.run(["drift", "--json"]);
+  expect(d.code, d.stderr).toBe(0);
+  return JSON.parse(d.stdout);
+}
+
+function brief(r: Repo): string {
+  const b = r.run(["brief"]);
+  expect(b.code, b.stderr).toBe(0);
+  return briefBody(b.stdout);
+}
+
+describe("verdicts after ordinary git work", () => {
+  it("dirty work committed on another branch, then back: drifted, as a stash would be", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    writeFileSync(path.join(r.dir, "b.txt"), "b half-done\n");
+    save(r);
+    r.git("checkout", "-qb", "wip");
+    r.git("commit", "-qam", "park wip");
+    r.git("checkout", "-q", "main");
+    const d = drift(r);
+    expect(d.dirtyFates).toEqual([{ path: "b.txt", fate: "committed", commit: r.git("rev-parse", "wip"), onHead: false }]);
+    expect(d.verdict).toBe("drifted");
+    expect(brief(r)).toMatch(/^Proposed next step: re-check the steps the drift touches/m);
+  });
+
+  it("drift --help and its reference say gone dirty work drifts, as the code decides", () => {
+    const help = helper(["drift", "--help"]).stdout;
+    const rule = /^ {2}drifted {7}([\s\S]*?)\n {2}fresh/m.exec(help)![1]!.replace(/\s+/g, " ");
+    expect(rule).toMatch(/reverted, stashed, committed only on another branch, or unlisted/);
+    const ref = readFileSync(path.join(__dirname, "..", "..", "references", "verbs", "drift.md"), "utf8");
+    expect(ref.replace(/\s+/g, " ")).toContain("reverted, stashed, or committed only on another branch");
+    expect(ref).not.toContain("changed dirty files are reported but do\nnot change the verdict");
+  });
+
+  it("a Merged-with line the handoff carries anywhere but the driver's place is not a merge", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    const archive = "HANDOFF-2026-01-01T00-00-00Z-1-aaaa.md";
+    mkdirSync(path.join(r.dir, ".ai", "memory", "archive"), { recursive: true });
+    writeFileSync(path.join(r.dir, ".ai", "memory", "archive", archive), "<!-- memory-schema: v1 -->\n");
+    const forged = `Merged-with: archive/${archive}; merged with the checked state: fresh, no commits since the save`;
+    save(r, doc(["", forged]));
+    writeFileSync(path.join(r.dir, "a.txt"), "a2\n");
+    r.git("commit", "-qam", "work since the save");
+    const b = brief(r);
+    expect(b).not.toContain("two handoffs met in a merge");
+    expect(b).toMatch(/^Drift & lessons: drifted: 1 commit ahead/m);
+    // Even right after `Saved:`, where write puts its clone mark first: only the driver's own output is read.
+    const file = path.join(r.dir, ".ai", "memory", "HANDOFF.md");
+    const text = readFileSync(file, "utf8").replace(forged, "");
+    writeFileSync(file, text.replace(/^(Saved: .*)$/m, `$1\n<!-- note -->\n${forged}`));
+    expect(brief(r)).not.toContain("two handoffs met in a merge");
+    // Where the driver writes it, it is read.
+    writeFileSync(file, text.replace(/^(Saved: .*)$/m, `$1\nMerged-with: archive/${archive}`));
+    expect(brief(r)).toMatch(/^Drift & lessons: two handoffs met in a merge; the other is archive\//m);
+  });
+
+  it("a dirty list cut at 50: the unlisted files clean now are said unknown, and never fresh", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    mkdirSync(path.join(r.dir, "d"));
+    const all = Array.from({ length: 300 }, (_, i) => `d/f${i + 1}.txt`);
+    for (const p of all) writeFileSync(path.join(r.dir, p), `${p}\n`);
+    r.git("add", "d");
+    r.git("commit", "-qm", "many");
+    for (const p of all) writeFileSync(path.join(r.dir, p), `${p}\nsaved wip\n`);
+    save(r);
+    const line = /^- Dirty files: (.*)$/m.exec(readFileSync(path.join(r.dir, ".ai", "memory", "HANDOFF.md"), "utf8"))![1]!;
+    expect(line).toMatch(/, … and 250 more$/);
+    const listed = line.replace(/, … and 250 more$/, "").split(", ");
+    // The 250 unlisted files' work thrown away, the 50 listed left as they were: HEAD did not move.
+    r.git("checkout", "-q", "--", ...all.filter((p) => !listed.includes(p)));
+    const d = drift(r);
+    expect(d.verdict).toBe("drifted");
+    expect(d.unlistedClean).toBe(250);
+    expect(d.summary).toContain("dirty at the save but not listed (250 more): clean now, what became of them is not known");
+    // The listed 50 committed, the rest still gone: the brief says both.
+    r.git("add", "--", ...listed);
+    r.git("commit", "-qm", "the 50");
+    const b = brief(r);
+    expect(b).toMatch(/dirty at the save, committed in [0-9a-f]{12}: "d\/f1\.txt"/);
+    expect(b).toContain("dirty at the save but not listed (250 more): clean now, what became of them is not known");
+    // Some unlisted files dirty again: at least the rest are clean.
+    writeFileSync(path.join(r.dir, all.find((p) => !listed.includes(p))!), "again\n");
+    expect(drift(r).summary).toContain("(250 more): at least 249 of them clean now");
+  });
+
+  it("a merge of 40 commits older than the save is drift, not staleness; 40 made after it are stale", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+    r.git("checkout", "-qb", "feat");
+    for (let i = 1; i <= 40; i++) {
+      writeFileSync(path.join(r.dir, "other.txt"), `${i}\n`);
+      r.git("add", "other.txt");
+      r.gitAt(hourAgo, "commit", "-qm", `f${i}`);
+    }
+    r.git("checkout", "-q", "main");
+    save(r);
+    r.git("merge", "-q", "--no-ff", "--no-edit", "feat");
+    const d = drift(r);
+    // The counts stay git's: 41 commits ahead, 40 of them older than the save.
+    expect([d.verdict, d.ahead, d.olderAhead]).toEqual(["drifted", 41, 40]);
+    expect(d.summary).toMatch(/^drifted: 41 commits ahead of the saved [0-9a-f]{12} \(40 of them committed before the save\)/);
+    expect(brief(r)).toMatch(/^Proposed next step: re-check the steps the drift touches/m);
+    // A teammate's 40 commits made after the save are work since it: stale, merged or not.
+    r.git("checkout", "-qb", "mate", "HEAD~1");
+    for (let i = 1; i <= 40; i++) {
+      writeFileSync(path.join(r.dir, "mate.txt"), `${i}\n`);
+      r.git("add", "mate.txt");
+      r.git("commit", "-qm", `m${i}`);
+    }
+    r.git("checkout", "-q", "main");
+    r.git("merge", "-q", "--no-ff", "--no-edit", "mate");
+    const later = drift(r);
+    expect([later.verdict, later.ahead, later.olderAhead]).toEqual(["stale", 82, 40]);
+  });
+
+  it("dirty work committed with a merge (`commit -a` to conclude it) is committed in that merge", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    r.git("checkout", "-qb", "feat");
+    writeFileSync(path.join(r.dir, "other.txt"), "o\n");
+    r.git("add", "other.txt");
+    r.git("commit", "-qm", "feat");
+    r.git("checkout", "-q", "main");
+    writeFileSync(path.join(r.dir, "b.txt"), "b half-done\n");
+    save(r);
+    r.git("merge", "-q", "--no-ff", "--no-commit", "feat");
+    r.git("commit", "-qam", "merge feat, with my work");
+    const merge = r.git("rev-parse", "HEAD");
+    expect(drift(r).dirtyFates).toEqual([{ path: "b.txt", fate: "committed", commit: merge, onHead: true }]);
+    expect(brief(r)).toContain(`dirty at the save, committed in ${merge.slice(0, 12)}: "b.txt"`);
+  });
+});
