@@ -5018,7 +5018,8 @@ var init_redact = __esm({
           refine: refineGenericValue,
           hexNamed: credentialNamed,
           allow: (v, m) => namedValueKept(v, passwordNamed(m)) || // In prose (`the password is …`) only a value mixing letters, digits and a sign: not `sha256-hashed`.
-          m.groups?.["is"] !== void 0 && !/^(?=.*[A-Za-z])(?=.*\d)(?=.*[^\w.'’-])\S+$/.test(v) || keyNameValueKept(v, m) || notAGluedEnvName(m) || m.groups?.["k"] !== void 0 && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])
+          m.groups?.["is"] !== void 0 && !/^(?=.*[A-Za-z])(?=.*\d)(?=.*[^\w.'’-])\S+$/.test(v) || keyNameValueKept(v, m) || notAGluedEnvName(m) || // `PASS=` in backticks: the backtick after `=` closes that code span, the next one opens another.
+          m.groups?.["s2"] !== void 0 && m.input[m.index - 1] === "`" || m.groups?.["k"] !== void 0 && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])
         },
         "i"
       )
