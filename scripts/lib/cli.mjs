@@ -3654,10 +3654,11 @@ function rule2(id, keywords, source, entropy, extra = {}, flags = "") {
     }
   };
 }
-function isWordy(s) {
+function isWordy(s, rarePairs = true) {
   const runs = s.match(WORD_RUNS);
   if (runs === null || runs.join("").length / runs.length < 3) return false;
-  const rare = runs.join(" ").toLowerCase().match(RARE_PAIR)?.length ?? 0;
+  if (!rarePairs) return true;
+  const rare = runs.join(" ").toLowerCase().replace(KNOWN_RARE, " ").match(RARE_PAIR)?.length ?? 0;
   return rare < 2 || rare + runs.filter((w) => w.length <= 2 && /[a-z]/.test(w)).length < 3;
 }
 function looksLikeCode(value) {
@@ -3668,7 +3669,8 @@ function looksLikeCode(value) {
   if (!m) return false;
   const tail = m.groups?.["tail"];
   const path58 = tail === void 0 ? value : value.slice(0, value.length - tail.length);
-  if (isWordy(path58)) return true;
+  if (isWordy(path58, tail === void 0 && !path58.includes("."))) return true;
+  if (tail !== void 0 && /^[A-Za-z_$.]+$/.test(path58) && /^\([\w$.,]*\)?$/.test(tail)) return true;
   const parts = path58.split(/\??\.|::|->/);
   return parts.length > 1 && parts.every((p) => /^[A-Za-z_$]+!?$/.test(p)) && parts.some((p) => /^[a-z]{3,}$/.test(p));
 }
@@ -3715,7 +3717,7 @@ function notAnAssignedSecret(v, passwordNamed2 = false) {
   const code = looksLikeCode(v.replace(/=+$/, "")) && !(passwordNamed2 && /^[a-z]{16,}$/.test(v));
   return placeholderOrVariable(v) || flag || code || wordList(v) || PATH_OR_URL.test(v) || DIGEST.test(v) || VERSION.test(v) || namesSomething(v) || (passwordNamed2 ? sentenceLike(v) : proseLike(v));
 }
-var ESCAPE_END, L, R, LD, RD, PLACEHOLDER_WORDS, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, RARE_PAIR, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD, FUNCTION_WORD;
+var ESCAPE_END, L, R, LD, RD, PLACEHOLDER_WORDS, PLACEHOLDER, VARIABLE_REFERENCE, WORD_RUNS, RARE_PAIR, KNOWN_RARE, CODE_PATH, PATH_OR_URL, DIGEST, VERSION, UUID, DECORATED_HEX, ARN, EMAIL, FILE_NAME, PLAIN_WORD, FUNCTION_WORD;
 var init_redact_kit = __esm({
   "src/guard/redact-kit.ts"() {
     "use strict";
@@ -3734,6 +3736,7 @@ var init_redact_kit = __esm({
     );
     WORD_RUNS = /[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
     RARE_PAIR = new RegExp("(?=b[fhqvwxz]|c[bfgnvwxz]|d[kqz]|f[bcdhjkmpqvwxz]|g[jpqvwxz]|h[cfghjpqvxz]|iw|j[bcfghjlmnpqrvwxyz]|k[cjmqvxz]|l[qxz]|m[ghjkqvwxz]|nx|p[jnqvwxz]|q[b-km-tv-z]|r[jx]|sj|t[jkq]|u[qy]|v[bcdfhjkmnpqtvwxyz]|w[bcfgjkmpqtuvwxyz]|x[bdfgjklnoqrsuvwxz]|y[hjkquvxy]|z[bcdfghjkmnpqrstvwx])", "g");
+    KNOWN_RARE = /\b(?:(?:py)?jw[kst]s?|jwe|pkcs|oauth|xsrf|gz(?:ip|tar)?|zlib|cxx|reqs|aspx|wysiwyg)\b/g;
     CODE_PATH = /^[A-Za-z_$][\w$-]*!?(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$-]*!?)*(?<tail>[([<].*)?$/;
     PATH_OR_URL = /^(?:\.{0,2}\/|~\/|[A-Za-z]:\\|[a-z][a-z0-9+.-]*:\/\/)|^[\w.-]+(?:\/[\w.-]+)+\.[A-Za-z]{1,5}$/;
     DIGEST = /^(?:sha1|sha256|sha384|sha512|md5|blake2b?):[0-9a-fA-F]+$/i;
@@ -3983,7 +3986,8 @@ function formsOf(value, prefixes) {
     const body = at2 === -1 || at2 > 12 ? "" : value.slice(at2 + k.length);
     for (const b of [body, body.replace(/^[a-z]{1,8}[_-]/, "")]) if (b.length >= BODY_MIN) forms.push(b);
   }
-  return forms.filter((f, i) => !wordLike(f) && (i === 0 || f !== value));
+  const phrase = (f) => !/\s/.test(value) && new RegExp("^(?:(?:\\p{L}+|\\d+)(?:-(?:\\p{L}+|\\d+))*\\s+)+(?:\\p{L}+|\\d+)(?:-(?:\\p{L}+|\\d+))*$", "u").test(f);
+  return forms.filter((f, i) => !wordLike(f) && !phrase(f) && (i === 0 || f !== value));
 }
 function repeatedSecrets(text, found, prefixes) {
   const kinds = /* @__PURE__ */ new Map();
@@ -4188,9 +4192,9 @@ function refineGenericValue(text, m, start, end) {
   return [from, stop];
 }
 function namedValueKept(v, password) {
-  const name2 = /^[A-Za-z]+$/.test(v) || isWordy(v) && (v.match(/\d+/g)?.length ?? 0) <= 1;
+  const name2 = !/^[A-Za-z0-9]+$/.test(v) || /^[A-Za-z]+$/.test(v) || isWordy(v) && (v.match(/\d+/g)?.length ?? 0) <= 1;
   const floor = password ? 2.5 : name2 ? 3.5 : Math.min(3.5, Math.log2(v.length) - 0.4);
-  return shannonEntropy(v) < floor || notAnAssignedSecret(password ? v.replace(/!+$/, "") : v, password);
+  return shannonEntropy(v) < floor || notAnAssignedSecret(password ? v.replace(/!+$/, "") : v, password) || password && NAMED_PARTS.test(v);
 }
 function keyNameValueKept(v, m) {
   if (m.groups?.["k"] === void 0) return false;
@@ -4335,7 +4339,7 @@ function awsUnnamedSpans(text) {
   flush();
   return out;
 }
-var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LINE_END, PEM_MIN_MATERIAL, endsLine, PUTTY_NAMES, PUTTY_HEADER, GENERIC_VALUE_MAX, SPACE, isNameStart, isNameChar, PLAIN_RUN, plain, OPENERS, CLOSERS, PASSWORD_NAME, SECRET_NAME, SESSION_NAME, COOKIE_ATTRIBUTES, FILE_VALUE, CREDENTIAL_FILE_RULES, AWS_NEAR_LINES, AWS_NEAR_CHARS, AWS_SECTION_LINES, AWS_SECTION_CHARS, AWS_SECRET, AWS_CREDENTIAL_NAME, AWS_CONTEXT;
+var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LINE_END, PEM_MIN_MATERIAL, endsLine, PUTTY_NAMES, PUTTY_HEADER, GENERIC_VALUE_MAX, SPACE, isNameStart, isNameChar, PLAIN_RUN, plain, OPENERS, CLOSERS, PART, NAMED_PARTS, PASSWORD_NAME, SECRET_NAME, SESSION_NAME, COOKIE_ATTRIBUTES, FILE_VALUE, CREDENTIAL_FILE_RULES, AWS_NEAR_LINES, AWS_NEAR_CHARS, AWS_SECTION_LINES, AWS_SECTION_CHARS, AWS_SECRET, AWS_CREDENTIAL_NAME, AWS_CONTEXT;
 var init_redact_syntax = __esm({
   "src/guard/redact-syntax.ts"() {
     "use strict";
@@ -4363,6 +4367,8 @@ var init_redact_syntax = __esm({
     plain = { text: "", from: 0, to: 0 };
     OPENERS = [40, 91, 123];
     CLOSERS = [41, 93, 125];
+    PART = "(?:[A-Z]?[a-z]*|[A-Z]*)\\d*(?:[a-z]*|[A-Z]*)";
+    NAMED_PARTS = new RegExp(`^(?:${PART}[/+.:-]){1,5}${PART}$`);
     PASSWORD_NAME = /(?:^|[ _.-])(?:pass(?:word|wd|phrase)|pwd)$|[_.-]pass$/i;
     SECRET_NAME = new RegExp(
       "^(?:[\\w .-]*?[ _.-])?(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[ _.-]?key|apikey|access[ _.-]?key|private[ _.-]?key|secret[ _.-]?key|credentials?|client[ _.-]?secret)$",
@@ -5018,7 +5024,8 @@ var init_redact = __esm({
           refine: refineGenericValue,
           hexNamed: credentialNamed,
           allow: (v, m) => namedValueKept(v, passwordNamed(m)) || // In prose (`the password is …`) only a value mixing letters, digits and a sign: not `sha256-hashed`.
-          m.groups?.["is"] !== void 0 && !/^(?=.*[A-Za-z])(?=.*\d)(?=.*[^\w.'’-])\S+$/.test(v) || keyNameValueKept(v, m) || notAGluedEnvName(m) || m.groups?.["k"] !== void 0 && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])
+          m.groups?.["is"] !== void 0 && !/^(?=.*[A-Za-z])(?=.*\d)(?=.*[^\w.'’-])\S+$/.test(v) || keyNameValueKept(v, m) || notAGluedEnvName(m) || // `PASS=` in backticks: the backtick after `=` closes that code span, the next one opens another.
+          m.groups?.["s2"] !== void 0 && m.input[m.index - 1] === "`" || m.groups?.["k"] !== void 0 && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])
         },
         "i"
       )

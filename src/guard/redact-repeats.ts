@@ -36,7 +36,10 @@ function formsOf(value: string, prefixes: readonly string[] | undefined): string
     const body = at === -1 || at > 12 ? "" : value.slice(at + k.length);
     for (const b of [body, body.replace(/^[a-z]{1,8}[_-]/, "")]) if (b.length >= BODY_MIN) forms.push(b);
   }
-  return forms.filter((f, i) => !wordLike(f) && (i === 0 || f !== value));
+  // A copy is as distinctive as the secret: a space a form brings in must not make words (`12+chars`, `12 chars`).
+  const phrase = (f: string): boolean =>
+    !/\s/.test(value) && /^(?:(?:\p{L}+|\d+)(?:-(?:\p{L}+|\d+))*\s+)+(?:\p{L}+|\d+)(?:-(?:\p{L}+|\d+))*$/u.test(f);
+  return forms.filter((f, i) => !wordLike(f) && !phrase(f) && (i === 0 || f !== value));
 }
 
 /**

@@ -229,13 +229,20 @@ export function refineGenericValue(text: string, m: RegExpExecArray, start: numb
   return [from, stop];
 }
 
-// Under a secret's name a value needs 3.5 bits per character, or what its length can reach less 0.4 (11 distinct
-// characters hold only log2 11 = 3.46) unless it reads as a name: letters alone, or words around one number
-// (`Uint8Array`). A person's password needs 2.5 (`hunter2hunter2` has 2.8); its trailing `!` is the password's.
+/** Words and numbers joined by signs (`min12/max64`, `SHA-1+salt`, `12+chars`): a rule or a scheme, not a password. */
+const PART = "(?:[A-Z]?[a-z]*|[A-Z]*)\\d*(?:[a-z]*|[A-Z]*)";
+const NAMED_PARTS = new RegExp(`^(?:${PART}[/+.:-]){1,5}${PART}$`);
+
+// Under a secret's name a value needs 3.5 bits per character, or, when letters and digits alone, what its length
+// can reach less 0.4 (11 distinct characters hold only log2 11 = 3.46) unless it reads as a name: letters alone, or
+// words around one number (`Uint8Array`); signs are a name's or a scheme's (`pg-auth-v2`, `JWT/RS256`) more often
+// than a short key's. A person's password needs 2.5 (`hunter2hunter2` has 2.8); its trailing `!` is the password's.
 export function namedValueKept(v: string, password: boolean): boolean {
-  const name = /^[A-Za-z]+$/.test(v) || (isWordy(v) && (v.match(/\d+/g)?.length ?? 0) <= 1);
+  const name = !/^[A-Za-z0-9]+$/.test(v) || /^[A-Za-z]+$/.test(v) ||
+    (isWordy(v) && (v.match(/\d+/g)?.length ?? 0) <= 1);
   const floor = password ? 2.5 : name ? 3.5 : Math.min(3.5, Math.log2(v.length) - 0.4);
-  return shannonEntropy(v) < floor || notAnAssignedSecret(password ? v.replace(/!+$/, "") : v, password);
+  return shannonEntropy(v) < floor || notAnAssignedSecret(password ? v.replace(/!+$/, "") : v, password) ||
+    (password && NAMED_PARTS.test(v));
 }
 
 /** A bare `_KEY` name needs 16+ characters, a digit, and not a dotted identifier (`user.profile.v2`). */

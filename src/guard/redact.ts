@@ -215,6 +215,8 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
       (m.groups?.["is"] !== undefined && !/^(?=.*[A-Za-z])(?=.*\d)(?=.*[^\w.'’-])\S+$/.test(v)) ||
       keyNameValueKept(v, m) ||
       notAGluedEnvName(m) ||
+      // `PASS=` in backticks: the backtick after `=` closes that code span, the next one opens another.
+      (m.groups?.["s2"] !== undefined && m.input[m.index - 1] === "`") ||
       (m.groups?.["k"] !== undefined && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])),
   }, "i"),
 ];

@@ -114,6 +114,14 @@ describe("a found secret written for a form body, a shell, or in base64", () => 
   });
 });
 
+describe("a copy is at least as distinctive as the secret", () => {
+  it("the `+`-decoded form is not looked for when it is only words and numbers", () => {
+    const found = "Lime+Mango" + "+2024+Kiwi+Fig";
+    const prose = "We bought Lime Mango 2024 Kiwi Fig today.";
+    expect(redact(`API_SECRET=${found}\n${prose}\n`)).toBe(`API_SECRET=<redacted: generic-secret>\n${prose}\n`);
+  });
+});
+
 describe("write and checkpoint get the same", () => {
   it("write redacts the decoded form and the body", () => {
     const root = gitRepo();
