@@ -9208,9 +9208,9 @@ function assessDrift(f) {
   else if ((ageRaw ?? 0) > STALE_DAYS && !worked) parts.push("no work since the save, so not stale");
   const { changedKeyFiles, dirtyKeyFiles, up } = fileClauses(f, parts, dirtyChanged);
   parts.push(...fateClauses(fates));
-  const some = unlistedClean === savedMore ? "" : `at least ${unlistedClean} of them `;
-  const unknown = `${some}clean now, what became of them is not known`;
-  if (unlistedClean > 0) parts.push(`dirty at the save but not listed (${savedMore} more): ${unknown}`);
+  const some = unlistedClean === savedMore ? "clean now, " : `at least ${unlistedClean} of them clean now, `;
+  const unknown = `${unlistedClean > 0 ? some : ""}what became of them is not known`;
+  if (savedMore > 0 && !fromElsewhere) parts.push(`dirty at the save but not listed (${savedMore} more): ${unknown}`);
   if (f.savedBy) parts.push(`saved by ${f.savedBy}${f.saved.date === null ? "" : ` at ${f.saved.date.iso}`}`);
   const by = f.provenance?.committer ? `; its last commit is by ${f.provenance.committer}` : "";
   if (f.provenance?.someoneElse) parts.push(`the handoff was not saved in this clone${by}`);

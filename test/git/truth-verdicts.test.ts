@@ -141,6 +141,10 @@ describe("verdicts after ordinary git work", () => {
     // Some unlisted files dirty again: at least the rest are clean.
     writeFileSync(path.join(r.dir, all.find((p) => !listed.includes(p))!), "again\n");
     expect(drift(r).summary).toContain("(250 more): at least 249 of them clean now");
+    // As many other files dirty now as were thrown away: no count tells them apart, so it is still said.
+    const others = Array.from({ length: 250 }, (_, i) => `e${i}.txt`);
+    for (const p of others) writeFileSync(path.join(r.dir, p), "new\n");
+    expect(drift(r).summary).toContain("dirty at the save but not listed (250 more): what became of them is not known");
   });
 
   it("a merge of 40 commits older than the save is drift, not staleness; 40 made after it are stale", { timeout: 60_000 }, () => {
