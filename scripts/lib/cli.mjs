@@ -1560,6 +1560,19 @@ function spawnGit(cwd, args, env, timeoutMs, input, hooks = false) {
 function firstLine(text) {
   return (text.split("\n").find((l) => l.trim() !== "") ?? "").trim();
 }
+function batchBlobs(out, n2) {
+  const blobs = [];
+  let at2 = 0;
+  while (blobs.length < n2 && at2 < out.length) {
+    const nl = out.indexOf(10, at2);
+    if (nl < 0) break;
+    const m = /^[0-9a-f]{40,64} (\S+) (\d+)$/.exec(out.subarray(at2, nl).toString("utf8"));
+    const size = m ? Number(m[2]) : 0;
+    blobs.push(m?.[1] === "blob" ? out.subarray(nl + 1, nl + 1 + size) : null);
+    at2 = m ? nl + 1 + size + 1 : nl + 1;
+  }
+  return [...blobs, ...Array(n2 - blobs.length).fill(null)];
+}
 var GIT_TIMEOUT_MS, GitUnavailable, DROPPED_ENV, NEUTRAL, NO_HOOKS_NOR_SIGNING, NAMED_PROGRAMS, NAMED, namedCache, spawnOptions;
 var init_run = __esm({
   "src/git/run.ts"() {
@@ -2910,19 +2923,6 @@ async function branchRefs(root, env) {
   const ok2 = (n2) => !n2.endsWith("/HEAD") && /^[\p{L}\p{N}._/+#@,-]+$/u.test(n2);
   return names.map((l) => l.slice(2)).filter(ok2).slice(0, 1e3);
 }
-function parseBatch(out, n2) {
-  const blobs = [];
-  let at2 = 0;
-  while (blobs.length < n2 && at2 < out.length) {
-    const nl = out.indexOf(10, at2);
-    if (nl < 0) break;
-    const m = /^[0-9a-f]{40,64} (\S+) (\d+)$/.exec(out.subarray(at2, nl).toString("utf8"));
-    const size = m ? Number(m[2]) : 0;
-    blobs.push(m?.[1] === "blob" ? out.subarray(nl + 1, nl + 1 + size) : null);
-    at2 = m ? nl + 1 + size + 1 : nl + 1;
-  }
-  return [...blobs, ...Array(n2 - blobs.length).fill(null)];
-}
 async function handoffAway(root, env, tree = null) {
   const top = gitTopOf(root, env);
   const gitDir = top === null ? null : gitDirOf(top);
@@ -2948,7 +2948,7 @@ async function handoffAway(root, env, tree = null) {
     const input = revs.map((x) => `${x}:${file}
 `).join("");
     const r = await runGit(root, ["cat-file", "--batch"], env, void 0, { input });
-    blobs = r.code === 0 ? parseBatch(r.stdout, revs.length) : [];
+    blobs = r.code === 0 ? batchBlobs(r.stdout, revs.length) : [];
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
     return null;
@@ -8295,19 +8295,15 @@ async function oursOnly(git, ids) {
   const r = await git(["cat-file", "--batch"], ids.map((c) => `${c}^:.gitattributes
 ${c}:.gitattributes
 `).join(""));
-  const texts = [];
-  for (let at2 = 0, nl = r.stdout.indexOf(10); r.code === 0 && nl !== -1; nl = r.stdout.indexOf(10, at2)) {
-    const m = / (\w+) (\d+)$/.exec(r.stdout.toString("utf8", at2, nl));
-    const end = m ? nl + 1 + Number(m[2]) : nl;
-    texts.push(m?.[1] === "blob" ? withoutBlock(r.stdout.toString("utf8", nl + 1, end)).rest : "");
-    at2 = end + 1;
-  }
-  return new Set(texts.length < 2 * ids.length ? [] : ids.filter((_, i) => texts[2 * i] === texts[2 * i + 1]));
+  if (r.code !== 0) return /* @__PURE__ */ new Set();
+  const texts = batchBlobs(r.stdout, 2 * ids.length).map((b) => b === null ? "" : withoutBlock(b.toString("utf8")).rest);
+  return new Set(ids.filter((_, i) => texts[2 * i] === texts[2 * i + 1]));
 }
 var BEGIN2, BEGIN_NL, END;
 var init_attributes_block = __esm({
   "src/git/attributes-block.ts"() {
     "use strict";
+    init_run();
     BEGIN2 = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
     BEGIN_NL = BEGIN2.replace(/\)$/, "; newline added)");
     END = "# <<< session-handoff merge driver";

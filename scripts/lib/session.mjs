@@ -1603,6 +1603,19 @@ function spawnGit(cwd, args, env, timeoutMs, input, hooks = false) {
     if (input !== void 0) child.stdin?.end(input);
   });
 }
+function batchBlobs(out, n) {
+  const blobs = [];
+  let at2 = 0;
+  while (blobs.length < n && at2 < out.length) {
+    const nl = out.indexOf(10, at2);
+    if (nl < 0) break;
+    const m = /^[0-9a-f]{40,64} (\S+) (\d+)$/.exec(out.subarray(at2, nl).toString("utf8"));
+    const size = m ? Number(m[2]) : 0;
+    blobs.push(m?.[1] === "blob" ? out.subarray(nl + 1, nl + 1 + size) : null);
+    at2 = m ? nl + 1 + size + 1 : nl + 1;
+  }
+  return [...blobs, ...Array(n - blobs.length).fill(null)];
+}
 
 // src/git/root.ts
 var NOT_A_PROJECT = "not a project: run it from a project folder or pass --root <project>";
@@ -3317,14 +3330,9 @@ async function oursOnly(git, ids) {
   const r = await git(["cat-file", "--batch"], ids.map((c) => `${c}^:.gitattributes
 ${c}:.gitattributes
 `).join(""));
-  const texts = [];
-  for (let at2 = 0, nl = r.stdout.indexOf(10); r.code === 0 && nl !== -1; nl = r.stdout.indexOf(10, at2)) {
-    const m = / (\w+) (\d+)$/.exec(r.stdout.toString("utf8", at2, nl));
-    const end = m ? nl + 1 + Number(m[2]) : nl;
-    texts.push(m?.[1] === "blob" ? withoutBlock(r.stdout.toString("utf8", nl + 1, end)).rest : "");
-    at2 = end + 1;
-  }
-  return new Set(texts.length < 2 * ids.length ? [] : ids.filter((_, i) => texts[2 * i] === texts[2 * i + 1]));
+  if (r.code !== 0) return /* @__PURE__ */ new Set();
+  const texts = batchBlobs(r.stdout, 2 * ids.length).map((b) => b === null ? "" : withoutBlock(b.toString("utf8")).rest);
+  return new Set(ids.filter((_, i) => texts[2 * i] === texts[2 * i + 1]));
 }
 
 // src/verbs/statusline.ts

@@ -1,6 +1,6 @@
 // Our merge-driver block in the top's `.gitattributes` (install and publish write it), told apart from the user's
 // lines; a small module of its own, since the status line runs it at every turn.
-import type { Git } from "./run.ts";
+import { batchBlobs, type Git } from "./run.ts";
 
 export const BEGIN = "# >>> session-handoff merge driver (managed by session-handoff; `uninstall` removes it)";
 // Said when the block added a newline to a file that lacked one, so that removing it gives back the original bytes.
@@ -27,13 +27,7 @@ export function withoutBlock(text: string): { rest: string; had: boolean; line: 
 export async function oursOnly(git: Git, ids: readonly string[]): Promise<Set<string>> {
   if (ids.length === 0) return new Set();
   const r = await git(["cat-file", "--batch"], ids.map((c) => `${c}^:.gitattributes\n${c}:.gitattributes\n`).join(""));
-  const texts: string[] = [];
-  // Each answer is `<id> <type> <size>`, that many bytes and a newline, or `<name> missing`.
-  for (let at = 0, nl = r.stdout.indexOf(10); r.code === 0 && nl !== -1; nl = r.stdout.indexOf(10, at)) {
-    const m = / (\w+) (\d+)$/.exec(r.stdout.toString("utf8", at, nl));
-    const end = m ? nl + 1 + Number(m[2]) : nl;
-    texts.push(m?.[1] === "blob" ? withoutBlock(r.stdout.toString("utf8", nl + 1, end)).rest : "");
-    at = end + 1;
-  }
-  return new Set(texts.length < 2 * ids.length ? [] : ids.filter((_, i) => texts[2 * i] === texts[2 * i + 1]));
+  if (r.code !== 0) return new Set();
+  const texts = batchBlobs(r.stdout, 2 * ids.length).map((b) => (b === null ? "" : withoutBlock(b.toString("utf8")).rest));
+  return new Set(ids.filter((_, i) => texts[2 * i] === texts[2 * i + 1]));
 }

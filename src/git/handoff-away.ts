@@ -5,7 +5,7 @@
 import path from "node:path";
 import { tokenOf } from "../store/files.ts";
 import { commonDirOf, gitDirOf, gitTopOf, stashCount } from "./git-dir.ts";
-import { GitUnavailable, runGit } from "./run.ts";
+import { batchBlobs, GitUnavailable, runGit } from "./run.ts";
 import { savedStampOf, savesRecord } from "./saves.ts";
 
 type Env = Record<string, string | undefined>;
@@ -22,21 +22,6 @@ async function branchRefs(root: string, env: Env): Promise<string[]> {
   // invisible or bidi character); at most 1,000 are asked.
   const ok = (n: string) => !n.endsWith("/HEAD") && /^[\p{L}\p{N}._/+#@,-]+$/u.test(n);
   return names.map((l) => l.slice(2)).filter(ok).slice(0, 1000);
-}
-
-// Each request's blob, or null (missing, not a blob), from `git cat-file --batch`'s output.
-function parseBatch(out: Buffer, n: number): (Buffer | null)[] {
-  const blobs: (Buffer | null)[] = [];
-  let at = 0;
-  while (blobs.length < n && at < out.length) {
-    const nl = out.indexOf(10, at);
-    if (nl < 0) break;
-    const m = /^[0-9a-f]{40,64} (\S+) (\d+)$/.exec(out.subarray(at, nl).toString("utf8"));
-    const size = m ? Number(m[2]) : 0;
-    blobs.push(m?.[1] === "blob" ? out.subarray(nl + 1, nl + 1 + size) : null);
-    at = m ? nl + 1 + size + 1 : nl + 1;
-  }
-  return [...blobs, ...Array<null>(n - blobs.length).fill(null)];
 }
 
 /**
@@ -70,7 +55,7 @@ export async function handoffAway(root: string, env: Env, tree: string | null = 
     const revs = [...stashRevs.flat(), ...refs];
     const input = revs.map((x) => `${x}:${file}\n`).join("");
     const r = await runGit(root, ["cat-file", "--batch"], env, undefined, { input });
-    blobs = r.code === 0 ? parseBatch(r.stdout, revs.length) : [];
+    blobs = r.code === 0 ? batchBlobs(r.stdout, revs.length) : [];
   } catch (err) {
     if (!(err instanceof GitUnavailable)) throw err;
     return null;

@@ -161,3 +161,18 @@ function spawnGit(
 export function firstLine(text: string): string {
   return (text.split("\n").find((l) => l.trim() !== "") ?? "").trim();
 }
+
+// Each request's blob, or null (missing, not a blob), from `git cat-file --batch`'s output.
+export function batchBlobs(out: Buffer, n: number): (Buffer | null)[] {
+  const blobs: (Buffer | null)[] = [];
+  let at = 0;
+  while (blobs.length < n && at < out.length) {
+    const nl = out.indexOf(10, at);
+    if (nl < 0) break;
+    const m = /^[0-9a-f]{40,64} (\S+) (\d+)$/.exec(out.subarray(at, nl).toString("utf8"));
+    const size = m ? Number(m[2]) : 0;
+    blobs.push(m?.[1] === "blob" ? out.subarray(nl + 1, nl + 1 + size) : null);
+    at = m ? nl + 1 + size + 1 : nl + 1;
+  }
+  return [...blobs, ...Array<null>(n - blobs.length).fill(null)];
+}
