@@ -3331,7 +3331,8 @@ async function oursOnly(git, ids) {
 ${c}:.gitattributes
 `).join(""));
   if (r.code !== 0) return /* @__PURE__ */ new Set();
-  const texts = batchBlobs(r.stdout, 2 * ids.length).map((b) => b === null ? "" : withoutBlock(b.toString("utf8")).rest);
+  const rest = (b) => b === null ? "" : withoutBlock(b.toString("utf8")).rest;
+  const texts = batchBlobs(r.stdout, 2 * ids.length).map(rest);
   return new Set(ids.filter((_, i) => texts[2 * i] === texts[2 * i + 1]));
 }
 

@@ -28,6 +28,7 @@ export async function oursOnly(git: Git, ids: readonly string[]): Promise<Set<st
   if (ids.length === 0) return new Set();
   const r = await git(["cat-file", "--batch"], ids.map((c) => `${c}^:.gitattributes\n${c}:.gitattributes\n`).join(""));
   if (r.code !== 0) return new Set();
-  const texts = batchBlobs(r.stdout, 2 * ids.length).map((b) => (b === null ? "" : withoutBlock(b.toString("utf8")).rest));
+  const rest = (b: Buffer | null) => (b === null ? "" : withoutBlock(b.toString("utf8")).rest);
+  const texts = batchBlobs(r.stdout, 2 * ids.length).map(rest);
   return new Set(ids.filter((_, i) => texts[2 * i] === texts[2 * i + 1]));
 }
