@@ -7,7 +7,8 @@ import { defineConfig } from "vitest/config";
  * redaction's linearity on 1 MB inputs, the torn-read race, every memory folder against every
  * verb, odd handoffs through every verb, the random read-write round trips, the bench's quick
  * run, the secret scanners over every file, many sessions saving at once until each has saved,
- * the install channels through the real installers from npm.
+ * the install channels through the real installers from npm, two teammates' clones through a
+ * bare remote, the merge driver's base cases, the hook's stdin waits and publish under contention.
  * `npm run test:reliability` runs them (vitest.reliability.config.ts), and CI runs that as its
  * own step. The reliability files not listed (the kill switch, the breaker, the checkpoint
  * boundary) stay in `npm test` as its sample of the suite; the one-verdict files on bytes and
@@ -35,6 +36,10 @@ export const HEAVY = [
   "test/guard/roundtrip.test.ts",
   "test/verbs/one-reading-odd.test.ts",
   "test/packaging/channels.test.ts",
+  "test/git/two-clones.test.ts",
+  "test/git/merge-base.test.ts",
+  "test/bench/stdin.test.ts",
+  "test/verbs/publish-lock.test.ts",
 ];
 
 /** The seeded git oracle: `npm run test:oracle` runs it over 1,000 seeds (vitest.oracle.config.ts). */
