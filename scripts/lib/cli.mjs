@@ -924,7 +924,6 @@ var init_files = __esm({
   "src/store/files.ts"() {
     "use strict";
     init_builtins();
-    init_builtins();
     init_errors();
     init_failpoint();
     init_quote();
@@ -2778,7 +2777,6 @@ var init_git_dir = __esm({
   "src/git/git-dir.ts"() {
     "use strict";
     init_builtins();
-    init_builtins();
     init_values();
     init_root();
     init_fs();
@@ -2904,7 +2902,6 @@ var KEPT, LINE2, CLONE_MARK, SAVED_BY_LINE;
 var init_saves = __esm({
   "src/git/saves.ts"() {
     "use strict";
-    init_builtins();
     init_builtins();
     init_git_dir();
     init_fs();
@@ -13985,7 +13982,6 @@ var init_doctor_checks = __esm({
   "src/agents/doctor-checks.ts"() {
     "use strict";
     init_builtins();
-    init_builtins();
     init_json_hooks();
     init_agents();
     init_claude_plugin();
@@ -15920,7 +15916,6 @@ var TAILS;
 var init_offer = __esm({
   "src/checkpoint/offer.ts"() {
     "use strict";
-    init_builtins();
     init_builtins();
     init_tail();
     init_transcripts();

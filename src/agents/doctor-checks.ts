@@ -1,5 +1,4 @@
-import { childProcess } from "../builtins.ts";
-import { existsSync, readdirSync } from "../builtins.ts";
+import { childProcess, existsSync, readdirSync } from "../builtins.ts";
 import path from "node:path";
 import { installedForms, installShaped, oursIn } from "./json-hooks.ts";
 import { AGENTS } from "./index.ts";

@@ -1,6 +1,5 @@
 // The context-threshold offer, run on every prompt and tool call: one small settings read, one transcript tail, no git.
-import { childProcess } from "../builtins.ts";
-import { mkdirSync } from "../builtins.ts";
+import { childProcess, mkdirSync } from "../builtins.ts";
 import { closeTranscript, openTranscript, tailPart } from "../agents/transcripts/tail.ts";
 import { readEvents, sniffFormat, usagePoints, type UsagePoint } from "../agents/transcripts/index.ts";
 import { findLastSave, isSaveCommand, savedToken } from "../agents/transcripts/last-save.ts";

@@ -1,8 +1,7 @@
 // Facts read from a work tree's git dir with no process, for the hook's and `check`'s time and for what git cannot
 // tell (a reflog naming a commit whose object is gone).
-import { readdirSync, readFileSync, readlinkSync } from "../builtins.ts";
+import { nodeCrypto, readdirSync, readFileSync, readlinkSync } from "../builtins.ts";
 import path from "node:path";
-import { nodeCrypto } from "../builtins.ts";
 import { isNullObjectId } from "../schema/values.ts";
 import { distrustedAbove } from "./root.ts";
 import { lstatOrNull, readSmall } from "../store/fs.ts";

@@ -1,8 +1,7 @@
 // Which handoffs this clone saved, kept in its git dir, never in the memory dir (which a pull or a merge brings from
 // elsewhere); files only, no git process: the hook reads them.
-import { linkSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from "../builtins.ts";
+import { linkSync, lstatSync, mkdirSync, nodeCrypto, renameSync, rmSync, writeFileSync } from "../builtins.ts";
 import path from "node:path";
-import { nodeCrypto } from "../builtins.ts";
 import { commonDirOf, gitDirOf, gitTopOf } from "./git-dir.ts";
 import { lstatOrNull, readSmall } from "../store/fs.ts";
 

@@ -1,7 +1,7 @@
-import { closeSync, constants, fstatSync, openSync, readlinkSync, readSync, writeFileSync,
-  type BigIntStats } from "../builtins.ts";
+import {
+  type BigIntStats, closeSync, constants, fstatSync, nodeCrypto, openSync, readlinkSync, readSync, writeFileSync,
+} from "../builtins.ts";
 import path from "node:path";
-import { nodeCrypto } from "../builtins.ts";
 import { Refused } from "../errors.ts";
 import { failpoint } from "./failpoint.ts";
 import { quotedPath } from "../guard/quote.ts";
