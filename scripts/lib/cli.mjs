@@ -9118,7 +9118,8 @@ function headClauses(f, verdict, notHere, memoryOnly, older) {
   if (f.savedNone) return [first, `${plural(ahead, "commit")} on HEAD since${pre}`];
   if (ahead === 0 && behind === 0)
     return [memoryOnly > 0 ? `no commits since the saved ${head} but memory-only ones` : `at the saved commit ${head}`];
-  if (behind === 0) return [`${plural(ahead, "commit")} ahead of the saved ${head}${pre}`];
+  const asSaved = f.aheadAsSaved ? ", holding only the work dirty at the save, as saved" : "";
+  if (behind === 0) return [`${plural(ahead, "commit")} ahead of the saved ${head}${pre}${asSaved}`];
   if (ahead === 0) return [`${plural(behind, "commit")} behind the saved ${head}`];
   return [`diverged from the saved ${head}: ${ahead} ahead${pre.replace(" of them", "")}, ${behind} behind`];
 }
@@ -9164,7 +9165,7 @@ function assessDrift(f) {
   const absent = !unchecked && reachable === false && f.objectMissing && f.reflogNamed !== true;
   const notHereReason = absent ? f.shallow ? "shallow" : "not-fetched" : null;
   const kept = patchesKept(f);
-  const newSince = kept ? f.sinceSaved ?? 0 : ahead ?? 0;
+  const newSince = kept ? f.sinceSaved ?? 0 : f.aheadAsSaved && behind === 0 ? 0 : ahead ?? 0;
   const older = Math.min(f.olderAhead ?? 0, newSince);
   const fates = f.dirtyFates ?? [];
   const unlistedNow = cur === null ? savedMore : cur.dirty.filter((p) => !(f.saved.dirty ?? []).includes(p)).length;
@@ -9227,6 +9228,7 @@ function assessDrift(f) {
     behind,
     olderAhead: older,
     commitsSinceDate: f.commitsSinceDate,
+    aheadAsSaved: f.aheadAsSaved === true && behind === 0,
     ageDays,
     missingKeyFiles: f.missingKeyFiles,
     keyFilesNotYetCreated: f.keyFilesNotYetCreated ?? [],
@@ -9295,7 +9297,8 @@ function parseHistory(out, memoryPrefix, savedSec = null) {
     olderAhead: 0,
     olderAttributes: [],
     truncated: false,
-    handoffCommitter: null
+    handoffCommitter: null,
+    aheadPaths: /* @__PURE__ */ new Set()
   };
   const records = `\0${out.toString("utf8")}`.split("\0").slice(1);
   if (records.length > MAX_LOGGED_COMMITS) {
@@ -9317,7 +9320,12 @@ function parseHistory(out, memoryPrefix, savedSec = null) {
     else if (paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix))) {
       counts[side === "ahead" ? "attributesAhead" : "attributesBehind"].push(id);
       if (older) counts.olderAttributes.push(id);
-    } else if (older) counts.olderAhead++;
+    } else {
+      if (older) counts.olderAhead++;
+      if (side === "ahead") {
+        for (const p of paths) if (!p.startsWith(memoryPrefix)) counts.aheadPaths.add(p);
+      }
+    }
   }
   return counts;
 }
@@ -9376,8 +9384,9 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
   const moved = savedBranch !== null && savedBranch !== "(detached)" && savedBranch !== onBranch;
   const presentP = moved ? branchPresent(git, savedBranch) : null;
   let committer = null;
+  let aheadPaths = null;
   if (head !== null && logP !== null)
-    committer = await measureHead(facts, snap, head, await logP, git, `${prefix}.ai/memory/`, gitDir);
+    ({ committer, aheadPaths } = await measureHead(facts, snap, head, await logP, git, `${prefix}.ai/memory/`, gitDir));
   else if (logP !== null) committer = await measureFromNone(facts, snap, await logP, git, `${prefix}.ai/memory/`);
   if (presentP !== null) facts.savedBranchPresent = await presentP;
   const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !snap.dirty.includes(p));
@@ -9392,7 +9401,12 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
     const t = await git(["ls-tree", "-r", "-z", "--full-name", "--name-only", "HEAD", "--", ...specs]);
     if (t.code === 0) changed = new Set(t.stdout.toString("utf8").split("\0"));
   }
-  if (changed !== null) facts.changedKeyFiles = keyFiles.filter((k) => changed.has(`${prefix}${k}`));
+  const keyChanged = keyFiles.map((k) => `${prefix}${k}`).filter((k) => changed?.has(k));
+  const asSaved = await heldAsSaved(git, anchors.dirtyHashes ?? [], [...aheadPaths ?? [], ...keyChanged]);
+  const changedSince = (k) => changed?.has(`${prefix}${k}`) === true && !asSaved.has(`${prefix}${k}`);
+  if (changed !== null) facts.changedKeyFiles = keyFiles.filter(changedSince);
+  const paths = [...aheadPaths ?? []];
+  facts.aheadAsSaved = (facts.ahead ?? 0) > 0 && paths.length > 0 && paths.every((p) => asSaved.has(p));
   if (top !== null && facts.saved.dirty !== null) {
     const fromElsewhere = elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null);
     facts.dirtyFates = await measureFates(git, facts, anchors, { top, gitDir, cleaned, fromElsewhere });
@@ -9407,6 +9421,13 @@ async function measureRepo(at2, facts, anchors, snap, logP) {
     committer = last.code === 0 ? last.stdout.toString("utf8").trim() || null : null;
   }
   facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
+}
+async function heldAsSaved(git, hashes, paths) {
+  const saved = new Map(hashes.map((h) => [h.path, h.id]));
+  const known = (p) => /^[0-9a-f]{40,64}$|^deleted$/.test(saved.get(p) ?? "") && !/[\r\n]/.test(p);
+  const asks = [...new Set(paths)].filter(known);
+  const ids = await objectIds(git, asks.map((p) => `HEAD:${p}`));
+  return new Set(asks.filter((p, i) => saved.get(p) === "deleted" ? ids[i] === null : ids[i] === saved.get(p)));
 }
 async function absentAtSave(missing, facts, anchors, prefix, git) {
   if (missing.length === 0) return [];
@@ -9460,7 +9481,7 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
   let committer = null;
   let counted2 = null;
   let emptySaved = null;
-  let memoryOnly = { ahead: 0, behind: 0, older: 0 };
+  let memoryOnly = { ahead: 0, behind: 0, older: 0, aheadPaths: null };
   if (snap.head !== null && log.code === 0) {
     const h = parseHistory(log.stdout, memoryPrefix, savedSecOf(facts));
     counted2 = { ahead: h.ahead, behind: h.behind };
@@ -9485,7 +9506,7 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
     reachable = false;
   }
   facts.headReachable = reachable;
-  if (reachable) return committer;
+  if (reachable) return { committer, aheadPaths: memoryOnly.aheadPaths };
   facts.ahead = null;
   facts.behind = null;
   facts.memoryOnlyCommits = 0;
@@ -9510,7 +9531,7 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
       }
     }
   }
-  return committer;
+  return { committer, aheadPaths: null };
 }
 async function branchPresent(git, branch) {
   if (/[\x00-\x1f\x7f]/.test(branch)) return false;
@@ -9523,7 +9544,10 @@ async function memoryOnlyOf(h, git) {
   const ours = await oursOnly(git, [...h.attributesAhead, ...h.attributesBehind]);
   const n2 = (ids) => ids.filter((id) => ours.has(id)).length;
   const older = h.olderAhead + h.olderAttributes.length - n2(h.olderAttributes);
-  return { ahead: h.memoryOnlyAhead + n2(h.attributesAhead), behind: h.memoryOnlyBehind + n2(h.attributesBehind), older };
+  const aheadPaths = h.truncated ? null : new Set(h.aheadPaths);
+  if (n2(h.attributesAhead) < h.attributesAhead.length) aheadPaths?.add(ATTRIBUTES);
+  const ahead = h.memoryOnlyAhead + n2(h.attributesAhead);
+  return { ahead, behind: h.memoryOnlyBehind + n2(h.attributesBehind), older, aheadPaths };
 }
 async function countBoth(head, git) {
   const r = await git(["rev-list", "--left-right", "--count", `${head}...HEAD`]);
@@ -9765,7 +9789,8 @@ verdicts, strongest first:
   stale         more than 30 commits since the save (by committer date: older
                 ones a merge brings in drift, not stale), or saved more than
                 14 days ago with work since (age alone is not stale)
-  drifted       branch changed, commits ahead or behind, key files missing, or
+  drifted       branch changed, commits ahead or behind (not those that only
+                commit the save's dirty files as saved), key files missing, or
                 work dirty at the save gone from the tree (reverted, stashed,
                 committed only on another branch, or unlisted past the 50
                 anchored and clean now)

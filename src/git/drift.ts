@@ -2,12 +2,13 @@
 // then hands them to the pure `assessDrift`.
 import path from "node:path";
 import { quotedValue } from "../guard/quote.ts";
+import type { DirtyHash } from "../schema/anchor-lines.ts";
 import type { CheckedAnchors } from "../schema/handoff.ts";
 import { isoSeconds, parseStrictTime, type ObjectId } from "../schema/values.ts";
 import { statInsideRoot } from "./anchors.ts";
 import { blobIdOf, commonDirOf, gitDirOf, gitTopOf, inProgressOf, isShallow, objectFormat,
   reflogNames } from "./git-dir.ts";
-import { clonedAfter, fatesOf, gatherFateLogs } from "./fates.ts";
+import { clonedAfter, fatesOf, gatherFateLogs, objectIds } from "./fates.ts";
 import { GitUnavailable, runGit, type Git, type GitResult } from "./run.ts";
 import { oursOnly } from "./attributes-block.ts";
 import { savedByOf, savedHere } from "./saves.ts";
@@ -41,7 +42,7 @@ export function parseHistory(out: Buffer, memoryPrefix: string, savedSec: number
   const counts = {
     ahead: 0, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, attributesAhead: [] as string[],
     attributesBehind: [] as string[], emptyBehind: 0, olderAhead: 0, olderAttributes: [] as string[],
-    truncated: false, handoffCommitter: null as string | null,
+    truncated: false, handoffCommitter: null as string | null, aheadPaths: new Set<string>(),
   };
   // A record starts at the output's start or right after a NUL (paths hold no NUL, but may hold \x01).
   const records = `\0${out.toString("utf8")}`.split("\0\x01").slice(1);
@@ -66,7 +67,10 @@ export function parseHistory(out: Buffer, memoryPrefix: string, savedSec: number
     else if (paths.includes(ATTRIBUTES) && paths.every((p) => p === ATTRIBUTES || p.startsWith(memoryPrefix))) {
       counts[side === "ahead" ? "attributesAhead" : "attributesBehind"].push(id);
       if (older) counts.olderAttributes.push(id);
-    } else if (older) counts.olderAhead++;
+    } else {
+      if (older) counts.olderAhead++;
+      if (side === "ahead") for (const p of paths) if (!p.startsWith(memoryPrefix)) counts.aheadPaths.add(p);
+    }
   }
   return counts;
 }
@@ -156,8 +160,9 @@ async function measureRepo(
   const moved = savedBranch !== null && savedBranch !== "(detached)" && savedBranch !== onBranch;
   const presentP = moved ? branchPresent(git, savedBranch) : null;
   let committer: string | null = null;
+  let aheadPaths: Set<string> | null = null;
   if (head !== null && logP !== null)
-    committer = await measureHead(facts, snap, head, await logP, git, `${prefix}.ai/memory/`, gitDir);
+    ({ committer, aheadPaths } = await measureHead(facts, snap, head, await logP, git, `${prefix}.ai/memory/`, gitDir));
   else if (logP !== null) committer = await measureFromNone(facts, snap, await logP, git, `${prefix}.ai/memory/`);
   if (presentP !== null) facts.savedBranchPresent = await presentP;
   const cleaned = facts.saved.dirty === null ? [] : facts.saved.dirty.filter((p) => !snap.dirty.includes(p));
@@ -173,7 +178,14 @@ async function measureRepo(
     const t = await git(["ls-tree", "-r", "-z", "--full-name", "--name-only", "HEAD", "--", ...specs]);
     if (t.code === 0) changed = new Set(t.stdout.toString("utf8").split("\0"));
   }
-  if (changed !== null) facts.changedKeyFiles = keyFiles.filter((k) => changed.has(`${prefix}${k}`));
+  // Work dirty at the save and committed since exactly as saved: not a change since the save.
+  const keyChanged = keyFiles.map((k) => `${prefix}${k}`).filter((k) => changed?.has(k));
+  const asSaved = await heldAsSaved(git, anchors.dirtyHashes ?? [], [...(aheadPaths ?? []), ...keyChanged]);
+  const changedSince = (k: string) => changed?.has(`${prefix}${k}`) === true && !asSaved.has(`${prefix}${k}`);
+  if (changed !== null) facts.changedKeyFiles = keyFiles.filter(changedSince);
+  // Empty commits alone change nothing saved: they stay counted, as the commits they stand for.
+  const paths = [...(aheadPaths ?? [])];
+  facts.aheadAsSaved = (facts.ahead ?? 0) > 0 && paths.length > 0 && paths.every((p) => asSaved.has(p));
   if (top !== null && facts.saved.dirty !== null) {
     const fromElsewhere = elsewhere || clonedAfter(gitDir, facts.saved.date?.ms ?? null);
     facts.dirtyFates = await measureFates(git, facts, anchors, { top, gitDir, cleaned, fromElsewhere });
@@ -191,6 +203,16 @@ async function measureRepo(
     committer = last.code === 0 ? last.stdout.toString("utf8").trim() || null : null;
   }
   facts.provenance = { committer: committer === null ? null : authorWords(committer), someoneElse: true };
+}
+
+// Of `paths`, those dirty at the save whose content at HEAD is the saved content.
+async function heldAsSaved(git: Git, hashes: readonly DirtyHash[], paths: readonly string[]): Promise<Set<string>> {
+  const saved = new Map(hashes.map((h) => [h.path, h.id]));
+  // A batch line ends at a line break: such a path is not asked about.
+  const known = (p: string) => /^[0-9a-f]{40,64}$|^deleted$/.test(saved.get(p) ?? "") && !/[\r\n]/.test(p);
+  const asks = [...new Set(paths)].filter(known);
+  const ids = await objectIds(git, asks.map((p) => `HEAD:${p}`));
+  return new Set(asks.filter((p, i) => (saved.get(p) === "deleted" ? ids[i] === null : ids[i] === saved.get(p))));
 }
 
 // The missing key files absent at the save too: recorded missing outside git; in git, neither in the saved tree nor
@@ -252,15 +274,17 @@ async function measureFromNone(
   return h.handoffCommitter;
 }
 
-// Sets reachability, counts and the rewrite facts of the saved HEAD; returns the handoff's last committer.
+// Sets reachability, counts and the rewrite facts of the saved HEAD; returns the handoff's last committer and the
+// paths the commits ahead changed (null when not known).
 async function measureHead(
   facts: DriftFacts, snap: Snapshot, head: ObjectId, log: GitResult, git: Git, memoryPrefix: string,
   gitDir: string | null,
-): Promise<string | null> {
+): Promise<{ committer: string | null; aheadPaths: Set<string> | null }> {
   let committer: string | null = null;
   let counted: { ahead: number; behind: number } | null = null;
   let emptySaved: number | null = null;
-  let memoryOnly = { ahead: 0, behind: 0, older: 0 };
+  let memoryOnly: { ahead: number; behind: number; older: number; aheadPaths: Set<string> | null } =
+    { ahead: 0, behind: 0, older: 0, aheadPaths: null };
   if (snap.head !== null && log.code === 0) {
     const h = parseHistory(log.stdout, memoryPrefix, savedSecOf(facts));
     counted = { ahead: h.ahead, behind: h.behind };
@@ -289,7 +313,7 @@ async function measureHead(
     reachable = false;
   }
   facts.headReachable = reachable;
-  if (reachable) return committer;
+  if (reachable) return { committer, aheadPaths: memoryOnly.aheadPaths };
   facts.ahead = null;
   facts.behind = null;
   facts.memoryOnlyCommits = 0;
@@ -317,7 +341,7 @@ async function measureHead(
       }
     }
   }
-  return committer;
+  return { committer, aheadPaths: null };
 }
 
 // Whether the branch is here, local or remote-tracking; null when git cannot tell.
@@ -338,7 +362,11 @@ async function memoryOnlyOf(h: ReturnType<typeof parseHistory>, git: Git) {
   const ours = await oursOnly(git, [...h.attributesAhead, ...h.attributesBehind]);
   const n = (ids: string[]) => ids.filter((id) => ours.has(id)).length;
   const older = h.olderAhead + h.olderAttributes.length - n(h.olderAttributes);
-  return { ahead: h.memoryOnlyAhead + n(h.attributesAhead), behind: h.memoryOnlyBehind + n(h.attributesBehind), older };
+  // The paths the commits ahead changed, memory and our block aside; null when the log was cut.
+  const aheadPaths = h.truncated ? null : new Set(h.aheadPaths);
+  if (n(h.attributesAhead) < h.attributesAhead.length) aheadPaths?.add(ATTRIBUTES);
+  const ahead = h.memoryOnlyAhead + n(h.attributesAhead);
+  return { ahead, behind: h.memoryOnlyBehind + n(h.attributesBehind), older, aheadPaths };
 }
 
 // The save's second, against which a commit's committer date says whether it came after (null: age unknown).

@@ -105,7 +105,7 @@ const RAW = ["--raw", "--no-abbrev", "--no-renames", "-z"];
 const MERGES = "--diff-merges=combined";
 
 /** The object id each `<rev>:<path>` names, or null when it names none; one `cat-file` process. */
-async function objectIds(git: Git, revs: readonly string[]): Promise<(string | null)[]> {
+export async function objectIds(git: Git, revs: readonly string[]): Promise<(string | null)[]> {
   if (revs.length === 0) return [];
   const r = await git(["cat-file", "--batch-check"], revs.map((x) => `${x}\n`).join(""));
   const lines = r.code === 0 ? r.stdout.toString("utf8").split("\n") : [];

@@ -38,6 +38,8 @@ export interface DriftFacts {
   savedBranchPresent?: boolean | null;
   ahead: number | null;
   behind: number | null;
+  /** Every commit ahead changed only files dirty at the save, each held by HEAD as saved: the save's work committed. */
+  aheadAsSaved?: boolean;
   /** Of the commits ahead (or `sinceSaved` after a kept rewrite), those committed before the save: merged in. */
   olderAhead?: number;
   /** Commits on HEAD since the saved date, counted only when the saved HEAD is unreachable. */
@@ -173,7 +175,8 @@ function headClauses(f: DriftFacts, verdict: Verdict, notHere: NotHere, memoryOn
   if (f.savedNone) return [first, `${plural(ahead, "commit")} on HEAD since${pre}`];
   if (ahead === 0 && behind === 0)
     return [memoryOnly > 0 ? `no commits since the saved ${head} but memory-only ones` : `at the saved commit ${head}`];
-  if (behind === 0) return [`${plural(ahead, "commit")} ahead of the saved ${head}${pre}`];
+  const asSaved = f.aheadAsSaved ? ", holding only the work dirty at the save, as saved" : "";
+  if (behind === 0) return [`${plural(ahead, "commit")} ahead of the saved ${head}${pre}${asSaved}`];
   if (ahead === 0) return [`${plural(behind, "commit")} behind the saved ${head}`];
   return [`diverged from the saved ${head}: ${ahead} ahead${pre.replace(" of them", "")}, ${behind} behind`];
 }
@@ -230,7 +233,8 @@ export function assessDrift(f: DriftFacts) {
   const notHereReason: NotHere = absent ? (f.shallow ? "shallow" : "not-fetched") : null;
   // Saved commits all copied onto HEAD: the commits besides the copies are what came after the save.
   const kept = patchesKept(f);
-  const newSince = kept ? (f.sinceSaved ?? 0) : (ahead ?? 0);
+  // Commits that only made the save's dirty work permanent, as saved, are not work since the save.
+  const newSince = kept ? (f.sinceSaved ?? 0) : f.aheadAsSaved && behind === 0 ? 0 : (ahead ?? 0);
   // Commits older than the save that a merge or fast-forward brought in are drift, not work since the save.
   const older = Math.min(f.olderAhead ?? 0, newSince);
   // Work since the save; age alone makes nothing stale: with none, the plan still lines up with the code.
@@ -301,6 +305,7 @@ export function assessDrift(f: DriftFacts) {
     },
     current: { branch: cur?.branch ?? null, head: cur?.head ?? null, dirty: cur?.dirty ?? null },
     branchChanged, headReachable: reachable, ahead, behind, olderAhead: older, commitsSinceDate: f.commitsSinceDate,
+    aheadAsSaved: f.aheadAsSaved === true && behind === 0,
     ageDays,
     missingKeyFiles: f.missingKeyFiles, keyFilesNotYetCreated: f.keyFilesNotYetCreated ?? [], upstream: up,
     dirtyChanged, shallow: f.shallow,

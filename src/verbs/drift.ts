@@ -88,7 +88,8 @@ verdicts, strongest first:
   stale         more than 30 commits since the save (by committer date: older
                 ones a merge brings in drift, not stale), or saved more than
                 14 days ago with work since (age alone is not stale)
-  drifted       branch changed, commits ahead or behind, key files missing, or
+  drifted       branch changed, commits ahead or behind (not those that only
+                commit the save's dirty files as saved), key files missing, or
                 work dirty at the save gone from the tree (reverted, stashed,
                 committed only on another branch, or unlisted past the 50
                 anchored and clean now)

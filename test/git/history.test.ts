@@ -18,7 +18,14 @@ describe("memory-only commits in the history log", () => {
     ["a merge joined the handoffs: its author is not the one named", rec(">", "merger@x\x04a1 b2", [".ai/memory/HANDOFF.md"]) + rec(">", "mate@x\x04c3", [".ai/memory/HANDOFF.md"]), ".ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 2, memoryOnlyBehind: 0, handoffCommitter: "mate@x" }],
     ["memory and .gitattributes: its id kept, for the check of what changed in that file", rec(">", "me@x\x04p1\x04c1", [".ai/memory/HANDOFF.md", ".gitattributes"]) + rec(">", "me@x\x04p2\x04c2", [".gitattributes", "a.ts"]), ".ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, handoffCommitter: "me@x", attributesAhead: ["c1"] }],
   ])("%s", (_name, out, prefix, want) => {
-    expect(parseHistory(Buffer.from(out, "utf8"), prefix)).toEqual({ emptyBehind: 0, attributesAhead: [], ...want, attributesBehind: [], olderAhead: 0, olderAttributes: [], truncated: false });
+    const { aheadPaths: _paths, ...counts } = parseHistory(Buffer.from(out, "utf8"), prefix);
+    expect(counts).toEqual({ emptyBehind: 0, attributesAhead: [], ...want, attributesBehind: [], olderAhead: 0, olderAttributes: [], truncated: false });
+  });
+
+  it("the paths the commits ahead changed leave out memory and memory-only commits", () => {
+    const out = rec(">", "me@x\x04p1\x04c1", [".ai/memory/HANDOFF.md", ".gitattributes"]) +
+      rec(">", "me@x\x04p2\x04c2", ["a.ts", ".ai/memory/lessons.md"]) + rec("<", "me@x\x04p3\x04c3", ["b.ts"]);
+    expect([...parseHistory(Buffer.from(out, "utf8"), ".ai/memory/").aheadPaths]).toEqual(["a.ts"]);
   });
 
   it("commits ahead committed before the save are counted apart, memory-only ones aside", () => {

@@ -272,8 +272,20 @@ async function oneSeed(seed: number): Promise<void> {
     // Only a rewrite that changed a saved patch leaves the plan unverified.
     expect(drift.verdict === "rewritten", context).toBe(changed > 0);
   }
+  // A file HEAD holds exactly as it was dirty at the save is the save's own work committed, not a change since.
+  const heldAsSaved = async (f: string) =>
+    dirtyThen.has(f) && dirtyThen.get(f) === ((await tryGitOut(dir, "rev-parse", "--verify", "-q", `HEAD:${f}`)) || null);
+  if (reachable) {
+    const touched = (await git(dir, "log", "--format=", "--name-only", "--diff-merges=first-parent", `${saved}..HEAD`))
+      .split("\n").filter((p) => p !== "" && !p.startsWith(".ai/memory/"));
+    const held = await Promise.all(touched.map(heldAsSaved));
+    const asSaved = Number(drift.ahead) > 0 && drift.behind === 0 && touched.length > 0 && held.every(Boolean);
+    expect(drift.aheadAsSaved, context).toBe(asSaved);
+  }
   const diff = (await git(dir, "diff", "--name-only", saved, "HEAD")).split("\n").filter(Boolean);
-  expect([...(drift.changedKeyFiles as string[])].sort(), context).toEqual(KEYS.filter((k) => diff.includes(k)).sort());
+  const keysChanged = [];
+  for (const k of KEYS) if (diff.includes(k) && !(await heldAsSaved(k))) keysChanged.push(k);
+  expect([...(drift.changedKeyFiles as string[])].sort(), context).toEqual(keysChanged.sort());
   expect(drift.missingKeyFiles, context).toEqual(KEYS.filter((k) => !existsSync(path.join(dir, k))));
   expect(drift.current, context).toMatchObject({ branch: (await git(dir, "branch", "--show-current")) || "(detached)", head: await git(dir, "rev-parse", "HEAD") });
   expect(drift.dirtyFates, context).toEqual(await oracleFates(dir, saved, dirtyThen, cloned));

@@ -192,4 +192,35 @@ describe("verdicts after ordinary git work", () => {
     expect(drift(r).dirtyFates).toEqual([{ path: "b.txt", fate: "committed", commit: merge, onHead: true }]);
     expect(brief(r)).toContain(`dirty at the save, committed in ${merge.slice(0, 12)}: "b.txt"`);
   });
+  it("the save's dirty work committed as saved is fresh; with a later edit or another file, drifted", { timeout: 60_000 }, () => {
+    const r = newRepo();
+    writeFileSync(path.join(r.dir, "a.txt"), "a done\n");
+    writeFileSync(path.join(r.dir, "c.txt"), "new file\n");
+    save(r);
+    r.git("add", "-A");
+    r.git("commit", "-qm", "the saved work, as saved");
+    let d = drift(r);
+    expect(d.verdict, d.summary).toBe("fresh");
+    expect(d.summary).toContain("1 commit ahead of the saved");
+    expect(d.summary).toContain("holding only the work dirty at the save, as saved");
+    // The key file changed only by the saved work is not "changed since".
+    expect(d.changedKeyFiles).toEqual([]);
+    expect(brief(r)).not.toMatch(/re-check/);
+    // A second commit touching a file that was clean at the save is work since.
+    writeFileSync(path.join(r.dir, "b.txt"), "b changed\n");
+    r.git("commit", "-qam", "more work");
+    d = drift(r);
+    expect(d.verdict, d.summary).toBe("drifted");
+    expect(d.summary).not.toContain("as saved");
+    // The saved file edited again after its commit: HEAD no longer holds it as saved.
+    const q = newRepo();
+    writeFileSync(path.join(q.dir, "a.txt"), "a done\n");
+    save(q);
+    q.git("commit", "-qam", "saved work");
+    writeFileSync(path.join(q.dir, "a.txt"), "a done, then more\n");
+    q.git("commit", "-qam", "more on a");
+    d = drift(q);
+    expect(d.verdict, d.summary).toBe("drifted");
+    expect(d.changedKeyFiles).toEqual(["a.txt"]);
+  });
 });
