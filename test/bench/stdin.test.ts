@@ -1,5 +1,5 @@
-// The hook waits at most a second for a harness's stdin (contract, "Words"); a harness that
-// keeps stdin open must not keep the process, and the session start, waiting too.
+// The hook waits at most a second for a harness's stdin (docs/design.md#the-session-start-hook); a
+// harness that keeps stdin open must not keep the process, and the session start, waiting too.
 import { spawn, spawnSync } from "node:child_process";
 import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";

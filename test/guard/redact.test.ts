@@ -14,7 +14,7 @@ import {
   truePositives,
   type Sample,
 } from "../fixtures/redaction/corpus.ts";
-import { issue10LookAlikes, vendorLookAlikes } from "../fixtures/redaction/issue10.ts";
+import { kindLookAlikes, vendorLookAlikes } from "../fixtures/redaction/kinds.ts";
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "redaction");
 // Schemes kept apart from their URLs: no literal here is a connection string a secret scanner flags.
@@ -23,7 +23,7 @@ const TPS = truePositives();
 const FPS = [
   ...handWrittenFalsePositives(),
   ...generatedFalsePositives(),
-  ...issue10LookAlikes().map((l) => ({ name: `issue 10: ${l.name}`, text: l.text })),
+  ...kindLookAlikes().map((l) => ({ name: `kind: ${l.name}`, text: l.text })),
   ...vendorLookAlikes().map((l) => ({ name: l.name, text: l.text })),
 ];
 
@@ -135,7 +135,7 @@ describe("what is replaced, and where", () => {
     ["https basic", `git clone https://bot:${pw}@git.example.com/a/b.git`, "git clone https://bot:<redacted: url-password>@git.example.com/a/b.git"],
     ["two in one line", `a=mysql://u:${pw}@h1/db b=amqp://g:${pw}x@h2/`, "a=mysql://u:<redacted: url-password>@h1/db b=amqp://g:<redacted: url-password>@h2/"],
     [
-      "raw # in the password (field report #9's shape)",
+      "raw # in the password (a pasted log's shape)",
       `DATABASE_URL=${PG}://admin:S3cr#tPassw0rd@db.example.com:5432/app`,
       "DATABASE_URL=postgres://admin:<redacted: url-password>@db.example.com:5432/app",
     ],
