@@ -1,4 +1,4 @@
-// Hardened environments, where users lock Node down: every verb runs with code generation from strings
+// Hardened environments: every verb runs with code generation from strings
 // disallowed (the helper compiles nothing from strings), from a
 // read-only copy of the skill folder reached through a symlink, on a project reached
 // through a symlinked folder. The built bundle is spawned as a harness spawns it.

@@ -40,7 +40,7 @@ const OPENAI = `sk-proj-${randomString(r, B64URL, 120)}`;
 const DB_PASSWORD = randomString(r, ALNUM, 18);
 const COMMIT = "9fceb02d0ae598e95dc970b74767f19372d61af8";
 
-/** A pasted error log, as users paste them, carrying a key and a database URL with a password. */
+/** An error log as users paste it, carrying a key and a database URL with a password. */
 const PASTED_LOG = [
   "## Failed approaches",
   "- Ran the sync job; it failed with this log:",

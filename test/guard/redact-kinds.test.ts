@@ -45,7 +45,7 @@ describe("look-alikes survive byte for byte", () => {
   });
 });
 
-describe("the private-key rule never spans prose (a greedy match once took the prose too)", () => {
+describe("the private-key rule never spans prose (a handoff may name BEGIN and END)", () => {
   const r = prng(10);
   const body = Array.from({ length: 6 }, () => randomString(r, B64, 64));
 

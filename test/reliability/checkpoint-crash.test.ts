@@ -8,8 +8,7 @@ import { PHASES, runBounded } from "./support.ts";
 // `checkpoint` publishes as write does (docs/design.md#publication-step-by-step), through its
 // phases. Kill it at each one: the checkpoint is the old or the new version (or parked in a claim
 // that the next checkpoint or `recover` puts back), `check`'s code is never changed by the
-// leftovers
-//, and afterwards no private file remains.
+// leftovers, and afterwards no private file remains.
 
 const FIRES_WITH_PRIOR = ["read-opened", "before-claim", "after-claim", "before-publication", "after-publication"];
 const FIRES_WITHOUT = ["before-publication", "after-publication"];

@@ -80,7 +80,7 @@ describe("hostile directories: root, .ai, memory, archive", () => {
     expectRefused(["promote", "--root", root, "--target", "AGENTS.md", "--expected-current-sha256", "absent"], "- lesson\n");
     expectRefused(["recover", "--root", root]);
     // Reads refuse too, archive/ included: the memory dir's folders must be real directories
-// (docs/design.md#the-memory-dir), and the one verdict
+    // (docs/design.md#the-memory-dir), and the one verdict
     // of check and the hook (docs/design.md#one-verdict-on-a-files-bytes; test/verbs/agreement.test.ts).
     expectRefused(["read", "handoff", "--root", root]);
     const check = runBounded(["check", "--root", root]);

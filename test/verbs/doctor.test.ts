@@ -211,7 +211,7 @@ describe("another tool's hooks in a settings file are not ours to call outdated"
   });
 });
 
-// Install upgrades (docs/design.md#install-and-uninstall) its own entries in place, so an entry
+// Install upgrades its own entries in place (docs/design.md#install-and-uninstall), so an entry
 // install wrote from another copy of the helper is ours to doctor too: outdated, not "not ours".
 describe("install's entry written by another copy of the helper", () => {
   it("install from copy A, doctor from copy B: outdated (another copy), not 'not ours'; B's install rewrites it", () => {

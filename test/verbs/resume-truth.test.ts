@@ -1,4 +1,4 @@
-// Resume tells the truth: each numbered case and its neighbours, on real git
+// Resume tells the truth: each case and its neighbours, on real git
 // repositories. The verbs run in this process (test/in-process.ts); the
 // first case, the disable switch, a checkpoint and the skill's own folder through the built helper.
 import { copyHelper } from "../helpers.ts";
