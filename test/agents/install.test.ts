@@ -1,4 +1,4 @@
-// install / uninstall for six harnesses (§12 last bullet), through the
+// install / uninstall for six harnesses (docs/design.md#install-and-uninstall), through the
 // built helper copied into a scratch project as users install it.
 import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";

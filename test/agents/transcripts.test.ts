@@ -16,7 +16,8 @@ const parseGemini = (lines: readonly string[]) => parseTranscript("gemini", line
 import { FIXED_ANCHORS, FIXTURES, GOLDEN, goldenCheckpoint } from "./golden.ts";
 import { FAKE_GITHUB_TOKEN, withFakes } from "../fixtures/transcripts/fakes.ts";
 
-// Contract §12, rulings 19–22: one adapter per transcript format, each pinned by a golden
+// A checkpoint reads each harness's own transcript (docs/design.md#what-is-captured): one adapter
+// per transcript format, each pinned by a golden
 // checkpoint, tolerant of what it does not know; the tail reader is bounded.
 
 const claudeLine = (o: Record<string, unknown>) => JSON.stringify({ sessionId: "s", timestamp: "2026-11-30T10:00:00Z", ...o });

@@ -1,6 +1,6 @@
-// The agent-flow row of `npm run bench` (issue 14): the save and resume flows are counted from
-// SKILL.md itself, and what the shipped SKILL.md says meets the targets — resume in one helper
-// call, save in two, within 9,000 / 11,000 bytes loaded, SKILL.md included.
+// The agent-flow row of `npm run bench` (docs/decisions/skill-flows.md): the save and resume flows
+// are counted from SKILL.md itself, and what the shipped SKILL.md says meets the targets — resume
+// in one helper call, save in two, within 9,000 / 11,000 bytes loaded, SKILL.md included.
 import { spawnSync } from "node:child_process";
 import { readFileSync, statSync } from "node:fs";
 import path from "node:path";

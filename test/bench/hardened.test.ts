@@ -1,4 +1,4 @@
-// Hardened environments (issue 11): every verb runs with code generation from strings
+// Hardened environments: every verb runs with code generation from strings
 // disallowed (the helper compiles nothing from strings), from a
 // read-only copy of the skill folder reached through a symlink, on a project reached
 // through a symlinked folder. The built bundle is spawned as a harness spawns it.
@@ -129,7 +129,7 @@ describe(`every verb under NODE_OPTIONS=${HARDENED}, from a read-only skill copy
     git(path.join(base, "real", "proj"), "add", "-A");
     git(path.join(base, "real", "proj"), "commit", "-qm", "work");
     // publish through the symlinked path is refused today ("outside the repository") until
-    // every verb takes the root's real path (contract "Words", issue 9); the real path here.
+    // every verb takes the root's real path (docs/design.md#the-root); the real path here.
     const pub = run(["publish", "--root", path.join(base, "real", "proj")]);
     expect(pub.code, pub.stderr).toBe(0);
 

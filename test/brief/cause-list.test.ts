@@ -1,4 +1,5 @@
-// The brief's Do-not-retry field cut for length keeps each item's cause (contract §5 brief). Pure.
+// The brief's Do-not-retry field cut for length keeps each item's cause, so the next session
+// knows why not to retry it (docs/design.md#the-brief). Pure.
 import { describe, expect, it } from "vitest";
 import { causeList } from "../../src/brief/brief.ts";
 

@@ -1,5 +1,5 @@
 // Usage errors through the built bundle: a flag given twice is refused naming the flag, with
-// each verb's usage exit (2; hook 0; check 64) and nothing changed (issue 11).
+// each verb's usage exit (2; hook 0; check 64) and nothing changed.
 import { spawnSync } from "node:child_process";
 import { copyFileSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import path from "node:path";

@@ -161,7 +161,7 @@ interface Plan {
   check?: (r: SpawnSyncReturns<string>, root: string) => void;
 }
 
-/** What a documented command needs and must do in each state, per contract §2, §5, §7, §10. */
+/** What a documented command needs and must do in each state, as references/memory-contract.md says. */
 function plan(cmd: DocCommand, state: State, root: string): Plan {
   const [verb = "", arg] = cmd.words;
   const warm = state === "warm";
@@ -329,7 +329,7 @@ function documented(...words: string[]): DocCommand {
 }
 
 describe("the save and resume flows as SKILL.md tells them", () => {
-  it("are one call to resume and two to save, counted from SKILL.md's fences (issue 14)", () => {
+  it("are one call to resume and two to save, counted from SKILL.md's fences", () => {
     expect(FLOWS.resume.calls).toHaveLength(1);
     expect(FLOWS.save.calls).toHaveLength(2);
     expect(FLOWS.save.calls[1]).toMatch(/ write handoff --from-draft <draft> --expected-current-sha256 <token>$/);
@@ -392,7 +392,7 @@ describe("the save and resume flows as SKILL.md tells them", () => {
   });
 });
 
-describe("recovery as the memory contract describes it", () => {
+describe("recovery as memory-contract.md describes it", () => {
   it("check exits 1 after a crashed save, recover repairs it, check then sees the parked handoff", () => {
     const root = scratch("warm");
     const token = tokenOf(root, ["read", "handoff"]);
@@ -410,7 +410,7 @@ describe("recovery as the memory contract describes it", () => {
   });
 });
 
-describe("the kill switch as the memory contract describes it", () => {
+describe("the kill switch as memory-contract.md describes it", () => {
   const write = (root: string, extraEnv: NodeJS.ProcessEnv) =>
     shell(fill(documented("write", "handoff").text, root, "absent", ".ai/memory/drafts/handoff-0123abcd.md"), root, EXAMPLES.handoff, extraEnv);
 

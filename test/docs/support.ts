@@ -48,7 +48,7 @@ export const RESUME_FLOW = loadedFiles(FLOWS, "resume");
 
 export const MARKER = "<!-- memory-schema: v1 -->";
 
-/** The sections of contract §8 in order; `optional` ones may be left out. */
+/** The handoff's sections in order (references/handoff-schema.md); `optional` ones may be left out. */
 export const SECTIONS: { name: string; optional: boolean }[] = [
   { name: "Current goal", optional: false },
   { name: "Scope", optional: true },
@@ -74,8 +74,9 @@ export function isIsoWithZone(value: string): boolean {
 /**
  * Checks a handoff against schema v1 and returns the problems found (empty when valid).
  * With `placeholders`, a value may be an angle-bracket placeholder (the template's skeleton).
- * With `helperFills` (contract 1.1 §8), `Saved:` may be missing and the anchors section
- * empty or one placeholder line: what an agent sends for `write` to fill in.
+ * With `helperFills` (write stamps and fills them: docs/design.md#the-handoff), `Saved:` may be
+ * missing and the anchors section empty or one placeholder line: what an agent sends for `write`
+ * to fill in.
  */
 export function handoffProblems(text: string, opts: { placeholders: boolean; helperFills?: boolean }): string[] {
   const problems: string[] = [];

@@ -8,7 +8,7 @@ import { DAY, ENV, git, newRepo, tempDir, writeTree } from "./repo.ts";
 const NOW = Date.UTC(2026, 0, 15, 12, 0, 0);
 
 describe("anchors", () => {
-  it("renders exactly the four lines of contract §8", async () => {
+  it("renders exactly the handoff schema's four anchor lines", async () => {
     const root = newRepo(NOW - DAY);
     const head = git(root, ["rev-parse", "HEAD"]);
     const a = await collectAnchors(root, ENV, NOW, []);

@@ -1,6 +1,6 @@
 // A work tree git cannot read (a corrupt index, a HEAD whose object is missing) is not "no
-// repository": anchors and drift say what is wrong and how to repair it (issue 23's smaller
-// items; docs/design.md#verdicts-and-the-brief). Real repositories, the built bundle.
+// repository": anchors and drift say what is wrong and how to repair it
+// (docs/design.md#verdicts-and-the-brief). Real repositories, the built bundle.
 import { spawnSync } from "node:child_process";
 import { appendFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";

@@ -67,7 +67,7 @@ const histories: [string, () => Scripted, Expect][] = [
       for (let i = 0; i < 3; i++) commit(root, `c${i}`, NOW - 2 * DAY + i * 1000, { [`f${i}.txt`]: "x" });
       return { root, text: saved(head, 2.5) };
     },
-    // status, log, and the changed-key-files diff (the HEAD moved and there are key files: ruling 15)
+    // status, log, and the changed-key-files diff (the HEAD moved and there are key files to diff)
     { verdict: "drifted", ahead: 3, behind: 0, ageDays: 2.5, missing: [], branchChanged: false, maxProcesses: 3 },
   ],
   [

@@ -1,10 +1,11 @@
-// The guard through the built bundle (style.md habit 7): field reports #9 and #11 end to end.
+// The guard through the built bundle, as a harness runs it: pasted secrets and invisible
+// characters end to end.
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { REDACTION_RULES } from "../../src/guard/redact.ts";
 import { MAKERS, SYNTAXES, prng, randomString, ALNUM, B64URL, type Sample } from "../fixtures/redaction/corpus.ts";
-import { issue10Members } from "../fixtures/redaction/issue10.ts";
+import { kindMembers } from "../fixtures/redaction/kinds.ts";
 import { archives, gitRepo, handoff, helper, referenceOf, sha, snapshot, tokenOf, unstamped, STAMP } from "../helpers.ts";
 
 /** Every file under `dir` (recursively, private leftovers included) with its bytes. */
@@ -39,7 +40,7 @@ const OPENAI = `sk-proj-${randomString(r, B64URL, 120)}`;
 const DB_PASSWORD = randomString(r, ALNUM, 18);
 const COMMIT = "9fceb02d0ae598e95dc970b74767f19372d61af8";
 
-/** Field report #9: a pasted error log carrying a key and a database URL with a password. */
+/** An error log as users paste it, carrying a key and a database URL with a password. */
 const PASTED_LOG = [
   "## Failed approaches",
   "- Ran the sync job; it failed with this log:",
@@ -53,7 +54,7 @@ const PASTED_LOG = [
 /** A valid handoff whose `## Failed approaches` section is the pasted log. */
 const withLog = (goal: string): string => handoff(goal).replace("## Failed approaches\n- none\n", `${PASTED_LOG}\n`);
 
-describe("write: secrets never reach disk, stdout or stderr (field report #9)", () => {
+describe("write: secrets never reach disk, stdout or stderr", () => {
   it("redacts the key and the URL password, keeps the commit id, and reports kinds and lines", () => {
     const root = gitRepo();
     const doc = withLog("Sync the orders.");
@@ -118,11 +119,11 @@ describe("write: secrets never reach disk, stdout or stderr (field report #9)", 
   });
 });
 
-describe("write: issue 10's kinds end to end (disk, archives, temps, stdout, stderr)", () => {
+describe("write: every secret kind end to end (disk, archives, temps, stdout, stderr)", () => {
   // One member of every kind in one handoff: each secret replaced, every other byte kept.
   const members = (() => {
     const seen = new Set<string>();
-    return issue10Members().filter((m) => !seen.has(m.kind) && seen.add(m.kind));
+    return kindMembers().filter((m) => !seen.has(m.kind) && seen.add(m.kind));
   })();
   // A member shaped as a handoff brings its own `## ` sections: one level down, or they would
   // be schema errors of the handoff carrying them; the secrets stay as they are.
@@ -214,7 +215,7 @@ describe("promote redacts too", () => {
   });
 });
 
-describe("invisible characters (field report #11)", () => {
+describe("invisible characters", () => {
   it.each([
     ["U+202E", "\u202E"],
     ["U+200B", "\u200B"],

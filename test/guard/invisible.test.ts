@@ -66,7 +66,7 @@ describe("findInvisible: refused anywhere, with its position", () => {
   });
 });
 
-// The living scripts of field report #26 and the emoji forms: all pass.
+// Living scripts, whose joiners are part of their letters, and the emoji forms: all pass.
 const PASSES: Array<[string, string]> = [
   ["Persian ZWNJ (half-space)", "می\u200Cخواهم کتاب\u200Cها را بخوانم"],
   ["Arabic ZWJ between letters", "ل\u200Dا"],
@@ -101,7 +101,7 @@ const PASSES: Array<[string, string]> = [
   ["tabs, CR LF, LF", "a\tb\r\nc\n"],
 ];
 
-describe("findInvisible: what passes (field report #26)", () => {
+describe("findInvisible: what passes", () => {
   it.each(PASSES)("%s", (_name, text) => {
     expect(findInvisible(text)).toEqual([]);
     if (!text.startsWith("\uFEFF")) expect(findInvisible(`before ${text} after\n${text}`)).toEqual([]);
@@ -272,7 +272,7 @@ describe("showRefused (text printed outside the envelope)", () => {
   });
 });
 
-// Property (issue 11): for random documents that write accepts, read's rendering is the
+// Property: for random documents that write accepts, read's rendering is the
 // document itself, so read-then-write changes no byte. The CLI round trip is in
 // test/guard/roundtrip.test.ts.
 

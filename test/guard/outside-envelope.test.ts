@@ -1,7 +1,7 @@
-// File text printed outside the untrusted envelope goes through the one sanitiser (issue 11):
-// write's note on dropped items, brief's fields, drift's branch names and summary; and what
-// `anchors` prints for odd file names is what `write` accepts and `drift` reads back
-//. Through the built bundle, on real repositories.
+// File text printed outside the untrusted envelope goes through the one sanitiser
+// (docs/design.md#text-outside-the-envelope): write's note on dropped items, brief's fields,
+// drift's branch names and summary; and what `anchors` prints for odd file names is what `write`
+// accepts and `drift` reads back. Through the built bundle, on real repositories.
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";

@@ -1,7 +1,7 @@
-// Issue 10: redaction that loses no prose and misses no token. Each item of the issue is a kind
-// with generated members and look-alikes (test/fixtures/redaction/issue10.ts); here every member
-// must lose exactly its secret (every other byte survives), every look-alike must survive whole,
-// and the report must name kinds, lines and long spans.
+// Redaction that loses no prose and misses no token. Each kind of secret text has generated members
+// and look-alikes (test/fixtures/redaction/kinds.ts); here every member must lose exactly its
+// secret (every other byte survives), every look-alike must survive whole, and the report must name
+// kinds, lines and long spans.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -9,11 +9,11 @@ import { describe, expect, it } from "vitest";
 import { expectLinear } from "../fixtures/redaction/work.ts";
 import { formatRedactionReport, redactText } from "../../src/guard/redact.ts";
 import { MAKERS, SYNTAXES, prng, randomString, ALNUM, B64, type Sample } from "../fixtures/redaction/corpus.ts";
-import { issue10LookAlikes, issue10Members, vendorLookAlikes } from "../fixtures/redaction/issue10.ts";
+import { kindLookAlikes, kindMembers, vendorLookAlikes } from "../fixtures/redaction/kinds.ts";
 
 const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "fixtures", "redaction");
-const MEMBERS = issue10Members();
-const LOOK_ALIKES = issue10LookAlikes();
+const MEMBERS = kindMembers();
+const LOOK_ALIKES = kindLookAlikes();
 
 describe("every kind has five or more members and five or more look-alikes", () => {
   it("counts per kind", () => {
@@ -45,7 +45,7 @@ describe("look-alikes survive byte for byte", () => {
   });
 });
 
-describe("the private-key rule never spans prose (the issue's first report)", () => {
+describe("the private-key rule never spans prose (a handoff may name BEGIN and END)", () => {
   const r = prng(10);
   const body = Array.from({ length: 6 }, () => randomString(r, B64, 64));
 

@@ -1,4 +1,4 @@
-// Read -> write changes nothing (issue 11): for documents that `write` accepts,
+// Read -> write changes nothing: for documents that `write` accepts,
 // `read` prints their exact bytes, and writing them back with the new token leaves the file
 // byte-identical: the second write prints `unchanged`. Through the built bundle, on
 // real folders.

@@ -1,5 +1,5 @@
 // The one sanitiser for file text printed outside the envelope, and the path quoting that
-// must agree with the invisible-character guard (issue 11).
+// must agree with the invisible-character guard.
 import { describe, expect, it } from "vitest";
 import { findInvisible } from "../../src/guard/invisible.ts";
 import { sanitize } from "../../src/guard/sanitize.ts";

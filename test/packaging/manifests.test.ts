@@ -1,4 +1,4 @@
-// Packaging for the two install channels users use (issue 13): the Claude Code plugin's
+// Packaging for the two install channels users use: the Claude Code plugin's
 // manifest and hooks, and Codex's UI metadata, checked against the documented shapes
 // (harnesses.md, "Packaging shapes"). The plugin's marketplace is written onto the dist-plugin
 // ref by tools/dist.mjs: test/packaging/channels.test.ts checks it there.

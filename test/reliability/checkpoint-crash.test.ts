@@ -5,10 +5,10 @@ import { gitRepo } from "../helpers.ts";
 import { CP_DIR, hookInput, transcript } from "../verbs/support.ts";
 import { PHASES, runBounded } from "./support.ts";
 
-// Ruling 34 and contract §11: `checkpoint` passes through write's phases. Kill it at each
-// one: the checkpoint is the old or the new version (or parked in a claim that the next
-// checkpoint or `recover` puts back), `check`'s code is never changed by the leftovers
-//, and afterwards no private file remains.
+// `checkpoint` publishes as write does (docs/design.md#publication-step-by-step), through its
+// phases. Kill it at each one: the checkpoint is the old or the new version (or parked in a claim
+// that the next checkpoint or `recover` puts back), `check`'s code is never changed by the
+// leftovers, and afterwards no private file remains.
 
 const FIRES_WITH_PRIOR = ["read-opened", "before-claim", "after-claim", "before-publication", "after-publication"];
 const FIRES_WITHOUT = ["before-publication", "after-publication"];

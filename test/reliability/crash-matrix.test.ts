@@ -4,10 +4,10 @@ import { describe, expect, it } from "vitest";
 import { gitRepo, helper } from "../helpers.ts";
 import { archiveContents, current, currentToken, PHASES, plantArchives, privateFiles, runBounded, seed, SUBJECTS, type Phase, type Subject } from "./support.ts";
 
-// Field report 15, contract §3 and §5 (`check`, `recover`): kill the writer at every step of
-// the protocol and check what a storage engineer would: the file is the old or the new
-// version byte for byte, the old version is never lost, `check` tells an interrupted save
-// from a clean one, and `recover` leaves no private file and at most five archives.
+// A save must survive a kill anywhere (docs/design.md#publication-step-by-step): kill the writer at
+// every step of the protocol and check what a storage engineer would: the file is the old or the
+// new version byte for byte, the old version is never lost, `check` tells an interrupted save from
+// a clean one, and `recover` leaves no private file and at most five archives.
 
 interface Case {
   subject: Subject;

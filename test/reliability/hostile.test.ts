@@ -55,7 +55,7 @@ function expectRefused(args: string[], input = "", code = 2): string {
 describe("hostile directories: root, .ai, memory, archive", () => {
   const positions = ["root", ".ai", "memory", "archive"] as const;
   const dirShapes = SHAPES.filter((s) => s !== "directory");
-  // A root reached through a link is an ordinary project (contract "Words" 1.1: its real path
+  // A root reached through a link is an ordinary project (docs/design.md#the-root: its real path
   // is taken; links are refused from .ai down, never above): test/verbs/root.test.ts.
   const cases = positions.flatMap((pos) => dirShapes.filter((shape) => !(pos === "root" && shape === "link")).map((shape) => [pos, shape] as const));
   it.each(cases)("%s as a %s", async (pos, shape) => {
@@ -79,7 +79,8 @@ describe("hostile directories: root, .ai, memory, archive", () => {
     expectRefused(["write", "lessons", "--root", root, "--expected-current-sha256", "absent"], "<!-- memory-schema: v1 -->\n# Lessons\n");
     expectRefused(["promote", "--root", root, "--target", "AGENTS.md", "--expected-current-sha256", "absent"], "- lesson\n");
     expectRefused(["recover", "--root", root]);
-    // Reads refuse too, archive/ included: contract §3's real directories, and the one verdict
+    // Reads refuse too, archive/ included: the memory dir's folders must be real directories
+    // (docs/design.md#the-memory-dir), and the one verdict
     // of check and the hook (docs/design.md#one-verdict-on-a-files-bytes; test/verbs/agreement.test.ts).
     expectRefused(["read", "handoff", "--root", root]);
     const check = runBounded(["check", "--root", root]);

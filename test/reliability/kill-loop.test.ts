@@ -5,10 +5,10 @@ import { describe, expect, it } from "vitest";
 import { cleanEnv, gitRepo, HELPER, tempDir } from "../helpers.ts";
 import { archiveContents, current, currentToken, PHASES, privateFiles, RECOVER_PHASES, ROLLBACK_PHASES, runBounded, seed, SUBJECTS, type Subject } from "./support.ts";
 
-// Issue 11 (found at iteration 94 of 120 of such a loop): writes and recovers killed at
-// random moments, round after round, on one memory. After each round a final `recover`
-// must leave no wedge (`check` 0 or 2, read and write work) and no lost version (the file is
-// the prior or the new version; a replaced handoff is in the archive).
+// A wedge once showed only at iteration 94 of 120 of such a loop, hence the loop: writes and
+// recovers killed at random moments, round after round, on one memory. After each round a final
+// `recover` must leave no wedge (`check` 0 or 2, read and write work) and no lost version (the file
+// is the prior or the new version; a replaced handoff is in the archive).
 // `KILL_LOOP_ROUNDS=500 npx vitest run test/reliability/kill-loop.test.ts` runs the full loop.
 const ROUNDS = Number(process.env.KILL_LOOP_ROUNDS ?? 12);
 // Reproducible: the seed of a failing run is in the assertion message.

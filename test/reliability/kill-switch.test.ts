@@ -4,9 +4,9 @@ import { describe, expect, it } from "vitest";
 import { gitRepo, handoff, sha, snapshot, tempDir } from "../helpers.ts";
 import { parkedAt, runBounded, seed, SUBJECTS } from "./support.ts";
 
-// Contract §6 and field reports 14, 18: the kill switch refuses every mutating verb with exit 4
-// and the thing to remove, changes nothing, lets reads work; refusal order is usage, paused,
-// busy, the rest. First use: no .ai at all.
+// The kill switch (docs/design.md#refusals-exit-codes-and-the-kill-switch) refuses every mutating
+// verb with exit 4 and the thing to remove, changes nothing, lets reads work; refusal order is
+// usage, paused, busy, the rest. First use: no .ai at all.
 
 type Switch = "project PAUSE" | "SESSION_HANDOFF_PAUSE with ~" | "global PAUSE" | "SESSION_HANDOFF_DISABLE=1";
 const SWITCHES: Switch[] = ["project PAUSE", "SESSION_HANDOFF_PAUSE with ~", "global PAUSE", "SESSION_HANDOFF_DISABLE=1"];
@@ -112,7 +112,7 @@ describe("the kill switch", () => {
   });
 });
 
-describe("first use: no .ai at all (field report 18)", () => {
+describe("first use: no .ai at all", () => {
   it("the hook is silent, reads say absent and make only their drafts' folder, check says nothing parked, recover creates nothing, write creates what it needs", () => {
     const root = gitRepo();
     const before = snapshot(root);

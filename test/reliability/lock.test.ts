@@ -92,7 +92,7 @@ describe("the memory lock", () => {
     expect(privateFiles(root)).toEqual([]);
   });
 
-  it("a lock granted twice (field report 13) still loses nothing: the token is checked under it and the first holder refuses", async () => {
+  it("a lock granted twice still loses nothing: the token is checked under it and the first holder refuses", async () => {
     const root = gitRepo();
     const t = seed(root, SUBJECTS.handoff, "old version");
     const a = await parkedAt(SUBJECTS.handoff.writeArgs(root, t), "before-publication", handoff("first holder"));

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { gitRepo, helper, unstamped } from "../helpers.ts";
 import { archiveContents, current, currentToken, plantArchives, privateFiles, RECOVER_PHASES, ROLLBACK_PHASES, runBounded, seed, SUBJECTS, type Subject } from "./support.ts";
 
-// Field report 15 and issue 11, contract §13 ruling 34: `recover` killed mid-repair, and a
+// A repair can be killed too (docs/design.md#publication-step-by-step): `recover` killed mid-repair, and a
 // writer's rollback killed mid-way, must leave a state that the next `recover` finishes —
 // never "hard links the helper did not make", never a check stuck at 1. Each phase fires
 // just after its step (CONTRIBUTING, "The failpoint seam").

@@ -4,9 +4,9 @@ import { describe, expect, it } from "vitest";
 import { gitRepo, handoff, sha, unstamped } from "../helpers.ts";
 import { archiveContents, privateFiles, runAsync, runBounded, seed, SUBJECTS } from "./support.ts";
 
-// Field reports 1, 12, 13: many sessions saving one handoff at once. Each round is a `read`
+// Many sessions saving one handoff at once, as parallel agents do. Each round is a `read`
 // then a `write` with the token it printed; a refused write makes the next round read again.
-// Full size (16 x 100, the issue's figure) with STRESS_ROUNDS=100; `npm run test:reliability`
+// Full size (16 x 100) with STRESS_ROUNDS=100; `npm run test:reliability`
 // runs a smaller default so that CI's step stays within minutes on two cores.
 const WRITERS = Number(process.env.STRESS_WRITERS ?? 16);
 const ROUNDS = Number(process.env.STRESS_ROUNDS ?? 6);

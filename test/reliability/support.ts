@@ -135,7 +135,7 @@ export function plantArchives(root: string, n: number): string[] {
   return names;
 }
 
-/** Contents of the archive entries, by name (handoffs through `unstamped`: rulings 1, 2). */
+/** Contents of the archive entries, by name (handoffs through `unstamped`: write stamped them). */
 export function archiveContents(root: string): Map<string, string> {
   const dir = path.join(root, ".ai", "memory", "archive");
   // Only regular files are read: a planted FIFO would block the test itself.
@@ -153,7 +153,7 @@ export function privateFiles(root: string): string[] {
   return [...inMem, ...inRoot.map((n) => `root/${n}`)];
 }
 
-/** The file's text (a handoff through `unstamped`: rulings 1, 2), or null when absent. */
+/** The file's text (a handoff through `unstamped`: write stamped it), or null when absent. */
 export function current(subject: Subject, root: string): string | null {
   const p = path.join(subject.dir(root), subject.file);
   return existsSync(p) ? unstamped(readFileSync(p, "utf8")) : null;

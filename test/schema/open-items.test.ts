@@ -18,7 +18,7 @@ describe("openItems", () => {
   });
 });
 
-describe("droppedItems (field report 2)", () => {
+describe("droppedItems", () => {
   const prior = doc("- [x] one\n- [ ] two\n- [ ] three\n- [~] four", "- run `npm test`\n- ask about X");
   it.each([
     ["carried over as is", doc("- [ ] two\n- [ ] three\n- [~] four", "- run `npm test`\n- ask about X"), []],

@@ -1,5 +1,5 @@
-// Pure parts of issue 9: nested plan steps and abandoned ones (field report 25), the
-// anchor lines it added (In progress, Key file mtimes) and path quoting.
+// Pure parts of an honest resume (docs/design.md#one-reading-of-the-handoff): nested plan steps and
+// abandoned ones, the anchor lines In progress and Key file mtimes, and path quoting.
 import { describe, expect, it } from "vitest";
 import { quotePath } from "../../src/guard/quote.ts";
 import { parseInProgress, parseKeyFileMtimes, parsePathList, renderAnchorLines } from "../../src/schema/anchor-lines.ts";

@@ -1,4 +1,4 @@
-// `validate lessons|solutions`: errors are §1's plus a malformed entry
+// `validate lessons|solutions`: errors are the file format's plus a malformed entry
 // heading; everything else is a finding, so ledgers the reference wrote keep working.
 import { readFileSync } from "node:fs";
 import path from "node:path";

@@ -158,7 +158,7 @@ describe("the template and the score agree on what is optional (docs/decisions/v
 
 const broken = (edit: (t: string) => string) => edit(MINIMAL);
 
-describe("validateHandoff: errors are exactly those of §8, each with its line", () => {
+describe("validateHandoff: errors are exactly the schema's, each with its line", () => {
   it.each([
     ["empty text", "", [["marker", 1], ["heading", 1], ["newline", 1]]],
     ["a non-v1 marker", broken((t) => t.replace("v1 -->", "v2 -->")), [["marker", 1]]],
@@ -251,7 +251,7 @@ describe("heading typos name the section they resemble", () => {
   });
 });
 
-describe("dropped items (field report 2)", () => {
+describe("dropped items", () => {
   const prior = (plan: string, next: string) => MINIMAL.replace("- [ ] Find where the redirect is built", plan).replace("1. Read src/auth/redirect.ts — done when the bug is located", next);
   it.each([
     ["carried over", prior("- [ ] a step\n- [~] b step", "1. c step"), prior("- [ ] a step\n- [~] b step", "1. c step"), []],
@@ -272,7 +272,7 @@ describe("dropped items (field report 2)", () => {
   });
 });
 
-describe("ruling 3: every output of `anchors` passes validate", () => {
+describe("every output of `anchors` passes validate", () => {
   const withAnchors = (lines: string) => `${MINIMAL.slice(0, MINIMAL.indexOf("## Environment anchors"))}## Environment anchors\n${lines}`;
   const valid = (lines: string) => {
     const v = validateHandoff(withAnchors(lines), opts());

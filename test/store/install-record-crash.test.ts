@@ -1,7 +1,7 @@
 // An install killed after publishing but before its record (docs/decisions/install-records.md)
 // leaves our block in the file with no record of it; a later install of another agent then
 // records that file, block included, as "the bytes before install". Uninstalling both must not
-// put the first agent's block back (issue 23's smaller items). Real processes, the failpoint seam.
+// put the first agent's block back. Real processes, the failpoint seam.
 import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";

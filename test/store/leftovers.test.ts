@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { archives, gitRepo, handoff, helper, helperAsync, memFiles, tempDir, unstamped, waitFor } from "../helpers.ts";
 import { inProcess, saveIn } from "../in-process.ts";
 
-// Field report 28: a folder where the reference helper (memory_io.py)
+// A folder where the reference helper (memory_io.py)
 // died mid-save is an interrupted save to every verb, exactly like one of ours. Its names:
 // `.<FILE>.claim-<pid>-<32 hex>` (the prior version renamed aside) and
 // `.<FILE>.tmp-<pid>-<16 hex>` (the new version; linked to <FILE> once published). It

@@ -4,8 +4,8 @@ import { describe, expect, it } from "vitest";
 import { alreadyPresent } from "../../src/store/append.ts";
 import { gitRepo, helper, sha, snapshot, tempDir } from "../helpers.ts";
 
-// Field report 21: a retried promotion appends nothing.
-// Field report 20: a link is refused naming where it points and what to do.
+// A retried promotion appends nothing.
+// A link is refused naming where it points and what to do.
 
 describe("alreadyPresent", () => {
   const target = Buffer.from("# Agents\n\n- Use pnpm.\n- Run tests with `npm test`.\n  Even on CI.\n");

@@ -1,6 +1,6 @@
 // check and the hook call memory unsafe (3, "failed memory safety") when a planted handoff
 // holds a NUL anywhere within the size limit or archive/ is not a real folder;
-// other refused characters on disk are only shown by `read` (issue 11). check, read and write
+// other refused characters on disk are only shown by `read`. check, read and write
 // run in this process (test/in-process.ts); the hook through the built (session) bundle.
 import { mkdirSync, renameSync, symlinkSync, writeFileSync } from "node:fs";
 import path from "node:path";

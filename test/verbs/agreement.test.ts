@@ -1,4 +1,4 @@
-// Issue 9: `check`, `read`, `brief` and the hook agree on every fixture (one table): the same
+// `check`, `read`, `brief` and the hook agree on every fixture (one table): the same
 // root, the same parked state, the same age. check, read and brief run in this process
 // (test/in-process.ts); the hook of each fixture runs through the built bundle.
 import { spawnSync } from "node:child_process";

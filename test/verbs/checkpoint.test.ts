@@ -7,7 +7,7 @@ import { aged, briefBody, cleanEnv, copyHelper, everyByteUnder, gitRepo, handoff
 import { CP_DIR, checkpoint, checkpointAsync, cpFiles, cpText, hookInput, minutesAgoIso, plantCheckpoint, transcript } from "./support.ts";
 import { FAKE_GITHUB_TOKEN } from "../fixtures/transcripts/fakes.ts";
 
-// Contract §12 and rulings 19–25, through the built helper as a harness runs it.
+// Checkpoints (docs/design.md#checkpoints), through the built helper as a harness runs it.
 
 const TOKEN = FAKE_GITHUB_TOKEN;
 
@@ -567,7 +567,7 @@ describe("references/verbs/ documents every line the verb prints", () => {
   });
 });
 
-describe("checkpoint: anchors within ruling 21's limits", () => {
+describe("checkpoint: anchors within their size limits", () => {
   it("dirty files: at most 10 paths and 1,024 bytes, then a count", () => {
     const root = gitRepo();
     for (let i = 0; i < 15; i++) writeFileSync(path.join(root, `f${String(i).padStart(2, "0")}-${"n".repeat(150)}.txt`), "x");

@@ -1,4 +1,4 @@
-// `doctor` (issue 13): read-only, --json, always exit 0, each problem with its fix.
+// `doctor` (docs/design.md#doctor): read-only, --json, always exit 0, each problem with its fix.
 import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
@@ -211,7 +211,7 @@ describe("another tool's hooks in a settings file are not ours to call outdated"
   });
 });
 
-// Ruling 54 (docs/design.md#integrations): install upgrades its own entries in place, so an entry
+// Install upgrades its own entries in place (docs/design.md#install-and-uninstall), so an entry
 // install wrote from another copy of the helper is ours to doctor too: outdated, not "not ours".
 describe("install's entry written by another copy of the helper", () => {
   it("install from copy A, doctor from copy B: outdated (another copy), not 'not ours'; B's install rewrites it", () => {
@@ -243,7 +243,7 @@ describe("install's entry written by another copy of the helper", () => {
   });
 });
 
-// Ruling 54 (docs/design.md#integrations): doctor runs only the exact commands install writes, and changes nothing.
+// Doctor (docs/design.md#doctor) runs only the exact commands install writes, and changes nothing.
 describe("doctor runs only our exact start commands, and uses up no checkpoint notice", () => {
   const settingsWith = (root: string, command: string, prefixOurs = "") => {
     const file = path.join(root, ".claude", "settings.json");

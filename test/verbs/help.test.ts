@@ -79,9 +79,9 @@ describe("the root rule's sentences are in references/verbs/ (docs/design.md#the
   });
 });
 
-// Users read --help and the README without the contract at hand: a section or ruling number
-// there is a reference they cannot follow (a newcomer's run found four).
-describe("user-facing text cites no contract sections or rulings", () => {
+// Users read --help and the README with nothing else at hand: a number pointing into a document
+// outside them is a reference they cannot follow (a newcomer's run found four).
+describe("user-facing text cites no outside document", () => {
   const verbs = spawnSync(process.execPath, [BUNDLE, "--help"], { encoding: "utf8" })
     .stdout.split("\n")
     .map((l) => /^  ([a-z][a-z-]+) {2,}/.exec(l)?.[1])

@@ -1,5 +1,5 @@
-// Issue 9, "Resume tells the truth": each numbered case and its neighbours, on real git
-// repositories (field reports 22-25). The verbs run in this process (test/in-process.ts); the
+// Resume tells the truth: each case and its neighbours, on real git
+// repositories. The verbs run in this process (test/in-process.ts); the
 // first case, the disable switch, a checkpoint and the skill's own folder through the built helper.
 import { copyHelper } from "../helpers.ts";
 import { spawnSync } from "node:child_process";
@@ -231,7 +231,7 @@ Parse it.
 ## Environment anchors
 `;
 
-describe("case 4: every checkbox counts, at any depth (field report 25)", () => {
+describe("case 4: every checkbox counts, at any depth", () => {
   it("open sub-steps under a done step are open; an abandoned step is counted apart", async () => {
     const root = newRepo(NOW - DAY);
     park(root, `${NESTED}- Branch: main\n- HEAD: ${headOf(root)}\n- Dirty files: none\n- Date: ${iso(NOW)}\n`);
@@ -277,7 +277,7 @@ function tryGit(root: string, args: string[]): void {
   }
 }
 
-describe("case 5: git operations in progress (field report 22)", () => {
+describe("case 5: git operations in progress", () => {
   it("mid-rebase of feature/login: the anchors say so, and after --continue drift sees no branch change", async () => {
     const root = conflicting();
     git(root, ["checkout", "-q", "feature/login"]);

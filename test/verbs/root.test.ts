@@ -1,4 +1,4 @@
-// Issue 9, case 1 (field report 19): every verb finds the same root, run through the built
+// Every verb finds the same root (docs/design.md#the-root), run through the built
 // helper on real repositories, worktrees and symlinked folders.
 import { existsSync, mkdirSync, readFileSync, symlinkSync } from "node:fs";
 import path from "node:path";

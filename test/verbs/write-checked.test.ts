@@ -105,7 +105,7 @@ describe("write refuses schema errors and changes nothing", () => {
     expect(snapshot(root)).toEqual(before);
   });
 
-  it("a ledger is refused only for §1 errors and malformed entry headings", () => {
+  it("a ledger is refused only for file-format errors and malformed entry headings", () => {
     const root = gitRepo();
     const ok = write(root, "<!-- memory-schema: v1 -->\n# Lessons\n\n- a loose note, as the reference wrote them\n", "absent", "lessons");
     expect(ok.code, ok.stderr).toBe(0);
