@@ -3781,7 +3781,7 @@ function decodedRuns(text, covered) {
 }
 function namedBase64(text) {
   const out = new Pieces();
-  const secret = /^kind:[ \t]*Secret[ \t]*\r?$/m.test(text);
+  const secret = /^[ \t]*"?kind"?:[ \t]*"?Secret"?,?[ \t]*\r?$/m.test(text);
   for (const m of text.matchAll(NAMED_BASE64)) {
     const { key, value } = m.groups;
     if (!secret && !CREDENTIAL_KEY.test(key)) continue;
@@ -3975,7 +3975,7 @@ var init_redact_derived = __esm({
       }
     };
     BASE64_RUN = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])/g;
-    NAMED_BASE64 = /^[ \t]*["']?(?<key>[\w.-]{1,128})["']?[ \t]*[:=][ \t]*["']?(?<value>[A-Za-z0-9+/]{8,}={0,2})["']?[ \t]*\r?$/gm;
+    NAMED_BASE64 = /^[ \t]*["']?(?<key>[\w.-]{1,128})["']?[ \t]*[:=][ \t]*["']?(?<value>[A-Za-z0-9+/]{8,}={0,2})["']?,?[ \t]*\r?$/gm;
     CREDENTIAL_KEY = /pass|pwd|secret|token|credential|auth|dsn|conn|(?:url|uri)$/i;
     PIECE_CHAR = /[A-Za-z0-9_+/=.-]/;
     MAX_PREFIX = 24;

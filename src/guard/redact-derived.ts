@@ -84,15 +84,15 @@ export function decodedRuns(text: string, covered: (start: number, end: number) 
   });
 }
 
-/** A base64 value alone on its line after a name: `KEY: …` in YAML (a Kubernetes Secret's `data:`), `KEY=…`. */
+/** A base64 value alone on its line after a name: `KEY: …` in YAML or JSON (a Kubernetes Secret's `data`), `KEY=…`. */
 const NAMED_BASE64 =
-  /^[ \t]*["']?(?<key>[\w.-]{1,128})["']?[ \t]*[:=][ \t]*["']?(?<value>[A-Za-z0-9+/]{8,}={0,2})["']?[ \t]*\r?$/gm;
+  /^[ \t]*["']?(?<key>[\w.-]{1,128})["']?[ \t]*[:=][ \t]*["']?(?<value>[A-Za-z0-9+/]{8,}={0,2})["']?,?[ \t]*\r?$/gm;
 const CREDENTIAL_KEY = /pass|pwd|secret|token|credential|auth|dsn|conn|(?:url|uri)$/i;
 
 /** Base64 values under a credential's name, or any in a Kubernetes Secret, decoded after their name (`KEY=…`). */
 export function namedBase64(text: string): Derived {
   const out = new Pieces();
-  const secret = /^kind:[ \t]*Secret[ \t]*\r?$/m.test(text);
+  const secret = /^[ \t]*"?kind"?:[ \t]*"?Secret"?,?[ \t]*\r?$/m.test(text);
   for (const m of text.matchAll(NAMED_BASE64)) {
     const { key, value } = m.groups!;
     if (!secret && !CREDENTIAL_KEY.test(key!)) continue;

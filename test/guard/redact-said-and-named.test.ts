@@ -19,7 +19,9 @@ const HUMAN = j("Hunter2", "Rocks!");
 const UUID = j("85c36ff3-c2e3-", "45df-a309-72b3adbf17dd");
 const SIG = j("Qm9vZ2llV29vZ2llMTIz", "NDU2Nzg5MGFiY2RlZg%3D%3D");
 const GPG = j("GpgPass", "2024x");
-const DB_URL = Buffer.from(j("postgres", "://u:pa55word@h/db")).toString("base64");
+const b64 = (s: string): string => Buffer.from(s).toString("base64");
+const DB_URL = b64(j("postgres", "://u:pa55word@h/db"));
+const DOCKER = b64(`{"auths":{"r.io":{"auth":"${b64(j("user:Pa55", "w0rd9"))}"}}}`);
 
 /** [case, text, the value that must go, the KIND]. */
 const LEAKS: Array<[string, string, string, string]> = [
@@ -33,6 +35,9 @@ const LEAKS: Array<[string, string, string, string]> = [
   [".NET DbPassword", `<add key="DbPassword" value="${HUMAN}" />`, HUMAN, "xml-password"],
   ["a Kubernetes Secret's base64 URL", `apiVersion: v1\nkind: Secret\ndata:\n  DATABASE_URL: ${DB_URL}\n`, DB_URL,
     "url-password"],
+  ["the same Secret as JSON", `{\n  "kind": "Secret",\n  "data": {\n    "DATABASE_URL": "${DB_URL}",\n  }\n}`, DB_URL,
+    "url-password"],
+  ["a Secret's .dockerconfigjson", `kind: Secret\ndata:\n  .dockerconfigjson: ${DOCKER}\n`, DOCKER, "docker-config-auth"],
   ["NPM_TOKEN=<uuid>", `NPM_TOKEN=${UUID}`, UUID, "generic-secret"],
   ["npm config set …:_authToken <uuid>", `npm config set //registry.npmjs.org/:_authToken ${UUID}`, UUID, "npmrc-auth"],
   ["yarn's npmAuthToken", `npmScopes:\n  acme:\n    npmAuthToken: ${UUID}`, UUID, "npmrc-auth"],
@@ -89,7 +94,7 @@ describe("linear on the new forms' near misses: 8x the input, at most 3 times 8x
     ["passwords for many words", "password for the staging db host "],
     ["signatures without sv", `?sig=${SIG}&sp=r&se=2027-01-01&`],
     ["gpg without a here-string", "gpg --passphrase-fd 0 -d x.gpg < "],
-    ["base64 under names", `  DB_TOKEN: ${Buffer.from("hello world").toString("base64")}\n`],
+    ["base64 under names", `  DB_TOKEN: ${b64("hello world")}\n`],
   ])("%s", (_name, unit) => {
     expectLinear(redactText, (k) => unit.repeat(Math.ceil(k / unit.length)), 100_000);
   });
