@@ -3655,8 +3655,11 @@ function isWordy(s, rarePairs = true) {
   const runs = s.match(WORD_RUNS);
   if (runs === null || runs.join("").length / runs.length < 3) return false;
   if (!rarePairs) return true;
-  const rare = runs.join(" ").toLowerCase().replace(KNOWN_RARE, " ").match(RARE_PAIR)?.length ?? 0;
+  const rare = rarePairCount(runs);
   return rare < 2 || rare + runs.filter((w) => w.length <= 2 && /[a-z]/.test(w)).length < 3;
+}
+function rarePairCount(words) {
+  return words.join(" ").toLowerCase().replace(KNOWN_RARE, " ").match(RARE_PAIR)?.length ?? 0;
 }
 function looksLikeCode(value) {
   if (/^[\w$-]+$/.test(value)) {
@@ -3766,6 +3769,24 @@ function decodedRuns(text, covered) {
     const bytes = Buffer.from(m[0], "base64");
     if (bytes.length === 0 || !printable(bytes)) continue;
     out.add(bytes.toString("latin1"), start, end);
+    out.endGroup();
+  }
+  return out.derived((a, b) => {
+    const p = out.at(a);
+    return p !== void 0 && b <= p[1] ? [p[2], p[3]] : null;
+  });
+}
+function namedBase64(text) {
+  const out = new Pieces();
+  const secret = /^[ \t]*"?kind"?:[ \t]*"?Secret"?,?[ \t]*\r?$/m.test(text);
+  for (const m of text.matchAll(NAMED_BASE64)) {
+    const { key, value } = m.groups;
+    if (!secret && !CREDENTIAL_KEY.test(key)) continue;
+    const bytes = Buffer.from(value, "base64");
+    if (!printable(bytes)) continue;
+    const start = m.index + m[0].lastIndexOf(value);
+    out.skip(`${key}=`);
+    out.add(bytes.toString("latin1"), start, start + value.length);
     out.endGroup();
   }
   return out.derived((a, b) => {
@@ -3908,7 +3929,7 @@ function continuedRuns(text) {
   }
   return { text: out.parts.join(""), original: (a, z) => out.across(a, z) };
 }
-var EMPTY, Pieces, BASE64_RUN, PIECE_CHAR, MAX_PREFIX, LINE_LEAD, MIN_WRAP, WRAP_WIDTHS;
+var EMPTY, Pieces, BASE64_RUN, NAMED_BASE64, CREDENTIAL_KEY, PIECE_CHAR, MAX_PREFIX, LINE_LEAD, MIN_WRAP, WRAP_WIDTHS;
 var init_redact_derived = __esm({
   "src/guard/redact-derived.ts"() {
     "use strict";
@@ -3923,6 +3944,11 @@ var init_redact_derived = __esm({
         this.list.push([this.length, this.length + piece.length, start, end, this.groups]);
         this.parts.push(piece);
         this.length += piece.length;
+      }
+      /** Text that maps to nothing in the original (a name put before a decoded value). */
+      skip(text) {
+        this.parts.push(text);
+        this.length += text.length;
       }
       endGroup() {
         this.parts.push("\n");
@@ -3946,6 +3972,8 @@ var init_redact_derived = __esm({
       }
     };
     BASE64_RUN = /(?<![A-Za-z0-9+/_=-])[A-Za-z0-9+/_-]{24,}={0,2}(?![A-Za-z0-9+/_=-])/g;
+    NAMED_BASE64 = /^[ \t]*["']?(?<key>[\w.-]{1,128})["']?[ \t]*[:=][ \t]*["']?(?<value>[A-Za-z0-9+/]{8,}={0,2})["']?,?[ \t]*\r?$/gm;
+    CREDENTIAL_KEY = /pass|pwd|secret|token|credential|auth|dsn|conn|(?:url|uri)$/i;
     PIECE_CHAR = /[A-Za-z0-9_+/=.-]/;
     MAX_PREFIX = 24;
     LINE_LEAD = /[ \t]*(?:(?:>|#+|\/\/|\*)[ \t]+)*/y;
@@ -4188,14 +4216,29 @@ function refineGenericValue(text, m, start, end) {
   if (stop - from < 8) return null;
   return [from, stop];
 }
+function codeName(v) {
+  if (!/^[A-Za-z][A-Za-z0-9]*\d[A-Za-z0-9]*$/.test(v) || (v.match(/\d+/g)?.length ?? 0) > 2) return false;
+  const parts = v.match(CODE_PART);
+  const words = [];
+  for (let i = 0; i < parts.length; i++) {
+    const p = parts[i];
+    if (/\d/.test(p)) continue;
+    if (p.length === 1 && !(/[A-Z]/.test(p) && /^[A-Z][a-z]{2}/.test(parts[i + 1] ?? ""))) return false;
+    if (p.length === 1) parts[i + 1] = p + parts[i + 1].toLowerCase();
+    else words.push(p);
+  }
+  return words.join("").length / words.length >= 3 && rarePairCount(words) < 2;
+}
 function namedValueKept(v, password) {
+  if (!password && WORDS_AND_YEAR.test(v)) return false;
   const name2 = !/^[A-Za-z0-9]+$/.test(v) || /^[A-Za-z]+$/.test(v) || isWordy(v) && (v.match(/\d+/g)?.length ?? 0) <= 1;
   const floor = password ? 2.5 : name2 ? 3.5 : Math.min(3.5, Math.log2(v.length) - 0.4);
-  return shannonEntropy(v) < floor || notAnAssignedSecret(password ? v.replace(/!+$/, "") : v, password) || password && NAMED_PARTS.test(v);
+  return shannonEntropy(v) < floor || !password && codeName(v) || notAnAssignedSecret(password ? v.replace(/!+$/, "") : v, password) || password && NAMED_PARTS.test(v);
 }
 function keyNameValueKept(v, m) {
   if (m.groups?.["k"] === void 0) return false;
-  return v.length < 16 || !/\d/.test(v) || /^[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)+$/.test(v);
+  const short2 = v.length < 16 && !/^(?=.*[a-z])(?=.*[A-Z])[A-Za-z0-9]{10,}$/.test(v);
+  return short2 || !/\d/.test(v) || /^[A-Za-z_$][\w$-]*(?:\.[A-Za-z_$][\w$-]*)+$/.test(v);
 }
 function credentialNamed(m) {
   const name2 = /^[A-Za-z0-9_.-]*/.exec(m[0])[0];
@@ -4336,7 +4379,7 @@ function awsUnnamedSpans(text) {
   flush();
   return out;
 }
-var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LINE_END, PEM_MIN_MATERIAL, endsLine, PUTTY_NAMES, PUTTY_HEADER, GENERIC_VALUE_MAX, SPACE, isNameStart, isNameChar, PLAIN_RUN, plain, OPENERS, CLOSERS, PART, NAMED_PARTS, PASSWORD_NAME, SECRET_NAME, SESSION_NAME, COOKIE_ATTRIBUTES, FILE_VALUE, CREDENTIAL_FILE_RULES, AWS_NEAR_LINES, AWS_NEAR_CHARS, AWS_SECTION_LINES, AWS_SECTION_CHARS, AWS_SECRET, AWS_CREDENTIAL_NAME, AWS_CONTEXT;
+var PEM_END, PEM_HEADER, PEM_BODY, PEM_JUNK, PEM_SEPARATOR, PEM_NEWLINE, PEM_LINE_END, PEM_MIN_MATERIAL, endsLine, PUTTY_NAMES, PUTTY_HEADER, GENERIC_VALUE_MAX, SPACE, isNameStart, isNameChar, PLAIN_RUN, plain, OPENERS, CLOSERS, PART, NAMED_PARTS, CODE_PART, WORDS_AND_YEAR, PASSWORD_NAME, SECRET_NAME, SESSION_NAME, COOKIE_ATTRIBUTES, FILE_VALUE, CREDENTIAL_FILE_RULES, AWS_NEAR_LINES, AWS_NEAR_CHARS, AWS_SECTION_LINES, AWS_SECTION_CHARS, AWS_SECRET, AWS_CREDENTIAL_NAME, AWS_CONTEXT;
 var init_redact_syntax = __esm({
   "src/guard/redact-syntax.ts"() {
     "use strict";
@@ -4366,6 +4409,8 @@ var init_redact_syntax = __esm({
     CLOSERS = [41, 93, 125];
     PART = "(?:[A-Z]?[a-z]*|[A-Z]*)\\d*(?:[a-z]*|[A-Z]*)";
     NAMED_PARTS = new RegExp(`^(?:${PART}[/+.:-]){1,5}${PART}$`);
+    CODE_PART = /(?:^[A-Za-z]|[A-Z])?\d+(?:[a-z]\d+)*(?:[kK](?![a-z]))?|[A-Z]?[a-z]+|[A-Z]+(?![a-z])/g;
+    WORDS_AND_YEAR = /^(?:[A-Z][a-z]+){2,}(?!(?:128|256|384|512)\b)\d{3,4}[!#$%&*?@]*$/;
     PASSWORD_NAME = /(?:^|[ _.-])(?:pass(?:word|wd|phrase)|pwd)$|[_.-]pass$/i;
     SECRET_NAME = new RegExp(
       "^(?:[\\w .-]*?[ _.-])?(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[ _.-]?key|apikey|access[ _.-]?key|private[ _.-]?key|secret[ _.-]?key|credentials?|client[ _.-]?secret)$",
@@ -4376,14 +4421,15 @@ var init_redact_syntax = __esm({
     FILE_VALUE = `(?:"(?<s>[^"\\n]{1,256})"|'(?<s1>[^'\\n]{1,256})'|(?<s2>[^\\s"'#;]{1,256}))`;
     CREDENTIAL_FILE_RULES = [
       // Only at a line's start, after `:` (a registry's scope), `=` or a quote: `self._auth = x` is code.
+      // `npm config set KEY VALUE` and `yarn config set KEY VALUE` write one with a blank; yarn's is `npmAuthToken`.
       rule2(
         "npmrc-auth",
-        "_auth _password npmauthident",
-        `(?<![^\\s:"'=])(?:_authToken|_auth|_password|npmAuthIdent)["']?[ \\t]*[=:][ \\t]*${FILE_VALUE}`,
+        "_auth _password npmauthident npmauthtoken",
+        `(?<![^\\s:"'=])(?:_authToken|_auth|_password|npmAuth(?:Ident|Token))(?:["']?[ \\t]*[=:]|(?<=\\bconfig[ \\t]+set[ \\t]+\\S*)(?=[ \\t]))[ \\t]*${FILE_VALUE}`,
         void 0,
         {
           hexNamed: () => true,
-          uuidNamed: (m) => m[0].startsWith("_authToken"),
+          uuidNamed: (m) => /^(?:_authToken|npmAuthToken)/.test(m[0]),
           allow: (v) => placeholderOrVariable(v) || looksLikeCode(v) || PATH_OR_URL.test(v)
         }
       ),
@@ -4661,6 +4707,22 @@ function notAGluedEnvName(m) {
   const name2 = /^[A-Za-z0-9_.-]*/.exec(m[0])[0];
   return !/^[A-Z0-9_]*[A-Z](?:PWD|PASSWD|PASS)$/.test(name2) || /(?:BY|COM|SUR|TRES|ENCOM)PASS$/.test(name2);
 }
+function genericKept(v, m) {
+  if (UUID.test(v)) return false;
+  if (m.groups?.["is"] !== void 0 || m.groups?.["for"] !== void 0) {
+    return !(PROSE_NAME.test(m[0]) && saidSecret(v)) || namedValueKept(v, true);
+  }
+  if (notAGluedEnvName(m)) return true;
+  if (/^(?:[A-Z][a-z]+){3,}$/.test(v) && /^[A-Z0-9_]*(?:PASS(?:WORD|WD|PHRASE)?|PWD|SECRET)["'`]?\s*[:=]/.test(m[0])) {
+    return false;
+  }
+  return namedValueKept(v, passwordNamed(m)) || keyNameValueKept(v, m) || // `PASS=` in backticks: the backtick after `=` closes that code span, the next one opens another.
+  m.groups?.["s2"] !== void 0 && m.input[m.index - 1] === "`" || m.groups?.["k"] !== void 0 && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0]);
+}
+function saidSecret(v) {
+  const mixed = /^(?=.*[A-Za-z])(?=.*\d)/.test(v);
+  return mixed && (/^(?=.*[^\w.'’-])\S+$/.test(v) || /^[A-Za-z0-9]+$/.test(v) && !codeName(v));
+}
 function secretSpan(m) {
   for (const [name2, g] of Object.entries(m.indices?.groups ?? {})) if (name2.startsWith("s") && g) return g;
   return [m.index, m.index + m[0].length];
@@ -4768,11 +4830,12 @@ function redactText(text, options = {}) {
     [decodedJoin(split), true],
     [wrapped, true],
     [broken, true],
-    [decodedJoin(wrapped), true]
+    [decodedJoin(wrapped), true],
+    [namedBase64(text), false, REDACTION_RULES]
   ];
-  for (const [derived, widen] of derivedForms) {
+  for (const [derived, widen, rules = DERIVED_RULES] of derivedForms) {
     if (derived.text === "") continue;
-    collectSpans(derived.text, DERIVED_RULES, () => false, (start, end, rule5) => {
+    collectSpans(derived.text, rules, () => false, (start, end, rule5) => {
       const original = derived.original(start, end);
       if (original === null || onExemptLine(...original)) return;
       if (widen) spans.widen(original[0], original[1], rule5.id);
@@ -4832,7 +4895,7 @@ function formatRedactionReport(findings) {
   const more = findings.length > 20 ? `, \u2026 and ${findings.length - 20} more` : "";
   return `${head}: ${named.join(", ")}${more}`;
 }
-var GENERIC_KEY, passwordNamed, CLI_VALUE, CLI_ARG, CLI_PAIR, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, PREFIXES, DERIVED_RULES, Spans;
+var GENERIC_KEY, passwordNamed, CLI_VALUE, CLI_ARG, CLI_PAIR, CLI_PASSWORD_FLAGS, CONNECTION_KEYS, XML_NAMES, GENERIC_VALUE, SECRET_WORDS, PROSE_NAME, NPM_TOKEN_NAME, SAS_PARAM, SAS_SIG, REDACTION_RULES, allKeywords, WINDOWS, CONTEXT_RULES, SHAPE_RULES, VENDOR_SHAPE, PREFIXES, DERIVED_RULES, Spans;
 var init_redact = __esm({
   "src/guard/redact.ts"() {
     "use strict";
@@ -4843,7 +4906,7 @@ var init_redact = __esm({
     init_redact_syntax();
     init_redact_transcript();
     init_redact_vendors();
-    GENERIC_KEY = "(?:(?<p>pass(?:word|wd|phrase))|(?<=[_.-])(?<q>pass|pwd)|(?<![A-Za-z0-9])(?<b>pass|pwd)|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key(?:[_.-]?base)?|credentials?|(?:encryption|signing|master|hmac|jwt|cipher|aes)[_.-]?key|(?<k>[_.-]key))";
+    GENERIC_KEY = "(?:(?<p>pass(?:word|wd|phrase))|(?<=[_.-])(?<q>pass|pwd)|(?<![A-Za-z0-9])(?<b>pass|pwd)|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token|api[_. -]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key(?:[_.-]?base)?|credentials?|(?:encryption|signing|master|hmac|jwt|cipher|aes)[_.-]?key|(?<k>[_.-]key))";
     passwordNamed = (m) => ["p", "q", "e"].some((g) => m.groups?.[g] !== void 0) || m.groups?.["b"] !== void 0 && /^P(?:ASS|WD)/.test(m[0]);
     CLI_VALUE = "[^\\s\"'`;|&<>]{1,256}";
     CLI_ARG = (n2) => `(?:"(?<sd${n2}>[^"\\n]{1,256})"|'(?<sq${n2}>[^'\\n]{1,256})'|(?<s${n2}>${CLI_VALUE}))`;
@@ -4861,12 +4924,19 @@ var init_redact = __esm({
       `\\b(?:zip|unzip|zipcloak)\\b[^\\n]{0,256}?[ \\t]-P[ \\t]*${CLI_ARG(11)}`,
       `\\bhtpasswd[ \\t]+-(?=[A-Za-z]*b)(?:(?=[A-Za-z]*n)[A-Za-z]+[ \\t]+[^\\s;|&<>]+|[A-Za-z]+[ \\t]+[^\\s;|&<>]+[ \\t]+[^\\s;|&<>]+)[ \\t]+${CLI_ARG(12)}`,
       `\\b(?:smbclient|rpcclient|smbmap|smbcacls|net)\\b[^\\n]{0,256}?[ \\t](?:-U[ \\t]*|--user(?:=|[ \\t]+))` + CLI_PAIR("%", 13),
-      `\\b(?:echo|printf)[ \\t]+(?:-[a-z]+[ \\t]+)?${CLI_ARG(14)}[ \\t]*\\|[ \\t]*sudo\\b[^\\n|]{0,64}?[ \\t]-[A-Za-z]*S`
+      `\\b(?:echo|printf)[ \\t]+(?:-[a-z]+[ \\t]+)?${CLI_ARG(14)}[ \\t]*\\|[ \\t]*sudo\\b[^\\n|]{0,64}?[ \\t]-[A-Za-z]*S`,
+      // gpg reads its passphrase from descriptor 0: a here-string, or what `echo` pipes in.
+      `\\bgpg2?\\b[^\\n|<]{0,256}?--passphrase-fd[ =\\t]+0\\b[^\\n|<]{0,256}?<<<[ \\t]*${CLI_ARG(15)}`,
+      `\\b(?:echo|printf)[ \\t]+(?:-[a-z]+[ \\t]+)?${CLI_ARG(16)}[ \\t]*\\|[ \\t]*gpg2?\\b[^\\n|]{0,128}?--passphrase-fd[ =\\t]+0\\b`
     ].join("|");
     CONNECTION_KEYS = "server|host|data source|address|addr|uid|user id|username|user|database|initial catalog";
     XML_NAMES = "[Pp]assword|PASSWORD|[Pp]asswd|[Ss]ecret|SECRET|[Tt]oken|TOKEN|[Aa]pi[Kk]ey|API_?KEY|api_key";
     GENERIC_VALUE = `(?:"(?<s>[^"\\n]{8,256})"|'(?<s1>[^'\\n]{8,256})'|\`(?<s2>[^\`\\n]{8,256})\`|[|>][+-]?\\d?[ \\t]*\\r?\\n[ \\t]+(?<s4>[^\\s][^\\n]{0,255})|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:|]))`;
     SECRET_WORDS = "pass pwd secret token key credential";
+    PROSE_NAME = /^[\w.-]*?(?:pass(?:word|wd|phrase)|token|secret|api[ _.-]?key)[ \t]/i;
+    NPM_TOKEN_NAME = /^[\w.-]*?(?:npm|node)[_.-]?(?:auth[_.-]?)?token["'`]?\s*[:=]/i;
+    SAS_PARAM = `&(?:amp;)?[\\w-]{1,16}=[^&\\s"'<>#]{0,256}`;
+    SAS_SIG = "[A-Za-z0-9%+/=_-]{16,256}";
     REDACTION_RULES = [
       rule2(
         "private-key",
@@ -4927,13 +4997,14 @@ var init_redact = __esm({
         {},
         "i"
       ),
-      // A SAS token's signature is an HMAC under the account key: `sv=<date>&…&sig=` is the order Azure writes.
+      // A SAS token's signature is an HMAC under the account key: `sv=<date>&…&sig=` is the order Azure writes; a
+      // hand-built URL may put `sig=` first, and HTML writes `&` as `&amp;`.
       rule2(
         "azure-storage-key",
         "accountkey sharedaccesskey sig=",
-        `(?:AccountKey|SharedAccessKey)\\s*=\\s*(?<s>[A-Za-z0-9+/]{40,}={0,2})|(?<![\\w-])sv=\\d{4}-\\d\\d-\\d\\d(?:&[\\w-]{1,16}=[^&\\s"'<>#]{0,256}){0,16}?&sig=(?<s1>[A-Za-z0-9%+/=_-]{16,256})`,
+        `(?:AccountKey|SharedAccessKey)\\s*=\\s*(?<s>[A-Za-z0-9+/]{40,}={0,2})|(?<![\\w-])sv=\\d{4}-\\d\\d-\\d\\d(?:${SAS_PARAM}){0,16}?&(?:amp;)?sig=(?<s1>${SAS_SIG})|(?<=[?&;])sig=(?<s2>${SAS_SIG})(?=(?:${SAS_PARAM}){0,16}?&(?:amp;)?sv=\\d{4}-\\d\\d-\\d\\d)`,
         void 0,
-        { allow: (v, m) => m.groups?.["s1"] !== void 0 && looksLikeCode(v) },
+        { allow: (v, m) => m.groups?.["s"] === void 0 && looksLikeCode(v) },
         "i"
       ),
       rule2("npm-token", "npm_", `${L}npm_[A-Za-z0-9]{36}${R}`),
@@ -4985,7 +5056,7 @@ var init_redact = __esm({
         { weakIsSecret: true, allow: placeholderOrVariable },
         "i"
       ),
-      rule2("cli-password", "--pass mysql mariadb curl sshpass login redis-cli ldap sqlcmd bcp osql isql zip htpasswd smbclient rpcclient smbmap smbcacls net echo printf", CLI_PASSWORD_FLAGS, void 0, {
+      rule2("cli-password", "--pass mysql mariadb curl sshpass login redis-cli ldap sqlcmd bcp osql isql zip htpasswd smbclient rpcclient smbmap smbcacls net echo printf gpg", CLI_PASSWORD_FLAGS, void 0, {
         weakIsSecret: true,
         // An unquoted password runs like a generic value (`--password=Gq4!zR8;pL2@xV6#`).
         refine: (text, m, start, end) => Object.entries(m.groups ?? {}).some(([g, v]) => v !== void 0 && /^s[dq]/.test(g)) ? [start, end] : [start, Math.max(end, genericValueEnd(text, start, false))],
@@ -4995,12 +5066,13 @@ var init_redact = __esm({
       rule2(
         "xml-password",
         "</ <add",
-        `<(?<tag>(?:[A-Za-z][\\w.:-]{0,40}?)?(?:${XML_NAMES}))>(?<s>[^<>\\n]{1,256})</\\k<tag>>|<add\\s+key="(?:ClearText)?Password"\\s+value="(?<s1>[^"\\n]{1,256})"`,
+        `<(?<tag>(?:[A-Za-z][\\w.:-]{0,40}?)?(?:${XML_NAMES}))>(?<s>[^<>\\n]{1,256})</\\k<tag>>|<add\\s+key="(?<key>[\\w.:-]{0,60}?(?:${XML_NAMES}|[Pp]wd|PWD|(?:[Ss]ecret|[Aa]ccess)[Kk]ey))"\\s+value="(?<s1>[^"\\n]{1,256})"`,
         void 0,
         {
           weakIsSecret: true,
-          // A password element holds a human password (`Summer2024!` reads as code); other elements are assignments.
-          allow: (v, m) => m.groups?.["tag"] === void 0 || /pass/i.test(m.groups["tag"]) ? placeholderOrVariable(v) || PATH_OR_URL.test(v) || sentenceLike(v) : v.length < 8 || namedValueKept(v, false)
+          // A password element or .NET setting holds a human password (`Summer2024!` reads as code); others are
+          // assignments (`<add key="StripeSecretKey" value="…"`).
+          allow: (v, m) => /pass|pwd/i.test(m.groups?.["tag"] ?? m.groups?.["key"] ?? "") ? placeholderOrVariable(v) || PATH_OR_URL.test(v) || sentenceLike(v) : v.length < 8 || namedValueKept(v, false)
         }
       ),
       rule2("cookie-value", "cookie", `(?<![\\w-])(?:set-)?cookie["']?[ \\t]*:[ \\t]*["']?`, 3, { spans: cookieSpans }, "i"),
@@ -5015,14 +5087,18 @@ var init_redact = __esm({
       rule2(
         "generic-secret",
         SECRET_WORDS,
-        `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:|(?<=(?:word|wd|phrase)\\s)(?<is>is|was)(?=[ \\t]))(?![=:>])\\s*${GENERIC_VALUE}`,
+        `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}(?<for>[ \\t]+for[ \\t]+(?:[\\w.-]{1,40}[ \\t]+){0,2}?[\\w.-]{1,40}(?=[ \\t]*[=:]|[ \\t]+(?:is|was)[ \\t]))?["'\`]?(?:\\s*:\\s*string)?\\s*(?::=|=>|=|:|(?<=[\\w.-][ \\t])(?<is>is|was):?(?=[ \\t]))(?![=:>])\\s*${GENERIC_VALUE}`,
         void 0,
         {
-          refine: refineGenericValue,
+          // A sentence's full stop after a value said in prose is not the value's.
+          refine: (text, m, start, end) => {
+            const span = refineGenericValue(text, m, start, end);
+            const said2 = m.groups?.["is"] !== void 0 || m.groups?.["for"] !== void 0;
+            return span !== null && said2 && text[span[1] - 1] === "." ? [span[0], span[1] - 1] : span;
+          },
           hexNamed: credentialNamed,
-          allow: (v, m) => namedValueKept(v, passwordNamed(m)) || // In prose (`the password is …`) only a value mixing letters, digits and a sign: not `sha256-hashed`.
-          m.groups?.["is"] !== void 0 && !/^(?=.*[A-Za-z])(?=.*\d)(?=.*[^\w.'’-])\S+$/.test(v) || keyNameValueKept(v, m) || notAGluedEnvName(m) || // `PASS=` in backticks: the backtick after `=` closes that code span, the next one opens another.
-          m.groups?.["s2"] !== void 0 && m.input[m.index - 1] === "`" || m.groups?.["k"] !== void 0 && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])
+          uuidNamed: (m) => NPM_TOKEN_NAME.test(m[0]),
+          allow: genericKept
         },
         "i"
       )

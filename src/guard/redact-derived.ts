@@ -25,6 +25,12 @@ class Pieces {
     this.length += piece.length;
   }
 
+  /** Text that maps to nothing in the original (a name put before a decoded value). */
+  skip(text: string): void {
+    this.parts.push(text);
+    this.length += text.length;
+  }
+
   endGroup(): void {
     this.parts.push("\n");
     this.length++;
@@ -70,6 +76,31 @@ export function decodedRuns(text: string, covered: (start: number, end: number) 
     const bytes = Buffer.from(m[0], "base64");
     if (bytes.length === 0 || !printable(bytes)) continue;
     out.add(bytes.toString("latin1"), start, end);
+    out.endGroup();
+  }
+  return out.derived((a, b) => {
+    const p = out.at(a);
+    return p !== undefined && b <= p[1] ? [p[2], p[3]] : null;
+  });
+}
+
+/** A base64 value alone on its line after a name: `KEY: …` in YAML or JSON (a Kubernetes Secret's `data`), `KEY=…`. */
+const NAMED_BASE64 =
+  /^[ \t]*["']?(?<key>[\w.-]{1,128})["']?[ \t]*[:=][ \t]*["']?(?<value>[A-Za-z0-9+/]{8,}={0,2})["']?,?[ \t]*\r?$/gm;
+const CREDENTIAL_KEY = /pass|pwd|secret|token|credential|auth|dsn|conn|(?:url|uri)$/i;
+
+/** Base64 values under a credential's name, or any in a Kubernetes Secret, decoded after their name (`KEY=…`). */
+export function namedBase64(text: string): Derived {
+  const out = new Pieces();
+  const secret = /^[ \t]*"?kind"?:[ \t]*"?Secret"?,?[ \t]*\r?$/m.test(text);
+  for (const m of text.matchAll(NAMED_BASE64)) {
+    const { key, value } = m.groups!;
+    if (!secret && !CREDENTIAL_KEY.test(key!)) continue;
+    const bytes = Buffer.from(value!, "base64");
+    if (!printable(bytes)) continue;
+    const start = m.index + m[0].lastIndexOf(value!);
+    out.skip(`${key}=`);
+    out.add(bytes.toString("latin1"), start, start + value!.length);
     out.endGroup();
   }
   return out.derived((a, b) => {

@@ -84,8 +84,13 @@ export function isWordy(s: string, rarePairs = true): boolean {
   const runs = s.match(WORD_RUNS);
   if (runs === null || runs.join("").length / runs.length < 3) return false;
   if (!rarePairs) return true;
-  const rare = runs.join(" ").toLowerCase().replace(KNOWN_RARE, " ").match(RARE_PAIR)?.length ?? 0;
+  const rare = rarePairCount(runs);
   return rare < 2 || rare + runs.filter((w) => w.length <= 2 && /[a-z]/.test(w)).length < 3;
+}
+
+/** How many letter pairs rare in code the words hold, words of code that hold them aside. */
+export function rarePairCount(words: readonly string[]): number {
+  return words.join(" ").toLowerCase().replace(KNOWN_RARE, " ").match(RARE_PAIR)?.length ?? 0;
 }
 
 const CODE_PATH = /^[A-Za-z_$][\w$-]*!?(?:(?:\.|\?\.|::|->)[A-Za-z_$][\w$-]*!?)*(?<tail>[([<].*)?$/;

@@ -1,12 +1,14 @@
 // Secret redaction, pure: every text written or printed passes through {@link redactText}. Our own rules after
 // gitleaks' ideas (MIT): a shape per vendor, a keyword prefilter, an entropy floor, allow-lists.
 import { partitionPoint } from "./partition.ts";
-import { L, LD, PATH_OR_URL, R, RD, globallyAllowed, newlineOffsets, looksLikeCode, placeholderOrVariable, rule,
+import { L, LD, PATH_OR_URL, R, RD, UUID, globallyAllowed, newlineOffsets, looksLikeCode, placeholderOrVariable, rule,
   sentenceLike, shannonEntropy, type RedactionRule } from "./redact-kit.ts";
-import { brokenRuns, continuedRuns, decodedJoin, decodedRuns, splitRuns, wrappedRuns } from "./redact-derived.ts";
+import { brokenRuns, continuedRuns, decodedJoin, decodedRuns, namedBase64, splitRuns, wrappedRuns }
+  from "./redact-derived.ts";
 import { repeatedSecrets } from "./redact-repeats.ts";
-import { awsUnnamedSpans, cookieSpans, CREDENTIAL_FILE_RULES, credentialNamed, genericValueEnd, keyNameValueKept,
-  namedValueKept, notACliPassword, refineGenericValue, refinePem, tableSpans } from "./redact-syntax.ts";
+import { awsUnnamedSpans, codeName, cookieSpans, CREDENTIAL_FILE_RULES, credentialNamed, genericValueEnd,
+  keyNameValueKept, namedValueKept, notACliPassword, refineGenericValue, refinePem, tableSpans }
+  from "./redact-syntax.ts";
 import { transcriptSpans } from "./redact-transcript.ts";
 import { VENDOR_RULES } from "./redact-vendors.ts";
 
@@ -46,7 +48,7 @@ function notAUrlPassword(v: string): boolean {
 const GENERIC_KEY =
   "(?:(?<p>pass(?:word|wd|phrase))|(?<=[_.-])(?<q>pass|pwd)|(?<![A-Za-z0-9])(?<b>pass|pwd)" +
   "|(?<=[A-Za-z])(?<e>pwd|passwd|pass)|secret|token" +
-  "|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key(?:[_.-]?base)?|credentials?" +
+  "|api[_. -]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|secret[_.-]?key(?:[_.-]?base)?|credentials?" +
   "|(?:encryption|signing|master|hmac|jwt|cipher|aes)[_.-]?key|(?<k>[_.-]key))";
 
 /** A person's password: PASS/PWD after `_.-` (`SMTP_PASS`) or alone in upper case; `pass` alone is English. */
@@ -92,6 +94,10 @@ const CLI_PASSWORD_FLAGS = [
     CLI_PAIR("%", 13),
   `\\b(?:echo|printf)[ \\t]+(?:-[a-z]+[ \\t]+)?${CLI_ARG(14)}` +
     `[ \\t]*\\|[ \\t]*sudo\\b[^\\n|]{0,64}?[ \\t]-[A-Za-z]*S`,
+  // gpg reads its passphrase from descriptor 0: a here-string, or what `echo` pipes in.
+  `\\bgpg2?\\b[^\\n|<]{0,256}?--passphrase-fd[ =\\t]+0\\b[^\\n|<]{0,256}?<<<[ \\t]*${CLI_ARG(15)}`,
+  `\\b(?:echo|printf)[ \\t]+(?:-[a-z]+[ \\t]+)?${CLI_ARG(16)}` +
+    `[ \\t]*\\|[ \\t]*gpg2?\\b[^\\n|]{0,128}?--passphrase-fd[ =\\t]+0\\b`,
 ].join("|");
 
 const CONNECTION_KEYS = "server|host|data source|address|addr|uid|user id|username|user|database|initial catalog";
@@ -100,6 +106,40 @@ const GENERIC_VALUE =
   `(?:"(?<s>[^"\\n]{8,256})"|'(?<s1>[^'\\n]{8,256})'|\`(?<s2>[^\`\\n]{8,256})\`` +
   `|[|>][+-]?\\d?[ \\t]*\\r?\\n[ \\t]+(?<s4>[^\\s][^\\n]{0,255})|(?<s3>[^\\s"'\`,;&<>(){}\\[\\]=:|]))`;
 const SECRET_WORDS = "pass pwd secret token key credential";
+/** Names a value is said after in prose; `cache key is` and `credentials are` say no value. */
+const PROSE_NAME = /^[\w.-]*?(?:pass(?:word|wd|phrase)|token|secret|api[ _.-]?key)[ \t]/i;
+/** npm's legacy tokens are UUIDs: under these names one is the credential. */
+const NPM_TOKEN_NAME = /^[\w.-]*?(?:npm|node)[_.-]?(?:auth[_.-]?)?token["'`]?\s*[:=]/i;
+
+/** generic-secret's allow-list. */
+function genericKept(v: string, m: RegExpExecArray): boolean {
+  // A UUID gets here only under npm's token names (uuidNamed): a legacy token, its dashes under the entropy floor.
+  if (UUID.test(v)) return false;
+  // In prose (`the password is …`, `password for staging = …`) only after a password's, token's or secret's name, a
+  // value mixing letters and digits with a sign or as no name in code does (not `sha256-hashed`, `Argon2id`), judged
+  // as a person's password.
+  if (m.groups?.["is"] !== undefined || m.groups?.["for"] !== undefined) {
+    return !(PROSE_NAME.test(m[0]) && saidSecret(v)) || namedValueKept(v, true);
+  }
+  if (notAGluedEnvName(m)) return true;
+  // Capitalised words under an upper-case password or secret name are a chosen passphrase; in code a type follows a
+  // lower-case name (`password: PasswordHashAlgorithm`).
+  if (/^(?:[A-Z][a-z]+){3,}$/.test(v) && /^[A-Z0-9_]*(?:PASS(?:WORD|WD|PHRASE)?|PWD|SECRET)["'`]?\s*[:=]/.test(m[0])) {
+    return false;
+  }
+  return namedValueKept(v, passwordNamed(m)) || keyNameValueKept(v, m) ||
+    // `PASS=` in backticks: the backtick after `=` closes that code span, the next one opens another.
+    (m.groups?.["s2"] !== undefined && m.input[m.index - 1] === "`") ||
+    (m.groups?.["k"] !== undefined && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0]));
+}
+
+/** A value said in prose: letters and digits with a sign, or letters and digits as no name in code is written. */
+function saidSecret(v: string): boolean {
+  const mixed = /^(?=.*[A-Za-z])(?=.*\d)/.test(v);
+  return mixed && (/^(?=.*[^\w.'’-])\S+$/.test(v) || (/^[A-Za-z0-9]+$/.test(v) && !codeName(v)));
+}
+const SAS_PARAM = "&(?:amp;)?[\\w-]{1,16}=[^&\\s\"'<>#]{0,256}";
+const SAS_SIG = "[A-Za-z0-9%+/=_-]{16,256}";
 
 /** The rule table in priority order: of two overlapping secrets, the earlier rule's wins. */
 export const REDACTION_RULES: readonly RedactionRule[] = [
@@ -139,11 +179,13 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
     `aws[\\w.-]{0,20}?secret[\\w.-]{0,20}?["'\`]?\\s*(?:=|:|=>)\\s*["'\`]?(?<s>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])` +
       `|aws[ \\t]+configure[ \\t]+set[ \\t]+(?:[\\w.-]+\\.)?aws_secret_access_key[ \\t]+["']?` +
       `(?<s1>[A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])`, 3.5, {}, "i"),
-  // A SAS token's signature is an HMAC under the account key: `sv=<date>&…&sig=` is the order Azure writes.
+  // A SAS token's signature is an HMAC under the account key: `sv=<date>&…&sig=` is the order Azure writes; a
+  // hand-built URL may put `sig=` first, and HTML writes `&` as `&amp;`.
   rule("azure-storage-key", "accountkey sharedaccesskey sig=",
     "(?:AccountKey|SharedAccessKey)\\s*=\\s*(?<s>[A-Za-z0-9+/]{40,}={0,2})|(?<![\\w-])sv=\\d{4}-\\d\\d-\\d\\d" +
-      "(?:&[\\w-]{1,16}=[^&\\s\"'<>#]{0,256}){0,16}?&sig=(?<s1>[A-Za-z0-9%+/=_-]{16,256})", undefined,
-    { allow: (v, m) => m.groups?.["s1"] !== undefined && looksLikeCode(v) }, "i"),
+      `(?:${SAS_PARAM}){0,16}?&(?:amp;)?sig=(?<s1>${SAS_SIG})` +
+      `|(?<=[?&;])sig=(?<s2>${SAS_SIG})(?=(?:${SAS_PARAM}){0,16}?&(?:amp;)?sv=\\d{4}-\\d\\d-\\d\\d)`, undefined,
+    { allow: (v, m) => m.groups?.["s"] === undefined && looksLikeCode(v) }, "i"),
   rule("npm-token", "npm_", `${L}npm_[A-Za-z0-9]{36}${R}`),
   rule("pypi-token", "pypi-ageichlwas5vcmc", `${LD}pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}${RD}`),
   rule("huggingface-token", "hf_", `${L}hf_[A-Za-z0-9]{34}${R}`, 3.5),
@@ -180,7 +222,7 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
       `(?:server|host|data source|address|uid|user id|database)\\s*=)`,
     undefined, { weakIsSecret: true, allow: placeholderOrVariable }, "i"),
   rule("cli-password", "--pass mysql mariadb curl sshpass login redis-cli ldap sqlcmd bcp osql isql zip htpasswd " +
-    "smbclient rpcclient smbmap smbcacls net echo printf", CLI_PASSWORD_FLAGS, undefined, {
+    "smbclient rpcclient smbmap smbcacls net echo printf gpg", CLI_PASSWORD_FLAGS, undefined, {
     weakIsSecret: true,
     // An unquoted password runs like a generic value (`--password=Gq4!zR8;pL2@xV6#`).
     refine: (text, m, start, end) =>
@@ -192,11 +234,13 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
   ...CREDENTIAL_FILE_RULES,
   rule("xml-password", "</ <add",
     `<(?<tag>(?:[A-Za-z][\\w.:-]{0,40}?)?(?:${XML_NAMES}))>(?<s>[^<>\\n]{1,256})</\\k<tag>>` +
-      `|<add\\s+key="(?:ClearText)?Password"\\s+value="(?<s1>[^"\\n]{1,256})"`, undefined, {
+      `|<add\\s+key="(?<key>[\\w.:-]{0,60}?(?:${XML_NAMES}|[Pp]wd|PWD|(?:[Ss]ecret|[Aa]ccess)[Kk]ey))"` +
+      `\\s+value="(?<s1>[^"\\n]{1,256})"`, undefined, {
     weakIsSecret: true,
-    // A password element holds a human password (`Summer2024!` reads as code); other elements are assignments.
+    // A password element or .NET setting holds a human password (`Summer2024!` reads as code); others are
+    // assignments (`<add key="StripeSecretKey" value="…"`).
     allow: (v, m) =>
-      m.groups?.["tag"] === undefined || /pass/i.test(m.groups["tag"])
+      /pass|pwd/i.test(m.groups?.["tag"] ?? m.groups?.["key"] ?? "")
         ? placeholderOrVariable(v) || PATH_OR_URL.test(v) || sentenceLike(v)
         : v.length < 8 || namedValueKept(v, false),
   }),
@@ -205,19 +249,18 @@ export const REDACTION_RULES: readonly RedactionRule[] = [
     "^[ \\t]*\\|[^\\n]*\\|[ \\t]*\\r?\\n[ \\t]*\\|[ \\t]*:?-{3,}[^\\n]*(?:\\r?\\n[ \\t]*\\|[^\\n]*)*", undefined,
     { spans: tableSpans }, "m"),
   rule("generic-secret", SECRET_WORDS,
-    `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}["'\`]?(?:\\s*:\\s*string)?\\s*` +
-      `(?::=|=>|=|:|(?<=(?:word|wd|phrase)\\s)(?<is>is|was)(?=[ \\t]))(?![=:>])\\s*${GENERIC_VALUE}`, undefined, {
-    refine: refineGenericValue,
+    `(?<![A-Za-z0-9_.:-])[A-Za-z0-9_.-]*?${GENERIC_KEY}(?<for>[ \\t]+for[ \\t]+(?:[\\w.-]{1,40}[ \\t]+){0,2}?` +
+      `[\\w.-]{1,40}(?=[ \\t]*[=:]|[ \\t]+(?:is|was)[ \\t]))?["'\`]?(?:\\s*:\\s*string)?\\s*` +
+      `(?::=|=>|=|:|(?<=[\\w.-][ \\t])(?<is>is|was):?(?=[ \\t]))(?![=:>])\\s*${GENERIC_VALUE}`, undefined, {
+    // A sentence's full stop after a value said in prose is not the value's.
+    refine: (text, m, start, end) => {
+      const span = refineGenericValue(text, m, start, end);
+      const said = m.groups?.["is"] !== undefined || m.groups?.["for"] !== undefined;
+      return span !== null && said && text[span[1] - 1] === "." ? [span[0], span[1] - 1] : span;
+    },
     hexNamed: credentialNamed,
-    allow: (v, m) =>
-      namedValueKept(v, passwordNamed(m)) ||
-      // In prose (`the password is …`) only a value mixing letters, digits and a sign: not `sha256-hashed`.
-      (m.groups?.["is"] !== undefined && !/^(?=.*[A-Za-z])(?=.*\d)(?=.*[^\w.'’-])\S+$/.test(v)) ||
-      keyNameValueKept(v, m) ||
-      notAGluedEnvName(m) ||
-      // `PASS=` in backticks: the backtick after `=` closes that code span, the next one opens another.
-      (m.groups?.["s2"] !== undefined && m.input[m.index - 1] === "`") ||
-      (m.groups?.["k"] !== undefined && /(?:^|[^a-z])pub(?:lic)?[_.-]?key/i.test(m[0])),
+    uuidNamed: (m) => NPM_TOKEN_NAME.test(m[0]),
+    allow: genericKept,
   }, "i"),
 ];
 
@@ -410,11 +453,14 @@ export function redactText(text: string, options: RedactOptions = {}): Redacted 
   const wrapped = wrappedRuns(text);
   // A token found whole on its line ends there: `glpat-…` then `Next` on the next line is not one token.
   const broken = brokenRuns(text, (start, end) => VENDOR_SHAPE.has(spans.overlap(start, end)?.kind ?? ""));
+  // A base64 value under a credential's name or in a Kubernetes Secret is judged decoded by every rule, after its
+  // name: `DATABASE_URL: <base64 of postgres://u:pw@h/db>` holds a password in a URL.
   const derivedForms = [[decodedRuns(text, covered), false], [split, false], [continuedRuns(text), false],
-    [decodedJoin(split), true], [wrapped, true], [broken, true], [decodedJoin(wrapped), true]] as const;
-  for (const [derived, widen] of derivedForms) {
+    [decodedJoin(split), true], [wrapped, true], [broken, true], [decodedJoin(wrapped), true],
+    [namedBase64(text), false, REDACTION_RULES]] as const;
+  for (const [derived, widen, rules = DERIVED_RULES] of derivedForms) {
     if (derived.text === "") continue;
-    collectSpans(derived.text, DERIVED_RULES, () => false, (start, end, rule) => {
+    collectSpans(derived.text, rules, () => false, (start, end, rule) => {
       const original = derived.original(start, end);
       if (original === null || onExemptLine(...original)) return;
       if (widen) spans.widen(original[0], original[1], rule.id);
