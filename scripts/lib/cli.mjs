@@ -9297,6 +9297,7 @@ function parseHistory(out, memoryPrefix, savedSec = null) {
     emptyBehind: 0,
     olderAhead: 0,
     olderAttributes: [],
+    olderLogged: 0,
     truncated: false,
     handoffCommitter: null
   };
@@ -9312,6 +9313,7 @@ function parseHistory(out, memoryPrefix, savedSec = null) {
     counts[side]++;
     const [author = "", parents = "", id = "", ct = ""] = header.replace(/^\x02/, "").split("");
     const older = side === "ahead" && savedSec !== null && ct !== "" && Number(ct) < savedSec;
+    if (older) counts.olderLogged++;
     if (side === "ahead" && counts.handoffCommitter === null && paths.includes(handoffPath) && !parents.includes(" "))
       counts.handoffCommitter = author.trim();
     if (paths.length === 0 && side === "behind") counts.emptyBehind++;
@@ -9455,7 +9457,7 @@ async function measureFromNone(facts, snap, log, git, memoryPrefix) {
   const mem = await memoryOnlyOf(h, git);
   const memoryOnly = mem.ahead;
   facts.memoryOnlyCommits = memoryOnly;
-  facts.olderAhead = mem.older;
+  facts.olderAhead = mem.older + (h.truncated ? await olderUnlogged(git, h, facts, ["HEAD"]) : 0);
   facts.ahead = (all?.code === 0 ? Number(all.stdout.toString("utf8")) : h.ahead) - memoryOnly;
   return h.handoffCommitter;
 }
@@ -9468,10 +9470,11 @@ async function measureHead(facts, snap, head, log, git, memoryPrefix, gitDir) {
     const h = parseHistory(log.stdout, memoryPrefix, savedSecOf(facts));
     counted2 = { ahead: h.ahead, behind: h.behind };
     memoryOnly = await memoryOnlyOf(h, git);
-    facts.olderAhead = memoryOnly.older;
     committer = h.handoffCommitter;
     emptySaved = h.truncated ? null : h.emptyBehind;
+    const unlogged = h.truncated ? olderUnlogged(git, h, facts, [`^${head}`, "HEAD"]) : 0;
     if (h.truncated) counted2 = await countBoth(head, git);
+    facts.olderAhead = memoryOnly.older + await unlogged;
   } else if (snap.head !== null && /unrecognized argument|invalid value for|unknown option/i.test(log.stderr)) {
     counted2 = await countBoth(head, git);
   }
@@ -9527,6 +9530,11 @@ async function memoryOnlyOf(h, git) {
   const n2 = (ids) => ids.filter((id) => ours.has(id)).length;
   const older = h.olderAhead + h.olderAttributes.length - n2(h.olderAttributes);
   return { ahead: h.memoryOnlyAhead + n2(h.attributesAhead), behind: h.memoryOnlyBehind + n2(h.attributesBehind), older };
+}
+async function olderUnlogged(git, h, facts, revs) {
+  const sec = savedSecOf(facts);
+  const r = sec === null ? null : await git(["rev-list", "--count", `--before=@${sec - 1}`, ...revs]);
+  return r?.code === 0 ? Math.max(0, Number(r.stdout.toString("utf8").trim()) - h.olderLogged) : 0;
 }
 async function countBoth(head, git) {
   const r = await git(["rev-list", "--left-right", "--count", `${head}...HEAD`]);

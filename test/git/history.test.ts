@@ -18,14 +18,14 @@ describe("memory-only commits in the history log", () => {
     ["a merge joined the handoffs: its author is not the one named", rec(">", "merger@x\x04a1 b2", [".ai/memory/HANDOFF.md"]) + rec(">", "mate@x\x04c3", [".ai/memory/HANDOFF.md"]), ".ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 2, memoryOnlyBehind: 0, handoffCommitter: "mate@x" }],
     ["memory and .gitattributes: its id kept, for the check of what changed in that file", rec(">", "me@x\x04p1\x04c1", [".ai/memory/HANDOFF.md", ".gitattributes"]) + rec(">", "me@x\x04p2\x04c2", [".gitattributes", "a.ts"]), ".ai/memory/", { ahead: 2, behind: 0, memoryOnlyAhead: 0, memoryOnlyBehind: 0, handoffCommitter: "me@x", attributesAhead: ["c1"] }],
   ])("%s", (_name, out, prefix, want) => {
-    expect(parseHistory(Buffer.from(out, "utf8"), prefix)).toEqual({ emptyBehind: 0, attributesAhead: [], ...want, attributesBehind: [], olderAhead: 0, olderAttributes: [], truncated: false });
+    expect(parseHistory(Buffer.from(out, "utf8"), prefix)).toEqual({ emptyBehind: 0, attributesAhead: [], ...want, attributesBehind: [], olderAhead: 0, olderAttributes: [], olderLogged: 0, truncated: false });
   });
 
   it("commits ahead committed before the save are counted apart, memory-only ones aside", () => {
     const at = (id: string, ct: number) => `me@x\x04p1\x04${id}\x04${ct}`;
     const out = rec(">", at("c1", 99), ["a.ts"]) + rec(">", at("c2", 100), ["b.ts"]) + rec(">", at("c3", 50), [".ai/memory/HANDOFF.md"]) +
       rec(">", at("c4", 60), [".gitattributes"]) + rec("<", at("c5", 10), ["c.ts"]);
-    expect(parseHistory(Buffer.from(out, "utf8"), ".ai/memory/", 100)).toMatchObject({ ahead: 4, behind: 1, memoryOnlyAhead: 1, attributesAhead: ["c4"], olderAhead: 1, olderAttributes: ["c4"] });
+    expect(parseHistory(Buffer.from(out, "utf8"), ".ai/memory/", 100)).toMatchObject({ ahead: 4, behind: 1, memoryOnlyAhead: 1, attributesAhead: ["c4"], olderAhead: 1, olderAttributes: ["c4"], olderLogged: 3 });
     // With no save time, nothing is older.
     expect(parseHistory(Buffer.from(out, "utf8"), ".ai/memory/")).toMatchObject({ olderAhead: 0, olderAttributes: [] });
   });
